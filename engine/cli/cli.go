@@ -1,0 +1,49 @@
+// Package cli is crawlconsole's command line: it parses flags and config, then drives
+// the engine, the sandbox, the store and the console through their public APIs.
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os/signal"
+	"syscall"
+
+	"github.com/crawlconsole/crawlconsole/sandbox"
+)
+
+// ExitUsage is the exit status for bad flags, config or arguments.
+const ExitUsage = 2
+
+const usage = `crawlconsole — a polite, fast web crawler steered from a terminal
+
+Usage:
+  crawlconsole demo    [flags]   crawl the built-in sandbox web with the console
+  crawlconsole crawl   [URL...]  crawl the given seeds
+  crawlconsole sandbox [flags]   run the synthetic sandbox web on loopback
+  crawlconsole stats   --db PATH show what a crawl database holds
+  crawlconsole serve   [flags]   serve the console over SSH
+
+Run "crawlconsole COMMAND --help" for a command's flags.
+`
+
+// Main runs the command line with args (without the program name) and returns the
+// process exit status.
+func Main(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return ExitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	switch args[0] {
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	case "sandbox":
+		return sandbox.RunCommand(ctx, args[1:], stdout, stderr)
+	default:
+		fmt.Fprintf(stderr, "crawlconsole: unknown command %q (want demo, crawl, sandbox, stats or serve)\n", args[0])
+		return ExitUsage
+	}
+}

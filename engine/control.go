@@ -1,0 +1,24 @@
+package engine
+
+// Control is everything the console and the CLI may ask of a running crawl. *Engine
+// implements it; the UI depends only on this interface (and tests use fakes).
+type Control interface {
+	// Snapshot returns a copy of the crawl's state for display.
+	Snapshot() Snapshot
+	// EventsSince returns up to max events with Seq > after, oldest first.
+	EventsSince(after uint64, max int) []Event
+	// Pause stops handing out new fetches; in-flight requests finish.
+	Pause()
+	// Resume undoes Pause.
+	Resume()
+	// PauseLane pauses or resumes one lane by ID.
+	PauseLane(id int, paused bool) error
+	// PauseHost pauses or resumes every lane's fetches to one host.
+	PauseHost(host string, paused bool) error
+	// SetMaxLanes changes lanes.max at run time (>= 1).
+	SetMaxLanes(n int) error
+	// PlanRebalance proposes a re-deal of lanes over egresses by observed cost.
+	PlanRebalance() RebalancePlan
+	// ApplyRebalance carries out a plan returned by PlanRebalance.
+	ApplyRebalance(p RebalancePlan) error
+}

@@ -1,0 +1,153 @@
+package engine
+
+import "time"
+
+// State is the lifecycle state of a crawl as a whole.
+type State string
+
+// Crawl states shown in the console header.
+const (
+	StateStarting State = "STARTING"
+	StateRunning  State = "RUNNING"
+	StatePaused   State = "PAUSED"
+	StateStopping State = "STOPPING"
+	StateDone     State = "DONE"
+)
+
+// LaneStatus says what one lane (M1) is doing right now.
+type LaneStatus string
+
+// Lane statuses: a lane fetches serially, then sleeps its random human-like pause.
+const (
+	LaneFetching LaneStatus = "fetching" // a request is in flight
+	LaneWaiting  LaneStatus = "waiting"  // random pause between requests (M1)
+	LaneGated    LaneStatus = "gated"    // held back by the per-host cap or an adjacent fetch on the same egress
+	LanePaused   LaneStatus = "paused"   // paused by the operator (lane, host or whole crawl)
+	LaneIdle     LaneStatus = "idle"     // queue empty, about to retire
+)
+
+// Snapshot is a cheap, self-contained copy of what the console shows. The UI pulls
+// one on each tick; nothing in it aliases engine memory.
+type Snapshot struct {
+	At          time.Time
+	State       State
+	StartedAt   time.Time
+	Totals      Totals
+	PagesPerSec float64   // fetch rate over the last few seconds
+	RateHistory []float64 // pages/s, one sample per second, oldest first (at most 120)
+	QueueDepth  int       // URLs waiting for a lane (unprocessed)
+	LanesBusy   int       // lanes that exist now
+	LanesMax    int       // lanes.max
+	Lanes       []Lane    // one row per lane, by ID
+	Groups      []Group   // adjacency groups: what binds to which lane (M1)
+	PausedHosts []string  // hosts paused by the operator, sorted
+	Egresses    []string  // egress names in use (masked), in order
+	LastEvent   uint64    // sequence number of the newest event in the ring
+}
+
+// Totals are the crawl's running counters; the same figures go to --stats-json.
+type Totals struct {
+	PagesFetched int64            // responses received (any status)
+	PagesStored  int64            // pages committed to the store
+	BytesFetched int64            // body bytes received
+	Refused      int64            // 403/429/ban or captcha pages
+	Errors       map[string]int64 // error kind -> count
+	URLsQueued   int64            // URLs ever accepted into the frontier
+	URLsDone     int64            // URLs finished (stored, failed or skipped)
+	LanesPeak    int              // most lanes alive at once
+}
+
+// Lane is one row of the thread-lanes pane (M1).
+type Lane struct {
+	ID        int
+	Egress    string     // masked egress name this lane leaves from
+	Hosts     []string   // hosts bound to the lane (of tasks it holds), sorted
+	Parents   int        // distinct parent pages bound to the lane
+	Current   string     // URL being fetched, or last fetched
+	Status    LaneStatus //
+	NextFetch time.Time  // when the lane may fetch next (zero if fetching/idle)
+	Done      int64      // pages this lane has fetched
+	Queued    int        // tasks waiting in this lane
+	Paused    bool       // paused by the operator
+}
+
+// Group is one adjacency group: the hosts and parent pages bound to a lane (M1).
+type Group struct {
+	Lane    int
+	Egress  string
+	Hosts   []HostRef
+	Parents []ParentRef
+}
+
+// HostRef is a host bound to a lane with the number of its tasks the lane holds.
+type HostRef struct {
+	Host  string
+	Tasks int
+}
+
+// ParentRef is a parent page bound to a lane: its URL hash, its URL when known, and
+// the number of its children the lane holds.
+type ParentRef struct {
+	Hash  uint64
+	URL   string
+	Tasks int
+}
+
+// Level is the severity of an engine event.
+type Level int
+
+// Event levels, lowest first.
+const (
+	LevelDebug Level = iota
+	LevelInfo
+	LevelWarn
+	LevelError
+)
+
+// String names the level as the log pane shows it.
+func (l Level) String() string {
+	switch l {
+	case LevelDebug:
+		return "DEBUG"
+	case LevelInfo:
+		return "INFO"
+	case LevelWarn:
+		return "WARN"
+	default:
+		return "ERROR"
+	}
+}
+
+// Event is one entry of the engine's event ring (lane opened/retired, refusal,
+// error, operator action, ...).
+type Event struct {
+	Seq   uint64
+	At    time.Time
+	Level Level
+	Lane  int    // 0 when not about a lane
+	Host  string // empty when not about a host
+	Msg   string
+}
+
+// RebalancePlan is a proposed re-deal of lanes over egress addresses by observed
+// cost. The console shows it and applies it on confirm.
+type RebalancePlan struct {
+	Moves   []LaneMove
+	Before  []EgressLoad
+	After   []EgressLoad
+	Summary string // one line for the console, e.g. "move 3 lanes; spread 4.1s -> 0.6s"
+}
+
+// LaneMove moves one lane (with its hosts) from one egress to another.
+type LaneMove struct {
+	Lane     int
+	From, To string
+	Cost     float64 // observed seconds of work queued on the lane
+}
+
+// EgressLoad is the observed load of one egress: lanes and estimated seconds of work.
+type EgressLoad struct {
+	Egress string
+	Lanes  int
+	Cost   float64
+}
