@@ -1,0 +1,406 @@
+// Package lanes implements adjacency lanes (M1, seed 000).
+//
+// A site flags an IP as a bot when, within a short window, that IP requests many
+// "adjacent" pages: pages on the same host, or pages linked from the same parent page.
+// The Board binds every task to a lane so that adjacent tasks are fetched serially by
+// one lane, with a random human-like pause between requests, while unrelated tasks are
+// fetched in parallel by other lanes.
+//
+// The rule (SPEC M1), judged per egress address because that is what a server sees:
+//   - a task is adjacent to a lane when its host is a host the lane holds, or its
+//     parent hash is a parent hash the lane holds (the hash of the seed's parent, 0,
+//     binds nothing);
+//   - adjacent: it joins that lane, preferring the host match when the host and the
+//     parent point at different lanes;
+//   - not adjacent: it opens a new lane, up to Max; beyond that it waits (pending)
+//     until a lane retires;
+//   - a lane holds the host and parent of every task it has queued, in flight, or just
+//     fetched and is still pausing after; lanes that run dry retire.
+//
+// With several egresses a host may be served by one lane per egress: when every lane a
+// task is adjacent to has a backlog, and some egress has no lane adjacent to the task,
+// a new lane opens there (the per-host aggregate cap in Gate keeps the site's load
+// unchanged). With one egress this never happens and the rule above is exact.
+package lanes
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+)
+
+// SpreadBacklog is the backlog a lane must have before a host spreads to another
+// egress (only when several egresses exist).
+const SpreadBacklog = 2
+
+// Lane is one serial fetcher bound to one egress. Its fields are owned by the Board
+// and read only under the Board's lock (use Board.View for a copy).
+type Lane struct {
+	ID      int
+	Egress  int // index into the Board's egress list
+	queue   []frontier.Task
+	holding []frontier.Task // tasks taken by the lane and not yet released
+	hosts   map[string]int  // host -> tasks held (queued + taken)
+	parents map[uint64]int  // parent hash -> tasks held
+	urls    map[uint64]string
+	paused  bool
+	retired bool
+	done    int64
+}
+
+// Backlog is the number of tasks queued in the lane.
+func (l *Lane) Backlog() int { return len(l.queue) }
+
+// Board assigns tasks to lanes (M1). It is not safe for concurrent use; the engine
+// guards it with one mutex.
+type Board struct {
+	max      int
+	egresses []string
+	nextID   int
+	lanes    map[int]*Lane
+	byHost   []map[string]*Lane // per egress: host -> lane holding it
+	byParent []map[uint64]*Lane // per egress: parent hash -> lane holding it
+	pending  pendingQueue
+	peak     int
+}
+
+// NewBoard returns a Board for max lanes over the named egresses (at least one; the
+// default egress is the host's own address).
+func NewBoard(max int, egresses []string) *Board {
+	if len(egresses) == 0 {
+		egresses = []string{"direct"}
+	}
+	b := &Board{max: max, egresses: append([]string(nil), egresses...), lanes: map[int]*Lane{}}
+	for range b.egresses {
+		b.byHost = append(b.byHost, map[string]*Lane{})
+		b.byParent = append(b.byParent, map[uint64]*Lane{})
+	}
+	b.pending.init()
+	return b
+}
+
+// Placement tells the caller what Add did with a task.
+type Placement struct {
+	Lane    *Lane // lane the task joined or opened; nil when it waits
+	Opened  bool  // a new lane was opened: the caller starts its goroutine
+	Pending bool  // no lane could take it: it waits for one to retire
+}
+
+// Add places a task on a lane by the M1 rule, or parks it as pending.
+func (b *Board) Add(t frontier.Task) Placement {
+	if l := b.choose(t); l != nil {
+		b.join(l, t)
+		return Placement{Lane: l}
+	}
+	if len(b.lanes) < b.max {
+		l := b.open(t)
+		return Placement{Lane: l, Opened: true}
+	}
+	b.pending.push(t)
+	return Placement{Pending: true}
+}
+
+// choose returns the lane an adjacent task must join, or nil when the task should
+// open a new lane (not adjacent anywhere, or adjacent only to busy lanes while
+// another egress is free of adjacency and a lane slot is open).
+func (b *Board) choose(t frontier.Task) *Lane {
+	var best *Lane
+	free := false // some egress has no lane adjacent to t
+	for e := range b.egresses {
+		l := b.byHost[e][t.Host] // M1: prefer the host match
+		if l == nil && t.ParentHash != 0 {
+			l = b.byParent[e][t.ParentHash]
+		}
+		if l == nil {
+			free = true
+			continue
+		}
+		if best == nil || l.Backlog() < best.Backlog() {
+			best = l
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	if free && best.Backlog() >= SpreadBacklog && len(b.lanes) < b.max {
+		return nil // spread the host to an egress where it is not adjacent to anything
+	}
+	return best
+}
+
+// open creates a lane for t on the egress that is free of adjacency to t and has the
+// fewest lanes, then pulls in every pending task adjacent to it.
+func (b *Board) open(t frontier.Task) *Lane {
+	e := b.emptiestEgress(t)
+	b.nextID++
+	l := &Lane{ID: b.nextID, Egress: e, hosts: map[string]int{}, parents: map[uint64]int{}, urls: map[uint64]string{}}
+	b.lanes[l.ID] = l
+	if len(b.lanes) > b.peak {
+		b.peak = len(b.lanes)
+	}
+	b.join(l, t)
+	for _, p := range b.pending.takeAdjacent(t.Host, t.ParentHash) {
+		b.join(l, p)
+	}
+	return l
+}
+
+func (b *Board) emptiestEgress(t frontier.Task) int {
+	counts := make([]int, len(b.egresses))
+	for _, l := range b.lanes {
+		counts[l.Egress]++
+	}
+	best := -1
+	for e := range b.egresses {
+		if b.byHost[e][t.Host] != nil || (t.ParentHash != 0 && b.byParent[e][t.ParentHash] != nil) {
+			continue
+		}
+		if best < 0 || counts[e] < counts[best] {
+			best = e
+		}
+	}
+	if best < 0 {
+		best = 0
+	}
+	return best
+}
+
+func (b *Board) join(l *Lane, t frontier.Task) {
+	l.queue = append(l.queue, t)
+	b.hold(l, t)
+}
+
+func (b *Board) hold(l *Lane, t frontier.Task) {
+	l.hosts[t.Host]++
+	if b.byHost[l.Egress][t.Host] == nil {
+		b.byHost[l.Egress][t.Host] = l
+	}
+	if t.ParentHash != 0 {
+		l.parents[t.ParentHash]++
+		if b.byParent[l.Egress][t.ParentHash] == nil {
+			b.byParent[l.Egress][t.ParentHash] = l
+		}
+	}
+}
+
+func (b *Board) unhold(l *Lane, t frontier.Task) {
+	if l.hosts[t.Host]--; l.hosts[t.Host] <= 0 {
+		delete(l.hosts, t.Host)
+		if b.byHost[l.Egress][t.Host] == l {
+			delete(b.byHost[l.Egress], t.Host)
+		}
+	}
+	if t.ParentHash != 0 {
+		if l.parents[t.ParentHash]--; l.parents[t.ParentHash] <= 0 {
+			delete(l.parents, t.ParentHash)
+			if b.byParent[l.Egress][t.ParentHash] == l {
+				delete(b.byParent[l.Egress], t.ParentHash)
+			}
+		}
+	}
+}
+
+// Next releases the tasks the lane took before (it has paused after them) and hands
+// it its next task. When the lane has run dry it retires (ok=false) and its slot goes
+// to the oldest pending tasks: the lanes opened for them are returned for starting.
+func (b *Board) Next(l *Lane) (t frontier.Task, ok bool, opened []*Lane) {
+	b.release(l)
+	if l.paused || l.retired {
+		return t, false, nil
+	}
+	if len(l.queue) == 0 {
+		return t, false, b.retire(l)
+	}
+	t = l.queue[0]
+	l.queue[0] = frontier.Task{}
+	l.queue = l.queue[1:]
+	l.holding = append(l.holding, t)
+	l.done++
+	return t, true, nil
+}
+
+func (b *Board) release(l *Lane) {
+	for _, t := range l.holding {
+		b.unhold(l, t)
+	}
+	l.holding = l.holding[:0]
+}
+
+func (b *Board) retire(l *Lane) []*Lane {
+	l.retired = true
+	delete(b.lanes, l.ID)
+	return b.fill()
+}
+
+// fill opens lanes for pending tasks while slots are free.
+func (b *Board) fill() []*Lane {
+	var opened []*Lane
+	for len(b.lanes) < b.max {
+		t, ok := b.pending.pop()
+		if !ok {
+			break
+		}
+		if l := b.choose(t); l != nil { // a lane opened meanwhile may already hold it
+			b.join(l, t)
+			continue
+		}
+		opened = append(opened, b.open(t))
+	}
+	return opened
+}
+
+// SetMax changes lanes.max; raising it opens lanes for pending tasks (returned).
+func (b *Board) SetMax(n int) ([]*Lane, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("lanes must be at least 1 (got %d)", n)
+	}
+	b.max = n
+	return b.fill(), nil
+}
+
+// Max is lanes.max.
+func (b *Board) Max() int { return b.max }
+
+// Len is the number of live lanes.
+func (b *Board) Len() int { return len(b.lanes) }
+
+// Peak is the most lanes alive at once.
+func (b *Board) Peak() int { return b.peak }
+
+// Pending is the number of tasks waiting for a lane.
+func (b *Board) Pending() int { return b.pending.len() }
+
+// Queued is the number of tasks waiting, in lanes or pending.
+func (b *Board) Queued() int {
+	n := b.pending.len()
+	for _, l := range b.lanes {
+		n += len(l.queue)
+	}
+	return n
+}
+
+// Lane returns a live lane by ID.
+func (b *Board) Lane(id int) (*Lane, bool) {
+	l, ok := b.lanes[id]
+	return l, ok
+}
+
+// SetPaused pauses or resumes one lane. A paused lane keeps its tasks and bindings.
+func (b *Board) SetPaused(id int, paused bool) error {
+	l, ok := b.lanes[id]
+	if !ok {
+		return fmt.Errorf("no lane %d", id)
+	}
+	l.paused = paused
+	return nil
+}
+
+// Egresses returns the egress names, in order.
+func (b *Board) Egresses() []string { return b.egresses }
+
+// SetEgress moves a lane, with everything it holds, to another egress (rebalance).
+// It fails if the target egress already has a lane adjacent to what this lane holds.
+func (b *Board) SetEgress(id, egress int) error {
+	l, ok := b.lanes[id]
+	if !ok {
+		return fmt.Errorf("no lane %d", id)
+	}
+	if egress < 0 || egress >= len(b.egresses) {
+		return fmt.Errorf("no egress %d", egress)
+	}
+	if egress == l.Egress {
+		return nil
+	}
+	for h := range l.hosts {
+		if o := b.byHost[egress][h]; o != nil && o != l {
+			return fmt.Errorf("lane %d: host %s is already bound to lane %d on %s", id, h, o.ID, b.egresses[egress])
+		}
+	}
+	for p := range l.parents {
+		if o := b.byParent[egress][p]; o != nil && o != l {
+			return fmt.Errorf("lane %d: a parent page is already bound to lane %d on %s", id, o.ID, b.egresses[egress])
+		}
+	}
+	for h := range l.hosts {
+		if b.byHost[l.Egress][h] == l {
+			delete(b.byHost[l.Egress], h)
+		}
+		b.byHost[egress][h] = l
+	}
+	for p := range l.parents {
+		if b.byParent[l.Egress][p] == l {
+			delete(b.byParent[l.Egress], p)
+		}
+		b.byParent[egress][p] = l
+	}
+	l.Egress = egress
+	return nil
+}
+
+// LaneView is a copy of one lane's bindings for display.
+type LaneView struct {
+	ID      int
+	Egress  string
+	Hosts   map[string]int
+	Parents map[uint64]int
+	Queued  int
+	Done    int64
+	Paused  bool
+}
+
+// View copies every live lane, by ID.
+func (b *Board) View() []LaneView {
+	out := make([]LaneView, 0, len(b.lanes))
+	for _, l := range b.lanes {
+		v := LaneView{ID: l.ID, Egress: b.egresses[l.Egress], Queued: len(l.queue), Done: l.done, Paused: l.paused,
+			Hosts: make(map[string]int, len(l.hosts)), Parents: make(map[uint64]int, len(l.parents))}
+		for h, n := range l.hosts {
+			v.Hosts[h] = n
+		}
+		for p, n := range l.parents {
+			v.Parents[p] = n
+		}
+		out = append(out, v)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Drain removes and returns every task still queued (in lanes and pending), for a
+// clean shutdown: the engine leaves them unprocessed in the store.
+func (b *Board) Drain() []frontier.Task {
+	var out []frontier.Task
+	for _, l := range b.lanes {
+		out = append(out, l.queue...)
+		l.queue = nil
+	}
+	for {
+		t, ok := b.pending.pop()
+		if !ok {
+			break
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// DropHost removes every queued task of a host (lanes and pending) and returns them,
+// e.g. to defer a disabled host's URLs (M3).
+func (b *Board) DropHost(host string) []frontier.Task {
+	var out []frontier.Task
+	for _, l := range b.lanes {
+		kept := l.queue[:0]
+		for _, t := range l.queue {
+			if t.Host == host {
+				out = append(out, t)
+				b.unhold(l, t)
+				continue
+			}
+			kept = append(kept, t)
+		}
+		l.queue = kept
+	}
+	out = append(out, b.pending.takeHost(host)...)
+	return out
+}

@@ -1,0 +1,207 @@
+package lanes
+
+import (
+	"testing"
+
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+)
+
+func task(url, host string, parent uint64) frontier.Task {
+	return frontier.Task{URL: url, Host: host, ParentHash: parent}
+}
+
+// TestM1Rule walks the adjacency rule of seed 000 case by case on one egress.
+func TestM1Rule(t *testing.T) {
+	type step struct {
+		t        frontier.Task
+		wantLane int // lane ID the task must end up in (0: pending)
+		opened   bool
+	}
+	cases := []struct {
+		name  string
+		max   int
+		steps []step
+	}{
+		{"neither matches: each opens its own lane", 4, []step{
+			{task("http://a/1", "a", 0), 1, true},
+			{task("http://b/1", "b", 0), 2, true},
+			{task("http://c/1", "c", 7), 3, true},
+		}},
+		{"host match joins the host's lane", 4, []step{
+			{task("http://a/1", "a", 1), 1, true},
+			{task("http://a/2", "a", 2), 1, false},
+		}},
+		{"parent match joins the parent's lane across hosts", 4, []step{
+			{task("http://a/1", "a", 9), 1, true},
+			{task("http://b/1", "b", 9), 1, false},
+			{task("http://c/1", "c", 9), 1, false},
+		}},
+		{"host and parent match different lanes: host wins", 4, []step{
+			{task("http://a/1", "a", 1), 1, true},
+			{task("http://b/1", "b", 2), 2, true},
+			{task("http://a/2", "a", 2), 1, false},
+		}},
+		{"seed parent 0 binds nothing", 4, []step{
+			{task("http://a/", "a", 0), 1, true},
+			{task("http://b/", "b", 0), 2, true},
+		}},
+		{"lanes full: a non-adjacent task waits, adjacent ones still join", 2, []step{
+			{task("http://a/1", "a", 0), 1, true},
+			{task("http://b/1", "b", 0), 2, true},
+			{task("http://c/1", "c", 0), 0, false},
+			{task("http://a/2", "a", 5), 1, false},
+			{task("http://d/1", "d", 5), 1, false}, // parent 5 now held by lane 1
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := NewBoard(c.max, nil)
+			for i, s := range c.steps {
+				p := b.Add(s.t)
+				got := 0
+				if p.Lane != nil {
+					got = p.Lane.ID
+				}
+				if got != s.wantLane || p.Opened != s.opened || p.Pending != (s.wantLane == 0) {
+					t.Fatalf("step %d (%s): got lane %d opened=%v pending=%v, want lane %d opened=%v",
+						i, s.t.URL, got, p.Opened, p.Pending, s.wantLane, s.opened)
+				}
+			}
+		})
+	}
+}
+
+func TestLaneSerialOrderAndRetire(t *testing.T) {
+	b := NewBoard(1, nil)
+	l := b.Add(task("http://a/1", "a", 0)).Lane
+	b.Add(task("http://a/2", "a", 0))
+	if p := b.Add(task("http://b/1", "b", 0)); !p.Pending {
+		t.Fatalf("b/1 should wait for a lane (max 1), got %+v", p)
+	}
+	var got []string
+	for {
+		tk, ok, opened := b.Next(l)
+		if !ok {
+			if len(opened) != 1 {
+				t.Fatalf("retiring lane %d should open one lane for the pending task, opened %d", l.ID, len(opened))
+			}
+			l = opened[0]
+			tk, ok, _ = b.Next(l)
+			if !ok || tk.URL != "http://b/1" {
+				t.Fatalf("new lane should fetch b/1, got %q ok=%v", tk.URL, ok)
+			}
+			got = append(got, tk.URL)
+			break
+		}
+		got = append(got, tk.URL)
+	}
+	want := []string{"http://a/1", "http://a/2", "http://b/1"}
+	if len(got) != len(want) {
+		t.Fatalf("fetch order %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("fetch order %v, want %v", got, want)
+		}
+	}
+	if b.Peak() != 1 {
+		t.Fatalf("peak lanes %d, want 1", b.Peak())
+	}
+}
+
+// A lane keeps the host of the task it just fetched while it pauses, so the next
+// task of that host joins it instead of opening a parallel lane.
+func TestLaneHoldsHostDuringPause(t *testing.T) {
+	b := NewBoard(4, nil)
+	l := b.Add(task("http://a/1", "a", 0)).Lane
+	if _, ok, _ := b.Next(l); !ok {
+		t.Fatal("lane should hand out a/1")
+	}
+	p := b.Add(task("http://a/2", "a", 0))
+	if p.Lane != l || p.Opened {
+		t.Fatalf("a/2 should join lane %d during its pause, got %+v", l.ID, p)
+	}
+	// after the pause the lane releases a/1 and takes a/2; then it runs dry and retires
+	if tk, ok, _ := b.Next(l); !ok || tk.URL != "http://a/2" {
+		t.Fatalf("next = %q %v", tk.URL, ok)
+	}
+	if _, ok, _ := b.Next(l); ok || b.Len() != 0 {
+		t.Fatalf("dry lane should retire, lanes=%d", b.Len())
+	}
+	if p := b.Add(task("http://a/3", "a", 0)); !p.Opened {
+		t.Fatal("after retirement a new task opens a new lane")
+	}
+}
+
+func TestOpeningLanePullsAdjacentPending(t *testing.T) {
+	b := NewBoard(1, nil)
+	l := b.Add(task("http://x/1", "x", 0)).Lane
+	b.Add(task("http://a/1", "a", 3))
+	b.Add(task("http://b/1", "b", 3)) // same parent as a/1
+	b.Add(task("http://a/2", "a", 4)) // same host as a/1
+	b.Add(task("http://c/1", "c", 8))
+	if b.Pending() != 4 {
+		t.Fatalf("pending %d, want 4", b.Pending())
+	}
+	b.Next(l)
+	_, _, opened := b.Next(l) // x/1 done, lane retires, a/1's lane opens
+	if len(opened) != 1 {
+		t.Fatalf("opened %d lanes, want 1", len(opened))
+	}
+	if q := opened[0].Backlog(); q != 3 {
+		t.Fatalf("new lane should hold a/1, b/1 and a/2 (3 tasks), has %d", q)
+	}
+	if b.Pending() != 1 {
+		t.Fatalf("only c/1 should still wait, pending=%d", b.Pending())
+	}
+}
+
+func TestSpreadAcrossEgresses(t *testing.T) {
+	b := NewBoard(8, []string{"e1", "e2"})
+	first := b.Add(task("http://a/0", "a", 0)).Lane
+	for i := 1; i < SpreadBacklog; i++ {
+		if p := b.Add(task("http://a/x", "a", 0)); p.Lane != first {
+			t.Fatalf("below the spread backlog host a must stay on lane %d", first.ID)
+		}
+	}
+	p := b.Add(task("http://a/y", "a", 0))
+	if !p.Opened || p.Lane.Egress == first.Egress {
+		t.Fatalf("with a backlog, host a should spread to the other egress; got %+v (first on %d)", p, first.Egress)
+	}
+	// one egress only: never spreads, always joins (exact M1)
+	b1 := NewBoard(8, []string{"only"})
+	b1.Add(task("http://a/0", "a", 0))
+	for i := 0; i < 10; i++ {
+		if p := b1.Add(task("http://a/x", "a", 0)); p.Opened {
+			t.Fatal("single egress must never open a second lane for a host")
+		}
+	}
+}
+
+func TestSetMaxOpensPendingLanes(t *testing.T) {
+	b := NewBoard(1, nil)
+	b.Add(task("http://a/1", "a", 0))
+	b.Add(task("http://b/1", "b", 0))
+	b.Add(task("http://c/1", "c", 0))
+	opened, err := b.SetMax(3)
+	if err != nil || len(opened) != 2 {
+		t.Fatalf("SetMax(3) opened %d lanes (err %v), want 2", len(opened), err)
+	}
+	if _, err := b.SetMax(0); err == nil {
+		t.Fatal("SetMax(0) must fail")
+	}
+}
+
+func TestDropHost(t *testing.T) {
+	b := NewBoard(1, nil)
+	b.Add(task("http://a/1", "a", 0))
+	b.Add(task("http://a/2", "a", 0))
+	b.Add(task("http://b/1", "b", 0))
+	got := b.DropHost("a")
+	if len(got) != 2 {
+		t.Fatalf("DropHost returned %d tasks, want 2", len(got))
+	}
+	if b.Queued() != 1 {
+		t.Fatalf("queued %d after drop, want 1", b.Queued())
+	}
+}

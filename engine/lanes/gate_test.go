@@ -1,0 +1,88 @@
+package lanes
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+)
+
+// tests keep gaps tiny and check ordering, not wall time.
+func TestGateExcludesAdjacentOnOneEgress(t *testing.T) {
+	g := &Gate{}
+	ctx := context.Background()
+	tk, _ := g.Acquire(ctx, 0, "a", 1)
+	acquired := make(chan string, 3)
+	var wg sync.WaitGroup
+	for _, c := range []struct {
+		name   string
+		egress int
+		host   string
+		parent uint64
+	}{
+		{"same host", 0, "a", 2},
+		{"same parent", 0, "b", 1},
+		{"other egress", 1, "a", 1},
+	} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tk, err := g.Acquire(ctx, c.egress, c.host, c.parent)
+			if err == nil {
+				acquired <- c.name
+				g.Release(tk)
+			}
+		}()
+	}
+	if got := <-acquired; got != "other egress" {
+		t.Fatalf("first through the gate was %q; only the other egress may pass while a/1 is in flight", got)
+	}
+	g.Release(tk)
+	wg.Wait()
+	close(acquired)
+	n := 0
+	for range acquired {
+		n++
+	}
+	if n != 2 {
+		t.Fatalf("%d adjacent requests passed after release, want 2", n)
+	}
+}
+
+func TestGateMinGapAndHostInterval(t *testing.T) {
+	const gap = 30 * time.Millisecond
+	g := &Gate{MinGap: gap}
+	ctx := context.Background()
+	tk, _ := g.Acquire(ctx, 0, "a", 0)
+	g.Release(tk)
+	end := time.Now()
+	tk, _ = g.Acquire(ctx, 0, "a", 0)
+	if d := time.Since(end); d < gap {
+		t.Fatalf("adjacent request left %v after the previous ended, want >= %v", d, gap)
+	}
+	g.Release(tk)
+
+	iv := 40 * time.Millisecond
+	h := &Gate{Interval: func(string) time.Duration { return iv }}
+	start := time.Now()
+	for e := 0; e < 3; e++ { // three egresses: no adjacency between them, only the host cap
+		tk, _ := h.Acquire(ctx, e, "a", 0)
+		h.Release(tk)
+	}
+	if d := time.Since(start); d < 2*iv {
+		t.Fatalf("3 requests to one host over 3 egresses took %v, the host cap needs >= %v", d, 2*iv)
+	}
+}
+
+func TestGateAcquireHonoursContext(t *testing.T) {
+	g := &Gate{}
+	tk, _ := g.Acquire(context.Background(), 0, "a", 0)
+	defer g.Release(tk)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { _, err := g.Acquire(ctx, 0, "a", 0); done <- err }()
+	cancel()
+	if err := <-done; err == nil {
+		t.Fatal("Acquire must return the context's error when cancelled while blocked")
+	}
+}

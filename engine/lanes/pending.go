@@ -1,0 +1,155 @@
+package lanes
+
+import "github.com/crawlconsole/crawlconsole/engine/frontier"
+
+// pendingQueue holds tasks that found no lane (all lanes busy and none adjacent, M1:
+// "beyond that it waits for one"). It is FIFO, and indexed by host and parent hash so
+// that a lane opened for one task pulls in all tasks adjacent to it at once.
+// Entries taken through an index are tombstoned and skipped by pop.
+type pendingQueue struct {
+	items    []pendingItem
+	head     int
+	live     int
+	byHost   map[string][]int // host -> positions in items (may include dead ones)
+	byParent map[uint64][]int
+	nHost    map[string]int // host -> live tasks
+	nParent  map[uint64]int
+}
+
+type pendingItem struct {
+	t    frontier.Task
+	dead bool
+}
+
+func (q *pendingQueue) init() {
+	q.byHost = map[string][]int{}
+	q.byParent = map[uint64][]int{}
+	q.nHost = map[string]int{}
+	q.nParent = map[uint64]int{}
+}
+
+func (q *pendingQueue) len() int { return q.live }
+
+func (q *pendingQueue) push(t frontier.Task) {
+	i := len(q.items)
+	q.items = append(q.items, pendingItem{t: t})
+	q.index(t, i)
+	q.live++
+}
+
+func (q *pendingQueue) index(t frontier.Task, i int) {
+	q.byHost[t.Host] = append(q.byHost[t.Host], i)
+	q.nHost[t.Host]++
+	if t.ParentHash != 0 {
+		q.byParent[t.ParentHash] = append(q.byParent[t.ParentHash], i)
+		q.nParent[t.ParentHash]++
+	}
+}
+
+func (q *pendingQueue) pop() (frontier.Task, bool) {
+	for q.head < len(q.items) {
+		it := &q.items[q.head]
+		q.head++
+		if it.dead {
+			continue
+		}
+		t := it.t
+		q.kill(q.head - 1)
+		q.compact()
+		return t, true
+	}
+	return frontier.Task{}, false
+}
+
+// kill tombstones position i; an index is dropped when its last live task goes.
+func (q *pendingQueue) kill(i int) {
+	it := &q.items[i]
+	if it.dead {
+		return
+	}
+	it.dead = true
+	q.live--
+	if q.nHost[it.t.Host]--; q.nHost[it.t.Host] <= 0 {
+		delete(q.nHost, it.t.Host)
+		delete(q.byHost, it.t.Host)
+	}
+	if p := it.t.ParentHash; p != 0 {
+		if q.nParent[p]--; q.nParent[p] <= 0 {
+			delete(q.nParent, p)
+			delete(q.byParent, p)
+		}
+	}
+}
+
+// takeAdjacent removes and returns, oldest first, every pending task with this host
+// or (if non-zero) this parent hash.
+func (q *pendingQueue) takeAdjacent(host string, parent uint64) []frontier.Task {
+	pos := append([]int(nil), q.byHost[host]...)
+	if parent != 0 {
+		pos = append(pos, q.byParent[parent]...)
+	}
+	var out []frontier.Task
+	for _, i := range sortedUnique(pos) {
+		if i < q.head || q.items[i].dead {
+			continue
+		}
+		out = append(out, q.items[i].t)
+		q.kill(i)
+	}
+	q.compact()
+	return out
+}
+
+// takeHost removes and returns every pending task of a host.
+func (q *pendingQueue) takeHost(host string) []frontier.Task {
+	var out []frontier.Task
+	for _, i := range append([]int(nil), q.byHost[host]...) {
+		if i < q.head || q.items[i].dead {
+			continue
+		}
+		out = append(out, q.items[i].t)
+		q.kill(i)
+	}
+	q.compact()
+	return out
+}
+
+// compact reclaims the consumed prefix once it dominates the slice. Positions in the
+// indexes are absolute, so compaction rebuilds them.
+func (q *pendingQueue) compact() {
+	if q.head < 1024 || q.head < len(q.items)/2 {
+		return
+	}
+	var live []pendingItem
+	for _, it := range q.items[q.head:] {
+		if !it.dead {
+			live = append(live, it)
+		}
+	}
+	q.items, q.head = live, 0
+	q.init()
+	for i, it := range q.items {
+		q.index(it.t, i)
+	}
+}
+
+func sortedUnique(xs []int) []int {
+	if len(xs) < 2 {
+		return xs
+	}
+	seen := make(map[int]bool, len(xs))
+	out := xs[:0:0]
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	// insertion sort: index lists are short and nearly sorted
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
