@@ -1,3 +1,31 @@
+// Package frontier holds what the crawl knows about URLs before they are fetched: the
+// Task that carries a URL through the engine, the canonical form of a URL (Normalize,
+// Resolve) and its stable 64-bit Hash, the scope rules that decide which links to follow
+// (Scope), and M4's link dedupe (Dedupe).
+//
+// # Dedupe and the store
+//
+// Seed 002 filters links on the master with an in-memory LRU of recent URLs, then a
+// bit-array (Bloom) filter. A Bloom filter has no false negatives but does have false
+// positives: it can claim to have seen a URL it never saw. Dropping on its word would
+// lose that URL for good, silently. So Dedupe.Check answers with three verdicts and the
+// store's UNIQUE index on the URL is the final truth:
+//
+//   - New: certainly never seen. The engine inserts it.
+//   - Maybe: the Bloom filter has it, the LRU does not. The engine inserts it with
+//     INSERT OR IGNORE; the store reports whether a row was added. Added means it was a
+//     false positive and the URL is queued like a New one; ignored means a duplicate.
+//   - Recent: the LRU has it. It was recorded (and handed to the store) moments ago, so
+//     the engine drops it without a store round trip. This is the only verdict that
+//     drops a URL without the store.
+//
+// Recent is exact up to 64-bit hash collisions: the LRU keys on Hash, and two distinct
+// URLs share one with probability about L/2^64 per check for an LRU of L entries (under
+// 1e-6 over a billion checks with the default size); that is the one, bounded, way a new
+// URL can be dropped. Maybe is where the false positives go: with the filter sized for
+// the crawl they are at most the target rate (1% by default) of new URLs, and each costs
+// one indexed store lookup, never a lost URL. The contract on the engine's side: every
+// URL that Check answers New or Maybe for reaches the store.
 package frontier
 
 // Task is one URL waiting in, or moving through, the frontier. It carries what M1 needs to
