@@ -1,0 +1,96 @@
+package store
+
+import (
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// openTemp opens a fresh store in a test directory, closed at cleanup.
+func openTemp(t *testing.T, opts Options) (*Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "crawl.db")
+	s, err := Open(path, opts)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, path
+}
+
+// mustFlush fails the test if the writer reported an error.
+func mustFlush(t *testing.T, s *Store) {
+	t.Helper()
+	if err := s.Flush(); err != nil {
+		t.Fatalf("Flush: %v", err)
+	}
+}
+
+// rawDB opens the database file directly, bypassing the store (and its lock).
+func rawDB(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite3", dsn(path, "_busy_timeout=5000"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// queryInt runs a query returning one integer.
+func queryInt(t *testing.T, db *sql.DB, query string, args ...any) int64 {
+	t.Helper()
+	var n int64
+	if err := db.QueryRow(query, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// testURL is a frontier task for host h, number i.
+func testURL(h string, i int) URL {
+	return URL{URL: fmt.Sprintf("http://%s/p/%d", h, i), Host: h, ParentHash: uint64(i) * 0x9E3779B97F4A7C15, Depth: 1}
+}
+
+// testPage is a page for u with an HTML body of about n bytes.
+func testPage(u string, n int) Page {
+	body := []byte("<!doctype html><html><head><title>t</title></head><body>")
+	for i := 0; len(body) < n; i++ {
+		body = fmt.Appendf(body, "<p>paragraph %d of %s with some words</p><a href=\"/p/%d\">link</a>\n", i, u, i)
+	}
+	return Page{URL: u, FetchedAt: time.Unix(1_700_000_000, 123456789), Status: 200,
+		ContentType: "text/html", Body: body, Duration: 42 * time.Millisecond, Lane: 3,
+		Egress: "bind:127.0.0.2", ETag: `"abc"`, LastModified: "Mon, 02 Jan 2006 15:04:05 GMT",
+		SimHash: 0xFEDCBA9876543210, FinalURL: u + "?final"}
+}
+
+// linkLog collects LinkResult calls; only the writer goroutine appends, the test reads
+// after Flush (which orders the two).
+type linkLog struct {
+	calls []linkCall
+}
+
+type linkCall struct {
+	url      string
+	inserted bool
+	seq      int64
+}
+
+func (l *linkLog) record(url string, inserted bool, seq int64) {
+	l.calls = append(l.calls, linkCall{url, inserted, seq})
+}

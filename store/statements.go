@@ -1,0 +1,86 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+)
+
+// statements are the writer's prepared statements, compiled once on the write
+// connection and reused by every batch.
+type statements struct {
+	insertURL   *sql.Stmt
+	setState    *sql.Stmt
+	deferURL    *sql.Stmt
+	markFetched *sql.Stmt
+	insertPage  *sql.Stmt
+	replacePage *sql.Stmt
+	retireLane  *sql.Stmt
+	openLane    *sql.Stmt
+	insertEvent *sql.Stmt
+	pruneEvents *sql.Stmt
+	setMeta     *sql.Stmt
+	recoverURLs *sql.Stmt
+	retireLanes *sql.Stmt
+	all         []*sql.Stmt
+}
+
+const pageColumns = `url, fetched_at, status, content_type, bytes, stored_bytes, body_codec, body,
+	duration_ms, lane, egress, etag, last_modified, simhash, final_url`
+
+const pageValues = `?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?`
+
+// prepareStatements compiles the writer's statements on conn.
+func prepareStatements(ctx context.Context, conn *sql.Conn) (*statements, error) {
+	st := &statements{}
+	var err error
+	prep := func(dst **sql.Stmt, query string) {
+		if err != nil {
+			return
+		}
+		*dst, err = conn.PrepareContext(ctx, query)
+		if err == nil {
+			st.all = append(st.all, *dst)
+		}
+	}
+	// The unique index on url settles dedupe; DO NOTHING leaves changes() at 0 for a
+	// known URL, which is how AddURLs tells new from known.
+	prep(&st.insertURL, `INSERT INTO urls(url, host, parent_hash, depth, class, site, keyword,
+		state, lane, discovered_at, updated_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(url) DO NOTHING`)
+	prep(&st.setState, `UPDATE urls SET state = ?1, lane = ?2, err_kind = ?3,
+		attempts = attempts + (?1 = 1), updated_at = ?4 WHERE url = ?5`)
+	prep(&st.deferURL, `UPDATE urls SET state = 4, deferred_until = ?, updated_at = ? WHERE url = ?`)
+	prep(&st.markFetched, `UPDATE urls SET state = 2, lane = ?, err_kind = '', updated_at = ? WHERE url = ?`)
+	prep(&st.insertPage, `INSERT INTO pages(`+pageColumns+`) VALUES(`+pageValues+`)
+		ON CONFLICT(url) DO NOTHING`)
+	prep(&st.replacePage, `INSERT INTO pages(`+pageColumns+`) VALUES(`+pageValues+`)
+		ON CONFLICT(url) DO UPDATE SET fetched_at = excluded.fetched_at, status = excluded.status,
+		content_type = excluded.content_type, bytes = excluded.bytes, stored_bytes = excluded.stored_bytes,
+		body_codec = excluded.body_codec, body = excluded.body, duration_ms = excluded.duration_ms,
+		lane = excluded.lane, egress = excluded.egress, etag = excluded.etag,
+		last_modified = excluded.last_modified, simhash = excluded.simhash, final_url = excluded.final_url`)
+	prep(&st.retireLane, `UPDATE lanes SET retired_at = ?, pages = ? WHERE id = ? AND retired_at = 0`)
+	prep(&st.openLane, `INSERT INTO lanes(id, opened_at, egress) VALUES(?, ?, ?)`)
+	prep(&st.insertEvent, `INSERT INTO events(at, level, lane, host, msg) VALUES(?, ?, ?, ?, ?)`)
+	prep(&st.pruneEvents, `DELETE FROM events WHERE id <= (SELECT MAX(id) FROM events) - ?`)
+	prep(&st.setMeta, `INSERT INTO meta(key, value) VALUES(?, ?)
+		ON CONFLICT(key) DO UPDATE SET value = excluded.value`)
+	prep(&st.recoverURLs, `UPDATE urls SET state = 0 WHERE state = 1`)
+	prep(&st.retireLanes, `UPDATE lanes SET retired_at = ? WHERE retired_at = 0`)
+	if err != nil {
+		st.close()
+		return nil, err
+	}
+	return st, nil
+}
+
+// close releases the statements.
+func (st *statements) close() error {
+	var errs []error
+	for _, s := range st.all {
+		errs = append(errs, s.Close())
+	}
+	st.all = nil
+	return errors.Join(errs...)
+}

@@ -1,0 +1,230 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver (cgo)
+)
+
+// Store is an open crawl database. All methods are safe for concurrent use.
+type Store struct {
+	path      string
+	opts      Options
+	lock      *dbLock
+	wdb       *sql.DB // one connection, owned by the writer goroutine
+	rdb       *sql.DB // read-only pool
+	w         *writer
+	recovered int
+
+	mu     sync.RWMutex // orders write submissions against Close
+	closed bool
+}
+
+// sqliteHeader starts every SQLite database file.
+var sqliteHeader = []byte("SQLite format 3\x00")
+
+// Open opens the crawl database at path, creating it if missing: it takes the
+// advisory lock (ErrInUse if another process holds it), applies pending migrations,
+// switches to WAL, and puts every URL left InProgress by a previous run back to
+// Unprocessed (see Recovered). A file that is not an SQLite database is refused and
+// left untouched.
+func Open(path string, opts Options) (*Store, error) {
+	opts = opts.withDefaults()
+	if err := checkPath(path); err != nil {
+		return nil, err
+	}
+	lock, err := acquireLock(path)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{path: path, opts: opts, lock: lock}
+	if err := s.open(); err != nil {
+		s.closeConns()
+		lock.release()
+		return nil, err
+	}
+	return s, nil
+}
+
+// checkPath gives a clear error for a path SQLite would reject with "unable to open
+// database file", and refuses to touch a file that is not a database.
+func checkPath(path string) error {
+	if path == "" {
+		return errors.New("store: open: empty database path")
+	}
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("store: open %s: directory %s does not exist", path, dir)
+		}
+		return fmt.Errorf("store: open %s: %w", path, err)
+	} else if !fi.IsDir() {
+		return fmt.Errorf("store: open %s: %s is not a directory", path, dir)
+	}
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // a new database
+	}
+	if err != nil {
+		return fmt.Errorf("store: open %s: %w", path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("store: open %s: %w", path, err)
+	}
+	if fi.IsDir() {
+		return fmt.Errorf("store: open %s: is a directory", path)
+	}
+	if fi.Size() == 0 {
+		return nil // SQLite treats an empty file as a new database
+	}
+	head := make([]byte, len(sqliteHeader))
+	if _, err := io.ReadFull(f, head); err != nil || !bytes.Equal(head, sqliteHeader) {
+		return fmt.Errorf("store: open %s: %w (the file was left untouched)", path, ErrNotDatabase)
+	}
+	return nil
+}
+
+// dsn builds a go-sqlite3 URI for path. The path is percent-escaped where a URI would
+// misread it (%, ?, #).
+func dsn(path string, params string) string {
+	esc := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+	return "file:" + esc + "?" + params
+}
+
+// open sets up the connections, schema, recovery and writer.
+func (s *Store) open() error {
+	ctx := context.Background()
+	busy := s.opts.BusyTimeout.Milliseconds()
+	// WAL: readers never block the writer nor the writer them, and a commit is one
+	// append to the log. synchronous=NORMAL: in WAL mode a commit is not fsynced,
+	// only checkpoints are; a commit is still atomic and survives a killed process
+	// (it is in the OS's page cache), and only a power loss or kernel crash can roll
+	// back the last few commits — never corrupt the file. FULL would fsync every
+	// batch and cost milliseconds each for no gain against kill -9.
+	var err error
+	s.wdb, err = sql.Open("sqlite3", dsn(s.path, fmt.Sprintf(
+		"_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=%d&_foreign_keys=1&_cache_size=-%d",
+		busy, s.opts.CacheMiB*1024)))
+	if err != nil {
+		return fmt.Errorf("store: open %s: %w", s.path, err)
+	}
+	s.wdb.SetMaxOpenConns(1)
+	s.wdb.SetConnMaxIdleTime(0)
+	conn, err := s.wdb.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("store: open %s: %w", s.path, err)
+	}
+	var mode string
+	if err := conn.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		conn.Close()
+		return fmt.Errorf("store: open %s: %w", s.path, err)
+	}
+	if mode != "wal" {
+		conn.Close()
+		return fmt.Errorf("store: open %s: journal mode is %q, want wal", s.path, mode)
+	}
+	// Keep the WAL file from staying huge after a burst once it is checkpointed.
+	if _, err := conn.ExecContext(ctx, "PRAGMA journal_size_limit = 67108864"); err != nil {
+		conn.Close()
+		return fmt.Errorf("store: open %s: %w", s.path, err)
+	}
+	ms, err := migrations()
+	if err == nil {
+		_, err = migrate(ctx, conn, s.path, ms)
+	}
+	if err != nil {
+		conn.Close()
+		return err
+	}
+	st, err := prepareStatements(ctx, conn)
+	if err != nil {
+		conn.Close()
+		return fmt.Errorf("store: open %s: %w", s.path, err)
+	}
+	// Crash recovery: a URL InProgress was handed to a lane by a process that is gone
+	// (we hold the lock), so its fetch never committed — put it back in the queue.
+	// Lanes still open died with that process too.
+	res, err := st.recoverURLs.ExecContext(ctx)
+	if err == nil {
+		n, _ := res.RowsAffected()
+		s.recovered = int(n)
+		_, err = st.retireLanes.ExecContext(ctx, time.Now().UnixNano())
+	}
+	if err != nil {
+		st.close()
+		conn.Close()
+		return fmt.Errorf("store: open %s: recover: %w", s.path, err)
+	}
+	s.rdb, err = sql.Open("sqlite3", dsn(s.path, fmt.Sprintf("mode=ro&_busy_timeout=%d", busy)))
+	if err == nil {
+		s.rdb.SetMaxOpenConns(s.opts.ReadConns)
+		err = s.rdb.PingContext(ctx)
+	}
+	if err != nil {
+		st.close()
+		conn.Close()
+		return fmt.Errorf("store: open %s: read pool: %w", s.path, err)
+	}
+	s.w = &writer{
+		ctx:       ctx,
+		conn:      conn,
+		st:        st,
+		ops:       make(chan *writeOp, s.opts.QueueSize),
+		done:      make(chan struct{}),
+		size:      s.opts.BatchSize,
+		delay:     s.opts.BatchDelay,
+		maxEvents: s.opts.MaxEvents,
+	}
+	go s.w.run()
+	return nil
+}
+
+// Path is the database file's path as given to Open.
+func (s *Store) Path() string { return s.path }
+
+// Recovered is how many URLs Open found InProgress (left by a killed or crashed run)
+// and put back to Unprocessed.
+func (s *Store) Recovered() int { return s.recovered }
+
+// Close commits everything queued, closes the database and releases the lock. It
+// returns the first write error of the store's life, if any, joined with any close
+// error. Writes submitted after Close are dropped and recorded as ErrClosed.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	close(s.w.ops)
+	s.mu.Unlock()
+	<-s.w.done
+	errs := []error{s.w.firstErr(), s.w.st.close(), s.w.conn.Close()}
+	errs = append(errs, s.closeConns(), s.lock.release())
+	return errors.Join(errs...)
+}
+
+// closeConns closes both pools; the read pool first, so the writer's close is the
+// last connection and SQLite checkpoints and removes the WAL.
+func (s *Store) closeConns() error {
+	var errs []error
+	if s.rdb != nil {
+		errs = append(errs, s.rdb.Close())
+	}
+	if s.wdb != nil {
+		errs = append(errs, s.wdb.Close())
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,143 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// State is where a URL is in its life in the frontier (M4: unprocessed, in progress,
+// processed; plus failed and deferred).
+type State int
+
+// The URL states, as stored in urls.state. The numbers are part of the file format.
+const (
+	Unprocessed State = 0 // queued, waiting for a lane
+	InProgress  State = 1 // handed to a lane; Open puts these back to Unprocessed
+	Processed   State = 2 // fetched and its page stored
+	Failed      State = 3 // given up on; ErrKind says why
+	Deferred    State = 4 // set aside until DeferredUntil (M3: disabled host)
+)
+
+var stateNames = [...]string{"unprocessed", "in_progress", "processed", "failed", "deferred"}
+
+// String returns the state's lower_snake name, as used in Stats.
+func (s State) String() string {
+	if s >= 0 && int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return fmt.Sprintf("state(%d)", int(s))
+}
+
+// URL is one frontier task: a URL with where it was found and how far it got.
+type URL struct {
+	Seq           int64  // assigned by the store on insert; monotonic discovery order
+	URL           string // normalised URL; unique in the store
+	Host          string
+	ParentHash    uint64 // M1: hash of the URL of the page it was found on (0 for seeds)
+	Depth         int
+	Class         string // M2/M3 page class: soc, web_com, web_net, web_edu, web_gov
+	Site          string // M3: the site it belongs to
+	Keyword       string // M3: the keyword a social-site search was made for
+	State         State
+	Lane          int // M1: the lane number it was given
+	Attempts      int // bumped every time it goes InProgress
+	ErrKind       string
+	DeferredUntil time.Time // meaningful when State == Deferred
+	DiscoveredAt  time.Time // set by the store on insert
+	UpdatedAt     time.Time // set by the store on every change
+}
+
+// Page is one fetched page. Body goes in uncompressed; the store compresses it and
+// Store.Page gives it back uncompressed.
+type Page struct {
+	URL          string
+	FetchedAt    time.Time
+	Status       int
+	ContentType  string
+	Body         []byte
+	Bytes        int64 // size as fetched; len(Body) when left 0
+	Duration     time.Duration
+	Lane         int
+	Egress       string
+	ETag         string
+	LastModified string
+	SimHash      uint64 // M2: SimHash of the main text
+	FinalURL     string // after redirects; empty when equal to URL
+}
+
+// LinkResult reports, for each URL given to AddURLs or SavePage, whether it was new
+// (inserted) and the seq it got; seq is 0 when the URL was already known. It is
+// called on the writer goroutine after the transaction committed, so it must not
+// block and must not call the Store's write methods (the queue may be full).
+type LinkResult func(url string, inserted bool, seq int64)
+
+// Event is one operator-visible event from the event log.
+type Event struct {
+	ID    int64     `json:"id"`
+	At    time.Time `json:"at"`
+	Level int       `json:"level"`
+	Lane  int       `json:"lane"`
+	Host  string    `json:"host"`
+	Msg   string    `json:"msg"`
+}
+
+// Counts is a cheap summary of the store: URLs per state, pages and their sizes.
+type Counts struct {
+	Unprocessed     int64 `json:"unprocessed"`
+	InProgress      int64 `json:"in_progress"`
+	Processed       int64 `json:"processed"`
+	Failed          int64 `json:"failed"`
+	Deferred        int64 `json:"deferred"`
+	URLs            int64 `json:"urls"`             // all URLs, any state
+	Pages           int64 `json:"pages"`            // stored pages
+	BytesStored     int64 `json:"bytes_stored"`     // page bodies as fetched
+	BytesCompressed int64 `json:"bytes_compressed"` // page bodies as kept on disk
+}
+
+// Errors callers can test for with errors.Is.
+var (
+	// ErrInUse means another crawlconsole process has the database open.
+	ErrInUse = errors.New("database is in use by another crawlconsole process")
+	// ErrNotFound means the URL, page or meta key is not in the store.
+	ErrNotFound = errors.New("not found")
+	// ErrClosed is recorded by writes submitted after Close.
+	ErrClosed = errors.New("store is closed")
+	// ErrNewerSchema means the database was written by a newer crawlconsole.
+	ErrNewerSchema = errors.New("database schema is newer than this crawlconsole")
+	// ErrNotDatabase means the file exists but is not an SQLite database.
+	ErrNotDatabase = errors.New("not an SQLite database")
+)
+
+// InUseError is the error Open returns when the lock is held; it matches ErrInUse.
+type InUseError struct {
+	Path string
+	PID  int // the holder's pid as written in the lock file; 0 when unknown
+}
+
+func (e *InUseError) Error() string {
+	pid := "pid unknown"
+	if e.PID > 0 {
+		pid = fmt.Sprintf("pid %d", e.PID)
+	}
+	return fmt.Sprintf("database %s is in use by another crawlconsole process (%s); stop it or use another --db", e.Path, pid)
+}
+
+// Is makes errors.Is(err, ErrInUse) true.
+func (e *InUseError) Is(target error) bool { return target == ErrInUse }
+
+// nanos is how times are stored: Unix nanoseconds, 0 for the zero time.
+func nanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// fromNanos is the inverse of nanos.
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n)
+}

@@ -1,0 +1,182 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"slices"
+	"sync"
+	"time"
+)
+
+// writeOp is one queued write. apply runs inside the writer's open transaction and
+// may return a func to run after that transaction commits (LinkResult callbacks).
+// apply must be replayable: when a later op in the same batch fails, the transaction
+// is rolled back and the surviving ops are applied again from the start.
+type writeOp struct {
+	apply   func(w *writer) (after func(), err error)
+	barrier chan struct{} // non-nil: a Flush; closed once everything before it committed
+}
+
+// writer is the single goroutine that owns the write connection. Grouping many small
+// operations into one transaction is what makes the store fast: a commit costs a WAL
+// append and a lock round-trip, a statement inside a transaction costs microseconds.
+type writer struct {
+	ctx   context.Context
+	conn  *sql.Conn
+	st    *statements
+	ops   chan *writeOp
+	done  chan struct{} // closed when run returns
+	size  int
+	delay time.Duration
+
+	maxEvents   int
+	eventsAdded int // in the open batch (over-counted after a replay; harmless)
+
+	inTx    bool
+	pending []*writeOp // applied in the open transaction, in submission order
+	afters  []func()   // their post-commit callbacks
+
+	errMu sync.Mutex
+	err   error // first write error; sticky
+}
+
+// setErr records the first error.
+func (w *writer) setErr(err error) {
+	w.errMu.Lock()
+	if w.err == nil {
+		w.err = err
+	}
+	w.errMu.Unlock()
+}
+
+// firstErr is the first write error, if any.
+func (w *writer) firstErr() error {
+	w.errMu.Lock()
+	defer w.errMu.Unlock()
+	return w.err
+}
+
+// run is the writer loop: take the first queued op, keep the transaction open for up
+// to delay or size ops, commit, run the callbacks, repeat. A barrier (Flush) or the
+// closed queue (Close) commits at once.
+func (w *writer) run() {
+	defer close(w.done)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		op, ok := <-w.ops
+		if !ok {
+			return
+		}
+		var barrier *writeOp
+		if op.barrier != nil {
+			barrier = op
+		} else {
+			w.add(op)
+			timer.Reset(w.delay)
+		gather:
+			for len(w.pending) < w.size {
+				select {
+				case op, ok = <-w.ops:
+					if !ok {
+						break gather
+					}
+					if op.barrier != nil {
+						barrier = op
+						break gather
+					}
+					w.add(op)
+				case <-timer.C:
+					break gather
+				}
+			}
+			timer.Stop() // since Go 1.23 Stop also discards a pending tick
+		}
+		w.commit()
+		if barrier != nil {
+			close(barrier.barrier)
+		}
+		if !ok {
+			return
+		}
+	}
+}
+
+// add applies op in the open transaction, opening one if needed.
+func (w *writer) add(op *writeOp) {
+	w.pending = append(w.pending, op)
+	w.applyFrom(len(w.pending) - 1)
+}
+
+// applyFrom applies pending[i:]. When an op fails, its error is recorded, the
+// transaction rolled back, the op dropped, and the others replayed from the start, so
+// one bad op never takes its batch-mates down with it.
+func (w *writer) applyFrom(i int) {
+	for i < len(w.pending) {
+		if !w.inTx {
+			if _, err := w.conn.ExecContext(w.ctx, "BEGIN IMMEDIATE"); err != nil {
+				w.setErr(err)
+				w.pending, w.afters = w.pending[:0], w.afters[:0]
+				return
+			}
+			w.inTx = true
+		}
+		after, err := w.pending[i].apply(w)
+		if err != nil {
+			w.setErr(err)
+			w.rollback()
+			w.pending = slices.Delete(w.pending, i, i+1)
+			w.afters = w.afters[:0]
+			i = 0
+			continue
+		}
+		if after != nil {
+			w.afters = append(w.afters, after)
+		}
+		i++
+	}
+}
+
+// rollback abandons the open transaction.
+func (w *writer) rollback() {
+	if w.inTx {
+		_, _ = w.conn.ExecContext(w.ctx, "ROLLBACK")
+		w.inTx = false
+	}
+}
+
+// commit ends the open transaction and, only once it is durable in the WAL, runs the
+// callbacks: a LinkResult never reports a URL that a crash could still take back.
+func (w *writer) commit() {
+	defer func() {
+		w.pending = w.pending[:0]
+		clear(w.afters)
+		w.afters = w.afters[:0]
+	}()
+	if !w.inTx {
+		return
+	}
+	w.pruneEvents()
+	_, err := w.conn.ExecContext(w.ctx, "COMMIT")
+	w.inTx = false
+	if err != nil {
+		w.setErr(err)
+		_, _ = w.conn.ExecContext(w.ctx, "ROLLBACK")
+		return
+	}
+	for _, f := range w.afters {
+		f()
+	}
+}
+
+// pruneEvents keeps the event log at maxEvents rows. It runs inside the open
+// transaction of a batch that added events: one indexed delete per batch.
+func (w *writer) pruneEvents() {
+	if w.eventsAdded == 0 {
+		return
+	}
+	w.eventsAdded = 0
+	if _, err := w.st.pruneEvents.ExecContext(w.ctx, w.maxEvents); err != nil {
+		w.setErr(err)
+	}
+}

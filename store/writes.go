@@ -1,0 +1,213 @@
+package store
+
+import (
+	neturl "net/url"
+	"slices"
+	"time"
+)
+
+// The write methods queue an operation for the writer and return at once (they block
+// only when Options.QueueSize operations are already waiting). Operations are applied
+// in submission order; Flush waits for them, Err reports the first that failed.
+
+// submit queues op; after Close it records ErrClosed instead (writes never panic).
+func (s *Store) submit(op *writeOp) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		s.w.setErr(ErrClosed)
+		return false
+	}
+	s.w.ops <- op
+	return true
+}
+
+// linkOutcome is one AddURLs/SavePage link result, reported after the commit.
+type linkOutcome struct {
+	url      string
+	inserted bool
+	seq      int64
+}
+
+// insertURLs inserts urls that are not known yet, with the given state, and collects
+// what happened to each. The unique index decides, so a URL repeated inside one call
+// or one batch is inserted once and reported new once.
+func (w *writer) insertURLs(urls []URL, st State, now int64, out []linkOutcome) ([]linkOutcome, error) {
+	for i := range urls {
+		u := &urls[i]
+		res, err := w.st.insertURL.ExecContext(w.ctx, u.URL, u.Host, int64(u.ParentHash), u.Depth,
+			u.Class, u.Site, u.Keyword, int(st), u.Lane, now, now)
+		if err != nil {
+			return out, err
+		}
+		o := linkOutcome{url: u.URL}
+		if n, _ := res.RowsAffected(); n == 1 {
+			o.inserted = true
+			o.seq, _ = res.LastInsertId() // seq is the rowid
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// reportLinks turns outcomes into a post-commit callback.
+func reportLinks(done LinkResult, out []linkOutcome) func() {
+	if done == nil {
+		return nil
+	}
+	return func() {
+		for _, o := range out {
+			done(o.url, o.inserted, o.seq)
+		}
+	}
+}
+
+// AddURLs queues urls for insertion as Unprocessed; a URL already in the store is left
+// as it is. Seq is assigned by the store. done (may be nil) reports per URL, after the
+// commit, whether it was new.
+func (s *Store) AddURLs(urls []URL, done LinkResult) {
+	urls = slices.Clone(urls) // the caller may reuse its slice once we return
+	s.submit(&writeOp{apply: func(w *writer) (func(), error) {
+		out, err := w.insertURLs(urls, Unprocessed, time.Now().UnixNano(), make([]linkOutcome, 0, len(urls)))
+		if err != nil {
+			return nil, err
+		}
+		return reportLinks(done, out), nil
+	}})
+}
+
+// SetState queues a state change for url, recording the lane it was given and the
+// error kind (empty to clear it). Going InProgress counts an attempt. An unknown url
+// is ignored.
+func (s *Store) SetState(url string, st State, lane int, errKind string) {
+	s.submit(&writeOp{apply: func(w *writer) (func(), error) {
+		_, err := w.st.setState.ExecContext(w.ctx, int(st), lane, errKind, time.Now().UnixNano(), url)
+		return nil, err
+	}})
+}
+
+// Defer queues setting url aside until the given time (M3: a disabled host's URLs are
+// deferred, never lost); Queued hands it out again once that time has passed.
+func (s *Store) Defer(url string, until time.Time) {
+	s.submit(&writeOp{apply: func(w *writer) (func(), error) {
+		_, err := w.st.deferURL.ExecContext(w.ctx, nanos(until), time.Now().UnixNano(), url)
+		return nil, err
+	}})
+}
+
+// SavePage queues storing a fetched page. In ONE transaction: the page is inserted
+// unless already stored (a page is never stored twice, e.g. when a crash made the
+// engine fetch it again), its URL becomes Processed (and is added if it was unknown),
+// and the links found on it are added as Unprocessed. done (may be nil) reports, after
+// the commit, which links were new. The body is compressed on the caller's goroutine.
+func (s *Store) SavePage(p Page, links []URL, done LinkResult) {
+	s.queuePage(p, links, done, false)
+}
+
+// ReplacePage is SavePage for a refetch (M2 revisit): the stored page is overwritten
+// with the new fetch instead of kept.
+func (s *Store) ReplacePage(p Page, links []URL, done LinkResult) {
+	s.queuePage(p, links, done, true)
+}
+
+func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
+	body, codec := compressBody(p.Body)
+	size := p.Bytes
+	if size == 0 {
+		size = int64(len(p.Body))
+	}
+	p.Body = nil
+	links = slices.Clone(links)
+	s.submit(&writeOp{apply: func(w *writer) (func(), error) {
+		now := time.Now().UnixNano()
+		res, err := w.st.markFetched.ExecContext(w.ctx, p.Lane, now, p.URL)
+		if err != nil {
+			return nil, err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			// A page for a URL the store never saw (e.g. a seed the engine did not
+			// add first): record the URL too, so pages.url always has its urls row.
+			self := []URL{{URL: p.URL, Host: hostOf(p.URL), Lane: p.Lane}}
+			if _, err := w.insertURLs(self, Processed, now, nil); err != nil {
+				return nil, err
+			}
+		}
+		stmt := w.st.insertPage
+		if replace {
+			stmt = w.st.replacePage
+		}
+		if _, err := stmt.ExecContext(w.ctx, p.URL, nanos(p.FetchedAt), p.Status, p.ContentType,
+			size, len(body), codec, body, p.Duration.Milliseconds(), p.Lane, p.Egress, p.ETag,
+			p.LastModified, int64(p.SimHash), p.FinalURL); err != nil {
+			return nil, err
+		}
+		out, err := w.insertURLs(links, Unprocessed, now, make([]linkOutcome, 0, len(links)))
+		if err != nil {
+			return nil, err
+		}
+		return reportLinks(done, out), nil
+	}})
+}
+
+// LaneOpened records that lane id opened on egress (M1 lane history). A lane of the
+// same id still open is retired first: lane numbers are reused.
+func (s *Store) LaneOpened(id int, egress string, at time.Time) {
+	s.submit(&writeOp{apply: func(w *writer) (func(), error) {
+		if _, err := w.st.retireLane.ExecContext(w.ctx, nanos(at), 0, id); err != nil {
+			return nil, err
+		}
+		_, err := w.st.openLane.ExecContext(w.ctx, id, nanos(at), egress)
+		return nil, err
+	}})
+}
+
+// LaneRetired records that lane id ran dry and retired after fetching pages pages.
+func (s *Store) LaneRetired(id int, at time.Time, pages int64) {
+	s.submit(&writeOp{apply: func(w *writer) (func(), error) {
+		_, err := w.st.retireLane.ExecContext(w.ctx, nanos(at), pages, id)
+		return nil, err
+	}})
+}
+
+// AddEvent appends an operator event to the log (pruned to Options.MaxEvents).
+func (s *Store) AddEvent(at time.Time, level int, lane int, host, msg string) {
+	s.submit(&writeOp{apply: func(w *writer) (func(), error) {
+		w.eventsAdded++
+		_, err := w.st.insertEvent.ExecContext(w.ctx, nanos(at), level, lane, host, msg)
+		return nil, err
+	}})
+}
+
+// SetMeta queues storing v under key in the small key/value space other subsystems
+// use; GetMeta sees it once a Flush returned.
+func (s *Store) SetMeta(key string, v []byte) {
+	v = slices.Clone(v)
+	s.submit(&writeOp{apply: func(w *writer) (func(), error) {
+		_, err := w.st.setMeta.ExecContext(w.ctx, key, v)
+		return nil, err
+	}})
+}
+
+// Flush is a barrier: it returns once everything submitted before it is committed,
+// with the first write error so far (sticky, as Err). It must not be called from a
+// LinkResult.
+func (s *Store) Flush() error {
+	op := &writeOp{barrier: make(chan struct{})}
+	if !s.submit(op) {
+		return ErrClosed
+	}
+	<-op.barrier
+	return s.w.firstErr()
+}
+
+// Err is the first write error, if any; writes never panic, the engine polls this.
+func (s *Store) Err() error { return s.w.firstErr() }
+
+// hostOf is the host of rawURL, "" when it does not parse.
+func hostOf(rawURL string) string {
+	u, err := neturl.Parse(rawURL)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
+}
