@@ -1,0 +1,276 @@
+package egress
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Class is what a response means for rotation (issue 6 item 4).
+type Class int
+
+// Response classes. Only ProxyFault and SiteBan count as refusals (SPEC M3: rotate).
+const (
+	OK         Class = iota // the site answered normally: success for rotation
+	SiteError               // 404, 304, other 5xx, site timeouts: no penalty, no rotation
+	SiteBan                 // 403, 429, 503+Retry-After, challenge page, odd body: penalise (egress, host)
+	ProxyFault              // proxy unreachable, 407, CONNECT failure, proxy 502: penalise the egress everywhere
+)
+
+// String names the class as logs and the console show it.
+func (c Class) String() string {
+	switch c {
+	case OK:
+		return "ok"
+	case SiteError:
+		return "site-error"
+	case SiteBan:
+		return "site-ban"
+	case ProxyFault:
+		return "proxy-fault"
+	}
+	return "class(" + strconv.Itoa(int(c)) + ")"
+}
+
+// Refusal reports whether the class makes the node rotate (seed 003 step 3-2).
+func (c Class) Refusal() bool { return c == SiteBan || c == ProxyFault }
+
+// Verdict is the classification of one response.
+type Verdict struct {
+	Class      Class
+	RetryAfter time.Duration // from Retry-After (seconds or HTTP date); 0 when absent
+	Reason     string        // short, for the log: "status 429", "challenge page: captcha", ...
+}
+
+// Response is what the engine saw for one request through an egress.
+type Response struct {
+	Host      string      // target host (per-host body statistics)
+	Status    int         // HTTP status, 0 when Err is set before any response
+	Header    http.Header // response headers (Retry-After, Content-Type, Location)
+	Body      []byte      // a prefix of the body (a few KiB is enough)
+	BodyLen   int64       // full body length, -1 when unknown
+	Err       error       // transport error, if any
+	FromProxy bool        // the status or error came from the proxy, not the site
+}
+
+// Classifier turns responses into verdicts. It keeps, per host, running statistics
+// of normal page sizes so that a page far smaller than the host's usual ones (a
+// soft block page served with 200) counts as a ban. Safe for concurrent use.
+type Classifier struct {
+	now func() time.Time
+
+	mu    sync.Mutex
+	sizes map[string]*sizeStats
+}
+
+// NewClassifier makes a classifier; now is the clock for HTTP-date Retry-After
+// (nil: time.Now).
+func NewClassifier(now func() time.Time) *Classifier {
+	if now == nil {
+		now = time.Now
+	}
+	return &Classifier{now: now, sizes: map[string]*sizeStats{}}
+}
+
+// Size-outlier rule: only after sizeMinSamples normal pages, and only when the body
+// is both sizeMinSigmas standard deviations and sizeMinRatio times below the host's
+// usual (geometric mean) size. Both bounds: the first alone flags every short page
+// of a site whose pages are all alike, the second alone flags natural variety.
+const (
+	sizeMinSamples = 10
+	sizeMinSigmas  = 4.0
+	sizeMinRatio   = 8.0
+	// contentScanMax: a challenge keyword in a page longer than this counts only in
+	// its <title>; an article that mentions "captcha" is not a block page.
+	contentScanMax = 32 << 10
+)
+
+// Classify decides what resp means: see Class. Challenge keywords are matched case
+// insensitively in several languages.
+func (c *Classifier) Classify(r Response) Verdict {
+	if r.Err != nil {
+		if r.FromProxy || IsProxyError(r.Err) {
+			return Verdict{Class: ProxyFault, Reason: "proxy error"}
+		}
+		var ge *GuardError
+		if errors.As(r.Err, &ge) {
+			return Verdict{Class: SiteError, Reason: "refused by guard"}
+		}
+		return Verdict{Class: SiteError, Reason: "site unreachable or timed out"}
+	}
+	retry := c.retryAfter(r.Header)
+	switch s := r.Status; {
+	case s == http.StatusProxyAuthRequired:
+		return Verdict{Class: ProxyFault, Reason: "status 407"}
+	case (s == http.StatusBadGateway || s == http.StatusGatewayTimeout) && r.FromProxy:
+		return Verdict{Class: ProxyFault, Reason: "proxy status " + strconv.Itoa(s)}
+	case s == http.StatusForbidden, s == http.StatusTooManyRequests:
+		return Verdict{Class: SiteBan, RetryAfter: retry, Reason: "status " + strconv.Itoa(s)}
+	case s == http.StatusServiceUnavailable && r.Header.Get("Retry-After") != "":
+		return Verdict{Class: SiteBan, RetryAfter: retry, Reason: "status 503 with Retry-After"}
+	case s == http.StatusServiceUnavailable || s == http.StatusOK:
+		if kw := challengeKeyword(r.Body, r.BodyLen); kw != "" {
+			return Verdict{Class: SiteBan, RetryAfter: retry, Reason: "challenge page: " + kw}
+		}
+		if s != http.StatusOK {
+			return Verdict{Class: SiteError, Reason: "status 503"}
+		}
+		if c.sizeOutlier(r) {
+			return Verdict{Class: SiteBan, Reason: "body far smaller than the host's usual pages"}
+		}
+		return Verdict{Class: OK}
+	case s == http.StatusNotModified:
+		return Verdict{Class: SiteError, Reason: "status 304"}
+	case s >= 300 && s < 400:
+		if loc := strings.ToLower(r.Header.Get("Location")); loc != "" {
+			for _, kw := range challengeLocations {
+				if strings.Contains(loc, kw) {
+					return Verdict{Class: SiteBan, RetryAfter: retry, Reason: "redirect to a challenge: " + kw}
+				}
+			}
+		}
+		return Verdict{Class: OK}
+	case s >= 200 && s < 300:
+		return Verdict{Class: OK}
+	default:
+		return Verdict{Class: SiteError, Reason: "status " + strconv.Itoa(s)}
+	}
+}
+
+// retryAfter parses Retry-After as delay-seconds or an HTTP date, capped at a day.
+func (c *Classifier) retryAfter(h http.Header) time.Duration {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	var d time.Duration
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		d = time.Duration(min(max(n, 0), 86400)) * time.Second
+	} else if t, err := http.ParseTime(v); err == nil {
+		d = t.Sub(c.now())
+	}
+	return min(max(d, 0), 24*time.Hour)
+}
+
+// ParseRetryAfter parses a Retry-After value (seconds or HTTP date) relative to now.
+func ParseRetryAfter(v string, now time.Time) time.Duration {
+	c := Classifier{now: func() time.Time { return now }}
+	return c.retryAfter(http.Header{"Retry-After": {v}})
+}
+
+// challengeKeywords are lower-case markers of block, challenge and captcha pages.
+var challengeKeywords = []string{
+	"captcha", "verify you are human", "are you a robot", "i'm not a robot", "not a robot",
+	"unusual traffic", "access denied", "access to this page has been denied",
+	"too many requests", "request blocked", "checking your browser", "attention required",
+	"cf-chl", "just a moment...", "bot detection",
+	"验证", "访问过于频繁", "访问频繁", "请求过于频繁", "拒绝访问", "访问被拒绝", "安全检查", // zh
+	"驗證", "訪問過於頻繁", "拒絕訪問", // zh-Hant
+	"アクセスが拒否", "ロボットではありません", // ja
+	"비정상적인 트래픽", "접근이 거부", // ko
+	"zugriff verweigert", "ungewöhnlicher datenverkehr", // de
+	"accès refusé", "trafic inhabituel", // fr
+	"acceso denegado", "tráfico inusual", // es
+	"доступ запрещен", "доступ запрещён", "необычный трафик", // ru
+}
+
+// challengeLocations mark a redirect to a challenge or "sorry" page.
+var challengeLocations = []string{"captcha", "challenge", "/sorry", "verify", "blocked", "validate"}
+
+// challengeKeyword returns the first challenge marker in body, or "". A long page
+// counts only if the marker is in its <title>.
+func challengeKeyword(body []byte, fullLen int64) string {
+	if len(body) == 0 {
+		return ""
+	}
+	text := body
+	if fullLen > contentScanMax || len(body) > contentScanMax {
+		text = titleOf(body)
+		if text == nil {
+			return ""
+		}
+	}
+	lower := bytes.ToLower(text)
+	for _, kw := range challengeKeywords {
+		if bytes.Contains(lower, []byte(kw)) {
+			return kw
+		}
+	}
+	return ""
+}
+
+// titleOf returns the text between <title> and </title>, or nil.
+func titleOf(body []byte) []byte {
+	lower := bytes.ToLower(body)
+	i := bytes.Index(lower, []byte("<title"))
+	if i < 0 {
+		return nil
+	}
+	j := bytes.IndexByte(lower[i:], '>')
+	if j < 0 {
+		return nil
+	}
+	start := i + j + 1
+	end := bytes.Index(lower[start:], []byte("</title"))
+	if end < 0 {
+		return nil
+	}
+	return body[start : start+end]
+}
+
+// sizeStats is Welford's running mean and variance of ln(body length) for a host's
+// normal pages; log space because page sizes spread multiplicatively.
+type sizeStats struct {
+	n    int
+	mean float64
+	m2   float64
+}
+
+func (s *sizeStats) add(x float64) {
+	s.n++
+	d := x - s.mean
+	s.mean += d / float64(s.n)
+	s.m2 += d * (x - s.mean)
+}
+
+// sizeOutlier reports whether a 200 HTML-ish body is far below the host's usual
+// size; if not, the body joins the host's statistics.
+func (c *Classifier) sizeOutlier(r Response) bool {
+	n := r.BodyLen
+	if n < 0 {
+		n = int64(len(r.Body))
+	}
+	if r.Host == "" || !htmlish(r.Header.Get("Content-Type"), r.Body) {
+		return false
+	}
+	x := math.Log1p(float64(n))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st := c.sizes[r.Host]
+	if st == nil {
+		st = &sizeStats{}
+		c.sizes[r.Host] = st
+	}
+	if st.n >= sizeMinSamples {
+		sd := math.Sqrt(st.m2 / float64(st.n-1))
+		if x < st.mean-math.Max(sizeMinSigmas*sd, math.Log(sizeMinRatio)) {
+			return true // an outlier does not join the statistics
+		}
+	}
+	st.add(x)
+	return false
+}
+
+// htmlish: sizes are compared only among pages, not images or feeds.
+func htmlish(contentType string, body []byte) bool {
+	ct := strings.ToLower(contentType)
+	if ct != "" {
+		return strings.Contains(ct, "html")
+	}
+	return bytes.Contains(bytes.ToLower(body), []byte("<html"))
+}

@@ -1,0 +1,221 @@
+package egress
+
+import (
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// DisableListStore persists the host_disable_list (issue 6: "the list is persisted").
+// An AccountStore that also implements it gets the list saved and restored by Pool.
+type DisableListStore interface {
+	LoadDisabled() ([]DisabledHost, error)
+	SaveDisabled([]DisabledHost) error
+}
+
+// PoolConfig configures a Pool.
+type PoolConfig struct {
+	Rotation  RotationConfig  // node name, disable duration, cooldowns, clock
+	Transport TransportConfig // dial hooks, timeouts, TLS for every egress transport
+}
+
+// Pool is M3 for the engine: the account table, this node's rotation, the response
+// classifier and one keep-alive transport per egress, kept consistent as egresses are
+// added and removed at run time. Safe for concurrent use.
+type Pool struct {
+	table *Table
+	rot   *Rotation
+	cls   *Classifier
+	tcfg  TransportConfig
+	dls   DisableListStore // nil when the store does not keep the disable list
+
+	mu       sync.Mutex
+	egresses map[string]*Egress
+	savedVer int64
+	saveErr  error
+}
+
+// NewPool starts the node on table: it takes its initial egresses and restores the
+// persisted host_disable_list when the table's store keeps one.
+func NewPool(table *Table, cfg PoolConfig) (*Pool, error) {
+	p := &Pool{table: table, tcfg: cfg.Transport, egresses: map[string]*Egress{}}
+	p.rot = NewRotation(cfg.Rotation, table)
+	p.cls = NewClassifier(p.rot.cfg.Now)
+	if dls, ok := table.store.(DisableListStore); ok {
+		p.dls = dls
+		list, err := dls.LoadDisabled()
+		if err != nil {
+			return nil, fmt.Errorf("host_disable_list: load: %w", err)
+		}
+		p.rot.RestoreDisabled(list)
+		p.savedVer = p.rot.disabledVersion()
+	}
+	if err := table.Err(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Pick chooses the egress for the next request to host (see Rotation.Pick).
+func (p *Pool) Pick(host string) Decision {
+	d := p.rot.Pick(host)
+	p.persistDisabled()
+	return d
+}
+
+// Egress returns the named egress, or an error if it is not in the table.
+func (p *Pool) Egress(name string) (*Egress, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if e, ok := p.egresses[name]; ok {
+		return e, nil
+	}
+	a, ok := p.table.Account(name)
+	if !ok {
+		return nil, fmt.Errorf("egress %s: %w", name, ErrUnknownEgress)
+	}
+	e := New(a.Spec())
+	p.egresses[name] = e
+	return e, nil
+}
+
+// Transport returns the named egress's keep-alive transport.
+func (p *Pool) Transport(name string) (*http.Transport, error) {
+	e, err := p.Egress(name)
+	if err != nil {
+		return nil, err
+	}
+	return e.Transport(p.tcfg), nil
+}
+
+// Observe classifies the response to a request through egress name and reports it
+// to the rotation; the decision says whether to retry, go on or defer the host.
+func (p *Pool) Observe(name string, r Response) (Verdict, Decision) {
+	v := p.cls.Classify(r)
+	d := p.rot.Report(name, r.Host, v)
+	p.persistDisabled()
+	return v, d
+}
+
+// Add puts a new egress in the table (`:egress add SPEC`); the node claims it when
+// it runs out (seed 3-2-3).
+func (p *Pool) Add(spec string) (Account, error) { return p.table.Add(spec) }
+
+// Remove takes an egress out of the table and the node's list and closes its idle
+// connections (`:egress rm NAME`).
+func (p *Pool) Remove(name string) error {
+	if err := p.table.Remove(name); err != nil {
+		return err
+	}
+	p.rot.Remove(name)
+	p.mu.Lock()
+	e := p.egresses[name]
+	delete(p.egresses, name)
+	p.mu.Unlock()
+	if e != nil {
+		e.CloseIdle()
+	}
+	return nil
+}
+
+// BeginRound removes expired host_disable_list entries (see Rotation.BeginRound).
+func (p *Pool) BeginRound(now time.Time) []string {
+	removed := p.rot.BeginRound(now)
+	p.persistDisabled()
+	return removed
+}
+
+// Disable puts host on the host_disable_list for d (<= 0: the configured default).
+func (p *Pool) Disable(host string, d time.Duration) {
+	p.rot.Disable(host, d)
+	p.persistDisabled()
+}
+
+// Enable takes host off the host_disable_list.
+func (p *Pool) Enable(host string) {
+	p.rot.Enable(host)
+	p.persistDisabled()
+}
+
+// RotateNow moves the node to its least recently used other egress.
+func (p *Pool) RotateNow() (Decision, bool) { return p.rot.RotateNow() }
+
+// Rotation gives the node's rotation (for tests and the engine's stats).
+func (p *Pool) Rotation() *Rotation { return p.rot }
+
+// Err is the last error persisting the table or the disable list, nil if none.
+func (p *Pool) Err() error {
+	p.mu.Lock()
+	err := p.saveErr
+	p.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return p.table.Err()
+}
+
+// View is the Egress pane's data: this node's list, the rest of the account table,
+// and the host_disable_list. Addresses are masked.
+func (p *Pool) View() View {
+	v := p.rot.View()
+	onNode := map[string]int{}
+	for i, row := range v.Egresses {
+		onNode[row.Name] = i
+	}
+	for _, a := range p.table.Accounts() {
+		if i, ok := onNode[a.Name]; ok {
+			v.Egresses[i].Kind, v.Egresses[i].Address = a.Kind, a.Spec().Masked()
+			continue
+		}
+		state := "free"
+		if a.State == AccountAssigned {
+			state = "on " + a.Node
+		}
+		v.Egresses = append(v.Egresses, EgressRow{Name: a.Name, Kind: a.Kind, Address: a.Spec().Masked(),
+			Node: a.Node, RecentlyUsed: "n", SuccessRate: 1, State: state})
+	}
+	return v
+}
+
+// Close closes every egress's idle connections.
+func (p *Pool) Close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, e := range p.egresses {
+		e.CloseIdle()
+	}
+}
+
+func (p *Pool) persistDisabled() {
+	if p.dls == nil {
+		return
+	}
+	ver := p.rot.disabledVersion()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if ver == p.savedVer {
+		return
+	}
+	p.savedVer = ver
+	p.saveErr = p.dls.SaveDisabled(p.rot.DisabledHosts())
+}
+
+// Response builds the classifier's input for a request through e to host: resp
+// (nil on error), a prefix of its body, and the transport error. It marks proxy
+// failures: any ProxyError, and for plain-http forwarding through an HTTP proxy a
+// 502/504 that carries a proxy's marker header (Proxy-Agent, X-Squid-Error), since
+// there the proxy and the site answer on the same connection.
+func (e *Egress) Response(host string, resp *http.Response, body []byte, err error) Response {
+	r := Response{Host: host, Body: body, BodyLen: -1, Err: err, FromProxy: err != nil && IsProxyError(err)}
+	if resp == nil {
+		return r
+	}
+	r.Status, r.Header, r.BodyLen = resp.StatusCode, resp.Header, resp.ContentLength
+	if e.spec.Kind == KindHTTP && resp.Request != nil && resp.Request.URL.Scheme == "http" &&
+		(resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusGatewayTimeout) &&
+		(resp.Header.Get("Proxy-Agent") != "" || resp.Header.Get("X-Squid-Error") != "") {
+		r.FromProxy = true
+	}
+	return r
+}
