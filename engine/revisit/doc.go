@@ -1,0 +1,20 @@
+// Package revisit keeps crawled pages fresh without refetching pages that did not
+// change (M2, seed 001) and builds the per-round crawl list (M3, seed 003).
+//
+// One page's life: the engine fetches it, calls [Fingerprint] on the body (or notes a
+// 304), and hands the result to [Tracker.Observe], which updates the page's seed state
+// (t, x, last, next, hash) and asks the configured [Policy] when the page is due
+// again. A [Scheduler] ticks (default every minute), takes the first m pages by
+// ascending next from a [Store], sets their next to [Never] so they are not picked
+// twice, and returns them for requeueing.
+//
+// Two policies are offered: [SeedPolicy] (next = last + t/x, the default) and
+// [EstimatorPolicy] (Cho & Garcia-Molina change-rate estimation with a
+// freshness-maximising fetch budget). `go run ./bench revisit` compares them with a
+// fixed interval, Nutch's AdaptiveFetchSchedule and an oracle.
+//
+// Rounds (seed 003): [Classifier] tags each URL soc/web_com/web_net/web_edu/web_gov,
+// [Windows] says how long a class stays worth revisiting, [FilterKnown] drops URLs
+// outside their window, [Interleave] mixes hosts, and [CostTable] records what each
+// site (or site+keyword) cost in the round.
+package revisit

@@ -1,0 +1,162 @@
+package revisit
+
+import (
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/mfonda/simhash"
+	"golang.org/x/text/cases"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
+)
+
+// SimHash features that work in every script (M2: "CJK text needs real segmentation
+// or character n-grams; whitespace splitting is not enough").
+//
+// mfonda/simhash's own WordFeatureSet matches [\w']+ (ASCII only), so a Chinese page
+// has no features at all and every Chinese page gets the same fingerprint. Here the
+// text is NFKC-normalised and case-folded (full-width Ａ and a, Straße and STRASSE
+// agree), then:
+//   - scripts written with spaces yield word 2-shingles ("quick brown", "brown fox");
+//   - scripts written without spaces (Han, Hiragana, Katakana, Hangul, and Thai, Lao,
+//     Khmer, Myanmar for the same reason) yield character bigrams of each run, a
+//     segmenter-free stand-in that is known to work well for near-duplicate detection;
+//   - a word or character standing alone (no neighbour to pair with) is a unigram.
+// Each feature is hashed with xxhash64 (well mixed in every bit, which SimHash needs;
+// FNV-1a, the library's own choice, mixes short inputs poorly) and given weight 1.
+
+// maxFeatures bounds the work on giant pages; the first 200k features of a page are
+// plenty to tell whether it changed.
+const maxFeatures = 200_000
+
+// feature is one hashed shingle or bigram; simhash.Feature is implemented on the
+// pointer so a slice of features needs one allocation, not one per feature.
+type feature struct{ sum uint64 }
+
+// Sum returns the feature's 64-bit hash.
+func (f *feature) Sum() uint64 { return f.sum }
+
+// Weight returns 1: every shingle counts the same.
+func (f *feature) Weight() int { return 1 }
+
+// featureSet is a page's features, handed to simhash.Simhash.
+type featureSet struct {
+	store []feature
+	feats []simhash.Feature
+}
+
+// GetFeatures implements simhash.FeatureSet.
+func (fs *featureSet) GetFeatures() []simhash.Feature {
+	if len(fs.feats) != len(fs.store) {
+		fs.feats = make([]simhash.Feature, len(fs.store))
+		for i := range fs.store {
+			fs.feats[i] = &fs.store[i]
+		}
+	}
+	return fs.feats
+}
+
+// normalize applies NFKC and Unicode case folding.
+func normalize(s string) string {
+	t := transform.Chain(norm.NFKC, cases.Fold())
+	out, _, err := transform.String(t, s)
+	if err != nil {
+		return norm.NFKC.String(s)
+	}
+	return out
+}
+
+// isUnspacedScript reports whether r belongs to a script written without spaces
+// between words, where features are character bigrams.
+func isUnspacedScript(r rune) bool {
+	if r < 0x0E00 {
+		return false
+	}
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul,
+		unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
+}
+
+// isWordRune reports whether r is part of a word in a spaced script. Combining marks
+// count so that Devanagari, Arabic or decomposed Latin words are not split.
+func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+	}
+	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.M, r)
+}
+
+// textFeatures turns normalised text into hashed features.
+func textFeatures(text string) *featureSet {
+	fs := &featureSet{store: make([]feature, 0, len(text)/6+1)}
+	var (
+		buf      []byte // scratch for the bytes of one feature
+		prevWord []byte // previous word of the current chain (valid when chainLen > 0)
+		word     []byte // word being read
+		chainLen int    // words in the current chain
+		prevCJK  rune   // previous rune of the current unspaced run, -1 if none
+		runLen   int
+	)
+	emit := func(b []byte) {
+		if len(fs.store) < maxFeatures {
+			fs.store = append(fs.store, feature{xxhash.Sum64(b)})
+		}
+	}
+	endWord := func() {
+		if len(word) == 0 {
+			return
+		}
+		if chainLen > 0 {
+			buf = append(append(append(buf[:0], prevWord...), ' '), word...)
+			emit(buf)
+		}
+		prevWord = append(prevWord[:0], word...)
+		chainLen++
+		word = word[:0]
+	}
+	endChain := func() {
+		endWord()
+		if chainLen == 1 {
+			emit(prevWord)
+		}
+		chainLen = 0
+	}
+	endRun := func() {
+		if runLen == 1 {
+			buf = utf8.AppendRune(buf[:0], prevCJK)
+			emit(buf)
+		}
+		prevCJK, runLen = -1, 0
+	}
+	prevCJK = -1
+	for _, r := range text {
+		switch {
+		case isUnspacedScript(r):
+			if runLen == 0 {
+				// An unspaced run interrupts the word chain on both sides.
+				endChain()
+			}
+			if prevCJK >= 0 {
+				buf = utf8.AppendRune(utf8.AppendRune(buf[:0], prevCJK), r)
+				emit(buf)
+			}
+			prevCJK = r
+			runLen++
+		case isWordRune(r):
+			if runLen > 0 {
+				endRun()
+			}
+			word = utf8.AppendRune(word, r)
+		default:
+			endWord()
+			if runLen > 0 {
+				endRun()
+			}
+		}
+	}
+	endChain()
+	if runLen > 0 {
+		endRun()
+	}
+	return fs
+}

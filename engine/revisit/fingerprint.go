@@ -1,0 +1,156 @@
+package revisit
+
+import (
+	"bytes"
+	"mime"
+	"net/http"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mfonda/simhash"
+	"golang.org/x/net/html/charset"
+	"golang.org/x/text/encoding"
+)
+
+// MaxFingerprintBody is how much of a body Fingerprint reads; the rest of a giant page
+// is ignored (its first 8 MiB decide whether it changed).
+const MaxFingerprintBody = 8 << 20
+
+// maxBadRuneShare is the share of replacement or control characters above which a
+// body's text is taken as mis-decoded (broken encoding) and unusable.
+const maxBadRuneShare = 0.05
+
+// Fingerprint returns the 64-bit SimHash of a page's main text (M2) and whether the
+// page had text to fingerprint. ok is false for empty bodies, binary types, bodies
+// that decode to mostly replacement characters (broken or wrong encoding) and pages
+// with no text outside boilerplate: a caller must then treat the fetch as "unknown",
+// never as "unchanged" (see Tracker.Observe).
+//
+// contentType is the response's Content-Type header ("" to sniff); its charset, a BOM
+// or a <meta charset> select the decoder, so GBK, Shift_JIS or KOI8-R pages are read
+// as what they are.
+func Fingerprint(body []byte, contentType string) (hash uint64, ok bool) {
+	text, ok := PageText(body, contentType)
+	if !ok {
+		return 0, false
+	}
+	fs := textFeatures(normalize(text))
+	if len(fs.store) == 0 {
+		return 0, false
+	}
+	return simhash.Simhash(fs), true
+}
+
+// Distance is the Hamming distance between two fingerprints.
+func Distance(a, b uint64) int { return int(simhash.Compare(a, b)) }
+
+// PageText returns the main text Fingerprint works on (the console shows it when
+// asked why a page counted as changed), or ok=false when the body has none.
+func PageText(body []byte, contentType string) (text string, ok bool) {
+	if len(body) == 0 {
+		return "", false
+	}
+	if len(body) > MaxFingerprintBody {
+		body = body[:MaxFingerprintBody]
+	}
+	media := ""
+	if contentType != "" {
+		if mt, _, err := mime.ParseMediaType(contentType); err == nil {
+			media = mt
+		}
+	}
+	if media == "" {
+		media, _, _ = mime.ParseMediaType(http.DetectContentType(body))
+	}
+	isHTML := media == "text/html" || media == "application/xhtml+xml"
+	if !isHTML && !isTextual(media) {
+		return "", false
+	}
+	if looksBinary(body) {
+		return "", false
+	}
+	decoded := decode(body, contentType)
+	if !usableText(string(decoded)) {
+		// Checked on the whole body: a mis-decoded block has no letters left and would
+		// silently drop out of the main text, leaving a fingerprint of the chrome.
+		return "", false
+	}
+	if isHTML {
+		text = mainText(decoded)
+	} else {
+		text = string(decoded)
+	}
+	if !usableText(text) {
+		return "", false
+	}
+	return text, true
+}
+
+// isTextual reports whether a media type is text a person reads (plain text, JSON,
+// XML feeds), as opposed to images, archives, PDFs or octet streams.
+func isTextual(media string) bool {
+	switch {
+	case strings.HasPrefix(media, "text/"):
+		return true
+	case media == "application/json", media == "application/xml",
+		strings.HasSuffix(media, "+xml"), strings.HasSuffix(media, "+json"):
+		return true
+	}
+	return false
+}
+
+// looksBinary reports a body that claims to be text but is not: NUL bytes in its
+// first KiB (true of images, archives and UTF-16 without a BOM alike).
+func looksBinary(body []byte) bool {
+	head := body
+	if len(head) > 1024 {
+		head = head[:1024]
+	}
+	if bytes.HasPrefix(head, []byte{0xFF, 0xFE}) || bytes.HasPrefix(head, []byte{0xFE, 0xFF}) {
+		return false // UTF-16 with a BOM: text, decoded below
+	}
+	return bytes.IndexByte(head, 0) >= 0
+}
+
+// decode converts a body to UTF-8. charset.DetermineEncoding falls back to
+// windows-1252 when the first KiB is plain ASCII; a body that is valid UTF-8 as a
+// whole is UTF-8 (the common case of an undeclared UTF-8 page with an ASCII head).
+func decode(body []byte, contentType string) []byte {
+	enc, name, certain := charset.DetermineEncoding(body, contentType)
+	if !certain && name == "windows-1252" && utf8.Valid(body) {
+		return body
+	}
+	if enc == encoding.Nop || name == "utf-8" {
+		return body
+	}
+	out, err := enc.NewDecoder().Bytes(body)
+	if err != nil {
+		return body
+	}
+	return out
+}
+
+// usableText reports whether text has letters and is not mostly replacement or
+// control characters, the signature of a body read with the wrong encoding.
+func usableText(text string) bool {
+	letters, bad := 0, 0
+	for _, r := range text {
+		switch {
+		case r == utf8.RuneError:
+			bad++
+		case r < 0x20 && r != '\n' && r != '\r' && r != '\t', r >= 0x7F && r < 0xA0:
+			bad++
+		case r < utf8.RuneSelf:
+			if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+				letters++
+			}
+		case unicode.IsLetter(r) || unicode.IsNumber(r):
+			letters++
+		}
+	}
+	if letters == 0 {
+		return false
+	}
+	return float64(bad) <= maxBadRuneShare*float64(letters+bad)
+}
