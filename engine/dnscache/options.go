@@ -186,7 +186,11 @@ func serverAddr(s string) (string, error) {
 	if ap, err := netip.ParseAddrPort(s); err == nil {
 		return ap.String(), nil
 	}
-	if a, err := netip.ParseAddr(strings.Trim(s, "[]")); err == nil {
+	bare := s
+	if strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") {
+		bare = s[1 : len(s)-1]
+	}
+	if a, err := netip.ParseAddr(bare); err == nil {
 		return netip.AddrPortFrom(a.Unmap(), 53).String(), nil
 	}
 	return "", fmt.Errorf("dnscache: DNS server %q is not an IP address or IP:port", s)

@@ -1,0 +1,446 @@
+package dnscache
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/netip"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+)
+
+func lookup(t *testing.T, c *Cache, host string) ([]netip.Addr, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	return c.LookupAddrs(ctx, host)
+}
+
+func kindOf(err error) string {
+	var le *LookupError
+	if errors.As(err, &le) {
+		return le.Kind
+	}
+	return ""
+}
+
+func mustAddrs(t *testing.T, c *Cache, host string, want ...string) {
+	t.Helper()
+	got, err := lookup(t, c, host)
+	if err != nil {
+		t.Fatalf("lookup %s: %v", host, err)
+	}
+	var gotS []string
+	for _, a := range got {
+		gotS = append(gotS, a.String())
+	}
+	if !slices.Equal(gotS, want) {
+		t.Fatalf("lookup %s = %v, want %v", host, gotS, want)
+	}
+}
+
+func TestTTLHonouredAndClamped(t *testing.T) {
+	cases := []struct {
+		name    string
+		ttl     uint32
+		minTTL  time.Duration
+		maxTTL  time.Duration
+		wantTTL time.Duration
+	}{
+		{"inside bounds", 600, time.Minute, time.Hour, 600 * time.Second},
+		{"below min", 10, time.Minute, time.Hour, time.Minute},
+		{"zero", 0, time.Minute, time.Hour, time.Minute},
+		{"above max", 100000, time.Minute, time.Hour, time.Hour},
+		{"scaled sandbox", 3, time.Second, 5 * time.Second, 3 * time.Second},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newTestServer(t)
+			clock := newFakeClock()
+			srv.set("www.example.com", zone{a: []string{"192.0.2.10"}, ttl: tc.ttl})
+			o := testOptions(srv, clock)
+			o.MinTTL, o.MaxTTL = tc.minTTL, tc.maxTTL
+			c := newTestCache(t, o)
+
+			mustAddrs(t, c, "www.example.com", "192.0.2.10")
+			clock.Advance(tc.wantTTL - time.Second)
+			mustAddrs(t, c, "www.example.com", "192.0.2.10")
+			if n := srv.queries("www.example.com", dns.TypeA); n != 1 {
+				t.Fatalf("1 s before the TTL ends: %d upstream A queries, want 1 (answer should be cached)", n)
+			}
+			clock.Advance(2 * time.Second)
+			mustAddrs(t, c, "www.example.com", "192.0.2.10")
+			if n := srv.queries("www.example.com", dns.TypeA); n != 2 {
+				t.Fatalf("1 s after the TTL ended: %d upstream A queries, want 2 (answer should have expired)", n)
+			}
+			s := c.Stats()
+			if s.PositiveHits != 1 || s.Misses != 2 || s.Lookups != 3 {
+				t.Fatalf("stats %+v, want 1 positive hit, 2 misses, 3 lookups", s)
+			}
+		})
+	}
+}
+
+func TestNXDomainCachedForSOATTLThenExpires(t *testing.T) {
+	cases := []struct {
+		name           string
+		soaTTL, soaMin uint32
+		negMin, negMax time.Duration
+		want           time.Duration
+	}{
+		{"SOA minimum smaller", 900, 120, 30 * time.Second, time.Hour, 120 * time.Second},
+		{"SOA TTL smaller", 100, 900, 30 * time.Second, time.Hour, 100 * time.Second},
+		{"clamped up", 5, 5, 60 * time.Second, time.Hour, 60 * time.Second},
+		{"clamped down", 86400, 86400, 60 * time.Second, time.Hour, time.Hour},
+		{"no SOA: least allowed", 0, 0, 45 * time.Second, time.Hour, 45 * time.Second},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newTestServer(t)
+			clock := newFakeClock()
+			srv.set("gone.example.com", zone{rcode: dns.RcodeNameError, soaTTL: tc.soaTTL, soaMin: tc.soaMin})
+			o := testOptions(srv, clock)
+			o.NegMinTTL, o.NegMaxTTL = tc.negMin, tc.negMax
+			c := newTestCache(t, o)
+
+			_, err := lookup(t, c, "gone.example.com")
+			var le *LookupError
+			if !errors.As(err, &le) || le.Kind != KindNXDomain || !le.NotFound() || le.Temporary() {
+				t.Fatalf("err = %v, want an nxdomain LookupError", err)
+			}
+			clock.Advance(tc.want - time.Second)
+			if _, err := lookup(t, c, "gone.example.com"); kindOf(err) != KindNXDomain {
+				t.Fatalf("cached err = %v, want nxdomain", err)
+			}
+			if n := srv.queries("gone.example.com", dns.TypeA); n != 1 {
+				t.Fatalf("inside the negative TTL: %d A queries, want 1", n)
+			}
+			if s := c.Stats(); s.NegativeHits != 1 {
+				t.Fatalf("negative hits = %d, want 1", s.NegativeHits)
+			}
+			clock.Advance(2 * time.Second)
+			srv.set("gone.example.com", zone{a: []string{"192.0.2.7"}, ttl: 300}) // the name was created
+			mustAddrs(t, c, "gone.example.com", "192.0.2.7")
+			if n := srv.queries("gone.example.com", dns.TypeA); n != 2 {
+				t.Fatalf("after the negative TTL: %d A queries, want 2", n)
+			}
+		})
+	}
+}
+
+func TestNoAddressIsNegativeNotTransient(t *testing.T) {
+	srv := newTestServer(t)
+	clock := newFakeClock()
+	srv.set("mx-only.example.com", zone{soaTTL: 200, soaMin: 200}) // NOERROR, no A, no AAAA
+	c := newTestCache(t, testOptions(srv, clock))
+	_, err := lookup(t, c, "mx-only.example.com")
+	if kindOf(err) != KindNoAddress {
+		t.Fatalf("err = %v, want no_address", err)
+	}
+	clock.Advance(199 * time.Second)
+	lookup(t, c, "mx-only.example.com")
+	if n := srv.queries("mx-only.example.com", dns.TypeA); n != 1 {
+		t.Fatalf("%d A queries inside the SOA TTL, want 1", n)
+	}
+}
+
+func TestServFailIsRetriedWithBackoffNotCachedAsNXDomain(t *testing.T) {
+	srv := newTestServer(t)
+	clock := newFakeClock()
+	srv.set("sick.example.com", zone{rcode: dns.RcodeServerFailure})
+	o := testOptions(srv, clock)
+	o.RetryBase, o.RetryMax = 10*time.Second, 10*time.Minute
+	c := newTestCache(t, o)
+	q := func() int { return srv.queries("sick.example.com", dns.TypeA) }
+
+	_, err := lookup(t, c, "sick.example.com")
+	var le *LookupError
+	if !errors.As(err, &le) || le.Kind != KindServFail || le.NotFound() || !le.Temporary() {
+		t.Fatalf("err = %v, want a temporary servfail, not a not-found", err)
+	}
+	// Backoff step n waits a random time in [d/2, d], d = 10 s · 2^(n-1).
+	steps := []struct{ before, after time.Duration }{
+		{5 * time.Second, 10 * time.Second},
+		{10 * time.Second, 20 * time.Second},
+		{20 * time.Second, 40 * time.Second},
+	}
+	for i, st := range steps {
+		clock.Advance(st.before - 100*time.Millisecond)
+		if _, err := lookup(t, c, "sick.example.com"); kindOf(err) != KindServFail {
+			t.Fatalf("step %d: err = %v, want the cached servfail", i+1, err)
+		}
+		if n := q(); n != i+1 {
+			t.Fatalf("step %d: %d queries before d/2, want %d (still backing off)", i+1, n, i+1)
+		}
+		clock.Advance(st.after - st.before + 200*time.Millisecond)
+		if i == len(steps)-1 {
+			srv.set("sick.example.com", zone{a: []string{"192.0.2.8"}, ttl: 300})
+			mustAddrs(t, c, "sick.example.com", "192.0.2.8")
+		} else if _, err := lookup(t, c, "sick.example.com"); kindOf(err) != KindServFail {
+			t.Fatalf("step %d: err = %v, want servfail from a retry", i+1, err)
+		}
+		if n := q(); n != i+2 {
+			t.Fatalf("step %d: %d queries after d, want %d (retried once)", i+1, n, i+2)
+		}
+	}
+}
+
+func TestTimeoutIsReportedAndBackedOff(t *testing.T) {
+	srv := newTestServer(t)
+	clock := newFakeClock()
+	srv.set("slowpoke.example.com", zone{silent: true})
+	o := testOptions(srv, clock)
+	o.Timeout = 150 * time.Millisecond
+	c := newTestCache(t, o)
+
+	start := time.Now()
+	_, err := lookup(t, c, "slowpoke.example.com")
+	var le *LookupError
+	if !errors.As(err, &le) || le.Kind != KindTimeout || !le.Timeout() {
+		t.Fatalf("err = %v, want a timeout LookupError", err)
+	}
+	if el := time.Since(start); el < 150*time.Millisecond {
+		t.Fatalf("timed out after %v, before the 150ms per-query timeout", el)
+	}
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() {
+		t.Fatalf("err does not satisfy net.Error with Timeout(): %v", err)
+	}
+	// The next request is answered from the negative cache at once.
+	if _, err := lookup(t, c, "slowpoke.example.com"); kindOf(err) != KindTimeout {
+		t.Fatalf("second err = %v, want cached timeout", err)
+	}
+	if n := srv.queries("slowpoke.example.com", dns.TypeA); n != 1 {
+		t.Fatalf("%d A queries, want 1 (second lookup must not wait again)", n)
+	}
+	s := c.Stats()
+	if s.NegativeHits != 1 || s.ZeroWaitShare != 0.5 {
+		t.Fatalf("stats %+v: want 1 negative hit and half the lookups without wait", s)
+	}
+}
+
+func TestMalformedAndTruncatedAnswers(t *testing.T) {
+	cases := []struct {
+		name     string
+		zone     zone
+		wantKind string
+		wantTCP  int
+	}{
+		{"garbage bytes", zone{junk: true}, KindMalformed, 0},
+		{"answer for another name", zone{wrongName: true, a: []string{"192.0.2.1"}, ttl: 60}, KindMalformed, 0},
+		{"FORMERR", zone{rcode: dns.RcodeFormatError}, KindMalformed, 0},
+		{"REFUSED", zone{rcode: dns.RcodeRefused}, KindRefused, 0},
+		{"truncated over UDP, complete over TCP", zone{truncUDP: true, a: []string{"192.0.2.77"}, ttl: 60}, "", 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newTestServer(t)
+			clock := newFakeClock()
+			srv.set("odd.example.com", tc.zone)
+			c := newTestCache(t, testOptions(srv, clock))
+			addrs, err := lookup(t, c, "odd.example.com")
+			if kindOf(err) != tc.wantKind {
+				t.Fatalf("err = %v, want kind %q", err, tc.wantKind)
+			}
+			if tc.wantKind == "" && (len(addrs) != 1 || addrs[0].String() != "192.0.2.77") {
+				t.Fatalf("addrs = %v, want the TCP answer", addrs)
+			}
+			if n := srv.count("odd.example.com", dns.TypeA, "tcp"); n != tc.wantTCP {
+				t.Fatalf("%d TCP queries, want %d", n, tc.wantTCP)
+			}
+		})
+	}
+}
+
+func TestNamesRejectedBeforeAnyQuery(t *testing.T) {
+	label64 := strings.Repeat("a", 64)
+	long := strings.Repeat("abcdefghi.", 25) + "example" // 257 bytes
+	cases := []struct {
+		name, host, kind string
+	}{
+		{"label over 63", label64 + ".example.com", KindNameTooLong},
+		{"name over 253", long, KindNameTooLong},
+		{"megabyte name", strings.Repeat("a.", 1<<19), KindNameTooLong},
+		{"empty label", "www..example.com", KindMalformed},
+		{"space", "www example.com", KindMalformed},
+		{"empty", "", KindMalformed},
+		{"bad IDN", "xn--a.example\u200d.com", KindMalformed},
+	}
+	srv := newTestServer(t)
+	c := newTestCache(t, testOptions(srv, newFakeClock()))
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := lookup(t, c, tc.host)
+			if kindOf(err) != tc.kind {
+				t.Fatalf("err = %v, want kind %s", err, tc.kind)
+			}
+			if len(err.Error()) > 300 {
+				t.Fatalf("error message of %d bytes; absurd names must be clipped", len(err.Error()))
+			}
+		})
+	}
+	if n := srv.total(); n != 0 {
+		t.Fatalf("%d queries reached the server for names that cannot exist", n)
+	}
+	if s := c.Stats(); s.Rejected != int64(len(cases)) || s.Lookups != s.Rejected {
+		t.Fatalf("stats %+v: want every lookup counted as rejected", s)
+	}
+	// The limits themselves are fine.
+	ok := strings.Repeat("a", 63) + "." + strings.Repeat("b", 63) + "." + strings.Repeat("c", 63) + "." + strings.Repeat("d", 61)
+	srv.set(ok, zone{a: []string{"192.0.2.9"}, ttl: 60})
+	mustAddrs(t, c, ok, "192.0.2.9")
+}
+
+func TestIDNQueriedAsPunycodeAndSharesEntry(t *testing.T) {
+	srv := newTestServer(t)
+	srv.set("xn--bcher-kva.example", zone{a: []string{"192.0.2.44"}, ttl: 300})
+	c := newTestCache(t, testOptions(srv, newFakeClock()))
+
+	mustAddrs(t, c, "Bücher.example.", "192.0.2.44")
+	for _, spelling := range []string{"bücher.example", "XN--BCHER-KVA.example", "xn--bcher-kva.example."} {
+		mustAddrs(t, c, spelling, "192.0.2.44")
+	}
+	if n := srv.queries("xn--bcher-kva.example", dns.TypeA); n != 1 {
+		t.Fatalf("%d A queries, want 1 shared by every spelling", n)
+	}
+	if srv.total() != 2 { // A and AAAA
+		t.Fatalf("server saw %d queries; the Unicode name must never be sent", srv.total())
+	}
+}
+
+func TestIPLiteralsAreNotLookups(t *testing.T) {
+	srv := newTestServer(t)
+	c := newTestCache(t, testOptions(srv, newFakeClock()))
+	for _, host := range []string{"127.0.0.1", "::1", "[2001:db8::1]", "::ffff:192.0.2.1"} {
+		addrs, err := lookup(t, c, host)
+		if err != nil || len(addrs) != 1 {
+			t.Fatalf("%s: %v %v", host, addrs, err)
+		}
+	}
+	if s := c.Stats(); s.Lookups != 0 || srv.total() != 0 {
+		t.Fatalf("IP literals counted: %+v, %d queries", s, srv.total())
+	}
+}
+
+func TestServerFailover(t *testing.T) {
+	dead := closedUDPAddr(t)
+	live := newTestServer(t)
+	live.set("www.example.com", zone{a: []string{"192.0.2.3"}, ttl: 60})
+	sick := newTestServer(t)
+	sick.set("www.example.com", zone{rcode: dns.RcodeServerFailure})
+
+	cases := []struct {
+		name     string
+		servers  []string
+		wantKind string
+	}{
+		{"dead then live", []string{dead, live.addr}, ""},
+		{"SERVFAIL then live", []string{sick.addr, live.addr}, ""},
+		{"only dead", []string{dead}, KindNoServers},
+		{"dead and sick: the more telling kind", []string{dead, sick.addr}, KindServFail},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := testOptions(live, newFakeClock())
+			o.Servers = tc.servers
+			o.Timeout = 500 * time.Millisecond
+			c := newTestCache(t, o)
+			addrs, err := lookup(t, c, "www.example.com")
+			if kindOf(err) != tc.wantKind {
+				t.Fatalf("err = %v, want kind %q", err, tc.wantKind)
+			}
+			if tc.wantKind == "" && len(addrs) != 1 {
+				t.Fatalf("addrs = %v", addrs)
+			}
+		})
+	}
+}
+
+// closedUDPAddr is a loopback UDP address nothing listens on (the kernel answers
+// with ICMP port unreachable).
+func closedUDPAddr(t *testing.T) string {
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := pc.LocalAddr().String()
+	pc.Close()
+	return addr
+}
+
+func TestNoServersAndBadServerOptions(t *testing.T) {
+	o := DefaultOptions()
+	o.ResolvConf = t.TempDir() + "/missing-resolv.conf"
+	c := newTestCache(t, o)
+	if _, err := lookup(t, c, "www.example.com"); kindOf(err) != KindNoServers {
+		t.Fatalf("err = %v, want no_servers", err)
+	}
+
+	for _, bad := range []string{"dns.example.com", "127.0.0.1:99999", "[::1", ""} {
+		o := DefaultOptions()
+		o.Servers = []string{bad}
+		if _, err := New(o); err == nil {
+			t.Errorf("New accepted DNS server %q", bad)
+		}
+	}
+	o = DefaultOptions()
+	o.Servers = []string{"127.0.0.1", "[::1]:5353", "::1"}
+	c2 := newTestCache(t, o)
+	if got := c2.opts.Servers; !slices.Equal(got, []string{"127.0.0.1:53", "[::1]:5353", "[::1]:53"}) {
+		t.Fatalf("servers = %v", got)
+	}
+}
+
+func TestSlowAnswerGoesToNegativeCacheWithAddresses(t *testing.T) {
+	srv := newTestServer(t)
+	clock := newFakeClock()
+	srv.set("slow.example.com", zone{a: []string{"192.0.2.5"}, ttl: 300, delay: 300 * time.Millisecond})
+	o := testOptions(srv, clock)
+	o.SlowThreshold = 100 * time.Millisecond
+	c := newTestCache(t, o)
+
+	mustAddrs(t, c, "slow.example.com", "192.0.2.5")
+	mustAddrs(t, c, "slow.example.com", "192.0.2.5")
+	if n := srv.queries("slow.example.com", dns.TypeA); n != 1 {
+		t.Fatalf("%d A queries, want 1", n)
+	}
+	s := c.Stats()
+	if s.NegativeHits != 1 || s.PositiveHits != 0 {
+		t.Fatalf("stats %+v: want the second lookup served from the negative cache", s)
+	}
+	v := c.View(10)
+	if len(v.Negative) != 1 || v.Negative[0].Reason != "slow" || v.Negative[0].Addrs != 1 || v.Negative[0].TimeLeft != 300*time.Second {
+		t.Fatalf("negative entries %+v, want one slow entry with 1 address and 300s left", v.Negative)
+	}
+	if v.Hosts != 0 {
+		t.Fatalf("slow answer also in the positive cache")
+	}
+}
+
+func TestCNAMEChainAndTTL(t *testing.T) {
+	// Answer by hand: www → edge (TTL 100) → 192.0.2.50 (TTL 900); the chain's TTL is 100.
+	r := new(dns.Msg)
+	r.SetQuestion("www.example.com.", dns.TypeA)
+	r.Response = true
+	r.Answer = []dns.RR{
+		mustRR(t, "www.example.com. 100 IN CNAME edge.cdn.example.net."),
+		mustRR(t, "edge.cdn.example.net. 900 IN A 192.0.2.50"),
+		mustRR(t, "unrelated.example.org. 900 IN A 192.0.2.99"),
+	}
+	a := interpret(r, "www.example.com.", dns.TypeA, "test")
+	if a.kind != "" || len(a.addrs) != 1 || a.addrs[0].String() != "192.0.2.50" || a.ttl != 100*time.Second {
+		t.Fatalf("answer %+v, want 192.0.2.50 with TTL 100s", a)
+	}
+}
+
+func mustRR(t *testing.T, s string) dns.RR {
+	rr, err := dns.NewRR(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rr
+}
