@@ -42,6 +42,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case "sandbox":
 		return sandbox.RunCommand(ctx, args[1:], stdout, stderr)
+	case "crawl":
+		return runCrawl(ctx, args[1:], stdout, stderr)
+	case "stats":
+		return runStats(args[1:], stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "crawlconsole: unknown command %q (want demo, crawl, sandbox, stats or serve)\n", args[0])
 		return ExitUsage

@@ -52,6 +52,15 @@ type Lane struct {
 // Backlog is the number of tasks queued in the lane.
 func (l *Lane) Backlog() int { return len(l.queue) }
 
+// Paused reports whether the operator paused the lane.
+func (l *Lane) Paused() bool { return l.paused }
+
+// Done is the number of tasks the lane has taken.
+func (l *Lane) Done() int64 { return l.done }
+
+// Retired reports whether the lane ran dry and gave up its slot.
+func (l *Lane) Retired() bool { return l.retired }
+
 // Board assigns tasks to lanes (M1). It is not safe for concurrent use; the engine
 // guards it with one mutex.
 type Board struct {

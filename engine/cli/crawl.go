@@ -1,0 +1,240 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+)
+
+// crawlFlags are the flags shared by crawl and serve.
+type crawlFlags struct {
+	fs                                                  *flag.FlagSet
+	seedsFile, config, db, statsJSON, dnsServer, userAg string
+	headless, untilIdle, mouse                          bool
+	duration                                            time.Duration
+	egress, allowPrivate                                listFlag
+	lanes                                               int
+	delay                                               delayFlag
+	theme                                               string
+}
+
+func newCrawlFlags(name, usageLine string, stderr io.Writer) *crawlFlags {
+	c := &crawlFlags{fs: flag.NewFlagSet(name, flag.ContinueOnError)}
+	fs := c.fs
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.seedsFile, "seeds", "", "read seed URLs from `FILE`, one per line")
+	fs.StringVar(&c.config, "config", "", "YAML config `FILE` (flags override it)")
+	fs.StringVar(&c.db, "db", "crawl.db", "SQLite store `PATH`; an existing store is resumed")
+	fs.BoolVar(&c.headless, "headless", false, "no console: print progress lines instead")
+	fs.DurationVar(&c.duration, "duration", 0, "stop after `D` (e.g. 10m); 0 = no limit")
+	fs.BoolVar(&c.untilIdle, "until-idle", false, "stop when nothing is left to crawl")
+	fs.StringVar(&c.statsJSON, "stats-json", "", "write the final stats object to `FILE`")
+	fs.StringVar(&c.dnsServer, "dns-server", "", "resolve through the DNS server at `HOST:PORT`")
+	fs.Var(&c.egress, "egress", "egress `SPEC` (bind:IP); repeatable")
+	fs.Var(&c.allowPrivate, "allow-private", "let the SSRF guard through `CIDR`; repeatable")
+	fs.Var(positiveInt{&c.lanes}, "lanes", "most lanes fetching at once (`N`)")
+	fs.Var(&c.delay, "delay", "random pause between a lane's requests, `MIN..MAX` (e.g. 2s..6s)")
+	fs.StringVar(&c.userAg, "user-agent", "", "User-Agent `UA` (default names crawlconsole)")
+	fs.StringVar(&c.theme, "theme", "dark", "console theme `NAME`: dark, light, high-contrast, mono")
+	fs.BoolVar(&c.mouse, "mouse", false, "enable mouse in the console")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: %s\n\nFlags:\n", usageLine)
+		fs.PrintDefaults()
+	}
+	return c
+}
+
+// options builds engine options: defaults -> config file -> flags (only those given).
+func (c *crawlFlags) options(positional []string) (engine.Options, error) {
+	opts := engine.DefaultOptions()
+	if c.config != "" {
+		if err := loadConfig(c.config, &opts); err != nil {
+			return opts, err
+		}
+	}
+	set := setFlags(c.fs)
+	if set["seeds"] {
+		s, err := readSeeds(c.seedsFile)
+		if err != nil {
+			return opts, err
+		}
+		opts.Seeds = append(opts.Seeds, s...)
+	}
+	opts.Seeds = append(opts.Seeds, positional...)
+	if set["db"] || opts.DB == "" {
+		opts.DB = c.db
+	}
+	if set["dns-server"] {
+		opts.DNSServers = []string{c.dnsServer}
+	}
+	if set["egress"] {
+		opts.Egress = c.egress
+	}
+	if set["allow-private"] {
+		opts.AllowPrivate = c.allowPrivate
+	}
+	if set["lanes"] {
+		opts.Lanes.Max = c.lanes
+	}
+	if set["delay"] {
+		opts.Lanes.DelayMin, opts.Lanes.DelayMax = c.delay.min, c.delay.max
+	}
+	if set["user-agent"] {
+		opts.UserAgent = c.userAg
+	}
+	return opts, opts.Validate()
+}
+
+// parse parses args; done=true means return code now (help or usage error).
+func (c *crawlFlags) parse(args []string) (pos []string, code int, done bool) {
+	pos, err := parseInterspersed(c.fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil, 0, true
+	}
+	if err != nil {
+		return nil, ExitUsage, true
+	}
+	return pos, 0, false
+}
+
+func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := newCrawlFlags("crawl", "crawlconsole crawl [URL...] [flags]", stderr)
+	pos, code, done := c.parse(args)
+	if done {
+		return code
+	}
+	opts, err := c.options(pos)
+	if err != nil {
+		fmt.Fprintf(stderr, "crawlconsole crawl: %v\n", err)
+		return ExitUsage
+	}
+	eng, err := engine.New(opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "crawlconsole crawl: %v\n", err)
+		return ExitUsage
+	}
+	return run(ctx, eng, runConfig{headless: c.headless, duration: c.duration, untilIdle: c.untilIdle,
+		statsJSON: c.statsJSON, theme: c.theme, mouse: c.mouse, title: "crawl"}, stdout, stderr)
+}
+
+// runConfig says how a started crawl is watched and ended.
+type runConfig struct {
+	headless  bool
+	duration  time.Duration
+	untilIdle bool
+	statsJSON string
+	theme     string
+	mouse     bool
+	title     string
+	extra     func(map[string]any) // adds fields to the stats object (demo: sandbox truth)
+}
+
+// run starts eng, watches it (console or progress lines) until the user quits, a
+// signal arrives, the duration passes or (until-idle) the crawl runs dry, then stops
+// it cleanly and writes the stats.
+func run(ctx context.Context, eng *engine.Engine, rc runConfig, stdout, stderr io.Writer) int {
+	if err := eng.Start(); err != nil {
+		fmt.Fprintf(stderr, "crawlconsole: %v\n", err)
+		eng.Close()
+		return ExitUsage
+	}
+	if rc.duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, rc.duration)
+		defer cancel()
+	}
+	var idle <-chan struct{}
+	if rc.untilIdle {
+		idle = eng.Done()
+	}
+	code := 0
+	if rc.headless {
+		headless(ctx, eng, idle, stdout)
+	} else if err := console(ctx, eng, rc, idle); err != nil {
+		fmt.Fprintf(stderr, "crawlconsole: console: %v\n", err)
+		code = 1
+	}
+	eng.Stop()
+	st := eng.Stats()
+	if err := eng.Close(); err != nil {
+		fmt.Fprintf(stderr, "crawlconsole: closing the store: %v\n", err)
+		code = 1
+	}
+	if rc.statsJSON != "" {
+		if err := writeStats(rc.statsJSON, st, rc.extra); err != nil {
+			fmt.Fprintf(stderr, "crawlconsole: --stats-json: %v\n", err)
+			code = 1
+		}
+	}
+	fmt.Fprintln(stdout, summary(st))
+	return code
+}
+
+// headless prints a progress line every few seconds until ctx ends or idle closes.
+func headless(ctx context.Context, eng *engine.Engine, idle <-chan struct{}, w io.Writer) {
+	t := time.NewTicker(3 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-idle:
+			fmt.Fprintln(w, progress(eng.Snapshot()))
+			return
+		case <-t.C:
+			fmt.Fprintln(w, progress(eng.Snapshot()))
+		}
+	}
+}
+
+func progress(s engine.Snapshot) string {
+	var errs int64
+	for _, n := range s.Totals.Errors {
+		errs += n
+	}
+	return fmt.Sprintf("%s  %s  pages %d  %.1f pages/s  queue %d  lanes %d/%d  refused %d  errors %d",
+		time.Since(s.StartedAt).Truncate(time.Second), s.State, s.Totals.PagesFetched, s.PagesPerSec,
+		s.QueueDepth, s.LanesBusy, s.LanesMax, s.Totals.Refused, errs)
+}
+
+func summary(st engine.Stats) string {
+	var kinds []string
+	for k, n := range st.Errors {
+		kinds = append(kinds, fmt.Sprintf("%s=%d", k, n))
+	}
+	sort.Strings(kinds)
+	errs := "none"
+	if len(kinds) > 0 {
+		errs = strings.Join(kinds, " ")
+	}
+	return fmt.Sprintf("done: %d pages fetched, %d stored, %d refused, %d URLs queued, %d done, peak %d lanes, %.1fs, %.1f pages/s; errors: %s",
+		st.PagesFetched, st.PagesStored, st.Refused, st.URLsQueued, st.URLsDone, st.LanesPeak, st.DurationS, st.PagesPerS, errs)
+}
+
+func writeStats(path string, st engine.Stats, extra func(map[string]any)) error {
+	b, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	if extra != nil {
+		extra(m)
+	}
+	out, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(out, '\n'), 0o644)
+}

@@ -1,0 +1,370 @@
+// Package engine is crawlconsole's crawl engine. Everything above it (CLI, console,
+// SSH server) uses only this package's API: New, Start, Done, Stop, Close, Stats and
+// the Control interface (snapshot, events, pause/resume, lanes, rebalance).
+//
+// One URL's way from seed to stored page, all in this package:
+// seed -> queue.go (normalise, scope, dedupe, store insert, confirm) -> lanes.Board
+// (M1 lane) -> lane.go (robots, politeness gate, fetch through the lane's egress,
+// classify) -> store.SavePage with the links it found -> queue.go for each link.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/lanes"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// Engine is one crawl: a store, a frontier, lanes and their egresses.
+type Engine struct {
+	opts   Options
+	st     *store.Store
+	scope  *frontier.Scope
+	dedupe *frontier.Dedupe
+	gate   *lanes.Gate
+	robots *fetch.Robots
+	egress []*egressLink
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu          sync.Mutex
+	board       *lanes.Board
+	lanes       map[int]*laneState
+	state       State
+	startedAt   time.Time
+	paused      bool
+	wake        chan struct{} // closed (and replaced) whenever something paused may go on
+	pausedHosts map[string]bool
+	crawlDelay  map[string]time.Duration
+	q           queueState
+	outstanding int // URLs handed to the store whose insert result has not come back
+	done        chan struct{}
+	doneOnce    sync.Once
+	stopOnce    sync.Once
+	parentURLs  *lru.Cache[uint64, string] // for the adjacency-groups pane
+	fetchCost   costMeter
+
+	c       counters
+	rate    rateMeter
+	events  eventRing
+	persist chan Event
+	resumed int
+}
+
+// egressLink is one egress address with its keep-alive transport (one per egress).
+type egressLink struct {
+	name string
+	f    *fetch.Fetcher
+}
+
+// laneState is the runtime face of a lane, for the console.
+type laneState struct {
+	lane      *lanes.Lane
+	status    LaneStatus
+	current   string
+	nextFetch time.Time
+}
+
+// New opens the store and builds a crawl from opts (validated). Call Start to begin.
+func New(opts Options) (*Engine, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.DB == "" {
+		return nil, errors.New("no database path: set --db PATH")
+	}
+	guard, err := fetch.NewGuard(opts.AllowPrivate)
+	if err != nil {
+		return nil, err
+	}
+	if len(opts.DNSServers) > 1 {
+		return nil, fmt.Errorf("dns_servers: one server is supported by the default resolver, got %d", len(opts.DNSServers))
+	}
+	var server string
+	if len(opts.DNSServers) == 1 {
+		server = opts.DNSServers[0]
+	}
+	resolver, err := fetch.NewNetResolver(server)
+	if err != nil {
+		return nil, err
+	}
+	scope, err := frontier.NewScope(opts.Seeds, opts.Scope)
+	if err != nil {
+		return nil, err
+	}
+	specs, err := parseEgresses(opts.Egress)
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.Open(opts.DB, store.Options{})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	parents, _ := lru.New[uint64, string](8192)
+	e := &Engine{
+		opts:        opts,
+		st:          st,
+		scope:       scope,
+		dedupe:      frontier.NewDedupe(opts.Dedupe.ExpectedURLs, opts.Dedupe.FalsePositive, opts.Dedupe.LRUSize),
+		robots:      &fetch.Robots{UserAgent: opts.UserAgent, RetryUnreachable: 10 * time.Minute},
+		ctx:         ctx,
+		cancel:      cancel,
+		lanes:       map[int]*laneState{},
+		state:       StateStarting,
+		wake:        make(chan struct{}),
+		pausedHosts: map[string]bool{},
+		crawlDelay:  map[string]time.Duration{},
+		done:        make(chan struct{}),
+		parentURLs:  parents,
+		resumed:     st.Recovered(),
+		persist:     make(chan Event, 1024),
+	}
+	names := make([]string, len(specs))
+	fcfg := fetch.Config{
+		UserAgent:      opts.UserAgent,
+		ConnectTimeout: opts.Fetch.ConnectTimeout,
+		RequestTimeout: opts.Fetch.Timeout,
+		MaxBodyBytes:   opts.Fetch.MaxBodyBytes,
+		MaxRedirects:   opts.Fetch.MaxRedirects,
+		ContentTypes:   opts.Fetch.ContentTypes,
+	}
+	for i, s := range specs {
+		d := &fetch.Dialer{Resolver: resolver, Guard: guard, Local: s.local, Timeout: opts.Fetch.ConnectTimeout}
+		e.egress = append(e.egress, &egressLink{name: s.name, f: fetch.New(ctx, fcfg, d)})
+		names[i] = s.name
+	}
+	e.board = lanes.NewBoard(opts.Lanes.Max, names)
+	e.gate = &lanes.Gate{MinGap: opts.Lanes.DelayMin, Interval: e.hostInterval}
+	return e, nil
+}
+
+type egressSpec struct {
+	name  string
+	local netip.Addr
+}
+
+// parseEgresses reads --egress SPECs. The core engine binds local source addresses
+// (bind:IP); proxy egresses come with the egress rotation (M3).
+func parseEgresses(specs []string) ([]egressSpec, error) {
+	if len(specs) == 0 {
+		return []egressSpec{{name: "direct"}}, nil
+	}
+	var out []egressSpec
+	for _, s := range specs {
+		ip, ok := strings.CutPrefix(s, "bind:")
+		if !ok {
+			return nil, fmt.Errorf("--egress %q: want bind:IP (e.g. bind:127.0.0.2)", s)
+		}
+		a, err := netip.ParseAddr(ip)
+		if err != nil {
+			return nil, fmt.Errorf("--egress %q: %q is not an IP address", s, ip)
+		}
+		out = append(out, egressSpec{name: s, local: a})
+	}
+	return out, nil
+}
+
+// hostInterval is the aggregate gap between two requests to one host over all
+// egresses: 1/host_rate, raised by robots.txt Crawl-delay (SPEC: politeness).
+func (e *Engine) hostInterval(host string) time.Duration {
+	var iv time.Duration
+	if e.opts.HostRate > 0 {
+		iv = time.Duration(float64(time.Second) / e.opts.HostRate)
+	}
+	e.mu.Lock()
+	cd := e.crawlDelay[host]
+	e.mu.Unlock()
+	return max(iv, cd)
+}
+
+// Start queues the seeds, resumes what an earlier run left unprocessed, and starts
+// the lanes. It returns at once; use Done to wait for the crawl to run dry.
+func (e *Engine) Start() error {
+	e.mu.Lock()
+	e.startedAt = time.Now()
+	e.state = StateRunning
+	e.mu.Unlock()
+	if err := e.resume(); err != nil {
+		return err
+	}
+	if err := e.queueSeeds(e.opts.Seeds); err != nil {
+		return err
+	}
+	e.wg.Add(2)
+	go e.tick()
+	go e.persistEvents()
+	e.logf(LevelInfo, 0, "", "crawl started: %d lanes max, %d egress, delay %v..%v, host cap %.3g/s",
+		e.opts.Lanes.Max, len(e.egress), e.opts.Lanes.DelayMin, e.opts.Lanes.DelayMax, e.opts.HostRate)
+	if e.resumed > 0 {
+		e.logf(LevelInfo, 0, "", "resumed: %d in-progress URLs went back to the queue", e.resumed)
+	}
+	e.mu.Lock()
+	e.checkIdle()
+	e.mu.Unlock()
+	return nil
+}
+
+// tick samples the rate once a second until the engine stops.
+func (e *Engine) tick() {
+	defer e.wg.Done()
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-e.ctx.Done():
+			return
+		case now := <-t.C:
+			e.rate.sample(now, e.c.pagesFetched.Load())
+		}
+	}
+}
+
+// Done is closed when the crawl has run dry: nothing queued, no lane alive, no link
+// insert outstanding.
+func (e *Engine) Done() <-chan struct{} { return e.done }
+
+// checkIdle closes done when nothing is left to do. Caller holds e.mu.
+func (e *Engine) checkIdle() {
+	if e.board.Len() == 0 && e.board.Queued() == 0 && e.outstanding == 0 && e.state == StateRunning {
+		if e.q.spillFrom != 0 {
+			e.startRefill()
+			return
+		}
+		e.doneOnce.Do(func() { close(e.done) })
+	}
+}
+
+// Stop ends the crawl gracefully: lanes finish or abandon their current request
+// (abandoned URLs go back to the queue), and every write is committed.
+func (e *Engine) Stop() {
+	e.stopOnce.Do(func() {
+		e.mu.Lock()
+		e.state = StateStopping
+		e.broadcast()
+		e.mu.Unlock()
+		e.cancel()
+		e.wg.Wait()
+		if err := e.st.Flush(); err != nil {
+			e.logf(LevelError, 0, "", "store: %v", err)
+		}
+		e.mu.Lock()
+		e.state = StateDone
+		e.mu.Unlock()
+		for _, eg := range e.egress {
+			eg.f.Close()
+		}
+	})
+}
+
+// Close stops the crawl and closes the store.
+func (e *Engine) Close() error {
+	e.Stop()
+	return e.st.Close()
+}
+
+// Stats returns the --stats-json object.
+func (e *Engine) Stats() Stats {
+	e.mu.Lock()
+	peak := e.board.Peak()
+	started := e.startedAt
+	e.mu.Unlock()
+	t := e.c.totals(peak)
+	d := time.Since(started).Seconds()
+	s := Stats{
+		PagesFetched: t.PagesFetched, PagesStored: t.PagesStored, BytesFetched: t.BytesFetched,
+		Refused: t.Refused, Errors: t.Errors, URLsQueued: t.URLsQueued, URLsDone: t.URLsDone,
+		LanesPeak: peak, DurationS: d, RobotsSkips: t.Errors[fetch.KindRobots], Resumed: e.resumed,
+	}
+	if d > 0 {
+		s.PagesPerS = float64(t.PagesFetched) / d
+	}
+	return s
+}
+
+// broadcast wakes everything waiting for a resume. Caller holds e.mu.
+func (e *Engine) broadcast() {
+	close(e.wake)
+	e.wake = make(chan struct{})
+}
+
+// logf records an event in the ring; warnings and errors also go to the store's
+// event table, through a buffered channel so that logging never blocks (and may be
+// called with e.mu held).
+func (e *Engine) logf(level Level, lane int, host, format string, args ...any) {
+	ev := e.events.add(Event{At: time.Now(), Level: level, Lane: lane, Host: host, Msg: fmt.Sprintf(format, args...)})
+	if level >= LevelWarn {
+		select {
+		case e.persist <- ev:
+		default: // the store is behind: the ring still has it
+		}
+	}
+}
+
+// persistEvents writes warnings and errors to the store until the engine stops.
+func (e *Engine) persistEvents() {
+	defer e.wg.Done()
+	for {
+		select {
+		case ev := <-e.persist:
+			e.st.AddEvent(ev.At, int(ev.Level), ev.Lane, ev.Host, ev.Msg)
+		case <-e.ctx.Done():
+			for {
+				select {
+				case ev := <-e.persist:
+					e.st.AddEvent(ev.At, int(ev.Level), ev.Lane, ev.Host, ev.Msg)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+// delay draws a lane's random pause (M1: longer than a human click interval).
+func (e *Engine) delay() time.Duration {
+	lo, hi := e.opts.Lanes.DelayMin, e.opts.Lanes.DelayMax
+	if hi <= lo {
+		return lo
+	}
+	return lo + time.Duration(rand.Int64N(int64(hi-lo)))
+}
+
+// sleep waits d or until the engine stops; false means stop.
+func (e *Engine) sleep(d time.Duration) bool {
+	if d <= 0 {
+		return e.ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-e.ctx.Done():
+		return false
+	}
+}
+
+// sortedKeys returns a map's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,218 @@
+// Package fetch downloads pages for the lanes: one colly collector with one keep-alive
+// transport per egress, names resolved by the engine's resolver and every dial checked
+// by the SSRF guard, with timeouts, a body cap, a redirect limit, a content-type filter
+// and link extraction.
+package fetch
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+)
+
+// Config sets the fetch limits shared by every egress.
+type Config struct {
+	UserAgent      string        // sent on every request, robots.txt included
+	ConnectTimeout time.Duration // TCP connect
+	RequestTimeout time.Duration // whole request, body included
+	MaxBodyBytes   int           // larger bodies are cut off and counted as body_too_large
+	MaxRedirects   int           // redirects followed per fetch
+	ContentTypes   []string      // media types kept as pages (others: content_type)
+}
+
+// Result is one HTTP exchange. Non-2xx statuses come back as a Result, not an error:
+// the engine decides what a 403, 429 or 5xx means.
+type Result struct {
+	URL         string
+	FinalURL    string // after redirects
+	Status      int
+	Header      http.Header
+	ContentType string // media type, lower-case, without parameters
+	Body        []byte
+	Links       []string // absolute link targets, in document order (not yet normalised)
+	Canonical   string   // <link rel=canonical>, absolute, if any
+	Duration    time.Duration
+}
+
+// Fetcher fetches through one egress. It is safe for concurrent use by the lanes
+// bound to that egress, which share its keep-alive connections.
+type Fetcher struct {
+	cfg       Config
+	c         *colly.Collector
+	transport *http.Transport
+	robots    *http.Client
+}
+
+type ctxKey string
+
+const resultKey ctxKey = "crawlconsole.result"
+
+type exchange struct {
+	res  *Result
+	kind string // set when a callback rejects the response
+	err  error
+}
+
+// New returns a Fetcher dialling through d. ctx bounds every request (engine stop).
+func New(ctx context.Context, cfg Config, d *Dialer) *Fetcher {
+	tr := &http.Transport{
+		DialContext:           d.DialContext,
+		MaxIdleConns:          512,
+		MaxIdleConnsPerHost:   8,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   cfg.ConnectTimeout,
+		ResponseHeaderTimeout: cfg.RequestTimeout,
+		ForceAttemptHTTP2:     true,
+	}
+	// Build the collector by hand: colly.NewCollector lets COLLY_* environment
+	// variables override what we set, and nothing may silently override the operator.
+	c := &colly.Collector{}
+	c.Init()
+	c.UserAgent = cfg.UserAgent
+	c.AllowURLRevisit = true // the frontier dedupes (M4); colly's own visited set would grow forever
+	c.MaxBodySize = cfg.MaxBodyBytes + 1
+	c.ParseHTTPErrorResponse = true
+	c.IgnoreRobotsTxt = true // robots.txt is fetched by the lanes, through the politeness gate
+	c.Context = ctx
+	c.WithTransport(tr)
+	c.SetRequestTimeout(cfg.RequestTimeout)
+	c.DisableCookies()
+	f := &Fetcher{cfg: cfg, c: c, transport: tr}
+	c.SetRedirectHandler(f.checkRedirect)
+	c.OnResponseHeaders(f.onHeaders)
+	c.OnResponse(f.onResponse)
+	c.OnHTML("a[href], area[href]", func(e *colly.HTMLElement) {
+		if x := exchangeOf(e.Request.Ctx); x != nil && x.kind == "" {
+			if u := e.Request.AbsoluteURL(e.Attr("href")); u != "" {
+				x.res.Links = append(x.res.Links, u)
+			}
+		}
+	})
+	c.OnHTML("link[rel=canonical]", func(e *colly.HTMLElement) {
+		if x := exchangeOf(e.Request.Ctx); x != nil && x.res.Canonical == "" {
+			x.res.Canonical = e.Request.AbsoluteURL(e.Attr("href"))
+		}
+	})
+	f.robots = &http.Client{Transport: tr, Timeout: cfg.RequestTimeout, CheckRedirect: f.checkRedirect}
+	return f
+}
+
+func exchangeOf(ctx *colly.Context) *exchange {
+	x, _ := ctx.GetAny(string(resultKey)).(*exchange)
+	return x
+}
+
+// Close drops the egress's idle connections.
+func (f *Fetcher) Close() { f.transport.CloseIdleConnections() }
+
+// Fetch GETs url with extra headers (conditional GET, ...). Failures that produced no
+// usable HTTP response return an *Error with its kind.
+func (f *Fetcher) Fetch(url string, hdr http.Header) (*Result, error) {
+	x := &exchange{res: &Result{URL: url}}
+	cctx := colly.NewContext()
+	cctx.Put(string(resultKey), x)
+	h := http.Header{"User-Agent": {f.cfg.UserAgent}, "Accept": {"text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"}}
+	for k, v := range hdr {
+		h[k] = v
+	}
+	start := time.Now()
+	err := f.c.Request(http.MethodGet, url, nil, cctx, h)
+	x.res.Duration = time.Since(start)
+	switch {
+	case x.kind != "":
+		return x.res, &Error{Kind: x.kind, URL: url, Err: x.err}
+	case err != nil:
+		return nil, &Error{Kind: Kind(err), URL: url, Err: err}
+	}
+	return x.res, nil
+}
+
+func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) > f.cfg.MaxRedirects {
+		return &redirectError{kind: KindTooManyRedir, msg: fmt.Sprintf("stopped after %d redirects", f.cfg.MaxRedirects)}
+	}
+	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+		return &redirectError{kind: KindBadRedirect, msg: fmt.Sprintf("redirect to unsupported scheme %q", req.URL.Scheme)}
+	}
+	target := req.URL.String()
+	for _, v := range via {
+		if v.URL.String() == target {
+			return &redirectError{kind: KindRedirectLoop, msg: "redirect loop back to " + target}
+		}
+	}
+	return nil
+}
+
+func (f *Fetcher) onHeaders(r *colly.Response) {
+	x := exchangeOf(r.Ctx)
+	if x == nil {
+		return
+	}
+	x.res.Status = r.StatusCode
+	x.res.Header = r.Headers.Clone()
+	x.res.FinalURL = r.Request.URL.String()
+	mt, _, _ := mime.ParseMediaType(r.Headers.Get("Content-Type"))
+	x.res.ContentType = strings.ToLower(mt)
+	if r.StatusCode/100 == 2 && !f.allowedType(x.res.ContentType) {
+		x.kind, x.err = KindContentType, fmt.Errorf("content type %q is not crawled", x.res.ContentType)
+		r.Request.Abort()
+		return
+	}
+	if cl := r.Headers.Get("Content-Length"); cl != "" {
+		var n int64
+		if _, err := fmt.Sscan(cl, &n); err == nil && n > int64(f.cfg.MaxBodyBytes) {
+			x.kind, x.err = KindTooLarge, fmt.Errorf("Content-Length %d exceeds the %d-byte limit", n, f.cfg.MaxBodyBytes)
+			r.Request.Abort()
+		}
+	}
+}
+
+func (f *Fetcher) allowedType(mt string) bool {
+	if mt == "" {
+		return true // sniffed below
+	}
+	for _, t := range f.cfg.ContentTypes {
+		if t == mt {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *Fetcher) onResponse(r *colly.Response) {
+	x := exchangeOf(r.Ctx)
+	if x == nil {
+		return
+	}
+	x.res.Body = r.Body
+	if len(r.Body) > f.cfg.MaxBodyBytes {
+		x.kind, x.err = KindTooLarge, fmt.Errorf("body exceeds the %d-byte limit", f.cfg.MaxBodyBytes)
+		x.res.Body = nil
+		return
+	}
+	if r.StatusCode/100 == 2 && looksBinary(r.Body) {
+		x.kind, x.err = KindBinary, errors.New("binary content labelled as text")
+		x.res.Body = nil
+	}
+}
+
+// looksBinary sniffs the start of a body that claims to be text: NUL bytes or a
+// sniffed non-text type mean it is not a page.
+func looksBinary(b []byte) bool {
+	head := b
+	if len(head) > 512 {
+		head = head[:512]
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		return true
+	}
+	ct := http.DetectContentType(head)
+	return !strings.HasPrefix(ct, "text/") && !strings.Contains(ct, "xml") && !strings.Contains(ct, "json")
+}

@@ -1,0 +1,287 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// runLane is one lane's life (M1): take the next task, fetch it, pause a random
+// human-like interval, repeat; retire when the lane runs dry.
+func (e *Engine) runLane(ls *laneState) {
+	defer e.wg.Done()
+	l := ls.lane
+	e.mu.Lock()
+	egress := e.egress[l.Egress].name // Egress is guarded by e.mu (rebalance moves lanes)
+	e.mu.Unlock()
+	e.st.LaneOpened(l.ID, egress, time.Now())
+	e.logf(LevelDebug, l.ID, "", "lane %d opened on %s", l.ID, egress)
+	for {
+		t, egIdx, ok := e.nextTask(ls)
+		if !ok {
+			return
+		}
+		e.process(ls, egIdx, t)
+		d := e.delay()
+		e.mu.Lock()
+		ls.status, ls.nextFetch = LaneWaiting, time.Now().Add(d)
+		e.mu.Unlock()
+		if !e.sleep(d) {
+			return
+		}
+	}
+}
+
+// nextTask blocks while the crawl, the lane or the task's host is paused, then hands
+// out the lane's next task and the egress it leaves from (a rebalance may move the
+// lane between tasks). ok=false: the lane retired or the engine is stopping.
+func (e *Engine) nextTask(ls *laneState) (frontier.Task, int, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for {
+		if e.ctx.Err() != nil {
+			return frontier.Task{}, 0, false
+		}
+		if e.paused || ls.lane.Paused() {
+			ls.status, ls.nextFetch = LanePaused, time.Time{}
+			if !e.waitWake() {
+				return frontier.Task{}, 0, false
+			}
+			continue
+		}
+		t, ok, opened := e.board.Next(ls.lane)
+		for _, l := range opened {
+			e.startLane(l)
+		}
+		e.startRefill()
+		if !ok {
+			if ls.lane.Paused() {
+				continue
+			}
+			delete(e.lanes, ls.lane.ID)
+			e.checkIdle()
+			id, done := ls.lane.ID, ls.lane.Done()
+			e.mu.Unlock()
+			e.st.LaneRetired(id, time.Now(), done)
+			e.logf(LevelDebug, id, "", "lane %d retired", id)
+			e.mu.Lock()
+			return frontier.Task{}, 0, false
+		}
+		for e.pausedHosts[t.Host] && e.ctx.Err() == nil {
+			ls.status, ls.current = LanePaused, t.URL
+			if !e.waitWake() {
+				return frontier.Task{}, 0, false
+			}
+		}
+		ls.status, ls.current, ls.nextFetch = LaneFetching, t.URL, time.Time{}
+		return t, ls.lane.Egress, true
+	}
+}
+
+// waitWake releases e.mu until something is resumed or the engine stops. Caller
+// holds e.mu; it is held again on return. false means stop.
+func (e *Engine) waitWake() bool {
+	w := e.wake
+	e.mu.Unlock()
+	select {
+	case <-w:
+	case <-e.ctx.Done():
+	}
+	e.mu.Lock()
+	return e.ctx.Err() == nil
+}
+
+// process fetches one task on its lane and records the outcome.
+func (e *Engine) process(ls *laneState, egIdx int, t frontier.Task) {
+	l := ls.lane
+	eg := e.egress[egIdx]
+	u, err := url.Parse(t.URL)
+	if err != nil {
+		e.finish(t, l.ID, store.Failed, frontier.KindMalformed)
+		return
+	}
+	if e.opts.Robots {
+		rules, err := e.robotsFor(egIdx, u)
+		if err != nil { // stopping: leave the URL queued
+			return
+		}
+		if !rules.Allowed(u.RequestURI()) {
+			kind := fetch.KindRobots
+			if rules.Unreachable {
+				kind = fetch.KindRobotsDown
+			}
+			e.finish(t, l.ID, store.Failed, kind)
+			return
+		}
+	}
+	e.st.SetState(t.URL, store.InProgress, l.ID, "")
+	res, kind := e.fetchWithRetry(egIdx, eg, t)
+	if kind == fetch.KindCanceled || e.ctx.Err() != nil {
+		e.st.SetState(t.URL, store.Unprocessed, l.ID, "") // resumes next run
+		return
+	}
+	if res != nil {
+		e.c.pagesFetched.Add(1)
+		e.c.bytesFetched.Add(int64(len(res.Body)))
+		e.fetchCost.add(res.Duration)
+	}
+	switch {
+	case kind != "":
+		e.finish(t, l.ID, store.Failed, kind)
+		if kind != fetch.KindContentType {
+			e.logf(LevelWarn, l.ID, t.Host, "%s: %s", kind, t.URL)
+		}
+	case refused(res):
+		e.c.refused.Add(1)
+		e.finish(t, l.ID, store.Failed, fetch.KindRefused)
+		wait := max(e.opts.Fetch.RefusalBackoff, retryAfter(res.Header))
+		e.logf(LevelWarn, l.ID, t.Host, "refused (%d) %s; lane backs off %v", res.Status, t.URL, wait)
+		e.mu.Lock()
+		ls.status, ls.nextFetch = LaneWaiting, time.Now().Add(wait)
+		e.mu.Unlock()
+		e.sleep(wait)
+	case res.Status == http.StatusNotModified:
+		e.finish(t, l.ID, store.Processed, "")
+	case res.Status/100 == 2:
+		e.savePage(l.ID, eg.name, t, res)
+	case res.Status/100 == 4:
+		e.finish(t, l.ID, store.Failed, fetch.KindHTTP4xx)
+	case res.Status/100 == 5:
+		e.finish(t, l.ID, store.Failed, fetch.KindHTTP5xx)
+	default:
+		e.finish(t, l.ID, store.Failed, "http_"+strconv.Itoa(res.Status))
+	}
+}
+
+// fetchWithRetry fetches through the politeness gate, retrying transient failures
+// (timeouts, resets, 5xx) with exponential backoff; never client errors or refusals.
+func (e *Engine) fetchWithRetry(egIdx int, eg *egressLink, t frontier.Task) (*fetch.Result, string) {
+	for attempt := 0; ; attempt++ {
+		tk, err := e.gate.Acquire(e.ctx, egIdx, t.Host, t.ParentHash)
+		if err != nil {
+			return nil, fetch.KindCanceled
+		}
+		res, err := eg.f.Fetch(t.URL, nil)
+		e.gate.Release(tk)
+		kind := fetch.Kind(err)
+		if kind == "" && res.Status/100 == 5 && !refused(res) {
+			kind = fetch.KindHTTP5xx
+		}
+		if kind == "" || !fetch.Transient(kind) || attempt >= e.opts.Fetch.Retries {
+			if kind == fetch.KindHTTP5xx {
+				kind = "" // a 5xx page is still a response: process() records it
+			}
+			return res, kind
+		}
+		backoff := e.opts.Fetch.RetryBackoff << attempt
+		e.logf(LevelInfo, 0, t.Host, "%s on %s, retry %d in %v", kind, t.URL, attempt+1, backoff)
+		if !e.sleep(backoff) {
+			return nil, fetch.KindCanceled
+		}
+	}
+}
+
+// robotsFor returns the robots.txt rules of u's origin, fetching them through this
+// lane's egress and the gate the first time (a robots.txt request is a request to
+// the host like any other, for the site's bot detection).
+func (e *Engine) robotsFor(egIdx int, u *url.URL) (*fetch.Rules, error) {
+	origin := u.Scheme + "://" + u.Host
+	host := u.Hostname()
+	return e.robots.Get(e.ctx, origin, func(ctx context.Context) (*fetch.Rules, error) {
+		tk, err := e.gate.Acquire(ctx, egIdx, host, 0)
+		if err != nil {
+			return nil, err
+		}
+		r := e.egress[egIdx].f.FetchRobots(ctx, origin, e.opts.UserAgent)
+		e.gate.Release(tk)
+		if r.CrawlDelay > 0 {
+			e.mu.Lock()
+			e.crawlDelay[host] = r.CrawlDelay
+			e.mu.Unlock()
+		}
+		e.logf(LevelDebug, 0, host, "robots.txt for %s: %s", origin, r)
+		return r, nil
+	})
+}
+
+// savePage stores a fetched page with the links it found, in one transaction, and
+// queues the new links as the store confirms them.
+func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.Result) {
+	links := e.extract(t, res)
+	page := store.Page{
+		URL: t.URL, FetchedAt: time.Now(), Status: res.Status, ContentType: res.ContentType, Body: res.Body,
+		Bytes: int64(len(res.Body)), Duration: res.Duration, Lane: lane, Egress: egress,
+		ETag: res.Header.Get("ETag"), LastModified: res.Header.Get("Last-Modified"),
+	}
+	if res.FinalURL != "" && res.FinalURL != t.URL {
+		page.FinalURL = res.FinalURL
+	}
+	if len(links) > 0 {
+		e.parentURLs.Add(frontier.Hash(t.URL), t.URL)
+	}
+	if len(links) == 0 {
+		e.st.SavePage(page, nil, nil)
+	} else {
+		e.submit(links, func(u []store.URL, done store.LinkResult) { e.st.SavePage(page, u, done) })
+	}
+	e.c.pagesStored.Add(1)
+	e.c.urlsDone.Add(1)
+}
+
+// finish records a task that ended without a stored page.
+func (e *Engine) finish(t frontier.Task, lane int, st store.State, kind string) {
+	e.st.SetState(t.URL, st, lane, kind)
+	if kind != "" {
+		e.c.addError(kind)
+	}
+	e.c.urlsDone.Add(1)
+}
+
+// refused says whether a response is a site refusing us: 403, 429, or a ban/captcha
+// page served with 200 (M3 classifies refusals finer once egress rotation is on).
+func refused(res *fetch.Result) bool {
+	if res == nil {
+		return false
+	}
+	switch res.Status {
+	case http.StatusForbidden, http.StatusTooManyRequests:
+		return true
+	}
+	if res.Status/100 != 2 || len(res.Body) > 64<<10 {
+		return false
+	}
+	low := bytes.ToLower(res.Body)
+	for _, m := range banMarkers {
+		if bytes.Contains(low, m) {
+			return true
+		}
+	}
+	return false
+}
+
+var banMarkers = [][]byte{
+	[]byte("captcha"), []byte("verify you are human"), []byte("unusual traffic"),
+	[]byte("access denied"), []byte("访问过于频繁"), []byte("人机验证"),
+}
+
+// retryAfter parses a Retry-After header (seconds or HTTP date).
+func retryAfter(h http.Header) time.Duration {
+	v := h.Get("Retry-After")
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return time.Until(t)
+	}
+	return 0
+}

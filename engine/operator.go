@@ -1,0 +1,247 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+)
+
+var _ Control = (*Engine)(nil)
+
+// Snapshot implements Control.
+func (e *Engine) Snapshot() Snapshot {
+	now := time.Now()
+	rate, hist := e.rate.current()
+	e.mu.Lock()
+	views := e.board.View()
+	s := Snapshot{
+		At: now, State: e.state, StartedAt: e.startedAt, PagesPerSec: rate, RateHistory: hist,
+		QueueDepth: e.board.Queued(), LanesBusy: e.board.Len(), LanesMax: e.board.Max(),
+		PausedHosts: sortedKeys(e.pausedHosts), Egresses: append([]string(nil), e.board.Egresses()...),
+	}
+	if e.paused && s.State == StateRunning {
+		s.State = StatePaused
+	}
+	if e.q.spillFrom != 0 {
+		s.QueueDepth += int(e.q.maxSpilled - e.q.spillFrom + 1) // estimate of what waits in the store
+	}
+	s.Lanes = make([]Lane, 0, len(views))
+	s.Groups = make([]Group, 0, len(views))
+	for _, v := range views {
+		ls := e.lanes[v.ID]
+		row := Lane{ID: v.ID, Egress: v.Egress, Hosts: sortedKeys(v.Hosts), Parents: len(v.Parents),
+			Queued: v.Queued, Done: v.Done, Paused: v.Paused}
+		if ls != nil {
+			row.Status, row.Current, row.NextFetch = ls.status, ls.current, ls.nextFetch
+		}
+		if v.Paused {
+			row.Status = LanePaused
+		}
+		s.Lanes = append(s.Lanes, row)
+		g := Group{Lane: v.ID, Egress: v.Egress}
+		for _, h := range row.Hosts {
+			g.Hosts = append(g.Hosts, HostRef{Host: h, Tasks: v.Hosts[h]})
+		}
+		for p, n := range v.Parents {
+			u, _ := e.parentURLs.Peek(p)
+			g.Parents = append(g.Parents, ParentRef{Hash: p, URL: u, Tasks: n})
+		}
+		sort.Slice(g.Parents, func(i, j int) bool { return g.Parents[i].URL < g.Parents[j].URL })
+		s.Groups = append(s.Groups, g)
+	}
+	peak := e.board.Peak()
+	e.mu.Unlock()
+	s.Totals = e.c.totals(peak)
+	s.LastEvent = e.events.last()
+	return s
+}
+
+// EventsSince implements Control.
+func (e *Engine) EventsSince(after uint64, max int) []Event { return e.events.since(after, max) }
+
+// Pause implements Control: lanes finish their current request, then wait.
+func (e *Engine) Pause() {
+	e.mu.Lock()
+	changed := !e.paused
+	e.paused = true
+	e.mu.Unlock()
+	if changed {
+		e.logf(LevelInfo, 0, "", "crawl paused by operator")
+	}
+}
+
+// Resume implements Control.
+func (e *Engine) Resume() {
+	e.mu.Lock()
+	changed := e.paused
+	e.paused = false
+	e.broadcast()
+	e.mu.Unlock()
+	if changed {
+		e.logf(LevelInfo, 0, "", "crawl resumed by operator")
+	}
+}
+
+// PauseLane implements Control.
+func (e *Engine) PauseLane(id int, paused bool) error {
+	e.mu.Lock()
+	err := e.board.SetPaused(id, paused)
+	if err == nil && !paused {
+		e.broadcast()
+	}
+	e.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	e.logf(LevelInfo, id, "", "lane %d %s by operator", id, map[bool]string{true: "paused", false: "resumed"}[paused])
+	return nil
+}
+
+// PauseHost implements Control: every lane holds its requests to host.
+func (e *Engine) PauseHost(host string, paused bool) error {
+	if host == "" {
+		return errors.New("no host given")
+	}
+	e.mu.Lock()
+	if paused {
+		e.pausedHosts[host] = true
+	} else {
+		delete(e.pausedHosts, host)
+		e.broadcast()
+	}
+	e.mu.Unlock()
+	e.logf(LevelInfo, 0, host, "host %s %s by operator", host, map[bool]string{true: "paused", false: "resumed"}[paused])
+	return nil
+}
+
+// SetMaxLanes implements Control.
+func (e *Engine) SetMaxLanes(n int) error {
+	e.mu.Lock()
+	opened, err := e.board.SetMax(n)
+	for _, l := range opened {
+		e.startLane(l)
+	}
+	e.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	e.logf(LevelInfo, 0, "", "lanes.max set to %d by operator", n)
+	return nil
+}
+
+// costMeter keeps the mean fetch duration, the basis of lane cost estimates.
+type costMeter struct {
+	mu    sync.Mutex
+	n     int64
+	total time.Duration
+}
+
+func (c *costMeter) add(d time.Duration) {
+	c.mu.Lock()
+	c.n++
+	c.total += d
+	c.mu.Unlock()
+}
+
+func (c *costMeter) mean() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == 0 {
+		return 0
+	}
+	return c.total / time.Duration(c.n)
+}
+
+// PlanRebalance implements Control. On one box it re-deals lanes over the egress
+// addresses so each address carries about the same observed work: a lane's cost is
+// its queued tasks plus the one in hand, times (mean fetch time + mean lane pause).
+// The deal is longest-processing-time first onto the least-loaded address.
+func (e *Engine) PlanRebalance() RebalancePlan {
+	per := (e.fetchCost.mean() + (e.opts.Lanes.DelayMin+e.opts.Lanes.DelayMax)/2).Seconds()
+	e.mu.Lock()
+	views := e.board.View()
+	egs := append([]string(nil), e.board.Egresses()...)
+	e.mu.Unlock()
+	idx := map[string]int{}
+	for i, n := range egs {
+		idx[n] = i
+	}
+	before := make([]EgressLoad, len(egs))
+	after := make([]EgressLoad, len(egs))
+	for i, n := range egs {
+		before[i].Egress, after[i].Egress = n, n
+	}
+	type lc struct {
+		id   int
+		from int
+		cost float64
+	}
+	var ls []lc
+	for _, v := range views {
+		c := float64(v.Queued+1) * per
+		ls = append(ls, lc{v.ID, idx[v.Egress], c})
+		before[idx[v.Egress]].Lanes++
+		before[idx[v.Egress]].Cost += c
+	}
+	plan := RebalancePlan{Before: before}
+	if len(egs) < 2 {
+		plan.After = before
+		plan.Summary = "one egress address: nothing to rebalance"
+		return plan
+	}
+	sort.Slice(ls, func(i, j int) bool { return ls[i].cost > ls[j].cost || ls[i].cost == ls[j].cost && ls[i].id < ls[j].id })
+	for _, l := range ls {
+		best := l.from
+		for i := range after {
+			if after[i].Cost < after[best].Cost {
+				best = i
+			}
+		}
+		after[best].Lanes++
+		after[best].Cost += l.cost
+		if best != l.from {
+			plan.Moves = append(plan.Moves, LaneMove{Lane: l.id, From: egs[l.from], To: egs[best], Cost: l.cost})
+		}
+	}
+	plan.After = after
+	plan.Summary = fmt.Sprintf("move %d of %d lanes; busiest address %.1fs -> %.1fs of queued work",
+		len(plan.Moves), len(ls), maxCost(before), maxCost(after))
+	return plan
+}
+
+func maxCost(loads []EgressLoad) float64 {
+	var m float64
+	for _, l := range loads {
+		m = max(m, l.Cost)
+	}
+	return m
+}
+
+// ApplyRebalance implements Control: each move rebinds a lane (and what it holds) to
+// another address, unless that address already holds something adjacent to it.
+func (e *Engine) ApplyRebalance(p RebalancePlan) error {
+	e.mu.Lock()
+	idx := map[string]int{}
+	for i, n := range e.board.Egresses() {
+		idx[n] = i
+	}
+	var errs []error
+	moved := 0
+	for _, m := range p.Moves {
+		to, ok := idx[m.To]
+		if !ok {
+			errs = append(errs, fmt.Errorf("lane %d: no egress %q", m.Lane, m.To))
+			continue
+		}
+		if err := e.board.SetEgress(m.Lane, to); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		moved++
+	}
+	e.mu.Unlock()
+	e.logf(LevelInfo, 0, "", "rebalance applied: %d of %d lanes moved", moved, len(p.Moves))
+	return errors.Join(errs...)
+}

@@ -1,0 +1,134 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"strings"
+	"time"
+)
+
+// DefaultUserAgent identifies the crawler to the sites it visits (SPEC: politeness).
+const DefaultUserAgent = "crawlconsole/0.1 (+https://github.com/crawlconsole/crawlconsole)"
+
+// Options configures a crawl. Defaults come from DefaultOptions; the CLI applies a
+// config file, then flags, on top (defaults -> file -> flags). YAML keys are the
+// lower_snake names in the tags.
+type Options struct {
+	// Seeds are the start URLs (parent hash 0).
+	Seeds []string `yaml:"seeds"`
+	// DB is the SQLite store path; the crawl resumes from it if it exists.
+	DB string `yaml:"db"`
+
+	// Lanes configures M1 adjacency lanes.
+	Lanes LaneOptions `yaml:"lanes"`
+	// HostRate caps each host's aggregate request rate across every egress, in
+	// requests per second (robots.txt Crawl-delay raises the gap further). 0 = no cap.
+	HostRate float64 `yaml:"host_rate"`
+	// Robots obeys robots.txt (default true).
+	Robots bool `yaml:"robots"`
+	// UserAgent is sent with every request.
+	UserAgent string `yaml:"user_agent"`
+
+	// DNSServers are "host:port" DNS servers; empty uses the system's.
+	DNSServers []string `yaml:"dns_servers"`
+	// Egress lists egress SPECs (bind:IP, http://..., socks5://...); empty = direct.
+	Egress []string `yaml:"egress"`
+	// AllowPrivate opens CIDR ranges to the SSRF guard (loopback/private are refused
+	// by default).
+	AllowPrivate []string `yaml:"allow_private"`
+
+	// Scope limits what is followed.
+	Scope frontier.ScopeConfig `yaml:"scope"`
+	// Fetch sets per-request limits.
+	Fetch FetchOptions `yaml:"fetch"`
+	// Dedupe sizes the LRU + Bloom URL filter (M4, seed 002).
+	Dedupe DedupeOptions `yaml:"dedupe"`
+	// QueueMemory is how many queued URLs are kept in memory; the rest wait in the
+	// store and are paged in as the queue drains.
+	QueueMemory int `yaml:"queue_memory"`
+}
+
+// LaneOptions configures M1.
+type LaneOptions struct {
+	// Max is the most lanes fetching at once (lanes.max).
+	Max int `yaml:"max"`
+	// DelayMin and DelayMax bound the random pause between two requests of one lane;
+	// longer than a human click interval (default 2s..6s).
+	DelayMin time.Duration `yaml:"delay_min"`
+	DelayMax time.Duration `yaml:"delay_max"`
+}
+
+// FetchOptions sets per-request limits.
+type FetchOptions struct {
+	ConnectTimeout time.Duration `yaml:"connect_timeout"`
+	Timeout        time.Duration `yaml:"timeout"`         // whole request, body included
+	MaxBodyBytes   int           `yaml:"max_body_bytes"`  // larger bodies: body_too_large
+	MaxRedirects   int           `yaml:"max_redirects"`   // per fetch
+	ContentTypes   []string      `yaml:"content_types"`   // media types stored as pages
+	Retries        int           `yaml:"retries"`         // extra attempts for transient errors
+	RetryBackoff   time.Duration `yaml:"retry_backoff"`   // first backoff; doubles each retry
+	RefusalBackoff time.Duration `yaml:"refusal_backoff"` // pause of a lane after a refusal (403/429/ban)
+}
+
+// DedupeOptions sizes the URL filter.
+type DedupeOptions struct {
+	ExpectedURLs  uint    `yaml:"expected_urls"`  // Bloom filter sizing
+	FalsePositive float64 `yaml:"false_positive"` // Bloom target rate
+	LRUSize       int     `yaml:"lru_size"`       // recent URLs remembered exactly
+}
+
+// DefaultOptions returns the documented defaults (real-web politeness: 2..6 s lane
+// pauses, 1 request/s per host).
+func DefaultOptions() Options {
+	return Options{
+		Lanes:     LaneOptions{Max: 32, DelayMin: 2 * time.Second, DelayMax: 6 * time.Second},
+		HostRate:  1,
+		Robots:    true,
+		UserAgent: DefaultUserAgent,
+		Scope:     frontier.ScopeConfig{SameSite: true},
+		Fetch: FetchOptions{
+			ConnectTimeout: 10 * time.Second,
+			Timeout:        30 * time.Second,
+			MaxBodyBytes:   10 << 20,
+			MaxRedirects:   5,
+			ContentTypes:   []string{"text/html", "application/xhtml+xml"},
+			Retries:        2,
+			RetryBackoff:   2 * time.Second,
+			RefusalBackoff: 30 * time.Second,
+		},
+		Dedupe:      DedupeOptions{ExpectedURLs: 10_000_000, FalsePositive: 0.01, LRUSize: 16384},
+		QueueMemory: 200_000,
+	}
+}
+
+// Validate reports the first unusable setting, naming it and what is allowed.
+func (o *Options) Validate() error {
+	switch {
+	case o.Lanes.Max < 1:
+		return fmt.Errorf("lanes.max (--lanes) must be at least 1, got %d", o.Lanes.Max)
+	case o.Lanes.DelayMin < 0 || o.Lanes.DelayMax < o.Lanes.DelayMin:
+		return fmt.Errorf("lane delay (--delay MIN..MAX) must satisfy 0 <= MIN <= MAX, got %v..%v", o.Lanes.DelayMin, o.Lanes.DelayMax)
+	case o.HostRate < 0:
+		return fmt.Errorf("host_rate must be >= 0 requests/s (0 = no cap), got %v", o.HostRate)
+	case strings.TrimSpace(o.UserAgent) == "":
+		return fmt.Errorf("user_agent (--user-agent) must not be empty")
+	case o.Fetch.MaxBodyBytes < 1024:
+		return fmt.Errorf("fetch.max_body_bytes must be at least 1024, got %d", o.Fetch.MaxBodyBytes)
+	case o.Fetch.MaxRedirects < 0:
+		return fmt.Errorf("fetch.max_redirects must be >= 0, got %d", o.Fetch.MaxRedirects)
+	case o.Fetch.Timeout <= 0 || o.Fetch.ConnectTimeout <= 0:
+		return fmt.Errorf("fetch.timeout and fetch.connect_timeout must be positive")
+	case o.Fetch.Retries < 0:
+		return fmt.Errorf("fetch.retries must be >= 0, got %d", o.Fetch.Retries)
+	case o.Dedupe.FalsePositive <= 0 || o.Dedupe.FalsePositive >= 1:
+		return fmt.Errorf("dedupe.false_positive must be in (0,1), got %v", o.Dedupe.FalsePositive)
+	case o.Dedupe.ExpectedURLs < 1000:
+		return fmt.Errorf("dedupe.expected_urls must be at least 1000, got %d", o.Dedupe.ExpectedURLs)
+	case o.Dedupe.LRUSize < 16:
+		return fmt.Errorf("dedupe.lru_size must be at least 16, got %d", o.Dedupe.LRUSize)
+	case o.QueueMemory < 100:
+		return fmt.Errorf("queue_memory must be at least 100, got %d", o.QueueMemory)
+	}
+	return nil
+}

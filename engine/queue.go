@@ -1,0 +1,268 @@
+package engine
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/lanes"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// queueState tracks which queued URLs live in memory. Every queued URL is in the
+// store (state unprocessed); memory holds at most Options.QueueMemory of them. When
+// memory is full, newly confirmed URLs stay only in the store ("spilled") and are
+// paged in, in seq order, as the lanes drain the queue.
+type queueState struct {
+	spillFrom   int64 // 0: all queued URLs are in memory; else seq >= spillFrom wait in the store
+	maxSpilled  int64 // highest seq left in the store while spilled
+	ignoreBelow int64 // insert confirmations below this seq were already loaded from the store
+	refilling   bool
+}
+
+// resume loads what an earlier run left unprocessed (in-progress URLs were put back
+// by store.Open) so the crawl goes on where it stopped.
+func (e *Engine) resume() error {
+	rows, err := e.st.Queued(0, e.opts.QueueMemory)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.loadRows(rows, 0, e.opts.QueueMemory)
+	if len(rows) > 0 {
+		e.logf(LevelInfo, 0, "", "resuming %d queued URLs from %s", len(rows), e.st.Path())
+	}
+	return nil
+}
+
+// loadRows places rows read from the store and updates the spill window. Caller
+// holds e.mu.
+func (e *Engine) loadRows(rows []store.URL, from int64, limit int) {
+	last := from
+	for _, r := range rows {
+		last = r.Seq
+		e.place(taskOf(r))
+	}
+	if len(rows) >= limit || e.q.maxSpilled > last {
+		e.q.spillFrom = last + 1
+	} else {
+		e.q.spillFrom, e.q.maxSpilled = 0, 0
+	}
+	e.q.ignoreBelow = max(e.q.ignoreBelow, last+1)
+}
+
+func taskOf(r store.URL) frontier.Task {
+	return frontier.Task{Seq: r.Seq, URL: r.URL, Host: r.Host, ParentHash: r.ParentHash, Depth: r.Depth,
+		Class: r.Class, Site: r.Site, Keyword: r.Keyword, Attempts: r.Attempts}
+}
+
+// queueSeeds normalises the seeds and hands them to the store. Bad seeds are
+// reported and skipped; the crawl needs at least one good seed or resumable work.
+func (e *Engine) queueSeeds(seeds []string) error {
+	var urls []store.URL
+	var bad []string
+	for _, s := range seeds {
+		n, err := frontier.Normalize(strings.TrimSpace(s))
+		if err != nil {
+			e.c.addError(urlErrKind(err))
+			e.logf(LevelWarn, 0, "", "seed skipped: %v", err)
+			bad = append(bad, s)
+			continue
+		}
+		e.scope.AddSeed(n)
+		urls = append(urls, e.linkRecord(n, 0, 0))
+	}
+	e.mu.Lock()
+	resumable := e.board.Queued() > 0 || e.q.spillFrom != 0
+	e.mu.Unlock()
+	if len(urls) == 0 && !resumable {
+		if len(bad) > 0 {
+			return &SeedError{Bad: bad}
+		}
+		if len(seeds) == 0 {
+			return &SeedError{}
+		}
+	}
+	e.submit(urls, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
+	return nil
+}
+
+// SeedError says no usable seed was given.
+type SeedError struct{ Bad []string }
+
+func (e *SeedError) Error() string {
+	if len(e.Bad) == 0 {
+		return "nothing to crawl: give seed URLs as arguments or with --seeds FILE (or resume a --db with queued URLs)"
+	}
+	return "no usable seed: every seed was rejected (" + strings.Join(e.Bad, ", ") + "); seeds must be absolute http(s) URLs"
+}
+
+func urlErrKind(err error) string {
+	if ue, ok := err.(*frontier.URLError); ok {
+		return ue.Kind
+	}
+	return "malformed_url"
+}
+
+// linkRecord builds the store row for a URL found on a page (parent hash of that
+// page's URL, one level deeper) or a seed (parent 0, depth 0).
+func (e *Engine) linkRecord(n string, parent uint64, depth int) store.URL {
+	host := hostOf(n)
+	return store.URL{URL: n, Host: host, ParentHash: parent, Depth: depth, Class: classOf(host), Site: frontier.Site(host)}
+}
+
+func hostOf(normalized string) string {
+	u, err := url.Parse(normalized)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
+}
+
+// classOf tags a host with its page class (M2/M3) by public suffix.
+func classOf(host string) string {
+	site := frontier.Site(host)
+	switch {
+	case strings.HasSuffix(site, ".gov") || strings.Contains(site, ".gov."):
+		return "web_gov"
+	case strings.HasSuffix(site, ".edu") || strings.Contains(site, ".edu."):
+		return "web_edu"
+	case strings.HasSuffix(site, ".net"):
+		return "web_net"
+	}
+	return "web_com"
+}
+
+// submit hands URLs to the store (write) and, as the store reports each one new,
+// queues it. outstanding counts inserts not yet confirmed, so the crawl is not
+// called idle while links are on their way into the queue.
+func (e *Engine) submit(urls []store.URL, write func([]store.URL, store.LinkResult)) {
+	if len(urls) == 0 {
+		return
+	}
+	byURL := make(map[string]int, len(urls))
+	for i, u := range urls {
+		byURL[u.URL] = i
+	}
+	e.mu.Lock()
+	e.outstanding += len(urls)
+	e.mu.Unlock()
+	write(urls, func(u string, inserted bool, seq int64) {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.outstanding--
+		if inserted {
+			r := urls[byURL[u]]
+			r.Seq = seq
+			e.confirm(taskOf(r))
+		}
+		e.checkIdle()
+	})
+}
+
+// confirm queues a URL the store has just inserted as new. Caller holds e.mu.
+func (e *Engine) confirm(t frontier.Task) {
+	if t.Seq < e.q.ignoreBelow {
+		return // already paged in from the store
+	}
+	e.c.urlsQueued.Add(1)
+	if e.q.spillFrom != 0 || e.board.Queued() >= e.opts.QueueMemory {
+		if e.q.spillFrom == 0 {
+			e.q.spillFrom = t.Seq
+		}
+		e.q.maxSpilled = max(e.q.maxSpilled, t.Seq)
+		return
+	}
+	e.place(t)
+}
+
+// place puts a task on a lane by the M1 rule (or leaves it pending) and starts the
+// lane's goroutine if a new one opened. Caller holds e.mu.
+func (e *Engine) place(t frontier.Task) {
+	if p := e.board.Add(t); p.Opened {
+		e.startLane(p.Lane)
+	}
+}
+
+// startRefill pages spilled URLs in from the store when memory has room. Caller
+// holds e.mu.
+func (e *Engine) startRefill() {
+	if e.q.spillFrom == 0 || e.q.refilling || e.board.Queued() >= e.opts.QueueMemory/2 || e.ctx.Err() != nil {
+		return
+	}
+	e.q.refilling = true
+	from := e.q.spillFrom
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		limit := e.opts.QueueMemory / 2
+		err := e.st.Flush() // everything confirmed so far is committed and visible
+		var rows []store.URL
+		if err == nil {
+			rows, err = e.st.Queued(from-1, limit)
+		}
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.q.refilling = false
+		if err != nil {
+			e.logf(LevelError, 0, "", "paging queued URLs in from the store: %v", err)
+			return
+		}
+		e.loadRows(rows, from-1, limit)
+		e.checkIdle()
+	}()
+}
+
+// extract turns a page's links into store rows: normalised, in scope, and not known
+// to the dedupe filter (M4, seed 002: LRU of recent URLs, then the Bloom filter, then
+// the store's unique index). A Bloom "maybe" is checked against the store, so a false
+// positive never drops a new URL; the INSERT OR IGNORE that follows is the final word.
+func (e *Engine) extract(t frontier.Task, res *fetch.Result) []store.URL {
+	parent := frontier.Hash(t.URL)
+	links := res.Links
+	if res.Canonical != "" {
+		links = append(links, res.Canonical)
+	}
+	seen := make(map[string]bool, len(links))
+	var out []store.URL
+	for _, raw := range links {
+		n, err := frontier.Normalize(raw)
+		if err != nil {
+			if k := urlErrKind(err); k != frontier.KindScheme {
+				e.c.addError("link_" + k)
+			}
+			continue
+		}
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		u, err := url.Parse(n)
+		if err != nil {
+			continue
+		}
+		if ok, _ := e.scope.Allows(u, t.Depth+1); !ok {
+			continue
+		}
+		switch e.dedupe.Check(n) {
+		case frontier.Recent:
+			continue
+		case frontier.Maybe:
+			if _, err := e.st.URLState(n); err == nil {
+				continue // a true duplicate
+			}
+		}
+		out = append(out, e.linkRecord(n, parent, t.Depth+1))
+	}
+	return out
+}
+
+// startLane launches a lane's goroutine. Caller holds e.mu.
+func (e *Engine) startLane(l *lanes.Lane) {
+	ls := &laneState{lane: l, status: LaneIdle}
+	e.lanes[l.ID] = ls
+	e.wg.Add(1)
+	go e.runLane(ls)
+}

@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// counters are the crawl's running totals: atomics on the hot path, a map under a
+// mutex for error kinds.
+type counters struct {
+	pagesFetched atomic.Int64
+	pagesStored  atomic.Int64
+	bytesFetched atomic.Int64
+	refused      atomic.Int64
+	urlsQueued   atomic.Int64
+	urlsDone     atomic.Int64
+
+	mu     sync.Mutex
+	errors map[string]int64
+}
+
+func (c *counters) addError(kind string) {
+	c.mu.Lock()
+	if c.errors == nil {
+		c.errors = map[string]int64{}
+	}
+	c.errors[kind]++
+	c.mu.Unlock()
+}
+
+func (c *counters) totals(lanesPeak int) Totals {
+	t := Totals{
+		PagesFetched: c.pagesFetched.Load(),
+		PagesStored:  c.pagesStored.Load(),
+		BytesFetched: c.bytesFetched.Load(),
+		Refused:      c.refused.Load(),
+		URLsQueued:   c.urlsQueued.Load(),
+		URLsDone:     c.urlsDone.Load(),
+		LanesPeak:    lanesPeak,
+		Errors:       map[string]int64{},
+	}
+	c.mu.Lock()
+	for k, v := range c.errors {
+		t.Errors[k] = v
+	}
+	c.mu.Unlock()
+	return t
+}
+
+// rateMeter samples pages fetched once a second into a ring (the header sparkline).
+type rateMeter struct {
+	mu      sync.Mutex
+	samples []float64 // pages/s, oldest first
+	last    int64
+	lastAt  time.Time
+}
+
+const rateSamples = 120
+
+func (r *rateMeter) sample(now time.Time, fetched int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.lastAt.IsZero() {
+		dt := now.Sub(r.lastAt).Seconds()
+		if dt > 0 {
+			r.samples = append(r.samples, float64(fetched-r.last)/dt)
+			if len(r.samples) > rateSamples {
+				r.samples = r.samples[len(r.samples)-rateSamples:]
+			}
+		}
+	}
+	r.last, r.lastAt = fetched, now
+}
+
+// current is the mean over the last few samples, and a copy of the history.
+func (r *rateMeter) current() (float64, []float64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	hist := append([]float64(nil), r.samples...)
+	n := min(5, len(hist))
+	if n == 0 {
+		return 0, hist
+	}
+	var sum float64
+	for _, v := range hist[len(hist)-n:] {
+		sum += v
+	}
+	return sum / float64(n), hist
+}
+
+// eventRing keeps the newest events for the console's log pane.
+type eventRing struct {
+	mu   sync.Mutex
+	buf  []Event
+	next int
+	seq  uint64
+}
+
+const eventRingSize = 2048
+
+func (r *eventRing) add(e Event) Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.seq++
+	e.Seq = r.seq
+	if len(r.buf) < eventRingSize {
+		r.buf = append(r.buf, e)
+	} else {
+		r.buf[r.next] = e
+		r.next = (r.next + 1) % eventRingSize
+	}
+	return e
+}
+
+func (r *eventRing) last() uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.seq
+}
+
+func (r *eventRing) since(after uint64, max int) []Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []Event
+	n := len(r.buf)
+	for i := 0; i < n; i++ {
+		e := r.buf[(r.next+i)%n]
+		if e.Seq > after {
+			out = append(out, e)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
+	if max > 0 && len(out) > max {
+		out = out[len(out)-max:]
+	}
+	return out
+}
+
+// Stats is the object --stats-json writes at exit (SPEC field names).
+type Stats struct {
+	PagesFetched int64            `json:"pages_fetched"`
+	PagesStored  int64            `json:"pages_stored"`
+	BytesFetched int64            `json:"bytes_fetched"`
+	Refused      int64            `json:"refused"`
+	Errors       map[string]int64 `json:"errors"`
+	URLsQueued   int64            `json:"urls_queued"`
+	URLsDone     int64            `json:"urls_done"`
+	LanesPeak    int              `json:"lanes_peak"`
+	DurationS    float64          `json:"duration_s"`
+	PagesPerS    float64          `json:"pages_per_s"`
+	RobotsSkips  int64            `json:"robots_disallowed"`
+	Resumed      int              `json:"resumed_in_progress"`
+}
