@@ -152,13 +152,20 @@ func (s *testServer) ServeDNS(w dns.ResponseWriter, r *dns.Msg) {
 	s.active[name]++
 	s.maxActive = max(s.maxActive, len(s.active))
 	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		if s.active[name]--; s.active[name] == 0 {
-			delete(s.active, name)
-		}
-		s.mu.Unlock()
-	}()
+	// The name stops being active before the reply is written, so the client can
+	// never move on to its next name while this one still counts.
+	var once sync.Once
+	finish := func() {
+		once.Do(func() {
+			s.mu.Lock()
+			if s.active[name]--; s.active[name] == 0 {
+				delete(s.active, name)
+			}
+			s.mu.Unlock()
+		})
+	}
+	defer finish()
+	w = finishingWriter{w, finish}
 
 	if z.hold != nil {
 		<-z.hold
@@ -208,6 +215,15 @@ func (s *testServer) ServeDNS(w dns.ResponseWriter, r *dns.Msg) {
 	}
 	w.WriteMsg(m)
 }
+
+// finishingWriter runs finish before anything is written.
+type finishingWriter struct {
+	dns.ResponseWriter
+	finish func()
+}
+
+func (f finishingWriter) WriteMsg(m *dns.Msg) error   { f.finish(); return f.ResponseWriter.WriteMsg(m) }
+func (f finishingWriter) Write(b []byte) (int, error) { f.finish(); return f.ResponseWriter.Write(b) }
 
 func soa(name string, ttl, minimum uint32) dns.RR {
 	return &dns.SOA{Hdr: dns.RR_Header{Name: name, Rrtype: dns.TypeSOA, Class: dns.ClassINET, Ttl: ttl},
