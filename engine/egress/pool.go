@@ -1,8 +1,12 @@
 package egress
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 )
@@ -202,20 +206,51 @@ func (p *Pool) persistDisabled() {
 }
 
 // Response builds the classifier's input for a request through e to host: resp
-// (nil on error), a prefix of its body, and the transport error. It marks proxy
-// failures: any ProxyError, and for plain-http forwarding through an HTTP proxy a
-// 502/504 that carries a proxy's marker header (Proxy-Agent, X-Squid-Error), since
-// there the proxy and the site answer on the same connection.
+// (nil on error), a prefix of its body, and the transport error. It marks what the
+// proxy, not the site, is to blame for: any ProxyError; and, for plain-http
+// forwarding through an HTTP proxy (where proxy and site answer on the same
+// connection), a transport error other than a timeout or cancellation (e.g. a
+// garbage reply) and a 502/504 carrying a proxy's marker header (Proxy-Agent,
+// X-Squid-Error).
 func (e *Egress) Response(host string, resp *http.Response, body []byte, err error) Response {
-	r := Response{Host: host, Body: body, BodyLen: -1, Err: err, FromProxy: err != nil && IsProxyError(err)}
-	if resp == nil {
+	r := Response{Host: host, Body: body, BodyLen: -1, Err: err}
+	if err != nil {
+		r.FromProxy = IsProxyError(err) || (e.forwards(requestScheme(resp, err)) && !siteSideError(err))
 		return r
 	}
 	r.Status, r.Header, r.BodyLen = resp.StatusCode, resp.Header, resp.ContentLength
-	if e.spec.Kind == KindHTTP && resp.Request != nil && resp.Request.URL.Scheme == "http" &&
+	if e.forwards(requestScheme(resp, nil)) &&
 		(resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusGatewayTimeout) &&
 		(resp.Header.Get("Proxy-Agent") != "" || resp.Header.Get("X-Squid-Error") != "") {
 		r.FromProxy = true
 	}
 	return r
+}
+
+// forwards reports whether a request with this URL scheme went through e by
+// absolute-URI forwarding.
+func (e *Egress) forwards(scheme string) bool { return e.spec.Kind == KindHTTP && scheme == "http" }
+
+func requestScheme(resp *http.Response, err error) string {
+	if resp != nil && resp.Request != nil {
+		return resp.Request.URL.Scheme
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		if u, perr := url.Parse(ue.URL); perr == nil {
+			return u.Scheme
+		}
+	}
+	return ""
+}
+
+// siteSideError: local DNS failures, guard refusals, timeouts and cancellation are
+// not the proxy's fault (a slow site looks the same as a slow proxy; give it the
+// benefit of the doubt).
+func siteSideError(err error) bool {
+	var ge *GuardError
+	var de *net.DNSError
+	var ne net.Error
+	return errors.As(err, &ge) || errors.As(err, &de) || errors.Is(err, context.Canceled) ||
+		errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }
