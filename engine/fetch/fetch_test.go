@@ -1,0 +1,253 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// mapResolver answers from a fixed table, so tests can make names point anywhere
+// without a DNS server.
+type mapResolver map[string][]netip.Addr
+
+func (m mapResolver) LookupAddrs(_ context.Context, host string) ([]netip.Addr, error) {
+	if ip, err := netip.ParseAddr(host); err == nil {
+		return []netip.Addr{ip}, nil
+	}
+	if a, ok := m[host]; ok {
+		return a, nil
+	}
+	return nil, fmt.Errorf("no such host %s", host)
+}
+
+// dialLog records every address the dialer was about to connect to; it only lets
+// loopback through, so a guard bug can never send a packet off this machine.
+type dialLog struct {
+	mu    sync.Mutex
+	addrs []string
+}
+
+func (d *dialLog) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	d.mu.Lock()
+	d.addrs = append(d.addrs, addr)
+	d.mu.Unlock()
+	if !strings.HasPrefix(addr, "127.") {
+		return nil, errors.New("test dialer: refusing non-loopback " + addr)
+	}
+	return (&net.Dialer{}).DialContext(ctx, network, addr)
+}
+
+func (d *dialLog) dialled(prefix string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, a := range d.addrs {
+		if strings.HasPrefix(a, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+func testFetcher(t *testing.T, res Resolver, allow []string, cfg Config) (*Fetcher, *dialLog) {
+	t.Helper()
+	g, err := NewGuard(allow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := &dialLog{}
+	if cfg.UserAgent == "" {
+		cfg = Config{UserAgent: "crawlconsole-test", ConnectTimeout: 2 * time.Second, RequestTimeout: 5 * time.Second,
+			MaxBodyBytes: 1 << 20, MaxRedirects: 3, ContentTypes: []string{"text/html"}}
+	}
+	f := New(context.Background(), cfg, &Dialer{Resolver: res, Guard: g, Dial: log.dial, Timeout: time.Second})
+	t.Cleanup(f.Close)
+	return f, log
+}
+
+func TestSSRFGuardRefusesRedirectsWithoutDialling(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/metadata":
+			http.Redirect(w, r, "http://169.254.169.254/latest/meta-data/", http.StatusFound)
+		case "/private":
+			http.Redirect(w, r, "http://10.0.0.1/admin", http.StatusFound)
+		case "/by-name":
+			http.Redirect(w, r, "http://intranet.example/", http.StatusFound)
+		default:
+			fmt.Fprint(w, "<html>ok</html>")
+		}
+	}))
+	defer srv.Close()
+	res := mapResolver{"intranet.example": {netip.MustParseAddr("10.0.0.1")}}
+	f, log := testFetcher(t, res, []string{"127.0.0.0/8"}, Config{})
+	for _, c := range []struct{ path, never string }{
+		{"/metadata", "169.254."},
+		{"/private", "10."},
+		{"/by-name", "10."},
+	} {
+		t.Run(c.path, func(t *testing.T) {
+			_, err := f.Fetch(srv.URL+c.path, nil)
+			if Kind(err) != KindBlocked {
+				t.Fatalf("redirect via %s: got kind %q (%v), want %s", c.path, Kind(err), err, KindBlocked)
+			}
+			if log.dialled(c.never) {
+				t.Fatalf("the dialer was called for %s*: the guard must refuse before dialling", c.never)
+			}
+		})
+	}
+	// the sandbox itself is reachable only because 127.0.0.0/8 was allowed
+	strict, _ := testFetcher(t, res, nil, Config{})
+	if _, err := strict.Fetch(srv.URL+"/", nil); Kind(err) != KindBlocked {
+		t.Fatalf("loopback without --allow-private: kind %q, want %s", Kind(err), KindBlocked)
+	}
+}
+
+func TestGuardRanges(t *testing.T) {
+	g, err := NewGuard([]string{"10.9.0.0/16"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		ip      string
+		blocked bool
+	}{
+		{"127.0.0.1", true}, {"10.0.0.1", true}, {"172.16.5.4", true}, {"192.168.1.1", true},
+		{"169.254.169.254", true}, {"0.0.0.0", true}, {"224.0.0.1", true}, {"100.64.1.1", true},
+		{"::1", true}, {"fe80::1", true}, {"fc00::1", true}, {"::ffff:10.0.0.1", true}, {"::", true},
+		{"10.9.3.4", false}, // opened by --allow-private
+		{"93.184.216.34", false}, {"2606:2800:220:1:248:1893:25c8:1946", false},
+	} {
+		err := g.Check("h", netip.MustParseAddr(c.ip))
+		if (err != nil) != c.blocked {
+			t.Errorf("%s: blocked=%v, want %v", c.ip, err != nil, c.blocked)
+		}
+	}
+	if _, err := NewGuard([]string{"not-a-cidr"}); err == nil || !strings.Contains(err.Error(), "not-a-cidr") {
+		t.Fatalf("a bad --allow-private must be an error naming it, got %v", err)
+	}
+}
+
+func TestFetchLimitsAndKinds(t *testing.T) {
+	big := strings.Repeat("x", 2<<20)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/page":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, `<html><head><base href="/dir/"><link rel="canonical" href="/canon"></head>
+				<body><a href="a">a</a><a href="http://other.example/x">x</a><area href="/map"></body></html>`)
+		case "/pdf":
+			w.Header().Set("Content-Type", "application/pdf")
+			fmt.Fprint(w, "%PDF-1.4")
+		case "/big":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, big) // chunked: no Content-Length
+		case "/binary":
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte{0x89, 'P', 'N', 'G', 0, 0, 0, 13, 0, 1, 2})
+		case "/loop-a":
+			http.Redirect(w, r, "/loop-b", http.StatusFound)
+		case "/loop-b":
+			http.Redirect(w, r, "/loop-a", http.StatusFound)
+		case "/chain":
+			var n int
+			fmt.Sscan(r.URL.Query().Get("n"), &n)
+			http.Redirect(w, r, fmt.Sprintf("/chain?n=%d", n+1), http.StatusFound)
+		case "/reset":
+			c, _, _ := w.(http.Hijacker).Hijack()
+			c.(*net.TCPConn).SetLinger(0)
+			c.Close()
+		case "/slow":
+			time.Sleep(300 * time.Millisecond)
+			fmt.Fprint(w, "late")
+		case "/gone":
+			http.Error(w, "gone", http.StatusNotFound)
+		}
+	}))
+	defer srv.Close()
+	cfg := Config{UserAgent: "t", ConnectTimeout: time.Second, RequestTimeout: 150 * time.Millisecond,
+		MaxBodyBytes: 1 << 20, MaxRedirects: 3, ContentTypes: []string{"text/html"}}
+	f, _ := testFetcher(t, mapResolver{}, []string{"127.0.0.0/8"}, cfg)
+
+	res, err := f.Fetch(srv.URL+"/page", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{srv.URL + "/dir/a", "http://other.example/x", srv.URL + "/map"}
+	if strings.Join(res.Links, " ") != strings.Join(want, " ") {
+		t.Fatalf("links %v, want %v (base href honoured, area included)", res.Links, want)
+	}
+	if res.Canonical != srv.URL+"/canon" || res.ContentType != "text/html" {
+		t.Fatalf("canonical %q content type %q", res.Canonical, res.ContentType)
+	}
+	if res, err := f.Fetch(srv.URL+"/gone", nil); err != nil || res.Status != 404 {
+		t.Fatalf("a 404 is a response, not an error: %v %v", res, err)
+	}
+	for _, c := range []struct{ path, kind string }{
+		{"/pdf", KindContentType},
+		{"/big", KindTooLarge},
+		{"/binary", KindBinary},
+		{"/loop-a", KindRedirectLoop},
+		{"/chain?n=0", KindTooManyRedir},
+		{"/reset", KindReset},
+		{"/slow", KindTimeout},
+	} {
+		t.Run(c.path, func(t *testing.T) {
+			_, err := f.Fetch(srv.URL+c.path, nil)
+			if got := Kind(err); got != c.kind {
+				t.Fatalf("kind %q (%v), want %q", got, err, c.kind)
+			}
+		})
+	}
+}
+
+func TestRobots(t *testing.T) {
+	var hits int
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits++
+		mu.Unlock()
+		fmt.Fprint(w, "User-agent: *\nDisallow: /private/\nCrawl-delay: 1.5\n")
+	}))
+	defer srv.Close()
+	f, _ := testFetcher(t, mapResolver{}, []string{"127.0.0.0/8"}, Config{})
+	var rb Robots
+	get := func() *Rules {
+		r, err := rb.Get(context.Background(), srv.URL, func(ctx context.Context) (*Rules, error) {
+			return f.FetchRobots(ctx, srv.URL, "crawlconsole"), nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < 5; i++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); get() }()
+	}
+	wg.Wait()
+	r := get()
+	if hits != 1 {
+		t.Fatalf("robots.txt fetched %d times by 6 askers, want once", hits)
+	}
+	if r.Allowed("/private/x") || !r.Allowed("/public") {
+		t.Fatal("Disallow: /private/ not honoured")
+	}
+	if r.CrawlDelay != 1500*time.Millisecond {
+		t.Fatalf("crawl-delay %v, want 1.5s", r.CrawlDelay)
+	}
+	// unreachable robots.txt: everything disallowed (RFC 9309 §2.3.1.4)
+	down := f.FetchRobots(context.Background(), "http://127.0.0.1:1", "crawlconsole")
+	if !down.Unreachable || down.Allowed("/") {
+		t.Fatal("an unreachable robots.txt must disallow everything")
+	}
+}
