@@ -1,0 +1,263 @@
+package ui
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/themes"
+)
+
+// command is one ":" command. A later capability adds its commands (":dns flush
+// [domain]", ":egress add SPEC", ...) with one registerCommand call in its pane file.
+type command struct {
+	name     string // one or more words: "pause", "pause host"
+	args     string // argument usage: "NAME", "N", "[domain]"
+	help     string // one line for :help and the ? overlay
+	min, max int    // bounds on the number of arguments
+	control  bool   // changes the crawl: refused in read-only sessions
+	// complete, if set, proposes values for the (last) argument.
+	complete func(m *Model) []string
+	// run checks the arguments and returns the Cmd that does the work (engine calls
+	// belong in the Cmd, never here). An error is shown inline and nothing changes.
+	run func(m *Model, args []string) (tea.Cmd, error)
+}
+
+// usage is the command as the operator types it: "pause host NAME".
+func (c *command) usage() string {
+	if c.args == "" {
+		return c.name
+	}
+	return c.name + " " + c.args
+}
+
+var commands []command
+
+// registerCommand adds a ":" command to every console. Call from init.
+func registerCommand(c command) {
+	commands = append(commands, c)
+	sort.SliceStable(commands, func(i, j int) bool { return commands[i].name < commands[j].name })
+}
+
+// lookupCommand finds the command whose name is the longest run of leading words of
+// line, and returns it with the remaining words as arguments.
+func lookupCommand(line string) (*command, []string, error) {
+	words := strings.Fields(line)
+	if len(words) == 0 {
+		return nil, nil, fmt.Errorf("empty command (try :help)")
+	}
+	var best *command
+	bestLen := 0
+	for i := range commands {
+		c := &commands[i]
+		cw := strings.Fields(c.name)
+		if len(cw) > len(words) || len(cw) <= bestLen {
+			continue
+		}
+		ok := true
+		for j, w := range cw {
+			if words[j] != w {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			best, bestLen = c, len(cw)
+		}
+	}
+	if best == nil {
+		return nil, nil, fmt.Errorf("unknown command %q (try :help)", words[0])
+	}
+	args := words[bestLen:]
+	if len(args) < best.min || len(args) > best.max {
+		return nil, nil, fmt.Errorf("usage: %s", usagesOf(words[0]))
+	}
+	return best, args, nil
+}
+
+// usagesOf lists the forms of every command starting with word: "pause | pause host NAME".
+func usagesOf(word string) string {
+	var forms []string
+	for i := range commands {
+		if strings.Fields(commands[i].name)[0] == word {
+			forms = append(forms, ":"+commands[i].usage())
+		}
+	}
+	return strings.Join(forms, " | ")
+}
+
+// runCommand parses and runs a command line. It returns the work to do, or the
+// inline error to show; an error changes nothing.
+func (m *Model) runCommand(line string) (tea.Cmd, error) {
+	c, args, err := lookupCommand(line)
+	if err != nil {
+		return nil, err
+	}
+	if c.control && m.c.readOnly {
+		return nil, fmt.Errorf("%s", ReadOnlyText)
+	}
+	return c.run(m, args)
+}
+
+// completeCommand completes what was typed after ":" (tab). It returns the new line
+// and, when the choice is ambiguous, the candidates to show.
+func completeCommand(m *Model, line string) (string, []string) {
+	// Argument of a full command name: "theme h" -> "theme high-contrast".
+	for i := range commands {
+		c := &commands[i]
+		prefix := c.name + " "
+		if c.complete == nil || !strings.HasPrefix(line, prefix) {
+			continue
+		}
+		rest := line[len(prefix):]
+		if strings.Contains(rest, " ") {
+			continue
+		}
+		var cands []string
+		for _, v := range c.complete(m) {
+			if strings.HasPrefix(v, rest) {
+				cands = append(cands, v)
+			}
+		}
+		if len(cands) == 0 {
+			continue
+		}
+		if len(cands) == 1 {
+			return prefix + cands[0], nil
+		}
+		return prefix + commonPrefix(cands), cands
+	}
+	// Command names: "pa" -> "pause" (with "pause host", "pause lane" shown).
+	var cands []string
+	for i := range commands {
+		if strings.HasPrefix(commands[i].name, line) {
+			cands = append(cands, commands[i].name)
+		}
+	}
+	switch len(cands) {
+	case 0:
+		return line, nil
+	case 1:
+		if commandTakesArgs(cands[0]) {
+			return cands[0] + " ", nil
+		}
+		return cands[0], nil
+	}
+	lcp := commonPrefix(cands)
+	return lcp, cands
+}
+
+func commandTakesArgs(name string) bool {
+	for i := range commands {
+		if commands[i].name == name {
+			return commands[i].max > 0
+		}
+	}
+	return false
+}
+
+func commonPrefix(ss []string) string {
+	p := ss[0]
+	for _, s := range ss[1:] {
+		for !strings.HasPrefix(s, p) {
+			p = p[:len(p)-1]
+		}
+	}
+	return p
+}
+
+// parseLaneID reads a lane number and checks the crawl has that lane.
+func (m *Model) parseLaneID(s string) (int, error) {
+	id, err := strconv.Atoi(s)
+	if err != nil || id < 1 {
+		return 0, fmt.Errorf("lane must be a lane number, not %q", s)
+	}
+	for _, l := range m.snap.Lanes {
+		if l.ID == id {
+			return id, nil
+		}
+	}
+	return 0, fmt.Errorf("no lane %d (lanes shown: %d)", id, len(m.snap.Lanes))
+}
+
+// knownHosts lists the hosts bound to lanes, for completion.
+func (m *Model) knownHosts() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, l := range m.snap.Lanes {
+		for _, h := range l.Hosts {
+			if !seen[h] {
+				seen[h] = true
+				out = append(out, h)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func init() {
+	hostOp := func(paused bool) func(m *Model, args []string) (tea.Cmd, error) {
+		return func(m *Model, args []string) (tea.Cmd, error) {
+			host := strings.ToLower(args[0])
+			verb := map[bool]string{true: "paused", false: "resumed"}[paused]
+			return m.c.Control("host "+host+" "+verb, func(ctrl engine.Control) error {
+				return ctrl.PauseHost(host, paused)
+			}), nil
+		}
+	}
+	laneOp := func(paused bool) func(m *Model, args []string) (tea.Cmd, error) {
+		return func(m *Model, args []string) (tea.Cmd, error) {
+			id, err := m.parseLaneID(args[0])
+			if err != nil {
+				return nil, err
+			}
+			verb := map[bool]string{true: "paused", false: "resumed"}[paused]
+			return m.c.Control(fmt.Sprintf("lane %d %s", id, verb), func(ctrl engine.Control) error {
+				return ctrl.PauseLane(id, paused)
+			}), nil
+		}
+	}
+	for _, c := range []command{
+		{name: "pause", help: "pause the whole crawl", control: true,
+			run: func(m *Model, _ []string) (tea.Cmd, error) { return m.setPaused(true), nil }},
+		{name: "resume", help: "resume the crawl", control: true,
+			run: func(m *Model, _ []string) (tea.Cmd, error) { return m.setPaused(false), nil }},
+		{name: "pause host", args: "NAME", min: 1, max: 1, control: true, help: "stop fetching from a host",
+			complete: (*Model).knownHosts, run: hostOp(true)},
+		{name: "resume host", args: "NAME", min: 1, max: 1, control: true, help: "fetch from a paused host again",
+			complete: func(m *Model) []string { return m.snap.PausedHosts }, run: hostOp(false)},
+		{name: "pause lane", args: "N", min: 1, max: 1, control: true, help: "pause one lane", run: laneOp(true)},
+		{name: "resume lane", args: "N", min: 1, max: 1, control: true, help: "resume one lane", run: laneOp(false)},
+		{name: "lanes", args: "N", min: 1, max: 1, control: true, help: "set lanes.max (at least 1)",
+			run: func(m *Model, args []string) (tea.Cmd, error) {
+				n, err := strconv.Atoi(args[0])
+				if err != nil || n < 1 {
+					return nil, fmt.Errorf("lanes: N must be a whole number >= 1, not %q", args[0])
+				}
+				return m.c.Control(fmt.Sprintf("lanes.max set to %d", n), func(ctrl engine.Control) error {
+					return ctrl.SetMaxLanes(n)
+				}), nil
+			}},
+		{name: "theme", args: "NAME", min: 1, max: 1, help: "switch theme: " + strings.Join(themes.Names(), ", "),
+			complete: func(*Model) []string { return themes.Names() },
+			run: func(m *Model, args []string) (tea.Cmd, error) {
+				if err := m.setTheme(args[0]); err != nil {
+					return nil, err
+				}
+				return status("theme "+args[0], false), nil
+			}},
+		{name: "rebalance", help: "propose a re-deal of lanes over egresses, apply on confirm", control: true,
+			run: func(m *Model, _ []string) (tea.Cmd, error) { return m.planRebalance(), nil }},
+		{name: "quit", help: "quit the console (asks first if the crawl would stop)",
+			run: func(m *Model, _ []string) (tea.Cmd, error) { return m.requestQuit(), nil }},
+		{name: "help", help: "show keys and commands",
+			run: func(m *Model, _ []string) (tea.Cmd, error) { m.openHelp(); return nil, nil }},
+	} {
+		registerCommand(c)
+	}
+}

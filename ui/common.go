@@ -1,0 +1,58 @@
+package ui
+
+import (
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/themes"
+)
+
+// Common is the context every pane shares (soft-serve's common.Common): styles of
+// this session's renderer, the keymap, the clock and the way to reach the engine.
+type Common struct {
+	Styles *themes.Styles
+	Keys   *KeyMap
+	Now    func() time.Time
+
+	renderer *lipgloss.Renderer
+	ctrl     engine.Control
+	readOnly bool
+	logLines int // Options.LogLines
+}
+
+// ReadOnlyText is what every control answers in a viewer session.
+const ReadOnlyText = "read-only session"
+
+// statusMsg sets the status line.
+type statusMsg struct {
+	text string
+	err  bool
+}
+
+// controlDoneMsg reports a control call that finished; the console shows its
+// outcome and pulls a fresh snapshot so the change is visible at once.
+type controlDoneMsg struct {
+	text string
+	err  error
+}
+
+// Control runs f against the engine in a Cmd (never in Update) and reports done (or
+// f's error) in the status line. In a read-only session it changes nothing and
+// answers ReadOnlyText.
+func (c *Common) Control(done string, f func(engine.Control) error) tea.Cmd {
+	if c.readOnly {
+		return status(ReadOnlyText, true)
+	}
+	ctrl := c.ctrl
+	return func() tea.Msg {
+		return controlDoneMsg{text: done, err: f(ctrl)}
+	}
+}
+
+// status is a Cmd that sets the status line.
+func status(text string, isErr bool) tea.Cmd {
+	return func() tea.Msg { return statusMsg{text: text, err: isErr} }
+}

@@ -1,0 +1,400 @@
+// Package fake is an in-memory engine.Control for the console's tests, goldens and
+// benchmark: a deterministic crawl snapshot (fixed times, predictable hosts) that
+// records every control call and reacts to it the way the engine would.
+package fake
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+)
+
+// Epoch is the fixed "now" of the fake crawl; give the console a clock returning it
+// and every countdown and uptime is stable.
+var Epoch = time.Date(2025, 3, 14, 9, 26, 53, 0, time.UTC)
+
+// Config shapes the fake crawl.
+type Config struct {
+	Lanes    int // lanes alive (default 12)
+	LanesMax int // lanes.max (default 16, at least Lanes)
+	Egresses int // egress addresses the lanes are dealt over (default 3)
+	Events   int // events already in the ring (default 40)
+}
+
+// Control is a fake engine.Control. It is safe for concurrent use (SSH sessions).
+type Control struct {
+	mu     sync.Mutex
+	snap   engine.Snapshot
+	events []engine.Event
+	calls  []string
+	// plan is what PlanRebalance returns; nil means "derive one from the lanes".
+	plan *engine.RebalancePlan
+}
+
+var _ engine.Control = (*Control)(nil)
+
+// New builds a fake crawl from cfg.
+func New(cfg Config) *Control {
+	if cfg.Lanes == 0 {
+		cfg.Lanes = 12
+	}
+	if cfg.LanesMax < cfg.Lanes {
+		cfg.LanesMax = max(16, cfg.Lanes)
+	}
+	if cfg.Egresses == 0 {
+		cfg.Egresses = 3
+	}
+	if cfg.Events == 0 {
+		cfg.Events = 40
+	}
+	c := &Control{}
+	c.snap = buildSnapshot(cfg)
+	for i := range cfg.Events {
+		c.addEvent(engine.Level(i%7%4), (i%cfg.Lanes)+1, hostName(i%9), eventText(i))
+	}
+	c.snap.LastEvent = uint64(len(c.events))
+	return c
+}
+
+func egressName(i int) string { return fmt.Sprintf("egress-%c", 'a'+rune(i)) }
+
+func hostName(i int) string {
+	kinds := []string{"news", "social", "blog"}
+	return fmt.Sprintf("%s-%02d.sandbox.test", kinds[i%3], i)
+}
+
+func eventText(i int) string {
+	msgs := []string{
+		"lane opened",
+		"fetched page",
+		"refused: 429 too many requests",
+		"error: connection reset",
+		"lane retired: queue empty",
+		"robots.txt crawl-delay 2s honoured",
+	}
+	return msgs[i%len(msgs)]
+}
+
+func buildSnapshot(cfg Config) engine.Snapshot {
+	s := engine.Snapshot{
+		At:        Epoch,
+		State:     engine.StateRunning,
+		StartedAt: Epoch.Add(-(time.Hour + 2*time.Minute + 3*time.Second)),
+		Totals: engine.Totals{
+			PagesFetched: 123456,
+			PagesStored:  120001,
+			BytesFetched: 4_321_000_000,
+			Refused:      17,
+			Errors:       map[string]int64{"timeout": 5, "reset": 3},
+			URLsQueued:   250000,
+			URLsDone:     123000,
+			LanesPeak:    cfg.Lanes,
+		},
+		PagesPerSec: 42.5,
+		QueueDepth:  4567,
+		LanesBusy:   cfg.Lanes,
+		LanesMax:    cfg.LanesMax,
+	}
+	for i := range 60 {
+		s.RateHistory = append(s.RateHistory, float64(20+(i*7)%30))
+	}
+	statuses := []engine.LaneStatus{engine.LaneFetching, engine.LaneWaiting, engine.LaneWaiting, engine.LaneGated, engine.LaneIdle}
+	for i := range cfg.Lanes {
+		id := i + 1
+		eg := egressName(i % cfg.Egresses)
+		hosts := []string{hostName(i % 40)}
+		if i%4 == 0 {
+			hosts = append(hosts, hostName((i+17)%40+40))
+		}
+		sort.Strings(hosts)
+		st := statuses[i%len(statuses)]
+		l := engine.Lane{
+			ID:      id,
+			Egress:  eg,
+			Hosts:   hosts,
+			Parents: 1 + i%5,
+			Current: fmt.Sprintf("http://%s/articles/%d/story-about-item-%d.html", hosts[0], 1000+i, i*7),
+			Status:  st,
+			Done:    int64(100 + (i*37)%900),
+			Queued:  3 + i%11,
+		}
+		if st == engine.LaneWaiting || st == engine.LaneGated {
+			l.NextFetch = Epoch.Add(time.Duration(500+(i*731)%5500) * time.Millisecond)
+		}
+		s.Lanes = append(s.Lanes, l)
+		g := engine.Group{Lane: id, Egress: eg}
+		for j, h := range hosts {
+			g.Hosts = append(g.Hosts, engine.HostRef{Host: h, Tasks: 2 + (i+j)%6})
+		}
+		for p := range l.Parents {
+			ref := engine.ParentRef{Hash: uint64(0x9e3779b97f4a7c15) * uint64(id*10+p), Tasks: 1 + (p+i)%4}
+			if p%3 != 2 {
+				ref.URL = fmt.Sprintf("http://%s/section/%d", hosts[0], p)
+			}
+			g.Parents = append(g.Parents, ref)
+		}
+		s.Groups = append(s.Groups, g)
+	}
+	for i := range cfg.Egresses {
+		s.Egresses = append(s.Egresses, egressName(i))
+	}
+	return s
+}
+
+// addEvent appends one event to the ring; the caller holds mu (or is building).
+func (c *Control) addEvent(lvl engine.Level, lane int, host, msg string) {
+	seq := uint64(len(c.events) + 1)
+	c.events = append(c.events, engine.Event{
+		Seq:   seq,
+		At:    Epoch.Add(-time.Duration(600-len(c.events)) * time.Second),
+		Level: lvl,
+		Lane:  lane,
+		Host:  host,
+		Msg:   msg,
+	})
+	c.snap.LastEvent = seq
+}
+
+// Snapshot returns a copy of the fake crawl's state (deep enough that the console
+// cannot alias the fake's slices).
+func (c *Control) Snapshot() engine.Snapshot {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.snap
+	s.Lanes = slices.Clone(c.snap.Lanes)
+	s.Groups = slices.Clone(c.snap.Groups)
+	s.PausedHosts = slices.Clone(c.snap.PausedHosts)
+	return s
+}
+
+// EventsSince returns up to max events with Seq > after, oldest first.
+func (c *Control) EventsSince(after uint64, max int) []engine.Event {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if after >= uint64(len(c.events)) || max <= 0 {
+		return nil
+	}
+	out := c.events[after:]
+	if len(out) > max {
+		out = out[:max]
+	}
+	return slices.Clone(out)
+}
+
+// Pause stops the fake crawl.
+func (c *Control) Pause() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls = append(c.calls, "Pause")
+	c.snap.State = engine.StatePaused
+	c.addEvent(engine.LevelInfo, 0, "", "crawl paused by operator")
+}
+
+// Resume restarts the fake crawl.
+func (c *Control) Resume() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls = append(c.calls, "Resume")
+	c.snap.State = engine.StateRunning
+	c.addEvent(engine.LevelInfo, 0, "", "crawl resumed by operator")
+}
+
+// ErrNoLane is returned for a lane ID the fake does not have.
+var ErrNoLane = errors.New("no such lane")
+
+// PauseLane pauses or resumes one lane.
+func (c *Control) PauseLane(id int, paused bool) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls = append(c.calls, fmt.Sprintf("PauseLane(%d,%v)", id, paused))
+	for i := range c.snap.Lanes {
+		if c.snap.Lanes[i].ID == id {
+			c.snap.Lanes[i].Paused = paused
+			if paused {
+				c.snap.Lanes[i].Status = engine.LanePaused
+			} else {
+				c.snap.Lanes[i].Status = engine.LaneWaiting
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("lane %d: %w", id, ErrNoLane)
+}
+
+// PauseHost pauses or resumes one host.
+func (c *Control) PauseHost(host string, paused bool) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls = append(c.calls, fmt.Sprintf("PauseHost(%s,%v)", host, paused))
+	i, found := slices.BinarySearch(c.snap.PausedHosts, host)
+	switch {
+	case paused && !found:
+		c.snap.PausedHosts = slices.Insert(slices.Clone(c.snap.PausedHosts), i, host)
+	case !paused && found:
+		c.snap.PausedHosts = slices.Delete(slices.Clone(c.snap.PausedHosts), i, i+1)
+	}
+	return nil
+}
+
+// SetMaxLanes changes lanes.max.
+func (c *Control) SetMaxLanes(n int) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls = append(c.calls, fmt.Sprintf("SetMaxLanes(%d)", n))
+	if n < 1 {
+		return errors.New("lanes.max must be at least 1")
+	}
+	c.snap.LanesMax = n
+	return nil
+}
+
+// SetPlan fixes what PlanRebalance returns.
+func (c *Control) SetPlan(p engine.RebalancePlan) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.plan = &p
+}
+
+// PlanRebalance proposes moving the first lane of the busiest egress to the idlest.
+func (c *Control) PlanRebalance() engine.RebalancePlan {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls = append(c.calls, "PlanRebalance")
+	if c.plan != nil {
+		return *c.plan
+	}
+	load := map[string]*engine.EgressLoad{}
+	for _, e := range c.snap.Egresses {
+		load[e] = &engine.EgressLoad{Egress: e}
+	}
+	for _, l := range c.snap.Lanes {
+		if el := load[l.Egress]; el != nil {
+			el.Lanes++
+			el.Cost += float64(l.Queued)
+		}
+	}
+	var p engine.RebalancePlan
+	for _, e := range c.snap.Egresses {
+		p.Before = append(p.Before, *load[e])
+	}
+	if len(p.Before) < 2 {
+		p.After = slices.Clone(p.Before)
+		p.Summary = "one egress: nothing to move"
+		return p
+	}
+	hi, lo := 0, 0
+	for i, el := range p.Before {
+		if el.Cost > p.Before[hi].Cost {
+			hi = i
+		}
+		if el.Cost < p.Before[lo].Cost {
+			lo = i
+		}
+	}
+	p.After = slices.Clone(p.Before)
+	for _, l := range c.snap.Lanes {
+		if l.Egress == p.Before[hi].Egress && hi != lo {
+			p.Moves = append(p.Moves, engine.LaneMove{Lane: l.ID, From: l.Egress, To: p.Before[lo].Egress, Cost: float64(l.Queued)})
+			p.After[hi].Lanes--
+			p.After[hi].Cost -= float64(l.Queued)
+			p.After[lo].Lanes++
+			p.After[lo].Cost += float64(l.Queued)
+			break
+		}
+	}
+	p.Summary = fmt.Sprintf("move %d lanes; spread %.1fs -> %.1fs", len(p.Moves),
+		spread(p.Before), spread(p.After))
+	return p
+}
+
+func spread(loads []engine.EgressLoad) float64 {
+	lo, hi := loads[0].Cost, loads[0].Cost
+	for _, l := range loads {
+		lo, hi = min(lo, l.Cost), max(hi, l.Cost)
+	}
+	return hi - lo
+}
+
+// ApplyRebalance moves the plan's lanes to their new egress.
+func (c *Control) ApplyRebalance(p engine.RebalancePlan) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls = append(c.calls, fmt.Sprintf("ApplyRebalance(%d moves)", len(p.Moves)))
+	for _, mv := range p.Moves {
+		for i := range c.snap.Lanes {
+			if c.snap.Lanes[i].ID == mv.Lane {
+				c.snap.Lanes[i].Egress = mv.To
+			}
+		}
+		for i := range c.snap.Groups {
+			if c.snap.Groups[i].Lane == mv.Lane {
+				c.snap.Groups[i].Egress = mv.To
+			}
+		}
+	}
+	return nil
+}
+
+// Calls lists the control calls received so far, in order ("Pause",
+// "PauseLane(3,true)", ...).
+func (c *Control) Calls() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.calls)
+}
+
+// Paused reports whether the whole crawl is paused.
+func (c *Control) Paused() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.snap.State == engine.StatePaused
+}
+
+// SetState forces the crawl state (e.g. DONE, to test quitting without a confirm).
+func (c *Control) SetState(s engine.State) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.snap.State = s
+}
+
+// Idle turns the fake into an idle crawl: no rate, every lane idle, no countdowns.
+func (c *Control) Idle() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.snap.PagesPerSec = 0
+	for i := range c.snap.RateHistory {
+		c.snap.RateHistory[i] = 0
+	}
+	for i := range c.snap.Lanes {
+		c.snap.Lanes[i].Status = engine.LaneIdle
+		c.snap.Lanes[i].NextFetch = time.Time{}
+	}
+}
+
+// Log appends an event to the ring, as the engine would for a lane or host.
+func (c *Control) Log(lvl engine.Level, lane int, host, msg string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.addEvent(lvl, lane, host, msg)
+}
+
+// Tick advances the fake crawl by one fetch on every non-paused lane, so the
+// counters grow like a running crawl's (used by the benchmark's frame loop).
+func (c *Control) Tick() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.snap.State != engine.StateRunning {
+		return
+	}
+	for i := range c.snap.Lanes {
+		if !c.snap.Lanes[i].Paused {
+			c.snap.Lanes[i].Done++
+			c.snap.Totals.PagesFetched++
+		}
+	}
+}

@@ -1,0 +1,330 @@
+package ui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/themes"
+)
+
+func init() { registerPane(20, newGroupsPane) }
+
+// groupsPane shows the adjacency groups (M1): which hosts and parent pages are
+// bound to which lane. A URL joins the lane holding its host or its parent, so this
+// is the answer to "why did this URL go to lane 7". Each group expands to its hosts
+// and parents.
+type groupsPane struct {
+	c             *Common
+	width, height int
+	groups        []engine.Group
+	lanePaused    map[int]bool
+	pausedHosts   []string
+	expanded      map[int]bool // by lane ID; survives snapshots
+	rows          []groupRow   // flattened visible tree
+	filter        Filter
+	list          listView
+}
+
+// groupRow is one line of the flattened tree: a group, or one of its hosts/parents.
+type groupRow struct {
+	group int // index into groups
+	kind  rowKind
+	index int // index into the group's Hosts or Parents
+}
+
+type rowKind uint8
+
+const (
+	rowGroup rowKind = iota
+	rowHost
+	rowParent
+)
+
+func newGroupsPane(c *Common) Pane {
+	return &groupsPane{c: c, expanded: map[int]bool{}, lanePaused: map[int]bool{}}
+}
+
+func (p *groupsPane) Title() string { return "Groups" }
+
+func (p *groupsPane) ShortHelp() []key.Binding {
+	k := p.c.Keys
+	return []key.Binding{k.Toggle, k.PauseLane, k.PauseHost}
+}
+
+func (p *groupsPane) FullHelp() [][]key.Binding {
+	k := p.c.Keys
+	return [][]key.Binding{{k.Toggle, k.Expand, k.Collapse, k.PauseLane, k.PauseHost}, k.navHelp()}
+}
+
+func (p *groupsPane) SetSize(w, h int) {
+	p.width, p.height = w, h
+	p.list.height = h - 1
+	p.list.clamp(len(p.rows))
+}
+
+func (p *groupsPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
+	key, had := p.cursorKey()
+	p.groups = s.Groups
+	p.pausedHosts = s.PausedHosts
+	clear(p.lanePaused)
+	for _, l := range s.Lanes {
+		if l.Paused {
+			p.lanePaused[l.ID] = true
+		}
+	}
+	p.flatten()
+	if had {
+		p.restore(key)
+	}
+	return nil
+}
+
+func (p *groupsPane) SetFilter(f Filter) {
+	key, had := p.cursorKey()
+	p.filter = f
+	p.flatten()
+	if had {
+		p.restore(key)
+	}
+}
+
+// rowKey identifies a row across snapshots: lane ID, kind and the host/parent.
+type rowKey struct {
+	lane int
+	kind rowKind
+	name string
+}
+
+func (p *groupsPane) keyOf(r groupRow) rowKey {
+	g := &p.groups[r.group]
+	k := rowKey{lane: g.Lane, kind: r.kind}
+	switch r.kind {
+	case rowHost:
+		k.name = g.Hosts[r.index].Host
+	case rowParent:
+		k.name = strconv.FormatUint(g.Parents[r.index].Hash, 16)
+	}
+	return k
+}
+
+func (p *groupsPane) cursorKey() (rowKey, bool) {
+	if p.list.cursor < 0 || p.list.cursor >= len(p.rows) {
+		return rowKey{}, false
+	}
+	return p.keyOf(p.rows[p.list.cursor]), true
+}
+
+// restore puts the cursor back on the row it was on, or on its group.
+func (p *groupsPane) restore(k rowKey) {
+	fallback := -1
+	for i, r := range p.rows {
+		rk := p.keyOf(r)
+		if rk == k {
+			p.list.cursor = i
+			p.list.clamp(len(p.rows))
+			return
+		}
+		if rk.lane == k.lane && rk.kind == rowGroup {
+			fallback = i
+		}
+	}
+	if fallback >= 0 {
+		p.list.cursor = fallback
+	}
+	p.list.clamp(len(p.rows))
+}
+
+// flatten lays the groups out as rows, expanded groups followed by their children.
+func (p *groupsPane) flatten() {
+	p.rows = p.rows[:0]
+	for gi := range p.groups {
+		g := &p.groups[gi]
+		if p.filter.Active() && !p.filter.Match(groupFields(g)...) {
+			continue
+		}
+		p.rows = append(p.rows, groupRow{group: gi, kind: rowGroup})
+		if !p.expanded[g.Lane] {
+			continue
+		}
+		for i := range g.Hosts {
+			p.rows = append(p.rows, groupRow{group: gi, kind: rowHost, index: i})
+		}
+		for i := range g.Parents {
+			p.rows = append(p.rows, groupRow{group: gi, kind: rowParent, index: i})
+		}
+	}
+	p.list.clamp(len(p.rows))
+}
+
+func groupFields(g *engine.Group) []string {
+	f := []string{"lane " + strconv.Itoa(g.Lane), g.Egress}
+	for _, h := range g.Hosts {
+		f = append(f, h.Host)
+	}
+	for _, pr := range g.Parents {
+		f = append(f, pr.URL)
+	}
+	return f
+}
+
+func (p *groupsPane) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		k := msg.String()
+		if p.list.navigate(p.c.Keys, k, len(p.rows)) {
+			return nil
+		}
+		if p.list.cursor >= len(p.rows) {
+			if matches(k, p.c.Keys.PauseLane, p.c.Keys.PauseHost) {
+				return status("no group selected", true)
+			}
+			return nil
+		}
+		r := p.rows[p.list.cursor]
+		g := &p.groups[r.group]
+		switch {
+		case matches(k, p.c.Keys.Toggle):
+			p.setExpanded(g.Lane, !p.expanded[g.Lane])
+		case matches(k, p.c.Keys.Expand):
+			p.setExpanded(g.Lane, true)
+		case matches(k, p.c.Keys.Collapse):
+			p.setExpanded(g.Lane, false)
+		case matches(k, p.c.Keys.PauseLane):
+			return toggleLane(p.c, g.Lane, p.lanePaused[g.Lane])
+		case matches(k, p.c.Keys.PauseHost):
+			host := ""
+			switch {
+			case r.kind == rowHost:
+				host = g.Hosts[r.index].Host
+			case len(g.Hosts) > 0:
+				host = g.Hosts[0].Host
+			}
+			if host == "" {
+				return status(fmt.Sprintf("lane %d holds no host", g.Lane), true)
+			}
+			return toggleHost(p.c, host, p.pausedHosts)
+		}
+	case clickMsg:
+		p.list.cursor = p.list.offset + msg.row - 1
+		p.list.clamp(len(p.rows))
+	}
+	return nil
+}
+
+// setExpanded opens or closes a group, keeping the cursor on the group's row.
+func (p *groupsPane) setExpanded(lane int, open bool) {
+	p.expanded[lane] = open
+	if !open {
+		delete(p.expanded, lane)
+	}
+	p.flatten()
+	p.restore(rowKey{lane: lane, kind: rowGroup})
+}
+
+func (p *groupsPane) Position() string { return p.list.position(len(p.rows)) }
+
+func (p *groupsPane) columns() []column {
+	return layoutColumns([]column{
+		{title: "", width: 1},
+		{title: "LANE", width: 4, right: true},
+		{title: "EGRESS", width: 9},
+		{title: "HOSTS", width: 5, right: true},
+		{title: "PARENTS", width: 7, right: true},
+		{title: "TASKS", width: 5, right: true},
+		{title: "BOUND HOSTS"},
+	}, p.width)
+}
+
+func (p *groupsPane) View() string {
+	st := p.c.Styles
+	cols := p.columns()
+	var b strings.Builder
+	b.WriteString(headerRow(st, cols, p.width))
+	if len(p.rows) == 0 {
+		msg := "  no adjacency groups yet: a lane binds the hosts and parent pages of its URLs (M1)"
+		if p.filter.Active() {
+			msg = "  no group matches the filter " + strconv.Quote(p.filter.String())
+		}
+		b.WriteString("\n" + st.Muted.Render(fit(msg, p.width)))
+		return b.String()
+	}
+	cells := make([]string, 0, len(cols))
+	childIndent := cols[0].width + cols[1].width + 2 // under EGRESS
+	from, to := p.list.visible(len(p.rows))
+	for i := from; i < to; i++ {
+		r := p.rows[i]
+		g := &p.groups[r.group]
+		sel := i == p.list.cursor
+		b.WriteString("\n")
+		switch r.kind {
+		case rowGroup:
+			mark := "+"
+			if p.expanded[g.Lane] {
+				mark = "-"
+			}
+			tasks := 0
+			names := make([]string, 0, min(len(g.Hosts), 4))
+			for j, h := range g.Hosts {
+				tasks += h.Tasks
+				if j < 4 {
+					names = append(names, h.Host)
+				}
+			}
+			for _, pr := range g.Parents {
+				tasks += pr.Tasks
+			}
+			bound := strings.Join(names, ", ")
+			if len(g.Hosts) > len(names) {
+				bound += fmt.Sprintf(" +%d", len(g.Hosts)-len(names))
+			}
+			if p.lanePaused[g.Lane] {
+				bound = "[paused] " + bound
+			}
+			cells = append(cells[:0], mark, strconv.Itoa(g.Lane), g.Egress, strconv.Itoa(len(g.Hosts)),
+				strconv.Itoa(len(g.Parents)), strconv.Itoa(tasks), bound)
+			b.WriteString(tableRow(st, cols, cells, p.width, sel, -1, nil))
+		case rowHost:
+			h := g.Hosts[r.index]
+			text := fmt.Sprintf("host    %s  (%d tasks)", h.Host, h.Tasks)
+			if isPausedHost(p.pausedHosts, h.Host) {
+				text += "  paused"
+			}
+			b.WriteString(p.childRow(text, childIndent, sel))
+		case rowParent:
+			pr := g.Parents[r.index]
+			u := pr.URL
+			if u == "" {
+				u = fmt.Sprintf("#%016x", pr.Hash)
+			}
+			b.WriteString(p.childRow(fmt.Sprintf("parent  %s  (%d tasks)", u, pr.Tasks), childIndent, sel))
+		}
+	}
+	return b.String()
+}
+
+func (p *groupsPane) childRow(text string, indent int, sel bool) string {
+	st := p.c.Styles
+	lead := "  "
+	if sel {
+		lead = themes.SelectionGlyph + " "
+	}
+	line := fit(lead+strings.Repeat(" ", indent)+text, p.width)
+	if sel {
+		return st.Selected.Render(line)
+	}
+	return st.Muted.Render(line)
+}
+
+func isPausedHost(paused []string, host string) bool {
+	for _, h := range paused {
+		if h == host {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,161 @@
+package ui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/mattn/go-runewidth"
+)
+
+// helpOverlay is the ? screen: every key of the keymap (global, navigation, each
+// pane's) and every ":" command, generated from the same bindings and command
+// registry that drive the console, and searchable with "/".
+type helpOverlay struct {
+	search    lineInput
+	searching bool
+	offset    int
+}
+
+// helpEntry is one line of the overlay: a section title (key == "") or a key/usage
+// with its description.
+type helpEntry struct {
+	key, desc string
+}
+
+func (m *Model) openHelp() {
+	m.focus = focusHelp
+	m.help.searching = false
+	m.help.search.set("")
+	m.help.offset = 0
+}
+
+// helpEntries lists what the overlay shows, filtered by the search text.
+func (m *Model) helpEntries() []helpEntry {
+	km := m.c.Keys
+	var out []helpEntry
+	q := strings.ToLower(m.help.search.String())
+	section := func(title string, items []helpEntry) {
+		var keep []helpEntry
+		for _, it := range items {
+			if q == "" || strings.Contains(strings.ToLower(it.key+" "+it.desc+" "+title), q) {
+				keep = append(keep, it)
+			}
+		}
+		if len(keep) == 0 {
+			return
+		}
+		out = append(out, helpEntry{desc: title})
+		out = append(out, keep...)
+	}
+	fromBindings := func(bs []key.Binding) []helpEntry {
+		var es []helpEntry
+		for _, b := range bs {
+			h := b.Help()
+			es = append(es, helpEntry{key: h.Key, desc: h.Desc})
+		}
+		return es
+	}
+	section("Global keys", fromBindings(km.globalHelp()))
+	section("Moving in a pane", fromBindings(km.navHelp()))
+	for i, p := range m.panes {
+		var bs []key.Binding
+		for _, group := range p.FullHelp() {
+			for _, b := range group {
+				if !containsBinding(km.navHelp(), b) {
+					bs = append(bs, b)
+				}
+			}
+		}
+		section(p.Title()+" pane ("+string(rune('1'+i))+")", fromBindings(bs))
+	}
+	var cmds []helpEntry
+	for i := range commands {
+		cmds = append(cmds, helpEntry{key: ":" + commands[i].usage(), desc: commands[i].help})
+	}
+	section("Commands (tab completes)", cmds)
+	return out
+}
+
+func containsBinding(bs []key.Binding, b key.Binding) bool {
+	for _, x := range bs {
+		if x.Help() == b.Help() {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *Model) helpKey(msg tea.KeyMsg) tea.Cmd {
+	h := &m.help
+	if h.searching {
+		switch msg.Type {
+		case tea.KeyEnter:
+			h.searching = false
+		case tea.KeyEsc, tea.KeyCtrlC:
+			h.searching = false
+			h.search.set("")
+		default:
+			if h.search.update(msg) {
+				h.offset = 0
+			}
+		}
+		return nil
+	}
+	k := msg.String()
+	km := m.c.Keys
+	switch {
+	case k == "esc" || matches(k, km.Help, km.Quit):
+		m.focus = focusPane
+	case matches(k, km.Filter):
+		h.searching = true
+	case matches(k, km.Up):
+		h.offset = max(h.offset-1, 0)
+	case matches(k, km.Down):
+		h.offset++
+	case matches(k, km.PageUp):
+		h.offset = max(h.offset-10, 0)
+	case matches(k, km.PageDown):
+		h.offset += 10
+	case matches(k, km.Top):
+		h.offset = 0
+	}
+	return nil
+}
+
+// view renders the overlay in height lines.
+func (h *helpOverlay) view(m *Model, height int) string {
+	st := m.c.Styles
+	entries := m.helpEntries()
+	title := " Help: keys and commands"
+	if q := h.search.String(); q != "" {
+		title += " matching " + `"` + q + `"`
+	}
+	rows := height - 1
+	h.offset = min(h.offset, max(len(entries)-rows, 0))
+	keyW := 0
+	for _, e := range entries {
+		if e.key != "" {
+			keyW = max(keyW, runewidth.StringWidth(e.key))
+		}
+	}
+	keyW = min(keyW, m.width/2)
+	var b strings.Builder
+	b.WriteString(st.DialogTitle.Render(fit(title, m.width)))
+	if len(entries) == 0 {
+		b.WriteString("\n" + st.Muted.Render("   nothing matches"))
+	}
+	for i := h.offset; i < len(entries) && i < h.offset+rows; i++ {
+		e := entries[i]
+		b.WriteString("\n")
+		if e.key == "" {
+			b.WriteString(st.ColHeader.Render(fit(" "+e.desc, m.width)))
+			continue
+		}
+		b.WriteString("   ")
+		b.WriteString(st.HelpKey.Render(fit(e.key, keyW)))
+		b.WriteString("  ")
+		b.WriteString(st.HelpDesc.Render(fit(e.desc, max(m.width-keyW-5, 1))))
+	}
+	return b.String()
+}

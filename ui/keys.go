@@ -1,0 +1,107 @@
+package ui
+
+import "github.com/charmbracelet/bubbles/key"
+
+// KeyMap is every key the console answers. The same bindings drive key matching,
+// the help line and the ? overlay, so help cannot drift from the real keys
+// (soft-serve's pattern). Global keys are reserved: a pane may not rebind them.
+type KeyMap struct {
+	// Global keys, answered whatever the pane.
+	Help      key.Binding
+	Pause     key.Binding
+	Freeze    key.Binding
+	Filter    key.Binding
+	Command   key.Binding
+	Rebalance key.Binding
+	Quit      key.Binding
+	NextPane  key.Binding
+	PrevPane  key.Binding
+	GotoPane  key.Binding
+	Clear     key.Binding
+
+	// Row navigation, shared by every list pane.
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	Top      key.Binding
+	Bottom   key.Binding
+
+	// Lanes and Adjacency groups panes.
+	PauseLane key.Binding
+	PauseHost key.Binding
+	Expand    key.Binding
+	Collapse  key.Binding
+	Toggle    key.Binding
+
+	// Log pane.
+	Level key.Binding
+
+	// Dialogs.
+	Yes key.Binding
+	No  key.Binding
+}
+
+// DefaultKeyMap returns the console's keys.
+func DefaultKeyMap() *KeyMap {
+	b := func(keys []string, help, desc string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+	}
+	return &KeyMap{
+		Help:      b([]string{"?"}, "?", "help"),
+		Pause:     b([]string{"p"}, "p", "(un)pause crawl"),
+		Freeze:    b([]string{"f"}, "f", "freeze view"),
+		Filter:    b([]string{"/"}, "/", "filter (!x inverts)"),
+		Command:   b([]string{":"}, ":", "command"),
+		Rebalance: b([]string{"r"}, "r", "rebalance"),
+		Quit:      b([]string{"q", "ctrl+c"}, "q", "quit"),
+		NextPane:  b([]string{"tab"}, "tab", "next pane"),
+		PrevPane:  b([]string{"shift+tab"}, "shift+tab", "previous pane"),
+		GotoPane:  b([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, "1-9", "pane N"),
+		Clear:     b([]string{"esc"}, "esc", "clear filter"),
+
+		Up:       b([]string{"up", "k"}, "↑/k", "up"),
+		Down:     b([]string{"down", "j"}, "↓/j", "down"),
+		PageUp:   b([]string{"pgup", "ctrl+b"}, "pgup", "page up"),
+		PageDown: b([]string{"pgdown", "ctrl+f"}, "pgdn", "page down"),
+		Top:      b([]string{"home", "g"}, "g/home", "top"),
+		Bottom:   b([]string{"end", "G"}, "G/end", "bottom / follow"),
+
+		PauseLane: b([]string{" "}, "space", "(un)pause lane"),
+		PauseHost: b([]string{"H"}, "H", "(un)pause host"),
+		Expand:    b([]string{"right", "l"}, "→/l", "expand"),
+		Collapse:  b([]string{"left", "h"}, "←/h", "collapse"),
+		Toggle:    b([]string{"enter"}, "enter", "expand/collapse"),
+
+		Level: b([]string{"v"}, "v", "min level"),
+
+		Yes: b([]string{"y", "enter"}, "y/enter", "confirm"),
+		No:  b([]string{"n", "esc"}, "n/esc", "cancel"),
+	}
+}
+
+// globalHelp lists the global keys in help order.
+func (k *KeyMap) globalHelp() []key.Binding {
+	return []key.Binding{k.Help, k.Pause, k.Freeze, k.Filter, k.Command, k.Rebalance,
+		k.NextPane, k.PrevPane, k.GotoPane, k.Clear, k.Quit}
+}
+
+// navHelp lists the row navigation keys.
+func (k *KeyMap) navHelp() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}
+}
+
+// matches reports whether the key named k (tea.KeyMsg.String()) is bound to any of bs.
+func matches(k string, bs ...key.Binding) bool {
+	for _, b := range bs {
+		if !b.Enabled() {
+			continue
+		}
+		for _, bk := range b.Keys() {
+			if bk == k {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,239 @@
+package ui
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+)
+
+func init() { registerPane(10, newLanesPane) }
+
+// lanesPane is the thread-lanes view (M1): one row per lane with its egress, the
+// hosts and parent pages bound to it, what it fetches, and when it may fetch next.
+type lanesPane struct {
+	c             *Common
+	width, height int
+	lanes         []engine.Lane
+	pausedHosts   []string // sorted, from the snapshot
+	rows          []int    // indexes into lanes that pass the filter
+	filter        Filter
+	list          listView
+}
+
+func newLanesPane(c *Common) Pane { return &lanesPane{c: c} }
+
+func (p *lanesPane) Title() string { return "Lanes" }
+
+func (p *lanesPane) ShortHelp() []key.Binding {
+	k := p.c.Keys
+	return []key.Binding{k.PauseLane, k.PauseHost}
+}
+
+func (p *lanesPane) FullHelp() [][]key.Binding {
+	k := p.c.Keys
+	return [][]key.Binding{{k.PauseLane, k.PauseHost}, k.navHelp()}
+}
+
+func (p *lanesPane) SetSize(w, h int) {
+	p.width, p.height = w, h
+	p.list.height = h - 1 // column header
+	p.list.clamp(len(p.rows))
+}
+
+func (p *lanesPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
+	sel, had := p.selected()
+	p.lanes = s.Lanes
+	p.pausedHosts = s.PausedHosts
+	p.refilter()
+	if had {
+		p.reselect(sel.ID)
+	}
+	return nil
+}
+
+func (p *lanesPane) SetFilter(f Filter) {
+	sel, had := p.selected()
+	p.filter = f
+	p.refilter()
+	if had {
+		p.reselect(sel.ID)
+	}
+}
+
+// refilter recomputes which lanes are listed.
+func (p *lanesPane) refilter() {
+	p.rows = p.rows[:0]
+	for i := range p.lanes {
+		l := &p.lanes[i]
+		if !p.filter.Active() || p.filter.Match(append([]string{l.Egress, l.Current, string(l.Status), strconv.Itoa(l.ID)}, l.Hosts...)...) {
+			p.rows = append(p.rows, i)
+		}
+	}
+	p.list.clamp(len(p.rows))
+}
+
+// reselect keeps the cursor on the same lane across snapshots and filters.
+func (p *lanesPane) reselect(id int) {
+	for r, i := range p.rows {
+		if p.lanes[i].ID == id {
+			p.list.cursor = r
+			break
+		}
+	}
+	p.list.clamp(len(p.rows))
+}
+
+// selected is the lane under the cursor.
+func (p *lanesPane) selected() (engine.Lane, bool) {
+	if p.list.cursor < 0 || p.list.cursor >= len(p.rows) {
+		return engine.Lane{}, false
+	}
+	return p.lanes[p.rows[p.list.cursor]], true
+}
+
+func (p *lanesPane) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		k := msg.String()
+		if p.list.navigate(p.c.Keys, k, len(p.rows)) {
+			return nil
+		}
+		l, ok := p.selected()
+		switch {
+		case matches(k, p.c.Keys.PauseLane):
+			if !ok {
+				return status("no lane selected", true)
+			}
+			return toggleLane(p.c, l.ID, l.Paused)
+		case matches(k, p.c.Keys.PauseHost):
+			if !ok {
+				return status("no lane selected", true)
+			}
+			host := laneHost(l)
+			if host == "" {
+				return status(fmt.Sprintf("lane %d holds no host", l.ID), true)
+			}
+			return toggleHost(p.c, host, p.pausedHosts)
+		}
+	case clickMsg:
+		p.list.cursor = p.list.offset + msg.row - 1
+		p.list.clamp(len(p.rows))
+	}
+	return nil
+}
+
+// toggleLane pauses a running lane or resumes a paused one.
+func toggleLane(c *Common, id int, paused bool) tea.Cmd {
+	verb := "paused"
+	if paused {
+		verb = "resumed"
+	}
+	return c.Control(fmt.Sprintf("lane %d %s", id, verb), func(ctrl engine.Control) error {
+		return ctrl.PauseLane(id, !paused)
+	})
+}
+
+// toggleHost pauses a host or resumes it if it is on the paused list.
+func toggleHost(c *Common, host string, pausedHosts []string) tea.Cmd {
+	_, paused := slices.BinarySearch(pausedHosts, host)
+	verb := "paused"
+	if paused {
+		verb = "resumed"
+	}
+	return c.Control(fmt.Sprintf("host %s %s", host, verb), func(ctrl engine.Control) error {
+		return ctrl.PauseHost(host, !paused)
+	})
+}
+
+// laneHost is "the lane's host" for H: the host of the URL it fetches, else its first.
+func laneHost(l engine.Lane) string {
+	if u, err := url.Parse(l.Current); err == nil && u.Hostname() != "" {
+		if slices.Contains(l.Hosts, u.Hostname()) || len(l.Hosts) == 0 {
+			return u.Hostname()
+		}
+	}
+	if len(l.Hosts) > 0 {
+		return l.Hosts[0]
+	}
+	return ""
+}
+
+func (p *lanesPane) Position() string { return p.list.position(len(p.rows)) }
+
+// columns lays out the table for the pane width; wide terminals get a host column.
+func (p *lanesPane) columns() []column {
+	cols := []column{
+		{title: "LANE", width: 4, right: true},
+		{title: "EGRESS", width: 9},
+		{title: "H/P", width: 5, right: true},
+		{title: "STATUS", width: 8},
+		{title: "NEXT", width: 5, right: true},
+		{title: "DONE", width: 6, right: true},
+		{title: "Q", width: 4, right: true},
+	}
+	if p.width >= 110 {
+		cols = append(cols, column{title: "HOSTS", width: 26})
+	}
+	cols = append(cols, column{title: "URL"})
+	return layoutColumns(cols, p.width)
+}
+
+func (p *lanesPane) View() string {
+	st := p.c.Styles
+	cols := p.columns()
+	var b strings.Builder
+	b.WriteString(headerRow(st, cols, p.width))
+	if len(p.rows) == 0 {
+		b.WriteString("\n")
+		msg := "  no lanes yet: the crawl opens one per group of adjacent URLs (M1)"
+		if p.filter.Active() {
+			msg = "  no lane matches the filter " + strconv.Quote(p.filter.String())
+		}
+		b.WriteString(st.Muted.Render(fit(msg, p.width)))
+		return b.String()
+	}
+	now := p.c.Now()
+	wide := len(cols) == 9
+	cells := make([]string, len(cols))
+	from, to := p.list.visible(len(p.rows))
+	for r := from; r < to; r++ {
+		l := &p.lanes[p.rows[r]]
+		cells = cells[:0]
+		cells = append(cells,
+			strconv.Itoa(l.ID),
+			l.Egress,
+			strconv.Itoa(len(l.Hosts))+"/"+strconv.Itoa(l.Parents),
+			string(l.Status),
+			countdown(l.NextFetch, now),
+			thousands(l.Done),
+			strconv.Itoa(l.Queued),
+		)
+		if wide {
+			cells = append(cells, hostsCell(l.Hosts))
+		}
+		cells = append(cells, l.Current)
+		accent := st.LaneStatus(string(l.Status))
+		b.WriteString("\n")
+		b.WriteString(tableRow(st, cols, cells, p.width, r == p.list.cursor, 3, &accent))
+	}
+	return b.String()
+}
+
+// hostsCell shows the first host and how many more the lane holds.
+func hostsCell(hosts []string) string {
+	switch len(hosts) {
+	case 0:
+		return "-"
+	case 1:
+		return hosts[0]
+	default:
+		return hosts[0] + " +" + strconv.Itoa(len(hosts)-1)
+	}
+}

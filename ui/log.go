@@ -1,0 +1,203 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+)
+
+func init() { registerPane(30, newLogPane) }
+
+// logPane shows the engine's events: a capped ring filled from EventsSince when a
+// snapshot says there is something new, with a minimum-level filter. It follows the
+// newest event until the operator scrolls up.
+type logPane struct {
+	c             *Common
+	width, height int
+	capacity      int
+	events        []engine.Event // oldest first, at most capacity
+	lastSeq       uint64         // newest Seq held
+	fetching      bool           // an EventsSince call is in flight
+	minLevel      engine.Level
+	follow        bool
+	rows          []int // indexes into events that pass level and filter
+	filter        Filter
+	list          listView
+}
+
+// eventsMsg carries events fetched by EventsSince; upTo is the newest Seq the
+// snapshot announced, so the pane knows whether to fetch again.
+type eventsMsg struct {
+	events []engine.Event
+	upTo   uint64
+}
+
+func newLogPane(c *Common) Pane {
+	return &logPane{c: c, capacity: max(c.logLines, 1), follow: true}
+}
+
+func (p *logPane) Title() string { return "Log" }
+
+func (p *logPane) ShortHelp() []key.Binding {
+	k := p.c.Keys
+	return []key.Binding{k.Level, k.Bottom}
+}
+
+func (p *logPane) FullHelp() [][]key.Binding {
+	k := p.c.Keys
+	return [][]key.Binding{{k.Level}, k.navHelp()}
+}
+
+func (p *logPane) SetSize(w, h int) {
+	p.width, p.height = w, h
+	p.list.height = h - 1
+	p.clamp()
+}
+
+func (p *logPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
+	if s.LastEvent <= p.lastSeq || p.fetching {
+		return nil
+	}
+	return p.fetch(s.LastEvent)
+}
+
+// fetch asks the engine for events after the newest one held (in a Cmd).
+func (p *logPane) fetch(upTo uint64) tea.Cmd {
+	p.fetching = true
+	ctrl, after, n := p.c.ctrl, p.lastSeq, p.capacity
+	return func() tea.Msg {
+		return eventsMsg{events: ctrl.EventsSince(after, n), upTo: upTo}
+	}
+}
+
+func (p *logPane) SetFilter(f Filter) {
+	p.filter = f
+	p.refilter()
+}
+
+func (p *logPane) refilter() {
+	p.rows = p.rows[:0]
+	for i := range p.events {
+		e := &p.events[i]
+		if e.Level < p.minLevel {
+			continue
+		}
+		if p.filter.Active() && !p.filter.Match(e.Msg, e.Host, e.Level.String(), laneLabel(e.Lane)) {
+			continue
+		}
+		p.rows = append(p.rows, i)
+	}
+	p.clamp()
+}
+
+func (p *logPane) clamp() {
+	if p.follow {
+		p.list.cursor = len(p.rows) - 1
+	}
+	p.list.clamp(len(p.rows))
+}
+
+// add appends fetched events, dropping the oldest beyond capacity.
+func (p *logPane) add(evs []engine.Event) {
+	for _, e := range evs {
+		if e.Seq <= p.lastSeq {
+			continue
+		}
+		p.events = append(p.events, e)
+		p.lastSeq = e.Seq
+	}
+	if over := len(p.events) - p.capacity; over > 0 {
+		// Keep the cursor on the same event while older ones fall off.
+		n := copy(p.events, p.events[over:])
+		p.events = p.events[:n]
+		if !p.follow {
+			p.list.cursor -= over
+			p.list.offset = max(p.list.offset-over, 0)
+		}
+	}
+	p.refilter()
+}
+
+func (p *logPane) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case eventsMsg:
+		p.fetching = false
+		p.add(msg.events)
+		if len(msg.events) == p.capacity && p.lastSeq < msg.upTo {
+			return p.fetch(msg.upTo)
+		}
+	case tea.KeyMsg:
+		k := msg.String()
+		switch {
+		case matches(k, p.c.Keys.Level):
+			p.minLevel = (p.minLevel + 1) % (engine.LevelError + 1)
+			p.refilter()
+			return status("log shows "+p.minLevel.String()+" and above", false)
+		case p.list.navigate(p.c.Keys, k, len(p.rows)):
+			p.follow = p.list.cursor == len(p.rows)-1
+		}
+	case clickMsg:
+		p.list.cursor = p.list.offset + msg.row - 1
+		p.list.clamp(len(p.rows))
+		p.follow = p.list.cursor == len(p.rows)-1
+	}
+	return nil
+}
+
+func (p *logPane) Position() string {
+	return "≥" + p.minLevel.String() + " " + p.list.position(len(p.rows))
+}
+
+func (p *logPane) columns() []column {
+	hostW := 18
+	if p.width >= 110 {
+		hostW = 24
+	}
+	return layoutColumns([]column{
+		{title: "TIME", width: 8},
+		{title: "LEVEL", width: 5},
+		{title: "LANE", width: 4, right: true},
+		{title: "HOST", width: hostW},
+		{title: "MESSAGE"},
+	}, p.width)
+}
+
+func laneLabel(lane int) string {
+	if lane == 0 {
+		return "-"
+	}
+	return strconv.Itoa(lane)
+}
+
+func (p *logPane) View() string {
+	st := p.c.Styles
+	cols := p.columns()
+	var b strings.Builder
+	b.WriteString(headerRow(st, cols, p.width))
+	if len(p.rows) == 0 {
+		msg := "  no events yet"
+		if p.filter.Active() || p.minLevel > engine.LevelDebug {
+			msg = "  no event at " + p.minLevel.String() + " or above matches"
+		}
+		b.WriteString("\n" + st.Muted.Render(fit(msg, p.width)))
+		return b.String()
+	}
+	cells := make([]string, 0, len(cols))
+	from, to := p.list.visible(len(p.rows))
+	for r := from; r < to; r++ {
+		e := &p.events[p.rows[r]]
+		host := e.Host
+		if host == "" {
+			host = "-"
+		}
+		cells = append(cells[:0], e.At.Format("15:04:05"), e.Level.String(), laneLabel(e.Lane), host, e.Msg)
+		accent := st.Level(int(e.Level))
+		b.WriteString("\n")
+		b.WriteString(tableRow(st, cols, cells, p.width, r == p.list.cursor, 1, &accent))
+	}
+	return b.String()
+}

@@ -1,0 +1,426 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/themes"
+)
+
+// MinWidth and MinHeight are the smallest terminal the console lays out; below it
+// shows "need 80×24 (have W×H)" and still answers q.
+const (
+	MinWidth  = 80
+	MinHeight = 24
+)
+
+// focus says who gets keys: the focused input first, global keys only when the
+// panes have focus (glow's rule; otherwise typing "q" in a filter would quit).
+type focus uint8
+
+const (
+	focusPane focus = iota
+	focusFilter
+	focusCommand
+	focusHelp
+	focusDialog
+)
+
+// SnapshotMsg carries a snapshot pulled from the engine into the console. The tick
+// produces it; it is exported so a host embedding the model (or a benchmark) can
+// push one directly.
+type SnapshotMsg struct {
+	Snapshot engine.Snapshot
+}
+
+// tickMsg is the refresh tick; the console re-arms it every time it fires.
+type tickMsg struct{}
+
+// clickMsg is a mouse click on row (0 = the column header) of the active pane.
+type clickMsg struct{ row int }
+
+// statusLine is the message under the panes, with when it was set.
+type statusLine struct {
+	text string
+	err  bool
+	at   time.Time
+}
+
+// statusTTL is how long a status message stays.
+const statusTTL = 8 * time.Second
+
+// Model is the console: header, pane tabs, the active pane, and the inputs and
+// dialogs over them. One Model per terminal or SSH session; each has its own view
+// state (pane, selection, filter, theme, freeze).
+type Model struct {
+	c     *Common
+	opts  Options
+	panes []Pane
+
+	active        int
+	width, height int
+	snap          engine.Snapshot
+	haveSnap      bool
+	frozen        bool
+	fetching      bool // a Snapshot call is in flight
+	focus         focus
+
+	filters   []Filter // per pane
+	filterIn  lineInput
+	filterOld Filter // restored when the filter input is cancelled
+
+	cmdIn   lineInput
+	cmdErr  string   // inline error of the last command line
+	cmdHint []string // completion candidates
+	history []string
+	histPos int
+
+	help   helpOverlay
+	dialog *dialog
+	status statusLine
+	tabs   []tabSpan // x ranges of the tabs, for mouse clicks
+}
+
+// NewModel builds a console over ctrl that renders with r (for SSH, the session's
+// renderer from bubbletea.MakeRenderer; locally, one on the terminal). Styles are
+// built here, once per renderer.
+func NewModel(ctrl engine.Control, opts Options, r *lipgloss.Renderer) tea.Model {
+	return newModel(ctrl, opts, r)
+}
+
+func newModel(ctrl engine.Control, opts Options, r *lipgloss.Renderer) *Model {
+	opts = opts.withDefaults()
+	if r == nil {
+		r = lipgloss.DefaultRenderer()
+	}
+	t, ok := themes.Lookup(opts.Theme)
+	badTheme := !ok
+	if badTheme {
+		t, _ = themes.Lookup(themes.Default)
+	}
+	c := &Common{
+		Styles:   themes.NewStyles(r, t),
+		Keys:     DefaultKeyMap(),
+		Now:      opts.Clock,
+		renderer: r,
+		ctrl:     ctrl,
+		readOnly: opts.ReadOnly,
+		logLines: opts.LogLines,
+	}
+	m := &Model{c: c, opts: opts, panes: newPanes(c)}
+	m.filters = make([]Filter, len(m.panes))
+	m.filterIn.prompt = "/"
+	m.cmdIn.prompt = ":"
+	m.help.search.prompt = "search: "
+	if badTheme {
+		m.setStatus(fmt.Sprintf("unknown theme %q; using %s (have %s)", opts.Theme, t.Name, strings.Join(themes.Names(), ", ")), true)
+	}
+	return m
+}
+
+// Init pulls the first snapshot at once and starts the refresh tick.
+func (m *Model) Init() tea.Cmd {
+	return tea.Batch(m.fetch(), m.tick())
+}
+
+// tick arms the next refresh.
+func (m *Model) tick() tea.Cmd {
+	return tea.Tick(m.opts.Refresh, func(time.Time) tea.Msg { return tickMsg{} })
+}
+
+// fetch pulls a snapshot in a Cmd, unless one is already on its way or the view is
+// frozen. A slow engine therefore never piles up calls.
+func (m *Model) fetch() tea.Cmd {
+	if m.fetching || m.frozen {
+		return nil
+	}
+	m.fetching = true
+	ctrl := m.c.ctrl
+	return func() tea.Msg { return SnapshotMsg{Snapshot: ctrl.Snapshot()} }
+}
+
+func (m *Model) setStatus(text string, isErr bool) {
+	m.status = statusLine{text: text, err: isErr, at: m.c.Now()}
+}
+
+// Update routes one message. It never blocks: engine calls are returned as Cmds.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tickMsg:
+		return m, tea.Batch(m.tick(), m.fetch())
+	case SnapshotMsg:
+		m.fetching = false
+		if m.frozen {
+			return m, nil // freeze: the engine runs on, the view holds still
+		}
+		return m, m.applySnapshot(&msg.Snapshot)
+	case tea.WindowSizeMsg:
+		m.resize(msg.Width, msg.Height)
+		return m, nil
+	case statusMsg:
+		m.setStatus(msg.text, msg.err)
+		return m, nil
+	case controlDoneMsg:
+		if msg.err != nil {
+			m.setStatus(msg.text+" failed: "+msg.err.Error(), true)
+		} else {
+			m.setStatus(msg.text, false)
+		}
+		return m, m.fetch()
+	case planMsg:
+		return m, m.showPlan(msg.plan)
+	case tea.KeyMsg:
+		return m, m.handleKey(msg)
+	case tea.MouseMsg:
+		return m, m.handleMouse(msg)
+	}
+	// Anything else (events for the log, later panes' results) goes to every pane.
+	var cmds []tea.Cmd
+	for _, p := range m.panes {
+		cmds = append(cmds, p.Update(msg))
+	}
+	return m, tea.Batch(cmds...)
+}
+
+// applySnapshot makes s the shown state and hands it to every pane.
+func (m *Model) applySnapshot(s *engine.Snapshot) tea.Cmd {
+	m.snap = *s
+	m.haveSnap = true
+	var cmds []tea.Cmd
+	for _, p := range m.panes {
+		cmds = append(cmds, p.SetSnapshot(&m.snap))
+	}
+	return tea.Batch(cmds...)
+}
+
+// Layout: two header lines, the tab bar, the pane body, the status line, the help line.
+const chromeLines = 5
+
+func (m *Model) resize(w, h int) {
+	m.width, m.height = w, h
+	for _, p := range m.panes {
+		p.SetSize(w, max(h-chromeLines, 2))
+	}
+}
+
+func (m *Model) tooSmall() bool { return m.width < MinWidth || m.height < MinHeight }
+
+func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
+	switch m.focus {
+	case focusDialog:
+		return m.dialogKey(msg)
+	case focusCommand:
+		return m.commandKey(msg)
+	case focusFilter:
+		return m.filterKey(msg)
+	case focusHelp:
+		return m.helpKey(msg)
+	}
+	k := msg.String()
+	km := m.c.Keys
+	if m.tooSmall() {
+		// Nothing else is visible, so nothing else acts; q must still work.
+		if matches(k, km.Quit) {
+			return m.requestQuit()
+		}
+		return nil
+	}
+	switch {
+	case matches(k, km.Quit):
+		return m.requestQuit()
+	case matches(k, km.Help):
+		m.openHelp()
+	case matches(k, km.Pause):
+		return m.togglePause()
+	case matches(k, km.Freeze):
+		m.frozen = !m.frozen
+		if m.frozen {
+			m.setStatus("view frozen; the crawl keeps running (f to unfreeze)", false)
+			return nil
+		}
+		m.setStatus("view live", false)
+		return m.fetch()
+	case matches(k, km.Filter):
+		m.focus = focusFilter
+		m.filterOld = m.filters[m.active]
+		m.filterIn.set(m.filterOld.String())
+	case matches(k, km.Command):
+		m.focus = focusCommand
+		m.cmdIn.set("")
+		m.cmdErr, m.cmdHint = "", nil
+		m.histPos = len(m.history)
+	case matches(k, km.Rebalance):
+		return m.planRebalance()
+	case matches(k, km.NextPane):
+		m.setActive((m.active + 1) % len(m.panes))
+	case matches(k, km.PrevPane):
+		m.setActive((m.active + len(m.panes) - 1) % len(m.panes))
+	case matches(k, km.GotoPane):
+		n := int(k[0] - '1')
+		if n >= len(m.panes) {
+			m.setStatus(fmt.Sprintf("no pane %s (have 1-%d)", k, len(m.panes)), true)
+			return nil
+		}
+		m.setActive(n)
+	case matches(k, km.Clear):
+		if m.filters[m.active].Active() {
+			m.setFilter(Filter{})
+			m.setStatus("filter cleared", false)
+		}
+	default:
+		return m.panes[m.active].Update(msg)
+	}
+	return nil
+}
+
+func (m *Model) setActive(i int) {
+	m.active = i
+}
+
+func (m *Model) setFilter(f Filter) {
+	m.filters[m.active] = f
+	m.panes[m.active].SetFilter(f)
+}
+
+// togglePause pauses a running crawl or resumes a paused one. The decision is taken
+// in the Cmd on a fresh snapshot, so a frozen view cannot make p do the wrong thing.
+func (m *Model) togglePause() tea.Cmd {
+	if m.c.readOnly {
+		return status(ReadOnlyText, true)
+	}
+	ctrl := m.c.ctrl
+	return func() tea.Msg {
+		if ctrl.Snapshot().State == engine.StatePaused {
+			ctrl.Resume()
+			return controlDoneMsg{text: "crawl resumed"}
+		}
+		ctrl.Pause()
+		return controlDoneMsg{text: "crawl paused"}
+	}
+}
+
+// setPaused pauses or resumes the whole crawl.
+func (m *Model) setPaused(paused bool) tea.Cmd {
+	if paused {
+		return m.c.Control("crawl paused", func(ctrl engine.Control) error { ctrl.Pause(); return nil })
+	}
+	return m.c.Control("crawl resumed", func(ctrl engine.Control) error { ctrl.Resume(); return nil })
+}
+
+// requestQuit quits, first asking when quitting would stop a live crawl.
+func (m *Model) requestQuit() tea.Cmd {
+	if m.opts.Detached || m.snap.State == engine.StateDone || m.snap.State == engine.StateStopping {
+		return tea.Quit
+	}
+	m.openDialog(quitDialog())
+	return nil
+}
+
+// setTheme switches this console's theme (styles rebuilt for its renderer).
+func (m *Model) setTheme(name string) error {
+	t, ok := themes.Lookup(name)
+	if !ok {
+		return fmt.Errorf("unknown theme %q (have %s)", name, strings.Join(themes.Names(), ", "))
+	}
+	m.c.Styles = themes.NewStyles(m.c.renderer, t)
+	return nil
+}
+
+func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
+	switch msg.Type {
+	case tea.KeyEnter:
+		m.focus = focusPane
+		return nil
+	case tea.KeyEsc, tea.KeyCtrlC:
+		m.focus = focusPane
+		m.setFilter(m.filterOld)
+		return nil
+	}
+	if m.filterIn.update(msg) {
+		m.setFilter(ParseFilter(m.filterIn.String())) // live, as the operator types
+	}
+	return nil
+}
+
+func (m *Model) commandKey(msg tea.KeyMsg) tea.Cmd {
+	switch msg.Type {
+	case tea.KeyEsc, tea.KeyCtrlC:
+		m.focus = focusPane
+		m.cmdErr, m.cmdHint = "", nil
+		return nil
+	case tea.KeyEnter:
+		line := strings.TrimSpace(m.cmdIn.String())
+		if line == "" {
+			m.focus = focusPane
+			return nil
+		}
+		m.history = append(m.history, line)
+		m.histPos = len(m.history)
+		cmd, err := m.runCommand(line)
+		if err != nil {
+			// Inline error; the line stays for the operator to fix.
+			m.cmdErr, m.cmdHint = err.Error(), nil
+			return nil
+		}
+		m.cmdErr, m.cmdHint = "", nil
+		if m.focus == focusCommand {
+			m.focus = focusPane
+		}
+		return cmd
+	case tea.KeyTab:
+		line, cands := completeCommand(m, m.cmdIn.String())
+		m.cmdIn.set(line)
+		m.cmdHint, m.cmdErr = cands, ""
+		return nil
+	case tea.KeyUp:
+		if m.histPos > 0 {
+			m.histPos--
+			m.cmdIn.set(m.history[m.histPos])
+		}
+		return nil
+	case tea.KeyDown:
+		if m.histPos < len(m.history)-1 {
+			m.histPos++
+			m.cmdIn.set(m.history[m.histPos])
+		} else {
+			m.histPos = len(m.history)
+			m.cmdIn.set("")
+		}
+		return nil
+	}
+	if m.cmdIn.update(msg) {
+		m.cmdErr, m.cmdHint = "", nil
+	}
+	return nil
+}
+
+func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
+	if !m.opts.Mouse || m.focus != focusPane || m.tooSmall() {
+		return nil
+	}
+	p := m.panes[m.active]
+	switch {
+	case msg.Button == tea.MouseButtonWheelUp:
+		return p.Update(tea.KeyMsg{Type: tea.KeyUp})
+	case msg.Button == tea.MouseButtonWheelDown:
+		return p.Update(tea.KeyMsg{Type: tea.KeyDown})
+	case msg.Button == tea.MouseButtonLeft && msg.Action == tea.MouseActionPress:
+		const tabRow, bodyTop = 2, 3
+		switch {
+		case msg.Y == tabRow:
+			for _, t := range m.tabs {
+				if msg.X >= t.from && msg.X < t.to {
+					m.setActive(t.pane)
+				}
+			}
+		case msg.Y > bodyTop && msg.Y < m.height-2:
+			return p.Update(clickMsg{row: msg.Y - bodyTop})
+		}
+	}
+	return nil
+}

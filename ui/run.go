@@ -1,0 +1,51 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/themes"
+)
+
+// Run shows the console full-screen (alternate screen) on the local terminal until
+// the operator quits (confirming first if the crawl is running) or ctx is done, then
+// restores the terminal. It never stops the engine: the caller does that when Run
+// returns. A cancelled ctx is a normal end and returns nil.
+func Run(ctx context.Context, ctrl engine.Control, opts Options) error {
+	if opts.Theme != "" {
+		if _, ok := themes.Lookup(opts.Theme); !ok {
+			return fmt.Errorf("unknown theme %q (have %s)", opts.Theme, strings.Join(themes.Names(), ", "))
+		}
+	}
+	in, out := opts.Input, opts.Output
+	if in == nil {
+		in = os.Stdin
+	}
+	if out == nil {
+		out = os.Stdout
+	}
+	// The renderer reads the terminal's colour support and NO_COLOR from out.
+	r := lipgloss.NewRenderer(out)
+	m := newModel(ctrl, opts, r)
+	popts := []tea.ProgramOption{
+		tea.WithContext(ctx),
+		tea.WithInput(in),
+		tea.WithOutput(out),
+		tea.WithAltScreen(),
+	}
+	if opts.Mouse {
+		popts = append(popts, tea.WithMouseCellMotion())
+	}
+	_, err := tea.NewProgram(m, popts...).Run()
+	if err != nil && ctx.Err() != nil && errors.Is(err, tea.ErrProgramKilled) {
+		return nil
+	}
+	return err
+}

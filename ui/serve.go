@@ -1,0 +1,320 @@
+package ui
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/ssh"
+	"github.com/charmbracelet/wish"
+	"github.com/charmbracelet/wish/activeterm"
+	"github.com/charmbracelet/wish/bubbletea"
+	"github.com/charmbracelet/wish/logging"
+	"github.com/charmbracelet/wish/ratelimiter"
+	gossh "golang.org/x/crypto/ssh"
+	"golang.org/x/time/rate"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+)
+
+// ServeOptions configure the SSH console server.
+type ServeOptions struct {
+	// Addr is the listen address, e.g. "127.0.0.1:2222". Ignored when Listener is set.
+	Addr string
+	// Listener, if set, is served instead of listening on Addr (tests pass one bound
+	// to 127.0.0.1:0). Serve closes it.
+	Listener net.Listener
+	// HostKeyPath is the server's ed25519 host key: created once with mode 0600,
+	// reused afterwards so clients keep trusting the same fingerprint.
+	HostKeyPath string
+	// AuthorizedKeysPath lists the operators' public keys (authorized_keys format).
+	// Required. Operators can steer the crawl.
+	AuthorizedKeysPath string
+	// ViewerKeysPath optionally lists viewers' keys: they may only watch; every
+	// control answers "read-only session".
+	ViewerKeysPath string
+	// Logger receives one line per session connect and disconnect; default
+	// io.Discard. Never stdout: stdout may be the operator's terminal.
+	Logger io.Writer
+	// RateLimit is the sessions per second one client IP may open; default 1.
+	RateLimit float64
+	// RateBurst is how many sessions a client IP may open at once; default 5.
+	RateBurst int
+	// Options apply to every session's console; Detached is always set (closing a
+	// session never stops the engine) and ReadOnly is forced for viewers.
+	Options
+}
+
+func (so ServeOptions) withDefaults() ServeOptions {
+	if so.Logger == nil {
+		so.Logger = io.Discard
+	}
+	if so.RateLimit <= 0 {
+		so.RateLimit = 1
+	}
+	if so.RateBurst <= 0 {
+		so.RateBurst = 5
+	}
+	return so
+}
+
+// role is what an authenticated key may do.
+type role uint8
+
+const (
+	roleOperator role = iota + 1
+	roleViewer
+)
+
+type roleKey struct{}
+
+// sessionDrainTimeout bounds how long Serve waits for sessions to end after ctx is
+// done (their connections are already closed; this is only their handlers' exit).
+const sessionDrainTimeout = 5 * time.Second
+
+// Serve serves the console to SSH clients until ctx is done, then closes every
+// session and returns. Each session gets its own console (view state, renderer for
+// the client's terminal). The engine keeps running whatever the sessions do.
+func Serve(ctx context.Context, ctrl engine.Control, so ServeOptions) error {
+	so = so.withDefaults()
+	if so.AuthorizedKeysPath == "" {
+		return errors.New("serve: an authorized keys file (operators) is required")
+	}
+	keys := &keyring{operators: so.AuthorizedKeysPath, viewers: so.ViewerKeysPath}
+	if ks, err := keys.load(); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	} else if len(ks.operators)+len(ks.viewers) == 0 {
+		return fmt.Errorf("serve: no public keys in %s %s: nobody could connect", so.AuthorizedKeysPath, so.ViewerKeysPath)
+	}
+	if so.HostKeyPath == "" {
+		return errors.New("serve: a host key path is required")
+	}
+	if err := ensureHostKey(so.HostKeyPath); err != nil {
+		return fmt.Errorf("serve: host key: %w", err)
+	}
+	ln := so.Listener
+	if ln == nil {
+		var err error
+		if ln, err = net.Listen("tcp", so.Addr); err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+	}
+
+	var sessions sync.WaitGroup
+	track := func(next ssh.Handler) ssh.Handler {
+		return func(s ssh.Session) {
+			sessions.Add(1)
+			defer sessions.Done()
+			next(s)
+		}
+	}
+	limiter := ratelimiter.NewRateLimiter(rate.Limit(so.RateLimit), so.RateBurst, 1024)
+	srv, err := wish.NewServer(
+		wish.WithHostKeyPath(so.HostKeyPath),
+		// The callback only says whether the key is known at all; what the session
+		// may do is decided after authentication, in roleMiddleware.
+		wish.WithPublicKeyAuth(func(_ ssh.Context, k ssh.PublicKey) bool {
+			_, ok := keys.role(k)
+			return ok
+		}),
+		wish.WithMiddleware( // the last one runs first
+			bubbletea.Middleware(sessionHandler(ctrl, so.Options)),
+			activeterm.Middleware(),
+			roleMiddleware(keys),
+			ratelimiter.Middleware(limiter),
+			logging.MiddlewareWithLogger(log.New(so.Logger, "ssh ", log.LstdFlags)),
+			track,
+		),
+	)
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("serve: %w", err)
+	}
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		srv.Close()
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	srv.Close() // closes the listener and every connection: sessions end
+	<-served
+	done := make(chan struct{})
+	go func() { sessions.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(sessionDrainTimeout):
+	}
+	return nil
+}
+
+// sessionHandler builds one console per SSH session, styled by the session's own
+// renderer (the client's terminal and NO_COLOR, not the server's).
+func sessionHandler(ctrl engine.Control, base Options) bubbletea.Handler {
+	return func(s ssh.Session) (tea.Model, []tea.ProgramOption) {
+		o := base
+		o.Detached = true
+		if r, _ := s.Context().Value(roleKey{}).(role); r != roleOperator {
+			o.ReadOnly = true
+		}
+		m := newModel(ctrl, o, bubbletea.MakeRenderer(s))
+		popts := []tea.ProgramOption{tea.WithAltScreen()}
+		if o.Mouse {
+			popts = append(popts, tea.WithMouseCellMotion())
+		}
+		return m, popts
+	}
+}
+
+// roleMiddleware decides, after authentication, whether the session's key is an
+// operator's or a viewer's, and refuses any other (defence in depth: the key
+// files may have changed since the handshake).
+func roleMiddleware(keys *keyring) wish.Middleware {
+	return func(next ssh.Handler) ssh.Handler {
+		return func(s ssh.Session) {
+			r, ok := keys.role(s.PublicKey())
+			if !ok {
+				wish.Fatalln(s, "crawlconsole: this key may not use the console")
+				return
+			}
+			s.Context().SetValue(roleKey{}, r)
+			next(s)
+		}
+	}
+}
+
+// keyring reads the operator and viewer key files. They are re-read on every
+// check, so removing a key takes effect for the next connection without a restart.
+type keyring struct {
+	operators, viewers string
+}
+
+type keySets struct{ operators, viewers []gossh.PublicKey }
+
+func (k *keyring) load() (keySets, error) {
+	var ks keySets
+	var err error
+	if ks.operators, err = readAuthorizedKeys(k.operators); err != nil {
+		return ks, err
+	}
+	if k.viewers != "" {
+		if ks.viewers, err = readAuthorizedKeys(k.viewers); err != nil {
+			return ks, err
+		}
+	}
+	return ks, nil
+}
+
+// role says what key may do; an operator listed as a viewer too stays an operator.
+func (k *keyring) role(key ssh.PublicKey) (role, bool) {
+	if key == nil {
+		return 0, false
+	}
+	ks, err := k.load()
+	if err != nil {
+		return 0, false
+	}
+	for _, o := range ks.operators {
+		if ssh.KeysEqual(o, key) {
+			return roleOperator, true
+		}
+	}
+	for _, v := range ks.viewers {
+		if ssh.KeysEqual(v, key) {
+			return roleViewer, true
+		}
+	}
+	return 0, false
+}
+
+// readAuthorizedKeys parses an authorized_keys file (comments and blank lines ok).
+func readAuthorizedKeys(path string) ([]gossh.PublicKey, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []gossh.PublicKey
+	for len(data) > 0 {
+		k, _, _, rest, err := gossh.ParseAuthorizedKey(data)
+		if err != nil {
+			if len(out) == 0 && !onlyComments(data) {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			break
+		}
+		out = append(out, k)
+		data = rest
+	}
+	return out, nil
+}
+
+func onlyComments(data []byte) bool {
+	for _, line := range splitLines(data) {
+		for _, c := range line {
+			if c == '#' {
+				break
+			}
+			if c != ' ' && c != '\t' && c != '\r' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func splitLines(b []byte) [][]byte {
+	var out [][]byte
+	for len(b) > 0 {
+		i := 0
+		for i < len(b) && b[i] != '\n' {
+			i++
+		}
+		out = append(out, b[:i])
+		if i < len(b) {
+			i++
+		}
+		b = b[i:]
+	}
+	return out
+}
+
+// ensureHostKey creates an ed25519 host key at path with mode 0600 if there is none.
+// An existing key is reused as is, so the fingerprint clients trust never changes.
+func ensureHostKey(path string) error {
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return err
+	}
+	block, err := gossh.MarshalPrivateKey(priv, "crawlconsole host key")
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(pem.EncodeToMemory(block)); err != nil {
+		f.Close()
+		os.Remove(path)
+		return err
+	}
+	return f.Close()
+}

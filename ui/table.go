@@ -1,0 +1,255 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/mattn/go-runewidth"
+
+	"github.com/crawlconsole/crawlconsole/themes"
+)
+
+// listView is the cursor and scroll position of a list pane. Only rows
+// [offset, offset+height) are ever rendered, so a frame costs the same with 10 lanes
+// or 10,000.
+type listView struct {
+	cursor, offset, height int
+}
+
+// clamp keeps the cursor on one of n rows and the cursor row on screen.
+func (l *listView) clamp(n int) {
+	if l.cursor >= n {
+		l.cursor = n - 1
+	}
+	if l.cursor < 0 {
+		l.cursor = 0
+	}
+	h := max(l.height, 1)
+	if l.cursor < l.offset {
+		l.offset = l.cursor
+	}
+	if l.cursor >= l.offset+h {
+		l.offset = l.cursor - h + 1
+	}
+	if l.offset > n-h {
+		l.offset = n - h
+	}
+	if l.offset < 0 {
+		l.offset = 0
+	}
+}
+
+// visible returns the half-open range of rows on screen.
+func (l *listView) visible(n int) (from, to int) {
+	return l.offset, min(n, l.offset+max(l.height, 0))
+}
+
+// navigate moves the cursor for a navigation key; it reports whether k was one.
+func (l *listView) navigate(km *KeyMap, k string, n int) bool {
+	switch {
+	case matches(k, km.Up):
+		l.cursor--
+	case matches(k, km.Down):
+		l.cursor++
+	case matches(k, km.PageUp):
+		l.cursor -= max(l.height-1, 1)
+	case matches(k, km.PageDown):
+		l.cursor += max(l.height-1, 1)
+	case matches(k, km.Top):
+		l.cursor = 0
+	case matches(k, km.Bottom):
+		l.cursor = n - 1
+	default:
+		return false
+	}
+	l.clamp(n)
+	return true
+}
+
+// position is the "row/rows" note shown in the tab bar.
+func (l *listView) position(n int) string {
+	if n == 0 {
+		return "0/0"
+	}
+	return strconv.Itoa(l.cursor+1) + "/" + strconv.Itoa(n)
+}
+
+// fit pads or truncates s to exactly w cells (with "…" when cut).
+func fit(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	sw := runewidth.StringWidth(s)
+	if sw > w {
+		return runewidth.Truncate(s, w, "…")
+	}
+	return s + strings.Repeat(" ", w-sw)
+}
+
+// fitRight right-aligns s in w cells.
+func fitRight(s string, w int) string {
+	sw := runewidth.StringWidth(s)
+	if sw > w {
+		return runewidth.Truncate(s, w, "…")
+	}
+	return strings.Repeat(" ", w-sw) + s
+}
+
+// column is one table column: its title, width and alignment.
+type column struct {
+	title string
+	width int // 0: takes the remaining width
+	right bool
+}
+
+// layoutColumns gives the flexible column(s) what the fixed ones leave of width.
+// The two leading cells are the selection marker.
+func layoutColumns(cols []column, width int) []column {
+	out := append([]column(nil), cols...)
+	fixed, flex := 2, 0
+	for _, c := range out {
+		fixed += c.width + 1
+		if c.width == 0 {
+			flex++
+		}
+	}
+	if flex > 0 {
+		each := max((width-fixed)/flex, 4)
+		for i := range out {
+			if out[i].width == 0 {
+				out[i].width = each
+			}
+		}
+	}
+	return out
+}
+
+// header renders the column titles.
+func headerRow(st *themes.Styles, cols []column, width int) string {
+	var b strings.Builder
+	b.WriteString("  ")
+	for i, c := range cols {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if c.right {
+			b.WriteString(fitRight(c.title, c.width))
+		} else {
+			b.WriteString(fit(c.title, c.width))
+		}
+	}
+	return st.ColHeader.Render(fit(b.String(), width))
+}
+
+// tableRow renders one row's cells; accent, when set, styles the cell at index
+// accentCol (e.g. a lane status). Selected rows get the glyph and the selection
+// style over the whole row, so the selection shows with or without colour.
+func tableRow(st *themes.Styles, cols []column, cells []string, width int, selected bool, accentCol int, accent *lipgloss.Style) string {
+	var b strings.Builder
+	b.Grow(width + 16)
+	if selected {
+		b.WriteString(themes.SelectionGlyph + " ")
+	} else {
+		b.WriteString("  ")
+	}
+	used := 2
+	for i, c := range cols {
+		if i > 0 {
+			b.WriteByte(' ')
+			used++
+		}
+		cell := ""
+		if i < len(cells) {
+			cell = cells[i]
+		}
+		if c.right {
+			cell = fitRight(cell, c.width)
+		} else {
+			cell = fit(cell, c.width)
+		}
+		used += c.width
+		if i == accentCol && accent != nil && !selected {
+			cell = accent.Render(cell)
+		}
+		b.WriteString(cell)
+	}
+	if used < width {
+		b.WriteString(strings.Repeat(" ", width-used))
+	}
+	if selected {
+		return st.Selected.Render(b.String())
+	}
+	return b.String()
+}
+
+// countdown formats the time left until t ("-" when t is zero or past).
+func countdown(t, now time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	d := t.Sub(now)
+	if d <= 0 {
+		return "now"
+	}
+	if d < 10*time.Second {
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
+	}
+	return shortDuration(d)
+}
+
+// shortDuration formats d as 1h02m03s / 2m03s / 3s.
+func shortDuration(d time.Duration) string {
+	d = d.Round(time.Second)
+	h, m, s := int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60
+	switch {
+	case h > 0:
+		return strconv.Itoa(h) + "h" + pad2(m) + "m" + pad2(s) + "s"
+	case m > 0:
+		return strconv.Itoa(m) + "m" + pad2(s) + "s"
+	default:
+		return strconv.Itoa(s) + "s"
+	}
+}
+
+func pad2(n int) string {
+	if n < 10 {
+		return "0" + strconv.Itoa(n)
+	}
+	return strconv.Itoa(n)
+}
+
+// thousands formats n with thin separators: 123,456.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// bytesHuman formats a byte count: 4.3 GB.
+func bytesHuman(n int64) string {
+	const unit = 1000
+	if n < unit {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return strconv.FormatFloat(float64(n)/float64(div), 'f', 1, 64) + " " + string("kMGTPE"[exp]) + "B"
+}

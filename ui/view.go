@@ -1,0 +1,302 @@
+package ui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/mattn/go-runewidth"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+)
+
+// tabSpan is where a pane's tab sits on the tab bar, for mouse clicks.
+type tabSpan struct{ pane, from, to int }
+
+// View draws the whole screen: exactly height lines of at most width cells.
+func (m *Model) View() string {
+	if m.width == 0 || m.height == 0 {
+		return "" // no size yet
+	}
+	if m.tooSmall() {
+		return m.smallView()
+	}
+	bodyH := m.height - chromeLines
+	var b strings.Builder
+	b.Grow(m.width * m.height * 2)
+	m.headerView(&b)
+	b.WriteByte('\n')
+	b.WriteString(m.tabsView())
+	b.WriteByte('\n')
+	var body string
+	switch {
+	case m.focus == focusHelp:
+		body = m.help.view(m, bodyH)
+	case m.dialog != nil:
+		body = lipgloss.Place(m.width, bodyH, lipgloss.Center, lipgloss.Center, m.dialog.view(m),
+			lipgloss.WithWhitespaceChars(" "))
+	case !m.haveSnap:
+		body = m.c.Styles.Muted.Render("  waiting for the first snapshot from the engine…")
+	default:
+		body = m.panes[m.active].View()
+	}
+	writeLines(&b, body, bodyH)
+	b.WriteString(m.statusView())
+	b.WriteByte('\n')
+	b.WriteString(m.hintView())
+	return b.String()
+}
+
+// writeLines writes exactly n lines of s (padding or cutting), each followed by "\n".
+func writeLines(b *strings.Builder, s string, n int) {
+	lines := 0
+	for lines < n {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			if s != "" {
+				b.WriteString(s)
+				b.WriteByte('\n')
+				lines++
+			}
+			break
+		}
+		b.WriteString(s[:i])
+		b.WriteByte('\n')
+		s = s[i+1:]
+		lines++
+	}
+	for ; lines < n; lines++ {
+		b.WriteByte('\n')
+	}
+}
+
+// smallView is all the console shows below 80×24; q still works.
+func (m *Model) smallView() string {
+	st := m.c.Styles
+	lines := []string{
+		st.StatusError.Render(fmt.Sprintf("need %d×%d (have %d×%d)", MinWidth, MinHeight, m.width, m.height)),
+		st.Muted.Render("enlarge the terminal, or press q to quit"),
+	}
+	if m.dialog != nil {
+		lines = append(lines, "", st.DialogTitle.Render(m.dialog.title), m.dialog.keys)
+	}
+	return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center,
+		lipgloss.JoinVertical(lipgloss.Center, lines...))
+}
+
+// headerView writes the two header lines: state and rate, then the totals.
+func (m *Model) headerView(b *strings.Builder) {
+	st := m.c.Styles
+	s := &m.snap
+	now := m.c.Now()
+
+	state := string(s.State)
+	if !m.haveSnap || state == "" {
+		state = string(engine.StateStarting)
+	}
+	left := " " + m.opts.Title + "  " + state
+	leftStyled := " " + st.Title.Render(m.opts.Title) + "  " + st.State(state).Render(state)
+	if m.frozen {
+		left += "  FROZEN"
+		leftStyled += "  " + st.Frozen.Render("FROZEN")
+	}
+	if m.c.readOnly {
+		left += "  read-only"
+		leftStyled += "  " + st.Muted.Render("read-only")
+	}
+	rate := fmt.Sprintf("  %.1f pages/s ", s.PagesPerSec)
+	up := "-"
+	if !s.StartedAt.IsZero() {
+		up = shortDuration(now.Sub(s.StartedAt))
+	}
+	right := "  up " + up + " "
+	sparkW := m.width - runewidth.StringWidth(left) - len(rate) - len(right)
+	b.WriteString(leftStyled)
+	b.WriteString(st.Value.Render(rate))
+	if sparkW > 0 {
+		b.WriteString(st.Spark.Render(sparkline(s.RateHistory, sparkW)))
+	}
+	b.WriteString(st.Label.Render(right))
+	b.WriteByte('\n')
+
+	// Totals, in priority order, as many as fit.
+	errs := int64(0)
+	for _, n := range s.Totals.Errors {
+		errs += n
+	}
+	type seg struct {
+		label, value string
+		bad          bool
+	}
+	segs := []seg{
+		{"fetched", thousands(s.Totals.PagesFetched), false},
+		{"stored", thousands(s.Totals.PagesStored), false},
+		{"queue", thousands(int64(s.QueueDepth)), false},
+		{"lanes", strconv.Itoa(s.LanesBusy) + "/" + strconv.Itoa(s.LanesMax), false},
+		{"errors", thousands(errs), errs > 0},
+		{"refused", thousands(s.Totals.Refused), s.Totals.Refused > 0},
+		{"paused hosts", strconv.Itoa(len(s.PausedHosts)), len(s.PausedHosts) > 0},
+		{"bytes", bytesHuman(s.Totals.BytesFetched), false},
+	}
+	used := 0
+	for _, sg := range segs {
+		if sg.label == "paused hosts" && len(s.PausedHosts) == 0 {
+			continue
+		}
+		w := 2 + len(sg.label) + 1 + len(sg.value) // "  label value"
+		if used == 0 {
+			w-- // the first segment has one leading space
+		}
+		if used+w > m.width {
+			break
+		}
+		b.WriteString("  "[:w-len(sg.label)-1-len(sg.value)])
+		used += w
+		b.WriteString(st.Label.Render(sg.label))
+		b.WriteString(" ")
+		if sg.bad {
+			b.WriteString(st.Bad.Render(sg.value))
+		} else {
+			b.WriteString(st.Value.Render(sg.value))
+		}
+	}
+}
+
+var sparkRunes = []rune(" ▁▂▃▄▅▆▇█")
+
+// sparkline draws the newest w samples of h, scaled to their maximum.
+func sparkline(h []float64, w int) string {
+	if len(h) > w {
+		h = h[len(h)-w:]
+	}
+	peak := 0.0
+	for _, v := range h {
+		peak = max(peak, v)
+	}
+	out := make([]rune, 0, w)
+	for range w - len(h) {
+		out = append(out, ' ')
+	}
+	for _, v := range h {
+		i := 0
+		if peak > 0 && v > 0 {
+			i = 1 + int(v/peak*float64(len(sparkRunes)-2)+0.5)
+			i = min(i, len(sparkRunes)-1)
+		}
+		out = append(out, sparkRunes[i])
+	}
+	return string(out)
+}
+
+// tabsView draws the pane tabs; the active one is bracketed so it shows without
+// colour too. The active pane's position and filter sit on the right.
+func (m *Model) tabsView() string {
+	st := m.c.Styles
+	var b strings.Builder
+	m.tabs = m.tabs[:0]
+	x := 0
+	for i, p := range m.panes {
+		label := strconv.Itoa(i+1) + " " + p.Title()
+		cell := " " + label + " "
+		style := st.Tab
+		if i == m.active {
+			cell = "[" + label + "]"
+			style = st.TabActive
+		}
+		b.WriteString(" ")
+		x++
+		w := runewidth.StringWidth(cell)
+		m.tabs = append(m.tabs, tabSpan{pane: i, from: x, to: x + w})
+		b.WriteString(style.Render(cell))
+		x += w
+	}
+	right := m.panes[m.active].Position()
+	if f := m.filters[m.active]; f.Active() {
+		right = "filter " + strconv.Quote(f.String()) + "  " + right
+	}
+	right += " "
+	gap := m.width - x - runewidth.StringWidth(right)
+	if gap > 0 {
+		b.WriteString(strings.Repeat(" ", gap))
+		b.WriteString(st.Muted.Render(right))
+	}
+	return b.String()
+}
+
+// statusView is the line under the panes: the focused input, or the last message.
+func (m *Model) statusView() string {
+	st := m.c.Styles
+	switch m.focus {
+	case focusCommand:
+		return m.cmdIn.view(st, m.width)
+	case focusFilter:
+		return m.filterIn.view(st, m.width)
+	case focusHelp:
+		if m.help.searching {
+			return m.help.search.view(st, m.width)
+		}
+	}
+	if m.status.text != "" && m.c.Now().Sub(m.status.at) < statusTTL {
+		style := st.StatusInfo
+		if m.status.err {
+			style = st.StatusError
+		}
+		return " " + style.Render(ansi.Truncate(m.status.text, m.width-2, "…"))
+	}
+	if m.frozen {
+		return " " + st.Muted.Render("view frozen: the crawl keeps running; f shows it live again")
+	}
+	return ""
+}
+
+// hintView is the bottom line: what the keys do right now.
+func (m *Model) hintView() string {
+	st := m.c.Styles
+	km := m.c.Keys
+	switch m.focus {
+	case focusCommand:
+		switch {
+		case m.cmdErr != "":
+			return " " + st.StatusError.Render(ansi.Truncate(m.cmdErr, m.width-2, "…"))
+		case len(m.cmdHint) > 0:
+			return " " + st.Muted.Render(ansi.Truncate(strings.Join(m.cmdHint, "  "), m.width-2, "…"))
+		}
+		return " " + st.Muted.Render("tab completes · ↑/↓ history · enter runs · esc cancels · :help lists commands")
+	case focusFilter:
+		return " " + st.Muted.Render("type to filter rows · !text hides matches · enter keeps · esc cancels")
+	case focusHelp:
+		return " " + st.Muted.Render("/ search · ↑/↓ scroll · esc, ? or q closes")
+	case focusDialog:
+		return " " + st.Muted.Render(m.dialog.keys)
+	}
+	// Help and quit always show, at the right; the rest as many as fit.
+	tail := m.shortHelp([]key.Binding{km.Help, km.Quit}, m.width)
+	tailW := 2 + runewidth.StringWidth(km.Help.Help().Key+km.Help.Help().Desc+km.Quit.Help().Key+km.Quit.Help().Desc) + 4
+	head := m.shortHelp(append(m.panes[m.active].ShortHelp(),
+		km.Pause, km.Filter, km.Command, km.Rebalance, km.Freeze, km.NextPane), m.width-tailW)
+	return head + strings.Repeat(" ", max(m.width-lipgloss.Width(head)-tailW, 0)) + tail
+}
+
+// shortHelp renders bindings as "key desc" pairs, as many as fit.
+func (m *Model) shortHelp(bs []key.Binding, width int) string {
+	st := m.c.Styles
+	var b strings.Builder
+	used := 0
+	for _, k := range bs {
+		h := k.Help()
+		w := 1 + runewidth.StringWidth(h.Key) + 1 + runewidth.StringWidth(h.Desc) + 1
+		if used+w > width {
+			break
+		}
+		used += w
+		b.WriteString(" ")
+		b.WriteString(st.HelpKey.Render(h.Key))
+		b.WriteString(" ")
+		b.WriteString(st.HelpDesc.Render(h.Desc))
+		b.WriteString(" ")
+	}
+	return b.String()
+}
