@@ -2,13 +2,181 @@ package sandbox
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"os"
+	"strings"
+	"time"
 )
 
+const commandUsage = `Usage: crawlconsole sandbox [flags]
+
+Runs the synthetic sandbox web on loopback: virtual-host HTTP server, DNS server and
+ground-truth endpoint. Prints one JSON line (http, dns, truth, port, scale, seed, sites)
+and runs until interrupted (SIGINT/SIGTERM).
+
+Flags:
+  --seed N           seed of the web (default 0)
+  --hosts N          virtual hosts, 2..1000000 (default 60)
+  --scale F          web time runs F× real time, > 0 (default 1)
+  --truth FILE       write the ground truth as JSON to FILE on exit
+  --http ADDR        HTTP listen address, loopback only (default 127.0.0.1:0)
+  --dns ADDR         DNS listen address, UDP+TCP, loopback only (default 127.0.0.1:0)
+  --truth-addr ADDR  truth endpoint address, loopback only (default 127.0.0.1:0)
+  --faults F         share of articles/posts with a fault, 0..1, spread over all kinds (default 0.04)
+  --dead F           share of extra dead host names (NXDOMAIN/SERVFAIL/timeout), 0..1 (default 0.1)
+  --dns-latency MIN..MAX  DNS answer latency range, e.g. 20ms..200ms (default 20ms..200ms)
+  --antibot on|off   anti-bot rule and quotas (default on)
+  --quota N          requests per IP and host per web hour, ≥ 1 (default 3600)
+  -h, --help         show this help
+
+Fetch a page:  curl --resolve www.NAME:PORT:127.0.0.1 http://www.NAME:PORT/
+`
+
 // RunCommand implements `crawlconsole sandbox`: it starts the sandbox web, prints one
-// JSON line describing it, and runs until ctx is cancelled (SIGINT/SIGTERM).
+// JSON line describing it, and runs until ctx is cancelled (SIGINT/SIGTERM). It returns
+// the exit status: 0 after a clean shutdown, 2 for bad flags, 1 for other failures.
 func RunCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "crawlconsole sandbox: not built yet")
-	return 1
+	cfg, truthFile, err := parseFlags(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, commandUsage)
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "crawlconsole sandbox: %v\nRun \"crawlconsole sandbox --help\" for usage.\n", err)
+		return 2
+	}
+	var truthOut *os.File
+	if truthFile != "" { // fail now, not after an hour of running
+		if truthOut, err = os.Create(truthFile); err != nil {
+			fmt.Fprintf(stderr, "crawlconsole sandbox: --truth: %v\n", err)
+			return 2
+		}
+		defer truthOut.Close()
+	}
+	sb, err := Start(cfg)
+	var inUse *AddrInUseError
+	if errors.As(err, &inUse) {
+		flagName := map[string]string{"HTTP": "--http", "DNS (UDP)": "--dns", "DNS (TCP)": "--dns", "truth": "--truth-addr"}[inUse.Listener]
+		fmt.Fprintf(stderr, "crawlconsole sandbox: %s %s: address already in use; choose another port, or port 0 for a free one\n", flagName, inUse.Addr)
+		return 1
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "crawlconsole sandbox: %v\n", err)
+		return 1
+	}
+	line, err := json.Marshal(sb.Info())
+	if err != nil {
+		sb.Close()
+		fmt.Fprintf(stderr, "crawlconsole sandbox: %v\n", err)
+		return 1
+	}
+	fmt.Fprintln(stdout, string(line))
+	<-ctx.Done()
+	sb.Close()
+	if truthOut != nil {
+		if err := sb.Truth().WriteJSON(truthOut, 0); err != nil {
+			fmt.Fprintf(stderr, "crawlconsole sandbox: writing --truth %s: %v\n", truthFile, err)
+			return 1
+		}
+		if err := truthOut.Close(); err != nil {
+			fmt.Fprintf(stderr, "crawlconsole sandbox: writing --truth %s: %v\n", truthFile, err)
+			return 1
+		}
+	}
+	return 0
+}
+
+// parseFlags turns the command line into a Config; errors name the flag and the
+// allowed values.
+func parseFlags(args []string) (Config, string, error) {
+	cfg := DefaultConfig()
+	fs := flag.NewFlagSet("sandbox", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Int64Var(&cfg.Seed, "seed", cfg.Seed, "")
+	fs.IntVar(&cfg.Hosts, "hosts", cfg.Hosts, "")
+	fs.Float64Var(&cfg.Scale, "scale", cfg.Scale, "")
+	fs.StringVar(&cfg.HTTPAddr, "http", cfg.HTTPAddr, "")
+	fs.StringVar(&cfg.DNSAddr, "dns", cfg.DNSAddr, "")
+	fs.StringVar(&cfg.TruthAddr, "truth-addr", cfg.TruthAddr, "")
+	truth := fs.String("truth", "", "")
+	faults := fs.Float64("faults", cfg.FaultShare(), "")
+	dead := fs.Float64("dead", cfg.DNS.NXDomainShare+cfg.DNS.ServFailShare+cfg.DNS.TimeoutShare, "")
+	latency := fs.String("dns-latency", "20ms..200ms", "")
+	antibot := fs.String("antibot", "on", "")
+	fs.IntVar(&cfg.AntiBot.Quota, "quota", cfg.AntiBot.Quota, "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return cfg, "", err
+		}
+		return cfg, "", explainFlagError(err)
+	}
+	if fs.NArg() > 0 {
+		return cfg, "", fmt.Errorf("unexpected argument %q (the sandbox takes flags only)", fs.Arg(0))
+	}
+	checks := []struct {
+		bad bool
+		msg string
+	}{
+		{cfg.Hosts < 2 || cfg.Hosts > maxHosts, fmt.Sprintf("--hosts must be between 2 and %d, got %d", maxHosts, cfg.Hosts)},
+		{!(cfg.Scale > 0 && cfg.Scale <= 1e7), fmt.Sprintf("--scale must be > 0 and ≤ 1e7, got %v", cfg.Scale)},
+		{!(*faults >= 0 && *faults <= 1), fmt.Sprintf("--faults must be a share between 0 and 1, got %v", *faults)},
+		{!(*dead >= 0 && *dead <= 1), fmt.Sprintf("--dead must be a share between 0 and 1, got %v", *dead)},
+		{*antibot != "on" && *antibot != "off", fmt.Sprintf("--antibot must be on or off, got %q", *antibot)},
+		{cfg.AntiBot.Quota < 1, fmt.Sprintf("--quota must be ≥ 1, got %d", cfg.AntiBot.Quota)},
+	}
+	for _, c := range checks {
+		if c.bad {
+			return cfg, "", errors.New(c.msg)
+		}
+	}
+	for _, a := range []struct{ flag, addr string }{{"--http", cfg.HTTPAddr}, {"--dns", cfg.DNSAddr}, {"--truth-addr", cfg.TruthAddr}} {
+		if err := checkLoopback(a.addr); err != nil {
+			return cfg, "", fmt.Errorf("%s %v", a.flag, err)
+		}
+	}
+	lo, hi, err := parseRange(*latency)
+	if err != nil {
+		return cfg, "", fmt.Errorf("--dns-latency must be MIN..MAX durations with 0 ≤ MIN ≤ MAX ≤ 1m, e.g. 20ms..200ms: %v", err)
+	}
+	cfg.DNS.LatencyMin, cfg.DNS.LatencyMax = lo, hi
+	cfg.SetFaultShare(*faults)
+	// Keep the default 2:1:1 mix of NXDOMAIN, SERVFAIL and timeouts.
+	cfg.DNS.NXDomainShare, cfg.DNS.ServFailShare, cfg.DNS.TimeoutShare = *dead/2, *dead/4, *dead/4
+	cfg.AntiBot.Enabled = *antibot == "on"
+	return cfg, *truth, cfg.Validate()
+}
+
+func parseRange(s string) (time.Duration, time.Duration, error) {
+	a, b, ok := strings.Cut(s, "..")
+	if !ok {
+		return 0, 0, fmt.Errorf("got %q", s)
+	}
+	lo, err1 := time.ParseDuration(a)
+	hi, err2 := time.ParseDuration(b)
+	if err1 != nil || err2 != nil || lo < 0 || hi < lo || hi > time.Minute {
+		return 0, 0, fmt.Errorf("got %q", s)
+	}
+	return lo, hi, nil
+}
+
+// explainFlagError rewrites the flag package's terse errors to name the allowed values.
+func explainFlagError(err error) error {
+	msg := err.Error()
+	allowed := map[string]string{
+		"seed": "an integer", "hosts": "an integer 2..1000000", "scale": "a number > 0",
+		"faults": "a share 0..1", "dead": "a share 0..1", "quota": "an integer ≥ 1",
+	}
+	for name, want := range allowed {
+		if strings.Contains(msg, "-"+name+":") || strings.Contains(msg, "-"+name+" ") {
+			return fmt.Errorf("--%s must be %s (%s)", name, want, msg)
+		}
+	}
+	if strings.HasPrefix(msg, "flag provided but not defined") {
+		return fmt.Errorf("%s; flags are --seed --hosts --scale --truth --http --dns --truth-addr --faults --dead --dns-latency --antibot --quota", msg)
+	}
+	return err
 }
