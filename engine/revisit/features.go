@@ -24,21 +24,27 @@ import (
 //     segmenter-free stand-in that is known to work well for near-duplicate detection;
 //   - a word or character standing alone (no neighbour to pair with) is a unigram.
 // Each feature is hashed with xxhash64 (well mixed in every bit, which SimHash needs;
-// FNV-1a, the library's own choice, mixes short inputs poorly) and given weight 1.
+// FNV-1a, the library's own choice, mixes short inputs poorly) and weighted by the
+// density of its text block (mainBlocks), so that one-line churn beside an article
+// weighs less than the article's paragraphs.
 
 // maxFeatures bounds the work on giant pages; the first 200k features of a page are
 // plenty to tell whether it changed.
 const maxFeatures = 200_000
 
-// feature is one hashed shingle or bigram; simhash.Feature is implemented on the
-// pointer so a slice of features needs one allocation, not one per feature.
-type feature struct{ sum uint64 }
+// feature is one hashed shingle or bigram with the weight of its text block;
+// simhash.Feature is implemented on the pointer so a slice of features needs one
+// allocation, not one per feature.
+type feature struct {
+	sum    uint64
+	weight int
+}
 
 // Sum returns the feature's 64-bit hash.
 func (f *feature) Sum() uint64 { return f.sum }
 
-// Weight returns 1: every shingle counts the same.
-func (f *feature) Weight() int { return 1 }
+// Weight returns the weight of the block the feature came from (see mainBlocks).
+func (f *feature) Weight() int { return f.weight }
 
 // featureSet is a page's features, handed to simhash.Simhash.
 type featureSet struct {
@@ -86,9 +92,10 @@ func isWordRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.M, r)
 }
 
-// textFeatures turns normalised text into hashed features.
-func textFeatures(text string) *featureSet {
-	fs := &featureSet{store: make([]feature, 0, len(text)/6+1)}
+// add appends the features of one block of normalised text, all with weight. With
+// maskNumbers every all-digit word reads as "#": in the short lines beside an article
+// the numbers are clocks and counters (see mainBlocks).
+func (fs *featureSet) add(text string, weight int, maskNumbers bool) {
 	var (
 		buf      []byte // scratch for the bytes of one feature
 		prevWord []byte // previous word of the current chain (valid when chainLen > 0)
@@ -99,12 +106,15 @@ func textFeatures(text string) *featureSet {
 	)
 	emit := func(b []byte) {
 		if len(fs.store) < maxFeatures {
-			fs.store = append(fs.store, feature{xxhash.Sum64(b)})
+			fs.store = append(fs.store, feature{sum: xxhash.Sum64(b), weight: weight})
 		}
 	}
 	endWord := func() {
 		if len(word) == 0 {
 			return
+		}
+		if maskNumbers && allDigits(word) {
+			word = append(word[:0], '#')
 		}
 		if chainLen > 0 {
 			buf = append(append(append(buf[:0], prevWord...), ' '), word...)
@@ -158,5 +168,14 @@ func textFeatures(text string) *featureSet {
 	if runLen > 0 {
 		endRun()
 	}
-	return fs
+}
+
+// allDigits reports whether a word is a number.
+func allDigits(word []byte) bool {
+	for _, r := range string(word) {
+		if !unicode.IsNumber(r) {
+			return false
+		}
+	}
+	return true
 }

@@ -31,11 +31,14 @@ const maxBadRuneShare = 0.05
 // or a <meta charset> select the decoder, so GBK, Shift_JIS or KOI8-R pages are read
 // as what they are.
 func Fingerprint(body []byte, contentType string) (hash uint64, ok bool) {
-	text, ok := PageText(body, contentType)
+	blocks, ok := pageBlocks(body, contentType)
 	if !ok {
 		return 0, false
 	}
-	fs := textFeatures(normalize(text))
+	fs := &featureSet{}
+	for _, b := range blocks {
+		fs.add(normalize(b.text), b.weight, b.weight <= maxBlockWeight/2)
+	}
 	if len(fs.store) == 0 {
 		return 0, false
 	}
@@ -45,11 +48,26 @@ func Fingerprint(body []byte, contentType string) (hash uint64, ok bool) {
 // Distance is the Hamming distance between two fingerprints.
 func Distance(a, b uint64) int { return int(simhash.Compare(a, b)) }
 
-// PageText returns the main text Fingerprint works on (the console shows it when
-// asked why a page counted as changed), or ok=false when the body has none.
+// PageText returns the main text Fingerprint works on, one block per line (the
+// console shows it when asked why a page counted as changed), or ok=false when the
+// body has none.
 func PageText(body []byte, contentType string) (text string, ok bool) {
-	if len(body) == 0 {
+	blocks, ok := pageBlocks(body, contentType)
+	if !ok {
 		return "", false
+	}
+	parts := make([]string, len(blocks))
+	for i, b := range blocks {
+		parts[i] = b.text
+	}
+	return strings.Join(parts, "\n"), true
+}
+
+// pageBlocks decodes a body and returns its weighted main-text blocks, or ok=false
+// when it has no usable text.
+func pageBlocks(body []byte, contentType string) (blocks []textBlock, ok bool) {
+	if len(body) == 0 {
+		return nil, false
 	}
 	if len(body) > MaxFingerprintBody {
 		body = body[:MaxFingerprintBody]
@@ -65,26 +83,33 @@ func PageText(body []byte, contentType string) (text string, ok bool) {
 	}
 	isHTML := media == "text/html" || media == "application/xhtml+xml"
 	if !isHTML && !isTextual(media) {
-		return "", false
+		return nil, false
 	}
 	if looksBinary(body) {
-		return "", false
+		return nil, false
 	}
-	decoded := decode(body, contentType)
+	decoded, guessed := decode(body, contentType)
+	if guessed && !plausibleLatin(decoded) {
+		// Undeclared, not UTF-8, and not Western text either: bytes in an encoding we
+		// cannot tell (or no encoding at all). Unknown, not a fingerprint of mojibake.
+		return nil, false
+	}
 	if !usableText(string(decoded)) {
 		// Checked on the whole body: a mis-decoded block has no letters left and would
 		// silently drop out of the main text, leaving a fingerprint of the chrome.
-		return "", false
+		return nil, false
 	}
 	if isHTML {
-		text = mainText(decoded)
+		blocks = mainBlocks(decoded)
 	} else {
-		text = string(decoded)
+		blocks = []textBlock{{text: string(decoded), weight: 1}}
 	}
-	if !usableText(text) {
-		return "", false
+	for _, b := range blocks {
+		if usableText(b.text) {
+			return blocks, true
+		}
 	}
-	return text, true
+	return nil, false
 }
 
 // isTextual reports whether a media type is text a person reads (plain text, JSON,
@@ -116,19 +141,46 @@ func looksBinary(body []byte) bool {
 // decode converts a body to UTF-8. charset.DetermineEncoding falls back to
 // windows-1252 when the first KiB is plain ASCII; a body that is valid UTF-8 as a
 // whole is UTF-8 (the common case of an undeclared UTF-8 page with an ASCII head).
-func decode(body []byte, contentType string) []byte {
+// guessed reports the remaining case: no declaration, not UTF-8, read as windows-1252
+// by the HTML standard's default.
+func decode(body []byte, contentType string) (out []byte, guessed bool) {
 	enc, name, certain := charset.DetermineEncoding(body, contentType)
-	if !certain && name == "windows-1252" && utf8.Valid(body) {
-		return body
+	if !certain && name == "windows-1252" {
+		if utf8.Valid(body) {
+			return body, false
+		}
+		guessed = true
 	}
 	if enc == encoding.Nop || name == "utf-8" {
-		return body
+		return body, guessed
 	}
 	out, err := enc.NewDecoder().Bytes(body)
 	if err != nil {
-		return body
+		return body, guessed
 	}
-	return out
+	return out, guessed
+}
+
+// maxGuessedNonASCII is the share of non-ASCII letters above which text read with the
+// guessed windows-1252 is taken as mojibake: Western European prose has a few
+// accented letters in every hundred, while binary junk or an undeclared Cyrillic or
+// Chinese page read as windows-1252 is mostly upper-half letters.
+const maxGuessedNonASCII = 0.3
+
+// plausibleLatin reports whether guessed-windows-1252 text reads like Western text.
+func plausibleLatin(text []byte) bool {
+	ascii, other := 0, 0
+	for _, r := range string(text) {
+		switch {
+		case r < utf8.RuneSelf:
+			if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+				ascii++
+			}
+		case unicode.IsLetter(r):
+			other++
+		}
+	}
+	return float64(other) <= maxGuessedNonASCII*float64(ascii+other)
 }
 
 // usableText reports whether text has letters and is not mostly replacement or

@@ -1,0 +1,201 @@
+package revisit
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+	"slices"
+	"sort"
+	"testing"
+	"time"
+)
+
+// M2 step 3: a tick takes the first m by ascending next, requeues those due, parks
+// them at Never, and never hands out the same page twice.
+func TestSchedulerTick(t *testing.T) {
+	t0 := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name    string
+		pages   int           // page i has next = t0 + i minutes
+		batch   int           // m
+		now     time.Duration // tick time
+		wantLen int           // pages requeued by the first tick
+	}{
+		{"all due, batch limits", 2500, 1000, 3000 * time.Minute, 1000},
+		{"some due", 2500, 1000, 299 * time.Minute, 300},
+		{"none due", 50, 1000, -time.Minute, 0},
+		{"due exactly now", 10, 1000, 4 * time.Minute, 5},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st := NewMemStore()
+			rng := rand.New(rand.NewSource(1))
+			for _, i := range rng.Perm(c.pages) { // insertion order must not matter
+				st.Set(fmt.Sprintf("https://h%d.example.com/p%d", i%7, i), t0.Add(time.Duration(i)*time.Minute))
+			}
+			s, err := NewScheduler(st, c.batch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			now := t0.Add(c.now)
+			got, err := s.Tick(now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != c.wantLen {
+				t.Fatalf("requeued %d, want %d", len(got), c.wantLen)
+			}
+			for k, u := range got {
+				var i int
+				fmt.Sscanf(u[len("https://h0.example.com/p"):], "%d", &i)
+				if i != k {
+					t.Fatalf("requeue[%d] = %s, want page %d (ascending next)", k, u, k)
+				}
+				if next, _ := st.Next(u); !next.Equal(Never) {
+					t.Fatalf("%s: next = %v after requeue, want Never", u, next)
+				}
+			}
+			// Ticking again at the same time never returns a page twice; it moves on to
+			// the next due pages, if any.
+			seen := map[string]bool{}
+			for _, u := range got {
+				seen[u] = true
+			}
+			for round := 0; round < 5; round++ {
+				more, err := s.Tick(now)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, u := range more {
+					if seen[u] {
+						t.Fatalf("%s requeued twice", u)
+					}
+					seen[u] = true
+				}
+			}
+			due := 0
+			for i := 0; i < c.pages; i++ {
+				if !t0.Add(time.Duration(i) * time.Minute).After(now) {
+					due++
+				}
+			}
+			if len(seen) != due {
+				t.Errorf("after 6 ticks %d pages requeued, want all %d due", len(seen), due)
+			}
+		})
+	}
+}
+
+// A refetched page gets a real next again and comes back on a later tick.
+func TestSchedulerRequeuesAfterRefetch(t *testing.T) {
+	t0 := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
+	st := NewMemStore()
+	s, _ := NewScheduler(st, 0)
+	tr, _ := NewTracker(Config{Initial: time.Hour}, nil)
+	p := &Page{URL: "https://news.example.com/a"}
+	tr.Observe(p, t0, Outcome{Hash: 1, OK: true})
+	st.Set(p.URL, p.Next)
+	if got, _ := s.Tick(t0.Add(59 * time.Minute)); len(got) != 0 {
+		t.Fatalf("requeued %v before it was due", got)
+	}
+	got, _ := s.Tick(t0.Add(time.Hour))
+	if !slices.Equal(got, []string{p.URL}) {
+		t.Fatalf("requeued %v at next, want the page", got)
+	}
+	tr.Observe(p, t0.Add(90*time.Minute), Outcome{Hash: 1, OK: true}) // fetched from the queue
+	st.Set(p.URL, p.Next)                                             // next = 1h30 + 1h30/1
+	if got, _ := s.Tick(t0.Add(179 * time.Minute)); len(got) != 0 {
+		t.Fatalf("requeued %v before its new next", got)
+	}
+	if got, _ := s.Tick(t0.Add(3 * time.Hour)); len(got) != 1 {
+		t.Fatalf("requeued %v at its new next, want the page again", got)
+	}
+}
+
+type failingStore struct{ dueErr, setErr error }
+
+func (f failingStore) Due(int) ([]Entry, error) {
+	return []Entry{{URL: "u", Next: time.Time{}}}, f.dueErr
+}
+func (f failingStore) SetNext([]string, time.Time) error { return f.setErr }
+
+func TestSchedulerReportsStoreErrors(t *testing.T) {
+	boom := errors.New("disk full")
+	for _, st := range []failingStore{{dueErr: boom}, {setErr: boom}} {
+		s, _ := NewScheduler(st, 10)
+		if got, err := s.Tick(time.Now()); !errors.Is(err, boom) || got != nil {
+			t.Errorf("Tick = %v, %v; want nothing requeued and the store's error", got, err)
+		}
+	}
+	if _, err := NewScheduler(nil, 10); err == nil {
+		t.Error("nil store accepted")
+	}
+	if _, err := NewScheduler(NewMemStore(), -1); err == nil {
+		t.Error("negative batch accepted")
+	}
+}
+
+// MemStore.Due is the first m by (next, url) whatever the insertion and update order.
+func TestMemStoreDueOrder(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	st := NewMemStore()
+	t0 := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
+	want := map[string]time.Time{}
+	for i := 0; i < 5000; i++ {
+		u := fmt.Sprintf("u%05d", rng.Intn(3000)) // repeats: updates in place
+		next := t0.Add(time.Duration(rng.Intn(500)) * time.Second)
+		st.Set(u, next)
+		want[u] = next
+	}
+	for u := range want {
+		if rng.Intn(10) == 0 {
+			st.Remove(u)
+			delete(want, u)
+		}
+	}
+	if st.Len() != len(want) {
+		t.Fatalf("Len = %d, want %d", st.Len(), len(want))
+	}
+	all := make([]Entry, 0, len(want))
+	for u, n := range want {
+		all = append(all, Entry{URL: u, Next: n})
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if !all[i].Next.Equal(all[j].Next) {
+			return all[i].Next.Before(all[j].Next)
+		}
+		return all[i].URL < all[j].URL
+	})
+	for _, m := range []int{1, 17, 1000, len(all), len(all) + 10} {
+		got, _ := st.Due(m)
+		n := min(m, len(all))
+		if len(got) != n {
+			t.Fatalf("Due(%d) returned %d", m, len(got))
+		}
+		for i := range got {
+			if got[i].URL != all[i].URL || !got[i].Next.Equal(all[i].Next) {
+				t.Fatalf("Due(%d)[%d] = %v, want %v", m, i, got[i], all[i])
+			}
+		}
+	}
+}
+
+// The tick stays cheap with a million pages: Due(m) must not touch them all.
+func BenchmarkTickMillionPages(b *testing.B) {
+	st := NewMemStore()
+	t0 := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
+	rng := rand.New(rand.NewSource(1))
+	for i := 0; i < 1_000_000; i++ {
+		st.Set(fmt.Sprintf("https://h%d.example.com/%d", i%5000, i), t0.Add(time.Duration(rng.Int63n(int64(30*24*time.Hour)))))
+	}
+	s, _ := NewScheduler(st, DefaultBatch)
+	now := t0
+	b.ResetTimer()
+	for b.Loop() {
+		now = now.Add(time.Minute)
+		urls, _ := s.Tick(now)
+		for _, u := range urls { // refetched and rescheduled a day later
+			st.Set(u, now.Add(24*time.Hour))
+		}
+	}
+}
