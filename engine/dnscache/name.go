@@ -17,6 +17,11 @@ const (
 
 // ipLiteral recognises hosts that need no lookup: "192.0.2.1", "::1", "[::1]".
 func ipLiteral(host string) (netip.Addr, bool) {
+	// Only digits and dots, or a colon, can be an address; skip the parse (and its
+	// error allocation) for ordinary names on the fetch path.
+	if !strings.Contains(host, ":") && strings.Trim(host, "0123456789.") != "" {
+		return netip.Addr{}, false
+	}
 	a, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
 	if err != nil {
 		return netip.Addr{}, false
@@ -48,7 +53,16 @@ func canonicalName(host string) (string, error) {
 	if len(name) > maxNameLen {
 		return "", &LookupError{Host: clip(host), Kind: KindNameTooLong, Err: fmt.Errorf("%d bytes, limit %d", len(name), maxNameLen)}
 	}
-	for label := range strings.SplitSeq(name, ".") {
+	for rest := name; rest != ""; {
+		label := rest
+		if i := strings.IndexByte(rest, '.'); i >= 0 {
+			label, rest = rest[:i], rest[i+1:]
+			if rest == "" {
+				label = "" // "a." was trimmed above, so a final dot here means "a.."
+			}
+		} else {
+			rest = ""
+		}
 		switch {
 		case label == "":
 			return "", &LookupError{Host: host, Kind: KindMalformed, Err: fmt.Errorf("empty label")}

@@ -395,6 +395,23 @@ func TestNoServersAndBadServerOptions(t *testing.T) {
 	}
 }
 
+func TestDroppedAAAADoesNotStallIPv4(t *testing.T) {
+	srv := newTestServer(t)
+	srv.set("v4only.example.com", zone{a: []string{"192.0.2.6"}, ttl: 300, silentAAAA: true})
+	o := testOptions(srv, newFakeClock())
+	o.Timeout = 10 * time.Second
+	o.SlowThreshold = 5 * time.Second
+	c := newTestCache(t, o)
+	start := time.Now()
+	mustAddrs(t, c, "v4only.example.com", "192.0.2.6")
+	if el := time.Since(start); el >= 5*time.Second {
+		t.Fatalf("lookup took %v: waited for the dropped AAAA query", el)
+	}
+	if v := c.View(0); v.Hosts != 1 {
+		t.Fatalf("answer not filed as a fast positive one")
+	}
+}
+
 func TestSlowAnswerGoesToNegativeCacheWithAddresses(t *testing.T) {
 	srv := newTestServer(t)
 	clock := newFakeClock()

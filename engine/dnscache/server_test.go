@@ -14,17 +14,18 @@ import (
 
 // zone is how the test DNS server answers one name.
 type zone struct {
-	a, aaaa   []string
-	ttl       uint32
-	rcode     int           // dns.RcodeSuccess unless set
-	soaTTL    uint32        // SOA in the authority section of negative answers (0: none)
-	soaMin    uint32        //
-	delay     time.Duration // upstream latency
-	hold      chan struct{} // if set, answers wait until it is closed
-	truncUDP  bool          // UDP answers come back truncated (TC) and empty
-	junk      bool          // reply with an unparsable message
-	wrongName bool          // reply about another name
-	silent    bool          // never reply
+	a, aaaa    []string
+	ttl        uint32
+	rcode      int           // dns.RcodeSuccess unless set
+	soaTTL     uint32        // SOA in the authority section of negative answers (0: none)
+	soaMin     uint32        //
+	delay      time.Duration // upstream latency
+	hold       chan struct{} // if set, answers wait until it is closed
+	truncUDP   bool          // UDP answers come back truncated (TC) and empty
+	junk       bool          // reply with an unparsable message
+	wrongName  bool          // reply about another name
+	silent     bool          // never reply
+	silentAAAA bool          // never reply to AAAA queries
 }
 
 // testServer is a miekg/dns server on 127.0.0.1 (UDP and TCP on one port) with
@@ -173,7 +174,7 @@ func (s *testServer) ServeDNS(w dns.ResponseWriter, r *dns.Msg) {
 	if z.delay > 0 {
 		time.Sleep(z.delay) // simulated upstream latency, not test synchronisation
 	}
-	if z.silent {
+	if z.silent || z.silentAAAA && q.Qtype == dns.TypeAAAA {
 		return
 	}
 	if z.junk {

@@ -38,6 +38,9 @@ type upstream struct {
 // ordinary A/AAAA sets, small enough to avoid IP fragmentation.
 const ednsSize = 1232
 
+// aaaaGrace is the least time AAAA may still take once A has answered with addresses.
+const aaaaGrace = 50 * time.Millisecond
+
 // resolve asks for A (and AAAA) records of name, a canonical host name.
 func (u *upstream) resolve(ctx context.Context, name string) answer {
 	start := time.Now()
@@ -50,8 +53,17 @@ func (u *upstream) resolve(ctx context.Context, name string) answer {
 	} else {
 		var v4, v6 answer
 		var wg sync.WaitGroup
-		wg.Go(func() { v6 = u.query(ctx, name, dns.TypeAAAA) })
+		ctx6, cancel6 := context.WithCancel(ctx)
+		defer cancel6()
+		wg.Go(func() { v6 = u.query(ctx6, name, dns.TypeAAAA) })
 		v4 = u.query(ctx, name, dns.TypeA)
+		if len(v4.addrs) > 0 {
+			// Some servers and middleboxes drop AAAA queries. With IPv4 addresses in
+			// hand, give AAAA a grace period as long as A took (at least aaaaGrace)
+			// rather than the full timeout, so the fetch path does not stall on it.
+			t := time.AfterFunc(max(aaaaGrace, time.Since(start)), cancel6)
+			defer t.Stop()
+		}
 		wg.Wait()
 		a = combine(v4, v6)
 	}
