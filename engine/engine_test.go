@@ -1,0 +1,316 @@
+package engine
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// miniWeb is a small multi-host web for engine tests: hosts are loopback IPs
+// (127.0.0.11, .12, ...), so no DNS is involved. Page /p/N links to /p/2N+1 and
+// /p/2N+2 below `pages`, to the same page number on the next host, and to
+// /private/N, which robots.txt disallows.
+type miniWeb struct {
+	hosts   []string // "127.0.0.11:port"
+	pages   int
+	hits    atomic.Int64
+	mu      sync.Mutex
+	inHost  map[string]int // requests in flight per host
+	overlap atomic.Int64   // times two requests to one host were in flight at once
+	delay   time.Duration
+}
+
+func newMiniWeb(t *testing.T, nHosts, pages int, delay time.Duration) *miniWeb {
+	t.Helper()
+	w := &miniWeb{pages: pages, inHost: map[string]int{}, delay: delay}
+	for i := 0; i < nHosts; i++ {
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.%d:0", 11+i))
+		if err != nil {
+			t.Skipf("cannot listen on 127.0.0.%d (loopback /8 not routed here): %v", 11+i, err)
+		}
+		srv := &http.Server{Handler: w}
+		go srv.Serve(ln)
+		t.Cleanup(func() { srv.Close() })
+		w.hosts = append(w.hosts, ln.Addr().String())
+	}
+	return w
+}
+
+func (w *miniWeb) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	w.mu.Lock()
+	w.inHost[r.Host]++
+	if w.inHost[r.Host] > 1 {
+		w.overlap.Add(1)
+	}
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		w.inHost[r.Host]--
+		w.mu.Unlock()
+	}()
+	if r.URL.Path == "/robots.txt" {
+		fmt.Fprint(rw, "User-agent: *\nDisallow: /private/\n")
+		return
+	}
+	w.hits.Add(1)
+	time.Sleep(w.delay)
+	var n int
+	if _, err := fmt.Sscanf(r.URL.Path, "/p/%d", &n); err != nil {
+		http.NotFound(rw, r)
+		return
+	}
+	hi := 0
+	for i, h := range w.hosts {
+		if h == r.Host {
+			hi = i
+		}
+	}
+	rw.Header().Set("Content-Type", "text/html; charset=utf-8")
+	var b strings.Builder
+	b.WriteString("<html><body>")
+	for _, c := range []int{2*n + 1, 2*n + 2} {
+		if c < w.pages {
+			fmt.Fprintf(&b, `<a href="/p/%d">child</a>`, c)
+		}
+	}
+	fmt.Fprintf(&b, `<a href="http://%s/p/%d">next host</a><a href="/private/%d">x</a>`, w.hosts[(hi+1)%len(w.hosts)], n, n)
+	b.WriteString("</body></html>")
+	fmt.Fprint(rw, b.String())
+}
+
+// want is every page the crawl must store.
+func (w *miniWeb) want() []string {
+	var out []string
+	for _, h := range w.hosts {
+		for n := 0; n < w.pages; n++ {
+			out = append(out, fmt.Sprintf("http://%s/p/%d", h, n))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func testOptions(t *testing.T, w *miniWeb) Options {
+	o := DefaultOptions()
+	o.Seeds = []string{"http://" + w.hosts[0] + "/p/0"}
+	o.DB = filepath.Join(t.TempDir(), "crawl.db")
+	o.AllowPrivate = []string{"127.0.0.0/8"}
+	o.Scope.SameSite = false
+	o.Lanes.Max = 4
+	o.Lanes.DelayMin, o.Lanes.DelayMax = time.Millisecond, 3*time.Millisecond
+	o.HostRate = 0
+	return o
+}
+
+func startEngine(t *testing.T, o Options) *Engine {
+	t.Helper()
+	e, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+func waitDone(t *testing.T, e *Engine, d time.Duration) {
+	t.Helper()
+	select {
+	case <-e.Done():
+	case <-time.After(d):
+		t.Fatalf("crawl not done after %v: %+v", d, e.Stats())
+	}
+}
+
+func storedPages(t *testing.T, path string) []string {
+	t.Helper()
+	st, err := store.Open(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	urls, err := st.PageURLs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := st.IntegrityCheck(); err != nil || ok != "ok" {
+		t.Fatalf("integrity_check: %q %v", ok, err)
+	}
+	return urls
+}
+
+func TestCrawlStoresEveryReachablePageOnce(t *testing.T) {
+	w := newMiniWeb(t, 3, 40, 0)
+	o := testOptions(t, w)
+	e := startEngine(t, o)
+	waitDone(t, e, 30*time.Second)
+	e.Close()
+	got := storedPages(t, o.DB)
+	if want := w.want(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("stored %d pages, want %d", len(got), len(want))
+	}
+	st := e.Stats()
+	if st.PagesFetched != int64(len(got)) || w.hits.Load() != int64(len(got)) {
+		t.Fatalf("fetched %d (server saw %d) for %d pages: every page exactly once", st.PagesFetched, w.hits.Load(), len(got))
+	}
+	if st.RobotsSkips == 0 || st.Errors["robots_disallowed"] != st.RobotsSkips {
+		t.Fatalf("the /private/ links must be skipped by robots.txt without a request: %+v", st)
+	}
+	if st.LanesPeak > o.Lanes.Max || st.LanesPeak < 2 {
+		t.Fatalf("lanes peak %d, want 2..%d", st.LanesPeak, o.Lanes.Max)
+	}
+	if n := w.overlap.Load(); n != 0 {
+		t.Fatalf("%d times two requests to one host overlapped: M1 lanes must fetch a host serially", n)
+	}
+}
+
+func TestQueueSpillsToStoreAndPagesBackIn(t *testing.T) {
+	w := newMiniWeb(t, 2, 400, 0)
+	o := testOptions(t, w)
+	o.QueueMemory = 100 // far fewer than the 800 pages
+	o.Lanes.DelayMin, o.Lanes.DelayMax = 0, 0
+	e := startEngine(t, o)
+	waitDone(t, e, 60*time.Second)
+	e.Close()
+	if got := storedPages(t, o.DB); len(got) != 800 {
+		t.Fatalf("stored %d pages with a 100-URL queue in memory, want all 800", len(got))
+	}
+}
+
+func TestStopAndResumeLosesNothing(t *testing.T) {
+	w := newMiniWeb(t, 2, 60, 2*time.Millisecond)
+	o := testOptions(t, w)
+	e, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for e.Stats().PagesStored < 20 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	e.Close() // graceful stop mid-crawl
+	first := e.Stats().PagesStored
+	if first >= 120 {
+		t.Fatalf("crawl finished before the stop (%d pages); make the web bigger", first)
+	}
+	o.Seeds = nil // resume from the store alone
+	e2 := startEngine(t, o)
+	waitDone(t, e2, 30*time.Second)
+	e2.Close()
+	if got := storedPages(t, o.DB); len(got) != 120 {
+		t.Fatalf("after stop+resume %d pages stored, want 120", len(got))
+	}
+	if w.hits.Load() > 120+int64(o.Lanes.Max) {
+		t.Fatalf("server saw %d page requests for 120 pages: resume refetched stored pages", w.hits.Load())
+	}
+}
+
+func TestPauseHoldsEveryLane(t *testing.T) {
+	w := newMiniWeb(t, 3, 200, time.Millisecond)
+	o := testOptions(t, w)
+	o.Lanes.DelayMin, o.Lanes.DelayMax = 5*time.Millisecond, 10*time.Millisecond
+	e := startEngine(t, o)
+	waitFor(t, "pages to be fetched", func() bool { return w.hits.Load() > 10 })
+	e.Pause()
+	if s := e.Snapshot(); s.State != StatePaused {
+		t.Fatalf("state %s after Pause, want PAUSED", s.State)
+	}
+	waitFor(t, "every lane to reach the pause", func() bool {
+		for _, l := range e.Snapshot().Lanes {
+			if l.Status != LanePaused {
+				return false
+			}
+		}
+		return true
+	})
+	before := w.hits.Load()
+	time.Sleep(100 * time.Millisecond) // observe: nothing may leave while paused
+	if after := w.hits.Load(); after != before {
+		t.Fatalf("%d requests left while paused", after-before)
+	}
+	e.Resume()
+	waitFor(t, "fetching to resume", func() bool { return w.hits.Load() > before })
+}
+
+func TestPauseLaneAndHost(t *testing.T) {
+	w := newMiniWeb(t, 2, 300, time.Millisecond)
+	o := testOptions(t, w)
+	o.Lanes.DelayMin, o.Lanes.DelayMax = 2*time.Millisecond, 4*time.Millisecond
+	e := startEngine(t, o)
+	waitFor(t, "a lane", func() bool { return len(e.Snapshot().Lanes) >= 1 })
+	host := strings.Split(w.hosts[0], ":")[0]
+	if err := e.PauseHost(host, true); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "lanes on the paused host to hold", func() bool {
+		for _, l := range e.Snapshot().Lanes {
+			if strings.Contains(l.Current, w.hosts[0]) && l.Status != LanePaused {
+				return false
+			}
+		}
+		return true
+	})
+	if err := e.PauseLane(9999, true); err == nil {
+		t.Fatal("pausing a lane that does not exist must fail")
+	}
+	if err := e.SetMaxLanes(0); err == nil {
+		t.Fatal("lanes 0 must be refused")
+	}
+	if s := e.Snapshot(); len(s.PausedHosts) != 1 || s.PausedHosts[0] != host {
+		t.Fatalf("paused hosts %v", s.PausedHosts)
+	}
+	e.PauseHost(host, false)
+	waitDone(t, e, 60*time.Second)
+}
+
+func TestBadSeedsAndOptions(t *testing.T) {
+	o := DefaultOptions()
+	o.DB = filepath.Join(t.TempDir(), "c.db")
+	o.Seeds = []string{"mailto:x@example.com", "::not a url"}
+	e, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	err = e.Start()
+	if err == nil || !strings.Contains(err.Error(), "mailto:x@example.com") {
+		t.Fatalf("only bad seeds: want an error naming them, got %v", err)
+	}
+	bad := DefaultOptions()
+	bad.DB = o.DB
+	bad.Lanes.Max = 0
+	if _, err := New(bad); err == nil || !strings.Contains(err.Error(), "--lanes") {
+		t.Fatalf("lanes 0: want an error naming --lanes, got %v", err)
+	}
+	bad = DefaultOptions()
+	bad.DB = o.DB
+	bad.Egress = []string{"carrier-pigeon"}
+	if _, err := New(bad); err == nil || !strings.Contains(err.Error(), "carrier-pigeon") {
+		t.Fatalf("bad egress: want an error naming it, got %v", err)
+	}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
