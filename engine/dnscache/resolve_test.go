@@ -3,10 +3,13 @@ package dnscache
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/netip"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -460,4 +463,60 @@ func mustRR(t *testing.T, s string) dns.RR {
 		t.Fatal(err)
 	}
 	return rr
+}
+
+func TestGarbageServerNeverPanics(t *testing.T) {
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.Close() })
+	rng := rand.New(rand.NewPCG(4, 2))
+	var mu sync.Mutex
+	go func() {
+		buf := make([]byte, 2048)
+		for {
+			n, from, err := pc.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			if n < 2 {
+				continue
+			}
+			mu.Lock()
+			reply := make([]byte, rng.IntN(600))
+			for i := range reply {
+				reply[i] = byte(rng.Uint32())
+			}
+			if len(reply) >= 2 && rng.IntN(4) > 0 { // mostly with the right ID, so it gets parsed
+				reply[0], reply[1] = buf[0], buf[1]
+			}
+			mu.Unlock()
+			pc.WriteTo(reply, from)
+		}
+	}()
+	o := DefaultOptions()
+	o.Servers = []string{pc.LocalAddr().String()}
+	o.Timeout = 100 * time.Millisecond
+	o.Now = newFakeClock().Now
+	c := newTestCache(t, o)
+	for i := range 30 {
+		host := fmt.Sprintf("h%d.example.com", i)
+		_, err := lookup(t, c, host)
+		if k := kindOf(err); k != KindMalformed && k != KindTimeout {
+			t.Fatalf("%s: %v, want malformed or timeout", host, err)
+		}
+	}
+}
+
+func TestAnswerSizeCapped(t *testing.T) {
+	r := new(dns.Msg)
+	r.SetQuestion("big.example.com.", dns.TypeA)
+	r.Response = true
+	for i := range 200 {
+		r.Answer = append(r.Answer, mustRR(t, fmt.Sprintf("big.example.com. 60 IN A 10.0.%d.%d", i/250, i%250)))
+	}
+	if a := interpret(r, "big.example.com.", dns.TypeA, "test"); len(a.addrs) != maxAddrs {
+		t.Fatalf("kept %d addresses, want %d", len(a.addrs), maxAddrs)
+	}
 }

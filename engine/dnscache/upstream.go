@@ -38,6 +38,10 @@ type upstream struct {
 // ordinary A/AAAA sets, small enough to avoid IP fragmentation.
 const ednsSize = 1232
 
+// maxAddrs caps the addresses kept per record type: a crawler dials one or two, and
+// a hostile answer must not bloat the cache.
+const maxAddrs = 16
+
 // aaaaGrace is the least time AAAA may still take once A has answered with addresses.
 const aaaaGrace = 50 * time.Millisecond
 
@@ -226,7 +230,7 @@ func interpret(r *dns.Msg, fqdn string, qtype uint16, server string) answer {
 				ip = v.AAAA
 			}
 		}
-		if addr, ok := netip.AddrFromSlice(ip); ok {
+		if addr, ok := netip.AddrFromSlice(ip); ok && len(addrs) < maxAddrs {
 			addr = addr.Unmap()
 			if !contains(addrs, addr) {
 				addrs = append(addrs, addr)
