@@ -8,11 +8,17 @@ import (
 )
 
 // The text of the sandbox web comes from small embedded corpora: English and Russian
-// news sentences with slots for numbers, keywords and places, and Chinese sentences
-// taken from the five patents the product is built on (cleaned of OCR noise). The binary
-// never reads the seeds at run time.
+// news sentences, Chinese sentences taken from the five patents the product is built on
+// (cleaned of OCR noise), and per language a few "story" sentences with slots for
+// people, organisations and places. The binary never reads the seeds at run time.
+//
+// Why stories: two samples of one small corpus look alike to SimHash, so a content
+// change would hide in the noise. Each content version therefore gets its own cast —
+// made-up names of people, organisations and places, drawn from a huge space and
+// repeated through the text like a news story repeats its protagonists — which makes a
+// real change move the fingerprint the way a new article does (M2).
 
-//go:embed corpus/en.txt corpus/ru.txt corpus/zh.txt
+//go:embed corpus/en.txt corpus/ru.txt corpus/zh.txt corpus/zh_news.txt
 var corpusFS embed.FS
 
 type slot uint8
@@ -21,7 +27,9 @@ const (
 	slotText slot = iota
 	slotNumber
 	slotKeyword
-	slotCity
+	slotPerson
+	slotOrg
+	slotPlace
 )
 
 // segment is a piece of a sentence template: literal (HTML-escaped) text or a slot.
@@ -34,71 +42,75 @@ type sentence []segment
 
 // corpus is the parsed text of one language.
 type corpus struct {
-	sentences []sentence
-	cities    [][]byte
-	kwBefore  []byte // zh: wraps a keyword into a sentence of its own
-	kwAfter   []byte
+	lang    lang
+	plain   []sentence // general sentences
+	stories []sentence // sentences naming the cast
 }
 
 var corpora = [3]*corpus{
-	langEN: loadCorpus("corpus/en.txt", []string{"Port Ellery", "Westbrook", "Marlow Bay",
-		"Ashford", "Kingsbridge", "Redcliff", "Fairhaven", "Northgate", "Stonemoor", "Larkspur"}),
-	langZH: loadCorpus("corpus/zh.txt", nil),
-	langRU: loadCorpus("corpus/ru.txt", []string{"Сочи", "Туапсе", "Осло", "Баку",
-		"Тбилиси", "Монако", "Палермо", "Сан-Ремо"}),
+	langEN: loadCorpus(langEN, "corpus/en.txt"),
+	langZH: loadCorpus(langZH, "corpus/zh.txt", "corpus/zh_news.txt"),
+	langRU: loadCorpus(langRU, "corpus/ru.txt"),
 }
 
-func init() {
-	corpora[langZH].kwBefore = []byte("關于「")
-	corpora[langZH].kwAfter = []byte("」的討論仍在繼續，相關部門表示將進一步公開信息。")
-}
-
-func loadCorpus(name string, cities []string) *corpus {
-	data, err := corpusFS.ReadFile(name)
-	if err != nil {
-		panic(err) // embedded: cannot happen
-	}
-	c := &corpus{}
-	for _, city := range cities {
-		c.cities = append(c.cities, []byte(html.EscapeString(city)))
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
+func loadCorpus(l lang, names ...string) *corpus {
+	c := &corpus{lang: l}
+	for _, name := range names {
+		data, err := corpusFS.ReadFile(name)
+		if err != nil {
+			panic(err) // embedded: cannot happen
 		}
-		var s sentence
-		for line != "" {
-			i := strings.IndexByte(line, '{')
-			j := strings.IndexByte(line, '}')
-			if i < 0 || j < i {
-				s = append(s, segment{text: []byte(html.EscapeString(line))})
-				break
+		for _, line := range strings.Split(string(data), "\n") {
+			if line = strings.TrimSpace(line); line == "" {
+				continue
 			}
-			if i > 0 {
-				s = append(s, segment{text: []byte(html.EscapeString(line[:i]))})
+			s, story := parseSentence(line)
+			if story {
+				c.stories = append(c.stories, s)
+			} else {
+				c.plain = append(c.plain, s)
 			}
-			switch line[i+1 : j] {
-			case "n":
-				s = append(s, segment{kind: slotNumber})
-			case "kw":
-				s = append(s, segment{kind: slotKeyword})
-			case "city":
-				s = append(s, segment{kind: slotCity})
-			default:
-				s = append(s, segment{text: []byte(html.EscapeString(line[i : j+1]))})
-			}
-			line = line[j+1:]
 		}
-		c.sentences = append(c.sentences, s)
 	}
 	return c
 }
 
-// appendSentence writes one random sentence, filling its slots.
-func (c *corpus) appendSentence(buf []byte, rng *prng, keywords []string) []byte {
-	s := c.sentences[rng.intn(len(c.sentences))]
-	for _, seg := range s {
+// parseSentence splits a template at its {slots}; story tells whether it names the cast.
+func parseSentence(line string) (sentence, bool) {
+	var s sentence
+	story := false
+	for line != "" {
+		i := strings.IndexByte(line, '{')
+		j := strings.IndexByte(line, '}')
+		if i < 0 || j < i {
+			s = append(s, segment{text: []byte(html.EscapeString(line))})
+			break
+		}
+		if i > 0 {
+			s = append(s, segment{text: []byte(html.EscapeString(line[:i]))})
+		}
+		switch line[i+1 : j] {
+		case "n":
+			s = append(s, segment{kind: slotNumber})
+		case "kw":
+			s = append(s, segment{kind: slotKeyword})
+		case "person":
+			s, story = append(s, segment{kind: slotPerson}), true
+		case "org":
+			s, story = append(s, segment{kind: slotOrg}), true
+		case "place", "city":
+			s, story = append(s, segment{kind: slotPlace}), true
+		default:
+			s = append(s, segment{text: []byte(html.EscapeString(line[i : j+1]))})
+		}
+		line = line[j+1:]
+	}
+	return s, story
+}
+
+// appendSentence writes one sentence from pool, filling its slots; cast seeds the names.
+func (c *corpus) appendSentence(buf []byte, pool []sentence, rng *prng, keywords []string, cast uint64) []byte {
+	for _, seg := range pool[rng.intn(len(pool))] {
 		switch seg.kind {
 		case slotText:
 			buf = append(buf, seg.text...)
@@ -106,42 +118,42 @@ func (c *corpus) appendSentence(buf []byte, rng *prng, keywords []string) []byte
 			buf = strconv.AppendInt(buf, int64(rng.between(2, 120)), 10)
 		case slotKeyword:
 			buf = append(buf, keywords[rng.intn(len(keywords))]...)
-		case slotCity:
-			if len(c.cities) > 0 {
-				buf = append(buf, c.cities[rng.intn(len(c.cities))]...)
-			}
+		case slotPerson:
+			buf = appendPerson(buf, c.lang, mix(cast, 1, uint64(rng.intn(3))))
+		case slotOrg:
+			buf = appendOrg(buf, c.lang, mix(cast, 2, uint64(rng.intn(2))))
+		case slotPlace:
+			buf = appendPlace(buf, c.lang, mix(cast, 3, uint64(rng.intn(2))))
 		}
 	}
 	return buf
 }
 
-// appendParagraph writes a paragraph of 3 to 5 sentences; Chinese paragraphs also name
-// a keyword, since the patent sentences have no slots.
-func (c *corpus) appendParagraph(buf []byte, rng *prng, keywords []string, l lang) []byte {
+// appendParagraph writes a paragraph of general and story sentences about one cast.
+func (c *corpus) appendParagraph(buf []byte, rng *prng, keywords []string, cast uint64) []byte {
 	buf = append(buf, "<p>"...)
-	n := rng.between(3, 5)
+	n := rng.between(4, 6)
 	for i := 0; i < n; i++ {
-		if i > 0 && l != langZH {
+		if i > 0 && c.lang != langZH {
 			buf = append(buf, ' ')
 		}
-		buf = c.appendSentence(buf, rng, keywords)
-	}
-	if c.kwBefore != nil && rng.intn(2) == 0 {
-		buf = append(buf, c.kwBefore...)
-		buf = append(buf, keywords[rng.intn(len(keywords))]...)
-		buf = append(buf, c.kwAfter...)
+		pool := c.plain
+		if i%2 == 1 || (i == 0 && rng.intn(2) == 0) {
+			pool = c.stories
+		}
+		buf = c.appendSentence(buf, pool, rng, keywords, cast)
 	}
 	return append(buf, "</p>\n"...)
 }
 
 // appendTitle writes a short headline.
-func (c *corpus) appendTitle(buf []byte, rng *prng, keywords []string, l lang) []byte {
+func (c *corpus) appendTitle(buf []byte, rng *prng, keywords []string, cast uint64) []byte {
 	kw := keywords[rng.intn(len(keywords))]
 	start := len(buf)
-	buf = c.appendSentence(buf, rng, keywords)
+	buf = c.appendSentence(buf, c.plain, rng, keywords, cast)
 	text := string(buf[start:])
 	buf = buf[:start]
-	if l == langZH {
+	if c.lang == langZH {
 		r := []rune(text)
 		if len(r) > 18 {
 			r = r[:18]

@@ -196,7 +196,7 @@ func (w *Web) appendTitleOf(buf []byte, p page, rng *prng) []byte {
 		buf = append(buf, "Search results — page "...)
 		return strconv.AppendInt(buf, int64(p.a), 10)
 	}
-	return corpora[s.lang].appendTitle(buf, rng, s.keywords, s.lang)
+	return corpora[s.lang].appendTitle(buf, rng, s.keywords, p.key()^0x7ca57)
 }
 
 func sectionOf(h *vhost) string {
@@ -215,13 +215,13 @@ func (w *Web) appendBody(buf []byte, p page, c *corpus, version int) []byte {
 	switch p.kind {
 	case pkArticle, pkTop, pkSearchPost:
 		for slot := 0; slot < articleSlots; slot++ {
-			v := version - slot/newPerChange
-			rng := newPRNG(mix(key, uint64(int64(v)), uint64(slot%newPerChange), 0xb0d7))
-			buf = c.appendParagraph(buf, &rng, s.keywords, s.lang)
+			v := uint64(int64(version - slot/newPerChange))
+			rng := newPRNG(mix(key, v, uint64(slot%newPerChange), 0xb0d7))
+			buf = c.appendParagraph(buf, &rng, s.keywords, mix(key, v, 0xca57))
 		}
 	case pkEntry, pkListing:
 		rng := newPRNG(key ^ 0x1e7)
-		buf = c.appendParagraph(buf, &rng, s.keywords, s.lang)
+		buf = c.appendParagraph(buf, &rng, s.keywords, key^0xca57)
 	case pkPrivate:
 		buf = append(buf, "<p>This area is for members only.</p>\n"...)
 	case pkSearch:
