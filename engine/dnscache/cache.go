@@ -31,6 +31,7 @@ type Cache struct {
 	neg       negativeCache
 	flights   map[string]*flight // names being resolved upstream right now
 	lastSweep atomic.Int64       // UnixNano of the last sweep, on the Options.Now clock
+	kick      chan struct{}      // asks sweepLoop for a due sweep (cap 1)
 	closed    bool
 	prefetch  prefetchQueue
 
@@ -42,9 +43,15 @@ type Cache struct {
 // flight is one upstream resolution in progress; later requests for the same name
 // wait on done instead of asking again (M5: no duplicate lookups).
 type flight struct {
-	done  chan struct{}
-	addrs []netip.Addr // result for every waiter, possibly stale addresses
+	done chan struct{}
+	outcome
+}
+
+// outcome is what every waiter of a flight gets.
+type outcome struct {
+	addrs []netip.Addr // possibly stale addresses
 	err   error
+	stale bool // addrs are an expired answer served because upstream failed (RFC 8767)
 }
 
 // New starts a Cache. It fails only on options that cannot work (an unparsable server
@@ -64,6 +71,7 @@ func New(opts Options) (*Cache, error) {
 		pos:     newPositiveCache(),
 		neg:     newNegativeCache(),
 		flights: map[string]*flight{},
+		kick:    make(chan struct{}, 1),
 		prefetch: prefetchQueue{
 			queued: map[string]bool{},
 		},
@@ -114,7 +122,13 @@ func (c *Cache) LookupAddrs(ctx context.Context, host string) ([]netip.Addr, err
 		// Refresh-ahead on access: the fetch path shows the host is in use now.
 		c.enqueue([]string{name})
 	}
-	c.maintain(now)
+	if c.sweepDue(now) {
+		// The sweep is O(cache size): run it on the sweep goroutine, never on a lane.
+		select {
+		case c.kick <- struct{}{}:
+		default:
+		}
+	}
 	fl := r.flight
 	if fl == nil {
 		c.wait.observe(0)
@@ -126,6 +140,9 @@ func (c *Cache) LookupAddrs(ctx context.Context, host string) ([]netip.Addr, err
 		c.wait.observe(time.Since(start))
 		if fl.err != nil {
 			return nil, relabel(fl.err, host)
+		}
+		if fl.stale {
+			c.st.staleServed.Add(1)
 		}
 		return slices.Clone(fl.addrs), nil
 	case <-ctx.Done():
@@ -208,7 +225,7 @@ func (c *Cache) fly(name string, fl *flight) {
 	c.upstream.observe(a.took)
 	now := c.opts.Now()
 	c.mu.Lock()
-	fl.addrs, fl.err = c.storeLocked(name, a, now)
+	fl.outcome = c.storeLocked(name, a, now)
 	delete(c.flights, name)
 	c.mu.Unlock()
 	close(fl.done)
@@ -216,10 +233,10 @@ func (c *Cache) fly(name string, fl *flight) {
 
 // storeLocked files an upstream answer (seed 004: success and fast → positive; slow
 // or failed → negative) and returns what waiters get.
-func (c *Cache) storeLocked(name string, a answer, now time.Time) ([]netip.Addr, error) {
+func (c *Cache) storeLocked(name string, a answer, now time.Time) outcome {
 	o := &c.opts
 	if a.kind != "" && c.ctx.Err() != nil {
-		return nil, ErrClosed // cancelled by Close: nothing learnt about the name
+		return outcome{err: ErrClosed} // cancelled by Close: nothing learnt about the name
 	}
 	switch {
 	case a.kind == "" && a.took < o.SlowThreshold:
@@ -229,7 +246,7 @@ func (c *Cache) storeLocked(name string, a answer, now time.Time) ([]netip.Addr,
 		delete(c.neg.entries, name)
 		c.st.evicted.Add(int64(c.pos.put(e, o.PerDomainCap)))
 		c.st.evicted.Add(int64(c.pos.trimGlobal(o.GlobalCap, now, e)))
-		return a.addrs, nil
+		return outcome{addrs: a.addrs}
 
 	case a.kind == "":
 		// Slow success: usable addresses, filed negative (seed 004) so the weight, not
@@ -238,7 +255,7 @@ func (c *Cache) storeLocked(name string, a answer, now time.Time) ([]netip.Addr,
 		c.pos.remove(name)
 		c.putNegLocked(&negEntry{host: name, addrs: a.addrs, ttl: ttl, expires: now.Add(ttl),
 			lastAccess: now, took: a.took}, now)
-		return a.addrs, nil
+		return outcome{addrs: a.addrs}
 
 	case !transient(a.kind):
 		// RFC 2308: cache NXDOMAIN / no data for the SOA-derived TTL; without an SOA,
@@ -250,7 +267,7 @@ func (c *Cache) storeLocked(name string, a answer, now time.Time) ([]netip.Addr,
 		c.pos.remove(name)
 		c.putNegLocked(&negEntry{host: name, kind: a.kind, err: a.err, ttl: ttl, expires: now.Add(ttl),
 			lastAccess: now, took: a.took}, now)
-		return nil, &LookupError{Host: name, Kind: a.kind, Err: a.err}
+		return outcome{err: &LookupError{Host: name, Kind: a.kind, Err: a.err}}
 	}
 
 	// Transient failure (SERVFAIL, timeout, ...): never taken for NXDOMAIN; the name is
@@ -264,25 +281,21 @@ func (c *Cache) storeLocked(name string, a answer, now time.Time) ([]netip.Addr,
 		lastAccess: now, took: a.took, failures: failures}, now)
 	if e := c.pos.hosts[name]; e != nil && now.Sub(e.expires) <= o.StaleFor {
 		e.failedAt = now
-		if !now.Before(e.expires) {
-			c.st.staleServed.Add(1)
-		}
-		return e.addrs, nil // RFC 8767 serve-stale (or a failed refresh-ahead of a live entry)
+		// RFC 8767 serve-stale (or a failed refresh-ahead of a live entry).
+		return outcome{addrs: e.addrs, stale: !now.Before(e.expires)}
 	}
-	return nil, &LookupError{Host: name, Kind: a.kind, Err: a.err}
+	return outcome{err: &LookupError{Host: name, Kind: a.kind, Err: a.err}}
 }
 
 // backoff is the wait before retrying a name after its n-th consecutive transient
 // failure: uniform in [d/2, d], d = min(RetryBase·2^(n-1), RetryMax). The jitter keeps
 // names that failed together (one sick server) from being retried in one burst.
 func (c *Cache) backoff(n int) time.Duration {
-	d := c.opts.RetryMax
-	if n-1 < 32 {
-		d = min(c.opts.RetryBase<<(n-1), c.opts.RetryMax)
-		if d <= 0 { // shifted out of range
-			d = c.opts.RetryMax
-		}
+	d := c.opts.RetryBase
+	for i := 1; i < n && d < c.opts.RetryMax; i++ {
+		d *= 2
 	}
+	d = min(d, c.opts.RetryMax)
 	return d/2 + rand.N(d/2+1)
 }
 

@@ -116,10 +116,16 @@ func (c *Cache) prefetchWorker() {
 	}
 }
 
+// sweepDue reports whether SweepEvery has passed since the last sweep (Options clock).
+func (c *Cache) sweepDue(now time.Time) bool {
+	return now.UnixNano()-c.lastSweep.Load() >= int64(c.opts.SweepEvery)
+}
+
 // maintain runs the periodic sweep when SweepEvery has passed on the Options clock:
 // it evicts answers past serve-stale age and low-weight stale negative entries (M5),
 // and queues near-expiry entries for refresh if StillNeeded says their host still has
-// queued URLs. Called from lookups, Prefetch and a ticker, so a fake clock drives it.
+// queued URLs. Run by Prefetch, and by sweepLoop on its ticker or when a lookup sees
+// a sweep is due, so a fake clock drives it too.
 func (c *Cache) maintain(now time.Time) {
 	last := c.lastSweep.Load()
 	if now.UnixNano()-last < int64(c.opts.SweepEvery) || !c.lastSweep.CompareAndSwap(last, now.UnixNano()) {
@@ -169,7 +175,8 @@ func (c *Cache) maintain(now time.Time) {
 	c.enqueue(needed)
 }
 
-// sweepLoop drives maintain on the real clock when no lookup does.
+// sweepLoop runs the sweep off the fetch path: on its real-time ticker, and when a
+// lookup finds one due on the Options clock.
 func (c *Cache) sweepLoop() {
 	t := time.NewTicker(c.opts.SweepEvery)
 	defer t.Stop()
@@ -178,6 +185,8 @@ func (c *Cache) sweepLoop() {
 		case <-c.ctx.Done():
 			return
 		case <-t.C:
+			c.maintain(c.opts.Now())
+		case <-c.kick:
 			c.maintain(c.opts.Now())
 		}
 	}
