@@ -228,17 +228,36 @@ func TestDedupeSizing(t *testing.T) {
 	for _, tc := range []struct {
 		n uint
 		p float64
-	}{{1000, 0.01}, {10_000_000, 0.01}, {1_000_000, 0.001}, {50_000, 0.05}, {1, 0.5}} {
+	}{{1000, 0.01}, {10_000_000, 0.01}, {1_000_000, 0.001}, {50_000, 0.05}, {1e6, 1e-6}, {1, 0.5}} {
 		t.Run(fmt.Sprintf("n=%d p=%g", tc.n, tc.p), func(t *testing.T) {
 			m, k := bloomSize(tc.n, tc.p)
-			if r := bloomRate(m, k, float64(tc.n)); r > tc.p {
+			if r := bloomRate(m, k, float64(tc.n)); r > tc.p*fpHeadroom {
 				t.Errorf("m=%d k=%d: rate %.5f at %d URLs exceeds target %g", m, k, r, tc.n, tc.p)
 			}
-			em, _ := bloom.EstimateParameters(tc.n, tc.p)
-			if float64(m) > float64(em)*1.03+8 {
-				t.Errorf("m=%d is more than 3%% over the textbook %d", m, em)
+			// The least m any integer k allows, by bisection on the rate formula.
+			least := ^uint(0)
+			for k := uint(1); k <= 40; k++ {
+				lo, hi := uint(1), uint(1)<<40
+				for lo < hi {
+					if mid := (lo + hi) / 2; bloomRate(mid, k, float64(tc.n)) <= tc.p*fpHeadroom {
+						hi = mid
+					} else {
+						lo = mid + 1
+					}
+				}
+				least = min(least, lo)
+			}
+			if float64(m) > float64(least)*(1+maxExtraBits)+1 {
+				t.Errorf("m=%d is more than %.0f%% over the least possible %d", m, maxExtraBits*100, least)
+			}
+			_, ek := bloom.EstimateParameters(tc.n, tc.p*fpHeadroom)
+			if k > ek {
+				t.Errorf("k=%d probes, more than the textbook %d", k, ek)
 			}
 		})
+	}
+	if m, k := bloomSize(10_000_000, 0.01); k != 5 || m > 10_000_000*10 {
+		t.Errorf("1%% at 10M URLs: m=%d k=%d, want 5 probes and at most 10 bits per URL", m, k)
 	}
 	st := NewDedupe(10_000_000, 0.01, DefaultLRUSize).Stats()
 	if perURL := float64(st.Bytes) / 10e6; perURL > 1.25 {
@@ -272,8 +291,8 @@ func TestDedupeFalsePositiveRate(t *testing.T) {
 	if rate > limit {
 		t.Errorf("false-positive rate %.4f at %d URLs, want <= %.4f (target 0.01)", rate, n, limit)
 	}
-	if est := d.Stats().FalsePositiveRate; est > 0.01 || est < 0.009 {
-		t.Errorf("Stats estimates rate %.5f at design load, want just under 0.01", est)
+	if est := d.Stats().FalsePositiveRate; est > 0.0095 || est < 0.009 {
+		t.Errorf("Stats estimates rate %.5f at design load, want just under 0.0095", est)
 	}
 	t.Logf("measured false-positive rate %.4f over %d never-seen URLs", rate, n)
 }

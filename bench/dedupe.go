@@ -1,0 +1,277 @@
+package main
+
+// Benchmark "dedupe": M4's LRU+Bloom link filter (engine/frontier.Dedupe) at crawl scale,
+// against the obvious alternative, a Go map[string]struct{} of every URL seen.
+//
+//	go run ./bench dedupe [-n 10000000] [-probe 1000000] [-map-n 1000000] [-lru 16384] [-fp 0.01]
+//
+// Every URL is generated on the fly from its index (realistic shapes over a few thousand
+// hosts), so the benchmark never holds the URL set itself and the heap it measures is
+// the structure's own.
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+)
+
+func init() { register("dedupe", runDedupe) }
+
+// dedupeBatch is how many URLs are generated ahead of a timed run of checks, so that
+// string building is not timed and at most this many URL strings are alive at once.
+const dedupeBatch = 1 << 16
+
+func runDedupe(args []string) (map[string]any, error) {
+	fs := flag.NewFlagSet("dedupe", flag.ContinueOnError)
+	n := fs.Int("n", 10_000_000, "distinct URLs checked into the dedupe")
+	probe := fs.Int("probe", 1_000_000, "never-seen URLs the false-positive rate is measured on")
+	mapN := fs.Int("map-n", 1_000_000, "URLs in the map[string]struct{} baseline")
+	lruSize := fs.Int("lru", frontier.DefaultLRUSize, "LRU size (hashes)")
+	fpRate := fs.Float64("fp", 0.01, "Bloom false-positive target at -n URLs")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if *n < 1 || *probe < 1 || *mapN < 1 {
+		return nil, fmt.Errorf("-n, -probe and -map-n must be positive")
+	}
+
+	fmt.Printf("dedupe: %d distinct URLs, LRU %d, Bloom target %.3g, GOMAXPROCS %d, %s, load average %s\n",
+		*n, *lruSize, *fpRate, runtime.GOMAXPROCS(0), runtime.Version(), dedupeLoadAvg())
+	fmt.Printf("sample URLs: %s\n             %s\n", dedupeURL(0), dedupeURL(1))
+
+	batch := make([]string, dedupeBatch)
+
+	// The dedupe: heap before, build by checking n distinct URLs, heap after.
+	before := dedupeLiveHeap()
+	d := frontier.NewDedupe(uint(*n), *fpRate, *lruSize)
+	var checkTime, checkCPU time.Duration
+	var avgLen float64
+	for start := 0; start < *n; start += dedupeBatch {
+		k := dedupeFill(batch, uint64(start), min(dedupeBatch, *n-start))
+		for _, u := range batch[:k] {
+			avgLen += float64(len(u))
+		}
+		t0, c0 := time.Now(), dedupeCPUTime()
+		for _, u := range batch[:k] {
+			d.Check(u)
+		}
+		checkTime += time.Since(t0)
+		checkCPU += dedupeCPUTime() - c0
+	}
+	clear(batch)
+	after := dedupeLiveHeap()
+	st := d.Stats()
+	bytesPerURL := float64(after-before) / float64(*n)
+	checksPerS := float64(*n) / checkTime.Seconds()
+	checksPerCPUS := float64(*n) / checkCPU.Seconds()
+	avgLen /= float64(*n)
+
+	// False positives: never-seen URLs (indices past n) that the filter claims. Peek
+	// leaves the filter at exactly n URLs, the load it was sized for.
+	fp := 0
+	for start := 0; start < *probe; start += dedupeBatch {
+		k := dedupeFill(batch, uint64(*n+start), min(dedupeBatch, *probe-start))
+		for _, u := range batch[:k] {
+			if d.Peek(u) != frontier.New {
+				fp++
+			}
+		}
+	}
+	clear(batch)
+	fpMeasured := float64(fp) / float64(*probe)
+	runtime.KeepAlive(d)
+	d = nil
+
+	// Baseline: a map of URL strings, on map-n URLs, scaled per URL.
+	before = dedupeLiveHeap()
+	set := make(map[string]struct{})
+	var mapTime time.Duration
+	for start := 0; start < *mapN; start += dedupeBatch {
+		k := dedupeFill(batch, uint64(start), min(dedupeBatch, *mapN-start))
+		t0 := time.Now()
+		for _, u := range batch[:k] {
+			if _, ok := set[u]; !ok {
+				set[u] = struct{}{}
+			}
+		}
+		mapTime += time.Since(t0)
+	}
+	clear(batch)
+	after = dedupeLiveHeap()
+	bytesPerURLMap := float64(after-before) / float64(*mapN)
+	mapChecksPerS := float64(*mapN) / mapTime.Seconds()
+	runtime.KeepAlive(set)
+
+	ratio := bytesPerURLMap / bytesPerURL
+	fmt.Println()
+	fmt.Printf("%-34s %14s %14s %8s\n", "figure", "measured", "goal", "met")
+	row := func(name, val, goal string, ok bool) {
+		met := "yes"
+		if !ok {
+			met = "NO"
+		}
+		if goal == "" {
+			met = ""
+		}
+		fmt.Printf("%-34s %14s %14s %8s\n", name, val, goal, met)
+	}
+	row("checks/s (1 goroutine, all new)", fmt.Sprintf("%.0f", checksPerS), ">= 2000000", checksPerS >= 2e6)
+	row("  per CPU-second (process CPU time)", fmt.Sprintf("%.0f", checksPerCPUS), "", true)
+	row("bytes per URL (live heap)", fmt.Sprintf("%.3f", bytesPerURL), "<= 1.5", bytesPerURL <= 1.5)
+	row("false-positive rate", fmt.Sprintf("%.5f", fpMeasured), "<= 0.01", fpMeasured <= 0.01)
+	row("  Stats estimate of that rate", fmt.Sprintf("%.5f", st.FalsePositiveRate), "", true)
+	row("  Stats estimate of bytes per URL", fmt.Sprintf("%.3f", float64(st.Bytes)/float64(*n)), "", true)
+	row("  Maybe verdicts while filling", fmt.Sprintf("%d", st.Maybe), "", true)
+	row("map[string]struct{} bytes per URL", fmt.Sprintf("%.1f", bytesPerURLMap), "", true)
+	row("map[string]struct{} checks/s", fmt.Sprintf("%.0f", mapChecksPerS), "", true)
+	row("map bytes / dedupe bytes", fmt.Sprintf("%.1fx", ratio), "", true)
+	fmt.Printf("\nBloom: m=%d bits (%.2f MB), k=%d; average URL %.1f bytes; a map of all %d URLs would take ~%.0f MB, the dedupe takes %.1f MB\n",
+		st.BloomBits, float64(st.BloomBits)/8/1e6, st.BloomHashes, avgLen, *n, bytesPerURLMap*float64(*n)/1e6, bytesPerURL*float64(*n)/1e6)
+	fmt.Printf("checks/s is the worst case: every URL is new, so every check misses the LRU and\n" +
+		"touches k random words of the filter; it is wall-clock time, which on a shared box\n" +
+		"includes time the thread waited for a CPU: the per-CPU-second figure (process CPU\n" +
+		"time over the same loops, GC included) is what the structure costs. Map figures are\n" +
+		"on -map-n URLs, scaled per URL.\n")
+
+	return map[string]any{
+		"checks_per_s":        dedupeRound(checksPerS, 0),
+		"checks_per_cpu_s":    dedupeRound(checksPerCPUS, 0),
+		"bytes_per_url":       dedupeRound(bytesPerURL, 4),
+		"false_positive_rate": dedupeRound(fpMeasured, 6),
+		"bytes_per_url_map":   dedupeRound(bytesPerURLMap, 2),
+		"bytes_ratio_vs_map":  dedupeRound(ratio, 2),
+		"map_checks_per_s":    dedupeRound(mapChecksPerS, 0),
+		"urls":                *n,
+		"probe_urls":          *probe,
+		"map_urls":            *mapN,
+		"lru_size":            *lruSize,
+		"bloom_bits":          st.BloomBits,
+		"bloom_hashes":        st.BloomHashes,
+		"gomaxprocs":          runtime.GOMAXPROCS(0),
+		"load_average":        dedupeLoadAvg(),
+	}, nil
+}
+
+func dedupeRound(x float64, digits int) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', digits, 64), 64)
+	return v
+}
+
+// dedupeCPUTime is the CPU time (user + system) the process has used so far.
+func dedupeCPUTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// dedupeLoadAvg returns the 1-minute load average, to record how contended the box was.
+func dedupeLoadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.Fields(string(b))[0]
+}
+
+// dedupeLiveHeap returns the bytes of live heap objects after a full collection.
+func dedupeLiveHeap() uint64 {
+	runtime.GC()
+	runtime.GC() // the second pass frees what finalizers released in the first
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// dedupeFill writes the URLs with indices first..first+k-1 into batch and returns k.
+func dedupeFill(batch []string, first uint64, k int) int {
+	var buf []byte
+	for i := 0; i < k; i++ {
+		buf = dedupeAppendURL(buf[:0], first+uint64(i))
+		batch[i] = string(buf)
+	}
+	return k
+}
+
+func dedupeURL(i uint64) string { return string(dedupeAppendURL(nil, i)) }
+
+var (
+	dedupeTLDs     = []string{".com", ".net", ".org", ".co.uk", ".de", ".com.cn", ".gov", ".edu"}
+	dedupeSubs     = []string{"www.", "news.", "blog.", "shop.", "m.", "forum.", ""}
+	dedupeSections = []string{"politics", "world", "tech", "sport", "business", "culture", "opinion", "science"}
+	dedupeWords    = []string{"market", "election", "storm", "budget", "league", "launch", "court", "energy", "report", "health"}
+)
+
+// dedupeAppendURL appends the i-th benchmark URL. Distinct i give distinct URLs (i is
+// written in full in every shape); the shapes and hosts are picked by a hash of i, so
+// consecutive URLs scatter over hosts the way a crawl's discovered links do.
+func dedupeAppendURL(b []byte, i uint64) []byte {
+	h := dedupeMix(i)
+	host := h % 3000
+	if h>>20&7 == 0 {
+		b = append(b, "http://"...)
+	} else {
+		b = append(b, "https://"...)
+	}
+	b = append(b, dedupeSubs[host%uint64(len(dedupeSubs))]...)
+	b = append(b, "site"...)
+	b = strconv.AppendUint(b, host, 10)
+	b = append(b, dedupeTLDs[host%uint64(len(dedupeTLDs))]...)
+	w1, w2 := dedupeWords[h>>24%10], dedupeWords[h>>28%10]
+	switch h >> 32 % 5 {
+	case 0: // news article
+		b = append(b, '/')
+		b = append(b, dedupeSections[h>>36%8]...)
+		b = append(b, "/2025/"...)
+		b = strconv.AppendUint(b, 1+h>>40%12, 10)
+		b = append(b, '/')
+		b = append(b, w1...)
+		b = append(b, '-')
+		b = append(b, w2...)
+		b = append(b, '-')
+		b = strconv.AppendUint(b, i, 10)
+		b = append(b, ".html"...)
+	case 1: // listing with paging
+		b = append(b, "/tag/"...)
+		b = append(b, w1...)
+		b = append(b, "?page="...)
+		b = strconv.AppendUint(b, i, 10)
+	case 2: // product with parameters
+		b = append(b, "/product/"...)
+		b = strconv.AppendUint(b, i, 10)
+		b = append(b, "?color="...)
+		b = append(b, w2...)
+		b = append(b, "&size=M&ref=home"...)
+	case 3: // forum thread page
+		b = append(b, "/forum/t/"...)
+		b = strconv.AppendUint(b, i/20, 10)
+		b = append(b, "/page/"...)
+		b = strconv.AppendUint(b, i%20+1, 10)
+		b = append(b, "?i="...)
+		b = strconv.AppendUint(b, i, 10)
+	default: // search result
+		b = append(b, "/search?q="...)
+		b = append(b, w1...)
+		b = append(b, "+"...)
+		b = append(b, w2...)
+		b = append(b, "&start="...)
+		b = strconv.AppendUint(b, i, 10)
+	}
+	return b
+}
+
+// dedupeMix is splitmix64's finaliser: a cheap, well-spread hash of the URL index.
+func dedupeMix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
