@@ -290,3 +290,17 @@ func mustRR(t *testing.T, s string) dns.RR {
 	}
 	return rr
 }
+
+func TestBackoffStepsDoubleUpToMax(t *testing.T) {
+	o := DefaultOptions()
+	o.RetryBase, o.RetryMax = time.Second, 30*time.Second
+	c := newTestCache(t, o)
+	for n := 1; n <= 200; n++ {
+		d := min(time.Second<<min(n-1, 10), 30*time.Second)
+		for range 20 {
+			if got := c.backoff(n); got < d/2 || got > d {
+				t.Fatalf("step %d: %v outside [%v, %v]", n, got, d/2, d)
+			}
+		}
+	}
+}
