@@ -41,7 +41,7 @@ type testServer struct {
 	seen      map[string]string // lower-case FQDN -> name as received
 }
 
-func newTestServer(t *testing.T) *testServer {
+func newTestServer(t testing.TB) *testServer {
 	t.Helper()
 	s := &testServer{zones: map[string]zone{}, counts: map[string]int{}, active: map[string]int{}, seen: map[string]string{}}
 	var pc net.PacketConn
