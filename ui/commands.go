@@ -243,7 +243,7 @@ func init() {
 					return ctrl.SetMaxLanes(n)
 				}), nil
 			}},
-		{name: "theme", args: "NAME", min: 1, max: 1, help: "switch theme: " + strings.Join(themes.Names(), ", "),
+		{name: "theme", args: "NAME", min: 1, max: 1, help: "dark, light, high-contrast or mono",
 			complete: func(*Model) []string { return themes.Names() },
 			run: func(m *Model, args []string) (tea.Cmd, error) {
 				if err := m.setTheme(args[0]); err != nil {
@@ -251,9 +251,9 @@ func init() {
 				}
 				return status("theme "+args[0], false), nil
 			}},
-		{name: "rebalance", help: "propose a re-deal of lanes over egresses, apply on confirm", control: true,
+		{name: "rebalance", help: "re-deal lanes over egresses (confirm)", control: true,
 			run: func(m *Model, _ []string) (tea.Cmd, error) { return m.planRebalance(), nil }},
-		{name: "quit", help: "quit the console (asks first if the crawl would stop)",
+		{name: "quit", help: "quit (asks if the crawl would stop)",
 			run: func(m *Model, _ []string) (tea.Cmd, error) { return m.requestQuit(), nil }},
 		{name: "help", help: "show keys and commands",
 			run: func(m *Model, _ []string) (tea.Cmd, error) { m.openHelp(); return nil, nil }},

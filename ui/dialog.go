@@ -73,6 +73,7 @@ func (m *Model) showPlan(p engine.RebalancePlan) tea.Cmd {
 		m.setStatus("rebalance: nothing to move ("+p.Summary+")", false)
 		return nil
 	}
+	m.status = statusLine{} // "planning…" is answered by the dialog
 	maxMoves := max(m.height-chromeLines-10-len(p.Before), 1)
 	lines := []string{p.Summary, "", "Moves:"}
 	for i, mv := range p.Moves {

@@ -123,7 +123,8 @@ func (m *Model) helpKey(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-// view renders the overlay in height lines.
+// view renders the overlay in height lines: one column, or two side by side when
+// the terminal is wide enough, scrolled by offset.
 func (h *helpOverlay) view(m *Model, height int) string {
 	st := m.c.Styles
 	entries := m.helpEntries()
@@ -131,31 +132,57 @@ func (h *helpOverlay) view(m *Model, height int) string {
 	if q := h.search.String(); q != "" {
 		title += " matching " + `"` + q + `"`
 	}
-	rows := height - 1
-	h.offset = min(h.offset, max(len(entries)-rows, 0))
+	rows := max(height-1, 1)
+	cols := 1
+	if m.width >= 100 {
+		cols = 2
+	}
+	colW := m.width / cols
 	keyW := 0
 	for _, e := range entries {
 		if e.key != "" {
 			keyW = max(keyW, runewidth.StringWidth(e.key))
 		}
 	}
-	keyW = min(keyW, m.width/2)
+	keyW = min(keyW, colW/2)
+	cell := func(col []helpEntry, i int) string {
+		if i >= len(col) {
+			return strings.Repeat(" ", colW)
+		}
+		e := col[i]
+		if e.key == "" {
+			return st.ColHeader.Render(fit(" "+e.desc, colW))
+		}
+		return "   " + st.HelpKey.Render(fit(e.key, keyW)) + "  " +
+			st.HelpDesc.Render(fit(e.desc, max(colW-keyW-5, 1)))
+	}
+	// Two columns break at a section boundary when one fits.
+	split := len(entries)
+	if cols == 2 {
+		split = min(rows, len(entries))
+		for i := split; i > 0; i-- {
+			if entries[i-1].key == "" { // entries[i-1] starts a section
+				if len(entries)-(i-1) <= rows || i-1 >= rows/2 {
+					split = i - 1
+				}
+				break
+			}
+		}
+	}
+	left, right := entries[:split], entries[split:]
+	lines := max(len(left), len(right))
+	h.offset = min(h.offset, max(lines-rows, 0))
 	var b strings.Builder
 	b.WriteString(st.DialogTitle.Render(fit(title, m.width)))
 	if len(entries) == 0 {
 		b.WriteString("\n" + st.Muted.Render("   nothing matches"))
 	}
-	for i := h.offset; i < len(entries) && i < h.offset+rows; i++ {
-		e := entries[i]
+	for r := h.offset; r < lines && r < h.offset+rows; r++ {
 		b.WriteString("\n")
-		if e.key == "" {
-			b.WriteString(st.ColHeader.Render(fit(" "+e.desc, m.width)))
-			continue
+		b.WriteString(cell(left, r))
+		if cols == 2 {
+			b.WriteString(cell(right, r))
 		}
-		b.WriteString("   ")
-		b.WriteString(st.HelpKey.Render(fit(e.key, keyW)))
-		b.WriteString("  ")
-		b.WriteString(st.HelpDesc.Render(fit(e.desc, max(m.width-keyW-5, 1))))
 	}
 	return b.String()
 }

@@ -122,6 +122,10 @@ func Serve(ctx context.Context, ctrl engine.Control, so ServeOptions) error {
 	limiter := ratelimiter.NewRateLimiter(rate.Limit(so.RateLimit), so.RateBurst, 1024)
 	srv, err := wish.NewServer(
 		wish.WithHostKeyPath(so.HostKeyPath),
+		// A real PTY per session: the renderer's terminal query then times out even
+		// for a client that never answers it, and newline mapping is the kernel's
+		// (an emulated PTY blocks in MakeRenderer until the first keystroke).
+		ssh.AllocatePty(),
 		// The callback only says whether the key is known at all; what the session
 		// may do is decided after authentication, in roleMiddleware.
 		wish.WithPublicKeyAuth(func(_ ssh.Context, k ssh.PublicKey) bool {

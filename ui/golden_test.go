@@ -1,0 +1,81 @@
+package ui
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest"
+
+	"github.com/crawlconsole/crawlconsole/ui/fake"
+)
+
+// TestGolden renders each pane (and the overlays) of a deterministic fake crawl at
+// 80×24 and 120×40 in the ASCII profile through a real Bubble Tea program, and
+// compares the final screen with testdata/TestGolden/*.golden (go test -update to
+// rewrite them after a deliberate change).
+func TestGolden(t *testing.T) {
+	screens := []struct {
+		name string
+		keys []string
+		wait string // text that shows the screen is complete
+	}{
+		{name: "lanes", wait: "blog-11.sandbox.test"},
+		{name: "groups", keys: []string{"2", "down", "enter"}, wait: "parent  http://social-01.sandbox.test/section/1"},
+		{name: "log", keys: []string{"3"}, wait: "≥DEBUG 40/40"},
+		{name: "help", keys: []string{"?"}, wait: "Help: keys and commands"},
+		{name: "rebalance", keys: []string{"r"}, wait: "y/enter apply"},
+		{name: "command", keys: []string{":", "t", "h", "e", "m", "e", " ", "n", "e", "o", "n", "enter"}, wait: "unknown theme"},
+		{name: "quit", keys: []string{"q"}, wait: "Quit crawlconsole?"},
+	}
+	sizes := [][2]int{{80, 24}, {120, 40}}
+	for _, sz := range sizes {
+		for _, sc := range screens {
+			t.Run(fmt.Sprintf("%s_%dx%d", sc.name, sz[0], sz[1]), func(t *testing.T) {
+				goldenScreen(t, sz[0], sz[1], sc.keys, sc.wait)
+			})
+		}
+	}
+	t.Run("too_small_60x20", func(t *testing.T) {
+		goldenScreen(t, 60, 20, nil, "need 80×24 (have 60×20)")
+	})
+}
+
+func goldenScreen(t *testing.T, w, h int, keys []string, wait string) {
+	t.Helper()
+	ctrl := fake.New(fake.Config{})
+	m := newModel(ctrl, Options{Clock: fixedClock, Refresh: 20 * time.Millisecond}, asciiRenderer())
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))
+	// One buffer across waits: a screen that is already complete writes nothing new.
+	var out bytes.Buffer
+	waitFor := func(texts ...string) {
+		t.Helper()
+		deadline := time.Now().Add(15 * time.Second)
+		for {
+			if _, err := out.ReadFrom(tm.Output()); err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range texts {
+				if bytes.Contains(out.Bytes(), []byte(s)) {
+					return
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("screen never showed %q; output so far:\n%s", texts, out.String())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	waitFor("RUNNING", "need 80") // the first snapshot is in
+	for _, k := range keys {
+		tm.Send(keyMsg(k))
+	}
+	waitFor(wait)
+	if err := tm.Quit(); err != nil {
+		t.Fatal(err)
+	}
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(15*time.Second)).(*Model)
+	golden.RequireEqual(t, []byte(final.View()))
+}

@@ -1,0 +1,611 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+)
+
+func TestPauseKeyTogglesTheCrawl(t *testing.T) {
+	h := newHarness(t, 120, 40, Options{})
+	h.mustShow("RUNNING")
+	h.press("p")
+	h.mustCall("Pause")
+	h.mustShow("PAUSED", "crawl paused")
+	h.press("p")
+	h.mustCall("Pause", "Resume")
+	h.mustShow("RUNNING", "crawl resumed")
+}
+
+func TestSpacePausesTheSelectedLane(t *testing.T) {
+	h := newHarness(t, 120, 40, Options{})
+	h.press("down", "space") // lane 2
+	h.mustCall("PauseLane(2,true)")
+	if row := h.rowOf("▸"); !strings.Contains(row, "paused") {
+		t.Fatalf("lane 2 row should say paused: %q", row)
+	}
+	h.mustShow("lane 2 paused")
+	h.press("space")
+	h.mustCall("PauseLane(2,true)", "PauseLane(2,false)")
+	h.mustShow("lane 2 resumed")
+}
+
+func TestHPausesTheSelectedLanesHost(t *testing.T) {
+	h := newHarness(t, 120, 40, Options{})
+	h.press("H") // lane 1 fetches from news-00.sandbox.test
+	h.mustCall("PauseHost(news-00.sandbox.test,true)")
+	h.mustShow("host news-00.sandbox.test paused", "paused hosts 1")
+	h.press("H")
+	h.mustCall("PauseHost(news-00.sandbox.test,true)", "PauseHost(news-00.sandbox.test,false)")
+	h.mustNotShow("paused hosts")
+}
+
+func TestNavigationMovesTheSelection(t *testing.T) {
+	h := newHarness(t, 80, 24, Options{})
+	sel := func() string {
+		row := h.rowOf("▸")
+		return strings.Fields(row)[1] // lane ID after the glyph
+	}
+	steps := []struct {
+		key, want string
+	}{
+		{"down", "2"}, {"j", "3"}, {"up", "2"}, {"k", "1"}, {"up", "1"},
+		{"end", "12"}, {"home", "1"}, {"G", "12"}, {"g", "1"},
+		{"pgdown", "12"}, {"pgup", "1"},
+	}
+	for _, s := range steps {
+		t.Run(s.key, func(t *testing.T) {
+			defer h.use(t)()
+			h.press(s.key)
+			if got := sel(); got != s.want {
+				t.Fatalf("after %s selected lane %s, want %s", s.key, got, s.want)
+			}
+		})
+	}
+}
+
+func TestSelectionFollowsTheLaneAcrossSnapshots(t *testing.T) {
+	h := newHarness(t, 120, 40, Options{})
+	h.press("down", "down") // lane 3
+	h.typeText("/")
+	h.typeText("blog") // lanes 3, 6, 9, 12
+	h.press("enter")
+	if row := h.rowOf("▸"); !strings.Contains(row, "blog-02") {
+		t.Fatalf("selection should stay on lane 3: %q", row)
+	}
+	h.refresh()
+	if row := h.rowOf("▸"); !strings.Contains(row, "blog-02") {
+		t.Fatalf("selection should survive a snapshot: %q", row)
+	}
+}
+
+func TestFreezeHoldsTheViewWhileTheCrawlRuns(t *testing.T) {
+	h := newHarness(t, 120, 40, Options{})
+	h.press("f")
+	h.mustShow("FROZEN", "view frozen")
+	h.ctrl.Pause() // the engine moves on behind the frozen view
+	h.refresh()
+	h.send(tickMsg{})
+	h.mustShow("RUNNING")
+	h.mustNotShow("PAUSED")
+	h.press("f") // unfreeze pulls a fresh snapshot at once
+	h.mustShow("PAUSED", "view live")
+	h.mustNotShow("FROZEN")
+}
+
+func TestTickPullsASnapshot(t *testing.T) {
+	h := newHarness(t, 120, 40, Options{})
+	h.ctrl.Pause()
+	h.mustShow("RUNNING")
+	h.send(tickMsg{})
+	h.mustShow("PAUSED")
+}
+
+func TestSnapshotsAreNotPulledTwiceAtOnce(t *testing.T) {
+	h := newHarness(t, 120, 40, Options{})
+	_, first := h.m.Update(tickMsg{})
+	_, second := h.m.Update(tickMsg{})
+	if first == nil || second == nil {
+		t.Fatal("every tick must re-arm")
+	}
+	if !h.m.fetching {
+		t.Fatal("a tick should start a snapshot pull")
+	}
+	// The second tick only re-arms: its batch has one Cmd, the first had two.
+	if n := batchLen(first); n != 2 {
+		t.Fatalf("first tick batch = %d cmds, want tick+fetch", n)
+	}
+	if n := batchLen(second); n != 1 {
+		t.Fatalf("second tick while a pull is in flight = %d cmds, want the tick only", n)
+	}
+}
+
+func batchLen(c tea.Cmd) int {
+	if b, ok := c().(tea.BatchMsg); ok {
+		n := 0
+		for _, x := range b {
+			if x != nil {
+				n++
+			}
+		}
+		return n
+	}
+	return 1
+}
+
+func TestPaneSwitching(t *testing.T) {
+	h := newHarness(t, 120, 40, Options{})
+	tests := []struct {
+		key, want string
+	}{
+		{"tab", "[2 Groups]"}, {"tab", "[3 Log]"}, {"tab", "[1 Lanes]"},
+		{"shift+tab", "[3 Log]"}, {"1", "[1 Lanes]"}, {"2", "[2 Groups]"}, {"3", "[3 Log]"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.key, func(t *testing.T) {
+			defer h.use(t)()
+			h.press(tc.key)
+			if !strings.Contains(h.line(2), tc.want) {
+				t.Fatalf("tab bar %q lacks %q", h.line(2), tc.want)
+			}
+		})
+	}
+	t.Run("no such pane", func(t *testing.T) {
+		defer h.use(t)()
+		h.press("9")
+		h.mustShow("no pane 9 (have 1-3)", "[3 Log]")
+	})
+}
+
+func TestFilterRows(t *testing.T) {
+	h := newHarness(t, 120, 40, Options{})
+	countLanes := func() int {
+		n := 0
+		for _, l := range strings.Split(h.view(), "\n") {
+			if strings.Contains(l, "http://") {
+				n++
+			}
+		}
+		return n
+	}
+	if n := countLanes(); n != 12 {
+		t.Fatalf("lanes shown = %d, want 12", n)
+	}
+	h.press("/")
+	h.typeText("social")
+	if n := countLanes(); n != 4 {
+		t.Fatalf("live filter social: %d lanes, want 4", n)
+	}
+	h.press("enter")
+	h.mustShow(`filter "social"`)
+	t.Run("inverted", func(t *testing.T) {
+		defer h.use(t)()
+		h.press("/")
+		h.press("home")
+		h.typeText("!")
+		h.press("enter")
+		if n := countLanes(); n != 8 {
+			t.Fatalf("!social: %d lanes, want 8", n)
+		}
+		h.mustNotShow("social-01")
+	})
+	t.Run("esc in the input restores the previous filter", func(t *testing.T) {
+		defer h.use(t)()
+		h.press("/", "ctrl+u")
+		h.typeText("zzz")
+		h.mustShow("no lane matches")
+		h.press("esc")
+		if n := countLanes(); n != 8 {
+			t.Fatalf("after esc: %d lanes, want the 8 of !social", n)
+		}
+	})
+	t.Run("q typed in the filter does not quit", func(t *testing.T) {
+		defer h.use(t)()
+		h.press("/", "q")
+		if h.quit || h.m.dialog != nil {
+			t.Fatal("q in the filter input must be text, not quit")
+		}
+		h.press("esc")
+	})
+	t.Run("esc in the pane clears it", func(t *testing.T) {
+		defer h.use(t)()
+		h.press("esc")
+		if n := countLanes(); n != 12 {
+			t.Fatalf("after clearing: %d lanes, want 12", n)
+		}
+		h.mustShow("filter cleared")
+	})
+	t.Run("filters are per pane", func(t *testing.T) {
+		defer h.use(t)()
+		h.press("2", "/")
+		h.typeText("lane 7")
+		h.press("enter")
+		h.mustShow("news-06.sandbox.test")
+		h.mustNotShow("news-03.sandbox.test")
+		h.press("1")
+		if n := countLanes(); n != 12 {
+			t.Fatalf("lanes pane should be unfiltered: %d", n)
+		}
+	})
+}
+
+func TestRebalance(t *testing.T) {
+	t.Run("apply on y", func(t *testing.T) {
+		h := newHarness(t, 120, 40, Options{})
+		h.press("r")
+		h.mustCall("PlanRebalance")
+		h.mustShow("Rebalance lanes over egresses", "lane 2", "egress-b -> egress-c",
+			"move 1 lanes; spread 7.0s -> 1.0s", "34.0s  ->    3 lanes    30.0s")
+		h.press("y")
+		h.mustCall("PlanRebalance", "ApplyRebalance(1 moves)")
+		h.mustShow("rebalanced: move 1 lanes")
+		row := h.rowOf("social-01.sandbox.test/")
+		if !strings.Contains(row, "egress-c") {
+			t.Fatalf("lane 2 should now leave from egress-c: %q", row)
+		}
+	})
+	t.Run("enter applies too", func(t *testing.T) {
+		h := newHarness(t, 120, 40, Options{})
+		h.press("r", "enter")
+		h.mustCall("PlanRebalance", "ApplyRebalance(1 moves)")
+	})
+	for _, k := range []string{"n", "esc", "ctrl+c"} {
+		t.Run("cancel on "+k, func(t *testing.T) {
+			h := newHarness(t, 120, 40, Options{})
+			h.press("r", k)
+			h.mustCall("PlanRebalance")
+			h.mustNotShow("Rebalance lanes over egresses")
+			if h.quit {
+				t.Fatal("cancelling a rebalance must not quit")
+			}
+		})
+	}
+	t.Run("nothing to move", func(t *testing.T) {
+		h := newHarness(t, 120, 40, Options{})
+		h.ctrl.SetPlan(engine.RebalancePlan{Summary: "already even"})
+		h.press("r")
+		h.mustShow("rebalance: nothing to move (already even)")
+		if h.m.dialog != nil {
+			t.Fatal("no dialog for an empty plan")
+		}
+	})
+	t.Run("many moves are cut to fit", func(t *testing.T) {
+		h := newHarness(t, 80, 24, Options{})
+		var p engine.RebalancePlan
+		for i := range 40 {
+			p.Moves = append(p.Moves, engine.LaneMove{Lane: i + 1, From: "egress-a", To: "egress-b", Cost: 1})
+		}
+		p.Before = []engine.EgressLoad{{Egress: "egress-a", Lanes: 40}, {Egress: "egress-b"}}
+		p.After = []engine.EgressLoad{{Egress: "egress-a"}, {Egress: "egress-b", Lanes: 40}}
+		p.Summary = "move 40 lanes"
+		h.ctrl.SetPlan(p)
+		h.press("r")
+		h.mustShow("… and ")
+		if n := strings.Count(h.view(), "\n"); n != 23 {
+			t.Fatalf("screen has %d lines, want 24", n+1)
+		}
+	})
+}
+
+func TestQuit(t *testing.T) {
+	tests := []struct {
+		name     string
+		opts     Options
+		state    engine.State
+		keys     []string
+		wantQuit bool
+		dialog   bool
+	}{
+		{name: "running crawl asks first", keys: []string{"q"}, dialog: true},
+		{name: "y confirms", keys: []string{"q", "y"}, wantQuit: true},
+		{name: "enter confirms", keys: []string{"q", "enter"}, wantQuit: true},
+		{name: "n keeps watching", keys: []string{"q", "n"}},
+		{name: "esc keeps watching", keys: []string{"q", "esc"}},
+		{name: "ctrl+c twice quits", keys: []string{"ctrl+c", "ctrl+c"}, wantQuit: true},
+		{name: "paused crawl still asks", state: engine.StatePaused, keys: []string{"q"}, dialog: true},
+		{name: "finished crawl quits at once", state: engine.StateDone, keys: []string{"q"}, wantQuit: true},
+		{name: "ssh session quits at once", opts: Options{Detached: true}, keys: []string{"q"}, wantQuit: true},
+		{name: ":quit asks too", keys: []string{":", "quit-typed", "enter"}, dialog: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, 120, 40, tc.opts)
+			if tc.state != "" {
+				h.ctrl.SetState(tc.state)
+				h.refresh()
+			}
+			for _, k := range tc.keys {
+				if k == "quit-typed" {
+					h.typeText("quit")
+					continue
+				}
+				h.press(k)
+			}
+			if h.quit != tc.wantQuit {
+				t.Fatalf("quit = %v, want %v", h.quit, tc.wantQuit)
+			}
+			if shown := strings.Contains(h.view(), "Quit crawlconsole?"); shown != tc.dialog {
+				t.Fatalf("confirm shown = %v, want %v\n%s", shown, tc.dialog, h.view())
+			}
+			if len(h.calls()) != 0 {
+				t.Fatalf("quitting must not call the engine: %v", h.calls())
+			}
+		})
+	}
+}
+
+func TestHelpOverlayListsTheRealKeys(t *testing.T) {
+	h := newHarness(t, 120, 40, Options{})
+	h.press("?")
+	km := DefaultKeyMap()
+	for _, b := range km.globalHelp() {
+		h.mustShow(b.Help().Key + strings.Repeat(" ", 1)) // every global key is listed
+		h.mustShow(b.Help().Desc)
+	}
+	h.mustShow("Lanes pane (1)", "(un)pause lane", "Groups pane (2)", "Log pane (3)")
+
+	t.Run("q and p in help do not act", func(t *testing.T) {
+		defer h.use(t)()
+		h.press("p")
+		if len(h.calls()) != 0 {
+			t.Fatalf("p in help must not pause: %v", h.calls())
+		}
+	})
+	t.Run("search", func(t *testing.T) {
+		defer h.use(t)()
+		h.press("/")
+		h.typeText("theme")
+		h.mustShow(":theme NAME", `matching "theme"`)
+		h.mustNotShow(":pause host NAME", "Global keys")
+		h.press("enter")
+	})
+	t.Run("search without hits", func(t *testing.T) {
+		defer h.use(t)()
+		h.press("/")
+		h.typeText("zzzz")
+		h.mustShow("nothing matches")
+		h.press("esc") // leaves the search, clears it
+		h.mustShow("Global keys")
+	})
+	t.Run("scrolls to the commands", func(t *testing.T) {
+		defer h.use(t)()
+		h.press("pgdown", "pgdown", "pgdown")
+		h.mustShow(":resume lane N", ":theme NAME")
+		h.press("home")
+		h.mustShow("Global keys")
+	})
+	for _, k := range []string{"esc", "?", "q"} {
+		t.Run("closes on "+k, func(t *testing.T) {
+			defer h.use(t)()
+			h.press("?")
+			if h.m.focus != focusHelp {
+				h.press("?")
+			}
+			h.press(k)
+			h.mustNotShow("Help: keys and commands")
+			if h.quit || h.m.dialog != nil {
+				t.Fatal("closing help must not quit")
+			}
+		})
+	}
+}
+
+func TestGroupsPane(t *testing.T) {
+	h := newHarness(t, 120, 40, Options{})
+	h.press("2")
+	h.mustShow("BOUND HOSTS", "news-00.sandbox.test, news-57.sandbox.test")
+	h.mustNotShow("host    news-00.sandbox.test")
+	steps := []struct {
+		keys      []string
+		show      []string
+		hide      []string
+		wantCalls []string
+	}{
+		{keys: []string{"enter"}, show: []string{"host    news-00.sandbox.test  (2 tasks)", "parent  http://news-00.sandbox.test/section/0  (1 tasks)"}},
+		{keys: []string{"left"}, hide: []string{"host    news-00.sandbox.test"}},
+		{keys: []string{"right"}, show: []string{"host    news-57.sandbox.test"}},
+		{keys: []string{"h"}, hide: []string{"host    news-57.sandbox.test"}},
+		{keys: []string{"l", "down", "down", "H"}, show: []string{"host news-57.sandbox.test paused", "news-57.sandbox.test  (3 tasks)  paused"},
+			wantCalls: []string{"PauseHost(news-57.sandbox.test,true)"}},
+		{keys: []string{"space"}, show: []string{"lane 1 paused", "[paused] news-00"},
+			wantCalls: []string{"PauseHost(news-57.sandbox.test,true)", "PauseLane(1,true)"}},
+		{keys: []string{"left"}, show: []string{"▸ +    1"}, hide: []string{"host    news-57"}},
+	}
+	for i, s := range steps {
+		t.Run(fmt.Sprint(i, s.keys), func(t *testing.T) {
+			defer h.use(t)()
+			h.press(s.keys...)
+			h.mustShow(s.show...)
+			h.mustNotShow(s.hide...)
+			if s.wantCalls != nil {
+				h.mustCall(s.wantCalls...)
+			}
+		})
+	}
+}
+
+func TestGroupsParentHash(t *testing.T) {
+	h := newHarness(t, 120, 40, Options{})
+	h.press("2", "down", "down", "enter") // lane 3: parents 0,1,2; parent 2 has no URL
+	h.mustShow("parent  #")
+}
+
+func TestLogPane(t *testing.T) {
+	h := newHarness(t, 120, 40, Options{})
+	h.press("3")
+	h.mustShow("≥DEBUG 40/40", "robots.txt crawl-delay 2s honoured")
+	levels := []struct {
+		want, gone string
+	}{
+		{"≥INFO", "DEBUG "}, {"≥WARN", "INFO "}, {"≥ERROR", "WARN "}, {"≥DEBUG", ""},
+	}
+	for _, l := range levels {
+		t.Run(l.want, func(t *testing.T) {
+			defer h.use(t)()
+			h.press("v")
+			h.mustShow(l.want, "log shows")
+			if l.gone != "" {
+				for _, line := range strings.Split(h.view(), "\n")[4:] {
+					if strings.Contains(line, " "+l.gone) {
+						t.Fatalf("%s filter still shows %q", l.want, line)
+					}
+				}
+			}
+		})
+	}
+	t.Run("new events arrive and are followed", func(t *testing.T) {
+		defer h.use(t)()
+		h.ctrl.Log(engine.LevelWarn, 4, "blog-99.sandbox.test", "banned: captcha page")
+		h.refresh()
+		h.mustShow("≥DEBUG 41/41", "banned: captcha page")
+		if row := h.rowOf("▸"); !strings.Contains(row, "captcha") {
+			t.Fatalf("the newest event should be selected while following: %q", row)
+		}
+	})
+	t.Run("scrolling up stops following", func(t *testing.T) {
+		defer h.use(t)()
+		h.press("up")
+		before := h.rowOf("▸")
+		h.ctrl.Log(engine.LevelInfo, 0, "", "second new event")
+		h.refresh()
+		if row := h.rowOf("▸"); row != before {
+			t.Fatalf("selection should stay put after scrolling up: %q, was %q", row, before)
+		}
+		h.press("G")
+		if row := h.rowOf("▸"); !strings.Contains(row, "second new event") {
+			t.Fatalf("G should follow again: %q", row)
+		}
+	})
+	t.Run("filter", func(t *testing.T) {
+		defer h.use(t)()
+		h.press("/")
+		h.typeText("captcha")
+		h.press("enter")
+		h.mustShow("≥DEBUG 1/1")
+	})
+}
+
+func TestLogRingIsCapped(t *testing.T) {
+	h := newHarness(t, 120, 40, Options{LogLines: 25})
+	h.press("3")
+	h.mustShow("≥DEBUG 25/25")
+	for i := range 60 {
+		h.ctrl.Log(engine.LevelInfo, 1, "", fmt.Sprintf("event %d", i))
+	}
+	h.refresh() // 60 new > capacity: fetched in capped batches until caught up
+	h.mustShow("≥DEBUG 25/25", "event 59")
+	h.mustNotShow("event 34 ")
+}
+
+func TestMouse(t *testing.T) {
+	click := func(x, y int) tea.MouseMsg {
+		return tea.MouseMsg{X: x, Y: y, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress}
+	}
+	wheel := tea.MouseMsg{Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress}
+	t.Run("on", func(t *testing.T) {
+		h := newHarness(t, 120, 40, Options{Mouse: true})
+		h.send(wheel)
+		if row := h.rowOf("▸"); !strings.Contains(row, "social-01") {
+			t.Fatalf("wheel should move to lane 2: %q", row)
+		}
+		h.send(click(10, 8)) // body row 5 = lane 5
+		if row := h.rowOf("▸"); !strings.Contains(row, "social-04") {
+			t.Fatalf("click should select lane 5: %q", row)
+		}
+		tabs := h.m.tabs
+		h.send(click(tabs[2].from+1, 2))
+		h.mustShow("[3 Log]")
+	})
+	t.Run("off by default", func(t *testing.T) {
+		h := newHarness(t, 120, 40, Options{})
+		h.send(wheel)
+		h.send(click(10, 8))
+		if row := h.rowOf("▸"); !strings.Contains(row, "news-00") {
+			t.Fatalf("mouse must be ignored unless enabled: %q", row)
+		}
+	})
+}
+
+func TestReadOnlySession(t *testing.T) {
+	controls := [][]string{
+		{"p"}, {"space"}, {"H"}, {"r"}, {"2", "space"}, {"2", "H"},
+	}
+	for _, keys := range controls {
+		t.Run(strings.Join(keys, "+"), func(t *testing.T) {
+			h := newHarness(t, 120, 40, Options{ReadOnly: true})
+			h.press(keys...)
+			h.mustShow(ReadOnlyText)
+			h.mustCall()
+			h.mustNotShow("Rebalance lanes over egresses")
+		})
+	}
+	for _, line := range []string{"pause", "resume", "pause host x.test", "resume lane 1", "lanes 3", "rebalance"} {
+		t.Run(":"+line, func(t *testing.T) {
+			h := newHarness(t, 120, 40, Options{ReadOnly: true})
+			h.press(":")
+			h.typeText(line)
+			h.press("enter")
+			h.mustShow(ReadOnlyText)
+			h.mustCall()
+		})
+	}
+	t.Run("watching still works", func(t *testing.T) {
+		h := newHarness(t, 120, 40, Options{ReadOnly: true})
+		h.mustShow("read-only")
+		h.press("tab", "f", ":")
+		h.typeText("theme light")
+		h.press("enter")
+		h.mustShow("[2 Groups]", "FROZEN", "theme light")
+		h.mustCall()
+	})
+}
+
+func TestTooSmall(t *testing.T) {
+	h := newHarness(t, 60, 20, Options{})
+	h.mustShow("need 80×24 (have 60×20)")
+	h.mustNotShow("LANE")
+	h.press("p", "space", "r")
+	h.mustCall()
+	t.Run("reflows on resize", func(t *testing.T) {
+		defer h.use(t)()
+		h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+		h.mustShow("LANE", "[1 Lanes]")
+		h.send(tea.WindowSizeMsg{Width: 79, Height: 24})
+		h.mustShow("need 80×24 (have 79×24)")
+		h.send(tea.WindowSizeMsg{Width: 80, Height: 23})
+		h.mustShow("need 80×24 (have 80×23)")
+	})
+	t.Run("q still works", func(t *testing.T) {
+		defer h.use(t)()
+		h.press("q")
+		h.mustShow("Quit crawlconsole?", "y/enter quit")
+		h.press("y")
+		if !h.quit {
+			t.Fatal("q then y must quit on a tiny terminal")
+		}
+	})
+}
+
+func TestEveryScreenFitsTheTerminal(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}, {200, 60}, {40, 10}} {
+		for _, keys := range [][]string{{"1"}, {"2", "enter"}, {"3"}, {"?"}, {"r"}, {"q"}, {":"}, {"/"}} {
+			t.Run(fmt.Sprint(size, keys), func(t *testing.T) {
+				h := newHarness(t, size[0], size[1], Options{})
+				h.press(keys...)
+				lines := strings.Split(h.view(), "\n")
+				if len(lines) != size[1] {
+					t.Fatalf("%d lines, want %d", len(lines), size[1])
+				}
+				for i, l := range lines {
+					if w := displayWidth(l); w > size[0] {
+						t.Fatalf("line %d is %d wide (> %d): %q", i, w, size[0], l)
+					}
+				}
+			})
+		}
+	}
+}
