@@ -143,6 +143,7 @@ func New(opts Options) (*Engine, error) {
 		MaxRedirects:   opts.Fetch.MaxRedirects,
 		ContentTypes:   opts.Fetch.ContentTypes,
 	}
+	e.redirectPause(&fcfg)
 	for i, s := range specs {
 		d := &fetch.Dialer{Resolver: resolver, Guard: guard, Local: s.local, Timeout: opts.Fetch.ConnectTimeout}
 		e.egress = append(e.egress, &egressLink{name: s.name, f: fetch.New(ctx, fcfg, d)})
@@ -334,6 +335,8 @@ func (e *Engine) persistEvents() {
 		}
 	}
 }
+
+func (e *Engine) redirectPause(c *fetch.Config) { c.RedirectPause = e.delay }
 
 // delay draws a lane's random pause (M1: longer than a human click interval).
 func (e *Engine) delay() time.Duration {

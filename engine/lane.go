@@ -151,6 +151,8 @@ func (e *Engine) process(ls *laneState, egIdx int, t frontier.Task) {
 		e.finish(t, l.ID, store.Processed, "")
 	case res.Status/100 == 2:
 		e.savePage(l.ID, eg.name, t, res)
+	case res.Status/100 == 3 && res.Header.Get("Location") != "":
+		e.followRedirect(l.ID, t, res)
 	case res.Status/100 == 4:
 		e.finish(t, l.ID, store.Failed, fetch.KindHTTP4xx)
 	case res.Status/100 == 5:
@@ -233,6 +235,25 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	}
 	e.c.pagesStored.Add(1)
 	e.c.urlsDone.Add(1)
+}
+
+// followRedirect queues a cross-host redirect's target as a new task (the fetcher
+// follows same-host hops itself, paced) and records the redirecting URL as done.
+func (e *Engine) followRedirect(lane int, t frontier.Task, res *fetch.Result) {
+	loc := res.Header.Get("Location")
+	base := res.FinalURL
+	if base == "" {
+		base = t.URL
+	}
+	if b, err := url.Parse(base); err == nil {
+		if u, err := b.Parse(loc); err == nil {
+			loc = u.String()
+		}
+	}
+	links := e.extract(t, &fetch.Result{Links: []string{loc}})
+	e.submit(links, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
+	e.finish(t, lane, store.Processed, "")
+	e.c.addError("redirected") // not a failure: counted so the operator sees where pages went
 }
 
 // finish records a task that ended without a stored page.

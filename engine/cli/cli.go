@@ -42,6 +42,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case "sandbox":
 		return sandbox.RunCommand(ctx, args[1:], stdout, stderr)
+	case "demo":
+		return runDemo(ctx, args[1:], stdout, stderr)
 	case "crawl":
 		return runCrawl(ctx, args[1:], stdout, stderr)
 	case "stats":

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -78,8 +79,8 @@ func NewClassifier(now func() time.Time) *Classifier {
 }
 
 // Size-outlier rule: only after sizeMinSamples normal pages, and only when the body
-// is both sizeMinSigmas standard deviations and sizeMinRatio times below the host's
-// usual (geometric mean) size. Both bounds: the first alone flags every short page
+// is both sizeMinSigmas (robust) standard deviations and sizeMinRatio times below the
+// host's usual (median) size. Both bounds: the first alone flags every short page
 // of a site whose pages are all alike, the second alone flags natural variety.
 const (
 	sizeMinSamples = 10
@@ -223,19 +224,42 @@ func titleOf(body []byte) []byte {
 	return body[start : start+end]
 }
 
-// sizeStats is Welford's running mean and variance of ln(body length) for a host's
-// normal pages; log space because page sizes spread multiplicatively.
+// sizeStats keeps the log sizes of a host's last sizeWindow normal pages; log space
+// because page sizes spread multiplicatively. The rule uses the median and the
+// median absolute deviation, so a few early block pages that slipped in before
+// sizeMinSamples do not drag the host's "usual" size down.
 type sizeStats struct {
-	n    int
-	mean float64
-	m2   float64
+	ring [sizeWindow]float32
+	n    int // pages seen (the ring holds min(n, sizeWindow))
 }
 
+const sizeWindow = 64
+
 func (s *sizeStats) add(x float64) {
+	s.ring[s.n%sizeWindow] = float32(x)
 	s.n++
-	d := x - s.mean
-	s.mean += d / float64(s.n)
-	s.m2 += d * (x - s.mean)
+}
+
+// medianMAD returns the median and median absolute deviation of the window.
+func (s *sizeStats) medianMAD() (med, mad float64) {
+	vals := make([]float64, min(s.n, sizeWindow))
+	for i := range vals {
+		vals[i] = float64(s.ring[i])
+	}
+	med = median(vals)
+	for i, v := range vals {
+		vals[i] = math.Abs(v - med)
+	}
+	return med, median(vals)
+}
+
+func median(v []float64) float64 {
+	slices.Sort(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
 }
 
 // sizeOutlier reports whether a 200 HTML-ish body is far below the host's usual
@@ -257,8 +281,9 @@ func (c *Classifier) sizeOutlier(r Response) bool {
 		c.sizes[r.Host] = st
 	}
 	if st.n >= sizeMinSamples {
-		sd := math.Sqrt(st.m2 / float64(st.n-1))
-		if x < st.mean-math.Max(sizeMinSigmas*sd, math.Log(sizeMinRatio)) {
+		med, mad := st.medianMAD()
+		sd := 1.4826 * mad // MAD scaled to a normal's standard deviation
+		if x < med-math.Max(sizeMinSigmas*sd, math.Log(sizeMinRatio)) {
 			return true // an outlier does not join the statistics
 		}
 	}

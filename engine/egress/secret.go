@@ -13,23 +13,22 @@ import (
 const mask = "***"
 
 // Secret is an egress password. It prints as "***" in every form (String, all fmt
-// verbs, slog, JSON); only Reveal and Persisted give the real text. The value sits
-// behind a pointer so that even a struct holding a Secret in an unexported field,
-// printed with %v, shows an address and not the password (fmt does not follow
-// pointers below the top level).
+// verbs, slog, JSON); only Reveal and Persisted give the real text. The value lives
+// in a closure: a struct holding a Secret in an unexported field (where fmt cannot
+// call Format) prints a func address, and no reflection-based printer can reach it.
 type Secret struct {
-	ref string       // "${env:NAME}" or "${file:/path}" when the secret came from a reference
-	v   *secretValue // nil when no password was given
+	ref string        // "${env:NAME}" or "${file:/path}" when the secret came from a reference
+	v   func() string // nil when no password was given
 }
 
-type secretValue struct{ s string }
+func hold(s string) func() string { return func() string { return s } }
 
 // NewSecret wraps a literal password; an empty string means no password.
 func NewSecret(password string) Secret {
 	if password == "" {
 		return Secret{}
 	}
-	return Secret{v: &secretValue{s: password}}
+	return Secret{v: hold(password)}
 }
 
 // ParseSecret reads a password as written in a spec or an account store: a literal,
@@ -66,7 +65,7 @@ func ParseSecret(text string) (Secret, error) {
 	if value == "" {
 		return Secret{}, fmt.Errorf("secret reference %s is empty", text)
 	}
-	return Secret{ref: text, v: &secretValue{s: value}}, nil
+	return Secret{ref: text, v: hold(value)}, nil
 }
 
 // readSecretFile reads at most 4 KiB: a password file, not a data file. Errors are
@@ -89,7 +88,7 @@ func (s Secret) Reveal() string {
 	if s.v == nil {
 		return ""
 	}
-	return s.v.s
+	return s.v()
 }
 
 // Ref returns the ${env:...}/${file:...} reference the secret came from, or "" for a

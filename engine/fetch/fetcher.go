@@ -25,6 +25,10 @@ type Config struct {
 	MaxBodyBytes   int           // larger bodies are cut off and counted as body_too_large
 	MaxRedirects   int           // redirects followed per fetch
 	ContentTypes   []string      // media types kept as pages (others: content_type)
+	// RedirectPause returns how long to wait before following a same-host redirect:
+	// a redirect hop is one more request to the host, and the site's bot rule counts
+	// it like any other (M1). nil: follow at once.
+	RedirectPause func() time.Duration
 }
 
 // Result is one HTTP exchange. Non-2xx statuses come back as a Result, not an error:
@@ -45,6 +49,7 @@ type Result struct {
 // bound to that egress, which share its keep-alive connections.
 type Fetcher struct {
 	cfg       Config
+	dialer    *Dialer
 	c         *colly.Collector
 	transport *http.Transport
 	robots    *http.Client
@@ -84,7 +89,7 @@ func New(ctx context.Context, cfg Config, d *Dialer) *Fetcher {
 	c.WithTransport(tr)
 	c.SetRequestTimeout(cfg.RequestTimeout)
 	c.DisableCookies()
-	f := &Fetcher{cfg: cfg, c: c, transport: tr}
+	f := &Fetcher{cfg: cfg, dialer: d, c: c, transport: tr}
 	c.SetRedirectHandler(f.checkRedirect)
 	c.OnResponseHeaders(f.onHeaders)
 	c.OnResponse(f.onResponse)
@@ -134,6 +139,9 @@ func (f *Fetcher) Fetch(url string, hdr http.Header) (*Result, error) {
 	return x.res, nil
 }
 
+// checkRedirect follows same-host redirects after a politeness pause, and hands
+// cross-host redirects back as a 3xx Result: the engine queues the target as a new
+// task so that the lane rule (M1) decides who fetches it, and when.
 func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) > f.cfg.MaxRedirects {
 		return &redirectError{kind: KindTooManyRedir, msg: fmt.Sprintf("stopped after %d redirects", f.cfg.MaxRedirects)}
@@ -145,6 +153,23 @@ func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 	for _, v := range via {
 		if v.URL.String() == target {
 			return &redirectError{kind: KindRedirectLoop, msg: "redirect loop back to " + target}
+		}
+	}
+	if req.URL.Host != via[0].URL.Host {
+		// SSRF: refuse a redirect into a blocked range here and now, not only when
+		// the target's own task is fetched.
+		if _, err := f.dialer.Allowed(req.Context(), req.URL.Hostname()); err != nil {
+			return err
+		}
+		return http.ErrUseLastResponse
+	}
+	if f.cfg.RedirectPause != nil {
+		t := time.NewTimer(f.cfg.RedirectPause())
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-req.Context().Done():
+			return req.Context().Err()
 		}
 	}
 	return nil

@@ -125,13 +125,9 @@ type Dialer struct {
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
-// DialContext resolves address's host, refuses blocked targets before any packet is
-// sent, then dials the first allowed address that answers.
-func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
-	host, port, err := net.SplitHostPort(address)
-	if err != nil {
-		return nil, err
-	}
+// Allowed resolves host and returns the addresses the guard lets through, or the
+// guard's (or the resolver's) error when there are none.
+func (d *Dialer) Allowed(ctx context.Context, host string) ([]netip.Addr, error) {
 	addrs, err := d.Resolver.LookupAddrs(ctx, host)
 	if err != nil {
 		return nil, &DNSError{Host: host, Err: err}
@@ -152,6 +148,20 @@ func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.
 			return nil, firstBlock
 		}
 		return nil, &DNSError{Host: host, Err: fmt.Errorf("no addresses")}
+	}
+	return allowed, nil
+}
+
+// DialContext resolves address's host, refuses blocked targets before any packet is
+// sent, then dials the first allowed address that answers.
+func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	host, port, err := net.SplitHostPort(address)
+	if err != nil {
+		return nil, err
+	}
+	allowed, err := d.Allowed(ctx, host)
+	if err != nil {
+		return nil, err
 	}
 	dial := d.Dial
 	if dial == nil {

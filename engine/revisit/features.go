@@ -141,6 +141,10 @@ func (fs *featureSet) add(text string, weight int, maskNumbers bool) {
 	prevCJK = -1
 	for _, r := range text {
 		switch {
+		case r == utf8.RuneError:
+			// A stray invalid byte is not text: skip it without breaking the word or
+			// the run it fell into, so the same page with its bad bytes elsewhere
+			// (they move with the boilerplate) keeps its features.
 		case isUnspacedScript(r):
 			if runLen == 0 {
 				// An unspaced run interrupts the word chain on both sides.

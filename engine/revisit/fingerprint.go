@@ -18,8 +18,10 @@ import (
 const MaxFingerprintBody = 8 << 20
 
 // maxBadRuneShare is the share of replacement or control characters above which a
-// body's text is taken as mis-decoded (broken encoding) and unusable.
-const maxBadRuneShare = 0.05
+// body's text is taken as mis-decoded (wrong encoding: GBK read as UTF-8 is mostly
+// U+FFFD) and unusable. Below it, stray invalid bytes in a readable page are skipped
+// (see featureSet.add), so they neither hide nor fake a change.
+const maxBadRuneShare = 0.2
 
 // Fingerprint returns the 64-bit SimHash of a page's main text (M2) and whether the
 // page had text to fingerprint. ok is false for empty bodies, binary types, bodies

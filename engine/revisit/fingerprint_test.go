@@ -103,6 +103,41 @@ func TestFingerprintDecodesLegacyEncodings(t *testing.T) {
 	}
 }
 
+// Invalid bytes sprinkled through a readable page (as a buggy server or a truncating
+// proxy leaves them) do not change its fingerprint, wherever they fall.
+func TestFingerprintSkipsStrayInvalidBytes(t *testing.T) {
+	bad := [][]byte{{0xff}, {0xc3, 0x28}, {0xe2, 0x82}, {0xc0, 0xaf}, {0x80, 0x80}}
+	sprinkle := func(body string, offset int) []byte {
+		var out []byte
+		n := offset
+		for i := 0; i < len(body); i++ {
+			out = append(out, body[i])
+			if body[i] == ' ' || body[i] == '>' {
+				if n%7 == 3 {
+					out = append(out, bad[(n/7)%len(bad)]...)
+				}
+				n++
+			}
+		}
+		return out
+	}
+	for _, script := range []string{"chinese", "english", "russian"} {
+		t.Run(script, func(t *testing.T) {
+			page := articlePage("A", articles[script][0], churns[0])
+			clean := mustFingerprint(t, page, "text/html; charset=utf-8")
+			for offset := 0; offset < 7; offset++ {
+				h, ok := Fingerprint(sprinkle(page, offset), "text/html; charset=utf-8")
+				if !ok {
+					t.Fatalf("offset %d: no fingerprint for a readable page with stray bad bytes", offset)
+				}
+				if d := Distance(clean, h); d > DefaultThreshold {
+					t.Errorf("offset %d: distance %d from the clean page", offset, d)
+				}
+			}
+		})
+	}
+}
+
 // NFKC and case folding: full-width letters and case do not make a change.
 func TestFingerprintNormalisesWidthAndCase(t *testing.T) {
 	plain := "The quick brown fox jumps over the lazy dog near the river bank today"

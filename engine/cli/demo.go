@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/sandbox"
+)
+
+// demoEgresses are the loopback source addresses the demo crawls from: four
+// different client IPs as far as the sandbox's anti-bot rule is concerned.
+var demoEgresses = []string{"bind:127.0.0.2", "bind:127.0.0.3", "bind:127.0.0.4", "bind:127.0.0.5"}
+
+// runDemo implements `crawlconsole demo`: the sandbox web in-process, a crawl of it
+// from four loopback addresses, and the console (or progress lines with --headless).
+func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	headlessFlag := fs.Bool("headless", false, "no console: print progress lines; ends when the crawl runs dry")
+	duration := fs.Duration("duration", 0, "stop after `D` (e.g. 60s); 0 = until quit (headless: until done)")
+	db := fs.String("db", "", "keep the crawl in the SQLite store at `PATH` (default: a temporary file)")
+	statsJSON := fs.String("stats-json", "", "write the final stats object to `FILE`")
+	theme := fs.String("theme", "dark", "console theme `NAME`: dark, light, high-contrast, mono")
+	mouse := fs.Bool("mouse", false, "enable mouse in the console")
+	seed := fs.Int64("seed", 1, "sandbox web seed `N`")
+	hosts := fs.Int("hosts", 60, "sandbox virtual hosts `N`")
+	scale := fs.Float64("scale", 20, "sandbox time scale `F`: web time runs F times faster")
+	lanesN := fs.Int("lanes", 24, "most lanes fetching at once (`N`)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "Usage: crawlconsole demo [flags]\n\nCrawls the built-in sandbox web (loopback only) with the console.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return ExitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "crawlconsole demo: unexpected argument %q (the demo crawls the sandbox; use crawl for URLs)\n", fs.Arg(0))
+		return ExitUsage
+	}
+	cfg := sandbox.DefaultConfig()
+	cfg.Seed, cfg.Hosts, cfg.Scale = *seed, *hosts, *scale
+	sb, err := sandbox.Start(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "crawlconsole demo: sandbox: %v\n", err)
+		return ExitUsage
+	}
+	defer sb.Close()
+
+	path := *db
+	if path == "" {
+		dir, err := os.MkdirTemp("", "crawlconsole-demo-")
+		if err != nil {
+			fmt.Fprintf(stderr, "crawlconsole demo: %v\n", err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		path = filepath.Join(dir, "demo.db")
+	}
+	opts := DemoOptions(sb, path)
+	opts.Lanes.Max = *lanesN
+	eng, err := engine.New(opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "crawlconsole demo: %v\n", err)
+		return ExitUsage
+	}
+	rc := runConfig{headless: *headlessFlag, duration: *duration, untilIdle: *headlessFlag && *duration == 0,
+		statsJSON: *statsJSON, theme: *theme, mouse: *mouse, title: "demo · sandbox web",
+		extra: func(m map[string]any) { m["sandbox"] = truthSummary(sb) }}
+	return run(ctx, eng, rc, stdout, stderr)
+}
+
+// DemoOptions are the crawl settings the demo uses against a running sandbox: its
+// DNS server, loopback allowed, four bind egresses, and lane pauses and a host cap
+// scaled like the sandbox's clock (human gap x1.25..x3; 1 request per web second).
+func DemoOptions(sb *sandbox.Sandbox, db string) engine.Options {
+	cfg := sb.Config()
+	scale := cfg.Scale
+	gap := time.Duration(float64(cfg.AntiBot.HumanGap) / scale)
+	o := engine.DefaultOptions()
+	for _, s := range sb.Info().Sites {
+		o.Seeds = append(o.Seeds, s.Entry)
+	}
+	o.DB = db
+	o.DNSServers = []string{sb.DNSAddr()}
+	o.AllowPrivate = []string{"127.0.0.0/8"}
+	o.Egress = demoEgresses
+	o.Lanes.DelayMin, o.Lanes.DelayMax = gap*5/4, gap*3
+	o.HostRate = scale
+	o.Fetch.Timeout = 5 * time.Second
+	o.Fetch.ConnectTimeout = 2 * time.Second
+	o.Fetch.RetryBackoff = 200 * time.Millisecond
+	o.Fetch.RefusalBackoff = time.Duration(float64(30*time.Second) / scale)
+	return o
+}
+
+// truthSummary is what the sandbox saw, for the demo's stats object.
+func truthSummary(sb *sandbox.Sandbox) map[string]any {
+	t := sb.Truth()
+	reqs := t.Requests()
+	violations := 0
+	for _, r := range reqs {
+		if r.Violation {
+			violations++
+		}
+	}
+	return map[string]any{
+		"requests":          len(reqs),
+		"bans":              len(t.Bans()),
+		"violations":        violations,
+		"robots_violations": len(t.RobotsViolations()),
+		"dns_queries":       t.DNSTotal(),
+	}
+}
