@@ -148,3 +148,25 @@ func urlHost(raw string) string {
 	}
 	return normalizeHost(rest)
 }
+
+// SmallPages returns up to n URLs of articles and posts without faults (a few KB each),
+// taken round-robin over the section hosts, without listing the whole web: the load
+// of throughput benchmarks.
+func (w *Web) SmallPages(n int) []string {
+	var out []string
+	per := w.cfg.Layout.ListingPages * w.cfg.Layout.ArticlesPerListing
+	for k := 0; k < per && len(out) < n; k++ {
+		for _, s := range w.sites {
+			for _, h := range s.hosts[1:] {
+				if len(out) >= n {
+					return out
+				}
+				p := page{h: h, kind: pkArticle, a: 1 + k/w.cfg.Layout.ArticlesPerListing, b: 1 + k%w.cfg.Layout.ArticlesPerListing}
+				if w.faultOf(p) == "" {
+					out = append(out, w.urlOf(p))
+				}
+			}
+		}
+	}
+	return out
+}

@@ -5,6 +5,7 @@ import (
 	"html"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The text of the sandbox web comes from small embedded corpora: English and Russian
@@ -146,29 +147,40 @@ func (c *corpus) appendParagraph(buf []byte, rng *prng, keywords []string, cast 
 	return append(buf, "</p>\n"...)
 }
 
-// appendTitle writes a short headline.
+// appendTitle writes a short headline: a keyword and the start of a sentence.
 func (c *corpus) appendTitle(buf []byte, rng *prng, keywords []string, cast uint64) []byte {
 	kw := keywords[rng.intn(len(keywords))]
-	start := len(buf)
-	buf = c.appendSentence(buf, c.plain, rng, keywords, cast)
-	text := string(buf[start:])
-	buf = buf[:start]
 	if c.lang == langZH {
-		r := []rune(text)
-		if len(r) > 18 {
-			r = r[:18]
-		}
 		buf = append(buf, "「"...)
 		buf = append(buf, kw...)
 		buf = append(buf, "」"...)
-		return append(buf, string(r)...)
+		start := len(buf)
+		buf = c.appendSentence(buf, c.plain, rng, keywords, cast)
+		for i, n := start, 0; i < len(buf); n++ {
+			if n == 18 {
+				return buf[:i]
+			}
+			_, size := utf8.DecodeRune(buf[i:])
+			i += size
+		}
+		return buf
 	}
-	buf = append(buf, strings.ToUpper(kw[:1])...)
-	buf = append(buf, kw[1:]...)
+	start := len(buf)
+	buf = append(buf, kw...)
+	buf = capitalize(buf, start)
 	buf = append(buf, ": "...)
-	words := strings.Fields(text)
-	if len(words) > 7 {
-		words = words[:7]
+	start = len(buf)
+	buf = c.appendSentence(buf, c.plain, rng, keywords, cast)
+	for i, words := start, 0; i < len(buf); i++ {
+		if buf[i] == ' ' {
+			if words++; words == 7 {
+				buf = buf[:i]
+				break
+			}
+		}
 	}
-	return append(buf, strings.TrimRight(strings.Join(words, " "), ".,;")...)
+	for len(buf) > start && (buf[len(buf)-1] == '.' || buf[len(buf)-1] == ',' || buf[len(buf)-1] == ';') {
+		buf = buf[:len(buf)-1]
+	}
+	return buf
 }

@@ -15,17 +15,15 @@ import (
 
 // resetConn hijacks the connection and closes it with SO_LINGER 0, so the client sees a
 // TCP reset rather than a clean end of stream.
-func resetConn(w http.ResponseWriter) int {
+func resetConn(w http.ResponseWriter) {
 	conn, _, err := http.NewResponseController(w).Hijack()
 	if err != nil {
-		w.WriteHeader(http.StatusInternalServerError)
-		return http.StatusInternalServerError
+		return // cannot happen on HTTP/1.1; the client then gets an empty 200
 	}
 	if tc, ok := conn.(*net.TCPConn); ok {
 		tc.SetLinger(0) //nolint:errcheck // best effort: a plain close is still a fault
 	}
 	conn.Close()
-	return 0
 }
 
 // sleepCtx waits d or until ctx ends; it reports whether the full wait elapsed.
@@ -54,9 +52,12 @@ func (s *Sandbox) trickle(w http.ResponseWriter, r *http.Request, resp response)
 		if _, err := w.Write(body[:n]); err != nil {
 			break
 		}
-		rc.Flush() //nolint:errcheck // a gone client shows on the next Write
 		body = body[n:]
-		if len(body) > 0 && !sleepCtx(r.Context(), s.cfg.Faults.TrickleInterval) {
+		if len(body) == 0 {
+			break // the server flushes the last chunk after the truth record
+		}
+		rc.Flush() //nolint:errcheck // a gone client shows on the next Write
+		if !sleepCtx(r.Context(), s.cfg.Faults.TrickleInterval) {
 			break
 		}
 	}

@@ -199,19 +199,28 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	rec.Violation, rec.Banned, rec.Limited = v.violation, v.banned, v.limited
+	reset := false
 	switch {
 	case v.banned:
 		rec.Status = s.serveBan(w, h, v.until)
 	case v.limited:
 		rec.Status = serveLimited(w, v.retryAfter)
+	case s.web.faultOf(p) == FaultReset:
+		rec.Fault, reset = FaultReset, true
 	default:
 		rec.Status, rec.Fault = s.servePage(w, r, p)
 	}
+	// The record is made before the client can see the end of the response (the last
+	// bytes are still buffered, or the connection still open), so a client that reads
+	// the truth after a response always finds that response in it.
 	rec.End = time.Now()
 	if s.bot != nil && h != nil {
 		s.bot.end(rec.IP, h, pk, rec.End)
 	}
 	s.truth.record(rec)
+	if reset {
+		resetConn(w)
+	}
 }
 
 // Header values shared by every response (never mutated).
@@ -227,8 +236,6 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &
 func (s *Sandbox) servePage(w http.ResponseWriter, r *http.Request, p page) (int, string) {
 	fault := s.web.faultOf(p)
 	switch fault {
-	case FaultReset:
-		return resetConn(w), fault
 	case FaultSlow:
 		if !sleepCtx(r.Context(), s.cfg.Faults.SlowFirstByte) {
 			return 0, fault // the client gave up first
