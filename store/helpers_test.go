@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"path/filepath"
@@ -40,11 +41,16 @@ func rawDB(t *testing.T, path string) *sql.DB {
 	return db
 }
 
+// queryer is a *sql.DB or *sql.Conn.
+type queryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
 // queryInt runs a query returning one integer.
-func queryInt(t *testing.T, db *sql.DB, query string, args ...any) int64 {
+func queryInt(t *testing.T, db queryer, query string, args ...any) int64 {
 	t.Helper()
 	var n int64
-	if err := db.QueryRow(query, args...).Scan(&n); err != nil {
+	if err := db.QueryRowContext(context.Background(), query, args...).Scan(&n); err != nil {
 		t.Fatalf("%s: %v", query, err)
 	}
 	return n

@@ -176,7 +176,7 @@ func (st Stats) WriteText(w io.Writer) error {
 	}
 	p("events\t%d", st.Events)
 	if len(st.ErrorKinds) > 0 {
-		p("errors\t")
+		p("errors")
 		for _, k := range st.ErrorKinds {
 			p("  %s\t%d", k.Kind, k.Count)
 		}

@@ -1,0 +1,273 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestMigrationsAreNumberedFromOne(t *testing.T) {
+	ms, err := migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range ms {
+		if m.version != i+1 || !strings.HasPrefix(m.name, fmt.Sprintf("%04d_", i+1)) {
+			t.Errorf("migration %d is %s (version %d)", i, m.name, m.version)
+		}
+	}
+	if SchemaVersion() != len(ms) || len(ms) == 0 {
+		t.Errorf("SchemaVersion() = %d with %d migrations", SchemaVersion(), len(ms))
+	}
+}
+
+func TestMigrationsRunOnceAndReopenKeepsData(t *testing.T) {
+	s, path := openTemp(t, Options{})
+	s.AddURLs([]URL{testURL("a.test", 1)}, nil)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db := rawDB(t, path)
+	if v := queryInt(t, db, "PRAGMA user_version"); v != int64(SchemaVersion()) {
+		t.Errorf("user_version = %d, want %d", v, SchemaVersion())
+	}
+	// Migrating an up-to-date database is a no-op.
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, _ := migrations()
+	if ran, err := migrate(context.Background(), conn, path, ms); err != nil || ran != 0 {
+		t.Errorf("second migrate ran %d steps, err %v; want 0, nil", ran, err)
+	}
+	conn.Close()
+	db.Close()
+	for i := 0; i < 2; i++ {
+		s, err := Open(path, Options{})
+		if err != nil {
+			t.Fatalf("reopen %d: %v", i, err)
+		}
+		if c, _ := s.Counts(); c.URLs != 1 {
+			t.Errorf("reopen %d: %d URLs, want the 1 stored", i, c.URLs)
+		}
+		s.Close()
+	}
+}
+
+// A step that fails leaves the database at the previous version with none of the
+// step's changes, so the next Open retries it cleanly.
+func TestFailedMigrationRollsBack(t *testing.T) {
+	db := rawDB(t, filepath.Join(t.TempDir(), "m.db"))
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ms := []migration{
+		{1, "0001_a.sql", "CREATE TABLE a (x INTEGER);"},
+		{2, "0002_b.sql", "CREATE TABLE b (x INTEGER); INSERT INTO nowhere VALUES (1);"},
+	}
+	ran, err := migrate(context.Background(), conn, "m.db", ms)
+	if err == nil || ran != 1 || !strings.Contains(err.Error(), "0002_b.sql") {
+		t.Fatalf("migrate = %d, %v; want 1 step then an error naming 0002_b.sql", ran, err)
+	}
+	if v := queryInt(t, conn, "PRAGMA user_version"); v != 1 {
+		t.Errorf("user_version = %d after a failed step 2, want 1", v)
+	}
+	if n := queryInt(t, conn, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'b'"); n != 0 {
+		t.Errorf("table b of the failed step exists")
+	}
+	ms[1].sql = "CREATE TABLE b (x INTEGER);"
+	if ran, err := migrate(context.Background(), conn, "m.db", ms); err != nil || ran != 1 {
+		t.Errorf("retry ran %d, %v; want step 2 only", ran, err)
+	}
+}
+
+func TestNewerSchemaIsRefused(t *testing.T) {
+	s, path := openTemp(t, Options{})
+	s.Close()
+	db := rawDB(t, path)
+	if _, err := db.Exec(fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion()+1)); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	_, err := Open(path, Options{})
+	if !errors.Is(err, ErrNewerSchema) || !strings.Contains(err.Error(), path) {
+		t.Errorf("Open of a newer database = %v; want ErrNewerSchema naming %s", err, path)
+	}
+	// The refusal must not leave the lock held.
+	s, err = Open(path, Options{})
+	if err == nil || errors.Is(err, ErrInUse) {
+		t.Errorf("second Open = %v; want ErrNewerSchema again, not in-use", err)
+	}
+	if s != nil {
+		s.Close()
+	}
+}
+
+func TestBadPathsGiveClearErrors(t *testing.T) {
+	dir := t.TempDir()
+	text := filepath.Join(dir, "notes.txt")
+	content := []byte("these are not the pages you are looking for\n")
+	if err := os.WriteFile(text, content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		path string
+		want []string
+		is   error
+	}{
+		{"missing directory", filepath.Join(dir, "nope", "crawl.db"), []string{filepath.Join(dir, "nope", "crawl.db"), "does not exist"}, nil},
+		{"not an SQLite file", text, []string{text, "not an SQLite database", "untouched"}, ErrNotDatabase},
+		{"a directory", dir, []string{dir, "directory"}, nil},
+		{"empty path", "", []string{"empty"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Open(tc.path, Options{})
+			if err == nil {
+				s.Close()
+				t.Fatalf("Open(%q) succeeded", tc.path)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+			if tc.is != nil && !errors.Is(err, tc.is) {
+				t.Errorf("error %v is not %v", err, tc.is)
+			}
+		})
+	}
+	if got, _ := os.ReadFile(text); !bytes.Equal(got, content) {
+		t.Errorf("the non-SQLite file was changed: %q", got)
+	}
+	if _, err := os.Stat(text + "-wal"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a WAL was created next to the non-SQLite file")
+	}
+}
+
+func TestUnwritableDirectory(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root ignores directory permissions")
+	}
+	dir := filepath.Join(t.TempDir(), "ro")
+	if err := os.Mkdir(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "crawl.db")
+	_, err := Open(path, Options{})
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "permission denied") {
+		t.Errorf("Open in a read-only directory = %v; want permission denied naming %s", err, path)
+	}
+}
+
+func TestSecondOpenInSameProcessIsInUse(t *testing.T) {
+	s, path := openTemp(t, Options{})
+	_, err := Open(path, Options{})
+	if !errors.Is(err, ErrInUse) {
+		t.Fatalf("second Open = %v, want ErrInUse", err)
+	}
+	want := fmt.Sprintf("database %s is in use by another crawlconsole process (pid %d); stop it or use another --db", path, os.Getpid())
+	if err.Error() != want {
+		t.Errorf("error = %q\nwant    %q", err, want)
+	}
+	s.Close()
+	s2, err := Open(path, Options{})
+	if err != nil {
+		t.Fatalf("Open after Close: %v", err)
+	}
+	s2.Close()
+}
+
+// childEnv selects what a re-executed test binary does instead of running tests.
+const childEnv = "STORE_TEST_CHILD"
+
+// TestMain lets the crash and in-use tests run this binary as a second process.
+func TestMain(m *testing.M) {
+	switch os.Getenv(childEnv) {
+	case "":
+		os.Exit(m.Run())
+	case "open":
+		childOpen(os.Getenv("STORE_TEST_DB"))
+	case "crawl":
+		childCrawl(os.Getenv("STORE_TEST_DB"))
+	default:
+		fmt.Fprintln(os.Stderr, "unknown child mode")
+		os.Exit(3)
+	}
+}
+
+// childOpen tries to open the database and reports the error on stdout.
+func childOpen(path string) {
+	s, err := Open(path, Options{})
+	if err != nil {
+		fmt.Printf("inuse=%v err=%s\n", errors.Is(err, ErrInUse), err)
+		os.Exit(1)
+	}
+	s.Close()
+	fmt.Println("opened")
+}
+
+// child re-executes the test binary in mode on the database at path.
+func child(ctx context.Context, mode, path string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+mode, "STORE_TEST_DB="+path)
+	return cmd
+}
+
+func TestSecondProcessGetsInUse(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s, path := openTemp(t, Options{})
+	out, err := child(ctx, "open", path).Output()
+	want := fmt.Sprintf("inuse=true err=database %s is in use by another crawlconsole process (pid %d); stop it or use another --db\n", path, os.Getpid())
+	if err == nil || string(out) != want {
+		t.Errorf("child while we hold the store: %v, output %q\nwant %q", err, out, want)
+	}
+	s.Close()
+	if out, err := child(ctx, "open", path).Output(); err != nil || string(out) != "opened\n" {
+		t.Errorf("child after we closed: %v, output %q; want opened", err, out)
+	}
+}
+
+func TestOpenRecoversInProgressURLs(t *testing.T) {
+	s, path := openTemp(t, Options{})
+	for i := 0; i < 5; i++ {
+		s.AddURLs([]URL{testURL("a.test", i)}, nil)
+	}
+	for i := 0; i < 3; i++ {
+		s.SetState(testURL("a.test", i).URL, InProgress, 1, "")
+	}
+	s.LaneOpened(1, "", time.Now())
+	if s.Recovered() != 0 {
+		t.Errorf("fresh store Recovered() = %d", s.Recovered())
+	}
+	s.Close()
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.Recovered() != 3 {
+		t.Errorf("Recovered() = %d, want the 3 in-progress URLs", s.Recovered())
+	}
+	c, _ := s.Counts()
+	if c.InProgress != 0 || c.Unprocessed != 5 {
+		t.Errorf("after recovery %+v; want 5 unprocessed, none in progress", c)
+	}
+	if q, _ := s.Queued(0, 10); len(q) != 5 {
+		t.Errorf("queue holds %d URLs after recovery, want 5", len(q))
+	}
+	if st, _ := s.Stats(); st.Lanes.Open != 0 {
+		t.Errorf("%d lanes still open after a restart, want 0", st.Lanes.Open)
+	}
+}
