@@ -211,11 +211,19 @@ func (p *Pool) persistDisabled() {
 // forwarding through an HTTP proxy (where proxy and site answer on the same
 // connection), a transport error other than a timeout or cancellation (e.g. a
 // garbage reply) and a 502/504 carrying a proxy's marker header (Proxy-Agent,
-// X-Squid-Error).
+// X-Squid-Error). Proxy failures come back as a *ProxyError naming the egress.
 func (e *Egress) Response(host string, resp *http.Response, body []byte, err error) Response {
 	r := Response{Host: host, Body: body, BodyLen: -1, Err: err}
 	if err != nil {
-		r.FromProxy = IsProxyError(err) || (e.forwards(requestScheme(resp, err)) && !siteSideError(err))
+		var pe *ProxyError
+		switch {
+		case errors.As(err, &pe):
+			r.FromProxy, r.Err = true, pe
+		case IsProxyError(err) || (e.forwards(requestScheme(resp, err)) && !siteSideError(err)):
+			// Name the egress in the error the engine will log.
+			r.FromProxy = true
+			r.Err = &ProxyError{Egress: e.spec.Name, Proxy: e.spec.Masked(), Op: "forward", Err: err}
+		}
 		return r
 	}
 	r.Status, r.Header, r.BodyLen = resp.StatusCode, resp.Header, resp.ContentLength

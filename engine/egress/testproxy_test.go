@@ -2,6 +2,7 @@ package egress
 
 import (
 	"bufio"
+	"context"
 	"encoding/base64"
 	"encoding/binary"
 	"io"
@@ -28,6 +29,7 @@ type testProxy struct {
 
 	mu      sync.Mutex
 	targets []string // CONNECT / SOCKS5 targets, or Host of forwarded requests
+	open    map[net.Conn]bool
 	wg      sync.WaitGroup
 }
 
@@ -38,10 +40,20 @@ func startTestProxy(t *testing.T, kind Kind, user, pass, mode string) *testProxy
 		t.Fatal(err)
 	}
 	p := &testProxy{kind: kind, user: user, pass: pass, mode: mode, ln: ln,
-		up: &http.Transport{MaxIdleConnsPerHost: 4}}
+		up: &http.Transport{MaxIdleConnsPerHost: 4, DialContext: dialTestName}}
 	p.wg.Add(1)
 	go p.serve()
-	t.Cleanup(func() { ln.Close(); p.up.CloseIdleConnections(); p.wg.Wait() })
+	p.open = map[net.Conn]bool{}
+	t.Cleanup(func() {
+		ln.Close()
+		p.up.CloseIdleConnections()
+		p.mu.Lock()
+		for c := range p.open {
+			c.Close() // cut tunnels the client still keeps alive
+		}
+		p.mu.Unlock()
+		p.wg.Wait()
+	})
 	return p
 }
 
@@ -55,6 +67,17 @@ func (p *testProxy) spec(name, pass string) string {
 		auth = p.user + ":" + pass + "@"
 	}
 	return name + "=" + string(p.kind) + "://" + auth + p.ln.Addr().String()
+}
+
+// dialTestName dials like a proxy resolving names on its side: example.com and
+// *.test are 127.0.0.1.
+func dialTestName(ctx context.Context, network, addr string) (net.Conn, error) {
+	host, port, _ := net.SplitHostPort(addr)
+	if host == "example.com" || strings.HasSuffix(host, ".test") {
+		addr = net.JoinHostPort("127.0.0.1", port)
+	}
+	var d net.Dialer
+	return d.DialContext(ctx, network, addr)
 }
 
 func (p *testProxy) seen() []string {
@@ -79,10 +102,18 @@ func (p *testProxy) serve() {
 			return
 		}
 		p.accepted.Add(1)
+		p.mu.Lock()
+		p.open[c] = true
+		p.mu.Unlock()
 		conns.Add(1)
 		go func() {
 			defer conns.Done()
-			defer c.Close()
+			defer func() {
+				c.Close()
+				p.mu.Lock()
+				delete(p.open, c)
+				p.mu.Unlock()
+			}()
 			c.SetDeadline(time.Now().Add(20 * time.Second))
 			if p.mode == "garbage" {
 				c.Write([]byte("\x00\x01garbage\r\n\r\n"))
@@ -215,4 +246,3 @@ func (p *testProxy) serveSOCKS(c net.Conn) {
 	c.Write([]byte{5, 0, 0, 1, 0, 0, 0, 0, 0, 0})
 	pipe(c, br, up)
 }
-

@@ -335,8 +335,9 @@ func (d *dialer) dialSOCKS5(ctx context.Context, network, addr string) (net.Conn
 		defer cancel()
 		c, err := cd.DialContext(hctx, "tcp", t)
 		if err != nil {
-			if IsProxyError(err) {
-				return nil, err
+			var pe *ProxyError
+			if errors.As(err, &pe) {
+				return nil, pe // our own dial error, inside x/net's wrapper
 			}
 			return nil, d.proxyErr("socks5", 0, socksCause(err))
 		}
