@@ -39,7 +39,7 @@ Fetch a page:  curl --resolve www.NAME:PORT:127.0.0.1 http://www.NAME:PORT/
 // RunCommand implements `crawlconsole sandbox`: it starts the sandbox web, prints one
 // JSON line describing it, and runs until ctx is cancelled (SIGINT/SIGTERM). It returns
 // the exit status: 0 after a clean shutdown, 2 for bad flags, 1 for other failures.
-func RunCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func RunCommand(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
 	cfg, truthFile, err := parseFlags(args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, commandUsage)
@@ -50,12 +50,20 @@ func RunCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return 2
 	}
 	var truthOut *os.File
-	if truthFile != "" { // fail now, not after an hour of running
-		if truthOut, err = os.Create(truthFile); err != nil {
+	if truthFile != "" { // fail now, not after an hour of running; truncate only at exit
+		_, statErr := os.Stat(truthFile)
+		if truthOut, err = os.OpenFile(truthFile, os.O_WRONLY|os.O_CREATE, 0o644); err != nil {
 			fmt.Fprintf(stderr, "crawlconsole sandbox: --truth: %v\n", err)
 			return 2
 		}
 		defer truthOut.Close()
+		if os.IsNotExist(statErr) {
+			defer func() {
+				if code != 0 { // leave no empty file behind a failed start
+					os.Remove(truthFile)
+				}
+			}()
+		}
 	}
 	sb, err := Start(cfg)
 	var inUse *AddrInUseError
@@ -78,7 +86,11 @@ func RunCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	<-ctx.Done()
 	sb.Close()
 	if truthOut != nil {
-		if err := sb.Truth().WriteJSON(truthOut, 0); err != nil {
+		err := truthOut.Truncate(0)
+		if err == nil {
+			err = sb.Truth().WriteJSON(truthOut, 0)
+		}
+		if err != nil {
 			fmt.Fprintf(stderr, "crawlconsole sandbox: writing --truth %s: %v\n", truthFile, err)
 			return 1
 		}

@@ -164,3 +164,23 @@ func TestRunCommandBadInput(t *testing.T) {
 		})
 	}
 }
+
+func TestRunCommandFailedStartLeavesNoTruthFile(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	path := filepath.Join(t.TempDir(), "truth.json")
+	var stdout, stderr bytes.Buffer
+	if code := RunCommand(context.Background(), []string{"--dns", busy.Addr().String(), "--truth", path}, &stdout, &stderr); code != 1 {
+		t.Fatalf("exit %d, want 1; stderr: %s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "--dns") {
+		t.Errorf("message does not name --dns: %s", stderr.String())
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("truth file left behind: %v", err)
+	}
+}
+

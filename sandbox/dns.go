@@ -57,6 +57,7 @@ type AddrInUseError struct {
 	Addr string
 }
 
+// Error says which listener and address, and what to do about it.
 func (e *AddrInUseError) Error() string {
 	return fmt.Sprintf("sandbox: %s address %s is already in use; choose another port, or port 0 for a free one", e.Listener, e.Addr)
 }

@@ -51,6 +51,7 @@ const (
 	langRU
 )
 
+// String is the language's code in the site list.
 func (l lang) String() string { return [...]string{"en", "zh", "ru"}[l] }
 
 type website struct {
