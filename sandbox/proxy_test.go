@@ -14,9 +14,9 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 )
 
-// echoServer is a plain server on 127.0.0.1 answering every request with the client
+// proxyEchoServers starts a plain and a TLS server on 127.0.0.1 answering every request with the client
 // IP it sees; tlsCfg trusts the TLS variant.
-func echoServers(t *testing.T) (plain, secure *httptest.Server, tlsCfg *tls.Config) {
+func proxyEchoServers(t *testing.T) (plain, secure *httptest.Server, tlsCfg *tls.Config) {
 	t.Helper()
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ip, _, _ := net.SplitHostPort(r.RemoteAddr)
@@ -29,7 +29,7 @@ func echoServers(t *testing.T) (plain, secure *httptest.Server, tlsCfg *tls.Conf
 	return plain, secure, secure.Client().Transport.(*http.Transport).TLSClientConfig
 }
 
-func startTestProxies(t *testing.T, cfg ProxyConfig) *Proxies {
+func proxyStartTest(t *testing.T, cfg ProxyConfig) *Proxies {
 	t.Helper()
 	ps, err := StartProxies(cfg)
 	if err != nil {
@@ -39,9 +39,9 @@ func startTestProxies(t *testing.T, cfg ProxyConfig) *Proxies {
 	return ps
 }
 
-// clientVia is a plain Go client using the proxy's spec as its proxy URL (Go speaks
+// proxyClientVia is a plain Go client using the proxy's spec as its proxy URL (Go speaks
 // both HTTP proxies and SOCKS5 natively), optionally with another password.
-func clientVia(t *testing.T, p *Proxy, tlsCfg *tls.Config, password string) (*http.Client, *http.Transport) {
+func proxyClientVia(t *testing.T, p *Proxy, tlsCfg *tls.Config, password string) (*http.Client, *http.Transport) {
 	t.Helper()
 	u, err := url.Parse(p.Spec())
 	if err != nil {
@@ -55,7 +55,7 @@ func clientVia(t *testing.T, p *Proxy, tlsCfg *tls.Config, password string) (*ht
 	return &http.Client{Transport: tr, Timeout: 20 * time.Second}, tr
 }
 
-func fetch(c *http.Client, u string) (int, string, error) {
+func proxyFetch(c *http.Client, u string) (int, string, error) {
 	resp, err := c.Get(u)
 	if err != nil {
 		return 0, "", err
@@ -69,8 +69,8 @@ func fetch(c *http.Client, u string) (int, string, error) {
 // without auth) reaches a 127.0.0.1 server from its own 127.0.0.x address, for http
 // (forwarding) and https (CONNECT / SOCKS5 tunnel), over keep-alive connections.
 func TestProxiesLeaveFromTheirOwnSource(t *testing.T) {
-	plain, secure, tlsCfg := echoServers(t)
-	ps := startTestProxies(t, ProxyConfig{})
+	plain, secure, tlsCfg := proxyEchoServers(t)
+	ps := proxyStartTest(t, ProxyConfig{})
 	if len(ps.List()) != 4 {
 		t.Fatalf("%d default proxies, want 4", len(ps.List()))
 	}
@@ -82,11 +82,11 @@ func TestProxiesLeaveFromTheirOwnSource(t *testing.T) {
 		}
 		sources[src] = true
 		t.Run(string(p.Kind())+"/"+src, func(t *testing.T) {
-			c, _ := clientVia(t, p, tlsCfg, "")
+			c, _ := proxyClientVia(t, p, tlsCfg, "")
 			const n = 5
 			for _, srv := range []*httptest.Server{plain, secure} {
 				for i := 0; i < n; i++ {
-					code, body, err := fetch(c, srv.URL+"/x")
+					code, body, err := proxyFetch(c, srv.URL+"/x")
 					if err != nil || code != 200 || body != src {
 						t.Fatalf("GET %s via %s: %d %q %v, want the server to see %s", srv.URL, p.Kind(), code, body, err, src)
 					}
@@ -103,8 +103,8 @@ func TestProxiesLeaveFromTheirOwnSource(t *testing.T) {
 
 // TestProxyAuth: wrong or missing credentials are refused and counted; the right ones work.
 func TestProxyAuth(t *testing.T) {
-	plain, secure, tlsCfg := echoServers(t)
-	ps := startTestProxies(t, ProxyConfig{Proxies: []ProxySetup{
+	plain, secure, tlsCfg := proxyEchoServers(t)
+	ps := proxyStartTest(t, ProxyConfig{Proxies: []ProxySetup{
 		{Kind: ProxyHTTP, User: "u", Password: "right"},
 		{Kind: ProxySOCKS5, User: "u", Password: "right"},
 	}})
@@ -112,16 +112,16 @@ func TestProxyAuth(t *testing.T) {
 		for _, srv := range []*httptest.Server{plain, secure} {
 			t.Run(string(p.Kind())+"/"+srv.URL[:5], func(t *testing.T) {
 				before := p.Stats().AuthFailures
-				bad, _ := clientVia(t, p, tlsCfg, "wrong")
-				code, _, err := fetch(bad, srv.URL)
+				bad, _ := proxyClientVia(t, p, tlsCfg, "wrong")
+				code, _, err := proxyFetch(bad, srv.URL)
 				if err == nil && code != http.StatusProxyAuthRequired {
 					t.Fatalf("wrong password: status %d, want 407 or an error", code)
 				}
 				if p.Stats().AuthFailures != before+1 {
 					t.Fatalf("auth failures %d -> %d, want +1", before, p.Stats().AuthFailures)
 				}
-				good, _ := clientVia(t, p, tlsCfg, "")
-				if code, _, err := fetch(good, srv.URL); err != nil || code != 200 {
+				good, _ := proxyClientVia(t, p, tlsCfg, "")
+				if code, _, err := proxyFetch(good, srv.URL); err != nil || code != 200 {
 					t.Fatalf("right password: %d %v", code, err)
 				}
 			})
@@ -132,9 +132,9 @@ func TestProxyAuth(t *testing.T) {
 // TestProxyFaults: each injected failure shows up to a client as a proxy failure,
 // and clearing it restores the proxy.
 func TestProxyFaults(t *testing.T) {
-	plain, secure, tlsCfg := echoServers(t)
+	plain, secure, tlsCfg := proxyEchoServers(t)
 	const slow = 300 * time.Millisecond
-	ps := startTestProxies(t, ProxyConfig{SlowDelay: slow, Proxies: []ProxySetup{
+	ps := proxyStartTest(t, ProxyConfig{SlowDelay: slow, Proxies: []ProxySetup{
 		{Kind: ProxyHTTP}, {Kind: ProxySOCKS5}, {Kind: ProxyHTTP, User: "u", Password: "p"},
 	}})
 	for _, p := range ps.List() {
@@ -142,14 +142,14 @@ func TestProxyFaults(t *testing.T) {
 			for _, srv := range []*httptest.Server{plain, secure} {
 				name := string(p.Kind()) + "/" + p.Source().String() + "/" + string(f) + "/" + srv.URL[:5]
 				t.Run(name, func(t *testing.T) {
-					c, _ := clientVia(t, p, tlsCfg, "")
-					if _, _, err := fetch(c, srv.URL); err != nil { // a keep-alive connection is open now
+					c, _ := proxyClientVia(t, p, tlsCfg, "")
+					if _, _, err := proxyFetch(c, srv.URL); err != nil { // a keep-alive connection is open now
 						t.Fatal(err)
 					}
 					p.SetFault(f)
 					defer p.SetFault(ProxyHealthy) // a failed check must not leak the fault into the next case
 					start := time.Now()
-					code, body, err := fetch(c, srv.URL)
+					code, body, err := proxyFetch(c, srv.URL)
 					elapsed := time.Since(start)
 					switch f {
 					case ProxySlow:
@@ -171,7 +171,7 @@ func TestProxyFaults(t *testing.T) {
 						}
 					}
 					p.SetFault(ProxyHealthy)
-					if code, _, err := fetch(c, srv.URL); err != nil || code != 200 {
+					if code, _, err := proxyFetch(c, srv.URL); err != nil || code != 200 {
 						t.Fatalf("after clearing %s: %d %v", f, code, err)
 					}
 				})
@@ -182,15 +182,15 @@ func TestProxyFaults(t *testing.T) {
 
 // TestProxySlowHandshake: the slow fault also delays HTTPS tunnels (CONNECT and SOCKS5).
 func TestProxySlowHandshake(t *testing.T) {
-	_, secure, tlsCfg := echoServers(t)
+	_, secure, tlsCfg := proxyEchoServers(t)
 	const slow = 300 * time.Millisecond
-	ps := startTestProxies(t, ProxyConfig{SlowDelay: slow, Proxies: []ProxySetup{
+	ps := proxyStartTest(t, ProxyConfig{SlowDelay: slow, Proxies: []ProxySetup{
 		{Kind: ProxyHTTP, Fault: ProxySlow}, {Kind: ProxySOCKS5, Fault: ProxySlow},
 	}})
 	for _, p := range ps.List() {
-		c, _ := clientVia(t, p, tlsCfg, "")
+		c, _ := proxyClientVia(t, p, tlsCfg, "")
 		start := time.Now()
-		if code, _, err := fetch(c, secure.URL); err != nil || code != 200 {
+		if code, _, err := proxyFetch(c, secure.URL); err != nil || code != 200 {
 			t.Fatalf("%s: %d %v", p.Kind(), code, err)
 		}
 		if el := time.Since(start); el < slow {
@@ -201,11 +201,11 @@ func TestProxySlowHandshake(t *testing.T) {
 
 // TestProxyLoopbackOnly: the sandbox never dials outside loopback.
 func TestProxyLoopbackOnly(t *testing.T) {
-	ps := startTestProxies(t, ProxyConfig{Proxies: []ProxySetup{{Kind: ProxyHTTP}, {Kind: ProxySOCKS5}}})
+	ps := proxyStartTest(t, ProxyConfig{Proxies: []ProxySetup{{Kind: ProxyHTTP}, {Kind: ProxySOCKS5}}})
 	for _, p := range ps.List() {
-		c, _ := clientVia(t, p, nil, "")
+		c, _ := proxyClientVia(t, p, nil, "")
 		for _, u := range []string{"http://192.0.2.1/", "https://192.0.2.1/"} {
-			code, _, err := fetch(c, u)
+			code, _, err := proxyFetch(c, u)
 			if err == nil && code != http.StatusBadGateway {
 				t.Fatalf("%s %s: status %d, want refused", p.Kind(), u, code)
 			}
@@ -220,8 +220,8 @@ func TestProxyLoopbackOnly(t *testing.T) {
 // transports built from them leave through the right proxy, with the password
 // masked in every printed form.
 func TestProxySpecsDriveEgress(t *testing.T) {
-	plain, secure, tlsCfg := echoServers(t)
-	ps := startTestProxies(t, ProxyConfig{})
+	plain, secure, tlsCfg := proxyEchoServers(t)
+	ps := proxyStartTest(t, ProxyConfig{})
 	specs, err := egress.ParseSpecs(ps.Specs())
 	if err != nil {
 		t.Fatal(err)
@@ -235,7 +235,7 @@ func TestProxySpecsDriveEgress(t *testing.T) {
 		tr := e.Transport(egress.TransportConfig{TLSClientConfig: tlsCfg})
 		c := &http.Client{Transport: tr}
 		for _, srv := range []*httptest.Server{plain, secure} {
-			if code, body, err := fetch(c, srv.URL); err != nil || code != 200 || body != p.Source().String() {
+			if code, body, err := proxyFetch(c, srv.URL); err != nil || code != 200 || body != p.Source().String() {
 				t.Fatalf("egress %s to %s: %d %q %v, want source %s", s, srv.URL, code, body, err, p.Source())
 			}
 		}
