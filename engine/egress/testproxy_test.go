@@ -40,10 +40,9 @@ func startTestProxy(t *testing.T, kind Kind, user, pass, mode string) *testProxy
 		t.Fatal(err)
 	}
 	p := &testProxy{kind: kind, user: user, pass: pass, mode: mode, ln: ln,
-		up: &http.Transport{MaxIdleConnsPerHost: 4, DialContext: dialTestName}}
+		up: &http.Transport{MaxIdleConnsPerHost: 4, DialContext: dialTestName}, open: map[net.Conn]bool{}}
 	p.wg.Add(1)
 	go p.serve()
-	p.open = map[net.Conn]bool{}
 	t.Cleanup(func() {
 		ln.Close()
 		p.up.CloseIdleConnections()
