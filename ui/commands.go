@@ -98,7 +98,8 @@ func (m *Model) runCommand(line string) (tea.Cmd, error) {
 		return nil, err
 	}
 	if c.control && m.c.readOnly {
-		return nil, fmt.Errorf("%s", ReadOnlyText)
+		// Not an inline error: the line was fine, the session may not steer.
+		return status(ReadOnlyText, true), nil
 	}
 	return c.run(m, args)
 }

@@ -211,6 +211,16 @@ func (m *Model) resize(w, h int) {
 func (m *Model) tooSmall() bool { return m.width < MinWidth || m.height < MinHeight }
 
 func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
+	// Keys typed fast (or batched by a slow SSH link) arrive as one message with
+	// several runes; each is a key of its own, and one may move the focus (":" opens
+	// the command line, so "pause" that follows is text). A paste stays whole.
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
+		cmds := make([]tea.Cmd, 0, len(msg.Runes))
+		for _, r := range msg.Runes {
+			cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
+		}
+		return tea.Batch(cmds...)
+	}
 	switch m.focus {
 	case focusDialog:
 		return m.dialogKey(msg)

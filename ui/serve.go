@@ -122,10 +122,6 @@ func Serve(ctx context.Context, ctrl engine.Control, so ServeOptions) error {
 	limiter := ratelimiter.NewRateLimiter(rate.Limit(so.RateLimit), so.RateBurst, 1024)
 	srv, err := wish.NewServer(
 		wish.WithHostKeyPath(so.HostKeyPath),
-		// A real PTY per session: the renderer's terminal query then times out even
-		// for a client that never answers it, and newline mapping is the kernel's
-		// (an emulated PTY blocks in MakeRenderer until the first keystroke).
-		ssh.AllocatePty(),
 		// The callback only says whether the key is known at all; what the session
 		// may do is decided after authentication, in roleMiddleware.
 		wish.WithPublicKeyAuth(func(_ ssh.Context, k ssh.PublicKey) bool {
@@ -166,7 +162,11 @@ func Serve(ctx context.Context, ctrl engine.Control, so ServeOptions) error {
 }
 
 // sessionHandler builds one console per SSH session, styled by the session's own
-// renderer (the client's terminal and NO_COLOR, not the server's).
+// renderer (the client's terminal and NO_COLOR, not the server's). The session's
+// PTY is wish's emulated one: MakeRenderer asks the client terminal for its
+// background colour and device attributes, which every VT100-style terminal
+// answers at once. (A real PTY via ssh.AllocatePty races with bubbletea's reader
+// when a connection drops.)
 func sessionHandler(ctrl engine.Control, base Options) bubbletea.Handler {
 	return func(s ssh.Session) (tea.Model, []tea.ProgramOption) {
 		o := base
@@ -175,7 +175,8 @@ func sessionHandler(ctrl engine.Control, base Options) bubbletea.Handler {
 			o.ReadOnly = true
 		}
 		m := newModel(ctrl, o, bubbletea.MakeRenderer(s))
-		popts := []tea.ProgramOption{tea.WithAltScreen()}
+		// Signals are the server's (Serve stops on its ctx), not each session's.
+		popts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithoutSignalHandler()}
 		if o.Mouse {
 			popts = append(popts, tea.WithMouseCellMotion())
 		}

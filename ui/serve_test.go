@@ -1,0 +1,502 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/crawlconsole/crawlconsole/ui/fake"
+)
+
+// sshDeadline is generous: the box is shared and loaded.
+const sshDeadline = 30 * time.Second
+
+// newKey makes an ed25519 client key and its authorized_keys line.
+func newKey(t *testing.T) (gossh.Signer, []byte) {
+	t.Helper()
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := gossh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := gossh.NewPublicKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return signer, gossh.MarshalAuthorizedKey(sp)
+}
+
+// sshWorld is a console server on 127.0.0.1 with one operator and one viewer key.
+type sshWorld struct {
+	t                  *testing.T
+	dir                string
+	ctrl               *fake.Control
+	operator, viewer   gossh.Signer
+	operators, viewers string // key file paths
+	hostKey            string
+	addr               string
+	stop               func() error
+}
+
+func newSSHWorld(t *testing.T) *sshWorld {
+	t.Helper()
+	w := &sshWorld{t: t, dir: t.TempDir(), ctrl: fake.New(fake.Config{})}
+	var opLine, viewLine []byte
+	w.operator, opLine = newKey(t)
+	w.viewer, viewLine = newKey(t)
+	w.operators = filepath.Join(w.dir, "operators")
+	w.viewers = filepath.Join(w.dir, "viewers")
+	w.hostKey = filepath.Join(w.dir, "host_ed25519")
+	if err := os.WriteFile(w.operators, append([]byte("# operators\n"), opLine...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(w.viewers, viewLine, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// start runs Serve until the returned stop (also run at cleanup) cancels it.
+func (w *sshWorld) start(so ServeOptions) {
+	w.t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.addr = ln.Addr().String()
+	so.Listener = ln
+	so.HostKeyPath = w.hostKey
+	so.AuthorizedKeysPath = w.operators
+	so.ViewerKeysPath = w.viewers
+	if so.Refresh == 0 {
+		so.Refresh = 50 * time.Millisecond
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- Serve(ctx, w.ctrl, so) }()
+	var once sync.Once
+	var stopErr error
+	w.stop = func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case stopErr = <-errc:
+			case <-time.After(sshDeadline):
+				stopErr = errors.New("Serve did not return after its context was cancelled")
+			}
+		})
+		return stopErr
+	}
+	w.t.Cleanup(func() {
+		if err := w.stop(); err != nil {
+			w.t.Error(err)
+		}
+	})
+}
+
+// dial connects with signer and returns the client and the host key fingerprint.
+func (w *sshWorld) dial(signer gossh.Signer) (*gossh.Client, string, error) {
+	var fp string
+	cfg := &gossh.ClientConfig{
+		User: "operator",
+		Auth: []gossh.AuthMethod{gossh.PublicKeys(signer)},
+		HostKeyCallback: func(_ string, _ net.Addr, k gossh.PublicKey) error {
+			fp = gossh.FingerprintSHA256(k)
+			return nil
+		},
+		Timeout: sshDeadline,
+	}
+	c, err := gossh.Dial("tcp", w.addr, cfg)
+	return c, fp, err
+}
+
+// screen is one interactive SSH session: a PTY, keys in, the screen bytes out.
+type screen struct {
+	t     *testing.T
+	sess  *gossh.Session
+	stdin interface{ Write([]byte) (int, error) }
+	mu    sync.Mutex
+	out   bytes.Buffer
+	ended chan error
+}
+
+// openScreen requests a 120×40 PTY and a shell (the console). Like a real terminal,
+// it answers the renderer's background-colour and device-attribute queries.
+func openScreen(t *testing.T, c *gossh.Client) *screen {
+	t.Helper()
+	sess, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.RequestPty("xterm-256color", 40, 120, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	in, err := sess.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := sess.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &screen{t: t, sess: sess, stdin: in, ended: make(chan error, 1)}
+	go func() {
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := out.Read(buf)
+			if n > 0 {
+				chunk := buf[:n]
+				if bytes.Contains(chunk, []byte("\x1b[c")) {
+					_, _ = in.Write([]byte("\x1b]11;rgb:0000/0000/0000\x07\x1b[?62;c"))
+				}
+				s.mu.Lock()
+				s.out.Write(chunk)
+				s.mu.Unlock()
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	if err := sess.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { s.ended <- sess.Wait() }()
+	return s
+}
+
+func (s *screen) text() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return ansi.Strip(s.out.String())
+}
+
+// waitFor waits until the session has shown every one of texts.
+func (s *screen) waitFor(texts ...string) {
+	s.t.Helper()
+	deadline := time.Now().Add(sshDeadline)
+	for {
+		got := s.text()
+		missing := ""
+		for _, x := range texts {
+			if !strings.Contains(got, x) {
+				missing = x
+				break
+			}
+		}
+		if missing == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("session never showed %q; screen so far:\n%s", missing, got)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (s *screen) press(keys string) {
+	s.t.Helper()
+	if _, err := s.stdin.Write([]byte(keys)); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// waitUntil polls cond until it holds or the deadline passes.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(sshDeadline)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestSSHOperatorCanPause(t *testing.T) {
+	t.Parallel()
+	w := newSSHWorld(t)
+	w.start(ServeOptions{})
+	c, _, err := w.dial(w.operator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s := openScreen(t, c)
+	s.waitFor("RUNNING", "blog-11.sandbox.test")
+	s.press("p")
+	waitUntil(t, "the engine to be paused", w.ctrl.Paused)
+	s.waitFor("PAUSED", "crawl paused")
+}
+
+func TestSSHViewerCannotPause(t *testing.T) {
+	t.Parallel()
+	w := newSSHWorld(t)
+	w.start(ServeOptions{})
+	c, _, err := w.dial(w.viewer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s := openScreen(t, c)
+	s.waitFor("RUNNING", "read-only", "blog-11.sandbox.test")
+	s.press("p")
+	s.waitFor(ReadOnlyText)
+	s.press(":pause\r")
+	s.press(":lanes 2\r")
+	s.press("3") // watching still works: the Log pane
+	s.waitFor("[3 Log]")
+	if w.ctrl.Paused() || len(w.ctrl.Calls()) != 0 {
+		t.Fatalf("a viewer changed the crawl: paused=%v calls=%v", w.ctrl.Paused(), w.ctrl.Calls())
+	}
+}
+
+func TestSSHUnknownKeyIsRefused(t *testing.T) {
+	t.Parallel()
+	w := newSSHWorld(t)
+	w.start(ServeOptions{})
+	stranger, _ := newKey(t)
+	c, _, err := w.dial(stranger)
+	if err == nil {
+		c.Close()
+		t.Fatal("a key in neither file was let in")
+	}
+	if !strings.Contains(err.Error(), "unable to authenticate") {
+		t.Fatalf("want an authentication failure, got %v", err)
+	}
+}
+
+func TestSSHHostKeySurvivesRestart(t *testing.T) {
+	t.Parallel()
+	w := newSSHWorld(t)
+	w.start(ServeOptions{})
+	c, fp1, err := w.dial(w.operator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	info, err := os.Stat(w.hostKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Mode().Perm() != 0o600 {
+		t.Fatalf("host key mode %v, want 0600", info.Mode().Perm())
+	}
+	if err := w.stop(); err != nil {
+		t.Fatal(err)
+	}
+	w.start(ServeOptions{})
+	c, fp2, err := w.dial(w.operator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if fp1 != fp2 {
+		t.Fatalf("host key changed across a restart: %s then %s", fp1, fp2)
+	}
+	if info2, _ := os.Stat(w.hostKey); info2.Mode().Perm() != 0o600 || !info2.ModTime().Equal(info.ModTime()) {
+		t.Fatalf("host key file was rewritten: mode %v", info2.Mode().Perm())
+	}
+}
+
+func TestSSHSessionsHaveTheirOwnView(t *testing.T) {
+	t.Parallel()
+	w := newSSHWorld(t)
+	w.start(ServeOptions{})
+	c1, _, err := w.dial(w.operator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c1.Close()
+	c2, _, err := w.dial(w.viewer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	a, b := openScreen(t, c1), openScreen(t, c2)
+	a.waitFor("RUNNING")
+	b.waitFor("RUNNING")
+	a.press("f2")
+	a.waitFor("FROZEN", "[2 Groups]")
+	b.press("3")
+	b.waitFor("[3 Log]")
+	if strings.Contains(b.text(), "FROZEN") || strings.Contains(b.text(), "[2 Groups]") {
+		t.Fatal("one session's view state leaked into another")
+	}
+	t.Run("q closes only the session", func(t *testing.T) {
+		a.press("q") // no confirm: the crawl keeps running
+		select {
+		case <-a.ended:
+		case <-time.After(sshDeadline):
+			t.Fatal("q did not end the session")
+		}
+		if len(w.ctrl.Calls()) != 0 || w.ctrl.Paused() {
+			t.Fatalf("closing a session touched the engine: %v", w.ctrl.Calls())
+		}
+		b.press("1")
+		b.waitFor("[1 Lanes]") // the other session lives on
+	})
+}
+
+func TestSSHWithoutATerminalIsRefused(t *testing.T) {
+	t.Parallel()
+	w := newSSHWorld(t)
+	w.start(ServeOptions{})
+	c, _, err := w.dial(w.operator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	sess, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := sess.CombinedOutput("")
+	var exit *gossh.ExitError
+	if !errors.As(err, &exit) || exit.ExitStatus() != 1 {
+		t.Fatalf("want exit status 1, got %v", err)
+	}
+	if !strings.Contains(string(out), "Requires an active PTY") {
+		t.Fatalf("output %q", out)
+	}
+}
+
+func TestSSHRateLimit(t *testing.T) {
+	t.Parallel()
+	w := newSSHWorld(t)
+	w.start(ServeOptions{RateLimit: 0.001, RateBurst: 1})
+	c, _, err := w.dial(w.operator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	first := openScreen(t, c)
+	first.waitFor("RUNNING")
+	sess, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.RequestPty("xterm", 40, 120, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := sess.CombinedOutput("")
+	if !strings.Contains(string(out), "rate limit exceeded") {
+		t.Fatalf("a second session within the limit got %q", out)
+	}
+}
+
+func TestServeClosesSessionsWhenCancelled(t *testing.T) {
+	t.Parallel()
+	w := newSSHWorld(t)
+	w.start(ServeOptions{})
+	c, _, err := w.dial(w.operator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s := openScreen(t, c)
+	s.waitFor("RUNNING")
+	if err := w.stop(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s.ended:
+	case <-time.After(sshDeadline):
+		t.Fatal("the session outlived the server")
+	}
+}
+
+func TestServeRejectsBadSetup(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, []byte("# nobody\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, line := newKey(t)
+	valid := filepath.Join(dir, "valid")
+	if err := os.WriteFile(valid, line, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		so   ServeOptions
+		want string
+	}{
+		{"no authorized keys", ServeOptions{HostKeyPath: filepath.Join(dir, "hk")}, "authorized keys file"},
+		{"missing file", ServeOptions{AuthorizedKeysPath: filepath.Join(dir, "nope"), HostKeyPath: filepath.Join(dir, "hk")}, "no such file"},
+		{"no keys at all", ServeOptions{AuthorizedKeysPath: empty, HostKeyPath: filepath.Join(dir, "hk")}, "nobody could connect"},
+		{"no host key path", ServeOptions{AuthorizedKeysPath: valid}, "host key path"},
+		{"bad listen address", ServeOptions{AuthorizedKeysPath: valid, HostKeyPath: filepath.Join(dir, "hk"), Addr: "127.0.0.1:-1"}, "invalid port"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Serve(context.Background(), fake.New(fake.Config{}), tc.so)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Serve = %v, want an error about %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestSSHDroppedConnectionLeaksNothing is not parallel: it counts the process's
+// goroutines.
+func TestSSHDroppedConnectionLeaksNothing(t *testing.T) {
+	w := newSSHWorld(t)
+	w.start(ServeOptions{})
+	// Warm up with one full session so goroutines the runtime starts once (the
+	// os/signal loop, for SIGWINCH) are in the baseline.
+	c, _, err := w.dial(w.operator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	openScreen(t, c).waitFor("RUNNING")
+	c.Close()
+	settle := func() int {
+		runtime.GC()
+		return runtime.NumGoroutine()
+	}
+	var baseline int
+	waitUntil(t, "a stable goroutine count", func() bool {
+		a := settle()
+		time.Sleep(100 * time.Millisecond)
+		b := settle()
+		baseline = b
+		return a == b
+	})
+	for range 3 {
+		c, _, err := w.dial(w.operator)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := openScreen(t, c)
+		s.waitFor("RUNNING", "blog-11.sandbox.test")
+		c.Close() // the connection drops without the console quitting
+	}
+	deadline := time.Now().Add(sshDeadline)
+	for settle() > baseline {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("goroutines: %d, baseline %d; stacks:\n%s", runtime.NumGoroutine(), baseline, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(w.ctrl.Calls()) != 0 {
+		t.Fatalf("dropped sessions touched the engine: %v", w.ctrl.Calls())
+	}
+}
