@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -25,8 +26,9 @@ import (
 func init() { register("dedupe", runDedupe) }
 
 // dedupeBatch is how many URLs are generated ahead of a timed run of checks, so that
-// string building is not timed and at most this many URL strings are alive at once.
-const dedupeBatch = 1 << 16
+// string building is not timed, at most this many URL strings are alive at once, and
+// they are still in cache when checked, as links just extracted from a page would be.
+const dedupeBatch = 1 << 13
 
 func runDedupe(args []string) (map[string]any, error) {
 	fs := flag.NewFlagSet("dedupe", flag.ContinueOnError)
@@ -35,8 +37,20 @@ func runDedupe(args []string) (map[string]any, error) {
 	mapN := fs.Int("map-n", 1_000_000, "URLs in the map[string]struct{} baseline")
 	lruSize := fs.Int("lru", frontier.DefaultLRUSize, "LRU size (hashes)")
 	fpRate := fs.Float64("fp", 0.01, "Bloom false-positive target at -n URLs")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return nil, err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	if *n < 1 || *probe < 1 || *mapN < 1 {
 		return nil, fmt.Errorf("-n, -probe and -map-n must be positive")

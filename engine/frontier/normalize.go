@@ -204,10 +204,22 @@ func finish(u *whatwg.Url, raw string) (string, error) {
 		return "", schemeError(raw, scheme)
 	}
 	// The WHATWG host parser has already lower-cased, IDNA-mapped and percent-decoded the
-	// host; it keeps a trailing dot, which DNS treats as the same name.
-	host := strings.TrimSuffix(u.Hostname(), ".")
+	// host; it keeps trailing dots: one is DNS's root, the same name; more are an empty
+	// label no resolver accepts. Trimming all keeps Normalize idempotent.
+	host := strings.TrimRight(u.Hostname(), ".")
+	trimmed := len(host) < len(u.Hostname())
 	if host == "" {
 		return "", urlError(KindMalformed, raw, "empty host")
+	}
+	// WHATWG lets through host characters such as "{" or "*" that no DNS name has and
+	// net/url refuses; after IDNA a name is letters, digits, "-", "." and (seen in the
+	// wild) "_". IPv6 literals keep their brackets and colons.
+	if !u.IsIPv6() {
+		for i := 0; i < len(host); i++ {
+			if c := host[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_') {
+				return "", urlError(KindMalformed, raw, fmt.Sprintf("host %q has %q, which no DNS name can have", displayURL(host), c))
+			}
+		}
 	}
 	var b strings.Builder
 	b.Grow(len(raw) + 16)
@@ -228,6 +240,15 @@ func finish(u *whatwg.Url, raw string) (string, error) {
 		writeEscaped(&b, q, queryByte)
 	}
 	out := b.String()
+	if trimmed {
+		// What is left may read differently to the host parser ("0.." is a name, "0" the
+		// address 0.0.0.0): parse once more so the result is a fixed point.
+		again, err := parser.Parse(out)
+		if err != nil {
+			return "", urlError(KindMalformed, raw, parseReason(err))
+		}
+		return finish(again, raw)
+	}
 	if len(out) > MaxURLLength {
 		return "", urlError(KindTooLong, raw, fmt.Sprintf("normalized form is %d bytes, limit %d", len(out), MaxURLLength))
 	}

@@ -45,6 +45,9 @@ var normalizeCases = []struct {
 	{"IDN UTS46 mapping", "http://FAß.de/", "http://xn--fa-hia.de/"},
 	{"punycode kept", "http://xn--bcher-kva.example/", "http://xn--bcher-kva.example/"},
 	{"trailing dot of host removed", "http://example.com./a", "http://example.com/a"},
+	{"several trailing dots removed", "http://example.com../a", "http://example.com/a"},
+	{"host read again after trimming", "http://0../", "http://0.0.0.0/"},
+	{"underscore in host kept", "http://my_host.example/", "http://my_host.example/"},
 	{"percent-encoded host decoded", "http://ex%41mple.com/", "http://example.com/"},
 	{"IPv4 shorthand", "http://0x7f.1/", "http://127.0.0.1/"},
 	{"IPv6 compressed, port kept", "http://[0:0:0:0:0:0:0:1]:8080/", "http://[::1]:8080/"},
@@ -122,6 +125,7 @@ func TestNormalizeRejects(t *testing.T) {
 		{"port not a number", "http://example.com:8o/", KindMalformed, "port"},
 		{"unclosed IPv6", "http://[::1/", KindMalformed, "ipv6"},
 		{"only a dot as host", "http://./", KindMalformed, "empty host"},
+		{"character no DNS name has", "http://exa{mple.com/", KindMalformed, "no DNS name"},
 		{"too long", long, KindTooLong, "bytes, limit 2048"},
 		// 700 "ä" are 1,400 bytes raw and 4,200 once percent-encoded.
 		{"too long once encoded", "http://example.com/" + strings.Repeat("ä", 700), KindTooLong, "normalized form"},
@@ -338,4 +342,73 @@ func TestStateNames(t *testing.T) {
 	if State(99).String() != "unknown" {
 		t.Error("out-of-range state has a name")
 	}
+}
+
+// FuzzNormalize checks the properties the frontier relies on for any input: no panic;
+// on success a canonical, fetchable http(s) URL; on failure a *URLError of a known kind.
+func FuzzNormalize(f *testing.F) {
+	for _, tc := range normalizeCases {
+		f.Add(tc.in)
+	}
+	for _, s := range []string{"http://example.com../", "http://a..b/", "http://1.2.3.4.5/", "http://256.1.1.1/",
+		"http://[fe80::1%25eth0]/", "http://xn--/", "http://%zz/", "http://@/", "http://a:b@/", "https://[::]:0/",
+		"http://ex\u00adample.com/", "http://\u3002/", "http://a/%", "http://a/?%", "http://a/\x00", "http://a#\x7f"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		n, err := Normalize(raw)
+		if err != nil {
+			var ue *URLError
+			if !errors.As(err, &ue) {
+				t.Fatalf("Normalize(%q) error %v is not a *URLError", raw, err)
+			}
+			switch ue.Kind {
+			case KindScheme, KindMalformed, KindTooLong:
+			default:
+				t.Fatalf("unknown kind %q", ue.Kind)
+			}
+			return
+		}
+		if !strings.HasPrefix(n, "http://") && !strings.HasPrefix(n, "https://") {
+			t.Fatalf("Normalize(%q) = %q: not http(s)", raw, n)
+		}
+		if len(n) > MaxURLLength || strings.ContainsAny(n, "# \t\n") {
+			t.Fatalf("Normalize(%q) = %q: too long, or a fragment or space survived", raw, n)
+		}
+		again, err := Normalize(n)
+		if err != nil || again != n {
+			t.Fatalf("not idempotent: %q -> %q -> %q, %v", raw, n, again, err)
+		}
+		u, err := url.Parse(n)
+		if err != nil {
+			t.Fatalf("net/url cannot parse %q (from %q): %v", n, raw, err)
+		}
+		if u.User != nil || u.String() != n {
+			t.Fatalf("net/url reads %q as %q (user %v)", n, u.String(), u.User)
+		}
+	})
+}
+
+// FuzzResolve checks that any link on a page resolves to a canonical URL or a *URLError.
+func FuzzResolve(f *testing.F) {
+	for _, s := range []string{"g", "../g", "//g", "?y", "#s", "", "http:g", "mailto:x", " \\x\t", "//[::1]:80/a", "%zz", "/a/../../b/.%2e/c"} {
+		f.Add(s)
+	}
+	b, err := ParseBase(rfc3986Base)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, ref string) {
+		n, err := b.Resolve(ref)
+		if err != nil {
+			var ue *URLError
+			if !errors.As(err, &ue) {
+				t.Fatalf("Resolve(%q) error %v is not a *URLError", ref, err)
+			}
+			return
+		}
+		if again, err := Normalize(n); err != nil || again != n {
+			t.Fatalf("Resolve(%q) = %q, not canonical: %q, %v", ref, n, again, err)
+		}
+	})
 }
