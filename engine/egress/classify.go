@@ -143,6 +143,12 @@ func (c *Classifier) Classify(r Response) Verdict {
 	}
 }
 
+// Classify is Classifier.Classify without per-host size statistics (no soft-ban
+// detection by body size) and with the wall clock; use a Classifier in a crawl.
+func Classify(r Response) Verdict {
+	return (&Classifier{now: time.Now}).Classify(r)
+}
+
 // retryAfter parses Retry-After as delay-seconds or an HTTP date, capped at a day.
 func (c *Classifier) retryAfter(h http.Header) time.Duration {
 	v := strings.TrimSpace(h.Get("Retry-After"))
@@ -196,10 +202,34 @@ func challengeKeyword(body []byte, fullLen int64) string {
 			return ""
 		}
 	}
-	lower := bytes.ToLower(text)
+	return keywordIn(bytes.ToLower(text))
+}
+
+// keywordIndex finds challenge keywords in one pass: a bitmap of the keywords' first
+// two bytes rules out almost every position before any comparison.
+var keywordIndex = func() (idx struct {
+	first2 [1 << 16 / 64]uint64
+	byKey  map[uint16][]string
+}) {
+	idx.byKey = map[uint16][]string{}
 	for _, kw := range challengeKeywords {
-		if bytes.Contains(lower, []byte(kw)) {
-			return kw
+		k := uint16(kw[0])<<8 | uint16(kw[1])
+		idx.first2[k/64] |= 1 << (k % 64)
+		idx.byKey[k] = append(idx.byKey[k], kw)
+	}
+	return idx
+}()
+
+func keywordIn(lower []byte) string {
+	for i := 0; i+1 < len(lower); i++ {
+		k := uint16(lower[i])<<8 | uint16(lower[i+1])
+		if keywordIndex.first2[k/64]&(1<<(k%64)) == 0 {
+			continue
+		}
+		for _, kw := range keywordIndex.byKey[k] {
+			if bytes.HasPrefix(lower[i:], []byte(kw)) {
+				return kw
+			}
 		}
 	}
 	return ""
@@ -269,7 +299,7 @@ func (c *Classifier) sizeOutlier(r Response) bool {
 	if n < 0 {
 		n = int64(len(r.Body))
 	}
-	if r.Host == "" || !htmlish(r.Header.Get("Content-Type"), r.Body) {
+	if c.sizes == nil || r.Host == "" || !htmlish(r.Header.Get("Content-Type"), r.Body) {
 		return false
 	}
 	x := math.Log1p(float64(n))

@@ -145,6 +145,9 @@ func (p *Pool) Enable(host string) {
 // RotateNow moves the node to its least recently used other egress.
 func (p *Pool) RotateNow() (Decision, bool) { return p.rot.RotateNow() }
 
+// Stats returns the figures for --stats-json.
+func (p *Pool) Stats() Stats { return p.rot.Stats() }
+
 // Rotation gives the node's rotation (for tests and the engine's stats).
 func (p *Pool) Rotation() *Rotation { return p.rot }
 

@@ -39,6 +39,19 @@ type EgressRow struct {
 	State        string    `json:"state"`         // "in use", "ready", "cooling", "free"
 }
 
+// Stats are the egress figures of --stats-json ("egress": {...}).
+type Stats struct {
+	Rotations     int64 `json:"rotations"`      // times the node switched egress
+	HostsDisabled int64 `json:"hosts_disabled"` // times a host went on the host_disable_list
+}
+
+// Stats returns the rotation's counters.
+func (r *Rotation) Stats() Stats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return Stats{Rotations: r.rotations, HostsDisabled: r.disables}
+}
+
 // DisabledHost is one host_disable_list entry.
 type DisabledHost struct {
 	Host     string        `json:"host"`
