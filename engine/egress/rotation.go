@@ -2,6 +2,7 @@ package egress
 
 import (
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -74,6 +75,9 @@ const (
 
 // String names the action for logs.
 func (a Action) String() string {
+	if a < Fetch || a > DeferHost {
+		return "action(" + strconv.Itoa(int(a)) + ")"
+	}
 	return [...]string{"fetch", "retry", "done", "defer-host"}[a]
 }
 

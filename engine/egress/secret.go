@@ -96,7 +96,8 @@ func (s Secret) Reveal() string {
 func (s Secret) Ref() string { return s.ref }
 
 // Persisted is what an AccountStore saves: the reference when there is one (so the
-// password is not copied into the store), else the literal. ParseSecret reads it back.
+// password is not copied into the store), else the literal. ParseSecret reads it back
+// (a literal password that itself starts with "${" would read back as a reference).
 func (s Secret) Persisted() string {
 	if s.ref != "" {
 		return s.ref

@@ -74,7 +74,7 @@ func (c TransportConfig) withDefaults() TransportConfig {
 type ProxyError struct {
 	Egress string // egress name
 	Proxy  string // masked spec of the egress
-	Op     string // "dial", "connect", "socks5"
+	Op     string // "dial", "connect", "socks5", "forward"
 	Status int    // HTTP status of a refused CONNECT, else 0
 	Err    error  // underlying error (may be nil when Status says it all)
 }

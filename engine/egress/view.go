@@ -31,9 +31,9 @@ type EgressRow struct {
 	StartTime    time.Time `json:"start_time"`    // seed's start_time (zero: never used)
 	RecentlyUsed string    `json:"recently_used"` // seed's y/n
 	Requests     int64     `json:"requests"`
-	Refusals     int64     `json:"refusals"` // site bans
-	Faults       int64     `json:"faults"`   // proxy faults
-	SuccessRate  float64   `json:"success_rate"`
+	Refusals     int64     `json:"refusals"`      // site bans
+	Faults       int64     `json:"faults"`        // proxy faults
+	SuccessRate  float64   `json:"success_rate"`  // share of requests not refused; 1 before any
 	BannedHosts  int       `json:"banned_hosts"`  // hosts this egress is banned for now
 	CoolingUntil time.Time `json:"cooling_until"` // proxy-fault cooldown end, zero when none
 	State        string    `json:"state"`         // "in use", "ready", "cooling", "free"
