@@ -201,12 +201,14 @@ func (m *Model) knownHosts() []string {
 	return out
 }
 
+// verbs gives the imperative and past forms for pausing (true) and resuming.
+var verbs = map[bool][2]string{true: {"pause", "paused"}, false: {"resume", "resumed"}}
+
 func init() {
 	hostOp := func(paused bool) func(m *Model, args []string) (tea.Cmd, error) {
 		return func(m *Model, args []string) (tea.Cmd, error) {
 			host := strings.ToLower(args[0])
-			verb := map[bool]string{true: "paused", false: "resumed"}[paused]
-			return m.c.Control("host "+host+" "+verb, func(ctrl engine.Control) error {
+			return m.c.Control(verbs[paused][0]+" host "+host, "host "+host+" "+verbs[paused][1], func(ctrl engine.Control) error {
 				return ctrl.PauseHost(host, paused)
 			}), nil
 		}
@@ -217,8 +219,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			verb := map[bool]string{true: "paused", false: "resumed"}[paused]
-			return m.c.Control(fmt.Sprintf("lane %d %s", id, verb), func(ctrl engine.Control) error {
+			return m.c.Control(fmt.Sprintf("%s lane %d", verbs[paused][0], id), fmt.Sprintf("lane %d %s", id, verbs[paused][1]), func(ctrl engine.Control) error {
 				return ctrl.PauseLane(id, paused)
 			}), nil
 		}
@@ -240,7 +241,7 @@ func init() {
 				if err != nil || n < 1 {
 					return nil, fmt.Errorf("lanes: N must be a whole number >= 1, not %q", args[0])
 				}
-				return m.c.Control(fmt.Sprintf("lanes.max set to %d", n), func(ctrl engine.Control) error {
+				return m.c.Control(fmt.Sprintf("set lanes.max to %d", n), fmt.Sprintf("lanes.max set to %d", n), func(ctrl engine.Control) error {
 					return ctrl.SetMaxLanes(n)
 				}), nil
 			}},

@@ -35,20 +35,21 @@ type statusMsg struct {
 // controlDoneMsg reports a control call that finished; the console shows its
 // outcome and pulls a fresh snapshot so the change is visible at once.
 type controlDoneMsg struct {
-	text string
-	err  error
+	text   string // what happened, on success: "lane 3 paused"
+	action string // what was tried, for a failure: "pause lane 3"
+	err    error
 }
 
-// Control runs f against the engine in a Cmd (never in Update) and reports done (or
-// f's error) in the status line. In a read-only session it changes nothing and
-// answers ReadOnlyText.
-func (c *Common) Control(done string, f func(engine.Control) error) tea.Cmd {
+// Control runs f against the engine in a Cmd (never in Update). The status line
+// then says done, or "could not <action>: <error>". In a read-only session it
+// changes nothing and answers ReadOnlyText.
+func (c *Common) Control(action, done string, f func(engine.Control) error) tea.Cmd {
 	if c.readOnly {
 		return status(ReadOnlyText, true)
 	}
 	ctrl := c.ctrl
 	return func() tea.Msg {
-		return controlDoneMsg{text: done, err: f(ctrl)}
+		return controlDoneMsg{text: done, action: action, err: f(ctrl)}
 	}
 }
 

@@ -88,9 +88,10 @@ func (m *Model) showPlan(p engine.RebalancePlan) tea.Cmd {
 	for _, a := range p.After {
 		after[a.Egress] = a
 	}
+	ew := egressWidth(p.Before, func(l *engine.EgressLoad) string { return l.Egress })
 	for _, b := range p.Before {
 		a := after[b.Egress]
-		lines = append(lines, fmt.Sprintf("  %-12s %3d lanes %7.1fs  ->  %3d lanes %7.1fs", b.Egress, b.Lanes, b.Cost, a.Lanes, a.Cost))
+		lines = append(lines, fmt.Sprintf("  %s %3d lanes %7.1fs  ->  %3d lanes %7.1fs", fit(b.Egress, ew), b.Lanes, b.Cost, a.Lanes, a.Cost))
 	}
 	plan := p
 	m.openDialog(&dialog{
@@ -98,7 +99,7 @@ func (m *Model) showPlan(p engine.RebalancePlan) tea.Cmd {
 		lines: lines,
 		keys:  "y/enter apply · n/esc cancel",
 		onYes: func(m *Model) tea.Cmd {
-			return m.c.Control("rebalanced: "+plan.Summary, func(ctrl engine.Control) error {
+			return m.c.Control("rebalance", "rebalanced: "+plan.Summary, func(ctrl engine.Control) error {
 				return ctrl.ApplyRebalance(plan)
 			})
 		},

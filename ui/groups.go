@@ -26,6 +26,7 @@ type groupsPane struct {
 	pausedHosts   []string
 	expanded      map[int]bool // by lane ID; survives snapshots
 	rows          []groupRow   // flattened visible tree
+	egressW       int          // EGRESS column width for the current groups
 	filter        Filter
 	list          listView
 }
@@ -71,6 +72,7 @@ func (p *groupsPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
 	key, had := p.cursorKey()
 	p.groups = s.Groups
 	p.pausedHosts = s.PausedHosts
+	p.egressW = egressWidth(p.groups, func(g *engine.Group) string { return g.Egress })
 	clear(p.lanePaused)
 	for _, l := range s.Lanes {
 		if l.Paused {
@@ -232,7 +234,7 @@ func (p *groupsPane) columns() []column {
 	return layoutColumns([]column{
 		{title: "", width: 1},
 		{title: "LANE", width: 4, right: true},
-		{title: "EGRESS", width: 9},
+		{title: "EGRESS", width: max(p.egressW, 6)},
 		{title: "HOSTS", width: 5, right: true},
 		{title: "PARENTS", width: 7, right: true},
 		{title: "TASKS", width: 5, right: true},

@@ -23,6 +23,7 @@ type lanesPane struct {
 	lanes         []engine.Lane
 	pausedHosts   []string // sorted, from the snapshot
 	rows          []int    // indexes into lanes that pass the filter
+	egressW       int      // EGRESS column width for the current lanes
 	filter        Filter
 	list          listView
 }
@@ -51,6 +52,7 @@ func (p *lanesPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
 	sel, had := p.selected()
 	p.lanes = s.Lanes
 	p.pausedHosts = s.PausedHosts
+	p.egressW = egressWidth(p.lanes, func(l *engine.Lane) string { return l.Egress })
 	p.refilter()
 	if had {
 		p.reselect(sel.ID)
@@ -131,11 +133,8 @@ func (p *lanesPane) Update(msg tea.Msg) tea.Cmd {
 
 // toggleLane pauses a running lane or resumes a paused one.
 func toggleLane(c *Common, id int, paused bool) tea.Cmd {
-	verb := "paused"
-	if paused {
-		verb = "resumed"
-	}
-	return c.Control(fmt.Sprintf("lane %d %s", id, verb), func(ctrl engine.Control) error {
+	v := verbs[!paused]
+	return c.Control(fmt.Sprintf("%s lane %d", v[0], id), fmt.Sprintf("lane %d %s", id, v[1]), func(ctrl engine.Control) error {
 		return ctrl.PauseLane(id, !paused)
 	})
 }
@@ -143,11 +142,8 @@ func toggleLane(c *Common, id int, paused bool) tea.Cmd {
 // toggleHost pauses a host or resumes it if it is on the paused list.
 func toggleHost(c *Common, host string, pausedHosts []string) tea.Cmd {
 	_, paused := slices.BinarySearch(pausedHosts, host)
-	verb := "paused"
-	if paused {
-		verb = "resumed"
-	}
-	return c.Control(fmt.Sprintf("host %s %s", host, verb), func(ctrl engine.Control) error {
+	v := verbs[!paused]
+	return c.Control(fmt.Sprintf("%s host %s", v[0], host), fmt.Sprintf("host %s %s", host, v[1]), func(ctrl engine.Control) error {
 		return ctrl.PauseHost(host, !paused)
 	})
 }
@@ -171,7 +167,7 @@ func (p *lanesPane) Position() string { return p.list.position(len(p.rows)) }
 func (p *lanesPane) columns() []column {
 	cols := []column{
 		{title: "LANE", width: 4, right: true},
-		{title: "EGRESS", width: 9},
+		{title: "EGRESS", width: max(p.egressW, 6)},
 		{title: "H/P", width: 5, right: true},
 		{title: "STATUS", width: 8},
 		{title: "NEXT", width: 5, right: true},

@@ -167,7 +167,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case controlDoneMsg:
 		if msg.err != nil {
-			m.setStatus(msg.text+" failed: "+msg.err.Error(), true)
+			m.setStatus("could not "+msg.action+": "+msg.err.Error(), true)
 		} else {
 			m.setStatus(msg.text, false)
 		}
@@ -317,9 +317,9 @@ func (m *Model) togglePause() tea.Cmd {
 // setPaused pauses or resumes the whole crawl.
 func (m *Model) setPaused(paused bool) tea.Cmd {
 	if paused {
-		return m.c.Control("crawl paused", func(ctrl engine.Control) error { ctrl.Pause(); return nil })
+		return m.c.Control("pause the crawl", "crawl paused", func(ctrl engine.Control) error { ctrl.Pause(); return nil })
 	}
-	return m.c.Control("crawl resumed", func(ctrl engine.Control) error { ctrl.Resume(); return nil })
+	return m.c.Control("resume the crawl", "crawl resumed", func(ctrl engine.Control) error { ctrl.Resume(); return nil })
 }
 
 // requestQuit quits, first asking when quitting would stop a live crawl.

@@ -97,6 +97,16 @@ func fitRight(s string, w int) string {
 	return strings.Repeat(" ", w-sw) + s
 }
 
+// egressWidth is the width of an EGRESS column that fits every name in names (the
+// names are short labels like "egress-a" or "bind:127.0.0.2", within reason).
+func egressWidth[T any](items []T, name func(*T) string) int {
+	w := 6
+	for i := range items {
+		w = max(w, runewidth.StringWidth(name(&items[i])))
+	}
+	return min(w, 21)
+}
+
 // column is one table column: its title, width and alignment.
 type column struct {
 	title string
