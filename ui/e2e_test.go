@@ -1,0 +1,169 @@
+package ui
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// e2eDeadline bounds each wait of the end-to-end test; the box is shared, so it is
+// generous, and every wait returns as soon as the screen shows what it waits for.
+const e2eDeadline = 90 * time.Second
+
+// tmuxSession is the demo running in a private tmux server (its own socket, so it
+// never touches anybody else's tmux).
+type tmuxSession struct {
+	t    *testing.T
+	sock string
+	name string
+}
+
+func (s *tmuxSession) tmux(args ...string) string {
+	s.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-S", s.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func (s *tmuxSession) screen() string { return s.tmux("capture-pane", "-p", "-t", s.name) }
+
+func (s *tmuxSession) keys(keys ...string) { s.tmux(append([]string{"send-keys", "-t", s.name}, keys...)...) }
+
+// waitFor polls the screen until ok holds, and returns that screen.
+func (s *tmuxSession) waitFor(what string, ok func(screen string) bool) string {
+	s.t.Helper()
+	deadline := time.Now().Add(e2eDeadline)
+	for {
+		scr := s.screen()
+		if ok(scr) {
+			return scr
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("timed out waiting for %s; screen:\n%s", what, scr)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (s *tmuxSession) waitText(text string) string {
+	s.t.Helper()
+	return s.waitFor(strconv.Quote(text), func(scr string) bool { return strings.Contains(scr, text) })
+}
+
+var (
+	fetchedRe = regexp.MustCompile(`fetched ([\d,]+)`)
+	laneRowRe = regexp.MustCompile(`(?m)^[▸ ] +\d+ +\S+ +\d+/\d+ +(fetching|waiting|gated|idle|paused) `)
+)
+
+// fetched reads the header's fetched counter (-1 if absent).
+func fetched(scr string) int {
+	m := fetchedRe.FindStringSubmatch(scr)
+	if m == nil {
+		return -1
+	}
+	n, err := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// TestDemoInTmux runs `crawlconsole demo` in a real terminal (tmux, 120×40): the lanes
+// fill, p pauses (PAUSED, the fetched count stops) and resumes, ? lists the keys, q
+// asks and quits, and the terminal comes back cooked from the alternate screen.
+func TestDemoInTmux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end test: builds the binary and runs the demo")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed; the end-to-end console test needs it")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "crawlconsole")
+	build := exec.Command("go", "build", "-o", bin, "github.com/crawlconsole/crawlconsole")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	if out, err := exec.Command(bin, "demo", "--help").CombinedOutput(); err != nil || !strings.Contains(string(out), "demo") {
+		t.Skipf("`crawlconsole demo --help` does not work yet (%v); skipping the end-to-end console test", err)
+	}
+
+	s := &tmuxSession{t: t, sock: filepath.Join(dir, "tmux.sock"), name: "e2e"}
+	// After the demo, the shell reports its exit status and the terminal modes, then
+	// idles so the pane can be captured.
+	script := bin + " demo --db " + filepath.Join(dir, "demo.db") + `; echo "EXIT=$?"; stty -a; sleep 600`
+	cmd := exec.Command("tmux", "-S", s.sock, "new-session", "-d", "-x", "120", "-y", "40", "-s", s.name, "sh", "-c", script)
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tmux new-session: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
+
+	// Start: the console comes up and the lanes fill.
+	s.waitFor("RUNNING with lanes and pages fetched", func(scr string) bool {
+		return strings.Contains(scr, "RUNNING") && len(laneRowRe.FindAllString(scr, -1)) >= 3 && fetched(scr) > 0
+	})
+
+	// p pauses: PAUSED shows and the fetched count stops growing once in-flight
+	// requests are done (it must hold still for two seconds).
+	s.keys("p")
+	scr := s.waitText("PAUSED")
+	last, since := fetched(scr), time.Now()
+	s.waitFor("the fetched count to stop growing", func(scr string) bool {
+		if n := fetched(scr); n != last {
+			last, since = n, time.Now()
+		}
+		return time.Since(since) >= 2*time.Second
+	})
+	paused := last
+
+	// p again resumes, and the count grows again.
+	s.keys("p")
+	s.waitFor("RUNNING and more pages than while paused", func(scr string) bool {
+		return strings.Contains(scr, "RUNNING") && fetched(scr) > paused
+	})
+
+	// ? lists the real keys (from the same keymap that drives the console).
+	s.keys("?")
+	scr = s.waitText("Help: keys and commands")
+	km := DefaultKeyMap()
+	for _, b := range km.globalHelp() {
+		h := b.Help()
+		if !regexp.MustCompile(`(?m)^ +` + regexp.QuoteMeta(h.Key) + ` +` + regexp.QuoteMeta(h.Desc)).MatchString(scr) {
+			t.Fatalf("help lacks %q %q:\n%s", h.Key, h.Desc, scr)
+		}
+	}
+	s.keys("Escape")
+	s.waitFor("the help to close", func(scr string) bool { return !strings.Contains(scr, "Help: keys and commands") })
+
+	// q asks first (the crawl is running), y quits; the terminal is restored.
+	s.keys("q")
+	s.waitText("Quit crawlconsole?")
+	s.keys("y")
+	scr = s.waitText("EXIT=")
+	if !strings.Contains(scr, "EXIT=0") {
+		t.Fatalf("demo exit status not 0:\n%s", scr)
+	}
+	if alt := strings.TrimSpace(s.tmux("display-message", "-p", "-t", s.name, "#{alternate_on}")); alt != "0" {
+		t.Fatalf("still on the alternate screen after quitting (alternate_on=%s)", alt)
+	}
+	modes := regexp.MustCompile(`(^|\s)(-?)(icanon|echo)(\s|$)`).FindAllStringSubmatch(scr, -1)
+	if len(modes) < 2 {
+		t.Fatalf("stty output not found:\n%s", scr)
+	}
+	for _, m := range modes {
+		if m[2] == "-" {
+			t.Fatalf("terminal left with -%s after quitting:\n%s", m[3], scr)
+		}
+	}
+	if strings.Contains(scr, "LANE EGRESS") {
+		t.Fatalf("the console is still on screen after quitting:\n%s", scr)
+	}
+}
