@@ -34,7 +34,9 @@ func (s *tmuxSession) tmux(args ...string) string {
 
 func (s *tmuxSession) screen() string { return s.tmux("capture-pane", "-p", "-t", s.name) }
 
-func (s *tmuxSession) keys(keys ...string) { s.tmux(append([]string{"send-keys", "-t", s.name}, keys...)...) }
+func (s *tmuxSession) keys(keys ...string) {
+	s.tmux(append([]string{"send-keys", "-t", s.name}, keys...)...)
+}
 
 // waitFor polls the screen until ok holds, and returns that screen.
 func (s *tmuxSession) waitFor(what string, ok func(screen string) bool) string {
