@@ -183,4 +183,3 @@ func TestRunCommandFailedStartLeavesNoTruthFile(t *testing.T) {
 		t.Errorf("truth file left behind: %v", err)
 	}
 }
-
