@@ -1,0 +1,171 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/sandbox"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// TestCrashChild is the crawl the crash test runs in a subprocess; it does nothing
+// unless CRASH_CHILD_ARGS is set.
+func TestCrashChild(t *testing.T) {
+	args := os.Getenv("CRASH_CHILD_ARGS")
+	if args == "" {
+		t.Skip("helper process for TestKill9AnywhereLosesNothing")
+	}
+	os.Exit(Main(strings.Split(args, "\x1f"), os.Stdout, os.Stderr))
+}
+
+// TestKill9AnywhereLosesNothing crawls the sandbox in a subprocess, SIGKILLs it at
+// several points, restarts it until the crawl completes, and compares the store with
+// an uninterrupted run: same pages, none twice, integrity ok, nothing left in progress.
+func TestKill9AnywhereLosesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crash test runs subprocesses")
+	}
+	cfg := sandbox.DefaultConfig()
+	cfg.Seed, cfg.Hosts, cfg.Scale = 3, 16, 1000 // Crawl-delay 5 s web = 5 ms
+	cfg.AntiBot.Enabled = false
+	cfg.Faults.Shares = nil
+	cfg.DNS.NXDomainShare, cfg.DNS.ServFailShare, cfg.DNS.TimeoutShare = 0, 0, 0
+	cfg.DNS.LatencyMin, cfg.DNS.LatencyMax = 0, time.Millisecond
+	sb, err := sandbox.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	var seeds []string
+	for _, s := range sb.Info().Sites {
+		seeds = append(seeds, s.Entry)
+	}
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "crawl.yaml")
+	if err := os.WriteFile(conf, []byte("host_rate: 0 # no per-host cap: the test wants speed\nlanes:\n  max: 8\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	crawl := func(db string) *exec.Cmd {
+		args := append([]string{"crawl", "--config", conf, "--headless", "--until-idle", "--db", db, "--dns-server", sb.DNSAddr(),
+			"--allow-private", "127.0.0.0/8", "--delay", "0s..2ms"}, seeds...)
+		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$")
+		cmd.Env = append(os.Environ(), "CRASH_CHILD_ARGS="+strings.Join(args, "\x1f"))
+		return cmd
+	}
+
+	ref := filepath.Join(dir, "ref.db")
+	if out, err := crawl(ref).CombinedOutput(); err != nil {
+		t.Fatalf("uninterrupted crawl: %v\n%s", err, out)
+	}
+	want := pageSet(t, ref)
+	if len(want) < 200 {
+		t.Fatalf("reference crawl stored only %d pages", len(want))
+	}
+
+	db := filepath.Join(dir, "crash.db")
+	kills := []time.Duration{150 * time.Millisecond, 300 * time.Millisecond, 500 * time.Millisecond, 50 * time.Millisecond, 800 * time.Millisecond}
+	killed := 0
+	for run := 0; ; run++ {
+		if run > 40 {
+			t.Fatal("crawl never completed after 40 restarts")
+		}
+		cmd := crawl(db)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		if run < len(kills) {
+			select {
+			case err := <-exited:
+				if err != nil {
+					t.Fatalf("run %d failed: %v\n%s", run, err, out.String())
+				}
+			case <-time.After(kills[run]):
+				cmd.Process.Signal(syscall.SIGKILL)
+				<-exited
+				killed++
+				continue
+			}
+		} else if err := <-exited; err != nil {
+			t.Fatalf("run %d failed: %v\n%s", run, err, out.String())
+		}
+		if strings.Contains(out.String(), "done:") {
+			break
+		}
+	}
+	if killed < 3 {
+		t.Fatalf("only %d runs were killed before the crawl ended; the kill points are too late", killed)
+	}
+	got := pageSet(t, db)
+	var missing, extra []string
+	for u := range want {
+		if !got[u] {
+			missing = append(missing, u)
+		}
+	}
+	for u := range got {
+		if !want[u] {
+			extra = append(extra, u)
+		}
+	}
+	if len(missing)+len(extra) > 0 {
+		t.Fatalf("after %d kills: %d pages missing (e.g. %v), %d extra (e.g. %v)", killed, len(missing), first(missing), len(extra), first(extra))
+	}
+	st, err := store.Open(db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	c, err := st.Counts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Pages != int64(len(want)) {
+		t.Fatalf("%d page rows for %d pages: a page was stored twice", c.Pages, len(want))
+	}
+	t.Logf("killed %d times; %d pages, identical to the uninterrupted run", killed, len(got))
+}
+
+func first(s []string) []string {
+	if len(s) > 3 {
+		return s[:3]
+	}
+	return s
+}
+
+func pageSet(t *testing.T, db string) map[string]bool {
+	t.Helper()
+	st, err := store.Open(db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if ok, err := st.IntegrityCheck(); err != nil || ok != "ok" {
+		t.Fatalf("%s: integrity_check %q %v", db, ok, err)
+	}
+	urls, err := st.PageURLs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := st.Counts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := c.InProgress; n != 0 {
+		t.Fatalf("%s: %d URLs still in progress after a completed crawl", db, n)
+	}
+	m := map[string]bool{}
+	for _, u := range urls {
+		m[u] = true
+	}
+	return m
+}

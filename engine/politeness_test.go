@@ -1,0 +1,126 @@
+package engine_test
+
+import (
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/sandbox"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// TestPoliteAgainstSandboxTruth crawls the sandbox web (anti-bot rule on) from four
+// loopback addresses and checks what the sandbox saw (seed 000 / M1):
+//   - no two requests from one IP to adjacent pages (same host or same parent) overlap;
+//   - inside a lane, every request starts at least delay_min after the previous ended;
+//   - no robots-disallowed path was fetched; no IP was banned; nothing was refused.
+func TestPoliteAgainstSandboxTruth(t *testing.T) {
+	cfg := sandbox.DefaultConfig()
+	cfg.Seed, cfg.Hosts, cfg.Scale = 7, 24, 50
+	cfg.Faults.Shares = nil // faults have their own tests; here every request is judged
+	cfg.DNS.NXDomainShare, cfg.DNS.ServFailShare, cfg.DNS.TimeoutShare = 0, 0, 0
+	sb, err := sandbox.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	gap := time.Duration(float64(cfg.AntiBot.HumanGap) / cfg.Scale)
+
+	o := engine.DefaultOptions()
+	for _, s := range sb.Info().Sites {
+		o.Seeds = append(o.Seeds, s.Entry)
+	}
+	o.DB = filepath.Join(t.TempDir(), "crawl.db")
+	o.DNSServers = []string{sb.DNSAddr()}
+	o.AllowPrivate = []string{"127.0.0.0/8"}
+	o.Egress = []string{"bind:127.0.0.2", "bind:127.0.0.3", "bind:127.0.0.4", "bind:127.0.0.5"}
+	o.Lanes.Max = 16
+	o.Lanes.DelayMin, o.Lanes.DelayMax = gap*5/4, gap*2
+	o.HostRate = cfg.Scale
+	e, err := engine.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-e.Done():
+	case <-time.After(3 * time.Minute):
+		t.Fatalf("crawl of the sandbox not done after 3 minutes: %+v", e.Stats())
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	stats := e.Stats()
+	truth := sb.Truth()
+	reqs := truth.Requests()
+	if stats.PagesStored < 300 || len(reqs) == 0 {
+		t.Fatalf("crawl too small to judge: %+v", stats)
+	}
+	if bans := truth.Bans(); len(bans) != 0 {
+		t.Fatalf("%d bans, first %+v", len(bans), bans[0])
+	}
+	if v := truth.RobotsViolations(); len(v) != 0 {
+		t.Fatalf("%d robots-disallowed fetches, first %s", len(v), v[0].URL)
+	}
+	if stats.Refused != 0 {
+		t.Fatalf("%d refusals", stats.Refused)
+	}
+
+	// No overlap of adjacent requests from one IP.
+	byIP := map[string][]sandbox.Request{}
+	for _, r := range reqs {
+		byIP[r.IP] = append(byIP[r.IP], r)
+	}
+	if len(byIP) != 4 {
+		t.Fatalf("requests came from %d IPs, want the 4 egresses", len(byIP))
+	}
+	for ip, rs := range byIP {
+		sort.Slice(rs, func(i, j int) bool { return rs[i].Start.Before(rs[j].Start) })
+		for i, a := range rs {
+			for _, b := range rs[i+1:] {
+				if !b.Start.Before(a.End) {
+					break // sorted by start: nothing later overlaps a
+				}
+				if a.Host == b.Host || (a.Parent != "" && a.Parent == b.Parent) {
+					t.Fatalf("%s: adjacent requests overlap: %s and %s", ip, a.URL, b.URL)
+				}
+			}
+		}
+	}
+
+	// Gaps inside each lane (the store records the lane of every URL).
+	st, err := store.Open(o.DB, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	byLane := map[int][]sandbox.Request{}
+	for _, r := range reqs {
+		if r.Kind == "robots" {
+			continue
+		}
+		u, err := st.URLState(r.URL)
+		if err != nil || u.Lane == 0 {
+			continue // a same-host redirect hop: its URL is the task's, paced by the fetcher
+		}
+		byLane[u.Lane] = append(byLane[u.Lane], r)
+	}
+	checked := 0
+	for lane, rs := range byLane {
+		sort.Slice(rs, func(i, j int) bool { return rs[i].Start.Before(rs[j].Start) })
+		for i := 1; i < len(rs); i++ {
+			if g := rs[i].Start.Sub(rs[i-1].End); g < o.Lanes.DelayMin {
+				t.Fatalf("lane %d: %s started %v after %s ended, want >= %v", lane, rs[i].URL, g, rs[i-1].URL, o.Lanes.DelayMin)
+			}
+			checked++
+		}
+	}
+	if checked < 200 {
+		t.Fatalf("only %d in-lane gaps checked", checked)
+	}
+	t.Logf("%d requests from %d IPs, %d pages stored, %d in-lane gaps >= %v, 0 bans", len(reqs), len(byIP), stats.PagesStored, checked, o.Lanes.DelayMin)
+}
