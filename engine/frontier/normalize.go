@@ -93,6 +93,14 @@ func Normalize(raw string) (string, error) {
 	if len(raw) > MaxURLLength {
 		return "", urlError(KindTooLong, raw, fmt.Sprintf("%d bytes, limit %d", len(raw), MaxURLLength))
 	}
+	if canonicalAbsolute(raw) {
+		return raw, nil
+	}
+	return normalizeFull(raw)
+}
+
+// normalizeFull is Normalize without the fast path.
+func normalizeFull(raw string) (string, error) {
 	scheme, ok := leadingScheme(raw)
 	if !ok {
 		return "", urlError(KindMalformed, raw, "not an absolute URL (no scheme)")
@@ -111,6 +119,10 @@ func Normalize(raw string) (string, error) {
 // page and call Resolve for each link; it is safe for concurrent use.
 type Base struct {
 	u *whatwg.Url
+	// For the fast path: the base in canonical form, its scheme ("http" or "https"),
+	// origin ("https://host:port") and directory (path up to its last "/"). canon is
+	// empty when the base cannot serve as one (not http(s), too long).
+	canon, scheme, origin, dir string
 }
 
 // ParseBase parses the URL of a fetched page for link resolution. Errors are *URLError.
@@ -122,7 +134,16 @@ func ParseBase(pageURL string) (*Base, error) {
 	if err != nil {
 		return nil, urlError(KindMalformed, pageURL, "base: "+parseReason(err))
 	}
-	return &Base{u: u}, nil
+	b := &Base{u: u}
+	if canon, err := finish(u.Clone(), pageURL); err == nil {
+		b.canon = canon
+		b.scheme = canon[:strings.IndexByte(canon, ':')]
+		pathAt := len(b.scheme) + 3 + strings.IndexByte(canon[len(b.scheme)+3:], '/')
+		b.origin = canon[:pathAt]
+		path, _, _ := strings.Cut(canon[pathAt:], "?")
+		b.dir = path[:strings.LastIndexByte(path, '/')+1]
+	}
+	return b, nil
 }
 
 // Resolve resolves a link found on the page (an href as written: relative, absolute or
@@ -131,6 +152,14 @@ func (b *Base) Resolve(ref string) (string, error) {
 	if len(ref) > MaxURLLength {
 		return "", urlError(KindTooLong, ref, fmt.Sprintf("%d bytes, limit %d", len(ref), MaxURLLength))
 	}
+	if out, ok := b.resolveSimple(ref); ok {
+		return out, nil
+	}
+	return b.resolveFull(ref)
+}
+
+// resolveFull is Resolve without the fast path.
+func (b *Base) resolveFull(ref string) (string, error) {
 	if scheme, ok := leadingScheme(ref); ok && scheme != "http" && scheme != "https" {
 		return "", schemeError(ref, scheme)
 	}
@@ -213,8 +242,10 @@ func finish(u *whatwg.Url, raw string) (string, error) {
 	}
 	// WHATWG lets through host characters such as "{" or "*" that no DNS name has and
 	// net/url refuses; after IDNA a name is letters, digits, "-", "." and (seen in the
-	// wild) "_". IPv6 literals keep their brackets and colons.
-	if !u.IsIPv6() {
+	// wild) "_". IPv6 literals keep their brackets and colons; the WHATWG host parser
+	// only lets a "[" through as the start of one. (Not u.IsIPv6: whatwg-url does not
+	// carry that flag over when it resolves a link against a base.)
+	if host[0] != '[' {
 		for i := 0; i < len(host); i++ {
 			if c := host[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_') {
 				return "", urlError(KindMalformed, raw, fmt.Sprintf("host %q has %q, which no DNS name can have", displayURL(host), c))
@@ -318,4 +349,141 @@ func unhex(c byte) byte {
 	default:
 		return c - 'a' + 10
 	}
+}
+
+// The fast path. Parsing with whatwg-url costs microseconds and dozens of allocations
+// per link; most links are plain ("/news/a.html", "page2?id=3", "#top") and most
+// URLs the frontier sees again are already canonical. For those, the result is computed
+// directly, after strict checks that leave the WHATWG parser and finish nothing to
+// change: only characters RFC 3986 allows raw, no "%" escapes, no dot segments, no
+// userinfo, lower-case LDH hosts that cannot be IPv4 or punycode, no default or
+// zero-padded port. Anything else takes the full path. FuzzFastPath checks that both
+// agree on every input the fast path takes.
+
+// simplePath and simpleQuery report whether a path or query needs nothing from the
+// WHATWG parser or writeEscaped: pchar without "%" (and, in a query, "/" and "?" but not
+// "'", which WHATWG escapes in http(s) queries), and no "." or ".." segment.
+func simplePath(p string) bool {
+	seg := 0 // start of the current segment
+	for i := 0; i <= len(p); i++ {
+		if i == len(p) || p[i] == '/' {
+			if s := p[seg:i]; s == "." || s == ".." {
+				return false
+			}
+			seg = i + 1
+			continue
+		}
+		if c := p[i]; byteClass[c]&pathByte == 0 || c == '%' {
+			return false
+		}
+	}
+	return true
+}
+
+func simpleQuery(q string) bool {
+	for i := 0; i < len(q); i++ {
+		if c := q[i]; byteClass[c]&queryByte == 0 || c == '%' || c == '\'' {
+			return false
+		}
+	}
+	return true
+}
+
+// canonicalAbsolute reports whether raw is an http(s) URL already in the form Normalize
+// returns, so Normalize(raw) == raw.
+func canonicalAbsolute(raw string) bool {
+	if len(raw) > MaxURLLength {
+		return false
+	}
+	var rest string
+	var defaultPort string
+	switch {
+	case strings.HasPrefix(raw, "http://"):
+		rest, defaultPort = raw[len("http://"):], "80"
+	case strings.HasPrefix(raw, "https://"):
+		rest, defaultPort = raw[len("https://"):], "443"
+	default:
+		return false
+	}
+	slash := strings.IndexByte(rest, '/')
+	if slash < 0 {
+		return false
+	}
+	host, port, hasPort := strings.Cut(rest[:slash], ":")
+	if !simpleHost(host) || hasPort && !simplePort(port, defaultPort) {
+		return false
+	}
+	path, query, hasQuery := strings.Cut(rest[slash:], "?")
+	return simplePath(path) && (!hasQuery || query != "" && simpleQuery(query))
+}
+
+// simpleHost: lower-case letters, digits, "-", "_" in non-empty labels; the last label
+// not starting with a digit (WHATWG would read the host as an IPv4 address) and no "xn--"
+// label (IDNA would validate it).
+func simpleHost(h string) bool {
+	if h == "" || h[0] == '.' || h[len(h)-1] == '.' || strings.Contains(h, "..") || strings.Contains(h, "xn--") {
+		return false
+	}
+	for i := 0; i < len(h); i++ {
+		if c := h[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	last := h[strings.LastIndexByte(h, '.')+1:]
+	return !('0' <= last[0] && last[0] <= '9')
+}
+
+// simplePort: 1 to 65535 in canonical decimal, not the scheme's default.
+func simplePort(p, defaultPort string) bool {
+	if p == "" || len(p) > 5 || p[0] == '0' || p == defaultPort {
+		return false
+	}
+	n := 0
+	for i := 0; i < len(p); i++ {
+		if p[i] < '0' || p[i] > '9' {
+			return false
+		}
+		n = n*10 + int(p[i]-'0')
+	}
+	return n <= 65535
+}
+
+// resolveSimple resolves ref against b without the WHATWG parser when ref is plain:
+// a fragment, a query, an absolute path or a relative path of simple characters, or a
+// canonical absolute or scheme-relative URL. ok is false when the full path is needed.
+func (b *Base) resolveSimple(ref string) (string, bool) {
+	if b.canon == "" {
+		return "", false
+	}
+	ref, _, _ = strings.Cut(ref, "#") // fragments are dropped
+	var out string
+	switch {
+	case ref == "":
+		return b.canon, true
+	case strings.HasPrefix(ref, "//"):
+		out = b.scheme + ":" + ref
+		return out, canonicalAbsolute(out)
+	case strings.HasPrefix(ref, "http://") || strings.HasPrefix(ref, "https://"):
+		return ref, canonicalAbsolute(ref)
+	case ref[0] == '?':
+		if ref == "?" || !simpleQuery(ref[1:]) {
+			return "", false
+		}
+		path, _, _ := strings.Cut(b.canon[len(b.origin):], "?")
+		out = b.origin + path + ref
+	default:
+		path, query, hasQuery := strings.Cut(ref, "?")
+		if hasQuery && (query == "" || !simpleQuery(query)) || !simplePath(path) {
+			return "", false
+		}
+		if path[0] != '/' {
+			// A relative path; a ":" before any "/" would make it a scheme.
+			if strings.IndexByte(path, ':') >= 0 && (strings.IndexByte(path, '/') < 0 || strings.IndexByte(path, ':') < strings.IndexByte(path, '/')) {
+				return "", false
+			}
+			ref = b.dir + ref
+		}
+		out = b.origin + ref
+	}
+	return out, len(out) <= MaxURLLength
 }

@@ -2,6 +2,7 @@ package frontier
 
 import (
 	"errors"
+	"math/rand/v2"
 	"net/url"
 	"strconv"
 	"strings"
@@ -228,6 +229,8 @@ func TestResolve(t *testing.T) {
 		{"backslash link", "http://example.com/a/", `\b\c`, "http://example.com/b/c"},
 		{"IDN link", "http://example.com/", "//bücher.example/ä", "http://xn--bcher-kva.example/%C3%A4"},
 		{"base with userinfo", "http://u:p@example.com/a/", "b", "http://example.com/a/b"},
+		{"IPv6 base, plain link", "http://[::1]:8080/a/", "b?x=1", "http://[::1]:8080/a/b?x=1"},
+		{"IPv6 base, link needing the full parser", "http://[::1]:8080/a/", "./b%7e", "http://[::1]:8080/a/b~"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -411,4 +414,76 @@ func FuzzResolve(f *testing.F) {
 			t.Fatalf("Resolve(%q) = %q, not canonical: %q, %v", ref, n, again, err)
 		}
 	})
+}
+
+// FuzzFastPath checks that the fast path of Normalize and Resolve, wherever it applies,
+// gives exactly what the full WHATWG path gives.
+func FuzzFastPath(f *testing.F) {
+	for _, s := range []string{"/news/a.html", "page2?id=3", "#top", "?q=1", "", "//cdn.example/x", "https://a.example:8443/x?y",
+		"g:h", "a:b/c", "./g", "g/..", "http://a/b?", "http://A/", "http://a_b.example/", "http://1a.example/", "http://a.1/",
+		"http://a.example:080/", "http://a.example:80/", "http://-a-.example/", "http://xn--a.example/", "x?'", "/a//b", "?"} {
+		f.Add(rfc3986Base, s)
+		f.Add("https://www.example.com/dir/", s)
+	}
+	f.Fuzz(func(t *testing.T, base, ref string) {
+		if canonicalAbsolute(ref) {
+			if full, err := normalizeFull(ref); err != nil || full != ref {
+				t.Fatalf("fast path says %q is canonical; full path gives %q, %v", ref, full, err)
+			}
+		}
+		b, err := ParseBase(base)
+		if err != nil {
+			return
+		}
+		fast, ok := b.resolveSimple(ref)
+		if !ok {
+			return
+		}
+		full, err := b.resolveFull(ref)
+		if err != nil || full != fast {
+			t.Fatalf("base %q ref %q: fast path %q, full path %q, %v", base, ref, fast, full, err)
+		}
+	})
+}
+
+// TestFastPathAgreesWithFullPath runs the FuzzFastPath property over links built from a
+// grammar of troublesome pieces, so every run covers the fast path's edges.
+func TestFastPathAgreesWithFullPath(t *testing.T) {
+	pieces := []string{"", "/", "//", "a", "B", "..", ".", "%41", "%2e", "?", "#", "x=1", "&", "'", ":", "@", `\`, " ", "\t",
+		"ä", "g:h", "http:", "http://", "https://", "HTTP://", "a.example", "1.2", "xn--", ":80", ":443", ":8080", ":0", ":08",
+		"_", "-", "~", "!", "$", "(", "*", "+", ",", ";", "=", "[", "]", "|", "^", "{", "`", `"`, "0x7f", "%zz"}
+	bases := []string{rfc3986Base, "https://www.example.com/dir/", "http://example.com", "http://example.com:8080/a/b.html?x=1",
+		"https://example.com/%7Euser/p?q#f", "http://[::1]/a/"}
+	n := 30000
+	if testing.Short() {
+		n = 5000
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	fast := 0
+	for i := 0; i < n; i++ {
+		var sb strings.Builder
+		for k := rng.IntN(6) + 1; k > 0; k-- {
+			sb.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		ref := sb.String()
+		if canonicalAbsolute(ref) {
+			fast++
+			if full, err := normalizeFull(ref); err != nil || full != ref {
+				t.Fatalf("fast path says %q is canonical; full path gives %q, %v", ref, full, err)
+			}
+		}
+		b, err := ParseBase(bases[i%len(bases)])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out, ok := b.resolveSimple(ref); ok {
+			fast++
+			if full, err := b.resolveFull(ref); err != nil || full != out {
+				t.Fatalf("base %q ref %q: fast path %q, full path %q, %v", bases[i%len(bases)], ref, out, full, err)
+			}
+		}
+	}
+	if fast < n/20 {
+		t.Errorf("only %d of %d links took the fast path: the test covers little", fast, n)
+	}
 }
