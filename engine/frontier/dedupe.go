@@ -234,19 +234,19 @@ func (d *Dedupe) WarmHashes(hashes iter.Seq[uint64]) int {
 
 // DedupeStats is a snapshot of the dedupe counters, for the console and --stats-json.
 type DedupeStats struct {
-	Checks uint64 // Check calls
-	New    uint64 // verdicts New
-	Recent uint64 // verdicts Recent (dropped without asking the store)
-	Maybe  uint64 // verdicts Maybe (left to the store's unique index)
-	Warmed uint64 // URLs pre-loaded by Warm
+	Checks uint64 `json:"checks"` // Check calls
+	New    uint64 `json:"new"`    // verdicts New
+	Recent uint64 `json:"recent"` // verdicts Recent (dropped without asking the store)
+	Maybe  uint64 `json:"maybe"`  // verdicts Maybe (left to the store's unique index)
+	Warmed uint64 `json:"warmed"` // URLs pre-loaded by Warm
 
-	ExpectedURLs      uint    // what the Bloom filter was sized for
-	TargetFPRate      float64 // its false-positive target at ExpectedURLs
-	FalsePositiveRate float64 // its expected false-positive rate at the current fill
-	BloomBits         uint    // filter size m
-	BloomHashes       uint    // hash functions k
-	LRULen            int     // hashes now in the LRU
-	Bytes             uint64  // heap estimate of filter plus LRU
+	ExpectedURLs      uint    `json:"expected_urls"`       // what the Bloom filter was sized for
+	TargetFPRate      float64 `json:"target_fp_rate"`      // its false-positive target at ExpectedURLs
+	FalsePositiveRate float64 `json:"false_positive_rate"` // its expected false-positive rate at the current fill
+	BloomBits         uint    `json:"bloom_bits"`          // filter size m
+	BloomHashes       uint    `json:"bloom_hashes"`        // hash functions k
+	LRULen            int     `json:"lru_len"`             // hashes now in the LRU
+	Bytes             uint64  `json:"bytes"`               // heap estimate of filter plus LRU
 }
 
 // Stats returns the current counters and a memory estimate.
