@@ -21,6 +21,7 @@ import (
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
+	"github.com/crawlconsole/crawlconsole/engine/dnscache"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
@@ -36,6 +37,10 @@ type Engine struct {
 	gate   *lanes.Gate
 	robots *fetch.Robots
 	egress []*egressLink
+	dns    *dnscache.Cache // M5: the resolver of every egress
+
+	prefetch dnsPrefetcher
+	dnsViewC dnsViewCache
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -91,17 +96,6 @@ func New(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(opts.DNSServers) > 1 {
-		return nil, fmt.Errorf("dns_servers: one server is supported by the default resolver, got %d", len(opts.DNSServers))
-	}
-	var server string
-	if len(opts.DNSServers) == 1 {
-		server = opts.DNSServers[0]
-	}
-	resolver, err := fetch.NewNetResolver(server)
-	if err != nil {
-		return nil, err
-	}
 	scope, err := frontier.NewScope(opts.Seeds, opts.Scope)
 	if err != nil {
 		return nil, err
@@ -133,8 +127,18 @@ func New(opts Options) (*Engine, error) {
 		parentURLs:  parents,
 		resumed:     st.Recovered(),
 		persist:     make(chan Event, 1024),
+		prefetch:    dnsPrefetcher{kick: make(chan struct{}, 1)},
 	}
 	names := make([]string, len(specs))
+	for i, sp := range specs {
+		names[i] = sp.name
+	}
+	e.board = lanes.NewBoard(opts.Lanes.Max, names)
+	if e.dns, err = e.newDNSCache(); err != nil {
+		st.Close()
+		cancel()
+		return nil, err
+	}
 	fcfg := fetch.Config{
 		UserAgent:      opts.UserAgent,
 		ConnectTimeout: opts.Fetch.ConnectTimeout,
@@ -144,12 +148,10 @@ func New(opts Options) (*Engine, error) {
 		ContentTypes:   opts.Fetch.ContentTypes,
 	}
 	e.redirectPause(&fcfg)
-	for i, s := range specs {
-		d := &fetch.Dialer{Resolver: resolver, Guard: guard, Local: s.local, Timeout: opts.Fetch.ConnectTimeout}
+	for _, s := range specs {
+		d := &fetch.Dialer{Resolver: e.dns, Guard: guard, Local: s.local, Timeout: opts.Fetch.ConnectTimeout}
 		e.egress = append(e.egress, &egressLink{name: s.name, f: fetch.New(ctx, fcfg, d)})
-		names[i] = s.name
 	}
-	e.board = lanes.NewBoard(opts.Lanes.Max, names)
 	e.gate = &lanes.Gate{MinGap: opts.Lanes.DelayMin, Interval: e.hostInterval}
 	return e, nil
 }
@@ -209,6 +211,10 @@ func (e *Engine) Start() error {
 	e.wg.Add(2)
 	go e.tick()
 	go e.persistEvents()
+	if e.opts.DNS.Prefetch {
+		e.wg.Add(1)
+		go e.runPrefetch()
+	}
 	e.logf(LevelInfo, 0, "", "crawl started: %d lanes max, %d egress, delay %v..%v, host cap %.3g/s",
 		e.opts.Lanes.Max, len(e.egress), e.opts.Lanes.DelayMin, e.opts.Lanes.DelayMax, e.opts.HostRate)
 	if e.resumed > 0 {
@@ -260,6 +266,8 @@ func (e *Engine) Stop() {
 		e.mu.Unlock()
 		e.cancel()
 		e.wg.Wait()
+		e.saveDNS()
+		e.dns.Close()
 		if err := e.st.Flush(); err != nil {
 			e.logf(LevelError, 0, "", "store: %v", err)
 		}
@@ -291,6 +299,9 @@ func (e *Engine) Stats() Stats {
 		Refused: t.Refused, Errors: t.Errors, URLsQueued: t.URLsQueued, URLsDone: t.URLsDone,
 		LanesPeak: peak, DurationS: d, RobotsSkips: t.Errors[fetch.KindRobots], Resumed: e.resumed,
 	}
+	ds := e.dns.Stats()
+	ds.WaitHistogram = nil // the console shows it; the stats object stays small
+	s.DNS = &ds
 	if d > 0 {
 		s.PagesPerS = float64(t.PagesFetched) / d
 	}

@@ -55,6 +55,7 @@ func (e *Engine) Snapshot() Snapshot {
 	e.mu.Unlock()
 	s.Totals = e.c.totals(peak)
 	s.LastEvent = e.events.last()
+	s.DNS = e.dnsView()
 	return s
 }
 

@@ -30,8 +30,11 @@ type Options struct {
 	// UserAgent is sent with every request.
 	UserAgent string `yaml:"user_agent"`
 
-	// DNSServers are "host:port" DNS servers; empty uses the system's.
+	// DNSServers are "host:port" DNS servers, tried in turn; empty reads
+	// /etc/resolv.conf.
 	DNSServers []string `yaml:"dns_servers"`
+	// DNS configures the DNS prefetch cache (M5).
+	DNS DNSOptions `yaml:"dns"`
 	// Egress lists egress SPECs (bind:IP, http://..., socks5://...); empty = direct.
 	Egress []string `yaml:"egress"`
 	// AllowPrivate opens CIDR ranges to the SSRF guard (loopback/private are refused
@@ -97,6 +100,7 @@ func DefaultOptions() Options {
 			RetryBackoff:   2 * time.Second,
 			RefusalBackoff: 30 * time.Second,
 		},
+		DNS:         DNSOptions{Prefetch: true},
 		Dedupe:      DedupeOptions{ExpectedURLs: 10_000_000, FalsePositive: 0.01, LRUSize: 16384},
 		QueueMemory: 200_000,
 	}

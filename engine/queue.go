@@ -184,6 +184,9 @@ func (e *Engine) place(t frontier.Task) {
 	if p := e.board.Add(t); p.Opened {
 		e.startLane(p.Lane)
 	}
+	if e.opts.DNS.Prefetch {
+		e.prefetch.add(t.Host)
+	}
 }
 
 // startRefill pages spilled URLs in from the store when memory has room. Caller

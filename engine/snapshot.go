@@ -43,6 +43,7 @@ type Snapshot struct {
 	PausedHosts []string  // hosts paused by the operator, sorted
 	Egresses    []string  // egress names in use (masked), in order
 	LastEvent   uint64    // sequence number of the newest event in the ring
+	DNS         *DNSView  // DNS cache pane (M5): hit rates, backlog, latency, negatives
 }
 
 // Totals are the crawl's running counters; the same figures go to --stats-json.

@@ -152,4 +152,5 @@ type Stats struct {
 	PagesPerS    float64          `json:"pages_per_s"`
 	RobotsSkips  int64            `json:"robots_disallowed"`
 	Resumed      int              `json:"resumed_in_progress"`
+	DNS          *DNSStats        `json:"dns,omitempty"`
 }

@@ -100,6 +100,8 @@ func DemoOptions(sb *sandbox.Sandbox, db string) engine.Options {
 	o.Fetch.ConnectTimeout = 2 * time.Second
 	o.Fetch.RetryBackoff = 200 * time.Millisecond
 	o.Fetch.RefusalBackoff = time.Duration(float64(30*time.Second) / scale)
+	o.DNS.MinTTL = time.Second // the sandbox's TTLs are scaled too: honour them
+	o.DNS.MaxTTL = time.Duration(float64(6*time.Hour) / scale)
 	return o
 }
 

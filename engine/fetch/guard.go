@@ -79,38 +79,10 @@ func (g *Guard) Check(host string, ip netip.Addr) error {
 	return nil
 }
 
-// Resolver turns a host name into addresses. The engine's default wraps net.Resolver
-// (optionally pointed at --dns-server); the DNS cache (M5) implements it too.
+// Resolver turns a host name into addresses; the engine's is the DNS prefetch cache
+// (M5, engine/dnscache).
 type Resolver interface {
 	LookupAddrs(ctx context.Context, host string) ([]netip.Addr, error)
-}
-
-// NetResolver resolves with Go's resolver, through one DNS server when Server is set.
-type NetResolver struct {
-	r *net.Resolver
-}
-
-// NewNetResolver returns a resolver; server is "host:port" of a DNS server, or "" for
-// the system configuration.
-func NewNetResolver(server string) (*NetResolver, error) {
-	if server == "" {
-		return &NetResolver{r: net.DefaultResolver}, nil
-	}
-	if _, _, err := net.SplitHostPort(server); err != nil {
-		return nil, fmt.Errorf("--dns-server %q: want HOST:PORT, e.g. 127.0.0.1:5353", server)
-	}
-	d := &net.Dialer{Timeout: 3 * time.Second}
-	return &NetResolver{r: &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
-		return d.DialContext(ctx, network, server)
-	}}}, nil
-}
-
-// LookupAddrs implements Resolver.
-func (n *NetResolver) LookupAddrs(ctx context.Context, host string) ([]netip.Addr, error) {
-	if ip, err := netip.ParseAddr(host); err == nil {
-		return []netip.Addr{ip}, nil
-	}
-	return n.r.LookupNetIP(ctx, "ip", host)
 }
 
 // Dialer dials through the resolver and the guard, from an optional local source

@@ -289,6 +289,16 @@ func (b *Board) Queued() int {
 	return n
 }
 
+// Holds reports whether any task of host is queued, pending or in hand.
+func (b *Board) Holds(host string) bool {
+	for e := range b.egresses {
+		if b.byHost[e][host] != nil {
+			return true
+		}
+	}
+	return b.pending.nHost[host] > 0
+}
+
 // Lane returns a live lane by ID.
 func (b *Board) Lane(id int) (*Lane, bool) {
 	l, ok := b.lanes[id]

@@ -1,0 +1,151 @@
+package engine
+
+import (
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/dnscache"
+)
+
+// DNSOptions configures the DNS prefetch cache (M5, seed 004).
+type DNSOptions struct {
+	// MinTTL and MaxTTL clamp positive answers' TTLs (default 5m..6h).
+	MinTTL time.Duration `yaml:"min_ttl"`
+	MaxTTL time.Duration `yaml:"max_ttl"`
+	// SlowThreshold: answers slower than this go to the negative cache (default 500ms).
+	SlowThreshold time.Duration `yaml:"slow_threshold"`
+	// Prefetch pre-resolves the hosts of queued URLs (default true).
+	Prefetch bool `yaml:"prefetch"`
+	// Workers caps the prefetch worker pool (default 64).
+	Workers int `yaml:"workers"`
+	// Timeout bounds one DNS exchange (default 2s).
+	Timeout time.Duration `yaml:"timeout"`
+}
+
+// DNSStats is the cache's --stats-json object (SPEC: dns {...}).
+type DNSStats = dnscache.Stats
+
+// DNSView is what the console's DNS pane shows.
+type DNSView = dnscache.View
+
+const dnsMetaKey = "dnscache.v1"
+
+// newDNSCache builds the resolver of every egress: the M5 cache in front of the
+// configured servers, warmed with what the last run left in the store.
+func (e *Engine) newDNSCache() (*dnscache.Cache, error) {
+	o := dnscache.DefaultOptions()
+	o.Servers = e.opts.DNSServers
+	d := e.opts.DNS
+	if d.MinTTL > 0 {
+		o.MinTTL = d.MinTTL
+	}
+	if d.MaxTTL > 0 {
+		o.MaxTTL = d.MaxTTL
+	}
+	if d.SlowThreshold > 0 {
+		o.SlowThreshold = d.SlowThreshold
+	}
+	if d.Workers > 0 {
+		o.MaxWorkers = d.Workers
+	}
+	if d.Timeout > 0 {
+		o.Timeout = d.Timeout
+	}
+	o.StillNeeded = e.hostQueued
+	c, err := dnscache.New(o)
+	if err != nil {
+		return nil, err
+	}
+	if b, err := e.st.GetMeta(dnsMetaKey); err == nil && len(b) > 0 {
+		var entries []dnscache.Entry
+		if json.Unmarshal(b, &entries) == nil {
+			c.Import(entries)
+		}
+	}
+	return c, nil
+}
+
+// hostQueued tells the DNS cache whether a host still has URLs waiting, so entries
+// near expiry are refreshed only when they will be used (M5).
+func (e *Engine) hostQueued(host string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.board.Holds(host)
+}
+
+// dnsPrefetcher collects the hosts of newly queued URLs and hands them to the
+// cache's resolver pool in batches, outside the engine lock (M5: resolve the queue's
+// hosts while the lanes fetch).
+type dnsPrefetcher struct {
+	mu    sync.Mutex
+	hosts map[string]struct{}
+	kick  chan struct{}
+}
+
+func (p *dnsPrefetcher) add(host string) {
+	p.mu.Lock()
+	if p.hosts == nil {
+		p.hosts = map[string]struct{}{}
+	}
+	p.hosts[host] = struct{}{}
+	p.mu.Unlock()
+	select {
+	case p.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (p *dnsPrefetcher) take() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]string, 0, len(p.hosts))
+	for h := range p.hosts {
+		out = append(out, h)
+	}
+	clear(p.hosts)
+	return out
+}
+
+// runPrefetch feeds queued hosts to the cache until the engine stops.
+func (e *Engine) runPrefetch() {
+	defer e.wg.Done()
+	for {
+		select {
+		case <-e.ctx.Done():
+			return
+		case <-e.prefetch.kick:
+			if hosts := e.prefetch.take(); len(hosts) > 0 {
+				e.dns.Prefetch(hosts...)
+			}
+		}
+	}
+}
+
+// saveDNS persists the cache's live entries so a restarted crawl starts warm.
+func (e *Engine) saveDNS() {
+	b, err := json.Marshal(e.dns.Export())
+	if err == nil {
+		e.st.SetMeta(dnsMetaKey, b)
+	}
+}
+
+// dnsViewCache refreshes the DNS pane's data at most once a second: gathering the
+// slowest domains walks the whole cache, too much for every console tick.
+type dnsViewCache struct {
+	mu   sync.Mutex
+	at   time.Time
+	view DNSView
+}
+
+func (e *Engine) dnsView() *DNSView {
+	v := &e.dnsViewC
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if time.Since(v.at) > time.Second {
+		v.view = e.dns.View(20)
+		v.at = time.Now()
+	}
+	cp := v.view
+	return &cp
+}
