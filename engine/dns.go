@@ -139,6 +139,9 @@ type dnsViewCache struct {
 }
 
 func (e *Engine) dnsView() *DNSView {
+	if e.dns == nil {
+		return nil
+	}
 	v := &e.dnsViewC
 	v.mu.Lock()
 	defer v.mu.Unlock()

@@ -134,10 +134,14 @@ func New(opts Options) (*Engine, error) {
 		names[i] = sp.name
 	}
 	e.board = lanes.NewBoard(opts.Lanes.Max, names)
-	if e.dns, err = e.newDNSCache(); err != nil {
-		st.Close()
-		cancel()
-		return nil, err
+	var resolver fetch.Resolver = opts.Resolver
+	if resolver == nil {
+		if e.dns, err = e.newDNSCache(); err != nil {
+			st.Close()
+			cancel()
+			return nil, err
+		}
+		resolver = e.dns
 	}
 	fcfg := fetch.Config{
 		UserAgent:      opts.UserAgent,
@@ -149,7 +153,7 @@ func New(opts Options) (*Engine, error) {
 	}
 	e.redirectPause(&fcfg)
 	for _, s := range specs {
-		d := &fetch.Dialer{Resolver: e.dns, Guard: guard, Local: s.local, Timeout: opts.Fetch.ConnectTimeout}
+		d := &fetch.Dialer{Resolver: resolver, Guard: guard, Local: s.local, Timeout: opts.Fetch.ConnectTimeout}
 		e.egress = append(e.egress, &egressLink{name: s.name, f: fetch.New(ctx, fcfg, d)})
 	}
 	e.gate = &lanes.Gate{MinGap: opts.Lanes.DelayMin, Interval: e.hostInterval}
@@ -211,7 +215,7 @@ func (e *Engine) Start() error {
 	e.wg.Add(2)
 	go e.tick()
 	go e.persistEvents()
-	if e.opts.DNS.Prefetch {
+	if e.dns != nil && e.opts.DNS.Prefetch {
 		e.wg.Add(1)
 		go e.runPrefetch()
 	}
@@ -266,8 +270,10 @@ func (e *Engine) Stop() {
 		e.mu.Unlock()
 		e.cancel()
 		e.wg.Wait()
-		e.saveDNS()
-		e.dns.Close()
+		if e.dns != nil {
+			e.saveDNS()
+			e.dns.Close()
+		}
 		if err := e.st.Flush(); err != nil {
 			e.logf(LevelError, 0, "", "store: %v", err)
 		}
@@ -299,9 +305,11 @@ func (e *Engine) Stats() Stats {
 		Refused: t.Refused, Errors: t.Errors, URLsQueued: t.URLsQueued, URLsDone: t.URLsDone,
 		LanesPeak: peak, DurationS: d, RobotsSkips: t.Errors[fetch.KindRobots], Resumed: e.resumed,
 	}
-	ds := e.dns.Stats()
-	ds.WaitHistogram = nil // the console shows it; the stats object stays small
-	s.DNS = &ds
+	if e.dns != nil {
+		ds := e.dns.Stats()
+		ds.WaitHistogram = nil // the console shows it; the stats object stays small
+		s.DNS = &ds
+	}
 	if d > 0 {
 		s.PagesPerS = float64(t.PagesFetched) / d
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"strings"
 	"time"
@@ -35,6 +36,10 @@ type Options struct {
 	DNSServers []string `yaml:"dns_servers"`
 	// DNS configures the DNS prefetch cache (M5).
 	DNS DNSOptions `yaml:"dns"`
+	// Resolver, when set (from code, not config), replaces the DNS prefetch cache:
+	// benchmarks plug baseline resolvers in here. The SSRF guard still checks every
+	// address it returns.
+	Resolver fetch.Resolver `yaml:"-"`
 	// Egress lists egress SPECs (bind:IP, http://..., socks5://...); empty = direct.
 	Egress []string `yaml:"egress"`
 	// AllowPrivate opens CIDR ranges to the SSRF guard (loopback/private are refused

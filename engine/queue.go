@@ -184,7 +184,7 @@ func (e *Engine) place(t frontier.Task) {
 	if p := e.board.Add(t); p.Opened {
 		e.startLane(p.Lane)
 	}
-	if e.opts.DNS.Prefetch {
+	if e.dns != nil && e.opts.DNS.Prefetch {
 		e.prefetch.add(t.Host)
 	}
 }
