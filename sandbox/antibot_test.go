@@ -313,6 +313,7 @@ func TestBanStylesAndExpiry(t *testing.T) {
 }
 
 func TestRequestQuota(t *testing.T) {
+	t.Parallel()
 	sb := sbStart(t, func(c *Config) {
 		c.Scale = 1200 // the web hour of the quota lasts three real seconds
 		c.AntiBot.HumanGap, c.AntiBot.Quota = 0, 3

@@ -18,6 +18,7 @@ func dnsQuery(t *testing.T, sb *Sandbox, net, name string, qtype uint16, timeout
 }
 
 func TestDNSAnswersFailuresAndTTLs(t *testing.T) {
+	t.Parallel()
 	const scale = 10
 	sb := sbStart(t, func(c *Config) {
 		c.Scale = scale

@@ -42,26 +42,28 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 }
 
 // trickle sends the body TrickleChunk bytes at a time, TrickleInterval apart.
-func (s *Sandbox) trickle(w http.ResponseWriter, r *http.Request, resp response) int {
+func (s *Sandbox) trickle(w http.ResponseWriter, r *http.Request, resp response, x *exchange) {
 	w.Header()["Content-Length"] = []string{strconv.Itoa(len(resp.body))}
 	w.WriteHeader(resp.status)
 	rc := http.NewResponseController(w)
 	body := resp.body
 	for len(body) > 0 {
 		n := min(s.cfg.Faults.TrickleChunk, len(body))
+		if n == len(body) {
+			x.finish(resp.status)
+		}
 		if _, err := w.Write(body[:n]); err != nil {
 			break
 		}
-		body = body[n:]
-		if len(body) == 0 {
-			break // the server flushes the last chunk after the truth record
+		if body = body[n:]; len(body) == 0 {
+			break
 		}
 		rc.Flush() //nolint:errcheck // a gone client shows on the next Write
 		if !sleepCtx(r.Context(), s.cfg.Faults.TrickleInterval) {
 			break
 		}
 	}
-	return resp.status
+	x.finish(resp.status) // cut short: the client left
 }
 
 // hugeFiller is the repeated part of a huge body: plausible HTML, so a crawler cannot
@@ -88,25 +90,28 @@ func appendHugeBlock(buf []byte, p page, _ int) []byte {
 
 // streamHuge streams HugeBytes of HTML without a Content-Length, from one shared
 // block, so no memory grows with the body.
-func (s *Sandbox) streamHuge(w http.ResponseWriter, r *http.Request, p page) int {
+func (s *Sandbox) streamHuge(w http.ResponseWriter, r *http.Request, p page, x *exchange) {
+	defer x.finish(http.StatusOK) // cut short: the client left
 	delete(w.Header(), "Content-Length")
 	w.WriteHeader(http.StatusOK)
 	head := hugeHead(p)
 	if _, err := w.Write([]byte(head)); err != nil {
-		return http.StatusOK
+		return
 	}
+	// Without a length, the body ends with the terminating chunk net/http sends after
+	// the handler returns, so finishing before the last block is early enough.
 	left := s.cfg.Faults.HugeBytes - int64(len(head))
 	for left > 0 && r.Context().Err() == nil {
 		n := int64(len(hugeFiller))
-		if n > left {
+		if n >= left {
 			n = left
+			x.finish(http.StatusOK)
 		}
 		if _, err := w.Write(hugeFiller[:n]); err != nil {
 			break
 		}
 		left -= n
 	}
-	return http.StatusOK
 }
 
 // retryAfterSeconds formats a real wait as whole seconds, at least 1.
@@ -120,33 +125,33 @@ func retryAfterSeconds(d time.Duration) string {
 
 // serveBan answers a banned client the way its host does: 403 deny page, 429 with
 // Retry-After, or a 200 captcha page (which a naive crawler takes for content).
-func (s *Sandbox) serveBan(w http.ResponseWriter, h *vhost, until time.Time) int {
+func (s *Sandbox) serveBan(w http.ResponseWriter, x *exchange, until time.Time) {
 	hdr := w.Header()
 	hdr["Content-Type"] = hdrHTML
 	hdr["Cache-Control"] = hdrNoCache
-	switch h.banStyle {
+	switch x.h.banStyle {
 	case banDeny:
+		x.finish(http.StatusForbidden)
 		w.WriteHeader(http.StatusForbidden)
 		w.Write([]byte("<!DOCTYPE html><html><head><title>Access denied</title></head><body><h1>Access denied</h1><p>Your address has been blocked because of unusual traffic from your network.</p></body></html>\n")) //nolint:errcheck // client may be gone
-		return http.StatusForbidden
 	case banTooMany:
 		hdr["Retry-After"] = []string{retryAfterSeconds(time.Until(until))}
+		x.finish(http.StatusTooManyRequests)
 		w.WriteHeader(http.StatusTooManyRequests)
 		w.Write([]byte("<!DOCTYPE html><html><head><title>Too many requests</title></head><body><h1>Too many requests</h1><p>Slow down.</p></body></html>\n")) //nolint:errcheck // client may be gone
-		return http.StatusTooManyRequests
 	default:
+		x.finish(http.StatusOK)
 		w.WriteHeader(http.StatusOK)
 		w.Write([]byte("<!DOCTYPE html><html><head><title>Verify you are human</title></head><body><h1>Verify you are human</h1><p>Please complete the captcha to continue.</p><form method=\"post\" action=\"/captcha\"><img src=\"/captcha.png\" alt=\"captcha\"><input name=\"answer\"><button>Continue</button></form></body></html>\n")) //nolint:errcheck // client may be gone
-		return http.StatusOK
 	}
 }
 
 // serveLimited answers a request past a quota: 429 with Retry-After.
-func serveLimited(w http.ResponseWriter, retry time.Duration) int {
+func serveLimited(w http.ResponseWriter, x *exchange, retry time.Duration) {
 	hdr := w.Header()
 	hdr["Content-Type"] = hdrHTML
 	hdr["Retry-After"] = []string{retryAfterSeconds(retry)}
+	x.finish(http.StatusTooManyRequests)
 	w.WriteHeader(http.StatusTooManyRequests)
 	w.Write([]byte("<!DOCTYPE html><html><head><title>Rate limit exceeded</title></head><body><h1>Rate limit exceeded</h1><p>You have made too many requests. Try again later.</p></body></html>\n")) //nolint:errcheck // client may be gone
-	return http.StatusTooManyRequests
 }

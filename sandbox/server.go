@@ -162,65 +162,78 @@ func clientIP(remoteAddr string) string {
 	return remoteAddr
 }
 
+// exchange is one request being answered, and its truth record.
+type exchange struct {
+	s    *Sandbox
+	rec  Request
+	h    *vhost // nil for hosts outside the sandbox
+	pk   uint64 // parent key for the anti-bot rule
+	done bool
+}
+
+// finish closes the record: the request leaves the anti-bot rule's in-flight set and
+// enters the truth. Every answer calls it right before sending its last bytes, so a
+// client never sees a response end before the sandbox has recorded it (a truth read
+// after a response finds it; a polite next request is never taken as overlapping).
+func (x *exchange) finish(status int) {
+	if x.done {
+		return
+	}
+	x.done = true
+	x.rec.Status = status
+	x.rec.End = time.Now()
+	if x.s.bot != nil && x.h != nil {
+		x.s.bot.end(x.rec.IP, x.h, x.pk, x.rec.End)
+	}
+	x.s.truth.record(x.rec)
+}
+
 // ServeHTTP answers one request to a virtual host: anti-bot verdict, page or fault,
-// then the truth record.
+// and the truth record.
 func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	s.truth.inFlight.Add(1)
 	defer s.truth.inFlight.Add(-1)
 
-	h := s.web.hostOf(r.Host)
+	x := &exchange{s: s, h: s.web.hostOf(r.Host)}
 	p := s.web.lookup(r.Host, r.URL.Path, r.URL.RawQuery)
 	if p.kind == pkDead { // reached without DNS (e.g. curl --resolve): nobody serves it
 		p = page{}
 	}
-	rec := Request{Start: start, IP: clientIP(r.RemoteAddr), Kind: KindUnknown, Robots: disallowedPath(r.URL.Path)}
-	if h != nil {
-		rec.Host = h.name
+	x.rec = Request{Start: start, IP: clientIP(r.RemoteAddr), Kind: KindUnknown, Robots: disallowedPath(r.URL.Path)}
+	if x.h != nil {
+		x.rec.Host = x.h.name
 	} else {
-		rec.Host = normalizeHost(r.Host)
+		x.rec.Host = normalizeHost(r.Host)
 	}
 	if p.valid() {
-		rec.Kind = p.kindName()
+		x.rec.Kind = p.kindName()
 	}
 	if len(r.RequestURI) > 0 && r.RequestURI[0] == '/' {
-		rec.URL = "http://" + r.Host + r.RequestURI
+		x.rec.URL = "http://" + r.Host + r.RequestURI
 	} else {
-		rec.URL = r.RequestURI
+		x.rec.URL = r.RequestURI
 	}
 
 	var v verdict
-	var pk uint64
-	if s.bot != nil && h != nil {
-		pk = s.web.parentKey(p)
-		v = s.bot.begin(rec.IP, h, pk, p.kind == pkSearch, start)
+	if s.bot != nil && x.h != nil {
+		x.pk = s.web.parentKey(p)
+		v = s.bot.begin(x.rec.IP, x.h, x.pk, p.kind == pkSearch, start)
 		if v.newBan != nil {
 			s.truth.recordBan(*v.newBan)
 		}
 	}
-	rec.Violation, rec.Banned, rec.Limited = v.violation, v.banned, v.limited
-	reset := false
+	x.rec.Violation, x.rec.Banned, x.rec.Limited = v.violation, v.banned, v.limited
 	switch {
 	case v.banned:
-		rec.Status = s.serveBan(w, h, v.until)
+		s.serveBan(w, x, v.until)
 	case v.limited:
-		rec.Status = serveLimited(w, v.retryAfter)
-	case s.web.faultOf(p) == FaultReset:
-		rec.Fault, reset = FaultReset, true
+		serveLimited(w, x, v.retryAfter)
 	default:
-		rec.Status, rec.Fault = s.servePage(w, r, p)
+		x.rec.Fault = s.web.faultOf(p)
+		s.servePage(w, r, p, x)
 	}
-	// The record is made before the client can see the end of the response (the last
-	// bytes are still buffered, or the connection still open), so a client that reads
-	// the truth after a response always finds that response in it.
-	rec.End = time.Now()
-	if s.bot != nil && h != nil {
-		s.bot.end(rec.IP, h, pk, rec.End)
-	}
-	s.truth.record(rec)
-	if reset {
-		resetConn(w)
-	}
+	x.finish(0) // only if an answer gave up before sending anything
 }
 
 // Header values shared by every response (never mutated).
@@ -233,12 +246,16 @@ var (
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
 
 // servePage renders p and sends it, applying p's fault and conditional GET.
-func (s *Sandbox) servePage(w http.ResponseWriter, r *http.Request, p page) (int, string) {
-	fault := s.web.faultOf(p)
+func (s *Sandbox) servePage(w http.ResponseWriter, r *http.Request, p page, x *exchange) {
+	fault := x.rec.Fault
 	switch fault {
+	case FaultReset:
+		x.finish(0)
+		resetConn(w)
+		return
 	case FaultSlow:
 		if !sleepCtx(r.Context(), s.cfg.Faults.SlowFirstByte) {
-			return 0, fault // the client gave up first
+			return // the client gave up first
 		}
 	}
 	bp := bufPool.Get().(*[]byte)
@@ -270,19 +287,22 @@ func (s *Sandbox) servePage(w http.ResponseWriter, r *http.Request, p page) (int
 		hdr["Retry-After"] = []string{strconv.Itoa(resp.retryAfter)}
 	}
 	if resp.status == http.StatusOK && notModified(r, resp) {
+		x.finish(http.StatusNotModified)
 		w.WriteHeader(http.StatusNotModified)
-		return http.StatusNotModified, fault
+		return
 	}
 	switch fault {
 	case FaultTrickle:
-		return s.trickle(w, r, resp), fault
+		s.trickle(w, r, resp, x)
+		return
 	case FaultHuge:
-		return s.streamHuge(w, r, p), fault
+		s.streamHuge(w, r, p, x)
+		return
 	}
 	hdr["Content-Length"] = []string{strconv.Itoa(len(resp.body))}
+	x.finish(resp.status)
 	w.WriteHeader(resp.status)
 	w.Write(resp.body) //nolint:errcheck // the client may be gone
-	return resp.status, fault
 }
 
 // notModified implements conditional GET: If-None-Match (weak comparison) wins over

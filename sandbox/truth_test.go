@@ -109,6 +109,7 @@ func TestTruthEndpointReflectsExactlyWhatHappened(t *testing.T) {
 }
 
 func TestTruthChangesAreRealTimes(t *testing.T) {
+	t.Parallel()
 	sb := sbStart(t, func(c *Config) { c.Scale = 86400 }) // a web day per real second
 	w := sb.Web()
 	var url string
@@ -135,6 +136,7 @@ func TestTruthChangesAreRealTimes(t *testing.T) {
 }
 
 func TestConditionalGet(t *testing.T) {
+	t.Parallel()
 	sb := sbStart(t, func(c *Config) {
 		c.Scale = 86400 / 8 // a web day every 8 real seconds
 		c.AntiBot.Enabled = false
