@@ -121,17 +121,23 @@ func TestDNSLatencyAndQueryCounts(t *testing.T) {
 	const lo, hi = 30 * time.Millisecond, 90 * time.Millisecond
 	sb := sbStart(t, func(c *Config) { c.DNS.LatencyMin, c.DNS.LatencyMax = lo, hi })
 	names := sb.Info().Sites[0].Hosts
-	rtts := make([]time.Duration, 40)
-	errs := make([]error, 40)
+	// Four lanes of ten queries in a row: quick, yet a CPU stall on a loaded machine
+	// can only bunch up the few queries in flight at that moment, not all of them.
+	const lanes, perLane = 4, 10
+	rtts := make([]time.Duration, lanes*perLane)
+	errs := make([]error, lanes*perLane)
 	sent := map[string]int{}
-	var wg sync.WaitGroup
 	for i := range rtts {
-		name := names[i%len(names)]
-		sent[name]++
+		sent[names[i%len(names)]]++
+	}
+	var wg sync.WaitGroup
+	for l := 0; l < lanes; l++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, rtts[i], errs[i] = dnsQuery(t, sb, "udp", name, dns.TypeA, 10*time.Second)
+			for i := l; i < len(rtts); i += lanes {
+				_, rtts[i], errs[i] = dnsQuery(t, sb, "udp", names[i%len(names)], dns.TypeA, 10*time.Second)
+			}
 		}()
 	}
 	wg.Wait()
