@@ -48,7 +48,8 @@ func (s *tmuxSession) waitFor(what string, ok func(screen string) bool) string {
 			return scr
 		}
 		if time.Now().After(deadline) {
-			s.t.Fatalf("timed out waiting for %s; screen:\n%s", what, scr)
+			alt, _ := exec.Command("tmux", "-S", s.sock, "display-message", "-p", "-t", s.name, "#{alternate_on} #{pane_dead}").Output()
+			s.t.Fatalf("timed out waiting for %s; alternate screen, pane dead: %s; screen:\n%s", what, strings.TrimSpace(string(alt)), scr)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/mattn/go-runewidth"
 )
 
 // helpOverlay is the ? screen: every key of the keymap (global, navigation, each
@@ -141,7 +140,7 @@ func (h *helpOverlay) view(m *Model, height int) string {
 	keyW := 0
 	for _, e := range entries {
 		if e.key != "" {
-			keyW = max(keyW, runewidth.StringWidth(e.key))
+			keyW = max(keyW, cellWidth(e.key))
 		}
 	}
 	keyW = min(keyW, colW/2)

@@ -5,7 +5,6 @@ import (
 	"unicode"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/mattn/go-runewidth"
 
 	"github.com/crawlconsole/crawlconsole/themes"
 )
@@ -86,9 +85,9 @@ func (in *lineInput) update(msg tea.KeyMsg) bool {
 func (in *lineInput) view(st *themes.Styles, width int) string {
 	text := string(in.value)
 	before := string(in.value[:in.pos])
-	avail := width - runewidth.StringWidth(in.prompt) - 1
+	avail := width - cellWidth(in.prompt) - 1
 	// Scroll: drop leading runes until the cursor fits.
-	for avail > 0 && runewidth.StringWidth(before) > avail {
+	for avail > 0 && cellWidth(before) > avail {
 		_, sz := firstRune(before)
 		before, text = before[sz:], text[sz:]
 	}

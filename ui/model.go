@@ -84,6 +84,11 @@ type Model struct {
 	dialog *dialog
 	status statusLine
 	tabs   []tabSpan // x ranges of the tabs, for mouse clicks
+
+	// frame is the last View. Bubble Tea asks for a View after every message; a
+	// refresh tick changes nothing on screen (the snapshot it pulls does), so the
+	// tick's View is this string again. Every other message clears it.
+	frame string
 }
 
 // NewModel builds a console over ctrl that renders with r (for SSH, the session's
@@ -150,6 +155,9 @@ func (m *Model) setStatus(text string, isErr bool) {
 
 // Update routes one message. It never blocks: engine calls are returned as Cmds.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if _, tick := msg.(tickMsg); !tick {
+		m.frame = ""
+	}
 	switch msg := msg.(type) {
 	case tickMsg:
 		return m, tea.Batch(m.tick(), m.fetch())

@@ -176,7 +176,7 @@ func sessionHandler(ctrl engine.Control, base Options) bubbletea.Handler {
 		}
 		m := newModel(ctrl, o, bubbletea.MakeRenderer(s))
 		// Signals are the server's (Serve stops on its ctx), not each session's.
-		popts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithoutSignalHandler()}
+		popts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithoutSignalHandler(), tea.WithFPS(30)}
 		if o.Mouse {
 			popts = append(popts, tea.WithMouseCellMotion())
 		}

@@ -76,25 +76,60 @@ func (l *listView) position(n int) string {
 	return strconv.Itoa(l.cursor+1) + "/" + strconv.Itoa(n)
 }
 
+// cellWidth is how many terminal cells s takes. Rows are mostly ASCII (hosts, URLs,
+// figures), which is one cell a byte; only other text pays for grapheme analysis,
+// which would otherwise dominate a frame.
+func cellWidth(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return runewidth.StringWidth(s)
+		}
+	}
+	return len(s)
+}
+
+// truncate cuts s to w cells, ending in "…".
+func truncate(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return runewidth.Truncate(s, w, "…")
+		}
+	}
+	return s[:w-1] + "…"
+}
+
 // fit pads or truncates s to exactly w cells (with "…" when cut).
 func fit(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	sw := runewidth.StringWidth(s)
+	sw := cellWidth(s)
 	if sw > w {
-		return runewidth.Truncate(s, w, "…")
+		return truncate(s, w)
 	}
-	return s + strings.Repeat(" ", w-sw)
+	return s + spaces(w-sw)
 }
 
 // fitRight right-aligns s in w cells.
 func fitRight(s string, w int) string {
-	sw := runewidth.StringWidth(s)
+	sw := cellWidth(s)
 	if sw > w {
-		return runewidth.Truncate(s, w, "…")
+		return truncate(s, w)
 	}
-	return strings.Repeat(" ", w-sw) + s
+	return spaces(w-sw) + s
+}
+
+const blanks = "                                                                                                                                "
+
+// spaces returns n spaces without allocating for the usual short runs.
+func spaces(n int) string {
+	if n <= len(blanks) {
+		return blanks[:max(n, 0)]
+	}
+	return strings.Repeat(" ", n)
 }
 
 // egressWidth is the width of an EGRESS column that fits every name in names (the
@@ -102,7 +137,7 @@ func fitRight(s string, w int) string {
 func egressWidth[T any](items []T, name func(*T) string) int {
 	w := 6
 	for i := range items {
-		w = max(w, runewidth.StringWidth(name(&items[i])))
+		w = max(w, cellWidth(name(&items[i])))
 	}
 	return min(w, 21)
 }
@@ -186,7 +221,7 @@ func tableRow(st *themes.Styles, cols []column, cells []string, width int, selec
 		b.WriteString(cell)
 	}
 	if used < width {
-		b.WriteString(strings.Repeat(" ", width-used))
+		b.WriteString(spaces(width - used))
 	}
 	if selected {
 		return st.Selected.Render(b.String())

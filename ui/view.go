@@ -8,7 +8,6 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/mattn/go-runewidth"
 
 	"github.com/crawlconsole/crawlconsole/engine"
 )
@@ -18,6 +17,13 @@ type tabSpan struct{ pane, from, to int }
 
 // View draws the whole screen: exactly height lines of at most width cells.
 func (m *Model) View() string {
+	if m.frame == "" {
+		m.frame = m.render()
+	}
+	return m.frame
+}
+
+func (m *Model) render() string {
 	if m.width == 0 || m.height == 0 {
 		return "" // no size yet
 	}
@@ -113,7 +119,7 @@ func (m *Model) headerView(b *strings.Builder) {
 		up = shortDuration(now.Sub(s.StartedAt))
 	}
 	right := "  up " + up + " "
-	sparkW := m.width - runewidth.StringWidth(left) - len(rate) - len(right)
+	sparkW := m.width - cellWidth(left) - len(rate) - len(right)
 	b.WriteString(leftStyled)
 	b.WriteString(st.Value.Render(rate))
 	if sparkW > 0 {
@@ -208,7 +214,7 @@ func (m *Model) tabsView() string {
 		}
 		b.WriteString(" ")
 		x++
-		w := runewidth.StringWidth(cell)
+		w := cellWidth(cell)
 		m.tabs = append(m.tabs, tabSpan{pane: i, from: x, to: x + w})
 		b.WriteString(style.Render(cell))
 		x += w
@@ -218,7 +224,7 @@ func (m *Model) tabsView() string {
 		right = "filter " + strconv.Quote(f.String()) + "  " + right
 	}
 	right += " "
-	gap := m.width - x - runewidth.StringWidth(right)
+	gap := m.width - x - cellWidth(right)
 	if gap > 0 {
 		b.WriteString(strings.Repeat(" ", gap))
 		b.WriteString(st.Muted.Render(right))
@@ -274,7 +280,7 @@ func (m *Model) hintView() string {
 	}
 	// Help and quit always show, at the right; the rest as many as fit.
 	tail := m.shortHelp([]key.Binding{km.Help, km.Quit}, m.width)
-	tailW := 2 + runewidth.StringWidth(km.Help.Help().Key+km.Help.Help().Desc+km.Quit.Help().Key+km.Quit.Help().Desc) + 4
+	tailW := 2 + cellWidth(km.Help.Help().Key+km.Help.Help().Desc+km.Quit.Help().Key+km.Quit.Help().Desc) + 4
 	head := m.shortHelp(append(m.panes[m.active].ShortHelp(),
 		km.Pause, km.Filter, km.Command, km.Rebalance, km.Freeze, km.NextPane), m.width-tailW)
 	return head + strings.Repeat(" ", max(m.width-lipgloss.Width(head)-tailW, 0)) + tail
@@ -287,7 +293,7 @@ func (m *Model) shortHelp(bs []key.Binding, width int) string {
 	used := 0
 	for _, k := range bs {
 		h := k.Help()
-		w := 1 + runewidth.StringWidth(h.Key) + 1 + runewidth.StringWidth(h.Desc) + 1
+		w := 1 + cellWidth(h.Key) + 1 + cellWidth(h.Desc) + 1
 		if used+w > width {
 			break
 		}

@@ -1,0 +1,35 @@
+package ui
+
+import (
+	"io"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"github.com/crawlconsole/crawlconsole/ui/fake"
+)
+
+// BenchmarkFrame is one snapshot -> Update -> View with 1000 lanes at 120×40, per
+// pane (go run ./bench console reports the same figure with a baseline).
+func BenchmarkFrame(b *testing.B) {
+	for i, pane := range []string{"lanes", "groups", "log"} {
+		b.Run(pane, func(b *testing.B) {
+			ctrl := fake.New(fake.Config{Lanes: 1000, Events: 1000})
+			r := lipgloss.NewRenderer(io.Discard)
+			r.SetColorProfile(termenv.TrueColor)
+			m := newModel(ctrl, Options{Clock: fixedClock}, r)
+			m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+			m.Update(SnapshotMsg{Snapshot: ctrl.Snapshot()})
+			m.Update(eventsMsg{events: ctrl.EventsSince(0, 1000)})
+			m.setActive(i)
+			b.ReportAllocs()
+			for b.Loop() {
+				ctrl.Tick()
+				m.Update(SnapshotMsg{Snapshot: ctrl.Snapshot()})
+				_ = m.View()
+			}
+		})
+	}
+}
