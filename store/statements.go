@@ -46,7 +46,7 @@ func prepareStatements(ctx context.Context, conn *sql.Conn) (*statements, error)
 	// The unique index on url settles dedupe; DO NOTHING leaves changes() at 0 for a
 	// known URL, which is how AddURLs tells new from known.
 	prep(&st.insertURL, `INSERT INTO urls(url, host, parent_hash, depth, class, site, keyword,
-		state, lane, discovered_at, updated_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		state, lane, discovered_at, updated_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)
 		ON CONFLICT(url) DO NOTHING`)
 	prep(&st.setState, `UPDATE urls SET state = ?1, lane = ?2, err_kind = ?3,
 		attempts = attempts + (?1 = 1), updated_at = ?4 WHERE url = ?5`)

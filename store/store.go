@@ -135,8 +135,15 @@ func (s *Store) open() error {
 		conn.Close()
 		return fmt.Errorf("store: open %s: journal mode is %q, want wal", s.path, mode)
 	}
-	// Keep the WAL file from staying huge after a burst once it is checkpointed.
-	if _, err := conn.ExecContext(ctx, "PRAGMA journal_size_limit = 67108864"); err != nil {
+	// temp_store=MEMORY: statements that may abort half-way inside our batch
+	// transaction (every insert can hit a constraint) keep a statement journal of the
+	// pages they touch; on disk that was ~40 KB of temp-file writes per stored page, in
+	// memory it is a memcpy. wal_autocheckpoint=4096 pages (16 MiB, default 4 MiB): a
+	// checkpoint copies each page once however often batches rewrote it, and its fsync
+	// stalls the writer, so fewer larger ones cut both (measured ~35% faster writes).
+	// journal_size_limit: the WAL file shrinks back after a burst is checkpointed.
+	if _, err := conn.ExecContext(ctx, "PRAGMA temp_store = MEMORY; PRAGMA wal_autocheckpoint = 4096; "+
+		"PRAGMA journal_size_limit = 67108864"); err != nil {
 		conn.Close()
 		return fmt.Errorf("store: open %s: %w", s.path, err)
 	}

@@ -36,7 +36,7 @@ func (w *writer) insertURLs(urls []URL, st State, now int64, out []linkOutcome) 
 	for i := range urls {
 		u := &urls[i]
 		res, err := w.st.insertURL.ExecContext(w.ctx, u.URL, u.Host, int64(u.ParentHash), u.Depth,
-			u.Class, u.Site, u.Keyword, int(st), u.Lane, now, now)
+			u.Class, u.Site, u.Keyword, int(st), u.Lane, now)
 		if err != nil {
 			return out, err
 		}
