@@ -92,8 +92,8 @@ type Model struct {
 }
 
 // NewModel builds a console over ctrl that renders with r (for SSH, the session's
-// renderer from bubbletea.MakeRenderer; locally, one on the terminal). Styles are
-// built here, once per renderer.
+// renderer from bubbletea.MakeRenderer; locally, one on the terminal; nil means
+// lipgloss's default renderer on stdout). Styles are built here, once per renderer.
 func NewModel(ctrl engine.Control, opts Options, r *lipgloss.Renderer) tea.Model {
 	return newModel(ctrl, opts, r)
 }

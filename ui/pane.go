@@ -40,15 +40,15 @@ type Pane interface {
 // paneSpec is a registered pane: its place in the tab order and its constructor.
 type paneSpec struct {
 	order int
-	make  func(*Common) Pane
+	build func(*Common) Pane
 }
 
 var paneSpecs []paneSpec
 
 // registerPane adds a pane to every console built afterwards. order fixes the tab
 // order (Lanes 10, Groups 20, Log 30; later panes pick their own). Call from init.
-func registerPane(order int, make func(*Common) Pane) {
-	paneSpecs = append(paneSpecs, paneSpec{order: order, make: make})
+func registerPane(order int, build func(*Common) Pane) {
+	paneSpecs = append(paneSpecs, paneSpec{order: order, build: build})
 	sort.SliceStable(paneSpecs, func(i, j int) bool { return paneSpecs[i].order < paneSpecs[j].order })
 }
 
@@ -56,7 +56,7 @@ func registerPane(order int, make func(*Common) Pane) {
 func newPanes(c *Common) []Pane {
 	out := make([]Pane, len(paneSpecs))
 	for i, s := range paneSpecs {
-		out[i] = s.make(c)
+		out[i] = s.build(c)
 	}
 	return out
 }
