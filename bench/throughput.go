@@ -1,0 +1,285 @@
+package main
+
+// Benchmark "throughput": pages per second of a crawlconsole crawl against bare colly,
+// in the same process, over the same sandbox pages (issue 3, item 8). Goal:
+// ratio_vs_colly >= 0.9.
+//
+//	go run ./bench throughput [-hosts 240] [-par 16] [-reps 3] [-robots=true]
+//	                          [-only crawlconsole|colly] [-cpuprofile FILE]
+//
+// Both crawl the whole sandbox from its sites' entry pages to completion, following
+// links inside the sandbox's hosts, with the same parallelism and every delay and
+// politeness cap off: crawlconsole with lanes.max = par, delay 0..0, host cap 0;
+// colly Async with LimitRule{DomainGlob: "*", Parallelism: par} (one semaphore for all
+// hosts) and its visited-set dedupe. robots.txt is honoured by both or by neither.
+// Anti-bot rule, faults, dead hosts and Crawl-delay are off in the sandbox, DNS answers
+// within 0.2 ms. crawlconsole keeps what it fetches in its SQLite store (batched
+// writer) in a temporary directory; colly keeps nothing. Runs alternate (A B B A A B
+// ...) to cancel drift on a shared machine; the medians are reported.
+//
+// M1 lanes fetch a host serially (one request in flight per host and per parent page
+// on an address) and bind hosts whose pages share a parent to one lane, so the sandbox
+// needs many hosts (default 240, about 60 sites) for 16 lanes to stay busy; colly
+// fetches up to par pages of one host at once.
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"runtime/pprof"
+	"sync/atomic"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/sandbox"
+)
+
+func init() { register("throughput", runThroughput) }
+
+// throughputRun is one timed crawl of the sandbox.
+type throughputRun struct {
+	crawler string
+	pages   int // pages the sandbox served with 200 (robots.txt excluded)
+	unique  int
+	reqs    int
+	wall    time.Duration
+	note    string
+}
+
+func (r throughputRun) rate() float64 { return float64(r.pages) / r.wall.Seconds() }
+
+const (
+	crawlerCC    = "crawlconsole"
+	crawlerColly = "colly"
+)
+
+func runThroughput(args []string) (map[string]any, error) {
+	fs := flag.NewFlagSet("throughput", flag.ContinueOnError)
+	hosts := fs.Int("hosts", 240, "sandbox virtual hosts")
+	par := fs.Int("par", 16, "parallelism of both crawlers (crawlconsole lanes, colly LimitRule)")
+	reps := fs.Int("reps", 3, "timed crawls per crawler")
+	robots := fs.Bool("robots", true, "both crawlers honour robots.txt")
+	only := fs.String("only", "", "run only this crawler (crawlconsole or colly), e.g. to profile it")
+	ceilingD := fs.Duration("ceiling-d", 3*time.Second, "duration of the sandbox ceiling measurement")
+	timeout := fs.Duration("timeout", 3*time.Minute, "give up on a crawl after this long")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed crawls to this file")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if *par < 1 || *reps < 1 || *hosts < 2 {
+		return nil, errors.New("-par and -reps must be positive, -hosts at least 2")
+	}
+	if *only != "" && *only != crawlerCC && *only != crawlerColly {
+		return nil, fmt.Errorf("-only %q: want %s or %s", *only, crawlerCC, crawlerColly)
+	}
+	cfg := crawlSandboxConfig(*hosts, 1)
+	cfg.AntiBot.Enabled = false
+	sb, err := sandbox.Start(cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer sb.Close()
+	seeds := crawlSeeds(sb)
+
+	robotsNote := "honoured by both"
+	if !*robots {
+		robotsNote = "ignored by both (/private/ pages fetched too)"
+	}
+	fmt.Printf("throughput: sandbox of %d hosts in %d sites (anti-bot, faults, dead hosts, Crawl-delay off; DNS ≤ 0.2 ms), robots.txt %s\n",
+		*hosts, len(seeds), robotsNote)
+	fmt.Printf("  crawlconsole: %d lanes, delay 0..0, host cap off, 1 egress (direct), SQLite store in a temp dir\n", *par)
+	fmt.Printf("  colly %s: Async, LimitRule{DomainGlob: \"*\", Parallelism: %d}, AllowedDomains = sandbox hosts, visited-set dedupe,\n"+
+		"    transport pooled like crawlconsole's (512 idle, 8 per host), names from the sandbox DNS\n", collyVersion(), *par)
+	fmt.Printf("  GOMAXPROCS %d, %s, load average %s\n", runtime.GOMAXPROCS(0), runtime.Version(), sandboxLoadAverage())
+
+	ceiling, err := measureCeiling(sb, *ceilingD, *par)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox ceiling: %w", err)
+	}
+	fmt.Printf("  sandbox ceiling (Go keep-alive client, %d connections, small articles): %.0f pages/s\n\n", *par, ceiling)
+
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return nil, err
+		}
+		defer pprof.StopCPUProfile()
+	}
+
+	crawl := func(name string) (throughputRun, error) {
+		_, mark := sb.Truth().RequestsSince(1 << 62)
+		var wall time.Duration
+		var note string
+		var err error
+		if name == crawlerCC {
+			wall, note, err = throughputCrawlconsole(sb, seeds, *par, *robots, *timeout)
+		} else {
+			wall, note, err = throughputColly(sb, seeds, *par, *robots, *timeout)
+		}
+		if err != nil {
+			return throughputRun{}, fmt.Errorf("%s: %w", name, err)
+		}
+		a := crawlAccountSince(sb, mark, 0)
+		return throughputRun{crawler: name, pages: a.pages, unique: a.unique, reqs: a.requests, wall: wall, note: note}, nil
+	}
+	fmt.Printf("%-4s %-13s %7s %7s %9s %9s  %s\n", "run", "crawler", "pages", "unique", "wall s", "pages/s", "notes")
+	var runs []throughputRun
+	for i := 0; i < *reps; i++ {
+		order := []string{crawlerCC, crawlerColly}
+		if i%2 == 1 {
+			order = []string{crawlerColly, crawlerCC}
+		}
+		for _, name := range order {
+			if *only != "" && name != *only {
+				continue
+			}
+			r, err := crawl(name)
+			if err != nil {
+				return nil, err
+			}
+			runs = append(runs, r)
+			fmt.Printf("%-4d %-13s %7d %7d %9.2f %9.0f  %s\n", len(runs), r.crawler, r.pages, r.unique, r.wall.Seconds(), r.rate(), r.note)
+		}
+	}
+
+	var ccRates, collyRates []float64
+	pages := map[string]int{}
+	for _, r := range runs {
+		if r.crawler == crawlerCC {
+			ccRates = append(ccRates, r.rate())
+		} else {
+			collyRates = append(collyRates, r.rate())
+		}
+		pages[r.crawler] = r.unique
+	}
+	cc, co := crawlMedian(ccRates), crawlMedian(collyRates)
+	var ratio any
+	fmt.Println()
+	fmt.Printf("%-34s %10s\n", "median over runs", "pages/s")
+	fmt.Printf("%-34s %10.0f\n", "crawlconsole", cc)
+	fmt.Printf("%-34s %10.0f\n", "colly", co)
+	if cc > 0 && co > 0 {
+		ratio = crawlRound(cc/co, 3)
+		fmt.Printf("%-34s %10.3f   (goal ≥ 0.9)\n", "ratio crawlconsole / colly", cc/co)
+	}
+	fmt.Printf("%-34s %10.0f\n", "sandbox ceiling", ceiling)
+	if pages[crawlerCC] > 0 && pages[crawlerColly] > 0 && pages[crawlerCC] != pages[crawlerColly] {
+		fmt.Printf("note: the crawlers fetched different page sets: %d vs %d distinct URLs\n", pages[crawlerCC], pages[crawlerColly])
+	}
+	return map[string]any{
+		"pages_per_s":         crawlRound(cc, 1),
+		"colly_pages_per_s":   crawlRound(co, 1),
+		"ratio_vs_colly":      ratio,
+		"ceiling_pages_per_s": crawlRound(ceiling, 1),
+		"pages":               max(pages[crawlerCC], pages[crawlerColly]),
+		"hosts":               *hosts,
+		"parallelism":         *par,
+		"reps":                *reps,
+		"robots":              *robots,
+		"gomaxprocs":          runtime.GOMAXPROCS(0),
+	}, nil
+}
+
+// throughputCrawlconsole crawls the sandbox to completion with every delay off and
+// returns the time from Start to the crawl running dry (the store's last writes are
+// committed by Close, timed apart in the note).
+func throughputCrawlconsole(sb *sandbox.Sandbox, seeds []string, par int, robots bool, timeout time.Duration) (time.Duration, string, error) {
+	dir, err := os.MkdirTemp("", "bench-throughput-")
+	if err != nil {
+		return 0, "", err
+	}
+	defer os.RemoveAll(dir)
+	o := engine.DefaultOptions()
+	o.Seeds = seeds
+	o.DB = filepath.Join(dir, "crawl.db")
+	o.DNSServers = []string{sb.DNSAddr()}
+	o.AllowPrivate = []string{"127.0.0.0/8"}
+	o.Lanes.Max = par
+	o.Lanes.DelayMin, o.Lanes.DelayMax = 0, 0
+	o.HostRate = 0
+	o.Robots = robots
+	e, err := engine.New(o)
+	if err != nil {
+		return 0, "", err
+	}
+	start := time.Now()
+	if err := e.Start(); err != nil {
+		e.Close()
+		return 0, "", err
+	}
+	select {
+	case <-e.Done():
+	case <-time.After(timeout):
+		e.Close()
+		return 0, "", fmt.Errorf("crawl not done after %v", timeout)
+	}
+	wall := time.Since(start)
+	st := e.Stats()
+	closeStart := time.Now()
+	if err := e.Close(); err != nil {
+		return 0, "", err
+	}
+	errs := int64(0)
+	for k, v := range st.Errors {
+		if k != fetch.KindRobots {
+			errs += v
+		}
+	}
+	return wall, fmt.Sprintf("lanes peak %d, errors %d, close %.2fs", st.LanesPeak, errs, time.Since(closeStart).Seconds()), nil
+}
+
+// throughputColly crawls the sandbox to completion with bare colly.
+func throughputColly(sb *sandbox.Sandbox, seeds []string, par int, robots bool, timeout time.Duration) (time.Duration, string, error) {
+	c := colly.NewCollector(colly.Async(true), colly.AllowedDomains(crawlHosts(sb)...))
+	c.IgnoreRobotsTxt = !robots
+	tr := crawlTransport(sb.DNSAddr(), netip.Addr{})
+	defer tr.CloseIdleConnections()
+	c.WithTransport(tr)
+	if err := c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: par}); err != nil {
+		return 0, "", err
+	}
+	var errs atomic.Int64
+	c.OnError(func(*colly.Response, error) { errs.Add(1) })
+	c.OnHTML("a[href]", func(e *colly.HTMLElement) {
+		e.Request.Visit(e.Attr("href")) //nolint:errcheck // visited, filtered or disallowed links are expected
+	})
+	start := time.Now()
+	for _, s := range seeds {
+		var visited *colly.AlreadyVisitedError
+		if err := c.Visit(s); err != nil && !errors.As(err, &visited) { // a link from an earlier seed may have got there first
+			return 0, "", err
+		}
+	}
+	done := make(chan struct{})
+	go func() { c.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(timeout):
+		return 0, "", fmt.Errorf("crawl not done after %v", timeout)
+	}
+	return time.Since(start), fmt.Sprintf("errors %d", errs.Load()), nil
+}
+
+// collyVersion is the colly module version this binary was built with.
+func collyVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "github.com/gocolly/colly/v2" {
+				return d.Version
+			}
+		}
+	}
+	return "v2"
+}
