@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -189,8 +190,8 @@ func sparkline(h []float64, w int) string {
 	for _, v := range h {
 		i := 0
 		if peak > 0 && v > 0 {
-			i = 1 + int(v/peak*float64(len(sparkRunes)-2)+0.5)
-			i = min(i, len(sparkRunes)-1)
+			// Eighths of the peak, rounded up: any activity shows.
+			i = min(max(int(math.Ceil(v/peak*8)), 1), len(sparkRunes)-1)
 		}
 		out = append(out, sparkRunes[i])
 	}
