@@ -9,42 +9,85 @@ import (
 
 // EstimatorOptions configure EstimatorPolicy; zero fields take defaults.
 type EstimatorOptions struct {
-	// Budget is the revisit fetches per day to spend over all tracked pages: the
-	// share of the crawl's capacity given to revisits. Required.
+	// Budget is the revisit fetches per page per day, on average over the tracked
+	// pages (revisit.budget; 0.1 is one visit in ten days). The policy spends
+	// budget × pages in all, however that count grows. Required.
 	Budget float64
-	// FloorShare is the least a page gets, as a share of the average per-page
-	// budget, so that pages the optimum would drop are still sampled and their
-	// estimates can recover. Default 0.1.
+	// FloorShare is the least a page gets, as a share of Budget, so that a page the
+	// policy has given up on is still sampled now and then and can be found again.
+	// Default 0.1.
 	FloorShare float64
 	// MaxInterval caps any interval (0: no cap beyond the floor).
 	MaxInterval time.Duration
-	// ResolveEvery re-solves the allocation after this many rate updates
-	// (default: max(32, pages/32)); Resolve forces it.
-	ResolveEvery int
+	// PriorMemory is how fast the learned distribution of change rates follows new
+	// evidence: every page's latest history weighs in once per PriorMemory.
+	// Default 30 days.
+	PriorMemory time.Duration
 }
 
-// EstimatorPolicy estimates each page's change rate from its irregular visit history
-// (EstimateRate) and spends a fixed fetch budget where it buys the most freshness
-// (SolveAllocation). It keeps a histogram of the current rate estimates so that the
-// allocation is solved over a few hundred rate bins, not millions of pages. Safe for
-// concurrent use.
+// EstimatorPolicy spends a fixed fetch budget where it buys the most expected
+// freshness (M2's second policy, selectable as "estimator").
+//
+// Change model and estimator: Cho & Garcia-Molina, "Estimating Frequency of Change"
+// (ACM TOIT 3(3), 2003): each page changes as a Poisson process of rate λ and each
+// visit interval t shows "changed" with probability 1 − e^{−λt}; for irregular visits
+// the likelihood of a history is Π_c (1 − e^{−λ t_c}) Π_u e^{−λ t_u}, whose maximum
+// is the irregular-access estimator (EstimateRate, which also keeps Page.Rate for the
+// console).
+//
+// Allocation: Cho & Garcia-Molina, "Effective Page Refresh Policies for Web Crawlers"
+// (ACM TODS 28(4), 2003): maximise Σ F(λ_i, f_i) subject to Σ f_i = budget; the
+// Lagrange condition is ∂F/∂f_i = μ for every page kept fresh (see Allocation).
+//
+// Why not plug the point estimate into the allocation: with a page visited every ten
+// days, one changed interval says "λ ≳ 0.1/day", equally true of a page changing twice
+// a month (worth visiting every few days) and one changing hourly (not worth visiting
+// at all); and one quiet interval fits both a static page and a slow one. A point
+// estimate picks one reading and the budget follows it, so measured freshness stayed
+// near the fixed-interval baseline (go run ./bench revisit). The policy therefore
+// keeps the uncertainty: it weighs the same likelihood over a grid of rates against
+// the distribution of rates across all pages (learned by online EM from every page's
+// history, so nothing about the web is assumed), and solves the Lagrange condition in
+// expectation, E[∂F/∂f] = μ. A page whose history is ambiguous then gets the visits
+// its chance of being slow is worth, and stops getting them once it is known to be
+// static or hopelessly fast. μ, the price of a fetch, is re-solved from running sums
+// whenever a page is rescheduled (see reprice), so no global solve over millions of
+// pages is ever needed.
+//
+// The allocation is myopic: it values a fetch for the freshness it buys, not for what
+// it teaches. Where that matters most, a page that may or may not change faster than
+// the price allows (the boundary between "visit" and "give up"), the policy probes:
+// the next visit comes after μ days, the interval that best tells the two apart, until
+// the posterior settles. Safe for concurrent use.
 type EstimatorPolicy struct {
 	opts EstimatorOptions
 
 	mu      sync.Mutex
-	bins    [rateBins]float64 // pages per log-rate bin
-	pages   int
-	dirty   int
-	alloc   Allocation
-	solved  bool
-	floorFq float64
+	prior   [rateGridN]float64 // learned share of pages at each grid rate
+	price   float64            // μ, in days; 0 until the first page arrives
+	demand  float64            // Σ Page.Freq over tracked pages
+	pages   int                // tracked pages (Page.Freq > 0)
+	scaled  float64            // Σ Freq·√Price over pages above the floor (see reprice)
+	floored int                // tracked pages at the floor
+	tokens  float64            // probes that may be asked for now
+	refill  time.Time          // when tokens were last topped up
 }
 
-// Rate bins: 32 per decade over [minRate, maxRate] changes per day.
+// The rate grid: 0 (static pages) and 10 log-spaced rates per decade from 1e-3 to 1e2
+// changes per day (once in three years to every quarter hour).
 const (
-	rateBinsPerDecade = 32
-	rateBins          = 8 * rateBinsPerDecade
+	rateGridLo        = 1e-2
+	rateGridDecades   = 4
+	rateGridPerDecade = 10
+	rateGridN         = 1 + rateGridDecades*rateGridPerDecade + 1
 )
+
+var rateGrid = func() (g [rateGridN]float64) {
+	for k := 1; k < rateGridN; k++ {
+		g[k] = rateGridLo * math.Pow(10, float64(k-1)/rateGridPerDecade)
+	}
+	return g
+}()
 
 // longestIntervalDays bounds an interval from a near-zero frequency (about 27 years).
 const longestIntervalDays = 1e4
@@ -52,7 +95,7 @@ const longestIntervalDays = 1e4
 // NewEstimatorPolicy returns an EstimatorPolicy; Budget must be positive.
 func NewEstimatorPolicy(opts EstimatorOptions) (*EstimatorPolicy, error) {
 	if !(opts.Budget > 0) || math.IsInf(opts.Budget, 0) {
-		return nil, errors.New("revisit: estimator policy needs revisit.budget > 0 (fetches per day)")
+		return nil, errors.New("revisit: estimator policy needs revisit.budget > 0 (fetches per page per day)")
 	}
 	if opts.FloorShare <= 0 {
 		opts.FloorShare = 0.1
@@ -60,104 +103,288 @@ func NewEstimatorPolicy(opts EstimatorOptions) (*EstimatorPolicy, error) {
 	if opts.FloorShare >= 1 {
 		return nil, errors.New("revisit: estimator floor share must be below 1")
 	}
-	return &EstimatorPolicy{opts: opts}, nil
+	if opts.PriorMemory <= 0 {
+		opts.PriorMemory = 30 * 24 * time.Hour
+	}
+	e := &EstimatorPolicy{opts: opts}
+	// Before any evidence: a fifth of pages static, the rest spread evenly over the
+	// log-rate grid.
+	e.prior[0] = 0.2
+	for k := 1; k < rateGridN; k++ {
+		e.prior[k] = 0.8 / (rateGridN - 1)
+	}
+	return e, nil
 }
 
 // Name returns "estimator".
 func (e *EstimatorPolicy) Name() string { return PolicyEstimator }
 
-// Reschedule re-estimates p's change rate, records it in p.Rate and the policy's
-// histogram, and returns 1/f where f is the page's share of the budget.
-func (e *EstimatorPolicy) Reschedule(p *Page, _ time.Time) time.Duration {
-	rate := EstimateRate(p.History)
-	var span time.Duration
-	for _, v := range p.History {
-		span += v.Interval
-	}
-	if span <= 0 {
+// Reschedule updates p's rate posterior and its share of the budget (p.Freq), and
+// returns the interval 1/p.Freq.
+func (e *EstimatorPolicy) Reschedule(p *Page, now time.Time) time.Duration {
+	if len(p.History) == 0 {
 		return 0
 	}
-	// No change seen yet: the rate is below ~1/span; take half a change over the span
-	// so that the page keeps a finite claim on the budget.
-	if floor := 0.5 / days(span); rate < floor {
-		rate = floor
-	}
-	rate = math.Min(math.Max(rate, minRate), maxRate)
+	var logl [rateGridN]float64
+	historyLogLikelihood(p.History, &logl)
+	p.Rate = EstimateRate(p.History)
 
-	e.mu.Lock()
-	if p.Rate > 0 {
-		e.bins[rateBin(p.Rate)]--
-		e.pages--
-	}
-	e.bins[rateBin(rate)]++
-	e.pages++
-	p.Rate = rate
-	e.dirty++
-	every := e.opts.ResolveEvery
-	if every <= 0 {
-		every = max(32, e.pages/32)
-	}
-	if !e.solved || e.dirty >= every {
-		e.resolveLocked()
-	}
-	f := e.alloc.Freq(rate)
-	e.mu.Unlock()
-
-	d := 1 / f // days
-	if !(d < longestIntervalDays) {
-		d = longestIntervalDays
-	}
-	interval := time.Duration(d * float64(24*time.Hour))
-	if e.opts.MaxInterval > 0 && interval > e.opts.MaxInterval {
-		interval = e.opts.MaxInterval
-	}
-	return interval
-}
-
-// Forget removes p from the rate histogram.
-func (e *EstimatorPolicy) Forget(p *Page) {
-	if p.Rate <= 0 {
-		return
-	}
-	e.mu.Lock()
-	e.bins[rateBin(p.Rate)]--
-	e.pages--
-	e.dirty++
-	e.mu.Unlock()
-	p.Rate = 0
-}
-
-// Resolve re-solves the allocation now (the engine may call it on each scheduler
-// tick) and returns it.
-func (e *EstimatorPolicy) Resolve() Allocation {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.resolveLocked()
-	return e.alloc
+	var post [rateGridN]float64
+	posterior(&e.prior, &logl, &post)
+
+	e.untrackLocked(p)
+	e.pages++
+	// Online EM: the population prior moves towards this page's posterior, in
+	// proportion to the time this visit covered, so each page weighs in about once
+	// per PriorMemory whatever its visit rate.
+	last := days(p.History[len(p.History)-1].Interval)
+	eta := math.Min(0.05, last/(float64(e.pages)*days(e.opts.PriorMemory)))
+	for k := range e.prior {
+		e.prior[k] = (1-eta)*e.prior[k] + eta*post[k]
+	}
+	if e.price == 0 {
+		// First page: price the budget as if it were at the prior.
+		e.price = expectedMarginal(&e.prior, e.opts.Budget)
+	}
+	floor := e.floorLocked()
+	f := freqAtPrice(&post, e.price)
+	if f > floor {
+		p.Freq, p.Price = f, e.price
+		e.scaled += f * math.Sqrt(e.price)
+	} else {
+		p.Freq, p.Price = floor, 0
+		e.floored++
+	}
+	e.demand += p.Freq
+	interval := 1 / p.Freq // days
+	// Probe a page that sits on the boundary: is it slower than 1/μ (worth visiting)
+	// or faster (not)? An interval of μ days tells them apart best.
+	fast := 0.0
+	for k, lambda := range rateGrid {
+		if lambda*e.price >= 1 {
+			fast += post[k]
+		}
+	}
+	e.refillLocked(now)
+	if fast > probeLo && fast < probeHi && e.price < interval && e.tokens >= 1 &&
+		p.Probes < 2*maxProbes && probeVisits(p.History, e.price) < maxProbes {
+		interval = e.price
+		p.Probes++
+		e.tokens--
+	}
+	e.repriceLocked()
+
+	if !(interval < longestIntervalDays) {
+		interval = longestIntervalDays
+	}
+	d := time.Duration(interval * float64(24*time.Hour))
+	if e.opts.MaxInterval > 0 && d > e.opts.MaxInterval {
+		d = e.opts.MaxInterval
+	}
+	return d
 }
 
-// resolveLocked solves the allocation over the histogram's bin centres.
-func (e *EstimatorPolicy) resolveLocked() {
-	if e.pages <= 0 {
-		e.alloc, e.solved = Allocation{Mu: math.Inf(1)}, false
+// A page is probed while the posterior chance that it changes too fast to be worth
+// visiting is between probeLo and probeHi, until maxProbes short visits are in its
+// history. A probe the crawler could not make on time (a backlog) teaches little and
+// is asked again, but at most 2×maxProbes times in all: unbounded probing would itself
+// make the backlog.
+const (
+	probeLo   = 0.2
+	probeHi   = 0.8
+	maxProbes = 2
+)
+
+// target is the fetches per day the tracked pages may spend in all: the per-page
+// budget less a little headroom, so that a backlog (a burst of due pages) drains
+// instead of lasting forever, as it would in a queue loaded to exactly its capacity.
+func (e *EstimatorPolicy) target() float64 {
+	return budgetHeadroom * e.opts.Budget * float64(e.pages)
+}
+
+// budgetHeadroom is the share of the budget the plan uses.
+const budgetHeadroom = 0.95
+
+// floorLocked is the least frequency a tracked page gets.
+func (e *EstimatorPolicy) floorLocked() float64 {
+	return e.opts.FloorShare * e.opts.Budget
+}
+
+// untrackLocked removes p's share from the running sums.
+func (e *EstimatorPolicy) untrackLocked(p *Page) {
+	if p.Freq <= 0 {
 		return
 	}
-	rates := make([]float64, rateBins)
-	for i := range rates {
-		rates[i] = rateBinCentre(i)
+	e.pages--
+	e.demand -= p.Freq
+	if p.Price > 0 {
+		e.scaled -= p.Freq * math.Sqrt(p.Price)
+	} else {
+		e.floored--
 	}
-	e.floorFq = e.opts.FloorShare * e.opts.Budget / float64(e.pages)
-	e.alloc = SolveAllocation(rates, e.bins[:], e.opts.Budget, e.floorFq)
-	e.solved, e.dirty = true, 0
+	p.Freq, p.Price = 0, 0
 }
 
-// rateBin maps a rate (changes/day) to its histogram bin.
-func rateBin(rate float64) int {
-	i := int(math.Floor(math.Log10(rate/minRate) * rateBinsPerDecade))
-	return min(max(i, 0), rateBins-1)
+// repriceLocked re-solves μ so that the pages' frequencies meet the budget. Far below
+// the cut-off a page's optimal frequency is f = √(λ/2μ) (g(r) ≈ r²/2), so a frequency
+// f_i set at price μ_i is about f_i·√(μ_i/μ) at price μ, and the budget is met at
+//
+//	μ = (Σ f_i √μ_i / (budget − floored pages × floor))²
+//
+// which the running sum scaled gives at once. Near the cut-off the law is only
+// approximate; each page is re-solved exactly at its next visit.
+func (e *EstimatorPolicy) repriceLocked() {
+	free := e.target() - float64(e.floored)*e.floorLocked()
+	if free <= 0 || e.scaled <= 0 {
+		e.price = math.Min(1e9, math.Max(e.price, 1)*2) // the floor alone spends it: raise
+		return
+	}
+	e.price = math.Max(1e-9, math.Min(1e9, math.Pow(e.scaled/free, 2)))
 }
 
-// rateBinCentre is the geometric centre of bin i.
-func rateBinCentre(i int) float64 {
-	return minRate * math.Pow(10, (float64(i)+0.5)/rateBinsPerDecade)
+// Forget removes p's share from the budget's demand.
+func (e *EstimatorPolicy) Forget(p *Page) {
+	e.mu.Lock()
+	e.untrackLocked(p)
+	e.mu.Unlock()
+}
+
+// Restore counts a page loaded from storage with its persisted Freq and Price, so
+// that the running sums are right after a restart before the page is fetched again.
+func (e *EstimatorPolicy) Restore(p *Page) {
+	if p.Freq <= 0 {
+		return
+	}
+	e.mu.Lock()
+	e.pages++
+	e.demand += p.Freq
+	if p.Price > 0 {
+		e.scaled += p.Freq * math.Sqrt(p.Price)
+	} else {
+		e.floored++
+	}
+	if e.price == 0 {
+		e.price = math.Max(p.Price, 1e-9)
+	}
+	e.repriceLocked()
+	e.mu.Unlock()
+}
+
+// Price returns μ, the current marginal freshness per fetch a page must offer to be
+// visited more, in days (for the console and tests).
+func (e *EstimatorPolicy) Price() float64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.price
+}
+
+// Demand returns the fetches per day the tracked pages' current frequencies add up to,
+// and the number of tracked pages.
+func (e *EstimatorPolicy) Demand() (perDay float64, pages int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.demand, e.pages
+}
+
+// historyLogLikelihood sets logl[k] to the log-likelihood of the history at rate
+// rateGrid[k] (Cho & Garcia-Molina's Poisson model for irregular visits).
+func historyLogLikelihood(visits []Visit, logl *[rateGridN]float64) {
+	for _, v := range visits {
+		t := days(v.Interval)
+		if t <= 0 {
+			continue
+		}
+		for k, lambda := range rateGrid {
+			if v.Changed {
+				logl[k] += math.Log(-math.Expm1(-lambda * t)) // -Inf at λ = 0
+			} else {
+				logl[k] -= lambda * t
+			}
+		}
+	}
+}
+
+// posterior sets post to prior × likelihood, normalised.
+func posterior(prior, logl, post *[rateGridN]float64) {
+	top := math.Inf(-1)
+	for _, l := range logl {
+		top = math.Max(top, l)
+	}
+	sum := 0.0
+	for k := range post {
+		post[k] = prior[k] * math.Exp(logl[k]-top)
+		sum += post[k]
+	}
+	if !(sum > 0) {
+		*post = *prior
+		return
+	}
+	for k := range post {
+		post[k] /= sum
+	}
+}
+
+// expectedMarginal is E[∂F/∂f] at frequency f under the rate distribution w:
+// Σ w_k g(λ_k/f)/λ_k, the freshness one more fetch per day buys.
+func expectedMarginal(w *[rateGridN]float64, f float64) float64 {
+	s := 0.0
+	for k := 1; k < rateGridN; k++ {
+		if w[k] > 1e-12 {
+			s += w[k] * gFunc(rateGrid[k]/f) / rateGrid[k]
+		}
+	}
+	return s
+}
+
+// freqAtPrice solves E[∂F/∂f] = price for f (fetches per day). The expected marginal
+// falls as f grows; if even the first fetch is worth less than the price, f = 0.
+func freqAtPrice(w *[rateGridN]float64, price float64) float64 {
+	atZero := 0.0 // the limit as f → 0: g → 1
+	for k := 1; k < rateGridN; k++ {
+		atZero += w[k] / rateGrid[k]
+	}
+	if atZero <= price {
+		return 0
+	}
+	lo, hi := math.Log(1e-6), math.Log(1e4)
+	for range 36 { // to within 1e-9 of f, relatively
+		mid := (lo + hi) / 2
+		if expectedMarginal(w, math.Exp(mid)) > price {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return math.Exp((lo + hi) / 2)
+}
+
+// refillLocked tops up the probe tokens: probes may take probeShare of the budget.
+// At 0.1 fetches per page per day one probe costs a page's share of ten days, so
+// probing every new page at once would make a backlog that delays the very probes.
+func (e *EstimatorPolicy) refillLocked(now time.Time) {
+	if !e.refill.IsZero() && now.After(e.refill) {
+		rate := probeShare * e.opts.Budget * float64(e.pages) // probes per day
+		e.tokens = math.Min(e.tokens+rate*days(now.Sub(e.refill)), math.Max(1, rate))
+	}
+	if e.refill.IsZero() || now.After(e.refill) {
+		e.refill = now
+	}
+}
+
+// probeShare is the share of the budget probes may take.
+const probeShare = 0.2
+
+// probeVisits counts the visits in history that could tell "faster than 1/price"
+// from "slower": intervals within a factor of two or so of price days. Much shorter
+// ones (two fetches in a row) say nothing either way.
+func probeVisits(history []Visit, price float64) int {
+	n := 0
+	for _, v := range history {
+		if t := days(v.Interval); t >= price/3 && t <= 2*price {
+			n++
+		}
+	}
+	return n
 }

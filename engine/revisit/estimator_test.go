@@ -185,7 +185,7 @@ func TestEstimatorPolicySpendsItsBudget(t *testing.T) {
 		budget = 0.3 * pages // fetches per day
 		horizn = 120.0       // days
 	)
-	pol, err := NewEstimatorPolicy(EstimatorOptions{Budget: budget})
+	pol, err := NewEstimatorPolicy(EstimatorOptions{Budget: budget / pages})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,12 +254,15 @@ func TestEstimatorPolicySpendsItsBudget(t *testing.T) {
 	if nq == 0 || nm == 0 || quiet/nq >= moderate/nm {
 		t.Errorf("fetches per page: quiet %.1f, moderate %.1f; want moderate > quiet", quiet/nq, moderate/nm)
 	}
-	// Forget returns a page's share to the others.
-	before := pol.Resolve().Mu
+	// Forget takes a page's share out of the demand.
+	before, n := pol.Demand()
+	var share float64
 	for _, s := range sims[:pages/2] {
+		share += s.p.Freq
 		pol.Forget(&s.p)
 	}
-	if after := pol.Resolve().Mu; !(after < before) {
-		t.Errorf("μ %v after forgetting half the pages, was %v: want a smaller μ (more per page)", after, before)
+	after, m := pol.Demand()
+	if m != n-pages/2 || math.Abs(before-share-after) > 1e-6*before {
+		t.Errorf("after forgetting %d pages: demand %.3f over %d pages, want %.3f over %d", pages/2, after, m, before-share, n-pages/2)
 	}
 }

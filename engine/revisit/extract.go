@@ -283,7 +283,7 @@ func countText(b []byte) (letters, units int) {
 		if r < utf8.RuneSelf {
 			isLetter = r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
 		} else {
-			isLetter = unicode.IsLetter(r) || unicode.IsNumber(r)
+			isLetter = isUnspacedScript(r) || unicode.IsLetter(r) || unicode.IsNumber(r)
 		}
 		switch {
 		case !isLetter:

@@ -1,13 +1,14 @@
 package revisit
 
 import (
+	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/mfonda/simhash"
 	"golang.org/x/text/cases"
-	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -54,30 +55,54 @@ type featureSet struct {
 
 // GetFeatures implements simhash.FeatureSet.
 func (fs *featureSet) GetFeatures() []simhash.Feature {
-	if len(fs.feats) != len(fs.store) {
-		fs.feats = make([]simhash.Feature, len(fs.store))
-		for i := range fs.store {
-			fs.feats[i] = &fs.store[i]
-		}
+	fs.feats = fs.feats[:0]
+	for i := range fs.store {
+		fs.feats = append(fs.feats, &fs.store[i])
 	}
 	return fs.feats
 }
 
-// normalize applies NFKC and Unicode case folding.
-func normalize(s string) string {
-	t := transform.Chain(norm.NFKC, cases.Fold())
-	out, _, err := transform.String(t, s)
-	if err != nil {
-		return norm.NFKC.String(s)
+// featureSets recycles feature buffers between fingerprints: a crawler fingerprints
+// every page it fetches, and the garbage would otherwise dominate.
+var featureSets = sync.Pool{New: func() any { return &featureSet{} }}
+
+// getFeatureSet returns an empty feature set; putFeatureSet gives it back.
+func getFeatureSet() *featureSet { return featureSets.Get().(*featureSet) }
+
+func putFeatureSet(fs *featureSet) {
+	if cap(fs.store) > 1<<16 {
+		return // a giant page's buffers are not worth keeping
 	}
-	return out
+	clear(fs.feats)
+	fs.store, fs.feats = fs.store[:0], fs.feats[:0]
+	featureSets.Put(fs)
+}
+
+// normalize applies NFKC and Unicode case folding. ASCII text (most of the web's
+// markup-free text in English) takes a fast path: NFKC leaves it as it is and folding
+// it is lower-casing.
+func normalize(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return strings.ToLower(s)
+	}
+	return cases.Fold().String(norm.NFKC.String(s))
 }
 
 // isUnspacedScript reports whether r belongs to a script written without spaces
 // between words, where features are character bigrams.
 func isUnspacedScript(r rune) bool {
-	if r < 0x0E00 {
+	switch {
+	case r < 0x0E00:
 		return false
+	case r >= 0x4E00 && r <= 0x9FFF, r >= 0x3040 && r <= 0x30FF, r >= 0xAC00 && r <= 0xD7A3:
+		return true // the common CJK ideographs, kana and Hangul syllables, without a table walk
 	}
 	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul,
 		unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)

@@ -5,9 +5,11 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/mfonda/simhash"
 	"golang.org/x/net/html/charset"
 	"golang.org/x/text/encoding"
@@ -37,7 +39,21 @@ func Fingerprint(body []byte, contentType string) (hash uint64, ok bool) {
 	if !ok {
 		return 0, false
 	}
-	fs := &featureSet{}
+	key := blocksKey(blocks)
+	if h, ok := recent.get(key); ok {
+		return h, true
+	}
+	hash, ok = blocksSimhash(blocks)
+	if ok {
+		recent.put(key, hash)
+	}
+	return hash, ok
+}
+
+// blocksSimhash is the SimHash of weighted main-text blocks.
+func blocksSimhash(blocks []textBlock) (uint64, bool) {
+	fs := getFeatureSet()
+	defer putFeatureSet(fs)
 	for _, b := range blocks {
 		fs.add(normalize(b.text), b.weight, b.weight <= maxBlockWeight/2)
 	}
@@ -45,6 +61,45 @@ func Fingerprint(body []byte, contentType string) (hash uint64, ok bool) {
 		return 0, false
 	}
 	return simhash.Simhash(fs), true
+}
+
+// blocksKey is a 64-bit digest of the weighted main text, the whole input of the
+// SimHash.
+func blocksKey(blocks []textBlock) uint64 {
+	d := xxhash.New()
+	var w [1]byte
+	for _, b := range blocks {
+		w[0] = byte(b.weight)
+		d.Write(w[:])
+		d.WriteString(b.text)
+		d.Write([]byte{0})
+	}
+	return d.Sum64()
+}
+
+// fingerprintCache remembers the SimHash of recently seen main texts. Most revisits
+// find a page unchanged: its boilerplate differs byte for byte, but once that is
+// stripped the text is the same, and the normalisation, shingling and 64-bit vote
+// (three quarters of the cost) need not be redone. Direct-mapped: a colliding entry
+// simply replaces the old one; keys are full 64-bit digests, so a hit is the same text.
+type fingerprintCache struct {
+	mu      sync.Mutex
+	entries [1 << 16]struct{ key, hash uint64 }
+}
+
+var recent fingerprintCache
+
+func (c *fingerprintCache) get(key uint64) (uint64, bool) {
+	c.mu.Lock()
+	e := c.entries[key%uint64(len(c.entries))]
+	c.mu.Unlock()
+	return e.hash, e.key == key && key != 0
+}
+
+func (c *fingerprintCache) put(key, hash uint64) {
+	c.mu.Lock()
+	c.entries[key%uint64(len(c.entries))] = struct{ key, hash uint64 }{key, hash}
+	c.mu.Unlock()
 }
 
 // Distance is the Hamming distance between two fingerprints.
@@ -96,7 +151,7 @@ func pageBlocks(body []byte, contentType string) (blocks []textBlock, ok bool) {
 		// cannot tell (or no encoding at all). Unknown, not a fingerprint of mojibake.
 		return nil, false
 	}
-	if !usableText(string(decoded)) {
+	if !utf8.Valid(decoded) && !usableText(string(decoded)) {
 		// Checked on the whole body: a mis-decoded block has no letters left and would
 		// silently drop out of the main text, leaving a fingerprint of the chrome.
 		return nil, false

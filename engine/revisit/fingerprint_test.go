@@ -226,14 +226,40 @@ func TestFingerprintGiantPage(t *testing.T) {
 	}
 }
 
+// BenchmarkFingerprint: "new" is a page never seen (extraction and SimHash), "refetch"
+// the same text again with other boilerplate (extraction, then the cache).
 func BenchmarkFingerprint(b *testing.B) {
 	for _, script := range []string{"chinese", "english"} {
 		body := []byte(articlePage("A", articles[script][0], churns[1]))
-		b.Run(script, func(b *testing.B) {
+		b.Run(script+"/new", func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				blocks, _ := pageBlocks(body, "text/html; charset=utf-8")
+				blocksSimhash(blocks)
+			}
+		})
+		b.Run(script+"/refetch", func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
 				Fingerprint(body, "text/html; charset=utf-8")
 			}
 		})
+	}
+}
+
+// The cache returns what the computation would: same text, same hash; other text,
+// its own hash.
+func TestFingerprintCacheAgreesWithComputation(t *testing.T) {
+	for _, script := range []string{"chinese", "english", "russian"} {
+		for i := range 2 {
+			body := []byte(articlePage("A", articles[script][i], churns[i]))
+			blocks, _ := pageBlocks(body, "text/html")
+			want, _ := blocksSimhash(blocks)
+			for range 2 { // the second call is served from the cache
+				if got, _ := Fingerprint(body, "text/html"); got != want {
+					t.Fatalf("%s article %d: Fingerprint %016x, computed %016x", script, i, got, want)
+				}
+			}
+		}
 	}
 }

@@ -28,7 +28,10 @@ type Page struct {
 	Fetches  int       // fetches observed, including 304s and unknown ones
 	Distance int       // Hamming distance at the last comparison, -1 before any
 	History  []Visit   // recent comparable intervals, oldest first, for the estimator
-	Rate     float64   // EstimatorPolicy: changes per day it last estimated (0 before)
+	Rate     float64   // EstimatorPolicy: estimated changes per day (EstimateRate), for the console
+	Freq     float64   // EstimatorPolicy: the page's share of the budget, fetches per day (0: untracked)
+	Price    float64   // EstimatorPolicy: the fetch price μ Freq was set at (0: Freq is the floor)
+	Probes   int       // EstimatorPolicy: short probe visits asked for so far
 }
 
 // Visit is one interval between two comparable fetches and whether the page was seen
