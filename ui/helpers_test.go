@@ -119,7 +119,7 @@ func keyMsg(k string) tea.KeyMsg {
 		"ctrl+c": tea.KeyCtrlC, "up": tea.KeyUp, "down": tea.KeyDown, "left": tea.KeyLeft,
 		"right": tea.KeyRight, "pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown, "home": tea.KeyHome,
 		"end": tea.KeyEnd, "backspace": tea.KeyBackspace, "space": tea.KeySpace,
-		"ctrl+u": tea.KeyCtrlU,
+		"ctrl+u": tea.KeyCtrlU, "ctrl+f": tea.KeyCtrlF, "ctrl+b": tea.KeyCtrlB,
 	}
 	if t, ok := named[k]; ok {
 		if t == tea.KeySpace {

@@ -55,7 +55,7 @@ func TestNavigationMovesTheSelection(t *testing.T) {
 	}{
 		{"down", "2"}, {"j", "3"}, {"up", "2"}, {"k", "1"}, {"up", "1"},
 		{"end", "12"}, {"home", "1"}, {"G", "12"}, {"g", "1"},
-		{"pgdown", "12"}, {"pgup", "1"},
+		{"pgdown", "12"}, {"pgup", "1"}, {"ctrl+f", "12"}, {"ctrl+b", "1"},
 	}
 	for _, s := range steps {
 		t.Run(s.key, func(t *testing.T) {
