@@ -146,6 +146,7 @@ func runDedupe(args []string) (map[string]any, error) {
 	row("map[string]struct{} bytes per URL", fmt.Sprintf("%.1f", bytesPerURLMap), "", true)
 	row("map[string]struct{} checks/s", fmt.Sprintf("%.0f", mapChecksPerS), "", true)
 	row("map bytes / dedupe bytes", fmt.Sprintf("%.1fx", ratio), "", true)
+	row("dedupe checks/s / map checks/s", fmt.Sprintf("%.2fx", checksPerS/mapChecksPerS), "", true)
 	fmt.Printf("\nBloom: m=%d bits (%.2f MB), k=%d; average URL %.1f bytes; a map of all %d URLs would take ~%.0f MB, the dedupe takes %.1f MB\n",
 		st.BloomBits, float64(st.BloomBits)/8/1e6, st.BloomHashes, avgLen, *n, bytesPerURLMap*float64(*n)/1e6, bytesPerURL*float64(*n)/1e6)
 	fmt.Printf("checks/s is the worst case: every URL is new, so every check misses the LRU and\n" +
@@ -162,6 +163,7 @@ func runDedupe(args []string) (map[string]any, error) {
 		"bytes_per_url_map":   dedupeRound(bytesPerURLMap, 2),
 		"bytes_ratio_vs_map":  dedupeRound(ratio, 2),
 		"map_checks_per_s":    dedupeRound(mapChecksPerS, 0),
+		"checks_ratio_vs_map": dedupeRound(checksPerS/mapChecksPerS, 2),
 		"urls":                *n,
 		"probe_urls":          *probe,
 		"map_urls":            *mapN,
