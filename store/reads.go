@@ -32,17 +32,20 @@ func scanURL(row interface{ Scan(...any) error }) (URL, error) {
 // the queue by passing the last seq seen; a deferred URL whose time passes behind the
 // cursor shows up again when the cursor restarts at 0 (or via DueDeferred).
 func (s *Store) Queued(afterSeq int64, limit int) ([]URL, error) {
-	// "state IN (0, 4)" repeats the partial index's condition so the planner uses it.
-	return s.queryURLs(`SELECT `+urlColumns+` FROM urls
-		WHERE state IN (0, 4) AND seq > ? AND (state = 0 OR deferred_until <= ?)
-		ORDER BY seq LIMIT ?`, afterSeq, time.Now().UnixNano(), limit)
+	// Each arm walks urls_state (state, seq) in order from the cursor and stops after
+	// limit rows, so only up to 2*limit rows are ever merged, however long the queue.
+	return s.queryURLs(`SELECT `+urlColumns+` FROM (
+		SELECT * FROM (SELECT * FROM urls WHERE state = 0 AND seq > ?1 ORDER BY seq LIMIT ?3)
+		UNION ALL
+		SELECT * FROM (SELECT * FROM urls WHERE state = 4 AND seq > ?1 AND deferred_until <= ?2 ORDER BY seq LIMIT ?3)
+	) ORDER BY seq LIMIT ?3`, afterSeq, time.Now().UnixNano(), limit)
 }
 
 // DueDeferred returns up to limit Deferred URLs whose time has passed, earliest due
 // first, whatever their seq.
 func (s *Store) DueDeferred(limit int) ([]URL, error) {
 	return s.queryURLs(`SELECT `+urlColumns+` FROM urls
-		WHERE state IN (0, 4) AND state = 4 AND deferred_until <= ?
+		WHERE state = 4 AND deferred_until <= ?
 		ORDER BY deferred_until, seq LIMIT ?`, time.Now().UnixNano(), limit)
 }
 

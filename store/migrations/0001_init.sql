@@ -23,10 +23,9 @@ CREATE TABLE urls (
     deferred_until INTEGER NOT NULL DEFAULT 0
 );
 
--- The work queue: only unprocessed and deferred rows, in seq order. A partial index
--- stays small while the crawl's processed rows grow.
-CREATE INDEX urls_queue ON urls(seq) WHERE state IN (0, 4);
--- Counts by state and crash recovery (state = 1) without a table scan.
+-- (state, seq): the work queue in discovery order (state = 0 AND seq > cursor walks
+-- it without sorting), counts by state, and crash recovery (state = 1), all without
+-- a table scan.
 CREATE INDEX urls_state ON urls(state);
 
 -- One row per fetched page; url UNIQUE is what makes "no page is stored twice" hold.
