@@ -6,8 +6,8 @@ package main
 // and posts that change as Poisson processes (25% never; the rest log-uniform in
 // 0.05..48 changes per day; a change rewrites half the article), rendered with
 // boilerplate that churns on every request (clock, rotating ad, view counter, request
-// id) and with the sandbox's content faults (malformed HTML, invalid UTF-8, huge
-// bodies, redirect chains; pages that never deliver content are left out). Time is
+// id) and with the sandbox's content faults (malformed HTML, invalid UTF-8, redirect
+// chains, slow bodies; pages that never deliver their content are left out). Time is
 // simulated: the web is asked for each page as served at the simulated instant.
 //
 // The crawl discovers the pages at a steady pace over the first days and fetches each
@@ -21,7 +21,7 @@ package main
 //
 // Policies:
 //
-//	seed           seed 001: next = last + t/x (the package default)
+//	seed           seed 001: next = last + t/x
 //	fixed          every page every 1/budget days
 //	nutch          Nutch AdaptiveFetchSchedule: interval ×1.4 when not modified, ×0.8
 //	               when modified, "modified" = exact digest (MD5 of the body, Nutch's
@@ -29,6 +29,7 @@ package main
 //	               that the default is 1/budget days
 //	nutch_simhash  (with -policies) the same schedule fed our SimHash verdict instead
 //	estimator      Cho & Garcia-Molina change model and optimal allocation, learned
+//	               (revisit.EstimatorPolicy, the package default)
 //	oracle         the same allocation from the true rates, known from the start
 //
 // Measured after the warm-up: freshness (time-averaged share of pages whose stored
@@ -64,9 +65,12 @@ var (
 	revisitDefault  = "seed,fixed,nutch,estimator,oracle"
 )
 
-// revisitSkipFaults never deliver content, so a copy of them cannot be fresh or stale.
+// revisitSkipFaults never deliver the page's content (Render serves a huge page as
+// 64 KiB of filler that does not follow its versions), so a copy of them cannot be
+// fresh or stale. Giant and binary bodies are covered by the package's unit tests.
 var revisitSkipFaults = map[string]bool{
-	sandbox.FaultReset: true, sandbox.Fault5xx: true, sandbox.FaultRedirectLoop: true, sandbox.FaultBinary: true,
+	sandbox.FaultReset: true, sandbox.Fault5xx: true, sandbox.FaultRedirectLoop: true,
+	sandbox.FaultBinary: true, sandbox.FaultHuge: true,
 }
 
 const revisitDay = 24 * time.Hour

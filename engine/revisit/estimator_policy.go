@@ -43,8 +43,9 @@ type EstimatorOptions struct {
 // days, one changed interval says "λ ≳ 0.1/day", equally true of a page changing twice
 // a month (worth visiting every few days) and one changing hourly (not worth visiting
 // at all); and one quiet interval fits both a static page and a slow one. A point
-// estimate picks one reading and the budget follows it, so measured freshness stayed
-// near the fixed-interval baseline (go run ./bench revisit). The policy therefore
+// estimate picks one reading and the budget follows it: built that way, this policy
+// measured 0.39 freshness against 0.38 for a fixed interval and 0.45 for the oracle
+// (go run ./bench revisit, budget 0.1). The policy therefore
 // keeps the uncertainty: it weighs the same likelihood over a grid of rates against
 // the distribution of rates across all pages (learned by online EM from every page's
 // history, so nothing about the web is assumed), and solves the Lagrange condition in
@@ -73,8 +74,10 @@ type EstimatorPolicy struct {
 	refill  time.Time          // when tokens were last topped up
 }
 
-// The rate grid: 0 (static pages) and 10 log-spaced rates per decade from 1e-3 to 1e2
-// changes per day (once in three years to every quarter hour).
+// The rate grid: 0 (static pages) and 10 log-spaced rates per decade from 1e-2 to 1e2
+// changes per day (once in a hundred days to every quarter hour). A page slower than
+// the lowest cannot be told from a static one within months of visits, and the floor
+// still samples it.
 const (
 	rateGridLo        = 1e-2
 	rateGridDecades   = 4

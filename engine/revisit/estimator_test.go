@@ -202,7 +202,7 @@ func TestEstimatorPolicySpendsItsBudget(t *testing.T) {
 	sims := make([]*sim, pages)
 	st := NewMemStore()
 	for i := range sims {
-		sims[i] = &sim{rate: math.Pow(10, -2+2.5*rng.Float64()), p: Page{URL: "https://example.com/p" + time.Duration(i).String()}}
+		sims[i] = &sim{rate: math.Pow(10, -2+3.5*rng.Float64()), p: Page{URL: "https://example.com/p" + time.Duration(i).String()}}
 		tr.Observe(&sims[i].p, t0, Outcome{Hash: 0, OK: true})
 		st.Set(sims[i].p.URL, sims[i].p.Next)
 	}
@@ -239,8 +239,10 @@ func TestEstimatorPolicySpendsItsBudget(t *testing.T) {
 	if perDay < 0.75*budget || perDay > 1.25*budget {
 		t.Errorf("%.1f fetches/day in the second half, budget %.0f", perDay, budget)
 	}
-	// Quiet pages (< 0.02/day) get fewer fetches than moderate ones (0.1..0.5/day).
-	var quiet, moderate, nq, nm float64
+	// Quiet pages (< 0.02/day) get fewer fetches than moderate ones (0.1..0.5/day), and
+	// so do hopeless ones (> 10/day: no budget keeps them fresh), as the optimal
+	// allocation says.
+	var quiet, moderate, fast, nq, nm, nf float64
 	for _, s := range sims {
 		switch {
 		case s.rate < 0.02:
@@ -249,10 +251,14 @@ func TestEstimatorPolicySpendsItsBudget(t *testing.T) {
 		case s.rate > 0.1 && s.rate < 0.5:
 			moderate += float64(s.fetches)
 			nm++
+		case s.rate > 10:
+			fast += float64(s.fetches)
+			nf++
 		}
 	}
-	if nq == 0 || nm == 0 || quiet/nq >= moderate/nm {
-		t.Errorf("fetches per page: quiet %.1f, moderate %.1f; want moderate > quiet", quiet/nq, moderate/nm)
+	if nq == 0 || nm == 0 || nf == 0 || quiet/nq >= moderate/nm || fast/nf >= moderate/nm/2 {
+		t.Errorf("fetches per page: quiet %.1f, moderate %.1f, fast %.1f; want moderate > quiet and > 2 × fast",
+			quiet/nq, moderate/nm, fast/nf)
 	}
 	// Forget takes a page's share out of the demand.
 	before, n := pol.Demand()

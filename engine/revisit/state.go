@@ -131,7 +131,8 @@ type Tracker struct {
 }
 
 // NewTracker returns a Tracker with cfg (zero fields defaulted) and policy (nil means
-// SeedPolicy).
+// SeedPolicy, the seed's rule, which needs no budget; NewPolicy builds the configured
+// one).
 func NewTracker(cfg Config, policy Policy) (*Tracker, error) {
 	cfg = cfg.withDefaults()
 	if cfg.Threshold >= 64 {

@@ -116,12 +116,18 @@ func TestTrackerRejectsBadConfig(t *testing.T) {
 	if _, err := NewPolicy("lru", EstimatorOptions{}); err == nil {
 		t.Error("unknown policy name accepted")
 	}
-	if _, err := NewPolicy(PolicyEstimator, EstimatorOptions{}); err == nil {
-		t.Error("estimator without a budget accepted")
+	if _, err := NewPolicy(PolicyEstimator, EstimatorOptions{Budget: -1}); err == nil {
+		t.Error("estimator with a negative budget accepted")
 	}
-	for _, name := range []string{"", PolicySeed} {
-		if p, err := NewPolicy(name, EstimatorOptions{}); err != nil || p.Name() != PolicySeed {
-			t.Errorf("NewPolicy(%q) = %v, %v; want the seed policy", name, p, err)
+	if _, err := NewEstimatorPolicy(EstimatorOptions{}); err == nil {
+		t.Error("NewEstimatorPolicy without a budget accepted")
+	}
+	if p, err := NewPolicy(PolicySeed, EstimatorOptions{}); err != nil || p.Name() != PolicySeed {
+		t.Errorf("NewPolicy(seed) = %v, %v", p, err)
+	}
+	for _, name := range []string{"", PolicyEstimator} {
+		if p, err := NewPolicy(name, EstimatorOptions{}); err != nil || p.Name() != DefaultPolicy {
+			t.Errorf("NewPolicy(%q) = %v, %v; want the default %s policy", name, p, err, DefaultPolicy)
 		}
 	}
 }
