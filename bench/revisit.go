@@ -112,10 +112,11 @@ type revisitResult struct {
 	early    int     // measured fetches over a slot before the policy's own next
 	unknown  int     // measured fetches without a usable fingerprint
 	// change detection against the true versions (measured comparisons)
-	sameN, falseChanged int
-	diffN, missed       int
-	bandFresh, bandFreq []float64
-	elapsed             time.Duration
+	sameN, falseChanged     int
+	diffN, missed           int
+	digestSame, digestFalse int // nutch: the MD5 verdict on the same comparisons
+	bandFresh, bandFreq     []float64
+	elapsed                 time.Duration
 }
 
 func runRevisitBench(args []string) (map[string]any, error) {
@@ -346,6 +347,12 @@ func revisitRun(s *revisitSetup, budget float64, policyName string) (revisitResu
 				if verdict == revisit.VerdictChanged {
 					res.falseChanged++
 				}
+				if nutch != nil && nutch.digest {
+					res.digestSame++
+					if nutch.changed {
+						res.digestFalse++
+					}
+				}
 			} else {
 				res.diffN++
 				if verdict == revisit.VerdictUnchanged {
@@ -515,7 +522,7 @@ func revisitReport(s *revisitSetup, budgets []float64, policies []string, result
 	fresh := map[string]map[string]float64{}
 	age := map[string]map[string]float64{}
 	fetches := map[string]map[string]int{}
-	var sameN, falseN, diffN, missN, unknown, total int
+	var sameN, falseN, diffN, missN, unknown, total, digestSame, digestFalse int
 	falseBy := map[string][2]int{}
 	for _, b := range budgets {
 		key := revisitKey(b)
@@ -536,6 +543,8 @@ func revisitReport(s *revisitSetup, budgets []float64, policies []string, result
 			missN += r.missed
 			unknown += r.unknown
 			total += r.measured
+			digestSame += r.digestSame
+			digestFalse += r.digestFalse
 			fb := falseBy[p]
 			falseBy[p] = [2]int{fb[0] + r.falseChanged, fb[1] + r.sameN}
 		}
@@ -564,6 +573,12 @@ func revisitReport(s *revisitSetup, budgets []float64, policies []string, result
 	fmt.Printf("\nchange detection: %d of %d comparisons of unchanged content counted as changed (%.4f); %d of %d changed missed (%.4f); %.2f%% fetches without usable text\n",
 		falseN, sameN, falseRate, missN, diffN, missRate, 100*float64(unknown)/math.Max(1, float64(total)))
 	fmt.Printf("goal false_change_rate <= 0.02: %v\n", falseRate <= 0.02)
+	digestRate := -1.0
+	if digestSame > 0 {
+		digestRate = float64(digestFalse) / float64(digestSame)
+		fmt.Printf("for contrast, an exact digest (MD5, Nutch's default) calls %d of the same %d unchanged comparisons changed (%.4f)\n",
+			digestFalse, digestSame, digestRate)
+	}
 	summary := map[string]any{}
 	for _, b := range budgets {
 		key := revisitKey(b)
@@ -603,6 +618,7 @@ func revisitReport(s *revisitSetup, budgets []float64, policies []string, result
 		"false_change_rate":           revisitRound(falseRate, 5),
 		"false_change_rate_by_policy": falseByPolicy,
 		"missed_change_rate":          revisitRound(missRate, 5),
+		"digest_false_change_rate":    revisitRound(digestRate, 5),
 		"unknown_fetch_share":         revisitRound(float64(unknown)/math.Max(1, float64(total)), 5),
 		"best":                        summary,
 		"pages":                       n,
