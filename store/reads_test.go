@@ -154,8 +154,8 @@ func TestStatsSummarisesTheCrawl(t *testing.T) {
 	if st.Path != path || st.SchemaVersion != SchemaVersion() || st.FileBytes <= 0 {
 		t.Errorf("header: %+v", st)
 	}
-	if st.URLs.URLs != 7 || st.URLs.Failed != 3 || st.URLs.Processed != 3 || st.URLs.Unprocessed != 1 || st.URLs.Pages != 3 {
-		t.Errorf("counts: %+v", st.URLs)
+	if st.Counts.URLs != 7 || st.Counts.Failed != 3 || st.Counts.Processed != 3 || st.Counts.Unprocessed != 1 || st.Counts.Pages != 3 {
+		t.Errorf("counts: %+v", st.Counts)
 	}
 	if want := []KindCount{{"timeout", 2}, {"dns", 1}}; !slices.Equal(st.ErrorKinds, want) {
 		t.Errorf("error kinds = %v, want %v", st.ErrorKinds, want)
@@ -181,16 +181,16 @@ func TestStatsSummarisesTheCrawl(t *testing.T) {
 	}
 	var m map[string]any
 	json.Unmarshal(raw, &m)
-	for _, k := range []string{"path", "schema_version", "file_bytes", "urls", "compression_ratio",
+	for _, k := range []string{"path", "schema_version", "file_bytes", "counts", "compression_ratio",
 		"error_kinds", "top_hosts", "first_fetch", "last_fetch", "lanes", "events"} {
 		if _, ok := m[k]; !ok {
 			t.Errorf("stats JSON lacks %q: %s", k, raw)
 		}
 	}
-	for _, k := range []string{"unprocessed", "in_progress", "processed", "failed", "deferred", "pages",
+	for _, k := range []string{"unprocessed", "in_progress", "processed", "failed", "deferred", "urls", "pages",
 		"bytes_stored", "bytes_compressed"} {
-		if _, ok := m["urls"].(map[string]any)[k]; !ok {
-			t.Errorf("stats JSON urls lacks %q", k)
+		if _, ok := m["counts"].(map[string]any)[k]; !ok {
+			t.Errorf("stats JSON counts lacks %q", k)
 		}
 	}
 

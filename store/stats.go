@@ -16,7 +16,7 @@ type Stats struct {
 	Path             string      `json:"path"`
 	SchemaVersion    int         `json:"schema_version"`
 	FileBytes        int64       `json:"file_bytes"` // database file plus WAL
-	URLs             Counts      `json:"urls"`
+	Counts           Counts      `json:"counts"`
 	CompressionRatio float64     `json:"compression_ratio"` // bytes_stored / bytes_compressed
 	ErrorKinds       []KindCount `json:"error_kinds"`       // by URL count, descending
 	TopHosts         []HostCount `json:"top_hosts"`         // by URL count, descending
@@ -70,11 +70,11 @@ func (s *Store) Stats() (Stats, error) {
 		}
 	}
 	var err error
-	if st.URLs, err = s.Counts(); err != nil {
+	if st.Counts, err = s.Counts(); err != nil {
 		return st, err
 	}
-	if st.URLs.BytesCompressed > 0 {
-		st.CompressionRatio = float64(st.URLs.BytesStored) / float64(st.URLs.BytesCompressed)
+	if st.Counts.BytesCompressed > 0 {
+		st.CompressionRatio = float64(st.Counts.BytesStored) / float64(st.Counts.BytesCompressed)
 	}
 	ctx := context.Background()
 	err = s.each(ctx, `SELECT err_kind, COUNT(*) FROM urls WHERE err_kind != ''
@@ -146,7 +146,7 @@ func (s *Store) each(ctx context.Context, query string, fn func(*sql.Rows) error
 func (st Stats) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	p := func(format string, a ...any) { fmt.Fprintf(tw, format+"\n", a...) }
-	c := st.URLs
+	c := st.Counts
 	p("database\t%s (schema %d, %s)", st.Path, st.SchemaVersion, humanBytes(st.FileBytes))
 	p("urls\t%d", c.URLs)
 	for _, r := range []struct {

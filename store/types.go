@@ -69,7 +69,8 @@ type Page struct {
 // LinkResult reports, for each URL given to AddURLs or SavePage, whether it was new
 // (inserted) and the seq it got; seq is 0 when the URL was already known. It is
 // called on the writer goroutine after the transaction committed, so it must not
-// block and must not call the Store's write methods (the queue may be full).
+// block and must not call the Store's write methods or Flush (the queue may be full).
+// If the operation fails it is not called; Err reports the failure.
 type LinkResult func(url string, inserted bool, seq int64)
 
 // Event is one operator-visible event from the event log.

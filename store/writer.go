@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -15,6 +16,8 @@ import (
 type writeOp struct {
 	apply   func(w *writer) (after func(), err error)
 	barrier chan struct{} // non-nil: a Flush; closed once everything before it committed
+	what    string        // for errors: "save page", "set state", ...
+	key     string        // for errors: the URL, lane or key concerned
 }
 
 // writer is the single goroutine that owns the write connection. Grouping many small
@@ -115,15 +118,16 @@ func (w *writer) applyFrom(i int) {
 	for i < len(w.pending) {
 		if !w.inTx {
 			if _, err := w.conn.ExecContext(w.ctx, "BEGIN IMMEDIATE"); err != nil {
-				w.setErr(err)
+				w.setErr(fmt.Errorf("store: begin batch: %w", err))
 				w.pending, w.afters = w.pending[:0], w.afters[:0]
 				return
 			}
 			w.inTx = true
 		}
-		after, err := w.pending[i].apply(w)
+		op := w.pending[i]
+		after, err := op.apply(w)
 		if err != nil {
-			w.setErr(err)
+			w.setErr(fmt.Errorf("store: %s %s: %w", op.what, op.key, err))
 			w.rollback()
 			w.pending = slices.Delete(w.pending, i, i+1)
 			w.afters = w.afters[:0]
@@ -160,7 +164,7 @@ func (w *writer) commit() {
 	_, err := w.conn.ExecContext(w.ctx, "COMMIT")
 	w.inTx = false
 	if err != nil {
-		w.setErr(err)
+		w.setErr(fmt.Errorf("store: commit batch of %d operations: %w", len(w.pending), err))
 		_, _ = w.conn.ExecContext(w.ctx, "ROLLBACK")
 		return
 	}
@@ -177,6 +181,6 @@ func (w *writer) pruneEvents() {
 	}
 	w.eventsAdded = 0
 	if _, err := w.st.pruneEvents.ExecContext(w.ctx, w.maxEvents); err != nil {
-		w.setErr(err)
+		w.setErr(fmt.Errorf("store: prune events: %w", err))
 	}
 }

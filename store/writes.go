@@ -3,6 +3,7 @@ package store
 import (
 	neturl "net/url"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -67,7 +68,11 @@ func reportLinks(done LinkResult, out []linkOutcome) func() {
 // commit, whether it was new.
 func (s *Store) AddURLs(urls []URL, done LinkResult) {
 	urls = slices.Clone(urls) // the caller may reuse its slice once we return
-	s.submit(&writeOp{apply: func(w *writer) (func(), error) {
+	key := ""
+	if len(urls) > 0 {
+		key = urls[0].URL
+	}
+	s.submit(&writeOp{what: "add URLs", key: key, apply: func(w *writer) (func(), error) {
 		out, err := w.insertURLs(urls, Unprocessed, time.Now().UnixNano(), make([]linkOutcome, 0, len(urls)))
 		if err != nil {
 			return nil, err
@@ -80,7 +85,7 @@ func (s *Store) AddURLs(urls []URL, done LinkResult) {
 // error kind (empty to clear it). Going InProgress counts an attempt. An unknown url
 // is ignored.
 func (s *Store) SetState(url string, st State, lane int, errKind string) {
-	s.submit(&writeOp{apply: func(w *writer) (func(), error) {
+	s.submit(&writeOp{what: "set state", key: url, apply: func(w *writer) (func(), error) {
 		_, err := w.st.setState.ExecContext(w.ctx, int(st), lane, errKind, time.Now().UnixNano(), url)
 		return nil, err
 	}})
@@ -89,7 +94,7 @@ func (s *Store) SetState(url string, st State, lane int, errKind string) {
 // Defer queues setting url aside until the given time (M3: a disabled host's URLs are
 // deferred, never lost); Queued hands it out again once that time has passed.
 func (s *Store) Defer(url string, until time.Time) {
-	s.submit(&writeOp{apply: func(w *writer) (func(), error) {
+	s.submit(&writeOp{what: "defer", key: url, apply: func(w *writer) (func(), error) {
 		_, err := w.st.deferURL.ExecContext(w.ctx, nanos(until), time.Now().UnixNano(), url)
 		return nil, err
 	}})
@@ -118,7 +123,7 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 	}
 	p.Body = nil
 	links = slices.Clone(links)
-	s.submit(&writeOp{apply: func(w *writer) (func(), error) {
+	s.submit(&writeOp{what: "save page", key: p.URL, apply: func(w *writer) (func(), error) {
 		now := time.Now().UnixNano()
 		res, err := w.st.markFetched.ExecContext(w.ctx, p.Lane, now, p.URL)
 		if err != nil {
@@ -152,7 +157,7 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 // LaneOpened records that lane id opened on egress (M1 lane history). A lane of the
 // same id still open is retired first: lane numbers are reused.
 func (s *Store) LaneOpened(id int, egress string, at time.Time) {
-	s.submit(&writeOp{apply: func(w *writer) (func(), error) {
+	s.submit(&writeOp{what: "open lane", key: strconv.Itoa(id), apply: func(w *writer) (func(), error) {
 		if _, err := w.st.retireLane.ExecContext(w.ctx, nanos(at), 0, id); err != nil {
 			return nil, err
 		}
@@ -163,7 +168,7 @@ func (s *Store) LaneOpened(id int, egress string, at time.Time) {
 
 // LaneRetired records that lane id ran dry and retired after fetching pages pages.
 func (s *Store) LaneRetired(id int, at time.Time, pages int64) {
-	s.submit(&writeOp{apply: func(w *writer) (func(), error) {
+	s.submit(&writeOp{what: "retire lane", key: strconv.Itoa(id), apply: func(w *writer) (func(), error) {
 		_, err := w.st.retireLane.ExecContext(w.ctx, nanos(at), pages, id)
 		return nil, err
 	}})
@@ -171,7 +176,7 @@ func (s *Store) LaneRetired(id int, at time.Time, pages int64) {
 
 // AddEvent appends an operator event to the log (pruned to Options.MaxEvents).
 func (s *Store) AddEvent(at time.Time, level int, lane int, host, msg string) {
-	s.submit(&writeOp{apply: func(w *writer) (func(), error) {
+	s.submit(&writeOp{what: "add event", key: host, apply: func(w *writer) (func(), error) {
 		w.eventsAdded++
 		_, err := w.st.insertEvent.ExecContext(w.ctx, nanos(at), level, lane, host, msg)
 		return nil, err
@@ -182,7 +187,7 @@ func (s *Store) AddEvent(at time.Time, level int, lane int, host, msg string) {
 // use; GetMeta sees it once a Flush returned.
 func (s *Store) SetMeta(key string, v []byte) {
 	v = slices.Clone(v)
-	s.submit(&writeOp{apply: func(w *writer) (func(), error) {
+	s.submit(&writeOp{what: "set meta", key: key, apply: func(w *writer) (func(), error) {
 		_, err := w.st.setMeta.ExecContext(w.ctx, key, v)
 		return nil, err
 	}})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -202,8 +203,8 @@ func TestFailedSavePageIsAtomicAndSparesItsBatch(t *testing.T) {
 	s.SavePage(testPage(bad.URL, 500), []URL{testURL("new.test", 9), {URL: "http://poison.test/"}}, nil)
 	s.SavePage(testPage(after.URL, 500), nil, nil)
 	err = s.Flush()
-	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("poisoned")) {
-		t.Fatalf("Flush = %v; want the poisoned insert's error", err)
+	if err == nil || !strings.Contains(err.Error(), "poisoned") || !strings.Contains(err.Error(), "save page "+bad.URL) {
+		t.Fatalf("Flush = %v; want the poisoned insert's error naming the page", err)
 	}
 	if !errors.Is(s.Err(), err) && s.Err().Error() != err.Error() {
 		t.Errorf("Err() = %v, want the same first error", s.Err())
