@@ -29,7 +29,8 @@ func init() { register("store", runStoreBench) }
 // links seen before, so the store mostly gets new URLs plus the Bloom "maybe"s it
 // must settle with its unique index.
 type storeWorkload struct {
-	bodies [][]byte // a pool of distinct bodies, reused round-robin
+	bodies  [][]byte // a pool of distinct bodies, reused round-robin
+	noLinks bool     // pages alone: shows what the links cost
 }
 
 const (
@@ -74,6 +75,9 @@ func newStoreWorkload() *storeWorkload {
 
 // links returns page i's links.
 func (w *storeWorkload) links(i int, rng *rand.Rand) []store.URL {
+	if w.noLinks {
+		return nil
+	}
 	out := make([]store.URL, 0, storeNewLinks+storeOldLinks)
 	parent := uint64(i) * 0x9E3779B97F4A7C15
 	for k := 1; k <= storeNewLinks; k++ {
@@ -92,8 +96,7 @@ func (w *storeWorkload) links(i int, rng *rand.Rand) []store.URL {
 // SavePage with its links. It returns pages per second, counting until Flush, and
 // the process CPU time per page (user+sys, all goroutines: compression, SQLite,
 // GC), which unlike wall time does not depend on how busy the machine is.
-func (w *storeWorkload) run(dir string, opts store.Options, pages, workers int) (float64, time.Duration, store.Counts, error) {
-	path := filepath.Join(dir, fmt.Sprintf("bench-%d.db", opts.BatchSize))
+func (w *storeWorkload) run(path string, opts store.Options, pages, workers int) (float64, time.Duration, store.Counts, error) {
 	s, err := store.Open(path, opts)
 	if err != nil {
 		return 0, 0, store.Counts{}, err
@@ -182,13 +185,18 @@ func runStoreBench(args []string) (map[string]any, error) {
 	}
 
 	load := storeLoadAvg()
-	batched, bcpu, bc, err := w.run(dir, store.Options{BatchSize: *batch, BatchDelay: *delay}, *pages, *workers)
+	batched, bcpu, bc, err := w.run(filepath.Join(dir, "batched.db"), store.Options{BatchSize: *batch, BatchDelay: *delay}, *pages, *workers)
 	if err != nil {
 		return nil, fmt.Errorf("batched: %w", err)
 	}
-	naive, ncpu, nc, err := w.run(dir, store.Options{BatchSize: 1}, *naivePages, *workers)
+	naive, ncpu, nc, err := w.run(filepath.Join(dir, "naive.db"), store.Options{BatchSize: 1}, *naivePages, *workers)
 	if err != nil {
 		return nil, fmt.Errorf("naive: %w", err)
+	}
+	pagesOnly := &storeWorkload{bodies: w.bodies, noLinks: true}
+	bare, barecpu, barec, err := pagesOnly.run(filepath.Join(dir, "pages-only.db"), store.Options{BatchSize: *batch, BatchDelay: *delay}, *pages/2, *workers)
+	if err != nil {
+		return nil, fmt.Errorf("pages without links: %w", err)
 	}
 	ratio := batched / naive
 
@@ -199,6 +207,8 @@ func runStoreBench(args []string) (map[string]any, error) {
 		float64(bcpu.Nanoseconds())/1e3, float64(bc.BytesCompressed)/(1<<20))
 	fmt.Printf("%-32s %7d %8d %10.0f %14.1f %12.1f\n", "naive (one transaction per page)", nc.Pages, nc.URLs, naive,
 		float64(ncpu.Nanoseconds())/1e3, float64(nc.BytesCompressed)/(1<<20))
+	fmt.Printf("%-32s %7d %8d %10.0f %14.1f %12.1f\n", "batched, pages without links", barec.Pages, barec.URLs, bare,
+		float64(barecpu.Nanoseconds())/1e3, float64(barec.BytesCompressed)/(1<<20))
 	fmt.Printf("ratio batched/naive: %.1fx   goal records_per_s >= 20000: %v\n", ratio, batched >= 20000)
 	return map[string]any{
 		"records_per_s":           int(batched),
@@ -206,6 +216,7 @@ func runStoreBench(args []string) (map[string]any, error) {
 		"ratio":                   math.Round(ratio*100) / 100,
 		"cpu_us_per_record":       math.Round(float64(bcpu.Nanoseconds())/100) / 10,
 		"naive_cpu_us_per_record": math.Round(float64(ncpu.Nanoseconds())/100) / 10,
+		"records_per_s_no_links":  int(bare),
 	}, nil
 }
 
