@@ -147,6 +147,12 @@ func TestFingerprintNormalisesWidthAndCase(t *testing.T) {
 	if a != b {
 		t.Errorf("full-width upper-case text: distance %d, want 0", Distance(a, b))
 	}
+	// Full case folding: ß folds to ss.
+	c := mustFingerprint(t, "Die Straße am Fluss wurde heute morgen gesperrt", "text/plain")
+	d := mustFingerprint(t, "DIE STRASSE AM FLUSS WURDE HEUTE MORGEN GESPERRT", "text/plain")
+	if c != d {
+		t.Errorf("Straße vs STRASSE: distance %d, want 0", Distance(c, d))
+	}
 }
 
 // Bodies with no usable text never give a fingerprint, so they can never be compared

@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"slices"
 	"sort"
+	"sync"
 	"testing"
 	"time"
 )
@@ -197,5 +198,52 @@ func BenchmarkTickMillionPages(b *testing.B) {
 		for _, u := range urls { // refetched and rescheduled a day later
 			st.Set(u, now.Add(24*time.Hour))
 		}
+	}
+}
+
+// The pieces the engine shares between fetch goroutines — fingerprint cache, MemStore,
+// EstimatorPolicy, Scheduler — hold up under concurrent use (run with -race).
+func TestConcurrentUse(t *testing.T) {
+	st := NewMemStore()
+	pol, err := NewPolicy("", EstimatorOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, _ := NewTracker(Config{Initial: time.Hour}, pol)
+	s, _ := NewScheduler(st, 100)
+	t0 := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
+	bodies := [][]byte{
+		[]byte(articlePage("A", articles["english"][0], churns[0])),
+		[]byte(articlePage("B", articles["chinese"][1], churns[1])),
+	}
+	done := make(chan struct{})
+	go func() { // the scheduler ticks while pages are observed
+		defer close(done)
+		for i := 0; i < 200; i++ {
+			if _, err := s.Tick(t0.Add(time.Duration(i) * time.Hour)); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 50; i++ {
+				p := &Page{URL: fmt.Sprintf("https://h%d.example.com/%d", g, i)}
+				for k := 0; k < 6; k++ {
+					h, ok := Fingerprint(bodies[(i+k)%2], "text/html")
+					tr.Observe(p, t0.Add(time.Duration(k)*time.Hour), Outcome{Hash: h, OK: ok})
+					st.Set(p.URL, p.Next)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	<-done
+	if st.Len() != 200 {
+		t.Errorf("store holds %d pages, want 200", st.Len())
 	}
 }
