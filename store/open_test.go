@@ -128,6 +128,7 @@ func TestBadPathsGiveClearErrors(t *testing.T) {
 		{"missing directory", filepath.Join(dir, "nope", "crawl.db"), []string{filepath.Join(dir, "nope", "crawl.db"), "does not exist"}, nil},
 		{"not an SQLite file", text, []string{text, "not an SQLite database", "untouched"}, ErrNotDatabase},
 		{"a directory", dir, []string{dir, "directory"}, nil},
+		{"parent is a file", filepath.Join(text, "crawl.db"), []string{filepath.Join(text, "crawl.db"), "not a directory"}, nil},
 		{"empty path", "", []string{"empty"}, nil},
 	}
 	for _, tc := range tests {
@@ -270,4 +271,18 @@ func TestOpenRecoversInProgressURLs(t *testing.T) {
 	if st, _ := s.Stats(); st.Lanes.Open != 0 {
 		t.Errorf("%d lanes still open after a restart, want 0", st.Lanes.Open)
 	}
+}
+
+// Root ignores permissions, so the lock file's failure stands in for any path the
+// process cannot write: the error names the database.
+func TestLockFileThatCannotBeCreated(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "crawl.db")
+	if err := os.Mkdir(lockPath(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(path, Options{})
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "lock file") {
+		t.Errorf("Open with an unusable lock file = %v; want an error naming %s and the lock file", err, path)
+	}
+	t.Log(err)
 }
