@@ -71,7 +71,7 @@ func (e *Engine) newDNSCache() (*dnscache.Cache, error) {
 func (e *Engine) hostQueued(host string) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.board.Holds(host)
+	return e.board == nil || e.board.Holds(host)
 }
 
 // dnsPrefetcher collects the hosts of newly queued URLs and hands them to the

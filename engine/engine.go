@@ -13,15 +13,14 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net/netip"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/crawlconsole/crawlconsole/engine/dnscache"
+	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
@@ -36,8 +35,14 @@ type Engine struct {
 	dedupe *frontier.Dedupe
 	gate   *lanes.Gate
 	robots *fetch.Robots
-	egress []*egressLink
-	dns    *dnscache.Cache // M5: the resolver of every egress
+	egress []*egressLink     // by board egress index; grows when egresses are claimed (guarded by mu)
+	pool   *egress.Pool      // M3 rotation; nil for the direct route
+	dns    *dnscache.Cache   // M5: the resolver of every egress
+	fcfg   fetch.Config      // for egresses added at run time
+	dialer *fetch.Dialer     // checks cross-host redirect targets (SSRF)
+
+	accounts *metaAccounts  // egress account table persistence
+	deferred []deferredTask // deferrals waiting for flushDeferred (guarded by mu)
 
 	prefetch dnsPrefetcher
 	dnsViewC dnsViewCache
@@ -70,12 +75,6 @@ type Engine struct {
 	resumed int
 }
 
-// egressLink is one egress address with its keep-alive transport (one per egress).
-type egressLink struct {
-	name string
-	f    *fetch.Fetcher
-}
-
 // laneState is the runtime face of a lane, for the console.
 type laneState struct {
 	lane      *lanes.Lane
@@ -100,8 +99,7 @@ func New(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	specs, err := parseEgresses(opts.Egress)
-	if err != nil {
+	if _, err := egress.ParseSpecs(opts.Egress); err != nil { // before the store: a typo costs nothing
 		return nil, err
 	}
 	st, err := store.Open(opts.DB, store.Options{})
@@ -129,11 +127,6 @@ func New(opts Options) (*Engine, error) {
 		persist:     make(chan Event, 1024),
 		prefetch:    dnsPrefetcher{kick: make(chan struct{}, 1)},
 	}
-	names := make([]string, len(specs))
-	for i, sp := range specs {
-		names[i] = sp.name
-	}
-	e.board = lanes.NewBoard(opts.Lanes.Max, names)
 	var resolver fetch.Resolver = opts.Resolver
 	if resolver == nil {
 		if e.dns, err = e.newDNSCache(); err != nil {
@@ -152,38 +145,16 @@ func New(opts Options) (*Engine, error) {
 		ContentTypes:   opts.Fetch.ContentTypes,
 	}
 	e.redirectPause(&fcfg)
-	for _, s := range specs {
-		d := &fetch.Dialer{Resolver: resolver, Guard: guard, Local: s.local, Timeout: opts.Fetch.ConnectTimeout}
-		e.egress = append(e.egress, &egressLink{name: s.name, f: fetch.New(ctx, fcfg, d)})
+	if err := e.setupEgress(resolver, guard, fcfg); err != nil {
+		if e.dns != nil {
+			e.dns.Close()
+		}
+		st.Close()
+		cancel()
+		return nil, err
 	}
 	e.gate = &lanes.Gate{MinGap: opts.Lanes.DelayMin, Interval: e.hostInterval}
 	return e, nil
-}
-
-type egressSpec struct {
-	name  string
-	local netip.Addr
-}
-
-// parseEgresses reads --egress SPECs. The core engine binds local source addresses
-// (bind:IP); proxy egresses come with the egress rotation (M3).
-func parseEgresses(specs []string) ([]egressSpec, error) {
-	if len(specs) == 0 {
-		return []egressSpec{{name: "direct"}}, nil
-	}
-	var out []egressSpec
-	for _, s := range specs {
-		ip, ok := strings.CutPrefix(s, "bind:")
-		if !ok {
-			return nil, fmt.Errorf("--egress %q: want bind:IP (e.g. bind:127.0.0.2)", s)
-		}
-		a, err := netip.ParseAddr(ip)
-		if err != nil {
-			return nil, fmt.Errorf("--egress %q: %q is not an IP address", s, ip)
-		}
-		out = append(out, egressSpec{name: s, local: a})
-	}
-	return out, nil
 }
 
 // hostInterval is the aggregate gap between two requests to one host over all
@@ -218,6 +189,11 @@ func (e *Engine) Start() error {
 	if e.dns != nil && e.opts.DNS.Prefetch {
 		e.wg.Add(1)
 		go e.runPrefetch()
+	}
+	if e.pool != nil {
+		e.wg.Add(2)
+		go e.maintainEgress()
+		go func() { defer e.wg.Done(); e.accounts.run(e.ctx.Done()) }()
 	}
 	e.logf(LevelInfo, 0, "", "crawl started: %d lanes max, %d egress, delay %v..%v, host cap %.3g/s",
 		e.opts.Lanes.Max, len(e.egress), e.opts.Lanes.DelayMin, e.opts.Lanes.DelayMax, e.opts.HostRate)
@@ -283,6 +259,9 @@ func (e *Engine) Stop() {
 		for _, eg := range e.egress {
 			eg.f.Close()
 		}
+		if e.pool != nil {
+			e.pool.Close()
+		}
 	})
 }
 
@@ -305,6 +284,11 @@ func (e *Engine) Stats() Stats {
 		Refused: t.Refused, Errors: t.Errors, URLsQueued: t.URLsQueued, URLsDone: t.URLsDone,
 		LanesPeak: peak, DurationS: d, RobotsSkips: t.Errors[fetch.KindRobots], Resumed: e.resumed,
 	}
+	if e.pool != nil {
+		es := e.pool.Stats()
+		s.Egress = &es
+	}
+	s.Deferred = t.Deferred
 	if e.dns != nil {
 		ds := e.dns.Stats()
 		ds.WaitHistogram = nil // the console shows it; the stats object stays small

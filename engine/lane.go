@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/store"
@@ -24,11 +25,11 @@ func (e *Engine) runLane(ls *laneState) {
 	e.st.LaneOpened(l.ID, egress, time.Now())
 	e.logf(LevelDebug, l.ID, "", "lane %d opened on %s", l.ID, egress)
 	for {
-		t, egIdx, ok := e.nextTask(ls)
+		t, link, ok := e.nextTask(ls)
 		if !ok {
 			return
 		}
-		e.process(ls, egIdx, t)
+		e.process(ls, link, t)
 		d := e.delay()
 		e.mu.Lock()
 		ls.status, ls.nextFetch = LaneWaiting, time.Now().Add(d)
@@ -42,17 +43,17 @@ func (e *Engine) runLane(ls *laneState) {
 // nextTask blocks while the crawl, the lane or the task's host is paused, then hands
 // out the lane's next task and the egress it leaves from (a rebalance may move the
 // lane between tasks). ok=false: the lane retired or the engine is stopping.
-func (e *Engine) nextTask(ls *laneState) (frontier.Task, int, bool) {
+func (e *Engine) nextTask(ls *laneState) (frontier.Task, *egressLink, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for {
 		if e.ctx.Err() != nil {
-			return frontier.Task{}, 0, false
+			return frontier.Task{}, nil, false
 		}
 		if e.paused || ls.lane.Paused() {
 			ls.status, ls.nextFetch = LanePaused, time.Time{}
 			if !e.waitWake() {
-				return frontier.Task{}, 0, false
+				return frontier.Task{}, nil, false
 			}
 			continue
 		}
@@ -72,16 +73,16 @@ func (e *Engine) nextTask(ls *laneState) (frontier.Task, int, bool) {
 			e.st.LaneRetired(id, time.Now(), done)
 			e.logf(LevelDebug, id, "", "lane %d retired", id)
 			e.mu.Lock()
-			return frontier.Task{}, 0, false
+			return frontier.Task{}, nil, false
 		}
 		for e.pausedHosts[t.Host] && e.ctx.Err() == nil {
 			ls.status, ls.current = LanePaused, t.URL
 			if !e.waitWake() {
-				return frontier.Task{}, 0, false
+				return frontier.Task{}, nil, false
 			}
 		}
 		ls.status, ls.current, ls.nextFetch = LaneFetching, t.URL, time.Time{}
-		return t, ls.lane.Egress, true
+		return t, e.egress[ls.lane.Egress], true
 	}
 }
 
@@ -99,16 +100,24 @@ func (e *Engine) waitWake() bool {
 }
 
 // process fetches one task on its lane and records the outcome.
-func (e *Engine) process(ls *laneState, egIdx int, t frontier.Task) {
+func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) {
 	l := ls.lane
-	eg := e.egress[egIdx]
+	if e.pool != nil && !e.pool.Rotation().Serves(eg.name, t.Host) {
+		// M3: this egress was banned for the host (or is cooling down) since the
+		// task was queued here: move it to one that may serve it.
+		e.mu.Lock()
+		e.relocate(t)
+		e.mu.Unlock()
+		e.flushDeferred()
+		return
+	}
 	u, err := url.Parse(t.URL)
 	if err != nil {
 		e.finish(t, l.ID, store.Failed, frontier.KindMalformed)
 		return
 	}
 	if e.opts.Robots {
-		rules, err := e.robotsFor(egIdx, u)
+		rules, err := e.robotsFor(eg, u)
 		if err != nil { // stopping: leave the URL queued
 			return
 		}
@@ -122,7 +131,10 @@ func (e *Engine) process(ls *laneState, egIdx int, t frontier.Task) {
 		}
 	}
 	e.st.SetState(t.URL, store.InProgress, l.ID, "")
-	res, kind := e.fetchWithRetry(egIdx, eg, t)
+	res, kind, moved := e.fetchWithRetry(eg, t)
+	if moved {
+		return // M3 rerouted or deferred the task
+	}
 	if kind == fetch.KindCanceled || e.ctx.Err() != nil {
 		e.st.SetState(t.URL, store.Unprocessed, l.ID, "") // resumes next run
 		return
@@ -138,7 +150,7 @@ func (e *Engine) process(ls *laneState, egIdx int, t frontier.Task) {
 		if kind != fetch.KindContentType {
 			e.logf(LevelWarn, l.ID, t.Host, "%s: %s", kind, t.URL)
 		}
-	case refused(res):
+	case e.pool == nil && refused(res): // with rotation, refusals were classified above
 		e.c.refused.Add(1)
 		e.finish(t, l.ID, store.Failed, fetch.KindRefused)
 		wait := max(e.opts.Fetch.RefusalBackoff, retryAfter(res.Header))
@@ -164,14 +176,32 @@ func (e *Engine) process(ls *laneState, egIdx int, t frontier.Task) {
 
 // fetchWithRetry fetches through the politeness gate, retrying transient failures
 // (timeouts, resets, 5xx) with exponential backoff; never client errors or refusals.
-func (e *Engine) fetchWithRetry(egIdx int, eg *egressLink, t frontier.Task) (*fetch.Result, string) {
+// With egress rotation (M3) every outcome is classified first: a site ban or a proxy
+// fault reroutes the task to another egress or defers its host (moved=true).
+func (e *Engine) fetchWithRetry(eg *egressLink, t frontier.Task) (res *fetch.Result, kind string, moved bool) {
+	e.mu.Lock()
+	egIdx := e.egressIndex(eg.name)
+	e.mu.Unlock()
 	for attempt := 0; ; attempt++ {
 		tk, err := e.gate.Acquire(e.ctx, egIdx, t.Host, t.ParentHash)
 		if err != nil {
-			return nil, fetch.KindCanceled
+			return nil, fetch.KindCanceled, false
 		}
 		res, err := eg.f.Fetch(t.URL, nil)
 		e.gate.Release(tk)
+		if e.pool != nil && fetch.Kind(err) != fetch.KindCanceled {
+			v, d := e.observe(eg, t.Host, res, err)
+			if v.Class == egress.SiteBan {
+				e.c.refused.Add(1)
+				if res != nil {
+					e.c.pagesFetched.Add(1)
+				}
+			}
+			if d.Action == egress.Retry || d.Action == egress.DeferHost {
+				e.reroute(eg, t, v, d)
+				return nil, "", true
+			}
+		}
 		kind := fetch.Kind(err)
 		if kind == "" && res.Status/100 == 5 && !refused(res) {
 			kind = fetch.KindHTTP5xx
@@ -180,12 +210,12 @@ func (e *Engine) fetchWithRetry(egIdx int, eg *egressLink, t frontier.Task) (*fe
 			if kind == fetch.KindHTTP5xx {
 				kind = "" // a 5xx page is still a response: process() records it
 			}
-			return res, kind
+			return res, kind, false
 		}
 		backoff := e.opts.Fetch.RetryBackoff << attempt
 		e.logf(LevelInfo, 0, t.Host, "%s on %s, retry %d in %v", kind, t.URL, attempt+1, backoff)
 		if !e.sleep(backoff) {
-			return nil, fetch.KindCanceled
+			return nil, fetch.KindCanceled, false
 		}
 	}
 }
@@ -193,15 +223,18 @@ func (e *Engine) fetchWithRetry(egIdx int, eg *egressLink, t frontier.Task) (*fe
 // robotsFor returns the robots.txt rules of u's origin, fetching them through this
 // lane's egress and the gate the first time (a robots.txt request is a request to
 // the host like any other, for the site's bot detection).
-func (e *Engine) robotsFor(egIdx int, u *url.URL) (*fetch.Rules, error) {
+func (e *Engine) robotsFor(eg *egressLink, u *url.URL) (*fetch.Rules, error) {
 	origin := u.Scheme + "://" + u.Host
 	host := u.Hostname()
 	return e.robots.Get(e.ctx, origin, func(ctx context.Context) (*fetch.Rules, error) {
+		e.mu.Lock()
+		egIdx := e.egressIndex(eg.name)
+		e.mu.Unlock()
 		tk, err := e.gate.Acquire(ctx, egIdx, host, 0)
 		if err != nil {
 			return nil, err
 		}
-		r := e.egress[egIdx].f.FetchRobots(ctx, origin, e.opts.UserAgent)
+		r := eg.f.FetchRobots(ctx, origin, e.opts.UserAgent)
 		e.gate.Release(tk)
 		if r.CrawlDelay > 0 {
 			e.mu.Lock()

@@ -56,6 +56,10 @@ func (e *Engine) Snapshot() Snapshot {
 	s.Totals = e.c.totals(peak)
 	s.LastEvent = e.events.last()
 	s.DNS = e.dnsView()
+	if e.pool != nil {
+		v := e.pool.View()
+		s.Egress = &v
+	}
 	return s
 }
 

@@ -40,8 +40,11 @@ type Options struct {
 	// benchmarks plug baseline resolvers in here. The SSRF guard still checks every
 	// address it returns.
 	Resolver fetch.Resolver `yaml:"-"`
-	// Egress lists egress SPECs (bind:IP, http://..., socks5://...); empty = direct.
+	// Egress lists egress SPECs (bind:IP, http://[user:pass@]host:port,
+	// socks5://[user:pass@]host:port, optionally NAME=SPEC); empty = direct.
 	Egress []string `yaml:"egress"`
+	// Rotation configures egress rotation (M3).
+	Rotation RotationOptions `yaml:"rotation"`
 	// AllowPrivate opens CIDR ranges to the SSRF guard (loopback/private are refused
 	// by default).
 	AllowPrivate []string `yaml:"allow_private"`
@@ -106,6 +109,7 @@ func DefaultOptions() Options {
 			RefusalBackoff: 30 * time.Second,
 		},
 		DNS:         DNSOptions{Prefetch: true},
+		Rotation:    RotationOptions{PerNode: 2, DisableFor: 2 * time.Hour},
 		Dedupe:      DedupeOptions{ExpectedURLs: 10_000_000, FalsePositive: 0.01, LRUSize: 16384},
 		QueueMemory: 200_000,
 	}

@@ -36,6 +36,7 @@ func TestPoliteAgainstSandboxTruth(t *testing.T) {
 	o.DNSServers = []string{sb.DNSAddr()}
 	o.AllowPrivate = []string{"127.0.0.0/8"}
 	o.Egress = []string{"bind:127.0.0.2", "bind:127.0.0.3", "bind:127.0.0.4", "bind:127.0.0.5"}
+	o.Rotation.PerNode = 0 // use all four at once
 	o.Lanes.Max = 16
 	o.Lanes.DelayMin, o.Lanes.DelayMax = gap*5/4, gap*2
 	o.HostRate = cfg.Scale

@@ -181,6 +181,12 @@ func (e *Engine) confirm(t frontier.Task) {
 // place puts a task on a lane by the M1 rule (or leaves it pending) and starts the
 // lane's goroutine if a new one opened. Caller holds e.mu.
 func (e *Engine) place(t frontier.Task) {
+	if e.pool != nil {
+		if until, off := e.pool.Rotation().DisabledUntil(t.Host); off {
+			e.deferTask(t, until) // M3: a disabled host's URLs wait, never lost
+			return
+		}
+	}
 	if p := e.board.Add(t); p.Opened {
 		e.startLane(p.Lane)
 	}

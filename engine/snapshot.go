@@ -43,7 +43,8 @@ type Snapshot struct {
 	PausedHosts []string  // hosts paused by the operator, sorted
 	Egresses    []string  // egress names in use (masked), in order
 	LastEvent   uint64    // sequence number of the newest event in the ring
-	DNS         *DNSView  // DNS cache pane (M5): hit rates, backlog, latency, negatives
+	DNS         *DNSView    // DNS cache pane (M5): hit rates, backlog, latency, negatives
+	Egress      *EgressView // Egress pane (M3): account table, rotation state, disable list
 }
 
 // Totals are the crawl's running counters; the same figures go to --stats-json.
@@ -55,6 +56,7 @@ type Totals struct {
 	Errors       map[string]int64 // error kind -> count
 	URLsQueued   int64            // URLs ever accepted into the frontier
 	URLsDone     int64            // URLs finished (stored, failed or skipped)
+	Deferred     int64            // URLs set aside for disabled hosts (M3); they come back
 	LanesPeak    int              // most lanes alive at once
 }
 

@@ -16,6 +16,7 @@ type counters struct {
 	refused      atomic.Int64
 	urlsQueued   atomic.Int64
 	urlsDone     atomic.Int64
+	deferred     atomic.Int64
 
 	mu     sync.Mutex
 	errors map[string]int64
@@ -38,6 +39,7 @@ func (c *counters) totals(lanesPeak int) Totals {
 		Refused:      c.refused.Load(),
 		URLsQueued:   c.urlsQueued.Load(),
 		URLsDone:     c.urlsDone.Load(),
+		Deferred:     c.deferred.Load(),
 		LanesPeak:    lanesPeak,
 		Errors:       map[string]int64{},
 	}
@@ -152,5 +154,7 @@ type Stats struct {
 	PagesPerS    float64          `json:"pages_per_s"`
 	RobotsSkips  int64            `json:"robots_disallowed"`
 	Resumed      int              `json:"resumed_in_progress"`
+	Deferred     int64            `json:"deferred"` // URLs set aside for a disabled host (M3), not lost
 	DNS          *DNSStats        `json:"dns,omitempty"`
+	Egress       *EgressStats     `json:"egress,omitempty"`
 }

@@ -94,6 +94,9 @@ func DemoOptions(sb *sandbox.Sandbox, db string) engine.Options {
 	o.DNSServers = []string{sb.DNSAddr()}
 	o.AllowPrivate = []string{"127.0.0.0/8"}
 	o.Egress = demoEgresses
+	o.Rotation.PerNode = 0 // all four at once: lanes are per address (M1)
+	o.Rotation.DisableFor = time.Duration(float64(2*time.Hour) / scale)
+	o.Rotation.PairBanFor = time.Duration(float64(30*time.Minute) / scale)
 	o.Lanes.DelayMin, o.Lanes.DelayMax = gap*5/4, gap*3
 	o.HostRate = scale
 	o.Fetch.Timeout = 5 * time.Second

@@ -478,3 +478,24 @@ func (r *Rotation) disable(host string, now, until time.Time) {
 	r.disables++
 	r.listVer++
 }
+
+// Serves reports whether egress is on the node's list and may serve host now: no
+// proxy-fault cooldown and no pair ban. The engine's lanes live on egress addresses
+// (M1); this is their filter when a host's tasks are placed or moved.
+func (r *Rotation) Serves(egress, host string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.slot(egress)
+	return s != nil && r.usable(s, host, r.cfg.Now())
+}
+
+// DisabledUntil reports whether host is on the host_disable_list now, and until when.
+func (r *Rotation) DisabledUntil(host string) (time.Time, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	d, ok := r.disabled[host]
+	if !ok || !r.cfg.Now().Before(d.until) {
+		return time.Time{}, false
+	}
+	return d.until, true
+}

@@ -67,7 +67,7 @@ func testFetcher(t *testing.T, res Resolver, allow []string, cfg Config) (*Fetch
 		cfg = Config{UserAgent: "crawlconsole-test", ConnectTimeout: 2 * time.Second, RequestTimeout: 5 * time.Second,
 			MaxBodyBytes: 1 << 20, MaxRedirects: 3, ContentTypes: []string{"text/html"}}
 	}
-	f := New(context.Background(), cfg, &Dialer{Resolver: res, Guard: g, Dial: log.dial, Timeout: time.Second})
+	f := New(context.Background(), cfg, &Dialer{Resolver: res, Guard: g, Dial: log.dial, Timeout: time.Second}, nil)
 	t.Cleanup(f.Close)
 	return f, log
 }

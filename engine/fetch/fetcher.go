@@ -65,16 +65,21 @@ type exchange struct {
 	err  error
 }
 
-// New returns a Fetcher dialling through d. ctx bounds every request (engine stop).
-func New(ctx context.Context, cfg Config, d *Dialer) *Fetcher {
-	tr := &http.Transport{
-		DialContext:           d.DialContext,
-		MaxIdleConns:          512,
-		MaxIdleConnsPerHost:   8,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   cfg.ConnectTimeout,
-		ResponseHeaderTimeout: cfg.RequestTimeout,
-		ForceAttemptHTTP2:     true,
+// New returns a Fetcher. tr is the egress's keep-alive transport (M3 builds one per
+// egress: bind, HTTP or SOCKS5 proxy); nil builds a direct one dialling through d. d
+// also checks cross-host redirect targets against the SSRF guard. ctx bounds every
+// request (engine stop).
+func New(ctx context.Context, cfg Config, d *Dialer, tr *http.Transport) *Fetcher {
+	if tr == nil {
+		tr = &http.Transport{
+			DialContext:           d.DialContext,
+			MaxIdleConns:          512,
+			MaxIdleConnsPerHost:   8,
+			IdleConnTimeout:       90 * time.Second,
+			TLSHandshakeTimeout:   cfg.ConnectTimeout,
+			ResponseHeaderTimeout: cfg.RequestTimeout,
+			ForceAttemptHTTP2:     true,
+		}
 	}
 	// Build the collector by hand: colly.NewCollector lets COLLY_* environment
 	// variables override what we set, and nothing may silently override the operator.

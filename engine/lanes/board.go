@@ -72,7 +72,14 @@ type Board struct {
 	byParent []map[uint64]*Lane // per egress: parent hash -> lane holding it
 	pending  pendingQueue
 	peak     int
+
+	// Allowed, if set, says whether egress may serve host now (M3: no pair ban, no
+	// proxy-fault cooldown). Lanes on other egresses are not joined and no lane opens
+	// there for the host.
+	Allowed func(egress int, host string) bool
 }
+
+func (b *Board) allowed(e int, host string) bool { return b.Allowed == nil || b.Allowed(e, host) }
 
 // NewBoard returns a Board for max lanes over the named egresses (at least one; the
 // default egress is the host's own address).
@@ -103,8 +110,9 @@ func (b *Board) Add(t frontier.Task) Placement {
 		return Placement{Lane: l}
 	}
 	if len(b.lanes) < b.max {
-		l := b.open(t)
-		return Placement{Lane: l, Opened: true}
+		if e := b.emptiestEgress(t); e >= 0 {
+			return Placement{Lane: b.open(t, e), Opened: true}
+		}
 	}
 	b.pending.push(t)
 	return Placement{Pending: true}
@@ -117,6 +125,9 @@ func (b *Board) choose(t frontier.Task) *Lane {
 	var best *Lane
 	free := false // some egress has no lane adjacent to t
 	for e := range b.egresses {
+		if !b.allowed(e, t.Host) {
+			continue
+		}
 		l := b.byHost[e][t.Host] // M1: prefer the host match
 		if l == nil && t.ParentHash != 0 {
 			l = b.byParent[e][t.ParentHash]
@@ -138,10 +149,9 @@ func (b *Board) choose(t frontier.Task) *Lane {
 	return best
 }
 
-// open creates a lane for t on the egress that is free of adjacency to t and has the
-// fewest lanes, then pulls in every pending task adjacent to it.
-func (b *Board) open(t frontier.Task) *Lane {
-	e := b.emptiestEgress(t)
+// open creates a lane for t on egress e (see emptiestEgress), then pulls in every
+// pending task adjacent to it.
+func (b *Board) open(t frontier.Task, e int) *Lane {
 	b.nextID++
 	l := &Lane{ID: b.nextID, Egress: e, hosts: map[string]int{}, parents: map[uint64]int{}, urls: map[uint64]string{}}
 	b.lanes[l.ID] = l
@@ -150,18 +160,30 @@ func (b *Board) open(t frontier.Task) *Lane {
 	}
 	b.join(l, t)
 	for _, p := range b.pending.takeAdjacent(t.Host, t.ParentHash) {
-		b.join(l, p)
+		if b.allowed(e, p.Host) {
+			b.join(l, p)
+		} else {
+			b.pending.push(p)
+		}
 	}
 	return l
 }
 
+// emptiestEgress is the egress with the fewest lanes among those allowed to serve t's
+// host and, preferably, holding nothing adjacent to t; -1 if none may serve the host.
 func (b *Board) emptiestEgress(t frontier.Task) int {
 	counts := make([]int, len(b.egresses))
 	for _, l := range b.lanes {
 		counts[l.Egress]++
 	}
-	best := -1
+	best, fallback := -1, -1
 	for e := range b.egresses {
+		if !b.allowed(e, t.Host) {
+			continue
+		}
+		if fallback < 0 {
+			fallback = e
+		}
 		if b.byHost[e][t.Host] != nil || (t.ParentHash != 0 && b.byParent[e][t.ParentHash] != nil) {
 			continue
 		}
@@ -170,7 +192,7 @@ func (b *Board) emptiestEgress(t frontier.Task) int {
 		}
 	}
 	if best < 0 {
-		best = 0
+		return fallback
 	}
 	return best
 }
@@ -254,7 +276,12 @@ func (b *Board) fill() []*Lane {
 			b.join(l, t)
 			continue
 		}
-		opened = append(opened, b.open(t))
+		e := b.emptiestEgress(t)
+		if e < 0 { // no egress may serve its host now: the engine defers such hosts
+			b.pending.push(t)
+			break
+		}
+		opened = append(opened, b.open(t, e))
 	}
 	return opened
 }
@@ -400,6 +427,43 @@ func (b *Board) Drain() []frontier.Task {
 			break
 		}
 		out = append(out, t)
+	}
+	return out
+}
+
+// AddEgress adds an egress (M3: one claimed from the account table or added by the
+// operator) and returns its index.
+func (b *Board) AddEgress(name string) int {
+	for i, n := range b.egresses {
+		if n == name {
+			return i
+		}
+	}
+	b.egresses = append(b.egresses, name)
+	b.byHost = append(b.byHost, map[string]*Lane{})
+	b.byParent = append(b.byParent, map[uint64]*Lane{})
+	return len(b.egresses) - 1
+}
+
+// Evict removes the queued tasks of host from lanes on egress (host == "": every
+// task there) and returns them for placing again: the egress may no longer serve
+// them (M3 pair ban or proxy fault).
+func (b *Board) Evict(host string, egress int) []frontier.Task {
+	var out []frontier.Task
+	for _, l := range b.lanes {
+		if l.Egress != egress {
+			continue
+		}
+		kept := l.queue[:0]
+		for _, t := range l.queue {
+			if host == "" || t.Host == host {
+				out = append(out, t)
+				b.unhold(l, t)
+				continue
+			}
+			kept = append(kept, t)
+		}
+		l.queue = kept
 	}
 	return out
 }

@@ -1,0 +1,404 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/egress"
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/lanes"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// RotationOptions configures egress rotation (M3, seed 003).
+type RotationOptions struct {
+	// PerNode is how many egresses the node starts with; it claims more from the
+	// account table when all of them were refused (seed: 2). 0 = all of them.
+	PerNode int `yaml:"per_node"`
+	// DisableFor is how long a host stays on the host_disable_list once every egress
+	// was refused (seed: 2h). Its URLs are deferred, never dropped.
+	DisableFor time.Duration `yaml:"disable_for"`
+	// PairBanFor keeps one (egress, host) pair apart after a site ban when the site
+	// sent no longer Retry-After (default 30m).
+	PairBanFor time.Duration `yaml:"pair_ban_for"`
+	// FaultCooldown takes an egress out for every host after a proxy fault; it
+	// doubles with each fault in a row (default 30s).
+	FaultCooldown time.Duration `yaml:"fault_cooldown"`
+}
+
+// EgressView is what the console's Egress pane shows (masked: no secrets).
+type EgressView = egress.View
+
+// EgressStats is the --stats-json "egress" object.
+type EgressStats = egress.Stats
+
+// egressLink is one egress address with its keep-alive transport (one per egress).
+type egressLink struct {
+	name string
+	f    *fetch.Fetcher
+	eg   *egress.Egress // nil for the direct route
+}
+
+// setupEgress builds the egresses: the direct route when none is configured, else
+// the M3 account table, this node's rotation and one transport per egress.
+func (e *Engine) setupEgress(resolver fetch.Resolver, guard *fetch.Guard, fcfg fetch.Config) error {
+	dialer := &fetch.Dialer{Resolver: resolver, Guard: guard, Timeout: e.opts.Fetch.ConnectTimeout}
+	if len(e.opts.Egress) == 0 {
+		e.board = lanes.NewBoard(e.opts.Lanes.Max, []string{"direct"})
+		e.egress = []*egressLink{{name: "direct", f: fetch.New(e.ctx, fcfg, dialer, nil)}}
+		return nil
+	}
+	specs, err := egress.ParseSpecs(e.opts.Egress)
+	if err != nil {
+		return err
+	}
+	e.accounts = &metaAccounts{st: e.st, kick: make(chan struct{}, 1)}
+	table, err := egress.OpenTable(e.accounts, specs)
+	if err != nil {
+		return err
+	}
+	ro := e.opts.Rotation
+	perNode := ro.PerNode
+	if perNode <= 0 {
+		perNode = len(table.Accounts())
+	}
+	e.pool, err = egress.NewPool(table, egress.PoolConfig{
+		Rotation: egress.RotationConfig{Node: "local", PerNode: perNode, DisableFor: ro.DisableFor,
+			PairBanFor: ro.PairBanFor, FaultCooldown: ro.FaultCooldown},
+		Transport: egress.TransportConfig{
+			Resolve:               resolver.LookupAddrs,
+			Guard:                 func(a netip.Addr) error { return guard.Check("", a) },
+			DialTimeout:           e.opts.Fetch.ConnectTimeout,
+			ResponseHeaderTimeout: e.opts.Fetch.Timeout,
+		},
+	})
+	if err != nil {
+		return err
+	}
+	e.fcfg, e.dialer = fcfg, dialer
+	var names []string
+	for _, a := range table.Accounts() {
+		names = append(names, a.Name)
+	}
+	e.board = lanes.NewBoard(e.opts.Lanes.Max, names)
+	e.board.Allowed = func(i int, host string) bool {
+		return e.pool.Rotation().Serves(e.board.Egresses()[i], host)
+	}
+	e.egress = make([]*egressLink, len(names))
+	for _, n := range names {
+		if _, err := e.addEgressLink(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addEgressLink gives an egress of the table its lane slot and transport; e.egress
+// is indexed like the board's egresses. Caller holds e.mu (or is New).
+func (e *Engine) addEgressLink(name string) (int, error) {
+	i := e.board.AddEgress(name)
+	if i < len(e.egress) && e.egress[i] != nil {
+		return i, nil
+	}
+	eg, err := e.pool.Egress(name)
+	if err != nil {
+		return 0, err
+	}
+	tr, err := e.pool.Transport(name)
+	if err != nil {
+		return 0, err
+	}
+	link := &egressLink{name: name, f: fetch.New(e.ctx, e.fcfg, e.dialer, tr), eg: eg}
+	if i < len(e.egress) {
+		e.egress[i] = link
+	} else {
+		e.egress = append(e.egress, link)
+	}
+	return i, nil
+}
+
+// observe classifies a fetch outcome through the egress (M3) and reports it to the
+// rotation. It returns the decision; Action Done means the outcome stands.
+func (e *Engine) observe(link *egressLink, host string, res *fetch.Result, ferr error) (egress.Verdict, egress.Decision) {
+	var resp *http.Response
+	var body []byte
+	if res != nil && ferr == nil {
+		u, _ := url.Parse(res.FinalURL)
+		resp = &http.Response{StatusCode: res.Status, Header: res.Header, ContentLength: int64(len(res.Body)),
+			Request: &http.Request{URL: u}}
+		body = res.Body
+		if len(body) > 8<<10 {
+			body = body[:8<<10]
+		}
+	}
+	r := link.eg.Response(host, resp, body, ferr)
+	if resp != nil {
+		r.BodyLen = int64(len(res.Body))
+	}
+	return e.pool.Observe(link.name, r)
+}
+
+// reroute handles a refusal decision for task t fetched through link: Retry moves
+// the task (and the host's other tasks on that egress; every task on it after a
+// proxy fault) to lanes on egresses that may serve them; DeferHost sets the host's
+// URLs aside until the disable list lets it go (seed 003 step 3-2-4: never lost).
+func (e *Engine) reroute(link *egressLink, t frontier.Task, v egress.Verdict, d egress.Decision) {
+	e.logf(LevelWarn, 0, t.Host, "%s via %s: %s", v.Class, link.name, d.Reason)
+	e.mu.Lock()
+	if d.Claimed != "" {
+		if _, err := e.addEgressLink(d.Claimed); err != nil {
+			e.logf(LevelError, 0, "", "egress %s: %v", d.Claimed, err)
+		}
+	}
+	idx := e.egressIndex(link.name)
+	switch d.Action {
+	case egress.Retry:
+		host := t.Host
+		if v.Class == egress.ProxyFault {
+			host = "" // the egress is out for every host
+		}
+		moved := e.board.Evict(host, idx)
+		e.relocate(t)
+		for _, m := range moved {
+			e.relocate(m)
+		}
+	case egress.DeferHost:
+		e.deferTask(t, d.Until)
+		for _, m := range e.board.DropHost(t.Host) {
+			e.deferTask(m, d.Until)
+		}
+	}
+	e.mu.Unlock()
+	e.flushDeferred()
+}
+
+func (e *Engine) egressIndex(name string) int {
+	for i, l := range e.egress {
+		if l != nil && l.name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// relocate places a task again after its egress stopped serving its host. When no
+// egress on the node may serve the host, the rotation decides: claim another from
+// the table, or disable the host and defer its URLs. Caller holds e.mu.
+func (e *Engine) relocate(t frontier.Task) {
+	if e.pool != nil && !e.servable(t.Host) {
+		d := e.pool.Pick(t.Host)
+		if d.Claimed != "" {
+			if _, err := e.addEgressLink(d.Claimed); err != nil {
+				e.logf(LevelError, 0, "", "egress %s: %v", d.Claimed, err)
+			}
+		}
+		if d.Action == egress.DeferHost {
+			e.deferTask(t, d.Until)
+			for _, m := range e.board.DropHost(t.Host) {
+				e.deferTask(m, d.Until)
+			}
+			return
+		}
+	}
+	if p := e.board.Add(t); p.Opened {
+		e.startLane(p.Lane)
+	}
+}
+
+// servable reports whether some egress on the node may serve host now.
+func (e *Engine) servable(host string) bool {
+	for _, l := range e.egress {
+		if e.pool.Rotation().Serves(l.name, host) {
+			return true
+		}
+	}
+	return false
+}
+
+// deferTask sets a task aside until a time (M3: disabled host). The store write
+// happens in flushDeferred, outside e.mu. Caller holds e.mu.
+func (e *Engine) deferTask(t frontier.Task, until time.Time) {
+	e.deferred = append(e.deferred, deferredTask{url: t.URL, until: until})
+}
+
+type deferredTask struct {
+	url   string
+	until time.Time
+}
+
+// flushDeferred writes pending deferrals to the store.
+func (e *Engine) flushDeferred() {
+	e.mu.Lock()
+	list := e.deferred
+	e.deferred = nil
+	e.mu.Unlock()
+	for _, d := range list {
+		e.st.Defer(d.url, d.until)
+		e.c.deferred.Add(1)
+	}
+}
+
+// maintainEgress runs M3's round housekeeping while the crawl runs: deferrals are
+// written, expired host_disable_list entries removed, and deferred URLs whose time
+// has come are queued again.
+func (e *Engine) maintainEgress() {
+	defer e.wg.Done()
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-e.ctx.Done():
+			e.flushDeferred()
+			return
+		case now := <-t.C:
+			e.flushDeferred()
+			if removed := e.pool.BeginRound(now); len(removed) > 0 {
+				e.logf(LevelInfo, 0, "", "host_disable_list: %d hosts back in the crawl", len(removed))
+			}
+			e.requeueDeferred()
+		}
+	}
+}
+
+// requeueDeferred brings back deferred URLs whose time has passed.
+func (e *Engine) requeueDeferred() {
+	rows, err := e.st.DueDeferred(1000)
+	if err != nil || len(rows) == 0 {
+		return
+	}
+	for _, r := range rows {
+		e.st.SetState(r.URL, store.Unprocessed, 0, "")
+	}
+	e.mu.Lock()
+	for _, r := range rows {
+		e.place(taskOf(r))
+	}
+	e.mu.Unlock()
+	e.flushDeferred()
+}
+
+// metaAccounts persists the egress account table and the host_disable_list in the
+// store's meta table. Saves are asynchronous (latest value wins) so that rotation,
+// which may run under the engine's lock, never waits on the store writer.
+type metaAccounts struct {
+	st   *store.Store
+	kick chan struct{}
+
+	mu       sync.Mutex
+	accounts []byte
+	disabled []byte
+}
+
+const (
+	accountsMetaKey = "egress.accounts.v1"
+	disabledMetaKey = "egress.disabled.v1"
+)
+
+// persistedAccount is an account as stored: the secret as Persisted() gives it (an
+// env/file reference when one was used, else the literal).
+type persistedAccount struct {
+	Name, Kind, Address, User, Secret, Node, State string
+}
+
+// Load implements egress.AccountStore.
+func (m *metaAccounts) Load() ([]egress.Account, error) {
+	b, err := m.st.GetMeta(accountsMetaKey)
+	if err != nil || len(b) == 0 {
+		return nil, nil
+	}
+	var ps []persistedAccount
+	if err := json.Unmarshal(b, &ps); err != nil {
+		return nil, fmt.Errorf("stored egress table is unreadable: %v", err)
+	}
+	out := make([]egress.Account, 0, len(ps))
+	for _, p := range ps {
+		sec, err := egress.ParseSecret(p.Secret)
+		if err != nil {
+			return nil, fmt.Errorf("stored egress %s: %v", p.Name, err)
+		}
+		out = append(out, egress.Account{Name: p.Name, Kind: egress.Kind(p.Kind), Address: p.Address, User: p.User,
+			Secret: sec, Node: p.Node, State: egress.AccountState(p.State)})
+	}
+	return out, nil
+}
+
+// Save implements egress.AccountStore.
+func (m *metaAccounts) Save(as []egress.Account) error {
+	ps := make([]persistedAccount, len(as))
+	for i, a := range as {
+		ps[i] = persistedAccount{Name: a.Name, Kind: string(a.Kind), Address: a.Address, User: a.User,
+			Secret: a.Secret.Persisted(), Node: a.Node, State: string(a.State)}
+	}
+	b, err := json.Marshal(ps)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	m.accounts = b
+	m.mu.Unlock()
+	m.signal()
+	return nil
+}
+
+// LoadDisabled implements egress.DisableListStore.
+func (m *metaAccounts) LoadDisabled() ([]egress.DisabledHost, error) {
+	b, err := m.st.GetMeta(disabledMetaKey)
+	if err != nil || len(b) == 0 {
+		return nil, nil
+	}
+	var list []egress.DisabledHost
+	return list, json.Unmarshal(b, &list)
+}
+
+// SaveDisabled implements egress.DisableListStore.
+func (m *metaAccounts) SaveDisabled(list []egress.DisabledHost) error {
+	b, err := json.Marshal(list)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	m.disabled = b
+	m.mu.Unlock()
+	m.signal()
+	return nil
+}
+
+func (m *metaAccounts) signal() {
+	select {
+	case m.kick <- struct{}{}:
+	default:
+	}
+}
+
+// write stores whatever changed since the last call.
+func (m *metaAccounts) write() {
+	m.mu.Lock()
+	a, d := m.accounts, m.disabled
+	m.accounts, m.disabled = nil, nil
+	m.mu.Unlock()
+	if a != nil {
+		m.st.SetMeta(accountsMetaKey, a)
+	}
+	if d != nil {
+		m.st.SetMeta(disabledMetaKey, d)
+	}
+}
+
+// run writes saves until stop closes, then the last ones.
+func (m *metaAccounts) run(stop <-chan struct{}) {
+	for {
+		select {
+		case <-m.kick:
+			m.write()
+		case <-stop:
+			m.write()
+			return
+		}
+	}
+}
