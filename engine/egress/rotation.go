@@ -107,6 +107,9 @@ type slot struct {
 
 type pairKey struct{ egress, host string }
 
+// pairBan is one (egress, host) pair kept apart: since when, and until when.
+type pairBan struct{ at, until time.Time }
+
 type disabledHost struct{ since, until time.Time }
 
 // Rotation is one node's egress rotation, SPEC M3 / seed 003 step 5 (3-2), as a
@@ -121,7 +124,7 @@ type Rotation struct {
 	mu        sync.Mutex
 	list      []*slot // the node's list, in the order egresses joined it
 	current   string  // the egress the node is on
-	bans      map[pairKey]time.Time
+	bans      map[pairKey]pairBan
 	disabled  map[string]disabledHost
 	rotations int64
 	disables  int64
@@ -133,7 +136,7 @@ type Rotation struct {
 // then claims an egress when it first needs one.
 func NewRotation(cfg RotationConfig, master Master) *Rotation {
 	cfg = cfg.withDefaults()
-	r := &Rotation{cfg: cfg, master: master, bans: map[pairKey]time.Time{}, disabled: map[string]disabledHost{}}
+	r := &Rotation{cfg: cfg, master: master, bans: map[pairKey]pairBan{}, disabled: map[string]disabledHost{}}
 	for _, name := range master.Assign(cfg.Node, cfg.PerNode) {
 		r.list = append(r.list, &slot{name: name})
 	}
@@ -214,7 +217,13 @@ func (r *Rotation) Report(egress, host string, v Verdict) Decision {
 		if s != nil {
 			s.refusals++
 		}
-		r.bans[pairKey{egress, host}] = now.Add(max(v.RetryAfter, r.cfg.PairBanFor))
+		k := pairKey{egress, host}
+		b := r.bans[k]
+		if !now.Before(b.until) {
+			b.at = now // a new ban; a report while one is in force keeps when it began
+		}
+		b.until = now.Add(max(v.RetryAfter, r.cfg.PairBanFor))
+		r.bans[k] = b
 	case ProxyFault:
 		if s != nil {
 			s.faults++
@@ -291,8 +300,8 @@ func (r *Rotation) BeginRound(now time.Time) []string {
 			r.listVer++
 		}
 	}
-	for k, until := range r.bans {
-		if !now.Before(until) {
+	for k, b := range r.bans {
+		if !now.Before(b.until) {
 			delete(r.bans, k)
 		}
 	}
@@ -416,8 +425,8 @@ func (r *Rotation) usable(s *slot, host string, now time.Time) bool {
 	if now.Before(s.faultUntil) {
 		return false
 	}
-	until, banned := r.bans[pairKey{s.name, host}]
-	return !banned || !now.Before(until)
+	b, banned := r.bans[pairKey{s.name, host}]
+	return !banned || !now.Before(b.until)
 }
 
 // oldest returns the slot with the oldest start_time among those ok accepts; a
@@ -445,8 +454,8 @@ func (r *Rotation) nextUsable(host string, now time.Time) time.Time {
 	until := now.Add(r.cfg.DisableFor)
 	for _, s := range r.list {
 		t := s.faultUntil
-		if b, ok := r.bans[pairKey{s.name, host}]; ok && b.After(t) {
-			t = b
+		if b, ok := r.bans[pairKey{s.name, host}]; ok && b.until.After(t) {
+			t = b.until
 		}
 		if t.After(now) && t.Before(until) {
 			until = t

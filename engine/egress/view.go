@@ -16,6 +16,7 @@ type View struct {
 	Current       string         `json:"current"`        // egress the node is on
 	Egresses      []EgressRow    `json:"egresses"`       // node's list in join order, then the rest of the table
 	Disabled      []DisabledHost `json:"disabled_hosts"` // host_disable_list, by host
+	PairBans      []PairBan      `json:"pair_bans"`      // (egress, host) pairs kept apart now, by egress then host
 	Rotations     int64          `json:"rotations"`      // times the node switched egress
 	HostsDisabled int64          `json:"hosts_disabled"` // times a host went on the disable list
 }
@@ -60,6 +61,37 @@ type DisabledHost struct {
 	TimeLeft time.Duration `json:"time_left"` // 0 once expired (removed at the next round)
 }
 
+// PairBan is one (egress, host) pair the rotation keeps apart after a site ban (M3):
+// the host refused that egress, so no lane on it fetches the host until Until.
+type PairBan struct {
+	Egress string    `json:"egress"`
+	Host   string    `json:"host"`
+	At     time.Time `json:"at"`    // when the ban was set; a refusal while it holds extends Until, not At
+	Until  time.Time `json:"until"` // max(Retry-After, PairBanFor) after the last refusal
+}
+
+// PairBans returns the pair bans in force now, by egress then host. Benchmarks
+// compare them with the site's own record of its bans (when each began matters for
+// "detected within n requests").
+func (r *Rotation) PairBans() []PairBan {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.pairBans(r.cfg.Now())
+}
+
+func (r *Rotation) pairBans(now time.Time) []PairBan {
+	out := make([]PairBan, 0, len(r.bans))
+	for k, b := range r.bans {
+		if now.Before(b.until) {
+			out = append(out, PairBan{Egress: k.egress, Host: k.host, At: b.at, Until: b.until})
+		}
+	}
+	slices.SortFunc(out, func(a, b PairBan) int {
+		return cmp.Or(cmp.Compare(a.Egress, b.Egress), cmp.Compare(a.Host, b.Host))
+	})
+	return out
+}
+
 // View returns the node's side of the pane (names only; Pool.View adds the table).
 func (r *Rotation) View() View {
 	r.mu.Lock()
@@ -67,8 +99,8 @@ func (r *Rotation) View() View {
 	now := r.cfg.Now()
 	v := View{At: now, Node: r.cfg.Node, Current: r.current, Rotations: r.rotations, HostsDisabled: r.disables}
 	banned := map[string]int{}
-	for k, until := range r.bans {
-		if now.Before(until) {
+	for k, b := range r.bans {
+		if now.Before(b.until) {
 			banned[k.egress]++
 		}
 	}
@@ -92,6 +124,7 @@ func (r *Rotation) View() View {
 		v.Egresses = append(v.Egresses, row)
 	}
 	v.Disabled = r.disabledView(now)
+	v.PairBans = r.pairBans(now)
 	return v
 }
 
