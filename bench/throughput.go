@@ -51,10 +51,21 @@ type throughputRun struct {
 	unique  int
 	reqs    int
 	wall    time.Duration
+	cpu     time.Duration // process CPU time over the run: the crawler's and the sandbox's
 	note    string
 }
 
 func (r throughputRun) rate() float64 { return float64(r.pages) / r.wall.Seconds() }
+
+// cpuPerPage is the process CPU time per page in microseconds; the sandbox's share is
+// the same for both crawlers, so on a busy machine this compares them where wall time
+// cannot.
+func (r throughputRun) cpuPerPage() float64 {
+	if r.pages == 0 {
+		return 0
+	}
+	return float64(r.cpu.Microseconds()) / float64(r.pages)
+}
 
 const (
 	crawlerCC    = "crawlconsole"
@@ -65,7 +76,7 @@ func runThroughput(args []string) (map[string]any, error) {
 	fs := flag.NewFlagSet("throughput", flag.ContinueOnError)
 	hosts := fs.Int("hosts", 240, "sandbox virtual hosts")
 	par := fs.Int("par", 16, "parallelism of both crawlers (crawlconsole lanes, colly LimitRule)")
-	reps := fs.Int("reps", 3, "timed crawls per crawler")
+	reps := fs.Int("reps", 4, "timed crawls per crawler")
 	robots := fs.Bool("robots", true, "both crawlers honour robots.txt")
 	only := fs.String("only", "", "run only this crawler (crawlconsole or colly), e.g. to profile it")
 	ceilingD := fs.Duration("ceiling-d", 3*time.Second, "duration of the sandbox ceiling measurement")
@@ -120,6 +131,7 @@ func runThroughput(args []string) (map[string]any, error) {
 
 	crawl := func(name string) (throughputRun, error) {
 		_, mark := sb.Truth().RequestsSince(1 << 62)
+		cpu0 := crawlCPU()
 		var wall time.Duration
 		var note string
 		var err error
@@ -131,10 +143,11 @@ func runThroughput(args []string) (map[string]any, error) {
 		if err != nil {
 			return throughputRun{}, fmt.Errorf("%s: %w", name, err)
 		}
+		cpu := crawlCPU() - cpu0
 		a := crawlAccountSince(sb, mark, 0)
-		return throughputRun{crawler: name, pages: a.pages, unique: a.unique, reqs: a.requests, wall: wall, note: note}, nil
+		return throughputRun{crawler: name, pages: a.pages, unique: a.unique, reqs: a.requests, wall: wall, cpu: cpu, note: note}, nil
 	}
-	fmt.Printf("%-4s %-13s %7s %7s %9s %9s  %s\n", "run", "crawler", "pages", "unique", "wall s", "pages/s", "notes")
+	fmt.Printf("%-4s %-13s %7s %7s %9s %9s %12s  %s\n", "run", "crawler", "pages", "unique", "wall s", "pages/s", "CPU µs/page", "notes")
 	var runs []throughputRun
 	for i := 0; i < *reps; i++ {
 		order := []string{crawlerCC, crawlerColly}
@@ -150,45 +163,48 @@ func runThroughput(args []string) (map[string]any, error) {
 				return nil, err
 			}
 			runs = append(runs, r)
-			fmt.Printf("%-4d %-13s %7d %7d %9.2f %9.0f  %s\n", len(runs), r.crawler, r.pages, r.unique, r.wall.Seconds(), r.rate(), r.note)
+			fmt.Printf("%-4d %-13s %7d %7d %9.2f %9.0f %12.0f  %s\n", len(runs), r.crawler, r.pages, r.unique, r.wall.Seconds(), r.rate(), r.cpuPerPage(), r.note)
 		}
 	}
 
-	var ccRates, collyRates []float64
+	var ccRates, collyRates, ccCPU, collyCPU []float64
 	pages := map[string]int{}
 	for _, r := range runs {
 		if r.crawler == crawlerCC {
-			ccRates = append(ccRates, r.rate())
+			ccRates, ccCPU = append(ccRates, r.rate()), append(ccCPU, r.cpuPerPage())
 		} else {
-			collyRates = append(collyRates, r.rate())
+			collyRates, collyCPU = append(collyRates, r.rate()), append(collyCPU, r.cpuPerPage())
 		}
 		pages[r.crawler] = r.unique
 	}
 	cc, co := crawlMedian(ccRates), crawlMedian(collyRates)
+	ccC, coC := crawlMedian(ccCPU), crawlMedian(collyCPU)
 	var ratio any
 	fmt.Println()
-	fmt.Printf("%-34s %10s\n", "median over runs", "pages/s")
-	fmt.Printf("%-34s %10.0f\n", "crawlconsole", cc)
-	fmt.Printf("%-34s %10.0f\n", "colly", co)
+	fmt.Printf("%-34s %10s %12s\n", "median over runs", "pages/s", "CPU µs/page")
+	fmt.Printf("%-34s %10.0f %12.0f\n", "crawlconsole", cc, ccC)
+	fmt.Printf("%-34s %10.0f %12.0f\n", "colly", co, coC)
 	if cc > 0 && co > 0 {
 		ratio = crawlRound(cc/co, 3)
-		fmt.Printf("%-34s %10.3f   (goal ≥ 0.9)\n", "ratio crawlconsole / colly", cc/co)
+		fmt.Printf("%-34s %10.3f %12.3f   (goal ≥ 0.9 for pages/s; CPU ratio colly/crawlconsole)\n", "ratio crawlconsole / colly", cc/co, coC/ccC)
 	}
 	fmt.Printf("%-34s %10.0f\n", "sandbox ceiling", ceiling)
 	if pages[crawlerCC] > 0 && pages[crawlerColly] > 0 && pages[crawlerCC] != pages[crawlerColly] {
 		fmt.Printf("note: the crawlers fetched different page sets: %d vs %d distinct URLs\n", pages[crawlerCC], pages[crawlerColly])
 	}
 	return map[string]any{
-		"pages_per_s":         crawlRound(cc, 1),
-		"colly_pages_per_s":   crawlRound(co, 1),
-		"ratio_vs_colly":      ratio,
-		"ceiling_pages_per_s": crawlRound(ceiling, 1),
-		"pages":               max(pages[crawlerCC], pages[crawlerColly]),
-		"hosts":               *hosts,
-		"parallelism":         *par,
-		"reps":                *reps,
-		"robots":              *robots,
-		"gomaxprocs":          runtime.GOMAXPROCS(0),
+		"pages_per_s":           crawlRound(cc, 1),
+		"colly_pages_per_s":     crawlRound(co, 1),
+		"ratio_vs_colly":        ratio,
+		"ceiling_pages_per_s":   crawlRound(ceiling, 1),
+		"cpu_us_per_page":       crawlRound(ccC, 1),
+		"colly_cpu_us_per_page": crawlRound(coC, 1),
+		"pages":                 max(pages[crawlerCC], pages[crawlerColly]),
+		"hosts":                 *hosts,
+		"parallelism":           *par,
+		"reps":                  *reps,
+		"robots":                *robots,
+		"gomaxprocs":            runtime.GOMAXPROCS(0),
 	}, nil
 }
 
