@@ -21,4 +21,18 @@ type Control interface {
 	PlanRebalance() RebalancePlan
 	// ApplyRebalance carries out a plan returned by PlanRebalance.
 	ApplyRebalance(p RebalancePlan) error
+
+	// RotateLane moves one lane to the least recently used other egress now (M3,
+	// the console's `e`); it returns the egress the lane moved to.
+	RotateLane(id int) (string, error)
+	// SetHostDisabled puts a host on the host_disable_list (its queued URLs are
+	// deferred, never dropped) or takes it off and requeues them (M3, `x`).
+	SetHostDisabled(host string, disabled bool) error
+	// AddEgress adds an egress SPEC at run time (`:egress add`); returns its name.
+	AddEgress(spec string) (string, error)
+	// RemoveEgress takes an egress out (`:egress rm`); its lanes move to the others.
+	RemoveEgress(name string) error
+	// FlushDNS drops cached DNS answers for a registered domain, or all if ""
+	// (`:dns flush [domain]`); returns how many entries went.
+	FlushDNS(domain string) (int, error)
 }

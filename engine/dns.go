@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"fmt"
 	"sync"
 	"time"
 
@@ -151,4 +152,14 @@ func (e *Engine) dnsView() *DNSView {
 	}
 	cp := v.view
 	return &cp
+}
+
+// FlushDNS implements Control.
+func (e *Engine) FlushDNS(domain string) (int, error) {
+	if e.dns == nil {
+		return 0, fmt.Errorf("no DNS cache: a custom resolver is in use")
+	}
+	n := e.dns.Flush(domain)
+	e.logf(LevelInfo, 0, "", "DNS cache flushed (%s): %d entries", map[bool]string{true: "all", false: domain}[domain == ""], n)
+	return n, nil
 }

@@ -43,6 +43,9 @@ type Engine struct {
 
 	accounts *metaAccounts  // egress account table persistence
 	deferred []deferredTask // deferrals waiting for flushDeferred (guarded by mu)
+	// deferredByHost remembers this run's deferred URLs per host, so enabling a host
+	// brings them back at once (guarded by mu).
+	deferredByHost map[string][]string
 
 	prefetch dnsPrefetcher
 	dnsViewC dnsViewCache

@@ -197,9 +197,13 @@ func (e *Engine) fetchWithRetry(eg *egressLink, t frontier.Task) (res *fetch.Res
 					e.c.pagesFetched.Add(1)
 				}
 			}
-			if d.Action == egress.Retry || d.Action == egress.DeferHost {
+			if d.Action == egress.DeferHost || (d.Action == egress.Retry && t.Attempts < maxReroutes) {
+				t.Attempts++
 				e.reroute(eg, t, v, d)
 				return nil, "", true
+			}
+			if d.Action == egress.Retry { // refused on several egresses: it is this page, not us
+				return res, fetch.KindRefused, false
 			}
 		}
 		kind := fetch.Kind(err)
@@ -219,6 +223,11 @@ func (e *Engine) fetchWithRetry(eg *egressLink, t frontier.Task) (res *fetch.Res
 		}
 	}
 }
+
+// maxReroutes is how many times one task moves to another egress after a refusal
+// before it counts as failed: a page that refuses every client (a broken page
+// answering 503 with Retry-After, say) must not walk its host off every egress.
+const maxReroutes = 2
 
 // robotsFor returns the robots.txt rules of u's origin, fetching them through this
 // lane's egress and the gate the first time (a robots.txt request is a request to

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"time"
@@ -14,9 +15,11 @@ import (
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
 
-// demoEgresses are the loopback source addresses the demo crawls from: four
-// different client IPs as far as the sandbox's anti-bot rule is concerned.
-var demoEgresses = []string{"bind:127.0.0.2", "bind:127.0.0.3", "bind:127.0.0.4", "bind:127.0.0.5"}
+// demoBinds are the loopback source addresses the demo crawls from directly; the
+// sandbox's four proxies (HTTP and SOCKS5, with and without a password) add four
+// more egresses, each leaving from its own 127.0.0.x: eight client IPs as far as the
+// sandbox's anti-bot rule is concerned.
+var demoBinds = []string{"bind:127.0.0.2", "bind:127.0.0.3", "bind:127.0.0.4", "bind:127.0.0.5"}
 
 // runDemo implements `crawlconsole demo`: the sandbox web in-process, a crawl of it
 // from four loopback addresses, and the console (or progress lines with --headless).
@@ -55,6 +58,12 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	defer sb.Close()
+	proxies, err := sandbox.StartProxies(sandbox.ProxyConfig{Resolve: sandboxResolve})
+	if err != nil {
+		fmt.Fprintf(stderr, "crawlconsole demo: sandbox proxies: %v\n", err)
+		return 1
+	}
+	defer proxies.Close()
 
 	path := *db
 	if path == "" {
@@ -67,6 +76,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		path = filepath.Join(dir, "demo.db")
 	}
 	opts := DemoOptions(sb, path)
+	opts.Egress = append(opts.Egress, proxies.Specs()...)
 	opts.Lanes.Max = *lanesN
 	eng, err := engine.New(opts)
 	if err != nil {
@@ -76,7 +86,41 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	rc := runConfig{headless: *headlessFlag, duration: *duration, untilIdle: *headlessFlag && *duration == 0,
 		statsJSON: *statsJSON, theme: *theme, mouse: *mouse, title: "demo · sandbox web",
 		extra: func(m map[string]any) { m["sandbox"] = truthSummary(sb) }}
+	go proxyWeather(ctx, proxies, *scale)
 	return run(ctx, eng, rc, stdout, stderr)
+}
+
+// proxyWeather takes one sandbox proxy down for a while, now and then, so the demo
+// shows egress rotation at work (M3): the proxy fault cools that egress down, lanes
+// move to the others, and it comes back.
+func proxyWeather(ctx context.Context, p *sandbox.Proxies, scale float64) {
+	list := p.List()
+	if len(list) == 0 {
+		return
+	}
+	t := time.NewTicker(20 * time.Second)
+	defer t.Stop()
+	for i := 0; ; i++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		victim := list[i%len(list)]
+		victim.SetFault(sandbox.ProxyDown)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(8 * time.Second):
+		}
+		victim.SetFault(sandbox.ProxyHealthy)
+	}
+}
+
+// sandboxResolve points the sandbox proxies at the sandbox web: every name the
+// crawl sends them is served by the sandbox on 127.0.0.1.
+func sandboxResolve(_ context.Context, _ string) ([]netip.Addr, error) {
+	return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
 }
 
 // DemoOptions are the crawl settings the demo uses against a running sandbox: its
@@ -93,7 +137,7 @@ func DemoOptions(sb *sandbox.Sandbox, db string) engine.Options {
 	o.DB = db
 	o.DNSServers = []string{sb.DNSAddr()}
 	o.AllowPrivate = []string{"127.0.0.0/8"}
-	o.Egress = demoEgresses
+	o.Egress = demoBinds
 	o.Rotation.PerNode = 0 // all four at once: lanes are per address (M1)
 	o.Rotation.DisableFor = time.Duration(float64(2*time.Hour) / scale)
 	o.Rotation.PairBanFor = time.Duration(float64(30*time.Minute) / scale)

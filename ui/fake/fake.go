@@ -398,3 +398,50 @@ func (c *Control) Tick() {
 		}
 	}
 }
+
+// RotateLane records the call and moves the lane to the next egress name.
+func (c *Control) RotateLane(id int) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls = append(c.calls, fmt.Sprintf("RotateLane(%d)", id))
+	for i := range c.snap.Lanes {
+		if c.snap.Lanes[i].ID == id {
+			to := egressName((i + 1) % 3)
+			c.snap.Lanes[i].Egress = to
+			return to, nil
+		}
+	}
+	return "", fmt.Errorf("lane %d: %w", id, ErrNoLane)
+}
+
+// SetHostDisabled records the call.
+func (c *Control) SetHostDisabled(host string, disabled bool) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls = append(c.calls, fmt.Sprintf("SetHostDisabled(%s,%v)", host, disabled))
+	return nil
+}
+
+// AddEgress records the call.
+func (c *Control) AddEgress(spec string) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls = append(c.calls, "AddEgress")
+	return "e9", nil
+}
+
+// RemoveEgress records the call.
+func (c *Control) RemoveEgress(name string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls = append(c.calls, fmt.Sprintf("RemoveEgress(%s)", name))
+	return nil
+}
+
+// FlushDNS records the call.
+func (c *Control) FlushDNS(domain string) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls = append(c.calls, fmt.Sprintf("FlushDNS(%s)", domain))
+	return 0, nil
+}
