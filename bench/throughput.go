@@ -177,6 +177,18 @@ func runThroughput(args []string) (map[string]any, error) {
 		}
 		pages[r.crawler] = r.unique
 	}
+	// Each repetition ran the two crawlers back to back, so their ratio within it is
+	// the least disturbed by the machine's load drifting between repetitions.
+	var paired []float64
+	for i := 0; i+1 < len(runs); i += 2 {
+		x, y := runs[i], runs[i+1]
+		if x.crawler == crawlerColly {
+			x, y = y, x
+		}
+		if x.crawler == crawlerCC && y.crawler == crawlerColly && y.rate() > 0 {
+			paired = append(paired, x.rate()/y.rate())
+		}
+	}
 	cc, co := crawlMedian(ccRates), crawlMedian(collyRates)
 	ccC, coC := crawlMedian(ccCPU), crawlMedian(collyCPU)
 	var ratio any
@@ -188,6 +200,9 @@ func runThroughput(args []string) (map[string]any, error) {
 		ratio = crawlRound(cc/co, 3)
 		fmt.Printf("%-34s %10.3f %12.3f   (goal ≥ 0.9 for pages/s; CPU ratio colly/crawlconsole)\n", "ratio crawlconsole / colly", cc/co, coC/ccC)
 	}
+	if len(paired) > 0 {
+		fmt.Printf("%-34s %10.3f   (median of the %d back-to-back pairs)\n", "paired ratio", crawlMedian(append([]float64(nil), paired...)), len(paired))
+	}
 	fmt.Printf("%-34s %10.0f\n", "sandbox ceiling", ceiling)
 	if pages[crawlerCC] > 0 && pages[crawlerColly] > 0 && pages[crawlerCC] != pages[crawlerColly] {
 		fmt.Printf("note: the crawlers fetched different page sets: %d vs %d distinct URLs\n", pages[crawlerCC], pages[crawlerColly])
@@ -198,6 +213,7 @@ func runThroughput(args []string) (map[string]any, error) {
 		"ratio_vs_colly":        ratio,
 		"ceiling_pages_per_s":   crawlRound(ceiling, 1),
 		"cpu_us_per_page":       crawlRound(ccC, 1),
+		"paired_ratio_median":   crawlRound(crawlMedian(paired), 3),
 		"colly_cpu_us_per_page": crawlRound(coC, 1),
 		"pages":                 max(pages[crawlerCC], pages[crawlerColly]),
 		"hosts":                 *hosts,
