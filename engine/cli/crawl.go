@@ -136,6 +136,9 @@ type runConfig struct {
 	mouse     bool
 	title     string
 	extra     func(map[string]any) // adds fields to the stats object (demo: sandbox truth)
+	// alongside runs next to the crawl until it ends (serve: the SSH console); an
+	// error from it ends the crawl.
+	alongside func(ctx context.Context, ctrl engine.Control) error
 }
 
 // run starts eng, watches it (console or progress lines) until the user quits, a
@@ -157,6 +160,21 @@ func run(ctx context.Context, eng *engine.Engine, rc runConfig, stdout, stderr i
 		idle = eng.Done()
 	}
 	code := 0
+	var sideErr chan error
+	if rc.alongside != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		sideErr = make(chan error, 1)
+		go func() {
+			err := rc.alongside(ctx, eng)
+			if err != nil {
+				fmt.Fprintf(stderr, "crawlconsole: %v\n", err)
+			}
+			sideErr <- err
+			cancel()
+		}()
+		defer func() { cancel(); <-sideErr }()
+	}
 	if rc.headless {
 		headless(ctx, eng, idle, stdout)
 	} else if err := console(ctx, eng, rc, idle); err != nil {

@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/ui"
+)
+
+// runServe implements `crawlconsole serve`: the crawl runs headless on this box and
+// the console is served to SSH clients (operators steer, viewers watch). Closing a
+// session never stops the crawl; SIGINT/SIGTERM (or --duration) does.
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := newCrawlFlags("serve", "crawlconsole serve --ssh ADDR --host-key FILE --authorized-keys FILE [--viewer-keys FILE] [crawl flags] [URL...]", stderr)
+	addr := c.fs.String("ssh", "", "listen for SSH on `ADDR` (e.g. 127.0.0.1:2222)")
+	hostKey := c.fs.String("host-key", "", "SSH host key `FILE` (ed25519, created with mode 0600 if missing)")
+	operators := c.fs.String("authorized-keys", "", "operators' public keys `FILE` (authorized_keys format)")
+	viewers := c.fs.String("viewer-keys", "", "watch-only public keys `FILE` (optional)")
+	pos, code, done := c.parse(args)
+	if done {
+		return code
+	}
+	for _, req := range []struct{ flag, v string }{{"--ssh", *addr}, {"--host-key", *hostKey}, {"--authorized-keys", *operators}} {
+		if req.v == "" {
+			fmt.Fprintf(stderr, "crawlconsole serve: %s is required\n", req.flag)
+			return ExitUsage
+		}
+	}
+	if _, err := os.Stat(*operators); err != nil {
+		fmt.Fprintf(stderr, "crawlconsole serve: --authorized-keys: %v\n", err)
+		return ExitUsage
+	}
+	opts, err := c.options(pos)
+	if err != nil {
+		fmt.Fprintf(stderr, "crawlconsole serve: %v\n", err)
+		return ExitUsage
+	}
+	eng, err := engine.New(opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "crawlconsole serve: %v\n", err)
+		return ExitUsage
+	}
+	so := ui.ServeOptions{Addr: *addr, HostKeyPath: *hostKey, AuthorizedKeysPath: *operators,
+		ViewerKeysPath: *viewers, Logger: stderr, Options: ui.Options{Theme: c.theme, Title: "crawlconsole serve"}}
+	rc := runConfig{headless: true, duration: c.duration, untilIdle: c.untilIdle, statsJSON: c.statsJSON,
+		alongside: func(ctx context.Context, ctrl engine.Control) error {
+			fmt.Fprintf(stderr, "serving the console over SSH on %s\n", *addr)
+			return ui.Serve(ctx, ctrl, so)
+		}}
+	return run(ctx, eng, rc, stdout, stderr)
+}

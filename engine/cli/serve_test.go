@@ -1,0 +1,134 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// syncBuffer is a bytes.Buffer safe for the SSH reader goroutine and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+	// answer, if set, gets the terminal's replies to the renderer's queries.
+	answer io.Writer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	if s.answer != nil && bytes.Contains(p, []byte("\x1b[c")) {
+		// Like a real terminal: background colour and device attributes.
+		s.answer.Write([]byte("\x1b]11;rgb:0000/0000/0000\x07\x1b[?62;c"))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// TestServeSteersACrawlOverSSH runs `crawlconsole serve` on loopback, pauses the crawl
+// from an operator's SSH session, and checks that ending the server ends the crawl
+// cleanly with its stats written.
+func TestServeSteersACrawlOverSSH(t *testing.T) {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var n int
+		fmt.Sscanf(r.URL.Path, "/p/%d", &n)
+		fmt.Fprintf(w, `<html><a href="/p/%d">next</a></html>`, n+1)
+	}))
+	defer site.Close()
+	dir := t.TempDir()
+	pub, priv, _ := ed25519.GenerateKey(rand.Reader)
+	signer, _ := gossh.NewSignerFromKey(priv)
+	sp, _ := gossh.NewPublicKey(pub)
+	keys := filepath.Join(dir, "operators")
+	os.WriteFile(keys, gossh.MarshalAuthorizedKey(sp), 0o600)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	stats := filepath.Join(dir, "stats.json")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errOut syncBuffer
+	code := make(chan int, 1)
+	go func() {
+		code <- runServe(ctx, []string{"--ssh", addr, "--host-key", filepath.Join(dir, "host_key"),
+			"--authorized-keys", keys, "--db", filepath.Join(dir, "c.db"), "--allow-private", "127.0.0.0/8",
+			"--delay", "20ms..40ms", "--stats-json", stats, site.URL + "/p/0"}, &out, &errOut)
+	}()
+
+	var client *gossh.Client
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		client, err = gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "op", Auth: []gossh.AuthMethod{gossh.PublicKeys(signer)},
+			HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second})
+		if err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("ssh: %v (server said: %s)", err, errOut.String())
+	}
+	defer client.Close()
+	sess, err := client.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.RequestPty("xterm-256color", 40, 120, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	stdin, _ := sess.StdinPipe()
+	screen := &syncBuffer{answer: stdin}
+	sess.Stdout = screen
+	if err := sess.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	waitText := func(want string) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for !strings.Contains(screen.String(), want) {
+			if time.Now().After(deadline) {
+				t.Fatalf("console never showed %q", want)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitText("RUNNING")
+	stdin.Write([]byte("p"))
+	waitText("PAUSED")
+	sess.Close()
+
+	cancel() // SIGINT/SIGTERM in real life
+	select {
+	case c := <-code:
+		if c != 0 {
+			t.Fatalf("serve exited %d: %s", c, errOut.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop after its context ended")
+	}
+	if _, err := os.Stat(stats); err != nil {
+		t.Fatalf("no stats written at exit: %v", err)
+	}
+	if !strings.Contains(out.String(), "done:") {
+		t.Fatalf("no summary line: %q", out.String())
+	}
+}
