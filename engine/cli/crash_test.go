@@ -60,16 +60,23 @@ func TestKill9AnywhereLosesNothing(t *testing.T) {
 	}
 
 	ref := filepath.Join(dir, "ref.db")
+	began := time.Now()
 	if out, err := crawl(ref).CombinedOutput(); err != nil {
 		t.Fatalf("uninterrupted crawl: %v\n%s", err, out)
 	}
+	whole := time.Since(began)
 	want := pageSet(t, ref)
 	if len(want) < 200 {
 		t.Fatalf("reference crawl stored only %d pages", len(want))
 	}
 
 	db := filepath.Join(dir, "crash.db")
-	kills := []time.Duration{150 * time.Millisecond, 300 * time.Millisecond, 500 * time.Millisecond, 50 * time.Millisecond, 800 * time.Millisecond}
+	// Kill points as shares of the uninterrupted run's time: early (during start-up
+	// and the first batches) to late, each run resuming what the last one left.
+	var kills []time.Duration
+	for _, f := range []float64{0.1, 0.3, 0.2, 0.05, 0.4} {
+		kills = append(kills, time.Duration(f*float64(whole)))
+	}
 	killed := 0
 	for run := 0; ; run++ {
 		if run > 40 {
