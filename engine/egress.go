@@ -304,8 +304,10 @@ const (
 	disabledMetaKey = "egress.disabled.v1"
 )
 
-// persistedAccount is an account as stored: the secret as Persisted() gives it (an
-// env/file reference when one was used, else the literal).
+// persistedAccount is an account as stored. A password given as an env/file
+// reference is stored as that reference; a literal password is never written to
+// disk: the config or flags that gave it give it again on the next run (OpenTable
+// merges them by name), and an account without them cannot authenticate.
 type persistedAccount struct {
 	Name, Kind, Address, User, Secret, Node, State string
 }
@@ -337,7 +339,7 @@ func (m *metaAccounts) Save(as []egress.Account) error {
 	ps := make([]persistedAccount, len(as))
 	for i, a := range as {
 		ps[i] = persistedAccount{Name: a.Name, Kind: string(a.Kind), Address: a.Address, User: a.User,
-			Secret: a.Secret.Persisted(), Node: a.Node, State: string(a.State)}
+			Secret: a.Secret.Ref(), Node: a.Node, State: string(a.State)}
 	}
 	b, err := json.Marshal(ps)
 	if err != nil {
