@@ -35,4 +35,8 @@ type Control interface {
 	// FlushDNS drops cached DNS answers for a registered domain, or all if ""
 	// (`:dns flush [domain]`); returns how many entries went.
 	FlushDNS(domain string) (int, error)
+
+	// RevisitNow puts a stored page back in the crawl queue at once, whatever its
+	// next due time (M2, `:revisit now URL`).
+	RevisitNow(url string) error
 }

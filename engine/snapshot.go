@@ -33,18 +33,19 @@ type Snapshot struct {
 	State       State
 	StartedAt   time.Time
 	Totals      Totals
-	PagesPerSec float64     // fetch rate over the last few seconds
-	RateHistory []float64   // pages/s, one sample per second, oldest first (at most 120)
-	QueueDepth  int         // URLs waiting for a lane (unprocessed)
-	LanesBusy   int         // lanes that exist now
-	LanesMax    int         // lanes.max
-	Lanes       []Lane      // one row per lane, by ID
-	Groups      []Group     // adjacency groups: what binds to which lane (M1)
-	PausedHosts []string    // hosts paused by the operator, sorted
-	Egresses    []string    // egress names in use (masked), in order
-	LastEvent   uint64      // sequence number of the newest event in the ring
-	DNS         *DNSView    // DNS cache pane (M5): hit rates, backlog, latency, negatives
-	Egress      *EgressView // Egress pane (M3): account table, rotation state, disable list
+	PagesPerSec float64      // fetch rate over the last few seconds
+	RateHistory []float64    // pages/s, one sample per second, oldest first (at most 120)
+	QueueDepth  int          // URLs waiting for a lane (unprocessed)
+	LanesBusy   int          // lanes that exist now
+	LanesMax    int          // lanes.max
+	Lanes       []Lane       // one row per lane, by ID
+	Groups      []Group      // adjacency groups: what binds to which lane (M1)
+	PausedHosts []string     // hosts paused by the operator, sorted
+	Egresses    []string     // egress names in use (masked), in order
+	LastEvent   uint64       // sequence number of the newest event in the ring
+	DNS         *DNSView     // DNS cache pane (M5): hit rates, backlog, latency, negatives
+	Egress      *EgressView  // Egress pane (M3): account table, rotation state, disable list
+	Revisit     *RevisitView // Revisit pane (M2): due queue, refetches vs changes, windows, intervals
 }
 
 // Totals are the crawl's running counters; the same figures go to --stats-json.
