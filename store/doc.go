@@ -1,11 +1,12 @@
 // Package store is crawlconsole's crash-safe SQLite store: every URL the frontier
-// discovers, every fetched page (compressed), the lane history (M1) and the operator
-// events live here, so that a crawl killed at any moment resumes where it stopped.
+// discovers, every fetched page (compressed), each page's revisit state (M2), the lane
+// history (M1) and the operator events live here, so that a crawl killed at any
+// moment resumes where it stopped.
 //
 // Writes are asynchronous and go through one writer goroutine that owns the only write
 // connection and groups queued operations into batched transactions; a page, its URL's
-// state change and the links it discovered always commit together. Reads use a separate
-// read-only connection pool and never wait for the writer (WAL).
+// state change, its revisit state and the links it discovered always commit together.
+// Reads use a separate read-only connection pool and never wait for the writer (WAL).
 //
 // Crash safety rests on three things: SQLite's WAL journal (a commit is atomic and
 // survives kill -9), the unique indexes on urls.url and pages.url (nothing is stored

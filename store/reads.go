@@ -73,6 +73,26 @@ func (s *Store) URLState(url string) (URL, error) {
 	return u, s.readErr(err)
 }
 
+// URLStates returns what the store knows about those of urls it has, in no
+// particular order (the revisit scheduler rebuilds a batch of tasks with it).
+func (s *Store) URLStates(urls []string) ([]URL, error) {
+	var out []URL
+	err := s.inChunks(urls, `SELECT `+urlColumns+` FROM urls WHERE url IN (%s)`, func(row interface{ Scan(...any) error }) error {
+		u, err := scanURL(row)
+		out = append(out, u)
+		return err
+	})
+	return out, err
+}
+
+// PageValidators returns the ETag and Last-Modified stored with url's page, for a
+// conditional GET when it is fetched again (M2), or ErrNotFound.
+func (s *Store) PageValidators(url string) (etag, lastModified string, err error) {
+	err = s.rdb.QueryRowContext(context.Background(), `SELECT etag, last_modified FROM pages WHERE url = ?`, url).
+		Scan(&etag, &lastModified)
+	return etag, lastModified, s.readErr(err)
+}
+
 // Counts returns URLs per state and the pages' count and sizes. It reads indexes
 // only, so it stays cheap on a large crawl.
 func (s *Store) Counts() (Counts, error) {

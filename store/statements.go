@@ -9,20 +9,22 @@ import (
 // statements are the writer's prepared statements, compiled once on the write
 // connection and reused by every batch.
 type statements struct {
-	insertURL   *sql.Stmt
-	setState    *sql.Stmt
-	deferURL    *sql.Stmt
-	markFetched *sql.Stmt
-	insertPage  *sql.Stmt
-	replacePage *sql.Stmt
-	retireLane  *sql.Stmt
-	openLane    *sql.Stmt
-	insertEvent *sql.Stmt
-	pruneEvents *sql.Stmt
-	setMeta     *sql.Stmt
-	recoverURLs *sql.Stmt
-	retireLanes *sql.Stmt
-	all         []*sql.Stmt
+	insertURL      *sql.Stmt
+	setState       *sql.Stmt
+	deferURL       *sql.Stmt
+	markFetched    *sql.Stmt
+	insertPage     *sql.Stmt
+	replacePage    *sql.Stmt
+	retireLane     *sql.Stmt
+	openLane       *sql.Stmt
+	insertEvent    *sql.Stmt
+	pruneEvents    *sql.Stmt
+	setMeta        *sql.Stmt
+	recoverURLs    *sql.Stmt
+	retireLanes    *sql.Stmt
+	upsertRevisit  *sql.Stmt
+	setRevisitNext *sql.Stmt
+	all            []*sql.Stmt
 }
 
 const pageColumns = `url, fetched_at, status, content_type, bytes, stored_bytes, body_codec, body,
@@ -68,6 +70,13 @@ func prepareStatements(ctx context.Context, conn *sql.Conn) (*statements, error)
 		ON CONFLICT(key) DO UPDATE SET value = excluded.value`)
 	prep(&st.recoverURLs, `UPDATE urls SET state = 0 WHERE state = 1`)
 	prep(&st.retireLanes, `UPDATE lanes SET retired_at = ? WHERE retired_at = 0`)
+	prep(&st.upsertRevisit, `INSERT INTO revisit(url, class, first, t, x, last, next, hash, has_hash,
+		fetches, distance, freq, price, policy) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(url) DO UPDATE SET class = excluded.class, first = excluded.first, t = excluded.t,
+		x = excluded.x, last = excluded.last, next = excluded.next, hash = excluded.hash,
+		has_hash = excluded.has_hash, fetches = excluded.fetches, distance = excluded.distance,
+		freq = excluded.freq, price = excluded.price, policy = excluded.policy`)
+	prep(&st.setRevisitNext, `UPDATE revisit SET next = ? WHERE url = ?`)
 	if err != nil {
 		st.close()
 		return nil, err

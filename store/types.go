@@ -64,6 +64,9 @@ type Page struct {
 	LastModified string
 	SimHash      uint64 // M2: SimHash of the main text
 	FinalURL     string // after redirects; empty when equal to URL
+	// Revisit, when set, is the page's revisit state (M2), written in the same
+	// transaction as the page.
+	Revisit *Revisit
 }
 
 // LinkResult reports, for each URL given to AddURLs or SavePage, whether it was new

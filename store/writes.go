@@ -122,6 +122,11 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 		size = int64(len(p.Body))
 	}
 	p.Body = nil
+	if p.Revisit != nil {
+		rv := *p.Revisit
+		rv.Policy = slices.Clone(rv.Policy)
+		p.Revisit = &rv
+	}
 	links = slices.Clone(links)
 	s.submit(&writeOp{what: "save page", key: p.URL, apply: func(w *writer) (func(), error) {
 		now := time.Now().UnixNano()
@@ -145,6 +150,11 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 			size, len(body), codec, body, p.Duration.Milliseconds(), p.Lane, p.Egress, p.ETag,
 			p.LastModified, int64(p.SimHash), p.FinalURL); err != nil {
 			return nil, err
+		}
+		if p.Revisit != nil {
+			if err := w.upsertRevisit(p.Revisit); err != nil {
+				return nil, err
+			}
 		}
 		out, err := w.insertURLs(links, Unprocessed, now, make([]linkOutcome, 0, len(links)))
 		if err != nil {

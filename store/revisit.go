@@ -1,0 +1,205 @@
+package store
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Revisit is one page's revisit state (M2, seed 001): the seed's t, x, last, next
+// and hash, with what the class window (seed 003), the revisit policy and the
+// console need. The engine owns its meaning; the store keeps it and orders pages by
+// Next.
+type Revisit struct {
+	URL      string
+	Class    string        // page class: soc, web_com, web_net, web_edu, web_gov
+	First    time.Time     // first fetch; the class window counts from here
+	T        time.Duration // seed "t": time observed since the first fetch
+	X        int           // seed "x": changes seen, starting at 1
+	Last     time.Time     // seed "last": last comparable fetch
+	Next     time.Time     // seed "next": when the page is due again
+	Hash     uint64        // seed "hash": SimHash of the main text at Last
+	HasHash  bool          // Hash holds a fingerprint
+	Fetches  int           // fetches of the page, 304s and unusable ones included
+	Distance int           // Hamming distance at the last comparison, -1 before any
+	Freq     float64       // the policy's budget share (estimator), summed at start
+	Price    float64       // the fetch price Freq was set at (estimator)
+	Policy   []byte        // the rest of the policy's per-page state, opaque to the store
+}
+
+// DueRevisit is one entry of the revisit order: a page and when it is due.
+type DueRevisit struct {
+	URL  string
+	Next time.Time
+}
+
+// SaveRevisit queues storing r (insert or overwrite by URL). To keep a page and its
+// revisit state in one transaction, set Page.Revisit and use SavePage/ReplacePage.
+func (s *Store) SaveRevisit(r Revisit) {
+	r.Policy = slices.Clone(r.Policy)
+	s.submit(&writeOp{what: "save revisit state", key: r.URL, apply: func(w *writer) (func(), error) {
+		return nil, w.upsertRevisit(&r)
+	}})
+}
+
+// SetRevisitNext queues setting next for each of urls that has revisit state (the
+// scheduler parks requeued pages at a huge next, M2). Unknown URLs are ignored.
+func (s *Store) SetRevisitNext(urls []string, next time.Time) {
+	urls = slices.Clone(urls)
+	key := ""
+	if len(urls) > 0 {
+		key = urls[0]
+	}
+	s.submit(&writeOp{what: "set revisit next", key: key, apply: func(w *writer) (func(), error) {
+		n := nanos(next)
+		for _, u := range urls {
+			if _, err := w.st.setRevisitNext.ExecContext(w.ctx, n, u); err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	}})
+}
+
+// upsertRevisit writes r inside the open transaction.
+func (w *writer) upsertRevisit(r *Revisit) error {
+	_, err := w.st.upsertRevisit.ExecContext(w.ctx, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
+		nanos(r.Last), nanos(r.Next), int64(r.Hash), r.HasHash, r.Fetches, r.Distance, r.Freq, r.Price, r.Policy)
+	return err
+}
+
+// revisitColumns are the columns scanRevisit reads, policy state last.
+const revisitColumns = `url, class, first, t, x, last, next, hash, has_hash, fetches, distance, freq, price`
+
+// scanRevisit reads one row selected with revisitColumns, plus policy when withPolicy.
+func scanRevisit(row interface{ Scan(...any) error }, withPolicy bool) (Revisit, error) {
+	var r Revisit
+	var first, t, last, next, hash int64
+	dst := []any{&r.URL, &r.Class, &first, &t, &r.X, &last, &next, &hash, &r.HasHash, &r.Fetches,
+		&r.Distance, &r.Freq, &r.Price}
+	if withPolicy {
+		dst = append(dst, &r.Policy)
+	}
+	err := row.Scan(dst...)
+	r.First, r.T, r.Last, r.Next, r.Hash = fromNanos(first), time.Duration(t), fromNanos(last), fromNanos(next), uint64(hash)
+	return r, err
+}
+
+// Revisit returns url's revisit state, or ErrNotFound when the page was never
+// fetched (or fetched before revisit state was kept).
+func (s *Store) Revisit(url string) (Revisit, error) {
+	r, err := scanRevisit(s.rdb.QueryRowContext(context.Background(),
+		`SELECT `+revisitColumns+`, policy FROM revisit WHERE url = ?`, url), true)
+	return r, s.readErr(err)
+}
+
+// Revisits returns the revisit state of those of urls that have one, in no
+// particular order.
+func (s *Store) Revisits(urls []string) ([]Revisit, error) {
+	var out []Revisit
+	err := s.inChunks(urls, `SELECT `+revisitColumns+`, policy FROM revisit WHERE url IN (%s)`, func(row interface{ Scan(...any) error }) error {
+		r, err := scanRevisit(row, true)
+		out = append(out, r)
+		return err
+	})
+	return out, err
+}
+
+// DueRevisits returns the first limit pages by ascending next (ties in URL order),
+// the scheduler's question (M2, seed 001 step 3). It reads the index on next alone,
+// so it costs the same with a thousand pages or millions.
+func (s *Store) DueRevisits(limit int) ([]DueRevisit, error) {
+	rows, err := s.rdb.QueryContext(context.Background(),
+		`SELECT url, next FROM revisit INDEXED BY revisit_next ORDER BY next, url LIMIT ?`, limit)
+	if err != nil {
+		return nil, s.readErr(err)
+	}
+	defer rows.Close()
+	out := make([]DueRevisit, 0, min(limit, 1024))
+	for rows.Next() {
+		var d DueRevisit
+		var next int64
+		if err := rows.Scan(&d.URL, &next); err != nil {
+			return nil, s.readErr(err)
+		}
+		d.Next = fromNanos(next)
+		out = append(out, d)
+	}
+	return out, s.readErr(rows.Err())
+}
+
+// RevisitQueue returns the full state of the first limit pages by ascending next
+// whose next is before notAfter (the console's due queue), without policy state.
+func (s *Store) RevisitQueue(limit int, notAfter time.Time) ([]Revisit, error) {
+	rows, err := s.rdb.QueryContext(context.Background(), `SELECT `+revisitColumns+`
+		FROM revisit INDEXED BY revisit_next WHERE next < ? ORDER BY next, url LIMIT ?`, nanos(notAfter), limit)
+	if err != nil {
+		return nil, s.readErr(err)
+	}
+	defer rows.Close()
+	var out []Revisit
+	for rows.Next() {
+		r, err := scanRevisit(rows, false)
+		if err != nil {
+			return nil, s.readErr(err)
+		}
+		out = append(out, r)
+	}
+	return out, s.readErr(rows.Err())
+}
+
+// EachRevisit calls fn with every page's revisit state, without policy state, in
+// URL order (the engine sums the estimator's budget and the console's histogram at
+// start). It stops at fn's first error and returns it.
+func (s *Store) EachRevisit(fn func(Revisit) error) error {
+	rows, err := s.rdb.QueryContext(context.Background(), `SELECT `+revisitColumns+` FROM revisit`)
+	if err != nil {
+		return s.readErr(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		r, err := scanRevisit(rows, false)
+		if err != nil {
+			return s.readErr(err)
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return s.readErr(rows.Err())
+}
+
+// inChunkSize keeps IN lists well below SQLite's bound-parameter limit.
+const inChunkSize = 500
+
+// inChunks runs query (with one %s for the placeholder list) over keys in chunks and
+// calls scan for every row.
+func (s *Store) inChunks(keys []string, query string, scan func(row interface{ Scan(...any) error }) error) error {
+	ctx := context.Background()
+	for len(keys) > 0 {
+		chunk := keys[:min(len(keys), inChunkSize)]
+		keys = keys[len(chunk):]
+		args := make([]any, len(chunk))
+		for i, k := range chunk {
+			args[i] = k
+		}
+		marks := strings.TrimSuffix(strings.Repeat("?,", len(chunk)), ",")
+		rows, err := s.rdb.QueryContext(ctx, strings.Replace(query, "%s", marks, 1), args...)
+		if err != nil {
+			return s.readErr(err)
+		}
+		for rows.Next() {
+			if err := scan(rows); err != nil {
+				rows.Close()
+				return s.readErr(err)
+			}
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return s.readErr(err)
+		}
+	}
+	return nil
+}

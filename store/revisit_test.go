@@ -1,0 +1,340 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// never is the scheduler's parking value (revisit.Never), far in the future.
+var never = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// testRevisit is a revisit state for url with every field set.
+func testRevisit(url string, next time.Time) Revisit {
+	first := time.Unix(1_700_000_000, 5)
+	return Revisit{URL: url, Class: "web_gov", First: first, T: 90 * time.Minute, X: 3,
+		Last: first.Add(90 * time.Minute), Next: next, Hash: 0xF00DFACE12345678, HasHash: true,
+		Fetches: 7, Distance: 12, Freq: 0.25, Price: 3.5, Policy: []byte{1, 2, 3, 0, 255}}
+}
+
+// sameRevisit compares two states, times by instant.
+func sameRevisit(a, b Revisit) bool {
+	ta, tb := []time.Time{a.First, a.Last, a.Next}, []time.Time{b.First, b.Last, b.Next}
+	for i := range ta {
+		if !ta[i].Equal(tb[i]) {
+			return false
+		}
+	}
+	a.First, a.Last, a.Next, b.First, b.Last, b.Next = time.Time{}, time.Time{}, time.Time{}, time.Time{}, time.Time{}, time.Time{}
+	if len(a.Policy) == 0 && len(b.Policy) == 0 {
+		a.Policy, b.Policy = nil, nil
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+func TestRevisitStateRoundTripsWithThePage(t *testing.T) {
+	s, _ := openTemp(t, Options{})
+	u := testURL("a.test", 1)
+	s.AddURLs([]URL{u}, nil)
+	first := testRevisit(u.URL, time.Unix(1_700_003_600, 0))
+	p := testPage(u.URL, 2000)
+	p.Revisit = &first
+	s.SavePage(p, nil, nil)
+	mustFlush(t, s)
+
+	tests := []struct {
+		name  string
+		write func(r Revisit)
+		want  func(r Revisit) Revisit
+	}{
+		{"saved with the page", func(Revisit) {}, func(r Revisit) Revisit { return r }},
+		{"replaced with the refetched page", func(r Revisit) {
+			p2 := testPage(u.URL, 1000)
+			p2.Revisit = &r
+			s.ReplacePage(p2, nil, nil)
+		}, func(r Revisit) Revisit {
+			r.X, r.Fetches, r.Distance, r.Hash, r.Policy = 4, 8, 40, 0x0123456789ABCDEF, []byte("history")
+			return r
+		}},
+		{"saved alone (a 304)", func(r Revisit) { s.SaveRevisit(r) }, func(r Revisit) Revisit {
+			r.Fetches, r.Distance, r.HasHash, r.Freq, r.Price, r.Policy = 9, -1, false, 0, 0, nil
+			r.Next = never
+			return r
+		}},
+	}
+	cur := first
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			want := tc.want(cur)
+			tc.write(want)
+			mustFlush(t, s)
+			got, err := s.Revisit(u.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sameRevisit(got, want) {
+				t.Fatalf("got  %+v\nwant %+v", got, want)
+			}
+			cur = want
+		})
+	}
+	if c, _ := s.Counts(); c.Pages != 1 {
+		t.Errorf("%d pages after a save and a replace, want 1", c.Pages)
+	}
+	if _, err := s.Revisit("http://a.test/nowhere"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("state of a page never fetched: %v, want ErrNotFound", err)
+	}
+}
+
+// A page and its revisit state commit together or not at all.
+func TestFailedSavePageLeavesNoRevisitState(t *testing.T) {
+	s, path := openTemp(t, Options{})
+	s.Close()
+	db := rawDB(t, path)
+	if _, err := db.Exec(`CREATE TRIGGER poison BEFORE INSERT ON urls WHEN NEW.url = 'http://poison.test/'
+		BEGIN SELECT RAISE(ABORT, 'poisoned'); END`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	u := testURL("a.test", 1)
+	p := testPage(u.URL, 500)
+	r := testRevisit(u.URL, time.Now())
+	p.Revisit = &r
+	s.SavePage(p, []URL{{URL: "http://poison.test/"}}, nil)
+	if err := s.Flush(); err == nil {
+		t.Fatal("the poisoned save did not fail")
+	}
+	if _, err := s.Revisit(u.URL); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("revisit state of a page whose save failed: %v; want ErrNotFound", err)
+	}
+}
+
+func TestDueRevisitsInNextOrder(t *testing.T) {
+	s, _ := openTemp(t, Options{})
+	rng := rand.New(rand.NewPCG(1, 2))
+	base := time.Unix(1_750_000_000, 0)
+	var all []DueRevisit
+	for i := range 1500 {
+		// Few distinct times, so ties (broken by URL) are common.
+		next := base.Add(time.Duration(rng.IntN(300)) * time.Second)
+		u := fmt.Sprintf("http://h%d.test/p/%d", rng.IntN(50), i)
+		s.SaveRevisit(testRevisit(u, next))
+		all = append(all, DueRevisit{URL: u, Next: next})
+	}
+	mustFlush(t, s)
+	order := func(list []DueRevisit) {
+		sort.Slice(list, func(i, j int) bool {
+			if !list[i].Next.Equal(list[j].Next) {
+				return list[i].Next.Before(list[j].Next)
+			}
+			return list[i].URL < list[j].URL
+		})
+	}
+	order(all)
+	check := func(t *testing.T, limit int) {
+		t.Helper()
+		got, err := s.DueRevisits(limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := all[:min(limit, len(all))]
+		if len(got) != len(want) {
+			t.Fatalf("DueRevisits(%d): %d entries, want %d", limit, len(got), len(want))
+		}
+		for i := range want {
+			if got[i].URL != want[i].URL || !got[i].Next.Equal(want[i].Next) {
+				t.Fatalf("DueRevisits(%d)[%d] = %v, want %v", limit, i, got[i], want[i])
+			}
+		}
+	}
+	for _, limit := range []int{1, 10, 1000, 5000} {
+		t.Run(fmt.Sprintf("first %d", limit), func(t *testing.T) { check(t, limit) })
+	}
+	t.Run("parked pages go last", func(t *testing.T) {
+		park := []string{all[0].URL, all[3].URL, "http://unknown.test/"}
+		s.SetRevisitNext(park, never)
+		mustFlush(t, s)
+		var kept, parked []DueRevisit
+		for _, d := range all {
+			if d.URL == park[0] || d.URL == park[1] {
+				parked = append(parked, DueRevisit{URL: d.URL, Next: never})
+			} else {
+				kept = append(kept, d)
+			}
+		}
+		all = append(kept, parked...)
+		order(all)
+		check(t, 20)
+		check(t, len(all))
+		if _, err := s.Revisit("http://unknown.test/"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("SetRevisitNext created state for an unknown URL: %v", err)
+		}
+	})
+	t.Run("console queue", func(t *testing.T) {
+		q, err := s.RevisitQueue(50, never)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(q) != 50 || q[0].URL != all[0].URL || q[49].URL != all[49].URL || q[0].Class != "web_gov" || q[0].X != 3 {
+			t.Fatalf("RevisitQueue: %d rows, first %+v", len(q), q[0])
+		}
+		if q, _ := s.RevisitQueue(5000, never); len(q) != len(all)-2 {
+			t.Fatalf("RevisitQueue before never: %d rows, want the %d not parked", len(q), len(all)-2)
+		}
+	})
+}
+
+// The scheduler's question must stay cheap with millions of pages: it must walk the
+// index on next, never sort the table (the timing is in `go run ./bench revisitstore`).
+func TestDueRevisitsReadsTheIndexWithoutSorting(t *testing.T) {
+	s, path := openTemp(t, Options{})
+	s.SaveRevisit(testRevisit("http://a.test/", time.Now()))
+	mustFlush(t, s)
+	s.Close()
+	db := rawDB(t, path)
+	for _, q := range []string{
+		`SELECT url, next FROM revisit INDEXED BY revisit_next ORDER BY next, url LIMIT 10`,
+		`SELECT ` + revisitColumns + ` FROM revisit INDEXED BY revisit_next WHERE next < 5 ORDER BY next, url LIMIT 50`,
+	} {
+		rows, err := db.Query("EXPLAIN QUERY PLAN " + q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		p := strings.Join(plan, "; ")
+		if !strings.Contains(p, "revisit_next") || strings.Contains(p, "TEMP B-TREE") {
+			t.Errorf("query plan %q: want a walk of revisit_next with no sort\n%s", p, q)
+		}
+		if strings.HasPrefix(q, "SELECT url, next") && !strings.Contains(p, "COVERING INDEX") {
+			t.Errorf("query plan %q: the scheduler's query should read the index alone", p)
+		}
+	}
+}
+
+func TestBatchReadsSpanChunks(t *testing.T) {
+	s, _ := openTemp(t, Options{})
+	var urls, want []string
+	var rows []URL
+	for i := range 1234 {
+		u := testURL(fmt.Sprintf("h%d.test", i%7), i)
+		rows = append(rows, u)
+		if i%2 == 0 {
+			s.SaveRevisit(testRevisit(u.URL, time.Unix(int64(i), 0)))
+			want = append(want, u.URL)
+		}
+		urls = append(urls, u.URL)
+	}
+	s.AddURLs(rows, nil)
+	p := testPage(urls[0], 500)
+	s.SavePage(p, nil, nil)
+	mustFlush(t, s)
+	ask := append(slices.Clone(urls), "http://missing.test/")
+
+	rs, err := s.Revisits(ask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rs {
+		got = append(got, r.URL)
+		if len(r.Policy) == 0 || r.X != 3 {
+			t.Fatalf("Revisits row %+v lacks its fields", r)
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("Revisits: %d rows, want %d", len(got), len(want))
+	}
+	us, err := s.URLStates(ask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(us) != len(urls) {
+		t.Fatalf("URLStates: %d rows, want %d", len(us), len(urls))
+	}
+	byURL := map[string]URL{}
+	for _, u := range rows {
+		byURL[u.URL] = u
+	}
+	for _, u := range us {
+		w := byURL[u.URL]
+		if u.ParentHash != w.ParentHash || u.Depth != w.Depth || u.Host != w.Host || u.Seq == 0 {
+			t.Fatalf("URLStates row %+v, want the fields of %+v", u, w)
+		}
+	}
+	var each []string
+	if err := s.EachRevisit(func(r Revisit) error { each = append(each, r.URL); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if slices.Sort(each); !slices.Equal(each, want) {
+		t.Fatalf("EachRevisit visited %d pages, want %d", len(each), len(want))
+	}
+	stop := errors.New("enough")
+	n := 0
+	if err := s.EachRevisit(func(Revisit) error { n++; return stop }); err != stop || n != 1 {
+		t.Fatalf("EachRevisit after fn's error: %v after %d calls; want it back after 1", err, n)
+	}
+	etag, lm, err := s.PageValidators(urls[0])
+	if err != nil || etag != p.ETag || lm != p.LastModified {
+		t.Fatalf("PageValidators = %q %q %v; want %q %q", etag, lm, err, p.ETag, p.LastModified)
+	}
+	if _, _, err := s.PageValidators(urls[1]); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("PageValidators of a URL without a page: %v; want ErrNotFound", err)
+	}
+}
+
+// A database written before revisit state existed (schema 1) opens with its data
+// and gains the revisit table.
+func TestSchemaOneDatabaseGainsRevisitState(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.db")
+	db := rawDB(t, path)
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, _ := migrations()
+	if _, err := migrate(context.Background(), conn, path, ms[:1]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), `INSERT INTO urls(url, state) VALUES('http://old.test/', 2)`); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	db.Close()
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if u, err := s.URLState("http://old.test/"); err != nil || u.State != Processed {
+		t.Fatalf("old URL after the upgrade: %+v %v", u, err)
+	}
+	s.SaveRevisit(testRevisit("http://old.test/", time.Now()))
+	mustFlush(t, s)
+	if _, err := s.Revisit("http://old.test/"); err != nil {
+		t.Fatalf("revisit state in an upgraded database: %v", err)
+	}
+}
