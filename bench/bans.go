@@ -61,6 +61,7 @@ import (
 	"github.com/gocolly/colly/v2/storage"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/cli"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -69,6 +70,15 @@ func init() { register("bans", runBans) }
 
 // bansAddrs are the four client addresses every crawler leaves from (the demo's).
 var bansAddrs = []string{"127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"}
+
+// bansBinds are bansAddrs as --egress specs.
+func bansBinds() []string {
+	var out []string
+	for _, a := range bansAddrs {
+		out = append(out, "bind:"+a)
+	}
+	return out
+}
 
 // bansSetup is what every crawler of one benchmark run shares.
 type bansSetup struct {
@@ -290,24 +300,13 @@ func parsePause(v string) (float64, float64, error) {
 }
 
 // bansEngineOptions are the demo's crawl settings (cli.DemoOptions: the sandbox's DNS,
-// loopback allowed, four bind egresses, timeouts and refusal back-off scaled) with the
-// benchmark's lane pauses, lanes and host cap.
+// loopback allowed, the four bind egresses all in use at once, timeouts, refusal
+// back-off and DNS TTLs scaled) with the benchmark's lane pauses, lanes and host cap.
 func bansEngineOptions(s bansSetup, sb *sandbox.Sandbox, db string) engine.Options {
-	o := engine.DefaultOptions()
-	o.Seeds = crawlSeeds(sb)
-	o.DB = db
-	o.DNSServers = []string{sb.DNSAddr()}
-	o.AllowPrivate = []string{"127.0.0.0/8"}
-	for _, a := range bansAddrs {
-		o.Egress = append(o.Egress, "bind:"+a)
-	}
+	o := cli.DemoOptions(sb, db)
 	o.Lanes.Max = s.lanes
 	o.Lanes.DelayMin, o.Lanes.DelayMax = s.lo, s.hi
 	o.HostRate = s.hostCap * s.cfg.Scale
-	o.Fetch.Timeout = 5 * time.Second
-	o.Fetch.ConnectTimeout = 2 * time.Second
-	o.Fetch.RetryBackoff = 200 * time.Millisecond
-	o.Fetch.RefusalBackoff = s.refusal
 	return o
 }
 
@@ -325,7 +324,11 @@ func bansCrawlconsole(s bansSetup) (bansResult, error) {
 	}
 	defer os.RemoveAll(dir)
 	db := filepath.Join(dir, "crawl.db")
-	e, err := engine.New(bansEngineOptions(s, sb, db))
+	opts := bansEngineOptions(s, sb, db)
+	if want := bansBinds(); strings.Join(opts.Egress, " ") != strings.Join(want, " ") {
+		return bansResult{}, fmt.Errorf("the demo's egresses are now %v; the baselines leave from %v: update bansAddrs", opts.Egress, want)
+	}
+	e, err := engine.New(opts)
 	if err != nil {
 		return bansResult{}, err
 	}
