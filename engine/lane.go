@@ -282,17 +282,7 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 // followRedirect queues a cross-host redirect's target as a new task (the fetcher
 // follows same-host hops itself, paced) and records the redirecting URL as done.
 func (e *Engine) followRedirect(lane int, t frontier.Task, res *fetch.Result) {
-	loc := res.Header.Get("Location")
-	base := res.FinalURL
-	if base == "" {
-		base = t.URL
-	}
-	if b, err := url.Parse(base); err == nil {
-		if u, err := b.Parse(loc); err == nil {
-			loc = u.String()
-		}
-	}
-	links := e.extract(t, &fetch.Result{Links: []string{loc}})
+	links := e.extract(t, &fetch.Result{FinalURL: res.FinalURL, Links: []string{res.Header.Get("Location")}})
 	e.submit(links, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
 	e.finish(t, lane, store.Processed, "")
 	e.c.addError("redirected") // not a failure: counted so the operator sees where pages went

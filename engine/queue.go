@@ -230,6 +230,21 @@ func (e *Engine) startRefill() {
 // positive never drops a new URL; the INSERT OR IGNORE that follows is the final word.
 func (e *Engine) extract(t frontier.Task, res *fetch.Result) []store.URL {
 	parent := frontier.Hash(t.URL)
+	page := res.FinalURL
+	if page == "" {
+		page = t.URL
+	}
+	base, err := frontier.ParseBase(page)
+	if err != nil {
+		return nil
+	}
+	if res.Base != "" { // <base href> changes what relative links mean
+		if abs, err := base.Resolve(res.Base); err == nil {
+			if b, err := frontier.ParseBase(abs); err == nil {
+				base = b
+			}
+		}
+	}
 	links := res.Links
 	if res.Canonical != "" {
 		links = append(links, res.Canonical)
@@ -237,7 +252,7 @@ func (e *Engine) extract(t frontier.Task, res *fetch.Result) []store.URL {
 	seen := make(map[string]bool, len(links))
 	var out []store.URL
 	for _, raw := range links {
-		n, err := frontier.Normalize(raw)
+		n, err := base.Resolve(raw)
 		if err != nil {
 			if k := urlErrKind(err); k != frontier.KindScheme {
 				e.c.addError("link_" + k)

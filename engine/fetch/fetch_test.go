@@ -180,11 +180,11 @@ func TestFetchLimitsAndKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{srv.URL + "/dir/a", "http://other.example/x", srv.URL + "/map"}
-	if strings.Join(res.Links, " ") != strings.Join(want, " ") {
-		t.Fatalf("links %v, want %v (base href honoured, area included)", res.Links, want)
+	want := []string{"a", "http://other.example/x", "/map"}
+	if strings.Join(res.Links, " ") != strings.Join(want, " ") || res.Base != "/dir/" {
+		t.Fatalf("links %v base %q, want %v and /dir/ (raw hrefs, area included)", res.Links, res.Base, want)
 	}
-	if res.Canonical != srv.URL+"/canon" || res.ContentType != "text/html" {
+	if res.Canonical != "/canon" || res.ContentType != "text/html" {
 		t.Fatalf("canonical %q content type %q", res.Canonical, res.ContentType)
 	}
 	if res, err := f.Fetch(srv.URL+"/gone", nil); err != nil || res.Status != 404 {
@@ -249,5 +249,26 @@ func TestRobots(t *testing.T) {
 	down := f.FetchRobots(context.Background(), "http://127.0.0.1:1", "crawlconsole")
 	if !down.Unreachable || down.Allowed("/") {
 		t.Fatal("an unreachable robots.txt must disallow everything")
+	}
+}
+
+func TestExtractLinksFromBrokenHTML(t *testing.T) {
+	for _, c := range []struct {
+		name, body string
+		links      []string
+		base, can  string
+	}{
+		{"plain", `<a href="/x">x</a><A HREF='y'>y</A>`, []string{"/x", "y"}, "", ""},
+		{"unclosed and stray brackets", `<div><a href="/a">a<p><a href=/b>b</div>>> <a href="/c"`, []string{"/a", "/b"}, "", ""},
+		{"base and canonical", `<head><base href="/d/"><link rel="alternate canonical" href="/c"><link rel=canonical href=/ignored></head><a href=z>`, []string{"z"}, "/d/", "/c"},
+		{"invalid utf-8", "<a href=\"/\xff\xfe\">x</a>", []string{"/\xff\xfe"}, "", ""},
+		{"no links", `<p>hello</p>`, nil, "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			links, base, can := extractLinks([]byte(c.body))
+			if strings.Join(links, "|") != strings.Join(c.links, "|") || base != c.base || can != c.can {
+				t.Fatalf("got %q base %q canonical %q; want %q %q %q", links, base, can, c.links, c.base, c.can)
+			}
+		})
 	}
 }

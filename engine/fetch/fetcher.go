@@ -1,7 +1,8 @@
 // Package fetch downloads pages for the lanes: one colly collector with one keep-alive
 // transport per egress, names resolved by the engine's resolver and every dial checked
 // by the SSRF guard, with timeouts, a body cap, a redirect limit, a content-type filter
-// and link extraction.
+// and link extraction. Links are read with the HTML tokenizer, not colly's goquery
+// callbacks: building a DOM per page to read hrefs costs more than the fetch itself.
 package fetch
 
 import (
@@ -40,8 +41,9 @@ type Result struct {
 	Header      http.Header
 	ContentType string // media type, lower-case, without parameters
 	Body        []byte
-	Links       []string // absolute link targets, in document order (not yet normalised)
-	Canonical   string   // <link rel=canonical>, absolute, if any
+	Links       []string // raw a/area href values, in document order (resolve with Base)
+	Base        string   // raw <base href>, if any
+	Canonical   string   // raw <link rel=canonical> href, if any
 	Duration    time.Duration
 }
 
@@ -98,18 +100,6 @@ func New(ctx context.Context, cfg Config, d *Dialer, tr *http.Transport) *Fetche
 	c.SetRedirectHandler(f.checkRedirect)
 	c.OnResponseHeaders(f.onHeaders)
 	c.OnResponse(f.onResponse)
-	c.OnHTML("a[href], area[href]", func(e *colly.HTMLElement) {
-		if x := exchangeOf(e.Request.Ctx); x != nil && x.kind == "" {
-			if u := e.Request.AbsoluteURL(e.Attr("href")); u != "" {
-				x.res.Links = append(x.res.Links, u)
-			}
-		}
-	})
-	c.OnHTML("link[rel=canonical]", func(e *colly.HTMLElement) {
-		if x := exchangeOf(e.Request.Ctx); x != nil && x.res.Canonical == "" {
-			x.res.Canonical = e.Request.AbsoluteURL(e.Attr("href"))
-		}
-	})
 	f.robots = &http.Client{Transport: tr, Timeout: cfg.RequestTimeout, CheckRedirect: f.checkRedirect}
 	return f
 }
@@ -230,6 +220,10 @@ func (f *Fetcher) onResponse(r *colly.Response) {
 	if r.StatusCode/100 == 2 && looksBinary(r.Body) {
 		x.kind, x.err = KindBinary, errors.New("binary content labelled as text")
 		x.res.Body = nil
+		return
+	}
+	if x.res.ContentType == "" || strings.Contains(x.res.ContentType, "html") {
+		x.res.Links, x.res.Base, x.res.Canonical = extractLinks(r.Body)
 	}
 }
 
