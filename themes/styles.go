@@ -40,6 +40,7 @@ type Styles struct {
 
 	state  map[string]lipgloss.Style // crawl state -> style
 	lane   map[string]lipgloss.Style // lane status -> style
+	egress map[string]lipgloss.Style // egress state (M3) -> style
 	levels [4]lipgloss.Style         // event level -> style
 }
 
@@ -99,6 +100,12 @@ func NewStyles(r *lipgloss.Renderer, t Theme) *Styles {
 		"paused":   bold(ns(t.Bad)),
 		"idle":     ns(t.Muted),
 	}
+	s.egress = map[string]lipgloss.Style{
+		"in use":  bold(ns(t.Good)),
+		"ready":   ns(t.Text),
+		"cooling": bold(ns(t.Warn)),
+		"free":    ns(t.Muted),
+	}
 	s.levels = [4]lipgloss.Style{ns(t.Muted), ns(t.Good), bold(ns(t.Warn)), bold(ns(t.Bad))}
 	return s
 }
@@ -117,6 +124,15 @@ func (s *Styles) LaneStatus(status string) lipgloss.Style {
 		return st
 	}
 	return s.Row
+}
+
+// EgressState is the style of an egress state cell (M3): in use, ready, cooling,
+// free; "on NODE" (assigned to another node) is muted.
+func (s *Styles) EgressState(state string) lipgloss.Style {
+	if st, ok := s.egress[state]; ok {
+		return st
+	}
+	return s.Muted
 }
 
 // Level is the style of an event level (0 debug .. 3 error).

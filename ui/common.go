@@ -57,3 +57,17 @@ func (c *Common) Control(action, done string, f func(engine.Control) error) tea.
 func status(text string, isErr bool) tea.Cmd {
 	return func() tea.Msg { return statusMsg{text: text, err: isErr} }
 }
+
+// ControlResult is Control for calls whose outcome text is only known afterwards
+// (":dns flush" says how many entries went, `e` where the lane went): f returns the
+// status text on success. Read-only sessions get ReadOnlyText and nothing runs.
+func (c *Common) ControlResult(action string, f func(engine.Control) (string, error)) tea.Cmd {
+	if c.readOnly {
+		return status(ReadOnlyText, true)
+	}
+	ctrl := c.ctrl
+	return func() tea.Msg {
+		text, err := f(ctrl)
+		return controlDoneMsg{text: text, action: action, err: err}
+	}
+}

@@ -11,33 +11,34 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 )
 
-// dnsPane stands for a later capability's pane: one file, one registerPane call.
-type dnsPane struct {
+// nodesPane stands for a later capability's pane (M4's Nodes): one file, one
+// registerPane call.
+type nodesPane struct {
 	c      *Common
-	flush  key.Binding
+	drain  key.Binding
 	lanes  int
 	filter Filter
 }
 
-func (p *dnsPane) Title() string { return "DNS" }
-func (p *dnsPane) ShortHelp() []key.Binding {
-	return []key.Binding{p.flush}
+func (p *nodesPane) Title() string { return "Nodes" }
+func (p *nodesPane) ShortHelp() []key.Binding {
+	return []key.Binding{p.drain}
 }
-func (p *dnsPane) FullHelp() [][]key.Binding { return [][]key.Binding{{p.flush}} }
-func (p *dnsPane) SetSize(int, int)          {}
-func (p *dnsPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
+func (p *nodesPane) FullHelp() [][]key.Binding { return [][]key.Binding{{p.drain}} }
+func (p *nodesPane) SetSize(int, int)          {}
+func (p *nodesPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
 	p.lanes = len(s.Lanes)
 	return nil
 }
-func (p *dnsPane) SetFilter(f Filter) { p.filter = f }
-func (p *dnsPane) Update(msg tea.Msg) tea.Cmd {
-	if k, ok := msg.(tea.KeyMsg); ok && matches(k.String(), p.flush) {
-		return status("dns cache flushed", false)
+func (p *nodesPane) SetFilter(f Filter) { p.filter = f }
+func (p *nodesPane) Update(msg tea.Msg) tea.Cmd {
+	if k, ok := msg.(tea.KeyMsg); ok && matches(k.String(), p.drain) {
+		return status("node drained", false)
 	}
 	return nil
 }
-func (p *dnsPane) View() string     { return fmt.Sprintf("DNS pane: %d lanes resolve", p.lanes) }
-func (p *dnsPane) Position() string { return "" }
+func (p *nodesPane) View() string     { return fmt.Sprintf("Nodes pane: %d lanes run", p.lanes) }
+func (p *nodesPane) Position() string { return "" }
 
 // withRegistry runs f with extra panes and commands registered, then restores the
 // registries so other tests see the stock console.
@@ -51,45 +52,50 @@ func withRegistry(t *testing.T, f func()) {
 }
 
 func TestALaterPaneAndCommandPlugIn(t *testing.T) {
+	stock := len(paneSpecs)
+	tab := fmt.Sprintf("%d Nodes", stock+1)
 	withRegistry(t, func() {
-		registerPane(40, func(c *Common) Pane {
-			return &dnsPane{c: c, flush: key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "flush dns cache"))}
+		registerPane(90, func(c *Common) Pane {
+			return &nodesPane{c: c, drain: key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "drain node"))}
 		})
-		var flushed []string
-		registerCommand(command{name: "dns flush", args: "[domain]", max: 1, control: true, help: "flush the DNS cache",
+		var drained []string
+		registerCommand(command{name: "node drain", args: "[name]", max: 1, control: true, help: "drain a node",
 			run: func(m *Model, args []string) (tea.Cmd, error) {
-				return m.c.Control("flush dns", "dns flushed", func(engine.Control) error {
-					flushed = append(flushed, strings.Join(args, ""))
+				return m.c.Control("drain node", "node drained", func(engine.Control) error {
+					drained = append(drained, strings.Join(args, ""))
 					return nil
 				}), nil
 			}})
 
 		h := newHarness(t, 120, 40, Options{})
-		h.mustShow("4 DNS")
-		h.press("4")
-		h.mustShow("[4 DNS]", "DNS pane: 12 lanes resolve", "F flush dns cache")
-		h.press("F")
-		h.mustShow("dns cache flushed")
+		h.mustShow(tab)
+		h.press(fmt.Sprint(stock + 1))
+		h.mustShow("["+tab+"]", "Nodes pane: 12 lanes run", "D drain node")
+		h.press("D")
+		h.mustShow("node drained")
 		h.press("?")
-		h.mustShow("DNS pane (4)", "flush dns cache", ":dns flush [domain]")
+		h.press("/")
+		h.typeText("drain")
+		h.press("enter")
+		h.mustShow(fmt.Sprintf("Nodes pane (%d)", stock+1), "drain node", ":node drain [name]")
 		h.press("esc", ":")
-		h.typeText("dn")
+		h.typeText("no")
 		h.press("tab")
-		if got := h.m.cmdIn.String(); got != "dns flush " {
+		if got := h.m.cmdIn.String(); got != "node drain " {
 			t.Fatalf("completion = %q", got)
 		}
-		h.typeText("example.org")
+		h.typeText("worker-2")
 		h.press("enter", ":")
-		h.typeText("dns flush")
+		h.typeText("node drain")
 		h.press("enter")
-		if strings.Join(flushed, ",") != "example.org," {
-			t.Fatalf("flushed = %q", flushed)
+		if strings.Join(drained, ",") != "worker-2," {
+			t.Fatalf("drained = %q", drained)
 		}
 		h.press(":")
-		h.typeText("dns flush a b")
+		h.typeText("node drain a b")
 		h.press("enter")
-		h.mustShow("usage: :dns flush [domain]")
+		h.mustShow("usage: :node drain [name]")
 	})
 	h := newHarness(t, 120, 40, Options{})
-	h.mustNotShow("4 DNS")
+	h.mustNotShow(tab)
 }

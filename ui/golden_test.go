@@ -21,6 +21,10 @@ func TestGolden(t *testing.T) {
 		name string
 		keys []string
 		wait string // text that shows the screen is complete
+		// ticks > 0: the fake crawl moves on one second this many times, each
+		// snapshot sent in order (the periodic pull is off, so the DNS pane's
+		// sparklines come out the same on every run).
+		ticks int
 	}{
 		{name: "lanes", wait: "blog-11.sandbox.test"},
 		{name: "groups", keys: []string{"2", "down", "enter"}, wait: "parent  http://social-01.sandbox.test/section/1"},
@@ -29,24 +33,30 @@ func TestGolden(t *testing.T) {
 		{name: "rebalance", keys: []string{"r"}, wait: "y/enter apply"},
 		{name: "command", keys: []string{":", "t", "h", "e", "m", "e", " ", "n", "e", "o", "n", "enter"}, wait: "unknown theme"},
 		{name: "quit", keys: []string{"q"}, wait: "Quit crawlconsole?"},
+		{name: "dns", keys: []string{"4"}, ticks: 30, wait: "gone-03.news-73.sandbox.test"},
+		{name: "egress", keys: []string{"5"}, ticks: 30, wait: "PAIR-BANNED HOST"},
 	}
 	sizes := [][2]int{{80, 24}, {120, 40}}
 	for _, sz := range sizes {
 		for _, sc := range screens {
 			t.Run(fmt.Sprintf("%s_%dx%d", sc.name, sz[0], sz[1]), func(t *testing.T) {
-				goldenScreen(t, sz[0], sz[1], sc.keys, sc.wait)
+				goldenScreen(t, sz[0], sz[1], sc.keys, sc.wait, sc.ticks)
 			})
 		}
 	}
 	t.Run("too_small_60x20", func(t *testing.T) {
-		goldenScreen(t, 60, 20, nil, "need 80×24 (have 60×20)")
+		goldenScreen(t, 60, 20, nil, "need 80×24 (have 60×20)", 0)
 	})
 }
 
-func goldenScreen(t *testing.T, w, h int, keys []string, wait string) {
+func goldenScreen(t *testing.T, w, h int, keys []string, wait string, ticks int) {
 	t.Helper()
 	ctrl := fake.New(fake.Config{})
-	m := newModel(ctrl, Options{Clock: fixedClock, Refresh: 20 * time.Millisecond}, asciiRenderer())
+	refresh := 20 * time.Millisecond
+	if ticks > 0 {
+		refresh = time.Hour
+	}
+	m := newModel(ctrl, Options{Clock: fixedClock, Refresh: refresh}, asciiRenderer())
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))
 	// One buffer across waits: a screen that is already complete writes nothing new.
 	var out bytes.Buffer
@@ -69,6 +79,10 @@ func goldenScreen(t *testing.T, w, h int, keys []string, wait string) {
 		}
 	}
 	waitFor("RUNNING", "need 80") // the first snapshot is in
+	for range ticks {
+		ctrl.Tick()
+		tm.Send(SnapshotMsg{Snapshot: ctrl.Snapshot()})
+	}
 	for _, k := range keys {
 		tm.Send(keyMsg(k))
 	}

@@ -24,9 +24,10 @@ type groupsPane struct {
 	groups        []engine.Group
 	lanePaused    map[int]bool
 	pausedHosts   []string
-	expanded      map[int]bool // by lane ID; survives snapshots
-	rows          []groupRow   // flattened visible tree
-	egressW       int          // EGRESS column width for the current groups
+	egress        *engine.EgressView // for x: is the host disabled (M3)
+	expanded      map[int]bool       // by lane ID; survives snapshots
+	rows          []groupRow         // flattened visible tree
+	egressW       int                // EGRESS column width for the current groups
 	filter        Filter
 	list          listView
 }
@@ -54,12 +55,12 @@ func (p *groupsPane) Title() string { return "Groups" }
 
 func (p *groupsPane) ShortHelp() []key.Binding {
 	k := p.c.Keys
-	return []key.Binding{k.Toggle, k.PauseLane, k.PauseHost}
+	return []key.Binding{k.Toggle, k.PauseLane, k.PauseHost, k.Rotate, k.DisableHost}
 }
 
 func (p *groupsPane) FullHelp() [][]key.Binding {
 	k := p.c.Keys
-	return [][]key.Binding{{k.Toggle, k.Expand, k.Collapse, k.PauseLane, k.PauseHost}, k.navHelp()}
+	return [][]key.Binding{{k.Toggle, k.Expand, k.Collapse, k.PauseLane, k.PauseHost, k.Rotate, k.DisableHost}, k.navHelp()}
 }
 
 func (p *groupsPane) SetSize(w, h int) {
@@ -72,6 +73,7 @@ func (p *groupsPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
 	key, had := p.cursorKey()
 	p.groups = s.Groups
 	p.pausedHosts = s.PausedHosts
+	p.egress = s.Egress
 	p.egressW = egressWidth(p.groups, func(g *engine.Group) string { return g.Egress })
 	clear(p.lanePaused)
 	for _, l := range s.Lanes {
@@ -182,7 +184,10 @@ func (p *groupsPane) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		if p.list.cursor >= len(p.rows) {
-			if matches(k, p.c.Keys.PauseLane, p.c.Keys.PauseHost) {
+			if matches(k, p.c.Keys.Rotate, p.c.Keys.DisableHost) && p.c.readOnly {
+				return status(ReadOnlyText, true)
+			}
+			if matches(k, p.c.Keys.PauseLane, p.c.Keys.PauseHost, p.c.Keys.Rotate, p.c.Keys.DisableHost) {
 				return status("no group selected", true)
 			}
 			return nil
@@ -199,23 +204,42 @@ func (p *groupsPane) Update(msg tea.Msg) tea.Cmd {
 		case matches(k, p.c.Keys.PauseLane):
 			return toggleLane(p.c, g.Lane, p.lanePaused[g.Lane])
 		case matches(k, p.c.Keys.PauseHost):
-			host := ""
-			switch {
-			case r.kind == rowHost:
-				host = g.Hosts[r.index].Host
-			case len(g.Hosts) > 0:
-				host = g.Hosts[0].Host
-			}
+			host := rowHostName(g, r)
 			if host == "" {
 				return status(fmt.Sprintf("lane %d holds no host", g.Lane), true)
 			}
 			return toggleHost(p.c, host, p.pausedHosts)
+		case matches(k, p.c.Keys.Rotate):
+			if p.c.readOnly {
+				return status(ReadOnlyText, true)
+			}
+			return rotateLane(p.c, g.Lane, g.Egress)
+		case matches(k, p.c.Keys.DisableHost):
+			if p.c.readOnly {
+				return status(ReadOnlyText, true)
+			}
+			host := rowHostName(g, r)
+			if host == "" {
+				return status(fmt.Sprintf("lane %d holds no host", g.Lane), true)
+			}
+			return toggleDisabled(p.c, host, p.egress)
 		}
 	case clickMsg:
 		p.list.cursor = p.list.offset + msg.row - 1
 		p.list.clamp(len(p.rows))
 	}
 	return nil
+}
+
+// rowHostName is the host H and x act on: the host row's, else the group's first.
+func rowHostName(g *engine.Group, r groupRow) string {
+	switch {
+	case r.kind == rowHost:
+		return g.Hosts[r.index].Host
+	case len(g.Hosts) > 0:
+		return g.Hosts[0].Host
+	}
+	return ""
 }
 
 // setExpanded opens or closes a group, keeping the cursor on the group's row.

@@ -34,6 +34,10 @@ type KeyMap struct {
 	Collapse  key.Binding
 	Toggle    key.Binding
 
+	// Egress rotation (M3), in the Lanes, Groups and Egress panes.
+	Rotate      key.Binding // the selected lane's egress now; in Egress, every lane off the selected egress
+	DisableHost key.Binding // put the selected host on the host_disable_list, or take it off
+
 	// Log pane.
 	Level key.Binding
 
@@ -72,6 +76,9 @@ func DefaultKeyMap() *KeyMap {
 		Expand:    b([]string{"right", "l"}, "→/l", "expand"),
 		Collapse:  b([]string{"left", "h"}, "←/h", "collapse"),
 		Toggle:    b([]string{"enter"}, "enter", "expand/collapse"),
+
+		Rotate:      b([]string{"e"}, "e", "rotate lane's egress"),
+		DisableHost: b([]string{"x"}, "x", "disable/enable host"),
 
 		Level: b([]string{"v"}, "v", "min level"),
 

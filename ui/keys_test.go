@@ -142,8 +142,9 @@ func TestPaneSwitching(t *testing.T) {
 	tests := []struct {
 		key, want string
 	}{
-		{"tab", "[2 Groups]"}, {"tab", "[3 Log]"}, {"tab", "[1 Lanes]"},
-		{"shift+tab", "[3 Log]"}, {"1", "[1 Lanes]"}, {"2", "[2 Groups]"}, {"3", "[3 Log]"},
+		{"tab", "[2 Groups]"}, {"tab", "[3 Log]"}, {"tab", "[4 DNS]"}, {"tab", "[5 Egress]"}, {"tab", "[1 Lanes]"},
+		{"shift+tab", "[5 Egress]"}, {"1", "[1 Lanes]"}, {"2", "[2 Groups]"}, {"3", "[3 Log]"},
+		{"4", "[4 DNS]"}, {"5", "[5 Egress]"}, {"3", "[3 Log]"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.key, func(t *testing.T) {
@@ -157,7 +158,7 @@ func TestPaneSwitching(t *testing.T) {
 	t.Run("no such pane", func(t *testing.T) {
 		defer h.use(t)()
 		h.press("9")
-		h.mustShow("no pane 9 (have 1-3)", "[3 Log]")
+		h.mustShow("no pane 9 (have 1-5)", "[3 Log]")
 	})
 }
 
@@ -592,7 +593,7 @@ func TestTooSmall(t *testing.T) {
 
 func TestEveryScreenFitsTheTerminal(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {120, 40}, {200, 60}, {40, 10}} {
-		for _, keys := range [][]string{{"1"}, {"2", "enter"}, {"3"}, {"?"}, {"r"}, {"q"}, {":"}, {"/"}} {
+		for _, keys := range [][]string{{"1"}, {"2", "enter"}, {"3"}, {"4"}, {"5"}, {"5", "G"}, {"?"}, {"r"}, {"q"}, {":"}, {"/"}} {
 			t.Run(fmt.Sprint(size, keys), func(t *testing.T) {
 				h := newHarness(t, size[0], size[1], Options{})
 				h.press(keys...)

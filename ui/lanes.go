@@ -21,9 +21,10 @@ type lanesPane struct {
 	c             *Common
 	width, height int
 	lanes         []engine.Lane
-	pausedHosts   []string // sorted, from the snapshot
-	rows          []int    // indexes into lanes that pass the filter
-	egressW       int      // EGRESS column width for the current lanes
+	pausedHosts   []string           // sorted, from the snapshot
+	egress        *engine.EgressView // for x: is the lane's host disabled (M3)
+	rows          []int              // indexes into lanes that pass the filter
+	egressW       int                // EGRESS column width for the current lanes
 	filter        Filter
 	list          listView
 }
@@ -34,12 +35,12 @@ func (p *lanesPane) Title() string { return "Lanes" }
 
 func (p *lanesPane) ShortHelp() []key.Binding {
 	k := p.c.Keys
-	return []key.Binding{k.PauseLane, k.PauseHost}
+	return []key.Binding{k.PauseLane, k.PauseHost, k.Rotate, k.DisableHost}
 }
 
 func (p *lanesPane) FullHelp() [][]key.Binding {
 	k := p.c.Keys
-	return [][]key.Binding{{k.PauseLane, k.PauseHost}, k.navHelp()}
+	return [][]key.Binding{{k.PauseLane, k.PauseHost, k.Rotate, k.DisableHost}, k.navHelp()}
 }
 
 func (p *lanesPane) SetSize(w, h int) {
@@ -52,6 +53,7 @@ func (p *lanesPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
 	sel, had := p.selected()
 	p.lanes = s.Lanes
 	p.pausedHosts = s.PausedHosts
+	p.egress = s.Egress
 	p.egressW = egressWidth(p.lanes, func(l *engine.Lane) string { return l.Egress })
 	p.refilter()
 	if had {
@@ -123,6 +125,26 @@ func (p *lanesPane) Update(msg tea.Msg) tea.Cmd {
 				return status(fmt.Sprintf("lane %d holds no host", l.ID), true)
 			}
 			return toggleHost(p.c, host, p.pausedHosts)
+		case matches(k, p.c.Keys.Rotate):
+			if p.c.readOnly {
+				return status(ReadOnlyText, true)
+			}
+			if !ok {
+				return status("no lane selected", true)
+			}
+			return rotateLane(p.c, l.ID, l.Egress)
+		case matches(k, p.c.Keys.DisableHost):
+			if p.c.readOnly {
+				return status(ReadOnlyText, true)
+			}
+			if !ok {
+				return status("no lane selected", true)
+			}
+			host := laneHost(l)
+			if host == "" {
+				return status(fmt.Sprintf("lane %d holds no host", l.ID), true)
+			}
+			return toggleDisabled(p.c, host, p.egress)
 		}
 	case clickMsg:
 		p.list.cursor = p.list.offset + msg.row - 1

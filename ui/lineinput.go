@@ -16,6 +16,9 @@ type lineInput struct {
 	prompt string
 	value  []rune
 	pos    int
+	// mask, when set, is what the line shows instead of its text: same length, so
+	// the cursor stays put (the command line stars out egress passwords, M3).
+	mask func([]rune) []rune
 }
 
 // set replaces the text and puts the cursor at its end.
@@ -83,8 +86,12 @@ func (in *lineInput) update(msg tea.KeyMsg) bool {
 // view renders prompt, text and cursor in width cells, scrolling long text so the
 // cursor stays visible. Without colour the cursor is drawn as a glyph.
 func (in *lineInput) view(st *themes.Styles, width int) string {
-	text := string(in.value)
-	before := string(in.value[:in.pos])
+	shown := in.value
+	if in.mask != nil {
+		shown = in.mask(in.value)
+	}
+	text := string(shown)
+	before := string(shown[:in.pos])
 	avail := width - cellWidth(in.prompt) - 1
 	// Scroll: drop leading runes until the cursor fits.
 	for avail > 0 && cellWidth(before) > avail {

@@ -121,6 +121,7 @@ func newModel(ctrl engine.Control, opts Options, r *lipgloss.Renderer) *Model {
 	m.filters = make([]Filter, len(m.panes))
 	m.filterIn.prompt = "/"
 	m.cmdIn.prompt = ":"
+	m.cmdIn.mask = starSecrets
 	m.help.search.prompt = "search: "
 	if badTheme {
 		m.setStatus(fmt.Sprintf("unknown theme %q; using %s (have %s)", opts.Theme, t.Name, strings.Join(themes.Names(), ", ")), true)
@@ -377,7 +378,9 @@ func (m *Model) commandKey(msg tea.KeyMsg) tea.Cmd {
 			m.focus = focusPane
 			return nil
 		}
-		m.history = append(m.history, line)
+		if !hasSecret(line) { // an egress password never stays behind in the history (M3)
+			m.history = append(m.history, line)
+		}
 		m.histPos = len(m.history)
 		cmd, err := m.runCommand(line)
 		if err != nil {

@@ -24,6 +24,12 @@ type Config struct {
 	LanesMax int // lanes.max (default 16, at least Lanes)
 	Egresses int // egress addresses the lanes are dealt over (default 3)
 	Events   int // events already in the ring (default 40)
+	// Direct makes a crawl without egress rotation (M3): lanes leave "direct",
+	// Snapshot.Egress is nil and the rotation controls fail as the engine's do.
+	Direct bool
+	// NoDNS makes a crawl without the DNS cache (M5): Snapshot.DNS is nil and
+	// FlushDNS fails.
+	NoDNS bool
 }
 
 // Control is a fake engine.Control. It is safe for concurrent use (SSH sessions).
@@ -34,6 +40,9 @@ type Control struct {
 	calls  []string
 	// plan is what PlanRebalance returns; nil means "derive one from the lanes".
 	plan *engine.RebalancePlan
+	// addEgressErr, when set, decides AddEgress's error (see FailAddEgress).
+	addEgressErr func(spec string) error
+	added        int // egresses added so far, for their default names
 }
 
 var _ engine.Control = (*Control)(nil)
@@ -54,6 +63,13 @@ func New(cfg Config) *Control {
 	}
 	c := &Control{}
 	c.snap = buildSnapshot(cfg)
+	if !cfg.NoDNS {
+		c.snap.DNS = buildDNS()
+	}
+	if !cfg.Direct {
+		c.snap.Egress = buildEgress(cfg.Egresses)
+		c.snap.Totals.Deferred = 57
+	}
 	for i := range cfg.Events {
 		c.addEvent(engine.Level(i%7%4), (i%cfg.Lanes)+1, hostName(i%9), eventText(i))
 	}
@@ -107,6 +123,9 @@ func buildSnapshot(cfg Config) engine.Snapshot {
 	for i := range cfg.Lanes {
 		id := i + 1
 		eg := egressName(i % cfg.Egresses)
+		if cfg.Direct {
+			eg = "direct"
+		}
 		hosts := []string{hostName(i % 40)}
 		if i%4 == 0 {
 			hosts = append(hosts, hostName((i+17)%40+40))
@@ -143,6 +162,9 @@ func buildSnapshot(cfg Config) engine.Snapshot {
 	for i := range cfg.Egresses {
 		s.Egresses = append(s.Egresses, egressName(i))
 	}
+	if cfg.Direct {
+		s.Egresses = []string{"direct"}
+	}
 	return s
 }
 
@@ -169,6 +191,8 @@ func (c *Control) Snapshot() engine.Snapshot {
 	s.Lanes = slices.Clone(c.snap.Lanes)
 	s.Groups = slices.Clone(c.snap.Groups)
 	s.PausedHosts = slices.Clone(c.snap.PausedHosts)
+	s.DNS = cloneDNS(c.snap.DNS)
+	s.Egress = cloneEgress(c.snap.Egress)
 	return s
 }
 
@@ -397,51 +421,7 @@ func (c *Control) Tick() {
 			c.snap.Totals.PagesFetched++
 		}
 	}
-}
-
-// RotateLane records the call and moves the lane to the next egress name.
-func (c *Control) RotateLane(id int) (string, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.calls = append(c.calls, fmt.Sprintf("RotateLane(%d)", id))
-	for i := range c.snap.Lanes {
-		if c.snap.Lanes[i].ID == id {
-			to := egressName((i + 1) % 3)
-			c.snap.Lanes[i].Egress = to
-			return to, nil
-		}
-	}
-	return "", fmt.Errorf("lane %d: %w", id, ErrNoLane)
-}
-
-// SetHostDisabled records the call.
-func (c *Control) SetHostDisabled(host string, disabled bool) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.calls = append(c.calls, fmt.Sprintf("SetHostDisabled(%s,%v)", host, disabled))
-	return nil
-}
-
-// AddEgress records the call.
-func (c *Control) AddEgress(spec string) (string, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.calls = append(c.calls, "AddEgress")
-	return "e9", nil
-}
-
-// RemoveEgress records the call.
-func (c *Control) RemoveEgress(name string) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.calls = append(c.calls, fmt.Sprintf("RemoveEgress(%s)", name))
-	return nil
-}
-
-// FlushDNS records the call.
-func (c *Control) FlushDNS(domain string) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.calls = append(c.calls, fmt.Sprintf("FlushDNS(%s)", domain))
-	return 0, nil
+	c.snap.At = c.snap.At.Add(time.Second)
+	c.tickDNS()
+	c.tickEgress()
 }

@@ -1,0 +1,432 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/themes"
+)
+
+func init() {
+	registerPane(40, newDNSPane)
+	registerCommand(command{name: "dns flush", args: "[domain]", max: 1, control: true,
+		help: "drop cached DNS answers of a domain (all if none)", complete: (*Model).dnsNames, run: runDNSFlush})
+}
+
+// dnsPane shows the DNS prefetch cache (M5): hit rates (positive, negative, miss)
+// with sparklines of how they move, the prefetch backlog and workers, upstream
+// latency, the slowest domains and the negative entries with their reason and time
+// left. The cursor walks the negative entries, the list that outgrows the screen.
+type dnsPane struct {
+	c             *Common
+	width, height int
+	view          *engine.DNSView // nil: the crawl has no DNS cache
+	hist          hitHistory
+	slow, neg     []int // indexes into view.Slowest / view.Negative that pass the filter
+	filter        Filter
+	list          listView // over neg
+	negFirst      int      // pane row of the first negative entry in the last View, for clicks
+}
+
+// recentWindow is the span of the LAST 10S column.
+const recentWindow = 10 * time.Second
+
+// dnsTop is the height of the block above the tables: the rate header, three rate
+// rows, four figure rows and a blank line.
+const dnsTop = 9
+
+func newDNSPane(c *Common) Pane { return &dnsPane{c: c, hist: hitHistory{capacity: 240}} }
+
+func (p *dnsPane) Title() string { return "DNS" }
+
+func (p *dnsPane) ShortHelp() []key.Binding { return nil }
+
+func (p *dnsPane) FullHelp() [][]key.Binding { return [][]key.Binding{p.c.Keys.navHelp()} }
+
+func (p *dnsPane) SetSize(w, h int) {
+	p.width, p.height = w, h
+	p.layout()
+}
+
+// wide lays the two tables side by side; narrower terminals stack them.
+func (p *dnsPane) wide() bool { return p.width >= 110 }
+
+// layout sizes the tables: side by side each gets every row below the top block;
+// stacked, the slowest domains get a header and three rows, the negatives the rest.
+func (p *dnsPane) layout() (slowRows, negRows int) {
+	rows := max(p.height-dnsTop, 0)
+	if p.wide() {
+		slowRows, negRows = max(rows-1, 0), max(rows-1, 0)
+	} else {
+		slowRows = min(3, max(rows-3, 0))
+		negRows = max(rows-slowRows-2, 0)
+	}
+	p.list.height = negRows
+	p.list.clamp(len(p.neg))
+	return slowRows, negRows
+}
+
+func (p *dnsPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
+	sel, had := p.selectedHost()
+	p.view = s.DNS
+	if p.view != nil {
+		p.hist.add(p.view)
+	}
+	p.refilter()
+	if had {
+		p.reselect(sel)
+	}
+	return nil
+}
+
+func (p *dnsPane) SetFilter(f Filter) {
+	sel, had := p.selectedHost()
+	p.filter = f
+	p.refilter()
+	if had {
+		p.reselect(sel)
+	}
+}
+
+func (p *dnsPane) refilter() {
+	p.slow, p.neg = p.slow[:0], p.neg[:0]
+	if p.view != nil {
+		for i, d := range p.view.Slowest {
+			if p.filter.Match(d.Domain) {
+				p.slow = append(p.slow, i)
+			}
+		}
+		for i, e := range p.view.Negative {
+			if p.filter.Match(e.Host, e.Reason) {
+				p.neg = append(p.neg, i)
+			}
+		}
+	}
+	p.list.clamp(len(p.neg))
+}
+
+func (p *dnsPane) selectedHost() (string, bool) {
+	if p.view == nil || p.list.cursor < 0 || p.list.cursor >= len(p.neg) {
+		return "", false
+	}
+	return p.view.Negative[p.neg[p.list.cursor]].Host, true
+}
+
+// reselect keeps the cursor on the same negative entry across snapshots.
+func (p *dnsPane) reselect(host string) {
+	for r, i := range p.neg {
+		if p.view.Negative[i].Host == host {
+			p.list.cursor = r
+			break
+		}
+	}
+	p.list.clamp(len(p.neg))
+}
+
+func (p *dnsPane) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		p.list.navigate(p.c.Keys, msg.String(), len(p.neg))
+	case clickMsg:
+		// Only the negative entries select; a click above them changes nothing.
+		if p.negFirst > 0 && msg.row >= p.negFirst {
+			p.list.cursor = p.list.offset + msg.row - p.negFirst
+			p.list.clamp(len(p.neg))
+		}
+	}
+	return nil
+}
+
+func (p *dnsPane) Position() string {
+	if p.view == nil {
+		return ""
+	}
+	return p.list.position(len(p.neg))
+}
+
+func (p *dnsPane) View() string {
+	st := p.c.Styles
+	if p.view == nil {
+		return st.ColHeader.Render(fit("  DNS CACHE", p.width)) + "\n" +
+			st.Muted.Render(fit("  no DNS cache in this crawl: a custom resolver answers, so there are no hit rates (M5)", p.width))
+	}
+	v := p.view
+	var b strings.Builder
+	p.ratesView(&b)
+	ms := func(x float64) string { return millis(x) }
+	lines := [][]figure{
+		{{"backlog", thousands(int64(v.Backlog)), false}, {"workers", strconv.Itoa(v.Workers), false},
+			{"in flight", strconv.Itoa(v.InFlight), false}, {"prefetched", thousands(v.Stats.Prefetched), false}},
+		{{"p50", ms(v.UpstreamP50Ms), false}, {"p99", ms(v.UpstreamP99Ms), false},
+			{"queries", thousands(v.Stats.UpstreamQueries), false}, {"stale served", thousands(v.Stats.StaleServed), v.Stats.StaleServed > 0}},
+		{{"hosts", thousands(int64(v.Hosts)), false}, {"domains", thousands(int64(v.Domains)), false},
+			{"negative", thousands(int64(v.NegativeCount)), false}, {"evicted", thousands(v.Stats.Evicted), false}},
+		{{"p50", ms(v.Stats.WaitP50Ms), false}, {"p99", ms(v.Stats.WaitP99Ms), false},
+			{"no wait", percent(v.Stats.ZeroWaitShare), false}, {"lookups", thousands(v.Stats.Lookups), false},
+			{"rejected", thousands(v.Stats.Rejected), v.Stats.Rejected > 0}},
+	}
+	for i, title := range []string{"prefetch", "upstream", "cache", "fetch wait"} {
+		b.WriteString("\n")
+		b.WriteString(figureLine(st, p.width, title, lines[i]))
+	}
+	b.WriteString("\n")
+
+	slowRows, negRows := p.layout()
+	if p.wide() {
+		leftW := p.width * 2 / 5
+		left := p.slowestTable(leftW, slowRows)
+		right := p.negativeTable(p.width-leftW-1, negRows)
+		p.negFirst = dnsTop + 1
+		for i := range max(len(left), len(right)) {
+			b.WriteString("\n")
+			b.WriteString(lineAt(left, i, leftW))
+			b.WriteString(" ")
+			b.WriteString(lineAt(right, i, p.width-leftW-1))
+		}
+		return b.String()
+	}
+	slow := p.slowestTable(p.width, slowRows)
+	for _, l := range slow {
+		b.WriteString("\n" + l)
+	}
+	b.WriteString("\n")
+	p.negFirst = dnsTop + len(slow) + 2
+	for _, l := range p.negativeTable(p.width, negRows) {
+		b.WriteString("\n" + l)
+	}
+	return b.String()
+}
+
+// ratesView writes the three hit-rate rows under their header: share since the
+// start, share over the last ten seconds, and a sparkline of each interval.
+func (p *dnsPane) ratesView(b *strings.Builder) {
+	st := p.c.Styles
+	const labelW, allW, recentW = 9, 6, 8
+	lead := 2 + labelW + allW + 2 + recentW + 2
+	sparkW := max(p.width-lead-1, 0)
+	b.WriteString(st.ColHeader.Render(fit("  "+fit("HIT RATE", labelW)+fitRight("ALL", allW)+"  "+
+		fitRight("LAST 10S", recentW)+"  PER VIEW (~1/s), NEWEST RIGHT, FULL BAR = 100%", p.width)))
+	v := p.view
+	for _, r := range []struct {
+		label string
+		kind  hitRateKind
+		all   float64
+		bad   bool // a high share is bad news
+	}{
+		{"positive", ratePositive, v.PositiveRate, false},
+		{"negative", rateNegative, v.NegativeRate, true},
+		{"miss", rateMiss, v.MissRate, true},
+	} {
+		recent := "-"
+		if share, ok := p.hist.recent(r.kind, recentWindow); ok {
+			recent = percent(share)
+		}
+		all := "-"
+		if v.Stats.Lookups > 0 {
+			all = percent(r.all)
+		}
+		b.WriteString("\n  ")
+		b.WriteString(st.Label.Render(fit(r.label, labelW)))
+		b.WriteString(st.Value.Render(fitRight(all, allW)))
+		b.WriteString("  ")
+		b.WriteString(st.Value.Render(fitRight(recent, recentW)))
+		b.WriteString("  ")
+		b.WriteString(st.Spark.Render(shareSparkline(p.hist.series(r.kind), sparkW)))
+		b.WriteString(" ")
+	}
+}
+
+// slowestTable renders the slowest domains (header first) in width cells.
+func (p *dnsPane) slowestTable(width, rows int) []string {
+	st := p.c.Styles
+	cols := []column{{title: "SLOWEST DOMAIN"}, {title: "HOSTS", width: 5, right: true}, {title: "MEAN", width: 7, right: true}}
+	if p.wide() {
+		cols = append(cols, column{title: "MAX", width: 7, right: true})
+	}
+	cols = layoutColumns(cols, width)
+	out := []string{headerRow(st, cols, width)}
+	if len(p.slow) == 0 {
+		msg := "  the positive cache is empty"
+		if p.filter.Active() && len(p.view.Slowest) > 0 {
+			msg = "  no domain matches the filter"
+		}
+		return append(out, st.Muted.Render(fit(msg, width)))
+	}
+	cells := make([]string, 0, len(cols))
+	for _, i := range p.slow[:min(rows, len(p.slow))] {
+		d := &p.view.Slowest[i]
+		cells = append(cells[:0], d.Domain, strconv.Itoa(d.Hosts), millis(d.MeanMs), millis(d.MaxMs))
+		out = append(out, tableRow(st, cols, cells, width, false, -1, nil))
+	}
+	return out
+}
+
+// negativeTable renders the visible negative entries (header first) in width cells.
+func (p *dnsPane) negativeTable(width, rows int) []string {
+	st := p.c.Styles
+	cols := []column{{title: "NEGATIVE HOST"}, {title: "REASON", width: 10}, {title: "LEFT", width: 7, right: true},
+		{title: "FAIL", width: 4, right: true}}
+	if p.wide() {
+		cols[1].width = 13
+		cols = append(cols, column{title: "ADDRS", width: 5, right: true}, column{title: "WEIGHT", width: 6, right: true})
+	}
+	cols = layoutColumns(cols, width)
+	out := []string{headerRow(st, cols, width)}
+	if len(p.neg) == 0 {
+		msg := "  no negative entries: every name resolved, fast"
+		if p.filter.Active() && len(p.view.Negative) > 0 {
+			msg = "  no negative entry matches the filter"
+		}
+		return append(out, st.Muted.Render(fit(msg, width)))
+	}
+	now := p.c.Now()
+	cells := make([]string, 0, len(cols))
+	p.list.height = rows
+	p.list.clamp(len(p.neg))
+	from, to := p.list.visible(len(p.neg))
+	for r := from; r < to; r++ {
+		e := &p.view.Negative[p.neg[r]]
+		fails := "-"
+		if e.Failures > 0 {
+			fails = strconv.Itoa(e.Failures)
+		}
+		addrs := "-"
+		if e.Addrs > 0 {
+			addrs = strconv.Itoa(e.Addrs)
+		}
+		// TimeLeft is as of the view; counting from the view's time keeps the
+		// countdown moving between views. Zero: expired, or its retry is due.
+		left := "due"
+		if e.TimeLeft > 0 {
+			left = countdown(p.view.At.Add(e.TimeLeft), now)
+		}
+		cells = append(cells[:0], e.Host, e.Reason, left, fails, addrs,
+			strconv.FormatFloat(e.Weight, 'f', 2, 64))
+		out = append(out, tableRow(st, cols, cells, width, r == p.list.cursor, -1, nil))
+	}
+	return out
+}
+
+// lineAt is line i of a side-by-side column, or blanks below its end.
+func lineAt(lines []string, i, width int) string {
+	if i < len(lines) {
+		return lines[i]
+	}
+	return spaces(width)
+}
+
+// figure is one "label value" pair of a figures line.
+type figure struct {
+	label, value string
+	bad          bool // non-zero and worth the eye (styled like the header's errors)
+}
+
+// figureLine renders a titled line of figures, as many as fit in width, in the
+// order given (most telling first).
+func figureLine(st *themes.Styles, width int, title string, figs []figure) string {
+	const titleW = 12
+	var b strings.Builder
+	b.WriteString("  ")
+	b.WriteString(st.ColHeader.Render(fit(title, titleW)))
+	used := 2 + titleW
+	for i, f := range figs {
+		w := cellWidth(f.label) + 1 + cellWidth(f.value)
+		if i > 0 {
+			w += 2
+		}
+		if used+w > width {
+			break
+		}
+		if i > 0 {
+			b.WriteString("  ")
+		}
+		b.WriteString(st.Label.Render(f.label))
+		b.WriteString(" ")
+		if f.bad {
+			b.WriteString(st.Bad.Render(f.value))
+		} else {
+			b.WriteString(st.Value.Render(f.value))
+		}
+		used += w
+	}
+	b.WriteString(spaces(width - used))
+	return b.String()
+}
+
+// percent formats a share as 93.5%.
+func percent(share float64) string {
+	if math.IsNaN(share) {
+		return "-"
+	}
+	return strconv.FormatFloat(share*100, 'f', 1, 64) + "%"
+}
+
+// millis formats milliseconds with the precision that matters at that size:
+// 0ms, 0.42ms, 61.5ms, 187ms.
+func millis(x float64) string {
+	switch {
+	case x <= 0:
+		return "0ms"
+	case x < 1:
+		return strconv.FormatFloat(x, 'f', 2, 64) + "ms"
+	case x < 100:
+		return strconv.FormatFloat(x, 'f', 1, 64) + "ms"
+	default:
+		return strconv.FormatFloat(x, 'f', 0, 64) + "ms"
+	}
+}
+
+// dnsNames proposes domains and hosts for ":dns flush" completion.
+func (m *Model) dnsNames() []string {
+	v := m.snap.DNS
+	if v == nil {
+		return nil
+	}
+	var out []string
+	for _, d := range v.Slowest {
+		out = append(out, d.Domain)
+	}
+	for _, e := range v.Negative {
+		out = append(out, e.Host)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// runDNSFlush is ":dns flush [domain]": the engine drops the answers of domain and
+// every name under it (all answers without a domain) and says how many went.
+func runDNSFlush(m *Model, args []string) (tea.Cmd, error) {
+	domain := ""
+	if len(args) == 1 {
+		domain = strings.TrimSuffix(strings.ToLower(args[0]), ".")
+		if domain == "" || strings.ContainsAny(domain, "/:@ ") {
+			return nil, fmt.Errorf("dns flush: %q is not a domain name", args[0])
+		}
+	}
+	action := "flush the DNS cache"
+	if domain != "" {
+		action += " for " + domain
+	}
+	return m.c.ControlResult(action, func(ctrl engine.Control) (string, error) {
+		n, err := ctrl.FlushDNS(domain)
+		if err != nil {
+			return "", err
+		}
+		entries := thousands(int64(n)) + " entries"
+		if n == 1 {
+			entries = "1 entry"
+		}
+		if domain == "" {
+			return "DNS cache flushed: " + entries + " dropped", nil
+		}
+		return "DNS cache flushed for " + domain + ": " + entries + " dropped", nil
+	}), nil
+}
