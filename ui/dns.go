@@ -59,15 +59,16 @@ func (p *dnsPane) SetSize(w, h int) {
 // wide lays the two tables side by side; narrower terminals stack them.
 func (p *dnsPane) wide() bool { return p.width >= 110 }
 
-// layout sizes the tables: side by side each gets every row below the top block;
-// stacked, the slowest domains get a header and three rows, the negatives the rest.
+// layout sizes the tables: side by side each gets every row below the top block
+// and its header; stacked, the slowest domains get three rows, the negatives the rest.
 func (p *dnsPane) layout() (slowRows, negRows int) {
 	rows := max(p.height-dnsTop, 0)
 	if p.wide() {
 		slowRows, negRows = max(rows-1, 0), max(rows-1, 0)
 	} else {
-		slowRows = min(3, max(rows-3, 0))
-		negRows = max(rows-slowRows-2, 0)
+		// Two headers and the blank line between the tables.
+		slowRows = min(3, max(rows-4, 0))
+		negRows = max(rows-slowRows-3, 0)
 	}
 	p.list.height = negRows
 	p.list.clamp(len(p.neg))

@@ -37,7 +37,14 @@ type harness struct {
 // snapshot and events applied.
 func newHarness(t *testing.T, w, h int, opts Options) *harness {
 	t.Helper()
-	ctrl := fake.New(fake.Config{})
+	return newHarnessWith(t, w, h, opts, fake.Config{})
+}
+
+// newHarnessWith is newHarness over a fake crawl shaped by cfg (a direct crawl, no
+// DNS cache, ...).
+func newHarnessWith(t *testing.T, w, h int, opts Options, cfg fake.Config) *harness {
+	t.Helper()
+	ctrl := fake.New(cfg)
 	if opts.Clock == nil {
 		opts.Clock = fixedClock
 	}
@@ -132,6 +139,12 @@ func keyMsg(k string) tea.KeyMsg {
 
 // view is the screen as plain text.
 func (h *harness) view() string { return ansi.Strip(h.m.View()) }
+
+// body is the pane's part of the screen: below the tab bar, above the status line.
+func (h *harness) body() string {
+	lines := strings.Split(h.view(), "\n")
+	return strings.Join(lines[3:len(lines)-2], "\n")
+}
 
 // line returns screen line i (0-based).
 func (h *harness) line(i int) string {
