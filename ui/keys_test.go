@@ -349,6 +349,24 @@ func TestHelpOverlayListsTheRealKeys(t *testing.T) {
 	}
 	h.mustShow("Lanes pane (1)", "(un)pause lane", "Groups pane (2)", "Log pane (3)")
 
+	t.Run("egress keys and commands", func(t *testing.T) {
+		defer h.use(t)()
+		h.press("/")
+		h.typeText("egress")
+		h.press("enter")
+		h.mustShow(km.Rotate.Help().Key+"  ", km.Rotate.Help().Desc, "Egress pane (5)", "move lanes off egress",
+			":egress add SPEC", ":egress rm NAME")
+		h.press("/", "ctrl+u")
+		h.typeText("host")
+		h.press("enter")
+		h.mustShow(km.DisableHost.Help().Desc, ":disable host NAME", ":enable host NAME")
+		h.press("/", "ctrl+u")
+		h.typeText("dns")
+		h.press("enter")
+		h.mustShow(":dns flush [domain]")
+		h.press("/", "esc")
+	})
+
 	t.Run("q and p in help do not act", func(t *testing.T) {
 		defer h.use(t)()
 		h.press("p")
@@ -534,6 +552,7 @@ func TestMouse(t *testing.T) {
 func TestReadOnlySession(t *testing.T) {
 	controls := [][]string{
 		{"p"}, {"space"}, {"H"}, {"r"}, {"2", "space"}, {"2", "H"},
+		{"e"}, {"x"}, {"2", "e"}, {"2", "x"}, {"5", "e"}, {"5", "x"}, {"5", "G", "x"}, {"5", "down", "down", "down", "e"},
 	}
 	for _, keys := range controls {
 		t.Run(strings.Join(keys, "+"), func(t *testing.T) {
@@ -544,7 +563,9 @@ func TestReadOnlySession(t *testing.T) {
 			h.mustNotShow("Rebalance lanes over egresses")
 		})
 	}
-	for _, line := range []string{"pause", "resume", "pause host x.test", "resume lane 1", "lanes 3", "rebalance"} {
+	for _, line := range []string{"pause", "resume", "pause host x.test", "resume lane 1", "lanes 3", "rebalance",
+		"dns flush", "dns flush x.test", "egress add http://u:p@127.0.0.1:1", "egress rm egress-a", "rotate lane 1",
+		"disable host x.test", "enable host x.test"} {
 		t.Run(":"+line, func(t *testing.T) {
 			h := newHarness(t, 120, 40, Options{ReadOnly: true})
 			h.press(":")

@@ -50,7 +50,8 @@ func secretSpans(line []rune) [][2]int {
 			if sp := slices.IndexFunc(word, unicode.IsSpace); sp >= 0 {
 				word = word[:sp]
 			}
-			rest := strings.TrimRight(string(word), "/")
+			// A port may be followed by a path or, in an error text, punctuation.
+			rest := strings.TrimRight(string(word), "/:;,.)")
 			if _, err := strconv.Atoi(rest); err != nil && rest != "" {
 				spans = append(spans, [2]int{start + c + 1, start + c + 1 + len([]rune(rest))})
 			}
