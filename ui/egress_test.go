@@ -144,8 +144,8 @@ func TestEgressKeys(t *testing.T) {
 		h.press("2", "down", "e") // group of lane 2 (egress-b)
 		h.mustCall("RotateLane(2)")
 		h.mustShow("lane 2 rotated: egress-b -> egress-a") // egress-c is cooling
-		h.press("up", "enter", "down", "x") // lane 1's first host
-		h.press("down", "x")                // its second, on the disable list already
+		h.press("up", "enter", "down", "x")                // lane 1's first host
+		h.press("down", "x")                               // its second, on the disable list already
 		h.mustCall("RotateLane(2)", "SetHostDisabled(news-00.sandbox.test,true)", "SetHostDisabled(news-57.sandbox.test,false)")
 	})
 	t.Run("e in Egress moves every lane off the selected egress", func(t *testing.T) {
