@@ -4,7 +4,7 @@ package main
 // in the same process, over the same sandbox pages (issue 3, item 8). Goal:
 // ratio_vs_colly >= 0.9.
 //
-//	go run ./bench throughput [-hosts 240] [-par 16] [-reps 3] [-robots=true]
+//	go run ./bench throughput [-hosts 240] [-par 16] [-reps 5] [-robots=true]
 //	                          [-only crawlconsole|colly] [-cpuprofile FILE]
 //
 // Both crawl the whole sandbox from its sites' entry pages to completion, following
@@ -76,7 +76,7 @@ func runThroughput(args []string) (map[string]any, error) {
 	fs := flag.NewFlagSet("throughput", flag.ContinueOnError)
 	hosts := fs.Int("hosts", 240, "sandbox virtual hosts")
 	par := fs.Int("par", 16, "parallelism of both crawlers (crawlconsole lanes, colly LimitRule)")
-	reps := fs.Int("reps", 4, "timed crawls per crawler")
+	reps := fs.Int("reps", 5, "timed crawls per crawler")
 	robots := fs.Bool("robots", true, "both crawlers honour robots.txt")
 	only := fs.String("only", "", "run only this crawler (crawlconsole or colly), e.g. to profile it")
 	ceilingD := fs.Duration("ceiling-d", 3*time.Second, "duration of the sandbox ceiling measurement")
