@@ -163,14 +163,14 @@ func (e *Engine) reroute(link *egressLink, t frontier.Task, v egress.Verdict, d 
 		if v.Class == egress.ProxyFault {
 			host = "" // the egress is out for every host
 		}
-		moved := e.board.Evict(host, idx)
+		moved := e.offBoard(e.board.Evict(host, idx))
 		e.relocate(t)
 		for _, m := range moved {
 			e.relocate(m)
 		}
 	case egress.DeferHost:
 		e.deferTask(t, d.Until)
-		for _, m := range e.board.DropHost(t.Host) {
+		for _, m := range e.offBoard(e.board.DropHost(t.Host)) {
 			e.deferTask(m, d.Until)
 		}
 	}
@@ -200,15 +200,13 @@ func (e *Engine) relocate(t frontier.Task) {
 		}
 		if d.Action == egress.DeferHost {
 			e.deferTask(t, d.Until)
-			for _, m := range e.board.DropHost(t.Host) {
+			for _, m := range e.offBoard(e.board.DropHost(t.Host)) {
 				e.deferTask(m, d.Until)
 			}
 			return
 		}
 	}
-	if p := e.board.Add(t); p.Opened {
-		e.startLane(p.Lane)
-	}
+	e.boardAdd(t)
 }
 
 // servable reports whether some egress on the node may serve host now.
@@ -457,7 +455,7 @@ func (e *Engine) SetHostDisabled(host string, disabled bool) error {
 		e.pool.Disable(host, dur)
 		until, _ := e.pool.Rotation().DisabledUntil(host)
 		e.mu.Lock()
-		for _, t := range e.board.DropHost(host) {
+		for _, t := range e.offBoard(e.board.DropHost(host)) {
 			e.deferTask(t, until)
 		}
 		e.mu.Unlock()
@@ -512,7 +510,7 @@ func (e *Engine) RemoveEgress(name string) error {
 	}
 	e.mu.Lock()
 	if i := e.egressIndex(name); i >= 0 {
-		for _, t := range e.board.Evict("", i) {
+		for _, t := range e.offBoard(e.board.Evict("", i)) {
 			e.relocate(t)
 		}
 	}

@@ -65,6 +65,8 @@ type Engine struct {
 	crawlDelay  map[string]time.Duration
 	q           queueState
 	outstanding int // URLs handed to the store whose insert result has not come back
+	inHand      int // tasks taken by lanes whose processing has not ended
+	rv          *revisitRuntime
 	done        chan struct{}
 	doneOnce    sync.Once
 	stopOnce    sync.Once
@@ -130,6 +132,11 @@ func New(opts Options) (*Engine, error) {
 		persist:     make(chan Event, 1024),
 		prefetch:    dnsPrefetcher{kick: make(chan struct{}, 1)},
 	}
+	if e.rv, err = newRevisitRuntime(opts.Revisit, st); err != nil {
+		st.Close()
+		cancel()
+		return nil, err
+	}
 	var resolver fetch.Resolver = opts.Resolver
 	if resolver == nil {
 		if e.dns, err = e.newDNSCache(); err != nil {
@@ -180,6 +187,9 @@ func (e *Engine) Start() error {
 	e.startedAt = time.Now()
 	e.state = StateRunning
 	e.mu.Unlock()
+	if err := e.rv.restore(e.st); err != nil {
+		return fmt.Errorf("revisit state: %w", err)
+	}
 	if err := e.resume(); err != nil {
 		return err
 	}
@@ -192,6 +202,10 @@ func (e *Engine) Start() error {
 	if e.dns != nil && e.opts.DNS.Prefetch {
 		e.wg.Add(1)
 		go e.runPrefetch()
+	}
+	if e.opts.Revisit.Enabled {
+		e.wg.Add(1)
+		go e.runRevisit()
 	}
 	if e.pool != nil {
 		e.wg.Add(2)
@@ -224,13 +238,14 @@ func (e *Engine) tick() {
 	}
 }
 
-// Done is closed when the crawl has run dry: nothing queued, no lane alive, no link
-// insert outstanding.
+// Done is closed when the discovery crawl has run dry: nothing queued, no lane at
+// work, no link insert outstanding. Revisits (M2) do not count: with revisit.enabled
+// they go on after Done, until Stop.
 func (e *Engine) Done() <-chan struct{} { return e.done }
 
-// checkIdle closes done when nothing is left to do. Caller holds e.mu.
+// checkIdle closes done when nothing is left to discover. Caller holds e.mu.
 func (e *Engine) checkIdle() {
-	if e.board.Len() == 0 && e.board.Queued() == 0 && e.outstanding == 0 && e.state == StateRunning {
+	if e.discoveryIdle() && e.state == StateRunning {
 		if e.q.spillFrom != 0 {
 			e.startRefill()
 			return
@@ -292,6 +307,7 @@ func (e *Engine) Stats() Stats {
 		s.Egress = &es
 	}
 	s.Deferred = t.Deferred
+	s.Revisit = e.revisitStats()
 	if e.dns != nil {
 		ds := e.dns.Stats()
 		ds.WaitHistogram = nil // the console shows it; the stats object stays small

@@ -11,6 +11,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -29,7 +30,11 @@ func (e *Engine) runLane(ls *laneState) {
 		if !ok {
 			return
 		}
-		e.process(ls, link, t)
+		ended := e.process(ls, link, t)
+		e.mu.Lock()
+		e.releaseTask(t, ended)
+		e.checkIdle() // the last discovery task may have ended on a lane that goes on revisiting
+		e.mu.Unlock()
 		d := e.delay()
 		e.mu.Lock()
 		ls.status, ls.nextFetch = LaneWaiting, time.Now().Add(d)
@@ -75,14 +80,33 @@ func (e *Engine) nextTask(ls *laneState) (frontier.Task, *egressLink, bool) {
 			e.mu.Lock()
 			return frontier.Task{}, nil, false
 		}
+		e.inHand++ // in hand from here, even while its host is paused: not idle
+		if e.rv.queued[t.URL] {
+			e.rv.onBoard--
+			e.rv.inHand++
+		}
 		for e.pausedHosts[t.Host] && e.ctx.Err() == nil {
 			ls.status, ls.current = LanePaused, t.URL
 			if !e.waitWake() {
+				e.releaseTask(t, false)
 				return frontier.Task{}, nil, false
 			}
 		}
 		ls.status, ls.current, ls.nextFetch = LaneFetching, t.URL, time.Time{}
 		return t, e.egress[ls.lane.Egress], true
+	}
+}
+
+// releaseTask ends a lane's hold on a task taken by nextTask; ended says its fetch
+// is over (not moved to another egress or deferred), so a revisit is no longer
+// queued. Caller holds e.mu.
+func (e *Engine) releaseTask(t frontier.Task, ended bool) {
+	e.inHand--
+	if e.rv.queued[t.URL] {
+		e.rv.inHand--
+		if ended {
+			delete(e.rv.queued, t.URL)
+		}
 	}
 }
 
@@ -99,8 +123,14 @@ func (e *Engine) waitWake() bool {
 	return e.ctx.Err() == nil
 }
 
-// process fetches one task on its lane and records the outcome.
-func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) {
+// process fetches one task on its lane and records the outcome. ended is false when
+// the task did not end here: moved to another egress or deferred (M3), or left
+// queued because the engine is stopping.
+//
+// A page already stored is a refetch (M2): it is asked for conditionally, a 304
+// keeps the stored page and counts as unchanged, and a failed refetch leaves the
+// page stored (the URL stays processed) with a new due time.
+func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended bool) {
 	l := ls.lane
 	if e.pool != nil && !e.pool.Rotation().Serves(eg.name, t.Host) {
 		// M3: this egress was banned for the host (or is cooling down) since the
@@ -109,35 +139,50 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) {
 		e.relocate(t)
 		e.mu.Unlock()
 		e.flushDeferred()
-		return
+		return false
 	}
 	u, err := url.Parse(t.URL)
 	if err != nil {
-		e.finish(t, l.ID, store.Failed, frontier.KindMalformed)
-		return
+		e.finish(t, false, l.ID, store.Failed, frontier.KindMalformed)
+		return true
+	}
+	prev, track := e.revisitState(t.URL)
+	refetch := prev != nil
+	failed, observed := store.Failed, false
+	if refetch {
+		failed = store.Processed // the stored page stays; the error is recorded with it
+		defer func() {
+			if ended && !observed {
+				e.refetchFailed(t, prev)
+			}
+		}()
 	}
 	if e.opts.Robots {
 		rules, err := e.robotsFor(eg, u)
 		if err != nil { // stopping: leave the URL queued
-			return
+			return false
 		}
 		if !rules.Allowed(u.RequestURI()) {
 			kind := fetch.KindRobots
 			if rules.Unreachable {
 				kind = fetch.KindRobotsDown
 			}
-			e.finish(t, l.ID, store.Failed, kind)
-			return
+			e.finish(t, refetch, l.ID, failed, kind)
+			return true
 		}
 	}
+	var hdr http.Header
+	if refetch {
+		hdr = e.conditionalHeaders(t.URL)
+	}
 	e.st.SetState(t.URL, store.InProgress, l.ID, "")
-	res, kind, moved := e.fetchWithRetry(eg, t)
+	res, kind, moved := e.fetchWithRetry(eg, t, hdr)
 	if moved {
-		return // M3 rerouted or deferred the task
+		return false // M3 rerouted or deferred the task
 	}
 	if kind == fetch.KindCanceled || e.ctx.Err() != nil {
 		e.st.SetState(t.URL, store.Unprocessed, l.ID, "") // resumes next run
-		return
+		return false
 	}
 	if res != nil {
 		e.c.pagesFetched.Add(1)
@@ -146,13 +191,13 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) {
 	}
 	switch {
 	case kind != "":
-		e.finish(t, l.ID, store.Failed, kind)
+		e.finish(t, refetch, l.ID, failed, kind)
 		if kind != fetch.KindContentType {
 			e.logf(LevelWarn, l.ID, t.Host, "%s: %s", kind, t.URL)
 		}
 	case e.pool == nil && refused(res): // with rotation, refusals were classified above
 		e.c.refused.Add(1)
-		e.finish(t, l.ID, store.Failed, fetch.KindRefused)
+		e.finish(t, refetch, l.ID, failed, fetch.KindRefused)
 		wait := max(e.opts.Fetch.RefusalBackoff, retryAfter(res.Header))
 		e.logf(LevelWarn, l.ID, t.Host, "refused (%d) %s; lane backs off %v", res.Status, t.URL, wait)
 		e.mu.Lock()
@@ -160,25 +205,32 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) {
 		e.mu.Unlock()
 		e.sleep(wait)
 	case res.Status == http.StatusNotModified:
-		e.finish(t, l.ID, store.Processed, "")
+		if refetch {
+			// M2: unchanged, and it cost no body; the stored page is kept.
+			e.st.SaveRevisit(*e.observeRevisit(t.URL, prev, time.Now(), revisit.Outcome{NotModified: true}))
+			observed = true
+		}
+		e.finish(t, refetch, l.ID, store.Processed, "")
 	case res.Status/100 == 2:
-		e.savePage(l.ID, eg.name, t, res)
+		e.savePage(l.ID, eg.name, t, res, prev, track)
+		observed = true
 	case res.Status/100 == 3 && res.Header.Get("Location") != "":
-		e.followRedirect(l.ID, t, res)
+		e.followRedirect(l.ID, t, res, refetch)
 	case res.Status/100 == 4:
-		e.finish(t, l.ID, store.Failed, fetch.KindHTTP4xx)
+		e.finish(t, refetch, l.ID, failed, fetch.KindHTTP4xx)
 	case res.Status/100 == 5:
-		e.finish(t, l.ID, store.Failed, fetch.KindHTTP5xx)
+		e.finish(t, refetch, l.ID, failed, fetch.KindHTTP5xx)
 	default:
-		e.finish(t, l.ID, store.Failed, "http_"+strconv.Itoa(res.Status))
+		e.finish(t, refetch, l.ID, failed, "http_"+strconv.Itoa(res.Status))
 	}
+	return true
 }
 
 // fetchWithRetry fetches through the politeness gate, retrying transient failures
 // (timeouts, resets, 5xx) with exponential backoff; never client errors or refusals.
 // With egress rotation (M3) every outcome is classified first: a site ban or a proxy
 // fault reroutes the task to another egress or defers its host (moved=true).
-func (e *Engine) fetchWithRetry(eg *egressLink, t frontier.Task) (res *fetch.Result, kind string, moved bool) {
+func (e *Engine) fetchWithRetry(eg *egressLink, t frontier.Task, hdr http.Header) (res *fetch.Result, kind string, moved bool) {
 	e.mu.Lock()
 	egIdx := e.egressIndex(eg.name)
 	e.mu.Unlock()
@@ -187,7 +239,7 @@ func (e *Engine) fetchWithRetry(eg *egressLink, t frontier.Task) (res *fetch.Res
 		if err != nil {
 			return nil, fetch.KindCanceled, false
 		}
-		res, err := eg.f.Fetch(t.URL, nil)
+		res, err := eg.f.Fetch(t.URL, hdr)
 		e.gate.Release(tk)
 		if e.pool != nil && fetch.Kind(err) != fetch.KindCanceled {
 			v, d := e.observe(eg, t.Host, res, err)
@@ -255,9 +307,11 @@ func (e *Engine) robotsFor(eg *egressLink, u *url.URL) (*fetch.Rules, error) {
 	})
 }
 
-// savePage stores a fetched page with the links it found, in one transaction, and
-// queues the new links as the store confirms them.
-func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.Result) {
+// savePage stores a fetched page with the links it found and its revisit state, in
+// one transaction, and queues the new links as the store confirms them. The main
+// text's SimHash (M2) goes with the page; prev is the page's revisit state before
+// this fetch (nil on a first fetch), and a refetch overwrites the stored page.
+func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.Result, prev *revisit.Page, track bool) {
 	links := e.extract(t, res)
 	page := store.Page{
 		URL: t.URL, FetchedAt: time.Now(), Status: res.Status, ContentType: res.ContentType, Body: res.Body,
@@ -267,34 +321,52 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	if res.FinalURL != "" && res.FinalURL != t.URL {
 		page.FinalURL = res.FinalURL
 	}
+	// An empty, binary or undecodable body has no fingerprint: "unknown", never a
+	// false "unchanged" or "changed" (revisit.Tracker.Observe).
+	hash, ok := revisit.Fingerprint(res.Body, res.Header.Get("Content-Type"))
+	if ok {
+		page.SimHash = hash
+	}
+	if track {
+		page.Revisit = e.observeRevisit(t.URL, prev, page.FetchedAt, revisit.Outcome{Hash: hash, OK: ok})
+	}
 	if len(links) > 0 {
 		e.parentURLs.Add(frontier.Hash(t.URL), t.URL)
 	}
-	if len(links) == 0 {
-		e.st.SavePage(page, nil, nil)
-	} else {
-		e.submit(links, func(u []store.URL, done store.LinkResult) { e.st.SavePage(page, u, done) })
+	save := e.st.SavePage
+	if prev != nil {
+		save = e.st.ReplacePage
 	}
-	e.c.pagesStored.Add(1)
-	e.c.urlsDone.Add(1)
+	if len(links) == 0 {
+		save(page, nil, nil)
+	} else {
+		e.submit(links, func(u []store.URL, done store.LinkResult) { save(page, u, done) })
+	}
+	if prev == nil { // a refetch replaces the page: it was counted when first stored
+		e.c.pagesStored.Add(1)
+		e.c.urlsDone.Add(1)
+	}
 }
 
 // followRedirect queues a cross-host redirect's target as a new task (the fetcher
 // follows same-host hops itself, paced) and records the redirecting URL as done.
-func (e *Engine) followRedirect(lane int, t frontier.Task, res *fetch.Result) {
+func (e *Engine) followRedirect(lane int, t frontier.Task, res *fetch.Result, refetch bool) {
 	links := e.extract(t, &fetch.Result{FinalURL: res.FinalURL, Links: []string{res.Header.Get("Location")}})
 	e.submit(links, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
-	e.finish(t, lane, store.Processed, "")
+	e.finish(t, refetch, lane, store.Processed, "")
 	e.c.addError("redirected") // not a failure: counted so the operator sees where pages went
 }
 
-// finish records a task that ended without a stored page.
-func (e *Engine) finish(t frontier.Task, lane int, st store.State, kind string) {
+// finish records a task that ended without a stored page. A refetch (M2) is not a
+// URL done: it was counted when first fetched.
+func (e *Engine) finish(t frontier.Task, refetch bool, lane int, st store.State, kind string) {
 	e.st.SetState(t.URL, st, lane, kind)
 	if kind != "" {
 		e.c.addError(kind)
 	}
-	e.c.urlsDone.Add(1)
+	if !refetch {
+		e.c.urlsDone.Add(1)
+	}
 }
 
 // refused says whether a response is a site refusing us: 403, 429, or a ban/captcha

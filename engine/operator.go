@@ -56,6 +56,7 @@ func (e *Engine) Snapshot() Snapshot {
 	s.Totals = e.c.totals(peak)
 	s.LastEvent = e.events.last()
 	s.DNS = e.dnsView()
+	s.Revisit = e.revisitView(now)
 	if e.pool != nil {
 		v := e.pool.View()
 		s.Egress = &v

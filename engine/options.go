@@ -58,6 +58,8 @@ type Options struct {
 	// QueueMemory is how many queued URLs are kept in memory; the rest wait in the
 	// store and are paged in as the queue drains.
 	QueueMemory int `yaml:"queue_memory"`
+	// Revisit configures adaptive revisit (M2) and page classes and windows.
+	Revisit RevisitOptions `yaml:"revisit"`
 }
 
 // LaneOptions configures M1.
@@ -112,6 +114,7 @@ func DefaultOptions() Options {
 		Rotation:    RotationOptions{PerNode: 2, DisableFor: 2 * time.Hour},
 		Dedupe:      DedupeOptions{ExpectedURLs: 10_000_000, FalsePositive: 0.01, LRUSize: 16384},
 		QueueMemory: 200_000,
+		Revisit:     defaultRevisitOptions(),
 	}
 }
 
@@ -143,5 +146,5 @@ func (o *Options) Validate() error {
 	case o.QueueMemory < 100:
 		return fmt.Errorf("queue_memory must be at least 100, got %d", o.QueueMemory)
 	}
-	return nil
+	return o.Revisit.validate()
 }

@@ -110,7 +110,7 @@ func urlErrKind(err error) string {
 // page's URL, one level deeper) or a seed (parent 0, depth 0).
 func (e *Engine) linkRecord(n string, parent uint64, depth int) store.URL {
 	host := hostOf(n)
-	return store.URL{URL: n, Host: host, ParentHash: parent, Depth: depth, Class: classOf(host), Site: frontier.Site(host)}
+	return store.URL{URL: n, Host: host, ParentHash: parent, Depth: depth, Class: e.classOf(host), Site: frontier.Site(host)}
 }
 
 func hostOf(normalized string) string {
@@ -119,20 +119,6 @@ func hostOf(normalized string) string {
 		return ""
 	}
 	return u.Hostname()
-}
-
-// classOf tags a host with its page class (M2/M3) by public suffix.
-func classOf(host string) string {
-	site := frontier.Site(host)
-	switch {
-	case strings.HasSuffix(site, ".gov") || strings.Contains(site, ".gov."):
-		return "web_gov"
-	case strings.HasSuffix(site, ".edu") || strings.Contains(site, ".edu."):
-		return "web_edu"
-	case strings.HasSuffix(site, ".net"):
-		return "web_net"
-	}
-	return "web_com"
 }
 
 // submit hands URLs to the store (write) and, as the store reports each one new,
@@ -187,9 +173,7 @@ func (e *Engine) place(t frontier.Task) {
 			return
 		}
 	}
-	if p := e.board.Add(t); p.Opened {
-		e.startLane(p.Lane)
-	}
+	e.boardAdd(t)
 	if e.dns != nil && e.opts.DNS.Prefetch {
 		e.prefetch.add(t.Host)
 	}

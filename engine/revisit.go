@@ -1,8 +1,324 @@
 package engine
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
-// RevisitNow implements Control.
-func (e *Engine) RevisitNow(url string) error {
-	return errors.New("revisit: not wired into the engine yet")
+	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// RevisitOptions configures adaptive revisit (M2, seed 001) and page classes with
+// their active windows (seed 003). Every stored page is fingerprinted and tracked
+// whether or not the scheduler runs, so turning it on later finds the state ready.
+type RevisitOptions struct {
+	// Enabled runs the scheduler that puts due pages back in the crawl queue
+	// (default true). Revisits never keep Done from closing: Done says the discovery
+	// crawl ran dry, and revisits go on until the crawl is stopped.
+	Enabled bool `yaml:"enabled"`
+	// Policy picks how the next due time is learned: "estimator" (default, Cho &
+	// Garcia-Molina's change-rate estimate with a fetch budget; measured fresher by
+	// `go run ./bench revisit`) or "seed" (seed 001's next = last + t/x).
+	Policy string `yaml:"policy"`
+	// Every is the scheduler's period (default 1m).
+	Every time.Duration `yaml:"every"`
+	// Batch is m, the pages the scheduler looks at per tick, by ascending next
+	// (default 5000; the seed suggests 1,000..10,000).
+	Batch int `yaml:"batch"`
+	// Initial is the delay from a page's first fetch to its second (default 1h).
+	Initial time.Duration `yaml:"initial"`
+	// Threshold is the Hamming distance between two SimHashes above which a page
+	// counts as changed (default 5, of 64 bits).
+	Threshold int `yaml:"threshold"`
+	// MinInterval is the shortest revisit interval (default 1m).
+	MinInterval time.Duration `yaml:"min_interval"`
+	// Budget is the estimator policy's revisit budget, in fetches per page per day
+	// on average (default 0.1: one visit in ten days).
+	Budget float64 `yaml:"budget"`
+	// MaxInterval caps the estimator's intervals (0: no cap).
+	MaxInterval time.Duration `yaml:"max_interval"`
+	// Windows maps a page class (soc, web_com, web_net, web_edu, web_gov) to its
+	// active window: a page first fetched longer ago than its class's window is no
+	// longer revisited; 0 means no limit. Classes left out keep their defaults
+	// (soc 3 days, web_com and web_net 14 days, web_edu and web_gov 60 days).
+	Windows map[string]time.Duration `yaml:"windows"`
+	// SocialDomains are the registered domains (or hosts) of social sites: their
+	// pages are class soc. Other pages are classed by public suffix.
+	SocialDomains []string `yaml:"social_domains"`
+	// ConditionalGet refetches with If-None-Match / If-Modified-Since from the stored
+	// page (default true); a 304 counts as unchanged and costs no body. Turn it off
+	// for servers whose validators lie (an ETag that survives a change).
+	ConditionalGet bool `yaml:"conditional_get"`
+}
+
+// defaultRevisitOptions are the revisit defaults (M2: initial 1h, threshold 5,
+// scheduler every minute).
+func defaultRevisitOptions() RevisitOptions {
+	return RevisitOptions{
+		Enabled:        true,
+		Policy:         revisit.DefaultPolicy,
+		Every:          revisit.DefaultPeriod,
+		Batch:          revisit.DefaultBatch,
+		Initial:        revisit.DefaultInitial,
+		Threshold:      revisit.DefaultThreshold,
+		MinInterval:    revisit.DefaultMinInterval,
+		Budget:         revisit.DefaultBudget,
+		Windows:        revisit.DefaultWindows(),
+		ConditionalGet: true,
+	}
+}
+
+// Scaled returns the options for a web whose clock runs f times faster than real
+// time (the sandbox's Scale): every revisit duration divided by f, the budget (per
+// day) multiplied by it, so the crawl revisits the scaled web as it would the real
+// one.
+func (o RevisitOptions) Scaled(f float64) RevisitOptions {
+	if !(f > 0) || f == 1 {
+		return o
+	}
+	div := func(d time.Duration) time.Duration {
+		if d <= 0 {
+			return d
+		}
+		return max(time.Duration(float64(d)/f), time.Millisecond)
+	}
+	o.Every, o.Initial, o.MinInterval, o.MaxInterval = div(o.Every), div(o.Initial), div(o.MinInterval), div(o.MaxInterval)
+	o.Budget *= f
+	windows := make(map[string]time.Duration, len(o.Windows))
+	for c, d := range o.Windows {
+		windows[c] = div(d)
+	}
+	o.Windows = windows
+	return o
+}
+
+// validate reports the first unusable revisit setting, naming it.
+func (o *RevisitOptions) validate() error {
+	switch {
+	case o.Policy != revisit.PolicySeed && o.Policy != revisit.PolicyEstimator:
+		return fmt.Errorf("revisit.policy must be %q or %q, got %q", revisit.PolicyEstimator, revisit.PolicySeed, o.Policy)
+	case o.Every <= 0:
+		return fmt.Errorf("revisit.every must be positive, got %v", o.Every)
+	case o.Batch < 1:
+		return fmt.Errorf("revisit.batch must be at least 1, got %d", o.Batch)
+	case o.Initial <= 0:
+		return fmt.Errorf("revisit.initial must be positive, got %v", o.Initial)
+	case o.Threshold < 1 || o.Threshold > 63:
+		return fmt.Errorf("revisit.threshold must be 1..63 bits, got %d", o.Threshold)
+	case o.MinInterval <= 0:
+		return fmt.Errorf("revisit.min_interval must be positive, got %v", o.MinInterval)
+	case o.MaxInterval < 0:
+		return fmt.Errorf("revisit.max_interval must be >= 0 (0 = no cap), got %v", o.MaxInterval)
+	case o.Policy == revisit.PolicyEstimator && !(o.Budget > 0):
+		return fmt.Errorf("revisit.budget must be positive (fetches per page per day), got %v", o.Budget)
+	}
+	for class, d := range o.Windows {
+		if !slices.Contains(revisit.Classes, class) {
+			return fmt.Errorf("revisit.windows: unknown class %q (classes: %s)", class, strings.Join(revisit.Classes, ", "))
+		}
+		if d < 0 {
+			return fmt.Errorf("revisit.windows.%s must be >= 0 (0 = no limit), got %v", class, d)
+		}
+	}
+	for _, d := range o.SocialDomains {
+		if h := strings.TrimSpace(d); h == "" || strings.ContainsAny(h, "/: ") {
+			return fmt.Errorf("revisit.social_domains: %q is not a domain name (write e.g. weibo.com)", d)
+		}
+	}
+	return nil
+}
+
+// revisitRuntime is the engine's side of M2: the tracker and policy, the classifier,
+// the scheduler, and what the console and the idle check need to know.
+type revisitRuntime struct {
+	tracker *revisit.Tracker
+	classes revisit.Classifier
+	windows revisit.Windows
+	sched   *revisit.Scheduler
+	// recent holds the newest state of recently observed pages: store writes are
+	// asynchronous, so a page fetched again at once (:revisit now) must not be
+	// compared with the state before its last fetch.
+	recent *lru.Cache[string, revisit.Page]
+
+	// Guarded by Engine.mu: URLs requeued as revisits whose fetch has not ended, and
+	// how many of them wait on the board or are being fetched (Done ignores them).
+	queued  map[string]bool
+	onBoard int
+	inHand  int
+
+	refetches, changes, notModified, unknown, requeued atomic.Int64
+	ticks, lastTick                                    atomic.Int64
+
+	tally revisitTally // class counts and the interval histogram
+	view  viewCache
+}
+
+// newRevisitRuntime builds M2's parts from opts (already validated).
+func newRevisitRuntime(o RevisitOptions, st *store.Store) (*revisitRuntime, error) {
+	windows := revisit.DefaultWindows()
+	for c, d := range o.Windows {
+		windows[c] = d
+	}
+	policy, err := revisit.NewPolicy(o.Policy, revisit.EstimatorOptions{Budget: o.Budget, MaxInterval: o.MaxInterval})
+	if err != nil {
+		return nil, err
+	}
+	tr, err := revisit.NewTracker(revisit.Config{Initial: o.Initial, Threshold: o.Threshold,
+		MinInterval: o.MinInterval, Windows: windows}, policy)
+	if err != nil {
+		return nil, err
+	}
+	sched, err := revisit.NewScheduler(revisitStore{st}, o.Batch)
+	if err != nil {
+		return nil, err
+	}
+	recent, _ := lru.New[string, revisit.Page](8192)
+	rv := &revisitRuntime{tracker: tr, windows: windows, sched: sched, recent: recent, queued: map[string]bool{}}
+	if len(o.SocialDomains) > 0 {
+		rv.classes.Social = map[string]bool{}
+		for _, d := range o.SocialDomains {
+			rv.classes.Social[strings.TrimSuffix(strings.ToLower(strings.TrimSpace(d)), ".")] = true
+		}
+	}
+	return rv, nil
+}
+
+// restore sums what the store holds at start: the estimator's budget shares
+// (EstimatorPolicy.Restore), and the class counts and interval histogram the console
+// shows. It reads a few columns of every page, about a second per million.
+func (rv *revisitRuntime) restore(st *store.Store) error {
+	est, _ := rv.tracker.Policy().(*revisit.EstimatorPolicy)
+	return st.EachRevisitSummary(func(s store.RevisitSummary) error {
+		if est != nil && s.Freq > 0 {
+			est.Restore(&revisit.Page{Freq: s.Freq, Price: s.Price})
+		}
+		rv.tally.add(s.Class, s.T, s.X, 1)
+		return nil
+	})
+}
+
+// classOf tags a host with its page class (M2/M3): declared social sites are soc,
+// the rest go by public suffix.
+func (e *Engine) classOf(host string) string {
+	return e.rv.classes.Class(&url.URL{Host: host})
+}
+
+// revisitState returns the revisit state of a page about to be fetched: prev is nil
+// for a page never fetched (a first fetch). track is false when the state could not
+// be read: the fetch then teaches nothing rather than restarting the page's history.
+func (e *Engine) revisitState(u string) (prev *revisit.Page, track bool) {
+	if p, ok := e.rv.recent.Get(u); ok {
+		p.History = slices.Clone(p.History)
+		return &p, true
+	}
+	r, err := e.st.Revisit(u)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, true
+	}
+	if err != nil {
+		e.logf(LevelWarn, 0, "", "revisit state of %s: %v", u, err)
+		return nil, false
+	}
+	p := revisit.Page{URL: r.URL, Class: r.Class, T: r.T, X: r.X, Last: r.Last, Next: r.Next, Hash: r.Hash,
+		HasHash: r.HasHash, First: r.First, Fetches: r.Fetches, Distance: r.Distance, Freq: r.Freq, Price: r.Price}
+	if err := revisit.UnmarshalPolicyState(&p, r.Policy); err != nil {
+		e.logf(LevelWarn, 0, "", "revisit state of %s: %v (its visit history starts over)", u, err)
+	}
+	return &p, true
+}
+
+// conditionalHeaders asks for the page only if it changed since the stored copy
+// (M2): If-None-Match with the stored ETag, else If-Modified-Since.
+func (e *Engine) conditionalHeaders(u string) http.Header {
+	if !e.opts.Revisit.ConditionalGet {
+		return nil
+	}
+	etag, lm, err := e.st.PageValidators(u)
+	switch {
+	case err != nil:
+		return nil
+	case etag != "":
+		return http.Header{"If-None-Match": {etag}}
+	case lm != "":
+		return http.Header{"If-Modified-Since": {lm}}
+	}
+	return nil
+}
+
+// observeRevisit applies one fetch outcome to a page's state (M2: first fetch t=0, x=1,
+// next=now+initial; later t += now-last, x+1 when the Hamming distance exceeds the
+// threshold, next from the policy) and returns the state to store. prev is nil for a
+// first fetch.
+func (e *Engine) observeRevisit(u string, prev *revisit.Page, now time.Time, o revisit.Outcome) *store.Revisit {
+	rv := e.rv
+	p := revisit.Page{URL: u}
+	if prev != nil {
+		p = *prev
+	}
+	p.Class = e.classOf(hostOf(u)) // declared classes may have changed since the last fetch
+	v := rv.tracker.Observe(&p, now, o)
+	if prev != nil {
+		rv.refetches.Add(1)
+		switch {
+		case v == revisit.VerdictChanged:
+			rv.changes.Add(1)
+		case o.NotModified:
+			rv.notModified.Add(1)
+		case v == revisit.VerdictUnknown:
+			rv.unknown.Add(1)
+		}
+		rv.tally.add(prev.Class, prev.T, prev.X, -1)
+	}
+	rv.tally.add(p.Class, p.T, p.X, 1)
+	rv.recent.Add(u, p)
+	return &store.Revisit{URL: u, Class: p.Class, First: p.First, T: p.T, X: p.X, Last: p.Last, Next: p.Next,
+		Hash: p.Hash, HasHash: p.HasHash, Fetches: p.Fetches, Distance: p.Distance, Freq: p.Freq, Price: p.Price,
+		Policy: revisit.MarshalPolicyState(&p)}
+}
+
+// refetchFailed records a refetch that brought no comparable content (an error, a
+// refusal, a redirect elsewhere, a 4xx/5xx): nothing is learned, and the page gets a
+// next due time again instead of staying parked (M2).
+func (e *Engine) refetchFailed(t frontier.Task, prev *revisit.Page) {
+	e.st.SaveRevisit(*e.observeRevisit(t.URL, prev, time.Now(), revisit.Outcome{}))
+}
+
+// revisitTally counts tracked pages per class and buckets their learned interval t/x
+// for the console, kept up to date as pages are observed.
+type revisitTally struct {
+	mu      sync.Mutex
+	classes map[string]int64
+	buckets [len(intervalBounds) + 1]int64
+	tracked int64
+}
+
+// intervalBounds are the histogram's bucket edges: log-spaced from a minute to a week.
+var intervalBounds = [...]time.Duration{time.Minute, 10 * time.Minute, time.Hour, 6 * time.Hour,
+	24 * time.Hour, 7 * 24 * time.Hour}
+
+// add counts (or with n = -1 uncounts) a page of class with seed state t, x.
+func (t *revisitTally) add(class string, T time.Duration, x int, n int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.classes == nil {
+		t.classes = map[string]int64{}
+	}
+	t.classes[class] += n
+	t.tracked += n
+	if T <= 0 {
+		return // fetched once (or never compared): no interval learned yet
+	}
+	iv := T / time.Duration(max(x, 1))
+	t.buckets[sort.Search(len(intervalBounds), func(i int) bool { return iv < intervalBounds[i] })] += n
 }

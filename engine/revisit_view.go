@@ -1,6 +1,12 @@
 package engine
 
-import "time"
+import (
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
+)
 
 // RevisitView is what the console's Revisit pane shows (M2, seed 001; classes and
 // windows from seed 003): the pages due next, what refetches found, each class's
@@ -58,4 +64,90 @@ type ClassWindow struct {
 type IntervalBucket struct {
 	Min, Max time.Duration // Max 0: no upper bound
 	Pages    int64
+}
+
+// RevisitStats is the --stats-json "revisit" object (M2).
+type RevisitStats struct {
+	Refetches   int64 `json:"refetches"`    // fetches of pages already stored, 304s included
+	Changes     int64 `json:"changes"`      // refetches that found the main text changed
+	NotModified int64 `json:"not_modified"` // refetches answered 304: unchanged, no body
+	Unknown     int64 `json:"unknown"`      // refetches that taught nothing (no text, errors)
+	Requeued    int64 `json:"requeued"`     // pages put back in the crawl queue
+}
+
+// revisitStats is the stats object.
+func (e *Engine) revisitStats() *RevisitStats {
+	rv := e.rv
+	return &RevisitStats{Refetches: rv.refetches.Load(), Changes: rv.changes.Load(),
+		NotModified: rv.notModified.Load(), Unknown: rv.unknown.Load(), Requeued: rv.requeued.Load()}
+}
+
+// revisitDueRows is how many pages of the due queue the pane gets.
+const revisitDueRows = 50
+
+// viewCache keeps the last RevisitView for a moment: the due queue is a store read,
+// and several consoles (SSH sessions) may each pull snapshots a few times a second.
+type viewCache struct {
+	mu   sync.Mutex
+	at   time.Time
+	view *RevisitView
+}
+
+// viewMaxAge is how old a cached view may be.
+const viewMaxAge = 250 * time.Millisecond
+
+// revisitView builds the Revisit pane's data (a copy: nothing in it aliases engine
+// memory).
+func (e *Engine) revisitView(now time.Time) *RevisitView {
+	rv := e.rv
+	rv.view.mu.Lock()
+	defer rv.view.mu.Unlock()
+	if rv.view.view != nil && now.Sub(rv.view.at) < viewMaxAge && !now.Before(rv.view.at) {
+		return cloneRevisitView(rv.view.view)
+	}
+	o := e.opts.Revisit
+	v := &RevisitView{
+		Enabled: o.Enabled, Policy: rv.tracker.Policy().Name(), Threshold: rv.tracker.Config().Threshold,
+		Every: o.Every, Ticks: rv.ticks.Load(),
+		Refetches: rv.refetches.Load(), Changes: rv.changes.Load(), NotModified: rv.notModified.Load(),
+		Unknown: rv.unknown.Load(), Requeued: rv.requeued.Load(),
+	}
+	if ns := rv.lastTick.Load(); ns != 0 {
+		v.LastTick = time.Unix(0, ns)
+	}
+	e.mu.Lock()
+	v.Queued = len(rv.queued)
+	e.mu.Unlock()
+	if rows, err := e.st.RevisitQueue(revisitDueRows, revisit.Never); err == nil {
+		for _, r := range rows {
+			v.Due = append(v.Due, RevisitDue{URL: r.URL, Class: r.Class, T: r.T, X: r.X, Next: r.Next,
+				Distance: r.Distance, Fetches: r.Fetches})
+		}
+	}
+	rv.tally.mu.Lock()
+	v.Tracked = rv.tally.tracked
+	for _, c := range revisit.Classes {
+		v.Windows = append(v.Windows, ClassWindow{Class: c, Window: rv.windows.Window(c), Pages: rv.tally.classes[c]})
+	}
+	lo := time.Duration(0)
+	for i, n := range rv.tally.buckets {
+		b := IntervalBucket{Min: lo, Pages: n}
+		if i < len(intervalBounds) {
+			b.Max = intervalBounds[i]
+			lo = b.Max
+		}
+		v.Intervals = append(v.Intervals, b)
+	}
+	rv.tally.mu.Unlock()
+	rv.view.view, rv.view.at = v, now
+	return cloneRevisitView(v)
+}
+
+// cloneRevisitView copies a view so that callers may keep or change it.
+func cloneRevisitView(v *RevisitView) *RevisitView {
+	c := *v
+	c.Due = slices.Clone(v.Due)
+	c.Windows = slices.Clone(v.Windows)
+	c.Intervals = slices.Clone(v.Intervals)
+	return &c
 }

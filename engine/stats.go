@@ -157,4 +157,5 @@ type Stats struct {
 	Deferred     int64            `json:"deferred"` // URLs set aside for a disabled host (M3), not lost
 	DNS          *DNSStats        `json:"dns,omitempty"`
 	Egress       *EgressStats     `json:"egress,omitempty"`
+	Revisit      *RevisitStats    `json:"revisit,omitempty"`
 }

@@ -125,7 +125,8 @@ func sandboxResolve(_ context.Context, _ string) ([]netip.Addr, error) {
 
 // DemoOptions are the crawl settings the demo uses against a running sandbox: its
 // DNS server, loopback allowed, four bind egresses, and lane pauses and a host cap
-// scaled like the sandbox's clock (human gap x1.25..x3; 1 request per web second).
+// scaled like the sandbox's clock (human gap x1.25..x3; 1 request per web second;
+// the revisit clock).
 func DemoOptions(sb *sandbox.Sandbox, db string) engine.Options {
 	cfg := sb.Config()
 	scale := cfg.Scale
@@ -149,6 +150,12 @@ func DemoOptions(sb *sandbox.Sandbox, db string) engine.Options {
 	o.Fetch.RefusalBackoff = time.Duration(float64(30*time.Second) / scale)
 	o.DNS.MinTTL = time.Second // the sandbox's TTLs are scaled too: honour them
 	o.DNS.MaxTTL = time.Duration(float64(6*time.Hour) / scale)
+	o.Revisit = o.Revisit.Scaled(scale) // M2: initial delay, scheduler period, class windows
+	for _, s := range sb.Info().Sites {
+		if s.Class == "soc" { // the sandbox declares its social sites (M3 classes)
+			o.Revisit.SocialDomains = append(o.Revisit.SocialDomains, s.Domain)
+		}
+	}
 	return o
 }
 

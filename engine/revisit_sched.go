@@ -1,0 +1,216 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// revisitStore is the store as the revisit scheduler sees it (revisit.Store).
+type revisitStore struct{ st *store.Store }
+
+// Due implements revisit.Store: the first limit pages by ascending next.
+func (r revisitStore) Due(limit int) ([]revisit.Entry, error) {
+	d, err := r.st.DueRevisits(limit)
+	out := make([]revisit.Entry, len(d))
+	for i, e := range d {
+		out[i] = revisit.Entry{URL: e.URL, Next: e.Next}
+	}
+	return out, err
+}
+
+// SetNext implements revisit.Store. It waits for the commit, so that the next tick,
+// which reads committed state, cannot pick the same pages again. A write error is
+// not returned: it is the store's first error, reported through Store.Err, and not
+// this tick's to act on (the pages are parked whatever happened before).
+func (r revisitStore) SetNext(urls []string, next time.Time) error {
+	r.st.SetRevisitNext(urls, next)
+	_ = r.st.Flush()
+	return nil
+}
+
+// runRevisit is the revisit scheduler (M2, seed 001 step 3): every revisit.every it
+// takes the first m pages by ascending next and puts those due back in the crawl
+// queue, until the engine stops.
+func (e *Engine) runRevisit() {
+	defer e.wg.Done()
+	t := time.NewTicker(e.opts.Revisit.Every)
+	defer t.Stop()
+	for {
+		select {
+		case <-e.ctx.Done():
+			return
+		case now := <-t.C:
+			e.revisitTick(now)
+		}
+	}
+}
+
+// revisitTick runs one scheduler tick.
+func (e *Engine) revisitTick(now time.Time) {
+	urls, err := e.rv.sched.Tick(now)
+	e.rv.ticks.Add(1)
+	e.rv.lastTick.Store(now.UnixNano())
+	if err != nil {
+		e.logf(LevelError, 0, "", "revisit: %v", err)
+		return
+	}
+	if len(urls) == 0 {
+		return
+	}
+	n, err := e.requeue(urls, now, false)
+	if err != nil {
+		e.logf(LevelError, 0, "", "revisit: %v", err)
+	}
+	if n > 0 {
+		e.logf(LevelInfo, 0, "", "revisit: %d due pages back in the queue", n)
+	}
+}
+
+// requeue puts stored pages back in the crawl queue as revisits (M2). They are in
+// the store already (processed), so they bypass dedupe and the insert path: their
+// state goes back to unprocessed and the task, rebuilt from the store with its
+// original parent hash and depth so that M1 adjacency still holds, is placed on the
+// board directly. Pages whose class window has closed are left parked for good
+// unless force (the operator's :revisit now). It returns how many were requeued.
+func (e *Engine) requeue(urls []string, now time.Time, force bool) (int, error) {
+	states, err := e.st.Revisits(urls)
+	if err != nil {
+		return 0, err
+	}
+	rows, err := e.st.URLStates(urls)
+	if err != nil {
+		return 0, err
+	}
+	first := make(map[string]time.Time, len(states))
+	for _, s := range states {
+		first[s.URL] = s.First
+	}
+	var tasks []frontier.Task
+	for _, r := range rows {
+		f, ok := first[r.URL]
+		if !ok {
+			continue
+		}
+		if !force && !e.rv.windows.Active(e.classOf(r.Host), f, now) {
+			continue // M2/M3: past its class window, never revisited again
+		}
+		if r.State != store.Processed && r.State != store.Failed {
+			continue // already in the crawl queue (e.g. resumed after a restart)
+		}
+		t := taskOf(r)
+		t.Attempts = 0
+		tasks = append(tasks, t)
+	}
+	// Store writes never happen under e.mu (the writer's callbacks take it), so the
+	// tasks are claimed, marked unprocessed, then placed.
+	e.mu.Lock()
+	claimed := tasks[:0]
+	for _, t := range tasks {
+		if e.state == StateRunning && !e.rv.queued[t.URL] {
+			e.rv.queued[t.URL] = true
+			claimed = append(claimed, t)
+		}
+	}
+	e.mu.Unlock()
+	for _, t := range claimed {
+		e.st.SetState(t.URL, store.Unprocessed, 0, "") // a stop before the fetch resumes it
+	}
+	e.mu.Lock()
+	n := 0
+	for _, t := range claimed {
+		if e.state == StateRunning {
+			e.place(t)
+			n++
+		}
+	}
+	e.mu.Unlock()
+	e.rv.requeued.Add(int64(n))
+	e.flushDeferred() // a disabled host's revisits were deferred, never dropped (M3)
+	return n, nil
+}
+
+// RevisitNow implements Control: the page goes back in the crawl queue at once,
+// whatever its next due time and its class window (`:revisit now URL`).
+func (e *Engine) RevisitNow(raw string) error {
+	u, err := frontier.Normalize(strings.TrimSpace(raw))
+	if err != nil {
+		return fmt.Errorf("revisit now: %q: %w", raw, err)
+	}
+	e.mu.Lock()
+	running, queued := e.state == StateRunning, e.rv.queued[u]
+	e.mu.Unlock()
+	switch {
+	case !running:
+		return errors.New("revisit now: the crawl is not running")
+	case queued:
+		return fmt.Errorf("revisit now: %s is already queued for a revisit", u)
+	}
+	row, err := e.st.URLState(u)
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("revisit now: %s is not in this crawl", u)
+	} else if err != nil {
+		return fmt.Errorf("revisit now: %w", err)
+	}
+	if row.State != store.Processed && row.State != store.Failed {
+		return fmt.Errorf("revisit now: %s is %s: it is in the crawl queue already", u, row.State)
+	}
+	if _, err := e.st.Revisit(u); errors.Is(err, store.ErrNotFound) {
+		if _, recent := e.rv.recent.Peek(u); !recent {
+			return fmt.Errorf("revisit now: %s has no stored page to revisit", u)
+		}
+		if err := e.st.Flush(); err != nil { // its first fetch is still on its way to the store
+			return fmt.Errorf("revisit now: %w", err)
+		}
+	}
+	e.st.SetRevisitNext([]string{u}, revisit.Never)
+	n, err := e.requeue([]string{u}, time.Now(), true)
+	if err != nil {
+		return fmt.Errorf("revisit now: %w", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("revisit now: %s could not be queued", u)
+	}
+	e.logf(LevelInfo, 0, hostOf(u), "revisit now: %s queued by operator", u)
+	return nil
+}
+
+// boardAdd places a task on the board by the M1 rule, counting revisit tasks apart
+// (Done ignores them). Caller holds e.mu.
+func (e *Engine) boardAdd(t frontier.Task) {
+	if e.rv.queued[t.URL] {
+		e.rv.onBoard++
+	}
+	if p := e.board.Add(t); p.Opened {
+		e.startLane(p.Lane)
+	}
+}
+
+// offBoard uncounts tasks the board gave back (evicted, dropped for a disabled
+// host); whoever took them places or defers them again. Caller holds e.mu.
+func (e *Engine) offBoard(tasks []frontier.Task) []frontier.Task {
+	for _, t := range tasks {
+		if e.rv.queued[t.URL] {
+			e.rv.onBoard--
+		}
+	}
+	return tasks
+}
+
+// discoveryIdle reports whether the discovery crawl has run dry: nothing queued, no
+// lane at work, no link insert outstanding, revisit tasks aside (they never end: a
+// crawl with revisits goes on until stopped). Caller holds e.mu.
+func (e *Engine) discoveryIdle() bool {
+	if e.outstanding != 0 {
+		return false
+	}
+	if revisits := e.rv.onBoard + e.rv.inHand; revisits > 0 {
+		return e.board.Queued()+e.inHand == revisits
+	}
+	return e.board.Len() == 0 && e.board.Queued() == 0
+}
