@@ -152,12 +152,7 @@ func (b *Board) choose(t frontier.Task) *Lane {
 // open creates a lane for t on egress e (see emptiestEgress), then pulls in every
 // pending task adjacent to it.
 func (b *Board) open(t frontier.Task, e int) *Lane {
-	b.nextID++
-	l := &Lane{ID: b.nextID, Egress: e, hosts: map[string]int{}, parents: map[uint64]int{}, urls: map[uint64]string{}}
-	b.lanes[l.ID] = l
-	if len(b.lanes) > b.peak {
-		b.peak = len(b.lanes)
-	}
+	l := b.newLane(e)
 	b.join(l, t)
 	for _, p := range b.pending.takeAdjacent(t.Host, t.ParentHash) {
 		if b.allowed(e, p.Host) {
@@ -167,6 +162,94 @@ func (b *Board) open(t frontier.Task, e int) *Lane {
 		}
 	}
 	return l
+}
+
+func (b *Board) newLane(e int) *Lane {
+	b.nextID++
+	l := &Lane{ID: b.nextID, Egress: e, hosts: map[string]int{}, parents: map[uint64]int{}, urls: map[uint64]string{}}
+	b.lanes[l.ID] = l
+	if len(b.lanes) > b.peak {
+		b.peak = len(b.lanes)
+	}
+	return l
+}
+
+// splitScan bounds the queue a split looks at, so Next stays cheap on huge lanes.
+const splitScan = 4096
+
+// split gives the groups of a lane's queue that are no longer adjacent to its next
+// task lanes of their own on the same egress, while lane slots are free. Tasks are
+// bound to a lane only through tasks it holds (M1): once the page that tied two hosts
+// together (their shared parent) is fetched and released, their remaining tasks form
+// separate adjacency groups, and serving those in parallel is what lanes are for.
+// A group holds every queued task of its hosts and parents, so no host or parent
+// ends up in two lanes of one egress.
+func (b *Board) split(l *Lane) []*Lane {
+	n := len(l.queue)
+	if n < 2 || n > splitScan || len(b.lanes) >= b.max {
+		return nil
+	}
+	root := make([]int, n)
+	for i := range root {
+		root[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for root[i] != i {
+			root[i] = root[root[i]]
+			i = root[i]
+		}
+		return i
+	}
+	union := func(a, c int) { root[find(a)] = find(c) }
+	byHost := make(map[string]int, n)
+	byParent := make(map[uint64]int, n)
+	for i, t := range l.queue {
+		if j, ok := byHost[t.Host]; ok {
+			union(i, j)
+		} else {
+			byHost[t.Host] = i
+		}
+		if t.ParentHash != 0 {
+			if j, ok := byParent[t.ParentHash]; ok {
+				union(i, j)
+			} else {
+				byParent[t.ParentHash] = i
+			}
+		}
+	}
+	head := find(0)
+	var order []int // group roots in queue order
+	groups := map[int][]frontier.Task{}
+	var kept []frontier.Task
+	for i, t := range l.queue {
+		r := find(i)
+		if r == head {
+			kept = append(kept, t)
+			continue
+		}
+		if groups[r] == nil {
+			order = append(order, r)
+		}
+		groups[r] = append(groups[r], t)
+	}
+	var opened []*Lane
+	for _, r := range order {
+		if len(b.lanes) >= b.max {
+			kept = append(kept, groups[r]...)
+			continue
+		}
+		for _, t := range groups[r] {
+			b.unhold(l, t)
+		}
+		nl := b.newLane(l.Egress)
+		for _, t := range groups[r] {
+			b.join(nl, t)
+		}
+		opened = append(opened, nl)
+	}
+	l.queue = kept
+	return opened
 }
 
 // emptiestEgress is the egress with the fewest lanes among those allowed to serve t's
@@ -233,8 +316,9 @@ func (b *Board) unhold(l *Lane, t frontier.Task) {
 }
 
 // Next releases the tasks the lane took before (it has paused after them) and hands
-// it its next task. When the lane has run dry it retires (ok=false) and its slot goes
-// to the oldest pending tasks: the lanes opened for them are returned for starting.
+// it its next task; queued groups no longer adjacent to that task may move to new
+// lanes (see split). When the lane has run dry it retires (ok=false) and its slot
+// goes to the oldest pending tasks. Lanes opened either way are returned for starting.
 func (b *Board) Next(l *Lane) (t frontier.Task, ok bool, opened []*Lane) {
 	b.release(l)
 	if l.paused || l.retired {
@@ -243,12 +327,13 @@ func (b *Board) Next(l *Lane) (t frontier.Task, ok bool, opened []*Lane) {
 	if len(l.queue) == 0 {
 		return t, false, b.retire(l)
 	}
+	opened = b.split(l)
 	t = l.queue[0]
 	l.queue[0] = frontier.Task{}
 	l.queue = l.queue[1:]
 	l.holding = append(l.holding, t)
 	l.done++
-	return t, true, nil
+	return t, true, opened
 }
 
 func (b *Board) release(l *Lane) {

@@ -205,3 +205,47 @@ func TestDropHost(t *testing.T) {
 		t.Fatalf("queued %d after drop, want 1", b.Queued())
 	}
 }
+
+// Once the parent page that tied two hosts is done, their queued tasks are no longer
+// adjacent: the lane hands the other host's group to a new lane on the same egress.
+func TestLaneSplitsWhenTheTieIsReleased(t *testing.T) {
+	b := NewBoard(4, nil)
+	l := b.Add(task("http://a/entry", "a", 0)).Lane
+	if _, ok, _ := b.Next(l); !ok { // a/entry in hand
+		t.Fatal("no task")
+	}
+	entry := uint64(42) // children of a/entry: a listing on a, a story on b (same parent)
+	b.Add(task("http://a/list", "a", entry))
+	b.Add(task("http://b/story", "b", entry))
+	if b.Len() != 1 {
+		t.Fatalf("siblings must share lane %d while their parent ties them", l.ID)
+	}
+	b.Next(l) // entry released; a/list in hand (b/story still tied by parent)
+	b.Add(task("http://a/art1", "a", 7))
+	b.Add(task("http://b/art1", "b", 8))
+	if b.Len() != 1 {
+		t.Fatal("b/art1 joins by host: b/story is still queued on the lane")
+	}
+	// a/list done; next is b/story: it and b/art1 stay; a/art1 is no longer tied to b.
+	tk, ok, opened := b.Next(l)
+	if !ok || tk.URL != "http://b/story" {
+		t.Fatalf("next = %q", tk.URL)
+	}
+	if len(opened) != 1 || opened[0].Egress != l.Egress || opened[0].Backlog() != 1 {
+		t.Fatalf("want a/art1 moved to one new lane on the same egress, opened %d", len(opened))
+	}
+	if p := b.Add(task("http://a/art2", "a", 9)); p.Lane != opened[0] {
+		t.Fatal("host a is now bound to the new lane")
+	}
+	if p := b.Add(task("http://b/art2", "b", 9)); p.Lane != l {
+		t.Fatal("host b stays with the old lane")
+	}
+	// no slots free: no split
+	full := NewBoard(1, nil)
+	f := full.Add(task("http://a/1", "a", 0)).Lane
+	full.Add(task("http://b/1", "b", 0)) // pending
+	full.Next(f)
+	if full.Len() != 1 {
+		t.Fatal("split must respect lanes.max")
+	}
+}
