@@ -105,13 +105,14 @@ func TestCommandCompletion(t *testing.T) {
 		{"q", "quit", nil},
 		{"zz", "zz", nil},
 		{"", "", []string{"disable host", "dns flush", "egress add", "egress rm", "enable host", "help", "lanes", "pause", "pause host",
-			"pause lane", "quit", "rebalance", "resume", "resume host", "resume lane", "rotate lane", "theme"}},
+			"pause lane", "quit", "rebalance", "resume", "resume host", "resume lane", "revisit now", "rotate lane", "theme"}},
 		{"eg", "egress ", []string{"egress add", "egress rm"}},
 		{"egress rm eg", "egress rm egress-", []string{"egress-a", "egress-b", "egress-c"}},
 		{"egress rm sp", "egress rm spare-1", nil},
 		{"dns flush gone-13", "dns flush gone-13.blog-83.sandbox.test", nil},
 		{"enable host n", "enable host news-57.sandbox.test", nil},
 		{"ro", "rotate lane ", nil},
+		{"rev", "revisit now ", nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.typed, func(t *testing.T) {

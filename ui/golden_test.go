@@ -35,6 +35,7 @@ func TestGolden(t *testing.T) {
 		{name: "quit", keys: []string{"q"}, wait: "Quit crawlconsole?"},
 		{name: "dns", keys: []string{"4"}, ticks: 30, wait: "gone-03.news-73.sandbox.test"},
 		{name: "egress", keys: []string{"5"}, ticks: 30, wait: "PAIR-BANNED HOST"},
+		{name: "revisit", keys: []string{"6"}, wait: "19h03m"},
 	}
 	sizes := [][2]int{{80, 24}, {120, 40}}
 	for _, sz := range sizes {

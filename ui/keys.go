@@ -41,6 +41,9 @@ type KeyMap struct {
 	// Log pane.
 	Level key.Binding
 
+	// Revisit pane (M2).
+	RevisitNow key.Binding // refetch the selected page now
+
 	// Dialogs.
 	Yes key.Binding
 	No  key.Binding
@@ -81,6 +84,8 @@ func DefaultKeyMap() *KeyMap {
 		DisableHost: b([]string{"x"}, "x", "disable/enable host"),
 
 		Level: b([]string{"v"}, "v", "min level"),
+
+		RevisitNow: b([]string{"n"}, "n", "revisit page now"),
 
 		Yes: b([]string{"y", "enter"}, "y/enter", "confirm"),
 		No:  b([]string{"n", "esc"}, "n/esc", "cancel"),

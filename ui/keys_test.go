@@ -142,9 +142,9 @@ func TestPaneSwitching(t *testing.T) {
 	tests := []struct {
 		key, want string
 	}{
-		{"tab", "[2 Groups]"}, {"tab", "[3 Log]"}, {"tab", "[4 DNS]"}, {"tab", "[5 Egress]"}, {"tab", "[1 Lanes]"},
-		{"shift+tab", "[5 Egress]"}, {"1", "[1 Lanes]"}, {"2", "[2 Groups]"}, {"3", "[3 Log]"},
-		{"4", "[4 DNS]"}, {"5", "[5 Egress]"}, {"3", "[3 Log]"},
+		{"tab", "[2 Groups]"}, {"tab", "[3 Log]"}, {"tab", "[4 DNS]"}, {"tab", "[5 Egress]"}, {"tab", "[6 Revisit]"},
+		{"tab", "[1 Lanes]"}, {"shift+tab", "[6 Revisit]"}, {"1", "[1 Lanes]"}, {"2", "[2 Groups]"}, {"3", "[3 Log]"},
+		{"4", "[4 DNS]"}, {"5", "[5 Egress]"}, {"6", "[6 Revisit]"}, {"3", "[3 Log]"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.key, func(t *testing.T) {
@@ -158,7 +158,7 @@ func TestPaneSwitching(t *testing.T) {
 	t.Run("no such pane", func(t *testing.T) {
 		defer h.use(t)()
 		h.press("9")
-		h.mustShow("no pane 9 (have 1-5)", "[3 Log]")
+		h.mustShow("no pane 9 (have 1-6)", "[3 Log]")
 	})
 }
 
@@ -364,6 +364,10 @@ func TestHelpOverlayListsTheRealKeys(t *testing.T) {
 		h.typeText("dns")
 		h.press("enter")
 		h.mustShow(":dns flush [domain]")
+		h.press("/", "ctrl+u")
+		h.typeText("revisit")
+		h.press("enter")
+		h.mustShow("Revisit pane (6)", km.RevisitNow.Help().Desc, ":revisit now URL")
 		h.press("/", "esc")
 	})
 
@@ -553,6 +557,7 @@ func TestReadOnlySession(t *testing.T) {
 	controls := [][]string{
 		{"p"}, {"space"}, {"H"}, {"r"}, {"2", "space"}, {"2", "H"},
 		{"e"}, {"x"}, {"2", "e"}, {"2", "x"}, {"5", "e"}, {"5", "x"}, {"5", "G", "x"}, {"5", "down", "down", "down", "e"},
+		{"6", "n"},
 	}
 	for _, keys := range controls {
 		t.Run(strings.Join(keys, "+"), func(t *testing.T) {
@@ -565,7 +570,7 @@ func TestReadOnlySession(t *testing.T) {
 	}
 	for _, line := range []string{"pause", "resume", "pause host x.test", "resume lane 1", "lanes 3", "rebalance",
 		"dns flush", "dns flush x.test", "egress add http://u:p@127.0.0.1:1", "egress rm egress-a", "rotate lane 1",
-		"disable host x.test", "enable host x.test"} {
+		"disable host x.test", "enable host x.test", "revisit now http://news-00.sandbox.test/"} {
 		t.Run(":"+line, func(t *testing.T) {
 			h := newHarness(t, 120, 40, Options{ReadOnly: true})
 			h.press(":")
@@ -614,7 +619,7 @@ func TestTooSmall(t *testing.T) {
 
 func TestEveryScreenFitsTheTerminal(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {120, 40}, {200, 60}, {40, 10}} {
-		for _, keys := range [][]string{{"1"}, {"2", "enter"}, {"3"}, {"4"}, {"5"}, {"5", "G"}, {"?"}, {"r"}, {"q"}, {":"}, {"/"}} {
+		for _, keys := range [][]string{{"1"}, {"2", "enter"}, {"3"}, {"4"}, {"5"}, {"5", "G"}, {"6"}, {"6", "G"}, {"?"}, {"r"}, {"q"}, {":"}, {"/"}} {
 			t.Run(fmt.Sprint(size, keys), func(t *testing.T) {
 				h := newHarness(t, size[0], size[1], Options{})
 				h.press(keys...)

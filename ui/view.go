@@ -220,15 +220,18 @@ func (m *Model) tabsView() string {
 		b.WriteString(style.Render(cell))
 		x += w
 	}
-	right := m.panes[m.active].Position()
+	// The longest note that fits: with six tabs an 80-column bar has little room.
+	pos := m.panes[m.active].Position()
+	notes := []string{pos + " "}
 	if f := m.filters[m.active]; f.Active() {
-		right = "filter " + strconv.Quote(f.String()) + "  " + right
+		notes = []string{"filter " + strconv.Quote(f.String()) + "  " + pos + " ", "filtered " + pos + " ", pos + " "}
 	}
-	right += " "
-	gap := m.width - x - cellWidth(right)
-	if gap > 0 {
-		b.WriteString(strings.Repeat(" ", gap))
-		b.WriteString(st.Muted.Render(right))
+	for _, right := range notes {
+		if gap := m.width - x - cellWidth(right); gap > 0 {
+			b.WriteString(strings.Repeat(" ", gap))
+			b.WriteString(st.Muted.Render(right))
+			break
+		}
 	}
 	return b.String()
 }

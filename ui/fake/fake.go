@@ -30,6 +30,9 @@ type Config struct {
 	// NoDNS makes a crawl without the DNS cache (M5): Snapshot.DNS is nil and
 	// FlushDNS fails.
 	NoDNS bool
+	// NoRevisit makes a crawl without revisit state (M2): Snapshot.Revisit is nil
+	// and RevisitNow fails.
+	NoRevisit bool
 }
 
 // Control is a fake engine.Control. It is safe for concurrent use (SSH sessions).
@@ -65,6 +68,9 @@ func New(cfg Config) *Control {
 	c.snap = buildSnapshot(cfg)
 	if !cfg.NoDNS {
 		c.snap.DNS = buildDNS()
+	}
+	if !cfg.NoRevisit {
+		c.snap.Revisit = buildRevisit()
 	}
 	if !cfg.Direct {
 		c.snap.Egress = buildEgress(cfg.Egresses)
@@ -193,6 +199,7 @@ func (c *Control) Snapshot() engine.Snapshot {
 	s.PausedHosts = slices.Clone(c.snap.PausedHosts)
 	s.DNS = cloneDNS(c.snap.DNS)
 	s.Egress = cloneEgress(c.snap.Egress)
+	s.Revisit = cloneRevisit(c.snap.Revisit)
 	return s
 }
 
@@ -424,4 +431,5 @@ func (c *Control) Tick() {
 	c.snap.At = c.snap.At.Add(time.Second)
 	c.tickDNS()
 	c.tickEgress()
+	c.tickRevisit()
 }

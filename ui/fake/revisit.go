@@ -3,15 +3,111 @@ package fake
 import (
 	"errors"
 	"fmt"
+	"net/url"
+	"slices"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine"
 )
 
-// RevisitNow records the call; an empty URL fails as the engine's does.
-func (c *Control) RevisitNow(url string) error {
+// buildRevisit is the Revisit pane's data (M2): an hour into a crawl with some
+// pages refetched, a due queue of 50 pages (a few overdue), the class windows and
+// the interval histogram.
+func buildRevisit() *engine.RevisitView {
+	v := &engine.RevisitView{
+		Enabled: true, Policy: "estimator", Threshold: 5, Every: time.Minute,
+		LastTick: Epoch.Add(-12 * time.Second), Ticks: 62,
+		Tracked: 48213, Queued: 34,
+		Refetches: 12345, Changes: 1502, NotModified: 4210, Unknown: 37, Requeued: 12420,
+	}
+	classes := []string{"web_com", "soc", "web_net", "web_gov", "web_edu"}
+	for i := range 50 {
+		d := engine.RevisitDue{
+			URL:      fmt.Sprintf("http://%s/articles/%d/page-%d.html", hostName(i%9), 2000+i*13, i),
+			Class:    classes[i%3],
+			T:        time.Duration(3600+i*5417) * time.Second,
+			X:        1 + (i*7)%9,
+			Next:     Epoch.Add(time.Duration(i*97-300) * time.Second),
+			Distance: (i * 11) % 23,
+			Fetches:  2 + (i*3)%17,
+		}
+		if i%10 == 9 {
+			d.Class = classes[3+(i/10)%2]
+		}
+		if i%8 == 5 {
+			d.Distance, d.Fetches = -1, 1 // fetched once: nothing compared yet
+		}
+		v.Due = append(v.Due, d)
+	}
+	v.Windows = []engine.ClassWindow{
+		{Class: "soc", Window: 3 * 24 * time.Hour, Pages: 15120},
+		{Class: "web_com", Window: 14 * 24 * time.Hour, Pages: 20544},
+		{Class: "web_net", Window: 14 * 24 * time.Hour, Pages: 9870},
+		{Class: "web_edu", Window: 60 * 24 * time.Hour, Pages: 1433},
+		{Class: "web_gov", Window: 0, Pages: 1246},
+	}
+	bounds := []time.Duration{time.Minute, 10 * time.Minute, time.Hour, 6 * time.Hour, 24 * time.Hour, 7 * 24 * time.Hour}
+	pages := []int64{12, 340, 1203, 5102, 2001, 88, 3}
+	lo := time.Duration(0)
+	for i, n := range pages {
+		b := engine.IntervalBucket{Min: lo, Pages: n}
+		if i < len(bounds) {
+			b.Max, lo = bounds[i], bounds[i]
+		}
+		v.Intervals = append(v.Intervals, b)
+	}
+	return v
+}
+
+// tickRevisit moves revisits on by one second: three refetches, a change every
+// third second. The caller holds mu.
+func (c *Control) tickRevisit() {
+	v := c.snap.Revisit
+	if v == nil {
+		return
+	}
+	v.Refetches += 3
+	if c.snap.At.Sub(Epoch)/time.Second%3 == 0 {
+		v.Changes++
+	}
+}
+
+func cloneRevisit(v *engine.RevisitView) *engine.RevisitView {
+	if v == nil {
+		return nil
+	}
+	cp := *v
+	cp.Due = slices.Clone(v.Due)
+	cp.Windows = slices.Clone(v.Windows)
+	cp.Intervals = slices.Clone(v.Intervals)
+	return &cp
+}
+
+// ErrNoRevisit is RevisitNow's answer on a crawl built with Config.NoRevisit.
+var ErrNoRevisit = errors.New("revisit now: this crawl keeps no revisit state")
+
+// RevisitNow queues a page of the due queue for a refetch at once, as the engine
+// does; other URLs fail with the engine's reasons.
+func (c *Control) RevisitNow(raw string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.calls = append(c.calls, fmt.Sprintf("RevisitNow(%s)", url))
-	if url == "" {
+	c.calls = append(c.calls, fmt.Sprintf("RevisitNow(%s)", raw))
+	if raw == "" {
 		return errors.New("no URL given")
 	}
+	v := c.snap.Revisit
+	if v == nil {
+		return ErrNoRevisit
+	}
+	if u, err := url.Parse(raw); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("revisit now: %q: not an http(s) URL", raw)
+	}
+	i := slices.IndexFunc(v.Due, func(d engine.RevisitDue) bool { return d.URL == raw })
+	if i < 0 {
+		return fmt.Errorf("revisit now: %s is not in this crawl", raw)
+	}
+	v.Due = slices.Delete(slices.Clone(v.Due), i, i+1)
+	v.Queued++
+	v.Requeued++
 	return nil
 }

@@ -1,0 +1,403 @@
+package ui
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+)
+
+func init() {
+	registerPane(60, newRevisitPane)
+	registerCommand(command{name: "revisit now", args: "URL", min: 1, max: 1, control: true,
+		help: "refetch a stored page now, whatever its next due time", complete: (*Model).dueURLs, run: runRevisitNow})
+}
+
+// revisitPane shows adaptive revisit (M2): the due queue with each page's seed
+// state (class, t, x, countdown to next, last Hamming distance), refetches against
+// changes detected, the class windows (seed 003) and a histogram of the learned
+// intervals t/x. n refetches the selected page now.
+type revisitPane struct {
+	c             *Common
+	width, height int
+	view          *engine.RevisitView // nil: the crawl keeps no revisit state
+	rows          []int               // indexes into view.Due that pass the filter
+	filter        Filter
+	list          listView
+}
+
+// histW is the width of the interval histogram beside the figures (wide layout).
+const histW = 46
+
+func newRevisitPane(c *Common) Pane { return &revisitPane{c: c} }
+
+func (p *revisitPane) Title() string { return "Revisit" }
+
+func (p *revisitPane) ShortHelp() []key.Binding { return []key.Binding{p.c.Keys.RevisitNow} }
+
+func (p *revisitPane) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{p.c.Keys.RevisitNow}, p.c.Keys.navHelp()}
+}
+
+// wide puts the histogram and the class windows beside the figures as tables;
+// narrower terminals get one line for each.
+func (p *revisitPane) wide() bool { return p.width >= 110 }
+
+// top is the height of the block above the due queue, its blank line included.
+func (p *revisitPane) top() int {
+	if p.wide() {
+		// Left: two figure lines, a blank, the windows table; right: the histogram.
+		return max(4+len(p.windows()), 1+max(len(p.intervals()), 1)) + 1
+	}
+	return 5
+}
+
+func (p *revisitPane) windows() []engine.ClassWindow {
+	if p.view == nil {
+		return nil
+	}
+	return p.view.Windows
+}
+
+func (p *revisitPane) intervals() []engine.IntervalBucket {
+	if p.view == nil {
+		return nil
+	}
+	return p.view.Intervals
+}
+
+func (p *revisitPane) SetSize(w, h int) {
+	p.width, p.height = w, h
+	p.resize()
+}
+
+func (p *revisitPane) resize() {
+	p.list.height = max(p.height-p.top()-1, 1)
+	p.list.clamp(len(p.rows))
+}
+
+func (p *revisitPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
+	sel, had := p.selectedURL()
+	p.view = s.Revisit
+	p.refilter()
+	p.resize()
+	if had {
+		p.reselect(sel)
+	}
+	return nil
+}
+
+func (p *revisitPane) SetFilter(f Filter) {
+	sel, had := p.selectedURL()
+	p.filter = f
+	p.refilter()
+	if had {
+		p.reselect(sel)
+	}
+}
+
+func (p *revisitPane) refilter() {
+	p.rows = p.rows[:0]
+	if p.view != nil {
+		for i, d := range p.view.Due {
+			if p.filter.Match(d.URL, d.Class) {
+				p.rows = append(p.rows, i)
+			}
+		}
+	}
+	p.list.clamp(len(p.rows))
+}
+
+func (p *revisitPane) selectedURL() (string, bool) {
+	if p.view == nil || p.list.cursor < 0 || p.list.cursor >= len(p.rows) {
+		return "", false
+	}
+	return p.view.Due[p.rows[p.list.cursor]].URL, true
+}
+
+// reselect keeps the cursor on the same page; a page that left the queue (queued
+// for its refetch) leaves the cursor where it was, on the next page.
+func (p *revisitPane) reselect(u string) {
+	for r, i := range p.rows {
+		if p.view.Due[i].URL == u {
+			p.list.cursor = r
+			break
+		}
+	}
+	p.list.clamp(len(p.rows))
+}
+
+func (p *revisitPane) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		k := msg.String()
+		if p.list.navigate(p.c.Keys, k, len(p.rows)) {
+			return nil
+		}
+		if matches(k, p.c.Keys.RevisitNow) {
+			if p.c.readOnly {
+				return status(ReadOnlyText, true)
+			}
+			u, ok := p.selectedURL()
+			if !ok {
+				return status("no page selected", true)
+			}
+			return revisitNow(p.c, u)
+		}
+	case clickMsg:
+		first := p.top() + 1 // below the due queue's header
+		if msg.row >= first {
+			p.list.cursor = p.list.offset + msg.row - first
+			p.list.clamp(len(p.rows))
+		}
+	}
+	return nil
+}
+
+func (p *revisitPane) Position() string {
+	if p.view == nil {
+		return ""
+	}
+	return p.list.position(len(p.rows))
+}
+
+func (p *revisitPane) View() string {
+	st := p.c.Styles
+	if p.view == nil {
+		return st.ColHeader.Render(fit("  REVISIT", p.width)) + "\n" +
+			st.Muted.Render(fit("  no revisit state in this crawl: pages are fetched once (M2)", p.width))
+	}
+	var b strings.Builder
+	if p.wide() {
+		left := []string{p.schedulerLine(p.width - histW - 1), p.refetchLine(p.width - histW - 1), spaces(p.width - histW - 1)}
+		left = append(left, p.windowsTable(p.width-histW-1)...)
+		right := p.histogram(histW)
+		for i := range p.top() - 1 {
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString(lineAt(left, i, p.width-histW-1))
+			b.WriteString(" ")
+			b.WriteString(lineAt(right, i, histW))
+		}
+	} else {
+		b.WriteString(p.schedulerLine(p.width) + "\n")
+		b.WriteString(p.refetchLine(p.width) + "\n")
+		b.WriteString(p.windowsLine() + "\n")
+		b.WriteString(p.intervalsLine())
+	}
+	b.WriteString("\n\n")
+	b.WriteString(p.dueTable())
+	return b.String()
+}
+
+// schedulerLine: policy, period, last tick, how many pages are tracked and queued.
+func (p *revisitPane) schedulerLine(width int) string {
+	v := p.view
+	last := "not yet"
+	if !v.LastTick.IsZero() {
+		last = shortDuration(max(p.c.Now().Sub(v.LastTick), 0)) + " ago"
+	}
+	state := figure{"policy", v.Policy, false}
+	if !v.Enabled {
+		state = figure{"off", "(revisit.enabled false)", true} // pages are tracked, none requeued
+	}
+	return figureLine(p.c.Styles, width, "scheduler", []figure{
+		state, {"every", longDuration(v.Every), false}, {"last tick", last, false},
+		{"tracked", thousands(v.Tracked), false}, {"queued", strconv.Itoa(v.Queued), false},
+		{"threshold", strconv.Itoa(v.Threshold), false}, {"ticks", thousands(v.Ticks), false},
+	})
+}
+
+// refetchLine: refetches against the changes they found (SPEC M2 "changes detected").
+func (p *revisitPane) refetchLine(width int) string {
+	v := p.view
+	changes := thousands(v.Changes)
+	if v.Refetches > 0 {
+		changes += " (" + percent(float64(v.Changes)/float64(v.Refetches)) + ")"
+	}
+	return figureLine(p.c.Styles, width, "refetches", []figure{
+		{"refetched", thousands(v.Refetches), false}, {"changed", changes, false},
+		{"304", thousands(v.NotModified), false}, {"unknown", thousands(v.Unknown), v.Unknown > 0},
+		{"requeued", thousands(v.Requeued), false},
+	})
+}
+
+// windowsLine is the class windows on one line (narrow layout).
+func (p *revisitPane) windowsLine() string {
+	var figs []figure
+	for _, w := range p.view.Windows {
+		figs = append(figs, figure{w.Class, windowText(w.Window), false})
+	}
+	return figureLine(p.c.Styles, p.width, "windows", figs)
+}
+
+// windowsTable lists each class with its window and pages (wide layout).
+func (p *revisitPane) windowsTable(width int) []string {
+	st := p.c.Styles
+	cols := []column{{title: "CLASS", width: 12}, {title: "WINDOW", width: 8, right: true}, {title: "PAGES", width: 9, right: true}}
+	out := []string{headerRow(st, cols, width)}
+	for _, w := range p.view.Windows {
+		out = append(out, tableRow(st, cols, []string{w.Class, windowText(w.Window), thousands(w.Pages)}, width, false, -1, nil))
+	}
+	return out
+}
+
+// windowText is a class window: "3d", "14d", "no limit".
+func windowText(d time.Duration) string {
+	if d <= 0 {
+		return "no limit"
+	}
+	return longDuration(d)
+}
+
+// intervalsLine is the histogram on one line (narrow layout): pages per bucket.
+func (p *revisitPane) intervalsLine() string {
+	var figs []figure
+	for _, b := range p.view.Intervals {
+		figs = append(figs, figure{bucketLabel(b), thousands(b.Pages), false})
+	}
+	return figureLine(p.c.Styles, p.width, "t/x", figs)
+}
+
+// histogram draws the interval buckets as horizontal bars scaled to the largest,
+// header first (wide layout).
+func (p *revisitPane) histogram(width int) []string {
+	st := p.c.Styles
+	const labelW, countW = 10, 7
+	barW := max(width-2-labelW-countW-2, 1)
+	out := []string{st.ColHeader.Render(fit("  "+fit("t/x", labelW)+fit("PAGES BY LEARNED INTERVAL", barW+countW+2), width))}
+	var peak int64
+	for _, b := range p.view.Intervals {
+		peak = max(peak, b.Pages)
+	}
+	for _, b := range p.view.Intervals {
+		n := 0
+		if peak > 0 && b.Pages > 0 {
+			n = max(int(float64(b.Pages)/float64(peak)*float64(barW)+0.5), 1) // any page shows
+		}
+		line := "  " + st.Label.Render(fit(bucketLabel(b), labelW)) + st.Spark.Render(fit(strings.Repeat("█", n), barW)) +
+			" " + st.Value.Render(fitRight(thousands(b.Pages), countW)) + " "
+		out = append(out, line)
+	}
+	if len(p.view.Intervals) == 0 {
+		out = append(out, st.Muted.Render(fit("  no page compared twice yet", width)))
+	}
+	return out
+}
+
+// bucketLabel names a histogram bucket by its bounds: "<1m", "1m-10m", ">=1w".
+func bucketLabel(b engine.IntervalBucket) string {
+	switch {
+	case b.Min <= 0 && b.Max > 0:
+		return "<" + longDuration(b.Max)
+	case b.Max <= 0:
+		return ">=" + longDuration(b.Min)
+	default:
+		return longDuration(b.Min) + "-" + longDuration(b.Max)
+	}
+}
+
+// dueTable is the due queue: soonest first, overdue pages with a minus sign.
+func (p *revisitPane) dueTable() string {
+	st := p.c.Styles
+	cols := layoutColumns([]column{
+		{title: "DUE PAGE"}, {title: "CLASS", width: 7}, {title: "T", width: 7, right: true}, {title: "X", width: 3, right: true},
+		{title: "NEXT IN", width: 8, right: true}, {title: "HAM", width: 3, right: true}, {title: "FETCH", width: 5, right: true},
+	}, p.width)
+	var b strings.Builder
+	b.WriteString(headerRow(st, cols, p.width))
+	if len(p.rows) == 0 {
+		msg := "  no page due: the scheduler requeued them, or none was fetched yet"
+		if p.filter.Active() && len(p.view.Due) > 0 {
+			msg = "  no due page matches the filter " + strconv.Quote(p.filter.String())
+		}
+		b.WriteString("\n" + st.Muted.Render(fit(msg, p.width)))
+		return b.String()
+	}
+	now := p.c.Now()
+	cells := make([]string, 0, len(cols))
+	from, to := p.list.visible(len(p.rows))
+	for r := from; r < to; r++ {
+		d := &p.view.Due[p.rows[r]]
+		ham := "-"
+		if d.Distance >= 0 {
+			ham = strconv.Itoa(d.Distance)
+		}
+		next := d.Next.Sub(now)
+		in := longDuration(next)
+		if next < 0 {
+			in = "-" + longDuration(-next) // overdue
+		}
+		cells = append(cells[:0], d.URL, d.Class, longDuration(d.T), strconv.Itoa(d.X), in, ham, strconv.Itoa(d.Fetches))
+		var accent *lipgloss.Style
+		if d.Distance > p.view.Threshold {
+			a := st.Bad // changed at the last comparison
+			accent = &a
+		}
+		b.WriteString("\n")
+		b.WriteString(tableRow(st, cols, cells, p.width, r == p.list.cursor, 5, accent))
+	}
+	return b.String()
+}
+
+// longDuration formats durations up to weeks compactly: 45s, 2m03s, 5h02m, 3d04h, 14d.
+func longDuration(d time.Duration) string {
+	d = d.Round(time.Second)
+	switch {
+	case d >= 24*time.Hour:
+		days, hours := int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour)
+		if hours == 0 || days >= 10 {
+			return strconv.Itoa(days) + "d"
+		}
+		return strconv.Itoa(days) + "d" + pad2(hours) + "h"
+	case d >= time.Hour:
+		h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
+		if m == 0 {
+			return strconv.Itoa(h) + "h"
+		}
+		return strconv.Itoa(h) + "h" + pad2(m) + "m"
+	case d >= time.Minute:
+		m, s := int(d/time.Minute), int(d%time.Minute/time.Second)
+		if s == 0 {
+			return strconv.Itoa(m) + "m"
+		}
+		return strconv.Itoa(m) + "m" + pad2(s) + "s"
+	default:
+		return strconv.Itoa(int(d/time.Second)) + "s"
+	}
+}
+
+// dueURLs proposes the due queue's URLs for ":revisit now" completion.
+func (m *Model) dueURLs() []string {
+	if m.snap.Revisit == nil {
+		return nil
+	}
+	out := make([]string, 0, len(m.snap.Revisit.Due))
+	for _, d := range m.snap.Revisit.Due {
+		out = append(out, d.URL)
+	}
+	return out
+}
+
+// revisitNow asks the engine to refetch u now (n, ":revisit now URL").
+func revisitNow(c *Common, u string) tea.Cmd {
+	return c.Control("revisit "+u+" now", u+" queued for a refetch now", func(ctrl engine.Control) error {
+		return ctrl.RevisitNow(u)
+	})
+}
+
+func runRevisitNow(m *Model, args []string) (tea.Cmd, error) {
+	u, err := url.Parse(args[0])
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("revisit now: %q is not an http(s) URL", args[0])
+	}
+	return revisitNow(m.c, args[0]), nil
+}
