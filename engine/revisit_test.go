@@ -1,0 +1,623 @@
+package engine
+
+import (
+	"net/url"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/sandbox"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// revisitScale is how much faster than real time the test web runs: a page changing
+// once a web day changes every 4.3 real seconds, the fastest (48 a day) ten times a
+// second, so a few seconds of refetching see both changed and unchanged intervals.
+const revisitScale = 20000
+
+// revisitWeb is a small sandbox web for revisit tests: a few sites with short
+// listings, no faults and no dead names (every fetch is comparable), anti-bot rule on.
+func revisitWeb(t *testing.T, seed int64) *sandbox.Sandbox {
+	t.Helper()
+	cfg := sandbox.DefaultConfig()
+	cfg.Seed, cfg.Hosts, cfg.Scale = seed, 7, revisitScale
+	cfg.Faults.Shares = nil
+	cfg.DNS.NXDomainShare, cfg.DNS.ServFailShare, cfg.DNS.TimeoutShare = 0, 0, 0
+	cfg.DNS.LatencyMin, cfg.DNS.LatencyMax = 0, time.Millisecond
+	cfg.Robots.CrawlDelayShare = 0
+	cfg.Layout.ListingPages, cfg.Layout.ArticlesPerListing, cfg.Layout.TopStories = 1, 5, 2
+	cfg.Layout.CrossSiteLinks, cfg.Layout.Keywords = 1, 2
+	cfg.Search.PagesPerKeyword, cfg.Search.ResultsPerPage = 1, 3
+	sb, err := sandbox.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Close() })
+	return sb
+}
+
+// revisitOptions crawls sb with the seed policy on a fast revisit clock.
+func revisitOptions(t *testing.T, sb *sandbox.Sandbox) Options {
+	o := DefaultOptions()
+	for _, s := range sb.Info().Sites {
+		o.Seeds = append(o.Seeds, s.Entry)
+	}
+	o.DB = filepath.Join(t.TempDir(), "crawl.db")
+	o.DNSServers = []string{sb.DNSAddr()}
+	o.AllowPrivate = []string{"127.0.0.0/8"}
+	gap := time.Duration(float64(sb.Config().AntiBot.HumanGap) / revisitScale)
+	o.Lanes.Max = 8
+	o.Lanes.DelayMin, o.Lanes.DelayMax = gap*5/4, gap*3
+	o.HostRate = revisitScale
+	o.Revisit.Policy = revisit.PolicySeed
+	o.Revisit.Every = 50 * time.Millisecond
+	o.Revisit.Initial = 400 * time.Millisecond
+	o.Revisit.MinInterval = 300 * time.Millisecond
+	for _, c := range revisit.Classes {
+		o.Revisit.Windows[c] = 0
+	}
+	return o
+}
+
+// revisitRows reads every page's revisit state from a closed crawl's store.
+func revisitRows(t *testing.T, path string) map[string]revisit.Page {
+	t.Helper()
+	st, err := store.Open(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	urls, err := st.PageURLs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := st.Revisits(urls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]revisit.Page{}
+	for _, r := range rows {
+		p := revisit.Page{URL: r.URL, Class: r.Class, T: r.T, X: r.X, Last: r.Last, Next: r.Next, Hash: r.Hash,
+			HasHash: r.HasHash, First: r.First, Fetches: r.Fetches, Distance: r.Distance, Freq: r.Freq, Price: r.Price}
+		if err := revisit.UnmarshalPolicyState(&p, r.Policy); err != nil {
+			t.Fatal(err)
+		}
+		out[r.URL] = p
+	}
+	return out
+}
+
+// truthFetches groups the sandbox's answered page requests by URL, in order.
+func truthFetches(sb *sandbox.Sandbox) map[string][]sandbox.Request {
+	out := map[string][]sandbox.Request{}
+	for _, r := range sb.Truth().Requests() {
+		if r.Kind == "robots" || r.Status == 0 {
+			continue
+		}
+		u, err := url.Parse(r.URL)
+		if err != nil {
+			continue
+		}
+		out[u.String()] = append(out[u.String()], r)
+	}
+	for _, rs := range out {
+		sort.Slice(rs, func(i, j int) bool { return rs[i].Start.Before(rs[j].Start) })
+	}
+	return out
+}
+
+// intervalTruth says what happened to a page between two answered requests a and b:
+// the sandbox picks the content version somewhere inside each request, so a change
+// inside either request makes the interval ambiguous.
+type intervalTruth int
+
+const (
+	truthUnchanged intervalTruth = iota
+	truthChanged
+	truthAmbiguous
+)
+
+func judgeInterval(changes []time.Time, a, b sandbox.Request) intervalTruth {
+	changed := false
+	for _, c := range changes {
+		switch {
+		case !c.Before(a.Start) && !c.After(a.End), !c.Before(b.Start) && !c.After(b.End):
+			return truthAmbiguous
+		case c.After(a.End) && c.Before(b.Start):
+			changed = true
+		}
+	}
+	if changed {
+		return truthChanged
+	}
+	return truthUnchanged
+}
+
+// waitLong polls cond every 10ms until it holds, failing after a generous deadline
+// (the box may be busy; the conditions themselves are what the tests wait for).
+func waitLong(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// refetchTarget is how many refetches a test waits for: enough for the rates it
+// checks to mean something, fewer with -short.
+func refetchTarget(full, short int64) int64 {
+	if testing.Short() {
+		return short
+	}
+	return full
+}
+
+// comparison is how a crawl's verdicts matched the sandbox's change times.
+type comparison struct {
+	unchanged, falseChanges int // truly unchanged intervals, and those called changed
+	changed, missed         int // truly changed intervals, and those called unchanged
+	ambiguous               int // a change fell inside a request: not scored
+}
+
+// compareWithTruth lines each page's visit history up with the sandbox's requests
+// for it (every fetch of these pages is comparable: no faults) and scores the
+// verdicts. Pages with more fetches than the history keeps are skipped.
+func compareWithTruth(t *testing.T, sb *sandbox.Sandbox, rows map[string]revisit.Page) comparison {
+	t.Helper()
+	truth := truthFetches(sb)
+	var c comparison
+	for u, p := range rows {
+		reqs := truth[u]
+		if len(reqs) < p.Fetches {
+			t.Fatalf("%s: the engine counted %d fetches, the sandbox answered %d", u, p.Fetches, len(reqs))
+		}
+		if p.Fetches > revisit.DefaultHistoryLen+1 || len(p.History) != p.Fetches-1 {
+			continue
+		}
+		changes := sb.Truth().Changes(u)
+		for i, v := range p.History {
+			switch judgeInterval(changes, reqs[i], reqs[i+1]) {
+			case truthUnchanged:
+				c.unchanged++
+				if v.Changed {
+					c.falseChanges++
+				}
+			case truthChanged:
+				c.changed++
+				if !v.Changed {
+					c.missed++
+				}
+			default:
+				c.ambiguous++
+			}
+		}
+	}
+	return c
+}
+
+// Pages are refetched on schedule and only real changes count: a page is compared
+// with its last fetch and counted changed exactly when the sandbox changed it, never
+// for its churning boilerplate (clock, rotating ad, counters). Conditional GET is off
+// so that every refetch is fingerprinted.
+func TestRevisitRefetchesOnScheduleAndSeesOnlyRealChanges(t *testing.T) {
+	t.Parallel()
+	sb := revisitWeb(t, 3) // English, Chinese and Russian sites
+	o := revisitOptions(t, sb)
+	o.Revisit.ConditionalGet = false
+	e := startEngine(t, o)
+	waitDone(t, e, 60*time.Second)
+	target := refetchTarget(150, 60)
+	waitLong(t, "refetches", func() bool { return e.Stats().Revisit.Refetches >= target })
+	e.Close()
+	st := e.Stats().Revisit
+	rows := revisitRows(t, o.DB)
+	if len(rows) < 20 {
+		t.Fatalf("%d pages with revisit state; the test web should give about 30", len(rows))
+	}
+
+	var refetches, changes int64
+	truth := truthFetches(sb)
+	for u, p := range rows {
+		refetches += int64(p.Fetches - 1)
+		changes += int64(p.X - 1)
+		if p.Class != sb.Web().HostClass(hostOf(u)) {
+			t.Errorf("%s: class %q, the sandbox says %q", u, p.Class, sb.Web().HostClass(hostOf(u)))
+		}
+		if sb.Web().ChangeRate(u) == 0 && p.X != 1 {
+			t.Errorf("%s never changes, but %d changes were counted (boilerplate churn taken for a change)", u, p.X-1)
+		}
+		// On schedule: never before the interval the state asked for (at least
+		// min_interval, the initial delay for the second fetch).
+		reqs := truth[u]
+		for i := 1; i < len(reqs); i++ {
+			least := o.Revisit.MinInterval
+			if i == 1 {
+				least = o.Revisit.Initial
+			}
+			if gap := reqs[i].Start.Sub(reqs[i-1].Start); gap < least {
+				t.Errorf("%s: fetch %d came %v after the one before, before its due time (>= %v)", u, i+1, gap, least)
+			}
+		}
+	}
+	if refetches != st.Refetches || changes != st.Changes {
+		t.Errorf("stats say %d refetches and %d changes; the stored states add up to %d and %d", st.Refetches, st.Changes, refetches, changes)
+	}
+	c := compareWithTruth(t, sb, rows)
+	t.Logf("%d pages, %d refetches: %d unchanged intervals (%d called changed), %d changed (%d missed), %d ambiguous",
+		len(rows), refetches, c.unchanged, c.falseChanges, c.changed, c.missed, c.ambiguous)
+	if c.unchanged < 30 || c.changed < 15 {
+		t.Fatalf("too few scored intervals (%d unchanged, %d changed) for the rates to mean anything", c.unchanged, c.changed)
+	}
+	if rate := float64(c.falseChanges) / float64(c.unchanged); rate > 0.02 {
+		t.Errorf("false change rate %.3f (%d of %d unchanged intervals), want <= 0.02", rate, c.falseChanges, c.unchanged)
+	}
+	if rate := float64(c.missed) / float64(c.changed); rate > 0.1 {
+		t.Errorf("missed %d of %d real changes (%.3f), want <= 0.1", c.missed, c.changed, rate)
+	}
+}
+
+// With conditional GET on, a page that did not change is answered 304 (If-None-Match
+// with the stored ETag): unchanged at the cost of a header, the stored page kept.
+func TestRevisitConditionalGetTurnsUnchangedPagesInto304s(t *testing.T) {
+	t.Parallel()
+	sb := revisitWeb(t, 8)
+	o := revisitOptions(t, sb)
+	e := startEngine(t, o)
+	waitDone(t, e, 60*time.Second)
+	target := refetchTarget(120, 50)
+	waitLong(t, "refetches", func() bool { return e.Stats().Revisit.Refetches >= target })
+	e.Close()
+	st := e.Stats().Revisit
+	rows := revisitRows(t, o.DB)
+	truth := truthFetches(sb)
+
+	var unchanged, not304, changed, wrong304, answered304 int
+	for u, p := range rows {
+		reqs := truth[u]
+		changes := sb.Truth().Changes(u)
+		for i := 1; i < len(reqs); i++ {
+			if reqs[i].Status == 304 {
+				answered304++
+			}
+			if i >= p.Fetches {
+				break // cut short by the stop: never observed
+			}
+			switch judgeInterval(changes, reqs[i-1], reqs[i]) {
+			case truthUnchanged:
+				unchanged++
+				if reqs[i].Status != 304 {
+					not304++
+				}
+			case truthChanged:
+				changed++
+				if reqs[i].Status == 304 {
+					wrong304++
+				}
+			}
+		}
+	}
+	t.Logf("%d refetches: %d unchanged (%d not answered 304), %d changed; stats %+v", st.Refetches, unchanged, not304, changed, *st)
+	if unchanged < 30 || changed < 10 {
+		t.Fatalf("too few scored intervals (%d unchanged, %d changed)", unchanged, changed)
+	}
+	if wrong304 > 0 {
+		t.Errorf("%d changed pages were answered 304: the conditional GET sent stale validators", wrong304)
+	}
+	if float64(not304) > 0.02*float64(unchanged) {
+		t.Errorf("%d of %d unchanged refetches were not 304: validators missing from the request", not304, unchanged)
+	}
+	if st.NotModified == 0 || st.NotModified > int64(answered304) || int64(answered304)-st.NotModified > int64(o.Lanes.Max) {
+		t.Errorf("stats count %d 304s, the sandbox sent %d", st.NotModified, answered304)
+	}
+	if st.Changes == 0 || st.Changes+st.NotModified > st.Refetches {
+		t.Errorf("stats %+v: changes must be found among the 200s", *st)
+	}
+	// The stored pages are the last full copies, their SimHash the state's.
+	s2, err := store.Open(o.DB, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	for u, p := range rows {
+		pg, err := s2.Page(u)
+		if err != nil || len(pg.Body) == 0 {
+			t.Fatalf("%s: stored page %v (%d bytes): a 304 must keep it", u, err, len(pg.Body))
+		}
+		if p.HasHash && pg.SimHash != p.Hash {
+			t.Errorf("%s: page SimHash %016x, revisit hash %016x", u, pg.SimHash, p.Hash)
+		}
+	}
+}
+
+// A page past its class window is never refetched again (M2/M3), while a class
+// without a window goes on being revisited.
+func TestRevisitClassWindowsStopRevisits(t *testing.T) {
+	t.Parallel()
+	sb := revisitWeb(t, 3)
+	o := revisitOptions(t, sb)
+	const window = 1200 * time.Millisecond
+	open := sb.Info().Sites[0].Class // this class keeps no window
+	for _, c := range revisit.Classes {
+		if c != open {
+			o.Revisit.Windows[c] = window
+		}
+	}
+	e := startEngine(t, o)
+	waitDone(t, e, 60*time.Second)
+	closedAt := time.Now().Add(window)
+	fetches := func() (windowed, unlimited int) {
+		for u, rs := range truthFetches(sb) {
+			if sb.Web().HostClass(hostOf(u)) == open {
+				unlimited += len(rs)
+			} else {
+				windowed += len(rs)
+			}
+		}
+		return
+	}
+	waitLong(t, "every window to close", func() bool { return time.Now().After(closedAt) })
+	ticks := e.rv.ticks.Load()
+	waitLong(t, "the scheduler to run after the windows closed", func() bool { return e.rv.ticks.Load() >= ticks+3 })
+	windowed, unlimited := fetches()
+	ticks = e.rv.ticks.Load()
+	waitLong(t, "more revisits of the class without a window", func() bool {
+		_, u := fetches()
+		return u >= unlimited+10 && e.rv.ticks.Load() >= ticks+20
+	})
+	if w, _ := fetches(); w != windowed {
+		t.Errorf("%d more fetches of pages whose class window had closed", w-windowed)
+	}
+	e.Close()
+	rows := revisitRows(t, o.DB)
+	for u, p := range rows {
+		inWindow := p.Class == open
+		if !inWindow && !p.Next.Equal(revisit.Never) {
+			t.Errorf("%s (%s): next %v after its window closed, want never", u, p.Class, p.Next)
+		}
+		if inWindow && p.Next.Equal(revisit.Never) && p.Fetches < 3 {
+			t.Errorf("%s (%s, no window): parked after %d fetches", u, p.Class, p.Fetches)
+		}
+	}
+}
+
+// :revisit now puts a stored page back in the queue at once, even with the scheduler
+// off, and says why when it cannot.
+func TestRevisitNow(t *testing.T) {
+	t.Parallel()
+	sb := revisitWeb(t, 3)
+	o := revisitOptions(t, sb)
+	o.Revisit.Enabled = false // only the operator revisits
+	e := startEngine(t, o)
+	waitDone(t, e, 60*time.Second)
+	if err := e.st.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	urls, err := e.st.PageURLs()
+	if err != nil || len(urls) == 0 {
+		t.Fatalf("no stored pages: %v", err)
+	}
+	target := urls[len(urls)/2]
+	before := len(truthFetches(sb)[target])
+	var disallowed string // crawled, refused by robots.txt: no stored page
+	for _, p := range sb.Web().Pages() {
+		if u, err := e.st.URLState(p.URL); p.Disallowed && err == nil && u.State == store.Failed {
+			disallowed = p.URL
+			break
+		}
+	}
+	if disallowed == "" {
+		t.Fatal("the crawl met no robots-disallowed page; the test web links /private/ pages")
+	}
+
+	tests := []struct {
+		name, url, want string
+	}{
+		{"not a URL", "::nope", "revisit now"},
+		{"not in the crawl", "http://elsewhere.example/", "not in this crawl"},
+		{"never stored", disallowed, "no stored page"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := e.RevisitNow(tc.url); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("RevisitNow(%q) = %v, want an error saying %q", tc.url, err, tc.want)
+			}
+		})
+	}
+	e.Pause()
+	if err := e.RevisitNow(target); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.RevisitNow(target); err == nil || !strings.Contains(err.Error(), "already queued") {
+		t.Fatalf("second RevisitNow while the first waits: %v, want \"already queued\"", err)
+	}
+	if q := e.Snapshot().Revisit.Queued; q != 1 {
+		t.Fatalf("revisit pane shows %d queued, want 1", q)
+	}
+	e.Resume()
+	waitLong(t, "the refetch", func() bool { return e.Stats().Revisit.Refetches == 1 })
+	if got := len(truthFetches(sb)[target]); got != before+1 {
+		t.Fatalf("the sandbox saw %d requests for %s, want %d", got, target, before+1)
+	}
+	if s := e.Stats().Revisit; s.Requeued != 1 {
+		t.Fatalf("stats %+v, want exactly the one requeue", *s)
+	}
+	waitLong(t, "the page to leave the queue", func() bool { return e.Snapshot().Revisit.Queued == 0 })
+	if err := e.RevisitNow(target); err != nil {
+		t.Fatalf("RevisitNow after the refetch: %v", err)
+	}
+}
+
+// Revisit state lives in the store: a crawl stopped and started again goes on from
+// every page's t, x, history and first fetch, and the estimator policy's budget
+// counts the pages it had (EstimatorPolicy.Restore).
+func TestRevisitStateSurvivesARestart(t *testing.T) {
+	t.Parallel()
+	sb := revisitWeb(t, 3)
+	o := revisitOptions(t, sb)
+	o.Revisit.Policy = revisit.PolicyEstimator
+	o.Revisit.Budget = 86400            // about one visit per page per second
+	o.Revisit.MaxInterval = time.Second // the estimator may give a page up; here it may not
+	e := startEngine(t, o)
+	waitDone(t, e, 60*time.Second)
+	waitLong(t, "refetches and changes", func() bool {
+		s := e.Stats().Revisit
+		return s.Refetches >= refetchTarget(60, 40) && s.Changes >= 3
+	})
+	e.Close()
+	before := revisitRows(t, o.DB)
+	tracked := 0
+	for _, p := range before {
+		if p.Freq > 0 {
+			tracked++
+		}
+	}
+
+	e2 := startEngine(t, o)
+	v := e2.Snapshot().Revisit
+	if v.Tracked != int64(len(before)) {
+		t.Fatalf("after the restart the pane counts %d tracked pages, the store holds %d", v.Tracked, len(before))
+	}
+	var inClasses int64
+	for _, w := range v.Windows {
+		inClasses += w.Pages
+	}
+	if inClasses != v.Tracked {
+		t.Errorf("class counts add up to %d of %d pages", inClasses, v.Tracked)
+	}
+	if _, pages := e2.rv.tracker.Policy().(*revisit.EstimatorPolicy).Demand(); pages != tracked {
+		t.Errorf("the estimator counts %d pages after the restart, %d had a budget share", pages, tracked)
+	}
+	waitLong(t, "refetches after the restart", func() bool { return e2.Stats().Revisit.Refetches >= 30 })
+	e2.Close()
+	after := revisitRows(t, o.DB)
+	went := 0
+	for u, p0 := range before {
+		p1, ok := after[u]
+		switch {
+		case !ok:
+			t.Fatalf("%s lost its revisit state in the restart", u)
+		case !p1.First.Equal(p0.First):
+			t.Errorf("%s: first fetch %v became %v", u, p0.First, p1.First)
+		case p1.Fetches < p0.Fetches || p1.X < p0.X || p1.T < p0.T:
+			t.Errorf("%s went back: %d fetches x=%d t=%v, then %d x=%d t=%v", u, p0.Fetches, p0.X, p0.T, p1.Fetches, p1.X, p1.T)
+		case p1.Fetches > p0.Fetches:
+			went++
+			// The visit history goes on from where it was.
+			n := len(p0.History)
+			if keep := revisit.DefaultHistoryLen - (p1.Fetches - p0.Fetches); n > keep {
+				n = max(keep, 0)
+			}
+			old := p0.History[len(p0.History)-n:]
+			at := len(p1.History) - (p1.Fetches - p0.Fetches) - n
+			if at < 0 || !slicesEqualVisits(p1.History[at:at+n], old) {
+				t.Errorf("%s: history %v did not continue %v", u, p1.History, p0.History)
+			}
+		}
+	}
+	if went == 0 {
+		t.Fatal("no page was refetched after the restart")
+	}
+}
+
+func slicesEqualVisits(a, b []revisit.Visit) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Done says the discovery crawl ran dry even while revisits are queued and fetched
+// all along (M2: revisits go on until Stop), and revisits do go on after it.
+func TestDoneClosesWhileRevisitsGoOn(t *testing.T) {
+	t.Parallel()
+	sb := revisitWeb(t, 3)
+	o := revisitOptions(t, sb)
+	o.Revisit.Initial, o.Revisit.MinInterval, o.Revisit.Every = 10*time.Millisecond, 10*time.Millisecond, 10*time.Millisecond
+	o.Lanes.DelayMin, o.Lanes.DelayMax = 20*time.Millisecond, 40*time.Millisecond // discovery takes a while
+	e := startEngine(t, o)
+	waitDone(t, e, 60*time.Second)
+	at := e.Stats().Revisit
+	if at.Requeued == 0 {
+		t.Fatalf("no revisit was queued during the discovery crawl (%+v); the test must overlap them", *at)
+	}
+	waitLong(t, "revisits after Done", func() bool { return e.Stats().Revisit.Refetches >= at.Refetches+20 })
+	if s := e.Stats(); s.URLsDone != s.URLsQueued || s.PagesStored == 0 {
+		t.Errorf("Done with %d of %d URLs done", s.URLsDone, s.URLsQueued)
+	}
+}
+
+func TestRevisitOptions(t *testing.T) {
+	bad := []struct {
+		name string
+		set  func(o *RevisitOptions)
+		want string
+	}{
+		{"unknown policy", func(o *RevisitOptions) { o.Policy = "lru" }, "revisit.policy"},
+		{"threshold 0", func(o *RevisitOptions) { o.Threshold = 0 }, "revisit.threshold"},
+		{"threshold 64", func(o *RevisitOptions) { o.Threshold = 64 }, "revisit.threshold"},
+		{"no period", func(o *RevisitOptions) { o.Every = 0 }, "revisit.every"},
+		{"no batch", func(o *RevisitOptions) { o.Batch = 0 }, "revisit.batch"},
+		{"no budget", func(o *RevisitOptions) { o.Budget = 0 }, "revisit.budget"},
+		{"unknown class", func(o *RevisitOptions) { o.Windows["blog"] = time.Hour }, `unknown class "blog"`},
+		{"negative window", func(o *RevisitOptions) { o.Windows["soc"] = -time.Hour }, "revisit.windows.soc"},
+		{"social URL", func(o *RevisitOptions) { o.SocialDomains = []string{"https://weibo.com/"} }, "revisit.social_domains"},
+	}
+	for _, tc := range bad {
+		t.Run(tc.name, func(t *testing.T) {
+			o := DefaultOptions()
+			o.DB = filepath.Join(t.TempDir(), "c.db")
+			tc.set(&o.Revisit)
+			if _, err := New(o); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("New = %v, want an error naming %s", err, tc.want)
+			}
+		})
+	}
+	t.Run("seed policy needs no budget", func(t *testing.T) {
+		o := DefaultOptions()
+		o.DB = filepath.Join(t.TempDir(), "c.db")
+		o.Revisit.Policy, o.Revisit.Budget = revisit.PolicySeed, 0
+		e, err := New(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Close()
+	})
+	t.Run("classes", func(t *testing.T) {
+		o := DefaultOptions()
+		o.DB = filepath.Join(t.TempDir(), "c.db")
+		o.Revisit.SocialDomains = []string{"Weibo.com"}
+		e, err := New(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		for host, want := range map[string]string{"m.weibo.com": "soc", "weibo.com": "soc", "news.example.com": "web_com",
+			"mof.gov.cn": "web_gov", "cs.stanford.edu": "web_edu", "example.net": "web_net"} {
+			if got := e.classOf(host); got != want {
+				t.Errorf("class of %s = %s, want %s", host, got, want)
+			}
+		}
+	})
+	t.Run("scaled like the sandbox", func(t *testing.T) {
+		d := DefaultOptions().Revisit
+		o := d.Scaled(20)
+		if o.Initial != 3*time.Minute || o.Every != 3*time.Second || o.MinInterval != 3*time.Second ||
+			o.Windows["soc"] != 3*24*time.Hour/20 || o.Budget != 2 || o.Threshold != d.Threshold {
+			t.Fatalf("scaled by 20: %+v", o)
+		}
+		if d.Initial != time.Hour || d.Windows["soc"] != 3*24*time.Hour || d.Budget != revisit.DefaultBudget {
+			t.Fatalf("Scaled changed the options it was called on: %+v", d)
+		}
+	})
+}
