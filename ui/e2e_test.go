@@ -63,6 +63,7 @@ func (s *tmuxSession) waitText(text string) string {
 var (
 	fetchedRe = regexp.MustCompile(`fetched ([\d,]+)`)
 	laneRowRe = regexp.MustCompile(`(?m)^[▸ ] +\d+ +\S+ +\d+/\d+ +(fetching|waiting|gated|idle|paused) `)
+	dnsRateRe = regexp.MustCompile(`(?m)^  positive +\d+\.\d%`)
 )
 
 // fetched reads the header's fetched counter (-1 if absent).
@@ -79,8 +80,10 @@ func fetched(scr string) int {
 }
 
 // TestDemoInTmux runs `crawlconsole demo` in a real terminal (tmux, 120×40): the lanes
-// fill, p pauses (PAUSED, the fetched count stops) and resumes, ? lists the keys, q
-// asks and quits, and the terminal comes back cooked from the alternate screen.
+// fill, p pauses (PAUSED, the fetched count stops) and resumes, ? lists the keys, the
+// DNS, Revisit and Egress panes show the engine's data, :egress add with a password
+// never shows it, q asks and quits, and the terminal comes back cooked from the
+// alternate screen.
 func TestDemoInTmux(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end test: builds the binary and runs the demo")
@@ -145,6 +148,29 @@ func TestDemoInTmux(t *testing.T) {
 	}
 	s.keys("Escape")
 	s.waitFor("the help to close", func(scr string) bool { return !strings.Contains(scr, "Help: keys and commands") })
+
+	// The DNS, Egress and Revisit panes show the engine's own data.
+	s.keys("4")
+	s.waitFor("DNS hit rates", func(scr string) bool {
+		return strings.Contains(scr, "[4 DNS]") && dnsRateRe.MatchString(scr) && strings.Contains(scr, "SLOWEST DOMAIN")
+	})
+	s.keys("6")
+	s.waitText("DUE PAGE")
+
+	// An egress added with a password: the engine takes it, and neither the pane,
+	// the status line nor the log ever shows the password (M3).
+	s.keys("5")
+	s.waitText("PAIR-BANNED HOST")
+	s.keys(":")
+	s.keys("-l", "egress add http://bob:hunter2@127.0.0.1:9")
+	s.keys("Enter")
+	scr = s.waitText("added (http://bob:***@127.0.0.1:9)")
+	s.keys("3")
+	scr += s.waitText("added by operator")
+	if strings.Contains(scr, "hunter2") {
+		t.Fatalf("the egress password shows on screen:\n%s", scr)
+	}
+	s.keys("1")
 
 	// q asks first (the crawl is running), y quits; the terminal is restored.
 	s.keys("q")
