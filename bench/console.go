@@ -54,7 +54,7 @@ func runConsole(args []string) (map[string]any, error) {
 	fmt.Printf("%-8s %12s %12s %12s %12s %7s\n", "pane", "10 lanes ms", "p99 ms", fmt.Sprintf("%d lanes ms", *lanes), "p99 ms", "ratio")
 	worst := 0.0
 	byPane := map[string]float64{}
-	for i, pane := range []string{"Lanes", "Groups", "Log"} {
+	for i, pane := range []string{"Lanes", "Groups", "Log", "DNS", "Egress", "Revisit"} {
 		small, smallP99, err := consoleFrame(10, i, *frames)
 		if err != nil {
 			return nil, err

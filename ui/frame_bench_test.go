@@ -14,7 +14,7 @@ import (
 // BenchmarkFrame is one snapshot -> Update -> View with 1000 lanes at 120×40, per
 // pane (go run ./bench console reports the same figure with a baseline).
 func BenchmarkFrame(b *testing.B) {
-	for i, pane := range []string{"lanes", "groups", "log"} {
+	for i, pane := range []string{"lanes", "groups", "log", "dns", "egress", "revisit"} {
 		b.Run(pane, func(b *testing.B) {
 			ctrl := fake.New(fake.Config{Lanes: 1000, Events: 1000})
 			r := lipgloss.NewRenderer(io.Discard)
