@@ -78,13 +78,17 @@ func (e *Engine) revisitTick(now time.Time) {
 // original parent hash and depth so that M1 adjacency still holds, is placed on the
 // board directly. Pages whose class window has closed are left parked for good
 // unless force (the operator's :revisit now). It returns how many were requeued.
+//
+// The pages come parked (next = Never); any that cannot be queued now for a passing
+// reason (a read error, the engine stopping) are made due again, never left parked.
 func (e *Engine) requeue(urls []string, now time.Time, force bool) (int, error) {
 	states, err := e.st.Revisits(urls)
-	if err != nil {
-		return 0, err
+	var rows []store.URL
+	if err == nil {
+		rows, err = e.st.URLStates(urls)
 	}
-	rows, err := e.st.URLStates(urls)
 	if err != nil {
+		e.st.SetRevisitNext(urls, now)
 		return 0, err
 	}
 	first := make(map[string]time.Time, len(states))
@@ -110,21 +114,28 @@ func (e *Engine) requeue(urls []string, now time.Time, force bool) (int, error) 
 	// Store writes never happen under e.mu (the writer's callbacks take it), so the
 	// tasks are claimed, marked unprocessed, then placed.
 	e.mu.Lock()
-	claimed := tasks[:0]
+	var claimed []frontier.Task
+	var later []string
 	for _, t := range tasks {
-		if e.state == StateRunning && !e.rv.queued[t.URL] {
+		switch {
+		case e.state != StateRunning:
+			later = append(later, t.URL)
+		case !e.rv.queued[t.URL]:
 			e.rv.queued[t.URL] = true
 			claimed = append(claimed, t)
 		}
 	}
 	e.mu.Unlock()
+	if len(later) > 0 {
+		e.st.SetRevisitNext(later, now) // due again when the crawl runs next
+	}
 	for _, t := range claimed {
 		e.st.SetState(t.URL, store.Unprocessed, 0, "") // a stop before the fetch resumes it
 	}
 	e.mu.Lock()
 	n := 0
 	for _, t := range claimed {
-		if e.state == StateRunning {
+		if e.state == StateRunning { // else unprocessed in the store: the next run resumes it
 			e.place(t)
 			n++
 		}
