@@ -33,7 +33,6 @@ type dnsPane struct {
 	slow, neg     []int // indexes into view.Slowest / view.Negative that pass the filter
 	filter        Filter
 	list          listView // over neg
-	negFirst      int      // pane row of the first negative entry in the last View, for clicks
 }
 
 // recentWindow is the span of the LAST 10S column.
@@ -138,8 +137,8 @@ func (p *dnsPane) Update(msg tea.Msg) tea.Cmd {
 		p.list.navigate(p.c.Keys, msg.String(), len(p.neg))
 	case clickMsg:
 		// Only the negative entries select; a click above them changes nothing.
-		if p.negFirst > 0 && msg.row >= p.negFirst {
-			p.list.cursor = p.list.offset + msg.row - p.negFirst
+		if first := p.negFirst(); msg.row >= first {
+			p.list.cursor = p.list.offset + msg.row - first
 			p.list.clamp(len(p.neg))
 		}
 	}
@@ -185,7 +184,6 @@ func (p *dnsPane) View() string {
 		leftW := p.width * 2 / 5
 		left := p.slowestTable(leftW, slowRows)
 		right := p.negativeTable(p.width-leftW-1, negRows)
-		p.negFirst = dnsTop + 1
 		for i := range max(len(left), len(right)) {
 			b.WriteString("\n")
 			b.WriteString(lineAt(left, i, leftW))
@@ -199,11 +197,25 @@ func (p *dnsPane) View() string {
 		b.WriteString("\n" + l)
 	}
 	b.WriteString("\n")
-	p.negFirst = dnsTop + len(slow) + 2
 	for _, l := range p.negativeTable(p.width, negRows) {
 		b.WriteString("\n" + l)
 	}
 	return b.String()
+}
+
+// negFirst is the pane row of the first negative entry (row 0 is the rates header):
+// below the top block and the table headers, and when stacked, below the slowest
+// domains (or their one-line note) and a blank line.
+func (p *dnsPane) negFirst() int {
+	if p.wide() {
+		return dnsTop + 1
+	}
+	slowRows, _ := p.layout()
+	shown := 1 // the note of an empty table
+	if len(p.slow) > 0 {
+		shown = min(slowRows, len(p.slow))
+	}
+	return dnsTop + 1 + shown + 2
 }
 
 // ratesView writes the three hit-rate rows under their header: share since the

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/ui/fake"
 )
@@ -185,5 +187,55 @@ func TestLongDuration(t *testing.T) {
 		if got := bucketLabel(tc.b); got != tc.want {
 			t.Errorf("bucketLabel(%+v) = %q, want %q", tc.b, got, tc.want)
 		}
+	}
+}
+
+// TestNewPanesTakeClicks: a click selects the row under it in the DNS (negative
+// entries), Egress and Revisit panes; a click on their figures selects nothing.
+func TestNewPanesTakeClicks(t *testing.T) {
+	click := func(y int) tea.MouseMsg {
+		return tea.MouseMsg{X: 60, Y: y, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress}
+	}
+	tests := []struct {
+		pane     string
+		y        int // screen row: 3 is the pane's first line
+		selected string
+	}{
+		{"4", 15, "gone-02.social-72"},    // third negative entry
+		{"4", 5, "gone-00.news-70"},       // on the hit rates: the selection stays
+		{"5", 9, "egress-b"},              // second egress row
+		{"5", 15, "news-57.sandbox.test"}, // second disabled host
+		{"5", 12, "egress-a"},             // the blank line between the tables
+		{"6", 15, "social-01.sandbox.test"},
+	}
+	narrow := []struct {
+		pane     string
+		y        int
+		selected string
+	}{
+		{"4", 21, "gone-03.news-73"}, // stacked tables: the fourth negative entry
+		{"4", 14, "gone-00.news-70"}, // on the slowest domains: the selection stays
+		{"6", 9, "news-00.sandbox.test"},
+		{"6", 11, "blog-02.sandbox.test"},
+	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprint(tc.pane, "@", tc.y), func(t *testing.T) {
+			h := newHarness(t, 120, 40, Options{Mouse: true})
+			h.press(tc.pane)
+			h.send(click(tc.y))
+			if row := h.rowOf("▸"); !strings.Contains(row, tc.selected) {
+				t.Fatalf("selected row = %q, want %s", row, tc.selected)
+			}
+		})
+	}
+	for _, tc := range narrow {
+		t.Run(fmt.Sprint("80x24 ", tc.pane, "@", tc.y), func(t *testing.T) {
+			h := newHarness(t, 80, 24, Options{Mouse: true})
+			h.press(tc.pane)
+			h.send(click(tc.y))
+			if row := h.rowOf("▸"); !strings.Contains(row, tc.selected) {
+				t.Fatalf("selected row = %q, want %s", row, tc.selected)
+			}
+		})
 	}
 }
