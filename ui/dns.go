@@ -161,15 +161,14 @@ func (p *dnsPane) View() string {
 	v := p.view
 	var b strings.Builder
 	p.ratesView(&b)
-	ms := func(x float64) string { return millis(x) }
 	lines := [][]figure{
 		{{"backlog", thousands(int64(v.Backlog)), false}, {"workers", strconv.Itoa(v.Workers), false},
 			{"in flight", strconv.Itoa(v.InFlight), false}, {"prefetched", thousands(v.Stats.Prefetched), false}},
-		{{"p50", ms(v.UpstreamP50Ms), false}, {"p99", ms(v.UpstreamP99Ms), false},
+		{{"p50", millis(v.UpstreamP50Ms), false}, {"p99", millis(v.UpstreamP99Ms), false},
 			{"queries", thousands(v.Stats.UpstreamQueries), false}, {"stale served", thousands(v.Stats.StaleServed), v.Stats.StaleServed > 0}},
 		{{"hosts", thousands(int64(v.Hosts)), false}, {"domains", thousands(int64(v.Domains)), false},
 			{"negative", thousands(int64(v.NegativeCount)), false}, {"evicted", thousands(v.Stats.Evicted), false}},
-		{{"p50", ms(v.Stats.WaitP50Ms), false}, {"p99", ms(v.Stats.WaitP99Ms), false},
+		{{"p50", millis(v.Stats.WaitP50Ms), false}, {"p99", millis(v.Stats.WaitP99Ms), false},
 			{"no wait", percent(v.Stats.ZeroWaitShare), false}, {"lookups", thousands(v.Stats.Lookups), false},
 			{"rejected", thousands(v.Stats.Rejected), v.Stats.Rejected > 0}},
 	}

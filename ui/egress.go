@@ -153,7 +153,7 @@ func (p *egressPane) build() {
 	p.scroll()
 }
 
-// rowKey identifies a selected line across snapshots.
+// egressKey identifies a selected line across snapshots.
 type egressKey struct {
 	kind egressLineKind
 	name string

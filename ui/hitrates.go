@@ -21,7 +21,8 @@ type hitSample struct {
 // hitHistory is the DNS pane's memory of hit rates, oldest first.
 type hitHistory struct {
 	capacity int
-	last     engine.DNSView // counters of the newest view taken
+	lastAt   time.Time       // time of the newest view taken
+	last     engine.DNSStats // its counters
 	have     bool
 	samples  []hitSample
 }
@@ -40,10 +41,10 @@ const (
 // before (same time) is skipped; counters going back mean a new crawl, and the
 // history starts again.
 func (h *hitHistory) add(v *engine.DNSView) {
-	if h.have && !v.At.After(h.last.At) {
+	if h.have && !v.At.After(h.lastAt) {
 		return
 	}
-	s, p := v.Stats, h.last.Stats
+	s, p := v.Stats, h.last
 	switch {
 	case !h.have:
 	case s.Lookups < p.Lookups || s.PositiveHits < p.PositiveHits || s.NegativeHits < p.NegativeHits || s.Misses < p.Misses:
@@ -56,7 +57,7 @@ func (h *hitHistory) add(v *engine.DNSView) {
 		h.samples = append(h.samples, hitSample{at: v.At, lookups: s.Lookups - p.Lookups,
 			pos: s.PositiveHits - p.PositiveHits, neg: s.NegativeHits - p.NegativeHits, mis: s.Misses - p.Misses})
 	}
-	h.last, h.have = *v, true
+	h.lastAt, h.last, h.have = v.At, v.Stats, true
 }
 
 func (s *hitSample) count(k hitRateKind) int64 {
