@@ -1,12 +1,22 @@
 package main
 
 // Benchmark "egress": egress rotation (M3, issue 6) on a web whose sites refuse
-// clients per (IP, host) — an adjacency ban (seed 000's anti-bot rule) and a request
-// quota — crawled from 4 egresses by three contenders:
+// clients per (IP, host), crawled from 4 egresses by three contenders:
 //
-//	go run ./bench egress [-d 60s] [-scale 20] [-hosts 8] [-listings 10] [-articles 60]
-//	                      [-quota 30] [-quota-window 5m] [-lanes 24] [-seed 1]
-//	                      [-only crawlconsole|roundrobin|rotating]
+//	go run ./bench egress [-d 60s] [-scale 20] [-hosts 40] [-social 1] [-listings 8]
+//	                      [-articles 50] [-quota 60] [-quota-window 1h] [-search-quota 6]
+//	                      [-lanes 24] [-seed 1] [-only crawlconsole|roundrobin|rotating]
+//
+// The sandbox refuses in three ways, all per (client IP, host): seed 000's anti-bot
+// rule (more than 3 adjacent requests closer than 2 web s within a web minute ban the
+// IP from the host for 30 web min); a request quota (-quota per -quota-window, then 429
+// with Retry-After until the window ends); and a search quota on social sites
+// (-search-quota searches per 10 web min; the next one bans the IP from the site's www
+// host for 30 web min, answered 403, 429 or a 200 challenge page by host). Social
+// sites are crawled through their search (SPEC M3), so every crawler meets that ban:
+// M1 lanes keep crawlconsole clear of the adjacency rule, and without the search ban
+// there would be no ban of crawlconsole's to detect. Faults, dead hosts and Crawl-delay
+// are off.
 //
 //   - crawlconsole: the engine as is (M1 lanes bound to egress addresses, M3 rotation:
 //     classifier, (egress, host) pair bans, host_disable_list), with the demo's settings
@@ -32,29 +42,27 @@ package main
 // or worker (baselines) fetches serially and pauses uniform [1.25·G, 3·G] after each
 // request (G = HumanGap in real time; the demo's lane pauses), -lanes of them at most,
 // and each host gets at most 1 request per web second across all egresses (the demo's
-// host cap; the baselines get the same per-host gate). robots.txt is honoured by all.
-// Each contender gets a fresh sandbox (same seed, so the same web) so that the truth
-// logs are separate, and crawls for -d real time from the sites' entry pages.
+// host cap; the baselines get the same per-host gate, scheduled like scrapy's
+// downloader slots so that workers do not convoy behind one host). robots.txt is
+// honoured by all. Each contender gets a fresh sandbox (same seed, so the same web) so
+// that the truth logs are separate, and crawls for -d real time from the same seeds.
 //
 // Figures. Pages are distinct URLs the sandbox answered with a real page (its truth
 // log: status 200 and not a ban page), whatever the crawler thought. Crawl hours are
-// web hours (real window × Scale). ban_recall: of the sandbox's bans (Truth.Bans) of
-// crawlconsole's (egress IP, host) pairs, the share its rotation flagged (a pair ban set
-// after the ban began and before it ended) with at most 3 requests on the pair after
-// the ban's first one. ban_precision: of the pair bans the rotation set, the share set
-// while the sandbox was refusing that pair — see egressDetect for the two kinds of
-// refusal (ban, quota 429) and the strict figure counting bans only.
+// web hours (real window × Scale); the egresses count for the whole window, used or
+// not. ban_recall: of the sandbox's bans (Truth.Bans) of crawlconsole's (egress IP,
+// host) pairs, the share its rotation flagged (a pair ban set after the ban began and
+// before it ended) with at most 3 requests on the pair after the ban's first one.
+// ban_precision: of the pair bans the rotation set, the share set while the sandbox
+// was refusing that pair — see egressDetect for the two kinds of refusal (ban, quota
+// 429) and the strict figure counting bans only.
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"math"
-	"math/rand/v2"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -62,11 +70,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
-
-	"github.com/temoto/robotstxt"
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
@@ -113,6 +117,7 @@ type egressFlag struct {
 // egressFigures are one contender's figures from the truth log.
 type egressFigures struct {
 	requests, pages, bans int
+	bansAdjacency         int // of bans: by the adjacency rule (the rest: search quota)
 	bannedReqs            int // sent on a pair while the sandbox banned it (after the ban's first request)
 	limitedReqs           int // answered 429 by the quota
 	hours                 float64
@@ -123,11 +128,11 @@ func runEgress(args []string) (map[string]any, error) {
 	fs := flag.NewFlagSet("egress", flag.ContinueOnError)
 	window := fs.Duration("d", 60*time.Second, "real crawl time per contender")
 	scale := fs.Float64("scale", 20, "sandbox time scale: web durations shrink by this in real time")
-	hosts := fs.Int("hosts", 24, "sandbox virtual hosts")
-	social := fs.Float64("social", 0.5, "share of sites after the fifth that are social (the fifth always is)")
+	hosts := fs.Int("hosts", 40, "sandbox virtual hosts")
+	social := fs.Float64("social", 1, "share of sites after the fifth that are social (the fifth always is)")
 	listings := fs.Int("listings", 8, "listing pages per section host")
-	articles := fs.Int("articles", 40, "articles per listing page")
-	quota := fs.Int("quota", 100, "requests one IP may make to one host per quota window")
+	articles := fs.Int("articles", 50, "articles per listing page")
+	quota := fs.Int("quota", 60, "requests one IP may make to one host per quota window")
 	quotaWin := fs.Duration("quota-window", time.Hour, "quota window (web time)")
 	searchQuota := fs.Int("search-quota", 6, "searches one IP may make on a social site per 10 web min; one more bans it")
 	lanesN := fs.Int("lanes", 24, "lanes.max of crawlconsole = workers of each baseline")
@@ -215,14 +220,16 @@ func runEgress(args []string) (map[string]any, error) {
 	}
 
 	fmt.Println()
-	fmt.Printf("%-44s %6s %8s %12s %5s %11s %9s  %s\n", "contender", "pages", "requests", "pages/egr·h", "bans", "banned-pair", "quota-429", "notes")
+	fmt.Printf("%-48s %6s %8s %12s %11s %11s %9s  %s\n", "contender", "pages", "requests", "pages/egr·h", "bans adj+sq", "banned-pair", "quota-429", "notes")
 	for _, n := range order {
 		f, r := figs[n], runs[n]
-		fmt.Printf("%-44s %6d %8d %12.1f %5d %10.2f%% %8.2f%%  %s\n", egressLabel(n), f.pages, f.requests, f.perEgressHour,
-			f.bans, 100*egressShare(f.bannedReqs, f.requests), 100*egressShare(f.limitedReqs, f.requests), r.note)
+		bans := fmt.Sprintf("%d+%d", f.bansAdjacency, f.bans-f.bansAdjacency)
+		fmt.Printf("%-48s %6d %8d %12.1f %11s %10.2f%% %8.2f%%  %s\n", egressLabel(n), f.pages, f.requests, f.perEgressHour,
+			bans, 100*egressShare(f.bannedReqs, f.requests), 100*egressShare(f.limitedReqs, f.requests), r.note)
 	}
 	fmt.Println("  pages: distinct URLs answered with a real page (sandbox truth); pages/egr·h: pages ÷ (4 egresses × web hours of the window)")
-	fmt.Println("  banned-pair: requests sent on an (IP, host) pair the sandbox had banned, after the ban's first request; quota-429: requests past the quota")
+	fmt.Println("  bans adj+sq: sandbox bans by the adjacency rule + by the search quota; banned-pair: requests sent on an (IP, host) pair")
+	fmt.Println("  the sandbox had banned, after the ban's first request; quota-429: requests answered 429 past the request quota")
 
 	out := map[string]any{"scale": *scale, "hosts": *hosts, "window_s": window.Seconds(), "quota": *quota,
 		"quota_window_web_s": quotaWin.Seconds(), "lanes": s.lanes, "hours": "web"}
@@ -235,9 +242,10 @@ func runEgress(args []string) (map[string]any, error) {
 		out["ban_precision_bans_only"] = crawlRound(d.precisionBansOnly(), 4)
 		out["ban_recall"] = crawlRound(d.recall(), 4)
 		out["banned_pair_request_share"] = crawlRound(egressShare(f.bannedReqs, f.requests), 5)
-		out["pages_per_egress_hour"] = crawlRound(f.perEgressHour, 1)
+		out["pages_per_egress_hour"] = f.perEgressHour
 		out["sandbox_bans"] = f.bans
 		out["pairs_flagged"] = len(r.flags)
+		out["quota_pairs"], out["quota_pairs_detected"] = d.quotaPairs, d.quotaDetected
 		fmt.Println()
 		fmt.Printf("ban_precision             = %.4f   (goal ≥ 0.99; bans only: %.4f)\n", d.precision(), d.precisionBansOnly())
 		fmt.Printf("ban_recall                = %.4f   (goal ≥ 0.95; %d of %d sandbox bans)\n", d.recall(), d.detected, len(d.bans))
@@ -246,7 +254,7 @@ func runEgress(args []string) (map[string]any, error) {
 	}
 	for _, b := range []struct{ name, field string }{{"roundrobin", "roundrobin_pages_per_egress_hour"}, {"rotating", "rotating_pages_per_egress_hour"}} {
 		if f, ok := figs[b.name]; ok {
-			out[b.field] = crawlRound(f.perEgressHour, 1)
+			out[b.field] = f.perEgressHour
 			if cc, ok := figs["crawlconsole"]; ok {
 				fmt.Printf("%-25s = %.1f   (crawlconsole ÷ it = %.2f; goal > 1)\n", b.field, f.perEgressHour, cc.perEgressHour/math.Max(f.perEgressHour, 1e-9))
 			} else {
@@ -336,6 +344,9 @@ func egressFiguresOf(r egressRun, scale float64, reach int) egressFigures {
 	triggers := map[string]bool{}
 	for _, b := range r.bans {
 		triggers[b.IP+" "+b.Host+" "+b.At.String()] = true
+		if b.Reason == sandbox.BanAdjacency {
+			f.bansAdjacency++
+		}
 	}
 	urls := map[string]bool{}
 	for _, q := range r.reqs {
@@ -359,7 +370,7 @@ func egressFiguresOf(r egressRun, scale float64, reach int) egressFigures {
 	}
 	f.hours = span.Seconds() * scale / 3600
 	if f.hours > 0 {
-		f.perEgressHour = float64(f.pages) / (float64(len(egressAddrs)) * f.hours)
+		f.perEgressHour = crawlRound(float64(f.pages)/(float64(len(egressAddrs))*f.hours), 1)
 	}
 	return f
 }
@@ -494,11 +505,15 @@ wait:
 // egressDetection compares the rotation's pair bans with the sandbox's refusals.
 type egressDetection struct {
 	bans     []sandbox.Ban
+	answers  map[int]int // status of the request that drew each ban: 403 deny, 429, 200 challenge page
 	detected int
 	missed   []string // why, for the first few bans not detected
 	// flags by what the sandbox was doing to the pair when the rotation set them
 	flags, flagsBanned, flagsQuota, flagsOther int
 	other                                      []string // the first few flags with no refusal behind them
+	// quota: pairs the sandbox answered 429 past its quota, and those flagged after
+	// the first such answer with at most 3 more requests refused by the quota
+	quotaPairs, quotaDetected int
 }
 
 // egressDetect scores crawlconsole's rotation against the sandbox's truth.
@@ -525,10 +540,15 @@ func egressDetect(r egressRun) egressDetection {
 		flagsOf[pair{f.ip, f.host}] = append(flagsOf[pair{f.ip, f.host}], f)
 	}
 	bansOf := map[pair][]sandbox.Ban{}
-	d := egressDetection{bans: r.bans, flags: len(r.flags)}
+	d := egressDetection{bans: r.bans, flags: len(r.flags), answers: map[int]int{}}
 	for _, b := range r.bans {
 		k := pair{b.IP, b.Host}
 		bansOf[k] = append(bansOf[k], b)
+		for _, q := range byPair[k] {
+			if q.Start.Equal(b.At) {
+				d.answers[q.Status]++
+			}
+		}
 		flagged := false
 		for _, f := range flagsOf[k] {
 			if !f.at.Before(b.At) && f.at.Before(b.Until) {
@@ -550,6 +570,33 @@ func egressDetect(r egressRun) egressDetection {
 		} else if len(d.missed) < 5 {
 			d.missed = append(d.missed, fmt.Sprintf("%s from %s at +%.1fs (%s): flagged %v, %d requests on the pair after it",
 				b.IP, b.Host, b.At.Sub(r.start).Seconds(), b.Reason, flagged, after))
+		}
+	}
+	for k, reqs := range byPair {
+		first := -1
+		for i, q := range reqs {
+			if q.Limited {
+				first = i
+				break
+			}
+		}
+		if first < 0 {
+			continue
+		}
+		d.quotaPairs++
+		at := reqs[first].Start
+		flagged := false
+		for _, f := range flagsOf[k] {
+			flagged = flagged || !f.at.Before(at)
+		}
+		more := 0 // requests the site refused again past its quota
+		for _, q := range reqs[first+1:] {
+			if q.Limited {
+				more++
+			}
+		}
+		if flagged && more <= 3 {
+			d.quotaDetected++
 		}
 	}
 	for _, f := range r.flags {
@@ -611,8 +658,14 @@ func (d egressDetection) precisionBansOnly() float64 {
 
 func (d egressDetection) print() {
 	fmt.Println("crawlconsole's rotation against the sandbox's truth:")
-	fmt.Printf("  sandbox bans of its (IP, host) pairs: %d; flagged by a pair ban with ≤ 3 requests after the ban began: %d\n",
-		len(d.bans), d.detected)
+	var answers []string
+	for _, st := range []int{http.StatusForbidden, http.StatusTooManyRequests, http.StatusOK} {
+		if n := d.answers[st]; n > 0 {
+			answers = append(answers, fmt.Sprintf("%d× %d", n, st))
+		}
+	}
+	fmt.Printf("  sandbox bans of its (IP, host) pairs: %d (answered %s); flagged by a pair ban with ≤ 3 requests after the ban began: %d\n",
+		len(d.bans), strings.Join(answers, ", "), d.detected)
 	for _, m := range d.missed {
 		fmt.Printf("    missed: %s\n", m)
 	}
@@ -621,341 +674,5 @@ func (d egressDetection) print() {
 	for _, o := range d.other {
 		fmt.Printf("    unfounded: %s\n", o)
 	}
-}
-
-// egressPolicy is a baseline's choice of egress and its reading of the answers.
-type egressPolicy interface {
-	// pick returns the egress (index into egressAddrs) for the next request.
-	pick() int
-	// observe reports the answer to a request through egress i (status 0 on error)
-	// and says whether the URL goes back to the queue for another try.
-	observe(i, status, bodyLen int, err error) (retry bool)
-}
-
-// roundRobin is colly's RoundRobinProxySwitcher: the next egress in turn, always.
-type roundRobin struct{ n atomic.Uint32 }
-
-func (r *roundRobin) pick() int { return int((r.n.Add(1) - 1) % uint32(len(egressAddrs))) }
-
-// observe: colly calls OnError for an error or a status ≥ 203 (unless
-// ParseHTTPErrorResponse); the usual OnError handler retries the request.
-func (r *roundRobin) observe(_, status, _ int, err error) bool { return err != nil || status >= 203 }
-
-// rotatingProxies is scrapy-rotating-proxies' Proxies container with its default
-// BanDetectionPolicy, its times divided by the sandbox Scale.
-type rotatingProxies struct {
-	base, cap, reanimateEvery time.Duration
-
-	mu            sync.Mutex
-	rng           *rand.Rand
-	state         []rotatingState
-	lastReanimate time.Time
-}
-
-type rotatingState struct {
-	dead, good bool // neither: unchecked
-	failed     int  // failed_attempts: failures since the last success
-	nextCheck  time.Time
-}
-
-func newRotatingProxies(scale float64) *rotatingProxies {
-	return &rotatingProxies{
-		base: egressReal(300*time.Second, scale), cap: egressReal(3600*time.Second, scale),
-		reanimateEvery: egressReal(5*time.Second, scale),
-		rng:            rand.New(rand.NewPCG(1, 2)), state: make([]rotatingState, len(egressAddrs)),
-	}
-}
-
-// pick is get_random over good and unchecked proxies; none: reset the dead to
-// unchecked (ROTATING_PROXY_CLOSE_SPIDER off). The reanimate loop runs every 5 s.
-func (p *rotatingProxies) pick() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	now := time.Now()
-	if now.Sub(p.lastReanimate) >= p.reanimateEvery {
-		p.lastReanimate = now
-		for i := range p.state {
-			if p.state[i].dead && !now.Before(p.state[i].nextCheck) {
-				p.state[i].dead = false
-			}
-		}
-	}
-	var alive []int
-	for i, s := range p.state {
-		if !s.dead {
-			alive = append(alive, i)
-		}
-	}
-	if len(alive) == 0 {
-		for i := range p.state {
-			p.state[i].dead = false
-			alive = append(alive, i)
-		}
-	}
-	return alive[p.rng.IntN(len(alive))]
-}
-
-// observe is BanDetectionPolicy (ban = status not 200/301/302, an empty 200, or any
-// error) with mark_dead (backoff uniform(0, min(cap, base·2^failed)), then failed++)
-// and mark_good (failed = 0). A ban retries the URL on another proxy.
-func (p *rotatingProxies) observe(i, status, bodyLen int, err error) bool {
-	ban := err != nil || (status != 200 && status != 301 && status != 302) || (status == 200 && bodyLen == 0)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	s := &p.state[i]
-	if !ban {
-		s.good, s.dead, s.failed = true, false, 0
-		return false
-	}
-	limit := p.cap
-	if s.failed < 32 {
-		limit = min(p.cap, p.base<<s.failed)
-	}
-	backoff := time.Duration(p.rng.Float64() * float64(limit))
-	s.dead, s.good = true, false
-	s.nextCheck = time.Now().Add(backoff)
-	s.failed++
-	return true
-}
-
-// egressTask is a URL in a baseline's queue and how often it was sent back.
-type egressTask struct {
-	url   string
-	tries int
-}
-
-// egressQueue is a baseline's breadth-first frontier: a FIFO of tasks, the URLs ever
-// queued, and the workers holding a task (the crawl runs dry when the queue is empty
-// and none is busy).
-type egressQueue struct {
-	mu     sync.Mutex
-	cond   *sync.Cond
-	tasks  []egressTask
-	seen   map[string]bool
-	busy   int
-	closed bool
-}
-
-func newEgressQueue(seeds []string) *egressQueue {
-	q := &egressQueue{seen: map[string]bool{}}
-	q.cond = sync.NewCond(&q.mu)
-	for _, s := range seeds {
-		if !q.seen[s] {
-			q.seen[s] = true
-			q.tasks = append(q.tasks, egressTask{url: s})
-		}
-	}
-	return q
-}
-
-// next hands out the oldest task; ok=false when the queue is closed or ran dry.
-func (q *egressQueue) next() (egressTask, bool) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	for len(q.tasks) == 0 && q.busy > 0 && !q.closed {
-		q.cond.Wait()
-	}
-	if q.closed || len(q.tasks) == 0 {
-		q.closed = true
-		q.cond.Broadcast()
-		return egressTask{}, false
-	}
-	t := q.tasks[0]
-	q.tasks = q.tasks[1:]
-	q.busy++
-	return t, true
-}
-
-// done returns a worker's task: its new links are queued, and the task itself again
-// when it is to be retried.
-func (q *egressQueue) done(links []string, retry *egressTask) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	for _, l := range links {
-		if !q.seen[l] {
-			q.seen[l] = true
-			q.tasks = append(q.tasks, egressTask{url: l})
-		}
-	}
-	if retry != nil {
-		q.tasks = append(q.tasks, *retry)
-	}
-	q.busy--
-	q.cond.Broadcast()
-}
-
-// dry reports whether the crawl ran out of URLs (as opposed to being stopped).
-func (q *egressQueue) dry() bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return len(q.tasks) == 0 && q.busy == 0
-}
-
-func (q *egressQueue) close() {
-	q.mu.Lock()
-	q.closed = true
-	q.cond.Broadcast()
-	q.mu.Unlock()
-}
-
-// egressHostGate spaces each host's requests, across every egress, by gap: the same
-// per-host cap as the engine's (1 request per web second).
-type egressHostGate struct {
-	gap  time.Duration
-	mu   sync.Mutex
-	next map[string]time.Time
-}
-
-func (g *egressHostGate) wait(ctx context.Context, host string) bool {
-	g.mu.Lock()
-	now := time.Now()
-	at := g.next[host]
-	if at.Before(now) {
-		at = now
-	}
-	g.next[host] = at.Add(g.gap)
-	g.mu.Unlock()
-	return egressSleep(ctx, time.Until(at))
-}
-
-func egressSleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
-// egressBaseline crawls a fresh sandbox with -lanes workers choosing egresses by pol.
-// A worker takes the oldest URL, waits for the host's gate, fetches it through the
-// egress pol picks (robots.txt first, once per host, the same way), queues the page's
-// links, sends the URL back if pol says so, and pauses like a lane.
-func egressBaseline(s egressSetup, name string, pol egressPolicy) (egressRun, error) {
-	sb, err := sandbox.Start(s.cfg)
-	if err != nil {
-		return egressRun{}, err
-	}
-	defer sb.Close()
-	clients := make([]*http.Client, len(egressAddrs))
-	for i, a := range egressAddrs {
-		tr := crawlTransport(sb.DNSAddr(), netip.MustParseAddr(a))
-		defer tr.CloseIdleConnections()
-		clients[i] = &http.Client{Transport: tr, Timeout: 5 * time.Second}
-	}
-	inScope := crawlInHosts(crawlHosts(sb))
-	q := newEgressQueue(egressSeeds(sb))
-	gate := &egressHostGate{gap: s.hostGap, next: map[string]time.Time{}}
-	var robotsMu sync.Mutex
-	robots := map[string]*egressRobots{}
-	var kept, requests, retried atomic.Int64
-
-	fetch := func(ctx context.Context, rawURL, host string) (status int, body []byte, final *url.URL, err error) {
-		if !gate.wait(ctx, host) {
-			return 0, nil, nil, ctx.Err()
-		}
-		i := pol.pick()
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
-		if err != nil {
-			return 0, nil, nil, err
-		}
-		req.Header.Set("User-Agent", "crawlconsole-bench-"+name)
-		requests.Add(1)
-		resp, err := clients[i].Do(req)
-		if err == nil {
-			body, err = io.ReadAll(io.LimitReader(resp.Body, 10<<20))
-			resp.Body.Close()
-			status, final = resp.StatusCode, resp.Request.URL
-		}
-		if ctx.Err() != nil {
-			return 0, nil, nil, ctx.Err() // stopped: not the egress's fault
-		}
-		if pol.observe(i, status, len(body), err) {
-			err = fmt.Errorf("refused: status %d, %v", status, err)
-		}
-		return status, body, final, err
-	}
-	allowed := func(ctx context.Context, u *url.URL) bool {
-		robotsMu.Lock()
-		rb := robots[u.Host]
-		if rb == nil {
-			rb = &egressRobots{}
-			robots[u.Host] = rb
-		}
-		robotsMu.Unlock()
-		rb.once.Do(func() {
-			status, body, _, _ := fetch(ctx, u.Scheme+"://"+u.Host+"/robots.txt", u.Hostname())
-			rb.data, _ = robotstxt.FromStatusAndBytes(status, body)
-		})
-		return rb.data == nil || rb.data.TestAgent(u.EscapedPath(), "crawlconsole-bench")
-	}
-
-	ctx, cancel := context.WithTimeout(context.Background(), s.window)
-	defer cancel()
-	stop := context.AfterFunc(ctx, q.close)
-	defer stop()
-	start := time.Now()
-	var wg sync.WaitGroup
-	for w := 0; w < s.lanes; w++ {
-		wg.Add(1)
-		go func(seed uint64) {
-			defer wg.Done()
-			rng := rand.New(rand.NewPCG(seed, 7))
-			for {
-				t, ok := q.next()
-				if !ok {
-					return
-				}
-				u, err := url.Parse(t.url)
-				if err != nil || !allowed(ctx, u) {
-					q.done(nil, nil)
-					continue
-				}
-				status, body, final, err := fetch(ctx, t.url, u.Hostname())
-				var links []string
-				var retry *egressTask
-				switch {
-				case ctx.Err() != nil:
-				case err != nil:
-					if t.tries < egressMaxRetries {
-						retried.Add(1)
-						retry = &egressTask{url: t.url, tries: t.tries + 1}
-					}
-				case status == http.StatusOK:
-					kept.Add(1)
-					for _, l := range crawlPageLinks(final, body) {
-						if inScope(l) {
-							links = append(links, l)
-						}
-					}
-				}
-				q.done(links, retry)
-				pause := s.lo + time.Duration(rng.Int64N(int64(s.hi-s.lo)+1))
-				if !egressSleep(ctx, pause) {
-					return
-				}
-			}
-		}(uint64(w) + 1)
-	}
-	wg.Wait()
-	end := start.Add(s.window)
-	var dry time.Time
-	if q.dry() && time.Now().Before(end) {
-		dry = time.Now()
-	}
-	r := egressRun{name: name, start: start, end: end, dry: dry, kept: kept.Load()}
-	r.reqs, r.bans = truthWindow(sb, start, end)
-	r.note = fmt.Sprintf("kept %d pages (its own view), %d URLs sent back", kept.Load(), retried.Load())
-	return r, nil
-}
-
-// egressRobots is one host's robots.txt, fetched once.
-type egressRobots struct {
-	once sync.Once
-	data *robotstxt.RobotsData
+	fmt.Printf("  pairs past the quota (429): %d; flagged with ≤ 3 more requests on the pair: %d\n", d.quotaPairs, d.quotaDetected)
 }
