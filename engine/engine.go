@@ -5,7 +5,10 @@
 // One URL's way from seed to stored page, all in this package:
 // seed -> queue.go (normalise, scope, dedupe, store insert, confirm) -> lanes.Board
 // (M1 lane) -> lane.go (robots, politeness gate, fetch through the lane's egress,
-// classify) -> store.SavePage with the links it found -> queue.go for each link.
+// classify) -> store.SavePage with the links it found and the page's revisit state
+// (revisit.go, M2: SimHash of the main text, t/x/next) -> queue.go for each link.
+// Later, revisit_sched.go puts the page back on the board when it is due again; the
+// refetch is conditional and replaces the stored page.
 package engine
 
 import (

@@ -103,7 +103,8 @@ func (s *Store) Defer(url string, until time.Time) {
 // SavePage queues storing a fetched page. In ONE transaction: the page is inserted
 // unless already stored (a page is never stored twice, e.g. when a crash made the
 // engine fetch it again), its URL becomes Processed (and is added if it was unknown),
-// and the links found on it are added as Unprocessed. done (may be nil) reports, after
+// its revisit state (Page.Revisit, M2) is stored if given, and the links found on it
+// are added as Unprocessed. done (may be nil) reports, after
 // the commit, which links were new. The body is compressed on the caller's goroutine.
 func (s *Store) SavePage(p Page, links []URL, done LinkResult) {
 	s.queuePage(p, links, done, false)
