@@ -104,8 +104,8 @@ func (s *Store) Defer(url string, until time.Time) {
 // unless already stored (a page is never stored twice, e.g. when a crash made the
 // engine fetch it again), its URL becomes Processed (and is added if it was unknown),
 // its revisit state (Page.Revisit, M2) is stored if given, and the links found on it
-// are added as Unprocessed. done (may be nil) reports, after
-// the commit, which links were new. The body is compressed on the caller's goroutine.
+// are added as Unprocessed. done (may be nil) reports, after the commit, which links
+// were new. The body is compressed on the caller's goroutine.
 func (s *Store) SavePage(p Page, links []URL, done LinkResult) {
 	s.queuePage(p, links, done, false)
 }
