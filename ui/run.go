@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -38,7 +39,6 @@ func Run(ctx context.Context, ctrl engine.Control, opts Options) error {
 	r := lipgloss.NewRenderer(out, termenv.WithColorCache(true))
 	m := newModel(ctrl, opts, r)
 	popts := []tea.ProgramOption{
-		tea.WithContext(ctx),
 		tea.WithInput(in),
 		tea.WithOutput(out),
 		tea.WithAltScreen(),
@@ -49,9 +49,22 @@ func Run(ctx context.Context, ctrl engine.Control, opts Options) error {
 	if opts.Mouse {
 		popts = append(popts, tea.WithMouseCellMotion())
 	}
-	_, err := tea.NewProgram(m, popts...).Run()
+	p := tea.NewProgram(m, popts...)
+	// A cancelled ctx ends the console like a confirmed q, not by killing it: a
+	// killed Bubble Tea program returns without waiting for its input reader, which
+	// may then still be reading in after Run returned. A console stuck in Update is
+	// killed after quitGrace.
+	stop := context.AfterFunc(ctx, func() {
+		p.Quit()
+		time.AfterFunc(quitGrace, p.Kill)
+	})
+	defer stop()
+	_, err := p.Run()
 	if err != nil && ctx.Err() != nil && errors.Is(err, tea.ErrProgramKilled) {
 		return nil
 	}
 	return err
 }
+
+// quitGrace is how long a cancelled Run waits for the console to quit cleanly.
+const quitGrace = 2 * time.Second
