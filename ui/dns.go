@@ -18,7 +18,7 @@ import (
 func init() {
 	registerPane(40, newDNSPane)
 	registerCommand(command{name: "dns flush", args: "[domain]", max: 1, control: true,
-		help: "drop cached DNS answers of a domain (all if none)", complete: (*Model).dnsNames, run: runDNSFlush})
+		help: "drop DNS answers (all if no domain)", complete: (*Model).dnsNames, run: runDNSFlush})
 }
 
 // dnsPane shows the DNS prefetch cache (M5): hit rates (positive, negative, miss)

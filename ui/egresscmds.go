@@ -18,15 +18,15 @@ import (
 func init() {
 	for _, c := range []command{
 		{name: "egress add", args: "SPEC", min: 1, max: 1, control: true,
-			help: "add bind:IP, http://[user:pass@]host:port or socks5://... (password masked)", run: runEgressAdd},
+			help: "add bind:IP, http:// or socks5://", run: runEgressAdd},
 		{name: "egress rm", args: "NAME", min: 1, max: 1, control: true,
-			help: "take an egress out; its lanes move to the others", complete: (*Model).egressNames, run: runEgressRm},
+			help: "remove an egress; lanes move on", complete: (*Model).egressNames, run: runEgressRm},
 		{name: "rotate lane", args: "N", min: 1, max: 1, control: true,
-			help: "move a lane to another egress now (e)", run: runRotateLane},
+			help: "move a lane to another egress (e)", run: runRotateLane},
 		{name: "disable host", args: "NAME", min: 1, max: 1, control: true,
-			help: "put a host on the host_disable_list; its URLs wait (x)", complete: (*Model).knownHosts, run: hostDisableOp(true)},
+			help: "disable a host; defer its URLs (x)", complete: (*Model).knownHosts, run: hostDisableOp(true)},
 		{name: "enable host", args: "NAME", min: 1, max: 1, control: true,
-			help: "take a host off the host_disable_list (x)", complete: (*Model).disabledHosts, run: hostDisableOp(false)},
+			help: "re-enable a disabled host (x)", complete: (*Model).disabledHosts, run: hostDisableOp(false)},
 	} {
 		registerCommand(c)
 	}

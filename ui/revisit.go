@@ -17,7 +17,7 @@ import (
 func init() {
 	registerPane(60, newRevisitPane)
 	registerCommand(command{name: "revisit now", args: "URL", min: 1, max: 1, control: true,
-		help: "refetch a stored page now, whatever its next due time", complete: (*Model).dueURLs, run: runRevisitNow})
+		help: "refetch a stored page now (n)", complete: (*Model).dueURLs, run: runRevisitNow})
 }
 
 // revisitPane shows adaptive revisit (M2): the due queue with each page's seed
