@@ -128,8 +128,9 @@ func (e *Engine) waitWake() bool {
 // queued because the engine is stopping.
 //
 // A page already stored is a refetch (M2): it is asked for conditionally, a 304
-// keeps the stored page and counts as unchanged, and a failed refetch leaves the
-// page stored (the URL stays processed) with a new due time.
+// keeps the stored page and counts as unchanged, and a failed refetch (or one with no
+// usable text) leaves the stored page as it was (the URL stays processed) with a new
+// due time.
 func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended bool) {
 	l := ls.lane
 	if e.pool != nil && !e.pool.Rotation().Serves(eg.name, t.Host) {
@@ -329,6 +330,16 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	}
 	if track {
 		page.Revisit = e.observeRevisit(t.URL, prev, page.FetchedAt, revisit.Outcome{Hash: hash, OK: ok})
+	}
+	if prev != nil && prev.HasHash && !ok {
+		// A refetch with no usable text (an empty or garbled answer) does not replace
+		// the last good copy; its state (nothing learned) is kept all the same.
+		if page.Revisit != nil {
+			e.st.SaveRevisit(*page.Revisit)
+		}
+		e.submit(links, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
+		e.finish(t, true, lane, store.Processed, "")
+		return
 	}
 	if len(links) > 0 {
 		e.parentURLs.Add(frontier.Hash(t.URL), t.URL)

@@ -162,6 +162,11 @@ func (e *Engine) RevisitNow(raw string) error {
 	case queued:
 		return fmt.Errorf("revisit now: %s is already queued for a revisit", u)
 	}
+	// Read what was written so far: a page fetched a moment ago is still on its way to
+	// the store (writes are batched).
+	if err := e.st.Flush(); err != nil && !errors.Is(err, store.ErrClosed) {
+		e.logf(LevelWarn, 0, "", "revisit now: store: %v", err)
+	}
 	row, err := e.st.URLState(u)
 	if errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("revisit now: %s is not in this crawl", u)
@@ -172,12 +177,7 @@ func (e *Engine) RevisitNow(raw string) error {
 		return fmt.Errorf("revisit now: %s is %s: it is in the crawl queue already", u, row.State)
 	}
 	if _, err := e.st.Revisit(u); errors.Is(err, store.ErrNotFound) {
-		if _, recent := e.rv.recent.Peek(u); !recent {
-			return fmt.Errorf("revisit now: %s has no stored page to revisit", u)
-		}
-		if err := e.st.Flush(); err != nil { // its first fetch is still on its way to the store
-			return fmt.Errorf("revisit now: %w", err)
-		}
+		return fmt.Errorf("revisit now: %s has no stored page to revisit", u)
 	}
 	e.st.SetRevisitNext([]string{u}, revisit.Never)
 	n, err := e.requeue([]string{u}, time.Now(), true)
