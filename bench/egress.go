@@ -104,14 +104,13 @@ type egressRun struct {
 	reqs       []sandbox.Request // truth: requests that started inside the window
 	bans       []sandbox.Ban     // truth: bans that began inside the window
 	flags      []egressFlag      // crawlconsole: pair bans its rotation set
-	kept       int64             // pages the crawler itself kept
 	note       string
 }
 
 // egressFlag is one pair ban of the rotation, its egress given as the IP it leaves from.
 type egressFlag struct {
-	ip, host  string
-	at, until time.Time
+	ip, host string
+	at       time.Time // when the rotation set it
 }
 
 // egressFigures are one contender's figures from the truth log.
@@ -171,8 +170,6 @@ func runEgress(args []string) (map[string]any, error) {
 			nSocial++
 		}
 	}
-	searches := nSocial * cfg.Layout.Keywords * cfg.Search.PagesPerKeyword
-	reach += searches
 	fmt.Printf("egress: sandbox of %d hosts in %d sites (%d social), %d pages reachable from the seeds; scale %g (1 real s = %g web s)\n",
 		*hosts, len(web.Sites()), nSocial, reach, *scale, *scale)
 	fmt.Printf("  seeds: every entry page, and on social sites %d keywords × %d search result pages (SPEC M3: social sites are crawled through their search)\n",
@@ -307,8 +304,9 @@ func egressSeeds(sb *sandbox.Sandbox) []string {
 	return seeds
 }
 
-// egressReachable counts the pages reachable by links from the entry pages that
-// robots.txt allows: what a crawl of the whole web fetches.
+// egressReachable counts the pages reachable by links from the seeds (entry pages and
+// search result pages, see egressSeeds) that robots.txt allows: what a crawl of the
+// whole web fetches.
 func egressReachable(w *sandbox.Web) int {
 	pages := w.Pages()
 	byURL := make(map[string]sandbox.PageInfo, len(pages))
@@ -322,8 +320,8 @@ func egressReachable(w *sandbox.Web) int {
 			return v
 		}
 		p := byURL[u]
-		v := p.Kind == sandbox.KindEntry
-		if p.Parent != "" && depth < 1000 {
+		v := p.Kind == sandbox.KindEntry || p.Kind == sandbox.KindSearch
+		if !v && p.Parent != "" && depth < 1000 {
 			v = reachable(p.Parent, depth+1)
 		}
 		memo[u] = v
@@ -424,7 +422,8 @@ func egressEngineOptions(s egressSetup, sb *sandbox.Sandbox, db string) engine.O
 
 // egressCrawlconsole crawls a fresh sandbox with the engine for the window, reading
 // the rotation's pair bans from its snapshots (Snapshot().Egress.PairBans) every
-// 100 ms: a pair ban lasts PairBanFor (90 s real at scale 20), so none is missed.
+// 100 ms: a pair ban lasts PairBanFor (90 s real at scale 20) or the site's
+// Retry-After (whole seconds), so none is missed.
 func egressCrawlconsole(s egressSetup) (egressRun, error) {
 	sb, err := sandbox.Start(s.cfg)
 	if err != nil {
@@ -486,11 +485,11 @@ wait:
 	if err := e.Close(); err != nil {
 		return egressRun{}, err
 	}
-	r := egressRun{name: "crawlconsole", start: start, end: end, dry: dry, kept: st.PagesStored}
+	r := egressRun{name: "crawlconsole", start: start, end: end, dry: dry}
 	r.reqs, r.bans = truthWindow(sb, start, end)
 	for _, pb := range flags {
 		if pb.At.Before(end) {
-			r.flags = append(r.flags, egressFlag{ip: ipOf[pb.Egress], host: pb.Host, at: pb.At, until: pb.Until})
+			r.flags = append(r.flags, egressFlag{ip: ipOf[pb.Egress], host: pb.Host, at: pb.At})
 		}
 	}
 	var rot, dis int64

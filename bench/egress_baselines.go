@@ -394,7 +394,7 @@ func egressBaseline(s egressSetup, name string, pol egressPolicy) (egressRun, er
 	if fr.dry() && time.Now().Before(end) {
 		dry = time.Now()
 	}
-	r := egressRun{name: name, start: start, end: end, dry: dry, kept: kept.Load()}
+	r := egressRun{name: name, start: start, end: end, dry: dry}
 	r.reqs, r.bans = truthWindow(sb, start, end)
 	r.note = fmt.Sprintf("kept %d pages (its own view), %d URLs sent back", kept.Load(), retried.Load())
 	return r, nil
