@@ -147,7 +147,7 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 		e.finish(t, false, l.ID, store.Failed, frontier.KindMalformed)
 		return true
 	}
-	prev, track := e.revisitState(t.URL)
+	prev, track := e.revisitState(t)
 	refetch := prev != nil
 	failed, observed := store.Failed, false
 	if refetch {

@@ -217,7 +217,18 @@ func (e *Engine) classOf(host string) string {
 // revisitState returns the revisit state of a page about to be fetched: prev is nil
 // for a page never fetched (a first fetch). track is false when the state could not
 // be read: the fetch then teaches nothing rather than restarting the page's history.
-func (e *Engine) revisitState(u string) (prev *revisit.Page, track bool) {
+//
+// A task that never went to a lane (Attempts 0: just discovered, not loaded from the
+// store) and is not a requeued revisit cannot have a stored page, so the store is not
+// asked: most fetches of a crawl are first fetches.
+func (e *Engine) revisitState(t frontier.Task) (prev *revisit.Page, track bool) {
+	u := t.URL
+	e.mu.Lock()
+	maybeStored := t.Attempts > 0 || e.rv.queued[u]
+	e.mu.Unlock()
+	if !maybeStored {
+		return nil, true
+	}
 	if p, ok := e.rv.recent.Get(u); ok {
 		p.History = slices.Clone(p.History)
 		return &p, true
