@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
@@ -769,5 +771,42 @@ func TestRevisitVerdictsOfOneRefetchedPage(t *testing.T) {
 	r, err := e.st.Revisit(page)
 	if err != nil || !r.Next.After(r.Last) || r.Next.Equal(revisit.Never) || r.Fetches != 6 {
 		t.Errorf("revisit state %+v (%v): want 6 fetches and a next due time", r, err)
+	}
+}
+
+// A config file's revisit section (defaults -> file): durations as Go durations,
+// windows per class on top of the defaults.
+func TestRevisitOptionsFromYAML(t *testing.T) {
+	o := DefaultOptions()
+	dec := yaml.NewDecoder(strings.NewReader(`
+revisit:
+  policy: seed
+  every: 30s
+  initial: 2h
+  threshold: 7
+  windows:
+    soc: 36h
+    web_gov: 0s
+  social_domains: [weibo.com, x.com]
+  conditional_get: false
+`))
+	dec.KnownFields(true)
+	if err := dec.Decode(&o); err != nil {
+		t.Fatal(err)
+	}
+	r := o.Revisit
+	if r.Policy != "seed" || r.Every != 30*time.Second || r.Initial != 2*time.Hour || r.Threshold != 7 ||
+		r.ConditionalGet || !r.Enabled || len(r.SocialDomains) != 2 {
+		t.Fatalf("decoded %+v", r)
+	}
+	want := revisit.DefaultWindows()
+	want["soc"], want["web_gov"] = 36*time.Hour, 0
+	for c, d := range want {
+		if r.Windows[c] != d {
+			t.Errorf("window of %s = %v, want %v", c, r.Windows[c], d)
+		}
+	}
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
 	}
 }
