@@ -89,6 +89,7 @@ type laneState struct {
 	status    LaneStatus
 	current   string
 	nextFetch time.Time
+	fetchEnd  time.Time // when the lane's last response ended (its pause runs from here)
 }
 
 // New opens the store and builds a crawl from opts (validated). Call Start to begin.

@@ -35,11 +35,22 @@ func (e *Engine) runLane(ls *laneState) {
 		e.releaseTask(t, ended)
 		e.checkIdle() // the last discovery task may have ended on a lane that goes on revisiting
 		e.mu.Unlock()
-		d := e.delay()
+		// M1's random pause runs from the end of the response, not from the end of
+		// parsing and storing it; a lane with nothing left retires at once (the gate
+		// still keeps the next adjacent request on its address MinGap away).
 		e.mu.Lock()
-		ls.status, ls.nextFetch = LaneWaiting, time.Now().Add(d)
+		dry := ls.lane.Backlog() == 0
+		from := ls.fetchEnd
+		if from.IsZero() {
+			from = time.Now()
+		}
+		next := from.Add(e.delay())
+		ls.status, ls.nextFetch = LaneWaiting, next
 		e.mu.Unlock()
-		if !e.sleep(d) {
+		if dry {
+			continue
+		}
+		if !e.sleep(time.Until(next)) {
 			return
 		}
 	}
@@ -178,6 +189,9 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 	}
 	e.st.SetState(t.URL, store.InProgress, l.ID, "")
 	res, kind, moved := e.fetchWithRetry(eg, t, hdr)
+	e.mu.Lock()
+	ls.fetchEnd = time.Now()
+	e.mu.Unlock()
 	if moved {
 		return false // M3 rerouted or deferred the task
 	}
