@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+)
+
+// The README's config reference must decode as it stands (strictly: every key known).
+func TestREADMEConfigExampleDecodes(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(readme), "```yaml\n")
+	if !ok {
+		t.Fatal("README has no yaml block")
+	}
+	block, _, _ := strings.Cut(rest, "```")
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(path, []byte(block), 0o644)
+	o := engine.DefaultOptions()
+	if err := loadConfig(path, &o); err != nil {
+		t.Fatalf("README config example: %v", err)
+	}
+	if o.Lanes.Max != 32 || o.Revisit.Policy != "estimator" || len(o.Egress) != 2 {
+		t.Fatalf("decoded wrongly: lanes %d policy %q egress %v", o.Lanes.Max, o.Revisit.Policy, o.Egress)
+	}
+	if err := o.Validate(); err != nil {
+		t.Fatalf("README config example does not validate: %v", err)
+	}
+}
+
+func TestConfigUnknownKeyNamesKeyAndLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(path, []byte("lanes:\n  max: 4\n  dealy_min: 2s\n"), 0o644)
+	o := engine.DefaultOptions()
+	err := loadConfig(path, &o)
+	if err == nil || !strings.Contains(err.Error(), `"dealy_min"`) || !strings.Contains(err.Error(), "line 3") {
+		t.Fatalf("want an error naming dealy_min and line 3, got %v", err)
+	}
+}
+
+func TestFlagsOverrideConfig(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(path, []byte("lanes: {max: 4, delay_min: 3s, delay_max: 9s}\nuser_agent: from-file\n"), 0o644)
+	c := newCrawlFlags("crawl", "", &strings.Builder{})
+	pos, code, done := c.parse([]string{"--config", path, "https://example.com/", "--lanes", "7"})
+	if done || code != 0 {
+		t.Fatalf("parse: code %d", code)
+	}
+	o, err := c.options(pos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Lanes.Max != 7 || o.Lanes.DelayMin.String() != "3s" || o.UserAgent != "from-file" || len(o.Seeds) != 1 {
+		t.Fatalf("defaults -> file -> flags broken: %+v", o.Lanes)
+	}
+	if _, code, done := newCrawlFlags("crawl", "", &strings.Builder{}).parse([]string{"--lanes", "0"}); !done || code != ExitUsage {
+		t.Fatalf("--lanes 0 must be a usage error (exit 2), got done=%v code=%d", done, code)
+	}
+}
