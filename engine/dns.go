@@ -18,7 +18,7 @@ type DNSOptions struct {
 	SlowThreshold time.Duration `yaml:"slow_threshold"`
 	// Prefetch pre-resolves the hosts of queued URLs (default true).
 	Prefetch bool `yaml:"prefetch"`
-	// Workers caps the prefetch worker pool (default 64).
+	// Workers caps the prefetch worker pool (default 256).
 	Workers int `yaml:"workers"`
 	// Timeout bounds one DNS exchange (default 2s).
 	Timeout time.Duration `yaml:"timeout"`
@@ -77,19 +77,24 @@ func (e *Engine) hostQueued(host string) bool {
 
 // dnsPrefetcher collects the hosts of newly queued URLs and hands them to the
 // cache's resolver pool in batches, outside the engine lock (M5: resolve the queue's
-// hosts while the lanes fetch).
+// hosts while the lanes fetch). Hosts keep the order they were queued in, which is
+// the order lanes take them: the cache resolves new names first come, first served.
 type dnsPrefetcher struct {
 	mu    sync.Mutex
-	hosts map[string]struct{}
+	hosts []string
+	seen  map[string]struct{} // the set of hosts
 	kick  chan struct{}
 }
 
 func (p *dnsPrefetcher) add(host string) {
 	p.mu.Lock()
-	if p.hosts == nil {
-		p.hosts = map[string]struct{}{}
+	if p.seen == nil {
+		p.seen = map[string]struct{}{}
 	}
-	p.hosts[host] = struct{}{}
+	if _, ok := p.seen[host]; !ok {
+		p.seen[host] = struct{}{}
+		p.hosts = append(p.hosts, host)
+	}
 	p.mu.Unlock()
 	select {
 	case p.kick <- struct{}{}:
@@ -100,11 +105,9 @@ func (p *dnsPrefetcher) add(host string) {
 func (p *dnsPrefetcher) take() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make([]string, 0, len(p.hosts))
-	for h := range p.hosts {
-		out = append(out, h)
-	}
-	clear(p.hosts)
+	out := p.hosts
+	p.hosts = nil
+	clear(p.seen)
 	return out
 }
 

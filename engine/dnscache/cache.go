@@ -35,9 +35,11 @@ type Cache struct {
 	closed    bool
 	prefetch  prefetchQueue
 
-	st       counters
-	wait     latencyHist // fetch-path wait (LookupAddrs), 0 when served from cache
-	upstream latencyHist // resolve time of every upstream resolution
+	st        counters
+	wait      latencyHist  // fetch-path wait (LookupAddrs), 0 when served from cache
+	upstream  latencyHist  // resolve time of every upstream resolution
+	answers   latencyHist  // resolve time of resolutions that got addresses
+	answerP99 atomic.Int64 // p99 of answers (ns), refreshed by each sweep: sizes the refresh window
 }
 
 // flight is one upstream resolution in progress; later requests for the same name
@@ -167,7 +169,7 @@ func (c *Cache) lookupLocked(name, host string, now time.Time) cacheAnswer {
 		case now.Before(e.expires):
 			e.lastAccess = now
 			c.st.positiveHits.Add(1)
-			refresh := e.nearExpiry(now, c.opts.RefreshAhead) && c.refreshableLocked(e, now)
+			refresh := c.nearExpiry(e.expires, e.ttl, now) && c.refreshableLocked(e, now)
 			return cacheAnswer{addrs: slices.Clone(e.addrs), refresh: refresh}
 		case now.Sub(e.expires) > c.opts.StaleFor:
 			c.pos.remove(name)
@@ -182,15 +184,32 @@ func (c *Cache) lookupLocked(name, host string, now time.Time) cacheAnswer {
 				c.startFlightLocked(name)
 			}
 			return cacheAnswer{addrs: slices.Clone(e.addrs)}
+		case now.Sub(e.expires) <= c.opts.Timeout && (c.flights[name] != nil || c.prefetch.queued[name]):
+			// The answer ran out moments ago and its refresh is already under way (a
+			// refresh-ahead that lands late on a busy pool): serve it rather than stall
+			// a lane for the renewal — RFC 8767 §5 with a client-response timer of 0,
+			// for at most one DNS timeout past the TTL.
+			e.lastAccess = now
+			c.st.positiveHits.Add(1)
+			c.st.staleServed.Add(1)
+			return cacheAnswer{addrs: slices.Clone(e.addrs)}
 		}
 	}
 	if e := c.neg.entries[name]; e != nil && now.Before(e.expires) {
 		e.lastAccess = now
 		c.st.negativeHits.Add(1)
 		if len(e.addrs) > 0 {
-			refresh := e.nearExpiry(now, c.opts.RefreshAhead) && c.flights[name] == nil && !c.prefetch.queued[name]
+			refresh := c.nearExpiry(e.expires, e.ttl, now) && c.flights[name] == nil && !c.prefetch.queued[name]
 			return cacheAnswer{addrs: slices.Clone(e.addrs), refresh: refresh}
 		}
+		return cacheAnswer{err: &LookupError{Host: host, Kind: e.kind, Err: e.err}}
+	} else if e != nil && transient(e.kind) && (c.flights[name] != nil || c.prefetch.queued[name]) {
+		// The name failed at its last try and its retry is under way: answer with the
+		// standing failure rather than stall a lane for what is most likely the same
+		// failure (a silent server costs a full Timeout). The next lookup after the
+		// retry lands sees its outcome.
+		e.lastAccess = now
+		c.st.negativeHits.Add(1)
 		return cacheAnswer{err: &LookupError{Host: host, Kind: e.kind, Err: e.err}}
 	}
 	c.st.misses.Add(1)
@@ -223,6 +242,9 @@ func (c *Cache) fly(name string, fl *flight) {
 	c.st.upstreamQueries.Add(1)
 	a := c.up.resolve(c.ctx, name)
 	c.upstream.observe(a.took)
+	if a.kind == "" {
+		c.answers.observe(a.took)
+	}
 	now := c.opts.Now()
 	c.mu.Lock()
 	fl.outcome = c.storeLocked(name, a, now)

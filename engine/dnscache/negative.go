@@ -24,11 +24,8 @@ type negEntry struct {
 	lastAccess time.Time
 	took       time.Duration // resolve time (a timeout counts the time waited)
 	failures   int           // consecutive transient failures: the backoff step
-}
-
-// nearExpiry reports an entry in the last RefreshAhead share of its TTL.
-func (e *negEntry) nearExpiry(now time.Time, ahead float64) bool {
-	return e.expires.Sub(now) <= time.Duration(float64(e.ttl)*ahead)
+	// retryConsidered: the sweep has offered this failure's retry to StillNeeded.
+	retryConsidered bool
 }
 
 func (e *negEntry) reason() string {

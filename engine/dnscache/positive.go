@@ -22,11 +22,6 @@ type hostEntry struct {
 	failedAt time.Time
 }
 
-// nearExpiry reports an entry in the last RefreshAhead share of its TTL.
-func (e *hostEntry) nearExpiry(now time.Time, ahead float64) bool {
-	return e.expires.Sub(now) <= time.Duration(float64(e.ttl)*ahead)
-}
-
 // positiveCache files answers as the seed's tree: registered domain → hosts → entry.
 // Go maps stand in for the seed's hash tables and binary tree; the flat index gives
 // the fetch path one map lookup per hit.

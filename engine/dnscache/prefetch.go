@@ -1,22 +1,84 @@
 package dnscache
 
 import (
-	"math/rand/v2"
+	"container/heap"
 	"time"
 )
 
-// prefetchQueue holds the hosts waiting for a prefetch worker (M5, seed 004 claim 2).
+// prefetchQueue holds the hosts waiting for a prefetch worker (M5, seed 004 claim 2),
+// in order of need: first the names the cache cannot answer at all, in the order they
+// were queued (the engine queues hosts in frontier order, which is the order lanes take
+// them); then refreshes of answers still in force, earliest expiry first. A refresh
+// never holds up a name a lane will otherwise wait for.
 type prefetchQueue struct {
-	waiting []string        // canonical names, in no particular order
-	queued  map[string]bool // the set of waiting
+	fresh   []string        // names with no usable answer, FIFO from freshAt
+	freshAt int             // index of the oldest waiting fresh name
+	refresh refreshHeap     // live answers near expiry, and failures due for a retry
+	queued  map[string]bool // every waiting name, either tier
 	workers int             // workers alive
 	busy    int             // workers resolving right now
 }
 
+// waiting is the number of names queued and not yet taken by a worker.
+func (q *prefetchQueue) waiting() int { return len(q.fresh) - q.freshAt + len(q.refresh) }
+
+func (q *prefetchQueue) push(name string, need need) {
+	q.queued[name] = true
+	if need.refresh {
+		heap.Push(&q.refresh, refreshItem{name: name, due: need.due})
+		return
+	}
+	q.fresh = append(q.fresh, name)
+}
+
+// pop takes the most needed name (ok false when none waits).
+func (q *prefetchQueue) pop() (string, bool) {
+	var name string
+	switch {
+	case q.freshAt < len(q.fresh):
+		name = q.fresh[q.freshAt]
+		q.fresh[q.freshAt] = ""
+		q.freshAt++
+		if q.freshAt == len(q.fresh) {
+			q.fresh, q.freshAt = q.fresh[:0], 0
+		} else if q.freshAt > 1024 && q.freshAt > len(q.fresh)/2 {
+			q.fresh = append(q.fresh[:0], q.fresh[q.freshAt:]...)
+			q.freshAt = 0
+		}
+	case len(q.refresh) > 0:
+		name = heap.Pop(&q.refresh).(refreshItem).name
+	default:
+		return "", false
+	}
+	delete(q.queued, name)
+	return name, true
+}
+
+// refreshItem is a queued refresh: due is when the answer it renews runs out.
+type refreshItem struct {
+	name string
+	due  time.Time
+}
+
+// refreshHeap orders refreshes by due time (container/heap).
+type refreshHeap []refreshItem
+
+func (h refreshHeap) Len() int           { return len(h) }
+func (h refreshHeap) Less(i, j int) bool { return h[i].due.Before(h[j].due) }
+func (h refreshHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *refreshHeap) Push(x any)        { *h = append(*h, x.(refreshItem)) }
+func (h *refreshHeap) Pop() any {
+	old := *h
+	it := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return it
+}
+
 // Prefetch queues hosts of URLs waiting in the frontier so they are resolved before a
-// lane needs them. Hosts fresh in cache (and not near expiry), already queued or being
-// resolved are skipped, as are IP literals and names that can never be queried. It
-// returns at once; a pool of workers sized from the backlog does the resolving.
+// lane needs them, in the order given. Hosts fresh in cache (and not near expiry),
+// already queued or being resolved are skipped, as are IP literals and names that can
+// never be queried. It returns at once; a pool of workers sized from the backlog does
+// the resolving.
 func (c *Cache) Prefetch(hosts ...string) {
 	names := make([]string, 0, len(hosts))
 	for _, h := range hosts {
@@ -44,15 +106,16 @@ func (c *Cache) enqueue(names []string) {
 	}
 	q := &c.prefetch
 	for _, name := range names {
-		if q.queued[name] || c.flights[name] != nil || !c.wantedLocked(name, now) {
+		if q.queued[name] || c.flights[name] != nil {
 			continue
 		}
-		q.queued[name] = true
-		q.waiting = append(q.waiting, name)
+		if need := c.needLocked(name, now); need.now {
+			q.push(name, need)
+		}
 	}
 	// seed 004: M workers from the number N of waiting hosts, M ≥ 1; capped so a
 	// burst of new hosts cannot flood the upstream server.
-	n := len(q.waiting)
+	n := q.waiting()
 	want := min(c.opts.MaxWorkers, max(1, (n+c.opts.HostsPerWorker-1)/c.opts.HostsPerWorker))
 	for n > 0 && q.workers < want {
 		q.workers++
@@ -60,23 +123,58 @@ func (c *Cache) enqueue(names []string) {
 	}
 }
 
-// wantedLocked reports whether resolving name now would improve what the cache holds:
-// nothing cached, an entry near expiry, or a stale answer due for its retry.
-func (c *Cache) wantedLocked(name string, now time.Time) bool {
+// need says whether resolving a name now would improve what the cache holds, and how
+// urgently: a refresh renews an answer still in force (due when it runs out); anything
+// else is a name a lookup could not answer without going upstream.
+type need struct {
+	now     bool
+	refresh bool
+	due     time.Time
+}
+
+// needLocked: nothing cached, an answer near expiry (within refreshWindow), a stale
+// answer due for its retry, or a transient failure whose backoff step has ended.
+func (c *Cache) needLocked(name string, now time.Time) need {
 	o := &c.opts
 	if e := c.pos.hosts[name]; e != nil {
 		retryDue := e.failedAt.IsZero() || now.Sub(e.failedAt) >= o.StaleRetry
 		if now.Before(e.expires) {
-			return e.nearExpiry(now, o.RefreshAhead) && retryDue
+			return need{now: c.nearExpiry(e.expires, e.ttl, now) && retryDue, refresh: true, due: e.expires}
 		}
 		if now.Sub(e.expires) <= o.StaleFor {
-			return retryDue
+			// Served stale meanwhile (a refresh failed, or it is under way): a refresh,
+			// the most overdue first.
+			return need{now: retryDue, refresh: true, due: e.expires}
 		}
 	}
-	if e := c.neg.entries[name]; e != nil && now.Before(e.expires) {
-		return len(e.addrs) > 0 && e.nearExpiry(now, o.RefreshAhead)
+	if e := c.neg.entries[name]; e != nil {
+		switch {
+		case now.Before(e.expires) && len(e.addrs) > 0:
+			return need{now: c.nearExpiry(e.expires, e.ttl, now), refresh: true, due: e.expires}
+		case now.Before(e.expires) && !transient(e.kind):
+			// RFC 2308 answer still in force: renewed ahead like an address.
+			return need{now: c.nearExpiry(e.expires, e.ttl, now), refresh: true, due: e.expires}
+		case now.Before(e.expires):
+			return need{} // backing off: not before the step ends
+		case transient(e.kind):
+			// Backoff step over: retry. Lookups meanwhile get the standing failure
+			// (lookupLocked), so this is a refresh, not a name a lane waits for.
+			return need{now: true, refresh: true, due: e.expires}
+		}
 	}
-	return true
+	return need{now: true}
+}
+
+// nearExpiry reports an answer (of TTL ttl, running out at expires) inside its refresh
+// window: the last RefreshAhead share of the TTL, or more when that is shorter than the
+// time a refresh takes to land — a sweep period plus the upstream's p99 answer time —
+// so that short TTLs are renewed before they run out (never earlier than half the TTL).
+func (c *Cache) nearExpiry(expires time.Time, ttl time.Duration, now time.Time) bool {
+	window := time.Duration(float64(ttl) * c.opts.RefreshAhead)
+	if lead := c.opts.SweepEvery + time.Duration(c.answerP99.Load()); lead > window {
+		window = min(lead, ttl/2)
+	}
+	return expires.Sub(now) <= window
 }
 
 // prefetchWorker resolves waiting hosts until none is left, then retires.
@@ -84,20 +182,21 @@ func (c *Cache) prefetchWorker() {
 	q := &c.prefetch
 	for {
 		c.mu.Lock()
-		if len(q.waiting) == 0 || c.closed {
+		if c.closed {
 			q.workers--
 			c.mu.Unlock()
 			return
 		}
-		// seed 004: each waiting host is handed at random to an idle worker.
-		i := rand.IntN(len(q.waiting))
-		name := q.waiting[i]
-		last := len(q.waiting) - 1
-		q.waiting[i] = q.waiting[last]
-		q.waiting = q.waiting[:last]
-		delete(q.queued, name)
+		// seed 004: the next host goes to whichever worker is idle first; no worker
+		// owns a host. Hosts come out in order of need (see prefetchQueue).
+		name, ok := q.pop()
+		if !ok {
+			q.workers--
+			c.mu.Unlock()
+			return
+		}
 		var fl *flight
-		if c.flights[name] == nil && c.wantedLocked(name, c.opts.Now()) {
+		if c.flights[name] == nil && c.needLocked(name, c.opts.Now()).now {
 			// A flight started by the fetch path already does the job; otherwise this
 			// worker runs one, which fetch-path requests for the name then join.
 			fl = &flight{done: make(chan struct{})}
@@ -123,15 +222,19 @@ func (c *Cache) sweepDue(now time.Time) bool {
 
 // maintain runs the periodic sweep when SweepEvery has passed on the Options clock:
 // it evicts answers past serve-stale age and low-weight stale negative entries (M5),
-// and queues near-expiry entries for refresh if StillNeeded says their host still has
-// queued URLs. Run by Prefetch, and by sweepLoop on its ticker or when a lookup sees
-// a sweep is due, so a fake clock drives it too.
+// and, for hosts StillNeeded says still have queued URLs, queues answers near expiry
+// for refresh and failing names whose backoff step has ended for a retry. Run by
+// Prefetch, and by sweepLoop on its ticker or when a lookup sees a sweep is due, so a
+// fake clock drives it too.
 func (c *Cache) maintain(now time.Time) {
 	last := c.lastSweep.Load()
 	if now.UnixNano()-last < int64(c.opts.SweepEvery) || !c.lastSweep.CompareAndSwap(last, now.UnixNano()) {
 		return
 	}
 	o := &c.opts
+	if p99 := c.answers.snapshot().quantile(0.99); p99 > 0 {
+		c.answerP99.Store(int64(min(p99, o.Timeout)))
+	}
 	var near []string
 	c.mu.Lock()
 	if c.closed {
@@ -152,13 +255,26 @@ func (c *Cache) maintain(now time.Time) {
 		// than the sweep period would otherwise never be refreshed ahead.
 		recent := 2 * o.SweepEvery
 		for host, e := range c.pos.hosts {
-			if e.nearExpiry(now, o.RefreshAhead) && now.Sub(e.expires) <= recent && c.refreshableLocked(e, now) {
+			if c.nearExpiry(e.expires, e.ttl, now) && now.Sub(e.expires) <= recent && c.refreshableLocked(e, now) {
 				near = append(near, host)
 			}
 		}
 		for host, e := range c.neg.entries {
-			if len(e.addrs) > 0 && e.nearExpiry(now, o.RefreshAhead) && now.Sub(e.expires) <= recent &&
-				c.flights[host] == nil && !c.prefetch.queued[host] {
+			if c.flights[host] != nil || c.prefetch.queued[host] {
+				continue
+			}
+			// Transient failures are retried at the end of each backoff step while
+			// the host is needed (issue 5: "retried with jittered backoff"), so a lane
+			// that gets there later finds the outcome instead of starting the retry.
+			if transient(e.kind) {
+				// Considered once per failure: a sweep that runs late must not skip
+				// the retry, and a host no longer queued is not asked about again
+				// (the engine's Prefetch re-queues it if it comes back).
+				if !now.Before(e.expires) && !e.retryConsidered {
+					e.retryConsidered = true
+					near = append(near, host)
+				}
+			} else if c.nearExpiry(e.expires, e.ttl, now) && now.Sub(e.expires) <= recent {
 				near = append(near, host)
 			}
 		}

@@ -63,6 +63,8 @@ func TestTTLHonouredAndClamped(t *testing.T) {
 			srv.set("www.example.com", zone{a: []string{"192.0.2.10"}, ttl: tc.ttl})
 			o := testOptions(srv, clock)
 			o.MinTTL, o.MaxTTL = tc.minTTL, tc.maxTTL
+			// The host has no queued URLs: nothing renews the answer ahead of expiry.
+			o.StillNeeded = func(string) bool { return false }
 			c := newTestCache(t, o)
 
 			mustAddrs(t, c, "www.example.com", "192.0.2.10")

@@ -24,7 +24,7 @@ type Stats struct {
 	Prefetched       int64        `json:"prefetched"`        // upstream resolutions run by the prefetch workers
 	UpstreamQueries  int64        `json:"upstream_queries"`  // upstream resolutions of a host (A and AAAA together)
 	UpstreamMessages int64        `json:"upstream_messages"` // DNS messages sent: per type, per server tried, TCP retries
-	StaleServed      int64        `json:"stale_served"`      // answers served past their TTL because upstream failed (RFC 8767)
+	StaleServed      int64        `json:"stale_served"`      // answers served past their TTL: upstream failed, or the refresh was under way (RFC 8767)
 	Evicted          int64        `json:"evicted"`           // entries dropped by caps and sweeps (expiry by TTL not counted)
 	WaitP50Ms        float64      `json:"wait_p50_ms"`       // fetch-path wait, median
 	WaitP99Ms        float64      `json:"wait_p99_ms"`       // fetch-path wait, 99th percentile (0 when ≥ 99% came from cache)
@@ -110,7 +110,7 @@ func (c *Cache) View(n int) View {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	v.Hosts, v.Domains, v.NegativeCount = c.pos.len(), len(c.pos.domains), len(c.neg.entries)
-	v.Backlog = len(c.prefetch.waiting) + c.prefetch.busy
+	v.Backlog = c.prefetch.waiting() + c.prefetch.busy
 	v.Workers, v.InFlight = c.prefetch.workers, len(c.flights)
 	if n <= 0 {
 		return v
