@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"os"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"syscall"
@@ -234,4 +236,21 @@ func crawlCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// startCPUProfile writes a CPU profile of what follows to path (-cpuprofile); the
+// returned stop ends it. An empty path profiles nothing.
+func startCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

@@ -31,7 +31,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"runtime/pprof"
 	"sync/atomic"
 	"time"
 
@@ -117,17 +116,11 @@ func runThroughput(args []string) (map[string]any, error) {
 	}
 	fmt.Printf("  sandbox ceiling (Go keep-alive client, %d connections, small articles): %.0f pages/s\n\n", *par, ceiling)
 
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return nil, err
-		}
-		defer pprof.StopCPUProfile()
+	stop, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		return nil, err
 	}
+	defer stop()
 
 	crawl := func(name string) (throughputRun, error) {
 		_, mark := sb.Truth().RequestsSince(1 << 62)
