@@ -18,7 +18,7 @@ type DNSOptions struct {
 	SlowThreshold time.Duration `yaml:"slow_threshold"`
 	// Prefetch pre-resolves the hosts of queued URLs (default true).
 	Prefetch bool `yaml:"prefetch"`
-	// Workers caps the prefetch worker pool (default 256).
+	// Workers caps the prefetch worker pool (default 512).
 	Workers int `yaml:"workers"`
 	// Timeout bounds one DNS exchange (default 2s).
 	Timeout time.Duration `yaml:"timeout"`

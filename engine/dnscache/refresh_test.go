@@ -197,3 +197,23 @@ func TestNewNamesResolvedBeforeRefreshesInQueueOrder(t *testing.T) {
 	}
 	waitFor(t, "prefetch done", func() bool { return c.View(0).Backlog == 0 })
 }
+
+func TestLostDatagramSentAgainWithinTheTimeout(t *testing.T) {
+	srv := newTestServer(t)
+	srv.set("lossy.example.com", zone{a: []string{"192.0.2.99"}, ttl: 300, lose: 1})
+	o := testOptions(srv, newFakeClock())
+	o.Timeout = 400 * time.Millisecond
+	c := newTestCache(t, o)
+
+	start := time.Now()
+	mustAddrs(t, c, "lossy.example.com", "192.0.2.99")
+	if el := time.Since(start); el < o.Timeout/2 {
+		t.Fatalf("answered after %v: the first query was lost, the answer cannot come before the resend at %v", el, o.Timeout/2)
+	}
+	if n := srv.queries("lossy.example.com", dns.TypeA); n != 2 {
+		t.Fatalf("%d A queries, want 2 (the lost one and its resend)", n)
+	}
+	if s := c.Stats(); s.UpstreamQueries != 1 || s.UpstreamMessages < 3 {
+		t.Fatalf("stats %+v: one resolution, its resend counted as a message", s)
+	}
+}

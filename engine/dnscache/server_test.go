@@ -26,6 +26,7 @@ type zone struct {
 	wrongName  bool          // reply about another name
 	silent     bool          // never reply
 	silentAAAA bool          // never reply to AAAA queries
+	lose       int           // the first lose queries of each type get no reply (lost datagrams)
 }
 
 // testServer is a miekg/dns server on 127.0.0.1 (UDP and TCP on one port) with
@@ -148,6 +149,10 @@ func (s *testServer) ServeDNS(w dns.ResponseWriter, r *dns.Msg) {
 	}
 	s.mu.Lock()
 	s.counts[name+"/"+dns.TypeToString[q.Qtype]+"/"+proto]++
+	if z := s.zones[name]; s.counts[name+"/"+dns.TypeToString[q.Qtype]+"/"+proto] <= z.lose {
+		s.mu.Unlock()
+		return
+	}
 	s.seen[name] = q.Name
 	z, known := s.zones[name]
 	s.active[name]++

@@ -137,8 +137,11 @@ func (u *upstream) query(ctx context.Context, name string, qtype uint16) answer 
 	return worst
 }
 
-// exchange sends one message. The connection is closed when ctx ends so Close never
-// waits for a full per-query timeout.
+// exchange sends one message. Over UDP it is sent again, on the same socket, when
+// half the timeout passes without an answer: a lost datagram (a server's receive buffer
+// overflowing under a burst of prefetches, say) costs half a timeout, not a failed name;
+// an answer to either copy is taken. The connection is closed when ctx ends so Close
+// never waits for a full per-query timeout.
 func (u *upstream) exchange(ctx context.Context, network, server string, m *dns.Msg) (*dns.Msg, error) {
 	cl := &dns.Client{Net: network, Timeout: u.timeout}
 	u.messages.Add(1)
@@ -149,7 +152,26 @@ func (u *upstream) exchange(ctx context.Context, network, server string, m *dns.
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
-	r, _, err := cl.ExchangeWithConnContext(ctx, m, conn)
+	deadline := time.Now().Add(u.timeout)
+	tries := 1
+	if network == "udp" {
+		tries = 2
+	}
+	var r *dns.Msg
+	for try := 1; try <= tries; try++ {
+		attempt := deadline
+		if try < tries {
+			attempt = time.Now().Add(u.timeout / time.Duration(tries))
+		}
+		actx, cancel := context.WithDeadline(ctx, attempt)
+		r, _, err = cl.ExchangeWithConnContext(actx, m, conn)
+		cancel()
+		var ne net.Error
+		if err == nil || ctx.Err() != nil || !errors.As(err, &ne) || !ne.Timeout() || try == tries {
+			break
+		}
+		u.messages.Add(1)
+	}
 	if err != nil && ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
