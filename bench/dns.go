@@ -259,9 +259,9 @@ func dnsTakeCensus(cfg sandbox.Config) (dnsCensus, error) {
 				mu.Lock()
 				switch {
 				case err != nil:
-					first = cmpOr(first, fmt.Errorf("%s: %w", hosts[i], err))
+					first = dnsFirstErr(first, fmt.Errorf("%s: %w", hosts[i], err))
 				case len(r.Answer) == 0:
-					first = cmpOr(first, fmt.Errorf("%s: no A record", hosts[i]))
+					first = dnsFirstErr(first, fmt.Errorf("%s: no A record", hosts[i]))
 				default:
 					c.ttl[hosts[i]] = time.Duration(r.Answer[0].Header().Ttl) * time.Second
 				}
@@ -290,7 +290,7 @@ func dnsTakeCensus(cfg sandbox.Config) (dnsCensus, error) {
 	return c, nil
 }
 
-func cmpOr(a, b error) error {
+func dnsFirstErr(a, b error) error {
 	if a != nil {
 		return a
 	}
@@ -320,14 +320,14 @@ type dnsRun struct {
 	maxBacklog  int
 }
 
-func (r *dnsRun) zeroShare() float64      { return 1 - ratio(r.waited, r.lookups) }
-func (r *dnsRun) zeroShareAfter() float64 { return 1 - ratio(r.waitedAfter, r.lookupsAfter) }
+func (r *dnsRun) zeroShare() float64      { return 1 - dnsRatio(r.waited, r.lookups) }
+func (r *dnsRun) zeroShareAfter() float64 { return 1 - dnsRatio(r.waitedAfter, r.lookupsAfter) }
 
 // zeroShareRequests is the share of sandbox requests after warm-up whose dial did not
 // wait (keep-alive requests resolve nothing); a lookup that waited and then failed
 // made no request but still counts against it, so it errs low.
 func (r *dnsRun) zeroShareRequests() float64 {
-	return max(0, 1-ratio(r.waitedAfter, int64(r.requestsAfter)))
+	return max(0, 1-dnsRatio(r.waitedAfter, int64(r.requestsAfter)))
 }
 
 func (r *dnsRun) line() string {
@@ -335,7 +335,7 @@ func (r *dnsRun) line() string {
 		r.wall.Seconds(), r.urls.all, r.urls.done, r.urls.failed, r.errKinds, r.requests, r.lookups, r.waited, r.server)
 }
 
-func ratio(a, b int64) float64 {
+func dnsRatio(a, b int64) float64 {
 	if b == 0 {
 		return 0
 	}
@@ -757,13 +757,35 @@ type dnsNeedRow struct {
 	messages int // at the sandbox's DNS server
 }
 
+// dnsHostNeed is what one host strictly needed upstream while it had queued URLs for
+// span: one resolution per TTL period (live hosts: the A record's TTL; NXDOMAIN: the
+// SOA's negative TTL), or one per step of the cache's retry backoff for names that fail
+// transiently; with the row of the derivation it belongs to, and how many messages one
+// resolution costs at the server (an A and an AAAA; both sent twice when no answer ever
+// comes, see upstream.exchange).
+func dnsHostNeed(host string, span time.Duration, c dnsCensus) (need int, class, rule string, msgs int) {
+	retry := dnscache.DefaultOptions()
+	periods := func(period time.Duration) int { return 1 + int(span/period) }
+	switch kind := c.dead[host]; {
+	case c.ttl[host] > 0:
+		return periods(c.ttl[host]), fmt.Sprintf("live, TTL %v", c.ttl[host]), "1 + ⌊span/TTL⌋", 2
+	case kind == "nxdomain":
+		return periods(c.negTTL), "NXDOMAIN", fmt.Sprintf("1 + ⌊span/%v⌋ (SOA negative TTL)", c.negTTL), 2
+	case kind != "":
+		msgs := 2
+		if kind == "timeout" {
+			msgs = 4
+		}
+		return dnsBackoffQueries(span, retry.RetryBase, retry.RetryMax), strings.ToUpper(kind),
+			fmt.Sprintf("backoff steps %v·2^k ≤ %v at their shortest jitter", retry.RetryBase, retry.RetryMax), msgs
+	}
+	return 1, "other", "1", 2
+}
+
 // dnsUpstreamNeed derives, from a crawl's queue spans and the census, the upstream
-// resolutions strictly needed: per host, one per TTL period in which it had queued
-// URLs (live hosts: the A record's TTL; NXDOMAIN: the SOA's negative TTL), and one per
-// step of the cache's retry backoff for names that fail transiently. Names the server
+// resolutions strictly needed, per class of names (see dnsHostNeed). Names the server
 // was asked about but the crawl never queued needed none.
 func dnsUpstreamNeed(r *dnsRun, c dnsCensus) ([]dnsNeedRow, int) {
-	retry := dnscache.DefaultOptions()
 	rows := map[string]*dnsNeedRow{}
 	row := func(class, rule string) *dnsNeedRow {
 		if rows[class] == nil {
@@ -771,24 +793,10 @@ func dnsUpstreamNeed(r *dnsRun, c dnsCensus) ([]dnsNeedRow, int) {
 		}
 		return rows[class]
 	}
-	periods := func(span, period time.Duration) int { return 1 + int(span/period) }
 	total := 0
 	for host, sp := range r.spans {
-		span := sp.last.Sub(sp.first)
-		var x *dnsNeedRow
-		n := 1
-		switch kind := c.dead[host]; {
-		case c.ttl[host] > 0:
-			t := c.ttl[host]
-			x, n = row(fmt.Sprintf("live, TTL %v", t), "1 + ⌊span/TTL⌋"), periods(span, t)
-		case kind == "nxdomain":
-			x, n = row("NXDOMAIN", fmt.Sprintf("1 + ⌊span/%v⌋ (SOA negative TTL)", c.negTTL)), periods(span, c.negTTL)
-		case kind != "":
-			x = row(strings.ToUpper(kind), fmt.Sprintf("backoff steps %v·2^k ≤ %v, shortest jitter", retry.RetryBase, retry.RetryMax))
-			n = dnsBackoffQueries(span, retry.RetryBase, retry.RetryMax)
-		default:
-			x = row("other", "1")
-		}
+		n, class, rule, _ := dnsHostNeed(host, sp.last.Sub(sp.first), c)
+		x := row(class, rule)
 		x.hosts++
 		x.needed += n
 		x.messages += r.perName[host]
@@ -824,52 +832,35 @@ func dnsBackoffQueries(span, base, maxStep time.Duration) int {
 	}
 }
 
-// dnsExcess lists the hosts whose upstream resolutions (server messages / 2) most
-// exceed what they needed, for the diagnosis when the bound is missed.
+// dnsExcess lists the hosts the server was asked about most beyond their need, in
+// messages (a resolution's cost per dnsHostNeed), for the diagnosis of a missed bound.
 func dnsExcess(r *dnsRun, c dnsCensus, n int) []string {
-	retry := dnscache.DefaultOptions()
 	type ex struct {
-		host      string
-		over      float64
-		need, got float64
-		span, ttl time.Duration
+		host, class       string
+		need, got, perRes int
+		span              time.Duration
 	}
 	var all []ex
 	for host, sp := range r.spans {
 		span := sp.last.Sub(sp.first)
-		need := 1
-		switch kind := c.dead[host]; {
-		case c.ttl[host] > 0:
-			need = 1 + int(span/c.ttl[host])
-		case kind == "nxdomain":
-			need = 1 + int(span/c.negTTL)
-		case kind != "":
-			need = dnsBackoffQueries(span, retry.RetryBase, retry.RetryMax)
-		}
-		got := float64(r.perName[host]) / 2
-		if got > float64(need) {
-			all = append(all, ex{host, got - float64(need), float64(need), got, span, c.ttl[host]})
+		need, class, _, perRes := dnsHostNeed(host, span, c)
+		if got := r.perName[host]; got > need*perRes {
+			all = append(all, ex{host, class, need, got, perRes, span})
 		}
 	}
 	sort.Slice(all, func(i, j int) bool {
-		return all[i].over > all[j].over || all[i].over == all[j].over && all[i].host < all[j].host
+		oi, oj := all[i].got-all[i].need*all[i].perRes, all[j].got-all[j].need*all[j].perRes
+		return oi > oj || oi == oj && all[i].host < all[j].host
 	})
 	var out []string
 	for _, x := range all[:min(n, len(all))] {
-		out = append(out, fmt.Sprintf("%s: %.1f resolutions, needed %.0f (queued %.1f s, TTL %v, %s)",
-			x.host, x.got, x.need, x.span.Seconds(), x.ttl, cmpStr(c.dead[x.host], "live")))
+		out = append(out, fmt.Sprintf("%s (%s): %d messages, needed %d resolutions × %d (queued for %.1f s)",
+			x.host, x.class, x.got, x.need, x.perRes, x.span.Seconds()))
 	}
 	if len(all) > n {
 		out = append(out, fmt.Sprintf("... %d hosts over their need in all", len(all)))
 	}
 	return out
-}
-
-func cmpStr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // dnsReport prints the comparison and the bound's derivation and returns the fields.
@@ -887,7 +878,8 @@ func dnsReport(runs map[string]*dnsRun, kinds []string, c dnsCensus, lanes int) 
 	}
 	fmt.Println("lookups are per dial: keep-alive requests resolve nothing. crawlconsole's p50/p99 are its histogram's bucket edges;")
 	fmt.Println("a baseline lookup under 1 ms is a cache answer. A lookup's wait is the resolver call: Go's resolver goes on for its")
-	fmt.Println("attempts (2 × 5 s on a silent name) after the request's own 5 s timeout has failed the fetch.")
+	fmt.Println("attempts (2 × 5 s on a silent name) after the request's own 5 s timeout has failed the fetch. rs/dnscache only")
+	fmt.Println("answers names it has seen: each host is dialled once in this crawl, so its first lookup is nearly its only one.")
 	same := true
 	for _, k := range kinds {
 		if runs[k].urls != runs[kinds[0]].urls {
@@ -933,20 +925,21 @@ func dnsReport(runs map[string]*dnsRun, kinds []string, c dnsCensus, lanes int) 
 		fmt.Println()
 		fmt.Printf("warm-up: %.1f s from Start until every seed host had been asked upstream and answered; %d lookups waited\n"+
 			"before it (the first of up to %d lanes opened at Start: %.2f%% of all lookups), %d after it; prefetch backlog peaked at %d hosts\n",
-			cc.warmup.Seconds(), cc.waited-cc.waitedAfter, lanes, 100*ratio(cc.waited-cc.waitedAfter, cc.lookups), cc.waitedAfter, cc.maxBacklog)
+			cc.warmup.Seconds(), cc.waited-cc.waitedAfter, lanes, 100*dnsRatio(cc.waited-cc.waitedAfter, cc.lookups), cc.waitedAfter, cc.maxBacklog)
 		fmt.Println()
 		fmt.Println("upstream bound (crawlconsole's crawl): per host, the resolutions strictly needed while it had queued URLs")
 		fmt.Println("(span = first discovered_at .. last updated_at of the host's URLs in the store; TTLs as the server serves them)")
-		fmt.Printf("%-18s %6s %8s %10s %10s  %s\n", "names", "hosts", "needed", "server", "resolved", "rule")
+		fmt.Printf("%-18s %6s %8s %10s %10s  %s\n", "names", "hosts", "needed", "server msgs", "msgs / 2", "needed per host")
 		for _, x := range rows {
 			fmt.Printf("%-18s %6d %8d %10d %10.1f  %s\n", x.class, x.hosts, x.needed, x.messages, float64(x.messages)/2, x.rule)
 		}
 		fmt.Printf("%-18s %6s %8d %10d %10d\n", "total", "", needed, cc.server, queries)
 		fmt.Printf("bound = 1.1 × %d = %d resolutions (%d messages: an A and an AAAA per resolution)\n", needed, bound, 2*bound)
-		fmt.Printf("server saw %d messages = %d resolutions; the cache counted %d resolutions, %d messages\n",
+		fmt.Printf("server saw %d messages = %d A+AAAA pairs (upstream_queries); the cache counted %d resolutions and %d messages\n"+
+			"sent (a UDP query unanswered after half the timeout is sent again: silent names cost 4 messages a resolution)\n",
 			cc.server, queries, cc.resolutions, cc.cacheMsgs)
 		if ex := dnsExcess(cc, c, 8); len(ex) > 0 {
-			fmt.Println("hosts resolved more often than needed:")
+			fmt.Println("names asked about more often than they needed (server messages):")
 			for _, l := range ex {
 				fmt.Println("  " + l)
 			}
