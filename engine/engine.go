@@ -70,6 +70,7 @@ type Engine struct {
 	outstanding int // URLs handed to the store whose insert result has not come back
 	inHand      int // tasks taken by lanes whose processing has not ended
 	rv          *revisitRuntime
+	sites       *siteBook // declared news and social sites (M3)
 	done        chan struct{}
 	doneOnce    sync.Once
 	stopOnce    sync.Once
@@ -141,6 +142,8 @@ func New(opts Options) (*Engine, error) {
 		cancel()
 		return nil, err
 	}
+	e.sites = newSiteBook(&e.opts)
+	e.sites.declare(&e.rv.classes) // M3: social sites' domains are class soc
 	var resolver fetch.Resolver = opts.Resolver
 	if resolver == nil {
 		if e.dns, err = e.newDNSCache(); err != nil {
@@ -197,7 +200,7 @@ func (e *Engine) Start() error {
 	if err := e.resume(); err != nil {
 		return err
 	}
-	if err := e.queueSeeds(e.opts.Seeds); err != nil {
+	if err := e.queueSeeds(e.opts.Seeds, e.sites.sources()); err != nil {
 		return err
 	}
 	e.wg.Add(2)

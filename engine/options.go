@@ -60,6 +60,15 @@ type Options struct {
 	QueueMemory int `yaml:"queue_memory"`
 	// Revisit configures adaptive revisit (M2) and page classes and windows.
 	Revisit RevisitOptions `yaml:"revisit"`
+
+	// Sites declares news and social sites (M3): news sites are crawled from their
+	// entry and filtered by keyword, social sites searched for each keyword.
+	Sites []SiteOptions `yaml:"sites"`
+	// Keywords are shared by every news site (and searched on social sites that
+	// declare none of their own).
+	Keywords []string `yaml:"keywords"`
+	// Rounds configures crawl rounds over the sites (M3).
+	Rounds RoundOptions `yaml:"rounds"`
 }
 
 // LaneOptions configures M1.
@@ -115,6 +124,7 @@ func DefaultOptions() Options {
 		Dedupe:      DedupeOptions{ExpectedURLs: 10_000_000, FalsePositive: 0.01, LRUSize: 16384},
 		QueueMemory: 200_000,
 		Revisit:     defaultRevisitOptions(),
+		Rounds:      RoundOptions{Every: DefaultRoundEvery},
 	}
 }
 
@@ -146,5 +156,8 @@ func (o *Options) Validate() error {
 	case o.QueueMemory < 100:
 		return fmt.Errorf("queue_memory must be at least 100, got %d", o.QueueMemory)
 	}
-	return o.Revisit.validate()
+	if err := o.Revisit.validate(); err != nil {
+		return err
+	}
+	return o.validateSites()
 }

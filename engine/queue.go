@@ -7,6 +7,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -58,11 +59,19 @@ func taskOf(r store.URL) frontier.Task {
 		Class: r.Class, Site: r.Site, Keyword: r.Keyword, Attempts: r.Attempts}
 }
 
-// queueSeeds normalises the seeds and hands them to the store. Bad seeds are
-// reported and skipped; the crawl needs at least one good seed or resumable work.
-func (e *Engine) queueSeeds(seeds []string) error {
+// queueSeeds normalises the seeds and hands them to the store with the sites'
+// entry and search URLs (M3: sources, with their site and keyword). Bad seeds are
+// reported and skipped; the crawl needs at least one good seed, a site, or resumable
+// work.
+func (e *Engine) queueSeeds(seeds []string, sources []revisit.Item) error {
 	var urls []store.URL
 	var bad []string
+	for _, it := range sources {
+		e.scope.AddSeed(it.URL)
+		r := e.linkRecord(it.URL, 0, 0)
+		r.Site, r.Keyword = it.Site, it.Keyword
+		urls = append(urls, r)
+	}
 	for _, s := range seeds {
 		n, err := frontier.Normalize(strings.TrimSpace(s))
 		if err != nil {
@@ -110,7 +119,11 @@ func urlErrKind(err error) string {
 // page's URL, one level deeper) or a seed (parent 0, depth 0).
 func (e *Engine) linkRecord(n string, parent uint64, depth int) store.URL {
 	host := hostOf(n)
-	return store.URL{URL: n, Host: host, ParentHash: parent, Depth: depth, Class: e.classOf(host), Site: frontier.Site(host)}
+	site := frontier.Site(host)
+	if s := e.sites.siteOf(host); s != nil {
+		site = s.Name // M3: results and costs are counted per declared site
+	}
+	return store.URL{URL: n, Host: host, ParentHash: parent, Depth: depth, Class: e.classOf(host), Site: site}
 }
 
 func hostOf(normalized string) string {

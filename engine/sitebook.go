@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
+)
+
+// siteBook is the engine's view of the declared sites (M3): which site a host
+// belongs to, what a site's keywords are, and the URLs each round starts from.
+type siteBook struct {
+	sites    []SiteOptions
+	keywords map[string][]string // site name -> resolved keywords
+	byName   map[string]*SiteOptions
+	byDomain map[string]*SiteOptions // registered domain -> site
+}
+
+// newSiteBook indexes validated site options.
+func newSiteBook(o *Options) *siteBook {
+	b := &siteBook{sites: o.Sites, keywords: map[string][]string{}, byName: map[string]*SiteOptions{},
+		byDomain: map[string]*SiteOptions{}}
+	for i := range b.sites {
+		s := &b.sites[i]
+		b.byName[s.Name] = s
+		b.keywords[s.Name] = s.keywords(o.Keywords)
+		if d := s.domain(); d != "" {
+			if _, taken := b.byDomain[d]; !taken {
+				b.byDomain[d] = s
+			}
+		}
+	}
+	return b
+}
+
+// declare tells the classifier about the sites (M2/M3 classes): social sites'
+// registered domains are soc, and a site's class override wins for its domain.
+func (b *siteBook) declare(c *revisit.Classifier) {
+	for i := range b.sites {
+		s := &b.sites[i]
+		d := s.domain()
+		if d == "" {
+			continue
+		}
+		if s.Kind == SiteSocial && (s.Class == "" || s.Class == revisit.ClassSocial) {
+			if c.Social == nil {
+				c.Social = map[string]bool{}
+			}
+			c.Social[d] = true
+			continue
+		}
+		if s.Class != "" {
+			if c.Declared == nil {
+				c.Declared = map[string]string{}
+			}
+			c.Declared[d] = s.Class
+		}
+	}
+}
+
+// siteOf returns the declared site host belongs to (by registered domain), or nil.
+func (b *siteBook) siteOf(host string) *SiteOptions {
+	if b == nil || len(b.byDomain) == 0 {
+		return nil
+	}
+	return b.byDomain[frontier.Site(strings.ToLower(host))]
+}
+
+// sources are the URLs a round starts from (M3): every news site's entry, and every
+// social site's search for each of its keywords and each result page 1..pages, with
+// the site and keyword they are collected for. Unusable URLs are left out (Validate
+// has named them already).
+func (b *siteBook) sources() []revisit.Item {
+	var out []revisit.Item
+	add := func(raw string, s *SiteOptions, kw string) {
+		n, err := frontier.Normalize(raw)
+		if err != nil {
+			return
+		}
+		out = append(out, revisit.Item{URL: n, Host: hostOf(n), Site: s.Name, Keyword: kw})
+	}
+	for i := range b.sites {
+		s := &b.sites[i]
+		switch s.Kind {
+		case SiteNews:
+			add(s.Entry, s, "")
+		case SiteSocial:
+			for _, kw := range b.keywords[s.Name] {
+				for p := 1; p <= s.searchPages(); p++ {
+					add(searchURL(s.Search, kw, p), s, kw)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// matches returns the keywords of a news site found in a page's main text, compared
+// case-folded (M3: news pages are filtered locally by keyword).
+func (b *siteBook) matches(site, text string) []string {
+	if text == "" {
+		return nil
+	}
+	low := strings.ToLower(text)
+	var out []string
+	for _, kw := range b.keywords[site] {
+		if strings.Contains(low, strings.ToLower(kw)) {
+			out = append(out, kw)
+		}
+	}
+	return out
+}

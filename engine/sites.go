@@ -1,0 +1,205 @@
+package engine
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
+)
+
+// Site kinds (M3, seed 003: two site classes, two collection methods).
+const (
+	// SiteNews is crawled from its entry URL; its pages are filtered locally by
+	// keyword: matches are results, the rest only feed link discovery.
+	SiteNews = "news"
+	// SiteSocial is queried through its site-search URL template with each keyword;
+	// the result pages and the posts they list are results.
+	SiteSocial = "social"
+)
+
+// DefaultSearchPages is how many search result pages a social site is asked for per
+// keyword when its entry says nothing (sites[].pages).
+const DefaultSearchPages = 5
+
+// SiteOptions declares one target site (M3). YAML:
+//
+//	sites:
+//	  - {name: harbor, kind: news, entry: "https://harbor-times.com/"}
+//	  - name: chirp
+//	    kind: social
+//	    search: "https://chirp.example/search?q={keyword}&page={page}"
+//	    pages: 5
+//	    keywords: [flood, 台风]
+type SiteOptions struct {
+	// Name names the site in results and in the cost table; unique.
+	Name string `yaml:"name"`
+	// Kind is "news" or "social".
+	Kind string `yaml:"kind"`
+	// Entry is a news site's entry page URL (a seed of every round).
+	Entry string `yaml:"entry"`
+	// Search is a social site's search URL template, with {keyword} and {page}
+	// ({page} may be left out when pages is 1).
+	Search string `yaml:"search"`
+	// Pages is the number of search result pages per keyword of a social site
+	// (default 5).
+	Pages int `yaml:"pages"`
+	// Keywords are the site's own keywords: a social site's search terms (default:
+	// the top-level keywords), added to the shared ones on a news site.
+	Keywords []string `yaml:"keywords"`
+	// Class overrides the page class of the site's pages (soc, web_com, web_net,
+	// web_edu, web_gov); default: soc for social sites, by public suffix for news.
+	Class string `yaml:"class"`
+}
+
+// RoundOptions configures crawl rounds (M3, seed 003): each round queues the sites'
+// entry and search URLs again, and at its end stores its results in one batch and
+// updates the cost table.
+type RoundOptions struct {
+	// Every is the round period (default 1h).
+	Every time.Duration `yaml:"every"`
+	// PagesPerIP is how many pages one egress address may fetch from one site per
+	// round (its quota), for the VPN sizing estimate; 0 = unknown.
+	PagesPerIP int `yaml:"pages_per_ip"`
+}
+
+// DefaultRoundEvery is the default round period.
+const DefaultRoundEvery = time.Hour
+
+// searchPages is the number of result pages asked for per keyword.
+func (s *SiteOptions) searchPages() int {
+	if s.Pages <= 0 {
+		return DefaultSearchPages
+	}
+	return s.Pages
+}
+
+// keywords returns the site's keywords with the shared ones: a news site filters on
+// both; a social site searches its own, or the shared ones if it has none.
+func (s *SiteOptions) keywords(shared []string) []string {
+	var out []string
+	add := func(list []string) {
+		for _, k := range list {
+			if k = strings.TrimSpace(k); k != "" && !slices.Contains(out, k) {
+				out = append(out, k)
+			}
+		}
+	}
+	add(s.Keywords)
+	if s.Kind == SiteNews || len(out) == 0 {
+		add(shared)
+	}
+	return out
+}
+
+// searchURL expands a social site's search template for one keyword and page.
+func searchURL(template, keyword string, page int) string {
+	r := strings.NewReplacer("{keyword}", url.QueryEscape(keyword), "{page}", strconv.Itoa(page))
+	return r.Replace(template)
+}
+
+// domain is the registered domain of the site: of its entry (news) or of its search
+// template's host (social); "" when it has neither.
+func (s *SiteOptions) domain() string {
+	raw := s.Entry
+	if s.Kind == SiteSocial {
+		raw = searchURL(s.Search, "x", 1)
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Hostname() == "" {
+		return ""
+	}
+	return frontier.Site(u.Hostname())
+}
+
+// validateSites reports the first unusable site entry, naming it (index and name).
+func (o *Options) validateSites() error {
+	for _, k := range o.Keywords {
+		if strings.TrimSpace(k) == "" {
+			return fmt.Errorf("keywords: an empty keyword (remove it or quote a real one)")
+		}
+	}
+	if o.Rounds.Every <= 0 {
+		return fmt.Errorf("rounds.every must be positive, got %v", o.Rounds.Every)
+	}
+	if o.Rounds.PagesPerIP < 0 {
+		return fmt.Errorf("rounds.pages_per_ip must be >= 0 (0 = unknown), got %d", o.Rounds.PagesPerIP)
+	}
+	names := map[string]int{}
+	for i := range o.Sites {
+		s := &o.Sites[i]
+		bad := func(format string, args ...any) error {
+			return fmt.Errorf("sites[%d] (name %q): %s", i, s.Name, fmt.Sprintf(format, args...))
+		}
+		if strings.TrimSpace(s.Name) == "" {
+			return bad("has no name")
+		}
+		if j, dup := names[s.Name]; dup {
+			return bad("name already used by sites[%d]", j)
+		}
+		names[s.Name] = i
+		if s.Class != "" && !slices.Contains(revisit.Classes, s.Class) {
+			return bad("unknown class %q (classes: %s)", s.Class, strings.Join(revisit.Classes, ", "))
+		}
+		if s.Pages < 0 {
+			return bad("pages must be >= 1 (default %d), got %d", DefaultSearchPages, s.Pages)
+		}
+		for _, k := range s.Keywords {
+			if strings.TrimSpace(k) == "" {
+				return bad("an empty keyword")
+			}
+		}
+		switch s.Kind {
+		case SiteNews:
+			if s.Search != "" {
+				return bad("a news site has an entry, not a search template (kind: social for site search)")
+			}
+			if err := checkSiteURL(s.Entry); err != nil {
+				return bad("entry %v", err)
+			}
+		case SiteSocial:
+			if s.Entry != "" {
+				return bad("a social site is searched, not crawled from an entry (kind: news for that)")
+			}
+			if s.Search == "" {
+				return bad("no search template (e.g. https://site/search?q={keyword}&page={page})")
+			}
+			if !strings.Contains(s.Search, "{keyword}") {
+				return bad("search template has no {keyword}")
+			}
+			if s.searchPages() > 1 && !strings.Contains(s.Search, "{page}") {
+				return bad("search template has no {page} but pages is %d", s.searchPages())
+			}
+			if err := checkSiteURL(searchURL(s.Search, "x", 1)); err != nil {
+				return bad("search template %v", err)
+			}
+			if len(s.keywords(o.Keywords)) == 0 {
+				return bad("no keywords to search (sites[].keywords or top-level keywords)")
+			}
+		default:
+			return bad("kind must be %q or %q, got %q", SiteNews, SiteSocial, s.Kind)
+		}
+	}
+	return nil
+}
+
+// checkSiteURL says why raw is not an absolute http(s) URL with a host.
+func checkSiteURL(raw string) error {
+	if raw == "" {
+		return fmt.Errorf("is missing")
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%q does not parse: %v", raw, err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("%q is not an http(s) URL", raw)
+	case u.Hostname() == "":
+		return fmt.Errorf("%q has no host", raw)
+	}
+	return nil
+}

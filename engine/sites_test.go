@@ -1,0 +1,144 @@
+package engine
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
+)
+
+// sitesExample is the config snippet offered for the README: shared keywords, one
+// news site, one social site, the round period.
+const sitesExample = `
+keywords: [flood, 台风]
+sites:
+  - name: harbor
+    kind: news
+    entry: https://harbor-times.com/
+  - name: ministry
+    kind: news
+    entry: https://water.example.org/
+    class: web_gov
+  - name: chirp
+    kind: social
+    search: "https://www.chirp.example/search?q={keyword}&page={page}"
+    pages: 3
+    keywords: [storm surge]
+rounds:
+  every: 30m
+`
+
+func TestSitesConfigFromYAML(t *testing.T) {
+	o := DefaultOptions()
+	dec := yaml.NewDecoder(strings.NewReader(sitesExample))
+	dec.KnownFields(true)
+	if err := dec.Decode(&o); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Sites) != 3 || o.Rounds.Every != 30*time.Minute || len(o.Keywords) != 2 {
+		t.Fatalf("decoded sites %+v rounds %+v keywords %v", o.Sites, o.Rounds, o.Keywords)
+	}
+	b := newSiteBook(&o)
+	var c revisit.Classifier
+	b.declare(&c)
+	for _, tc := range []struct{ url, class string }{
+		{"https://m.chirp.example/p/1", revisit.ClassSocial}, // subdomain of a social site
+		{"https://water.example.org/a", revisit.ClassGov},    // declared class override
+		{"https://harbor-times.com/a", revisit.ClassCom},     // by public suffix
+	} {
+		u, _ := url.Parse(tc.url)
+		if got := c.Class(u); got != tc.class {
+			t.Errorf("class of %s = %s, want %s", tc.url, got, tc.class)
+		}
+	}
+	if got := b.keywords["harbor"]; strings.Join(got, ",") != "flood,台风" {
+		t.Errorf("news site keywords = %v, want the shared ones", got)
+	}
+	if got := b.keywords["chirp"]; strings.Join(got, ",") != "storm surge" {
+		t.Errorf("social site keywords = %v, want its own", got)
+	}
+	// A strict decoder names a misspelt site key.
+	bad := yaml.NewDecoder(strings.NewReader("sites:\n  - name: x\n    kind: news\n    entyr: https://a.com/\n"))
+	bad.KnownFields(true)
+	if err := bad.Decode(&o); err == nil || !strings.Contains(err.Error(), "entyr") {
+		t.Errorf("misspelt key: %v", err)
+	}
+}
+
+func TestSitesConfigErrorsNameTheEntry(t *testing.T) {
+	news := SiteOptions{Name: "ok", Kind: SiteNews, Entry: "https://ok.com/"}
+	for _, tc := range []struct {
+		name string
+		site SiteOptions
+		want string
+	}{
+		{"no keyword placeholder", SiteOptions{Name: "x", Kind: SiteSocial, Search: "https://s.com/search?page={page}", Keywords: []string{"a"}},
+			`sites[1] (name "x"): search template has no {keyword}`},
+		{"no page placeholder", SiteOptions{Name: "x", Kind: SiteSocial, Search: "https://s.com/search?q={keyword}", Keywords: []string{"a"}},
+			`sites[1] (name "x"): search template has no {page} but pages is 5`},
+		{"bad kind", SiteOptions{Name: "y", Kind: "blog", Entry: "https://y.com/"},
+			`sites[1] (name "y"): kind must be "news" or "social", got "blog"`},
+		{"news without entry", SiteOptions{Name: "z", Kind: SiteNews},
+			`sites[1] (name "z"): entry is missing`},
+		{"relative entry", SiteOptions{Name: "z", Kind: SiteNews, Entry: "/index.html"},
+			`sites[1] (name "z"): entry "/index.html" is not an http(s) URL`},
+		{"social without keywords", SiteOptions{Name: "s", Kind: SiteSocial, Search: "https://s.com/?q={keyword}&p={page}"},
+			`sites[1] (name "s"): no keywords to search`},
+		{"duplicate name", SiteOptions{Name: "ok", Kind: SiteNews, Entry: "https://b.com/"},
+			`sites[1] (name "ok"): name already used by sites[0]`},
+		{"unknown class", SiteOptions{Name: "c", Kind: SiteNews, Entry: "https://c.com/", Class: "web_org"},
+			`sites[1] (name "c"): unknown class "web_org"`},
+		{"empty keyword", SiteOptions{Name: "k", Kind: SiteNews, Entry: "https://k.com/", Keywords: []string{" "}},
+			`sites[1] (name "k"): an empty keyword`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := DefaultOptions()
+			o.Sites = []SiteOptions{news, tc.site}
+			err := o.Validate()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Validate() = %v, want it to say %q", err, tc.want)
+			}
+		})
+	}
+	o := DefaultOptions()
+	o.Rounds.Every = 0
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "rounds.every") {
+		t.Errorf("rounds.every 0: %v", err)
+	}
+}
+
+func TestSearchURLsExpandedPerKeywordAndPage(t *testing.T) {
+	o := DefaultOptions()
+	o.Keywords = []string{"shared"}
+	o.Sites = []SiteOptions{
+		{Name: "n", Kind: SiteNews, Entry: "https://News.example.com/"},
+		{Name: "s", Kind: SiteSocial, Search: "https://s.example/search?q={keyword}&page={page}", Pages: 2,
+			Keywords: []string{"台风", "storm surge"}},
+		{Name: "t", Kind: SiteSocial, Search: "https://t.example/find/{keyword}", Pages: 1},
+	}
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range newSiteBook(&o).sources() {
+		got = append(got, it.Site+"|"+it.Keyword+"|"+it.URL)
+	}
+	want := []string{
+		"n||https://news.example.com/",
+		"s|台风|https://s.example/search?q=%E5%8F%B0%E9%A3%8E&page=1",
+		"s|台风|https://s.example/search?q=%E5%8F%B0%E9%A3%8E&page=2",
+		"s|storm surge|https://s.example/search?q=storm+surge&page=1",
+		"s|storm surge|https://s.example/search?q=storm+surge&page=2",
+		"t|shared|https://t.example/find/shared", // no keywords of its own: the shared ones
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("sources:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
