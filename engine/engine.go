@@ -70,7 +70,8 @@ type Engine struct {
 	outstanding int // URLs handed to the store whose insert result has not come back
 	inHand      int // tasks taken by lanes whose processing has not ended
 	rv          *revisitRuntime
-	sites       *siteBook // declared news and social sites (M3)
+	sites       *siteBook     // declared news and social sites (M3)
+	round       *roundRuntime // the current crawl round over the sites (M3)
 	done        chan struct{}
 	doneOnce    sync.Once
 	stopOnce    sync.Once
@@ -144,6 +145,7 @@ func New(opts Options) (*Engine, error) {
 	}
 	e.sites = newSiteBook(&e.opts)
 	e.sites.declare(&e.rv.classes) // M3: social sites' domains are class soc
+	e.round = newRoundRuntime(st)
 	var resolver fetch.Resolver = opts.Resolver
 	if resolver == nil {
 		if e.dns, err = e.newDNSCache(); err != nil {
@@ -271,6 +273,7 @@ func (e *Engine) Stop() {
 		e.mu.Unlock()
 		e.cancel()
 		e.wg.Wait()
+		e.endRound(time.Now()) // M3: the round's results are not lost to a stop
 		if e.dns != nil {
 			e.saveDNS()
 			e.dns.Close()

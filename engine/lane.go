@@ -203,6 +203,7 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 		e.c.pagesFetched.Add(1)
 		e.c.bytesFetched.Add(int64(len(res.Body)))
 		e.fetchCost.add(res.Duration)
+		e.countCost(t, res)
 	}
 	switch {
 	case kind != "":
@@ -258,18 +259,26 @@ func (e *Engine) fetchWithRetry(eg *egressLink, t frontier.Task, hdr http.Header
 		e.gate.Release(tk)
 		if e.pool != nil && fetch.Kind(err) != fetch.KindCanceled {
 			v, d := e.observe(eg, t.Host, res, err)
-			if v.Class == egress.SiteBan {
+			// SPEC: "refused" counts 403/429/ban pages. A 503 with Retry-After also
+			// rotates (issue 6 counts it as a site ban) but is an overloaded or broken
+			// server as far as the operator's figures go.
+			unavailable := res != nil && res.Status == http.StatusServiceUnavailable
+			if v.Class == egress.SiteBan && !unavailable {
 				e.c.refused.Add(1)
-				if res != nil {
-					e.c.pagesFetched.Add(1)
-				}
 			}
-			if d.Action == egress.DeferHost || (d.Action == egress.Retry && t.Attempts < maxReroutes) {
+			moving := d.Action == egress.DeferHost || (d.Action == egress.Retry && t.Attempts < maxReroutes)
+			if moving && res != nil {
+				e.c.pagesFetched.Add(1) // process() counts the responses it handles
+			}
+			if moving {
 				t.Attempts++
 				e.reroute(eg, t, v, d)
 				return nil, "", true
 			}
 			if d.Action == egress.Retry { // refused on several egresses: it is this page, not us
+				if unavailable {
+					return res, fetch.KindHTTP5xx, false
+				}
 				return res, fetch.KindRefused, false
 			}
 		}
@@ -328,6 +337,7 @@ func (e *Engine) robotsFor(eg *egressLink, u *url.URL) (*fetch.Rules, error) {
 // this fetch (nil on a first fetch), and a refetch overwrites the stored page.
 func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.Result, prev *revisit.Page, track bool) {
 	links := e.extract(t, res)
+	e.collect(t, res, time.Now())
 	page := store.Page{
 		URL: t.URL, FetchedAt: time.Now(), Status: res.Status, ContentType: res.ContentType, Body: res.Body,
 		Bytes: int64(len(res.Body)), Duration: res.Duration, Lane: lane, Egress: egress,

@@ -275,7 +275,9 @@ func (e *Engine) extract(t frontier.Task, res *fetch.Result) []store.URL {
 				continue // a true duplicate
 			}
 		}
-		out = append(out, e.linkRecord(n, parent, t.Depth+1))
+		rec := e.linkRecord(n, parent, t.Depth+1)
+		inherit(t, &rec)
+		out = append(out, rec)
 	}
 	return out
 }

@@ -89,3 +89,13 @@ func sortCostRows(rows []CostRow) {
 		return rows[i].Keyword < rows[j].Keyword
 	})
 }
+
+// Restore loads rows saved from an earlier run as the table's closed rounds, so
+// the table survives a restart (M3: the node's cost table is persisted).
+func (c *CostTable) Restore(rows []CostRow) {
+	c.mu.Lock()
+	for _, r := range rows {
+		c.rows[r.CostKey] = r
+	}
+	c.mu.Unlock()
+}

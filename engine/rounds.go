@@ -1,0 +1,174 @@
+package engine
+
+import (
+	"math/rand"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// Crawl rounds over the declared sites (M3, seed 003). Each round queues every
+// site's entry and search URLs again; the links found on them go through the URL
+// index (known URLs are refetched only while inside their class window) and are
+// interleaved by host; the pages collected for a site (news pages holding a keyword,
+// social search pages and the posts they list) are cached and written in one batch
+// at the round's end, grouped by site and site+keyword, and the cost table is
+// updated. Plain seeds keep the discovery crawl of the engine core.
+
+// Result page types (store.Result.Kind).
+const (
+	ResultNews   = "news"   // a news page whose main text holds the keyword
+	ResultSearch = "search" // a social site's search result page
+	ResultPost   = "post"   // a page listed on a social search result page
+)
+
+// roundRuntime is the state of the current round.
+type roundRuntime struct {
+	mu      sync.Mutex
+	n       int       // rounds started
+	started time.Time // start of the current round
+	results []store.Result
+	costs   *revisit.CostTable
+	rng     *rand.Rand // Interleave's picks (guarded by mu)
+}
+
+// newRoundRuntime returns the round state with the cost table an earlier run left.
+func newRoundRuntime(st *store.Store) *roundRuntime {
+	r := &roundRuntime{costs: revisit.NewCostTable(), rng: rand.New(rand.NewSource(time.Now().UnixNano()))}
+	if rows, err := st.Costs(); err == nil {
+		restored := make([]revisit.CostRow, len(rows))
+		for i, c := range rows {
+			restored[i] = revisit.CostRow{CostKey: revisit.CostKey{Site: c.Site, Keyword: c.Keyword},
+				Cost: c.Cost, Pages: c.Pages, Round: c.Round}
+		}
+		r.costs.Restore(restored)
+	}
+	return r
+}
+
+// siteTask says what a task is collected for: the declared site (nil for a plain
+// crawl page), and the cost-table keyword (the social search keyword, "" for news).
+func (e *Engine) siteTask(t frontier.Task) *SiteOptions {
+	if t.Site == "" {
+		return nil
+	}
+	return e.sites.byName[t.Site]
+}
+
+// countCost adds a fetch of a site's task to the round's cost table (M3: site or
+// site+keyword -> cost).
+func (e *Engine) countCost(t frontier.Task, res *fetch.Result) {
+	if res == nil || e.siteTask(t) == nil {
+		return
+	}
+	e.round.costs.Add(t.Site, t.Keyword, res.Duration)
+}
+
+// collect caches the results a stored page gives (M3): a social site's page found
+// for a keyword is a result for it (search page or post); a news site's page is a
+// result for each keyword its main text contains, and otherwise only feeds link
+// discovery.
+func (e *Engine) collect(t frontier.Task, res *fetch.Result, at time.Time) {
+	s := e.siteTask(t)
+	if s == nil {
+		return
+	}
+	r := store.Result{URL: t.URL, Site: s.Name, Host: t.Host, Cost: res.Duration, FetchedAt: at}
+	var out []store.Result
+	switch {
+	case s.Kind == SiteSocial && t.Keyword != "":
+		r.Keyword, r.Kind = t.Keyword, ResultPost
+		if t.Depth == 0 {
+			r.Kind = ResultSearch
+		}
+		out = append(out, r)
+	case s.Kind == SiteNews:
+		text, ok := revisit.PageText(res.Body, res.Header.Get("Content-Type"))
+		if !ok {
+			return
+		}
+		for _, kw := range e.sites.matches(s.Name, text) {
+			r.Keyword, r.Kind = kw, ResultNews
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		return
+	}
+	e.round.mu.Lock()
+	e.round.results = append(e.round.results, out...)
+	e.round.mu.Unlock()
+}
+
+// inherit gives a link found on a social search page its site and keyword (M3: the
+// posts a search lists are collected for the keyword searched).
+func inherit(parent frontier.Task, link *store.URL) {
+	if parent.Keyword != "" && parent.Depth == 0 && frontier.Site(link.Host) == frontier.Site(parent.Host) {
+		link.Site, link.Keyword = parent.Site, parent.Keyword
+	}
+}
+
+// ResultGroup is the results of one site (news) or site+keyword (social) in a
+// round's batch.
+type ResultGroup struct {
+	Site    string
+	Keyword string
+	Results []store.Result
+}
+
+// groupResults groups a round's results by site, then keyword (the order they are
+// stored in), keeping each group's pages in collection order.
+func groupResults(rs []store.Result) []ResultGroup {
+	sorted := slices.Clone(rs)
+	slices.SortStableFunc(sorted, func(a, b store.Result) int {
+		if c := strings.Compare(a.Site, b.Site); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Keyword, b.Keyword)
+	})
+	var out []ResultGroup
+	for _, r := range sorted {
+		if n := len(out); n > 0 && out[n-1].Site == r.Site && out[n-1].Keyword == r.Keyword {
+			out[n-1].Results = append(out[n-1].Results, r)
+			continue
+		}
+		out = append(out, ResultGroup{Site: r.Site, Keyword: r.Keyword, Results: []store.Result{r}})
+	}
+	return out
+}
+
+// endRound closes the current round at end: its results go to the store in one
+// batch grouped by site and site+keyword, and the cost table rows it touched are
+// stamped with end and stored. It returns the groups written.
+func (e *Engine) endRound(end time.Time) []ResultGroup {
+	e.round.mu.Lock()
+	rs := e.round.results
+	e.round.results = nil
+	e.round.mu.Unlock()
+	rows := e.round.costs.EndRound(end)
+	if len(rs) == 0 && len(rows) == 0 {
+		return nil
+	}
+	groups := groupResults(rs)
+	flat := make([]store.Result, 0, len(rs))
+	for _, g := range groups {
+		flat = append(flat, g.Results...)
+	}
+	costs := make([]store.Cost, len(rows))
+	for i, r := range rows {
+		costs[i] = store.Cost{Site: r.Site, Keyword: r.Keyword, Cost: r.Cost, Pages: r.Pages, Round: r.Round}
+	}
+	e.st.SaveRound(end, flat, costs)
+	e.logf(LevelInfo, 0, "", "round ended: %d results in %d site/keyword groups, %d cost rows", len(flat), len(groups), len(costs))
+	return groups
+}
+
+// CostTable returns the cost table: the latest closed round of every site and
+// site+keyword (M3).
+func (e *Engine) CostTable() []revisit.CostRow { return e.round.costs.Rows() }
