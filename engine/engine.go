@@ -216,6 +216,11 @@ func (e *Engine) Start() error {
 		e.wg.Add(1)
 		go e.runRevisit()
 	}
+	if len(e.opts.Sites) > 0 {
+		e.round.n, e.round.started = 1, time.Now() // the first round's sources went with the seeds
+		e.wg.Add(1)
+		go e.runRounds()
+	}
 	if e.pool != nil {
 		e.wg.Add(2)
 		go e.maintainEgress()

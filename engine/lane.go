@@ -336,8 +336,12 @@ func (e *Engine) robotsFor(eg *egressLink, u *url.URL) (*fetch.Rules, error) {
 // text's SimHash (M2) goes with the page; prev is the page's revisit state before
 // this fetch (nil on a first fetch), and a refetch overwrites the stored page.
 func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.Result, prev *revisit.Page, track bool) {
-	links := e.extract(t, res)
+	var known []string
+	links := e.extract(t, res, &known)
 	e.collect(t, res, time.Now())
+	if e.sites.isSource[t.URL] && len(known) > 0 {
+		e.refetchResults(known, time.Now()) // M3: entry/search results already in the URL index
+	}
 	page := store.Page{
 		URL: t.URL, FetchedAt: time.Now(), Status: res.Status, ContentType: res.ContentType, Body: res.Body,
 		Bytes: int64(len(res.Body)), Duration: res.Duration, Lane: lane, Egress: egress,
@@ -386,7 +390,7 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 // followRedirect queues a cross-host redirect's target as a new task (the fetcher
 // follows same-host hops itself, paced) and records the redirecting URL as done.
 func (e *Engine) followRedirect(lane int, t frontier.Task, res *fetch.Result, refetch bool) {
-	links := e.extract(t, &fetch.Result{FinalURL: res.FinalURL, Links: []string{res.Header.Get("Location")}})
+	links := e.extract(t, &fetch.Result{FinalURL: res.FinalURL, Links: []string{res.Header.Get("Location")}}, nil)
 	e.submit(links, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
 	e.finish(t, refetch, lane, store.Processed, "")
 	e.c.addError("redirected") // not a failure: counted so the operator sees where pages went

@@ -225,7 +225,10 @@ func (e *Engine) startRefill() {
 // to the dedupe filter (M4, seed 002: LRU of recent URLs, then the Bloom filter, then
 // the store's unique index). A Bloom "maybe" is checked against the store, so a false
 // positive never drops a new URL; the INSERT OR IGNORE that follows is the final word.
-func (e *Engine) extract(t frontier.Task, res *fetch.Result) []store.URL {
+//
+// known, when not nil, collects the links dropped as already seen (M3: a round
+// refetches those still inside their class window).
+func (e *Engine) extract(t frontier.Task, res *fetch.Result, known *[]string) []store.URL {
 	parent := frontier.Hash(t.URL)
 	page := res.FinalURL
 	if page == "" {
@@ -269,9 +272,15 @@ func (e *Engine) extract(t frontier.Task, res *fetch.Result) []store.URL {
 		}
 		switch e.dedupe.Check(n) {
 		case frontier.Recent:
+			if known != nil {
+				*known = append(*known, n)
+			}
 			continue
 		case frontier.Maybe:
 			if _, err := e.st.URLState(n); err == nil {
+				if known != nil {
+					*known = append(*known, n)
+				}
 				continue // a true duplicate
 			}
 		}

@@ -172,3 +172,116 @@ func (e *Engine) endRound(end time.Time) []ResultGroup {
 // CostTable returns the cost table: the latest closed round of every site and
 // site+keyword (M3).
 func (e *Engine) CostTable() []revisit.CostRow { return e.round.costs.Rows() }
+
+// runRounds starts a round every rounds.every until the engine stops (the first
+// round started with the crawl): the round that ran is closed, then the next one
+// queues the sites' entry and search URLs again.
+func (e *Engine) runRounds() {
+	defer e.wg.Done()
+	t := time.NewTicker(e.opts.Rounds.Every)
+	defer t.Stop()
+	for {
+		select {
+		case <-e.ctx.Done():
+			return
+		case now := <-t.C:
+			e.endRound(now)
+			e.startRound(now)
+		}
+	}
+}
+
+// startRound begins a round at now: the sites' entry and search URLs, interleaved
+// by host (M3: a random host group, then a random unpicked URL of it), are queued:
+// new ones through the store, known ones back to the queue as refetches.
+func (e *Engine) startRound(now time.Time) {
+	e.round.mu.Lock()
+	e.round.n++
+	e.round.started = now
+	round := e.round.n
+	items := revisit.Interleave(e.sites.sources(), e.round.rng)
+	e.round.mu.Unlock()
+	urls := make([]string, len(items))
+	for i, it := range items {
+		urls[i] = it.URL
+	}
+	rows, err := e.st.URLStates(urls)
+	if err != nil {
+		e.logf(LevelError, 0, "", "round %d: %v", round, err)
+		return
+	}
+	state := make(map[string]store.State, len(rows))
+	for _, r := range rows {
+		state[r.URL] = r.State
+	}
+	var fresh []store.URL
+	var again []string
+	for _, it := range items {
+		st, known := state[it.URL]
+		switch {
+		case !known:
+			r := e.linkRecord(it.URL, 0, 0)
+			r.Site, r.Keyword = it.Site, it.Keyword
+			fresh = append(fresh, r)
+		case st == store.Processed || st == store.Failed:
+			again = append(again, it.URL)
+		}
+	}
+	e.submit(fresh, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
+	n, err := e.requeue(again, now, true) // sources are fetched every round, whatever their window
+	if err != nil {
+		e.logf(LevelError, 0, "", "round: %v", err)
+	}
+	e.logf(LevelInfo, 0, "", "round %d started: %d new and %d known entry/search URLs queued", round, len(fresh), n)
+}
+
+// urlIndex is the URL index of seed 003 as FilterKnown reads it: first fetch times
+// of the URLs asked about.
+type urlIndex map[string]time.Time
+
+// FirstAccess implements revisit.URLIndex.
+func (x urlIndex) FirstAccess(u string) (time.Time, bool) {
+	t, ok := x[u]
+	return t, ok
+}
+
+// roundList keeps, of the links an entry or search page led to that are already in
+// the URL index, those still inside their class window (revisit.FilterKnown), in
+// host-interleaved order.
+func roundList(urls []string, index revisit.URLIndex, classes revisit.Classifier, windows revisit.Windows,
+	now time.Time, rng *rand.Rand) []string {
+	items := make([]revisit.Item, len(urls))
+	for i, u := range urls {
+		items[i] = revisit.Item{URL: u}
+	}
+	var out []string
+	for _, it := range revisit.Interleave(revisit.FilterKnown(items, index, classes, windows, now), rng) {
+		if !it.New { // not fetched yet: already on its way through the queue
+			out = append(out, it.URL)
+		}
+	}
+	return out
+}
+
+// refetchResults requeues the known links of an entry or search page that are still
+// inside their class window (M3); the others are dropped for this round.
+func (e *Engine) refetchResults(known []string, now time.Time) {
+	states, err := e.st.Revisits(known)
+	if err != nil {
+		e.logf(LevelWarn, 0, "", "round: URL index: %v", err)
+		return
+	}
+	index := make(urlIndex, len(states))
+	for _, s := range states {
+		index[s.URL] = s.First
+	}
+	e.round.mu.Lock()
+	list := roundList(known, index, e.rv.classes, e.rv.windows, now, e.round.rng)
+	e.round.mu.Unlock()
+	if len(list) == 0 {
+		return
+	}
+	if _, err := e.requeue(list, now, true); err != nil {
+		e.logf(LevelWarn, 0, "", "round: %v", err)
+	}
+}

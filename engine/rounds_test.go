@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math/rand"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -154,5 +156,86 @@ func TestCollectionByKeyword(t *testing.T) {
 	// harbor: entry + 4 articles; chirp+flood: 2 searches + 4 posts; chirp: /post/other.
 	if pages["harbor|"] != 5 || pages["chirp|flood"] != 6 || pages["chirp|"] != 1 || len(pages) != 3 {
 		t.Errorf("cost table pages %v", pages)
+	}
+}
+
+// The round list keeps known URLs only while inside their class window, leaves out
+// URLs not fetched yet (they are queued already), and mixes hosts.
+func TestRoundListFiltersKnownAndInterleaves(t *testing.T) {
+	now := time.Unix(1_000_000, 0)
+	var urls []string
+	index := urlIndex{}
+	for _, h := range []string{"a.com", "b.com", "c.com"} {
+		for i := range 20 {
+			u := fmt.Sprintf("https://%s/%d", h, i)
+			urls = append(urls, u)
+			switch {
+			case i < 10:
+				index[u] = now.Add(-time.Hour) // inside web_com's window
+			case i < 15:
+				index[u] = now.Add(-30 * 24 * time.Hour) // window closed
+			}
+		}
+	}
+	urls = append(urls, "https://chirp.example/p/1")
+	index["https://chirp.example/p/1"] = now.Add(-4 * 24 * time.Hour) // soc window is 3 days
+	classes := revisit.Classifier{Social: map[string]bool{"chirp.example": true}}
+	got := roundList(urls, index, classes, revisit.DefaultWindows(), now, rand.New(rand.NewSource(7)))
+	if len(got) != 30 {
+		t.Fatalf("round list has %d URLs, want the 30 inside their window: %v", len(got), got)
+	}
+	seen := map[string]bool{}
+	hostRuns := 0
+	for i, u := range got {
+		var n int
+		fmt.Sscanf(u[strings.LastIndexByte(u, '/')+1:], "%d", &n)
+		if n >= 10 || seen[u] {
+			t.Errorf("%s: outside its window, not fetched yet, or listed twice", u)
+		}
+		seen[u] = true
+		if i > 0 && hostOf(got[i-1]) == hostOf(u) {
+			hostRuns++
+		}
+	}
+	// Sorted input would give 27 same-host neighbours; random host picks give about
+	// a third of 29. 20 is far in the tail (p < 1e-6).
+	if hostRuns > 20 {
+		t.Errorf("%d same-host neighbours in %v: not interleaved", hostRuns, got)
+	}
+}
+
+// A second round fetches every entry and search URL again; of the links they lead
+// to, known news articles (inside web_com's window) are refetched, known posts
+// (soc window closed) are not.
+func TestSecondRoundRefetchesSourcesAndWindowedResults(t *testing.T) {
+	w := newTopicWeb(t)
+	o := topicOptions(t, w)
+	o.Rounds.Every = 400 * time.Millisecond
+	o.Revisit.Windows = map[string]time.Duration{"soc": time.Nanosecond}
+	e := startEngine(t, o)
+	hits := func(p string) int {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.hits[p]
+	}
+	waitFor(t, "a second round's refetches", func() bool {
+		return hits("/") >= 2 && hits("/search?q=flood&page=2") >= 2 && hits("/a/3") >= 2
+	})
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := hits("/post/flood-1-1"); n != 1 {
+		t.Errorf("a post past its class window was fetched %d times, want once", n)
+	}
+	rs, cs := readResults(t, o.DB)
+	var rounds = map[int64]bool{}
+	for _, r := range rs {
+		rounds[r.Round.UnixNano()] = true
+	}
+	if len(rs) != 10 || len(rounds) < 2 {
+		t.Errorf("%d results over %d round ends: want the 10 results, later rounds updating them", len(rs), len(rounds))
+	}
+	if len(cs) == 0 {
+		t.Error("no cost table after two rounds")
 	}
 }

@@ -14,12 +14,13 @@ type siteBook struct {
 	keywords map[string][]string // site name -> resolved keywords
 	byName   map[string]*SiteOptions
 	byDomain map[string]*SiteOptions // registered domain -> site
+	isSource map[string]bool         // entry and search URLs (normalised)
 }
 
 // newSiteBook indexes validated site options.
 func newSiteBook(o *Options) *siteBook {
 	b := &siteBook{sites: o.Sites, keywords: map[string][]string{}, byName: map[string]*SiteOptions{},
-		byDomain: map[string]*SiteOptions{}}
+		byDomain: map[string]*SiteOptions{}, isSource: map[string]bool{}}
 	for i := range b.sites {
 		s := &b.sites[i]
 		b.byName[s.Name] = s
@@ -29,6 +30,9 @@ func newSiteBook(o *Options) *siteBook {
 				b.byDomain[d] = s
 			}
 		}
+	}
+	for _, it := range b.sources() {
+		b.isSource[it.URL] = true
 	}
 	return b
 }
