@@ -57,6 +57,7 @@ func (e *Engine) Snapshot() Snapshot {
 	s.LastEvent = e.events.last()
 	s.DNS = e.dnsView()
 	s.Revisit = e.revisitView(now)
+	s.Sizing = e.sizing()
 	if e.pool != nil {
 		v := e.pool.View()
 		s.Egress = &v

@@ -122,8 +122,13 @@ func readResults(t *testing.T, path string) ([]store.Result, []store.Cost) {
 func TestCollectionByKeyword(t *testing.T) {
 	w := newTopicWeb(t)
 	o := topicOptions(t, w)
+	o.Rounds.PagesPerIP = 3
 	e := startEngine(t, o)
 	waitDone(t, e, 30*time.Second)
+	// One social keyword x 2 result pages, 3 pages per IP: 1 VPN (M3 sizing).
+	if sz := e.Snapshot().Sizing; sz == nil || sz.Keywords != 1 || sz.PagesPerKeyword != 2 || sz.VPNs != 1 || sz.Sites != 2 || sz.Round != 1 {
+		t.Errorf("sizing %+v", sz)
+	}
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}

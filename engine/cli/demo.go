@@ -132,9 +132,18 @@ func DemoOptions(sb *sandbox.Sandbox, db string) engine.Options {
 	scale := cfg.Scale
 	gap := time.Duration(float64(cfg.AntiBot.HumanGap) / scale)
 	o := engine.DefaultOptions()
+	// M3: the sandbox's news sites are crawled from their entry and filtered by their
+	// keywords; its social sites are searched for each keyword, as many result pages
+	// as the sandbox serves.
 	for _, s := range sb.Info().Sites {
-		o.Seeds = append(o.Seeds, s.Entry)
+		site := engine.SiteOptions{Name: s.Name, Kind: engine.SiteNews, Entry: s.Entry, Keywords: s.Keywords, Class: s.Class}
+		if s.Search != "" {
+			site = engine.SiteOptions{Name: s.Name, Kind: engine.SiteSocial, Search: s.Search,
+				Pages: cfg.Search.PagesPerKeyword, Keywords: s.Keywords, Class: s.Class}
+		}
+		o.Sites = append(o.Sites, site)
 	}
+	o.Rounds.Every = time.Duration(float64(engine.DefaultRoundEvery) / scale)
 	o.DB = db
 	o.DNSServers = []string{sb.DNSAddr()}
 	o.AllowPrivate = []string{"127.0.0.0/8"}
@@ -151,11 +160,6 @@ func DemoOptions(sb *sandbox.Sandbox, db string) engine.Options {
 	o.DNS.MinTTL = time.Second // the sandbox's TTLs are scaled too: honour them
 	o.DNS.MaxTTL = time.Duration(float64(6*time.Hour) / scale)
 	o.Revisit = o.Revisit.Scaled(scale) // M2: initial delay, scheduler period, class windows
-	for _, s := range sb.Info().Sites {
-		if s.Class == "soc" { // the sandbox declares its social sites (M3 classes)
-			o.Revisit.SocialDomains = append(o.Revisit.SocialDomains, s.Domain)
-		}
-	}
 	return o
 }
 
