@@ -28,6 +28,7 @@ type egressPane struct {
 	view          *engine.EgressView // nil: the crawl goes direct
 	lanes         []engine.Lane      // to find the lanes on an egress
 	deferred      int64              // Totals.Deferred
+	sizingConfig  *engine.Sizing     // declared sites/keywords (nil: none)
 	lines         []egressLine       // the list below the summary, all sections
 	rows          []int              // indexes into lines that can be selected
 	offset        int                // first line shown
@@ -89,7 +90,7 @@ func (p *egressPane) SetSize(w, h int) {
 
 func (p *egressPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
 	sel, had := p.selectedKey()
-	p.view, p.lanes, p.deferred = s.Egress, s.Lanes, s.Totals.Deferred
+	p.view, p.lanes, p.deferred, p.sizingConfig = s.Egress, s.Lanes, s.Totals.Deferred, s.Sizing
 	p.build()
 	if had {
 		p.reselect(sel)
@@ -353,7 +354,7 @@ func (p *egressPane) View() string {
 		{"hosts disabled", thousands(v.HostsDisabled), false},
 		{"pair bans", strconv.Itoa(len(v.PairBans)), false},
 	}))
-	sz := observeSizing(v)
+	sz := observeSizing(v).with(p.sizingConfig)
 	b.WriteString("\n")
 	b.WriteString("  " + st.ColHeader.Render(fit("sizing", 12)) + st.Value.Render(fit(sz.formula(), max(p.width-14, 0))))
 	b.WriteString("\n")

@@ -423,3 +423,14 @@ func TestEgressPaneKeepsTheSelection(t *testing.T) {
 	h.press("g")
 	h.mustShow("NAME", "KIND")
 }
+
+func TestSizingTakesDeclaredKeywords(t *testing.T) {
+	got := observeSizing(nil).with(&engine.Sizing{Keywords: 24, PagesPerKeyword: 5, PagesPerIP: 50}).figures(false)
+	if !strings.Contains(got, "= ceil(24 × 5 ÷ ≈50) = 3") {
+		t.Fatalf("declared sites and quota: got %q, want ceil(24 × 5 ÷ 50) = 3", got)
+	}
+	partial := observeSizing(nil).with(&engine.Sizing{Keywords: 24, PagesPerKeyword: 5}).figures(false)
+	if !strings.Contains(partial, "24 × 5") || !strings.Contains(partial, "pages per IP") {
+		t.Fatalf("quota unknown: got %q, want the keywords filled in and pages per IP named missing", partial)
+	}
+}

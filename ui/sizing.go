@@ -8,10 +8,10 @@ import (
 )
 
 // sizing is seed 003's estimate shown to the operator (M3): VPNs needed ≈
-// ceil(keywords × search pages per keyword ÷ pages one IP may fetch). The snapshot
-// carries no keyword or quota figures yet, so the pane shows the formula with what
-// it has: the pages one IP fetched per refusal, observed on this node's egresses,
-// and names the inputs it lacks. A zero input is unknown.
+// ceil(keywords × search pages per keyword ÷ pages one IP may fetch). Keywords and
+// pages per keyword come from the declared sites (Snapshot.Sizing); pages per IP
+// from rounds.pages_per_ip, else as observed: pages one IP fetched per refusal on
+// this node's egresses. Missing inputs are named. A zero input is unknown.
 type sizing struct {
 	keywords        int  // keywords of the social sites (config); 0 unknown
 	pagesPerKeyword int  // search result pages fetched per keyword (config); 0 unknown
@@ -41,6 +41,20 @@ func observeSizing(v *engine.EgressView) sizing {
 		s.pagesPerIP = int(max(req/ref, 1))
 	case most > 0:
 		s.pagesPerIP, s.ipLowerBound = int(most), true
+	}
+	return s
+}
+
+// with takes the declared figures from the crawl's sites/keywords config (M3): the
+// keywords searched and the result pages per keyword, and a configured per-IP quota
+// over the observed one.
+func (s sizing) with(c *engine.Sizing) sizing {
+	if c == nil {
+		return s
+	}
+	s.keywords, s.pagesPerKeyword = c.Keywords, c.PagesPerKeyword
+	if c.PagesPerIP > 0 {
+		s.pagesPerIP, s.ipLowerBound = c.PagesPerIP, false
 	}
 	return s
 }
