@@ -305,6 +305,7 @@ type dnsRun struct {
 	pages    int64            // responses the engine received
 	errKinds map[string]int64 // failed URLs by kind (robots.txt disallows left out)
 	urls     dnsURLCounts     // URLs in the store by outcome: the same for every run
+	udpDrops int64            // UDP datagrams the kernel dropped for want of buffer, host-wide, during the run
 
 	requests, requestsAfter int // sandbox requests, robots.txt included; after warm-up
 
@@ -331,8 +332,8 @@ func (r *dnsRun) zeroShareRequests() float64 {
 }
 
 func (r *dnsRun) line() string {
-	return fmt.Sprintf("%.1f s: %d URLs (%d done, %d failed %v), %d sandbox requests, %d lookups (%d waited), %d DNS messages at the server",
-		r.wall.Seconds(), r.urls.all, r.urls.done, r.urls.failed, r.errKinds, r.requests, r.lookups, r.waited, r.server)
+	return fmt.Sprintf("%.1f s: %d URLs (%d done, %d failed %v), %d sandbox requests, %d lookups (%d waited), %d DNS messages at the server, %d UDP datagrams dropped (host-wide)",
+		r.wall.Seconds(), r.urls.all, r.urls.done, r.urls.failed, r.errKinds, r.requests, r.lookups, r.waited, r.server, r.udpDrops)
 }
 
 func dnsRatio(a, b int64) float64 {
@@ -414,6 +415,7 @@ func dnsCrawl(kind string, cfg sandbox.Config, f dnsBenchFlags, warmup time.Dura
 		defer base.stop()
 		o.Resolver = base.timed
 	}
+	drops0 := dnsUDPDrops()
 	e, err := engine.New(o)
 	if err != nil {
 		return nil, err
@@ -487,6 +489,7 @@ func dnsCrawl(kind string, cfg sandbox.Config, f dnsBenchFlags, warmup time.Dura
 	}
 	r.server = sb.Truth().DNSTotal()
 	r.perName = sb.Truth().DNSQueries()
+	r.udpDrops = dnsUDPDrops() - drops0
 	sb.Close()
 	if r.spans, r.urls, err = dnsQueueSpans(db); err != nil {
 		return nil, fmt.Errorf("reading queue spans from the store: %w", err)
@@ -538,6 +541,36 @@ func dnsWatch(e *engine.Engine, sb *sandbox.Sandbox, cfg sandbox.Config, f dnsBe
 			warm = &cp
 		}
 	}
+}
+
+// dnsUDPDrops reads the kernel's count of UDP datagrams dropped because a socket's
+// receive buffer was full (Linux /proc/net/snmp RcvbufErrors; -1 elsewhere): a burst
+// of queries can overflow the sandbox DNS server's socket, and a lost query costs a
+// resend.
+func dnsUDPDrops() int64 {
+	data, err := os.ReadFile("/proc/net/snmp")
+	if err != nil {
+		return -1
+	}
+	var head []string
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || f[0] != "Udp:" {
+			continue
+		}
+		if head == nil {
+			head = f
+			continue
+		}
+		for i, name := range head {
+			if name == "RcvbufErrors" && i < len(f) {
+				var n int64
+				fmt.Sscan(f[i], &n)
+				return n
+			}
+		}
+	}
+	return -1
 }
 
 // dnsAskedAll reports whether the sandbox's DNS server has been asked about every host.

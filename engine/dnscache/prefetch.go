@@ -11,12 +11,13 @@ import (
 // them); then refreshes of answers still in force, earliest expiry first. A refresh
 // never holds up a name a lane will otherwise wait for.
 type prefetchQueue struct {
-	fresh   []string        // names with no usable answer, FIFO from freshAt
-	freshAt int             // index of the oldest waiting fresh name
-	refresh refreshHeap     // live answers near expiry, and failures due for a retry
-	queued  map[string]bool // every waiting name, either tier
-	workers int             // workers alive
-	busy    int             // workers resolving right now
+	fresh     []string        // names with no usable answer, FIFO from freshAt
+	freshAt   int             // index of the oldest waiting fresh name
+	refresh   refreshHeap     // live answers near expiry, and failures due for a retry
+	queued    map[string]bool // every waiting name, either tier
+	workers   int             // workers alive
+	busy      int             // workers resolving right now
+	nextSpawn time.Time       // the earliest start of the next new worker (real clock)
 }
 
 // waiting is the number of names queued and not yet taken by a worker.
@@ -119,9 +120,22 @@ func (c *Cache) enqueue(names []string) {
 	want := min(c.opts.MaxWorkers, max(1, (n+c.opts.HostsPerWorker-1)/c.opts.HostsPerWorker))
 	for n > 0 && q.workers < want {
 		q.workers++
-		c.wg.Go(c.prefetchWorker)
+		// New workers start spawnGap apart: a pool going from idle to hundreds of
+		// workers would otherwise send hundreds of queries in the same instant, more
+		// than a server's UDP receive buffer holds (~200 datagrams at Linux defaults;
+		// bench dns saw them dropped), and every lost one costs half a timeout.
+		start := time.Now()
+		if start.Before(q.nextSpawn) {
+			start = q.nextSpawn
+		}
+		q.nextSpawn = start.Add(spawnGap)
+		c.wg.Go(func() { c.prefetchWorker(time.Until(start)) })
 	}
 }
+
+// spawnGap is the least time between the starts of two new prefetch workers: 10 a
+// millisecond, so 512 workers are all at work within about 50 ms.
+const spawnGap = 100 * time.Microsecond
 
 // need says whether resolving a name now would improve what the cache holds, and how
 // urgently: a refresh renews an answer still in force (due when it runs out); anything
@@ -177,9 +191,18 @@ func (c *Cache) nearExpiry(expires time.Time, ttl time.Duration, now time.Time) 
 	return expires.Sub(now) <= window
 }
 
-// prefetchWorker resolves waiting hosts until none is left, then retires.
-func (c *Cache) prefetchWorker() {
+// prefetchWorker waits delay (its turn to start, see spawnGap), then resolves waiting
+// hosts until none is left and retires.
+func (c *Cache) prefetchWorker(delay time.Duration) {
 	q := &c.prefetch
+	if delay > 0 {
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-c.ctx.Done():
+			t.Stop()
+		}
+	}
 	for {
 		c.mu.Lock()
 		if c.closed {

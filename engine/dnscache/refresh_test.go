@@ -217,3 +217,28 @@ func TestLostDatagramSentAgainWithinTheTimeout(t *testing.T) {
 		t.Fatalf("stats %+v: one resolution, its resend counted as a message", s)
 	}
 }
+
+func TestNewWorkersStartPaced(t *testing.T) {
+	srv := newTestServer(t)
+	hold := make(chan struct{})
+	const n = 200
+	var names []string
+	for i := range n {
+		name := fmt.Sprintf("burst%d.example.com", i)
+		names = append(names, name)
+		srv.set(name, zone{a: []string{"192.0.2.1"}, ttl: 300, hold: hold})
+	}
+	o := testOptions(srv, newFakeClock())
+	o.MaxWorkers, o.HostsPerWorker = n, 1
+	c := newTestCache(t, o)
+	start := time.Now()
+	c.Prefetch(names...)
+	waitFor(t, "every worker at work", func() bool { return srv.activeNames() == n })
+	// The server must not get n names' queries in one instant: a UDP receive buffer
+	// would drop part of them.
+	if el, least := time.Since(start), (n-1)*spawnGap; el < least {
+		t.Fatalf("%d workers at work after %v, want them started at least %v apart (%v in all)", n, el, spawnGap, least)
+	}
+	close(hold)
+	waitFor(t, "prefetch done", func() bool { return c.View(0).Backlog == 0 })
+}
