@@ -401,6 +401,14 @@ func dnsCrawl(kind string, cfg sandbox.Config, f dnsBenchFlags, warmup time.Dura
 	db := filepath.Join(dir, "crawl.db")
 
 	o := cli.DemoOptions(sb, db)
+	// A bounded discovery crawl: the sites' entries as plain seeds; no M3 sites
+	// (keyword filters, searches, rounds) and no M2 revisits, which would make the
+	// crawl depend on time rather than on the link graph.
+	o.Sites, o.Keywords, o.Seeds = nil, nil, nil
+	for _, s := range sb.Info().Sites {
+		o.Seeds = append(o.Seeds, s.Entry)
+	}
+	o.Revisit.Enabled = false
 	o.Lanes.Max = f.lanes
 	if f.delayMin > 0 || f.delayMax > 0 {
 		o.Lanes.DelayMin, o.Lanes.DelayMax = f.delayMin, max(f.delayMin, f.delayMax)
