@@ -246,10 +246,10 @@ func (e *Engine) flushDeferred() {
 	}
 }
 
-// maintainEgress runs M3's round housekeeping while the crawl runs: deferrals are
-// written, expired host_disable_list entries removed, and deferred URLs whose time
-// has come are queued again.
-func (e *Engine) maintainEgress() {
+// maintainDeferred keeps deferred URLs moving while the crawl runs: deferrals are
+// written, expired host_disable_list entries removed (M3), and deferred URLs whose
+// time has come (a disabled host, an unreachable robots.txt) are queued again.
+func (e *Engine) maintainDeferred() {
 	defer e.wg.Done()
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
@@ -260,8 +260,10 @@ func (e *Engine) maintainEgress() {
 			return
 		case now := <-t.C:
 			e.flushDeferred()
-			if removed := e.pool.BeginRound(now); len(removed) > 0 {
-				e.logf(LevelInfo, 0, "", "host_disable_list: %d hosts back in the crawl", len(removed))
+			if e.pool != nil {
+				if removed := e.pool.BeginRound(now); len(removed) > 0 {
+					e.logf(LevelInfo, 0, "", "host_disable_list: %d hosts back in the crawl", len(removed))
+				}
 			}
 			e.requeueDeferred()
 		}

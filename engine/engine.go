@@ -221,9 +221,10 @@ func (e *Engine) Start() error {
 		e.wg.Add(1)
 		go e.runRounds()
 	}
+	e.wg.Add(1)
+	go e.maintainDeferred()
 	if e.pool != nil {
-		e.wg.Add(2)
-		go e.maintainEgress()
+		e.wg.Add(1)
 		go func() { defer e.wg.Done(); e.accounts.run(e.ctx.Done()) }()
 	}
 	e.logf(LevelInfo, 0, "", "crawl started: %d lanes max, %d egress, delay %v..%v, host cap %.3g/s",

@@ -314,3 +314,45 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(2 * time.Millisecond)
 	}
 }
+
+// RFC 9309: an unreachable robots.txt (5xx) disallows the site for now; its URLs are
+// deferred until robots.txt is tried again, not failed (nothing crawled is lost).
+func TestUnreachableRobotsDefersTheSite(t *testing.T) {
+	var pages atomic.Int64
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		pages.Add(1)
+		fmt.Fprint(w, "<html>page</html>")
+	})}
+	go srv.Serve(ln)
+	defer srv.Close()
+	o := DefaultOptions()
+	seed := "http://" + ln.Addr().String() + "/p/0"
+	o.Seeds = []string{seed}
+	o.DB = filepath.Join(t.TempDir(), "c.db")
+	o.AllowPrivate = []string{"127.0.0.0/8"}
+	o.HostRate = 0
+	e := startEngine(t, o)
+	waitDone(t, e, 20*time.Second)
+	e.Close()
+	st := e.Stats()
+	if pages.Load() != 0 || st.Deferred != 1 || st.Errors["robots_unreachable"] != 1 {
+		t.Fatalf("pages fetched %d, deferred %d, robots_unreachable %d: want 0, 1, 1", pages.Load(), st.Deferred, st.Errors["robots_unreachable"])
+	}
+	s, err := store.Open(o.DB, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	u, err := s.URLState(seed)
+	if err != nil || u.State != store.Deferred {
+		t.Fatalf("seed state %v (%v), want deferred", u.State, err)
+	}
+}

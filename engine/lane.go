@@ -174,6 +174,16 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 		if err != nil { // stopping: leave the URL queued
 			return false
 		}
+		if rules.Unreachable && !refetch {
+			// RFC 9309: an unreachable robots.txt disallows everything, for now. The
+			// site's URLs wait (deferred, never dropped) until robots.txt is tried again.
+			e.c.addError(fetch.KindRobotsDown)
+			e.mu.Lock()
+			e.deferTask(t, time.Now().Add(e.robots.RetryUnreachable))
+			e.mu.Unlock()
+			e.flushDeferred()
+			return true
+		}
 		if !rules.Allowed(u.RequestURI()) {
 			kind := fetch.KindRobots
 			if rules.Unreachable {

@@ -136,9 +136,9 @@ func DemoOptions(sb *sandbox.Sandbox, db string) engine.Options {
 	// keywords; its social sites are searched for each keyword, as many result pages
 	// as the sandbox serves.
 	for _, s := range sb.Info().Sites {
-		site := engine.SiteOptions{Name: s.Name, Kind: engine.SiteNews, Entry: s.Entry, Keywords: s.Keywords, Class: s.Class}
+		site := engine.SiteOptions{Name: s.Domain, Kind: engine.SiteNews, Entry: s.Entry, Keywords: s.Keywords, Class: s.Class}
 		if s.Search != "" {
-			site = engine.SiteOptions{Name: s.Name, Kind: engine.SiteSocial, Search: s.Search,
+			site = engine.SiteOptions{Name: s.Domain, Kind: engine.SiteSocial, Search: s.Search,
 				Pages: cfg.Search.PagesPerKeyword, Keywords: s.Keywords, Class: s.Class}
 		}
 		o.Sites = append(o.Sites, site)
