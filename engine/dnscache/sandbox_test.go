@@ -3,8 +3,8 @@ package dnscache
 import (
 	"context"
 	"sync"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
