@@ -251,23 +251,16 @@ func (e *Engine) flushDeferred() {
 // time has come (a disabled host, an unreachable robots.txt) are queued again.
 func (e *Engine) maintainDeferred() {
 	defer e.wg.Done()
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-e.ctx.Done():
-			e.flushDeferred()
-			return
-		case now := <-t.C:
-			e.flushDeferred()
-			if e.pool != nil {
-				if removed := e.pool.BeginRound(now); len(removed) > 0 {
-					e.logf(LevelInfo, 0, "", "host_disable_list: %d hosts back in the crawl", len(removed))
-				}
+	defer e.flushDeferred() // before Done: nothing deferred is left unwritten at Stop
+	e.every(time.Second, func(now time.Time) {
+		e.flushDeferred()
+		if e.pool != nil {
+			if removed := e.pool.BeginRound(now); len(removed) > 0 {
+				e.logf(LevelInfo, 0, "", "host_disable_list: %d hosts back in the crawl", len(removed))
 			}
-			e.requeueDeferred()
 		}
-	}
+		e.requeueDeferred()
+	})
 }
 
 // requeueDeferred brings back deferred URLs whose time has passed.

@@ -241,14 +241,19 @@ func (e *Engine) Start() error {
 // tick samples the rate once a second until the engine stops.
 func (e *Engine) tick() {
 	defer e.wg.Done()
-	t := time.NewTicker(time.Second)
+	e.every(time.Second, func(now time.Time) { e.rate.sample(now, e.c.pagesFetched.Load()) })
+}
+
+// every calls f every d until the engine stops (on the caller's goroutine).
+func (e *Engine) every(d time.Duration, f func(now time.Time)) {
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
 		case <-e.ctx.Done():
 			return
 		case now := <-t.C:
-			e.rate.sample(now, e.c.pagesFetched.Load())
+			f(now)
 		}
 	}
 }

@@ -39,16 +39,7 @@ func (r revisitStore) SetNext(urls []string, next time.Time) error {
 // queue, until the engine stops.
 func (e *Engine) runRevisit() {
 	defer e.wg.Done()
-	t := time.NewTicker(e.opts.Revisit.Every)
-	defer t.Stop()
-	for {
-		select {
-		case <-e.ctx.Done():
-			return
-		case now := <-t.C:
-			e.revisitTick(now)
-		}
-	}
+	e.every(e.opts.Revisit.Every, e.revisitTick)
 }
 
 // revisitTick runs one scheduler tick.

@@ -178,17 +178,10 @@ func (e *Engine) CostTable() []revisit.CostRow { return e.round.costs.Rows() }
 // queues the sites' entry and search URLs again.
 func (e *Engine) runRounds() {
 	defer e.wg.Done()
-	t := time.NewTicker(e.opts.Rounds.Every)
-	defer t.Stop()
-	for {
-		select {
-		case <-e.ctx.Done():
-			return
-		case now := <-t.C:
-			e.endRound(now)
-			e.startRound(now)
-		}
-	}
+	e.every(e.opts.Rounds.Every, func(now time.Time) {
+		e.endRound(now)
+		e.startRound(now)
+	})
 }
 
 // startRound begins a round at now: the sites' entry and search URLs, interleaved
