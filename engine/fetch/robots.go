@@ -78,7 +78,9 @@ func (r *Robots) Get(ctx context.Context, origin string, fetch func(ctx context.
 		close(e.ready)
 		return nil, err
 	}
+	r.mu.Lock() // readers look at e.rules under r.mu (the retry check above)
 	e.rules = rules
+	r.mu.Unlock()
 	close(e.ready)
 	return rules, nil
 }
