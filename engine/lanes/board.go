@@ -43,7 +43,6 @@ type Lane struct {
 	holding []frontier.Task // tasks taken by the lane and not yet released
 	hosts   map[string]int  // host -> tasks held (queued + taken)
 	parents map[uint64]int  // parent hash -> tasks held
-	urls    map[uint64]string
 	paused  bool
 	retired bool
 	done    int64
@@ -166,7 +165,7 @@ func (b *Board) open(t frontier.Task, e int) *Lane {
 
 func (b *Board) newLane(e int) *Lane {
 	b.nextID++
-	l := &Lane{ID: b.nextID, Egress: e, hosts: map[string]int{}, parents: map[uint64]int{}, urls: map[uint64]string{}}
+	l := &Lane{ID: b.nextID, Egress: e, hosts: map[string]int{}, parents: map[uint64]int{}}
 	b.lanes[l.ID] = l
 	if len(b.lanes) > b.peak {
 		b.peak = len(b.lanes)

@@ -162,16 +162,6 @@ func mainBlocks(doc []byte) []textBlock {
 	return out
 }
 
-// mainText returns the main text of an HTML document, one block per line.
-func mainText(doc []byte) string {
-	blocks := mainBlocks(doc)
-	parts := make([]string, len(blocks))
-	for i, b := range blocks {
-		parts[i] = b.text
-	}
-	return strings.Join(parts, "\n")
-}
-
 // htmlBlocks tokenizes an HTML document into text blocks, skipping chrome subtrees.
 // It streams the tokens (no tree) so that giant pages cost linear time and little
 // memory, and tolerates broken markup: an end tag closes up to its matching open
