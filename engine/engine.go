@@ -329,6 +329,8 @@ func (e *Engine) Stats() Stats {
 	}
 	s.Deferred = t.Deferred
 	s.Revisit = e.revisitStats()
+	s.Dedupe = &DedupeStats{DedupeStats: e.dedupe.Stats(),
+		StoreChecks: e.c.dedupeStoreChecks.Load(), FalsePositives: e.c.dedupeFalsePositives.Load()}
 	if e.dns != nil {
 		ds := e.dns.Stats()
 		ds.WaitHistogram = nil // the console shows it; the stats object stays small

@@ -188,6 +188,30 @@ func TestQueueSpillsToStoreAndPagesBackIn(t *testing.T) {
 	}
 }
 
+// TestBloomFalsePositivesLoseNoPage runs a crawl with a dedupe far too small for it: the
+// Bloom filter claims many new links, the store settles each, and every page is still
+// crawled; the stats object says how many the store rescued.
+func TestBloomFalsePositivesLoseNoPage(t *testing.T) {
+	w := newMiniWeb(t, 2, 400, 0)
+	o := testOptions(t, w)
+	o.Dedupe = DedupeOptions{ExpectedURLs: 1000, FalsePositive: 0.5, LRUSize: 16}
+	o.Lanes.DelayMin, o.Lanes.DelayMax = 0, 0
+	e := startEngine(t, o)
+	waitDone(t, e, 60*time.Second)
+	e.Close()
+	if got := storedPages(t, o.DB); len(got) != 800 {
+		t.Fatalf("stored %d pages, want all 800", len(got))
+	}
+	d := e.Stats().Dedupe
+	if d == nil || d.Checks == 0 || d.Checks != d.New+d.Recent+d.Maybe {
+		t.Fatalf("dedupe stats %+v: checks must be new+recent+maybe", d)
+	}
+	if d.FalsePositives == 0 || d.StoreChecks < d.FalsePositives || d.StoreChecks != int64(d.Maybe) {
+		t.Fatalf("dedupe stats %+v: an overfull filter must send maybes to the store and some must be new", d)
+	}
+	t.Logf("dedupe: %d checks, %d maybe, %d of them new URLs the store let in", d.Checks, d.Maybe, d.FalsePositives)
+}
+
 func TestStopAndResumeLosesNothing(t *testing.T) {
 	w := newMiniWeb(t, 2, 60, 2*time.Millisecond)
 	o := testOptions(t, w)

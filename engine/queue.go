@@ -250,7 +250,7 @@ func (e *Engine) extract(t frontier.Task, res *fetch.Result, known *[]string) []
 		links = append(links, res.Canonical)
 	}
 	seen := make(map[string]bool, len(links))
-	var out []store.URL
+	var cands []string
 	for _, raw := range links {
 		n, err := base.Resolve(raw)
 		if err != nil {
@@ -270,19 +270,34 @@ func (e *Engine) extract(t frontier.Task, res *fetch.Result, known *[]string) []
 		if ok, _ := e.scope.Allows(u, t.Depth+1); !ok {
 			continue
 		}
-		switch e.dedupe.Check(n) {
+		cands = append(cands, n)
+	}
+	// The page's links go through the dedupe in one batch (M4: LRU, then Bloom).
+	hashes := make([]uint64, len(cands))
+	for i, n := range cands {
+		hashes[i] = frontier.Hash(n)
+	}
+	verdicts := make([]frontier.Verdict, len(cands))
+	e.dedupe.CheckBatch(hashes, verdicts)
+	var out []store.URL
+	for i, n := range cands {
+		switch verdicts[i] {
 		case frontier.Recent:
 			if known != nil {
 				*known = append(*known, n)
 			}
 			continue
 		case frontier.Maybe:
+			// The Bloom filter claims it: only the store's unique index can tell a
+			// duplicate from a false positive.
+			e.c.dedupeStoreChecks.Add(1)
 			if _, err := e.st.URLState(n); err == nil {
 				if known != nil {
 					*known = append(*known, n)
 				}
 				continue // a true duplicate
 			}
+			e.c.dedupeFalsePositives.Add(1)
 		}
 		rec := e.linkRecord(n, parent, t.Depth+1)
 		inherit(t, &rec)

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
 )
 
 // counters are the crawl's running totals: atomics on the hot path, a map under a
@@ -17,6 +19,9 @@ type counters struct {
 	urlsQueued   atomic.Int64
 	urlsDone     atomic.Int64
 	deferred     atomic.Int64
+
+	dedupeStoreChecks    atomic.Int64 // Maybe verdicts the store settled
+	dedupeFalsePositives atomic.Int64 // of those, URLs the store did not have
 
 	mu     sync.Mutex
 	errors map[string]int64
@@ -158,4 +163,13 @@ type Stats struct {
 	DNS          *DNSStats        `json:"dns,omitempty"`
 	Egress       *EgressStats     `json:"egress,omitempty"`
 	Revisit      *RevisitStats    `json:"revisit,omitempty"`
+	Dedupe       *DedupeStats     `json:"dedupe,omitempty"`
+}
+
+// DedupeStats is M4's link filter in the stats object: the filter's own counters and
+// sizing, and how the store settled the URLs the Bloom filter claimed.
+type DedupeStats struct {
+	frontier.DedupeStats
+	StoreChecks    int64 `json:"store_checks"`    // Maybe verdicts looked up in the store
+	FalsePositives int64 `json:"false_positives"` // of those, URLs the store did not have (kept, not dropped)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"iter"
 	"math"
+	"math/bits"
 	"sync"
 
 	"github.com/bits-and-blooms/bloom/v3"
@@ -51,20 +52,46 @@ const lruEntryBytes = 100
 
 // Dedupe is M4's link filter on the master: an LRU of recent URL hashes in front of a
 // Bloom filter of every URL recorded. It keeps 8-byte hashes, never URL strings, so it
-// costs about 1.25 bytes per URL at a 1% false-positive target. Safe for concurrent use.
+// costs about 1.4 bytes per URL at a 1% false-positive target. Safe for concurrent use.
+//
+// It is split into shards by the top bits of the URL hash, each with its own lock, LRU
+// (an equal share of the LRU size) and Bloom filter (sized for an equal share of the
+// expected URLs): lanes extract links at the same time, and on one lock they would
+// queue behind each other's cache misses. A URL always lands in the same shard, so the
+// verdicts are those of one big LRU and filter, up to which hashes an LRU evicts first.
+// Small LRUs (under 2·minShardLRU) keep one shard and so the exact LRU order.
 type Dedupe struct {
-	mu     sync.Mutex
-	recent *simplelru.LRU[uint64, struct{}] // hash of recently recorded URLs
-	seen   *bloom.BloomFilter               // every hash ever recorded or warmed
+	shards []dedupeShard
+	shift  uint // hash >> shift is the shard index (64 with one shard: always 0)
 
 	expected uint
 	target   float64
+}
+
+// dedupeShard is one lock's worth of the filter. Padded so that two shards' locks and
+// counters never share a cache line.
+type dedupeShard struct {
+	mu     sync.Mutex
+	recent *simplelru.LRU[uint64, struct{}] // hash of recently recorded URLs
+	seen   *bloom.BloomFilter               // every hash ever recorded or warmed
 
 	// Counters, guarded by mu.
 	checks, news, recents, maybes uint64
 	warmed                        uint64 // hashes loaded by Warm/WarmHashes
 	inserted                      uint64 // hashes that changed the filter: its fill
+	touch                         uint64 // CheckBatch's reads of the filter end here
+
+	_ [64]byte
 }
+
+// maxShards caps the shard count: enough that lanes on a few cores rarely meet on one
+// lock, few enough that each shard's filter holds many URLs (its fill, so its rate,
+// stays close to the whole filter's).
+const maxShards = 16
+
+// minShardLRU is the least LRU share a shard gets: below it, recency would be judged on
+// too few URLs per shard.
+const minShardLRU = 512
 
 // NewDedupe sizes the Bloom filter for expectedURLs at false-positive rate fpRate (at
 // most fpRate once expectedURLs distinct URLs are in) and the LRU for lruSize hashes
@@ -80,18 +107,31 @@ func NewDedupe(expectedURLs uint, fpRate float64, lruSize int) *Dedupe {
 	if lruSize < 1 {
 		lruSize = DefaultLRUSize
 	}
-	recent, err := simplelru.NewLRU[uint64, struct{}](lruSize, nil)
-	if err != nil { // only for size < 1, excluded above
-		panic(err)
+	n := 1
+	for n < maxShards && lruSize/(2*n) >= minShardLRU && expectedURLs/uint(2*n) >= minShardLRU {
+		n *= 2
 	}
-	m, k := bloomSize(expectedURLs, fpRate)
-	return &Dedupe{
-		recent:   recent,
-		seen:     bloom.New(m, k),
-		expected: expectedURLs,
-		target:   fpRate,
+	d := &Dedupe{shards: make([]dedupeShard, n), shift: 64, expected: expectedURLs, target: fpRate}
+	if n > 1 {
+		d.shift = uint(64 - bits.TrailingZeros(uint(n)))
 	}
+	m, k := bloomSize((expectedURLs+uint(n)-1)/uint(n), fpRate)
+	for i := range d.shards {
+		recent, err := simplelru.NewLRU[uint64, struct{}]((lruSize+n-1)/n, nil)
+		if err != nil { // only for size < 1, excluded above
+			panic(err)
+		}
+		d.shards[i].recent = recent
+		d.shards[i].seen = bloom.New(m, k)
+	}
+	return d
 }
+
+// shard is the shard that owns hash h.
+func (d *Dedupe) shard(h uint64) *dedupeShard { return &d.shards[d.shardIndex(h)] }
+
+// shardIndex is the index of the shard that owns hash h.
+func (d *Dedupe) shardIndex(h uint64) int { return int(h >> d.shift & uint64(len(d.shards)-1)) }
 
 // maxExtraBits is how much more memory than the minimum bloomSize may spend to cut
 // the number of hash probes.
@@ -148,25 +188,160 @@ func (d *Dedupe) Check(url string) Verdict {
 
 // CheckHash is Check for a URL whose Hash the caller already has.
 func (d *Dedupe) CheckHash(h uint64) Verdict {
-	var key [8]byte
-	binary.LittleEndian.PutUint64(key[:], h)
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.checks++
+	s := d.shard(h)
+	s.mu.Lock()
+	v := s.check(h)
+	s.mu.Unlock()
+	return v
+}
+
+// check is CheckHash inside the shard's lock.
+func (s *dedupeShard) check(h uint64) Verdict {
+	s.checks++
 	// One map lookup for both questions: Add moves a present hash to the front (a hit
 	// stays recent) without evicting or growing; an absent one grows the LRU or evicts.
-	before := d.recent.Len()
-	if evicted := d.recent.Add(h, struct{}{}); !evicted && d.recent.Len() == before {
-		d.recents++
+	before := s.recent.Len()
+	if evicted := s.recent.Add(h, struct{}{}); !evicted && s.recent.Len() == before {
+		s.recents++
 		return Recent
 	}
-	if d.seen.TestAndAdd(key[:]) {
-		d.maybes++
+	var key [8]byte
+	binary.LittleEndian.PutUint64(key[:], h)
+	if s.seen.TestAndAdd(key[:]) {
+		s.maybes++
 		return Maybe
 	}
-	d.news++
-	d.inserted++
+	s.news++
+	s.inserted++
 	return New
+}
+
+// CheckBatch is CheckHash for each of hashes, in order, with the verdicts in out (which
+// must be at least as long): the same verdicts, counters and filter state as the loop
+// of CheckHash calls. It is that loop made faster for the links of one page. Per shard,
+// it takes the lock once, settles the LRU for every hash first, then computes the Bloom
+// locations of those the LRU does not hold (bloom.Locations, the filter's own
+// hashing) and reads all their words before testing any: one miss per word, all in
+// flight at once, where TestAndAdd waits for its k misses one hash after another. At
+// 10M URLs the filter is far larger than the caches, and those waits are most of a
+// check (go run ./bench dedupe compares the two).
+func (d *Dedupe) CheckBatch(hashes []uint64, out []Verdict) {
+	out = out[:len(hashes)]
+	var order [batchChunk]int32
+	var count [maxShards + 1]int
+	for len(hashes) > 0 {
+		n := min(len(hashes), batchChunk)
+		// A stable counting sort of the chunk by shard: order lists the indices of
+		// shard 0's hashes, then shard 1's, each in input order.
+		clear(count[:])
+		for _, h := range hashes[:n] {
+			count[d.shardIndex(h)+1]++
+		}
+		for i := 1; i < len(count); i++ {
+			count[i] += count[i-1]
+		}
+		next := count
+		for i, h := range hashes[:n] {
+			si := d.shardIndex(h)
+			order[next[si]] = int32(i)
+			next[si]++
+		}
+		for si := range d.shards {
+			if idx := order[count[si]:count[si+1]]; len(idx) > 0 {
+				s := &d.shards[si]
+				s.mu.Lock()
+				s.checkBatch(hashes, out, idx)
+				s.mu.Unlock()
+			}
+		}
+		hashes, out = hashes[n:], out[n:]
+	}
+}
+
+// batchChunk is how many hashes CheckBatch sorts at a time (a page's links are
+// usually fewer); maxBatchK the most Bloom probes its fast path keeps per hash.
+const (
+	batchChunk = 256
+	maxBatchK  = 8
+)
+
+// checkBatch is CheckBatch for the hashes[i], i in idx (in order), inside the lock.
+func (s *dedupeShard) checkBatch(hashes []uint64, out []Verdict, idx []int32) {
+	k := s.seen.K()
+	if k > maxBatchK { // a filter tuned for a tiny rate: not worth a fast path
+		for _, i := range idx {
+			out[i] = s.check(hashes[i])
+		}
+		return
+	}
+	// The LRU first, in order: a hash repeated in the batch is Recent the second time,
+	// as in the loop.
+	var need [batchChunk]int32
+	nn := 0
+	for _, i := range idx {
+		s.checks++
+		h := hashes[i]
+		before := s.recent.Len()
+		if evicted := s.recent.Add(h, struct{}{}); !evicted && s.recent.Len() == before {
+			s.recents++
+			out[i] = Recent
+			continue
+		}
+		need[nn] = i
+		nn++
+	}
+	idx = need[:nn]
+	for len(idx) > 0 { // the rest of the group, probeChunk hashes at a time
+		n := min(len(idx), probeChunk)
+		s.probe(hashes, out, idx[:n], k)
+		idx = idx[n:]
+	}
+}
+
+// probeChunk is how many hashes probe handles at once: enough misses to fill the
+// CPU's queue of outstanding loads, a small array to clear.
+const probeChunk = 32
+
+// probe is TestAndAdd for the hashes[i], i in idx (at most probeChunk), in order,
+// with the filter's words read for all of them before any is tested.
+func (s *dedupeShard) probe(hashes []uint64, out []Verdict, idx []int32, k uint) {
+	m := uint64(s.seen.Cap())
+	bs := s.seen.BitSet()
+	words := bs.Words()
+	var locs [probeChunk][maxBatchK]uint64
+	var key [8]byte
+	for j, i := range idx {
+		binary.LittleEndian.PutUint64(key[:], hashes[i])
+		for q, l := range bloom.Locations(key[:], k) {
+			locs[j][q] = l % m
+		}
+	}
+	// A tight loop of independent loads: the CPU keeps many misses in flight at once.
+	var touch uint64
+	for j := range idx {
+		for _, l := range locs[j][:k] {
+			touch ^= words[l>>6]
+		}
+	}
+	s.touch ^= touch // keeps the reads from being optimised away
+	// Test and set, in order, now from cache: TestAndAdd's outcome for each hash.
+	for j, i := range idx {
+		present := true
+		for _, l := range locs[j][:k] {
+			if !bs.Test(uint(l)) {
+				present = false
+				bs.Set(uint(l))
+			}
+		}
+		if present {
+			s.maybes++
+			out[i] = Maybe
+		} else {
+			s.news++
+			s.inserted++
+			out[i] = New
+		}
+	}
 }
 
 // Peek says what Check would answer, without recording url or touching any counter
@@ -175,12 +350,13 @@ func (d *Dedupe) Peek(url string) Verdict {
 	h := Hash(url)
 	var key [8]byte
 	binary.LittleEndian.PutUint64(key[:], h)
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.recent.Contains(h) {
+	s := d.shard(h)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.recent.Contains(h) {
 		return Recent
 	}
-	if d.seen.Test(key[:]) {
+	if s.seen.Test(key[:]) {
 		return Maybe
 	}
 	return New
@@ -209,16 +385,17 @@ func (d *Dedupe) WarmHashes(hashes iter.Seq[uint64]) int {
 	n, total := 0, 0
 	flush := func() {
 		var key [8]byte
-		d.mu.Lock()
 		for _, h := range batch[:n] {
+			s := d.shard(h)
 			binary.LittleEndian.PutUint64(key[:], h)
-			if !d.seen.TestAndAdd(key[:]) {
-				d.inserted++
+			s.mu.Lock()
+			if !s.seen.TestAndAdd(key[:]) {
+				s.inserted++
 			}
-			d.recent.Add(h, struct{}{})
+			s.recent.Add(h, struct{}{})
+			s.warmed++
+			s.mu.Unlock()
 		}
-		d.warmed += uint64(n)
-		d.mu.Unlock()
 		total += n
 		n = 0
 	}
@@ -246,22 +423,32 @@ type DedupeStats struct {
 	BloomBits         uint    `json:"bloom_bits"`          // filter size m
 	BloomHashes       uint    `json:"bloom_hashes"`        // hash functions k
 	LRULen            int     `json:"lru_len"`             // hashes now in the LRU
+	Shards            int     `json:"shards"`              // lock shards the filter and LRU are split into
 	Bytes             uint64  `json:"bytes"`               // heap estimate of filter plus LRU
 }
 
-// Stats returns the current counters and a memory estimate.
+// Stats returns the current counters and a memory estimate. The false-positive rate
+// is the mean of the shards' rates: a never-seen URL is equally likely to land in any.
 func (d *Dedupe) Stats() DedupeStats {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	m, k := d.seen.Cap(), d.seen.K()
-	return DedupeStats{
-		Checks: d.checks, New: d.news, Recent: d.recents, Maybe: d.maybes, Warmed: d.warmed,
-		ExpectedURLs:      d.expected,
-		TargetFPRate:      d.target,
-		FalsePositiveRate: bloomRate(m, k, float64(d.inserted)),
-		BloomBits:         m,
-		BloomHashes:       k,
-		LRULen:            d.recent.Len(),
-		Bytes:             uint64((m+63)/64*8) + uint64(d.recent.Len())*lruEntryBytes,
+	st := DedupeStats{ExpectedURLs: d.expected, TargetFPRate: d.target}
+	var fp float64
+	for i := range d.shards {
+		s := &d.shards[i]
+		s.mu.Lock()
+		m, k := s.seen.Cap(), s.seen.K()
+		st.Checks += s.checks
+		st.New += s.news
+		st.Recent += s.recents
+		st.Maybe += s.maybes
+		st.Warmed += s.warmed
+		fp += bloomRate(m, k, float64(s.inserted))
+		st.BloomBits += m
+		st.BloomHashes = k
+		st.LRULen += s.recent.Len()
+		st.Bytes += uint64((m+63)/64*8) + uint64(s.recent.Len())*lruEntryBytes
+		s.mu.Unlock()
 	}
+	st.FalsePositiveRate = fp / float64(len(d.shards))
+	st.Shards = len(d.shards)
+	return st
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -131,37 +132,129 @@ func TestDedupeNeverLosesAURL(t *testing.T) {
 
 func TestDedupeConcurrentChecksAgree(t *testing.T) {
 	const urls, workers = 2000, 8
-	d := NewDedupe(urls, 1e-12, 256)
-	counts := make([][3]int, urls) // per URL: New, Recent, Maybe
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			order := rand.New(rand.NewPCG(uint64(w), 7)).Perm(urls)
-			local := make([][3]int, urls)
-			for _, i := range order {
-				local[i][d.Check(pageURL(i%5, i))-New]++
+	for _, tc := range []struct {
+		name     string
+		expected uint
+		lru      int
+		shards   int
+	}{
+		{"one shard, Check", urls, 256, 1},
+		{"sharded, Check", 1_000_000, DefaultLRUSize, 16},
+		{"sharded, CheckBatch", 1_000_000, DefaultLRUSize, 16},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := NewDedupe(tc.expected, 1e-12, tc.lru)
+			if got := d.Stats().Shards; got != tc.shards {
+				t.Fatalf("%d shards, want %d", got, tc.shards)
 			}
-			mu.Lock()
-			for i := range local {
-				for v := range local[i] {
-					counts[i][v] += local[i][v]
+			batch := strings.HasSuffix(tc.name, "CheckBatch")
+			counts := make([][3]int, urls) // per URL: New, Recent, Maybe
+			var mu sync.Mutex
+			var wg sync.WaitGroup
+			for w := 0; w < workers; w++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					order := rand.New(rand.NewPCG(uint64(w), 7)).Perm(urls)
+					local := make([][3]int, urls)
+					if batch { // pages of 37 links
+						for len(order) > 0 {
+							page := order[:min(37, len(order))]
+							order = order[len(page):]
+							hs := make([]uint64, len(page))
+							for j, i := range page {
+								hs[j] = Hash(pageURL(i%5, i))
+							}
+							out := make([]Verdict, len(page))
+							d.CheckBatch(hs, out)
+							for j, i := range page {
+								local[i][out[j]-New]++
+							}
+						}
+					} else {
+						for _, i := range order {
+							local[i][d.Check(pageURL(i%5, i))-New]++
+						}
+					}
+					mu.Lock()
+					for i := range local {
+						for v := range local[i] {
+							counts[i][v] += local[i][v]
+						}
+					}
+					mu.Unlock()
+				}()
+			}
+			wg.Wait()
+			for i, c := range counts {
+				if c[0] != 1 {
+					t.Fatalf("%s: %d new verdicts from %d workers, want exactly 1", pageURL(i%5, i), c[0], workers)
 				}
 			}
-			mu.Unlock()
-		}()
+			st := d.Stats()
+			if st.Checks != urls*workers || st.New != urls || st.New+st.Recent+st.Maybe != st.Checks {
+				t.Errorf("stats %+v, want %d checks and %d new", st, urls*workers, urls)
+			}
+		})
 	}
-	wg.Wait()
-	for i, c := range counts {
-		if c[0] != 1 {
-			t.Fatalf("%s: %d new verdicts from %d workers, want exactly 1", pageURL(i%5, i), c[0], workers)
-		}
-	}
-	st := d.Stats()
-	if st.Checks != urls*workers || st.New != urls || st.New+st.Recent+st.Maybe != st.Checks {
-		t.Errorf("stats %+v, want %d checks and %d new", st, urls*workers, urls)
+}
+
+// TestDedupeCheckBatchIsTheLoop: CheckBatch must give exactly what CheckHash gives
+// one hash after another — verdicts, counters and what the filter holds afterwards —
+// including hashes repeated inside one batch, LRUs small enough to evict inside a
+// batch, batches longer than a chunk, and several shards.
+func TestDedupeCheckBatchIsTheLoop(t *testing.T) {
+	for _, tc := range []struct {
+		expected uint
+		fp       float64
+		lru      int
+	}{
+		{1000, 0.01, 2}, {1000, 0.3, 64}, {200_000, 0.01, DefaultLRUSize}, {200_000, 1e-9, 4096},
+	} {
+		t.Run(fmt.Sprintf("n=%d fp=%g lru=%d", tc.expected, tc.fp, tc.lru), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(tc.lru), 3))
+			pool := make([]uint64, 5000)
+			for i := range pool {
+				pool[i] = Hash(pageURL(i%9, i))
+			}
+			var stream []uint64
+			for len(stream) < 40_000 {
+				h := pool[rng.IntN(len(pool))]
+				stream = append(stream, h)
+				if rng.IntN(10) == 0 { // the same link twice on one page
+					stream = append(stream, h)
+				}
+			}
+			loop := NewDedupe(tc.expected, tc.fp, tc.lru)
+			batched := NewDedupe(tc.expected, tc.fp, tc.lru)
+			want := make([]Verdict, len(stream))
+			for i, h := range stream {
+				want[i] = loop.CheckHash(h)
+			}
+			got := make([]Verdict, len(stream))
+			for i := 0; i < len(stream); {
+				n := min(1+rng.IntN(600), len(stream)-i) // across batchChunk
+				batched.CheckBatch(stream[i:i+n], got[i:i+n])
+				i += n
+			}
+			for i := range stream {
+				if got[i] != want[i] {
+					t.Fatalf("check %d: CheckBatch says %v, the loop %v", i, got[i], want[i])
+				}
+			}
+			if ls, bs := loop.Stats(), batched.Stats(); ls != bs {
+				t.Errorf("stats differ:\nloop  %+v\nbatch %+v", ls, bs)
+			}
+			for i := 0; i < 20_000; i++ {
+				u := pageURL(i%9, i)
+				if a, b := loop.Peek(u), batched.Peek(u); a != b {
+					t.Fatalf("afterwards %s: loop %v, batch %v", u, a, b)
+				}
+			}
+			if s := loop.Stats(); s.Recent == 0 || s.New == 0 {
+				t.Errorf("stats %+v: the stream exercised too little", s)
+			}
+		})
 	}
 }
 
