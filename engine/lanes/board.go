@@ -20,11 +20,14 @@
 // With several egresses a host may be served by one lane per egress: when every lane a
 // task is adjacent to has a backlog, and some egress has no lane adjacent to the task,
 // a new lane opens there (the per-host aggregate cap in Gate keeps the site's load
-// unchanged). With one egress this never happens and the rule above is exact.
+// unchanged); and a lane that runs dry first takes over half the longest backlog on
+// another egress that it is not adjacent to on its own (see steal), retiring only
+// when there is none. With one egress neither happens and the rule above is exact.
 package lanes
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
@@ -314,16 +317,18 @@ func (b *Board) unhold(l *Lane, t frontier.Task) {
 	}
 }
 
-// Next releases the tasks the lane took before (it has paused after them) and hands
-// it its next task; queued groups no longer adjacent to that task may move to new
-// lanes (see split). When the lane has run dry it retires (ok=false) and its slot
-// goes to the oldest pending tasks. Lanes opened either way are returned for starting.
+// Next releases the tasks the lane took before (it has paused after them, or is
+// still pausing when it ran dry) and hands it its next task; queued groups no longer
+// adjacent to that task may move to new lanes (see split). A lane that has run dry
+// takes over tasks from a busy lane on another egress (see steal), or else retires
+// (ok=false) and its slot goes to the oldest pending tasks. Lanes opened either way
+// are returned for starting.
 func (b *Board) Next(l *Lane) (t frontier.Task, ok bool, opened []*Lane) {
 	b.release(l)
 	if l.paused || l.retired {
 		return t, false, nil
 	}
-	if len(l.queue) == 0 {
+	if len(l.queue) == 0 && !b.steal(l) {
 		return t, false, b.retire(l)
 	}
 	opened = b.split(l)
@@ -333,6 +338,77 @@ func (b *Board) Next(l *Lane) (t frontier.Task, ok bool, opened []*Lane) {
 	l.holding = append(l.holding, t)
 	l.done++
 	return t, true, opened
+}
+
+// StealBacklog is the backlog a lane on another egress must have before a lane that
+// ran dry takes over part of it (see steal).
+const StealBacklog = 2
+
+// steal gives a lane that ran dry half the queue of the busiest lane on another
+// egress, taken from its tail, before the lane retires: tasks are dealt to lanes when
+// they are found, and by the time the last ones are fetched some addresses have
+// finished their share while another still has a backlog of the same host (random
+// pauses, tasks found late). Adjacency is per egress, so a host queued on one address
+// may also be fetched from this one; a task moves only if this egress may serve its
+// host and no other lane here holds its host or parent (one lane per host and parent
+// on an address, as with Add). The per-host aggregate cap in Gate still bounds the
+// host's load across addresses. It reports whether the lane got any task.
+func (b *Board) steal(l *Lane) bool {
+	if len(b.egresses) < 2 {
+		return false
+	}
+	var donors []*Lane
+	for _, d := range b.lanes {
+		if d.Egress != l.Egress && !d.paused && len(d.queue) >= StealBacklog {
+			donors = append(donors, d)
+		}
+	}
+	sort.Slice(donors, func(i, j int) bool {
+		if len(donors[i].queue) != len(donors[j].queue) {
+			return len(donors[i].queue) > len(donors[j].queue)
+		}
+		return donors[i].ID < donors[j].ID
+	})
+	e := l.Egress
+	free := func(t frontier.Task) bool {
+		if !b.allowed(e, t.Host) {
+			return false
+		}
+		if o := b.byHost[e][t.Host]; o != nil && o != l {
+			return false
+		}
+		if t.ParentHash != 0 {
+			if o := b.byParent[e][t.ParentHash]; o != nil && o != l {
+				return false
+			}
+		}
+		return true
+	}
+	for _, d := range donors {
+		want := len(d.queue) / 2
+		var took []frontier.Task // newest first
+		kept := d.queue[:0:0]
+		for i := len(d.queue) - 1; i >= 0; i-- {
+			t := d.queue[i]
+			if len(took) < want && free(t) {
+				b.unhold(d, t)
+				b.hold(l, t) // binds host and parent here, so their next tasks pass free
+				took = append(took, t)
+				continue
+			}
+			kept = append(kept, t)
+		}
+		if len(took) == 0 {
+			continue
+		}
+		slices.Reverse(kept)
+		d.queue = kept
+		for i := len(took) - 1; i >= 0; i-- {
+			l.queue = append(l.queue, took[i])
+		}
+		return true
+	}
+	return false
 }
 
 func (b *Board) release(l *Lane) {
