@@ -27,7 +27,6 @@ package lanes
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
@@ -384,28 +383,37 @@ func (b *Board) steal(l *Lane) bool {
 		}
 		return true
 	}
+	budget := splitScan // tasks looked at, so a lane running dry stays cheap on huge queues
 	for _, d := range donors {
-		want := len(d.queue) / 2
-		var took []frontier.Task // newest first
-		kept := d.queue[:0:0]
-		for i := len(d.queue) - 1; i >= 0; i-- {
-			t := d.queue[i]
-			if len(took) < want && free(t) {
+		if budget <= 0 {
+			break
+		}
+		n := len(d.queue)
+		lo := max(0, n-budget) // only the newest tasks are looked at
+		take := make([]bool, n-lo)
+		got := 0
+		for i := n - 1; i >= lo && got < n/2; i-- {
+			budget--
+			if t := d.queue[i]; free(t) {
 				b.unhold(d, t)
 				b.hold(l, t) // binds host and parent here, so their next tasks pass free
-				took = append(took, t)
-				continue
+				take[i-lo] = true
+				got++
 			}
-			kept = append(kept, t)
 		}
-		if len(took) == 0 {
+		if got == 0 {
 			continue
 		}
-		slices.Reverse(kept)
-		d.queue = kept
-		for i := len(took) - 1; i >= 0; i-- {
-			l.queue = append(l.queue, took[i])
+		kept := d.queue[:lo]
+		for i, t := range d.queue[lo:] {
+			if take[i] {
+				l.queue = append(l.queue, t)
+			} else {
+				kept = append(kept, t)
+			}
 		}
+		clear(d.queue[len(kept):n])
+		d.queue = kept
 		return true
 	}
 	return false

@@ -289,6 +289,18 @@ func TestDryLaneTakesOverBacklogFromAnotherEgress(t *testing.T) {
 		if tk, _, _ := b.Next(la); tk.URL != "http://a/0" {
 			t.Fatalf("the donor keeps its oldest tasks in order, next %q", tk.URL)
 		}
+		fetched := 3 // c/0, a/4, a/0
+		for _, l := range []*Lane{la, lc} {
+			for {
+				if _, ok, _ := b.Next(l); !ok {
+					break
+				}
+				fetched++
+			}
+		}
+		if fetched != 9 || b.Len() != 0 || b.Holds("a") || b.Holds("c") {
+			t.Fatalf("after the crawl: %d tasks fetched (want 9), %d lanes, holds a %v", fetched, b.Len(), b.Holds("a"))
+		}
 	})
 
 	t.Run("not past another lane holding the host on its egress", func(t *testing.T) {
