@@ -38,10 +38,11 @@ package main
 // connection, can only see a longer gap. Its mean, 1.06·G, is the part of the ratio to
 // the bound that the pauses cost by design.
 //
-// Makespans: crawlconsole from Start to the crawl running dry (Done: every lane retired,
-// the last one after its closing pause); the prior art until every page is fetched or
-// the cap; colly until its four collectors are idle. "pages" counts the distinct URLs
-// the sandbox answered with a real page (200, not a ban page), robots.txt excluded.
+// Makespans: crawlconsole from Start to the crawl running dry (Done: every lane retired;
+// a lane retires as soon as it runs dry and finds no work to take over, with no closing
+// pause); the prior art until every page is fetched or the cap; colly until its four
+// collectors are idle. "pages" counts the distinct URLs the sandbox answered with a
+// real page (200, not a ban page), robots.txt excluded.
 
 import (
 	"flag"

@@ -16,7 +16,8 @@ import (
 )
 
 // runLane is one lane's life (M1): take the next task, fetch it, pause a random
-// human-like interval, repeat; retire when the lane runs dry.
+// human-like interval, repeat; retire when the lane runs dry and finds no work to
+// take over.
 func (e *Engine) runLane(ls *laneState) {
 	defer e.wg.Done()
 	l := ls.lane
@@ -25,10 +26,28 @@ func (e *Engine) runLane(ls *laneState) {
 	e.mu.Unlock()
 	e.st.LaneOpened(l.ID, egress, time.Now())
 	e.logf(LevelDebug, l.ID, "", "lane %d opened on %s", l.ID, egress)
+	var next time.Time // earliest start of the lane's next request (M1's pause)
 	for {
 		t, link, ok := e.nextTask(ls)
 		if !ok {
 			return
+		}
+		if d := time.Until(next); d > 0 {
+			// The lane ran dry and asked for work before its pause was over; it
+			// took over tasks from a busy lane (lanes.Board.Next) or a task joined
+			// it, and they wait out the pause like any other.
+			e.mu.Lock()
+			ls.status, ls.nextFetch = LaneWaiting, next
+			e.mu.Unlock()
+			if !e.sleep(d) {
+				e.mu.Lock()
+				e.releaseTask(t, false)
+				e.mu.Unlock()
+				return
+			}
+			e.mu.Lock()
+			ls.status, ls.nextFetch = LaneFetching, time.Time{}
+			e.mu.Unlock()
 		}
 		ended := e.process(ls, link, t)
 		e.mu.Lock()
@@ -36,15 +55,17 @@ func (e *Engine) runLane(ls *laneState) {
 		e.checkIdle() // the last discovery task may have ended on a lane that goes on revisiting
 		e.mu.Unlock()
 		// M1's random pause runs from the end of the response, not from the end of
-		// parsing and storing it; a lane with nothing left retires at once (the gate
-		// still keeps the next adjacent request on its address MinGap away).
+		// parsing and storing it. A lane with nothing left asks for work at once: it
+		// retires without waiting out a pause when there is none, and pauses above
+		// before the tasks it took over (the gate still keeps the next adjacent
+		// request on its address MinGap away).
 		e.mu.Lock()
 		dry := ls.lane.Backlog() == 0
 		from := ls.fetchEnd
 		if from.IsZero() {
 			from = time.Now()
 		}
-		next := from.Add(e.delay())
+		next = from.Add(e.delay())
 		ls.status, ls.nextFetch = LaneWaiting, next
 		e.mu.Unlock()
 		if dry {

@@ -20,7 +20,9 @@
 // With several egresses a host may be served by one lane per egress: when every lane a
 // task is adjacent to has a backlog, and some egress has no lane adjacent to the task,
 // a new lane opens there (the per-host aggregate cap in Gate keeps the site's load
-// unchanged). With one egress this never happens and the rule above is exact.
+// unchanged); and a lane that runs dry first takes over half the longest backlog on
+// another egress that it is not adjacent to on its own (see steal), retiring only
+// when there is none. With one egress neither happens and the rule above is exact.
 package lanes
 
 import (
@@ -314,16 +316,18 @@ func (b *Board) unhold(l *Lane, t frontier.Task) {
 	}
 }
 
-// Next releases the tasks the lane took before (it has paused after them) and hands
-// it its next task; queued groups no longer adjacent to that task may move to new
-// lanes (see split). When the lane has run dry it retires (ok=false) and its slot
-// goes to the oldest pending tasks. Lanes opened either way are returned for starting.
+// Next releases the tasks the lane took before (it has paused after them, or is
+// still pausing when it ran dry) and hands it its next task; queued groups no longer
+// adjacent to that task may move to new lanes (see split). A lane that has run dry
+// takes over tasks from a busy lane on another egress (see steal), or else retires
+// (ok=false) and its slot goes to the oldest pending tasks. Lanes opened either way
+// are returned for starting.
 func (b *Board) Next(l *Lane) (t frontier.Task, ok bool, opened []*Lane) {
 	b.release(l)
 	if l.paused || l.retired {
 		return t, false, nil
 	}
-	if len(l.queue) == 0 {
+	if len(l.queue) == 0 && !b.steal(l) {
 		return t, false, b.retire(l)
 	}
 	opened = b.split(l)
@@ -333,6 +337,86 @@ func (b *Board) Next(l *Lane) (t frontier.Task, ok bool, opened []*Lane) {
 	l.holding = append(l.holding, t)
 	l.done++
 	return t, true, opened
+}
+
+// StealBacklog is the backlog a lane on another egress must have before a lane that
+// ran dry takes over part of it (see steal).
+const StealBacklog = 2
+
+// steal gives a lane that ran dry half the queue of the busiest lane on another
+// egress, taken from its tail, before the lane retires: tasks are dealt to lanes when
+// they are found, and by the time the last ones are fetched some addresses have
+// finished their share while another still has a backlog of the same host (random
+// pauses, tasks found late). Adjacency is per egress, so a host queued on one address
+// may also be fetched from this one; a task moves only if this egress may serve its
+// host and no other lane here holds its host or parent (one lane per host and parent
+// on an address, as with Add). The per-host aggregate cap in Gate still bounds the
+// host's load across addresses. It reports whether the lane got any task.
+func (b *Board) steal(l *Lane) bool {
+	if len(b.egresses) < 2 {
+		return false
+	}
+	var donors []*Lane
+	for _, d := range b.lanes {
+		if d.Egress != l.Egress && !d.paused && len(d.queue) >= StealBacklog {
+			donors = append(donors, d)
+		}
+	}
+	sort.Slice(donors, func(i, j int) bool {
+		if len(donors[i].queue) != len(donors[j].queue) {
+			return len(donors[i].queue) > len(donors[j].queue)
+		}
+		return donors[i].ID < donors[j].ID
+	})
+	e := l.Egress
+	free := func(t frontier.Task) bool {
+		if !b.allowed(e, t.Host) {
+			return false
+		}
+		if o := b.byHost[e][t.Host]; o != nil && o != l {
+			return false
+		}
+		if t.ParentHash != 0 {
+			if o := b.byParent[e][t.ParentHash]; o != nil && o != l {
+				return false
+			}
+		}
+		return true
+	}
+	budget := splitScan // tasks looked at, so a lane running dry stays cheap on huge queues
+	for _, d := range donors {
+		if budget <= 0 {
+			break
+		}
+		n := len(d.queue)
+		lo := max(0, n-budget) // only the newest tasks are looked at
+		take := make([]bool, n-lo)
+		got := 0
+		for i := n - 1; i >= lo && got < n/2; i-- {
+			budget--
+			if t := d.queue[i]; free(t) {
+				b.unhold(d, t)
+				b.hold(l, t) // binds host and parent here, so their next tasks pass free
+				take[i-lo] = true
+				got++
+			}
+		}
+		if got == 0 {
+			continue
+		}
+		kept := d.queue[:lo]
+		for i, t := range d.queue[lo:] {
+			if take[i] {
+				l.queue = append(l.queue, t)
+			} else {
+				kept = append(kept, t)
+			}
+		}
+		clear(d.queue[len(kept):n])
+		d.queue = kept
+		return true
+	}
+	return false
 }
 
 func (b *Board) release(l *Lane) {

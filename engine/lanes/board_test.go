@@ -1,6 +1,7 @@
 package lanes
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
@@ -248,4 +249,68 @@ func TestLaneSplitsWhenTheTieIsReleased(t *testing.T) {
 	if full.Len() != 1 {
 		t.Fatal("split must respect lanes.max")
 	}
+}
+
+// A lane that runs dry takes over the newest half of the longest backlog on another
+// egress instead of retiring (adjacency is per address), unless a lane on its own
+// egress already holds those tasks' host.
+func TestDryLaneTakesOverBacklogFromAnotherEgress(t *testing.T) {
+	spread := false // host a may use e1 (index 0) only once spread is true
+	allowed := func(e int, host string) bool { return host != "a" || e == 1 || spread }
+	setup := func() (b *Board, lc, la *Lane) {
+		spread = false
+		b = NewBoard(8, []string{"e1", "e2"})
+		b.Allowed = allowed
+		lc = b.Add(task("http://c/0", "c", 0)).Lane // e1
+		la = b.Add(task("http://a/0", "a", 0)).Lane // e2
+		for i := 1; i <= 6; i++ {
+			b.Add(task(fmt.Sprintf("http://a/%d", i), "a", 0))
+		}
+		if la.Egress != 1 || lc.Egress != 0 || la.Backlog() != 7 {
+			t.Fatalf("setup: lane a on %d with %d queued, lane c on %d", la.Egress, la.Backlog(), lc.Egress)
+		}
+		if _, ok, _ := b.Next(lc); !ok { // c/0 in hand
+			t.Fatal("no task for lane c")
+		}
+		spread = true
+		return b, lc, la
+	}
+
+	t.Run("takes the newest half", func(t *testing.T) {
+		b, lc, la := setup()
+		tk, ok, _ := b.Next(lc)
+		if !ok || tk.URL != "http://a/4" || lc.Backlog() != 2 || la.Backlog() != 4 || lc.Retired() {
+			t.Fatalf("dry lane got %q ok=%v, backlog %d (donor %d); want a/4 then a/5, a/6 queued, a/0..a/3 left",
+				tk.URL, ok, lc.Backlog(), la.Backlog())
+		}
+		if p := b.Add(task("http://a/7", "a", 0)); p.Lane != lc {
+			t.Fatal("host a is now held on e1 by the lane that took its tasks")
+		}
+		if tk, _, _ := b.Next(la); tk.URL != "http://a/0" {
+			t.Fatalf("the donor keeps its oldest tasks in order, next %q", tk.URL)
+		}
+		fetched := 3 // c/0, a/4, a/0
+		for _, l := range []*Lane{la, lc} {
+			for {
+				if _, ok, _ := b.Next(l); !ok {
+					break
+				}
+				fetched++
+			}
+		}
+		if fetched != 9 || b.Len() != 0 || b.Holds("a") || b.Holds("c") {
+			t.Fatalf("after the crawl: %d tasks fetched (want 9), %d lanes, holds a %v", fetched, b.Len(), b.Holds("a"))
+		}
+	})
+
+	t.Run("not past another lane holding the host on its egress", func(t *testing.T) {
+		b, lc, _ := setup()
+		lx := b.Add(task("http://a/x", "a", 0)).Lane // backlog 7 on e2: a spreads to e1
+		if lx.Egress != 0 || lx == lc {
+			t.Fatalf("a/x should open a lane on e1, got lane %d on %d", lx.ID, lx.Egress)
+		}
+		if _, ok, _ := b.Next(lc); ok || !lc.Retired() {
+			t.Fatal("lane c must retire: host a is held on e1 by another lane")
+		}
+	})
 }
