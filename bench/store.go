@@ -91,22 +91,32 @@ func (w *storeWorkload) links(i int, rng *rand.Rand) []store.URL {
 	return out
 }
 
-// storeRun writes pages pages through a store opened with opts from workers
-// goroutines (lanes), each page as the engine does it: SetState(InProgress), then
-// SavePage with its links. It returns pages per second, counting until Flush, and
-// the process CPU time per page (user+sys, all goroutines: compression, SQLite,
-// GC), which unlike wall time does not depend on how busy the machine is.
-func (w *storeWorkload) run(path string, opts store.Options, pages, workers int) (float64, time.Duration, store.Counts, error) {
+// storeResult is one run's figures.
+type storeResult struct {
+	perSec float64       // pages per second, counting until Flush
+	cpu    time.Duration // process CPU time per page
+	writer time.Duration // writer goroutine's busy time per page (the serial part)
+	counts store.Counts
+}
+
+// run writes pages pages through a store opened with opts from workers goroutines
+// (lanes), each page as the engine does it: SetState(InProgress), then SavePage with
+// its links. Besides pages per second it measures the process CPU time per page
+// (user+sys, all goroutines: compression, SQLite, GC), which unlike wall time does not
+// depend on how busy the machine is, and the writer's busy time per page: the serial
+// part, which bounds the rate however many cores there are.
+func (w *storeWorkload) run(path string, opts store.Options, pages, workers int) (storeResult, error) {
+	var r storeResult
 	s, err := store.Open(path, opts)
 	if err != nil {
-		return 0, 0, store.Counts{}, err
+		return r, err
 	}
 	defer s.Close()
 	s.AddURLs([]store.URL{{URL: storeURL(0), Host: "site0.example"}}, nil)
 	if err := s.Flush(); err != nil {
-		return 0, 0, store.Counts{}, err
+		return r, err
 	}
-	cpu0 := storeProcessCPU()
+	cpu0, busy0 := storeProcessCPU(), s.WriterBusy()
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -131,18 +141,19 @@ func (w *storeWorkload) run(path string, opts store.Options, pages, workers int)
 	}
 	wg.Wait()
 	if err := s.Flush(); err != nil {
-		return 0, 0, store.Counts{}, err
+		return r, err
 	}
 	elapsed := time.Since(start)
-	cpu := (storeProcessCPU() - cpu0) / time.Duration(pages)
-	c, err := s.Counts()
-	if err != nil {
-		return 0, 0, c, err
+	r.cpu = (storeProcessCPU() - cpu0) / time.Duration(pages)
+	r.writer = (s.WriterBusy() - busy0) / time.Duration(pages)
+	r.perSec = float64(pages) / elapsed.Seconds()
+	if r.counts, err = s.Counts(); err != nil {
+		return r, err
 	}
-	if c.Pages != int64(pages) {
-		return 0, 0, c, fmt.Errorf("stored %d pages, wrote %d", c.Pages, pages)
+	if r.counts.Pages != int64(pages) {
+		return r, fmt.Errorf("stored %d pages, wrote %d", r.counts.Pages, pages)
 	}
-	return float64(pages) / elapsed.Seconds(), cpu, c, s.Close()
+	return r, s.Close()
 }
 
 // storeProcessCPU is the user+system CPU time this process used so far.
@@ -191,40 +202,46 @@ func runStoreBench(args []string) (map[string]any, error) {
 	}
 
 	load := storeLoadAvg()
-	batched, bcpu, bc, err := w.run(filepath.Join(dir, "batched.db"), store.Options{BatchSize: *batch, BatchDelay: *delay}, *pages, *workers)
+	batched, err := w.run(filepath.Join(dir, "batched.db"), store.Options{BatchSize: *batch, BatchDelay: *delay}, *pages, *workers)
 	if err != nil {
 		return nil, fmt.Errorf("batched: %w", err)
 	}
-	naive, ncpu, nc, err := w.run(filepath.Join(dir, "naive.db"), store.Options{BatchSize: 1}, *naivePages, *workers)
+	naive, err := w.run(filepath.Join(dir, "naive.db"), store.Options{BatchSize: 1}, *naivePages, *workers)
 	if err != nil {
 		return nil, fmt.Errorf("naive: %w", err)
 	}
 	pagesOnly := &storeWorkload{bodies: w.bodies, noLinks: true}
-	bare, barecpu, barec, err := pagesOnly.run(filepath.Join(dir, "pages-only.db"), store.Options{BatchSize: *batch, BatchDelay: *delay}, *pages/2, *workers)
+	bare, err := pagesOnly.run(filepath.Join(dir, "pages-only.db"), store.Options{BatchSize: *batch, BatchDelay: *delay}, *pages/2, *workers)
 	if err != nil {
 		return nil, fmt.Errorf("pages without links: %w", err)
 	}
-	ratio := batched / naive
+	ratio := batched.perSec / naive.perSec
 
 	fmt.Printf("store: %d-%d byte HTML bodies (mean %d), %d links per page (%d new), %d lanes, GOMAXPROCS=%d, load average %s\n",
 		2048, 8*1024, bodyBytes/len(w.bodies), storeNewLinks+storeOldLinks, storeNewLinks, *workers, runtime.GOMAXPROCS(0), load)
-	fmt.Printf("%-32s %7s %8s %10s %14s %12s\n", "writer", "pages", "urls", "pages/s", "CPU µs/page", "MiB on disk")
-	fmt.Printf("%-32s %7d %8d %10.0f %14.1f %12.1f\n", batchName(*batch, *delay), bc.Pages, bc.URLs, batched,
-		float64(bcpu.Nanoseconds())/1e3, float64(bc.BytesCompressed)/(1<<20))
-	fmt.Printf("%-32s %7d %8d %10.0f %14.1f %12.1f\n", "naive (one transaction per page)", nc.Pages, nc.URLs, naive,
-		float64(ncpu.Nanoseconds())/1e3, float64(nc.BytesCompressed)/(1<<20))
-	fmt.Printf("%-32s %7d %8d %10.0f %14.1f %12.1f\n", "batched, pages without links", barec.Pages, barec.URLs, bare,
-		float64(barecpu.Nanoseconds())/1e3, float64(barec.BytesCompressed)/(1<<20))
-	fmt.Printf("ratio batched/naive: %.1fx   goal records_per_s >= 20000: %v\n", ratio, batched >= 20000)
+	fmt.Printf("%-32s %7s %8s %10s %12s %15s %12s\n", "writer", "pages", "urls", "pages/s", "CPU µs/page", "writer µs/page", "MiB on disk")
+	row := func(name string, r storeResult) {
+		fmt.Printf("%-32s %7d %8d %10.0f %12.1f %15.1f %12.1f\n", name, r.counts.Pages, r.counts.URLs, r.perSec,
+			us(r.cpu), us(r.writer), float64(r.counts.BytesCompressed)/(1<<20))
+	}
+	row(batchName(*batch, *delay), batched)
+	row("naive (one transaction per page)", naive)
+	row("batched, pages without links", bare)
+	fmt.Printf("ratio batched/naive: %.1fx   goal records_per_s >= 20000: %v\n", ratio, batched.perSec >= 20000)
 	return map[string]any{
-		"records_per_s":           int(batched),
-		"naive_records_per_s":     int(naive),
-		"ratio":                   math.Round(ratio*100) / 100,
-		"cpu_us_per_record":       math.Round(float64(bcpu.Nanoseconds())/100) / 10,
-		"naive_cpu_us_per_record": math.Round(float64(ncpu.Nanoseconds())/100) / 10,
-		"records_per_s_no_links":  int(bare),
+		"records_per_s":              int(batched.perSec),
+		"naive_records_per_s":        int(naive.perSec),
+		"ratio":                      math.Round(ratio*100) / 100,
+		"cpu_us_per_record":          us(batched.cpu),
+		"writer_us_per_record":       us(batched.writer),
+		"naive_cpu_us_per_record":    us(naive.cpu),
+		"records_per_s_no_links":     int(bare.perSec),
+		"cpu_us_per_record_no_links": us(bare.cpu),
 	}, nil
 }
+
+// us is d in microseconds, rounded to 0.1.
+func us(d time.Duration) float64 { return math.Round(float64(d.Nanoseconds())/100) / 10 }
 
 // batchName labels the batched run with its effective batching.
 func batchName(size int, delay time.Duration) string {

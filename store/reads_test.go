@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"compress/zlib"
 	"encoding/json"
 	"errors"
 	"math/rand/v2"
@@ -97,6 +98,7 @@ func TestBodiesRoundTripWhateverTheyHold(t *testing.T) {
 		body []byte
 	}{
 		{"html", testPage("http://x/", 8000).Body},
+		{"html above 1 MiB", testPage("http://x/", 3<<20).Body}, // not the shared (de)compressor
 		{"incompressible binary", random},
 		{"empty", nil},
 		{"one byte", []byte{0}},
@@ -121,6 +123,63 @@ func TestBodiesRoundTripWhateverTheyHold(t *testing.T) {
 	urls, _ := s.PageURLs()
 	if !slices.IsSorted(urls) || len(urls) != len(tests) {
 		t.Errorf("PageURLs = %v; want %d sorted URLs", urls, len(tests))
+	}
+}
+
+// Databases written before zstd (codec 2) hold zlib bodies (codec 1): they must still
+// read, and a damaged body must be an error, never wrong bytes.
+func TestOlderZlibBodiesStillReadAndDamageIsAnError(t *testing.T) {
+	s, path := openTemp(t, Options{})
+	old, cur := testPage("http://old.test/", 6000), testPage("http://new.test/", 6000)
+	s.SavePage(old, nil, nil)
+	s.SavePage(cur, nil, nil)
+	mustFlush(t, s)
+	s.Close()
+
+	var zbuf bytes.Buffer
+	zw := zlib.NewWriter(&zbuf)
+	zw.Write(old.Body)
+	zw.Close()
+	db := rawDB(t, path)
+	if _, err := db.Exec(`UPDATE pages SET body_codec = 1, body = ?, stored_bytes = ? WHERE url = ?`,
+		zbuf.Bytes(), zbuf.Len(), old.URL); err != nil {
+		t.Fatal(err)
+	}
+	if codec := queryInt(t, db, `SELECT body_codec FROM pages WHERE url = ?`, cur.URL); codec != codecZstd {
+		t.Errorf("new HTML body stored with codec %d, want %d (zstd)", codec, codecZstd)
+	}
+	db.Close()
+
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got, err := s.Page(old.URL); err != nil || !bytes.Equal(got.Body, old.Body) {
+		t.Errorf("zlib body: %d bytes, %v; want the %d bytes written", len(got.Body), err, len(old.Body))
+	}
+	if got, err := s.Page(cur.URL); err != nil || !bytes.Equal(got.Body, cur.Body) {
+		t.Errorf("zstd body: %d bytes, %v; want the %d bytes written", len(got.Body), err, len(cur.Body))
+	}
+
+	// Flip one byte in the middle of each compressed body.
+	db = rawDB(t, path)
+	for _, u := range []string{old.URL, cur.URL} {
+		var b []byte
+		if err := db.QueryRow(`SELECT body FROM pages WHERE url = ?`, u).Scan(&b); err != nil {
+			t.Fatal(err)
+		}
+		b[len(b)/2] ^= 0x55
+		if _, err := db.Exec(`UPDATE pages SET body = ? WHERE url = ?`, b, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	for _, u := range []string{old.URL, cur.URL} {
+		if got, err := s.Page(u); err == nil {
+			t.Errorf("%s: damaged body read without error (%d bytes, equal: %v)", u, len(got.Body),
+				bytes.Equal(got.Body, old.Body) || bytes.Equal(got.Body, cur.Body))
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -41,6 +42,8 @@ type writer struct {
 
 	errMu sync.Mutex
 	err   error // first write error; sticky
+
+	busy atomic.Int64 // ns spent applying and committing, not waiting for ops
 }
 
 // setErr records the first error.
@@ -107,8 +110,10 @@ func (w *writer) run() {
 
 // add applies op in the open transaction, opening one if needed.
 func (w *writer) add(op *writeOp) {
+	start := time.Now()
 	w.pending = append(w.pending, op)
 	w.applyFrom(len(w.pending) - 1)
+	w.busy.Add(int64(time.Since(start)))
 }
 
 // applyFrom applies pending[i:]. When an op fails, its error is recorded, the
@@ -152,7 +157,9 @@ func (w *writer) rollback() {
 // commit ends the open transaction and, only once it is durable in the WAL, runs the
 // callbacks: a LinkResult never reports a URL that a crash could still take back.
 func (w *writer) commit() {
+	start := time.Now()
 	defer func() {
+		w.busy.Add(int64(time.Since(start)))
 		w.pending = w.pending[:0]
 		clear(w.afters)
 		w.afters = w.afters[:0]
