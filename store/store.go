@@ -26,8 +26,9 @@ type Store struct {
 	w         *writer
 	recovered int
 
-	mu     sync.RWMutex // orders write submissions against Close
-	closed bool
+	mu       sync.RWMutex // orders write submissions against Close
+	closed   bool
+	readOnly bool // OpenReadOnly: no lock, no writer goroutine, only the read pool
 }
 
 // sqliteHeader starts every SQLite database file.
@@ -215,6 +216,10 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
+	if s.readOnly {
+		s.mu.Unlock()
+		return s.closeConns()
+	}
 	close(s.w.ops)
 	s.mu.Unlock()
 	<-s.w.done

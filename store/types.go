@@ -111,6 +111,11 @@ var (
 	ErrNewerSchema = errors.New("database schema is newer than this crawlconsole")
 	// ErrNotDatabase means the file exists but is not an SQLite database.
 	ErrNotDatabase = errors.New("not an SQLite database")
+	// ErrReadOnly is recorded by the write methods of a store opened with OpenReadOnly.
+	ErrReadOnly = errors.New("store is open read-only")
+	// ErrOldSchema means OpenReadOnly found a database an older crawlconsole wrote: it
+	// needs migrations, which only Open applies.
+	ErrOldSchema = errors.New("database schema is older than this crawlconsole")
 )
 
 // InUseError is the error Open returns when the lock is held; it matches ErrInUse.

@@ -15,6 +15,10 @@ import (
 func (s *Store) submit(op *writeOp) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	if s.readOnly {
+		s.w.setErr(ErrReadOnly)
+		return false
+	}
 	if s.closed {
 		s.w.setErr(ErrClosed)
 		return false
@@ -210,6 +214,9 @@ func (s *Store) SetMeta(key string, v []byte) {
 func (s *Store) Flush() error {
 	op := &writeOp{barrier: make(chan struct{})}
 	if !s.submit(op) {
+		if s.readOnly {
+			return ErrReadOnly
+		}
 		return ErrClosed
 	}
 	<-op.barrier

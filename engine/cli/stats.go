@@ -35,7 +35,12 @@ func runStats(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "crawlconsole stats: --db %s: no such store\n", *db)
 		return ExitUsage
 	}
-	st, err := store.Open(*db, store.Options{})
+	// Read-only: works beside a crawl writing into the same file, and changes nothing.
+	// Only a database an older version wrote is opened for writing, to migrate it.
+	st, err := store.OpenReadOnly(*db)
+	if errors.Is(err, store.ErrOldSchema) {
+		st, err = store.Open(*db, store.Options{})
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "crawlconsole stats: %v\n", err)
 		return 1

@@ -1,0 +1,46 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+)
+
+// OpenReadOnly opens an existing crawl database for reading only, without taking the
+// lock: it works while another process is crawling into the file (WAL lets readers in
+// beside the writer, each reading the last committed state) and never changes it. No
+// migrations run and nothing is recovered, so a URL a running crawl is fetching shows
+// as in progress. The write methods record ErrReadOnly; Flush returns it.
+func OpenReadOnly(path string) (*Store, error) {
+	if err := checkPath(path); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	s := &Store{path: path, opts: Options{}.withDefaults(), readOnly: true, w: &writer{}}
+	var err error
+	s.rdb, err = sql.Open("sqlite3", dsn(path, fmt.Sprintf("mode=ro&_busy_timeout=%d", s.opts.BusyTimeout.Milliseconds())))
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	s.rdb.SetMaxOpenConns(s.opts.ReadConns)
+	var have int
+	if err := s.rdb.QueryRowContext(context.Background(), "PRAGMA user_version").Scan(&have); err != nil {
+		s.rdb.Close()
+		return nil, fmt.Errorf("store: open %s read-only: %w", path, err)
+	}
+	switch want := SchemaVersion(); {
+	case have < want:
+		s.rdb.Close()
+		return nil, fmt.Errorf("store: open %s read-only: %w (version %d, this program's is %d); open it with Open to migrate", path, ErrOldSchema, have, want)
+	case have > want:
+		s.rdb.Close()
+		return nil, fmt.Errorf("store: open %s: %w (version %d, this program's is %d): use a newer crawlconsole", path, ErrNewerSchema, have, want)
+	}
+	return s, nil
+}
+
+// ReadOnly reports whether the store was opened with OpenReadOnly.
+func (s *Store) ReadOnly() bool { return s.readOnly }

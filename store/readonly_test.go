@@ -1,0 +1,91 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestReadOnlyBesideARunningCrawl: `crawlconsole stats --db` must read a database a crawl
+// is writing (the crawl holds the lock), see what it committed, and change nothing.
+func TestReadOnlyBesideARunningCrawl(t *testing.T) {
+	s, path := openTemp(t, Options{})
+	s.AddURLs([]URL{{URL: "http://a.example/", Host: "a.example"}, {URL: "http://a.example/x", Host: "a.example"}}, nil)
+	s.SetState("http://a.example/", InProgress, 1, "")
+	s.SavePage(testPage("http://a.example/", 1), nil, nil)
+	mustFlush(t, s)
+
+	ro, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatalf("OpenReadOnly while the crawl holds the store: %v", err)
+	}
+	defer ro.Close()
+	st, err := ro.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Counts.Pages != 1 || st.Counts.URLs != 2 {
+		t.Fatalf("read-only stats see %d pages and %d URLs, want 1 and 2", st.Counts.Pages, st.Counts.URLs)
+	}
+
+	// The crawl goes on: the reader sees each new commit.
+	s.SavePage(testPage("http://a.example/x", 2), nil, nil)
+	mustFlush(t, s)
+	if c, err := ro.Counts(); err != nil || c.Pages != 2 {
+		t.Fatalf("after the crawl committed another page: %+v, %v; want 2 pages", c, err)
+	}
+
+	// Writes through the reader are refused, not queued or applied.
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro.AddURLs([]URL{{URL: "http://b.example/", Host: "b.example"}}, nil)
+	if err := ro.Flush(); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("Flush on a read-only store = %v, want ErrReadOnly", err)
+	}
+	if !errors.Is(ro.Err(), ErrReadOnly) {
+		t.Fatalf("Err = %v, want ErrReadOnly", ro.Err())
+	}
+	if _, err := ro.URLState("http://b.example/"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("a write through the read-only store landed: %v", err)
+	}
+	if err := ro.Close(); err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(before, after) {
+		t.Error("the read-only store changed the database file")
+	}
+	// The crawl's store is unharmed.
+	s.SavePage(testPage("http://a.example/y", 3), nil, nil)
+	mustFlush(t, s)
+}
+
+func TestReadOnlyErrors(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := OpenReadOnly(filepath.Join(dir, "missing.db")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v, want not exist", err)
+	}
+	junk := filepath.Join(dir, "junk.db")
+	if err := os.WriteFile(junk, []byte("not a database at all, clearly"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenReadOnly(junk); !errors.Is(err, ErrNotDatabase) {
+		t.Errorf("junk file: %v, want ErrNotDatabase", err)
+	}
+	old := filepath.Join(dir, "old.db")
+	db := rawDB(t, old)
+	if _, err := db.Exec("CREATE TABLE t(x); PRAGMA user_version = 1"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if _, err := OpenReadOnly(old); !errors.Is(err, ErrOldSchema) {
+		t.Errorf("schema 1 database: %v, want ErrOldSchema", err)
+	}
+}
