@@ -352,8 +352,12 @@ const StealBacklog = 2
 // host and no other lane here holds its host or parent (one lane per host and parent
 // on an address, as with Add). The per-host aggregate cap in Gate still bounds the
 // host's load across addresses. It reports whether the lane got any task.
+//
+// It never applies while tasks wait for a lane (lanes.max reached): retiring then hands
+// the slot to a host nobody fetches yet, which adds a host's worth of rate, where a
+// second address on a host already served adds little once the per-host cap binds.
 func (b *Board) steal(l *Lane) bool {
-	if len(b.egresses) < 2 {
+	if len(b.egresses) < 2 || b.pending.len() > 0 {
 		return false
 	}
 	var donors []*Lane

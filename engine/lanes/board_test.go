@@ -303,6 +303,21 @@ func TestDryLaneTakesOverBacklogFromAnotherEgress(t *testing.T) {
 		}
 	})
 
+	t.Run("not while tasks wait for a lane", func(t *testing.T) {
+		b, lc, _ := setup()
+		b.SetMax(2) // both slots taken: the next new host waits
+		if p := b.Add(task("http://d/0", "d", 0)); p.Lane != nil || b.Pending() != 1 {
+			t.Fatalf("d/0 should wait for a lane, got lane %v, %d pending", p.Lane, b.Pending())
+		}
+		_, ok, opened := b.Next(lc)
+		if ok || !lc.Retired() {
+			t.Fatal("lane c must retire so that the waiting host gets its slot, not take over a's backlog")
+		}
+		if len(opened) != 1 || opened[0].Backlog() != 1 || b.Pending() != 0 {
+			t.Fatalf("the freed slot must go to d/0: opened %d lanes, %d pending", len(opened), b.Pending())
+		}
+	})
+
 	t.Run("not past another lane holding the host on its egress", func(t *testing.T) {
 		b, lc, _ := setup()
 		lx := b.Add(task("http://a/x", "a", 0)).Lane // backlog 7 on e2: a spreads to e1
