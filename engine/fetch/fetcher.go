@@ -12,7 +12,9 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gocolly/colly/v2"
@@ -93,15 +95,49 @@ func New(ctx context.Context, cfg Config, d *Dialer, tr *http.Transport) *Fetche
 	c.ParseHTTPErrorResponse = true
 	c.IgnoreRobotsTxt = true // robots.txt is fetched by the lanes, through the politeness gate
 	c.Context = ctx
-	c.WithTransport(tr)
+	rt := &replayPacer{rt: tr, pause: cfg.RedirectPause}
+	c.WithTransport(rt)
 	c.SetRequestTimeout(cfg.RequestTimeout)
 	c.DisableCookies()
 	f := &Fetcher{cfg: cfg, dialer: d, c: c, transport: tr}
 	c.SetRedirectHandler(f.checkRedirect)
 	c.OnResponseHeaders(f.onHeaders)
 	c.OnResponse(f.onResponse)
-	f.robots = &http.Client{Transport: tr, Timeout: cfg.RequestTimeout, CheckRedirect: f.checkRedirect}
+	f.robots = &http.Client{Transport: rt, Timeout: cfg.RequestTimeout, CheckRedirect: f.checkRedirect}
 	return f
+}
+
+// replayPacer paces the requests net/http sends again by itself. When a kept-alive
+// connection fails after the request went out and before a response came (the server
+// hung up or reset it), the transport replays an idempotent request on a new
+// connection at once; the server may well have read the first one, and to a site's
+// bot rule the replay is a second request right behind it (M1's gap). So a request's
+// second connection waits the same pause as a same-host redirect hop (Config.
+// RedirectPause) before the request is written: GotConn runs on the requesting
+// goroutine between getting a connection and writing to it.
+type replayPacer struct {
+	rt    http.RoundTripper
+	pause func() time.Duration // nil: no pacing
+}
+
+func (p *replayPacer) RoundTrip(req *http.Request) (*http.Response, error) {
+	if p.pause == nil {
+		return p.rt.RoundTrip(req)
+	}
+	ctx := req.Context()
+	var conns atomic.Int32
+	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) {
+		if conns.Add(1) == 1 {
+			return
+		}
+		t := time.NewTimer(p.pause())
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done(): // the write that follows fails on the cancelled context
+		}
+	}}
+	return p.rt.RoundTrip(req.WithContext(httptrace.WithClientTrace(ctx, trace)))
 }
 
 func exchangeOf(ctx *colly.Context) *exchange {
