@@ -45,8 +45,23 @@ func (e *Engine) runLane(ls *laneState) {
 				e.mu.Unlock()
 				return
 			}
+			// The operator may have paused the crawl, this lane or the task's host
+			// meanwhile (nextTask checked before the pause): the task waits in hand,
+			// as in nextTask. A rebalance may have moved the lane to another egress.
 			e.mu.Lock()
-			ls.status, ls.nextFetch = LaneFetching, time.Time{}
+			for (e.paused || ls.lane.Paused() || e.pausedHosts[t.Host]) && e.ctx.Err() == nil {
+				ls.status, ls.current, ls.nextFetch = LanePaused, t.URL, time.Time{}
+				if !e.waitWake() {
+					break
+				}
+			}
+			if e.ctx.Err() != nil {
+				e.releaseTask(t, false)
+				e.mu.Unlock()
+				return
+			}
+			link = e.egress[ls.lane.Egress]
+			ls.status, ls.current, ls.nextFetch = LaneFetching, t.URL, time.Time{}
 			e.mu.Unlock()
 		}
 		ended := e.process(ls, link, t)

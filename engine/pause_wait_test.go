@@ -1,0 +1,118 @@
+package engine
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestPauseStopsALaneWaitingWithATaskInHand: a lane that ran dry and took over tasks
+// from a busy lane (lanes.Board.Next) holds its next task while it waits out the M1
+// pause. Pausing the crawl or the task's host during that wait must still stop the
+// request, as it does for any lane.
+func TestPauseStopsALaneWaitingWithATaskInHand(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		pause  func(e *Engine) // under e.mu, as Pause and PauseHost do
+		resume func(e *Engine)
+	}{
+		{"crawl", func(e *Engine) { e.paused = true }, func(e *Engine) { e.Resume() }},
+		{"host", func(e *Engine) { e.pausedHosts["127.0.0.1"] = true }, func(e *Engine) { e.PauseHost("127.0.0.1", false) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			requested := map[string]time.Time{}
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				requested[r.URL.Path] = time.Now()
+				mu.Unlock()
+				if r.URL.Path == "/robots.txt" {
+					http.NotFound(w, r)
+					return
+				}
+				if strings.HasPrefix(r.RemoteAddr, "127.0.0.2:") {
+					time.Sleep(150 * time.Millisecond) // egress 0 is slow: egress 1 runs dry first
+				}
+				w.Header().Set("Content-Type", "text/html")
+				fmt.Fprint(w, "<html><body>")
+				if r.URL.Path == "/p/0" {
+					for i := 1; i <= 20; i++ {
+						fmt.Fprintf(w, `<a href="/p/%d">x</a>`, i)
+					}
+				}
+				fmt.Fprint(w, "</body></html>")
+			})}
+			go srv.Serve(ln)
+			defer srv.Close()
+
+			o := DefaultOptions()
+			o.Seeds = []string{"http://" + ln.Addr().String() + "/p/0"}
+			o.DB = filepath.Join(t.TempDir(), "crawl.db")
+			o.AllowPrivate = []string{"127.0.0.0/8"}
+			o.Scope.SameSite = false
+			o.Egress = []string{"bind:127.0.0.2", "bind:127.0.0.3"}
+			o.Rotation.PerNode = 0
+			o.Lanes.Max = 4
+			const delay = 400 * time.Millisecond
+			o.Lanes.DelayMin, o.Lanes.DelayMax = delay, delay
+			o.HostRate = 0
+			e := startEngine(t, o)
+
+			// Wait for a lane waiting out its pause with a task in hand that was not
+			// requested yet, and pause right then, under the engine's lock.
+			deadline := time.Now().Add(60 * time.Second)
+			victim := ""
+			for victim == "" && time.Now().Before(deadline) {
+				e.mu.Lock()
+				mu.Lock()
+				for _, ls := range e.lanes {
+					if ls.status == LaneWaiting && ls.current != "" {
+						path := ls.current[strings.Index(ls.current[len("http://"):], "/")+len("http://"):]
+						if _, done := requested[path]; !done {
+							victim = path
+						}
+					}
+				}
+				mu.Unlock()
+				if victim != "" {
+					tc.pause(e)
+				}
+				e.mu.Unlock()
+				time.Sleep(500 * time.Microsecond)
+			}
+			if victim == "" {
+				t.Fatal("no lane ever waited with a task taken over: the test did not reach its case")
+			}
+			pausedAt := time.Now()
+			time.Sleep(2 * delay) // the longest the lane could have waited, and more
+			mu.Lock()
+			var after []string
+			for p, at := range requested {
+				if at.After(pausedAt.Add(50 * time.Millisecond)) {
+					after = append(after, fmt.Sprintf("%s +%v", p, at.Sub(pausedAt).Round(time.Millisecond)))
+				}
+			}
+			mu.Unlock()
+			if len(after) > 0 {
+				t.Fatalf("paused while a lane waited with %s in hand; requested since: %v", victim, after)
+			}
+			tc.resume(e)
+			waitDone(t, e, 60*time.Second)
+			mu.Lock()
+			defer mu.Unlock()
+			if _, ok := requested[victim]; !ok {
+				t.Fatalf("%s was never fetched after the resume", victim)
+			}
+		})
+	}
+}
