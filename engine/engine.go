@@ -67,8 +67,9 @@ type Engine struct {
 	pausedHosts map[string]bool
 	crawlDelay  map[string]time.Duration
 	q           queueState
-	outstanding int // URLs handed to the store whose insert result has not come back
-	inHand      int // tasks taken by lanes whose processing has not ended
+	outstanding int                 // URLs handed to the store whose insert result has not come back
+	maybeNew    map[string]struct{} // Bloom "maybe" links the store did not have when asked, until it reports them
+	inHand      int                 // tasks taken by lanes whose processing has not ended
 	rv          *revisitRuntime
 	sites       *siteBook     // declared news and social sites (M3)
 	round       *roundRuntime // the current crawl round over the sites (M3)
@@ -132,6 +133,7 @@ func New(opts Options) (*Engine, error) {
 		wake:        make(chan struct{}),
 		pausedHosts: map[string]bool{},
 		crawlDelay:  map[string]time.Duration{},
+		maybeNew:    map[string]struct{}{},
 		done:        make(chan struct{}),
 		parentURLs:  parents,
 		resumed:     st.Recovered(),

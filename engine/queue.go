@@ -94,6 +94,13 @@ func (e *Engine) queueSeeds(seeds []string, sources []revisit.Item) error {
 			return &SeedError{}
 		}
 	}
+	// Seeds go to the store whatever the dedupe says (the store knows them on a
+	// resume); recording them lets the links back to them stop at the dedupe.
+	hashes := make([]uint64, len(urls))
+	for i, u := range urls {
+		hashes[i] = frontier.Hash(u.URL)
+	}
+	e.dedupe.CheckBatch(hashes, make([]frontier.Verdict, len(urls)))
 	e.submit(urls, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
 	return nil
 }
@@ -152,6 +159,12 @@ func (e *Engine) submit(urls []store.URL, write func([]store.URL, store.LinkResu
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		e.outstanding--
+		if _, ok := e.maybeNew[u]; ok {
+			delete(e.maybeNew, u)
+			if inserted {
+				e.c.dedupeFalsePositives.Add(1)
+			}
+		}
 		if inserted {
 			r := urls[byURL[u]]
 			r.Seq = seq
@@ -297,7 +310,12 @@ func (e *Engine) extract(t frontier.Task, res *fetch.Result, known *[]string) []
 				}
 				continue // a true duplicate
 			}
-			e.c.dedupeFalsePositives.Add(1)
+			// Not in the store yet: a Bloom false positive if the store inserts it
+			// as new (submit counts it then), or a link whose insert is still in the
+			// writer's queue, which the store will ignore.
+			e.mu.Lock()
+			e.maybeNew[n] = struct{}{}
+			e.mu.Unlock()
 		}
 		rec := e.linkRecord(n, parent, t.Depth+1)
 		inherit(t, &rec)

@@ -21,7 +21,7 @@ type counters struct {
 	deferred     atomic.Int64
 
 	dedupeStoreChecks    atomic.Int64 // Maybe verdicts the store settled
-	dedupeFalsePositives atomic.Int64 // of those, URLs the store did not have
+	dedupeFalsePositives atomic.Int64 // of those, URLs the store then inserted as new
 
 	mu     sync.Mutex
 	errors map[string]int64
@@ -171,5 +171,5 @@ type Stats struct {
 type DedupeStats struct {
 	frontier.DedupeStats
 	StoreChecks    int64 `json:"store_checks"`    // Maybe verdicts looked up in the store
-	FalsePositives int64 `json:"false_positives"` // of those, URLs the store did not have (kept, not dropped)
+	FalsePositives int64 `json:"false_positives"` // of those, URLs the store then inserted as new: Bloom false positives, kept
 }

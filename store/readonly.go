@@ -9,9 +9,11 @@ import (
 
 // OpenReadOnly opens an existing crawl database for reading only, without taking the
 // lock: it works while another process is crawling into the file (WAL lets readers in
-// beside the writer, each reading the last committed state) and never changes it. No
-// migrations run and nothing is recovered, so a URL a running crawl is fetching shows
-// as in progress. The write methods record ErrReadOnly; Flush returns it.
+// beside the writer, each reading the last committed state) and never changes its
+// contents (on a database no crawl has open, SQLite may leave the empty -wal and -shm
+// companion files a WAL reader needs). No migrations run and nothing is recovered, so
+// a URL a running crawl is fetching shows as in progress. The write methods record
+// ErrReadOnly; Flush returns it.
 func OpenReadOnly(path string) (*Store, error) {
 	if err := checkPath(path); err != nil {
 		return nil, err

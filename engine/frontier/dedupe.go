@@ -57,8 +57,9 @@ const lruEntryBytes = 100
 // It is split into shards by the top bits of the URL hash, each with its own lock, LRU
 // (an equal share of the LRU size) and Bloom filter (sized for an equal share of the
 // expected URLs): lanes extract links at the same time, and on one lock they would
-// queue behind each other's cache misses. A URL always lands in the same shard, so the
-// verdicts are those of one big LRU and filter, up to which hashes an LRU evicts first.
+// queue behind each other's cache misses. A URL always lands in the same shard, so its
+// verdicts follow the same rules as with one LRU and one filter; only which hashes are
+// evicted first, and which never-seen URLs collide in a filter, differ.
 // Small LRUs (under 2·minShardLRU) keep one shard and so the exact LRU order.
 type Dedupe struct {
 	shards []dedupeShard
@@ -226,6 +227,9 @@ func (s *dedupeShard) check(h uint64) Verdict {
 // 10M URLs the filter is far larger than the caches, and those waits are most of a
 // check (go run ./bench dedupe compares the two).
 func (d *Dedupe) CheckBatch(hashes []uint64, out []Verdict) {
+	if len(out) < len(hashes) {
+		panic("frontier: CheckBatch: out is shorter than hashes")
+	}
 	out = out[:len(hashes)]
 	var order [batchChunk]int32
 	var count [maxShards + 1]int
@@ -362,8 +366,9 @@ func (d *Dedupe) Peek(url string) Verdict {
 	return New
 }
 
-// warmBatch is how many hashes Warm loads per lock, so Checks running during a long
-// warm-up wait microseconds, not seconds.
+// warmBatch is how many hashes WarmHashes reads ahead before loading them, each under
+// its shard's lock for one insert, so Checks running during a long warm-up never wait
+// long.
 const warmBatch = 512
 
 // Warm pre-loads URLs the store already holds (normalized), after a restart, so they
