@@ -151,16 +151,22 @@ func (b *Board) choose(t frontier.Task) *Lane {
 }
 
 // open creates a lane for t on egress e (see emptiestEgress), then pulls in every
-// pending task adjacent to it.
+// pending task adjacent to it. A pending task whose host another lane on e holds
+// already (it is adjacent to t by parent only) joins that lane instead: the host match
+// comes first (M1), and a host has one lane per egress.
 func (b *Board) open(t frontier.Task, e int) *Lane {
 	l := b.newLane(e)
 	b.join(l, t)
 	for _, p := range b.pending.takeAdjacent(t.Host, t.ParentHash) {
-		if b.allowed(e, p.Host) {
-			b.join(l, p)
-		} else {
+		if !b.allowed(e, p.Host) {
 			b.pending.push(p)
+			continue
 		}
+		dst := l
+		if o := b.byHost[e][p.Host]; o != nil {
+			dst = o
+		}
+		b.join(dst, p)
 	}
 	return l
 }
