@@ -204,7 +204,8 @@ func humanBytes(n int64) string {
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
-// WriterBusy is how long the writer goroutine has spent applying operations and
-// committing batches since Open, not counting time waiting for operations: the serial
+// WriterBusy is how long the writer goroutine has spent applying operations,
+// committing batches and running their post-commit callbacks (LinkResult, the
+// caller's code) since Open, not counting time waiting for operations: the serial
 // part of every write, and so what bounds the store's write rate.
 func (s *Store) WriterBusy() time.Duration { return time.Duration(s.w.busy.Load()) }
