@@ -90,6 +90,7 @@ func (e *Engine) setupEgress(resolver fetch.Resolver, guard *fetch.Guard, fcfg f
 	e.board.Allowed = func(i int, host string) bool {
 		return e.pool.Rotation().Serves(e.board.Egresses()[i], host)
 	}
+	e.board.Held = func(host string) bool { return e.pausedHosts[host] } // board calls run under e.mu
 	e.egress = make([]*egressLink, len(names))
 	for _, n := range names {
 		if _, err := e.addEgressLink(n); err != nil {

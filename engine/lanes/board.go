@@ -78,6 +78,9 @@ type Board struct {
 	// proxy-fault cooldown). Lanes on other egresses are not joined and no lane opens
 	// there for the host.
 	Allowed func(egress int, host string) bool
+	// Held, if set, says the operator paused host: a lane that runs dry does not take
+	// over its tasks (it would only sit on them; see steal).
+	Held func(host string) bool
 }
 
 func (b *Board) allowed(e int, host string) bool { return b.Allowed == nil || b.Allowed(e, host) }
@@ -380,7 +383,7 @@ func (b *Board) steal(l *Lane) bool {
 	})
 	e := l.Egress
 	free := func(t frontier.Task) bool {
-		if !b.allowed(e, t.Host) {
+		if !b.allowed(e, t.Host) || (b.Held != nil && b.Held(t.Host)) {
 			return false
 		}
 		if o := b.byHost[e][t.Host]; o != nil && o != l {

@@ -303,6 +303,14 @@ func TestDryLaneTakesOverBacklogFromAnotherEgress(t *testing.T) {
 		}
 	})
 
+	t.Run("not a paused host's tasks", func(t *testing.T) {
+		b, lc, la := setup()
+		b.Held = func(host string) bool { return host == "a" }
+		if _, ok, _ := b.Next(lc); ok || !lc.Retired() || la.Backlog() != 7 {
+			t.Fatalf("lane c must retire and leave the paused host's 7 tasks where they are (ok=%v, donor backlog %d)", ok, la.Backlog())
+		}
+	})
+
 	t.Run("not while tasks wait for a lane", func(t *testing.T) {
 		b, lc, _ := setup()
 		b.SetMax(2) // both slots taken: the next new host waits
