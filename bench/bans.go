@@ -163,7 +163,7 @@ func runBans(args []string) (map[string]any, error) {
 		capNote = fmt.Sprintf("%g requests per web second (%g per real second)", s.hostCap, s.hostCap**scale)
 	}
 	fmt.Printf("  crawlconsole: %d lanes max, host cap %s, robots.txt honoured, SQLite store in a temp dir\n", s.lanes, capNote)
-	fmt.Printf("  GOMAXPROCS %d, %s, load average %s\n\n", runtime.GOMAXPROCS(0), runtime.Version(), sandboxLoadAverage())
+	fmt.Printf("  GOMAXPROCS %d, %s, load average %s\n\n", runtime.GOMAXPROCS(0), runtime.Version(), loadAvg(1))
 
 	var results []bansResult
 	byName := map[string]*bansResult{}

@@ -238,6 +238,20 @@ func crawlCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// loadAvg is the machine's load average, its first n fields of /proc/loadavg (1, 5
+// and 15 minutes), to put a wall-clock figure in context; "unknown" if unreadable.
+func loadAvg(n int) string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < n {
+		return "unknown"
+	}
+	return strings.Join(f[:n], " ")
+}
+
 // startCPUProfile writes a CPU profile of what follows to path (-cpuprofile); the
 // returned stop ends it. An empty path profiles nothing.
 func startCPUProfile(path string) (stop func(), err error) {

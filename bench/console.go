@@ -22,7 +22,6 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -47,7 +46,7 @@ func runConsole(args []string) (map[string]any, error) {
 	if *lanes < 10 || *frames < 10 || *idle < time.Second {
 		return nil, errors.New("-lanes and -frames must be >= 10, -idle >= 1s")
 	}
-	fmt.Printf("console: GOMAXPROCS %d, %s, load average %s\n", runtime.GOMAXPROCS(0), runtime.Version(), consoleLoadAvg())
+	fmt.Printf("console: GOMAXPROCS %d, %s, load average %s\n", runtime.GOMAXPROCS(0), runtime.Version(), loadAvg(3))
 
 	// Frame cost, per pane, 10 lanes (baseline) and -lanes lanes.
 	fmt.Printf("\nframe = snapshot -> Update -> View at 120x40, TrueColor, %d frames each\n", *frames)
@@ -180,40 +179,19 @@ func consoleIdleShare(d time.Duration, run func(ctx context.Context, tty *os.Fil
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, tty) }()
 	time.Sleep(time.Second) // warm-up: first frames, terminal set-up
-	c0, t0 := consoleCPU(), time.Now()
+	c0, t0 := crawlCPU(), time.Now()
 	select {
 	case err := <-done:
 		cancel()
 		return 0, fmt.Errorf("the program ended early: %v", err)
 	case <-time.After(d):
 	}
-	share := float64(consoleCPU()-c0) / float64(time.Since(t0))
+	share := float64(crawlCPU()-c0) / float64(time.Since(t0))
 	cancel()
 	if err := <-done; err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		return 0, err
 	}
 	return share, nil
-}
-
-// consoleCPU is the process's user+system CPU time.
-func consoleCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func consoleLoadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 // bareModel is the baseline: a Bubble Tea program that draws a static screen and

@@ -12,12 +12,9 @@ package main
 import (
 	"flag"
 	"fmt"
-	"os"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
@@ -53,7 +50,7 @@ func runDedupe(args []string) (map[string]any, error) {
 	}
 
 	fmt.Printf("dedupe: %d distinct URLs, LRU %d, Bloom target %.3g, %d workers, GOMAXPROCS %d, %s, load average %s\n",
-		*n, *lruSize, *fpRate, *workers, runtime.GOMAXPROCS(0), runtime.Version(), dedupeLoadAvg())
+		*n, *lruSize, *fpRate, *workers, runtime.GOMAXPROCS(0), runtime.Version(), loadAvg(1))
 	fmt.Printf("sample URLs: %s\n             %s\n", dedupeURL(0), dedupeURL(1))
 
 	batch := make([]string, dedupeBatch)
@@ -69,12 +66,12 @@ func runDedupe(args []string) (map[string]any, error) {
 		for _, u := range batch[:k] {
 			avgLen += float64(len(u))
 		}
-		t0, c0 := time.Now(), dedupeCPUTime()
+		t0, c0 := time.Now(), crawlCPU()
 		for _, u := range batch[:k] {
 			d.Check(u)
 		}
 		checkTime += time.Since(t0)
-		checkCPU += dedupeCPUTime() - c0
+		checkCPU += crawlCPU() - c0
 	}
 	clear(batch)
 	after := dedupeLiveHeap()
@@ -170,19 +167,19 @@ func runDedupe(args []string) (map[string]any, error) {
 		"structure costs. Map figures are on -map-n URLs, scaled per URL.\n", st.Shards)
 
 	return map[string]any{
-		"checks_per_s":        dedupeRound(par, 0),
-		"checks_per_s_1g":     dedupeRound(batch1, 0),
-		"check_per_s_1g":      dedupeRound(checksPerS1, 0),
+		"checks_per_s":        crawlRound(par, 0),
+		"checks_per_s_1g":     crawlRound(batch1, 0),
+		"check_per_s_1g":      crawlRound(checksPerS1, 0),
 		"links_per_batch":     *linksPerPage,
 		"workers":             *workers,
 		"shards":              st.Shards,
-		"checks_per_cpu_s":    dedupeRound(checksPerCPUS, 0),
-		"bytes_per_url":       dedupeRound(bytesPerURL, 4),
-		"false_positive_rate": dedupeRound(fpMeasured, 6),
-		"bytes_per_url_map":   dedupeRound(bytesPerURLMap, 2),
-		"bytes_ratio_vs_map":  dedupeRound(ratio, 2),
-		"map_checks_per_s":    dedupeRound(mapChecksPerS, 0),
-		"checks_ratio_vs_map": dedupeRound(checksPerS1/mapChecksPerS, 2),
+		"checks_per_cpu_s":    crawlRound(checksPerCPUS, 0),
+		"bytes_per_url":       crawlRound(bytesPerURL, 4),
+		"false_positive_rate": crawlRound(fpMeasured, 6),
+		"bytes_per_url_map":   crawlRound(bytesPerURLMap, 2),
+		"bytes_ratio_vs_map":  crawlRound(ratio, 2),
+		"map_checks_per_s":    crawlRound(mapChecksPerS, 0),
+		"checks_ratio_vs_map": crawlRound(checksPerS1/mapChecksPerS, 2),
 		"urls":                *n,
 		"probe_urls":          *probe,
 		"map_urls":            *mapN,
@@ -190,7 +187,7 @@ func runDedupe(args []string) (map[string]any, error) {
 		"bloom_bits":          st.BloomBits,
 		"bloom_hashes":        st.BloomHashes,
 		"gomaxprocs":          runtime.GOMAXPROCS(0),
-		"load_average":        dedupeLoadAvg(),
+		"load_average":        loadAvg(1),
 	}, nil
 }
 
@@ -237,29 +234,6 @@ func dedupeFillBatched(n uint, fpRate float64, lruSize, workers, links int) (flo
 			workers, st.New, st.Maybe, st.Recent, n)
 	}
 	return float64(n) / elapsed.Seconds(), nil
-}
-
-func dedupeRound(x float64, digits int) float64 {
-	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', digits, 64), 64)
-	return v
-}
-
-// dedupeCPUTime is the CPU time (user + system) the process has used so far.
-func dedupeCPUTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// dedupeLoadAvg returns the 1-minute load average, to record how contended the box was.
-func dedupeLoadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	return strings.Fields(string(b))[0]
 }
 
 // dedupeLiveHeap returns the bytes of live heap objects after a full collection.

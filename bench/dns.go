@@ -135,7 +135,7 @@ func runDNSBench(args []string) (map[string]any, error) {
 
 	fmt.Printf("dns: %d hosts + %d failing names (%.1f%% NXDOMAIN, %.2f%% SERVFAIL, %.2f%% silent), DNS latency %v..%v, scale %g, lanes %d, GOMAXPROCS %d, load average %s\n",
 		f.hosts, len(sandbox.NewWeb(cfg).DeadHosts()), 100*cfg.DNS.NXDomainShare, 100*cfg.DNS.ServFailShare, 100*cfg.DNS.TimeoutShare,
-		f.latMin, f.latMax, f.scale, f.lanes, runtime.GOMAXPROCS(0), sandboxLoadAverage())
+		f.latMin, f.latMax, f.scale, f.lanes, runtime.GOMAXPROCS(0), loadAvg(1))
 	census, err := dnsTakeCensus(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("TTL census: %w", err)

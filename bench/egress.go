@@ -184,7 +184,7 @@ func runEgress(args []string) (map[string]any, error) {
 		strings.Join(egressAddrs, ", bind:"), *window, window.Seconds()**scale/3600)
 	fmt.Printf("  politeness for all: ≤ %d lanes/workers, pause %v..%v after each request, ≤ 1 request per web s per host\n",
 		s.lanes, s.lo, s.hi)
-	fmt.Printf("  GOMAXPROCS %d, %s, load average %s\n\n", runtime.GOMAXPROCS(0), runtime.Version(), sandboxLoadAverage())
+	fmt.Printf("  GOMAXPROCS %d, %s, load average %s\n\n", runtime.GOMAXPROCS(0), runtime.Version(), loadAvg(1))
 
 	contenders := []struct {
 		name string

@@ -48,11 +48,11 @@ func runRevisitStoreBench(args []string) (map[string]any, error) {
 	}
 	defer s.Close()
 
-	load := storeLoadAvg()
+	load := loadAvg(1)
 	rng := rand.New(rand.NewPCG(7, 8))
 	now := time.Now()
 	start := time.Now()
-	cpu0 := storeProcessCPU()
+	cpu0 := crawlCPU()
 	for i := 0; i < *pages; i++ {
 		s.SaveRevisit(benchRevisitRow(i, now, rng))
 	}
@@ -60,7 +60,7 @@ func runRevisitStoreBench(args []string) (map[string]any, error) {
 		return nil, err
 	}
 	fill := time.Since(start)
-	fillCPU := (storeProcessCPU() - cpu0) / time.Duration(*pages)
+	fillCPU := (crawlCPU() - cpu0) / time.Duration(*pages)
 
 	due := rsTimeRuns(*runs, func() error {
 		d, err := s.DueRevisits(*m)

@@ -68,7 +68,7 @@ func runSandboxBench(args []string) (map[string]any, error) {
 		return nil, err
 	}
 	fmt.Printf("sandbox: %d hosts, %d article URLs of ~%d B, %d keep-alive connections, %v per run, GOMAXPROCS %d, load average %s\n",
-		*hosts, len(urls), size, *conns, *d, runtime.GOMAXPROCS(0), sandboxLoadAverage())
+		*hosts, len(urls), size, *conns, *d, runtime.GOMAXPROCS(0), loadAvg(1))
 
 	goRate, err := measureCeilingURLs(sb, urls, *d, *conns)
 	if err != nil {
@@ -249,16 +249,4 @@ end
 		return 0, fmt.Errorf("no Requests/sec in wrk output: %s", out)
 	}
 	return rate, nil
-}
-
-// sandboxLoadAverage is the 1-minute load average, to put a figure in context.
-func sandboxLoadAverage() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	if f := strings.Fields(string(data)); len(f) > 0 {
-		return f[0]
-	}
-	return "unknown"
 }

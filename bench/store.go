@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/store"
@@ -116,7 +115,7 @@ func (w *storeWorkload) run(path string, opts store.Options, pages, workers int)
 	if err := s.Flush(); err != nil {
 		return r, err
 	}
-	cpu0, busy0 := storeProcessCPU(), s.WriterBusy()
+	cpu0, busy0 := crawlCPU(), s.WriterBusy()
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -144,7 +143,7 @@ func (w *storeWorkload) run(path string, opts store.Options, pages, workers int)
 		return r, err
 	}
 	elapsed := time.Since(start)
-	r.cpu = (storeProcessCPU() - cpu0) / time.Duration(pages)
+	r.cpu = (crawlCPU() - cpu0) / time.Duration(pages)
 	r.writer = (s.WriterBusy() - busy0) / time.Duration(pages)
 	r.perSec = float64(pages) / elapsed.Seconds()
 	if r.counts, err = s.Counts(); err != nil {
@@ -154,24 +153,6 @@ func (w *storeWorkload) run(path string, opts store.Options, pages, workers int)
 		return r, fmt.Errorf("stored %d pages, wrote %d", r.counts.Pages, pages)
 	}
 	return r, s.Close()
-}
-
-// storeProcessCPU is the user+system CPU time this process used so far.
-func storeProcessCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// storeLoadAvg is the 1-minute load average, to say how contended the run was.
-func storeLoadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	return strings.Fields(string(b))[0]
 }
 
 func runStoreBench(args []string) (map[string]any, error) {
@@ -201,7 +182,7 @@ func runStoreBench(args []string) (map[string]any, error) {
 		bodyBytes += len(b)
 	}
 
-	load := storeLoadAvg()
+	load := loadAvg(1)
 	batched, err := w.run(filepath.Join(dir, "batched.db"), store.Options{BatchSize: *batch, BatchDelay: *delay}, *pages, *workers)
 	if err != nil {
 		return nil, fmt.Errorf("batched: %w", err)

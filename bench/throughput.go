@@ -108,7 +108,7 @@ func runThroughput(args []string) (map[string]any, error) {
 	fmt.Printf("  crawlconsole: %d lanes, delay 0..0, host cap off, 1 egress (direct), SQLite store in a temp dir\n", *par)
 	fmt.Printf("  colly %s: Async, LimitRule{DomainGlob: \"*\", Parallelism: %d}, AllowedDomains = sandbox hosts, visited-set dedupe,\n"+
 		"    transport pooled like crawlconsole's (512 idle, 8 per host), names from the sandbox DNS\n", collyVersion(), *par)
-	fmt.Printf("  GOMAXPROCS %d, %s, load average %s\n", runtime.GOMAXPROCS(0), runtime.Version(), sandboxLoadAverage())
+	fmt.Printf("  GOMAXPROCS %d, %s, load average %s\n", runtime.GOMAXPROCS(0), runtime.Version(), loadAvg(1))
 
 	ceiling, err := measureCeiling(sb, *ceilingD, *par)
 	if err != nil {
