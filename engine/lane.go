@@ -39,30 +39,20 @@ func (e *Engine) runLane(ls *laneState) {
 			e.mu.Lock()
 			ls.status, ls.nextFetch = LaneWaiting, next
 			e.mu.Unlock()
-			if !e.sleep(d) {
-				e.mu.Lock()
-				e.releaseTask(t, false)
-				e.mu.Unlock()
-				return
-			}
+			e.sleep(d) // a stop ends it early; holdTask then lets the task go
 			// The operator may have paused the crawl, this lane or the task's host
-			// meanwhile (nextTask checked before the pause): the task waits in hand,
-			// as in nextTask. A rebalance may have moved the lane to another egress.
+			// meanwhile (nextTask checked before the pause); a rebalance may have
+			// moved the lane to another egress.
 			e.mu.Lock()
-			for (e.paused || ls.lane.Paused() || e.pausedHosts[t.Host]) && e.ctx.Err() == nil {
-				ls.status, ls.current, ls.nextFetch = LanePaused, t.URL, time.Time{}
-				if !e.waitWake() {
-					break
-				}
+			held := e.holdTask(ls, t)
+			if held {
+				link = e.egress[ls.lane.Egress]
+				ls.status, ls.current, ls.nextFetch = LaneFetching, t.URL, time.Time{}
 			}
-			if e.ctx.Err() != nil {
-				e.releaseTask(t, false)
-				e.mu.Unlock()
+			e.mu.Unlock()
+			if !held {
 				return
 			}
-			link = e.egress[ls.lane.Egress]
-			ls.status, ls.current, ls.nextFetch = LaneFetching, t.URL, time.Time{}
-			e.mu.Unlock()
 		}
 		ended := e.process(ls, link, t)
 		e.mu.Lock()
@@ -132,16 +122,29 @@ func (e *Engine) nextTask(ls *laneState) (frontier.Task, *egressLink, bool) {
 			e.rv.onBoard--
 			e.rv.inHand++
 		}
-		for e.pausedHosts[t.Host] && e.ctx.Err() == nil {
-			ls.status, ls.current = LanePaused, t.URL
-			if !e.waitWake() {
-				e.releaseTask(t, false)
-				return frontier.Task{}, nil, false
-			}
+		if !e.holdTask(ls, t) {
+			return frontier.Task{}, nil, false
 		}
 		ls.status, ls.current, ls.nextFetch = LaneFetching, t.URL, time.Time{}
 		return t, e.egress[ls.lane.Egress], true
 	}
+}
+
+// holdTask keeps a task the lane took in hand while the crawl, the lane or the task's
+// host is paused. Caller holds e.mu. false means the engine is stopping: the task is
+// released.
+func (e *Engine) holdTask(ls *laneState, t frontier.Task) bool {
+	for (e.paused || ls.lane.Paused() || e.pausedHosts[t.Host]) && e.ctx.Err() == nil {
+		ls.status, ls.current, ls.nextFetch = LanePaused, t.URL, time.Time{}
+		if !e.waitWake() {
+			break
+		}
+	}
+	if e.ctx.Err() != nil {
+		e.releaseTask(t, false)
+		return false
+	}
+	return true
 }
 
 // releaseTask ends a lane's hold on a task taken by nextTask; ended says its fetch

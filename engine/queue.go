@@ -96,11 +96,11 @@ func (e *Engine) queueSeeds(seeds []string, sources []revisit.Item) error {
 	}
 	// Seeds go to the store whatever the dedupe says (the store knows them on a
 	// resume); recording them lets the links back to them stop at the dedupe.
-	hashes := make([]uint64, len(urls))
+	seen := make([]string, len(urls))
 	for i, u := range urls {
-		hashes[i] = frontier.Hash(u.URL)
+		seen[i] = u.URL
 	}
-	e.dedupe.CheckBatch(hashes, make([]frontier.Verdict, len(urls)))
+	e.dedupe.CheckURLs(seen)
 	e.submit(urls, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
 	return nil
 }
@@ -285,13 +285,7 @@ func (e *Engine) extract(t frontier.Task, res *fetch.Result, known *[]string) []
 		}
 		cands = append(cands, n)
 	}
-	// The page's links go through the dedupe in one batch (M4: LRU, then Bloom).
-	hashes := make([]uint64, len(cands))
-	for i, n := range cands {
-		hashes[i] = frontier.Hash(n)
-	}
-	verdicts := make([]frontier.Verdict, len(cands))
-	e.dedupe.CheckBatch(hashes, verdicts)
+	verdicts := e.dedupe.CheckURLs(cands) // the page's links in one batch (M4: LRU, then Bloom)
 	var out []store.URL
 	for i, n := range cands {
 		switch verdicts[i] {

@@ -198,17 +198,31 @@ func (d *Dedupe) CheckHash(h uint64) Verdict {
 
 // check is CheckHash inside the shard's lock.
 func (s *dedupeShard) check(h uint64) Verdict {
-	s.checks++
-	// One map lookup for both questions: Add moves a present hash to the front (a hit
-	// stays recent) without evicting or growing; an absent one grows the LRU or evicts.
-	before := s.recent.Len()
-	if evicted := s.recent.Add(h, struct{}{}); !evicted && s.recent.Len() == before {
-		s.recents++
+	if s.recentHit(h) {
 		return Recent
 	}
 	var key [8]byte
 	binary.LittleEndian.PutUint64(key[:], h)
-	if s.seen.TestAndAdd(key[:]) {
+	return s.filtered(s.seen.TestAndAdd(key[:]))
+}
+
+// recentHit counts a check of h and records h in the LRU; true means h was there
+// (Recent). One map lookup for both: Add moves a present hash to the front (a hit stays
+// recent) without evicting or growing; an absent one grows the LRU or evicts.
+func (s *dedupeShard) recentHit(h uint64) bool {
+	s.checks++
+	before := s.recent.Len()
+	if evicted := s.recent.Add(h, struct{}{}); !evicted && s.recent.Len() == before {
+		s.recents++
+		return true
+	}
+	return false
+}
+
+// filtered counts and returns the verdict for a hash the LRU did not hold, from
+// whether the Bloom filter had it already.
+func (s *dedupeShard) filtered(present bool) Verdict {
+	if present {
 		s.maybes++
 		return Maybe
 	}
@@ -262,6 +276,17 @@ func (d *Dedupe) CheckBatch(hashes []uint64, out []Verdict) {
 	}
 }
 
+// CheckURLs is CheckBatch for normalized URLs: a page's links, or the seeds.
+func (d *Dedupe) CheckURLs(urls []string) []Verdict {
+	hashes := make([]uint64, len(urls))
+	for i, u := range urls {
+		hashes[i] = Hash(u)
+	}
+	out := make([]Verdict, len(urls))
+	d.CheckBatch(hashes, out)
+	return out
+}
+
 // batchChunk is how many hashes CheckBatch sorts at a time (a page's links are
 // usually fewer); maxBatchK the most Bloom probes its fast path keeps per hash.
 const (
@@ -283,11 +308,7 @@ func (s *dedupeShard) checkBatch(hashes []uint64, out []Verdict, idx []int32) {
 	var need [batchChunk]int32
 	nn := 0
 	for _, i := range idx {
-		s.checks++
-		h := hashes[i]
-		before := s.recent.Len()
-		if evicted := s.recent.Add(h, struct{}{}); !evicted && s.recent.Len() == before {
-			s.recents++
+		if s.recentHit(hashes[i]) {
 			out[i] = Recent
 			continue
 		}
@@ -337,14 +358,7 @@ func (s *dedupeShard) probe(hashes []uint64, out []Verdict, idx []int32, k uint)
 				bs.Set(uint(l))
 			}
 		}
-		if present {
-			s.maybes++
-			out[i] = Maybe
-		} else {
-			s.news++
-			s.inserted++
-			out[i] = New
-		}
+		out[i] = s.filtered(present)
 	}
 }
 
