@@ -5,7 +5,7 @@ package main
 import (
 	"os"
 
-	"github.com/crawlconsole/crawlconsole/engine/cli"
+	"github.com/crawlconsole/crawlconsole/ui/cli"
 )
 
 func main() {

@@ -62,7 +62,7 @@ import (
 	"github.com/gocolly/colly/v2/storage"
 
 	"github.com/crawlconsole/crawlconsole/engine"
-	"github.com/crawlconsole/crawlconsole/engine/cli"
+	"github.com/crawlconsole/crawlconsole/ui/cli"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 )

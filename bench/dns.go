@@ -67,7 +67,7 @@ import (
 	_ "github.com/mattn/go-sqlite3" // the crawl's store, read back for per-host queue spans
 
 	"github.com/crawlconsole/crawlconsole/engine"
-	"github.com/crawlconsole/crawlconsole/engine/cli"
+	"github.com/crawlconsole/crawlconsole/ui/cli"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )

@@ -75,6 +75,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/sandbox"
+	"github.com/crawlconsole/crawlconsole/ui/cli"
 )
 
 func init() { register("egress", runEgress) }
@@ -391,32 +392,22 @@ func truthWindow(sb *sandbox.Sandbox, start, end time.Time) ([]sandbox.Request, 
 	return reqs, bans
 }
 
-// egressEngineOptions are the demo's crawl settings (cli.DemoOptions, repeated here so
-// that this benchmark does not depend on the CLI package): the sandbox's DNS, loopback
-// allowed, the four bind egresses all on the node, rotation times and lane pauses
-// scaled like the sandbox's clock, 1 request per web second per host.
+// egressEngineOptions are the demo's crawl settings (cli.DemoOptions: the sandbox's
+// DNS, loopback allowed, rotation times and lane pauses scaled like the sandbox's
+// clock, 1 request per web second per host) with this benchmark's seeds, its four
+// bind egresses all on the node, its lanes and pauses, and no declared sites or
+// scaled revisits: every crawl of the comparison fetches the same plain seeds.
 func egressEngineOptions(s egressSetup, sb *sandbox.Sandbox, db string) engine.Options {
-	scale := s.cfg.Scale
-	o := engine.DefaultOptions()
+	o := cli.DemoOptions(sb, db)
+	def := engine.DefaultOptions()
+	o.Sites, o.Rounds, o.Revisit = nil, def.Rounds, def.Revisit
 	o.Seeds = egressSeeds(sb)
-	o.DB = db
-	o.DNSServers = []string{sb.DNSAddr()}
-	o.AllowPrivate = []string{"127.0.0.0/8"}
+	o.Egress = nil
 	for _, a := range egressAddrs {
 		o.Egress = append(o.Egress, "bind:"+a)
 	}
-	o.Rotation.PerNode = 0 // all four at once: lanes are per address (M1)
-	o.Rotation.DisableFor = egressReal(2*time.Hour, scale)
-	o.Rotation.PairBanFor = egressReal(30*time.Minute, scale)
 	o.Lanes.Max = s.lanes
 	o.Lanes.DelayMin, o.Lanes.DelayMax = s.lo, s.hi
-	o.HostRate = scale
-	o.Fetch.Timeout = 5 * time.Second
-	o.Fetch.ConnectTimeout = 2 * time.Second
-	o.Fetch.RetryBackoff = 200 * time.Millisecond
-	o.Fetch.RefusalBackoff = egressReal(30*time.Second, scale)
-	o.DNS.MinTTL = time.Second
-	o.DNS.MaxTTL = egressReal(6*time.Hour, scale)
 	return o
 }
 
