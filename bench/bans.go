@@ -62,9 +62,9 @@ import (
 	"github.com/gocolly/colly/v2/storage"
 
 	"github.com/crawlconsole/crawlconsole/engine"
-	"github.com/crawlconsole/crawlconsole/ui/cli"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
+	"github.com/crawlconsole/crawlconsole/ui/cli"
 )
 
 func init() { register("bans", runBans) }

@@ -67,9 +67,9 @@ import (
 	_ "github.com/mattn/go-sqlite3" // the crawl's store, read back for per-host queue spans
 
 	"github.com/crawlconsole/crawlconsole/engine"
-	"github.com/crawlconsole/crawlconsole/ui/cli"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/sandbox"
+	"github.com/crawlconsole/crawlconsole/ui/cli"
 )
 
 func init() { register("dns", runDNSBench) }
