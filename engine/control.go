@@ -13,6 +13,9 @@ type Control interface {
 	Resume()
 	// PauseLane pauses or resumes one lane by ID.
 	PauseLane(id int, paused bool) error
+	// PauseNode pauses or resumes one worker of a distributed crawl by name (M4);
+	// an error on a single-process crawl or for an unknown worker.
+	PauseNode(name string, paused bool) error
 	// PauseHost pauses or resumes every lane's fetches to one host.
 	PauseHost(host string, paused bool) error
 	// SetMaxLanes changes lanes.max at run time (>= 1).

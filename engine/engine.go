@@ -84,6 +84,8 @@ type Engine struct {
 	events  eventRing
 	persist chan Event
 	resumed int
+
+	cluster *masterRuntime // M4: the workers of a distributed crawl; nil in one process
 }
 
 // laneState is the runtime face of a lane, for the console.

@@ -252,3 +252,14 @@ func (e *Engine) ApplyRebalance(p RebalancePlan) error {
 	e.logf(LevelInfo, 0, "", "rebalance applied: %d of %d lanes moved", moved, len(p.Moves))
 	return errors.Join(errs...)
 }
+
+// errNoNodes is the answer of the node controls on a single-process crawl.
+var errNoNodes = errors.New("no workers: this crawl runs in one process (start a master and workers to have nodes)")
+
+// PauseNode implements Control.
+func (e *Engine) PauseNode(name string, paused bool) error {
+	if e.cluster == nil {
+		return errNoNodes
+	}
+	return e.cluster.pauseNode(name, paused)
+}

@@ -47,6 +47,34 @@ type Snapshot struct {
 	Egress      *EgressView  // Egress pane (M3): account table, rotation state, disable list
 	Revisit     *RevisitView // Revisit pane (M2): due queue, refetches vs changes, windows, intervals
 	Sizing      *Sizing      // sizing inputs for the Egress pane (M3); nil without declared sites
+	Nodes       []Node       // workers of a distributed crawl (M4), by name; nil on a single-process crawl
+}
+
+// NodeState is what the master knows of one worker (M4, seed 003 heartbeats).
+type NodeState string
+
+// Worker states shown in the Nodes pane.
+const (
+	NodeActive  NodeState = "active"  // heartbeats arrive; it holds hosts and fetches
+	NodePaused  NodeState = "paused"  // paused by the operator: it keeps its hosts, fetches nothing
+	NodeLeaving NodeState = "leaving" // graceful leave: handing back what it has not fetched
+	NodeDead    NodeState = "dead"    // silent past the heartbeat timeout (or left): its hosts went to others
+)
+
+// Node is one worker of a distributed crawl, as the master's Nodes pane shows it.
+type Node struct {
+	Name        string
+	State       NodeState
+	Heartbeat   time.Time // when its last heartbeat arrived (master's clock)
+	Joined      time.Time // when it (last) joined
+	Egresses    []string  // masked egress names it fetches through
+	Lanes       int       // lanes alive on it
+	LanesMax    int       // its lanes.max
+	PagesPerSec float64   // its fetch rate over the last few seconds
+	Queue       int       // tasks handed to it and not finished yet
+	Hosts       int       // hosts it holds (a host belongs to one worker at a time)
+	Results     int64     // results from it committed by the master
+	Late        int64     // results from it dropped as already committed (at least once delivery)
 }
 
 // Totals are the crawl's running counters; the same figures go to --stats-json.
@@ -74,10 +102,12 @@ type Lane struct {
 	Done      int64      // pages this lane has fetched
 	Queued    int        // tasks waiting in this lane
 	Paused    bool       // paused by the operator
+	Node      string     // worker the lane runs on (M4); "" on a single-process crawl
 }
 
 // Group is one adjacency group: the hosts and parent pages bound to a lane (M1).
 type Group struct {
+	Node    string // worker the lane runs on (M4); "" on a single-process crawl
 	Lane    int
 	Egress  string
 	Hosts   []HostRef

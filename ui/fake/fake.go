@@ -257,6 +257,26 @@ func (c *Control) PauseLane(id int, paused bool) error {
 	return fmt.Errorf("lane %d: %w", id, ErrNoLane)
 }
 
+// ErrNoNode is returned for a worker name the fake does not have.
+var ErrNoNode = errors.New("no such worker")
+
+// PauseNode pauses or resumes one worker of the snapshot's Nodes.
+func (c *Control) PauseNode(name string, paused bool) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls = append(c.calls, fmt.Sprintf("PauseNode(%s,%v)", name, paused))
+	for i := range c.snap.Nodes {
+		if c.snap.Nodes[i].Name == name {
+			c.snap.Nodes[i].State = engine.NodeActive
+			if paused {
+				c.snap.Nodes[i].State = engine.NodePaused
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("worker %s: %w", name, ErrNoNode)
+}
+
 // PauseHost pauses or resumes one host.
 func (c *Control) PauseHost(host string, paused bool) error {
 	c.mu.Lock()
