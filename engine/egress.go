@@ -241,9 +241,8 @@ func (e *Engine) flushDeferred() {
 	list := e.deferred
 	e.deferred = nil
 	e.mu.Unlock()
-	for _, d := range list {
-		e.st.Defer(d.url, d.until)
-		e.c.deferred.Add(1)
+	if len(list) > 0 {
+		e.front.deferURLs(list)
 	}
 }
 

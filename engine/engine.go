@@ -85,6 +85,7 @@ type Engine struct {
 	persist chan Event
 	resumed int
 
+	front   frontPort      // where lanes hand their tasks' outcomes: this process's store, or the master
 	cluster *masterRuntime // M4: the workers of a distributed crawl; nil in one process
 }
 
@@ -147,6 +148,7 @@ func New(opts Options) (*Engine, error) {
 		cancel()
 		return nil, err
 	}
+	e.front = localFront{e}
 	e.sites = newSiteBook(&e.opts)
 	e.sites.declare(&e.rv.classes) // M3: social sites' domains are class soc
 	e.round = newRoundRuntime(st)

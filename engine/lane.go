@@ -11,8 +11,6 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
-	"github.com/crawlconsole/crawlconsole/engine/revisit"
-	"github.com/crawlconsole/crawlconsole/store"
 )
 
 // runLane is one lane's life (M1): take the next task, fetch it, pause a random
@@ -173,14 +171,10 @@ func (e *Engine) waitWake() bool {
 	return e.ctx.Err() == nil
 }
 
-// process fetches one task on its lane and records the outcome. ended is false when
-// the task did not end here: moved to another egress or deferred (M3), or left
-// queued because the engine is stopping.
-//
-// A page already stored is a refetch (M2): it is asked for conditionally, a 304
-// keeps the stored page and counts as unchanged, and a failed refetch (or one with no
-// usable text) leaves the stored page as it was (the URL stays processed) with a new
-// due time.
+// process fetches one task on its lane and hands the outcome to the frontier side
+// (record: this process's store, or the master of a distributed crawl). ended is
+// false when the task did not end here: moved to another egress or deferred (M3), or
+// left queued because the engine is stopping.
 func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended bool) {
 	l := ls.lane
 	if e.pool != nil && !e.pool.Rotation().Serves(eg.name, t.Host) {
@@ -192,28 +186,21 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 		e.flushDeferred()
 		return false
 	}
+	o := Outcome{Task: t, Lane: l.ID, Egress: eg.name}
+	e.front.prepare(&o) // M2: is it a refetch, and with which validators
+	t = o.Task
 	u, err := url.Parse(t.URL)
 	if err != nil {
-		e.finish(t, false, l.ID, store.Failed, frontier.KindMalformed)
+		o.Kind = frontier.KindMalformed
+		e.front.deliver(o)
 		return true
-	}
-	prev, track := e.revisitState(t)
-	refetch := prev != nil
-	failed, observed := store.Failed, false
-	if refetch {
-		failed = store.Processed // the stored page stays; the error is recorded with it
-		defer func() {
-			if ended && !observed {
-				e.refetchFailed(t, prev)
-			}
-		}()
 	}
 	if e.opts.Robots {
 		rules, err := e.robotsFor(eg, u)
 		if err != nil { // stopping: leave the URL queued
 			return false
 		}
-		if rules.Unreachable && !refetch {
+		if rules.Unreachable && !t.Refetch {
 			// RFC 9309: an unreachable robots.txt disallows everything, for now. The
 			// site's URLs wait (deferred, never dropped) until robots.txt is tried again.
 			e.c.addError(fetch.KindRobotsDown)
@@ -224,20 +211,16 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 			return true
 		}
 		if !rules.Allowed(u.RequestURI()) {
-			kind := fetch.KindRobots
+			o.Kind = fetch.KindRobots
 			if rules.Unreachable {
-				kind = fetch.KindRobotsDown
+				o.Kind = fetch.KindRobotsDown
 			}
-			e.finish(t, refetch, l.ID, failed, kind)
+			e.front.deliver(o)
 			return true
 		}
 	}
-	var hdr http.Header
-	if refetch {
-		hdr = e.conditionalHeaders(t.URL)
-	}
-	e.st.SetState(t.URL, store.InProgress, l.ID, "")
-	res, kind, moved := e.fetchWithRetry(eg, t, hdr)
+	e.front.begin(t, l.ID)
+	res, kind, moved := e.fetchWithRetry(eg, t, conditionalHeaders(t))
 	e.mu.Lock()
 	ls.fetchEnd = time.Now()
 	e.mu.Unlock()
@@ -245,50 +228,41 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 		return false // M3 rerouted or deferred the task
 	}
 	if kind == fetch.KindCanceled || e.ctx.Err() != nil {
-		e.st.SetState(t.URL, store.Unprocessed, l.ID, "") // resumes next run
+		e.front.abandon(t, l.ID) // resumes next run
 		return false
 	}
-	if res != nil {
-		e.c.pagesFetched.Add(1)
-		e.c.bytesFetched.Add(int64(len(res.Body)))
-		e.fetchCost.add(res.Duration)
-		e.countCost(t, res)
+	o.Res, o.Kind, o.At = res, kind, ls.fetchEnd
+	if kind == "" && e.pool == nil && refused(res) { // with rotation, refusals were classified above
+		o.Kind = fetch.KindRefused
 	}
-	switch {
-	case kind != "":
-		e.finish(t, refetch, l.ID, failed, kind)
-		if kind != fetch.KindContentType {
-			e.logf(LevelWarn, l.ID, t.Host, "%s: %s", kind, t.URL)
-		}
-	case e.pool == nil && refused(res): // with rotation, refusals were classified above
-		e.c.refused.Add(1)
-		e.finish(t, refetch, l.ID, failed, fetch.KindRefused)
+	if res != nil {
+		e.fetchCost.add(res.Duration)
+	}
+	e.front.deliver(o)
+	if o.Kind == fetch.KindRefused && e.pool == nil {
 		wait := max(e.opts.Fetch.RefusalBackoff, retryAfter(res.Header))
 		e.logf(LevelWarn, l.ID, t.Host, "refused (%d) %s; lane backs off %v", res.Status, t.URL, wait)
 		e.mu.Lock()
 		ls.status, ls.nextFetch = LaneWaiting, time.Now().Add(wait)
 		e.mu.Unlock()
 		e.sleep(wait)
-	case res.Status == http.StatusNotModified:
-		if refetch {
-			// M2: unchanged, and it cost no body; the stored page is kept.
-			e.st.SaveRevisit(*e.observeRevisit(t.URL, prev, time.Now(), revisit.Outcome{NotModified: true}))
-			observed = true
-		}
-		e.finish(t, refetch, l.ID, store.Processed, "")
-	case res.Status/100 == 2:
-		e.savePage(l.ID, eg.name, t, res, prev, track)
-		observed = true
-	case res.Status/100 == 3 && res.Header.Get("Location") != "":
-		e.followRedirect(l.ID, t, res, refetch)
-	case res.Status/100 == 4:
-		e.finish(t, refetch, l.ID, failed, fetch.KindHTTP4xx)
-	case res.Status/100 == 5:
-		e.finish(t, refetch, l.ID, failed, fetch.KindHTTP5xx)
-	default:
-		e.finish(t, refetch, l.ID, failed, "http_"+strconv.Itoa(res.Status))
 	}
 	return true
+}
+
+// conditionalHeaders asks for a stored page only if it changed since (M2):
+// If-None-Match with its ETag, else If-Modified-Since. The validators travel with the
+// task (the frontier side set them, with conditional GET on).
+func conditionalHeaders(t frontier.Task) http.Header {
+	switch {
+	case !t.Refetch:
+		return nil
+	case t.ETag != "":
+		return http.Header{"If-None-Match": {t.ETag}}
+	case t.LastModified != "":
+		return http.Header{"If-Modified-Since": {t.LastModified}}
+	}
+	return nil
 }
 
 // fetchWithRetry fetches through the politeness gate, retrying transient failures
@@ -378,83 +352,6 @@ func (e *Engine) robotsFor(eg *egressLink, u *url.URL) (*fetch.Rules, error) {
 		e.logf(LevelDebug, 0, host, "robots.txt for %s: %s", origin, r)
 		return r, nil
 	})
-}
-
-// savePage stores a fetched page with the links it found and its revisit state, in
-// one transaction, and queues the new links as the store confirms them. The main
-// text's SimHash (M2) goes with the page; prev is the page's revisit state before
-// this fetch (nil on a first fetch), and a refetch overwrites the stored page.
-func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.Result, prev *revisit.Page, track bool) {
-	var known []string
-	links := e.extract(t, res, &known)
-	e.collect(t, res, time.Now())
-	if e.sites.isSource[t.URL] && len(known) > 0 {
-		e.refetchResults(known, time.Now()) // M3: entry/search results already in the URL index
-	}
-	page := store.Page{
-		URL: t.URL, FetchedAt: time.Now(), Status: res.Status, ContentType: res.ContentType, Body: res.Body,
-		Bytes: int64(len(res.Body)), Duration: res.Duration, Lane: lane, Egress: egress,
-		ETag: res.Header.Get("ETag"), LastModified: res.Header.Get("Last-Modified"),
-	}
-	if res.FinalURL != "" && res.FinalURL != t.URL {
-		page.FinalURL = res.FinalURL
-	}
-	// An empty, binary or undecodable body has no fingerprint: "unknown", never a
-	// false "unchanged" or "changed" (revisit.Tracker.Observe).
-	hash, ok := revisit.Fingerprint(res.Body, res.Header.Get("Content-Type"))
-	if ok {
-		page.SimHash = hash
-	}
-	if track {
-		page.Revisit = e.observeRevisit(t.URL, prev, page.FetchedAt, revisit.Outcome{Hash: hash, OK: ok})
-	}
-	if prev != nil && prev.HasHash && !ok {
-		// A refetch with no usable text (an empty or garbled answer) does not replace
-		// the last good copy; its state (nothing learned) is kept all the same.
-		if page.Revisit != nil {
-			e.st.SaveRevisit(*page.Revisit)
-		}
-		e.submit(links, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
-		e.finish(t, true, lane, store.Processed, "")
-		return
-	}
-	if len(links) > 0 {
-		e.parentURLs.Add(frontier.Hash(t.URL), t.URL)
-	}
-	save := e.st.SavePage
-	if prev != nil {
-		save = e.st.ReplacePage
-	}
-	if len(links) == 0 {
-		save(page, nil, nil)
-	} else {
-		e.submit(links, func(u []store.URL, done store.LinkResult) { save(page, u, done) })
-	}
-	if prev == nil { // a refetch replaces the page: it was counted when first stored
-		e.c.pagesStored.Add(1)
-		e.c.urlsDone.Add(1)
-	}
-}
-
-// followRedirect queues a cross-host redirect's target as a new task (the fetcher
-// follows same-host hops itself, paced) and records the redirecting URL as done.
-func (e *Engine) followRedirect(lane int, t frontier.Task, res *fetch.Result, refetch bool) {
-	links := e.extract(t, &fetch.Result{FinalURL: res.FinalURL, Links: []string{res.Header.Get("Location")}}, nil)
-	e.submit(links, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
-	e.finish(t, refetch, lane, store.Processed, "")
-	e.c.addError("redirected") // not a failure: counted so the operator sees where pages went
-}
-
-// finish records a task that ended without a stored page. A refetch (M2) is not a
-// URL done: it was counted when first fetched.
-func (e *Engine) finish(t frontier.Task, refetch bool, lane int, st store.State, kind string) {
-	e.st.SetState(t.URL, st, lane, kind)
-	if kind != "" {
-		e.c.addError(kind)
-	}
-	if !refetch {
-		e.c.urlsDone.Add(1)
-	}
 }
 
 // refused says whether a response is a site refusing us: 403, 429, or a ban/captcha

@@ -3,7 +3,6 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"slices"
 	"sort"
@@ -249,23 +248,6 @@ func (e *Engine) revisitState(t frontier.Task) (prev *revisit.Page, track bool) 
 	return &p, true
 }
 
-// conditionalHeaders asks for the page only if it changed since the stored copy
-// (M2): If-None-Match with the stored ETag, else If-Modified-Since.
-func (e *Engine) conditionalHeaders(u string) http.Header {
-	if !e.opts.Revisit.ConditionalGet {
-		return nil
-	}
-	etag, lm, err := e.st.PageValidators(u)
-	switch {
-	case err != nil:
-		return nil
-	case etag != "":
-		return http.Header{"If-None-Match": {etag}}
-	case lm != "":
-		return http.Header{"If-Modified-Since": {lm}}
-	}
-	return nil
-}
 
 // observeRevisit applies one fetch outcome to a page's state (M2: first fetch t=0, x=1,
 // next=now+initial; later t += now-last, x+1 when the Hamming distance exceeds the

@@ -41,6 +41,13 @@ type Task struct {
 	Site       string // site the task belongs to, for M3 assignment and cost tables
 	Keyword    string // search keyword that produced it, for social sites (M3); else ""
 	Attempts   int    // fetch attempts so far, for retry backoff
+
+	// Set by the frontier side when it hands the task to a lane, so that a lane needs
+	// nothing from the store (M4: a worker has none).
+	Refetch      bool   // a stored page fetched again (M2): its outcome replaces the page
+	ETag         string // validators of the stored page, for a conditional refetch (M2)
+	LastModified string
+	Lease        uint64 // M4: which hand-out of the URL to a worker this is (0 in one process)
 }
 
 // Hash returns the task's own URL hash: the ParentHash its outgoing links will carry.

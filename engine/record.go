@@ -1,0 +1,224 @@
+package engine
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// Outcome is how one task ended on a lane: plain data, all that a worker sends back
+// to the master for it (M4). The frontier side records it (record).
+type Outcome struct {
+	Task   frontier.Task
+	Lane   int
+	Egress string        // name of the egress the request left from
+	Node   string        // worker that fetched it (M4); "" in one process
+	Kind   string        // error kind (fetch.Kind*, refused, robots, ...); "" = a response to record by its status
+	Res    *fetch.Result // the response, if one came
+	At     time.Time     // when the response ended
+
+	// Set on this side by frontPort.prepare (never on the wire): the page's revisit
+	// state before this fetch, nil for a first fetch; track is false when it could
+	// not be read.
+	prev   *revisit.Page
+	track  bool
+	primed bool
+}
+
+// frontPort is what a lane needs from the frontier side: this process's store and
+// record on one box, the master on a worker of a distributed crawl (M4).
+type frontPort interface {
+	// prepare completes a task a lane is about to fetch: a stored page is a
+	// refetch, with its validators for a conditional GET (M2).
+	prepare(o *Outcome)
+	// begin marks the task in progress (back to unprocessed after a crash).
+	begin(t frontier.Task, lane int)
+	// abandon puts the task back to unprocessed: the lane let go of it (stopping).
+	abandon(t frontier.Task, lane int)
+	// deliver hands over a task that ended on the lane.
+	deliver(o Outcome)
+	// deferURLs sets URLs aside until a time (M3 disabled host, robots.txt down).
+	deferURLs(list []deferredTask)
+}
+
+// localFront is the frontier side in this process: the store and record.
+type localFront struct{ e *Engine }
+
+func (f localFront) prepare(o *Outcome) {
+	o.prev, o.track = f.e.revisitState(o.Task)
+	o.primed = true
+	if o.prev != nil {
+		f.e.setValidators(&o.Task)
+	}
+}
+
+func (f localFront) begin(t frontier.Task, lane int) {
+	f.e.st.SetState(t.URL, store.InProgress, lane, "")
+}
+
+func (f localFront) abandon(t frontier.Task, lane int) {
+	f.e.st.SetState(t.URL, store.Unprocessed, lane, "")
+}
+
+func (f localFront) deliver(o Outcome) { f.e.record(o) }
+
+func (f localFront) deferURLs(list []deferredTask) {
+	for _, d := range list {
+		f.e.st.Defer(d.url, d.until)
+		f.e.c.deferred.Add(1)
+	}
+}
+
+// setValidators marks a task as a refetch of a stored page and gives it the page's
+// validators for a conditional GET (M2), when conditional GET is on.
+func (e *Engine) setValidators(t *frontier.Task) {
+	t.Refetch = true
+	if !e.opts.Revisit.ConditionalGet {
+		return
+	}
+	if etag, lm, err := e.st.PageValidators(t.URL); err == nil {
+		t.ETag, t.LastModified = etag, lm
+	}
+}
+
+// record is the frontier side of a task's end: the page stored with its links and
+// revisit state, or the URL marked failed with its kind, the counters moved.
+//
+// A page already stored is a refetch (M2): it was asked for conditionally, a 304
+// keeps the stored page and counts as unchanged, and a failed refetch (or one with no
+// usable text) leaves the stored page as it was (the URL stays processed) with a new
+// due time.
+func (e *Engine) record(o Outcome) {
+	t, res := o.Task, o.Res
+	if !o.primed {
+		o.prev, o.track = e.revisitState(t)
+	}
+	prev, track := o.prev, o.track
+	refetch := prev != nil
+	failed, observed := store.Failed, false
+	if refetch {
+		failed = store.Processed // the stored page stays; the error is recorded with it
+		defer func() {
+			if !observed {
+				e.refetchFailed(t, prev)
+			}
+		}()
+	}
+	if res != nil {
+		e.c.pagesFetched.Add(1)
+		e.c.bytesFetched.Add(int64(len(res.Body)))
+		e.countCost(t, res)
+	}
+	l := o.Lane
+	switch {
+	case o.Kind == fetch.KindRefused && res != nil && e.pool == nil:
+		e.c.refused.Add(1)
+		e.finish(t, refetch, l, failed, o.Kind)
+	case o.Kind != "":
+		e.finish(t, refetch, l, failed, o.Kind)
+		if o.Kind != fetch.KindContentType && o.Kind != fetch.KindRobots && o.Kind != fetch.KindRobotsDown &&
+			o.Kind != frontier.KindMalformed {
+			e.logf(LevelWarn, l, t.Host, "%s: %s", o.Kind, t.URL)
+		}
+	case res.Status == http.StatusNotModified:
+		if refetch {
+			// M2: unchanged, and it cost no body; the stored page is kept.
+			e.st.SaveRevisit(*e.observeRevisit(t.URL, prev, time.Now(), revisit.Outcome{NotModified: true}))
+			observed = true
+		}
+		e.finish(t, refetch, l, store.Processed, "")
+	case res.Status/100 == 2:
+		e.savePage(l, o.Egress, t, res, prev, track)
+		observed = true
+	case res.Status/100 == 3 && res.Header.Get("Location") != "":
+		e.followRedirect(l, t, res, refetch)
+	case res.Status/100 == 4:
+		e.finish(t, refetch, l, failed, fetch.KindHTTP4xx)
+	case res.Status/100 == 5:
+		e.finish(t, refetch, l, failed, fetch.KindHTTP5xx)
+	default:
+		e.finish(t, refetch, l, failed, "http_"+strconv.Itoa(res.Status))
+	}
+}
+
+// savePage stores a fetched page with the links it found and its revisit state, in
+// one transaction, and queues the new links as the store confirms them. The main
+// text's SimHash (M2) goes with the page; prev is the page's revisit state before
+// this fetch (nil on a first fetch), and a refetch overwrites the stored page.
+func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.Result, prev *revisit.Page, track bool) {
+	var known []string
+	links := e.extract(t, res, &known)
+	e.collect(t, res, time.Now())
+	if e.sites.isSource[t.URL] && len(known) > 0 {
+		e.refetchResults(known, time.Now()) // M3: entry/search results already in the URL index
+	}
+	page := store.Page{
+		URL: t.URL, FetchedAt: time.Now(), Status: res.Status, ContentType: res.ContentType, Body: res.Body,
+		Bytes: int64(len(res.Body)), Duration: res.Duration, Lane: lane, Egress: egress,
+		ETag: res.Header.Get("ETag"), LastModified: res.Header.Get("Last-Modified"),
+	}
+	if res.FinalURL != "" && res.FinalURL != t.URL {
+		page.FinalURL = res.FinalURL
+	}
+	// An empty, binary or undecodable body has no fingerprint: "unknown", never a
+	// false "unchanged" or "changed" (revisit.Tracker.Observe).
+	hash, ok := revisit.Fingerprint(res.Body, res.Header.Get("Content-Type"))
+	if ok {
+		page.SimHash = hash
+	}
+	if track {
+		page.Revisit = e.observeRevisit(t.URL, prev, page.FetchedAt, revisit.Outcome{Hash: hash, OK: ok})
+	}
+	if prev != nil && prev.HasHash && !ok {
+		// A refetch with no usable text (an empty or garbled answer) does not replace
+		// the last good copy; its state (nothing learned) is kept all the same.
+		if page.Revisit != nil {
+			e.st.SaveRevisit(*page.Revisit)
+		}
+		e.submit(links, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
+		e.finish(t, true, lane, store.Processed, "")
+		return
+	}
+	if len(links) > 0 {
+		e.parentURLs.Add(frontier.Hash(t.URL), t.URL)
+	}
+	save := e.st.SavePage
+	if prev != nil {
+		save = e.st.ReplacePage
+	}
+	if len(links) == 0 {
+		save(page, nil, nil)
+	} else {
+		e.submit(links, func(u []store.URL, done store.LinkResult) { save(page, u, done) })
+	}
+	if prev == nil { // a refetch replaces the page: it was counted when first stored
+		e.c.pagesStored.Add(1)
+		e.c.urlsDone.Add(1)
+	}
+}
+
+// followRedirect queues a cross-host redirect's target as a new task (the fetcher
+// follows same-host hops itself, paced) and records the redirecting URL as done.
+func (e *Engine) followRedirect(lane int, t frontier.Task, res *fetch.Result, refetch bool) {
+	links := e.extract(t, &fetch.Result{FinalURL: res.FinalURL, Links: []string{res.Header.Get("Location")}}, nil)
+	e.submit(links, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
+	e.finish(t, refetch, lane, store.Processed, "")
+	e.c.addError("redirected") // not a failure: counted so the operator sees where pages went
+}
+
+// finish records a task that ended without a stored page. A refetch (M2) is not a
+// URL done: it was counted when first fetched.
+func (e *Engine) finish(t frontier.Task, refetch bool, lane int, st store.State, kind string) {
+	e.st.SetState(t.URL, st, lane, kind)
+	if kind != "" {
+		e.c.addError(kind)
+	}
+	if !refetch {
+		e.c.urlsDone.Add(1)
+	}
+}
