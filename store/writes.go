@@ -208,6 +208,18 @@ func (s *Store) SetMeta(key string, v []byte) {
 	}})
 }
 
+// AfterCommit queues fn to run once everything submitted before it is committed:
+// the master of a distributed crawl acknowledges a worker's result with it (M4: ack
+// after commit). fn runs on the writer's goroutine like a LinkResult (it must not
+// block or call Flush) and gets the store's first write error (Err): a write that
+// failed is rolled back alone, so a non-nil error means something submitted so far
+// may not be stored.
+func (s *Store) AfterCommit(fn func(err error)) {
+	s.submit(&writeOp{what: "after commit", apply: func(w *writer) (func(), error) {
+		return func() { fn(w.firstErr()) }, nil
+	}})
+}
+
 // Flush is a barrier: it returns once everything submitted before it is committed,
 // with the first write error so far (sticky, as Err). It must not be called from a
 // LinkResult.

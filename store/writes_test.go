@@ -321,3 +321,54 @@ func TestMetaRoundTrip(t *testing.T) {
 		t.Errorf("other = %v", got)
 	}
 }
+
+func TestAfterCommitRunsOnlyOnceItsPredecessorsAreCommitted(t *testing.T) {
+	s, _ := openTemp(t, Options{BatchSize: 10_000, BatchDelay: time.Hour})
+	s.SavePage(testPage("http://a.test/p/1", 200), nil, nil)
+	ran := make(chan struct{})
+	s.AfterCommit(func(err error) {
+		if err != nil {
+			t.Errorf("AfterCommit got %v after good writes", err)
+		}
+		close(ran)
+	})
+	select {
+	case <-ran:
+		t.Fatal("AfterCommit ran while its batch was still open")
+	default:
+	}
+	mustFlush(t, s) // commits the batch: the callback runs before the barrier returns
+	select {
+	case <-ran:
+	default:
+		t.Fatal("AfterCommit did not run after the commit")
+	}
+	if _, err := s.Page("http://a.test/p/1"); err != nil {
+		t.Errorf("page submitted before AfterCommit: %v", err)
+	}
+}
+
+func TestAfterCommitReportsAFailedWriteBeforeIt(t *testing.T) {
+	s, path := openTemp(t, Options{})
+	s.Close()
+	db := rawDB(t, path)
+	if _, err := db.Exec(`CREATE TRIGGER poison BEFORE INSERT ON urls WHEN NEW.url = 'http://poison.test/'
+		BEGIN SELECT RAISE(ABORT, 'poisoned'); END`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s, err := Open(path, Options{BatchSize: 10_000, BatchDelay: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.AddURLs([]URL{{URL: "http://poison.test/"}}, nil)
+	var got error
+	s.AfterCommit(func(err error) { got = err })
+	if err := s.Flush(); err == nil {
+		t.Fatal("Flush succeeded; want the poisoned insert's error")
+	}
+	if got == nil || !strings.Contains(got.Error(), "poisoned") {
+		t.Errorf("AfterCommit got %v; want the failed write's error (the master must not ack it)", got)
+	}
+}
