@@ -58,6 +58,9 @@ func (e *Engine) newDNSCache() (*dnscache.Cache, error) {
 	if err != nil {
 		return nil, err
 	}
+	if e.st == nil {
+		return c, nil // a worker: nothing kept between runs
+	}
 	if b, err := e.st.GetMeta(dnsMetaKey); err == nil && len(b) > 0 {
 		var entries []dnscache.Entry
 		if json.Unmarshal(b, &entries) == nil {

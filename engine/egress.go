@@ -47,9 +47,12 @@ type egressLink struct {
 
 // setupEgress builds the egresses: the direct route when none is configured, else
 // the M3 account table, this node's rotation and one transport per egress.
-func (e *Engine) setupEgress(resolver fetch.Resolver, guard *fetch.Guard, fcfg fetch.Config) error {
+//
+// granted are egresses a worker's master handed it from its account table (M4); they
+// join the worker's own --egress specs in an in-memory table.
+func (e *Engine) setupEgress(resolver fetch.Resolver, guard *fetch.Guard, fcfg fetch.Config, granted []egress.Spec) error {
 	dialer := &fetch.Dialer{Resolver: resolver, Guard: guard, Timeout: e.opts.Fetch.ConnectTimeout}
-	if len(e.opts.Egress) == 0 {
+	if len(e.opts.Egress) == 0 && len(granted) == 0 {
 		e.board = lanes.NewBoard(e.opts.Lanes.Max, []string{"direct"})
 		e.egress = []*egressLink{{name: "direct", f: fetch.New(e.ctx, fcfg, dialer, nil)}}
 		return nil
@@ -58,8 +61,13 @@ func (e *Engine) setupEgress(resolver fetch.Resolver, guard *fetch.Guard, fcfg f
 	if err != nil {
 		return err
 	}
-	e.accounts = &metaAccounts{st: e.st, kick: make(chan struct{}, 1)}
-	table, err := egress.OpenTable(e.accounts, specs)
+	specs = append(specs, granted...)
+	var accounts egress.AccountStore = &egress.MemoryStore{}
+	if e.st != nil {
+		e.accounts = &metaAccounts{st: e.st, kick: make(chan struct{}, 1)}
+		accounts = e.accounts
+	}
+	table, err := egress.OpenTable(accounts, specs)
 	if err != nil {
 		return err
 	}
@@ -265,6 +273,9 @@ func (e *Engine) maintainDeferred() {
 
 // requeueDeferred brings back deferred URLs whose time has passed.
 func (e *Engine) requeueDeferred() {
+	if e.st == nil {
+		return // a worker: the master requeues what its workers deferred
+	}
 	rows, err := e.st.DueDeferred(1000)
 	if err != nil || len(rows) == 0 {
 		return

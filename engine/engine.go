@@ -33,6 +33,7 @@ import (
 // Engine is one crawl: a store, a frontier, lanes and their egresses.
 type Engine struct {
 	opts   Options
+	role   role          // one process, master or worker (M4)
 	st     *store.Store
 	scope  *frontier.Scope
 	dedupe *frontier.Dedupe
@@ -98,12 +99,23 @@ type laneState struct {
 	fetchEnd  time.Time // when the lane's last response ended (its pause runs from here)
 }
 
+// role is which half (or both) of a crawl an Engine runs (M4).
+type role int
+
+const (
+	roleLocal  role = iota // one process: frontier, store and lanes
+	roleMaster             // the frontier and store; workers run the lanes
+	roleWorker             // the lanes; the master has the frontier and store
+)
+
 // New opens the store and builds a crawl from opts (validated). Call Start to begin.
-func New(opts Options) (*Engine, error) {
+func New(opts Options) (*Engine, error) { return newEngine(opts, roleLocal) }
+
+func newEngine(opts Options, r role) (*Engine, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	if opts.DB == "" {
+	if opts.DB == "" && r != roleWorker {
 		return nil, errors.New("no database path: set --db PATH")
 	}
 	guard, err := fetch.NewGuard(opts.AllowPrivate)
@@ -117,17 +129,19 @@ func New(opts Options) (*Engine, error) {
 	if _, err := egress.ParseSpecs(opts.Egress); err != nil { // before the store: a typo costs nothing
 		return nil, err
 	}
-	st, err := store.Open(opts.DB, store.Options{})
-	if err != nil {
-		return nil, err
+	var st *store.Store
+	if r != roleWorker {
+		if st, err = store.Open(opts.DB, store.Options{}); err != nil {
+			return nil, err
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	parents, _ := lru.New[uint64, string](8192)
 	e := &Engine{
 		opts:        opts,
+		role:        r,
 		st:          st,
 		scope:       scope,
-		dedupe:      frontier.NewDedupe(opts.Dedupe.ExpectedURLs, opts.Dedupe.FalsePositive, opts.Dedupe.LRUSize),
 		robots:      &fetch.Robots{UserAgent: opts.UserAgent, RetryUnreachable: 10 * time.Minute},
 		ctx:         ctx,
 		cancel:      cancel,
@@ -139,25 +153,38 @@ func New(opts Options) (*Engine, error) {
 		maybeNew:    map[string]struct{}{},
 		done:        make(chan struct{}),
 		parentURLs:  parents,
-		resumed:     st.Recovered(),
 		persist:     make(chan Event, 1024),
 		prefetch:    dnsPrefetcher{kick: make(chan struct{}, 1)},
 	}
-	if e.rv, err = newRevisitRuntime(opts.Revisit, st); err != nil {
-		st.Close()
+	fail := func(err error) (*Engine, error) {
+		if e.dns != nil {
+			e.dns.Close()
+		}
+		if st != nil {
+			st.Close()
+		}
 		cancel()
 		return nil, err
+	}
+	if st != nil {
+		e.resumed = st.Recovered()
+		e.dedupe = frontier.NewDedupe(opts.Dedupe.ExpectedURLs, opts.Dedupe.FalsePositive, opts.Dedupe.LRUSize)
+	}
+	if e.rv, err = newRevisitRuntime(opts.Revisit, st); err != nil {
+		return fail(err)
 	}
 	e.front = localFront{e}
 	e.sites = newSiteBook(&e.opts)
 	e.sites.declare(&e.rv.classes) // M3: social sites' domains are class soc
 	e.round = newRoundRuntime(st)
+	if r == roleMaster { // the workers resolve, fetch and rotate egresses
+		e.board = lanes.NewBoard(opts.Lanes.Max, nil)
+		return e, nil
+	}
 	var resolver fetch.Resolver = opts.Resolver
 	if resolver == nil {
 		if e.dns, err = e.newDNSCache(); err != nil {
-			st.Close()
-			cancel()
-			return nil, err
+			return fail(err)
 		}
 		resolver = e.dns
 	}
@@ -170,13 +197,8 @@ func New(opts Options) (*Engine, error) {
 		ContentTypes:   opts.Fetch.ContentTypes,
 	}
 	e.redirectPause(&fcfg)
-	if err := e.setupEgress(resolver, guard, fcfg); err != nil {
-		if e.dns != nil {
-			e.dns.Close()
-		}
-		st.Close()
-		cancel()
-		return nil, err
+	if err := e.setupEgress(resolver, guard, fcfg, nil); err != nil {
+		return fail(err)
 	}
 	e.gate = &lanes.Gate{MinGap: opts.Lanes.DelayMin, Interval: e.hostInterval}
 	return e, nil
@@ -202,14 +224,21 @@ func (e *Engine) Start() error {
 	e.startedAt = time.Now()
 	e.state = StateRunning
 	e.mu.Unlock()
-	if err := e.rv.restore(e.st); err != nil {
-		return fmt.Errorf("revisit state: %w", err)
-	}
-	if err := e.resume(); err != nil {
-		return err
-	}
-	if err := e.queueSeeds(e.opts.Seeds, e.sites.sources()); err != nil {
-		return err
+	if e.st != nil {
+		if err := e.rv.restore(e.st); err != nil {
+			return fmt.Errorf("revisit state: %w", err)
+		}
+		if e.cluster != nil {
+			if err := e.cluster.start(); err != nil {
+				return err
+			}
+		}
+		if err := e.resume(); err != nil {
+			return err
+		}
+		if err := e.queueSeeds(e.opts.Seeds, e.sites.sources()); err != nil {
+			return err
+		}
 	}
 	e.wg.Add(2)
 	go e.tick()
@@ -218,18 +247,18 @@ func (e *Engine) Start() error {
 		e.wg.Add(1)
 		go e.runPrefetch()
 	}
-	if e.opts.Revisit.Enabled {
+	if e.opts.Revisit.Enabled && e.st != nil {
 		e.wg.Add(1)
 		go e.runRevisit()
 	}
-	if len(e.opts.Sites) > 0 {
+	if len(e.opts.Sites) > 0 && e.st != nil {
 		e.round.n, e.round.started = 1, time.Now() // the first round's sources went with the seeds
 		e.wg.Add(1)
 		go e.runRounds()
 	}
 	e.wg.Add(1)
 	go e.maintainDeferred()
-	if e.pool != nil {
+	if e.accounts != nil {
 		e.wg.Add(1)
 		go func() { defer e.wg.Done(); e.accounts.run(e.ctx.Done()) }()
 	}
@@ -288,15 +317,22 @@ func (e *Engine) Stop() {
 		e.state = StateStopping
 		e.broadcast()
 		e.mu.Unlock()
+		if e.cluster != nil {
+			e.cluster.stop()
+		}
 		e.cancel()
 		e.wg.Wait()
-		e.endRound(time.Now()) // M3: the round's results are not lost to a stop
 		if e.dns != nil {
-			e.saveDNS()
+			if e.st != nil {
+				e.saveDNS()
+			}
 			e.dns.Close()
 		}
-		if err := e.st.Flush(); err != nil {
-			e.logf(LevelError, 0, "", "store: %v", err)
+		if e.st != nil {
+			e.endRound(time.Now()) // M3: the round's results are not lost to a stop
+			if err := e.st.Flush(); err != nil {
+				e.logf(LevelError, 0, "", "store: %v", err)
+			}
 		}
 		e.mu.Lock()
 		e.state = StateDone
@@ -313,6 +349,9 @@ func (e *Engine) Stop() {
 // Close stops the crawl and closes the store.
 func (e *Engine) Close() error {
 	e.Stop()
+	if e.st == nil {
+		return nil
+	}
 	return e.st.Close()
 }
 
@@ -335,8 +374,13 @@ func (e *Engine) Stats() Stats {
 	}
 	s.Deferred = t.Deferred
 	s.Revisit = e.revisitStats()
-	s.Dedupe = &DedupeStats{DedupeStats: e.dedupe.Stats(),
-		StoreChecks: e.c.dedupeStoreChecks.Load(), FalsePositives: e.c.dedupeFalsePositives.Load()}
+	if e.dedupe != nil {
+		s.Dedupe = &DedupeStats{DedupeStats: e.dedupe.Stats(),
+			StoreChecks: e.c.dedupeStoreChecks.Load(), FalsePositives: e.c.dedupeFalsePositives.Load()}
+	}
+	if e.cluster != nil {
+		s.Cluster = e.cluster.stats()
+	}
 	if e.dns != nil {
 		ds := e.dns.Stats()
 		ds.WaitHistogram = nil // the console shows it; the stats object stays small
@@ -373,12 +417,16 @@ func (e *Engine) persistEvents() {
 	for {
 		select {
 		case ev := <-e.persist:
-			e.st.AddEvent(ev.At, int(ev.Level), ev.Lane, ev.Host, ev.Msg)
+			if e.st != nil {
+				e.st.AddEvent(ev.At, int(ev.Level), ev.Lane, ev.Host, ev.Msg)
+			}
 		case <-e.ctx.Done():
 			for {
 				select {
 				case ev := <-e.persist:
-					e.st.AddEvent(ev.At, int(ev.Level), ev.Lane, ev.Host, ev.Msg)
+					if e.st != nil {
+						e.st.AddEvent(ev.At, int(ev.Level), ev.Lane, ev.Host, ev.Msg)
+					}
 				default:
 					return
 				}

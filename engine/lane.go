@@ -22,7 +22,9 @@ func (e *Engine) runLane(ls *laneState) {
 	e.mu.Lock()
 	egress := e.egress[l.Egress].name // Egress is guarded by e.mu (rebalance moves lanes)
 	e.mu.Unlock()
-	e.st.LaneOpened(l.ID, egress, time.Now())
+	if e.st != nil {
+		e.st.LaneOpened(l.ID, egress, time.Now())
+	}
 	e.logf(LevelDebug, l.ID, "", "lane %d opened on %s", l.ID, egress)
 	var next time.Time // earliest start of the lane's next request (M1's pause)
 	for {
@@ -110,7 +112,9 @@ func (e *Engine) nextTask(ls *laneState) (frontier.Task, *egressLink, bool) {
 			e.checkIdle()
 			id, done := ls.lane.ID, ls.lane.Done()
 			e.mu.Unlock()
-			e.st.LaneRetired(id, time.Now(), done)
+			if e.st != nil {
+				e.st.LaneRetired(id, time.Now(), done)
+			}
 			e.logf(LevelDebug, id, "", "lane %d retired", id)
 			e.mu.Lock()
 			return frontier.Task{}, nil, false

@@ -1,7 +1,874 @@
 package engine
 
-// masterRuntime is the master's side of a distributed crawl (M4): the workers, the
-// hosts each holds, and the tasks handed to them. nil on a single-process crawl.
-type masterRuntime struct{}
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"sync/atomic"
+	"time"
 
-func (m *masterRuntime) pauseNode(name string, paused bool) error { return errNoNodes }
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/egress"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// MasterOptions configures the master of a distributed crawl (M4, seed 002 with
+// seed 003): it owns the frontier, dedupe and store, and hands the hosts' URLs to
+// workers over NATS.
+type MasterOptions struct {
+	// Conn is the master's connection to its NATS server (embedded or --nats).
+	Conn *cluster.Conn
+	// Prefix is the subject prefix (DefaultClusterPrefix when empty).
+	Prefix string
+	// HeartbeatEvery is the workers' heartbeat period (default 5s); a worker silent
+	// for Timeout (default 3 periods) is dead and its hosts go to others.
+	HeartbeatEvery time.Duration
+	Timeout        time.Duration
+	// Window is how many tasks a worker holds at most (handed out, not yet reported;
+	// default 512).
+	Window int
+}
+
+// masterRuntime is the master's side of a distributed crawl: the workers, the hosts
+// each holds, the URLs waiting for them and those handed out. Its maps are guarded by
+// Engine.mu (it is the frontier's queue on a master, where the lane board is on one
+// box).
+type masterRuntime struct {
+	e      *Engine
+	o      MasterOptions
+	conn   *cluster.Conn
+	table  *egress.Table // seed 003's egress account table (nil: workers bring their own)
+	subs   []*nats.Subscription
+	consume jetstream.ConsumeContext
+	kick   chan struct{}
+
+	nodes    map[string]*node
+	hosts    map[string]*hostQueue
+	inflight map[string]uint64 // URL -> lease of its hand-out (at most one result counts)
+	lease    uint64
+	pending  int // tasks waiting at the master, over all hosts
+
+	rejects cluster.Rejects
+	late    atomic.Int64
+}
+
+// node is one worker as the master knows it.
+type node struct {
+	name, inc string
+	state     NodeState
+	joined    time.Time
+	heard     time.Time
+	hosts     map[string]bool
+	held      map[string]frontier.Task // URL -> task handed to it, not reported yet
+	hb        wireHeartbeat
+	grants    []string // egress names granted from the table
+	results   int64
+	late      int64
+}
+
+// hostQueue is one host's URLs at the master and who holds the host. A host belongs
+// to one worker at a time (M1 lanes and the politeness gate stay exact on it); when
+// it moves, the new owner starts only once the old one reported every task of it.
+type hostQueue struct {
+	owner string
+	next  string // moving to this worker once owner's tasks of the host are reported
+	tasks []frontier.Task
+	out   int // tasks handed to owner, not reported yet
+}
+
+// NewMaster builds the master of a distributed crawl: the frontier, dedupe and store
+// of New, and no lanes of its own; workers join over mo.Conn.
+func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
+	if mo.Conn == nil {
+		return nil, errors.New("master: no NATS connection")
+	}
+	if mo.Prefix == "" {
+		mo.Prefix = DefaultClusterPrefix
+	}
+	if mo.HeartbeatEvery <= 0 {
+		mo.HeartbeatEvery = 5 * time.Second
+	}
+	if mo.Timeout <= 0 {
+		mo.Timeout = 3 * mo.HeartbeatEvery
+	}
+	if mo.Window <= 0 {
+		mo.Window = 512
+	}
+	e, err := newEngine(opts, roleMaster)
+	if err != nil {
+		return nil, err
+	}
+	m := &masterRuntime{e: e, o: mo, conn: mo.Conn, kick: make(chan struct{}, 1),
+		nodes: map[string]*node{}, hosts: map[string]*hostQueue{}, inflight: map[string]uint64{}}
+	if len(opts.Egress) > 0 {
+		specs, err := egress.ParseSpecs(opts.Egress)
+		if err != nil {
+			e.Close()
+			return nil, err
+		}
+		e.accounts = &metaAccounts{st: e.st, kick: make(chan struct{}, 1)}
+		if m.table, err = egress.OpenTable(e.accounts, specs); err != nil {
+			e.Close()
+			return nil, err
+		}
+	}
+	e.cluster = m
+	return e, nil
+}
+
+func (m *masterRuntime) subject(parts ...string) string {
+	s := m.o.Prefix
+	for _, p := range parts {
+		s += "." + p
+	}
+	return s
+}
+
+// start sets up the streams and listens to the workers. Called by Engine.Start.
+func (m *masterRuntime) start() error {
+	ctx, cancel := context.WithTimeout(m.e.ctx, 10*time.Second)
+	defer cancel()
+	for _, kind := range []string{"task", "result"} {
+		if _, err := m.conn.EnsureStream(ctx, jetstream.StreamConfig{
+			Name: m.streamName(kind), Subjects: []string{m.subject(kind, ">")},
+			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
+		}); err != nil {
+			return err
+		}
+	}
+	cons, err := m.conn.EnsureConsumer(ctx, m.streamName("result"), jetstream.ConsumerConfig{
+		Durable: "master", FilterSubject: m.subject("result", ">"), AckPolicy: jetstream.AckExplicitPolicy,
+		AckWait: time.Minute, MaxAckPending: 20000, MaxDeliver: -1,
+	})
+	if err != nil {
+		return err
+	}
+	if m.consume, err = cons.Consume(m.onResult, jetstream.PullMaxMessages(256)); err != nil {
+		return fmt.Errorf("master: consume results: %w", err)
+	}
+	for subj, h := range map[string]nats.MsgHandler{
+		m.subject("join"): m.onJoin, m.subject("hb", "*"): m.onHeartbeat, m.subject("leave"): m.onLeave,
+	} {
+		sub, err := m.conn.NC.Subscribe(subj, h)
+		if err != nil {
+			return fmt.Errorf("master: subscribe %s: %w", subj, err)
+		}
+		m.subs = append(m.subs, sub)
+	}
+	m.e.wg.Add(2)
+	go m.dispatchLoop()
+	go func() {
+		defer m.e.wg.Done()
+		m.e.every(m.o.HeartbeatEvery/2, m.checkNodes)
+	}()
+	return nil
+}
+
+func (m *masterRuntime) streamName(kind string) string {
+	return fmt.Sprintf("%s_%sS", sanitizeStream(m.o.Prefix), map[string]string{"task": "TASK", "result": "RESULT"}[kind])
+}
+
+func sanitizeStream(p string) string {
+	out := []byte(p)
+	for i, c := range out {
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			out[i] = '_'
+		}
+	}
+	return string(out)
+}
+
+// stop ends listening; results not yet committed stay in the stream (redelivered
+// to the next master).
+func (m *masterRuntime) stop() {
+	if m.consume != nil {
+		m.consume.Stop()
+	}
+	for _, s := range m.subs {
+		s.Unsubscribe()
+	}
+	m.e.mu.Lock()
+	m.saveNodes()
+	m.e.mu.Unlock()
+}
+
+// add queues a task for its host's worker. Caller holds e.mu.
+func (m *masterRuntime) add(t frontier.Task) {
+	h := m.hosts[t.Host]
+	if h == nil {
+		h = &hostQueue{}
+		m.hosts[t.Host] = h
+	}
+	if h.owner == "" || m.nodes[h.owner] == nil || m.nodes[h.owner].state == NodeDead {
+		h.owner = m.pick(t.Host)
+		if h.owner != "" {
+			m.nodes[h.owner].hosts[t.Host] = true
+		}
+	}
+	h.tasks = append(h.tasks, t)
+	m.pending++
+	m.signal()
+}
+
+func (m *masterRuntime) signal() {
+	select {
+	case m.kick <- struct{}{}:
+	default:
+	}
+}
+
+// pick chooses a worker for a host: rendezvous hashing of its registered domain over
+// the live workers, so a site's hosts stay together and a worker joining or leaving
+// moves only the hosts it wins or held. "" when no worker is live. Caller holds e.mu.
+func (m *masterRuntime) pick(host string) string {
+	domain := frontier.Site(host)
+	best, bestScore := "", uint64(0)
+	for name, n := range m.nodes {
+		if n.state != NodeActive && n.state != NodePaused {
+			continue
+		}
+		h := fnv.New64a()
+		h.Write([]byte(domain))
+		h.Write([]byte{0})
+		h.Write([]byte(name))
+		if s := h.Sum64(); best == "" || s > bestScore || s == bestScore && name < best {
+			best, bestScore = name, s
+		}
+	}
+	return best
+}
+
+// dispatchLoop hands waiting tasks to their hosts' workers whenever something
+// changed (a task queued, a result in, a worker joined), and twice a heartbeat.
+func (m *masterRuntime) dispatchLoop() {
+	defer m.e.wg.Done()
+	t := time.NewTicker(m.o.HeartbeatEvery / 2)
+	defer t.Stop()
+	for {
+		select {
+		case <-m.e.ctx.Done():
+			return
+		case <-m.kick:
+		case <-t.C:
+		}
+		m.dispatch()
+	}
+}
+
+// dispatch sends each live, unpaused worker tasks of its hosts up to its window.
+func (m *masterRuntime) dispatch() {
+	type batch struct {
+		n     *node
+		tasks []frontier.Task
+	}
+	var out []batch
+	e := m.e
+	e.mu.Lock()
+	if e.paused || e.state != StateRunning {
+		e.mu.Unlock()
+		return
+	}
+	names := make([]string, 0, len(m.nodes))
+	for name := range m.nodes {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		n := m.nodes[name]
+		if n.state != NodeActive {
+			continue
+		}
+		room := m.o.Window - len(n.held)
+		if room <= 0 {
+			continue
+		}
+		var tasks []frontier.Task
+		hosts := sortedKeys(n.hosts)
+		// Round-robin over the worker's hosts, so one big host does not fill the
+		// window while others wait.
+		for room > 0 {
+			took := false
+			for _, host := range hosts {
+				h := m.hosts[host]
+				if h == nil || h.owner != name || h.next != "" || len(h.tasks) == 0 || room == 0 {
+					continue
+				}
+				t := h.tasks[0]
+				h.tasks = h.tasks[1:]
+				m.pending--
+				h.out++
+				m.lease++
+				t.Lease = m.lease
+				m.inflight[t.URL] = t.Lease
+				n.held[t.URL] = t
+				if e.rv.queued[t.URL] {
+					e.rv.onBoard--
+					e.rv.inHand++
+				}
+				tasks = append(tasks, t)
+				room--
+				took = true
+			}
+			if !took {
+				break
+			}
+		}
+		if len(tasks) > 0 {
+			out = append(out, batch{n, tasks})
+		}
+	}
+	e.mu.Unlock()
+	for _, b := range out {
+		for i := range b.tasks {
+			t := &b.tasks[i]
+			if t.Attempts > 0 || e.rvQueued(t.URL) {
+				if prev, _ := e.revisitState(*t); prev != nil {
+					e.setValidators(t)
+				}
+			}
+			e.st.SetState(t.URL, store.InProgress, 0, "")
+		}
+		data, err := cluster.Encode(&wireTasks{Node: b.n.name, Incarnation: b.n.inc, Tasks: b.tasks})
+		if err == nil {
+			ctx, cancel := context.WithTimeout(e.ctx, 5*time.Second)
+			_, err = m.conn.JS.Publish(ctx, m.subject("task", b.n.name), data)
+			cancel()
+		}
+		if err != nil && e.ctx.Err() == nil {
+			// Not handed out after all: the tasks wait for the next dispatch.
+			e.logf(LevelWarn, 0, "", "tasks for %s not sent: %v", b.n.name, err)
+			e.mu.Lock()
+			for _, t := range b.tasks {
+				m.unhand(b.n, t)
+				m.requeue(t)
+			}
+			e.mu.Unlock()
+		}
+	}
+}
+
+func (e *Engine) rvQueued(u string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.rv.queued[u]
+}
+
+// unhand forgets that n holds t (reported, handed back, or n is dead). Caller holds
+// e.mu.
+func (m *masterRuntime) unhand(n *node, t frontier.Task) {
+	if _, ok := n.held[t.URL]; !ok {
+		return
+	}
+	delete(n.held, t.URL)
+	if h := m.hosts[t.Host]; h != nil {
+		h.out--
+		if h.out <= 0 {
+			h.out = 0
+			if h.next != "" { // the old owner is done with the host: it moves now
+				m.moveHost(t.Host, h)
+			}
+		}
+	}
+}
+
+func (m *masterRuntime) moveHost(host string, h *hostQueue) {
+	if old := m.nodes[h.owner]; old != nil {
+		delete(old.hosts, host)
+	}
+	h.owner, h.next = h.next, ""
+	if n := m.nodes[h.owner]; n != nil && n.state != NodeDead {
+		n.hosts[host] = true
+	} else {
+		h.owner = m.pick(host)
+		if n := m.nodes[h.owner]; n != nil {
+			n.hosts[host] = true
+		}
+	}
+	m.signal()
+}
+
+// requeue puts a task handed out earlier back in its host's queue, first in line
+// (its lease no longer counts). Caller holds e.mu.
+func (m *masterRuntime) requeue(t frontier.Task) {
+	if m.inflight[t.URL] == t.Lease {
+		delete(m.inflight, t.URL)
+	}
+	if m.e.rv.queued[t.URL] {
+		m.e.rv.inHand--
+		m.e.rv.onBoard++
+	}
+	t.Lease = 0
+	h := m.hosts[t.Host]
+	if h == nil {
+		m.add(t)
+		return
+	}
+	h.tasks = append([]frontier.Task{t}, h.tasks...)
+	m.pending++
+	if h.owner == "" || m.nodes[h.owner] == nil || m.nodes[h.owner].state == NodeDead {
+		h.owner = m.pick(t.Host)
+		if n := m.nodes[h.owner]; n != nil {
+			n.hosts[t.Host] = true
+		}
+	}
+	m.signal()
+}
+
+// onResult commits one worker's result and acknowledges it once committed. A result
+// whose URL is not handed out (a dead worker's late result for a URL another worker
+// reported, a redelivery after the master's restart) is acknowledged and dropped:
+// each hand-out counts at most once.
+func (m *masterRuntime) onResult(msg jetstream.Msg) {
+	var r wireResult
+	if err := cluster.Decode(msg.Data(), &r, 0); err != nil {
+		m.rejects.Add(cluster.Reason(err))
+		m.e.logf(LevelWarn, 0, "", "result rejected: %v", err)
+		msg.Term()
+		return
+	}
+	e := m.e
+	e.mu.Lock()
+	if e.ctx.Err() != nil {
+		e.mu.Unlock()
+		msg.Nak() // stopping: the next master commits it
+		return
+	}
+	lease, ok := m.inflight[r.Task.URL]
+	n := m.nodes[r.Node]
+	if !ok {
+		e.mu.Unlock()
+		m.late.Add(1)
+		if n != nil {
+			n.late++
+		}
+		msg.Ack()
+		return
+	}
+	delete(m.inflight, r.Task.URL)
+	for _, nn := range m.nodes { // whoever holds it (the sender, or the worker it moved to)
+		if t, held := nn.held[r.Task.URL]; held && (t.Lease == lease || nn == n) {
+			m.unhand(nn, t)
+		}
+	}
+	if n != nil {
+		n.results++
+	}
+	if e.rv.queued[r.Task.URL] {
+		e.rv.inHand--
+		delete(e.rv.queued, r.Task.URL)
+	}
+	e.mu.Unlock()
+	e.record(r.outcome())
+	e.st.AfterCommit(func(err error) {
+		if err != nil {
+			msg.Nak() // not stored: redelivered (the store error stops the crawl)
+			return
+		}
+		msg.Ack()
+	})
+	e.mu.Lock()
+	e.checkIdle()
+	e.mu.Unlock()
+	m.signal()
+}
+
+// onJoin answers a worker's join: a new name is a new worker and gets hosts at once;
+// a known name with a new incarnation restarted, and what its last life held goes
+// back to the queue first.
+func (m *masterRuntime) onJoin(msg *nats.Msg) {
+	var j wireJoin
+	if err := cluster.Decode(msg.Data, &j, maxWireMessage); err != nil {
+		m.rejects.Add(cluster.Reason(err))
+		m.respond(msg, &wireJoinReply{Error: err.Error()})
+		return
+	}
+	e := m.e
+	now := time.Now()
+	e.mu.Lock()
+	if old := m.nodes[j.Node]; old != nil && old.inc != j.Incarnation && old.state != NodeDead {
+		m.bury(old, "restarted")
+	}
+	n := m.nodes[j.Node]
+	if n == nil || n.inc != j.Incarnation {
+		n = &node{name: j.Node, inc: j.Incarnation, joined: now, hosts: map[string]bool{}, held: map[string]frontier.Task{}}
+		if old := m.nodes[j.Node]; old != nil {
+			n.results, n.late = old.results, old.late
+		}
+		m.nodes[j.Node] = n
+	}
+	n.state, n.heard = NodeActive, now
+	n.hb = wireHeartbeat{Node: j.Node, Incarnation: j.Incarnation, LanesMax: j.LanesMax, Egresses: j.Egresses}
+	reply := wireJoinReply{Settings: e.workerSettings(m.o.HeartbeatEvery), Paused: e.paused}
+	var grants []string
+	if m.table != nil && len(n.grants) == 0 {
+		per := e.opts.Rotation.PerNode
+		if per <= 0 {
+			per = 2
+		}
+		grants = m.table.Assign(j.Node, per)
+		n.grants = grants
+	} else {
+		grants = n.grants
+	}
+	for _, name := range grants {
+		if a, ok := m.table.Account(name); ok {
+			reply.Egress = append(reply.Egress, wireEgress{Name: a.Name, Kind: string(a.Kind), Address: a.Address,
+				User: a.User, Password: a.Secret.Reveal()})
+		}
+	}
+	moved := m.spread()
+	m.saveNodes()
+	e.mu.Unlock()
+	e.logf(LevelInfo, 0, "", "worker %s joined (%d egresses granted); %d hosts move to it", j.Node, len(grants), moved)
+	m.respond(msg, &reply)
+	m.signal()
+}
+
+// spread moves to each live worker the hosts that rendezvous hashing now gives it
+// (after a join): a host moves once its old owner reported its tasks of it. Caller
+// holds e.mu. It returns how many hosts move.
+func (m *masterRuntime) spread() int {
+	moved := 0
+	var release = map[string][]string{}
+	for host, h := range m.hosts {
+		want := m.pick(host)
+		if want == "" || want == h.owner || h.next == want {
+			continue
+		}
+		if len(h.tasks) == 0 && h.out == 0 && h.next == "" {
+			// Nothing left of it: it moves when its next URL comes.
+			if old := m.nodes[h.owner]; old != nil {
+				delete(old.hosts, host)
+			}
+			h.owner = ""
+			continue
+		}
+		moved++
+		if h.owner == "" || h.out == 0 {
+			h.next = want
+			m.moveHost(host, h)
+			continue
+		}
+		h.next = want
+		release[h.owner] = append(release[h.owner], host)
+	}
+	for name, hosts := range release {
+		go m.release(name, hosts)
+	}
+	return moved
+}
+
+// release asks a worker to hand back the tasks of hosts that move away from it; the
+// ones it is fetching report as results, and the hosts move once all did.
+func (m *masterRuntime) release(name string, hosts []string) {
+	var reply wireControlReply
+	if err := m.control(name, &wireControl{Op: "release", Hosts: hosts}, &reply); err != nil {
+		m.e.logf(LevelWarn, 0, "", "worker %s: release of %d hosts: %v (they move when its tasks report)", name, len(hosts), err)
+		return
+	}
+	e := m.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n := m.nodes[name]
+	for _, t := range reply.Tasks {
+		if n == nil {
+			break
+		}
+		if held, ok := n.held[t.URL]; ok && held.Lease == t.Lease {
+			m.unhand(n, held)
+			m.requeue(held)
+		}
+	}
+}
+
+// control sends one worker a control request and decodes its reply.
+func (m *masterRuntime) control(name string, c *wireControl, reply *wireControlReply) error {
+	data, err := cluster.Encode(c)
+	if err != nil {
+		return err
+	}
+	msg, err := m.conn.NC.Request(m.subject("ctl", name), data, 2*m.o.HeartbeatEvery)
+	if err != nil {
+		return err
+	}
+	if err := cluster.Decode(msg.Data, reply, 0); err != nil {
+		m.rejects.Add(cluster.Reason(err))
+		return err
+	}
+	if reply.Error != "" {
+		return errors.New(reply.Error)
+	}
+	return nil
+}
+
+// onHeartbeat records a worker's sign of life and what it reports.
+func (m *masterRuntime) onHeartbeat(msg *nats.Msg) {
+	var hb wireHeartbeat
+	if err := cluster.Decode(msg.Data, &hb, maxWireMessage); err != nil {
+		m.rejects.Add(cluster.Reason(err))
+		return
+	}
+	e := m.e
+	e.mu.Lock()
+	n := m.nodes[hb.Node]
+	known := n != nil && n.inc == hb.Incarnation && n.state != NodeDead
+	if known {
+		n.heard = time.Now()
+		n.hb = hb
+		if n.state == NodeActive || n.state == NodePaused {
+			n.state = NodeActive
+			if hb.Paused {
+				n.state = NodePaused
+			}
+		}
+	}
+	paused := e.paused
+	e.mu.Unlock()
+	m.respond(msg, &wireHeartbeatReply{Known: known, Paused: paused})
+}
+
+// onLeave takes back what a leaving worker hands back; with Final it is gone.
+func (m *masterRuntime) onLeave(msg *nats.Msg) {
+	var l wireLeave
+	if err := cluster.Decode(msg.Data, &l, maxWireMessage*16); err != nil {
+		m.rejects.Add(cluster.Reason(err))
+		m.respond(msg, &wireControlReply{Error: err.Error()})
+		return
+	}
+	e := m.e
+	e.mu.Lock()
+	n := m.nodes[l.Node]
+	if n != nil && n.inc == l.Incarnation && n.state != NodeDead {
+		n.state = NodeLeaving
+		for _, t := range l.Tasks {
+			if held, ok := n.held[t.URL]; ok && held.Lease == t.Lease {
+				m.unhand(n, held)
+				m.requeue(held)
+			}
+		}
+		// Its hosts go to others as soon as it reported what it still fetches.
+		for host := range n.hosts {
+			if h := m.hosts[host]; h != nil && h.owner == n.name && h.next == "" {
+				if want := m.pick(host); want != "" {
+					h.next = want
+					if h.out == 0 {
+						m.moveHost(host, h)
+					}
+				}
+			}
+		}
+		if l.Final {
+			m.bury(n, "left")
+		}
+		m.saveNodes()
+	}
+	e.mu.Unlock()
+	if n != nil {
+		e.logf(LevelInfo, 0, "", "worker %s leaving: %d tasks handed back", l.Node, len(l.Tasks))
+	}
+	m.respond(msg, &wireControlReply{})
+	m.signal()
+}
+
+// checkNodes declares dead the workers silent past the timeout (seed 003).
+func (m *masterRuntime) checkNodes(now time.Time) {
+	e := m.e
+	e.mu.Lock()
+	var dead []string
+	for _, n := range m.nodes {
+		if n.state != NodeDead && now.Sub(n.heard) > m.o.Timeout {
+			m.bury(n, "silent")
+			dead = append(dead, n.name)
+		}
+	}
+	if len(dead) > 0 {
+		m.saveNodes()
+	}
+	e.mu.Unlock()
+	for _, name := range dead {
+		e.logf(LevelWarn, 0, "", "worker %s is dead (no heartbeat for %v): its hosts and URLs went to others", name, m.o.Timeout)
+		m.purge(name)
+	}
+	if len(dead) > 0 {
+		m.signal()
+	}
+}
+
+// bury marks a worker dead: what it held goes back to the queue, its hosts to the
+// others, its egresses back to the table. Caller holds e.mu.
+func (m *masterRuntime) bury(n *node, why string) {
+	n.state = NodeDead
+	for _, t := range n.held {
+		m.unhand(n, t)
+		m.requeue(t)
+	}
+	for host := range n.hosts {
+		if h := m.hosts[host]; h != nil && h.owner == n.name {
+			h.owner, h.next = "", ""
+			if len(h.tasks) > 0 {
+				h.owner = m.pick(host)
+				if nn := m.nodes[h.owner]; nn != nil {
+					nn.hosts[host] = true
+				}
+			}
+		}
+		delete(n.hosts, host)
+	}
+	if m.table != nil {
+		for _, g := range n.grants {
+			m.table.Release(g)
+		}
+		n.grants = nil
+	}
+	_ = why
+}
+
+// purge drops task batches a dead worker never took (a new incarnation of it must not
+// fetch them: they went to others).
+func (m *masterRuntime) purge(name string) {
+	ctx, cancel := context.WithTimeout(m.e.ctx, 5*time.Second)
+	defer cancel()
+	s, err := m.conn.JS.Stream(ctx, m.streamName("task"))
+	if err == nil {
+		err = s.Purge(ctx, jetstream.WithPurgeSubject(m.subject("task", name)))
+	}
+	if err != nil && m.e.ctx.Err() == nil {
+		m.e.logf(LevelWarn, 0, "", "worker %s: purge its task batches: %v", name, err)
+	}
+}
+
+func (m *masterRuntime) respond(msg *nats.Msg, v any) {
+	if msg.Reply == "" {
+		return
+	}
+	if data, err := cluster.Encode(v); err == nil {
+		msg.Respond(data)
+	}
+}
+
+// pauseNode pauses or resumes one worker.
+func (m *masterRuntime) pauseNode(name string, paused bool) error {
+	m.e.mu.Lock()
+	n := m.nodes[name]
+	if n == nil || n.state == NodeDead {
+		m.e.mu.Unlock()
+		return fmt.Errorf("no live worker %q", name)
+	}
+	m.e.mu.Unlock()
+	op := "resume"
+	if paused {
+		op = "pause"
+	}
+	var reply wireControlReply
+	if err := m.control(name, &wireControl{Op: op}, &reply); err != nil {
+		return fmt.Errorf("worker %s: %v", name, err)
+	}
+	m.e.mu.Lock()
+	if n.state == NodeActive || n.state == NodePaused {
+		n.state = NodeActive
+		if paused {
+			n.state = NodePaused
+		}
+	}
+	m.e.mu.Unlock()
+	m.e.logf(LevelInfo, 0, "", "worker %s %sd by operator", name, op)
+	m.signal()
+	return nil
+}
+
+// broadcastPause reaches every live worker (the console's global pause).
+func (m *masterRuntime) broadcastPause(paused bool) {
+	m.e.mu.Lock()
+	var names []string
+	for name, n := range m.nodes {
+		if n.state != NodeDead {
+			names = append(names, name)
+		}
+	}
+	m.e.mu.Unlock()
+	op := "resume"
+	if paused {
+		op = "pause"
+	}
+	for _, name := range names {
+		go m.control(name, &wireControl{Op: op}, &wireControlReply{})
+	}
+}
+
+// counts returns the tasks waiting at the master and those handed out. Caller holds
+// e.mu.
+func (m *masterRuntime) counts() (pending, out int) {
+	return m.pending, len(m.inflight)
+}
+
+// view returns the Nodes pane rows and the workers' lanes. Caller holds e.mu.
+func (m *masterRuntime) view() ([]Node, []Lane) {
+	names := make([]string, 0, len(m.nodes))
+	for name := range m.nodes {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var nodes []Node
+	var rows []Lane
+	for _, name := range names {
+		n := m.nodes[name]
+		nodes = append(nodes, Node{Name: name, State: n.state, Heartbeat: n.heard, Joined: n.joined,
+			Egresses: n.hb.Egresses, Lanes: n.hb.Lanes, LanesMax: n.hb.LanesMax, PagesPerSec: n.hb.PagesPerSec,
+			Queue: len(n.held), Hosts: len(n.hosts), Results: n.results, Late: n.late})
+		if n.state != NodeDead {
+			for _, r := range n.hb.Rows {
+				r.Node = name
+				rows = append(rows, r)
+			}
+		}
+	}
+	return nodes, rows
+}
+
+const nodesMetaKey = "cluster.nodes.v1"
+
+// saveNodes persists the node table for `stats --json` (the store's meta table).
+// Caller holds e.mu.
+func (m *masterRuntime) saveNodes() {
+	type row struct {
+		Name      string    `json:"name"`
+		State     NodeState `json:"state"`
+		Heartbeat time.Time `json:"heartbeat"`
+		Joined    time.Time `json:"joined"`
+		Hosts     int       `json:"hosts"`
+		Results   int64     `json:"results"`
+		Late      int64     `json:"late"`
+	}
+	var rows []row
+	for _, n := range m.nodes {
+		rows = append(rows, row{n.name, n.state, n.heard, n.joined, len(n.hosts), n.results, n.late})
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].Name < rows[j].Name })
+	if data, err := cluster.Encode(rows); err == nil {
+		m.e.st.SetMeta(nodesMetaKey, data)
+	}
+}
+
+// workerSettings are the crawl settings a worker follows.
+func (e *Engine) workerSettings(hb time.Duration) WorkerSettings {
+	o := e.opts
+	return WorkerSettings{Lanes: o.Lanes, HostRate: o.HostRate, Robots: o.Robots, UserAgent: o.UserAgent,
+		Fetch: o.Fetch, DNS: o.DNS, DNSServers: o.DNSServers, Rotation: o.Rotation, HeartbeatEvery: hb}
+}
+
+// stats is the master's part of the stats object.
+func (m *masterRuntime) stats() *ClusterStats {
+	m.e.mu.Lock()
+	defer m.e.mu.Unlock()
+	cs := &ClusterStats{Nodes: map[string]NodeStats{}, LateResults: m.late.Load(), Rejected: m.rejects.Snapshot()}
+	for name, n := range m.nodes {
+		cs.Nodes[name] = NodeStats{State: n.state, Results: n.results, Late: n.late, Hosts: len(n.hosts)}
+	}
+	return cs
+}

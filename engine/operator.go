@@ -51,6 +51,16 @@ func (e *Engine) Snapshot() Snapshot {
 		sort.Slice(g.Parents, func(i, j int) bool { return g.Parents[i].URL < g.Parents[j].URL })
 		s.Groups = append(s.Groups, g)
 	}
+	if e.cluster != nil {
+		pending, out := e.cluster.counts()
+		s.QueueDepth += pending + out
+		var rows []Lane
+		s.Nodes, rows = e.cluster.view()
+		for _, r := range rows {
+			s.LanesBusy++
+			s.Lanes = append(s.Lanes, r)
+		}
+	}
 	peak := e.board.Peak()
 	e.mu.Unlock()
 	s.Totals = e.c.totals(peak)
@@ -74,6 +84,9 @@ func (e *Engine) Pause() {
 	changed := !e.paused
 	e.paused = true
 	e.mu.Unlock()
+	if e.cluster != nil {
+		e.cluster.broadcastPause(true) // M4: every worker
+	}
 	if changed {
 		e.logf(LevelInfo, 0, "", "crawl paused by operator")
 	}
@@ -86,6 +99,10 @@ func (e *Engine) Resume() {
 	e.paused = false
 	e.broadcast()
 	e.mu.Unlock()
+	if e.cluster != nil {
+		e.cluster.broadcastPause(false)
+		e.cluster.signal()
+	}
 	if changed {
 		e.logf(LevelInfo, 0, "", "crawl resumed by operator")
 	}

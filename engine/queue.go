@@ -180,7 +180,7 @@ func (e *Engine) confirm(t frontier.Task) {
 		return // already paged in from the store
 	}
 	e.c.urlsQueued.Add(1)
-	if e.q.spillFrom != 0 || e.board.Queued() >= e.opts.QueueMemory {
+	if e.q.spillFrom != 0 || e.queuedLen() >= e.opts.QueueMemory {
 		if e.q.spillFrom == 0 {
 			e.q.spillFrom = t.Seq
 		}
@@ -193,6 +193,10 @@ func (e *Engine) confirm(t frontier.Task) {
 // place puts a task on a lane by the M1 rule (or leaves it pending) and starts the
 // lane's goroutine if a new one opened. Caller holds e.mu.
 func (e *Engine) place(t frontier.Task) {
+	if e.cluster != nil { // M4: the host's worker fetches it
+		e.boardAdd(t)
+		return
+	}
 	if e.pool != nil {
 		if until, off := e.pool.Rotation().DisabledUntil(t.Host); off {
 			e.deferTask(t, until) // M3: a disabled host's URLs wait, never lost
@@ -208,7 +212,7 @@ func (e *Engine) place(t frontier.Task) {
 // startRefill pages spilled URLs in from the store when memory has room. Caller
 // holds e.mu.
 func (e *Engine) startRefill() {
-	if e.q.spillFrom == 0 || e.q.refilling || e.board.Queued() >= e.opts.QueueMemory/2 || e.ctx.Err() != nil {
+	if e.q.spillFrom == 0 || e.q.refilling || e.queuedLen() >= e.opts.QueueMemory/2 || e.ctx.Err() != nil {
 		return
 	}
 	e.q.refilling = true

@@ -188,6 +188,10 @@ func (e *Engine) boardAdd(t frontier.Task) {
 	if e.rv.queued[t.URL] {
 		e.rv.onBoard++
 	}
+	if e.cluster != nil {
+		e.cluster.add(t)
+		return
+	}
 	if p := e.board.Add(t); p.Opened {
 		e.startLane(p.Lane)
 	}
@@ -211,8 +215,22 @@ func (e *Engine) discoveryIdle() bool {
 	if e.outstanding != 0 {
 		return false
 	}
-	if revisits := e.rv.onBoard + e.rv.inHand; revisits > 0 {
-		return e.board.Queued()+e.inHand == revisits
+	inHand := e.inHand
+	if e.cluster != nil {
+		_, inHand = e.cluster.counts()
 	}
-	return e.board.Len() == 0 && e.board.Queued() == 0
+	if revisits := e.rv.onBoard + e.rv.inHand; revisits > 0 {
+		return e.queuedLen()+inHand == revisits
+	}
+	return e.board.Len() == 0 && e.queuedLen() == 0 && inHand == 0
+}
+
+// queuedLen is how many queued tasks wait in memory: on the lane board, or at the
+// master for its workers (M4). Caller holds e.mu.
+func (e *Engine) queuedLen() int {
+	if e.cluster != nil {
+		pending, _ := e.cluster.counts()
+		return pending
+	}
+	return e.board.Queued()
 }

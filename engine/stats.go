@@ -164,6 +164,22 @@ type Stats struct {
 	Egress       *EgressStats     `json:"egress,omitempty"`
 	Revisit      *RevisitStats    `json:"revisit,omitempty"`
 	Dedupe       *DedupeStats     `json:"dedupe,omitempty"`
+	Cluster      *ClusterStats    `json:"cluster,omitempty"` // M4: a master's workers
+}
+
+// ClusterStats is a master's side of a distributed crawl in the stats object.
+type ClusterStats struct {
+	Nodes       map[string]NodeStats `json:"nodes"`
+	LateResults int64                `json:"late_results"` // results dropped as already committed (at least once delivery)
+	Rejected    map[string]int64     `json:"rejected"`     // malformed or oversize messages, by reason
+}
+
+// NodeStats is one worker in the stats object.
+type NodeStats struct {
+	State   NodeState `json:"state"`
+	Results int64     `json:"results"`
+	Late    int64     `json:"late"`
+	Hosts   int       `json:"hosts"`
 }
 
 // DedupeStats is M4's link filter in the stats object: the filter's own counters and

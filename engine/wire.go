@@ -1,0 +1,203 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+)
+
+// The messages between a master and its workers (M4), JSON over NATS. Subjects sit
+// under a prefix (DefaultClusterPrefix):
+//
+//	PREFIX.join          worker -> master, request: wireJoin -> wireJoinReply
+//	PREFIX.hb.NODE       worker -> master, request: wireHeartbeat -> wireHeartbeatReply
+//	PREFIX.leave         worker -> master, request: wireLeave (graceful leave, tasks handed back)
+//	PREFIX.task.NODE     master -> worker, JetStream stream PREFIX_TASKS: wireTasks
+//	PREFIX.result.NODE   worker -> master, JetStream stream PREFIX_RESULTS: wireResult
+//	PREFIX.ctl.NODE      master -> worker, request: wireControl -> wireControlReply
+//
+// Tasks and results go through JetStream (file storage next to the master's
+// database), so neither a worker's nor the master's death loses one: the master
+// acknowledges a result only once it is committed, and commits a URL's result at most
+// once (the lease it handed the URL out with).
+
+// DefaultClusterPrefix is the subject prefix of a distributed crawl.
+const DefaultClusterPrefix = "crawl"
+
+// maxWireMessage bounds every message but results (a result carries a page body).
+const maxWireMessage = 1 << 20
+
+var nodeNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// ValidNodeName checks a worker name: 1-64 letters, digits, '-' or '_' (it becomes
+// part of NATS subjects and durable consumer names).
+func ValidNodeName(name string) error {
+	if !nodeNameRE.MatchString(name) {
+		return fmt.Errorf("worker name %q: use 1-64 letters, digits, '-' or '_' (--name)", name)
+	}
+	return nil
+}
+
+func checkNode(node, inc string) error {
+	if err := ValidNodeName(node); err != nil {
+		return err
+	}
+	if inc == "" || len(inc) > 64 {
+		return errors.New("missing or oversize incarnation")
+	}
+	return nil
+}
+
+// wireJoin is a worker introducing itself (a new name, or a restart: a new
+// incarnation of a known name).
+type wireJoin struct {
+	Node        string   `json:"node"`
+	Incarnation string   `json:"inc"`
+	LanesMax    int      `json:"lanes_max"`
+	Egresses    []string `json:"egresses"` // its own egresses (masked), from its --egress
+}
+
+func (m *wireJoin) Validate() error { return checkNode(m.Node, m.Incarnation) }
+
+// WorkerSettings are the crawl settings a master gives each worker at join: the
+// worker's lanes, politeness and fetching follow the master's configuration.
+type WorkerSettings struct {
+	Lanes          LaneOptions     `json:"lanes"`
+	HostRate       float64         `json:"host_rate"`
+	Robots         bool            `json:"robots"`
+	UserAgent      string          `json:"user_agent"`
+	Fetch          FetchOptions    `json:"fetch"`
+	DNS            DNSOptions      `json:"dns"`
+	DNSServers     []string        `json:"dns_servers"`
+	Rotation       RotationOptions `json:"rotation"`
+	HeartbeatEvery time.Duration   `json:"heartbeat_every"`
+}
+
+// wireEgress is an egress the master grants from its account table. The password
+// travels only over the authenticated connection and is never printed or logged.
+type wireEgress struct {
+	Name     string `json:"name"`
+	Kind     string `json:"kind"`
+	Address  string `json:"address"`
+	User     string `json:"user,omitempty"`
+	Password string `json:"password,omitempty"`
+}
+
+// String keeps the password out of any log line.
+func (g wireEgress) String() string { return g.Name + "=" + g.Kind + "://" + g.Address }
+
+type wireJoinReply struct {
+	Settings WorkerSettings `json:"settings"`
+	Egress   []wireEgress   `json:"egress"`
+	Paused   bool           `json:"paused"`
+	Error    string         `json:"error,omitempty"`
+}
+
+func (m *wireJoinReply) Validate() error { return nil }
+
+// wireHeartbeat is a worker's periodic sign of life (seed 003), with what the
+// master's Nodes pane shows.
+type wireHeartbeat struct {
+	Node        string   `json:"node"`
+	Incarnation string   `json:"inc"`
+	Lanes       int      `json:"lanes"`
+	LanesMax    int      `json:"lanes_max"`
+	Queue       int      `json:"queue"`
+	PagesPerSec float64  `json:"pages_per_s"`
+	Egresses    []string `json:"egresses"`
+	Paused      bool     `json:"paused"`
+	Rows        []Lane   `json:"rows,omitempty"` // its lanes, for the master's Lanes pane
+	Refused     int64    `json:"refused"`        // refusals its rotation rerouted (never reach the master as results)
+}
+
+func (m *wireHeartbeat) Validate() error { return checkNode(m.Node, m.Incarnation) }
+
+type wireHeartbeatReply struct {
+	Known  bool `json:"known"` // false: the master does not know this incarnation (it restarted): join again
+	Paused bool `json:"paused"`
+}
+
+func (m *wireHeartbeatReply) Validate() error { return nil }
+
+// wireTasks is a batch of URLs for the hosts a worker holds.
+type wireTasks struct {
+	Node        string          `json:"node"`
+	Incarnation string          `json:"inc"`
+	Tasks       []frontier.Task `json:"tasks"`
+}
+
+func (m *wireTasks) Validate() error {
+	if err := checkNode(m.Node, m.Incarnation); err != nil {
+		return err
+	}
+	for _, t := range m.Tasks {
+		if t.URL == "" || t.Host == "" || t.Lease == 0 {
+			return errors.New("task without URL, host or lease")
+		}
+	}
+	return nil
+}
+
+// wireResult is one task's outcome, as the worker's lane produced it.
+type wireResult struct {
+	Node        string        `json:"node"`
+	Incarnation string        `json:"inc"`
+	Task        frontier.Task `json:"task"`
+	Lane        int           `json:"lane"`
+	Egress      string        `json:"egress"`
+	Kind        string        `json:"kind,omitempty"`
+	Res         *fetch.Result `json:"res,omitempty"`
+	At          time.Time     `json:"at"`
+}
+
+func (m *wireResult) Validate() error {
+	if err := checkNode(m.Node, m.Incarnation); err != nil {
+		return err
+	}
+	if m.Task.URL == "" || m.Task.Lease == 0 {
+		return errors.New("result without URL or lease")
+	}
+	if m.Kind == "" && m.Res == nil {
+		return errors.New("result with neither a response nor an error kind")
+	}
+	return nil
+}
+
+func (m *wireResult) outcome() Outcome {
+	return Outcome{Task: m.Task, Lane: m.Lane, Egress: m.Egress, Node: m.Node, Kind: m.Kind, Res: m.Res, At: m.At}
+}
+
+// wireLeave is a worker's graceful leave: the tasks it hands back unfetched.
+type wireLeave struct {
+	Node        string          `json:"node"`
+	Incarnation string          `json:"inc"`
+	Tasks       []frontier.Task `json:"tasks"`
+	Final       bool            `json:"final"` // its last results are published: it is gone
+}
+
+func (m *wireLeave) Validate() error { return checkNode(m.Node, m.Incarnation) }
+
+// wireControl is the master steering one worker.
+type wireControl struct {
+	Op    string   `json:"op"` // pause, resume, release
+	Hosts []string `json:"hosts,omitempty"`
+}
+
+func (m *wireControl) Validate() error {
+	switch m.Op {
+	case "pause", "resume", "release":
+		return nil
+	}
+	return fmt.Errorf("unknown control %q", m.Op)
+}
+
+type wireControlReply struct {
+	Tasks []frontier.Task `json:"tasks,omitempty"` // handed back (release)
+	Error string          `json:"error,omitempty"`
+}
+
+func (m *wireControlReply) Validate() error { return nil }
