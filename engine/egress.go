@@ -231,7 +231,7 @@ func (e *Engine) servable(host string) bool {
 // deferTask sets a task aside until a time (M3: disabled host). The store write
 // happens in flushDeferred, outside e.mu. Caller holds e.mu.
 func (e *Engine) deferTask(t frontier.Task, until time.Time) {
-	e.deferred = append(e.deferred, deferredTask{url: t.URL, until: until})
+	e.deferred = append(e.deferred, deferredTask{url: t.URL, until: until, task: t})
 	if e.deferredByHost == nil {
 		e.deferredByHost = map[string][]string{}
 	}
@@ -241,6 +241,7 @@ func (e *Engine) deferTask(t frontier.Task, until time.Time) {
 type deferredTask struct {
 	url   string
 	until time.Time
+	task  frontier.Task // what a worker reports to its master (M4)
 }
 
 // flushDeferred writes pending deferrals to the store.
@@ -475,7 +476,9 @@ func (e *Engine) SetHostDisabled(host string, disabled bool) error {
 	delete(e.deferredByHost, host)
 	e.mu.Unlock()
 	for _, u := range urls {
-		e.st.Defer(u, time.Now()) // due now: requeueDeferred brings it back
+		if e.st != nil {
+			e.st.Defer(u, time.Now()) // due now: requeueDeferred brings it back
+		}
 	}
 	e.logf(LevelInfo, 0, host, "host %s enabled by operator; %d deferred URLs come back", host, len(urls))
 	return nil

@@ -33,7 +33,7 @@ import (
 // Engine is one crawl: a store, a frontier, lanes and their egresses.
 type Engine struct {
 	opts   Options
-	role   role          // one process, master or worker (M4)
+	role   role // one process, master or worker (M4)
 	st     *store.Store
 	scope  *frontier.Scope
 	dedupe *frontier.Dedupe

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"sort"
 	"sync/atomic"
 	"time"
@@ -40,13 +39,13 @@ type MasterOptions struct {
 // Engine.mu (it is the frontier's queue on a master, where the lane board is on one
 // box).
 type masterRuntime struct {
-	e      *Engine
-	o      MasterOptions
-	conn   *cluster.Conn
-	table  *egress.Table // seed 003's egress account table (nil: workers bring their own)
-	subs   []*nats.Subscription
+	e       *Engine
+	o       MasterOptions
+	conn    *cluster.Conn
+	table   *egress.Table // seed 003's egress account table (nil: workers bring their own)
+	subs    []*nats.Subscription
 	consume jetstream.ConsumeContext
-	kick   chan struct{}
+	kick    chan struct{}
 
 	nodes    map[string]*node
 	hosts    map[string]*hostQueue
@@ -223,22 +222,17 @@ func (m *masterRuntime) signal() {
 	}
 }
 
-// pick chooses a worker for a host: rendezvous hashing of its registered domain over
-// the live workers, so a site's hosts stay together and a worker joining or leaving
-// moves only the hosts it wins or held. "" when no worker is live. Caller holds e.mu.
+// pick chooses a worker for a new host: the live one holding the fewest hosts (ties
+// by name), so hosts spread evenly. "" when no worker is live. Caller holds e.mu.
+// (Seed 003's assignment of sites and keyword shards by cost builds on this.)
 func (m *masterRuntime) pick(host string) string {
-	domain := frontier.Site(host)
-	best, bestScore := "", uint64(0)
+	best, bestN := "", 0
 	for name, n := range m.nodes {
 		if n.state != NodeActive && n.state != NodePaused {
 			continue
 		}
-		h := fnv.New64a()
-		h.Write([]byte(domain))
-		h.Write([]byte{0})
-		h.Write([]byte(name))
-		if s := h.Sum64(); best == "" || s > bestScore || s == bestScore && name < best {
-			best, bestScore = name, s
+		if best == "" || len(n.hosts) < bestN || len(n.hosts) == bestN && name < best {
+			best, bestN = name, len(n.hosts)
 		}
 	}
 	return best
@@ -378,7 +372,7 @@ func (m *masterRuntime) unhand(n *node, t frontier.Task) {
 }
 
 func (m *masterRuntime) moveHost(host string, h *hostQueue) {
-	if old := m.nodes[h.owner]; old != nil {
+	if old := m.nodes[h.owner]; old != nil && h.owner != h.next {
 		delete(old.hosts, host)
 	}
 	h.owner, h.next = h.next, ""
@@ -464,7 +458,12 @@ func (m *masterRuntime) onResult(msg jetstream.Msg) {
 		delete(e.rv.queued, r.Task.URL)
 	}
 	e.mu.Unlock()
-	e.record(r.outcome())
+	if r.Kind == kindDeferred { // M3: set aside by the worker's rotation until At
+		e.st.Defer(r.Task.URL, r.At)
+		e.c.deferred.Add(1)
+	} else {
+		e.record(r.outcome())
+	}
 	e.st.AfterCommit(func(err error) {
 		if err != nil {
 			msg.Nak() // not stored: redelivered (the store error stops the crawl)
@@ -530,36 +529,63 @@ func (m *masterRuntime) onJoin(msg *nats.Msg) {
 	m.signal()
 }
 
-// spread moves to each live worker the hosts that rendezvous hashing now gives it
-// (after a join): a host moves once its old owner reported its tasks of it. Caller
-// holds e.mu. It returns how many hosts move.
+// spread evens out the hosts over the live workers after a join: hosts left without
+// an owner get one, and workers holding more than their share give hosts with work
+// waiting to those holding fewer. A host moves once its old owner reported its tasks
+// of it (M1: the new owner does not start before the old one's requests are over).
+// Caller holds e.mu. It returns how many hosts move.
 func (m *masterRuntime) spread() int {
+	live := 0
+	for _, n := range m.nodes {
+		if n.state == NodeActive || n.state == NodePaused {
+			live++
+		}
+	}
+	if live == 0 {
+		return 0
+	}
+	hosts := make([]string, 0, len(m.hosts))
+	for host := range m.hosts {
+		hosts = append(hosts, host)
+	}
+	sort.Strings(hosts)
 	moved := 0
-	var release = map[string][]string{}
-	for host, h := range m.hosts {
-		want := m.pick(host)
-		if want == "" || want == h.owner || h.next == want {
+	for _, host := range hosts { // owners first for hosts that have none
+		h := m.hosts[host]
+		if (h.owner == "" || m.nodes[h.owner] == nil || m.nodes[h.owner].state == NodeDead) && len(h.tasks) > 0 {
+			h.owner = m.pick(host)
+			m.nodes[h.owner].hosts[host] = true
+			moved++
+		}
+	}
+	held := 0
+	for _, n := range m.nodes {
+		held += len(n.hosts)
+	}
+	share := (held + live - 1) / live
+	release := map[string][]string{}
+	for _, host := range hosts {
+		h := m.hosts[host]
+		from := m.nodes[h.owner]
+		if from == nil || h.next != "" || len(from.hosts) <= share || len(h.tasks) == 0 {
 			continue
 		}
-		if len(h.tasks) == 0 && h.out == 0 && h.next == "" {
-			// Nothing left of it: it moves when its next URL comes.
-			if old := m.nodes[h.owner]; old != nil {
-				delete(old.hosts, host)
-			}
-			h.owner = ""
+		to := m.pick(host)
+		if to == "" || to == h.owner || len(m.nodes[to].hosts)+1 > share {
 			continue
 		}
 		moved++
-		if h.owner == "" || h.out == 0 {
-			h.next = want
+		h.next = to
+		m.nodes[to].hosts[host] = true // counted as its share now; it starts once the move is done
+		delete(from.hosts, host)
+		if h.out == 0 {
 			m.moveHost(host, h)
 			continue
 		}
-		h.next = want
-		release[h.owner] = append(release[h.owner], host)
+		release[from.name] = append(release[from.name], host)
 	}
-	for name, hosts := range release {
-		go m.release(name, hosts)
+	for name, hs := range release {
+		go m.release(name, hs)
 	}
 	return moved
 }

@@ -66,7 +66,9 @@ func (e *Engine) Snapshot() Snapshot {
 	s.Totals = e.c.totals(peak)
 	s.LastEvent = e.events.last()
 	s.DNS = e.dnsView()
-	s.Revisit = e.revisitView(now)
+	if e.st != nil { // a worker has no revisit state: the master schedules revisits
+		s.Revisit = e.revisitView(now)
+	}
 	s.Sizing = e.sizing()
 	if e.pool != nil {
 		v := e.pool.View()

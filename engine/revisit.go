@@ -248,7 +248,6 @@ func (e *Engine) revisitState(t frontier.Task) (prev *revisit.Page, track bool) 
 	return &p, true
 }
 
-
 // observeRevisit applies one fetch outcome to a page's state (M2: first fetch t=0, x=1,
 // next=now+initial; later t += now-last, x+1 when the Hamming distance exceeds the
 // threshold, next from the policy) and returns the state to store. prev is nil for a

@@ -41,6 +41,9 @@ type roundRuntime struct {
 // newRoundRuntime returns the round state with the cost table an earlier run left.
 func newRoundRuntime(st *store.Store) *roundRuntime {
 	r := &roundRuntime{costs: revisit.NewCostTable(), rng: rand.New(rand.NewSource(time.Now().UnixNano()))}
+	if st == nil {
+		return r // a worker: the master keeps the cost table
+	}
 	if rows, err := st.Costs(); err == nil {
 		restored := make([]revisit.CostRow, len(rows))
 		for i, c := range rows {

@@ -161,7 +161,7 @@ func (m *wireResult) Validate() error {
 	if m.Task.URL == "" || m.Task.Lease == 0 {
 		return errors.New("result without URL or lease")
 	}
-	if m.Kind == "" && m.Res == nil {
+	if m.Kind == "" && m.Res == nil || m.Kind == kindDeferred && m.At.IsZero() {
 		return errors.New("result with neither a response nor an error kind")
 	}
 	return nil

@@ -668,3 +668,24 @@ func (b *Board) DropHost(host string) []frontier.Task {
 	out = append(out, b.pending.takeHost(host)...)
 	return out
 }
+
+// TakeAll removes every queued task (lanes and pending) and returns them: a worker
+// leaving a distributed crawl hands them back to the master (M4). Tasks in hand stay
+// with their lanes.
+func (b *Board) TakeAll() []frontier.Task {
+	var out []frontier.Task
+	for _, l := range b.lanes {
+		for _, t := range l.queue {
+			out = append(out, t)
+			b.unhold(l, t)
+		}
+		l.queue = l.queue[:0]
+	}
+	for {
+		t, ok := b.pending.pop()
+		if !ok {
+			return out
+		}
+		out = append(out, t)
+	}
+}

@@ -337,3 +337,18 @@ func TestDryLaneTakesOverBacklogFromAnotherEgress(t *testing.T) {
 		}
 	})
 }
+
+func TestTakeAllEmptiesLanesAndPending(t *testing.T) {
+	b := NewBoard(1, []string{"e1"})
+	for i, host := range []string{"a.test", "a.test", "b.test", "c.test"} {
+		b.Add(frontier.Task{URL: fmt.Sprintf("http://%s/%d", host, i), Host: host, ParentHash: uint64(i + 1)})
+	}
+	if b.Queued() != 4 {
+		t.Fatalf("queued %d before, want 4", b.Queued())
+	}
+	got := b.TakeAll()
+	if len(got) != 4 || b.Queued() != 0 || b.Holds("a.test") || b.Holds("c.test") {
+		t.Errorf("TakeAll gave %d tasks, left %d queued (holds a: %v, c: %v); want all 4 out, none left",
+			len(got), b.Queued(), b.Holds("a.test"), b.Holds("c.test"))
+	}
+}

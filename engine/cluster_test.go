@@ -1,0 +1,271 @@
+package engine_test
+
+import (
+	"context"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/sandbox"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// testCluster is a master over an embedded NATS server and its workers, crawling a
+// sandbox web in one process (each worker with its own loopback addresses).
+type testCluster struct {
+	t      *testing.T
+	sb     *sandbox.Sandbox
+	srv    *cluster.Server
+	token  string
+	opts   engine.Options
+	master *engine.Engine
+	conns  []*cluster.Conn
+	hb     time.Duration
+}
+
+const testToken = "test-token-0123456789"
+
+func sandboxConfig(seed int64, hosts int) sandbox.Config {
+	cfg := sandbox.DefaultConfig()
+	cfg.Seed, cfg.Hosts, cfg.Scale = seed, hosts, 50
+	cfg.Faults.Shares = nil
+	cfg.DNS.NXDomainShare, cfg.DNS.ServFailShare, cfg.DNS.TimeoutShare = 0, 0, 0
+	return cfg
+}
+
+// sandboxOptions are the crawl settings of the politeness tests for a sandbox.
+func sandboxOptions(t *testing.T, sb *sandbox.Sandbox, db string) engine.Options {
+	cfg := sb.Config()
+	gap := time.Duration(float64(cfg.AntiBot.HumanGap) / cfg.Scale)
+	o := engine.DefaultOptions()
+	for _, s := range sb.Info().Sites {
+		o.Seeds = append(o.Seeds, s.Entry)
+	}
+	o.DB = db
+	o.DNSServers = []string{sb.DNSAddr()}
+	o.AllowPrivate = []string{"127.0.0.0/8"}
+	o.Lanes.Max = 16
+	o.Lanes.DelayMin, o.Lanes.DelayMax = gap*5/4, gap*2
+	o.HostRate = cfg.Scale
+	o.Revisit.Enabled = false
+	return o
+}
+
+func startCluster(t *testing.T, cfg sandbox.Config) *testCluster {
+	t.Helper()
+	sb, err := sandbox.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Close() })
+	dir := t.TempDir()
+	c := &testCluster{t: t, sb: sb, token: testToken, hb: 300 * time.Millisecond}
+	c.opts = sandboxOptions(t, sb, filepath.Join(dir, "crawl.db"))
+	c.srv, err = cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: c.token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.srv.Shutdown)
+	c.startMaster()
+	return c
+}
+
+func (c *testCluster) connect(name string) *cluster.Conn {
+	c.t.Helper()
+	conn, err := cluster.Connect(c.srv.ClientURL(), cluster.ClientOptions{Name: name, Token: c.token})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.conns = append(c.conns, conn)
+	c.t.Cleanup(conn.Close)
+	return conn
+}
+
+func (c *testCluster) startMaster() {
+	c.t.Helper()
+	m, err := engine.NewMaster(c.opts, engine.MasterOptions{Conn: c.connect("master"), HeartbeatEvery: c.hb})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if err := m.Start(); err != nil {
+		c.t.Fatal(err)
+	}
+	c.master = m
+}
+
+// worker starts a worker leaving from the given loopback addresses.
+func (c *testCluster) worker(name string, binds ...string) *engine.Worker {
+	c.t.Helper()
+	var egress []string
+	for _, b := range binds {
+		egress = append(egress, "bind:"+b)
+	}
+	w, err := engine.StartWorker(engine.WorkerOptions{Conn: c.connect(name), Node: name, Egress: egress,
+		AllowPrivate: []string{"127.0.0.0/8"}, DNSServers: []string{c.sb.DNSAddr()}})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.t.Cleanup(w.Close)
+	return w
+}
+
+func (c *testCluster) waitDone(d time.Duration) engine.Stats {
+	c.t.Helper()
+	select {
+	case <-c.master.Done():
+	case <-time.After(d):
+		c.t.Fatalf("distributed crawl not done after %v: %+v", d, c.master.Stats())
+	}
+	s := c.master.Stats()
+	if err := c.master.Close(); err != nil {
+		c.t.Fatal(err)
+	}
+	return s
+}
+
+// TestDistributedCrawlIsPoliteAndComplete: a master and three workers crawl the
+// sandbox (anti-bot rule on). The sandbox's truth log shows no ban, no adjacency
+// violation and no host served by two workers at once; every page is stored once.
+func TestDistributedCrawlIsPoliteAndComplete(t *testing.T) {
+	c := startCluster(t, sandboxConfig(7, 18))
+	ws := map[string]string{} // source IP -> worker
+	for i, name := range []string{"w1", "w2", "w3"} {
+		a, b := "127.0.0."+itoa(2+2*i), "127.0.0."+itoa(3+2*i)
+		ws[a], ws[b] = name, name
+		c.worker(name, a, b)
+	}
+	stats := c.waitDone(3 * time.Minute)
+	if stats.PagesStored < 200 {
+		t.Fatalf("crawl too small to judge: %+v", stats)
+	}
+	truth := c.sb.Truth()
+	if bans := truth.Bans(); len(bans) != 0 {
+		t.Fatalf("%d bans, first %+v", len(bans), bans[0])
+	}
+	byHost := map[string][]sandbox.Request{}
+	workers := map[string]bool{}
+	for _, r := range truth.Requests() {
+		if r.Violation {
+			t.Fatalf("%s from %s broke the adjacency rule", r.URL, r.IP)
+		}
+		byHost[r.Host] = append(byHost[r.Host], r)
+		workers[ws[r.IP]] = true
+	}
+	if len(workers) != 3 {
+		t.Fatalf("requests came from workers %v, want all three", workers)
+	}
+	for host, rs := range byHost {
+		sort.Slice(rs, func(i, j int) bool { return rs[i].Start.Before(rs[j].Start) })
+		busyUntil := map[string]time.Time{}
+		for _, r := range rs {
+			for other, until := range busyUntil {
+				if other != ws[r.IP] && r.Start.Before(until) {
+					t.Fatalf("host %s served by %s and %s at once (%s)", host, other, ws[r.IP], r.URL)
+				}
+			}
+			if r.End.After(busyUntil[ws[r.IP]]) {
+				busyUntil[ws[r.IP]] = r.End
+			}
+		}
+	}
+	pages := storedSet(t, c.opts.DB)
+	if int64(len(pages)) != stats.PagesStored {
+		t.Errorf("%d pages in the store, stats say %d", len(pages), stats.PagesStored)
+	}
+	t.Logf("%d pages stored by 3 workers, %d requests, 0 bans, 0 violations; late results %d",
+		len(pages), len(truth.Requests()), stats.Cluster.LateResults)
+}
+
+// TestWorkerJoinsAndLeavesMidCrawl: a worker that joins a running crawl gets work
+// within a heartbeat period; one that leaves gracefully loses nothing.
+func TestWorkerJoinsAndLeavesMidCrawl(t *testing.T) {
+	c := startCluster(t, sandboxConfig(9, 12))
+	w1 := c.worker("w1", "127.0.0.2", "127.0.0.3")
+	waitForStat(t, "w1 stores pages", c.master, func(s engine.Snapshot) bool { return s.Totals.PagesStored >= 20 })
+	c.worker("w2", "127.0.0.4", "127.0.0.5")
+	joined := time.Now()
+	waitForStat(t, "w2 holds tasks", c.master, func(s engine.Snapshot) bool {
+		for _, n := range s.Nodes {
+			if n.Name == "w2" && n.Queue > 0 {
+				return true
+			}
+		}
+		return false
+	})
+	if d := time.Since(joined); d > c.hb*3 {
+		t.Errorf("the new worker got work %v after joining; want within a heartbeat period (%v) plus slack", d, c.hb)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := w1.Leave(ctx); err != nil {
+		t.Fatalf("leave: %v", err)
+	}
+	stats := c.waitDone(3 * time.Minute)
+	want := uniqueCrawl(t, c.sb)
+	got := storedSet(t, c.opts.DB)
+	if len(got) != len(want) {
+		t.Fatalf("stored %d pages, a single-process crawl of the same web stores %d", len(got), len(want))
+	}
+	t.Logf("%d pages; w1 left, w2 finished; %+v", len(got), stats.Cluster)
+}
+
+func waitForStat(t *testing.T, what string, e *engine.Engine, cond func(engine.Snapshot) bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !cond(e.Snapshot()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for: %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// storedSet is the set of page URLs in a store.
+func storedSet(t *testing.T, db string) map[string]bool {
+	t.Helper()
+	st, err := store.OpenReadOnly(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	urls, err := st.PageURLs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, u := range urls {
+		if out[u] {
+			t.Fatalf("page %s stored twice", u)
+		}
+		out[u] = true
+	}
+	return out
+}
+
+// uniqueCrawl crawls the sandbox in one process and returns its stored page set.
+func uniqueCrawl(t *testing.T, sb *sandbox.Sandbox) map[string]bool {
+	t.Helper()
+	o := sandboxOptions(t, sb, filepath.Join(t.TempDir(), "single.db"))
+	o.Egress = []string{"bind:127.0.0.8", "bind:127.0.0.9"}
+	o.Rotation.PerNode = 0
+	e, err := engine.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-e.Done():
+	case <-time.After(3 * time.Minute):
+		t.Fatal("single-process crawl not done")
+	}
+	e.Close()
+	return storedSet(t, o.DB)
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -1,0 +1,536 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/egress"
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+)
+
+// WorkerOptions configures a worker of a distributed crawl (M4): it runs M1 lanes,
+// its egress rotation (M3), its DNS prefetch cache (M5) and fetching for the hosts the
+// master gives it. It has no database: if it dies, nothing it held is lost.
+type WorkerOptions struct {
+	// Conn is the worker's connection to the master's NATS server.
+	Conn *cluster.Conn
+	// Prefix is the subject prefix (DefaultClusterPrefix when empty).
+	Prefix string
+	// Node is the worker's name (--name), unique in the crawl.
+	Node string
+	// Egress are the worker's own egress SPECs (bind:IP is local to its box); the
+	// master grants more from its account table.
+	Egress []string
+	// DNSServers, when set, replace the master's dns_servers on this box.
+	DNSServers []string
+	// AllowPrivate opens CIDR ranges to this worker's SSRF guard (its own network's
+	// policy, not the master's).
+	AllowPrivate []string
+	// LanesMax, when > 0, replaces the master's lanes.max on this box.
+	LanesMax int
+	// Resolver, when set (from code), replaces the DNS prefetch cache.
+	Resolver fetch.Resolver
+	// JoinTimeout bounds waiting for the master to answer the join (default 30s).
+	JoinTimeout time.Duration
+}
+
+// Worker is a running worker. Leave ends it gracefully; Close ends it at once (the
+// master reassigns what it held after the heartbeat timeout).
+type Worker struct {
+	e    *Engine
+	o    WorkerOptions
+	inc  string
+	nc   *nats.Conn
+	conn *cluster.Conn
+
+	hbEvery time.Duration
+	cons    jetstream.ConsumeContext
+	ctlSub  *nats.Subscription
+	out     chan wireResult
+	flush   chan struct{} // closed by Leave: publish what waits, then stop
+	pubDone chan struct{}
+	quit    chan struct{}
+	bg      sync.WaitGroup
+	rejects cluster.Rejects
+
+	mu          sync.Mutex
+	nodePaused  bool // the operator paused this worker
+	crawlPaused bool // the operator paused the whole crawl
+	closed      bool
+}
+
+// StartWorker joins the master and starts fetching what it hands out.
+func StartWorker(o WorkerOptions) (*Worker, error) {
+	if o.Conn == nil {
+		return nil, errors.New("worker: no NATS connection")
+	}
+	if err := ValidNodeName(o.Node); err != nil {
+		return nil, err
+	}
+	if o.Prefix == "" {
+		o.Prefix = DefaultClusterPrefix
+	}
+	if o.JoinTimeout <= 0 {
+		o.JoinTimeout = 30 * time.Second
+	}
+	if _, err := egress.ParseSpecs(o.Egress); err != nil {
+		return nil, err
+	}
+	var b [8]byte
+	rand.Read(b[:])
+	w := &Worker{o: o, inc: hex.EncodeToString(b[:]), nc: o.Conn.NC, conn: o.Conn,
+		out: make(chan wireResult, 1024), flush: make(chan struct{}), pubDone: make(chan struct{}), quit: make(chan struct{})}
+	reply, err := w.join()
+	if err != nil {
+		return nil, err
+	}
+	opts := DefaultOptions()
+	st := reply.Settings
+	opts.Lanes, opts.HostRate, opts.Robots, opts.UserAgent = st.Lanes, st.HostRate, st.Robots, st.UserAgent
+	opts.Fetch, opts.DNS, opts.DNSServers, opts.Rotation = st.Fetch, st.DNS, st.DNSServers, st.Rotation
+	opts.Revisit.Enabled = false // the master schedules revisits
+	opts.Egress, opts.AllowPrivate, opts.Resolver = o.Egress, o.AllowPrivate, o.Resolver
+	if len(o.DNSServers) > 0 {
+		opts.DNSServers = o.DNSServers
+	}
+	if o.LanesMax > 0 {
+		opts.Lanes.Max = o.LanesMax
+	}
+	if opts.Rotation.PerNode <= 0 || len(o.Egress) > 0 {
+		opts.Rotation.PerNode = 0 // every egress it was given or brought
+	}
+	w.hbEvery = st.HeartbeatEvery
+	if w.hbEvery <= 0 {
+		w.hbEvery = 5 * time.Second
+	}
+	var granted []egress.Spec
+	for _, g := range reply.Egress {
+		sp := egress.Spec{Name: g.Name, Kind: egress.Kind(g.Kind), Address: g.Address, User: g.User}
+		if g.Password != "" {
+			sp.Secret = egress.NewSecret(g.Password)
+		}
+		granted = append(granted, sp)
+	}
+	e, err := newWorkerEngine(opts, granted)
+	if err != nil {
+		return nil, err
+	}
+	e.front = &remoteFront{w: w}
+	w.e = e
+	if err := e.Start(); err != nil {
+		e.Close()
+		return nil, err
+	}
+	if reply.Paused {
+		w.setPaused(false, true)
+	}
+	if err := w.listen(); err != nil {
+		w.Close()
+		return nil, err
+	}
+	w.bg.Add(2)
+	go w.publish()
+	go w.heartbeat()
+	e.logf(LevelInfo, 0, "", "worker %s joined the master (%d egresses granted)", o.Node, len(granted))
+	return w, nil
+}
+
+// newWorkerEngine builds the lane half of an engine: no store, no frontier.
+func newWorkerEngine(opts Options, granted []egress.Spec) (*Engine, error) {
+	e, err := newEngine(opts, roleWorker)
+	if err != nil {
+		return nil, err
+	}
+	if len(granted) > 0 { // rebuild the egresses with the grants
+		for _, l := range e.egress {
+			l.f.Close()
+		}
+		if e.pool != nil {
+			e.pool.Close()
+		}
+		e.pool, e.egress = nil, nil
+		guard, _ := fetch.NewGuard(opts.AllowPrivate)
+		var resolver fetch.Resolver = opts.Resolver
+		if resolver == nil {
+			resolver = e.dns
+		}
+		fcfg := fetch.Config{UserAgent: opts.UserAgent, ConnectTimeout: opts.Fetch.ConnectTimeout,
+			RequestTimeout: opts.Fetch.Timeout, MaxBodyBytes: opts.Fetch.MaxBodyBytes,
+			MaxRedirects: opts.Fetch.MaxRedirects, ContentTypes: opts.Fetch.ContentTypes}
+		e.redirectPause(&fcfg)
+		if err := e.setupEgress(resolver, guard, fcfg, granted); err != nil {
+			e.Close()
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// Engine is the worker's lane half, for a local console or tests (Snapshot).
+func (w *Worker) Engine() *Engine { return w.e }
+
+// Name is the worker's name.
+func (w *Worker) Name() string { return w.o.Node }
+
+func (w *Worker) subject(parts ...string) string {
+	s := w.o.Prefix
+	for _, p := range parts {
+		s += "." + p
+	}
+	return s
+}
+
+// join introduces the worker to the master, retrying until it answers.
+func (w *Worker) join() (*wireJoinReply, error) {
+	req, err := cluster.Encode(&wireJoin{Node: w.o.Node, Incarnation: w.inc, LanesMax: w.o.LanesMax, Egresses: maskedSpecs(w.o.Egress)})
+	if err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(w.o.JoinTimeout)
+	for {
+		msg, err := w.nc.Request(w.subject("join"), req, 2*time.Second)
+		if err == nil {
+			var reply wireJoinReply
+			if err := cluster.Decode(msg.Data, &reply, maxWireMessage); err != nil {
+				return nil, fmt.Errorf("worker: the master's join reply: %w", err)
+			}
+			if reply.Error != "" {
+				return nil, fmt.Errorf("worker: the master refused the join: %s", reply.Error)
+			}
+			return &reply, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("worker: no master answered on %s within %v (is `crawlconsole master` running with this --prefix?): %w",
+				w.subject("join"), w.o.JoinTimeout, err)
+		}
+		select {
+		case <-w.quit:
+			return nil, errors.New("worker: closed while joining")
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+func maskedSpecs(specs []string) []string {
+	parsed, _ := egress.ParseSpecs(specs)
+	out := make([]string, len(parsed))
+	for i, s := range parsed {
+		out[i] = s.Masked()
+	}
+	return out
+}
+
+// listen takes task batches from the worker's durable consumer and the master's
+// control requests.
+func (w *Worker) listen() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	stream := sanitizeStream(w.o.Prefix) + "_TASKS"
+	cons, err := w.conn.EnsureConsumer(ctx, stream, jetstream.ConsumerConfig{
+		Durable: "task_" + w.o.Node, FilterSubject: w.subject("task", w.o.Node),
+		AckPolicy: jetstream.AckExplicitPolicy, AckWait: 30 * time.Second, MaxDeliver: -1,
+	})
+	if err != nil {
+		return err
+	}
+	if w.cons, err = cons.Consume(w.onTasks); err != nil {
+		return fmt.Errorf("worker: consume tasks: %w", err)
+	}
+	w.ctlSub, err = w.nc.Subscribe(w.subject("ctl", w.o.Node), w.onControl)
+	return err
+}
+
+// onTasks places a batch of tasks on the lane board (M1) and acknowledges it. A batch
+// for an earlier incarnation of this name went to others when it died: dropped.
+func (w *Worker) onTasks(msg jetstream.Msg) {
+	var b wireTasks
+	if err := cluster.Decode(msg.Data(), &b, 0); err != nil {
+		w.rejects.Add(cluster.Reason(err))
+		w.e.logf(LevelWarn, 0, "", "task batch rejected: %v", err)
+		msg.Term()
+		return
+	}
+	if b.Incarnation != w.inc || b.Node != w.o.Node {
+		msg.Ack()
+		return
+	}
+	e := w.e
+	e.mu.Lock()
+	for _, t := range b.Tasks {
+		e.place(t)
+	}
+	e.mu.Unlock()
+	e.flushDeferred()
+	msg.Ack()
+}
+
+// onControl carries out the master's requests: pause, resume, release hosts.
+func (w *Worker) onControl(msg *nats.Msg) {
+	var c wireControl
+	reply := wireControlReply{}
+	if err := cluster.Decode(msg.Data, &c, maxWireMessage); err != nil {
+		w.rejects.Add(cluster.Reason(err))
+		reply.Error = err.Error()
+	} else {
+		switch c.Op {
+		case "pause", "resume":
+			w.setPaused(true, c.Op == "pause")
+		case "release":
+			reply.Tasks = w.release(c.Hosts)
+		}
+	}
+	if data, err := cluster.Encode(&reply); err == nil {
+		msg.Respond(data)
+	}
+}
+
+// release hands back the queued tasks of hosts moving to another worker; tasks in
+// hand finish here and report as results.
+func (w *Worker) release(hosts []string) []frontier.Task {
+	e := w.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []frontier.Task
+	for _, h := range hosts {
+		out = append(out, e.offBoard(e.board.DropHost(h))...)
+	}
+	return out
+}
+
+// setPaused records a pause of the worker (node) or of the whole crawl and pauses
+// the lanes while either holds.
+func (w *Worker) setPaused(node, paused bool) {
+	w.mu.Lock()
+	if node {
+		w.nodePaused = paused
+	} else {
+		w.crawlPaused = paused
+	}
+	on := w.nodePaused || w.crawlPaused
+	w.mu.Unlock()
+	w.e.mu.Lock()
+	was := w.e.paused
+	w.e.mu.Unlock()
+	switch {
+	case on && !was:
+		w.e.Pause()
+	case !on && was:
+		w.e.Resume()
+	}
+}
+
+// heartbeat tells the master the worker is alive (seed 003), with its figures; a
+// master that does not know it (it restarted) gets a new join.
+func (w *Worker) heartbeat() {
+	defer w.bg.Done()
+	t := time.NewTicker(w.hbEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.quit:
+			return
+		case <-t.C:
+		}
+		s := w.e.Snapshot()
+		hb := wireHeartbeat{Node: w.o.Node, Incarnation: w.inc, Lanes: s.LanesBusy, LanesMax: s.LanesMax,
+			Queue: s.QueueDepth, PagesPerSec: s.PagesPerSec, Egresses: s.Egresses, Rows: s.Lanes,
+			Refused: s.Totals.Refused}
+		w.mu.Lock()
+		hb.Paused = w.nodePaused
+		w.mu.Unlock()
+		data, err := cluster.Encode(&hb)
+		if err != nil {
+			continue
+		}
+		msg, err := w.nc.Request(w.subject("hb", w.o.Node), data, w.hbEvery)
+		if err != nil {
+			continue // the master is away; results wait in the publisher
+		}
+		var r wireHeartbeatReply
+		if cluster.Decode(msg.Data, &r, maxWireMessage) != nil {
+			continue
+		}
+		w.setPaused(false, r.Paused)
+		if !r.Known {
+			w.rejoin()
+		}
+	}
+}
+
+// rejoin joins a master that restarted (or declared this worker dead): what the
+// board holds is dropped, as the master queued those URLs again itself.
+func (w *Worker) rejoin() {
+	e := w.e
+	e.mu.Lock()
+	dropped := len(e.offBoard(e.board.TakeAll()))
+	e.mu.Unlock()
+	if _, err := w.join(); err != nil {
+		e.logf(LevelWarn, 0, "", "rejoin: %v", err)
+		return
+	}
+	e.logf(LevelWarn, 0, "", "the master did not know this worker (restarted, or it declared it dead): joined again, %d queued URLs dropped (the master queued them again)", dropped)
+}
+
+// publish sends results to the master's stream, in order, retrying while the master
+// is away; a lane waits when 1024 results are waiting.
+func (w *Worker) publish() {
+	defer w.bg.Done()
+	defer close(w.pubDone)
+	for {
+		select {
+		case r := <-w.out:
+			w.publishOne(r)
+		case <-w.flush:
+			for {
+				select {
+				case r := <-w.out:
+					w.publishOne(r)
+				default:
+					return
+				}
+			}
+		case <-w.quit:
+			return
+		}
+	}
+}
+
+// publishOne publishes a result, retrying until the master's server takes it (the
+// message ID lets JetStream drop a retry of one it already has).
+func (w *Worker) publishOne(r wireResult) {
+	data, err := cluster.Encode(&r)
+	if err != nil {
+		return
+	}
+	if max := w.nc.MaxPayload(); max > 0 && int64(len(data)) > max-1024 {
+		// Too big for the transport: the master records it as a body too large.
+		r.Res, r.Kind = nil, fetch.KindTooLarge
+		if data, err = cluster.Encode(&r); err != nil {
+			return
+		}
+	}
+	id := fmt.Sprintf("%s.%s.%d.%s", r.Node, r.Incarnation, r.Task.Lease, r.Kind)
+	for backoff := 100 * time.Millisecond; ; backoff = min(2*backoff, 2*time.Second) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, err := w.conn.JS.Publish(ctx, w.subject("result", w.o.Node), data, jetstream.WithMsgID(id))
+		cancel()
+		if err == nil {
+			return
+		}
+		select {
+		case <-w.quit:
+			return
+		case <-time.After(backoff):
+		}
+	}
+}
+
+// Leave ends the worker gracefully: it stops taking tasks, hands back those it has
+// not fetched, finishes the ones in hand, publishes their results and tells the
+// master it is gone. ctx bounds the wait for tasks in hand.
+func (w *Worker) Leave(ctx context.Context) error {
+	if w.cons != nil {
+		w.cons.Stop()
+	}
+	e := w.e
+	e.mu.Lock()
+	back := e.offBoard(e.board.TakeAll())
+	e.mu.Unlock()
+	err := w.sendLeave(back, false)
+	// Tasks in hand finish and report; lanes retire as the board is empty.
+	for {
+		e.mu.Lock()
+		busy := e.inHand
+		e.mu.Unlock()
+		if busy == 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			w.Close()
+			return fmt.Errorf("worker: %d fetches still in hand at leave: %w", busy, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	close(w.flush)
+	select {
+	case <-w.pubDone:
+	case <-ctx.Done():
+	}
+	if err2 := w.sendLeave(nil, true); err == nil {
+		err = err2
+	}
+	w.Close()
+	return err
+}
+
+func (w *Worker) sendLeave(tasks []frontier.Task, final bool) error {
+	data, err := cluster.Encode(&wireLeave{Node: w.o.Node, Incarnation: w.inc, Tasks: tasks, Final: final})
+	if err != nil {
+		return err
+	}
+	_, err = w.nc.Request(w.subject("leave"), data, 5*time.Second)
+	return err
+}
+
+// Close stops the worker at once, without a leave: the master finds it silent and
+// gives what it held to others.
+func (w *Worker) Close() {
+	w.mu.Lock()
+	if !w.closed {
+		w.closed = true
+		close(w.quit)
+	}
+	w.mu.Unlock()
+	if w.cons != nil {
+		w.cons.Stop()
+	}
+	if w.ctlSub != nil {
+		w.ctlSub.Unsubscribe()
+	}
+	if w.e != nil {
+		w.e.Close()
+	}
+	w.bg.Wait()
+}
+
+// remoteFront is the frontier side as a worker sees it: the master, over NATS.
+type remoteFront struct{ w *Worker }
+
+func (f *remoteFront) prepare(*Outcome)               {} // the master set Refetch and validators
+func (f *remoteFront) begin(frontier.Task, int)       {} // the master marked it in progress when it handed it out
+func (f *remoteFront) abandon(t frontier.Task, _ int) {} // stopping: the master requeues what this worker held
+func (f *remoteFront) deliver(o Outcome) {
+	if o.Res != nil {
+		f.w.e.c.pagesFetched.Add(1) // the worker's own rate, for its heartbeat
+	}
+	f.send(wireResult{Node: f.w.o.Node, Incarnation: f.w.inc, Task: o.Task, Lane: o.Lane, Egress: o.Egress,
+		Kind: o.Kind, Res: o.Res, At: o.At})
+}
+
+func (f *remoteFront) deferURLs(list []deferredTask) {
+	for _, d := range list {
+		f.send(wireResult{Node: f.w.o.Node, Incarnation: f.w.inc, Task: d.task, Kind: kindDeferred, At: d.until})
+	}
+}
+
+func (f *remoteFront) send(r wireResult) {
+	select { // closed without a leave: the master gives the task to others
+	case f.w.out <- r:
+	case <-f.w.quit:
+	}
+}
+
+// kindDeferred is a worker's result for a URL it set aside until At (M3: a disabled
+// host; robots.txt unreachable): the master defers it in the store.
+const kindDeferred = "deferred"
