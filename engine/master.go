@@ -567,7 +567,7 @@ func (m *masterRuntime) spread() int {
 	for _, host := range hosts {
 		h := m.hosts[host]
 		from := m.nodes[h.owner]
-		if from == nil || h.next != "" || len(from.hosts) <= share || len(h.tasks) == 0 {
+		if from == nil || h.next != "" || len(from.hosts) <= share || len(h.tasks) == 0 && h.out == 0 {
 			continue
 		}
 		to := m.pick(host)
