@@ -165,6 +165,8 @@ func connectError(shown string, o ClientOptions, err error) error {
 			"(wrong CA file, or a certificate not issued for this address): %w", shown, o.CAFile, err)
 	case errors.Is(err, nats.ErrSecureConnWanted):
 		return fmt.Errorf("cluster: the master at %s does not use TLS, but TLS was asked for (--ca or a tls:// URL): %w", shown, err)
+	case errors.Is(err, nats.ErrNoServers):
+		return fmt.Errorf("cluster: cannot reach the master at %s: %w (nothing accepted the connection: is the master running, and is the address right?)", shown, err)
 	default:
 		return fmt.Errorf("cluster: cannot reach the master at %s: %w", shown, err)
 	}
