@@ -70,3 +70,25 @@ func TestConnectUnreachable(t *testing.T) {
 		t.Fatalf("err = %v; want \"cannot reach the master at %s\"", err, url)
 	}
 }
+
+func TestServerVersionFloor(t *testing.T) {
+	tests := []struct {
+		version string
+		ok      bool
+	}{
+		{"2.9.10", true},
+		{"2.9.0", true},
+		{"2.15.2", true},
+		{"2.11.0-RC.1", true},
+		{"3.0.0", true},
+		{"2.8.4", false},
+		{"2.2.0", false},
+		{"1.4.1", false},
+		{"", true}, // nothing to go on: let the JetStream calls speak
+	}
+	for _, tc := range tests {
+		if got := atLeast(tc.version, 2, 9); got != tc.ok {
+			t.Errorf("atLeast(%q, 2, 9) = %v; want %v", tc.version, got, tc.ok)
+		}
+	}
+}

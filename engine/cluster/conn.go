@@ -41,8 +41,9 @@ type ClientOptions struct {
 	CAFile string
 	// Timeout bounds the first connect; 0 means DefaultTimeout.
 	Timeout time.Duration
-	// Logf, if set, receives disconnect, reconnect and asynchronous errors; nil
-	// discards them (nats.go's default would print to stderr, under the console).
+	// Logf, if set, receives disconnects, reconnects and asynchronous errors, from
+	// nats.go's goroutines; nil discards them (nats.go's default prints to stderr,
+	// under the console).
 	Logf func(format string, args ...any)
 }
 
