@@ -41,8 +41,9 @@ type ClientOptions struct {
 	CAFile string
 	// Timeout bounds the first connect; 0 means DefaultTimeout.
 	Timeout time.Duration
-	// Logf, if set, receives disconnect, reconnect and asynchronous errors; nil
-	// discards them (nats.go's default would print to stderr, under the console).
+	// Logf, if set, receives disconnects, reconnects and asynchronous errors, from
+	// nats.go's goroutines; nil discards them (nats.go's default prints to stderr,
+	// under the console).
 	Logf func(format string, args ...any)
 }
 
@@ -165,6 +166,8 @@ func connectError(shown string, o ClientOptions, err error) error {
 			"(wrong CA file, or a certificate not issued for this address): %w", shown, o.CAFile, err)
 	case errors.Is(err, nats.ErrSecureConnWanted):
 		return fmt.Errorf("cluster: the master at %s does not use TLS, but TLS was asked for (--ca or a tls:// URL): %w", shown, err)
+	case errors.Is(err, nats.ErrNoServers):
+		return fmt.Errorf("cluster: cannot reach the master at %s: %w (nothing accepted the connection: is the master running, and is the address right?)", shown, err)
 	default:
 		return fmt.Errorf("cluster: cannot reach the master at %s: %w", shown, err)
 	}

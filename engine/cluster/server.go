@@ -42,8 +42,9 @@ type ServerOptions struct {
 	TLSCert, TLSKey string
 	// MaxPayload is the largest message in bytes; 0 means DefaultMaxPayload.
 	MaxPayload int
-	// Logf, if set, receives the server's log lines; nil discards them (the console
-	// owns the terminal, so nothing is ever written to stdout or stderr).
+	// Logf, if set, receives the server's log lines, from the server's goroutines;
+	// nil discards them (the console owns the terminal: nothing is ever written to
+	// stdout or stderr).
 	Logf func(format string, args ...any)
 }
 
