@@ -159,7 +159,7 @@ func (p *nodesPane) columns() []column {
 	return layoutColumns([]column{
 		{title: "NODE", width: p.nameW},
 		{title: "STATE", width: 7},
-		{title: "HEARTBEAT", width: 9, right: true},
+		{title: "HEARTBEAT", width: 9},
 		{title: "EGRESSES"},
 		{title: "LANES", width: 5, right: true},
 		{title: "PG/S", width: 6, right: true},
@@ -289,7 +289,7 @@ func (p *nodesPane) summary() string {
 	sort.Strings(other)
 	states = append(states, other...)
 	left := fmt.Sprintf(" %s: %s · %.1f pages/s", plural(len(p.nodes), "worker"), strings.Join(states, ", "), rate)
-	right := "heartbeat" + lateMark + " = none for " + shortDuration(heartbeatLate) + " "
+	right := strings.TrimSpace(lateMark) + " = no heartbeat for " + shortDuration(heartbeatLate) + " "
 	if gap := p.width - cellWidth(left) - cellWidth(right); gap > 0 {
 		return st.Value.Render(left) + spaces(gap) + st.Muted.Render(right)
 	}
