@@ -20,6 +20,10 @@ type command struct {
 	help     string // one line for :help and the ? overlay
 	min, max int    // bounds on the number of arguments
 	control  bool   // changes the crawl: refused in read-only sessions
+	// when, if set, says whether the crawl has what the command acts on (M4's node
+	// commands: workers). While false the command is left out of :help, the ?
+	// overlay, completion and usage lines; typed anyway, run says why it cannot act.
+	when func(m *Model) bool
 	// complete, if set, proposes values for the (last) argument.
 	complete func(m *Model) []string
 	// run checks the arguments and returns the Cmd that does the work (engine calls
@@ -35,6 +39,9 @@ func (c *command) usage() string {
 	return c.name + " " + c.args
 }
 
+// available reports whether c is offered on this console's crawl now.
+func (c *command) available(m *Model) bool { return c.when == nil || c.when(m) }
+
 var commands []command
 
 // registerCommand adds a ":" command to every console. Call from init.
@@ -45,7 +52,7 @@ func registerCommand(c command) {
 
 // lookupCommand finds the command whose name is the longest run of leading words of
 // line, and returns it with the remaining words as arguments.
-func lookupCommand(line string) (*command, []string, error) {
+func lookupCommand(m *Model, line string) (*command, []string, error) {
 	words := strings.Fields(line)
 	if len(words) == 0 {
 		return nil, nil, fmt.Errorf("empty command (try :help)")
@@ -74,16 +81,16 @@ func lookupCommand(line string) (*command, []string, error) {
 	}
 	args := words[bestLen:]
 	if len(args) < best.min || len(args) > best.max {
-		return nil, nil, fmt.Errorf("usage: %s", usagesOf(words[0]))
+		return nil, nil, fmt.Errorf("usage: %s", usagesOf(m, words[0]))
 	}
 	return best, args, nil
 }
 
 // usagesOf lists the forms of every command starting with word: "pause | pause host NAME".
-func usagesOf(word string) string {
+func usagesOf(m *Model, word string) string {
 	var forms []string
 	for i := range commands {
-		if strings.Fields(commands[i].name)[0] == word {
+		if strings.Fields(commands[i].name)[0] == word && commands[i].available(m) {
 			forms = append(forms, ":"+commands[i].usage())
 		}
 	}
@@ -93,7 +100,7 @@ func usagesOf(word string) string {
 // runCommand parses and runs a command line. It returns the work to do, or the
 // inline error to show; an error changes nothing.
 func (m *Model) runCommand(line string) (tea.Cmd, error) {
-	c, args, err := lookupCommand(line)
+	c, args, err := lookupCommand(m, line)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +118,7 @@ func completeCommand(m *Model, line string) (string, []string) {
 	for i := range commands {
 		c := &commands[i]
 		prefix := c.name + " "
-		if c.complete == nil || !strings.HasPrefix(line, prefix) {
+		if c.complete == nil || !c.available(m) || !strings.HasPrefix(line, prefix) {
 			continue
 		}
 		rest := line[len(prefix):]
@@ -135,7 +142,7 @@ func completeCommand(m *Model, line string) (string, []string) {
 	// Command names: "pa" -> "pause" (with "pause host", "pause lane" shown).
 	var cands []string
 	for i := range commands {
-		if strings.HasPrefix(commands[i].name, line) {
+		if strings.HasPrefix(commands[i].name, line) && commands[i].available(m) {
 			cands = append(cands, commands[i].name)
 		}
 	}

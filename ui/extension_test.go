@@ -11,34 +11,33 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 )
 
-// nodesPane stands for a later capability's pane (M4's Nodes): one file, one
-// registerPane call.
-type nodesPane struct {
+// drainPane stands for a later capability's pane: one file, one registerPane call.
+type drainPane struct {
 	c      *Common
 	drain  key.Binding
 	lanes  int
 	filter Filter
 }
 
-func (p *nodesPane) Title() string { return "Nodes" }
-func (p *nodesPane) ShortHelp() []key.Binding {
+func (p *drainPane) Title() string { return "Drain" }
+func (p *drainPane) ShortHelp() []key.Binding {
 	return []key.Binding{p.drain}
 }
-func (p *nodesPane) FullHelp() [][]key.Binding { return [][]key.Binding{{p.drain}} }
-func (p *nodesPane) SetSize(int, int)          {}
-func (p *nodesPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
+func (p *drainPane) FullHelp() [][]key.Binding { return [][]key.Binding{{p.drain}} }
+func (p *drainPane) SetSize(int, int)          {}
+func (p *drainPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
 	p.lanes = len(s.Lanes)
 	return nil
 }
-func (p *nodesPane) SetFilter(f Filter) { p.filter = f }
-func (p *nodesPane) Update(msg tea.Msg) tea.Cmd {
+func (p *drainPane) SetFilter(f Filter) { p.filter = f }
+func (p *drainPane) Update(msg tea.Msg) tea.Cmd {
 	if k, ok := msg.(tea.KeyMsg); ok && matches(k.String(), p.drain) {
 		return status("node drained", false)
 	}
 	return nil
 }
-func (p *nodesPane) View() string     { return fmt.Sprintf("Nodes pane: %d lanes run", p.lanes) }
-func (p *nodesPane) Position() string { return "" }
+func (p *drainPane) View() string     { return fmt.Sprintf("Drain pane: %d lanes run", p.lanes) }
+func (p *drainPane) Position() string { return "" }
 
 // withRegistry runs f with extra panes and commands registered, then restores the
 // registries so other tests see the stock console.
@@ -52,11 +51,11 @@ func withRegistry(t *testing.T, f func()) {
 }
 
 func TestALaterPaneAndCommandPlugIn(t *testing.T) {
-	stock := len(paneSpecs)
-	tab := fmt.Sprintf("%d Nodes", stock+1)
+	stock := len(newHarness(t, 120, 40, Options{}).m.shown) // tabs of a single-process crawl
+	tab := fmt.Sprintf("%d Drain", stock+1)
 	withRegistry(t, func() {
 		registerPane(90, func(c *Common) Pane {
-			return &nodesPane{c: c, drain: key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "drain node"))}
+			return &drainPane{c: c, drain: key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "drain node"))}
 		})
 		var drained []string
 		registerCommand(command{name: "node drain", args: "[name]", max: 1, control: true, help: "drain a node",
@@ -70,14 +69,14 @@ func TestALaterPaneAndCommandPlugIn(t *testing.T) {
 		h := newHarness(t, 120, 40, Options{})
 		h.mustShow(tab)
 		h.press(fmt.Sprint(stock + 1))
-		h.mustShow("["+tab+"]", "Nodes pane: 12 lanes run", "D drain node")
+		h.mustShow("["+tab+"]", "Drain pane: 12 lanes run", "D drain node")
 		h.press("D")
 		h.mustShow("node drained")
 		h.press("?")
 		h.press("/")
 		h.typeText("drain")
 		h.press("enter")
-		h.mustShow(fmt.Sprintf("Nodes pane (%d)", stock+1), "drain node", ":node drain [name]")
+		h.mustShow(fmt.Sprintf("Drain pane (%d)", stock+1), "drain node", ":node drain [name]")
 		h.press("esc", ":")
 		h.typeText("no")
 		h.press("tab")

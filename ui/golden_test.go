@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -25,6 +26,8 @@ func TestGolden(t *testing.T) {
 		// snapshot sent in order (the periodic pull is off, so the DNS pane's
 		// sparklines come out the same on every run).
 		ticks int
+		cfg   fake.Config // the fake crawl; zero: a single-process crawl
+		sizes [][2]int    // nil: 80×24 and 120×40
 	}{
 		{name: "lanes", wait: "blog-11.sandbox.test"},
 		{name: "groups", keys: []string{"2", "down", "enter"}, wait: "parent  http://social-01.sandbox.test/section/1"},
@@ -36,23 +39,29 @@ func TestGolden(t *testing.T) {
 		{name: "dns", keys: []string{"4"}, ticks: 30, wait: "gone-03.news-73.sandbox.test"},
 		{name: "egress", keys: []string{"5"}, ticks: 30, wait: "PAIR-BANNED HOST"},
 		{name: "revisit", keys: []string{"6"}, wait: "19h03m"},
+		// A distributed crawl (M4): the Nodes pane, and the lanes with their worker.
+		{name: "nodes", keys: []string{"7"}, wait: "11,751", cfg: fake.Config{Workers: 4}},
+		{name: "lanes_nodes", wait: "blog-11.sandbox.test", cfg: fake.Config{Workers: 4}, sizes: [][2]int{{120, 40}}},
 	}
 	sizes := [][2]int{{80, 24}, {120, 40}}
 	for _, sz := range sizes {
 		for _, sc := range screens {
+			if sc.sizes != nil && !slices.Contains(sc.sizes, sz) {
+				continue
+			}
 			t.Run(fmt.Sprintf("%s_%dx%d", sc.name, sz[0], sz[1]), func(t *testing.T) {
-				goldenScreen(t, sz[0], sz[1], sc.keys, sc.wait, sc.ticks)
+				goldenScreen(t, sc.cfg, sz[0], sz[1], sc.keys, sc.wait, sc.ticks)
 			})
 		}
 	}
 	t.Run("too_small_60x20", func(t *testing.T) {
-		goldenScreen(t, 60, 20, nil, "need 80×24 (have 60×20)", 0)
+		goldenScreen(t, fake.Config{}, 60, 20, nil, "need 80×24 (have 60×20)", 0)
 	})
 }
 
-func goldenScreen(t *testing.T, w, h int, keys []string, wait string, ticks int) {
+func goldenScreen(t *testing.T, cfg fake.Config, w, h int, keys []string, wait string, ticks int) {
 	t.Helper()
-	ctrl := fake.New(fake.Config{})
+	ctrl := fake.New(cfg)
 	refresh := 20 * time.Millisecond
 	if ticks > 0 {
 		refresh = time.Hour

@@ -17,17 +17,19 @@ func init() { registerPane(20, newGroupsPane) }
 // groupsPane shows the adjacency groups (M1): which hosts and parent pages are
 // bound to which lane. A URL joins the lane holding its host or its parent, so this
 // is the answer to "why did this URL go to lane 7". Each group expands to its hosts
-// and parents.
+// and parents. On a distributed crawl (M4) each lane's worker shows in a NODE column.
 type groupsPane struct {
 	c             *Common
 	width, height int
 	groups        []engine.Group
-	lanePaused    map[int]bool
+	lanePaused    map[laneKey]bool
 	pausedHosts   []string
 	egress        *engine.EgressView // for x: is the host disabled (M3)
-	expanded      map[int]bool       // by lane ID; survives snapshots
+	nodes         map[string]bool    // workers' names, lower-cased, for the filter (M4)
+	expanded      map[laneKey]bool   // by node and lane ID; survives snapshots
 	rows          []groupRow         // flattened visible tree
 	egressW       int                // EGRESS column width for the current groups
+	nodeW         int                // NODE column width; 0: a single-process crawl, no column
 	filter        Filter
 	list          listView
 }
@@ -48,7 +50,7 @@ const (
 )
 
 func newGroupsPane(c *Common) Pane {
-	return &groupsPane{c: c, expanded: map[int]bool{}, lanePaused: map[int]bool{}}
+	return &groupsPane{c: c, expanded: map[laneKey]bool{}, lanePaused: map[laneKey]bool{}}
 }
 
 func (p *groupsPane) Title() string { return "Groups" }
@@ -74,11 +76,13 @@ func (p *groupsPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
 	p.groups = s.Groups
 	p.pausedHosts = s.PausedHosts
 	p.egress = s.Egress
+	p.nodes = nodeNames(s.Nodes)
 	p.egressW = egressWidth(p.groups, func(g *engine.Group) string { return g.Egress })
+	p.nodeW = nodeWidth(p.groups, func(g *engine.Group) string { return g.Node })
 	clear(p.lanePaused)
 	for _, l := range s.Lanes {
 		if l.Paused {
-			p.lanePaused[l.ID] = true
+			p.lanePaused[laneKey{l.Node, l.ID}] = true
 		}
 	}
 	p.flatten()
@@ -97,16 +101,19 @@ func (p *groupsPane) SetFilter(f Filter) {
 	}
 }
 
-// rowKey identifies a row across snapshots: lane ID, kind and the host/parent.
+// rowKey identifies a row across snapshots: the lane, kind and the host/parent.
 type rowKey struct {
-	lane int
+	lane laneKey
 	kind rowKind
 	name string
 }
 
+// laneOf is the key of group g's lane.
+func laneOf(g *engine.Group) laneKey { return laneKey{g.Node, g.Lane} }
+
 func (p *groupsPane) keyOf(r groupRow) rowKey {
 	g := &p.groups[r.group]
-	k := rowKey{lane: g.Lane, kind: r.kind}
+	k := rowKey{lane: laneOf(g), kind: r.kind}
 	switch r.kind {
 	case rowHost:
 		k.name = g.Hosts[r.index].Host
@@ -148,11 +155,11 @@ func (p *groupsPane) flatten() {
 	p.rows = p.rows[:0]
 	for gi := range p.groups {
 		g := &p.groups[gi]
-		if p.filter.Active() && !p.filter.Match(groupFields(g)...) {
+		if p.filter.Active() && !p.filter.MatchOnNode(g.Node, p.nodes, groupFields(g)...) {
 			continue
 		}
 		p.rows = append(p.rows, groupRow{group: gi, kind: rowGroup})
-		if !p.expanded[g.Lane] {
+		if !p.expanded[laneOf(g)] {
 			continue
 		}
 		for i := range g.Hosts {
@@ -196,13 +203,13 @@ func (p *groupsPane) Update(msg tea.Msg) tea.Cmd {
 		g := &p.groups[r.group]
 		switch {
 		case matches(k, p.c.Keys.Toggle):
-			p.setExpanded(g.Lane, !p.expanded[g.Lane])
+			p.setExpanded(laneOf(g), !p.expanded[laneOf(g)])
 		case matches(k, p.c.Keys.Expand):
-			p.setExpanded(g.Lane, true)
+			p.setExpanded(laneOf(g), true)
 		case matches(k, p.c.Keys.Collapse):
-			p.setExpanded(g.Lane, false)
+			p.setExpanded(laneOf(g), false)
 		case matches(k, p.c.Keys.PauseLane):
-			return toggleLane(p.c, g.Lane, p.lanePaused[g.Lane])
+			return toggleLane(p.c, g.Lane, p.lanePaused[laneOf(g)])
 		case matches(k, p.c.Keys.PauseHost):
 			host := rowHostName(g, r)
 			if host == "" {
@@ -243,7 +250,7 @@ func rowHostName(g *engine.Group, r groupRow) string {
 }
 
 // setExpanded opens or closes a group, keeping the cursor on the group's row.
-func (p *groupsPane) setExpanded(lane int, open bool) {
+func (p *groupsPane) setExpanded(lane laneKey, open bool) {
 	p.expanded[lane] = open
 	if !open {
 		delete(p.expanded, lane)
@@ -255,15 +262,20 @@ func (p *groupsPane) setExpanded(lane int, open bool) {
 func (p *groupsPane) Position() string { return p.list.position(len(p.rows)) }
 
 func (p *groupsPane) columns() []column {
-	return layoutColumns([]column{
+	cols := []column{
 		{title: "", width: 1},
 		{title: "LANE", width: 4, right: true},
-		{title: "EGRESS", width: max(p.egressW, 6)},
-		{title: "HOSTS", width: 5, right: true},
-		{title: "PARENTS", width: 7, right: true},
-		{title: "TASKS", width: 5, right: true},
-		{title: "BOUND HOSTS"},
-	}, p.width)
+	}
+	if p.nodeW > 0 {
+		cols = append(cols, column{title: "NODE", width: p.nodeW})
+	}
+	return layoutColumns(append(cols,
+		column{title: "EGRESS", width: max(p.egressW, 6)},
+		column{title: "HOSTS", width: 5, right: true},
+		column{title: "PARENTS", width: 7, right: true},
+		column{title: "TASKS", width: 5, right: true},
+		column{title: "BOUND HOSTS"},
+	), p.width)
 }
 
 func (p *groupsPane) View() string {
@@ -281,6 +293,9 @@ func (p *groupsPane) View() string {
 	}
 	cells := make([]string, 0, len(cols))
 	childIndent := cols[0].width + cols[1].width + 2 // under EGRESS
+	if p.nodeW > 0 {
+		childIndent += cols[2].width + 1
+	}
 	from, to := p.list.visible(len(p.rows))
 	for i := from; i < to; i++ {
 		r := p.rows[i]
@@ -290,7 +305,7 @@ func (p *groupsPane) View() string {
 		switch r.kind {
 		case rowGroup:
 			mark := "+"
-			if p.expanded[g.Lane] {
+			if p.expanded[laneOf(g)] {
 				mark = "-"
 			}
 			tasks := 0
@@ -308,10 +323,14 @@ func (p *groupsPane) View() string {
 			if len(g.Hosts) > len(names) {
 				bound += fmt.Sprintf(" +%d", len(g.Hosts)-len(names))
 			}
-			if p.lanePaused[g.Lane] {
+			if p.lanePaused[laneOf(g)] {
 				bound = "[paused] " + bound
 			}
-			cells = append(cells[:0], mark, strconv.Itoa(g.Lane), g.Egress, strconv.Itoa(len(g.Hosts)),
+			cells = append(cells[:0], mark, strconv.Itoa(g.Lane))
+			if p.nodeW > 0 {
+				cells = append(cells, g.Node)
+			}
+			cells = append(cells, g.Egress, strconv.Itoa(len(g.Hosts)),
 				strconv.Itoa(len(g.Parents)), strconv.Itoa(tasks), bound)
 			b.WriteString(tableRow(st, cols, cells, p.width, sel, -1, nil))
 		case rowHost:

@@ -57,7 +57,8 @@ func (m *Model) helpEntries() []helpEntry {
 	}
 	section("Global keys", fromBindings(km.globalHelp()))
 	section("Moving in a pane", fromBindings(km.navHelp()))
-	for i, p := range m.panes {
+	for t, i := range m.shown {
+		p := m.panes[i]
 		var bs []key.Binding
 		for _, group := range p.FullHelp() {
 			for _, b := range group {
@@ -66,10 +67,13 @@ func (m *Model) helpEntries() []helpEntry {
 				}
 			}
 		}
-		section(p.Title()+" pane ("+string(rune('1'+i))+")", fromBindings(bs))
+		section(p.Title()+" pane ("+string(rune('1'+t))+")", fromBindings(bs))
 	}
 	var cmds []helpEntry
 	for i := range commands {
+		if !commands[i].available(m) {
+			continue
+		}
 		cmds = append(cmds, helpEntry{key: ":" + commands[i].usage(), desc: commands[i].help})
 	}
 	section("Commands (tab completes)", cmds)

@@ -44,6 +44,9 @@ type KeyMap struct {
 	// Revisit pane (M2).
 	RevisitNow key.Binding // refetch the selected page now
 
+	// Nodes pane (M4, a distributed crawl only).
+	PauseNode key.Binding // pause or resume the selected worker
+
 	// Dialogs.
 	Yes key.Binding
 	No  key.Binding
@@ -86,6 +89,8 @@ func DefaultKeyMap() *KeyMap {
 		Level: b([]string{"v"}, "v", "min level"),
 
 		RevisitNow: b([]string{"n"}, "n", "revisit page now"),
+
+		PauseNode: b([]string{" "}, "space", "(un)pause node"),
 
 		Yes: b([]string{"y", "enter"}, "y/enter", "confirm"),
 		No:  b([]string{"n", "esc"}, "n/esc", "cancel"),

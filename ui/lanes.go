@@ -17,16 +17,25 @@ func init() { registerPane(10, newLanesPane) }
 
 // lanesPane is the thread-lanes view (M1): one row per lane with its egress, the
 // hosts and parent pages bound to it, what it fetches, and when it may fetch next.
+// On a distributed crawl (M4) a NODE column says which worker runs the lane.
 type lanesPane struct {
 	c             *Common
 	width, height int
 	lanes         []engine.Lane
 	pausedHosts   []string           // sorted, from the snapshot
 	egress        *engine.EgressView // for x: is the lane's host disabled (M3)
+	nodes         map[string]bool    // workers' names, lower-cased, for the filter (M4)
 	rows          []int              // indexes into lanes that pass the filter
 	egressW       int                // EGRESS column width for the current lanes
+	nodeW         int                // NODE column width; 0: a single-process crawl, no column
 	filter        Filter
 	list          listView
+}
+
+// laneKey identifies a lane across snapshots: its worker (M4) and ID.
+type laneKey struct {
+	node string
+	id   int
 }
 
 func newLanesPane(c *Common) Pane { return &lanesPane{c: c} }
@@ -54,10 +63,12 @@ func (p *lanesPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
 	p.lanes = s.Lanes
 	p.pausedHosts = s.PausedHosts
 	p.egress = s.Egress
+	p.nodes = nodeNames(s.Nodes)
 	p.egressW = egressWidth(p.lanes, func(l *engine.Lane) string { return l.Egress })
+	p.nodeW = nodeWidth(p.lanes, func(l *engine.Lane) string { return l.Node })
 	p.refilter()
 	if had {
-		p.reselect(sel.ID)
+		p.reselect(laneKey{sel.Node, sel.ID})
 	}
 	return nil
 }
@@ -67,7 +78,7 @@ func (p *lanesPane) SetFilter(f Filter) {
 	p.filter = f
 	p.refilter()
 	if had {
-		p.reselect(sel.ID)
+		p.reselect(laneKey{sel.Node, sel.ID})
 	}
 }
 
@@ -76,7 +87,7 @@ func (p *lanesPane) refilter() {
 	p.rows = p.rows[:0]
 	for i := range p.lanes {
 		l := &p.lanes[i]
-		if !p.filter.Active() || p.filter.Match(append([]string{l.Egress, l.Current, string(l.Status), strconv.Itoa(l.ID)}, l.Hosts...)...) {
+		if !p.filter.Active() || p.filter.MatchOnNode(l.Node, p.nodes, append([]string{l.Egress, l.Current, string(l.Status), strconv.Itoa(l.ID)}, l.Hosts...)...) {
 			p.rows = append(p.rows, i)
 		}
 	}
@@ -84,9 +95,9 @@ func (p *lanesPane) refilter() {
 }
 
 // reselect keeps the cursor on the same lane across snapshots and filters.
-func (p *lanesPane) reselect(id int) {
+func (p *lanesPane) reselect(k laneKey) {
 	for r, i := range p.rows {
-		if p.lanes[i].ID == id {
+		if p.lanes[i].ID == k.id && p.lanes[i].Node == k.node {
 			p.list.cursor = r
 			break
 		}
@@ -185,18 +196,22 @@ func laneHost(l engine.Lane) string {
 
 func (p *lanesPane) Position() string { return p.list.position(len(p.rows)) }
 
-// columns lays out the table for the pane width; wide terminals get a host column.
+// columns lays out the table for the pane width; wide terminals get a host column,
+// a distributed crawl a node column.
 func (p *lanesPane) columns() []column {
-	cols := []column{
-		{title: "LANE", width: 4, right: true},
-		{title: "EGRESS", width: max(p.egressW, 6)},
-		{title: "H/P", width: 5, right: true},
-		{title: "STATUS", width: 8},
-		{title: "NEXT", width: 5, right: true},
-		{title: "DONE", width: 6, right: true},
-		{title: "Q", width: 4, right: true},
+	cols := []column{{title: "LANE", width: 4, right: true}}
+	if p.nodeW > 0 {
+		cols = append(cols, column{title: "NODE", width: p.nodeW})
 	}
-	if p.width >= 110 {
+	cols = append(cols,
+		column{title: "EGRESS", width: max(p.egressW, 6)},
+		column{title: "H/P", width: 5, right: true},
+		column{title: "STATUS", width: 8},
+		column{title: "NEXT", width: 5, right: true},
+		column{title: "DONE", width: 6, right: true},
+		column{title: "Q", width: 4, right: true},
+	)
+	if p.wide() {
 		cols = append(cols, column{title: "HOSTS", width: 26})
 	}
 	cols = append(cols, column{title: "URL"})
@@ -218,14 +233,20 @@ func (p *lanesPane) View() string {
 		return b.String()
 	}
 	now := p.c.Now()
-	wide := len(cols) == 9
+	wide := p.wide()
+	statusCol := 3
+	if p.nodeW > 0 {
+		statusCol++
+	}
 	cells := make([]string, len(cols))
 	from, to := p.list.visible(len(p.rows))
 	for r := from; r < to; r++ {
 		l := &p.lanes[p.rows[r]]
-		cells = cells[:0]
+		cells = append(cells[:0], strconv.Itoa(l.ID))
+		if p.nodeW > 0 {
+			cells = append(cells, l.Node)
+		}
 		cells = append(cells,
-			strconv.Itoa(l.ID),
 			l.Egress,
 			strconv.Itoa(len(l.Hosts))+"/"+strconv.Itoa(l.Parents),
 			string(l.Status),
@@ -239,10 +260,13 @@ func (p *lanesPane) View() string {
 		cells = append(cells, l.Current)
 		accent := st.LaneStatus(string(l.Status))
 		b.WriteString("\n")
-		b.WriteString(tableRow(st, cols, cells, p.width, r == p.list.cursor, 3, &accent))
+		b.WriteString(tableRow(st, cols, cells, p.width, r == p.list.cursor, statusCol, &accent))
 	}
 	return b.String()
 }
+
+// wide says whether the pane is wide enough for the HOSTS column.
+func (p *lanesPane) wide() bool { return p.width >= 110 }
 
 // hostsCell shows the first host and how many more the lane holds.
 func hostsCell(hosts []string) string {

@@ -61,6 +61,7 @@ type Model struct {
 	c     *Common
 	opts  Options
 	panes []Pane
+	shown []int // indexes of the panes that have a tab now, in tab order (see optionalPane)
 
 	active        int
 	width, height int
@@ -118,6 +119,7 @@ func newModel(ctrl engine.Control, opts Options, r *lipgloss.Renderer) *Model {
 		logLines: opts.LogLines,
 	}
 	m := &Model{c: c, opts: opts, panes: newPanes(c)}
+	m.refreshShown()
 	m.filters = make([]Filter, len(m.panes))
 	m.filterIn.prompt = "/"
 	m.cmdIn.prompt = ":"
@@ -204,7 +206,34 @@ func (m *Model) applySnapshot(s *engine.Snapshot) tea.Cmd {
 	for _, p := range m.panes {
 		cmds = append(cmds, p.SetSnapshot(&m.snap))
 	}
+	m.refreshShown()
 	return tea.Batch(cmds...)
+}
+
+// refreshShown recomputes which panes have a tab. If the active pane lost its tab
+// (the last worker left), the first pane takes over.
+func (m *Model) refreshShown() {
+	m.shown = m.shown[:0]
+	for i, p := range m.panes {
+		if o, ok := p.(optionalPane); ok && !o.Shown() {
+			continue
+		}
+		m.shown = append(m.shown, i)
+	}
+	if m.tabOf(m.active) < 0 {
+		m.active = m.shown[0]
+	}
+}
+
+// tabOf is the place of pane i on the tab bar (its number minus one), -1 if it has
+// no tab now.
+func (m *Model) tabOf(i int) int {
+	for t, p := range m.shown {
+		if p == i {
+			return t
+		}
+	}
+	return -1
 }
 
 // Layout: two header lines, the tab bar, the pane body, the status line, the help line.
@@ -276,16 +305,16 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	case matches(k, km.Rebalance):
 		return m.planRebalance()
 	case matches(k, km.NextPane):
-		m.setActive((m.active + 1) % len(m.panes))
+		m.setActive(m.shown[(m.tabOf(m.active)+1)%len(m.shown)])
 	case matches(k, km.PrevPane):
-		m.setActive((m.active + len(m.panes) - 1) % len(m.panes))
+		m.setActive(m.shown[(m.tabOf(m.active)+len(m.shown)-1)%len(m.shown)])
 	case matches(k, km.GotoPane):
 		n := int(k[0] - '1')
-		if n >= len(m.panes) {
-			m.setStatus(fmt.Sprintf("no pane %s (have 1-%d)", k, len(m.panes)), true)
+		if n >= len(m.shown) {
+			m.setStatus(fmt.Sprintf("no pane %s (have 1-%d)", k, len(m.shown)), true)
 			return nil
 		}
-		m.setActive(n)
+		m.setActive(m.shown[n])
 	case matches(k, km.Clear):
 		if m.filters[m.active].Active() {
 			m.setFilter(Filter{})

@@ -37,6 +37,16 @@ type Pane interface {
 	Position() string
 }
 
+// optionalPane is a Pane only some crawls have: M4's Nodes pane exists only on a
+// distributed crawl. While Shown is false the pane has no tab, no number, no keys
+// and no place in the ? help, so a crawl without it looks as if it were not there.
+// Register optional panes after the stock ones, so the others keep their numbers.
+type optionalPane interface {
+	Pane
+	// Shown reports whether the last snapshot gives the pane anything to show.
+	Shown() bool
+}
+
 // paneSpec is a registered pane: its place in the tab order and its constructor.
 type paneSpec struct {
 	order int
@@ -102,6 +112,30 @@ func (f Filter) Match(fields ...string) bool {
 		}
 	}
 	return hit != f.invert
+}
+
+// MatchOnNode is Match for a row that runs on a worker of a distributed crawl (M4):
+// a filter that is exactly the name of one of the crawl's workers keeps that
+// worker's rows only ("worker-1" must not keep worker-10's); any other filter sees
+// the node as one more field. nodes holds the workers' names, lower-cased.
+func (f Filter) MatchOnNode(node string, nodes map[string]bool, fields ...string) bool {
+	if f.text != "" && nodes[f.text] {
+		return strings.EqualFold(node, f.text) != f.invert
+	}
+	return f.Match(append(fields, node)...)
+}
+
+// nodeNames is the set MatchOnNode wants: the workers' names, lower-cased; nil on a
+// single-process crawl.
+func nodeNames(nodes []engine.Node) map[string]bool {
+	if len(nodes) == 0 {
+		return nil
+	}
+	out := make(map[string]bool, len(nodes))
+	for _, n := range nodes {
+		out[strings.ToLower(n.Name)] = true
+	}
+	return out
 }
 
 // containsFold is strings.Contains(strings.ToLower(s), needle) without allocating

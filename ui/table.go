@@ -135,11 +135,27 @@ func spaces(n int) string {
 // egressWidth is the width of an EGRESS column that fits every name in names (the
 // names are short labels like "egress-a" or "bind:127.0.0.2", within reason).
 func egressWidth[T any](items []T, name func(*T) string) int {
-	w := 6
+	return nameWidth(items, name, 6, 21)
+}
+
+// nodeWidth is the width of a NODE column (M4) that fits every worker name in items,
+// 0 when none runs on a worker (a single-process crawl: no column).
+func nodeWidth[T any](items []T, name func(*T) string) int {
+	for i := range items {
+		if name(&items[i]) != "" {
+			return nameWidth(items, name, 4, 16)
+		}
+	}
+	return 0
+}
+
+// nameWidth is the width of a column of names: the widest, within [lo, hi].
+func nameWidth[T any](items []T, name func(*T) string, lo, hi int) int {
+	w := lo
 	for i := range items {
 		w = max(w, cellWidth(name(&items[i])))
 	}
-	return min(w, 21)
+	return min(w, hi)
 }
 
 // column is one table column: its title, width and alignment.
@@ -192,6 +208,18 @@ func headerRow(st *themes.Styles, cols []column, width int) string {
 // accentCol (e.g. a lane status). Selected rows get the glyph and the selection
 // style over the whole row, so the selection shows with or without colour.
 func tableRow(st *themes.Styles, cols []column, cells []string, width int, selected bool, accentCol int, accent *lipgloss.Style) string {
+	return styledRow(st, cols, cells, width, selected, func(i int) *lipgloss.Style {
+		if i == accentCol {
+			return accent
+		}
+		return nil
+	})
+}
+
+// styledRow is tableRow with any number of accented cells: accent(i), when not nil,
+// styles cell i of an unselected row (the Nodes pane: a worker's state and a late
+// heartbeat).
+func styledRow(st *themes.Styles, cols []column, cells []string, width int, selected bool, accent func(i int) *lipgloss.Style) string {
 	var b strings.Builder
 	b.Grow(width + 16)
 	if selected {
@@ -215,8 +243,10 @@ func tableRow(st *themes.Styles, cols []column, cells []string, width int, selec
 			cell = fit(cell, c.width)
 		}
 		used += c.width
-		if i == accentCol && accent != nil && !selected {
-			cell = accent.Render(cell)
+		if !selected {
+			if a := accent(i); a != nil {
+				cell = a.Render(cell)
+			}
 		}
 		b.WriteString(cell)
 	}

@@ -105,7 +105,13 @@ func (m *Model) headerView(b *strings.Builder) {
 		state = string(engine.StateStarting)
 	}
 	left := " " + m.opts.Title + "  " + state
-	leftStyled := " " + st.Title.Render(m.opts.Title) + "  " + st.State(state).Render(state)
+	stateStyle := st.State(state)
+	if !knownState(engine.State(state)) {
+		// A state the engine does not have: an attached console's "master
+		// unreachable" (engine/attach), showing the last snapshot it got.
+		stateStyle = st.Bad
+	}
+	leftStyled := " " + st.Title.Render(m.opts.Title) + "  " + stateStyle.Render(state)
 	if m.frozen {
 		left += "  FROZEN"
 		leftStyled += "  " + st.Frozen.Render("FROZEN")
@@ -172,6 +178,15 @@ func (m *Model) headerView(b *strings.Builder) {
 	}
 }
 
+// knownState reports whether s is one of the engine's crawl states.
+func knownState(s engine.State) bool {
+	switch s {
+	case engine.StateStarting, engine.StateRunning, engine.StatePaused, engine.StateStopping, engine.StateDone:
+		return true
+	}
+	return false
+}
+
 var sparkRunes = []rune(" ▁▂▃▄▅▆▇█")
 
 // sparkline draws the newest w samples of h, scaled to their maximum.
@@ -205,8 +220,9 @@ func (m *Model) tabsView() string {
 	var b strings.Builder
 	m.tabs = m.tabs[:0]
 	x := 0
-	for i, p := range m.panes {
-		label := strconv.Itoa(i+1) + " " + p.Title()
+	for t, i := range m.shown {
+		p := m.panes[i]
+		label := strconv.Itoa(t+1) + " " + p.Title()
 		cell := " " + label + " "
 		style := st.Tab
 		if i == m.active {

@@ -6,7 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
+	"text/tabwriter"
+	"time"
 
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -51,10 +55,15 @@ func runStats(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "crawlconsole stats: %v\n", err)
 		return 1
 	}
+	nodes, err := readNodes(st)
+	if err != nil {
+		// The rest of the report stands; only the node table is left out.
+		fmt.Fprintf(stderr, "crawlconsole stats: %s: %v; nodes left out\n", clusterNodesKey, err)
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(s); err != nil {
+		if err := enc.Encode(statsReport{Stats: s, Nodes: nodes}); err != nil {
 			return 1
 		}
 		return 0
@@ -62,5 +71,79 @@ func runStats(args []string, stdout, stderr io.Writer) int {
 	if err := s.WriteText(stdout); err != nil {
 		return 1
 	}
+	if err := writeNodesText(stdout, nodes); err != nil {
+		return 1
+	}
 	return 0
+}
+
+// clusterNodesKey is where the master of a distributed crawl (M4) keeps its node
+// table in the store's meta table: a JSON array of clusterNode.
+const clusterNodesKey = "cluster.nodes.v1"
+
+// clusterNode is one worker as the master persists it (M4).
+type clusterNode struct {
+	Name string `json:"name"`
+	nodeStats
+}
+
+// nodeStats is one worker in the report: `stats --json` keys them by name.
+type nodeStats struct {
+	State     string    `json:"state"`     // active, paused, leaving, dead
+	Heartbeat time.Time `json:"heartbeat"` // its last heartbeat, master's clock (RFC 3339)
+	Joined    time.Time `json:"joined"`    // when it (last) joined
+	Hosts     int64     `json:"hosts"`     // hosts it held
+	Results   int64     `json:"results"`   // its results the master committed
+	Late      int64     `json:"late"`      // its results dropped as already committed
+}
+
+// statsReport is what `stats --json` prints: the store's figures and, for a
+// distributed crawl, its workers (omitted on a single-process crawl).
+type statsReport struct {
+	store.Stats
+	Nodes map[string]nodeStats `json:"nodes,omitempty"`
+}
+
+// readNodes reads the master's node table; nil when the crawl never had workers.
+func readNodes(st *store.Store) (map[string]nodeStats, error) {
+	b, err := st.GetMeta(clusterNodesKey)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var rows []clusterNode
+	if err := json.Unmarshal(b, &rows); err != nil {
+		return nil, err
+	}
+	out := make(map[string]nodeStats, len(rows))
+	for _, r := range rows {
+		if r.Name == "" {
+			return nil, errors.New("a node without a name")
+		}
+		out[r.Name] = r.nodeStats
+	}
+	return out, nil
+}
+
+// writeNodesText prints one line per worker, by name, under the store's table.
+func writeNodesText(w io.Writer, nodes map[string]nodeStats) error {
+	if len(nodes) == 0 {
+		return nil
+	}
+	stamp := func(t time.Time) string {
+		if t.IsZero() {
+			return "-"
+		}
+		return t.UTC().Format(time.RFC3339)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "nodes\t%d\n", len(nodes))
+	for _, name := range slices.Sorted(maps.Keys(nodes)) {
+		n := nodes[name]
+		fmt.Fprintf(tw, "  %s\t%s\theartbeat %s\tjoined %s\t%d hosts\t%d results\t%d late\n",
+			name, n.State, stamp(n.Heartbeat), stamp(n.Joined), n.Hosts, n.Results, n.Late)
+	}
+	return tw.Flush()
 }

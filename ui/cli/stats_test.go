@@ -46,3 +46,107 @@ func TestStatsBesideARunningCrawl(t *testing.T) {
 		t.Fatalf("the crawl's store after stats: %v", err)
 	}
 }
+
+// TestStatsNodes: the master of a distributed crawl keeps its node table in the
+// store (M4); stats shows it, one entry per worker, and says nothing of nodes on a
+// single-process crawl.
+func TestStatsNodes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "crawl.db")
+	s, err := store.Open(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) (string, string) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		if code := Main(append([]string{"stats", "--db", path}, args...), &out, &errb); code != 0 {
+			t.Fatalf("stats %v: exit %d, stderr %q", args, code, errb.String())
+		}
+		return out.String(), errb.String()
+	}
+
+	t.Run("single process", func(t *testing.T) {
+		out, _ := run("--json")
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(out), &m); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := m["nodes"]; ok {
+			t.Fatalf("a crawl without workers reports nodes:\n%s", out)
+		}
+		if _, ok := m["counts"]; !ok {
+			t.Fatalf("the store's figures are gone:\n%s", out)
+		}
+		if text, _ := run(); strings.Contains(text, "nodes") {
+			t.Fatalf("text output mentions nodes:\n%s", text)
+		}
+	})
+
+	s.SetMeta("cluster.nodes.v1", []byte(`[
+		{"name":"worker-2","state":"dead","heartbeat":"2026-11-25T06:01:10Z","joined":"2026-11-25T05:00:00Z","hosts":0,"results":812,"late":3},
+		{"name":"worker-1","state":"active","heartbeat":"2026-11-25T06:04:05.5+01:00","joined":"2026-11-25T04:58:00Z","hosts":41,"results":12345,"late":0}
+	]`))
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("json", func(t *testing.T) {
+		out, _ := run("--json")
+		var got struct {
+			Nodes map[string]struct {
+				State     string    `json:"state"`
+				Heartbeat time.Time `json:"heartbeat"`
+				Joined    time.Time `json:"joined"`
+				Hosts     int       `json:"hosts"`
+				Results   int64     `json:"results"`
+				Late      int64     `json:"late"`
+			} `json:"nodes"`
+			Counts store.Counts `json:"counts"`
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("stats --json: %v\n%s", err, out)
+		}
+		if len(got.Nodes) != 2 {
+			t.Fatalf("nodes = %v, want worker-1 and worker-2", got.Nodes)
+		}
+		w1, w2 := got.Nodes["worker-1"], got.Nodes["worker-2"]
+		hb := time.Date(2026, 11, 25, 5, 4, 5, 5e8, time.UTC)
+		if w1.State != "active" || !w1.Heartbeat.Equal(hb) || w1.Hosts != 41 || w1.Results != 12345 || w1.Late != 0 ||
+			!w1.Joined.Equal(time.Date(2026, 11, 25, 4, 58, 0, 0, time.UTC)) {
+			t.Fatalf("worker-1 = %+v", w1)
+		}
+		if w2.State != "dead" || w2.Results != 812 || w2.Late != 3 || w2.Hosts != 0 {
+			t.Fatalf("worker-2 = %+v", w2)
+		}
+	})
+	t.Run("text", func(t *testing.T) {
+		out, _ := run()
+		var lines []string
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "  worker-") {
+				lines = append(lines, strings.Join(strings.Fields(l), " "))
+			}
+		}
+		want := []string{
+			"worker-1 active heartbeat 2026-11-25T05:04:05Z joined 2026-11-25T04:58:00Z 41 hosts 12345 results 0 late",
+			"worker-2 dead heartbeat 2026-11-25T06:01:10Z joined 2026-11-25T05:00:00Z 0 hosts 812 results 3 late",
+		}
+		if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("node lines:\n%s\nwant:\n%s\nwhole output:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"), out)
+		}
+	})
+
+	s.SetMeta("cluster.nodes.v1", []byte(`{"not":"an array"`))
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("a damaged node table", func(t *testing.T) {
+		out, errText := run("--json")
+		if !strings.Contains(errText, "cluster.nodes.v1") || strings.Contains(out, `"nodes"`) {
+			t.Fatalf("stdout %q, stderr %q: want the figures without nodes and a warning", out, errText)
+		}
+	})
+}

@@ -33,6 +33,12 @@ type Config struct {
 	// NoRevisit makes a crawl without revisit state (M2): Snapshot.Revisit is nil
 	// and RevisitNow fails.
 	NoRevisit bool
+	// Workers makes a distributed crawl (M4) with this many workers, named
+	// worker-1, worker-2, ...: Snapshot.Nodes lists them and the lanes and groups are
+	// dealt over the live ones (Lane.Node, Group.Node). Each worker has its own
+	// egresses (Egresses defaults to two per worker). The third worker is paused,
+	// the fourth dead, the fifth leaving; the second's heartbeat is late.
+	Workers int
 }
 
 // Control is a fake engine.Control. It is safe for concurrent use (SSH sessions).
@@ -60,12 +66,18 @@ func New(cfg Config) *Control {
 	}
 	if cfg.Egresses == 0 {
 		cfg.Egresses = 3
+		if cfg.Workers > 0 {
+			cfg.Egresses = 2 * cfg.Workers
+		}
 	}
 	if cfg.Events == 0 {
 		cfg.Events = 40
 	}
 	c := &Control{}
 	c.snap = buildSnapshot(cfg)
+	if cfg.Workers > 0 {
+		buildNodes(&c.snap, cfg)
+	}
 	if !cfg.NoDNS {
 		c.snap.DNS = buildDNS()
 	}
@@ -196,6 +208,7 @@ func (c *Control) Snapshot() engine.Snapshot {
 	s := c.snap
 	s.Lanes = slices.Clone(c.snap.Lanes)
 	s.Groups = slices.Clone(c.snap.Groups)
+	s.Nodes = slices.Clone(c.snap.Nodes)
 	s.PausedHosts = slices.Clone(c.snap.PausedHosts)
 	s.DNS = cloneDNS(c.snap.DNS)
 	s.Egress = cloneEgress(c.snap.Egress)
@@ -270,6 +283,16 @@ func (c *Control) PauseNode(name string, paused bool) error {
 			c.snap.Nodes[i].State = engine.NodeActive
 			if paused {
 				c.snap.Nodes[i].State = engine.NodePaused
+				c.snap.Nodes[i].PagesPerSec = 0
+			}
+			// The worker's lanes stop with it (not as operator-paused lanes).
+			for j := range c.snap.Lanes {
+				if l := &c.snap.Lanes[j]; l.Node == name && !l.Paused {
+					l.Status, l.NextFetch = engine.LaneWaiting, c.snap.At.Add(time.Second)
+					if paused {
+						l.Status, l.NextFetch = engine.LanePaused, time.Time{}
+					}
+				}
 			}
 			return nil
 		}
@@ -443,12 +466,13 @@ func (c *Control) Tick() {
 		return
 	}
 	for i := range c.snap.Lanes {
-		if !c.snap.Lanes[i].Paused {
+		if !c.snap.Lanes[i].Paused && c.snap.Lanes[i].Status != engine.LanePaused {
 			c.snap.Lanes[i].Done++
 			c.snap.Totals.PagesFetched++
 		}
 	}
 	c.snap.At = c.snap.At.Add(time.Second)
+	c.tickNodes()
 	c.tickDNS()
 	c.tickEgress()
 	c.tickRevisit()

@@ -1,0 +1,359 @@
+package ui
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+)
+
+func init() {
+	registerPane(70, newNodesPane)
+	for _, c := range []command{
+		{name: "pause node", args: "NAME", min: 1, max: 1, control: true, help: "pause one worker (it keeps its hosts)",
+			when: (*Model).distributed, complete: nodesNot(engine.NodePaused), run: nodeOp(true)},
+		{name: "resume node", args: "NAME", min: 1, max: 1, control: true, help: "resume a paused worker",
+			when: (*Model).distributed, complete: nodesIn(engine.NodePaused), run: nodeOp(false)},
+	} {
+		registerCommand(c)
+	}
+}
+
+// heartbeatLate is the heartbeat age the Nodes pane marks: two heartbeat periods of
+// 5s (M4, seed 003). A worker past it has missed a beat; the master declares it dead
+// at its own timeout and deals its hosts to the others.
+const heartbeatLate = 10 * time.Second
+
+// lateMark follows a late heartbeat's age, so it shows without colour (NO_COLOR).
+const lateMark = " !"
+
+// nodesPane is the distributed crawl's worker table (M4): one row per worker with its
+// state, the age of its last heartbeat, its egresses, lanes, rate, queue, the hosts
+// it holds and the results the master committed from it (and dropped as late
+// duplicates). It has a tab only while the snapshot has workers.
+type nodesPane struct {
+	c             *Common
+	width, height int
+	nodes         []engine.Node
+	at            time.Time // the snapshot's time: heartbeats are aged on the master's clock
+	rows          []int     // indexes into nodes that pass the filter
+	nameW         int
+	filter        Filter
+	list          listView
+}
+
+// nodesTop is the lines above the table: the summary and the column header.
+const nodesTop = 2
+
+func newNodesPane(c *Common) Pane { return &nodesPane{c: c} }
+
+func (p *nodesPane) Title() string { return "Nodes" }
+
+// Shown: only a distributed crawl has workers.
+func (p *nodesPane) Shown() bool { return len(p.nodes) > 0 }
+
+func (p *nodesPane) ShortHelp() []key.Binding { return []key.Binding{p.c.Keys.PauseNode} }
+
+func (p *nodesPane) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{p.c.Keys.PauseNode}, p.c.Keys.navHelp()}
+}
+
+func (p *nodesPane) SetSize(w, h int) {
+	p.width, p.height = w, h
+	p.list.height = max(h-nodesTop, 1)
+	p.list.clamp(len(p.rows))
+}
+
+func (p *nodesPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
+	sel, had := p.selected()
+	p.nodes = s.Nodes
+	p.at = s.At
+	p.nameW = nameWidth(p.nodes, func(n *engine.Node) string { return n.Name }, 4, 16)
+	p.refilter()
+	if had {
+		p.reselect(sel.Name)
+	}
+	return nil
+}
+
+func (p *nodesPane) SetFilter(f Filter) {
+	sel, had := p.selected()
+	p.filter = f
+	p.refilter()
+	if had {
+		p.reselect(sel.Name)
+	}
+}
+
+func (p *nodesPane) refilter() {
+	p.rows = p.rows[:0]
+	for i := range p.nodes {
+		n := &p.nodes[i]
+		if !p.filter.Active() || p.filter.Match(append([]string{n.Name, string(n.State)}, n.Egresses...)...) {
+			p.rows = append(p.rows, i)
+		}
+	}
+	p.list.clamp(len(p.rows))
+}
+
+// reselect keeps the cursor on the same worker across snapshots and filters.
+func (p *nodesPane) reselect(name string) {
+	for r, i := range p.rows {
+		if p.nodes[i].Name == name {
+			p.list.cursor = r
+			break
+		}
+	}
+	p.list.clamp(len(p.rows))
+}
+
+func (p *nodesPane) selected() (engine.Node, bool) {
+	if p.list.cursor < 0 || p.list.cursor >= len(p.rows) {
+		return engine.Node{}, false
+	}
+	return p.nodes[p.rows[p.list.cursor]], true
+}
+
+func (p *nodesPane) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		k := msg.String()
+		if p.list.navigate(p.c.Keys, k, len(p.rows)) {
+			return nil
+		}
+		if matches(k, p.c.Keys.PauseNode) {
+			n, ok := p.selected()
+			if !ok {
+				return status("no node selected", true)
+			}
+			return setNodePaused(p.c, n.Name, n.State != engine.NodePaused)
+		}
+	case clickMsg:
+		if msg.row >= nodesTop {
+			p.list.cursor = p.list.offset + msg.row - nodesTop
+			p.list.clamp(len(p.rows))
+		}
+	}
+	return nil
+}
+
+// setNodePaused pauses or resumes one worker (M4). A paused worker keeps its hosts
+// and fetches nothing; the global p pauses every worker through the master.
+func setNodePaused(c *Common, name string, paused bool) tea.Cmd {
+	v := verbs[paused]
+	return c.Control(v[0]+" node "+name, "node "+name+" "+v[1], func(ctrl engine.Control) error {
+		return ctrl.PauseNode(name, paused)
+	})
+}
+
+func (p *nodesPane) Position() string { return p.list.position(len(p.rows)) }
+
+func (p *nodesPane) columns() []column {
+	return layoutColumns([]column{
+		{title: "NODE", width: p.nameW},
+		{title: "STATE", width: 7},
+		{title: "HEARTBEAT", width: 9},
+		{title: "EGRESSES"},
+		{title: "LANES", width: 5, right: true},
+		{title: "PG/S", width: 6, right: true},
+		{title: "QUEUE", width: 6, right: true},
+		{title: "HOSTS", width: 5, right: true},
+		{title: "RESULTS", width: 7, right: true},
+		{title: "LATE", width: 4, right: true},
+	}, p.width)
+}
+
+// Column indexes of the accented cells.
+const (
+	nodeStateCol     = 1
+	nodeHeartbeatCol = 2
+	nodeEgressesCol  = 3
+)
+
+func (p *nodesPane) View() string {
+	st := p.c.Styles
+	var b strings.Builder
+	b.WriteString(p.summary())
+	b.WriteString("\n")
+	cols := p.columns()
+	b.WriteString(headerRow(st, cols, p.width))
+	if len(p.rows) == 0 {
+		b.WriteString("\n" + st.Muted.Render(fit("  no node matches the filter "+strconv.Quote(p.filter.String()), p.width)))
+		return b.String()
+	}
+	cells := make([]string, 0, len(cols))
+	from, to := p.list.visible(len(p.rows))
+	for r := from; r < to; r++ {
+		n := &p.nodes[p.rows[r]]
+		age, late := p.heartbeat(n)
+		cells = append(cells[:0],
+			n.Name,
+			string(n.State),
+			age,
+			listCell(n.Egresses, cols[nodeEgressesCol].width),
+			strconv.Itoa(n.Lanes)+"/"+strconv.Itoa(n.LanesMax),
+			strconv.FormatFloat(n.PagesPerSec, 'f', 1, 64),
+			thousands(int64(n.Queue)),
+			thousands(int64(n.Hosts)),
+			thousands(n.Results),
+			thousands(n.Late),
+		)
+		state := p.stateStyle(n.State)
+		b.WriteString("\n")
+		b.WriteString(styledRow(st, cols, cells, p.width, r == p.list.cursor, func(i int) *lipgloss.Style {
+			switch {
+			case i == nodeStateCol:
+				return &state
+			case i == nodeHeartbeatCol && late:
+				return &st.Bad
+			}
+			return nil
+		}))
+	}
+	return b.String()
+}
+
+// heartbeat is the age of a worker's last heartbeat ("2s ago") and whether it is
+// late. Ages are taken on the snapshot's clock, the master's, so a console attached
+// from another machine is not fooled by clock skew.
+func (p *nodesPane) heartbeat(n *engine.Node) (string, bool) {
+	if n.Heartbeat.IsZero() {
+		return "never", true
+	}
+	now := p.at
+	if now.IsZero() {
+		now = p.c.Now()
+	}
+	d := max(now.Sub(n.Heartbeat), 0)
+	if d > heartbeatLate {
+		return ago(d) + lateMark, true
+	}
+	return ago(d), false
+}
+
+// ago says how long ago in one unit: "2s ago", "14m ago", "3h ago", "2d ago".
+func ago(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return strconv.Itoa(int(d/time.Second)) + "s ago"
+	case d < time.Hour:
+		return strconv.Itoa(int(d/time.Minute)) + "m ago"
+	case d < 48*time.Hour:
+		return strconv.Itoa(int(d/time.Hour)) + "h ago"
+	}
+	return strconv.Itoa(int(d/(24*time.Hour))) + "d ago"
+}
+
+// stateStyle colours a worker's state like the crawl states in the header.
+func (p *nodesPane) stateStyle(s engine.NodeState) lipgloss.Style {
+	st := p.c.Styles
+	switch s {
+	case engine.NodeActive:
+		return st.State(string(engine.StateRunning))
+	case engine.NodePaused:
+		return st.State(string(engine.StatePaused))
+	case engine.NodeLeaving:
+		return st.State(string(engine.StateStopping))
+	}
+	return st.Bad
+}
+
+// summary is the line above the table: workers by state, their total rate, and
+// what the heartbeat mark means.
+func (p *nodesPane) summary() string {
+	st := p.c.Styles
+	count := map[engine.NodeState]int{}
+	rate := 0.0
+	for _, n := range p.nodes {
+		count[n.State]++
+		rate += n.PagesPerSec
+	}
+	var states []string
+	for _, s := range []engine.NodeState{engine.NodeActive, engine.NodePaused, engine.NodeLeaving, engine.NodeDead} {
+		if count[s] > 0 {
+			states = append(states, fmt.Sprintf("%d %s", count[s], s))
+			delete(count, s)
+		}
+	}
+	var other []string // states this console does not know yet
+	for s, c := range count {
+		other = append(other, fmt.Sprintf("%d %s", c, s))
+	}
+	sort.Strings(other)
+	states = append(states, other...)
+	left := fmt.Sprintf(" %s: %s · %.1f pages/s", plural(len(p.nodes), "worker"), strings.Join(states, ", "), rate)
+	right := strings.TrimSpace(lateMark) + " = no heartbeat for " + shortDuration(heartbeatLate) + " "
+	if gap := p.width - cellWidth(left) - cellWidth(right); gap > 0 {
+		return st.Value.Render(left) + spaces(gap) + st.Muted.Render(right)
+	}
+	return st.Value.Render(fit(left, p.width))
+}
+
+// listCell joins names into w cells: all of them when they fit, else the first and
+// how many more ("egress-a +1").
+func listCell(names []string, w int) string {
+	if len(names) == 0 {
+		return "-"
+	}
+	if all := strings.Join(names, ", "); cellWidth(all) <= w || len(names) == 1 {
+		return all
+	}
+	return names[0] + " +" + strconv.Itoa(len(names)-1)
+}
+
+// distributed reports whether the crawl has workers (M4).
+func (m *Model) distributed() bool { return len(m.snap.Nodes) > 0 }
+
+// nodeOp runs :pause node NAME and :resume node NAME.
+func nodeOp(paused bool) func(m *Model, args []string) (tea.Cmd, error) {
+	return func(m *Model, args []string) (tea.Cmd, error) {
+		name, err := m.parseNode(args[0])
+		if err != nil {
+			return nil, err
+		}
+		return setNodePaused(m.c, name, paused), nil
+	}
+}
+
+// parseNode checks the crawl has a worker called s (the case may differ) and
+// returns its name.
+func (m *Model) parseNode(s string) (string, error) {
+	if !m.distributed() {
+		return "", fmt.Errorf("no nodes: this crawl runs in one process")
+	}
+	var names []string
+	for _, n := range m.snap.Nodes {
+		if strings.EqualFold(n.Name, s) {
+			return n.Name, nil
+		}
+		names = append(names, n.Name)
+	}
+	return "", fmt.Errorf("no node %q (have %s)", s, strings.Join(names, ", "))
+}
+
+// nodesIn completes the names of the workers in state s; nodesNot the others'.
+func nodesIn(s engine.NodeState) func(*Model) []string {
+	return func(m *Model) []string { return m.nodeNamesWhere(func(n engine.NodeState) bool { return n == s }) }
+}
+
+func nodesNot(s engine.NodeState) func(*Model) []string {
+	return func(m *Model) []string { return m.nodeNamesWhere(func(n engine.NodeState) bool { return n != s }) }
+}
+
+func (m *Model) nodeNamesWhere(keep func(engine.NodeState) bool) []string {
+	var out []string
+	for _, n := range m.snap.Nodes {
+		if keep(n.State) {
+			out = append(out, n.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
