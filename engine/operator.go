@@ -56,6 +56,12 @@ func (e *Engine) Snapshot() Snapshot {
 		s.QueueDepth += pending + out
 		var rows []Lane
 		s.Nodes, rows = e.cluster.view()
+		s.LanesMax = 0
+		for _, n := range s.Nodes {
+			if n.State != NodeDead {
+				s.LanesMax += n.LanesMax
+			}
+		}
 		for _, r := range rows {
 			s.LanesBusy++
 			s.Lanes = append(s.Lanes, r)

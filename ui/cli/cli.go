@@ -23,6 +23,8 @@ Usage:
   crawlconsole sandbox [flags]   run the synthetic sandbox web on loopback
   crawlconsole stats   --db PATH show what a crawl database holds
   crawlconsole serve   [flags]   serve the console over SSH
+  crawlconsole master  [URL...]  run a distributed crawl's master (frontier, store, console)
+  crawlconsole worker  --join URL --name NAME   fetch for a master
 
 Run "crawlconsole COMMAND --help" for a command's flags.
 `
@@ -50,8 +52,12 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return runServe(ctx, args[1:], stdout, stderr)
 	case "stats":
 		return runStats(args[1:], stdout, stderr)
+	case "master":
+		return runMaster(ctx, args[1:], stdout, stderr)
+	case "worker":
+		return runWorker(ctx, args[1:], stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "crawlconsole: unknown command %q (want demo, crawl, sandbox, stats or serve)\n", args[0])
+		fmt.Fprintf(stderr, "crawlconsole: unknown command %q (want demo, crawl, sandbox, stats, serve, master or worker)\n", args[0])
 		return ExitUsage
 	}
 }

@@ -135,6 +135,7 @@ type runConfig struct {
 	theme     string
 	mouse     bool
 	title     string
+	started   bool                 // eng was started already (a local cluster's master)
 	extra     func(map[string]any) // adds fields to the stats object (demo: sandbox truth)
 	// alongside runs next to the crawl until it ends (serve: the SSH console); an
 	// error from it ends the crawl.
@@ -145,10 +146,12 @@ type runConfig struct {
 // signal arrives, the duration passes or (until-idle) the crawl runs dry, then stops
 // it cleanly and writes the stats.
 func run(ctx context.Context, eng *engine.Engine, rc runConfig, stdout, stderr io.Writer) int {
-	if err := eng.Start(); err != nil {
-		fmt.Fprintf(stderr, "crawlconsole: %v\n", err)
-		eng.Close()
-		return ExitUsage
+	if !rc.started {
+		if err := eng.Start(); err != nil {
+			fmt.Fprintf(stderr, "crawlconsole: %v\n", err)
+			eng.Close()
+			return ExitUsage
+		}
 	}
 	if rc.duration > 0 {
 		var cancel context.CancelFunc

@@ -35,7 +35,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	seed := fs.Int64("seed", 1, "sandbox web seed `N`")
 	hosts := fs.Int("hosts", 60, "sandbox virtual hosts `N`")
 	scale := fs.Float64("scale", 20, "sandbox time scale `F`: web time runs F times faster")
-	lanesN := fs.Int("lanes", 24, "most lanes fetching at once (`N`)")
+	lanesN := fs.Int("lanes", 24, "most lanes fetching at once (`N`; per worker with --workers)")
+	workers := fs.Int("workers", 0, "run a master and `N` workers in this process (M4), each worker with two loopback addresses of its own")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: crawlconsole demo [flags]\n\nCrawls the built-in sandbox web (loopback only) with the console.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -78,12 +79,34 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	opts := DemoOptions(sb, path)
 	opts.Egress = append(opts.Egress, proxies.Specs()...)
 	opts.Lanes.Max = *lanesN
-	eng, err := engine.New(opts)
-	if err != nil {
-		fmt.Fprintf(stderr, "crawlconsole demo: %v\n", err)
-		return ExitUsage
+	var eng *engine.Engine
+	started := false
+	if *workers > 0 {
+		if *workers > 60 {
+			fmt.Fprintf(stderr, "crawlconsole demo: --workers %d: at most 60 (each takes two 127.0.0.x addresses)\n", *workers)
+			return ExitUsage
+		}
+		// The master's account table holds the sandbox's proxies and grants them to
+		// workers (per_node); each worker also leaves from two addresses of its own.
+		opts.Egress = proxies.Specs()
+		opts.Rotation.PerNode = 2
+		lc, err := StartLocalCluster(opts, *workers, func(i int) []string {
+			return []string{fmt.Sprintf("127.0.0.%d", 2+2*i), fmt.Sprintf("127.0.0.%d", 3+2*i)}
+		}, nil, time.Second)
+		if err != nil {
+			fmt.Fprintf(stderr, "crawlconsole demo: %v\n", err)
+			return ExitUsage
+		}
+		defer lc.Close()
+		eng, started = lc.Master, true
+	} else {
+		var err error
+		if eng, err = engine.New(opts); err != nil {
+			fmt.Fprintf(stderr, "crawlconsole demo: %v\n", err)
+			return ExitUsage
+		}
 	}
-	rc := runConfig{headless: *headlessFlag, duration: *duration, untilIdle: *headlessFlag && *duration == 0,
+	rc := runConfig{started: started, headless: *headlessFlag, duration: *duration, untilIdle: *headlessFlag && *duration == 0,
 		statsJSON: *statsJSON, theme: *theme, mouse: *mouse, title: "demo · sandbox web",
 		extra: func(m map[string]any) { m["sandbox"] = truthSummary(sb) }}
 	go proxyWeather(ctx, proxies, *scale)

@@ -1,0 +1,292 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/cluster"
+)
+
+// tokenEnv is where master and worker also look for the shared credential, so it
+// need not appear on a command line (ps shows those).
+const tokenEnv = "CRAWLCONSOLE_TOKEN"
+
+// tokenFlags are the credential flags of master, worker and console --attach.
+type tokenFlags struct{ token, file string }
+
+func (t *tokenFlags) add(fs *flag.FlagSet) {
+	fs.StringVar(&t.token, "token", "", "the crawl's NATS credential `T` (prefer --token-file or $"+tokenEnv+")")
+	fs.StringVar(&t.file, "token-file", "", "read the crawl's NATS credential from `FILE`")
+}
+
+// resolve returns the credential from the flags or the environment; "" if none.
+func (t *tokenFlags) resolve() (string, error) {
+	switch {
+	case t.token != "":
+		return t.token, nil
+	case t.file != "":
+		b, err := os.ReadFile(t.file)
+		if err != nil {
+			return "", fmt.Errorf("--token-file: %v", err)
+		}
+		tok := strings.TrimSpace(string(b))
+		if tok == "" {
+			return "", fmt.Errorf("--token-file %s is empty", t.file)
+		}
+		return tok, nil
+	}
+	return strings.TrimSpace(os.Getenv(tokenEnv)), nil
+}
+
+// masterToken is the master's credential: given, or kept in PATH.token next to the
+// database (created once, mode 0600), so a restarted master takes its workers back.
+func masterToken(t *tokenFlags, db string) (tok, file string, err error) {
+	if tok, err = t.resolve(); err != nil || tok != "" {
+		return tok, t.file, err
+	}
+	file = db + ".token"
+	if b, err := os.ReadFile(file); err == nil && strings.TrimSpace(string(b)) != "" {
+		return strings.TrimSpace(string(b)), file, nil
+	}
+	var raw [24]byte
+	rand.Read(raw[:])
+	tok = hex.EncodeToString(raw[:])
+	if err := os.WriteFile(file, []byte(tok+"\n"), 0o600); err != nil {
+		return "", "", fmt.Errorf("writing the crawl's credential to %s: %v", file, err)
+	}
+	return tok, file, nil
+}
+
+// runMaster implements `crawlconsole master`: the frontier, dedupe, store and console
+// of a distributed crawl, with an embedded NATS server (JetStream) by default.
+func runMaster(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := newCrawlFlags("master", "crawlconsole master [URL...] [crawl flags] [--listen ADDR | --nats URL]", stderr)
+	listen := c.fs.String("listen", "127.0.0.1:4222", "embedded NATS server's client `ADDR` (loopback unless --listen-remote)")
+	remote := c.fs.Bool("listen-remote", false, "allow a --listen address other than loopback (workers on other boxes)")
+	natsURL := c.fs.String("nats", "", "use the NATS server (JetStream on) at `URL` instead of the embedded one")
+	tlsCert := c.fs.String("tls-cert", "", "TLS certificate `FILE` of the embedded server (workers then need --ca)")
+	tlsKey := c.fs.String("tls-key", "", "TLS key `FILE` of the embedded server")
+	ca := c.fs.String("ca", "", "CA `FILE` to trust the --nats server's TLS certificate")
+	prefix := c.fs.String("prefix", engine.DefaultClusterPrefix, "subject `PREFIX` of this crawl on the NATS server")
+	hb := c.fs.Duration("heartbeat", 5*time.Second, "workers' heartbeat period `D`; silent for 3 periods = dead")
+	var tf tokenFlags
+	tf.add(c.fs)
+	pos, code, done := c.parse(args)
+	if done {
+		return code
+	}
+	opts, err := c.options(pos)
+	if err != nil {
+		fmt.Fprintf(stderr, "crawlconsole master: %v\n", err)
+		return ExitUsage
+	}
+	token, tokenFile, err := masterToken(&tf, opts.DB)
+	if err != nil {
+		fmt.Fprintf(stderr, "crawlconsole master: %v\n", err)
+		return ExitUsage
+	}
+	url := *natsURL
+	if url == "" {
+		srv, err := cluster.StartServer(cluster.ServerOptions{Listen: *listen, AllowRemote: *remote,
+			StoreDir: opts.DB + ".nats", Token: token, TLSCert: *tlsCert, TLSKey: *tlsKey})
+		if err != nil {
+			fmt.Fprintf(stderr, "crawlconsole master: %v\n", err)
+			return ExitUsage
+		}
+		defer srv.Shutdown()
+		url = srv.ClientURL()
+	}
+	conn, err := cluster.Connect(url, cluster.ClientOptions{Name: "master", Token: token, CAFile: *ca})
+	if err != nil {
+		fmt.Fprintf(stderr, "crawlconsole master: %v\n", err)
+		return ExitUsage
+	}
+	defer conn.Close()
+	eng, err := engine.NewMaster(opts, engine.MasterOptions{Conn: conn, Prefix: *prefix, HeartbeatEvery: *hb})
+	if err != nil {
+		fmt.Fprintf(stderr, "crawlconsole master: %v\n", err)
+		return ExitUsage
+	}
+	join := "--token-file " + tokenFile
+	if tokenFile == "" {
+		join = "$" + tokenEnv + " set"
+	}
+	fmt.Fprintf(stderr, "crawlconsole master: workers join with: crawlconsole worker --join %s --name NAME %s\n", url, join)
+	return run(ctx, eng, runConfig{headless: c.headless, duration: c.duration, untilIdle: c.untilIdle,
+		statsJSON: c.statsJSON, theme: c.theme, mouse: c.mouse, title: "master"}, stdout, stderr)
+}
+
+// runWorker implements `crawlconsole worker`: lanes, egress rotation, DNS cache and
+// fetching for the hosts its master gives it; no database. SIGTERM or SIGINT is a
+// graceful leave (what it has not fetched goes back to the master).
+func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	join := fs.String("join", "", "the master's NATS `URL` (nats://HOST:4222, tls://... with TLS)")
+	name := fs.String("name", "", "this worker's `NAME`, unique in the crawl (letters, digits, - and _)")
+	ca := fs.String("ca", "", "CA `FILE` to trust a TLS master")
+	prefix := fs.String("prefix", engine.DefaultClusterPrefix, "subject `PREFIX` of the crawl")
+	dnsServer := fs.String("dns-server", "", "resolve through the DNS server at `HOST:PORT` (default: the master's dns_servers)")
+	lanes := fs.Int("lanes", 0, "most lanes fetching at once on this worker (`N`; default: the master's lanes.max)")
+	var egressSpecs, allow listFlag
+	fs.Var(&egressSpecs, "egress", "this box's own egress `SPEC` (bind:IP, http://..., socks5://...); repeatable")
+	fs.Var(&allow, "allow-private", "let this worker's SSRF guard through `CIDR`; repeatable")
+	var tf tokenFlags
+	tf.add(fs)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "Usage: crawlconsole worker --join URL --name NAME [--token-file FILE] [--egress SPEC]...\n\n"+
+			"Fetches for a master (crawlconsole master); SIGTERM leaves gracefully.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return ExitUsage
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "crawlconsole worker: "+format+"\n", a...)
+		return ExitUsage
+	}
+	if *join == "" || *name == "" {
+		return fail("--join URL and --name NAME are required")
+	}
+	if err := engine.ValidNodeName(*name); err != nil {
+		return fail("%v", err)
+	}
+	token, err := tf.resolve()
+	if err != nil {
+		return fail("%v", err)
+	}
+	if token == "" {
+		return fail("no credential: give --token-file FILE (the master's DB.token) or set $%s", tokenEnv)
+	}
+	conn, err := cluster.Connect(*join, cluster.ClientOptions{Name: *name, Token: token, CAFile: *ca})
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer conn.Close()
+	wo := engine.WorkerOptions{Conn: conn, Prefix: *prefix, Node: *name, Egress: egressSpecs,
+		AllowPrivate: allow, LanesMax: *lanes}
+	if *dnsServer != "" {
+		wo.DNSServers = []string{*dnsServer}
+	}
+	w, err := engine.StartWorker(wo)
+	if err != nil {
+		return fail("%v", err)
+	}
+	fmt.Fprintf(stdout, "worker %s: joined %s\n", *name, *join)
+	t := time.NewTicker(5 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			lctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			err := w.Leave(lctx)
+			cancel()
+			if err != nil {
+				fmt.Fprintf(stderr, "crawlconsole worker: leave: %v\n", err)
+				return 1
+			}
+			fmt.Fprintf(stdout, "worker %s: left; unfetched URLs handed back\n", *name)
+			return 0
+		case <-t.C:
+			fmt.Fprintf(stdout, "worker %s: %s\n", *name, progress(w.Engine().Snapshot()))
+		}
+	}
+}
+
+// LocalCluster is a master and its workers in one process over an embedded NATS
+// server on loopback: `demo --workers N` and the distributed benchmark.
+type LocalCluster struct {
+	Master  *engine.Engine
+	Workers []*engine.Worker
+	srv     *cluster.Server
+	conns   []*cluster.Conn
+	dir     string // the server's JetStream storage
+}
+
+// StartLocalCluster starts the master for opts (not yet started: call Master.Start or
+// hand it to run) and, once it runs, n workers; worker i leaves from the addresses
+// binds(i) and resolves through dns (empty: the master's dns_servers).
+func StartLocalCluster(opts engine.Options, n int, binds func(i int) []string, dns []string, hb time.Duration) (*LocalCluster, error) {
+	dir, err := os.MkdirTemp("", "crawlconsole-nats-")
+	if err != nil {
+		return nil, err
+	}
+	var raw [16]byte
+	rand.Read(raw[:])
+	token := hex.EncodeToString(raw[:])
+	lc := &LocalCluster{dir: dir}
+	lc.srv, err = cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: dir, Token: token})
+	if err != nil {
+		lc.Close()
+		return nil, err
+	}
+	connect := func(name string) (*cluster.Conn, error) {
+		c, err := cluster.Connect(lc.srv.ClientURL(), cluster.ClientOptions{Name: name, Token: token})
+		if err == nil {
+			lc.conns = append(lc.conns, c)
+		}
+		return c, err
+	}
+	conn, err := connect("master")
+	if err != nil {
+		lc.Close()
+		return nil, err
+	}
+	if lc.Master, err = engine.NewMaster(opts, engine.MasterOptions{Conn: conn, HeartbeatEvery: hb}); err != nil {
+		lc.Close()
+		return nil, err
+	}
+	if err := lc.Master.Start(); err != nil {
+		lc.Close()
+		return nil, err
+	}
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("w%d", i+1)
+		c, err := connect(name)
+		if err != nil {
+			lc.Close()
+			return nil, err
+		}
+		var egress []string
+		for _, b := range binds(i) {
+			egress = append(egress, "bind:"+b)
+		}
+		w, err := engine.StartWorker(engine.WorkerOptions{Conn: c, Node: name, Egress: egress,
+			AllowPrivate: opts.AllowPrivate, DNSServers: dns})
+		if err != nil {
+			lc.Close()
+			return nil, err
+		}
+		lc.Workers = append(lc.Workers, w)
+	}
+	return lc, nil
+}
+
+// Close stops the workers, then the master (if still running), then the server.
+func (lc *LocalCluster) Close() {
+	for _, w := range lc.Workers {
+		w.Close()
+	}
+	if lc.Master != nil {
+		lc.Master.Close()
+	}
+	for _, c := range lc.conns {
+		c.Close()
+	}
+	if lc.srv != nil {
+		lc.srv.Shutdown()
+	}
+	os.RemoveAll(lc.dir)
+}
