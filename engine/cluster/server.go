@@ -119,7 +119,7 @@ func (o ServerOptions) natsOptions() (*server.Options, string, error) {
 	}
 	if !o.AllowRemote && !isLoopback(host) {
 		return nil, "", fmt.Errorf("cluster: --listen %s is not a loopback address: remote workers could reach the master; "+
-			"listen on 127.0.0.1 or explicitly allow remote workers (and use TLS)", o.Listen)
+			"listen on 127.0.0.1, or allow remote workers with --listen-remote (and use TLS: --tls-cert, --tls-key)", o.Listen)
 	}
 	maxPayload := o.MaxPayload
 	if maxPayload == 0 {
