@@ -91,7 +91,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		opts.Egress = proxies.Specs()
 		opts.Rotation.PerNode = 2
 		lc, err := StartLocalCluster(opts, *workers, func(i int) []string {
-			return []string{fmt.Sprintf("127.0.0.%d", 2+2*i), fmt.Sprintf("127.0.0.%d", 3+2*i)}
+			// After the sandbox proxies' sources (127.0.0.11 and up).
+			return []string{fmt.Sprintf("127.0.0.%d", 20+2*i), fmt.Sprintf("127.0.0.%d", 21+2*i)}
 		}, nil, time.Second)
 		if err != nil {
 			fmt.Fprintf(stderr, "crawlconsole demo: %v\n", err)
