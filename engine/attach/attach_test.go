@@ -1,0 +1,269 @@
+package attach_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/attach"
+	"github.com/crawlconsole/crawlconsole/engine/dnscache"
+	"github.com/crawlconsole/crawlconsole/engine/egress"
+	"github.com/crawlconsole/crawlconsole/ui/fake"
+)
+
+const prefix = "crawl.test"
+
+// startNATS runs a throwaway NATS server on a random loopback port for one test.
+// maxPayload > 0 raises the largest message it takes (default 1 MiB).
+func startNATS(t *testing.T, maxPayload int32) *server.Server {
+	t.Helper()
+	opts := &server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true, MaxPayload: maxPayload}
+	s, err := server.NewServer(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(5 * time.Second) {
+		t.Fatal("NATS server not ready")
+	}
+	t.Cleanup(s.Shutdown)
+	return s
+}
+
+func connect(t *testing.T, s *server.Server) *nats.Conn {
+	t.Helper()
+	nc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return nc
+}
+
+// served is a master serving ctrl and a client dialled to it, each on its own
+// connection as they would be on two machines.
+func served(t *testing.T, ctrl engine.Control, opts ...attach.Option) (*attach.Server, *attach.Client) {
+	t.Helper()
+	ns := startNATS(t, 0)
+	srv, err := attach.Listen(connect(t, ns), prefix, ctrl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	return srv, attach.Dial(connect(t, ns), prefix, opts...)
+}
+
+// fixedSnapshot is a Control whose Snapshot is s; the rest is the fake's.
+type fixedSnapshot struct {
+	*fake.Control
+	s engine.Snapshot
+}
+
+func (f fixedSnapshot) Snapshot() engine.Snapshot { return f.s }
+
+// richSnapshot is a snapshot with every field set somewhere: a distributed crawl
+// from the fake (nodes, lanes on workers, DNS, egress and revisit views) with what
+// the fake leaves empty filled in, and times as the engine makes them (local zone,
+// monotonic clock reading).
+func richSnapshot() engine.Snapshot {
+	c := fake.New(fake.Config{Workers: 4})
+	_ = c.PauseLane(2, true)
+	_ = c.PauseHost("news-00.sandbox.test", true)
+	s := c.Snapshot()
+	s.At = time.Now()
+	s.Nodes[0].Heartbeat = time.Now().In(time.FixedZone("CEST", 2*3600))
+	s.Sizing = &engine.Sizing{Sites: 3, SocialSites: 1, Keywords: 4, PagesPerKeyword: 5, PagesPerIP: 500, VPNs: 2, Round: 7}
+	s.DNS.Stats.Rejected = 2
+	s.DNS.Stats.WaitP50Ms = 0.25
+	s.DNS.Stats.WaitHistogram = []dnscache.HistBucket{{UpToMs: 0, Count: 40000}, {UpToMs: 0.5, Count: 12}}
+	s.Egress.Disabled = append(s.Egress.Disabled, egress.DisabledHost{Host: "x.example", Since: s.At, Until: s.At.Add(time.Hour), TimeLeft: time.Hour})
+	s.Revisit.Intervals = append(s.Revisit.Intervals, engine.IntervalBucket{Min: time.Minute, Max: time.Hour, Pages: 3})
+	s.LastEvent = math.MaxUint64 - 1 // beyond float64's exact integers
+	s.Groups[0].Parents[0].Hash = math.MaxUint64
+	return s
+}
+
+// TestSnapshotRoundTrip: what the attached console sees is the master's snapshot,
+// every field of it (times compared as instants).
+func TestSnapshotRoundTrip(t *testing.T) {
+	want := richSnapshot()
+	if missing := zeroFields(reflect.ValueOf(want)); len(missing) > 0 {
+		t.Fatalf("richSnapshot leaves these fields zero, so the round trip would not cover them: %s",
+			strings.Join(missing, ", "))
+	}
+	_, cl := served(t, fixedSnapshot{fake.New(fake.Config{}), want})
+	got := cl.Snapshot()
+	if err := cl.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(normalise(reflect.ValueOf(got)).Interface(), normalise(reflect.ValueOf(want)).Interface()) {
+		a, _ := json.MarshalIndent(got, "", " ")
+		b, _ := json.MarshalIndent(want, "", " ")
+		t.Fatalf("snapshot changed on the way:\n%s", firstDiff(string(a), string(b)))
+	}
+}
+
+// TestBigSnapshotIsCompressed: a crawl with thousands of lanes has a snapshot over
+// NATS's 1 MiB max payload; it still arrives.
+func TestBigSnapshotIsCompressed(t *testing.T) {
+	ctrl := fake.New(fake.Config{Lanes: 6000, Workers: 30})
+	want := ctrl.Snapshot()
+	if b, _ := json.Marshal(want); len(b) < 2<<20 {
+		t.Fatalf("snapshot is only %d bytes; the test wants one over the max payload", len(b))
+	}
+	_, cl := served(t, ctrl)
+	got := cl.Snapshot()
+	if err := cl.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Lanes) != 6000 || got.Lanes[5999].Current != want.Lanes[5999].Current || len(got.Nodes) != 30 {
+		t.Fatalf("got %d lanes, %d nodes", len(got.Lanes), len(got.Nodes))
+	}
+}
+
+// TestNonFiniteFiguresDoNotBlankTheConsole: JSON has no NaN; one odd ratio arrives
+// as 0 and the rest of the snapshot with it.
+func TestNonFiniteFiguresDoNotBlankTheConsole(t *testing.T) {
+	s := richSnapshot()
+	s.PagesPerSec = math.NaN()
+	s.Nodes[1].PagesPerSec = math.Inf(1)
+	s.DNS.Stats.WaitHistogram[1].UpToMs = math.Inf(1)
+	s.RateHistory = []float64{1, math.NaN(), 3}
+	_, cl := served(t, fixedSnapshot{fake.New(fake.Config{}), s})
+	got := cl.Snapshot()
+	if err := cl.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got.State != engine.StateRunning || got.PagesPerSec != 0 || got.Nodes[1].PagesPerSec != 0 ||
+		got.DNS.Stats.WaitHistogram[1].UpToMs != 0 || !slices.Equal(got.RateHistory, []float64{1, 0, 3}) ||
+		got.Nodes[0].PagesPerSec != s.Nodes[0].PagesPerSec {
+		t.Fatalf("got rate %v, node rates %v/%v, history %v", got.PagesPerSec, got.Nodes[0].PagesPerSec,
+			got.Nodes[1].PagesPerSec, got.RateHistory)
+	}
+	if !math.IsNaN(s.PagesPerSec) || !math.IsInf(s.DNS.Stats.WaitHistogram[1].UpToMs, 1) {
+		t.Fatal("the master's own snapshot was changed")
+	}
+}
+
+// zeroFields lists the struct fields (Type.Field) reachable from v's type that are
+// zero everywhere they occur in v (or never occur: a type only in empty slices).
+func zeroFields(v reflect.Value) []string {
+	set := map[string]bool{}
+	var walkType func(t reflect.Type)
+	walkType = func(t reflect.Type) {
+		switch t.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+			walkType(t.Elem())
+		case reflect.Struct:
+			if t == reflect.TypeFor[time.Time]() {
+				return
+			}
+			for i := range t.NumField() {
+				name := t.String() + "." + t.Field(i).Name
+				if _, seen := set[name]; !seen {
+					set[name] = false
+					walkType(t.Field(i).Type)
+				}
+			}
+		}
+	}
+	walkType(v.Type())
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Pointer, reflect.Interface:
+			if !v.IsNil() {
+				walk(v.Elem())
+			}
+		case reflect.Slice, reflect.Array:
+			for i := range v.Len() {
+				walk(v.Index(i))
+			}
+		case reflect.Map:
+			for it := v.MapRange(); it.Next(); {
+				walk(it.Value())
+			}
+		case reflect.Struct:
+			if v.Type() == reflect.TypeFor[time.Time]() {
+				return
+			}
+			for i := range v.NumField() {
+				f := v.Type().Field(i)
+				name := v.Type().String() + "." + f.Name
+				if !f.IsExported() {
+					continue // JSON would drop it: it stays listed
+				}
+				set[name] = set[name] || !v.Field(i).IsZero()
+				walk(v.Field(i))
+			}
+		}
+	}
+	walk(v)
+	var out []string
+	for name, ok := range set {
+		if !ok {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// normalise copies v with every time as its instant in UTC (no monotonic reading,
+// no zone): what JSON keeps of a time.
+func normalise(v reflect.Value) reflect.Value {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			c := reflect.New(v.Type().Elem())
+			c.Elem().Set(normalise(v.Elem()))
+			return c
+		}
+	case reflect.Slice:
+		if !v.IsNil() {
+			c := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+			for i := range v.Len() {
+				c.Index(i).Set(normalise(v.Index(i)))
+			}
+			return c
+		}
+	case reflect.Map:
+		if !v.IsNil() {
+			c := reflect.MakeMapWithSize(v.Type(), v.Len())
+			for it := v.MapRange(); it.Next(); {
+				c.SetMapIndex(it.Key(), normalise(it.Value()))
+			}
+			return c
+		}
+	case reflect.Struct:
+		if t, ok := v.Interface().(time.Time); ok {
+			return reflect.ValueOf(t.Round(0).UTC())
+		}
+		c := reflect.New(v.Type()).Elem()
+		for i := range v.NumField() {
+			c.Field(i).Set(normalise(v.Field(i)))
+		}
+		return c
+	}
+	return v
+}
+
+// firstDiff shows where two texts part.
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(al), len(bl)) {
+		if al[i] != bl[i] {
+			return fmt.Sprintf("line %d:\n got  %s\n want %s", i+1, al[i], bl[i])
+		}
+	}
+	return fmt.Sprintf("lengths differ: %d vs %d lines", len(al), len(bl))
+}
