@@ -25,6 +25,7 @@ Usage:
   crawlconsole serve   [flags]   serve the console over SSH
   crawlconsole master  [URL...]  run a distributed crawl's master (frontier, store, console)
   crawlconsole worker  --join URL --name NAME   fetch for a master
+  crawlconsole console --attach URL   attach the console to a running master
 
 Run "crawlconsole COMMAND --help" for a command's flags.
 `
@@ -56,8 +57,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return runMaster(ctx, args[1:], stdout, stderr)
 	case "worker":
 		return runWorker(ctx, args[1:], stdout, stderr)
+	case "console":
+		return runConsole(ctx, args[1:], stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "crawlconsole: unknown command %q (want demo, crawl, sandbox, stats, serve, master or worker)\n", args[0])
+		fmt.Fprintf(stderr, "crawlconsole: unknown command %q (want demo, crawl, sandbox, stats, serve, master, worker or console)\n", args[0])
 		return ExitUsage
 	}
 }

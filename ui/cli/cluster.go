@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/attach"
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/ui"
 )
 
 // tokenEnv is where master and worker also look for the shared credential, so it
@@ -116,11 +118,19 @@ func runMaster(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "crawlconsole master: %v\n", err)
 		return ExitUsage
 	}
+	stopAttach, err := attach.Serve(conn.NC, *prefix, eng)
+	if err != nil {
+		fmt.Fprintf(stderr, "crawlconsole master: console subjects: %v\n", err)
+		eng.Close()
+		return 1
+	}
+	defer stopAttach()
 	join := "--token-file " + tokenFile
 	if tokenFile == "" {
 		join = "$" + tokenEnv + " set"
 	}
 	fmt.Fprintf(stderr, "crawlconsole master: workers join with: crawlconsole worker --join %s --name NAME %s\n", url, join)
+	fmt.Fprintf(stderr, "crawlconsole master: attach a console with: crawlconsole console --attach %s %s\n", url, join)
 	return run(ctx, eng, runConfig{headless: c.headless, duration: c.duration, untilIdle: c.untilIdle,
 		statsJSON: c.statsJSON, theme: c.theme, mouse: c.mouse, title: "master"}, stdout, stderr)
 }
@@ -289,4 +299,53 @@ func (lc *LocalCluster) Close() {
 		lc.srv.Shutdown()
 	}
 	os.RemoveAll(lc.dir)
+}
+
+// runConsole implements `crawlconsole console --attach URL`: the operator console of
+// a running master, from another terminal or box (seed 002: monitoring is separate
+// from the crawl server). Quitting it leaves the crawl running.
+func runConsole(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("console", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	url := fs.String("attach", "", "the master's NATS `URL` (as workers --join it)")
+	ca := fs.String("ca", "", "CA `FILE` to trust a TLS master")
+	prefix := fs.String("prefix", engine.DefaultClusterPrefix, "subject `PREFIX` of the crawl")
+	theme := fs.String("theme", "dark", "console theme `NAME`: dark, light, high-contrast, mono")
+	mouse := fs.Bool("mouse", false, "enable mouse in the console")
+	var tf tokenFlags
+	tf.add(fs)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "Usage: crawlconsole console --attach URL --token-file FILE\n\nAttaches the console to a running master.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return ExitUsage
+	}
+	if *url == "" {
+		fmt.Fprintln(stderr, "crawlconsole console: --attach URL is required (the master's NATS address)")
+		return ExitUsage
+	}
+	token, err := tf.resolve()
+	if err == nil && token == "" {
+		err = fmt.Errorf("no credential: give --token-file FILE (the master's DB.token) or set $%s", tokenEnv)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "crawlconsole console: %v\n", err)
+		return ExitUsage
+	}
+	conn, err := cluster.Connect(*url, cluster.ClientOptions{Name: "console", Token: token, CAFile: *ca})
+	if err != nil {
+		fmt.Fprintf(stderr, "crawlconsole console: %v\n", err)
+		return ExitUsage
+	}
+	defer conn.Close()
+	if err := ui.Run(ctx, attach.Dial(conn.NC, *prefix), ui.Options{Theme: *theme, Mouse: *mouse,
+		Title: "crawlconsole master (attached)", Detached: true}); err != nil {
+		fmt.Fprintf(stderr, "crawlconsole console: %v\n", err)
+		return 1
+	}
+	return 0
 }
