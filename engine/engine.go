@@ -109,9 +109,11 @@ const (
 )
 
 // New opens the store and builds a crawl from opts (validated). Call Start to begin.
-func New(opts Options) (*Engine, error) { return newEngine(opts, roleLocal) }
+func New(opts Options) (*Engine, error) { return newEngine(opts, roleLocal, nil) }
 
-func newEngine(opts Options, r role) (*Engine, error) {
+// newEngine builds the parts of role r; granted are the egresses a worker's master
+// handed it (M4), beside opts.Egress.
+func newEngine(opts Options, r role, granted []egress.Spec) (*Engine, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
@@ -197,7 +199,7 @@ func newEngine(opts Options, r role) (*Engine, error) {
 		ContentTypes:   opts.Fetch.ContentTypes,
 	}
 	e.redirectPause(&fcfg)
-	if err := e.setupEgress(resolver, guard, fcfg, nil); err != nil {
+	if err := e.setupEgress(resolver, guard, fcfg, granted); err != nil {
 		return fail(err)
 	}
 	e.gate = &lanes.Gate{MinGap: opts.Lanes.DelayMin, Interval: e.hostInterval}

@@ -99,7 +99,7 @@ func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
 	if mo.Window <= 0 {
 		mo.Window = 512
 	}
-	e, err := newEngine(opts, roleMaster)
+	e, err := newEngine(opts, roleMaster, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -147,33 +147,7 @@ func StartWorker(o WorkerOptions) (*Worker, error) {
 
 // newWorkerEngine builds the lane half of an engine: no store, no frontier.
 func newWorkerEngine(opts Options, granted []egress.Spec) (*Engine, error) {
-	e, err := newEngine(opts, roleWorker)
-	if err != nil {
-		return nil, err
-	}
-	if len(granted) > 0 { // rebuild the egresses with the grants
-		for _, l := range e.egress {
-			l.f.Close()
-		}
-		if e.pool != nil {
-			e.pool.Close()
-		}
-		e.pool, e.egress = nil, nil
-		guard, _ := fetch.NewGuard(opts.AllowPrivate)
-		var resolver fetch.Resolver = opts.Resolver
-		if resolver == nil {
-			resolver = e.dns
-		}
-		fcfg := fetch.Config{UserAgent: opts.UserAgent, ConnectTimeout: opts.Fetch.ConnectTimeout,
-			RequestTimeout: opts.Fetch.Timeout, MaxBodyBytes: opts.Fetch.MaxBodyBytes,
-			MaxRedirects: opts.Fetch.MaxRedirects, ContentTypes: opts.Fetch.ContentTypes}
-		e.redirectPause(&fcfg)
-		if err := e.setupEgress(resolver, guard, fcfg, granted); err != nil {
-			e.Close()
-			return nil, err
-		}
-	}
-	return e, nil
+	return newEngine(opts, roleWorker, granted)
 }
 
 // Engine is the worker's lane half, for a local console or tests (Snapshot).
