@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -269,3 +270,50 @@ func uniqueCrawl(t *testing.T, sb *sandbox.Sandbox) map[string]bool {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// TestWorkerKeepsItsOwnEgressesBesideGrantedOnes: a worker's own --egress and the
+// egresses the master grants from its account table are all used; the table's names
+// (e1, e2, ...) never replace the worker's own.
+func TestWorkerKeepsItsOwnEgressesBesideGrantedOnes(t *testing.T) {
+	c := &testCluster{t: t, token: testToken, hb: 300 * time.Millisecond}
+	sb, err := sandbox.Start(sandboxConfig(5, 6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Close() })
+	c.sb = sb
+	dir := t.TempDir()
+	c.opts = sandboxOptions(t, sb, filepath.Join(dir, "crawl.db"))
+	c.opts.Egress = []string{"bind:127.0.0.40", "bind:127.0.0.41", "bind:127.0.0.42"}
+	c.opts.Rotation.PerNode = 2
+	c.srv, err = cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: c.token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.srv.Shutdown)
+	c.startMaster()
+	w := c.worker("w1", "127.0.0.43")
+	var got []string
+	for _, r := range w.Engine().Snapshot().Egress.Egresses {
+		got = append(got, r.Name+"="+r.Address)
+	}
+	want := map[string]bool{"bind:127.0.0.40": true, "bind:127.0.0.41": true, "bind:127.0.0.43": true}
+	for _, g := range got {
+		for addr := range want {
+			if strings.HasSuffix(g, addr) {
+				delete(want, addr)
+			}
+		}
+	}
+	if len(got) != 3 || len(want) != 0 {
+		t.Errorf("worker egresses %v; want its own bind:127.0.0.43 and two granted from the table, missing %v", got, want)
+	}
+	stats := c.waitDone(2 * time.Minute)
+	used := map[string]bool{}
+	for _, r := range sb.Truth().Requests() {
+		used[r.IP] = true
+	}
+	if !used["127.0.0.43"] || stats.PagesStored == 0 {
+		t.Errorf("requests came from %v (%d pages stored); want the worker's own address among them", used, stats.PagesStored)
+	}
+}

@@ -99,7 +99,7 @@ func StartWorker(o WorkerOptions) (*Worker, error) {
 	opts.Lanes, opts.HostRate, opts.Robots, opts.UserAgent = st.Lanes, st.HostRate, st.Robots, st.UserAgent
 	opts.Fetch, opts.DNS, opts.DNSServers, opts.Rotation = st.Fetch, st.DNS, st.DNSServers, st.Rotation
 	opts.Revisit.Enabled = false // the master schedules revisits
-	opts.Egress, opts.AllowPrivate, opts.Resolver = o.Egress, o.AllowPrivate, o.Resolver
+	opts.AllowPrivate, opts.Resolver = o.AllowPrivate, o.Resolver
 	if len(o.DNSServers) > 0 {
 		opts.DNSServers = o.DNSServers
 	}
@@ -113,7 +113,14 @@ func StartWorker(o WorkerOptions) (*Worker, error) {
 	if w.hbEvery <= 0 {
 		w.hbEvery = 5 * time.Second
 	}
-	var granted []egress.Spec
+	// The worker's own egresses are named after it (w1-e1, w1-vpn), so they never
+	// collide with the names of the master's account table (e1, e2, ...) it grants.
+	own, _ := egress.ParseSpecs(o.Egress)
+	granted := make([]egress.Spec, 0, len(own)+len(reply.Egress))
+	for _, sp := range own {
+		sp.Name = o.Node + "-" + sp.Name
+		granted = append(granted, sp)
+	}
 	for _, g := range reply.Egress {
 		sp := egress.Spec{Name: g.Name, Kind: egress.Kind(g.Kind), Address: g.Address, User: g.User}
 		if g.Password != "" {

@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/netip"
 	"net/url"
 	"strconv"
@@ -425,6 +426,18 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	for _, h := range hopHeaders {
 		out.Header.Del(h)
 	}
+	// No replay: Go's transport sends an idempotent request again by itself when a
+	// kept-alive upstream connection fails after the request went out, and the target
+	// would count that as a second request from this proxy's address (squid's default,
+	// retry_on_error off, does not). A second connection for one request ends it.
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	var conns atomic.Int32
+	out = out.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) {
+		if conns.Add(1) > 1 {
+			cancel()
+		}
+	}}))
 	resp, err := p.up.RoundTrip(out)
 	if err != nil {
 		p.proxyError(w, err)

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bufio"
 	"crypto/tls"
 	"io"
 	"net"
@@ -8,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -256,5 +258,60 @@ func TestStartProxiesRejectsBadConfig(t *testing.T) {
 			ps.Close()
 			t.Errorf("StartProxies(%+v) succeeded, want an error", cfg)
 		}
+	}
+}
+
+// TestHTTPProxyDoesNotReplayAfterAnUpstreamReset: a target that reads a request on a
+// kept-alive connection and hangs up without answering gets that request once
+// through the forwarding proxy (Go's transport would send it again on a new
+// connection by itself: a second request from the proxy's address, which a site's bot
+// rule counts against the crawl); the client gets a 502.
+func TestHTTPProxyDoesNotReplayAfterAnUpstreamReset(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var mu sync.Mutex
+	got := map[string]int{}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func(c net.Conn) {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					mu.Lock()
+					got[req.URL.Path]++
+					mu.Unlock()
+					if req.URL.Path == "/hangup" {
+						return // read, never answered
+					}
+					io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+				}
+			}(c)
+		}
+	}()
+	ps := proxyStartTest(t, ProxyConfig{Proxies: []ProxySetup{{Kind: ProxyHTTP}}})
+	c, _ := proxyClientVia(t, ps.List()[0], nil, "")
+	base := "http://" + ln.Addr().String()
+	if code, _, err := proxyFetch(c, base+"/first"); err != nil || code != 200 {
+		t.Fatalf("first GET: %d %v", code, err)
+	}
+	code, _, err := proxyFetch(c, base+"/hangup") // on the proxy's kept-alive upstream connection
+	if err != nil || code != http.StatusBadGateway {
+		t.Errorf("GET of a hang-up: %d %v, want 502 from the proxy", code, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got["/hangup"] != 1 {
+		t.Errorf("the target got the hang-up request %d times through the proxy, want once", got["/hangup"])
 	}
 }
