@@ -317,3 +317,51 @@ func TestWorkerKeepsItsOwnEgressesBesideGrantedOnes(t *testing.T) {
 		t.Errorf("requests came from %v (%d pages stored); want the worker's own address among them", used, stats.PagesStored)
 	}
 }
+
+// TestMasterControlsReachTheWorkers: the console's controls on a master act on the
+// workers: a lane paused by its master-wide ID is paused on its worker, lanes.max
+// reaches every worker, and a DNS flush is summed over them.
+func TestMasterControlsReachTheWorkers(t *testing.T) {
+	c := startCluster(t, sandboxConfig(13, 12))
+	w1 := c.worker("w1", "127.0.0.2")
+	w2 := c.worker("w2", "127.0.0.3")
+	var target engine.Lane
+	waitForStat(t, "a worker lane on the master", c.master, func(s engine.Snapshot) bool {
+		for _, l := range s.Lanes {
+			if l.Node != "" && l.Queued > 0 {
+				target = l
+				return true
+			}
+		}
+		return false
+	})
+	if err := c.master.PauseLane(target.ID, true); err != nil {
+		t.Fatalf("PauseLane(%d) on the master: %v", target.ID, err)
+	}
+	worker := map[string]*engine.Worker{"w1": w1, "w2": w2}[target.Node]
+	paused := 0
+	for _, l := range worker.Engine().Snapshot().Lanes {
+		if l.Paused {
+			paused++
+		}
+	}
+	if paused != 1 {
+		t.Errorf("%d lanes paused on %s after pausing lane %d on the master, want 1", paused, target.Node, target.ID)
+	}
+	if err := c.master.PauseLane(9999, true); err == nil {
+		t.Error("PauseLane of an unknown lane: no error")
+	}
+	if err := c.master.SetMaxLanes(3); err != nil {
+		t.Fatal(err)
+	}
+	for name, w := range map[string]*engine.Worker{"w1": w1, "w2": w2} {
+		if got := w.Engine().Snapshot().LanesMax; got != 3 {
+			t.Errorf("%s lanes.max %d after SetMaxLanes(3) on the master", name, got)
+		}
+	}
+	if _, err := c.master.FlushDNS(""); err != nil {
+		t.Errorf("FlushDNS on the master: %v", err)
+	}
+	c.master.PauseLane(target.ID, false)
+	c.waitDone(2 * time.Minute)
+}

@@ -162,6 +162,9 @@ func (e *Engine) dnsView() *DNSView {
 
 // FlushDNS implements Control.
 func (e *Engine) FlushDNS(domain string) (int, error) {
+	if e.cluster != nil { // M4: every worker has its own cache
+		return e.cluster.everyWorker(&wireControl{Op: "flush_dns", Domain: domain})
+	}
 	if e.dns == nil {
 		return 0, fmt.Errorf("no DNS cache: a custom resolver is in use")
 	}

@@ -48,10 +48,14 @@ type egressLink struct {
 // setupEgress builds the egresses: the direct route when none is configured, else
 // the M3 account table, this node's rotation and one transport per egress.
 //
-// granted are egresses a worker's master handed it from its account table (M4); they
-// join the worker's own --egress specs in an in-memory table.
-func (e *Engine) setupEgress(resolver fetch.Resolver, guard *fetch.Guard, fcfg fetch.Config, granted []egress.Spec) error {
+// A worker's egresses (we, M4) join its --egress specs in an in-memory table, and
+// it claims more from its master's table.
+func (e *Engine) setupEgress(resolver fetch.Resolver, guard *fetch.Guard, fcfg fetch.Config, we *workerEgress) error {
 	dialer := &fetch.Dialer{Resolver: resolver, Guard: guard, Timeout: e.opts.Fetch.ConnectTimeout}
+	var granted []egress.Spec
+	if we != nil {
+		granted = we.granted
+	}
 	if len(e.opts.Egress) == 0 && len(granted) == 0 {
 		e.board = lanes.NewBoard(e.opts.Lanes.Max, []string{"direct"})
 		e.egress = []*egressLink{{name: "direct", f: fetch.New(e.ctx, fcfg, dialer, nil)}}
@@ -76,7 +80,12 @@ func (e *Engine) setupEgress(resolver fetch.Resolver, guard *fetch.Guard, fcfg f
 	if perNode <= 0 {
 		perNode = len(table.Accounts())
 	}
+	var master egress.Master
+	if we != nil && we.claim != nil {
+		master = remoteClaims{Table: table, claim: we.claim}
+	}
 	e.pool, err = egress.NewPool(table, egress.PoolConfig{
+		Master: master,
 		Rotation: egress.RotationConfig{Node: "local", PerNode: perNode, DisableFor: ro.DisableFor,
 			PairBanFor: ro.PairBanFor, FaultCooldown: ro.FaultCooldown},
 		Transport: egress.TransportConfig{
@@ -420,6 +429,9 @@ var errNoRotation = fmt.Errorf("no egress rotation: the crawl goes direct (give 
 // RotateLane implements Control: the lane (with what it holds) moves to the least
 // recently used other egress that may serve its hosts.
 func (e *Engine) RotateLane(id int) (string, error) {
+	if e.cluster != nil {
+		return e.cluster.rotateLane(id)
+	}
 	if e.pool == nil {
 		return "", errNoRotation
 	}
@@ -451,6 +463,9 @@ func (e *Engine) RotateLane(id int) (string, error) {
 
 // SetHostDisabled implements Control.
 func (e *Engine) SetHostDisabled(host string, disabled bool) error {
+	if e.cluster != nil {
+		return e.cluster.hostControl("disable_host", host, disabled)
+	}
 	if e.pool == nil {
 		return errNoRotation
 	}
@@ -487,6 +502,9 @@ func (e *Engine) SetHostDisabled(host string, disabled bool) error {
 // AddEgress implements Control: the egress joins the table and the node's list at
 // once (the operator wants it used), with its own transport.
 func (e *Engine) AddEgress(spec string) (string, error) {
+	if e.cluster != nil {
+		return e.cluster.addEgress(spec)
+	}
 	if e.pool == nil {
 		return "", errNoRotation
 	}
@@ -511,6 +529,9 @@ func (e *Engine) AddEgress(spec string) (string, error) {
 
 // RemoveEgress implements Control.
 func (e *Engine) RemoveEgress(name string) error {
+	if e.cluster != nil {
+		return e.cluster.removeEgress(name)
+	}
 	if e.pool == nil {
 		return errNoRotation
 	}
@@ -527,4 +548,26 @@ func (e *Engine) RemoveEgress(name string) error {
 	e.flushDeferred()
 	e.logf(LevelInfo, 0, "", "egress %s removed by operator", name)
 	return nil
+}
+
+// remoteClaims is a worker's egress master (M4): its own table first, then the
+// master's account table, whose grant joins the worker's table.
+type remoteClaims struct {
+	*egress.Table
+	claim func() (egress.Spec, bool)
+}
+
+// Claim implements egress.Master.
+func (r remoteClaims) Claim(node string) (string, bool) {
+	if name, ok := r.Table.Claim(node); ok {
+		return name, true
+	}
+	sp, ok := r.claim()
+	if !ok {
+		return "", false
+	}
+	if _, err := r.Table.AddSpec(sp); err != nil {
+		return "", false
+	}
+	return r.Table.Claim(node)
 }

@@ -111,9 +111,17 @@ const (
 // New opens the store and builds a crawl from opts (validated). Call Start to begin.
 func New(opts Options) (*Engine, error) { return newEngine(opts, roleLocal, nil) }
 
-// newEngine builds the parts of role r; granted are the egresses a worker's master
-// handed it (M4), beside opts.Egress.
-func newEngine(opts Options, r role, granted []egress.Spec) (*Engine, error) {
+// workerEgress is what a worker's egresses come from besides opts.Egress (M4): the
+// ones its master granted at join, and a way to claim another from the master's
+// account table when all of its own were refused (seed 003 step 3-2-3).
+type workerEgress struct {
+	granted []egress.Spec
+	claim   func() (egress.Spec, bool)
+}
+
+// newEngine builds the parts of role r; we is a worker's egress supply (nil
+// otherwise).
+func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
@@ -199,7 +207,7 @@ func newEngine(opts Options, r role, granted []egress.Spec) (*Engine, error) {
 		ContentTypes:   opts.Fetch.ContentTypes,
 	}
 	e.redirectPause(&fcfg)
-	if err := e.setupEgress(resolver, guard, fcfg, granted); err != nil {
+	if err := e.setupEgress(resolver, guard, fcfg, we); err != nil {
 		return fail(err)
 	}
 	e.gate = &lanes.Gate{MinGap: opts.Lanes.DelayMin, Interval: e.hostInterval}
@@ -382,6 +390,11 @@ func (e *Engine) Stats() Stats {
 	}
 	if e.cluster != nil {
 		s.Cluster = e.cluster.stats()
+		e.mu.Lock()
+		s.Refused += e.cluster.workerRefusals()
+		ev := e.cluster.egressView(time.Now())
+		e.mu.Unlock()
+		s.Egress = &EgressStats{Rotations: ev.Rotations, HostsDisabled: ev.HostsDisabled}
 	}
 	if e.dns != nil {
 		ds := e.dns.Stats()

@@ -53,6 +53,10 @@ type masterRuntime struct {
 	lease    uint64
 	pending  int // tasks waiting at the master, over all hosts
 
+	laneIDs  map[laneRef]int // the console's IDs of workers' lanes
+	laneRefs map[int]laneRef
+	nextLane int
+
 	rejects cluster.Rejects
 	late    atomic.Int64
 }
@@ -69,6 +73,8 @@ type node struct {
 	grants    []string // egress names granted from the table
 	results   int64
 	late      int64
+	// refusedBefore keeps the refusals earlier incarnations of the name reported.
+	refusedBefore int64
 }
 
 // hostQueue is one host's URLs at the master and who holds the host. A host belongs
@@ -104,18 +110,19 @@ func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
 		return nil, err
 	}
 	m := &masterRuntime{e: e, o: mo, conn: mo.Conn, kick: make(chan struct{}, 1),
-		nodes: map[string]*node{}, hosts: map[string]*hostQueue{}, inflight: map[string]uint64{}}
-	if len(opts.Egress) > 0 {
-		specs, err := egress.ParseSpecs(opts.Egress)
-		if err != nil {
-			e.Close()
-			return nil, err
-		}
-		e.accounts = &metaAccounts{st: e.st, kick: make(chan struct{}, 1)}
-		if m.table, err = egress.OpenTable(e.accounts, specs); err != nil {
-			e.Close()
-			return nil, err
-		}
+		nodes: map[string]*node{}, hosts: map[string]*hostQueue{}, inflight: map[string]uint64{},
+		laneIDs: map[laneRef]int{}, laneRefs: map[int]laneRef{}}
+	specs, err := egress.ParseSpecs(opts.Egress)
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	// The account table (seed 003): workers are granted rotation.per_node egresses at
+	// join and claim more when theirs are refused; `:egress add` adds to it.
+	e.accounts = &metaAccounts{st: e.st, kick: make(chan struct{}, 1)}
+	if m.table, err = egress.OpenTable(e.accounts, specs); err != nil {
+		e.Close()
+		return nil, err
 	}
 	e.cluster = m
 	return e, nil
@@ -153,6 +160,7 @@ func (m *masterRuntime) start() error {
 	}
 	for subj, h := range map[string]nats.MsgHandler{
 		m.subject("join"): m.onJoin, m.subject("hb", "*"): m.onHeartbeat, m.subject("leave"): m.onLeave,
+		m.subject("egress", "claim"): m.onClaim,
 	} {
 		sub, err := m.conn.NC.Subscribe(subj, h)
 		if err != nil {
@@ -498,6 +506,7 @@ func (m *masterRuntime) onJoin(msg *nats.Msg) {
 		n = &node{name: j.Node, inc: j.Incarnation, joined: now, hosts: map[string]bool{}, held: map[string]frontier.Task{}}
 		if old := m.nodes[j.Node]; old != nil {
 			n.results, n.late = old.results, old.late
+			n.refusedBefore = old.refusedBefore + old.hb.Refused
 		}
 		m.nodes[j.Node] = n
 	}
@@ -517,8 +526,7 @@ func (m *masterRuntime) onJoin(msg *nats.Msg) {
 	}
 	for _, name := range grants {
 		if a, ok := m.table.Account(name); ok {
-			reply.Egress = append(reply.Egress, wireEgress{Name: a.Name, Kind: string(a.Kind), Address: a.Address,
-				User: a.User, Password: a.Secret.Reveal()})
+			reply.Egress = append(reply.Egress, grantOf(a))
 		}
 	}
 	moved := m.spread()
@@ -646,6 +654,12 @@ func (m *masterRuntime) onHeartbeat(msg *nats.Msg) {
 	known := n != nil && n.inc == hb.Incarnation && n.state != NodeDead
 	if known {
 		n.heard = time.Now()
+		live := make(map[int]bool, len(hb.Rows))
+		for i := range hb.Rows {
+			live[hb.Rows[i].ID] = true
+			hb.Rows[i].ID = m.globalLane(hb.Node, hb.Rows[i].ID)
+		}
+		m.forgetLanes(hb.Node, live)
 		n.hb = hb
 		if n.state == NodeActive || n.state == NodePaused {
 			n.state = NodeActive
@@ -897,4 +911,45 @@ func (m *masterRuntime) stats() *ClusterStats {
 		cs.Nodes[name] = NodeStats{State: n.state, Results: n.results, Late: n.late, Hosts: len(n.hosts)}
 	}
 	return cs
+}
+
+// onClaim grants a worker whose egresses were all refused one more from the account
+// table (seed 003 step 3-2-3), if one is free.
+func (m *masterRuntime) onClaim(msg *nats.Msg) {
+	var c wireClaim
+	if err := cluster.Decode(msg.Data, &c, maxWireMessage); err != nil {
+		m.rejects.Add(cluster.Reason(err))
+		m.respond(msg, &wireClaimReply{Error: err.Error()})
+		return
+	}
+	e := m.e
+	e.mu.Lock()
+	n := m.nodes[c.Node]
+	var reply wireClaimReply
+	switch {
+	case n == nil || n.inc != c.Incarnation || n.state == NodeDead:
+		reply.Error = "unknown worker"
+	case m.table == nil:
+		reply.Error = "the master has no egress account table"
+	default:
+		if name, ok := m.table.Claim(c.Node); ok {
+			if a, ok := m.table.Account(name); ok {
+				n.grants = append(n.grants, name)
+				g := grantOf(a)
+				reply.Egress = &g
+			}
+		}
+	}
+	e.mu.Unlock()
+	if reply.Egress != nil {
+		e.logf(LevelInfo, 0, "", "worker %s claimed egress %s from the account table", c.Node, reply.Egress.Name)
+		m.saveNodes()
+	}
+	m.respond(msg, &reply)
+}
+
+// grantOf is an account as a worker receives it (with its password: the connection
+// is authenticated).
+func grantOf(a egress.Account) wireEgress {
+	return wireEgress{Name: a.Name, Kind: string(a.Kind), Address: a.Address, User: a.User, Password: a.Secret.Reveal()}
 }

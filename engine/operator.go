@@ -67,9 +67,19 @@ func (e *Engine) Snapshot() Snapshot {
 			s.Lanes = append(s.Lanes, r)
 		}
 	}
+	var egressView *EgressView
+	var workerRefused int64
+	if e.cluster != nil {
+		egressView = e.cluster.egressView(now)
+		workerRefused = e.cluster.workerRefusals()
+	}
 	peak := e.board.Peak()
 	e.mu.Unlock()
 	s.Totals = e.c.totals(peak)
+	s.Totals.Refused += workerRefused
+	if egressView != nil {
+		s.Egress = egressView
+	}
 	s.LastEvent = e.events.last()
 	s.DNS = e.dnsView()
 	if e.st != nil { // a worker has no revisit state: the master schedules revisits
@@ -118,6 +128,9 @@ func (e *Engine) Resume() {
 
 // PauseLane implements Control.
 func (e *Engine) PauseLane(id int, paused bool) error {
+	if e.cluster != nil {
+		return e.cluster.pauseLane(id, paused)
+	}
 	e.mu.Lock()
 	err := e.board.SetPaused(id, paused)
 	if err == nil && !paused {
@@ -133,6 +146,9 @@ func (e *Engine) PauseLane(id int, paused bool) error {
 
 // PauseHost implements Control: every lane holds its requests to host.
 func (e *Engine) PauseHost(host string, paused bool) error {
+	if e.cluster != nil {
+		return e.cluster.hostControl("pause_host", host, paused)
+	}
 	if host == "" {
 		return errors.New("no host given")
 	}
@@ -150,6 +166,13 @@ func (e *Engine) PauseHost(host string, paused bool) error {
 
 // SetMaxLanes implements Control.
 func (e *Engine) SetMaxLanes(n int) error {
+	if e.cluster != nil {
+		if n < 1 {
+			return fmt.Errorf("lanes.max must be at least 1, got %d", n)
+		}
+		_, err := e.cluster.everyWorker(&wireControl{Op: "set_lanes", N: n})
+		return err
+	}
 	e.mu.Lock()
 	opened, err := e.board.SetMax(n)
 	for _, l := range opened {
@@ -191,6 +214,9 @@ func (c *costMeter) mean() time.Duration {
 // its queued tasks plus the one in hand, times (mean fetch time + mean lane pause).
 // The deal is longest-processing-time first onto the least-loaded address.
 func (e *Engine) PlanRebalance() RebalancePlan {
+	if e.cluster != nil {
+		return RebalancePlan{Summary: "nothing to move on the master: each worker spreads its own lanes over its egresses"}
+	}
 	per := (e.fetchCost.mean() + (e.opts.Lanes.DelayMin+e.opts.Lanes.DelayMax)/2).Seconds()
 	e.mu.Lock()
 	views := e.board.View()
@@ -254,6 +280,9 @@ func maxCost(loads []EgressLoad) float64 {
 // ApplyRebalance implements Control: each move rebinds a lane (and what it holds) to
 // another address, unless that address already holds something adjacent to it.
 func (e *Engine) ApplyRebalance(p RebalancePlan) error {
+	if e.cluster != nil {
+		return errOnWorkers("rebalance")
+	}
 	e.mu.Lock()
 	idx := map[string]int{}
 	for i, n := range e.board.Egresses() {

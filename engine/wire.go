@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 )
@@ -19,6 +20,7 @@ import (
 //	PREFIX.task.NODE     master -> worker, JetStream stream PREFIX_TASKS: wireTasks
 //	PREFIX.result.NODE   worker -> master, JetStream stream PREFIX_RESULTS: wireResult
 //	PREFIX.ctl.NODE      master -> worker, request: wireControl -> wireControlReply
+//	PREFIX.egress.claim  worker -> master, request: wireClaim -> wireClaimReply
 //
 // Tasks and results go through JetStream (file storage next to the master's
 // database), so neither a worker's nor the master's death loses one: the master
@@ -87,6 +89,15 @@ type wireEgress struct {
 	Password string `json:"password,omitempty"`
 }
 
+// spec is the grant as the worker's egress table takes it.
+func (g wireEgress) spec() egress.Spec {
+	sp := egress.Spec{Name: g.Name, Kind: egress.Kind(g.Kind), Address: g.Address, User: g.User}
+	if g.Password != "" {
+		sp.Secret = egress.NewSecret(g.Password)
+	}
+	return sp
+}
+
 // String keeps the password out of any log line.
 func (g wireEgress) String() string { return g.Name + "=" + g.Kind + "://" + g.Address }
 
@@ -102,16 +113,17 @@ func (m *wireJoinReply) Validate() error { return nil }
 // wireHeartbeat is a worker's periodic sign of life (seed 003), with what the
 // master's Nodes pane shows.
 type wireHeartbeat struct {
-	Node        string   `json:"node"`
-	Incarnation string   `json:"inc"`
-	Lanes       int      `json:"lanes"`
-	LanesMax    int      `json:"lanes_max"`
-	Queue       int      `json:"queue"`
-	PagesPerSec float64  `json:"pages_per_s"`
-	Egresses    []string `json:"egresses"`
-	Paused      bool     `json:"paused"`
-	Rows        []Lane   `json:"rows,omitempty"` // its lanes, for the master's Lanes pane
-	Refused     int64    `json:"refused"`        // refusals its rotation rerouted (never reach the master as results)
+	Node        string      `json:"node"`
+	Incarnation string      `json:"inc"`
+	Lanes       int         `json:"lanes"`
+	LanesMax    int         `json:"lanes_max"`
+	Queue       int         `json:"queue"`
+	PagesPerSec float64     `json:"pages_per_s"`
+	Egresses    []string    `json:"egresses"`
+	Paused      bool        `json:"paused"`
+	Rows        []Lane      `json:"rows,omitempty"`   // its lanes, for the master's Lanes pane
+	Refused     int64       `json:"refused"`          // refusals its rotation rerouted (never reach the master as results)
+	Egress      *EgressView `json:"egress,omitempty"` // its rotation state (M3), for the master's Egress pane
 }
 
 func (m *wireHeartbeat) Validate() error { return checkNode(m.Node, m.Incarnation) }
@@ -183,21 +195,43 @@ func (m *wireLeave) Validate() error { return checkNode(m.Node, m.Incarnation) }
 
 // wireControl is the master steering one worker.
 type wireControl struct {
-	Op    string   `json:"op"` // pause, resume, release
-	Hosts []string `json:"hosts,omitempty"`
+	Op     string   `json:"op"` // see Validate
+	Hosts  []string `json:"hosts,omitempty"`
+	Host   string   `json:"host,omitempty"` // remove_egress: the egress name
+	Lane   int      `json:"lane,omitempty"`
+	Paused bool     `json:"paused,omitempty"` // pause_lane, pause_host; disable_host: disable
+	N      int      `json:"n,omitempty"`      // set_lanes
+	Domain string   `json:"domain,omitempty"` // flush_dns
 }
 
 func (m *wireControl) Validate() error {
 	switch m.Op {
-	case "pause", "resume", "release":
+	case "pause", "resume", "release", "pause_lane", "rotate_lane", "pause_host", "disable_host", "set_lanes", "flush_dns", "remove_egress":
 		return nil
 	}
 	return fmt.Errorf("unknown control %q", m.Op)
 }
 
 type wireControlReply struct {
-	Tasks []frontier.Task `json:"tasks,omitempty"` // handed back (release)
-	Error string          `json:"error,omitempty"`
+	Tasks  []frontier.Task `json:"tasks,omitempty"`  // handed back (release)
+	Result string          `json:"result,omitempty"` // rotate_lane: the egress; flush_dns: entries dropped
+	Error  string          `json:"error,omitempty"`
 }
 
 func (m *wireControlReply) Validate() error { return nil }
+
+// wireClaim is a worker whose egresses were all refused asking the master's account
+// table for one more (seed 003 step 3-2-3).
+type wireClaim struct {
+	Node        string `json:"node"`
+	Incarnation string `json:"inc"`
+}
+
+func (m *wireClaim) Validate() error { return checkNode(m.Node, m.Incarnation) }
+
+type wireClaimReply struct {
+	Egress *wireEgress `json:"egress,omitempty"` // nil: none free
+	Error  string      `json:"error,omitempty"`
+}
+
+func (m *wireClaimReply) Validate() error { return nil }

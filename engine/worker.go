@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -122,13 +123,9 @@ func StartWorker(o WorkerOptions) (*Worker, error) {
 		granted = append(granted, sp)
 	}
 	for _, g := range reply.Egress {
-		sp := egress.Spec{Name: g.Name, Kind: egress.Kind(g.Kind), Address: g.Address, User: g.User}
-		if g.Password != "" {
-			sp.Secret = egress.NewSecret(g.Password)
-		}
-		granted = append(granted, sp)
+		granted = append(granted, g.spec())
 	}
-	e, err := newWorkerEngine(opts, granted)
+	e, err := newEngine(opts, roleWorker, &workerEgress{granted: granted, claim: w.claim})
 	if err != nil {
 		return nil, err
 	}
@@ -152,11 +149,6 @@ func StartWorker(o WorkerOptions) (*Worker, error) {
 	return w, nil
 }
 
-// newWorkerEngine builds the lane half of an engine: no store, no frontier.
-func newWorkerEngine(opts Options, granted []egress.Spec) (*Engine, error) {
-	return newEngine(opts, roleWorker, granted)
-}
-
 // Engine is the worker's lane half, for a local console or tests (Snapshot).
 func (w *Worker) Engine() *Engine { return w.e }
 
@@ -169,6 +161,24 @@ func (w *Worker) subject(parts ...string) string {
 		s += "." + p
 	}
 	return s
+}
+
+// claim asks the master's account table for one more egress (seed 003 step 3-2-3);
+// the rotation calls it when every egress of the worker was refused.
+func (w *Worker) claim() (egress.Spec, bool) {
+	data, err := cluster.Encode(&wireClaim{Node: w.o.Node, Incarnation: w.inc})
+	if err != nil {
+		return egress.Spec{}, false
+	}
+	msg, err := w.nc.Request(w.subject("egress", "claim"), data, 2*time.Second)
+	if err != nil {
+		return egress.Spec{}, false
+	}
+	var r wireClaimReply
+	if cluster.Decode(msg.Data, &r, maxWireMessage) != nil || r.Egress == nil {
+		return egress.Spec{}, false
+	}
+	return r.Egress.spec(), true
 }
 
 // join introduces the worker to the master, retrying until it answers.
@@ -263,11 +273,32 @@ func (w *Worker) onControl(msg *nats.Msg) {
 		w.rejects.Add(cluster.Reason(err))
 		reply.Error = err.Error()
 	} else {
+		var err error
+		e := w.e
 		switch c.Op {
 		case "pause", "resume":
 			w.setPaused(true, c.Op == "pause")
 		case "release":
 			reply.Tasks = w.release(c.Hosts)
+		case "pause_lane":
+			err = e.PauseLane(c.Lane, c.Paused)
+		case "rotate_lane":
+			reply.Result, err = e.RotateLane(c.Lane)
+		case "pause_host":
+			err = e.PauseHost(c.Host, c.Paused)
+		case "disable_host":
+			err = e.SetHostDisabled(c.Host, c.Paused)
+		case "remove_egress":
+			err = e.RemoveEgress(c.Host)
+		case "set_lanes":
+			err = e.SetMaxLanes(c.N)
+		case "flush_dns":
+			var n int
+			n, err = e.FlushDNS(c.Domain)
+			reply.Result = strconv.Itoa(n)
+		}
+		if err != nil {
+			reply.Error = err.Error()
 		}
 	}
 	if data, err := cluster.Encode(&reply); err == nil {
@@ -325,7 +356,7 @@ func (w *Worker) heartbeat() {
 		s := w.e.Snapshot()
 		hb := wireHeartbeat{Node: w.o.Node, Incarnation: w.inc, Lanes: s.LanesBusy, LanesMax: s.LanesMax,
 			Queue: s.QueueDepth, PagesPerSec: s.PagesPerSec, Egresses: s.Egresses, Rows: s.Lanes,
-			Refused: s.Totals.Refused}
+			Refused: s.Totals.Refused, Egress: s.Egress}
 		w.mu.Lock()
 		hb.Paused = w.nodePaused
 		w.mu.Unlock()

@@ -22,6 +22,9 @@ type DisableListStore interface {
 type PoolConfig struct {
 	Rotation  RotationConfig  // node name, disable duration, cooldowns, clock
 	Transport TransportConfig // dial hooks, timeouts, TLS for every egress transport
+	// Master hands out egresses; nil: the table itself (one box). A worker of a
+	// distributed crawl claims more from its master's table through it (M4).
+	Master Master
 }
 
 // Pool is M3 for the engine: the account table, this node's rotation, the response
@@ -44,7 +47,11 @@ type Pool struct {
 // persisted host_disable_list when the table's store keeps one.
 func NewPool(table *Table, cfg PoolConfig) (*Pool, error) {
 	p := &Pool{table: table, tcfg: cfg.Transport, egresses: map[string]*Egress{}}
-	p.rot = NewRotation(cfg.Rotation, table)
+	var master Master = table
+	if cfg.Master != nil {
+		master = cfg.Master
+	}
+	p.rot = NewRotation(cfg.Rotation, master)
 	p.cls = NewClassifier(p.rot.cfg.Now)
 	if dls, ok := table.store.(DisableListStore); ok {
 		p.dls = dls

@@ -144,6 +144,12 @@ func (t *Table) Add(spec string) (Account, error) {
 	if err != nil {
 		return Account{}, err
 	}
+	return t.AddSpec(s)
+}
+
+// AddSpec adds a parsed spec as a free egress, as Add does (a worker adds what its
+// master grants it at run time, M4).
+func (t *Table) AddSpec(s Spec) (Account, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if s.Name == "" {

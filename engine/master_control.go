@@ -1,0 +1,217 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/egress"
+)
+
+// The operator's controls on a master (M4): lanes and hosts live on workers, so a
+// lane or host control goes to the worker that holds it, and a crawl-wide one to
+// every live worker. The console numbers lanes with master-wide IDs (laneRef).
+
+// laneRef is a worker's lane, under the ID the master's console shows.
+type laneRef struct {
+	node string
+	lane int
+}
+
+// globalLane returns the console ID of a worker's lane, giving it one on first
+// sight. Caller holds e.mu.
+func (m *masterRuntime) globalLane(node string, lane int) int {
+	ref := laneRef{node, lane}
+	if id, ok := m.laneIDs[ref]; ok {
+		return id
+	}
+	m.nextLane++
+	m.laneIDs[ref] = m.nextLane
+	m.laneRefs[m.nextLane] = ref
+	return m.nextLane
+}
+
+// forgetLanes drops the IDs of a worker's lanes that its last heartbeat no longer
+// lists. Caller holds e.mu.
+func (m *masterRuntime) forgetLanes(node string, live map[int]bool) {
+	for ref, id := range m.laneIDs {
+		if ref.node == node && !live[ref.lane] {
+			delete(m.laneIDs, ref)
+			delete(m.laneRefs, id)
+		}
+	}
+}
+
+func (m *masterRuntime) lane(id int) (laneRef, error) {
+	m.e.mu.Lock()
+	defer m.e.mu.Unlock()
+	ref, ok := m.laneRefs[id]
+	if !ok {
+		return laneRef{}, fmt.Errorf("no lane %d", id)
+	}
+	return ref, nil
+}
+
+// pauseLane pauses or resumes a worker's lane.
+func (m *masterRuntime) pauseLane(id int, paused bool) error {
+	ref, err := m.lane(id)
+	if err != nil {
+		return err
+	}
+	return m.control(ref.node, &wireControl{Op: "pause_lane", Lane: ref.lane, Paused: paused}, &wireControlReply{})
+}
+
+// rotateLane moves a worker's lane to another of its egresses.
+func (m *masterRuntime) rotateLane(id int) (string, error) {
+	ref, err := m.lane(id)
+	if err != nil {
+		return "", err
+	}
+	var reply wireControlReply
+	if err := m.control(ref.node, &wireControl{Op: "rotate_lane", Lane: ref.lane}, &reply); err != nil {
+		return "", err
+	}
+	return reply.Result, nil
+}
+
+// hostOwner is the worker holding host, or an error naming why there is none.
+func (m *masterRuntime) hostOwner(host string) (string, error) {
+	if host == "" {
+		return "", errors.New("no host given")
+	}
+	m.e.mu.Lock()
+	defer m.e.mu.Unlock()
+	h := m.hosts[host]
+	if h == nil || h.owner == "" {
+		return "", fmt.Errorf("host %s is held by no worker now", host)
+	}
+	return h.owner, nil
+}
+
+// hostControl sends a host control (pause_host, disable_host) to its worker.
+func (m *masterRuntime) hostControl(op, host string, on bool) error {
+	owner, err := m.hostOwner(host)
+	if err != nil {
+		return err
+	}
+	return m.control(owner, &wireControl{Op: op, Host: host, Paused: on}, &wireControlReply{})
+}
+
+// everyWorker sends a control to every live worker and sums their numeric results;
+// the first error is returned with the others' results.
+func (m *masterRuntime) everyWorker(c *wireControl) (int, error) {
+	m.e.mu.Lock()
+	var names []string
+	for name, n := range m.nodes {
+		if n.state != NodeDead {
+			names = append(names, name)
+		}
+	}
+	m.e.mu.Unlock()
+	if len(names) == 0 {
+		return 0, errors.New("no live worker")
+	}
+	total := 0
+	var first error
+	for _, name := range names {
+		var reply wireControlReply
+		if err := m.control(name, c, &reply); err != nil {
+			if first == nil {
+				first = fmt.Errorf("worker %s: %w", name, err)
+			}
+			continue
+		}
+		n, _ := strconv.Atoi(reply.Result)
+		total += n
+	}
+	return total, first
+}
+
+// errOnWorkers answers controls a master cannot carry out itself yet.
+func errOnWorkers(what string) error {
+	return fmt.Errorf("%s: on a distributed crawl each worker does this for itself (seed-003 rebalancing over workers is not built yet)", what)
+}
+
+// addEgress puts an egress in the account table: a worker gets it when it claims one.
+func (m *masterRuntime) addEgress(spec string) (string, error) {
+	a, err := m.table.Add(spec)
+	if err != nil {
+		return "", err
+	}
+	m.e.logf(LevelInfo, 0, "", "egress %s added to the account table by operator", a.Name)
+	return a.Name, nil
+}
+
+// removeEgress takes an egress out of the table and off the worker it was granted to.
+func (m *masterRuntime) removeEgress(name string) error {
+	m.e.mu.Lock()
+	holder := ""
+	for _, n := range m.nodes {
+		if i := slices.Index(n.grants, name); i >= 0 {
+			holder = n.name
+			n.grants = slices.Delete(n.grants, i, i+1)
+		}
+	}
+	m.e.mu.Unlock()
+	if holder != "" {
+		if err := m.control(holder, &wireControl{Op: "remove_egress", Host: name}, &wireControlReply{}); err != nil {
+			return fmt.Errorf("worker %s: %w", holder, err)
+		}
+	}
+	if err := m.table.Remove(name); err != nil {
+		return err
+	}
+	m.e.logf(LevelInfo, 0, "", "egress %s removed by operator", name)
+	return nil
+}
+
+// egressView is the master's Egress pane (M3 over nodes): each live worker's rotation
+// rows under its name, then the account table's egresses held by no worker, with
+// every worker's disable list and pair bans. Caller holds e.mu.
+func (m *masterRuntime) egressView(now time.Time) *EgressView {
+	v := &EgressView{At: now, Node: "master"}
+	shown := map[string]bool{}
+	for _, name := range sortedKeys(m.nodes) {
+		n := m.nodes[name]
+		if n.state == NodeDead || n.hb.Egress == nil {
+			continue
+		}
+		w := n.hb.Egress
+		for _, r := range w.Egresses {
+			if !r.OnNode {
+				continue // the worker's view of the table: the master's own rows below
+			}
+			r.Node = name
+			shown[r.Name] = true
+			v.Egresses = append(v.Egresses, r)
+		}
+		v.Disabled = append(v.Disabled, w.Disabled...)
+		v.PairBans = append(v.PairBans, w.PairBans...)
+		v.Rotations += w.Rotations
+		v.HostsDisabled += w.HostsDisabled
+	}
+	for _, a := range m.table.Accounts() {
+		if shown[a.Name] {
+			continue
+		}
+		state := "free"
+		if a.State == egress.AccountAssigned {
+			state = "on " + a.Node
+		}
+		v.Egresses = append(v.Egresses, egress.EgressRow{Name: a.Name, Kind: a.Kind, Address: a.Spec().Masked(),
+			Node: a.Node, RecentlyUsed: "n", SuccessRate: 1, State: state})
+	}
+	return v
+}
+
+// workerRefusals sums the refusals workers rerouted: they never reach the master as
+// results. Caller holds e.mu.
+func (m *masterRuntime) workerRefusals() int64 {
+	var n int64
+	for _, nd := range m.nodes {
+		n += nd.hb.Refused + nd.refusedBefore
+	}
+	return n
+}

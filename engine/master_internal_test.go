@@ -1,0 +1,74 @@
+package engine
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/cluster"
+)
+
+// TestWorkerClaimsAnEgressFromTheMasterTable: a worker whose egresses were all
+// refused asks the master's account table for another (seed 003 step 3-2-3): it gets
+// a free one once, then none; a dead worker's grants go back to the table.
+func TestWorkerClaimsAnEgressFromTheMasterTable(t *testing.T) {
+	dir := t.TempDir()
+	srv, err := cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: "tok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	conn := func(name string) *cluster.Conn {
+		c, err := cluster.Connect(srv.ClientURL(), cluster.ClientOptions{Name: name, Token: "tok"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(c.Close)
+		return c
+	}
+	o := DefaultOptions()
+	o.DB = filepath.Join(dir, "crawl.db")
+	o.Seeds = []string{"http://example.test/"}
+	o.Egress = []string{"bind:127.0.0.50", "bind:127.0.0.51"}
+	o.Rotation.PerNode = 1
+	o.DNSServers = []string{"127.0.0.1:1"}
+	m, err := NewMaster(o, MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	w, err := StartWorker(WorkerOptions{Conn: conn("w1"), Node: "w1", AllowPrivate: []string{"127.0.0.0/8"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(w.e.egress); got != 1 {
+		t.Fatalf("worker joined with %d egresses, want per_node = 1", got)
+	}
+	sp, ok := w.claim()
+	if !ok || sp.Address != "127.0.0.51" {
+		t.Fatalf("claim = %+v, %v; want the table's free bind:127.0.0.51", sp, ok)
+	}
+	if _, ok := w.claim(); ok {
+		t.Fatal("a second claim succeeded; the table has no free egress left")
+	}
+	w.Close() // silent from now on: dead after the timeout, its grants return
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		free := 0
+		for _, a := range m.cluster.table.Accounts() {
+			if a.Node == "" || a.State != "assigned" {
+				free++
+			}
+		}
+		if free == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the dead worker's egresses did not return to the table: %+v", m.cluster.table.Accounts())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
