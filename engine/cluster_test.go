@@ -139,7 +139,21 @@ func TestDistributedCrawlIsPoliteAndComplete(t *testing.T) {
 		ws[a], ws[b] = name, name
 		c.worker(name, a, b)
 	}
+	// The master's panes show what the workers report: their egresses (a node
+	// column) and their DNS caches added up.
+	waitForStat(t, "workers' egress rows and DNS figures on the master", c.master, func(s engine.Snapshot) bool {
+		nodes := map[string]bool{}
+		if s.Egress != nil {
+			for _, r := range s.Egress.Egresses {
+				nodes[r.Node] = true
+			}
+		}
+		return len(nodes) == 3 && s.DNS != nil && s.DNS.Stats.Lookups > 0
+	})
 	stats := c.waitDone(3 * time.Minute)
+	if stats.DNS == nil || stats.DNS.Lookups == 0 {
+		t.Errorf("the master's stats have no DNS figures from the workers: %+v", stats.DNS)
+	}
 	if stats.PagesStored < 200 {
 		t.Fatalf("crawl too small to judge: %+v", stats)
 	}

@@ -393,8 +393,14 @@ func (e *Engine) Stats() Stats {
 		e.mu.Lock()
 		s.Refused += e.cluster.workerRefusals()
 		ev := e.cluster.egressView(time.Now())
+		dv := e.cluster.dnsView(time.Now())
 		e.mu.Unlock()
 		s.Egress = &EgressStats{Rotations: ev.Rotations, HostsDisabled: ev.HostsDisabled}
+		if dv != nil {
+			ds := dv.Stats
+			ds.WaitHistogram = nil
+			s.DNS = &ds
+		}
 	}
 	if e.dns != nil {
 		ds := e.dns.Stats()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"strconv"
 	"time"
 
@@ -214,4 +215,59 @@ func (m *masterRuntime) workerRefusals() int64 {
 		n += nd.hb.Refused + nd.refusedBefore
 	}
 	return n
+}
+
+// dnsView is the master's DNS pane (M5 over nodes): the live workers' caches added
+// up (counts summed, rates recomputed; latency percentiles are the worst worker's;
+// the slowest domains and negative entries merged, heaviest first). nil when no
+// worker reported one. Caller holds e.mu.
+func (m *masterRuntime) dnsView(now time.Time) *DNSView {
+	var out *DNSView
+	for _, name := range sortedKeys(m.nodes) {
+		n := m.nodes[name]
+		v := n.hb.DNS
+		if n.state == NodeDead || v == nil {
+			continue
+		}
+		if out == nil {
+			out = &DNSView{At: now}
+		}
+		a, b := &out.Stats, v.Stats
+		a.Lookups += b.Lookups
+		a.PositiveHits += b.PositiveHits
+		a.NegativeHits += b.NegativeHits
+		a.Misses += b.Misses
+		a.Rejected += b.Rejected
+		a.Prefetched += b.Prefetched
+		a.UpstreamQueries += b.UpstreamQueries
+		a.UpstreamMessages += b.UpstreamMessages
+		a.StaleServed += b.StaleServed
+		a.Evicted += b.Evicted
+		a.WaitP50Ms = max(a.WaitP50Ms, b.WaitP50Ms)
+		a.WaitP99Ms = max(a.WaitP99Ms, b.WaitP99Ms)
+		out.Hosts += v.Hosts
+		out.Domains += v.Domains
+		out.NegativeCount += v.NegativeCount
+		out.Backlog += v.Backlog
+		out.Workers += v.Workers
+		out.InFlight += v.InFlight
+		out.UpstreamP50Ms = max(out.UpstreamP50Ms, v.UpstreamP50Ms)
+		out.UpstreamP99Ms = max(out.UpstreamP99Ms, v.UpstreamP99Ms)
+		out.Slowest = append(out.Slowest, v.Slowest...)
+		out.Negative = append(out.Negative, v.Negative...)
+	}
+	if out == nil {
+		return nil
+	}
+	if l := float64(out.Stats.Lookups); l > 0 {
+		out.PositiveRate = float64(out.Stats.PositiveHits) / l
+		out.NegativeRate = float64(out.Stats.NegativeHits) / l
+		out.MissRate = float64(out.Stats.Misses) / l
+		out.Stats.ZeroWaitShare = float64(out.Stats.PositiveHits+out.Stats.NegativeHits) / l
+	}
+	sort.Slice(out.Slowest, func(i, j int) bool { return out.Slowest[i].MeanMs > out.Slowest[j].MeanMs })
+	sort.Slice(out.Negative, func(i, j int) bool { return out.Negative[i].Weight > out.Negative[j].Weight })
+	out.Slowest = out.Slowest[:min(len(out.Slowest), 20)]
+	out.Negative = out.Negative[:min(len(out.Negative), 20)]
+	return out
 }

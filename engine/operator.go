@@ -68,9 +68,11 @@ func (e *Engine) Snapshot() Snapshot {
 		}
 	}
 	var egressView *EgressView
+	var dnsView *DNSView
 	var workerRefused int64
 	if e.cluster != nil {
 		egressView = e.cluster.egressView(now)
+		dnsView = e.cluster.dnsView(now)
 		workerRefused = e.cluster.workerRefusals()
 	}
 	peak := e.board.Peak()
@@ -82,6 +84,9 @@ func (e *Engine) Snapshot() Snapshot {
 	}
 	s.LastEvent = e.events.last()
 	s.DNS = e.dnsView()
+	if dnsView != nil {
+		s.DNS = dnsView
+	}
 	if e.st != nil { // a worker has no revisit state: the master schedules revisits
 		s.Revisit = e.revisitView(now)
 	}

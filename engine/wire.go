@@ -124,6 +124,7 @@ type wireHeartbeat struct {
 	Rows        []Lane      `json:"rows,omitempty"`   // its lanes, for the master's Lanes pane
 	Refused     int64       `json:"refused"`          // refusals its rotation rerouted (never reach the master as results)
 	Egress      *EgressView `json:"egress,omitempty"` // its rotation state (M3), for the master's Egress pane
+	DNS         *DNSView    `json:"dns,omitempty"`    // its DNS cache (M5), for the master's DNS pane
 }
 
 func (m *wireHeartbeat) Validate() error { return checkNode(m.Node, m.Incarnation) }

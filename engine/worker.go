@@ -356,7 +356,7 @@ func (w *Worker) heartbeat() {
 		s := w.e.Snapshot()
 		hb := wireHeartbeat{Node: w.o.Node, Incarnation: w.inc, Lanes: s.LanesBusy, LanesMax: s.LanesMax,
 			Queue: s.QueueDepth, PagesPerSec: s.PagesPerSec, Egresses: s.Egresses, Rows: s.Lanes,
-			Refused: s.Totals.Refused, Egress: s.Egress}
+			Refused: s.Totals.Refused, Egress: s.Egress, DNS: s.DNS}
 		w.mu.Lock()
 		hb.Paused = w.nodePaused
 		w.mu.Unlock()
