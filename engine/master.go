@@ -428,7 +428,7 @@ func (m *masterRuntime) requeue(t frontier.Task) {
 // each hand-out counts at most once.
 func (m *masterRuntime) onResult(msg jetstream.Msg) {
 	var r wireResult
-	if err := cluster.Decode(msg.Data(), &r, 0); err != nil {
+	if err := decodeResult(msg.Data(), &r); err != nil {
 		m.rejects.Add(cluster.Reason(err))
 		m.e.logf(LevelWarn, 0, "", "result rejected: %v", err)
 		msg.Term()

@@ -420,14 +420,14 @@ func (w *Worker) publish() {
 // publishOne publishes a result, retrying until the master's server takes it (the
 // message ID lets JetStream drop a retry of one it already has).
 func (w *Worker) publishOne(r wireResult) {
-	data, err := cluster.Encode(&r)
+	data, err := encodeResult(&r)
 	if err != nil {
 		return
 	}
 	if max := w.nc.MaxPayload(); max > 0 && int64(len(data)) > max-1024 {
 		// Too big for the transport: the master records it as a body too large.
 		r.Res, r.Kind = nil, fetch.KindTooLarge
-		if data, err = cluster.Encode(&r); err != nil {
+		if data, err = encodeResult(&r); err != nil {
 			return
 		}
 	}

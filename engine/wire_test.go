@@ -1,0 +1,72 @@
+package engine
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+)
+
+func TestResultFrameRoundTrip(t *testing.T) {
+	body := []byte("<html>\\x00\\xff binary-safe 验证 body</html>")
+	in := wireResult{Node: "w1", Incarnation: "abc", Task: frontier.Task{URL: "http://a.test/", Host: "a.test", Lease: 7},
+		Lane: 3, Egress: "e1", At: time.Unix(1700000000, 0).UTC(),
+		Res: &fetch.Result{URL: "http://a.test/", Status: 200, Header: http.Header{"Etag": {`"x"`}}, Body: body,
+			Links: []string{"/b", "/c"}, Duration: time.Second}}
+	data, err := encodeResult(&in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(data, []byte("PGh0bWw")) { // base64 of "<html"
+		t.Error("the body went into the frame as base64")
+	}
+	var out wireResult
+	if err := decodeResult(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out.Res.Body, body) || out.Res.Status != 200 || out.Task.Lease != 7 || len(out.Res.Links) != 2 ||
+		out.Res.Header.Get("ETag") != `"x"` || !out.At.Equal(in.At) {
+		t.Errorf("round trip changed the result: %+v / %+v", out, out.Res)
+	}
+	// An error result has no response and no body.
+	errRes := wireResult{Node: "w1", Incarnation: "abc", Task: in.Task, Kind: "timeout"}
+	data, _ = encodeResult(&errRes)
+	out = wireResult{}
+	if err := decodeResult(data, &out); err != nil || out.Res != nil || out.Kind != "timeout" {
+		t.Errorf("error result: %+v, %v", out, err)
+	}
+}
+
+func TestResultFrameRejectsBadInput(t *testing.T) {
+	good, _ := encodeResult(&wireResult{Node: "w1", Incarnation: "abc",
+		Task: frontier.Task{URL: "http://a.test/", Host: "a.test", Lease: 1}, Kind: "timeout"})
+	noRes, _ := encodeResult(&wireResult{Node: "w1", Incarnation: "abc",
+		Task: frontier.Task{URL: "http://a.test/", Host: "a.test", Lease: 1}, Kind: "timeout"})
+	cases := map[string][]byte{
+		"empty":               nil,
+		"short":               {0, 0},
+		"header past the end": {0xff, 0xff, 0xff, 0xff, '{', '}'},
+		"truncated header":    good[:len(good)-3],
+		"not JSON":            append([]byte{0, 0, 0, 3}, "abc"...),
+		"no lease":            frame(`{"node":"w1","inc":"a","task":{"URL":"http://a/","Host":"a"},"kind":"x"}`, nil),
+		"bad node":            frame(`{"node":"a b","inc":"a","task":{"URL":"http://a/","Host":"a","Lease":1},"kind":"x"}`, nil),
+		"body without res":    append(append([]byte(nil), noRes...), "stray body"...),
+	}
+	for name, data := range cases {
+		var r wireResult
+		err := decodeResult(data, &r)
+		if err == nil || !errors.Is(err, cluster.ErrMalformed) {
+			t.Errorf("%s: %v, want an error wrapping ErrMalformed", name, err)
+		}
+	}
+}
+
+func frame(js string, body []byte) []byte {
+	out := []byte{0, 0, 0, byte(len(js))}
+	return append(append(out, js...), body...)
+}
