@@ -5,7 +5,6 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"strconv"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/egress"
@@ -244,7 +243,7 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 	}
 	e.front.deliver(o)
 	if o.Kind == fetch.KindRefused && e.pool == nil {
-		wait := max(e.opts.Fetch.RefusalBackoff, retryAfter(res.Header))
+		wait := max(e.opts.Fetch.RefusalBackoff, egress.ParseRetryAfter(res.Header.Get("Retry-After"), time.Now()))
 		e.logf(LevelWarn, l.ID, t.Host, "refused (%d) %s; lane backs off %v", res.Status, t.URL, wait)
 		e.mu.Lock()
 		ls.status, ls.nextFetch = LaneWaiting, time.Now().Add(wait)
@@ -383,19 +382,4 @@ func refused(res *fetch.Result) bool {
 var banMarkers = [][]byte{
 	[]byte("captcha"), []byte("verify you are human"), []byte("unusual traffic"),
 	[]byte("access denied"), []byte("访问过于频繁"), []byte("人机验证"),
-}
-
-// retryAfter parses a Retry-After header (seconds or HTTP date).
-func retryAfter(h http.Header) time.Duration {
-	v := h.Get("Retry-After")
-	if v == "" {
-		return 0
-	}
-	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
-		return time.Duration(n) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return time.Until(t)
-	}
-	return 0
 }

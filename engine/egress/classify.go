@@ -104,7 +104,7 @@ func (c *Classifier) Classify(r Response) Verdict {
 		}
 		return Verdict{Class: SiteError, Reason: "site unreachable or timed out"}
 	}
-	retry := c.retryAfter(r.Header)
+	retry := min(ParseRetryAfter(r.Header.Get("Retry-After"), c.now()), maxRetryAfter)
 	switch s := r.Status; {
 	case s == http.StatusProxyAuthRequired:
 		return Verdict{Class: ProxyFault, Reason: "status 407"}
@@ -149,25 +149,28 @@ func Classify(r Response) Verdict {
 	return (&Classifier{now: time.Now}).Classify(r)
 }
 
-// retryAfter parses Retry-After as delay-seconds or an HTTP date, capped at a day.
-func (c *Classifier) retryAfter(h http.Header) time.Duration {
-	v := strings.TrimSpace(h.Get("Retry-After"))
+// maxRetryAfter caps the wait a Retry-After may impose on the rotation: a pair ban
+// of more than a day is a broken or hostile header, not a site's real intent.
+const maxRetryAfter = 24 * time.Hour
+
+// ParseRetryAfter parses a Retry-After value (delay-seconds or an HTTP date) as the
+// wait from now; 0 when empty, malformed or past. It does not cap the wait: the
+// classifier caps it at maxRetryAfter, the direct route's lane back-off does not.
+func ParseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0
 	}
-	var d time.Duration
 	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		d = time.Duration(min(max(n, 0), 86400)) * time.Second
-	} else if t, err := http.ParseTime(v); err == nil {
-		d = t.Sub(c.now())
+		if n > math.MaxInt64/int64(time.Second) {
+			return math.MaxInt64 // saturate rather than wrap
+		}
+		return time.Duration(max(n, 0)) * time.Second
 	}
-	return min(max(d, 0), 24*time.Hour)
-}
-
-// ParseRetryAfter parses a Retry-After value (seconds or HTTP date) relative to now.
-func ParseRetryAfter(v string, now time.Time) time.Duration {
-	c := Classifier{now: func() time.Time { return now }}
-	return c.retryAfter(http.Header{"Retry-After": {v}})
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0)
+	}
+	return 0
 }
 
 // challengeKeywords are lower-case markers of block, challenge and captcha pages.

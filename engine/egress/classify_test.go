@@ -3,6 +3,7 @@ package egress
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"strings"
@@ -49,6 +50,7 @@ func TestClassify(t *testing.T) {
 		{"429 with seconds", Response{Status: 429, Header: hdr("Retry-After", "120")}, SiteBan, 2 * time.Minute},
 		{"429 with HTTP date", Response{Status: 429, Header: hdr("Retry-After", now.Add(90*time.Second).Format(http.TimeFormat))}, SiteBan, 90 * time.Second},
 		{"429 with date in the past", Response{Status: 429, Header: hdr("Retry-After", now.Add(-time.Hour).Format(http.TimeFormat))}, SiteBan, 0},
+		{"429 with Retry-After past a day is capped", Response{Status: 429, Header: hdr("Retry-After", "999999999")}, SiteBan, 24 * time.Hour},
 		{"429 with garbage Retry-After", Response{Status: 429, Header: hdr("Retry-After", "soon")}, SiteBan, 0},
 		{"503 with Retry-After", Response{Status: 503, Header: hdr("Retry-After", "30")}, SiteBan, 30 * time.Second},
 		{"200 captcha page", Response{Status: 200, Header: html, Body: []byte("<html><body>Please solve this CAPTCHA</body></html>")}, SiteBan, 0},
@@ -141,7 +143,9 @@ func TestParseRetryAfter(t *testing.T) {
 		in   string
 		want time.Duration
 	}{
-		{"0", 0}, {"45", 45 * time.Second}, {"-5", 0}, {"999999999", 24 * time.Hour},
+		{"0", 0}, {"45", 45 * time.Second}, {" 45 ", 45 * time.Second}, {"-5", 0},
+		{"999999999", 999999999 * time.Second}, {"99999999999999999999", 0}, {"9999999999999", math.MaxInt64},
+		{now.Add(-time.Minute).Format(http.TimeFormat), 0},
 		{now.Add(10 * time.Minute).Format(http.TimeFormat), 10 * time.Minute},
 		{"Sun, 01 Mar 2026 12:05:00 GMT", 5 * time.Minute}, {"", 0}, {"tomorrow", 0},
 	} {
