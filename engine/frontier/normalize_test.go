@@ -332,21 +332,6 @@ func TestHash(t *testing.T) {
 	}
 }
 
-func TestStateNames(t *testing.T) {
-	for s := Unprocessed; s <= Deferred; s++ {
-		back, ok := ParseState(s.String())
-		if !ok || back != s {
-			t.Errorf("ParseState(%q) = %v, %v; want %v", s.String(), back, ok, s)
-		}
-	}
-	if _, ok := ParseState("exploded"); ok {
-		t.Error("ParseState accepted an unknown name")
-	}
-	if State(99).String() != "unknown" {
-		t.Error("out-of-range state has a name")
-	}
-}
-
 // FuzzNormalize checks the properties the frontier relies on for any input: no panic;
 // on success a canonical, fetchable http(s) URL; on failure a *URLError of a known kind.
 func FuzzNormalize(f *testing.F) {
