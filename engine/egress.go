@@ -32,6 +32,13 @@ type RotationOptions struct {
 	FaultCooldown time.Duration `yaml:"fault_cooldown"`
 }
 
+// defaultRotationOptions are egress.DefaultRotationConfig's, the one place the
+// rotation defaults live.
+func defaultRotationOptions() RotationOptions {
+	d := egress.DefaultRotationConfig()
+	return RotationOptions{PerNode: d.PerNode, DisableFor: d.DisableFor, PairBanFor: d.PairBanFor, FaultCooldown: d.FaultCooldown}
+}
+
 // EgressView is what the console's Egress pane shows (masked: no secrets).
 type EgressView = egress.View
 
@@ -86,7 +93,7 @@ func (e *Engine) setupEgress(resolver fetch.Resolver, guard *fetch.Guard, fcfg f
 	}
 	e.pool, err = egress.NewPool(table, egress.PoolConfig{
 		Master: master,
-		Rotation: egress.RotationConfig{Node: "local", PerNode: perNode, DisableFor: ro.DisableFor,
+		Rotation: egress.RotationConfig{PerNode: perNode, DisableFor: ro.DisableFor,
 			PairBanFor: ro.PairBanFor, FaultCooldown: ro.FaultCooldown},
 		Transport: egress.TransportConfig{
 			Resolve:               resolver.LookupAddrs,

@@ -120,7 +120,7 @@ func DefaultOptions() Options {
 			RefusalBackoff: 30 * time.Second,
 		},
 		DNS:         DNSOptions{Prefetch: true},
-		Rotation:    RotationOptions{PerNode: 2, DisableFor: 2 * time.Hour},
+		Rotation:    defaultRotationOptions(),
 		Dedupe:      DedupeOptions{ExpectedURLs: 10_000_000, FalsePositive: 0.01, LRUSize: 16384},
 		QueueMemory: 200_000,
 		Revisit:     defaultRevisitOptions(),

@@ -27,27 +27,43 @@ type RotationConfig struct {
 	Now func() time.Time
 }
 
+// DefaultRotationConfig returns the rotation defaults (seed 003 where it says, else
+// this package's choice); the engine's rotation options start from them.
+func DefaultRotationConfig() RotationConfig {
+	return RotationConfig{
+		Node:             "local",
+		PerNode:          2,
+		DisableFor:       2 * time.Hour,
+		PairBanFor:       30 * time.Minute,
+		FaultCooldown:    30 * time.Second,
+		FaultCooldownMax: 10 * time.Minute,
+		Now:              time.Now,
+	}
+}
+
+// withDefaults fills zero fields from DefaultRotationConfig.
 func (c RotationConfig) withDefaults() RotationConfig {
+	d := DefaultRotationConfig()
 	if c.Node == "" {
-		c.Node = "local"
+		c.Node = d.Node
 	}
 	if c.PerNode <= 0 {
-		c.PerNode = 2
+		c.PerNode = d.PerNode
 	}
 	if c.DisableFor <= 0 {
-		c.DisableFor = 2 * time.Hour
+		c.DisableFor = d.DisableFor
 	}
 	if c.PairBanFor <= 0 {
-		c.PairBanFor = 30 * time.Minute
+		c.PairBanFor = d.PairBanFor
 	}
 	if c.FaultCooldown <= 0 {
-		c.FaultCooldown = 30 * time.Second
+		c.FaultCooldown = d.FaultCooldown
 	}
 	if c.FaultCooldownMax <= 0 {
-		c.FaultCooldownMax = 10 * time.Minute
+		c.FaultCooldownMax = d.FaultCooldownMax
 	}
 	if c.Now == nil {
-		c.Now = time.Now
+		c.Now = d.Now
 	}
 	return c
 }

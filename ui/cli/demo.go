@@ -173,8 +173,9 @@ func DemoOptions(sb *sandbox.Sandbox, db string) engine.Options {
 	o.AllowPrivate = []string{"127.0.0.0/8"}
 	o.Egress = demoBinds
 	o.Rotation.PerNode = 0 // all four at once: lanes are per address (M1)
-	o.Rotation.DisableFor = time.Duration(float64(2*time.Hour) / scale)
-	o.Rotation.PairBanFor = time.Duration(float64(30*time.Minute) / scale)
+	// The rotation's default durations, on the sandbox's clock.
+	o.Rotation.DisableFor = time.Duration(float64(o.Rotation.DisableFor) / scale)
+	o.Rotation.PairBanFor = time.Duration(float64(o.Rotation.PairBanFor) / scale)
 	o.Lanes.DelayMin, o.Lanes.DelayMax = gap*5/4, gap*3
 	o.HostRate = scale
 	o.Fetch.Timeout = 5 * time.Second
