@@ -157,16 +157,24 @@ func (e *Engine) observe(link *egressLink, host string, res *fetch.Result, ferr 
 		u, _ := url.Parse(res.FinalURL)
 		resp = &http.Response{StatusCode: res.Status, Header: res.Header, ContentLength: int64(len(res.Body)),
 			Request: &http.Request{URL: u}}
-		body = res.Body
-		if len(body) > 8<<10 {
-			body = body[:8<<10]
-		}
+		body = classified(res).Body
 	}
 	r := link.eg.Response(host, resp, body, ferr)
 	if resp != nil {
 		r.BodyLen = int64(len(res.Body))
 	}
 	return e.pool.Observe(link.name, r)
+}
+
+// classified is what M3's classifier reads of a fetched response: its status, its
+// headers and the first 8 KiB of its body (block pages say so at the top), on both
+// routes.
+func classified(res *fetch.Result) egress.Response {
+	body := res.Body
+	if len(body) > 8<<10 {
+		body = body[:8<<10]
+	}
+	return egress.Response{Status: res.Status, Header: res.Header, Body: body, BodyLen: int64(len(res.Body))}
 }
 
 // reroute handles a refusal decision for task t fetched through link: Retry moves

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 	"net/url"
@@ -309,7 +308,7 @@ func (e *Engine) fetchWithRetry(eg *egressLink, t frontier.Task, hdr http.Header
 			}
 		}
 		kind := fetch.Kind(err)
-		if kind == "" && res.Status/100 == 5 && !refused(res) {
+		if kind == "" && res.Status/100 == 5 {
 			kind = fetch.KindHTTP5xx
 		}
 		if kind == "" || !fetch.Transient(kind) || attempt >= e.opts.Fetch.Retries {
@@ -357,29 +356,13 @@ func (e *Engine) robotsFor(eg *egressLink, u *url.URL) (*fetch.Rules, error) {
 	})
 }
 
-// refused says whether a response is a site refusing us: 403, 429, or a ban/captcha
-// page served with 200 (M3 classifies refusals finer once egress rotation is on).
+// refused says whether a response is a site refusing us, by M3's rule
+// (egress.SiteRefusal) on what its classifier reads, so the direct route and the
+// rotation judge a page alike. A 503 counts as a server error on both routes'
+// figures, not as a refusal.
 func refused(res *fetch.Result) bool {
-	if res == nil {
+	if res == nil || res.Status == http.StatusServiceUnavailable {
 		return false
 	}
-	switch res.Status {
-	case http.StatusForbidden, http.StatusTooManyRequests:
-		return true
-	}
-	if res.Status/100 != 2 || len(res.Body) > 64<<10 {
-		return false
-	}
-	low := bytes.ToLower(res.Body)
-	for _, m := range banMarkers {
-		if bytes.Contains(low, m) {
-			return true
-		}
-	}
-	return false
-}
-
-var banMarkers = [][]byte{
-	[]byte("captcha"), []byte("verify you are human"), []byte("unusual traffic"),
-	[]byte("access denied"), []byte("访问过于频繁"), []byte("人机验证"),
+	return egress.SiteRefusal(classified(res)) != ""
 }

@@ -104,43 +104,58 @@ func (c *Classifier) Classify(r Response) Verdict {
 		}
 		return Verdict{Class: SiteError, Reason: "site unreachable or timed out"}
 	}
-	retry := min(ParseRetryAfter(r.Header.Get("Retry-After"), c.now()), maxRetryAfter)
 	switch s := r.Status; {
 	case s == http.StatusProxyAuthRequired:
 		return Verdict{Class: ProxyFault, Reason: "status 407"}
 	case (s == http.StatusBadGateway || s == http.StatusGatewayTimeout) && r.FromProxy:
 		return Verdict{Class: ProxyFault, Reason: "proxy status " + strconv.Itoa(s)}
-	case s == http.StatusForbidden, s == http.StatusTooManyRequests:
-		return Verdict{Class: SiteBan, RetryAfter: retry, Reason: "status " + strconv.Itoa(s)}
-	case s == http.StatusServiceUnavailable && r.Header.Get("Retry-After") != "":
-		return Verdict{Class: SiteBan, RetryAfter: retry, Reason: "status 503 with Retry-After"}
-	case s == http.StatusServiceUnavailable || s == http.StatusOK:
-		if kw := challengeKeyword(r.Body, r.BodyLen); kw != "" {
-			return Verdict{Class: SiteBan, RetryAfter: retry, Reason: "challenge page: " + kw}
-		}
-		if s != http.StatusOK {
-			return Verdict{Class: SiteError, Reason: "status 503"}
-		}
+	}
+	if why := SiteRefusal(r); why != "" {
+		retry := min(ParseRetryAfter(r.Header.Get("Retry-After"), c.now()), maxRetryAfter)
+		return Verdict{Class: SiteBan, RetryAfter: retry, Reason: why}
+	}
+	switch s := r.Status; {
+	case s == http.StatusServiceUnavailable:
+		return Verdict{Class: SiteError, Reason: "status 503"}
+	case s == http.StatusOK:
 		if c.sizeOutlier(r) {
 			return Verdict{Class: SiteBan, Reason: "body far smaller than the host's usual pages"}
 		}
 		return Verdict{Class: OK}
 	case s == http.StatusNotModified:
 		return Verdict{Class: SiteError, Reason: "status 304"}
-	case s >= 300 && s < 400:
-		if loc := strings.ToLower(r.Header.Get("Location")); loc != "" {
-			for _, kw := range challengeLocations {
-				if strings.Contains(loc, kw) {
-					return Verdict{Class: SiteBan, RetryAfter: retry, Reason: "redirect to a challenge: " + kw}
-				}
-			}
-		}
-		return Verdict{Class: OK}
-	case s >= 200 && s < 300:
+	case s >= 200 && s < 400:
 		return Verdict{Class: OK}
 	default:
 		return Verdict{Class: SiteError, Reason: "status " + strconv.Itoa(s)}
 	}
+}
+
+// SiteRefusal says why a site's answer refuses us, judged on its status, headers and
+// body alone; "" when it does not. 403, 429, 503 with Retry-After, a challenge page
+// (200 or 503) and a redirect to a challenge are refusals. It is Classify's SiteBan
+// rule without the per-host size statistics, and the direct route's too, so that a
+// crawl with and without egress rotation judge a page alike. Err is not looked at.
+func SiteRefusal(r Response) string {
+	switch s := r.Status; {
+	case s == http.StatusForbidden, s == http.StatusTooManyRequests:
+		return "status " + strconv.Itoa(s)
+	case s == http.StatusServiceUnavailable && r.Header.Get("Retry-After") != "":
+		return "status 503 with Retry-After"
+	case s == http.StatusServiceUnavailable || s == http.StatusOK:
+		if kw := challengeKeyword(r.Body, r.BodyLen); kw != "" {
+			return "challenge page: " + kw
+		}
+	case s >= 300 && s < 400 && s != http.StatusNotModified:
+		if loc := strings.ToLower(r.Header.Get("Location")); loc != "" {
+			for _, kw := range challengeLocations {
+				if strings.Contains(loc, kw) {
+					return "redirect to a challenge: " + kw
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // Classify is Classifier.Classify without per-host size statistics (no soft-ban

@@ -1,0 +1,70 @@
+package engine
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/crawlconsole/crawlconsole/engine/egress"
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+)
+
+// TestRoutesAgreeOnRefusals: the direct route (no --egress) and egress rotation (M3)
+// count the same responses as refusals, by the rotation's classifier rule: a long
+// article that mentions "captcha" is a page on both, a captcha page a refusal on both.
+func TestRoutesAgreeOnRefusals(t *testing.T) {
+	html := http.Header{"Content-Type": {"text/html; charset=utf-8"}}
+	article := "<html><head><title>How sites tell people from bots</title></head><body>" +
+		strings.Repeat("<p>A CAPTCHA asks a visitor to prove it is human.</p>", 800) + "</body></html>"
+	for _, tc := range []struct {
+		name   string
+		status int
+		header http.Header
+		body   string
+		want   bool
+	}{
+		{"200 captcha page", 200, html, "<html><head><title>Security check</title></head><body>Please complete the CAPTCHA to continue.</body></html>", true},
+		{"long article mentioning captcha", 200, html, article, false},
+		{"403", 403, html, "<html>Forbidden</html>", true},
+		{"429", 429, http.Header{"Retry-After": {"120"}}, "slow down", true},
+		{"200 page", 200, html, "<html><head><title>Weather</title></head><body>sunny</body></html>", false},
+		{"404 mentioning captcha", 404, html, "<html>no captcha here</html>", false},
+		{"503 with Retry-After: a server error on both", 503, http.Header{"Retry-After": {"30"}}, "busy", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := &fetch.Result{Status: tc.status, Header: tc.header, Body: []byte(tc.body), FinalURL: "http://news.test/a"}
+			direct := refused(res)
+			e, link := rotationRoute(t)
+			v, _ := e.observe(link, "news.test", res, nil)
+			// As fetchWithRetry counts them: a site ban, except a 503 (issue 6).
+			rotation := v.Class == egress.SiteBan && tc.status != http.StatusServiceUnavailable
+			if direct != tc.want || rotation != tc.want {
+				t.Fatalf("refusal: direct route %v, rotation %v (%s %q); want %v on both", direct, rotation, v.Class, v.Reason, tc.want)
+			}
+		})
+	}
+}
+
+// rotationRoute is an engine with a one-egress rotation and its egress: enough for
+// observe, the rotation route's classification of a fetch.
+func rotationRoute(t *testing.T) (*Engine, *egressLink) {
+	t.Helper()
+	specs, err := egress.ParseSpecs([]string{"e1=bind:127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := egress.OpenTable(&egress.MemoryStore{}, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, err := egress.NewPool(table, egress.PoolConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	eg, err := pool.Egress("e1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Engine{pool: pool}, &egressLink{name: "e1", eg: eg}
+}
