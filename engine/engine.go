@@ -394,9 +394,12 @@ func (e *Engine) Stats() Stats {
 		Refused: t.Refused, Errors: t.Errors, URLsQueued: t.URLsQueued, URLsDone: t.URLsDone,
 		LanesPeak: peak, DurationS: d, RobotsSkips: t.Errors[fetch.KindRobots], Resumed: e.resumed,
 	}
+	var view *EgressView // for the sizing estimate
 	if e.pool != nil {
 		es := e.pool.Stats()
 		s.Egress = &es
+		v := e.pool.View()
+		view = &v
 	}
 	s.Deferred = t.Deferred
 	s.Revisit = e.revisitStats()
@@ -417,6 +420,10 @@ func (e *Engine) Stats() Stats {
 			ds.WaitHistogram = nil
 			s.DNS = &ds
 		}
+		view = ev
+	}
+	if len(e.opts.Sites) > 0 {
+		s.Sizing = e.sizing(view)
 	}
 	if e.dns != nil {
 		ds := e.dns.Stats()

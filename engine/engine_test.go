@@ -173,6 +173,9 @@ func TestCrawlStoresEveryReachablePageOnce(t *testing.T) {
 	if n := w.overlap.Load(); n != 0 {
 		t.Fatalf("%d times two requests to one host overlapped: M1 lanes must fetch a host serially", n)
 	}
+	if st.Sizing != nil || e.Snapshot().Sizing != nil {
+		t.Fatalf("no sites and no rotation: no sizing estimate, got %+v", st.Sizing)
+	}
 }
 
 func TestQueueSpillsToStoreAndPagesBackIn(t *testing.T) {

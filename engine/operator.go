@@ -90,11 +90,11 @@ func (e *Engine) Snapshot() Snapshot {
 	if e.st != nil { // a worker has no revisit state: the master schedules revisits
 		s.Revisit = e.revisitView(now)
 	}
-	s.Sizing = e.sizing()
 	if e.pool != nil {
 		v := e.pool.View()
 		s.Egress = &v
 	}
+	s.Sizing = e.sizing(s.Egress)
 	return s
 }
 

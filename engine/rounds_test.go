@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand"
 	"net"
@@ -128,6 +129,23 @@ func TestCollectionByKeyword(t *testing.T) {
 	// One social keyword x 2 result pages, 3 pages per IP: 1 VPN (M3 sizing).
 	if sz := e.Snapshot().Sizing; sz == nil || sz.Keywords != 1 || sz.PagesPerKeyword != 2 || sz.VPNs != 1 || sz.Sites != 2 || sz.Round != 1 {
 		t.Errorf("sizing %+v", sz)
+	}
+	// --stats-json carries the same estimate and its inputs.
+	b, err := json.Marshal(e.Stats())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stats struct {
+		Sizing map[string]any `json:"sizing"`
+	}
+	if err := json.Unmarshal(b, &stats); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]any{"vpns_needed": 1.0, "keywords": 1.0, "pages_per_keyword": 2.0,
+		"pages_per_ip": 3.0, "pages_per_ip_from": "config", "sites": 2.0, "social_sites": 1.0} {
+		if got := stats.Sizing[k]; got != want {
+			t.Errorf("stats sizing.%s = %v, want %v (%s)", k, got, want, b)
+		}
 	}
 	if err := e.Close(); err != nil {
 		t.Fatal(err)

@@ -2,28 +2,43 @@ package engine
 
 import "github.com/crawlconsole/crawlconsole/engine/egress"
 
-// Sizing is what the Egress pane needs for the operator's sizing estimate (M3): VPNs
-// needed ≈ ceil(keywords × search pages per keyword / pages one IP may fetch).
+// Sizing is seed 003's estimate for the operator (M3), with its inputs: VPNs needed ≈
+// ceil(keywords × search pages per keyword ÷ pages one IP may fetch). The Egress pane
+// shows it; --stats-json writes it as "sizing" when sites are declared.
 type Sizing struct {
-	Sites       int // declared sites
-	SocialSites int // of which social (searched per keyword)
+	Sites       int `json:"sites"`        // declared sites
+	SocialSites int `json:"social_sites"` // of which social (searched per keyword)
 	// Keywords counts the searches a round makes per result page: the keywords of
 	// every social site, summed.
-	Keywords int
+	Keywords int `json:"keywords"`
 	// PagesPerKeyword is the most search result pages asked for per keyword.
-	PagesPerKeyword int
-	// PagesPerIP is how many pages one egress address may fetch per round
-	// (rounds.pages_per_ip); 0 = unknown.
-	PagesPerIP int
-	// VPNs is egress.VPNsNeeded of the above; 0 when PagesPerIP is unknown.
-	VPNs int
+	PagesPerKeyword int `json:"pages_per_keyword"`
+	// PagesPerIP is how many pages one egress address may fetch per round:
+	// rounds.pages_per_ip, else as observed (PagesPerIPFrom); 0 = unknown.
+	PagesPerIP int `json:"pages_per_ip"`
+	// PagesPerIPFrom says where PagesPerIP comes from; "" while it is unknown.
+	PagesPerIPFrom PagesPerIPSource `json:"pages_per_ip_from,omitempty"`
+	// VPNs is egress.VPNsNeeded of the above: 0 while an input is unknown, an upper
+	// bound while PagesPerIP is a floor.
+	VPNs int `json:"vpns_needed"`
 	// Round is the current round's number (1 = the first), 0 without sites.
-	Round int
+	Round int `json:"round"`
 }
 
-// sizing computes the sizing inputs from the site config and the round state.
-func (e *Engine) sizing() *Sizing {
-	if len(e.opts.Sites) == 0 {
+// PagesPerIPSource says where Sizing.PagesPerIP comes from.
+type PagesPerIPSource string
+
+// Sources of the pages-per-IP figure.
+const (
+	PagesPerIPConfig   PagesPerIPSource = "config"   // rounds.pages_per_ip
+	PagesPerIPObserved PagesPerIPSource = "observed" // this node's requests per refusal
+	PagesPerIPFloor    PagesPerIPSource = "floor"    // the busiest egress's requests, none refused yet
+)
+
+// sizing computes the estimate from the site config, the round state and the egress
+// view v (nil: no rotation); nil when there are neither declared sites nor rotation.
+func (e *Engine) sizing(v *EgressView) *Sizing {
+	if len(e.opts.Sites) == 0 && v == nil {
 		return nil
 	}
 	s := &Sizing{Sites: len(e.opts.Sites), PagesPerIP: e.opts.Rounds.PagesPerIP}
@@ -36,9 +51,41 @@ func (e *Engine) sizing() *Sizing {
 		s.Keywords += len(e.sites.keywords[site.Name])
 		s.PagesPerKeyword = max(s.PagesPerKeyword, site.searchPages())
 	}
-	s.VPNs = egress.VPNsNeeded(s.Keywords, s.PagesPerKeyword, s.PagesPerIP)
-	e.round.mu.Lock()
-	s.Round = e.round.n
-	e.round.mu.Unlock()
+	if s.Sites > 0 {
+		e.round.mu.Lock()
+		s.Round = e.round.n
+		e.round.mu.Unlock()
+	}
+	s.Estimate(v)
 	return s
+}
+
+// Estimate completes s, declared figures filled in, from the egress view v (nil: no
+// rotation) and computes VPNs. A PagesPerIP already set is rounds.pages_per_ip; else
+// pages one IP may fetch ≈ this node's requests per refusal (each refusal ends a run
+// of pages an IP was allowed), and before any refusal the busiest egress's requests
+// are a floor. The engine fills every Snapshot's Sizing with it; stand-ins for the
+// engine call it too.
+func (s *Sizing) Estimate(v *EgressView) {
+	switch {
+	case s.PagesPerIP > 0:
+		s.PagesPerIPFrom = PagesPerIPConfig
+	case v != nil:
+		var req, ref, most int64
+		for _, r := range v.Egresses {
+			if !r.OnNode {
+				continue
+			}
+			req += r.Requests
+			ref += r.Refusals
+			most = max(most, r.Requests)
+		}
+		switch {
+		case ref > 0:
+			s.PagesPerIP, s.PagesPerIPFrom = int(max(req/ref, 1)), PagesPerIPObserved
+		case most > 0:
+			s.PagesPerIP, s.PagesPerIPFrom = int(most), PagesPerIPFloor
+		}
+	}
+	s.VPNs = egress.VPNsNeeded(s.Keywords, s.PagesPerKeyword, s.PagesPerIP)
 }

@@ -165,6 +165,7 @@ type Stats struct {
 	Revisit      *RevisitStats    `json:"revisit,omitempty"`
 	Dedupe       *DedupeStats     `json:"dedupe,omitempty"`
 	Cluster      *ClusterStats    `json:"cluster,omitempty"` // M4: a master's workers
+	Sizing       *Sizing          `json:"sizing,omitempty"`  // M3: the VPN estimate, when sites are declared
 }
 
 // ClusterStats is a master's side of a distributed crawl in the stats object.

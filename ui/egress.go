@@ -28,7 +28,7 @@ type egressPane struct {
 	view          *engine.EgressView // nil: the crawl goes direct
 	lanes         []engine.Lane      // to find the lanes on an egress
 	deferred      int64              // Totals.Deferred
-	sizingConfig  *engine.Sizing     // declared sites/keywords (nil: none)
+	sizing        *engine.Sizing     // the VPN estimate and its inputs (nil: none)
 	lines         []egressLine       // the list below the summary, all sections
 	rows          []int              // indexes into lines that can be selected
 	offset        int                // first line shown
@@ -90,7 +90,7 @@ func (p *egressPane) SetSize(w, h int) {
 
 func (p *egressPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
 	sel, had := p.selectedKey()
-	p.view, p.lanes, p.deferred, p.sizingConfig = s.Egress, s.Lanes, s.Totals.Deferred, s.Sizing
+	p.view, p.lanes, p.deferred, p.sizing = s.Egress, s.Lanes, s.Totals.Deferred, s.Sizing
 	p.build()
 	if had {
 		p.reselect(sel)
@@ -354,11 +354,10 @@ func (p *egressPane) View() string {
 		{"hosts disabled", thousands(v.HostsDisabled), false},
 		{"pair bans", strconv.Itoa(len(v.PairBans)), false},
 	}))
-	sz := observeSizing(v).with(p.sizingConfig)
 	b.WriteString("\n")
-	b.WriteString("  " + st.ColHeader.Render(fit("sizing", 12)) + st.Value.Render(fit(sz.formula(), max(p.width-14, 0))))
+	b.WriteString("  " + st.ColHeader.Render(fit("sizing", 12)) + st.Value.Render(fit(sizingFormula, max(p.width-14, 0))))
 	b.WriteString("\n")
-	b.WriteString(spaces(14) + st.Muted.Render(fit(sz.figures(p.wide()), max(p.width-14, 0))))
+	b.WriteString(spaces(14) + st.Muted.Render(fit(sizingFigures(p.sizing, p.wide()), max(p.width-14, 0))))
 	b.WriteString("\n")
 
 	h := max(p.height-egressTop, 1)

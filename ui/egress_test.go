@@ -81,6 +81,8 @@ func TestEgressSecretsNeverShow(t *testing.T) {
 	}
 }
 
+// TestSizingEstimate: the pane shows the engine's estimate (Sizing.Estimate) with
+// its inputs, "?" for unknown ones, and names what is missing.
 func TestSizingEstimate(t *testing.T) {
 	rows := func(reqRef ...int64) *engine.EgressView {
 		v := &engine.EgressView{}
@@ -90,31 +92,46 @@ func TestSizingEstimate(t *testing.T) {
 		v.Egresses = append(v.Egresses, egress.EgressRow{Requests: 9999, Refusals: 1}) // another node's: not counted
 		return v
 	}
+	est := func(declared engine.Sizing, v *engine.EgressView) *engine.Sizing {
+		declared.Estimate(v)
+		return &declared
+	}
+	observed := engine.Sizing{PagesPerIP: 150, PagesPerIPFrom: engine.PagesPerIPObserved}
 	tests := []struct {
 		name string
-		s    sizing
+		s    *engine.Sizing
 		want string
 	}{
-		{"observed only", observeSizing(rows(1000, 5, 500, 5)), "= ceil(? × ? ÷ ≈150) = ?   unknown: keywords and pages/keyword"},
-		{"no refusal yet", observeSizing(rows(300, 0, 700, 0)), "= ceil(? × ? ÷ ≥700) = ?   unknown: keywords and pages/keyword"},
-		{"nothing fetched", observeSizing(rows()), "= ceil(? × ? ÷ ?) = ?   unknown: keywords, pages/keyword and pages per IP"},
-		{"nil view", observeSizing(nil), "unknown: keywords, pages/keyword and pages per IP"},
-		{"all known", sizing{keywords: 40, pagesPerKeyword: 5, pagesPerIP: 150}, "= ceil(40 × 5 ÷ ≈150) = 2"},
-		{"exact multiple", sizing{keywords: 30, pagesPerKeyword: 5, pagesPerIP: 150}, "= ceil(30 × 5 ÷ ≈150) = 1"},
-		{"ip figure a floor", sizing{keywords: 400, pagesPerKeyword: 5, pagesPerIP: 700, ipLowerBound: true}, "= ceil(400 × 5 ÷ ≥700) ≤ 3"},
+		{"observed only", est(engine.Sizing{}, rows(1000, 5, 500, 5)), "= ceil(? × ? ÷ ≈150) = ?   unknown: keywords and pages/keyword"},
+		{"no refusal yet", est(engine.Sizing{}, rows(300, 0, 700, 0)), "= ceil(? × ? ÷ ≥700) = ?   unknown: keywords and pages/keyword"},
+		{"nothing fetched", est(engine.Sizing{}, rows()), "= ceil(? × ? ÷ ?) = ?   unknown: keywords, pages/keyword and pages per IP"},
+		{"no estimate", nil, "unknown: keywords, pages/keyword and pages per IP"},
+		{"all known", est(engine.Sizing{Keywords: 40, PagesPerKeyword: 5}, rows(1000, 5, 500, 5)), "= ceil(40 × 5 ÷ ≈150) = 2"},
+		{"exact multiple", est(engine.Sizing{Keywords: 30, PagesPerKeyword: 5}, rows(1000, 5, 500, 5)), "= ceil(30 × 5 ÷ ≈150) = 1"},
+		{"ip figure a floor", est(engine.Sizing{Keywords: 400, PagesPerKeyword: 5}, rows(300, 0, 700, 0)), "= ceil(400 × 5 ÷ ≥700) ≤ 3"},
+		{"declared quota over observed", est(engine.Sizing{Keywords: 24, PagesPerKeyword: 5, PagesPerIP: 50}, rows(1000, 5)), "= ceil(24 × 5 ÷ ≈50) = 3"},
+		{"quota unknown", est(engine.Sizing{Keywords: 24, PagesPerKeyword: 5}, nil), "= ceil(24 × 5 ÷ ?) = ?   unknown: pages per IP"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := tc.s.figures(false); !strings.HasPrefix(got, tc.want) && !strings.HasSuffix(got, tc.want) {
+			if got := sizingFigures(tc.s, false); !strings.HasPrefix(got, tc.want) && !strings.HasSuffix(got, tc.want) {
 				t.Fatalf("figures = %q, want %q", got, tc.want)
 			}
 		})
 	}
 	t.Run("wide says where figures come from", func(t *testing.T) {
-		got := observeSizing(rows(1000, 5, 500, 5)).figures(true)
-		for _, want := range []string{"(not in the snapshot)", "observed as requests per refusal"} {
-			if !strings.Contains(got, want) {
-				t.Fatalf("long figures %q lack %q", got, want)
+		for _, tc := range []struct {
+			s    engine.Sizing
+			want []string
+		}{
+			{observed, []string{"(not in the snapshot)", "observed as requests per refusal"}},
+			{engine.Sizing{Keywords: 4, PagesPerKeyword: 5, PagesPerIP: 50, PagesPerIPFrom: engine.PagesPerIPConfig, VPNs: 1}, []string{"= 1; pages per IP from rounds.pages_per_ip"}},
+		} {
+			got := sizingFigures(&tc.s, true)
+			for _, want := range tc.want {
+				if !strings.Contains(got, want) {
+					t.Fatalf("long figures %q lack %q", got, want)
+				}
 			}
 		}
 	})
@@ -422,15 +439,4 @@ func TestEgressPaneKeepsTheSelection(t *testing.T) {
 	h.mustShow("news-13.sandbox.test", "PAIR-BANNED HOST")
 	h.press("g")
 	h.mustShow("NAME", "KIND")
-}
-
-func TestSizingTakesDeclaredKeywords(t *testing.T) {
-	got := observeSizing(nil).with(&engine.Sizing{Keywords: 24, PagesPerKeyword: 5, PagesPerIP: 50}).figures(false)
-	if !strings.Contains(got, "= ceil(24 × 5 ÷ ≈50) = 3") {
-		t.Fatalf("declared sites and quota: got %q, want ceil(24 × 5 ÷ 50) = 3", got)
-	}
-	partial := observeSizing(nil).with(&engine.Sizing{Keywords: 24, PagesPerKeyword: 5}).figures(false)
-	if !strings.Contains(partial, "24 × 5") || !strings.Contains(partial, "pages per IP") {
-		t.Fatalf("quota unknown: got %q, want the keywords filled in and pages per IP named missing", partial)
-	}
 }

@@ -213,6 +213,10 @@ func (c *Control) Snapshot() engine.Snapshot {
 	s.DNS = cloneDNS(c.snap.DNS)
 	s.Egress = cloneEgress(c.snap.Egress)
 	s.Revisit = cloneRevisit(c.snap.Revisit)
+	if s.Egress != nil { // as the engine does: no sites declared, the estimate from the egresses
+		s.Sizing = &engine.Sizing{}
+		s.Sizing.Estimate(s.Egress)
+	}
 	return s
 }
 
