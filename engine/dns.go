@@ -54,6 +54,7 @@ func (e *Engine) newDNSCache() (*dnscache.Cache, error) {
 		o.Timeout = d.Timeout
 	}
 	o.StillNeeded = e.hostQueued
+	o.Now = e.opts.Now
 	c, err := dnscache.New(o)
 	if err != nil {
 		return nil, err
@@ -152,9 +153,9 @@ func (e *Engine) dnsView() *DNSView {
 	v := &e.dnsViewC
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if time.Since(v.at) > time.Second {
+	if now := e.now(); now.Sub(v.at) > time.Second {
 		v.view = e.dns.View(20)
-		v.at = time.Now()
+		v.at = now
 	}
 	cp := v.view
 	return &cp

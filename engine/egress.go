@@ -94,7 +94,7 @@ func (e *Engine) setupEgress(resolver fetch.Resolver, guard *fetch.Guard, fcfg f
 	e.pool, err = egress.NewPool(table, egress.PoolConfig{
 		Master: master,
 		Rotation: egress.RotationConfig{PerNode: perNode, DisableFor: ro.DisableFor,
-			PairBanFor: ro.PairBanFor, FaultCooldown: ro.FaultCooldown},
+			PairBanFor: ro.PairBanFor, FaultCooldown: ro.FaultCooldown, Now: e.opts.Now},
 		Transport: egress.TransportConfig{
 			Resolve:               resolver.LookupAddrs,
 			Guard:                 func(a netip.Addr) error { return guard.Check("", a) },
@@ -507,7 +507,7 @@ func (e *Engine) SetHostDisabled(host string, disabled bool) error {
 	e.mu.Unlock()
 	for _, u := range urls {
 		if e.st != nil {
-			e.st.Defer(u, time.Now()) // due now: requeueDeferred brings it back
+			e.st.Defer(u, e.now()) // due now: requeueDeferred brings it back
 		}
 	}
 	e.logf(LevelInfo, 0, host, "host %s enabled by operator; %d deferred URLs come back", host, len(urls))

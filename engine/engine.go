@@ -161,6 +161,9 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 			return nil, err
 		}
 	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	parents, _ := lru.New[uint64, string](8192)
 	e := &Engine{
@@ -226,7 +229,7 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 	if err := e.setupEgress(resolver, guard, fcfg, we); err != nil {
 		return fail(err)
 	}
-	e.gate = &lanes.Gate{MinGap: opts.Lanes.DelayMin, Interval: e.hostInterval}
+	e.gate = &lanes.Gate{MinGap: opts.Lanes.DelayMin, Interval: e.hostInterval, Now: opts.Now}
 	return e, nil
 }
 
@@ -247,7 +250,7 @@ func (e *Engine) hostInterval(host string) time.Duration {
 // the lanes. It returns at once; use Done to wait for the crawl to run dry.
 func (e *Engine) Start() error {
 	e.mu.Lock()
-	e.startedAt = time.Now()
+	e.startedAt = e.now()
 	e.state = StateRunning
 	e.mu.Unlock()
 	if e.st != nil {
@@ -278,7 +281,7 @@ func (e *Engine) Start() error {
 		go e.runRevisit()
 	}
 	if len(e.opts.Sites) > 0 && e.st != nil {
-		e.round.n, e.round.started = 1, time.Now() // the first round's sources went with the seeds
+		e.round.n, e.round.started = 1, e.now() // the first round's sources went with the seeds
 		e.wg.Add(1)
 		go e.runRounds()
 	}
@@ -313,8 +316,8 @@ func (e *Engine) every(d time.Duration, f func(now time.Time)) {
 		select {
 		case <-e.ctx.Done():
 			return
-		case now := <-t.C:
-			f(now)
+		case <-t.C:
+			f(e.now())
 		}
 	}
 }
@@ -355,7 +358,7 @@ func (e *Engine) Stop() {
 			e.dns.Close()
 		}
 		if e.st != nil {
-			e.endRound(time.Now()) // M3: the round's results are not lost to a stop
+			e.endRound(e.now()) // M3: the round's results are not lost to a stop
 			if err := e.st.Flush(); err != nil {
 				e.logf(LevelError, 0, "", "store: %v", err)
 			}
@@ -388,7 +391,7 @@ func (e *Engine) Stats() Stats {
 	started := e.startedAt
 	e.mu.Unlock()
 	t := e.c.totals(peak)
-	d := time.Since(started).Seconds()
+	d := e.now().Sub(started).Seconds()
 	s := Stats{
 		PagesFetched: t.PagesFetched, PagesStored: t.PagesStored, BytesFetched: t.BytesFetched,
 		Refused: t.Refused, Errors: t.Errors, URLsQueued: t.URLsQueued, URLsDone: t.URLsDone,
@@ -411,8 +414,9 @@ func (e *Engine) Stats() Stats {
 		s.Cluster = e.cluster.stats()
 		e.mu.Lock()
 		s.Refused += e.cluster.workerRefusals()
-		ev := e.cluster.egressView(time.Now())
-		dv := e.cluster.dnsView(time.Now())
+		now := e.now()
+		ev := e.cluster.egressView(now)
+		dv := e.cluster.dnsView(now)
 		e.mu.Unlock()
 		s.Egress = &EgressStats{Rotations: ev.Rotations, HostsDisabled: ev.HostsDisabled}
 		if dv != nil {
@@ -436,6 +440,9 @@ func (e *Engine) Stats() Stats {
 	return s
 }
 
+// now is the engine's clock (Options.Now).
+func (e *Engine) now() time.Time { return e.opts.Now() }
+
 // broadcast wakes everything waiting for a resume. Caller holds e.mu.
 func (e *Engine) broadcast() {
 	close(e.wake)
@@ -446,7 +453,7 @@ func (e *Engine) broadcast() {
 // event table, through a buffered channel so that logging never blocks (and may be
 // called with e.mu held).
 func (e *Engine) logf(level Level, lane int, host, format string, args ...any) {
-	ev := e.events.add(Event{At: time.Now(), Level: level, Lane: lane, Host: host, Msg: fmt.Sprintf(format, args...)})
+	ev := e.events.add(Event{At: e.now(), Level: level, Lane: lane, Host: host, Msg: fmt.Sprintf(format, args...)})
 	if level >= LevelWarn {
 		select {
 		case e.persist <- ev:

@@ -21,7 +21,7 @@ func (e *Engine) runLane(ls *laneState) {
 	egress := e.egress[l.Egress].name // Egress is guarded by e.mu (rebalance moves lanes)
 	e.mu.Unlock()
 	if e.st != nil {
-		e.st.LaneOpened(l.ID, egress, time.Now())
+		e.st.LaneOpened(l.ID, egress, e.now())
 	}
 	e.logf(LevelDebug, l.ID, "", "lane %d opened on %s", l.ID, egress)
 	var next time.Time // earliest start of the lane's next request (M1's pause)
@@ -30,7 +30,7 @@ func (e *Engine) runLane(ls *laneState) {
 		if !ok {
 			return
 		}
-		if d := time.Until(next); d > 0 {
+		if d := next.Sub(e.now()); d > 0 {
 			// The lane ran dry and asked for work before its pause was over; it
 			// took over tasks from a busy lane (lanes.Board.Next) or a task joined
 			// it, and they wait out the pause like any other.
@@ -66,7 +66,7 @@ func (e *Engine) runLane(ls *laneState) {
 		dry := ls.lane.Backlog() == 0
 		from := ls.fetchEnd
 		if from.IsZero() {
-			from = time.Now()
+			from = e.now()
 		}
 		next = from.Add(e.delay())
 		ls.status, ls.nextFetch = LaneWaiting, next
@@ -74,7 +74,7 @@ func (e *Engine) runLane(ls *laneState) {
 		if dry {
 			continue
 		}
-		if !e.sleep(time.Until(next)) {
+		if !e.sleep(next.Sub(e.now())) {
 			return
 		}
 	}
@@ -111,7 +111,7 @@ func (e *Engine) nextTask(ls *laneState) (frontier.Task, *egressLink, bool) {
 			id, done := ls.lane.ID, ls.lane.Done()
 			e.mu.Unlock()
 			if e.st != nil {
-				e.st.LaneRetired(id, time.Now(), done)
+				e.st.LaneRetired(id, e.now(), done)
 			}
 			e.logf(LevelDebug, id, "", "lane %d retired", id)
 			e.mu.Lock()
@@ -207,7 +207,7 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 			// site's URLs wait (deferred, never dropped) until robots.txt is tried again.
 			e.c.addError(fetch.KindRobotsDown)
 			e.mu.Lock()
-			e.deferTask(t, time.Now().Add(e.robots.RetryUnreachable))
+			e.deferTask(t, e.now().Add(e.robots.RetryUnreachable))
 			e.mu.Unlock()
 			e.flushDeferred()
 			return true
@@ -224,7 +224,7 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 	e.front.begin(t, l.ID)
 	res, kind, moved := e.fetchWithRetry(eg, t, conditionalHeaders(t))
 	e.mu.Lock()
-	ls.fetchEnd = time.Now()
+	ls.fetchEnd = e.now()
 	e.mu.Unlock()
 	if moved {
 		return false // M3 rerouted or deferred the task
@@ -242,10 +242,10 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 	}
 	e.front.deliver(o)
 	if o.Kind == fetch.KindRefused && e.pool == nil {
-		wait := max(e.opts.Fetch.RefusalBackoff, egress.ParseRetryAfter(res.Header.Get("Retry-After"), time.Now()))
+		wait := max(e.opts.Fetch.RefusalBackoff, egress.ParseRetryAfter(res.Header.Get("Retry-After"), e.now()))
 		e.logf(LevelWarn, l.ID, t.Host, "refused (%d) %s; lane backs off %v", res.Status, t.URL, wait)
 		e.mu.Lock()
-		ls.status, ls.nextFetch = LaneWaiting, time.Now().Add(wait)
+		ls.status, ls.nextFetch = LaneWaiting, e.now().Add(wait)
 		e.mu.Unlock()
 		e.sleep(wait)
 	}

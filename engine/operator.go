@@ -12,7 +12,7 @@ var _ Control = (*Engine)(nil)
 
 // Snapshot implements Control.
 func (e *Engine) Snapshot() Snapshot {
-	now := time.Now()
+	now := e.now()
 	rate, hist := e.rate.current()
 	e.mu.Lock()
 	views := e.board.View()

@@ -69,6 +69,11 @@ type Options struct {
 	Keywords []string `yaml:"keywords"`
 	// Rounds configures crawl rounds over the sites (M3).
 	Rounds RoundOptions `yaml:"rounds"`
+
+	// Now is the engine's clock (from code, not config): every timestamp the engine
+	// takes, and the clock it hands the egress rotation, the politeness gate and the
+	// DNS cache. Pauses and timeouts still run on real time. Default (nil) time.Now.
+	Now func() time.Time `yaml:"-"`
 }
 
 // LaneOptions configures M1.
@@ -125,6 +130,7 @@ func DefaultOptions() Options {
 		QueueMemory: 200_000,
 		Revisit:     defaultRevisitOptions(),
 		Rounds:      RoundOptions{Every: DefaultRoundEvery},
+		Now:         time.Now,
 	}
 }
 

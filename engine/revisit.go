@@ -283,7 +283,7 @@ func (e *Engine) observeRevisit(u string, prev *revisit.Page, now time.Time, o r
 // refusal, a redirect elsewhere, a 4xx/5xx): nothing is learned, and the page gets a
 // next due time again instead of staying parked (M2).
 func (e *Engine) refetchFailed(t frontier.Task, prev *revisit.Page) {
-	e.st.SaveRevisit(*e.observeRevisit(t.URL, prev, time.Now(), revisit.Outcome{}))
+	e.st.SaveRevisit(*e.observeRevisit(t.URL, prev, e.now(), revisit.Outcome{}))
 }
 
 // revisitTally counts tracked pages per class and buckets their learned interval t/x

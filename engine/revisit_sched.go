@@ -171,7 +171,7 @@ func (e *Engine) RevisitNow(raw string) error {
 		return fmt.Errorf("revisit now: %s has no stored page to revisit", u)
 	}
 	e.st.SetRevisitNext([]string{u}, revisit.Never)
-	n, err := e.requeue([]string{u}, time.Now(), true)
+	n, err := e.requeue([]string{u}, e.now(), true)
 	if err != nil {
 		return fmt.Errorf("revisit now: %w", err)
 	}
