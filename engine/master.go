@@ -496,7 +496,7 @@ func (m *masterRuntime) onJoin(msg *nats.Msg) {
 		return
 	}
 	e := m.e
-	now := time.Now()
+	now := e.now()
 	e.mu.Lock()
 	if old := m.nodes[j.Node]; old != nil && old.inc != j.Incarnation && old.state != NodeDead {
 		m.bury(old, "restarted")
@@ -653,7 +653,7 @@ func (m *masterRuntime) onHeartbeat(msg *nats.Msg) {
 	n := m.nodes[hb.Node]
 	known := n != nil && n.inc == hb.Incarnation && n.state != NodeDead
 	if known {
-		n.heard = time.Now()
+		n.heard = e.now()
 		live := make(map[int]bool, len(hb.Rows))
 		for i := range hb.Rows {
 			live[hb.Rows[i].ID] = true

@@ -30,6 +30,11 @@ type Outcome struct {
 	primed bool
 }
 
+// recordHeaders are the response headers record reads; a worker sends only these
+// to its master (M4: a result's headers cost the master's decoder more than its body).
+// A header record starts to read must be added here.
+var recordHeaders = []string{"Location", "Etag", "Last-Modified", "Content-Type"}
+
 // frontPort is what a lane needs from the frontier side: this process's store and
 // record on one box, the master on a worker of a distributed crawl (M4).
 type frontPort interface {
@@ -128,7 +133,7 @@ func (e *Engine) record(o Outcome) {
 	case res.Status == http.StatusNotModified:
 		if refetch {
 			// M2: unchanged, and it cost no body; the stored page is kept.
-			e.st.SaveRevisit(*e.observeRevisit(t.URL, prev, time.Now(), revisit.Outcome{NotModified: true}))
+			e.st.SaveRevisit(*e.observeRevisit(t.URL, prev, e.now(), revisit.Outcome{NotModified: true}))
 			observed = true
 		}
 		e.finish(t, refetch, l, store.Processed, "")
@@ -153,12 +158,12 @@ func (e *Engine) record(o Outcome) {
 func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.Result, prev *revisit.Page, track bool) {
 	var known []string
 	links := e.extract(t, res, &known)
-	e.collect(t, res, time.Now())
+	e.collect(t, res, e.now())
 	if e.sites.isSource[t.URL] && len(known) > 0 {
-		e.refetchResults(known, time.Now()) // M3: entry/search results already in the URL index
+		e.refetchResults(known, e.now()) // M3: entry/search results already in the URL index
 	}
 	page := store.Page{
-		URL: t.URL, FetchedAt: time.Now(), Status: res.Status, ContentType: res.ContentType, Body: res.Body,
+		URL: t.URL, FetchedAt: e.now(), Status: res.Status, ContentType: res.ContentType, Body: res.Body,
 		Bytes: int64(len(res.Body)), Duration: res.Duration, Lane: lane, Egress: egress,
 		ETag: res.Header.Get("ETag"), LastModified: res.Header.Get("Last-Modified"),
 	}

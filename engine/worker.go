@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"sync"
 	"time"
@@ -397,16 +398,19 @@ func (w *Worker) rejoin() {
 // is away; a lane waits when 1024 results are waiting.
 func (w *Worker) publish() {
 	defer w.bg.Done()
-	defer close(w.pubDone)
+	pending := make(chan pendingResult, 256) // published, acknowledgement not seen yet
+	acked := make(chan struct{})
+	go w.awaitAcks(pending, acked)
+	defer func() { close(pending); <-acked; close(w.pubDone) }()
 	for {
 		select {
 		case r := <-w.out:
-			w.publishOne(r)
+			w.publishAsync(r, pending)
 		case <-w.flush:
 			for {
 				select {
 				case r := <-w.out:
-					w.publishOne(r)
+					w.publishAsync(r, pending)
 				default:
 					return
 				}
@@ -417,21 +421,78 @@ func (w *Worker) publish() {
 	}
 }
 
-// publishOne publishes a result, retrying until the master's server takes it (the
-// message ID lets JetStream drop a retry of one it already has).
-func (w *Worker) publishOne(r wireResult) {
-	data, err := encodeResult(&r)
-	if err != nil {
+// pendingResult is a result published without waiting, with what it takes to send
+// it again if the server does not acknowledge it.
+type pendingResult struct {
+	ack  jetstream.PubAckFuture
+	data []byte
+	id   string
+}
+
+// publishAsync publishes a result without waiting for the server's acknowledgement
+// (at most 256 outstanding: awaitAcks checks them in order); when even that fails it
+// publishes synchronously, retrying.
+func (w *Worker) publishAsync(r wireResult, pending chan<- pendingResult) {
+	data, id, ok := w.frame(r)
+	if !ok {
 		return
 	}
-	if max := w.nc.MaxPayload(); max > 0 && int64(len(data)) > max-1024 {
-		// Too big for the transport: the master records it as a body too large.
-		r.Res, r.Kind = nil, fetch.KindTooLarge
-		if data, err = encodeResult(&r); err != nil {
+	msg := &nats.Msg{Subject: w.subject("result", w.o.Node), Data: data}
+	f, err := w.conn.JS.PublishMsgAsync(msg, jetstream.WithMsgID(id))
+	if err != nil {
+		w.publishSync(data, id)
+		return
+	}
+	select {
+	case pending <- pendingResult{f, data, id}:
+	case <-w.quit:
+	}
+}
+
+// awaitAcks waits for each asynchronous publish; one the server did not take (the
+// master is away, restarting) is published again synchronously, retrying until it is.
+func (w *Worker) awaitAcks(pending <-chan pendingResult, done chan<- struct{}) {
+	defer close(done)
+	for p := range pending {
+		// An acknowledgement lost with a connection (the master restarting) never
+		// comes: after ackWait the result is sent again; the message ID keeps
+		// JetStream from storing it twice.
+		t := time.NewTimer(ackWait)
+		select {
+		case <-p.ack.Ok():
+		case <-p.ack.Err():
+			w.publishSync(p.data, p.id)
+		case <-t.C:
+			w.publishSync(p.data, p.id)
+		case <-w.quit:
+			t.Stop()
 			return
 		}
+		t.Stop()
 	}
-	id := fmt.Sprintf("%s.%s.%d.%s", r.Node, r.Incarnation, r.Task.Lease, r.Kind)
+}
+
+// ackWait bounds the wait for one asynchronous publish's acknowledgement.
+const ackWait = 10 * time.Second
+
+// frame encodes a result; one too big for the transport goes as a body too large.
+func (w *Worker) frame(r wireResult) (data []byte, id string, ok bool) {
+	data, err := encodeResult(&r)
+	if err != nil {
+		return nil, "", false
+	}
+	if max := w.nc.MaxPayload(); max > 0 && int64(len(data)) > max-1024 {
+		r.Res, r.Kind = nil, fetch.KindTooLarge
+		if data, err = encodeResult(&r); err != nil {
+			return nil, "", false
+		}
+	}
+	return data, fmt.Sprintf("%s.%s.%d.%s", r.Node, r.Incarnation, r.Task.Lease, r.Kind), true
+}
+
+// publishSync publishes a framed result, retrying until the master's server takes
+// it (the message ID lets JetStream drop a retry of one it already has).
+func (w *Worker) publishSync(data []byte, id string) {
 	for backoff := 100 * time.Millisecond; ; backoff = min(2*backoff, 2*time.Second) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		_, err := w.conn.JS.Publish(ctx, w.subject("result", w.o.Node), data, jetstream.WithMsgID(id))
@@ -525,6 +586,14 @@ func (f *remoteFront) abandon(t frontier.Task, _ int) {} // stopping: the master
 func (f *remoteFront) deliver(o Outcome) {
 	if o.Res != nil {
 		f.w.e.c.pagesFetched.Add(1) // the worker's own rate, for its heartbeat
+		res := *o.Res
+		res.Header = make(http.Header, len(recordHeaders))
+		for _, k := range recordHeaders {
+			if v := o.Res.Header.Values(k); len(v) > 0 {
+				res.Header[k] = v
+			}
+		}
+		o.Res = &res
 	}
 	f.send(wireResult{Node: f.w.o.Node, Incarnation: f.w.inc, Task: o.Task, Lane: o.Lane, Egress: o.Egress,
 		Kind: o.Kind, Res: o.Res, At: o.At})
