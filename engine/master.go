@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"sync/atomic"
 	"time"
@@ -45,6 +46,7 @@ type masterRuntime struct {
 	table   *egress.Table // seed 003's egress account table (nil: workers bring their own)
 	subs    []*nats.Subscription
 	consume jetstream.ConsumeContext
+	results chan jetstream.Msg // from the consumer to the result handlers
 	kick    chan struct{}
 
 	nodes    map[string]*node
@@ -140,10 +142,13 @@ func (m *masterRuntime) subject(parts ...string) string {
 func (m *masterRuntime) start() error {
 	ctx, cancel := context.WithTimeout(m.e.ctx, 10*time.Second)
 	defer cancel()
-	for _, kind := range []string{"task", "result"} {
+	// Results are kept on file: what workers fetched while the master was down is
+	// committed when it is back. Task batches need not be: a master that restarts
+	// queues again, from its store, every URL it had handed out.
+	for kind, storage := range map[string]jetstream.StorageType{"task": jetstream.MemoryStorage, "result": jetstream.FileStorage} {
 		if _, err := m.conn.EnsureStream(ctx, jetstream.StreamConfig{
 			Name: m.streamName(kind), Subjects: []string{m.subject(kind, ">")},
-			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
+			Retention: jetstream.WorkQueuePolicy, Storage: storage,
 		}); err != nil {
 			return err
 		}
@@ -155,7 +160,29 @@ func (m *masterRuntime) start() error {
 	if err != nil {
 		return err
 	}
-	if m.consume, err = cons.Consume(m.onResult, jetstream.PullMaxMessages(256)); err != nil {
+	// Results are committed by as many goroutines as there are CPUs: on one box the
+	// lanes record their pages in parallel, and a single handler would cap the master.
+	m.results = make(chan jetstream.Msg, 256)
+	for range runtime.GOMAXPROCS(0) {
+		m.e.wg.Add(1)
+		go func() {
+			defer m.e.wg.Done()
+			for {
+				select {
+				case msg := <-m.results:
+					m.onResult(msg)
+				case <-m.e.ctx.Done():
+					return // what waits here is not acknowledged: redelivered to the next master
+				}
+			}
+		}()
+	}
+	if m.consume, err = cons.Consume(func(msg jetstream.Msg) {
+		select {
+		case m.results <- msg:
+		case <-m.e.ctx.Done():
+		}
+	}, jetstream.PullMaxMessages(256)); err != nil {
 		return fmt.Errorf("master: consume results: %w", err)
 	}
 	for subj, h := range map[string]nats.MsgHandler{
