@@ -211,9 +211,11 @@ func TestWorkerJoinsAndLeavesMidCrawl(t *testing.T) {
 		}
 		return false
 	})
-	if d := time.Since(joined); d > c.hb*3 {
-		t.Errorf("the new worker got work %v after joining; want within a heartbeat period (%v) plus slack", d, c.hb)
+	d := time.Since(joined)
+	if d > c.hb {
+		t.Errorf("the new worker got work %v after joining; want within a heartbeat period (%v)", d, c.hb)
 	}
+	t.Logf("w2 got work %v after joining", d)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := w1.Leave(ctx); err != nil {
