@@ -56,6 +56,7 @@ func (e *Engine) Snapshot() Snapshot {
 		s.QueueDepth += pending + out
 		var rows []Lane
 		s.Nodes, rows = e.cluster.view()
+		s.HeartbeatEvery = e.cluster.o.HeartbeatEvery
 		s.LanesMax = 0
 		for _, n := range s.Nodes {
 			if n.State != NodeDead {

@@ -48,6 +48,8 @@ type Snapshot struct {
 	Revisit     *RevisitView // Revisit pane (M2): due queue, refetches vs changes, windows, intervals
 	Sizing      *Sizing      // VPN estimate and its inputs for the Egress pane (M3); nil without declared sites or rotation
 	Nodes       []Node       // workers of a distributed crawl (M4), by name; nil on a single-process crawl
+	// HeartbeatEvery is the workers' heartbeat period (M4); 0 on a single-process crawl.
+	HeartbeatEvery time.Duration
 }
 
 // NodeState is what the master knows of one worker (M4, seed 003 heartbeats).

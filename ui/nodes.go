@@ -26,10 +26,19 @@ func init() {
 	}
 }
 
-// heartbeatLate is the heartbeat age the Nodes pane marks: two heartbeat periods of
-// 5s (M4, seed 003). A worker past it has missed a beat; the master declares it dead
-// at its own timeout and deals its hosts to the others.
+// heartbeatLate is the heartbeat age the Nodes pane marks when the snapshot does not
+// give the period: two periods of the default 5s (M4, seed 003). A worker past it has
+// missed a beat; the master declares it dead at its own timeout and deals its hosts
+// to the others.
 const heartbeatLate = 10 * time.Second
+
+// late is two of the crawl's heartbeat periods, or heartbeatLate.
+func (p *nodesPane) late() time.Duration {
+	if p.hb > 0 {
+		return 2 * p.hb
+	}
+	return heartbeatLate
+}
 
 // lateMark follows a late heartbeat's age, so it shows without colour (NO_COLOR).
 const lateMark = " !"
@@ -42,8 +51,9 @@ type nodesPane struct {
 	c             *Common
 	width, height int
 	nodes         []engine.Node
-	at            time.Time // the snapshot's time: heartbeats are aged on the master's clock
-	rows          []int     // indexes into nodes that pass the filter
+	at            time.Time     // the snapshot's time: heartbeats are aged on the master's clock
+	hb            time.Duration // the workers' heartbeat period (0: not given)
+	rows          []int         // indexes into nodes that pass the filter
 	nameW         int
 	filter        Filter
 	list          listView
@@ -75,6 +85,7 @@ func (p *nodesPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
 	sel, had := p.selected()
 	p.nodes = s.Nodes
 	p.at = s.At
+	p.hb = s.HeartbeatEvery
 	p.nameW = nameWidth(p.nodes, func(n *engine.Node) string { return n.Name }, 4, 16)
 	p.refilter()
 	if had {
@@ -232,7 +243,7 @@ func (p *nodesPane) heartbeat(n *engine.Node) (string, bool) {
 		now = p.c.Now()
 	}
 	d := max(now.Sub(n.Heartbeat), 0)
-	if d > heartbeatLate {
+	if d > p.late() {
 		return ago(d) + lateMark, true
 	}
 	return ago(d), false
@@ -289,7 +300,7 @@ func (p *nodesPane) summary() string {
 	sort.Strings(other)
 	states = append(states, other...)
 	left := fmt.Sprintf(" %s: %s · %.1f pages/s", plural(len(p.nodes), "worker"), strings.Join(states, ", "), rate)
-	right := strings.TrimSpace(lateMark) + " = no heartbeat for " + shortDuration(heartbeatLate) + " "
+	right := strings.TrimSpace(lateMark) + " = no heartbeat for " + shortDuration(p.late()) + " "
 	if gap := p.width - cellWidth(left) - cellWidth(right); gap > 0 {
 		return st.Value.Render(left) + spaces(gap) + st.Muted.Render(right)
 	}

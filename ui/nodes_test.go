@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -88,6 +89,17 @@ func TestNodesPaneShowsTheWorkers(t *testing.T) {
 		if row := h.rowOf("worker-4"); !strings.Contains(row, "1m ago !") {
 			t.Fatalf("the dead worker ages: %q", row)
 		}
+	})
+	t.Run("late after two of the crawl's heartbeat periods", func(t *testing.T) {
+		defer h.use(t)()
+		s := h.ctrl.Snapshot()
+		s.HeartbeatEvery = time.Second // worker-3's 3s-old beat is late at a 1s period
+		h.send(SnapshotMsg{Snapshot: s})
+		h.mustShow("! = no heartbeat for 2s")
+		if row := h.rowOf("worker-3"); !strings.Contains(row, "ago !") {
+			t.Fatalf("a 1s heartbeat period: worker-3's heartbeat is late: %q", row)
+		}
+		h.refresh()
 	})
 	t.Run("filter", func(t *testing.T) {
 		defer h.use(t)()

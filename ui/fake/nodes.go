@@ -56,6 +56,7 @@ func buildNodes(s *engine.Snapshot, cfg Config) {
 		}
 		s.Nodes = append(s.Nodes, n)
 	}
+	s.HeartbeatEvery = 5 * time.Second // the master's default
 	if len(live) == 0 {
 		return
 	}
