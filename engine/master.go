@@ -111,9 +111,13 @@ func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Leases start at the wall clock (not Options.Now: a fixed test clock would
+	// repeat them), so a restarted master never reuses one: a worker's result
+	// message ID holds its lease, and JetStream drops a repeated ID as a duplicate
+	// (a new master counting from 1 lost results and hung).
 	m := &masterRuntime{e: e, o: mo, conn: mo.Conn, kick: make(chan struct{}, 1),
 		nodes: map[string]*node{}, hosts: map[string]*hostQueue{}, inflight: map[string]uint64{},
-		laneIDs: map[laneRef]int{}, laneRefs: map[int]laneRef{}}
+		laneIDs: map[laneRef]int{}, laneRefs: map[int]laneRef{}, lease: uint64(time.Now().UnixNano())}
 	specs, err := egress.ParseSpecs(opts.Egress)
 	if err != nil {
 		e.Close()

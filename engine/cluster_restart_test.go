@@ -1,0 +1,30 @@
+package engine_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+)
+
+// TestMasterRestartKeepsWorkersResults: the master stops mid-crawl and a new one
+// starts on the same database and NATS server; the worker, still running, rejoins by
+// itself and the crawl finishes with every page of a single-process crawl. Its results
+// for the new master's hand-outs must reach it even though the worker published
+// results for the old master's hand-outs moments before.
+func TestMasterRestartKeepsWorkersResults(t *testing.T) {
+	c := startCluster(t, sandboxConfig(5, 12))
+	c.worker("w1", "127.0.0.2", "127.0.0.3")
+	waitForStat(t, "w1 stores pages", c.master, func(s engine.Snapshot) bool { return s.Totals.PagesStored >= 60 })
+	if err := c.master.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c.startMaster()
+	stats := c.waitDone(60 * time.Second)
+	want := uniqueCrawl(t, c.sb)
+	got := storedSet(t, c.opts.DB)
+	if len(got) != len(want) {
+		t.Fatalf("stored %d pages after the master's restart, a single-process crawl stores %d", len(got), len(want))
+	}
+	t.Logf("%d pages; %+v", len(got), stats.Cluster)
+}
