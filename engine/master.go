@@ -454,9 +454,9 @@ func (m *masterRuntime) requeue(t frontier.Task) {
 }
 
 // onResult commits one worker's result and acknowledges it once committed. A result
-// whose URL is not handed out (a dead worker's late result for a URL another worker
-// reported, a redelivery after the master's restart) is acknowledged and dropped:
-// each hand-out counts at most once.
+// that is not for its URL's current hand-out (a dead worker's late result, a
+// redelivery after the master's restart) is acknowledged and dropped: each hand-out
+// counts at most once, and only the current one.
 func (m *masterRuntime) onResult(msg jetstream.Msg) {
 	var r wireResult
 	if err := decodeResult(msg.Data(), &r); err != nil {
@@ -474,7 +474,11 @@ func (m *masterRuntime) onResult(msg jetstream.Msg) {
 	}
 	lease, ok := m.inflight[r.Task.URL]
 	n := m.nodes[r.Node]
-	if !ok {
+	// Only the current hand-out's result counts: an older one (a dead worker's, a
+	// batch from before the master's restart) could be committed while dispatch is
+	// still marking the new hand-out in progress, and that mark would win, leaving
+	// a stored page "in progress" for good.
+	if !ok || lease != r.Task.Lease {
 		e.mu.Unlock()
 		m.late.Add(1)
 		if n != nil {
