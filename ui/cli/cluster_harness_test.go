@@ -1,0 +1,358 @@
+package cli
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/sandbox"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// The distributed crawl's processes as a user runs them: `crawlconsole master` and
+// `crawlconsole worker` as subprocesses of the test binary (TestCrashChild runs Main),
+// so a test can SIGKILL them like a crash or the OOM killer would.
+
+// child is one crawlconsole subprocess and everything it printed.
+type child struct {
+	name string
+	cmd  *exec.Cmd
+	out  syncBuffer    // serve_test.go's
+	done chan struct{} // closed once the process has exited
+	err  error         // Wait's error; read only after done
+}
+
+// startChild runs `crawlconsole ARGS...` in a subprocess; it is SIGKILLed with the test
+// if still running. The credential variable is kept out of its environment, so only
+// the flags the test passes count.
+func startChild(t *testing.T, name string, args ...string) *child {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$")
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, tokenEnv+"=") && !strings.HasPrefix(kv, "CRASH_CHILD_ARGS=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "CRASH_CHILD_ARGS="+strings.Join(args, "\x1f"))
+	c := &child{name: name, cmd: cmd, done: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = &c.out, &c.out
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	go func() {
+		c.err = cmd.Wait()
+		close(c.done)
+	}()
+	t.Cleanup(c.kill)
+	return c
+}
+
+// kill SIGKILLs the process (no flush, no leave) and waits until it is gone.
+func (c *child) kill() {
+	select {
+	case <-c.done:
+		return
+	default:
+	}
+	_ = c.cmd.Process.Signal(syscall.SIGKILL)
+	<-c.done
+}
+
+func (c *child) exited() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// wait waits at most d for the process to exit and returns its exit status.
+func (c *child) wait(t *testing.T, d time.Duration) int {
+	t.Helper()
+	select {
+	case <-c.done:
+		return c.cmd.ProcessState.ExitCode()
+	case <-time.After(d):
+		t.Fatalf("%s still running after %v:\n%s", c.name, d, tail(c.out.String(), 40))
+		return -1
+	}
+}
+
+// waitOutput waits at most d for s in the child's output.
+func (c *child) waitOutput(t *testing.T, s string, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !strings.Contains(c.out.String(), s) {
+		if c.exited() {
+			t.Fatalf("%s exited (%v) before printing %q:\n%s", c.name, c.err, s, tail(c.out.String(), 40))
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not print %q within %v:\n%s", c.name, s, d, tail(c.out.String(), 40))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// tail is the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = append([]string{fmt.Sprintf("[... %d lines]", len(lines)-n)}, lines[len(lines)-n:]...)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// freeLoopbackAddr returns a loopback "127.0.0.1:PORT" that was free a moment ago.
+func freeLoopbackAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// clusterSandbox is the sandbox web of engine/cluster_test.go's sandboxConfig: scale
+// 50 (the anti-bot gap is 40 ms), no faults, no DNS failures; edit, if set, adjusts it.
+func clusterSandbox(t *testing.T, seed int64, hosts int, edit func(*sandbox.Config)) *sandbox.Sandbox {
+	t.Helper()
+	cfg := sandbox.DefaultConfig()
+	cfg.Seed, cfg.Hosts, cfg.Scale = seed, hosts, 50
+	cfg.Faults.Shares = nil
+	cfg.DNS.NXDomainShare, cfg.DNS.ServFailShare, cfg.DNS.TimeoutShare = 0, 0, 0
+	if edit != nil {
+		edit(&cfg)
+	}
+	sb, err := sandbox.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Close() })
+	return sb
+}
+
+// politeOptions are engine/cluster_test.go's sandboxOptions: lane pauses of 1.25..2
+// anti-bot gaps, the host rate at the sandbox's scale, no revisits.
+func politeOptions(sb *sandbox.Sandbox, db string) engine.Options {
+	cfg := sb.Config()
+	gap := time.Duration(float64(cfg.AntiBot.HumanGap) / cfg.Scale)
+	o := engine.DefaultOptions()
+	for _, s := range sb.Info().Sites {
+		o.Seeds = append(o.Seeds, s.Entry)
+	}
+	o.DB = db
+	o.DNSServers = []string{sb.DNSAddr()}
+	o.AllowPrivate = []string{"127.0.0.0/8"}
+	o.Lanes.Max = 16
+	o.Lanes.DelayMin, o.Lanes.DelayMax = gap*5/4, gap*2
+	o.HostRate = cfg.Scale
+	o.Revisit.Enabled = false
+	return o
+}
+
+// politeConfig writes politeOptions as the master's --config file, with lanes.max
+// (each worker's) set to lanes when > 0.
+func politeConfig(t *testing.T, sb *sandbox.Sandbox, dir string, lanes int) string {
+	t.Helper()
+	o := politeOptions(sb, "")
+	if lanes > 0 {
+		o.Lanes.Max = lanes
+	}
+	yaml := fmt.Sprintf("lanes: {max: %d, delay_min: %s, delay_max: %s}\nhost_rate: %g\nrevisit: {enabled: false}\n",
+		o.Lanes.Max, o.Lanes.DelayMin, o.Lanes.DelayMax, o.HostRate)
+	file := filepath.Join(dir, "crawl.yaml")
+	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// referenceIPs are the egresses of the uninterrupted single-process crawl (as
+// engine's uniqueCrawl); cluster workers never use them.
+var referenceIPs = []string{"127.0.0.8", "127.0.0.9"}
+
+// referenceCrawl crawls the sandbox in this process, uninterrupted, from referenceIPs,
+// and sends its stored page set (or an error). The anti-bot rules judge each address
+// on its own, so it may run beside the cluster under test.
+func referenceCrawl(sb *sandbox.Sandbox, dir string) <-chan referenceResult {
+	ch := make(chan referenceResult, 1)
+	go func() {
+		ch <- func() referenceResult {
+			o := politeOptions(sb, filepath.Join(dir, "reference.db"))
+			for _, ip := range referenceIPs {
+				o.Egress = append(o.Egress, "bind:"+ip)
+			}
+			o.Rotation.PerNode = 0
+			e, err := engine.New(o)
+			if err != nil {
+				return referenceResult{err: err}
+			}
+			if err := e.Start(); err != nil {
+				e.Close()
+				return referenceResult{err: err}
+			}
+			select {
+			case <-e.Done():
+			case <-time.After(3 * time.Minute):
+				e.Close()
+				return referenceResult{err: fmt.Errorf("reference crawl not done after 3m: %+v", e.Stats())}
+			}
+			if err := e.Close(); err != nil {
+				return referenceResult{err: err}
+			}
+			st, err := store.OpenReadOnly(o.DB)
+			if err != nil {
+				return referenceResult{err: err}
+			}
+			defer st.Close()
+			urls, err := st.PageURLs()
+			pages := map[string]bool{}
+			for _, u := range urls {
+				pages[u] = true
+			}
+			return referenceResult{pages: pages, err: err}
+		}()
+	}()
+	return ch
+}
+
+type referenceResult struct {
+	pages map[string]bool
+	err   error
+}
+
+func (r referenceResult) get(t *testing.T) map[string]bool {
+	t.Helper()
+	if r.err != nil {
+		t.Fatalf("reference crawl: %v", r.err)
+	}
+	if len(r.pages) < 200 {
+		t.Fatalf("reference crawl stored only %d pages: too small to judge", len(r.pages))
+	}
+	return r.pages
+}
+
+// sameSet fails the test unless got holds exactly the pages of want.
+func sameSet(t *testing.T, what string, got, want map[string]bool) {
+	t.Helper()
+	var missing, extra []string
+	for u := range want {
+		if !got[u] {
+			missing = append(missing, u)
+		}
+	}
+	for u := range got {
+		if !want[u] {
+			extra = append(extra, u)
+		}
+	}
+	sort.Strings(missing)
+	sort.Strings(extra)
+	if len(missing)+len(extra) > 0 {
+		t.Fatalf("%s: %d pages missing (e.g. %v), %d extra (e.g. %v) against an uninterrupted single-process crawl of %d pages",
+			what, len(missing), first(missing), len(extra), first(extra), len(want))
+	}
+}
+
+// finalStore checks a finished crawl's database like TestKill9AnywhereLosesNothing
+// (integrity ok, nothing in progress) and that no page has two rows.
+func finalStore(t *testing.T, db string) map[string]bool {
+	t.Helper()
+	got := pageSet(t, db)
+	st, err := store.Open(db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	c, err := st.Counts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Pages != int64(len(got)) {
+		t.Fatalf("%d page rows for %d distinct pages: a page was stored twice", c.Pages, len(got))
+	}
+	return got
+}
+
+// hostOf is a URL's lower-case host name without port, as the sandbox's truth log
+// names hosts.
+func hostOf(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(p.Hostname())
+}
+
+// peek reads a running master's database (read-only, beside the writer, as
+// `crawlconsole stats` does).
+type peek struct {
+	Pages      int64
+	InProgress int64
+	Unfinished int64 // unprocessed + in progress + deferred
+	Nodes      []peekNode
+}
+
+type peekNode struct {
+	Name   string           `json:"name"`
+	State  engine.NodeState `json:"state"`
+	Joined time.Time        `json:"joined"`
+}
+
+func peekDB(db string) (peek, error) {
+	var p peek
+	st, err := store.OpenReadOnly(db)
+	if err != nil {
+		return p, err
+	}
+	defer st.Close()
+	c, err := st.Counts()
+	if err != nil {
+		return p, err
+	}
+	p.Pages, p.InProgress, p.Unfinished = c.Pages, c.InProgress, c.Unprocessed+c.InProgress+c.Deferred
+	if raw, err := st.GetMeta("cluster.nodes.v1"); err == nil && len(raw) > 0 {
+		if err := json.Unmarshal(raw, &p.Nodes); err != nil {
+			return p, fmt.Errorf("cluster.nodes.v1: %v", err)
+		}
+	}
+	return p, nil
+}
+
+// inProgressByHost lists the URLs a running master has handed out and not yet had a
+// result for (state 1 in the file format), by host.
+func inProgressByHost(db string) (map[string][]string, error) {
+	rdb, err := sql.Open("sqlite3", "file:"+db+"?mode=ro&_busy_timeout=5000")
+	if err != nil {
+		return nil, err
+	}
+	defer rdb.Close()
+	rows, err := rdb.Query(`SELECT url FROM urls WHERE state = ?`, int(store.InProgress))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string][]string{}
+	for rows.Next() {
+		var u string
+		if err := rows.Scan(&u); err != nil {
+			return nil, err
+		}
+		h := hostOf(u)
+		out[h] = append(out[h], u)
+	}
+	return out, rows.Err()
+}
