@@ -225,6 +225,18 @@ func maskedSpecs(specs []string) []string {
 // listen takes task batches from the worker's durable consumer and the master's
 // control requests.
 func (w *Worker) listen() error {
+	if err := w.consumeTasks(); err != nil {
+		return err
+	}
+	var err error
+	w.ctlSub, err = w.nc.Subscribe(w.subject("ctl", w.o.Node), w.onControl)
+	return err
+}
+
+// consumeTasks (re)creates the worker's durable consumer and consumes from it. A
+// master that restarted has a new task stream (batches live in memory storage), so a
+// rejoin consumes anew.
+func (w *Worker) consumeTasks() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	stream := sanitizeStream(w.o.Prefix) + "_TASKS"
@@ -235,11 +247,28 @@ func (w *Worker) listen() error {
 	if err != nil {
 		return err
 	}
-	if w.cons, err = cons.Consume(w.onTasks); err != nil {
+	cc, err := cons.Consume(w.onTasks)
+	if err != nil {
 		return fmt.Errorf("worker: consume tasks: %w", err)
 	}
-	w.ctlSub, err = w.nc.Subscribe(w.subject("ctl", w.o.Node), w.onControl)
-	return err
+	w.mu.Lock()
+	old := w.cons
+	w.cons = cc
+	w.mu.Unlock()
+	if old != nil {
+		old.Stop()
+	}
+	return nil
+}
+
+// stopTasks stops taking task batches.
+func (w *Worker) stopTasks() {
+	w.mu.Lock()
+	cc := w.cons
+	w.mu.Unlock()
+	if cc != nil {
+		cc.Stop()
+	}
 }
 
 // onTasks places a batch of tasks on the lane board (M1) and acknowledges it. A batch
@@ -391,6 +420,9 @@ func (w *Worker) rejoin() {
 		e.logf(LevelWarn, 0, "", "rejoin: %v", err)
 		return
 	}
+	if err := w.consumeTasks(); err != nil {
+		e.logf(LevelWarn, 0, "", "rejoin: %v", err)
+	}
 	e.logf(LevelWarn, 0, "", "the master did not know this worker (restarted, or it declared it dead): joined again, %d queued URLs dropped (the master queued them again)", dropped)
 }
 
@@ -512,9 +544,7 @@ func (w *Worker) publishSync(data []byte, id string) {
 // not fetched, finishes the ones in hand, publishes their results and tells the
 // master it is gone. ctx bounds the wait for tasks in hand.
 func (w *Worker) Leave(ctx context.Context) error {
-	if w.cons != nil {
-		w.cons.Stop()
-	}
+	w.stopTasks()
 	e := w.e
 	e.mu.Lock()
 	back := e.offBoard(e.board.TakeAll())
@@ -565,9 +595,7 @@ func (w *Worker) Close() {
 		close(w.quit)
 	}
 	w.mu.Unlock()
-	if w.cons != nil {
-		w.cons.Stop()
-	}
+	w.stopTasks()
 	if w.ctlSub != nil {
 		w.ctlSub.Unsubscribe()
 	}
