@@ -381,3 +381,32 @@ func TestMasterControlsReachTheWorkers(t *testing.T) {
 	c.master.PauseLane(target.ID, false)
 	c.waitDone(2 * time.Minute)
 }
+
+// TestMalformedMessagesAreCountedNotFatal: garbage on the master's subjects (a join,
+// a heartbeat, a result frame, an oversize join) is rejected and counted; the crawl
+// goes on to the end.
+func TestMalformedMessagesAreCountedNotFatal(t *testing.T) {
+	c := startCluster(t, sandboxConfig(17, 6))
+	c.worker("w1", "127.0.0.2")
+	conn := c.connect("stranger-with-token")
+	nc := conn.NC
+	nc.Request("crawl.join", []byte("{not json"), time.Second)
+	nc.Request("crawl.join", make([]byte, 2<<20), time.Second)
+	nc.Request("crawl.hb.w1", []byte(`{"node":"w1","inc":"x","unknown_field":1}`), time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, data := range [][]byte{{0xff, 0xff, 0xff, 0xff}, []byte("garbage"), {0, 0, 0, 2, '{', '}'}} {
+		if _, err := conn.JS.Publish(ctx, "crawl.result.w1", data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitForStat(t, "the rejects counted", c.master, func(engine.Snapshot) bool {
+		r := c.master.Stats().Cluster.Rejected
+		return r["malformed"]+r["invalid"]+r["oversize"] >= 5
+	})
+	stats := c.waitDone(2 * time.Minute)
+	if stats.PagesStored == 0 {
+		t.Fatal("nothing stored after the garbage")
+	}
+	t.Logf("rejected %v; %d pages stored", stats.Cluster.Rejected, stats.PagesStored)
+}
