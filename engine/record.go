@@ -138,7 +138,7 @@ func (e *Engine) record(o Outcome) {
 		}
 		e.finish(t, refetch, l, store.Processed, "")
 	case res.Status/100 == 2:
-		e.savePage(l, o.Egress, t, res, prev, track)
+		e.savePage(l, o.Egress, t, res, prev, track, o.At)
 		observed = true
 	case res.Status/100 == 3 && res.Header.Get("Location") != "":
 		e.followRedirect(l, t, res, refetch)
@@ -155,7 +155,13 @@ func (e *Engine) record(o Outcome) {
 // one transaction, and queues the new links as the store confirms them. The main
 // text's SimHash (M2) goes with the page; prev is the page's revisit state before
 // this fetch (nil on a first fetch), and a refetch overwrites the stored page.
-func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.Result, prev *revisit.Page, track bool) {
+//
+// at is when the response ended on its lane (a worker's clock on a distributed
+// crawl); zero means now.
+func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.Result, prev *revisit.Page, track bool, at time.Time) {
+	if at.IsZero() {
+		at = e.now()
+	}
 	var known []string
 	links := e.extract(t, res, &known)
 	e.collect(t, res, e.now())
@@ -163,7 +169,7 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 		e.refetchResults(known, e.now()) // M3: entry/search results already in the URL index
 	}
 	page := store.Page{
-		URL: t.URL, FetchedAt: e.now(), Status: res.Status, ContentType: res.ContentType, Body: res.Body,
+		URL: t.URL, FetchedAt: at, Status: res.Status, ContentType: res.ContentType, Body: res.Body,
 		Bytes: int64(len(res.Body)), Duration: res.Duration, Lane: lane, Egress: egress,
 		ETag: res.Header.Get("ETag"), LastModified: res.Header.Get("Last-Modified"),
 	}
