@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"net/url"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -409,4 +411,118 @@ func TestMalformedMessagesAreCountedNotFatal(t *testing.T) {
 		t.Fatal("nothing stored after the garbage")
 	}
 	t.Logf("rejected %v; %d pages stored", stats.Cluster.Rejected, stats.PagesStored)
+}
+
+// TestSitesAndKeywordShardsAreDealtOverWorkers: seed 003's assignment. Each news site
+// is fetched by one worker; a social site is searched by several, each keyword by
+// one only; the Nodes rows count what each holds.
+func TestSitesAndKeywordShardsAreDealtOverWorkers(t *testing.T) {
+	cfg := sandboxConfig(21, 24)
+	sb, err := sandbox.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Close() })
+	dir := t.TempDir()
+	c := &testCluster{t: t, sb: sb, token: testToken, hb: 300 * time.Millisecond}
+	c.opts = sandboxOptions(t, sb, filepath.Join(dir, "crawl.db"))
+	c.opts.Seeds = nil
+	social := map[string]bool{}
+	for _, s := range sb.Info().Sites {
+		site := engine.SiteOptions{Name: s.Domain, Kind: engine.SiteNews, Entry: s.Entry, Keywords: s.Keywords, Class: s.Class}
+		if s.Search != "" {
+			site = engine.SiteOptions{Name: s.Domain, Kind: engine.SiteSocial, Search: s.Search,
+				Pages: 1, Keywords: s.Keywords, Class: s.Class}
+			social[s.Domain] = true
+		}
+		c.opts.Sites = append(c.opts.Sites, site)
+	}
+	if len(social) == 0 {
+		t.Skip("this sandbox seed has no social site")
+	}
+	c.srv, err = cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: c.token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.srv.Shutdown)
+	ws := map[string]string{}
+	c.startMaster()
+	for i, name := range []string{"w1", "w2", "w3"} {
+		a := "127.0.0." + strconv.Itoa(2+i)
+		ws[a] = name
+		c.worker(name, a)
+	}
+	var nodes []engine.Node
+	waitForStat(t, "sites and keyword shards on all three workers", c.master, func(s engine.Snapshot) bool {
+		nodes = s.Nodes
+		n := 0
+		for _, nd := range s.Nodes {
+			if nd.Sites+nd.Keywords > 0 {
+				n++
+			}
+		}
+		return n == 3
+	})
+	// A part of the crawl is enough to judge the deal.
+	waitForStat(t, "300 pages stored", c.master, func(s engine.Snapshot) bool { return s.Totals.PagesStored >= 300 })
+	c.master.Close()
+	// Who served each news site and each social keyword, and when: a unit may move
+	// between workers (the joins re-deal it), but never be served by two at once.
+	type span struct{ from, to time.Time }
+	served := map[string]map[string]*span{} // unit -> worker -> span
+	socialWorkers := map[string]map[string]bool{}
+	for _, r := range sb.Truth().Requests() {
+		w := ws[r.IP]
+		if w == "" || r.Kind == "robots" {
+			continue
+		}
+		domain := frontier.Site(r.Host)
+		unit := domain
+		if social[domain] {
+			if r.Kind != "search" {
+				continue
+			}
+			u, _ := url.Parse(r.URL)
+			unit = domain + " " + u.Query().Get("q")
+			if socialWorkers[domain] == nil {
+				socialWorkers[domain] = map[string]bool{}
+			}
+			socialWorkers[domain][w] = true
+		}
+		if served[unit] == nil {
+			served[unit] = map[string]*span{}
+		}
+		sp := served[unit][w]
+		if sp == nil {
+			sp = &span{r.Start, r.End}
+			served[unit][w] = sp
+		}
+		if r.Start.Before(sp.from) {
+			sp.from = r.Start
+		}
+		if r.End.After(sp.to) {
+			sp.to = r.End
+		}
+	}
+	for unit, byWorker := range served {
+		for w1, a := range byWorker {
+			for w2, b := range byWorker {
+				if w1 < w2 && a.from.Before(b.to) && b.from.Before(a.to) {
+					t.Errorf("%s served by %s (%s..%s) and %s (%s..%s) at once", unit, w1, a.from.Format("15:04:05.000"),
+						a.to.Format("15:04:05.000"), w2, b.from.Format("15:04:05.000"), b.to.Format("15:04:05.000"))
+				}
+			}
+		}
+	}
+	for d, w := range socialWorkers {
+		if len(w) < 2 {
+			t.Errorf("social site %s searched by %v only; its keyword shards should spread", d, w)
+		}
+	}
+	for _, nd := range nodes {
+		if nd.Sites == 0 || nd.Keywords == 0 {
+			t.Errorf("worker %s holds %d sites and %d keyword shards; want some of each", nd.Name, nd.Sites, nd.Keywords)
+		}
+	}
+	t.Logf("%d units served; nodes %+v", len(served), nodes)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -50,8 +51,8 @@ type masterRuntime struct {
 	kick    chan struct{}
 
 	nodes    map[string]*node
-	hosts    map[string]*hostQueue
-	inflight map[string]uint64 // URL -> lease of its hand-out (at most one result counts)
+	units    map[string]*unitQueue // seed-003 assignment units (unitOf) and who holds each
+	inflight map[string]uint64     // URL -> lease of its hand-out (at most one result counts)
 	lease    uint64
 	pending  int // tasks waiting at the master, over all hosts
 
@@ -69,7 +70,7 @@ type node struct {
 	state     NodeState
 	joined    time.Time
 	heard     time.Time
-	hosts     map[string]bool
+	units     map[string]bool          // assignment units it holds
 	held      map[string]frontier.Task // URL -> task handed to it, not reported yet
 	hb        wireHeartbeat
 	grants    []string // egress names granted from the table
@@ -79,14 +80,32 @@ type node struct {
 	refusedBefore int64
 }
 
-// hostQueue is one host's URLs at the master and who holds the host. A host belongs
-// to one worker at a time (M1 lanes and the politeness gate stay exact on it); when
-// it moves, the new owner starts only once the old one reported every task of it.
-type hostQueue struct {
+// unitQueue is one assignment unit's URLs at the master and who holds the unit
+// (seed 003: a news site, a social site's keyword shard, or the registered domain of
+// an undeclared host; see unitOf). A unit belongs to one worker at a time, so a
+// site's hosts do too (M1 lanes and the politeness gate stay exact on them; only a
+// social site's search host is shared, by keyword shard, as the seed deals it); when
+// a unit moves, the new owner starts only once the old one reported every task of it.
+type unitQueue struct {
 	owner string
-	next  string // moving to this worker once owner's tasks of the host are reported
+	next  string // moving to this worker once owner's tasks of the unit are reported
 	tasks []frontier.Task
-	out   int // tasks handed to owner, not reported yet
+	out   int             // tasks handed to owner, not reported yet
+	hosts map[string]bool // hosts its tasks were on (a release names them to the worker)
+}
+
+// unitOf is a task's assignment unit (seed 003): its site (a declared site's name, or
+// the registered domain the frontier gave it), and for a social site's search results
+// the keyword too: each keyword shard of a social site is dealt on its own.
+func unitOf(t frontier.Task) string {
+	site := t.Site
+	if site == "" {
+		site = frontier.Site(t.Host)
+	}
+	if t.Keyword != "" {
+		return site + " · " + t.Keyword
+	}
+	return site
 }
 
 // NewMaster builds the master of a distributed crawl: the frontier, dedupe and store
@@ -116,7 +135,7 @@ func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
 	// message ID holds its lease, and JetStream drops a repeated ID as a duplicate
 	// (a new master counting from 1 lost results and hung).
 	m := &masterRuntime{e: e, o: mo, conn: mo.Conn, kick: make(chan struct{}, 1),
-		nodes: map[string]*node{}, hosts: map[string]*hostQueue{}, inflight: map[string]uint64{},
+		nodes: map[string]*node{}, units: map[string]*unitQueue{}, inflight: map[string]uint64{},
 		laneIDs: map[laneRef]int{}, laneRefs: map[int]laneRef{}, lease: uint64(time.Now().UnixNano())}
 	specs, err := egress.ParseSpecs(opts.Egress)
 	if err != nil {
@@ -236,17 +255,19 @@ func (m *masterRuntime) stop() {
 	m.e.mu.Unlock()
 }
 
-// add queues a task for its host's worker. Caller holds e.mu.
+// add queues a task for its unit's worker. Caller holds e.mu.
 func (m *masterRuntime) add(t frontier.Task) {
-	h := m.hosts[t.Host]
+	unit := unitOf(t)
+	h := m.units[unit]
 	if h == nil {
-		h = &hostQueue{}
-		m.hosts[t.Host] = h
+		h = &unitQueue{hosts: map[string]bool{}}
+		m.units[unit] = h
 	}
+	h.hosts[t.Host] = true
 	if h.owner == "" || m.nodes[h.owner] == nil || m.nodes[h.owner].state == NodeDead {
-		h.owner = m.pick(t.Host)
+		h.owner = m.pick(unit)
 		if h.owner != "" {
-			m.nodes[h.owner].hosts[t.Host] = true
+			m.nodes[h.owner].units[unit] = true
 		}
 	}
 	h.tasks = append(h.tasks, t)
@@ -261,17 +282,18 @@ func (m *masterRuntime) signal() {
 	}
 }
 
-// pick chooses a worker for a new host: the live one holding the fewest hosts (ties
-// by name), so hosts spread evenly. "" when no worker is live. Caller holds e.mu.
-// (Seed 003's assignment of sites and keyword shards by cost builds on this.)
-func (m *masterRuntime) pick(host string) string {
+// pick chooses a worker for a new unit: the live one holding the fewest units (ties
+// by name), so news sites spread evenly and a social site's keyword shards go to
+// different workers (seed 003's assignment with equal weights; balancing by cost
+// re-deals them). "" when no worker is live. Caller holds e.mu.
+func (m *masterRuntime) pick(unit string) string {
 	best, bestN := "", 0
 	for name, n := range m.nodes {
 		if n.state != NodeActive && n.state != NodePaused {
 			continue
 		}
-		if best == "" || len(n.hosts) < bestN || len(n.hosts) == bestN && name < best {
-			best, bestN = name, len(n.hosts)
+		if best == "" || len(n.units) < bestN || len(n.units) == bestN && name < best {
+			best, bestN = name, len(n.units)
 		}
 	}
 	return best
@@ -322,13 +344,13 @@ func (m *masterRuntime) dispatch() {
 			continue
 		}
 		var tasks []frontier.Task
-		hosts := sortedKeys(n.hosts)
-		// Round-robin over the worker's hosts, so one big host does not fill the
+		units := sortedKeys(n.units)
+		// Round-robin over the worker's units, so one big unit does not fill the
 		// window while others wait.
 		for room > 0 {
 			took := false
-			for _, host := range hosts {
-				h := m.hosts[host]
+			for _, unit := range units {
+				h := m.units[unit]
 				if h == nil || h.owner != name || h.next != "" || len(h.tasks) == 0 || room == 0 {
 					continue
 				}
@@ -399,34 +421,35 @@ func (m *masterRuntime) unhand(n *node, t frontier.Task) {
 		return
 	}
 	delete(n.held, t.URL)
-	if h := m.hosts[t.Host]; h != nil {
+	if unit := unitOf(t); m.units[unit] != nil {
+		h := m.units[unit]
 		h.out--
 		if h.out <= 0 {
 			h.out = 0
-			if h.next != "" { // the old owner is done with the host: it moves now
-				m.moveHost(t.Host, h)
+			if h.next != "" { // the old owner is done with the unit: it moves now
+				m.moveUnit(unit, h)
 			}
 		}
 	}
 }
 
-func (m *masterRuntime) moveHost(host string, h *hostQueue) {
+func (m *masterRuntime) moveUnit(unit string, h *unitQueue) {
 	if old := m.nodes[h.owner]; old != nil && h.owner != h.next {
-		delete(old.hosts, host)
+		delete(old.units, unit)
 	}
 	h.owner, h.next = h.next, ""
 	if n := m.nodes[h.owner]; n != nil && n.state != NodeDead {
-		n.hosts[host] = true
+		n.units[unit] = true
 	} else {
-		h.owner = m.pick(host)
+		h.owner = m.pick(unit)
 		if n := m.nodes[h.owner]; n != nil {
-			n.hosts[host] = true
+			n.units[unit] = true
 		}
 	}
 	m.signal()
 }
 
-// requeue puts a task handed out earlier back in its host's queue, first in line
+// requeue puts a task handed out earlier back in its unit's queue, first in line
 // (its lease no longer counts). Caller holds e.mu.
 func (m *masterRuntime) requeue(t frontier.Task) {
 	if m.inflight[t.URL] == t.Lease {
@@ -437,7 +460,8 @@ func (m *masterRuntime) requeue(t frontier.Task) {
 		m.e.rv.onBoard++
 	}
 	t.Lease = 0
-	h := m.hosts[t.Host]
+	unit := unitOf(t)
+	h := m.units[unit]
 	if h == nil {
 		m.add(t)
 		return
@@ -445,9 +469,9 @@ func (m *masterRuntime) requeue(t frontier.Task) {
 	h.tasks = append([]frontier.Task{t}, h.tasks...)
 	m.pending++
 	if h.owner == "" || m.nodes[h.owner] == nil || m.nodes[h.owner].state == NodeDead {
-		h.owner = m.pick(t.Host)
+		h.owner = m.pick(unit)
 		if n := m.nodes[h.owner]; n != nil {
-			n.hosts[t.Host] = true
+			n.units[unit] = true
 		}
 	}
 	m.signal()
@@ -538,7 +562,7 @@ func (m *masterRuntime) onJoin(msg *nats.Msg) {
 	}
 	n := m.nodes[j.Node]
 	if n == nil || n.inc != j.Incarnation {
-		n = &node{name: j.Node, inc: j.Incarnation, joined: now, hosts: map[string]bool{}, held: map[string]frontier.Task{}}
+		n = &node{name: j.Node, inc: j.Incarnation, joined: now, units: map[string]bool{}, held: map[string]frontier.Task{}}
 		if old := m.nodes[j.Node]; old != nil {
 			n.results, n.late = old.results, old.late
 			n.refusedBefore = old.refusedBefore + old.hb.Refused
@@ -567,16 +591,17 @@ func (m *masterRuntime) onJoin(msg *nats.Msg) {
 	moved := m.spread()
 	m.saveNodes()
 	e.mu.Unlock()
-	e.logf(LevelInfo, 0, "", "worker %s joined (%d egresses granted); %d hosts move to it", j.Node, len(grants), moved)
+	e.logf(LevelInfo, 0, "", "worker %s joined (%d egresses granted); %d sites or keyword shards move to it", j.Node, len(grants), moved)
 	m.respond(msg, &reply)
 	m.signal()
 }
 
-// spread evens out the hosts over the live workers after a join: hosts left without
-// an owner get one, and workers holding more than their share give hosts with work
-// waiting to those holding fewer. A host moves once its old owner reported its tasks
-// of it (M1: the new owner does not start before the old one's requests are over).
-// Caller holds e.mu. It returns how many hosts move.
+// spread evens out the units over the live workers after a join: units left without
+// an owner get one, and workers holding more than their share give units with work
+// waiting to those holding fewer (moving as little as possible). A unit moves once
+// its old owner reported its tasks of it (M1: the new owner does not start on its
+// hosts before the old one's requests are over). Caller holds e.mu. It returns how
+// many units move.
 func (m *masterRuntime) spread() int {
 	live := 0
 	for _, n := range m.nodes {
@@ -587,45 +612,45 @@ func (m *masterRuntime) spread() int {
 	if live == 0 {
 		return 0
 	}
-	hosts := make([]string, 0, len(m.hosts))
-	for host := range m.hosts {
-		hosts = append(hosts, host)
+	units := make([]string, 0, len(m.units))
+	for unit := range m.units {
+		units = append(units, unit)
 	}
-	sort.Strings(hosts)
+	sort.Strings(units)
 	moved := 0
-	for _, host := range hosts { // owners first for hosts that have none
-		h := m.hosts[host]
+	for _, unit := range units { // owners first for units that have none
+		h := m.units[unit]
 		if (h.owner == "" || m.nodes[h.owner] == nil || m.nodes[h.owner].state == NodeDead) && len(h.tasks) > 0 {
-			h.owner = m.pick(host)
-			m.nodes[h.owner].hosts[host] = true
+			h.owner = m.pick(unit)
+			m.nodes[h.owner].units[unit] = true
 			moved++
 		}
 	}
 	held := 0
 	for _, n := range m.nodes {
-		held += len(n.hosts)
+		held += len(n.units)
 	}
 	share := (held + live - 1) / live
 	release := map[string][]string{}
-	for _, host := range hosts {
-		h := m.hosts[host]
+	for _, unit := range units {
+		h := m.units[unit]
 		from := m.nodes[h.owner]
-		if from == nil || h.next != "" || len(from.hosts) <= share || len(h.tasks) == 0 && h.out == 0 {
+		if from == nil || h.next != "" || len(from.units) <= share || len(h.tasks) == 0 && h.out == 0 {
 			continue
 		}
-		to := m.pick(host)
-		if to == "" || to == h.owner || len(m.nodes[to].hosts)+1 > share {
+		to := m.pick(unit)
+		if to == "" || to == h.owner || len(m.nodes[to].units)+1 > share {
 			continue
 		}
 		moved++
 		h.next = to
-		m.nodes[to].hosts[host] = true // counted as its share now; it starts once the move is done
-		delete(from.hosts, host)
+		m.nodes[to].units[unit] = true // counted as its share now; it starts once the move is done
+		delete(from.units, unit)
 		if h.out == 0 {
-			m.moveHost(host, h)
+			m.moveUnit(unit, h)
 			continue
 		}
-		release[from.name] = append(release[from.name], host)
+		release[from.name] = append(release[from.name], unit)
 	}
 	for name, hs := range release {
 		go m.release(name, hs)
@@ -633,12 +658,22 @@ func (m *masterRuntime) spread() int {
 	return moved
 }
 
-// release asks a worker to hand back the tasks of hosts that move away from it; the
-// ones it is fetching report as results, and the hosts move once all did.
-func (m *masterRuntime) release(name string, hosts []string) {
+// release asks a worker to hand back the tasks of units that move away from it; the
+// ones it is fetching report as results, and the units move once all did.
+func (m *masterRuntime) release(name string, units []string) {
+	m.e.mu.Lock()
+	hostSet := map[string]bool{}
+	for _, u := range units {
+		if q := m.units[u]; q != nil {
+			for h := range q.hosts {
+				hostSet[h] = true
+			}
+		}
+	}
+	m.e.mu.Unlock()
 	var reply wireControlReply
-	if err := m.control(name, &wireControl{Op: "release", Hosts: hosts}, &reply); err != nil {
-		m.e.logf(LevelWarn, 0, "", "worker %s: release of %d hosts: %v (they move when its tasks report)", name, len(hosts), err)
+	if err := m.control(name, &wireControl{Op: "release", Hosts: sortedKeys(hostSet), Units: units}, &reply); err != nil {
+		m.e.logf(LevelWarn, 0, "", "worker %s: release of %d units: %v (they move when its tasks report)", name, len(units), err)
 		return
 	}
 	e := m.e
@@ -728,12 +763,12 @@ func (m *masterRuntime) onLeave(msg *nats.Msg) {
 			}
 		}
 		// Its hosts go to others as soon as it reported what it still fetches.
-		for host := range n.hosts {
-			if h := m.hosts[host]; h != nil && h.owner == n.name && h.next == "" {
-				if want := m.pick(host); want != "" {
+		for unit := range n.units {
+			if h := m.units[unit]; h != nil && h.owner == n.name && h.next == "" {
+				if want := m.pick(unit); want != "" {
 					h.next = want
 					if h.out == 0 {
-						m.moveHost(host, h)
+						m.moveUnit(unit, h)
 					}
 				}
 			}
@@ -767,7 +802,7 @@ func (m *masterRuntime) checkNodes(now time.Time) {
 	}
 	e.mu.Unlock()
 	for _, name := range dead {
-		e.logf(LevelWarn, 0, "", "worker %s is dead (no heartbeat for %v): its hosts and URLs went to others", name, m.o.Timeout)
+		e.logf(LevelWarn, 0, "", "worker %s is dead (no heartbeat for %v): its sites, keyword shards and URLs went to others", name, m.o.Timeout)
 		m.purge(name)
 	}
 	if len(dead) > 0 {
@@ -783,17 +818,17 @@ func (m *masterRuntime) bury(n *node, why string) {
 		m.unhand(n, t)
 		m.requeue(t)
 	}
-	for host := range n.hosts {
-		if h := m.hosts[host]; h != nil && h.owner == n.name {
+	for unit := range n.units {
+		if h := m.units[unit]; h != nil && h.owner == n.name {
 			h.owner, h.next = "", ""
 			if len(h.tasks) > 0 {
-				h.owner = m.pick(host)
+				h.owner = m.pick(unit)
 				if nn := m.nodes[h.owner]; nn != nil {
-					nn.hosts[host] = true
+					nn.units[unit] = true
 				}
 			}
 		}
-		delete(n.hosts, host)
+		delete(n.units, unit)
 	}
 	if m.table != nil {
 		for _, g := range n.grants {
@@ -893,9 +928,24 @@ func (m *masterRuntime) view() ([]Node, []Lane) {
 	var rows []Lane
 	for _, name := range names {
 		n := m.nodes[name]
-		nodes = append(nodes, Node{Name: name, State: n.state, Heartbeat: n.heard, Joined: n.joined,
+		row := Node{Name: name, State: n.state, Heartbeat: n.heard, Joined: n.joined,
 			Egresses: n.hb.Egresses, Lanes: n.hb.Lanes, LanesMax: n.hb.LanesMax, PagesPerSec: n.hb.PagesPerSec,
-			Queue: len(n.held), Hosts: len(n.hosts), Results: n.results, Late: n.late})
+			Queue: len(n.held), Results: n.results, Late: n.late}
+		hosts := map[string]bool{}
+		for u := range n.units {
+			if strings.Contains(u, " · ") {
+				row.Keywords++
+			} else {
+				row.Sites++
+			}
+			if q := m.units[u]; q != nil {
+				for h := range q.hosts {
+					hosts[h] = true
+				}
+			}
+		}
+		row.Hosts = len(hosts)
+		nodes = append(nodes, row)
 		if n.state != NodeDead {
 			for _, r := range n.hb.Rows {
 				r.Node = name
@@ -922,7 +972,7 @@ func (m *masterRuntime) saveNodes() {
 	}
 	var rows []row
 	for _, n := range m.nodes {
-		rows = append(rows, row{n.name, n.state, n.heard, n.joined, len(n.hosts), n.results, n.late})
+		rows = append(rows, row{n.name, n.state, n.heard, n.joined, len(n.units), n.results, n.late})
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].Name < rows[j].Name })
 	if data, err := cluster.Encode(rows); err == nil {
@@ -943,7 +993,7 @@ func (m *masterRuntime) stats() *ClusterStats {
 	defer m.e.mu.Unlock()
 	cs := &ClusterStats{Nodes: map[string]NodeStats{}, LateResults: m.late.Load(), Rejected: m.rejects.Snapshot()}
 	for name, n := range m.nodes {
-		cs.Nodes[name] = NodeStats{State: n.state, Results: n.results, Late: n.late, Hosts: len(n.hosts)}
+		cs.Nodes[name] = NodeStats{State: n.state, Results: n.results, Late: n.late, Hosts: len(n.units)}
 	}
 	return cs
 }

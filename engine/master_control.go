@@ -77,27 +77,15 @@ func (m *masterRuntime) rotateLane(id int) (string, error) {
 	return reply.Result, nil
 }
 
-// hostOwner is the worker holding host, or an error naming why there is none.
-func (m *masterRuntime) hostOwner(host string) (string, error) {
-	if host == "" {
-		return "", errors.New("no host given")
-	}
-	m.e.mu.Lock()
-	defer m.e.mu.Unlock()
-	h := m.hosts[host]
-	if h == nil || h.owner == "" {
-		return "", fmt.Errorf("host %s is held by no worker now", host)
-	}
-	return h.owner, nil
-}
-
-// hostControl sends a host control (pause_host, disable_host) to its worker.
+// hostControl sends a host control (pause_host, disable_host) to every live worker:
+// a host's URLs are with the worker holding its site, and a social site's search host
+// with every worker holding one of its keyword shards.
 func (m *masterRuntime) hostControl(op, host string, on bool) error {
-	owner, err := m.hostOwner(host)
-	if err != nil {
-		return err
+	if host == "" {
+		return errors.New("no host given")
 	}
-	return m.control(owner, &wireControl{Op: op, Host: host, Paused: on}, &wireControlReply{})
+	_, err := m.everyWorker(&wireControl{Op: op, Host: host, Paused: on})
+	return err
 }
 
 // everyWorker sends a control to every live worker and sums their numeric results;

@@ -74,7 +74,9 @@ type Node struct {
 	LanesMax    int       // its lanes.max
 	PagesPerSec float64   // its fetch rate over the last few seconds
 	Queue       int       // tasks handed to it and not finished yet
-	Hosts       int       // hosts it holds (a host belongs to one worker at a time)
+	Hosts       int       // hosts its sites and keyword shards have URLs on
+	Sites       int       // sites it holds (news sites, registered domains of other hosts; seed 003)
+	Keywords    int       // keyword shards of social sites it holds (seed 003)
 	Results     int64     // results from it committed by the master
 	Late        int64     // results from it dropped as already committed (at least once delivery)
 }

@@ -198,9 +198,10 @@ func (m *wireLeave) Validate() error { return checkNode(m.Node, m.Incarnation) }
 
 // wireControl is the master steering one worker.
 type wireControl struct {
-	Op     string   `json:"op"` // see Validate
-	Hosts  []string `json:"hosts,omitempty"`
-	Host   string   `json:"host,omitempty"` // remove_egress: the egress name
+	Op     string   `json:"op"`              // see Validate
+	Hosts  []string `json:"hosts,omitempty"` // release: the hosts the units' tasks are on
+	Units  []string `json:"units,omitempty"` // release: the assignment units moving away
+	Host   string   `json:"host,omitempty"`  // remove_egress: the egress name
 	Lane   int      `json:"lane,omitempty"`
 	Paused bool     `json:"paused,omitempty"` // pause_lane, pause_host; disable_host: disable
 	N      int      `json:"n,omitempty"`      // set_lanes

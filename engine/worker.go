@@ -309,7 +309,7 @@ func (w *Worker) onControl(msg *nats.Msg) {
 		case "pause", "resume":
 			w.setPaused(true, c.Op == "pause")
 		case "release":
-			reply.Tasks = w.release(c.Hosts)
+			reply.Tasks = w.release(c.Hosts, c.Units)
 		case "pause_lane":
 			err = e.PauseLane(c.Lane, c.Paused)
 		case "rotate_lane":
@@ -338,13 +338,26 @@ func (w *Worker) onControl(msg *nats.Msg) {
 
 // release hands back the queued tasks of hosts moving to another worker; tasks in
 // hand finish here and report as results.
-func (w *Worker) release(hosts []string) []frontier.Task {
+func (w *Worker) release(hosts, units []string) []frontier.Task {
+	moving := make(map[string]bool, len(units))
+	for _, u := range units {
+		moving[u] = true
+	}
 	e := w.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var out []frontier.Task
+	var out, stay []frontier.Task
 	for _, h := range hosts {
-		out = append(out, e.offBoard(e.board.DropHost(h))...)
+		for _, t := range e.offBoard(e.board.DropHost(h)) {
+			if len(units) == 0 || moving[unitOf(t)] {
+				out = append(out, t)
+			} else {
+				stay = append(stay, t) // another unit's task on a shared host (a social site's keyword shards)
+			}
+		}
+	}
+	for _, t := range stay {
+		e.place(t)
 	}
 	return out
 }

@@ -84,6 +84,7 @@ func buildNodes(s *engine.Snapshot, cfg Config) {
 	for i := range s.Nodes {
 		n := &s.Nodes[i]
 		n.Hosts = len(hosts[i])
+		n.Sites, n.Keywords = (n.Hosts+1)/2, i%3 // a site per two hosts; some keyword shards
 		if n.State == engine.NodeActive || n.State == engine.NodeLeaving {
 			n.PagesPerSec = float64(n.Lanes) * (3.1 + float64(i%3)*0.7)
 		}
