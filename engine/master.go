@@ -34,6 +34,13 @@ type MasterOptions struct {
 	// Window is how many tasks a worker holds at most (handed out, not yet reported;
 	// default 512).
 	Window int
+	// BalanceEvery is how often the sites and keyword shards are re-dealt over the
+	// workers by cost (seed 003: daily; default 24h; the console's rebalance key
+	// does it on demand). BalanceThreshold is the gap between the slowest and the
+	// fastest worker's weight total, as a share of the mean, below which nothing
+	// moves (default 0.1).
+	BalanceEvery     time.Duration
+	BalanceThreshold float64
 }
 
 // masterRuntime is the master's side of a distributed crawl: the workers, the hosts
@@ -55,6 +62,9 @@ type masterRuntime struct {
 	inflight map[string]uint64     // URL -> lease of its hand-out (at most one result counts)
 	lease    uint64
 	pending  int // tasks waiting at the master, over all hosts
+
+	costs  map[string]*unitCost // seed 003 cost table: fetch seconds per unit
+	moving map[string]bool      // units a rebalance is moving (waiting for their old owner)
 
 	laneIDs  map[laneRef]int // the console's IDs of workers' lanes
 	laneRefs map[int]laneRef
@@ -126,6 +136,9 @@ func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
 	if mo.Window <= 0 {
 		mo.Window = 512
 	}
+	if mo.BalanceEvery <= 0 {
+		mo.BalanceEvery = 24 * time.Hour
+	}
 	e, err := newEngine(opts, roleMaster, nil)
 	if err != nil {
 		return nil, err
@@ -136,7 +149,7 @@ func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
 	// (a new master counting from 1 lost results and hung).
 	m := &masterRuntime{e: e, o: mo, conn: mo.Conn, kick: make(chan struct{}, 1),
 		nodes: map[string]*node{}, units: map[string]*unitQueue{}, inflight: map[string]uint64{},
-		laneIDs: map[laneRef]int{}, laneRefs: map[int]laneRef{}, lease: uint64(time.Now().UnixNano())}
+		laneIDs: map[laneRef]int{}, laneRefs: map[int]laneRef{}, costs: map[string]*unitCost{}, moving: map[string]bool{}, lease: uint64(time.Now().UnixNano())}
 	specs, err := egress.ParseSpecs(opts.Egress)
 	if err != nil {
 		e.Close()
@@ -149,6 +162,7 @@ func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
+	m.loadCosts()
 	e.cluster = m
 	return e, nil
 }
@@ -218,8 +232,12 @@ func (m *masterRuntime) start() error {
 		}
 		m.subs = append(m.subs, sub)
 	}
-	m.e.wg.Add(2)
+	m.e.wg.Add(3)
 	go m.dispatchLoop()
+	go func() {
+		defer m.e.wg.Done()
+		m.e.every(m.o.BalanceEvery, m.balanceDaily)
+	}()
 	go func() {
 		defer m.e.wg.Done()
 		m.e.every(m.o.HeartbeatEvery/2, m.checkNodes)
@@ -252,6 +270,7 @@ func (m *masterRuntime) stop() {
 	}
 	m.e.mu.Lock()
 	m.saveNodes()
+	m.saveCosts()
 	m.e.mu.Unlock()
 }
 
@@ -434,6 +453,7 @@ func (m *masterRuntime) unhand(n *node, t frontier.Task) {
 }
 
 func (m *masterRuntime) moveUnit(unit string, h *unitQueue) {
+	delete(m.moving, unit)
 	if old := m.nodes[h.owner]; old != nil && h.owner != h.next {
 		delete(old.units, unit)
 	}
@@ -519,6 +539,9 @@ func (m *masterRuntime) onResult(msg jetstream.Msg) {
 	}
 	if n != nil {
 		n.results++
+	}
+	if r.Res != nil {
+		m.addCost(unitOf(r.Task), r.Res.Duration) // seed 003's cost table
 	}
 	if e.rv.queued[r.Task.URL] {
 		e.rv.inHand--

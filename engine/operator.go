@@ -220,8 +220,12 @@ func (c *costMeter) mean() time.Duration {
 // its queued tasks plus the one in hand, times (mean fetch time + mean lane pause).
 // The deal is longest-processing-time first onto the least-loaded address.
 func (e *Engine) PlanRebalance() RebalancePlan {
-	if e.cluster != nil {
-		return RebalancePlan{Summary: "nothing to move on the master: each worker spreads its own lanes over its egresses"}
+	if e.cluster != nil { // seed 003: sites and keyword shards over workers
+		p, err := e.cluster.planBalance()
+		if err != nil {
+			p.Summary = "no plan: " + err.Error()
+		}
+		return p
 	}
 	per := (e.fetchCost.mean() + (e.opts.Lanes.DelayMin+e.opts.Lanes.DelayMax)/2).Seconds()
 	e.mu.Lock()
@@ -287,7 +291,7 @@ func maxCost(loads []EgressLoad) float64 {
 // another address, unless that address already holds something adjacent to it.
 func (e *Engine) ApplyRebalance(p RebalancePlan) error {
 	if e.cluster != nil {
-		return errOnWorkers("rebalance")
+		return e.cluster.applyBalance(p)
 	}
 	e.mu.Lock()
 	idx := map[string]int{}

@@ -170,11 +170,29 @@ type Event struct {
 
 // RebalancePlan is a proposed re-deal of lanes over egress addresses by observed
 // cost. The console shows it and applies it on confirm.
+//
+// On a master (M4) it is seed 003's balancing instead: Workers is set, Units says
+// which sites and keyword shards move between workers, Before/After give each
+// worker's weight total (Egress is the worker's name, Lanes its units, Cost its
+// weight), with the variance of the totals before and after.
 type RebalancePlan struct {
 	Moves   []LaneMove
 	Before  []EgressLoad
 	After   []EgressLoad
 	Summary string // one line for the console, e.g. "move 3 lanes; spread 4.1s -> 0.6s"
+
+	Workers        bool       // a plan over workers (seed 003), not over egresses
+	Units          []UnitMove // sites and keyword shards that move
+	VarianceBefore float64    // variance of the workers' weight totals
+	VarianceAfter  float64
+}
+
+// UnitMove moves one assignment unit (a news site, a social site's keyword shard, the
+// registered domain of other hosts) from one worker to another (seed 003).
+type UnitMove struct {
+	Unit     string
+	From, To string
+	Weight   float64 // average cost ÷ the sum of all (equal weights when unknown)
 }
 
 // LaneMove moves one lane (with its hosts) from one egress to another.

@@ -69,6 +69,9 @@ func (m *Model) planRebalance() tea.Cmd {
 
 // showPlan opens the confirm dialog for a plan, or says there is nothing to do.
 func (m *Model) showPlan(p engine.RebalancePlan) tea.Cmd {
+	if p.Workers {
+		return m.showWorkerPlan(p)
+	}
 	if len(p.Moves) == 0 {
 		m.setStatus("rebalance: nothing to move ("+p.Summary+")", false)
 		return nil
@@ -100,6 +103,49 @@ func (m *Model) showPlan(p engine.RebalancePlan) tea.Cmd {
 		keys:  "y/enter apply · n/esc cancel",
 		onYes: func(m *Model) tea.Cmd {
 			return m.c.Control("rebalance", "rebalanced: "+plan.Summary, func(ctrl engine.Control) error {
+				return ctrl.ApplyRebalance(plan)
+			})
+		},
+	})
+	return nil
+}
+
+// showWorkerPlan opens the confirm dialog for seed 003's balancing over workers (a
+// master): what moves where, each worker's weight total and the variance before and
+// after.
+func (m *Model) showWorkerPlan(p engine.RebalancePlan) tea.Cmd {
+	if len(p.Units) == 0 {
+		m.setStatus("rebalance: "+p.Summary, false)
+		return nil
+	}
+	m.status = statusLine{}
+	maxMoves := max(m.height-chromeLines-12-len(p.Before), 1)
+	lines := []string{p.Summary, "", "Moves (site or site · keyword, weight):"}
+	for i, mv := range p.Units {
+		if i == maxMoves {
+			lines = append(lines, fmt.Sprintf("  … and %d more", len(p.Units)-i))
+			break
+		}
+		lines = append(lines, fmt.Sprintf("  %s  %s -> %s  (%.3f)", mv.Unit, mv.From, mv.To, mv.Weight))
+	}
+	lines = append(lines, "", "Worker weight total, before -> after:")
+	after := map[string]engine.EgressLoad{}
+	for _, a := range p.After {
+		after[a.Egress] = a
+	}
+	ew := egressWidth(p.Before, func(l *engine.EgressLoad) string { return l.Egress })
+	for _, b := range p.Before {
+		a := after[b.Egress]
+		lines = append(lines, fmt.Sprintf("  %s %3d sites %6.3f  ->  %3d sites %6.3f", fit(b.Egress, ew), b.Lanes, b.Cost, a.Lanes, a.Cost))
+	}
+	lines = append(lines, fmt.Sprintf("  variance %.3g -> %.3g", p.VarianceBefore, p.VarianceAfter))
+	plan := p
+	m.openDialog(&dialog{
+		title: "Rebalance sites over workers (seed 003)",
+		lines: lines,
+		keys:  "y/enter apply · n/esc cancel",
+		onYes: func(m *Model) tea.Cmd {
+			return m.c.Control("rebalance", "rebalancing: "+plan.Summary, func(ctrl engine.Control) error {
 				return ctrl.ApplyRebalance(plan)
 			})
 		},

@@ -63,7 +63,7 @@ func DefaultKeyMap() *KeyMap {
 		Freeze:    b([]string{"f"}, "f", "freeze view"),
 		Filter:    b([]string{"/"}, "/", "filter (!x inverts)"),
 		Command:   b([]string{":"}, ":", "command"),
-		Rebalance: b([]string{"r"}, "r", "rebalance"),
+		Rebalance: b([]string{"r"}, "r", "rebalance (master: over workers)"),
 		Quit:      b([]string{"q", "ctrl+c"}, "q", "quit"),
 		NextPane:  b([]string{"tab"}, "tab", "next pane"),
 		PrevPane:  b([]string{"shift+tab"}, "shift+tab", "previous pane"),

@@ -292,6 +292,34 @@ func TestRebalance(t *testing.T) {
 	})
 }
 
+// TestRebalanceOverWorkers: on a master, r shows seed 003's plan over workers —
+// what moves where, each worker's weight total and the variance before and after —
+// and y applies it; one worker has nothing to balance.
+func TestRebalanceOverWorkers(t *testing.T) {
+	plan := engine.RebalancePlan{Workers: true, Summary: "move 2 sites/keyword shards; gap 0.400 -> 0.050, variance 0.027 -> 0.00042",
+		Units: []engine.UnitMove{{Unit: "harbor-times.com", From: "w1", To: "w3", Weight: 0.2},
+			{Unit: "chirp.example · flood", From: "w1", To: "w2", Weight: 0.05}},
+		Before:         []engine.EgressLoad{{Egress: "w1", Lanes: 5, Cost: 0.6}, {Egress: "w2", Lanes: 3, Cost: 0.2}, {Egress: "w3", Lanes: 2, Cost: 0.2}},
+		After:          []engine.EgressLoad{{Egress: "w1", Lanes: 3, Cost: 0.35}, {Egress: "w2", Lanes: 4, Cost: 0.25}, {Egress: "w3", Lanes: 3, Cost: 0.4}},
+		VarianceBefore: 0.027, VarianceAfter: 0.00042}
+	h := newHarness(t, 120, 40, Options{})
+	h.ctrl.SetPlan(plan)
+	h.press("r")
+	h.mustShow("Rebalance sites over workers (seed 003)", "harbor-times.com  w1 -> w3  (0.200)",
+		"chirp.example · flood  w1 -> w2", "w1       5 sites  0.600  ->    3 sites  0.350", "variance 0.027 -> 0.00042")
+	h.press("y")
+	h.mustCall("PlanRebalance", "ApplyRebalance(2 units)")
+	h.mustShow("rebalancing: move 2 sites")
+
+	one := newHarness(t, 120, 40, Options{})
+	one.ctrl.SetPlan(engine.RebalancePlan{Workers: true, Summary: "1 live worker: nothing to balance"})
+	one.press("r")
+	one.mustShow("rebalance: 1 live worker: nothing to balance")
+	if one.m.dialog != nil {
+		t.Fatal("a dialog for a plan with nothing to move")
+	}
+}
+
 func TestQuit(t *testing.T) {
 	tests := []struct {
 		name     string

@@ -402,6 +402,10 @@ func spread(loads []engine.EgressLoad) float64 {
 func (c *Control) ApplyRebalance(p engine.RebalancePlan) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if p.Workers {
+		c.calls = append(c.calls, fmt.Sprintf("ApplyRebalance(%d units)", len(p.Units)))
+		return nil
+	}
 	c.calls = append(c.calls, fmt.Sprintf("ApplyRebalance(%d moves)", len(p.Moves)))
 	for _, mv := range p.Moves {
 		for i := range c.snap.Lanes {
