@@ -949,6 +949,13 @@ func (m *masterRuntime) view() ([]Node, []Lane) {
 	sort.Strings(names)
 	var nodes []Node
 	var rows []Lane
+	held := make([]string, 0, len(m.units))
+	for u, q := range m.units {
+		if q.owner != "" {
+			held = append(held, u)
+		}
+	}
+	weights := m.weights(held)
 	for _, name := range names {
 		n := m.nodes[name]
 		row := Node{Name: name, State: n.state, Heartbeat: n.heard, Joined: n.joined,
@@ -956,6 +963,10 @@ func (m *masterRuntime) view() ([]Node, []Lane) {
 			Queue: len(n.held), Results: n.results, Late: n.late}
 		hosts := map[string]bool{}
 		for u := range n.units {
+			row.Weight += weights[u]
+			if c := m.costs[u]; c != nil {
+				row.Cost += time.Duration(c.Current * float64(time.Second))
+			}
 			if strings.Contains(u, " · ") {
 				row.Keywords++
 			} else {

@@ -67,18 +67,20 @@ const (
 type Node struct {
 	Name        string
 	State       NodeState
-	Heartbeat   time.Time // when its last heartbeat arrived (master's clock)
-	Joined      time.Time // when it (last) joined
-	Egresses    []string  // masked egress names it fetches through
-	Lanes       int       // lanes alive on it
-	LanesMax    int       // its lanes.max
-	PagesPerSec float64   // its fetch rate over the last few seconds
-	Queue       int       // tasks handed to it and not finished yet
-	Hosts       int       // hosts its sites and keyword shards have URLs on
-	Sites       int       // sites it holds (news sites, registered domains of other hosts; seed 003)
-	Keywords    int       // keyword shards of social sites it holds (seed 003)
-	Results     int64     // results from it committed by the master
-	Late        int64     // results from it dropped as already committed (at least once delivery)
+	Heartbeat   time.Time     // when its last heartbeat arrived (master's clock)
+	Joined      time.Time     // when it (last) joined
+	Egresses    []string      // masked egress names it fetches through
+	Lanes       int           // lanes alive on it
+	LanesMax    int           // its lanes.max
+	PagesPerSec float64       // its fetch rate over the last few seconds
+	Queue       int           // tasks handed to it and not finished yet
+	Hosts       int           // hosts its sites and keyword shards have URLs on
+	Sites       int           // sites it holds (news sites, registered domains of other hosts; seed 003)
+	Keywords    int           // keyword shards of social sites it holds (seed 003)
+	Weight      float64       // its sites' and shards' share of the crawl's cost (seed 003 balancing; all workers add up to 1)
+	Cost        time.Duration // fetch time of its sites and shards since the last balancing (seed 003 cost table)
+	Results     int64         // results from it committed by the master
+	Late        int64         // results from it dropped as already committed (at least once delivery)
 }
 
 // Totals are the crawl's running counters; the same figures go to --stats-json.

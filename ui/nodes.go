@@ -167,7 +167,7 @@ func setNodePaused(c *Common, name string, paused bool) tea.Cmd {
 func (p *nodesPane) Position() string { return p.list.position(len(p.rows)) }
 
 func (p *nodesPane) columns() []column {
-	return layoutColumns([]column{
+	cols := []column{
 		{title: "NODE", width: p.nameW},
 		{title: "STATE", width: 7},
 		{title: "HEARTBEAT", width: 9},
@@ -176,10 +176,17 @@ func (p *nodesPane) columns() []column {
 		{title: "PG/S", width: 6, right: true},
 		{title: "QUEUE", width: 6, right: true},
 		{title: "HOSTS", width: 5, right: true},
-		{title: "RESULTS", width: 7, right: true},
-		{title: "LATE", width: 4, right: true},
-	}, p.width)
+	}
+	if p.wide() { // seed 003's assignment: what each holds, its weight and cost
+		cols = append(cols, column{title: "SITES", width: 5, right: true}, column{title: "WEIGHT", width: 6, right: true},
+			column{title: "COST", width: 6, right: true})
+	}
+	cols = append(cols, column{title: "RESULTS", width: 7, right: true}, column{title: "LATE", width: 4, right: true})
+	return layoutColumns(cols, p.width)
 }
+
+// wide says the pane has room for the balancing columns (SITES, WEIGHT, COST).
+func (p *nodesPane) wide() bool { return p.width >= 110 }
 
 // Column indexes of the accented cells.
 const (
@@ -213,6 +220,11 @@ func (p *nodesPane) View() string {
 			strconv.FormatFloat(n.PagesPerSec, 'f', 1, 64),
 			thousands(int64(n.Queue)),
 			thousands(int64(n.Hosts)),
+		)
+		if p.wide() {
+			cells = append(cells, sitesCell(n), strconv.FormatFloat(n.Weight, 'f', 3, 64), shortDuration(n.Cost))
+		}
+		cells = append(cells,
 			thousands(n.Results),
 			thousands(n.Late),
 		)
@@ -367,4 +379,13 @@ func (m *Model) nodeNamesWhere(keep func(engine.NodeState) bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// sitesCell is what a worker holds of seed 003's assignment: sites, plus keyword
+// shards of social sites ("3+5").
+func sitesCell(n *engine.Node) string {
+	if n.Keywords == 0 {
+		return strconv.Itoa(n.Sites)
+	}
+	return strconv.Itoa(n.Sites) + "+" + strconv.Itoa(n.Keywords)
 }

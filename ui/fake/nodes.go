@@ -85,6 +85,8 @@ func buildNodes(s *engine.Snapshot, cfg Config) {
 		n := &s.Nodes[i]
 		n.Hosts = len(hosts[i])
 		n.Sites, n.Keywords = (n.Hosts+1)/2, i%3 // a site per two hosts; some keyword shards
+		n.Weight = float64(n.Sites+n.Keywords) / 20
+		n.Cost = time.Duration(n.Sites+n.Keywords) * 7 * time.Second
 		if n.State == engine.NodeActive || n.State == engine.NodeLeaving {
 			n.PagesPerSec = float64(n.Lanes) * (3.1 + float64(i%3)*0.7)
 		}
