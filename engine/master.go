@@ -137,7 +137,13 @@ func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
 		mo.Window = 512
 	}
 	if mo.BalanceEvery <= 0 {
+		mo.BalanceEvery = opts.Balance.Every
+	}
+	if mo.BalanceEvery <= 0 {
 		mo.BalanceEvery = 24 * time.Hour
+	}
+	if mo.BalanceThreshold == 0 {
+		mo.BalanceThreshold = opts.Balance.Threshold
 	}
 	e, err := newEngine(opts, roleMaster, nil)
 	if err != nil {

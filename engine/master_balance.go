@@ -99,7 +99,9 @@ func (m *masterRuntime) planBalance() (RebalancePlan, error) {
 	for i, u := range units {
 		items[i] = balance.Item{Key: u, Weight: w[u]}
 	}
-	next, err := balance.Rebalance(items, current, len(live), balance.Options{Threshold: m.o.BalanceThreshold, Seed: uint64(time.Now().UnixNano())})
+	next, err := balance.Rebalance(items, current, len(live), balance.Options{Threshold: m.o.BalanceThreshold,
+		CounterThreshold: m.e.opts.Balance.CounterThreshold, IterationThreshold: m.e.opts.Balance.IterationThreshold,
+		Seed: uint64(time.Now().UnixNano())})
 	if err != nil {
 		return plan, err
 	}

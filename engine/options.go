@@ -69,6 +69,9 @@ type Options struct {
 	Keywords []string `yaml:"keywords"`
 	// Rounds configures crawl rounds over the sites (M3).
 	Rounds RoundOptions `yaml:"rounds"`
+	// Balance configures seed 003's balancing of sites and keyword shards over the
+	// workers of a distributed crawl (M3/M4; a master only).
+	Balance BalanceOptions `yaml:"balance"`
 
 	// Now is the engine's clock (from code, not config): every timestamp the engine
 	// takes, and the clock it hands the egress rotation, the politeness gate and the
@@ -134,6 +137,24 @@ func DefaultOptions() Options {
 	}
 }
 
+// BalanceOptions configures seed 003's load balancing over workers. The seed names
+// its thresholds but gives no values; the defaults are engine/balance's (measured by
+// `go run ./bench balance`).
+type BalanceOptions struct {
+	// Every is how often the master re-deals sites and keyword shards by cost (seed:
+	// daily; default 24h). The console's rebalance key does it on demand.
+	Every time.Duration `yaml:"every"`
+	// Threshold: nothing moves unless the gap between the slowest and the fastest
+	// worker's weight total exceeds this share of the mean (default 0.1).
+	Threshold float64 `yaml:"threshold"`
+	// CounterThreshold is the seed's counter_threshold: failed exchanges in a row that
+	// end one iteration (default 2000).
+	CounterThreshold int `yaml:"counter_threshold"`
+	// IterationThreshold is the seed's iteration_threshold: runs of the exchange loop,
+	// the lowest-variance one kept (default 8).
+	IterationThreshold int `yaml:"iteration_threshold"`
+}
+
 // Validate reports the first unusable setting, naming it and what is allowed.
 func (o *Options) Validate() error {
 	switch {
@@ -161,6 +182,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("dedupe.lru_size must be at least 16, got %d", o.Dedupe.LRUSize)
 	case o.QueueMemory < 100:
 		return fmt.Errorf("queue_memory must be at least 100, got %d", o.QueueMemory)
+	case o.Balance.Every < 0 || o.Balance.Threshold < 0 || o.Balance.CounterThreshold < 0 || o.Balance.IterationThreshold < 0:
+		return fmt.Errorf("balance.every, threshold, counter_threshold and iteration_threshold must be >= 0 (0 = default), got %+v", o.Balance)
 	}
 	if err := o.Revisit.validate(); err != nil {
 		return err
