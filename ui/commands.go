@@ -260,7 +260,7 @@ func init() {
 				}
 				return status("theme "+args[0], false), nil
 			}},
-		{name: "rebalance", help: "re-deal lanes over egresses (confirm)", control: true,
+		{name: "rebalance", help: "re-deal lanes over egresses; on a master, sites over workers (confirm)", control: true,
 			run: func(m *Model, _ []string) (tea.Cmd, error) { return m.planRebalance(), nil }},
 		{name: "quit", help: "quit (asks if the crawl would stop)",
 			run: func(m *Model, _ []string) (tea.Cmd, error) { return m.requestQuit(), nil }},
