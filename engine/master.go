@@ -548,6 +548,7 @@ func (m *masterRuntime) onResult(msg jetstream.Msg) {
 	}
 	if r.Res != nil {
 		m.addCost(unitOf(r.Task), r.Res.Duration) // seed 003's cost table
+		e.fetchCost.add(r.Res.Duration)           // access time for the workers-needed estimate
 	}
 	if e.rv.queued[r.Task.URL] {
 		e.rv.inHand--

@@ -65,6 +65,13 @@ type RoundOptions struct {
 	// PagesPerIP is how many pages one egress address may fetch from one site per
 	// round (its quota), for the VPN sizing estimate; 0 = unknown.
 	PagesPerIP int `yaml:"pages_per_ip"`
+	// ExpectTime is how long a round should take, for the workers-needed estimate
+	// (seed 003's expecttime; default: Every).
+	ExpectTime time.Duration `yaml:"expect_time"`
+	// VPNConnect is how long one VPN connection takes to set up (seed 003's
+	// vpnlinktime), for the workers-needed estimate; 0 = free (bind addresses,
+	// proxies).
+	VPNConnect time.Duration `yaml:"vpn_connect"`
 }
 
 // DefaultRoundEvery is the default round period.

@@ -1,6 +1,11 @@
 package engine
 
-import "github.com/crawlconsole/crawlconsole/engine/egress"
+import (
+	"math"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/egress"
+)
 
 // Sizing is seed 003's estimate for the operator (M3), with its inputs: VPNs needed ≈
 // ceil(keywords × search pages per keyword ÷ pages one IP may fetch). The Egress pane
@@ -23,6 +28,30 @@ type Sizing struct {
 	VPNs int `json:"vpns_needed"`
 	// Round is the current round's number (1 = the first), 0 without sites.
 	Round int `json:"round"`
+
+	// Seed 003's workers-needed estimate: one round's pages, each costing a lane its
+	// access time (mean fetch time plus the mean pause between two requests) and a
+	// share of a VPN connect (one per PagesPerIP pages), spread over workers of
+	// LanesPerWorker lanes that must finish within ExpectTime:
+	// Workers ≈ ceil(RoundPages × (AccessTime + VPNConnect ÷ PagesPerIP) ÷ (ExpectTime × LanesPerWorker)).
+	RoundPages     int           `json:"round_pages"`      // pages fetched per round so far, on average
+	AccessTime     time.Duration `json:"access_time"`      // seed's accesstime
+	VPNConnect     time.Duration `json:"vpn_connect"`      // seed's vpnlinktime (rounds.vpn_connect)
+	ExpectTime     time.Duration `json:"expect_time"`      // seed's expecttime (rounds.expect_time)
+	LanesPerWorker int           `json:"lanes_per_worker"` // lanes.max
+	Workers        int           `json:"workers_needed"`   // 0 while an input is unknown
+}
+
+// WorkersNeeded computes Workers from the other figures (0 while one is unknown).
+func (s *Sizing) WorkersNeeded() int {
+	if s.RoundPages <= 0 || s.AccessTime <= 0 || s.ExpectTime <= 0 || s.LanesPerWorker <= 0 {
+		return 0
+	}
+	per := s.AccessTime.Seconds()
+	if s.VPNConnect > 0 && s.PagesPerIP > 0 {
+		per += s.VPNConnect.Seconds() / float64(s.PagesPerIP)
+	}
+	return max(int(math.Ceil(float64(s.RoundPages)*per/(s.ExpectTime.Seconds()*float64(s.LanesPerWorker)))), 1)
 }
 
 // PagesPerIPSource says where Sizing.PagesPerIP comes from.
@@ -55,6 +84,15 @@ func (e *Engine) sizing(v *EgressView) *Sizing {
 		e.round.mu.Lock()
 		s.Round = e.round.n
 		e.round.mu.Unlock()
+		s.RoundPages = int(e.c.pagesFetched.Load() / int64(max(s.Round, 1)))
+		if f := e.fetchCost.mean(); f > 0 {
+			s.AccessTime = f + (e.opts.Lanes.DelayMin+e.opts.Lanes.DelayMax)/2
+		}
+		s.VPNConnect, s.ExpectTime = e.opts.Rounds.VPNConnect, e.opts.Rounds.ExpectTime
+		if s.ExpectTime <= 0 {
+			s.ExpectTime = e.opts.Rounds.Every
+		}
+		s.LanesPerWorker = e.opts.Lanes.Max
 	}
 	s.Estimate(v)
 	return s
@@ -88,4 +126,5 @@ func (s *Sizing) Estimate(v *EgressView) {
 		}
 	}
 	s.VPNs = egress.VPNsNeeded(s.Keywords, s.PagesPerKeyword, s.PagesPerIP)
+	s.Workers = s.WorkersNeeded()
 }

@@ -51,9 +51,10 @@ type nodesPane struct {
 	c             *Common
 	width, height int
 	nodes         []engine.Node
-	at            time.Time     // the snapshot's time: heartbeats are aged on the master's clock
-	hb            time.Duration // the workers' heartbeat period (0: not given)
-	rows          []int         // indexes into nodes that pass the filter
+	at            time.Time      // the snapshot's time: heartbeats are aged on the master's clock
+	hb            time.Duration  // the workers' heartbeat period (0: not given)
+	sizing        *engine.Sizing // seed 003's estimates (workers and VPNs needed)
+	rows          []int          // indexes into nodes that pass the filter
 	nameW         int
 	filter        Filter
 	list          listView
@@ -86,6 +87,7 @@ func (p *nodesPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
 	p.nodes = s.Nodes
 	p.at = s.At
 	p.hb = s.HeartbeatEvery
+	p.sizing = s.Sizing
 	p.nameW = nameWidth(p.nodes, func(n *engine.Node) string { return n.Name }, 4, 16)
 	p.refilter()
 	if had {
@@ -312,6 +314,15 @@ func (p *nodesPane) summary() string {
 	sort.Strings(other)
 	states = append(states, other...)
 	left := fmt.Sprintf(" %s: %s · %.1f pages/s", plural(len(p.nodes), "worker"), strings.Join(states, ", "), rate)
+	if z := p.sizing; z != nil && (z.Workers > 0 || z.VPNs > 0) { // seed 003's sizing estimates
+		q := func(n int) string {
+			if n <= 0 {
+				return "?"
+			}
+			return strconv.Itoa(n)
+		}
+		left += " · needed ≈ " + q(z.Workers) + " workers, " + q(z.VPNs) + " VPNs"
+	}
 	right := strings.TrimSpace(lateMark) + " = no heartbeat for " + shortDuration(p.late()) + " "
 	if gap := p.width - cellWidth(left) - cellWidth(right); gap > 0 {
 		return st.Value.Render(left) + spaces(gap) + st.Muted.Render(right)

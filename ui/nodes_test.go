@@ -90,6 +90,17 @@ func TestNodesPaneShowsTheWorkers(t *testing.T) {
 			t.Fatalf("the dead worker ages: %q", row)
 		}
 	})
+	t.Run("seed 003's sizing estimates", func(t *testing.T) {
+		defer h.use(t)()
+		s := h.ctrl.Snapshot()
+		s.Sizing = &engine.Sizing{Workers: 3, VPNs: 2}
+		h.send(SnapshotMsg{Snapshot: s})
+		h.mustShow("needed ≈ 3 workers, 2 VPNs")
+		s.Sizing = &engine.Sizing{VPNs: 2} // the workers' inputs still unknown
+		h.send(SnapshotMsg{Snapshot: s})
+		h.mustShow("needed ≈ ? workers, 2 VPNs")
+		h.refresh()
+	})
 	t.Run("late after two of the crawl's heartbeat periods", func(t *testing.T) {
 		defer h.use(t)()
 		s := h.ctrl.Snapshot()
