@@ -57,6 +57,12 @@ func TestResultFrameRejectsBadInput(t *testing.T) {
 		"bad node":            frame(`{"node":"a b","inc":"a","task":{"URL":"http://a/","Host":"a","Lease":1},"kind":"x"}`, nil),
 		"body without res":    append(append([]byte(nil), noRes...), "stray body"...),
 	}
+	for name, d := range map[string]time.Duration{"negative fetch time": -time.Second, "absurd fetch time": 48 * time.Hour} {
+		// The fetch time feeds seed 003's cost table.
+		data, _ := encodeResult(&wireResult{Node: "w1", Incarnation: "abc",
+			Task: frontier.Task{URL: "http://a.test/", Host: "a.test", Lease: 1}, Res: &fetch.Result{Status: 200, Duration: d}})
+		cases[name] = data
+	}
 	for name, data := range cases {
 		var r wireResult
 		err := decodeResult(data, &r)
