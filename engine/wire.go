@@ -179,6 +179,10 @@ func (m *wireResult) Validate() error {
 	if m.Kind == "" && m.Res == nil || m.Kind == kindDeferred && m.At.IsZero() {
 		return errors.New("result with neither a response nor an error kind")
 	}
+	// The fetch time feeds seed 003's cost table: a negative or absurd one is refused.
+	if m.Res != nil && (m.Res.Duration < 0 || m.Res.Duration > time.Hour) {
+		return fmt.Errorf("result with a fetch time of %v", m.Res.Duration)
+	}
 	return nil
 }
 
