@@ -529,11 +529,11 @@ func (m *masterRuntime) onResult(msg jetstream.Msg) {
 	// still marking the new hand-out in progress, and that mark would win, leaving
 	// a stored page "in progress" for good.
 	if !ok || lease != r.Task.Lease {
+		if n != nil {
+			n.late++ // under e.mu: results are handled on several goroutines
+		}
 		e.mu.Unlock()
 		m.late.Add(1)
-		if n != nil {
-			n.late++
-		}
 		msg.Ack()
 		return
 	}

@@ -252,8 +252,8 @@ func (k *killRun) killMaster() {
 	}
 	storing := time.Since(at)
 	// Every worker's results reach the new master: the pages fetched up to now are
-	// all stored before the next kill (a publish the dead master never acknowledged
-	// holds up a worker's later results until it times out).
+	// all stored before the next kill (a result the dead master's server never
+	// acknowledged goes again only after a timeout).
 	var since []string
 	for _, r := range k.sb.Truth().Requests() {
 		if k.clusterIP[r.IP] != "" && r.Start.After(at) && r.Status == 200 && r.Kind != "robots" {
