@@ -1,7 +1,8 @@
 package main
 
 // go run ./bench balance — seed 003's load balancing over workers (M3, issue 12),
-// offline: no crawl, only the assignment of weighted items.
+// offline: no crawl, only the assignment of weighted items. -e2e then runs the end to
+// end part (balance_e2e.go: crawls) and adds its figures as "e2e".
 //
 // Each draw is a cost table: 200 news sites and 10 social sites × 30 keywords, every
 // keyword shard an item (500 items). Costs are heavy-tailed: a news site costs
@@ -133,6 +134,7 @@ func runBalanceBench(args []string) (map[string]any, error) {
 	seed := fs.Uint64("seed", 1, "random seed of the draws (Balance gets the draw's index)")
 	counter := fs.Int("counter", 0, "counter_threshold for the seed's methods (0: the default)")
 	iterations := fs.Int("iterations", 0, "iteration_threshold for the seed's methods (0: the default)")
+	e2e := fs.Bool("e2e", false, "then the end-to-end part (go run ./bench balance_e2e, its defaults; about a minute): its figures as \"e2e\"")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -198,6 +200,12 @@ func runBalanceBench(args []string) (map[string]any, error) {
 	out["counter_threshold"] = ct
 	out["iteration_threshold"] = it
 	out["load"] = loadAvg(1)
+	if *e2e {
+		fmt.Println()
+		if out["e2e"], err = balanceE2E(nil); err != nil {
+			return nil, fmt.Errorf("e2e: %w", err)
+		}
+	}
 	return out, nil
 }
 
