@@ -526,3 +526,47 @@ func TestSitesAndKeywordShardsAreDealtOverWorkers(t *testing.T) {
 	}
 	t.Logf("%d units served; nodes %+v", len(served), nodes)
 }
+
+// TestGlobalPauseAndResumeReachWorkersAtOnce: p on the master pauses every worker and
+// a second p resumes them at once, not at their next heartbeat; a worker the operator
+// paused on its own stays paused through a crawl-wide resume.
+func TestGlobalPauseAndResumeReachWorkersAtOnce(t *testing.T) {
+	sb, err := sandbox.Start(sandboxConfig(23, 6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Close() })
+	dir := t.TempDir()
+	c := &testCluster{t: t, sb: sb, token: testToken, hb: 5 * time.Second}
+	c.opts = sandboxOptions(t, sb, filepath.Join(dir, "crawl.db"))
+	c.srv, err = cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: c.token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.srv.Shutdown)
+	c.startMaster()
+	w1, w2 := c.worker("w1", "127.0.0.2"), c.worker("w2", "127.0.0.3")
+	paused := func(w *engine.Worker) bool { return w.Engine().Snapshot().State == engine.StatePaused }
+	within := func(what string, d time.Duration, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(d)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("not within %v: %s", d, what)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if err := c.master.PauseNode("w2", true); err != nil {
+		t.Fatal(err)
+	}
+	c.master.Pause()
+	within("both workers paused", time.Second, func() bool { return paused(w1) && paused(w2) })
+	c.master.Resume()
+	within("w1 running again (well before its next heartbeat)", time.Second, func() bool { return !paused(w1) })
+	if !paused(w2) {
+		t.Error("w2, paused by the operator on its own, runs again after a crawl-wide resume")
+	}
+	c.master.PauseNode("w2", false)
+	c.master.Close()
+}

@@ -932,9 +932,9 @@ func (m *masterRuntime) broadcastPause(paused bool) {
 		}
 	}
 	m.e.mu.Unlock()
-	op := "resume"
+	op := "crawl_resume" // the crawl's pause, apart from a worker's own (PauseNode)
 	if paused {
-		op = "pause"
+		op = "crawl_pause"
 	}
 	for _, name := range names {
 		go m.control(name, &wireControl{Op: op}, &wireControlReply{})

@@ -214,7 +214,7 @@ type wireControl struct {
 
 func (m *wireControl) Validate() error {
 	switch m.Op {
-	case "pause", "resume", "release", "pause_lane", "rotate_lane", "pause_host", "disable_host", "set_lanes", "flush_dns", "remove_egress":
+	case "pause", "resume", "crawl_pause", "crawl_resume", "release", "pause_lane", "rotate_lane", "pause_host", "disable_host", "set_lanes", "flush_dns", "remove_egress":
 		return nil
 	}
 	return fmt.Errorf("unknown control %q", m.Op)

@@ -306,8 +306,10 @@ func (w *Worker) onControl(msg *nats.Msg) {
 		var err error
 		e := w.e
 		switch c.Op {
-		case "pause", "resume":
+		case "pause", "resume": // this worker (the Nodes pane)
 			w.setPaused(true, c.Op == "pause")
+		case "crawl_pause", "crawl_resume": // the whole crawl (p on the master)
+			w.setPaused(false, c.Op == "crawl_pause")
 		case "release":
 			reply.Tasks = w.release(c.Hosts, c.Units)
 		case "pause_lane":
