@@ -551,7 +551,7 @@ func (m *masterRuntime) onResult(msg jetstream.Msg) {
 		// mean pause that follows it (politeness, not the fetch, is most of a site's
 		// crawl time; fetch times alone on a fast network are mostly noise).
 		m.addCost(unitOf(r.Task), r.Res.Duration+(e.opts.Lanes.DelayMin+e.opts.Lanes.DelayMax)/2)
-		e.fetchCost.add(r.Res.Duration)           // access time for the workers-needed estimate
+		e.fetchCost.add(r.Res.Duration) // access time for the workers-needed estimate
 	}
 	if e.rv.queued[r.Task.URL] {
 		e.rv.inHand--
