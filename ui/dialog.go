@@ -76,37 +76,14 @@ func (m *Model) showPlan(p engine.RebalancePlan) tea.Cmd {
 		m.setStatus("rebalance: nothing to move ("+p.Summary+")", false)
 		return nil
 	}
-	m.status = statusLine{} // "planning…" is answered by the dialog
-	maxMoves := max(m.height-chromeLines-10-len(p.Before), 1)
-	lines := []string{p.Summary, "", "Moves:"}
+	moves := make([]string, len(p.Moves))
 	for i, mv := range p.Moves {
-		if i == maxMoves {
-			lines = append(lines, fmt.Sprintf("  … and %d more", len(p.Moves)-i))
-			break
-		}
-		lines = append(lines, fmt.Sprintf("  lane %-4d %s -> %s  (%.1fs queued)", mv.Lane, mv.From, mv.To, mv.Cost))
+		moves[i] = fmt.Sprintf("lane %-4d %s -> %s  (%.1fs queued)", mv.Lane, mv.From, mv.To, mv.Cost)
 	}
-	lines = append(lines, "", "Egress load, before -> after:")
-	after := map[string]engine.EgressLoad{}
-	for _, a := range p.After {
-		after[a.Egress] = a
-	}
-	ew := egressWidth(p.Before, func(l *engine.EgressLoad) string { return l.Egress })
-	for _, b := range p.Before {
-		a := after[b.Egress]
-		lines = append(lines, fmt.Sprintf("  %s %3d lanes %7.1fs  ->  %3d lanes %7.1fs", fit(b.Egress, ew), b.Lanes, b.Cost, a.Lanes, a.Cost))
-	}
-	plan := p
-	m.openDialog(&dialog{
-		title: "Rebalance lanes over egresses",
-		lines: lines,
-		keys:  "y/enter apply · n/esc cancel",
-		onYes: func(m *Model) tea.Cmd {
-			return m.c.Control("rebalance", "rebalanced: "+plan.Summary, func(ctrl engine.Control) error {
-				return ctrl.ApplyRebalance(plan)
-			})
-		},
-	})
+	m.openPlan(p, "Rebalance lanes over egresses", "Moves:", moves, "Egress load, before -> after:",
+		func(b, a engine.EgressLoad) string {
+			return fmt.Sprintf("%3d lanes %7.1fs  ->  %3d lanes %7.1fs", b.Lanes, b.Cost, a.Lanes, a.Cost)
+		}, "rebalanced: ")
 	return nil
 }
 
@@ -118,39 +95,53 @@ func (m *Model) showWorkerPlan(p engine.RebalancePlan) tea.Cmd {
 		m.setStatus("rebalance: "+p.Summary, false)
 		return nil
 	}
-	m.status = statusLine{}
-	maxMoves := max(m.height-chromeLines-12-len(p.Before), 1)
-	lines := []string{p.Summary, "", "Moves (site or site · keyword, weight):"}
+	moves := make([]string, len(p.Units))
 	for i, mv := range p.Units {
+		moves[i] = fmt.Sprintf("%s  %s -> %s  (%.3f)", mv.Unit, mv.From, mv.To, mv.Weight)
+	}
+	m.openPlan(p, "Rebalance sites over workers (seed 003)", "Moves (site or site · keyword, weight):", moves,
+		"Worker weight total, before -> after:", func(b, a engine.EgressLoad) string {
+			return fmt.Sprintf("%3d sites %6.3f  ->  %3d sites %6.3f", b.Lanes, b.Cost, a.Lanes, a.Cost)
+		}, "rebalancing: ", fmt.Sprintf("  variance %.3g -> %.3g", p.VarianceBefore, p.VarianceAfter))
+	return nil
+}
+
+// openPlan shows a plan for confirmation: its summary, the moves (cut to fit the
+// terminal), each egress's or worker's load before -> after, and extra lines; y
+// applies it and reports done+summary.
+func (m *Model) openPlan(p engine.RebalancePlan, title, movesTitle string, moves []string, loadsTitle string,
+	load func(before, after engine.EgressLoad) string, done string, extra ...string) {
+	m.status = statusLine{} // "planning…" is answered by the dialog
+	maxMoves := max(m.height-chromeLines-10-len(p.Before)-len(extra), 1)
+	lines := []string{p.Summary, "", movesTitle}
+	for i, mv := range moves {
 		if i == maxMoves {
-			lines = append(lines, fmt.Sprintf("  … and %d more", len(p.Units)-i))
+			lines = append(lines, fmt.Sprintf("  … and %d more", len(moves)-i))
 			break
 		}
-		lines = append(lines, fmt.Sprintf("  %s  %s -> %s  (%.3f)", mv.Unit, mv.From, mv.To, mv.Weight))
+		lines = append(lines, "  "+mv)
 	}
-	lines = append(lines, "", "Worker weight total, before -> after:")
+	lines = append(lines, "", loadsTitle)
 	after := map[string]engine.EgressLoad{}
 	for _, a := range p.After {
 		after[a.Egress] = a
 	}
 	ew := egressWidth(p.Before, func(l *engine.EgressLoad) string { return l.Egress })
 	for _, b := range p.Before {
-		a := after[b.Egress]
-		lines = append(lines, fmt.Sprintf("  %s %3d sites %6.3f  ->  %3d sites %6.3f", fit(b.Egress, ew), b.Lanes, b.Cost, a.Lanes, a.Cost))
+		lines = append(lines, "  "+fit(b.Egress, ew)+" "+load(b, after[b.Egress]))
 	}
-	lines = append(lines, fmt.Sprintf("  variance %.3g -> %.3g", p.VarianceBefore, p.VarianceAfter))
+	lines = append(lines, extra...)
 	plan := p
 	m.openDialog(&dialog{
-		title: "Rebalance sites over workers (seed 003)",
+		title: title,
 		lines: lines,
 		keys:  "y/enter apply · n/esc cancel",
 		onYes: func(m *Model) tea.Cmd {
-			return m.c.Control("rebalance", "rebalancing: "+plan.Summary, func(ctrl engine.Control) error {
+			return m.c.Control("rebalance", done+plan.Summary, func(ctrl engine.Control) error {
 				return ctrl.ApplyRebalance(plan)
 			})
 		},
 	})
-	return nil
 }
 
 func (d *dialog) view(m *Model) string {
