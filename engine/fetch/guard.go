@@ -28,6 +28,7 @@ var blocked = []netip.Prefix{
 	netip.MustParsePrefix("240.0.0.0/4"),        // reserved
 	netip.MustParsePrefix("255.255.255.255/32"), // broadcast
 	netip.MustParsePrefix("64:ff9b::/96"),       // NAT64 can reach private IPv4
+	netip.MustParsePrefix("64:ff9b:1::/48"),     // local-use NAT64 (RFC 8215), likewise
 	netip.MustParsePrefix("fec0::/10"),          // deprecated site-local
 }
 
@@ -75,6 +76,38 @@ func (g *Guard) Check(host string, ip netip.Addr) error {
 		if p.Contains(ip) {
 			return &BlockedError{Host: host, Addr: ip}
 		}
+	}
+	// IPv6 forms that carry an IPv4 address a gateway or the stack may reach: the
+	// embedded address is judged as itself (::127.0.0.1 is loopback in disguise).
+	for _, v4 := range embeddedIPv4(ip) {
+		if err := g.Check(host, v4); err != nil {
+			return &BlockedError{Host: host, Addr: ip}
+		}
+	}
+	return nil
+}
+
+var (
+	ipv4Compatible = netip.MustParsePrefix("::/96")     // deprecated ::a.b.c.d
+	sixToFour      = netip.MustParsePrefix("2002::/16") // 6to4: 2002:AABB:CCDD::
+	teredo         = netip.MustParsePrefix("2001::/32") // server in bits 32-63, client XOR-ed in the last 32
+)
+
+// embeddedIPv4 returns the IPv4 addresses an IPv6 address carries in the forms
+// above (none for others; NAT64's prefixes are blocked whole).
+func embeddedIPv4(ip netip.Addr) []netip.Addr {
+	if !ip.Is6() {
+		return nil
+	}
+	b := ip.As16()
+	v4 := func(x, y, z, w byte) netip.Addr { return netip.AddrFrom4([4]byte{x, y, z, w}) }
+	switch {
+	case ipv4Compatible.Contains(ip):
+		return []netip.Addr{v4(b[12], b[13], b[14], b[15])}
+	case sixToFour.Contains(ip):
+		return []netip.Addr{v4(b[2], b[3], b[4], b[5])}
+	case teredo.Contains(ip):
+		return []netip.Addr{v4(b[4], b[5], b[6], b[7]), v4(^b[12], ^b[13], ^b[14], ^b[15])}
 	}
 	return nil
 }
