@@ -388,6 +388,11 @@ func TestSecretMasking(t *testing.T) {
 		{"a=http://x:1 b=http://u:v@y:2", "a=http://x:1 b=http://u:*@y:2", "a=http://x:1 b=http://u:***@y:2"},
 		{"pause host news.test", "pause host news.test", "pause host news.test"},
 		{"http://bob:ünï@h:1", "http://bob:***@h:1", "http://bob:***@h:1"},
+		// A password holding "://" is one password, not the start of another spec
+		// (issue 13 finding 7: it showed as u:*://b@h).
+		{"egress add http://u:a://b@h:1", "egress add http://u:*****@h:1", "egress add http://u:***@h:1"},
+		{"egress add http://u:a://b@h:1 and http://v:c@k:2", "egress add http://u:*****@h:1 and http://v:*@k:2",
+			"egress add http://u:***@h:1 and http://v:***@k:2"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {

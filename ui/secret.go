@@ -20,7 +20,7 @@ const secretMask = "***"
 
 // secretSpans finds the password parts of egress specs in line, as rune index
 // ranges [from, to). A password is what follows the first ':' of a URL's userinfo
-// up to the last '@' (passwords may contain '@' and ':'). Before any '@' is typed,
+// up to the last '@' (passwords may contain '@', ':' and "://"). Before any '@' is typed,
 // a non-numeric "port" after "scheme://user:" is taken for a password being typed,
 // as is a typo like http://user:secret; a numeric one is indistinguishable from a
 // port and stays visible until the '@' comes.
@@ -31,13 +31,12 @@ func secretSpans(line []rune) [][2]int {
 			continue
 		}
 		start := i + 3
-		// The spec runs to the next "://" (another spec) or the end of the line.
+		// The spec runs to the next space (specs and words are space-separated; a
+		// space in a URL's userinfo is percent-encoded) or the end of the line. A
+		// "://" inside a password is part of it, not another spec.
 		end := len(line)
-		for j := start; j+3 <= len(line); j++ {
-			if string(line[j:j+3]) == "://" {
-				end = j
-				break
-			}
+		if sp := slices.IndexFunc(line[start:], unicode.IsSpace); sp >= 0 {
+			end = start + sp
 		}
 		seg := line[start:end]
 		at := lastRune(seg, '@')
