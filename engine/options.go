@@ -185,6 +185,9 @@ func (o *Options) Validate() error {
 	case o.Balance.Every < 0 || o.Balance.Threshold < 0 || o.Balance.CounterThreshold < 0 || o.Balance.IterationThreshold < 0:
 		return fmt.Errorf("balance.every, threshold, counter_threshold and iteration_threshold must be >= 0 (0 = default), got %+v", o.Balance)
 	}
+	if err := o.checkMemory(physicalMemory()); err != nil {
+		return err
+	}
 	if err := o.Revisit.validate(); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -55,4 +56,30 @@ func TestInjectedClock(t *testing.T) {
 	}
 	on("egress view", s.Egress.At)
 	on("egress start_time", s.Egress.Egresses[0].StartTime)
+}
+
+// TestSizesAreCheckedAgainstMemory: a size that would take more than half of the
+// machine's memory is refused at start-up, naming the setting (issue 13: a typo in
+// dedupe.expected_urls allocated gigabytes).
+func TestSizesAreCheckedAgainstMemory(t *testing.T) {
+	const mem = 8 << 30
+	o := DefaultOptions()
+	if err := o.checkMemory(mem); err != nil {
+		t.Fatalf("the defaults on an 8 GiB machine: %v", err)
+	}
+	for name, set := range map[string]func(*Options){
+		"dedupe.expected_urls": func(o *Options) { o.Dedupe.ExpectedURLs = 100_000_000_000 },
+		"dedupe.lru_size":      func(o *Options) { o.Dedupe.LRUSize = 1_000_000_000 },
+		"queue_memory":         func(o *Options) { o.QueueMemory = 100_000_000 },
+	} {
+		o := DefaultOptions()
+		set(&o)
+		err := o.checkMemory(mem)
+		if err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "GiB") {
+			t.Errorf("%s too large: %v; want an error naming it and the memory", name, err)
+		}
+	}
+	if physicalMemory() == 0 {
+		t.Log("this machine's memory is unknown: sizes are not checked here")
+	}
 }
