@@ -286,3 +286,71 @@ func TestLockFileThatCannotBeCreated(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// TestAnotherApplicationsDatabaseIsLeftAlone: a SQLite file that is not a
+// crawlconsole database (foreign tables, or another application_id), and one of a
+// newer schema, are refused before anything changes: byte for byte the same, no WAL
+// (issue 13 finding 6). A crawlconsole database from before application_id opens and
+// gets it.
+func TestAnotherApplicationsDatabaseIsLeftAlone(t *testing.T) {
+	newDB := func(t *testing.T, stmts ...string) string {
+		path := filepath.Join(t.TempDir(), "other.db")
+		db := rawDB(t, path)
+		for _, s := range stmts {
+			if _, err := db.Exec(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		db.Close()
+		return path
+	}
+	for name, c := range map[string]struct {
+		stmts []string
+		want  error
+		text  string
+	}{
+		"foreign tables":     {[]string{"CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)", "INSERT INTO invoices VALUES (1, 9.5)"}, ErrNotOurs, "invoices"},
+		"foreign app id":     {[]string{"PRAGMA application_id = 1234", "CREATE TABLE urls (x)", "CREATE TABLE pages (y)"}, ErrNotOurs, "0x4d2"},
+		"newer crawlconsole": {[]string{fmt.Sprintf("PRAGMA application_id = %d", applicationID), "PRAGMA user_version = 999", "CREATE TABLE urls (x)"}, ErrNewerSchema, "999"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := newDB(t, c.stmts...)
+			before, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Open(path, Options{})
+			if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.text) {
+				t.Fatalf("Open = %v; want %v naming %q", err, c.want, c.text)
+			}
+			after, _ := os.ReadFile(path)
+			if !bytes.Equal(before, after) {
+				t.Error("the refused file changed")
+			}
+			if _, err := os.Stat(path + "-wal"); err == nil {
+				t.Error("a -wal file appeared beside the refused database")
+			}
+		})
+	}
+	t.Run("crawlconsole database from before application_id", func(t *testing.T) {
+		s, path := openTemp(t, Options{})
+		s.AddURLs([]URL{testURL("a.test", 1)}, nil)
+		mustFlush(t, s)
+		s.Close()
+		db := rawDB(t, path)
+		if _, err := db.Exec("PRAGMA application_id = 0"); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		s, err := Open(path, Options{})
+		if err != nil {
+			t.Fatalf("an older crawlconsole database: %v", err)
+		}
+		s.Close()
+		var app int64
+		rawDB(t, path).QueryRow("PRAGMA application_id").Scan(&app)
+		if app != applicationID {
+			t.Errorf("application_id %#x after Open, want %#x", app, applicationID)
+		}
+	})
+}

@@ -48,6 +48,10 @@ func Open(path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := identify(path, SchemaVersion()); err != nil { // before anything in the file changes
+		lock.release()
+		return nil, err
+	}
 	s := &Store{path: path, opts: opts, lock: lock}
 	if err := s.open(); err != nil {
 		s.closeConns()
@@ -151,6 +155,9 @@ func (s *Store) open() error {
 	ms, err := migrations()
 	if err == nil {
 		_, err = migrate(ctx, conn, s.path, ms)
+	}
+	if err == nil { // ours from now on (a file from before application_id gets it here)
+		_, err = conn.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", applicationID))
 	}
 	if err != nil {
 		conn.Close()
