@@ -12,6 +12,7 @@ import (
 	"log"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -51,6 +52,16 @@ type ServeOptions struct {
 	RateLimit float64
 	// RateBurst is how many sessions a client IP may open at once; default 5.
 	RateBurst int
+	// LoginGrace is how long a connection may take to log in (default 30s); at most
+	// MaxUnauthenticated connections (default 64), MaxUnauthenticatedPerIP from one
+	// address (default 8), may be waiting to log in at once.
+	LoginGrace              time.Duration
+	MaxUnauthenticated      int
+	MaxUnauthenticatedPerIP int
+	// IdleTimeout closes a connection, logged in or not, after this long without
+	// anything from the client (default 30m; the console needs no keys to watch, so
+	// a watching session that never types ends too).
+	IdleTimeout time.Duration
 	// Options apply to every session's console; Detached is always set (closing a
 	// session never stops the engine) and ReadOnly is forced for viewers.
 	Options
@@ -65,6 +76,18 @@ func (so ServeOptions) withDefaults() ServeOptions {
 	}
 	if so.RateBurst <= 0 {
 		so.RateBurst = 5
+	}
+	if so.LoginGrace <= 0 {
+		so.LoginGrace = 30 * time.Second
+	}
+	if so.MaxUnauthenticated <= 0 {
+		so.MaxUnauthenticated = 64
+	}
+	if so.MaxUnauthenticatedPerIP <= 0 {
+		so.MaxUnauthenticatedPerIP = 8
+	}
+	if so.IdleTimeout <= 0 {
+		so.IdleTimeout = 30 * time.Minute
 	}
 	return so
 }
@@ -120,12 +143,18 @@ func Serve(ctx context.Context, ctrl engine.Control, so ServeOptions) error {
 		}
 	}
 	limiter := ratelimiter.NewRateLimiter(rate.Limit(so.RateLimit), so.RateBurst, 1024)
+	gate := &preauth{grace: so.LoginGrace, total: so.MaxUnauthenticated, perIP: so.MaxUnauthenticatedPerIP, byIP: map[string]int{}}
 	srv, err := wish.NewServer(
 		wish.WithHostKeyPath(so.HostKeyPath),
+		wish.WithIdleTimeout(so.IdleTimeout),
+		func(s *ssh.Server) error { s.ConnCallback = gate.accept; return nil },
 		// The callback only says whether the key is known at all; what the session
 		// may do is decided after authentication, in roleMiddleware.
-		wish.WithPublicKeyAuth(func(_ ssh.Context, k ssh.PublicKey) bool {
+		wish.WithPublicKeyAuth(func(ctx ssh.Context, k ssh.PublicKey) bool {
 			_, ok := keys.role(k)
+			if ok {
+				loggedIn(ctx)
+			}
 			return ok
 		}),
 		wish.WithMiddleware( // the last one runs first
@@ -253,12 +282,18 @@ func readAuthorizedKeys(path string) ([]gossh.PublicKey, error) {
 	}
 	var out []gossh.PublicKey
 	for len(data) > 0 {
-		k, _, _, rest, err := gossh.ParseAuthorizedKey(data)
+		k, comment, options, rest, err := gossh.ParseAuthorizedKey(data)
 		if err != nil {
 			if len(out) == 0 && !onlyComments(data) {
 				return nil, fmt.Errorf("%s: %w", path, err)
 			}
 			break
+		}
+		if len(options) > 0 {
+			// from=, expiry-time=, restrict, ... would be silently ignored: a key
+			// restricted to one address would log in from any. Refuse it loudly.
+			return nil, fmt.Errorf("%s: key %q carries options (%s) crawlconsole does not enforce: remove them, or give that key its own line without options",
+				path, comment, strings.Join(options, ","))
 		}
 		out = append(out, k)
 		data = rest
@@ -299,7 +334,10 @@ func splitLines(b []byte) [][]byte {
 // ensureHostKey creates an ed25519 host key at path with mode 0600 if there is none.
 // An existing key is reused as is, so the fingerprint clients trust never changes.
 func ensureHostKey(path string) error {
-	if _, err := os.Stat(path); err == nil {
+	if fi, err := os.Stat(path); err == nil {
+		if m := fi.Mode().Perm(); m&0o077 != 0 {
+			return fmt.Errorf("%s is readable by others (mode %#o): the host key must be private; chmod 600 %s", path, m, path)
+		}
 		return nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err

@@ -433,6 +433,17 @@ func TestServeRejectsBadSetup(t *testing.T) {
 	if err := os.WriteFile(valid, line, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	withOptions := filepath.Join(dir, "with-options")
+	if err := os.WriteFile(withOptions, append([]byte(`from="10.9.9.9" `), line...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	openKey := filepath.Join(dir, "open-host-key")
+	if err := ensureHostKey(openKey); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(openKey, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		so   ServeOptions
@@ -443,6 +454,10 @@ func TestServeRejectsBadSetup(t *testing.T) {
 		{"no keys at all", ServeOptions{AuthorizedKeysPath: empty, HostKeyPath: filepath.Join(dir, "hk")}, "nobody could connect"},
 		{"no host key path", ServeOptions{AuthorizedKeysPath: valid}, "host key path"},
 		{"bad listen address", ServeOptions{AuthorizedKeysPath: valid, HostKeyPath: filepath.Join(dir, "hk"), Addr: "127.0.0.1:-1"}, "invalid port"},
+		// Issue 13: options crawlconsole does not enforce are refused, not ignored
+		// (a key restricted with from= logged in from anywhere).
+		{"authorized_keys options", ServeOptions{AuthorizedKeysPath: withOptions, HostKeyPath: filepath.Join(dir, "hk")}, `from="10.9.9.9"`},
+		{"host key readable by others", ServeOptions{AuthorizedKeysPath: valid, HostKeyPath: openKey}, "chmod 600"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -499,4 +514,56 @@ func TestSSHDroppedConnectionLeaksNothing(t *testing.T) {
 	if len(w.ctrl.Calls()) != 0 {
 		t.Fatalf("dropped sessions touched the engine: %v", w.ctrl.Calls())
 	}
+}
+
+// TestSSHConnectionsMustLogInSoon: a connection that does not log in is closed after
+// the login grace time, and connections waiting to log in are capped per address:
+// past the cap they are closed at accept (issue 13: 200 silent connections were held
+// open forever). A session that logs in is not affected.
+func TestSSHConnectionsMustLogInSoon(t *testing.T) {
+	w := newSSHWorld(t)
+	w.start(ServeOptions{LoginGrace: 300 * time.Millisecond, MaxUnauthenticatedPerIP: 3})
+	closedSoon := func(c net.Conn, within time.Duration) bool {
+		c.SetReadDeadline(time.Now().Add(within))
+		buf := make([]byte, 512)
+		for {
+			if _, err := c.Read(buf); err != nil {
+				var ne net.Error
+				return !(errors.As(err, &ne) && ne.Timeout())
+			}
+		}
+	}
+	var silent []net.Conn
+	for range 3 {
+		c, err := net.Dial("tcp", w.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		silent = append(silent, c)
+	}
+	extra, err := net.Dial("tcp", w.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer extra.Close()
+	if !closedSoon(extra, 200*time.Millisecond) {
+		t.Error("a 4th connection waiting to log in from one address was kept open (cap 3)")
+	}
+	for i, c := range silent {
+		if !closedSoon(c, 3*time.Second) {
+			t.Errorf("silent connection %d still open past the login grace time", i)
+		}
+	}
+	// Logged in, the session lives past the grace time.
+	cl, _, err := w.dial(w.operator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	scr := openScreen(t, cl)
+	scr.waitFor("RUNNING")
+	time.Sleep(500 * time.Millisecond) // past the grace time: the session must still be there
+	scr.press("p")
+	scr.waitFor("PAUSED")
 }

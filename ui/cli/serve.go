@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/ui"
@@ -19,6 +20,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	hostKey := c.fs.String("host-key", "", "SSH host key `FILE` (ed25519, created with mode 0600 if missing)")
 	operators := c.fs.String("authorized-keys", "", "operators' public keys `FILE` (authorized_keys format)")
 	viewers := c.fs.String("viewer-keys", "", "watch-only public keys `FILE` (optional)")
+	idle := c.fs.Duration("idle-timeout", 30*time.Minute, "close an SSH connection after `D` without input from the client")
+	grace := c.fs.Duration("login-grace", 30*time.Second, "close a connection that has not logged in after `D`")
 	pos, code, done := c.parse(args)
 	if done {
 		return code
@@ -44,7 +47,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return ExitUsage
 	}
 	so := ui.ServeOptions{Addr: *addr, HostKeyPath: *hostKey, AuthorizedKeysPath: *operators,
-		ViewerKeysPath: *viewers, Logger: stderr, Options: ui.Options{Theme: c.theme, Title: "crawlconsole serve"}}
+		ViewerKeysPath: *viewers, Logger: stderr, IdleTimeout: *idle, LoginGrace: *grace, Options: ui.Options{Theme: c.theme, Title: "crawlconsole serve"}}
 	rc := runConfig{headless: true, duration: c.duration, untilIdle: c.untilIdle, statsJSON: c.statsJSON,
 		alongside: func(ctx context.Context, ctrl engine.Control) error {
 			fmt.Fprintf(stderr, "serving the console over SSH on %s\n", *addr)
