@@ -62,6 +62,9 @@ type ServeOptions struct {
 	// anything from the client (default 30m; the console needs no keys to watch, so
 	// a watching session that never types ends too).
 	IdleTimeout time.Duration
+	// KeyRecheck is how often a live session's key is looked up again in the key
+	// files (default 2s): removing a key ends its sessions.
+	KeyRecheck time.Duration
 	// Options apply to every session's console; Detached is always set (closing a
 	// session never stops the engine) and ReadOnly is forced for viewers.
 	Options
@@ -88,6 +91,9 @@ func (so ServeOptions) withDefaults() ServeOptions {
 	}
 	if so.IdleTimeout <= 0 {
 		so.IdleTimeout = 30 * time.Minute
+	}
+	if so.KeyRecheck <= 0 {
+		so.KeyRecheck = 2 * time.Second
 	}
 	return so
 }
@@ -160,7 +166,7 @@ func Serve(ctx context.Context, ctrl engine.Control, so ServeOptions) error {
 		wish.WithMiddleware( // the last one runs first
 			bubbletea.Middleware(sessionHandler(ctrl, so.Options)),
 			activeterm.Middleware(),
-			roleMiddleware(keys),
+			roleMiddleware(keys, so.KeyRecheck),
 			ratelimiter.Middleware(limiter),
 			logging.MiddlewareWithLogger(log.New(so.Logger, "ssh ", log.LstdFlags)),
 			track,
@@ -216,7 +222,11 @@ func sessionHandler(ctrl engine.Control, base Options) bubbletea.Handler {
 // roleMiddleware decides, after authentication, whether the session's key is an
 // operator's or a viewer's, and refuses any other (defence in depth: the key
 // files may have changed since the handshake).
-func roleMiddleware(keys *keyring) wish.Middleware {
+//
+// While the session lasts the key files are checked again every recheck: a session
+// whose key was removed (or whose role changed) is closed (issue 13: a removed key
+// kept its live session in control).
+func roleMiddleware(keys *keyring, recheck time.Duration) wish.Middleware {
 	return func(next ssh.Handler) ssh.Handler {
 		return func(s ssh.Session) {
 			r, ok := keys.role(s.PublicKey())
@@ -225,6 +235,29 @@ func roleMiddleware(keys *keyring) wish.Middleware {
 				return
 			}
 			s.Context().SetValue(roleKey{}, r)
+			done := make(chan struct{})
+			defer close(done)
+			go func() {
+				t := time.NewTicker(recheck)
+				defer t.Stop()
+				for {
+					select {
+					case <-done:
+						return
+					case <-s.Context().Done():
+						return
+					case <-t.C:
+						if now, ok := keys.role(s.PublicKey()); !ok || now != r {
+							wish.Fatalln(s, "crawlconsole: this key was removed or changed in the key files: session closed")
+							// The whole connection: the key authenticated all of it.
+							if c, ok := s.Context().Value(ssh.ContextKeyConn).(gossh.Conn); ok {
+								c.Close()
+							}
+							return
+						}
+					}
+				}
+			}()
 			next(s)
 		}
 	}
