@@ -25,6 +25,11 @@ func loadConfig(path string, opts *engine.Options) error {
 	if err != nil {
 		return fmt.Errorf("--config: %v", err)
 	}
+	return decodeConfig(path, data, opts)
+}
+
+// decodeConfig is loadConfig on the file's bytes.
+func decodeConfig(path string, data []byte, opts *engine.Options) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(opts); err != nil && !errors.Is(err, io.EOF) { // EOF: empty file
