@@ -20,6 +20,7 @@ const (
 	KindRedirectLoop   = "redirect_loop"
 	KindBadRedirect    = "bad_redirect"
 	KindTooLarge       = "body_too_large"
+	KindEncoding       = "content_encoding" // a Content-Encoding not decoded (br, ...) or a corrupt compressed body
 	KindContentType    = "content_type"
 	KindBinary         = "binary_body"
 	KindHTTP4xx        = "http_4xx"

@@ -96,14 +96,16 @@ func New(ctx context.Context, cfg Config, d *Dialer, tr *http.Transport) *Fetche
 	c.IgnoreRobotsTxt = true // robots.txt is fetched by the lanes, through the politeness gate
 	c.Context = ctx
 	rt := &replayPacer{rt: tr, pause: cfg.RedirectPause}
-	c.WithTransport(rt)
+	// Bodies are decoded and capped on decoded bytes below colly (bodyCapper), so
+	// colly never decompresses anything itself.
+	c.WithTransport(&bodyCapper{rt: rt, limit: int64(cfg.MaxBodyBytes)})
 	c.SetRequestTimeout(cfg.RequestTimeout)
 	c.DisableCookies()
 	f := &Fetcher{cfg: cfg, dialer: d, c: c, transport: tr}
 	c.SetRedirectHandler(f.checkRedirect)
 	c.OnResponseHeaders(f.onHeaders)
 	c.OnResponse(f.onResponse)
-	f.robots = &http.Client{Transport: rt, Timeout: cfg.RequestTimeout, CheckRedirect: f.checkRedirect}
+	f.robots = &http.Client{Transport: &bodyCapper{rt: rt, limit: robotsMaxBytes, truncate: true}, Timeout: cfg.RequestTimeout, CheckRedirect: f.checkRedirect}
 	return f
 }
 
@@ -164,6 +166,9 @@ func (f *Fetcher) Fetch(url string, hdr http.Header) (*Result, error) {
 	switch {
 	case x.kind != "":
 		return x.res, &Error{Kind: x.kind, URL: url, Err: x.err}
+	case err != nil && Kind(err) == KindTooLarge && x.res.Status != 0:
+		x.res.Body = nil // like a body cut off in onResponse: the status and headers are kept
+		return x.res, &Error{Kind: KindTooLarge, URL: url, Err: err}
 	case err != nil:
 		return nil, &Error{Kind: Kind(err), URL: url, Err: err}
 	}

@@ -96,6 +96,9 @@ func (r *Robots) Known(origin string) (*Rules, bool) {
 	return e.rules, true
 }
 
+// robotsMaxBytes is how much of a robots.txt is read (decoded); the rest is ignored.
+const robotsMaxBytes = 512 << 10
+
 // FetchRobots downloads origin's robots.txt through this egress and parses it for ua.
 // Network failures and 5xx give Unreachable rules; 4xx gives allow-all (RFC 9309).
 func (f *Fetcher) FetchRobots(ctx context.Context, origin, ua string) *Rules {
@@ -110,7 +113,7 @@ func (f *Fetcher) FetchRobots(ctx context.Context, origin, ua string) *Rules {
 		return &Rules{Unreachable: true, fetchedAt: now}
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 512<<10)) // RFC 9309: parse at least 500 KiB
+	body, err := io.ReadAll(io.LimitReader(resp.Body, robotsMaxBytes)) // RFC 9309: parse at least 500 KiB
 	if err != nil {
 		return &Rules{Unreachable: true, fetchedAt: now}
 	}

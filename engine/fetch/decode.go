@@ -1,0 +1,220 @@
+package fetch
+
+import (
+	"bufio"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// acceptEncoding is what the fetcher asks for. Setting it ourselves stops net/http
+// from decompressing on its own, so every content coding passes through decodeBody.
+const acceptEncoding = "gzip, deflate, zstd"
+
+// maxCodings bounds stacked content codings ("gzip, gzip, ..."): each layer is
+// streamed, so this only limits the work of a silly header, not memory.
+const maxCodings = 3
+
+// zstdMaxWindow bounds the window a zstd frame may ask the decoder to allocate
+// (the format allows up to 3.75 TiB; RFC 8878 recommends decoders accept 8 MiB).
+const zstdMaxWindow = 8 << 20
+
+// bodyCapper is the one place where response bodies are decoded and capped, below
+// colly and the robots client: it decodes Content-Encoding gzip, deflate and zstd
+// itself, streaming, and counts the decoded bytes as they are read, so a body small
+// on the wire cannot inflate past the cap before anything looks at its size. The
+// response it returns is marked Uncompressed, with Content-Encoding removed, so
+// nothing above it decompresses again: colly's own gunzip (taken when the
+// Content-Type merely contains "gzip" or the path ends in .xml.gz, and bounded only
+// on wire bytes) never runs, and such bodies are kept as received. A coding it does
+// not implement (br, compress, ...) fails the request with KindEncoding.
+type bodyCapper struct {
+	rt    http.RoundTripper
+	limit int64 // decoded bytes a body may have
+	// truncate ends the body with EOF at the limit instead of failing with
+	// KindTooLarge (robots.txt: RFC 9309 asks to parse the first 500 KiB).
+	truncate bool
+}
+
+func (b *bodyCapper) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Header.Get("Accept-Encoding") == "" {
+		req = req.Clone(req.Context())
+		req.Header.Set("Accept-Encoding", acceptEncoding)
+	}
+	res, err := b.rt.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	codings, err := contentCodings(res.Header.Values("Content-Encoding"))
+	if err != nil {
+		res.Body.Close()
+		return nil, &Error{Kind: KindEncoding, URL: req.URL.String(), Err: err}
+	}
+	var body io.Reader = res.Body
+	if len(codings) > 0 {
+		body = &lazyDecoder{src: res.Body, codings: codings}
+		res.Header.Del("Content-Encoding")
+		res.Header.Del("Content-Length")
+		res.ContentLength = -1
+	}
+	res.Uncompressed = true
+	res.Body = &cappedBody{r: body, closer: res.Body, left: b.limit, truncate: b.truncate, limit: b.limit, url: req.URL.String()}
+	return res, nil
+}
+
+// contentCodings lists the codings to undo, outermost (last applied) first.
+func contentCodings(vals []string) ([]string, error) {
+	var cs []string
+	for _, v := range vals {
+		for c := range strings.SplitSeq(v, ",") {
+			switch c = strings.ToLower(strings.TrimSpace(c)); c {
+			case "", "identity":
+			case "gzip", "x-gzip", "deflate", "zstd":
+				cs = append(cs, c)
+			default:
+				return nil, fmt.Errorf("unsupported Content-Encoding %q", c)
+			}
+		}
+	}
+	if len(cs) > maxCodings {
+		return nil, fmt.Errorf("%d stacked content codings (at most %d)", len(cs), maxCodings)
+	}
+	for i, j := 0, len(cs)-1; i < j; i, j = i+1, j-1 {
+		cs[i], cs[j] = cs[j], cs[i]
+	}
+	return cs, nil
+}
+
+// lazyDecoder builds its decoders on the first Read, so that reading a header of a
+// compressed stream happens while the body is read (under the request timeout,
+// counted like any other body error), not inside RoundTrip.
+type lazyDecoder struct {
+	src     io.Reader
+	codings []string
+	r       io.Reader
+	closers []io.Closer
+	err     error
+}
+
+func (d *lazyDecoder) Read(p []byte) (int, error) {
+	if d.r == nil && d.err == nil {
+		// An empty body (304, 204, HEAD: the headers still name the coding) is
+		// empty, not a corrupt stream.
+		r := bufio.NewReader(d.src)
+		if _, err := r.Peek(1); err == io.EOF {
+			return 0, io.EOF
+		}
+		var src io.Reader = r
+		for _, c := range d.codings {
+			var err error
+			if src, err = d.layer(c, src); err != nil {
+				d.err = &Error{Kind: KindEncoding, Err: fmt.Errorf("%s body: %w", c, err)}
+				break
+			}
+		}
+		d.r = src
+	}
+	if d.err != nil {
+		return 0, d.err
+	}
+	n, err := d.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = &Error{Kind: KindEncoding, Err: fmt.Errorf("decoding %s body: %w", strings.Join(d.codings, "+"), err)}
+	}
+	return n, err
+}
+
+func (d *lazyDecoder) layer(c string, r io.Reader) (io.Reader, error) {
+	switch c {
+	case "gzip", "x-gzip":
+		z, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, &Error{Kind: KindEncoding, Err: err}
+		}
+		d.closers = append(d.closers, z)
+		return z, nil
+	case "deflate":
+		// RFC 9110 "deflate" is zlib-wrapped; some servers send raw deflate.
+		br := bufio.NewReader(r)
+		if h, err := br.Peek(2); err == nil && (uint16(h[0])<<8|uint16(h[1]))%31 == 0 && h[0]&0x0f == 8 {
+			z, err := zlib.NewReader(br)
+			if err != nil {
+				return nil, &Error{Kind: KindEncoding, Err: err}
+			}
+			d.closers = append(d.closers, z)
+			return z, nil
+		}
+		z := flate.NewReader(br)
+		d.closers = append(d.closers, z)
+		return z, nil
+	case "zstd":
+		z, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+			zstd.WithDecoderMaxWindow(zstdMaxWindow), zstd.WithDecoderMaxMemory(zstdMaxWindow))
+		if err != nil {
+			return nil, &Error{Kind: KindEncoding, Err: err}
+		}
+		d.closers = append(d.closers, closerFunc(func() error { z.Close(); return nil }))
+		return z, nil
+	}
+	return nil, fmt.Errorf("unsupported content coding %q", c)
+}
+
+func (d *lazyDecoder) close() {
+	for _, c := range d.closers {
+		c.Close()
+	}
+	d.closers = nil
+}
+
+type closerFunc func() error
+
+func (f closerFunc) Close() error { return f() }
+
+// cappedBody passes at most limit decoded bytes; a body with more fails with
+// KindTooLarge (or, with truncate, ends there).
+type cappedBody struct {
+	r        io.Reader
+	closer   io.Closer
+	left     int64
+	limit    int64
+	truncate bool
+	url      string
+}
+
+func (c *cappedBody) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		if c.truncate {
+			return 0, io.EOF
+		}
+		// At the limit: the body is too large only if there is more to come.
+		var one [1]byte
+		for {
+			n, err := c.r.Read(one[:])
+			if n > 0 {
+				return 0, &Error{Kind: KindTooLarge, URL: c.url, Err: fmt.Errorf("decoded body exceeds the %d-byte limit", c.limit)}
+			}
+			if err != nil {
+				return 0, err
+			}
+		}
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
+}
+
+func (c *cappedBody) Close() error {
+	if d, ok := c.r.(*lazyDecoder); ok {
+		d.close()
+	}
+	return c.closer.Close()
+}
