@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"time"
@@ -240,9 +241,20 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 	if res != nil {
 		e.fetchCost.add(res.Duration)
 	}
+	if o.Kind == fetch.KindRefused && e.pool == nil {
+		if ra := egress.ParseRetryAfter(res.Header.Get("Retry-After"), e.now()); ra > e.opts.Fetch.RefusalBackoff {
+			// The server asks for a longer wait than the lane's back-off: the host's
+			// URLs wait (deferred, never dropped, capped at fetch.max_retry_after)
+			// instead of the lane sleeping on them; the lane goes on with other work.
+			e.c.pagesFetched.Add(1) // a response handled here, not delivered
+			e.c.refused.Add(1)
+			e.deferForRetryAfter(l.ID, t, res.Status, ra)
+			return false
+		}
+	}
 	e.front.deliver(o)
 	if o.Kind == fetch.KindRefused && e.pool == nil {
-		wait := max(e.opts.Fetch.RefusalBackoff, egress.ParseRetryAfter(res.Header.Get("Retry-After"), e.now()))
+		wait := e.opts.Fetch.RefusalBackoff // a Retry-After above it deferred the URL
 		e.logf(LevelWarn, l.ID, t.Host, "refused (%d) %s; lane backs off %v", res.Status, t.URL, wait)
 		e.mu.Lock()
 		ls.status, ls.nextFetch = LaneWaiting, e.now().Add(wait)
@@ -250,6 +262,50 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 		e.sleep(wait)
 	}
 	return true
+}
+
+// Defaults of the caps on server hints, for options built without them.
+const (
+	defaultMaxRetryAfter = time.Hour
+	defaultMaxCrawlDelay = time.Minute
+)
+
+// maxRetryAfter is fetch.max_retry_after: the longest a Retry-After defers a host.
+func (e *Engine) maxRetryAfter() time.Duration {
+	if d := e.opts.Fetch.MaxRetryAfter; d > 0 {
+		return d
+	}
+	return defaultMaxRetryAfter
+}
+
+// maxCrawlDelay is fetch.max_crawl_delay: the largest robots.txt Crawl-delay obeyed.
+func (e *Engine) maxCrawlDelay() time.Duration {
+	if d := e.opts.Fetch.MaxCrawlDelay; d > 0 {
+		return d
+	}
+	return defaultMaxCrawlDelay
+}
+
+// deferForRetryAfter sets a refused task, and its host's other tasks on the board,
+// aside for the server's Retry-After, capped at fetch.max_retry_after, and says so.
+// The deferral requeues them when due (maintainDeferred).
+func (e *Engine) deferForRetryAfter(lane int, t frontier.Task, status int, retryAfter time.Duration) {
+	wait := min(retryAfter, e.maxRetryAfter())
+	capped := ""
+	if wait < retryAfter {
+		capped = fmt.Sprintf(" (Retry-After %v capped at fetch.max_retry_after)", retryAfter)
+	}
+	until := e.now().Add(wait)
+	e.mu.Lock()
+	e.deferTask(t, until)
+	others := e.offBoard(e.board.DropHost(t.Host))
+	for _, m := range others {
+		e.deferTask(m, until)
+	}
+	e.mu.Unlock()
+	e.flushDeferred()
+	e.logf(LevelWarn, lane, t.Host, "refused (%d) %s; host %s asks to wait %v%s: %d URLs deferred until %s",
+		status, t.URL, t.Host, wait, capped, 1+len(others), until.Format(time.RFC3339))
 }
 
 // conditionalHeaders asks for a stored page only if it changed since (M2):
@@ -347,8 +403,13 @@ func (e *Engine) robotsFor(eg *egressLink, u *url.URL) (*fetch.Rules, error) {
 		r := eg.f.FetchRobots(ctx, origin, e.opts.UserAgent)
 		e.gate.Release(tk)
 		if r.CrawlDelay > 0 {
+			cd := r.CrawlDelay
+			if limit := e.maxCrawlDelay(); cd > limit {
+				cd = limit
+				e.logf(LevelWarn, 0, host, "robots.txt for %s asks Crawl-delay %v; capped at fetch.max_crawl_delay %v", origin, r.CrawlDelay, limit)
+			}
 			e.mu.Lock()
-			e.crawlDelay[host] = r.CrawlDelay
+			e.crawlDelay[host] = cd
 			e.mu.Unlock()
 		}
 		e.logf(LevelDebug, 0, host, "robots.txt for %s: %s", origin, r)

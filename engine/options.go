@@ -99,6 +99,13 @@ type FetchOptions struct {
 	Retries        int           `yaml:"retries"`         // extra attempts for transient errors
 	RetryBackoff   time.Duration `yaml:"retry_backoff"`   // first backoff; doubles each retry
 	RefusalBackoff time.Duration `yaml:"refusal_backoff"` // pause of a lane after a refusal (403/429/ban)
+	// MaxRetryAfter caps how long a refusal's Retry-After defers the host's URLs on
+	// the direct route (a longer wait than RefusalBackoff defers them instead of
+	// holding the lane). Default 1h.
+	MaxRetryAfter time.Duration `yaml:"max_retry_after"`
+	// MaxCrawlDelay caps a robots.txt Crawl-delay (the host's gap between two
+	// requests). Default 60s.
+	MaxCrawlDelay time.Duration `yaml:"max_crawl_delay"`
 }
 
 // DedupeOptions sizes the URL filter.
@@ -126,6 +133,8 @@ func DefaultOptions() Options {
 			Retries:        2,
 			RetryBackoff:   2 * time.Second,
 			RefusalBackoff: 30 * time.Second,
+			MaxRetryAfter:  time.Hour,
+			MaxCrawlDelay:  time.Minute,
 		},
 		DNS:         DNSOptions{Prefetch: true},
 		Rotation:    defaultRotationOptions(),
@@ -174,6 +183,10 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("fetch.timeout and fetch.connect_timeout must be positive")
 	case o.Fetch.Retries < 0:
 		return fmt.Errorf("fetch.retries must be >= 0, got %d", o.Fetch.Retries)
+	case o.Fetch.MaxRetryAfter <= 0:
+		return fmt.Errorf("fetch.max_retry_after must be positive (it caps a server's Retry-After), got %v", o.Fetch.MaxRetryAfter)
+	case o.Fetch.MaxCrawlDelay <= 0:
+		return fmt.Errorf("fetch.max_crawl_delay must be positive (it caps a robots.txt Crawl-delay), got %v", o.Fetch.MaxCrawlDelay)
 	case o.Dedupe.FalsePositive <= 0 || o.Dedupe.FalsePositive >= 1:
 		return fmt.Errorf("dedupe.false_positive must be in (0,1), got %v", o.Dedupe.FalsePositive)
 	case o.Dedupe.ExpectedURLs < 1000:
