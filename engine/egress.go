@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -75,7 +77,8 @@ func (e *Engine) setupEgress(resolver fetch.Resolver, guard *fetch.Guard, fcfg f
 	specs = append(specs, granted...)
 	var accounts egress.AccountStore = &egress.MemoryStore{}
 	if e.st != nil {
-		e.accounts = &metaAccounts{st: e.st, kick: make(chan struct{}, 1)}
+		e.accounts = &metaAccounts{st: e.st, kick: make(chan struct{}, 1),
+			warn: func(msg string) { e.logf(LevelWarn, 0, "", "%s", msg) }}
 		accounts = e.accounts
 	}
 	table, err := egress.OpenTable(accounts, specs)
@@ -323,6 +326,10 @@ type metaAccounts struct {
 	st   *store.Store
 	kick chan struct{}
 
+	// warn reports a stored egress that Load left out (its secret reference no
+	// longer resolves). nil: the warning goes straight to the store's event log.
+	warn func(msg string)
+
 	mu       sync.Mutex
 	accounts []byte
 	disabled []byte
@@ -355,12 +362,26 @@ func (m *metaAccounts) Load() ([]egress.Account, error) {
 	for _, p := range ps {
 		sec, err := egress.ParseSecret(p.Secret)
 		if err != nil {
-			return nil, fmt.Errorf("stored egress %s: %v", p.Name, err)
+			// A stored reference that no longer resolves (an unset variable, a
+			// missing file) never stops the start: that egress is left out, and
+			// said so. The error names the reference, never a password.
+			m.warnf("stored egress %s skipped: %v; it is left out of the account table (give it again in the config or flags)", p.Name, err)
+			continue
 		}
 		out = append(out, egress.Account{Name: p.Name, Kind: egress.Kind(p.Kind), Address: p.Address, User: p.User,
 			Secret: sec, Node: p.Node, State: egress.AccountState(p.State)})
 	}
 	return out, nil
+}
+
+// warnf reports a warning through warn, or to the store's event log without one.
+func (m *metaAccounts) warnf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if m.warn != nil {
+		m.warn(msg)
+		return
+	}
+	m.st.AddEvent(time.Now(), int(LevelWarn), 0, "", msg)
 }
 
 // Save implements egress.AccountStore.
@@ -515,13 +536,22 @@ func (e *Engine) SetHostDisabled(host string, disabled bool) error {
 }
 
 // AddEgress implements Control: the egress joins the table and the node's list at
-// once (the operator wants it used), with its own transport.
+// once (the operator wants it used), with its own transport. The spec comes from a
+// console session: a ${env:}/${file:} password reference is refused, and so is a
+// proxy on a loopback/private/link-local address that allow_private does not cover.
 func (e *Engine) AddEgress(spec string) (string, error) {
+	if e.cluster == nil && e.pool == nil {
+		return "", errNoRotation
+	}
+	sp, err := egress.ParseSessionSpec(spec)
+	if err != nil {
+		return "", err
+	}
+	if err := e.checkSessionProxy(sp); err != nil {
+		return "", err
+	}
 	if e.cluster != nil {
 		return e.cluster.addEgress(spec)
-	}
-	if e.pool == nil {
-		return "", errNoRotation
 	}
 	a, err := e.pool.Add(spec)
 	if err != nil {
@@ -540,6 +570,53 @@ func (e *Engine) AddEgress(spec string) (string, error) {
 	}
 	e.logf(LevelInfo, 0, "", "egress %s added by operator", a.Name)
 	return a.Name, nil
+}
+
+// checkSessionProxy puts the address of a proxy added from a console session
+// through the targets' SSRF policy (fetch.Guard with the start-up allow_private
+// ranges): a session must not point the crawl's proxy traffic, credentials
+// included, at the server's own network. A host name is resolved now and every
+// address must pass. A bind egress names a local source address, not a
+// destination, and is not checked.
+func (e *Engine) checkSessionProxy(sp egress.Spec) error {
+	if sp.Kind == egress.KindBind {
+		return nil
+	}
+	refuse := func(reason string) error {
+		return &egress.SpecError{Name: sp.Name, Masked: sp.Masked(), Reason: reason}
+	}
+	guard, err := fetch.NewGuard(e.opts.AllowPrivate)
+	if err != nil {
+		return err
+	}
+	host, _, err := net.SplitHostPort(sp.Address)
+	if err != nil {
+		return refuse("proxy address must be host:port")
+	}
+	var addrs []netip.Addr
+	if a, err := netip.ParseAddr(host); err == nil {
+		addrs = []netip.Addr{a}
+	} else {
+		ctx, cancel := context.WithTimeout(e.ctx, 10*time.Second)
+		defer cancel()
+		if e.dialer != nil && e.dialer.Resolver != nil {
+			addrs, err = e.dialer.Resolver.LookupAddrs(ctx, host)
+		} else {
+			addrs, err = net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+		}
+		if err != nil {
+			return refuse("proxy host does not resolve: " + err.Error())
+		}
+		if len(addrs) == 0 {
+			return refuse("proxy host has no address")
+		}
+	}
+	for _, a := range addrs {
+		if guard.Check(host, a) != nil {
+			return refuse(fmt.Sprintf("proxy address %s is loopback/private/link-local: refused from a console session unless the start-up allow_private ranges cover it", a.Unmap()))
+		}
+	}
+	return nil
 }
 
 // RemoveEgress implements Control.

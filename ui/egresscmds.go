@@ -165,21 +165,19 @@ func runRotateLane(m *Model, args []string) (tea.Cmd, error) {
 	return rotateLane(m.c, id, from), nil
 }
 
-// runEgressAdd is ":egress add SPEC". The spec may hold a proxy password: it is
-// checked here when that needs no I/O (a ${env:}/${file:} reference is resolved by
-// the engine, in the Cmd), and only ever shown masked.
+// runEgressAdd is ":egress add SPEC". The spec may hold a proxy password, and is
+// only ever shown masked. It is parsed as a session's spec (egress.ParseSessionSpec):
+// a ${env:}/${file:} reference is refused here, and again by the engine, which also
+// refuses a proxy on a private address that its allow_private does not cover.
 func runEgressAdd(m *Model, args []string) (tea.Cmd, error) {
 	spec := args[0]
-	masked := maskSecrets(spec)
-	if !strings.Contains(spec, "${") {
-		sp, err := egress.ParseSpec(spec)
-		if err != nil {
-			return nil, scrubError(err, spec)
-		}
-		masked = sp.Masked()
-		if sp.Name != "" {
-			masked = sp.Name + "=" + masked
-		}
+	sp, err := egress.ParseSessionSpec(spec)
+	if err != nil {
+		return nil, scrubError(err, spec)
+	}
+	masked := sp.Masked()
+	if sp.Name != "" {
+		masked = sp.Name + "=" + masked
 	}
 	return m.c.ControlResult("add egress "+masked, func(ctrl engine.Control) (string, error) {
 		name, err := ctrl.AddEgress(spec)

@@ -53,7 +53,22 @@ func (e *SpecError) Error() string {
 // the Spec's Name is empty; ParseSpecs and Table.Add assign e1, e2, ... Secret
 // references (${env:...}, ${file:...}) are resolved now.
 func ParseSpec(s string) (Spec, error) {
-	return parseSpec(strings.TrimSpace(s), "")
+	return parseSpec(strings.TrimSpace(s), "", false)
+}
+
+// ErrSessionSecretRef is the reason a spec from a console session (`:egress add`,
+// locally or over SSH) is refused when its password is a ${env:...}/${file:...}
+// reference: resolving it would read the server's environment or files and send
+// them as proxy credentials to an address the session chose. References belong to
+// the config file and command line of whoever starts the process.
+const ErrSessionSecretRef = "secret references (${env:...}, ${file:...}) are refused from a console session: " +
+	"they would read the server's environment or files; give them in the config file or on the command line"
+
+// ParseSessionSpec parses a spec given from a console session: as ParseSpec, but a
+// ${env:...}/${file:...} password reference is refused (never resolved). A literal
+// password is allowed.
+func ParseSessionSpec(s string) (Spec, error) {
+	return parseSpec(strings.TrimSpace(s), "", true)
 }
 
 // ParseSpecs parses a list of specs (e.g. repeated --egress flags), naming the
@@ -62,7 +77,7 @@ func ParseSpecs(list []string) ([]Spec, error) {
 	out := make([]Spec, 0, len(list))
 	seen := map[string]bool{}
 	for i, s := range list {
-		sp, err := parseSpec(strings.TrimSpace(s), "e"+strconv.Itoa(i+1))
+		sp, err := parseSpec(strings.TrimSpace(s), "e"+strconv.Itoa(i+1), false)
 		if err != nil {
 			return nil, err
 		}
@@ -75,7 +90,8 @@ func ParseSpecs(list []string) ([]Spec, error) {
 	return out, nil
 }
 
-func parseSpec(s, defaultName string) (Spec, error) {
+// parseSpec parses one spec; session refuses secret references (ParseSessionSpec).
+func parseSpec(s, defaultName string, session bool) (Spec, error) {
 	name, body := splitName(s)
 	if name == "" {
 		name = defaultName
@@ -121,6 +137,9 @@ func parseSpec(s, defaultName string) (Spec, error) {
 		}
 		sp.User = u
 		if hasPass {
+			if session && (strings.HasPrefix(pass, "${") || strings.HasPrefix(strings.ToLower(pass), "%24%7b")) {
+				return fail(ErrSessionSecretRef)
+			}
 			if strings.HasPrefix(pass, "${") {
 				sec, err := ParseSecret(pass)
 				if err != nil {

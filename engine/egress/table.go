@@ -138,9 +138,11 @@ func OpenTable(store AccountStore, specs []Spec) (*Table, error) {
 }
 
 // Add parses spec and adds it to the table as a free egress (`:egress add SPEC`),
-// naming it e<N> unless it says NAME=. A name already in the table is refused.
+// naming it e<N> unless it says NAME=. A name already in the table is refused. The
+// spec comes from a console session, so it is parsed with ParseSessionSpec: a
+// ${env:...}/${file:...} password reference is refused, never resolved.
 func (t *Table) Add(spec string) (Account, error) {
-	s, err := ParseSpec(spec)
+	s, err := ParseSessionSpec(spec)
 	if err != nil {
 		return Account{}, err
 	}
