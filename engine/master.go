@@ -163,7 +163,8 @@ func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
 	}
 	// The account table (seed 003): workers are granted rotation.per_node egresses at
 	// join and claim more when theirs are refused; `:egress add` adds to it.
-	e.accounts = &metaAccounts{st: e.st, kick: make(chan struct{}, 1)}
+	e.accounts = &metaAccounts{st: e.st, kick: make(chan struct{}, 1),
+		warn: func(msg string) { e.logf(LevelWarn, 0, "", "%s", msg) }}
 	if m.table, err = egress.OpenTable(e.accounts, specs); err != nil {
 		e.Close()
 		return nil, err
