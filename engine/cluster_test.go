@@ -60,14 +60,24 @@ func sandboxOptions(t *testing.T, sb *sandbox.Sandbox, db string) engine.Options
 
 func startCluster(t *testing.T, cfg sandbox.Config) *testCluster {
 	t.Helper()
+	return startClusterWith(t, cfg, 300*time.Millisecond, nil)
+}
+
+// startClusterWith starts a sandbox, the embedded server and a master whose options
+// are sandboxOptions changed by setup (nil: unchanged), with heartbeat period hb.
+func startClusterWith(t *testing.T, cfg sandbox.Config, hb time.Duration, setup func(*engine.Options, *sandbox.Sandbox)) *testCluster {
+	t.Helper()
 	sb, err := sandbox.Start(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sb.Close() })
 	dir := t.TempDir()
-	c := &testCluster{t: t, sb: sb, token: testToken, hb: 300 * time.Millisecond}
+	c := &testCluster{t: t, sb: sb, token: testToken, hb: hb}
 	c.opts = sandboxOptions(t, sb, filepath.Join(dir, "crawl.db"))
+	if setup != nil {
+		setup(&c.opts, sb)
+	}
 	c.srv, err = cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: c.token})
 	if err != nil {
 		t.Fatal(err)
@@ -293,23 +303,11 @@ func itoa(i int) string { return strconv.Itoa(i) }
 // egresses the master grants from its account table are all used; the table's names
 // (e1, e2, ...) never replace the worker's own.
 func TestWorkerKeepsItsOwnEgressesBesideGrantedOnes(t *testing.T) {
-	c := &testCluster{t: t, token: testToken, hb: 300 * time.Millisecond}
-	sb, err := sandbox.Start(sandboxConfig(5, 6))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sb.Close() })
-	c.sb = sb
-	dir := t.TempDir()
-	c.opts = sandboxOptions(t, sb, filepath.Join(dir, "crawl.db"))
-	c.opts.Egress = []string{"bind:127.0.0.40", "bind:127.0.0.41", "bind:127.0.0.42"}
-	c.opts.Rotation.PerNode = 2
-	c.srv, err = cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: c.token})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.srv.Shutdown)
-	c.startMaster()
+	c := startClusterWith(t, sandboxConfig(5, 6), 300*time.Millisecond, func(o *engine.Options, _ *sandbox.Sandbox) {
+		o.Egress = []string{"bind:127.0.0.40", "bind:127.0.0.41", "bind:127.0.0.42"}
+		o.Rotation.PerNode = 2
+	})
+	sb := c.sb
 	w := c.worker("w1", "127.0.0.43")
 	var got []string
 	for _, r := range w.Engine().Snapshot().Egress.Egresses {
@@ -417,36 +415,24 @@ func TestMalformedMessagesAreCountedNotFatal(t *testing.T) {
 // is fetched by one worker; a social site is searched by several, each keyword by
 // one only; the Nodes rows count what each holds.
 func TestSitesAndKeywordShardsAreDealtOverWorkers(t *testing.T) {
-	cfg := sandboxConfig(21, 24)
-	sb, err := sandbox.Start(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sb.Close() })
-	dir := t.TempDir()
-	c := &testCluster{t: t, sb: sb, token: testToken, hb: 300 * time.Millisecond}
-	c.opts = sandboxOptions(t, sb, filepath.Join(dir, "crawl.db"))
-	c.opts.Seeds = nil
 	social := map[string]bool{}
-	for _, s := range sb.Info().Sites {
-		site := engine.SiteOptions{Name: s.Domain, Kind: engine.SiteNews, Entry: s.Entry, Keywords: s.Keywords, Class: s.Class}
-		if s.Search != "" {
-			site = engine.SiteOptions{Name: s.Domain, Kind: engine.SiteSocial, Search: s.Search,
-				Pages: 1, Keywords: s.Keywords, Class: s.Class}
-			social[s.Domain] = true
+	c := startClusterWith(t, sandboxConfig(21, 24), 300*time.Millisecond, func(o *engine.Options, sb *sandbox.Sandbox) {
+		o.Seeds = nil
+		for _, s := range sb.Info().Sites {
+			site := engine.SiteOptions{Name: s.Domain, Kind: engine.SiteNews, Entry: s.Entry, Keywords: s.Keywords, Class: s.Class}
+			if s.Search != "" {
+				site = engine.SiteOptions{Name: s.Domain, Kind: engine.SiteSocial, Search: s.Search,
+					Pages: 1, Keywords: s.Keywords, Class: s.Class}
+				social[s.Domain] = true
+			}
+			o.Sites = append(o.Sites, site)
 		}
-		c.opts.Sites = append(c.opts.Sites, site)
-	}
+	})
+	sb := c.sb
 	if len(social) == 0 {
 		t.Skip("this sandbox seed has no social site")
 	}
-	c.srv, err = cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: c.token})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.srv.Shutdown)
 	ws := map[string]string{}
-	c.startMaster()
 	for i, name := range []string{"w1", "w2", "w3"} {
 		a := "127.0.0." + strconv.Itoa(2+i)
 		ws[a] = name
@@ -531,20 +517,7 @@ func TestSitesAndKeywordShardsAreDealtOverWorkers(t *testing.T) {
 // a second p resumes them at once, not at their next heartbeat; a worker the operator
 // paused on its own stays paused through a crawl-wide resume.
 func TestGlobalPauseAndResumeReachWorkersAtOnce(t *testing.T) {
-	sb, err := sandbox.Start(sandboxConfig(23, 6))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sb.Close() })
-	dir := t.TempDir()
-	c := &testCluster{t: t, sb: sb, token: testToken, hb: 5 * time.Second}
-	c.opts = sandboxOptions(t, sb, filepath.Join(dir, "crawl.db"))
-	c.srv, err = cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: c.token})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.srv.Shutdown)
-	c.startMaster()
+	c := startClusterWith(t, sandboxConfig(23, 6), 5*time.Second, nil)
 	w1, w2 := c.worker("w1", "127.0.0.2"), c.worker("w2", "127.0.0.3")
 	paused := func(w *engine.Worker) bool { return w.Engine().Snapshot().State == engine.StatePaused }
 	within := func(what string, d time.Duration, cond func() bool) {
