@@ -324,6 +324,15 @@ func TestWorkerKeepsItsOwnEgressesBesideGrantedOnes(t *testing.T) {
 	if len(got) != 3 || len(want) != 0 {
 		t.Errorf("worker egresses %v; want its own bind:127.0.0.43 and two granted from the table, missing %v", got, want)
 	}
+	// :egress rm on the master takes a granted egress off the worker using it.
+	if err := c.master.RemoveEgress("e1"); err != nil {
+		t.Fatalf("RemoveEgress(e1) on the master: %v", err)
+	}
+	for _, r := range w.Engine().Snapshot().Egress.Egresses {
+		if r.Name == "e1" {
+			t.Errorf("egress e1 still on the worker after :egress rm on the master: %+v", r)
+		}
+	}
 	stats := c.waitDone(2 * time.Minute)
 	used := map[string]bool{}
 	for _, r := range sb.Truth().Requests() {

@@ -408,10 +408,8 @@ func (m *masterRuntime) dispatch() {
 	for _, b := range out {
 		for i := range b.tasks {
 			t := &b.tasks[i]
-			if t.Attempts > 0 || e.rvQueued(t.URL) {
-				if prev, _ := e.revisitState(*t); prev != nil {
-					e.setValidators(t)
-				}
+			if prev, _ := e.revisitState(*t); prev != nil { // M2: a refetch, conditional
+				e.setValidators(t)
 			}
 			e.st.SetState(t.URL, store.InProgress, 0, "")
 		}
@@ -432,12 +430,6 @@ func (m *masterRuntime) dispatch() {
 			e.mu.Unlock()
 		}
 	}
-}
-
-func (e *Engine) rvQueued(u string) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.rv.queued[u]
 }
 
 // unhand forgets that n holds t (reported, handed back, or n is dead). Caller holds
