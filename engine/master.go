@@ -584,7 +584,7 @@ func (m *masterRuntime) onJoin(msg *nats.Msg) {
 	now := e.now()
 	e.mu.Lock()
 	if old := m.nodes[j.Node]; old != nil && old.inc != j.Incarnation && old.state != NodeDead {
-		m.bury(old, "restarted")
+		m.bury(old)
 	}
 	n := m.nodes[j.Node]
 	if n == nil || n.inc != j.Incarnation {
@@ -800,7 +800,7 @@ func (m *masterRuntime) onLeave(msg *nats.Msg) {
 			}
 		}
 		if l.Final {
-			m.bury(n, "left")
+			m.bury(n)
 		}
 		m.saveNodes()
 	}
@@ -819,7 +819,7 @@ func (m *masterRuntime) checkNodes(now time.Time) {
 	var dead []string
 	for _, n := range m.nodes {
 		if n.state != NodeDead && now.Sub(n.heard) > m.o.Timeout {
-			m.bury(n, "silent")
+			m.bury(n)
 			dead = append(dead, n.name)
 		}
 	}
@@ -838,7 +838,7 @@ func (m *masterRuntime) checkNodes(now time.Time) {
 
 // bury marks a worker dead: what it held goes back to the queue, its hosts to the
 // others, its egresses back to the table. Caller holds e.mu.
-func (m *masterRuntime) bury(n *node, why string) {
+func (m *masterRuntime) bury(n *node) {
 	n.state = NodeDead
 	for _, t := range n.held {
 		m.unhand(n, t)
@@ -862,7 +862,6 @@ func (m *masterRuntime) bury(n *node, why string) {
 		}
 		n.grants = nil
 	}
-	_ = why
 }
 
 // purge drops task batches a dead worker never took (a new incarnation of it must not
