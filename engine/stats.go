@@ -27,6 +27,20 @@ type counters struct {
 	errors map[string]int64
 }
 
+// pageCommitted counts a new page once the store committed it (store.Page.Committed).
+func (c *counters) pageCommitted() {
+	c.pagesStored.Add(1)
+	c.urlsDone.Add(1)
+}
+
+// urlCommitted counts a URL done once its final state is committed (store.AfterCommit:
+// err is the store's first error, after which nothing is counted).
+func (c *counters) urlCommitted(err error) {
+	if err == nil {
+		c.urlsDone.Add(1)
+	}
+}
+
 func (c *counters) addError(kind string) {
 	c.mu.Lock()
 	if c.errors == nil {
@@ -166,6 +180,10 @@ type Stats struct {
 	Dedupe       *DedupeStats     `json:"dedupe,omitempty"`
 	Cluster      *ClusterStats    `json:"cluster,omitempty"` // M4: a master's workers
 	Sizing       *Sizing          `json:"sizing,omitempty"`  // M3: the VPN estimate, when sites are declared
+
+	// StoreError is the write error that stopped the crawl (disk full, I/O error);
+	// absent when the store never failed. The counters count only what was committed.
+	StoreError string `json:"store_error,omitempty"`
 }
 
 // ClusterStats is a master's side of a distributed crawl in the stats object.
