@@ -202,7 +202,7 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	if prev != nil {
 		save = e.st.ReplacePage
 	} else { // a refetch replaces the page: it was counted when first stored
-		page.Committed = e.c.pageCommitted // counted once committed: a full disk never inflates it
+		page.Committed = e.onCommit(e.c.pageCommitted) // counted once committed: a full disk never inflates it
 	}
 	if len(links) == 0 {
 		save(page, nil, nil)
@@ -228,6 +228,11 @@ func (e *Engine) finish(t frontier.Task, refetch bool, lane int, st store.State,
 		e.c.addError(kind)
 	}
 	if !refetch {
-		e.st.AfterCommit(e.c.urlCommitted) // done once its state is committed (the store stops the crawl on an error)
+		done := e.onCommit(e.c.urlDone)
+		e.st.AfterCommit(func(err error) { // the store stops the crawl on an error
+			if err == nil {
+				done()
+			}
+		})
 	}
 }

@@ -33,13 +33,8 @@ func (c *counters) pageCommitted() {
 	c.urlsDone.Add(1)
 }
 
-// urlCommitted counts a URL done once its final state is committed (store.AfterCommit:
-// err is the store's first error, after which nothing is counted).
-func (c *counters) urlCommitted(err error) {
-	if err == nil {
-		c.urlsDone.Add(1)
-	}
-}
+// urlDone counts a URL finished without a page once its state is committed.
+func (c *counters) urlDone() { c.urlsDone.Add(1) }
 
 func (c *counters) addError(kind string) {
 	c.mu.Lock()

@@ -75,3 +75,21 @@ func storeErrorText(err error) string {
 	}
 	return ""
 }
+
+// onCommit returns the callback for a write that moves a counter once the store
+// committed it (stored pages, URLs done: issue 13, a full disk never inflates them).
+// Until then the write counts as outstanding, like a link insert, so Done never
+// closes before the counters are final. A write that fails never calls it: the store
+// failure stops the crawl instead.
+func (e *Engine) onCommit(count func()) func() {
+	e.mu.Lock()
+	e.outstanding++
+	e.mu.Unlock()
+	return func() {
+		count()
+		e.mu.Lock()
+		e.outstanding--
+		e.checkIdle()
+		e.mu.Unlock()
+	}
+}
