@@ -303,6 +303,9 @@ func (e *Engine) Start() error {
 	if e.resumed > 0 {
 		e.logf(LevelInfo, 0, "", "resumed: %d in-progress URLs went back to the queue", e.resumed)
 	}
+	if e.st != nil {
+		e.noteLastFailure()
+	}
 	e.mu.Lock()
 	e.checkIdle()
 	e.mu.Unlock()

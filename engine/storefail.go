@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // StoreError is why a crawl stopped itself: its store could not commit a write (disk
@@ -58,6 +60,12 @@ func (e *Engine) watchStore() {
 	e.mu.Unlock()
 	e.logf(LevelError, 0, "", "STORE FAILED: %v; %s", err.Err, err.Advice())
 	close(e.failed)
+	// Best effort, for `crawlconsole stats`: a one-row write often still fits (the
+	// failed batch's frames left room at the end of the WAL); if not, the console,
+	// the stats object and the exit status have said it.
+	if b, jerr := json.Marshal(StoreFailure{At: e.now(), Error: err.Err.Error()}); jerr == nil {
+		e.st.SetMeta(StoreFailureMeta, b)
+	}
 	// Lanes abandon their requests, the master stops dispatching and leaves its
 	// workers' results unacknowledged in the stream (M4: the next master commits
 	// them), the revisit and round schedulers stop.
@@ -92,4 +100,30 @@ func (e *Engine) onCommit(count func()) func() {
 		e.checkIdle()
 		e.mu.Unlock()
 	}
+}
+
+// StoreFailureMeta is the store meta key under which a crawl that stopped on a store
+// failure leaves a StoreFailure (JSON) for `crawlconsole stats`; the next run that
+// starts on the database clears it (an empty value).
+const StoreFailureMeta = "store.failure.v1"
+
+// StoreFailure is the record of the store failure that stopped the last crawl.
+type StoreFailure struct {
+	At    time.Time `json:"at"`
+	Error string    `json:"error"`
+}
+
+// noteLastFailure tells the operator that this run resumes a crawl its store
+// stopped, and clears the record.
+func (e *Engine) noteLastFailure() {
+	b, err := e.st.GetMeta(StoreFailureMeta)
+	if err != nil || len(b) == 0 {
+		return
+	}
+	var f StoreFailure
+	if json.Unmarshal(b, &f) == nil {
+		e.logf(LevelWarn, 0, "", "the last run stopped at %s because its store failed (%s); resumed",
+			f.At.Format(time.RFC3339), f.Error)
+	}
+	e.st.SetMeta(StoreFailureMeta, []byte{})
 }

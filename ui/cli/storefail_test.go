@@ -178,12 +178,24 @@ func TestFullDiskStopsTheCrawlAndLosesNothing(t *testing.T) {
 		t.Errorf("%v pages fetched after a failure at %d committed pages: fetching did not stop", fetched, c.Pages)
 	}
 
+	// `crawlconsole stats` tells what happened: the record is one small row, which
+	// fits where the failed batch's WAL frames were.
+	var so, se bytes.Buffer
+	code := runStats([]string{"--db", db}, &so, &se)
+	if code != 0 || !strings.Contains(so.String(), "STORE FAILED at ") {
+		t.Errorf("stats --db after the failure: exit %d, output lacks STORE FAILED\n%s%s", code, so.String(), se.String())
+	}
+
 	// Disk space freed: the same command resumes and ends with every page, once.
 	if r := crawl(db, 0, 5*time.Minute); r.code != 0 {
 		t.Fatalf("resumed crawl: exit %d\n%s", r.code, tail(r.out, 2000))
 	}
 	got := pageSet(t, db)
 	sameSet(t, "pages after the resume", got, want)
+	so.Reset()
+	if runStats([]string{"--db", db}, &so, &se); strings.Contains(so.String(), "STORE FAILED") {
+		t.Errorf("stats still reports the store failure after a complete resume:\n%s", so.String())
+	}
 	st, err := store.Open(db, store.Options{})
 	if err != nil {
 		t.Fatal(err)
