@@ -262,7 +262,11 @@ func summary(st engine.Stats) string {
 	if len(kinds) > 0 {
 		errs = strings.Join(kinds, " ")
 	}
-	return fmt.Sprintf("done: %d pages fetched, %d stored, %d refused, %d URLs queued, %d done, peak %d lanes, %.1fs, %.1f pages/s; errors: %s",
+	head := "done"
+	if st.StoreError != "" {
+		head = "stopped, the store failed"
+	}
+	return fmt.Sprintf(head+": %d pages fetched, %d stored, %d refused, %d URLs queued, %d done, peak %d lanes, %.1fs, %.1f pages/s; errors: %s",
 		st.PagesFetched, st.PagesStored, st.Refused, st.URLsQueued, st.URLsDone, st.LanesPeak, st.DurationS, st.PagesPerS, errs)
 }
 
