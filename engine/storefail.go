@@ -16,6 +16,7 @@ type StoreError struct {
 	Err error  // the store's first write error
 }
 
+// Error names the database and the store's error.
 func (e *StoreError) Error() string { return fmt.Sprintf("store %s failed: %v", e.DB, e.Err) }
 
 // Unwrap gives the store's error.
