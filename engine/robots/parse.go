@@ -30,9 +30,10 @@ const (
 	MaxLineBytes = 8*2083 - 1
 	// MaxSitemaps is how many Sitemap lines are kept.
 	MaxSitemaps = 1000
-	// maxCrawlDelay bounds a parsed Crawl-delay before any configured cap, so that
-	// Crawl-delay: 1e9 (or 1e300) never overflows a time.Duration.
-	maxCrawlDelay = 24 * time.Hour
+	// maxCrawlDelay bounds a parsed Crawl-delay before the configured cap
+	// (fetch.max_crawl_delay), so that Crawl-delay: 1e300 never overflows a
+	// time.Duration; 10^9 s (31 years) still reads as what the site asked.
+	maxCrawlDelay = 1e9 * time.Second
 )
 
 // File is a parsed robots.txt: its groups and the file-wide records.
