@@ -55,7 +55,7 @@ type Engine struct {
 	scope  *frontier.Scope
 	dedupe *frontier.Dedupe
 	gate   *lanes.Gate
-	robots *robots.Cache // robots.txt rules per origin, kept at most etiquette.robots_cache_for (RFC 9309)
+	robots *robots.Cache   // robots.txt rules per origin, kept at most etiquette.robots_cache_for (RFC 9309)
 	egress []*egressLink   // by board egress index; grows when egresses are claimed (guarded by mu)
 	pool   *egress.Pool    // M3 rotation; nil for the direct route
 	dns    *dnscache.Cache // M5: the resolver of every egress
