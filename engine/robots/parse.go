@@ -265,15 +265,16 @@ func (f *File) For(token string) *Rules {
 	r := &Rules{Sitemaps: f.Sitemaps}
 	var specific, global []*group
 	for _, g := range f.groups {
+		named, star := false, false
 		for _, a := range g.agents {
-			if a == "*" {
-				global = append(global, g)
-				break
-			}
-			if token != "" && a == token {
-				specific = append(specific, g)
-				break
-			}
+			named = named || token != "" && a == token
+			star = star || a == "*"
+		}
+		switch {
+		case named: // a group naming us and "*" is ours
+			specific = append(specific, g)
+		case star:
+			global = append(global, g)
 		}
 	}
 	use := specific

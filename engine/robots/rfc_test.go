@@ -34,6 +34,7 @@ func TestRFC9309Cases(t *testing.T) {
 		{"our groups merge (first)", "User-agent: crawlconsole\nDisallow: /a\nUser-agent: other\nDisallow: /\nUser-agent: crawlconsole\nDisallow: /b\n", "/a", false},
 		{"our groups merge (second)", "User-agent: crawlconsole\nDisallow: /a\nUser-agent: other\nDisallow: /\nUser-agent: crawlconsole\nDisallow: /b\n", "/b", false},
 		{"our groups merge (neither)", "User-agent: crawlconsole\nDisallow: /a\nUser-agent: other\nDisallow: /\nUser-agent: crawlconsole\nDisallow: /b\n", "/c", true},
+		{"a group naming * and us merges with our other group", "User-agent: *\nUser-agent: crawlconsole\nDisallow: /a\nUser-agent: crawlconsole\nDisallow: /b\n", "/a", false},
 		{"* groups merge", "User-agent: *\nDisallow: /a\nUser-agent: other\nAllow: /\nUser-agent: *\nDisallow: /b\n", "/b", false},
 		{"crawl-delay does not end the group", "User-agent: crawlconsole\nCrawl-delay: 3\nDisallow: /a\n", "/a", false},
 		{"crawl-delay between user-agent lines", "User-agent: other\nCrawl-delay: 5\nUser-agent: crawlconsole\nDisallow: /\n", "/a", false},
