@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/robots"
 )
 
@@ -34,6 +36,9 @@ func (f *Fetcher) FetchRobots(ctx context.Context, origin, token string) *robots
 		return robots.DisallowAll(0, fmt.Sprintf("robots.txt body cut (%s): %v", Kind(err), err))
 	}
 	r := robots.FromResponse(resp.StatusCode, body, token)
+	if r.Unreachable {
+		r.RetryAfter = egress.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	}
 	if final := resp.Request.URL; final.Host != req.URL.Host || final.Path != req.URL.Path {
 		r.Note += " via " + final.String()
 	}

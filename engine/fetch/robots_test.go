@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 // RFC 9309 §2.3.1 over real loopback servers: what a robots.txt answer, redirect or
@@ -69,6 +70,16 @@ func TestFetchRobotsPolicy(t *testing.T) {
 			}
 		})
 	}
+	t.Run("429 with Retry-After: the wait is kept", func(t *testing.T) {
+		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Retry-After", "120")
+			http.Error(w, "slow down", http.StatusTooManyRequests)
+		}))
+		defer s.Close()
+		if r := f.FetchRobots(t.Context(), s.URL, "crawlconsole"); !r.Unreachable || r.RetryAfter != 2*time.Minute {
+			t.Fatalf("unreachable %v retry-after %v, want true and 2m", r.Unreachable, r.RetryAfter)
+		}
+	})
 	t.Run("network error: disallow all for now", func(t *testing.T) {
 		r := f.FetchRobots(t.Context(), "http://127.0.0.1:1", "crawlconsole")
 		if !r.Unreachable || r.Allowed("/") {

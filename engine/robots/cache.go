@@ -25,7 +25,8 @@ const (
 // a request to the host like any other); askers meanwhile wait for that one answer.
 //
 // Unreachable rules (429, 5xx, network errors) stand for Retry, doubled on each
-// failure in a row (capped at an hour and at TTL). When an origin whose rules were
+// failure in a row, or for the answer's Retry-After if longer (both capped at an
+// hour and at TTL). When an origin whose rules were
 // fetched before becomes unreachable, the last good rules stay in force meanwhile
 // (RFC 9309 §2.4 lets a cached copy outlive 24 h "if the robots.txt file is
 // unreachable"); without an earlier copy, everything is disallowed.
@@ -134,7 +135,11 @@ func (c *Cache) fill(ctx context.Context, origin string, e *entry, fetch func(ct
 	now := c.now()
 	if r.Unreachable {
 		e.failures++
-		e.expires = now.Add(c.RetryAfter(e.failures))
+		wait := c.RetryAfter(e.failures)
+		if r.RetryAfter > wait { // the server's own Retry-After, within the same caps
+			wait = min(r.RetryAfter, maxRetry, c.ttl())
+		}
+		e.expires = now.Add(wait)
 		if e.good != nil {
 			r = e.good // the last good copy stands while the site is down
 		}

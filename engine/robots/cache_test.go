@@ -68,6 +68,19 @@ func TestCacheLifetimes(t *testing.T) {
 	if got := c.Expires("http://x").Sub(clk.Now()); got != 2*time.Minute {
 		t.Fatalf("second retry in %v, want 2m (doubling)", got)
 	}
+	// A 429 with Retry-After waits that long (capped at an hour), not the backoff.
+	slow := DisallowAll(429, "slow down")
+	slow.RetryAfter = 10 * time.Minute
+	c.Get(context.Background(), "http://z", func(context.Context) (*Rules, error) { return slow, nil })
+	if got := c.Expires("http://z").Sub(clk.Now()); got != 10*time.Minute {
+		t.Fatalf("retry after %v, want the server's Retry-After 10m", got)
+	}
+	slow2 := DisallowAll(429, "slow down")
+	slow2.RetryAfter = 48 * time.Hour
+	c.Get(context.Background(), "http://w", func(context.Context) (*Rules, error) { return slow2, nil })
+	if got := c.Expires("http://w").Sub(clk.Now()); got != time.Hour {
+		t.Fatalf("retry after %v, want Retry-After 48h capped at 1h", got)
+	}
 	// A new origin that is down from the start: everything disallowed.
 	r, _ := c.Get(context.Background(), "http://y", func(context.Context) (*Rules, error) { return DisallowAll(429, "slow down"), nil })
 	if !r.Unreachable || r.Allowed("/") {

@@ -20,6 +20,10 @@ type Rules struct {
 	Unreachable bool
 	// Status is the HTTP status robots.txt answered with (0: no answer).
 	Status int
+	// RetryAfter is the wait an unreachable answer (429, 503) asked for in its
+	// Retry-After header; the cache waits at least that long (capped) before trying
+	// again.
+	RetryAfter time.Duration
 	// Note says briefly where the rules came from, for the log.
 	Note string
 }
