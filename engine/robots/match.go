@@ -83,9 +83,9 @@ func (r *Rules) String() string {
 	case r.Unreachable:
 		return fmt.Sprintf("unreachable (all disallowed): %s", r.Note)
 	case r.CrawlDelay > 0:
-		return fmt.Sprintf("%d rules, crawl-delay %v", len(r.rules), r.CrawlDelay)
+		return fmt.Sprintf("%d rules, crawl-delay %v, %d sitemaps (%s)", len(r.rules), r.CrawlDelay, len(r.Sitemaps), r.Note)
 	}
-	return fmt.Sprintf("%d rules", len(r.rules))
+	return fmt.Sprintf("%d rules, %d sitemaps (%s)", len(r.rules), len(r.Sitemaps), r.Note)
 }
 
 // match reports whether path matches pattern, anchored at the start of the path
