@@ -65,7 +65,7 @@ func (r *Rules) Allowed(path string) bool {
 	if r.Unreachable {
 		return false
 	}
-	if len(r.rules) == 0 {
+	if len(r.rules) == 0 || path == "/robots.txt" { // §2.2.2: "/robots.txt" is implicitly allowed
 		return true
 	}
 	p := normalisePath(path)
@@ -136,20 +136,37 @@ const hexDigits = "0123456789ABCDEF"
 // unreserved escapes on both sides because our frontier normalises every URL that
 // way (RFC 3986 §6.2.2.2), so "Disallow: /%7Euser/" must catch "/~user/" — the site
 // meant to forbid it.
-func normalisePattern(p string) string { return normalise(p) }
+//
+// A '$' that does not end the pattern is a literal and is encoded as %24, the way
+// normalisePath encodes a literal '$' of the URL (§2.2.3).
+func normalisePattern(p string) string {
+	end := strings.HasSuffix(p, "$")
+	if end {
+		p = p[:len(p)-1]
+	}
+	p = normalise(p, false)
+	if end {
+		p += "$"
+	}
+	return p
+}
 
-// normalisePath brings a URL's path and query to the same form.
+// normalisePath brings a URL's path and query to the same form. '*' and '$' in a
+// URL are literal characters: they are encoded as %2A and %24, so that they match a
+// rule that percent-encodes them (RFC 9309 §2.2.3: "/path/file-with-a-%2A.html")
+// and a rule's own '*' still matches them as "any characters".
 func normalisePath(p string) string {
 	if p == "" {
 		return "/"
 	}
-	return normalise(p)
+	return normalise(p, true)
 }
 
-func normalise(s string) string {
+// normalise percent-encodes s; stars also encodes '*' (a URL's, not a pattern's).
+func normalise(s string, stars bool) string {
 	clean := true
 	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 || s[i] == '%' {
+		if c := s[i]; c >= 0x80 || c == '%' || c == '$' || stars && c == '*' {
 			clean = false
 			break
 		}
@@ -172,6 +189,10 @@ func normalise(s string) string {
 				b.WriteByte(upper(s[i+2]))
 			}
 			i += 2
+		case c == '$':
+			b.WriteString("%24")
+		case c == '*' && stars:
+			b.WriteString("%2A")
 		case c >= 0x80:
 			b.WriteByte('%')
 			b.WriteByte(hexDigits[c>>4])

@@ -68,6 +68,48 @@ func TestRFC9309Cases(t *testing.T) {
 	}
 }
 
+// The examples of RFC 9309 itself: §2.2.2's and §2.2.3's encoding tables and §5.
+func TestRFC9309Examples(t *testing.T) {
+	const simple = "User-Agent: *\nDisallow: *.gif$\nDisallow: /example/\nAllow: /publications/\n\n" +
+		"User-Agent: foobot\nDisallow:/\nAllow:/example/page.html\nAllow:/example/allowed.gif\n\n" +
+		"User-Agent: barbot\nUser-Agent: bazbot\nDisallow: /example/page.html\n\nUser-Agent: quxbot\n\nEOF\n"
+	for _, c := range []struct {
+		name, robots, agent, path string
+		want                      bool
+	}{
+		{"§2.2.2 query kept", "User-agent: *\nDisallow: /foo/bar?baz=quz\n", "x", "/foo/bar?baz=quz", false},
+		{"§2.2.2 UTF-8 rule", "User-agent: *\nDisallow: /foo/bar/ツ\n", "x", "/foo/bar/%E3%83%84", false},
+		{"§2.2.2 encoded rule", "User-agent: *\nDisallow: /foo/bar/%E3%83%84\n", "x", "/foo/bar/%E3%83%84", false},
+		{"§2.2.2 encoded unreserved", "User-agent: *\nDisallow: /foo/bar/%62%61%7A\n", "x", "/foo/bar/%62%61%7A", false},
+		{"§2.2.3 encoded star", "User-agent: *\nDisallow: /path/file-with-a-%2A.html\n", "x", "/path/file-with-a-*.html", false},
+		{"§2.2.3 encoded star is no wildcard", "User-agent: *\nDisallow: /path/file-with-a-%2A.html\n", "x", "/path/file-with-a-b.html", true},
+		{"§2.2.3 encoded dollar", "User-agent: *\nDisallow: /path/foo-%24\n", "x", "/path/foo-$", false},
+		{"§2.2.3 star wildcard over a literal star", "User-agent: *\nDisallow: /a*c\n", "x", "/a*b*c", false},
+		{"§2.2.2 /robots.txt implicitly allowed", "User-agent: *\nDisallow: /\n", "x", "/robots.txt", true},
+		{"§5.1 foobot page", simple, "foobot", "/example/page.html", true},
+		{"§5.1 foobot gif", simple, "foobot", "/example/allowed.gif", true},
+		{"§5.1 foobot other", simple, "foobot", "/example/other.html", false},
+		{"§5.1 foobot root", simple, "foobot", "/", false},
+		{"§5.1 barbot page", simple, "barbot", "/example/page.html", false},
+		{"§5.1 bazbot page", simple, "bazbot", "/example/page.html", false},
+		{"§5.1 barbot gif (not the * group)", simple, "barbot", "/x.gif", true},
+		{"§5.1 barbot example", simple, "barbot", "/example/other.html", true},
+		{"§5.1 quxbot: empty group allows", simple, "quxbot", "/example/page.html", true},
+		{"§5.1 others: gif", simple, "otherbot", "/a/b.gif", false},
+		{"§5.1 others: gif with query", simple, "otherbot", "/a/b.gif?x", true},
+		{"§5.1 others: example", simple, "otherbot", "/example/x", false},
+		{"§5.1 others: publications", simple, "otherbot", "/publications/x", true},
+		{"§5.2 longest match allow", "User-Agent: foobot\nAllow: /example/page/\nDisallow: /example/page/disallowed.gif\n", "foobot", "/example/page/", true},
+		{"§5.2 longest match disallow", "User-Agent: foobot\nAllow: /example/page/\nDisallow: /example/page/disallowed.gif\n", "foobot", "/example/page/disallowed.gif", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Parse([]byte(c.robots)).For(c.agent).Allowed(c.path); got != c.want {
+				t.Fatalf("%s %q allowed=%v, want %v", c.agent, c.path, got, c.want)
+			}
+		})
+	}
+}
+
 func TestCrawlDelay(t *testing.T) {
 	for _, c := range []struct {
 		robots string
