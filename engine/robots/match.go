@@ -189,6 +189,8 @@ func normalise(s string, stars bool) string {
 				b.WriteByte(upper(s[i+2]))
 			}
 			i += 2
+		case c == '%':
+			b.WriteString("%25") // a stray '%' (RFC 3986 §2.4): encoded, so normalising twice changes nothing
 		case c == '$':
 			b.WriteString("%24")
 		case c == '*' && stars:
