@@ -43,6 +43,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
+	"github.com/crawlconsole/crawlconsole/engine/robots"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -54,7 +55,7 @@ type Engine struct {
 	scope  *frontier.Scope
 	dedupe *frontier.Dedupe
 	gate   *lanes.Gate
-	robots *fetch.Robots
+	robots *robots.Cache   // robots.txt rules per origin, kept at most etiquette.robots_cache_for (RFC 9309)
 	egress []*egressLink   // by board egress index; grows when egresses are claimed (guarded by mu)
 	pool   *egress.Pool    // M3 rotation; nil for the direct route
 	dns    *dnscache.Cache // M5: the resolver of every egress
@@ -173,7 +174,7 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 		role:        r,
 		st:          st,
 		scope:       scope,
-		robots:      &fetch.Robots{UserAgent: opts.UserAgent, RetryUnreachable: 10 * time.Minute},
+		robots:      &robots.Cache{TTL: opts.Etiquette.RobotsCacheFor, Retry: opts.Etiquette.RobotsRetry, Now: opts.Now},
 		ctx:         ctx,
 		cancel:      cancel,
 		lanes:       map[int]*laneState{},
@@ -256,6 +257,9 @@ func (e *Engine) Start() error {
 	e.startedAt = e.now()
 	e.state = StateRunning
 	e.mu.Unlock()
+	for _, w := range e.opts.EtiquetteWarnings() {
+		e.logf(LevelWarn, 0, "", "%s", w)
+	}
 	if e.st != nil {
 		if err := e.rv.restore(e.st); err != nil {
 			return fmt.Errorf("revisit state: %w", err)

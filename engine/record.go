@@ -137,6 +137,8 @@ func (e *Engine) record(o Outcome) {
 			observed = true
 		}
 		e.finish(t, refetch, l, store.Processed, "")
+	case res.Status/100 == 2 && res.Robots.NoIndex && e.opts.etiquetteFor(t.Host).page:
+		e.skipNoindex(l, t, res, refetch, failed)
 	case res.Status/100 == 2:
 		e.savePage(l, o.Egress, t, res, prev, track, o.At)
 		observed = true
@@ -209,6 +211,17 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	} else {
 		e.submit(links, func(u []store.URL, done store.LinkResult) { save(page, u, done) })
 	}
+}
+
+// skipNoindex ends a page that asked not to be indexed (meta robots or X-Robots-Tag
+// noindex): it is not stored, and counts as skipped with kind "noindex"; its links
+// are still queued unless it also said nofollow (extract), as "noindex" alone allows.
+// A page stored by an earlier fetch keeps that copy (the URL stays processed).
+func (e *Engine) skipNoindex(lane int, t frontier.Task, res *fetch.Result, refetch bool, st store.State) {
+	if links := e.extract(t, res, nil); len(links) > 0 {
+		e.submit(links, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
+	}
+	e.finish(t, refetch, lane, st, fetch.KindNoindex)
 }
 
 // followRedirect queues a cross-host redirect's target as a new task (the fetcher

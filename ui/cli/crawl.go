@@ -91,7 +91,15 @@ func (c *crawlFlags) options(positional []string) (engine.Options, error) {
 	if set["user-agent"] {
 		opts.UserAgent = c.userAg
 	}
-	return opts, opts.Validate()
+	if err := opts.Validate(); err != nil {
+		return opts, err
+	}
+	// Per-site etiquette overrides are said before the console takes the screen (the
+	// engine logs them too, for the Log pane).
+	for _, w := range opts.EtiquetteWarnings() {
+		fmt.Fprintf(c.fs.Output(), "crawlconsole: warning: %s\n", w)
+	}
+	return opts, nil
 }
 
 // parse parses args; done=true means return code now (help or usage error).
