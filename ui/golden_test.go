@@ -42,6 +42,8 @@ func TestGolden(t *testing.T) {
 		// A distributed crawl (M4): the Nodes pane, and the lanes with their worker.
 		{name: "nodes", keys: []string{"7"}, wait: "11,751", cfg: fake.Config{Workers: 4}},
 		{name: "lanes_nodes", wait: "blog-11.sandbox.test", cfg: fake.Config{Workers: 4}, sizes: [][2]int{{120, 40}}},
+		// Declared sites (issue 18): the Sites pane.
+		{name: "sites", keys: []string{"7"}, wait: "tattle", cfg: fake.Config{Sites: true}},
 	}
 	sizes := [][2]int{{80, 24}, {120, 40}}
 	for _, sz := range sizes {

@@ -75,7 +75,7 @@ func (f fixedSnapshot) Snapshot() engine.Snapshot { return f.s }
 // the fake leaves empty filled in, and times as the engine makes them (local zone,
 // monotonic clock reading).
 func richSnapshot() engine.Snapshot {
-	c := fake.New(fake.Config{Workers: 4})
+	c := fake.New(fake.Config{Workers: 4, Sites: true})
 	_ = c.PauseLane(2, true)
 	_ = c.PauseHost("news-00.sandbox.test", true)
 	s := c.Snapshot()
@@ -91,6 +91,8 @@ func richSnapshot() engine.Snapshot {
 	s.LastEvent = math.MaxUint64 - 1 // beyond float64's exact integers
 	s.StoreError = "store: commit batch of 3 operations: database or disk is full"
 	s.Groups[0].Parents[0].Hash = math.MaxUint64
+	s.Sites.Sites[0].Feeds, s.Sites.Sites[0].Sitemaps = []string{"http://x.example/feed"}, []string{"http://x.example/sitemap.xml"}
+	s.Sites.Sites[0].DatesTrusted, s.Sites.Sites[0].Held = "no", 3
 	return s
 }
 
