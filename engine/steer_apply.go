@@ -27,6 +27,10 @@ const SteeringMeta = "steering"
 type steerRuntime struct {
 	mu  sync.Mutex // one change at a time: each builds on the site book the last left
 	log []Steer
+	// urgent are sources added live that go to the head of their lane's queue
+	// (lanes.Board.AddFirst), so an operator's new keyword is searched after at most
+	// one lane pause (guarded by Engine.mu).
+	urgent map[string]bool
 }
 
 // Steer implements Control: it makes one change while the crawl runs, keeps it in
@@ -316,9 +320,9 @@ func (e *Engine) queueSources(items []revisit.Item, now time.Time) int {
 	for i, it := range items {
 		urls[i] = it.URL
 	}
-	if err := e.st.Flush(); err != nil && !errors.Is(err, store.ErrClosed) {
-		e.logf(LevelWarn, 0, "", "steering: store: %v", err)
-	}
+	// No Flush first: a source whose insert is still in the writer's batch reads as
+	// new here, and the store's unique index ignores it (INSERT OR IGNORE); waiting
+	// for the batch would only delay the operator's new search.
 	rows, err := e.st.URLStates(urls)
 	if err != nil {
 		e.logf(LevelError, 0, "", "steering: %v", err)
@@ -345,6 +349,14 @@ func (e *Engine) queueSources(items []revisit.Item, now time.Time) int {
 	for i, r := range fresh {
 		seen[i] = r.URL
 	}
+	e.mu.Lock()
+	if e.steer.urgent == nil {
+		e.steer.urgent = map[string]bool{}
+	}
+	for _, it := range items {
+		e.steer.urgent[it.URL] = true
+	}
+	e.mu.Unlock()
 	e.dedupe.CheckURLs(seen)
 	e.submit(fresh, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
 	n, err := e.requeue(again, now, true)

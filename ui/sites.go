@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -153,6 +154,14 @@ func (p *sitesPane) View() string {
 	return b.String()
 }
 
+// newestFirst lists keywords the latest added first: the one an operator just added
+// for a breaking story is the one to see, before a long list is cut.
+func newestFirst(kws []string) string {
+	out := slices.Clone(kws)
+	slices.Reverse(out)
+	return strings.Join(out, ", ")
+}
+
 // detailLine spells out the selected site in full: its entry or search template,
 // every keyword, and the feeds and sitemaps discovery found.
 func (p *sitesPane) detailLine() string {
@@ -172,7 +181,7 @@ func (p *sitesPane) detailLine() string {
 		return strings.Join(list, " ")
 	}
 	return fit("  "+st.Label.Render("▸ "+s.Name)+"  "+st.Label.Render(what)+" "+st.Value.Render(s.Entry)+
-		"  "+st.Label.Render("keywords")+" "+st.Value.Render(strings.Join(s.Keywords, ", "))+
+		"  "+st.Label.Render("keywords")+" "+st.Value.Render(newestFirst(s.Keywords))+
 		"  "+st.Label.Render("feeds")+" "+st.Value.Render(found(s.Feeds))+
 		"  "+st.Label.Render("sitemaps")+" "+st.Value.Render(found(s.Sitemaps)), p.width)
 }
@@ -212,7 +221,7 @@ func (p *sitesPane) cells(s *engine.SiteRow, now time.Time) []string {
 	if p.wide() {
 		out = append(out, s.Kind, s.Class)
 	}
-	out = append(out, strings.Join(s.Keywords, ", "), thousands(s.Stored), strconv.Itoa(s.NewHour), strconv.Itoa(s.NewDay),
+	out = append(out, newestFirst(s.Keywords), thousands(s.Stored), strconv.Itoa(s.NewHour), strconv.Itoa(s.NewDay),
 		round, delay, budget)
 	if p.wide() {
 		dates := s.DatesTrusted
