@@ -38,6 +38,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
 
@@ -81,6 +82,7 @@ func runThroughput(args []string) (map[string]any, error) {
 	ceilingD := fs.Duration("ceiling-d", 3*time.Second, "duration of the sandbox ceiling measurement")
 	timeout := fs.Duration("timeout", 3*time.Minute, "give up on a crawl after this long")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed crawls to this file")
+	fs.BoolVar(&throughputTraps, "traps", true, "crawlconsole's crawler-trap guards on (false: their cost measured by difference)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -217,6 +219,9 @@ func runThroughput(args []string) (map[string]any, error) {
 	}, nil
 }
 
+// throughputTraps is -traps: the trap guards run on every link found (issue 18).
+var throughputTraps = true
+
 // throughputCrawlconsole crawls the sandbox to completion with every delay off and
 // returns the time from Start to the crawl running dry (the store's last writes are
 // committed by Close, timed apart in the note).
@@ -235,6 +240,9 @@ func throughputCrawlconsole(sb *sandbox.Sandbox, seeds []string, par int, robots
 	o.Lanes.DelayMin, o.Lanes.DelayMax = 0, 0
 	o.HostRate = 0
 	o.Robots = robots
+	if !throughputTraps {
+		o.Traps = frontier.TrapOptions{}
+	}
 	e, err := engine.New(o)
 	if err != nil {
 		return 0, "", err
