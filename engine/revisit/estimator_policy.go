@@ -2,6 +2,7 @@ package revisit
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"sync"
 	"time"
@@ -26,6 +27,9 @@ type EstimatorOptions struct {
 	// Objective is what the budget buys (revisit.objective): "freshness", "age" or
 	// "balanced" ("" is DefaultObjective). See Objective.
 	Objective string
+	// BalanceWeight overrides the balanced objective's price of age (0: the package's
+	// BalanceWeight); `go run ./bench revisit -weights` sweeps it.
+	BalanceWeight float64
 }
 
 // EstimatorPolicy spends a fixed fetch budget where it buys the most of its
@@ -120,6 +124,14 @@ func NewEstimatorPolicy(opts EstimatorOptions) (*EstimatorPolicy, error) {
 	obj, err := NewObjective(opts.Objective, opts.Budget)
 	if err != nil {
 		return nil, err
+	}
+	if opts.BalanceWeight != 0 {
+		if !(opts.BalanceWeight > 0) || math.IsInf(opts.BalanceWeight, 0) {
+			return nil, fmt.Errorf("revisit: balance weight must be positive, got %v", opts.BalanceWeight)
+		}
+		if obj.Name() == ObjectiveBalanced {
+			obj.ageWeight = opts.BalanceWeight * opts.Budget
+		}
 	}
 	opts.Objective = obj.Name()
 	e := &EstimatorPolicy{opts: opts, objective: obj, outlook: map[string]*Outlook{}}
