@@ -45,7 +45,7 @@ const DefaultObjective = ObjectiveBalanced
 // fresh all the time. Chosen on `go run ./bench revisit` (see README, "Revisit
 // objective"): the weight at which the default beats Nutch on all three counts at
 // both budgets.
-const BalanceWeight = 0.25
+const BalanceWeight = 0.15
 
 // Objective is a revisit objective: how much one more fetch per day of a page
 // changing at a given rate is worth (the Lagrange marginal the allocation equalises
