@@ -108,23 +108,24 @@ func (o Objective) Marginal(rate, freq float64) float64 {
 		return 1 / rate
 	}
 	r := rate / freq
+	g := gFunc(r) // the hot path: one evaluation serves both terms
 	m := 0.0
 	if o.freshness || o.ageWeight == 0 {
-		m = gFunc(r) / rate
+		m = g / rate
 	}
 	if o.ageWeight > 0 {
-		m += o.ageWeight * hFunc(r) / (rate * rate)
+		m += o.ageWeight * hFunc(r, g) / (rate * rate)
 	}
 	return m
 }
 
-// hFunc is h(r) = r²/2 − g(r) = r²/2 − 1 + (1 + r)e^{−r}, by its series where the
-// closed form cancels (h ≈ r³/3 near 0).
-func hFunc(r float64) float64 {
+// hFunc is h(r) = r²/2 − g(r), given g = g(r), by its series where the difference
+// cancels (h ≈ r³/3 near 0).
+func hFunc(r, g float64) float64 {
 	if r < 1e-2 {
 		return r * r * r * (1.0/3 - r/8 + r*r/30)
 	}
-	return r*r/2 + math.Expm1(-r) + r*math.Exp(-r)
+	return math.Max(r*r/2-g, 0)
 }
 
 // Age is the expected age, in days, of a page changing at rate changes/day and
