@@ -147,12 +147,6 @@ func NewEstimatorPolicy(opts EstimatorOptions) (*EstimatorPolicy, error) {
 // Name returns "estimator".
 func (e *EstimatorPolicy) Name() string { return PolicyEstimator }
 
-// Objective returns the objective the budget is spent on.
-func (e *EstimatorPolicy) Objective() Objective { return e.objective }
-
-// Budget returns the revisit fetches per page per day the policy spends.
-func (e *EstimatorPolicy) Budget() float64 { return e.opts.Budget }
-
 // Reschedule updates p's rate posterior and its share of the budget (p.Freq), and
 // returns the interval 1/p.Freq.
 func (e *EstimatorPolicy) Reschedule(p *Page, now time.Time) time.Duration {
@@ -197,7 +191,8 @@ func (e *EstimatorPolicy) Reschedule(p *Page, now time.Time) time.Duration {
 	e.demand += p.Freq
 	interval := 1 / p.Freq // days
 	// Probe a page that sits on the boundary: is it slower than 1/μ (worth visiting)
-	// or faster (not)? An interval of μ days tells them apart best.
+	// or faster (not)? An interval of μ days tells them apart best. Only the freshness
+	// objective has that boundary: with any weight on age no page is given up.
 	fast := 0.0
 	for k, lambda := range rateGrid {
 		if lambda*e.price >= 1 {
