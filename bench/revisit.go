@@ -55,7 +55,6 @@ import (
 	"math"
 	"math/rand"
 	"net/http"
-	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -517,8 +516,6 @@ func revisitRun(s *revisitSetup, budget float64, policyName string) (revisitResu
 			all.Pages, all.Fresh, all.Age, all.Behind = all.Pages+o.Pages, all.Fresh+o.Fresh, all.Age+o.Age, all.Behind+o.Behind
 		}
 		res.outlook = &all
-		d, np := est.Demand()
-		fmt.Fprintf(os.Stderr, "DEBUG %s %v demand %.4f/page price %.4g\n", policyName, budget, d/float64(np), est.Price())
 	}
 	res.fresh = freshDur.Seconds() / totalDur.Seconds()
 	res.age = ageDays2 / (totalDur.Hours() / 24)
