@@ -17,7 +17,7 @@ type ClassPlan struct {
 	Objective string        // freshness, age or balanced
 	Budget    float64       // fetches per page per day
 	Pages     int           // pages with an estimate (compared at least once under the estimator)
-	Fresh     float64       // expected share of the class's pages fresh at a time; NaN without pages
+	Fresh     float64       // expected share of the class's pages fresh at a time; 0 without pages
 	Age       time.Duration // expected mean age of a page (0 while fresh); 0 without pages
 	Behind    int           // pages that change over revisit.FollowFactor × as often as they are fetched
 }
@@ -45,7 +45,8 @@ func (e *Engine) revisitOutlook(v *RevisitView) {
 	for _, c := range revisit.Classes {
 		objective, budget := planner.Plan(c)
 		o := outlook[c]
-		plan := ClassPlan{Class: c, Objective: objective, Budget: budget, Pages: o.Pages, Fresh: math.NaN(), Behind: o.Behind}
+		// No NaN even without pages: the snapshot travels as JSON to attached consoles.
+		plan := ClassPlan{Class: c, Objective: objective, Budget: budget, Pages: o.Pages, Behind: o.Behind}
 		if o.Pages > 0 {
 			plan.Fresh = o.MeanFresh()
 			plan.Age = time.Duration(math.Min(o.MeanAge(), 1e5) * float64(24*time.Hour))

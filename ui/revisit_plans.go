@@ -55,7 +55,7 @@ func planText(pl engine.ClassPlan) string {
 
 // planFresh is the expected share fresh, "-" before any page has an estimate.
 func planFresh(pl engine.ClassPlan) string {
-	if pl.Pages == 0 || math.IsNaN(pl.Fresh) {
+	if pl.Pages == 0 {
 		return "-"
 	}
 	return strconv.Itoa(int(math.Round(pl.Fresh*100))) + "%"

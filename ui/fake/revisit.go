@@ -3,7 +3,6 @@ package fake
 import (
 	"errors"
 	"fmt"
-	"math"
 	"net/url"
 	"slices"
 	"time"
@@ -62,7 +61,7 @@ func buildRevisit() *engine.RevisitView {
 		{Class: "soc", Objective: "age", Budget: 1, Pages: 15002, Fresh: 0.38, Age: 3*time.Hour + 12*time.Minute, Behind: 0},
 		{Class: "web_com", Objective: "balanced", Budget: 0.1, Pages: 20311, Fresh: 0.47, Age: 2*24*time.Hour + 5*time.Hour, Behind: 312},
 		{Class: "web_net", Objective: "balanced", Budget: 0.1, Pages: 9702, Fresh: 0.52, Age: 30 * time.Hour, Behind: 41},
-		{Class: "web_edu", Objective: "balanced", Budget: 0.1, Fresh: math.NaN()},
+		{Class: "web_edu", Objective: "balanced", Budget: 0.1},
 		{Class: "web_gov", Objective: "freshness", Budget: 0.05, Pages: 1240, Fresh: 0.81, Age: 9 * 24 * time.Hour, Behind: 17},
 	}
 	for i := range 25 {
