@@ -32,9 +32,9 @@ func TestOutlookForecastsMeasuredFreshnessAndAge(t *testing.T) {
 				p          Page
 				rate       float64
 				nextChange float64 // day of the next true change
-				version    uint64 // true changes so far
-				seen       uint64 // version at the last fetch
-				hash       uint64 // the fingerprint the last fetch saw
+				version    uint64  // true changes so far
+				seen       uint64  // version at the last fetch
+				hash       uint64  // the fingerprint the last fetch saw
 				copyAt     float64 // day of the last fetch
 				stale      float64 // day the copy went stale (first change after copyAt), +Inf while fresh
 			}
