@@ -144,6 +144,9 @@ func (p *revisitPane) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		k := msg.String()
+		if p.showBehind {
+			return p.updateBehind(k) // the due queue is hidden: its keys wait
+		}
 		if p.list.navigate(p.c.Keys, k, len(p.rows)) {
 			return nil
 		}
@@ -163,7 +166,7 @@ func (p *revisitPane) Update(msg tea.Msg) tea.Cmd {
 		}
 	case clickMsg:
 		first := p.top() + 1 // below the due queue's header
-		if msg.row >= first {
+		if msg.row >= first && !p.showBehind {
 			p.list.cursor = p.list.offset + msg.row - first
 			p.list.clamp(len(p.rows))
 		}

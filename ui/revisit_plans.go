@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/crawlconsole/crawlconsole/engine"
 )
 
@@ -75,6 +77,19 @@ func planBehind(pl engine.ClassPlan) string {
 		return "-"
 	}
 	return thousands(int64(pl.Behind))
+}
+
+// updateBehind answers keys while the not-followed list is shown: b goes back to
+// the due queue; n, which acts on a due page, says so instead of acting on a page
+// the operator cannot see.
+func (p *revisitPane) updateBehind(k string) tea.Cmd {
+	switch {
+	case matches(k, p.c.Keys.Behind):
+		p.showBehind = false
+	case matches(k, p.c.Keys.RevisitNow):
+		return status("n revisits a due page: b shows the due queue again", true)
+	}
+	return nil
 }
 
 // behindTable lists pages the budget cannot follow in place of the due queue (b):

@@ -33,6 +33,9 @@ func TestRevisitPaneShowsClassPlans(t *testing.T) {
 	if strings.Contains(h.body(), "DUE PAGE") {
 		t.Fatalf("b should replace the due queue:\n%s", h.body())
 	}
+	h.press("n") // the due page under the hidden cursor is not revisited unseen
+	h.mustShow("n revisits a due page: b shows the due queue again")
+	h.mustCall()
 	h.press("b")
 	h.mustShow("DUE PAGE")
 }
