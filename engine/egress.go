@@ -68,6 +68,7 @@ func (e *Engine) setupEgress(resolver fetch.Resolver, guard *fetch.Guard, fcfg f
 	if len(e.opts.Egress) == 0 && len(granted) == 0 {
 		e.board = lanes.NewBoard(e.opts.Lanes.Max, []string{"direct"})
 		e.egress = []*egressLink{{name: "direct", f: fetch.New(e.ctx, fcfg, dialer, nil)}}
+		e.judge = egress.NewClassifier(e.opts.Now) // the direct route: a node with one egress
 		return nil
 	}
 	specs, err := egress.ParseSpecs(e.opts.Egress)
@@ -108,6 +109,7 @@ func (e *Engine) setupEgress(resolver fetch.Resolver, guard *fetch.Guard, fcfg f
 	if err != nil {
 		return err
 	}
+	e.judge = e.pool.Classifier()
 	e.fcfg, e.dialer = fcfg, dialer
 	var names []string
 	for _, a := range table.Accounts() {
@@ -151,22 +153,58 @@ func (e *Engine) addEgressLink(name string) (int, error) {
 	return i, nil
 }
 
-// observe classifies a fetch outcome through the egress (M3) and reports it to the
-// rotation. It returns the decision; Action Done means the outcome stands.
-func (e *Engine) observe(link *egressLink, host string, res *fetch.Result, ferr error) (egress.Verdict, egress.Decision) {
-	var resp *http.Response
-	var body []byte
+// verdict classifies a fetch outcome on either route with the engine's one
+// classifier (issue 20): through an egress, the egress says which failures are the
+// proxy's; the direct route is a node with one egress that never has proxy faults.
+func (e *Engine) verdict(link *egressLink, host string, res *fetch.Result, ferr error) egress.Verdict {
+	var r egress.Response
+	if link.eg != nil {
+		var resp *http.Response
+		var body []byte
+		if res != nil && ferr == nil {
+			u, _ := url.Parse(res.FinalURL)
+			resp = &http.Response{StatusCode: res.Status, Header: res.Header, ContentLength: int64(len(res.Body)),
+				Request: &http.Request{URL: u}}
+			body = classified(res).Body
+		}
+		r = link.eg.Response(host, resp, body, ferr)
+	} else {
+		r = egress.Response{Host: host, Err: ferr}
+		if res != nil && ferr == nil {
+			r = classified(res)
+			r.Host = host
+		}
+	}
 	if res != nil && ferr == nil {
-		u, _ := url.Parse(res.FinalURL)
-		resp = &http.Response{StatusCode: res.Status, Header: res.Header, ContentLength: int64(len(res.Body)),
-			Request: &http.Request{URL: u}}
-		body = classified(res).Body
+		r.BodyLen, r.URL, r.Links = int64(len(res.Body)), res.FinalURL, len(res.Links)
+		if r.URL == "" {
+			r.URL = res.URL
+		}
 	}
-	r := link.eg.Response(host, resp, body, ferr)
-	if resp != nil {
-		r.BodyLen = int64(len(res.Body))
+	return e.judge.Classify(r)
+}
+
+// judged classifies a fetch outcome and settles a soft refusal (issue 20: evidence
+// before punishment): the URL is fetched once more through the same egress, after
+// the politeness gate, and only a refusal that repeats stands. The refetch's answer
+// replaces the first.
+func (e *Engine) judged(link *egressLink, egIdx int, t frontier.Task, hdr http.Header, res *fetch.Result, ferr error) (*fetch.Result, error, egress.Verdict) {
+	v := e.verdict(link, t.Host, res, ferr)
+	if v.Class != egress.SiteBan || !v.Confirm {
+		return res, ferr, v
 	}
-	return e.pool.Observe(link.name, r)
+	e.c.confirmFetches.Add(1)
+	e.logf(LevelDebug, 0, t.Host, "possible refusal of %s via %s (%s): fetching it once more", t.URL, link.name, v.Reason)
+	tk, err := e.gate.Acquire(e.ctx, egIdx, t.Host, t.ParentHash)
+	if err != nil {
+		return res, ferr, egress.Verdict{Class: egress.SiteError, Reason: "stopping before the refetch confirming " + v.Reason}
+	}
+	res2, err2 := link.f.Fetch(t.URL, hdr)
+	e.gate.Release(tk)
+	if fetch.Kind(err2) == fetch.KindCanceled {
+		return res2, err2, egress.Verdict{Class: egress.SiteError, Reason: "stopped"}
+	}
+	return res2, err2, egress.Confirmed(v, e.verdict(link, t.Host, res2, err2))
 }
 
 // classified is what M3's classifier reads of a fetched response: its status, its
@@ -178,6 +216,20 @@ func classified(res *fetch.Result) egress.Response {
 		body = body[:8<<10]
 	}
 	return egress.Response{Status: res.Status, Header: res.Header, Body: body, BodyLen: int64(len(res.Body))}
+}
+
+// punished logs and stores a refusal the crawl acted on, with its evidence and what
+// followed (issue 20): the log line and `show URL` (store.Refusals) say why.
+func (e *Engine) punished(link *egressLink, t frontier.Task, res *fetch.Result, v egress.Verdict, action string) {
+	status := 0
+	if res != nil {
+		status = res.Status
+	}
+	e.logf(LevelWarn, 0, t.Host, "refusal of %s via %s (%d): %s; %s", t.URL, link.name, status, v.Reason, action)
+	if e.st != nil {
+		e.st.AddRefusal(store.Refusal{URL: t.URL, At: e.now(), Host: t.Host, Egress: link.name, Status: status,
+			Vendor: v.Vendor, Evidence: v.Reason, Action: action})
+	}
 }
 
 // reroute handles a refusal decision for task t fetched through link: Retry moves

@@ -55,11 +55,12 @@ type Engine struct {
 	dedupe *frontier.Dedupe
 	gate   *lanes.Gate
 	robots *fetch.Robots
-	egress []*egressLink   // by board egress index; grows when egresses are claimed (guarded by mu)
-	pool   *egress.Pool    // M3 rotation; nil for the direct route
-	dns    *dnscache.Cache // M5: the resolver of every egress
-	fcfg   fetch.Config    // for egresses added at run time
-	dialer *fetch.Dialer   // checks cross-host redirect targets (SSRF)
+	egress []*egressLink      // by board egress index; grows when egresses are claimed (guarded by mu)
+	pool   *egress.Pool       // M3 rotation; nil for the direct route
+	judge  *egress.Classifier // issue 20: one classifier of refusals for every route (the pool's with rotation)
+	dns    *dnscache.Cache    // M5: the resolver of every egress
+	fcfg   fetch.Config       // for egresses added at run time
+	dialer *fetch.Dialer      // checks cross-host redirect targets (SSRF)
 
 	accounts *metaAccounts  // egress account table persistence
 	deferred []deferredTask // deferrals waiting for flushDeferred (guarded by mu)
@@ -394,7 +395,7 @@ func (e *Engine) Stats() Stats {
 	d := e.now().Sub(started).Seconds()
 	s := Stats{
 		PagesFetched: t.PagesFetched, PagesStored: t.PagesStored, BytesFetched: t.BytesFetched,
-		Refused: t.Refused, Errors: t.Errors, URLsQueued: t.URLsQueued, URLsDone: t.URLsDone,
+		Refused: t.Refused, ConfirmFetches: t.ConfirmFetches, Errors: t.Errors, URLsQueued: t.URLsQueued, URLsDone: t.URLsDone,
 		LanesPeak: peak, DurationS: d, RobotsSkips: t.Errors[fetch.KindRobots], Resumed: e.resumed,
 	}
 	var view *EgressView // for the sizing estimate

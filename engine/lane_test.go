@@ -33,20 +33,21 @@ func TestRoutesAgreeOnRefusals(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := &fetch.Result{Status: tc.status, Header: tc.header, Body: []byte(tc.body), FinalURL: "http://news.test/a"}
-			direct := refused(res)
+			d := (&Engine{judge: egress.NewClassifier(nil)}).verdict(&egressLink{name: "direct"}, "news.test", res, nil)
 			e, link := rotationRoute(t)
-			v, _ := e.observe(link, "news.test", res, nil)
-			// As fetchWithRetry counts them: a site ban, except a 503 (issue 6).
-			rotation := v.Class == egress.SiteBan && tc.status != http.StatusServiceUnavailable
-			if direct != tc.want || rotation != tc.want {
-				t.Fatalf("refusal: direct route %v, rotation %v (%s %q); want %v on both", direct, rotation, v.Class, v.Reason, tc.want)
+			v := e.verdict(link, "news.test", res, nil)
+			// As fetchWithRetry counts them: a site ban, except an overloaded server's 503 (issue 6).
+			direct := d.Class == egress.SiteBan && !d.Unavailable
+			rotation := v.Class == egress.SiteBan && !v.Unavailable
+			if direct != tc.want || rotation != tc.want || d.Reason != v.Reason {
+				t.Fatalf("refusal: direct route %v (%q), rotation %v (%s %q); want %v on both", direct, d.Reason, rotation, v.Class, v.Reason, tc.want)
 			}
 		})
 	}
 }
 
 // rotationRoute is an engine with a one-egress rotation and its egress: enough for
-// observe, the rotation route's classification of a fetch.
+// verdict, the rotation route's classification of a fetch.
 func rotationRoute(t *testing.T) (*Engine, *egressLink) {
 	t.Helper()
 	specs, err := egress.ParseSpecs([]string{"e1=bind:127.0.0.1"})
@@ -66,5 +67,5 @@ func rotationRoute(t *testing.T) (*Engine, *egressLink) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Engine{pool: pool}, &egressLink{name: "e1", eg: eg}
+	return &Engine{pool: pool, judge: pool.Classifier()}, &egressLink{name: "e1", eg: eg}
 }
