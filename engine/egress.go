@@ -165,7 +165,7 @@ func (e *Engine) verdict(link *egressLink, host string, res *fetch.Result, ferr 
 			u, _ := url.Parse(res.FinalURL)
 			resp = &http.Response{StatusCode: res.Status, Header: res.Header, ContentLength: int64(len(res.Body)),
 				Request: &http.Request{URL: u}}
-			body = classified(res).Body
+			body = res.Body // the judge reads what it needs of it (blockpage's bounds)
 		}
 		r = link.eg.Response(host, resp, body, ferr)
 	} else {
@@ -207,15 +207,11 @@ func (e *Engine) judged(link *egressLink, egIdx int, t frontier.Task, hdr http.H
 	return res2, err2, egress.Confirmed(v, e.verdict(link, t.Host, res2, err2))
 }
 
-// classified is what M3's classifier reads of a fetched response: its status, its
-// headers and the first 8 KiB of its body (block pages say so at the top), on both
-// routes.
+// classified is what the classifier reads of a fetched response on the direct
+// route: status, headers and body (blockpage.Judge scans the first 32 KiB for
+// markers and extracts main text from the first 256 KiB).
 func classified(res *fetch.Result) egress.Response {
-	body := res.Body
-	if len(body) > 8<<10 {
-		body = body[:8<<10]
-	}
-	return egress.Response{Status: res.Status, Header: res.Header, Body: body, BodyLen: int64(len(res.Body))}
+	return egress.Response{Status: res.Status, Header: res.Header, Body: res.Body, BodyLen: int64(len(res.Body))}
 }
 
 // punished logs and stores a refusal the crawl acted on, with its evidence and what

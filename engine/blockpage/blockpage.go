@@ -92,9 +92,13 @@ func (v Verdict) String() string {
 
 // Bounds on what one answer may cost the judge, whatever its size or shape.
 const (
-	// scanMax: markers are looked for in the first 32 KiB; block pages say so at
-	// the top, and a 10 MB body costs no more than a 32 KiB one.
-	scanMax = 32 << 10
+	// scanMax: markers are looked for in the first 8 KiB; block pages say so at the
+	// top (the largest answer of the corpus is under 2 KiB), and a 10 MB body costs
+	// no more than an 8 KiB one: the pass runs on every page fetched.
+	scanMax = 8 << 10
+	// longPage: a keyword below the title of a page longer than this is an article's
+	// word, not a block page's.
+	longPage = 32 << 10
 	// maxCookies: Set-Cookie lines looked at (a header flood is not read to the end).
 	maxCookies = 64
 	// textScan: main text is extracted from at most this much of the body.
@@ -245,7 +249,7 @@ func redirectVerdict(a Answer) Verdict {
 func softVerdict(a Answer, hits []pattern, p *page, hosts *Hosts, vendor string) Verdict {
 	var ev []string
 	title := titleOf(p.lower)
-	long := a.BodyLen > scanMax || len(a.Body) > scanMax
+	long := a.BodyLen > longPage || len(a.Body) > longPage
 	for _, h := range hits {
 		if h.vendor >= 0 {
 			continue

@@ -1,14 +1,12 @@
 package blockpage
 
-import "bytes"
-
-// matcher finds many lower-case patterns in one pass over a text: a bitmap of the
-// patterns' first two bytes rules out almost every position before any comparison,
-// so the cost is one pass whatever the number of vendors (a 10 MB body is never
-// scanned past scanMax anyway).
+// matcher finds many lower-case patterns in one pass over a text: a table indexed by
+// the patterns' first two bytes rules out most positions with one load and leads
+// straight to the few patterns to compare, so the cost is one pass whatever the
+// number of vendors (a 10 MB body is never scanned past scanMax anyway).
 type matcher struct {
-	first2 [1 << 16 / 64]uint64
-	byKey  map[uint16][]pattern
+	first2 [1 << 16]uint16 // 1 + index into lists; 0: no pattern starts with these two bytes
+	lists  [][]pattern
 }
 
 // pattern is one marker: a vendor's (vendor >= 0, index into vendors) or a generic
@@ -23,11 +21,14 @@ type pattern struct {
 const maxHits = 32
 
 func newMatcher(ps []pattern) *matcher {
-	m := &matcher{byKey: map[uint16][]pattern{}}
+	m := &matcher{}
 	for _, p := range ps {
 		k := uint16(p.text[0])<<8 | uint16(p.text[1])
-		m.first2[k/64] |= 1 << (k % 64)
-		m.byKey[k] = append(m.byKey[k], p)
+		if m.first2[k] == 0 {
+			m.lists = append(m.lists, nil)
+			m.first2[k] = uint16(len(m.lists))
+		}
+		m.lists[m.first2[k]-1] = append(m.lists[m.first2[k]-1], p)
 	}
 	return m
 }
@@ -35,20 +36,27 @@ func newMatcher(ps []pattern) *matcher {
 // find returns the distinct patterns found in lower, in order of first appearance.
 func (m *matcher) find(lower []byte) []pattern {
 	var hits []pattern
-	seen := map[string]bool{}
 	for i := 0; i+1 < len(lower) && len(hits) < maxHits; i++ {
-		k := uint16(lower[i])<<8 | uint16(lower[i+1])
-		if m.first2[k/64]&(1<<(k%64)) == 0 {
+		j := m.first2[uint16(lower[i])<<8|uint16(lower[i+1])]
+		if j == 0 {
 			continue
 		}
-		for _, p := range m.byKey[k] {
-			if !seen[p.text] && bytes.HasPrefix(lower[i:], []byte(p.text)) {
-				seen[p.text] = true
+		for _, p := range m.lists[j-1] {
+			if len(lower)-i >= len(p.text) && string(lower[i:i+len(p.text)]) == p.text && !found(hits, p.text) {
 				hits = append(hits, p)
 			}
 		}
 	}
 	return hits
+}
+
+func found(hits []pattern, text string) bool {
+	for _, h := range hits {
+		if h.text == text {
+			return true
+		}
+	}
+	return false
 }
 
 // genericKeywords are lower-case markers of block, challenge and captcha pages that
