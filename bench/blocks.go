@@ -137,7 +137,7 @@ func runBlocks(args []string) (map[string]any, error) {
 				if a.Block != r.refused[a.Name] {
 					wrong = append(wrong, a.Name)
 				}
-				if !a.Block && r.disabled[a.Name+".blocks.test"] {
+				if !a.Block && r.disabled[a.Name] {
 					falseDisabled[a.Name] = true
 				}
 			}
@@ -237,7 +237,11 @@ wait:
 	}
 	if v := e.Snapshot().Egress; v != nil {
 		for _, d := range v.Disabled {
-			r.disabled[d.Host] = true
+			for _, a := range corpus {
+				if w.Host(a.Name) == d.Host {
+					r.disabled[a.Name] = true
+				}
+			}
 		}
 	}
 	st := e.Stats()

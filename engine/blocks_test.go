@@ -107,7 +107,7 @@ func TestAWSWAF405RotatesOnBothRoutes(t *testing.T) {
 	}
 	defer w.Close()
 	url := w.AnswerURL("aws-405-captcha")
-	host := "aws-405-captcha.blocks.test"
+	host := w.Host("aws-405-captcha")
 
 	t.Run("egress", func(t *testing.T) {
 		e, db := blockCrawl(t, w, "aws-405-captcha", bindEgresses)

@@ -28,7 +28,7 @@ var blocksFS embed.FS
 
 // BlockAnswer is one answer of the block corpus.
 type BlockAnswer struct {
-	Name     string            `yaml:"name"`     // unique, a DNS label: the answer's host is NAME.blocks.test
+	Name     string            `yaml:"name"`     // unique label (BlockWeb serves answer i on host aI.blocks.test: a name may hold a keyword)
 	Vendor   string            `yaml:"vendor"`   // blockpage signature name; "" generic or ordinary
 	Block    bool              `yaml:"-"`        // a refusal (vendors.yaml) or an ordinary page (lookalikes.yaml)
 	Source   string            `yaml:"source"`   // the public material it was rebuilt from
@@ -129,8 +129,8 @@ func proseRunes(lang string, n int) string {
 	return b.String()
 }
 
-// BlockWeb serves the block corpus on loopback: the answer NAME at
-// http://NAME.blocks.test:PORT/answer, and, so that a crawl meets it on a host with
+// BlockWeb serves the block corpus on loopback: answer i of the corpus at
+// http://aI.blocks.test:PORT/answer (Host, AnswerURL), and, so that a crawl meets it on a host with
 // history, ordinary pages of that host's template at /p/1 .. /p/N, each linking to
 // the next and the last to /answer. Every other name (a redirect's target) gets a
 // small ordinary page. Requests are counted per URL.
@@ -139,6 +139,8 @@ type BlockWeb struct {
 	addr    string
 	port    int
 	byName  map[string]BlockAnswer
+	hostOf  map[string]string      // answer name -> its host
+	byHost  map[string]BlockAnswer // host -> answer
 	history int
 
 	mu   sync.Mutex
@@ -157,9 +159,12 @@ func StartBlockWeb(history int) (*BlockWeb, error) {
 		return nil, err
 	}
 	w := &BlockWeb{addr: ln.Addr().String(), port: ln.Addr().(*net.TCPAddr).Port,
-		byName: map[string]BlockAnswer{}, history: history, hits: map[string]int{}}
-	for _, a := range corpus {
+		byName: map[string]BlockAnswer{}, hostOf: map[string]string{}, byHost: map[string]BlockAnswer{},
+		history: history, hits: map[string]int{}}
+	for i, a := range corpus {
 		w.byName[a.Name] = a
+		h := "a" + strconv.Itoa(i) + ".blocks.test"
+		w.hostOf[a.Name], w.byHost[h] = h, a
 	}
 	w.srv = &http.Server{Handler: w, ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0)}
 	go w.srv.Serve(ln) //nolint:errcheck // returns on Close
@@ -181,14 +186,17 @@ func (w *BlockWeb) Seed(name string) string {
 	return w.AnswerURL(name)
 }
 
+// Host is the host serving answer name.
+func (w *BlockWeb) Host(name string) string { return w.hostOf[name] }
+
 // AnswerURL is the URL serving answer name.
 func (w *BlockWeb) AnswerURL(name string) string {
-	return "http://" + name + ".blocks.test:" + strconv.Itoa(w.port) + "/answer"
+	return "http://" + w.hostOf[name] + ":" + strconv.Itoa(w.port) + "/answer"
 }
 
 // PageURL is template page i of answer name's host.
 func (w *BlockWeb) PageURL(name string, i int) string {
-	return "http://" + name + ".blocks.test:" + strconv.Itoa(w.port) + "/p/" + strconv.Itoa(i)
+	return "http://" + w.hostOf[name] + ":" + strconv.Itoa(w.port) + "/p/" + strconv.Itoa(i)
 }
 
 // Hits returns how many requests url received.
@@ -217,14 +225,13 @@ func (w *BlockWeb) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	w.mu.Lock()
 	w.hits["http://"+r.Host+r.URL.RequestURI()]++
 	w.mu.Unlock()
-	name, ok := strings.CutSuffix(host, ".blocks.test")
-	a, known := w.byName[name]
+	a, known := w.byHost[host]
 	if r.URL.Path == "/robots.txt" {
 		rw.Header().Set("Content-Type", "text/plain")
 		io.WriteString(rw, "User-agent: *\nAllow: /\n") //nolint:errcheck // client may be gone
 		return
 	}
-	if !ok || !known || r.URL.Path != "/answer" && !strings.HasPrefix(r.URL.Path, "/p/") {
+	if !known || r.URL.Path != "/answer" && !strings.HasPrefix(r.URL.Path, "/p/") {
 		rw.Header().Set("Content-Type", "text/html; charset=utf-8")
 		io.WriteString(rw, "<html><head><title>Elsewhere</title></head><body><p>"+proseRunes("en", 400)+"</p></body></html>") //nolint:errcheck // client may be gone
 		return
@@ -259,6 +266,7 @@ func (w *BlockWeb) servePage(rw http.ResponseWriter, a BlockAnswer, i int) {
 	if i < w.history {
 		next = w.PageURL(a.Name, i+1)
 	}
-	fmt.Fprintf(rw, `<html><head><title>%s page %d</title></head><body><nav>%s</nav><article><p>%s</p></article><a href="%s">next</a></body></html>`,
-		a.Name, i, expandBlockBody("{{links:25}}", a.Name+"-nav"), proseRunes(lang, 2000+200*i), next)
+	// The template never names the answer: its name may hold a keyword ("captcha").
+	fmt.Fprintf(rw, `<html><head><title>Daily news, page %d</title></head><body><nav>%s</nav><article><p>%s</p></article><a href="%s">next</a></body></html>`,
+		i, expandBlockBody("{{links:25}}", "nav"), proseRunes(lang, 2000+200*i), next)
 }

@@ -1,6 +1,7 @@
 package blockpage_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -8,18 +9,30 @@ import (
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
 
+// hostOf names an answer's host after its place in the corpus, as sandbox.BlockWeb
+// does: an answer's name may hold a keyword ("captcha") that no real host has.
+func hostOf(a sandbox.BlockAnswer) string {
+	corpus, _ := sandbox.BlockCorpus()
+	for i := range corpus {
+		if corpus[i].Name == a.Name {
+			return "a" + strconv.Itoa(i) + ".blocks.test"
+		}
+	}
+	return "unknown.blocks.test"
+}
+
 func answerOf(a sandbox.BlockAnswer) blockpage.Answer {
-	return blockpage.Answer{URL: "http://" + a.Name + ".blocks.test/answer", Host: a.Name + ".blocks.test",
+	return blockpage.Answer{URL: "http://" + hostOf(a) + "/answer", Host: hostOf(a),
 		Status: a.Status, Header: a.Header(), Body: []byte(a.Body), BodyLen: int64(len(a.Body)), Links: -1}
 }
 
 // withHistory is a host history where every corpus host served 10 pages of its
-// usual template (25 links, ~20 KiB) before the answer.
+// usual template (26 links, ~4 KiB, as sandbox.BlockWeb serves them) before the answer.
 func withHistory(corpus []sandbox.BlockAnswer) *blockpage.Hosts {
 	h := blockpage.NewHosts()
 	for _, a := range corpus {
 		for range 10 {
-			h.Learn(a.Name+".blocks.test", 20000, 26)
+			h.Learn(hostOf(a), 4000, 26)
 		}
 	}
 	return h
