@@ -2,6 +2,9 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"net"
+	"net/http"
 	"net/netip"
 	"path/filepath"
 	"slices"
@@ -145,4 +148,86 @@ func TestAWSWAF405RotatesOnBothRoutes(t *testing.T) {
 			t.Fatalf("refusals %+v", rs)
 		}
 	})
+}
+
+// TestSoftRefusalOfOneURLPunishesNoHost: a page that reads like a block to every
+// client (an "e-mail verified" notice: 验证 in its title, one line, one link)
+// repeats on its refetch, yet condemns only itself: the URL is set aside, the host
+// keeps its egresses. A captcha the site serves on every URL is corroborated by the
+// second URL and bans the (egress, host) pair at once.
+func TestSoftRefusalOfOneURLPunishesNoHost(t *testing.T) {
+	verified := `<html><head><title>邮箱验证</title></head><body><h1>邮箱验证成功！</h1><a href="/">返回首页</a></body></html>`
+	captcha := `<html><head><title>Verify you are human</title></head><body><p>Please complete the captcha.</p></body></html>`
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		switch {
+		case r.URL.Path == "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+		case strings.HasPrefix(r.Host, "shop."):
+			fmt.Fprint(w, captcha)
+		case r.URL.Path == "/verified":
+			fmt.Fprint(w, verified)
+		default:
+			fmt.Fprint(w, `<html><title>News</title><body><p>An ordinary page.</p><a href="/verified">verify</a></body></html>`)
+		}
+	})}
+	go srv.Serve(ln)
+	defer srv.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	o := DefaultOptions()
+	o.Seeds = []string{fmt.Sprintf("http://news.test:%d/", port)}
+	for i := range 3 {
+		o.Seeds = append(o.Seeds, fmt.Sprintf("http://shop.test:%d/item/%d", port, i))
+	}
+	o.DB = filepath.Join(t.TempDir(), "crawl.db")
+	o.AllowPrivate = []string{"127.0.0.0/8"}
+	o.Resolver = loopResolver{}
+	o.Lanes.Max = 2
+	o.Lanes.DelayMin, o.Lanes.DelayMax = time.Millisecond, 2*time.Millisecond
+	o.HostRate = 0
+	o.Egress = bindEgresses
+	o.Rotation.PerNode = 0
+	e := startEngine(t, o)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		v := e.Snapshot().Egress
+		setAside := false
+		for _, ev := range e.EventsSince(0, 1000) {
+			setAside = setAside || strings.Contains(ev.Msg, "/verified via") && strings.Contains(ev.Msg, "set aside")
+		}
+		if v != nil && len(v.PairBans) > 0 && setAside {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the verified page not judged or the shop's egresses not banned: stats %+v, egress %+v", e.Stats(), v)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	v := e.Snapshot().Egress
+	for _, d := range v.Disabled {
+		if d.Host == "news.test" {
+			t.Fatalf("news.test disabled by one page: %+v", d)
+		}
+	}
+	for _, pb := range v.PairBans {
+		if pb.Host == "news.test" {
+			t.Fatalf("news.test pair-banned by one page: %+v", pb)
+		}
+	}
+	shop := false
+	for _, pb := range v.PairBans {
+		shop = shop || pb.Host == "shop.test" && strings.Contains(pb.Why, "as http://shop.test")
+	}
+	if !shop {
+		t.Fatalf("shop.test not pair-banned on a corroborated captcha: %+v", v.PairBans)
+	}
+	e.Close()
+	rs := refusalsOf(t, o.DB, fmt.Sprintf("http://news.test:%d/verified", port))
+	if len(rs) != 1 || !strings.Contains(rs[0].Action, "set aside") {
+		t.Fatalf("refusals of the verified page: %+v", rs)
+	}
 }

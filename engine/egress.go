@@ -185,12 +185,20 @@ func (e *Engine) verdict(link *egressLink, host string, res *fetch.Result, ferr 
 }
 
 // judged classifies a fetch outcome and settles a soft refusal (issue 20: evidence
-// before punishment): the URL is fetched once more through the same egress, after
-// the politeness gate, and only a refusal that repeats stands. The refetch's answer
-// replaces the first.
+// before punishment). A soft refusal another URL of the host repeated lately through
+// the same egress stands as it is (the site refuses this client); otherwise the URL
+// is fetched once more through the same egress, after the politeness gate, and the
+// refetch's answer replaces the first: ordinary, it stands; a soft refusal again, it
+// condemns this URL only (Verdict.OneURL) until another URL corroborates it; a hard
+// refusal, it stands.
 func (e *Engine) judged(link *egressLink, egIdx int, t frontier.Task, hdr http.Header, res *fetch.Result, ferr error) (*fetch.Result, error, egress.Verdict) {
 	v := e.verdict(link, t.Host, res, ferr)
 	if v.Class != egress.SiteBan || !v.Confirm {
+		return res, ferr, v
+	}
+	if other, ok := e.judge.Corroborated(link.name, t.Host, t.URL); ok {
+		v.Confirm = false
+		v.Reason += "; as " + other + " did"
 		return res, ferr, v
 	}
 	e.c.confirmFetches.Add(1)
@@ -204,7 +212,45 @@ func (e *Engine) judged(link *egressLink, egIdx int, t frontier.Task, hdr http.H
 	if fetch.Kind(err2) == fetch.KindCanceled {
 		return res2, err2, egress.Verdict{Class: egress.SiteError, Reason: "stopped"}
 	}
-	return res2, err2, egress.Confirmed(v, e.verdict(link, t.Host, res2, err2))
+	again := e.verdict(link, t.Host, res2, err2)
+	soft := again.Class == egress.SiteBan && again.Confirm
+	v = egress.Confirmed(v, again)
+	if soft {
+		e.judge.NoteSoft(link.name, t.Host, t.URL, v.Reason)
+		v.OneURL = true
+	}
+	return res2, err2, v
+}
+
+// maxSoftDeferrals: a URL whose soft refusal repeats (and no other URL of its host
+// corroborates it) is set aside and tried again later this many times before it
+// fails as refused; it is not lost to one bad moment, nor retried forever.
+const maxSoftDeferrals = 2
+
+// oneURLRefusal handles a soft refusal confirmed on one URL only (Verdict.OneURL):
+// the host and the egress go unpunished; the URL waits a pair-ban time and is tried
+// again ("later", issue 20), or fails as refused once it has waited
+// maxSoftDeferrals times. moved reports that it was deferred.
+func (e *Engine) oneURLRefusal(link *egressLink, t frontier.Task, res *fetch.Result, v egress.Verdict) (moved bool) {
+	if t.Attempts > maxSoftDeferrals {
+		e.punished(link, t, res, v, "URL refused; host and egress not punished (no other URL repeats it)")
+		if e.pool != nil {
+			e.c.refused.Add(1) // the direct route's record counts its refusals
+		}
+		return false
+	}
+	wait := e.opts.Rotation.PairBanFor
+	if wait <= 0 {
+		wait = egress.DefaultRotationConfig().PairBanFor
+	}
+	until := e.now().Add(wait)
+	e.punished(link, t, res, v, "URL set aside until "+until.Format(time.TimeOnly)+"; host and egress not punished (no other URL repeats it)")
+	e.c.pagesFetched.Add(1) // a response handled here, not delivered
+	e.mu.Lock()
+	e.deferTask(t, until)
+	e.mu.Unlock()
+	e.flushDeferred()
+	return true
 }
 
 // classified is what the classifier reads of a fetched response on the direct

@@ -339,6 +339,12 @@ func (e *Engine) fetchWithRetry(eg *egressLink, t frontier.Task, hdr http.Header
 		if fetch.Kind(err) != fetch.KindCanceled {
 			res, err, v = e.judged(eg, egIdx, t, hdr, res, err) // one classifier, both routes (issue 20)
 		}
+		if v.Class == egress.SiteBan && v.OneURL { // issue 20: one URL's soft refusal punishes nobody
+			if e.oneURLRefusal(eg, t, res, v) {
+				return nil, "", true
+			}
+			return res, fetch.KindRefused, false
+		}
 		if e.pool == nil && v.Class == egress.SiteBan && !v.Unavailable {
 			e.punished(eg, t, res, v, "lane backs off")
 			return res, fetch.KindRefused, false

@@ -189,11 +189,13 @@ func vendorVerdict(a Answer, hits []pattern, p *page) (Verdict, bool) {
 			}
 		}
 		for _, l := range sig.Locations {
-			switch {
-			case loc != "" && strings.Contains(loc, l):
+			if loc != "" && strings.Contains(loc, l) {
 				ev = append(ev, "redirect to "+clip(loc, 80))
-			case final != "" && strings.Contains(final, l):
+				break
+			}
+			if final != "" && strings.Contains(final, l) {
 				ev = append(ev, "answered from "+clip(final, 80))
+				break
 			}
 		}
 		statusHit := containsInt(sig.Statuses, a.Status)

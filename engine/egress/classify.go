@@ -54,6 +54,9 @@ type Verdict struct {
 	// Unavailable: a 503 with Retry-After and no block evidence, an overloaded
 	// server: it rotates like a ban but counts as a server error.
 	Unavailable bool
+	// OneURL: a soft refusal confirmed on this URL only; it condemns the URL, not the
+	// (egress, host) pair, until another URL corroborates it (Corroborated).
+	OneURL bool
 }
 
 // Response is what the engine saw for one request through an egress (or the direct
@@ -76,6 +79,7 @@ type Response struct {
 type Classifier struct {
 	now   func() time.Time
 	hosts *blockpage.Hosts
+	soft  softTrail // URLs whose soft refusal repeated, per (egress, host): see Corroborated
 }
 
 // NewClassifier makes a classifier; now is the clock for HTTP-date Retry-After
