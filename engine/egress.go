@@ -222,6 +222,17 @@ func (e *Engine) judged(link *egressLink, egIdx int, t frontier.Task, hdr http.H
 	return res2, err2, v
 }
 
+// rotationAction says what the rotation did about a refusal, for punished.
+func rotationAction(from string, d egress.Decision) string {
+	switch d.Action {
+	case egress.Retry:
+		return "pair " + from + " banned; retried via " + d.Egress
+	case egress.DeferHost:
+		return "pair " + from + " banned; every egress refused: host disabled until " + d.Until.Format(time.TimeOnly)
+	}
+	return "pair " + from + " banned"
+}
+
 // maxSoftDeferrals: a URL whose soft refusal repeats (and no other URL of its host
 // corroborates it) is set aside and tried again later this many times before it
 // fails as refused; it is not lost to one bad moment, nor retried forever.

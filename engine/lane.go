@@ -356,7 +356,7 @@ func (e *Engine) fetchWithRetry(eg *egressLink, t frontier.Task, hdr http.Header
 			// server as far as the operator's figures go.
 			unavailable := v.Unavailable
 			if v.Class == egress.SiteBan {
-				e.punished(eg, t, res, v, d.Reason)
+				e.punished(eg, t, res, v, rotationAction(eg.name, d))
 			}
 			if v.Class == egress.SiteBan && !unavailable {
 				e.c.refused.Add(1)
