@@ -55,12 +55,13 @@ type Engine struct {
 	dedupe *frontier.Dedupe
 	gate   *lanes.Gate
 	robots *fetch.Robots
-	egress []*egressLink      // by board egress index; grows when egresses are claimed (guarded by mu)
-	pool   *egress.Pool       // M3 rotation; nil for the direct route
-	judge  *egress.Classifier // issue 20: one classifier of refusals for every route (the pool's with rotation)
-	dns    *dnscache.Cache    // M5: the resolver of every egress
-	fcfg   fetch.Config       // for egresses added at run time
-	dialer *fetch.Dialer      // checks cross-host redirect targets (SSRF)
+	egress []*egressLink   // by board egress index; grows when egresses are claimed (guarded by mu)
+	pool   *egress.Pool    // M3 rotation; nil for the direct route
+	dns    *dnscache.Cache // M5: the resolver of every egress
+	fcfg   fetch.Config    // for egresses added at run time
+	dialer *fetch.Dialer   // checks cross-host redirect targets (SSRF)
+
+	judge *egress.Classifier // issue 20: one classifier of refusals for every route (the pool's with rotation)
 
 	accounts *metaAccounts  // egress account table persistence
 	deferred []deferredTask // deferrals waiting for flushDeferred (guarded by mu)

@@ -85,16 +85,17 @@ type Node struct {
 
 // Totals are the crawl's running counters; the same figures go to --stats-json.
 type Totals struct {
-	PagesFetched   int64            // responses received (any status)
-	PagesStored    int64            // pages committed to the store
-	BytesFetched   int64            // body bytes received
-	Refused        int64            // 403/429/ban or captcha pages
-	ConfirmFetches int64            // refetches that confirmed or cleared a soft refusal (issue 20)
-	Errors         map[string]int64 // error kind -> count
-	URLsQueued     int64            // URLs ever accepted into the frontier
-	URLsDone       int64            // URLs finished (stored, failed or skipped)
-	Deferred       int64            // URLs set aside for disabled hosts (M3); they come back
-	LanesPeak      int              // most lanes alive at once
+	PagesFetched int64            // responses received (any status)
+	PagesStored  int64            // pages committed to the store
+	BytesFetched int64            // body bytes received
+	Refused      int64            // 403/429/ban or captcha pages
+	Errors       map[string]int64 // error kind -> count
+	URLsQueued   int64            // URLs ever accepted into the frontier
+	URLsDone     int64            // URLs finished (stored, failed or skipped)
+	Deferred     int64            // URLs set aside for disabled hosts (M3); they come back
+	LanesPeak    int              // most lanes alive at once
+
+	ConfirmFetches int64 // refetches that confirmed or cleared a soft refusal (issue 20)
 }
 
 // Lane is one row of the thread-lanes pane (M1).

@@ -12,14 +12,15 @@ import (
 // counters are the crawl's running totals: atomics on the hot path, a map under a
 // mutex for error kinds.
 type counters struct {
-	pagesFetched   atomic.Int64
-	pagesStored    atomic.Int64
-	bytesFetched   atomic.Int64
-	refused        atomic.Int64
+	pagesFetched atomic.Int64
+	pagesStored  atomic.Int64
+	bytesFetched atomic.Int64
+	refused      atomic.Int64
+	urlsQueued   atomic.Int64
+	urlsDone     atomic.Int64
+	deferred     atomic.Int64
+
 	confirmFetches atomic.Int64 // refetches confirming a soft refusal (issue 20)
-	urlsQueued     atomic.Int64
-	urlsDone       atomic.Int64
-	deferred       atomic.Int64
 
 	dedupeStoreChecks    atomic.Int64 // Maybe verdicts the store settled
 	dedupeFalsePositives atomic.Int64 // of those, URLs the store then inserted as new
@@ -39,17 +40,17 @@ func (c *counters) addError(kind string) {
 
 func (c *counters) totals(lanesPeak int) Totals {
 	t := Totals{
-		PagesFetched:   c.pagesFetched.Load(),
-		PagesStored:    c.pagesStored.Load(),
-		BytesFetched:   c.bytesFetched.Load(),
-		Refused:        c.refused.Load(),
-		ConfirmFetches: c.confirmFetches.Load(),
-		URLsQueued:     c.urlsQueued.Load(),
-		URLsDone:       c.urlsDone.Load(),
-		Deferred:       c.deferred.Load(),
-		LanesPeak:      lanesPeak,
-		Errors:         map[string]int64{},
+		PagesFetched: c.pagesFetched.Load(),
+		PagesStored:  c.pagesStored.Load(),
+		BytesFetched: c.bytesFetched.Load(),
+		Refused:      c.refused.Load(),
+		URLsQueued:   c.urlsQueued.Load(),
+		URLsDone:     c.urlsDone.Load(),
+		Deferred:     c.deferred.Load(),
+		LanesPeak:    lanesPeak,
+		Errors:       map[string]int64{},
 	}
+	t.ConfirmFetches = c.confirmFetches.Load()
 	c.mu.Lock()
 	for k, v := range c.errors {
 		t.Errors[k] = v
@@ -149,26 +150,27 @@ func (r *eventRing) since(after uint64, max int) []Event {
 
 // Stats is the object --stats-json writes at exit (SPEC field names).
 type Stats struct {
-	PagesFetched   int64            `json:"pages_fetched"`
-	PagesStored    int64            `json:"pages_stored"`
-	BytesFetched   int64            `json:"bytes_fetched"`
-	Refused        int64            `json:"refused"`
-	ConfirmFetches int64            `json:"confirm_fetches"` // refetches that confirmed or cleared a soft refusal (issue 20)
-	Errors         map[string]int64 `json:"errors"`
-	URLsQueued     int64            `json:"urls_queued"`
-	URLsDone       int64            `json:"urls_done"`
-	LanesPeak      int              `json:"lanes_peak"`
-	DurationS      float64          `json:"duration_s"`
-	PagesPerS      float64          `json:"pages_per_s"`
-	RobotsSkips    int64            `json:"robots_disallowed"`
-	Resumed        int              `json:"resumed_in_progress"`
-	Deferred       int64            `json:"deferred"` // URLs set aside for a disabled host (M3), not lost
-	DNS            *DNSStats        `json:"dns,omitempty"`
-	Egress         *EgressStats     `json:"egress,omitempty"`
-	Revisit        *RevisitStats    `json:"revisit,omitempty"`
-	Dedupe         *DedupeStats     `json:"dedupe,omitempty"`
-	Cluster        *ClusterStats    `json:"cluster,omitempty"` // M4: a master's workers
-	Sizing         *Sizing          `json:"sizing,omitempty"`  // M3: the VPN estimate, when sites are declared
+	PagesFetched int64            `json:"pages_fetched"`
+	PagesStored  int64            `json:"pages_stored"`
+	BytesFetched int64            `json:"bytes_fetched"`
+	Refused      int64            `json:"refused"`
+	Errors       map[string]int64 `json:"errors"`
+	URLsQueued   int64            `json:"urls_queued"`
+	URLsDone     int64            `json:"urls_done"`
+	LanesPeak    int              `json:"lanes_peak"`
+	DurationS    float64          `json:"duration_s"`
+	PagesPerS    float64          `json:"pages_per_s"`
+	RobotsSkips  int64            `json:"robots_disallowed"`
+	Resumed      int              `json:"resumed_in_progress"`
+	Deferred     int64            `json:"deferred"` // URLs set aside for a disabled host (M3), not lost
+	DNS          *DNSStats        `json:"dns,omitempty"`
+	Egress       *EgressStats     `json:"egress,omitempty"`
+	Revisit      *RevisitStats    `json:"revisit,omitempty"`
+	Dedupe       *DedupeStats     `json:"dedupe,omitempty"`
+	Cluster      *ClusterStats    `json:"cluster,omitempty"` // M4: a master's workers
+	Sizing       *Sizing          `json:"sizing,omitempty"`  // M3: the VPN estimate, when sites are declared
+
+	ConfirmFetches int64 `json:"confirm_fetches"` // refetches that confirmed or cleared a soft refusal (issue 20)
 }
 
 // ClusterStats is a master's side of a distributed crawl in the stats object.
