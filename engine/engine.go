@@ -62,6 +62,8 @@ type Engine struct {
 	fcfg   fetch.Config    // for egresses added at run time
 	dialer *fetch.Dialer   // checks cross-host redirect targets (SSRF)
 
+	judge *egress.Classifier // issue 20: one classifier of refusals for every route (the pool's with rotation)
+
 	accounts *metaAccounts  // egress account table persistence
 	deferred []deferredTask // deferrals waiting for flushDeferred (guarded by mu)
 	// deferredByHost remembers this run's deferred URLs per host, so enabling a host
@@ -408,7 +410,7 @@ func (e *Engine) Stats() Stats {
 	d := e.now().Sub(started).Seconds()
 	s := Stats{
 		PagesFetched: t.PagesFetched, PagesStored: t.PagesStored, BytesFetched: t.BytesFetched,
-		Refused: t.Refused, Errors: t.Errors, URLsQueued: t.URLsQueued, URLsDone: t.URLsDone,
+		Refused: t.Refused, ConfirmFetches: t.ConfirmFetches, Errors: t.Errors, URLsQueued: t.URLsQueued, URLsDone: t.URLsDone,
 		LanesPeak: peak, DurationS: d, RobotsSkips: t.Errors[fetch.KindRobots], Resumed: e.resumed,
 		StoreError: storeErrorText(e.Failure()),
 	}

@@ -98,6 +98,8 @@ type Totals struct {
 	URLsDone     int64            // URLs finished (stored, failed or skipped)
 	Deferred     int64            // URLs set aside for disabled hosts (M3); they come back
 	LanesPeak    int              // most lanes alive at once
+
+	ConfirmFetches int64 // refetches that confirmed or cleared a soft refusal (issue 20)
 }
 
 // Lane is one row of the thread-lanes pane (M1).

@@ -20,6 +20,8 @@ type counters struct {
 	urlsDone     atomic.Int64
 	deferred     atomic.Int64
 
+	confirmFetches atomic.Int64 // refetches confirming a soft refusal (issue 20)
+
 	dedupeStoreChecks    atomic.Int64 // Maybe verdicts the store settled
 	dedupeFalsePositives atomic.Int64 // of those, URLs the store then inserted as new
 
@@ -57,6 +59,7 @@ func (c *counters) totals(lanesPeak int) Totals {
 		LanesPeak:    lanesPeak,
 		Errors:       map[string]int64{},
 	}
+	t.ConfirmFetches = c.confirmFetches.Load()
 	c.mu.Lock()
 	for k, v := range c.errors {
 		t.Errors[k] = v
@@ -179,6 +182,8 @@ type Stats struct {
 	// StoreError is the write error that stopped the crawl (disk full, I/O error);
 	// absent when the store never failed. The counters count only what was committed.
 	StoreError string `json:"store_error,omitempty"`
+
+	ConfirmFetches int64 `json:"confirm_fetches"` // refetches that confirmed or cleared a soft refusal (issue 20)
 }
 
 // ClusterStats is a master's side of a distributed crawl in the stats object.
