@@ -222,23 +222,34 @@ func progress(s engine.Snapshot) string {
 	for _, n := range s.Totals.Errors {
 		errs += n
 	}
-	return fmt.Sprintf("%s  %s  pages %d  %.1f pages/s  queue %d  lanes %d/%d  refused %d  errors %d",
+	var skips int64
+	for _, n := range s.Totals.Skipped {
+		skips += n
+	}
+	return fmt.Sprintf("%s  %s  pages %d  %.1f pages/s  queue %d  lanes %d/%d  refused %d  errors %d  skipped %d",
 		time.Since(s.StartedAt).Truncate(time.Second), s.State, s.Totals.PagesFetched, s.PagesPerSec,
-		s.QueueDepth, s.LanesBusy, s.LanesMax, s.Totals.Refused, errs)
+		s.QueueDepth, s.LanesBusy, s.LanesMax, s.Totals.Refused, errs, skips)
 }
 
+// summary is the end-of-crawl line: failures by kind, and apart from them the URLs
+// skipped by choice (robots.txt, noindex, scope, content type; engine.IsSkip).
 func summary(st engine.Stats) string {
+	return fmt.Sprintf("done: %d pages fetched, %d stored, %d refused, %d URLs queued, %d done, peak %d lanes, %.1fs, %.1f pages/s; errors: %s; skipped: %s",
+		st.PagesFetched, st.PagesStored, st.Refused, st.URLsQueued, st.URLsDone, st.LanesPeak, st.DurationS, st.PagesPerS,
+		kindList(st.Errors), kindList(st.Skipped))
+}
+
+// kindList prints counts by kind as "a=1 b=2", sorted by kind, or "none".
+func kindList(m map[string]int64) string {
 	var kinds []string
-	for k, n := range st.Errors {
+	for k, n := range m {
 		kinds = append(kinds, fmt.Sprintf("%s=%d", k, n))
 	}
-	sort.Strings(kinds)
-	errs := "none"
-	if len(kinds) > 0 {
-		errs = strings.Join(kinds, " ")
+	if len(kinds) == 0 {
+		return "none"
 	}
-	return fmt.Sprintf("done: %d pages fetched, %d stored, %d refused, %d URLs queued, %d done, peak %d lanes, %.1fs, %.1f pages/s; errors: %s",
-		st.PagesFetched, st.PagesStored, st.Refused, st.URLsQueued, st.URLsDone, st.LanesPeak, st.DurationS, st.PagesPerS, errs)
+	sort.Strings(kinds)
+	return strings.Join(kinds, " ")
 }
 
 func writeStats(path string, st engine.Stats, extra func(map[string]any)) error {

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -55,6 +56,7 @@ func runStats(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "crawlconsole stats: %v\n", err)
 		return 1
 	}
+	s.SeparateSkips(engine.IsSkip)
 	nodes, err := readNodes(st)
 	if err != nil {
 		// The rest of the report stands; only the node table is left out.
