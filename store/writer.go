@@ -43,7 +43,8 @@ type writer struct {
 	errMu sync.Mutex
 	err   error // first write error; sticky
 
-	busy atomic.Int64 // ns spent applying and committing, not waiting for ops
+	busy    atomic.Int64 // ns spent applying and committing, not waiting for ops
+	commits commitHist   // duration of each batch's COMMIT (CommitLatency)
 }
 
 // setErr records the first error.
@@ -168,7 +169,9 @@ func (w *writer) commit() {
 		return
 	}
 	w.pruneEvents()
+	commitStart := time.Now()
 	_, err := w.conn.ExecContext(w.ctx, "COMMIT")
+	w.commits.observe(time.Since(commitStart))
 	w.inTx = false
 	if err != nil {
 		w.setErr(fmt.Errorf("store: commit batch of %d operations: %w", len(w.pending), err))

@@ -25,6 +25,7 @@ type crawlFlags struct {
 	lanes                                               int
 	delay                                               delayFlag
 	theme                                               string
+	metrics                                             metricsFlags
 }
 
 func newCrawlFlags(name, usageLine string, stderr io.Writer) *crawlFlags {
@@ -46,6 +47,7 @@ func newCrawlFlags(name, usageLine string, stderr io.Writer) *crawlFlags {
 	fs.StringVar(&c.userAg, "user-agent", "", "User-Agent `UA` (default names crawlconsole)")
 	fs.StringVar(&c.theme, "theme", "dark", "console theme `NAME`: dark, light, high-contrast, mono")
 	fs.BoolVar(&c.mouse, "mouse", false, "enable mouse in the console")
+	c.metrics.add(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: %s\n\nFlags:\n", usageLine)
 		fs.PrintDefaults()
@@ -91,6 +93,9 @@ func (c *crawlFlags) options(positional []string) (engine.Options, error) {
 	if set["user-agent"] {
 		opts.UserAgent = c.userAg
 	}
+	if err := c.metrics.check(); err != nil {
+		return opts, err
+	}
 	return opts, opts.Validate()
 }
 
@@ -123,7 +128,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return ExitUsage
 	}
 	return run(ctx, eng, runConfig{headless: c.headless, duration: c.duration, untilIdle: c.untilIdle,
-		statsJSON: c.statsJSON, theme: c.theme, mouse: c.mouse, title: "crawl"}, stdout, stderr)
+		statsJSON: c.statsJSON, theme: c.theme, mouse: c.mouse, title: "crawl", metrics: c.metrics}, stdout, stderr)
 }
 
 // runConfig says how a started crawl is watched and ended.
@@ -135,6 +140,7 @@ type runConfig struct {
 	theme     string
 	mouse     bool
 	title     string
+	metrics   metricsFlags         // --metrics: serve /metrics while the crawl runs
 	started   bool                 // eng was started already (a local cluster's master)
 	extra     func(map[string]any) // adds fields to the stats object (demo: sandbox truth)
 	// alongside runs next to the crawl until it ends (serve: the SSH console); an
@@ -146,6 +152,13 @@ type runConfig struct {
 // signal arrives, the duration passes or (until-idle) the crawl runs dry, then stops
 // it cleanly and writes the stats.
 func run(ctx context.Context, eng *engine.Engine, rc runConfig, stdout, stderr io.Writer) int {
+	stopMetrics, err := rc.metrics.serve(eng, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "crawlconsole: %v\n", err)
+		eng.Close()
+		return ExitUsage
+	}
+	defer stopMetrics()
 	if !rc.started {
 		if err := eng.Start(); err != nil {
 			fmt.Fprintf(stderr, "crawlconsole: %v\n", err)
