@@ -159,7 +159,7 @@ func TestMetricsDuringSandboxCrawl(t *testing.T) {
 		Errors        map[string]float64 `json:"errors"`
 		Skipped       map[string]float64 `json:"skipped"`
 		StatusClasses map[string]float64 `json:"status_classes"`
-		Egress struct {
+		Egress        struct {
 			Rotations     float64 `json:"rotations"`
 			HostsDisabled float64 `json:"hosts_disabled"`
 		} `json:"egress"`
