@@ -398,3 +398,23 @@ func TestMetricsFlagServes(t *testing.T) {
 		})
 	}
 }
+
+// TestSummarySkippedApart: the end-of-crawl line and the headless progress line
+// count robots.txt exclusions apart from errors (issue 14: a 405-page crawl showed
+// "errors 360", all of them robots.txt exclusions).
+func TestSummarySkippedApart(t *testing.T) {
+	st := engine.Stats{PagesFetched: 405, Errors: map[string]int64{"timeout": 2},
+		Skipped: map[string]int64{"robots_disallowed": 360, "out_of_scope_off_site": 40}}
+	cases := []struct{ name, got, want string }{
+		{"summary", summary(st), "errors: timeout=2; skipped: out_of_scope_off_site=40 robots_disallowed=360"},
+		{"summary, none", summary(engine.Stats{}), "errors: none; skipped: none"},
+		{"progress", progress(engine.Snapshot{Totals: engine.Totals{Errors: st.Errors, Skipped: st.Skipped}}), "errors 2  skipped 400"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if !strings.HasSuffix(c.got, c.want) {
+				t.Fatalf("%q\nshould end with %q", c.got, c.want)
+			}
+		})
+	}
+}
