@@ -25,7 +25,8 @@ var skipKinds = [...]string{
 }
 
 // kindNoindex is the kind of a page whose robots directives say noindex (meta robots,
-// X-Robots-Tag): the crawl fetched it and, as asked, does not keep it.
+// X-Robots-Tag): the crawl fetched it and, as asked, does not keep it. The page-level
+// directives come with issue 17's robots work, which names the kind; this is its name.
 const kindNoindex = "noindex"
 
 // skipScopePrefix names the out-of-scope skips after frontier.Scope's reasons. They

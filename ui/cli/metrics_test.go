@@ -362,21 +362,8 @@ func TestMetricsFlagServes(t *testing.T) {
 			args := append([]string{"--headless", "--duration", "60s", "--hosts", "8", "--scale", "50",
 				"--db", filepath.Join(t.TempDir(), "d.db"), "--metrics", "127.0.0.1:0"}, c.args...)
 			go func() { done <- runDemo(ctx, args, io.Discard, errb) }()
-			deadline := time.Now().Add(20 * time.Second)
-			addr := ""
-			for addr == "" {
-				_, rest, ok := strings.Cut(errb.String(), "metrics on http://")
-				if ok {
-					addr, _, ok = strings.Cut(rest, "/metrics")
-				}
-				if !ok {
-					addr = ""
-					if time.Now().After(deadline) {
-						t.Fatalf("no metrics address on stderr: %q", errb.String())
-					}
-					time.Sleep(20 * time.Millisecond)
-				}
-			}
+			addr := metricsAddr(t, errb)
+			deadline := time.Now().Add(30 * time.Second)
 			for {
 				f, raw := scrape(t, addr)
 				if c.check(f) {
@@ -416,5 +403,82 @@ func TestSummarySkippedApart(t *testing.T) {
 				t.Fatalf("%q\nshould end with %q", c.got, c.want)
 			}
 		})
+	}
+}
+
+// TestMetricsMasterAndWorker runs `master` and `worker` as a user would (in this
+// process, over NATS on loopback), each with --metrics: the worker reports the fetch
+// side it owns (its lanes, DNS cache, pages it fetched; no store), the master the
+// frontier, the store and its workers.
+func TestMetricsMasterAndWorker(t *testing.T) {
+	sb := clusterSandbox(t, 11, 8, nil)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "m.db")
+	listen := freeLoopbackAddr(t)
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	masterErr, workerErr := &syncBuffer{}, &syncBuffer{}
+	args := []string{"--config", politeConfig(t, sb, dir, 4), "--headless", "--db", db, "--listen", listen,
+		"--allow-private", "127.0.0.0/8", "--dns-server", sb.DNSAddr(), "--heartbeat", "200ms", "--metrics", "127.0.0.1:0"}
+	for _, s := range sb.Info().Sites {
+		args = append(args, s.Entry)
+	}
+	masterDone := make(chan int, 1)
+	go func() { masterDone <- runMaster(ctx, args, io.Discard, masterErr) }()
+	masterAddr := metricsAddr(t, masterErr)
+	workerDone := make(chan int, 1)
+	go func() {
+		workerDone <- runWorker(ctx, []string{"--join", "nats://" + listen, "--name", "w1", "--token-file", db + ".token",
+			"--allow-private", "127.0.0.0/8", "--egress", "bind:127.0.0.71", "--metrics", "127.0.0.1:0"}, io.Discard, workerErr)
+	}()
+	workerAddr := metricsAddr(t, workerErr)
+
+	waitFor := func(addr, what string, ok func(map[string]*dto.MetricFamily) bool) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			f, raw := scrape(t, addr)
+			if ok(f) {
+				promtoolCheck(t, raw)
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s never showed on /metrics:\n%s", what, raw)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	waitFor(workerAddr, "a worker that fetched and resolved", func(f map[string]*dto.MetricFamily) bool {
+		return series(f, "crawlconsole_node_info", "role")["worker"] == 1 &&
+			sum(series(f, "crawlconsole_pages_fetched_total", "class")) > 0 &&
+			sum(series(f, "crawlconsole_dns_lookups_total", "result")) > 0 && one(f, "crawlconsole_dns_wait_seconds") > 0 &&
+			f["crawlconsole_store_commit_seconds"] == nil && f["crawlconsole_cluster_workers"] == nil
+	})
+	waitFor(masterAddr, "a master that committed its worker's results", func(f map[string]*dto.MetricFamily) bool {
+		return series(f, "crawlconsole_node_info", "role")["master"] == 1 &&
+			series(f, "crawlconsole_cluster_workers", "state")["active"] == 1 &&
+			series(f, "crawlconsole_cluster_results_committed_total", "node")["w1"] > 0 &&
+			one(f, "crawlconsole_pages_stored_total") > 0 && one(f, "crawlconsole_store_commit_seconds") > 0 &&
+			f["crawlconsole_dns_lookups_total"] == nil // the workers own their caches
+	})
+	stop()
+	<-workerDone
+	<-masterDone
+}
+
+// metricsAddr waits for the "metrics on http://ADDR/metrics" line a command prints.
+func metricsAddr(t *testing.T, out *syncBuffer) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, rest, ok := strings.Cut(out.String(), "metrics on http://"); ok {
+			if addr, _, ok := strings.Cut(rest, "/metrics"); ok {
+				return addr
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no metrics address printed: %q", out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
