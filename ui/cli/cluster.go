@@ -185,8 +185,17 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if token == "" {
 		return fail("no credential: give --token-file FILE (the master's DB.token) or set $%s", tokenEnv)
 	}
+	// --metrics is bound before joining: a busy address is a usage error, not a
+	// worker that joined and then quit.
+	msrv, err := mf.listen()
+	if err != nil {
+		return fail("%v", err)
+	}
 	conn, err := cluster.Connect(*join, cluster.ClientOptions{Name: *name, Token: token, CAFile: *ca})
 	if err != nil {
+		if msrv != nil {
+			msrv.Close()
+		}
 		return fail("%v", err)
 	}
 	defer conn.Close()
@@ -197,14 +206,12 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	w, err := engine.StartWorker(wo)
 	if err != nil {
+		if msrv != nil {
+			msrv.Close()
+		}
 		return fail("%v", err)
 	}
-	stopMetrics, err := mf.serve(w.Engine(), stderr)
-	if err != nil {
-		w.Close() // the master gives what it held to others
-		return fail("%v", err)
-	}
-	defer stopMetrics()
+	defer serveOn(msrv, w.Engine(), stderr)()
 	fmt.Fprintf(stdout, "worker %s: joined %s\n", *name, *join)
 	t := time.NewTicker(5 * time.Second)
 	defer t.Stop()

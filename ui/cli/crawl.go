@@ -152,13 +152,13 @@ type runConfig struct {
 // signal arrives, the duration passes or (until-idle) the crawl runs dry, then stops
 // it cleanly and writes the stats.
 func run(ctx context.Context, eng *engine.Engine, rc runConfig, stdout, stderr io.Writer) int {
-	stopMetrics, err := rc.metrics.serve(eng, stderr)
+	msrv, err := rc.metrics.listen()
 	if err != nil {
 		fmt.Fprintf(stderr, "crawlconsole: %v\n", err)
 		eng.Close()
 		return ExitUsage
 	}
-	defer stopMetrics()
+	defer serveOn(msrv, eng, stderr)()
 	if !rc.started {
 		if err := eng.Start(); err != nil {
 			fmt.Fprintf(stderr, "crawlconsole: %v\n", err)

@@ -28,18 +28,23 @@ func (m metricsFlags) check() error {
 	return metrics.CheckAddr(m.addr, m.public)
 }
 
-// serve binds --metrics and serves src's figures until the returned stop is called;
-// without --metrics it does nothing. The address goes to stderr, once, before any
-// console draws.
-func (m metricsFlags) serve(src metrics.Source, stderr io.Writer) (stop func(), err error) {
+// listen binds --metrics (nil without it), so a busy or bad address fails before
+// anything starts; serveOn then answers scrapes from the engine once it exists.
+func (m metricsFlags) listen() (*metrics.Server, error) {
 	if m.addr == "" {
-		return func() {}, nil
+		return nil, nil
 	}
-	srv, err := metrics.Listen(m.addr, m.public)
-	if err != nil {
-		return nil, err
+	return metrics.Listen(m.addr, m.public)
+}
+
+// serveOn serves src's figures on srv (bound by listen) until the returned stop is
+// called; with no srv it does nothing. The address goes to stderr, once, before any
+// console draws.
+func serveOn(srv *metrics.Server, src metrics.Source, stderr io.Writer) (stop func()) {
+	if srv == nil {
+		return func() {}
 	}
 	srv.Serve(src)
 	fmt.Fprintf(stderr, "crawlconsole: metrics on http://%s/metrics\n", srv.Addr())
-	return srv.Close, nil
+	return srv.Close
 }

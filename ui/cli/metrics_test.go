@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -319,6 +320,19 @@ func TestMetricsAddress(t *testing.T) {
 			}
 		})
 	}
+	t.Run("busy port", func(t *testing.T) {
+		busy, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer busy.Close()
+		var out, errb bytes.Buffer
+		args := []string{"worker", "--join", "nats://127.0.0.1:1", "--name", "w1", "--token", "x", "--metrics", busy.Addr().String()}
+		if code := Main(args, &out, &errb); code != ExitUsage || !strings.Contains(errb.String(), "--metrics "+busy.Addr().String()) ||
+			!strings.Contains(errb.String(), "address already in use") {
+			t.Fatalf("exit %d, stderr %q: want exit %d naming the busy --metrics address", code, errb.String(), ExitUsage)
+		}
+	})
 	t.Run("public allowed when asked", func(t *testing.T) {
 		if err := metrics.CheckAddr("0.0.0.0:9464", true); err != nil {
 			t.Fatal(err)
@@ -427,8 +441,10 @@ func TestMetricsMasterAndWorker(t *testing.T) {
 	go func() { masterDone <- runMaster(ctx, args, io.Discard, masterErr) }()
 	masterAddr := metricsAddr(t, masterErr)
 	workerDone := make(chan int, 1)
+	wctx, stopWorker := context.WithCancel(ctx)
+	defer stopWorker()
 	go func() {
-		workerDone <- runWorker(ctx, []string{"--join", "nats://" + listen, "--name", "w1", "--token-file", db + ".token",
+		workerDone <- runWorker(wctx, []string{"--join", "nats://" + listen, "--name", "w1", "--token-file", db + ".token",
 			"--allow-private", "127.0.0.0/8", "--egress", "bind:127.0.0.71", "--metrics", "127.0.0.1:0"}, io.Discard, workerErr)
 	}()
 	workerAddr := metricsAddr(t, workerErr)
@@ -461,8 +477,9 @@ func TestMetricsMasterAndWorker(t *testing.T) {
 			one(f, "crawlconsole_pages_stored_total") > 0 && one(f, "crawlconsole_store_commit_seconds") > 0 &&
 			f["crawlconsole_dns_lookups_total"] == nil // the workers own their caches
 	})
-	stop()
+	stopWorker() // first: a worker leaves through its master
 	<-workerDone
+	stop()
 	<-masterDone
 }
 
