@@ -116,8 +116,10 @@ type Cumulative struct {
 	Buckets map[float64]uint64
 }
 
-// cumulative gives the histogram at one bound per doubling (0, 1 µs, 2 µs, ... 134 s):
-// edges of the fine buckets, so each count is exact, and few enough for a scrape.
+// cumulative gives the histogram at one bound per doubling (0, 1 µs, 2 µs, ... 67 s):
+// edges of the fine buckets, so each count is exact, and few enough for a scrape. The
+// last fine bucket also holds every slower wait, so its edge is no true bound: those
+// waits count in the total (+Inf) only.
 func (h *latencyHist) cumulative() Cumulative {
 	s := h.snapshot()
 	c := Cumulative{Count: uint64(s.total), Sum: float64(h.sum.Load()) / float64(time.Second),
@@ -126,7 +128,7 @@ func (h *latencyHist) cumulative() Cumulative {
 	c.Buckets[0] = seen
 	for i, n := range s.buckets {
 		seen += uint64(n)
-		if i%histPerOctave == 0 {
+		if i%histPerOctave == 0 && i < histBuckets-1 {
 			c.Buckets[upperEdge(i).Seconds()] = seen
 		}
 	}
