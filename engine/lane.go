@@ -10,6 +10,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/robots"
 )
 
 // runLane is one lane's life (M1): take the next task, fetch it, pause a random
@@ -198,17 +199,22 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 		e.front.deliver(o)
 		return true
 	}
-	if e.opts.Robots {
+	if e.opts.etiquetteFor(t.Host).robots {
 		rules, err := e.robotsFor(eg, u)
 		if err != nil { // stopping: leave the URL queued
 			return false
 		}
 		if rules.Unreachable && !t.Refetch {
-			// RFC 9309: an unreachable robots.txt disallows everything, for now. The
-			// site's URLs wait (deferred, never dropped) until robots.txt is tried again.
+			// RFC 9309 §2.3.1.4: an unreachable robots.txt (429, 5xx, no answer)
+			// disallows everything, for now. The site's URLs wait (deferred, never
+			// dropped) until robots.txt is tried again, with backoff.
 			e.c.addError(fetch.KindRobotsDown)
+			until := e.robots.Expires(u.Scheme + "://" + u.Host)
+			if !until.After(e.now()) {
+				until = e.now().Add(e.robots.RetryAfter(1))
+			}
 			e.mu.Lock()
-			e.deferTask(t, e.now().Add(e.robots.RetryUnreachable))
+			e.deferTask(t, until)
 			e.mu.Unlock()
 			e.flushDeferred()
 			return true
@@ -387,12 +393,14 @@ func (e *Engine) fetchWithRetry(eg *egressLink, t frontier.Task, hdr http.Header
 const maxReroutes = 2
 
 // robotsFor returns the robots.txt rules of u's origin, fetching them through this
-// lane's egress and the gate the first time (a robots.txt request is a request to
-// the host like any other, for the site's bot detection).
-func (e *Engine) robotsFor(eg *egressLink, u *url.URL) (*fetch.Rules, error) {
+// lane's egress and the gate when they are missing or older than
+// etiquette.robots_cache_for (a robots.txt request is a request to the host like any
+// other, for the site's bot detection). Each fetch sets the host's Crawl-delay anew,
+// capped at fetch.max_crawl_delay.
+func (e *Engine) robotsFor(eg *egressLink, u *url.URL) (*robots.Rules, error) {
 	origin := u.Scheme + "://" + u.Host
 	host := u.Hostname()
-	return e.robots.Get(e.ctx, origin, func(ctx context.Context) (*fetch.Rules, error) {
+	return e.robots.Get(e.ctx, origin, func(ctx context.Context) (*robots.Rules, error) {
 		e.mu.Lock()
 		egIdx := e.egressIndex(eg.name)
 		e.mu.Unlock()
@@ -400,16 +408,23 @@ func (e *Engine) robotsFor(eg *egressLink, u *url.URL) (*fetch.Rules, error) {
 		if err != nil {
 			return nil, err
 		}
-		r := eg.f.FetchRobots(ctx, origin, e.opts.UserAgent)
+		r := eg.f.FetchRobots(ctx, origin, robots.ProductToken(e.opts.UserAgent))
 		e.gate.Release(tk)
-		if r.CrawlDelay > 0 {
+		if ctx.Err() != nil {
+			return nil, ctx.Err() // stopping: not an answer from the site
+		}
+		if !r.Unreachable {
 			cd := r.CrawlDelay
 			if limit := e.maxCrawlDelay(); cd > limit {
 				cd = limit
 				e.logf(LevelWarn, 0, host, "robots.txt for %s asks Crawl-delay %v; capped at fetch.max_crawl_delay %v", origin, r.CrawlDelay, limit)
 			}
 			e.mu.Lock()
-			e.crawlDelay[host] = cd
+			if cd > 0 {
+				e.crawlDelay[host] = cd
+			} else {
+				delete(e.crawlDelay, host) // new rules without a Crawl-delay lift the old one
+			}
 			e.mu.Unlock()
 		}
 		e.logf(LevelDebug, 0, host, "robots.txt for %s: %s", origin, r)

@@ -28,8 +28,12 @@ type Options struct {
 	HostRate float64 `yaml:"host_rate"`
 	// Robots obeys robots.txt (default true).
 	Robots bool `yaml:"robots"`
-	// UserAgent is sent with every request.
+	// UserAgent is sent with every request. Its product token (the leading name,
+	// "crawlconsole") is what robots.txt groups and <meta name=...> are matched to.
 	UserAgent string `yaml:"user_agent"`
+	// Etiquette configures robots.txt caching, page-level directives and per-site
+	// overrides (RFC 9309, meta robots, X-Robots-Tag, rel=nofollow).
+	Etiquette EtiquetteOptions `yaml:"etiquette"`
 
 	// DNSServers are "host:port" DNS servers, tried in turn; empty reads
 	// /etc/resolv.conf.
@@ -123,6 +127,7 @@ func DefaultOptions() Options {
 		HostRate:  1,
 		Robots:    true,
 		UserAgent: DefaultUserAgent,
+		Etiquette: defaultEtiquette(),
 		Scope:     frontier.ScopeConfig{SameSite: true},
 		Fetch: FetchOptions{
 			ConnectTimeout: 10 * time.Second,
@@ -202,6 +207,9 @@ func (o *Options) Validate() error {
 		return err
 	}
 	if err := o.Revisit.validate(); err != nil {
+		return err
+	}
+	if err := o.Etiquette.validate(); err != nil {
 		return err
 	}
 	return o.validateSites()

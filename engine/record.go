@@ -136,6 +136,8 @@ func (e *Engine) record(o Outcome) {
 			observed = true
 		}
 		e.finish(t, refetch, l, store.Processed, "")
+	case res.Status/100 == 2 && res.Robots.NoIndex && e.opts.etiquetteFor(t.Host).page:
+		e.skipNoindex(l, t, res, refetch, failed)
 	case res.Status/100 == 2:
 		e.savePage(l, o.Egress, t, res, prev, track, o.At)
 		observed = true
@@ -200,16 +202,25 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	save := e.st.SavePage
 	if prev != nil {
 		save = e.st.ReplacePage
+	} else { // a refetch replaces the page: it was counted when first stored
+		page.Committed = e.onCommit(e.c.pageCommitted) // counted once committed: a full disk never inflates it
 	}
 	if len(links) == 0 {
 		save(page, nil, nil)
 	} else {
 		e.submit(links, func(u []store.URL, done store.LinkResult) { save(page, u, done) })
 	}
-	if prev == nil { // a refetch replaces the page: it was counted when first stored
-		e.c.pagesStored.Add(1)
-		e.c.urlsDone.Add(1)
+}
+
+// skipNoindex ends a page that asked not to be indexed (meta robots or X-Robots-Tag
+// noindex): it is not stored, and counts as skipped with kind "noindex"; its links
+// are still queued unless it also said nofollow (extract), as "noindex" alone allows.
+// A page stored by an earlier fetch keeps that copy (the URL stays processed).
+func (e *Engine) skipNoindex(lane int, t frontier.Task, res *fetch.Result, refetch bool, st store.State) {
+	if links := e.extract(t, res, nil); len(links) > 0 {
+		e.submit(links, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
 	}
+	e.finish(t, refetch, lane, st, fetch.KindNoindex)
 }
 
 // followRedirect queues a cross-host redirect's target as a new task (the fetcher
@@ -229,6 +240,11 @@ func (e *Engine) finish(t frontier.Task, refetch bool, lane int, st store.State,
 		e.c.addError(kind)
 	}
 	if !refetch {
-		e.c.urlsDone.Add(1)
+		done := e.onCommit(e.c.urlDone)
+		e.st.AfterCommit(func(err error) { // the store stops the crawl on an error
+			if err == nil {
+				done()
+			}
+		})
 	}
 }

@@ -15,7 +15,7 @@ import (
 // that says which kinds are skips; every other kind a URL ends with is an error.
 var skipKinds = [...]string{
 	fetch.KindRobots,      // robots.txt disallows it (RFC 9309)
-	kindNoindex,           // meta robots or X-Robots-Tag noindex: fetched, not stored
+	fetch.KindNoindex,     // meta robots or X-Robots-Tag noindex: fetched, not stored
 	fetch.KindContentType, // a Content-Type the crawl does not store (PDF, images, ...)
 	fetch.KindBinary,      // binary content labelled as text: not stored as a page
 	skipScopePrefix + frontier.ReasonOffSite,
@@ -23,11 +23,6 @@ var skipKinds = [...]string{
 	skipScopePrefix + frontier.ReasonExcluded,
 	skipScopePrefix + frontier.ReasonNotIncluded,
 }
-
-// kindNoindex is the kind of a page whose robots directives say noindex (meta robots,
-// X-Robots-Tag): the crawl fetched it and, as asked, does not keep it. The page-level
-// directives come with issue 17's robots work, which names the kind; this is its name.
-const kindNoindex = "noindex"
 
 // skipScopePrefix names the out-of-scope skips after frontier.Scope's reasons. They
 // count links, once per page that links out of scope (the same off-site link on many

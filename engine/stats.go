@@ -30,6 +30,15 @@ type counters struct {
 	errors map[string]int64
 }
 
+// pageCommitted counts a new page once the store committed it (store.Page.Committed).
+func (c *counters) pageCommitted() {
+	c.pagesStored.Add(1)
+	c.urlsDone.Add(1)
+}
+
+// urlDone counts a URL finished without a page once its state is committed.
+func (c *counters) urlDone() { c.urlsDone.Add(1) }
+
 // addError counts a URL that ended without a stored page under kind: among the skips
 // when the kind is one (skips.go), among the errors otherwise.
 func (c *counters) addError(kind string) {
@@ -198,6 +207,10 @@ type Stats struct {
 	Dedupe       *DedupeStats     `json:"dedupe,omitempty"`
 	Cluster      *ClusterStats    `json:"cluster,omitempty"` // M4: a master's workers
 	Sizing       *Sizing          `json:"sizing,omitempty"`  // M3: the VPN estimate, when sites are declared
+
+	// StoreError is the write error that stopped the crawl (disk full, I/O error);
+	// absent when the store never failed. The counters count only what was committed.
+	StoreError string `json:"store_error,omitempty"`
 }
 
 // ClusterStats is a master's side of a distributed crawl in the stats object.

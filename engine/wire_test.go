@@ -10,6 +10,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/robots"
 )
 
 func TestResultFrameRoundTrip(t *testing.T) {
@@ -17,7 +18,7 @@ func TestResultFrameRoundTrip(t *testing.T) {
 	in := wireResult{Node: "w1", Incarnation: "abc", Task: frontier.Task{URL: "http://a.test/", Host: "a.test", Lease: 7},
 		Lane: 3, Egress: "e1", At: time.Unix(1700000000, 0).UTC(),
 		Res: &fetch.Result{URL: "http://a.test/", Status: 200, Header: http.Header{"Etag": {`"x"`}}, Body: body,
-			Links: []string{"/b", "/c"}, Duration: time.Second}}
+			Links: []string{"/b", "/c"}, NofollowLinks: []string{"/d"}, Robots: robots.Directives{NoIndex: true}, Duration: time.Second}}
 	data, err := encodeResult(&in)
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +31,9 @@ func TestResultFrameRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(out.Res.Body, body) || out.Res.Status != 200 || out.Task.Lease != 7 || len(out.Res.Links) != 2 ||
-		out.Res.Header.Get("ETag") != `"x"` || !out.At.Equal(in.At) {
+		out.Res.Header.Get("ETag") != `"x"` || !out.At.Equal(in.At) ||
+		len(out.Res.NofollowLinks) != 1 || !out.Res.Robots.NoIndex { // page directives reach the master's record
+
 		t.Errorf("round trip changed the result: %+v / %+v", out, out.Res)
 	}
 	// An error result has no response and no body.

@@ -91,6 +91,7 @@ func richSnapshot() engine.Snapshot {
 	s.Totals.Skipped = map[string]int64{"robots_disallowed": 360}
 	s.Totals.ByClass = map[string]int64{"2xx": 120001, "4xx": 3455}
 	s.LastEvent = math.MaxUint64 - 1 // beyond float64's exact integers
+	s.StoreError = "store: commit batch of 3 operations: database or disk is full"
 	s.Groups[0].Parents[0].Hash = math.MaxUint64
 	return s
 }

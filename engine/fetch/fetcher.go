@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/gocolly/colly/v2"
+
+	"github.com/crawlconsole/crawlconsole/engine/robots"
 )
 
 // Config sets the fetch limits shared by every egress.
@@ -46,7 +48,13 @@ type Result struct {
 	Links       []string // raw a/area href values, in document order (resolve with Base)
 	Base        string   // raw <base href>, if any
 	Canonical   string   // raw <link rel=canonical> href, if any
-	Duration    time.Duration
+	// NofollowLinks are the raw hrefs of links marked rel="nofollow", kept out of
+	// Links: a hint the engine follows or not (etiquette.rel_nofollow).
+	NofollowLinks []string
+	// Robots are the page-level directives for us: <meta name="robots">, <meta
+	// name="TOKEN"> and X-Robots-Tag (general or scoped to our product token).
+	Robots   robots.Directives
+	Duration time.Duration
 }
 
 // Fetcher fetches through one egress. It is safe for concurrent use by the lanes
@@ -57,6 +65,7 @@ type Fetcher struct {
 	c         *colly.Collector
 	transport *http.Transport
 	robots    *http.Client
+	token     string // our product token (robots.ProductToken of the User-Agent)
 }
 
 type ctxKey string
@@ -101,11 +110,11 @@ func New(ctx context.Context, cfg Config, d *Dialer, tr *http.Transport) *Fetche
 	c.WithTransport(&bodyCapper{rt: rt, limit: int64(cfg.MaxBodyBytes)})
 	c.SetRequestTimeout(cfg.RequestTimeout)
 	c.DisableCookies()
-	f := &Fetcher{cfg: cfg, dialer: d, c: c, transport: tr}
+	f := &Fetcher{cfg: cfg, dialer: d, c: c, transport: tr, token: robots.ProductToken(cfg.UserAgent)}
 	c.SetRedirectHandler(f.checkRedirect)
 	c.OnResponseHeaders(f.onHeaders)
 	c.OnResponse(f.onResponse)
-	f.robots = &http.Client{Transport: &bodyCapper{rt: rt, limit: robotsMaxBytes, truncate: true}, Timeout: cfg.RequestTimeout, CheckRedirect: f.checkRedirect}
+	f.robots = &http.Client{Transport: &bodyCapper{rt: rt, limit: robotsMaxBytes, truncate: true}, Timeout: cfg.RequestTimeout, CheckRedirect: f.robotsRedirect}
 	return f
 }
 
@@ -199,6 +208,11 @@ func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 		}
 		return http.ErrUseLastResponse
 	}
+	return f.pauseRedirect(req)
+}
+
+// pauseRedirect waits the politeness pause before a same-host redirect hop.
+func (f *Fetcher) pauseRedirect(req *http.Request) error {
 	if f.cfg.RedirectPause != nil {
 		t := time.NewTimer(f.cfg.RedirectPause())
 		defer t.Stop()
@@ -221,6 +235,9 @@ func (f *Fetcher) onHeaders(r *colly.Response) {
 	x.res.FinalURL = r.Request.URL.String()
 	mt, _, _ := mime.ParseMediaType(r.Headers.Get("Content-Type"))
 	x.res.ContentType = strings.ToLower(mt)
+	for _, v := range r.Headers.Values("X-Robots-Tag") {
+		x.res.Robots.AddHeader(v, f.token)
+	}
 	if r.StatusCode/100 == 2 && !f.allowedType(x.res.ContentType) {
 		x.kind, x.err = KindContentType, fmt.Errorf("content type %q is not crawled", x.res.ContentType)
 		r.Request.Abort()
@@ -264,7 +281,10 @@ func (f *Fetcher) onResponse(r *colly.Response) {
 		return
 	}
 	if x.res.ContentType == "" || strings.Contains(x.res.ContentType, "html") {
-		x.res.Links, x.res.Base, x.res.Canonical = extractLinks(r.Body)
+		p := extractLinks(r.Body, f.token)
+		x.res.Links, x.res.NofollowLinks, x.res.Base, x.res.Canonical = p.links, p.nofollow, p.base, p.canonical
+		x.res.Robots.NoIndex = x.res.Robots.NoIndex || p.robots.NoIndex
+		x.res.Robots.NoFollow = x.res.Robots.NoFollow || p.robots.NoFollow
 	}
 }
 

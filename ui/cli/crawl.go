@@ -96,7 +96,15 @@ func (c *crawlFlags) options(positional []string) (engine.Options, error) {
 	if err := c.metrics.check(); err != nil {
 		return opts, err
 	}
-	return opts, opts.Validate()
+	if err := opts.Validate(); err != nil {
+		return opts, err
+	}
+	// Per-site etiquette overrides are said before the console takes the screen (the
+	// engine logs them too, for the Log pane).
+	for _, w := range opts.EtiquetteWarnings() {
+		fmt.Fprintf(c.fs.Output(), "crawlconsole: warning: %s\n", w)
+	}
+	return opts, nil
 }
 
 // parse parses args; done=true means return code now (help or usage error).
@@ -199,9 +207,18 @@ func run(ctx context.Context, eng *engine.Engine, rc runConfig, stdout, stderr i
 	}
 	eng.Stop()
 	st := eng.Stats()
-	if err := eng.Close(); err != nil {
+	failure := eng.Failure()
+	if err := eng.Close(); err != nil && failure == nil {
 		fmt.Fprintf(stderr, "crawlconsole: closing the store: %v\n", err)
 		code = 1
+	}
+	defer func() {
+		if failure != nil { // last, so it is what the operator reads
+			fmt.Fprintf(stderr, "crawlconsole: %v\n%s\n", failure, adviceOf(failure))
+		}
+	}()
+	if failure != nil {
+		code = ExitStoreFailed
 	}
 	if rc.statsJSON != "" {
 		if err := writeStats(rc.statsJSON, st, rc.extra); err != nil {
@@ -224,30 +241,49 @@ func headless(ctx context.Context, eng *engine.Engine, idle <-chan struct{}, w i
 		case <-idle:
 			fmt.Fprintln(w, progress(eng.Snapshot()))
 			return
+		case <-eng.Failed(): // the store failed: the crawl stopped itself (issue 13)
+			fmt.Fprintln(w, progress(eng.Snapshot()))
+			return
 		case <-t.C:
 			fmt.Fprintln(w, progress(eng.Snapshot()))
 		}
 	}
 }
 
+// adviceOf is what the operator should do about a failure that stopped the crawl.
+func adviceOf(err error) string {
+	var se *engine.StoreError
+	if errors.As(err, &se) {
+		return se.Advice() + "."
+	}
+	return ""
+}
+
 func progress(s engine.Snapshot) string {
-	var errs int64
+	var errs, skips int64
 	for _, n := range s.Totals.Errors {
 		errs += n
 	}
-	var skips int64
 	for _, n := range s.Totals.Skipped {
 		skips += n
 	}
-	return fmt.Sprintf("%s  %s  pages %d  %.1f pages/s  queue %d  lanes %d/%d  refused %d  errors %d  skipped %d",
+	line := fmt.Sprintf("%s  %s  pages %d  %.1f pages/s  queue %d  lanes %d/%d  refused %d  errors %d  skipped %d",
 		time.Since(s.StartedAt).Truncate(time.Second), s.State, s.Totals.PagesFetched, s.PagesPerSec,
 		s.QueueDepth, s.LanesBusy, s.LanesMax, s.Totals.Refused, errs, skips)
+	if s.StoreError != "" {
+		line += "  STORE FAILED: " + s.StoreError
+	}
+	return line
 }
 
 // summary is the end-of-crawl line: failures by kind, and apart from them the URLs
 // skipped by choice (robots.txt, noindex, scope, content type; engine.IsSkip).
 func summary(st engine.Stats) string {
-	return fmt.Sprintf("done: %d pages fetched, %d stored, %d refused, %d URLs queued, %d done, peak %d lanes, %.1fs, %.1f pages/s; errors: %s; skipped: %s",
+	head := "done"
+	if st.StoreError != "" {
+		head = "stopped, the store failed"
+	}
+	return fmt.Sprintf(head+": %d pages fetched, %d stored, %d refused, %d URLs queued, %d done, peak %d lanes, %.1fs, %.1f pages/s; errors: %s; skipped: %s",
 		st.PagesFetched, st.PagesStored, st.Refused, st.URLsQueued, st.URLsDone, st.LanesPeak, st.DurationS, st.PagesPerS,
 		kindList(st.Errors), kindList(st.Skipped))
 }
