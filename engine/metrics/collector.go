@@ -34,7 +34,7 @@ func desc(name, help string, labels ...string) *prometheus.Desc {
 // Descriptions of every metric, in the order Collect emits them.
 var (
 	nodeInfo   = desc("node_info", "The node's role in the crawl: local (one process), master or worker (M4).", "role")
-	crawlState = desc("crawl_state", "1 for the crawl's current state, 0 for the others.", "state")
+	crawlState = desc("crawl_state", "1 for the crawl's current state, 0 for the others; FAILED: the store failed and the crawl stopped itself.", "state")
 	startTime  = desc("crawl_start_time_seconds", "When the crawl started, Unix time.")
 
 	pagesFetched = desc("pages_fetched_total", "Responses received, by HTTP status class (2xx, 3xx, 4xx, 5xx, 1xx, other).", "class")
@@ -118,7 +118,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 
 	gauge(nodeInfo, 1, t.Role)
-	for _, st := range []engine.State{engine.StateStarting, engine.StateRunning, engine.StatePaused, engine.StateStopping, engine.StateDone} {
+	for _, st := range []engine.State{engine.StateStarting, engine.StateRunning, engine.StatePaused, engine.StateStopping, engine.StateDone, engine.StateFailed} {
 		gauge(crawlState, b2f(s.State == st), string(st))
 	}
 	if !s.StartedAt.IsZero() {

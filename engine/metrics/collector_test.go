@@ -130,4 +130,21 @@ crawlconsole_errors_total{kind="http_4xx"} 1
 			t.Errorf("crawlconsole_skipped_total{reason=%q} = %v, want %v", k, v, want)
 		}
 	}
+
+	// A crawl whose store failed says so, for an alert rule to page someone at night.
+	failed := node(engine.RoleLocal)
+	failed.snap.State = engine.StateFailed
+	want = `
+# HELP crawlconsole_crawl_state 1 for the crawl's current state, 0 for the others; FAILED: the store failed and the crawl stopped itself.
+# TYPE crawlconsole_crawl_state gauge
+crawlconsole_crawl_state{state="DONE"} 0
+crawlconsole_crawl_state{state="FAILED"} 1
+crawlconsole_crawl_state{state="PAUSED"} 0
+crawlconsole_crawl_state{state="RUNNING"} 0
+crawlconsole_crawl_state{state="STARTING"} 0
+crawlconsole_crawl_state{state="STOPPING"} 0
+`
+	if err := testutil.CollectAndCompare(NewCollector(failed), strings.NewReader(want), "crawlconsole_crawl_state"); err != nil {
+		t.Fatal(err)
+	}
 }
