@@ -66,8 +66,9 @@ var (
 	dnsRateRe = regexp.MustCompile(`(?m)^  positive +\d+\.\d%`)
 	// errors N ... skipped M (M > 0) on the totals line of the header
 	headerSkipsRe = regexp.MustCompile(`(?m)^ fetched .* errors [\d,]+ .*skipped [1-9][\d,]* `)
-	// done: ...; errors: KINDS; skipped: ...robots_disallowed=N... (the line may wrap)
-	summarySkipsRe = regexp.MustCompile(`; errors: ([^;]*); skipped: [a-z_=\d ]*robots_disallowed=[1-9]`)
+	// done: ...; errors: KINDS; skipped: ...robots_disallowed=N... (the line may wrap,
+	// and tmux drops the space at a wrap)
+	summarySkipsRe = regexp.MustCompile(`; errors: ?([^;]*); skipped: ?[a-z_=\d ]*robots_disallowed=[1-9]`)
 )
 
 // fetched reads the header's fetched counter (-1 if absent).
