@@ -249,7 +249,7 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 			// The server asks for a longer wait than the lane's back-off: the host's
 			// URLs wait (deferred, never dropped, capped at fetch.max_retry_after)
 			// instead of the lane sleeping on them; the lane goes on with other work.
-			e.c.pagesFetched.Add(1) // a response handled here, not delivered
+			e.c.response(res.Status) // a response handled here, not delivered
 			e.c.refused.Add(1)
 			e.deferForRetryAfter(l.ID, t, res.Status, ra)
 			return false
@@ -369,7 +369,7 @@ func (e *Engine) fetchWithRetry(eg *egressLink, t frontier.Task, hdr http.Header
 			}
 			moving := d.Action == egress.DeferHost || (d.Action == egress.Retry && t.Attempts < maxReroutes)
 			if moving && res != nil {
-				e.c.pagesFetched.Add(1) // process() counts the responses it handles
+				e.c.response(res.Status) // process() counts the responses it handles
 			}
 			if moving {
 				t.Attempts++
