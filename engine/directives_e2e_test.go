@@ -81,8 +81,9 @@ func TestPageDirectivesEndToEnd(t *testing.T) {
 			if c.override != nil {
 				wantNoindex = 0
 			}
-			if st.Errors["noindex"] != wantNoindex {
-				t.Errorf("noindex count %d, want %d", st.Errors["noindex"], wantNoindex)
+			if st.Skipped["noindex"] != wantNoindex || st.Errors["noindex"] != 0 {
+				t.Errorf("noindex skipped %d (errors %d), want %d skipped and none among errors",
+					st.Skipped["noindex"], st.Errors["noindex"], wantNoindex)
 			}
 			if wantNoindex > 0 {
 				s, err := store.Open(o.DB, store.Options{})

@@ -63,6 +63,8 @@ type Engine struct {
 	fcfg   fetch.Config    // for egresses added at run time
 	dialer *fetch.Dialer   // checks cross-host redirect targets (SSRF)
 
+	judge *egress.Classifier // issue 20: one classifier of refusals for every route (the pool's with rotation)
+
 	accounts *metaAccounts  // egress account table persistence
 	deferred []deferredTask // deferrals waiting for flushDeferred (guarded by mu)
 	// deferredByHost remembers this run's deferred URLs per host, so enabling a host
@@ -419,9 +421,9 @@ func (e *Engine) Stats() Stats {
 	d := e.now().Sub(started).Seconds()
 	s := Stats{
 		PagesFetched: t.PagesFetched, PagesStored: t.PagesStored, BytesFetched: t.BytesFetched,
-		Refused: t.Refused, Errors: t.Errors, URLsQueued: t.URLsQueued, URLsDone: t.URLsDone,
-		LanesPeak: peak, DurationS: d, RobotsSkips: t.Errors[fetch.KindRobots], Resumed: e.resumed,
-		StoreError: storeErrorText(e.Failure()),
+		Refused: t.Refused, ConfirmFetches: t.ConfirmFetches, Errors: t.Errors, URLsQueued: t.URLsQueued, URLsDone: t.URLsDone,
+		LanesPeak: peak, DurationS: d, RobotsSkips: t.Skipped[fetch.KindRobots], Resumed: e.resumed,
+		Skipped: t.Skipped, StatusClass: t.ByClass, StoreError: storeErrorText(e.Failure()),
 	}
 	var view *EgressView // for the sizing estimate
 	if e.pool != nil {

@@ -241,9 +241,6 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 		return false
 	}
 	o.Res, o.Kind, o.At = res, kind, ls.fetchEnd
-	if kind == "" && e.pool == nil && refused(res) { // with rotation, refusals were classified above
-		o.Kind = fetch.KindRefused
-	}
 	if res != nil {
 		e.fetchCost.add(res.Duration)
 	}
@@ -252,7 +249,7 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 			// The server asks for a longer wait than the lane's back-off: the host's
 			// URLs wait (deferred, never dropped, capped at fetch.max_retry_after)
 			// instead of the lane sleeping on them; the lane goes on with other work.
-			e.c.pagesFetched.Add(1) // a response handled here, not delivered
+			e.c.response(res.Status) // a response handled here, not delivered
 			e.c.refused.Add(1)
 			e.deferForRetryAfter(l.ID, t, res.Status, ra)
 			return false
@@ -344,18 +341,35 @@ func (e *Engine) fetchWithRetry(eg *egressLink, t frontier.Task, hdr http.Header
 		}
 		res, err := eg.f.Fetch(t.URL, hdr)
 		e.gate.Release(tk)
+		var v egress.Verdict
+		if fetch.Kind(err) != fetch.KindCanceled {
+			res, err, v = e.judged(eg, egIdx, t, hdr, res, err) // one classifier, both routes (issue 20)
+		}
+		if v.Class == egress.SiteBan && v.OneURL { // issue 20: one URL's soft refusal punishes nobody
+			if e.oneURLRefusal(eg, t, res, v) {
+				return nil, "", true
+			}
+			return res, fetch.KindRefused, false
+		}
+		if e.pool == nil && v.Class == egress.SiteBan && !v.Unavailable {
+			e.punished(eg, t, res, v, "lane backs off")
+			return res, fetch.KindRefused, false
+		}
 		if e.pool != nil && fetch.Kind(err) != fetch.KindCanceled {
-			v, d := e.observe(eg, t.Host, res, err)
+			d := e.pool.Report(eg.name, t.Host, v)
 			// SPEC: "refused" counts 403/429/ban pages. A 503 with Retry-After also
 			// rotates (issue 6 counts it as a site ban) but is an overloaded or broken
 			// server as far as the operator's figures go.
-			unavailable := res != nil && res.Status == http.StatusServiceUnavailable
+			unavailable := v.Unavailable
+			if v.Class == egress.SiteBan {
+				e.punished(eg, t, res, v, rotationAction(eg.name, d))
+			}
 			if v.Class == egress.SiteBan && !unavailable {
 				e.c.refused.Add(1)
 			}
 			moving := d.Action == egress.DeferHost || (d.Action == egress.Retry && t.Attempts < maxReroutes)
 			if moving && res != nil {
-				e.c.pagesFetched.Add(1) // process() counts the responses it handles
+				e.c.response(res.Status) // process() counts the responses it handles
 			}
 			if moving {
 				t.Attempts++
@@ -430,15 +444,4 @@ func (e *Engine) robotsFor(eg *egressLink, u *url.URL) (*robots.Rules, error) {
 		e.logf(LevelDebug, 0, host, "robots.txt for %s: %s", origin, r)
 		return r, nil
 	})
-}
-
-// refused says whether a response is a site refusing us, by M3's rule
-// (egress.SiteRefusal) on what its classifier reads, so the direct route and the
-// rotation judge a page alike. A 503 counts as a server error on both routes'
-// figures, not as a refusal.
-func refused(res *fetch.Result) bool {
-	if res == nil || res.Status == http.StatusServiceUnavailable {
-		return false
-	}
-	return egress.SiteRefusal(classified(res)) != ""
 }

@@ -301,7 +301,8 @@ func (e *Engine) extract(t frontier.Task, res *fetch.Result, known *[]string) []
 		if err != nil {
 			continue
 		}
-		if ok, _ := e.scope.Allows(u, t.Depth+1); !ok {
+		if ok, reason := e.scope.Allows(u, t.Depth+1); !ok {
+			e.c.skipOutOfScope(reason)
 			continue
 		}
 		if kind := e.traps.Check(u, pageURL); kind != "" {

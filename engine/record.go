@@ -115,7 +115,7 @@ func (e *Engine) record(o Outcome) {
 		}()
 	}
 	if res != nil {
-		e.c.pagesFetched.Add(1)
+		e.c.response(res.Status)
 		e.c.bytesFetched.Add(int64(len(res.Body)))
 		e.countCost(t, res)
 	}
@@ -126,8 +126,7 @@ func (e *Engine) record(o Outcome) {
 		e.finish(t, refetch, l, failed, o.Kind)
 	case o.Kind != "":
 		e.finish(t, refetch, l, failed, o.Kind)
-		if o.Kind != fetch.KindContentType && o.Kind != fetch.KindRobots && o.Kind != fetch.KindRobotsDown &&
-			o.Kind != frontier.KindMalformed {
+		if !IsSkip(o.Kind) && o.Kind != fetch.KindRobotsDown && o.Kind != frontier.KindMalformed {
 			e.logf(LevelWarn, l, t.Host, "%s: %s", o.Kind, t.URL)
 		}
 	case res.Status == http.StatusNotModified:

@@ -38,6 +38,12 @@ type RevisitView struct {
 	// Intervals is the histogram of the learned interval t/x over pages compared at
 	// least once, in ascending log buckets.
 	Intervals []IntervalBucket
+	// Plans is, per class in the order of Windows, where its schedule is heading
+	// (objective, budget, expected freshness and age, pages not followed); empty
+	// under the seed policy (issue 15).
+	Plans []ClassPlan
+	// Behind lists pages the budget cannot follow, at most 20, in URL order.
+	Behind []RevisitBehind
 }
 
 // RevisitDue is one row of the due queue (M2 seed state).
@@ -139,6 +145,7 @@ func (e *Engine) revisitView(now time.Time) *RevisitView {
 		v.Intervals = append(v.Intervals, b)
 	}
 	rv.tally.mu.Unlock()
+	e.revisitOutlook(v)
 	rv.view.view, rv.view.at = v, now
 	return cloneRevisitView(v)
 }
@@ -149,5 +156,6 @@ func cloneRevisitView(v *RevisitView) *RevisitView {
 	c.Due = slices.Clone(v.Due)
 	c.Windows = slices.Clone(v.Windows)
 	c.Intervals = slices.Clone(v.Intervals)
+	cloneRevisitOutlook(&c, v)
 	return &c
 }

@@ -94,11 +94,15 @@ type Totals struct {
 	PagesStored  int64            // pages committed to the store
 	BytesFetched int64            // body bytes received
 	Refused      int64            // 403/429/ban or captcha pages
-	Errors       map[string]int64 // error kind -> count
+	Errors       map[string]int64 // error kind -> count (failures only)
+	Skipped      map[string]int64 // skip kind -> count: robots.txt, noindex, scope, content type (IsSkip)
+	ByClass      map[string]int64 // responses by status class ("2xx", "4xx", "other"); they add up to PagesFetched
 	URLsQueued   int64            // URLs ever accepted into the frontier
 	URLsDone     int64            // URLs finished (stored, failed or skipped)
 	Deferred     int64            // URLs set aside for disabled hosts (M3); they come back
 	LanesPeak    int              // most lanes alive at once
+
+	ConfirmFetches int64 // refetches that confirmed or cleared a soft refusal (issue 20)
 }
 
 // Lane is one row of the thread-lanes pane (M1).

@@ -255,7 +255,11 @@ func TestTrapGuardEndsCalendarTrap(t *testing.T) {
 	}
 }
 
-// skippedAs is how many URLs (links, for the trap guards) were held back under kind.
-// Budgets and guards count through counters.addError like noindex; when the skip
-// kinds are counted apart from errors (engine/skips.go), read them there.
-func skippedAs(e *Engine, kind string) int64 { return e.Stats().Errors[kind] }
+// skippedAs is how many URLs (links, for the trap guards) were held back under kind:
+// skips, counted apart from errors (skips.go).
+func skippedAs(e *Engine, kind string) int64 {
+	if n := e.Stats().Errors[kind]; n > 0 {
+		panic(fmt.Sprintf("%s counted as an error (%d), not a skip", kind, n))
+	}
+	return e.Stats().Skipped[kind]
+}

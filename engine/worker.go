@@ -631,7 +631,8 @@ func (f *remoteFront) begin(frontier.Task, int)       {} // the master marked it
 func (f *remoteFront) abandon(t frontier.Task, _ int) {} // stopping: the master requeues what this worker held
 func (f *remoteFront) deliver(o Outcome) {
 	if o.Res != nil {
-		f.w.e.c.pagesFetched.Add(1) // the worker's own rate, for its heartbeat
+		f.w.e.c.response(o.Res.Status) // the worker's own rate, for its heartbeat
+		f.w.e.c.bytesFetched.Add(int64(len(o.Res.Body)))
 		res := *o.Res
 		res.Header = make(http.Header, len(recordHeaders))
 		for _, k := range recordHeaders {

@@ -71,11 +71,13 @@ func prepareStatements(ctx context.Context, conn *sql.Conn) (*statements, error)
 	prep(&st.recoverURLs, `UPDATE urls SET state = 0 WHERE state = 1`)
 	prep(&st.retireLanes, `UPDATE lanes SET retired_at = ? WHERE retired_at = 0`)
 	prep(&st.upsertRevisit, `INSERT INTO revisit(url, class, first, t, x, last, next, hash, has_hash,
-		fetches, distance, freq, price, policy) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		fetches, distance, freq, price, policy, fresh, age, behind)
+		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(url) DO UPDATE SET class = excluded.class, first = excluded.first, t = excluded.t,
 		x = excluded.x, last = excluded.last, next = excluded.next, hash = excluded.hash,
 		has_hash = excluded.has_hash, fetches = excluded.fetches, distance = excluded.distance,
-		freq = excluded.freq, price = excluded.price, policy = excluded.policy`)
+		freq = excluded.freq, price = excluded.price, policy = excluded.policy,
+		fresh = excluded.fresh, age = excluded.age, behind = excluded.behind`)
 	prep(&st.setRevisitNext, `UPDATE revisit SET next = ? WHERE url = ?`)
 	if err != nil {
 		st.close()

@@ -45,7 +45,8 @@ type writer struct {
 	err    error         // first write error; sticky
 	failed chan struct{} // closed at the first write error (Store.Failed); nil on a read-only store
 
-	busy atomic.Int64 // ns spent applying and committing, not waiting for ops
+	busy    atomic.Int64 // ns spent applying and committing, not waiting for ops
+	commits commitHist   // duration of each batch's COMMIT (CommitLatency)
 }
 
 // setErr records the first error. A write that failed (not one refused because the
@@ -174,7 +175,9 @@ func (w *writer) commit() {
 		return
 	}
 	w.pruneEvents()
+	commitStart := time.Now()
 	_, err := w.conn.ExecContext(w.ctx, "COMMIT")
+	w.commits.observe(time.Since(commitStart))
 	w.inTx = false
 	if err != nil {
 		w.setErr(fmt.Errorf("store: commit batch of %d operations: %w", len(w.pending), err))

@@ -150,9 +150,12 @@ func (m *Model) headerView(b *strings.Builder) {
 	b.WriteByte('\n')
 
 	// Totals, in priority order, as many as fit.
-	errs := int64(0)
+	errs, skips := int64(0), int64(0)
 	for _, n := range s.Totals.Errors {
 		errs += n
+	}
+	for _, n := range s.Totals.Skipped {
+		skips += n // robots.txt, noindex, scope, content type: chosen, not failed
 	}
 	type seg struct {
 		label, value string
@@ -166,11 +169,12 @@ func (m *Model) headerView(b *strings.Builder) {
 		{"errors", thousands(errs), errs > 0},
 		{"refused", thousands(s.Totals.Refused), s.Totals.Refused > 0},
 		{"paused hosts", strconv.Itoa(len(s.PausedHosts)), len(s.PausedHosts) > 0},
+		{"skipped", thousands(skips), false},
 		{"bytes", bytesHuman(s.Totals.BytesFetched), false},
 	}
 	used := 0
 	for _, sg := range segs {
-		if sg.label == "paused hosts" && len(s.PausedHosts) == 0 {
+		if sg.label == "paused hosts" && len(s.PausedHosts) == 0 || sg.label == "skipped" && skips == 0 {
 			continue
 		}
 		w := 2 + len(sg.label) + 1 + len(sg.value) // "  label value"

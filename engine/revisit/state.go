@@ -32,6 +32,9 @@ type Page struct {
 	Freq     float64   // EstimatorPolicy: the page's share of the budget, fetches per day (0: untracked)
 	Price    float64   // EstimatorPolicy: the fetch price μ Freq was set at (0: Freq is the floor)
 	Probes   int       // EstimatorPolicy: short probe visits asked for so far
+	Fresh    float64   // EstimatorPolicy: expected freshness at Freq (see Outlook); -1: none
+	Age      float64   // EstimatorPolicy: expected age at Freq, days
+	Behind   bool      // EstimatorPolicy: probably changes over FollowFactor × Freq
 }
 
 // Visit is one interval between two comparable fetches and whether the page was seen
@@ -203,12 +206,17 @@ func (tr *Tracker) Observe(p *Page, now time.Time, o Outcome) Verdict {
 		// on; before that (unknown fetches after the first) the initial delay holds.
 		interval = tr.policy.Reschedule(p, now)
 	}
-	if interval < tr.cfg.MinInterval {
-		interval = tr.cfg.MinInterval
-	}
-	p.Next = now.Add(interval)
+	p.Next = now.Add(tr.bound(interval))
 	tr.retireIfPastWindow(p, now)
 	return verdict
+}
+
+// bound keeps an interval at least MinInterval: a policy's arithmetic (t = 0, a
+// huge rate) never makes a page due at once over and over. The other side needs no
+// clamp: a page whose next falls past its class window is retired
+// (retireIfPastWindow), so no live page waits longer than its window (issue 15).
+func (tr *Tracker) bound(interval time.Duration) time.Duration {
+	return max(interval, tr.cfg.MinInterval)
 }
 
 // advance moves t and last to now and records the interval in the page's history.

@@ -56,6 +56,7 @@ func runStats(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "crawlconsole stats: %v\n", err)
 		return 1
 	}
+	s.SeparateSkips(engine.IsSkip)
 	nodes, err := readNodes(st)
 	if err != nil {
 		// The rest of the report stands; only the node table is left out.

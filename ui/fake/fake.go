@@ -42,6 +42,9 @@ type Config struct {
 	// Sites declares news and social sites (issue 18): Snapshot.Sites lists them
 	// and the Sites pane shows.
 	Sites bool
+	// Skips gives the crawl URLs skipped by choice (robots.txt, scope, content type),
+	// which the header counts apart from errors (issue 14).
+	Skips bool
 }
 
 // Control is a fake engine.Control. It is safe for concurrent use (SSH sessions).
@@ -89,6 +92,9 @@ func New(cfg Config) *Control {
 	}
 	if cfg.Sites {
 		c.snap.Sites = buildSites()
+	}
+	if cfg.Skips {
+		c.snap.Totals.Skipped = map[string]int64{"robots_disallowed": 360, "out_of_scope_off_site": 1204, "content_type": 9}
 	}
 	if !cfg.Direct {
 		c.snap.Egress = buildEgress(cfg.Egresses)

@@ -56,6 +56,18 @@ func buildRevisit() *engine.RevisitView {
 		}
 		v.Intervals = append(v.Intervals, b)
 	}
+	// Issue 15: social pages planned for age at a higher budget, the rest balanced.
+	v.Plans = []engine.ClassPlan{
+		{Class: "soc", Objective: "age", Budget: 1, Pages: 15002, Fresh: 0.38, Age: 3*time.Hour + 12*time.Minute, Behind: 0},
+		{Class: "web_com", Objective: "balanced", Budget: 0.1, Pages: 20311, Fresh: 0.47, Age: 2*24*time.Hour + 5*time.Hour, Behind: 312},
+		{Class: "web_net", Objective: "balanced", Budget: 0.1, Pages: 9702, Fresh: 0.52, Age: 30 * time.Hour, Behind: 41},
+		{Class: "web_edu", Objective: "balanced", Budget: 0.1},
+		{Class: "web_gov", Objective: "freshness", Budget: 0.05, Pages: 1240, Fresh: 0.81, Age: 9 * 24 * time.Hour, Behind: 17},
+	}
+	for i := range 25 {
+		v.Behind = append(v.Behind, engine.RevisitBehind{URL: fmt.Sprintf("http://%s/live/%d.html", hostName(i%9), i),
+			Class: classes[i%2], Rate: 4 + float64(i*7%40), Freq: 0.1 + float64(i%3)*0.05})
+	}
 	return v
 }
 
@@ -80,6 +92,8 @@ func cloneRevisit(v *engine.RevisitView) *engine.RevisitView {
 	cp.Due = slices.Clone(v.Due)
 	cp.Windows = slices.Clone(v.Windows)
 	cp.Intervals = slices.Clone(v.Intervals)
+	cp.Plans = slices.Clone(v.Plans)
+	cp.Behind = slices.Clone(v.Behind)
 	return &cp
 }
 
