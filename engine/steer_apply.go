@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/netip"
 	"net/url"
 	"slices"
@@ -378,12 +377,19 @@ func (e *Engine) checkTarget(raw string) error {
 	if a, err := netip.ParseAddr(host); err == nil {
 		return e.guard.Check(host, a.Unmap())
 	}
-	var r fetch.Resolver = netResolver{}
+	var r fetch.Resolver
 	switch {
 	case e.dns != nil:
 		r = e.dns
 	case e.opts.Resolver != nil:
 		r = e.opts.Resolver
+	case host == "localhost":
+		return e.guard.Check(host, netip.MustParseAddr("127.0.0.1"))
+	default:
+		// A master resolves nothing itself: its workers' DNS caches (and their
+		// dialers' guard, on every connection) do. A name on a private address is
+		// then refused at its fetch, counted as ssrf_blocked.
+		return nil
 	}
 	ctx, cancel := context.WithTimeout(e.ctx, 5*time.Second)
 	defer cancel()
@@ -397,14 +403,6 @@ func (e *Engine) checkTarget(raw string) error {
 		}
 	}
 	return nil
-}
-
-// netResolver is the system resolver as a fetch.Resolver, for a master (its workers
-// have the DNS caches).
-type netResolver struct{}
-
-func (netResolver) LookupAddrs(ctx context.Context, host string) ([]netip.Addr, error) {
-	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 }
 
 func cloneDropped(m map[string][]string) map[string][]string {

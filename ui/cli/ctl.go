@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,6 +94,9 @@ func runCtl(args []string, stdout, stderr io.Writer) int {
 // operatorPort serves eng's Control on a loopback NATS server at addr (crawl and
 // demo --operator), for `crawlconsole ctl` and `console --attach`. stop undoes it.
 func operatorPort(addr, db string, eng engine.Control, stderr io.Writer, cmd string) (stop func(), err error) {
+	if host, _, err := net.SplitHostPort(addr); err != nil || !isLoopbackHost(host) {
+		return nil, fmt.Errorf("--operator %q: give a loopback address such as 127.0.0.1:4223 (the port steers the crawl; for other boxes run a master)", addr)
+	}
 	token, file, err := masterToken(&tokenFlags{}, db)
 	if err != nil {
 		return nil, err
@@ -125,4 +130,13 @@ func operatorPort(addr, db string, eng engine.Control, stderr io.Writer, cmd str
 		srv.Shutdown()
 		os.RemoveAll(dir)
 	}, nil
+}
+
+// isLoopbackHost reports whether host is a loopback IP or "localhost".
+func isLoopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.IsLoopback()
 }

@@ -142,6 +142,9 @@ func TestCtlSteersACrawlThroughItsOperatorPort(t *testing.T) {
 			}
 		})
 	}
+	if _, err := operatorPort("0.0.0.0:0", opts.DB, eng, &banner, "crawl"); err == nil || !strings.Contains(err.Error(), "loopback") {
+		t.Errorf("--operator on a non-loopback address: %v, want a refusal naming loopback", err)
+	}
 	var stderr bytes.Buffer
 	t.Setenv(tokenEnv, "")
 	if code := runCtl([]string{"--attach", attach, "budget", social, "10"}, &bytes.Buffer{}, &stderr); code != ExitUsage || !strings.Contains(stderr.String(), "no credential") {
