@@ -118,6 +118,7 @@ func (e *Engine) record(o Outcome) {
 		e.c.pagesFetched.Add(1)
 		e.c.bytesFetched.Add(int64(len(res.Body)))
 		e.countCost(t, res)
+		e.saveCaptures(o)
 	}
 	l := o.Lane
 	switch {

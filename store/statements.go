@@ -24,6 +24,8 @@ type statements struct {
 	retireLanes    *sql.Stmt
 	upsertRevisit  *sql.Stmt
 	setRevisitNext *sql.Stmt
+	insertCapture  *sql.Stmt
+	captureRef     *sql.Stmt
 	all            []*sql.Stmt
 }
 
@@ -77,6 +79,13 @@ func prepareStatements(ctx context.Context, conn *sql.Conn) (*statements, error)
 		has_hash = excluded.has_hash, fetches = excluded.fetches, distance = excluded.distance,
 		freq = excluded.freq, price = excluded.price, policy = excluded.policy`)
 	prep(&st.setRevisitNext, `UPDATE revisit SET next = ? WHERE url = ?`)
+	prep(&st.insertCapture, `INSERT INTO captures(url, fetched_at, status, status_line, request_head,
+		response_head, remote_ip, decoded, truncated, payload_digest, bytes, body_codec, body, refers_to,
+		lane, egress, node) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	// The capture holding this URL's body with this digest, if any (the first:
+	// revisits always point at a record that has the payload).
+	prep(&st.captureRef, `SELECT id FROM captures INDEXED BY captures_url
+		WHERE url = ? AND payload_digest = ? AND refers_to IS NULL ORDER BY id LIMIT 1`)
 	if err != nil {
 		st.close()
 		return nil, err

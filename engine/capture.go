@@ -1,0 +1,54 @@
+package engine
+
+import (
+	"bytes"
+	"net/http"
+
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// saveCaptures stores each hop of a response as it crossed the wire (store.Capture):
+// what `crawlconsole export --format warc` writes as request, response and revisit
+// records. Every response is kept — pages, redirects, 4xx, refusals and 304s — except
+// the ones the crawl chose not to read (a content type it does not crawl, binary
+// content labelled as text). On a distributed crawl this runs on the master with
+// the exchanges the worker sent.
+func (e *Engine) saveCaptures(o Outcome) {
+	res := o.Res
+	if res == nil || len(res.Exchanges) == 0 || o.Kind == fetch.KindContentType || o.Kind == fetch.KindBinary {
+		return
+	}
+	last := len(res.Exchanges) - 1
+	for i, ex := range res.Exchanges {
+		c := store.Capture{
+			URL: ex.URL, FetchedAt: ex.At, Status: ex.Status, StatusLine: ex.StatusLine,
+			RequestHead: ex.RequestHead, ResponseHead: headerText(ex.Header), RemoteIP: ex.RemoteIP,
+			Decoded: ex.Decoded, Body: ex.Body, Lane: o.Lane, Egress: o.Egress, Node: o.Node,
+		}
+		if ex.BodyCut {
+			c.Truncated = "length"
+		}
+		if i == last {
+			c.Body = res.Body
+			if o.Kind == fetch.KindTooLarge {
+				c.Truncated = "length" // cut at fetch.max_body_bytes: nothing of it is kept
+			}
+		}
+		if c.FetchedAt.IsZero() {
+			c.FetchedAt = o.At
+		}
+		if c.FetchedAt.IsZero() {
+			c.FetchedAt = e.now()
+		}
+		e.st.SaveCapture(c)
+	}
+}
+
+// headerText is h in wire form (Name: value CRLF per field), sorted by name as
+// net/http writes it; the values were redacted by the fetcher.
+func headerText(h http.Header) string {
+	var b bytes.Buffer
+	_ = h.Write(&b)
+	return b.String()
+}

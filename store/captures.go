@@ -1,0 +1,252 @@
+package store
+
+import (
+	"context"
+	"crypto/sha1"
+	"database/sql"
+	"encoding/base32"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Capture is one HTTP exchange as it crossed the wire: a WARC request record and a
+// response (or revisit) record in the export. Captures are written for every
+// response the crawl got (pages, redirects, 4xx, 304) and never rewritten.
+type Capture struct {
+	ID          int64 // assigned by the store; export order
+	URL         string
+	FetchedAt   time.Time
+	Status      int
+	StatusLine  string // "HTTP/1.1 200 OK"
+	RequestHead string // request line and header fields as sent, CRLF-terminated, redacted
+	// ResponseHead is the header fields as received, CRLF-terminated, redacted,
+	// before the fetcher undid the content codings named in Decoded.
+	ResponseHead string
+	RemoteIP     string
+	Decoded      string // content codings the fetcher undid: Body is the decoded body
+	Truncated    string // WARC-Truncated reason ("length") when Body is not the whole body
+	Body         []byte // as decoded; nil when RefersTo is set
+	Bytes        int64  // len(Body) as stored (also for a revisit: the referred body's length)
+	// PayloadDigest is "sha1:" and the base32 SHA-1 of Body (WARC-Payload-Digest);
+	// the store computes it.
+	PayloadDigest string
+	// RefersTo is the ID of an earlier capture of the same URL holding the same body
+	// (a WARC revisit, identical-payload-digest); 0 when this capture holds its body.
+	RefersTo int64
+	Lane     int
+	Egress   string
+	Node     string
+}
+
+// PayloadDigest is the WARC-Payload-Digest of body: "sha1:" and its base32 SHA-1, the
+// form Heritrix, wget and the CDX indexes use.
+func PayloadDigest(body []byte) string {
+	sum := sha1.Sum(body)
+	return "sha1:" + base32.StdEncoding.EncodeToString(sum[:])
+}
+
+// SaveCapture queues storing one HTTP exchange. The body is hashed and compressed on
+// the caller's goroutine; the writer stores it only when no earlier capture of the
+// URL holds a body with the same digest (RefersTo points there instead).
+func (s *Store) SaveCapture(c Capture) {
+	c.PayloadDigest = PayloadDigest(c.Body)
+	c.Bytes = int64(len(c.Body))
+	body, codec := compressBody(c.Body)
+	c.Body = nil
+	s.submit(&writeOp{what: "save capture", key: c.URL, apply: func(w *writer) (func(), error) {
+		var ref sql.NullInt64
+		if c.Bytes > 0 {
+			err := w.st.captureRef.QueryRowContext(w.ctx, c.URL, c.PayloadDigest).Scan(&ref)
+			if err != nil && err != sql.ErrNoRows {
+				return nil, err
+			}
+		}
+		var stored any = body
+		if ref.Valid {
+			stored, codec = nil, codecRaw
+		}
+		_, err := w.st.insertCapture.ExecContext(w.ctx, c.URL, nanos(c.FetchedAt), c.Status, c.StatusLine,
+			c.RequestHead, c.ResponseHead, c.RemoteIP, c.Decoded, c.Truncated, c.PayloadDigest, c.Bytes,
+			codec, stored, ref, c.Lane, c.Egress, c.Node)
+		return nil, err
+	}})
+}
+
+const captureColumns = `id, url, fetched_at, status, status_line, request_head, response_head,
+	remote_ip, decoded, truncated, payload_digest, bytes, body_codec, body, refers_to, lane, egress, node`
+
+// Captures calls fn for each capture fetched at or after since (zero: all), in ID
+// order, bodies decompressed. A capture whose body does not decompress (a damaged
+// file) comes with a nil Body and bodyErr set; fn decides what to do with it.
+// fn returning an error stops the walk with that error.
+func (s *Store) Captures(since time.Time, fn func(c Capture, bodyErr error) error) error {
+	ctx := context.Background()
+	// Page by id so that no read transaction stays open for the whole export (a
+	// running crawl's WAL could not be checkpointed behind it).
+	const pageSize = 256
+	var after int64
+	for {
+		rows, err := s.rdb.QueryContext(ctx, `SELECT `+captureColumns+` FROM captures
+			WHERE id > ? AND fetched_at >= ? ORDER BY id LIMIT ?`, after, nanos(since), pageSize)
+		if err != nil {
+			return s.readErr(err)
+		}
+		type row struct {
+			c      Capture
+			codec  int
+			stored []byte
+		}
+		var batch []row
+		for rows.Next() {
+			var r row
+			var fetched int64
+			var ref sql.NullInt64
+			if err := rows.Scan(&r.c.ID, &r.c.URL, &fetched, &r.c.Status, &r.c.StatusLine, &r.c.RequestHead,
+				&r.c.ResponseHead, &r.c.RemoteIP, &r.c.Decoded, &r.c.Truncated, &r.c.PayloadDigest, &r.c.Bytes,
+				&r.codec, &r.stored, &ref, &r.c.Lane, &r.c.Egress, &r.c.Node); err != nil {
+				rows.Close()
+				return s.readErr(err)
+			}
+			r.c.FetchedAt, r.c.RefersTo = fromNanos(fetched), ref.Int64
+			batch = append(batch, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return s.readErr(err)
+		}
+		for _, r := range batch {
+			var bodyErr error
+			if r.c.RefersTo == 0 {
+				if r.c.Body, bodyErr = decompressBody(r.stored, r.codec, r.c.Bytes); bodyErr != nil {
+					r.c.Body = nil
+					bodyErr = fmt.Errorf("capture %d of %s: body: %w", r.c.ID, r.c.URL, bodyErr)
+				}
+			}
+			if err := fn(r.c, bodyErr); err != nil {
+				return err
+			}
+			after = r.c.ID
+		}
+		if len(batch) < pageSize {
+			return nil
+		}
+	}
+}
+
+// Capture returns one capture by ID without its body (a revisit's referent), or
+// ErrNotFound.
+func (s *Store) Capture(id int64) (Capture, error) {
+	var c Capture
+	var fetched int64
+	err := s.rdb.QueryRowContext(context.Background(), `SELECT id, url, fetched_at, status, payload_digest, bytes
+		FROM captures WHERE id = ?`, id).Scan(&c.ID, &c.URL, &fetched, &c.Status, &c.PayloadDigest, &c.Bytes)
+	c.FetchedAt = fromNanos(fetched)
+	return c, s.readErr(err)
+}
+
+// LatestCapture returns the newest capture of url without its body, or ErrNotFound.
+func (s *Store) LatestCapture(url string) (Capture, error) {
+	var c Capture
+	var fetched int64
+	var ref sql.NullInt64
+	err := s.rdb.QueryRowContext(context.Background(), `SELECT id, url, fetched_at, status, status_line,
+		request_head, response_head, remote_ip, decoded, truncated, payload_digest, bytes, refers_to, lane, egress, node
+		FROM captures WHERE url = ? ORDER BY id DESC LIMIT 1`, url).Scan(&c.ID, &c.URL, &fetched, &c.Status,
+		&c.StatusLine, &c.RequestHead, &c.ResponseHead, &c.RemoteIP, &c.Decoded, &c.Truncated, &c.PayloadDigest,
+		&c.Bytes, &ref, &c.Lane, &c.Egress, &c.Node)
+	c.FetchedAt, c.RefersTo = fromNanos(fetched), ref.Int64
+	return c, s.readErr(err)
+}
+
+// UncapturedPages calls fn for each stored page fetched at or after since that has
+// no capture: pages a crawlconsole older than the captures table stored. Their
+// status, content type and validators are known, not the exchange as it was.
+func (s *Store) UncapturedPages(since time.Time, fn func(p Page, bodyErr error) error) error {
+	rows, err := s.rdb.QueryContext(context.Background(), `SELECT url FROM pages
+		WHERE fetched_at >= ? AND NOT EXISTS (SELECT 1 FROM captures WHERE captures.url = pages.url)
+		ORDER BY fetched_at, url`, nanos(since))
+	if err != nil {
+		return s.readErr(err)
+	}
+	var urls []string
+	for rows.Next() {
+		var u string
+		if err := rows.Scan(&u); err != nil {
+			rows.Close()
+			return s.readErr(err)
+		}
+		urls = append(urls, u)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return s.readErr(err)
+	}
+	for _, u := range urls {
+		p, err := s.Page(u)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			p.URL = u // a damaged body: the page is still worth a warning
+		}
+		if err := fn(p, err); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Pages calls fn for each stored page fetched at or after since, in fetch order, with
+// what the store knows of its URL (class, site, keyword). A page whose body does not
+// decompress comes with a nil Body and bodyErr set.
+func (s *Store) Pages(since time.Time, fn func(p Page, u URL, bodyErr error) error) error {
+	ctx := context.Background()
+	const pageSize = 256
+	type key struct {
+		at  int64
+		url string
+	}
+	after := key{at: nanos(since) - 1}
+	for {
+		rows, err := s.rdb.QueryContext(ctx, `SELECT pages.url, pages.fetched_at FROM pages
+			WHERE (pages.fetched_at, pages.url) > (?, ?) ORDER BY pages.fetched_at, pages.url LIMIT ?`,
+			after.at, after.url, pageSize)
+		if err != nil {
+			return s.readErr(err)
+		}
+		var batch []key
+		for rows.Next() {
+			var k key
+			if err := rows.Scan(&k.url, &k.at); err != nil {
+				rows.Close()
+				return s.readErr(err)
+			}
+			batch = append(batch, k)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return s.readErr(err)
+		}
+		for _, k := range batch {
+			p, err := s.Page(k.url)
+			if errors.Is(err, ErrNotFound) {
+				continue // replaced or gone since the batch was read
+			}
+			if err != nil {
+				p = Page{URL: k.url, FetchedAt: fromNanos(k.at)}
+			}
+			u, uerr := s.URLState(k.url)
+			if uerr != nil && !errors.Is(uerr, ErrNotFound) {
+				return uerr
+			}
+			if ferr := fn(p, u, err); ferr != nil {
+				return ferr
+			}
+			after = k
+		}
+		if len(batch) < pageSize {
+			return nil
+		}
+	}
+}
