@@ -250,3 +250,15 @@ func (s *Store) Pages(since time.Time, fn func(p Page, u URL, bodyErr error) err
 		}
 	}
 }
+
+// LastBodyCapture returns the newest capture of url before the capture beforeID that
+// holds a 2xx body (the copy a 304 confirms), without its body, or ErrNotFound.
+func (s *Store) LastBodyCapture(url string, beforeID int64) (Capture, error) {
+	var c Capture
+	var fetched int64
+	err := s.rdb.QueryRowContext(context.Background(), `SELECT id, url, fetched_at, status, payload_digest, bytes
+		FROM captures WHERE url = ? AND id < ? AND refers_to IS NULL AND status BETWEEN 200 AND 299
+		ORDER BY id DESC LIMIT 1`, url, beforeID).Scan(&c.ID, &c.URL, &fetched, &c.Status, &c.PayloadDigest, &c.Bytes)
+	c.FetchedAt = fromNanos(fetched)
+	return c, s.readErr(err)
+}

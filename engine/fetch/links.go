@@ -76,3 +76,10 @@ func hasToken(list, tok string) bool {
 	}
 	return false
 }
+
+// ExtractLinks returns what extractLinks finds in a stored HTML body: the raw a/area
+// hrefs in document order, <base href> and <link rel=canonical> (the JSONL export
+// lists a page's links from its stored body).
+func ExtractLinks(body []byte) (links []string, base, canonical string) {
+	return extractLinks(body)
+}
