@@ -58,7 +58,7 @@ type Report struct {
 	Pages     int      `json:"pages"`     // JSONL objects, or WARC exchanges exported
 	Rebuilt   int      `json:"rebuilt"`   // pages stored before captures existed, rebuilt from the page row
 	Warnings  int      `json:"warnings"`  // captures or pages skipped or exported incompletely
-	Files     []string `json:"files"`     // files written, in order
+	Files     []string `json:"files"`     // paths of the files written, in order
 }
 
 // revisit profiles (WARC 1.1 §6.7.2, §6.7.3).
@@ -260,7 +260,7 @@ func (x *warcExport) revisitRecord(c store.Capture, profile string, ref exported
 		rb.AddWarcHeader(gowarc.WarcPayloadDigest, c.PayloadDigest)
 	}
 	if ref.id != "" {
-		rb.AddWarcHeader(gowarc.WarcRefersTo, ref.id)
+		rb.AddWarcHeader(gowarc.WarcRefersTo, "<"+ref.id+">") // GetId gave it without the brackets
 	}
 	if ref.uri != "" {
 		rb.AddWarcHeader(gowarc.WarcRefersToTargetURI, ref.uri)
@@ -440,7 +440,7 @@ func newFileSink(o WARCOptions, info func(gowarc.WarcRecordBuilder) error) (*fil
 
 func (s *fileSink) write(recs ...gowarc.WarcRecord) error {
 	for _, r := range s.w.Write(recs...) {
-		s.last = filepath.Join(s.dir, r.FileName)
+		s.last = filepath.Join(s.dir, r.FileName) // the hook below gets the same path
 		if r.Err != nil {
 			return fmt.Errorf("writing %s: %w", s.last, r.Err)
 		}
