@@ -3,11 +3,13 @@ package export_test
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -80,6 +82,15 @@ func (w *recordingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 // payloads (WARC revisit, identical-payload-digest) rather than 304s.
 const staticPage = "<!DOCTYPE html><html><head><title>Static</title></head><body><p>The same words on every fetch, so a refetch finds the payload unchanged.</p></body></html>\n"
 
+// gzipPage is staticPage gzip-encoded, served with Content-Encoding: gzip.
+var gzipPage = func() []byte {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(staticPage))
+	zw.Close()
+	return b.Bytes()
+}()
+
 // crawlFixture crawls a small sandbox web through a recording proxy, with revisits on
 // a fast clock, redirect chains, pages with invalid UTF-8, a Chinese site, a URL that
 // answers 404 and a static page, until the store holds every kind of exchange the
@@ -104,7 +115,14 @@ func crawlFixture(t *testing.T) (string, *servedLog) {
 
 	static := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write([]byte(staticPage))
+		if r.URL.Path == "/gzip" {
+			// Content-Encoding: the crawler decodes it; the export must say so.
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Header().Set("Content-Length", strconv.Itoa(len(gzipPage)))
+			w.Write(gzipPage)
+			return
+		}
+		w.Write([]byte(staticPage + `<a href="/gzip">gzip</a>`))
 	}))
 	t.Cleanup(static.Close)
 	staticHost := static.Listener.Addr().String()
@@ -198,7 +216,7 @@ func fixtureKinds(db, missing, staticURL, chinese string) ([]string, error) {
 		return []string{"a database"}, err
 	}
 	defer st.Close()
-	var n304, nSame, nRedirect, n404, nZh, nStaticBody int
+	var n304, nSame, nRedirect, n404, nZh, nStaticBody, nGzip int
 	err = st.Captures(time.Time{}, func(c store.Capture, _ error) error {
 		switch {
 		case c.Status == http.StatusNotModified:
@@ -213,12 +231,14 @@ func fixtureKinds(db, missing, staticURL, chinese string) ([]string, error) {
 			nZh++
 		case c.URL == staticURL:
 			nStaticBody++
+		case c.Decoded == "gzip":
+			nGzip++
 		}
 		return nil
 	})
 	var lack []string
 	for name, n := range map[string]int{"a 304": n304, "an unchanged payload": nSame, "a redirect": nRedirect,
-		"the 404": n404, "the Chinese entry": nZh, "the static page": nStaticBody} {
+		"the 404": n404, "the Chinese entry": nZh, "the static page": nStaticBody, "the gzip page": nGzip} {
 		if n == 0 {
 			lack = append(lack, name)
 		}

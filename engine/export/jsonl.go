@@ -101,10 +101,12 @@ func pageLine(p store.Page, u store.URL) PageLine {
 		return l
 	}
 	// The main text as revisit sees it (M2): the same extractor, the same decoding.
+	// Invalid UTF-8 (a page that lies about its charset) becomes U+FFFD, one per
+	// broken sequence: every line is valid JSON in UTF-8.
 	if text, ok := revisit.PageText(p.Body, p.ContentType); ok {
-		l.Text = text
+		l.Text = strings.ToValidUTF8(text, "\uFFFD")
 	}
-	l.Title = pageTitle(p.Body, p.ContentType)
+	l.Title = strings.ToValidUTF8(pageTitle(p.Body, p.ContentType), "\uFFFD")
 	l.Links = pageLinks(p.Body, final)
 	return l
 }

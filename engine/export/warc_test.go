@@ -180,6 +180,7 @@ func TestWARCExportOfASandboxCrawl(t *testing.T) {
 		byID[r.get("WARC-Record-ID")] = r
 	}
 	kinds := map[string]int{}
+	decodedGzip := 0
 	for _, r := range recs {
 		typ, uri := r.get("WARC-Type"), r.get("WARC-Target-URI")
 		kinds[typ]++
@@ -214,6 +215,20 @@ func TestWARCExportOfASandboxCrawl(t *testing.T) {
 			status, _, payload := httpPayload(t, r.block)
 			if got := sha1Digest(payload); r.get("WARC-Payload-Digest") != got {
 				t.Errorf("response %s: WARC-Payload-Digest %s, computed %s", uri, r.get("WARC-Payload-Digest"), got)
+			}
+			if r.get("Crawlconsole-Decoded-Content-Encoding") != "" {
+				// The body kept is the decoded one: the record must not claim a coding,
+				// and its length must be the decoded length.
+				_, h, _ := httpPayload(t, r.block)
+				if h.Get("Content-Encoding") != "" || h.Get("Content-Length") != strconv.Itoa(len(payload)) {
+					t.Errorf("response %s: decoded body of %d bytes under Content-Encoding %q, Content-Length %q", uri,
+						len(payload), h.Get("Content-Encoding"), h.Get("Content-Length"))
+				}
+				decodedGzip++
+				if !servedOnce(gunzipAll(t, served.bodies(uri)), status, payload) {
+					t.Errorf("response %s: payload is not the decoded body the server sent", uri)
+				}
+				continue
 			}
 			if !servedOnce(served.bodies(uri), status, payload) {
 				t.Errorf("response %s (%d, %d bytes): not byte for byte an answer the sandbox served", uri, status, len(payload))
@@ -260,6 +275,9 @@ func TestWARCExportOfASandboxCrawl(t *testing.T) {
 	if !hasHan {
 		t.Error("no Chinese page exported")
 	}
+	if decodedGzip == 0 {
+		t.Error("no response record of the gzip page")
+	}
 	t.Logf("%d records in %d files: %v", len(recs), len(files), kinds)
 	checkWithWarcioJS(t, files, recs)
 }
@@ -272,6 +290,20 @@ func servedOnce(answers []served, status int, payload []byte) bool {
 		}
 	}
 	return false
+}
+
+// gunzipAll decodes gzip bodies (others pass as they are).
+func gunzipAll(t *testing.T, answers []served) []served {
+	out := make([]served, len(answers))
+	for i, a := range answers {
+		out[i] = a
+		if zr, err := gzip.NewReader(bytes.NewReader(a.body)); err == nil {
+			if b, err := io.ReadAll(zr); err == nil {
+				out[i].body = b
+			}
+		}
+	}
+	return out
 }
 
 // warcioVersion is the pinned version of webrecorder's warcio.js (npm "warcio").
