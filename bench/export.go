@@ -91,7 +91,7 @@ func runExportBench(args []string) (map[string]any, error) {
 		"warc_cpu_us_per_page": crawlRound(warcCPU/float64(exchanges)*1e6, 1), "warc_bytes": warcBytes,
 		"jsonl_s": crawlRound(jsonlS, 3), "jsonl_pages_per_s": crawlRound(float64(jrep.Pages)/jsonlS, 0),
 		"jsonl_cpu_us_per_page": crawlRound(jsonlCPU/float64(jrep.Pages)*1e6, 1),
-		"load": loadAvg(3), "cpus": runtime.NumCPU(),
+		"load":                  loadAvg(3), "cpus": runtime.NumCPU(),
 	}
 	fmt.Printf("%-28s %10s %12s %14s\n", "step", "seconds", "pages/s", "CPU µs/page")
 	fmt.Printf("%-28s %10.3f %12.0f %14.1f\n", "export --format warc", warcS, float64(exchanges)/warcS, warcCPU/float64(exchanges)*1e6)
