@@ -30,6 +30,7 @@ func runExportBench(args []string) (map[string]any, error) {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	pages := fs.Int("pages", 10000, "pages in the synthetic crawl database")
 	keep := fs.String("keep", "", "write the database and exports under this `DIR` and keep them")
+	profile := fs.String("cpuprofile", "", "write a CPU profile of the two exports to `FILE`")
 	warcio := fs.String("warcio", "", "warcio.js cli.js `PATH` (default: $WARCIO_JS, or the copy .ci/run installs)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -56,6 +57,10 @@ func runExportBench(args []string) (map[string]any, error) {
 	}
 	defer st.Close()
 
+	stopProfile, err := startCPUProfile(*profile)
+	if err != nil {
+		return nil, err
+	}
 	warcDir := filepath.Join(dir, "warc")
 	os.RemoveAll(warcDir)
 	cpu0, t0 := crawlCPU(), time.Now()
@@ -83,6 +88,7 @@ func runExportBench(args []string) (map[string]any, error) {
 		return nil, err
 	}
 	jsonlS, jsonlCPU := time.Since(t0).Seconds(), (crawlCPU() - cpu0).Seconds()
+	stopProfile()
 
 	exchanges := *pages + refetched
 	out := map[string]any{
@@ -91,7 +97,8 @@ func runExportBench(args []string) (map[string]any, error) {
 		"warc_cpu_us_per_page": crawlRound(warcCPU/float64(exchanges)*1e6, 1), "warc_bytes": warcBytes,
 		"jsonl_s": crawlRound(jsonlS, 3), "jsonl_pages_per_s": crawlRound(float64(jrep.Pages)/jsonlS, 0),
 		"jsonl_cpu_us_per_page": crawlRound(jsonlCPU/float64(jrep.Pages)*1e6, 1),
-		"load":                  loadAvg(3), "cpus": runtime.NumCPU(),
+		"load":                  loadAvg(3),
+		"cpus":                  runtime.NumCPU(),
 	}
 	fmt.Printf("%-28s %10s %12s %14s\n", "step", "seconds", "pages/s", "CPU µs/page")
 	fmt.Printf("%-28s %10.3f %12.0f %14.1f\n", "export --format warc", warcS, float64(exchanges)/warcS, warcCPU/float64(exchanges)*1e6)

@@ -197,53 +197,68 @@ func (s *Store) UncapturedPages(since time.Time, fn func(p Page, bodyErr error) 
 	return nil
 }
 
-// Pages calls fn for each stored page fetched at or after since, in fetch order, with
-// what the store knows of its URL (class, site, keyword). A page whose body does not
-// decompress comes with a nil Body and bodyErr set.
-func (s *Store) Pages(since time.Time, fn func(p Page, u URL, bodyErr error) error) error {
+// PageRow is one stored page as Pages reads it: the page, what the store knows of
+// its URL (class, site, keyword), and the node that fetched it (its newest capture's;
+// "" in one process or before captures existed).
+type PageRow struct {
+	Page Page
+	URL  URL
+	Node string
+}
+
+// Pages calls fn for each stored page fetched at or after since, in fetch order. A
+// page whose body does not decompress comes with a nil Body and bodyErr set. It
+// reads in batches, each its own short read transaction, so a long export never
+// holds back a running crawl's WAL checkpoints.
+func (s *Store) Pages(since time.Time, fn func(r PageRow, bodyErr error) error) error {
 	ctx := context.Background()
 	const pageSize = 256
-	type key struct {
-		at  int64
-		url string
-	}
-	after := key{at: nanos(since) - 1}
+	afterAt, afterURL := nanos(since)-1, ""
 	for {
-		rows, err := s.rdb.QueryContext(ctx, `SELECT pages.url, pages.fetched_at FROM pages
-			WHERE (pages.fetched_at, pages.url) > (?, ?) ORDER BY pages.fetched_at, pages.url LIMIT ?`,
-			after.at, after.url, pageSize)
+		rows, err := s.rdb.QueryContext(ctx, `SELECT p.url, p.fetched_at, p.status, p.content_type, p.bytes,
+			p.body_codec, p.body, p.duration_ms, p.lane, p.egress, p.etag, p.last_modified, p.simhash, p.final_url,
+			COALESCE(u.class, ''), COALESCE(u.site, ''), COALESCE(u.keyword, ''), COALESCE(u.state, 0),
+			COALESCE((SELECT node FROM captures c WHERE c.url = p.url ORDER BY c.id DESC LIMIT 1), '')
+			FROM pages p LEFT JOIN urls u ON u.url = p.url
+			WHERE (p.fetched_at, p.url) > (?, ?) ORDER BY p.fetched_at, p.url LIMIT ?`, afterAt, afterURL, pageSize)
 		if err != nil {
 			return s.readErr(err)
 		}
-		var batch []key
+		type row struct {
+			r      PageRow
+			codec  int
+			stored []byte
+			at     int64
+		}
+		var batch []row
 		for rows.Next() {
-			var k key
-			if err := rows.Scan(&k.url, &k.at); err != nil {
+			var x row
+			p, u := &x.r.Page, &x.r.URL
+			var durMS, simhash int64
+			if err := rows.Scan(&p.URL, &x.at, &p.Status, &p.ContentType, &p.Bytes, &x.codec, &x.stored, &durMS,
+				&p.Lane, &p.Egress, &p.ETag, &p.LastModified, &simhash, &p.FinalURL,
+				&u.Class, &u.Site, &u.Keyword, &u.State, &x.r.Node); err != nil {
 				rows.Close()
 				return s.readErr(err)
 			}
-			batch = append(batch, k)
+			p.FetchedAt, p.Duration, p.SimHash = fromNanos(x.at), time.Duration(durMS)*time.Millisecond, uint64(simhash)
+			u.URL = p.URL
+			batch = append(batch, x)
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return s.readErr(err)
 		}
-		for _, k := range batch {
-			p, err := s.Page(k.url)
-			if errors.Is(err, ErrNotFound) {
-				continue // replaced or gone since the batch was read
-			}
+		for _, x := range batch {
+			body, err := decompressBody(x.stored, x.codec, x.r.Page.Bytes)
 			if err != nil {
-				p = Page{URL: k.url, FetchedAt: fromNanos(k.at)}
+				body, err = nil, fmt.Errorf("store: page %s: body: %w", x.r.Page.URL, err)
 			}
-			u, uerr := s.URLState(k.url)
-			if uerr != nil && !errors.Is(uerr, ErrNotFound) {
-				return uerr
-			}
-			if ferr := fn(p, u, err); ferr != nil {
+			x.r.Page.Body = body
+			if ferr := fn(x.r, err); ferr != nil {
 				return ferr
 			}
-			after = k
+			afterAt, afterURL = x.at, x.r.Page.URL
 		}
 		if len(batch) < pageSize {
 			return nil

@@ -57,20 +57,18 @@ func JSONL(st *store.Store, w io.Writer, o JSONLOptions) (Report, error) {
 	bw := bufio.NewWriterSize(w, 256<<10)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
-	err := st.Pages(o.Since, func(p store.Page, u store.URL, bodyErr error) error {
+	err := st.Pages(o.Since, func(r store.PageRow, bodyErr error) error {
 		if err := o.Context.Err(); err != nil {
 			return err
 		}
 		if bodyErr != nil {
 			rep.Warnings++
 			if o.Warn != nil {
-				o.Warn(fmt.Sprintf("%s: body left out: %v", p.URL, bodyErr))
+				o.Warn(fmt.Sprintf("%s: body left out: %v", r.Page.URL, bodyErr))
 			}
 		}
-		line := pageLine(p, u)
-		if c, err := st.LatestCapture(p.URL); err == nil {
-			line.Node = c.Node
-		}
+		line := pageLine(r.Page, r.URL)
+		line.Node = r.Node
 		if err := enc.Encode(&line); err != nil {
 			return err
 		}
