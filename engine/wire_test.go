@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"net/http"
+	"reflect"
 	"testing"
 	"time"
 
@@ -17,7 +18,14 @@ func TestResultFrameRoundTrip(t *testing.T) {
 	in := wireResult{Node: "w1", Incarnation: "abc", Task: frontier.Task{URL: "http://a.test/", Host: "a.test", Lease: 7},
 		Lane: 3, Egress: "e1", At: time.Unix(1700000000, 0).UTC(),
 		Res: &fetch.Result{URL: "http://a.test/", Status: 200, Header: http.Header{"Etag": {`"x"`}}, Body: body,
-			Links: []string{"/b", "/c"}, Duration: time.Second}}
+			Links: []string{"/b", "/c"}, Duration: time.Second,
+			// The exchanges travel with the result: the master stores them for the
+			// WARC export (store.Capture).
+			Exchanges: []fetch.Exchange{
+				{URL: "http://a.test/old", Status: 302, StatusLine: "HTTP/1.1 302 Found", RequestHead: "GET /old HTTP/1.1\r\n",
+					Header: http.Header{"Location": {"/"}}, RemoteIP: "192.0.2.1", Body: []byte("Moved.")},
+				{URL: "http://a.test/", Status: 200, StatusLine: "HTTP/1.1 200 OK", RequestHead: "GET / HTTP/1.1\r\n",
+					Header: http.Header{"Content-Encoding": {"gzip"}}, RemoteIP: "192.0.2.1", Decoded: "gzip"}}}}
 	data, err := encodeResult(&in)
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +38,8 @@ func TestResultFrameRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(out.Res.Body, body) || out.Res.Status != 200 || out.Task.Lease != 7 || len(out.Res.Links) != 2 ||
-		out.Res.Header.Get("ETag") != `"x"` || !out.At.Equal(in.At) {
+		out.Res.Header.Get("ETag") != `"x"` || !out.At.Equal(in.At) ||
+		!reflect.DeepEqual(out.Res.Exchanges, in.Res.Exchanges) {
 		t.Errorf("round trip changed the result: %+v / %+v", out, out.Res)
 	}
 	// An error result has no response and no body.
