@@ -31,7 +31,7 @@ type storeWorkload struct {
 	bodies  [][]byte // a pool of distinct bodies, reused round-robin
 	noLinks bool     // pages alone: shows what the links cost
 	// captures also stores each page's exchange, as the engine does since the WARC
-	// export (store.SaveCapture): shows what keeping the exchanges costs.
+	// export (store.Page.Capture): shows what keeping the exchanges costs.
 	captures bool
 }
 
@@ -135,15 +135,16 @@ func (w *storeWorkload) run(path string, opts store.Options, pages, workers int)
 				u := storeURL(i)
 				s.SetState(u, store.InProgress, lane, "")
 				body := w.bodies[i%len(w.bodies)]
-				s.SavePage(store.Page{URL: u, FetchedAt: time.Now(), Status: 200, ContentType: "text/html; charset=utf-8",
+				page := store.Page{URL: u, FetchedAt: time.Now(), Status: 200, ContentType: "text/html; charset=utf-8",
 					Body: body, Duration: 80 * time.Millisecond, Lane: lane, Egress: "bind:127.0.0.2",
-					SimHash: rng.Uint64()}, w.links(i, rng), nil)
-				if w.captures {
-					s.SaveCapture(store.Capture{URL: u, FetchedAt: time.Now(), Status: 200, StatusLine: "HTTP/1.1 200 OK",
+					SimHash: rng.Uint64()}
+				if w.captures { // as the engine stores a page's exchange: with the page
+					page.Capture = &store.Capture{URL: u, FetchedAt: time.Now(), Status: 200, StatusLine: "HTTP/1.1 200 OK",
 						RequestHead:  "GET /x HTTP/1.1\r\nHost: site.example\r\nUser-Agent: crawlconsole/0.1\r\nAccept-Encoding: gzip, deflate, zstd\r\n",
 						ResponseHead: "Content-Type: text/html; charset=utf-8\r\nDate: Wed, 25 Nov 2026 08:00:00 GMT\r\nEtag: \"1\"\r\n",
-						RemoteIP:     "127.0.0.2", Body: body, Lane: lane, Egress: "e1"})
+						RemoteIP:     "127.0.0.2", Lane: lane, Egress: "e1"}
 				}
+				s.SavePage(page, w.links(i, rng), nil)
 			}
 		}(g + 1)
 	}

@@ -14,10 +14,13 @@ import (
 // the ones the crawl chose not to read (a content type it does not crawl, binary
 // content labelled as text). On a distributed crawl this runs on the master with
 // the exchanges the worker sent.
-func (e *Engine) saveCaptures(o Outcome) {
+//
+// With keepPage the final exchange is not stored but returned: it goes with the page
+// (store.Page.Capture), in the page's transaction and sharing its compressed body.
+func (e *Engine) saveCaptures(o Outcome, keepPage bool) *store.Capture {
 	res := o.Res
 	if res == nil || len(res.Exchanges) == 0 || o.Kind == fetch.KindContentType || o.Kind == fetch.KindBinary {
-		return
+		return nil
 	}
 	last := len(res.Exchanges) - 1
 	for i, ex := range res.Exchanges {
@@ -41,8 +44,12 @@ func (e *Engine) saveCaptures(o Outcome) {
 		if c.FetchedAt.IsZero() {
 			c.FetchedAt = e.now()
 		}
+		if i == last && keepPage {
+			return &c
+		}
 		e.st.SaveCapture(c)
 	}
+	return nil
 }
 
 // headerText is h in wire form (Name: value CRLF per field), sorted by name as

@@ -48,29 +48,44 @@ func PayloadDigest(body []byte) string {
 
 // SaveCapture queues storing one HTTP exchange. The body is hashed and compressed on
 // the caller's goroutine; the writer stores it only when no earlier capture of the
-// URL holds a body with the same digest (RefersTo points there instead).
+// URL holds a body with the same digest (RefersTo points there instead). A page's
+// own exchange goes with it instead (Page.Capture), sharing the compressed body.
 func (s *Store) SaveCapture(c Capture) {
+	body, codec := prepareCapture(&c, nil, 0)
+	s.submit(&writeOp{what: "save capture", key: c.URL, apply: func(w *writer) (func(), error) {
+		return nil, w.insertCapture(&c, body, codec)
+	}})
+}
+
+// prepareCapture digests c's body and returns it compressed: compressed (with its
+// codec) when the caller already has it, else compressed here. c.Body is dropped.
+func prepareCapture(c *Capture, compressed []byte, codec int) ([]byte, int) {
 	c.PayloadDigest = PayloadDigest(c.Body)
 	c.Bytes = int64(len(c.Body))
-	body, codec := compressBody(c.Body)
+	if compressed == nil && len(c.Body) > 0 {
+		compressed, codec = compressBody(c.Body)
+	}
 	c.Body = nil
-	s.submit(&writeOp{what: "save capture", key: c.URL, apply: func(w *writer) (func(), error) {
-		var ref sql.NullInt64
-		if c.Bytes > 0 {
-			err := w.st.captureRef.QueryRowContext(w.ctx, c.URL, c.PayloadDigest).Scan(&ref)
-			if err != nil && err != sql.ErrNoRows {
-				return nil, err
-			}
+	return compressed, codec
+}
+
+// insertCapture writes a prepared capture inside the writer's transaction.
+func (w *writer) insertCapture(c *Capture, body []byte, codec int) error {
+	var ref sql.NullInt64
+	if c.Bytes > 0 {
+		err := w.st.captureRef.QueryRowContext(w.ctx, c.URL, c.PayloadDigest).Scan(&ref)
+		if err != nil && err != sql.ErrNoRows {
+			return err
 		}
-		var stored any = body
-		if ref.Valid {
-			stored, codec = nil, codecRaw
-		}
-		_, err := w.st.insertCapture.ExecContext(w.ctx, c.URL, nanos(c.FetchedAt), c.Status, c.StatusLine,
-			c.RequestHead, c.ResponseHead, c.RemoteIP, c.Decoded, c.Truncated, c.PayloadDigest, c.Bytes,
-			codec, stored, ref, c.Lane, c.Egress, c.Node)
-		return nil, err
-	}})
+	}
+	var stored any = body
+	if ref.Valid {
+		stored, codec = nil, codecRaw
+	}
+	_, err := w.st.insertCapture.ExecContext(w.ctx, c.URL, nanos(c.FetchedAt), c.Status, c.StatusLine,
+		c.RequestHead, c.ResponseHead, c.RemoteIP, c.Decoded, c.Truncated, c.PayloadDigest, c.Bytes,
+		codec, stored, ref, c.Lane, c.Egress, c.Node)
+	return err
 }
 
 const captureColumns = `id, url, fetched_at, status, status_line, request_head, response_head,

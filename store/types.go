@@ -67,6 +67,9 @@ type Page struct {
 	// Revisit, when set, is the page's revisit state (M2), written in the same
 	// transaction as the page.
 	Revisit *Revisit
+	// Capture, when set, is the exchange that fetched the page (its Body is the
+	// page's Body), written in the same transaction and compressed once for both.
+	Capture *Capture
 }
 
 // LinkResult reports, for each URL given to AddURLs or SavePage, whether it was new

@@ -126,6 +126,15 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 	if size == 0 {
 		size = int64(len(p.Body))
 	}
+	var capture *Capture
+	var captureBody []byte
+	if p.Capture != nil {
+		c := *p.Capture
+		c.Body = p.Body
+		captureBody, _ = prepareCapture(&c, body, codec)
+		capture = &c
+		p.Capture = nil
+	}
 	p.Body = nil
 	if p.Revisit != nil {
 		rv := *p.Revisit
@@ -158,6 +167,11 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 		}
 		if p.Revisit != nil {
 			if err := w.upsertRevisit(p.Revisit); err != nil {
+				return nil, err
+			}
+		}
+		if capture != nil {
+			if err := w.insertCapture(capture, captureBody, codec); err != nil {
 				return nil, err
 			}
 		}
