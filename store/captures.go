@@ -53,7 +53,7 @@ func PayloadDigest(body []byte) string {
 func (s *Store) SaveCapture(c Capture) {
 	body, codec := prepareCapture(&c, nil, 0)
 	s.submit(&writeOp{what: "save capture", key: c.URL, apply: func(w *writer) (func(), error) {
-		return nil, w.insertCapture(&c, body, codec)
+		return nil, w.insertCapture(&c, body, codec, false)
 	}})
 }
 
@@ -69,8 +69,9 @@ func prepareCapture(c *Capture, compressed []byte, codec int) ([]byte, int) {
 	return compressed, codec
 }
 
-// insertCapture writes a prepared capture inside the writer's transaction.
-func (w *writer) insertCapture(c *Capture, body []byte, codec int) error {
+// insertCapture writes a prepared capture inside the writer's transaction. inPage
+// says the page row of the URL holds this very body: it is not written twice.
+func (w *writer) insertCapture(c *Capture, body []byte, codec int, inPage bool) error {
 	var ref sql.NullInt64
 	if c.Bytes > 0 {
 		err := w.st.captureRef.QueryRowContext(w.ctx, c.URL, c.PayloadDigest).Scan(&ref)
@@ -79,17 +80,19 @@ func (w *writer) insertCapture(c *Capture, body []byte, codec int) error {
 		}
 	}
 	var stored any = body
-	if ref.Valid {
+	if ref.Valid || inPage {
 		stored, codec = nil, codecRaw
 	}
 	_, err := w.st.insertCapture.ExecContext(w.ctx, c.URL, nanos(c.FetchedAt), c.Status, c.StatusLine,
 		c.RequestHead, c.ResponseHead, c.RemoteIP, c.Decoded, c.Truncated, c.PayloadDigest, c.Bytes,
-		codec, stored, ref, c.Lane, c.Egress, c.Node)
+		codec, stored, ref, c.Lane, c.Egress, c.Node, inPage && !ref.Valid)
 	return err
 }
 
-const captureColumns = `id, url, fetched_at, status, status_line, request_head, response_head,
-	remote_ip, decoded, truncated, payload_digest, bytes, body_codec, body, refers_to, lane, egress, node`
+const captureColumns = `c.id, c.url, c.fetched_at, c.status, c.status_line, c.request_head, c.response_head,
+	c.remote_ip, c.decoded, c.truncated, c.payload_digest, c.bytes,
+	CASE WHEN c.in_page = 1 THEN COALESCE(p.body_codec, 0) ELSE c.body_codec END,
+	CASE WHEN c.in_page = 1 THEN p.body ELSE c.body END, c.refers_to, c.lane, c.egress, c.node`
 
 // Captures calls fn for each capture fetched at or after since (zero: all), in ID
 // order, bodies decompressed. A capture whose body does not decompress (a damaged
@@ -102,8 +105,10 @@ func (s *Store) Captures(since time.Time, fn func(c Capture, bodyErr error) erro
 	const pageSize = 256
 	var after int64
 	for {
-		rows, err := s.rdb.QueryContext(ctx, `SELECT `+captureColumns+` FROM captures
-			WHERE id > ? AND fetched_at >= ? ORDER BY id LIMIT ?`, after, nanos(since), pageSize)
+		// A capture sharing its page's body (in_page) reads it from pages.
+		rows, err := s.rdb.QueryContext(ctx, `SELECT `+captureColumns+` FROM captures c
+			LEFT JOIN pages p ON c.in_page = 1 AND p.url = c.url
+			WHERE c.id > ? AND c.fetched_at >= ? ORDER BY c.id LIMIT ?`, after, nanos(since), pageSize)
 		if err != nil {
 			return s.readErr(err)
 		}

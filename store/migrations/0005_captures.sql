@@ -10,7 +10,9 @@
 -- body: the body as decoded (body_codec as in pages), NULL when refers_to is set:
 -- then an earlier capture of the same URL holds a body with the same payload_digest
 -- (a WARC revisit, identical-payload-digest), so a page refetched a hundred times
--- unchanged is kept once. bytes is the body's length; truncated is WARC-Truncated's
+-- unchanged is kept once. NULL too when in_page = 1: the capture's body is the one
+-- pages holds for the URL (a page's newest copy is stored once); before pages gets
+-- a different body, the old one is moved into the capture. bytes is the body's length; truncated is WARC-Truncated's
 -- reason ('length') when the body kept is not the whole body.
 -- Pages stored before this migration have no capture: the export rebuilds what it
 -- can of them from pages (see README, "Data out").
@@ -30,6 +32,7 @@ CREATE TABLE captures (
     body_codec     INTEGER NOT NULL DEFAULT 0,
     body           BLOB,
     refers_to      INTEGER,
+    in_page        INTEGER NOT NULL DEFAULT 0,
     lane           INTEGER NOT NULL DEFAULT 0,
     egress         TEXT    NOT NULL DEFAULT '',
     node           TEXT    NOT NULL DEFAULT ''
