@@ -28,6 +28,7 @@ func (e *Engine) saveCaptures(o Outcome, keepPage bool) *store.Capture {
 			URL: ex.URL, FetchedAt: ex.At, Status: ex.Status, StatusLine: ex.StatusLine,
 			RequestHead: ex.RequestHead, ResponseHead: headerText(ex.Header), RemoteIP: ex.RemoteIP,
 			Decoded: ex.Decoded, Body: ex.Body, Lane: o.Lane, Egress: o.Egress, Node: o.Node,
+			Refetch: o.prev != nil,
 		}
 		if ex.BodyCut {
 			c.Truncated = "length"

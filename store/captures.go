@@ -37,6 +37,10 @@ type Capture struct {
 	Lane     int
 	Egress   string
 	Node     string
+	// Refetch says the URL may have been captured before (a revisit): only then does
+	// the writer look for an earlier copy of the body to refer to, a lookup a first
+	// fetch, the common case, is spared.
+	Refetch bool
 }
 
 // PayloadDigest is the WARC-Payload-Digest of body: "sha1:" and its base32 SHA-1, the
@@ -73,7 +77,7 @@ func prepareCapture(c *Capture, compressed []byte, codec int) ([]byte, int) {
 // says the page row of the URL holds this very body: it is not written twice.
 func (w *writer) insertCapture(c *Capture, body []byte, codec int, inPage bool) error {
 	var ref sql.NullInt64
-	if c.Bytes > 0 {
+	if c.Bytes > 0 && c.Refetch {
 		err := w.st.captureRef.QueryRowContext(w.ctx, c.URL, c.PayloadDigest).Scan(&ref)
 		if err != nil && err != sql.ErrNoRows {
 			return err

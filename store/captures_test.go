@@ -32,7 +32,8 @@ func TestCapturesKeepEveryBodyOnce(t *testing.T) {
 			const url = "http://a.test/p"
 			for i, f := range tc.fetches {
 				p := Page{URL: url, FetchedAt: at.Add(time.Duration(i) * time.Hour), Status: 200, Body: f.body,
-					Capture: &Capture{URL: url, FetchedAt: at.Add(time.Duration(i) * time.Hour), Status: 200, StatusLine: "HTTP/1.1 200 OK"}}
+					Capture: &Capture{URL: url, FetchedAt: at.Add(time.Duration(i) * time.Hour), Status: 200, StatusLine: "HTTP/1.1 200 OK",
+						Refetch: i > 0}}
 				if i == 0 {
 					s.SavePage(p, nil, nil)
 				} else {
