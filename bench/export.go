@@ -137,7 +137,7 @@ func exportBenchDB(path string, n int) (int, error) {
 	}
 	w := newStoreWorkload()
 	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	capture := func(url string, i, status int, body []byte, when time.Time) {
+	capture := func(url string, i, status int, body []byte, when time.Time, refetch bool) {
 		line := "HTTP/1.1 200 OK"
 		if status == 304 {
 			line = "HTTP/1.1 304 Not Modified"
@@ -148,7 +148,7 @@ func exportBenchDB(path string, n int) (int, error) {
 				"\r\nUser-Agent: crawlconsole/0.1\r\nAccept: text/html\r\nAccept-Encoding: gzip, deflate, zstd\r\n",
 			ResponseHead: "Content-Type: text/html; charset=utf-8\r\nDate: " + when.Format(time.RFC1123) +
 				"\r\nEtag: \"" + fmt.Sprint(i) + "\"\r\nServer: bench\r\n",
-			RemoteIP: "192.0.2.1", Body: body, Lane: i % 32, Egress: "e1"})
+			RemoteIP: "192.0.2.1", Body: body, Lane: i % 32, Egress: "e1", Refetch: refetch})
 	}
 	for i := 0; i < n; i++ {
 		url := storeURL(i)
@@ -156,16 +156,16 @@ func exportBenchDB(path string, n int) (int, error) {
 		when := at.Add(time.Duration(i) * time.Millisecond)
 		st.SavePage(store.Page{URL: url, FetchedAt: when, Status: 200, ContentType: "text/html", Body: body,
 			Egress: "e1", Lane: i % 32}, nil, nil)
-		capture(url, i, 200, body, when)
+		capture(url, i, 200, body, when, false)
 	}
 	refetched := 0
 	for i := 0; i < n; i += 10 {
 		url := storeURL(i)
 		when := at.Add(time.Hour + time.Duration(i)*time.Millisecond)
 		if i%20 == 0 {
-			capture(url, i, 200, w.bodies[i%len(w.bodies)], when)
+			capture(url, i, 200, w.bodies[i%len(w.bodies)], when, true)
 		} else {
-			capture(url, i, 304, nil, when)
+			capture(url, i, 304, nil, when, true)
 		}
 		refetched++
 	}
