@@ -1,9 +1,6 @@
 package engine
 
 import (
-	"bytes"
-	"net/http"
-
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -26,7 +23,7 @@ func (e *Engine) saveCaptures(o Outcome, keepPage bool) *store.Capture {
 	for i, ex := range res.Exchanges {
 		c := store.Capture{
 			URL: ex.URL, FetchedAt: ex.At, Status: ex.Status, StatusLine: ex.StatusLine,
-			RequestHead: ex.RequestHead, ResponseHead: headerText(ex.Header), RemoteIP: ex.RemoteIP,
+			RequestHead: ex.RequestHead, ResponseHead: ex.ResponseHead, RemoteIP: ex.RemoteIP,
 			Decoded: ex.Decoded, Body: ex.Body, Lane: o.Lane, Egress: o.Egress, Node: o.Node,
 			Refetch: o.prev != nil,
 		}
@@ -51,12 +48,4 @@ func (e *Engine) saveCaptures(o Outcome, keepPage bool) *store.Capture {
 		e.st.SaveCapture(c)
 	}
 	return nil
-}
-
-// headerText is h in wire form (Name: value CRLF per field), sorted by name as
-// net/http writes it; the values were redacted by the fetcher.
-func headerText(h http.Header) string {
-	var b bytes.Buffer
-	_ = h.Write(&b)
-	return b.String()
 }

@@ -23,9 +23,9 @@ func TestResultFrameRoundTrip(t *testing.T) {
 			// WARC export (store.Capture).
 			Exchanges: []fetch.Exchange{
 				{URL: "http://a.test/old", Status: 302, StatusLine: "HTTP/1.1 302 Found", RequestHead: "GET /old HTTP/1.1\r\n",
-					Header: http.Header{"Location": {"/"}}, RemoteIP: "192.0.2.1", Body: []byte("Moved.")},
+					ResponseHead: "Location: /\r\n", RemoteIP: "192.0.2.1", Body: []byte("Moved.")},
 				{URL: "http://a.test/", Status: 200, StatusLine: "HTTP/1.1 200 OK", RequestHead: "GET / HTTP/1.1\r\n",
-					Header: http.Header{"Content-Encoding": {"gzip"}}, RemoteIP: "192.0.2.1", Decoded: "gzip"}}}}
+					ResponseHead: "Content-Encoding: gzip\r\n", RemoteIP: "192.0.2.1", Decoded: "gzip"}}}}
 	data, err := encodeResult(&in)
 	if err != nil {
 		t.Fatal(err)

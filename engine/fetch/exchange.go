@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,11 +29,14 @@ type Exchange struct {
 	Status     int       `json:"status,omitempty"`
 	StatusLine string    `json:"status_line,omitempty"`
 	At         time.Time `json:"at,omitzero"`
-	// Header is the response's header fields as received (net/http's canonical
-	// names; Transfer-Encoding already undone), credentials redacted. Unlike
-	// Result.Header it still holds Content-Encoding and Content-Length of the coded
-	// body: Decoded says which codings the fetcher removed.
-	Header http.Header `json:"header,omitempty"`
+	// ResponseHead is the response's header fields as received, in wire form
+	// ("Name: value" CRLF per field, net/http's canonical names sorted, as
+	// http.Header.Write puts them; Transfer-Encoding already undone), credentials
+	// redacted. Unlike Result.Header it still holds Content-Encoding and
+	// Content-Length of the coded body: Decoded says which codings the fetcher
+	// removed. Text, not a map: it travels to a master with each result, and a
+	// string costs the wire codec a fraction of what a header map does.
+	ResponseHead string `json:"resp,omitempty"`
 	// RemoteIP is the address of the connection the request went out on: the
 	// server's, or the proxy's when the egress is a proxy.
 	RemoteIP string `json:"ip,omitempty"`
@@ -61,17 +65,43 @@ func RedactHeader(name string) bool {
 	return false
 }
 
-// RedactedHeader returns a copy of h with the values of RedactHeader fields replaced.
-func RedactedHeader(h http.Header) http.Header {
-	out := h.Clone()
-	for k, vs := range out {
-		if RedactHeader(k) {
-			for i := range vs {
-				vs[i] = Redacted
-			}
+// HeadText is h in wire form ("Name: value" CRLF per field, sorted by name), the
+// values of RedactHeader fields replaced by Redacted.
+func HeadText(h http.Header) string {
+	keys := make([]string, 0, len(h))
+	n := 0
+	for k, vs := range h {
+		keys = append(keys, k)
+		for _, v := range vs {
+			n += len(k) + len(v) + 4
 		}
 	}
-	return out
+	slices.Sort(keys)
+	var b strings.Builder
+	b.Grow(n)
+	for _, k := range keys {
+		redact := RedactHeader(k)
+		for _, v := range h[k] {
+			if redact {
+				v = Redacted
+			}
+			// A field value cannot hold CR or LF on the wire; net/http's parser
+			// never yields them, but the text must stay one field per line.
+			if strings.ContainsAny(v, "\r\n") {
+				v = strings.Map(func(r rune) rune {
+					if r == '\r' || r == '\n' {
+						return ' '
+					}
+					return r
+				}, v)
+			}
+			b.WriteString(k)
+			b.WriteString(": ")
+			b.WriteString(v)
+			b.WriteString("\r\n")
+		}
+	}
+	return b.String()
 }
 
 // exchangeHeader carries a fetch's id from Fetch down to bodyCapper, which records
@@ -170,7 +200,7 @@ func (h *hopRecord) received(res *http.Response, codings []string) {
 		status = strconv.Itoa(res.StatusCode) + " " + http.StatusText(res.StatusCode)
 	}
 	h.ex.Status, h.ex.StatusLine, h.ex.At = res.StatusCode, res.Proto+" "+status, time.Now()
-	h.ex.Header = RedactedHeader(res.Header)
+	h.ex.ResponseHead = HeadText(res.Header)
 	h.ex.Decoded = strings.Join(reversed(codings), ", ")
 	if res.StatusCode/100 == 3 {
 		h.tee = &bytes.Buffer{}
