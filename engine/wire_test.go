@@ -33,6 +33,9 @@ func TestResultFrameRoundTrip(t *testing.T) {
 	if bytes.Contains(data, []byte("PGh0bWw")) { // base64 of "<html"
 		t.Error("the body went into the frame as base64")
 	}
+	if bytes.Contains(data, []byte(`\r\n`)) {
+		t.Error("the exchanges' heads went into the frame's JSON")
+	}
 	var out wireResult
 	if err := decodeResult(data, &out); err != nil {
 		t.Fatal(err)
@@ -57,14 +60,28 @@ func TestResultFrameRejectsBadInput(t *testing.T) {
 	noRes, _ := encodeResult(&wireResult{Node: "w1", Incarnation: "abc",
 		Task: frontier.Task{URL: "http://a.test/", Host: "a.test", Lease: 1}, Kind: "timeout"})
 	cases := map[string][]byte{
-		"empty":               nil,
-		"short":               {0, 0},
-		"header past the end": {0xff, 0xff, 0xff, 0xff, '{', '}'},
-		"truncated header":    good[:len(good)-3],
-		"not JSON":            append([]byte{0, 0, 0, 3}, "abc"...),
-		"no lease":            frame(`{"node":"w1","inc":"a","task":{"URL":"http://a/","Host":"a"},"kind":"x"}`, nil),
-		"bad node":            frame(`{"node":"a b","inc":"a","task":{"URL":"http://a/","Host":"a","Lease":1},"kind":"x"}`, nil),
-		"body without res":    append(append([]byte(nil), noRes...), "stray body"...),
+		"empty":                  nil,
+		"short":                  {0, 0},
+		"header past the end":    {0xff, 0xff, 0xff, 0xff, '{', '}'},
+		"truncated header":       good[:len(good)-3],
+		"not JSON":               append([]byte{0, 0, 0, 3}, "abc"...),
+		"no lease":               frame(`{"node":"w1","inc":"a","task":{"URL":"http://a/","Host":"a"},"kind":"x"}`, nil),
+		"bad node":               frame(`{"node":"a b","inc":"a","task":{"URL":"http://a/","Host":"a","Lease":1},"kind":"x"}`, nil),
+		"body without res":       append(append([]byte(nil), noRes...), "stray body"...),
+		"exchanges past the end": frame(`{"node":"w1","inc":"a","task":{"URL":"http://a/","Host":"a","Lease":1},"res":{"Status":200},"xl":99}`, []byte{1}),
+		"exchanges without res":  frame(`{"node":"w1","inc":"a","task":{"URL":"http://a/","Host":"a","Lease":1},"kind":"x","xl":1}`, []byte{0}),
+		"junk exchanges":         frame(`{"node":"w1","inc":"a","task":{"URL":"http://a/","Host":"a","Lease":1},"res":{"Status":200},"xl":3}`, []byte{1, 0xff, 0xff}),
+		"too many exchanges":     frame(`{"node":"w1","inc":"a","task":{"URL":"http://a/","Host":"a","Lease":1},"res":{"Status":200},"xl":2}`, []byte{0xc8, 0x01}),
+	}
+	// A frame whose exchanges are cut short anywhere is refused, never read past.
+	withEx, _ := encodeResult(&wireResult{Node: "w1", Incarnation: "abc", Task: frontier.Task{URL: "http://a.test/", Host: "a.test", Lease: 1},
+		Res: &fetch.Result{Status: 200, Exchanges: []fetch.Exchange{{URL: "http://a.test/", RequestHead: "GET / HTTP/1.1\r\n", Status: 200}}}})
+	for cut := 1; cut < 20; cut++ {
+		var r wireResult
+		n := int(withEx[0])<<24 | int(withEx[1])<<16 | int(withEx[2])<<8 | int(withEx[3])
+		if err := decodeResult(withEx[:4+n+cut], &r); err == nil {
+			t.Errorf("exchanges cut to %d bytes were accepted", cut)
+		}
 	}
 	for name, d := range map[string]time.Duration{"negative fetch time": -time.Second, "absurd fetch time": 48 * time.Hour} {
 		// The fetch time feeds seed 003's cost table.
