@@ -183,12 +183,15 @@ func (s *Store) LatestCapture(url string) (Capture, error) {
 	return c, s.readErr(err)
 }
 
-// UncapturedPages calls fn for each stored page fetched at or after since that has
-// no capture: pages a crawlconsole older than the captures table stored. Their
-// status, content type and validators are known, not the exchange as it was.
+// UncapturedPages calls fn for each stored page fetched at or after since whose body
+// no 2xx capture holds: pages a crawlconsole older than the captures table stored
+// (a later 304 leaves them so). Their status, content type and validators are known,
+// not the exchange as it was. A page fetched through redirects has its capture
+// under its final URL.
 func (s *Store) UncapturedPages(since time.Time, fn func(p Page, bodyErr error) error) error {
 	rows, err := s.rdb.QueryContext(context.Background(), `SELECT url FROM pages
-		WHERE fetched_at >= ? AND NOT EXISTS (SELECT 1 FROM captures WHERE captures.url = pages.url)
+		WHERE fetched_at >= ? AND NOT EXISTS (SELECT 1 FROM captures c
+			WHERE c.url IN (pages.url, pages.final_url) AND c.status BETWEEN 200 AND 299)
 		ORDER BY fetched_at, url`, nanos(since))
 	if err != nil {
 		return s.readErr(err)

@@ -172,11 +172,22 @@ func TestExportOldSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	rep, recs := exportAll(t, st)
-	if rep.Rebuilt != 1 || rep.Warnings != 0 || len(recs) != 2 {
-		t.Fatalf("report %+v, %d records; want one rebuilt page after the warcinfo", rep, len(recs))
+	// After the upgrade the page is refetched and answered 304: the old copy is still
+	// the one to export, and the revisit points at it.
+	st.SaveCapture(store.Capture{URL: "http://old.test/", FetchedAt: at.Add(time.Hour), Status: 304,
+		StatusLine: "HTTP/1.1 304 Not Modified", RequestHead: "GET / HTTP/1.1\r\nHost: old.test\r\n", RemoteIP: "192.0.2.9"})
+	if err := st.Flush(); err != nil {
+		t.Fatal(err)
 	}
-	r := recs[1]
+	rep, recs := exportAll(t, st)
+	if rep.Rebuilt != 1 || rep.Revisits != 1 || rep.Warnings != 0 || len(recs) != 4 {
+		t.Fatalf("report %+v, %d records; want warcinfo, the 304's revisit and request, one rebuilt page", rep, len(recs))
+	}
+	if rv := recs[1]; rv.get("WARC-Type") != "revisit" || rv.get("WARC-Refers-To-Target-URI") != "http://old.test/" ||
+		rv.get("WARC-Refers-To-Date") != "2026-01-02T03:04:05Z" {
+		t.Errorf("304 revisit %v", rv.header)
+	}
+	r := recs[3]
 	status, h, payload := httpPayload(t, r.block)
 	if r.get("WARC-Type") != "response" || r.get("Crawlconsole-Rebuilt") == "" || status != http.StatusOK ||
 		h.Get("Etag") != `"v1"` || string(payload) != "<title>old</title><p>kept before captures</p>" ||

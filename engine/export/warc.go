@@ -286,12 +286,16 @@ func (x *warcExport) digestRef(c store.Capture) exported {
 }
 
 // notModifiedRef finds the copy a 304 confirms: the newest 2xx response of the URL
-// exported before it, or the stored page's fetch when that is older than this run.
+// exported before it in this run, or in an earlier one, or else the stored page (a
+// page stored before captures existed, exported as a rebuilt record).
 func (x *warcExport) notModifiedRef(c store.Capture) exported {
 	if e, ok := x.lastBody[c.URL]; ok {
 		return e
 	}
 	if p, err := x.st.LastBodyCapture(c.URL, c.ID); err == nil {
+		return exported{uri: p.URL, date: p.FetchedAt}
+	}
+	if p, err := x.st.Page(c.URL); err == nil && p.FetchedAt.Before(c.FetchedAt) {
 		return exported{uri: p.URL, date: p.FetchedAt}
 	}
 	return exported{}
