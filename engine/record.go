@@ -114,10 +114,12 @@ func (e *Engine) record(o Outcome) {
 			}
 		}()
 	}
+	var capture *store.Capture // the exchange of a page to store, stored with it
 	if res != nil {
 		e.c.response(res.Status)
 		e.c.bytesFetched.Add(int64(len(res.Body)))
 		e.countCost(t, res)
+		capture = e.saveCaptures(o, o.Kind == "" && res.Status/100 == 2)
 	}
 	l := o.Lane
 	switch {
@@ -139,7 +141,7 @@ func (e *Engine) record(o Outcome) {
 	case res.Status/100 == 2 && res.Robots.NoIndex && e.opts.etiquetteFor(t.Host).page:
 		e.skipNoindex(l, t, res, refetch, failed)
 	case res.Status/100 == 2:
-		e.savePage(l, o.Egress, t, res, prev, track, o.At)
+		e.savePage(l, o.Egress, t, res, prev, track, o.At, capture)
 		observed = true
 	case res.Status/100 == 3 && res.Header.Get("Location") != "":
 		e.followRedirect(l, t, res, refetch)
@@ -158,8 +160,9 @@ func (e *Engine) record(o Outcome) {
 // this fetch (nil on a first fetch), and a refetch overwrites the stored page.
 //
 // at is when the response ended on its lane (a worker's clock on a distributed
-// crawl); zero means now.
-func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.Result, prev *revisit.Page, track bool, at time.Time) {
+// crawl); zero means now. capture, if any, is the exchange that fetched it (WARC
+// export): stored with the page, or alone when the page is not.
+func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.Result, prev *revisit.Page, track bool, at time.Time, capture *store.Capture) {
 	if at.IsZero() {
 		at = e.now()
 	}
@@ -192,6 +195,9 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 		if page.Revisit != nil {
 			e.st.SaveRevisit(*page.Revisit)
 		}
+		if capture != nil {
+			e.st.SaveCapture(*capture) // the archive keeps what came, usable or not
+		}
 		e.submit(links, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
 		e.finish(t, true, lane, store.Processed, "")
 		return
@@ -199,6 +205,7 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	if len(links) > 0 {
 		e.parentURLs.Add(frontier.Hash(t.URL), t.URL)
 	}
+	page.Capture = capture
 	save := e.st.SavePage
 	if prev != nil {
 		save = e.st.ReplacePage

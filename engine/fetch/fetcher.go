@@ -13,7 +13,9 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httptrace"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -55,6 +57,9 @@ type Result struct {
 	// name="TOKEN"> and X-Robots-Tag (general or scoped to our product token).
 	Robots   robots.Directives
 	Duration time.Duration
+	// Exchanges are the request and response of each hop as they crossed the wire
+	// (a WARC export's records), the final response last; its body is Body.
+	Exchanges []Exchange `json:",omitempty"`
 }
 
 // Fetcher fetches through one egress. It is safe for concurrent use by the lanes
@@ -65,7 +70,9 @@ type Fetcher struct {
 	c         *colly.Collector
 	transport *http.Transport
 	robots    *http.Client
-	token     string // our product token (robots.ProductToken of the User-Agent)
+	token     string   // our product token (robots.ProductToken of the User-Agent)
+	exchanges sync.Map // fetch id -> *exchangeLog, while the fetch runs
+	nextID    atomic.Uint64
 }
 
 type ctxKey string
@@ -107,10 +114,10 @@ func New(ctx context.Context, cfg Config, d *Dialer, tr *http.Transport) *Fetche
 	rt := &replayPacer{rt: tr, pause: cfg.RedirectPause}
 	// Bodies are decoded and capped on decoded bytes below colly (bodyCapper), so
 	// colly never decompresses anything itself.
-	c.WithTransport(&bodyCapper{rt: rt, limit: int64(cfg.MaxBodyBytes)})
+	f := &Fetcher{cfg: cfg, dialer: d, c: c, transport: tr, token: robots.ProductToken(cfg.UserAgent)}
+	c.WithTransport(&bodyCapper{rt: rt, limit: int64(cfg.MaxBodyBytes), exchanges: &f.exchanges})
 	c.SetRequestTimeout(cfg.RequestTimeout)
 	c.DisableCookies()
-	f := &Fetcher{cfg: cfg, dialer: d, c: c, transport: tr, token: robots.ProductToken(cfg.UserAgent)}
 	c.SetRedirectHandler(f.checkRedirect)
 	c.OnResponseHeaders(f.onHeaders)
 	c.OnResponse(f.onResponse)
@@ -169,9 +176,15 @@ func (f *Fetcher) Fetch(url string, hdr http.Header) (*Result, error) {
 	for k, v := range hdr {
 		h[k] = v
 	}
+	id := strconv.FormatUint(f.nextID.Add(1), 10)
+	log := &exchangeLog{}
+	f.exchanges.Store(id, log)
+	h.Set(exchangeHeader, id)
 	start := time.Now()
 	err := f.c.Request(http.MethodGet, url, nil, cctx, h)
 	x.res.Duration = time.Since(start)
+	f.exchanges.Delete(id)
+	x.res.Exchanges = log.exchanges()
 	switch {
 	case x.kind != "":
 		return x.res, &Error{Kind: x.kind, URL: url, Err: x.err}

@@ -103,3 +103,12 @@ func hasToken(list, tok string) bool {
 	}
 	return false
 }
+
+// ExtractLinks returns what extractLinks finds in a stored HTML body: the raw a/area
+// hrefs in document order (rel="nofollow" ones after the others: the page links to
+// them too), <base href> and <link rel=canonical> (the JSONL export lists a page's
+// links from its stored body).
+func ExtractLinks(body []byte) (links []string, base, canonical string) {
+	p := extractLinks(body, "")
+	return append(p.links, p.nofollow...), p.base, p.canonical
+}
