@@ -137,6 +137,8 @@ func TestShowURL(t *testing.T) {
 	s.SaveRevisit(store.Revisit{URL: "http://a.example/", Class: "web_com", T: 3 * time.Hour, X: 2,
 		Last: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC), Next: time.Date(2026, 11, 20, 11, 30, 0, 0, time.UTC), Distance: 7})
 	s.SetState("http://a.example/b", store.Failed, 3, "http_4xx")
+	s.AddRefusal(store.Refusal{URL: "http://a.example/b", At: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC), Host: "a.example",
+		Egress: "e2", Status: 405, Vendor: "AWS WAF", Evidence: "x-amzn-waf-action: captcha", Action: "pair e2 banned; retried via e1"})
 	if err := s.Flush(); err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +152,8 @@ func TestShowURL(t *testing.T) {
 			"class / site / keyword  web_com / - / -", "revisit  class web_com, t 3h0m0s, x 2", "next  2026-11-20T10:00:00Z / 2026-11-20T11:30:00Z",
 			"last distance  7", "GET / HTTP/1.1", "HTTP/1.1 200 OK", "Set-Cookie: [redacted]", "from 192.0.2.7 via e1"}, 0},
 		{"body after the url", []string{"--db", db, "http://a.example/", "--body"}, []string{"body (", "<p>hello world</p>"}, 0},
-		{"failed url", []string{"--db", db, "http://a.example/b"}, []string{"state  failed", "lane  3", "error kind  http_4xx", "page  not stored"}, 0},
+		{"failed url", []string{"--db", db, "http://a.example/b"}, []string{"state  failed", "lane  3", "error kind  http_4xx", "page  not stored",
+			"refusals (1):", "405 via e2  AWS WAF: x-amzn-waf-action: captcha", "then: pair e2 banned; retried via e1"}, 0},
 		{"normalised form", []string{"--db", db, "HTTP://A.EXAMPLE"}, []string{"url  http://a.example/"}, 0},
 		{"unknown url", []string{"--db", db, "http://z.example/"}, []string{"http://z.example/ is not in"}, 1},
 		{"no url", []string{"--db", db}, []string{"give exactly one URL"}, ExitUsage},

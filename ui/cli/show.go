@@ -141,6 +141,20 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "\nheaders: not kept (stored before captures existed); validators:")
 		fmt.Fprintf(stdout, "  ETag: %s\n  Last-Modified: %s\n", dash(page.ETag), dash(page.LastModified))
 	}
+	// Issue 20: what was punished, and on what evidence.
+	if refs, err := st.Refusals(raw); err == nil && len(refs) > 0 {
+		fmt.Fprintf(stdout, "\nrefusals (%d):\n", len(refs))
+		for _, r := range refs {
+			vendor := r.Vendor
+			if vendor == "" {
+				vendor = "no vendor"
+			}
+			fmt.Fprintf(stdout, "  %s  %d via %s  %s: %s\n", stamp(r.At), r.Status, dash(r.Egress), vendor, dash(r.Evidence))
+			if r.Action != "" {
+				fmt.Fprintf(stdout, "    then: %s\n", r.Action)
+			}
+		}
+	}
 	if *body {
 		switch {
 		case hasPage:
