@@ -28,8 +28,8 @@ import (
 //     counters invisible to the fingerprint.
 // Revisit the choice if pages are ever stored as extracted articles for users.
 
-// skipTags are elements whose whole subtree is page chrome, never main text.
-var skipTags = map[atom.Atom]bool{
+// seedSkipTags are elements whose whole subtree is page chrome, never main text.
+var seedSkipTags = map[atom.Atom]bool{
 	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
 	atom.Head: true, atom.Title: true, atom.Nav: true, atom.Header: true,
 	atom.Footer: true, atom.Aside: true, atom.Form: true, atom.Iframe: true,
@@ -38,8 +38,8 @@ var skipTags = map[atom.Atom]bool{
 	atom.Canvas: true, atom.Dialog: true,
 }
 
-// blockTags delimit text blocks; inline elements (a, span, b, ...) do not.
-var blockTags = map[atom.Atom]bool{
+// seedBlockTags delimit text blocks; inline elements (a, span, b, ...) do not.
+var seedBlockTags = map[atom.Atom]bool{
 	atom.P: true, atom.Div: true, atom.Li: true, atom.Td: true, atom.Th: true,
 	atom.H1: true, atom.H2: true, atom.H3: true, atom.H4: true, atom.H5: true,
 	atom.H6: true, atom.Article: true, atom.Section: true, atom.Main: true,
@@ -49,8 +49,8 @@ var blockTags = map[atom.Atom]bool{
 	atom.Hr: true, atom.Br: true,
 }
 
-// voidTags never have an end tag, so they are never pushed on the open-element stack.
-var voidTags = map[atom.Atom]bool{
+// seedVoidTags never have an end tag, so they are never pushed on the open-element stack.
+var seedVoidTags = map[atom.Atom]bool{
 	atom.Area: true, atom.Base: true, atom.Br: true, atom.Col: true, atom.Embed: true,
 	atom.Hr: true, atom.Img: true, atom.Input: true, atom.Link: true, atom.Meta: true,
 	atom.Source: true, atom.Track: true, atom.Wbr: true, atom.Param: true,
@@ -215,17 +215,17 @@ func htmlBlocks(doc []byte) []textBlock {
 				// An unclosed <head> must not swallow the body.
 				stack = stack[:0]
 			}
-			if blockTags[tag] {
+			if seedBlockTags[tag] {
 				if !inSkip() {
 					flush()
 				}
 			} else if !inSkip() && cur.Len() > 0 {
 				cur.WriteByte(' ')
 			}
-			if voidTags[tag] || tokType == html.SelfClosingTagToken {
+			if seedVoidTags[tag] || tokType == html.SelfClosingTagToken {
 				continue
 			}
-			e := openElem{tag: tag, skip: inSkip() || skipTags[tag], link: inLink() || tag == atom.A}
+			e := openElem{tag: tag, skip: inSkip() || seedSkipTags[tag], link: inLink() || tag == atom.A}
 			if tag == 0 {
 				e.name = string(name)
 			}
@@ -248,7 +248,7 @@ func htmlBlocks(doc []byte) []textBlock {
 			for i := len(stack) - 1; i >= 0; i-- {
 				if stack[i].tag == tag && (tag != 0 || stack[i].name == string(name)) {
 					stack = stack[:i]
-					if blockTags[tag] && !inSkip() {
+					if seedBlockTags[tag] && !inSkip() {
 						flush()
 					}
 					break

@@ -1,0 +1,395 @@
+package revisit
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html/atom"
+)
+
+// The article extractor: which part of a page is its main text (M2: "extract the
+// main text"), scored on the article extraction benchmark (181 real pages with
+// reference bodies, `go run ./bench changes`).
+//
+// It is Readability's content scoring (Arc90, as in Mozilla's Readability.js) over
+// the light tree of dom.go, with one rule changed. Readability drops "unlikely
+// candidates" by class/id substrings before it scores; on real pages that throws
+// away the article itself: "f_ads_…" holds "ad", "evolve-shared-…" "share",
+// "i-nav_drawer" "nav", Blogger's "widget Blog" "widget", a <body class="…sidebar…">,
+// a <div class="row site_header"> around the <article>. Here class/id names and
+// chrome tags (nav, aside, header, footer, form) only mark candidates for removal,
+// and removal is decided after scoring: an element is never removed if it is <body>,
+// <main> or <article>, if it holds the chosen article (is an ancestor of it), or if it
+// holds at least half of the page's paragraph text.
+
+// Text is a page's main text as revisit sees it.
+type Text struct {
+	// Title is the headline: the first <h1> outside page chrome, else og:title, else
+	// <title>.
+	Title string
+	// Body is the article text, one paragraph a line; no headline.
+	Body string
+	// Fallback is set when the page has no recognisable article (an index page, a
+	// form, a page of links): Body is then all its visible text outside chrome, in
+	// page order, which is stable between fetches but boilerplate-prone. The Revisit
+	// pane shows the flag.
+	Fallback bool
+}
+
+// paragraph is the text of consecutive runs of one block element.
+type paragraph struct {
+	block                int32
+	runStart, runEnd     int32
+	letters, linkLetters int
+	commas               int
+}
+
+// minParagraphLetters is Readability's 25-character floor for a scored paragraph.
+const minParagraphLetters = 25
+
+// chromeShare is the share of the page's paragraph text above which a chrome-named
+// element is taken to hold the article and is kept whatever its name.
+const chromeShare = 0.5
+
+// extract picks the article out of a parsed page.
+func extract(d *doc) Text {
+	paras := d.paragraphs()
+	d.sumFigures(paras)
+	d.markNamedChrome()
+	removable := d.removable()
+	top := d.scoreCandidates(paras, removable)
+	t := Text{Title: d.headline(removable)}
+	if top < 0 {
+		t.Fallback = true
+		t.Body = d.joinParagraphs(paras, func(p paragraph) bool {
+			return !removable[p.block] && p.linkLetters*2 <= p.letters
+		})
+		if t.Body == "" {
+			t.Body = d.joinParagraphs(paras, func(paragraph) bool { return true })
+		}
+		return t
+	}
+	included := d.articleElems(top)
+	// The article's ancestors are never chrome, whatever they are called.
+	for a := top; a >= 0; a = d.elems[a].parent {
+		removable[a] = false
+	}
+	t.Body = d.joinParagraphs(paras, func(p paragraph) bool {
+		if !d.within(p.block, included) || d.inRemovable(p.block, removable, top) {
+			return false
+		}
+		// Link lists inside the article ("Read more", related stories).
+		return p.linkLetters*2 <= p.letters
+	})
+	return t
+}
+
+// paragraphs groups the runs into paragraphs.
+func (d *doc) paragraphs() []paragraph {
+	var out []paragraph
+	for i, r := range d.runs {
+		n := letterCount(d.runText(r))
+		if len(out) == 0 || r.brk || out[len(out)-1].block != r.block {
+			out = append(out, paragraph{block: r.block, runStart: int32(i)})
+		}
+		p := &out[len(out)-1]
+		p.runEnd = int32(i + 1)
+		p.letters += n
+		if r.link {
+			p.linkLetters += n
+		}
+		p.commas += commaCount(d.runText(r))
+	}
+	return out
+}
+
+// commaCount counts clause separators in the scripts that have them (Readability
+// counts ','; Chinese and Japanese write '，' and '、', Arabic '،').
+func commaCount(b []byte) int {
+	n := 0
+	for _, r := range string(b) {
+		switch r {
+		case ',', '，', '、', '،', '；', ';':
+			n++
+		}
+	}
+	return n
+}
+
+// sumFigures sums letters, link letters and paragraph letters over subtrees.
+func (d *doc) sumFigures(paras []paragraph) {
+	for _, p := range paras {
+		e := &d.elems[p.block]
+		e.letters += int32(p.letters)
+		e.linkLetters += int32(p.linkLetters)
+		if p.letters >= minParagraphLetters && p.linkLetters*2 <= p.letters {
+			e.paraLetters += int32(p.letters - p.linkLetters)
+		}
+	}
+	for i := len(d.elems) - 1; i > 0; i-- {
+		e := &d.elems[i]
+		par := &d.elems[e.parent]
+		par.letters += e.letters
+		par.linkLetters += e.linkLetters
+		par.paraLetters += e.paraLetters
+		if e.flags&flagHoldsMain != 0 {
+			par.flags |= flagHoldsMain
+		}
+	}
+}
+
+// markNamedChrome flags elements whose class or id names page chrome.
+func (d *doc) markNamedChrome() {
+	for i := range d.elems {
+		if d.elems[i].names != "" && chromeName(d.elems[i].names) {
+			d.elems[i].flags |= flagNamedChrom
+		}
+	}
+}
+
+// removable marks the elements that are chrome by tag, name or hidden state and hold
+// too little of the page's text to be its article.
+func (d *doc) removable() []bool {
+	out := make([]bool, len(d.elems))
+	total := float64(d.elems[0].paraLetters)
+	for i := 1; i < len(d.elems); i++ {
+		e := &d.elems[i]
+		if e.flags&(flagChromeTag|flagNamedChrom|flagHidden) == 0 {
+			continue
+		}
+		if e.tag == atom.Article || e.tag == atom.Main {
+			continue
+		}
+		if e.flags&flagHoldsMain != 0 && e.flags&flagHidden == 0 {
+			continue // holds an <article> or <main>
+		}
+		if total > 0 && float64(e.paraLetters) >= chromeShare*total {
+			continue
+		}
+		out[i] = true
+	}
+	return out
+}
+
+// inRemovable reports whether el is inside a removable element below the article's
+// top element top (its ancestors were cleared).
+func (d *doc) inRemovable(el int32, removable []bool, top int32) bool {
+	for a := el; a > 0; a = d.elems[a].parent {
+		if removable[a] {
+			return true
+		}
+	}
+	return false
+}
+
+// initialScore is Readability's score of an element by its tag.
+func initialScore(tag atom.Atom) float64 {
+	switch tag {
+	case atom.Div, atom.Article, atom.Main, atom.Section:
+		return 5
+	case atom.Pre, atom.Td, atom.Blockquote:
+		return 3
+	case atom.Address, atom.Ol, atom.Ul, atom.Dl, atom.Dd, atom.Dt, atom.Li, atom.Form:
+		return -3
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Th:
+		return -5
+	}
+	return 0
+}
+
+// scoreCandidates runs Readability's scoring and returns the top candidate, or -1
+// when no paragraph qualifies.
+func (d *doc) scoreCandidates(paras []paragraph, removable []bool) int32 {
+	for _, p := range paras {
+		if p.letters < minParagraphLetters || d.inRemovable(p.block, removable, -1) {
+			continue
+		}
+		score := 1 + float64(p.commas) + min(float64(p.letters/100), 3)
+		// The paragraph's element scores as a paragraph would; its ancestors get
+		// the share Readability gives parents (1), grandparents (1/2) and above
+		// (1/(3·level)).
+		a := p.block
+		if d.elems[a].tag == atom.P || d.elems[a].tag == atom.Pre || d.elems[a].tag == atom.Li || d.elems[a].tag == atom.Td {
+			a = d.elems[a].parent
+		}
+		for level := 0; level < 5 && a > 0; level++ {
+			e := &d.elems[a]
+			if !e.scored {
+				e.scored = true
+				e.score = initialScore(e.tag) + classWeight(e.names)
+			}
+			switch level {
+			case 0:
+				e.score += score
+			case 1:
+				e.score += score / 2
+			default:
+				e.score += score / float64(level*3)
+			}
+			a = e.parent
+		}
+	}
+	top, best := int32(-1), 0.0
+	for i := range d.elems {
+		e := &d.elems[i]
+		if !e.scored {
+			continue
+		}
+		if e.letters > 0 {
+			e.score *= 1 - float64(e.linkLetters)/float64(e.letters)
+		}
+		if top < 0 || e.score > best {
+			top, best = int32(i), e.score
+		}
+	}
+	if top < 0 {
+		return -1
+	}
+	// Readability: a parent that scores better than the candidate holds more of the
+	// article (the text was split over sibling containers).
+	last, threshold := best, best/3
+	for a := d.elems[top].parent; a > 0; a = d.elems[a].parent {
+		e := &d.elems[a]
+		if !e.scored {
+			continue
+		}
+		if e.score < threshold {
+			break
+		}
+		if e.score > last {
+			top = a
+			break
+		}
+		last = e.score
+	}
+	return top
+}
+
+// articleElems returns the article's top element and the siblings Readability joins
+// to it: siblings that score at least a fifth of it, and link-poor paragraphs.
+func (d *doc) articleElems(top int32) []int32 {
+	out := []int32{top}
+	parent := d.elems[top].parent
+	if parent <= 0 {
+		return out
+	}
+	topE := d.elems[top]
+	threshold := max(10, topE.score*0.2)
+	for i := int32(parent + 1); int(i) < len(d.elems); i++ {
+		e := &d.elems[i]
+		if e.runStart >= d.elems[parent].runEnd && e.runEnd > e.runStart {
+			break
+		}
+		if e.parent != parent || i == top {
+			continue
+		}
+		bonus := 0.0
+		if e.names != "" && e.names == topE.names {
+			bonus = topE.score * 0.2
+		}
+		ld := 0.0
+		if e.letters > 0 {
+			ld = float64(e.linkLetters) / float64(e.letters)
+		}
+		switch {
+		case e.scored && e.score+bonus >= threshold:
+			out = append(out, i)
+		case e.tag == atom.P && e.letters > 80 && ld < 0.25:
+			out = append(out, i)
+		case e.tag == atom.P && e.letters > 0 && e.letters <= 80 && ld == 0:
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// within reports whether element el lies in one of the subtrees roots.
+func (d *doc) within(el int32, roots []int32) bool {
+	for a := el; a >= 0; a = d.elems[a].parent {
+		for _, r := range roots {
+			if a == r {
+				return true
+			}
+		}
+		if a < roots[0] && a < minRoot(roots) {
+			return false
+		}
+	}
+	return false
+}
+
+func minRoot(roots []int32) int32 {
+	m := roots[0]
+	for _, r := range roots[1:] {
+		m = min(m, r)
+	}
+	return m
+}
+
+// headline returns the page's headline (see Text.Title).
+func (d *doc) headline(removable []bool) string {
+	for i := range d.elems {
+		e := &d.elems[i]
+		if e.tag != atom.H1 || e.letters == 0 || d.inRemovable(int32(i), removable, -1) {
+			continue
+		}
+		var sb strings.Builder
+		for _, r := range d.runs[e.runStart:e.runEnd] {
+			sb.Write(d.runText(r))
+			sb.WriteByte(' ')
+		}
+		return collapseSpace(sb.String())
+	}
+	if d.ogTitle != "" {
+		return collapseSpace(d.ogTitle)
+	}
+	return collapseSpace(d.title)
+}
+
+// joinParagraphs returns the text of the paragraphs keep accepts, one a line.
+func (d *doc) joinParagraphs(paras []paragraph, keep func(paragraph) bool) string {
+	var sb strings.Builder
+	var line strings.Builder
+	for _, p := range paras {
+		if p.letters == 0 || !keep(p) {
+			continue
+		}
+		line.Reset()
+		for _, r := range d.runs[p.runStart:p.runEnd] {
+			line.Write(d.runText(r))
+		}
+		text := collapseSpace(line.String())
+		if text == "" {
+			continue
+		}
+		if sb.Len() > 0 {
+			sb.WriteByte('\n')
+		}
+		sb.WriteString(text)
+	}
+	return sb.String()
+}
+
+// collapseSpace trims s and folds each run of white space into one space.
+func collapseSpace(s string) string {
+	var sb strings.Builder
+	sb.Grow(len(s))
+	space := false
+	for _, r := range s {
+		if unicode.IsSpace(r) || r == 0xA0 {
+			space = sb.Len() > 0
+			continue
+		}
+		if space {
+			sb.WriteByte(' ')
+			space = false
+		}
+		if r == utf8.RuneError {
+			sb.WriteRune(r)
+			continue
+		}
+		sb.WriteRune(r)
+	}
+	return sb.String()
+}
