@@ -2,6 +2,8 @@ package revisit
 
 import (
 	"strings"
+
+	"github.com/cespare/xxhash/v2"
 	"unicode"
 	"unicode/utf8"
 
@@ -75,14 +77,71 @@ func extract(d *doc) Text {
 	for a := top; a >= 0; a = d.elems[a].parent {
 		removable[a] = false
 	}
+	seen := map[uint64]bool{}
 	t.Body = d.joinParagraphs(paras, func(p paragraph) bool {
-		if !d.within(p.block, included) || d.inRemovable(p.block, removable, top) {
+		if !d.within(p.block, included) || d.inRemovable(p.block, removable, top) || d.inCaption(p.block) {
 			return false
 		}
+		if d.elems[p.block].tag == atom.H1 {
+			return false // the headline is Text.Title
+		}
 		// Link lists inside the article ("Read more", related stories).
-		return p.linkLetters*2 <= p.letters
+		if p.linkLetters*2 > p.letters {
+			return false
+		}
+		if p.letters < minLabelLetters && !d.isHeading(p.block) && !endsSentence(d.paragraphText(p)) {
+			return false // "Caption", "Close", "Photo: AP": labels, not prose
+		}
+		// A gallery repeats its captions; a sticky share bar its labels.
+		k := xxhash.Sum64String(d.paragraphText(p))
+		if seen[k] {
+			return false
+		}
+		seen[k] = true
+		return true
 	})
 	return t
+}
+
+// minLabelLetters is the size below which a paragraph that does not end a sentence
+// is a label (a button, a photo credit), not prose.
+const minLabelLetters = 20
+
+// inCaption reports whether el is inside a <figure> or <figcaption>: photo captions
+// and credits are not the article's text.
+func (d *doc) inCaption(el int32) bool {
+	for a := el; a > 0; a = d.elems[a].parent {
+		if t := d.elems[a].tag; t == atom.Figure || t == atom.Figcaption {
+			return true
+		}
+	}
+	return false
+}
+
+// isHeading reports a sub-heading (h2..h6) of the article, or an item of a list or
+// table in it: short, and content all the same.
+func (d *doc) isHeading(el int32) bool {
+	switch d.elems[el].tag {
+	case atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Li, atom.Td, atom.Th, atom.Dd, atom.Dt, atom.Pre:
+		return true
+	}
+	return false
+}
+
+// endsSentence reports text that ends like a sentence, in any script.
+func endsSentence(s string) bool {
+	s = strings.TrimRight(s, " \"'”’)»」』")
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return strings.ContainsRune(".!?:;…。！？；", r)
+}
+
+// paragraphText is a paragraph's text with white space collapsed.
+func (d *doc) paragraphText(p paragraph) string {
+	var sb strings.Builder
+	for _, r := range d.runs[p.runStart:p.runEnd] {
+		sb.Write(d.runText(r))
+	}
+	return collapseSpace(sb.String())
 }
 
 // paragraphs groups the runs into paragraphs.
@@ -198,6 +257,23 @@ func initialScore(tag atom.Atom) float64 {
 	return 0
 }
 
+// topCandidates and minAltCandidates are Readability's DEFAULT_N_TOP_CANDIDATES and
+// MINIMUM_TOPCANDIDATES.
+const (
+	topCandidates    = 5
+	minAltCandidates = 3
+)
+
+// isAncestor reports whether a is el or one of its ancestors.
+func (d *doc) isAncestor(a, el int32) bool {
+	for ; el >= a; el = d.elems[el].parent {
+		if el == a {
+			return true
+		}
+	}
+	return false
+}
+
 // scoreCandidates runs Readability's scoring and returns the top candidate, or -1
 // when no paragraph qualifies.
 func (d *doc) scoreCandidates(paras []paragraph, removable []bool) int32 {
@@ -209,10 +285,9 @@ func (d *doc) scoreCandidates(paras []paragraph, removable []bool) int32 {
 		// The paragraph's element scores as a paragraph would; its ancestors get
 		// the share Readability gives parents (1), grandparents (1/2) and above
 		// (1/(3·level)).
-		a := p.block
-		if d.elems[a].tag == atom.P || d.elems[a].tag == atom.Pre || d.elems[a].tag == atom.Li || d.elems[a].tag == atom.Td {
-			a = d.elems[a].parent
-		}
+		// Readability turns a <div> that holds text into a <p>: the block always
+		// scores its parent first.
+		a := d.elems[p.block].parent
 		for level := 0; level < 5 && a > 0; level++ {
 			e := &d.elems[a]
 			if !e.scored {
@@ -230,7 +305,8 @@ func (d *doc) scoreCandidates(paras []paragraph, removable []bool) int32 {
 			a = e.parent
 		}
 	}
-	top, best := int32(-1), 0.0
+	var cands [topCandidates]int32 // best first
+	n := 0
 	for i := range d.elems {
 		e := &d.elems[i]
 		if !e.scored {
@@ -239,12 +315,45 @@ func (d *doc) scoreCandidates(paras []paragraph, removable []bool) int32 {
 		if e.letters > 0 {
 			e.score *= 1 - float64(e.linkLetters)/float64(e.letters)
 		}
-		if top < 0 || e.score > best {
-			top, best = int32(i), e.score
+		for k := 0; k < topCandidates; k++ {
+			if k == n || e.score > d.elems[cands[k]].score {
+				copy(cands[k+1:], cands[k:topCandidates-1])
+				cands[k] = int32(i)
+				n = min(n+1, topCandidates)
+				break
+			}
 		}
 	}
-	if top < 0 {
+	if n == 0 {
 		return -1
+	}
+	top, best := cands[0], d.elems[cands[0]].score
+	// Readability: when several near-best candidates share an ancestor, the article
+	// was split over them (a page of cards), and the ancestor is the article.
+	var alts []int32
+	for _, c := range cands[1:n] {
+		if d.elems[c].score >= 0.75*best {
+			alts = append(alts, c)
+		}
+	}
+	if len(alts) >= minAltCandidates {
+		for a := d.elems[top].parent; a > 0; a = d.elems[a].parent {
+			shared := 0
+			for _, c := range alts {
+				if d.isAncestor(a, c) {
+					shared++
+				}
+			}
+			if shared >= minAltCandidates {
+				top = a
+				break
+			}
+		}
+		if !d.elems[top].scored {
+			d.elems[top].scored = true
+			d.elems[top].score = initialScore(d.elems[top].tag) + classWeight(d.elems[top].names)
+		}
+		best = d.elems[top].score
 	}
 	// Readability: a parent that scores better than the candidate holds more of the
 	// article (the text was split over sibling containers).

@@ -145,7 +145,7 @@ func parseDoc(src []byte) *doc {
 	d := &doc{elems: make([]elem, 1, 256)}
 	d.elems[0] = elem{tag: atom.Html, parent: -1}
 	z := html.NewTokenizer(bytes.NewReader(src))
-	stack := []int32{0}  // open elements; the root is never popped
+	stack := []int32{0}   // open elements; the root is never popped
 	skipDepth := 0        // >0 while inside a rawSkip subtree
 	var skipTag atom.Atom // the element that opened the skip
 	inTitle := false
