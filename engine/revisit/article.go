@@ -59,27 +59,30 @@ func extract(d *doc) Text {
 	paras := d.paragraphs()
 	d.sumFigures(paras)
 	d.markNamedChrome()
-	removable := d.removable()
-	top := d.scoreCandidates(paras, removable)
-	t := Text{Title: d.headline(removable)}
+	removed := d.inside(d.removable())
+	top := d.scoreCandidates(paras, removed)
+	t := Text{Title: d.headline(removed)}
 	if top < 0 {
 		t.Fallback = true
 		t.Body = d.joinParagraphs(paras, func(p paragraph) bool {
-			return !removable[p.block] && p.linkLetters*2 <= p.letters
+			return !removed[p.block] && p.linkLetters*2 <= p.letters
 		})
 		if t.Body == "" {
 			t.Body = d.joinParagraphs(paras, func(paragraph) bool { return true })
 		}
 		return t
 	}
-	included := d.articleElems(top)
 	// The article's ancestors are never chrome, whatever they are called.
+	rem := d.removable()
 	for a := top; a >= 0; a = d.elems[a].parent {
-		removable[a] = false
+		rem[a] = false
 	}
+	removed = d.inside(rem)
+	top = d.widen(top, paras, removed)
+	included := d.articleElems(top)
 	seen := map[uint64]bool{}
 	t.Body = d.joinParagraphs(paras, func(p paragraph) bool {
-		if !d.within(p.block, included) || d.inRemovable(p.block, removable, top) || d.inCaption(p.block) {
+		if !d.within(p.block, included) || removed[p.block] || d.inCaption(p.block) {
 			return false
 		}
 		if d.elems[p.block].tag == atom.H1 {
@@ -102,6 +105,68 @@ func extract(d *doc) Text {
 	})
 	return t
 }
+
+// inside extends a per-element mark to whole subtrees: elements come in document
+// order, so a parent is always decided before its children.
+func (d *doc) inside(marked []bool) []bool {
+	for i := 1; i < len(d.elems); i++ {
+		if marked[d.elems[i].parent] {
+			marked[i] = true
+		}
+	}
+	return marked
+}
+
+// widen climbs from the top candidate to ancestors while what they add is mostly
+// prose and a real share of the article: an article split into sections between
+// figures or pull quotes is one article (Readability's sibling step only looks one
+// level up). Chrome subtrees do not count.
+func (d *doc) widen(top int32, paras []paragraph, removed []bool) int32 {
+	prose := make([]int32, len(d.elems))   // letters of prose paragraphs outside chrome
+	letters := make([]int32, len(d.elems)) // all letters outside chrome
+	for _, p := range paras {
+		if removed[p.block] || d.inCaption(p.block) {
+			continue
+		}
+		letters[p.block] += int32(p.letters)
+		if p.letters >= minParagraphLetters && p.linkLetters*4 <= p.letters {
+			prose[p.block] += int32(p.letters - p.linkLetters)
+		}
+	}
+	for i := len(d.elems) - 1; i > 0; i-- {
+		par := d.elems[i].parent
+		prose[par] += prose[i]
+		letters[par] += letters[i]
+	}
+	for a := top; a > 0; a = d.elems[a].parent {
+		if d.elems[a].tag == atom.Article {
+			return top // an <article> bounds its own text (HTML5); its siblings are other posts
+		}
+	}
+	for a := d.elems[top].parent; a > 0; a = d.elems[a].parent {
+		if d.elems[a].flags&flagHoldsMain != 0 && d.elems[a].tag != atom.Main {
+			break // climbing into a container of <article>s
+		}
+		extraProse := prose[a] - prose[top]
+		extraAll := letters[a] - letters[top]
+		if extraAll == 0 {
+			top = a // a wrapper that adds nothing
+			continue
+		}
+		if float64(extraProse) < widenProseShare*float64(extraAll) || float64(extraProse) < widenMinGain*float64(prose[top]) {
+			break
+		}
+		top = a
+	}
+	return top
+}
+
+// widenProseShare and widenMinGain bound widen: what an ancestor adds must be at least
+// 70% prose, and at least a fifth more of it.
+const (
+	widenProseShare = 0.9
+	widenMinGain    = 0.8
+)
 
 // minLabelLetters is the size below which a paragraph that does not end a sentence
 // is a label (a button, a photo credit), not prose.
@@ -231,17 +296,6 @@ func (d *doc) removable() []bool {
 	return out
 }
 
-// inRemovable reports whether el is inside a removable element below the article's
-// top element top (its ancestors were cleared).
-func (d *doc) inRemovable(el int32, removable []bool, top int32) bool {
-	for a := el; a > 0; a = d.elems[a].parent {
-		if removable[a] {
-			return true
-		}
-	}
-	return false
-}
-
 // initialScore is Readability's score of an element by its tag.
 func initialScore(tag atom.Atom) float64 {
 	switch tag {
@@ -276,9 +330,9 @@ func (d *doc) isAncestor(a, el int32) bool {
 
 // scoreCandidates runs Readability's scoring and returns the top candidate, or -1
 // when no paragraph qualifies.
-func (d *doc) scoreCandidates(paras []paragraph, removable []bool) int32 {
+func (d *doc) scoreCandidates(paras []paragraph, removed []bool) int32 {
 	for _, p := range paras {
-		if p.letters < minParagraphLetters || d.inRemovable(p.block, removable, -1) {
+		if p.letters < minParagraphLetters || removed[p.block] {
 			continue
 		}
 		score := 1 + float64(p.commas) + min(float64(p.letters/100), 3)
@@ -437,10 +491,10 @@ func minRoot(roots []int32) int32 {
 }
 
 // headline returns the page's headline (see Text.Title).
-func (d *doc) headline(removable []bool) string {
+func (d *doc) headline(removed []bool) string {
 	for i := range d.elems {
 		e := &d.elems[i]
-		if e.tag != atom.H1 || e.letters == 0 || d.inRemovable(int32(i), removable, -1) {
+		if e.tag != atom.H1 || e.letters == 0 || removed[i] {
 			continue
 		}
 		var sb strings.Builder

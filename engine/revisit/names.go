@@ -18,7 +18,8 @@ var chromeParts = []string{
 	// consent managers, newsletters, share bars, tickers, most-read lists
 	"cookie", "consent", "newsletter", "share", "ticker", "most-read", "mostread",
 	"most-popular", "trending", "outbrain", "taboola", "advert", "subscribe", "paywall",
-	"onetrust", "didomi", "cmp-", "qc-cmp", "truste",
+	"onetrust", "didomi", "cmp-", "qc-cmp", "truste", "caption", "credit", "gallery",
+	"slideshow", "carousel", "byline", "author", "dateline",
 }
 
 // chromeTokens are whole class/id words that name chrome ("gg" is the usual pinyin
