@@ -96,6 +96,9 @@ func extract(d *doc) Text {
 			return false // "Caption", "Close", "Photo: AP": labels, not prose
 		}
 		// A gallery repeats its captions; a sticky share bar its labels.
+		if p.letters < minRepeatLetters {
+			return true // a short line repeated in a recipe or a plan is the text's own
+		}
 		k := xxhash.Sum64String(d.paragraphText(p))
 		if seen[k] {
 			return false
@@ -168,9 +171,13 @@ const (
 	widenMinGain    = 0.8
 )
 
+// minRepeatLetters is the size from which a repeated paragraph is a gallery's or a
+// share bar's copy rather than the article's own refrain.
+const minRepeatLetters = 60
+
 // minLabelLetters is the size below which a paragraph that does not end a sentence
 // is a label (a button, a photo credit), not prose.
-const minLabelLetters = 20
+const minLabelLetters = 12
 
 // inCaption reports whether el is inside a <figure> or <figcaption>: photo captions
 // and credits are not the article's text.

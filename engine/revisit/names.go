@@ -17,7 +17,7 @@ var chromeParts = []string{
 	"popup", "yom-remote",
 	// consent managers, newsletters, share bars, tickers, most-read lists
 	"cookie", "consent", "newsletter", "share", "ticker", "most-read", "mostread",
-	"most-popular", "trending", "outbrain", "taboola", "advert", "subscribe", "paywall",
+	"most-popular", "trending", "outbrain", "taboola", "advert", "subscribe",
 	"onetrust", "didomi", "cmp-", "qc-cmp", "truste", "caption", "credit", "gallery",
 	"slideshow", "carousel", "byline", "author", "dateline",
 }
