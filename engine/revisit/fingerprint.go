@@ -78,20 +78,28 @@ func textSimhash(t Text) (uint64, bool) {
 	if h, ok := recent.get(key); ok {
 		return h, true
 	}
+	h, ok := computeSimhash(t)
+	if ok {
+		recent.put(key, h)
+	}
+	return h, ok
+}
+
+// computeSimhash is textSimhash without the cache. Numbers are masked, as in the
+// digest: a view count or a clock inside the article is not an edit.
+func computeSimhash(t Text) (uint64, bool) {
 	fs := getFeatureSet()
 	defer putFeatureSet(fs)
 	if t.Title != "" {
-		fs.add(normalize(t.Title), 1, false)
+		fs.add(normalize(t.Title), 1, true)
 	}
 	for _, para := range strings.Split(t.Body, "\n") {
-		fs.add(normalize(para), 1, false)
+		fs.add(normalize(para), 1, true)
 	}
 	if len(fs.store) == 0 {
 		return 0, false
 	}
-	h := simhash.Simhash(fs)
-	recent.put(key, h)
-	return h, true
+	return simhash.Simhash(fs), true
 }
 
 // SeedFingerprint is the seed extractor's fingerprint (block-density weights over the
