@@ -178,12 +178,14 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	}
 	// An empty, binary or undecodable body has no fingerprint: "unknown", never a
 	// false "unchanged" or "changed" (revisit.Tracker.Observe).
-	hash, ok := revisit.Fingerprint(res.Body, res.Header.Get("Content-Type"))
+	sig, text, ok := revisit.Sign(res.Body, res.Header.Get("Content-Type"))
+	hash := sig.SimHash
 	if ok {
 		page.SimHash = hash
 	}
 	if track {
-		page.Revisit = e.observeRevisit(t.URL, prev, page.FetchedAt, revisit.Outcome{Hash: hash, OK: ok})
+		page.Revisit = e.observeRevisit(t.URL, prev, page.FetchedAt,
+			revisit.Outcome{Hash: hash, OK: ok, Sig: sig, HasDigest: ok, Text: text})
 	}
 	if prev != nil && prev.HasHash && !ok {
 		// A refetch with no usable text (an empty or garbled answer) does not replace

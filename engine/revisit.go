@@ -40,6 +40,10 @@ type RevisitOptions struct {
 	// Threshold is the Hamming distance between two SimHashes above which a page
 	// counts as changed (default 5, of 64 bits).
 	Threshold int `yaml:"threshold"`
+	// SmallEdits is the small-edit policy (issue 19): "count" (default) counts every
+	// edit of a page's article text or headline as a change; "ignore" counts a body
+	// edit only when it also moves the SimHash past Threshold (a few words do not).
+	SmallEdits string `yaml:"small_edits"`
 	// MinInterval is the shortest revisit interval (default 1m).
 	MinInterval time.Duration `yaml:"min_interval"`
 	// Budget is the estimator policy's revisit budget, in fetches per page per day
@@ -71,6 +75,7 @@ func defaultRevisitOptions() RevisitOptions {
 		Batch:          revisit.DefaultBatch,
 		Initial:        revisit.DefaultInitial,
 		Threshold:      revisit.DefaultThreshold,
+		SmallEdits:     revisit.SmallEditsCount,
 		MinInterval:    revisit.DefaultMinInterval,
 		Budget:         revisit.DefaultBudget,
 		Windows:        revisit.DefaultWindows(),
@@ -115,6 +120,8 @@ func (o *RevisitOptions) validate() error {
 		return fmt.Errorf("revisit.initial must be positive, got %v", o.Initial)
 	case o.Threshold < 1 || o.Threshold > 63:
 		return fmt.Errorf("revisit.threshold must be 1..63 bits, got %d", o.Threshold)
+	case o.SmallEdits != revisit.SmallEditsCount && o.SmallEdits != revisit.SmallEditsIgnore:
+		return fmt.Errorf("revisit.small_edits must be %q or %q, got %q", revisit.SmallEditsCount, revisit.SmallEditsIgnore, o.SmallEdits)
 	case o.MinInterval <= 0:
 		return fmt.Errorf("revisit.min_interval must be positive, got %v", o.MinInterval)
 	case o.MaxInterval < 0:
@@ -174,7 +181,7 @@ func newRevisitRuntime(o RevisitOptions, st *store.Store) (*revisitRuntime, erro
 		return nil, err
 	}
 	tr, err := revisit.NewTracker(revisit.Config{Initial: o.Initial, Threshold: o.Threshold,
-		MinInterval: o.MinInterval, Windows: windows}, policy)
+		SmallEdits: o.SmallEdits, MinInterval: o.MinInterval, Windows: windows}, policy)
 	if err != nil {
 		return nil, err
 	}
@@ -242,6 +249,12 @@ func (e *Engine) revisitState(t frontier.Task) (prev *revisit.Page, track bool) 
 	}
 	p := revisit.Page{URL: r.URL, Class: r.Class, T: r.T, X: r.X, Last: r.Last, Next: r.Next, Hash: r.Hash,
 		HasHash: r.HasHash, First: r.First, Fetches: r.Fetches, Distance: r.Distance, Freq: r.Freq, Price: r.Price}
+	p.Change.Distance = -1
+	if c := r.Change; c != nil {
+		p.Sig = revisit.Signature{SimHash: r.Hash, Text: c.Text, Title: c.Title, Page: c.Page, Fallback: c.Fallback}
+		p.HasDigest, p.Reason = true, revisit.ChangeReason(c.Reason)
+		p.Change = revisit.LastChange{At: c.ChangeAt, Distance: c.ChangeDistance, Reason: revisit.ChangeReason(c.ChangeReason)}
+	}
 	if err := revisit.UnmarshalPolicyState(&p, r.Policy); err != nil {
 		e.logf(LevelWarn, 0, "", "revisit state of %s: %v (its visit history starts over)", u, err)
 	}
@@ -276,7 +289,22 @@ func (e *Engine) observeRevisit(u string, prev *revisit.Page, now time.Time, o r
 	rv.recent.Add(u, p)
 	return &store.Revisit{URL: u, Class: p.Class, First: p.First, T: p.T, X: p.X, Last: p.Last, Next: p.Next,
 		Hash: p.Hash, HasHash: p.HasHash, Fetches: p.Fetches, Distance: p.Distance, Freq: p.Freq, Price: p.Price,
-		Policy: revisit.MarshalPolicyState(&p)}
+		Policy: revisit.MarshalPolicyState(&p), Change: changeRow(&p, o, v)}
+}
+
+// changeRow is the store row of a page's change signal (issue 19), or nil when this
+// fetch brought none (a 304, an unusable body: the stored row stays as it was).
+func changeRow(p *revisit.Page, o revisit.Outcome, v revisit.Verdict) *store.RevisitChange {
+	if !o.OK || !o.HasDigest {
+		return nil
+	}
+	main := o.Text.Body
+	if o.Text.Title != "" {
+		main = o.Text.Title + "\n" + main
+	}
+	return &store.RevisitChange{Text: p.Sig.Text, Title: p.Sig.Title, Page: p.Sig.Page, Fallback: p.Sig.Fallback,
+		Reason: int(p.Reason), ChangeAt: p.Change.At, ChangeDistance: p.Change.Distance,
+		ChangeReason: int(p.Change.Reason), MainText: main, Shift: v == revisit.VerdictChanged}
 }
 
 // refetchFailed records a refetch that brought no comparable content (an error, a

@@ -26,6 +26,7 @@ type Revisit struct {
 	Freq     float64       // the policy's budget share (estimator), summed at start
 	Price    float64       // the fetch price Freq was set at (estimator)
 	Policy   []byte        // the rest of the policy's per-page state, opaque to the store
+	Change   *RevisitChange // the change signal beside Hash (nil: none kept; see revisit_change.go)
 }
 
 // DueRevisit is one entry of the revisit order: a page and when it is due.
@@ -66,6 +67,9 @@ func (s *Store) SetRevisitNext(urls []string, next time.Time) {
 func (w *writer) upsertRevisit(r *Revisit) error {
 	_, err := w.st.upsertRevisit.ExecContext(w.ctx, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
 		nanos(r.Last), nanos(r.Next), int64(r.Hash), r.HasHash, r.Fetches, r.Distance, r.Freq, r.Price, r.Policy)
+	if err == nil && r.Change != nil {
+		err = w.upsertChange(r.URL, r.Change)
+	}
 	return err
 }
 
@@ -91,6 +95,9 @@ func scanRevisit(row interface{ Scan(...any) error }, withPolicy bool) (Revisit,
 func (s *Store) Revisit(url string) (Revisit, error) {
 	r, err := scanRevisit(s.rdb.QueryRowContext(context.Background(),
 		`SELECT `+revisitColumns+`, policy FROM revisit WHERE url = ?`, url), true)
+	if err == nil {
+		r.Change, err = s.RevisitChange(url)
+	}
 	return r, s.readErr(err)
 }
 

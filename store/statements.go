@@ -24,6 +24,7 @@ type statements struct {
 	retireLanes    *sql.Stmt
 	upsertRevisit  *sql.Stmt
 	setRevisitNext *sql.Stmt
+	upsertChange   *sql.Stmt
 	all            []*sql.Stmt
 }
 
@@ -77,6 +78,7 @@ func prepareStatements(ctx context.Context, conn *sql.Conn) (*statements, error)
 		has_hash = excluded.has_hash, fetches = excluded.fetches, distance = excluded.distance,
 		freq = excluded.freq, price = excluded.price, policy = excluded.policy`)
 	prep(&st.setRevisitNext, `UPDATE revisit SET next = ? WHERE url = ?`)
+	prep(&st.upsertChange, upsertChangeSQL)
 	if err != nil {
 		st.close()
 		return nil, err

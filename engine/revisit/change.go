@@ -1,6 +1,9 @@
 package revisit
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // How Tracker.Observe tells a real change from churn (issue 19). The seed's rule,
 // Hamming(SimHash) > threshold, misses most real edits of long articles (one
@@ -96,4 +99,12 @@ func (p *Page) keepSig(o Outcome) {
 	if o.OK && o.HasDigest {
 		p.Sig, p.HasDigest = o.Sig, true
 	}
+}
+
+// LastChange is the last comparison of a page that counted as a change: when, its
+// SimHash distance and why (the Revisit pane's evidence).
+type LastChange struct {
+	At       time.Time
+	Distance int // -1 before any change
+	Reason   ChangeReason
 }

@@ -36,6 +36,7 @@ type Page struct {
 	Sig       Signature    // change signature at Last (issue 19: digests beside Hash)
 	HasDigest bool         // Sig holds digests; false for state kept before they existed
 	Reason    ChangeReason // why the last comparison counted as a change, or did not
+	Change    LastChange   // the last comparison that counted as a change
 }
 
 // Visit is one interval between two comparable fetches and whether the page was seen
@@ -54,6 +55,9 @@ type Outcome struct {
 	// Hash. Without it the seed's SimHash rule decides.
 	Sig       Signature
 	HasDigest bool
+	// Text is the main text the signature was taken from, for the store (the diff
+	// `show URL` prints); the tracker does not read it.
+	Text Text
 }
 
 // Verdict is how Tracker.Observe classified a fetch.
@@ -185,6 +189,7 @@ func (tr *Tracker) Observe(p *Page, now time.Time, o Outcome) Verdict {
 	if p.Fetches == 1 {
 		p.First, p.T, p.X, p.Last = now, 0, 1, now
 		p.Hash, p.HasHash, p.Distance = o.Hash, o.OK && !o.NotModified, -1
+		p.Change = LastChange{Distance: -1}
 		p.keepSig(o)
 		p.Next = now.Add(tr.cfg.Initial)
 		tr.retireIfPastWindow(p, now)
@@ -210,6 +215,7 @@ func (tr *Tracker) Observe(p *Page, now time.Time, o Outcome) Verdict {
 		changed, reason := tr.judge(p, o)
 		p.Reason = reason
 		if changed {
+			p.Change = LastChange{At: now, Distance: p.Distance, Reason: reason}
 			p.X++
 			verdict = VerdictChanged
 		} else {
