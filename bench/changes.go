@@ -328,7 +328,6 @@ func ratio(a, b int) float64 {
 	return float64(a) / float64(b)
 }
 
-
 // threadCPU is the CPU time of the calling OS thread (the bench locks itself to one).
 func threadCPU() time.Duration {
 	var ru syscall.Rusage
