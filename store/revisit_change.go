@@ -62,3 +62,22 @@ func (s *Store) RevisitChange(url string) (*RevisitChange, error) {
 	c.Text, c.Title, c.Page, c.ChangeAt = uint64(text), uint64(title), uint64(page), fromNanos(at)
 	return &c, nil
 }
+
+// RevisitChanges returns the change signal of those of urls that have one, keyed by
+// URL, without the main texts (the console's due queue reads it every refresh).
+func (s *Store) RevisitChanges(urls []string) (map[string]RevisitChange, error) {
+	out := make(map[string]RevisitChange, len(urls))
+	err := s.inChunks(urls, `SELECT url, fallback, reason, change_at, change_distance, change_reason
+		FROM revisit_change WHERE url IN (%s)`, func(row interface{ Scan(...any) error }) error {
+		var u string
+		var c RevisitChange
+		var at int64
+		if err := row.Scan(&u, &c.Fallback, &c.Reason, &at, &c.ChangeDistance, &c.ChangeReason); err != nil {
+			return err
+		}
+		c.ChangeAt = fromNanos(at)
+		out[u] = c
+		return nil
+	})
+	return out, err
+}
