@@ -186,7 +186,9 @@ func TestBadPagesBounded(t *testing.T) {
 		{"10k nested elements", func() []byte {
 			return []byte(strings.Repeat("<div><span>", 10000) + para + strings.Repeat("</span></div>", 10000))
 		}, true},
-		{"all script", func() []byte { return []byte("<html><head><script>" + strings.Repeat("var a = 'text';", 100000) + "</script></head></html>") }, false},
+		{"all script", func() []byte {
+			return []byte("<html><head><script>" + strings.Repeat("var a = 'text';", 100000) + "</script></head></html>")
+		}, false},
 		{"no body", func() []byte { return []byte("<title>t</title>" + para + para) }, true},
 		{"wrong meta charset", func() []byte {
 			return []byte(`<html><head><meta charset="shift_jis"></head><body>` + para + "<p>Ça coûte 5 €, dit-elle.</p></body></html>")
