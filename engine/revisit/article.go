@@ -99,7 +99,11 @@ func extract(d *doc) Text {
 		if p.letters < minRepeatLetters {
 			return true // a short line repeated in a recipe or a plan is the text's own
 		}
-		k := xxhash.Sum64String(d.paragraphText(p))
+		h := xxhash.New()
+		for _, r := range d.runs[p.runStart:p.runEnd] {
+			h.Write(d.runText(r))
+		}
+		k := h.Sum64()
 		if seen[k] {
 			return false
 		}
@@ -220,7 +224,7 @@ func (d *doc) paragraphText(p paragraph) string {
 func (d *doc) paragraphs() []paragraph {
 	var out []paragraph
 	for i, r := range d.runs {
-		n := letterCount(d.runText(r))
+		n, commas := textCounts(d.runText(r))
 		if len(out) == 0 || r.brk || out[len(out)-1].block != r.block {
 			out = append(out, paragraph{block: r.block, runStart: int32(i)})
 		}
@@ -230,22 +234,37 @@ func (d *doc) paragraphs() []paragraph {
 		if r.link {
 			p.linkLetters += n
 		}
-		p.commas += commaCount(d.runText(r))
+		p.commas += commas
 	}
 	return out
 }
 
-// commaCount counts clause separators in the scripts that have them (Readability
-// counts ','; Chinese and Japanese write '，' and '、', Arabic '،').
-func commaCount(b []byte) int {
-	n := 0
-	for _, r := range string(b) {
-		switch r {
-		case ',', '，', '、', '،', '；', ';':
-			n++
+// textCounts counts letters and digits (letterCount) and clause separators in the
+// scripts that have them (Readability counts ','; Chinese and Japanese write '，'
+// and '、', Arabic '،'), in one pass with an ASCII fast path.
+func textCounts(b []byte) (letters, commas int) {
+	for len(b) > 0 {
+		c := b[0]
+		if c < utf8.RuneSelf {
+			switch {
+			case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9':
+				letters++
+			case c == ',' || c == ';':
+				commas++
+			}
+			b = b[1:]
+			continue
+		}
+		r, size := utf8.DecodeRune(b)
+		b = b[size:]
+		switch {
+		case isUnspacedScript(r) || isWordRune(r):
+			letters++
+		case r == '，' || r == '、' || r == '،' || r == '；':
+			commas++
 		}
 	}
-	return n
+	return letters, commas
 }
 
 // sumFigures sums letters, link letters and paragraph letters over subtrees.
@@ -546,8 +565,12 @@ func collapseSpace(s string) string {
 	var sb strings.Builder
 	sb.Grow(len(s))
 	space := false
-	for _, r := range s {
-		if unicode.IsSpace(r) || r == 0xA0 {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return collapseSpaceSlow(s, &sb, i, space)
+		}
+		if c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v' {
 			space = sb.Len() > 0
 			continue
 		}
@@ -555,9 +578,21 @@ func collapseSpace(s string) string {
 			sb.WriteByte(' ')
 			space = false
 		}
-		if r == utf8.RuneError {
-			sb.WriteRune(r)
+		sb.WriteByte(c)
+	}
+	return sb.String()
+}
+
+// collapseSpaceSlow is collapseSpace from byte i on, for text with non-ASCII runes.
+func collapseSpaceSlow(s string, sb *strings.Builder, i int, space bool) string {
+	for _, r := range s[i:] {
+		if unicode.IsSpace(r) || r == 0xA0 {
+			space = sb.Len() > 0
 			continue
+		}
+		if space {
+			sb.WriteByte(' ')
+			space = false
 		}
 		sb.WriteRune(r)
 	}

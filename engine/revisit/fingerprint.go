@@ -53,7 +53,9 @@ func MainText(body []byte, contentType string) (t Text, ok bool) {
 	} else {
 		t = extract(parseDoc(decoded))
 	}
-	if !usableText(t.Title + "\n" + t.Body) {
+	if t.Title == "" && t.Body == "" || !utf8.Valid(decoded) && !usableText(t.Title+"\n"+t.Body) {
+		// Valid UTF-8 was checked for letters by the extractor (a paragraph has
+		// some); text with invalid bytes must not be mostly replacement characters.
 		return Text{}, false
 	}
 	return t, true
@@ -71,30 +73,54 @@ func collapseLines(s string) string {
 	return strings.Join(out, "\n")
 }
 
-// textSimhash is the SimHash of a main text: headline and paragraphs, each a block
-// of weight 1.
-func textSimhash(t Text) (uint64, bool) {
-	key := xxhash.Sum64String(t.Title + "\x00" + t.Body)
-	if h, ok := recent.get(key); ok {
-		return h, true
+// textSums are the figures Sign takes from a main text: its SimHash and the masked
+// digests of its body and headline.
+type textSums struct{ simhash, text, title uint64 }
+
+// textSignature returns a main text's sums, from the cache when the same text was
+// seen recently (most refetches: the chrome differs, the article does not).
+func textSignature(t Text) (textSums, bool) {
+	kd := xxhash.New()
+	kd.WriteString(t.Title)
+	kd.WriteString("\x00")
+	kd.WriteString(t.Body)
+	key := kd.Sum64()
+	if s, ok := recent.get(key); ok {
+		return s, true
 	}
-	h, ok := computeSimhash(t)
-	if ok {
-		recent.put(key, h)
+	title, body := normalize(t.Title), normalize(t.Body)
+	h, ok := normalizedSimhash(title, body)
+	if !ok {
+		return textSums{}, false
 	}
-	return h, ok
+	s := textSums{simhash: h, text: maskedDigest(body), title: maskedDigest(title)}
+	recent.put(key, s)
+	return s, true
 }
 
-// computeSimhash is textSimhash without the cache. Numbers are masked, as in the
-// digest: a view count or a clock inside the article is not an edit.
+// computeSimhash is the SimHash of a main text without the cache.
 func computeSimhash(t Text) (uint64, bool) {
+	return normalizedSimhash(normalize(t.Title), normalize(t.Body))
+}
+
+// normalizedSimhash is the SimHash of a normalised headline and body, each paragraph
+// a block of weight 1. Numbers are masked, as in the digest: a view count or a clock
+// inside the article is not an edit. (NFKC and case folding keep line breaks, so the
+// body is normalised once, whole.)
+func normalizedSimhash(title, body string) (uint64, bool) {
 	fs := getFeatureSet()
 	defer putFeatureSet(fs)
-	if t.Title != "" {
-		fs.add(normalize(t.Title), 1, true)
+	if title != "" {
+		fs.add(title, 1, true)
 	}
-	for _, para := range strings.Split(t.Body, "\n") {
-		fs.add(normalize(para), 1, true)
+	for len(body) > 0 {
+		para := body
+		if i := strings.IndexByte(body, '\n'); i >= 0 {
+			para, body = body[:i], body[i+1:]
+		} else {
+			body = ""
+		}
+		fs.add(para, 1, true)
 	}
 	if len(fs.store) == 0 {
 		return 0, false
@@ -133,21 +159,27 @@ func blocksSimhash(blocks []textBlock) (uint64, bool) {
 // keys are full 64-bit digests, so a hit is the same text.
 type fingerprintCache struct {
 	mu      sync.Mutex
-	entries [1 << 16]struct{ key, hash uint64 }
+	entries [1 << 15]cacheEntry
+}
+
+// cacheEntry is one cached main text: the digest of the text and its sums.
+type cacheEntry struct {
+	key  uint64
+	sums textSums
 }
 
 var recent fingerprintCache
 
-func (c *fingerprintCache) get(key uint64) (uint64, bool) {
+func (c *fingerprintCache) get(key uint64) (textSums, bool) {
 	c.mu.Lock()
 	e := c.entries[key%uint64(len(c.entries))]
 	c.mu.Unlock()
-	return e.hash, e.key == key && key != 0
+	return e.sums, e.key == key && key != 0
 }
 
-func (c *fingerprintCache) put(key, hash uint64) {
+func (c *fingerprintCache) put(key uint64, s textSums) {
 	c.mu.Lock()
-	c.entries[key%uint64(len(c.entries))] = struct{ key, hash uint64 }{key, hash}
+	c.entries[key%uint64(len(c.entries))] = cacheEntry{key, s}
 	c.mu.Unlock()
 }
 

@@ -31,12 +31,11 @@ func Sign(body []byte, contentType string) (sig Signature, t Text, ok bool) {
 	if !ok {
 		return Signature{}, Text{}, false
 	}
-	sig.SimHash, ok = textSimhash(t)
+	sums, ok := textSignature(t)
 	if !ok {
 		return Signature{}, Text{}, false
 	}
-	sig.Text = maskedDigest(t.Body)
-	sig.Title = maskedDigest(t.Title)
+	sig.SimHash, sig.Text, sig.Title = sums.simhash, sums.text, sums.title
 	sig.Page = xxhash.Sum64(body)
 	sig.Fallback = t.Fallback
 	return sig, t, true
@@ -70,7 +69,20 @@ var monthNames = map[string]bool{
 	"yesterday": true, "today": true,
 }
 
-// maskedDigest digests text after NFKC and case folding, with numbers, the time units
+// maybeMonth is a cheap filter before the monthNames lookup: month and day names
+// are 3 to 9 ASCII letters starting with one of a few letters.
+func maybeMonth(tok string) bool {
+	if len(tok) < 3 || len(tok) > 9 {
+		return false
+	}
+	switch tok[0] {
+	case 'a', 'd', 'f', 'j', 'm', 'n', 'o', 's', 't', 'w', 'y':
+		return true
+	}
+	return false
+}
+
+// maskedDigest digests normalised text (NFKC, case-folded: see normalize) with numbers, the time units
 // after them and month and day names masked. Words, and each character of unspaced
 // scripts (CJK), are the units, so the digest ignores spacing and punctuation
 // changes. Empty text digests to 0.
@@ -86,7 +98,7 @@ func maskedDigest(text string) uint64 {
 		d.Write([]byte{0})
 		n++
 	}
-	forEachToken(normalize(text), func(tok string) {
+	forEachToken(text, func(tok string) {
 		switch {
 		case isNumberToken(tok):
 			if !afterNumber {
@@ -95,7 +107,7 @@ func maskedDigest(text string) uint64 {
 			afterNumber = true
 		case afterNumber && timeUnits[tok]:
 			// "5 minutes ago", "3分钟前": the unit goes with its number
-		case monthNames[tok]:
+		case maybeMonth(tok) && monthNames[tok]:
 			emit("#")
 			afterNumber = true
 		default:
