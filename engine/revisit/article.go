@@ -493,27 +493,22 @@ func (d *doc) articleElems(top int32) []int32 {
 	return out
 }
 
-// within reports whether element el lies in one of the subtrees roots.
+// within reports whether element el lies in one of the subtrees roots. Ancestors
+// come before their descendants in document order, so the walk up stops below the
+// first root.
 func (d *doc) within(el int32, roots []int32) bool {
-	for a := el; a >= 0; a = d.elems[a].parent {
+	lowest := roots[0]
+	for _, r := range roots[1:] {
+		lowest = min(lowest, r)
+	}
+	for a := el; a >= lowest; a = d.elems[a].parent {
 		for _, r := range roots {
 			if a == r {
 				return true
 			}
 		}
-		if a < roots[0] && a < minRoot(roots) {
-			return false
-		}
 	}
 	return false
-}
-
-func minRoot(roots []int32) int32 {
-	m := roots[0]
-	for _, r := range roots[1:] {
-		m = min(m, r)
-	}
-	return m
 }
 
 // headline returns the page's headline (see Text.Title).

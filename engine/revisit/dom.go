@@ -53,7 +53,6 @@ const (
 	flagHidden                       // hidden, aria-hidden, display:none
 	flagHoldsMain                    // is or contains <article> or <main>
 	flagNamedChrom                   // class/id names chrome (see chromeName)
-	flagChrome                       // decided: a chrome subtree, left out of the main text
 )
 
 // run is one piece of text in document order.
