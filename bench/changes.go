@@ -196,8 +196,8 @@ func trackerJudge(smallEdits string) func(a, b []byte) bool {
 	return func(a, b []byte) bool {
 		p := &revisit.Page{URL: "https://example.com/a"}
 		for i, body := range [][]byte{a, b} {
-			sig, text, ok := revisit.Sign(body, corpusContentType)
-			v := tr.Observe(p, t0.Add(time.Duration(i)*time.Hour), revisit.Outcome{Hash: sig.SimHash, OK: ok, Sig: sig, HasDigest: ok, Text: text})
+			sig, _, ok := revisit.Sign(body, corpusContentType)
+			v := tr.Observe(p, t0.Add(time.Duration(i)*time.Hour), revisit.Outcome{Hash: sig.SimHash, OK: ok, Sig: sig, HasDigest: ok})
 			if i == 1 {
 				return v == revisit.VerdictChanged
 			}

@@ -298,13 +298,26 @@ func changeRow(p *revisit.Page, o revisit.Outcome, v revisit.Verdict) *store.Rev
 	if !o.OK || !o.HasDigest {
 		return nil
 	}
-	main := o.Text.Body
-	if o.Text.Title != "" {
-		main = o.Text.Title + "\n" + main
-	}
 	return &store.RevisitChange{Text: p.Sig.Text, Title: p.Sig.Title, Page: p.Sig.Page, Fallback: p.Sig.Fallback,
 		Reason: int(p.Reason), ChangeAt: p.Change.At, ChangeDistance: p.Change.Distance,
-		ChangeReason: int(p.Change.Reason), MainText: main, Shift: v == revisit.VerdictChanged}
+		ChangeReason: int(p.Change.Reason), Shift: v == revisit.VerdictChanged}
+}
+
+// keepReplacedText sets a change's PrevText to the main text of the stored copy the
+// refetch replaces, for `show URL` (revisit.SummarizeChange). It reads the stored
+// page only on a change, which is rare next to fetches; a copy that cannot be read
+// leaves the text empty ("no change seen yet" is then all the summary says).
+func (e *Engine) keepReplacedText(u string, r *store.Revisit) {
+	if r == nil || r.Change == nil || !r.Change.Shift {
+		return
+	}
+	old, err := e.st.Page(u)
+	if err != nil {
+		return
+	}
+	if text, ok := revisit.PageText(old.Body, old.ContentType); ok {
+		r.Change.PrevText = text
+	}
 }
 
 // refetchFailed records a refetch that brought no comparable content (an error, a

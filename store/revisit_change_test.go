@@ -5,10 +5,10 @@ import (
 	"time"
 )
 
-// The change signal is kept beside the revisit state: on a change the last main text
-// becomes the previous one (what `show URL` diffs), otherwise the previous one stays;
-// a fetch without a signal (a 304) leaves the row as it was.
-func TestRevisitChangeKeepsTheLastTwoMainTexts(t *testing.T) {
+// The change signal is kept beside the revisit state: a change writes the replaced
+// copy's main text (what `show URL` diffs), any other fetch leaves it; a fetch
+// without a signal (a 304) leaves the row as it was.
+func TestRevisitChangeKeepsTheReplacedMainText(t *testing.T) {
 	s, _ := openTemp(t, Options{})
 	u := testURL("a.test", 1)
 	s.AddURLs([]URL{u}, nil)
@@ -17,13 +17,12 @@ func TestRevisitChangeKeepsTheLastTwoMainTexts(t *testing.T) {
 	steps := []struct {
 		name     string
 		change   *RevisitChange
-		wantMain string
 		wantPrev string
 	}{
-		{"first fetch", &RevisitChange{Text: 1, Title: 2, Page: 3, MainText: "Headline\nv1", ChangeDistance: -1}, "Headline\nv1", ""},
-		{"a change", &RevisitChange{Text: 4, Title: 2, Page: 5, Reason: 1, ChangeAt: at, ChangeDistance: 3, ChangeReason: 1, MainText: "Headline\nv2", Shift: true}, "Headline\nv2", "Headline\nv1"},
-		{"boilerplate moved", &RevisitChange{Text: 4, Title: 2, Page: 6, Reason: 3, ChangeAt: at, ChangeDistance: 3, ChangeReason: 1, MainText: "Headline\nv2"}, "Headline\nv2", "Headline\nv1"},
-		{"a 304", nil, "Headline\nv2", "Headline\nv1"},
+		{"first fetch", &RevisitChange{Text: 1, Title: 2, Page: 3, ChangeDistance: -1, PrevText: "ignored"}, ""},
+		{"a change", &RevisitChange{Text: 4, Title: 2, Page: 5, Reason: 1, ChangeAt: at, ChangeDistance: 3, ChangeReason: 1, PrevText: "Headline\nv1", Shift: true}, "Headline\nv1"},
+		{"boilerplate moved", &RevisitChange{Text: 4, Title: 2, Page: 6, Reason: 3, ChangeAt: at, ChangeDistance: 3, ChangeReason: 1}, "Headline\nv1"},
+		{"a 304", nil, "Headline\nv1"},
 	}
 	for i, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
@@ -40,8 +39,8 @@ func TestRevisitChangeKeepsTheLastTwoMainTexts(t *testing.T) {
 			if err != nil || got.Change == nil {
 				t.Fatalf("Revisit: %v, change %v", err, got.Change)
 			}
-			if got.Change.MainText != st.wantMain || got.Change.PrevText != st.wantPrev {
-				t.Fatalf("main %q prev %q, want %q and %q", got.Change.MainText, got.Change.PrevText, st.wantMain, st.wantPrev)
+			if got.Change.PrevText != st.wantPrev {
+				t.Fatalf("prev %q, want %q", got.Change.PrevText, st.wantPrev)
 			}
 		})
 	}

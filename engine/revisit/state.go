@@ -55,9 +55,6 @@ type Outcome struct {
 	// Hash. Without it the seed's SimHash rule decides.
 	Sig       Signature
 	HasDigest bool
-	// Text is the main text the signature was taken from, for the store (the diff
-	// `show URL` prints); the tracker does not read it.
-	Text Text
 }
 
 // Verdict is how Tracker.Observe classified a fetch.

@@ -7,9 +7,9 @@
 -- stored as the int64 with the same bits. fallback is 1 when the page had no
 -- recognisable article. reason is the revisit.ChangeReason of the last comparison;
 -- change_at, change_distance and change_reason describe the last comparison that
--- counted as a change. main_text is the headline and article text of the last
--- comparable fetch, prev_text the one before the last change: `show URL` prints the
--- difference between the two.
+-- counted as a change. prev_text is the headline and article text of the copy the
+-- last change replaced (written on changes only): `show URL` prints its difference
+-- with the stored page's main text.
 CREATE TABLE revisit_change (
     url             TEXT    NOT NULL PRIMARY KEY,
     text_digest     INTEGER NOT NULL DEFAULT 0,
@@ -20,6 +20,5 @@ CREATE TABLE revisit_change (
     change_at       INTEGER NOT NULL DEFAULT 0,
     change_distance INTEGER NOT NULL DEFAULT -1,
     change_reason   INTEGER NOT NULL DEFAULT 0,
-    main_text       TEXT    NOT NULL DEFAULT '',
     prev_text       TEXT    NOT NULL DEFAULT ''
 ) WITHOUT ROWID;
