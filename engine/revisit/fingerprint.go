@@ -125,7 +125,7 @@ func normalizedSimhash(title, body string) (uint64, bool) {
 	if len(fs.store) == 0 {
 		return 0, false
 	}
-	return simhash.Simhash(fs), true
+	return simhash.Fingerprint(fs.vector()), true
 }
 
 // SeedFingerprint is the seed extractor's fingerprint (block-density weights over the

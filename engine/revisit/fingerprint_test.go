@@ -268,3 +268,17 @@ func TestFingerprintCacheAgreesWithComputation(t *testing.T) {
 		}
 	}
 }
+
+// The hand-rolled vote equals the library's, bit for bit, on real features.
+func TestVectorMatchesLibrary(t *testing.T) {
+	for _, script := range []string{"chinese", "english", "russian"} {
+		fs := getFeatureSet()
+		for i, p := range articles[script][0] {
+			fs.add(normalize(p), 1+i%4, i%2 == 0)
+		}
+		if got, want := fs.vector(), simhash.Vectorize(fs.GetFeatures()); got != want {
+			t.Fatalf("%s: vector %v, library %v", script, got, want)
+		}
+		putFeatureSet(fs)
+	}
+}
