@@ -38,9 +38,10 @@ func buildRevisit() *engine.RevisitView {
 		d.ChangeDistance = -1
 		switch i % 4 {
 		case 0:
-			d.ChangeDistance, d.ChangeReason = 2+i%5, "main text edited"
+			d.ChangeDistance, d.ChangeReason, d.LastReason = 2+i%5, "main text edited", "main text edited"
 		case 1:
-			d.ChangeDistance, d.ChangeReason, d.BoilerplateOnly = 9, "headline changed", true
+			d.ChangeDistance, d.ChangeReason = 9, "headline changed"
+			d.LastReason, d.BoilerplateOnly = "only boilerplate moved", true
 		case 2:
 			d.ChangeDistance, d.ChangeReason, d.Fallback = 14, "simhash", true
 		}
