@@ -13,20 +13,23 @@ import (
 // Next.
 type Revisit struct {
 	URL      string
-	Class    string         // page class: soc, web_com, web_net, web_edu, web_gov
-	First    time.Time      // first fetch; the class window counts from here
-	T        time.Duration  // seed "t": time observed since the first fetch
-	X        int            // seed "x": changes seen, starting at 1
-	Last     time.Time      // seed "last": last comparable fetch
-	Next     time.Time      // seed "next": when the page is due again
-	Hash     uint64         // seed "hash": SimHash of the main text at Last
-	HasHash  bool           // Hash holds a fingerprint
-	Fetches  int            // fetches of the page, 304s and unusable ones included
-	Distance int            // Hamming distance at the last comparison, -1 before any
-	Freq     float64        // the policy's budget share (estimator), summed at start
-	Price    float64        // the fetch price Freq was set at (estimator)
-	Policy   []byte         // the rest of the policy's per-page state, opaque to the store
-	Change   *RevisitChange // the change signal beside Hash (nil: none kept; see revisit_change.go)
+	Class    string        // page class: soc, web_com, web_net, web_edu, web_gov
+	First    time.Time     // first fetch; the class window counts from here
+	T        time.Duration // seed "t": time observed since the first fetch
+	X        int           // seed "x": changes seen, starting at 1
+	Last     time.Time     // seed "last": last comparable fetch
+	Next     time.Time     // seed "next": when the page is due again
+	Hash     uint64        // seed "hash": SimHash of the main text at Last
+	HasHash  bool          // Hash holds a fingerprint
+	Fetches  int           // fetches of the page, 304s and unusable ones included
+	Distance int           // Hamming distance at the last comparison, -1 before any
+	Freq     float64       // the policy's budget share (estimator), summed at start
+	Price    float64       // the fetch price Freq was set at (estimator)
+	Policy   []byte        // the rest of the policy's per-page state, opaque to the store
+
+	// Change is the change signal beside Hash (issue 19; nil: none kept), in its own
+	// table (revisit_change.go).
+	Change *RevisitChange
 }
 
 // DueRevisit is one entry of the revisit order: a page and when it is due.
