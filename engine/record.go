@@ -182,12 +182,15 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	}
 	// An empty, binary or undecodable body has no fingerprint: "unknown", never a
 	// false "unchanged" or "changed" (revisit.Tracker.Observe).
-	hash, ok := revisit.Fingerprint(res.Body, res.Header.Get("Content-Type"))
+	sig, _, ok := revisit.Sign(res.Body, res.Header.Get("Content-Type"))
+	hash := sig.SimHash
 	if ok {
 		page.SimHash = hash
 	}
 	if track {
-		page.Revisit = e.observeRevisit(t.URL, prev, page.FetchedAt, revisit.Outcome{Hash: hash, OK: ok})
+		page.Revisit = e.observeRevisit(t.URL, prev, page.FetchedAt,
+			revisit.Outcome{Hash: hash, OK: ok, Sig: sig, HasDigest: ok})
+		e.keepReplacedText(t.URL, page.Revisit)
 	}
 	if prev != nil && prev.HasHash && !ok {
 		// A refetch with no usable text (an empty or garbled answer) does not replace

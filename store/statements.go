@@ -27,6 +27,7 @@ type statements struct {
 	insertCapture  *sql.Stmt
 	captureRef     *sql.Stmt
 	captureOwn     *sql.Stmt
+	upsertChange   *sql.Stmt
 	all            []*sql.Stmt
 }
 
@@ -94,6 +95,7 @@ func prepareStatements(ctx context.Context, conn *sql.Conn) (*statements, error)
 	// revisits always point at a record that has the payload).
 	prep(&st.captureRef, `SELECT id FROM captures INDEXED BY captures_url
 		WHERE url = ? AND payload_digest = ? AND refers_to IS NULL ORDER BY id LIMIT 1`)
+	prep(&st.upsertChange, upsertChangeSQL)
 	if err != nil {
 		st.close()
 		return nil, err
