@@ -92,6 +92,8 @@ type Engine struct {
 	sites       *siteBook     // declared news and social sites (M3)
 	round       *roundRuntime // the current crawl round over the sites (M3)
 	done        chan struct{}
+	failed      chan struct{} // closed when a store failure stopped the crawl (storefail.go)
+	failure     error         // that failure, a *StoreError (guarded by mu)
 	doneOnce    sync.Once
 	stopOnce    sync.Once
 	parentURLs  *lru.Cache[uint64, string] // for the adjacency-groups pane
@@ -182,6 +184,7 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 		crawlDelay:  map[string]time.Duration{},
 		maybeNew:    map[string]struct{}{},
 		done:        make(chan struct{}),
+		failed:      make(chan struct{}),
 		parentURLs:  parents,
 		persist:     make(chan Event, 1024),
 		prefetch:    dnsPrefetcher{kick: make(chan struct{}, 1)},
@@ -276,6 +279,10 @@ func (e *Engine) Start() error {
 	e.wg.Add(2)
 	go e.tick()
 	go e.persistEvents()
+	if e.st != nil {
+		e.wg.Add(1)
+		go e.watchStore()
+	}
 	if e.dns != nil && e.opts.DNS.Prefetch {
 		e.wg.Add(1)
 		go e.runPrefetch()
@@ -299,6 +306,9 @@ func (e *Engine) Start() error {
 		e.opts.Lanes.Max, len(e.egress), e.opts.Lanes.DelayMin, e.opts.Lanes.DelayMax, e.opts.HostRate)
 	if e.resumed > 0 {
 		e.logf(LevelInfo, 0, "", "resumed: %d in-progress URLs went back to the queue", e.resumed)
+	}
+	if e.st != nil {
+		e.noteLastFailure()
 	}
 	e.mu.Lock()
 	e.checkIdle()
@@ -363,7 +373,7 @@ func (e *Engine) Stop() {
 		}
 		if e.st != nil {
 			e.endRound(e.now()) // M3: the round's results are not lost to a stop
-			if err := e.st.Flush(); err != nil {
+			if err := e.st.Flush(); err != nil && e.Failure() == nil {
 				e.logf(LevelError, 0, "", "store: %v", err)
 			}
 		}
@@ -400,6 +410,7 @@ func (e *Engine) Stats() Stats {
 		PagesFetched: t.PagesFetched, PagesStored: t.PagesStored, BytesFetched: t.BytesFetched,
 		Refused: t.Refused, Errors: t.Errors, URLsQueued: t.URLsQueued, URLsDone: t.URLsDone,
 		LanesPeak: peak, DurationS: d, RobotsSkips: t.Errors[fetch.KindRobots], Resumed: e.resumed,
+		StoreError: storeErrorText(e.Failure()),
 	}
 	var view *EgressView // for the sizing estimate
 	if e.pool != nil {

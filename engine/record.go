@@ -203,15 +203,13 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	save := e.st.SavePage
 	if prev != nil {
 		save = e.st.ReplacePage
+	} else { // a refetch replaces the page: it was counted when first stored
+		page.Committed = e.onCommit(e.c.pageCommitted) // counted once committed: a full disk never inflates it
 	}
 	if len(links) == 0 {
 		save(page, nil, nil)
 	} else {
 		e.submit(links, func(u []store.URL, done store.LinkResult) { save(page, u, done) })
-	}
-	if prev == nil { // a refetch replaces the page: it was counted when first stored
-		e.c.pagesStored.Add(1)
-		e.c.urlsDone.Add(1)
 	}
 }
 
@@ -243,6 +241,11 @@ func (e *Engine) finish(t frontier.Task, refetch bool, lane int, st store.State,
 		e.c.addError(kind)
 	}
 	if !refetch {
-		e.c.urlsDone.Add(1)
+		done := e.onCommit(e.c.urlDone)
+		e.st.AfterCommit(func(err error) { // the store stops the crawl on an error
+			if err == nil {
+				done()
+			}
+		})
 	}
 }

@@ -12,6 +12,7 @@ const (
 	StatePaused   State = "PAUSED"
 	StateStopping State = "STOPPING"
 	StateDone     State = "DONE"
+	StateFailed   State = "FAILED" // the store failed and the crawl stopped itself (Snapshot.StoreError)
 )
 
 // LaneStatus says what one lane (M1) is doing right now.
@@ -50,6 +51,9 @@ type Snapshot struct {
 	Nodes       []Node       // workers of a distributed crawl (M4), by name; nil on a single-process crawl
 	// HeartbeatEvery is the workers' heartbeat period (M4); 0 on a single-process crawl.
 	HeartbeatEvery time.Duration
+	// StoreError is why the crawl stopped itself (State FAILED): the store's write
+	// error, e.g. "database or disk is full"; "" while the store is healthy.
+	StoreError string
 }
 
 // NodeState is what the master knows of one worker (M4, seed 003 heartbeats).

@@ -27,6 +27,15 @@ type counters struct {
 	errors map[string]int64
 }
 
+// pageCommitted counts a new page once the store committed it (store.Page.Committed).
+func (c *counters) pageCommitted() {
+	c.pagesStored.Add(1)
+	c.urlsDone.Add(1)
+}
+
+// urlDone counts a URL finished without a page once its state is committed.
+func (c *counters) urlDone() { c.urlsDone.Add(1) }
+
 func (c *counters) addError(kind string) {
 	c.mu.Lock()
 	if c.errors == nil {
@@ -166,6 +175,10 @@ type Stats struct {
 	Dedupe       *DedupeStats     `json:"dedupe,omitempty"`
 	Cluster      *ClusterStats    `json:"cluster,omitempty"` // M4: a master's workers
 	Sizing       *Sizing          `json:"sizing,omitempty"`  // M3: the VPN estimate, when sites are declared
+
+	// StoreError is the write error that stopped the crawl (disk full, I/O error);
+	// absent when the store never failed. The counters count only what was committed.
+	StoreError string `json:"store_error,omitempty"`
 }
 
 // ClusterStats is a master's side of a distributed crawl in the stats object.

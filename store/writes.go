@@ -127,6 +127,8 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 		size = int64(len(p.Body))
 	}
 	p.Body = nil
+	committed := p.Committed
+	p.Committed = nil
 	if p.Revisit != nil {
 		rv := *p.Revisit
 		rv.Policy = slices.Clone(rv.Policy)
@@ -165,7 +167,16 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 		if err != nil {
 			return nil, err
 		}
-		return reportLinks(done, out), nil
+		report := reportLinks(done, out)
+		if committed == nil {
+			return report, nil
+		}
+		return func() {
+			committed()
+			if report != nil {
+				report()
+			}
+		}, nil
 	}})
 }
 
@@ -235,8 +246,16 @@ func (s *Store) Flush() error {
 	return s.w.firstErr()
 }
 
-// Err is the first write error, if any; writes never panic, the engine polls this.
+// Err is the first write error, if any; writes never panic.
 func (s *Store) Err() error { return s.w.firstErr() }
+
+// Failed is closed at the first write that failed (disk full, I/O error, a
+// constraint): from then on the store and its caller's memory may disagree, so the
+// engine stops fetching on it (issue 13) and Err says why. What was committed stays
+// committed; the failed batch was rolled back whole (SQLite's atomic commit). Writes
+// refused after Close or on a read-only store do not close it; on a read-only store it
+// is nil (never ready).
+func (s *Store) Failed() <-chan struct{} { return s.w.failed }
 
 // hostOf is the host of rawURL, "" when it does not parse.
 func hostOf(rawURL string) string {

@@ -104,9 +104,23 @@ func (m *Model) headerView(b *strings.Builder) {
 	if !m.haveSnap || state == "" {
 		state = string(engine.StateStarting)
 	}
+	if s.StoreError != "" {
+		// Issue 13: the crawl stopped itself; the reason leads the header so it is
+		// never missed (the log pane has the advice).
+		// The cause ends the store's message ("...: database or disk is full"): keep
+		// the tail when it must be cut.
+		reason := []rune(s.StoreError)
+		if limit := m.width - cellWidth(m.opts.Title) - 48; limit > 8 && len(reason) > limit {
+			reason = append([]rune("…"), reason[len(reason)-limit+1:]...)
+		}
+		state = "STORE FAILED: " + string(reason)
+	}
 	left := " " + m.opts.Title + "  " + state
 	stateStyle := st.State(state)
-	if !knownState(engine.State(state)) {
+	if s.StoreError != "" {
+		stateStyle = st.State(string(engine.StateFailed))
+	}
+	if !knownState(engine.State(state)) && s.StoreError == "" {
 		// A state the engine does not have: an attached console's "master
 		// unreachable" (engine/attach), showing the last snapshot it got.
 		stateStyle = st.Bad
@@ -181,7 +195,8 @@ func (m *Model) headerView(b *strings.Builder) {
 // knownState reports whether s is one of the engine's crawl states.
 func knownState(s engine.State) bool {
 	switch s {
-	case engine.StateStarting, engine.StateRunning, engine.StatePaused, engine.StateStopping, engine.StateDone:
+	case engine.StateStarting, engine.StateRunning, engine.StatePaused, engine.StateStopping, engine.StateDone,
+		engine.StateFailed:
 		return true
 	}
 	return false

@@ -89,6 +89,7 @@ func richSnapshot() engine.Snapshot {
 	s.Egress.Disabled = append(s.Egress.Disabled, egress.DisabledHost{Host: "x.example", Since: s.At, Until: s.At.Add(time.Hour), TimeLeft: time.Hour})
 	s.Revisit.Intervals = append(s.Revisit.Intervals, engine.IntervalBucket{Min: time.Minute, Max: time.Hour, Pages: 3})
 	s.LastEvent = math.MaxUint64 - 1 // beyond float64's exact integers
+	s.StoreError = "store: commit batch of 3 operations: database or disk is full"
 	s.Groups[0].Parents[0].Hash = math.MaxUint64
 	return s
 }

@@ -15,6 +15,10 @@ import (
 // ExitUsage is the exit status for bad flags, config or arguments.
 const ExitUsage = 2
 
+// ExitStoreFailed is the exit status of a crawl that stopped itself because its store
+// could not commit (disk full, I/O error): the message on stderr says what to do.
+const ExitStoreFailed = 3
+
 const usage = `crawlconsole — a polite, fast web crawler steered from a terminal
 
 Usage:

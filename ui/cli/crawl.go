@@ -194,9 +194,18 @@ func run(ctx context.Context, eng *engine.Engine, rc runConfig, stdout, stderr i
 	}
 	eng.Stop()
 	st := eng.Stats()
-	if err := eng.Close(); err != nil {
+	failure := eng.Failure()
+	if err := eng.Close(); err != nil && failure == nil {
 		fmt.Fprintf(stderr, "crawlconsole: closing the store: %v\n", err)
 		code = 1
+	}
+	defer func() {
+		if failure != nil { // last, so it is what the operator reads
+			fmt.Fprintf(stderr, "crawlconsole: %v\n%s\n", failure, adviceOf(failure))
+		}
+	}()
+	if failure != nil {
+		code = ExitStoreFailed
 	}
 	if rc.statsJSON != "" {
 		if err := writeStats(rc.statsJSON, st, rc.extra); err != nil {
@@ -219,10 +228,22 @@ func headless(ctx context.Context, eng *engine.Engine, idle <-chan struct{}, w i
 		case <-idle:
 			fmt.Fprintln(w, progress(eng.Snapshot()))
 			return
+		case <-eng.Failed(): // the store failed: the crawl stopped itself (issue 13)
+			fmt.Fprintln(w, progress(eng.Snapshot()))
+			return
 		case <-t.C:
 			fmt.Fprintln(w, progress(eng.Snapshot()))
 		}
 	}
+}
+
+// adviceOf is what the operator should do about a failure that stopped the crawl.
+func adviceOf(err error) string {
+	var se *engine.StoreError
+	if errors.As(err, &se) {
+		return se.Advice() + "."
+	}
+	return ""
 }
 
 func progress(s engine.Snapshot) string {
@@ -230,9 +251,13 @@ func progress(s engine.Snapshot) string {
 	for _, n := range s.Totals.Errors {
 		errs += n
 	}
-	return fmt.Sprintf("%s  %s  pages %d  %.1f pages/s  queue %d  lanes %d/%d  refused %d  errors %d",
+	line := fmt.Sprintf("%s  %s  pages %d  %.1f pages/s  queue %d  lanes %d/%d  refused %d  errors %d",
 		time.Since(s.StartedAt).Truncate(time.Second), s.State, s.Totals.PagesFetched, s.PagesPerSec,
 		s.QueueDepth, s.LanesBusy, s.LanesMax, s.Totals.Refused, errs)
+	if s.StoreError != "" {
+		line += "  STORE FAILED: " + s.StoreError
+	}
+	return line
 }
 
 func summary(st engine.Stats) string {
@@ -245,7 +270,11 @@ func summary(st engine.Stats) string {
 	if len(kinds) > 0 {
 		errs = strings.Join(kinds, " ")
 	}
-	return fmt.Sprintf("done: %d pages fetched, %d stored, %d refused, %d URLs queued, %d done, peak %d lanes, %.1fs, %.1f pages/s; errors: %s",
+	head := "done"
+	if st.StoreError != "" {
+		head = "stopped, the store failed"
+	}
+	return fmt.Sprintf(head+": %d pages fetched, %d stored, %d refused, %d URLs queued, %d done, peak %d lanes, %.1fs, %.1f pages/s; errors: %s",
 		st.PagesFetched, st.PagesStored, st.Refused, st.URLsQueued, st.URLsDone, st.LanesPeak, st.DurationS, st.PagesPerS, errs)
 }
 

@@ -444,6 +444,14 @@ func (c *Control) SetState(s engine.State) {
 	c.snap.State = s
 }
 
+// FailStore makes the fake a crawl that stopped itself because its store failed
+// with reason (issue 13), as the engine's snapshot shows it.
+func (c *Control) FailStore(reason string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.snap.State, c.snap.StoreError = engine.StateFailed, reason
+}
+
 // Idle turns the fake into an idle crawl: no rate, every lane idle, no countdowns.
 func (c *Control) Idle() {
 	c.mu.Lock()
