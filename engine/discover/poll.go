@@ -148,4 +148,3 @@ func (p *Poller) Next(src string) time.Time {
 	}
 	return s.last.Add(p.Interval(src))
 }
-
