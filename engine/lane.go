@@ -199,8 +199,10 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 		e.front.deliver(o)
 		return true
 	}
+	var rules *robots.Rules
 	if e.opts.etiquetteFor(t.Host).robots {
-		rules, err := e.robotsFor(eg, u)
+		var err error
+		rules, err = e.robotsFor(eg, u)
 		if err != nil { // stopping: leave the URL queued
 			return false
 		}
@@ -241,6 +243,7 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 		return false
 	}
 	o.Res, o.Kind, o.At = res, kind, ls.fetchEnd
+	e.attachRobotsSitemaps(u, rules, res)            // issue 18: the frontier side queues them
 	if kind == "" && e.pool == nil && refused(res) { // with rotation, refusals were classified above
 		o.Kind = fetch.KindRefused
 	}
