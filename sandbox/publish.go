@@ -43,6 +43,9 @@ const (
 	PublishFeedItems   = 50
 	PublishSitemapURLs = 1000
 	newsSitemapWindow  = 2 * webDay
+	// PublishBacklog is how long before the epoch sites have been publishing: a
+	// crawl starts on sites with a past, more of it than their entry pages show.
+	PublishBacklog = 3 * webDay
 	paretoShape        = 1.5
 )
 
@@ -129,7 +132,7 @@ func (w *Web) PublishingSites() []PublishingSite {
 func (p *publisher) extend(w *Web, t time.Time) {
 	mean := float64(webDay) / p.rate
 	scale := mean * (paretoShape - 1) / paretoShape // Pareto(x_m, α) has mean α x_m/(α-1)
-	last := w.cfg.Epoch
+	last := w.cfg.Epoch.Add(-PublishBacklog)
 	if n := len(p.arts); n > 0 {
 		last = p.arts[n-1].Published
 	}
@@ -174,7 +177,7 @@ func (w *Web) Published(domain string, from, to time.Time) []Article {
 // latest returns up to n articles of the site published up to at (newest first),
 // on host h only unless h is "".
 func (w *Web) latest(domain, host string, at time.Time, n int, since time.Time) []Article {
-	all := w.articles(domain, w.cfg.Epoch, at)
+	all := w.articles(domain, w.cfg.Epoch.Add(-PublishBacklog), at)
 	var out []Article
 	for i := len(all) - 1; i >= 0 && len(out) < n; i-- {
 		a := all[i]

@@ -105,7 +105,7 @@ func TestPublishingServed(t *testing.T) {
 	if r := sbGet(t, c, arts[0].URL); r.status != http.StatusOK {
 		t.Errorf("published article: %d", r.status)
 	}
-	if r := sbGet(t, c, strings.Replace(arts[0].URL, "/story/0-", "/story/999999-", 1)); r.status != http.StatusNotFound {
+	if r := sbGet(t, c, "http://"+arts[0].Host+sb.web.portSuffix+"/story/999999-flood-flood"); r.status != http.StatusNotFound {
 		t.Errorf("unpublished article: %d, want 404", r.status)
 	}
 }
