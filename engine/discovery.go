@@ -47,14 +47,26 @@ type DiscoveryOptions struct {
 	// sitemap may list any host of its own site.
 	Sitemaps []string `yaml:"sitemaps"`
 	Feeds    []string `yaml:"feeds"`
+	// Probe says which hosts are asked for /sitemap.xml when their robots.txt names
+	// no sitemap: "news" (default: the hosts of declared news sites, whose new
+	// articles are the point), "all" (one more request per host of any crawl) or
+	// "off".
+	Probe string `yaml:"probe"`
 	// MinPoll and MaxPoll bound a feed's or sitemap's learned poll interval
 	// (defaults 1m and 24h).
 	MinPoll time.Duration `yaml:"min_poll"`
 	MaxPoll time.Duration `yaml:"max_poll"`
 }
 
+// Values of DiscoveryOptions.Probe.
+const (
+	ProbeNews = "news"
+	ProbeAll  = "all"
+	ProbeOff  = "off"
+)
+
 func defaultDiscoveryOptions() DiscoveryOptions {
-	return DiscoveryOptions{Enabled: true, MinPoll: time.Minute, MaxPoll: 24 * time.Hour}
+	return DiscoveryOptions{Enabled: true, Probe: ProbeNews, MinPoll: time.Minute, MaxPoll: 24 * time.Hour}
 }
 
 func (o DiscoveryOptions) validate() error {
@@ -64,6 +76,11 @@ func (o DiscoveryOptions) validate() error {
 				return fmt.Errorf("discovery: sitemap/feed %v", err)
 			}
 		}
+	}
+	switch o.Probe {
+	case "", ProbeNews, ProbeAll, ProbeOff:
+	default:
+		return fmt.Errorf("discovery.probe must be %q, %q or %q, got %q", ProbeNews, ProbeAll, ProbeOff, o.Probe)
 	}
 	if o.MinPoll < 0 || (o.MaxPoll > 0 && o.MaxPoll < o.MinPoll) {
 		return fmt.Errorf("discovery: need 0 <= min_poll <= max_poll, got %v..%v", o.MinPoll, o.MaxPoll)
@@ -315,8 +332,7 @@ func (e *Engine) queueRobotsSitemaps(t frontier.Task, res *fetch.Result) {
 	}
 	d.origins[origin] = true
 	list := res.RobotsSitemaps
-	fallback := len(list) == 0
-	if fallback {
+	if len(list) == 0 && e.probes(u.Hostname()) {
 		list = []string{origin + "/sitemap.xml"}
 	}
 	var admitted []string
@@ -453,4 +469,17 @@ func (e *Engine) notModifiedSource(u string, rv *store.Revisit) {
 		return
 	}
 	e.hintOutcome(u, false)
+}
+
+// probes says whether host is asked for /sitemap.xml when robots.txt names no
+// sitemap (DiscoveryOptions.Probe).
+func (e *Engine) probes(host string) bool {
+	switch e.opts.Discovery.Probe {
+	case ProbeAll:
+		return true
+	case ProbeOff:
+		return false
+	}
+	s := e.sites.siteOf(host)
+	return s != nil && s.Kind == SiteNews
 }

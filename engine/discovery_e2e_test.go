@@ -88,6 +88,7 @@ func (s *discoSite) paths() []string {
 func TestDiscoveryFindsArticlesOnlyFeedsAndSitemapsAnnounce(t *testing.T) {
 	tests := []struct {
 		name     string
+		probe    string // discovery.probe
 		robots   string // Sitemap lines ("{host}" replaced)
 		docs     map[string]func(host string) (string, []byte)
 		entry    string
@@ -111,7 +112,8 @@ func TestDiscoveryFindsArticlesOnlyFeedsAndSitemapsAnnounce(t *testing.T) {
 			want:  []string{"/index.xml", "/news.xml.gz", "/a1"}, never: []string{"/sitemap.xml"}, sitemaps: 2,
 		},
 		{
-			name:   "no Sitemap line: /sitemap.xml, and the feed the entry page links to",
+			name:   "no Sitemap line: /sitemap.xml (probe all), and the feed the entry page links to",
+			probe:  ProbeAll,
 			robots: "",
 			docs: map[string]func(string) (string, []byte){
 				"/sitemap.xml": func(h string) (string, []byte) {
@@ -137,7 +139,11 @@ func TestDiscoveryFindsArticlesOnlyFeedsAndSitemapsAnnounce(t *testing.T) {
 			for p, f := range tc.docs {
 				s.raw[p] = func(int) (string, []byte) { return f(host) }
 			}
-			e := startEngine(t, robotsOptions(t, "http://"+host+"/"))
+			o := robotsOptions(t, "http://"+host+"/")
+			if tc.probe != "" {
+				o.Discovery.Probe = tc.probe
+			}
+			e := startEngine(t, o)
 			waitDone(t, e, 20*time.Second)
 			snap := e.Snapshot()
 			e.Close()
