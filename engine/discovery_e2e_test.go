@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/discover"
 )
 
 // discoSite is a loopback site for the discovery tests: every request logged,
@@ -173,4 +175,166 @@ func gzipBytes(s string) []byte {
 	z.Write([]byte(s))
 	z.Close()
 	return buf.Bytes()
+}
+
+// Issue 18, bad input: hostile feeds and sitemaps cost bounded work and a counted
+// warning; the crawl goes on and ends (no crash, no stalled lane).
+func TestHostileDiscoveryDocumentsDoNotStallTheCrawl(t *testing.T) {
+	s := newDiscoSite(t)
+	h := s.host
+	laughs := `<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;"><!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;"><!ENTITY e "&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;">]>`
+	var huge bytes.Buffer
+	huge.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+	for huge.Len() < 8<<20 {
+		huge.WriteString(`<url><loc>http://` + h + `/same</loc></url>`)
+	}
+	huge.WriteString(`</urlset>`)
+	index := func(next string) func(int) (string, []byte) {
+		return static("application/xml", `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>http://`+h+next+`</loc></sitemap></sitemapindex>`)
+	}
+	s.robots = "Sitemap: http://" + h + "/bomb.xml\nSitemap: http://" + h + "/zip.xml.gz\nSitemap: http://" + h + "/html.xml\nSitemap: http://" + h + "/d1.xml\n"
+	s.raw["/bomb.xml"] = static("application/xml", laughs+`<urlset><url><loc>http://`+h+`/&e;</loc></url></urlset>`)
+	s.raw["/zip.xml.gz"] = func(int) (string, []byte) { return "application/gzip", gzipBytes(huge.String()) }
+	s.raw["/html.xml"] = static("application/rss+xml", `<!DOCTYPE html><html><body><a href="/from-html">x</a></body></html>`)
+	for i := 1; i <= 10; i++ {
+		s.raw[fmt.Sprintf("/d%d.xml", i)] = index(fmt.Sprintf("/d%d.xml", i+1))
+	}
+	s.pages["/"] = `<a href="/ok">ok</a>`
+	s.pages["/ok"] = `<p>ok</p>`
+	o := robotsOptions(t, "http://"+h+"/")
+	o.Fetch.MaxBodyBytes = 1 << 20 // the gzip sitemap inflates to 8 MiB: past the cap
+	e := startEngine(t, o)
+	waitDone(t, e, 30*time.Second)
+	snap := e.Snapshot()
+	e.Close()
+	if s.requested("/ok") != 1 {
+		t.Errorf("/ok fetched %d times: the crawl did not go on", s.requested("/ok"))
+	}
+	deepest := 0
+	for i := 1; i <= 10; i++ {
+		if s.requested(fmt.Sprintf("/d%d.xml", i)) > 0 {
+			deepest = i
+		}
+	}
+	if deepest != 1+discover.MaxIndexDepth {
+		t.Errorf("10 nested indexes: followed to /d%d.xml, want /d%d.xml (the root and %d levels)", deepest, 1+discover.MaxIndexDepth, discover.MaxIndexDepth)
+	}
+	errs := snap.Totals.Errors
+	for _, k := range []string{"discovery_sitemap_depth", "discovery_unreadable"} {
+		if errs[k] == 0 {
+			t.Errorf("no %s warning counted (errors %v)", k, errs)
+		}
+	}
+	if n := s.requested("/same"); n > 1 {
+		t.Errorf("/same fetched %d times", n)
+	}
+}
+
+// static serves the same document every time.
+func static(ctype, body string) func(int) (string, []byte) {
+	return func(int) (string, []byte) { return ctype, []byte(body) }
+}
+
+// discoveryPollOptions crawls with revisiting on: feeds and sitemaps are polled every
+// 100-300 ms; pages are not revisited on their own schedule within the test.
+func discoveryPollOptions(t *testing.T, seed string) Options {
+	o := robotsOptions(t, seed)
+	o.Revisit.Enabled = true
+	o.Revisit.Every = 20 * time.Millisecond
+	o.Revisit.Initial = time.Hour
+	o.Revisit.MinInterval = time.Hour
+	for c := range o.Revisit.Windows {
+		o.Revisit.Windows[c] = 0
+	}
+	o.Discovery.Probe = ProbeAll
+	o.Discovery.MinPoll, o.Discovery.MaxPoll = 100*time.Millisecond, 300*time.Millisecond
+	return o
+}
+
+// versionText is a page text that shares no sentence with other versions.
+func versionText(v int) string {
+	words := []string{"harbor", "council", "storm", "ferry", "budget", "school", "market", "bridge", "river", "station", "museum", "orchard"}
+	var b strings.Builder
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&b, "%s %s %d. ", words[(v*7+i)%len(words)], words[(v*5+i*3)%len(words)], v*100+i)
+	}
+	return "<html><body><article><p>" + b.String() + "</p></article></body></html>"
+}
+
+// Issue 18, hints: a lastmod that moves makes the page due now (before, the page
+// waited for its revisit schedule, an hour here); a site whose lastmod is always the
+// serving time gets its dates ignored, and the snapshot says so.
+func TestSitemapDatesMakePagesDueUnlessTheyLie(t *testing.T) {
+	past := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).Format(time.RFC3339)
+	tests := []struct {
+		name    string
+		lying   bool
+		minP1   int // fetches of /p1 at least
+		trusted bool
+	}{
+		{"honest lastmod: the page that changed is refetched", false, 3, true},
+		{"lastmod always now: hints ignored", true, 0, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newDiscoSite(t)
+			h := s.host
+			var mu sync.Mutex
+			var changedAt time.Time
+			version := 0
+			s.raw["/sitemap.xml"] = func(n int) (string, []byte) {
+				mu.Lock()
+				defer mu.Unlock()
+				var b strings.Builder
+				b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+				now := time.Now().UTC().Format(time.RFC3339Nano)
+				if !tc.lying && n >= 1 { // /p1 changes before every read of the sitemap but the first
+					version, changedAt = n, time.Now()
+				}
+				for i := 1; i <= 6; i++ {
+					lm := past
+					switch {
+					case tc.lying:
+						lm = now
+					case i == 1 && !changedAt.IsZero():
+						lm = changedAt.UTC().Format(time.RFC3339Nano)
+					}
+					fmt.Fprintf(&b, "<url><loc>http://%s/p%d</loc><lastmod>%s</lastmod></url>", h, i, lm)
+				}
+				b.WriteString(`</urlset>`)
+				return "application/xml", []byte(b.String())
+			}
+			s.raw["/p1"] = func(int) (string, []byte) {
+				mu.Lock()
+				defer mu.Unlock()
+				return "text/html", []byte(versionText(version))
+			}
+			for i := 2; i <= 6; i++ {
+				s.pages[fmt.Sprintf("/p%d", i)] = versionText(100 + i)
+			}
+			s.pages["/"] = `<p>front</p>`
+			e := startEngine(t, discoveryPollOptions(t, "http://"+h+"/"))
+			waitFor(t, "the sitemap to be read 5 times", func() bool { return s.requested("/sitemap.xml") >= 5 })
+			if tc.minP1 > 0 {
+				waitFor(t, fmt.Sprintf("/p1 fetched %d times", tc.minP1), func() bool { return s.requested("/p1") >= tc.minP1 })
+			}
+			snap := e.Snapshot()
+			e.Close()
+			for i := 2; i <= 6; i++ {
+				if n := s.requested(fmt.Sprintf("/p%d", i)); n != 1 {
+					t.Errorf("/p%d (its date never moved, or lied) fetched %d times, want 1", i, n)
+				}
+			}
+			if tc.lying && s.requested("/p1") != 1 {
+				t.Errorf("/p1 fetched %d times on a lying site, want 1", s.requested("/p1"))
+			}
+			if len(snap.Discovery) != 1 {
+				t.Fatalf("snapshot discovery %+v", snap.Discovery)
+			}
+			d := snap.Discovery[0]
+			if d.DatesTrusted != tc.trusted || (!tc.trusted && (!strings.Contains(d.Why, "serving time") || d.Ignored == 0)) {
+				t.Errorf("snapshot: trusted %v (%q), %d ignored; want trusted %v", d.DatesTrusted, d.Why, d.Ignored, tc.trusted)
+			}
+		})
+	}
 }
