@@ -338,3 +338,69 @@ func TestSitemapDatesMakePagesDueUnlessTheyLie(t *testing.T) {
 		})
 	}
 }
+
+// Issue 18: seed 003's keyword filter for news sites applies to pages found through
+// feeds and sitemaps as to pages found through links; the sitemap itself is no
+// result, though its news:keywords say "flood".
+func TestKeywordFilterAppliesToDiscoveredPages(t *testing.T) {
+	s := newDiscoSite(t)
+	h := s.host
+	s.robots = "Sitemap: http://" + h + "/news.xml\n"
+	s.raw["/news.xml"] = static("application/xml", `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:news="http://www.google.com/schemas/sitemap-news/0.9">`+
+		`<url><loc>http://`+h+`/s1</loc><news:news><news:keywords>flood</news:keywords></news:news></url>`+
+		`<url><loc>http://`+h+`/s2</loc><news:news><news:keywords>flood</news:keywords></news:news></url></urlset>`)
+	s.pages["/"] = `<html><body><p>Front page without links.</p></body></html>`
+	s.pages["/s1"] = `<html><body><article><p>The flood reached the harbor before dawn, and the council met at noon.</p></article></body></html>`
+	s.pages["/s2"] = `<html><body><article><p>The school choir sang at the market on Sunday afternoon.</p></article></body></html>`
+	o := robotsOptions(t, "")
+	o.Seeds = nil
+	o.Keywords = []string{"flood"}
+	o.Sites = []SiteOptions{{Name: "harbor", Kind: SiteNews, Entry: "http://" + h + "/"}}
+	e := startEngine(t, o)
+	waitDone(t, e, 20*time.Second)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s.requested("/s1") != 1 || s.requested("/s2") != 1 {
+		t.Fatalf("/s1 fetched %d, /s2 %d times: the sitemap was not read", s.requested("/s1"), s.requested("/s2"))
+	}
+	rs, _ := readResults(t, o.DB)
+	var got []string
+	for _, r := range rs {
+		got = append(got, strings.TrimPrefix(r.URL, "http://"+h)+"|"+r.Keyword)
+	}
+	if strings.Join(got, ",") != "/s1|flood" {
+		t.Errorf("results %v, want only /s1 for flood", got)
+	}
+}
+
+// Issue 18: each feed is polled on its own learned interval — one that gains an
+// item every 100 ms far more often than one that never changes (before, feeds were
+// never read at all).
+func TestFeedsArePolledAtTheirOwnPace(t *testing.T) {
+	s := newDiscoSite(t)
+	h := s.host
+	start := time.Now()
+	s.raw["/busy"] = func(int) (string, []byte) {
+		n := int(time.Since(start) / (100 * time.Millisecond))
+		var b strings.Builder
+		b.WriteString(`<rss version="2.0"><channel><title>busy</title>`)
+		for i := n; i > n-5 && i >= 0; i-- {
+			fmt.Fprintf(&b, `<item><link>http://%s/i/%d</link></item>`, h, i)
+		}
+		b.WriteString(`</channel></rss>`)
+		return "application/rss+xml", []byte(b.String())
+	}
+	s.raw["/quiet"] = static("application/rss+xml", `<rss version="2.0"><channel><title>quiet</title><item><link>http://`+h+`/q/1</link></item></channel></rss>`)
+	s.pages["/"] = `<html><head><link rel="alternate" type="application/rss+xml" href="/busy"><link rel="alternate" type="application/atom+xml" href="/quiet"></head><body>front</body></html>`
+	o := discoveryPollOptions(t, "http://"+h+"/")
+	o.Discovery.Probe = ProbeOff
+	o.Discovery.MinPoll, o.Discovery.MaxPoll = 50*time.Millisecond, 2*time.Second
+	e := startEngine(t, o)
+	waitFor(t, "the busy feed to be read 12 times", func() bool { return s.requested("/busy") >= 12 })
+	e.Close()
+	busy, quiet := s.requested("/busy"), s.requested("/quiet")
+	if quiet == 0 || busy < 3*quiet {
+		t.Errorf("busy feed read %d times, quiet one %d: want the busy one at least 3x as often", busy, quiet)
+	}
+}

@@ -43,12 +43,9 @@ type pollSource struct {
 	full  bool
 }
 
-// priorItems/priorHours start every source at one item per priorHours, so a new
-// source is polled at a moderate pace until it shows its own rate.
-const (
-	priorItems = 1
-	priorHours = 12
-)
+// priorItems starts every source at one item per half the longest interval (12 h by
+// default), so a new source is polled at a moderate pace until it shows its own rate.
+const priorItems = 1
 
 func (p *Poller) defaults() (lo, hi, half time.Duration, target float64) {
 	lo, hi, half, target = p.MinInterval, p.MaxInterval, p.RateHalfLife, p.TargetItems
@@ -70,7 +67,7 @@ func (p *Poller) defaults() (lo, hi, half time.Duration, target float64) {
 // Observe records one poll of src at at that found newItems URLs not seen before;
 // full says the document held nothing but new URLs (it may have overflowed).
 func (p *Poller) Observe(src string, at time.Time, newItems int, full bool) {
-	_, _, half, _ := p.defaults()
+	_, hi, half, _ := p.defaults()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.sources == nil {
@@ -79,7 +76,7 @@ func (p *Poller) Observe(src string, at time.Time, newItems int, full bool) {
 	s := p.sources[src]
 	if s == nil {
 		// The first poll's URLs are the backlog, not a rate.
-		p.sources[src] = &pollSource{last: at, items: priorItems, span: priorHours}
+		p.sources[src] = &pollSource{last: at, items: priorItems, span: hi.Hours() / 2}
 		p.dirty = true
 		return
 	}
@@ -103,7 +100,8 @@ func (p *Poller) Rate(src string) float64 {
 
 func (p *Poller) rate(s *pollSource) float64 {
 	if s == nil || s.span <= 0 {
-		return priorItems / float64(priorHours)
+		_, hi, _, _ := p.defaults()
+		return priorItems / (hi.Hours() / 2)
 	}
 	return s.items / s.span
 }
