@@ -181,6 +181,14 @@ func discoveryRun(web *sandbox.Web, sites []discSite, crawl string, budget float
 		}
 	}
 	seen := map[string]bool{}
+	// The sites published before the crawl began (sandbox.PublishBacklog); a crawl
+	// that has been running has those already, so they are not news to any of the
+	// three and cost none of them fetches.
+	for _, s := range sites {
+		for _, a := range web.Published(s.ps.Domain, start.Add(-sandbox.PublishBacklog), start) {
+			seen[a.URL] = true
+		}
+	}
 	lastDate := map[string]time.Time{} // ours: last date a sitemap/feed gave a URL
 	trust := map[string]*discover.Trust{}
 	tree := discover.NewTree()
