@@ -220,7 +220,7 @@ func TestHostileDiscoveryDocumentsDoNotStallTheCrawl(t *testing.T) {
 		t.Errorf("10 nested indexes: followed to /d%d.xml, want /d%d.xml (the root and %d levels)", deepest, 1+discover.MaxIndexDepth, discover.MaxIndexDepth)
 	}
 	errs := snap.Totals.Errors
-	for _, k := range []string{"discovery_sitemap_depth", "discovery_unreadable"} {
+	for _, k := range []string{"discovery_sitemap_depth", "discovery_unreadable", "discovery_truncated"} {
 		if errs[k] == 0 {
 			t.Errorf("no %s warning counted (errors %v)", k, errs)
 		}
