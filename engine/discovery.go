@@ -205,6 +205,13 @@ func (e *Engine) discoverFrom(t frontier.Task, res *fetch.Result, prev *revisit.
 		res.Links = append(res.Links[:len(res.Links):len(res.Links)], res.Feeds...)
 	}
 	doc := res.Discovered
+	if doc == nil && res.DiscoveredKind != "" && len(res.Body) > 0 {
+		// From a worker (M4): the parsed document stayed there; the body came raw.
+		parsed, err := discover.Parse(res.Body, discover.Limits{MaxBytes: int64(e.opts.Fetch.MaxBodyBytes)})
+		if err == nil || len(parsed.Entries) > 0 {
+			doc = &parsed
+		}
+	}
 	if doc == nil {
 		return nil
 	}

@@ -62,7 +62,11 @@ type Result struct {
 	// Feeds are the raw hrefs of <link rel="alternate"> feeds on an HTML page.
 	Feeds []string `json:",omitempty"`
 	// Discovered is the parsed feed or sitemap (Config.Discovery), nil for pages.
-	Discovered *discover.Doc `json:",omitempty"`
+	// It stays on the lane's side of the wire (a 50,000-URL sitemap would pass the
+	// result header's cap); DiscoveredKind travels, and a master parses the body,
+	// which travels raw, again.
+	Discovered     *discover.Doc `json:"-"`
+	DiscoveredKind discover.Kind `json:",omitempty"`
 	// DiscoveryError says why a body labelled as a feed or sitemap could not be read
 	// as one (HTML served as a feed, malformed XML, past the size cap).
 	DiscoveryError string `json:",omitempty"`
@@ -298,7 +302,7 @@ func (f *Fetcher) onResponse(r *colly.Response) {
 		doc, err := discover.Parse(r.Body, discover.Limits{MaxBytes: int64(f.cfg.MaxBodyBytes)})
 		switch {
 		case err == nil || (len(doc.Entries) > 0 && doc.Kind != ""):
-			x.res.Discovered = &doc
+			x.res.Discovered, x.res.DiscoveredKind = &doc, doc.Kind
 			if err != nil {
 				x.res.DiscoveryError = err.Error()
 			}
