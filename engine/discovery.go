@@ -166,14 +166,7 @@ func (e *Engine) attachRobotsSitemaps(u *url.URL, rules *robots.Rules, res *fetc
 		return
 	}
 	origin := u.Scheme + "://" + u.Host
-	e.mu.Lock()
-	if e.sitemapOrigins == nil {
-		e.sitemapOrigins = map[string]bool{}
-	}
-	first := !e.sitemapOrigins[origin]
-	e.sitemapOrigins[origin] = true
-	e.mu.Unlock()
-	if !first {
+	if _, seen := e.sitemapOrigins.LoadOrStore(origin, struct{}{}); seen {
 		return
 	}
 	res.RobotsRead = true

@@ -64,8 +64,9 @@ type Engine struct {
 	disc   *discovery      // feeds and sitemaps (issue 18); nil when discovery is off or on a worker
 
 	// sitemapOrigins are the origins whose robots.txt Sitemap lines went out on a
-	// response (lane side; guarded by mu).
-	sitemapOrigins map[string]bool
+	// response (lane side; a sync.Map of string -> struct{}, off e.mu: every
+	// response asks it).
+	sitemapOrigins sync.Map
 
 	accounts *metaAccounts  // egress account table persistence
 	deferred []deferredTask // deferrals waiting for flushDeferred (guarded by mu)
