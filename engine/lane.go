@@ -243,7 +243,6 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 		return false
 	}
 	o.Res, o.Kind, o.At = res, kind, ls.fetchEnd
-	e.attachRobotsSitemaps(u, rules, res)            // issue 18: the frontier side queues them
 	if kind == "" && e.pool == nil && refused(res) { // with rotation, refusals were classified above
 		o.Kind = fetch.KindRefused
 	}
@@ -261,6 +260,7 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 			return false
 		}
 	}
+	e.attachRobotsSitemaps(u, rules, res) // issue 18: the frontier side queues them
 	e.front.deliver(o)
 	if o.Kind == fetch.KindRefused && e.pool == nil {
 		wait := e.opts.Fetch.RefusalBackoff // a Retry-After above it deferred the URL
