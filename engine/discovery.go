@@ -96,6 +96,7 @@ type discovery struct {
 	mu       sync.Mutex
 	origins  map[string]bool           // origins whose robots.txt sitemaps were taken in
 	cross    map[string][]string       // sitemap URL -> hosts whose robots.txt names it
+	parent   map[string]string         // sitemap URL -> the index that listed it
 	siteWide map[string]bool           // sources declared in the config: any host of their site
 	sources  map[string]discover.Kind  // feeds and sitemaps seen, by URL
 	hinted   map[string]string         // URL -> site: a refetch asked for by a moved date
@@ -119,6 +120,7 @@ func newDiscovery(o DiscoveryOptions) *discovery {
 		poller:   &discover.Poller{MinInterval: o.MinPoll, MaxInterval: o.MaxPoll},
 		origins:  map[string]bool{},
 		cross:    map[string][]string{},
+		parent:   map[string]string{},
 		siteWide: map[string]bool{},
 		sources:  map[string]discover.Kind{},
 		hinted:   map[string]string{},
@@ -226,7 +228,7 @@ func (e *Engine) discoverFrom(t frontier.Task, res *fetch.Result, prev *revisit.
 	var links []string
 	if doc.Kind == discover.KindIndex {
 		for _, c := range doc.Entries {
-			if !discover.Allowed(discover.KindSitemap, src, c.URL, d.cross[src]) && !d.siteWideOK(src, c.URL) {
+			if !discover.Allowed(discover.KindSitemap, src, c.URL, d.crossOf(src)) && !d.siteWideOK(src, c.URL) {
 				sd.warnings["off_host"]++
 				continue
 			}
@@ -237,8 +239,7 @@ func (e *Engine) discoverFrom(t frontier.Task, res *fetch.Result, prev *revisit.
 				}
 				continue
 			}
-			d.cross[c.URL] = d.cross[src]
-			d.siteWide[c.URL] = d.siteWide[src]
+			d.parent[c.URL] = src
 			links = append(links, c.URL)
 		}
 		res.Links = links
@@ -254,7 +255,7 @@ func (e *Engine) discoverFrom(t frontier.Task, res *fetch.Result, prev *revisit.
 	}
 	var moved []string
 	for _, en := range doc.Entries {
-		if !discover.Allowed(doc.Kind, src, en.URL, d.cross[src]) && !d.siteWideOK(src, en.URL) {
+		if !discover.Allowed(doc.Kind, src, en.URL, d.crossOf(src)) && !d.siteWideOK(src, en.URL) {
 			sd.warnings["off_host"]++
 			continue
 		}
@@ -295,10 +296,26 @@ func (e *Engine) discoverFrom(t frontier.Task, res *fetch.Result, prev *revisit.
 	return doc
 }
 
-// siteWideOK lets a source the operator declared list any host of its own site.
-// Caller holds d.mu.
+// siteWideOK lets a source the operator declared (or a sitemap listed by its index)
+// list any host of its own site. Caller holds d.mu.
 func (d *discovery) siteWideOK(src, page string) bool {
-	return d.siteWide[src] && discover.Allowed(discover.KindFeed, src, page, nil)
+	for i := 0; src != "" && i <= discover.MaxIndexDepth; i, src = i+1, d.parent[src] {
+		if d.siteWide[src] {
+			return discover.Allowed(discover.KindFeed, src, page, nil)
+		}
+	}
+	return false
+}
+
+// crossOf is the hosts whose robots.txt names src or an index above it: a
+// cross-submission covers the sitemaps its index lists. Read at each use, since a
+// host's robots.txt may be read after the sitemap. Caller holds d.mu.
+func (d *discovery) crossOf(src string) []string {
+	var out []string
+	for i := 0; src != "" && i <= discover.MaxIndexDepth; i, src = i+1, d.parent[src] {
+		out = append(out, d.cross[src]...)
+	}
+	return out
 }
 
 // hintDue makes stored pages due now: their date in a feed or sitemap moved.

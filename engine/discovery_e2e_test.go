@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/discover"
+	"github.com/crawlconsole/crawlconsole/sandbox"
 )
 
 // discoSite is a loopback site for the discovery tests: every request logged,
@@ -402,5 +404,129 @@ func TestFeedsArePolledAtTheirOwnPace(t *testing.T) {
 	busy, quiet := s.requested("/busy"), s.requested("/quiet")
 	if quiet == 0 || busy < 3*quiet {
 		t.Errorf("busy feed read %d times, quiet one %d: want the busy one at least 3x as often", busy, quiet)
+	}
+}
+
+// publishingScale runs the publishing sandbox 600x real time: a web hour in 6 s.
+const publishingScale = 600
+
+// Issue 18 on the sandbox's publishing sites: the crawl reads their feeds and
+// sitemaps through the lanes — no anti-bot violation, no ban — and every article
+// published while it runs on a site with a feed or an honest sitemap is fetched
+// within a few seconds (a few web minutes... at most MaxPoll plus the lanes' pauses).
+// Before, no feed or sitemap was ever requested.
+func TestPublishingSandboxCrawl(t *testing.T) {
+	cfg := sandbox.DefaultConfig()
+	cfg.Seed, cfg.Hosts, cfg.Scale, cfg.Publishing = 3, 40, publishingScale, true
+	cfg.Faults.Shares = nil
+	cfg.DNS.NXDomainShare, cfg.DNS.ServFailShare, cfg.DNS.TimeoutShare = 0, 0, 0
+	cfg.DNS.LatencyMin, cfg.DNS.LatencyMax = 0, time.Millisecond
+	cfg.Robots.CrawlDelayShare = 0
+	sb, err := sandbox.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Close() })
+	o := DefaultOptions()
+	announced := map[string]bool{}
+	for _, s := range sb.Web().PublishingSites() {
+		o.Seeds = append(o.Seeds, s.Entry)
+		announced[s.Domain] = s.Announce != sandbox.AnnounceNone && s.Announce != sandbox.AnnounceLyingLM
+	}
+	o.DB = filepath.Join(t.TempDir(), "crawl.db")
+	o.DNSServers = []string{sb.DNSAddr()}
+	o.AllowPrivate = []string{"127.0.0.0/8"}
+	gap := time.Duration(float64(cfg.AntiBot.HumanGap) / publishingScale)
+	o.Lanes.Max = 8
+	o.Lanes.DelayMin, o.Lanes.DelayMax = gap*5/4, gap*3
+	o.HostRate = publishingScale
+	o.Revisit = o.Revisit.Scaled(publishingScale)
+	o.Discovery.Probe = ProbeAll
+	o.Discovery.MinPoll, o.Discovery.MaxPoll = 100*time.Millisecond, 3*time.Second
+	e := startEngine(t, o)
+	from := sb.Now().Add(3 * time.Second * publishingScale) // 3 s in: the first reads are done
+	to := from.Add(8 * time.Second * publishingScale)
+	var want []sandbox.Article
+	waitForLong(t, 60*time.Second, "the measured window to pass", func() bool { return sb.Now().After(to) })
+	for _, s := range sb.Web().PublishingSites() {
+		if announced[s.Domain] {
+			want = append(want, sb.Web().Published(s.Domain, from, to)...)
+		}
+	}
+	if len(want) < 5 {
+		t.Fatalf("only %d articles published in the window: the test web is too quiet", len(want))
+	}
+	fetched := func() (map[string]time.Time, int) {
+		got, docs := map[string]time.Time{}, 0
+		for _, r := range sb.Truth().Requests() {
+			if r.Status == http.StatusOK {
+				if _, ok := got[r.URL]; !ok {
+					got[r.URL] = r.End
+				}
+			}
+			if r.Kind == sandbox.KindDiscovery {
+				docs++
+			}
+		}
+		return got, docs
+	}
+	missing := func() []string {
+		got, _ := fetched()
+		var out []string
+		for _, a := range want {
+			if _, ok := got[a.URL]; !ok {
+				out = append(out, a.URL)
+			}
+		}
+		return out
+	}
+	for deadline := time.Now().Add(30 * time.Second); len(missing()) > 0 && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if m := missing(); len(m) > 0 {
+		reads := map[string]int{}
+		for _, r := range sb.Truth().Requests() {
+			if r.Kind == sandbox.KindDiscovery || strings.HasSuffix(r.URL, "/robots.txt") {
+				reads[fmt.Sprintf("%s %d", r.URL, r.Status)]++
+			}
+		}
+		t.Fatalf("%d of %d articles never fetched, e.g. %v; feed/sitemap reads: %v; discovery %+v", len(m), len(want), m[:min(3, len(m))], reads, e.Snapshot().Discovery)
+	}
+	e.Close()
+	got, docs := fetched()
+	var worst time.Duration
+	for _, a := range want {
+		worst = max(worst, got[a.URL].Sub(sb.RealTime(a.Published)))
+	}
+	if worst > 10*time.Second {
+		t.Errorf("an article was fetched %v after it was published (want at most 10 s: max_poll 3 s and the lanes' pauses)", worst)
+	}
+	if docs == 0 {
+		t.Errorf("no feed or sitemap was read")
+	}
+	var violations int
+	for _, r := range sb.Truth().Requests() {
+		if r.Violation || r.Banned {
+			violations++
+			if violations < 6 {
+				t.Logf("violation: %s %s %v", r.Kind, r.URL, r.Start.Format("15:04:05.000"))
+			}
+		}
+	}
+	if violations > 0 || len(sb.Truth().Bans()) > 0 {
+		t.Errorf("%d anti-bot violations, %d bans: discovery went around the politeness gate", violations, len(sb.Truth().Bans()))
+	}
+	t.Logf("%d articles in the window, all fetched, slowest %v after publication; %d feed/sitemap reads", len(want), worst, docs)
+}
+
+// waitForLong is waitFor with its own deadline.
+func waitForLong(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", d, what)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -30,6 +30,16 @@ func (s *Sandbox) servePublishing(w http.ResponseWriter, r *http.Request, start 
 		return false
 	}
 	now := s.clock.now()
+	var body []byte
+	var ctype string
+	if isDoc {
+		// Decided before the exchange begins: a path the site does not publish is the
+		// classic model's (a 404), judged once by the anti-bot rule, not twice.
+		var ok bool
+		if body, ctype, ok = s.web.RenderDiscovery("http://"+h.name+s.web.portSuffix+path, now); !ok {
+			return false
+		}
+	}
 	x := &exchange{s: s, h: h, rec: Request{Start: start, IP: clientIP(r.RemoteAddr), Host: h.name,
 		URL: "http://" + r.Host + r.URL.RequestURI()}}
 	defer x.finish(0)
@@ -52,10 +62,6 @@ func (s *Sandbox) servePublishing(w http.ResponseWriter, r *http.Request, start 
 		}
 	}
 	if isDoc {
-		body, ctype, ok := s.web.RenderDiscovery("http://"+h.name+s.web.portSuffix+path, now)
-		if !ok {
-			return false
-		}
 		x.rec.Kind = KindDiscovery
 		// A document changes with every article: its ETag is the newest article's
 		// publish time, so a conditional GET costs no body between articles.

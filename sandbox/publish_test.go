@@ -102,6 +102,21 @@ func TestPublishingServed(t *testing.T) {
 	if r := sbGet(t, c, withFeed.Feeds[0], "If-None-Match", feed.header.Get("ETag")); r.status != http.StatusNotModified && len(sb.web.Published(withFeed.Domain, sb.web.Epoch(), sb.Now())) == len(arts) {
 		t.Errorf("conditional GET of an unchanged feed: %d, want 304", r.status)
 	}
+	// A path the site does not publish is the classic model's 404, recorded (and
+	// judged by the anti-bot rule) once.
+	notPublished := "http://www." + withFeed.Domain + sb.web.portSuffix + "/sitemap.xml"
+	if r := sbGet(t, c, notPublished); r.status != http.StatusNotFound {
+		t.Errorf("%s on a feed site: %d, want 404", notPublished, r.status)
+	}
+	n := 0
+	for _, r := range sb.Truth().Requests() {
+		if r.URL == notPublished {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%s recorded %d times, want once", notPublished, n)
+	}
 	if r := sbGet(t, c, arts[0].URL); r.status != http.StatusOK {
 		t.Errorf("published article: %d", r.status)
 	}
