@@ -46,7 +46,7 @@ const (
 	// PublishBacklog is how long before the epoch sites have been publishing: a
 	// crawl starts on sites with a past, more of it than their entry pages show.
 	PublishBacklog = 3 * webDay
-	paretoShape        = 1.5
+	paretoShape    = 1.5
 )
 
 // Article is one published article.
