@@ -456,9 +456,14 @@ func TestPublishingSandboxCrawl(t *testing.T) {
 	if len(want) < 5 {
 		t.Fatalf("only %d articles published in the window: the test web is too quiet", len(want))
 	}
+	notModified := 0
 	fetched := func() (map[string]time.Time, int) {
 		got, docs := map[string]time.Time{}, 0
+		notModified = 0
 		for _, r := range sb.Truth().Requests() {
+			if r.Kind == sandbox.KindDiscovery && r.Status == http.StatusNotModified {
+				notModified++
+			}
 			if r.Status == http.StatusOK {
 				if _, ok := got[r.URL]; !ok {
 					got[r.URL] = r.End
@@ -501,8 +506,8 @@ func TestPublishingSandboxCrawl(t *testing.T) {
 	if worst > 10*time.Second {
 		t.Errorf("an article was fetched %v after it was published (want at most 10 s: max_poll 3 s and the lanes' pauses)", worst)
 	}
-	if docs == 0 {
-		t.Errorf("no feed or sitemap was read")
+	if docs == 0 || notModified == 0 {
+		t.Errorf("%d feed/sitemap reads, %d answered 304: want reads, conditional", docs, notModified)
 	}
 	var violations int
 	for _, r := range sb.Truth().Requests() {
@@ -516,7 +521,7 @@ func TestPublishingSandboxCrawl(t *testing.T) {
 	if violations > 0 || len(sb.Truth().Bans()) > 0 {
 		t.Errorf("%d anti-bot violations, %d bans: discovery went around the politeness gate", violations, len(sb.Truth().Bans()))
 	}
-	t.Logf("%d articles in the window, all fetched, slowest %v after publication; %d feed/sitemap reads", len(want), worst, docs)
+	t.Logf("%d articles in the window, all fetched, slowest %v after publication; %d feed/sitemap reads, %d of them 304", len(want), worst, docs, notModified)
 }
 
 // waitForLong is waitFor with its own deadline.

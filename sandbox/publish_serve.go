@@ -44,9 +44,10 @@ func (s *Sandbox) servePublishing(w http.ResponseWriter, r *http.Request, start 
 		URL: "http://" + r.Host + r.URL.RequestURI()}}
 	defer x.finish(0)
 	if s.bot != nil {
-		// The anti-bot rule judges these requests like any other; their parent is
-		// the host's entry page, which links to (or names) them.
-		x.pk = page{h: h, kind: pkEntry}.key() | 1
+		// The anti-bot rule judges these requests like any other. They have no
+		// parent in the link tree (a story is listed by entry pages, feeds and
+		// sitemaps alike), so each is its own: only the same-host rule binds them.
+		x.pk = strKey(h.name+path) | 1
 		v := s.bot.begin(x.rec.IP, h, x.pk, false, start)
 		if v.newBan != nil {
 			s.truth.recordBan(*v.newBan)
