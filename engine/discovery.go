@@ -210,6 +210,19 @@ func (e *Engine) discoverFrom(t frontier.Task, res *fetch.Result, prev *revisit.
 	if doc == nil {
 		return nil
 	}
+	due := e.readDocument(t, res, doc, prev, at)
+	if len(due) > 0 {
+		// Store reads and the requeue, off d.mu (as refetchResults does for rounds).
+		e.hintDue(due, at)
+	}
+	return doc
+}
+
+// readDocument applies one parsed feed or sitemap: its entries (or an index's
+// children) become res.Links under the scope rule, its dates teach the site's Trust,
+// and it returns the stored pages a trusted moved date makes due.
+func (e *Engine) readDocument(t frontier.Task, res *fetch.Result, doc *discover.Doc, prev *revisit.Page, at time.Time) (due []string) {
+	d := e.disc
 	src := t.URL
 	siteName := frontier.Site(t.Host)
 	d.mu.Lock()
@@ -243,7 +256,7 @@ func (e *Engine) discoverFrom(t frontier.Task, res *fetch.Result, prev *revisit.
 			links = append(links, c.URL)
 		}
 		res.Links = links
-		return doc
+		return nil
 	}
 	if doc.Kind != discover.KindFeed {
 		sd.trust.ObserveDocument(doc.Entries, at)
@@ -290,10 +303,10 @@ func (e *Engine) discoverFrom(t frontier.Task, res *fetch.Result, prev *revisit.
 			for _, u := range moved {
 				d.hinted[u] = siteName
 			}
-			go e.hintDue(moved, at) // store reads: off the record path's lock
+			return moved
 		}
 	}
-	return doc
+	return nil
 }
 
 // siteWideOK lets a source the operator declared (or a sitemap listed by its index)
