@@ -50,12 +50,11 @@ func init() { register("discovery", runDiscoveryBench) }
 var discoveryCrawls = []string{"entry_only", "fixed_poller", "ours"}
 
 type discSource struct {
-	url    string
-	site   string
-	kind   string // "entry", "doc"
-	cross  []string
-	known  bool
-	nextRR int
+	url   string
+	site  string
+	kind  string // "entry", "doc"
+	cross []string
+	known bool // an index admitted to the tree
 }
 
 type discSite struct {
@@ -196,7 +195,6 @@ func discoveryRun(web *sandbox.Web, sites []discSite, crawl string, budget float
 	slot := time.Duration(float64(time.Hour) / budget)
 	poller := &discover.Poller{MinInterval: slot, MaxInterval: 24 * time.Hour}
 	rr := 0
-	fixedNext := map[string]time.Time{}
 	var fetchTimes []time.Time // ours: recent article fetches, for the poll budget
 	for now := start; now.Before(end); now = now.Add(slot) {
 		measured := !now.Before(from) && now.Before(until)
@@ -228,7 +226,6 @@ func discoveryRun(web *sandbox.Web, sites []discSite, crawl string, budget float
 			// sitemap/feed fetch interval, is set so the budget is used).
 			src = sources[rr%len(sources)]
 			rr++
-			_ = fixedNext
 		case "ours":
 			for len(fetchTimes) > 0 && now.Sub(fetchTimes[0]) > 24*time.Hour {
 				fetchTimes = fetchTimes[1:]
