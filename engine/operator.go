@@ -27,6 +27,9 @@ func (e *Engine) Snapshot() Snapshot {
 	if e.failure != nil {
 		s.State, s.StoreError = StateFailed, storeErrorText(e.failure)
 	}
+	if e.disc != nil {
+		s.Discovery = e.disc.view() // its own lock, taken under e.mu (discovery never takes e.mu)
+	}
 	if e.q.spillFrom != 0 {
 		s.QueueDepth += int(e.q.maxSpilled - e.q.spillFrom + 1) // estimate of what waits in the store
 	}

@@ -73,6 +73,8 @@ type Options struct {
 	Keywords []string `yaml:"keywords"`
 	// Rounds configures crawl rounds over the sites (M3).
 	Rounds RoundOptions `yaml:"rounds"`
+	// Discovery reads feeds and sitemaps for new pages (issue 18).
+	Discovery DiscoveryOptions `yaml:"discovery"`
 	// Balance configures seed 003's balancing of sites and keyword shards over the
 	// workers of a distributed crawl (M3/M4; a master only).
 	Balance BalanceOptions `yaml:"balance"`
@@ -147,6 +149,7 @@ func DefaultOptions() Options {
 		QueueMemory: 200_000,
 		Revisit:     defaultRevisitOptions(),
 		Rounds:      RoundOptions{Every: DefaultRoundEvery},
+		Discovery:   defaultDiscoveryOptions(),
 		Now:         time.Now,
 	}
 }
@@ -210,6 +213,9 @@ func (o *Options) Validate() error {
 		return err
 	}
 	if err := o.Etiquette.validate(); err != nil {
+		return err
+	}
+	if err := o.Discovery.validate(); err != nil {
 		return err
 	}
 	return o.validateSites()

@@ -134,7 +134,9 @@ func (e *Engine) record(o Outcome) {
 	case res.Status == http.StatusNotModified:
 		if refetch {
 			// M2: unchanged, and it cost no body; the stored page is kept.
-			e.st.SaveRevisit(*e.observeRevisit(t.URL, prev, e.now(), revisit.Outcome{NotModified: true}))
+			rv := e.observeRevisit(t.URL, prev, e.now(), revisit.Outcome{NotModified: true})
+			e.notModifiedSource(t.URL, rv)
+			e.st.SaveRevisit(*rv)
 			observed = true
 		}
 		e.finish(t, refetch, l, store.Processed, "")
@@ -167,8 +169,11 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 		at = e.now()
 	}
 	var known []string
+	doc := e.discoverFrom(t, res, prev, at) // a feed or sitemap: its entries become its links
 	links := e.extract(t, res, &known)
-	e.collect(t, res, e.now())
+	if doc == nil { // a feed is no result of its own; the articles it announces are
+		e.collect(t, res, e.now())
+	}
 	if e.sites.isSource[t.URL] && len(known) > 0 {
 		e.refetchResults(known, e.now()) // M3: entry/search results already in the URL index
 	}
@@ -191,6 +196,11 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 		page.Revisit = e.observeRevisit(t.URL, prev, page.FetchedAt,
 			revisit.Outcome{Hash: hash, OK: ok, Sig: sig, HasDigest: ok})
 		e.keepReplacedText(t.URL, page.Revisit)
+		if doc != nil {
+			e.schedulePoll(t.URL, doc, len(links), page.Revisit, at)
+		} else if prev != nil && page.Revisit.Distance >= 0 {
+			e.hintOutcome(t.URL, page.Revisit.Distance > e.opts.Revisit.Threshold)
+		}
 	}
 	if prev != nil && prev.HasHash && !ok {
 		// A refetch with no usable text (an empty or garbled answer) does not replace
