@@ -62,6 +62,12 @@ type Engine struct {
 	dns    *dnscache.Cache // M5: the resolver of every egress
 	fcfg   fetch.Config    // for egresses added at run time
 	dialer *fetch.Dialer   // checks cross-host redirect targets (SSRF)
+	disc   *discovery      // feeds and sitemaps (issue 18); nil when discovery is off or on a worker
+
+	// sitemapOrigins are the origins whose robots.txt Sitemap lines went out on a
+	// response (lane side; a sync.Map of string -> struct{}, off e.mu: every
+	// response asks it).
+	sitemapOrigins sync.Map
 
 	judge *egress.Classifier // issue 20: one classifier of refusals for every route (the pool's with rotation)
 
@@ -223,6 +229,9 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 		e.traps = frontier.NewTrapGuard(opts.Traps, opts.Now)
 	}
 	e.guard = guard
+	if st != nil && opts.Discovery.Enabled {
+		e.disc = newDiscovery(opts.Discovery)
+	}
 	if r == roleMaster { // the workers resolve, fetch and rotate egresses
 		e.board = lanes.NewBoard(opts.Lanes.Max, nil)
 		return e, nil
@@ -241,6 +250,7 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 		MaxBodyBytes:   opts.Fetch.MaxBodyBytes,
 		MaxRedirects:   opts.Fetch.MaxRedirects,
 		ContentTypes:   opts.Fetch.ContentTypes,
+		Discovery:      opts.Discovery.Enabled,
 	}
 	e.redirectPause(&fcfg)
 	if err := e.setupEgress(resolver, guard, fcfg, we); err != nil {
@@ -287,7 +297,11 @@ func (e *Engine) Start() error {
 		}
 		e.replaySteering() // sites, keywords, budgets and seeds changed in earlier runs
 		e.restoreSiteCounts()
-		if err := e.queueSeeds(e.opts.Seeds, e.sites.Load().sources()); err != nil {
+		seeds := e.opts.Seeds
+		if e.disc != nil {
+			seeds = append(seeds[:len(seeds):len(seeds)], e.disc.seeds(e.opts.Discovery)...)
+		}
+		if err := e.queueSeeds(seeds, e.sites.Load().sources()); err != nil {
 			return err
 		}
 	}

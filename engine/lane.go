@@ -199,8 +199,10 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 		e.front.deliver(o)
 		return true
 	}
+	var rules *robots.Rules
 	if e.opts.etiquetteFor(t.Host).robots {
-		rules, err := e.robotsFor(eg, u)
+		var err error
+		rules, err = e.robotsFor(eg, u)
 		if err != nil { // stopping: leave the URL queued
 			return false
 		}
@@ -255,6 +257,7 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 			return false
 		}
 	}
+	e.attachRobotsSitemaps(u, rules, res) // issue 18: the frontier side queues them
 	e.front.deliver(o)
 	if o.Kind == fetch.KindRefused && e.pool == nil {
 		wait := e.opts.Fetch.RefusalBackoff // a Retry-After above it deferred the URL

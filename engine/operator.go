@@ -27,6 +27,9 @@ func (e *Engine) Snapshot() Snapshot {
 	if e.failure != nil {
 		s.State, s.StoreError = StateFailed, storeErrorText(e.failure)
 	}
+	if e.disc != nil {
+		s.Discovery = e.disc.view() // its own lock, taken under e.mu (discovery never takes e.mu)
+	}
 	if e.q.spillFrom != 0 {
 		s.QueueDepth += int(e.q.maxSpilled - e.q.spillFrom + 1) // estimate of what waits in the store
 	}
@@ -93,7 +96,7 @@ func (e *Engine) Snapshot() Snapshot {
 	}
 	if e.st != nil { // a worker has no revisit state: the master schedules revisits
 		s.Revisit = e.revisitView(now)
-		s.Sites = e.sitesView(now)
+		s.Sites = e.sitesView(now, s.Discovery)
 	}
 	if e.pool != nil {
 		v := e.pool.View()

@@ -73,6 +73,8 @@ type Options struct {
 	Keywords []string `yaml:"keywords"`
 	// Rounds configures crawl rounds over the sites (M3).
 	Rounds RoundOptions `yaml:"rounds"`
+	// Discovery reads feeds and sitemaps for new pages (issue 18).
+	Discovery DiscoveryOptions `yaml:"discovery"`
 	// Balance configures seed 003's balancing of sites and keyword shards over the
 	// workers of a distributed crawl (M3/M4; a master only).
 	Balance BalanceOptions `yaml:"balance"`
@@ -153,6 +155,7 @@ func DefaultOptions() Options {
 		Revisit:     defaultRevisitOptions(),
 		Rounds:      RoundOptions{Every: DefaultRoundEvery},
 		Traps:       frontier.DefaultTrapOptions(),
+		Discovery:   defaultDiscoveryOptions(),
 		Now:         time.Now,
 	}
 }
@@ -223,6 +226,9 @@ func (o *Options) Validate() error {
 	}
 	if o.Traps.MaxSegmentRepeats < 0 || o.Traps.MaxQueryBytes < 0 || o.Traps.CalendarYears < 0 {
 		return fmt.Errorf("traps: max_segment_repeats, max_query_bytes and calendar_years must be >= 0 (0 = guard off), got %+v", o.Traps)
+	}
+	if err := o.Discovery.validate(); err != nil {
+		return err
 	}
 	return o.validateSites()
 }

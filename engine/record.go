@@ -114,10 +114,12 @@ func (e *Engine) record(o Outcome) {
 			}
 		}()
 	}
+	var capture *store.Capture // the exchange of a page to store, stored with it
 	if res != nil {
 		e.c.response(res.Status)
 		e.c.bytesFetched.Add(int64(len(res.Body)))
 		e.countCost(t, res)
+		capture = e.saveCaptures(o, o.Kind == "" && res.Status/100 == 2)
 	}
 	l := o.Lane
 	switch {
@@ -132,14 +134,16 @@ func (e *Engine) record(o Outcome) {
 	case res.Status == http.StatusNotModified:
 		if refetch {
 			// M2: unchanged, and it cost no body; the stored page is kept.
-			e.st.SaveRevisit(*e.observeRevisit(t.URL, prev, e.now(), revisit.Outcome{NotModified: true}))
+			rv := e.observeRevisit(t.URL, prev, e.now(), revisit.Outcome{NotModified: true})
+			e.notModifiedSource(t.URL, rv)
+			e.st.SaveRevisit(*rv)
 			observed = true
 		}
 		e.finish(t, refetch, l, store.Processed, "")
 	case res.Status/100 == 2 && res.Robots.NoIndex && e.opts.etiquetteFor(t.Host).page:
 		e.skipNoindex(l, t, res, refetch, failed)
 	case res.Status/100 == 2:
-		e.savePage(l, o.Egress, t, res, prev, track, o.At)
+		e.savePage(l, o.Egress, t, res, prev, track, o.At, capture)
 		observed = true
 	case res.Status/100 == 3 && res.Header.Get("Location") != "":
 		e.followRedirect(l, t, res, refetch)
@@ -158,14 +162,18 @@ func (e *Engine) record(o Outcome) {
 // this fetch (nil on a first fetch), and a refetch overwrites the stored page.
 //
 // at is when the response ended on its lane (a worker's clock on a distributed
-// crawl); zero means now.
-func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.Result, prev *revisit.Page, track bool, at time.Time) {
+// crawl); zero means now. capture, if any, is the exchange that fetched it (WARC
+// export): stored with the page, or alone when the page is not.
+func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.Result, prev *revisit.Page, track bool, at time.Time, capture *store.Capture) {
 	if at.IsZero() {
 		at = e.now()
 	}
 	var known []string
+	doc := e.discoverFrom(t, res, prev, at) // a feed or sitemap: its entries become its links
 	links := e.extract(t, res, &known)
-	e.collect(t, res, e.now())
+	if doc == nil { // a feed is no result of its own; the articles it announces are
+		e.collect(t, res, e.now())
+	}
 	if e.sites.Load().isSource[t.URL] && len(known) > 0 {
 		e.refetchResults(known, e.now()) // M3: entry/search results already in the URL index
 	}
@@ -179,18 +187,29 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	}
 	// An empty, binary or undecodable body has no fingerprint: "unknown", never a
 	// false "unchanged" or "changed" (revisit.Tracker.Observe).
-	hash, ok := revisit.Fingerprint(res.Body, res.Header.Get("Content-Type"))
+	sig, _, ok := revisit.Sign(res.Body, res.Header.Get("Content-Type"))
+	hash := sig.SimHash
 	if ok {
 		page.SimHash = hash
 	}
 	if track {
-		page.Revisit = e.observeRevisit(t.URL, prev, page.FetchedAt, revisit.Outcome{Hash: hash, OK: ok})
+		page.Revisit = e.observeRevisit(t.URL, prev, page.FetchedAt,
+			revisit.Outcome{Hash: hash, OK: ok, Sig: sig, HasDigest: ok})
+		e.keepReplacedText(t.URL, page.Revisit)
+		if doc != nil {
+			e.schedulePoll(t.URL, doc, len(links), page.Revisit, at)
+		} else if prev != nil && page.Revisit.Distance >= 0 {
+			e.hintOutcome(t.URL, page.Revisit.Distance > e.opts.Revisit.Threshold)
+		}
 	}
 	if prev != nil && prev.HasHash && !ok {
 		// A refetch with no usable text (an empty or garbled answer) does not replace
 		// the last good copy; its state (nothing learned) is kept all the same.
 		if page.Revisit != nil {
 			e.st.SaveRevisit(*page.Revisit)
+		}
+		if capture != nil {
+			e.st.SaveCapture(*capture) // the archive keeps what came, usable or not
 		}
 		e.submit(links, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
 		e.finish(t, true, lane, store.Processed, "")
@@ -199,6 +218,7 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	if len(links) > 0 {
 		e.parentURLs.Add(frontier.Hash(t.URL), t.URL)
 	}
+	page.Capture = capture
 	save := e.st.SavePage
 	if prev != nil {
 		save = e.st.ReplacePage

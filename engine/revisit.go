@@ -42,6 +42,10 @@ type RevisitOptions struct {
 	// Threshold is the Hamming distance between two SimHashes above which a page
 	// counts as changed (default 5, of 64 bits).
 	Threshold int `yaml:"threshold"`
+	// SmallEdits is the small-edit policy (issue 19): "count" (default) counts every
+	// edit of a page's article text or headline as a change; "ignore" counts a body
+	// edit only when it also moves the SimHash past Threshold (a few words do not).
+	SmallEdits string `yaml:"small_edits"`
 	// MinInterval is the shortest revisit interval (default 1m).
 	MinInterval time.Duration `yaml:"min_interval"`
 	// Budget is the estimator policy's revisit budget, in fetches per page per day
@@ -91,6 +95,7 @@ func defaultRevisitOptions() RevisitOptions {
 		Batch:          revisit.DefaultBatch,
 		Initial:        revisit.DefaultInitial,
 		Threshold:      revisit.DefaultThreshold,
+		SmallEdits:     revisit.SmallEditsCount,
 		MinInterval:    revisit.DefaultMinInterval,
 		Budget:         revisit.DefaultBudget,
 		Objective:      revisit.DefaultObjective,
@@ -144,6 +149,8 @@ func (o *RevisitOptions) validate() error {
 		return fmt.Errorf("revisit.initial must be positive, got %v", o.Initial)
 	case o.Threshold < 1 || o.Threshold > 63:
 		return fmt.Errorf("revisit.threshold must be 1..63 bits, got %d", o.Threshold)
+	case o.SmallEdits != revisit.SmallEditsCount && o.SmallEdits != revisit.SmallEditsIgnore:
+		return fmt.Errorf("revisit.small_edits must be %q or %q, got %q", revisit.SmallEditsCount, revisit.SmallEditsIgnore, o.SmallEdits)
 	case o.MinInterval <= 0:
 		return fmt.Errorf("revisit.min_interval must be positive, got %v", o.MinInterval)
 	case o.MaxInterval < 0:
@@ -219,7 +226,7 @@ func newRevisitRuntime(o RevisitOptions, st *store.Store) (*revisitRuntime, erro
 		return nil, err
 	}
 	tr, err := revisit.NewTracker(revisit.Config{Initial: o.Initial, Threshold: o.Threshold,
-		MinInterval: o.MinInterval, Windows: windows}, policy)
+		SmallEdits: o.SmallEdits, MinInterval: o.MinInterval, Windows: windows}, policy)
 	if err != nil {
 		return nil, err
 	}
@@ -323,6 +330,12 @@ func (e *Engine) revisitState(t frontier.Task) (prev *revisit.Page, track bool) 
 	p := revisit.Page{URL: r.URL, Class: r.Class, T: r.T, X: r.X, Last: r.Last, Next: r.Next, Hash: r.Hash,
 		HasHash: r.HasHash, First: r.First, Fetches: r.Fetches, Distance: r.Distance, Freq: r.Freq, Price: r.Price,
 		Fresh: r.Fresh, Age: r.Age, Behind: r.Behind}
+	p.Change.Distance = -1
+	if c := r.Change; c != nil {
+		p.Sig = revisit.Signature{SimHash: r.Hash, Text: c.Text, Title: c.Title, Page: c.Page, Fallback: c.Fallback}
+		p.HasDigest, p.Reason = true, revisit.ChangeReason(c.Reason)
+		p.Change = revisit.LastChange{At: c.ChangeAt, Distance: c.ChangeDistance, Reason: revisit.ChangeReason(c.ChangeReason)}
+	}
 	if err := revisit.UnmarshalPolicyState(&p, r.Policy); err != nil {
 		e.logf(LevelWarn, 0, "", "revisit state of %s: %v (its visit history starts over)", u, err)
 	}
@@ -362,7 +375,8 @@ func (e *Engine) observeRevisit(u string, prev *revisit.Page, now time.Time, o r
 	rv.recent.Add(u, p)
 	return &store.Revisit{URL: u, Class: p.Class, First: p.First, T: p.T, X: p.X, Last: p.Last, Next: p.Next,
 		Hash: p.Hash, HasHash: p.HasHash, Fetches: p.Fetches, Distance: p.Distance, Freq: p.Freq, Price: p.Price,
-		Policy: revisit.MarshalPolicyState(&p), Fresh: outlookFresh(&p), Age: p.Age, Behind: p.Behind}
+		Policy: revisit.MarshalPolicyState(&p), Fresh: outlookFresh(&p), Age: p.Age, Behind: p.Behind,
+		Change: changeRow(&p, o, v)}
 }
 
 // outlookFresh is the page's expected freshness for the store, -1 when its policy
@@ -372,6 +386,34 @@ func outlookFresh(p *revisit.Page) float64 {
 		return -1
 	}
 	return p.Fresh
+}
+
+// changeRow is the store row of a page's change signal (issue 19), or nil when this
+// fetch brought none (a 304, an unusable body: the stored row stays as it was).
+func changeRow(p *revisit.Page, o revisit.Outcome, v revisit.Verdict) *store.RevisitChange {
+	if !o.OK || !o.HasDigest {
+		return nil
+	}
+	return &store.RevisitChange{Text: p.Sig.Text, Title: p.Sig.Title, Page: p.Sig.Page, Fallback: p.Sig.Fallback,
+		Reason: int(p.Reason), ChangeAt: p.Change.At, ChangeDistance: p.Change.Distance,
+		ChangeReason: int(p.Change.Reason), Shift: v == revisit.VerdictChanged}
+}
+
+// keepReplacedText sets a change's PrevText to the main text of the stored copy the
+// refetch replaces, for `show URL` (revisit.SummarizeChange). It reads the stored
+// page only on a change, which is rare next to fetches; a copy that cannot be read
+// leaves the text empty ("no change seen yet" is then all the summary says).
+func (e *Engine) keepReplacedText(u string, r *store.Revisit) {
+	if r == nil || r.Change == nil || !r.Change.Shift {
+		return
+	}
+	old, err := e.st.Page(u)
+	if err != nil {
+		return
+	}
+	if text, ok := revisit.PageText(old.Body, old.ContentType); ok {
+		r.Change.PrevText = text
+	}
 }
 
 // refetchFailed records a refetch that brought no comparable content (an error, a

@@ -92,7 +92,7 @@ func (e *Engine) requeue(urls []string, now time.Time, force bool) (int, error) 
 		if !ok {
 			continue
 		}
-		if !force && !e.rv.windows.Active(e.classOf(r.Host), f, now) {
+		if !force && !e.rv.windows.Active(e.classOf(r.Host), f, now) && !e.isDiscoverySource(r.URL) {
 			continue // M2/M3: past its class window, never revisited again
 		}
 		if r.State != store.Processed && r.State != store.Failed {

@@ -24,12 +24,12 @@ type SiteRow struct {
 	Class    string // page class of its pages (M2/M3)
 	Entry    string // a news site's entry URL, a social site's search template
 	Keywords []string
-	// Feeds and Sitemaps are the feeds and sitemaps found for the site. Discovery
-	// (issue 18 items 1-2) fills them; empty until then.
+	// Feeds and Sitemaps are the feeds and sitemaps discovery found for the site
+	// (Snapshot.Discovery, by the site's registered domain).
 	Feeds    []string
 	Sitemaps []string
 	// DatesTrusted says whether the site's lastmod/pubDate hints are believed
-	// ("yes", "no"); "" until discovery judges them.
+	// ("yes", "no"); "" while discovery has nothing on the site.
 	DatesTrusted string
 
 	Stored    int64     // pages stored (all runs)
@@ -175,8 +175,9 @@ func (e *Engine) restoreSiteCounts() {
 	}
 }
 
-// sitesView builds the Sites pane's data; nil when no site is declared.
-func (e *Engine) sitesView(now time.Time) *SitesView {
+// sitesView builds the Sites pane's data, with what discovery found per site (by
+// registered domain); nil when no site is declared.
+func (e *Engine) sitesView(now time.Time, found []SiteDiscovery) *SitesView {
 	book := e.sites.Load()
 	if len(book.sites) == 0 {
 		return nil
@@ -193,6 +194,12 @@ func (e *Engine) sitesView(now time.Time) *SitesView {
 			r.Entry, r.Class = s.Search, e.classIn(s, "")
 		}
 		e.siteTally.fill(&r, now)
+		for _, d := range found {
+			if d.Site == s.domain() {
+				r.Feeds, r.Sitemaps = d.Feeds, d.Sitemaps
+				r.DatesTrusted = map[bool]string{true: "yes", false: "no"}[d.DatesTrusted]
+			}
+		}
 		v.Sites = append(v.Sites, r)
 	}
 	e.mu.Lock()

@@ -55,6 +55,9 @@ type Snapshot struct {
 	// StoreError is why the crawl stopped itself (State FAILED): the store's write
 	// error, e.g. "database or disk is full"; "" while the store is healthy.
 	StoreError string
+	// Discovery lists the sites with feeds or sitemaps, whether their dates are
+	// trusted and why not (issue 18, for the Sites pane); nil when discovery is off.
+	Discovery []SiteDiscovery
 }
 
 // NodeState is what the master knows of one worker (M4, seed 003 heartbeats).

@@ -31,6 +31,8 @@ Flags:
   --dns-latency MIN..MAX  DNS answer latency range, e.g. 20ms..200ms (default 20ms..200ms)
   --antibot on|off   anti-bot rule and quotas (default on)
   --quota N          requests per IP and host per web hour, ≥ 1 (default 3600)
+  --publishing       news sites publish new articles over time, announced in feeds and
+                     sitemaps (RSS, Atom, sitemap, news sitemap, index, lying lastmod, none)
   -h, --help         show this help
 
 Fetch a page:  curl --resolve www.NAME:PORT:127.0.0.1 http://www.NAME:PORT/
@@ -120,6 +122,7 @@ func parseFlags(args []string) (Config, string, error) {
 	latency := fs.String("dns-latency", "20ms..200ms", "")
 	antibot := fs.String("antibot", "on", "")
 	fs.IntVar(&cfg.AntiBot.Quota, "quota", cfg.AntiBot.Quota, "")
+	fs.BoolVar(&cfg.Publishing, "publishing", cfg.Publishing, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return cfg, "", err
@@ -188,7 +191,7 @@ func explainFlagError(err error) error {
 		}
 	}
 	if strings.HasPrefix(msg, "flag provided but not defined") {
-		return fmt.Errorf("%s; flags are --seed --hosts --scale --truth --http --dns --truth-addr --faults --dead --dns-latency --antibot --quota", msg)
+		return fmt.Errorf("%s; flags are --seed --hosts --scale --truth --http --dns --truth-addr --faults --dead --dns-latency --antibot --quota --publishing", msg)
 	}
 	return err
 }

@@ -36,6 +36,10 @@ type Config struct {
 	// MaxTruthRequests caps the requests the truth log keeps; later ones are only
 	// counted as dropped (default 5,000,000, about 1 GB at worst).
 	MaxTruthRequests int
+	// Publishing serves the publishing model (publish.go): new articles over time,
+	// announced in feeds and sitemaps, linked from entry pages (default off: the
+	// pages and robots.txt of the classic model are unchanged).
+	Publishing bool
 
 	Layout  LayoutConfig
 	Change  ChangeConfig

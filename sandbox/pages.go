@@ -49,7 +49,9 @@ const (
 	KindPrivate = "private"
 	KindDead    = "dead"
 	KindRobots  = "robots"
-	KindUnknown = "unknown"
+	// KindDiscovery is a feed or sitemap of the publishing model (Config.Publishing).
+	KindDiscovery = "discovery"
+	KindUnknown   = "unknown"
 )
 
 // page identifies one page (or redirect hop) of the model.

@@ -195,6 +195,9 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.truth.inFlight.Add(1)
 	defer s.truth.inFlight.Add(-1)
 
+	if s.cfg.Publishing && s.servePublishing(w, r, start) {
+		return
+	}
 	x := &exchange{s: s, h: s.web.hostOf(r.Host)}
 	p := s.web.lookup(r.Host, r.URL.Path, r.URL.RawQuery)
 	if p.kind == pkDead { // reached without DNS (e.g. curl --resolve): nobody serves it
@@ -266,6 +269,16 @@ func (s *Sandbox) servePage(w http.ResponseWriter, r *http.Request, p page, x *e
 	}()
 	resp := s.web.respond((*bp)[:0], p, s.clock.now(), s.reqNo.Add(1))
 	*bp = resp.body[:0]
+	if s.cfg.Publishing {
+		switch {
+		case p.kind == pkEntry && resp.status == http.StatusOK:
+			// The latest articles change the page whatever its version says.
+			resp.body = s.web.injectLatest(resp.body, p.h, s.clock.now())
+			resp.etag, resp.lastMod = "", time.Time{}
+		case p.kind == pkRobots:
+			resp.body = s.web.appendSitemapLines(resp.body, p.h)
+		}
+	}
 	hdr := w.Header()
 	switch resp.ctype {
 	case hdrHTML[0]:

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -21,6 +22,10 @@ type Web struct {
 	domains    map[string]*website
 	faultCuts  []faultCut
 	changes    changeCache
+	publishing struct { // the publishing model (publish.go), built on first use
+		once sync.Once
+		m    map[string]*publisher
+	}
 }
 
 // Site is one site of the sandbox web as the sandbox prints it.

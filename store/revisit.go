@@ -30,6 +30,10 @@ type Revisit struct {
 	Fresh    float64       // expected freshness at Freq (estimator); -1: no estimate
 	Age      float64       // expected age at Freq, days (estimator)
 	Behind   bool          // the page probably changes far faster than it is fetched
+
+	// Change is the change signal beside Hash (issue 19; nil: none kept), in its own
+	// table (revisit_change.go).
+	Change *RevisitChange
 }
 
 // DueRevisit is one entry of the revisit order: a page and when it is due.
@@ -71,6 +75,9 @@ func (w *writer) upsertRevisit(r *Revisit) error {
 	_, err := w.st.upsertRevisit.ExecContext(w.ctx, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
 		nanos(r.Last), nanos(r.Next), int64(r.Hash), r.HasHash, r.Fetches, r.Distance, r.Freq, r.Price, r.Policy,
 		finiteOr(r.Fresh, -1), finiteOr(r.Age, 0), r.Behind)
+	if err == nil && r.Change != nil {
+		err = w.upsertChange(r.URL, r.Change)
+	}
 	return err
 }
 
@@ -96,6 +103,9 @@ func scanRevisit(row interface{ Scan(...any) error }, withPolicy bool) (Revisit,
 func (s *Store) Revisit(url string) (Revisit, error) {
 	r, err := scanRevisit(s.rdb.QueryRowContext(context.Background(),
 		`SELECT `+revisitColumns+`, policy FROM revisit WHERE url = ?`, url), true)
+	if err == nil {
+		r.Change, err = s.RevisitChange(url)
+	}
 	return r, s.readErr(err)
 }
 

@@ -330,10 +330,16 @@ func bucketLabel(b engine.IntervalBucket) string {
 // dueTable is the due queue: soonest first, overdue pages with a minus sign.
 func (p *revisitPane) dueTable() string {
 	st := p.c.Styles
-	cols := layoutColumns([]column{
+	spec := []column{
 		{title: "DUE PAGE"}, {title: "CLASS", width: 7}, {title: "T", width: 7, right: true}, {title: "X", width: 3, right: true},
 		{title: "NEXT IN", width: 8, right: true}, {title: "HAM", width: 3, right: true}, {title: "FETCH", width: 5, right: true},
-	}, p.width)
+	}
+	evidence := p.width >= evidenceMinWidth
+	if evidence {
+		// Issue 19: the distance of the page's last change and why it counted.
+		spec = append(spec, column{title: "CHG", width: 3, right: true}, column{title: "WHY", width: 33})
+	}
+	cols := layoutColumns(spec, p.width)
 	var b strings.Builder
 	b.WriteString(headerRow(st, cols, p.width))
 	if len(p.rows) == 0 {
@@ -359,6 +365,9 @@ func (p *revisitPane) dueTable() string {
 			in = "-" + longDuration(-next) // overdue
 		}
 		cells = append(cells[:0], d.URL, d.Class, longDuration(d.T), strconv.Itoa(d.X), in, ham, strconv.Itoa(d.Fetches))
+		if evidence {
+			cells = append(cells, changeDistance(d), changeWhy(d))
+		}
 		var accent *lipgloss.Style
 		if d.Distance > p.view.Threshold {
 			a := st.Bad // changed at the last comparison
@@ -368,6 +377,37 @@ func (p *revisitPane) dueTable() string {
 		b.WriteString(tableRow(st, cols, cells, p.width, r == p.list.cursor, 5, accent))
 	}
 	return b.String()
+}
+
+// evidenceMinWidth is the pane width from which the due table shows the change
+// evidence columns; narrower, the URL keeps the room.
+const evidenceMinWidth = 140
+
+// changeDistance is the SimHash distance of the page's last change, "-" before any.
+func changeDistance(d *engine.RevisitDue) string {
+	if d.ChangeDistance < 0 || d.ChangeReason == "" || d.ChangeReason == "-" {
+		return "-"
+	}
+	return strconv.Itoa(d.ChangeDistance)
+}
+
+// changeWhy says why the last change counted (issue 19) and, when the latest
+// comparison was not a change, why not ("only boilerplate moved"); "no article"
+// flags a page fingerprinted on all its visible text.
+func changeWhy(d *engine.RevisitDue) string {
+	why := d.ChangeReason
+	if why == "" || why == "-" {
+		why = d.LastReason
+	} else if d.BoilerplateOnly {
+		why += "; now boilerplate"
+	}
+	if why == "" {
+		why = "-"
+	}
+	if d.Fallback {
+		why = "no article: " + why
+	}
+	return why
 }
 
 // longDuration formats durations up to weeks compactly: 45s, 2m03s, 5h02m, 3d04h, 14d.

@@ -13,12 +13,15 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httptrace"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/gocolly/colly/v2"
 
+	"github.com/crawlconsole/crawlconsole/engine/discover"
 	"github.com/crawlconsole/crawlconsole/engine/robots"
 )
 
@@ -30,6 +33,9 @@ type Config struct {
 	MaxBodyBytes   int           // larger bodies are cut off and counted as body_too_large
 	MaxRedirects   int           // redirects followed per fetch
 	ContentTypes   []string      // media types kept as pages (others: content_type)
+	// Discovery also accepts feeds and sitemaps (XML, gzip) and parses them
+	// (engine/discover) into Result.Discovered, under MaxBodyBytes decoded.
+	Discovery bool
 	// RedirectPause returns how long to wait before following a same-host redirect:
 	// a redirect hop is one more request to the host, and the site's bot rule counts
 	// it like any other (M1). nil: follow at once.
@@ -55,6 +61,25 @@ type Result struct {
 	// name="TOKEN"> and X-Robots-Tag (general or scoped to our product token).
 	Robots   robots.Directives
 	Duration time.Duration
+	// Exchanges are the request and response of each hop as they crossed the wire
+	// (a WARC export's records), the final response last; its body is Body.
+	Exchanges []Exchange `json:",omitempty"`
+	// Feeds are the raw hrefs of <link rel="alternate"> feeds on an HTML page.
+	Feeds []string `json:",omitempty"`
+	// Discovered is the parsed feed or sitemap (Config.Discovery), nil for pages.
+	// It stays on the lane's side of the wire (a 50,000-URL sitemap would pass the
+	// result header's cap); DiscoveredKind travels, and a master parses the body,
+	// which travels raw, again.
+	Discovered     *discover.Doc `json:"-"`
+	DiscoveredKind discover.Kind `json:",omitempty"`
+	// DiscoveryError says why a body labelled as a feed or sitemap could not be read
+	// as one (HTML served as a feed, malformed XML, past the size cap).
+	DiscoveryError string `json:",omitempty"`
+	// RobotsSitemaps are the Sitemap lines of the origin's robots.txt, attached by
+	// the engine to the first response it gets from an origin (RobotsRead true), so
+	// that the frontier side — a master, too — learns them (issue 18).
+	RobotsSitemaps []string `json:",omitempty"`
+	RobotsRead     bool     `json:",omitempty"`
 }
 
 // Fetcher fetches through one egress. It is safe for concurrent use by the lanes
@@ -65,7 +90,9 @@ type Fetcher struct {
 	c         *colly.Collector
 	transport *http.Transport
 	robots    *http.Client
-	token     string // our product token (robots.ProductToken of the User-Agent)
+	token     string   // our product token (robots.ProductToken of the User-Agent)
+	exchanges sync.Map // fetch id -> *exchangeLog, while the fetch runs
+	nextID    atomic.Uint64
 }
 
 type ctxKey string
@@ -107,10 +134,10 @@ func New(ctx context.Context, cfg Config, d *Dialer, tr *http.Transport) *Fetche
 	rt := &replayPacer{rt: tr, pause: cfg.RedirectPause}
 	// Bodies are decoded and capped on decoded bytes below colly (bodyCapper), so
 	// colly never decompresses anything itself.
-	c.WithTransport(&bodyCapper{rt: rt, limit: int64(cfg.MaxBodyBytes)})
+	f := &Fetcher{cfg: cfg, dialer: d, c: c, transport: tr, token: robots.ProductToken(cfg.UserAgent)}
+	c.WithTransport(&bodyCapper{rt: rt, limit: int64(cfg.MaxBodyBytes), exchanges: &f.exchanges})
 	c.SetRequestTimeout(cfg.RequestTimeout)
 	c.DisableCookies()
-	f := &Fetcher{cfg: cfg, dialer: d, c: c, transport: tr, token: robots.ProductToken(cfg.UserAgent)}
 	c.SetRedirectHandler(f.checkRedirect)
 	c.OnResponseHeaders(f.onHeaders)
 	c.OnResponse(f.onResponse)
@@ -169,9 +196,15 @@ func (f *Fetcher) Fetch(url string, hdr http.Header) (*Result, error) {
 	for k, v := range hdr {
 		h[k] = v
 	}
+	id := strconv.FormatUint(f.nextID.Add(1), 10)
+	log := &exchangeLog{}
+	f.exchanges.Store(id, log)
+	h.Set(exchangeHeader, id)
 	start := time.Now()
 	err := f.c.Request(http.MethodGet, url, nil, cctx, h)
 	x.res.Duration = time.Since(start)
+	f.exchanges.Delete(id)
+	x.res.Exchanges = log.exchanges()
 	switch {
 	case x.kind != "":
 		return x.res, &Error{Kind: x.kind, URL: url, Err: x.err}
@@ -256,6 +289,9 @@ func (f *Fetcher) allowedType(mt string) bool {
 	if mt == "" {
 		return true // sniffed below
 	}
+	if f.cfg.Discovery && discoveryType(mt) {
+		return true
+	}
 	for _, t := range f.cfg.ContentTypes {
 		if t == mt {
 			return true
@@ -275,6 +311,21 @@ func (f *Fetcher) onResponse(r *colly.Response) {
 		x.res.Body = nil
 		return
 	}
+	if f.cfg.Discovery && r.StatusCode/100 == 2 && discoveryCandidate(x.res.ContentType, r.Body) {
+		doc, err := discover.Parse(r.Body, discover.Limits{MaxBytes: int64(f.cfg.MaxBodyBytes)})
+		switch {
+		case err == nil || (len(doc.Entries) > 0 && doc.Kind != ""):
+			x.res.Discovered, x.res.DiscoveredKind = &doc, doc.Kind
+			if err != nil {
+				x.res.DiscoveryError = err.Error()
+			}
+			return
+		case x.res.ContentType != "" && !strings.Contains(x.res.ContentType, "html"):
+			// Labelled as XML but no feed or sitemap: say why; the body goes on as
+			// a page (or as binary, below).
+			x.res.DiscoveryError = err.Error()
+		}
+	}
 	if r.StatusCode/100 == 2 && looksBinary(r.Body) {
 		x.kind, x.err = KindBinary, errors.New("binary content labelled as text")
 		x.res.Body = nil
@@ -283,6 +334,7 @@ func (f *Fetcher) onResponse(r *colly.Response) {
 	if x.res.ContentType == "" || strings.Contains(x.res.ContentType, "html") {
 		p := extractLinks(r.Body, f.token)
 		x.res.Links, x.res.NofollowLinks, x.res.Base, x.res.Canonical = p.links, p.nofollow, p.base, p.canonical
+		x.res.Feeds = p.feeds
 		x.res.Robots.NoIndex = x.res.Robots.NoIndex || p.robots.NoIndex
 		x.res.Robots.NoFollow = x.res.Robots.NoFollow || p.robots.NoFollow
 	}
@@ -300,4 +352,30 @@ func looksBinary(b []byte) bool {
 	}
 	ct := http.DetectContentType(head)
 	return !strings.HasPrefix(ct, "text/") && !strings.Contains(ct, "xml") && !strings.Contains(ct, "json")
+}
+
+// discoveryType says whether a media type may carry a feed or a sitemap: XML of any
+// kind, and gzip (a .xml.gz sitemap served as a file).
+func discoveryType(mt string) bool {
+	switch mt {
+	case "application/xml", "text/xml", "application/rss+xml", "application/atom+xml", "application/rdf+xml",
+		"application/feed+xml", "application/gzip", "application/x-gzip":
+		return true
+	}
+	return false
+}
+
+// discoveryCandidate says whether a body should be tried as a feed or sitemap: its
+// type says XML or gzip, or it starts like one (servers label feeds text/plain, and
+// octet-stream for .gz).
+func discoveryCandidate(mt string, body []byte) bool {
+	if discoveryType(mt) || bytes.HasPrefix(body, []byte{0x1f, 0x8b}) {
+		return true
+	}
+	if strings.Contains(mt, "html") {
+		return false
+	}
+	head := bytes.TrimLeft(body[:min(len(body), 512)], " \t\r\n\ufeff")
+	return bytes.HasPrefix(head, []byte("<?xml")) || bytes.HasPrefix(head, []byte("<rss")) ||
+		bytes.HasPrefix(head, []byte("<urlset")) || bytes.HasPrefix(head, []byte("<feed"))
 }

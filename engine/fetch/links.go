@@ -16,6 +16,7 @@ type pageLinks struct {
 	nofollow  []string // hrefs of links marked rel="nofollow" (a hint; the engine decides)
 	base      string   // the first <base href>
 	canonical string   // the first <link rel=canonical href>
+	feeds     []string // <link rel=alternate> hrefs of RSS/Atom/RDF feeds (RSS autodiscovery)
 	robots    robots.Directives
 }
 
@@ -52,9 +53,12 @@ func extractLinks(body []byte, token string) (p pageLinks) {
 					p.base = v
 				}
 			case atom.Link:
-				href, _, rel, _ := attr2(z, "href", "rel")
+				href, typ, rel := linkAttrs(z)
 				if p.canonical == "" && href != "" && hasToken(rel, "canonical") {
 					p.canonical = href
+				}
+				if href != "" && hasToken(rel, "alternate") && FeedType(typ) && len(p.feeds) < maxFeedLinks {
+					p.feeds = append(p.feeds, href)
 				}
 			case atom.Meta:
 				if name, ok, content, _ := attr2(z, "name", "content"); ok {
@@ -100,6 +104,51 @@ func hasToken(list, tok string) bool {
 		if strings.EqualFold(f, tok) {
 			return true
 		}
+	}
+	return false
+}
+
+// ExtractLinks returns what extractLinks finds in a stored HTML body: the raw a/area
+// hrefs in document order (rel="nofollow" ones after the others: the page links to
+// them too), <base href> and <link rel=canonical> (the JSONL export lists a page's
+// links from its stored body).
+func ExtractLinks(body []byte) (links []string, base, canonical string) {
+	p := extractLinks(body, "")
+	return append(p.links, p.nofollow...), p.base, p.canonical
+}
+
+// maxFeedLinks bounds the feed links kept from one page.
+const maxFeedLinks = 16
+
+// linkAttrs reads a <link>'s href, type and rel (consuming its attributes).
+func linkAttrs(z *html.Tokenizer) (href, typ, rel string) {
+	for {
+		k, v, more := z.TagAttr()
+		switch string(k) {
+		case "href":
+			href = string(v)
+		case "type":
+			typ = string(v)
+		case "rel":
+			rel = string(v)
+		}
+		if !more {
+			return
+		}
+	}
+}
+
+// FeedType says whether a media type names a feed, as RSS autodiscovery
+// (https://www.rssboard.org/rss-autodiscovery) and Atom (RFC 4287 §7) use them in
+// <link rel="alternate" type=...>.
+func FeedType(mt string) bool {
+	mt = strings.ToLower(strings.TrimSpace(mt))
+	if i := strings.IndexByte(mt, ';'); i >= 0 {
+		mt = strings.TrimSpace(mt[:i])
+	}
+	switch mt {
+	case "application/rss+xml", "application/atom+xml", "application/rdf+xml", "application/feed+xml":
+		return true
 	}
 	return false
 }

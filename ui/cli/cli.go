@@ -26,6 +26,8 @@ Usage:
   crawlconsole crawl   [URL...]  crawl the given seeds
   crawlconsole sandbox [flags]   run the synthetic sandbox web on loopback
   crawlconsole stats   --db PATH show what a crawl database holds
+  crawlconsole export  --db PATH --format warc|jsonl --out DIR|-   take the crawl out
+  crawlconsole show    --db PATH URL   what the crawl knows of one URL
   crawlconsole serve   [flags]   serve the console over SSH
   crawlconsole master  [URL...]  run a distributed crawl's master (frontier, store, console)
   crawlconsole worker  --join URL --name NAME   fetch for a master
@@ -58,6 +60,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return runServe(ctx, args[1:], stdout, stderr)
 	case "stats":
 		return runStats(args[1:], stdout, stderr)
+	case "export":
+		return runExport(ctx, args[1:], stdout, stderr)
+	case "show":
+		return runShow(args[1:], stdout, stderr)
 	case "master":
 		return runMaster(ctx, args[1:], stdout, stderr)
 	case "worker":
@@ -67,7 +73,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	case "ctl":
 		return runCtl(args[1:], stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "crawlconsole: unknown command %q (want demo, crawl, sandbox, stats, serve, master, worker, console or ctl)\n", args[0])
+		fmt.Fprintf(stderr, "crawlconsole: unknown command %q (want demo, crawl, sandbox, stats, export, show, serve, master, worker, console or ctl)\n", args[0])
 		return ExitUsage
 	}
 }

@@ -34,8 +34,20 @@ func buildRevisit() *engine.RevisitView {
 		if i%10 == 9 {
 			d.Class = classes[3+(i/10)%2]
 		}
+		// Issue 19's evidence: the last change's distance and why it counted.
+		d.ChangeDistance = -1
+		switch i % 4 {
+		case 0:
+			d.ChangeDistance, d.ChangeReason, d.LastReason = 2+i%5, "main text edited", "main text edited"
+		case 1:
+			d.ChangeDistance, d.ChangeReason = 9, "headline changed"
+			d.LastReason, d.BoilerplateOnly = "only boilerplate moved", true
+		case 2:
+			d.ChangeDistance, d.ChangeReason, d.Fallback = 14, "simhash", true
+		}
 		if i%8 == 5 {
 			d.Distance, d.Fetches = -1, 1 // fetched once: nothing compared yet
+			d.ChangeDistance, d.ChangeReason, d.BoilerplateOnly = -1, "", false
 		}
 		v.Due = append(v.Due, d)
 	}

@@ -1,0 +1,422 @@
+package main
+
+// go run ./bench discovery — how soon a new article is stored (issue 18), three
+// crawls at an equal fetch budget.
+//
+// The sandbox's publishing sites (sandbox/publish.go) put out articles at random,
+// heavy-tailed times (Pareto gaps, site rates log-uniform 2..96 a day). Each site
+// announces them in one way: an RSS or Atom feed (linked from its entry page), a
+// sitemap, a news sitemap, a sitemap index (news + archive), a sitemap whose lastmod
+// is always "now" (not declared in robots.txt, found at /sitemap.xml), or nothing.
+// Every host's entry page lists its latest 20 articles (www: of all hosts).
+//
+// Time is simulated (no servers): documents are rendered by the model at the
+// simulated instant and parsed by engine/discover exactly as the engine does. Each
+// crawl has the same fetcher, budget fetches per hour (one slot every 3600/budget
+// s), and fetches a found article in the first free slot (articles before polls).
+// Polls use the remaining slots:
+//
+//	entry_only    today's crawler: the entry pages of every host, round robin
+//	fixed_poller  StormCrawler-like: the same sources as ours (feeds, sitemaps from
+//	              robots.txt or /sitemap.xml, entry pages of hosts no feed or sitemap
+//	              covers), each on one fixed interval, round robin, every free slot
+//	ours          the same sources, each on its learned interval (discover.Poller:
+//	              rates from the new URLs each poll brings, the poll budget split by
+//	              the square-root rule); a slot with nothing due is left unused
+//
+// Sitemaps are scoped as the engine scopes them (discover.Allowed): a sitemap declared
+// in robots.txt speaks for every host of its site (each host's robots.txt names it,
+// a cross-submission); the undeclared lying one only for www, so its section hosts'
+// articles come from their entry pages.
+//
+// Measured on articles published between the warm-up and the end less a grace
+// period: latency (publish to stored, web seconds), found_share, and fetches per
+// new article (all fetches of the measured period over articles found in it).
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/discover"
+	"github.com/crawlconsole/crawlconsole/sandbox"
+)
+
+func init() { register("discovery", runDiscoveryBench) }
+
+var discoveryCrawls = []string{"entry_only", "fixed_poller", "ours"}
+
+type discSource struct {
+	url   string
+	site  string
+	kind  string // "entry", "doc"
+	cross []string
+	known bool // an index admitted to the tree
+}
+
+type discSite struct {
+	ps        sandbox.PublishingSite
+	announced bool
+}
+
+type discResult struct {
+	latencies      []float64 // found articles, web seconds
+	latNeither     []float64
+	published      int
+	found          int
+	pubAnnounced   int
+	foundAnnounced int
+	pubNeither     int
+	foundNeither   int
+	fetches        int
+	polls          int
+	hintRefetches  int
+	untrusted      []string
+	warnings       map[string]int
+}
+
+func runDiscoveryBench(args []string) (map[string]any, error) {
+	fs := flag.NewFlagSet("discovery", flag.ContinueOnError)
+	hosts := fs.Int("hosts", 240, "sandbox hosts")
+	days := fs.Float64("days", 8, "simulated days")
+	warm := fs.Float64("warmup", 1, "days before measuring")
+	grace := fs.Float64("grace", 0.25, "days at the end whose articles are not measured")
+	perArticle := fs.Float64("budget", 1.4, "fetches per hour, as a multiple of the sites' mean article rate")
+	seed := fs.Int64("seed", 1, "sandbox seed")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	cfg := sandbox.DefaultConfig()
+	cfg.Seed = *seed
+	cfg.Hosts = *hosts
+	cfg.HTTPAddr = "127.0.0.1:0"
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	web := sandbox.NewWeb(cfg)
+	var sites []discSite
+	rate := 0.0
+	for _, ps := range web.PublishingSites() {
+		sites = append(sites, discSite{ps: ps, announced: ps.Announce != sandbox.AnnounceNone})
+		rate += ps.Rate / 24
+	}
+	budget := *perArticle * rate
+	start := web.Epoch()
+	end := start.Add(time.Duration(*days * float64(24*time.Hour)))
+	from := start.Add(time.Duration(*warm * float64(24*time.Hour)))
+	until := end.Add(-time.Duration(*grace * float64(24*time.Hour)))
+	fmt.Printf("discovery: %d publishing sites, %.1f articles/hour, budget %.1f fetches/hour, %.0f days (load %s)\n",
+		len(sites), rate, budget, *days, loadAvg(1))
+	results := map[string]*discResult{}
+	for _, c := range discoveryCrawls {
+		began := time.Now()
+		results[c] = discoveryRun(web, sites, c, budget, start, end, from, until)
+		fmt.Printf("  %-13s ran in %v\n", c, time.Since(began).Round(time.Millisecond))
+	}
+	return discoveryReport(results), nil
+}
+
+// discoverySources lists a crawl's poll sources: every host's entry page for
+// entry_only; else each site's feeds and sitemaps and the entry pages of the hosts
+// none of them may speak for.
+func discoverySources(sites []discSite, crawl string) []*discSource {
+	var out []*discSource
+	for _, s := range sites {
+		covered := map[string]bool{}
+		if crawl != "entry_only" {
+			for _, f := range s.ps.Feeds {
+				out = append(out, &discSource{url: f, site: s.ps.Domain, kind: "doc"})
+				for _, h := range s.ps.Hosts {
+					covered[h] = true
+				}
+			}
+			for _, sm := range s.ps.Sitemaps {
+				src := &discSource{url: sm, site: s.ps.Domain, kind: "doc"}
+				if s.ps.Announce == sandbox.AnnounceLyingLM {
+					covered[s.ps.Hosts[0]] = true // undeclared: speaks for its own host only
+				} else {
+					src.cross = s.ps.Hosts // each host's robots.txt names it
+					for _, h := range s.ps.Hosts {
+						covered[h] = true
+					}
+				}
+				out = append(out, src)
+			}
+		}
+		for i, h := range s.ps.Hosts {
+			if covered[h] {
+				continue
+			}
+			u := s.ps.Entry
+			if i > 0 {
+				u = strings.Replace(s.ps.Entry, s.ps.Hosts[0], h, 1)
+			}
+			out = append(out, &discSource{url: u, site: s.ps.Domain, kind: "entry"})
+		}
+	}
+	return out
+}
+
+func discoveryRun(web *sandbox.Web, sites []discSite, crawl string, budget float64, start, end, from, until time.Time) *discResult {
+	res := &discResult{warnings: map[string]int{}}
+	sources := discoverySources(sites, crawl)
+	byURL := map[string]*discSource{}
+	for _, s := range sources {
+		byURL[s.url] = s
+	}
+	announced := map[string]bool{}
+	for _, s := range sites {
+		announced[s.ps.Domain] = s.announced
+	}
+	pubAt := map[string]time.Time{}
+	siteOf := map[string]string{}
+	for _, s := range sites {
+		for _, a := range web.Published(s.ps.Domain, start, end) {
+			pubAt[a.URL] = a.Published
+			siteOf[a.URL] = s.ps.Domain
+		}
+	}
+	seen := map[string]bool{}
+	// The sites published before the crawl began (sandbox.PublishBacklog); a crawl
+	// that has been running has those already, so they are not news to any of the
+	// three and cost none of them fetches.
+	for _, s := range sites {
+		for _, a := range web.Published(s.ps.Domain, start.Add(-sandbox.PublishBacklog), start) {
+			seen[a.URL] = true
+		}
+	}
+	lastDate := map[string]time.Time{} // ours: last date a sitemap/feed gave a URL
+	trust := map[string]*discover.Trust{}
+	tree := discover.NewTree()
+	var queue []string // found, not yet fetched
+	slot := time.Duration(float64(time.Hour) / budget)
+	poller := &discover.Poller{MinInterval: slot, MaxInterval: 24 * time.Hour}
+	rr := 0
+	var fetchTimes []time.Time // ours: recent article fetches, for the poll budget
+	for now := start; now.Before(end); now = now.Add(slot) {
+		measured := !now.Before(from) && now.Before(until)
+		if len(queue) > 0 {
+			u := queue[0]
+			queue = queue[1:]
+			if measured {
+				res.fetches++
+			}
+			fetchTimes = append(fetchTimes, now)
+			if p, ok := pubAt[u]; ok && !p.Before(from) && !p.After(until) {
+				lat := now.Sub(p).Seconds()
+				res.found++
+				res.latencies = append(res.latencies, lat)
+				if announced[siteOf[u]] {
+					res.foundAnnounced++
+				} else {
+					res.latNeither = append(res.latNeither, lat)
+					res.foundNeither++
+				}
+			}
+			continue
+		}
+		var src *discSource
+		switch crawl {
+		case "entry_only", "fixed_poller":
+			// Round robin over the sources, one per free slot: a fixed interval of
+			// len(sources) free slots (the fixed poller's own schedule, StormCrawler's
+			// sitemap/feed fetch interval, is set so the budget is used).
+			src = sources[rr%len(sources)]
+			rr++
+		case "ours":
+			for len(fetchTimes) > 0 && now.Sub(fetchTimes[0]) > 24*time.Hour {
+				fetchTimes = fetchTimes[1:]
+			}
+			articleRate := float64(len(fetchTimes)) / math.Min(24, math.Max(1, now.Sub(start).Hours()))
+			poller.Budget = math.Max(0.3*budget, budget-articleRate)
+			best := time.Time{}
+			for _, s := range sources {
+				n := poller.Next(s.url)
+				if n.After(now) {
+					continue
+				}
+				if src == nil || n.Before(best) {
+					src, best = s, n
+				}
+			}
+		}
+		if src == nil {
+			continue // ours: nothing due; the slot is not spent
+		}
+		if measured {
+			res.fetches++
+			res.polls++
+		}
+		newItems, total := discoveryPoll(web, src, now, crawl, byURL, &sources, seen, lastDate, trust, tree, &queue, res, measured)
+		if crawl == "ours" {
+			poller.Observe(src.url, now, newItems, total > 0 && newItems == total)
+		}
+	}
+	for site, tr := range trust {
+		if ok, why := tr.Trusted(); !ok {
+			res.untrusted = append(res.untrusted, site+": "+why)
+		}
+	}
+	sort.Strings(res.untrusted)
+	for u, p := range pubAt {
+		if p.Before(from) || p.After(until) {
+			continue
+		}
+		res.published++
+		if announced[siteOf[u]] {
+			res.pubAnnounced++
+		} else {
+			res.pubNeither++
+		}
+	}
+	return res
+}
+
+// discoveryPoll fetches one source at now: an entry page's article links, or a feed
+// or sitemap parsed by engine/discover; it queues the new URLs and returns how many
+// there were and how many the document listed.
+func discoveryPoll(web *sandbox.Web, src *discSource, now time.Time, crawl string, byURL map[string]*discSource,
+	sources *[]*discSource, seen map[string]bool, lastDate map[string]time.Time, trust map[string]*discover.Trust,
+	tree *discover.Tree, queue *[]string, res *discResult, measured bool) (newItems, total int) {
+	add := func(u string) {
+		if !seen[u] {
+			seen[u] = true
+			*queue = append(*queue, u)
+			newItems++
+		}
+	}
+	if src.kind == "entry" {
+		host := strings.TrimPrefix(src.url, "http://")
+		host, _, _ = strings.Cut(host, "/")
+		links := web.PublishingEntryLinks(host, now)
+		for _, u := range links {
+			add(u)
+		}
+		return newItems, len(links)
+	}
+	body, _, ok := web.RenderDiscovery(src.url, now)
+	if !ok {
+		res.warnings["not_found"]++
+		return 0, 0
+	}
+	doc, err := discover.Parse(body, discover.Limits{})
+	for k, n := range doc.Warnings {
+		res.warnings[k] += n
+	}
+	if err != nil {
+		res.warnings["parse_error"]++
+		return 0, 0
+	}
+	if doc.Kind == discover.KindIndex {
+		if !src.known {
+			tree.Root(src.site, src.url)
+			src.known = true
+		}
+		for _, e := range doc.Entries {
+			if !discover.Allowed(discover.KindSitemap, src.url, e.URL, nil) {
+				res.warnings["off_host"]++
+				continue
+			}
+			if byURL[e.URL] != nil {
+				continue
+			}
+			if why := tree.Child(src.site, src.url, e.URL); why != "" {
+				res.warnings[why]++
+				continue
+			}
+			child := &discSource{url: e.URL, site: src.site, kind: "doc", cross: src.cross}
+			byURL[e.URL] = child
+			*sources = append(*sources, child)
+		}
+		return 0, len(doc.Entries)
+	}
+	tr := trust[src.site]
+	if tr == nil {
+		tr = &discover.Trust{}
+		trust[src.site] = tr
+	}
+	if doc.Kind != discover.KindFeed {
+		tr.ObserveDocument(doc.Entries, now)
+	}
+	trusted, _ := tr.Trusted()
+	for _, e := range doc.Entries {
+		if !discover.Allowed(doc.Kind, src.url, e.URL, src.cross) {
+			res.warnings["off_host"]++
+			continue
+		}
+		total++
+		if seen[e.URL] {
+			// A known page whose date moved: due now, if the site's dates are
+			// trusted (ours only; the articles of this model never change, so
+			// every such refetch finds nothing new — and teaches Trust so).
+			if d := e.Latest(); crawl == "ours" && !d.IsZero() && d.After(lastDate[e.URL]) && !lastDate[e.URL].IsZero() {
+				if trusted {
+					if measured {
+						res.hintRefetches++
+						res.fetches++
+					}
+					tr.ObserveHint(false)
+				}
+			}
+			lastDate[e.URL] = e.Latest()
+			continue
+		}
+		lastDate[e.URL] = e.Latest()
+		add(e.URL)
+	}
+	return newItems, total
+}
+
+func discoveryPercentile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	i := int(math.Ceil(q*float64(len(s)))) - 1
+	return s[max(0, min(i, len(s)-1))]
+}
+
+func discoveryReport(rs map[string]*discResult) map[string]any {
+	p50, p95, found, fpa := map[string]any{}, map[string]any{}, map[string]any{}, map[string]any{}
+	foundAnn, p95Neither, foundNeither := map[string]any{}, map[string]any{}, map[string]any{}
+	fmt.Printf("\n%-13s %9s %9s %7s %9s %11s %9s %11s %7s %6s\n", "crawl", "p50_s", "p95_s", "found", "found_ann", "found_none", "p95_none", "fetch/new", "polls", "hints")
+	for _, c := range discoveryCrawls {
+		r := rs[c]
+		share := func(a, b int) float64 {
+			if b == 0 {
+				return 0
+			}
+			return crawlRound(float64(a)/float64(b), 4)
+		}
+		p50[c] = crawlRound(discoveryPercentile(r.latencies, 0.5), 0)
+		p95[c] = crawlRound(discoveryPercentile(r.latencies, 0.95), 0)
+		found[c] = share(r.found, r.published)
+		foundAnn[c] = share(r.foundAnnounced, r.pubAnnounced)
+		foundNeither[c] = share(r.foundNeither, r.pubNeither)
+		p95Neither[c] = crawlRound(discoveryPercentile(r.latNeither, 0.95), 0)
+		fpa[c] = crawlRound(float64(r.fetches)/math.Max(1, float64(r.found)), 3)
+		fmt.Printf("%-13s %9.0f %9.0f %7.4f %9.4f %11.4f %9.0f %11.3f %7d %6d\n", c, p50[c], p95[c], found[c], foundAnn[c], foundNeither[c], p95Neither[c], fpa[c], r.polls, r.hintRefetches)
+	}
+	o := rs["ours"]
+	fmt.Printf("\nours: sites whose dates are not trusted: %v\nours: document warnings: %v\n", o.untrusted, o.warnings)
+	e, f := p95["entry_only"].(float64), p95["fixed_poller"].(float64)
+	op := p95["ours"].(float64)
+	fmt.Printf("goals: ours p95 %.0f s <= 0.5 x entry_only %.0f s: %v; <= fixed_poller %.0f s: %v; found_share (feed/sitemap sites) %.4f >= 0.99: %v; fetches/new %.3f <= 1.5: %v; p95 on sites with neither %.0f s <= entry_only's %.0f s: %v\n",
+		op, 0.5*e, op <= 0.5*e, f, op <= f, foundAnn["ours"], foundAnn["ours"].(float64) >= 0.99, fpa["ours"], fpa["ours"].(float64) <= 1.5,
+		p95Neither["ours"], p95Neither["entry_only"], p95Neither["ours"].(float64) <= p95Neither["entry_only"].(float64))
+	return map[string]any{
+		"latency_p50_s":               p50,
+		"latency_p95_s":               p95,
+		"found_share":                 found,
+		"fetches_per_new_article":     fpa,
+		"found_share_feed_or_sitemap": foundAnn,
+		"found_share_neither":         foundNeither,
+		"latency_p95_s_neither":       p95Neither,
+		"ours_untrusted_sites":        len(o.untrusted),
+		"ours_hint_refetches":         o.hintRefetches,
+	}
+}

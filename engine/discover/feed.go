@@ -1,0 +1,64 @@
+package discover
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/mmcdole/gofeed"
+)
+
+// parseFeed reads an RSS 2.0, RSS 1.0 (RDF) or Atom feed with gofeed, which parses
+// RSS and Atom incrementally over encoding/xml (no DTD entity expansion, no external
+// entities) and normalises their many date formats. Items without a link are
+// skipped with a warning; at most lim.MaxFeedItems are kept.
+func parseFeed(r io.Reader, lim Limits) (Doc, error) {
+	doc := Doc{Kind: KindFeed}
+	f, err := gofeed.NewParser().Parse(r)
+	if err != nil {
+		if errors.Is(err, ErrTooLarge) {
+			doc.warn("truncated")
+		}
+		return doc, fmt.Errorf("feed: %w", err)
+	}
+	for _, it := range f.Items {
+		if it == nil {
+			continue
+		}
+		link := strings.TrimSpace(it.Link)
+		if link == "" && len(it.Links) > 0 {
+			link = strings.TrimSpace(it.Links[0])
+		}
+		if link == "" {
+			doc.warn("empty_loc")
+			continue
+		}
+		if !strings.HasPrefix(strings.ToLower(link), "http://") && !strings.HasPrefix(strings.ToLower(link), "https://") {
+			doc.warn("not_http")
+			continue
+		}
+		if len(doc.Entries) >= lim.MaxFeedItems {
+			doc.warn("too_many_urls")
+			break
+		}
+		e := Entry{URL: link, Title: it.Title, Keywords: it.Categories}
+		e.Published = feedDate(&doc, it.PublishedParsed, it.Published)
+		e.Modified = feedDate(&doc, it.UpdatedParsed, it.Updated)
+		doc.Entries = append(doc.Entries, e)
+	}
+	return doc, nil
+}
+
+// feedDate is gofeed's parsed date, or a "bad_date" warning when the feed gave a
+// date gofeed could not read.
+func feedDate(doc *Doc, parsed *time.Time, raw string) time.Time {
+	if parsed != nil && parsed.Year() >= 1990 {
+		return *parsed
+	}
+	if strings.TrimSpace(raw) != "" {
+		doc.warn("bad_date")
+	}
+	return time.Time{}
+}

@@ -1,0 +1,35 @@
+package discover
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// FuzzParse: any body, gzip or not, parses with bounded work and without a panic;
+// whatever comes out is an http(s) URL within the limits.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(urlsetHead + `<url><loc>http://a.test/1</loc><lastmod>2026-11-20</lastmod></url></urlset>`))
+	f.Add([]byte(`<sitemapindex><sitemap><loc>http://a.test/s.xml</loc></sitemap></sitemapindex>`))
+	f.Add([]byte(`<rss version="2.0"><channel><item><link>http://a.test/x</link><pubDate>Fri, 20 Nov 2026 08:00:00 GMT</pubDate></item></channel></rss>`))
+	f.Add([]byte(`<feed xmlns="http://www.w3.org/2005/Atom"><entry><link href="http://a.test/a"/></entry></feed>`))
+	f.Add([]byte(`<!DOCTYPE x [<!ENTITY a "aaaa">]><urlset><url><loc>http://a.test/&a;</loc></url></urlset>`))
+	f.Add([]byte{0x1f, 0x8b, 0x08, 0x00})
+	f.Fuzz(func(t *testing.T, body []byte) {
+		lim := Limits{MaxBytes: 1 << 20, MaxURLs: 100, MaxFeedItems: 100}
+		start := time.Now()
+		doc, _ := Parse(body, lim)
+		if d := time.Since(start); d > 2*time.Second {
+			t.Fatalf("parse took %v", d)
+		}
+		if len(doc.Entries) > 100 {
+			t.Fatalf("%d entries past the limit of 100", len(doc.Entries))
+		}
+		for _, e := range doc.Entries {
+			u := strings.ToLower(e.URL)
+			if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+				t.Fatalf("entry %q is not an http(s) URL", e.URL)
+			}
+		}
+	})
+}

@@ -1,0 +1,148 @@
+package discover
+
+import (
+	"math"
+	"sync"
+	"time"
+)
+
+// Poller decides when each feed, sitemap (or entry page standing in for a site with
+// neither) is fetched again. It learns each source's publishing rate from the new
+// URLs its polls bring — a count, which tells more than the changed/unchanged bit the
+// page revisit estimator (revisit.EstimateRate, Cho & Garcia-Molina) has to work
+// with — decayed with a half-life of RateHalfLife so that a newsroom's busy day
+// shows at once and fades.
+//
+// With a poll budget (polls per hour over all sources) the budget is split by the
+// square-root rule: for items arriving as Poisson processes of rates r_i, polling at
+// frequencies f_i with Σ f_i = F, the mean delay to discovery Σ r_i/(2 f_i) is least
+// when f_i ∝ √r_i (Lagrange; the same result as Coffman, Liu & Weber, "Optimal robot
+// scheduling for web search engines", J. Scheduling 1998). Without a budget each
+// source is polled about once per TargetItems new URLs it is expected to have.
+// Intervals are clamped to [MinInterval, MaxInterval]. A poll whose document was full
+// of new URLs (some may have scrolled off) asks for the next poll at MinInterval.
+//
+// It is safe for concurrent use.
+type Poller struct {
+	Budget       float64       // polls per hour over all sources; 0: TargetItems rule
+	TargetItems  float64       // new URLs per poll aimed at without a budget (default 1)
+	MinInterval  time.Duration // default 1 minute
+	MaxInterval  time.Duration // default 1 day
+	RateHalfLife time.Duration // default 1 day
+
+	mu      sync.Mutex
+	sources map[string]*pollSource
+	sumSqrt float64 // Σ √rate, recomputed when dirty
+	dirty   bool
+}
+
+type pollSource struct {
+	last  time.Time
+	items float64 // decayed new URLs seen
+	span  float64 // decayed time watched, hours
+	full  bool
+}
+
+// priorItems starts every source at one item per half the longest interval (12 h by
+// default), so a new source is polled at a moderate pace until it shows its own rate.
+const priorItems = 1
+
+func (p *Poller) defaults() (lo, hi, half time.Duration, target float64) {
+	lo, hi, half, target = p.MinInterval, p.MaxInterval, p.RateHalfLife, p.TargetItems
+	if lo <= 0 {
+		lo = time.Minute
+	}
+	if hi <= 0 {
+		hi = 24 * time.Hour
+	}
+	if half <= 0 {
+		half = 24 * time.Hour
+	}
+	if target <= 0 {
+		target = 1
+	}
+	return
+}
+
+// Observe records one poll of src at at that found newItems URLs not seen before;
+// full says the document held nothing but new URLs (it may have overflowed).
+func (p *Poller) Observe(src string, at time.Time, newItems int, full bool) {
+	_, hi, half, _ := p.defaults()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.sources == nil {
+		p.sources = map[string]*pollSource{}
+	}
+	s := p.sources[src]
+	if s == nil {
+		// The first poll's URLs are the backlog, not a rate.
+		p.sources[src] = &pollSource{last: at, items: priorItems, span: hi.Hours() / 2}
+		p.dirty = true
+		return
+	}
+	dt := at.Sub(s.last).Hours()
+	if dt < 0 {
+		dt = 0
+	}
+	decay := math.Exp2(-dt / half.Hours())
+	s.items = s.items*decay + float64(newItems)
+	s.span = s.span*decay + dt
+	s.last, s.full = at, full && newItems > 0
+	p.dirty = true
+}
+
+// Rate is src's estimated new URLs per hour.
+func (p *Poller) Rate(src string) float64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.rate(p.sources[src])
+}
+
+func (p *Poller) rate(s *pollSource) float64 {
+	if s == nil || s.span <= 0 {
+		_, hi, _, _ := p.defaults()
+		return priorItems / (hi.Hours() / 2)
+	}
+	return s.items / s.span
+}
+
+// Interval is how long after its last poll src is due again.
+func (p *Poller) Interval(src string) time.Duration {
+	lo, hi, _, target := p.defaults()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.sources[src]
+	if s != nil && s.full {
+		return lo
+	}
+	r := p.rate(s)
+	var hours float64
+	if p.Budget > 0 {
+		if p.dirty {
+			p.sumSqrt = 0
+			for _, o := range p.sources {
+				p.sumSqrt += math.Sqrt(p.rate(o))
+			}
+			p.dirty = false
+		}
+		// f_i = F √r_i / Σ √r_j polls per hour.
+		f := p.Budget * math.Sqrt(r) / math.Max(p.sumSqrt, 1e-9)
+		hours = 1 / f
+	} else {
+		hours = target / r
+	}
+	d := time.Duration(hours * float64(time.Hour))
+	return max(lo, min(d, hi))
+}
+
+// Next is when src is due: its last poll plus Interval (the zero time for a source
+// never polled: due now).
+func (p *Poller) Next(src string) time.Time {
+	p.mu.Lock()
+	s := p.sources[src]
+	p.mu.Unlock()
+	if s == nil {
+		return time.Time{}
+	}
+	return s.last.Add(p.Interval(src))
+}

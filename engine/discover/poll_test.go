@@ -1,0 +1,67 @@
+package discover
+
+import (
+	"testing"
+	"time"
+)
+
+func TestPollerLearnsEachSourcesRate(t *testing.T) {
+	t0 := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name   string
+		perDay int // new URLs per day the source shows
+		want   time.Duration
+		slack  float64
+	}{
+		{"a feed that gains an item an hour is polled about hourly", 24, time.Hour, 0.35},
+		{"a feed that gains four a day, about every six hours", 4, 6 * time.Hour, 0.35},
+		{"a feed that never changes is polled at the longest interval", 0, 24 * time.Hour, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &Poller{}
+			at := t0
+			p.Observe("f", at, 50, true) // first poll: backlog, not a rate
+			for i := 0; i < 14*24; i++ {
+				at = at.Add(time.Hour)
+				n := 0
+				if tc.perDay > 0 && i%(24/tc.perDay) == 0 {
+					n = 1
+				}
+				p.Observe("f", at, n, false)
+			}
+			got := p.Interval("f")
+			lo, hi := float64(tc.want)*(1-tc.slack), float64(tc.want)*(1+tc.slack)
+			if float64(got) < lo || float64(got) > hi {
+				t.Errorf("interval %v, want about %v (rate %.2f/h)", got, tc.want, p.Rate("f"))
+			}
+		})
+	}
+}
+
+func TestPollerSplitsABudgetBySquareRoot(t *testing.T) {
+	t0 := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	p := &Poller{Budget: 10, MaxInterval: 1000 * time.Hour, MinInterval: time.Second}
+	for _, src := range []string{"busy", "slow"} {
+		p.Observe(src, t0, 0, false)
+	}
+	for h := 1; h <= 200; h++ {
+		at := t0.Add(time.Duration(h) * time.Hour)
+		p.Observe("busy", at, 16, false) // 16/h
+		if h%4 == 0 {
+			p.Observe("slow", at, 4, false) // 1/h
+		}
+	}
+	busy, slow := p.Interval("busy"), p.Interval("slow")
+	// √16 : √1 = 4 : 1 of a 10/h budget: 8/h and 2/h.
+	if r := float64(slow) / float64(busy); r < 3.3 || r > 4.7 {
+		t.Errorf("intervals busy %v slow %v (ratio %.2f), want a ratio of about 4 (√ of the rates' 16)", busy, slow, r)
+	}
+	if f := 1/busy.Hours() + 1/slow.Hours(); f < 9 || f > 11 {
+		t.Errorf("%.1f polls per hour, want the budget of 10", f)
+	}
+	p.Observe("busy", t0.Add(201*time.Hour), 50, true)
+	if got := p.Interval("busy"); got != time.Second {
+		t.Errorf("after a poll full of new URLs: %v, want the minimum interval", got)
+	}
+}

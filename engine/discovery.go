@@ -1,0 +1,412 @@
+package engine
+
+import (
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/discover"
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/engine/robots"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// News discovery (issue 18): feeds and sitemaps are fetched like pages — through the
+// lanes, so the politeness gate and adjacency apply, and refetched conditionally by
+// the revisit scheduler — and what they announce is queued like links. The pieces:
+//
+//   - Lane side (process): the first response from an origin carries that origin's
+//     robots.txt Sitemap lines (fetch.Result.RobotsSitemaps), so that a master learns
+//     them from its workers as a single process does.
+//   - Fetcher: with Discovery on it accepts XML and gzip bodies and parses feeds and
+//     sitemaps (engine/discover) under the page size cap; HTML pages report their
+//     <link rel="alternate"> feeds.
+//   - Frontier side (discoverFrom, here): sitemaps from robots.txt, /sitemap.xml when
+//     robots.txt names none, and the config; index children admitted through a
+//     discover.Tree (bounded depth and count, no loops); entries scoped by
+//     discover.Allowed (a sitemap's own host, or hosts whose robots.txt names it);
+//     each source's next poll from discover.Poller; moved dates make stored pages due
+//     now unless the site's dates proved untrustworthy (discover.Trust).
+
+// discovery is the frontier side's discovery state.
+type discovery struct {
+	tree   *discover.Tree
+	poller *discover.Poller
+
+	mu       sync.Mutex
+	origins  map[string]bool           // origins whose robots.txt sitemaps were taken in
+	cross    map[string][]string       // sitemap URL -> hosts whose robots.txt names it
+	parent   map[string]string         // sitemap URL -> the index that listed it
+	siteWide map[string]bool           // sources declared in the config: any host of their site
+	sources  map[string]discover.Kind  // feeds and sitemaps seen, by URL
+	hinted   map[string]string         // URL -> site: a refetch asked for by a moved date
+	sites    map[string]*siteDiscovery // by registered domain
+	warned   map[string]bool           // sites whose untrusted dates were logged
+	hintSeen map[string]time.Time      // URL -> newest date a source gave it
+}
+
+// siteDiscovery is what discovery knows of one site, for the snapshot.
+type siteDiscovery struct {
+	feeds, sitemaps map[string]bool
+	trust           discover.Trust
+	found           int64 // URLs announced by its feeds and sitemaps
+	hints, ignored  int64 // date moves followed / ignored as untrusted
+	warnings        map[string]int
+}
+
+func newDiscovery(o DiscoveryOptions) *discovery {
+	return &discovery{
+		tree:     discover.NewTree(),
+		poller:   &discover.Poller{MinInterval: o.MinPoll, MaxInterval: o.MaxPoll},
+		origins:  map[string]bool{},
+		cross:    map[string][]string{},
+		parent:   map[string]string{},
+		siteWide: map[string]bool{},
+		sources:  map[string]discover.Kind{},
+		hinted:   map[string]string{},
+		sites:    map[string]*siteDiscovery{},
+		warned:   map[string]bool{},
+		hintSeen: map[string]time.Time{},
+	}
+}
+
+func (d *discovery) site(host string) *siteDiscovery {
+	name := frontier.Site(host)
+	s := d.sites[name]
+	if s == nil {
+		s = &siteDiscovery{feeds: map[string]bool{}, sitemaps: map[string]bool{}, warnings: map[string]int{}}
+		d.sites[name] = s
+	}
+	return s
+}
+
+// seeds returns the configured sitemaps and feeds to queue with the seeds.
+func (d *discovery) seeds(o DiscoveryOptions) []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []string
+	for _, u := range o.Sitemaps {
+		if n, err := frontier.Normalize(u); err == nil {
+			d.siteWide[n] = true
+			d.tree.Root(frontier.Site(hostOf(n)), n)
+			out = append(out, n)
+		}
+	}
+	for _, u := range o.Feeds {
+		if n, err := frontier.Normalize(u); err == nil {
+			d.siteWide[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// attachRobotsSitemaps puts the origin's robots.txt Sitemap lines on the first
+// response from it (lane side). rules is nil when robots.txt is not read.
+func (e *Engine) attachRobotsSitemaps(u *url.URL, rules *robots.Rules, res *fetch.Result) {
+	if !e.opts.Discovery.Enabled || res == nil {
+		return
+	}
+	origin := u.Scheme + "://" + u.Host
+	if _, seen := e.sitemapOrigins.LoadOrStore(origin, struct{}{}); seen {
+		return
+	}
+	res.RobotsRead = true
+	if rules != nil {
+		res.RobotsSitemaps = rules.Sitemaps
+	}
+}
+
+// discoverFrom is the frontier side of discovery for one fetched response: it
+// queues the origin's sitemaps, turns a feed's or sitemap's entries into the page's
+// links (res.Links, queued by savePage like any links) and applies date hints. It
+// returns the source's state for scheduling (nil for an ordinary page).
+func (e *Engine) discoverFrom(t frontier.Task, res *fetch.Result, prev *revisit.Page, at time.Time) *discover.Doc {
+	d := e.disc
+	if d == nil {
+		return nil
+	}
+	if res.RobotsRead {
+		e.queueRobotsSitemaps(t, res)
+	}
+	if res.DiscoveryError != "" {
+		d.mu.Lock()
+		d.site(t.Host).warnings["unreadable"]++
+		d.mu.Unlock()
+		e.c.addError("discovery_unreadable")
+		e.logf(LevelWarn, 0, t.Host, "feed/sitemap %s: %s", t.URL, res.DiscoveryError)
+	}
+	if len(res.Feeds) > 0 {
+		res.Links = append(res.Links[:len(res.Links):len(res.Links)], res.Feeds...)
+	}
+	doc := res.Discovered
+	if doc == nil && res.DiscoveredKind != "" && len(res.Body) > 0 {
+		// From a worker (M4): the parsed document stayed there; the body came raw.
+		parsed, err := discover.Parse(res.Body, discover.Limits{MaxBytes: int64(e.opts.Fetch.MaxBodyBytes)})
+		if err == nil || len(parsed.Entries) > 0 {
+			doc = &parsed
+		}
+	}
+	if doc == nil {
+		return nil
+	}
+	due := e.readDocument(t, res, doc, prev, at)
+	if len(due) > 0 {
+		// Store reads and the requeue, off d.mu (as refetchResults does for rounds).
+		e.hintDue(due, at)
+	}
+	return doc
+}
+
+// readDocument applies one parsed feed or sitemap: its entries (or an index's
+// children) become res.Links under the scope rule, its dates teach the site's Trust,
+// and it returns the stored pages a trusted moved date makes due.
+func (e *Engine) readDocument(t frontier.Task, res *fetch.Result, doc *discover.Doc, prev *revisit.Page, at time.Time) (due []string) {
+	d := e.disc
+	src := t.URL
+	siteName := frontier.Site(t.Host)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	sd := d.site(t.Host)
+	d.sources[src] = doc.Kind
+	if doc.Kind == discover.KindFeed {
+		sd.feeds[src] = true
+	} else {
+		sd.sitemaps[src] = true
+	}
+	for k, n := range doc.Warnings {
+		sd.warnings[k] += n
+		e.c.addError("discovery_" + k)
+	}
+	var links []string
+	if doc.Kind == discover.KindIndex {
+		for _, c := range doc.Entries {
+			if !discover.Allowed(discover.KindSitemap, src, c.URL, d.crossOf(src)) && !d.siteWideOK(src, c.URL) {
+				sd.warnings["off_host"]++
+				continue
+			}
+			if why := d.tree.Child(siteName, src, c.URL); why != "" {
+				if why != "sitemap_loop" { // a known child listed again is the normal case
+					sd.warnings[why]++
+					e.c.addError("discovery_" + why)
+				}
+				continue
+			}
+			d.parent[c.URL] = src
+			links = append(links, c.URL)
+		}
+		res.Links = links
+		return nil
+	}
+	if doc.Kind != discover.KindFeed {
+		sd.trust.ObserveDocument(doc.Entries, at)
+	}
+	trusted, why := sd.trust.Trusted()
+	var since time.Time
+	if prev != nil {
+		since = prev.Last
+	}
+	var moved []string
+	for _, en := range doc.Entries {
+		if !discover.Allowed(doc.Kind, src, en.URL, d.crossOf(src)) && !d.siteWideOK(src, en.URL) {
+			sd.warnings["off_host"]++
+			continue
+		}
+		links = append(links, en.URL)
+		date := en.Latest()
+		if date.IsZero() {
+			continue
+		}
+		n, err := frontier.Normalize(en.URL)
+		if err != nil {
+			continue
+		}
+		old, seen := d.hintSeen[n]
+		d.hintSeen[n] = date
+		// A date is a hint when it moved since this document was last read: newer
+		// than our last read of the source and than the date it gave before.
+		if seen && date.After(old) && !since.IsZero() && date.After(since) {
+			moved = append(moved, n)
+		}
+	}
+	sd.found += int64(len(links))
+	res.Links = links
+	if len(moved) > 0 {
+		if !trusted {
+			sd.ignored += int64(len(moved))
+			if !d.warned[siteName] {
+				d.warned[siteName] = true
+				e.logf(LevelWarn, 0, t.Host, "dates of %s are ignored: %s", siteName, why)
+			}
+		} else {
+			sd.hints += int64(len(moved))
+			for _, u := range moved {
+				d.hinted[u] = siteName
+			}
+			return moved
+		}
+	}
+	return nil
+}
+
+// siteWideOK lets a source the operator declared (or a sitemap listed by its index)
+// list any host of its own site. Caller holds d.mu.
+func (d *discovery) siteWideOK(src, page string) bool {
+	for i := 0; src != "" && i <= discover.MaxIndexDepth; i, src = i+1, d.parent[src] {
+		if d.siteWide[src] {
+			return discover.Allowed(discover.KindFeed, src, page, nil)
+		}
+	}
+	return false
+}
+
+// crossOf is the hosts whose robots.txt names src or an index above it: a
+// cross-submission covers the sitemaps its index lists. Read at each use, since a
+// host's robots.txt may be read after the sitemap. Caller holds d.mu.
+func (d *discovery) crossOf(src string) []string {
+	var out []string
+	for i := 0; src != "" && i <= discover.MaxIndexDepth; i, src = i+1, d.parent[src] {
+		out = append(out, d.cross[src]...)
+	}
+	return out
+}
+
+// hintDue makes stored pages due now: their date in a feed or sitemap moved.
+func (e *Engine) hintDue(urls []string, now time.Time) {
+	states, err := e.st.Revisits(urls)
+	if err != nil || len(states) == 0 {
+		return
+	}
+	var due []string
+	for _, s := range states {
+		due = append(due, s.URL)
+	}
+	if _, err := e.requeue(due, now, true); err != nil {
+		e.logf(LevelWarn, 0, "", "discovery hints: %v", err)
+	}
+}
+
+// queueRobotsSitemaps queues the sitemaps an origin's robots.txt names, or its
+// /sitemap.xml when it names none (the usual place; a 404 costs one request).
+func (e *Engine) queueRobotsSitemaps(t frontier.Task, res *fetch.Result) {
+	d := e.disc
+	u, err := url.Parse(t.URL)
+	if err != nil {
+		return
+	}
+	origin := u.Scheme + "://" + u.Host
+	d.mu.Lock()
+	if d.origins[origin] {
+		d.mu.Unlock()
+		return
+	}
+	d.origins[origin] = true
+	list := res.RobotsSitemaps
+	if len(list) == 0 && e.probes(u.Hostname()) {
+		list = []string{origin + "/sitemap.xml"}
+	}
+	var admitted []string
+	for _, raw := range list {
+		n, err := frontier.Normalize(strings.TrimSpace(raw))
+		if err != nil {
+			d.site(t.Host).warnings["bad_sitemap_url"]++
+			continue
+		}
+		if hostOf(n) != u.Hostname() {
+			// Cross-submission: this host's robots.txt vouches for the sitemap
+			// listing its URLs (sitemaps.org, "Sitemaps & Cross Submits").
+			d.cross[n] = append(d.cross[n], u.Hostname())
+		}
+		if d.tree.Root(frontier.Site(hostOf(n)), n) {
+			admitted = append(admitted, n)
+		}
+	}
+	d.mu.Unlock()
+	var out []store.URL
+	for _, n := range admitted {
+		pu, err := url.Parse(n)
+		if err != nil {
+			continue
+		}
+		if ok, _ := e.scope.Allows(pu, 0); !ok {
+			e.c.addError("discovery_sitemap_out_of_scope")
+			continue
+		}
+		out = append(out, e.linkRecord(n, 0, 0))
+	}
+	if len(out) == 0 {
+		return
+	}
+	ns := make([]string, len(out))
+	for i, r := range out {
+		ns[i] = r.URL
+	}
+	e.dedupe.CheckURLs(ns)
+	e.submit(out, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
+}
+
+// schedulePoll sets a feed's or sitemap's next fetch from its learned publishing
+// rate (discover.Poller), in place of the page revisit policy's, and bypassing the
+// class window: a news feed is read as long as the crawl runs.
+func (e *Engine) schedulePoll(src string, doc *discover.Doc, newLinks int, rv *store.Revisit, at time.Time) {
+	if rv == nil {
+		return
+	}
+	d := e.disc
+	if doc.Kind == discover.KindIndex {
+		newLinks = 0 // an index's children are sources, not news
+	}
+	full := newLinks > 0 && newLinks >= len(doc.Entries)
+	d.poller.Observe(src, at, newLinks, full)
+	rv.Next = at.Add(d.poller.Interval(src))
+}
+
+// hintOutcome teaches the site's Trust what a hinted refetch found.
+func (e *Engine) hintOutcome(u string, changed bool) {
+	d := e.disc
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	site, ok := d.hinted[u]
+	if !ok {
+		return
+	}
+	delete(d.hinted, u)
+	if s := d.sites[site]; s != nil {
+		s.trust.ObserveHint(changed)
+	}
+}
+
+// isSource says whether u is a known feed or sitemap.
+func (d *discovery) isSource(u string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_, ok := d.sources[u]
+	return ok
+}
+
+// isDiscoverySource says whether u is a known feed or sitemap of this run.
+func (e *Engine) isDiscoverySource(u string) bool { return e.disc != nil && e.disc.isSource(u) }
+
+// notModifiedSource handles a 304 on the frontier side: a feed or sitemap brought
+// nothing new (its next poll comes from its learned rate); a page refetched for a
+// moved date did not change (the site's Trust learns it).
+func (e *Engine) notModifiedSource(u string, rv *store.Revisit) {
+	d := e.disc
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	kind, ok := d.sources[u]
+	d.mu.Unlock()
+	if ok {
+		e.schedulePoll(u, &discover.Doc{Kind: kind}, 0, rv, e.now())
+		return
+	}
+	e.hintOutcome(u, false)
+}

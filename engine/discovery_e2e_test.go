@@ -1,0 +1,537 @@
+package engine
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/discover"
+	"github.com/crawlconsole/crawlconsole/sandbox"
+)
+
+// discoSite is a loopback site for the discovery tests: every request logged,
+// robots.txt, HTML pages and raw documents (with their content type) by path; a raw
+// document is asked for with the number of times it was served before.
+type discoSite struct {
+	host   string
+	mu     sync.Mutex
+	log    []string
+	robots string
+	pages  map[string]string
+	raw    map[string]func(n int) (ctype string, body []byte)
+}
+
+func newDiscoSite(t *testing.T) *discoSite {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &discoSite{host: ln.Addr().String(), pages: map[string]string{}, raw: map[string]func(int) (string, []byte){}}
+	srv := &http.Server{Handler: s}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return s
+}
+
+func (s *discoSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	n := 0
+	for _, p := range s.log {
+		if p == r.URL.Path {
+			n++
+		}
+	}
+	s.log = append(s.log, r.URL.Path)
+	robots, page, raw := s.robots, s.pages[r.URL.Path], s.raw[r.URL.Path]
+	s.mu.Unlock()
+	switch {
+	case r.URL.Path == "/robots.txt":
+		fmt.Fprint(w, "User-agent: *\nAllow: /\n"+robots)
+	case raw != nil:
+		ctype, body := raw(n)
+		w.Header().Set("Content-Type", ctype)
+		w.Write(body)
+	case page != "":
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, page)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func (s *discoSite) requested(path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, p := range s.log {
+		if p == path {
+			n++
+		}
+	}
+	return n
+}
+
+func (s *discoSite) paths() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.log...)
+}
+
+// Issue 18: the crawl reads the sitemaps robots.txt names (an index, a gzip news
+// sitemap), /sitemap.xml when it names none, and the feed an entry page links to; it
+// fetches the articles they announce, which no page links to, and refuses URLs of
+// other hosts. Before, none of these documents was ever requested.
+func TestDiscoveryFindsArticlesOnlyFeedsAndSitemapsAnnounce(t *testing.T) {
+	tests := []struct {
+		name     string
+		probe    string // discovery.probe
+		robots   string // Sitemap lines ("{host}" replaced)
+		docs     map[string]func(host string) (string, []byte)
+		entry    string
+		want     []string // paths fetched
+		never    []string // paths never fetched
+		sitemaps int      // sitemaps the snapshot lists for the site
+		feeds    int
+	}{
+		{
+			name:   "index and gzip news sitemap named in robots.txt",
+			robots: "Sitemap: http://{host}/index.xml\n",
+			docs: map[string]func(string) (string, []byte){
+				"/index.xml": func(h string) (string, []byte) {
+					return "application/xml", []byte(`<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>http://` + h + `/index.xml</loc></sitemap><sitemap><loc>http://` + h + `/news.xml.gz</loc></sitemap></sitemapindex>`)
+				},
+				"/news.xml.gz": func(h string) (string, []byte) {
+					return "application/x-gzip", gzipBytes(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:news="http://www.google.com/schemas/sitemap-news/0.9"><url><loc>http://` + h + `/a1</loc><news:news><news:publication_date>2026-11-20T06:00:00Z</news:publication_date><news:keywords>flood</news:keywords></news:news></url><url><loc>http://evil.test/x</loc></url></urlset>`)
+				},
+			},
+			entry: `<html><body><p>front</p></body></html>`,
+			want:  []string{"/index.xml", "/news.xml.gz", "/a1"}, never: []string{"/sitemap.xml"}, sitemaps: 2,
+		},
+		{
+			name:   "no Sitemap line: /sitemap.xml (probe all), and the feed the entry page links to",
+			probe:  ProbeAll,
+			robots: "",
+			docs: map[string]func(string) (string, []byte){
+				"/sitemap.xml": func(h string) (string, []byte) {
+					return "text/xml", []byte(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>http://` + h + `/b1</loc><lastmod>2026-11-20</lastmod></url></urlset>`)
+				},
+				"/rss": func(h string) (string, []byte) {
+					return "application/rss+xml", []byte(`<rss version="2.0"><channel><title>t</title><item><title>x</title><link>http://` + h + `/b2</link><pubDate>Fri, 20 Nov 2026 08:00:00 GMT</pubDate></item></channel></rss>`)
+				},
+			},
+			entry: `<html><head><link rel="alternate" type="application/rss+xml" href="/rss"></head><body>front</body></html>`,
+			want:  []string{"/sitemap.xml", "/rss", "/b1", "/b2"}, sitemaps: 1, feeds: 1,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newDiscoSite(t)
+			host := s.host
+			s.robots = strings.ReplaceAll(tc.robots, "{host}", host)
+			s.pages["/"] = tc.entry
+			for _, p := range []string{"/a1", "/b1", "/b2"} {
+				s.pages[p] = "<html><body><p>article " + p + "</p></body></html>"
+			}
+			for p, f := range tc.docs {
+				s.raw[p] = func(int) (string, []byte) { return f(host) }
+			}
+			o := robotsOptions(t, "http://"+host+"/")
+			if tc.probe != "" {
+				o.Discovery.Probe = tc.probe
+			}
+			e := startEngine(t, o)
+			waitDone(t, e, 20*time.Second)
+			snap := e.Snapshot()
+			e.Close()
+			for _, p := range tc.want {
+				if s.requested(p) == 0 {
+					t.Errorf("%s never fetched (log %v)", p, s.paths())
+				}
+			}
+			for _, p := range append(tc.never, "/x") {
+				if n := s.requested(p); n != 0 {
+					t.Errorf("%s fetched %d times", p, n)
+				}
+			}
+			if n := s.requested("/index.xml"); n > 1 {
+				t.Errorf("the index that lists itself was fetched %d times", n)
+			}
+			if len(snap.Discovery) != 1 || len(snap.Discovery[0].Sitemaps) != tc.sitemaps || len(snap.Discovery[0].Feeds) != tc.feeds {
+				t.Errorf("snapshot discovery %+v, want %d sitemaps and %d feeds", snap.Discovery, tc.sitemaps, tc.feeds)
+			}
+		})
+	}
+}
+
+func gzipBytes(s string) []byte {
+	var buf bytes.Buffer
+	z := gzip.NewWriter(&buf)
+	z.Write([]byte(s))
+	z.Close()
+	return buf.Bytes()
+}
+
+// Issue 18, bad input: hostile feeds and sitemaps cost bounded work and a counted
+// warning; the crawl goes on and ends (no crash, no stalled lane).
+func TestHostileDiscoveryDocumentsDoNotStallTheCrawl(t *testing.T) {
+	s := newDiscoSite(t)
+	h := s.host
+	laughs := `<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;"><!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;"><!ENTITY e "&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;">]>`
+	var huge bytes.Buffer
+	huge.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+	for huge.Len() < 8<<20 {
+		huge.WriteString(`<url><loc>http://` + h + `/same</loc></url>`)
+	}
+	huge.WriteString(`</urlset>`)
+	index := func(next string) func(int) (string, []byte) {
+		return static("application/xml", `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>http://`+h+next+`</loc></sitemap></sitemapindex>`)
+	}
+	s.robots = "Sitemap: http://" + h + "/bomb.xml\nSitemap: http://" + h + "/zip.xml.gz\nSitemap: http://" + h + "/html.xml\nSitemap: http://" + h + "/d1.xml\n"
+	s.raw["/bomb.xml"] = static("application/xml", laughs+`<urlset><url><loc>http://`+h+`/&e;</loc></url></urlset>`)
+	s.raw["/zip.xml.gz"] = func(int) (string, []byte) { return "application/gzip", gzipBytes(huge.String()) }
+	s.raw["/html.xml"] = static("application/rss+xml", `<!DOCTYPE html><html><body><a href="/from-html">x</a></body></html>`)
+	for i := 1; i <= 10; i++ {
+		s.raw[fmt.Sprintf("/d%d.xml", i)] = index(fmt.Sprintf("/d%d.xml", i+1))
+	}
+	s.pages["/"] = `<a href="/ok">ok</a>`
+	s.pages["/ok"] = `<p>ok</p>`
+	o := robotsOptions(t, "http://"+h+"/")
+	o.Fetch.MaxBodyBytes = 1 << 20 // the gzip sitemap inflates to 8 MiB: past the cap
+	e := startEngine(t, o)
+	waitDone(t, e, 30*time.Second)
+	snap := e.Snapshot()
+	e.Close()
+	if s.requested("/ok") != 1 {
+		t.Errorf("/ok fetched %d times: the crawl did not go on", s.requested("/ok"))
+	}
+	deepest := 0
+	for i := 1; i <= 10; i++ {
+		if s.requested(fmt.Sprintf("/d%d.xml", i)) > 0 {
+			deepest = i
+		}
+	}
+	if deepest != 1+discover.MaxIndexDepth {
+		t.Errorf("10 nested indexes: followed to /d%d.xml, want /d%d.xml (the root and %d levels)", deepest, 1+discover.MaxIndexDepth, discover.MaxIndexDepth)
+	}
+	errs := snap.Totals.Errors
+	for _, k := range []string{"discovery_sitemap_depth", "discovery_unreadable", "discovery_truncated"} {
+		if errs[k] == 0 {
+			t.Errorf("no %s warning counted (errors %v)", k, errs)
+		}
+	}
+	if n := s.requested("/same"); n > 1 {
+		t.Errorf("/same fetched %d times", n)
+	}
+}
+
+// static serves the same document every time.
+func static(ctype, body string) func(int) (string, []byte) {
+	return func(int) (string, []byte) { return ctype, []byte(body) }
+}
+
+// discoveryPollOptions crawls with revisiting on: feeds and sitemaps are polled every
+// 100-300 ms; pages are not revisited on their own schedule within the test.
+func discoveryPollOptions(t *testing.T, seed string) Options {
+	o := robotsOptions(t, seed)
+	o.Revisit.Enabled = true
+	o.Revisit.Every = 20 * time.Millisecond
+	o.Revisit.Initial = time.Hour
+	o.Revisit.MinInterval = time.Hour
+	for c := range o.Revisit.Windows {
+		o.Revisit.Windows[c] = 0
+	}
+	o.Discovery.Probe = ProbeAll
+	o.Discovery.MinPoll, o.Discovery.MaxPoll = 100*time.Millisecond, 300*time.Millisecond
+	return o
+}
+
+// versionText is a page text that shares no sentence with other versions.
+func versionText(v int) string {
+	words := []string{"harbor", "council", "storm", "ferry", "budget", "school", "market", "bridge", "river", "station", "museum", "orchard"}
+	var b strings.Builder
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&b, "%s %s %d. ", words[(v*7+i)%len(words)], words[(v*5+i*3)%len(words)], v*100+i)
+	}
+	return "<html><body><article><p>" + b.String() + "</p></article></body></html>"
+}
+
+// Issue 18, hints: a lastmod that moves makes the page due now (before, the page
+// waited for its revisit schedule, an hour here); a site whose lastmod is always the
+// serving time gets its dates ignored, and the snapshot says so.
+func TestSitemapDatesMakePagesDueUnlessTheyLie(t *testing.T) {
+	past := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).Format(time.RFC3339)
+	tests := []struct {
+		name    string
+		lying   bool
+		minP1   int // fetches of /p1 at least
+		trusted bool
+	}{
+		{"honest lastmod: the page that changed is refetched", false, 3, true},
+		{"lastmod always now: hints ignored", true, 0, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newDiscoSite(t)
+			h := s.host
+			var mu sync.Mutex
+			var changedAt time.Time
+			version := 0
+			s.raw["/sitemap.xml"] = func(n int) (string, []byte) {
+				mu.Lock()
+				defer mu.Unlock()
+				var b strings.Builder
+				b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+				now := time.Now().UTC().Format(time.RFC3339Nano)
+				if !tc.lying && n >= 1 { // /p1 changes before every read of the sitemap but the first
+					version, changedAt = n, time.Now()
+				}
+				for i := 1; i <= 6; i++ {
+					lm := past
+					switch {
+					case tc.lying:
+						lm = now
+					case i == 1 && !changedAt.IsZero():
+						lm = changedAt.UTC().Format(time.RFC3339Nano)
+					}
+					fmt.Fprintf(&b, "<url><loc>http://%s/p%d</loc><lastmod>%s</lastmod></url>", h, i, lm)
+				}
+				b.WriteString(`</urlset>`)
+				return "application/xml", []byte(b.String())
+			}
+			s.raw["/p1"] = func(int) (string, []byte) {
+				mu.Lock()
+				defer mu.Unlock()
+				return "text/html", []byte(versionText(version))
+			}
+			for i := 2; i <= 6; i++ {
+				s.pages[fmt.Sprintf("/p%d", i)] = versionText(100 + i)
+			}
+			s.pages["/"] = `<p>front</p>`
+			e := startEngine(t, discoveryPollOptions(t, "http://"+h+"/"))
+			waitFor(t, "the sitemap to be read 5 times", func() bool { return s.requested("/sitemap.xml") >= 5 })
+			if tc.minP1 > 0 {
+				waitFor(t, fmt.Sprintf("/p1 fetched %d times", tc.minP1), func() bool { return s.requested("/p1") >= tc.minP1 })
+			}
+			snap := e.Snapshot()
+			e.Close()
+			for i := 2; i <= 6; i++ {
+				if n := s.requested(fmt.Sprintf("/p%d", i)); n != 1 {
+					t.Errorf("/p%d (its date never moved, or lied) fetched %d times, want 1", i, n)
+				}
+			}
+			if tc.lying && s.requested("/p1") != 1 {
+				t.Errorf("/p1 fetched %d times on a lying site, want 1", s.requested("/p1"))
+			}
+			if len(snap.Discovery) != 1 {
+				t.Fatalf("snapshot discovery %+v", snap.Discovery)
+			}
+			d := snap.Discovery[0]
+			if d.DatesTrusted != tc.trusted || (!tc.trusted && (!strings.Contains(d.Why, "serving time") || d.Ignored == 0)) {
+				t.Errorf("snapshot: trusted %v (%q), %d ignored; want trusted %v", d.DatesTrusted, d.Why, d.Ignored, tc.trusted)
+			}
+		})
+	}
+}
+
+// Issue 18: seed 003's keyword filter for news sites applies to pages found through
+// feeds and sitemaps as to pages found through links; the sitemap itself is no
+// result, though its news:keywords say "flood".
+func TestKeywordFilterAppliesToDiscoveredPages(t *testing.T) {
+	s := newDiscoSite(t)
+	h := s.host
+	s.robots = "Sitemap: http://" + h + "/news.xml\n"
+	s.raw["/news.xml"] = static("application/xml", `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:news="http://www.google.com/schemas/sitemap-news/0.9">`+
+		`<url><loc>http://`+h+`/s1</loc><news:news><news:keywords>flood</news:keywords></news:news></url>`+
+		`<url><loc>http://`+h+`/s2</loc><news:news><news:keywords>flood</news:keywords></news:news></url></urlset>`)
+	s.pages["/"] = `<html><body><p>Front page without links.</p></body></html>`
+	s.pages["/s1"] = `<html><body><article><p>The flood reached the harbor before dawn, and the council met at noon.</p></article></body></html>`
+	s.pages["/s2"] = `<html><body><article><p>The school choir sang at the market on Sunday afternoon.</p></article></body></html>`
+	o := robotsOptions(t, "")
+	o.Seeds = nil
+	o.Keywords = []string{"flood"}
+	o.Sites = []SiteOptions{{Name: "harbor", Kind: SiteNews, Entry: "http://" + h + "/"}}
+	e := startEngine(t, o)
+	waitDone(t, e, 20*time.Second)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s.requested("/s1") != 1 || s.requested("/s2") != 1 {
+		t.Fatalf("/s1 fetched %d, /s2 %d times: the sitemap was not read", s.requested("/s1"), s.requested("/s2"))
+	}
+	rs, _ := readResults(t, o.DB)
+	var got []string
+	for _, r := range rs {
+		got = append(got, strings.TrimPrefix(r.URL, "http://"+h)+"|"+r.Keyword)
+	}
+	if strings.Join(got, ",") != "/s1|flood" {
+		t.Errorf("results %v, want only /s1 for flood", got)
+	}
+}
+
+// Issue 18: each feed is polled on its own learned interval — one that gains an
+// item every 100 ms far more often than one that never changes (before, feeds were
+// never read at all).
+func TestFeedsArePolledAtTheirOwnPace(t *testing.T) {
+	s := newDiscoSite(t)
+	h := s.host
+	start := time.Now()
+	s.raw["/busy"] = func(int) (string, []byte) {
+		n := int(time.Since(start) / (100 * time.Millisecond))
+		var b strings.Builder
+		b.WriteString(`<rss version="2.0"><channel><title>busy</title>`)
+		for i := n; i > n-5 && i >= 0; i-- {
+			fmt.Fprintf(&b, `<item><link>http://%s/i/%d</link></item>`, h, i)
+		}
+		b.WriteString(`</channel></rss>`)
+		return "application/rss+xml", []byte(b.String())
+	}
+	s.raw["/quiet"] = static("application/rss+xml", `<rss version="2.0"><channel><title>quiet</title><item><link>http://`+h+`/q/1</link></item></channel></rss>`)
+	s.pages["/"] = `<html><head><link rel="alternate" type="application/rss+xml" href="/busy"><link rel="alternate" type="application/atom+xml" href="/quiet"></head><body>front</body></html>`
+	o := discoveryPollOptions(t, "http://"+h+"/")
+	o.Discovery.Probe = ProbeOff
+	o.Discovery.MinPoll, o.Discovery.MaxPoll = 50*time.Millisecond, 2*time.Second
+	e := startEngine(t, o)
+	waitFor(t, "the busy feed to be read 12 times", func() bool { return s.requested("/busy") >= 12 })
+	e.Close()
+	busy, quiet := s.requested("/busy"), s.requested("/quiet")
+	if quiet == 0 || busy < 3*quiet {
+		t.Errorf("busy feed read %d times, quiet one %d: want the busy one at least 3x as often", busy, quiet)
+	}
+}
+
+// publishingScale runs the publishing sandbox 600x real time: a web hour in 6 s.
+const publishingScale = 600
+
+// Issue 18 on the sandbox's publishing sites: the crawl reads their feeds and
+// sitemaps through the lanes — no anti-bot violation, no ban — and every article
+// published while it runs on a site with a feed or an honest sitemap is fetched
+// within a few seconds (a few web minutes... at most MaxPoll plus the lanes' pauses).
+// Before, no feed or sitemap was ever requested.
+func TestPublishingSandboxCrawl(t *testing.T) {
+	cfg := sandbox.DefaultConfig()
+	cfg.Seed, cfg.Hosts, cfg.Scale, cfg.Publishing = 3, 40, publishingScale, true
+	cfg.Faults.Shares = nil
+	cfg.DNS.NXDomainShare, cfg.DNS.ServFailShare, cfg.DNS.TimeoutShare = 0, 0, 0
+	cfg.DNS.LatencyMin, cfg.DNS.LatencyMax = 0, time.Millisecond
+	cfg.Robots.CrawlDelayShare = 0
+	sb, err := sandbox.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Close() })
+	o := DefaultOptions()
+	announced := map[string]bool{}
+	for _, s := range sb.Web().PublishingSites() {
+		o.Seeds = append(o.Seeds, s.Entry)
+		announced[s.Domain] = s.Announce != sandbox.AnnounceNone && s.Announce != sandbox.AnnounceLyingLM
+	}
+	o.DB = filepath.Join(t.TempDir(), "crawl.db")
+	o.DNSServers = []string{sb.DNSAddr()}
+	o.AllowPrivate = []string{"127.0.0.0/8"}
+	gap := time.Duration(float64(cfg.AntiBot.HumanGap) / publishingScale)
+	o.Lanes.Max = 8
+	o.Lanes.DelayMin, o.Lanes.DelayMax = gap*5/4, gap*3
+	o.HostRate = publishingScale
+	o.Revisit = o.Revisit.Scaled(publishingScale)
+	o.Discovery.Probe = ProbeAll
+	o.Discovery.MinPoll, o.Discovery.MaxPoll = 100*time.Millisecond, 3*time.Second
+	e := startEngine(t, o)
+	from := sb.Now().Add(3 * time.Second * publishingScale) // 3 s in: the first reads are done
+	to := from.Add(8 * time.Second * publishingScale)
+	var want []sandbox.Article
+	waitForLong(t, 60*time.Second, "the measured window to pass", func() bool { return sb.Now().After(to) })
+	for _, s := range sb.Web().PublishingSites() {
+		if announced[s.Domain] {
+			want = append(want, sb.Web().Published(s.Domain, from, to)...)
+		}
+	}
+	if len(want) < 5 {
+		t.Fatalf("only %d articles published in the window: the test web is too quiet", len(want))
+	}
+	notModified := 0
+	fetched := func() (map[string]time.Time, int) {
+		got, docs := map[string]time.Time{}, 0
+		notModified = 0
+		for _, r := range sb.Truth().Requests() {
+			if r.Kind == sandbox.KindDiscovery && r.Status == http.StatusNotModified {
+				notModified++
+			}
+			if r.Status == http.StatusOK {
+				if _, ok := got[r.URL]; !ok {
+					got[r.URL] = r.End
+				}
+			}
+			if r.Kind == sandbox.KindDiscovery {
+				docs++
+			}
+		}
+		return got, docs
+	}
+	missing := func() []string {
+		got, _ := fetched()
+		var out []string
+		for _, a := range want {
+			if _, ok := got[a.URL]; !ok {
+				out = append(out, a.URL)
+			}
+		}
+		return out
+	}
+	for deadline := time.Now().Add(30 * time.Second); len(missing()) > 0 && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if m := missing(); len(m) > 0 {
+		reads := map[string]int{}
+		for _, r := range sb.Truth().Requests() {
+			if r.Kind == sandbox.KindDiscovery || strings.HasSuffix(r.URL, "/robots.txt") {
+				reads[fmt.Sprintf("%s %d", r.URL, r.Status)]++
+			}
+		}
+		t.Fatalf("%d of %d articles never fetched, e.g. %v; feed/sitemap reads: %v; discovery %+v", len(m), len(want), m[:min(3, len(m))], reads, e.Snapshot().Discovery)
+	}
+	e.Close()
+	got, docs := fetched()
+	var worst time.Duration
+	for _, a := range want {
+		worst = max(worst, got[a.URL].Sub(sb.RealTime(a.Published)))
+	}
+	if worst > 10*time.Second {
+		t.Errorf("an article was fetched %v after it was published (want at most 10 s: max_poll 3 s and the lanes' pauses)", worst)
+	}
+	if docs == 0 || notModified == 0 {
+		t.Errorf("%d feed/sitemap reads, %d answered 304: want reads, conditional", docs, notModified)
+	}
+	var violations int
+	for _, r := range sb.Truth().Requests() {
+		if r.Violation || r.Banned {
+			violations++
+			if violations < 6 {
+				t.Logf("violation: %s %s %v", r.Kind, r.URL, r.Start.Format("15:04:05.000"))
+			}
+		}
+	}
+	if violations > 0 || len(sb.Truth().Bans()) > 0 {
+		t.Errorf("%d anti-bot violations, %d bans: discovery went around the politeness gate", violations, len(sb.Truth().Bans()))
+	}
+	t.Logf("%d articles in the window, all fetched, slowest %v after publication; %d feed/sitemap reads, %d of them 304", len(want), worst, docs, notModified)
+}
+
+// waitForLong is waitFor with its own deadline.
+func waitForLong(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", d, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,108 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"time"
+)
+
+// DiscoveryOptions configures news discovery. YAML:
+//
+//	discovery:
+//	  enabled: true
+//	  sitemaps: ["https://harbor-times.com/news-sitemap.xml"]
+//	  feeds: ["https://harbor-times.com/rss"]
+type DiscoveryOptions struct {
+	// Enabled reads feeds and sitemaps (default true).
+	Enabled bool `yaml:"enabled"`
+	// Sitemaps and Feeds are declared by the operator, on top of those found in
+	// robots.txt, at /sitemap.xml and through <link rel="alternate">. A declared
+	// sitemap may list any host of its own site.
+	Sitemaps []string `yaml:"sitemaps"`
+	Feeds    []string `yaml:"feeds"`
+	// Probe says which hosts are asked for /sitemap.xml when their robots.txt names
+	// no sitemap: "news" (default: the hosts of declared news sites, whose new
+	// articles are the point), "all" (one more request per host of any crawl) or
+	// "off".
+	Probe string `yaml:"probe"`
+	// MinPoll and MaxPoll bound a feed's or sitemap's learned poll interval
+	// (defaults 1m and 24h).
+	MinPoll time.Duration `yaml:"min_poll"`
+	MaxPoll time.Duration `yaml:"max_poll"`
+}
+
+// Values of DiscoveryOptions.Probe.
+const (
+	ProbeNews = "news"
+	ProbeAll  = "all"
+	ProbeOff  = "off"
+)
+
+func defaultDiscoveryOptions() DiscoveryOptions {
+	return DiscoveryOptions{Enabled: true, Probe: ProbeNews, MinPoll: time.Minute, MaxPoll: 24 * time.Hour}
+}
+
+func (o DiscoveryOptions) validate() error {
+	for _, list := range [][]string{o.Sitemaps, o.Feeds} {
+		for _, u := range list {
+			if err := checkSiteURL(u); err != nil {
+				return fmt.Errorf("discovery: sitemap/feed %v", err)
+			}
+		}
+	}
+	switch o.Probe {
+	case "", ProbeNews, ProbeAll, ProbeOff:
+	default:
+		return fmt.Errorf("discovery.probe must be %q, %q or %q, got %q", ProbeNews, ProbeAll, ProbeOff, o.Probe)
+	}
+	if o.MinPoll < 0 || (o.MaxPoll > 0 && o.MaxPoll < o.MinPoll) {
+		return fmt.Errorf("discovery: need 0 <= min_poll <= max_poll, got %v..%v", o.MinPoll, o.MaxPoll)
+	}
+	return nil
+}
+
+// probes says whether host is asked for /sitemap.xml when robots.txt names no
+// sitemap (DiscoveryOptions.Probe).
+func (e *Engine) probes(host string) bool {
+	switch e.opts.Discovery.Probe {
+	case ProbeAll:
+		return true
+	case ProbeOff:
+		return false
+	}
+	s := e.sites.Load().siteOf(host)
+	return s != nil && s.Kind == SiteNews
+}
+
+// SiteDiscovery is one site's feeds and sitemaps as the Sites pane shows them.
+type SiteDiscovery struct {
+	Site     string
+	Feeds    []string
+	Sitemaps []string
+	Found    int64 // URLs its feeds and sitemaps announced (every read counted)
+	// DatesTrusted says whether its lastmod/pubDate hints are followed; Why says
+	// why not.
+	DatesTrusted bool
+	Why          string
+	Hints        int64          // date moves that made a stored page due
+	Ignored      int64          // date moves ignored as untrusted
+	Warnings     map[string]int // problems in its documents, by kind
+}
+
+// view lists the sites with feeds or sitemaps, by name.
+func (d *discovery) view() []SiteDiscovery {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []SiteDiscovery
+	for name, s := range d.sites {
+		v := SiteDiscovery{Site: name, Feeds: sortedKeys(s.feeds), Sitemaps: sortedKeys(s.sitemaps), Found: s.found,
+			Hints: s.hints, Ignored: s.ignored, Warnings: map[string]int{}}
+		v.DatesTrusted, v.Why = s.trust.Trusted()
+		for k, n := range s.warnings {
+			v.Warnings[k] = n
+		}
+		out = append(out, v)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Site < out[j].Site })
+	return out
+}
