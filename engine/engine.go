@@ -94,6 +94,7 @@ type Engine struct {
 	doneOnce    sync.Once
 	stopOnce    sync.Once
 	parentURLs  *lru.Cache[uint64, string] // for the adjacency-groups pane
+	hostEgress  *lru.Cache[string, string] // host -> egress of its last fetch: a move starts a fresh cookie session
 	fetchCost   costMeter
 
 	c       counters
@@ -166,6 +167,7 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	parents, _ := lru.New[uint64, string](8192)
+	hostEgress, _ := lru.New[string, string](65536)
 	e := &Engine{
 		opts:        opts,
 		role:        r,
@@ -182,6 +184,7 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 		maybeNew:    map[string]struct{}{},
 		done:        make(chan struct{}),
 		parentURLs:  parents,
+		hostEgress:  hostEgress,
 		persist:     make(chan Event, 1024),
 		prefetch:    dnsPrefetcher{kick: make(chan struct{}, 1)},
 	}
@@ -229,21 +232,8 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 	if err := e.setupEgress(resolver, guard, fcfg, we); err != nil {
 		return fail(err)
 	}
-	e.gate = &lanes.Gate{MinGap: opts.Lanes.DelayMin, Interval: e.hostInterval, Now: opts.Now}
+	e.gate = &lanes.Gate{MinGap: opts.Lanes.DelayMin, Interval: e.hostInterval, Adapt: opts.Politeness.adaptive(), Now: opts.Now}
 	return e, nil
-}
-
-// hostInterval is the aggregate gap between two requests to one host over all
-// egresses: 1/host_rate, raised by robots.txt Crawl-delay (SPEC: politeness).
-func (e *Engine) hostInterval(host string) time.Duration {
-	var iv time.Duration
-	if e.opts.HostRate > 0 {
-		iv = time.Duration(float64(time.Second) / e.opts.HostRate)
-	}
-	e.mu.Lock()
-	cd := e.crawlDelay[host]
-	e.mu.Unlock()
-	return max(iv, cd)
 }
 
 // Start queues the seeds, resumes what an earlier run left unprocessed, and starts

@@ -330,6 +330,7 @@ func conditionalHeaders(t frontier.Task) http.Header {
 func (e *Engine) fetchWithRetry(eg *egressLink, t frontier.Task, hdr http.Header) (res *fetch.Result, kind string, moved bool) {
 	e.mu.Lock()
 	egIdx := e.egressIndex(eg.name)
+	e.sessionFor(eg, t.Host)
 	e.mu.Unlock()
 	for attempt := 0; ; attempt++ {
 		tk, err := e.gate.Acquire(e.ctx, egIdx, t.Host, t.ParentHash)
@@ -337,7 +338,7 @@ func (e *Engine) fetchWithRetry(eg *egressLink, t frontier.Task, hdr http.Header
 			return nil, fetch.KindCanceled, false
 		}
 		res, err := eg.f.Fetch(t.URL, hdr)
-		e.gate.Release(tk)
+		e.gate.Finish(tk, gateResponse(res, err)) // the host's adaptive gap learns from the answer
 		if e.pool != nil && fetch.Kind(err) != fetch.KindCanceled {
 			v, d := e.observe(eg, t.Host, res, err)
 			// SPEC: "refused" counts 403/429/ban pages. A 503 with Retry-After also

@@ -26,6 +26,11 @@ type Options struct {
 	// HostRate caps each host's aggregate request rate across every egress, in
 	// requests per second (robots.txt Crawl-delay raises the gap further). 0 = no cap.
 	HostRate float64 `yaml:"host_rate"`
+	// Politeness makes each host's gap follow the server: delay_factor × its
+	// response time, and a back-off on overload (issue 17).
+	Politeness PolitenessOptions `yaml:"politeness"`
+	// Cookies keeps a cookie session per (egress, site) (issue 17).
+	Cookies CookieOptions `yaml:"cookies"`
 	// Robots obeys robots.txt (default true).
 	Robots bool `yaml:"robots"`
 	// UserAgent is sent with every request.
@@ -120,8 +125,10 @@ type DedupeOptions struct {
 func DefaultOptions() Options {
 	return Options{
 		Lanes:     LaneOptions{Max: 32, DelayMin: 2 * time.Second, DelayMax: 6 * time.Second},
-		HostRate:  1,
-		Robots:    true,
+		HostRate:   1,
+		Politeness: DefaultPoliteness(),
+		Cookies:    DefaultCookies(),
+		Robots:     true,
 		UserAgent: DefaultUserAgent,
 		Scope:     frontier.ScopeConfig{SameSite: true},
 		Fetch: FetchOptions{
@@ -197,6 +204,12 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("queue_memory must be at least 100, got %d", o.QueueMemory)
 	case o.Balance.Every < 0 || o.Balance.Threshold < 0 || o.Balance.CounterThreshold < 0 || o.Balance.IterationThreshold < 0:
 		return fmt.Errorf("balance.every, threshold, counter_threshold and iteration_threshold must be >= 0 (0 = default), got %+v", o.Balance)
+	}
+	if err := o.Politeness.validate(); err != nil {
+		return err
+	}
+	if err := o.Cookies.validate(); err != nil {
+		return err
 	}
 	if err := o.checkMemory(physicalMemory()); err != nil {
 		return err

@@ -100,6 +100,12 @@ func StartWorker(o WorkerOptions) (*Worker, error) {
 	st := reply.Settings
 	opts.Lanes, opts.HostRate, opts.Robots, opts.UserAgent = st.Lanes, st.HostRate, st.Robots, st.UserAgent
 	opts.Fetch, opts.DNS, opts.DNSServers, opts.Rotation = st.Fetch, st.DNS, st.DNSServers, st.Rotation
+	if st.Politeness != nil {
+		opts.Politeness = *st.Politeness
+	}
+	if st.Cookies != nil {
+		opts.Cookies = *st.Cookies
+	}
 	opts.Revisit.Enabled = false // the master schedules revisits
 	opts.AllowPrivate, opts.Resolver = o.AllowPrivate, o.Resolver
 	if len(o.DNSServers) > 0 {
