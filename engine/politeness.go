@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
@@ -117,3 +118,17 @@ func (e *Engine) hostGap(host string) (time.Duration, lanes.Reason) {
 }
 
 
+
+// laneGapHost is the host whose gap a lane's row shows: the one it fetches (or
+// fetched last), else the first it holds.
+func laneGapHost(l Lane) string {
+	if l.Current != "" {
+		if u, err := url.Parse(l.Current); err == nil && u.Hostname() != "" {
+			return u.Hostname()
+		}
+	}
+	if len(l.Hosts) > 0 {
+		return l.Hosts[0]
+	}
+	return ""
+}
