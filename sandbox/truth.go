@@ -55,6 +55,12 @@ type Request struct {
 	Violation bool `json:"violation"`
 	// Limited tells that a request or search quota answered it with 429.
 	Limited bool `json:"limited"`
+	// Throttled tells that a throttling host answered it 429 without Retry-After
+	// (LoadConfig.ThrottleShare).
+	Throttled bool `json:"throttled,omitempty"`
+	// Cookie tells that the request carried the session cookie the cookie rule gave
+	// its address for the site (LoadConfig.CookieRule).
+	Cookie bool `json:"cookie,omitempty"`
 }
 
 // Ban is one ban of a client IP from a host.
