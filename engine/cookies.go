@@ -45,36 +45,39 @@ func (e *Engine) newJar() *cookies.Jar {
 	return cookies.New(cookies.Limits{PerSite: c.PerSite, BytesPerSite: c.BytesPerSite, Sites: c.Sites}, e.opts.Now)
 }
 
-// cookiesDropped is how many cookies every egress's jar refused for being over its
-// bounds (a Set-Cookie flood is bounded and counted).
-func (e *Engine) cookiesDropped() int64 {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var n int64
-	for _, l := range e.egress {
-		if l != nil && l.jar != nil {
-			n += l.jar.Dropped()
-		}
-	}
-	return n
+// CookieStats is the --stats-json "cookies" object: the sessions held and the
+// cookies refused for being over a jar's bounds (a Set-Cookie flood is bounded and
+// counted, issue 17).
+type CookieStats struct {
+	Sessions int   `json:"sessions"` // (egress, site) sessions held now
+	Dropped  int64 `json:"dropped"`  // cookies refused: over cookies.per_site, bytes_per_site or 4096 bytes
 }
 
-// sessionFor makes sure a host's cookie session starts afresh when the host moves to
-// another egress (issue 17): the site's jar on the egress it left and on the one it
-// reaches are both forgotten, so no session crosses addresses. Caller holds e.mu.
-func (e *Engine) sessionFor(link *egressLink, host string) {
-	if link.jar == nil || e.hostEgress == nil {
+// cookieStats sums every egress's jar; nil with cookies off.
+func (e *Engine) cookieStats() *CookieStats {
+	if !e.opts.Cookies.Enabled || e.role == roleMaster { // a master fetches nothing
+		return nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var cs CookieStats
+	for _, l := range e.egress {
+		if l != nil && l.jar != nil {
+			cs.Sessions += l.jar.Sites()
+			cs.Dropped += l.jar.Dropped()
+		}
+	}
+	return &cs
+}
+
+// dropSession forgets a host's site session on the egress the host leaves after a
+// refusal (M3 reroute): that session belongs to an address the site refused. The
+// host goes on from another egress with that egress's own jar, never this one's, so
+// no session crosses addresses (issue 17).
+func (e *Engine) dropSession(link *egressLink, host string) {
+	if link.jar == nil {
 		return
 	}
-	prev, seen := e.hostEgress.Get(host)
-	if seen && prev != link.name {
-		link.jar.Forget(host)
-		if i := e.egressIndex(prev); i >= 0 && e.egress[i].jar != nil {
-			e.egress[i].jar.Forget(host)
-		}
-		e.logf(LevelDebug, 0, host, "host moved %s -> %s: cookie session for %s starts afresh", prev, link.name, cookies.Site(host))
-	}
-	if !seen || prev != link.name {
-		e.hostEgress.Add(host, link.name)
-	}
+	link.jar.Forget(host)
+	e.logf(LevelDebug, 0, host, "cookie session for %s on %s dropped: the host moves to another egress", cookies.Site(host), link.name)
 }

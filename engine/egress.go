@@ -204,6 +204,9 @@ func (e *Engine) reroute(link *egressLink, t frontier.Task, v egress.Verdict, d 
 		}
 	}
 	idx := e.egressIndex(link.name)
+	if v.Class != egress.ProxyFault {
+		e.dropSession(link, t.Host)
+	}
 	switch d.Action {
 	case egress.Retry:
 		host := t.Host

@@ -94,7 +94,6 @@ type Engine struct {
 	doneOnce    sync.Once
 	stopOnce    sync.Once
 	parentURLs  *lru.Cache[uint64, string] // for the adjacency-groups pane
-	hostEgress  *lru.Cache[string, string] // host -> egress of its last fetch: a move starts a fresh cookie session
 	fetchCost   costMeter
 
 	c       counters
@@ -167,7 +166,6 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	parents, _ := lru.New[uint64, string](8192)
-	hostEgress, _ := lru.New[string, string](65536)
 	e := &Engine{
 		opts:        opts,
 		role:        r,
@@ -184,7 +182,6 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 		maybeNew:    map[string]struct{}{},
 		done:        make(chan struct{}),
 		parentURLs:  parents,
-		hostEgress:  hostEgress,
 		persist:     make(chan Event, 1024),
 		prefetch:    dnsPrefetcher{kick: make(chan struct{}, 1)},
 	}
@@ -395,6 +392,7 @@ func (e *Engine) Stats() Stats {
 		view = &v
 	}
 	s.Deferred = t.Deferred
+	s.Cookies = e.cookieStats()
 	s.Revisit = e.revisitStats()
 	if e.dedupe != nil {
 		s.Dedupe = &DedupeStats{DedupeStats: e.dedupe.Stats(),

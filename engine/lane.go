@@ -330,7 +330,6 @@ func conditionalHeaders(t frontier.Task) http.Header {
 func (e *Engine) fetchWithRetry(eg *egressLink, t frontier.Task, hdr http.Header) (res *fetch.Result, kind string, moved bool) {
 	e.mu.Lock()
 	egIdx := e.egressIndex(eg.name)
-	e.sessionFor(eg, t.Host)
 	e.mu.Unlock()
 	for attempt := 0; ; attempt++ {
 		tk, err := e.gate.Acquire(e.ctx, egIdx, t.Host, t.ParentHash)

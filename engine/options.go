@@ -124,13 +124,13 @@ type DedupeOptions struct {
 // pauses, 1 request/s per host).
 func DefaultOptions() Options {
 	return Options{
-		Lanes:     LaneOptions{Max: 32, DelayMin: 2 * time.Second, DelayMax: 6 * time.Second},
+		Lanes:      LaneOptions{Max: 32, DelayMin: 2 * time.Second, DelayMax: 6 * time.Second},
 		HostRate:   1,
 		Politeness: DefaultPoliteness(),
 		Cookies:    DefaultCookies(),
 		Robots:     true,
-		UserAgent: DefaultUserAgent,
-		Scope:     frontier.ScopeConfig{SameSite: true},
+		UserAgent:  DefaultUserAgent,
+		Scope:      frontier.ScopeConfig{SameSite: true},
 		Fetch: FetchOptions{
 			ConnectTimeout: 10 * time.Second,
 			Timeout:        30 * time.Second,

@@ -117,8 +117,6 @@ func (e *Engine) hostGap(host string) (time.Duration, lanes.Reason) {
 	return e.gate.Gap(host)
 }
 
-
-
 // laneGapHost is the host whose gap a lane's row shows: the one it fetches (or
 // fetched last), else the first it holds.
 func laneGapHost(l Lane) string {

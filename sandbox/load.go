@@ -49,6 +49,12 @@ const BanCookie = "cookie"
 // CookieName is the session cookie the cookie rule hands out.
 const CookieName = "sbx_visid"
 
+// Request.Cookie values.
+const (
+	CookieOwn   = "own"   // the session given to the request's own address
+	CookieOther = "other" // a session given to another address
+)
+
 func (c LoadConfig) withDefaults() LoadConfig {
 	if c.Service <= 0 {
 		c.Service = 100 * time.Millisecond
@@ -76,7 +82,8 @@ type load struct {
 }
 
 type visitor struct {
-	value       string // cookie given to this address
+	value       string    // cookie given to this address
+	givenAt     time.Time // end of the first response that carried it
 	strikes     int
 	bannedUntil time.Time
 }
@@ -150,12 +157,25 @@ func (l *load) cookie(r *http.Request, ip string, h *vhost, t time.Time) (set st
 		v.strikes = 0
 		return "", false, time.Time{}, false
 	}
+	if v.givenAt.IsZero() || t.Before(v.givenAt) {
+		return v.setCookie(domain), false, time.Time{}, false // it has not reached the client yet
+	}
 	v.strikes++ // no cookie, or another address's: a new visitor every time is a bot
 	if v.strikes > l.cfg.CookieStrikes {
 		v.bannedUntil, v.strikes = t.Add(l.banFor), 0
 		return "", true, v.bannedUntil, true
 	}
 	return v.setCookie(domain), false, time.Time{}, false
+}
+
+// given notes that a response carrying ip's cookie for h's site ended at t: from
+// then on the client has it.
+func (l *load) given(ip string, h *vhost, t time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if v := l.visits[ip+" "+h.site.Domain]; v != nil && v.givenAt.IsZero() {
+		v.givenAt = t
+	}
 }
 
 func (v *visitor) setCookie(domain string) string {

@@ -229,8 +229,14 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	throttled := false
 	if x.h != nil && p.kind != pkRobots {
 		set, banned, until, newBan := s.load.cookie(r, x.rec.IP, x.h, start)
-		if c, err := r.Cookie(CookieName); err == nil && c.Value == visitorID(x.rec.IP, x.h.site.Domain) {
-			x.rec.Cookie = true
+		if set != "" {
+			defer func() { s.load.given(x.rec.IP, x.h, time.Now()) }()
+		}
+		if c, err := r.Cookie(CookieName); err == nil {
+			x.rec.Cookie = CookieOther
+			if c.Value == visitorID(x.rec.IP, x.h.site.Domain) {
+				x.rec.Cookie = CookieOwn
+			}
 		}
 		if set != "" {
 			w.Header().Add("Set-Cookie", set)

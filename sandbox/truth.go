@@ -58,9 +58,10 @@ type Request struct {
 	// Throttled tells that a throttling host answered it 429 without Retry-After
 	// (LoadConfig.ThrottleShare).
 	Throttled bool `json:"throttled,omitempty"`
-	// Cookie tells that the request carried the session cookie the cookie rule gave
-	// its address for the site (LoadConfig.CookieRule).
-	Cookie bool `json:"cookie,omitempty"`
+	// Cookie is which session cookie of the cookie rule the request carried:
+	// CookieOwn (the one given to its address for the site), CookieOther (one given
+	// to another address: a session carried between addresses) or "" (none).
+	Cookie string `json:"cookie,omitempty"`
 }
 
 // Ban is one ban of a client IP from a host.
