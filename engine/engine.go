@@ -229,7 +229,7 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 	if err := e.setupEgress(resolver, guard, fcfg, we); err != nil {
 		return fail(err)
 	}
-	e.gate = &lanes.Gate{MinGap: opts.Lanes.DelayMin, Interval: e.hostInterval, Adapt: opts.Politeness.adaptive(), Now: opts.Now}
+	e.gate = &lanes.Gate{MinGap: opts.Lanes.DelayMin, Interval: e.hostInterval, Adapt: opts.Politeness.adaptive(), Pacer: opts.Pacer, Now: opts.Now}
 	return e, nil
 }
 

@@ -29,6 +29,9 @@ type Options struct {
 	// Politeness makes each host's gap follow the server: delay_factor × its
 	// response time, and a back-off on overload (issue 17).
 	Politeness PolitenessOptions `yaml:"politeness"`
+	// Pacer, when set (from code, not config), adds another pacing policy's gap to
+	// each host's: the politeness benchmark plugs its AutoThrottle baseline in here.
+	Pacer Pacer `yaml:"-"`
 	// Cookies keeps a cookie session per (egress, site) (issue 17).
 	Cookies CookieOptions `yaml:"cookies"`
 	// Robots obeys robots.txt (default true).

@@ -34,18 +34,35 @@ type PolitenessOptions struct {
 	// (default 1m, twice fetch.refusal_backoff). Each further signal doubles it, with
 	// up to 50% jitter. 0 turns the back-off off.
 	BackoffMin time.Duration `yaml:"backoff_min"`
-	// BackoffMax caps the back-off and the latency term (default 1h, like
-	// fetch.max_retry_after: our own wait is never longer than the one we let a
-	// server ask for).
+	// MaxDelay caps the latency term (default 30s, Heritrix's max-delay): one page
+	// that takes ages is a slow page more often than a sinking server, which the
+	// back-off is for.
+	MaxDelay time.Duration `yaml:"max_delay"`
+	// BackoffMax caps the back-off (default 1h, like fetch.max_retry_after: our own
+	// wait is never longer than the one we let a server ask for).
 	BackoffMax time.Duration `yaml:"backoff_max"`
 	// ForgiveAfter: a host quiet for this long (no overload signal) is forgiven its
 	// back-off; until then each calm answer halves it (default 10m).
 	ForgiveAfter time.Duration `yaml:"forgive_after"`
 }
 
+// Pacer is a pluggable pacing policy for Options.Pacer (lanes.Pacer).
+type Pacer = lanes.Pacer
+
+// PacerResponse is what a Pacer learns from one answer (lanes.Response).
+type PacerResponse = lanes.Response
+
 // DefaultPoliteness is the adaptive gap's defaults (see PolitenessOptions).
 func DefaultPoliteness() PolitenessOptions {
-	return PolitenessOptions{DelayFactor: 4, BackoffMin: time.Minute, BackoffMax: time.Hour, ForgiveAfter: 10 * time.Minute}
+	return PolitenessOptions{DelayFactor: 4, MaxDelay: 30 * time.Second, BackoffMin: time.Minute, BackoffMax: time.Hour, ForgiveAfter: 10 * time.Minute}
+}
+
+// Scaled divides every duration by k: the demo, tests and benchmarks run the sandbox
+// web k times faster than real time, and its politeness with it.
+func (p PolitenessOptions) Scaled(k float64) PolitenessOptions {
+	div := func(d time.Duration) time.Duration { return time.Duration(float64(d) / k) }
+	p.MaxDelay, p.BackoffMin, p.BackoffMax, p.ForgiveAfter = div(p.MaxDelay), div(p.BackoffMin), div(p.BackoffMax), div(p.ForgiveAfter)
+	return p
 }
 
 // FixedPoliteness turns every adaptive term off: the gap is the configured delay,
@@ -57,8 +74,8 @@ func (p PolitenessOptions) validate() error {
 	switch {
 	case p.DelayFactor < 0 || p.DelayFactor > 100:
 		return fmt.Errorf("politeness.delay_factor must be in 0..100 (0 = off; default 4), got %v", p.DelayFactor)
-	case p.BackoffMin < 0 || p.BackoffMax < 0 || p.ForgiveAfter < 0:
-		return fmt.Errorf("politeness.backoff_min, backoff_max and forgive_after must be >= 0, got %v, %v, %v", p.BackoffMin, p.BackoffMax, p.ForgiveAfter)
+	case p.MaxDelay < 0 || p.BackoffMin < 0 || p.BackoffMax < 0 || p.ForgiveAfter < 0:
+		return fmt.Errorf("politeness.max_delay, backoff_min, backoff_max and forgive_after must be >= 0, got %v, %v, %v, %v", p.MaxDelay, p.BackoffMin, p.BackoffMax, p.ForgiveAfter)
 	case p.BackoffMin > 0 && p.BackoffMax < p.BackoffMin:
 		return fmt.Errorf("politeness.backoff_max (%v) must be at least politeness.backoff_min (%v)", p.BackoffMax, p.BackoffMin)
 	}
@@ -66,7 +83,7 @@ func (p PolitenessOptions) validate() error {
 }
 
 func (p PolitenessOptions) adaptive() lanes.Adaptive {
-	return lanes.Adaptive{DelayFactor: p.DelayFactor, BackoffMin: p.BackoffMin, BackoffMax: p.BackoffMax, ForgiveAfter: p.ForgiveAfter}
+	return lanes.Adaptive{DelayFactor: p.DelayFactor, MaxDelay: p.MaxDelay, BackoffMin: p.BackoffMin, BackoffMax: p.BackoffMax, ForgiveAfter: p.ForgiveAfter}
 }
 
 // hostInterval is the aggregate floor of the gap between two requests to one host

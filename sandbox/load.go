@@ -98,7 +98,7 @@ func draw(h *vhost, trait uint64) float64 {
 	return float64((h.key^trait*0x9e3779b97f4a7c15)*0xbf58476d1ce4e5b9>>11) / (1 << 53)
 }
 
-func (l *load) fragile(h *vhost) bool  { return draw(h, 1) < l.cfg.FragileShare }
+func (l *load) fragile(h *vhost) bool   { return draw(h, 1) < l.cfg.FragileShare }
 func (l *load) throttles(h *vhost) bool { return draw(h, 2) < l.cfg.ThrottleShare }
 
 // latency is how long a fragile host takes to answer a request starting at t, given

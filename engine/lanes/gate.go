@@ -33,6 +33,9 @@ type Gate struct {
 	// Adapt configures the adaptive terms (delay factor, overload back-off); the zero
 	// value turns them off.
 	Adapt Adaptive
+	// Pacer, when set, adds another pacing policy's gap (benchmarks plug baselines in
+	// here, e.g. a Scrapy-AutoThrottle-like one); nil: none.
+	Pacer Pacer
 	// Now is the clock (tests inject one).
 	Now func() time.Time
 
@@ -130,6 +133,9 @@ func (g *Gate) Acquire(ctx context.Context, egress int, host string, parent uint
 			}
 			if !agg.lastEnd.IsZero() {
 				gap, _ := agg.gap(now, g.Adapt)
+				if g.Pacer != nil {
+					gap = max(gap, g.Pacer.Gap(host))
+				}
 				wait = max(wait, agg.lastEnd.Add(gap).Sub(now))
 			}
 		}
@@ -192,6 +198,13 @@ func (g *Gate) Finish(t Ticket, r Response) {
 	}
 	if hs := g.hosts[t.host]; hs != nil {
 		hs.give(now, t.start, r, g.Adapt)
+	}
+	if g.Pacer != nil && (r.Status != 0 || r.Timeout) {
+		lat := r.Latency
+		if lat <= 0 {
+			lat = now.Sub(t.start)
+		}
+		g.Pacer.Observe(t.host, r, lat)
 	}
 }
 

@@ -28,16 +28,26 @@ type Adaptive struct {
 	// DelayFactor: the gap after a response is at least DelayFactor × that response's
 	// time. 0 turns the latency term off.
 	DelayFactor float64
+	// MaxDelay caps the latency term (0: BackoffMax caps it, if set).
+	MaxDelay time.Duration
 	// BackoffMin is the first back-off after an overload signal; each further signal
 	// doubles it. 0 turns the back-off off.
 	BackoffMin time.Duration
-	// BackoffMax caps the back-off and the latency term (no adaptive term waits longer).
+	// BackoffMax caps the back-off.
 	BackoffMax time.Duration
 	// ForgiveAfter: a host that sent no overload signal for this long is forgiven its
 	// back-off. Before that, each calm answer halves it.
 	ForgiveAfter time.Duration
 	// Jitter returns a number in [0,1) (tests inject one); nil is math/rand/v2.
 	Jitter func() float64
+}
+
+// Pacer is a pluggable pacing policy: Observe learns from each answer, Gap is the
+// host's end-to-start gap it asks for (the gate takes the largest of every term).
+// The gate calls it under its own lock: a Pacer must not call back into the gate.
+type Pacer interface {
+	Observe(host string, r Response, latency time.Duration)
+	Gap(host string) time.Duration
 }
 
 // Response is what a finished request told the gate about the server.
@@ -97,7 +107,9 @@ func (h *hostState) gap(now time.Time, a Adaptive) (time.Duration, Reason) {
 	gap, why := h.interval, h.intervalWhy
 	if a.DelayFactor > 0 && h.latency > 0 {
 		lt := time.Duration(a.DelayFactor * float64(h.latency))
-		if a.BackoffMax > 0 {
+		if a.MaxDelay > 0 {
+			lt = min(lt, a.MaxDelay)
+		} else if a.BackoffMax > 0 {
 			lt = min(lt, a.BackoffMax)
 		}
 		if lt > gap {
