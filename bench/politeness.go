@@ -5,7 +5,7 @@ package main
 // <= autothrottle's; adaptive pages/s >= 0.9x fixed on healthy hosts;
 // requests_while_throttled <= 10% of fixed's; 0 bans; cookie_rule_bans.with_jar = 0.
 //
-//	go run ./bench politeness [-scale 100] [-hosts 10] [-service 100ms] [-window 5s]
+//	go run ./bench politeness [-scale 100] [-hosts 16] [-service 100ms] [-window 5s]
 //	                          [-throttle 30s] [-cap 45s] [-cookiecap 20s]
 //
 // The sandbox (faults, dead hosts and Crawl-delay off, anti-bot rule on with its
@@ -80,7 +80,7 @@ type politeResult struct {
 func runPoliteness(args []string) (map[string]any, error) {
 	fs := flag.NewFlagSet("politeness", flag.ContinueOnError)
 	scale := fs.Float64("scale", 100, "sandbox time scale (web durations shrink by this)")
-	hosts := fs.Int("hosts", 10, "sandbox virtual hosts")
+	hosts := fs.Int("hosts", 16, "sandbox virtual hosts")
 	service := fs.Duration("service", 100*time.Millisecond, "a fragile host's idle latency (real)")
 	window := fs.Duration("window", 5*time.Second, "how far back a fragile host counts its load (real)")
 	throttle := fs.Duration("throttle", 30*time.Second, "how long a throttling host answers 429 without Retry-After (real)")
@@ -91,15 +91,15 @@ func runPoliteness(args []string) (map[string]any, error) {
 	}
 	cfg := crawlSandboxConfig(*hosts, *scale)
 	cfg.Layout.ListingPages, cfg.Layout.ArticlesPerListing = 3, 30
-	cfg.Load = sandbox.LoadConfig{FragileShare: 0.3, ThrottleShare: 0.1, Service: *service, Window: *window, ThrottleFor: *throttle}
+	fragile, throttling, err := politeHostKinds(cfg)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Load = sandbox.LoadConfig{FragileHosts: fragile, ThrottleHosts: throttling, Service: *service, Window: *window, ThrottleFor: *throttle}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	s := politeSetup{cfg: cfg, scale: *scale, cap: *capRun, cookieCap: *cookieCap}
-	fragile, throttling := politeHostKinds(cfg)
-	if len(fragile) == 0 || len(throttling) == 0 {
-		return nil, fmt.Errorf("seed %d with %d hosts draws %d fragile and %d throttling hosts; want at least one of each (change -hosts)", cfg.Seed, *hosts, len(fragile), len(throttling))
-	}
 	gap := time.Duration(float64(cfg.AntiBot.HumanGap) / *scale)
 	fmt.Printf("politeness: sandbox of %d hosts, scale %g (human gap %v real), 3 listings × 30 articles per section host\n", *hosts, *scale, gap)
 	fmt.Printf("  fragile hosts (latency = %v ÷ (1 − busy over the last %v)): %v\n", *service, *window, fragile)
@@ -166,22 +166,24 @@ func runPoliteness(args []string) (map[string]any, error) {
 	}, nil
 }
 
-// politeHostKinds lists the fragile and the throttling hosts of cfg's web.
-func politeHostKinds(cfg sandbox.Config) (fragile, throttling []string) {
-	sb, err := sandbox.Start(cfg)
-	if err != nil {
-		return nil, nil
+// politeHostKinds picks the load-aware hosts: the first section host of the first
+// two sites is fragile, that of the third site throttles; the rest are healthy.
+func politeHostKinds(cfg sandbox.Config) (fragile, throttling []string, err error) {
+	sites := sandbox.NewWeb(cfg).Sites()
+	if len(sites) < 4 {
+		return nil, nil, fmt.Errorf("the sandbox has %d sites; the bench needs at least 4 (raise -hosts)", len(sites))
 	}
-	defer sb.Close()
-	for _, h := range crawlHosts(sb) {
-		if sb.Fragile(h) {
-			fragile = append(fragile, h)
+	for i, s := range sites[:3] {
+		if len(s.Hosts) < 2 {
+			return nil, nil, fmt.Errorf("site %s has no section host", s.Domain)
 		}
-		if sb.Throttling(h) {
-			throttling = append(throttling, h)
+		if i < 2 {
+			fragile = append(fragile, s.Hosts[1])
+		} else {
+			throttling = append(throttling, s.Hosts[1])
 		}
 	}
-	return fragile, throttling
+	return fragile, throttling, nil
 }
 
 // politeOptions are the crawl settings of every run: the sandbox's DNS, loopback
@@ -201,6 +203,10 @@ func politeOptions(s politeSetup, sb *sandbox.Sandbox, db string) engine.Options
 	o.Fetch.RefusalBackoff = time.Duration(float64(30*time.Second) / s.scale)
 	o.DNS.MinTTL = time.Second
 	o.Politeness = o.Politeness.Scaled(s.scale)
+	// The sandbox's latencies are real time (a network property, not scaled), so the
+	// cap on the latency term stays in real time too: scaled, 30 s would be 0.3 s
+	// here and cut delay_factor × a fragile host's 0.1 s latency short.
+	o.Politeness.MaxDelay = engine.DefaultPoliteness().MaxDelay
 	o.Revisit.Enabled = false
 	return o
 }
@@ -260,6 +266,9 @@ func politeRun(s politeSetup, policy string) (politeResult, error) {
 	}
 	r.fragileReqs = len(lat)
 	r.inflation = politeP95(lat)
+	if os.Getenv("POLITE_DEBUG") != "" {
+		fmt.Printf("  %s fragile latency ÷ service, sorted: %.2f\n", policy, lat)
+	}
 	if d := last.Sub(first).Seconds(); d > 0 {
 		r.healthyRate = float64(r.healthyPages) / d
 	}

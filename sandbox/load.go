@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -27,6 +28,10 @@ import (
 type LoadConfig struct {
 	// FragileShare is the share of hosts that are fragile (default 0).
 	FragileShare float64
+	// FragileHosts are host names that are fragile whatever the share draws.
+	FragileHosts []string
+	// ThrottleHosts are host names that throttle whatever the share draws.
+	ThrottleHosts []string
 	// Service is a fragile host's latency when idle (default 100 ms).
 	Service time.Duration
 	// Window is how far back a fragile host counts requests (default 2 s).
@@ -98,8 +103,13 @@ func draw(h *vhost, trait uint64) float64 {
 	return float64((h.key^trait*0x9e3779b97f4a7c15)*0xbf58476d1ce4e5b9>>11) / (1 << 53)
 }
 
-func (l *load) fragile(h *vhost) bool   { return draw(h, 1) < l.cfg.FragileShare }
-func (l *load) throttles(h *vhost) bool { return draw(h, 2) < l.cfg.ThrottleShare }
+func (l *load) fragile(h *vhost) bool {
+	return draw(h, 1) < l.cfg.FragileShare || slices.Contains(l.cfg.FragileHosts, h.name)
+}
+
+func (l *load) throttles(h *vhost) bool {
+	return draw(h, 2) < l.cfg.ThrottleShare || slices.Contains(l.cfg.ThrottleHosts, h.name)
+}
 
 // latency is how long a fragile host takes to answer a request starting at t, given
 // the requests it started in the last Window; it records this one. 0 for others.
