@@ -30,7 +30,7 @@ type PolitenessOptions struct {
 	// (default 4; 0 turns the latency term off).
 	DelayFactor float64 `yaml:"delay_factor"`
 	// BackoffMin is the first back-off after an overload signal: a 429 or 503 without
-	// Retry-After, a timeout, or a response three times slower than the host's usual
+	// Retry-After, a timeout, or three responses in a row three times slower than usual
 	// (default 1m, twice fetch.refusal_backoff). Each further signal doubles it, with
 	// up to 50% jitter. 0 turns the back-off off.
 	BackoffMin time.Duration `yaml:"backoff_min"`

@@ -64,11 +64,14 @@ type Response struct {
 	Latency time.Duration
 }
 
-// Signals of rising latency: an answer this many times slower than the host's usual,
-// and slower by at least riseFloor (below it, jitter on a fast host is not a signal).
+// Signals of rising latency: riseRun answers in a row each this many times slower
+// than the host's usual and slower by at least riseFloor. One slow answer is a slow
+// page, a garbage collection or a busy client more often than a sinking server, and
+// below the floor jitter on a fast host is not a signal.
 const (
 	riseFactor = 3
 	riseFloor  = 100 * time.Millisecond
+	riseRun    = 3
 	maxLevel   = 24 // 2^24 × any sane BackoffMin is past any sane BackoffMax
 )
 
@@ -83,6 +86,7 @@ type hostState struct {
 
 	latency    time.Duration // last response time
 	usual      time.Duration // moving average of response times (rising-latency signal)
+	slowRun    int           // answers in a row well above usual
 	level      int           // back-off level; 0 = none
 	backoff    time.Duration // current back-off, jitter included
 	lastSignal time.Time
@@ -142,7 +146,12 @@ func (h *hostState) give(now, start time.Time, r Response, a Adaptive) {
 	}
 	rising := false
 	if !r.Timeout { // a timeout's duration is the client's limit, not the server's pace
-		rising = h.usual > 0 && lat > riseFactor*h.usual && lat-h.usual >= riseFloor
+		if h.usual > 0 && lat > riseFactor*h.usual && lat-h.usual >= riseFloor {
+			h.slowRun++
+		} else {
+			h.slowRun = 0
+		}
+		rising = h.slowRun >= riseRun
 		h.latency = lat
 		if h.usual == 0 {
 			h.usual = lat

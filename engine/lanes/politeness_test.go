@@ -138,10 +138,18 @@ func TestGateBackoffAndForgiveness(t *testing.T) {
 		{"429 with Retry-After is not a back-off", []step{
 			{r: Response{Status: http.StatusTooManyRequests, RetryAfter: true}, gap: 0},
 		}},
-		{"rising latency is a signal", []step{
+		{"latency rising over three answers is a signal", []step{
 			{r: Response{Status: 200, Latency: 50 * time.Millisecond}, gap: 0},
 			{r: Response{Status: 200, Latency: 50 * time.Millisecond}, gap: 0},
+			{r: Response{Status: 200, Latency: 900 * time.Millisecond}, gap: 0},
+			{r: Response{Status: 200, Latency: 900 * time.Millisecond}, gap: 0},
 			{r: Response{Status: 200, Latency: 900 * time.Millisecond}, gap: 1250 * time.Millisecond, why: ReasonBackoff},
+		}},
+		{"one slow answer is not", []step{
+			{r: Response{Status: 200, Latency: 20 * time.Millisecond}, gap: 0},
+			{r: Response{Status: 200, Latency: 2 * time.Second}, gap: 0},
+			{r: Response{Status: 200, Latency: 20 * time.Millisecond}, gap: 0},
+			{r: Response{Status: 200, Latency: 2 * time.Second}, gap: 0},
 		}},
 		{"no answer teaches nothing", []step{
 			{r: Response{}, gap: 0},
