@@ -23,7 +23,9 @@
 // non-blocking queueing ones (SetState, Defer, SaveRevisit, ...); NATS requests never
 // happen under it, with one exception: a worker's egress claim from its master runs
 // inside the rotation (seed 003 step 3-2-3), bounded by a 2 s timeout. Order: Engine.mu,
-// then the egress rotation's lock, then the dedupe shards; store callbacks
+// then the egress rotation's lock, then the dedupe shards; Engine.mu before the
+// politeness gate's lock (the gate calls hostInterval, which takes Engine.mu, only
+// outside its own); store callbacks
 // (LinkResult, AfterCommit) take Engine.mu on the writer's goroutine.
 package engine
 
