@@ -18,7 +18,8 @@ package main
 // throughout. The crawler runs on one address (the direct route: on the egress route
 // M3 rotation takes a refusing host off the address, a separate mechanism), 16 lanes,
 // lane pause 1.1..1.3 × the human gap, 1 request per web second per host, refusal
-// back-off 30 web s, everything on the sandbox's clock. Each policy gets a fresh
+// back-off 30 web s, everything on the sandbox's clock but the latency cap (real time,
+// like the sandbox's latencies). Each policy gets a fresh
 // sandbox with the same seed and runs until the crawl is done or -cap:
 //   - fixed: today's fixed pause and host cap alone (engine.FixedPoliteness);
 //   - autothrottle: fixed plus a Scrapy-AutoThrottle-like pacer (below), written

@@ -66,8 +66,8 @@ func (p PolitenessOptions) Scaled(k float64) PolitenessOptions {
 }
 
 // FixedPoliteness turns every adaptive term off: the gap is the configured delay,
-// host cap and Crawl-delay alone (what crawlconsole did before issue 17; the
-// politeness bench's "fixed" policy).
+// host cap and Crawl-delay alone, as before issue 17 (still measured from the end of
+// the response, the server's view). The politeness bench's "fixed" policy.
 func FixedPoliteness() PolitenessOptions { return PolitenessOptions{} }
 
 func (p PolitenessOptions) validate() error {
