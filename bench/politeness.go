@@ -5,22 +5,27 @@ package main
 // <= autothrottle's; adaptive pages/s >= 0.9x fixed on healthy hosts;
 // requests_while_throttled <= 10% of fixed's; 0 bans; cookie_rule_bans.with_jar = 0.
 //
-//	go run ./bench politeness [-scale 100] [-hosts 16] [-service 100ms] [-window 5s]
-//	                          [-throttle 30s] [-cap 45s] [-cookiecap 20s]
+//	go run ./bench politeness [-scale 20] [-tscale 100] [-hosts 16] [-service 200ms] [-window 10s]
+//	                          [-throttle 30s] [-cap 40s] [-tcap 45s] [-cookiecap 20s]
 //
-// The sandbox (faults, dead hosts and Crawl-delay off, anti-bot rule on with its
-// defaults, web time ÷ -scale) gets issue 17's load model (sandbox.LoadConfig):
-// fragile hosts, whose latency is service ÷ (1 − busy) with busy the share of the
-// last -window their requests kept a single server busy (a queueing server), and one
-// or more throttling hosts, which answer 429 without Retry-After for -throttle after
-// their first page request, then recover. Every page of the throttling hosts is
-// seeded, as a revisit crawl would know them, so the crawler has work for them
-// throughout. The crawler runs on one address (the direct route: on the egress route
-// M3 rotation takes a refusing host off the address, a separate mechanism), 16 lanes,
-// lane pause 1.1..1.3 × the human gap, 1 request per web second per host, refusal
-// back-off 30 web s, everything on the sandbox's clock but the latency cap (real time,
-// like the sandbox's latencies). Each policy gets a fresh
-// sandbox with the same seed and runs until the crawl is done or -cap:
+// Two sections, each run under every policy on a fresh sandbox with the same seed
+// (faults, dead hosts and Crawl-delay off, anti-bot rule on with its defaults) with
+// issue 17's load model (sandbox.LoadConfig):
+//   - load: web time ÷ -scale; a fragile section host on each of two sites, whose
+//     latency is service ÷ (1 − busy), busy the share of the last -window its
+//     requests kept a single server busy (a queueing server); the other hosts are
+//     healthy. Until the crawl is done or -cap.
+//   - throttle: web time ÷ -tscale; one section host answers 429 without Retry-After
+//     for -throttle after its first page request, then recovers; every page of it is
+//     seeded (as a revisit crawl would know them), so the crawler has work for it
+//     throughout. The faster clock keeps the period 100 refusal back-offs long
+//     (30 web s each) within a short run. Until done or -tcap.
+//
+// The crawler runs on one address (the direct route: on the egress route M3 rotation
+// takes a refusing host off the address, a separate mechanism), 16 lanes, lane pause
+// 1.1..1.3 × the human gap, 1 request per web second per host, refusal back-off 30
+// web s, everything on the sandbox's clock but the latency cap (real time, like the
+// sandbox's latencies). The policies:
 //   - fixed: today's fixed pause and host cap alone (engine.FixedPoliteness);
 //   - autothrottle: fixed plus a Scrapy-AutoThrottle-like pacer (below), written
 //     here and plugged in through engine.Options.Pacer;
@@ -63,6 +68,8 @@ type politeSetup struct {
 	scale     float64
 	cap       time.Duration
 	cookieCap time.Duration
+	// throttleOnly: the throttle section, whose seeds are the throttling hosts' pages.
+	throttleOnly bool
 }
 
 // politeResult is one policy's crawl as the sandbox saw it.
@@ -80,12 +87,14 @@ type politeResult struct {
 
 func runPoliteness(args []string) (map[string]any, error) {
 	fs := flag.NewFlagSet("politeness", flag.ContinueOnError)
-	scale := fs.Float64("scale", 100, "sandbox time scale (web durations shrink by this)")
+	scale := fs.Float64("scale", 20, "sandbox time scale of the load section (web durations shrink by this)")
+	tscale := fs.Float64("tscale", 100, "sandbox time scale of the throttle section")
 	hosts := fs.Int("hosts", 16, "sandbox virtual hosts")
-	service := fs.Duration("service", 100*time.Millisecond, "a fragile host's idle latency (real)")
-	window := fs.Duration("window", 5*time.Second, "how far back a fragile host counts its load (real)")
+	service := fs.Duration("service", 200*time.Millisecond, "a fragile host's idle latency (real)")
+	window := fs.Duration("window", 10*time.Second, "how far back a fragile host counts its load (real)")
 	throttle := fs.Duration("throttle", 30*time.Second, "how long a throttling host answers 429 without Retry-After (real)")
-	capRun := fs.Duration("cap", 45*time.Second, "stop a policy's crawl after this long")
+	capRun := fs.Duration("cap", 40*time.Second, "stop a policy's load-section crawl after this long")
+	tcap := fs.Duration("tcap", 45*time.Second, "stop a policy's throttle-section crawl after this long")
 	cookieCap := fs.Duration("cookiecap", 20*time.Second, "stop a cookie-section crawl after this long")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -96,17 +105,26 @@ func runPoliteness(args []string) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.Load = sandbox.LoadConfig{FragileHosts: fragile, ThrottleHosts: throttling, Service: *service, Window: *window, ThrottleFor: *throttle}
-	if err := cfg.Validate(); err != nil {
-		return nil, err
+	cfg.Load = sandbox.LoadConfig{FragileHosts: fragile, Service: *service, Window: *window}
+	tcfg := crawlSandboxConfig(*hosts, *tscale)
+	tcfg.Layout = cfg.Layout
+	tcfg.Load = sandbox.LoadConfig{ThrottleHosts: throttling, ThrottleFor: *throttle}
+	for _, c := range []sandbox.Config{cfg, tcfg} {
+		if err := c.Validate(); err != nil {
+			return nil, err
+		}
 	}
 	s := politeSetup{cfg: cfg, scale: *scale, cap: *capRun, cookieCap: *cookieCap}
-	gap := time.Duration(float64(cfg.AntiBot.HumanGap) / *scale)
-	fmt.Printf("politeness: sandbox of %d hosts, scale %g (human gap %v real), 3 listings × 30 articles per section host\n", *hosts, *scale, gap)
-	fmt.Printf("  fragile hosts (latency = %v ÷ (1 − busy over the last %v)): %v\n", *service, *window, fragile)
-	fmt.Printf("  throttling hosts (headerless 429 for %v, then well; all their pages seeded): %v\n", *throttle, throttling)
-	fmt.Printf("  one address, 16 lanes, lane pause %v..%v, host cap %g/s, refusal back-off %v; each run until done or %v\n",
-		gap*11/10, gap*13/10, *scale, time.Duration(float64(30*time.Second) / *scale), *capRun)
+	ts := politeSetup{cfg: tcfg, scale: *tscale, cap: *tcap, throttleOnly: true}
+	for _, x := range []politeSetup{s, ts} {
+		gap := time.Duration(float64(x.cfg.AntiBot.HumanGap) / x.scale)
+		what := fmt.Sprintf("load section: %d hosts, fragile ones (latency = %v ÷ (1 − busy over the last %v)): %v", *hosts, *service, *window, fragile)
+		if x.throttleOnly {
+			what = fmt.Sprintf("throttle section: every page of %v seeded; headerless 429 for %v after its first page request", throttling, *throttle)
+		}
+		fmt.Printf("politeness %s\n  scale %g (human gap %v real), one address, 16 lanes, lane pause %v..%v, host cap %g/s, refusal back-off %v; each run until done or %v\n",
+			what, x.scale, gap, gap*11/10, gap*13/10, x.scale, time.Duration(float64(30*time.Second)/x.scale), x.cap)
+	}
 	fmt.Printf("  GOMAXPROCS %d, %s, load average %s\n\n", runtime.GOMAXPROCS(0), runtime.Version(), loadAvg(1))
 
 	results := map[string]politeResult{}
@@ -115,6 +133,11 @@ func runPoliteness(args []string) (map[string]any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
+		t, err := politeRun(ts, p)
+		if err != nil {
+			return nil, fmt.Errorf("%s, throttle section: %w", p, err)
+		}
+		r.throttledReqs, r.bans, r.wall = t.throttledReqs, r.bans+t.bans, r.wall+t.wall
 		results[p] = r
 		fmt.Printf("  done: %-12s %6.1f s\n", p, r.wall.Seconds())
 	}
@@ -225,9 +248,12 @@ func politeRun(s politeSetup, policy string) (politeResult, error) {
 	}
 	defer os.RemoveAll(dir)
 	o := politeOptions(s, sb, filepath.Join(dir, "crawl.db"))
-	for _, p := range sb.Web().Pages() {
-		if sb.Throttling(p.Host) && (p.Kind == "article" || p.Kind == "listing") {
-			o.Seeds = append(o.Seeds, p.URL)
+	if s.throttleOnly {
+		o.Seeds = nil
+		for _, p := range sb.Web().Pages() {
+			if sb.Throttling(p.Host) && (p.Kind == "article" || p.Kind == "listing") {
+				o.Seeds = append(o.Seeds, p.URL)
+			}
 		}
 	}
 	switch policy {

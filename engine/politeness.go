@@ -15,19 +15,21 @@ import (
 // over every egress, is the largest of: 1/host_rate, the robots.txt Crawl-delay,
 // delay_factor × its last response time, and its overload back-off.
 //
-// Why delay_factor 4 by default: Heritrix waits delay-factor × the last fetch's
+// Why delay_factor 5 by default: Heritrix waits delay-factor × the last fetch's
 // duration with a default of 5 (between a 3 s floor and a 30 s cap); Scrapy's
 // AutoThrottle aims at latency ÷ AUTOTHROTTLE_TARGET_CONCURRENCY, default 1.0, i.e.
 // a factor of 1, which keeps a single-threaded server busy half the time with our
 // requests alone. With a factor f a serial crawler occupies the server at most
 // 1/(1+f) of the time, and on a server that queues (latency = service ÷ (1 − busy
 // share)) it inflates latency by at most 1 + 1/(1+f): 1.5 for AutoThrottle's 1, 1.25
-// for 3, 1.2 for 4, 1.17 for Heritrix's 5. 4 keeps the inflation under issue 17's
-// 1.25 with room for jitter; lanes.delay_min and host_rate stay the floor, so on a
-// healthy host (latency ≪ delay_min/4) the factor costs nothing.
+// for 3, 1.2 for 4, 1.17 for Heritrix's 5. Issue 17 asks for at most 1.25 at the
+// 95th percentile; the politeness bench measured 4 at 1.19-1.21 in steady state but
+// 1.25-1.31 at p95 on a loaded box, so the default is Heritrix's 5, which leaves
+// room for the server's own jitter. lanes.delay_min and host_rate stay the floor, so
+// on a healthy host (latency ≪ delay_min/5) the factor costs nothing.
 type PolitenessOptions struct {
 	// DelayFactor: the gap after a response is at least this × its response time
-	// (default 4; 0 turns the latency term off).
+	// (default 5; 0 turns the latency term off).
 	DelayFactor float64 `yaml:"delay_factor"`
 	// BackoffMin is the first back-off after an overload signal: a 429 or 503 without
 	// Retry-After, a timeout, or three responses in a row three times slower than usual
@@ -54,7 +56,7 @@ type PacerResponse = lanes.Response
 
 // DefaultPoliteness is the adaptive gap's defaults (see PolitenessOptions).
 func DefaultPoliteness() PolitenessOptions {
-	return PolitenessOptions{DelayFactor: 4, MaxDelay: 30 * time.Second, BackoffMin: time.Minute, BackoffMax: time.Hour, ForgiveAfter: 10 * time.Minute}
+	return PolitenessOptions{DelayFactor: 5, MaxDelay: 30 * time.Second, BackoffMin: time.Minute, BackoffMax: time.Hour, ForgiveAfter: 10 * time.Minute}
 }
 
 // Scaled divides every duration by k: the demo, tests and benchmarks run the sandbox
@@ -73,7 +75,7 @@ func FixedPoliteness() PolitenessOptions { return PolitenessOptions{} }
 func (p PolitenessOptions) validate() error {
 	switch {
 	case p.DelayFactor < 0 || p.DelayFactor > 100:
-		return fmt.Errorf("politeness.delay_factor must be in 0..100 (0 = off; default 4), got %v", p.DelayFactor)
+		return fmt.Errorf("politeness.delay_factor must be in 0..100 (0 = off; default 5), got %v", p.DelayFactor)
 	case p.MaxDelay < 0 || p.BackoffMin < 0 || p.BackoffMax < 0 || p.ForgiveAfter < 0:
 		return fmt.Errorf("politeness.max_delay, backoff_min, backoff_max and forgive_after must be >= 0, got %v, %v, %v, %v", p.MaxDelay, p.BackoffMin, p.BackoffMax, p.ForgiveAfter)
 	case p.BackoffMin > 0 && p.BackoffMax < p.BackoffMin:

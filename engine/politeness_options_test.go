@@ -10,8 +10,8 @@ import (
 // are the documented ones.
 func TestPolitenessAndCookieOptions(t *testing.T) {
 	d := DefaultOptions()
-	if p := d.Politeness; p.DelayFactor != 4 || p.MaxDelay != 30*time.Second || p.BackoffMin != time.Minute || p.BackoffMax != time.Hour || p.ForgiveAfter != 10*time.Minute {
-		t.Fatalf("politeness defaults %+v differ from the README's (4, 30s, 1m, 1h, 10m)", p)
+	if p := d.Politeness; p.DelayFactor != 5 || p.MaxDelay != 30*time.Second || p.BackoffMin != time.Minute || p.BackoffMax != time.Hour || p.ForgiveAfter != 10*time.Minute {
+		t.Fatalf("politeness defaults %+v differ from the README's (5, 30s, 1m, 1h, 10m)", p)
 	}
 	if c := d.Cookies; !c.Enabled || c.PerSite != 50 || c.BytesPerSite != 50*4096 || c.Sites != 10_000 {
 		t.Fatalf("cookie defaults %+v differ from the README's", c)
