@@ -28,13 +28,22 @@ package main
 //	               default signature); default/min/max (30 d / 60 s / 365 d) scaled so
 //	               that the default is 1/budget days
 //	nutch_simhash  (with -policies) the same schedule fed our SimHash verdict instead
-//	estimator      Cho & Garcia-Molina change model and optimal allocation, learned
-//	               (revisit.EstimatorPolicy, the package default)
-//	oracle         the same allocation from the true rates, known from the start
+//	freshness      revisit.EstimatorPolicy, objective freshness: Cho & Garcia-Molina
+//	               change model and freshness-optimal allocation, learned (issue 7)
+//	age            the same, age-optimal allocation (issue 15)
+//	balanced       the same, freshness less weighted age: the package default
+//	               (revisit.DefaultObjective); -weights adds balanced_wK runs with
+//	               BalanceWeight K, to trace the front
+//	oracle         the freshness-optimal allocation from the true rates, known from
+//	               the start; oracle_age and oracle_balanced likewise
 //
 // Measured after the warm-up: freshness (time-averaged share of pages whose stored
 // copy is the live version), age (mean days since the live page first differed from
-// the copy, 0 when fresh), and change detection against the model's true versions:
+// the copy, 0 when fresh, over all pages: Cho & Garcia-Molina's age), captured (the
+// share of the changes made after the warm-up whose new content some fetch saw
+// before the page changed again), the estimators' own forecast of freshness and age
+// at the end (revisit.Outlook, what the Revisit pane shows), and change detection
+// against the model's true versions:
 // false_change_rate = comparisons counted as "changed" whose content had not changed,
 // over all comparisons whose content had not changed (missed_change_rate likewise).
 
@@ -61,9 +70,14 @@ func init() { register("revisit", runRevisitBench) }
 
 // revisitPolicies in table order; revisitDefault runs unless -policies says otherwise.
 var (
-	revisitPolicies = []string{"seed", "fixed", "nutch", "nutch_simhash", "estimator", "oracle"}
-	revisitDefault  = "seed,fixed,nutch,estimator,oracle"
+	revisitPolicies = []string{"seed", "fixed", "nutch", "nutch_simhash", "freshness", "age", "balanced",
+		"oracle", "oracle_age", "oracle_balanced"}
+	revisitDefault = "seed,fixed,nutch,freshness,age,balanced,oracle,oracle_age,oracle_balanced"
 )
+
+// revisitDefaultPolicy is the bench policy that runs the package default
+// (revisit.DefaultPolicy with revisit.DefaultObjective).
+const revisitDefaultPolicy = revisit.DefaultObjective
 
 // revisitSkipFaults never deliver the page's content (Render serves a huge page as
 // 64 KiB of filler that does not follow its versions), so a copy of them cannot be
@@ -105,12 +119,15 @@ type revisitSetup struct {
 type revisitResult struct {
 	budget   float64
 	policy   string
-	fresh    float64 // freshness
-	age      float64 // mean age, days
-	fetches  int     // revisit fetches over the whole run
-	measured int     // revisit fetches after the warm-up
-	early    int     // measured fetches over a slot before the policy's own next
-	unknown  int     // measured fetches without a usable fingerprint
+	fresh    float64          // freshness
+	age      float64          // mean age, days
+	changes  int              // changes made after the warm-up
+	captured int              // of which some fetch saw the new content before the next change
+	outlook  *revisit.Outlook // the estimator's own forecast at the end, all classes
+	fetches  int              // revisit fetches over the whole run
+	measured int              // revisit fetches after the warm-up
+	early    int              // measured fetches over a slot before the policy's own next
+	unknown  int              // measured fetches without a usable fingerprint
 	// change detection against the true versions (measured comparisons)
 	sameN, falseChanged     int
 	diffN, missed           int
@@ -128,6 +145,7 @@ func runRevisitBench(args []string) (map[string]any, error) {
 	seed := fs.Int64("seed", 1, "sandbox and sampling seed")
 	workers := fs.Int("workers", 2, "runs in parallel")
 	policyList := fs.String("policies", revisitDefault, "policies to run, of "+strings.Join(revisitPolicies, ","))
+	weightList := fs.String("weights", "", "also run the balanced objective at these BalanceWeights (e.g. 0.1,0.5,1)")
 	bands := fs.Bool("bands", false, "also print freshness and fetch rate by true change rate")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -147,6 +165,15 @@ func runRevisitBench(args []string) (map[string]any, error) {
 			return nil, fmt.Errorf("-policies: unknown policy %q (have %v)", p, revisitPolicies)
 		}
 		policies = append(policies, p)
+	}
+	if *weightList != "" {
+		for _, w := range strings.Split(*weightList, ",") {
+			k, err := strconv.ParseFloat(strings.TrimSpace(w), 64)
+			if err != nil || !(k > 0) || math.IsInf(k, 0) {
+				return nil, fmt.Errorf("-weights: %q is not a positive number", w)
+			}
+			policies = append(policies, "balanced_w"+revisitKey(k))
+		}
 	}
 	if *warmup >= *days || *nPages < 10 || *workers < 1 {
 		return nil, errors.New("need -warmup < -days, -pages >= 10, -workers >= 1")
@@ -242,6 +269,8 @@ type revisitPage struct {
 	copyAt      time.Time     // fetch time of the stored copy
 	accounted   time.Time     // freshness accounted up to here
 	hashVersion int           // true version when st.Hash was taken
+	seenVersion int           // true version of the last fetch that brought content
+	warmVersion int           // true version at the warm-up's end
 	digest      [16]byte      // MD5 of the last body (Nutch's signature)
 	fresh       time.Duration // measured time fresh
 	measured    int           // measured fetches
@@ -256,17 +285,69 @@ func revisitNewPolicy(s *revisitSetup, name string, budget float64, initial time
 		return revisitFixed(initial), nil
 	case "nutch", "nutch_simhash":
 		return newRevisitNutch(initial, name == "nutch"), nil
-	case "estimator":
-		return revisit.NewPolicy(revisit.PolicyEstimator, revisit.EstimatorOptions{Budget: budget})
-	case "oracle":
-		alloc := revisit.SolveAllocation(s.rates, nil, budget*float64(len(s.rates)), 0)
-		o := revisitOracle{}
-		for i, u := range s.urls {
-			o[u] = alloc.Freq(s.rates[i])
+	case "freshness", "age", "balanced":
+		return revisit.NewPolicy(revisit.PolicyEstimator, revisit.EstimatorOptions{Budget: budget, Objective: name})
+	case "oracle", "oracle_age", "oracle_balanced":
+		objective := strings.TrimPrefix(strings.TrimPrefix(name, "oracle"), "_")
+		if objective == "" {
+			objective = revisit.ObjectiveFreshness
 		}
-		return o, nil
+		o, err := revisit.NewObjective(objective, budget)
+		if err != nil {
+			return nil, err
+		}
+		return revisitOracleFor(s, o, budget), nil
+	}
+	if k, ok := strings.CutPrefix(name, "balanced_w"); ok {
+		w, err := strconv.ParseFloat(k, 64)
+		if err != nil {
+			return nil, fmt.Errorf("policy %q: %w", name, err)
+		}
+		return revisit.NewPolicy(revisit.PolicyEstimator, revisit.EstimatorOptions{Budget: budget,
+			Objective: revisit.ObjectiveBalanced, BalanceWeight: w})
 	}
 	return nil, fmt.Errorf("unknown policy %q", name)
+}
+
+// revisitOracleFor allocates budget over the true rates for objective o: every page
+// gets the frequency at which o's marginal equals one price μ (TODS 2003, section
+// 5), μ bisected until the frequencies spend the budget.
+func revisitOracleFor(s *revisitSetup, o revisit.Objective, budget float64) revisitOracle {
+	freqAt := func(rate, price float64) float64 {
+		const lo = 1e-6
+		if o.Marginal(rate, lo) <= price {
+			return 0
+		}
+		a, b := math.Log(lo), math.Log(1e4)
+		for range 60 {
+			m := (a + b) / 2
+			if o.Marginal(rate, math.Exp(m)) > price {
+				a = m
+			} else {
+				b = m
+			}
+		}
+		return math.Exp(b)
+	}
+	total := budget * float64(len(s.rates))
+	lo, hi := math.Log(1e-12), math.Log(1e12)
+	for range 80 {
+		mid := (lo + hi) / 2
+		spent := 0.0
+		for _, r := range s.rates {
+			spent += freqAt(r, math.Exp(mid))
+		}
+		if spent > total {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	out := revisitOracle{}
+	for i, u := range s.urls {
+		out[u] = freqAt(s.rates[i], math.Exp(hi))
+	}
+	return out
 }
 
 // revisitRun simulates one policy at one budget.
@@ -330,6 +411,12 @@ func revisitRun(s *revisitSetup, budget float64, policyName string) (revisitResu
 		if status == http.StatusOK {
 			out.Hash, out.OK = revisit.Fingerprint(body, header.Get("Content-Type"))
 			p.hasCopy, p.copyAt = true, at
+			// Captured: this fetch saw a version made after the warm-up that no earlier
+			// fetch saw (the page had not changed again before it).
+			if version > p.seenVersion && version > p.warmVersion && !at.Before(s.warm) {
+				res.captured++
+			}
+			p.seenVersion = max(p.seenVersion, version)
 			if nutch != nil && nutch.digest {
 				d := md5.Sum(body)
 				nutch.changed = d != p.digest
@@ -377,7 +464,8 @@ func revisitRun(s *revisitSetup, budget float64, policyName string) (revisitResu
 				return
 			}
 			u := s.urls[discovered]
-			p := &revisitPage{url: u, rate: s.rates[discovered], st: revisit.Page{URL: u}, accounted: at}
+			p := &revisitPage{url: u, rate: s.rates[discovered], st: revisit.Page{URL: u}, accounted: at,
+				warmVersion: s.web.Version(u, s.warm)}
 			pages[u] = p
 			fetch(p, at, false)
 		}
@@ -412,6 +500,7 @@ func revisitRun(s *revisitSetup, budget float64, policyName string) (revisitResu
 	measuredDays := s.end.Sub(s.warm).Hours() / 24
 	for _, p := range pages {
 		account(p, s.end)
+		res.changes += s.web.Version(p.url, s.end) - p.warmVersion
 		b := revisitBand(p.rate)
 		bandN[b]++
 		res.bandFresh[b] += p.fresh.Hours() / 24 / measuredDays
@@ -420,6 +509,13 @@ func revisitRun(s *revisitSetup, budget float64, policyName string) (revisitResu
 	for b := range bandN {
 		res.bandFresh[b] /= math.Max(1, float64(bandN[b]))
 		res.bandFreq[b] /= math.Max(1, float64(bandN[b]))
+	}
+	if est, ok := policy.(*revisit.EstimatorPolicy); ok {
+		var all revisit.Outlook
+		for _, o := range est.Outlook() {
+			all.Pages, all.Fresh, all.Age, all.Behind = all.Pages+o.Pages, all.Fresh+o.Fresh, all.Age+o.Age, all.Behind+o.Behind
+		}
+		res.outlook = &all
 	}
 	res.fresh = freshDur.Seconds() / totalDur.Seconds()
 	res.age = ageDays2 / (totalDur.Hours() / 24)
@@ -522,21 +618,32 @@ func revisitReport(s *revisitSetup, budgets []float64, policies []string, result
 	fresh := map[string]map[string]float64{}
 	age := map[string]map[string]float64{}
 	fetches := map[string]map[string]int{}
+	captured := map[string]map[string]float64{}
 	var sameN, falseN, diffN, missN, unknown, total, digestSame, digestFalse int
 	falseBy := map[string][2]int{}
 	for _, b := range budgets {
 		key := revisitKey(b)
-		fresh[key], age[key], fetches[key] = map[string]float64{}, map[string]float64{}, map[string]int{}
+		fresh[key], age[key], fetches[key], captured[key] = map[string]float64{}, map[string]float64{}, map[string]int{}, map[string]float64{}
 		fmt.Printf("\nbudget %s fetches/page/day\n", key)
-		fmt.Printf("%-14s %9s %9s %11s %7s %9s %8s %7s\n", "policy", "freshness", "age_days", "fetch/pg/d", "early", "false_chg", "missed", "secs")
+		fmt.Printf("%-16s %9s %9s %9s %11s %7s %9s %8s %9s %8s %6s\n", "policy", "freshness", "age_days", "captured",
+			"fetch/pg/d", "early", "false_chg", "missed", "est_fresh", "est_age", "secs")
 		for _, p := range policies {
 			r := byKey[key+"/"+p]
 			fresh[key][p] = revisitRound(r.fresh, 4)
 			age[key][p] = revisitRound(r.age, 3)
 			fetches[key][p] = r.fetches
-			fmt.Printf("%-14s %9.4f %9.3f %11.4f %6.1f%% %9s %8s %7.1f\n", p, r.fresh, r.age,
+			captured[key][p] = revisitRound(float64(r.captured)/math.Max(1, float64(r.changes)), 4)
+			estF, estA := "-", "-"
+			if r.outlook != nil && r.outlook.Pages > 0 {
+				estF, estA = fmt.Sprintf("%.4f", r.outlook.MeanFresh()), fmt.Sprintf("%.3f", r.outlook.MeanAge())
+			}
+			name := p
+			if p == revisitDefaultPolicy {
+				name += "*"
+			}
+			fmt.Printf("%-16s %9.4f %9.3f %9.4f %11.4f %6.1f%% %9s %8s %9s %8s %6.1f\n", name, r.fresh, r.age, captured[key][p],
 				float64(r.measured)/float64(n)/measuredDays, 100*float64(r.early)/math.Max(1, float64(r.measured)),
-				revisitRate(r.falseChanged, r.sameN), revisitRate(r.missed, r.diffN), r.elapsed.Seconds())
+				revisitRate(r.falseChanged, r.sameN), revisitRate(r.missed, r.diffN), estF, estA, r.elapsed.Seconds())
 			sameN += r.sameN
 			falseN += r.falseChanged
 			diffN += r.diffN
@@ -549,14 +656,14 @@ func revisitReport(s *revisitSetup, budgets []float64, policies []string, result
 			falseBy[p] = [2]int{fb[0] + r.falseChanged, fb[1] + r.sameN}
 		}
 		if bands {
-			fmt.Printf("  by true change rate: freshness / fetches per page per day\n  %-14s", "")
+			fmt.Printf("  by true change rate: freshness / fetches per page per day\n  %-16s", "")
 			for _, bd := range revisitBands {
 				fmt.Printf(" %15s", bd.name)
 			}
 			fmt.Println()
 			for _, p := range policies {
 				r := byKey[key+"/"+p]
-				fmt.Printf("  %-14s", p)
+				fmt.Printf("  %-16s", p)
 				for i := range revisitBands {
 					fmt.Printf("   %5.3f / %5.3f", r.bandFresh[i], r.bandFreq[i])
 				}
@@ -579,12 +686,14 @@ func revisitReport(s *revisitSetup, budgets []float64, policies []string, result
 		fmt.Printf("for contrast, an exact digest (MD5, Nutch's default) calls %d of the same %d unchanged comparisons changed (%.4f)\n",
 			digestFalse, digestSame, digestRate)
 	}
+	fmt.Printf("(* the package default, objective %q; captured = share of changes whose new content a fetch saw before the next change; est_* = the estimator's own forecast at the end, as the Revisit pane shows it)\n",
+		revisit.DefaultObjective)
 	summary := map[string]any{}
 	for _, b := range budgets {
 		key := revisitKey(b)
 		best, bestF := "", -1.0
 		for _, p := range policies {
-			if f := fresh[key][p]; p != "oracle" && f > bestF {
+			if f := fresh[key][p]; !strings.HasPrefix(p, "oracle") && f > bestF {
 				best, bestF = p, f
 			}
 		}
@@ -610,8 +719,11 @@ func revisitReport(s *revisitSetup, budgets []float64, policies []string, result
 		summary[key] = row
 		fmt.Println(line)
 	}
+	objective := revisitObjectiveGoal(budgets, policies, fresh, age, captured)
 	fmt.Printf("took %.1fs\n", took.Seconds())
 	return map[string]any{
+		"captured":                    captured,
+		"objective":                   objective,
 		"freshness":                   fresh,
 		"age":                         age,
 		"fetches":                     fetches,
@@ -640,4 +752,59 @@ func revisitRate(k, n int) string {
 func revisitRound(x float64, digits int) float64 {
 	p := math.Pow(10, float64(digits))
 	return math.Round(x*p) / p
+}
+
+// revisitObjectiveGoal prints issue 15's goal for the default policy at every budget
+// (freshness ≥ 1.07× Nutch's, age ≤ 1.0× Nutch's, changes captured ≥ Nutch's) and
+// the Pareto front of the policies run against Nutch's point, and returns the JSON
+// fields: per budget the default's three ratios, whether the goal is met, and the
+// front.
+func revisitObjectiveGoal(budgets []float64, policies []string, fresh, age, captured map[string]map[string]float64) map[string]any {
+	out := map[string]any{"default": revisitDefaultPolicy}
+	if !slices.Contains(policies, "nutch") || !slices.Contains(policies, revisitDefaultPolicy) {
+		return out
+	}
+	all := true
+	for _, b := range budgets {
+		key := revisitKey(b)
+		nf, na, nc := fresh[key]["nutch"], age[key]["nutch"], captured[key]["nutch"]
+		df, da, dc := fresh[key][revisitDefaultPolicy], age[key][revisitDefaultPolicy], captured[key][revisitDefaultPolicy]
+		fr, ar, cr := df/math.Max(nf, 1e-12), da/math.Max(na, 1e-12), dc/math.Max(nc, 1e-12)
+		met := fr >= 1.07 && ar <= 1.0 && cr >= 1.0
+		all = all && met
+		// The Pareto front: policies no other policy beats on all three counts.
+		var front []string
+		for _, p := range policies {
+			dominated := false
+			for _, q := range policies {
+				if q != p && fresh[key][q] >= fresh[key][p] && age[key][q] <= age[key][p] && captured[key][q] >= captured[key][p] &&
+					(fresh[key][q] > fresh[key][p] || age[key][q] < age[key][p] || captured[key][q] > captured[key][p]) {
+					dominated = true
+					break
+				}
+			}
+			if !dominated {
+				front = append(front, p)
+			}
+		}
+		fmt.Printf("budget %s: default (%s) %.3f× nutch freshness, %.3f× its age, %.3f× its changes captured — goal (≥ 1.07, ≤ 1.0, ≥ 1.0) %v\n",
+			key, revisitDefaultPolicy, fr, ar, cr, met)
+		fmt.Printf("  pareto front (freshness, age, captured): ")
+		for i, p := range front {
+			if i > 0 {
+				fmt.Print("; ")
+			}
+			fmt.Printf("%s (%.3f×, %.3f×, %.3f×)", p, fresh[key][p]/math.Max(nf, 1e-12), age[key][p]/math.Max(na, 1e-12), captured[key][p]/math.Max(nc, 1e-12))
+		}
+		fmt.Printf("; nutch dominated: %v\n", !slices.Contains(front, "nutch"))
+		out[key] = map[string]any{
+			"fresh_vs_nutch":    revisitRound(fr, 3),
+			"age_vs_nutch":      revisitRound(ar, 3),
+			"captured_vs_nutch": revisitRound(cr, 3),
+			"goal_met":          met,
+			"pareto_front":      front,
+		}
+	}
+	out["goal_met"] = all
+	return out
 }

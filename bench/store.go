@@ -30,6 +30,9 @@ func init() { register("store", runStoreBench) }
 type storeWorkload struct {
 	bodies  [][]byte // a pool of distinct bodies, reused round-robin
 	noLinks bool     // pages alone: shows what the links cost
+	// captures also stores each page's exchange, as the engine does since the WARC
+	// export (store.Page.Capture): shows what keeping the exchanges costs.
+	captures bool
 }
 
 const (
@@ -132,9 +135,16 @@ func (w *storeWorkload) run(path string, opts store.Options, pages, workers int)
 				u := storeURL(i)
 				s.SetState(u, store.InProgress, lane, "")
 				body := w.bodies[i%len(w.bodies)]
-				s.SavePage(store.Page{URL: u, FetchedAt: time.Now(), Status: 200, ContentType: "text/html; charset=utf-8",
+				page := store.Page{URL: u, FetchedAt: time.Now(), Status: 200, ContentType: "text/html; charset=utf-8",
 					Body: body, Duration: 80 * time.Millisecond, Lane: lane, Egress: "bind:127.0.0.2",
-					SimHash: rng.Uint64()}, w.links(i, rng), nil)
+					SimHash: rng.Uint64()}
+				if w.captures { // as the engine stores a page's exchange: with the page
+					page.Capture = &store.Capture{URL: u, FetchedAt: time.Now(), Status: 200, StatusLine: "HTTP/1.1 200 OK",
+						RequestHead:  "GET /x HTTP/1.1\r\nHost: site.example\r\nUser-Agent: crawlconsole/0.1\r\nAccept-Encoding: gzip, deflate, zstd\r\n",
+						ResponseHead: "Content-Type: text/html; charset=utf-8\r\nDate: Wed, 25 Nov 2026 08:00:00 GMT\r\nEtag: \"1\"\r\n",
+						RemoteIP:     "127.0.0.2", Lane: lane, Egress: "e1"}
+				}
+				s.SavePage(page, w.links(i, rng), nil)
 			}
 		}(g + 1)
 	}
@@ -196,6 +206,13 @@ func runStoreBench(args []string) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pages without links: %w", err)
 	}
+	// The same pages again, each with its exchange kept for the WARC export, as the
+	// engine stores them: what the captures cost the writer.
+	withCaptures := &storeWorkload{bodies: w.bodies, captures: true}
+	capt, err := withCaptures.run(filepath.Join(dir, "captures.db"), store.Options{BatchSize: *batch, BatchDelay: *delay}, *pages, *workers)
+	if err != nil {
+		return nil, fmt.Errorf("pages with captures: %w", err)
+	}
 	ratio := batched.perSec / naive.perSec
 
 	fmt.Printf("store: %d-%d byte HTML bodies (mean %d), %d links per page (%d new), %d lanes, GOMAXPROCS=%d, load average %s\n",
@@ -208,16 +225,20 @@ func runStoreBench(args []string) (map[string]any, error) {
 	row(batchName(*batch, *delay), batched)
 	row("naive (one transaction per page)", naive)
 	row("batched, pages without links", bare)
+	row("batched, with captures (WARC)", capt)
 	fmt.Printf("ratio batched/naive: %.1fx   goal records_per_s >= 20000: %v\n", ratio, batched.perSec >= 20000)
 	return map[string]any{
-		"records_per_s":              int(batched.perSec),
-		"naive_records_per_s":        int(naive.perSec),
-		"ratio":                      math.Round(ratio*100) / 100,
-		"cpu_us_per_record":          us(batched.cpu),
-		"writer_us_per_record":       us(batched.writer),
-		"naive_cpu_us_per_record":    us(naive.cpu),
-		"records_per_s_no_links":     int(bare.perSec),
-		"cpu_us_per_record_no_links": us(bare.cpu),
+		"records_per_s":                 int(batched.perSec),
+		"naive_records_per_s":           int(naive.perSec),
+		"ratio":                         math.Round(ratio*100) / 100,
+		"cpu_us_per_record":             us(batched.cpu),
+		"writer_us_per_record":          us(batched.writer),
+		"naive_cpu_us_per_record":       us(naive.cpu),
+		"records_per_s_no_links":        int(bare.perSec),
+		"cpu_us_per_record_no_links":    us(bare.cpu),
+		"records_per_s_captures":        int(capt.perSec),
+		"writer_us_per_record_captures": us(capt.writer),
+		"cpu_us_per_record_captures":    us(capt.cpu),
 	}, nil
 }
 

@@ -5,7 +5,10 @@ package main
 // ratio_vs_colly >= 0.9.
 //
 //	go run ./bench throughput [-hosts 240] [-par 16] [-reps 5] [-robots=true]
-//	                          [-only crawlconsole|colly] [-cpuprofile FILE]
+//	                          [-only crawlconsole|colly] [-cpuprofile FILE] [-scrape D]
+//
+// -scrape D serves crawlconsole's /metrics (engine/metrics) during its runs and
+// scrapes it every D, to see what monitoring costs a crawl (0: no /metrics).
 //
 // Both crawl the whole sandbox from its sites' entry pages to completion, following
 // links inside the sandbox's hosts, with the same parallelism and every delay and
@@ -27,6 +30,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"net/http"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -39,6 +44,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/metrics"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
 
@@ -83,6 +89,7 @@ func runThroughput(args []string) (map[string]any, error) {
 	timeout := fs.Duration("timeout", 3*time.Minute, "give up on a crawl after this long")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed crawls to this file")
 	fs.BoolVar(&throughputAdaptive, "adaptive", false, "keep crawlconsole's adaptive politeness (delay_factor × latency, back-off) on; off by default like every other delay")
+	scrape := fs.Duration("scrape", 0, "serve crawlconsole's /metrics and scrape it every `D` during its runs (0: off)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -131,7 +138,7 @@ func runThroughput(args []string) (map[string]any, error) {
 		var note string
 		var err error
 		if name == crawlerCC {
-			wall, note, err = throughputCrawlconsole(sb, seeds, *par, *robots, *timeout)
+			wall, note, err = throughputCrawlconsole(sb, seeds, *par, *robots, *timeout, *scrape)
 		} else {
 			wall, note, err = throughputColly(sb, seeds, *par, *robots, *timeout)
 		}
@@ -226,7 +233,7 @@ var throughputAdaptive bool
 // throughputCrawlconsole crawls the sandbox to completion with every delay off and
 // returns the time from Start to the crawl running dry (the store's last writes are
 // committed by Close, timed apart in the note).
-func throughputCrawlconsole(sb *sandbox.Sandbox, seeds []string, par int, robots bool, timeout time.Duration) (time.Duration, string, error) {
+func throughputCrawlconsole(sb *sandbox.Sandbox, seeds []string, par int, robots bool, timeout, scrape time.Duration) (time.Duration, string, error) {
 	dir, err := os.MkdirTemp("", "bench-throughput-")
 	if err != nil {
 		return 0, "", err
@@ -248,6 +255,36 @@ func throughputCrawlconsole(sb *sandbox.Sandbox, seeds []string, par int, robots
 	if err != nil {
 		return 0, "", err
 	}
+	stopScraping := func() int { return 0 }
+	if scrape > 0 {
+		srv, err := metrics.Listen("127.0.0.1:0", false)
+		if err != nil {
+			e.Close()
+			return 0, "", err
+		}
+		srv.Serve(e)
+		defer srv.Close()
+		quit, scraped := make(chan struct{}), make(chan int)
+		go func() {
+			n := 0
+			t := time.NewTicker(scrape)
+			defer t.Stop()
+			for {
+				select {
+				case <-quit:
+					scraped <- n
+					return
+				case <-t.C:
+					if resp, err := http.Get("http://" + srv.Addr() + "/metrics"); err == nil {
+						io.Copy(io.Discard, resp.Body)
+						resp.Body.Close()
+						n++
+					}
+				}
+			}
+		}()
+		stopScraping = func() int { close(quit); return <-scraped }
+	}
 	start := time.Now()
 	if err := e.Start(); err != nil {
 		e.Close()
@@ -256,10 +293,12 @@ func throughputCrawlconsole(sb *sandbox.Sandbox, seeds []string, par int, robots
 	select {
 	case <-e.Done():
 	case <-time.After(timeout):
+		stopScraping()
 		e.Close()
 		return 0, "", fmt.Errorf("crawl not done after %v", timeout)
 	}
 	wall := time.Since(start)
+	scrapes := stopScraping()
 	st := e.Stats()
 	closeStart := time.Now()
 	if err := e.Close(); err != nil {
@@ -271,7 +310,11 @@ func throughputCrawlconsole(sb *sandbox.Sandbox, seeds []string, par int, robots
 			errs += v
 		}
 	}
-	return wall, fmt.Sprintf("lanes peak %d, errors %d, close %.2fs", st.LanesPeak, errs, time.Since(closeStart).Seconds()), nil
+	note := fmt.Sprintf("lanes peak %d, errors %d, close %.2fs", st.LanesPeak, errs, time.Since(closeStart).Seconds())
+	if scrape > 0 {
+		note += fmt.Sprintf(", %d scrapes of /metrics", scrapes)
+	}
+	return wall, note, nil
 }
 
 // throughputColly crawls the sandbox to completion with bare colly.

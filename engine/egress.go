@@ -79,6 +79,7 @@ func (e *Engine) setupEgress(resolver fetch.Resolver, guard *fetch.Guard, fcfg f
 	if len(e.opts.Egress) == 0 && len(granted) == 0 {
 		e.board = lanes.NewBoard(e.opts.Lanes.Max, []string{"direct"})
 		e.egress = []*egressLink{e.newEgressLink("direct", fetch.New(e.ctx, fcfg, dialer, nil), nil)}
+		e.judge = egress.NewClassifier(e.opts.Now) // the direct route: a node with one egress
 		return nil
 	}
 	specs, err := egress.ParseSpecs(e.opts.Egress)
@@ -119,6 +120,7 @@ func (e *Engine) setupEgress(resolver fetch.Resolver, guard *fetch.Guard, fcfg f
 	if err != nil {
 		return err
 	}
+	e.judge = e.pool.Classifier()
 	e.fcfg, e.dialer = fcfg, dialer
 	var names []string
 	for _, a := range table.Accounts() {
@@ -162,33 +164,136 @@ func (e *Engine) addEgressLink(name string) (int, error) {
 	return i, nil
 }
 
-// observe classifies a fetch outcome through the egress (M3) and reports it to the
-// rotation. It returns the decision; Action Done means the outcome stands.
-func (e *Engine) observe(link *egressLink, host string, res *fetch.Result, ferr error) (egress.Verdict, egress.Decision) {
-	var resp *http.Response
-	var body []byte
+// verdict classifies a fetch outcome on either route with the engine's one
+// classifier (issue 20): through an egress, the egress says which failures are the
+// proxy's; the direct route is a node with one egress that never has proxy faults.
+func (e *Engine) verdict(link *egressLink, host string, res *fetch.Result, ferr error) egress.Verdict {
+	var r egress.Response
+	if link.eg != nil {
+		var resp *http.Response
+		var body []byte
+		if res != nil && ferr == nil {
+			u, _ := url.Parse(res.FinalURL)
+			resp = &http.Response{StatusCode: res.Status, Header: res.Header, ContentLength: int64(len(res.Body)),
+				Request: &http.Request{URL: u}}
+			body = res.Body // the judge reads what it needs of it (blockpage's bounds)
+		}
+		r = link.eg.Response(host, resp, body, ferr)
+	} else {
+		r = egress.Response{Host: host, Err: ferr}
+		if res != nil && ferr == nil {
+			r = classified(res)
+			r.Host = host
+		}
+	}
 	if res != nil && ferr == nil {
-		u, _ := url.Parse(res.FinalURL)
-		resp = &http.Response{StatusCode: res.Status, Header: res.Header, ContentLength: int64(len(res.Body)),
-			Request: &http.Request{URL: u}}
-		body = classified(res).Body
+		r.BodyLen, r.URL, r.Links = int64(len(res.Body)), res.FinalURL, len(res.Links)
+		if r.URL == "" {
+			r.URL = res.URL
+		}
 	}
-	r := link.eg.Response(host, resp, body, ferr)
-	if resp != nil {
-		r.BodyLen = int64(len(res.Body))
-	}
-	return e.pool.Observe(link.name, r)
+	return e.judge.Classify(r)
 }
 
-// classified is what M3's classifier reads of a fetched response: its status, its
-// headers and the first 8 KiB of its body (block pages say so at the top), on both
-// routes.
-func classified(res *fetch.Result) egress.Response {
-	body := res.Body
-	if len(body) > 8<<10 {
-		body = body[:8<<10]
+// judged classifies a fetch outcome and settles a soft refusal (issue 20: evidence
+// before punishment). A soft refusal another URL of the host repeated lately through
+// the same egress stands as it is (the site refuses this client); otherwise the URL
+// is fetched once more through the same egress, after the politeness gate, and the
+// refetch's answer replaces the first: ordinary, it stands; a soft refusal again, it
+// condemns this URL only (Verdict.OneURL) until another URL corroborates it; a hard
+// refusal, it stands.
+func (e *Engine) judged(link *egressLink, egIdx int, t frontier.Task, hdr http.Header, res *fetch.Result, ferr error) (*fetch.Result, error, egress.Verdict) {
+	v := e.verdict(link, t.Host, res, ferr)
+	if v.Class != egress.SiteBan || !v.Confirm {
+		return res, ferr, v
 	}
-	return egress.Response{Status: res.Status, Header: res.Header, Body: body, BodyLen: int64(len(res.Body))}
+	if other, ok := e.judge.Corroborated(link.name, t.Host, t.URL); ok {
+		v.Confirm = false
+		v.Reason += "; as " + other + " did"
+		return res, ferr, v
+	}
+	e.c.confirmFetches.Add(1)
+	e.logf(LevelDebug, 0, t.Host, "possible refusal of %s via %s (%s): fetching it once more", t.URL, link.name, v.Reason)
+	tk, err := e.gate.Acquire(e.ctx, egIdx, t.Host, t.ParentHash)
+	if err != nil {
+		return res, ferr, egress.Verdict{Class: egress.SiteError, Reason: "stopping before the refetch confirming " + v.Reason}
+	}
+	res2, err2 := link.f.Fetch(t.URL, hdr)
+	e.gate.Release(tk)
+	if fetch.Kind(err2) == fetch.KindCanceled {
+		return res2, err2, egress.Verdict{Class: egress.SiteError, Reason: "stopped"}
+	}
+	again := e.verdict(link, t.Host, res2, err2)
+	soft := again.Class == egress.SiteBan && again.Confirm
+	v = egress.Confirmed(v, again)
+	if soft {
+		e.judge.NoteSoft(link.name, t.Host, t.URL, v.Reason)
+		v.OneURL = true
+	}
+	return res2, err2, v
+}
+
+// rotationAction says what the rotation did about a refusal, for punished.
+func rotationAction(from string, d egress.Decision) string {
+	switch d.Action {
+	case egress.Retry:
+		return "pair " + from + " banned; retried via " + d.Egress
+	case egress.DeferHost:
+		return "pair " + from + " banned; every egress refused: host disabled until " + d.Until.Format(time.TimeOnly)
+	}
+	return "pair " + from + " banned"
+}
+
+// maxSoftDeferrals: a URL whose soft refusal repeats (and no other URL of its host
+// corroborates it) is set aside and tried again later this many times before it
+// fails as refused; it is not lost to one bad moment, nor retried forever.
+const maxSoftDeferrals = 2
+
+// oneURLRefusal handles a soft refusal confirmed on one URL only (Verdict.OneURL):
+// the host and the egress go unpunished; the URL waits a pair-ban time and is tried
+// again ("later", issue 20), or fails as refused once it has waited
+// maxSoftDeferrals times. moved reports that it was deferred.
+func (e *Engine) oneURLRefusal(link *egressLink, t frontier.Task, res *fetch.Result, v egress.Verdict) (moved bool) {
+	if t.Attempts > maxSoftDeferrals {
+		e.punished(link, t, res, v, "URL refused; host and egress not punished (no other URL repeats it)")
+		if e.pool != nil {
+			e.c.refused.Add(1) // the direct route's record counts its refusals
+		}
+		return false
+	}
+	wait := e.opts.Rotation.PairBanFor
+	if wait <= 0 {
+		wait = egress.DefaultRotationConfig().PairBanFor
+	}
+	until := e.now().Add(wait)
+	e.punished(link, t, res, v, "URL set aside until "+until.Format(time.TimeOnly)+"; host and egress not punished (no other URL repeats it)")
+	e.c.pagesFetched.Add(1) // a response handled here, not delivered
+	e.mu.Lock()
+	e.deferTask(t, until)
+	e.mu.Unlock()
+	e.flushDeferred()
+	return true
+}
+
+// classified is what the classifier reads of a fetched response on the direct
+// route: status, headers and body (blockpage.Judge scans the first 32 KiB for
+// markers and extracts main text from the first 256 KiB).
+func classified(res *fetch.Result) egress.Response {
+	return egress.Response{Status: res.Status, Header: res.Header, Body: res.Body, BodyLen: int64(len(res.Body))}
+}
+
+// punished logs and stores a refusal the crawl acted on, with its evidence and what
+// followed (issue 20): the log line and `show URL` (store.Refusals) say why.
+func (e *Engine) punished(link *egressLink, t frontier.Task, res *fetch.Result, v egress.Verdict, action string) {
+	status := 0
+	if res != nil {
+		status = res.Status
+	}
+	e.logf(LevelWarn, 0, t.Host, "refusal of %s via %s (%d): %s; %s", t.URL, link.name, status, v.Reason, action)
+	if e.st != nil {
+		e.st.AddRefusal(store.Refusal{URL: t.URL, At: e.now(), Host: t.Host, Egress: link.name, Status: status,
+			Vendor: v.Vendor, Evidence: v.Reason, Action: action})
+	}
 }
 
 // reroute handles a refusal decision for task t fetched through link: Retry moves

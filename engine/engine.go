@@ -45,6 +45,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
+	"github.com/crawlconsole/crawlconsole/engine/robots"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -56,12 +57,14 @@ type Engine struct {
 	scope  *frontier.Scope
 	dedupe *frontier.Dedupe
 	gate   *lanes.Gate
-	robots *fetch.Robots
+	robots *robots.Cache   // robots.txt rules per origin, kept at most etiquette.robots_cache_for (RFC 9309)
 	egress []*egressLink   // by board egress index; grows when egresses are claimed (guarded by mu)
 	pool   *egress.Pool    // M3 rotation; nil for the direct route
 	dns    *dnscache.Cache // M5: the resolver of every egress
 	fcfg   fetch.Config    // for egresses added at run time
 	dialer *fetch.Dialer   // checks cross-host redirect targets (SSRF)
+
+	judge *egress.Classifier // issue 20: one classifier of refusals for every route (the pool's with rotation)
 
 	accounts *metaAccounts  // egress account table persistence
 	deferred []deferredTask // deferrals waiting for flushDeferred (guarded by mu)
@@ -93,6 +96,8 @@ type Engine struct {
 	sites       *siteBook     // declared news and social sites (M3)
 	round       *roundRuntime // the current crawl round over the sites (M3)
 	done        chan struct{}
+	failed      chan struct{} // closed when a store failure stopped the crawl (storefail.go)
+	failure     error         // that failure, a *StoreError (guarded by mu)
 	doneOnce    sync.Once
 	stopOnce    sync.Once
 	parentURLs  *lru.Cache[uint64, string] // for the adjacency-groups pane
@@ -173,7 +178,7 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 		role:        r,
 		st:          st,
 		scope:       scope,
-		robots:      &fetch.Robots{UserAgent: opts.UserAgent, RetryUnreachable: 10 * time.Minute},
+		robots:      &robots.Cache{TTL: opts.Etiquette.RobotsCacheFor, Retry: opts.Etiquette.RobotsRetry, Now: opts.Now},
 		ctx:         ctx,
 		cancel:      cancel,
 		lanes:       map[int]*laneState{},
@@ -183,6 +188,7 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 		crawlDelay:  map[string]time.Duration{},
 		maybeNew:    map[string]struct{}{},
 		done:        make(chan struct{}),
+		failed:      make(chan struct{}),
 		parentURLs:  parents,
 		persist:     make(chan Event, 1024),
 		prefetch:    dnsPrefetcher{kick: make(chan struct{}, 1)},
@@ -242,6 +248,9 @@ func (e *Engine) Start() error {
 	e.startedAt = e.now()
 	e.state = StateRunning
 	e.mu.Unlock()
+	for _, w := range e.opts.EtiquetteWarnings() {
+		e.logf(LevelWarn, 0, "", "%s", w)
+	}
 	if e.st != nil {
 		if err := e.rv.restore(e.st); err != nil {
 			return fmt.Errorf("revisit state: %w", err)
@@ -261,6 +270,10 @@ func (e *Engine) Start() error {
 	e.wg.Add(2)
 	go e.tick()
 	go e.persistEvents()
+	if e.st != nil {
+		e.wg.Add(1)
+		go e.watchStore()
+	}
 	if e.dns != nil && e.opts.DNS.Prefetch {
 		e.wg.Add(1)
 		go e.runPrefetch()
@@ -284,6 +297,9 @@ func (e *Engine) Start() error {
 		e.opts.Lanes.Max, len(e.egress), e.opts.Lanes.DelayMin, e.opts.Lanes.DelayMax, e.opts.HostRate)
 	if e.resumed > 0 {
 		e.logf(LevelInfo, 0, "", "resumed: %d in-progress URLs went back to the queue", e.resumed)
+	}
+	if e.st != nil {
+		e.noteLastFailure()
 	}
 	e.mu.Lock()
 	e.checkIdle()
@@ -348,7 +364,7 @@ func (e *Engine) Stop() {
 		}
 		if e.st != nil {
 			e.endRound(e.now()) // M3: the round's results are not lost to a stop
-			if err := e.st.Flush(); err != nil {
+			if err := e.st.Flush(); err != nil && e.Failure() == nil {
 				e.logf(LevelError, 0, "", "store: %v", err)
 			}
 		}
@@ -383,8 +399,9 @@ func (e *Engine) Stats() Stats {
 	d := e.now().Sub(started).Seconds()
 	s := Stats{
 		PagesFetched: t.PagesFetched, PagesStored: t.PagesStored, BytesFetched: t.BytesFetched,
-		Refused: t.Refused, Errors: t.Errors, URLsQueued: t.URLsQueued, URLsDone: t.URLsDone,
-		LanesPeak: peak, DurationS: d, RobotsSkips: t.Errors[fetch.KindRobots], Resumed: e.resumed,
+		Refused: t.Refused, ConfirmFetches: t.ConfirmFetches, Errors: t.Errors, URLsQueued: t.URLsQueued, URLsDone: t.URLsDone,
+		LanesPeak: peak, DurationS: d, RobotsSkips: t.Skipped[fetch.KindRobots], Resumed: e.resumed,
+		Skipped: t.Skipped, StatusClass: t.ByClass, StoreError: storeErrorText(e.Failure()),
 	}
 	var view *EgressView // for the sizing estimate
 	if e.pool != nil {

@@ -164,7 +164,7 @@ func TestCrawlStoresEveryReachablePageOnce(t *testing.T) {
 	if st.PagesFetched != int64(len(got)) || w.hits.Load() != int64(len(got)) {
 		t.Fatalf("fetched %d (server saw %d) for %d pages: every page exactly once", st.PagesFetched, w.hits.Load(), len(got))
 	}
-	if st.RobotsSkips == 0 || st.Errors["robots_disallowed"] != st.RobotsSkips {
+	if st.RobotsSkips == 0 || st.Skipped["robots_disallowed"] != st.RobotsSkips || st.Errors["robots_disallowed"] != 0 {
 		t.Fatalf("the /private/ links must be skipped by robots.txt without a request: %+v", st)
 	}
 	if st.LanesPeak > o.Lanes.Max || st.LanesPeak < 2 {

@@ -12,7 +12,8 @@ import (
 // faulty (every fault kind: slow, trickled, 5xx, resets, redirect chains and loops,
 // huge, binary, malformed, invalid UTF-8) ends without a crash, and every URL it
 // knows is accounted for: stored, or failed or skipped with a kind, or deferred;
-// none left queued or in progress (issue 13).
+// none left queued or in progress; and retries are bounded by fetch.retries, both in
+// the store's attempts and in the requests the sandbox saw (issue 13).
 func TestFaultyWebIsAccountedFor(t *testing.T) {
 	cfg := sandbox.DefaultConfig()
 	cfg.Seed, cfg.Hosts, cfg.Scale = 29, 8, 50
@@ -22,7 +23,7 @@ func TestFaultyWebIsAccountedFor(t *testing.T) {
 	}
 	cfg.Faults.HugeBytes = 12 << 20 // past the 10 MiB body cap, without streaming 64 MiB
 	cfg.DNS.NXDomainShare, cfg.DNS.ServFailShare, cfg.DNS.TimeoutShare = 0, 0, 0
-	o, stats, _ := crawlSandboxPolitely(t, cfg)
+	o, stats, truth := crawlSandboxPolitely(t, cfg)
 	st, err := store.OpenReadOnly(o.DB)
 	if err != nil {
 		t.Fatal(err)
@@ -51,6 +52,54 @@ func TestFaultyWebIsAccountedFor(t *testing.T) {
 	}
 	if unexplained != 0 {
 		t.Errorf("%d URLs ended with neither a stored page nor a kind", unexplained)
+	}
+	// Bounded retries. The store counts a URL's hand-outs to a lane (attempts: each
+	// time it goes in progress); a lane tries a transient fault (5xx, reset, timeout)
+	// at most 1+fetch.retries times per hand-out, then records it failed with its
+	// kind. A URL re-queued without end, or retried without end in its lane, breaks
+	// one of the two bounds.
+	tries := o.Fetch.Retries + 1
+	attempts := map[string]int{}
+	rows, err := db.Query(`SELECT url, attempts FROM urls`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var u string
+		var n int
+		if err := rows.Scan(&u, &n); err != nil {
+			t.Fatal(err)
+		}
+		attempts[u] = n
+		if n > tries {
+			t.Errorf("%s was handed to a lane %d times; at most %d (fetch.retries %d + 1)", u, n, tries, o.Fetch.Retries)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	answered, resets := map[string]int{}, map[string]int{}
+	for _, r := range truth.Requests() {
+		switch {
+		case r.Kind == "robots":
+		case r.Status == 0:
+			resets[r.URL]++
+		default:
+			answered[r.URL]++
+		}
+	}
+	for u, n := range answered {
+		if limit := tries * max(1, attempts[u]); n > limit {
+			t.Errorf("the sandbox answered %s %d times; at most %d (%d hand-outs × %d tries)", u, n, limit, max(1, attempts[u]), tries)
+		}
+	}
+	for u, n := range resets {
+		// net/http replays an idempotent request once when a reused keep-alive
+		// connection turns out dead (Transport's shouldRetryRequest), and a reset
+		// looks just like that to it: up to two requests per try.
+		if limit := 2 * tries * max(1, attempts[u]); n > limit {
+			t.Errorf("the sandbox reset %s %d times; at most %d (%d hand-outs × %d tries, each replayed once by net/http)", u, n, limit, max(1, attempts[u]), tries)
+		}
 	}
 	var kinds int64
 	for _, n := range stats.Errors {

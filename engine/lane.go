@@ -10,6 +10,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/robots"
 )
 
 // runLane is one lane's life (M1): take the next task, fetch it, pause a random
@@ -198,17 +199,22 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 		e.front.deliver(o)
 		return true
 	}
-	if e.opts.Robots {
+	if e.opts.etiquetteFor(t.Host).robots {
 		rules, err := e.robotsFor(eg, u)
 		if err != nil { // stopping: leave the URL queued
 			return false
 		}
 		if rules.Unreachable && !t.Refetch {
-			// RFC 9309: an unreachable robots.txt disallows everything, for now. The
-			// site's URLs wait (deferred, never dropped) until robots.txt is tried again.
+			// RFC 9309 §2.3.1.4: an unreachable robots.txt (429, 5xx, no answer)
+			// disallows everything, for now. The site's URLs wait (deferred, never
+			// dropped) until robots.txt is tried again, with backoff.
 			e.c.addError(fetch.KindRobotsDown)
+			until := e.robots.Expires(u.Scheme + "://" + u.Host)
+			if !until.After(e.now()) {
+				until = e.now().Add(e.robots.RetryAfter(1))
+			}
 			e.mu.Lock()
-			e.deferTask(t, e.now().Add(e.robots.RetryUnreachable))
+			e.deferTask(t, until)
 			e.mu.Unlock()
 			e.flushDeferred()
 			return true
@@ -235,9 +241,6 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 		return false
 	}
 	o.Res, o.Kind, o.At = res, kind, ls.fetchEnd
-	if kind == "" && e.pool == nil && refused(res) { // with rotation, refusals were classified above
-		o.Kind = fetch.KindRefused
-	}
 	if res != nil {
 		e.fetchCost.add(res.Duration)
 	}
@@ -246,7 +249,7 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 			// The server asks for a longer wait than the lane's back-off: the host's
 			// URLs wait (deferred, never dropped, capped at fetch.max_retry_after)
 			// instead of the lane sleeping on them; the lane goes on with other work.
-			e.c.pagesFetched.Add(1) // a response handled here, not delivered
+			e.c.response(res.Status) // a response handled here, not delivered
 			e.c.refused.Add(1)
 			e.deferForRetryAfter(l.ID, t, res.Status, ra)
 			return false
@@ -338,18 +341,35 @@ func (e *Engine) fetchWithRetry(eg *egressLink, t frontier.Task, hdr http.Header
 		}
 		res, err := eg.f.Fetch(t.URL, hdr)
 		e.gate.Finish(tk, gateResponse(res, err)) // the host's adaptive gap learns from the answer
+		var v egress.Verdict
+		if fetch.Kind(err) != fetch.KindCanceled {
+			res, err, v = e.judged(eg, egIdx, t, hdr, res, err) // one classifier, both routes (issue 20)
+		}
+		if v.Class == egress.SiteBan && v.OneURL { // issue 20: one URL's soft refusal punishes nobody
+			if e.oneURLRefusal(eg, t, res, v) {
+				return nil, "", true
+			}
+			return res, fetch.KindRefused, false
+		}
+		if e.pool == nil && v.Class == egress.SiteBan && !v.Unavailable {
+			e.punished(eg, t, res, v, "lane backs off")
+			return res, fetch.KindRefused, false
+		}
 		if e.pool != nil && fetch.Kind(err) != fetch.KindCanceled {
-			v, d := e.observe(eg, t.Host, res, err)
+			d := e.pool.Report(eg.name, t.Host, v)
 			// SPEC: "refused" counts 403/429/ban pages. A 503 with Retry-After also
 			// rotates (issue 6 counts it as a site ban) but is an overloaded or broken
 			// server as far as the operator's figures go.
-			unavailable := res != nil && res.Status == http.StatusServiceUnavailable
+			unavailable := v.Unavailable
+			if v.Class == egress.SiteBan {
+				e.punished(eg, t, res, v, rotationAction(eg.name, d))
+			}
 			if v.Class == egress.SiteBan && !unavailable {
 				e.c.refused.Add(1)
 			}
 			moving := d.Action == egress.DeferHost || (d.Action == egress.Retry && t.Attempts < maxReroutes)
 			if moving && res != nil {
-				e.c.pagesFetched.Add(1) // process() counts the responses it handles
+				e.c.response(res.Status) // process() counts the responses it handles
 			}
 			if moving {
 				t.Attempts++
@@ -387,12 +407,14 @@ func (e *Engine) fetchWithRetry(eg *egressLink, t frontier.Task, hdr http.Header
 const maxReroutes = 2
 
 // robotsFor returns the robots.txt rules of u's origin, fetching them through this
-// lane's egress and the gate the first time (a robots.txt request is a request to
-// the host like any other, for the site's bot detection).
-func (e *Engine) robotsFor(eg *egressLink, u *url.URL) (*fetch.Rules, error) {
+// lane's egress and the gate when they are missing or older than
+// etiquette.robots_cache_for (a robots.txt request is a request to the host like any
+// other, for the site's bot detection). Each fetch sets the host's Crawl-delay anew,
+// capped at fetch.max_crawl_delay.
+func (e *Engine) robotsFor(eg *egressLink, u *url.URL) (*robots.Rules, error) {
 	origin := u.Scheme + "://" + u.Host
 	host := u.Hostname()
-	return e.robots.Get(e.ctx, origin, func(ctx context.Context) (*fetch.Rules, error) {
+	return e.robots.Get(e.ctx, origin, func(ctx context.Context) (*robots.Rules, error) {
 		e.mu.Lock()
 		egIdx := e.egressIndex(eg.name)
 		e.mu.Unlock()
@@ -400,30 +422,26 @@ func (e *Engine) robotsFor(eg *egressLink, u *url.URL) (*fetch.Rules, error) {
 		if err != nil {
 			return nil, err
 		}
-		r := eg.f.FetchRobots(ctx, origin, e.opts.UserAgent)
+		r := eg.f.FetchRobots(ctx, origin, robots.ProductToken(e.opts.UserAgent))
 		e.gate.Release(tk)
-		if r.CrawlDelay > 0 {
+		if ctx.Err() != nil {
+			return nil, ctx.Err() // stopping: not an answer from the site
+		}
+		if !r.Unreachable {
 			cd := r.CrawlDelay
 			if limit := e.maxCrawlDelay(); cd > limit {
 				cd = limit
 				e.logf(LevelWarn, 0, host, "robots.txt for %s asks Crawl-delay %v; capped at fetch.max_crawl_delay %v", origin, r.CrawlDelay, limit)
 			}
 			e.mu.Lock()
-			e.crawlDelay[host] = cd
+			if cd > 0 {
+				e.crawlDelay[host] = cd
+			} else {
+				delete(e.crawlDelay, host) // new rules without a Crawl-delay lift the old one
+			}
 			e.mu.Unlock()
 		}
 		e.logf(LevelDebug, 0, host, "robots.txt for %s: %s", origin, r)
 		return r, nil
 	})
-}
-
-// refused says whether a response is a site refusing us, by M3's rule
-// (egress.SiteRefusal) on what its classifier reads, so the direct route and the
-// rotation judge a page alike. A 503 counts as a server error on both routes'
-// figures, not as a refusal.
-func refused(res *fetch.Result) bool {
-	if res == nil || res.Status == http.StatusServiceUnavailable {
-		return false
-	}
-	return egress.SiteRefusal(classified(res)) != ""
 }

@@ -10,8 +10,10 @@ import (
 )
 
 // TestRoutesAgreeOnRefusals: the direct route (no --egress) and egress rotation (M3)
-// count the same responses as refusals, by the rotation's classifier rule: a long
-// article that mentions "captcha" is a page on both, a captcha page a refusal on both.
+// count the same responses as refusals with the same evidence, by one classifier
+// (issue 20): a long article that mentions "captcha" is a page on both, a captcha
+// page, an AWS WAF 405, a Cloudflare 503 challenge and a redirect to a visitor
+// system are refusals on both.
 func TestRoutesAgreeOnRefusals(t *testing.T) {
 	html := http.Header{"Content-Type": {"text/html; charset=utf-8"}}
 	article := "<html><head><title>How sites tell people from bots</title></head><body>" +
@@ -30,23 +32,29 @@ func TestRoutesAgreeOnRefusals(t *testing.T) {
 		{"200 page", 200, html, "<html><head><title>Weather</title></head><body>sunny</body></html>", false},
 		{"404 mentioning captcha", 404, html, "<html>no captcha here</html>", false},
 		{"503 with Retry-After: a server error on both", 503, http.Header{"Retry-After": {"30"}}, "busy", false},
+		{"AWS WAF 405 captcha: a refusal on both", 405, http.Header{"X-Amzn-Waf-Action": {"captcha"}}, "", true},
+		{"Cloudflare 503 challenge: a refusal on both", 503, http.Header{"Server": {"cloudflare"}, "Content-Type": {"text/html"}},
+			"<html><title>Just a moment...</title><script>window._cf_chl_opt={cType:'managed'}</script></html>", true},
+		{"redirect to Weibo's visitor system", 302, http.Header{"Location": {"https://passport.weibo.com/visitor/visitor?entry=miniblog"}}, "", true},
+		{"login page with a 验证码 field", 200, html, `<html><title>登录</title><form><input type="password"><input name="code">验证码</form></html>`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := &fetch.Result{Status: tc.status, Header: tc.header, Body: []byte(tc.body), FinalURL: "http://news.test/a"}
-			direct := refused(res)
+			d := (&Engine{judge: egress.NewClassifier(nil)}).verdict(&egressLink{name: "direct"}, "news.test", res, nil)
 			e, link := rotationRoute(t)
-			v, _ := e.observe(link, "news.test", res, nil)
-			// As fetchWithRetry counts them: a site ban, except a 503 (issue 6).
-			rotation := v.Class == egress.SiteBan && tc.status != http.StatusServiceUnavailable
-			if direct != tc.want || rotation != tc.want {
-				t.Fatalf("refusal: direct route %v, rotation %v (%s %q); want %v on both", direct, rotation, v.Class, v.Reason, tc.want)
+			v := e.verdict(link, "news.test", res, nil)
+			// As fetchWithRetry counts them: a site ban, except an overloaded server's 503 (issue 6).
+			direct := d.Class == egress.SiteBan && !d.Unavailable
+			rotation := v.Class == egress.SiteBan && !v.Unavailable
+			if direct != tc.want || rotation != tc.want || d.Reason != v.Reason {
+				t.Fatalf("refusal: direct route %v (%q), rotation %v (%s %q); want %v on both", direct, d.Reason, rotation, v.Class, v.Reason, tc.want)
 			}
 		})
 	}
 }
 
 // rotationRoute is an engine with a one-egress rotation and its egress: enough for
-// observe, the rotation route's classification of a fetch.
+// verdict, the rotation route's classification of a fetch.
 func rotationRoute(t *testing.T) (*Engine, *egressLink) {
 	t.Helper()
 	specs, err := egress.ParseSpecs([]string{"e1=bind:127.0.0.1"})
@@ -66,5 +74,5 @@ func rotationRoute(t *testing.T) (*Engine, *egressLink) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Engine{pool: pool}, &egressLink{name: "e1", eg: eg}
+	return &Engine{pool: pool, judge: pool.Classifier()}, &egressLink{name: "e1", eg: eg}
 }

@@ -1020,7 +1020,8 @@ func (m *masterRuntime) saveNodes() {
 func (e *Engine) workerSettings(hb time.Duration) WorkerSettings {
 	o := e.opts
 	return WorkerSettings{Lanes: o.Lanes, HostRate: o.HostRate, Politeness: &o.Politeness, Cookies: &o.Cookies, Robots: o.Robots, UserAgent: o.UserAgent,
-		Fetch: o.Fetch, DNS: o.DNS, DNSServers: o.DNSServers, Rotation: o.Rotation, HeartbeatEvery: hb}
+		Fetch: o.Fetch, DNS: o.DNS, DNSServers: o.DNSServers, Rotation: o.Rotation, HeartbeatEvery: hb,
+		Etiquette: &o.Etiquette}
 }
 
 // stats is the master's part of the stats object.

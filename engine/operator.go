@@ -24,6 +24,9 @@ func (e *Engine) Snapshot() Snapshot {
 	if e.paused && s.State == StateRunning {
 		s.State = StatePaused
 	}
+	if e.failure != nil {
+		s.State, s.StoreError = StateFailed, storeErrorText(e.failure)
+	}
 	if e.q.spillFrom != 0 {
 		s.QueueDepth += int(e.q.maxSpilled - e.q.spillFrom + 1) // estimate of what waits in the store
 	}

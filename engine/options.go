@@ -36,8 +36,12 @@ type Options struct {
 	Cookies CookieOptions `yaml:"cookies"`
 	// Robots obeys robots.txt (default true).
 	Robots bool `yaml:"robots"`
-	// UserAgent is sent with every request.
+	// UserAgent is sent with every request. Its product token (the leading name,
+	// "crawlconsole") is what robots.txt groups and <meta name=...> are matched to.
 	UserAgent string `yaml:"user_agent"`
+	// Etiquette configures robots.txt caching, page-level directives and per-site
+	// overrides (RFC 9309, meta robots, X-Robots-Tag, rel=nofollow).
+	Etiquette EtiquetteOptions `yaml:"etiquette"`
 
 	// DNSServers are "host:port" DNS servers, tried in turn; empty reads
 	// /etc/resolv.conf.
@@ -133,6 +137,7 @@ func DefaultOptions() Options {
 		Cookies:    DefaultCookies(),
 		Robots:     true,
 		UserAgent:  DefaultUserAgent,
+		Etiquette:  defaultEtiquette(),
 		Scope:      frontier.ScopeConfig{SameSite: true},
 		Fetch: FetchOptions{
 			ConnectTimeout: 10 * time.Second,
@@ -218,6 +223,9 @@ func (o *Options) Validate() error {
 		return err
 	}
 	if err := o.Revisit.validate(); err != nil {
+		return err
+	}
+	if err := o.Etiquette.validate(); err != nil {
 		return err
 	}
 	return o.validateSites()

@@ -262,7 +262,16 @@ func (e *Engine) extract(t frontier.Task, res *fetch.Result, known *[]string) []
 			}
 		}
 	}
+	// Page-level etiquette: nofollow (meta robots, X-Robots-Tag) queues none of the
+	// page's links; rel="nofollow" links are left out unless the hint is off.
+	et := e.opts.etiquetteFor(t.Host)
+	if et.page && res.Robots.NoFollow {
+		return nil
+	}
 	links := res.Links
+	if !et.relNofollow && len(res.NofollowLinks) > 0 {
+		links = append(links[:len(links):len(links)], res.NofollowLinks...)
+	}
 	if res.Canonical != "" {
 		links = append(links, res.Canonical)
 	}
@@ -284,7 +293,8 @@ func (e *Engine) extract(t frontier.Task, res *fetch.Result, known *[]string) []
 		if err != nil {
 			continue
 		}
-		if ok, _ := e.scope.Allows(u, t.Depth+1); !ok {
+		if ok, reason := e.scope.Allows(u, t.Depth+1); !ok {
+			e.c.skipOutOfScope(reason)
 			continue
 		}
 		cands = append(cands, n)

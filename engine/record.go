@@ -114,10 +114,12 @@ func (e *Engine) record(o Outcome) {
 			}
 		}()
 	}
+	var capture *store.Capture // the exchange of a page to store, stored with it
 	if res != nil {
-		e.c.pagesFetched.Add(1)
+		e.c.response(res.Status)
 		e.c.bytesFetched.Add(int64(len(res.Body)))
 		e.countCost(t, res)
+		capture = e.saveCaptures(o, o.Kind == "" && res.Status/100 == 2)
 	}
 	l := o.Lane
 	switch {
@@ -126,8 +128,7 @@ func (e *Engine) record(o Outcome) {
 		e.finish(t, refetch, l, failed, o.Kind)
 	case o.Kind != "":
 		e.finish(t, refetch, l, failed, o.Kind)
-		if o.Kind != fetch.KindContentType && o.Kind != fetch.KindRobots && o.Kind != fetch.KindRobotsDown &&
-			o.Kind != frontier.KindMalformed {
+		if !IsSkip(o.Kind) && o.Kind != fetch.KindRobotsDown && o.Kind != frontier.KindMalformed {
 			e.logf(LevelWarn, l, t.Host, "%s: %s", o.Kind, t.URL)
 		}
 	case res.Status == http.StatusNotModified:
@@ -137,8 +138,10 @@ func (e *Engine) record(o Outcome) {
 			observed = true
 		}
 		e.finish(t, refetch, l, store.Processed, "")
+	case res.Status/100 == 2 && res.Robots.NoIndex && e.opts.etiquetteFor(t.Host).page:
+		e.skipNoindex(l, t, res, refetch, failed)
 	case res.Status/100 == 2:
-		e.savePage(l, o.Egress, t, res, prev, track, o.At)
+		e.savePage(l, o.Egress, t, res, prev, track, o.At, capture)
 		observed = true
 	case res.Status/100 == 3 && res.Header.Get("Location") != "":
 		e.followRedirect(l, t, res, refetch)
@@ -157,8 +160,9 @@ func (e *Engine) record(o Outcome) {
 // this fetch (nil on a first fetch), and a refetch overwrites the stored page.
 //
 // at is when the response ended on its lane (a worker's clock on a distributed
-// crawl); zero means now.
-func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.Result, prev *revisit.Page, track bool, at time.Time) {
+// crawl); zero means now. capture, if any, is the exchange that fetched it (WARC
+// export): stored with the page, or alone when the page is not.
+func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.Result, prev *revisit.Page, track bool, at time.Time, capture *store.Capture) {
 	if at.IsZero() {
 		at = e.now()
 	}
@@ -178,18 +182,24 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	}
 	// An empty, binary or undecodable body has no fingerprint: "unknown", never a
 	// false "unchanged" or "changed" (revisit.Tracker.Observe).
-	hash, ok := revisit.Fingerprint(res.Body, res.Header.Get("Content-Type"))
+	sig, _, ok := revisit.Sign(res.Body, res.Header.Get("Content-Type"))
+	hash := sig.SimHash
 	if ok {
 		page.SimHash = hash
 	}
 	if track {
-		page.Revisit = e.observeRevisit(t.URL, prev, page.FetchedAt, revisit.Outcome{Hash: hash, OK: ok})
+		page.Revisit = e.observeRevisit(t.URL, prev, page.FetchedAt,
+			revisit.Outcome{Hash: hash, OK: ok, Sig: sig, HasDigest: ok})
+		e.keepReplacedText(t.URL, page.Revisit)
 	}
 	if prev != nil && prev.HasHash && !ok {
 		// A refetch with no usable text (an empty or garbled answer) does not replace
 		// the last good copy; its state (nothing learned) is kept all the same.
 		if page.Revisit != nil {
 			e.st.SaveRevisit(*page.Revisit)
+		}
+		if capture != nil {
+			e.st.SaveCapture(*capture) // the archive keeps what came, usable or not
 		}
 		e.submit(links, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
 		e.finish(t, true, lane, store.Processed, "")
@@ -198,19 +208,29 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	if len(links) > 0 {
 		e.parentURLs.Add(frontier.Hash(t.URL), t.URL)
 	}
+	page.Capture = capture
 	save := e.st.SavePage
 	if prev != nil {
 		save = e.st.ReplacePage
+	} else { // a refetch replaces the page: it was counted when first stored
+		page.Committed = e.onCommit(e.c.pageCommitted) // counted once committed: a full disk never inflates it
 	}
 	if len(links) == 0 {
 		save(page, nil, nil)
 	} else {
 		e.submit(links, func(u []store.URL, done store.LinkResult) { save(page, u, done) })
 	}
-	if prev == nil { // a refetch replaces the page: it was counted when first stored
-		e.c.pagesStored.Add(1)
-		e.c.urlsDone.Add(1)
+}
+
+// skipNoindex ends a page that asked not to be indexed (meta robots or X-Robots-Tag
+// noindex): it is not stored, and counts as skipped with kind "noindex"; its links
+// are still queued unless it also said nofollow (extract), as "noindex" alone allows.
+// A page stored by an earlier fetch keeps that copy (the URL stays processed).
+func (e *Engine) skipNoindex(lane int, t frontier.Task, res *fetch.Result, refetch bool, st store.State) {
+	if links := e.extract(t, res, nil); len(links) > 0 {
+		e.submit(links, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
 	}
+	e.finish(t, refetch, lane, st, fetch.KindNoindex)
 }
 
 // followRedirect queues a cross-host redirect's target as a new task (the fetcher
@@ -230,6 +250,11 @@ func (e *Engine) finish(t frontier.Task, refetch bool, lane int, st store.State,
 		e.c.addError(kind)
 	}
 	if !refetch {
-		e.c.urlsDone.Add(1)
+		done := e.onCommit(e.c.urlDone)
+		e.st.AfterCommit(func(err error) { // the store stops the crawl on an error
+			if err == nil {
+				done()
+			}
+		})
 	}
 }

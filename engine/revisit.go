@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"slices"
 	"sort"
@@ -40,11 +42,25 @@ type RevisitOptions struct {
 	// Threshold is the Hamming distance between two SimHashes above which a page
 	// counts as changed (default 5, of 64 bits).
 	Threshold int `yaml:"threshold"`
+	// SmallEdits is the small-edit policy (issue 19): "count" (default) counts every
+	// edit of a page's article text or headline as a change; "ignore" counts a body
+	// edit only when it also moves the SimHash past Threshold (a few words do not).
+	SmallEdits string `yaml:"small_edits"`
 	// MinInterval is the shortest revisit interval (default 1m).
 	MinInterval time.Duration `yaml:"min_interval"`
 	// Budget is the estimator policy's revisit budget, in fetches per page per day
 	// on average (default 0.1: one visit in ten days).
 	Budget float64 `yaml:"budget"`
+	// Objective is what the estimator spends the budget on (issue 15): "balanced"
+	// (default: fresher than Nutch's schedule and younger too, the fastest pages not
+	// given up), "freshness" (the most pages fresh; gives up on pages that change
+	// faster than the budget follows) or "age" (the least stale time; visits every
+	// changing page). See revisit.Objective. The seed policy has no budget and ignores it.
+	Objective string `yaml:"objective"`
+	// Classes plans page classes apart: a class listed here gets its own objective
+	// and budget (per page of the class), spent on its pages alone, e.g. soc wants age
+	// at a higher budget, web_gov freshness. Classes left out share the plan above.
+	Classes map[string]ClassRevisit `yaml:"classes"`
 	// MaxInterval caps the estimator's intervals (0: no cap).
 	MaxInterval time.Duration `yaml:"max_interval"`
 	// Windows maps a page class (soc, web_com, web_net, web_edu, web_gov) to its
@@ -61,6 +77,14 @@ type RevisitOptions struct {
 	ConditionalGet bool `yaml:"conditional_get"`
 }
 
+// ClassRevisit is one page class's own revisit plan (revisit.classes.CLASS).
+type ClassRevisit struct {
+	// Objective is the class's objective ("" = revisit.objective).
+	Objective string `yaml:"objective"`
+	// Budget is the class's fetches per page per day (0 = revisit.budget).
+	Budget float64 `yaml:"budget"`
+}
+
 // defaultRevisitOptions are the revisit defaults (M2: initial 1h, threshold 5,
 // scheduler every minute).
 func defaultRevisitOptions() RevisitOptions {
@@ -71,8 +95,10 @@ func defaultRevisitOptions() RevisitOptions {
 		Batch:          revisit.DefaultBatch,
 		Initial:        revisit.DefaultInitial,
 		Threshold:      revisit.DefaultThreshold,
+		SmallEdits:     revisit.SmallEditsCount,
 		MinInterval:    revisit.DefaultMinInterval,
 		Budget:         revisit.DefaultBudget,
+		Objective:      revisit.DefaultObjective,
 		Windows:        revisit.DefaultWindows(),
 		ConditionalGet: true,
 	}
@@ -94,6 +120,14 @@ func (o RevisitOptions) Scaled(f float64) RevisitOptions {
 	}
 	o.Every, o.Initial, o.MinInterval, o.MaxInterval = div(o.Every), div(o.Initial), div(o.MinInterval), div(o.MaxInterval)
 	o.Budget *= f
+	classes := make(map[string]ClassRevisit, len(o.Classes))
+	for c, p := range o.Classes {
+		p.Budget *= f
+		classes[c] = p
+	}
+	if o.Classes != nil {
+		o.Classes = classes
+	}
 	windows := make(map[string]time.Duration, len(o.Windows))
 	for c, d := range o.Windows {
 		windows[c] = div(d)
@@ -115,12 +149,30 @@ func (o *RevisitOptions) validate() error {
 		return fmt.Errorf("revisit.initial must be positive, got %v", o.Initial)
 	case o.Threshold < 1 || o.Threshold > 63:
 		return fmt.Errorf("revisit.threshold must be 1..63 bits, got %d", o.Threshold)
+	case o.SmallEdits != revisit.SmallEditsCount && o.SmallEdits != revisit.SmallEditsIgnore:
+		return fmt.Errorf("revisit.small_edits must be %q or %q, got %q", revisit.SmallEditsCount, revisit.SmallEditsIgnore, o.SmallEdits)
 	case o.MinInterval <= 0:
 		return fmt.Errorf("revisit.min_interval must be positive, got %v", o.MinInterval)
 	case o.MaxInterval < 0:
 		return fmt.Errorf("revisit.max_interval must be >= 0 (0 = no cap), got %v", o.MaxInterval)
-	case o.Policy == revisit.PolicyEstimator && !(o.Budget > 0):
+	case o.Policy == revisit.PolicyEstimator && (!(o.Budget > 0) || math.IsInf(o.Budget, 0)):
 		return fmt.Errorf("revisit.budget must be positive (fetches per page per day), got %v", o.Budget)
+	case !slices.Contains(revisit.Objectives, o.Objective):
+		return fmt.Errorf("revisit.objective must be one of %s, got %q", strings.Join(revisit.Objectives, ", "), o.Objective)
+	}
+	for class, p := range o.Classes {
+		switch {
+		case !slices.Contains(revisit.Classes, class):
+			return fmt.Errorf("revisit.classes: unknown class %q (classes: %s)", class, strings.Join(revisit.Classes, ", "))
+		case p.Objective != "" && !slices.Contains(revisit.Objectives, p.Objective):
+			return fmt.Errorf("revisit.classes.%s.objective must be one of %s (or empty for revisit.objective), got %q",
+				class, strings.Join(revisit.Objectives, ", "), p.Objective)
+		case p.Budget < 0 || math.IsNaN(p.Budget) || math.IsInf(p.Budget, 0):
+			return fmt.Errorf("revisit.classes.%s.budget must be positive (fetches per page per day; 0 = revisit.budget), got %v", class, p.Budget)
+		case o.Policy != revisit.PolicyEstimator:
+			return fmt.Errorf("revisit.classes.%s: class plans need revisit.policy %q (the %q policy has no budget), got %q",
+				class, revisit.PolicyEstimator, o.Policy, o.Policy)
+		}
 	}
 	for class, d := range o.Windows {
 		if !slices.Contains(revisit.Classes, class) {
@@ -169,12 +221,12 @@ func newRevisitRuntime(o RevisitOptions, st *store.Store) (*revisitRuntime, erro
 	for c, d := range o.Windows {
 		windows[c] = d
 	}
-	policy, err := revisit.NewPolicy(o.Policy, revisit.EstimatorOptions{Budget: o.Budget, MaxInterval: o.MaxInterval})
+	policy, err := revisitPolicy(o)
 	if err != nil {
 		return nil, err
 	}
 	tr, err := revisit.NewTracker(revisit.Config{Initial: o.Initial, Threshold: o.Threshold,
-		MinInterval: o.MinInterval, Windows: windows}, policy)
+		SmallEdits: o.SmallEdits, MinInterval: o.MinInterval, Windows: windows}, policy)
 	if err != nil {
 		return nil, err
 	}
@@ -193,14 +245,37 @@ func newRevisitRuntime(o RevisitOptions, st *store.Store) (*revisitRuntime, erro
 	return rv, nil
 }
 
+// revisitPolicy builds the configured policy: the seed rule, one estimator plan,
+// or (revisit.classes) a plan per listed class beside the shared one.
+func revisitPolicy(o RevisitOptions) (revisit.Policy, error) {
+	plan := func(objective string, budget float64) (*revisit.EstimatorPolicy, error) {
+		return revisit.NewEstimatorPolicy(revisit.EstimatorOptions{Budget: budget, Objective: objective, MaxInterval: o.MaxInterval})
+	}
+	if o.Policy == revisit.PolicySeed {
+		return revisit.NewPolicy(o.Policy, revisit.EstimatorOptions{})
+	}
+	base, err := plan(o.Objective, o.Budget)
+	if err != nil || len(o.Classes) == 0 {
+		return base, err
+	}
+	plans := map[string]*revisit.EstimatorPolicy{}
+	for class, p := range o.Classes {
+		objective, budget := cmp.Or(p.Objective, o.Objective), cmp.Or(p.Budget, o.Budget)
+		if plans[class], err = plan(objective, budget); err != nil {
+			return nil, fmt.Errorf("revisit.classes.%s: %w", class, err)
+		}
+	}
+	return revisit.NewClassPolicy(base, plans), nil
+}
+
 // restore sums what the store holds at start: the estimator's budget shares
 // (EstimatorPolicy.Restore), and the class counts and interval histogram the console
 // shows. It reads a few columns of every page, about a second per million.
 func (rv *revisitRuntime) restore(st *store.Store) error {
-	est, _ := rv.tracker.Policy().(*revisit.EstimatorPolicy)
+	est, _ := rv.tracker.Policy().(revisit.Planner)
 	return st.EachRevisitSummary(func(s store.RevisitSummary) error {
 		if est != nil && s.Freq > 0 {
-			est.Restore(&revisit.Page{Freq: s.Freq, Price: s.Price})
+			est.Restore(&revisit.Page{Class: s.Class, Freq: s.Freq, Price: s.Price, Fresh: s.Fresh, Age: s.Age, Behind: s.Behind})
 		}
 		rv.tally.add(s.Class, s.T, s.X, 1)
 		return nil
@@ -241,7 +316,14 @@ func (e *Engine) revisitState(t frontier.Task) (prev *revisit.Page, track bool) 
 		return nil, false
 	}
 	p := revisit.Page{URL: r.URL, Class: r.Class, T: r.T, X: r.X, Last: r.Last, Next: r.Next, Hash: r.Hash,
-		HasHash: r.HasHash, First: r.First, Fetches: r.Fetches, Distance: r.Distance, Freq: r.Freq, Price: r.Price}
+		HasHash: r.HasHash, First: r.First, Fetches: r.Fetches, Distance: r.Distance, Freq: r.Freq, Price: r.Price,
+		Fresh: r.Fresh, Age: r.Age, Behind: r.Behind}
+	p.Change.Distance = -1
+	if c := r.Change; c != nil {
+		p.Sig = revisit.Signature{SimHash: r.Hash, Text: c.Text, Title: c.Title, Page: c.Page, Fallback: c.Fallback}
+		p.HasDigest, p.Reason = true, revisit.ChangeReason(c.Reason)
+		p.Change = revisit.LastChange{At: c.ChangeAt, Distance: c.ChangeDistance, Reason: revisit.ChangeReason(c.ChangeReason)}
+	}
 	if err := revisit.UnmarshalPolicyState(&p, r.Policy); err != nil {
 		e.logf(LevelWarn, 0, "", "revisit state of %s: %v (its visit history starts over)", u, err)
 	}
@@ -258,7 +340,12 @@ func (e *Engine) observeRevisit(u string, prev *revisit.Page, now time.Time, o r
 	if prev != nil {
 		p = *prev
 	}
-	p.Class = e.classOf(hostOf(u)) // declared classes may have changed since the last fetch
+	if class := e.classOf(hostOf(u)); class != p.Class { // declared classes may have changed since the last fetch
+		if p.Freq > 0 {
+			rv.tracker.Policy().Forget(&p) // out of its old class's plan and outlook
+		}
+		p.Class = class
+	}
 	v := rv.tracker.Observe(&p, now, o)
 	if prev != nil {
 		rv.refetches.Add(1)
@@ -276,7 +363,45 @@ func (e *Engine) observeRevisit(u string, prev *revisit.Page, now time.Time, o r
 	rv.recent.Add(u, p)
 	return &store.Revisit{URL: u, Class: p.Class, First: p.First, T: p.T, X: p.X, Last: p.Last, Next: p.Next,
 		Hash: p.Hash, HasHash: p.HasHash, Fetches: p.Fetches, Distance: p.Distance, Freq: p.Freq, Price: p.Price,
-		Policy: revisit.MarshalPolicyState(&p)}
+		Policy: revisit.MarshalPolicyState(&p), Fresh: outlookFresh(&p), Age: p.Age, Behind: p.Behind,
+		Change: changeRow(&p, o, v)}
+}
+
+// outlookFresh is the page's expected freshness for the store, -1 when its policy
+// keeps no estimate (the seed rule, a page not yet compared, one forgotten).
+func outlookFresh(p *revisit.Page) float64 {
+	if p.Freq <= 0 {
+		return -1
+	}
+	return p.Fresh
+}
+
+// changeRow is the store row of a page's change signal (issue 19), or nil when this
+// fetch brought none (a 304, an unusable body: the stored row stays as it was).
+func changeRow(p *revisit.Page, o revisit.Outcome, v revisit.Verdict) *store.RevisitChange {
+	if !o.OK || !o.HasDigest {
+		return nil
+	}
+	return &store.RevisitChange{Text: p.Sig.Text, Title: p.Sig.Title, Page: p.Sig.Page, Fallback: p.Sig.Fallback,
+		Reason: int(p.Reason), ChangeAt: p.Change.At, ChangeDistance: p.Change.Distance,
+		ChangeReason: int(p.Change.Reason), Shift: v == revisit.VerdictChanged}
+}
+
+// keepReplacedText sets a change's PrevText to the main text of the stored copy the
+// refetch replaces, for `show URL` (revisit.SummarizeChange). It reads the stored
+// page only on a change, which is rare next to fetches; a copy that cannot be read
+// leaves the text empty ("no change seen yet" is then all the summary says).
+func (e *Engine) keepReplacedText(u string, r *store.Revisit) {
+	if r == nil || r.Change == nil || !r.Change.Shift {
+		return
+	}
+	old, err := e.st.Page(u)
+	if err != nil {
+		return
+	}
+	if text, ok := revisit.PageText(old.Body, old.ContentType); ok {
+		r.Change.PrevText = text
+	}
 }
 
 // refetchFailed records a refetch that brought no comparable content (an error, a

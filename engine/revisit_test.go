@@ -573,6 +573,7 @@ func TestRevisitOptions(t *testing.T) {
 		{"unknown policy", func(o *RevisitOptions) { o.Policy = "lru" }, "revisit.policy"},
 		{"threshold 0", func(o *RevisitOptions) { o.Threshold = 0 }, "revisit.threshold"},
 		{"threshold 64", func(o *RevisitOptions) { o.Threshold = 64 }, "revisit.threshold"},
+		{"unknown small-edit policy", func(o *RevisitOptions) { o.SmallEdits = "sometimes" }, "revisit.small_edits"},
 		{"no period", func(o *RevisitOptions) { o.Every = 0 }, "revisit.every"},
 		{"no batch", func(o *RevisitOptions) { o.Batch = 0 }, "revisit.batch"},
 		{"no budget", func(o *RevisitOptions) { o.Budget = 0 }, "revisit.budget"},
@@ -771,6 +772,18 @@ func TestRevisitVerdictsOfOneRefetchedPage(t *testing.T) {
 	r, err := e.st.Revisit(page)
 	if err != nil || !r.Next.After(r.Last) || r.Next.Equal(revisit.Never) || r.Fetches != 6 {
 		t.Errorf("revisit state %+v (%v): want 6 fetches and a next due time", r, err)
+	}
+	// Issue 19: the change is kept with its evidence and the replaced copy's main
+	// text, which `show URL` diffs with the stored page's: subway before, harvest now.
+	c := r.Change
+	if c == nil || c.ChangeDistance < 0 || revisit.ChangeReason(c.ChangeReason) == revisit.ReasonNone ||
+		!strings.Contains(c.PrevText, "subway") || c.Fallback {
+		t.Fatalf("change signal %+v", c)
+	}
+	now, _ := revisit.PageText(stored.Body, stored.ContentType)
+	if sum := revisit.SummarizeChange(c.PrevText, now); !strings.Contains(sum, "+ ") || !strings.Contains(sum, "- ") ||
+		!strings.Contains(now, "harvest") {
+		t.Errorf("summary of the change:\n%s", sum)
 	}
 }
 

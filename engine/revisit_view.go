@@ -38,6 +38,12 @@ type RevisitView struct {
 	// Intervals is the histogram of the learned interval t/x over pages compared at
 	// least once, in ascending log buckets.
 	Intervals []IntervalBucket
+	// Plans is, per class in the order of Windows, where its schedule is heading
+	// (objective, budget, expected freshness and age, pages not followed); empty
+	// under the seed policy (issue 15).
+	Plans []ClassPlan
+	// Behind lists pages the budget cannot follow, at most 20, in URL order.
+	Behind []RevisitBehind
 }
 
 // RevisitDue is one row of the due queue (M2 seed state).
@@ -49,6 +55,16 @@ type RevisitDue struct {
 	Next     time.Time     // when the page is due; before Snapshot.At means overdue
 	Distance int           // Hamming distance at the last comparison, -1 before any
 	Fetches  int           // fetches of the page so far
+	// The evidence of the last change (issue 19): its SimHash distance (-1: none
+	// yet), why it counted ("main text edited", "headline changed"; "simhash" on a
+	// page without an article), why the latest comparison did or did not count
+	// ("only boilerplate moved"), and whether the page has no recognisable article
+	// (its fingerprint is of all its visible text).
+	ChangeDistance  int
+	ChangeReason    string
+	LastReason      string
+	BoilerplateOnly bool // the latest comparison: only the page around the article moved
+	Fallback        bool
 }
 
 // ClassWindow is one page class's active window: a page whose first fetch is older
@@ -119,9 +135,21 @@ func (e *Engine) revisitView(now time.Time) *RevisitView {
 	v.Queued = len(rv.queued)
 	e.mu.Unlock()
 	if rows, err := e.st.RevisitQueue(revisitDueRows, revisit.Never); err == nil {
+		urls := make([]string, len(rows))
+		for i, r := range rows {
+			urls[i] = r.URL
+		}
+		changes, _ := e.st.RevisitChanges(urls) // evidence only: the queue shows without it
 		for _, r := range rows {
-			v.Due = append(v.Due, RevisitDue{URL: r.URL, Class: r.Class, T: r.T, X: r.X, Next: r.Next,
-				Distance: r.Distance, Fetches: r.Fetches})
+			d := RevisitDue{URL: r.URL, Class: r.Class, T: r.T, X: r.X, Next: r.Next,
+				Distance: r.Distance, Fetches: r.Fetches, ChangeDistance: -1}
+			if c, ok := changes[r.URL]; ok {
+				d.ChangeDistance, d.Fallback = c.ChangeDistance, c.Fallback
+				d.ChangeReason = revisit.ChangeReason(c.ChangeReason).String()
+				d.LastReason = revisit.ChangeReason(c.Reason).String()
+				d.BoilerplateOnly = revisit.ChangeReason(c.Reason) == revisit.ReasonBoilerplate
+			}
+			v.Due = append(v.Due, d)
 		}
 	}
 	rv.tally.mu.Lock()
@@ -139,6 +167,7 @@ func (e *Engine) revisitView(now time.Time) *RevisitView {
 		v.Intervals = append(v.Intervals, b)
 	}
 	rv.tally.mu.Unlock()
+	e.revisitOutlook(v)
 	rv.view.view, rv.view.at = v, now
 	return cloneRevisitView(v)
 }
@@ -149,5 +178,6 @@ func cloneRevisitView(v *RevisitView) *RevisitView {
 	c.Due = slices.Clone(v.Due)
 	c.Windows = slices.Clone(v.Windows)
 	c.Intervals = slices.Clone(v.Intervals)
+	cloneRevisitOutlook(&c, v)
 	return &c
 }

@@ -12,6 +12,7 @@ const (
 	StatePaused   State = "PAUSED"
 	StateStopping State = "STOPPING"
 	StateDone     State = "DONE"
+	StateFailed   State = "FAILED" // the store failed and the crawl stopped itself (Snapshot.StoreError)
 )
 
 // LaneStatus says what one lane (M1) is doing right now.
@@ -50,6 +51,9 @@ type Snapshot struct {
 	Nodes       []Node       // workers of a distributed crawl (M4), by name; nil on a single-process crawl
 	// HeartbeatEvery is the workers' heartbeat period (M4); 0 on a single-process crawl.
 	HeartbeatEvery time.Duration
+	// StoreError is why the crawl stopped itself (State FAILED): the store's write
+	// error, e.g. "database or disk is full"; "" while the store is healthy.
+	StoreError string
 }
 
 // NodeState is what the master knows of one worker (M4, seed 003 heartbeats).
@@ -89,11 +93,15 @@ type Totals struct {
 	PagesStored  int64            // pages committed to the store
 	BytesFetched int64            // body bytes received
 	Refused      int64            // 403/429/ban or captcha pages
-	Errors       map[string]int64 // error kind -> count
+	Errors       map[string]int64 // error kind -> count (failures only)
+	Skipped      map[string]int64 // skip kind -> count: robots.txt, noindex, scope, content type (IsSkip)
+	ByClass      map[string]int64 // responses by status class ("2xx", "4xx", "other"); they add up to PagesFetched
 	URLsQueued   int64            // URLs ever accepted into the frontier
 	URLsDone     int64            // URLs finished (stored, failed or skipped)
 	Deferred     int64            // URLs set aside for disabled hosts (M3); they come back
 	LanesPeak    int              // most lanes alive at once
+
+	ConfirmFetches int64 // refetches that confirmed or cleared a soft refusal (issue 20)
 }
 
 // Lane is one row of the thread-lanes pane (M1).

@@ -13,6 +13,7 @@ import (
 // mutex for error kinds.
 type counters struct {
 	pagesFetched atomic.Int64
+	byClass      [len(statusClasses)]atomic.Int64 // pagesFetched by status class (/metrics, stats)
 	pagesStored  atomic.Int64
 	bytesFetched atomic.Int64
 	refused      atomic.Int64
@@ -20,14 +21,33 @@ type counters struct {
 	urlsDone     atomic.Int64
 	deferred     atomic.Int64
 
+	confirmFetches atomic.Int64 // refetches confirming a soft refusal (issue 20)
+
 	dedupeStoreChecks    atomic.Int64 // Maybe verdicts the store settled
 	dedupeFalsePositives atomic.Int64 // of those, URLs the store then inserted as new
+
+	skipped skipCounters // URLs skipped by choice, by kind (skips.go)
 
 	mu     sync.Mutex
 	errors map[string]int64
 }
 
+// pageCommitted counts a new page once the store committed it (store.Page.Committed).
+func (c *counters) pageCommitted() {
+	c.pagesStored.Add(1)
+	c.urlsDone.Add(1)
+}
+
+// urlDone counts a URL finished without a page once its state is committed.
+func (c *counters) urlDone() { c.urlsDone.Add(1) }
+
+// addError counts a URL that ended without a stored page under kind: among the skips
+// when the kind is one (skips.go), among the errors otherwise.
 func (c *counters) addError(kind string) {
+	if i := skipIndex(kind); i >= 0 {
+		c.skipped.add(i, 1)
+		return
+	}
 	c.mu.Lock()
 	if c.errors == nil {
 		c.errors = map[string]int64{}
@@ -47,13 +67,35 @@ func (c *counters) totals(lanesPeak int) Totals {
 		Deferred:     c.deferred.Load(),
 		LanesPeak:    lanesPeak,
 		Errors:       map[string]int64{},
+		Skipped:      c.skipped.byKind(),
+		ByClass:      map[string]int64{},
 	}
+	for i := range c.byClass {
+		if n := c.byClass[i].Load(); n > 0 {
+			t.ByClass[statusClasses[i]] = n
+		}
+	}
+	t.ConfirmFetches = c.confirmFetches.Load()
 	c.mu.Lock()
 	for k, v := range c.errors {
 		t.Errors[k] = v
 	}
 	c.mu.Unlock()
 	return t
+}
+
+// statusClasses name the classes of HTTP status codes (RFC 9110 section 15), with
+// "other" for codes outside 100..599.
+var statusClasses = [...]string{"other", "1xx", "2xx", "3xx", "4xx", "5xx"}
+
+// response counts one response received: pages fetched, by status class.
+func (c *counters) response(status int) {
+	c.pagesFetched.Add(1)
+	class := status / 100
+	if class < 1 || class > 5 {
+		class = 0
+	}
+	c.byClass[class].Add(1)
 }
 
 // rateMeter samples pages fetched once a second into a ring (the header sparkline).
@@ -151,7 +193,9 @@ type Stats struct {
 	PagesStored  int64            `json:"pages_stored"`
 	BytesFetched int64            `json:"bytes_fetched"`
 	Refused      int64            `json:"refused"`
-	Errors       map[string]int64 `json:"errors"`
+	Errors       map[string]int64 `json:"errors"`         // failures by kind; skips are apart
+	Skipped      map[string]int64 `json:"skipped"`        // URLs (scope: links) skipped by choice, by kind (engine.SkipKinds)
+	StatusClass  map[string]int64 `json:"status_classes"` // pages_fetched by status class: 2xx, 3xx, ...
 	URLsQueued   int64            `json:"urls_queued"`
 	URLsDone     int64            `json:"urls_done"`
 	LanesPeak    int              `json:"lanes_peak"`
@@ -167,6 +211,12 @@ type Stats struct {
 	Dedupe       *DedupeStats     `json:"dedupe,omitempty"`
 	Cluster      *ClusterStats    `json:"cluster,omitempty"` // M4: a master's workers
 	Sizing       *Sizing          `json:"sizing,omitempty"`  // M3: the VPN estimate, when sites are declared
+
+	// StoreError is the write error that stopped the crawl (disk full, I/O error);
+	// absent when the store never failed. The counters count only what was committed.
+	StoreError string `json:"store_error,omitempty"`
+
+	ConfirmFetches int64 `json:"confirm_fetches"` // refetches that confirmed or cleared a soft refusal (issue 20)
 }
 
 // ClusterStats is a master's side of a distributed crawl in the stats object.

@@ -78,6 +78,7 @@ type WorkerSettings struct {
 	Cookies        *CookieOptions     `json:"cookies,omitempty"`
 	Robots         bool               `json:"robots"`
 	UserAgent      string             `json:"user_agent"`
+	Etiquette      *EtiquetteOptions  `json:"etiquette,omitempty"`
 	Fetch          FetchOptions       `json:"fetch"`
 	DNS            DNSOptions         `json:"dns"`
 	DNSServers     []string           `json:"dns_servers"`
@@ -171,6 +172,9 @@ type wireResult struct {
 	Kind        string        `json:"kind,omitempty"`
 	Res         *fetch.Result `json:"res,omitempty"`
 	At          time.Time     `json:"at"`
+	// ExchangesLen is the length of the encoded exchanges between the JSON header
+	// and the body (wire_exchanges.go); 0 for none (and in frames written before).
+	ExchangesLen int `json:"xl,omitempty"`
 }
 
 func (m *wireResult) Validate() error {
@@ -255,21 +259,25 @@ const resultHeaderMax = 8 << 20 // the JSON part: headers, links, task
 
 // encodeResult frames a result for the wire.
 func encodeResult(r *wireResult) ([]byte, error) {
-	var body []byte
+	var body, exchanges []byte
 	meta := *r
 	if r.Res != nil {
 		res := *r.Res
 		body, res.Body = res.Body, nil
+		if len(res.Exchanges) > 0 {
+			exchanges = appendExchanges(nil, res.Exchanges)
+			res.Exchanges = nil
+		}
 		meta.Res = &res
 	}
+	meta.ExchangesLen = len(exchanges)
 	js, err := cluster.Encode(&meta)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]byte, 4+len(js)+len(body))
+	out := make([]byte, 4, 4+len(js)+len(exchanges)+len(body))
 	binary.BigEndian.PutUint32(out, uint32(len(js)))
-	copy(out[4:], js)
-	copy(out[4+len(js):], body)
+	out = append(append(append(out, js...), exchanges...), body...)
 	return out, nil
 }
 
@@ -287,6 +295,16 @@ func decodeResult(data []byte, r *wireResult) error {
 		return err
 	}
 	body := data[4+n:]
+	if xl := r.ExchangesLen; xl != 0 {
+		if xl < 0 || xl > len(body) || r.Res == nil {
+			return fmt.Errorf("cluster: %w: %w: %d bytes of exchanges in %d", cluster.ErrMalformed, cluster.ErrInvalid, xl, len(body))
+		}
+		xs, err := readExchanges(body[:xl])
+		if err != nil {
+			return fmt.Errorf("cluster: %w: %w", cluster.ErrMalformed, err)
+		}
+		r.Res.Exchanges, body = xs, body[xl:]
+	}
 	if len(body) > 0 {
 		if r.Res == nil {
 			return fmt.Errorf("cluster: %w: %w: a body without a response", cluster.ErrMalformed, cluster.ErrInvalid)

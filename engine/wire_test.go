@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"net/http"
+	"reflect"
 	"testing"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/robots"
 )
 
 func TestResultFrameRoundTrip(t *testing.T) {
@@ -17,7 +19,14 @@ func TestResultFrameRoundTrip(t *testing.T) {
 	in := wireResult{Node: "w1", Incarnation: "abc", Task: frontier.Task{URL: "http://a.test/", Host: "a.test", Lease: 7},
 		Lane: 3, Egress: "e1", At: time.Unix(1700000000, 0).UTC(),
 		Res: &fetch.Result{URL: "http://a.test/", Status: 200, Header: http.Header{"Etag": {`"x"`}}, Body: body,
-			Links: []string{"/b", "/c"}, Duration: time.Second}}
+			Links: []string{"/b", "/c"}, NofollowLinks: []string{"/d"}, Robots: robots.Directives{NoIndex: true}, Duration: time.Second,
+			// The exchanges travel with the result: the master stores them for the
+			// WARC export (store.Capture).
+			Exchanges: []fetch.Exchange{
+				{URL: "http://a.test/old", Status: 302, StatusLine: "HTTP/1.1 302 Found", RequestHead: "GET /old HTTP/1.1\r\n",
+					ResponseHead: "Location: /\r\n", RemoteIP: "192.0.2.1", Body: []byte("Moved.")},
+				{URL: "http://a.test/", Status: 200, StatusLine: "HTTP/1.1 200 OK", RequestHead: "GET / HTTP/1.1\r\n",
+					ResponseHead: "Content-Encoding: gzip\r\n", RemoteIP: "192.0.2.1", Decoded: "gzip"}}}}
 	data, err := encodeResult(&in)
 	if err != nil {
 		t.Fatal(err)
@@ -25,12 +34,17 @@ func TestResultFrameRoundTrip(t *testing.T) {
 	if bytes.Contains(data, []byte("PGh0bWw")) { // base64 of "<html"
 		t.Error("the body went into the frame as base64")
 	}
+	if bytes.Contains(data, []byte(`\r\n`)) {
+		t.Error("the exchanges' heads went into the frame's JSON")
+	}
 	var out wireResult
 	if err := decodeResult(data, &out); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(out.Res.Body, body) || out.Res.Status != 200 || out.Task.Lease != 7 || len(out.Res.Links) != 2 ||
-		out.Res.Header.Get("ETag") != `"x"` || !out.At.Equal(in.At) {
+		out.Res.Header.Get("ETag") != `"x"` || !out.At.Equal(in.At) ||
+		len(out.Res.NofollowLinks) != 1 || !out.Res.Robots.NoIndex || // page directives reach the master's record
+		!reflect.DeepEqual(out.Res.Exchanges, in.Res.Exchanges) {
 		t.Errorf("round trip changed the result: %+v / %+v", out, out.Res)
 	}
 	// An error result has no response and no body.
@@ -48,14 +62,28 @@ func TestResultFrameRejectsBadInput(t *testing.T) {
 	noRes, _ := encodeResult(&wireResult{Node: "w1", Incarnation: "abc",
 		Task: frontier.Task{URL: "http://a.test/", Host: "a.test", Lease: 1}, Kind: "timeout"})
 	cases := map[string][]byte{
-		"empty":               nil,
-		"short":               {0, 0},
-		"header past the end": {0xff, 0xff, 0xff, 0xff, '{', '}'},
-		"truncated header":    good[:len(good)-3],
-		"not JSON":            append([]byte{0, 0, 0, 3}, "abc"...),
-		"no lease":            frame(`{"node":"w1","inc":"a","task":{"URL":"http://a/","Host":"a"},"kind":"x"}`, nil),
-		"bad node":            frame(`{"node":"a b","inc":"a","task":{"URL":"http://a/","Host":"a","Lease":1},"kind":"x"}`, nil),
-		"body without res":    append(append([]byte(nil), noRes...), "stray body"...),
+		"empty":                  nil,
+		"short":                  {0, 0},
+		"header past the end":    {0xff, 0xff, 0xff, 0xff, '{', '}'},
+		"truncated header":       good[:len(good)-3],
+		"not JSON":               append([]byte{0, 0, 0, 3}, "abc"...),
+		"no lease":               frame(`{"node":"w1","inc":"a","task":{"URL":"http://a/","Host":"a"},"kind":"x"}`, nil),
+		"bad node":               frame(`{"node":"a b","inc":"a","task":{"URL":"http://a/","Host":"a","Lease":1},"kind":"x"}`, nil),
+		"body without res":       append(append([]byte(nil), noRes...), "stray body"...),
+		"exchanges past the end": frame(`{"node":"w1","inc":"a","task":{"URL":"http://a/","Host":"a","Lease":1},"res":{"Status":200},"xl":99}`, []byte{1}),
+		"exchanges without res":  frame(`{"node":"w1","inc":"a","task":{"URL":"http://a/","Host":"a","Lease":1},"kind":"x","xl":1}`, []byte{0}),
+		"junk exchanges":         frame(`{"node":"w1","inc":"a","task":{"URL":"http://a/","Host":"a","Lease":1},"res":{"Status":200},"xl":3}`, []byte{1, 0xff, 0xff}),
+		"too many exchanges":     frame(`{"node":"w1","inc":"a","task":{"URL":"http://a/","Host":"a","Lease":1},"res":{"Status":200},"xl":2}`, []byte{0xc8, 0x01}),
+	}
+	// A frame whose exchanges are cut short anywhere is refused, never read past.
+	withEx, _ := encodeResult(&wireResult{Node: "w1", Incarnation: "abc", Task: frontier.Task{URL: "http://a.test/", Host: "a.test", Lease: 1},
+		Res: &fetch.Result{Status: 200, Exchanges: []fetch.Exchange{{URL: "http://a.test/", RequestHead: "GET / HTTP/1.1\r\n", Status: 200}}}})
+	for cut := 1; cut < 20; cut++ {
+		var r wireResult
+		n := int(withEx[0])<<24 | int(withEx[1])<<16 | int(withEx[2])<<8 | int(withEx[3])
+		if err := decodeResult(withEx[:4+n+cut], &r); err == nil {
+			t.Errorf("exchanges cut to %d bytes were accepted", cut)
+		}
 	}
 	for name, d := range map[string]time.Duration{"negative fetch time": -time.Second, "absurd fetch time": 48 * time.Hour} {
 		// The fetch time feeds seed 003's cost table.

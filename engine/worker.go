@@ -106,6 +106,9 @@ func StartWorker(o WorkerOptions) (*Worker, error) {
 	if st.Cookies != nil {
 		opts.Cookies = *st.Cookies
 	}
+	if st.Etiquette != nil { // robots.txt caching and per-site overrides apply on the lanes
+		opts.Etiquette = *st.Etiquette
+	}
 	opts.Revisit.Enabled = false // the master schedules revisits
 	opts.AllowPrivate, opts.Resolver = o.AllowPrivate, o.Resolver
 	if len(o.DNSServers) > 0 {
@@ -634,7 +637,8 @@ func (f *remoteFront) begin(frontier.Task, int)       {} // the master marked it
 func (f *remoteFront) abandon(t frontier.Task, _ int) {} // stopping: the master requeues what this worker held
 func (f *remoteFront) deliver(o Outcome) {
 	if o.Res != nil {
-		f.w.e.c.pagesFetched.Add(1) // the worker's own rate, for its heartbeat
+		f.w.e.c.response(o.Res.Status) // the worker's own rate, for its heartbeat
+		f.w.e.c.bytesFetched.Add(int64(len(o.Res.Body)))
 		res := *o.Res
 		res.Header = make(http.Header, len(recordHeaders))
 		for _, k := range recordHeaders {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -26,6 +27,13 @@ type Revisit struct {
 	Freq     float64       // the policy's budget share (estimator), summed at start
 	Price    float64       // the fetch price Freq was set at (estimator)
 	Policy   []byte        // the rest of the policy's per-page state, opaque to the store
+	Fresh    float64       // expected freshness at Freq (estimator); -1: no estimate
+	Age      float64       // expected age at Freq, days (estimator)
+	Behind   bool          // the page probably changes far faster than it is fetched
+
+	// Change is the change signal beside Hash (issue 19; nil: none kept), in its own
+	// table (revisit_change.go).
+	Change *RevisitChange
 }
 
 // DueRevisit is one entry of the revisit order: a page and when it is due.
@@ -65,19 +73,23 @@ func (s *Store) SetRevisitNext(urls []string, next time.Time) {
 // upsertRevisit writes r inside the open transaction.
 func (w *writer) upsertRevisit(r *Revisit) error {
 	_, err := w.st.upsertRevisit.ExecContext(w.ctx, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
-		nanos(r.Last), nanos(r.Next), int64(r.Hash), r.HasHash, r.Fetches, r.Distance, r.Freq, r.Price, r.Policy)
+		nanos(r.Last), nanos(r.Next), int64(r.Hash), r.HasHash, r.Fetches, r.Distance, r.Freq, r.Price, r.Policy,
+		finiteOr(r.Fresh, -1), finiteOr(r.Age, 0), r.Behind)
+	if err == nil && r.Change != nil {
+		err = w.upsertChange(r.URL, r.Change)
+	}
 	return err
 }
 
 // revisitColumns are the columns scanRevisit reads, policy state last.
-const revisitColumns = `url, class, first, t, x, last, next, hash, has_hash, fetches, distance, freq, price`
+const revisitColumns = `url, class, first, t, x, last, next, hash, has_hash, fetches, distance, freq, price, fresh, age, behind`
 
 // scanRevisit reads one row selected with revisitColumns, plus policy when withPolicy.
 func scanRevisit(row interface{ Scan(...any) error }, withPolicy bool) (Revisit, error) {
 	var r Revisit
 	var first, t, last, next, hash int64
 	dst := []any{&r.URL, &r.Class, &first, &t, &r.X, &last, &next, &hash, &r.HasHash, &r.Fetches,
-		&r.Distance, &r.Freq, &r.Price}
+		&r.Distance, &r.Freq, &r.Price, &r.Fresh, &r.Age, &r.Behind}
 	if withPolicy {
 		dst = append(dst, &r.Policy)
 	}
@@ -91,6 +103,9 @@ func scanRevisit(row interface{ Scan(...any) error }, withPolicy bool) (Revisit,
 func (s *Store) Revisit(url string) (Revisit, error) {
 	r, err := scanRevisit(s.rdb.QueryRowContext(context.Background(),
 		`SELECT `+revisitColumns+`, policy FROM revisit WHERE url = ?`, url), true)
+	if err == nil {
+		r.Change, err = s.RevisitChange(url)
+	}
 	return r, s.readErr(err)
 }
 
@@ -156,6 +171,8 @@ type RevisitSummary struct {
 	T           time.Duration
 	X           int
 	Freq, Price float64
+	Fresh, Age  float64 // the page's expected freshness and age (Fresh -1: none)
+	Behind      bool    // the budget cannot follow the page
 }
 
 // EachRevisitSummary calls fn with the summary of every page's revisit state, in URL
@@ -163,7 +180,7 @@ type RevisitSummary struct {
 // histogram, at engine start). It reads five columns per row, about a second per
 // million pages, and stops at fn's first error, which it returns.
 func (s *Store) EachRevisitSummary(fn func(RevisitSummary) error) error {
-	rows, err := s.rdb.QueryContext(context.Background(), `SELECT class, t, x, freq, price FROM revisit`)
+	rows, err := s.rdb.QueryContext(context.Background(), `SELECT class, t, x, freq, price, fresh, age, behind FROM revisit`)
 	if err != nil {
 		return s.readErr(err)
 	}
@@ -171,7 +188,7 @@ func (s *Store) EachRevisitSummary(fn func(RevisitSummary) error) error {
 	for rows.Next() {
 		var r RevisitSummary
 		var t int64
-		if err := rows.Scan(&r.Class, &t, &r.X, &r.Freq, &r.Price); err != nil {
+		if err := rows.Scan(&r.Class, &t, &r.X, &r.Freq, &r.Price, &r.Fresh, &r.Age, &r.Behind); err != nil {
 			return s.readErr(err)
 		}
 		r.T = time.Duration(t)
@@ -214,4 +231,41 @@ func (s *Store) inChunks(keys []string, query string, scan func(row interface{ S
 		}
 	}
 	return nil
+}
+
+// BehindRevisits returns up to limit pages the revisit budget cannot follow (Behind:
+// they change far faster than they are fetched) and that are still revisited, in URL
+// order, with their full state: what the console shows as given up. It reads the
+// partial index on behind pages alone.
+func (s *Store) BehindRevisits(limit int) ([]Revisit, error) {
+	rows, err := s.rdb.QueryContext(context.Background(), `SELECT `+revisitColumns+`, policy
+		FROM revisit INDEXED BY revisit_behind WHERE behind = 1 AND next < ? ORDER BY url LIMIT ?`,
+		nanos(farFuture), limit)
+	if err != nil {
+		return nil, s.readErr(err)
+	}
+	defer rows.Close()
+	var out []Revisit
+	for rows.Next() {
+		r, err := scanRevisit(rows, true)
+		if err != nil {
+			return nil, s.readErr(err)
+		}
+		out = append(out, r)
+	}
+	return out, s.readErr(rows.Err())
+}
+
+// farFuture is later than any real due time and earlier than the "never" the
+// engine parks retired pages at (2200): pages past their class window are not
+// listed as behind.
+var farFuture = time.Date(2199, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// finiteOr returns x, or def when x is NaN or infinite: SQLite stores NaN as NULL,
+// which the NOT NULL columns refuse, and an infinity would poison the sums.
+func finiteOr(x, def float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return def
+	}
+	return x
 }

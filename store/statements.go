@@ -24,6 +24,10 @@ type statements struct {
 	retireLanes    *sql.Stmt
 	upsertRevisit  *sql.Stmt
 	setRevisitNext *sql.Stmt
+	insertCapture  *sql.Stmt
+	captureRef     *sql.Stmt
+	captureOwn     *sql.Stmt
+	upsertChange   *sql.Stmt
 	all            []*sql.Stmt
 }
 
@@ -71,12 +75,27 @@ func prepareStatements(ctx context.Context, conn *sql.Conn) (*statements, error)
 	prep(&st.recoverURLs, `UPDATE urls SET state = 0 WHERE state = 1`)
 	prep(&st.retireLanes, `UPDATE lanes SET retired_at = ? WHERE retired_at = 0`)
 	prep(&st.upsertRevisit, `INSERT INTO revisit(url, class, first, t, x, last, next, hash, has_hash,
-		fetches, distance, freq, price, policy) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		fetches, distance, freq, price, policy, fresh, age, behind)
+		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(url) DO UPDATE SET class = excluded.class, first = excluded.first, t = excluded.t,
 		x = excluded.x, last = excluded.last, next = excluded.next, hash = excluded.hash,
 		has_hash = excluded.has_hash, fetches = excluded.fetches, distance = excluded.distance,
-		freq = excluded.freq, price = excluded.price, policy = excluded.policy`)
+		freq = excluded.freq, price = excluded.price, policy = excluded.policy,
+		fresh = excluded.fresh, age = excluded.age, behind = excluded.behind`)
 	prep(&st.setRevisitNext, `UPDATE revisit SET next = ? WHERE url = ?`)
+	prep(&st.insertCapture, `INSERT INTO captures(url, fetched_at, status, status_line, request_head,
+		response_head, remote_ip, decoded, truncated, payload_digest, bytes, body_codec, body, refers_to,
+		lane, egress, node, in_page) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	// Before a page's body is replaced by a different one, the capture that shared
+	// the old body takes its own copy.
+	prep(&st.captureOwn, `UPDATE captures SET in_page = 0,
+		body = (SELECT body FROM pages WHERE url = ?1), body_codec = (SELECT body_codec FROM pages WHERE url = ?1)
+		WHERE url = ?1 AND in_page = 1 AND payload_digest != ?2`)
+	// The capture holding this URL's body with this digest, if any (the first:
+	// revisits always point at a record that has the payload).
+	prep(&st.captureRef, `SELECT id FROM captures INDEXED BY captures_url
+		WHERE url = ? AND payload_digest = ? AND refers_to IS NULL ORDER BY id LIMIT 1`)
+	prep(&st.upsertChange, upsertChangeSQL)
 	if err != nil {
 		st.close()
 		return nil, err

@@ -19,6 +19,7 @@ type Stats struct {
 	Counts           Counts      `json:"counts"`
 	CompressionRatio float64     `json:"compression_ratio"` // bytes_stored / bytes_compressed
 	ErrorKinds       []KindCount `json:"error_kinds"`       // by URL count, descending
+	SkippedKinds     []KindCount `json:"skipped_kinds"`     // kinds moved out of ErrorKinds by SeparateSkips
 	TopHosts         []HostCount `json:"top_hosts"`         // by URL count, descending
 	FirstFetch       *time.Time  `json:"first_fetch"`       // null when no page was stored
 	LastFetch        *time.Time  `json:"last_fetch"`
@@ -62,7 +63,8 @@ const topHosts = 10
 // is meant for the stats command and the end of a crawl, not for every UI frame (use
 // Counts there).
 func (s *Store) Stats() (Stats, error) {
-	st := Stats{Path: s.path, SchemaVersion: SchemaVersion(), ErrorKinds: []KindCount{}, TopHosts: []HostCount{}}
+	st := Stats{Path: s.path, SchemaVersion: SchemaVersion(), ErrorKinds: []KindCount{}, SkippedKinds: []KindCount{},
+		TopHosts: []HostCount{}}
 	st.Lanes.ByEgress = []EgressLanes{}
 	for _, p := range []string{s.path, s.path + "-wal"} {
 		if fi, err := os.Stat(p); err == nil {
@@ -127,6 +129,22 @@ func (s *Store) Stats() (Stats, error) {
 	return st, s.readErr(err)
 }
 
+// SeparateSkips moves the kinds skip says are skips (URLs the crawl chose not to fetch
+// or store: robots.txt, scope, ...) from ErrorKinds to SkippedKinds, keeping their
+// order. The store records both as a URL's kind; which ones are skips is the
+// engine's call (engine.IsSkip), so the caller passes it in.
+func (st *Stats) SeparateSkips(skip func(kind string) bool) {
+	errs := st.ErrorKinds[:0:0]
+	for _, k := range st.ErrorKinds {
+		if skip(k.Kind) {
+			st.SkippedKinds = append(st.SkippedKinds, k)
+		} else {
+			errs = append(errs, k)
+		}
+	}
+	st.ErrorKinds = errs
+}
+
 // each runs query and calls fn per row.
 func (s *Store) each(ctx context.Context, query string, fn func(*sql.Rows) error) error {
 	rows, err := s.rdb.QueryContext(ctx, query)
@@ -178,6 +196,12 @@ func (st Stats) WriteText(w io.Writer) error {
 	if len(st.ErrorKinds) > 0 {
 		p("errors")
 		for _, k := range st.ErrorKinds {
+			p("  %s\t%d", k.Kind, k.Count)
+		}
+	}
+	if len(st.SkippedKinds) > 0 {
+		p("skipped")
+		for _, k := range st.SkippedKinds {
 			p("  %s\t%d", k.Kind, k.Count)
 		}
 	}

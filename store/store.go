@@ -198,6 +198,7 @@ func (s *Store) open() error {
 		st:        st,
 		ops:       make(chan *writeOp, s.opts.QueueSize),
 		done:      make(chan struct{}),
+		failed:    make(chan struct{}),
 		size:      s.opts.BatchSize,
 		delay:     s.opts.BatchDelay,
 		maxEvents: s.opts.MaxEvents,

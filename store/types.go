@@ -67,6 +67,14 @@ type Page struct {
 	// Revisit, when set, is the page's revisit state (M2), written in the same
 	// transaction as the page.
 	Revisit *Revisit
+	// Capture, when set, is the exchange that fetched the page (its Body is the
+	// page's Body), written in the same transaction and compressed once for both.
+	Capture *Capture
+	// Committed, when set, runs once the page is committed, before its LinkResults
+	// and on the writer's goroutine like them (it must not block); never when its
+	// write failed. The engine counts stored pages with it, so a page lost to a full
+	// disk is never counted. Reads leave it nil.
+	Committed func()
 }
 
 // LinkResult reports, for each URL given to AddURLs or SavePage, whether it was new

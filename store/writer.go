@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -40,17 +41,23 @@ type writer struct {
 	pending []*writeOp // applied in the open transaction, in submission order
 	afters  []func()   // their post-commit callbacks
 
-	errMu sync.Mutex
-	err   error // first write error; sticky
+	errMu  sync.Mutex
+	err    error         // first write error; sticky
+	failed chan struct{} // closed at the first write error (Store.Failed); nil on a read-only store
 
-	busy atomic.Int64 // ns spent applying and committing, not waiting for ops
+	busy    atomic.Int64 // ns spent applying and committing, not waiting for ops
+	commits commitHist   // duration of each batch's COMMIT (CommitLatency)
 }
 
-// setErr records the first error.
+// setErr records the first error. A write that failed (not one refused because the
+// store is closed or read-only) also closes failed: the engine stops fetching on it.
 func (w *writer) setErr(err error) {
 	w.errMu.Lock()
 	if w.err == nil {
 		w.err = err
+		if w.failed != nil && !errors.Is(err, ErrClosed) && !errors.Is(err, ErrReadOnly) {
+			close(w.failed)
+		}
 	}
 	w.errMu.Unlock()
 }
@@ -168,7 +175,9 @@ func (w *writer) commit() {
 		return
 	}
 	w.pruneEvents()
+	commitStart := time.Now()
 	_, err := w.conn.ExecContext(w.ctx, "COMMIT")
+	w.commits.observe(time.Since(commitStart))
 	w.inTx = false
 	if err != nil {
 		w.setErr(fmt.Errorf("store: commit batch of %d operations: %w", len(w.pending), err))

@@ -126,7 +126,18 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 	if size == 0 {
 		size = int64(len(p.Body))
 	}
+	var capture *Capture
+	var captureBody []byte
+	if p.Capture != nil {
+		c := *p.Capture
+		c.Body = p.Body
+		captureBody, _ = prepareCapture(&c, body, codec)
+		capture = &c
+		p.Capture = nil
+	}
 	p.Body = nil
+	committed := p.Committed
+	p.Committed = nil
 	if p.Revisit != nil {
 		rv := *p.Revisit
 		rv.Policy = slices.Clone(rv.Policy)
@@ -150,14 +161,34 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 		stmt := w.st.insertPage
 		if replace {
 			stmt = w.st.replacePage
+			// The capture sharing the body about to be replaced keeps a copy of it
+			// (unless the new body is the same: then it still matches).
+			digest := ""
+			if capture != nil {
+				digest = capture.PayloadDigest
+			}
+			if _, err := w.st.captureOwn.ExecContext(w.ctx, p.URL, digest); err != nil {
+				return nil, err
+			}
 		}
-		if _, err := stmt.ExecContext(w.ctx, p.URL, nanos(p.FetchedAt), p.Status, p.ContentType,
+		res, err = stmt.ExecContext(w.ctx, p.URL, nanos(p.FetchedAt), p.Status, p.ContentType,
 			size, len(body), codec, body, p.Duration.Milliseconds(), p.Lane, p.Egress, p.ETag,
-			p.LastModified, int64(p.SimHash), p.FinalURL); err != nil {
+			p.LastModified, int64(p.SimHash), p.FinalURL)
+		if err != nil {
 			return nil, err
 		}
+		pageWritten, _ := res.RowsAffected()
 		if p.Revisit != nil {
 			if err := w.upsertRevisit(p.Revisit); err != nil {
+				return nil, err
+			}
+		}
+		if capture != nil {
+			// Stored with the page's body when the page row now holds it under the
+			// same URL (not after redirects: the capture is the final hop's); a page
+			// already stored (a fetch again after a crash) keeps its first body.
+			inPage := pageWritten > 0 && capture.URL == p.URL
+			if err := w.insertCapture(capture, captureBody, codec, inPage); err != nil {
 				return nil, err
 			}
 		}
@@ -165,7 +196,16 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 		if err != nil {
 			return nil, err
 		}
-		return reportLinks(done, out), nil
+		report := reportLinks(done, out)
+		if committed == nil {
+			return report, nil
+		}
+		return func() {
+			committed()
+			if report != nil {
+				report()
+			}
+		}, nil
 	}})
 }
 
@@ -235,8 +275,16 @@ func (s *Store) Flush() error {
 	return s.w.firstErr()
 }
 
-// Err is the first write error, if any; writes never panic, the engine polls this.
+// Err is the first write error, if any; writes never panic.
 func (s *Store) Err() error { return s.w.firstErr() }
+
+// Failed is closed at the first write that failed (disk full, I/O error, a
+// constraint): from then on the store and its caller's memory may disagree, so the
+// engine stops fetching on it (issue 13) and Err says why. What was committed stays
+// committed; the failed batch was rolled back whole (SQLite's atomic commit). Writes
+// refused after Close or on a read-only store do not close it; on a read-only store it
+// is nil (never ready).
+func (s *Store) Failed() <-chan struct{} { return s.w.failed }
 
 // hostOf is the host of rawURL, "" when it does not parse.
 func hostOf(rawURL string) string {

@@ -92,6 +92,7 @@ func NewStyles(r *lipgloss.Renderer, t Theme) *Styles {
 		"STARTING": ns(t.Muted),
 		"STOPPING": bold(ns(t.Warn)),
 		"DONE":     ns(t.Muted),
+		"FAILED":   bold(ns(t.Bad)).Reverse(t.Attrs && t.Bad == nil),
 	}
 	s.lane = map[string]lipgloss.Style{
 		"fetching": ns(t.Good),

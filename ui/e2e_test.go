@@ -64,6 +64,11 @@ var (
 	fetchedRe = regexp.MustCompile(`fetched ([\d,]+)`)
 	laneRowRe = regexp.MustCompile(`(?m)^[▸ ] +\d+ +\S+ +\d+/\d+ +(fetching|waiting|gated|idle|paused) `)
 	dnsRateRe = regexp.MustCompile(`(?m)^  positive +\d+\.\d%`)
+	// errors N ... skipped M (M > 0) on the totals line of the header
+	headerSkipsRe = regexp.MustCompile(`(?m)^ fetched .* errors [\d,]+ .*skipped [1-9][\d,]* `)
+	// done: ...; errors: KINDS; skipped: ...robots_disallowed=N... (the line may wrap,
+	// and tmux drops the space at a wrap)
+	summarySkipsRe = regexp.MustCompile(`; errors: ?([^;]*); skipped: ?[a-z_=\d ]*robots_disallowed=[1-9]`)
 )
 
 // fetched reads the header's fetched counter (-1 if absent).
@@ -136,6 +141,12 @@ func TestDemoInTmux(t *testing.T) {
 		return strings.Contains(scr, "RUNNING") && fetched(scr) > paused
 	})
 
+	// The demo's robots.txt exclusions are counted as skipped, apart from errors
+	// (issue 14): the header shows both.
+	s.waitFor("skipped URLs apart from errors in the header", func(scr string) bool {
+		return headerSkipsRe.MatchString(scr)
+	})
+
 	// ? lists the real keys (from the same keymap that drives the console).
 	s.keys("?")
 	scr = s.waitText("Help: keys and commands")
@@ -179,6 +190,9 @@ func TestDemoInTmux(t *testing.T) {
 	scr = s.waitText("EXIT=")
 	if !strings.Contains(scr, "EXIT=0") {
 		t.Fatalf("demo exit status not 0:\n%s", scr)
+	}
+	if m := summarySkipsRe.FindStringSubmatch(strings.ReplaceAll(scr, "\n", "")); m == nil || strings.Contains(m[1], "robots_disallowed") {
+		t.Fatalf("the end-of-crawl line should count robots.txt exclusions as skipped, not errors:\n%s", scr)
 	}
 	if alt := strings.TrimSpace(s.tmux("display-message", "-p", "-t", s.name, "#{alternate_on}")); alt != "0" {
 		t.Fatalf("still on the alternate screen after quitting (alternate_on=%s)", alt)

@@ -376,13 +376,13 @@ func (p *egressPane) View() string {
 // disabledColumns and banColumns lay out the two host lists.
 func (p *egressPane) disabledColumns() []column {
 	return layoutColumns([]column{{title: "DISABLED HOST"}, {title: "LEFT", width: 9, right: true},
-		{title: "SINCE", width: 8}, {title: "UNTIL", width: 8}}, p.width)
+		{title: "SINCE", width: 8}, {title: "UNTIL", width: 8}, {title: "WHY (VENDOR: EVIDENCE)"}}, p.width)
 }
 
 func (p *egressPane) banColumns() []column {
 	nameW := egressWidth(p.view.PairBans, func(b *egress.PairBan) string { return b.Egress })
 	return layoutColumns([]column{{title: "PAIR-BANNED HOST"}, {title: "EGRESS", width: min(nameW, 16)},
-		{title: "LEFT", width: 9, right: true}, {title: "SINCE", width: 8}}, p.width)
+		{title: "LEFT", width: 9, right: true}, {title: "SINCE", width: 8}, {title: "WHY (VENDOR: EVIDENCE)"}}, p.width)
 }
 
 func (p *egressPane) lineView(l egressLine, ecols []column, sel bool) string {
@@ -420,11 +420,11 @@ func (p *egressPane) lineView(l egressLine, ecols []column, sel bool) string {
 		return tableRow(st, ecols, cells, p.width, sel, len(ecols)-1, &accent)
 	case lineDisabled:
 		d := &v.Disabled[l.index]
-		cells := []string{d.Host, countdown(d.Until, now), clock(d.Since), clock(d.Until)}
+		cells := []string{d.Host, countdown(d.Until, now), clock(d.Since), clock(d.Until), orDash(d.Why)}
 		return tableRow(st, p.disabledColumns(), cells, p.width, sel, -1, nil)
 	case lineBan:
 		bn := &v.PairBans[l.index]
-		cells := []string{bn.Host, bn.Egress, countdown(bn.Until, now), clock(bn.At)}
+		cells := []string{bn.Host, bn.Egress, countdown(bn.Until, now), clock(bn.At), orDash(bn.Why)}
 		return tableRow(st, p.banColumns(), cells, p.width, sel, -1, nil)
 	}
 	return ""

@@ -43,6 +43,7 @@ type KeyMap struct {
 
 	// Revisit pane (M2).
 	RevisitNow key.Binding // refetch the selected page now
+	Behind     key.Binding // show the pages the budget cannot follow instead of the due queue
 
 	// Nodes pane (M4, a distributed crawl only).
 	PauseNode key.Binding // pause or resume the selected worker
@@ -89,6 +90,7 @@ func DefaultKeyMap() *KeyMap {
 		Level: b([]string{"v"}, "v", "min level"),
 
 		RevisitNow: b([]string{"n"}, "n", "revisit page now"),
+		Behind:     b([]string{"b"}, "b", "due queue / not followed"),
 
 		PauseNode: b([]string{" "}, "space", "(un)pause node"),
 

@@ -337,6 +337,7 @@ func TestQuit(t *testing.T) {
 		{name: "ctrl+c twice quits", keys: []string{"ctrl+c", "ctrl+c"}, wantQuit: true},
 		{name: "paused crawl still asks", state: engine.StatePaused, keys: []string{"q"}, dialog: true},
 		{name: "finished crawl quits at once", state: engine.StateDone, keys: []string{"q"}, wantQuit: true},
+		{name: "crawl stopped by a store failure quits at once", state: engine.StateFailed, keys: []string{"q"}, wantQuit: true},
 		{name: "ssh session quits at once", opts: Options{Detached: true}, keys: []string{"q"}, wantQuit: true},
 		{name: ":quit asks too", keys: []string{":", "quit-typed", "enter"}, dialog: true},
 	}

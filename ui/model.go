@@ -362,7 +362,8 @@ func (m *Model) setPaused(paused bool) tea.Cmd {
 
 // requestQuit quits, first asking when quitting would stop a live crawl.
 func (m *Model) requestQuit() tea.Cmd {
-	if m.opts.Detached || m.snap.State == engine.StateDone || m.snap.State == engine.StateStopping {
+	if m.opts.Detached || m.snap.State == engine.StateDone || m.snap.State == engine.StateStopping ||
+		m.snap.State == engine.StateFailed {
 		return tea.Quit
 	}
 	m.openDialog(quitDialog())

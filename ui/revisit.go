@@ -31,6 +31,7 @@ type revisitPane struct {
 	rows          []int               // indexes into view.Due that pass the filter
 	filter        Filter
 	list          listView
+	showBehind    bool // b: the pages the budget cannot follow instead of the due queue
 }
 
 // histW is the width of the interval histogram beside the figures (wide layout).
@@ -40,10 +41,12 @@ func newRevisitPane(c *Common) Pane { return &revisitPane{c: c} }
 
 func (p *revisitPane) Title() string { return "Revisit" }
 
-func (p *revisitPane) ShortHelp() []key.Binding { return []key.Binding{p.c.Keys.RevisitNow} }
+func (p *revisitPane) ShortHelp() []key.Binding {
+	return []key.Binding{p.c.Keys.RevisitNow, p.c.Keys.Behind}
+}
 
 func (p *revisitPane) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{p.c.Keys.RevisitNow}, p.c.Keys.navHelp()}
+	return [][]key.Binding{{p.c.Keys.RevisitNow, p.c.Keys.Behind}, p.c.Keys.navHelp()}
 }
 
 // wide puts the histogram and the class windows beside the figures as tables;
@@ -55,6 +58,9 @@ func (p *revisitPane) top() int {
 	if p.wide() {
 		// Left: two figure lines, a blank, the windows table; right: the histogram.
 		return max(4+len(p.windows()), 1+max(len(p.intervals()), 1)) + 1
+	}
+	if p.view != nil && len(p.view.Plans) > 0 {
+		return 6 // and the plans line
 	}
 	return 5
 }
@@ -138,6 +144,9 @@ func (p *revisitPane) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		k := msg.String()
+		if p.showBehind {
+			return p.updateBehind(k) // the due queue is hidden: its keys wait
+		}
 		if p.list.navigate(p.c.Keys, k, len(p.rows)) {
 			return nil
 		}
@@ -151,9 +160,13 @@ func (p *revisitPane) Update(msg tea.Msg) tea.Cmd {
 			}
 			return revisitNow(p.c, u)
 		}
+		if matches(k, p.c.Keys.Behind) {
+			p.showBehind = !p.showBehind
+			return nil
+		}
 	case clickMsg:
 		first := p.top() + 1 // below the due queue's header
-		if msg.row >= first {
+		if msg.row >= first && !p.showBehind {
 			p.list.cursor = p.list.offset + msg.row - first
 			p.list.clamp(len(p.rows))
 		}
@@ -191,10 +204,17 @@ func (p *revisitPane) View() string {
 		b.WriteString(p.schedulerLine(p.width) + "\n")
 		b.WriteString(p.refetchLine(p.width) + "\n")
 		b.WriteString(p.windowsLine() + "\n")
+		if len(p.view.Plans) > 0 {
+			b.WriteString(p.plansLine() + "\n")
+		}
 		b.WriteString(p.intervalsLine())
 	}
 	b.WriteString("\n\n")
-	b.WriteString(p.dueTable())
+	if p.showBehind {
+		b.WriteString(p.behindTable())
+	} else {
+		b.WriteString(p.dueTable())
+	}
 	return b.String()
 }
 
@@ -242,10 +262,12 @@ func (p *revisitPane) windowsLine() string {
 // windowsTable lists each class with its window and pages (wide layout).
 func (p *revisitPane) windowsTable(width int) []string {
 	st := p.c.Styles
-	cols := []column{{title: "CLASS", width: 12}, {title: "WINDOW", width: 8, right: true}, {title: "PAGES", width: 9, right: true}}
+	cols := []column{{title: "CLASS", width: 8}, {title: "WINDOW", width: 8, right: true}, {title: "PAGES", width: 8, right: true}}
+	cols = append(cols, p.planColumns()...) // issue 15: where each class is heading
 	out := []string{headerRow(st, cols, width)}
 	for _, w := range p.view.Windows {
-		out = append(out, tableRow(st, cols, []string{w.Class, windowText(w.Window), thousands(w.Pages)}, width, false, -1, nil))
+		cells := append([]string{w.Class, windowText(w.Window), thousands(w.Pages)}, p.planCells(w.Class)...)
+		out = append(out, tableRow(st, cols, cells, width, false, -1, nil))
 	}
 	return out
 }
@@ -308,10 +330,16 @@ func bucketLabel(b engine.IntervalBucket) string {
 // dueTable is the due queue: soonest first, overdue pages with a minus sign.
 func (p *revisitPane) dueTable() string {
 	st := p.c.Styles
-	cols := layoutColumns([]column{
+	spec := []column{
 		{title: "DUE PAGE"}, {title: "CLASS", width: 7}, {title: "T", width: 7, right: true}, {title: "X", width: 3, right: true},
 		{title: "NEXT IN", width: 8, right: true}, {title: "HAM", width: 3, right: true}, {title: "FETCH", width: 5, right: true},
-	}, p.width)
+	}
+	evidence := p.width >= evidenceMinWidth
+	if evidence {
+		// Issue 19: the distance of the page's last change and why it counted.
+		spec = append(spec, column{title: "CHG", width: 3, right: true}, column{title: "WHY", width: 33})
+	}
+	cols := layoutColumns(spec, p.width)
 	var b strings.Builder
 	b.WriteString(headerRow(st, cols, p.width))
 	if len(p.rows) == 0 {
@@ -337,6 +365,9 @@ func (p *revisitPane) dueTable() string {
 			in = "-" + longDuration(-next) // overdue
 		}
 		cells = append(cells[:0], d.URL, d.Class, longDuration(d.T), strconv.Itoa(d.X), in, ham, strconv.Itoa(d.Fetches))
+		if evidence {
+			cells = append(cells, changeDistance(d), changeWhy(d))
+		}
 		var accent *lipgloss.Style
 		if d.Distance > p.view.Threshold {
 			a := st.Bad // changed at the last comparison
@@ -346,6 +377,37 @@ func (p *revisitPane) dueTable() string {
 		b.WriteString(tableRow(st, cols, cells, p.width, r == p.list.cursor, 5, accent))
 	}
 	return b.String()
+}
+
+// evidenceMinWidth is the pane width from which the due table shows the change
+// evidence columns; narrower, the URL keeps the room.
+const evidenceMinWidth = 140
+
+// changeDistance is the SimHash distance of the page's last change, "-" before any.
+func changeDistance(d *engine.RevisitDue) string {
+	if d.ChangeDistance < 0 || d.ChangeReason == "" || d.ChangeReason == "-" {
+		return "-"
+	}
+	return strconv.Itoa(d.ChangeDistance)
+}
+
+// changeWhy says why the last change counted (issue 19) and, when the latest
+// comparison was not a change, why not ("only boilerplate moved"); "no article"
+// flags a page fingerprinted on all its visible text.
+func changeWhy(d *engine.RevisitDue) string {
+	why := d.ChangeReason
+	if why == "" || why == "-" {
+		why = d.LastReason
+	} else if d.BoilerplateOnly {
+		why += "; now boilerplate"
+	}
+	if why == "" {
+		why = "-"
+	}
+	if d.Fallback {
+		why = "no article: " + why
+	}
+	return why
 }
 
 // longDuration formats durations up to weeks compactly: 45s, 2m03s, 5h02m, 3d04h, 14d.

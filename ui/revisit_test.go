@@ -13,7 +13,7 @@ import (
 )
 
 func TestRevisitPaneShowsTheQueue(t *testing.T) {
-	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+	for _, size := range [][2]int{{80, 24}, {120, 40}, {160, 40}} {
 		t.Run(fmt.Sprint(size), func(t *testing.T) {
 			h := newHarness(t, size[0], size[1], Options{})
 			h.press("6")
@@ -35,6 +35,24 @@ func TestRevisitPaneShowsTheQueue(t *testing.T) {
 				}
 				if row := h.rowOf(tc.row); !fieldsInOrder(row, tc.want...) {
 					t.Errorf("row %q = %q, lacks %q", tc.row, row, tc.want)
+				}
+			}
+			if size[0] >= evidenceMinWidth {
+				// Issue 19: the last change's distance and why it counted, the
+				// boilerplate-only latest comparison, and the no-article flag.
+				h.mustShow("CHG", "WHY")
+				for _, tc := range []struct {
+					row  string
+					want []string
+				}{
+					{"news-00.sandbox.test/articles/", []string{"2", "main text edited"}},
+					{"social-01.sandbox.test/articles/", []string{"9", "headline changed; now boilerplate"}},
+					{"blog-02.sandbox.test/articles/", []string{"14", "no article: simhash"}},
+				} {
+					row := h.rowOf(tc.row)
+					if i := strings.Index(row, " "+tc.want[0]+" "); i < 0 || !strings.Contains(row[i:], tc.want[1]) {
+						t.Errorf("evidence of %q = %q, lacks %q", tc.row, row, tc.want)
+					}
 				}
 			}
 			if size[0] >= 110 {
@@ -213,10 +231,10 @@ func TestNewPanesTakeClicks(t *testing.T) {
 		y        int
 		selected string
 	}{
-		{"4", 21, "gone-03.news-73"}, // stacked tables: the fourth negative entry
-		{"4", 14, "gone-00.news-70"}, // on the slowest domains: the selection stays
-		{"6", 9, "news-00.sandbox.test"},
-		{"6", 11, "blog-02.sandbox.test"},
+		{"4", 21, "gone-03.news-73"},      // stacked tables: the fourth negative entry
+		{"4", 14, "gone-00.news-70"},      // on the slowest domains: the selection stays
+		{"6", 10, "news-00.sandbox.test"}, // below the class plans line (issue 15)
+		{"6", 12, "blog-02.sandbox.test"},
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprint(tc.pane, "@", tc.y), func(t *testing.T) {

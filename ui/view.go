@@ -104,9 +104,23 @@ func (m *Model) headerView(b *strings.Builder) {
 	if !m.haveSnap || state == "" {
 		state = string(engine.StateStarting)
 	}
+	if s.StoreError != "" {
+		// Issue 13: the crawl stopped itself; the reason leads the header so it is
+		// never missed (the log pane has the advice).
+		// The cause ends the store's message ("...: database or disk is full"): keep
+		// the tail when it must be cut.
+		reason := []rune(s.StoreError)
+		if limit := m.width - cellWidth(m.opts.Title) - 48; limit > 8 && len(reason) > limit {
+			reason = append([]rune("…"), reason[len(reason)-limit+1:]...)
+		}
+		state = "STORE FAILED: " + string(reason)
+	}
 	left := " " + m.opts.Title + "  " + state
 	stateStyle := st.State(state)
-	if !knownState(engine.State(state)) {
+	if s.StoreError != "" {
+		stateStyle = st.State(string(engine.StateFailed))
+	}
+	if !knownState(engine.State(state)) && s.StoreError == "" {
 		// A state the engine does not have: an attached console's "master
 		// unreachable" (engine/attach), showing the last snapshot it got.
 		stateStyle = st.Bad
@@ -136,9 +150,12 @@ func (m *Model) headerView(b *strings.Builder) {
 	b.WriteByte('\n')
 
 	// Totals, in priority order, as many as fit.
-	errs := int64(0)
+	errs, skips := int64(0), int64(0)
 	for _, n := range s.Totals.Errors {
 		errs += n
+	}
+	for _, n := range s.Totals.Skipped {
+		skips += n // robots.txt, noindex, scope, content type: chosen, not failed
 	}
 	type seg struct {
 		label, value string
@@ -152,11 +169,12 @@ func (m *Model) headerView(b *strings.Builder) {
 		{"errors", thousands(errs), errs > 0},
 		{"refused", thousands(s.Totals.Refused), s.Totals.Refused > 0},
 		{"paused hosts", strconv.Itoa(len(s.PausedHosts)), len(s.PausedHosts) > 0},
+		{"skipped", thousands(skips), false},
 		{"bytes", bytesHuman(s.Totals.BytesFetched), false},
 	}
 	used := 0
 	for _, sg := range segs {
-		if sg.label == "paused hosts" && len(s.PausedHosts) == 0 {
+		if sg.label == "paused hosts" && len(s.PausedHosts) == 0 || sg.label == "skipped" && skips == 0 {
 			continue
 		}
 		w := 2 + len(sg.label) + 1 + len(sg.value) // "  label value"
@@ -181,7 +199,8 @@ func (m *Model) headerView(b *strings.Builder) {
 // knownState reports whether s is one of the engine's crawl states.
 func knownState(s engine.State) bool {
 	switch s {
-	case engine.StateStarting, engine.StateRunning, engine.StatePaused, engine.StateStopping, engine.StateDone:
+	case engine.StateStarting, engine.StateRunning, engine.StatePaused, engine.StateStopping, engine.StateDone,
+		engine.StateFailed:
 		return true
 	}
 	return false

@@ -83,12 +83,16 @@ func richSnapshot() engine.Snapshot {
 	s.Nodes[0].Heartbeat = time.Now().In(time.FixedZone("CEST", 2*3600))
 	s.Sizing = &engine.Sizing{Sites: 3, SocialSites: 1, Keywords: 4, PagesPerKeyword: 5, PagesPerIP: 500, PagesPerIPFrom: engine.PagesPerIPConfig, VPNs: 2, Round: 7,
 		RoundPages: 900, AccessTime: 3 * time.Second, VPNConnect: 10 * time.Second, ExpectTime: time.Hour, LanesPerWorker: 8, Workers: 1}
+	s.Totals.ConfirmFetches = 3
 	s.DNS.Stats.Rejected = 2
 	s.DNS.Stats.WaitP50Ms = 0.25
 	s.DNS.Stats.WaitHistogram = []dnscache.HistBucket{{UpToMs: 0, Count: 40000}, {UpToMs: 0.5, Count: 12}}
 	s.Egress.Disabled = append(s.Egress.Disabled, egress.DisabledHost{Host: "x.example", Since: s.At, Until: s.At.Add(time.Hour), TimeLeft: time.Hour})
 	s.Revisit.Intervals = append(s.Revisit.Intervals, engine.IntervalBucket{Min: time.Minute, Max: time.Hour, Pages: 3})
+	s.Totals.Skipped = map[string]int64{"robots_disallowed": 360}
+	s.Totals.ByClass = map[string]int64{"2xx": 120001, "4xx": 3455}
 	s.LastEvent = math.MaxUint64 - 1 // beyond float64's exact integers
+	s.StoreError = "store: commit batch of 3 operations: database or disk is full"
 	s.Groups[0].Parents[0].Hash = math.MaxUint64
 	return s
 }

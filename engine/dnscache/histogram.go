@@ -13,6 +13,7 @@ import (
 type latencyHist struct {
 	zero    atomic.Int64
 	buckets [histBuckets]atomic.Int64
+	sum     atomic.Int64 // ns of all observations: the _sum of a Prometheus histogram
 }
 
 const (
@@ -27,6 +28,7 @@ func (h *latencyHist) observe(d time.Duration) {
 		return
 	}
 	h.buckets[bucketOf(d)].Add(1)
+	h.sum.Add(int64(d))
 }
 
 func bucketOf(d time.Duration) int {
@@ -105,3 +107,33 @@ func (s histSnapshot) list() []HistBucket {
 
 // ms converts to float milliseconds, the unit of every latency in stats and views.
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// Cumulative is a histogram in Prometheus's shape: observations at most each upper
+// bound (seconds), cumulative, with their count and sum (seconds).
+type Cumulative struct {
+	Count   uint64
+	Sum     float64
+	Buckets map[float64]uint64
+}
+
+// cumulative gives the histogram at one bound per doubling (0, 1 µs, 2 µs, ... 67 s):
+// edges of the fine buckets, so each count is exact, and few enough for a scrape. The
+// last fine bucket also holds every slower wait, so its edge is no true bound: those
+// waits count in the total (+Inf) only.
+func (h *latencyHist) cumulative() Cumulative {
+	s := h.snapshot()
+	c := Cumulative{Count: uint64(s.total), Sum: float64(h.sum.Load()) / float64(time.Second),
+		Buckets: make(map[float64]uint64, histBuckets/histPerOctave+2)}
+	seen := uint64(s.zero)
+	c.Buckets[0] = seen
+	for i, n := range s.buckets {
+		seen += uint64(n)
+		if i%histPerOctave == 0 && i < histBuckets-1 {
+			c.Buckets[upperEdge(i).Seconds()] = seen
+		}
+	}
+	return c
+}
+
+// WaitHistogram is the fetch-path wait (M5) as a cumulative histogram, for /metrics.
+func (c *Cache) WaitHistogram() Cumulative { return c.wait.cumulative() }

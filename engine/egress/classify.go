@@ -5,11 +5,11 @@ import (
 	"errors"
 	"math"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/blockpage"
 )
 
 // Class is what a response means for rotation (issue 6 item 4).
@@ -45,28 +45,41 @@ func (c Class) Refusal() bool { return c == SiteBan || c == ProxyFault }
 type Verdict struct {
 	Class      Class
 	RetryAfter time.Duration // from Retry-After (seconds or HTTP date); 0 when absent
-	Reason     string        // short, for the log: "status 429", "challenge page: captcha", ...
+	Reason     string        // for the log and `show URL`: the vendor and the evidence ("AWS WAF: header x-amzn-waf-action: captcha")
+	Vendor     string        // the anti-bot vendor recognised, "" when none
+	// Confirm: a site ban on soft evidence only (a keyword on a page that says
+	// nothing, a script that sets a cookie and reloads). It punishes nobody until a
+	// refetch repeats it (Confirmed); a true block repeats, an ordinary page does not.
+	Confirm bool
+	// Unavailable: a 503 with Retry-After and no block evidence, an overloaded
+	// server: it rotates like a ban but counts as a server error.
+	Unavailable bool
+	// OneURL: a soft refusal confirmed on this URL only; it condemns the URL, not the
+	// (egress, host) pair, until another URL corroborates it (Corroborated).
+	OneURL bool
 }
 
-// Response is what the engine saw for one request through an egress.
+// Response is what the engine saw for one request through an egress (or the direct
+// route, a node with one egress).
 type Response struct {
-	Host      string      // target host (per-host body statistics)
+	Host      string      // target host (per-host template statistics)
+	URL       string      // the URL that answered, after same-host redirects ("" unknown)
 	Status    int         // HTTP status, 0 when Err is set before any response
-	Header    http.Header // response headers (Retry-After, Content-Type, Location)
+	Header    http.Header // response headers (Retry-After, Content-Type, Location, vendor headers)
 	Body      []byte      // a prefix of the body (a few KiB is enough)
 	BodyLen   int64       // full body length, -1 when unknown
+	Links     int         // links the fetcher found on the page (used when URL is set: a fetched page)
 	Err       error       // transport error, if any
 	FromProxy bool        // the status or error came from the proxy, not the site
 }
 
-// Classifier turns responses into verdicts. It keeps, per host, running statistics
-// of normal page sizes so that a page far smaller than the host's usual ones (a
-// soft block page served with 200) counts as a ban. Safe for concurrent use.
+// Classifier turns responses into verdicts with blockpage's judge (issue 20: one
+// classifier for every route), keeping per host the usual template of its ordinary
+// pages (size, links) that soft evidence is weighed against. Safe for concurrent use.
 type Classifier struct {
-	now func() time.Time
-
-	mu    sync.Mutex
-	sizes map[string]*sizeStats
+	now   func() time.Time
+	hosts *blockpage.Hosts
+	soft  softTrail // URLs whose soft refusal repeated, per (egress, host): see Corroborated
 }
 
 // NewClassifier makes a classifier; now is the clock for HTTP-date Retry-After
@@ -75,24 +88,13 @@ func NewClassifier(now func() time.Time) *Classifier {
 	if now == nil {
 		now = time.Now
 	}
-	return &Classifier{now: now, sizes: map[string]*sizeStats{}}
+	return &Classifier{now: now, hosts: blockpage.NewHosts()}
 }
 
-// Size-outlier rule: only after sizeMinSamples normal pages, and only when the body
-// is both sizeMinSigmas (robust) standard deviations and sizeMinRatio times below the
-// host's usual (median) size. Both bounds: the first alone flags every short page
-// of a site whose pages are all alike, the second alone flags natural variety.
-const (
-	sizeMinSamples = 10
-	sizeMinSigmas  = 4.0
-	sizeMinRatio   = 8.0
-	// contentScanMax: a challenge keyword in a page longer than this counts only in
-	// its <title>; an article that mentions "captcha" is not a block page.
-	contentScanMax = 32 << 10
-)
-
-// Classify decides what resp means: see Class. Challenge keywords are matched case
-// insensitively in several languages.
+// Classify decides what resp means: see Class. Whether a site's answer refuses us is
+// blockpage.Judge's verdict: hard evidence (403, 429, a vendor's block header,
+// challenge cookie, status with its markers, a redirect to its challenge host) is a
+// SiteBan at once; soft evidence is a SiteBan with Confirm set.
 func (c *Classifier) Classify(r Response) Verdict {
 	if r.Err != nil {
 		if r.FromProxy || IsProxyError(r.Err) {
@@ -110,16 +112,27 @@ func (c *Classifier) Classify(r Response) Verdict {
 	case (s == http.StatusBadGateway || s == http.StatusGatewayTimeout) && r.FromProxy:
 		return Verdict{Class: ProxyFault, Reason: "proxy status " + strconv.Itoa(s)}
 	}
-	if why := SiteRefusal(r); why != "" {
+	links := -1 // counted by the judge
+	if r.URL != "" {
+		links = r.Links // a fetched page: the fetcher counted them
+	}
+	bv := blockpage.Judge(blockpage.Answer{URL: r.URL, Host: r.Host, Status: r.Status, Header: r.Header,
+		Body: r.Body, BodyLen: r.BodyLen, Links: links}, c.hosts)
+	if bv.Refusal() {
 		retry := min(ParseRetryAfter(r.Header.Get("Retry-After"), c.now()), maxRetryAfter)
-		return Verdict{Class: SiteBan, RetryAfter: retry, Reason: why}
+		return Verdict{Class: SiteBan, RetryAfter: retry, Reason: bv.String(), Vendor: bv.Vendor,
+			Confirm: bv.Strength == blockpage.Soft, Unavailable: bv.Unavailable}
 	}
 	switch s := r.Status; {
 	case s == http.StatusServiceUnavailable:
 		return Verdict{Class: SiteError, Reason: "status 503"}
 	case s == http.StatusOK:
-		if c.sizeOutlier(r) {
-			return Verdict{Class: SiteBan, Reason: "body far smaller than the host's usual pages"}
+		if c.hosts != nil && links >= 0 && htmlish(r.Header.Get("Content-Type"), r.Body) {
+			n := r.BodyLen
+			if n < 0 {
+				n = int64(len(r.Body))
+			}
+			c.hosts.Learn(r.Host, n, links) // an ordinary page: the host's template
 		}
 		return Verdict{Class: OK}
 	case s == http.StatusNotModified:
@@ -131,35 +144,26 @@ func (c *Classifier) Classify(r Response) Verdict {
 	}
 }
 
-// SiteRefusal says why a site's answer refuses us, judged on its status, headers and
-// body alone; "" when it does not. 403, 429, 503 with Retry-After, a challenge page
-// (200 or 503) and a redirect to a challenge are refusals. It is Classify's SiteBan
-// rule without the per-host size statistics, and the direct route's too, so that a
-// crawl with and without egress rotation judge a page alike. Err is not looked at.
-func SiteRefusal(r Response) string {
-	switch s := r.Status; {
-	case s == http.StatusForbidden, s == http.StatusTooManyRequests:
-		return "status " + strconv.Itoa(s)
-	case s == http.StatusServiceUnavailable && r.Header.Get("Retry-After") != "":
-		return "status 503 with Retry-After"
-	case s == http.StatusServiceUnavailable || s == http.StatusOK:
-		if kw := challengeKeyword(r.Body, r.BodyLen); kw != "" {
-			return "challenge page: " + kw
-		}
-	case s >= 300 && s < 400 && s != http.StatusNotModified:
-		if loc := strings.ToLower(r.Header.Get("Location")); loc != "" {
-			for _, kw := range challengeLocations {
-				if strings.Contains(loc, kw) {
-					return "redirect to a challenge: " + kw
-				}
-			}
-		}
+// Confirmed settles a soft site ban (first.Confirm) with the verdict on a refetch of
+// the same URL: a refusal again is a ban, confirmed, with both pieces of evidence; an
+// ordinary answer means the first was not a block, and the refetch's verdict stands.
+func Confirmed(first, again Verdict) Verdict {
+	if again.Class != SiteBan {
+		return again
 	}
-	return ""
+	again.Confirm = false
+	if first.Reason != again.Reason {
+		again.Reason += "; first answer: " + first.Reason
+	}
+	again.Reason += "; repeated on refetch"
+	if again.Vendor == "" {
+		again.Vendor = first.Vendor
+	}
+	return again
 }
 
-// Classify is Classifier.Classify without per-host size statistics (no soft-ban
-// detection by body size) and with the wall clock; use a Classifier in a crawl.
+// Classify is Classifier.Classify without host history and with the wall clock;
+// use a Classifier in a crawl.
 func Classify(r Response) Verdict {
 	return (&Classifier{now: time.Now}).Classify(r)
 }
@@ -188,158 +192,7 @@ func ParseRetryAfter(v string, now time.Time) time.Duration {
 	return 0
 }
 
-// challengeKeywords are lower-case markers of block, challenge and captcha pages.
-var challengeKeywords = []string{
-	"captcha", "verify you are human", "are you a robot", "i'm not a robot", "not a robot",
-	"unusual traffic", "access denied", "access to this page has been denied",
-	"too many requests", "request blocked", "checking your browser", "attention required",
-	"cf-chl", "just a moment...", "bot detection",
-	"验证", "访问过于频繁", "访问频繁", "请求过于频繁", "拒绝访问", "访问被拒绝", "安全检查", // zh
-	"驗證", "訪問過於頻繁", "拒絕訪問", // zh-Hant
-	"アクセスが拒否", "ロボットではありません", // ja
-	"비정상적인 트래픽", "접근이 거부", // ko
-	"zugriff verweigert", "ungewöhnlicher datenverkehr", // de
-	"accès refusé", "trafic inhabituel", // fr
-	"acceso denegado", "tráfico inusual", // es
-	"доступ запрещен", "доступ запрещён", "необычный трафик", // ru
-}
-
-// challengeLocations mark a redirect to a challenge or "sorry" page.
-var challengeLocations = []string{"captcha", "challenge", "/sorry", "verify", "blocked", "validate"}
-
-// challengeKeyword returns the first challenge marker in body, or "". A long page
-// counts only if the marker is in its <title>.
-func challengeKeyword(body []byte, fullLen int64) string {
-	if len(body) == 0 {
-		return ""
-	}
-	text := body
-	if fullLen > contentScanMax || len(body) > contentScanMax {
-		text = titleOf(body)
-		if text == nil {
-			return ""
-		}
-	}
-	return keywordIn(bytes.ToLower(text))
-}
-
-// keywordIndex finds challenge keywords in one pass: a bitmap of the keywords' first
-// two bytes rules out almost every position before any comparison.
-var keywordIndex = func() (idx struct {
-	first2 [1 << 16 / 64]uint64
-	byKey  map[uint16][]string
-}) {
-	idx.byKey = map[uint16][]string{}
-	for _, kw := range challengeKeywords {
-		k := uint16(kw[0])<<8 | uint16(kw[1])
-		idx.first2[k/64] |= 1 << (k % 64)
-		idx.byKey[k] = append(idx.byKey[k], kw)
-	}
-	return idx
-}()
-
-func keywordIn(lower []byte) string {
-	for i := 0; i+1 < len(lower); i++ {
-		k := uint16(lower[i])<<8 | uint16(lower[i+1])
-		if keywordIndex.first2[k/64]&(1<<(k%64)) == 0 {
-			continue
-		}
-		for _, kw := range keywordIndex.byKey[k] {
-			if bytes.HasPrefix(lower[i:], []byte(kw)) {
-				return kw
-			}
-		}
-	}
-	return ""
-}
-
-// titleOf returns the text between <title> and </title>, or nil.
-func titleOf(body []byte) []byte {
-	lower := bytes.ToLower(body)
-	i := bytes.Index(lower, []byte("<title"))
-	if i < 0 {
-		return nil
-	}
-	j := bytes.IndexByte(lower[i:], '>')
-	if j < 0 {
-		return nil
-	}
-	start := i + j + 1
-	end := bytes.Index(lower[start:], []byte("</title"))
-	if end < 0 {
-		return nil
-	}
-	return body[start : start+end]
-}
-
-// sizeStats keeps the log sizes of a host's last sizeWindow normal pages; log space
-// because page sizes spread multiplicatively. The rule uses the median and the
-// median absolute deviation, so a few early block pages that slipped in before
-// sizeMinSamples do not drag the host's "usual" size down.
-type sizeStats struct {
-	ring [sizeWindow]float32
-	n    int // pages seen (the ring holds min(n, sizeWindow))
-}
-
-const sizeWindow = 64
-
-func (s *sizeStats) add(x float64) {
-	s.ring[s.n%sizeWindow] = float32(x)
-	s.n++
-}
-
-// medianMAD returns the median and median absolute deviation of the window.
-func (s *sizeStats) medianMAD() (med, mad float64) {
-	vals := make([]float64, min(s.n, sizeWindow))
-	for i := range vals {
-		vals[i] = float64(s.ring[i])
-	}
-	med = median(vals)
-	for i, v := range vals {
-		vals[i] = math.Abs(v - med)
-	}
-	return med, median(vals)
-}
-
-func median(v []float64) float64 {
-	slices.Sort(v)
-	n := len(v)
-	if n%2 == 1 {
-		return v[n/2]
-	}
-	return (v[n/2-1] + v[n/2]) / 2
-}
-
-// sizeOutlier reports whether a 200 HTML-ish body is far below the host's usual
-// size; if not, the body joins the host's statistics.
-func (c *Classifier) sizeOutlier(r Response) bool {
-	n := r.BodyLen
-	if n < 0 {
-		n = int64(len(r.Body))
-	}
-	if c.sizes == nil || r.Host == "" || !htmlish(r.Header.Get("Content-Type"), r.Body) {
-		return false
-	}
-	x := math.Log1p(float64(n))
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	st := c.sizes[r.Host]
-	if st == nil {
-		st = &sizeStats{}
-		c.sizes[r.Host] = st
-	}
-	if st.n >= sizeMinSamples {
-		med, mad := st.medianMAD()
-		sd := 1.4826 * mad // MAD scaled to a normal's standard deviation
-		if x < med-math.Max(sizeMinSigmas*sd, math.Log(sizeMinRatio)) {
-			return true // an outlier does not join the statistics
-		}
-	}
-	st.add(x)
-	return false
-}
-
-// htmlish: sizes are compared only among pages, not images or feeds.
+// htmlish: only pages teach a host's template, not images or feeds.
 func htmlish(contentType string, body []byte) bool {
 	ct := strings.ToLower(contentType)
 	if ct != "" {

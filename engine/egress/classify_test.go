@@ -63,7 +63,12 @@ func TestClassify(t *testing.T) {
 		{"503 challenge", Response{Status: 503, Header: html, Body: []byte("<title>Just a moment...</title> Checking your browser")}, SiteBan, 0},
 		{"302 to a captcha", Response{Status: 302, Header: hdr("Location", "https://x.test/sorry/index?continue=1")}, SiteBan, 0},
 		{"404 page that mentions captcha", Response{Status: 404, Header: html, Body: []byte("captcha")}, SiteError, 0},
-		{"long article mentioning captcha in title", Response{Status: 200, Header: html, Body: []byte(longArticle), BodyLen: int64(len(longArticle))}, SiteBan, 0},
+		{"long article mentioning captcha in title", Response{Status: 200, Header: html, Body: []byte(longArticle), BodyLen: int64(len(longArticle))}, OK, 0},
+		{"AWS WAF 405 captcha", Response{Status: 405, Header: hdr("X-Amzn-Waf-Action", "captcha")}, SiteBan, 0},
+		{"Jiasule 521 challenge", Response{Status: 521, Header: hdr("Set-Cookie", "__jsluid_s=1; path=/"), Body: []byte("<script>document.cookie='__jsl_clearance_s=1';location.href=location.pathname</script>")}, SiteBan, 0},
+		{"plain 405 stays a site error", Response{Status: 405, Header: html, Body: []byte("<h1>Method Not Allowed</h1>")}, SiteError, 0},
+		{"redirect to Weibo's visitor system", Response{Status: 302, Header: hdr("Location", "https://passport.weibo.com/visitor/visitor?entry=miniblog")}, SiteBan, 0},
+		{"login page with a captcha field", Response{Status: 200, Header: html, Body: []byte(`<title>登录</title><form><input type="password"><input name="captcha">验证码</form>`)}, OK, 0},
 		{"long article mentioning captcha in body", Response{Status: 200, Header: html, Body: []byte(longArticleNoTitle), BodyLen: int64(len(longArticleNoTitle))}, OK, 0},
 		{"407 blames the egress", Response{Status: 407}, ProxyFault, 0},
 		{"502 from the proxy", Response{Status: 502, FromProxy: true}, ProxyFault, 0},
@@ -90,50 +95,53 @@ func (timeoutErr) Error() string   { return "i/o timeout" }
 func (timeoutErr) Timeout() bool   { return true }
 func (timeoutErr) Temporary() bool { return true }
 
-// TestClassifyBodySizeOutlier: once a host's usual page size is known, a 200 page
-// far smaller than usual is a soft ban; natural variety and other hosts are not.
-func TestClassifyBodySizeOutlier(t *testing.T) {
+// TestClassifyWeighsHostTemplate: once a host's usual template is known, a small
+// page alone is no ban (a maintenance notice), a short page with a keyword that still
+// carries the template's links is the site's own, and a keyword on a page with none
+// of it is a ban to confirm.
+func TestClassifyWeighsHostTemplate(t *testing.T) {
 	c := NewClassifier(nil)
 	html := hdr("Content-Type", "text/html")
-	page := func(host string, n int) Response {
-		return Response{Host: host, Status: 200, Header: html, Body: []byte("<html>"), BodyLen: int64(n)}
+	page := func(n, links int, body string) Response {
+		return Response{Host: "news.test", URL: "http://news.test/a", Status: 200, Header: html, Body: []byte(body), BodyLen: int64(n), Links: links}
 	}
-	sizes := []int{18000, 22000, 25000, 19500, 30000, 21000, 24000, 27000, 20000, 23000, 26000, 28000}
-	for i, n := range sizes[:5] {
-		if v := c.Classify(page("news.test", n)); v.Class != OK {
-			t.Fatalf("learning page %d (%d bytes) = %v", i, n, v.Class)
+	for i := range 12 {
+		if v := c.Classify(page(18000+500*i, 30, "<html><title>News</title>")); v.Class != OK {
+			t.Fatalf("learning page %d = %v", i, v.Class)
 		}
 	}
-	// Too few samples yet: a tiny page is not judged.
-	if v := c.Classify(page("news.test", 900)); v.Class != OK {
-		t.Fatalf("tiny page before %d samples = %v, want OK", sizeMinSamples, v.Class)
-	}
-	for _, n := range sizes[5:] {
-		c.Classify(page("news.test", n))
-	}
 	for _, tc := range []struct {
-		name string
-		resp Response
-		want Class
+		name    string
+		resp    Response
+		want    Class
+		confirm bool
 	}{
-		{"usual size", page("news.test", 21500), OK},
-		{"half the usual size", page("news.test", 11000), OK},
-		{"twice the usual size", page("news.test", 50000), OK},
-		{"block page of 900 bytes", page("news.test", 900), SiteBan},
-		{"same size on an unknown host", page("other.test", 900), OK},
-		{"small image is not a page", Response{Host: "news.test", Status: 200, Header: hdr("Content-Type", "image/png"), BodyLen: 900}, OK},
+		{"usual page", page(21000, 30, "<html><title>News</title>"), OK, false},
+		{"235-byte maintenance notice", page(235, 0, "<html><title>Maintenance</title><p>Back soon.</p></html>"), OK, false},
+		{"short brief about 验证码 in the template", page(3000, 28, "<html><title>新版验证码上线</title><p>旅客购票需完成验证。</p></html>"), OK, false},
+		{"captcha page without the template", page(300, 0, "<html><title>安全验证</title><p>请完成验证</p></html>"), SiteBan, true},
+		{"a vendor's hard evidence needs no confirmation", Response{Host: "news.test", URL: "http://news.test/b", Status: 202,
+			Header: hdr("X-Amzn-Waf-Action", "challenge"), Links: 0}, SiteBan, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if v := c.Classify(tc.resp); v.Class != tc.want {
-				t.Fatalf("Classify = %v (%s), want %v", v.Class, v.Reason, tc.want)
+			v := c.Classify(tc.resp)
+			if v.Class != tc.want || v.Confirm != tc.confirm {
+				t.Fatalf("Classify = %v confirm=%v (%s), want %v confirm=%v", v.Class, v.Confirm, v.Reason, tc.want, tc.confirm)
 			}
 		})
 	}
-	// Outliers do not poison the statistics: many block pages stay bans.
-	for i := 0; i < 50; i++ {
-		if v := c.Classify(page("news.test", 900)); v.Class != SiteBan {
-			t.Fatalf("block page %d = %v, want SiteBan", i, v.Class)
-		}
+}
+
+// TestConfirmed: a soft ban stands only when the refetch refuses again; the
+// evidence of both answers is kept.
+func TestConfirmed(t *testing.T) {
+	soft := Verdict{Class: SiteBan, Confirm: true, Reason: "keyword \"captcha\" in title"}
+	if v := Confirmed(soft, Verdict{Class: OK}); v.Class != OK {
+		t.Fatalf("refetch ordinary: %v", v.Class)
+	}
+	v := Confirmed(soft, Verdict{Class: SiteBan, Confirm: true, Reason: "keyword \"captcha\" in title"})
+	if v.Class != SiteBan || v.Confirm || !strings.Contains(v.Reason, "repeated on refetch") {
+		t.Fatalf("refetch refused again: %+v", v)
 	}
 }
 

@@ -101,12 +101,22 @@ func (p *Pool) Transport(name string) (*http.Transport, error) {
 }
 
 // Observe classifies the response to a request through egress name and reports it
-// to the rotation; the decision says whether to retry, go on or defer the host.
+// to the rotation; the decision says whether to retry, go on or defer the host. A
+// soft ban (Verdict.Confirm) is reported as it is: the engine confirms it first
+// (Classifier, Confirmed, Report).
 func (p *Pool) Observe(name string, r Response) (Verdict, Decision) {
 	v := p.cls.Classify(r)
-	d := p.rot.Report(name, r.Host, v)
+	return v, p.Report(name, r.Host, v)
+}
+
+// Classifier is the pool's classifier, whose host history the engine shares.
+func (p *Pool) Classifier() *Classifier { return p.cls }
+
+// Report tells the rotation the verdict on a request through egress name to host.
+func (p *Pool) Report(name, host string, v Verdict) Decision {
+	d := p.rot.Report(name, host, v)
 	p.persistDisabled()
-	return v, d
+	return d
 }
 
 // Add puts a new egress in the table (`:egress add SPEC`); the node claims it when

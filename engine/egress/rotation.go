@@ -123,10 +123,17 @@ type slot struct {
 
 type pairKey struct{ egress, host string }
 
-// pairBan is one (egress, host) pair kept apart: since when, and until when.
-type pairBan struct{ at, until time.Time }
+// pairBan is one (egress, host) pair kept apart: since when, until when, and the
+// evidence of the last refusal (issue 20: the Egress pane says why).
+type pairBan struct {
+	at, until time.Time
+	why       string
+}
 
-type disabledHost struct{ since, until time.Time }
+type disabledHost struct {
+	since, until time.Time
+	why          string // the refusal that disabled it, "" when the operator did
+}
 
 // Rotation is one node's egress rotation, SPEC M3 / seed 003 step 5 (3-2), as a
 // deterministic state machine: the engine asks Pick before a fetch and Report after
@@ -239,6 +246,7 @@ func (r *Rotation) Report(egress, host string, v Verdict) Decision {
 			b.at = now // a new ban; a report while one is in force keeps when it began
 		}
 		b.until = now.Add(max(v.RetryAfter, r.cfg.PairBanFor))
+		b.why = v.Reason
 		r.bans[k] = b
 	case ProxyFault:
 		if s != nil {
@@ -252,7 +260,12 @@ func (r *Rotation) Report(egress, host string, v Verdict) Decision {
 		// A report from before the node moved on: retry on where it is now.
 		return Decision{Action: Retry, Egress: cur.name, Host: host, Reason: v.Class.String() + " on a previous egress"}
 	}
-	return r.rotate(host, now, v.Class.String()+" ("+v.Reason+")")
+	d := r.rotate(host, now, v.Class.String()+" ("+v.Reason+")")
+	if dh, ok := r.disabled[host]; ok && d.Action == DeferHost && v.Class == SiteBan {
+		dh.why = v.Reason
+		r.disabled[host] = dh
+	}
+	return d
 }
 
 // rotate is seed 003 step 3-2-1 .. 3-2-4 for a refusal of host.
@@ -404,7 +417,7 @@ func (r *Rotation) RestoreDisabled(list []DisabledHost) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, d := range list {
-		r.disabled[d.Host] = disabledHost{since: d.Since, until: d.Until}
+		r.disabled[d.Host] = disabledHost{since: d.Since, until: d.Until, why: d.Why}
 	}
 	r.listVer++
 }

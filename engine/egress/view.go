@@ -58,7 +58,8 @@ type DisabledHost struct {
 	Host     string        `json:"host"`
 	Since    time.Time     `json:"since"`
 	Until    time.Time     `json:"until"`
-	TimeLeft time.Duration `json:"time_left"` // 0 once expired (removed at the next round)
+	TimeLeft time.Duration `json:"time_left"`     // 0 once expired (removed at the next round)
+	Why      string        `json:"why,omitempty"` // vendor and evidence of the refusal that disabled it (issue 20)
 }
 
 // PairBan is one (egress, host) pair the rotation keeps apart after a site ban (M3):
@@ -68,6 +69,7 @@ type PairBan struct {
 	Host   string    `json:"host"`
 	At     time.Time `json:"at"`    // when the ban was set; a refusal while it holds extends Until, not At
 	Until  time.Time `json:"until"` // max(Retry-After, PairBanFor) after the last refusal
+	Why    string    `json:"why"`   // vendor and evidence of the last refusal (issue 20)
 }
 
 // PairBans returns the pair bans in force now, by egress then host. Benchmarks
@@ -83,7 +85,7 @@ func (r *Rotation) pairBans(now time.Time) []PairBan {
 	out := make([]PairBan, 0, len(r.bans))
 	for k, b := range r.bans {
 		if now.Before(b.until) {
-			out = append(out, PairBan{Egress: k.egress, Host: k.host, At: b.at, Until: b.until})
+			out = append(out, PairBan{Egress: k.egress, Host: k.host, At: b.at, Until: b.until, Why: b.why})
 		}
 	}
 	slices.SortFunc(out, func(a, b PairBan) int {
@@ -131,7 +133,7 @@ func (r *Rotation) View() View {
 func (r *Rotation) disabledView(now time.Time) []DisabledHost {
 	out := make([]DisabledHost, 0, len(r.disabled))
 	for h, d := range r.disabled {
-		out = append(out, DisabledHost{Host: h, Since: d.since, Until: d.until, TimeLeft: max(d.until.Sub(now), 0)})
+		out = append(out, DisabledHost{Host: h, Since: d.since, Until: d.until, TimeLeft: max(d.until.Sub(now), 0), Why: d.why})
 	}
 	sortBy(out, func(d DisabledHost) string { return d.Host })
 	return out

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -40,18 +41,37 @@ type bodyCapper struct {
 	// truncate ends the body with EOF at the limit instead of failing with
 	// KindTooLarge (robots.txt: RFC 9309 asks to parse the first 500 KiB).
 	truncate bool
+	// exchanges, when set, holds the exchange logs of the fetches under way by id
+	// (exchangeHeader): each hop is recorded as it crosses the wire.
+	exchanges *sync.Map
 }
 
 func (b *bodyCapper) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Header.Get("Accept-Encoding") == "" {
+	id := req.Header.Get(exchangeHeader)
+	if req.Header.Get("Accept-Encoding") == "" || id != "" {
 		req = req.Clone(req.Context())
-		req.Header.Set("Accept-Encoding", acceptEncoding)
+		req.Header.Del(exchangeHeader)
+		if req.Header.Get("Accept-Encoding") == "" {
+			req.Header.Set("Accept-Encoding", acceptEncoding)
+		}
+	}
+	var hop *hopRecord
+	if b.exchanges != nil && id != "" {
+		if log, ok := b.exchanges.Load(id); ok {
+			req, hop = traceHop(req, log.(*exchangeLog))
+		}
 	}
 	res, err := b.rt.RoundTrip(req)
 	if err != nil {
 		return nil, err
 	}
 	codings, err := contentCodings(res.Header.Values("Content-Encoding"))
+	if hop != nil {
+		hop.received(res, codings)
+		if hop.tee != nil {
+			res.Body = &teeBody{ReadCloser: res.Body, h: hop}
+		}
+	}
 	if err != nil {
 		res.Body.Close()
 		return nil, &Error{Kind: KindEncoding, URL: req.URL.String(), Err: err}

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/crawlconsole/crawlconsole/engine/robots"
 )
 
 // bombSize is what each compression bomb inflates to; on the wire it is a few
@@ -220,7 +222,7 @@ func TestEncodedBodiesAreDecoded(t *testing.T) {
 func zlibWriter(w io.Writer) io.WriteCloser { return zlib.NewWriter(w) }
 
 // TestRobotsBombIsTruncated: robots.txt goes through the same decoder, truncated at
-// robotsMaxBytes of decoded text instead of failing.
+// robots.MaxBytes of decoded text instead of failing.
 func TestRobotsBombIsTruncated(t *testing.T) {
 	gz, _, _ := bombBodies(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -233,12 +235,12 @@ func TestRobotsBombIsTruncated(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	rules := f.FetchRobots(t.Context(), srv.URL, "crawlconsole-test")
+	rules := f.FetchRobots(t.Context(), srv.URL, "crawlconsole")
 	runtime.ReadMemStats(&after)
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
 		t.Errorf("robots.txt bomb allocated %d MiB", alloc>>20)
 	}
 	if rules == nil || rules.Unreachable {
-		t.Errorf("robots.txt bomb: %v, want rules parsed from its first %d bytes", rules, robotsMaxBytes)
+		t.Errorf("robots.txt bomb: %v, want rules parsed from its first %d bytes", rules, robots.MaxBytes)
 	}
 }

@@ -33,6 +33,9 @@ const (
 	KindProtocol       = "protocol"
 	KindMalformedHTML  = "malformed_html"
 	KindRedirectTarget = "redirect_target"
+	// KindNoindex: the page said noindex (meta robots, X-Robots-Tag); it was fetched
+	// and its links followed, but it is not stored: skipped, not failed.
+	KindNoindex = "noindex"
 )
 
 // Error is a failed fetch with its kind.

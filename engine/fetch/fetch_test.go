@@ -216,50 +216,6 @@ func TestFetchLimitsAndKinds(t *testing.T) {
 	}
 }
 
-func TestRobots(t *testing.T) {
-	var hits int
-	var mu sync.Mutex
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		hits++
-		mu.Unlock()
-		fmt.Fprint(w, "User-agent: *\nDisallow: /private/\nCrawl-delay: 1.5\n")
-	}))
-	defer srv.Close()
-	f, _ := testFetcher(t, mapResolver{}, []string{"127.0.0.0/8"}, Config{})
-	var rb Robots
-	get := func() *Rules {
-		r, err := rb.Get(context.Background(), srv.URL, func(ctx context.Context) (*Rules, error) {
-			return f.FetchRobots(ctx, srv.URL, "crawlconsole"), nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
-	var wg sync.WaitGroup
-	for i := 0; i < 5; i++ {
-		wg.Add(1)
-		go func() { defer wg.Done(); get() }()
-	}
-	wg.Wait()
-	r := get()
-	if hits != 1 {
-		t.Fatalf("robots.txt fetched %d times by 6 askers, want once", hits)
-	}
-	if r.Allowed("/private/x") || !r.Allowed("/public") {
-		t.Fatal("Disallow: /private/ not honoured")
-	}
-	if r.CrawlDelay != 1500*time.Millisecond {
-		t.Fatalf("crawl-delay %v, want 1.5s", r.CrawlDelay)
-	}
-	// unreachable robots.txt: everything disallowed (RFC 9309 §2.3.1.4)
-	down := f.FetchRobots(context.Background(), "http://127.0.0.1:1", "crawlconsole")
-	if !down.Unreachable || down.Allowed("/") {
-		t.Fatal("an unreachable robots.txt must disallow everything")
-	}
-}
-
 func TestExtractLinksFromBrokenHTML(t *testing.T) {
 	for _, c := range []struct {
 		name, body string
@@ -273,9 +229,9 @@ func TestExtractLinksFromBrokenHTML(t *testing.T) {
 		{"no links", `<p>hello</p>`, nil, "", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			links, base, can := extractLinks([]byte(c.body))
-			if strings.Join(links, "|") != strings.Join(c.links, "|") || base != c.base || can != c.can {
-				t.Fatalf("got %q base %q canonical %q; want %q %q %q", links, base, can, c.links, c.base, c.can)
+			p := extractLinks([]byte(c.body), "crawlconsole")
+			if strings.Join(p.links, "|") != strings.Join(c.links, "|") || p.base != c.base || p.canonical != c.can {
+				t.Fatalf("got %q base %q canonical %q; want %q %q %q", p.links, p.base, p.canonical, c.links, c.base, c.can)
 			}
 		})
 	}

@@ -13,11 +13,15 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httptrace"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/gocolly/colly/v2"
+
+	"github.com/crawlconsole/crawlconsole/engine/robots"
 )
 
 // Config sets the fetch limits shared by every egress.
@@ -46,7 +50,16 @@ type Result struct {
 	Links       []string // raw a/area href values, in document order (resolve with Base)
 	Base        string   // raw <base href>, if any
 	Canonical   string   // raw <link rel=canonical> href, if any
-	Duration    time.Duration
+	// NofollowLinks are the raw hrefs of links marked rel="nofollow", kept out of
+	// Links: a hint the engine follows or not (etiquette.rel_nofollow).
+	NofollowLinks []string
+	// Robots are the page-level directives for us: <meta name="robots">, <meta
+	// name="TOKEN"> and X-Robots-Tag (general or scoped to our product token).
+	Robots   robots.Directives
+	Duration time.Duration
+	// Exchanges are the request and response of each hop as they crossed the wire
+	// (a WARC export's records), the final response last; its body is Body.
+	Exchanges []Exchange `json:",omitempty"`
 }
 
 // Fetcher fetches through one egress. It is safe for concurrent use by the lanes
@@ -57,6 +70,9 @@ type Fetcher struct {
 	c         *colly.Collector
 	transport *http.Transport
 	robots    *http.Client
+	token     string   // our product token (robots.ProductToken of the User-Agent)
+	exchanges sync.Map // fetch id -> *exchangeLog, while the fetch runs
+	nextID    atomic.Uint64
 }
 
 type ctxKey string
@@ -98,14 +114,14 @@ func New(ctx context.Context, cfg Config, d *Dialer, tr *http.Transport) *Fetche
 	rt := &replayPacer{rt: tr, pause: cfg.RedirectPause}
 	// Bodies are decoded and capped on decoded bytes below colly (bodyCapper), so
 	// colly never decompresses anything itself.
-	c.WithTransport(&bodyCapper{rt: rt, limit: int64(cfg.MaxBodyBytes)})
+	f := &Fetcher{cfg: cfg, dialer: d, c: c, transport: tr, token: robots.ProductToken(cfg.UserAgent)}
+	c.WithTransport(&bodyCapper{rt: rt, limit: int64(cfg.MaxBodyBytes), exchanges: &f.exchanges})
 	c.SetRequestTimeout(cfg.RequestTimeout)
 	c.DisableCookies() // colly's Init makes one jar for every site; SetJar gives the egress's own
-	f := &Fetcher{cfg: cfg, dialer: d, c: c, transport: tr}
 	c.SetRedirectHandler(f.checkRedirect)
 	c.OnResponseHeaders(f.onHeaders)
 	c.OnResponse(f.onResponse)
-	f.robots = &http.Client{Transport: &bodyCapper{rt: rt, limit: robotsMaxBytes, truncate: true}, Timeout: cfg.RequestTimeout, CheckRedirect: f.checkRedirect}
+	f.robots = &http.Client{Transport: &bodyCapper{rt: rt, limit: robotsMaxBytes, truncate: true}, Timeout: cfg.RequestTimeout, CheckRedirect: f.robotsRedirect}
 	return f
 }
 
@@ -168,9 +184,15 @@ func (f *Fetcher) Fetch(url string, hdr http.Header) (*Result, error) {
 	for k, v := range hdr {
 		h[k] = v
 	}
+	id := strconv.FormatUint(f.nextID.Add(1), 10)
+	log := &exchangeLog{}
+	f.exchanges.Store(id, log)
+	h.Set(exchangeHeader, id)
 	start := time.Now()
 	err := f.c.Request(http.MethodGet, url, nil, cctx, h)
 	x.res.Duration = time.Since(start)
+	f.exchanges.Delete(id)
+	x.res.Exchanges = log.exchanges()
 	switch {
 	case x.kind != "":
 		return x.res, &Error{Kind: x.kind, URL: url, Err: x.err}
@@ -207,6 +229,11 @@ func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 		}
 		return http.ErrUseLastResponse
 	}
+	return f.pauseRedirect(req)
+}
+
+// pauseRedirect waits the politeness pause before a same-host redirect hop.
+func (f *Fetcher) pauseRedirect(req *http.Request) error {
 	if f.cfg.RedirectPause != nil {
 		t := time.NewTimer(f.cfg.RedirectPause())
 		defer t.Stop()
@@ -229,6 +256,9 @@ func (f *Fetcher) onHeaders(r *colly.Response) {
 	x.res.FinalURL = r.Request.URL.String()
 	mt, _, _ := mime.ParseMediaType(r.Headers.Get("Content-Type"))
 	x.res.ContentType = strings.ToLower(mt)
+	for _, v := range r.Headers.Values("X-Robots-Tag") {
+		x.res.Robots.AddHeader(v, f.token)
+	}
 	if r.StatusCode/100 == 2 && !f.allowedType(x.res.ContentType) {
 		x.kind, x.err = KindContentType, fmt.Errorf("content type %q is not crawled", x.res.ContentType)
 		r.Request.Abort()
@@ -272,7 +302,10 @@ func (f *Fetcher) onResponse(r *colly.Response) {
 		return
 	}
 	if x.res.ContentType == "" || strings.Contains(x.res.ContentType, "html") {
-		x.res.Links, x.res.Base, x.res.Canonical = extractLinks(r.Body)
+		p := extractLinks(r.Body, f.token)
+		x.res.Links, x.res.NofollowLinks, x.res.Base, x.res.Canonical = p.links, p.nofollow, p.base, p.canonical
+		x.res.Robots.NoIndex = x.res.Robots.NoIndex || p.robots.NoIndex
+		x.res.Robots.NoFollow = x.res.Robots.NoFollow || p.robots.NoFollow
 	}
 }
 

@@ -14,9 +14,9 @@ func FuzzExtractLinks(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		links, _, _ := extractLinks(body)
-		if len(links) > len(body) {
-			t.Fatalf("%d links from %d bytes", len(links), len(body))
+		p := extractLinks(body, "crawlconsole")
+		if n := len(p.links) + len(p.nofollow); n > len(body) {
+			t.Fatalf("%d links from %d bytes", n, len(body))
 		}
 	})
 }

@@ -5,34 +5,31 @@ import (
 	"strings"
 )
 
-// Redacted stands in for a cookie's value wherever headers are kept or shown.
-const Redacted = "[redacted]"
-
-// redactedHeaders carry session secrets: a cookie is a login to the site for
-// whoever holds it (issue 17: "cookie headers are redacted everywhere").
-var redactedHeaders = []string{"Cookie", "Set-Cookie", "Cookie2", "Set-Cookie2"}
-
-// RedactHeaders returns a copy of h whose cookie headers keep each cookie's name
-// and lose its value and attributes ("a=1; Path=/" becomes "a=[redacted]"): the
-// names stay for block-page classification (vendor cookies such as incap_ses_*), the
-// session never reaches a log, the store or an export. Call it on any header set
-// before keeping or printing it. nil stays nil.
+// RedactHeaders returns a copy of h with every RedactHeader field redacted (issue
+// 17: "cookie headers are redacted everywhere"; a cookie is a login to the site for
+// whoever holds it). Cookie headers keep each cookie's name and lose its value and
+// attributes ("a=1; Path=/" becomes "a=[redacted]"): the names stay for block-page
+// classification (vendor cookies such as incap_ses_*); other credentials become
+// Redacted. Call it on any header map before keeping or printing it (the captures
+// use HeadText, which applies the same list). nil stays nil.
 func RedactHeaders(h http.Header) http.Header {
 	if h == nil {
 		return nil
 	}
 	out := h.Clone()
-	for _, k := range redactedHeaders {
-		vs := out[k]
-		if vs == nil {
+	for k, vs := range out {
+		if !RedactHeader(k) {
 			continue
 		}
 		red := make([]string, len(vs))
 		for i, v := range vs {
-			if k == "Cookie" || k == "Cookie2" {
+			switch http.CanonicalHeaderKey(k) {
+			case "Cookie":
 				red[i] = redactCookieList(v)
-			} else {
+			case "Set-Cookie", "Set-Cookie2":
 				red[i] = redactSetCookie(v)
+			default:
+				red[i] = Redacted
 			}
 		}
 		out[k] = red

@@ -13,7 +13,10 @@
 // allocation of a fetch budget, learned from the pages' visit histories), the default
 // because `go run ./bench revisit` measures it fresher at equal cost than the seed's
 // rule, a fixed interval and Nutch's AdaptiveFetchSchedule, and close to an oracle
-// that knows the true change rates.
+// that knows the true change rates. What the budget buys is its [Objective]
+// (freshness, age, or the balanced default that beats Nutch on freshness, age and
+// changes captured at once); [ClassPolicy] plans page classes apart, each with its
+// objective and budget, and [Outlook] says where each class's schedule is heading.
 //
 // Rounds (seed 003): [Classifier] tags each URL soc/web_com/web_net/web_edu/web_gov,
 // [Windows] says how long a class stays worth revisiting, [FilterKnown] drops URLs

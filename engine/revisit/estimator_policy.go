@@ -2,6 +2,7 @@ package revisit
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"sync"
 	"time"
@@ -23,10 +24,17 @@ type EstimatorOptions struct {
 	// evidence: every page's latest history weighs in once per PriorMemory.
 	// Default 30 days.
 	PriorMemory time.Duration
+	// Objective is what the budget buys (revisit.objective): "freshness", "age" or
+	// "balanced" ("" is DefaultObjective). See Objective.
+	Objective string
+	// BalanceWeight overrides the balanced objective's price of age (0: the package's
+	// BalanceWeight); `go run ./bench revisit -weights` sweeps it.
+	BalanceWeight float64
 }
 
-// EstimatorPolicy spends a fixed fetch budget where it buys the most expected
-// freshness (M2's second policy, selectable as "estimator").
+// EstimatorPolicy spends a fixed fetch budget where it buys the most of its
+// objective, expected freshness, age or both (M2's second policy, selectable as
+// "estimator"; the objective is revisit.objective, see Objective).
 //
 // Change model and estimator: Cho & Garcia-Molina, "Estimating Frequency of Change"
 // (ACM TOIT 3(3), 2003): each page changes as a Poisson process of rate λ and each
@@ -37,7 +45,9 @@ type EstimatorOptions struct {
 //
 // Allocation: Cho & Garcia-Molina, "Effective Page Refresh Policies for Web Crawlers"
 // (ACM TODS 28(4), 2003): maximise Σ F(λ_i, f_i) subject to Σ f_i = budget; the
-// Lagrange condition is ∂F/∂f_i = μ for every page kept fresh (see Allocation).
+// Lagrange condition is ∂F/∂f_i = μ for every page kept fresh (see Allocation). The
+// age and balanced objectives swap in their own marginal (Objective.Marginal: the
+// same paper's age-optimal allocation, and a weighted sum of the two).
 //
 // Why not plug the point estimate into the allocation: with a page visited every ten
 // days, one changed interval says "λ ≳ 0.1/day", equally true of a page changing twice
@@ -61,17 +71,19 @@ type EstimatorOptions struct {
 // the next visit comes after μ days, the interval that best tells the two apart, until
 // the posterior settles. Safe for concurrent use.
 type EstimatorPolicy struct {
-	opts EstimatorOptions
+	opts      EstimatorOptions
+	objective Objective
 
 	mu      sync.Mutex
-	prior   [rateGridN]float64 // learned share of pages at each grid rate
-	price   float64            // μ, in days; 0 until the first page arrives
-	demand  float64            // Σ Page.Freq over tracked pages
-	pages   int                // tracked pages (Page.Freq > 0)
-	scaled  float64            // Σ Freq·√Price over pages above the floor (see reprice)
-	floored int                // tracked pages at the floor
-	tokens  float64            // probes that may be asked for now
-	refill  time.Time          // when tokens were last topped up
+	prior   [rateGridN]float64  // learned share of pages at each grid rate
+	price   float64             // μ, in days; 0 until the first page arrives
+	demand  float64             // Σ Page.Freq over tracked pages
+	pages   int                 // tracked pages (Page.Freq > 0)
+	scaled  float64             // Σ Freq·√Price over pages above the floor (see reprice)
+	floored int                 // tracked pages at the floor
+	tokens  float64             // probes that may be asked for now
+	refill  time.Time           // when tokens were last topped up
+	outlook map[string]*Outlook // per class: where the schedule is heading
 }
 
 // The rate grid: 0 (static pages) and 10 log-spaced rates per decade from 1e-2 to 1e2
@@ -109,7 +121,20 @@ func NewEstimatorPolicy(opts EstimatorOptions) (*EstimatorPolicy, error) {
 	if opts.PriorMemory <= 0 {
 		opts.PriorMemory = 30 * 24 * time.Hour
 	}
-	e := &EstimatorPolicy{opts: opts}
+	obj, err := NewObjective(opts.Objective, opts.Budget)
+	if err != nil {
+		return nil, err
+	}
+	if opts.BalanceWeight != 0 {
+		if !(opts.BalanceWeight > 0) || math.IsInf(opts.BalanceWeight, 0) {
+			return nil, fmt.Errorf("revisit: balance weight must be positive, got %v", opts.BalanceWeight)
+		}
+		if obj.Name() == ObjectiveBalanced {
+			obj.ageWeight = opts.BalanceWeight * opts.Budget
+		}
+	}
+	opts.Objective = obj.Name()
+	e := &EstimatorPolicy{opts: opts, objective: obj, outlook: map[string]*Outlook{}}
 	// Before any evidence: a fifth of pages static, the rest spread evenly over the
 	// log-rate grid.
 	e.prior[0] = 0.2
@@ -149,10 +174,13 @@ func (e *EstimatorPolicy) Reschedule(p *Page, now time.Time) time.Duration {
 	}
 	if e.price == 0 {
 		// First page: price the budget as if it were at the prior.
-		e.price = expectedMarginal(&e.prior, e.opts.Budget)
+		e.price = expectedMarginal(e.objective, &e.prior, e.opts.Budget)
+		if !(e.price > 0) || math.IsInf(e.price, 0) {
+			e.price = 1
+		}
 	}
 	floor := e.floorLocked()
-	f := freqAtPrice(&post, e.price)
+	f := freqAtPrice(e.objective, &post, e.price)
 	if f > floor {
 		p.Freq, p.Price = f, e.price
 		e.scaled += f * math.Sqrt(e.price)
@@ -163,7 +191,8 @@ func (e *EstimatorPolicy) Reschedule(p *Page, now time.Time) time.Duration {
 	e.demand += p.Freq
 	interval := 1 / p.Freq // days
 	// Probe a page that sits on the boundary: is it slower than 1/μ (worth visiting)
-	// or faster (not)? An interval of μ days tells them apart best.
+	// or faster (not)? An interval of μ days tells them apart best. Only the freshness
+	// objective has that boundary: with any weight on age no page is given up.
 	fast := 0.0
 	for k, lambda := range rateGrid {
 		if lambda*e.price >= 1 {
@@ -171,13 +200,14 @@ func (e *EstimatorPolicy) Reschedule(p *Page, now time.Time) time.Duration {
 		}
 	}
 	e.refillLocked(now)
-	if fast > probeLo && fast < probeHi && e.price < interval && e.tokens >= 1 &&
+	if e.objective.GivesUp() && fast > probeLo && fast < probeHi && e.price < interval && e.tokens >= 1 &&
 		p.Probes < 2*maxProbes && probeVisits(p.History, e.price) < maxProbes {
 		interval = e.price
 		p.Probes++
 		e.tokens--
 	}
 	e.repriceLocked()
+	e.foreseeLocked(p, &post)
 
 	if !(interval < longestIntervalDays) {
 		interval = longestIntervalDays
@@ -220,6 +250,7 @@ func (e *EstimatorPolicy) untrackLocked(p *Page) {
 	if p.Freq <= 0 {
 		return
 	}
+	e.outlookOf(p.Class).add(p, -1)
 	e.pages--
 	e.demand -= p.Freq
 	if p.Price > 0 {
@@ -271,6 +302,7 @@ func (e *EstimatorPolicy) Restore(p *Page) {
 	if e.price == 0 {
 		e.price = math.Max(p.Price, 1e-9)
 	}
+	e.outlookOf(p.Class).add(p, 1)
 	e.repriceLocked()
 	e.mu.Unlock()
 }
@@ -329,32 +361,31 @@ func posterior(prior, logl, post *[rateGridN]float64) {
 	}
 }
 
-// expectedMarginal is E[∂F/∂f] at frequency f under the rate distribution w:
-// Σ w_k g(λ_k/f)/λ_k, the freshness one more fetch per day buys.
-func expectedMarginal(w *[rateGridN]float64, f float64) float64 {
+// expectedMarginal is the objective's E[marginal] at frequency f under the rate
+// distribution w: Σ w_k m(λ_k, f), what one more fetch per day buys (for freshness
+// Σ w_k g(λ_k/f)/λ_k).
+func expectedMarginal(o Objective, w *[rateGridN]float64, f float64) float64 {
 	s := 0.0
 	for k := 1; k < rateGridN; k++ {
 		if w[k] > 1e-12 {
-			s += w[k] * gFunc(rateGrid[k]/f) / rateGrid[k]
+			s += w[k] * o.Marginal(rateGrid[k], f)
 		}
 	}
 	return s
 }
 
-// freqAtPrice solves E[∂F/∂f] = price for f (fetches per day). The expected marginal
-// falls as f grows; if even the first fetch is worth less than the price, f = 0.
-func freqAtPrice(w *[rateGridN]float64, price float64) float64 {
-	atZero := 0.0 // the limit as f → 0: g → 1
-	for k := 1; k < rateGridN; k++ {
-		atZero += w[k] / rateGrid[k]
-	}
-	if atZero <= price {
+// freqAtPrice solves E[marginal] = price for f (fetches per day). The expected
+// marginal falls as f grows; if even the first fetch is worth less than the price,
+// f = 0.
+func freqAtPrice(o Objective, w *[rateGridN]float64, price float64) float64 {
+	const fLo = 1e-6
+	if expectedMarginal(o, w, fLo) <= price {
 		return 0
 	}
-	lo, hi := math.Log(1e-6), math.Log(1e4)
+	lo, hi := math.Log(fLo), math.Log(1e4)
 	for range 36 { // to within 1e-9 of f, relatively
 		mid := (lo + hi) / 2
-		if expectedMarginal(w, math.Exp(mid)) > price {
+		if expectedMarginal(o, w, math.Exp(mid)) > price {
 			lo = mid
 		} else {
 			hi = mid

@@ -28,26 +28,115 @@ const maxBadRuneShare = 0.2
 // Fingerprint returns the 64-bit SimHash of a page's main text (M2) and whether the
 // page had text to fingerprint. ok is false for empty bodies, binary types, bodies
 // that decode to mostly replacement characters (broken or wrong encoding) and pages
-// with no text outside boilerplate: a caller must then treat the fetch as "unknown",
-// never as "unchanged" (see Tracker.Observe).
+// with no text at all: a caller must then treat the fetch as "unknown", never as
+// "unchanged" (see Tracker.Observe). The main text is the headline and the article
+// body (MainText); a page without a recognisable article is fingerprinted on its
+// visible text (Text.Fallback), never on nothing.
 //
 // contentType is the response's Content-Type header ("" to sniff); its charset, a BOM
 // or a <meta charset> select the decoder, so GBK, Shift_JIS or KOI8-R pages are read
 // as what they are.
 func Fingerprint(body []byte, contentType string) (hash uint64, ok bool) {
+	sig, _, ok := Sign(body, contentType)
+	return sig.SimHash, ok
+}
+
+// MainText returns a page's headline and article text (see Text), or ok=false when
+// the body has no usable text (empty, binary, mis-decoded).
+func MainText(body []byte, contentType string) (t Text, ok bool) {
+	decoded, isHTML, ok := decodePage(body, contentType)
+	if !ok {
+		return Text{}, false
+	}
+	if !isHTML {
+		t = Text{Body: collapseLines(string(decoded))}
+	} else {
+		t = extract(parseDoc(decoded))
+	}
+	if t.Title == "" && t.Body == "" || !utf8.Valid(decoded) && !usableText(t.Title+"\n"+t.Body) {
+		// Valid UTF-8 was checked for letters by the extractor (a paragraph has
+		// some); text with invalid bytes must not be mostly replacement characters.
+		return Text{}, false
+	}
+	return t, true
+}
+
+// collapseLines folds white space inside each line of plain text.
+func collapseLines(s string) string {
+	lines := strings.Split(s, "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		if l = collapseSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// textSums are the figures Sign takes from a main text: its SimHash and the masked
+// digests of its body and headline.
+type textSums struct{ simhash, text, title uint64 }
+
+// textSignature returns a main text's sums, from the cache when the same text was
+// seen recently (most refetches: the chrome differs, the article does not).
+func textSignature(t Text) (textSums, bool) {
+	kd := xxhash.New()
+	kd.WriteString(t.Title)
+	kd.WriteString("\x00")
+	kd.WriteString(t.Body)
+	key := kd.Sum64()
+	if s, ok := recent.get(key); ok {
+		return s, true
+	}
+	title, body := normalize(t.Title), normalize(t.Body)
+	h, ok := normalizedSimhash(title, body)
+	if !ok {
+		return textSums{}, false
+	}
+	s := textSums{simhash: h, text: maskedDigest(body), title: maskedDigest(title)}
+	recent.put(key, s)
+	return s, true
+}
+
+// computeSimhash is the SimHash of a main text without the cache.
+func computeSimhash(t Text) (uint64, bool) {
+	return normalizedSimhash(normalize(t.Title), normalize(t.Body))
+}
+
+// normalizedSimhash is the SimHash of a normalised headline and body, each paragraph
+// a block of weight 1. Numbers are masked, as in the digest: a view count or a clock
+// inside the article is not an edit. (NFKC and case folding keep line breaks, so the
+// body is normalised once, whole.)
+func normalizedSimhash(title, body string) (uint64, bool) {
+	fs := getFeatureSet()
+	defer putFeatureSet(fs)
+	if title != "" {
+		fs.add(title, 1, true)
+	}
+	for len(body) > 0 {
+		para := body
+		if i := strings.IndexByte(body, '\n'); i >= 0 {
+			para, body = body[:i], body[i+1:]
+		} else {
+			body = ""
+		}
+		fs.add(para, 1, true)
+	}
+	if len(fs.store) == 0 {
+		return 0, false
+	}
+	return simhash.Fingerprint(fs.vector()), true
+}
+
+// SeedFingerprint is the seed extractor's fingerprint (block-density weights over the
+// tokenizer's text blocks, class/id substrings that drop whole subtrees), kept as the
+// baseline of `go run ./bench changes`.
+func SeedFingerprint(body []byte, contentType string) (hash uint64, ok bool) {
 	blocks, ok := pageBlocks(body, contentType)
 	if !ok {
 		return 0, false
 	}
-	key := blocksKey(blocks)
-	if h, ok := recent.get(key); ok {
-		return h, true
-	}
-	hash, ok = blocksSimhash(blocks)
-	if ok {
-		recent.put(key, hash)
-	}
-	return hash, ok
+	return blocksSimhash(blocks)
 }
 
 // blocksSimhash is the SimHash of weighted main-text blocks.
@@ -63,52 +152,57 @@ func blocksSimhash(blocks []textBlock) (uint64, bool) {
 	return simhash.Simhash(fs), true
 }
 
-// blocksKey is a 64-bit digest of the weighted main text, the whole input of the
-// SimHash.
-func blocksKey(blocks []textBlock) uint64 {
-	d := xxhash.New()
-	var w [1]byte
-	for _, b := range blocks {
-		w[0] = byte(b.weight)
-		d.Write(w[:])
-		d.WriteString(b.text)
-		d.Write([]byte{0})
-	}
-	return d.Sum64()
-}
-
 // fingerprintCache remembers the SimHash of recently seen main texts. Most revisits
 // find a page unchanged: its boilerplate differs byte for byte, but once that is
 // stripped the text is the same, and the normalisation, shingling and 64-bit vote
-// (three quarters of the cost) need not be redone. Direct-mapped: a colliding entry
-// simply replaces the old one; keys are full 64-bit digests, so a hit is the same text.
+// need not be redone. Direct-mapped: a colliding entry simply replaces the old one;
+// keys are full 64-bit digests, so a hit is the same text.
 type fingerprintCache struct {
 	mu      sync.Mutex
-	entries [1 << 16]struct{ key, hash uint64 }
+	entries [1 << 15]cacheEntry
+}
+
+// cacheEntry is one cached main text: the digest of the text and its sums.
+type cacheEntry struct {
+	key  uint64
+	sums textSums
 }
 
 var recent fingerprintCache
 
-func (c *fingerprintCache) get(key uint64) (uint64, bool) {
+func (c *fingerprintCache) get(key uint64) (textSums, bool) {
 	c.mu.Lock()
 	e := c.entries[key%uint64(len(c.entries))]
 	c.mu.Unlock()
-	return e.hash, e.key == key && key != 0
+	return e.sums, e.key == key && key != 0
 }
 
-func (c *fingerprintCache) put(key, hash uint64) {
+func (c *fingerprintCache) put(key uint64, s textSums) {
 	c.mu.Lock()
-	c.entries[key%uint64(len(c.entries))] = struct{ key, hash uint64 }{key, hash}
+	c.entries[key%uint64(len(c.entries))] = cacheEntry{key, s}
 	c.mu.Unlock()
 }
 
 // Distance is the Hamming distance between two fingerprints.
 func Distance(a, b uint64) int { return int(simhash.Compare(a, b)) }
 
-// PageText returns the main text Fingerprint works on, one block per line (the
-// console shows it when asked why a page counted as changed), or ok=false when the
-// body has none.
+// PageText returns the main text Fingerprint works on, the headline then one
+// paragraph a line (the console shows it when asked why a page counted as changed),
+// or ok=false when the body has none.
 func PageText(body []byte, contentType string) (text string, ok bool) {
+	t, ok := MainText(body, contentType)
+	if !ok {
+		return "", false
+	}
+	if t.Title == "" {
+		return t.Body, true
+	}
+	return t.Title + "\n" + t.Body, true
+}
+
+// SeedPageText is the seed extractor's main text, one block a line (the baseline of
+// `go run ./bench changes`).
+func SeedPageText(body []byte, contentType string) (text string, ok bool) {
 	blocks, ok := pageBlocks(body, contentType)
 	if !ok {
 		return "", false
@@ -120,11 +214,11 @@ func PageText(body []byte, contentType string) (text string, ok bool) {
 	return strings.Join(parts, "\n"), true
 }
 
-// pageBlocks decodes a body and returns its weighted main-text blocks, or ok=false
-// when it has no usable text.
-func pageBlocks(body []byte, contentType string) (blocks []textBlock, ok bool) {
+// decodePage checks that a body is text and decodes it to UTF-8; isHTML tells markup
+// from plain text.
+func decodePage(body []byte, contentType string) (decoded []byte, isHTML, ok bool) {
 	if len(body) == 0 {
-		return nil, false
+		return nil, false, false
 	}
 	if len(body) > MaxFingerprintBody {
 		body = body[:MaxFingerprintBody]
@@ -138,22 +232,32 @@ func pageBlocks(body []byte, contentType string) (blocks []textBlock, ok bool) {
 	if media == "" {
 		media, _, _ = mime.ParseMediaType(http.DetectContentType(body))
 	}
-	isHTML := media == "text/html" || media == "application/xhtml+xml"
+	isHTML = media == "text/html" || media == "application/xhtml+xml"
 	if !isHTML && !isTextual(media) {
-		return nil, false
+		return nil, false, false
 	}
 	if looksBinary(body) {
-		return nil, false
+		return nil, false, false
 	}
 	decoded, guessed := decode(body, contentType)
 	if guessed && !plausibleLatin(decoded) {
 		// Undeclared, not UTF-8, and not Western text either: bytes in an encoding we
 		// cannot tell (or no encoding at all). Unknown, not a fingerprint of mojibake.
-		return nil, false
+		return nil, false, false
 	}
 	if !utf8.Valid(decoded) && !usableText(string(decoded)) {
 		// Checked on the whole body: a mis-decoded block has no letters left and would
 		// silently drop out of the main text, leaving a fingerprint of the chrome.
+		return nil, false, false
+	}
+	return decoded, isHTML, true
+}
+
+// pageBlocks decodes a body and returns the seed extractor's weighted main-text
+// blocks, or ok=false when it has no usable text.
+func pageBlocks(body []byte, contentType string) (blocks []textBlock, ok bool) {
+	decoded, isHTML, ok := decodePage(body, contentType)
+	if !ok {
 		return nil, false
 	}
 	if isHTML {

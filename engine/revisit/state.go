@@ -32,6 +32,14 @@ type Page struct {
 	Freq     float64   // EstimatorPolicy: the page's share of the budget, fetches per day (0: untracked)
 	Price    float64   // EstimatorPolicy: the fetch price μ Freq was set at (0: Freq is the floor)
 	Probes   int       // EstimatorPolicy: short probe visits asked for so far
+	Fresh    float64   // EstimatorPolicy: expected freshness at Freq (see Outlook); -1: none
+	Age      float64   // EstimatorPolicy: expected age at Freq, days
+	Behind   bool      // EstimatorPolicy: probably changes over FollowFactor × Freq
+
+	Sig       Signature    // change signature at Last (issue 19: digests beside Hash)
+	HasDigest bool         // Sig holds digests; false for state kept before they existed
+	Reason    ChangeReason // why the last comparison counted as a change, or did not
+	Change    LastChange   // the last comparison that counted as a change
 }
 
 // Visit is one interval between two comparable fetches and whether the page was seen
@@ -46,6 +54,10 @@ type Outcome struct {
 	NotModified bool   // a 304 to a conditional GET (ETag/If-Modified-Since): unchanged
 	Hash        uint64 // Fingerprint of the body
 	OK          bool   // Hash is valid; false when Fingerprint found no usable text
+	// Sig is the fetch's change signature (Sign) when HasDigest; Sig.SimHash equals
+	// Hash. Without it the seed's SimHash rule decides.
+	Sig       Signature
+	HasDigest bool
 }
 
 // Verdict is how Tracker.Observe classified a fetch.
@@ -88,6 +100,10 @@ type Config struct {
 	// HistoryLen is how many recent intervals a page keeps for the estimator.
 	// Default 32.
 	HistoryLen int
+	// SmallEdits is the small-edit policy: SmallEditsCount (default) counts every
+	// edit of the article body, SmallEditsIgnore only those that also move the
+	// SimHash past Threshold (see change.go).
+	SmallEdits string
 	// Windows are the per-class active windows (M2/M3); nil means DefaultWindows().
 	// A page whose first fetch is older than its class window is not revisited.
 	Windows Windows
@@ -118,6 +134,9 @@ func (c Config) withDefaults() Config {
 	if c.Windows == nil {
 		c.Windows = DefaultWindows()
 	}
+	if c.SmallEdits == "" {
+		c.SmallEdits = SmallEditsCount
+	}
 	return c
 }
 
@@ -137,6 +156,9 @@ func NewTracker(cfg Config, policy Policy) (*Tracker, error) {
 	cfg = cfg.withDefaults()
 	if cfg.Threshold >= 64 {
 		return nil, fmt.Errorf("revisit: threshold %d: must be below 64 (bits in a SimHash)", cfg.Threshold)
+	}
+	if err := checkSmallEdits(cfg.SmallEdits); err != nil {
+		return nil, err
 	}
 	if policy == nil {
 		policy = SeedPolicy{}
@@ -167,6 +189,8 @@ func (tr *Tracker) Observe(p *Page, now time.Time, o Outcome) Verdict {
 	if p.Fetches == 1 {
 		p.First, p.T, p.X, p.Last = now, 0, 1, now
 		p.Hash, p.HasHash, p.Distance = o.Hash, o.OK && !o.NotModified, -1
+		p.Change = LastChange{Distance: -1}
+		p.keepSig(o)
 		p.Next = now.Add(tr.cfg.Initial)
 		tr.retireIfPastWindow(p, now)
 		return VerdictFirst
@@ -185,10 +209,13 @@ func (tr *Tracker) Observe(p *Page, now time.Time, o Outcome) Verdict {
 		// The first usable fingerprint: a baseline, not a comparison. The time before it
 		// saw no comparable content, so it does not count towards t.
 		p.Hash, p.HasHash, p.Last = o.Hash, true, now
+		p.keepSig(o)
 	default:
 		p.Distance = Distance(o.Hash, p.Hash)
-		changed := p.Distance > tr.cfg.Threshold
+		changed, reason := tr.judge(p, o)
+		p.Reason = reason
 		if changed {
+			p.Change = LastChange{At: now, Distance: p.Distance, Reason: reason}
 			p.X++
 			verdict = VerdictChanged
 		} else {
@@ -196,6 +223,7 @@ func (tr *Tracker) Observe(p *Page, now time.Time, o Outcome) Verdict {
 		}
 		tr.advance(p, now, changed)
 		p.Hash = o.Hash
+		p.keepSig(o)
 	}
 	interval := tr.cfg.Initial
 	if p.T > 0 {
@@ -203,12 +231,17 @@ func (tr *Tracker) Observe(p *Page, now time.Time, o Outcome) Verdict {
 		// on; before that (unknown fetches after the first) the initial delay holds.
 		interval = tr.policy.Reschedule(p, now)
 	}
-	if interval < tr.cfg.MinInterval {
-		interval = tr.cfg.MinInterval
-	}
-	p.Next = now.Add(interval)
+	p.Next = now.Add(tr.bound(interval))
 	tr.retireIfPastWindow(p, now)
 	return verdict
+}
+
+// bound keeps an interval at least MinInterval: a policy's arithmetic (t = 0, a
+// huge rate) never makes a page due at once over and over. The other side needs no
+// clamp: a page whose next falls past its class window is retired
+// (retireIfPastWindow), so no live page waits longer than its window (issue 15).
+func (tr *Tracker) bound(interval time.Duration) time.Duration {
+	return max(interval, tr.cfg.MinInterval)
 }
 
 // advance moves t and last to now and records the interval in the page's history.

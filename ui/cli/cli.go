@@ -15,6 +15,10 @@ import (
 // ExitUsage is the exit status for bad flags, config or arguments.
 const ExitUsage = 2
 
+// ExitStoreFailed is the exit status of a crawl that stopped itself because its store
+// could not commit (disk full, I/O error): the message on stderr says what to do.
+const ExitStoreFailed = 3
+
 const usage = `crawlconsole — a polite, fast web crawler steered from a terminal
 
 Usage:
@@ -22,6 +26,8 @@ Usage:
   crawlconsole crawl   [URL...]  crawl the given seeds
   crawlconsole sandbox [flags]   run the synthetic sandbox web on loopback
   crawlconsole stats   --db PATH show what a crawl database holds
+  crawlconsole export  --db PATH --format warc|jsonl --out DIR|-   take the crawl out
+  crawlconsole show    --db PATH URL   what the crawl knows of one URL
   crawlconsole serve   [flags]   serve the console over SSH
   crawlconsole master  [URL...]  run a distributed crawl's master (frontier, store, console)
   crawlconsole worker  --join URL --name NAME   fetch for a master
@@ -53,6 +59,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return runServe(ctx, args[1:], stdout, stderr)
 	case "stats":
 		return runStats(args[1:], stdout, stderr)
+	case "export":
+		return runExport(ctx, args[1:], stdout, stderr)
+	case "show":
+		return runShow(args[1:], stdout, stderr)
 	case "master":
 		return runMaster(ctx, args[1:], stdout, stderr)
 	case "worker":
@@ -60,7 +70,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	case "console":
 		return runConsole(ctx, args[1:], stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "crawlconsole: unknown command %q (want demo, crawl, sandbox, stats, serve, master, worker or console)\n", args[0])
+		fmt.Fprintf(stderr, "crawlconsole: unknown command %q (want demo, crawl, sandbox, stats, export, show, serve, master, worker or console)\n", args[0])
 		return ExitUsage
 	}
 }

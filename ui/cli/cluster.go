@@ -132,7 +132,7 @@ func runMaster(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fmt.Fprintf(stderr, "crawlconsole master: workers join with: crawlconsole worker --join %s --name NAME %s\n", url, join)
 	fmt.Fprintf(stderr, "crawlconsole master: attach a console with: crawlconsole console --attach %s %s\n", url, join)
 	return run(ctx, eng, runConfig{headless: c.headless, duration: c.duration, untilIdle: c.untilIdle,
-		statsJSON: c.statsJSON, theme: c.theme, mouse: c.mouse, title: "master"}, stdout, stderr)
+		statsJSON: c.statsJSON, theme: c.theme, mouse: c.mouse, title: "master", metrics: c.metrics}, stdout, stderr)
 }
 
 // runWorker implements `crawlconsole worker`: lanes, egress rotation, DNS cache and
@@ -150,6 +150,8 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	var egressSpecs, allow listFlag
 	fs.Var(&egressSpecs, "egress", "this box's own egress `SPEC` (bind:IP, http://..., socks5://...); repeatable")
 	fs.Var(&allow, "allow-private", "let this worker's SSRF guard through `CIDR`; repeatable")
+	var mf metricsFlags
+	mf.add(fs)
 	var tf tokenFlags
 	tf.add(fs)
 	fs.Usage = func() {
@@ -173,6 +175,9 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err := engine.ValidNodeName(*name); err != nil {
 		return fail("%v", err)
 	}
+	if err := mf.check(); err != nil {
+		return fail("%v", err)
+	}
 	token, err := tf.resolve()
 	if err != nil {
 		return fail("%v", err)
@@ -180,8 +185,17 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if token == "" {
 		return fail("no credential: give --token-file FILE (the master's DB.token) or set $%s", tokenEnv)
 	}
+	// --metrics is bound before joining: a busy address is a usage error, not a
+	// worker that joined and then quit.
+	msrv, err := mf.listen()
+	if err != nil {
+		return fail("%v", err)
+	}
 	conn, err := cluster.Connect(*join, cluster.ClientOptions{Name: *name, Token: token, CAFile: *ca})
 	if err != nil {
+		if msrv != nil {
+			msrv.Close()
+		}
 		return fail("%v", err)
 	}
 	defer conn.Close()
@@ -192,8 +206,12 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	w, err := engine.StartWorker(wo)
 	if err != nil {
+		if msrv != nil {
+			msrv.Close()
+		}
 		return fail("%v", err)
 	}
+	defer serveOn(msrv, w.Engine(), stderr)()
 	fmt.Fprintf(stdout, "worker %s: joined %s\n", *name, *join)
 	t := time.NewTicker(5 * time.Second)
 	defer t.Stop()

@@ -25,6 +25,7 @@ type crawlFlags struct {
 	lanes                                               int
 	delay                                               delayFlag
 	theme                                               string
+	metrics                                             metricsFlags
 }
 
 func newCrawlFlags(name, usageLine string, stderr io.Writer) *crawlFlags {
@@ -46,6 +47,7 @@ func newCrawlFlags(name, usageLine string, stderr io.Writer) *crawlFlags {
 	fs.StringVar(&c.userAg, "user-agent", "", "User-Agent `UA` (default names crawlconsole)")
 	fs.StringVar(&c.theme, "theme", "dark", "console theme `NAME`: dark, light, high-contrast, mono")
 	fs.BoolVar(&c.mouse, "mouse", false, "enable mouse in the console")
+	c.metrics.add(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: %s\n\nFlags:\n", usageLine)
 		fs.PrintDefaults()
@@ -91,7 +93,18 @@ func (c *crawlFlags) options(positional []string) (engine.Options, error) {
 	if set["user-agent"] {
 		opts.UserAgent = c.userAg
 	}
-	return opts, opts.Validate()
+	if err := c.metrics.check(); err != nil {
+		return opts, err
+	}
+	if err := opts.Validate(); err != nil {
+		return opts, err
+	}
+	// Per-site etiquette overrides are said before the console takes the screen (the
+	// engine logs them too, for the Log pane).
+	for _, w := range opts.EtiquetteWarnings() {
+		fmt.Fprintf(c.fs.Output(), "crawlconsole: warning: %s\n", w)
+	}
+	return opts, nil
 }
 
 // parse parses args; done=true means return code now (help or usage error).
@@ -123,7 +136,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return ExitUsage
 	}
 	return run(ctx, eng, runConfig{headless: c.headless, duration: c.duration, untilIdle: c.untilIdle,
-		statsJSON: c.statsJSON, theme: c.theme, mouse: c.mouse, title: "crawl"}, stdout, stderr)
+		statsJSON: c.statsJSON, theme: c.theme, mouse: c.mouse, title: "crawl", metrics: c.metrics}, stdout, stderr)
 }
 
 // runConfig says how a started crawl is watched and ended.
@@ -135,6 +148,7 @@ type runConfig struct {
 	theme     string
 	mouse     bool
 	title     string
+	metrics   metricsFlags         // --metrics: serve /metrics while the crawl runs
 	started   bool                 // eng was started already (a local cluster's master)
 	extra     func(map[string]any) // adds fields to the stats object (demo: sandbox truth)
 	// alongside runs next to the crawl until it ends (serve: the SSH console); an
@@ -146,6 +160,13 @@ type runConfig struct {
 // signal arrives, the duration passes or (until-idle) the crawl runs dry, then stops
 // it cleanly and writes the stats.
 func run(ctx context.Context, eng *engine.Engine, rc runConfig, stdout, stderr io.Writer) int {
+	msrv, err := rc.metrics.listen()
+	if err != nil {
+		fmt.Fprintf(stderr, "crawlconsole: %v\n", err)
+		eng.Close()
+		return ExitUsage
+	}
+	defer serveOn(msrv, eng, stderr)()
 	if !rc.started {
 		if err := eng.Start(); err != nil {
 			fmt.Fprintf(stderr, "crawlconsole: %v\n", err)
@@ -186,9 +207,18 @@ func run(ctx context.Context, eng *engine.Engine, rc runConfig, stdout, stderr i
 	}
 	eng.Stop()
 	st := eng.Stats()
-	if err := eng.Close(); err != nil {
+	failure := eng.Failure()
+	if err := eng.Close(); err != nil && failure == nil {
 		fmt.Fprintf(stderr, "crawlconsole: closing the store: %v\n", err)
 		code = 1
+	}
+	defer func() {
+		if failure != nil { // last, so it is what the operator reads
+			fmt.Fprintf(stderr, "crawlconsole: %v\n%s\n", failure, adviceOf(failure))
+		}
+	}()
+	if failure != nil {
+		code = ExitStoreFailed
 	}
 	if rc.statsJSON != "" {
 		if err := writeStats(rc.statsJSON, st, rc.extra); err != nil {
@@ -211,34 +241,64 @@ func headless(ctx context.Context, eng *engine.Engine, idle <-chan struct{}, w i
 		case <-idle:
 			fmt.Fprintln(w, progress(eng.Snapshot()))
 			return
+		case <-eng.Failed(): // the store failed: the crawl stopped itself (issue 13)
+			fmt.Fprintln(w, progress(eng.Snapshot()))
+			return
 		case <-t.C:
 			fmt.Fprintln(w, progress(eng.Snapshot()))
 		}
 	}
 }
 
+// adviceOf is what the operator should do about a failure that stopped the crawl.
+func adviceOf(err error) string {
+	var se *engine.StoreError
+	if errors.As(err, &se) {
+		return se.Advice() + "."
+	}
+	return ""
+}
+
 func progress(s engine.Snapshot) string {
-	var errs int64
+	var errs, skips int64
 	for _, n := range s.Totals.Errors {
 		errs += n
 	}
-	return fmt.Sprintf("%s  %s  pages %d  %.1f pages/s  queue %d  lanes %d/%d  refused %d  errors %d",
+	for _, n := range s.Totals.Skipped {
+		skips += n
+	}
+	line := fmt.Sprintf("%s  %s  pages %d  %.1f pages/s  queue %d  lanes %d/%d  refused %d  errors %d  skipped %d",
 		time.Since(s.StartedAt).Truncate(time.Second), s.State, s.Totals.PagesFetched, s.PagesPerSec,
-		s.QueueDepth, s.LanesBusy, s.LanesMax, s.Totals.Refused, errs)
+		s.QueueDepth, s.LanesBusy, s.LanesMax, s.Totals.Refused, errs, skips)
+	if s.StoreError != "" {
+		line += "  STORE FAILED: " + s.StoreError
+	}
+	return line
 }
 
+// summary is the end-of-crawl line: failures by kind, and apart from them the URLs
+// skipped by choice (robots.txt, noindex, scope, content type; engine.IsSkip).
 func summary(st engine.Stats) string {
+	head := "done"
+	if st.StoreError != "" {
+		head = "stopped, the store failed"
+	}
+	return fmt.Sprintf(head+": %d pages fetched, %d stored, %d refused, %d URLs queued, %d done, peak %d lanes, %.1fs, %.1f pages/s; errors: %s; skipped: %s",
+		st.PagesFetched, st.PagesStored, st.Refused, st.URLsQueued, st.URLsDone, st.LanesPeak, st.DurationS, st.PagesPerS,
+		kindList(st.Errors), kindList(st.Skipped))
+}
+
+// kindList prints counts by kind as "a=1 b=2", sorted by kind, or "none".
+func kindList(m map[string]int64) string {
 	var kinds []string
-	for k, n := range st.Errors {
+	for k, n := range m {
 		kinds = append(kinds, fmt.Sprintf("%s=%d", k, n))
 	}
-	sort.Strings(kinds)
-	errs := "none"
-	if len(kinds) > 0 {
-		errs = strings.Join(kinds, " ")
+	if len(kinds) == 0 {
+		return "none"
 	}
-	return fmt.Sprintf("done: %d pages fetched, %d stored, %d refused, %d URLs queued, %d done, peak %d lanes, %.1fs, %.1f pages/s; errors: %s",
-		st.PagesFetched, st.PagesStored, st.Refused, st.URLsQueued, st.URLsDone, st.LanesPeak, st.DurationS, st.PagesPerS, errs)
+	sort.Strings(kinds)
+	return strings.Join(kinds, " ")
 }
 
 func writeStats(path string, st engine.Stats, extra func(map[string]any)) error {

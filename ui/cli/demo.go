@@ -36,6 +36,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	hosts := fs.Int("hosts", 60, "sandbox virtual hosts `N`")
 	scale := fs.Float64("scale", 20, "sandbox time scale `F`: web time runs F times faster")
 	lanesN := fs.Int("lanes", 24, "most lanes fetching at once (`N`; per worker with --workers)")
+	var mf metricsFlags
+	mf.add(fs)
 	workers := fs.Int("workers", 0, "run a master and `N` workers in this process (M4), each worker with two loopback addresses of its own")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: crawlconsole demo [flags]\n\nCrawls the built-in sandbox web (loopback only) with the console.\n\nFlags:\n")
@@ -49,6 +51,10 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "crawlconsole demo: unexpected argument %q (the demo crawls the sandbox; use crawl for URLs)\n", fs.Arg(0))
+		return ExitUsage
+	}
+	if err := mf.check(); err != nil {
+		fmt.Fprintf(stderr, "crawlconsole demo: %v\n", err)
 		return ExitUsage
 	}
 	cfg := sandbox.DefaultConfig()
@@ -108,7 +114,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	rc := runConfig{started: started, headless: *headlessFlag, duration: *duration, untilIdle: *headlessFlag && *duration == 0,
-		statsJSON: *statsJSON, theme: *theme, mouse: *mouse, title: "demo · sandbox web",
+		statsJSON: *statsJSON, theme: *theme, mouse: *mouse, title: "demo · sandbox web", metrics: mf,
 		extra: func(m map[string]any) { m["sandbox"] = truthSummary(sb) }}
 	go proxyWeather(ctx, proxies, *scale)
 	return run(ctx, eng, rc, stdout, stderr)

@@ -48,7 +48,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	so := ui.ServeOptions{Addr: *addr, HostKeyPath: *hostKey, AuthorizedKeysPath: *operators,
 		ViewerKeysPath: *viewers, Logger: stderr, IdleTimeout: *idle, LoginGrace: *grace, Options: ui.Options{Theme: c.theme, Title: "crawlconsole serve"}}
-	rc := runConfig{headless: true, duration: c.duration, untilIdle: c.untilIdle, statsJSON: c.statsJSON,
+	rc := runConfig{headless: true, duration: c.duration, untilIdle: c.untilIdle, statsJSON: c.statsJSON, metrics: c.metrics,
 		alongside: func(ctx context.Context, ctrl engine.Control) error {
 			fmt.Fprintf(stderr, "serving the console over SSH on %s\n", *addr)
 			return ui.Serve(ctx, ctrl, so)

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -55,18 +56,24 @@ func runStats(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "crawlconsole stats: %v\n", err)
 		return 1
 	}
+	s.SeparateSkips(engine.IsSkip)
 	nodes, err := readNodes(st)
 	if err != nil {
 		// The rest of the report stands; only the node table is left out.
 		fmt.Fprintf(stderr, "crawlconsole stats: %s: %v; nodes left out\n", clusterNodesKey, err)
 	}
+	failure := readStoreFailure(st)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(statsReport{Stats: s, Nodes: nodes}); err != nil {
+		if err := enc.Encode(statsReport{Stats: s, Nodes: nodes, StoreFailure: failure}); err != nil {
 			return 1
 		}
 		return 0
+	}
+	if failure != nil {
+		fmt.Fprintf(stdout, "STORE FAILED at %s: %s\n  the crawl stopped there; free disk space, then resume with --db %s\n",
+			failure.At.UTC().Format(time.RFC3339), failure.Error, *db)
 	}
 	if err := s.WriteText(stdout); err != nil {
 		return 1
@@ -102,6 +109,22 @@ type nodeStats struct {
 type statsReport struct {
 	store.Stats
 	Nodes map[string]nodeStats `json:"nodes,omitempty"`
+	// StoreFailure is the store failure that stopped the last crawl (issue 13), when
+	// it could be recorded; no later crawl has resumed since.
+	StoreFailure *engine.StoreFailure `json:"store_failure,omitempty"`
+}
+
+// readStoreFailure is the failure the last crawl left in the store, if any.
+func readStoreFailure(st *store.Store) *engine.StoreFailure {
+	b, err := st.GetMeta(engine.StoreFailureMeta)
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	var f engine.StoreFailure
+	if json.Unmarshal(b, &f) != nil {
+		return nil
+	}
+	return &f
 }
 
 // readNodes reads the master's node table; nil when the crawl never had workers.

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -149,4 +150,47 @@ func TestStatsNodes(t *testing.T) {
 			t.Fatalf("stdout %q, stderr %q: want the figures without nodes and a warning", out, errText)
 		}
 	})
+}
+
+// TestStatsSkippedApart: `stats` lists URLs skipped by choice (robots.txt, content
+// type) under "skipped", apart from the errors, in the table and in --json (issue 14:
+// a crawl that obeyed robots.txt must not read as a broken one).
+func TestStatsSkippedApart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "crawl.db")
+	s, err := store.Open(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]string{"/a": "robots_disallowed", "/b": "robots_disallowed", "/c": "content_type", "/d": "timeout"}
+	for p, kind := range kinds {
+		u := "http://a.example" + p
+		s.AddURLs([]store.URL{{URL: u, Host: "a.example"}}, nil)
+		s.SetState(u, store.Failed, 1, kind)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := Main([]string{"stats", "--db", path, "--json"}, &out, &errb); code != 0 {
+		t.Fatalf("stats: exit %d, stderr %q", code, errb.String())
+	}
+	var st store.Stats
+	if err := json.Unmarshal(out.Bytes(), &st); err != nil {
+		t.Fatal(err)
+	}
+	want := store.Stats{ErrorKinds: []store.KindCount{{Kind: "timeout", Count: 1}},
+		SkippedKinds: []store.KindCount{{Kind: "robots_disallowed", Count: 2}, {Kind: "content_type", Count: 1}}}
+	if fmt.Sprint(st.ErrorKinds) != fmt.Sprint(want.ErrorKinds) || fmt.Sprint(st.SkippedKinds) != fmt.Sprint(want.SkippedKinds) {
+		t.Fatalf("error_kinds %v, skipped_kinds %v; want %v and %v", st.ErrorKinds, st.SkippedKinds, want.ErrorKinds, want.SkippedKinds)
+	}
+	out.Reset()
+	if code := Main([]string{"stats", "--db", path}, &out, &errb); code != 0 {
+		t.Fatalf("stats: exit %d", code)
+	}
+	txt := out.String()
+	errs, skips, ok := strings.Cut(txt, "\nskipped")
+	if !ok || !strings.Contains(errs, "timeout") || strings.Contains(errs, "robots_disallowed") ||
+		!strings.Contains(skips, "robots_disallowed") || !strings.Contains(skips, "content_type") {
+		t.Fatalf("the table should list timeout under errors and robots/content type under skipped:\n%s", txt)
+	}
 }

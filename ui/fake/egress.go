@@ -36,8 +36,10 @@ const DisableFor = 2 * time.Hour
 func buildEgress(n int) *engine.EgressView {
 	v := &engine.EgressView{At: Epoch, Node: "local", Current: egressName(0), Rotations: 37, HostsDisabled: 5}
 	v.PairBans = []egress.PairBan{
-		{Egress: egressName(0), Host: "social-41.sandbox.test", At: Epoch.Add(-5 * time.Minute), Until: Epoch.Add(25 * time.Minute)},
-		{Egress: egressName(min(1, n-1)), Host: "news-13.sandbox.test", At: Epoch.Add(-23 * time.Minute), Until: Epoch.Add(7 * time.Minute)},
+		{Egress: egressName(0), Host: "social-41.sandbox.test", At: Epoch.Add(-5 * time.Minute), Until: Epoch.Add(25 * time.Minute),
+			Why: "AWS WAF: header x-amzn-waf-action: captcha"},
+		{Egress: egressName(min(1, n-1)), Host: "news-13.sandbox.test", At: Epoch.Add(-23 * time.Minute), Until: Epoch.Add(7 * time.Minute),
+			Why: `keyword "verify you are human" in title; main text 41 chars, 0 links; repeated on refetch`},
 	}
 	for i := range n {
 		row := egress.EgressRow{
@@ -74,13 +76,14 @@ func buildEgress(n int) *engine.EgressView {
 	for _, d := range []struct {
 		host      string
 		ago, left time.Duration
+		why       string
 	}{
-		{"blog-44.sandbox.test", DisableFor - 4*time.Second, 4 * time.Second},
-		{"news-57.sandbox.test", DisableFor - 12*time.Minute - 3*time.Second, 12*time.Minute + 3*time.Second},
-		{"social-41.sandbox.test", 37 * time.Minute, DisableFor - 37*time.Minute},
+		{"blog-44.sandbox.test", DisableFor - 4*time.Second, 4 * time.Second, "status 429"},
+		{"news-57.sandbox.test", DisableFor - 12*time.Minute - 3*time.Second, 12*time.Minute + 3*time.Second, "Cloudflare: header cf-mitigated: challenge"},
+		{"social-41.sandbox.test", 37 * time.Minute, DisableFor - 37*time.Minute, "Jiasule: challenge cookie __jsl_clearance_s"},
 	} {
 		v.Disabled = append(v.Disabled, egress.DisabledHost{Host: d.host, Since: Epoch.Add(-d.ago),
-			Until: Epoch.Add(d.left), TimeLeft: d.left})
+			Until: Epoch.Add(d.left), TimeLeft: d.left, Why: d.why})
 	}
 	return v
 }

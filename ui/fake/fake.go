@@ -39,6 +39,9 @@ type Config struct {
 	// egresses (Egresses defaults to two per worker). The third worker is paused,
 	// the fourth dead, the fifth leaving; the second's heartbeat is late.
 	Workers int
+	// Skips gives the crawl URLs skipped by choice (robots.txt, scope, content type),
+	// which the header counts apart from errors (issue 14).
+	Skips bool
 }
 
 // Control is a fake engine.Control. It is safe for concurrent use (SSH sessions).
@@ -83,6 +86,9 @@ func New(cfg Config) *Control {
 	}
 	if !cfg.NoRevisit {
 		c.snap.Revisit = buildRevisit()
+	}
+	if cfg.Skips {
+		c.snap.Totals.Skipped = map[string]int64{"robots_disallowed": 360, "out_of_scope_off_site": 1204, "content_type": 9}
 	}
 	if !cfg.Direct {
 		c.snap.Egress = buildEgress(cfg.Egresses)
@@ -444,6 +450,14 @@ func (c *Control) SetState(s engine.State) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.snap.State = s
+}
+
+// FailStore makes the fake a crawl that stopped itself because its store failed
+// with reason (issue 13), as the engine's snapshot shows it.
+func (c *Control) FailStore(reason string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.snap.State, c.snap.StoreError = engine.StateFailed, reason
 }
 
 // Idle turns the fake into an idle crawl: no rate, every lane idle, no countdowns.

@@ -34,8 +34,20 @@ func buildRevisit() *engine.RevisitView {
 		if i%10 == 9 {
 			d.Class = classes[3+(i/10)%2]
 		}
+		// Issue 19's evidence: the last change's distance and why it counted.
+		d.ChangeDistance = -1
+		switch i % 4 {
+		case 0:
+			d.ChangeDistance, d.ChangeReason, d.LastReason = 2+i%5, "main text edited", "main text edited"
+		case 1:
+			d.ChangeDistance, d.ChangeReason = 9, "headline changed"
+			d.LastReason, d.BoilerplateOnly = "only boilerplate moved", true
+		case 2:
+			d.ChangeDistance, d.ChangeReason, d.Fallback = 14, "simhash", true
+		}
 		if i%8 == 5 {
 			d.Distance, d.Fetches = -1, 1 // fetched once: nothing compared yet
+			d.ChangeDistance, d.ChangeReason, d.BoilerplateOnly = -1, "", false
 		}
 		v.Due = append(v.Due, d)
 	}
@@ -55,6 +67,18 @@ func buildRevisit() *engine.RevisitView {
 			b.Max, lo = bounds[i], bounds[i]
 		}
 		v.Intervals = append(v.Intervals, b)
+	}
+	// Issue 15: social pages planned for age at a higher budget, the rest balanced.
+	v.Plans = []engine.ClassPlan{
+		{Class: "soc", Objective: "age", Budget: 1, Pages: 15002, Fresh: 0.38, Age: 3*time.Hour + 12*time.Minute, Behind: 0},
+		{Class: "web_com", Objective: "balanced", Budget: 0.1, Pages: 20311, Fresh: 0.47, Age: 2*24*time.Hour + 5*time.Hour, Behind: 312},
+		{Class: "web_net", Objective: "balanced", Budget: 0.1, Pages: 9702, Fresh: 0.52, Age: 30 * time.Hour, Behind: 41},
+		{Class: "web_edu", Objective: "balanced", Budget: 0.1},
+		{Class: "web_gov", Objective: "freshness", Budget: 0.05, Pages: 1240, Fresh: 0.81, Age: 9 * 24 * time.Hour, Behind: 17},
+	}
+	for i := range 25 {
+		v.Behind = append(v.Behind, engine.RevisitBehind{URL: fmt.Sprintf("http://%s/live/%d.html", hostName(i%9), i),
+			Class: classes[i%2], Rate: 4 + float64(i*7%40), Freq: 0.1 + float64(i%3)*0.05})
 	}
 	return v
 }
@@ -80,6 +104,8 @@ func cloneRevisit(v *engine.RevisitView) *engine.RevisitView {
 	cp.Due = slices.Clone(v.Due)
 	cp.Windows = slices.Clone(v.Windows)
 	cp.Intervals = slices.Clone(v.Intervals)
+	cp.Plans = slices.Clone(v.Plans)
+	cp.Behind = slices.Clone(v.Behind)
 	return &cp
 }
 

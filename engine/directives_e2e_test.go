@@ -1,0 +1,146 @@
+package engine
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// Page-level directives end to end (issue 17 item 2): meta robots, <meta
+// name="crawlconsole">, X-Robots-Tag (general and agent-scoped), rel="nofollow", and a
+// per-site override that turns them off with a warning at start.
+func TestPageDirectivesEndToEnd(t *testing.T) {
+	no := false
+	for _, c := range []struct {
+		name     string
+		override *EtiquetteSite
+		stored   []string // of the pages that carry directives
+		fetched  []string // pages reached only through such pages' links
+		skipped  []string
+		warn     bool
+	}{
+		{
+			name:    "obeyed by default",
+			stored:  []string{"/xrt-other"},
+			fetched: []string{"/from-noindex", "/plain"},
+			skipped: []string{"/from-nofollow", "/from-ours", "/from-xrt", "/hinted", "/private/x"},
+		},
+		{
+			name:     "overridden for the site",
+			override: &EtiquetteSite{Site: "127.0.0.1", Robots: &no, PageDirectives: &no, RelNofollow: &no},
+			stored:   []string{"/noindex", "/xrt-noindex", "/xrt-other"},
+			fetched:  []string{"/from-noindex", "/plain", "/from-nofollow", "/from-ours", "/from-xrt", "/hinted", "/private/x"},
+			warn:     true,
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			site := newRobotsSite(t, "127.0.0.1")
+			site.robots = func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n") }
+			site.pages["/"] = `<a href="/noindex">1</a><a href="/nofollow">2</a><a href="/ours">3</a><a href="/xrt-noindex">4</a>` +
+				`<a href="/xrt-nofollow">5</a><a href="/xrt-other">6</a><a rel="nofollow" href="/hinted">7</a><a href="/plain">8</a><a href="/private/x">9</a>`
+			site.pages["/noindex"] = `<meta name="robots" content="noindex"><a href="/from-noindex">x</a>`
+			site.pages["/nofollow"] = `<meta name="robots" content="nofollow"><a href="/from-nofollow">x</a>`
+			site.pages["/ours"] = `<meta name="CrawlConsole" content="nofollow"><a href="/from-ours">x</a>`
+			site.pages["/xrt-noindex"], site.header["/xrt-noindex"] = `<p>x</p>`, "noindex"
+			site.pages["/xrt-nofollow"], site.header["/xrt-nofollow"] = `<a href="/from-xrt">x</a>`, "crawlconsole: nofollow"
+			site.pages["/xrt-other"], site.header["/xrt-other"] = `<p>x</p>`, "otherbot: noindex"
+			for _, p := range []string{"/from-noindex", "/from-nofollow", "/from-ours", "/from-xrt", "/hinted", "/plain", "/private/x"} {
+				site.pages[p] = "<p>leaf</p>"
+			}
+			o := robotsOptions(t, "http://"+site.host+"/")
+			if c.override != nil {
+				o.Etiquette.Sites = []EtiquetteSite{*c.override}
+			}
+			e := startEngine(t, o)
+			waitDone(t, e, 20*time.Second)
+			e.Close()
+			stored := storedPages(t, o.DB)
+			for _, p := range []string{"/noindex", "/xrt-noindex", "/xrt-other"} {
+				want := slices.Contains(c.stored, p)
+				if got := slices.Contains(stored, "http://"+site.host+p); got != want {
+					t.Errorf("%s stored=%v, want %v", p, got, want)
+				}
+			}
+			for _, p := range c.fetched {
+				if site.requested(p) != 1 {
+					t.Errorf("%s fetched %d times, want once", p, site.requested(p))
+				}
+			}
+			for _, p := range c.skipped {
+				if site.requested(p) != 0 {
+					t.Errorf("%s fetched %d times, want never", p, site.requested(p))
+				}
+			}
+			st := e.Stats()
+			wantNoindex := int64(2)
+			if c.override != nil {
+				wantNoindex = 0
+			}
+			if st.Skipped["noindex"] != wantNoindex || st.Errors["noindex"] != 0 {
+				t.Errorf("noindex skipped %d (errors %d), want %d skipped and none among errors",
+					st.Skipped["noindex"], st.Errors["noindex"], wantNoindex)
+			}
+			if wantNoindex > 0 {
+				s, err := store.Open(o.DB, store.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				u, err := s.URLState("http://" + site.host + "/noindex")
+				s.Close()
+				if err != nil || u.ErrKind != "noindex" {
+					t.Errorf("/noindex state %+v (%v), want ended with kind noindex", u, err)
+				}
+			}
+			warned := false
+			for _, ev := range e.EventsSince(0, 1<<20) {
+				if ev.Level >= LevelWarn && strings.Contains(ev.Msg, "etiquette override for 127.0.0.1") && strings.Contains(ev.Msg, "robots.txt IGNORED") {
+					warned = true
+				}
+			}
+			if warned != c.warn {
+				t.Errorf("start warning %v, want %v", warned, c.warn)
+			}
+		})
+	}
+}
+
+func TestEtiquetteOptionsValidated(t *testing.T) {
+	yes := true
+	for _, c := range []struct {
+		name string
+		edit func(*Options)
+		want string
+	}{
+		{"cache over a day", func(o *Options) { o.Etiquette.RobotsCacheFor = 48 * time.Hour }, "etiquette.robots_cache_for"},
+		{"zero retry", func(o *Options) { o.Etiquette.RobotsRetry = 0 }, "etiquette.robots_retry"},
+		{"site with a path", func(o *Options) { o.Etiquette.Sites = []EtiquetteSite{{Site: "example.com/x", Robots: &yes}} }, "give a host or domain"},
+		{"site without an override", func(o *Options) { o.Etiquette.Sites = []EtiquetteSite{{Site: "example.com"}} }, "overrides nothing"},
+		{"site twice", func(o *Options) {
+			o.Etiquette.Sites = []EtiquetteSite{{Site: "example.com", Robots: &yes}, {Site: "Example.com.", Robots: &yes}}
+		}, "listed twice"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := DefaultOptions()
+			c.edit(&o)
+			if err := o.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want one naming %q", err, c.want)
+			}
+		})
+	}
+	o := DefaultOptions()
+	o.Etiquette.Sites = []EtiquetteSite{{Site: "example.com", RelNofollow: &yes}, {Site: "news.example.com", PageDirectives: new(bool)}}
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if et := o.etiquetteFor("a.news.example.com"); et.page || !et.relNofollow || !et.robots {
+		t.Fatalf("longest matching site must win: %+v", et)
+	}
+	if et := o.etiquetteFor("notexample.com"); !et.page {
+		t.Fatalf("a suffix that is not a subdomain must not match: %+v", et)
+	}
+}

@@ -1,0 +1,169 @@
+package export
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+	"golang.org/x/net/html/charset"
+
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// PageLine is one line of the JSONL export: a stored page and what the crawl knows
+// of it. Field names are part of the command-line contract.
+type PageLine struct {
+	URL         string   `json:"url"`
+	FinalURL    string   `json:"final_url"` // after same-host redirects; url when none
+	Status      int      `json:"status"`
+	FetchedAt   string   `json:"fetched_at"` // RFC 3339, UTC
+	ContentType string   `json:"content_type"`
+	Title       string   `json:"title"`
+	Text        string   `json:"text"`    // main text, the one revisit fingerprints (M2), one block per line
+	Links       []string `json:"links"`   // absolute, normalised, in document order, each once
+	SimHash     string   `json:"simhash"` // 64-bit SimHash of the main text, 16 hex digits ("" when none)
+	Class       string   `json:"class"`   // soc, web_com, web_net, web_edu, web_gov
+	Site        string   `json:"site"`
+	Keyword     string   `json:"keyword"`
+	Node        string   `json:"node"`   // worker that fetched it; "" in one process
+	Egress      string   `json:"egress"` // egress name (never its address or credentials)
+}
+
+// JSONLOptions says what to export.
+type JSONLOptions struct {
+	Since   time.Time // pages fetched at or after it; zero: all
+	Warn    func(msg string)
+	Context context.Context
+}
+
+// JSONL writes one PageLine per stored page to w, in fetch order. A page whose body
+// does not decompress is written without text, title and links, with a warning.
+// Invalid UTF-8 in a page becomes U+FFFD: every line is valid JSON.
+func JSONL(st *store.Store, w io.Writer, o JSONLOptions) (Report, error) {
+	if o.Context == nil {
+		o.Context = context.Background()
+	}
+	var rep Report
+	bw := bufio.NewWriterSize(w, 256<<10)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	err := st.Pages(o.Since, func(r store.PageRow, bodyErr error) error {
+		if err := o.Context.Err(); err != nil {
+			return err
+		}
+		if bodyErr != nil {
+			rep.Warnings++
+			if o.Warn != nil {
+				o.Warn(fmt.Sprintf("%s: body left out: %v", r.Page.URL, bodyErr))
+			}
+		}
+		line := pageLine(r.Page, r.URL)
+		line.Node = r.Node
+		if err := enc.Encode(&line); err != nil {
+			return err
+		}
+		rep.Pages++
+		return nil
+	})
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	return rep, err
+}
+
+// pageLine builds the line of one page.
+func pageLine(p store.Page, u store.URL) PageLine {
+	final := p.FinalURL
+	if final == "" {
+		final = p.URL
+	}
+	l := PageLine{
+		URL: p.URL, FinalURL: final, Status: p.Status, FetchedAt: p.FetchedAt.UTC().Format(time.RFC3339),
+		ContentType: p.ContentType, Class: u.Class, Site: u.Site, Keyword: u.Keyword, Egress: p.Egress,
+		Links: []string{},
+	}
+	if p.SimHash != 0 {
+		l.SimHash = fmt.Sprintf("%016x", p.SimHash)
+	}
+	if len(p.Body) == 0 {
+		return l
+	}
+	// The main text as revisit sees it (M2): the same extractor, the same decoding.
+	// Invalid UTF-8 (a page that lies about its charset) becomes U+FFFD, one per
+	// broken sequence: every line is valid JSON in UTF-8.
+	if text, ok := revisit.PageText(p.Body, p.ContentType); ok {
+		l.Text = strings.ToValidUTF8(text, "\uFFFD")
+	}
+	l.Title = strings.ToValidUTF8(pageTitle(p.Body, p.ContentType), "\uFFFD")
+	l.Links = pageLinks(p.Body, final)
+	return l
+}
+
+// pageTitle is the text of the first <title>, decoded from the page's charset
+// (Content-Type, <meta charset>, or sniffed: the WHATWG encoding rules), spaces
+// collapsed.
+func pageTitle(body []byte, contentType string) string {
+	r, err := charset.NewReader(bytes.NewReader(body), contentType)
+	if err != nil {
+		r = bytes.NewReader(body)
+	}
+	z := html.NewTokenizer(r)
+	in := false
+	var b strings.Builder
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return strings.Join(strings.Fields(b.String()), " ")
+		case html.StartTagToken:
+			if name, _ := z.TagName(); atom.Lookup(name) == atom.Title {
+				in = true
+			}
+		case html.EndTagToken:
+			if name, _ := z.TagName(); in && atom.Lookup(name) == atom.Title {
+				return strings.Join(strings.Fields(b.String()), " ")
+			}
+		case html.TextToken:
+			if in {
+				b.Write(z.Text())
+			}
+		}
+	}
+}
+
+// pageLinks resolves a page's links against its final URL (and <base href>), as the
+// crawl did when it queued them.
+func pageLinks(body []byte, pageURL string) []string {
+	raw, baseHref, _ := fetch.ExtractLinks(body)
+	base, err := frontier.ParseBase(pageURL)
+	if err != nil {
+		return []string{}
+	}
+	if baseHref != "" {
+		if abs, err := base.Resolve(baseHref); err == nil {
+			if b, err := frontier.ParseBase(abs); err == nil {
+				base = b
+			}
+		}
+	}
+	out := []string{}
+	seen := map[string]bool{}
+	for _, r := range raw {
+		n, err := base.Resolve(r)
+		if err != nil || seen[n] {
+			continue
+		}
+		seen[n] = true
+		out = append(out, n)
+	}
+	return out
+}

@@ -1,0 +1,95 @@
+package export_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/crawlconsole/crawlconsole/engine/export"
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// TestJSONLExportOfASandboxCrawl: one valid JSON object per stored page, with the
+// fields the issue names; the main text is the one revisit fingerprints, the links
+// are absolute, the Chinese site's text is there, the egress is named by its name.
+func TestJSONLExportOfASandboxCrawl(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crawls a sandbox web")
+	}
+	db, _ := crawlFixture(t)
+	st, err := store.OpenReadOnly(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	counts, err := st.Counts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	rep, err := export.JSONL(st, &out, export.JSONLOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(&out)
+	sc.Buffer(nil, 16<<20)
+	n, han, withLinks := 0, 0, 0
+	for sc.Scan() {
+		line := sc.Bytes()
+		if !utf8.Valid(line) {
+			t.Errorf("line %d is not UTF-8", n)
+		}
+		var raw map[string]any
+		if err := json.Unmarshal(line, &raw); err != nil {
+			t.Fatalf("line %d: %v", n, err)
+		}
+		for _, k := range []string{"url", "final_url", "status", "fetched_at", "content_type", "title", "text",
+			"links", "simhash", "class", "site", "keyword", "node", "egress"} {
+			if _, ok := raw[k]; !ok {
+				t.Errorf("line %d has no %q", n, k)
+			}
+		}
+		var l export.PageLine
+		json.Unmarshal(line, &l)
+		n++
+		if _, err := time.Parse(time.RFC3339, l.FetchedAt); err != nil {
+			t.Errorf("%s: fetched_at %q: %v", l.URL, l.FetchedAt, err)
+		}
+		if l.Egress != "rec" || strings.Contains(l.Egress, "127.0.0.1") {
+			t.Errorf("%s: egress %q, want its name", l.URL, l.Egress)
+		}
+		p, err := st.Page(l.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want, _ := revisit.PageText(p.Body, p.ContentType); l.Text != strings.ToValidUTF8(want, "\uFFFD") {
+			t.Errorf("%s: text is not revisit's main text:\n%q\nwant\n%q", l.URL, l.Text, want)
+		}
+		if l.Status == 200 && l.Class == "" {
+			t.Errorf("%s: no class", l.URL)
+		}
+		for _, link := range l.Links {
+			if !strings.HasPrefix(link, "http://") {
+				t.Errorf("%s: link %q is not absolute", l.URL, link)
+			}
+		}
+		if len(l.Links) > 0 {
+			withLinks++
+		}
+		if strings.ContainsFunc(l.Text, func(r rune) bool { return unicode.Is(unicode.Han, r) }) && l.Title != "" {
+			han++
+		}
+	}
+	if int64(n) != counts.Pages || rep.Pages != n || rep.Warnings != 0 {
+		t.Errorf("%d lines, report %+v, store has %d pages", n, rep, counts.Pages)
+	}
+	if han == 0 || withLinks == 0 {
+		t.Errorf("%d Chinese pages with a title, %d pages with links; want some of each", han, withLinks)
+	}
+}

@@ -1,0 +1,256 @@
+package fetch
+
+import (
+	"bytes"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Exchange is one HTTP request and its response as they crossed the wire: what a
+// WARC request/response record pair is made of (ISO 28500:2017 §6.3, the
+// application/http block is the message "as sent/received"). A fetch that followed
+// same-host redirects has one Exchange per hop, the final response last.
+type Exchange struct {
+	URL string `json:"url"` // the request's target (a redirect hop's own URL)
+	// RequestHead is the request line and header fields as written to the
+	// connection, CRLF-terminated, with credentials redacted (RedactHeader). The
+	// request line is in origin form, as the origin server sees it, also when it
+	// went through an HTTP proxy.
+	RequestHead string `json:"req,omitempty"`
+	// Status and StatusLine are the response's status and status line, e.g. 200
+	// and "HTTP/1.1 200 OK"; At is when its header arrived.
+	Status     int       `json:"status,omitempty"`
+	StatusLine string    `json:"status_line,omitempty"`
+	At         time.Time `json:"at,omitzero"`
+	// ResponseHead is the response's header fields as received, in wire form
+	// ("Name: value" CRLF per field, net/http's canonical names sorted, as
+	// http.Header.Write puts them; Transfer-Encoding already undone), credentials
+	// redacted. Unlike Result.Header it still holds Content-Encoding and
+	// Content-Length of the coded body: Decoded says which codings the fetcher
+	// removed. Text, not a map: it travels to a master with each result, and a
+	// string costs the wire codec a fraction of what a header map does.
+	ResponseHead string `json:"resp,omitempty"`
+	// RemoteIP is the address of the connection the request went out on: the
+	// server's, or the proxy's when the egress is a proxy.
+	RemoteIP string `json:"ip,omitempty"`
+	// Decoded lists the content codings the fetcher undid (e.g. "gzip"); the body
+	// kept is the decoded one.
+	Decoded string `json:"decoded,omitempty"`
+	// Body is what was read of a redirect hop's body (the HTTP client reads at most
+	// a few KiB of it); empty for the final response, whose body is Result.Body.
+	// BodyCut says the hop's body had more than was read.
+	Body    []byte `json:"body,omitempty"`
+	BodyCut bool   `json:"body_cut,omitempty"`
+}
+
+// Redacted replaces the value of a header field that carries credentials.
+const Redacted = "[redacted]"
+
+// RedactHeader reports whether a header field carries credentials or session state
+// that must never be written out (an export, a log): cookies (RFC 6265) and
+// credentials for the server or a proxy (RFC 9110 §11.6). It is the one list every
+// writer of stored headers uses.
+func RedactHeader(name string) bool {
+	switch http.CanonicalHeaderKey(name) {
+	case "Cookie", "Set-Cookie", "Set-Cookie2", "Authorization", "Proxy-Authorization":
+		return true
+	}
+	return false
+}
+
+// HeadText is h in wire form ("Name: value" CRLF per field, sorted by name), the
+// values of RedactHeader fields replaced by Redacted.
+func HeadText(h http.Header) string {
+	keys := make([]string, 0, len(h))
+	n := 0
+	for k, vs := range h {
+		keys = append(keys, k)
+		for _, v := range vs {
+			n += len(k) + len(v) + 4
+		}
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	b.Grow(n)
+	for _, k := range keys {
+		redact := RedactHeader(k)
+		for _, v := range h[k] {
+			if redact {
+				v = Redacted
+			}
+			// A field value cannot hold CR or LF on the wire; net/http's parser
+			// never yields them, but the text must stay one field per line.
+			if strings.ContainsAny(v, "\r\n") {
+				v = strings.Map(func(r rune) rune {
+					if r == '\r' || r == '\n' {
+						return ' '
+					}
+					return r
+				}, v)
+			}
+			b.WriteString(k)
+			b.WriteString(": ")
+			b.WriteString(v)
+			b.WriteString("\r\n")
+		}
+	}
+	return b.String()
+}
+
+// exchangeHeader carries a fetch's id from Fetch down to bodyCapper, which records
+// each hop under it and strips it before the request is written. colly gives a
+// request no context of its own, and the HTTP client copies a request's headers
+// onto the requests of the redirects it follows, so every hop carries the id.
+const exchangeHeader = "X-Crawlconsole-Exchange"
+
+// redirectBodyMax bounds what is kept of a redirect hop's body.
+const redirectBodyMax = 64 << 10
+
+// exchangeLog collects the hops of one fetch.
+type exchangeLog struct {
+	mu   sync.Mutex
+	hops []*hopRecord
+}
+
+type hopRecord struct {
+	mu   sync.Mutex // the transport writes headers on its own goroutine
+	ex   Exchange
+	head strings.Builder
+	tee  *bytes.Buffer // redirect hops only
+}
+
+func (l *exchangeLog) add(h *hopRecord) {
+	l.mu.Lock()
+	l.hops = append(l.hops, h)
+	l.mu.Unlock()
+}
+
+// exchanges returns the recorded hops; the last one's body is dropped (it is the
+// Result's body).
+func (l *exchangeLog) exchanges() []Exchange {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]Exchange, 0, len(l.hops))
+	for i, h := range l.hops {
+		h.mu.Lock()
+		ex := h.ex
+		ex.RequestHead = h.head.String()
+		if h.tee != nil && i < len(l.hops)-1 {
+			ex.Body = bytes.Clone(h.tee.Bytes())
+		} else {
+			ex.BodyCut = false
+		}
+		h.mu.Unlock()
+		out = append(out, ex)
+	}
+	return out
+}
+
+// traceHop starts recording req's hop: the request line now, the header fields and
+// the connection's address as the transport writes and dials (httptrace).
+func traceHop(req *http.Request, log *exchangeLog) (*http.Request, *hopRecord) {
+	h := &hopRecord{ex: Exchange{URL: req.URL.String()}}
+	line := req.Method + " " + req.URL.RequestURI() + " HTTP/1.1\r\n"
+	h.head.WriteString(line)
+	trace := &httptrace.ClientTrace{
+		GotConn: func(ci httptrace.GotConnInfo) {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			// A replay on a new connection (net/http retries an idempotent
+			// request) writes the head again: keep the last one.
+			h.head.Reset()
+			h.head.WriteString(line)
+			if ci.Conn != nil {
+				if host, _, err := net.SplitHostPort(ci.Conn.RemoteAddr().String()); err == nil {
+					h.ex.RemoteIP = host
+				}
+			}
+		},
+		WroteHeaderField: func(key string, value []string) {
+			if strings.HasPrefix(key, ":") { // HTTP/2 pseudo-header: in the request line
+				return
+			}
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			for _, v := range value {
+				if RedactHeader(key) {
+					v = Redacted
+				}
+				h.head.WriteString(key + ": " + v + "\r\n")
+			}
+		},
+	}
+	log.add(h)
+	return req.WithContext(httptrace.WithClientTrace(req.Context(), trace)), h
+}
+
+// received records the response of a hop, before its body is decoded.
+func (h *hopRecord) received(res *http.Response, codings []string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	status := res.Status // "200 OK"
+	if status == "" {
+		status = strconv.Itoa(res.StatusCode) + " " + http.StatusText(res.StatusCode)
+	}
+	h.ex.Status, h.ex.StatusLine, h.ex.At = res.StatusCode, res.Proto+" "+status, time.Now()
+	h.ex.ResponseHead = HeadText(res.Header)
+	h.ex.Decoded = strings.Join(reversed(codings), ", ")
+	if res.StatusCode/100 == 3 {
+		h.tee = &bytes.Buffer{}
+	}
+}
+
+// reversed returns codings in the order they were applied (as the header lists them).
+func reversed(cs []string) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[len(cs)-1-i] = c
+	}
+	return out
+}
+
+// teeBody keeps up to redirectBodyMax bytes of what is read from a redirect hop.
+type teeBody struct {
+	io.ReadCloser
+	h   *hopRecord
+	eof bool
+}
+
+func (t *teeBody) Read(p []byte) (int, error) {
+	n, err := t.ReadCloser.Read(p)
+	if err == io.EOF {
+		t.eof = true
+	}
+	if n > 0 {
+		t.h.mu.Lock()
+		room := redirectBodyMax - t.h.tee.Len()
+		if room < n {
+			t.h.ex.BodyCut = true
+			if room > 0 {
+				t.h.tee.Write(p[:room])
+			}
+		} else {
+			t.h.tee.Write(p[:n])
+		}
+		t.h.mu.Unlock()
+	}
+	return n, err
+}
+
+func (t *teeBody) Close() error {
+	// The client closes a redirect's body after reading at most a few KiB of it: if
+	// it stopped before the end, the body kept is cut.
+	if !t.eof {
+		t.h.mu.Lock()
+		t.h.ex.BodyCut = true
+		t.h.mu.Unlock()
+	}
+	return t.ReadCloser.Close()
+}

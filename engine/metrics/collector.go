@@ -1,0 +1,230 @@
+// Package metrics serves a node's crawl figures to Prometheus (issue 14): a
+// prometheus.Collector that reads the engine's own counters, snapshot and histograms
+// at scrape time, so monitoring adds no work to the fetch path, and a loopback-only
+// (unless asked) HTTP listener for /metrics.
+//
+// Names follow Prometheus conventions: crawlconsole_ prefix, _total for counters,
+// base units in the name (_seconds, _bytes). Each node reports what it owns: a local
+// crawl everything; a master the frontier, store, revisit and its workers
+// (crawlconsole_cluster_*); a worker its lanes, DNS cache and egress rotation. The
+// master's DNS and egress panes sum its live workers' heartbeats, which go down when
+// a worker dies, so it does not export them as counters: scrape the workers.
+package metrics
+
+import (
+	"sort"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+)
+
+// Source is what the collector reads: *engine.Engine (local, master or a worker's).
+type Source interface {
+	Snapshot() engine.Snapshot
+	Telemetry() engine.Telemetry
+}
+
+const ns = "crawlconsole"
+
+func desc(name, help string, labels ...string) *prometheus.Desc {
+	return prometheus.NewDesc(ns+"_"+name, help, labels, nil)
+}
+
+// Descriptions of every metric, in the order Collect emits them.
+var (
+	nodeInfo   = desc("node_info", "The node's role in the crawl: local (one process), master or worker (M4).", "role")
+	crawlState = desc("crawl_state", "1 for the crawl's current state, 0 for the others; FAILED: the store failed and the crawl stopped itself.", "state")
+	startTime  = desc("crawl_start_time_seconds", "When the crawl started, Unix time.")
+
+	pagesFetched = desc("pages_fetched_total", "Responses received, by HTTP status class (2xx, 3xx, 4xx, 5xx, 1xx, other).", "class")
+	pagesStored  = desc("pages_stored_total", "Pages committed to the store.")
+	bytesFetched = desc("fetched_bytes_total", "Response body bytes received.")
+	refusals     = desc("refusals_total", "Refused fetches: 403/429, ban or captcha pages.")
+	skipped      = desc("skipped_total", "URLs skipped by choice, by reason: robots.txt, noindex, content type, and out-of-scope links (counted per page linking there). Not errors.", "reason")
+	errorsTotal  = desc("errors_total", "URLs that ended in a failure, by error kind (skips are apart).", "kind")
+	urlsQueued   = desc("urls_queued_total", "URLs accepted into the frontier.")
+	urlsDone     = desc("urls_done_total", "URLs finished: stored, failed or skipped.")
+	urlsDeferred = desc("urls_deferred_total", "URLs set aside for a disabled host or an unreachable robots.txt; they come back.")
+
+	queueURLs   = desc("queue_urls", "URLs waiting for a lane.")
+	lanes       = desc("lanes", "Lanes alive, by what they are doing.", "status")
+	lanesMax    = desc("lanes_max", "The most lanes allowed at once (lanes.max; a master: its live workers' sum).")
+	lanesPeak   = desc("lanes_peak", "The most lanes alive at once so far.")
+	pausedHosts = desc("paused_hosts", "Hosts paused by the operator.")
+
+	dnsLookups  = desc("dns_lookups_total", "Host lookups on the fetch path, by how the DNS cache answered (M5).", "result")
+	dnsPrefetch = desc("dns_prefetched_total", "Upstream resolutions run ahead of the fetch by the prefetch workers.")
+	dnsUpstream = desc("dns_upstream_queries_total", "Upstream resolutions of a host (A and AAAA together).")
+	dnsStale    = desc("dns_stale_served_total", "Answers served past their TTL (RFC 8767).")
+	dnsEntries  = desc("dns_cache_entries", "Entries in the DNS cache.", "cache")
+	dnsWait     = desc("dns_wait_seconds", "Time a fetch waited for its host's addresses; 0 when the cache answered.")
+
+	egressRotations = desc("egress_rotations_total", "Times the node switched egress (M3).")
+	egressDisables  = desc("egress_host_disables_total", "Times a host went on the host disable list (M3).")
+	egressDisabled  = desc("egress_disabled_hosts", "Hosts on the disable list now.")
+	egressRequests  = desc("egress_requests_total", "Requests sent through each egress.", "egress")
+	egressRefusals  = desc("egress_refusals_total", "Site bans seen through each egress.", "egress")
+
+	revisitRefetches = desc("revisit_refetches_total", "Fetches of pages already stored, 304s included (M2).")
+	revisitChanges   = desc("revisit_changes_total", "Refetches whose main text changed (M2).")
+	revisitNotMod    = desc("revisit_not_modified_total", "Refetches answered 304 Not Modified (M2).")
+	revisitTracked   = desc("revisit_tracked_pages", "Pages with revisit state (M2).")
+
+	storeCommit = desc("store_commit_seconds", "Duration of the store writer's batch commits.")
+	storeBusy   = desc("store_writer_busy_seconds_total", "Time the store writer spent applying and committing writes.")
+	storeQueue  = desc("store_write_queue", "Write operations waiting for the store writer.")
+
+	clusterWorkers  = desc("cluster_workers", "Workers known to the master, by state (M4).", "state")
+	clusterResults  = desc("cluster_results_committed_total", "Results from each worker committed by the master (M4).", "node")
+	clusterLate     = desc("cluster_late_results_total", "Results dropped as already committed (at-least-once delivery, M4).")
+	clusterRejected = desc("cluster_rejected_messages_total", "Malformed or oversize cluster messages the master refused, by reason.", "reason")
+)
+
+var allDescs = []*prometheus.Desc{nodeInfo, crawlState, startTime,
+	pagesFetched, pagesStored, bytesFetched, refusals, skipped, errorsTotal, urlsQueued, urlsDone, urlsDeferred,
+	queueURLs, lanes, lanesMax, lanesPeak, pausedHosts,
+	dnsLookups, dnsPrefetch, dnsUpstream, dnsStale, dnsEntries, dnsWait,
+	egressRotations, egressDisables, egressDisabled, egressRequests, egressRefusals,
+	revisitRefetches, revisitChanges, revisitNotMod, revisitTracked,
+	storeCommit, storeBusy, storeQueue,
+	clusterWorkers, clusterResults, clusterLate, clusterRejected}
+
+// Collector is a prometheus.Collector over one node's engine.
+type Collector struct{ src Source }
+
+// NewCollector reads src at every scrape.
+func NewCollector(src Source) *Collector { return &Collector{src: src} }
+
+// Describe implements prometheus.Collector.
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range allDescs {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector: one Snapshot and one Telemetry per scrape.
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	s := c.src.Snapshot()
+	t := c.src.Telemetry()
+	counter := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
+	}
+	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+	}
+	hist := func(d *prometheus.Desc, h *engine.Histogram) {
+		ch <- prometheus.MustNewConstHistogram(d, h.Count, h.Sum, h.Buckets)
+	}
+
+	gauge(nodeInfo, 1, t.Role)
+	for _, st := range []engine.State{engine.StateStarting, engine.StateRunning, engine.StatePaused, engine.StateStopping, engine.StateDone, engine.StateFailed} {
+		gauge(crawlState, b2f(s.State == st), string(st))
+	}
+	if !s.StartedAt.IsZero() {
+		gauge(startTime, float64(s.StartedAt.UnixNano())/1e9)
+	}
+
+	tot := s.Totals
+	for _, class := range []string{"1xx", "2xx", "3xx", "4xx", "5xx", "other"} {
+		counter(pagesFetched, float64(tot.ByClass[class]), class)
+	}
+	counter(pagesStored, float64(tot.PagesStored))
+	counter(bytesFetched, float64(tot.BytesFetched))
+	counter(refusals, float64(tot.Refused))
+	for _, k := range engine.SkipKinds() { // every reason, zeros too: a series that appears late breaks rate()
+		counter(skipped, float64(tot.Skipped[k]), k)
+	}
+	for _, k := range sortedKeys(tot.Errors) {
+		counter(errorsTotal, float64(tot.Errors[k]), k)
+	}
+	counter(urlsQueued, float64(tot.URLsQueued))
+	counter(urlsDone, float64(tot.URLsDone))
+	counter(urlsDeferred, float64(tot.Deferred))
+
+	gauge(queueURLs, float64(s.QueueDepth))
+	byStatus := map[engine.LaneStatus]int{}
+	for _, l := range s.Lanes {
+		byStatus[l.Status]++
+	}
+	for _, st := range []engine.LaneStatus{engine.LaneFetching, engine.LaneWaiting, engine.LaneGated, engine.LanePaused, engine.LaneIdle} {
+		gauge(lanes, float64(byStatus[st]), string(st))
+	}
+	gauge(lanesMax, float64(s.LanesMax))
+	gauge(lanesPeak, float64(tot.LanesPeak))
+	gauge(pausedHosts, float64(len(s.PausedHosts)))
+
+	if s.DNS != nil && t.Role != engine.RoleMaster {
+		d := s.DNS.Stats
+		counter(dnsLookups, float64(d.PositiveHits), "positive_hit")
+		counter(dnsLookups, float64(d.NegativeHits), "negative_hit")
+		counter(dnsLookups, float64(d.Misses), "miss")
+		counter(dnsLookups, float64(d.Rejected), "rejected")
+		counter(dnsPrefetch, float64(d.Prefetched))
+		counter(dnsUpstream, float64(d.UpstreamQueries))
+		counter(dnsStale, float64(d.StaleServed))
+		gauge(dnsEntries, float64(s.DNS.Hosts), "positive")
+		gauge(dnsEntries, float64(s.DNS.NegativeCount), "negative")
+	}
+	if t.DNSWait != nil {
+		hist(dnsWait, t.DNSWait)
+	}
+
+	if e := s.Egress; e != nil && t.Role != engine.RoleMaster {
+		counter(egressRotations, float64(e.Rotations))
+		counter(egressDisables, float64(e.HostsDisabled))
+		gauge(egressDisabled, float64(len(e.Disabled)))
+		for _, row := range e.Egresses {
+			if row.Requests == 0 && row.Refusals == 0 && !row.OnNode {
+				continue // another node's egress, unused here
+			}
+			counter(egressRequests, float64(row.Requests), row.Name)
+			counter(egressRefusals, float64(row.Refusals), row.Name)
+		}
+	}
+
+	if r := s.Revisit; r != nil {
+		counter(revisitRefetches, float64(r.Refetches))
+		counter(revisitChanges, float64(r.Changes))
+		counter(revisitNotMod, float64(r.NotModified))
+		gauge(revisitTracked, float64(r.Tracked))
+	}
+
+	if t.StoreCommit != nil {
+		hist(storeCommit, t.StoreCommit)
+		counter(storeBusy, t.StoreBusy.Seconds())
+		gauge(storeQueue, float64(t.StoreQueue))
+	}
+
+	if cl := t.Cluster; cl != nil {
+		states := map[engine.NodeState]int{}
+		for _, name := range sortedKeys(cl.Nodes) {
+			n := cl.Nodes[name]
+			states[n.State]++
+			counter(clusterResults, float64(n.Results), name)
+		}
+		for _, st := range []engine.NodeState{engine.NodeActive, engine.NodePaused, engine.NodeLeaving, engine.NodeDead} {
+			gauge(clusterWorkers, float64(states[st]), string(st))
+		}
+		counter(clusterLate, float64(cl.LateResults))
+		for _, k := range sortedKeys(cl.Rejected) {
+			counter(clusterRejected, float64(cl.Rejected[k]), k)
+		}
+	}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,150 @@
+package metrics
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+)
+
+// fakeNode is a Source with every part filled in, as a role would have it.
+type fakeNode struct {
+	snap engine.Snapshot
+	tel  engine.Telemetry
+}
+
+func (f fakeNode) Snapshot() engine.Snapshot   { return f.snap }
+func (f fakeNode) Telemetry() engine.Telemetry { return f.tel }
+
+func node(role string) fakeNode {
+	h := &engine.Histogram{Count: 5, Sum: 0.3, Buckets: map[float64]uint64{0: 2, 0.001: 3, 0.1: 5}}
+	f := fakeNode{
+		snap: engine.Snapshot{State: engine.StateRunning, StartedAt: time.Unix(1_700_000_000, 0),
+			Totals: engine.Totals{PagesFetched: 10, ByClass: map[string]int64{"2xx": 9, "4xx": 1},
+				Errors: map[string]int64{"http_4xx": 1}, Skipped: map[string]int64{"robots_disallowed": 4}},
+			Lanes:   []engine.Lane{{Status: engine.LaneFetching}, {Status: engine.LaneWaiting}},
+			DNS:     &engine.DNSView{},
+			Egress:  &engine.EgressView{Rotations: 2},
+			Revisit: &engine.RevisitView{Refetches: 3, Changes: 1}},
+		tel: engine.Telemetry{Role: role, DNSWait: h, StoreCommit: h},
+	}
+	if role == engine.RoleMaster {
+		f.tel.DNSWait = nil
+		f.tel.Cluster = &engine.ClusterStats{Nodes: map[string]engine.NodeStats{"w1": {State: engine.NodeActive, Results: 7}},
+			Rejected: map[string]int64{"oversize": 1}}
+	}
+	if role == engine.RoleWorker {
+		f.tel.StoreCommit = nil
+		f.snap.Revisit = nil
+	}
+	return f
+}
+
+// TestCollectorLint: for each role, a pedantic registry accepts every metric the
+// collector emits (described, consistent, no duplicates) and the Prometheus linter
+// (promtool's rules, in client_golang's testutil) finds no problem; each role has
+// the families it owns and not the others'.
+func TestCollectorLint(t *testing.T) {
+	cases := []struct {
+		role      string
+		want, not []string
+	}{
+		{engine.RoleLocal, []string{"crawlconsole_dns_wait_seconds", "crawlconsole_store_commit_seconds", "crawlconsole_egress_rotations_total"},
+			[]string{"crawlconsole_cluster_workers"}},
+		{engine.RoleMaster, []string{"crawlconsole_cluster_workers", "crawlconsole_cluster_results_committed_total", "crawlconsole_store_commit_seconds"},
+			[]string{"crawlconsole_dns_wait_seconds", "crawlconsole_dns_lookups_total", "crawlconsole_egress_rotations_total"}},
+		{engine.RoleWorker, []string{"crawlconsole_dns_wait_seconds", "crawlconsole_dns_lookups_total"},
+			[]string{"crawlconsole_store_commit_seconds", "crawlconsole_revisit_refetches_total"}},
+	}
+	for _, c := range cases {
+		t.Run(c.role, func(t *testing.T) {
+			col := NewCollector(node(c.role))
+			reg := prometheus.NewPedanticRegistry()
+			reg.MustRegister(col)
+			fams, err := reg.Gather()
+			if err != nil {
+				t.Fatalf("pedantic registry: %v", err)
+			}
+			have := map[string]bool{}
+			for _, f := range fams {
+				have[f.GetName()] = true
+			}
+			for _, n := range c.want {
+				if !have[n] {
+					t.Errorf("%s missing on a %s", n, c.role)
+				}
+			}
+			for _, n := range c.not {
+				if have[n] {
+					t.Errorf("%s exported on a %s", n, c.role)
+				}
+			}
+			problems, err := testutil.CollectAndLint(col)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range problems {
+				t.Errorf("lint: %s: %s", p.Metric, p.Text)
+			}
+		})
+	}
+}
+
+// TestCollectorValues: the figures come through unchanged, skips apart from errors,
+// every skip reason present (zeros too) so rate() has a series from the start.
+func TestCollectorValues(t *testing.T) {
+	col := NewCollector(node(engine.RoleLocal))
+	want := `
+# HELP crawlconsole_errors_total URLs that ended in a failure, by error kind (skips are apart).
+# TYPE crawlconsole_errors_total counter
+crawlconsole_errors_total{kind="http_4xx"} 1
+`
+	if err := testutil.CollectAndCompare(col, strings.NewReader(want), "crawlconsole_errors_total"); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, k := range engine.SkipKinds() {
+		got[k] = -1
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(col)
+	fams, _ := reg.Gather()
+	for _, f := range fams {
+		if f.GetName() != "crawlconsole_skipped_total" {
+			continue
+		}
+		for _, m := range f.Metric {
+			got[m.Label[0].GetValue()] = m.Counter.GetValue()
+		}
+	}
+	for k, v := range got {
+		want := 0.0
+		if k == "robots_disallowed" {
+			want = 4
+		}
+		if v != want {
+			t.Errorf("crawlconsole_skipped_total{reason=%q} = %v, want %v", k, v, want)
+		}
+	}
+
+	// A crawl whose store failed says so, for an alert rule to page someone at night.
+	failed := node(engine.RoleLocal)
+	failed.snap.State = engine.StateFailed
+	want = `
+# HELP crawlconsole_crawl_state 1 for the crawl's current state, 0 for the others; FAILED: the store failed and the crawl stopped itself.
+# TYPE crawlconsole_crawl_state gauge
+crawlconsole_crawl_state{state="DONE"} 0
+crawlconsole_crawl_state{state="FAILED"} 1
+crawlconsole_crawl_state{state="PAUSED"} 0
+crawlconsole_crawl_state{state="RUNNING"} 0
+crawlconsole_crawl_state{state="STARTING"} 0
+crawlconsole_crawl_state{state="STOPPING"} 0
+`
+	if err := testutil.CollectAndCompare(NewCollector(failed), strings.NewReader(want), "crawlconsole_crawl_state"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,179 @@
+package revisit
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html/atom"
+)
+
+// Paragraphs of the light tree (consecutive text runs of one block element), the
+// unit the extractor scores and keeps, and the text it makes of them.
+
+// inCaption reports whether el is inside a <figure> or <figcaption>: photo captions
+// and credits are not the article's text.
+func (d *doc) inCaption(el int32) bool {
+	for a := el; a > 0; a = d.elems[a].parent {
+		if t := d.elems[a].tag; t == atom.Figure || t == atom.Figcaption {
+			return true
+		}
+	}
+	return false
+}
+
+// isHeading reports a sub-heading (h2..h6) of the article, or an item of a list or
+// table in it: short, and content all the same.
+func (d *doc) isHeading(el int32) bool {
+	switch d.elems[el].tag {
+	case atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Li, atom.Td, atom.Th, atom.Dd, atom.Dt, atom.Pre:
+		return true
+	}
+	return false
+}
+
+// endsSentence reports text that ends like a sentence, in any script.
+func endsSentence(s string) bool {
+	s = strings.TrimRight(s, " \"'”’)»」』")
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return strings.ContainsRune(".!?:;…。！？；", r)
+}
+
+// paragraphText is a paragraph's text with white space collapsed.
+func (d *doc) paragraphText(p paragraph) string {
+	var sb strings.Builder
+	for _, r := range d.runs[p.runStart:p.runEnd] {
+		sb.Write(d.runText(r))
+	}
+	return collapseSpace(sb.String())
+}
+
+// paragraphs groups the runs into paragraphs.
+func (d *doc) paragraphs() []paragraph {
+	var out []paragraph
+	for i, r := range d.runs {
+		n, commas := textCounts(d.runText(r))
+		if len(out) == 0 || r.brk || out[len(out)-1].block != r.block {
+			out = append(out, paragraph{block: r.block, runStart: int32(i)})
+		}
+		p := &out[len(out)-1]
+		p.runEnd = int32(i + 1)
+		p.letters += n
+		if r.link {
+			p.linkLetters += n
+		}
+		p.commas += commas
+	}
+	return out
+}
+
+// textCounts counts letters and digits (letterCount) and clause separators in the
+// scripts that have them (Readability counts ','; Chinese and Japanese write '，'
+// and '、', Arabic '،'), in one pass with an ASCII fast path.
+func textCounts(b []byte) (letters, commas int) {
+	for len(b) > 0 {
+		c := b[0]
+		if c < utf8.RuneSelf {
+			switch {
+			case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9':
+				letters++
+			case c == ',' || c == ';':
+				commas++
+			}
+			b = b[1:]
+			continue
+		}
+		r, size := utf8.DecodeRune(b)
+		b = b[size:]
+		switch {
+		case isUnspacedScript(r) || isWordRune(r):
+			letters++
+		case r == '，' || r == '、' || r == '،' || r == '；':
+			commas++
+		}
+	}
+	return letters, commas
+}
+
+// headline returns the page's headline (see Text.Title).
+func (d *doc) headline(removed []bool) string {
+	for i := range d.elems {
+		e := &d.elems[i]
+		if e.tag != atom.H1 || e.letters == 0 || removed[i] {
+			continue
+		}
+		var sb strings.Builder
+		for _, r := range d.runs[e.runStart:e.runEnd] {
+			sb.Write(d.runText(r))
+			sb.WriteByte(' ')
+		}
+		return collapseSpace(sb.String())
+	}
+	if d.ogTitle != "" {
+		return collapseSpace(d.ogTitle)
+	}
+	return collapseSpace(d.title)
+}
+
+// joinParagraphs returns the text of the paragraphs keep accepts, one a line.
+func (d *doc) joinParagraphs(paras []paragraph, keep func(paragraph) bool) string {
+	var sb strings.Builder
+	var line strings.Builder
+	for _, p := range paras {
+		if p.letters == 0 || !keep(p) {
+			continue
+		}
+		line.Reset()
+		for _, r := range d.runs[p.runStart:p.runEnd] {
+			line.Write(d.runText(r))
+		}
+		text := collapseSpace(line.String())
+		if text == "" {
+			continue
+		}
+		if sb.Len() > 0 {
+			sb.WriteByte('\n')
+		}
+		sb.WriteString(text)
+	}
+	return sb.String()
+}
+
+// collapseSpace trims s and folds each run of white space into one space.
+func collapseSpace(s string) string {
+	var sb strings.Builder
+	sb.Grow(len(s))
+	space := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return collapseSpaceSlow(s, &sb, i, space)
+		}
+		if c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v' {
+			space = sb.Len() > 0
+			continue
+		}
+		if space {
+			sb.WriteByte(' ')
+			space = false
+		}
+		sb.WriteByte(c)
+	}
+	return sb.String()
+}
+
+// collapseSpaceSlow is collapseSpace from byte i on, for text with non-ASCII runes.
+func collapseSpaceSlow(s string, sb *strings.Builder, i int, space bool) string {
+	for _, r := range s[i:] {
+		if unicode.IsSpace(r) || r == 0xA0 {
+			space = sb.Len() > 0
+			continue
+		}
+		if space {
+			sb.WriteByte(' ')
+			space = false
+		}
+		sb.WriteRune(r)
+	}
+	return sb.String()
+}

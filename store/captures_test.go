@@ -1,0 +1,88 @@
+package store
+
+import (
+	"testing"
+	"time"
+)
+
+// TestCapturesKeepEveryBodyOnce: a page refetched changed, unchanged and back again
+// keeps each exchange with the body it had, each distinct body stored once (the
+// newest shared with the page row, older ones moved into their captures before the
+// page is overwritten), and refetches of a body already stored refer to it.
+func TestCapturesKeepEveryBodyOnce(t *testing.T) {
+	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	bodyA := []byte("<p>version A, long enough to be compressed: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa</p>")
+	bodyB := []byte("<p>version B, long enough to be compressed: bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb</p>")
+	type fetch struct {
+		body    []byte
+		wantRef int64 // index+1 of the capture it refers to; 0: holds its body
+	}
+	cases := []struct {
+		name       string
+		fetches    []fetch
+		wantBodies int64 // capture rows holding a body of their own
+		wantShared int64 // capture rows sharing the page row's body
+	}{
+		{"changed, then unchanged", []fetch{{bodyA, 0}, {bodyB, 0}, {bodyB, 2}, {bodyB, 2}}, 1, 1},
+		{"flip-flop", []fetch{{bodyA, 0}, {bodyB, 0}, {bodyA, 1}, {bodyB, 2}}, 2, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s, path := openTemp(t, Options{})
+			const url = "http://a.test/p"
+			for i, f := range tc.fetches {
+				p := Page{URL: url, FetchedAt: at.Add(time.Duration(i) * time.Hour), Status: 200, Body: f.body,
+					Capture: &Capture{URL: url, FetchedAt: at.Add(time.Duration(i) * time.Hour), Status: 200, StatusLine: "HTTP/1.1 200 OK",
+						Refetch: i > 0}}
+				if i == 0 {
+					s.SavePage(p, nil, nil)
+				} else {
+					s.ReplacePage(p, nil, nil)
+				}
+			}
+			// A redirect hop and a 304 stored on their own.
+			s.SaveCapture(Capture{URL: url + "?hop=1", FetchedAt: at, Status: 302, Body: []byte("Moved.")})
+			s.SaveCapture(Capture{URL: url, FetchedAt: at.Add(9 * time.Hour), Status: 304})
+			mustFlush(t, s)
+			var got []Capture
+			if err := s.Captures(time.Time{}, func(c Capture, bodyErr error) error {
+				if bodyErr != nil {
+					t.Fatal(bodyErr)
+				}
+				got = append(got, c)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			n := len(tc.fetches)
+			if len(got) != n+2 {
+				t.Fatalf("%d captures, want %d", len(got), n+2)
+			}
+			for i, f := range tc.fetches {
+				c := got[i]
+				if c.RefersTo != f.wantRef {
+					t.Errorf("fetch %d refers to %d, want %d", i, c.RefersTo, f.wantRef)
+				}
+				if c.PayloadDigest != PayloadDigest(f.body) {
+					t.Errorf("fetch %d: digest %s", i, c.PayloadDigest)
+				}
+				if f.wantRef == 0 && string(c.Body) != string(f.body) {
+					t.Errorf("fetch %d: body %q, want %q", i, c.Body, f.body)
+				}
+				if f.wantRef != 0 && c.Body != nil {
+					t.Errorf("fetch %d: a revisit holds a body", i)
+				}
+			}
+			if string(got[n].Body) != "Moved." || got[n+1].Status != 304 || got[n+1].Body != nil {
+				t.Errorf("hop %+v, 304 %+v", got[n], got[n+1])
+			}
+			db := rawDB(t, path)
+			if c := queryInt(t, db, `SELECT COUNT(*) FROM captures WHERE body IS NOT NULL AND url = '`+url+`'`); c != tc.wantBodies {
+				t.Errorf("%d capture bodies stored, want %d", c, tc.wantBodies)
+			}
+			if c := queryInt(t, db, `SELECT COUNT(*) FROM captures WHERE in_page = 1`); c != tc.wantShared {
+				t.Errorf("%d captures share the page's body, want %d", c, tc.wantShared)
+			}
+		})
+	}
+}

@@ -1,0 +1,83 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+)
+
+// RevisitChange is what revisit compares beside the SimHash (issue 19): digests of
+// the article text, headline and raw page, the last comparison's reason, the last
+// change, and the main text from before the last change, which `show URL` diffs
+// with the stored page's. Meanings belong to engine/revisit; the store keeps them
+// (table revisit_change).
+type RevisitChange struct {
+	Text, Title, Page uint64 // digests: article body, headline (masked), raw body
+	Fallback          bool   // the page had no recognisable article
+	Reason            int    // revisit.ChangeReason of the last comparison
+	ChangeAt          time.Time
+	ChangeDistance    int // SimHash distance of the last change, -1 before any
+	ChangeReason      int // revisit.ChangeReason of the last change
+	// PrevText is the main text (headline, then one paragraph a line) of the copy
+	// the last change replaced. Written only when Shift is set (this fetch is a
+	// change): on every other fetch the stored one stays, so a crawl does not write
+	// each page's text twice.
+	PrevText string
+	Shift    bool
+}
+
+// upsertChangeSQL writes a RevisitChange; prev_text only when shift is set.
+const upsertChangeSQL = `INSERT INTO revisit_change(url, text_digest, title_digest, page_digest,
+	fallback, reason, change_at, change_distance, change_reason, prev_text)
+	VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, CASE WHEN ?11 THEN ?10 ELSE '' END)
+	ON CONFLICT(url) DO UPDATE SET text_digest = excluded.text_digest,
+	title_digest = excluded.title_digest, page_digest = excluded.page_digest,
+	fallback = excluded.fallback, reason = excluded.reason, change_at = excluded.change_at,
+	change_distance = excluded.change_distance, change_reason = excluded.change_reason,
+	prev_text = CASE WHEN ?11 THEN ?10 ELSE revisit_change.prev_text END`
+
+// upsertChange writes c for url inside the open transaction.
+func (w *writer) upsertChange(url string, c *RevisitChange) error {
+	_, err := w.st.upsertChange.ExecContext(w.ctx, url, int64(c.Text), int64(c.Title), int64(c.Page),
+		c.Fallback, c.Reason, nanos(c.ChangeAt), c.ChangeDistance, c.ChangeReason, c.PrevText, c.Shift)
+	return err
+}
+
+// RevisitChange returns url's change signal, or nil (no error) when none was kept
+// (pages fetched before it existed).
+func (s *Store) RevisitChange(url string) (*RevisitChange, error) {
+	var c RevisitChange
+	var text, title, page, at int64
+	err := s.rdb.QueryRowContext(context.Background(), `SELECT text_digest, title_digest, page_digest,
+		fallback, reason, change_at, change_distance, change_reason, prev_text
+		FROM revisit_change WHERE url = ?`, url).Scan(&text, &title, &page, &c.Fallback, &c.Reason,
+		&at, &c.ChangeDistance, &c.ChangeReason, &c.PrevText)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, s.readErr(err)
+	}
+	c.Text, c.Title, c.Page, c.ChangeAt = uint64(text), uint64(title), uint64(page), fromNanos(at)
+	return &c, nil
+}
+
+// RevisitChanges returns the change signal of those of urls that have one, keyed by
+// URL, without the main texts (the console's due queue reads it every refresh).
+func (s *Store) RevisitChanges(urls []string) (map[string]RevisitChange, error) {
+	out := make(map[string]RevisitChange, len(urls))
+	err := s.inChunks(urls, `SELECT url, fallback, reason, change_at, change_distance, change_reason
+		FROM revisit_change WHERE url IN (%s)`, func(row interface{ Scan(...any) error }) error {
+		var u string
+		var c RevisitChange
+		var at int64
+		if err := row.Scan(&u, &c.Fallback, &c.Reason, &at, &c.ChangeDistance, &c.ChangeReason); err != nil {
+			return err
+		}
+		c.ChangeAt = fromNanos(at)
+		out[u] = c
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,208 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/export"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// runExport implements `crawlconsole export --db PATH --format warc|jsonl --out DIR|-
+// [--since TIME] [--max-size SIZE]`: the crawl's data out, read-only like stats.
+func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	db := fs.String("db", "", "SQLite store `PATH` to read")
+	format := fs.String("format", "", "`warc` (WARC 1.1, gzip per record) or jsonl (one JSON object per page)")
+	out := fs.String("out", "", "`DIR` for the WARC files (created if missing), or - for stdout")
+	since := fs.String("since", "", "export only what was fetched at or after `TIME`: RFC 3339, YYYY-MM-DD (UTC), or a duration ago (24h)")
+	maxSize := fs.String("max-size", "1GB", "rotate WARC files at about this `SIZE` (e.g. 1GB, 500MB, 1GiB)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "Usage: crawlconsole export --db PATH --format warc|jsonl --out DIR|- [--since TIME] [--max-size 1GB]\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return ExitUsage
+	}
+	bad := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "crawlconsole export: "+format+"\n", a...)
+		return ExitUsage
+	}
+	if fs.NArg() > 0 {
+		return bad("unexpected argument %q (flags only)", fs.Arg(0))
+	}
+	switch {
+	case *db == "":
+		return bad("--db PATH is required")
+	case *format == "":
+		return bad("--format is required: warc or jsonl")
+	case *format != "warc" && *format != "jsonl":
+		return bad("--format %q is not known: use warc or jsonl", *format)
+	case *out == "":
+		return bad("--out is required: a directory, or - for stdout")
+	}
+	sinceT, err := parseSince(*since, time.Now())
+	if err != nil {
+		return bad("--since %q: %v", *since, err)
+	}
+	size, err := parseSize(*maxSize)
+	if err != nil {
+		return bad("--max-size %q: %v", *maxSize, err)
+	}
+	if *format == "jsonl" && *out != "-" {
+		// JSONL is one stream: into DIR/pages.jsonl.
+		if err := checkOutDir(*out); err != nil {
+			return bad("--out %s: %v", *out, err)
+		}
+	}
+	if *format == "warc" && *out != "-" {
+		if err := checkOutDir(*out); err != nil {
+			return bad("--out %s: %v", *out, err)
+		}
+	}
+	if _, err := os.Stat(*db); err != nil {
+		return bad("--db %s: no such store", *db)
+	}
+	st, err := openForReading(*db)
+	if err != nil {
+		fmt.Fprintf(stderr, "crawlconsole export: %v\n", err)
+		return 1
+	}
+	defer st.Close()
+	warn := func(msg string) { fmt.Fprintf(stderr, "crawlconsole export: warning: %s\n", msg) }
+	var rep export.Report
+	start := time.Now()
+	switch {
+	case *format == "warc":
+		o := export.WARCOptions{Since: sinceT, MaxSize: size, Warn: warn, Context: ctx}
+		if *out == "-" {
+			o.Stdout = stdout
+		} else {
+			o.Dir = *out
+		}
+		rep, err = export.WARC(st, o)
+	case *out == "-":
+		rep, err = export.JSONL(st, stdout, export.JSONLOptions{Since: sinceT, Warn: warn, Context: ctx})
+	default:
+		rep, err = jsonlFile(st, filepath.Join(*out, "pages.jsonl"), export.JSONLOptions{Since: sinceT, Warn: warn, Context: ctx})
+		if err == nil {
+			rep.Files = []string{filepath.Join(*out, "pages.jsonl")}
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "crawlconsole export: %v\n", err)
+		return 1
+	}
+	secs := time.Since(start).Seconds()
+	if *format == "warc" {
+		fmt.Fprintf(stderr, "exported %d exchanges (%d pages rebuilt from before captures) as %d records: %d responses, %d requests, %d revisits, in %d files; %d warnings; %.1fs\n",
+			rep.Pages, rep.Rebuilt, rep.Records, rep.Responses, rep.Requests, rep.Revisits, len(rep.Files), rep.Warnings, secs)
+	} else {
+		fmt.Fprintf(stderr, "exported %d pages; %d warnings; %.1fs\n", rep.Pages, rep.Warnings, secs)
+	}
+	for _, f := range rep.Files {
+		fmt.Fprintf(stderr, "  %s\n", f)
+	}
+	return 0
+}
+
+// jsonlFile writes the JSONL export to path through a temporary name, renamed when
+// complete: a reader never sees half a file.
+func jsonlFile(st *store.Store, path string, o export.JSONLOptions) (export.Report, error) {
+	tmp := path + ".open"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return export.Report{}, err
+	}
+	rep, err := export.JSONL(st, f, o)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return rep, err
+	}
+	return rep, os.Rename(tmp, path)
+}
+
+// openForReading opens a crawl database like stats does: read-only, so it works
+// beside a running crawl; only a database an older crawlconsole wrote is opened for
+// writing, to migrate it (its pages then export from what the old schema kept).
+func openForReading(path string) (*store.Store, error) {
+	st, err := store.OpenReadOnly(path)
+	if errors.Is(err, store.ErrOldSchema) {
+		st, err = store.Open(path, store.Options{})
+	}
+	return st, err
+}
+
+// checkOutDir makes sure dir exists (creating it) and that a file can be created in it.
+func checkOutDir(dir string) error {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return errors.New("not a directory")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("cannot create it: %w", errors.Unwrap(err))
+	}
+	f, err := os.CreateTemp(dir, ".crawlconsole-probe-*")
+	if err != nil {
+		return errors.New("not writable (check its permissions, or pick another directory)")
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
+}
+
+// parseSince reads --since: RFC 3339, a date (midnight UTC), or a duration back from now.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, errors.New("not a time: give RFC 3339 (2026-11-25T08:00:00Z), a date (2026-11-25) or a duration ago (24h)")
+}
+
+// parseSize reads a size: a number of bytes with an optional unit, decimal (KB, MB,
+// GB) or binary (KiB, MiB, GiB).
+func parseSize(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KIB", 1 << 10}, {"MIB", 1 << 20}, {"GIB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}}
+	u := strings.ToUpper(strings.TrimSpace(s))
+	mult := int64(1)
+	for _, x := range units {
+		if strings.HasSuffix(u, x.suffix) {
+			u, mult = strings.TrimSpace(strings.TrimSuffix(u, x.suffix)), x.mult
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(u, 64)
+	if err != nil || f <= 0 {
+		return 0, errors.New("not a size: give e.g. 1GB, 500MB or 1GiB")
+	}
+	if f*float64(mult) < 64<<10 {
+		return 0, errors.New("below 64 KiB: a WARC file would hold a record or two")
+	}
+	return int64(f * float64(mult)), nil
+}

@@ -1,0 +1,203 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// runShow implements `crawlconsole show --db PATH URL [--body]`: what the crawl knows
+// of one URL, read-only beside a running crawl like stats.
+func runShow(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("show", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	db := fs.String("db", "", "SQLite store `PATH` to read")
+	body := fs.Bool("body", false, "print the stored body after the report")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "Usage: crawlconsole show --db PATH [--body] URL\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	// Flags may come after the URL too (show URL --body).
+	var rest []string
+	for len(args) > 0 {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return 0
+			}
+			return ExitUsage
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	switch {
+	case *db == "":
+		fmt.Fprintln(stderr, "crawlconsole show: --db PATH is required")
+		return ExitUsage
+	case len(rest) != 1:
+		fmt.Fprintln(stderr, "crawlconsole show: give exactly one URL")
+		return ExitUsage
+	}
+	if _, err := os.Stat(*db); err != nil {
+		fmt.Fprintf(stderr, "crawlconsole show: --db %s: no such store\n", *db)
+		return ExitUsage
+	}
+	st, err := openForReading(*db)
+	if err != nil {
+		fmt.Fprintf(stderr, "crawlconsole show: %v\n", err)
+		return 1
+	}
+	defer st.Close()
+	raw := rest[0]
+	u, err := st.URLState(raw)
+	if errors.Is(err, store.ErrNotFound) {
+		// The store keeps URLs normalised (RFC 3986 normal form): try that form.
+		if n, nerr := frontier.Normalize(raw); nerr == nil && n != raw {
+			raw = n
+			u, err = st.URLState(raw)
+		}
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		fmt.Fprintf(stderr, "crawlconsole show: %s is not in %s (never discovered)\n", rest[0], *db)
+		return 1
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "crawlconsole show: %v\n", err)
+		return 1
+	}
+	page, perr := st.Page(raw)
+	if perr != nil && !errors.Is(perr, store.ErrNotFound) {
+		fmt.Fprintf(stderr, "crawlconsole show: %v\n", perr)
+	}
+	hasPage := perr == nil
+	capt, cerr := st.LatestCapture(raw)
+	rv, rerr := st.Revisit(raw)
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	p := func(format string, a ...any) { fmt.Fprintf(tw, format+"\n", a...) }
+	p("url\t%s", u.URL)
+	p("state\t%s", u.State)
+	p("lane\t%d", u.Lane)
+	p("attempts\t%d", u.Attempts)
+	p("error kind\t%s", dash(u.ErrKind))
+	p("host\t%s", u.Host)
+	p("class / site / keyword\t%s / %s / %s", dash(u.Class), dash(u.Site), dash(u.Keyword))
+	p("depth\t%d", u.Depth)
+	p("discovered\t%s", stamp(u.DiscoveredAt))
+	p("updated\t%s", stamp(u.UpdatedAt))
+	if u.State == store.Deferred {
+		p("deferred until\t%s", stamp(u.DeferredUntil))
+	}
+	if hasPage {
+		p("fetched\t%s", stamp(page.FetchedAt))
+		p("status\t%d", page.Status)
+		p("content type\t%s", dash(page.ContentType))
+		p("bytes\t%d", page.Bytes)
+		p("fetch time\t%s", page.Duration)
+		p("egress\t%s", dash(page.Egress))
+		if page.FinalURL != "" {
+			p("final url\t%s", page.FinalURL)
+		}
+		p("simhash\t%016x", page.SimHash)
+	} else {
+		p("page\tnot stored")
+	}
+	if rerr == nil {
+		p("revisit\tclass %s, t %s, x %d, fetches %d", dash(rv.Class), rv.T.Round(time.Second), rv.X, rv.Fetches)
+		p("  last / next\t%s / %s", stamp(rv.Last), nextStamp(rv.Next))
+		if rv.Distance >= 0 {
+			p("  last distance\t%d", rv.Distance)
+		} else {
+			p("  last distance\t-")
+		}
+	} else {
+		p("revisit\t-")
+	}
+	if err := tw.Flush(); err != nil {
+		return 1
+	}
+	if cerr == nil {
+		fmt.Fprintf(stdout, "\nlast exchange (%s, from %s", stamp(capt.FetchedAt), dash(capt.RemoteIP))
+		if capt.Egress != "" {
+			fmt.Fprintf(stdout, " via %s", capt.Egress)
+		}
+		fmt.Fprintln(stdout, "):")
+		indent(stdout, capt.RequestHead)
+		fmt.Fprintln(stdout)
+		indent(stdout, capt.StatusLine+"\r\n"+capt.ResponseHead)
+		if capt.Decoded != "" {
+			fmt.Fprintf(stdout, "  (body kept decoded from %s)\n", capt.Decoded)
+		}
+	} else if hasPage {
+		fmt.Fprintln(stdout, "\nheaders: not kept (stored before captures existed); validators:")
+		fmt.Fprintf(stdout, "  ETag: %s\n  Last-Modified: %s\n", dash(page.ETag), dash(page.LastModified))
+	}
+	// Issue 20: what was punished, and on what evidence.
+	if refs, err := st.Refusals(raw); err == nil && len(refs) > 0 {
+		fmt.Fprintf(stdout, "\nrefusals (%d):\n", len(refs))
+		for _, r := range refs {
+			vendor := r.Vendor
+			if vendor == "" {
+				vendor = "no vendor"
+			}
+			fmt.Fprintf(stdout, "  %s  %d via %s  %s: %s\n", stamp(r.At), r.Status, dash(r.Egress), vendor, dash(r.Evidence))
+			if r.Action != "" {
+				fmt.Fprintf(stdout, "    then: %s\n", r.Action)
+			}
+		}
+	}
+	if *body {
+		switch {
+		case hasPage:
+			fmt.Fprintf(stdout, "\nbody (%d bytes):\n", len(page.Body))
+			stdout.Write(page.Body)
+			if len(page.Body) > 0 && page.Body[len(page.Body)-1] != '\n' {
+				fmt.Fprintln(stdout)
+			}
+		case perr != nil && !errors.Is(perr, store.ErrNotFound):
+			fmt.Fprintln(stdout, "\nbody: damaged in the store (see the error above)")
+		default:
+			fmt.Fprintln(stdout, "\nbody: none stored")
+		}
+	}
+	return 0
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// nextStamp shows a revisit due time; the far-future sentinel means "queued now" or
+// "window closed" (store: next is set to 2200-01-01 while a page waits).
+func nextStamp(t time.Time) string {
+	if t.Year() >= 2200 {
+		return "not scheduled (queued, or its class window closed)"
+	}
+	return stamp(t)
+}
+
+// indent prints a CRLF head, two spaces in.
+func indent(w io.Writer, head string) {
+	for line := range strings.SplitSeq(strings.TrimRight(head, "\r\n"), "\r\n") {
+		fmt.Fprintf(w, "  %s\n", line)
+	}
+}

@@ -1,0 +1,212 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/sandbox"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// TestStoreFailChild is the crawl TestFullDiskStopsTheCrawlAndLosesNothing runs in a
+// subprocess under a file-size limit; it does nothing unless STOREFAIL_CHILD_ARGS is
+// set.
+func TestStoreFailChild(t *testing.T) {
+	args := os.Getenv("STOREFAIL_CHILD_ARGS")
+	if args == "" {
+		t.Skip("helper process for TestFullDiskStopsTheCrawlAndLosesNothing")
+	}
+	if v := os.Getenv("STOREFAIL_CHILD_FSIZE"); v != "" {
+		limit, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// RLIMIT_FSIZE: a write past limit bytes of any file fails with EFBIG, as on a
+		// full disk (ENOSPC) — once SIGXFSZ, whose default action kills the process,
+		// is ignored.
+		signal.Ignore(syscall.SIGXFSZ)
+		var rl syscall.Rlimit
+		if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &rl); err != nil {
+			t.Fatal(err)
+		}
+		rl.Cur = limit
+		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &rl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Exit(Main(strings.Split(args, "\x1f"), os.Stdout, os.Stderr))
+}
+
+// TestFullDiskStopsTheCrawlAndLosesNothing crawls the sandbox in a subprocess whose
+// files may not grow past a third of what the whole crawl needs (a real write limit,
+// RLIMIT_FSIZE, standing in for a full disk). The crawl must stop itself soon after
+// the store fails, exit with ExitStoreFailed and a message saying what failed and what
+// to do, report in --stats-json the error and only the pages it committed, and leave a
+// sound database; resumed without the limit it must end with exactly the pages of an
+// uninterrupted crawl.
+func TestFullDiskStopsTheCrawlAndLosesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs subprocesses")
+	}
+	cfg := sandbox.DefaultConfig()
+	cfg.Seed, cfg.Hosts, cfg.Scale = 3, 16, 1000 // Crawl-delay 5 s web = 5 ms
+	cfg.AntiBot.Enabled = false
+	cfg.Faults.Shares = nil
+	cfg.DNS.NXDomainShare, cfg.DNS.ServFailShare, cfg.DNS.TimeoutShare = 0, 0, 0
+	cfg.DNS.LatencyMin, cfg.DNS.LatencyMax = 0, time.Millisecond
+	sb, err := sandbox.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	var seeds []string
+	for _, s := range sb.Info().Sites {
+		seeds = append(seeds, s.Entry)
+	}
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "crawl.yaml")
+	if err := os.WriteFile(conf, []byte("host_rate: 0 # no per-host cap: the test wants speed\nlanes:\n  max: 8\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		code   int
+		out    string
+		stats  map[string]any
+		timely bool
+	}
+	crawl := func(db string, fsize int64, deadline time.Duration) result {
+		t.Helper()
+		statsPath := db + ".stats.json"
+		args := append([]string{"crawl", "--config", conf, "--headless", "--until-idle", "--db", db,
+			"--stats-json", statsPath, "--dns-server", sb.DNSAddr(),
+			"--allow-private", "127.0.0.0/8", "--delay", "0s..2ms"}, seeds...)
+		cmd := exec.Command(os.Args[0], "-test.run=^TestStoreFailChild$")
+		cmd.Env = append(os.Environ(), "STOREFAIL_CHILD_ARGS="+strings.Join(args, "\x1f"))
+		if fsize > 0 {
+			cmd.Env = append(cmd.Env, "STOREFAIL_CHILD_FSIZE="+strconv.FormatInt(fsize, 10))
+		}
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan struct{})
+		go func() { cmd.Wait(); close(exited) }()
+		r := result{timely: true}
+		select {
+		case <-exited:
+		case <-time.After(deadline):
+			r.timely = false
+			cmd.Process.Signal(syscall.SIGKILL)
+			<-exited
+		}
+		r.code, r.out = cmd.ProcessState.ExitCode(), out.String()
+		if b, err := os.ReadFile(statsPath); err == nil {
+			if err := json.Unmarshal(b, &r.stats); err != nil {
+				t.Fatalf("%s: %v\n%s", statsPath, err, b)
+			}
+		}
+		return r
+	}
+
+	ref := filepath.Join(dir, "ref.db")
+	began := time.Now()
+	if r := crawl(ref, 0, 5*time.Minute); r.code != 0 {
+		t.Fatalf("uninterrupted crawl: exit %d\n%s", r.code, tail(r.out, 2000))
+	}
+	whole := time.Since(began)
+	want := pageSet(t, ref)
+	if len(want) < 200 {
+		t.Fatalf("reference crawl stored only %d pages", len(want))
+	}
+	fi, err := os.Stat(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit := fi.Size() / 3
+
+	db := filepath.Join(dir, "full.db")
+	// The store fails a third of the way in; a crawl that does not stop on it runs to
+	// the end (or, waiting for link callbacks that never come, forever).
+	r := crawl(db, limit, 3*whole+30*time.Second)
+	if !r.timely {
+		t.Fatalf("the crawl did not end after its store failed (killed after %v)\n%s", 3*whole+30*time.Second, tail(r.out, 2000))
+	}
+	if r.code != ExitStoreFailed {
+		t.Fatalf("exit status %d after the store failed; want %d (ExitStoreFailed)\n%s", r.code, ExitStoreFailed, tail(r.out, 2000))
+	}
+	for _, s := range []string{"store " + db + " failed", "Free disk space", "--db " + db} {
+		if !strings.Contains(r.out, s) {
+			t.Errorf("output lacks %q: it must name the failure and say what to do\n%s", s, tail(r.out, 2000))
+		}
+	}
+	if r.stats == nil || r.stats["store_error"] == nil || r.stats["store_error"] == "" {
+		t.Fatalf("--stats-json has no store_error: %v", r.stats)
+	}
+
+	// The file as the failed crawl left it: sound, and the counters match it.
+	ro, err := store.OpenReadOnly(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := ro.IntegrityCheck(); err != nil || ok != "ok" {
+		t.Fatalf("integrity_check after the failure: %q %v", ok, err)
+	}
+	c, err := ro.Counts()
+	ro.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, _ := r.stats["pages_stored"].(float64)
+	fetched, _ := r.stats["pages_fetched"].(float64)
+	if int64(stored) != c.Pages {
+		t.Errorf("pages_stored %v, but the file holds %d pages: the counter must count only committed pages", stored, c.Pages)
+	}
+	if c.Pages == 0 || c.Pages >= int64(len(want)) {
+		t.Fatalf("%d pages committed before the failure, of %d: the limit did not bite part way", c.Pages, len(want))
+	}
+	if fetched >= float64(len(want)) {
+		t.Errorf("%v pages fetched after a failure at %d committed pages: fetching did not stop", fetched, c.Pages)
+	}
+
+	// `crawlconsole stats` tells what happened when the record fitted (one small row,
+	// best effort: it often fits where the failed batch's WAL frames were, not always).
+	var so, se bytes.Buffer
+	if code := runStats([]string{"--db", db}, &so, &se); code != 0 {
+		t.Fatalf("stats --db after the failure: exit %d\n%s", code, se.String())
+	}
+	recorded := strings.Contains(so.String(), "STORE FAILED at ")
+	if recorded && !strings.Contains(so.String(), "resume with --db "+db) {
+		t.Errorf("stats shows the failure without what to do:\n%s", so.String())
+	}
+
+	// Disk space freed: the same command resumes and ends with every page, once.
+	if r := crawl(db, 0, 5*time.Minute); r.code != 0 {
+		t.Fatalf("resumed crawl: exit %d\n%s", r.code, tail(r.out, 2000))
+	}
+	got := pageSet(t, db)
+	sameSet(t, "pages after the resume", got, want)
+	so.Reset()
+	if runStats([]string{"--db", db}, &so, &se); strings.Contains(so.String(), "STORE FAILED") {
+		t.Errorf("stats still reports the store failure after a complete resume:\n%s", so.String())
+	}
+	st, err := store.Open(db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if c, err := st.Counts(); err != nil || c.Pages != int64(len(want)) {
+		t.Fatalf("%d page rows for %d pages (%v): a page was stored twice", c.Pages, len(want), err)
+	}
+	t.Logf("limit %d bytes: %d of %d pages committed before the failure (%v fetched; failure recorded for stats: %v); resumed to all %d",
+		limit, c.Pages, len(want), fetched, recorded, len(want))
+}
