@@ -155,7 +155,8 @@ func TestExportOldSchema(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	// Make it the database the previous schema left: no captures table, version 4.
+	// Make it the database the schema before captures left: no captures table (the
+	// captures migration is the newest).
 	db, err := sql.Open("sqlite3", "file:"+path)
 	if err != nil {
 		t.Fatal(err)
