@@ -109,7 +109,8 @@ func (e *Engine) hostInterval(host string) (time.Duration, lanes.Reason) {
 }
 
 // gateResponse is what the gate learns from one fetch: the status, whether the
-// server named its own wait (Retry-After), and whether it timed out.
+// server named its own wait (Retry-After), whether it timed out, and how long it
+// took.
 func gateResponse(res *fetch.Result, err error) lanes.Response {
 	var r lanes.Response
 	if fetch.Kind(err) == fetch.KindTimeout {
@@ -120,6 +121,12 @@ func gateResponse(res *fetch.Result, err error) lanes.Response {
 		r.Status = res.Status
 		if res.Header != nil {
 			r.RetryAfter = res.Header.Get("Retry-After") != ""
+		}
+		// The response time on the real clock (Options.Now may be a test's, and
+		// jump), unless the fetch paused inside for a same-host redirect hop.
+		r.Latency = res.Duration
+		if len(res.Exchanges) > 1 || r.Latency <= 0 {
+			r.Latency = -1
 		}
 	}
 	if r.Status == 0 && !r.Timeout {

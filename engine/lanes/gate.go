@@ -201,10 +201,12 @@ func (g *Gate) Finish(t Ticket, r Response) {
 	}
 	if g.Pacer != nil && (r.Status != 0 || r.Timeout) {
 		lat := r.Latency
-		if lat <= 0 {
+		if lat == 0 {
 			lat = now.Sub(t.start)
 		}
-		g.Pacer.Observe(t.host, r, lat)
+		if lat > 0 {
+			g.Pacer.Observe(t.host, r, lat)
+		}
 	}
 }
 

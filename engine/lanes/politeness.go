@@ -60,7 +60,9 @@ type Response struct {
 	RetryAfter bool
 	// Timeout says the server did not answer in time: an overload signal.
 	Timeout bool
-	// Latency is the response time; 0: the gate's own clock, from Acquire to Finish.
+	// Latency is the response time; 0: the gate's own clock, from Acquire to Finish;
+	// negative: unknown (the fetch waited inside, e.g. a paced redirect hop), the
+	// latency term and the rising-latency signal learn nothing from it.
 	Latency time.Duration
 }
 
@@ -141,11 +143,11 @@ func (h *hostState) give(now, start time.Time, r Response, a Adaptive) {
 		return
 	}
 	lat := r.Latency
-	if lat <= 0 {
+	if lat == 0 {
 		lat = now.Sub(start)
 	}
 	rising := false
-	if !r.Timeout { // a timeout's duration is the client's limit, not the server's pace
+	if !r.Timeout && lat > 0 { // a timeout's duration is the client's limit, not the server's pace
 		if h.usual > 0 && lat > riseFactor*h.usual && lat-h.usual >= riseFloor {
 			h.slowRun++
 		} else {
