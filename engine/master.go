@@ -1019,7 +1019,7 @@ func (m *masterRuntime) saveNodes() {
 // workerSettings are the crawl settings a worker follows.
 func (e *Engine) workerSettings(hb time.Duration) WorkerSettings {
 	o := e.opts
-	return WorkerSettings{Lanes: o.Lanes, HostRate: o.HostRate, Robots: o.Robots, UserAgent: o.UserAgent,
+	return WorkerSettings{Lanes: o.Lanes, HostRate: o.HostRate, Politeness: &o.Politeness, Cookies: &o.Cookies, Robots: o.Robots, UserAgent: o.UserAgent,
 		Fetch: o.Fetch, DNS: o.DNS, DNSServers: o.DNSServers, Rotation: o.Rotation, HeartbeatEvery: hb,
 		Etiquette: &o.Etiquette}
 }

@@ -70,16 +70,20 @@ func (m *wireJoin) Validate() error { return checkNode(m.Node, m.Incarnation) }
 // WorkerSettings are the crawl settings a master gives each worker at join: the
 // worker's lanes, politeness and fetching follow the master's configuration.
 type WorkerSettings struct {
-	Lanes          LaneOptions       `json:"lanes"`
-	HostRate       float64           `json:"host_rate"`
-	Robots         bool              `json:"robots"`
-	UserAgent      string            `json:"user_agent"`
-	Etiquette      *EtiquetteOptions `json:"etiquette,omitempty"`
-	Fetch          FetchOptions      `json:"fetch"`
-	DNS            DNSOptions        `json:"dns"`
-	DNSServers     []string          `json:"dns_servers"`
-	Rotation       RotationOptions   `json:"rotation"`
-	HeartbeatEvery time.Duration     `json:"heartbeat_every"`
+	Lanes    LaneOptions `json:"lanes"`
+	HostRate float64     `json:"host_rate"`
+	// Politeness and Cookies are nil from a master that predates them: the worker
+	// keeps its defaults.
+	Politeness     *PolitenessOptions `json:"politeness,omitempty"`
+	Cookies        *CookieOptions     `json:"cookies,omitempty"`
+	Robots         bool               `json:"robots"`
+	UserAgent      string             `json:"user_agent"`
+	Etiquette      *EtiquetteOptions  `json:"etiquette,omitempty"`
+	Fetch          FetchOptions       `json:"fetch"`
+	DNS            DNSOptions         `json:"dns"`
+	DNSServers     []string           `json:"dns_servers"`
+	Rotation       RotationOptions    `json:"rotation"`
+	HeartbeatEvery time.Duration      `json:"heartbeat_every"`
 }
 
 // wireEgress is an egress the master grants from its account table. The password

@@ -100,6 +100,12 @@ func StartWorker(o WorkerOptions) (*Worker, error) {
 	st := reply.Settings
 	opts.Lanes, opts.HostRate, opts.Robots, opts.UserAgent = st.Lanes, st.HostRate, st.Robots, st.UserAgent
 	opts.Fetch, opts.DNS, opts.DNSServers, opts.Rotation = st.Fetch, st.DNS, st.DNSServers, st.Rotation
+	if st.Politeness != nil {
+		opts.Politeness = *st.Politeness
+	}
+	if st.Cookies != nil {
+		opts.Cookies = *st.Cookies
+	}
 	if st.Etiquette != nil { // robots.txt caching and per-site overrides apply on the lanes
 		opts.Etiquette = *st.Etiquette
 	}
