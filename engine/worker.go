@@ -58,6 +58,7 @@ type Worker struct {
 	hbEvery time.Duration
 	cons    jetstream.ConsumeContext
 	ctlSub  *nats.Subscription
+	ready   chan struct{} // closed once the engine runs: control requests wait for it
 	out     chan wireResult
 	flush   chan struct{} // closed by Leave: publish what waits, then stop
 	pubDone chan struct{}
@@ -91,9 +92,19 @@ func StartWorker(o WorkerOptions) (*Worker, error) {
 	var b [8]byte
 	rand.Read(b[:])
 	w := &Worker{o: o, inc: hex.EncodeToString(b[:]), nc: o.Conn.NC, conn: o.Conn,
-		out: make(chan wireResult, 1024), flush: make(chan struct{}), pubDone: make(chan struct{}), quit: make(chan struct{})}
+		out: make(chan wireResult, 1024), flush: make(chan struct{}), pubDone: make(chan struct{}), quit: make(chan struct{}),
+		ready: make(chan struct{})}
+	// The control subject is live before the join: the master counts this worker
+	// joined as soon as it answers the join, and may send it a control at once (the
+	// operator's pause, a release); a subscription made after the join was not yet
+	// known to the server then, and such a request failed with "no responders".
+	// Requests wait in onControl until the engine runs.
+	if err := w.subscribeControl(); err != nil {
+		return nil, err
+	}
 	reply, err := w.join()
 	if err != nil {
+		w.Close()
 		return nil, err
 	}
 	opts := DefaultOptions()
@@ -131,18 +142,20 @@ func StartWorker(o WorkerOptions) (*Worker, error) {
 	}
 	e, err := newEngine(opts, roleWorker, &workerEgress{granted: granted, claim: w.claim})
 	if err != nil {
+		w.Close()
 		return nil, err
 	}
 	e.front = &remoteFront{w: w}
 	w.e = e
 	if err := e.Start(); err != nil {
-		e.Close()
+		w.Close()
 		return nil, err
 	}
 	if reply.Paused {
 		w.setPaused(false, true)
 	}
-	if err := w.listen(); err != nil {
+	close(w.ready) // after the join reply's pause: a control sent since is newer
+	if err := w.consumeTasks(); err != nil {
 		w.Close()
 		return nil, err
 	}
@@ -225,15 +238,20 @@ func maskedSpecs(specs []string) []string {
 	return out
 }
 
-// listen takes task batches from the worker's durable consumer and the master's
-// control requests.
-func (w *Worker) listen() error {
-	if err := w.consumeTasks(); err != nil {
-		return err
+// subscribeControl listens to the master's control requests and makes sure the
+// server knows the subscription (a flush: PING/PONG after the SUB) before the join
+// tells the master about this worker.
+func (w *Worker) subscribeControl() error {
+	sub, err := w.nc.Subscribe(w.subject("ctl", w.o.Node), w.onControl)
+	if err != nil {
+		return fmt.Errorf("worker: subscribe to control requests: %w", err)
 	}
-	var err error
-	w.ctlSub, err = w.nc.Subscribe(w.subject("ctl", w.o.Node), w.onControl)
-	return err
+	w.ctlSub = sub
+	if err := w.nc.FlushTimeout(w.o.JoinTimeout); err != nil {
+		sub.Unsubscribe()
+		return fmt.Errorf("worker: subscribe to control requests: %w", err)
+	}
+	return nil
 }
 
 // consumeTasks (re)creates the worker's durable consumer and consumes from it. A
@@ -298,8 +316,14 @@ func (w *Worker) onTasks(msg jetstream.Msg) {
 	msg.Ack()
 }
 
-// onControl carries out the master's requests: pause, resume, release hosts.
+// onControl carries out the master's requests: pause, resume, release hosts. One
+// that comes while the worker is still starting waits until its engine runs.
 func (w *Worker) onControl(msg *nats.Msg) {
+	select {
+	case <-w.ready:
+	case <-w.quit:
+		return // closed: the master's request times out, as for any gone worker
+	}
 	var c wireControl
 	reply := wireControlReply{}
 	if err := cluster.Decode(msg.Data, &c, maxWireMessage); err != nil {

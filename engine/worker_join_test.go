@@ -1,0 +1,91 @@
+package engine
+
+import (
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/crawlconsole/crawlconsole/engine/cluster"
+)
+
+// TestWorkerAnswersControlsFromTheMomentItJoins: the master counts a worker joined
+// when it answers its join, and may send it a control right then (the operator's
+// pause on the Nodes pane, a release when another worker joins). The worker answers
+// it, once its engine runs, instead of the request failing with "no responders"
+// because its control subscription came only after the join (the cause of the
+// intermittent failures of TestGlobalPauseAndResumeReachWorkersAtOnce and
+// TestWorkerKeepsItsOwnEgressesBesideGrantedOnes under load).
+func TestWorkerAnswersControlsFromTheMomentItJoins(t *testing.T) {
+	dir := t.TempDir()
+	srv, err := cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: "tok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	conn := func(name string) *cluster.Conn {
+		c, err := cluster.Connect(srv.ClientURL(), cluster.ClientOptions{Name: name, Token: "tok"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(c.Close)
+		return c
+	}
+	o := DefaultOptions()
+	o.DB = filepath.Join(dir, "crawl.db")
+	o.Seeds = []string{"http://example.test/"}
+	o.DNSServers = []string{"127.0.0.1:1"}
+	m, err := NewMaster(o, MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	// An operator who pauses the worker the moment the master hears its join: a
+	// second subscriber of the join subject sees the request as the master does.
+	op := conn("operator")
+	answered := make(chan error, 1)
+	sub, err := op.NC.Subscribe(DefaultClusterPrefix+".join", func(*nats.Msg) {
+		go func() {
+			data, err := cluster.Encode(&wireControl{Op: "pause"})
+			if err == nil {
+				var msg *nats.Msg
+				if msg, err = op.NC.Request(DefaultClusterPrefix+".ctl.w1", data, 10*time.Second); err == nil {
+					var r wireControlReply
+					if err = cluster.Decode(msg.Data, &r, 0); err == nil && r.Error != "" {
+						err = errors.New(r.Error)
+					}
+				}
+			}
+			answered <- err
+		}()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	if err := op.NC.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	w, err := StartWorker(WorkerOptions{Conn: conn("w1"), Node: "w1", Egress: []string{"bind:127.0.0.60"},
+		AllowPrivate: []string{"127.0.0.0/8"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	select {
+	case err := <-answered:
+		if err != nil {
+			t.Fatalf("a pause sent to the worker as it joined: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the pause sent to the worker as it joined got no answer")
+	}
+	if st := w.Engine().Snapshot().State; st != StatePaused {
+		t.Errorf("worker state %v after the pause it answered; want paused", st)
+	}
+}
