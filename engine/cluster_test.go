@@ -440,11 +440,22 @@ func TestSitesAndKeywordShardsAreDealtOverWorkers(t *testing.T) {
 	if len(social) == 0 {
 		t.Skip("this sandbox seed has no social site")
 	}
+	// The workers join one after another, as they come up on their boxes: each
+	// once the one before holds units and is fetching them, so the joins move units
+	// that have tasks in hand (a move waits for their reports).
 	ws := map[string]string{}
 	for i, name := range []string{"w1", "w2", "w3"} {
 		a := "127.0.0." + strconv.Itoa(2+i)
 		ws[a] = name
 		c.worker(name, a)
+		waitForStat(t, name+" holds units and tasks", c.master, func(s engine.Snapshot) bool {
+			for _, nd := range s.Nodes {
+				if nd.Name == name && nd.Sites+nd.Keywords > 0 && nd.Queue > 0 {
+					return true
+				}
+			}
+			return false
+		})
 	}
 	var nodes []engine.Node
 	waitForStat(t, "sites and keyword shards on all three workers", c.master, func(s engine.Snapshot) bool {
@@ -517,19 +528,36 @@ func TestSitesAndKeywordShardsAreDealtOverWorkers(t *testing.T) {
 		}
 		reqs[unit] = append(reqs[unit], r)
 	}
+	// A unit changes hands only when the master moves it: at most once per join
+	// after the first (spread moves a unit once) and once per death. More handovers
+	// mean two workers took turns on it: both held it at once.
+	moves := -1
+	for _, ev := range c.master.EventsSince(0, 1000) {
+		if strings.Contains(ev.Msg, " joined ") || strings.Contains(ev.Msg, " is dead ") {
+			moves++
+		}
+	}
 	for unit, rs := range reqs {
 		sort.Slice(rs, func(i, j int) bool { return rs[i].Start.Before(rs[j].Start) })
 		last := map[string]sandbox.Request{} // worker -> its request of the unit that ended last
+		var hands []string
 		for _, r := range rs {
+			w := ws[r.IP]
 			for other, o := range last {
-				if other != ws[r.IP] && r.Start.Before(o.End) {
+				if other != w && r.Start.Before(o.End) {
 					t.Errorf("%s served by %s (%s %s..%s) and %s (%s %s..) at once", unit, other, o.URL, o.Start.Format("15:04:05.000"),
-						o.End.Format("15:04:05.000"), ws[r.IP], r.URL, r.Start.Format("15:04:05.000"))
+						o.End.Format("15:04:05.000"), w, r.URL, r.Start.Format("15:04:05.000"))
 				}
 			}
-			if o, ok := last[ws[r.IP]]; !ok || r.End.After(o.End) {
-				last[ws[r.IP]] = r
+			if o, ok := last[w]; !ok || r.End.After(o.End) {
+				last[w] = r
 			}
+			if len(hands) == 0 || hands[len(hands)-1] != w {
+				hands = append(hands, w)
+			}
+		}
+		if len(hands)-1 > moves {
+			t.Errorf("%s changed hands %d times (%v), with %d moves at most: two workers held it at once", unit, len(hands)-1, hands, moves)
 		}
 	}
 	for d, w := range socialWorkers {
