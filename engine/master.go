@@ -72,6 +72,10 @@ type masterRuntime struct {
 
 	rejects cluster.Rejects
 	late    atomic.Int64
+
+	// pauseSeq numbers the crawl-wide pause states sent to workers (wireControl.Seq);
+	// it starts at the clock, as leases do, so a restarted master's numbers are newer.
+	pauseSeq uint64
 }
 
 // node is one worker as the master knows it.
@@ -155,7 +159,8 @@ func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
 	// (a new master counting from 1 lost results and hung).
 	m := &masterRuntime{e: e, o: mo, conn: mo.Conn, kick: make(chan struct{}, 1),
 		nodes: map[string]*node{}, units: map[string]*unitQueue{}, inflight: map[string]uint64{},
-		laneIDs: map[laneRef]int{}, laneRefs: map[int]laneRef{}, costs: map[string]*unitCost{}, moving: map[string]bool{}, lease: uint64(time.Now().UnixNano())}
+		laneIDs: map[laneRef]int{}, laneRefs: map[int]laneRef{}, costs: map[string]*unitCost{}, moving: map[string]bool{}, lease: uint64(time.Now().UnixNano()),
+		pauseSeq: uint64(time.Now().UnixNano())}
 	specs, err := egress.ParseSpecs(opts.Egress)
 	if err != nil {
 		e.Close()
@@ -621,7 +626,7 @@ func (m *masterRuntime) onJoin(msg *nats.Msg) {
 	}
 	n.state, n.heard = NodeActive, now
 	n.hb = wireHeartbeat{Node: j.Node, Incarnation: j.Incarnation, LanesMax: j.LanesMax, Egresses: j.Egresses}
-	reply := wireJoinReply{Settings: e.workerSettings(m.o.HeartbeatEvery), Paused: e.paused}
+	reply := wireJoinReply{Settings: e.workerSettings(m.o.HeartbeatEvery), Paused: e.paused, PauseSeq: m.pauseSeq}
 	var grants []string
 	if m.table != nil && len(n.grants) == 0 {
 		per := e.opts.Rotation.PerNode
@@ -821,9 +826,9 @@ func (m *masterRuntime) onHeartbeat(msg *nats.Msg) {
 			}
 		}
 	}
-	paused := e.paused
+	paused, seq := e.paused, m.pauseSeq
 	e.mu.Unlock()
-	m.respond(msg, &wireHeartbeatReply{Known: known, Paused: paused})
+	m.respond(msg, &wireHeartbeatReply{Known: known, Paused: paused, PauseSeq: seq})
 }
 
 // onLeave takes back what a leaving worker hands back; with Final it is gone.
@@ -974,9 +979,13 @@ func (m *masterRuntime) pauseNode(name string, paused bool) error {
 	return nil
 }
 
-// broadcastPause reaches every live worker (the console's global pause).
-func (m *masterRuntime) broadcastPause(paused bool) {
+// broadcastPause sends the crawl's pause state (the console's global pause) to every
+// live worker, numbered: the state and its number are taken together, so of a pause
+// and a resume racing here the later-numbered carries the state the master ended in.
+func (m *masterRuntime) broadcastPause() {
 	m.e.mu.Lock()
+	m.pauseSeq++
+	paused, seq := m.e.paused, m.pauseSeq
 	var names []string
 	for name, n := range m.nodes {
 		if n.state != NodeDead {
@@ -989,7 +998,7 @@ func (m *masterRuntime) broadcastPause(paused bool) {
 		op = "crawl_pause"
 	}
 	for _, name := range names {
-		go m.control(name, &wireControl{Op: op}, &wireControlReply{})
+		go m.control(name, &wireControl{Op: op, Seq: seq}, &wireControlReply{})
 	}
 }
 

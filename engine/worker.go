@@ -67,8 +67,10 @@ type Worker struct {
 	rejects cluster.Rejects
 
 	mu          sync.Mutex
-	nodePaused  bool // the operator paused this worker
-	crawlPaused bool // the operator paused the whole crawl
+	nodePaused  bool       // the operator paused this worker
+	crawlPaused bool       // the operator paused the whole crawl
+	crawlSeq    uint64     // the master's number of the crawl pause state recorded (wireControl.Seq)
+	pauseMu     sync.Mutex // serialises pause decisions with the engine calls that apply them
 	closed      bool
 }
 
@@ -151,9 +153,7 @@ func StartWorker(o WorkerOptions) (*Worker, error) {
 		w.Close()
 		return nil, err
 	}
-	if reply.Paused {
-		w.setPaused(false, true)
-	}
+	w.setCrawlPaused(reply.PauseSeq, reply.Paused, true)
 	close(w.ready) // after the join reply's pause: a control sent since is newer
 	if err := w.consumeTasks(); err != nil {
 		w.Close()
@@ -334,9 +334,9 @@ func (w *Worker) onControl(msg *nats.Msg) {
 		e := w.e
 		switch c.Op {
 		case "pause", "resume": // this worker (the Nodes pane)
-			w.setPaused(true, c.Op == "pause")
+			w.setPaused(c.Op == "pause")
 		case "crawl_pause", "crawl_resume": // the whole crawl (p on the master)
-			w.setPaused(false, c.Op == "crawl_pause")
+			w.setCrawlPaused(c.Seq, c.Op == "crawl_pause", false)
 		case "release":
 			reply.Tasks = w.release(c.Hosts, c.Units)
 		case "pause_lane":
@@ -391,15 +391,39 @@ func (w *Worker) release(hosts, units []string) []frontier.Task {
 	return out
 }
 
-// setPaused records a pause of the worker (node) or of the whole crawl and pauses
-// the lanes while either holds.
-func (w *Worker) setPaused(node, paused bool) {
+// setPaused records a pause of the worker (the operator's, on the Nodes pane) and
+// pauses the lanes while it or the crawl's pause holds.
+func (w *Worker) setPaused(paused bool) {
+	w.pauseMu.Lock()
+	defer w.pauseMu.Unlock()
 	w.mu.Lock()
-	if node {
-		w.nodePaused = paused
-	} else {
-		w.crawlPaused = paused
+	w.nodePaused = paused
+	w.mu.Unlock()
+	w.applyPause()
+}
+
+// setCrawlPaused records the crawl's pause state numbered seq by the master
+// (wireControl.Seq), unless a later-numbered one was recorded already: a heartbeat
+// reply taken before a pause could otherwise undo it for a heartbeat period. A
+// join's state is the new baseline (the master may have restarted).
+func (w *Worker) setCrawlPaused(seq uint64, paused, join bool) {
+	w.pauseMu.Lock()
+	defer w.pauseMu.Unlock()
+	w.mu.Lock()
+	if !join && seq != 0 && seq < w.crawlSeq {
+		w.mu.Unlock()
+		return
 	}
+	w.crawlSeq, w.crawlPaused = seq, paused
+	w.mu.Unlock()
+	w.applyPause()
+}
+
+// applyPause pauses the lanes while the worker's or the crawl's pause holds, and
+// resumes them when neither does. Caller holds w.pauseMu (so two callers' decisions
+// and engine calls cannot interleave).
+func (w *Worker) applyPause() {
+	w.mu.Lock()
 	on := w.nodePaused || w.crawlPaused
 	w.mu.Unlock()
 	w.e.mu.Lock()
@@ -444,7 +468,7 @@ func (w *Worker) heartbeat() {
 		if cluster.Decode(msg.Data, &r, maxWireMessage) != nil {
 			continue
 		}
-		w.setPaused(false, r.Paused)
+		w.setCrawlPaused(r.PauseSeq, r.Paused, false)
 		if !r.Known {
 			w.rejoin()
 		}
@@ -458,10 +482,12 @@ func (w *Worker) rejoin() {
 	e.mu.Lock()
 	dropped := len(e.offBoard(e.board.TakeAll()))
 	e.mu.Unlock()
-	if _, err := w.join(); err != nil {
+	reply, err := w.join()
+	if err != nil {
 		e.logf(LevelWarn, 0, "", "rejoin: %v", err)
 		return
 	}
+	w.setCrawlPaused(reply.PauseSeq, reply.Paused, true)
 	if err := w.consumeTasks(); err != nil {
 		e.logf(LevelWarn, 0, "", "rejoin: %v", err)
 	}
