@@ -120,7 +120,7 @@ func (e *Engine) Pause() {
 	e.paused = true
 	e.mu.Unlock()
 	if e.cluster != nil {
-		e.cluster.broadcastPause(true) // M4: every worker
+		e.cluster.broadcastPause() // M4: every worker
 	}
 	if changed {
 		e.logf(LevelInfo, 0, "", "crawl paused by operator")
@@ -135,7 +135,7 @@ func (e *Engine) Resume() {
 	e.broadcast()
 	e.mu.Unlock()
 	if e.cluster != nil {
-		e.cluster.broadcastPause(false)
+		e.cluster.broadcastPause()
 		e.cluster.signal()
 	}
 	if changed {

@@ -112,6 +112,7 @@ type wireJoinReply struct {
 	Settings WorkerSettings `json:"settings"`
 	Egress   []wireEgress   `json:"egress"`
 	Paused   bool           `json:"paused"`
+	PauseSeq uint64         `json:"pause_seq,omitempty"` // numbers Paused (see wireControl.Seq)
 	Error    string         `json:"error,omitempty"`
 }
 
@@ -137,8 +138,9 @@ type wireHeartbeat struct {
 func (m *wireHeartbeat) Validate() error { return checkNode(m.Node, m.Incarnation) }
 
 type wireHeartbeatReply struct {
-	Known  bool `json:"known"` // false: the master does not know this incarnation (it restarted): join again
-	Paused bool `json:"paused"`
+	Known    bool   `json:"known"` // false: the master does not know this incarnation (it restarted): join again
+	Paused   bool   `json:"paused"`
+	PauseSeq uint64 `json:"pause_seq,omitempty"` // numbers Paused (see wireControl.Seq)
 }
 
 func (m *wireHeartbeatReply) Validate() error { return nil }
@@ -218,6 +220,11 @@ type wireControl struct {
 	Paused bool     `json:"paused,omitempty"` // pause_lane, pause_host; disable_host: disable
 	N      int      `json:"n,omitempty"`      // set_lanes
 	Domain string   `json:"domain,omitempty"` // flush_dns
+	// Seq numbers a crawl_pause or crawl_resume: the master counts up at every
+	// crawl-wide pause and resume, and a worker ignores a state numbered below the
+	// one it applied (a heartbeat reply can come after a later control, and two
+	// broadcasts can overtake each other). 0: unnumbered, always applied.
+	Seq uint64 `json:"seq,omitempty"`
 }
 
 func (m *wireControl) Validate() error {
