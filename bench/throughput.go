@@ -12,7 +12,8 @@ package main
 //
 // Both crawl the whole sandbox from its sites' entry pages to completion, following
 // links inside the sandbox's hosts, with the same parallelism and every delay and
-// politeness cap off: crawlconsole with lanes.max = par, delay 0..0, host cap 0;
+// politeness cap off: crawlconsole with lanes.max = par, delay 0..0, host cap 0, no
+// adaptive gap (engine.FixedPoliteness; -adaptive keeps the default's on);
 // colly Async with LimitRule{DomainGlob: "*", Parallelism: par} (one semaphore for all
 // hosts) and its visited-set dedupe. robots.txt is honoured by both or by neither.
 // Anti-bot rule, faults, dead hosts and Crawl-delay are off in the sandbox, DNS answers
@@ -89,6 +90,7 @@ func runThroughput(args []string) (map[string]any, error) {
 	timeout := fs.Duration("timeout", 3*time.Minute, "give up on a crawl after this long")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed crawls to this file")
 	fs.BoolVar(&throughputTraps, "traps", true, "crawlconsole's crawler-trap guards on (false: their cost measured by difference)")
+	fs.BoolVar(&throughputAdaptive, "adaptive", false, "keep crawlconsole's adaptive politeness (delay_factor × latency, back-off) on; off by default like every other delay")
 	scrape := fs.Duration("scrape", 0, "serve crawlconsole's /metrics and scrape it every `D` during its runs (0: off)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -228,6 +230,9 @@ func runThroughput(args []string) (map[string]any, error) {
 
 // throughputTraps is -traps: the trap guards run on every link found (issue 18).
 var throughputTraps = true
+// throughputAdaptive keeps the adaptive politeness terms on (-adaptive): what the
+// default costs on healthy loopback hosts.
+var throughputAdaptive bool
 
 // throughputCrawlconsole crawls the sandbox to completion with every delay off and
 // returns the time from Start to the crawl running dry (the store's last writes are
@@ -246,6 +251,9 @@ func throughputCrawlconsole(sb *sandbox.Sandbox, seeds []string, par int, robots
 	o.Lanes.Max = par
 	o.Lanes.DelayMin, o.Lanes.DelayMax = 0, 0
 	o.HostRate = 0
+	if !throughputAdaptive {
+		o.Politeness = engine.FixedPoliteness() // issue 17's adaptive gap is a politeness delay too
+	}
 	o.Robots = robots
 	if !throughputTraps {
 		o.Traps = frontier.TrapOptions{}

@@ -2,7 +2,6 @@ package engine_test
 
 import (
 	"context"
-	"net/url"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -441,11 +440,22 @@ func TestSitesAndKeywordShardsAreDealtOverWorkers(t *testing.T) {
 	if len(social) == 0 {
 		t.Skip("this sandbox seed has no social site")
 	}
+	// The workers join one after another, as they come up on their boxes: each
+	// once the one before holds units and is fetching them, so the joins move units
+	// that have tasks in hand (a move waits for their reports).
 	ws := map[string]string{}
 	for i, name := range []string{"w1", "w2", "w3"} {
 		a := "127.0.0." + strconv.Itoa(2+i)
 		ws[a] = name
 		c.worker(name, a)
+		waitForStat(t, name+" holds units and tasks", c.master, func(s engine.Snapshot) bool {
+			for _, nd := range s.Nodes {
+				if nd.Name == name && nd.Sites+nd.Keywords > 0 && nd.Queue > 0 {
+					return true
+				}
+			}
+			return false
+		})
 	}
 	var nodes []engine.Node
 	waitForStat(t, "sites and keyword shards on all three workers", c.master, func(s engine.Snapshot) bool {
@@ -461,52 +471,93 @@ func TestSitesAndKeywordShardsAreDealtOverWorkers(t *testing.T) {
 	// A part of the crawl is enough to judge the deal.
 	waitForStat(t, "300 pages stored", c.master, func(s engine.Snapshot) bool { return s.Totals.PagesStored >= 300 })
 	c.master.Close()
-	// Who served each news site and each social keyword, and when: a unit may move
-	// between workers (the joins re-deal it), but never be served by two at once.
-	type span struct{ from, to time.Time }
-	served := map[string]map[string]*span{} // unit -> worker -> span
-	socialWorkers := map[string]map[string]bool{}
+	// Who served each unit, and when: a unit may move between workers (the joins
+	// re-deal it; a unit can move more than once), but never be served by two at
+	// once: no request of one worker starts before another worker's last request of
+	// the unit ended. A request's unit is its URL's as the master dealt it (unitOf:
+	// the site, and for a social site's search pages and the posts they list, the
+	// keyword too), read back from the store: the URL alone does not tell it (a
+	// result page or post found through a later page carries no keyword).
+	var all []sandbox.Request
+	var urls []string
 	for _, r := range sb.Truth().Requests() {
-		w := ws[r.IP]
-		if w == "" || r.Kind == "robots" {
+		if ws[r.IP] == "" || r.Kind == "robots" {
 			continue
 		}
-		domain := frontier.Site(r.Host)
-		unit := domain
-		if social[domain] {
-			if r.Kind != "search" {
-				continue
-			}
-			u, _ := url.Parse(r.URL)
-			unit = domain + " " + u.Query().Get("q")
-			if socialWorkers[domain] == nil {
-				socialWorkers[domain] = map[string]bool{}
-			}
-			socialWorkers[domain][w] = true
+		n, err := frontier.Normalize(r.URL)
+		if err != nil {
+			t.Fatalf("the sandbox logged an unparsable URL %q: %v", r.URL, err)
 		}
-		if served[unit] == nil {
-			served[unit] = map[string]*span{}
+		r.URL = n
+		all = append(all, r)
+		urls = append(urls, n)
+	}
+	unitOf := map[string]string{} // URL -> unit
+	st, err := store.OpenReadOnly(c.opts.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := st.URLStates(urls)
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range rows {
+		site := u.Site
+		if site == "" {
+			site = frontier.Site(u.Host)
 		}
-		sp := served[unit][w]
-		if sp == nil {
-			sp = &span{r.Start, r.End}
-			served[unit][w] = sp
-		}
-		if r.Start.Before(sp.from) {
-			sp.from = r.Start
-		}
-		if r.End.After(sp.to) {
-			sp.to = r.End
+		unitOf[u.URL] = site
+		if u.Keyword != "" {
+			unitOf[u.URL] = site + " · " + u.Keyword
 		}
 	}
-	for unit, byWorker := range served {
-		for w1, a := range byWorker {
-			for w2, b := range byWorker {
-				if w1 < w2 && a.from.Before(b.to) && b.from.Before(a.to) {
-					t.Errorf("%s served by %s (%s..%s) and %s (%s..%s) at once", unit, w1, a.from.Format("15:04:05.000"),
-						a.to.Format("15:04:05.000"), w2, b.from.Format("15:04:05.000"), b.to.Format("15:04:05.000"))
+	reqs := map[string][]sandbox.Request{} // unit -> requests
+	socialWorkers := map[string]map[string]bool{}
+	for _, r := range all {
+		unit, ok := unitOf[r.URL]
+		if !ok {
+			t.Errorf("%s fetched by %s is not in the store", r.URL, ws[r.IP])
+			continue
+		}
+		if site, _, shard := strings.Cut(unit, " · "); shard {
+			if socialWorkers[site] == nil {
+				socialWorkers[site] = map[string]bool{}
+			}
+			socialWorkers[site][ws[r.IP]] = true
+		}
+		reqs[unit] = append(reqs[unit], r)
+	}
+	// A unit changes hands only when the master moves it: at most once per join
+	// after the first (spread moves a unit once) and once per death. More handovers
+	// mean two workers took turns on it: both held it at once.
+	moves := -1
+	for _, ev := range c.master.EventsSince(0, 1000) {
+		if strings.Contains(ev.Msg, " joined ") || strings.Contains(ev.Msg, " is dead ") {
+			moves++
+		}
+	}
+	for unit, rs := range reqs {
+		sort.Slice(rs, func(i, j int) bool { return rs[i].Start.Before(rs[j].Start) })
+		last := map[string]sandbox.Request{} // worker -> its request of the unit that ended last
+		var hands []string
+		for _, r := range rs {
+			w := ws[r.IP]
+			for other, o := range last {
+				if other != w && r.Start.Before(o.End) {
+					t.Errorf("%s served by %s (%s %s..%s) and %s (%s %s..) at once", unit, other, o.URL, o.Start.Format("15:04:05.000"),
+						o.End.Format("15:04:05.000"), w, r.URL, r.Start.Format("15:04:05.000"))
 				}
 			}
+			if o, ok := last[w]; !ok || r.End.After(o.End) {
+				last[w] = r
+			}
+			if len(hands) == 0 || hands[len(hands)-1] != w {
+				hands = append(hands, w)
+			}
+		}
+		if len(hands)-1 > moves {
+			t.Errorf("%s changed hands %d times (%v), with %d moves at most: two workers held it at once", unit, len(hands)-1, hands, moves)
 		}
 	}
 	for d, w := range socialWorkers {
@@ -519,7 +570,14 @@ func TestSitesAndKeywordShardsAreDealtOverWorkers(t *testing.T) {
 			t.Errorf("worker %s holds %d sites and %d keyword shards; want some of each", nd.Name, nd.Sites, nd.Keywords)
 		}
 	}
-	t.Logf("%d units served; nodes %+v", len(served), nodes)
+	if t.Failed() { // the joins, deaths and moves the master logged, to tell what moved a unit
+		for _, ev := range c.master.EventsSince(0, 1000) {
+			if strings.Contains(ev.Msg, "worker") {
+				t.Logf("master %s: %s", ev.At.Format("15:04:05.000"), ev.Msg)
+			}
+		}
+	}
+	t.Logf("%d units served; nodes %+v", len(reqs), nodes)
 }
 
 // TestGlobalPauseAndResumeReachWorkersAtOnce: p on the master pauses every worker and

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/cookies"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
@@ -52,6 +53,16 @@ type egressLink struct {
 	name string
 	f    *fetch.Fetcher
 	eg   *egress.Egress // nil for the direct route
+	jar  *cookies.Jar   // this egress's cookie sessions, one per site; nil with cookies off
+}
+
+// newEgressLink builds an egress's fetcher and gives it its own cookie jar.
+func (e *Engine) newEgressLink(name string, f *fetch.Fetcher, eg *egress.Egress) *egressLink {
+	l := &egressLink{name: name, f: f, eg: eg, jar: e.newJar()}
+	if l.jar != nil {
+		f.SetJar(l.jar)
+	}
+	return l
 }
 
 // setupEgress builds the egresses: the direct route when none is configured, else
@@ -67,7 +78,7 @@ func (e *Engine) setupEgress(resolver fetch.Resolver, guard *fetch.Guard, fcfg f
 	}
 	if len(e.opts.Egress) == 0 && len(granted) == 0 {
 		e.board = lanes.NewBoard(e.opts.Lanes.Max, []string{"direct"})
-		e.egress = []*egressLink{{name: "direct", f: fetch.New(e.ctx, fcfg, dialer, nil)}}
+		e.egress = []*egressLink{e.newEgressLink("direct", fetch.New(e.ctx, fcfg, dialer, nil), nil)}
 		e.judge = egress.NewClassifier(e.opts.Now) // the direct route: a node with one egress
 		return nil
 	}
@@ -144,7 +155,7 @@ func (e *Engine) addEgressLink(name string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	link := &egressLink{name: name, f: fetch.New(e.ctx, e.fcfg, e.dialer, tr), eg: eg}
+	link := e.newEgressLink(name, fetch.New(e.ctx, e.fcfg, e.dialer, tr), eg)
 	if i < len(e.egress) {
 		e.egress[i] = link
 	} else {
@@ -298,6 +309,9 @@ func (e *Engine) reroute(link *egressLink, t frontier.Task, v egress.Verdict, d 
 		}
 	}
 	idx := e.egressIndex(link.name)
+	if v.Class != egress.ProxyFault {
+		e.dropSession(link, t.Host)
+	}
 	switch d.Action {
 	case egress.Retry:
 		host := t.Host

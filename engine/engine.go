@@ -23,7 +23,9 @@
 // non-blocking queueing ones (SetState, Defer, SaveRevisit, ...); NATS requests never
 // happen under it, with one exception: a worker's egress claim from its master runs
 // inside the rotation (seed 003 step 3-2-3), bounded by a 2 s timeout. Order: Engine.mu,
-// then the egress rotation's lock, then the dedupe shards; store callbacks
+// then the egress rotation's lock, then the dedupe shards; Engine.mu before the
+// politeness gate's lock (the gate calls hostInterval, which takes Engine.mu, only
+// outside its own); store callbacks
 // (LinkResult, AfterCommit) take Engine.mu on the writer's goroutine.
 package engine
 
@@ -256,21 +258,8 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 	if err := e.setupEgress(resolver, guard, fcfg, we); err != nil {
 		return fail(err)
 	}
-	e.gate = &lanes.Gate{MinGap: opts.Lanes.DelayMin, Interval: e.hostInterval, Now: opts.Now}
+	e.gate = &lanes.Gate{MinGap: opts.Lanes.DelayMin, Interval: e.hostInterval, Adapt: opts.Politeness.adaptive(), Pacer: opts.Pacer, Now: opts.Now}
 	return e, nil
-}
-
-// hostInterval is the aggregate gap between two requests to one host over all
-// egresses: 1/host_rate, raised by robots.txt Crawl-delay (SPEC: politeness).
-func (e *Engine) hostInterval(host string) time.Duration {
-	var iv time.Duration
-	if e.opts.HostRate > 0 {
-		iv = time.Duration(float64(time.Second) / e.opts.HostRate)
-	}
-	e.mu.Lock()
-	cd := e.crawlDelay[host]
-	e.mu.Unlock()
-	return max(iv, cd)
 }
 
 // Start queues the seeds, resumes what an earlier run left unprocessed, and starts
@@ -447,6 +436,7 @@ func (e *Engine) Stats() Stats {
 		view = &v
 	}
 	s.Deferred = t.Deferred
+	s.Cookies = e.cookieStats()
 	s.Revisit = e.revisitStats()
 	if e.dedupe != nil {
 		s.Dedupe = &DedupeStats{DedupeStats: e.dedupe.Stats(),

@@ -343,7 +343,7 @@ func (e *Engine) fetchWithRetry(eg *egressLink, t frontier.Task, hdr http.Header
 			return nil, fetch.KindCanceled, false
 		}
 		res, err := eg.f.Fetch(t.URL, hdr)
-		e.gate.Release(tk)
+		e.gate.Finish(tk, gateResponse(res, err)) // the host's adaptive gap learns from the answer
 		var v egress.Verdict
 		if fetch.Kind(err) != fetch.KindCanceled {
 			res, err, v = e.judged(eg, egIdx, t, hdr, res, err) // one classifier, both routes (issue 20)

@@ -72,6 +72,10 @@ type masterRuntime struct {
 
 	rejects cluster.Rejects
 	late    atomic.Int64
+
+	// pauseSeq numbers the crawl-wide pause states sent to workers (wireControl.Seq);
+	// it starts at the clock, as leases do, so a restarted master's numbers are newer.
+	pauseSeq uint64
 }
 
 // node is one worker as the master knows it.
@@ -155,7 +159,8 @@ func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
 	// (a new master counting from 1 lost results and hung).
 	m := &masterRuntime{e: e, o: mo, conn: mo.Conn, kick: make(chan struct{}, 1),
 		nodes: map[string]*node{}, units: map[string]*unitQueue{}, inflight: map[string]uint64{},
-		laneIDs: map[laneRef]int{}, laneRefs: map[int]laneRef{}, costs: map[string]*unitCost{}, moving: map[string]bool{}, lease: uint64(time.Now().UnixNano())}
+		laneIDs: map[laneRef]int{}, laneRefs: map[int]laneRef{}, costs: map[string]*unitCost{}, moving: map[string]bool{}, lease: uint64(time.Now().UnixNano()),
+		pauseSeq: uint64(time.Now().UnixNano())}
 	specs, err := egress.ParseSpecs(opts.Egress)
 	if err != nil {
 		e.Close()
@@ -308,21 +313,45 @@ func (m *masterRuntime) signal() {
 	}
 }
 
-// pick chooses a worker for a new unit: the live one holding the fewest units (ties
-// by name), so news sites spread evenly and a social site's keyword shards go to
-// different workers (seed 003's assignment with equal weights; balancing by cost
-// re-deals them). "" when no worker is live. Caller holds e.mu.
+// pick chooses a worker for a new unit: the live one holding the fewest units of the
+// unit's kind, then the fewest units, ties by name. For a social site's keyword
+// shard the kind is the site's shards (so they go to different workers); for a news
+// site or an undeclared domain, by far the most units, it is all units (the count
+// at hand: a dead worker's thousands of domains are re-dealt without recounting).
+// So news sites spread evenly and every worker gets a share of each social site's
+// keywords (seed 003's assignment with equal weights; balancing by cost re-deals
+// them). "" when no worker is live. Caller holds e.mu.
 func (m *masterRuntime) pick(unit string) string {
-	best, bestN := "", 0
+	kind := unitKind(unit)
+	best, bestKind, bestN := "", 0, 0
 	for name, n := range m.nodes {
 		if n.state != NodeActive && n.state != NodePaused {
 			continue
 		}
-		if best == "" || len(n.units) < bestN || len(n.units) == bestN && name < best {
-			best, bestN = name, len(n.units)
+		k := len(n.units)
+		if kind != "" {
+			k = 0
+			for u := range n.units {
+				if unitKind(u) == kind {
+					k++
+				}
+			}
+		}
+		if best == "" || k < bestKind || k == bestKind && (len(n.units) < bestN || len(n.units) == bestN && name < best) {
+			best, bestKind, bestN = name, k, len(n.units)
 		}
 	}
 	return best
+}
+
+// unitKind groups units for an even deal (seed 003): "" for news sites and the
+// registered domains of undeclared hosts, the social site's name for its keyword
+// shards (every worker gets a disjoint share of each social site's keywords).
+func unitKind(unit string) string {
+	if site, _, ok := strings.Cut(unit, " · "); ok {
+		return site
+	}
+	return ""
 }
 
 // dispatchLoop hands waiting tasks to their hosts' workers whenever something
@@ -597,7 +626,7 @@ func (m *masterRuntime) onJoin(msg *nats.Msg) {
 	}
 	n.state, n.heard = NodeActive, now
 	n.hb = wireHeartbeat{Node: j.Node, Incarnation: j.Incarnation, LanesMax: j.LanesMax, Egresses: j.Egresses}
-	reply := wireJoinReply{Settings: e.workerSettings(m.o.HeartbeatEvery), Paused: e.paused}
+	reply := wireJoinReply{Settings: e.workerSettings(m.o.HeartbeatEvery), Paused: e.paused, PauseSeq: m.pauseSeq}
 	var grants []string
 	if m.table != nil && len(n.grants) == 0 {
 		per := e.opts.Rotation.PerNode
@@ -623,26 +652,26 @@ func (m *masterRuntime) onJoin(msg *nats.Msg) {
 }
 
 // spread evens out the units over the live workers after a join: units left without
-// an owner get one, and workers holding more than their share give units with work
-// waiting to those holding fewer (moving as little as possible). A unit moves once
-// its old owner reported its tasks of it (M1: the new owner does not start on its
-// hosts before the old one's requests are over). Caller holds e.mu. It returns how
-// many units move.
+// an owner get one, and within each kind of unit (unitKind: news sites, each social
+// site's keyword shards) the worker holding the most gives units with work waiting to
+// the one holding the fewest until they differ by one at most (moving as little as
+// possible). Evening out each kind, not the total, matters when workers join one
+// after another: the first holds everything, and a deal by total alone could leave
+// it only keyword shards, or a social site's shards all on one worker. A unit moves
+// once its old owner reported its tasks of it (M1: the new owner does not start on
+// its hosts before the old one's requests are over). Caller holds e.mu. It returns
+// how many units move.
 func (m *masterRuntime) spread() int {
-	live := 0
-	for _, n := range m.nodes {
-		if n.state == NodeActive || n.state == NodePaused {
-			live++
+	var live []*node
+	for _, name := range sortedKeys(m.nodes) {
+		if n := m.nodes[name]; n.state == NodeActive || n.state == NodePaused {
+			live = append(live, n)
 		}
 	}
-	if live == 0 {
+	if len(live) == 0 {
 		return 0
 	}
-	units := make([]string, 0, len(m.units))
-	for unit := range m.units {
-		units = append(units, unit)
-	}
-	sort.Strings(units)
+	units := sortedKeys(m.units)
 	moved := 0
 	for _, unit := range units { // owners first for units that have none
 		h := m.units[unit]
@@ -652,31 +681,64 @@ func (m *masterRuntime) spread() int {
 			moved++
 		}
 	}
-	held := 0
-	for _, n := range m.nodes {
-		held += len(n.units)
+	// What each live worker holds of each kind, and the units it can give: owned,
+	// not moving already, with work waiting or handed out; those with nothing
+	// handed out first (they move at once), then by name.
+	held := map[*node]map[string]int{}
+	give := map[*node]map[string][]string{}
+	for _, n := range live {
+		held[n], give[n] = map[string]int{}, map[string][]string{}
+		for u := range n.units {
+			held[n][unitKind(u)]++
+		}
 	}
-	share := (held + live - 1) / live
+	for _, pass := range []bool{true, false} {
+		for _, u := range units {
+			h := m.units[u]
+			n := m.nodes[h.owner]
+			if n == nil || give[n] == nil || !n.units[u] || h.next != "" || len(h.tasks) == 0 && h.out == 0 || (h.out == 0) != pass {
+				continue
+			}
+			give[n][unitKind(u)] = append(give[n][unitKind(u)], u)
+		}
+	}
+	kinds := map[string]bool{}
+	for _, u := range units {
+		kinds[unitKind(u)] = true
+	}
 	release := map[string][]string{}
-	for _, unit := range units {
-		h := m.units[unit]
-		from := m.nodes[h.owner]
-		if from == nil || h.next != "" || len(from.units) <= share || len(h.tasks) == 0 && h.out == 0 {
-			continue
+	for _, kind := range sortedKeys(kinds) {
+		for {
+			// The receiver holds the fewest of the kind (then the fewest units); the
+			// giver the most, among those with a unit of the kind to give.
+			var to, from *node
+			for _, n := range live {
+				k := held[n][kind]
+				if to == nil || k < held[to][kind] || k == held[to][kind] && len(n.units) < len(to.units) {
+					to = n
+				}
+				if len(give[n][kind]) > 0 && (from == nil || k > held[from][kind] || k == held[from][kind] && len(n.units) > len(from.units)) {
+					from = n
+				}
+			}
+			if from == nil || held[from][kind]-held[to][kind] <= 1 {
+				break
+			}
+			unit := give[from][kind][0]
+			give[from][kind] = give[from][kind][1:]
+			held[from][kind]--
+			held[to][kind]++
+			moved++
+			h := m.units[unit]
+			h.next = to.name
+			to.units[unit] = true // counted as its share now; it starts once the move is done
+			delete(from.units, unit)
+			if h.out == 0 {
+				m.moveUnit(unit, h)
+				continue
+			}
+			release[from.name] = append(release[from.name], unit)
 		}
-		to := m.pick(unit)
-		if to == "" || to == h.owner || len(m.nodes[to].units)+1 > share {
-			continue
-		}
-		moved++
-		h.next = to
-		m.nodes[to].units[unit] = true // counted as its share now; it starts once the move is done
-		delete(from.units, unit)
-		if h.out == 0 {
-			m.moveUnit(unit, h)
-			continue
-		}
-		release[from.name] = append(release[from.name], unit)
 	}
 	for name, hs := range release {
 		go m.release(name, hs)
@@ -764,9 +826,9 @@ func (m *masterRuntime) onHeartbeat(msg *nats.Msg) {
 			}
 		}
 	}
-	paused := e.paused
+	paused, seq := e.paused, m.pauseSeq
 	e.mu.Unlock()
-	m.respond(msg, &wireHeartbeatReply{Known: known, Paused: paused})
+	m.respond(msg, &wireHeartbeatReply{Known: known, Paused: paused, PauseSeq: seq})
 }
 
 // onLeave takes back what a leaving worker hands back; with Final it is gone.
@@ -917,9 +979,13 @@ func (m *masterRuntime) pauseNode(name string, paused bool) error {
 	return nil
 }
 
-// broadcastPause reaches every live worker (the console's global pause).
-func (m *masterRuntime) broadcastPause(paused bool) {
+// broadcastPause sends the crawl's pause state (the console's global pause) to every
+// live worker, numbered: the state and its number are taken together, so of a pause
+// and a resume racing here the later-numbered carries the state the master ended in.
+func (m *masterRuntime) broadcastPause() {
 	m.e.mu.Lock()
+	m.pauseSeq++
+	paused, seq := m.e.paused, m.pauseSeq
 	var names []string
 	for name, n := range m.nodes {
 		if n.state != NodeDead {
@@ -932,7 +998,7 @@ func (m *masterRuntime) broadcastPause(paused bool) {
 		op = "crawl_pause"
 	}
 	for _, name := range names {
-		go m.control(name, &wireControl{Op: op}, &wireControlReply{})
+		go m.control(name, &wireControl{Op: op, Seq: seq}, &wireControlReply{})
 	}
 }
 
@@ -1019,7 +1085,7 @@ func (m *masterRuntime) saveNodes() {
 // workerSettings are the crawl settings a worker follows.
 func (e *Engine) workerSettings(hb time.Duration) WorkerSettings {
 	o := e.opts
-	return WorkerSettings{Lanes: o.Lanes, HostRate: o.HostRate, Robots: o.Robots, UserAgent: o.UserAgent,
+	return WorkerSettings{Lanes: o.Lanes, HostRate: o.HostRate, Politeness: &o.Politeness, Cookies: &o.Cookies, Robots: o.Robots, UserAgent: o.UserAgent,
 		Fetch: o.Fetch, DNS: o.DNS, DNSServers: o.DNSServers, Rotation: o.Rotation, HeartbeatEvery: hb,
 		Etiquette: &o.Etiquette}
 }

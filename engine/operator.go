@@ -45,10 +45,15 @@ func (e *Engine) Snapshot() Snapshot {
 		if v.Paused {
 			row.Status = LanePaused
 		}
+		if h := laneGapHost(row); h != "" {
+			gap, why := e.hostGap(h) // lock order: e.mu, then the gate's
+			row.Gap, row.GapWhy = gap, string(why)
+		}
 		s.Lanes = append(s.Lanes, row)
 		g := Group{Lane: v.ID, Egress: v.Egress}
 		for _, h := range row.Hosts {
-			g.Hosts = append(g.Hosts, HostRef{Host: h, Tasks: v.Hosts[h]})
+			gap, why := e.hostGap(h)
+			g.Hosts = append(g.Hosts, HostRef{Host: h, Tasks: v.Hosts[h], Gap: gap, GapWhy: string(why)})
 		}
 		for p, n := range v.Parents {
 			u, _ := e.parentURLs.Peek(p)
@@ -116,7 +121,7 @@ func (e *Engine) Pause() {
 	e.paused = true
 	e.mu.Unlock()
 	if e.cluster != nil {
-		e.cluster.broadcastPause(true) // M4: every worker
+		e.cluster.broadcastPause() // M4: every worker
 	}
 	if changed {
 		e.logf(LevelInfo, 0, "", "crawl paused by operator")
@@ -131,7 +136,7 @@ func (e *Engine) Resume() {
 	e.broadcast()
 	e.mu.Unlock()
 	if e.cluster != nil {
-		e.cluster.broadcastPause(false)
+		e.cluster.broadcastPause()
 		e.cluster.signal()
 	}
 	if changed {

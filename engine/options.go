@@ -26,6 +26,14 @@ type Options struct {
 	// HostRate caps each host's aggregate request rate across every egress, in
 	// requests per second (robots.txt Crawl-delay raises the gap further). 0 = no cap.
 	HostRate float64 `yaml:"host_rate"`
+	// Politeness makes each host's gap follow the server: delay_factor × its
+	// response time, and a back-off on overload (issue 17).
+	Politeness PolitenessOptions `yaml:"politeness"`
+	// Pacer, when set (from code, not config), adds another pacing policy's gap to
+	// each host's: the politeness benchmark plugs its AutoThrottle baseline in here.
+	Pacer Pacer `yaml:"-"`
+	// Cookies keeps a cookie session per (egress, site) (issue 17).
+	Cookies CookieOptions `yaml:"cookies"`
 	// Robots obeys robots.txt (default true).
 	Robots bool `yaml:"robots"`
 	// UserAgent is sent with every request. Its product token (the leading name,
@@ -130,12 +138,14 @@ type DedupeOptions struct {
 // pauses, 1 request/s per host).
 func DefaultOptions() Options {
 	return Options{
-		Lanes:     LaneOptions{Max: 32, DelayMin: 2 * time.Second, DelayMax: 6 * time.Second},
-		HostRate:  1,
-		Robots:    true,
-		UserAgent: DefaultUserAgent,
-		Etiquette: defaultEtiquette(),
-		Scope:     frontier.ScopeConfig{SameSite: true},
+		Lanes:      LaneOptions{Max: 32, DelayMin: 2 * time.Second, DelayMax: 6 * time.Second},
+		HostRate:   1,
+		Politeness: DefaultPoliteness(),
+		Cookies:    DefaultCookies(),
+		Robots:     true,
+		UserAgent:  DefaultUserAgent,
+		Etiquette:  defaultEtiquette(),
+		Scope:      frontier.ScopeConfig{SameSite: true},
 		Fetch: FetchOptions{
 			ConnectTimeout: 10 * time.Second,
 			Timeout:        30 * time.Second,
@@ -211,6 +221,12 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("queue_memory must be at least 100, got %d", o.QueueMemory)
 	case o.Balance.Every < 0 || o.Balance.Threshold < 0 || o.Balance.CounterThreshold < 0 || o.Balance.IterationThreshold < 0:
 		return fmt.Errorf("balance.every, threshold, counter_threshold and iteration_threshold must be >= 0 (0 = default), got %+v", o.Balance)
+	}
+	if err := o.Politeness.validate(); err != nil {
+		return err
+	}
+	if err := o.Cookies.validate(); err != nil {
+		return err
 	}
 	if err := o.checkMemory(physicalMemory()); err != nil {
 		return err

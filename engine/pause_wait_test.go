@@ -66,6 +66,7 @@ func TestPauseStopsALaneWaitingWithATaskInHand(t *testing.T) {
 			const delay = 400 * time.Millisecond
 			o.Lanes.DelayMin, o.Lanes.DelayMax = delay, delay
 			o.HostRate = 0
+			o.Politeness = FixedPoliteness() // the slow egress must stay slow: no host gap shared with the fast one
 			e := startEngine(t, o)
 
 			// Wait for a lane waiting out its pause with a task in hand that was not

@@ -141,6 +141,7 @@ func crawlSandboxPolitely(t *testing.T, cfg sandbox.Config) (engine.Options, eng
 	o.Lanes.Max = 16
 	o.Lanes.DelayMin, o.Lanes.DelayMax = gap*5/4, gap*2
 	o.HostRate = cfg.Scale
+	o.Politeness = o.Politeness.Scaled(cfg.Scale)
 	e, err := engine.New(o)
 	if err != nil {
 		t.Fatal(err)

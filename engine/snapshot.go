@@ -121,6 +121,12 @@ type Lane struct {
 	Queued    int        // tasks waiting in this lane
 	Paused    bool       // paused by the operator
 	Node      string     // worker the lane runs on (M4); "" on a single-process crawl
+	// Gap is the politeness gap of the lane's host (the host of Current, else its
+	// first host): from the end of one response to the start of the next request to
+	// it over every egress; GapWhy is the term that sets it: delay, crawl-delay,
+	// latency or backoff (issue 17).
+	Gap    time.Duration
+	GapWhy string
 }
 
 // Group is one adjacency group: the hosts and parent pages bound to a lane (M1).
@@ -136,6 +142,10 @@ type Group struct {
 type HostRef struct {
 	Host  string
 	Tasks int
+	// Gap and GapWhy are the host's politeness gap and the term that sets it (see
+	// Lane.Gap).
+	Gap    time.Duration
+	GapWhy string
 }
 
 // ParentRef is a parent page bound to a lane: its URL hash, its URL when known, and

@@ -206,6 +206,7 @@ type Stats struct {
 	Deferred     int64            `json:"deferred"` // URLs set aside for a disabled host (M3), not lost
 	DNS          *DNSStats        `json:"dns,omitempty"`
 	Egress       *EgressStats     `json:"egress,omitempty"`
+	Cookies      *CookieStats     `json:"cookies,omitempty"` // issue 17: nil with cookies off
 	Revisit      *RevisitStats    `json:"revisit,omitempty"`
 	Dedupe       *DedupeStats     `json:"dedupe,omitempty"`
 	Cluster      *ClusterStats    `json:"cluster,omitempty"` // M4: a master's workers

@@ -70,16 +70,20 @@ func (m *wireJoin) Validate() error { return checkNode(m.Node, m.Incarnation) }
 // WorkerSettings are the crawl settings a master gives each worker at join: the
 // worker's lanes, politeness and fetching follow the master's configuration.
 type WorkerSettings struct {
-	Lanes          LaneOptions       `json:"lanes"`
-	HostRate       float64           `json:"host_rate"`
-	Robots         bool              `json:"robots"`
-	UserAgent      string            `json:"user_agent"`
-	Etiquette      *EtiquetteOptions `json:"etiquette,omitempty"`
-	Fetch          FetchOptions      `json:"fetch"`
-	DNS            DNSOptions        `json:"dns"`
-	DNSServers     []string          `json:"dns_servers"`
-	Rotation       RotationOptions   `json:"rotation"`
-	HeartbeatEvery time.Duration     `json:"heartbeat_every"`
+	Lanes    LaneOptions `json:"lanes"`
+	HostRate float64     `json:"host_rate"`
+	// Politeness and Cookies are nil from a master that predates them: the worker
+	// keeps its defaults.
+	Politeness     *PolitenessOptions `json:"politeness,omitempty"`
+	Cookies        *CookieOptions     `json:"cookies,omitempty"`
+	Robots         bool               `json:"robots"`
+	UserAgent      string             `json:"user_agent"`
+	Etiquette      *EtiquetteOptions  `json:"etiquette,omitempty"`
+	Fetch          FetchOptions       `json:"fetch"`
+	DNS            DNSOptions         `json:"dns"`
+	DNSServers     []string           `json:"dns_servers"`
+	Rotation       RotationOptions    `json:"rotation"`
+	HeartbeatEvery time.Duration      `json:"heartbeat_every"`
 }
 
 // wireEgress is an egress the master grants from its account table. The password
@@ -108,6 +112,7 @@ type wireJoinReply struct {
 	Settings WorkerSettings `json:"settings"`
 	Egress   []wireEgress   `json:"egress"`
 	Paused   bool           `json:"paused"`
+	PauseSeq uint64         `json:"pause_seq,omitempty"` // numbers Paused (see wireControl.Seq)
 	Error    string         `json:"error,omitempty"`
 }
 
@@ -133,8 +138,9 @@ type wireHeartbeat struct {
 func (m *wireHeartbeat) Validate() error { return checkNode(m.Node, m.Incarnation) }
 
 type wireHeartbeatReply struct {
-	Known  bool `json:"known"` // false: the master does not know this incarnation (it restarted): join again
-	Paused bool `json:"paused"`
+	Known    bool   `json:"known"` // false: the master does not know this incarnation (it restarted): join again
+	Paused   bool   `json:"paused"`
+	PauseSeq uint64 `json:"pause_seq,omitempty"` // numbers Paused (see wireControl.Seq)
 }
 
 func (m *wireHeartbeatReply) Validate() error { return nil }
@@ -214,6 +220,11 @@ type wireControl struct {
 	Paused bool     `json:"paused,omitempty"` // pause_lane, pause_host; disable_host: disable
 	N      int      `json:"n,omitempty"`      // set_lanes
 	Domain string   `json:"domain,omitempty"` // flush_dns
+	// Seq numbers a crawl_pause or crawl_resume: the master counts up at every
+	// crawl-wide pause and resume, and a worker ignores a state numbered below the
+	// one it applied (a heartbeat reply can come after a later control, and two
+	// broadcasts can overtake each other). 0: unnumbered, always applied.
+	Seq uint64 `json:"seq,omitempty"`
 }
 
 func (m *wireControl) Validate() error {

@@ -58,6 +58,7 @@ type Worker struct {
 	hbEvery time.Duration
 	cons    jetstream.ConsumeContext
 	ctlSub  *nats.Subscription
+	ready   chan struct{} // closed once the engine runs: control requests wait for it
 	out     chan wireResult
 	flush   chan struct{} // closed by Leave: publish what waits, then stop
 	pubDone chan struct{}
@@ -66,8 +67,10 @@ type Worker struct {
 	rejects cluster.Rejects
 
 	mu          sync.Mutex
-	nodePaused  bool // the operator paused this worker
-	crawlPaused bool // the operator paused the whole crawl
+	nodePaused  bool       // the operator paused this worker
+	crawlPaused bool       // the operator paused the whole crawl
+	crawlSeq    uint64     // the master's number of the crawl pause state recorded (wireControl.Seq)
+	pauseMu     sync.Mutex // serialises pause decisions with the engine calls that apply them
 	closed      bool
 }
 
@@ -91,15 +94,31 @@ func StartWorker(o WorkerOptions) (*Worker, error) {
 	var b [8]byte
 	rand.Read(b[:])
 	w := &Worker{o: o, inc: hex.EncodeToString(b[:]), nc: o.Conn.NC, conn: o.Conn,
-		out: make(chan wireResult, 1024), flush: make(chan struct{}), pubDone: make(chan struct{}), quit: make(chan struct{})}
+		out: make(chan wireResult, 1024), flush: make(chan struct{}), pubDone: make(chan struct{}), quit: make(chan struct{}),
+		ready: make(chan struct{})}
+	// The control subject is live before the join: the master counts this worker
+	// joined as soon as it answers the join, and may send it a control at once (the
+	// operator's pause, a release); a subscription made after the join was not yet
+	// known to the server then, and such a request failed with "no responders".
+	// Requests wait in onControl until the engine runs.
+	if err := w.subscribeControl(); err != nil {
+		return nil, err
+	}
 	reply, err := w.join()
 	if err != nil {
+		w.Close()
 		return nil, err
 	}
 	opts := DefaultOptions()
 	st := reply.Settings
 	opts.Lanes, opts.HostRate, opts.Robots, opts.UserAgent = st.Lanes, st.HostRate, st.Robots, st.UserAgent
 	opts.Fetch, opts.DNS, opts.DNSServers, opts.Rotation = st.Fetch, st.DNS, st.DNSServers, st.Rotation
+	if st.Politeness != nil {
+		opts.Politeness = *st.Politeness
+	}
+	if st.Cookies != nil {
+		opts.Cookies = *st.Cookies
+	}
 	if st.Etiquette != nil { // robots.txt caching and per-site overrides apply on the lanes
 		opts.Etiquette = *st.Etiquette
 	}
@@ -131,18 +150,18 @@ func StartWorker(o WorkerOptions) (*Worker, error) {
 	}
 	e, err := newEngine(opts, roleWorker, &workerEgress{granted: granted, claim: w.claim})
 	if err != nil {
+		w.Close()
 		return nil, err
 	}
 	e.front = &remoteFront{w: w}
 	w.e = e
 	if err := e.Start(); err != nil {
-		e.Close()
+		w.Close()
 		return nil, err
 	}
-	if reply.Paused {
-		w.setPaused(false, true)
-	}
-	if err := w.listen(); err != nil {
+	w.setCrawlPaused(reply.PauseSeq, reply.Paused, true)
+	close(w.ready) // after the join reply's pause: a control sent since is newer
+	if err := w.consumeTasks(); err != nil {
 		w.Close()
 		return nil, err
 	}
@@ -225,15 +244,20 @@ func maskedSpecs(specs []string) []string {
 	return out
 }
 
-// listen takes task batches from the worker's durable consumer and the master's
-// control requests.
-func (w *Worker) listen() error {
-	if err := w.consumeTasks(); err != nil {
-		return err
+// subscribeControl listens to the master's control requests and makes sure the
+// server knows the subscription (a flush: PING/PONG after the SUB) before the join
+// tells the master about this worker.
+func (w *Worker) subscribeControl() error {
+	sub, err := w.nc.Subscribe(w.subject("ctl", w.o.Node), w.onControl)
+	if err != nil {
+		return fmt.Errorf("worker: subscribe to control requests: %w", err)
 	}
-	var err error
-	w.ctlSub, err = w.nc.Subscribe(w.subject("ctl", w.o.Node), w.onControl)
-	return err
+	w.ctlSub = sub
+	if err := w.nc.FlushTimeout(w.o.JoinTimeout); err != nil {
+		sub.Unsubscribe()
+		return fmt.Errorf("worker: subscribe to control requests: %w", err)
+	}
+	return nil
 }
 
 // consumeTasks (re)creates the worker's durable consumer and consumes from it. A
@@ -298,8 +322,14 @@ func (w *Worker) onTasks(msg jetstream.Msg) {
 	msg.Ack()
 }
 
-// onControl carries out the master's requests: pause, resume, release hosts.
+// onControl carries out the master's requests: pause, resume, release hosts. One
+// that comes while the worker is still starting waits until its engine runs.
 func (w *Worker) onControl(msg *nats.Msg) {
+	select {
+	case <-w.ready:
+	case <-w.quit:
+		return // closed: the master's request times out, as for any gone worker
+	}
 	var c wireControl
 	reply := wireControlReply{}
 	if err := cluster.Decode(msg.Data, &c, maxWireMessage); err != nil {
@@ -310,9 +340,9 @@ func (w *Worker) onControl(msg *nats.Msg) {
 		e := w.e
 		switch c.Op {
 		case "pause", "resume": // this worker (the Nodes pane)
-			w.setPaused(true, c.Op == "pause")
+			w.setPaused(c.Op == "pause")
 		case "crawl_pause", "crawl_resume": // the whole crawl (p on the master)
-			w.setPaused(false, c.Op == "crawl_pause")
+			w.setCrawlPaused(c.Seq, c.Op == "crawl_pause", false)
 		case "release":
 			reply.Tasks = w.release(c.Hosts, c.Units)
 		case "pause_lane":
@@ -367,15 +397,39 @@ func (w *Worker) release(hosts, units []string) []frontier.Task {
 	return out
 }
 
-// setPaused records a pause of the worker (node) or of the whole crawl and pauses
-// the lanes while either holds.
-func (w *Worker) setPaused(node, paused bool) {
+// setPaused records a pause of the worker (the operator's, on the Nodes pane) and
+// pauses the lanes while it or the crawl's pause holds.
+func (w *Worker) setPaused(paused bool) {
+	w.pauseMu.Lock()
+	defer w.pauseMu.Unlock()
 	w.mu.Lock()
-	if node {
-		w.nodePaused = paused
-	} else {
-		w.crawlPaused = paused
+	w.nodePaused = paused
+	w.mu.Unlock()
+	w.applyPause()
+}
+
+// setCrawlPaused records the crawl's pause state numbered seq by the master
+// (wireControl.Seq), unless a later-numbered one was recorded already: a heartbeat
+// reply taken before a pause could otherwise undo it for a heartbeat period. A
+// join's state is the new baseline (the master may have restarted).
+func (w *Worker) setCrawlPaused(seq uint64, paused, join bool) {
+	w.pauseMu.Lock()
+	defer w.pauseMu.Unlock()
+	w.mu.Lock()
+	if !join && seq != 0 && seq < w.crawlSeq {
+		w.mu.Unlock()
+		return
 	}
+	w.crawlSeq, w.crawlPaused = seq, paused
+	w.mu.Unlock()
+	w.applyPause()
+}
+
+// applyPause pauses the lanes while the worker's or the crawl's pause holds, and
+// resumes them when neither does. Caller holds w.pauseMu (so two callers' decisions
+// and engine calls cannot interleave).
+func (w *Worker) applyPause() {
+	w.mu.Lock()
 	on := w.nodePaused || w.crawlPaused
 	w.mu.Unlock()
 	w.e.mu.Lock()
@@ -420,7 +474,7 @@ func (w *Worker) heartbeat() {
 		if cluster.Decode(msg.Data, &r, maxWireMessage) != nil {
 			continue
 		}
-		w.setPaused(false, r.Paused)
+		w.setCrawlPaused(r.PauseSeq, r.Paused, false)
 		if !r.Known {
 			w.rejoin()
 		}
@@ -434,10 +488,12 @@ func (w *Worker) rejoin() {
 	e.mu.Lock()
 	dropped := len(e.offBoard(e.board.TakeAll()))
 	e.mu.Unlock()
-	if _, err := w.join(); err != nil {
+	reply, err := w.join()
+	if err != nil {
 		e.logf(LevelWarn, 0, "", "rejoin: %v", err)
 		return
 	}
+	w.setCrawlPaused(reply.PauseSeq, reply.Paused, true)
 	if err := w.consumeTasks(); err != nil {
 		e.logf(LevelWarn, 0, "", "rejoin: %v", err)
 	}

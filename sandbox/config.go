@@ -48,6 +48,9 @@ type Config struct {
 	DNS     DNSConfig
 	Faults  FaultConfig
 	Robots  RobotsConfig
+	// Load makes hosts answer to a crawler's pressure: fragile and throttling hosts,
+	// and the opt-in cookie rule (issue 17). Off by default.
+	Load LoadConfig
 }
 
 // LayoutConfig shapes the sites and their link graph.
@@ -302,6 +305,9 @@ func (c Config) Validate() error {
 		{c.Faults.RedirectHops < 1 || c.Faults.RedirectHops > 100, "Faults.RedirectHops must be in 1..100"},
 		{share(c.Robots.CrawlDelayShare), "Robots.CrawlDelayShare must be in [0,1]"},
 		{nonneg(c.Robots.CrawlDelay), "Robots.CrawlDelay must be ≥ 0"},
+		{share(c.Load.FragileShare) || share(c.Load.ThrottleShare), "Load.FragileShare and ThrottleShare must be in [0,1]"},
+		{nonneg(c.Load.Service) || nonneg(c.Load.Window) || nonneg(c.Load.ThrottleFor) || c.Load.CookieStrikes < 0,
+			"Load.Service, Window, ThrottleFor and CookieStrikes must be ≥ 0 (0 = default)"},
 	}
 	for _, ch := range checks {
 		if ch.bad {

@@ -20,6 +20,7 @@ type Sandbox struct {
 	web   *Web
 	truth *Truth
 	bot   *antiBot // nil when AntiBot.Enabled is false
+	load  *load    // fragile and throttling hosts, the cookie rule (issue 17)
 
 	httpSrv, truthSrv *http.Server
 	httpAddr          string
@@ -81,6 +82,7 @@ func Start(cfg Config) (*Sandbox, error) {
 	if cfg.AntiBot.Enabled {
 		s.bot = newAntiBot(s.web)
 	}
+	s.load = newLoad(s.web)
 	quiet := log.New(io.Discard, "", 0) // clients that hang up are the web's normal weather
 	s.httpSrv = &http.Server{Handler: s, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: quiet}
 	s.truthSrv = &http.Server{Handler: http.HandlerFunc(s.serveTruth), ReadHeaderTimeout: 30 * time.Second, ErrorLog: quiet}
@@ -227,11 +229,43 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	x.rec.Violation, x.rec.Banned, x.rec.Limited = v.violation, v.banned, v.limited
+	throttled := false
+	if x.h != nil && p.kind != pkRobots {
+		set, banned, until, newBan := s.load.cookie(r, x.rec.IP, x.h, start)
+		if set != "" {
+			defer func() { s.load.given(x.rec.IP, x.h, time.Now()) }()
+		}
+		if c, err := r.Cookie(CookieName); err == nil {
+			x.rec.Cookie = CookieOther
+			if c.Value == visitorID(x.rec.IP, x.h.site.Domain) {
+				x.rec.Cookie = CookieOwn
+			}
+		}
+		if set != "" {
+			w.Header().Add("Set-Cookie", set)
+		}
+		if newBan {
+			s.truth.recordBan(Ban{IP: x.rec.IP, Host: x.h.name, At: start, Until: until, Reason: BanCookie})
+		}
+		if banned && !v.banned {
+			v.banned, v.until, x.rec.Banned = true, until, true
+		}
+		if !v.banned && !v.limited {
+			throttled = s.load.throttled(x.h, start)
+			x.rec.Throttled = throttled
+			if d := s.load.latency(x.h, start); d > 0 && !sleepCtx(r.Context(), d) {
+				x.finish(0)
+				return // the client gave up first
+			}
+		}
+	}
 	switch {
 	case v.banned:
 		s.serveBan(w, x, v.until)
 	case v.limited:
 		serveLimited(w, x, v.retryAfter)
+	case throttled:
+		serveThrottled(w, x)
 	default:
 		x.rec.Fault = s.web.faultOf(p)
 		s.servePage(w, r, p, x)

@@ -55,6 +55,13 @@ type Request struct {
 	Violation bool `json:"violation"`
 	// Limited tells that a request or search quota answered it with 429.
 	Limited bool `json:"limited"`
+	// Throttled tells that a throttling host answered it 429 without Retry-After
+	// (LoadConfig.ThrottleShare).
+	Throttled bool `json:"throttled,omitempty"`
+	// Cookie is which session cookie of the cookie rule the request carried:
+	// CookieOwn (the one given to its address for the site), CookieOther (one given
+	// to another address: a session carried between addresses) or "" (none).
+	Cookie string `json:"cookie,omitempty"`
 }
 
 // Ban is one ban of a client IP from a host.

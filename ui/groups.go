@@ -339,6 +339,9 @@ func (p *groupsPane) View() string {
 			if isPausedHost(p.pausedHosts, h.Host) {
 				text += "  paused"
 			}
+			if g := gapCell(h.Gap, h.GapWhy); g != "-" {
+				text += "  gap " + g // issue 17: the host's politeness gap and why
+			}
 			b.WriteString(p.childRow(text, childIndent, sel))
 		case rowParent:
 			pr := g.Parents[r.index]

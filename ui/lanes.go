@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -208,6 +209,11 @@ func (p *lanesPane) columns() []column {
 		column{title: "H/P", width: 5, right: true},
 		column{title: "STATUS", width: 8},
 		column{title: "NEXT", width: 5, right: true},
+	)
+	if p.gapWide() {
+		cols = append(cols, column{title: "GAP", width: 12})
+	}
+	cols = append(cols,
 		column{title: "DONE", width: 6, right: true},
 		column{title: "Q", width: 4, right: true},
 	)
@@ -251,6 +257,11 @@ func (p *lanesPane) View() string {
 			strconv.Itoa(len(l.Hosts))+"/"+strconv.Itoa(l.Parents),
 			string(l.Status),
 			countdown(l.NextFetch, now),
+		)
+		if p.gapWide() {
+			cells = append(cells, gapCell(l.Gap, l.GapWhy))
+		}
+		cells = append(cells,
 			thousands(l.Done),
 			strconv.Itoa(l.Queued),
 		)
@@ -264,6 +275,33 @@ func (p *lanesPane) View() string {
 	}
 	return b.String()
 }
+
+// gapCell is a host's politeness gap and the term that sets it (issue 17): "1.2s
+// latency", "30s backoff", "12m backoff", "-" when no gap holds. At most 12 wide.
+func gapCell(d time.Duration, why string) string {
+	if d <= 0 || why == "" {
+		return "-"
+	}
+	var s string
+	switch {
+	case d < 10*time.Second:
+		s = strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
+	case d < 100*time.Second:
+		s = strconv.Itoa(int(d.Seconds())) + "s"
+	case d < 100*time.Minute:
+		s = strconv.Itoa(int(d.Minutes())) + "m"
+	default:
+		s = strconv.Itoa(int(d.Hours())) + "h"
+	}
+	if why == "crawl-delay" {
+		why = "crawl" // the column is narrow; the help and README spell it out
+	}
+	return s + " " + why
+}
+
+// gapWide says whether the pane is wide enough for the GAP column (the Groups pane
+// shows each host's gap at any width).
+func (p *lanesPane) gapWide() bool { return p.width >= 130 }
 
 // wide says whether the pane is wide enough for the HOSTS column.
 func (p *lanesPane) wide() bool { return p.width >= 110 }

@@ -137,7 +137,7 @@ func New(ctx context.Context, cfg Config, d *Dialer, tr *http.Transport) *Fetche
 	f := &Fetcher{cfg: cfg, dialer: d, c: c, transport: tr, token: robots.ProductToken(cfg.UserAgent)}
 	c.WithTransport(&bodyCapper{rt: rt, limit: int64(cfg.MaxBodyBytes), exchanges: &f.exchanges})
 	c.SetRequestTimeout(cfg.RequestTimeout)
-	c.DisableCookies()
+	c.DisableCookies() // colly's Init makes one jar for every site; SetJar gives the egress's own
 	c.SetRedirectHandler(f.checkRedirect)
 	c.OnResponseHeaders(f.onHeaders)
 	c.OnResponse(f.onResponse)
@@ -181,6 +181,14 @@ func (p *replayPacer) RoundTrip(req *http.Request) (*http.Response, error) {
 func exchangeOf(ctx *colly.Context) *exchange {
 	x, _ := ctx.GetAny(string(resultKey)).(*exchange)
 	return x
+}
+
+// SetJar gives the fetcher its egress's cookie jar (cookies.Jar: one session per
+// site, never shared between egresses); nil turns cookies off. Call it before the
+// first fetch. Pages and robots.txt share the jar, as a browser's tabs would.
+func (f *Fetcher) SetJar(j http.CookieJar) {
+	f.c.SetCookieJar(j)
+	f.robots.Jar = j
 }
 
 // Close drops the egress's idle connections.
@@ -264,7 +272,7 @@ func (f *Fetcher) onHeaders(r *colly.Response) {
 		return
 	}
 	x.res.Status = r.StatusCode
-	x.res.Header = r.Headers.Clone()
+	x.res.Header = RedactHeaders(*r.Headers) // cookies never leave the jar (issue 17)
 	x.res.FinalURL = r.Request.URL.String()
 	mt, _, _ := mime.ParseMediaType(r.Headers.Get("Content-Type"))
 	x.res.ContentType = strings.ToLower(mt)

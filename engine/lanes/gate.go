@@ -13,21 +13,35 @@ import (
 //     adjacent one ended (M1 is judged per address: that is what a server sees) — this
 //     holds even across lanes, e.g. when a task joined its host's lane while another
 //     lane on the same address holds its parent, or right after a lane retired;
-//   - per host, across all addresses, requests start at least Interval(host) apart
-//     (the aggregate per-host cap, raised by robots.txt Crawl-delay).
+//   - per host, across all addresses, the gap as the server sees it: from the end of
+//     one response to the start of the next request to that host, whichever egress
+//     sends it (issue 17). The gap is the largest of the aggregate host cap
+//     (1/host_rate), the robots.txt Crawl-delay, delay_factor × the host's last
+//     response time and the host's overload back-off (politeness.go). While the gap
+//     holds a cap or a back-off, one request at a time goes to the host.
+//
+// Lock order: the Gate never calls out (Interval) while it holds its own lock, so a
+// caller may hold its own lock around Gap.
 type Gate struct {
 	// MinGap is the shortest pause between adjacent requests on one address
 	// (lanes.delay_min).
 	MinGap time.Duration
-	// Interval returns the aggregate gap for a host (1/host_rate, or the robots.txt
-	// Crawl-delay if larger); nil or 0 means no cap.
-	Interval func(host string) time.Duration
+	// Interval returns the aggregate gap for a host and why (ReasonDelay for
+	// 1/host_rate, ReasonCrawlDelay for a larger robots.txt Crawl-delay); nil or 0
+	// means no cap.
+	Interval func(host string) (time.Duration, Reason)
+	// Adapt configures the adaptive terms (delay factor, overload back-off); the zero
+	// value turns them off.
+	Adapt Adaptive
+	// Pacer, when set, adds another pacing policy's gap (benchmarks plug baselines in
+	// here, e.g. a Scrapy-AutoThrottle-like one); nil: none.
+	Pacer Pacer
 	// Now is the clock (tests inject one).
 	Now func() time.Time
 
 	mu    sync.Mutex
 	keys  map[gateKey]*keyState
-	slots map[string]time.Time // host -> earliest start of its next request
+	hosts map[string]*hostState
 	ops   int
 }
 
@@ -43,11 +57,13 @@ type keyState struct {
 	free     chan struct{} // closed when inflight drops to 0
 }
 
-// Ticket is what Acquire hands out; give it back to Release when the request ends.
+// Ticket is what Acquire hands out; give it back to Release (or Finish) when the
+// request ends.
 type Ticket struct {
 	egress int
 	host   string
 	parent uint64
+	start  time.Time
 }
 
 func (g *Gate) now() time.Time {
@@ -57,15 +73,29 @@ func (g *Gate) now() time.Time {
 	return time.Now()
 }
 
-func (g *Gate) state(k gateKey) *keyState {
+func (g *Gate) init() {
 	if g.keys == nil {
 		g.keys = map[gateKey]*keyState{}
-		g.slots = map[string]time.Time{}
+		g.hosts = map[string]*hostState{}
 	}
+}
+
+func (g *Gate) state(k gateKey) *keyState {
+	g.init()
 	s := g.keys[k]
 	if s == nil {
 		s = &keyState{}
 		g.keys[k] = s
+	}
+	return s
+}
+
+func (g *Gate) host(h string) *hostState {
+	g.init()
+	s := g.hosts[h]
+	if s == nil {
+		s = &hostState{}
+		g.hosts[h] = s
 	}
 	return s
 }
@@ -76,6 +106,7 @@ func (g *Gate) Acquire(ctx context.Context, egress int, host string, parent uint
 	hk := gateKey{egress: egress, host: host}
 	pk := gateKey{egress: egress, parent: parent}
 	for {
+		iv, ivWhy := g.interval(host) // outside g.mu: Interval takes the caller's locks
 		g.mu.Lock()
 		now := g.now()
 		hs := g.state(hk)
@@ -83,12 +114,16 @@ func (g *Gate) Acquire(ctx context.Context, egress int, host string, parent uint
 		if parent != 0 {
 			ps = g.state(pk)
 		}
+		agg := g.host(host)
+		agg.interval, agg.intervalWhy = iv, ivWhy
 		var busy chan struct{}
 		switch {
 		case hs.inflight > 0:
 			busy = hs.free
 		case ps != nil && ps.inflight > 0:
 			busy = ps.free
+		case agg.inflight > 0 && agg.serial(now, g.Adapt):
+			busy = agg.free // the server sees one request at a time, then the gap
 		}
 		var wait time.Duration
 		if busy == nil {
@@ -96,19 +131,23 @@ func (g *Gate) Acquire(ctx context.Context, egress int, host string, parent uint
 			if ps != nil {
 				wait = max(wait, ps.lastEnd.Add(g.MinGap).Sub(now))
 			}
-			wait = max(wait, g.slots[host].Sub(now))
+			if !agg.lastEnd.IsZero() {
+				gap, _ := agg.gap(now, g.Adapt)
+				if g.Pacer != nil {
+					gap = max(gap, g.Pacer.Gap(host))
+				}
+				wait = max(wait, agg.lastEnd.Add(gap).Sub(now))
+			}
 		}
 		if busy == nil && wait <= 0 {
 			g.take(hs)
 			if ps != nil {
 				g.take(ps)
 			}
-			if iv := g.interval(host); iv > 0 {
-				g.slots[host] = now.Add(iv)
-			}
+			agg.take()
 			g.sweep(now)
 			g.mu.Unlock()
-			return Ticket{egress: egress, host: host, parent: parent}, nil
+			return Ticket{egress: egress, host: host, parent: parent, start: now}, nil
 		}
 		g.mu.Unlock()
 		if busy != nil {
@@ -136,21 +175,38 @@ func (g *Gate) take(s *keyState) {
 	s.inflight++
 }
 
-func (g *Gate) interval(host string) time.Duration {
+func (g *Gate) interval(host string) (time.Duration, Reason) {
 	if g.Interval == nil {
-		return 0
+		return 0, ""
 	}
 	return g.Interval(host)
 }
 
-// Release ends the request a ticket was given for.
-func (g *Gate) Release(t Ticket) {
+// Release ends the request a ticket was given for, without telling the gate how the
+// server answered (no response: the request was never sent, or it was cancelled).
+func (g *Gate) Release(t Ticket) { g.Finish(t, Response{}) }
+
+// Finish ends the request a ticket was given for and feeds the server's answer to
+// the host's adaptive gap: its response time, and whether it signals overload.
+func (g *Gate) Finish(t Ticket, r Response) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	now := g.now()
 	g.give(gateKey{egress: t.egress, host: t.host}, now)
 	if t.parent != 0 {
 		g.give(gateKey{egress: t.egress, parent: t.parent}, now)
+	}
+	if hs := g.hosts[t.host]; hs != nil {
+		hs.give(now, t.start, r, g.Adapt)
+	}
+	if g.Pacer != nil && (r.Status != 0 || r.Timeout) {
+		lat := r.Latency
+		if lat == 0 {
+			lat = now.Sub(t.start)
+		}
+		if lat > 0 {
+			g.Pacer.Observe(t.host, r, lat)
+		}
 	}
 }
 
@@ -166,6 +222,26 @@ func (g *Gate) give(k gateKey, now time.Time) {
 	}
 }
 
+// Gap is a host's current gap between the end of one response and the start of the
+// next request, and the term that sets it (for the Lanes and Groups panes). A host
+// the gate has not seen yet has the lane delay as its gap.
+func (g *Gate) Gap(host string) (time.Duration, Reason) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	hs := g.hosts[host]
+	if hs == nil {
+		if g.MinGap > 0 {
+			return g.MinGap, ReasonDelay
+		}
+		return 0, ""
+	}
+	gap, why := hs.gap(g.now(), g.Adapt)
+	if g.MinGap > gap {
+		return g.MinGap, ReasonDelay
+	}
+	return gap, why
+}
+
 // sweep drops state that can no longer delay anyone, every few thousand acquires.
 func (g *Gate) sweep(now time.Time) {
 	g.ops++
@@ -177,9 +253,9 @@ func (g *Gate) sweep(now time.Time) {
 			delete(g.keys, k)
 		}
 	}
-	for h, t := range g.slots {
-		if t.Before(now) {
-			delete(g.slots, h)
+	for h, s := range g.hosts {
+		if s.idle(now, g.Adapt) {
+			delete(g.hosts, h)
 		}
 	}
 }

@@ -63,7 +63,7 @@ func TestGateMinGapAndHostInterval(t *testing.T) {
 	g.Release(tk)
 
 	iv := 40 * time.Millisecond
-	h := &Gate{Interval: func(string) time.Duration { return iv }}
+	h := &Gate{Interval: func(string) (time.Duration, Reason) { return iv, ReasonDelay }}
 	start := time.Now()
 	for e := 0; e < 3; e++ { // three egresses: no adjacency between them, only the host cap
 		tk, _ := h.Acquire(ctx, e, "a", 0)

@@ -175,10 +175,12 @@ func buildSnapshot(cfg Config) engine.Snapshot {
 		if st == engine.LaneWaiting || st == engine.LaneGated {
 			l.NextFetch = Epoch.Add(time.Duration(500+(i*731)%5500) * time.Millisecond)
 		}
+		l.Gap, l.GapWhy = fakeGap(i)
 		s.Lanes = append(s.Lanes, l)
 		g := engine.Group{Lane: id, Egress: eg}
 		for j, h := range hosts {
-			g.Hosts = append(g.Hosts, engine.HostRef{Host: h, Tasks: 2 + (i+j)%6})
+			gap, why := fakeGap(i + j)
+			g.Hosts = append(g.Hosts, engine.HostRef{Host: h, Tasks: 2 + (i+j)%6, Gap: gap, GapWhy: why})
 		}
 		for p := range l.Parents {
 			ref := engine.ParentRef{Hash: uint64(0x9e3779b97f4a7c15) * uint64(id*10+p), Tasks: 1 + (p+i)%4}
@@ -505,4 +507,18 @@ func (c *Control) Tick() {
 	c.tickDNS()
 	c.tickEgress()
 	c.tickRevisit()
+}
+
+// fakeGap is a host's politeness gap and its reason, cycling through the four terms
+// (issue 17): mostly the configured delay, sometimes Crawl-delay, latency or back-off.
+func fakeGap(i int) (time.Duration, string) {
+	switch i % 7 {
+	case 3:
+		return 5 * time.Second, "crawl-delay"
+	case 5:
+		return time.Duration(2200+(i*97)%3000) * time.Millisecond, "latency"
+	case 6:
+		return time.Duration(60<<(i%3)) * time.Second, "backoff"
+	}
+	return 2 * time.Second, "delay"
 }

@@ -1,0 +1,145 @@
+package engine
+
+import (
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/crawlconsole/crawlconsole/engine/cluster"
+)
+
+// TestWorkerAnswersControlsFromTheMomentItJoins: the master counts a worker joined
+// when it answers its join, and may send it a control right then (the operator's
+// pause on the Nodes pane, a release when another worker joins). The worker answers
+// it, once its engine runs, instead of the request failing with "no responders"
+// because its control subscription came only after the join (the cause of the
+// intermittent failures of TestGlobalPauseAndResumeReachWorkersAtOnce and
+// TestWorkerKeepsItsOwnEgressesBesideGrantedOnes under load).
+func TestWorkerAnswersControlsFromTheMomentItJoins(t *testing.T) {
+	m, conn := startIdleCluster(t, 200*time.Millisecond)
+	defer m.Close()
+	// An operator who pauses the worker the moment the master hears its join: a
+	// second subscriber of the join subject sees the request as the master does.
+	op := conn("operator")
+	answered := make(chan error, 1)
+	sub, err := op.NC.Subscribe(DefaultClusterPrefix+".join", func(*nats.Msg) {
+		go func() {
+			data, err := cluster.Encode(&wireControl{Op: "pause"})
+			if err == nil {
+				var msg *nats.Msg
+				if msg, err = op.NC.Request(DefaultClusterPrefix+".ctl.w1", data, 10*time.Second); err == nil {
+					var r wireControlReply
+					if err = cluster.Decode(msg.Data, &r, 0); err == nil && r.Error != "" {
+						err = errors.New(r.Error)
+					}
+				}
+			}
+			answered <- err
+		}()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	if err := op.NC.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	w, err := StartWorker(WorkerOptions{Conn: conn("w1"), Node: "w1", Egress: []string{"bind:127.0.0.60"},
+		AllowPrivate: []string{"127.0.0.0/8"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	select {
+	case err := <-answered:
+		if err != nil {
+			t.Fatalf("a pause sent to the worker as it joined: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the pause sent to the worker as it joined got no answer")
+	}
+	if st := w.Engine().Snapshot().State; st != StatePaused {
+		t.Errorf("worker state %v after the pause it answered; want paused", st)
+	}
+}
+
+// startIdleCluster starts an embedded NATS server and a master with one seed that
+// resolves nowhere and heartbeat period hb; conn connects a client to the server.
+func startIdleCluster(t *testing.T, hb time.Duration) (*Engine, func(name string) *cluster.Conn) {
+	t.Helper()
+	dir := t.TempDir()
+	srv, err := cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: "tok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	conn := func(name string) *cluster.Conn {
+		c, err := cluster.Connect(srv.ClientURL(), cluster.ClientOptions{Name: name, Token: "tok"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(c.Close)
+		return c
+	}
+	o := DefaultOptions()
+	o.DB = filepath.Join(dir, "crawl.db")
+	o.Seeds = []string{"http://example.test/"}
+	o.DNSServers = []string{"127.0.0.1:1"}
+	m, err := NewMaster(o, MasterOptions{Conn: conn("master"), HeartbeatEvery: hb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return m, conn
+}
+
+// TestStaleHeartbeatReplyDoesNotUndoACrawlPause: p on the master pauses a worker; a
+// heartbeat reply the master sent just before (crawl running) and the worker reads
+// just after leaves it paused, where it used to resume it until its next heartbeat.
+// The numbers also keep a pause and a resume that overtake each other in order, and
+// a join's state is taken whatever its number (a restarted master).
+func TestStaleHeartbeatReplyDoesNotUndoACrawlPause(t *testing.T) {
+	// No heartbeat during the test: the replies are played by hand, in a set order.
+	m, conn := startIdleCluster(t, time.Minute)
+	defer m.Close()
+	w, err := StartWorker(WorkerOptions{Conn: conn("w1"), Node: "w1", Egress: []string{"bind:127.0.0.61"},
+		AllowPrivate: []string{"127.0.0.0/8"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	paused := func() bool { return w.Engine().Snapshot().State == StatePaused }
+	m.mu.Lock()
+	before := m.cluster.pauseSeq // what a heartbeat reply sent now carries: running
+	m.mu.Unlock()
+	m.Pause()
+	deadline := time.Now().Add(10 * time.Second)
+	for !paused() {
+		if time.Now().After(deadline) {
+			t.Fatal("worker not paused 10 s after p on the master")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, step := range []struct {
+		what         string
+		seq          uint64
+		paused, join bool
+		want         bool
+	}{
+		{"the heartbeat reply from before the pause", before, false, false, true},
+		{"an unnumbered state (a master of an older version)", 0, false, false, false},
+		{"the pause again, numbered", before + 1, true, false, true},
+		{"a resume numbered before that pause", before, false, false, true},
+		{"a join to a restarted master counting from lower", 1, false, true, false},
+	} {
+		w.setCrawlPaused(step.seq, step.paused, step.join)
+		if got := paused(); got != step.want {
+			t.Errorf("after %s: paused %v, want %v", step.what, got, step.want)
+		}
+	}
+}
