@@ -230,6 +230,7 @@ func runThroughput(args []string) (map[string]any, error) {
 
 // throughputTraps is -traps: the trap guards run on every link found (issue 18).
 var throughputTraps = true
+
 // throughputAdaptive keeps the adaptive politeness terms on (-adaptive): what the
 // default costs on healthy loopback hosts.
 var throughputAdaptive bool
