@@ -44,6 +44,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/metrics"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
@@ -88,6 +89,7 @@ func runThroughput(args []string) (map[string]any, error) {
 	ceilingD := fs.Duration("ceiling-d", 3*time.Second, "duration of the sandbox ceiling measurement")
 	timeout := fs.Duration("timeout", 3*time.Minute, "give up on a crawl after this long")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed crawls to this file")
+	fs.BoolVar(&throughputTraps, "traps", true, "crawlconsole's crawler-trap guards on (false: their cost measured by difference)")
 	fs.BoolVar(&throughputAdaptive, "adaptive", false, "keep crawlconsole's adaptive politeness (delay_factor × latency, back-off) on; off by default like every other delay")
 	scrape := fs.Duration("scrape", 0, "serve crawlconsole's /metrics and scrape it every `D` during its runs (0: off)")
 	if err := fs.Parse(args); err != nil {
@@ -226,6 +228,9 @@ func runThroughput(args []string) (map[string]any, error) {
 	}, nil
 }
 
+// throughputTraps is -traps: the trap guards run on every link found (issue 18).
+var throughputTraps = true
+
 // throughputAdaptive keeps the adaptive politeness terms on (-adaptive): what the
 // default costs on healthy loopback hosts.
 var throughputAdaptive bool
@@ -251,6 +256,9 @@ func throughputCrawlconsole(sb *sandbox.Sandbox, seeds []string, par int, robots
 		o.Politeness = engine.FixedPoliteness() // issue 17's adaptive gap is a politeness delay too
 	}
 	o.Robots = robots
+	if !throughputTraps {
+		o.Traps = frontier.TrapOptions{}
+	}
 	e, err := engine.New(o)
 	if err != nil {
 		return 0, "", err

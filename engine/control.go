@@ -42,4 +42,9 @@ type Control interface {
 	// RevisitNow puts a stored page back in the crawl queue at once, whatever its
 	// next due time (M2, `:revisit now URL`).
 	RevisitNow(url string) error
+
+	// Steer makes one live steering change (issue 18: seeds, sites, keywords,
+	// budgets; see ParseSteer), keeps it in the store so it survives a restart, and
+	// says what happened.
+	Steer(s Steer) (string, error)
 }

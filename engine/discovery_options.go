@@ -70,7 +70,7 @@ func (e *Engine) probes(host string) bool {
 	case ProbeOff:
 		return false
 	}
-	s := e.sites.siteOf(host)
+	s := e.sites.Load().siteOf(host)
 	return s != nil && s.Kind == SiteNews
 }
 

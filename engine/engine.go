@@ -36,6 +36,7 @@ import (
 	"math/rand/v2"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -99,8 +100,13 @@ type Engine struct {
 	maybeNew    map[string]struct{} // Bloom "maybe" links the store did not have when asked, until it reports them
 	inHand      int                 // tasks taken by lanes whose processing has not ended
 	rv          *revisitRuntime
-	sites       *siteBook     // declared news and social sites (M3)
-	round       *roundRuntime // the current crawl round over the sites (M3)
+	sites       atomic.Pointer[siteBook] // declared news and social sites (M3); swapped whole by live steering
+	round       *roundRuntime            // the current crawl round over the sites (M3)
+	budget      *budgetLedger            // page budgets per host and site (budget.go)
+	traps       *frontier.TrapGuard      // crawler-trap guards on found links; nil when all are off
+	guard       *fetch.Guard             // the SSRF policy, for seeds added while the crawl runs
+	steer       steerRuntime             // live steering: the changes made, their persistence (steer.go)
+	siteTally   siteTally                // per-site figures for the Sites pane (sitesview.go)
 	done        chan struct{}
 	failed      chan struct{} // closed when a store failure stopped the crawl (storefail.go)
 	failure     error         // that failure, a *StoreError (guarded by mu)
@@ -217,9 +223,14 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 		return fail(err)
 	}
 	e.front = localFront{e}
-	e.sites = newSiteBook(&e.opts)
-	e.sites.declare(&e.rv.classes) // M3: social sites' domains are class soc
+	e.sites.Store(newSiteBook(&e.opts))
+	e.sites.Load().declare(&e.rv.classes) // M3: social sites' domains are class soc
 	e.round = newRoundRuntime(st)
+	e.budget = newBudgetLedger(opts.Budgets, opts.Rounds.Every)
+	if opts.Traps != (frontier.TrapOptions{}) {
+		e.traps = frontier.NewTrapGuard(opts.Traps, opts.Now)
+	}
+	e.guard = guard
 	if st != nil && opts.Discovery.Enabled {
 		e.disc = newDiscovery(opts.Discovery)
 	}
@@ -273,11 +284,13 @@ func (e *Engine) Start() error {
 		if err := e.resume(); err != nil {
 			return err
 		}
+		e.replaySteering() // sites, keywords, budgets and seeds changed in earlier runs
+		e.restoreSiteCounts()
 		seeds := e.opts.Seeds
 		if e.disc != nil {
 			seeds = append(seeds[:len(seeds):len(seeds)], e.disc.seeds(e.opts.Discovery)...)
 		}
-		if err := e.queueSeeds(seeds, e.sites.sources()); err != nil {
+		if err := e.queueSeeds(seeds, e.sites.Load().sources()); err != nil {
 			return err
 		}
 	}
@@ -296,10 +309,8 @@ func (e *Engine) Start() error {
 		e.wg.Add(1)
 		go e.runRevisit()
 	}
-	if len(e.opts.Sites) > 0 && e.st != nil {
-		e.round.n, e.round.started = 1, e.now() // the first round's sources went with the seeds
-		e.wg.Add(1)
-		go e.runRounds()
+	if len(e.sites.Load().sites) > 0 && e.st != nil {
+		e.startRounds()
 	}
 	e.wg.Add(1)
 	go e.maintainDeferred()

@@ -101,6 +101,7 @@ func (e *Engine) Snapshot() Snapshot {
 	}
 	if e.st != nil { // a worker has no revisit state: the master schedules revisits
 		s.Revisit = e.revisitView(now)
+		s.Sites = e.sitesView(now, s.Discovery)
 	}
 	if e.pool != nil {
 		v := e.pool.View()

@@ -86,6 +86,11 @@ type Options struct {
 	// Balance configures seed 003's balancing of sites and keyword shards over the
 	// workers of a distributed crawl (M3/M4; a master only).
 	Balance BalanceOptions `yaml:"balance"`
+	// Budgets caps the pages each host and site is given, per round and in total
+	// (issue 18); what a budget holds back is deferred and counted, never dropped.
+	Budgets BudgetOptions `yaml:"budgets"`
+	// Traps configures the crawler-trap guards on found links (frontier.TrapGuard).
+	Traps frontier.TrapOptions `yaml:"traps"`
 
 	// Now is the engine's clock (from code, not config): every timestamp the engine
 	// takes, and the clock it hands the egress rotation, the politeness gate and the
@@ -159,6 +164,7 @@ func DefaultOptions() Options {
 		QueueMemory: 200_000,
 		Revisit:     defaultRevisitOptions(),
 		Rounds:      RoundOptions{Every: DefaultRoundEvery},
+		Traps:       frontier.DefaultTrapOptions(),
 		Discovery:   defaultDiscoveryOptions(),
 		Now:         time.Now,
 	}
@@ -230,6 +236,12 @@ func (o *Options) Validate() error {
 	}
 	if err := o.Etiquette.validate(); err != nil {
 		return err
+	}
+	if err := o.Budgets.validate(); err != nil {
+		return err
+	}
+	if o.Traps.MaxSegmentRepeats < 0 || o.Traps.MaxQueryBytes < 0 || o.Traps.CalendarYears < 0 {
+		return fmt.Errorf("traps: max_segment_repeats, max_query_bytes and calendar_years must be >= 0 (0 = guard off), got %+v", o.Traps)
 	}
 	if err := o.Discovery.validate(); err != nil {
 		return err

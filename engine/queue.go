@@ -127,10 +127,11 @@ func urlErrKind(err error) string {
 func (e *Engine) linkRecord(n string, parent uint64, depth int) store.URL {
 	host := hostOf(n)
 	site := frontier.Site(host)
-	if s := e.sites.siteOf(host); s != nil {
+	s := e.sites.Load().siteOf(host)
+	if s != nil {
 		site = s.Name // M3: results and costs are counted per declared site
 	}
-	return store.URL{URL: n, Host: host, ParentHash: parent, Depth: depth, Class: e.classOf(host), Site: site}
+	return store.URL{URL: n, Host: host, ParentHash: parent, Depth: depth, Class: e.classIn(s, host), Site: site}
 }
 
 func hostOf(normalized string) string {
@@ -193,6 +194,9 @@ func (e *Engine) confirm(t frontier.Task) {
 // place puts a task on a lane by the M1 rule (or leaves it pending) and starts the
 // lane's goroutine if a new one opened. Caller holds e.mu.
 func (e *Engine) place(t frontier.Task) {
+	if !e.admitTask(t) { // a page budget holds it back until the next round (budget.go)
+		return
+	}
 	if e.cluster != nil { // M4: the host's worker fetches it
 		e.boardAdd(t)
 		return
@@ -276,6 +280,10 @@ func (e *Engine) extract(t frontier.Task, res *fetch.Result, known *[]string) []
 		links = append(links, res.Canonical)
 	}
 	seen := make(map[string]bool, len(links))
+	var pageURL *url.URL // for the query-growth trap guard
+	if e.traps != nil {
+		pageURL, _ = url.Parse(page)
+	}
 	var cands []string
 	for _, raw := range links {
 		n, err := base.Resolve(raw)
@@ -295,6 +303,10 @@ func (e *Engine) extract(t frontier.Task, res *fetch.Result, known *[]string) []
 		}
 		if ok, reason := e.scope.Allows(u, t.Depth+1); !ok {
 			e.c.skipOutOfScope(reason)
+			continue
+		}
+		if kind := e.traps.Check(u, pageURL); kind != "" {
+			e.trapped(t, n, kind)
 			continue
 		}
 		cands = append(cands, n)

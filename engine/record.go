@@ -174,7 +174,7 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	if doc == nil { // a feed is no result of its own; the articles it announces are
 		e.collect(t, res, e.now())
 	}
-	if e.sites.isSource[t.URL] && len(known) > 0 {
+	if e.sites.Load().isSource[t.URL] && len(known) > 0 {
 		e.refetchResults(known, e.now()) // M3: entry/search results already in the URL index
 	}
 	page := store.Page{
@@ -223,7 +223,12 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	if prev != nil {
 		save = e.st.ReplacePage
 	} else { // a refetch replaces the page: it was counted when first stored
-		page.Committed = e.onCommit(e.c.pageCommitted) // counted once committed: a full disk never inflates it
+		counted := e.onCommit(e.c.pageCommitted) // counted once committed: a full disk never inflates it
+		body, stored := res.Body, page.FetchedAt
+		page.Committed = func() { counted(); e.noteStored(t, body, stored) }
+	}
+	if prev != nil && e.sites.Load().isSource[t.URL] {
+		e.siteTally.sourceFetched(t.Site, page.FetchedAt) // the Sites pane's last round
 	}
 	if len(links) == 0 {
 		save(page, nil, nil)

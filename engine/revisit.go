@@ -285,6 +285,18 @@ func (rv *revisitRuntime) restore(st *store.Store) error {
 // classOf tags a host with its page class (M2/M3): declared social sites are soc,
 // the rest go by public suffix.
 func (e *Engine) classOf(host string) string {
+	return e.classIn(e.sites.Load().siteOf(host), host)
+}
+
+// classIn is classOf for a host already looked up in the site book (s may be nil):
+// a site's declared class (sites added while the crawl runs included), else the
+// classifier's.
+func (e *Engine) classIn(s *SiteOptions, host string) string {
+	if s != nil {
+		if c := s.class(); c != "" {
+			return c
+		}
+	}
 	return e.rv.classes.Class(&url.URL{Host: host})
 }
 

@@ -192,7 +192,12 @@ func (e *Engine) boardAdd(t frontier.Task) {
 		e.cluster.add(t)
 		return
 	}
-	if p := e.board.Add(t); p.Opened {
+	add := e.board.Add
+	if e.steer.urgent[t.URL] { // steering: the operator's new source is the lane's next fetch
+		delete(e.steer.urgent, t.URL)
+		add = e.board.AddFirst
+	}
+	if p := add(t); p.Opened {
 		e.startLane(p.Lane)
 	}
 }

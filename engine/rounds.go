@@ -32,6 +32,7 @@ const (
 type roundRuntime struct {
 	mu      sync.Mutex
 	n       int       // rounds started
+	running bool      // the round loop runs (startRounds)
 	started time.Time // start of the current round
 	results []store.Result
 	costs   *revisit.CostTable
@@ -61,7 +62,7 @@ func (e *Engine) siteTask(t frontier.Task) *SiteOptions {
 	if t.Site == "" {
 		return nil
 	}
-	return e.sites.byName[t.Site]
+	return e.sites.Load().byName[t.Site]
 }
 
 // countCost adds a fetch of a site's task to the round's cost table (M3: site or
@@ -96,7 +97,7 @@ func (e *Engine) collect(t frontier.Task, res *fetch.Result, at time.Time) {
 		if !ok {
 			return
 		}
-		for _, kw := range e.sites.matches(s.Name, text) {
+		for _, kw := range e.sites.Load().matches(s.Name, text) {
 			r.Keyword, r.Kind = kw, ResultNews
 			out = append(out, r)
 		}
@@ -176,6 +177,23 @@ func (e *Engine) endRound(end time.Time) []ResultGroup {
 // site+keyword (M3).
 func (e *Engine) CostTable() []revisit.CostRow { return e.round.costs.Rows() }
 
+// startRounds starts the round loop once: at Start when sites are declared, or when
+// the first site is added while the crawl runs (steer.go). The first round's sources
+// are queued by the caller.
+func (e *Engine) startRounds() {
+	e.round.mu.Lock()
+	started := e.round.running
+	e.round.running = true
+	if !started {
+		e.round.n, e.round.started = 1, e.now()
+	}
+	e.round.mu.Unlock()
+	if !started {
+		e.wg.Add(1)
+		go e.runRounds()
+	}
+}
+
 // runRounds starts a round every rounds.every until the engine stops (the first
 // round started with the crawl): the round that ran is closed, then the next one
 // queues the sites' entry and search URLs again.
@@ -195,8 +213,11 @@ func (e *Engine) startRound(now time.Time) {
 	e.round.n++
 	e.round.started = now
 	round := e.round.n
-	items := revisit.Interleave(e.sites.sources(), e.round.rng)
+	items := revisit.Interleave(e.sites.Load().sources(), e.round.rng)
 	e.round.mu.Unlock()
+	e.mu.Lock()
+	e.budget.newRound(now) // round budgets start afresh
+	e.mu.Unlock()
 	urls := make([]string, len(items))
 	for i, it := range items {
 		urls[i] = it.URL

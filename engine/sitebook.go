@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
@@ -9,8 +10,13 @@ import (
 
 // siteBook is the engine's view of the declared sites (M3): which site a host
 // belongs to, what a site's keywords are, and the URLs each round starts from.
+//
+// A book is never changed once built: live steering (steer.go) builds a new one and
+// swaps it in (Engine.sites), so the lanes read it without a lock.
 type siteBook struct {
 	sites    []SiteOptions
+	shared   []string            // the top-level keywords
+	dropped  map[string][]string // site name -> shared keywords taken off it (:keyword rm)
 	keywords map[string][]string // site name -> resolved keywords
 	byName   map[string]*SiteOptions
 	byDomain map[string]*SiteOptions // registered domain -> site
@@ -18,13 +24,16 @@ type siteBook struct {
 }
 
 // newSiteBook indexes validated site options.
-func newSiteBook(o *Options) *siteBook {
-	b := &siteBook{sites: o.Sites, keywords: map[string][]string{}, byName: map[string]*SiteOptions{},
-		byDomain: map[string]*SiteOptions{}, isSource: map[string]bool{}}
+func newSiteBook(o *Options) *siteBook { return buildSiteBook(o.Sites, o.Keywords, nil) }
+
+// buildSiteBook indexes sites with the shared keywords, less those dropped per site.
+func buildSiteBook(sites []SiteOptions, shared []string, dropped map[string][]string) *siteBook {
+	b := &siteBook{sites: sites, shared: shared, dropped: dropped, keywords: map[string][]string{},
+		byName: map[string]*SiteOptions{}, byDomain: map[string]*SiteOptions{}, isSource: map[string]bool{}}
 	for i := range b.sites {
 		s := &b.sites[i]
 		b.byName[s.Name] = s
-		b.keywords[s.Name] = s.keywords(o.Keywords)
+		b.keywords[s.Name] = slices.DeleteFunc(s.keywords(shared), func(k string) bool { return slices.Contains(dropped[s.Name], k) })
 		if d := s.domain(); d != "" {
 			if _, taken := b.byDomain[d]; !taken {
 				b.byDomain[d] = s
@@ -74,7 +83,12 @@ func (b *siteBook) siteOf(host string) *SiteOptions {
 // social site's search for each of its keywords and each result page 1..pages, with
 // the site and keyword they are collected for. Unusable URLs are left out (Validate
 // has named them already).
-func (b *siteBook) sources() []revisit.Item {
+func (b *siteBook) sources() []revisit.Item { return b.sourcesOf("", "") }
+
+// sourcesOf is sources limited to one site (name "" for all) and, for a social
+// site, one keyword (kw "" for all): what a site or keyword added while the crawl
+// runs queues at once.
+func (b *siteBook) sourcesOf(name, kw string) []revisit.Item {
 	var out []revisit.Item
 	add := func(raw string, s *SiteOptions, kw string) {
 		n, err := frontier.Normalize(raw)
@@ -85,13 +99,19 @@ func (b *siteBook) sources() []revisit.Item {
 	}
 	for i := range b.sites {
 		s := &b.sites[i]
+		if name != "" && s.Name != name {
+			continue
+		}
 		switch s.Kind {
 		case SiteNews:
 			add(s.Entry, s, "")
 		case SiteSocial:
-			for _, kw := range b.keywords[s.Name] {
+			for _, k := range b.keywords[s.Name] {
+				if kw != "" && k != kw {
+					continue
+				}
 				for p := 1; p <= s.searchPages(); p++ {
-					add(searchURL(s.Search, kw, p), s, kw)
+					add(searchURL(s.Search, k, p), s, k)
 				}
 			}
 		}
@@ -113,4 +133,16 @@ func (b *siteBook) matches(site, text string) []string {
 		}
 	}
 	return out
+}
+
+// class is the page class a site gives its pages when it declares one (M2/M3): its
+// class override, or soc for a social site; "" leaves it to the public suffix.
+func (s *SiteOptions) class() string {
+	if s.Class != "" {
+		return s.Class
+	}
+	if s.Kind == SiteSocial {
+		return revisit.ClassSocial
+	}
+	return ""
 }

@@ -54,6 +54,9 @@ type SiteOptions struct {
 	// Class overrides the page class of the site's pages (soc, web_com, web_net,
 	// web_edu, web_gov); default: soc for social sites, by public suffix for news.
 	Class string `yaml:"class"`
+	// Budget is the site's page budget per round (0: budgets.site_round); the
+	// console's :budget changes it while the crawl runs.
+	Budget int `yaml:"budget"`
 }
 
 // RoundOptions configures crawl rounds (M3, seed 003): each round queues the sites'
@@ -151,6 +154,9 @@ func (o *Options) validateSites() error {
 		names[s.Name] = i
 		if s.Class != "" && !slices.Contains(revisit.Classes, s.Class) {
 			return bad("unknown class %q (classes: %s)", s.Class, strings.Join(revisit.Classes, ", "))
+		}
+		if s.Budget < 0 {
+			return bad("budget must be >= 0 pages per round (0 = budgets.site_round), got %d", s.Budget)
 		}
 		if s.Pages < 0 {
 			return bad("pages must be >= 1 (default %d), got %d", DefaultSearchPages, s.Pages)

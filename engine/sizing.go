@@ -67,17 +67,18 @@ const (
 // sizing computes the estimate from the site config, the round state and the egress
 // view v (nil: no rotation); nil when there are neither declared sites nor rotation.
 func (e *Engine) sizing(v *EgressView) *Sizing {
-	if len(e.opts.Sites) == 0 && v == nil {
+	book := e.sites.Load() // the sites as steered (live steering adds and removes some)
+	if len(book.sites) == 0 && v == nil {
 		return nil
 	}
-	s := &Sizing{Sites: len(e.opts.Sites), PagesPerIP: e.opts.Rounds.PagesPerIP}
-	for i := range e.opts.Sites {
-		site := &e.opts.Sites[i]
+	s := &Sizing{Sites: len(book.sites), PagesPerIP: e.opts.Rounds.PagesPerIP}
+	for i := range book.sites {
+		site := &book.sites[i]
 		if site.Kind != SiteSocial {
 			continue
 		}
 		s.SocialSites++
-		s.Keywords += len(e.sites.keywords[site.Name])
+		s.Keywords += len(book.keywords[site.Name])
 		s.PagesPerKeyword = max(s.PagesPerKeyword, site.searchPages())
 	}
 	if s.Sites > 0 {

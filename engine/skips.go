@@ -22,6 +22,11 @@ var skipKinds = [...]string{
 	skipScopePrefix + frontier.ReasonTooDeep,
 	skipScopePrefix + frontier.ReasonExcluded,
 	skipScopePrefix + frontier.ReasonNotIncluded,
+	SkipBudgetHost,           // a page budget of its host held it back (deferred, not lost; budget.go)
+	SkipBudgetSite,           // a page budget of its site held it back
+	frontier.TrapPathRepeat,  // trap guards (links, per page linking there): a path segment repeated
+	frontier.TrapQueryGrowth, // a query string growing on its own page, or too long
+	frontier.TrapCalendar,    // a calendar series running off
 }
 
 // skipScopePrefix names the out-of-scope skips after frontier.Scope's reasons. They

@@ -44,6 +44,8 @@ func TestGolden(t *testing.T) {
 		// URLs skipped by choice are counted apart from errors in the header (issue 14).
 		{name: "lanes_skipped", wait: "skipped 1,573", cfg: fake.Config{Skips: true}, sizes: [][2]int{{120, 40}}},
 		{name: "lanes_nodes", wait: "blog-11.sandbox.test", cfg: fake.Config{Workers: 4}, sizes: [][2]int{{120, 40}}},
+		// Declared sites (issue 18): the Sites pane.
+		{name: "sites", keys: []string{"7"}, wait: "tattle", cfg: fake.Config{Sites: true}},
 	}
 	sizes := [][2]int{{80, 24}, {120, 40}}
 	for _, sz := range sizes {

@@ -75,7 +75,7 @@ func (f fixedSnapshot) Snapshot() engine.Snapshot { return f.s }
 // the fake leaves empty filled in, and times as the engine makes them (local zone,
 // monotonic clock reading).
 func richSnapshot() engine.Snapshot {
-	c := fake.New(fake.Config{Workers: 4})
+	c := fake.New(fake.Config{Workers: 4, Sites: true})
 	_ = c.PauseLane(2, true)
 	_ = c.PauseHost("news-00.sandbox.test", true)
 	s := c.Snapshot()
@@ -97,6 +97,8 @@ func richSnapshot() engine.Snapshot {
 		Sitemaps: []string{"http://www.harbor-times.com/sitemap.xml"}, Found: 120, DatesTrusted: true, Hints: 4, Ignored: 1,
 		Why: "dates are the serving time in 2 of its last 2 sitemaps/feeds", Warnings: map[string]int{"bad_date": 2}}}
 	s.Groups[0].Parents[0].Hash = math.MaxUint64
+	s.Sites.Sites[0].Feeds, s.Sites.Sites[0].Sitemaps = []string{"http://x.example/feed"}, []string{"http://x.example/sitemap.xml"}
+	s.Sites.Sites[0].DatesTrusted, s.Sites.Sites[0].Held = "no", 3
 	return s
 }
 

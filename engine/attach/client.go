@@ -276,3 +276,11 @@ func (c *Client) FlushDNS(domain string) (int, error) {
 func (c *Client) RevisitNow(url string) error {
 	return c.call("revisit_now", controlArgs{URL: &url}, nil)
 }
+
+// Steer makes a live steering change on the master (issue 18); it returns what
+// happened. `crawlconsole ctl --attach URL ...` is this call from a shell.
+func (c *Client) Steer(s engine.Steer) (string, error) {
+	var text string
+	err := c.call("steer", controlArgs{Steer: &s}, &text)
+	return text, err
+}

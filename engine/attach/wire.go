@@ -114,6 +114,7 @@ type controlArgs struct {
 	Spec     *string               `json:"spec,omitempty"`
 	Domain   *string               `json:"domain,omitempty"`
 	URL      *string               `json:"url,omitempty"`
+	Steer    *engine.Steer         `json:"steer,omitempty"`
 }
 
 // op is one Control method as a control request: the arguments it takes and the
@@ -163,6 +164,9 @@ var ops = map[string]op{
 	}},
 	"revisit_now": {args: []string{"url"}, run: func(c engine.Control, a *controlArgs) (any, error) {
 		return nil, c.RevisitNow(*a.URL)
+	}},
+	"steer": {args: []string{"steer"}, run: func(c engine.Control, a *controlArgs) (any, error) {
+		return c.Steer(*a.Steer)
 	}},
 }
 

@@ -122,6 +122,21 @@ func (b *Board) Add(t frontier.Task) Placement {
 	return Placement{Pending: true}
 }
 
+// AddFirst is Add for a task the operator asked for now (a keyword or site added
+// while the crawl runs, issue 18): when it joins a lane it goes to the head of the
+// lane's queue, so it is that lane's next fetch, after the pause in progress. M1 is
+// unchanged: the lane, its egress and its pause are the same as with Add.
+func (b *Board) AddFirst(t frontier.Task) Placement {
+	if l := b.choose(t); l != nil {
+		l.queue = append(l.queue, frontier.Task{})
+		copy(l.queue[1:], l.queue)
+		l.queue[0] = t
+		b.hold(l, t)
+		return Placement{Lane: l}
+	}
+	return b.Add(t)
+}
+
 // choose returns the lane an adjacent task must join, or nil when the task should
 // open a new lane (not adjacent anywhere, or adjacent only to busy lanes while
 // another egress is free of adjacency and a lane slot is open).

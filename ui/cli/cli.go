@@ -32,6 +32,7 @@ Usage:
   crawlconsole master  [URL...]  run a distributed crawl's master (frontier, store, console)
   crawlconsole worker  --join URL --name NAME   fetch for a master
   crawlconsole console --attach URL   attach the console to a running master
+  crawlconsole ctl --attach URL COMMAND...   steer a running crawl or master from a shell
 
 Run "crawlconsole COMMAND --help" for a command's flags.
 `
@@ -69,8 +70,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return runWorker(ctx, args[1:], stdout, stderr)
 	case "console":
 		return runConsole(ctx, args[1:], stdout, stderr)
+	case "ctl":
+		return runCtl(args[1:], stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "crawlconsole: unknown command %q (want demo, crawl, sandbox, stats, export, show, serve, master, worker or console)\n", args[0])
+		fmt.Fprintf(stderr, "crawlconsole: unknown command %q (want demo, crawl, sandbox, stats, export, show, serve, master, worker, console or ctl)\n", args[0])
 		return ExitUsage
 	}
 }

@@ -121,6 +121,7 @@ func (c *crawlFlags) parse(args []string) (pos []string, code int, done bool) {
 
 func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newCrawlFlags("crawl", "crawlconsole crawl [URL...] [flags]", stderr)
+	operator := c.fs.String("operator", "", "serve live steering (crawlconsole ctl) and console --attach on loopback `ADDR`, e.g. 127.0.0.1:4223")
 	pos, code, done := c.parse(args)
 	if done {
 		return code
@@ -134,6 +135,15 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		fmt.Fprintf(stderr, "crawlconsole crawl: %v\n", err)
 		return ExitUsage
+	}
+	if *operator != "" {
+		stop, err := operatorPort(*operator, opts.DB, eng, stderr, "crawl")
+		if err != nil {
+			fmt.Fprintf(stderr, "crawlconsole crawl: %v\n", err)
+			eng.Close()
+			return ExitUsage
+		}
+		defer stop()
 	}
 	return run(ctx, eng, runConfig{headless: c.headless, duration: c.duration, untilIdle: c.untilIdle,
 		statsJSON: c.statsJSON, theme: c.theme, mouse: c.mouse, title: "crawl", metrics: c.metrics}, stdout, stderr)

@@ -36,6 +36,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	hosts := fs.Int("hosts", 60, "sandbox virtual hosts `N`")
 	scale := fs.Float64("scale", 20, "sandbox time scale `F`: web time runs F times faster")
 	lanesN := fs.Int("lanes", 24, "most lanes fetching at once (`N`; per worker with --workers)")
+	operator := fs.String("operator", "", "serve live steering (crawlconsole ctl) on loopback `ADDR` (one process only)")
 	var mf metricsFlags
 	mf.add(fs)
 	workers := fs.Int("workers", 0, "run a master and `N` workers in this process (M4), each worker with two loopback addresses of its own")
@@ -112,6 +113,15 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "crawlconsole demo: %v\n", err)
 			return ExitUsage
 		}
+	}
+	if *operator != "" && *workers == 0 { // a master serves steering on its own NATS server
+		stop, err := operatorPort(*operator, path, eng, stderr, "demo")
+		if err != nil {
+			fmt.Fprintf(stderr, "crawlconsole demo: %v\n", err)
+			eng.Close()
+			return ExitUsage
+		}
+		defer stop()
 	}
 	rc := runConfig{started: started, headless: *headlessFlag, duration: *duration, untilIdle: *headlessFlag && *duration == 0,
 		statsJSON: *statsJSON, theme: *theme, mouse: *mouse, title: "demo · sandbox web", metrics: mf,

@@ -39,6 +39,9 @@ type Config struct {
 	// egresses (Egresses defaults to two per worker). The third worker is paused,
 	// the fourth dead, the fifth leaving; the second's heartbeat is late.
 	Workers int
+	// Sites declares news and social sites (issue 18): Snapshot.Sites lists them
+	// and the Sites pane shows.
+	Sites bool
 	// Skips gives the crawl URLs skipped by choice (robots.txt, scope, content type),
 	// which the header counts apart from errors (issue 14).
 	Skips bool
@@ -86,6 +89,9 @@ func New(cfg Config) *Control {
 	}
 	if !cfg.NoRevisit {
 		c.snap.Revisit = buildRevisit()
+	}
+	if cfg.Sites {
+		c.snap.Sites = buildSites()
 	}
 	if cfg.Skips {
 		c.snap.Totals.Skipped = map[string]int64{"robots_disallowed": 360, "out_of_scope_off_site": 1204, "content_type": 9}
@@ -221,6 +227,7 @@ func (c *Control) Snapshot() engine.Snapshot {
 	s.DNS = cloneDNS(c.snap.DNS)
 	s.Egress = cloneEgress(c.snap.Egress)
 	s.Revisit = cloneRevisit(c.snap.Revisit)
+	s.Sites = cloneSites(c.snap.Sites)
 	if s.Egress != nil { // as the engine does: no sites declared, the estimate from the egresses
 		s.Sizing = &engine.Sizing{}
 		s.Sizing.Estimate(s.Egress)

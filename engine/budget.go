@@ -1,0 +1,169 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+)
+
+// Page budgets (issue 18): nothing else keeps one site from filling the queue, the
+// problem Scrapy's maintainers call the most common with polite crawling
+// (scrapy#2435). A budget caps the pages a host or a site is handed to the lanes,
+// per round (as Nutch's generate.max.count caps a segment) and in total (as
+// Heritrix's quotas and BUbiNG's per-host maximum). A URL over budget is never
+// dropped: it is deferred — until the next round for a round budget, until the
+// operator raises the budget for a total one — and counted as skipped under its
+// reason, so the header, the Sites pane and --stats-json show what was held back.
+
+// Budget skip kinds: why a URL was held back.
+const (
+	SkipBudgetHost = "budget_host" // its host used up its page budget (round or total)
+	SkipBudgetSite = "budget_site" // its site used up its page budget (round or total)
+)
+
+// BudgetOptions caps the pages hosts and sites are given (YAML "budgets"); 0 = no
+// cap. A site is a declared site (sites[]), else the host's registered domain.
+type BudgetOptions struct {
+	HostRound int `yaml:"host_round"` // pages per host per round
+	HostTotal int `yaml:"host_total"` // pages per host over the whole crawl
+	SiteRound int `yaml:"site_round"` // pages per site per round (sites[].budget and :budget override it)
+	SiteTotal int `yaml:"site_total"` // pages per site over the whole crawl
+}
+
+func (o BudgetOptions) validate() error {
+	if o.HostRound < 0 || o.HostTotal < 0 || o.SiteRound < 0 || o.SiteTotal < 0 {
+		return fmt.Errorf("budgets: page budgets must be >= 0 (0 = no cap), got %+v", o)
+	}
+	return nil
+}
+
+// parkFor is how far a total budget defers a URL: in effect until the operator
+// raises the budget (which brings the URLs back at once), yet a date the store's
+// nanosecond timestamps can hold.
+const parkFor = 50 * 365 * 24 * time.Hour
+
+// maxParked bounds the URLs per site remembered for :budget to bring back at once;
+// beyond it they still come back, at their deferral's end.
+const maxParked = 100_000
+
+// budgetLedger counts the pages handed to lanes per host and site. Guarded by
+// Engine.mu (place runs under it).
+type budgetLedger struct {
+	o          BudgetOptions
+	siteRound  map[string]int // per-site round budget: sites[].budget, :budget
+	every      time.Duration  // round length, for crawls without declared sites
+	roundStart time.Time
+	hostRound  map[string]int
+	siteRd     map[string]int
+	hostTotal  map[string]int
+	siteTotal  map[string]int
+	held       map[string]int64    // site -> URLs held back by a budget or a trap guard (Sites pane)
+	parked     map[string][]string // site -> URLs a budget deferred this run (:budget raising it brings them back)
+	traps      int64               // links the trap guards held back (the first few are logged)
+}
+
+func newBudgetLedger(o BudgetOptions, every time.Duration) *budgetLedger {
+	return &budgetLedger{o: o, every: every, siteRound: map[string]int{}, hostRound: map[string]int{},
+		siteRd: map[string]int{}, hostTotal: map[string]int{}, siteTotal: map[string]int{}, held: map[string]int64{},
+		parked: map[string][]string{}}
+}
+
+// active reports whether any budget is set: without one, place pays one branch.
+func (b *budgetLedger) active() bool {
+	return b.o.HostRound > 0 || b.o.HostTotal > 0 || b.o.SiteRound > 0 || b.o.SiteTotal > 0 || len(b.siteRound) > 0
+}
+
+// newRound starts counting the round budgets afresh.
+func (b *budgetLedger) newRound(now time.Time) {
+	b.roundStart = now
+	clear(b.hostRound)
+	clear(b.siteRd)
+}
+
+// roundBudget is a site's page budget per round (0 = none).
+func (b *budgetLedger) roundBudget(site string) int {
+	if n, ok := b.siteRound[site]; ok {
+		return n
+	}
+	return b.o.SiteRound
+}
+
+// admit counts a task about to go to a lane, or says why it is held back and until
+// when: the next round, or parked (a total budget).
+func (b *budgetLedger) admit(t frontier.Task, now time.Time) (kind string, until time.Time) {
+	if b.roundStart.IsZero() || b.every > 0 && now.Sub(b.roundStart) >= b.every {
+		b.newRound(now)
+	}
+	next := b.roundStart.Add(b.every)
+	switch {
+	case b.o.HostTotal > 0 && b.hostTotal[t.Host] >= b.o.HostTotal:
+		return SkipBudgetHost, now.Add(parkFor)
+	case b.o.SiteTotal > 0 && b.siteTotal[t.Site] >= b.o.SiteTotal:
+		return SkipBudgetSite, now.Add(parkFor)
+	case b.o.HostRound > 0 && b.hostRound[t.Host] >= b.o.HostRound:
+		return SkipBudgetHost, next
+	}
+	if n := b.roundBudget(t.Site); n > 0 && b.siteRd[t.Site] >= n {
+		return SkipBudgetSite, next
+	}
+	b.hostRound[t.Host]++
+	b.siteRd[t.Site]++
+	b.hostTotal[t.Host]++
+	b.siteTotal[t.Site]++
+	return "", time.Time{}
+}
+
+// used is a site's pages this round and its round budget, for the Sites pane.
+func (b *budgetLedger) used(site string) (n, budget int) {
+	return b.siteRd[site], b.roundBudget(site)
+}
+
+// restore seeds the total counts with what earlier runs fetched.
+func (b *budgetLedger) restore(bySite, byHost map[string]int64) {
+	for s, n := range bySite {
+		b.siteTotal[s] += int(n)
+	}
+	for h, n := range byHost {
+		b.hostTotal[h] += int(n)
+	}
+}
+
+// holdBack defers a task a budget held back and counts it as skipped under kind.
+// Caller holds e.mu.
+func (e *Engine) holdBack(t frontier.Task, kind string, until time.Time) {
+	e.budget.held[t.Site]++
+	if p := e.budget.parked[t.Site]; len(p) < maxParked {
+		e.budget.parked[t.Site] = append(p, t.URL)
+	}
+	e.c.addError(kind)
+	e.deferTask(t, until)
+}
+
+// admitTask is place's budget check. Caller holds e.mu. false: held back.
+func (e *Engine) admitTask(t frontier.Task) bool {
+	if !e.budget.active() {
+		return true
+	}
+	kind, until := e.budget.admit(t, e.now())
+	if kind == "" {
+		return true
+	}
+	e.holdBack(t, kind, until)
+	return false
+}
+
+// trapped counts a link a trap guard held back, as a skip of its kind, on the site
+// of the page that linked to it. The first few are logged with the URL so the
+// operator can tell a guard set too tight from a real trap.
+func (e *Engine) trapped(t frontier.Task, link, kind string) {
+	e.c.addError(kind)
+	e.mu.Lock()
+	e.budget.held[t.Site]++
+	e.budget.traps++
+	n := e.budget.traps
+	e.mu.Unlock()
+	if n <= 20 {
+		e.logf(LevelInfo, 0, t.Host, "%s: link held back: %s (found on %s)", kind, link, t.URL)
+	}
+}

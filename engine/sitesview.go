@@ -1,0 +1,243 @@
+package engine
+
+import (
+	"bytes"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+)
+
+// SitesView is the Sites pane's data (issue 18): the declared sites as steered, with
+// what each has given the crawl.
+type SitesView struct {
+	Sites []SiteRow
+	Round int           // rounds started
+	Every time.Duration // round period (rounds.every)
+}
+
+// SiteRow is one declared site in the Sites pane.
+type SiteRow struct {
+	Name     string
+	Kind     string // news or social
+	Class    string // page class of its pages (M2/M3)
+	Entry    string // a news site's entry URL, a social site's search template
+	Keywords []string
+	// Feeds and Sitemaps are the feeds and sitemaps discovery found for the site
+	// (Snapshot.Discovery, by the site's registered domain).
+	Feeds    []string
+	Sitemaps []string
+	// DatesTrusted says whether the site's lastmod/pubDate hints are believed
+	// ("yes", "no"); "" while discovery has nothing on the site.
+	DatesTrusted string
+
+	Stored    int64     // pages stored (all runs)
+	NewHour   int       // pages first stored in the last hour (this run)
+	NewDay    int       // ... in the last day
+	LastRound time.Time // last time one of its entry/search pages was stored
+	// PublishDelay is the median time from a page's publish time (its
+	// article:published_time or datePublished) to its storing, over its last
+	// pages that had one; 0 when none did.
+	PublishDelay time.Duration
+	BudgetUsed   int   // pages handed to lanes this round
+	Budget       int   // page budget per round (0 = no cap)
+	Held         int64 // URLs held back by a budget or trap guard (this run)
+}
+
+// siteTally keeps per-site figures for the Sites pane, on its own lock: pages are
+// stored on the store writer's goroutine.
+type siteTally struct {
+	mu    sync.Mutex
+	sites map[string]*siteFigures
+}
+
+// siteFigures is one site's tally. New pages are counted per minute over the last
+// day (a ring of 1440 minutes), so the pane's hour and day counts cost a sum.
+type siteFigures struct {
+	stored    int64
+	minutes   [1440]int32
+	minuteAt  [1440]int64 // the Unix minute each slot counts
+	lastRound time.Time
+	delays    []time.Duration // last publish-to-store delays (ring of delaySamples)
+	next      int
+}
+
+const delaySamples = 256
+
+func (t *siteTally) get(site string) *siteFigures {
+	if t.sites == nil {
+		t.sites = map[string]*siteFigures{}
+	}
+	f := t.sites[site]
+	if f == nil {
+		f = &siteFigures{}
+		t.sites[site] = f
+	}
+	return f
+}
+
+// stored counts a page of site first stored at, published at pub (zero: unknown).
+func (t *siteTally) stored(site string, at, pub time.Time, source bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f := t.get(site)
+	f.stored++
+	m := at.Unix() / 60
+	i := m % int64(len(f.minutes))
+	if f.minuteAt[i] != m {
+		f.minuteAt[i], f.minutes[i] = m, 0
+	}
+	f.minutes[i]++
+	if source {
+		f.lastRound = at
+	}
+	if !pub.IsZero() && !pub.After(at) {
+		if len(f.delays) < delaySamples {
+			f.delays = append(f.delays, at.Sub(pub))
+		} else {
+			f.delays[f.next] = at.Sub(pub)
+			f.next = (f.next + 1) % delaySamples
+		}
+	}
+}
+
+// sourceFetched notes a round's entry or search page fetched again.
+func (t *siteTally) sourceFetched(site string, at time.Time) {
+	t.mu.Lock()
+	t.get(site).lastRound = at
+	t.mu.Unlock()
+}
+
+// fill copies a site's figures into its row.
+func (t *siteTally) fill(r *SiteRow, now time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f := t.sites[r.Name]
+	if f == nil {
+		return
+	}
+	r.Stored, r.LastRound = f.stored, f.lastRound
+	nowMin := now.Unix() / 60
+	for i := range f.minutes {
+		age := nowMin - f.minuteAt[i]
+		if f.minutes[i] == 0 || age < 0 || age >= int64(len(f.minutes)) {
+			continue
+		}
+		r.NewDay += int(f.minutes[i])
+		if age < 60 {
+			r.NewHour += int(f.minutes[i])
+		}
+	}
+	if len(f.delays) > 0 {
+		d := slices.Clone(f.delays)
+		slices.Sort(d)
+		r.PublishDelay = d[len(d)/2]
+	}
+}
+
+// noteStored is savePage's hook for a page first stored (once committed): declared
+// sites count it, with its publish time when the page states one.
+func (e *Engine) noteStored(t frontier.Task, body []byte, at time.Time) {
+	book := e.sites.Load()
+	if book.byName[t.Site] == nil {
+		return
+	}
+	e.siteTally.stored(t.Site, at, publishedAt(body), book.isSource[t.URL])
+}
+
+// restoreSiteCounts reads what earlier runs stored per site (the Sites pane) and
+// fetched per site and host (total page budgets).
+func (e *Engine) restoreSiteCounts() {
+	if len(e.sites.Load().sites) > 0 || len(e.steer.log) > 0 {
+		if by, err := e.st.StoredBySite(); err == nil {
+			e.siteTally.mu.Lock()
+			for s, n := range by {
+				e.siteTally.get(s).stored = n
+			}
+			e.siteTally.mu.Unlock()
+		}
+	}
+	if e.opts.Budgets.HostTotal > 0 || e.opts.Budgets.SiteTotal > 0 {
+		rows, err := e.st.FetchedBySiteHost()
+		if err != nil {
+			e.logf(LevelWarn, 0, "", "page budgets: earlier runs' counts unreadable (%v): totals start from 0", err)
+			return
+		}
+		bySite, byHost := map[string]int64{}, map[string]int64{}
+		for _, r := range rows {
+			bySite[r.Site] += r.N
+			byHost[r.Host] += r.N
+		}
+		e.mu.Lock()
+		e.budget.restore(bySite, byHost)
+		e.mu.Unlock()
+	}
+}
+
+// sitesView builds the Sites pane's data, with what discovery found per site (by
+// registered domain); nil when no site is declared.
+func (e *Engine) sitesView(now time.Time, found []SiteDiscovery) *SitesView {
+	book := e.sites.Load()
+	if len(book.sites) == 0 {
+		return nil
+	}
+	v := &SitesView{Every: e.opts.Rounds.Every}
+	e.round.mu.Lock()
+	v.Round = e.round.n
+	e.round.mu.Unlock()
+	for i := range book.sites {
+		s := &book.sites[i]
+		r := SiteRow{Name: s.Name, Kind: s.Kind, Class: e.classIn(s, hostOf(s.Entry)), Entry: s.Entry,
+			Keywords: slices.Clone(book.keywords[s.Name])}
+		if s.Kind == SiteSocial {
+			r.Entry, r.Class = s.Search, e.classIn(s, "")
+		}
+		e.siteTally.fill(&r, now)
+		for _, d := range found {
+			if d.Site == s.domain() {
+				r.Feeds, r.Sitemaps = d.Feeds, d.Sitemaps
+				r.DatesTrusted = map[bool]string{true: "yes", false: "no"}[d.DatesTrusted]
+			}
+		}
+		v.Sites = append(v.Sites, r)
+	}
+	e.mu.Lock()
+	for i := range v.Sites {
+		r := &v.Sites[i]
+		r.BudgetUsed, r.Budget = e.budget.used(r.Name)
+		r.Held = e.budget.held[r.Name]
+	}
+	e.mu.Unlock()
+	return v
+}
+
+// publishedAt finds a page's publish time in its head: Open Graph's
+// <meta property="article:published_time" content="..."> or schema.org's
+// itemprop="datePublished" (content or datetime). Zero when it has neither; only a
+// bounded look at the first 64 KiB, without parsing the page again.
+func publishedAt(body []byte) time.Time {
+	head := body[:min(len(body), 64<<10)]
+	for _, marker := range [][]byte{[]byte(`article:published_time`), []byte(`datePublished`)} {
+		i := bytes.Index(head, marker)
+		if i < 0 {
+			continue
+		}
+		rest := head[i:min(len(head), i+300)]
+		for _, attr := range [][]byte{[]byte(`content="`), []byte(`datetime="`)} {
+			j := bytes.Index(rest, attr)
+			if j < 0 {
+				continue
+			}
+			val := rest[j+len(attr):]
+			if k := bytes.IndexByte(val, '"'); k > 0 {
+				for _, layout := range []string{time.RFC3339, "2006-01-02T15:04:05Z0700", "2006-01-02"} {
+					if t, err := time.Parse(layout, string(val[:k])); err == nil {
+						return t
+					}
+				}
+			}
+		}
+	}
+	return time.Time{}
+}

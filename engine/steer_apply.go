@@ -1,0 +1,432 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// SteeringMeta is the store meta key holding the steering changes made so far (a
+// JSON list of Steer, oldest first), replayed over the config at every start.
+const SteeringMeta = "steering"
+
+// steerRuntime serialises steering changes and remembers them for the store.
+type steerRuntime struct {
+	mu  sync.Mutex // one change at a time: each builds on the site book the last left
+	log []Steer
+	// urgent are sources added live that go to the head of their lane's queue
+	// (lanes.Board.AddFirst), so an operator's new keyword is searched after at most
+	// one lane pause (guarded by Engine.mu).
+	urgent map[string]bool
+}
+
+// Steer implements Control: it makes one change while the crawl runs, keeps it in
+// the store, and says what happened. Nothing changes when it returns an error.
+func (e *Engine) Steer(s Steer) (string, error) {
+	if e.st == nil {
+		return "", errSteerWorker
+	}
+	e.mu.Lock()
+	state := e.state
+	e.mu.Unlock()
+	if state != StateRunning && state != StatePaused {
+		return "", fmt.Errorf("%s: the crawl is not running", s.Op)
+	}
+	e.steer.mu.Lock()
+	defer e.steer.mu.Unlock()
+	s.At = e.now()
+	msg, err := e.applySteer(&s, true)
+	if err != nil {
+		return "", err
+	}
+	e.steer.log = append(e.steer.log, s)
+	if data, err := json.Marshal(e.steer.log); err == nil {
+		e.st.SetMeta(SteeringMeta, data)
+	}
+	e.logf(LevelInfo, 0, "", "steering: %s", msg)
+	return msg, nil
+}
+
+// replaySteering applies the changes an earlier run made, before the seeds and
+// sources are queued (Start). A change that no longer applies (the config now
+// declares the site itself, say) is skipped with a warning; the rest stand.
+func (e *Engine) replaySteering() {
+	data, err := e.st.GetMeta(SteeringMeta)
+	if err != nil || len(data) == 0 {
+		return
+	}
+	var log []Steer
+	if err := json.Unmarshal(data, &log); err != nil {
+		e.logf(LevelWarn, 0, "", "steering changes of an earlier run unreadable, ignored: %v", err)
+		return
+	}
+	e.steer.mu.Lock()
+	defer e.steer.mu.Unlock()
+	applied := 0
+	for i := range log {
+		if _, err := e.applySteer(&log[i], false); err != nil {
+			e.logf(LevelWarn, 0, "", "steering change %q of an earlier run no longer applies: %v", log[i].String(), err)
+			continue
+		}
+		applied++
+	}
+	e.steer.log = log
+	if applied > 0 {
+		e.logf(LevelInfo, 0, "", "%d steering changes of earlier runs applied (sites, keywords, budgets, seeds)", applied)
+	}
+}
+
+// applySteer makes one change. live is false while replaying at start: the book,
+// scope and budgets change, and Start queues what they lead to.
+func (e *Engine) applySteer(s *Steer, live bool) (string, error) {
+	switch s.Op {
+	case SteerSeedAdd:
+		return e.steerSeed(s, live)
+	case SteerSiteAdd:
+		return e.steerSiteAdd(s, live)
+	case SteerSiteRm:
+		return e.steerSiteRm(s)
+	case SteerKeywordAdd:
+		return e.steerKeywordAdd(s, live)
+	case SteerKeywordRm:
+		return e.steerKeywordRm(s)
+	case SteerBudget:
+		return e.steerBudget(s)
+	}
+	return "", fmt.Errorf("unknown steering operation %q", s.Op)
+}
+
+// steerSeed adds a seed: refused when malformed, on a blocked (private) address,
+// or already in the crawl; nothing is queued then.
+func (e *Engine) steerSeed(s *Steer, live bool) (string, error) {
+	n, err := frontier.Normalize(strings.TrimSpace(s.URL))
+	if err != nil {
+		return "", fmt.Errorf("seed add: %q is not a URL to crawl: %v (give an absolute http(s) URL); nothing queued", s.URL, err)
+	}
+	if !live {
+		e.scope.AddSeed(n)
+		return "seed " + n, nil
+	}
+	if err := e.checkTarget(n); err != nil {
+		return "", fmt.Errorf("seed add: %v; nothing queued", err)
+	}
+	if err := e.st.Flush(); err != nil && !errors.Is(err, store.ErrClosed) {
+		return "", fmt.Errorf("seed add: store: %v", err)
+	}
+	if row, err := e.st.URLState(n); err == nil {
+		return "", fmt.Errorf("seed add: %s is already in this crawl (%s); nothing queued", n, row.State)
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return "", fmt.Errorf("seed add: store: %v", err)
+	}
+	s.URL = n
+	e.scope.AddSeed(n)
+	e.dedupe.CheckURLs([]string{n})
+	e.submit([]store.URL{e.linkRecord(n, 0, 0)}, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
+	return "seed " + n + " queued", nil
+}
+
+// steerSiteAdd declares a site: a news site named after its entry's registered
+// domain, a social site under the name given. Its entry or searches are queued at
+// once (on a master, new units go to the worker holding the fewest, seed 003).
+func (e *Engine) steerSiteAdd(s *Steer, live bool) (string, error) {
+	book := e.sites.Load()
+	site := SiteOptions{Name: s.Site, Kind: s.Kind, Entry: s.URL, Search: s.Search, Keywords: s.Keywords}
+	if s.Kind == SiteNews {
+		if u, err := url.Parse(s.URL); err == nil && u.Hostname() != "" {
+			site.Name = frontier.Site(u.Hostname())
+		}
+		if site.Name == "" {
+			site.Name = s.URL
+		}
+		s.Site = site.Name
+	}
+	if _, taken := book.byName[site.Name]; taken {
+		return "", fmt.Errorf("site add: a site named %q is declared already (:keyword add %s WORD adds a keyword; :site rm %s first to replace it)", site.Name, site.Name, site.Name)
+	}
+	check := Options{Sites: []SiteOptions{site}, Keywords: book.shared, Rounds: e.opts.Rounds}
+	if err := check.validateSites(); err != nil {
+		return "", fmt.Errorf("site add: %v", strings.TrimPrefix(err.Error(), "sites[0] "))
+	}
+	if d := site.domain(); book.byDomain[d] != nil {
+		return "", fmt.Errorf("site add: %s is already crawled as site %q", d, book.byDomain[d].Name)
+	}
+	if live {
+		target := site.Entry
+		if site.Kind == SiteSocial {
+			target = searchURL(site.Search, "x", 1)
+		}
+		if err := e.checkTarget(target); err != nil {
+			return "", fmt.Errorf("site add: %v; nothing queued", err)
+		}
+	}
+	next := buildSiteBook(append(slices.Clone(book.sites), site), book.shared, book.dropped)
+	e.sites.Store(next)
+	e.mu.Lock()
+	if site.Budget > 0 {
+		e.budget.siteRound[site.Name] = site.Budget
+	}
+	e.mu.Unlock()
+	items := next.sourcesOf(site.Name, "")
+	for _, it := range items {
+		e.scope.AddSeed(it.URL)
+	}
+	msg := fmt.Sprintf("%s site %s added, keywords: %s", site.Kind, site.Name, keywordList(next.keywords[site.Name]))
+	if !live {
+		return msg, nil
+	}
+	n := e.queueSources(items, e.now())
+	e.startRounds()
+	return fmt.Sprintf("%s; %d entry/search URLs queued", msg, n), nil
+}
+
+// steerSiteRm takes a site out of the rounds: its entry and searches are no longer
+// queued and its pages no longer collected. Nothing it holds is deleted: stored
+// pages, results and costs stay, and URLs already queued are still fetched.
+func (e *Engine) steerSiteRm(s *Steer) (string, error) {
+	book := e.sites.Load()
+	if book.byName[s.Site] == nil {
+		return "", fmt.Errorf("site rm: no site named %q (sites: %s)", s.Site, siteNames(book))
+	}
+	sites := slices.DeleteFunc(slices.Clone(book.sites), func(o SiteOptions) bool { return o.Name == s.Site })
+	e.sites.Store(buildSiteBook(sites, book.shared, book.dropped))
+	return fmt.Sprintf("site %s removed from the rounds; its stored pages and results are kept", s.Site), nil
+}
+
+// steerKeywordAdd adds a keyword to a site: a news site's pages holding it become
+// results; a social site is searched for it at once.
+func (e *Engine) steerKeywordAdd(s *Steer, live bool) (string, error) {
+	book := e.sites.Load()
+	kw := strings.TrimSpace(strings.Join(s.Keywords, " "))
+	cur := book.byName[s.Site]
+	switch {
+	case cur == nil:
+		return "", fmt.Errorf("keyword add: no site named %q (sites: %s)", s.Site, siteNames(book))
+	case kw == "":
+		return "", errors.New("keyword add: an empty keyword")
+	case slices.Contains(book.keywords[s.Site], kw):
+		return "", fmt.Errorf("keyword add: %s already has keyword %q", s.Site, kw)
+	}
+	sites := slices.Clone(book.sites)
+	dropped := cloneDropped(book.dropped)
+	for i := range sites {
+		if sites[i].Name == s.Site {
+			sites[i].Keywords = append(slices.Clone(sites[i].Keywords), kw)
+		}
+	}
+	dropped[s.Site] = slices.DeleteFunc(dropped[s.Site], func(k string) bool { return k == kw })
+	next := buildSiteBook(sites, book.shared, dropped)
+	e.sites.Store(next)
+	msg := fmt.Sprintf("keyword %q added to %s", kw, s.Site)
+	if !live || cur.Kind != SiteSocial {
+		return msg, nil
+	}
+	n := e.queueSources(next.sourcesOf(s.Site, kw), e.now())
+	e.startRounds()
+	return fmt.Sprintf("%s; %d search URLs queued", msg, n), nil
+}
+
+// steerKeywordRm takes a keyword off a site: the site's own, or a shared one (for
+// this site only). Results already collected for it are kept.
+func (e *Engine) steerKeywordRm(s *Steer) (string, error) {
+	book := e.sites.Load()
+	kw := strings.TrimSpace(strings.Join(s.Keywords, " "))
+	cur := book.byName[s.Site]
+	switch {
+	case cur == nil:
+		return "", fmt.Errorf("keyword rm: no site named %q (sites: %s)", s.Site, siteNames(book))
+	case !slices.Contains(book.keywords[s.Site], kw):
+		return "", fmt.Errorf("keyword rm: %s has no keyword %q (its keywords: %s)", s.Site, kw, keywordList(book.keywords[s.Site]))
+	}
+	sites := slices.Clone(book.sites)
+	dropped := cloneDropped(book.dropped)
+	for i := range sites {
+		if sites[i].Name != s.Site {
+			continue
+		}
+		sites[i].Keywords = slices.DeleteFunc(slices.Clone(sites[i].Keywords), func(k string) bool { return k == kw })
+		if sites[i].Kind == SiteSocial && len(sites[i].Keywords) == 0 {
+			// A social site with none of its own searches the shared keywords
+			// (SiteOptions.keywords): taking its last one must not bring those in.
+			dropped[s.Site] = append(dropped[s.Site], book.shared...)
+		}
+	}
+	if slices.Contains(book.shared, kw) {
+		dropped[s.Site] = append(dropped[s.Site], kw)
+	}
+	e.sites.Store(buildSiteBook(sites, book.shared, dropped))
+	return fmt.Sprintf("keyword %q removed from %s; its results are kept", kw, s.Site), nil
+}
+
+// steerBudget sets a site's page budget per round (a declared site's name, or a
+// registered domain). Raising it brings back at once the URLs it held back.
+func (e *Engine) steerBudget(s *Steer) (string, error) {
+	if s.N < 0 {
+		return "", fmt.Errorf("budget: %d is not a page count (>= 0; 0 removes the cap)", s.N)
+	}
+	book := e.sites.Load()
+	site := s.Site
+	if book.byName[site] == nil {
+		if strings.Contains(site, ".") {
+			site = frontier.Site(strings.ToLower(site)) // undeclared: budgets go by registered domain
+		} else {
+			return "", fmt.Errorf("budget: no site named %q (sites: %s; or give a domain)", s.Site, siteNames(book))
+		}
+	}
+	s.Site = site
+	e.mu.Lock()
+	old := e.budget.roundBudget(site)
+	e.budget.siteRound[site] = s.N
+	if s.N == 0 && e.opts.Budgets.SiteRound > 0 {
+		e.budget.siteRound[site] = 0 // 0 here means no cap for this site, whatever the default
+	}
+	var back []string
+	if s.N == 0 || s.N > old {
+		back = e.budget.parked[site]
+		delete(e.budget.parked, site)
+	}
+	e.mu.Unlock()
+	e.flushDeferred() // their deferral is written before it is undone
+	now := e.now()
+	for _, u := range back {
+		e.st.Defer(u, now) // due now: requeueDeferred brings it back
+	}
+	msg := fmt.Sprintf("budget of %s: %d pages per round", site, s.N)
+	if s.N == 0 {
+		msg = fmt.Sprintf("budget of %s: no cap", site)
+	}
+	if len(back) > 0 {
+		msg += fmt.Sprintf("; %d held-back URLs come back", len(back))
+	}
+	return msg, nil
+}
+
+// queueSources queues entry and search URLs now (M3): new ones through the store,
+// known ones back to the queue. It returns how many went.
+func (e *Engine) queueSources(items []revisit.Item, now time.Time) int {
+	urls := make([]string, len(items))
+	for i, it := range items {
+		urls[i] = it.URL
+	}
+	// No Flush first: a source whose insert is still in the writer's batch reads as
+	// new here, and the store's unique index ignores it (INSERT OR IGNORE); waiting
+	// for the batch would only delay the operator's new search.
+	rows, err := e.st.URLStates(urls)
+	if err != nil {
+		e.logf(LevelError, 0, "", "steering: %v", err)
+		return 0
+	}
+	state := make(map[string]store.State, len(rows))
+	for _, r := range rows {
+		state[r.URL] = r.State
+	}
+	var fresh []store.URL
+	var again []string
+	for _, it := range items {
+		st, known := state[it.URL]
+		switch {
+		case !known:
+			r := e.linkRecord(it.URL, 0, 0)
+			r.Site, r.Keyword = it.Site, it.Keyword
+			fresh = append(fresh, r)
+		case st == store.Processed || st == store.Failed:
+			again = append(again, it.URL)
+		}
+	}
+	seen := make([]string, len(fresh))
+	for i, r := range fresh {
+		seen[i] = r.URL
+	}
+	e.mu.Lock()
+	if e.steer.urgent == nil {
+		e.steer.urgent = map[string]bool{}
+	}
+	for _, it := range items {
+		e.steer.urgent[it.URL] = true
+	}
+	e.mu.Unlock()
+	e.dedupe.CheckURLs(seen)
+	e.submit(fresh, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
+	n, err := e.requeue(again, now, true)
+	if err != nil {
+		e.logf(LevelWarn, 0, "", "steering: %v", err)
+	}
+	return len(fresh) + n
+}
+
+// checkTarget applies the SSRF policy (fetch.Guard) to a URL's host before it is
+// queued, so an operator learns at once that a seed on a private address will never
+// be fetched. The dialer checks again on every connection.
+func (e *Engine) checkTarget(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Hostname() == "" {
+		return fmt.Errorf("%q has no host", raw)
+	}
+	host := u.Hostname()
+	if a, err := netip.ParseAddr(host); err == nil {
+		return e.guard.Check(host, a.Unmap())
+	}
+	var r fetch.Resolver
+	switch {
+	case e.dns != nil:
+		r = e.dns
+	case e.opts.Resolver != nil:
+		r = e.opts.Resolver
+	case host == "localhost":
+		return e.guard.Check(host, netip.MustParseAddr("127.0.0.1"))
+	default:
+		// A master resolves nothing itself: its workers' DNS caches (and their
+		// dialers' guard, on every connection) do. A name on a private address is
+		// then refused at its fetch, counted as ssrf_blocked.
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(e.ctx, 5*time.Second)
+	defer cancel()
+	addrs, err := r.LookupAddrs(ctx, host)
+	if err != nil {
+		return fmt.Errorf("%s does not resolve (%v): check the name", host, err)
+	}
+	for _, a := range addrs {
+		if err := e.guard.Check(host, a.Unmap()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func cloneDropped(m map[string][]string) map[string][]string {
+	out := make(map[string][]string, len(m)+1)
+	for k, v := range m {
+		out[k] = slices.Clone(v)
+	}
+	return out
+}
+
+func siteNames(b *siteBook) string {
+	if len(b.sites) == 0 {
+		return "none declared"
+	}
+	names := make([]string, len(b.sites))
+	for i := range b.sites {
+		names[i] = b.sites[i].Name
+	}
+	return strings.Join(names, ", ")
+}
+
+func keywordList(kws []string) string {
+	if len(kws) == 0 {
+		return "none"
+	}
+	return strings.Join(kws, ", ")
+}

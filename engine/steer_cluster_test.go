@@ -1,0 +1,92 @@
+package engine_test
+
+import (
+	"net/url"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/sandbox"
+)
+
+// With workers, a keyword added while the crawl runs is a new unit of seed 003 (a
+// social site's keyword shard): the master deals it at once to the worker holding
+// the fewest units, and that worker searches for it — no round or rebalance waited
+// for.
+func TestMasterDealsAKeywordAddedLive(t *testing.T) {
+	var social *sandbox.Site
+	c := startClusterWith(t, sandboxConfig(21, 24), 300*time.Millisecond, func(o *engine.Options, sb *sandbox.Sandbox) {
+		o.Seeds = nil
+		for _, s := range sb.Info().Sites {
+			site := engine.SiteOptions{Name: s.Domain, Kind: engine.SiteNews, Entry: s.Entry, Keywords: s.Keywords, Class: s.Class}
+			if s.Search != "" {
+				site = engine.SiteOptions{Name: s.Domain, Kind: engine.SiteSocial, Search: s.Search,
+					Pages: 1, Keywords: s.Keywords, Class: s.Class}
+				if social == nil {
+					social = &s
+				}
+			}
+			o.Sites = append(o.Sites, site)
+		}
+	})
+	if social == nil {
+		t.Skip("this sandbox seed has no social site")
+	}
+	ips := map[string]string{}
+	for i, name := range []string{"w1", "w2"} {
+		a := "127.0.0." + strconv.Itoa(2+i)
+		ips[name] = a
+		c.worker(name, a)
+	}
+	waitForStat(t, "sites dealt over both workers", c.master, func(s engine.Snapshot) bool {
+		n := 0
+		for _, nd := range s.Nodes {
+			if nd.Sites+nd.Keywords > 0 {
+				n++
+			}
+		}
+		return n == 2 && s.Totals.PagesStored >= 30
+	})
+	before := map[string]engine.Node{}
+	for _, nd := range c.master.Snapshot().Nodes {
+		before[nd.Name] = nd
+	}
+	if _, err := c.master.Steer(engine.Steer{Op: engine.SteerKeywordAdd, Site: social.Domain, Keywords: []string{"zeppelin"}}); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	waitForStat(t, "the new keyword shard held by a worker", c.master, func(s engine.Snapshot) bool {
+		for _, nd := range s.Nodes {
+			if nd.Keywords > before[nd.Name].Keywords {
+				got = nd.Name
+				return true
+			}
+		}
+		return false
+	})
+	for name, nd := range before {
+		if b := before[got]; nd.Sites+nd.Keywords < b.Sites+b.Keywords {
+			t.Errorf("the new shard went to %s (%d units) though %s held fewer (%d)", got, b.Sites+b.Keywords, name, nd.Sites+nd.Keywords)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		searched := ""
+		for _, r := range c.sb.Truth().Requests() {
+			if u, err := url.Parse(r.URL); err == nil && u.Query().Get("q") == "zeppelin" {
+				searched = r.IP
+			}
+		}
+		if searched != "" {
+			if searched != ips[got] {
+				t.Errorf("zeppelin searched from %s, want %s (%s, which holds the shard)", searched, ips[got], got)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the new keyword was never searched")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

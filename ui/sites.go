@@ -1,0 +1,234 @@
+package ui
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+)
+
+func init() { registerPane(80, newSitesPane) }
+
+// sitesPane shows the declared sites as steered (issue 18): per site its class,
+// entry or search template, keywords, pages stored and new in the last hour and
+// day, last round, median publish-to-store delay, page budget used, and — filled by
+// discovery — the feeds and sitemaps found and whether its dates are trusted. The
+// pane exists only when the crawl declares sites (:site add declares the first).
+type sitesPane struct {
+	c             *Common
+	width, height int
+	view          *engine.SitesView
+	rows          []int // indexes into view.Sites that pass the filter
+	filter        Filter
+	list          listView
+}
+
+func newSitesPane(c *Common) Pane { return &sitesPane{c: c} }
+
+func (p *sitesPane) Title() string { return "Sites" }
+
+// Shown implements optionalPane: a crawl without declared sites has no Sites tab.
+func (p *sitesPane) Shown() bool { return p.view != nil }
+
+func (p *sitesPane) ShortHelp() []key.Binding { return nil }
+
+func (p *sitesPane) FullHelp() [][]key.Binding { return [][]key.Binding{p.c.Keys.navHelp()} }
+
+// wide adds the kind, class, feeds, sitemaps, dates and held-back columns.
+func (p *sitesPane) wide() bool { return p.width >= 110 }
+
+func (p *sitesPane) SetSize(w, h int) {
+	p.width, p.height = w, h
+	p.list.height = max(h-4, 1) // summary, selected site, blank, column header
+	p.list.clamp(len(p.rows))
+}
+
+func (p *sitesPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
+	sel := p.selected()
+	p.view = s.Sites
+	p.refilter()
+	p.reselect(sel)
+	return nil
+}
+
+func (p *sitesPane) SetFilter(f Filter) {
+	sel := p.selected()
+	p.filter = f
+	p.refilter()
+	p.reselect(sel)
+}
+
+func (p *sitesPane) refilter() {
+	p.rows = p.rows[:0]
+	if p.view != nil {
+		for i := range p.view.Sites {
+			s := &p.view.Sites[i]
+			if p.filter.Match(s.Name, s.Kind, s.Class, s.Entry, strings.Join(s.Keywords, " ")) {
+				p.rows = append(p.rows, i)
+			}
+		}
+	}
+	p.list.clamp(len(p.rows))
+}
+
+func (p *sitesPane) selected() string {
+	if p.view == nil || p.list.cursor < 0 || p.list.cursor >= len(p.rows) {
+		return ""
+	}
+	return p.view.Sites[p.rows[p.list.cursor]].Name
+}
+
+func (p *sitesPane) reselect(name string) {
+	if name == "" {
+		return
+	}
+	for r, i := range p.rows {
+		if p.view.Sites[i].Name == name {
+			p.list.cursor = r
+		}
+	}
+	p.list.clamp(len(p.rows))
+}
+
+func (p *sitesPane) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		p.list.navigate(p.c.Keys, msg.String(), len(p.rows))
+	case clickMsg:
+		if msg.row >= 4 {
+			p.list.cursor = p.list.offset + msg.row - 4
+			p.list.clamp(len(p.rows))
+		}
+	}
+	return nil
+}
+
+func (p *sitesPane) Position() string {
+	if p.view == nil {
+		return ""
+	}
+	return p.list.position(len(p.rows))
+}
+
+func (p *sitesPane) View() string {
+	st := p.c.Styles
+	if p.view == nil {
+		return st.ColHeader.Render(fit("  SITES", p.width)) + "\n" +
+			st.Muted.Render(fit("  no sites declared: :site add news URL or :site add social NAME TEMPLATE", p.width))
+	}
+	var stored, hour, day int
+	var held int64
+	for _, s := range p.view.Sites {
+		stored += int(s.Stored)
+		hour += s.NewHour
+		day += s.NewDay
+		held += s.Held
+	}
+	var b strings.Builder
+	b.WriteString(figureLine(st, p.width, "sites", []figure{
+		{"declared", strconv.Itoa(len(p.view.Sites)), false}, {"round", strconv.Itoa(p.view.Round), false},
+		{"every", longDuration(p.view.Every), false}, {"stored", thousands(int64(stored)), false},
+		{"new 1h", strconv.Itoa(hour), false}, {"new 1d", strconv.Itoa(day), false},
+		{"held back", thousands(held), held > 0},
+	}))
+	b.WriteString("\n")
+	b.WriteString(p.detailLine())
+	b.WriteString("\n\n")
+	cols := p.columns()
+	b.WriteString(headerRow(st, cols, p.width))
+	if len(p.rows) == 0 {
+		b.WriteString("\n" + st.Muted.Render(fit("  no site matches the filter "+strconv.Quote(p.filter.String()), p.width)))
+		return b.String()
+	}
+	now := p.c.Now()
+	from, to := p.list.visible(len(p.rows))
+	for r := from; r < to; r++ {
+		b.WriteString("\n")
+		b.WriteString(tableRow(st, cols, p.cells(&p.view.Sites[p.rows[r]], now), p.width, r == p.list.cursor, -1, nil))
+	}
+	return b.String()
+}
+
+// newestFirst lists keywords the latest added first: the one an operator just added
+// for a breaking story is the one to see, before a long list is cut.
+func newestFirst(kws []string) string {
+	out := slices.Clone(kws)
+	slices.Reverse(out)
+	return strings.Join(out, ", ")
+}
+
+// detailLine spells out the selected site in full: its entry or search template,
+// every keyword, and the feeds and sitemaps discovery found.
+func (p *sitesPane) detailLine() string {
+	st := p.c.Styles
+	if len(p.rows) == 0 {
+		return fit("", p.width)
+	}
+	s := &p.view.Sites[p.rows[p.list.cursor]]
+	what := "entry"
+	if s.Kind == engine.SiteSocial {
+		what = "search"
+	}
+	found := func(list []string) string {
+		if len(list) == 0 {
+			return "-"
+		}
+		return strings.Join(list, " ")
+	}
+	return fit("  "+st.Label.Render("▸ "+s.Name)+"  "+st.Label.Render(what)+" "+st.Value.Render(s.Entry)+
+		"  "+st.Label.Render("keywords")+" "+st.Value.Render(newestFirst(s.Keywords))+
+		"  "+st.Label.Render("feeds")+" "+st.Value.Render(found(s.Feeds))+
+		"  "+st.Label.Render("sitemaps")+" "+st.Value.Render(found(s.Sitemaps)), p.width)
+}
+
+// columns: the narrow layout keeps what an operator steering a story looks at —
+// keywords, what came in, how late, the budget; the selected site's line above the
+// table has its entry and every keyword in full.
+func (p *sitesPane) columns() []column {
+	cols := []column{{title: "SITE", width: 18}}
+	if p.wide() {
+		cols = append(cols, column{title: "KIND", width: 6}, column{title: "CLASS", width: 7})
+	}
+	cols = append(cols, column{title: "KEYWORDS"}, column{title: "STORED", width: 7, right: true},
+		column{title: "1H", width: 4, right: true}, column{title: "1D", width: 5, right: true},
+		column{title: "ROUND", width: 5, right: true}, column{title: "DELAY", width: 5, right: true},
+		column{title: "BUDGET", width: 8, right: true})
+	if p.wide() {
+		cols = append(cols, column{title: "HELD", width: 5, right: true}, column{title: "FEEDS", width: 5, right: true},
+			column{title: "MAPS", width: 4, right: true}, column{title: "DATES", width: 5})
+	}
+	return layoutColumns(cols, p.width)
+}
+
+func (p *sitesPane) cells(s *engine.SiteRow, now time.Time) []string {
+	round, delay := "-", "-"
+	if !s.LastRound.IsZero() {
+		round = longDuration(max(now.Sub(s.LastRound), 0))
+	}
+	if s.PublishDelay > 0 {
+		delay = longDuration(s.PublishDelay)
+	}
+	budget := strconv.Itoa(s.BudgetUsed)
+	if s.Budget > 0 {
+		budget += "/" + strconv.Itoa(s.Budget)
+	}
+	out := []string{s.Name}
+	if p.wide() {
+		out = append(out, s.Kind, s.Class)
+	}
+	out = append(out, newestFirst(s.Keywords), thousands(s.Stored), strconv.Itoa(s.NewHour), strconv.Itoa(s.NewDay),
+		round, delay, budget)
+	if p.wide() {
+		dates := s.DatesTrusted
+		if dates == "" {
+			dates = "-"
+		}
+		out = append(out, thousands(s.Held), strconv.Itoa(len(s.Feeds)), strconv.Itoa(len(s.Sitemaps)), dates)
+	}
+	return out
+}

@@ -1,0 +1,76 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/ui/fake"
+)
+
+func TestSitesPaneShowsEachSite(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			h := newHarnessWith(t, size[0], size[1], Options{}, fake.Config{Sites: true})
+			h.press("7")
+			h.mustShow("[7 Sites]", "declared 5", "round 7", "new 1d 451", "SITE", "KEYWORDS", "BUDGET",
+				"▸ capital-digest.com  entry http://www.capital-digest.com/  keywords 台风")
+			// keywords, stored, new 1h, new 1d, last round, delay, budget used/budget
+			if row := h.rowOf("copper-register"); !fieldsInOrder(row, "flood", "1,931", "7", "57", "13m", "18m", "160/200") {
+				t.Errorf("copper-register.net row %q", row)
+			}
+			// No page stated a publish time: "-", not 0s.
+			if row := h.rowOf("valley-academy.edu"); !fieldsInOrder(row, "2,662", "11", "74", "22m", "-", "200") {
+				t.Errorf("valley-academy.edu row %q", row)
+			}
+			if size[0] >= 110 {
+				h.mustShow("held back 35", "CLASS", "FEEDS", "MAPS", "DATES", "keywords 台风, flood  feeds -  sitemaps -")
+			}
+		})
+	}
+	t.Run("no sites: no tab", func(t *testing.T) {
+		h := newHarness(t, 120, 40, Options{})
+		h.mustNotShow("Sites")
+	})
+}
+
+// :keyword add reaches the engine as a steering change and the keyword shows in the
+// Sites pane at the next snapshot; a bad command says what was wrong inline and
+// sends nothing; a viewer session is refused.
+func TestSteeringCommands(t *testing.T) {
+	h := newHarnessWith(t, 120, 40, Options{}, fake.Config{Sites: true})
+	h.press("7", ":")
+	h.typeText("keyword add chirp hurricane")
+	h.press("enter")
+	h.mustCall("Steer(keyword add chirp hurricane)")
+	h.mustShow(`keyword "hurricane" added to chirp`)
+	h.refresh()
+	h.press("down", "down", "down") // chirp: its line spells every keyword out
+	h.mustShow("▸ chirp  search http://www.chirp-social.net/search?q={keyword}&page={page}  keywords hurricane, storm surge")
+	for _, tc := range []struct{ line, want string }{
+		{"budget chirp many", `"many" is not a page count`},
+		{"site add blog http://x.test/", `site kind must be "news" or "social"`},
+	} {
+		h.press(":")
+		h.typeText(tc.line)
+		h.press("enter")
+		h.mustShow(tc.want)
+		h.press("esc")
+	}
+	if n := strings.Count(strings.Join(h.calls(), "\n"), "Steer("); n != 1 {
+		t.Errorf("bad commands reached the engine: %v", h.calls())
+	}
+
+	ro := newHarnessWith(t, 120, 40, Options{ReadOnly: true}, fake.Config{Sites: true})
+	ro.press(":")
+	ro.typeText("seed add http://x.test/")
+	ro.press("enter")
+	ro.mustShow(ReadOnlyText)
+	for _, c := range ro.calls() {
+		if strings.HasPrefix(c, "Steer(") {
+			t.Errorf("a viewer's steering reached the engine: %s", c)
+		}
+	}
+	_ = engine.SteerSeedAdd
+}

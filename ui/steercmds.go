@@ -1,0 +1,59 @@
+package ui
+
+import (
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+)
+
+// Live steering (issue 18): seeds, sites, keywords and budgets change while the
+// crawl runs. Each command's words go to engine.ParseSteer, the parser
+// `crawlconsole ctl` uses too, and the change to Control.Steer: over SSH and over
+// NATS (console --attach) alike. A read-only session changes nothing.
+
+func init() {
+	for _, c := range []command{
+		{name: "seed add", args: "URL", min: 1, max: 1, help: "queue a new seed URL now"},
+		{name: "site add", args: "KIND …", min: 2, max: 64,
+			help: "news URL [KW…] | social NAME TEMPLATE [KW…]"},
+		{name: "site rm", args: "NAME", min: 1, max: 1, help: "stop a site's rounds (nothing deleted)",
+			complete: (*Model).siteNames},
+		{name: "keyword add", args: "SITE WORD", min: 2, max: 16, help: "add a keyword; social sites search it now",
+			complete: (*Model).siteNames},
+		{name: "keyword rm", args: "SITE WORD", min: 2, max: 16, help: "remove a keyword from a site",
+			complete: (*Model).siteNames},
+		{name: "budget", args: "SITE N", min: 2, max: 2, help: "a site's pages per round (0: no cap)",
+			complete: (*Model).siteNames},
+	} {
+		c.control = true
+		c.run = runSteer(c.name)
+		registerCommand(c)
+	}
+}
+
+// runSteer parses a steering command's words and sends the change.
+func runSteer(name string) func(m *Model, args []string) (tea.Cmd, error) {
+	return func(m *Model, args []string) (tea.Cmd, error) {
+		s, err := engine.ParseSteer(append(strings.Fields(name), args...))
+		if err != nil {
+			return nil, err
+		}
+		return m.c.ControlResult(s.String(), func(ctrl engine.Control) (string, error) {
+			return ctrl.Steer(s)
+		}), nil
+	}
+}
+
+// siteNames proposes the declared sites' names for completion.
+func (m *Model) siteNames() []string {
+	if m.snap.Sites == nil {
+		return nil
+	}
+	out := make([]string, 0, len(m.snap.Sites.Sites))
+	for _, s := range m.snap.Sites.Sites {
+		out = append(out, s.Name)
+	}
+	return out
+}
