@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -135,7 +136,10 @@ func TestExportBesideARunningCrawl(t *testing.T) {
 func TestShowURL(t *testing.T) {
 	s, db := runningCrawlDB(t)
 	s.SaveRevisit(store.Revisit{URL: "http://a.example/", Class: "web_com", T: 3 * time.Hour, X: 2,
-		Last: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC), Next: time.Date(2026, 11, 20, 11, 30, 0, 0, time.UTC), Distance: 7})
+		Last: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC), Next: time.Date(2026, 11, 20, 11, 30, 0, 0, time.UTC), Distance: 7,
+		// The last change edited the article: before it, the page said "hello planet".
+		Change: &store.RevisitChange{ChangeAt: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC), ChangeDistance: 9,
+			ChangeReason: int(revisit.ReasonText), PrevText: "Hello\nhello planet", Shift: true}})
 	s.SetState("http://a.example/b", store.Failed, 3, "http_4xx")
 	s.AddRefusal(store.Refusal{URL: "http://a.example/b", At: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC), Host: "a.example",
 		Egress: "e2", Status: 405, Vendor: "AWS WAF", Evidence: "x-amzn-waf-action: captcha", Action: "pair e2 banned; retried via e1"})
@@ -150,7 +154,8 @@ func TestShowURL(t *testing.T) {
 	}{
 		{"page", []string{"--db", db, "http://a.example/"}, []string{"state  processed", "status  200", "egress  e1",
 			"class / site / keyword  web_com / - / -", "revisit  class web_com, t 3h0m0s, x 2", "next  2026-11-20T10:00:00Z / 2026-11-20T11:30:00Z",
-			"last distance  7", "GET / HTTP/1.1", "HTTP/1.1 200 OK", "Set-Cookie: [redacted]", "from 192.0.2.7 via e1"}, 0},
+			"last distance  7", "last change  2026-11-20T09:00:00Z, distance 9, main text edited",
+			"main text, before the last change -> now:", "- hello planet", "+ hello world", "GET / HTTP/1.1", "HTTP/1.1 200 OK", "Set-Cookie: [redacted]", "from 192.0.2.7 via e1"}, 0},
 		{"body after the url", []string{"--db", db, "http://a.example/", "--body"}, []string{"body (", "<p>hello world</p>"}, 0},
 		{"failed url", []string{"--db", db, "http://a.example/b"}, []string{"state  failed", "lane  3", "error kind  http_4xx", "page  not stored",
 			"refusals (1):", "405 via e2  AWS WAF: x-amzn-waf-action: captcha", "then: pair e2 banned; retried via e1"}, 0},

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -122,8 +123,31 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 	} else {
 		p("revisit\t-")
 	}
+	// Issue 19: why the last change counted, and what changed in the main text.
+	var diff string
+	if c, err := st.RevisitChange(raw); err == nil && c != nil {
+		if c.ChangeDistance >= 0 {
+			p("last change\t%s, distance %d, %s", stamp(c.ChangeAt), c.ChangeDistance, revisit.ChangeReason(c.ChangeReason))
+		} else {
+			p("last change\tnone seen yet")
+		}
+		if c.Fallback {
+			p("  article\tnone recognised (fingerprint of the visible text)")
+		}
+		if hasPage {
+			if now, ok := revisit.PageText(page.Body, page.ContentType); ok {
+				diff = revisit.SummarizeChange(c.PrevText, now)
+			}
+		}
+	}
 	if err := tw.Flush(); err != nil {
 		return 1
+	}
+	if diff != "" {
+		fmt.Fprintln(stdout, "\nmain text, before the last change -> now:")
+		for _, line := range strings.Split(diff, "\n") {
+			fmt.Fprintln(stdout, "  "+line)
+		}
 	}
 	if cerr == nil {
 		fmt.Fprintf(stdout, "\nlast exchange (%s, from %s", stamp(capt.FetchedAt), dash(capt.RemoteIP))
