@@ -133,10 +133,15 @@ func Judge(a Answer, hosts *Hosts) Verdict {
 	if len(body) > scanMax {
 		body = body[:scanMax]
 	}
-	lower := bytes.ToLower(body)
+	var lower []byte
 	var hits []pattern
-	if a.Status != http.StatusNotModified {
-		hits = bodyMatcher.find(lower)
+	if bodyCanTell(a) {
+		buf := lowerBufs.Get().(*[]byte)
+		lower = appendLower((*buf)[:0], body)
+		defer func() { *buf = lower[:0]; lowerBufs.Put(buf) }()
+		if a.Status != http.StatusNotModified {
+			hits = bodyMatcher.find(lower)
+		}
 	}
 	var p page // main text and links, computed on first need
 	p.a, p.lower = &a, lower
@@ -157,6 +162,16 @@ func Judge(a Answer, hosts *Hosts) Verdict {
 		return Verdict{}
 	}
 	return softVerdict(a, hits, &p, hosts, present)
+}
+
+// bodyCanTell reports whether the body can change the verdict. On a 200 every piece
+// of body evidence, a vendor's marker (vendorVerdict) as much as a keyword or a
+// challenge script (softVerdict), counts only on a page that leads almost nowhere
+// (page.blank); a 200 whose fetcher counted more than fewLinks links is judged on
+// its headers and location alone, and the marker pass, the most common cost of a
+// crawl's judge, is skipped.
+func bodyCanTell(a Answer) bool {
+	return a.Status != http.StatusOK || a.Links <= fewLinks
 }
 
 // vendorVerdict looks for a vendor's hard evidence: a block header, a challenge
