@@ -149,19 +149,18 @@ func Judge(a Answer, hosts *Hosts) Verdict {
 	if v, ok := vendorVerdict(a, hits, &p); ok {
 		return v
 	}
-	present := presentVendor(a)
 	switch s := a.Status; {
 	case s == http.StatusForbidden, s == http.StatusTooManyRequests:
-		return Verdict{Strength: Hard, Vendor: present, Evidence: []string{"status " + strconv.Itoa(s)}}
+		return Verdict{Strength: Hard, Vendor: presentVendor(a), Evidence: []string{"status " + strconv.Itoa(s)}}
 	case s == http.StatusServiceUnavailable && a.Header.Get("Retry-After") != "":
-		return Verdict{Strength: Hard, Vendor: present, Evidence: []string{"status 503 with Retry-After"}, Unavailable: true}
+		return Verdict{Strength: Hard, Vendor: presentVendor(a), Evidence: []string{"status 503 with Retry-After"}, Unavailable: true}
 	case s >= 300 && s < 400:
 		return redirectVerdict(a)
 	}
 	if !scannedStatus(a.Status) {
 		return Verdict{}
 	}
-	return softVerdict(a, hits, &p, hosts, present)
+	return softVerdict(a, hits, &p, hosts)
 }
 
 // bodyCanTell reports whether the body can change the verdict. On a 200 every piece
@@ -263,7 +262,7 @@ func redirectVerdict(a Answer) Verdict {
 // widget alone never makes a refusal: the page must also say almost nothing, lead
 // almost nowhere, hold no login form, and (when the host's template is known) fall
 // far below it.
-func softVerdict(a Answer, hits []pattern, p *page, hosts *Hosts, vendor string) Verdict {
+func softVerdict(a Answer, hits []pattern, p *page, hosts *Hosts) Verdict {
 	var ev []string
 	title := titleOf(p.lower)
 	long := a.BodyLen > longPage || len(a.Body) > longPage
@@ -306,7 +305,7 @@ func softVerdict(a Answer, hits []pattern, p *page, hosts *Hosts, vendor string)
 			ev = append(ev, "host's pages usually "+strconv.Itoa(int(t.size))+" B with "+strconv.Itoa(int(t.links))+" links, this "+strconv.FormatInt(size, 10)+" B")
 		}
 	}
-	return Verdict{Strength: Soft, Vendor: vendor, Evidence: ev}
+	return Verdict{Strength: Soft, Vendor: presentVendor(a), Evidence: ev}
 }
 
 // page computes, once, what an ordinary page has: main text and links.
@@ -374,7 +373,8 @@ func challengeScript(lower []byte) bool {
 }
 
 // presentVendor names the vendor whose presence signals the answer carries, "" if
-// none: it labels a generic verdict (a 403 behind Cloudflare).
+// none: it labels a generic verdict (a 403 behind Cloudflare). It is asked only when
+// there is a verdict to label: on an ordinary page it was half the judge's time.
 func presentVendor(a Answer) string {
 	cookies := setCookieNames(a.Header)
 	for _, sig := range vendors {
