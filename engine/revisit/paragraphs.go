@@ -154,16 +154,21 @@ func appendCollapsed(dst, s []byte) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			i++
-			if c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v' {
+			if asciiSpace(c) {
 				space = len(dst) > start
+				i++
 				continue
 			}
 			if space {
 				dst = append(dst, ' ')
 				space = false
 			}
-			dst = append(dst, c)
+			j := i + 1 // the rest of the word is copied at once
+			for j < len(s) && s[j] < utf8.RuneSelf && !asciiSpace(s[j]) {
+				j++
+			}
+			dst = append(dst, s[i:j]...)
+			i = j
 			continue
 		}
 		r, n := utf8.DecodeRune(s[i:])
@@ -179,4 +184,9 @@ func appendCollapsed(dst, s []byte) []byte {
 		dst = utf8.AppendRune(dst, r)
 	}
 	return dst
+}
+
+// asciiSpace reports the ASCII white space collapseSpace folds.
+func asciiSpace(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v'
 }
