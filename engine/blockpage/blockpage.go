@@ -133,10 +133,15 @@ func Judge(a Answer, hosts *Hosts) Verdict {
 	if len(body) > scanMax {
 		body = body[:scanMax]
 	}
-	lower := bytes.ToLower(body)
+	var lower []byte
 	var hits []pattern
-	if a.Status != http.StatusNotModified {
-		hits = bodyMatcher.find(lower)
+	if bodyCanTell(a) {
+		buf := lowerBufs.Get().(*[]byte)
+		lower = appendLower((*buf)[:0], body)
+		defer func() { *buf = lower[:0]; lowerBufs.Put(buf) }()
+		if a.Status != http.StatusNotModified {
+			hits = bodyMatcher.find(lower)
+		}
 	}
 	var p page // main text and links, computed on first need
 	p.a, p.lower = &a, lower
@@ -144,19 +149,28 @@ func Judge(a Answer, hosts *Hosts) Verdict {
 	if v, ok := vendorVerdict(a, hits, &p); ok {
 		return v
 	}
-	present := presentVendor(a)
 	switch s := a.Status; {
 	case s == http.StatusForbidden, s == http.StatusTooManyRequests:
-		return Verdict{Strength: Hard, Vendor: present, Evidence: []string{"status " + strconv.Itoa(s)}}
+		return Verdict{Strength: Hard, Vendor: presentVendor(a), Evidence: []string{"status " + strconv.Itoa(s)}}
 	case s == http.StatusServiceUnavailable && a.Header.Get("Retry-After") != "":
-		return Verdict{Strength: Hard, Vendor: present, Evidence: []string{"status 503 with Retry-After"}, Unavailable: true}
+		return Verdict{Strength: Hard, Vendor: presentVendor(a), Evidence: []string{"status 503 with Retry-After"}, Unavailable: true}
 	case s >= 300 && s < 400:
 		return redirectVerdict(a)
 	}
 	if !scannedStatus(a.Status) {
 		return Verdict{}
 	}
-	return softVerdict(a, hits, &p, hosts, present)
+	return softVerdict(a, hits, &p, hosts)
+}
+
+// bodyCanTell reports whether the body can change the verdict. On a 200 every piece
+// of body evidence, a vendor's marker (vendorVerdict) as much as a keyword or a
+// challenge script (softVerdict), counts only on a page that leads almost nowhere
+// (page.blank); a 200 whose fetcher counted more than fewLinks links is judged on
+// its headers and location alone, and the marker pass, the most common cost of a
+// crawl's judge, is skipped.
+func bodyCanTell(a Answer) bool {
+	return a.Status != http.StatusOK || a.Links <= fewLinks
 }
 
 // vendorVerdict looks for a vendor's hard evidence: a block header, a challenge
@@ -248,7 +262,7 @@ func redirectVerdict(a Answer) Verdict {
 // widget alone never makes a refusal: the page must also say almost nothing, lead
 // almost nowhere, hold no login form, and (when the host's template is known) fall
 // far below it.
-func softVerdict(a Answer, hits []pattern, p *page, hosts *Hosts, vendor string) Verdict {
+func softVerdict(a Answer, hits []pattern, p *page, hosts *Hosts) Verdict {
 	var ev []string
 	title := titleOf(p.lower)
 	long := a.BodyLen > longPage || len(a.Body) > longPage
@@ -291,7 +305,7 @@ func softVerdict(a Answer, hits []pattern, p *page, hosts *Hosts, vendor string)
 			ev = append(ev, "host's pages usually "+strconv.Itoa(int(t.size))+" B with "+strconv.Itoa(int(t.links))+" links, this "+strconv.FormatInt(size, 10)+" B")
 		}
 	}
-	return Verdict{Strength: Soft, Vendor: vendor, Evidence: ev}
+	return Verdict{Strength: Soft, Vendor: presentVendor(a), Evidence: ev}
 }
 
 // page computes, once, what an ordinary page has: main text and links.
@@ -359,7 +373,8 @@ func challengeScript(lower []byte) bool {
 }
 
 // presentVendor names the vendor whose presence signals the answer carries, "" if
-// none: it labels a generic verdict (a 403 behind Cloudflare).
+// none: it labels a generic verdict (a 403 behind Cloudflare). It is asked only when
+// there is a verdict to label: on an ordinary page it was half the judge's time.
 func presentVendor(a Answer) string {
 	cookies := setCookieNames(a.Header)
 	for _, sig := range vendors {

@@ -115,65 +115,78 @@ func (d *doc) headline(removed []bool) string {
 	return collapseSpace(d.title)
 }
 
-// joinParagraphs returns the text of the paragraphs keep accepts, one a line.
+// joinParagraphs returns the text of the paragraphs keep accepts, one a line. Each
+// paragraph's runs are gathered into one reused buffer and folded straight into the
+// result (appendCollapsed): no string per paragraph, as the main text of every page
+// fetched is built here.
 func (d *doc) joinParagraphs(paras []paragraph, keep func(paragraph) bool) string {
-	var sb strings.Builder
-	var line strings.Builder
+	var out, line []byte
 	for _, p := range paras {
 		if p.letters == 0 || !keep(p) {
 			continue
 		}
-		line.Reset()
+		line = line[:0]
 		for _, r := range d.runs[p.runStart:p.runEnd] {
-			line.Write(d.runText(r))
+			line = append(line, d.runText(r)...)
 		}
-		text := collapseSpace(line.String())
-		if text == "" {
-			continue
+		mark := len(out)
+		if mark > 0 {
+			out = append(out, '\n')
 		}
-		if sb.Len() > 0 {
-			sb.WriteByte('\n')
+		start := len(out)
+		if out = appendCollapsed(out, line); len(out) == start {
+			out = out[:mark] // all white space: no line
 		}
-		sb.WriteString(text)
 	}
-	return sb.String()
+	return string(out)
 }
 
 // collapseSpace trims s and folds each run of white space into one space.
 func collapseSpace(s string) string {
-	var sb strings.Builder
-	sb.Grow(len(s))
-	space := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			return collapseSpaceSlow(s, &sb, i, space)
-		}
-		if c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v' {
-			space = sb.Len() > 0
-			continue
-		}
-		if space {
-			sb.WriteByte(' ')
-			space = false
-		}
-		sb.WriteByte(c)
-	}
-	return sb.String()
+	return string(appendCollapsed(make([]byte, 0, len(s)), []byte(s)))
 }
 
-// collapseSpaceSlow is collapseSpace from byte i on, for text with non-ASCII runes.
-func collapseSpaceSlow(s string, sb *strings.Builder, i int, space bool) string {
-	for _, r := range s[i:] {
+// appendCollapsed appends s to dst trimmed, each run of white space (Unicode
+// spaces and NO-BREAK SPACE) folded into one space.
+func appendCollapsed(dst, s []byte) []byte {
+	start := len(dst)
+	space := false
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if asciiSpace(c) {
+				space = len(dst) > start
+				i++
+				continue
+			}
+			if space {
+				dst = append(dst, ' ')
+				space = false
+			}
+			j := i + 1 // the rest of the word is copied at once
+			for j < len(s) && s[j] < utf8.RuneSelf && !asciiSpace(s[j]) {
+				j++
+			}
+			dst = append(dst, s[i:j]...)
+			i = j
+			continue
+		}
+		r, n := utf8.DecodeRune(s[i:])
+		i += n
 		if unicode.IsSpace(r) || r == 0xA0 {
-			space = sb.Len() > 0
+			space = len(dst) > start
 			continue
 		}
 		if space {
-			sb.WriteByte(' ')
+			dst = append(dst, ' ')
 			space = false
 		}
-		sb.WriteRune(r)
+		dst = utf8.AppendRune(dst, r)
 	}
-	return sb.String()
+	return dst
+}
+
+// asciiSpace reports the ASCII white space collapseSpace folds.
+func asciiSpace(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v'
 }
