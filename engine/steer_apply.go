@@ -28,7 +28,8 @@ type steerRuntime struct {
 	log []Steer
 	// urgent are sources added live that go to the head of their lane's queue
 	// (lanes.Board.AddFirst), so an operator's new keyword is searched after at most
-	// one lane pause (guarded by Engine.mu).
+	// the lane's next pauses, not at the end of its queue (guarded by Engine.mu; measured
+	// on the demo: about two lane pauses).
 	urgent map[string]bool
 }
 
