@@ -27,9 +27,9 @@ type steerRuntime struct {
 	mu  sync.Mutex // one change at a time: each builds on the site book the last left
 	log []Steer
 	// urgent are sources added live that go to the head of their lane's queue
-	// (lanes.Board.AddFirst), so an operator's new keyword is searched after at most
-	// the lane's next pauses, not at the end of its queue (guarded by Engine.mu; measured
-	// on the demo: about two lane pauses).
+	// (lanes.Board.AddFirst), so an operator's new keyword is searched within the
+	// lane's next pauses rather than at the end of its queue (guarded by Engine.mu;
+	// measured on the demo: about two lane pauses).
 	urgent map[string]bool
 }
 
