@@ -218,21 +218,35 @@ func (e *Engine) startRound(now time.Time) {
 	e.mu.Lock()
 	e.budget.newRound(now) // round budgets start afresh
 	e.mu.Unlock()
+	fresh, again, err := e.splitSources(items)
+	if err != nil {
+		e.logf(LevelError, 0, "", "round %d: %v", round, err)
+		return
+	}
+	e.submit(fresh, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
+	n, err := e.requeue(again, now, true) // sources are fetched every round, whatever their window
+	if err != nil {
+		e.logf(LevelError, 0, "", "round: %v", err)
+	}
+	e.logf(LevelInfo, 0, "", "round %d started: %d new and %d known entry/search URLs queued", round, len(fresh), n)
+}
+
+// splitSources sorts entry and search URLs by what the store knows of them: new ones
+// (records to insert) and finished ones (to queue again); those queued or in
+// progress are left where they are.
+func (e *Engine) splitSources(items []revisit.Item) (fresh []store.URL, again []string, err error) {
 	urls := make([]string, len(items))
 	for i, it := range items {
 		urls[i] = it.URL
 	}
 	rows, err := e.st.URLStates(urls)
 	if err != nil {
-		e.logf(LevelError, 0, "", "round %d: %v", round, err)
-		return
+		return nil, nil, err
 	}
 	state := make(map[string]store.State, len(rows))
 	for _, r := range rows {
 		state[r.URL] = r.State
 	}
-	var fresh []store.URL
-	var again []string
 	for _, it := range items {
 		st, known := state[it.URL]
 		switch {
@@ -244,12 +258,7 @@ func (e *Engine) startRound(now time.Time) {
 			again = append(again, it.URL)
 		}
 	}
-	e.submit(fresh, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
-	n, err := e.requeue(again, now, true) // sources are fetched every round, whatever their window
-	if err != nil {
-		e.logf(LevelError, 0, "", "round: %v", err)
-	}
-	e.logf(LevelInfo, 0, "", "round %d started: %d new and %d known entry/search URLs queued", round, len(fresh), n)
+	return fresh, again, nil
 }
 
 // urlIndex is the URL index of seed 003 as FilterKnown reads it: first fetch times

@@ -316,34 +316,13 @@ func (e *Engine) steerBudget(s *Steer) (string, error) {
 // queueSources queues entry and search URLs now (M3): new ones through the store,
 // known ones back to the queue. It returns how many went.
 func (e *Engine) queueSources(items []revisit.Item, now time.Time) int {
-	urls := make([]string, len(items))
-	for i, it := range items {
-		urls[i] = it.URL
-	}
 	// No Flush first: a source whose insert is still in the writer's batch reads as
 	// new here, and the store's unique index ignores it (INSERT OR IGNORE); waiting
 	// for the batch would only delay the operator's new search.
-	rows, err := e.st.URLStates(urls)
+	fresh, again, err := e.splitSources(items)
 	if err != nil {
 		e.logf(LevelError, 0, "", "steering: %v", err)
 		return 0
-	}
-	state := make(map[string]store.State, len(rows))
-	for _, r := range rows {
-		state[r.URL] = r.State
-	}
-	var fresh []store.URL
-	var again []string
-	for _, it := range items {
-		st, known := state[it.URL]
-		switch {
-		case !known:
-			r := e.linkRecord(it.URL, 0, 0)
-			r.Site, r.Keyword = it.Site, it.Keyword
-			fresh = append(fresh, r)
-		case st == store.Processed || st == store.Failed:
-			again = append(again, it.URL)
-		}
 	}
 	seen := make([]string, len(fresh))
 	for i, r := range fresh {
