@@ -49,6 +49,19 @@ func (t *tokenFlags) resolve() (string, error) {
 	return strings.TrimSpace(os.Getenv(tokenEnv)), nil
 }
 
+// operatorConn connects an operator's client (console --attach, ctl) to a crawl's
+// NATS port with the credential the flags name; whose says which DB.token to give.
+func operatorConn(url, ca string, tf *tokenFlags, name, whose string) (*cluster.Conn, error) {
+	token, err := tf.resolve()
+	if err == nil && token == "" {
+		err = fmt.Errorf("no credential: give --token-file FILE (%s DB.token) or set $%s", whose, tokenEnv)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return cluster.Connect(url, cluster.ClientOptions{Name: name, Token: token, CAFile: ca})
+}
+
 // masterToken is the master's credential: given, or kept in PATH.token next to the
 // database (created once, mode 0600), so a restarted master takes its workers back.
 func masterToken(t *tokenFlags, db string) (tok, file string, err error) {
@@ -346,15 +359,7 @@ func runConsole(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintln(stderr, "crawlconsole console: --attach URL is required (the master's NATS address)")
 		return ExitUsage
 	}
-	token, err := tf.resolve()
-	if err == nil && token == "" {
-		err = fmt.Errorf("no credential: give --token-file FILE (the master's DB.token) or set $%s", tokenEnv)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "crawlconsole console: %v\n", err)
-		return ExitUsage
-	}
-	conn, err := cluster.Connect(*url, cluster.ClientOptions{Name: "console", Token: token, CAFile: *ca})
+	conn, err := operatorConn(*url, *ca, &tf, "console", "the master's")
 	if err != nil {
 		fmt.Fprintf(stderr, "crawlconsole console: %v\n", err)
 		return ExitUsage

@@ -68,15 +68,7 @@ func runCtl(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "crawlconsole ctl: %v\n", err)
 		return ExitUsage
 	}
-	token, err := tf.resolve()
-	if err == nil && token == "" {
-		err = fmt.Errorf("no credential: give --token-file FILE (the crawl's DB.token) or set $%s", tokenEnv)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "crawlconsole ctl: %v\n", err)
-		return ExitUsage
-	}
-	conn, err := cluster.Connect(*url, cluster.ClientOptions{Name: "ctl", Token: token, CAFile: *ca})
+	conn, err := operatorConn(*url, *ca, &tf, "ctl", "the crawl's")
 	if err != nil {
 		fmt.Fprintf(stderr, "crawlconsole ctl: %v\n", err)
 		return ExitUsage
