@@ -188,13 +188,16 @@ func (e *Engine) boardAdd(t frontier.Task) {
 	if e.rv.queued[t.URL] {
 		e.rv.onBoard++
 	}
-	if e.cluster != nil {
+	if e.steer.urgent[t.URL] { // steering: the operator's new source is the lane's next fetch
+		delete(e.steer.urgent, t.URL)
+		t.Urgent = true
+	}
+	if e.cluster != nil { // M4: the mark travels with the task to its worker's board
 		e.cluster.add(t)
 		return
 	}
 	add := e.board.Add
-	if e.steer.urgent[t.URL] { // steering: the operator's new source is the lane's next fetch
-		delete(e.steer.urgent, t.URL)
+	if t.Urgent {
 		add = e.board.AddFirst
 	}
 	if p := add(t); p.Opened {
@@ -217,7 +220,7 @@ func (e *Engine) offBoard(tasks []frontier.Task) []frontier.Task {
 // lane at work, no link insert outstanding, revisit tasks aside (they never end: a
 // crawl with revisits goes on until stopped). Caller holds e.mu.
 func (e *Engine) discoveryIdle() bool {
-	if e.outstanding != 0 {
+	if e.outstanding != 0 || len(e.steer.out.pending) > 0 { // a withdrawn source not ended yet
 		return false
 	}
 	inHand := e.inHand

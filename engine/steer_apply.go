@@ -31,6 +31,7 @@ type steerRuntime struct {
 	// lane's next pauses rather than at the end of its queue (guarded by Engine.mu;
 	// measured on the demo: about two lane pauses).
 	urgent map[string]bool
+	out    steerOut // queued sources withdrawn by :keyword rm and :site rm (steer_withdraw.go)
 }
 
 // Steer implements Control: it makes one change while the crawl runs, keeps it in
@@ -84,6 +85,7 @@ func (e *Engine) replaySteering() {
 		applied++
 	}
 	e.steer.log = log
+	e.withdrawReplayed()
 	if applied > 0 {
 		e.logf(LevelInfo, 0, "", "%d steering changes of earlier runs applied (sites, keywords, budgets, seeds)", applied)
 	}
@@ -98,11 +100,11 @@ func (e *Engine) applySteer(s *Steer, live bool) (string, error) {
 	case SteerSiteAdd:
 		return e.steerSiteAdd(s, live)
 	case SteerSiteRm:
-		return e.steerSiteRm(s)
+		return e.steerSiteRm(s, live)
 	case SteerKeywordAdd:
 		return e.steerKeywordAdd(s, live)
 	case SteerKeywordRm:
-		return e.steerKeywordRm(s)
+		return e.steerKeywordRm(s, live)
 	case SteerBudget:
 		return e.steerBudget(s)
 	}
@@ -180,6 +182,7 @@ func (e *Engine) steerSiteAdd(s *Steer, live bool) (string, error) {
 	}
 	e.mu.Unlock()
 	items := next.sourcesOf(site.Name, "")
+	e.keepSources(items) // a site removed before and added back
 	for _, it := range items {
 		e.scope.AddSeed(it.URL)
 	}
@@ -193,16 +196,19 @@ func (e *Engine) steerSiteAdd(s *Steer, live bool) (string, error) {
 }
 
 // steerSiteRm takes a site out of the rounds: its entry and searches are no longer
-// queued and its pages no longer collected. Nothing it holds is deleted: stored
-// pages, results and costs stay, and URLs already queued are still fetched.
-func (e *Engine) steerSiteRm(s *Steer) (string, error) {
+// queued, those queued already are withdrawn (steer_withdraw.go), and its pages are
+// no longer collected. Nothing it holds is deleted: stored pages, results and costs
+// stay; other URLs of it already queued are still fetched.
+func (e *Engine) steerSiteRm(s *Steer, live bool) (string, error) {
 	book := e.sites.Load()
 	if book.byName[s.Site] == nil {
 		return "", fmt.Errorf("site rm: no site named %q (sites: %s)", s.Site, siteNames(book))
 	}
 	sites := slices.DeleteFunc(slices.Clone(book.sites), func(o SiteOptions) bool { return o.Name == s.Site })
-	e.sites.Store(buildSiteBook(sites, book.shared, book.dropped))
-	return fmt.Sprintf("site %s removed from the rounds; its stored pages and results are kept", s.Site), nil
+	next := buildSiteBook(sites, book.shared, book.dropped)
+	e.sites.Store(next)
+	n := e.dropSources(book, next, s.Site, live)
+	return fmt.Sprintf("site %s removed from the rounds (%d queued entry/search URLs withdrawn); its stored pages and results are kept", s.Site, n), nil
 }
 
 // steerKeywordAdd adds a keyword to a site: a news site's pages holding it become
@@ -229,6 +235,7 @@ func (e *Engine) steerKeywordAdd(s *Steer, live bool) (string, error) {
 	dropped[s.Site] = slices.DeleteFunc(dropped[s.Site], func(k string) bool { return k == kw })
 	next := buildSiteBook(sites, book.shared, dropped)
 	e.sites.Store(next)
+	e.keepSources(next.sourcesOf(s.Site, kw)) // a keyword removed before and added back
 	msg := fmt.Sprintf("keyword %q added to %s", kw, s.Site)
 	if !live || cur.Kind != SiteSocial {
 		return msg, nil
@@ -239,8 +246,9 @@ func (e *Engine) steerKeywordAdd(s *Steer, live bool) (string, error) {
 }
 
 // steerKeywordRm takes a keyword off a site: the site's own, or a shared one (for
-// this site only). Results already collected for it are kept.
-func (e *Engine) steerKeywordRm(s *Steer) (string, error) {
+// this site only). Its searches already queued are withdrawn (steer_withdraw.go);
+// results already collected for it are kept.
+func (e *Engine) steerKeywordRm(s *Steer, live bool) (string, error) {
 	book := e.sites.Load()
 	kw := strings.TrimSpace(strings.Join(s.Keywords, " "))
 	cur := book.byName[s.Site]
@@ -266,8 +274,10 @@ func (e *Engine) steerKeywordRm(s *Steer) (string, error) {
 	if slices.Contains(book.shared, kw) {
 		dropped[s.Site] = append(dropped[s.Site], kw)
 	}
-	e.sites.Store(buildSiteBook(sites, book.shared, dropped))
-	return fmt.Sprintf("keyword %q removed from %s; its results are kept", kw, s.Site), nil
+	next := buildSiteBook(sites, book.shared, dropped)
+	e.sites.Store(next)
+	n := e.dropSources(book, next, s.Site, live)
+	return fmt.Sprintf("keyword %q removed from %s (%d queued searches withdrawn); its results are kept", kw, s.Site, n), nil
 }
 
 // steerBudget sets a site's page budget per round (a declared site's name, or a

@@ -1,0 +1,106 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// `:keyword rm` and `:site rm` withdraw the searches already queued — on the lane
+// board, or spilled to the store when the queue outgrew its memory: once the
+// command is acknowledged none is fetched but the one the social host's lane may
+// hold in hand, every other is counted as skipped (steered_out) and ends so in the
+// store, and the pages stored before are kept.
+func TestSteerRmWithdrawsQueuedSearches(t *testing.T) {
+	cases := []struct {
+		name    string
+		command string
+		pages   int  // search result pages per keyword
+		memory  int  // Options.QueueMemory
+		spilled bool // some searches wait in the store, not in memory, when the command comes
+	}{
+		{"keyword rm, searches on the board", "keyword rm chirp flood", 40, 200_000, false},
+		{"site rm, searches on the board", "site rm chirp", 40, 200_000, false},
+		{"keyword rm, searches spilled to the store", "keyword rm chirp flood", 160, 100, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := newTopicWeb(t)
+			o := topicOptions(t, w)
+			o.Sites[1].Pages = c.pages
+			o.QueueMemory = c.memory
+			o.Lanes.DelayMin, o.Lanes.DelayMax = 15*time.Millisecond, 25*time.Millisecond
+			e := startEngine(t, o)
+			searches := func() map[string]int {
+				w.mu.Lock()
+				defer w.mu.Unlock()
+				out := map[string]int{}
+				for uri, n := range w.hits {
+					if strings.HasPrefix(uri, "/search?q=flood&") {
+						out[uri] = n
+					}
+				}
+				return out
+			}
+			waitFor(t, "the first searches fetched", func() bool { return len(searches()) >= 3 })
+			e.mu.Lock()
+			spilled := e.q.spillFrom != 0
+			e.mu.Unlock()
+			if spilled != c.spilled {
+				t.Fatalf("searches spilled to the store: %v, want %v (the case tests the wrong queue)", spilled, c.spilled)
+			}
+			s, err := ParseSteer(strings.Fields(c.command))
+			if err != nil {
+				t.Fatal(err)
+			}
+			msg, err := e.Steer(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			acked := searches()
+			waitDone(t, e, 60*time.Second)
+			after := searches()
+			var late []string
+			for uri := range after {
+				if acked[uri] == 0 {
+					late = append(late, uri)
+				}
+			}
+			if len(late) > 1 { // one lane holds the social host: one search at most was in its hand
+				t.Errorf("%d searches fetched after %q was acknowledged (%q), e.g. %v", len(late), c.command, msg, late[:min(len(late), 4)])
+			}
+			want := int64(c.pages - len(after))
+			if got := skippedAs(e, SkipSteeredOut); got != want {
+				t.Errorf("%d searches counted as skipped (%s), want %d: the %d never fetched (message %q)", got, SkipSteeredOut, want, want, msg)
+			}
+			if !strings.Contains(msg, "withdrawn") {
+				t.Errorf("message %q does not say what was withdrawn", msg)
+			}
+			e.Close()
+			st, err := store.Open(o.DB, store.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			for p := 1; p <= c.pages; p++ {
+				u, _ := frontier.Normalize(fmt.Sprintf("http://%s/search?q=flood&page=%d", w.social, p))
+				row, err := st.URLState(u)
+				if err != nil {
+					t.Fatalf("%s: %v", u, err)
+				}
+				_, fetched := after[fmt.Sprintf("/search?q=flood&page=%d", p)]
+				_, _, perr := st.PageValidators(u)
+				switch {
+				case fetched && (row.State != store.Processed || perr != nil):
+					t.Errorf("%s was fetched: state %v, page %v; want processed with its page kept", u, row.State, perr)
+				case !fetched && (row.State != store.Failed || row.ErrKind != SkipSteeredOut):
+					t.Errorf("%s never fetched: state %v kind %q, want failed, %s", u, row.State, row.ErrKind, SkipSteeredOut)
+				}
+			}
+		})
+	}
+}
