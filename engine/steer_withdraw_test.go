@@ -1,12 +1,14 @@
 package engine
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/lanes"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -102,5 +104,84 @@ func TestSteerRmWithdrawsQueuedSearches(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A keyword removed in an earlier run stays removed for the searches that run left
+// queued in the store (the crawl stopped before it reached them): at the restart they
+// are withdrawn when the steering log is replayed, never fetched, and counted as
+// skipped (steered_out).
+func TestSteerRmWithdrawsSearchesResumedAfterRestart(t *testing.T) {
+	w := newTopicWeb(t)
+	o := topicOptions(t, w)
+	const pages = 60
+	o.Sites[1].Pages = pages
+	o.Lanes.DelayMin, o.Lanes.DelayMax = 15*time.Millisecond, 25*time.Millisecond
+	searches := func() int {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		n := 0
+		for uri := range w.hits {
+			if strings.HasPrefix(uri, "/search?q=flood&") {
+				n++
+			}
+		}
+		return n
+	}
+	e := startEngine(t, o)
+	waitFor(t, "the first searches fetched", func() bool { return searches() >= 3 })
+	e.Pause()
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	before := searches()
+	if before >= pages {
+		t.Fatalf("every search fetched before the stop: nothing left queued to test")
+	}
+	// The earlier run's steering log: the keyword was removed (the command was
+	// acknowledged, then the crawl stopped before its queued searches came up).
+	st, err := store.Open(o.DB, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, _ := json.Marshal([]Steer{{Op: SteerKeywordRm, Site: "chirp", Keywords: []string{"flood"}, At: time.Now()}})
+	st.SetMeta(SteeringMeta, log)
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	e2 := startEngine(t, o)
+	waitDone(t, e2, 30*time.Second)
+	if got := searches(); got != before {
+		t.Errorf("%d searches of the removed keyword fetched after the restart", got-before)
+	}
+	if got, want := skippedAs(e2, SkipSteeredOut), int64(pages-before); got != want {
+		t.Errorf("%d searches counted as skipped (%s) after the restart, want %d (those the first run left queued)", got, SkipSteeredOut, want)
+	}
+}
+
+// Board.Withdraw takes the selected tasks off the lanes and the pending queue and
+// lets go of what they held, so a later task of their host opens or joins a lane by
+// the M1 rule as if they had never been queued.
+func TestBoardWithdraw(t *testing.T) {
+	b := lanes.NewBoard(1, nil)
+	mk := func(u, host string) frontier.Task { return frontier.Task{URL: u, Host: host} }
+	for _, tk := range []frontier.Task{mk("http://a/1", "a"), mk("http://a/2", "a"), mk("http://s/q=x", "s"), mk("http://a/3", "a")} {
+		b.Add(tk) // lanes.max 1: s waits pending
+	}
+	drop := map[string]bool{"http://a/2": true, "http://s/q=x": true}
+	got := b.Withdraw(func(tk frontier.Task) bool { return drop[tk.URL] })
+	if len(got) != 2 {
+		t.Fatalf("withdrew %v, want a/2 (lane) and s (pending)", got)
+	}
+	if b.Queued() != 2 || b.Pending() != 0 || b.Holds("s") {
+		t.Fatalf("after withdraw: queued %d pending %d holds s %v; want 2, 0, false", b.Queued(), b.Pending(), b.Holds("s"))
+	}
+	l, _ := b.Lane(1)
+	for _, want := range []string{"http://a/1", "http://a/3"} {
+		tk, ok, _ := b.Next(l)
+		if !ok || tk.URL != want {
+			t.Fatalf("next %v %v, want %s", tk.URL, ok, want)
+		}
 	}
 }
