@@ -89,7 +89,7 @@ func (e *Engine) requeue(urls []string, now time.Time, force bool) (int, error) 
 	var tasks []frontier.Task
 	for _, r := range rows {
 		f, ok := first[r.URL]
-		if !ok {
+		if !ok && !(force && r.ErrKind == SkipSteeredOut) { // a source withdrawn unfetched, added back
 			continue
 		}
 		if !force && !e.rv.windows.Active(e.classOf(r.Host), f, now) && !e.isDiscoverySource(r.URL) {

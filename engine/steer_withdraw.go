@@ -35,6 +35,10 @@ const SkipSteeredOut = "steered_out"
 type steerOut struct {
 	urls    map[string]uint64 // withdrawn URL -> lease of the hand-out withdrawn (0: any, one box and master)
 	pending []frontier.Task   // withdrawn, not yet ended on the frontier side (flushSteeredOut)
+	// flushing is held (not under Engine.mu) while a flush hands its tasks to the
+	// frontier side: a flush that finds nothing left waits for one under way, so its
+	// caller knows every withdrawal so far is written (keepSources).
+	flushing sync.Mutex
 }
 
 // markOut records URLs as withdrawn. Caller holds e.mu.
@@ -88,6 +92,8 @@ func (e *Engine) setOut(t frontier.Task) {
 // flushSteeredOut ends the tasks withdrawn so far on the frontier side (the store
 // here; the master, as results, on a worker), outside e.mu.
 func (e *Engine) flushSteeredOut() {
+	e.steer.out.flushing.Lock()
+	defer e.steer.out.flushing.Unlock()
 	e.mu.Lock()
 	list := e.steer.out.pending
 	e.steer.out.pending = nil
@@ -283,11 +289,25 @@ func (e *Engine) dropSources(old, next *siteBook, site string, live bool) int {
 	return 0
 }
 
-// keepSources forgets earlier withdrawals of sources added back.
+// keepSources forgets earlier withdrawals of sources added back. When some were
+// withdrawn, their end is written and committed first, so that the caller's
+// splitSources sees them finished and queues them again (rather than taking them for
+// queued, which they no longer are).
 func (e *Engine) keepSources(items []revisit.Item) {
 	e.mu.Lock()
+	back := false
+	for _, it := range items {
+		_, out := e.steer.out.urls[it.URL]
+		back = back || out
+	}
 	e.unmarkOut(items)
 	e.mu.Unlock()
+	if back && e.st != nil {
+		e.flushSteeredOut()
+		if err := e.st.Flush(); err != nil && !errors.Is(err, store.ErrClosed) {
+			e.logf(LevelWarn, 0, "", "steering: store: %v", err)
+		}
+	}
 }
 
 // withdrawReplayed withdraws, after the replay of earlier runs' changes, the

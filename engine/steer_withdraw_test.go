@@ -185,3 +185,36 @@ func TestBoardWithdraw(t *testing.T) {
 		}
 	}
 }
+
+// A keyword removed and added back is searched again in full: its withdrawn searches
+// (never fetched, ended steered_out) are queued again at once.
+func TestSteerKeywordAddedBackQueuesWithdrawnSearches(t *testing.T) {
+	w := newTopicWeb(t)
+	o := topicOptions(t, w)
+	const pages = 40
+	o.Sites[1].Pages = pages
+	o.Lanes.DelayMin, o.Lanes.DelayMax = 5*time.Millisecond, 10*time.Millisecond
+	searched := func() int {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		n := 0
+		for uri := range w.hits {
+			if strings.HasPrefix(uri, "/search?q=flood&") {
+				n++
+			}
+		}
+		return n
+	}
+	e := startEngine(t, o)
+	waitFor(t, "the first searches fetched", func() bool { return searched() >= 3 })
+	for _, line := range []string{"keyword rm chirp flood", "keyword add chirp flood"} {
+		s, _ := ParseSteer(strings.Fields(line))
+		if _, err := e.Steer(s); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+	}
+	if skippedAs(e, SkipSteeredOut) == 0 {
+		t.Fatal("nothing withdrawn by the keyword rm: the test checks nothing")
+	}
+	waitFor(t, "every search page of the keyword added back fetched", func() bool { return searched() == pages })
+}
