@@ -12,8 +12,9 @@ import (
 
 // On a master, live steering reaches the queues its workers hold (issue 18):
 //   - a keyword added live is searched first by the worker its shard is dealt to,
-//     ahead of the long queue that worker's lane on the search host has, within two
-//     lane pauses (plus the trip through the store, NATS and the worker);
+//     ahead of the long queue that worker's lane on the search host has and past its
+//     full window, within two lane pauses (plus the trip through the store, NATS and
+//     the worker);
 //   - a keyword removed live has its searches queued at the master or on a worker
 //     withdrawn: none is requested once the command is acknowledged (but the one a
 //     lane may hold in hand), and each is counted as skipped (steered_out).
@@ -22,7 +23,7 @@ func TestMasterSteersQueuedSearches(t *testing.T) {
 	cfg := sandboxConfig(21, 24)
 	cfg.Search.PagesPerKeyword, cfg.Search.ResultsPerPage, cfg.Search.Quota = pages, 1, 1_000_000
 	var social *sandbox.Site
-	c := startClusterWith(t, cfg, 300*time.Millisecond, func(o *engine.Options, sb *sandbox.Sandbox) {
+	c := prepareCluster(t, cfg, 300*time.Millisecond, func(o *engine.Options, sb *sandbox.Sandbox) {
 		o.Seeds = nil
 		for _, s := range sb.Info().Sites {
 			if s.Search != "" && len(s.Keywords) >= 2 {
@@ -40,6 +41,11 @@ func TestMasterSteersQueuedSearches(t *testing.T) {
 	if social == nil {
 		t.Skip("this sandbox seed has no social site with two keywords")
 	}
+	// A window of 20 tasks per worker: most of a shard's searches wait at the master,
+	// the rest in the worker's queue, and the worker's window is full when the new
+	// keyword comes.
+	c.window = 20
+	c.startMaster()
 	for i, name := range []string{"w1", "w2"} {
 		c.worker(name, "127.0.0."+strconv.Itoa(2+i))
 	}
