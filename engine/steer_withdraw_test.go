@@ -218,3 +218,38 @@ func TestSteerKeywordAddedBackQueuesWithdrawnSearches(t *testing.T) {
 	}
 	waitFor(t, "every search page of the keyword added back fetched", func() bool { return searched() == pages })
 }
+
+// A keyword removed right after it was added, while its searches are still on their
+// way into the queue (the store has not confirmed their insert yet), has them
+// withdrawn as they arrive: at most the one a lane took at once is fetched, and the
+// others are counted as skipped.
+func TestSteerKeywordRemovedWhileItsSearchesAreBeingQueued(t *testing.T) {
+	w := newTopicWeb(t)
+	o := topicOptions(t, w)
+	const pages = 30
+	o.Sites[1].Pages = pages
+	o.Lanes.DelayMin, o.Lanes.DelayMax = 15*time.Millisecond, 25*time.Millisecond
+	e := startEngine(t, o)
+	waitFor(t, "the crawl under way", func() bool { return e.Snapshot().Totals.PagesStored >= 3 })
+	for _, line := range []string{"keyword add chirp zeppelin", "keyword rm chirp zeppelin"} {
+		s, _ := ParseSteer(strings.Fields(line))
+		if _, err := e.Steer(s); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+	}
+	waitDone(t, e, 30*time.Second)
+	w.mu.Lock()
+	fetched := 0
+	for uri := range w.hits {
+		if strings.HasPrefix(uri, "/search?q=zeppelin&") {
+			fetched++
+		}
+	}
+	w.mu.Unlock()
+	if fetched > 1 {
+		t.Errorf("%d searches of the keyword removed at once fetched", fetched)
+	}
+	if got, want := skippedAs(e, SkipSteeredOut), int64(pages-fetched); got != want {
+		t.Errorf("%d searches counted as skipped (%s), want %d", got, SkipSteeredOut, want)
+	}
+}
