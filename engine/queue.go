@@ -346,7 +346,7 @@ func (e *Engine) extract(t frontier.Task, res *fetch.Result, known *[]string) []
 
 // startLane launches a lane's goroutine. Caller holds e.mu.
 func (e *Engine) startLane(l *lanes.Lane) {
-	ls := &laneState{lane: l, status: LaneIdle}
+	ls := &laneState{lane: l, status: LaneIdle, kick: make(chan struct{}, 1)}
 	e.lanes[l.ID] = ls
 	e.wg.Add(1)
 	go e.runLane(ls)
