@@ -85,7 +85,6 @@ func (e *Engine) replaySteering() {
 		applied++
 	}
 	e.steer.log = log
-	e.withdrawReplayed()
 	if applied > 0 {
 		e.logf(LevelInfo, 0, "", "%d steering changes of earlier runs applied (sites, keywords, budgets, seeds)", applied)
 	}

@@ -267,8 +267,9 @@ func (w *Worker) withdraw(tasks []frontier.Task) int {
 
 // dropSources withdraws the sources of site that book old had and next lacks (a
 // keyword or the site removed). Replaying at start (live false) it only marks them:
-// replaySteering withdraws what is marked once every change is applied, since a
-// later change of the log may add them back. It returns how many were withdrawn.
+// the replay runs before the queue is resumed (Start), so place withdraws them as
+// they are loaded, unless a later change of the log added them back. It returns how
+// many were withdrawn.
 func (e *Engine) dropSources(old, next *siteBook, site string, live bool) int {
 	var gone []revisit.Item
 	for _, it := range old.sourcesOf(site, "") {
@@ -307,19 +308,5 @@ func (e *Engine) keepSources(items []revisit.Item) {
 		if err := e.st.Flush(); err != nil && !errors.Is(err, store.ErrClosed) {
 			e.logf(LevelWarn, 0, "", "steering: store: %v", err)
 		}
-	}
-}
-
-// withdrawReplayed withdraws, after the replay of earlier runs' changes, the
-// queued sources they removed (resumed from the store before the replay).
-func (e *Engine) withdrawReplayed() {
-	e.mu.Lock()
-	urls := make(map[string]uint64, len(e.steer.out.urls))
-	for u := range e.steer.out.urls {
-		urls[u] = 0
-	}
-	e.mu.Unlock()
-	if n := e.withdrawURLs(urls); n > 0 {
-		e.logf(LevelInfo, 0, "", "%d queued entry/search URLs of removed keywords or sites withdrawn (skipped, %s)", n, SkipSteeredOut)
 	}
 }
