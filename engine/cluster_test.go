@@ -619,3 +619,51 @@ func TestGlobalPauseAndResumeReachWorkersAtOnce(t *testing.T) {
 	c.master.PauseNode("w2", false)
 	c.master.Close()
 }
+
+// Issue 20 on a distributed crawl: the refusals a worker acts on reach the master's
+// store, so `crawlconsole show URL` on the master's database says why a URL was
+// refused. The worker crawls far faster than a human, so the sandbox bans it.
+func TestWorkerRefusalsReachTheMastersStore(t *testing.T) {
+	c := startClusterWith(t, sandboxConfig(7, 6), 300*time.Millisecond, func(o *engine.Options, _ *sandbox.Sandbox) {
+		o.Lanes.DelayMin, o.Lanes.DelayMax = time.Millisecond, 2*time.Millisecond
+		o.HostRate = 0
+	})
+	c.worker("w1", "127.0.0.2")
+	deadline := time.Now().Add(60 * time.Second)
+	for c.master.Stats().Refused == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the worker was never refused: the test needs a ban")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := c.master.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.OpenReadOnly(c.opts.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	banned, recorded := 0, 0
+	for _, r := range c.sb.Truth().Requests() {
+		if !r.Banned {
+			continue
+		}
+		banned++
+		rs, err := st.Refusals(r.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rf := range rs {
+			if rf.Egress == "" || rf.Evidence == "" || rf.Action == "" {
+				t.Errorf("refusal of %s lacks its egress, evidence or action: %+v", r.URL, rf)
+			}
+		}
+		if len(rs) > 0 {
+			recorded++
+		}
+	}
+	if banned == 0 || recorded == 0 {
+		t.Fatalf("%d refused requests in the sandbox, %d of them with a refusal in the master's store; want some", banned, recorded)
+	}
+}

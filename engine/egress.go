@@ -290,10 +290,8 @@ func (e *Engine) punished(link *egressLink, t frontier.Task, res *fetch.Result, 
 		status = res.Status
 	}
 	e.logf(LevelWarn, 0, t.Host, "refusal of %s via %s (%d): %s; %s", t.URL, link.name, status, v.Reason, action)
-	if e.st != nil {
-		e.st.AddRefusal(store.Refusal{URL: t.URL, At: e.now(), Host: t.Host, Egress: link.name, Status: status,
-			Vendor: v.Vendor, Evidence: v.Reason, Action: action})
-	}
+	e.front.refused(store.Refusal{URL: t.URL, At: e.now(), Host: t.Host, Egress: link.name, Status: status,
+		Vendor: v.Vendor, Evidence: v.Reason, Action: action})
 }
 
 // reroute handles a refusal decision for task t fetched through link: Retry moves

@@ -556,6 +556,12 @@ func (m *masterRuntime) onResult(msg jetstream.Msg) {
 		return
 	}
 	e := m.e
+	if e.ctx.Err() == nil {
+		// Facts about the site, whatever becomes of this hand-out (issue 20).
+		for _, rf := range r.Refusals {
+			e.st.AddRefusal(rf)
+		}
+	}
 	e.mu.Lock()
 	if e.ctx.Err() != nil {
 		e.mu.Unlock()

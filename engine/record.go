@@ -52,6 +52,9 @@ type frontPort interface {
 	// withdrawn ends a task the operator's steering took out of the queue
 	// (steer_withdraw.go): skipped, kind steered_out.
 	withdrawn(t frontier.Task)
+	// refused records a refusal the crawl acted on, with its evidence and what
+	// followed (issue 20: `show URL` says why), in the store that has the URL.
+	refused(r store.Refusal)
 }
 
 // localFront is the frontier side in this process: the store and record.
@@ -74,6 +77,8 @@ func (f localFront) abandon(t frontier.Task, lane int) {
 }
 
 func (f localFront) deliver(o Outcome) { f.e.record(o) }
+
+func (f localFront) refused(r store.Refusal) { f.e.st.AddRefusal(r) }
 
 func (f localFront) deferURLs(list []deferredTask) {
 	for _, d := range list {

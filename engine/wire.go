@@ -11,6 +11,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/store"
 )
 
 // The messages between a master and its workers (M4), JSON over NATS. Subjects sit
@@ -177,7 +178,14 @@ type wireResult struct {
 	// ExchangesLen is the length of the encoded exchanges between the JSON header
 	// and the body (wire_exchanges.go); 0 for none (and in frames written before).
 	ExchangesLen int `json:"xl,omitempty"`
+	// Refusals are the refusals the worker acted on since its last result (issue
+	// 20), for the master's store: `show URL` on the master says why.
+	Refusals []store.Refusal `json:"refusals,omitempty"`
 }
+
+// maxWireRefusals bounds the refusals one result carries (a worker keeps no more
+// between two results; refusals are a handful per host and ban).
+const maxWireRefusals = 256
 
 func (m *wireResult) Validate() error {
 	if err := checkNode(m.Node, m.Incarnation); err != nil {
@@ -185,6 +193,14 @@ func (m *wireResult) Validate() error {
 	}
 	if m.Task.URL == "" || m.Task.Lease == 0 {
 		return errors.New("result without URL or lease")
+	}
+	if len(m.Refusals) > maxWireRefusals {
+		return fmt.Errorf("result with %d refusals, at most %d", len(m.Refusals), maxWireRefusals)
+	}
+	for _, r := range m.Refusals {
+		if r.URL == "" || r.At.IsZero() {
+			return errors.New("refusal without URL or time")
+		}
 	}
 	if m.Kind == "" && m.Res == nil || m.Kind == kindDeferred && m.At.IsZero() {
 		return errors.New("result with neither a response nor an error kind")

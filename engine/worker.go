@@ -18,6 +18,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/store"
 )
 
 // WorkerOptions configures a worker of a distributed crawl (M4): it runs M1 lanes,
@@ -54,6 +55,9 @@ type Worker struct {
 	inc  string
 	nc   *nats.Conn
 	conn *cluster.Conn
+
+	refusalsMu sync.Mutex
+	refusals   []store.Refusal // punished refusals not sent yet (remoteFront.refused)
 
 	hbEvery time.Duration
 	cons    jetstream.ConsumeContext
@@ -710,7 +714,20 @@ func (f *remoteFront) deferURLs(list []deferredTask) {
 	}
 }
 
+// refused keeps a refusal for the master's store (issue 20): it travels with the
+// next result this worker sends.
+func (f *remoteFront) refused(r store.Refusal) {
+	f.w.refusalsMu.Lock()
+	if len(f.w.refusals) < maxWireRefusals {
+		f.w.refusals = append(f.w.refusals, r)
+	}
+	f.w.refusalsMu.Unlock()
+}
+
 func (f *remoteFront) send(r wireResult) {
+	f.w.refusalsMu.Lock()
+	r.Refusals, f.w.refusals = f.w.refusals, nil
+	f.w.refusalsMu.Unlock()
 	select { // closed without a leave: the master gives the task to others
 	case f.w.out <- r:
 	case <-f.w.quit:
