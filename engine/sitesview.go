@@ -158,20 +158,13 @@ func (e *Engine) restoreSiteCounts() {
 			e.siteTally.mu.Unlock()
 		}
 	}
-	if e.opts.Budgets.HostTotal > 0 || e.opts.Budgets.SiteTotal > 0 {
-		rows, err := e.st.FetchedBySiteHost()
-		if err != nil {
+	e.mu.Lock()
+	want := e.budget.wantsTotals()
+	e.mu.Unlock()
+	if want {
+		if err := e.readBudgetTotals(); err != nil {
 			e.logf(LevelWarn, 0, "", "page budgets: earlier runs' counts unreadable (%v): totals start from 0", err)
-			return
 		}
-		bySite, byHost := map[string]int64{}, map[string]int64{}
-		for _, r := range rows {
-			bySite[r.Site] += r.N
-			byHost[r.Host] += r.N
-		}
-		e.mu.Lock()
-		e.budget.restore(bySite, byHost)
-		e.mu.Unlock()
 	}
 }
 

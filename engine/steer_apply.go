@@ -104,7 +104,7 @@ func (e *Engine) applySteer(s *Steer, live bool) (string, error) {
 	case SteerKeywordRm:
 		return e.steerKeywordRm(s)
 	case SteerBudget:
-		return e.steerBudget(s)
+		return e.steerBudget(s, live)
 	}
 	return "", fmt.Errorf("unknown steering operation %q", s.Op)
 }
@@ -270,32 +270,61 @@ func (e *Engine) steerKeywordRm(s *Steer) (string, error) {
 	return fmt.Sprintf("keyword %q removed from %s; its results are kept", kw, s.Site), nil
 }
 
-// steerBudget sets a site's page budget per round (a declared site's name, or a
-// registered domain). Raising it brings back at once the URLs it held back.
-func (e *Engine) steerBudget(s *Steer) (string, error) {
+// steerBudget sets a page budget (budget.go): a site's (a declared site's name, or a
+// registered domain) or a host's, per round or in total. Raising one brings back at
+// once the URLs this run held back (for a host's, those of that host).
+func (e *Engine) steerBudget(s *Steer, live bool) (string, error) {
 	if s.N < 0 {
 		return "", fmt.Errorf("budget: %d is not a page count (>= 0; 0 removes the cap)", s.N)
 	}
-	book := e.sites.Load()
-	site := s.Site
-	if book.byName[site] == nil {
-		if strings.Contains(site, ".") {
-			site = frontier.Site(strings.ToLower(site)) // undeclared: budgets go by registered domain
-		} else {
-			return "", fmt.Errorf("budget: no site named %q (sites: %s; or give a domain)", s.Site, siteNames(book))
+	if s.Per != "" && s.Per != BudgetRound && s.Per != BudgetTotal {
+		return "", fmt.Errorf("budget: span %q is neither %q nor %q", s.Per, BudgetRound, BudgetTotal)
+	}
+	if s.Per == BudgetRound {
+		s.Per = "" // kept as the default, so one budget has one spelling in the store
+	}
+	key := budgetKey{host: s.Host != "", name: s.Host, total: s.Per == BudgetTotal}
+	site := ""
+	if key.host {
+		h, err := budgetHost(s.Host)
+		if err != nil {
+			return "", err
+		}
+		s.Host, key.name, site = h, h, frontier.Site(h)
+	} else {
+		book := e.sites.Load()
+		site = s.Site
+		if book.byName[site] == nil {
+			if strings.Contains(site, ".") {
+				site = frontier.Site(strings.ToLower(site)) // undeclared: budgets go by registered domain
+			} else {
+				return "", fmt.Errorf("budget: no site named %q (sites: %s; or give a domain, or host HOST for a host's budget)", s.Site, siteNames(book))
+			}
+		}
+		s.Site, key.name = site, site
+	}
+	e.mu.Lock()
+	readTotals := live && key.total && s.N > 0 && !e.budget.totalsRead
+	e.mu.Unlock()
+	if readTotals {
+		// The first total budget of this run: it counts what earlier runs fetched too
+		// (at start, restoreSiteCounts reads them after the replay).
+		if err := e.readBudgetTotals(); err != nil {
+			return "", fmt.Errorf("budget: earlier runs' page counts unreadable: %v; budget unchanged", err)
 		}
 	}
-	s.Site = site
 	e.mu.Lock()
-	old := e.budget.roundBudget(site)
-	e.budget.siteRound[site] = s.N
-	if s.N == 0 && e.opts.Budgets.SiteRound > 0 {
-		e.budget.siteRound[site] = 0 // 0 here means no cap for this site, whatever the default
-	}
+	old := e.budget.set(key, s.N)
 	var back []string
-	if s.N == 0 || s.N > old {
+	if s.N == 0 || old > 0 && s.N > old {
 		back = e.budget.parked[site]
-		delete(e.budget.parked, site)
+		if key.host {
+			var keep []string
+			back, keep = splitByHost(back, s.Host)
+			e.budget.parked[site] = keep
+		} else {
+			delete(e.budget.parked, site)
+		}
 	}
 	e.mu.Unlock()
 	e.flushDeferred() // their deferral is written before it is undone
@@ -303,9 +332,17 @@ func (e *Engine) steerBudget(s *Steer) (string, error) {
 	for _, u := range back {
 		e.st.Defer(u, now) // due now: requeueDeferred brings it back
 	}
-	msg := fmt.Sprintf("budget of %s: %d pages per round", site, s.N)
+	what := "budget of " + site
+	if key.host {
+		what = "budget of host " + s.Host
+	}
+	span := "per round"
+	if key.total {
+		span = "in total"
+	}
+	msg := fmt.Sprintf("%s: %d pages %s", what, s.N, span)
 	if s.N == 0 {
-		msg = fmt.Sprintf("budget of %s: no cap", site)
+		msg = fmt.Sprintf("%s: no cap %s", what, span)
 	}
 	if len(back) > 0 {
 		msg += fmt.Sprintf("; %d held-back URLs come back", len(back))

@@ -78,6 +78,9 @@ func (c *Control) Steer(s engine.Steer) (string, error) {
 	case engine.SteerSeedAdd:
 		return "seed " + s.URL + " queued", nil
 	case engine.SteerBudget:
+		if s.Host != "" || s.Per == engine.BudgetTotal {
+			return s.String() + ": done", nil
+		}
 		if r := find(s.Site); r != nil {
 			r.Budget = s.N
 		}
