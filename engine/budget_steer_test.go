@@ -179,6 +179,9 @@ func TestBudgetRoundAgainTotalNot(t *testing.T) {
 	if got := w.count(1); got > 3 {
 		t.Errorf("host under a total budget of 3 served %d pages", got)
 	}
+	if n := skippedAs(e, SkipBudgetHost); n < 2*(pages-3) {
+		t.Errorf("%d URLs counted as held back by a host budget, want at least %d (each host's first hold)", n, 2*(pages-3))
+	}
 }
 
 // A total budget set live counts what the crawl fetched before it was set (earlier
