@@ -62,7 +62,7 @@ type budgetLedger struct {
 	siteRound  map[string]int    // per-site round budget: sites[].budget, :budget SITE N
 	caps       map[budgetKey]int // the other budgets :budget set, over o (0 = no cap)
 	totalsRead bool              // totals hold earlier runs' pages (restore)
-	every      time.Duration  // round length, for crawls without declared sites
+	every      time.Duration     // round length, for crawls without declared sites
 	roundStart time.Time
 	hostRound  map[string]int
 	siteRd     map[string]int
