@@ -19,13 +19,15 @@ import (
 )
 
 // SteeringMeta is the store meta key holding the steering changes made so far (a
-// JSON list of Steer, oldest first), replayed over the config at every start.
+// JSON list of Steer, oldest first, folded as it grows: steer_compact.go), replayed
+// over the config at every start.
 const SteeringMeta = "steering"
 
 // steerRuntime serialises steering changes and remembers them for the store.
 type steerRuntime struct {
-	mu  sync.Mutex // one change at a time: each builds on the site book the last left
-	log []Steer
+	mu     sync.Mutex // one change at a time: each builds on the site book the last left
+	log    []Steer
+	before []*siteBook // the book before each change of log (steer_compact.go)
 	// urgent are sources added live that go to the head of their lane's queue
 	// (lanes.Board.AddFirst), so an operator's new keyword is searched within the
 	// lane's next pauses rather than at the end of its queue (guarded by Engine.mu;
@@ -48,21 +50,21 @@ func (e *Engine) Steer(s Steer) (string, error) {
 	e.steer.mu.Lock()
 	defer e.steer.mu.Unlock()
 	s.At = e.now()
+	before := e.sites.Load()
 	msg, err := e.applySteer(&s, true)
 	if err != nil {
 		return "", err
 	}
-	e.steer.log = append(e.steer.log, s)
-	if data, err := json.Marshal(e.steer.log); err == nil {
-		e.st.SetMeta(SteeringMeta, data)
-	}
+	e.steer.keep(s, before, e.sites.Load())
+	e.saveSteering()
 	e.logf(LevelInfo, 0, "", "steering: %s", msg)
 	return msg, nil
 }
 
 // replaySteering applies the changes an earlier run made, before the seeds and
 // sources are queued (Start). A change that no longer applies (the config now
-// declares the site itself, say) is skipped with a warning; the rest stand.
+// declares the site itself, say) is skipped with a warning and left out of the
+// list; the rest stand, folded as they are kept (steer_compact.go).
 func (e *Engine) replaySteering() {
 	data, err := e.st.GetMeta(SteeringMeta)
 	if err != nil || len(data) == 0 {
@@ -75,17 +77,26 @@ func (e *Engine) replaySteering() {
 	}
 	e.steer.mu.Lock()
 	defer e.steer.mu.Unlock()
-	applied := 0
 	for i := range log {
+		before := e.sites.Load()
 		if _, err := e.applySteer(&log[i], false); err != nil {
-			e.logf(LevelWarn, 0, "", "steering change %q of an earlier run no longer applies: %v", log[i].String(), err)
+			e.logf(LevelWarn, 0, "", "steering change %q of an earlier run no longer applies, dropped from the list: %v", log[i].String(), err)
 			continue
 		}
-		applied++
+		e.steer.keep(log[i], before, e.sites.Load())
 	}
-	e.steer.log = log
-	if applied > 0 {
-		e.logf(LevelInfo, 0, "", "%d steering changes of earlier runs applied (sites, keywords, budgets, seeds)", applied)
+	if n := len(e.steer.log); n > 0 {
+		e.logf(LevelInfo, 0, "", "%d steering changes of earlier runs applied (sites, keywords, budgets, seeds)", n)
+	}
+	if len(e.steer.log) < len(log) {
+		e.saveSteering() // folded: the next start replays the shorter list
+	}
+}
+
+// saveSteering writes the list of changes to the store. Caller holds e.steer.mu.
+func (e *Engine) saveSteering() {
+	if data, err := json.Marshal(e.steer.log); err == nil {
+		e.st.SetMeta(SteeringMeta, data)
 	}
 }
 

@@ -1,0 +1,130 @@
+package engine
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// Compaction of the steering list (meta key SteeringMeta). The list is replayed over
+// the config at every start, so a long-running crawl whose operator adds and takes
+// off keywords, sites and budgets all day would otherwise replay thousands of
+// changes that undo each other. Each change is folded in as it is kept:
+//
+//   - a budget replaces the earlier one for the same site or host and span (the last
+//     one set is the one in force);
+//   - a change that undoes the last change made to the same site — keyword add then
+//     rm of that keyword, rm then add, site add then rm — takes that change out
+//     instead of being added, when the site is left exactly as it was before it: the
+//     same options, own keywords in the same order, and the same shared keywords
+//     taken off it (a social site that loses its last own keyword falls back to none
+//     of the shared ones, so "add k, rm k" there is no round trip and both stay).
+//
+// Only changes to other sites lie between the two folded ones, and those do not
+// depend on this site's keywords (a site add checks names and domains: one site
+// fewer refuses nothing more), so replaying the shorter list over the same config
+// gives every site, keyword and budget the longer one gives. Seeds stay: each one
+// added is state. The book before each kept change is held in memory (books are
+// immutable and shared, so this costs a pointer each).
+
+// steerName is the site a change is about ("" for seeds and host budgets): the
+// changes folded against each other share it.
+func steerName(s *Steer) string {
+	switch s.Op {
+	case SteerSiteAdd, SteerSiteRm, SteerKeywordAdd, SteerKeywordRm:
+		return s.Site
+	case SteerBudget:
+		if s.Host == "" {
+			return s.Site
+		}
+	}
+	return ""
+}
+
+// undoes reports whether b is the inverse of a.
+func undoes(a, b *Steer) bool {
+	kw := func(s *Steer) string { return strings.TrimSpace(strings.Join(s.Keywords, " ")) }
+	switch {
+	case a.Op == SteerKeywordAdd && b.Op == SteerKeywordRm, a.Op == SteerKeywordRm && b.Op == SteerKeywordAdd:
+		return kw(a) == kw(b)
+	case a.Op == SteerSiteAdd && b.Op == SteerSiteRm:
+		return true
+	}
+	return false
+}
+
+// sameBudget reports whether two budget changes set the same budget.
+func sameBudget(a, b *Steer) bool {
+	return a.Op == SteerBudget && b.Op == SteerBudget && a.Site == b.Site && a.Host == b.Host &&
+		(a.Per == BudgetTotal) == (b.Per == BudgetTotal)
+}
+
+// keep folds one applied change into the list: before and after are the site books
+// around it. Caller holds r.mu.
+func (r *steerRuntime) keep(s Steer, before, after *siteBook) {
+	if s.Op == SteerBudget {
+		for i := len(r.log) - 1; i >= 0; i-- {
+			if sameBudget(&r.log[i], &s) {
+				r.drop(i)
+				break // there is at most one: each was folded in the same way
+			}
+		}
+	}
+	if name := steerName(&s); name != "" && s.Op != SteerBudget {
+		for i := len(r.log) - 1; i >= 0; i-- {
+			if steerName(&r.log[i]) != name {
+				continue
+			}
+			if undoes(&r.log[i], &s) && sameSite(r.before[i], after, name) {
+				r.drop(i)
+				return
+			}
+			break // only the last change to the site can be undone
+		}
+	}
+	r.log = append(r.log, s)
+	r.before = append(r.before, before)
+}
+
+func (r *steerRuntime) drop(i int) {
+	r.log = slices.Delete(r.log, i, i+1)
+	r.before = slices.Delete(r.before, i, i+1)
+}
+
+// sameSite reports whether the site name stands the same in both books: declared or
+// not, with the same options and own keywords in the same order, and the same
+// shared keywords taken off it.
+func sameSite(a, b *siteBook, name string) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	sa, sb := a.byName[name], b.byName[name]
+	if (sa == nil) != (sb == nil) {
+		return false
+	}
+	if sa != nil {
+		x, y := *sa, *sb
+		if !slices.Equal(x.Keywords, y.Keywords) {
+			return false
+		}
+		x.Keywords, y.Keywords = nil, nil
+		if !reflect.DeepEqual(x, y) {
+			return false
+		}
+	}
+	return sameSet(a.dropped[name], b.dropped[name])
+}
+
+func sameSet(a, b []string) bool {
+	for _, k := range a {
+		if !slices.Contains(b, k) {
+			return false
+		}
+	}
+	for _, k := range b {
+		if !slices.Contains(a, k) {
+			return false
+		}
+	}
+	return true
+}
