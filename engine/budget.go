@@ -206,16 +206,56 @@ func (e *Engine) readBudgetTotals() error {
 	return nil
 }
 
-// splitByHost splits URLs into those on host and the rest.
-func splitByHost(urls []string, host string) (on, rest []string) {
-	for _, u := range urls {
-		if hostOf(u) == host {
-			on = append(on, u)
-		} else {
-			rest = append(rest, u)
+// unpark takes out the URLs held back this run that k's budget may have held: its
+// site's, or its host's (on whatever site they were counted). Those another budget
+// still holds are held again when they come back.
+func (b *budgetLedger) unpark(k budgetKey) []string {
+	if !k.host {
+		out := b.parked[k.name]
+		delete(b.parked, k.name)
+		return out
+	}
+	var out []string
+	for site, urls := range b.parked {
+		keep := urls[:0]
+		for _, u := range urls {
+			if hostOf(u) == k.name {
+				out = append(out, u)
+			} else {
+				keep = append(keep, u)
+			}
+		}
+		b.parked[site] = keep
+	}
+	return out
+}
+
+// parkedInStore reads the URLs a total budget k parked, earlier runs' included: those
+// deferred further than any other deferral goes (parkFor).
+func (e *Engine) parkedInStore(k budgetKey) ([]string, error) {
+	if err := e.st.Flush(); err != nil {
+		return nil, err
+	}
+	site, host := k.name, ""
+	if k.host {
+		site, host = "", k.name
+	}
+	return e.st.ParkedURLs(site, host, e.now().Add(parkFor/2), maxParked)
+}
+
+// appendNew appends to list the URLs of more it does not hold.
+func appendNew(list, more []string) []string {
+	seen := make(map[string]bool, len(list))
+	for _, u := range list {
+		seen[u] = true
+	}
+	for _, u := range more {
+		if !seen[u] {
+			seen[u] = true
+			list = append(list, u)
 		}
 	}
-	return on, rest
+	return list
 }
 
 // holdBack defers a task a budget held back and counts it as skipped under kind.

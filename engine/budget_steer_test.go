@@ -209,3 +209,32 @@ func TestBudgetTotalSetLiveCountsWhatWasFetched(t *testing.T) {
 		t.Errorf("capped host served %d pages, want %d: its total budget forgot what it had fetched", got, pages)
 	}
 }
+
+// URLs a total budget parked stay parked across a restart (the budget is replayed),
+// and lifting it in the restarted crawl brings them back: they are read from the
+// store, not only from what this run held back.
+func TestBudgetTotalLiftedAfterRestart(t *testing.T) {
+	const pages, cap = 8, 3
+	w := newHubWeb(t, 2, pages)
+	o := hubOptions(t, w)
+	presetSteering(t, o.DB, fmt.Sprintf("budget host %s %d total", w.host(0), cap))
+	e := startEngine(t, o)
+	waitDone(t, e, 30*time.Second)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.count(0); got != cap {
+		t.Fatalf("%d pages served under a total of %d", got, cap)
+	}
+	e2 := startEngine(t, o)
+	waitDone(t, e2, 30*time.Second)
+	if got := w.count(0); got != cap {
+		t.Fatalf("the restart fetched %d pages past the total budget it replayed", got-cap)
+	}
+	s, _ := ParseSteer(strings.Fields("budget host " + w.host(0) + " 0 total"))
+	msg, err := e2.Steer(s)
+	if err != nil || !strings.Contains(msg, fmt.Sprintf("%d held-back URLs come back", pages-cap)) {
+		t.Fatalf("%s: %q %v", s, msg, err)
+	}
+	waitFor(t, "the pages parked by the first run fetched", func() bool { return w.count(0) == pages })
+}

@@ -301,7 +301,7 @@ func (e *Engine) steerBudget(s *Steer, live bool) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		s.Host, key.name, site = h, h, frontier.Site(h)
+		s.Host, key.name = h, h
 	} else {
 		book := e.sites.Load()
 		site = s.Site
@@ -326,19 +326,22 @@ func (e *Engine) steerBudget(s *Steer, live bool) (string, error) {
 	}
 	e.mu.Lock()
 	old := e.budget.set(key, s.N)
+	lift := s.N == 0 || old > 0 && s.N > old
 	var back []string
-	if s.N == 0 || old > 0 && s.N > old {
-		back = e.budget.parked[site]
-		if key.host {
-			var keep []string
-			back, keep = splitByHost(back, s.Host)
-			e.budget.parked[site] = keep
-		} else {
-			delete(e.budget.parked, site)
-		}
+	if lift {
+		back = e.budget.unpark(key)
 	}
 	e.mu.Unlock()
 	e.flushDeferred() // their deferral is written before it is undone
+	if lift && live && key.total {
+		// A total budget's URLs stay parked across restarts: those of earlier runs
+		// are in the store only.
+		earlier, err := e.parkedInStore(key)
+		if err != nil {
+			e.logf(LevelWarn, 0, "", "budget: URLs parked by earlier runs not read (%v): they come back at their deferral's end", err)
+		}
+		back = appendNew(back, earlier)
+	}
 	now := e.now()
 	for _, u := range back {
 		e.st.Defer(u, now) // due now: requeueDeferred brings it back
