@@ -50,6 +50,8 @@ func TestSteeringCommands(t *testing.T) {
 	h.mustShow("▸ chirp  search http://www.chirp-social.net/search?q={keyword}&page={page}  keywords hurricane, storm surge")
 	for _, tc := range []struct{ line, want string }{
 		{"budget chirp many", `"many" is not a page count`},
+		{"budget host www.chirp-social.net", "the page count is missing"},
+		{"budget chirp 5 weekly", `"weekly" after the count must be "round"`},
 		{"site add blog http://x.test/", `site kind must be "news" or "social"`},
 	} {
 		h.press(":")
