@@ -27,7 +27,8 @@ const SteeringMeta = "steering"
 type steerRuntime struct {
 	mu     sync.Mutex // one change at a time: each builds on the site book the last left
 	log    []Steer
-	before []*siteBook // the book before each change of log (steer_compact.go)
+	before []*siteBook // the books around each change of log (steer_compact.go)
+	after  []*siteBook
 	// urgent are sources added live that go to the head of their lane's queue
 	// (lanes.Board.AddFirst), so an operator's new keyword is searched within the
 	// lane's next pauses rather than at the end of its queue (guarded by Engine.mu;

@@ -20,12 +20,13 @@ import (
 //     taken off it (a social site that loses its last own keyword falls back to none
 //     of the shared ones, so "add k, rm k" there is no round trip and both stay).
 //
-// Only changes to other sites lie between the two folded ones, and those do not
-// depend on this site's keywords (a site add checks names and domains: one site
-// fewer refuses nothing more), so replaying the shorter list over the same config
+// Only changes to other sites, and budgets of this one between keyword changes, lie
+// between the two folded ones, and those do not depend on this site's keywords (a
+// site add checks names and domains: one site fewer refuses nothing more; a budget
+// checks that the site is declared), so replaying the shorter list over the same config
 // gives every site, keyword and budget the longer one gives. Seeds stay: each one
-// added is state. The book before each kept change is held in memory (books are
-// immutable and shared, so this costs a pointer each).
+// added is state. The books before and after each kept change are held in memory
+// (books are immutable and shared, so this costs two pointers each).
 
 // steerName is the site a change is about ("" for seeds and host budgets): the
 // changes folded against each other share it.
@@ -70,25 +71,49 @@ func (r *steerRuntime) keep(s Steer, before, after *siteBook) {
 			}
 		}
 	}
-	if name := steerName(&s); name != "" && s.Op != SteerBudget {
-		for i := len(r.log) - 1; i >= 0; i-- {
-			if steerName(&r.log[i]) != name {
-				continue
-			}
-			if undoes(&r.log[i], &s) && sameSite(r.before[i], after, name) {
-				r.drop(i)
-				return
-			}
-			break // only the last change to the site can be undone
-		}
-	}
 	r.log = append(r.log, s)
 	r.before = append(r.before, before)
+	r.after = append(r.after, after)
+	if name := steerName(&s); name != "" {
+		for r.foldPair(name) {
+		}
+	}
+}
+
+// foldPair takes out one pair of changes to site name that undo each other, and
+// reports whether it found one. The two are next to each other among the site's
+// changes, budgets apart: a budget between keyword changes does not mind them, but
+// one between a site's add and rm needs the site (its replay would fail without it).
+func (r *steerRuntime) foldPair(name string) bool {
+	for i := range r.log {
+		if steerName(&r.log[i]) != name || r.log[i].Op == SteerBudget {
+			continue
+		}
+		budget := false
+		for j := i + 1; j < len(r.log); j++ {
+			if steerName(&r.log[j]) != name {
+				continue
+			}
+			if r.log[j].Op == SteerBudget {
+				budget = true
+				continue
+			}
+			if undoes(&r.log[i], &r.log[j]) && !(budget && r.log[j].Op == SteerSiteRm) &&
+				sameSite(r.before[i], r.after[j], name) {
+				r.drop(j)
+				r.drop(i)
+				return true
+			}
+			break
+		}
+	}
+	return false
 }
 
 func (r *steerRuntime) drop(i int) {
 	r.log = slices.Delete(r.log, i, i+1)
 	r.before = slices.Delete(r.before, i, i+1)
+	r.after = slices.Delete(r.after, i, i+1)
 }
 
 // sameSite reports whether the site name stands the same in both books: declared or

@@ -53,11 +53,12 @@ func TestSteeringListFolded(t *testing.T) {
 	const rounds = 40
 	for i := 0; i < rounds; i++ {
 		add("keyword add harbor storm%d", i%3)
+		add("budget harbor %d", i+1) // between the two: still folds
 		add("keyword rm harbor storm%d", i%3)
-		add("budget harbor %d", i+1)
 		add("budget host %s %d total", newsHost, 100+i)
 		add("site add social tide http://127.0.0.34:9/search?q={keyword}&page={page} quake")
 		add("keyword add tide surge")
+		add("budget tide 5") // replaced by the next round's: the site's add and rm then fold
 		add("keyword rm tide surge")
 		add("site rm tide")
 		add("keyword rm chirp flood") // chirp's only own keyword: see below
@@ -92,7 +93,8 @@ func TestSteeringListFolded(t *testing.T) {
 	for _, s := range kept {
 		got = append(got, s.String())
 	}
-	// What stands: the three changes made once, the last budget of each kind, the
+	// What stands: the three changes made once, the last budget of each kind (the
+	// last tide's with its site's add and rm: a budget needs its site declared), the
 	// new keyword; and chirp's "rm flood, add flood", which is no round trip:
 	// taking a social site's last own keyword takes the shared ones off it too. Each
 	// later "add flood, rm flood" is one, and folds, so the last "add flood" stands.
@@ -103,6 +105,9 @@ func TestSteeringListFolded(t *testing.T) {
 		"keyword rm chirp flood",
 		fmt.Sprintf("budget harbor %d", rounds),
 		fmt.Sprintf("budget host %s %d total", newsHost, 100+rounds-1),
+		"site add social tide http://127.0.0.34:9/search?q={keyword}&page={page} quake",
+		"budget tide 5",
+		"site rm tide",
 		"keyword add chirp flood",
 		"keyword add chirp storm surge",
 	}
