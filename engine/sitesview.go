@@ -43,6 +43,9 @@ type SiteRow struct {
 	BudgetUsed   int   // pages handed to lanes this round
 	Budget       int   // page budget per round (0 = no cap)
 	Held         int64 // URLs held back by a budget or trap guard (this run)
+	// TotalUsed and BudgetTotal are the pages handed to lanes over the whole crawl
+	// (counted while a total budget is set) and its page budget in total (0 = no cap).
+	TotalUsed, BudgetTotal int
 }
 
 // siteTally keeps per-site figures for the Sites pane, on its own lock: pages are
@@ -199,6 +202,9 @@ func (e *Engine) sitesView(now time.Time, found []SiteDiscovery) *SitesView {
 	for i := range v.Sites {
 		r := &v.Sites[i]
 		r.BudgetUsed, r.Budget = e.budget.used(r.Name)
+		if r.BudgetTotal = e.budget.limit(budgetKey{name: r.Name, total: true}); r.BudgetTotal > 0 {
+			r.TotalUsed = e.budget.siteTotal[r.Name]
+		}
 		r.Held = e.budget.held[r.Name]
 	}
 	e.mu.Unlock()

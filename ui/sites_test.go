@@ -76,3 +76,16 @@ func TestSteeringCommands(t *testing.T) {
 	}
 	_ = engine.SteerSeedAdd
 }
+
+// :budget SITE N total reaches the engine, and the Sites pane's line of the selected
+// site shows its pages against its total budget (the table has the round's).
+func TestSitesPaneShowsTotalBudget(t *testing.T) {
+	h := newHarnessWith(t, 120, 40, Options{}, fake.Config{Sites: true})
+	h.press("7", ":")
+	h.typeText("budget capital-digest.com 900 total")
+	h.press("enter")
+	h.mustCall("Steer(budget capital-digest.com 900 total)")
+	h.mustShow("budget of capital-digest.com: 900 pages in total")
+	h.refresh()
+	h.mustShow("▸ capital-digest.com  entry http://www.capital-digest.com/  keywords 台风, flood  total budget 0/900  feeds")
+}
