@@ -186,7 +186,8 @@ func TestBudgetRoundAgainTotalNot(t *testing.T) {
 
 // A total budget set live counts what the crawl fetched before it was set (earlier
 // runs and this one, from the store): a host that has had its 12 pages gets no
-// thirteenth under a total of 5, while the uncapped host still does.
+// thirteenth under a total of 5, while the uncapped host still does; so does the
+// restarted crawl that replays the budget.
 func TestBudgetTotalSetLiveCountsWhatWasFetched(t *testing.T) {
 	const pages = 12
 	w := newHubWeb(t, 2, pages)
@@ -207,6 +208,22 @@ func TestBudgetTotalSetLiveCountsWhatWasFetched(t *testing.T) {
 	waitFor(t, "the capped host's new seed held back", func() bool { return skippedAs(e, SkipBudgetHost) == 1 })
 	if got := w.count(0); got != pages {
 		t.Errorf("capped host served %d pages, want %d: its total budget forgot what it had fetched", got, pages)
+	}
+	// The restarted crawl replays the budget and counts the earlier run's pages.
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e2 := startEngine(t, o)
+	waitDone(t, e2, 30*time.Second)
+	for i := range w.hosts {
+		if _, err := e2.Steer(Steer{Op: SteerSeedAdd, URL: fmt.Sprintf("http://%s/p/501", w.hosts[i])}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "the uncapped host's seed fetched after the restart", func() bool { return w.count(1) == pages+2 })
+	waitFor(t, "the capped host's seed held back after the restart", func() bool { return skippedAs(e2, SkipBudgetHost) == 1 })
+	if got := w.count(0); got != pages {
+		t.Errorf("after the restart the capped host served %d pages, want %d", got, pages)
 	}
 }
 
