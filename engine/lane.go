@@ -10,6 +10,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/lanes"
 	"github.com/crawlconsole/crawlconsole/engine/robots"
 )
 
@@ -39,11 +40,16 @@ func (e *Engine) runLane(ls *laneState) {
 			e.mu.Lock()
 			ls.status, ls.nextFetch = LaneWaiting, next
 			e.mu.Unlock()
-			e.sleep(d) // a stop ends it early; holdTask then lets the task go
+			swapped := e.pauseInHand(ls, t, next) // a stop ends it early; holdTask then lets the task go
 			// The operator may have paused the crawl, this lane or the task's host
 			// meanwhile (nextTask checked before the pause); a rebalance may have
 			// moved the lane to another egress.
 			e.mu.Lock()
+			if swapped { // the operator's task goes first; it waits out the rest of the pause
+				e.releaseTask(t, false)
+				e.mu.Unlock()
+				continue
+			}
 			held := e.holdTask(ls, t)
 			if held {
 				link = e.egress[ls.lane.Egress]
@@ -58,7 +64,12 @@ func (e *Engine) runLane(ls *laneState) {
 		e.mu.Lock()
 		e.releaseTask(t, ended)
 		e.checkIdle() // the last discovery task may have ended on a lane that goes on revisiting
+		swapped := ls.swapped
+		ls.swapped = false
 		e.mu.Unlock()
+		if swapped {
+			continue // nothing was sent: the lane's pause is already served
+		}
 		// M1's random pause runs from the end of the response, not from the end of
 		// parsing and storing it. A lane with nothing left asks for work at once: it
 		// retires without waiting out a pause when there is none, and pauses above
@@ -119,6 +130,7 @@ func (e *Engine) nextTask(ls *laneState) (frontier.Task, *egressLink, bool) {
 			e.mu.Lock()
 			return frontier.Task{}, nil, false
 		}
+		ls.urgent = ls.lane.TookUrgent()
 		e.inHand++ // in hand from here, even while its host is paused: not idle
 		if e.rv.queued[t.URL] {
 			e.rv.onBoard--
@@ -129,6 +141,34 @@ func (e *Engine) nextTask(ls *laneState) (frontier.Task, *egressLink, bool) {
 		}
 		ls.status, ls.current, ls.nextFetch = LaneFetching, t.URL, time.Time{}
 		return t, e.egress[ls.lane.Egress], true
+	}
+}
+
+// pauseInHand waits until next with task t in hand, as the lane's pause asks; if an
+// operator's task joins the head of the lane's queue meanwhile, t goes back behind it
+// (swapForUrgent) and it returns true at once. A stop ends the wait early (false).
+func (e *Engine) pauseInHand(ls *laneState, t frontier.Task, next time.Time) bool {
+	for {
+		d := next.Sub(e.now())
+		if d <= 0 {
+			return false
+		}
+		tm := time.NewTimer(d)
+		select {
+		case <-tm.C:
+			return false
+		case <-e.ctx.Done():
+			tm.Stop()
+			return false
+		case <-ls.kick:
+			tm.Stop()
+			e.mu.Lock()
+			swapped := e.swapForUrgent(ls, t)
+			e.mu.Unlock()
+			if swapped {
+				return true
+			}
+		}
 	}
 }
 
@@ -231,7 +271,11 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 		}
 	}
 	e.front.begin(t, l.ID)
-	res, kind, moved := e.fetchWithRetry(eg, t, conditionalHeaders(t))
+	res, kind, moved := e.fetchWithRetry(ls, eg, t, conditionalHeaders(t))
+	if kind == kindSwapped { // issue 18: the operator's task goes before this one
+		e.front.abandon(t, l.ID)
+		return false
+	}
 	e.mu.Lock()
 	ls.fetchEnd = e.now()
 	e.mu.Unlock()
@@ -269,6 +313,10 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 	}
 	return true
 }
+
+// kindSwapped is fetchWithRetry's answer when the lane traded its task for an
+// operator's before sending it (never recorded: the task is back in the queue).
+const kindSwapped = "swapped"
 
 // Defaults of the caps on server hints, for options built without them.
 const (
@@ -333,12 +381,30 @@ func conditionalHeaders(t frontier.Task) http.Header {
 // (timeouts, resets, 5xx) with exponential backoff; never client errors or refusals.
 // With egress rotation (M3) every outcome is classified first: a site ban or a proxy
 // fault reroutes the task to another egress or defers its host (moved=true).
-func (e *Engine) fetchWithRetry(eg *egressLink, t frontier.Task, hdr http.Header) (res *fetch.Result, kind string, moved bool) {
+//
+// While an ordinary task waits at the gate for its first attempt, an operator's task
+// joining the lane (issue 18) takes its place: the answer is kindSwapped, with the
+// task already back in the lane's queue and ls.swapped set.
+func (e *Engine) fetchWithRetry(ls *laneState, eg *egressLink, t frontier.Task, hdr http.Header) (res *fetch.Result, kind string, moved bool) {
 	e.mu.Lock()
 	egIdx := e.egressIndex(eg.name)
+	urgent := ls.urgent
 	e.mu.Unlock()
 	for attempt := 0; ; attempt++ {
-		tk, err := e.gate.Acquire(e.ctx, egIdx, t.Host, t.ParentHash)
+		w := lanes.Wait{Urgent: urgent}
+		if attempt == 0 && !urgent {
+			w.Stop = ls.kick
+		}
+		tk, err := e.gate.AcquireWith(e.ctx, w, egIdx, t.Host, t.ParentHash)
+		for err == lanes.ErrStopped { // an operator's task joined the lane
+			e.mu.Lock()
+			ls.swapped = e.swapForUrgent(ls, t)
+			e.mu.Unlock()
+			if ls.swapped {
+				return nil, kindSwapped, false
+			}
+			tk, err = e.gate.AcquireWith(e.ctx, w, egIdx, t.Host, t.ParentHash)
+		}
 		if err != nil {
 			return nil, fetch.KindCanceled, false
 		}

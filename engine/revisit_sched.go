@@ -192,14 +192,50 @@ func (e *Engine) boardAdd(t frontier.Task) {
 		e.cluster.add(t)
 		return
 	}
-	add := e.board.Add
 	if e.steer.urgent[t.URL] { // steering: the operator's new source is the lane's next fetch
 		delete(e.steer.urgent, t.URL)
-		add = e.board.AddFirst
+		e.addUrgent(t)
+		return
 	}
-	if p := add(t); p.Opened {
+	if p := e.board.Add(t); p.Opened {
 		e.startLane(p.Lane)
 	}
+}
+
+// addUrgent puts an operator's task (issue 18: a keyword or site added live) at the
+// head of its lane's queue and tells the lane, so that a lane waiting with an
+// ordinary task in hand trades it for this one (see swapForUrgent). Caller holds e.mu.
+func (e *Engine) addUrgent(t frontier.Task) {
+	p := e.board.AddFirst(t)
+	if p.Opened {
+		e.startLane(p.Lane)
+		return
+	}
+	if p.Lane == nil {
+		return
+	}
+	if ls := e.lanes[p.Lane.ID]; ls != nil {
+		select {
+		case ls.kick <- struct{}{}:
+		default: // already told
+		}
+	}
+}
+
+// swapForUrgent gives the lane's task in hand back to the head of its queue, behind
+// the operator's tasks, when one of those is waiting there and t is not one itself:
+// the lane then takes the operator's task without pausing again (it has served its
+// pause before taking t). It reports whether it did. Caller holds e.mu; the caller
+// still releases t (releaseTask(t, false)).
+func (e *Engine) swapForUrgent(ls *laneState, t frontier.Task) bool {
+	if ls.urgent || !e.board.UrgentAhead(ls.lane) {
+		return false
+	}
+	e.board.PutBack(ls.lane, t)
+	if e.rv.queued[t.URL] {
+		e.rv.onBoard++
+	}
+	return true
 }
 
 // offBoard uncounts tasks the board gave back (evicted, dropped for a disabled

@@ -29,10 +29,10 @@ type steerRuntime struct {
 	log    []Steer
 	before []*siteBook // the books around each change of log (steer_compact.go)
 	after  []*siteBook
-	// urgent are sources added live that go to the head of their lane's queue
-	// (lanes.Board.AddFirst), so an operator's new keyword is searched within the
-	// lane's next pauses rather than at the end of its queue (guarded by Engine.mu;
-	// measured on the demo: about two lane pauses).
+	// urgent are sources added live (seeds, entries, searches) that go to the head
+	// of their lane's queue (Engine.addUrgent): a lane holding an ordinary task it has
+	// not sent trades it for them, and they go first at the host's gate, so an
+	// operator's new keyword is searched within one lane pause (guarded by Engine.mu).
 	urgent map[string]bool
 }
 
@@ -145,6 +145,12 @@ func (e *Engine) steerSeed(s *Steer, live bool) (string, error) {
 	}
 	s.URL = n
 	e.scope.AddSeed(n)
+	e.mu.Lock()
+	if e.steer.urgent == nil {
+		e.steer.urgent = map[string]bool{}
+	}
+	e.steer.urgent[n] = true // the operator's seed is its lane's next fetch, as a new search is
+	e.mu.Unlock()
 	e.dedupe.CheckURLs([]string{n})
 	e.submit([]store.URL{e.linkRecord(n, 0, 0)}, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
 	return "seed " + n + " queued", nil

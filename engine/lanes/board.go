@@ -48,7 +48,12 @@ type Lane struct {
 	paused  bool
 	retired bool
 	done    int64
+
+	tookFirst bool // the task taken last was added by AddFirst
 }
+
+// TookUrgent reports whether the task the lane took last was added by AddFirst.
+func (l *Lane) TookUrgent() bool { return l.tookFirst }
 
 // Backlog is the number of tasks queued in the lane.
 func (l *Lane) Backlog() int { return len(l.queue) }
@@ -73,6 +78,7 @@ type Board struct {
 	byParent []map[uint64]*Lane // per egress: parent hash -> lane holding it
 	pending  pendingQueue
 	peak     int
+	first    map[string]bool // URLs added by AddFirst and not yet taken
 
 	// Allowed, if set, says whether egress may serve host now (M3: no pair ban, no
 	// proxy-fault cooldown). Lanes on other egresses are not joined and no lane opens
@@ -124,17 +130,66 @@ func (b *Board) Add(t frontier.Task) Placement {
 
 // AddFirst is Add for a task the operator asked for now (a keyword or site added
 // while the crawl runs, issue 18): when it joins a lane it goes to the head of the
-// lane's queue, so it is that lane's next fetch, after the pause in progress. M1 is
-// unchanged: the lane, its egress and its pause are the same as with Add.
+// lane's queue, behind other such tasks, so it is that lane's next fetch; a lane
+// waiting with an ordinary task in hand may trade it for this one (UrgentAhead,
+// PutBack). M1 is unchanged: the lane, its egress and its pause are the same as with
+// Add.
 func (b *Board) AddFirst(t frontier.Task) Placement {
+	if b.first == nil {
+		b.first = map[string]bool{}
+	}
+	b.first[t.URL] = true
 	if l := b.choose(t); l != nil {
+		i := b.leading(l)
 		l.queue = append(l.queue, frontier.Task{})
-		copy(l.queue[1:], l.queue)
-		l.queue[0] = t
+		copy(l.queue[i+1:], l.queue[i:])
+		l.queue[i] = t
 		b.hold(l, t)
 		return Placement{Lane: l}
 	}
 	return b.Add(t)
+}
+
+// leading is how many tasks at the head of l's queue were added by AddFirst.
+func (b *Board) leading(l *Lane) int {
+	n := 0
+	for n < len(l.queue) && b.first[l.queue[n].URL] {
+		n++
+	}
+	return n
+}
+
+// UrgentAhead reports whether the head of l's queue is a task added by AddFirst.
+func (b *Board) UrgentAhead(l *Lane) bool {
+	return len(b.first) > 0 && len(l.queue) > 0 && b.first[l.queue[0].URL]
+}
+
+// PutBack returns t, the task l took last and has not fetched, to l's queue behind
+// the AddFirst tasks at its head: the lane trades the task in its hand for the
+// operator's (issue 18). t stays held by the lane (its host and parent still bind
+// adjacent tasks here), so M1 holds throughout.
+func (b *Board) PutBack(l *Lane, t frontier.Task) {
+	for i := len(l.holding) - 1; i >= 0; i-- {
+		if l.holding[i].URL == t.URL {
+			l.holding = append(l.holding[:i], l.holding[i+1:]...)
+			break
+		}
+	}
+	i := b.leading(l)
+	l.queue = append(l.queue, frontier.Task{})
+	copy(l.queue[i+1:], l.queue[i:])
+	l.queue[i] = t
+	l.done--
+}
+
+// forget drops the AddFirst mark of tasks taken off the board.
+func (b *Board) forget(tasks []frontier.Task) {
+	if len(b.first) == 0 {
+		return
+	}
+	for _, t := range tasks {
+		delete(b.first, t.URL)
+	}
 }
 
 // choose returns the lane an adjacent task must join, or nil when the task should
@@ -360,6 +415,10 @@ func (b *Board) Next(l *Lane) (t frontier.Task, ok bool, opened []*Lane) {
 	l.queue = l.queue[1:]
 	l.holding = append(l.holding, t)
 	l.done++
+	l.tookFirst = b.first[t.URL]
+	if l.tookFirst {
+		delete(b.first, t.URL)
+	}
 	return t, true, opened
 }
 
@@ -624,6 +683,7 @@ func (b *Board) Drain() []frontier.Task {
 		}
 		out = append(out, t)
 	}
+	b.forget(out)
 	return out
 }
 
@@ -661,6 +721,7 @@ func (b *Board) Evict(host string, egress int) []frontier.Task {
 		}
 		l.queue = kept
 	}
+	b.forget(out)
 	return out
 }
 
@@ -681,6 +742,7 @@ func (b *Board) DropHost(host string) []frontier.Task {
 		l.queue = kept
 	}
 	out = append(out, b.pending.takeHost(host)...)
+	b.forget(out)
 	return out
 }
 
@@ -699,6 +761,7 @@ func (b *Board) TakeAll() []frontier.Task {
 	for {
 		t, ok := b.pending.pop()
 		if !ok {
+			b.forget(out)
 			return out
 		}
 		out = append(out, t)

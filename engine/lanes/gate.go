@@ -2,6 +2,7 @@ package lanes
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 )
@@ -103,8 +104,38 @@ func (g *Gate) host(h string) *hostState {
 // Acquire blocks until a request to host (found on the page whose hash is parent)
 // may leave from egress, then reserves it. It returns ctx's error if ctx ends first.
 func (g *Gate) Acquire(ctx context.Context, egress int, host string, parent uint64) (Ticket, error) {
+	return g.AcquireWith(ctx, Wait{}, egress, host, parent)
+}
+
+// ErrStopped is AcquireWith's answer when its Wait.Stop fired first.
+var ErrStopped = errors.New("lanes: wait stopped")
+
+// Wait says how a request waits at the gate (see AcquireWith).
+type Wait struct {
+	// Stop, when it fires, ends the wait with ErrStopped (nothing reserved): the
+	// lane has a more urgent task to send instead (issue 18).
+	Stop <-chan struct{}
+	// Urgent goes first: while an urgent request waits for a host, no ordinary one to
+	// that host is let through, so the operator's task takes the host's next slot.
+	// Politeness is unchanged: the same gaps hold, only the order differs.
+	Urgent bool
+}
+
+// AcquireWith is Acquire with a way of waiting: it may be stopped early, and an
+// urgent request takes the host's next slot ahead of ordinary ones.
+func (g *Gate) AcquireWith(ctx context.Context, w Wait, egress int, host string, parent uint64) (Ticket, error) {
 	hk := gateKey{egress: egress, host: host}
 	pk := gateKey{egress: egress, parent: parent}
+	if w.Urgent {
+		g.mu.Lock()
+		g.host(host).urge(1)
+		g.mu.Unlock()
+		defer func() {
+			g.mu.Lock()
+			g.host(host).urge(-1)
+			g.mu.Unlock()
+		}()
+	}
 	for {
 		iv, ivWhy := g.interval(host) // outside g.mu: Interval takes the caller's locks
 		g.mu.Lock()
@@ -124,6 +155,8 @@ func (g *Gate) Acquire(ctx context.Context, egress int, host string, parent uint
 			busy = ps.free
 		case agg.inflight > 0 && agg.serial(now, g.Adapt):
 			busy = agg.free // the server sees one request at a time, then the gap
+		case !w.Urgent && agg.urgent > 0:
+			busy = agg.urgentDone // the operator's request goes first
 		}
 		var wait time.Duration
 		if busy == nil {
@@ -155,6 +188,8 @@ func (g *Gate) Acquire(ctx context.Context, egress int, host string, parent uint
 			case <-busy:
 			case <-ctx.Done():
 				return Ticket{}, ctx.Err()
+			case <-w.Stop:
+				return Ticket{}, ErrStopped
 			}
 			continue
 		}
@@ -164,6 +199,9 @@ func (g *Gate) Acquire(ctx context.Context, egress int, host string, parent uint
 		case <-ctx.Done():
 			t.Stop()
 			return Ticket{}, ctx.Err()
+		case <-w.Stop:
+			t.Stop()
+			return Ticket{}, ErrStopped
 		}
 	}
 }

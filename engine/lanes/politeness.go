@@ -92,6 +92,20 @@ type hostState struct {
 	level      int           // back-off level; 0 = none
 	backoff    time.Duration // current back-off, jitter included
 	lastSignal time.Time
+
+	urgent     int           // urgent requests waiting (Wait.Urgent)
+	urgentDone chan struct{} // closed when urgent drops to 0
+}
+
+// urge counts an urgent request in (+1) or out (-1) of the host's wait.
+func (h *hostState) urge(d int) {
+	if h.urgent == 0 && d > 0 {
+		h.urgentDone = make(chan struct{})
+	}
+	h.urgent += d
+	if h.urgent == 0 {
+		close(h.urgentDone)
+	}
 }
 
 func (h *hostState) take() {
@@ -203,7 +217,7 @@ func (h *hostState) backoffAt(a Adaptive, jitter bool) time.Duration {
 
 // idle says the host's state can no longer delay anyone and holds no back-off.
 func (h *hostState) idle(now time.Time, a Adaptive) bool {
-	if h.inflight > 0 || h.level > 0 {
+	if h.inflight > 0 || h.level > 0 || h.urgent > 0 {
 		return false
 	}
 	gap, _ := h.gap(now, a)

@@ -47,6 +47,39 @@ func steeringDemo(t *testing.T) (*engine.Engine, *sandbox.Sandbox, string, engin
 	return eng, sb, social, opts
 }
 
+// socialSearchHost is the host of the named social site's search template.
+func socialSearchHost(t *testing.T, opts engine.Options, name string) string {
+	t.Helper()
+	for _, s := range opts.Sites {
+		if s.Name == name {
+			u, err := url.Parse(strings.NewReplacer("{keyword}", "x", "{page}", "1").Replace(s.Search))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return u.Hostname()
+		}
+	}
+	t.Fatalf("no site %q", name)
+	return ""
+}
+
+// searched waits until the sandbox has answered a search on host.
+func searched(t *testing.T, sb *sandbox.Sandbox, host string, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		for _, r := range sb.Truth().Requests() {
+			if u, err := url.Parse(r.URL); err == nil && u.Hostname() == host && u.Query().Get("q") != "" {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s was never searched within %v", host, d)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // firstSearch waits for the sandbox's first request searching q and returns when it
 // started.
 func firstSearch(t *testing.T, sb *sandbox.Sandbox, q string, d time.Duration) time.Time {
@@ -91,6 +124,9 @@ func TestKeywordAddOnRunningDemo(t *testing.T) {
 	tm.Send(keyRunes("/"))
 	tm.Send(keyRunes(social))
 	tm.Send(keyEnter())
+	// A running crawl: the social site has been searched (its robots.txt is read,
+	// its lanes are busy with searches for the other keywords).
+	searched(t, sb, socialSearchHost(t, opts, social), 10*time.Second)
 	tm.Send(keyRunes(":keyword add " + social + " zeppelin"))
 	asked := time.Now()
 	// When the engine has the keyword (the console's way to it, a Cmd on a loaded
@@ -138,14 +174,15 @@ func TestKeywordAddOnRunningDemo(t *testing.T) {
 	}
 	t.Logf("first search for the new keyword %v after the engine took it, %v after :keyword add was typed (one lane delay: %v..%v; %s's gap %v)",
 		late, first.Sub(asked), opts.Lanes.DelayMin, opts.Lanes.DelayMax, host, gap)
-	// Issue 18 asks for one lane delay. Measured on an idle box: 216–284 ms after the
-	// engine took the keyword, about two lane pauses (the pause under way, then the
-	// one before the search), with the host's gap at 50 ms: not met yet, and left
-	// open in the issue. What this test holds is the head-of-queue insert: without
-	// it the first search came 0.85–1.0 s later. The slack covers the store's write
-	// batch (20 ms) that queues the search.
-	if slack := 100 * time.Millisecond; late > 2*max(opts.Lanes.DelayMax, gap)+slack {
-		t.Errorf("first search %v after the engine took :keyword add; want within two lane delays or host gaps (%v, %v; +%v for the write batch)",
+	// Issue 18: within one lane delay. The search goes to the head of a lane of its
+	// host; a lane waiting with another task in hand (at the gate, or pausing after
+	// it ran dry) trades it for the search, which then takes the host's next slot
+	// ahead of the other lanes' requests. What is left is the pause or gap under way
+	// when the keyword came (at most one lane delay, or the host's gap when that is
+	// longer) and the store's write batch (20 ms) that queues the search. Without the
+	// trade it came 200–300 ms after; without the head-of-queue insert 0.85–1.0 s.
+	if slack := 40 * time.Millisecond; late > max(opts.Lanes.DelayMax, gap)+slack {
+		t.Errorf("first search %v after the engine took :keyword add; want within one lane delay or host gap (%v, %v; +%v for the write batch)",
 			late, opts.Lanes.DelayMax, gap, slack)
 	}
 	if err := tm.Quit(); err != nil {

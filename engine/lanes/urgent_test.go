@@ -1,0 +1,112 @@
+package lanes
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// Issue 18: the operator's tasks go to the head of their lane's queue in the order
+// they were added, and a lane holding an ordinary task it has not sent yet can trade
+// it for them without losing it or its place behind them.
+func TestAddFirstAndPutBack(t *testing.T) {
+	b := NewBoard(4, nil)
+	l := b.Add(task("http://a/1", "a", 0)).Lane
+	b.Add(task("http://a/2", "a", 0))
+	inHand, _, _ := b.Next(l)
+	if inHand.URL != "http://a/1" || l.TookUrgent() {
+		t.Fatalf("took %s (urgent %v), want a/1, ordinary", inHand.URL, l.TookUrgent())
+	}
+	if b.UrgentAhead(l) {
+		t.Fatal("no operator task queued, yet UrgentAhead")
+	}
+	for _, u := range []string{"http://a/k1", "http://a/k2"} {
+		if p := b.AddFirst(task(u, "a", 0)); p.Lane != l {
+			t.Fatalf("%s went to lane %v, want a's lane %d (M1: the host's lane)", u, p.Lane, l.ID)
+		}
+	}
+	if !b.UrgentAhead(l) {
+		t.Fatal("operator tasks at the head, yet not UrgentAhead")
+	}
+	b.PutBack(l, inHand)
+	var got []string
+	var urgent []bool
+	for {
+		tk, ok, _ := b.Next(l)
+		if !ok {
+			break
+		}
+		got = append(got, tk.URL)
+		urgent = append(urgent, l.TookUrgent())
+	}
+	want := []string{"http://a/k1", "http://a/k2", "http://a/1", "http://a/2"}
+	if len(got) != len(want) {
+		t.Fatalf("fetch order %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] || urgent[i] != (i < 2) {
+			t.Fatalf("fetch order %v (urgent %v), want %v with the first two urgent", got, urgent, want)
+		}
+	}
+	if l.Done() != 4 {
+		t.Errorf("lane done %d, want 4 (the task given back counts once)", l.Done())
+	}
+}
+
+// A task given back keeps its host held: an adjacent task joins the same lane, never
+// a second lane on the same address (M1).
+func TestPutBackKeepsTheHostHeld(t *testing.T) {
+	b := NewBoard(4, nil)
+	l := b.Add(task("http://a/1", "a", 0)).Lane
+	inHand, _, _ := b.Next(l)
+	b.AddFirst(task("http://a/k", "a", 0))
+	b.PutBack(l, inHand)
+	if tk, _, _ := b.Next(l); tk.URL != "http://a/k" {
+		t.Fatalf("next %s, want the operator's a/k", tk.URL)
+	}
+	if p := b.Add(task("http://a/2", "a", 0)); p.Lane != l {
+		t.Fatalf("a/2 went to lane %v, want lane %d: a/1 is still held there", p.Lane, l.ID)
+	}
+}
+
+// At the gate an urgent request to a host takes the host's next slot ahead of an
+// ordinary one waiting for the same slot (ten rounds: without the priority the two
+// race for it), and a waiter can be stopped.
+func TestGateUrgentGoesFirstAndStop(t *testing.T) {
+	const gap = 20 * time.Millisecond
+	g := &Gate{Interval: func(string) (time.Duration, Reason) { return gap, ReasonDelay }}
+	ctx := context.Background()
+	for round := range 10 {
+		tk, _ := g.Acquire(ctx, 0, "a", 0)
+		g.Release(tk) // the host's gap runs from here
+		order := make(chan string, 2)
+		for _, w := range []Wait{{}, {Urgent: true}} {
+			go func() {
+				tk, err := g.AcquireWith(ctx, w, 1, "a", 0)
+				if err == nil {
+					if w.Urgent {
+						order <- "urgent"
+					} else {
+						order <- "ordinary"
+					}
+					g.Release(tk)
+				}
+			}()
+		}
+		if first, second := <-order, <-order; first != "urgent" || second != "ordinary" {
+			t.Fatalf("round %d: %s then %s; the urgent request should take the host's next slot", round, first, second)
+		}
+	}
+
+	stop := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := g.AcquireWith(ctx, Wait{Stop: stop}, 0, "a", 0)
+		done <- err
+	}()
+	close(stop)
+	if err := <-done; !errors.Is(err, ErrStopped) {
+		t.Fatalf("stopped wait returned %v, want ErrStopped", err)
+	}
+}
