@@ -290,7 +290,8 @@ func (e *Engine) steerKeywordRm(s *Steer) (string, error) {
 
 // steerBudget sets a page budget (budget.go): a site's (a declared site's name, or a
 // registered domain) or a host's, per round or in total. Raising one brings back at
-// once the URLs this run held back (for a host's, those of that host).
+// once the URLs it may have held: this run's, and for a total budget those earlier
+// runs parked (in the store only).
 func (e *Engine) steerBudget(s *Steer, live bool) (string, error) {
 	if s.N < 0 {
 		return "", fmt.Errorf("budget: %d is not a page count (>= 0; 0 removes the cap)", s.N)
