@@ -27,6 +27,7 @@ type testCluster struct {
 	master *engine.Engine
 	conns  []*cluster.Conn
 	hb     time.Duration
+	window int // MasterOptions.Window (0: its default)
 }
 
 const testToken = "test-token-0123456789"
@@ -66,6 +67,15 @@ func startCluster(t *testing.T, cfg sandbox.Config) *testCluster {
 // are sandboxOptions changed by setup (nil: unchanged), with heartbeat period hb.
 func startClusterWith(t *testing.T, cfg sandbox.Config, hb time.Duration, setup func(*engine.Options, *sandbox.Sandbox)) *testCluster {
 	t.Helper()
+	c := prepareCluster(t, cfg, hb, setup)
+	c.startMaster()
+	return c
+}
+
+// prepareCluster is startClusterWith without the master: the caller may change the
+// cluster's settings, then calls startMaster.
+func prepareCluster(t *testing.T, cfg sandbox.Config, hb time.Duration, setup func(*engine.Options, *sandbox.Sandbox)) *testCluster {
+	t.Helper()
 	sb, err := sandbox.Start(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +92,6 @@ func startClusterWith(t *testing.T, cfg sandbox.Config, hb time.Duration, setup 
 		t.Fatal(err)
 	}
 	t.Cleanup(c.srv.Shutdown)
-	c.startMaster()
 	return c
 }
 
@@ -99,7 +108,7 @@ func (c *testCluster) connect(name string) *cluster.Conn {
 
 func (c *testCluster) startMaster() {
 	c.t.Helper()
-	m, err := engine.NewMaster(c.opts, engine.MasterOptions{Conn: c.connect("master"), HeartbeatEvery: c.hb})
+	m, err := engine.NewMaster(c.opts, engine.MasterOptions{Conn: c.connect("master"), HeartbeatEvery: c.hb, Window: c.window})
 	if err != nil {
 		c.t.Fatal(err)
 	}

@@ -399,6 +399,7 @@ func (e *Engine) flushDeferred() {
 	if len(list) > 0 {
 		e.front.deferURLs(list)
 	}
+	e.flushSteeredOut() // withdrawn on their way to the board, like deferrals
 }
 
 // maintainDeferred keeps deferred URLs moving while the crawl runs: deferrals are

@@ -288,10 +288,13 @@ func (e *Engine) Start() error {
 				return err
 			}
 		}
+		// Sites, keywords, budgets and seeds changed in earlier runs, before the queue
+		// is resumed: lanes start with the first task placed, and a search whose
+		// keyword was removed must meet its withdrawal (steer_withdraw.go) there.
+		e.replaySteering()
 		if err := e.resume(); err != nil {
 			return err
 		}
-		e.replaySteering() // sites, keywords, budgets and seeds changed in earlier runs
 		e.restoreSiteCounts()
 		seeds := e.opts.Seeds
 		if e.disc != nil {

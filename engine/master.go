@@ -301,7 +301,11 @@ func (m *masterRuntime) add(t frontier.Task) {
 			m.nodes[h.owner].units[unit] = true
 		}
 	}
-	h.tasks = append(h.tasks, t)
+	if t.Urgent { // issue 18: the operator's new search or entry goes out first
+		h.tasks = append([]frontier.Task{t}, h.tasks...)
+	} else {
+		h.tasks = append(h.tasks, t)
+	}
 	m.pending++
 	m.signal()
 }
@@ -394,36 +398,44 @@ func (m *masterRuntime) dispatch() {
 		if n.state != NodeActive {
 			continue
 		}
-		room := m.o.Window - len(n.held)
-		if room <= 0 {
-			continue
-		}
 		var tasks []frontier.Task
 		units := sortedKeys(n.units)
+		ready := func(h *unitQueue) bool { return h != nil && h.owner == name && h.next == "" && len(h.tasks) > 0 }
+		hand := func(h *unitQueue) {
+			t := h.tasks[0]
+			h.tasks = h.tasks[1:]
+			m.pending--
+			h.out++
+			m.lease++
+			t.Lease = m.lease
+			m.inflight[t.URL] = t.Lease
+			n.held[t.URL] = t
+			if e.rv.queued[t.URL] {
+				e.rv.onBoard--
+				e.rv.inHand++
+			}
+			tasks = append(tasks, t)
+		}
+		// Urgent tasks (issue 18: an entry or search the operator added live; add
+		// put them first in their unit) go out now, past the window: waiting for a
+		// slot would queue them behind everything the worker holds, and they are a
+		// handful per command.
+		for _, unit := range units {
+			for h := m.units[unit]; ready(h) && h.tasks[0].Urgent; {
+				hand(h)
+			}
+		}
+		room := m.o.Window - len(n.held)
 		// Round-robin over the worker's units, so one big unit does not fill the
 		// window while others wait.
 		for room > 0 {
 			took := false
 			for _, unit := range units {
-				h := m.units[unit]
-				if h == nil || h.owner != name || h.next != "" || len(h.tasks) == 0 || room == 0 {
-					continue
+				if h := m.units[unit]; ready(h) && room > 0 {
+					hand(h)
+					room--
+					took = true
 				}
-				t := h.tasks[0]
-				h.tasks = h.tasks[1:]
-				m.pending--
-				h.out++
-				m.lease++
-				t.Lease = m.lease
-				m.inflight[t.URL] = t.Lease
-				n.held[t.URL] = t
-				if e.rv.queued[t.URL] {
-					e.rv.onBoard--
-					e.rv.inHand++
-				}
-				tasks = append(tasks, t)
-				room--
-				took = true
 			}
 			if !took {
 				break
@@ -508,6 +520,12 @@ func (m *masterRuntime) requeue(t frontier.Task) {
 		m.e.rv.onBoard++
 	}
 	t.Lease = 0
+	if queued := m.e.rv.queued[t.URL]; m.e.steeredOut(t) { // withdrawn while a worker held it (issue 18)
+		if queued {
+			m.e.rv.onBoard--
+		}
+		return
+	}
 	unit := unitOf(t)
 	h := m.units[unit]
 	if h == nil {
@@ -583,6 +601,8 @@ func (m *masterRuntime) onResult(msg jetstream.Msg) {
 	if r.Kind == kindDeferred { // M3: set aside by the worker's rotation until At
 		e.st.Defer(r.Task.URL, r.At)
 		e.c.deferred.Add(1)
+	} else if r.Kind == SkipSteeredOut { // withdrawn from the worker's board (issue 18)
+		e.endSteeredOut(r.Task)
 	} else {
 		e.record(r.outcome())
 	}

@@ -49,6 +49,9 @@ type frontPort interface {
 	deliver(o Outcome)
 	// deferURLs sets URLs aside until a time (M3 disabled host, robots.txt down).
 	deferURLs(list []deferredTask)
+	// withdrawn ends a task the operator's steering took out of the queue
+	// (steer_withdraw.go): skipped, kind steered_out.
+	withdrawn(t frontier.Task)
 }
 
 // localFront is the frontier side in this process: the store and record.

@@ -89,7 +89,7 @@ func (e *Engine) requeue(urls []string, now time.Time, force bool) (int, error) 
 	var tasks []frontier.Task
 	for _, r := range rows {
 		f, ok := first[r.URL]
-		if !ok {
+		if !ok && !(force && r.ErrKind == SkipSteeredOut) { // a source withdrawn unfetched, added back
 			continue
 		}
 		if !force && !e.rv.windows.Active(e.classOf(r.Host), f, now) && !e.isDiscoverySource(r.URL) {
@@ -188,12 +188,15 @@ func (e *Engine) boardAdd(t frontier.Task) {
 	if e.rv.queued[t.URL] {
 		e.rv.onBoard++
 	}
-	if e.cluster != nil {
+	if e.steer.urgent[t.URL] { // steering: the operator's new source is the lane's next fetch
+		delete(e.steer.urgent, t.URL)
+		t.Urgent = true
+	}
+	if e.cluster != nil { // M4: the mark travels with the task to its worker's board
 		e.cluster.add(t)
 		return
 	}
-	if e.steer.urgent[t.URL] { // steering: the operator's new source is the lane's next fetch
-		delete(e.steer.urgent, t.URL)
+	if t.Urgent {
 		e.addUrgent(t)
 		return
 	}
@@ -253,7 +256,7 @@ func (e *Engine) offBoard(tasks []frontier.Task) []frontier.Task {
 // lane at work, no link insert outstanding, revisit tasks aside (they never end: a
 // crawl with revisits goes on until stopped). Caller holds e.mu.
 func (e *Engine) discoveryIdle() bool {
-	if e.outstanding != 0 {
+	if e.outstanding != 0 || len(e.steer.out.pending) > 0 { // a withdrawn source not ended yet
 		return false
 	}
 	inHand := e.inHand

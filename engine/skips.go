@@ -27,6 +27,7 @@ var skipKinds = [...]string{
 	frontier.TrapPathRepeat,  // trap guards (links, per page linking there): a path segment repeated
 	frontier.TrapQueryGrowth, // a query string growing on its own page, or too long
 	frontier.TrapCalendar,    // a calendar series running off
+	SkipSteeredOut,           // a queued entry or search whose keyword or site the operator removed (steer_withdraw.go)
 }
 
 // skipScopePrefix names the out-of-scope skips after frontier.Scope's reasons. They

@@ -34,6 +34,7 @@ type steerRuntime struct {
 	// not sent trades it for them, and they go first at the host's gate, so an
 	// operator's new keyword is searched within one lane pause (guarded by Engine.mu).
 	urgent map[string]bool
+	out    steerOut // queued sources withdrawn by :keyword rm and :site rm (steer_withdraw.go)
 }
 
 // Steer implements Control: it makes one change while the crawl runs, keeps it in
@@ -110,11 +111,11 @@ func (e *Engine) applySteer(s *Steer, live bool) (string, error) {
 	case SteerSiteAdd:
 		return e.steerSiteAdd(s, live)
 	case SteerSiteRm:
-		return e.steerSiteRm(s)
+		return e.steerSiteRm(s, live)
 	case SteerKeywordAdd:
 		return e.steerKeywordAdd(s, live)
 	case SteerKeywordRm:
-		return e.steerKeywordRm(s)
+		return e.steerKeywordRm(s, live)
 	case SteerBudget:
 		return e.steerBudget(s, live)
 	}
@@ -198,6 +199,7 @@ func (e *Engine) steerSiteAdd(s *Steer, live bool) (string, error) {
 	}
 	e.mu.Unlock()
 	items := next.sourcesOf(site.Name, "")
+	e.keepSources(items) // a site removed before and added back
 	for _, it := range items {
 		e.scope.AddSeed(it.URL)
 	}
@@ -211,16 +213,19 @@ func (e *Engine) steerSiteAdd(s *Steer, live bool) (string, error) {
 }
 
 // steerSiteRm takes a site out of the rounds: its entry and searches are no longer
-// queued and its pages no longer collected. Nothing it holds is deleted: stored
-// pages, results and costs stay, and URLs already queued are still fetched.
-func (e *Engine) steerSiteRm(s *Steer) (string, error) {
+// queued, those queued already are withdrawn (steer_withdraw.go), and its pages are
+// no longer collected. Nothing it holds is deleted: stored pages, results and costs
+// stay; other URLs of it already queued are still fetched.
+func (e *Engine) steerSiteRm(s *Steer, live bool) (string, error) {
 	book := e.sites.Load()
 	if book.byName[s.Site] == nil {
 		return "", fmt.Errorf("site rm: no site named %q (sites: %s)", s.Site, siteNames(book))
 	}
 	sites := slices.DeleteFunc(slices.Clone(book.sites), func(o SiteOptions) bool { return o.Name == s.Site })
-	e.sites.Store(buildSiteBook(sites, book.shared, book.dropped))
-	return fmt.Sprintf("site %s removed from the rounds; its stored pages and results are kept", s.Site), nil
+	next := buildSiteBook(sites, book.shared, book.dropped)
+	e.sites.Store(next)
+	n := e.dropSources(book, next, s.Site, live)
+	return fmt.Sprintf("site %s removed from the rounds (%d queued entry/search URLs withdrawn); its stored pages and results are kept", s.Site, n), nil
 }
 
 // steerKeywordAdd adds a keyword to a site: a news site's pages holding it become
@@ -247,6 +252,7 @@ func (e *Engine) steerKeywordAdd(s *Steer, live bool) (string, error) {
 	dropped[s.Site] = slices.DeleteFunc(dropped[s.Site], func(k string) bool { return k == kw })
 	next := buildSiteBook(sites, book.shared, dropped)
 	e.sites.Store(next)
+	e.keepSources(next.sourcesOf(s.Site, kw)) // a keyword removed before and added back
 	msg := fmt.Sprintf("keyword %q added to %s", kw, s.Site)
 	if !live || cur.Kind != SiteSocial {
 		return msg, nil
@@ -257,8 +263,9 @@ func (e *Engine) steerKeywordAdd(s *Steer, live bool) (string, error) {
 }
 
 // steerKeywordRm takes a keyword off a site: the site's own, or a shared one (for
-// this site only). Results already collected for it are kept.
-func (e *Engine) steerKeywordRm(s *Steer) (string, error) {
+// this site only). Its searches already queued are withdrawn (steer_withdraw.go);
+// results already collected for it are kept.
+func (e *Engine) steerKeywordRm(s *Steer, live bool) (string, error) {
 	book := e.sites.Load()
 	kw := strings.TrimSpace(strings.Join(s.Keywords, " "))
 	cur := book.byName[s.Site]
@@ -284,8 +291,10 @@ func (e *Engine) steerKeywordRm(s *Steer) (string, error) {
 	if slices.Contains(book.shared, kw) {
 		dropped[s.Site] = append(dropped[s.Site], kw)
 	}
-	e.sites.Store(buildSiteBook(sites, book.shared, dropped))
-	return fmt.Sprintf("keyword %q removed from %s; its results are kept", kw, s.Site), nil
+	next := buildSiteBook(sites, book.shared, dropped)
+	e.sites.Store(next)
+	n := e.dropSources(book, next, s.Site, live)
+	return fmt.Sprintf("keyword %q removed from %s (%d queued searches withdrawn); its results are kept", kw, s.Site, n), nil
 }
 
 // steerBudget sets a page budget (budget.go): a site's (a declared site's name, or a

@@ -225,11 +225,13 @@ type wireControl struct {
 	// one it applied (a heartbeat reply can come after a later control, and two
 	// broadcasts can overtake each other). 0: unnumbered, always applied.
 	Seq uint64 `json:"seq,omitempty"`
+	// Tasks are withdraw's hand-outs (URL and lease): sources the operator removed.
+	Tasks []frontier.Task `json:"tasks,omitempty"`
 }
 
 func (m *wireControl) Validate() error {
 	switch m.Op {
-	case "pause", "resume", "crawl_pause", "crawl_resume", "release", "pause_lane", "rotate_lane", "pause_host", "disable_host", "set_lanes", "flush_dns", "remove_egress":
+	case "pause", "resume", "crawl_pause", "crawl_resume", "release", "pause_lane", "rotate_lane", "pause_host", "disable_host", "set_lanes", "flush_dns", "remove_egress", "withdraw":
 		return nil
 	}
 	return fmt.Errorf("unknown control %q", m.Op)
@@ -237,7 +239,7 @@ func (m *wireControl) Validate() error {
 
 type wireControlReply struct {
 	Tasks  []frontier.Task `json:"tasks,omitempty"`  // handed back (release)
-	Result string          `json:"result,omitempty"` // rotate_lane: the egress; flush_dns: entries dropped
+	Result string          `json:"result,omitempty"` // rotate_lane: the egress; flush_dns: entries dropped; withdraw: tasks withdrawn
 	Error  string          `json:"error,omitempty"`
 }
 

@@ -345,6 +345,8 @@ func (w *Worker) onControl(msg *nats.Msg) {
 			w.setCrawlPaused(c.Seq, c.Op == "crawl_pause", false)
 		case "release":
 			reply.Tasks = w.release(c.Hosts, c.Units)
+		case "withdraw": // issue 18: sources the operator removed (steer_withdraw.go)
+			reply.Result = strconv.Itoa(w.withdraw(c.Tasks))
 		case "pause_lane":
 			err = e.PauseLane(c.Lane, c.Paused)
 		case "rotate_lane":

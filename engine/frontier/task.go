@@ -49,6 +49,10 @@ type Task struct {
 	ETag         string // validators of the stored page, for a conditional refetch (M2)
 	LastModified string
 	Lease        uint64 // M4: which hand-out of the URL to a worker this is (0 in one process)
+	// Urgent asks the lane board for the head of its lane's queue (lanes.Board.AddFirst):
+	// an entry or search URL the operator added while the crawl runs (issue 18). It
+	// travels to a worker with the task (M4), so the worker's board does the same.
+	Urgent bool `json:",omitempty"`
 }
 
 // Hash returns the task's own URL hash: the ParentHash its outgoing links will carry.

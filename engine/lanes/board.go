@@ -767,3 +767,26 @@ func (b *Board) TakeAll() []frontier.Task {
 		out = append(out, t)
 	}
 }
+
+// Withdraw removes every queued task (lanes and pending) that drop selects and
+// returns them: the operator took their site or keyword out of the crawl while they
+// waited (issue 18, `:keyword rm`, `:site rm`). Tasks in hand stay with their lanes.
+func (b *Board) Withdraw(drop func(frontier.Task) bool) []frontier.Task {
+	var out []frontier.Task
+	for _, l := range b.lanes {
+		kept := l.queue[:0]
+		for _, t := range l.queue {
+			if drop(t) {
+				out = append(out, t)
+				b.unhold(l, t)
+				continue
+			}
+			kept = append(kept, t)
+		}
+		clear(l.queue[len(kept):])
+		l.queue = kept
+	}
+	out = append(out, b.pending.take(drop)...)
+	b.forget(out)
+	return out
+}

@@ -153,3 +153,16 @@ func sortedUnique(xs []int) []int {
 	}
 	return out
 }
+
+// take removes and returns, oldest first, every pending task drop selects.
+func (q *pendingQueue) take(drop func(frontier.Task) bool) []frontier.Task {
+	var out []frontier.Task
+	for i := q.head; i < len(q.items); i++ {
+		if it := &q.items[i]; !it.dead && drop(it.t) {
+			out = append(out, it.t)
+			q.kill(i)
+		}
+	}
+	q.compact()
+	return out
+}

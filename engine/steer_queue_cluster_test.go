@@ -1,0 +1,124 @@
+package engine_test
+
+import (
+	"net/url"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/sandbox"
+)
+
+// On a master, live steering reaches the queues its workers hold (issue 18):
+//   - a keyword added live is searched first by the worker its shard is dealt to,
+//     ahead of the long queue that worker's lane on the search host has and past its
+//     full window, within two lane pauses (plus the trip through the store, NATS and
+//     the worker);
+//   - a keyword removed live has its searches queued at the master or on a worker
+//     withdrawn: none is requested once the command is acknowledged (but the one a
+//     lane may hold in hand), and each is counted as skipped (steered_out).
+func TestMasterSteersQueuedSearches(t *testing.T) {
+	const pages = 100 // search result pages per keyword: a long queue on the search host
+	cfg := sandboxConfig(21, 24)
+	cfg.Search.PagesPerKeyword, cfg.Search.ResultsPerPage, cfg.Search.Quota = pages, 1, 1_000_000
+	var social *sandbox.Site
+	c := prepareCluster(t, cfg, 300*time.Millisecond, func(o *engine.Options, sb *sandbox.Sandbox) {
+		o.Seeds = nil
+		for _, s := range sb.Info().Sites {
+			if s.Search != "" && len(s.Keywords) >= 2 {
+				social = &s
+				break
+			}
+		}
+		if social == nil {
+			return
+		}
+		social.Keywords = social.Keywords[:2] // one shard per worker
+		o.Sites = []engine.SiteOptions{{Name: social.Domain, Kind: engine.SiteSocial, Search: social.Search,
+			Pages: pages, Keywords: social.Keywords, Class: social.Class}}
+	})
+	if social == nil {
+		t.Skip("this sandbox seed has no social site with two keywords")
+	}
+	// A window of 20 tasks per worker: most of a shard's searches wait at the master,
+	// the rest in the worker's queue, and the worker's window is full when the new
+	// keyword comes.
+	c.window = 20
+	c.startMaster()
+	for i, name := range []string{"w1", "w2"} {
+		c.worker(name, "127.0.0."+strconv.Itoa(2+i))
+	}
+	// searched is when each search page of keyword q was first requested.
+	searched := func(q string) map[string]time.Time {
+		out := map[string]time.Time{}
+		for _, r := range c.sb.Truth().Requests() {
+			u, err := url.Parse(r.URL)
+			if err != nil || u.Path != "/search" || u.Query().Get("q") != q {
+				continue
+			}
+			if at, ok := out[r.URL]; !ok || r.Start.Before(at) {
+				out[r.URL] = r.Start
+			}
+		}
+		return out
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for len(searched(social.Keywords[0])) < 5 || len(searched(social.Keywords[1])) < 5 {
+		if time.Now().After(deadline) {
+			t.Fatal("the workers never got going on their keyword shards")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	t.Run("keyword added live is searched ahead of the worker's queue", func(t *testing.T) {
+		start := time.Now()
+		if _, err := c.master.Steer(engine.Steer{Op: engine.SteerKeywordAdd, Site: social.Domain, Keywords: []string{"zeppelin"}}); err != nil {
+			t.Fatal(err)
+		}
+		bound := 2*c.opts.Lanes.DelayMax + 400*time.Millisecond
+		deadline := time.Now().Add(30 * time.Second)
+		var first time.Time
+		for first.IsZero() {
+			for _, at := range searched("zeppelin") {
+				if first.IsZero() || at.Before(first) {
+					first = at
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the new keyword was never searched")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		took := first.Sub(start)
+		t.Logf("first search for the keyword added live: %v after :keyword add (bound %v; lane delay %v..%v)",
+			took.Round(time.Millisecond), bound, c.opts.Lanes.DelayMin, c.opts.Lanes.DelayMax)
+		if took > bound {
+			t.Errorf("first search %v after :keyword add, want within %v (2 x delay_max + slack): it queued behind the worker's backlog", took, bound)
+		}
+	})
+
+	t.Run("keyword removed live has its queued searches withdrawn", func(t *testing.T) {
+		kw := social.Keywords[1]
+		msg, err := c.master.Steer(engine.Steer{Op: engine.SteerKeywordRm, Site: social.Domain, Keywords: []string{kw}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		acked := time.Now()
+		var fetched map[string]time.Time
+		waitForStat(t, "every search never requested counted as steered_out", c.master, func(s engine.Snapshot) bool {
+			fetched = searched(kw)
+			return s.Totals.Skipped[engine.SkipSteeredOut] == int64(pages-len(fetched))
+		})
+		var late []string
+		for u, at := range fetched {
+			if at.After(acked) {
+				late = append(late, u)
+			}
+		}
+		if len(late) > 1 { // one lane holds the search host on the shard's worker
+			t.Errorf("%d searches for %q requested after %q, e.g. %v", len(late), kw, msg, late[:min(len(late), 3)])
+		}
+		t.Logf("%q: %d of %d searches had been requested, %d withdrawn", msg, len(fetched), pages, pages-len(fetched))
+	})
+}

@@ -1,0 +1,312 @@
+package engine
+
+import (
+	"errors"
+	"strconv"
+	"sync"
+
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// Withdrawing queued sources (issue 18). `:keyword rm SITE WORD` and `:site rm NAME`
+// take searches and entries out of the rounds; the ones already queued — on the lane
+// board, spilled to the store, deferred, on their way into the queue, at the master
+// or in a worker's queue — are withdrawn too: not fetched, and counted as skipped
+// under SkipSteeredOut, so the operator sees where they went (never silently
+// dropped). A task already in a lane's hand is fetched. What was stored is kept:
+// a withdrawn URL whose page is stored stays processed, with its page; one never
+// fetched ends failed with kind steered_out, as robots.txt exclusions do. A later
+// `:keyword add` or `:site add` of the same source queues it again (splitSources
+// sees it finished).
+//
+// The withdrawn URLs are kept in steerRuntime.out, which place checks: a task that
+// reaches the board later (paged in from the store, back from a deferral, an insert
+// confirmed after the command, a revisit) is withdrawn there. On a worker the set
+// holds the lease of each hand-out the master withdrew, so a later hand-out of the
+// same URL (the keyword added back) is fetched.
+
+// SkipSteeredOut is the skip kind of a queued entry or search URL withdrawn because
+// the operator removed its keyword or site while the crawl ran.
+const SkipSteeredOut = "steered_out"
+
+// steerOut is the withdrawal state, guarded by Engine.mu.
+type steerOut struct {
+	urls    map[string]uint64 // withdrawn URL -> lease of the hand-out withdrawn (0: any, one box and master)
+	pending []frontier.Task   // withdrawn, not yet ended on the frontier side (flushSteeredOut)
+	// flushing is held (not under Engine.mu) while a flush hands its tasks to the
+	// frontier side: a flush that finds nothing left waits for one under way, so its
+	// caller knows every withdrawal so far is written (keepSources).
+	flushing sync.Mutex
+}
+
+// markOut records URLs as withdrawn. Caller holds e.mu.
+func (e *Engine) markOut(urls map[string]uint64) {
+	if e.steer.out.urls == nil {
+		e.steer.out.urls = map[string]uint64{}
+	}
+	for u, lease := range urls {
+		e.steer.out.urls[u] = lease
+	}
+}
+
+// unmarkOut forgets withdrawals of sources added back. Caller holds e.mu.
+func (e *Engine) unmarkOut(items []revisit.Item) {
+	for _, it := range items {
+		delete(e.steer.out.urls, it.URL)
+	}
+}
+
+// steeredOut is place's check: a withdrawn task is set aside for flushSteeredOut
+// instead of queued. Caller holds e.mu.
+func (e *Engine) steeredOut(t frontier.Task) bool {
+	if len(e.steer.out.urls) == 0 {
+		return false
+	}
+	lease, ok := e.steer.out.urls[t.URL]
+	if !ok || lease != t.Lease {
+		return false
+	}
+	e.setOut(t)
+	return true
+}
+
+// setOut queues a withdrawn task for its end, out of the revisit bookkeeping (it is
+// no longer queued). Caller holds e.mu; the task is on no board.
+func (e *Engine) setOut(t frontier.Task) {
+	delete(e.rv.queued, t.URL)
+	delete(e.steer.urgent, t.URL)
+	if len(e.steer.out.pending) == 0 && e.ctx.Err() == nil {
+		// Ended at once, whoever placed it (a store callback confirming an insert, a
+		// refill paging spilled URLs in): the crawl is not idle until then.
+		e.wg.Add(1)
+		go func() {
+			defer e.wg.Done()
+			e.flushSteeredOut()
+		}()
+	}
+	e.steer.out.pending = append(e.steer.out.pending, t)
+}
+
+// flushSteeredOut ends the tasks withdrawn so far on the frontier side (the store
+// here; the master, as results, on a worker), outside e.mu.
+func (e *Engine) flushSteeredOut() {
+	e.steer.out.flushing.Lock()
+	defer e.steer.out.flushing.Unlock()
+	e.mu.Lock()
+	list := e.steer.out.pending
+	e.steer.out.pending = nil
+	e.mu.Unlock()
+	if len(list) == 0 {
+		return
+	}
+	for _, t := range list {
+		e.front.withdrawn(t)
+	}
+	e.mu.Lock()
+	e.checkIdle()
+	e.mu.Unlock()
+}
+
+// endSteeredOut ends a withdrawn task in the store: skipped, kind steered_out. A
+// stored page is kept (the URL stays processed) and is no longer revisited; its
+// revisit plan comes back with the source (requeue).
+func (e *Engine) endSteeredOut(t frontier.Task) {
+	_, _, err := e.st.PageValidators(t.URL)
+	stored := err == nil
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		stored = t.Refetch // unreadable: the master's mark, or none
+	}
+	state := store.Failed
+	if stored {
+		state = store.Processed
+		e.st.SetRevisitNext([]string{t.URL}, revisit.Never)
+	}
+	e.finish(t, stored, 0, state, SkipSteeredOut)
+}
+
+func (f localFront) withdrawn(t frontier.Task) { f.e.endSteeredOut(t) }
+
+// withdrawn reports a hand-out the master withdrew as a result of kind steered_out:
+// the master ends it under its lease, as any other result.
+func (f *remoteFront) withdrawn(t frontier.Task) {
+	f.send(wireResult{Node: f.w.o.Node, Incarnation: f.w.inc, Task: t, Kind: SkipSteeredOut, At: f.w.e.now()})
+}
+
+// withdraw takes the sources a steering change removed out of the queue and keeps
+// them out (see the top of this file). It returns how many were withdrawn now; those
+// still on their way into the queue are withdrawn when they reach it. On a master it
+// returns once every worker holding some has taken them off its board.
+func (e *Engine) withdraw(items []revisit.Item) int {
+	if len(items) == 0 {
+		return 0
+	}
+	urls := make(map[string]uint64, len(items))
+	for _, it := range items {
+		urls[it.URL] = 0
+	}
+	return e.withdrawURLs(urls)
+}
+
+// withdrawURLs is withdraw for a set of URLs (the values are ignored: 0 is kept).
+func (e *Engine) withdrawURLs(urls map[string]uint64) int {
+	drop := func(t frontier.Task) bool { _, ok := urls[t.URL]; return ok }
+	e.mu.Lock()
+	for u := range urls {
+		urls[u] = 0
+	}
+	e.markOut(urls)
+	var n int
+	var held map[string][]frontier.Task
+	if e.cluster != nil {
+		n, held = e.cluster.withdraw(drop)
+	} else {
+		for _, t := range e.offBoard(e.board.Withdraw(drop)) {
+			e.setOut(t)
+			n++
+		}
+	}
+	e.checkIdle()
+	e.mu.Unlock()
+	e.flushSteeredOut()
+	if len(held) > 0 {
+		n += e.cluster.withdrawHeld(held)
+	}
+	return n
+}
+
+// withdraw takes the tasks drop selects out of the units' queues at the master (to
+// end as withdrawn) and says which tasks each worker holds of them. Caller holds
+// e.mu.
+func (m *masterRuntime) withdraw(drop func(frontier.Task) bool) (n int, held map[string][]frontier.Task) {
+	e := m.e
+	for _, h := range m.units {
+		kept := h.tasks[:0]
+		for _, t := range h.tasks {
+			if !drop(t) {
+				kept = append(kept, t)
+				continue
+			}
+			m.pending--
+			if e.rv.queued[t.URL] {
+				e.rv.onBoard--
+			}
+			e.setOut(t)
+			n++
+		}
+		clear(h.tasks[len(kept):])
+		h.tasks = kept
+	}
+	for name, nd := range m.nodes {
+		if nd.state == NodeDead {
+			continue
+		}
+		for _, t := range nd.held {
+			if drop(t) {
+				if held == nil {
+					held = map[string][]frontier.Task{}
+				}
+				held[name] = append(held[name], t)
+			}
+		}
+	}
+	return n, held
+}
+
+// withdrawHeld asks each worker to take the hand-outs it holds of withdrawn sources
+// off its board, all at once, and waits for their answers: once it returns, none
+// of them is fetched but those already in a lane's hand. The worker reports each
+// as a result of kind steered_out. It returns how many the workers withdrew.
+func (m *masterRuntime) withdrawHeld(held map[string][]frontier.Task) int {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	total := 0
+	for name, tasks := range held {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var reply wireControlReply
+			if err := m.control(name, &wireControl{Op: "withdraw", Tasks: tasks}, &reply); err != nil {
+				m.e.logf(LevelWarn, 0, "", "worker %s: withdraw %d queued sources: %v (they may still be fetched)", name, len(tasks), err)
+				return
+			}
+			k, _ := strconv.Atoi(reply.Result)
+			mu.Lock()
+			total += k
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return total
+}
+
+// withdraw takes the master's withdrawn hand-outs off this worker's board and keeps
+// them off (a batch still in the task stream is withdrawn when it arrives); each is
+// reported as a result of kind steered_out. It returns how many it took off the board.
+func (w *Worker) withdraw(tasks []frontier.Task) int {
+	leases := make(map[string]uint64, len(tasks))
+	for _, t := range tasks {
+		leases[t.URL] = t.Lease
+	}
+	e := w.e
+	e.mu.Lock()
+	e.markOut(leases)
+	out := e.offBoard(e.board.Withdraw(func(t frontier.Task) bool {
+		lease, ok := leases[t.URL]
+		return ok && lease == t.Lease
+	}))
+	for _, t := range out {
+		e.setOut(t)
+	}
+	e.checkIdle()
+	e.mu.Unlock()
+	e.flushSteeredOut()
+	return len(out)
+}
+
+// dropSources withdraws the sources of site that book old had and next lacks (a
+// keyword or the site removed). Replaying at start (live false) it only marks them:
+// the replay runs before the queue is resumed (Start), so place withdraws them as
+// they are loaded, unless a later change of the log added them back. It returns how
+// many were withdrawn.
+func (e *Engine) dropSources(old, next *siteBook, site string, live bool) int {
+	var gone []revisit.Item
+	for _, it := range old.sourcesOf(site, "") {
+		if !next.isSource[it.URL] {
+			gone = append(gone, it)
+		}
+	}
+	if live {
+		return e.withdraw(gone)
+	}
+	urls := make(map[string]uint64, len(gone))
+	for _, it := range gone {
+		urls[it.URL] = 0
+	}
+	e.mu.Lock()
+	e.markOut(urls)
+	e.mu.Unlock()
+	return 0
+}
+
+// keepSources forgets earlier withdrawals of sources added back. When some were
+// withdrawn, their end is written and committed first, so that the caller's
+// splitSources sees them finished and queues them again (rather than taking them for
+// queued, which they no longer are).
+func (e *Engine) keepSources(items []revisit.Item) {
+	e.mu.Lock()
+	back := false
+	for _, it := range items {
+		_, out := e.steer.out.urls[it.URL]
+		back = back || out
+	}
+	e.unmarkOut(items)
+	e.mu.Unlock()
+	if back && e.st != nil {
+		e.flushSteeredOut()
+		if err := e.st.Flush(); err != nil && !errors.Is(err, store.ErrClosed) {
+			e.logf(LevelWarn, 0, "", "steering: store: %v", err)
+		}
+	}
+}
