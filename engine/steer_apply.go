@@ -29,6 +29,10 @@ type steerRuntime struct {
 	log    []Steer
 	before []*siteBook // the books around each change of log (steer_compact.go)
 	after  []*siteBook
+	// outs are the sources withdrawn by changes folded out of log, kept for the next
+	// start (steer_compact.go); outsChanged says they are not written yet.
+	outs        map[string]bool
+	outsChanged bool
 	// urgent are sources added live (seeds, entries, searches) that go to the head
 	// of their lane's queue (Engine.addUrgent): a lane holding an ordinary task it has
 	// not sent trades it for them, and they go first at the host's gate, so an
@@ -90,16 +94,20 @@ func (e *Engine) replaySteering() {
 	if n := len(e.steer.log); n > 0 {
 		e.logf(LevelInfo, 0, "", "%d steering changes of earlier runs applied (sites, keywords, budgets, seeds)", n)
 	}
+	e.restoreOut()
 	if len(e.steer.log) < len(log) {
 		e.saveSteering() // folded: the next start replays the shorter list
 	}
+	e.saveOut()
 }
 
-// saveSteering writes the list of changes to the store. Caller holds e.steer.mu.
+// saveSteering writes the list of changes to the store, and the sources withdrawn by
+// changes folded out of it. Caller holds e.steer.mu.
 func (e *Engine) saveSteering() {
 	if data, err := json.Marshal(e.steer.log); err == nil {
 		e.st.SetMeta(SteeringMeta, data)
 	}
+	e.saveOut()
 }
 
 // applySteer makes one change. live is false while replaying at start: the book,

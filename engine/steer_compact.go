@@ -1,10 +1,17 @@
 package engine
 
 import (
+	"encoding/json"
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/crawlconsole/crawlconsole/store"
 )
+
+// SteeringOutMeta is the store meta key holding the sources withdrawn by steering
+// changes the list no longer holds (a JSON list of URLs).
+const SteeringOutMeta = "steering_out"
 
 // Compaction of the steering list (meta key SteeringMeta). The list is replayed over
 // the config at every start, so a long-running crawl whose operator adds and takes
@@ -25,7 +32,14 @@ import (
 // site add checks names and domains: one site fewer refuses nothing more; a budget
 // checks that the site is declared), so replaying the shorter list over the same config
 // gives every site, keyword and budget the longer one gives. Seeds stay: each one
-// added is state. The books before and after each kept change are held in memory
+// added is state.
+//
+// A folded rm also withdrew its sources (steer_withdraw.go), and the replay of a
+// kept rm marks them again at start, so that searches an earlier run left queued,
+// deferred or planned for a revisit are withdrawn when they come back. The sources a
+// folded rm withdrew are kept apart for that (meta key SteeringOutMeta) and marked
+// at start unless the sites have them again; those the store shows ended, or no
+// longer has, are forgotten then. The books before and after each kept change are held in memory
 // (books are immutable and shared, so this costs two pointers each).
 
 // steerName is the site a change is about ("" for seeds and host budgets): the
@@ -100,6 +114,9 @@ func (r *steerRuntime) foldPair(name string) bool {
 			}
 			if undoes(&r.log[i], &r.log[j]) && !(budget && r.log[j].Op == SteerSiteRm) &&
 				sameSite(r.before[i], r.after[j], name) {
+				if r.log[j].Op == SteerKeywordRm || r.log[j].Op == SteerSiteRm {
+					r.keepOut(r.before[j], r.after[j], name)
+				}
 				r.drop(j)
 				r.drop(i)
 				return true
@@ -152,4 +169,87 @@ func sameSet(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// keepOut remembers the sources of site that book before had and after lacks: what
+// a folded rm withdrew.
+func (r *steerRuntime) keepOut(before, after *siteBook, site string) {
+	for _, it := range before.sourcesOf(site, "") {
+		if !after.isSource[it.URL] {
+			if r.outs == nil {
+				r.outs = map[string]bool{}
+			}
+			r.outs[it.URL] = true
+			r.outsChanged = true
+		}
+	}
+}
+
+// restoreOut marks at start the sources folded rms withdrew in earlier runs (after
+// the replay, before the queue is resumed), but those the sites have again and those
+// the store shows ended (withdrawn, failed) or does not have. Caller holds
+// e.steer.mu.
+func (e *Engine) restoreOut() {
+	r := &e.steer
+	if data, err := e.st.GetMeta(SteeringOutMeta); err == nil && len(data) > 0 {
+		var list []string
+		if err := json.Unmarshal(data, &list); err != nil {
+			e.logf(LevelWarn, 0, "", "withdrawn sources of an earlier run unreadable, ignored: %v", err)
+		}
+		for _, u := range list {
+			if r.outs == nil {
+				r.outs = map[string]bool{}
+			}
+			r.outs[u] = true
+		}
+	}
+	if len(r.outs) == 0 {
+		return
+	}
+	book := e.sites.Load()
+	var cands []string
+	for u := range r.outs {
+		if !book.isSource[u] {
+			cands = append(cands, u)
+		}
+	}
+	rows, err := e.st.URLStates(cands)
+	if err != nil {
+		e.logf(LevelWarn, 0, "", "withdrawn sources: store: %v (kept withdrawn)", err)
+		rows = nil
+		for _, u := range cands {
+			rows = append(rows, store.URL{URL: u})
+		}
+	}
+	kept := map[string]bool{}
+	marks := map[string]uint64{}
+	for _, row := range rows {
+		if row.State == store.Failed || row.State == store.Processed && row.ErrKind == SkipSteeredOut {
+			continue // ended: nothing brings it back but its source added back
+		}
+		kept[row.URL] = true
+		marks[row.URL] = 0
+	}
+	r.outsChanged = r.outsChanged || len(kept) != len(r.outs)
+	r.outs = kept
+	e.mu.Lock()
+	e.markOut(marks)
+	e.mu.Unlock()
+}
+
+// saveOut writes the withdrawn sources when they changed. Caller holds e.steer.mu.
+func (e *Engine) saveOut() {
+	r := &e.steer
+	if !r.outsChanged {
+		return
+	}
+	list := make([]string, 0, len(r.outs))
+	for u := range r.outs {
+		list = append(list, u)
+	}
+	slices.Sort(list)
+	if data, err := json.Marshal(list); err == nil {
+		e.st.SetMeta(SteeringOutMeta, data)
+		r.outsChanged = false
+	}
 }

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/store"
 )
 
 // steerState is everything steering changes: each site as declared (options, own
@@ -141,5 +144,70 @@ func TestSteeringListFolded(t *testing.T) {
 	e3.steer.mu.Unlock()
 	if n != len(want) {
 		t.Errorf("replaying %d changes kept %d, want %d", len(lines), n, len(want))
+	}
+}
+
+// A keyword added and removed folds out of the list, yet what its removal withdrew
+// stays withdrawn at the next start: its searches left queued in the store by the
+// run that folded the pair (or planned for a revisit) are not fetched after the
+// restart but counted as steered_out, as the whole list's replay would have them.
+// Once the store shows them ended, the start after forgets them.
+func TestFoldedRemovalStillWithdraws(t *testing.T) {
+	w := newTopicWeb(t)
+	o := topicOptions(t, w)
+	e := startEngine(t, o)
+	waitDone(t, e, 30*time.Second)
+	for _, line := range []string{"keyword add chirp zebra", "keyword rm chirp zebra"} {
+		s, _ := ParseSteer(strings.Fields(line))
+		if _, err := e.Steer(s); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+	}
+	e.steer.mu.Lock()
+	kept, outs := len(e.steer.log), len(e.steer.outs)
+	e.steer.mu.Unlock()
+	if kept != 0 || outs != 2 {
+		t.Fatalf("%d changes kept, %d withdrawn sources remembered; want 0 and zebra's 2 searches", kept, outs)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	searches := func() int {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.hits["/search?q=zebra&page=1"] + w.hits["/search?q=zebra&page=2"]
+	}
+	before := searches()
+	// As if the run had stopped before the withdrawal reached them: queued again.
+	st, err := store.Open(o.DB, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := 1; p <= 2; p++ {
+		u, _ := frontier.Normalize(searchURL(o.Sites[1].Search, "zebra", p))
+		st.SetState(u, store.Unprocessed, 0, "")
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	e2 := startEngine(t, o)
+	waitDone(t, e2, 30*time.Second)
+	if got := searches(); got != before {
+		t.Errorf("searches of the removed keyword fetched %d times after the restart", got-before)
+	}
+	if n := e2.Stats().Skipped[SkipSteeredOut]; n != 2 {
+		t.Errorf("%d withdrawn as %s after the restart, want the 2 searches left queued", n, SkipSteeredOut)
+	}
+	if err := e2.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	e3 := startEngine(t, o)
+	e3.steer.mu.Lock()
+	outs = len(e3.steer.outs)
+	e3.steer.mu.Unlock()
+	if outs != 0 {
+		t.Errorf("%d withdrawn sources still remembered once the store shows them ended", outs)
 	}
 }
