@@ -138,6 +138,7 @@ type laneState struct {
 	kick    chan struct{} // signalled (never blocking) when such a task joins
 	urgent  bool          // the task in hand is one: it goes first at the gate
 	swapped bool          // process gave its task back for the operator's
+	dropped bool          // ... or dropped it, withdrawn by the operator meanwhile
 }
 
 // role is which half (or both) of a crawl an Engine runs (M4).

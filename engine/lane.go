@@ -46,6 +46,7 @@ func (e *Engine) runLane(ls *laneState) {
 			// moved the lane to another egress.
 			e.mu.Lock()
 			if swapped { // the operator's task goes first; it waits out the rest of the pause
+				ls.dropped = false
 				e.releaseTask(t, false)
 				e.mu.Unlock()
 				continue
@@ -273,7 +274,13 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 	e.front.begin(t, l.ID)
 	res, kind, moved := e.fetchWithRetry(ls, eg, t, conditionalHeaders(t))
 	if kind == kindSwapped { // issue 18: the operator's task goes before this one
-		e.front.abandon(t, l.ID)
+		e.mu.Lock()
+		dropped := ls.dropped
+		ls.dropped = false
+		e.mu.Unlock()
+		if !dropped { // a withdrawn task's end is written by flushSteeredOut
+			e.front.abandon(t, l.ID)
+		}
 		return false
 	}
 	e.mu.Lock()

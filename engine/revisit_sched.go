@@ -228,11 +228,20 @@ func (e *Engine) addUrgent(t frontier.Task) {
 // swapForUrgent gives the lane's task in hand back to the head of its queue, behind
 // the operator's tasks, when one of those is waiting there and t is not one itself:
 // the lane then takes the operator's task without pausing again (it has served its
-// pause before taking t). It reports whether it did. Caller holds e.mu; the caller
-// still releases t (releaseTask(t, false)).
+// pause before taking t). A task withdrawn meanwhile (:keyword rm, :site rm) is not
+// given back but ended as steered_out (ls.dropped). It reports whether it did either.
+// Caller holds e.mu; the caller still releases t (releaseTask(t, false)).
 func (e *Engine) swapForUrgent(ls *laneState, t frontier.Task) bool {
 	if ls.urgent || !e.board.UrgentAhead(ls.lane) {
 		return false
+	}
+	revisiting := e.rv.queued[t.URL]
+	if e.steeredOut(t) { // it is no longer a queued revisit: releaseTask will not count it
+		if revisiting {
+			e.rv.inHand--
+		}
+		ls.dropped = true
+		return true
 	}
 	e.board.PutBack(ls.lane, t)
 	if e.rv.queued[t.URL] {

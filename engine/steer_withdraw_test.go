@@ -263,3 +263,48 @@ func TestSteerKeywordRemovedWhileItsSearchesAreBeingQueued(t *testing.T) {
 		t.Errorf("%d searches counted as skipped (%s), want %d", got, SkipSteeredOut, want)
 	}
 }
+
+// A task withdrawn (:keyword rm) while a lane holds it unsent is dropped, not given
+// back, when an operator's task takes its slot: given back, it would be fetched later
+// although its keyword is gone. An ordinary task is given back behind the operator's.
+func TestSwapDropsAWithdrawnTaskInHand(t *testing.T) {
+	w := newMiniWeb(t, 1, 3, 0)
+	for _, withdrawn := range []bool{false, true} {
+		t.Run(fmt.Sprintf("withdrawn=%v", withdrawn), func(t *testing.T) {
+			o := testOptions(t, w)
+			e, err := New(o) // not started: the test plays the lane
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			host := w.hosts[0]
+			e.mu.Lock()
+			l := e.board.Add(frontier.Task{URL: "http://" + host + "/p/1", Host: host}).Lane
+			ls := &laneState{lane: l, kick: make(chan struct{}, 1)}
+			inHand, _, _ := e.board.Next(l)
+			if withdrawn {
+				e.markOut(map[string]uint64{inHand.URL: 0})
+			}
+			e.board.AddFirst(frontier.Task{URL: "http://" + host + "/p/2", Host: host})
+			if !e.swapForUrgent(ls, inHand) {
+				t.Fatal("no swap for the operator's task")
+			}
+			var next []string
+			for {
+				tk, ok, _ := e.board.Next(l)
+				if !ok {
+					break
+				}
+				next = append(next, tk.URL)
+			}
+			e.mu.Unlock()
+			want := []string{"http://" + host + "/p/2", "http://" + host + "/p/1"}
+			if withdrawn {
+				want = want[:1]
+			}
+			if fmt.Sprint(next) != fmt.Sprint(want) || ls.dropped != withdrawn {
+				t.Fatalf("lane fetches %v next (dropped %v), want %v (dropped %v)", next, ls.dropped, want, withdrawn)
+			}
+		})
+	}
+}
