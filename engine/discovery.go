@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/discover"
@@ -46,6 +47,12 @@ type discovery struct {
 	sites    map[string]*siteDiscovery // by registered domain
 	warned   map[string]bool           // sites whose untrusted dates were logged
 	hintSeen map[string]time.Time      // URL -> newest date a source gave it
+
+	// changes counts what changed the kept state (discovery_state.go); saved and
+	// savedAt are the count and time of its last write (tick and Stop only).
+	changes atomic.Int64
+	saved   int64
+	savedAt time.Time
 }
 
 // siteDiscovery is what discovery knows of one site, for the snapshot.
@@ -172,6 +179,7 @@ func (e *Engine) readDocument(t frontier.Task, res *fetch.Result, doc *discover.
 	defer d.mu.Unlock()
 	sd := d.site(t.Host)
 	d.sources[src] = doc.Kind
+	d.changes.Add(1)
 	if doc.Kind == discover.KindFeed {
 		sd.feeds[src] = true
 	} else {
@@ -361,6 +369,7 @@ func (e *Engine) schedulePoll(src string, doc *discover.Doc, newLinks int, rv *s
 	}
 	full := newLinks > 0 && newLinks >= len(doc.Entries)
 	d.poller.Observe(src, at, newLinks, full)
+	d.changes.Add(1)
 	rv.Next = at.Add(d.poller.Interval(src))
 }
 
@@ -379,6 +388,7 @@ func (e *Engine) hintOutcome(u string, changed bool) {
 	delete(d.hinted, u)
 	if s := d.sites[site]; s != nil {
 		s.trust.ObserveHint(changed)
+		d.changes.Add(1)
 	}
 }
 

@@ -240,6 +240,7 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 	e.guard = guard
 	if st != nil && opts.Discovery.Enabled {
 		e.disc = newDiscovery(opts.Discovery)
+		e.loadDiscovery() // poll pace and date trust learned by earlier runs
 	}
 	if r == roleMaster { // the workers resolve, fetch and rotate egresses
 		e.board = lanes.NewBoard(opts.Lanes.Max, nil)
@@ -342,10 +343,14 @@ func (e *Engine) Start() error {
 	return nil
 }
 
-// tick samples the rate once a second until the engine stops.
+// tick samples the rate once a second until the engine stops, and keeps the
+// discovery state in the store (at most once a minute).
 func (e *Engine) tick() {
 	defer e.wg.Done()
-	e.every(time.Second, func(now time.Time) { e.rate.sample(now, e.c.pagesFetched.Load()) })
+	e.every(time.Second, func(now time.Time) {
+		e.rate.sample(now, e.c.pagesFetched.Load())
+		e.keepDiscovery(now)
+	})
 }
 
 // every calls f every d until the engine stops (on the caller's goroutine).
@@ -398,6 +403,9 @@ func (e *Engine) Stop() {
 			e.dns.Close()
 		}
 		if e.st != nil {
+			if e.disc != nil {
+				e.saveDiscovery(e.now())
+			}
 			e.endRound(e.now()) // M3: the round's results are not lost to a stop
 			if err := e.st.Flush(); err != nil && e.Failure() == nil {
 				e.logf(LevelError, 0, "", "store: %v", err)

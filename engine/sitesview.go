@@ -43,6 +43,9 @@ type SiteRow struct {
 	BudgetUsed   int   // pages handed to lanes this round
 	Budget       int   // page budget per round (0 = no cap)
 	Held         int64 // URLs held back by a budget or trap guard (this run)
+	// TotalUsed and BudgetTotal are the pages handed to lanes over the whole crawl
+	// (counted while a total budget is set) and its page budget in total (0 = no cap).
+	TotalUsed, BudgetTotal int
 }
 
 // siteTally keeps per-site figures for the Sites pane, on its own lock: pages are
@@ -158,20 +161,13 @@ func (e *Engine) restoreSiteCounts() {
 			e.siteTally.mu.Unlock()
 		}
 	}
-	if e.opts.Budgets.HostTotal > 0 || e.opts.Budgets.SiteTotal > 0 {
-		rows, err := e.st.FetchedBySiteHost()
-		if err != nil {
+	e.mu.Lock()
+	want := e.budget.wantsTotals()
+	e.mu.Unlock()
+	if want {
+		if err := e.readBudgetTotals(); err != nil {
 			e.logf(LevelWarn, 0, "", "page budgets: earlier runs' counts unreadable (%v): totals start from 0", err)
-			return
 		}
-		bySite, byHost := map[string]int64{}, map[string]int64{}
-		for _, r := range rows {
-			bySite[r.Site] += r.N
-			byHost[r.Host] += r.N
-		}
-		e.mu.Lock()
-		e.budget.restore(bySite, byHost)
-		e.mu.Unlock()
 	}
 }
 
@@ -206,6 +202,9 @@ func (e *Engine) sitesView(now time.Time, found []SiteDiscovery) *SitesView {
 	for i := range v.Sites {
 		r := &v.Sites[i]
 		r.BudgetUsed, r.Budget = e.budget.used(r.Name)
+		if r.BudgetTotal = e.budget.limit(budgetKey{name: r.Name, total: true}); r.BudgetTotal > 0 {
+			r.TotalUsed = e.budget.siteTotal[r.Name]
+		}
 		r.Held = e.budget.held[r.Name]
 	}
 	e.mu.Unlock()

@@ -19,13 +19,20 @@ import (
 )
 
 // SteeringMeta is the store meta key holding the steering changes made so far (a
-// JSON list of Steer, oldest first), replayed over the config at every start.
+// JSON list of Steer, oldest first, folded as it grows: steer_compact.go), replayed
+// over the config at every start.
 const SteeringMeta = "steering"
 
 // steerRuntime serialises steering changes and remembers them for the store.
 type steerRuntime struct {
-	mu  sync.Mutex // one change at a time: each builds on the site book the last left
-	log []Steer
+	mu     sync.Mutex // one change at a time: each builds on the site book the last left
+	log    []Steer
+	before []*siteBook // the books around each change of log (steer_compact.go)
+	after  []*siteBook
+	// outs are the sources withdrawn by changes folded out of log, kept for the next
+	// start (steer_compact.go); outsChanged says they are not written yet.
+	outs        map[string]bool
+	outsChanged bool
 	// urgent are sources added live (seeds, entries, searches) that go to the head
 	// of their lane's queue (Engine.addUrgent): a lane holding an ordinary task it has
 	// not sent trades it for them, and they go first at the host's gate, so an
@@ -49,21 +56,21 @@ func (e *Engine) Steer(s Steer) (string, error) {
 	e.steer.mu.Lock()
 	defer e.steer.mu.Unlock()
 	s.At = e.now()
+	before := e.sites.Load()
 	msg, err := e.applySteer(&s, true)
 	if err != nil {
 		return "", err
 	}
-	e.steer.log = append(e.steer.log, s)
-	if data, err := json.Marshal(e.steer.log); err == nil {
-		e.st.SetMeta(SteeringMeta, data)
-	}
+	e.steer.keep(s, before, e.sites.Load())
+	e.saveSteering()
 	e.logf(LevelInfo, 0, "", "steering: %s", msg)
 	return msg, nil
 }
 
 // replaySteering applies the changes an earlier run made, before the seeds and
 // sources are queued (Start). A change that no longer applies (the config now
-// declares the site itself, say) is skipped with a warning; the rest stand.
+// declares the site itself, say) is skipped with a warning and left out of the
+// list; the rest stand, folded as they are kept (steer_compact.go).
 func (e *Engine) replaySteering() {
 	data, err := e.st.GetMeta(SteeringMeta)
 	if err != nil || len(data) == 0 {
@@ -76,18 +83,31 @@ func (e *Engine) replaySteering() {
 	}
 	e.steer.mu.Lock()
 	defer e.steer.mu.Unlock()
-	applied := 0
 	for i := range log {
+		before := e.sites.Load()
 		if _, err := e.applySteer(&log[i], false); err != nil {
-			e.logf(LevelWarn, 0, "", "steering change %q of an earlier run no longer applies: %v", log[i].String(), err)
+			e.logf(LevelWarn, 0, "", "steering change %q of an earlier run no longer applies, dropped from the list: %v", log[i].String(), err)
 			continue
 		}
-		applied++
+		e.steer.keep(log[i], before, e.sites.Load())
 	}
-	e.steer.log = log
-	if applied > 0 {
-		e.logf(LevelInfo, 0, "", "%d steering changes of earlier runs applied (sites, keywords, budgets, seeds)", applied)
+	if n := len(e.steer.log); n > 0 {
+		e.logf(LevelInfo, 0, "", "%d steering changes of earlier runs applied (sites, keywords, budgets, seeds)", n)
 	}
+	e.restoreOut()
+	if len(e.steer.log) < len(log) {
+		e.saveSteering() // folded: the next start replays the shorter list
+	}
+	e.saveOut()
+}
+
+// saveSteering writes the list of changes to the store, and the sources withdrawn by
+// changes folded out of it. Caller holds e.steer.mu.
+func (e *Engine) saveSteering() {
+	if data, err := json.Marshal(e.steer.log); err == nil {
+		e.st.SetMeta(SteeringMeta, data)
+	}
+	e.saveOut()
 }
 
 // applySteer makes one change. live is false while replaying at start: the book,
@@ -105,7 +125,7 @@ func (e *Engine) applySteer(s *Steer, live bool) (string, error) {
 	case SteerKeywordRm:
 		return e.steerKeywordRm(s, live)
 	case SteerBudget:
-		return e.steerBudget(s)
+		return e.steerBudget(s, live)
 	}
 	return "", fmt.Errorf("unknown steering operation %q", s.Op)
 }
@@ -285,42 +305,83 @@ func (e *Engine) steerKeywordRm(s *Steer, live bool) (string, error) {
 	return fmt.Sprintf("keyword %q removed from %s (%d queued searches withdrawn); its results are kept", kw, s.Site, n), nil
 }
 
-// steerBudget sets a site's page budget per round (a declared site's name, or a
-// registered domain). Raising it brings back at once the URLs it held back.
-func (e *Engine) steerBudget(s *Steer) (string, error) {
+// steerBudget sets a page budget (budget.go): a site's (a declared site's name, or a
+// registered domain) or a host's, per round or in total. Raising one brings back at
+// once the URLs it may have held: this run's, and for a total budget those earlier
+// runs parked (in the store only).
+func (e *Engine) steerBudget(s *Steer, live bool) (string, error) {
 	if s.N < 0 {
 		return "", fmt.Errorf("budget: %d is not a page count (>= 0; 0 removes the cap)", s.N)
 	}
-	book := e.sites.Load()
-	site := s.Site
-	if book.byName[site] == nil {
-		if strings.Contains(site, ".") {
-			site = frontier.Site(strings.ToLower(site)) // undeclared: budgets go by registered domain
-		} else {
-			return "", fmt.Errorf("budget: no site named %q (sites: %s; or give a domain)", s.Site, siteNames(book))
+	if s.Per != "" && s.Per != BudgetRound && s.Per != BudgetTotal {
+		return "", fmt.Errorf("budget: span %q is neither %q nor %q", s.Per, BudgetRound, BudgetTotal)
+	}
+	if s.Per == BudgetRound {
+		s.Per = "" // kept as the default, so one budget has one spelling in the store
+	}
+	key := budgetKey{host: s.Host != "", name: s.Host, total: s.Per == BudgetTotal}
+	site := ""
+	if key.host {
+		h, err := budgetHost(s.Host)
+		if err != nil {
+			return "", err
+		}
+		s.Host, key.name = h, h
+	} else {
+		book := e.sites.Load()
+		site = s.Site
+		if book.byName[site] == nil {
+			if strings.Contains(site, ".") {
+				site = frontier.Site(strings.ToLower(site)) // undeclared: budgets go by registered domain
+			} else {
+				return "", fmt.Errorf("budget: no site named %q (sites: %s; or give a domain, or host HOST for a host's budget)", s.Site, siteNames(book))
+			}
+		}
+		s.Site, key.name = site, site
+	}
+	e.mu.Lock()
+	readTotals := live && key.total && s.N > 0 && !e.budget.totalsRead
+	e.mu.Unlock()
+	if readTotals {
+		// The first total budget of this run: it counts what earlier runs fetched too
+		// (at start, restoreSiteCounts reads them after the replay).
+		if err := e.readBudgetTotals(); err != nil {
+			return "", fmt.Errorf("budget: earlier runs' page counts unreadable: %v; budget unchanged", err)
 		}
 	}
-	s.Site = site
 	e.mu.Lock()
-	old := e.budget.roundBudget(site)
-	e.budget.siteRound[site] = s.N
-	if s.N == 0 && e.opts.Budgets.SiteRound > 0 {
-		e.budget.siteRound[site] = 0 // 0 here means no cap for this site, whatever the default
-	}
+	old := e.budget.set(key, s.N)
+	lift := s.N == 0 || old > 0 && s.N > old
 	var back []string
-	if s.N == 0 || s.N > old {
-		back = e.budget.parked[site]
-		delete(e.budget.parked, site)
+	if lift {
+		back = e.budget.unpark(key)
 	}
 	e.mu.Unlock()
 	e.flushDeferred() // their deferral is written before it is undone
+	if lift && live && key.total {
+		// A total budget's URLs stay parked across restarts: those of earlier runs
+		// are in the store only.
+		earlier, err := e.parkedInStore(key)
+		if err != nil {
+			e.logf(LevelWarn, 0, "", "budget: URLs parked by earlier runs not read (%v): they come back at their deferral's end", err)
+		}
+		back = appendNew(back, earlier)
+	}
 	now := e.now()
 	for _, u := range back {
 		e.st.Defer(u, now) // due now: requeueDeferred brings it back
 	}
-	msg := fmt.Sprintf("budget of %s: %d pages per round", site, s.N)
+	what := "budget of " + site
+	if key.host {
+		what = "budget of host " + s.Host
+	}
+	span := "per round"
+	if key.total {
+		span = "in total"
+	}
+	msg := fmt.Sprintf("%s: %d pages %s", what, s.N, span)
 	if s.N == 0 {
-		msg = fmt.Sprintf("budget of %s: no cap", site)
+		msg = fmt.Sprintf("%s: no cap %s", what, span)
 	}
 	if len(back) > 0 {
 		msg += fmt.Sprintf("; %d held-back URLs come back", len(back))

@@ -26,7 +26,18 @@ func TestParseSteer(t *testing.T) {
 		{line: "keyword add chirp storm surge", want: Steer{Op: SteerKeywordAdd, Site: "chirp", Keywords: []string{"storm surge"}}},
 		{line: "keyword rm chirp flood", want: Steer{Op: SteerKeywordRm, Site: "chirp", Keywords: []string{"flood"}}},
 		{line: "budget chirp 40", want: Steer{Op: SteerBudget, Site: "chirp", N: 40}},
+		{line: "budget chirp 40 total", want: Steer{Op: SteerBudget, Site: "chirp", N: 40, Per: BudgetTotal}},
+		{line: "budget host www.a.test 7", want: Steer{Op: SteerBudget, Host: "www.a.test", N: 7}},
+		{line: "budget host 127.0.0.9 0 total", want: Steer{Op: SteerBudget, Host: "127.0.0.9", N: 0, Per: BudgetTotal}},
+		{line: "budget host 5 total", want: Steer{Op: SteerBudget, Site: "host", N: 5, Per: BudgetTotal}}, // a site named host
 		{line: "budget chirp lots", wantErr: `"lots" is not a page count`},
+		{line: "budget chirp 4 weekly", wantErr: `"weekly" after the count must be "round"`},
+		{line: "budget chirp 4 total now", wantErr: "usage: budget SITE N [round|total] | budget host HOST N"},
+		{line: "budget host www.a.test", wantErr: "the page count is missing; usage: budget host HOST N"},
+		{line: "budget host http://www.a.test/ 5", wantErr: "is a URL; give the host name alone"},
+		{line: "budget host www.a.test:8080 5", wantErr: `has a port (8080)`},
+		{line: "budget host www.a.test many total", wantErr: `"many" is not a page count`},
+		{line: "budget", wantErr: "usage: budget SITE N"},
 		{line: "budget chirp -1", wantErr: "is not a page count"},
 		{line: "site add blog http://a.test/", wantErr: `site kind must be "news" or "social"`},
 		{line: "site add social chirp", wantErr: "usage: site add social NAME SEARCH-TEMPLATE"},
@@ -46,7 +57,8 @@ func TestParseSteer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.String() != c.want.String() || got.Op != c.want.Op || got.Site != c.want.Site || got.N != c.want.N {
+			if got.String() != c.want.String() || got.Op != c.want.Op || got.Site != c.want.Site || got.N != c.want.N ||
+				got.Host != c.want.Host || got.Per != c.want.Per {
 				t.Errorf("got %+v, want %+v", got, c.want)
 			}
 			if got.String() != c.line {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"time"
 )
 
 // SiteHostCount is how many URLs of one site and host an earlier run handed to its
@@ -43,4 +44,37 @@ func (s *Store) StoredBySite() (map[string]int64, error) {
 			return nil
 		})
 	return out, err
+}
+
+// ParkedURLs returns up to limit URLs of site and host ("" for any) deferred beyond
+// after: those a total page budget set aside, earlier runs' included, for the
+// operator's lifting of the budget to bring back (the state index finds the deferred
+// URLs).
+func (s *Store) ParkedURLs(site, host string, after time.Time, limit int) ([]string, error) {
+	q := `SELECT url FROM urls WHERE state = 4 AND deferred_until > ?`
+	args := []any{after.UnixNano()}
+	if site != "" {
+		q += ` AND site = ?`
+		args = append(args, site)
+	}
+	if host != "" {
+		q += ` AND host = ?`
+		args = append(args, host)
+	}
+	q += ` ORDER BY seq LIMIT ?`
+	args = append(args, limit)
+	rows, err := s.rdb.QueryContext(context.Background(), q, args...)
+	if err != nil {
+		return nil, s.readErr(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var u string
+		if err := rows.Scan(&u); err != nil {
+			return nil, s.readErr(err)
+		}
+		out = append(out, u)
+	}
+	return out, s.readErr(rows.Err())
 }

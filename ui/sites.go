@@ -163,7 +163,8 @@ func newestFirst(kws []string) string {
 }
 
 // detailLine spells out the selected site in full: its entry or search template,
-// every keyword, and the feeds and sitemaps discovery found.
+// every keyword, its total page budget when one is set, and the feeds and sitemaps
+// discovery found.
 func (p *sitesPane) detailLine() string {
 	st := p.c.Styles
 	if len(p.rows) == 0 {
@@ -180,8 +181,12 @@ func (p *sitesPane) detailLine() string {
 		}
 		return strings.Join(list, " ")
 	}
+	total := "" // a total budget: the crawl's pages against it (the table has the round's)
+	if s.BudgetTotal > 0 {
+		total = "  " + st.Label.Render("total budget") + " " + st.Value.Render(strconv.Itoa(s.TotalUsed)+"/"+strconv.Itoa(s.BudgetTotal))
+	}
 	return fit("  "+st.Label.Render("▸ "+s.Name)+"  "+st.Label.Render(what)+" "+st.Value.Render(s.Entry)+
-		"  "+st.Label.Render("keywords")+" "+st.Value.Render(newestFirst(s.Keywords))+
+		"  "+st.Label.Render("keywords")+" "+st.Value.Render(newestFirst(s.Keywords))+total+
 		"  "+st.Label.Render("feeds")+" "+st.Value.Render(found(s.Feeds))+
 		"  "+st.Label.Render("sitemaps")+" "+st.Value.Render(found(s.Sitemaps)), p.width)
 }

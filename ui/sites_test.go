@@ -50,6 +50,8 @@ func TestSteeringCommands(t *testing.T) {
 	h.mustShow("▸ chirp  search http://www.chirp-social.net/search?q={keyword}&page={page}  keywords hurricane, storm surge")
 	for _, tc := range []struct{ line, want string }{
 		{"budget chirp many", `"many" is not a page count`},
+		{"budget host www.chirp-social.net", "the page count is missing"},
+		{"budget chirp 5 weekly", `"weekly" after the count must be "round"`},
 		{"site add blog http://x.test/", `site kind must be "news" or "social"`},
 	} {
 		h.press(":")
@@ -73,4 +75,17 @@ func TestSteeringCommands(t *testing.T) {
 		}
 	}
 	_ = engine.SteerSeedAdd
+}
+
+// :budget SITE N total reaches the engine, and the Sites pane's line of the selected
+// site shows its pages against its total budget (the table has the round's).
+func TestSitesPaneShowsTotalBudget(t *testing.T) {
+	h := newHarnessWith(t, 120, 40, Options{}, fake.Config{Sites: true})
+	h.press("7", ":")
+	h.typeText("budget capital-digest.com 900 total")
+	h.press("enter")
+	h.mustCall("Steer(budget capital-digest.com 900 total)")
+	h.mustShow("budget of capital-digest.com: 900 pages in total")
+	h.refresh()
+	h.mustShow("▸ capital-digest.com  entry http://www.capital-digest.com/  keywords 台风, flood  total budget 0/900  feeds")
 }

@@ -12,6 +12,9 @@ import (
 // crawl runs. Each command's words go to engine.ParseSteer, the parser
 // `crawlconsole ctl` uses too, and the change to Control.Steer: over SSH and over
 // NATS (console --attach) alike. A read-only session changes nothing.
+//
+// :budget takes a site's or a host's page budget, per round or in total:
+// "budget SITE N", "budget SITE N total", "budget host HOST N [total]" (0: no cap).
 
 func init() {
 	for _, c := range []command{
@@ -24,8 +27,8 @@ func init() {
 			complete: (*Model).siteNames},
 		{name: "keyword rm", args: "SITE WORD", min: 2, max: 16, help: "remove a keyword from a site",
 			complete: (*Model).siteNames},
-		{name: "budget", args: "SITE N", min: 2, max: 2, help: "a site's pages per round (0: no cap)",
-			complete: (*Model).siteNames},
+		{name: "budget", args: "SITE N [total]", min: 2, max: 4, help: "also: host HOST N [total]",
+			complete: (*Model).budgetTargets},
 	} {
 		c.control = true
 		c.run = runSteer(c.name)
@@ -45,6 +48,9 @@ func runSteer(name string) func(m *Model, args []string) (tea.Cmd, error) {
 		}), nil
 	}
 }
+
+// budgetTargets proposes the sites' names and the word that starts a host's budget.
+func (m *Model) budgetTargets() []string { return append(m.siteNames(), "host") }
 
 // siteNames proposes the declared sites' names for completion.
 func (m *Model) siteNames() []string {

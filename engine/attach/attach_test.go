@@ -99,6 +99,7 @@ func richSnapshot() engine.Snapshot {
 	s.Groups[0].Parents[0].Hash = math.MaxUint64
 	s.Sites.Sites[0].Feeds, s.Sites.Sites[0].Sitemaps = []string{"http://x.example/feed"}, []string{"http://x.example/sitemap.xml"}
 	s.Sites.Sites[0].DatesTrusted, s.Sites.Sites[0].Held = "no", 3
+	s.Sites.Sites[0].TotalUsed, s.Sites.Sites[0].BudgetTotal = 41, 900
 	return s
 }
 

@@ -146,3 +146,44 @@ func (p *Poller) Next(src string) time.Time {
 	}
 	return s.last.Add(p.Interval(src))
 }
+
+// PollState is what the Poller learned of one source, kept across a restart so that
+// a restarted crawl polls each feed at the pace it had learned rather than the
+// prior's.
+type PollState struct {
+	Last  time.Time `json:"last"`           // its last poll
+	Items float64   `json:"items"`          // decayed new URLs seen
+	Span  float64   `json:"span_h"`         // decayed time watched, hours
+	Full  bool      `json:"full,omitempty"` // its last poll held nothing but new URLs
+}
+
+// Export returns every source's learned state.
+func (p *Poller) Export() map[string]PollState {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make(map[string]PollState, len(p.sources))
+	for src, s := range p.sources {
+		out[src] = PollState{Last: s.last, Items: s.items, Span: s.span, Full: s.full}
+	}
+	return out
+}
+
+// Import takes back states Export gave (an earlier run's). A state that cannot be
+// one (negative or not a number: a damaged store) is left out, so that source
+// starts from the prior as a new one would.
+func (p *Poller) Import(states map[string]PollState) (skipped int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.sources == nil {
+		p.sources = map[string]*pollSource{}
+	}
+	for src, st := range states {
+		if st.Last.IsZero() || !(st.Items >= 0) || !(st.Span >= 0) || math.IsInf(st.Items, 0) || math.IsInf(st.Span, 0) {
+			skipped++
+			continue
+		}
+		p.sources[src] = &pollSource{last: st.Last, items: st.Items, span: st.Span, full: st.Full}
+	}
+	p.dirty = true
+	return skipped
+}

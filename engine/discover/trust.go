@@ -88,3 +88,37 @@ func (t *Trust) Trusted() (bool, string) {
 	}
 	return true, ""
 }
+
+// TrustState is a site's recent evidence, oldest first, kept across a restart so a
+// site whose dates lied is not trusted afresh.
+type TrustState struct {
+	Hints   []bool `json:"hints,omitempty"`    // hinted refetches: changed or not
+	NowLike []bool `json:"now_like,omitempty"` // documents: dated "now" or not
+}
+
+// State returns the evidence Trusted weighs.
+func (t *Trust) State() TrustState {
+	return TrustState{Hints: t.hints.list(), NowLike: t.nowLike.list()}
+}
+
+// Restore replaces the evidence with an earlier run's (its last TrustWindow of each
+// kind).
+func (t *Trust) Restore(s TrustState) {
+	*t = Trust{}
+	for _, b := range s.Hints[max(0, len(s.Hints)-TrustWindow):] {
+		t.hints.add(b)
+	}
+	for _, b := range s.NowLike[max(0, len(s.NowLike)-TrustWindow):] {
+		t.nowLike.add(b)
+	}
+}
+
+// list is the observations that count, oldest first.
+func (r *ring) list() []bool {
+	total := min(r.n, TrustWindow)
+	out := make([]bool, 0, total)
+	for i := r.n - total; i < r.n; i++ {
+		out = append(out, r.v[i%TrustWindow])
+	}
+	return out
+}

@@ -34,7 +34,8 @@ happened. Commands:
   site rm NAME
   keyword add SITE WORD...
   keyword rm SITE WORD...
-  budget SITE N
+  budget SITE N [round|total]
+  budget host HOST N [round|total]
 
 Flags:
 `

@@ -217,6 +217,10 @@ func TestCtlSteersACrawlThroughItsOperatorPort(t *testing.T) {
 		{"malformed seed", []string{"seed", "add", "http//x"}, 1, "", "is not a URL to crawl"},
 		{"unknown site", []string{"keyword", "rm", "nosuchsite", "x"}, 1, "", `no site named "nosuchsite"`},
 		{"bad command", []string{"site", "add", "blog", "http://x.test/"}, 2, "", `site kind must be "news" or "social"`},
+		{"site budget in total", []string{"budget", social, "500", "total"}, 0, "budget of " + social + ": 500 pages in total", ""},
+		{"host budget per round", []string{"budget", "host", "www.wire.test", "40"}, 0, "budget of host www.wire.test: 40 pages per round", ""},
+		{"host budget given a URL", []string{"budget", "host", "http://www.wire.test/", "40"}, 2, "", "is a URL; give the host name alone"},
+		{"budget span unknown", []string{"budget", social, "40", "weekly"}, 2, "", `"weekly" after the count must be "round"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

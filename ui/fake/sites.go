@@ -78,6 +78,15 @@ func (c *Control) Steer(s engine.Steer) (string, error) {
 	case engine.SteerSeedAdd:
 		return "seed " + s.URL + " queued", nil
 	case engine.SteerBudget:
+		if s.Host != "" {
+			return s.String() + ": done", nil
+		}
+		if s.Per == engine.BudgetTotal {
+			if r := find(s.Site); r != nil {
+				r.BudgetTotal = s.N
+			}
+			return fmt.Sprintf("budget of %s: %d pages in total", s.Site, s.N), nil
+		}
 		if r := find(s.Site); r != nil {
 			r.Budget = s.N
 		}

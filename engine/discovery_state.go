@@ -1,0 +1,129 @@
+package engine
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/discover"
+)
+
+// Discovery state kept across a restart (issue 18): what the Poller learned of each
+// feed and sitemap (its publishing rate and last poll) and each site's date-trust
+// evidence. Without it a restarted crawl polls every feed at the prior's pace until
+// it learns again, and trusts a site whose lastmod lied until it has caught it again.
+// It lives in the store's meta table under discoveryMetaKey (one JSON document; a
+// few hundred bytes per feed or sitemap), written at stop and at most once a
+// minute while something changed, and read when the engine is built.
+
+// discoveryMetaKey is the store meta key of the discovery state.
+const discoveryMetaKey = "discovery"
+
+// discoverySaveEvery is how often the state is written while the crawl runs, at
+// most: a crash loses no more than this much of what was learned.
+const discoverySaveEvery = time.Minute
+
+// discoveryState is the stored form.
+type discoveryState struct {
+	Sources map[string]sourceState         `json:"sources,omitempty"` // by feed or sitemap URL
+	Trust   map[string]discover.TrustState `json:"trust,omitempty"`   // by registered domain
+}
+
+// sourceState is one feed or sitemap: its kind (so that a 304 after the restart is
+// known for a source's) and what its polls taught.
+type sourceState struct {
+	Kind discover.Kind       `json:"kind"`
+	Poll *discover.PollState `json:"poll,omitempty"`
+}
+
+// export gathers the state to store.
+func (d *discovery) export() discoveryState {
+	polls := d.poller.Export()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	st := discoveryState{Sources: map[string]sourceState{}, Trust: map[string]discover.TrustState{}}
+	for u, k := range d.sources {
+		s := sourceState{Kind: k}
+		if p, ok := polls[u]; ok {
+			s.Poll = &p
+		}
+		st.Sources[u] = s
+	}
+	for name, sd := range d.sites {
+		if ts := sd.trust.State(); len(ts.Hints) > 0 || len(ts.NowLike) > 0 {
+			st.Trust[name] = ts
+		}
+	}
+	return st
+}
+
+// restore takes an earlier run's state back: sources (with the Sites pane's feeds and
+// sitemaps), their poll state, and the sites' trust evidence. It returns how many
+// poll states were unusable.
+func (d *discovery) restore(st discoveryState) (skipped int) {
+	polls := map[string]discover.PollState{}
+	d.mu.Lock()
+	for u, s := range st.Sources {
+		host := hostOf(u)
+		if host == "" {
+			skipped++
+			continue
+		}
+		d.sources[u] = s.Kind
+		sd := d.site(host)
+		if s.Kind == discover.KindFeed {
+			sd.feeds[u] = true
+		} else {
+			sd.sitemaps[u] = true
+		}
+		if s.Poll != nil {
+			polls[u] = *s.Poll
+		}
+	}
+	for name, ts := range st.Trust {
+		d.site(name).trust.Restore(ts)
+	}
+	d.mu.Unlock()
+	return skipped + d.poller.Import(polls)
+}
+
+// loadDiscovery reads the state an earlier run kept (New, before anything is
+// fetched). A damaged document is reported and discovery starts afresh; nothing
+// else depends on it.
+func (e *Engine) loadDiscovery() {
+	b, err := e.st.GetMeta(discoveryMetaKey)
+	if err != nil || len(b) == 0 {
+		return
+	}
+	var st discoveryState
+	if err := json.Unmarshal(b, &st); err != nil {
+		e.logf(LevelWarn, 0, "", "feed/sitemap poll state of an earlier run unreadable (%v): polls and date trust are learned afresh", err)
+		return
+	}
+	if n := e.disc.restore(st); n > 0 {
+		e.logf(LevelWarn, 0, "", "feed/sitemap poll state: %d sources' state unusable, learned afresh", n)
+	}
+	e.disc.saved = e.disc.changes.Load()
+}
+
+// saveDiscovery writes the state to the store when it changed since the last write.
+func (e *Engine) saveDiscovery(now time.Time) {
+	d := e.disc
+	v := d.changes.Load()
+	if v == d.saved {
+		return
+	}
+	b, err := json.Marshal(d.export())
+	if err != nil {
+		return
+	}
+	e.st.SetMeta(discoveryMetaKey, b)
+	d.saved, d.savedAt = v, now
+}
+
+// keepDiscovery writes the state at most every discoverySaveEvery (from tick).
+func (e *Engine) keepDiscovery(now time.Time) {
+	if e.disc == nil || e.st == nil || now.Sub(e.disc.savedAt) < discoverySaveEvery {
+		return
+	}
+	e.saveDiscovery(now)
+}
