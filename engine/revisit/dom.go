@@ -69,8 +69,9 @@ type doc struct {
 	elems   []elem
 	runs    []run
 	text    []byte
-	title   string
+	title   []byte
 	ogTitle string
+	attrs   []Attr // the current tag's attributes (readAttrs)
 }
 
 // rawSkip are elements whose subtree is never text a reader sees.
@@ -139,10 +140,10 @@ var siblingScope = map[atom.Atom][]atom.Atom{
 	atom.Option: {atom.Select, atom.Datalist},
 }
 
-// parseDoc builds the light tree of a UTF-8 HTML document.
-func parseDoc(src []byte) *doc {
-	d := &doc{elems: make([]elem, 1, 256)}
-	d.elems[0] = elem{tag: atom.Html, parent: -1}
+// parseDoc builds the light tree of a UTF-8 HTML document. sink, if not nil, is
+// handed the start tags it wants from the same tokenizer pass (see TagSink).
+func parseDoc(src []byte, sink TagSink) *doc {
+	d := newDoc()
 	z := html.NewTokenizer(bytes.NewReader(src))
 	stack := []int32{0}   // open elements; the root is never popped
 	skipDepth := 0        // >0 while inside a rawSkip subtree
@@ -201,7 +202,7 @@ func parseDoc(src []byte) *doc {
 			return d
 		case html.TextToken:
 			if inTitle {
-				d.title += string(z.Text())
+				d.title = append(d.title, z.Text()...)
 				continue
 			}
 			if skipDepth > 0 {
@@ -223,13 +224,23 @@ func parseDoc(src []byte) *doc {
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
 			tag := atom.Lookup(name)
+			// Attributes are read at most once, for the sink and the tree alike, and
+			// only for tags one of them reads: each costs the tokenizer two copies.
+			var attrs []Attr
+			if hasAttr && sink != nil && sink.Wants(tag) {
+				attrs = d.readAttrs(z)
+				sink.StartTag(tag, attrs)
+			}
 			if tag == atom.Title && (skipDepth == 0 || skipTag == atom.Head) {
 				// The document's <title>, not an <svg>'s.
-				inTitle = tt == html.StartTagToken && d.title == ""
+				inTitle = tt == html.StartTagToken && len(d.title) == 0
 				continue
 			}
 			if tag == atom.Meta && hasAttr {
-				d.readMeta(z)
+				if attrs == nil {
+					attrs = d.readAttrs(z)
+				}
+				d.readMeta(attrs)
 				continue
 			}
 			if skipDepth > 0 && skipTag == atom.Head && !headTags[tag] {
@@ -274,9 +285,11 @@ func parseDoc(src []byte) *doc {
 				continue // folded into the innermost open element
 			}
 			e := elem{tag: tag, parent: top(), runStart: int32(len(d.runs))}
-			for hasAttr {
-				var key, val []byte
-				key, val, hasAttr = z.TagAttr()
+			if hasAttr && attrs == nil {
+				attrs = d.readAttrs(z)
+			}
+			for _, a := range attrs {
+				key, val := a.Key, a.Val
 				switch string(key) {
 				case "class", "id":
 					if len(val) > 0 && len(e.names) < 512 {
@@ -339,23 +352,31 @@ func parseDoc(src []byte) *doc {
 	}
 }
 
+// readAttrs reads the current tag's attributes into the document's reused buffer,
+// valid until the next tag.
+func (d *doc) readAttrs(z *html.Tokenizer) []Attr {
+	d.attrs = d.attrs[:0]
+	for more := true; more; {
+		var a Attr
+		a.Key, a.Val, more = z.TagAttr()
+		d.attrs = append(d.attrs, a)
+	}
+	return d.attrs
+}
+
 // readMeta keeps og:title, the page's own name for its headline.
-func (d *doc) readMeta(z *html.Tokenizer) {
-	var prop, content string
-	for {
-		key, val, more := z.TagAttr()
-		switch string(key) {
+func (d *doc) readMeta(attrs []Attr) {
+	var prop, content []byte
+	for _, a := range attrs {
+		switch string(a.Key) {
 		case "property", "name":
-			prop = string(val)
+			prop = a.Val
 		case "content":
-			content = string(val)
-		}
-		if !more {
-			break
+			content = a.Val
 		}
 	}
-	if prop == "og:title" && d.ogTitle == "" {
-		d.ogTitle = strings.TrimSpace(content)
+	if string(prop) == "og:title" && d.ogTitle == "" {
+		d.ogTitle = strings.TrimSpace(string(content))
 	}
 }
 

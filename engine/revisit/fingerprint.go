@@ -44,21 +44,8 @@ func Fingerprint(body []byte, contentType string) (hash uint64, ok bool) {
 // MainText returns a page's headline and article text (see Text), or ok=false when
 // the body has no usable text (empty, binary, mis-decoded).
 func MainText(body []byte, contentType string) (t Text, ok bool) {
-	decoded, isHTML, ok := decodePage(body, contentType)
-	if !ok {
-		return Text{}, false
-	}
-	if !isHTML {
-		t = Text{Body: collapseLines(string(decoded))}
-	} else {
-		t = extract(parseDoc(decoded))
-	}
-	if t.Title == "" && t.Body == "" || !utf8.Valid(decoded) && !usableText(t.Title+"\n"+t.Body) {
-		// Valid UTF-8 was checked for letters by the extractor (a paragraph has
-		// some); text with invalid bytes must not be mostly replacement characters.
-		return Text{}, false
-	}
-	return t, true
+	p, _ := Parse(body, contentType, nil)
+	return p.mainText()
 }
 
 // collapseLines folds white space inside each line of plain text.

@@ -112,7 +112,7 @@ func (d *doc) headline(removed []bool) string {
 	if d.ogTitle != "" {
 		return collapseSpace(d.ogTitle)
 	}
-	return collapseSpace(d.title)
+	return string(appendCollapsed(nil, d.title))
 }
 
 // joinParagraphs returns the text of the paragraphs keep accepts, one a line. Each

@@ -27,7 +27,13 @@ type Signature struct {
 // Sign extracts a page's main text and returns its change signature with the text,
 // or ok=false when the body has no usable text (see Fingerprint).
 func Sign(body []byte, contentType string) (sig Signature, t Text, ok bool) {
-	t, ok = MainText(body, contentType)
+	p, _ := Parse(body, contentType, nil)
+	return p.sign()
+}
+
+// sign is Sign of the parsed body.
+func (p *Parsed) sign() (sig Signature, t Text, ok bool) {
+	t, ok = p.mainText()
 	if !ok {
 		return Signature{}, Text{}, false
 	}
@@ -36,7 +42,7 @@ func Sign(body []byte, contentType string) (sig Signature, t Text, ok bool) {
 		return Signature{}, Text{}, false
 	}
 	sig.SimHash, sig.Text, sig.Title = sums.simhash, sums.text, sums.title
-	sig.Page = xxhash.Sum64(body)
+	sig.Page = xxhash.Sum64(p.body)
 	sig.Fallback = t.Fallback
 	return sig, t, true
 }

@@ -1,0 +1,165 @@
+package fetch
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
+)
+
+// TestReadPageAsBefore: reading a page's links in the revisit extractor's tokenizer
+// pass (readPage) finds exactly what the link scan before it found (extractLinksOld,
+// a copy of it), on the sandbox's pages with their content faults, on the article
+// benchmark's real pages when present, and on broken markup; and the signature the
+// engine finishes from that pass is the one revisit.Sign computes from the body.
+func TestReadPageAsBefore(t *testing.T) {
+	sets := map[string][]testPage{
+		"sandbox": sandboxPages(t, 3000, true),
+		"broken":  brokenPages(),
+	}
+	if c := corpusPages(t); len(c) > 0 {
+		sets["corpus"] = c
+	} else {
+		t.Log("no article extraction benchmark at $CRAWLCONSOLE_CORPUS or ../shared/corpus: get github.com/scrapinghub/article-extraction-benchmark to compare on real pages too")
+	}
+	for name, pages := range sets {
+		t.Run(name, func(t *testing.T) {
+			shared := 0
+			for _, p := range pages {
+				want := extractLinksOld(p.body, "crawlconsole")
+				got, parsed := readPage(p.body, p.contentType, "crawlconsole")
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s: links differ from the old scan\n got %+v\nwant %+v", p.url, got, want)
+				}
+				wantSig, wantText, wantOK := revisit.Sign(p.body, p.contentType)
+				sig, text, ok := parsed.Sign(p.body, p.contentType)
+				if sig != wantSig || text != wantText || ok != wantOK {
+					t.Fatalf("%s: signature from the shared pass %+v/%v, from the body %+v/%v", p.url, sig, ok, wantSig, wantOK)
+				}
+				if _, s := revisit.Parse(p.body, p.contentType, &linkReader{}); s {
+					shared++
+				}
+			}
+			if name != "broken" && shared < len(pages)/2 {
+				t.Fatalf("only %d of %d pages read in one pass", shared, len(pages))
+			}
+			t.Logf("%d pages, %d read in one pass", len(pages), shared)
+		})
+	}
+}
+
+// brokenPages are bodies that test the corners of both readers: repeated and
+// unquoted attributes, entities, NULs, tags inside raw text, unclosed tags, another
+// encoding.
+func brokenPages() []testPage {
+	bodies := []string{
+		`<html><head><base href=" /d/ "><base href="/e/"><link rel=canonical href="/c" href="/c2"><link rel="alternate canonical" type="application/rss+xml" href="/f"></head><a href="a" href="b" rel="x nofollow">x</a><area href=/m>`,
+		`<meta name=robots content="noindex, nofollow"><meta name=crawlconsole content=nofollow><meta name="ROBOTS" content="none">`,
+		`<a HREF="&amp;x=1&lt;">e</a><a href="javascript:x"><a href='unterminated`,
+		"\x00\xff\xfe<a href=x>", "<a hr\x00ef=y href=z>", `<svg><a href="s"/></svg><math><a href="m">`,
+		`<script>document.write('<a href="in-script">')</script><noscript><a href="ns"></a></noscript><title><a href="t"></title><a href=after>`,
+		`<textarea><a href="ta"></textarea><a href=ok>`, strings.Repeat("<div>", 3000) + `<a href=deep>`,
+		`<html><head><meta charset="windows-1251"><title>\xcf\xf0\xe8</title></head><body><p>\xcf\xf0\xe8\xe2\xe5\xf2 <a href="/\xe0">\xe0</a></p></body></html>`,
+		`<p>no links at all, only text, with commas, and more text to be a paragraph of an article.</p>`,
+	}
+	var out []testPage
+	for i, b := range bodies {
+		for _, ct := range []string{"text/html; charset=utf-8", "text/html", ""} {
+			out = append(out, testPage{url: "broken#" + string(rune('a'+i)) + " " + ct, contentType: ct, body: []byte(b)})
+		}
+	}
+	return out
+}
+
+// extractLinksOld is extractLinks as it was before readPage, kept to compare.
+func extractLinksOld(body []byte, token string) (p pageLinks) {
+	z := html.NewTokenizer(bytes.NewReader(body))
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return p
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, hasAttr := z.TagName()
+			if !hasAttr {
+				continue
+			}
+			switch a := atom.Lookup(name); a {
+			case atom.A, atom.Area:
+				href, ok, rel, _ := oldAttr2(z, "href", "rel")
+				if ok {
+					if hasToken(rel, "nofollow") {
+						p.nofollow = append(p.nofollow, href)
+					} else {
+						p.links = append(p.links, href)
+					}
+				}
+			case atom.Base:
+				if v, ok := oldAttr(z, "href"); ok && p.base == "" {
+					p.base = v
+				}
+			case atom.Link:
+				href, typ, rel := oldLinkAttrs(z)
+				if p.canonical == "" && href != "" && hasToken(rel, "canonical") {
+					p.canonical = href
+				}
+				if href != "" && hasToken(rel, "alternate") && FeedType(typ) && len(p.feeds) < maxFeedLinks {
+					p.feeds = append(p.feeds, href)
+				}
+			case atom.Meta:
+				if name, ok, content, _ := oldAttr2(z, "name", "content"); ok {
+					p.robots.AddMeta(name, content, token)
+				}
+			}
+		}
+	}
+}
+
+// oldAttr, oldAttr2 and oldLinkAttrs are the attribute readers of extractLinksOld.
+func oldAttr(z *html.Tokenizer, name string) (string, bool) {
+	for {
+		k, v, more := z.TagAttr()
+		if string(k) == name {
+			return strings.TrimSpace(string(v)), true
+		}
+		if !more {
+			return "", false
+		}
+	}
+}
+
+func oldAttr2(z *html.Tokenizer, n1, n2 string) (v1 string, ok1 bool, v2 string, ok2 bool) {
+	for {
+		k, v, more := z.TagAttr()
+		switch {
+		case !ok1 && string(k) == n1:
+			v1, ok1 = strings.TrimSpace(string(v)), true
+		case !ok2 && string(k) == n2:
+			v2, ok2 = strings.TrimSpace(string(v)), true
+		}
+		if !more {
+			return
+		}
+	}
+}
+
+func oldLinkAttrs(z *html.Tokenizer) (href, typ, rel string) {
+	for {
+		k, v, more := z.TagAttr()
+		switch string(k) {
+		case "href":
+			href = string(v)
+		case "type":
+			typ = string(v)
+		case "rel":
+			rel = string(v)
+		}
+		if !more {
+			return
+		}
+	}
+}
