@@ -52,6 +52,7 @@ func (f *feature) Weight() int { return f.weight }
 type featureSet struct {
 	store []feature
 	feats []simhash.Feature
+	mixed bool // some feature's weight is not 1
 }
 
 // GetFeatures implements simhash.FeatureSet.
@@ -71,17 +72,47 @@ func (fs *featureSet) GetFeatures() []simhash.Feature {
 func (fs *featureSet) vector() simhash.Vector {
 	var ones [64]int
 	total := 0
-	for _, f := range fs.store {
-		total += f.weight
-		for sum := f.sum; sum != 0; sum &= sum - 1 {
-			ones[bits.TrailingZeros64(sum)] += f.weight
+	if fs.mixed {
+		for _, f := range fs.store {
+			total += f.weight
+			for sum := f.sum; sum != 0; sum &= sum - 1 {
+				ones[bits.TrailingZeros64(sum)] += f.weight
+			}
 		}
+	} else {
+		total = len(fs.store)
+		unitOnes(fs.store, &ones)
 	}
 	var v simhash.Vector
 	for i := range v {
 		v[i] = 2*ones[i] - total
 	}
 	return v
+}
+
+// unitOnes counts, for each bit, the features that have it set, when every weight
+// is 1 (as in Sign): eight bits of every byte are counted at once, each in a byte of
+// an accumulator that is emptied before it can overflow.
+func unitOnes(store []feature, ones *[64]int) {
+	const lsb = 0x0101010101010101
+	var acc [8]uint64
+	flush := func() {
+		for j := range acc {
+			for k := 0; k < 8; k++ {
+				ones[k*8+j] += int(acc[j] >> (8 * k) & 0xFF)
+			}
+			acc[j] = 0
+		}
+	}
+	for i, f := range store {
+		for j := range acc {
+			acc[j] += f.sum >> j & lsb
+		}
+		if i%255 == 254 {
+			flush()
+		}
+	}
+	flush()
 }
 
 // featureSets recycles feature buffers between fingerprints: a crawler fingerprints
@@ -96,7 +127,7 @@ func putFeatureSet(fs *featureSet) {
 		return // a giant page's buffers are not worth keeping
 	}
 	clear(fs.feats)
-	fs.store, fs.feats = fs.store[:0], fs.feats[:0]
+	fs.store, fs.feats, fs.mixed = fs.store[:0], fs.feats[:0], false
 	featureSets.Put(fs)
 }
 
@@ -120,6 +151,31 @@ func normalize(s string) string {
 // isUnspacedScript reports whether r belongs to a script written without spaces
 // between words, where features are character bigrams.
 func isUnspacedScript(r rune) bool {
+	if r < 0x0E00 {
+		return false
+	}
+	if r < runeClassSize {
+		return runeClasses()[r]&classUnspaced != 0
+	}
+	return unspacedScript(r)
+}
+
+// isWordRune reports whether r is part of a word in a spaced script. Combining marks
+// count so that Devanagari, Arabic or decomposed Latin words are not split.
+func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+	}
+	if r < runeClassSize {
+		return runeClasses()[r]&classWord != 0
+	}
+	return wordRune(r)
+}
+
+// unspacedScript and wordRune are isUnspacedScript and isWordRune by the Unicode
+// tables; every rune of a page's text goes through them several times (letters,
+// features, digest), so the Basic Multilingual Plane's answers are kept in a table.
+func unspacedScript(r rune) bool {
 	switch {
 	case r < 0x0E00:
 		return false
@@ -130,13 +186,38 @@ func isUnspacedScript(r rune) bool {
 		unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
 }
 
-// isWordRune reports whether r is part of a word in a spaced script. Combining marks
-// count so that Devanagari, Arabic or decomposed Latin words are not split.
-func isWordRune(r rune) bool {
-	if r < utf8.RuneSelf {
-		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
-	}
+func wordRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.M, r)
+}
+
+// Rune classes of the table.
+const (
+	classUnspaced uint8 = 1 << iota
+	classWord
+
+	runeClassSize = 0x10000 // the Basic Multilingual Plane
+)
+
+var (
+	classOnce  sync.Once
+	classTable *[runeClassSize]uint8
+)
+
+// runeClasses returns the class table, built on first use (a few milliseconds).
+func runeClasses() *[runeClassSize]uint8 {
+	classOnce.Do(func() {
+		t := new([runeClassSize]uint8)
+		for r := rune(0); r < runeClassSize; r++ {
+			if unspacedScript(r) {
+				t[r] |= classUnspaced
+			}
+			if r >= utf8.RuneSelf && wordRune(r) || r < utf8.RuneSelf && isWordRune(r) {
+				t[r] |= classWord
+			}
+		}
+		classTable = t
+	})
+	return classTable
 }
 
 // add appends the features of one block of normalised text, all with weight. With
@@ -151,6 +232,9 @@ func (fs *featureSet) add(text string, weight int, maskNumbers bool) {
 		prevCJK  rune   // previous rune of the current unspaced run, -1 if none
 		runLen   int
 	)
+	if weight != 1 {
+		fs.mixed = true
+	}
 	emit := func(b []byte) {
 		if len(fs.store) < maxFeatures {
 			fs.store = append(fs.store, feature{sum: xxhash.Sum64(b), weight: weight})

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mfonda/simhash"
 	"golang.org/x/text/encoding/charmap"
@@ -272,13 +273,35 @@ func TestFingerprintCacheAgreesWithComputation(t *testing.T) {
 // The hand-rolled vote equals the library's, bit for bit, on real features.
 func TestVectorMatchesLibrary(t *testing.T) {
 	for _, script := range []string{"chinese", "english", "russian"} {
-		fs := getFeatureSet()
-		for i, p := range articles[script][0] {
-			fs.add(normalize(p), 1+i%4, i%2 == 0)
+		for _, unit := range []bool{false, true} {
+			fs := getFeatureSet()
+			for k := 0; k < 40; k++ { // over 255 features: the unit path's accumulators are emptied
+				for i, p := range articles[script][k%2] {
+					w := 1
+					if !unit {
+						w = 1 + i%4
+					}
+					fs.add(normalize(p), w, i%2 == 0)
+				}
+			}
+			if got, want := fs.vector(), simhash.Vectorize(fs.GetFeatures()); got != want {
+				t.Fatalf("%s (unit weights %v): vector %v, library %v", script, unit, got, want)
+			}
+			putFeatureSet(fs)
 		}
-		if got, want := fs.vector(), simhash.Vectorize(fs.GetFeatures()); got != want {
-			t.Fatalf("%s: vector %v, library %v", script, got, want)
+	}
+}
+
+// TestRuneClassTable: the table of the Basic Multilingual Plane answers as the
+// Unicode tables do for every rune, and runes above it are still classified.
+func TestRuneClassTable(t *testing.T) {
+	for r := rune(0); r < 0x20000; r++ {
+		word := wordRune(r)
+		if r < utf8.RuneSelf {
+			word = r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
 		}
-		putFeatureSet(fs)
+		if isWordRune(r) != word || isUnspacedScript(r) != unspacedScript(r) {
+			t.Fatalf("%U %q: word %v unspaced %v, tables say %v %v", r, r, isWordRune(r), isUnspacedScript(r), word, unspacedScript(r))
+		}
 	}
 }
