@@ -7,7 +7,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/cespare/xxhash/v2"
 	"github.com/mfonda/simhash"
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
@@ -53,6 +52,8 @@ type featureSet struct {
 	store []feature
 	feats []simhash.Feature
 	mixed bool // some feature's weight is not 1
+	sh    shingler
+	dg    digester
 }
 
 // GetFeatures implements simhash.FeatureSet.
@@ -224,85 +225,11 @@ func runeClasses() *[runeClassSize]uint8 {
 // maskNumbers every all-digit word reads as "#": in the short lines beside an article
 // the numbers are clocks and counters (see mainBlocks).
 func (fs *featureSet) add(text string, weight int, maskNumbers bool) {
-	var (
-		buf      []byte // scratch for the bytes of one feature
-		prevWord []byte // previous word of the current chain (valid when chainLen > 0)
-		word     []byte // word being read
-		chainLen int    // words in the current chain
-		prevCJK  rune   // previous rune of the current unspaced run, -1 if none
-		runLen   int
-	)
-	if weight != 1 {
-		fs.mixed = true
-	}
-	emit := func(b []byte) {
-		if len(fs.store) < maxFeatures {
-			fs.store = append(fs.store, feature{sum: xxhash.Sum64(b), weight: weight})
-		}
-	}
-	endWord := func() {
-		if len(word) == 0 {
-			return
-		}
-		if maskNumbers && allDigits(word) {
-			word = append(word[:0], '#')
-		}
-		if chainLen > 0 {
-			buf = append(append(append(buf[:0], prevWord...), ' '), word...)
-			emit(buf)
-		}
-		prevWord = append(prevWord[:0], word...)
-		chainLen++
-		word = word[:0]
-	}
-	endChain := func() {
-		endWord()
-		if chainLen == 1 {
-			emit(prevWord)
-		}
-		chainLen = 0
-	}
-	endRun := func() {
-		if runLen == 1 {
-			buf = utf8.AppendRune(buf[:0], prevCJK)
-			emit(buf)
-		}
-		prevCJK, runLen = -1, 0
-	}
-	prevCJK = -1
+	sh := fs.shingler(weight, maskNumbers)
 	for _, r := range text {
-		switch {
-		case r == utf8.RuneError:
-			// A stray invalid byte is not text: skip it without breaking the word or
-			// the run it fell into, so the same page with its bad bytes elsewhere
-			// (they move with the boilerplate) keeps its features.
-		case isUnspacedScript(r):
-			if runLen == 0 {
-				// An unspaced run interrupts the word chain on both sides.
-				endChain()
-			}
-			if prevCJK >= 0 {
-				buf = utf8.AppendRune(utf8.AppendRune(buf[:0], prevCJK), r)
-				emit(buf)
-			}
-			prevCJK = r
-			runLen++
-		case isWordRune(r):
-			if runLen > 0 {
-				endRun()
-			}
-			word = utf8.AppendRune(word, r)
-		default:
-			endWord()
-			if runLen > 0 {
-				endRun()
-			}
-		}
+		sh.step(r, classOf(r))
 	}
-	endChain()
-	if runLen > 0 {
-		endRun()
-	}
+	sh.end()
 }
 
 // allDigits reports whether a word is a number.

@@ -75,12 +75,10 @@ func textSignature(t Text) (textSums, bool) {
 	if s, ok := recent.get(key); ok {
 		return s, true
 	}
-	title, body := normalize(t.Title), normalize(t.Body)
-	h, ok := normalizedSimhash(title, body)
+	s, ok := signText(normalize(t.Title), normalize(t.Body))
 	if !ok {
 		return textSums{}, false
 	}
-	s := textSums{simhash: h, text: maskedDigest(body), title: maskedDigest(title)}
 	recent.put(key, s)
 	return s, true
 }
