@@ -1,7 +1,6 @@
 package revisit
 
 import (
-
 	"github.com/cespare/xxhash/v2"
 )
 

@@ -103,4 +103,3 @@ func forEachTokenOld(s string, fn func(string)) {
 		fn(s[start:])
 	}
 }
-
