@@ -146,7 +146,65 @@ func normalize(s string) string {
 	if ascii {
 		return strings.ToLower(s)
 	}
+	if out, ok := foldStable(s); ok {
+		return out
+	}
 	return cases.Fold().String(norm.NFKC.String(s))
+}
+
+// foldStable is normalize for text whose every rune is in the fold table (most
+// Cyrillic, Greek, CJK and accented Latin text): a rune that NFKC keeps as it is
+// (no decomposition) and that combines with nothing before it (canonical class 0,
+// NFKC quick check yes) leaves a string of such runes NFKC-normalised as it is (UAX
+// #15, quick check), and its case folding is one rune, looked up. ok is false when
+// some rune is not in the table (or is an invalid byte): the caller takes the long
+// way.
+func foldStable(s string) (string, bool) {
+	t := foldTable()
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		r, n := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRuneInString(s[i:])
+		}
+		if r >= runeClassSize || t[r] == 0 {
+			return "", false // also an invalid byte: U+FFFD of size 1 is not in the table
+		}
+		b.WriteRune(rune(t[r]))
+		i += n
+	}
+	return b.String(), true
+}
+
+var (
+	foldOnce  sync.Once
+	foldRunes *[runeClassSize]uint16
+)
+
+// foldTable maps each rune of the Basic Multilingual Plane that foldStable may
+// handle to its case folding, 0 for the others; built on first use.
+func foldTable() *[runeClassSize]uint16 {
+	foldOnce.Do(func() {
+		t := new([runeClassSize]uint16)
+		fold := cases.Fold()
+		for r := rune(1); r < runeClassSize; r++ {
+			if r >= 0xD800 && r <= 0xDFFF {
+				continue // surrogates are not runes of UTF-8 text
+			}
+			p := norm.NFKC.PropertiesString(string(r))
+			if p.CCC() != 0 || !p.BoundaryBefore() || len(p.Decomposition()) != 0 || norm.NFKC.String(string(r)) != string(r) {
+				continue
+			}
+			f := []rune(fold.String(string(r)))
+			if len(f) == 1 && f[0] != 0 && f[0] < runeClassSize && f[0] != utf8.RuneError {
+				t[r] = uint16(f[0])
+			}
+		}
+		t[utf8.RuneError] = 0 // an invalid byte and U+FFFD read alike: leave both to the long way
+		foldRunes = t
+	})
+	return foldRunes
 }
 
 // isUnspacedScript reports whether r belongs to a script written without spaces

@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/mfonda/simhash"
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/simplifiedchinese"
 )
@@ -303,5 +305,38 @@ func TestRuneClassTable(t *testing.T) {
 		if isWordRune(r) != word || isUnspacedScript(r) != unspacedScript(r) {
 			t.Fatalf("%U %q: word %v unspaced %v, tables say %v %v", r, r, isWordRune(r), isUnspacedScript(r), word, unspacedScript(r))
 		}
+	}
+}
+
+// TestNormalizeFoldTable: the fold table's short way gives what NFKC and case
+// folding give, for every rune of the Basic Multilingual Plane alone and next to
+// others (a letter, a combining mark, a Hangul jamo, an invalid byte), and for the
+// test articles in every script.
+func TestNormalizeFoldTable(t *testing.T) {
+	slow := func(s string) string { return cases.Fold().String(norm.NFKC.String(s)) }
+	var texts []string
+	for _, script := range []string{"chinese", "english", "russian"} {
+		for _, a := range articles[script] {
+			texts = append(texts, strings.Join(a, "\n"), strings.ToUpper(strings.Join(a, " ")))
+		}
+	}
+	for r := rune(0x80); r < 0x10000; r++ {
+		if r >= 0xD800 && r <= 0xDFFF {
+			continue
+		}
+		c := string(r)
+		texts = append(texts, c, "Ä"+c, c+"Σ", c+"\u0301", c+"\u1161", c+"\xff", "Ǆ"+c+"ß")
+	}
+	short := 0
+	for _, s := range texts {
+		if got, want := normalize(s), slow(s); got != want {
+			t.Fatalf("normalize(%+q) = %+q, NFKC and folding give %+q", s, got, want)
+		}
+		if _, ok := foldStable(s); ok {
+			short++
+		}
+	}
+	if short < len(texts)/4 {
+		t.Fatalf("only %d of %d texts took the short way", short, len(texts))
 	}
 }
