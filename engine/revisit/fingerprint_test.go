@@ -9,9 +9,9 @@ import (
 
 	"github.com/mfonda/simhash"
 	"golang.org/x/text/cases"
-	"golang.org/x/text/unicode/norm"
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/simplifiedchinese"
+	"golang.org/x/text/unicode/norm"
 )
 
 func mustFingerprint(t *testing.T, body, contentType string) uint64 {
