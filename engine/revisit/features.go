@@ -153,12 +153,12 @@ func normalize(s string) string {
 }
 
 // foldStable is normalize for text whose every rune is in the fold table (most
-// Cyrillic, Greek, CJK and accented Latin text): a rune that NFKC keeps as it is
-// (no decomposition) and that combines with nothing before it (canonical class 0,
-// NFKC quick check yes) leaves a string of such runes NFKC-normalised as it is (UAX
-// #15, quick check), and its case folding is one rune, looked up. ok is false when
-// some rune is not in the table (or is an invalid byte): the caller takes the long
-// way.
+// Cyrillic, Greek, CJK and accented Latin text, full-width punctuation): runes that
+// combine with nothing before them (canonical class 0, not composing backward) and
+// that NFKC maps to one such rune are normalised each on its own, as no composition
+// can join two of them (UAX #15), and their NFKC and case folding is one rune,
+// looked up. ok is false when some rune is not in the table (or is an invalid byte):
+// the caller takes the long way.
 func foldStable(s string) (string, bool) {
 	t := foldTable()
 	var b strings.Builder
@@ -182,6 +182,13 @@ var (
 	foldRunes *[runeClassSize]uint16
 )
 
+// freeStarter reports a rune that starts a segment for NFKC and cannot combine with
+// the rune before it.
+func freeStarter(r rune) bool {
+	p := norm.NFKC.PropertiesString(string(r))
+	return p.CCC() == 0 && p.BoundaryBefore()
+}
+
 // foldTable maps each rune of the Basic Multilingual Plane that foldStable may
 // handle to its case folding, 0 for the others; built on first use.
 func foldTable() *[runeClassSize]uint16 {
@@ -192,11 +199,14 @@ func foldTable() *[runeClassSize]uint16 {
 			if r >= 0xD800 && r <= 0xDFFF {
 				continue // surrogates are not runes of UTF-8 text
 			}
-			p := norm.NFKC.PropertiesString(string(r))
-			if p.CCC() != 0 || !p.BoundaryBefore() || len(p.Decomposition()) != 0 || norm.NFKC.String(string(r)) != string(r) {
+			if !freeStarter(r) {
 				continue
 			}
-			f := []rune(fold.String(string(r)))
+			n := []rune(norm.NFKC.String(string(r))) // full-width forms, ligatures, ...
+			if len(n) != 1 || !freeStarter(n[0]) {
+				continue
+			}
+			f := []rune(fold.String(string(n)))
 			if len(f) == 1 && f[0] != 0 && f[0] < runeClassSize && f[0] != utf8.RuneError {
 				t[r] = uint16(f[0])
 			}

@@ -2,6 +2,7 @@ package revisit
 
 import (
 	"bytes"
+	"math/rand"
 	"strings"
 	"testing"
 	"time"
@@ -310,8 +311,8 @@ func TestRuneClassTable(t *testing.T) {
 
 // TestNormalizeFoldTable: the fold table's short way gives what NFKC and case
 // folding give, for every rune of the Basic Multilingual Plane alone and next to
-// others (a letter, a combining mark, a Hangul jamo, an invalid byte), and for the
-// test articles in every script.
+// others (a letter, a combining mark, a Hangul jamo, an invalid byte, random runes of
+// the table and any rune), and for the test articles in every script.
 func TestNormalizeFoldTable(t *testing.T) {
 	slow := func(s string) string { return cases.Fold().String(norm.NFKC.String(s)) }
 	var texts []string
@@ -326,6 +327,22 @@ func TestNormalizeFoldTable(t *testing.T) {
 		}
 		c := string(r)
 		texts = append(texts, c, "Ä"+c, c+"Σ", c+"\u0301", c+"\u1161", c+"\xff", "Ǆ"+c+"ß")
+	}
+	// Runes of the table next to each other and to any rune.
+	var in, all []rune
+	for r := rune(1); r < 0x10000; r++ {
+		if foldTable()[r] != 0 {
+			in = append(in, r)
+		}
+		if r < 0xD800 || r > 0xDFFF {
+			all = append(all, r)
+		}
+	}
+	rng := rand.New(rand.NewSource(1))
+	for _, r := range in {
+		for k := 0; k < 8; k++ {
+			texts = append(texts, string(r)+string(in[rng.Intn(len(in))])+string(r)+string(all[rng.Intn(len(all))]))
+		}
 	}
 	short := 0
 	for _, s := range texts {
