@@ -72,6 +72,8 @@ type doc struct {
 	title   []byte
 	ogTitle string
 	attrs   []Attr // the current tag's attributes (readAttrs)
+	out     []byte // scratch of joinParagraphs
+	line    []byte // scratch of paragraphBytes
 }
 
 // rawSkip are elements whose subtree is never text a reader sees.
