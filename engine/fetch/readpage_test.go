@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"bytes"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -34,7 +35,7 @@ func TestReadPageAsBefore(t *testing.T) {
 				want := extractLinksOld(p.body, "crawlconsole")
 				got, parsed := readPage(p.body, p.contentType, "crawlconsole")
 				if !reflect.DeepEqual(got, want) {
-					t.Fatalf("%s: links differ from the old scan\n got %+v\nwant %+v", p.url, got, want)
+					t.Fatalf("%s: links differ from the old scan: %s", p.url, linksDiff(got, want))
 				}
 				wantSig, wantText, wantOK := revisit.Sign(p.body, p.contentType)
 				sig, text, ok := parsed.Sign(p.body, p.contentType)
@@ -51,6 +52,30 @@ func TestReadPageAsBefore(t *testing.T) {
 			t.Logf("%d pages, %d read in one pass", len(pages), shared)
 		})
 	}
+}
+
+// linksDiff says where two readings of a page first differ.
+func linksDiff(got, want pageLinks) string {
+	switch {
+	case !reflect.DeepEqual(got.links, want.links):
+		return fmt.Sprintf("links: %d vs %d, first %q vs %q", len(got.links), len(want.links), firstDiff(got.links, want.links), firstDiff(want.links, got.links))
+	case !reflect.DeepEqual(got.nofollow, want.nofollow):
+		return fmt.Sprintf("nofollow: %q vs %q", got.nofollow, want.nofollow)
+	case !reflect.DeepEqual(got.feeds, want.feeds):
+		return fmt.Sprintf("feeds: %q vs %q", got.feeds, want.feeds)
+	}
+	return fmt.Sprintf("base %q canonical %q robots %+v vs base %q canonical %q robots %+v",
+		got.base, got.canonical, got.robots, want.base, want.canonical, want.robots)
+}
+
+// firstDiff is the first of a that b does not have at the same place.
+func firstDiff(a, b []string) string {
+	for i, s := range a {
+		if i >= len(b) || b[i] != s {
+			return s
+		}
+	}
+	return ""
 }
 
 // brokenPages are bodies that test the corners of both readers: repeated and

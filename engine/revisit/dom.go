@@ -224,26 +224,29 @@ func parseDoc(src []byte, sink TagSink) *doc {
 				block: blockOf(), link: linkDepth > 0, brk: pendingBreak})
 			pendingBreak = false
 		case html.StartTagToken, html.SelfClosingTagToken:
-			name, hasAttr := z.TagName()
-			tag := atom.Lookup(name)
+			tag := tagAtom(z.Raw())
 			// Attributes are read at most once, for the sink and the tree alike, and
 			// only for tags one of them reads: each costs the tokenizer two copies.
+			// (nil: not read yet, or none.)
 			var attrs []Attr
-			if hasAttr && sink != nil && sink.Wants(tag) {
-				attrs = d.readAttrs(z)
-				sink.StartTag(tag, attrs)
+			if sink != nil && sink.Wants(tag) {
+				if attrs = d.readAttrs(z); attrs != nil {
+					sink.StartTag(tag, attrs)
+				}
 			}
 			if tag == atom.Title && (skipDepth == 0 || skipTag == atom.Head) {
 				// The document's <title>, not an <svg>'s.
 				inTitle = tt == html.StartTagToken && len(d.title) == 0
 				continue
 			}
-			if tag == atom.Meta && hasAttr {
+			if tag == atom.Meta {
 				if attrs == nil {
 					attrs = d.readAttrs(z)
 				}
-				d.readMeta(attrs)
-				continue
+				if attrs != nil {
+					d.readMeta(attrs)
+					continue
+				}
 			}
 			if skipDepth > 0 && skipTag == atom.Head && !headTags[tag] {
 				skipDepth = 0 // HTML5 "in head": any other element ends an unclosed <head>
@@ -287,7 +290,7 @@ func parseDoc(src []byte, sink TagSink) *doc {
 				continue // folded into the innermost open element
 			}
 			e := elem{tag: tag, parent: top(), runStart: int32(len(d.runs))}
-			if hasAttr && attrs == nil {
+			if attrs == nil {
 				attrs = d.readAttrs(z)
 			}
 			for _, a := range attrs {
@@ -326,8 +329,7 @@ func parseDoc(src []byte, sink TagSink) *doc {
 			d.elems = append(d.elems, e)
 			stack = append(stack, int32(len(d.elems)-1))
 		case html.EndTagToken:
-			name, _ := z.TagName()
-			tag := atom.Lookup(name)
+			tag := tagAtom(z.Raw())
 			if tag == atom.Title {
 				inTitle = false
 				continue
@@ -355,16 +357,57 @@ func parseDoc(src []byte, sink TagSink) *doc {
 }
 
 // readAttrs reads the current tag's attributes into the document's reused buffer,
-// valid until the next tag.
+// valid until the next tag; nil when it has none (the tokenizer keeps no attribute
+// with an empty name) or they were read already.
 func (d *doc) readAttrs(z *html.Tokenizer) []Attr {
 	d.attrs = d.attrs[:0]
 	for more := true; more; {
 		var a Attr
-		a.Key, a.Val, more = z.TagAttr()
+		if a.Key, a.Val, more = z.TagAttr(); len(a.Key) == 0 {
+			break
+		}
 		d.attrs = append(d.attrs, a)
+	}
+	if len(d.attrs) == 0 {
+		return nil
 	}
 	return d.attrs
 }
+
+// tagAtom is atom.Lookup(z.TagName()) read from the raw tag (z.Raw()): TagName
+// copies every name to replace NUL bytes, a piece of garbage per tag. The name is
+// what the tokenizer reads as one (golang.org/x/net/html readTagName): the bytes
+// after "<" or "</" up to white space, "/" or ">", ASCII lower-cased; a name with
+// a NUL (U+FFFD once replaced) or longer than any element's is no atom we know.
+func tagAtom(raw []byte) atom.Atom {
+	i := 1
+	if len(raw) > 1 && raw[1] == '/' {
+		i = 2
+	}
+	var buf [maxTagName]byte
+	n := 0
+	for ; i < len(raw); i++ {
+		c := raw[i]
+		switch c {
+		case ' ', '\n', '\r', '\t', '\f', '/', '>':
+			return atom.Lookup(buf[:n])
+		case 0:
+			return 0
+		}
+		if n == len(buf) {
+			return 0
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[n] = c
+		n++
+	}
+	return atom.Lookup(buf[:n])
+}
+
+// maxTagName is longer than any HTML element's name that atom knows.
+const maxTagName = 32
 
 // readMeta keeps og:title, the page's own name for its headline.
 func (d *doc) readMeta(attrs []Attr) {
