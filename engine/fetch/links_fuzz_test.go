@@ -29,6 +29,9 @@ func FuzzExtractLinks(f *testing.F) {
 			if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(p, want) {
 				t.Fatalf("%s: readPage %+v, extractLinks %+v, the old scan %+v", ct, got, p, want)
 			}
+			if ct == "" {
+				continue // the signature of a sniffed type is read the same way
+			}
 			sig, text, ok := parsed.Sign(body, ct)
 			if wantSig, wantText, wantOK := revisit.Sign(body, ct); sig != wantSig || text != wantText || ok != wantOK {
 				t.Fatalf("%s: signature from the shared pass %+v/%v, from the body %+v/%v", ct, sig, ok, wantSig, wantOK)
