@@ -2,7 +2,6 @@ package revisit
 
 import (
 	"sync"
-	"unicode/utf8"
 
 	"golang.org/x/net/html/atom"
 )
@@ -37,6 +36,7 @@ type Parsed struct {
 	contentType string
 	decoded     []byte
 	isHTML, ok  bool
+	valid       bool // decoded is valid UTF-8
 	doc         *doc // nil until parsed, and again once used
 }
 
@@ -48,7 +48,7 @@ type Parsed struct {
 // with no usable text, which the caller must then read itself.
 func Parse(body []byte, contentType string, sink TagSink) (p *Parsed, shared bool) {
 	p = &Parsed{body: body, contentType: contentType}
-	p.decoded, p.isHTML, p.ok = decodePage(body, contentType)
+	p.decoded, p.isHTML, p.valid, p.ok = decodeText(body, contentType)
 	if !p.ok || !p.isHTML {
 		return p, false
 	}
@@ -92,7 +92,7 @@ func (p *Parsed) mainText() (t Text, ok bool) {
 		t = extract(d)
 		d.release()
 	}
-	if t.Title == "" && t.Body == "" || !utf8.Valid(p.decoded) && !usableText(t.Title+"\n"+t.Body) {
+	if t.Title == "" && t.Body == "" || !p.valid && !usableText(t.Title+"\n"+t.Body) {
 		// Valid UTF-8 was checked for letters by the extractor (a paragraph has
 		// some); text with invalid bytes must not be mostly replacement characters.
 		return Text{}, false
