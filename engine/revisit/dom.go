@@ -74,6 +74,7 @@ type doc struct {
 	attrs   []Attr // the current tag's attributes (readAttrs)
 	out     []byte // scratch of joinParagraphs
 	line    []byte // scratch of paragraphBytes
+	paras   []paragraph
 }
 
 // rawSkip are elements whose subtree is never text a reader sees.

@@ -49,7 +49,8 @@ func (d *doc) paragraphText(p paragraph) string {
 
 // paragraphs groups the runs into paragraphs.
 func (d *doc) paragraphs() []paragraph {
-	var out []paragraph
+	out := d.paras[:0] // the tree's own buffer: paragraphs live as long as it
+	defer func() { d.paras = out }()
 	for i, r := range d.runs {
 		n, commas := textCounts(d.runText(r))
 		if len(out) == 0 || r.brk || out[len(out)-1].block != r.block {
