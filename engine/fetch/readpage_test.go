@@ -3,6 +3,8 @@ package fetch
 import (
 	"bytes"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -186,5 +188,53 @@ func oldLinkAttrs(z *html.Tokenizer) (href, typ, rel string) {
 		if !more {
 			return
 		}
+	}
+}
+
+// TestFetchHandsOverItsParse: a fetched UTF-8 HTML page comes with the parse its
+// links were read in, and the engine's signature from it is the body's; a page in
+// another encoding comes with its links all the same (read apart), an error page
+// with no parse (it is not stored, so not signed).
+func TestFetchHandsOverItsParse(t *testing.T) {
+	article := `<html><head><title>t</title></head><body><article><h1>Headline</h1><p>` +
+		strings.Repeat("A paragraph of the article, long enough to be scored. ", 5) + `<a href="/next">next</a></p></article></body></html>`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/utf8":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, article)
+		case "/cp1251":
+			w.Header().Set("Content-Type", "text/html; charset=windows-1251")
+			fmt.Fprint(w, strings.Replace(article, "Headline", "\xcf\xf0\xe8\xe2\xe5\xf2", 1))
+		case "/gone":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, article)
+		}
+	}))
+	defer srv.Close()
+	f, _ := testFetcher(t, mapResolver{}, []string{"127.0.0.0/8"}, Config{})
+	for _, c := range []struct {
+		path   string
+		status int
+		parsed bool
+	}{{"/utf8", 200, true}, {"/cp1251", 200, true}, {"/gone", 404, false}} {
+		t.Run(c.path, func(t *testing.T) {
+			res, err := f.Fetch(srv.URL+c.path, nil)
+			if err != nil || res.Status != c.status {
+				t.Fatalf("fetch: %v, status %d", err, res.Status)
+			}
+			if len(res.Links) != 1 || res.Links[0] != "/next" {
+				t.Fatalf("links %q, want [/next]", res.Links)
+			}
+			if (res.Parsed != nil) != c.parsed {
+				t.Fatalf("parse handed over: %v, want %v", res.Parsed != nil, c.parsed)
+			}
+			ct := res.Header.Get("Content-Type")
+			sig, _, ok := res.Parsed.Sign(res.Body, ct)
+			if want, _, wantOK := revisit.Sign(res.Body, ct); !ok || !wantOK || sig != want {
+				t.Fatalf("signature from the fetch %+v/%v, from the body %+v/%v", sig, ok, want, wantOK)
+			}
+		})
 	}
 }
