@@ -41,6 +41,11 @@ type Config struct {
 	// a redirect hop is one more request to the host, and the site's bot rule counts
 	// it like any other (M1). nil: follow at once.
 	RedirectPause func() time.Duration
+	// KeepParse reads a successful HTML page's links in the revisit extractor's
+	// tokenizer pass and keeps that parse in Result.Parsed, for the engine to sign
+	// the page without tokenizing it again. Off on a worker: its master signs the
+	// pages from the bodies it is sent.
+	KeepParse bool
 }
 
 // Result is one HTTP exchange. Non-2xx statuses come back as a Result, not an error:
@@ -347,7 +352,7 @@ func (f *Fetcher) onResponse(r *colly.Response) {
 	}
 	if x.res.ContentType == "" || strings.Contains(x.res.ContentType, "html") {
 		var p pageLinks
-		if r.StatusCode/100 == 2 {
+		if f.cfg.KeepParse && r.StatusCode/100 == 2 {
 			p, x.res.Parsed = readPage(r.Body, r.Headers.Get("Content-Type"), f.token)
 		} else {
 			p = extractLinks(r.Body, f.token) // an error page is not stored: no signature

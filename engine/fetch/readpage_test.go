@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -194,7 +195,8 @@ func oldLinkAttrs(z *html.Tokenizer) (href, typ, rel string) {
 // TestFetchHandsOverItsParse: a fetched UTF-8 HTML page comes with the parse its
 // links were read in, and the engine's signature from it is the body's; a page in
 // another encoding comes with its links all the same (read apart), an error page
-// with no parse (it is not stored, so not signed).
+// with no parse (it is not stored, so not signed), and a worker's fetcher
+// (KeepParse off) keeps none.
 func TestFetchHandsOverItsParse(t *testing.T) {
 	article := `<html><head><title>t</title></head><body><article><h1>Headline</h1><p>` +
 		strings.Repeat("A paragraph of the article, long enough to be scored. ", 5) + `<a href="/next">next</a></p></article></body></html>`
@@ -213,13 +215,20 @@ func TestFetchHandsOverItsParse(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	f, _ := testFetcher(t, mapResolver{}, []string{"127.0.0.0/8"}, Config{})
+	cfg := Config{UserAgent: "crawlconsole-test", ConnectTimeout: 2 * time.Second, RequestTimeout: 5 * time.Second,
+		MaxBodyBytes: 1 << 20, MaxRedirects: 3, ContentTypes: []string{"text/html"}, KeepParse: true}
+	f, _ := testFetcher(t, mapResolver{}, []string{"127.0.0.0/8"}, cfg)
+	cfg.KeepParse = false
+	worker, _ := testFetcher(t, mapResolver{}, []string{"127.0.0.0/8"}, cfg)
 	for _, c := range []struct {
 		path   string
 		status int
 		parsed bool
 	}{{"/utf8", 200, true}, {"/cp1251", 200, true}, {"/gone", 404, false}} {
 		t.Run(c.path, func(t *testing.T) {
+			if res, err := worker.Fetch(srv.URL+c.path, nil); err != nil || res.Parsed != nil || len(res.Links) != 1 {
+				t.Fatalf("without KeepParse: %v, parse %v, links %q", err, res.Parsed != nil, res.Links)
+			}
 			res, err := f.Fetch(srv.URL+c.path, nil)
 			if err != nil || res.Status != c.status {
 				t.Fatalf("fetch: %v, status %d", err, res.Status)
