@@ -201,7 +201,7 @@ func (d *digester) token(tok string) {
 		d.afterNumber = true
 	case d.afterNumber && timeUnits[tok]:
 		// "5 minutes ago", "3分钟前": the unit goes with its number
-	case maybeMonth(tok) && monthNames[tok]:
+	case monthCandidate(tok) && monthNames[tok]:
 		d.emit("#")
 		d.afterNumber = true
 	default:
@@ -248,4 +248,24 @@ func signText(title, body string) (s textSums, ok bool) {
 	}
 	s.simhash = simhash.Fingerprint(fs.vector())
 	return s, true
+}
+
+// monthShapes holds the length, first and last letter of every month and day name:
+// monthCandidate lets through only words of such a shape to the map, as most words
+// of a text pass maybeMonth.
+var monthShapes = func() (t [10][26][26]bool) {
+	for name := range monthNames {
+		t[len(name)][name[0]-'a'][name[len(name)-1]-'a'] = true
+	}
+	return t
+}()
+
+// monthCandidate is a filter before the monthNames lookup that lets every month and
+// day name through.
+func monthCandidate(tok string) bool {
+	if len(tok) < 3 || len(tok) >= len(monthShapes) {
+		return false
+	}
+	a, z := tok[0]-'a', tok[len(tok)-1]-'a'
+	return a < 26 && z < 26 && monthShapes[len(tok)][a][z]
 }

@@ -103,3 +103,15 @@ func forEachTokenOld(s string, fn func(string)) {
 		fn(s[start:])
 	}
 }
+
+// TestMonthCandidate: the shape filter lets every month and day name through.
+func TestMonthCandidate(t *testing.T) {
+	for name := range monthNames {
+		if !monthCandidate(name) {
+			t.Fatalf("%q filtered out", name)
+		}
+	}
+	if monthCandidate("article") || monthCandidate("x") || monthCandidate("данные") {
+		t.Fatal("words of no month's shape let through")
+	}
+}
