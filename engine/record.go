@@ -195,7 +195,8 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	}
 	// An empty, binary or undecodable body has no fingerprint: "unknown", never a
 	// false "unchanged" or "changed" (revisit.Tracker.Observe).
-	sig, _, ok := revisit.Sign(res.Body, res.Header.Get("Content-Type"))
+	// (res.Parsed: the fetcher's link pass already tokenized the page for it.)
+	sig, _, ok := res.Parsed.Sign(res.Body, res.Header.Get("Content-Type"))
 	hash := sig.SimHash
 	if ok {
 		page.SimHash = hash

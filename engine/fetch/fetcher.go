@@ -22,6 +22,7 @@ import (
 	"github.com/gocolly/colly/v2"
 
 	"github.com/crawlconsole/crawlconsole/engine/discover"
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/engine/robots"
 )
 
@@ -40,6 +41,11 @@ type Config struct {
 	// a redirect hop is one more request to the host, and the site's bot rule counts
 	// it like any other (M1). nil: follow at once.
 	RedirectPause func() time.Duration
+	// KeepParse reads a successful HTML page's links in the revisit extractor's
+	// tokenizer pass and keeps that parse in Result.Parsed, for the engine to sign
+	// the page without tokenizing it again. Off on a worker: its master signs the
+	// pages from the bodies it is sent.
+	KeepParse bool
 }
 
 // Result is one HTTP exchange. Non-2xx statuses come back as a Result, not an error:
@@ -80,6 +86,11 @@ type Result struct {
 	// that the frontier side — a master, too — learns them (issue 18).
 	RobotsSitemaps []string `json:",omitempty"`
 	RobotsRead     bool     `json:",omitempty"`
+	// Parsed is the HTML body as the revisit extractor read it in the pass that
+	// found its links, for the engine's revisit.Parsed.Sign to finish; nil for
+	// other bodies. It stays on the lane's side of the wire (a master parses the
+	// body again).
+	Parsed *revisit.Parsed `json:"-"`
 }
 
 // Fetcher fetches through one egress. It is safe for concurrent use by the lanes
@@ -340,7 +351,12 @@ func (f *Fetcher) onResponse(r *colly.Response) {
 		return
 	}
 	if x.res.ContentType == "" || strings.Contains(x.res.ContentType, "html") {
-		p := extractLinks(r.Body, f.token)
+		var p pageLinks
+		if f.cfg.KeepParse && r.StatusCode/100 == 2 {
+			p, x.res.Parsed = readPage(r.Body, r.Headers.Get("Content-Type"), f.token)
+		} else {
+			p = extractLinks(r.Body, f.token) // an error page is not stored: no signature
+		}
 		x.res.Links, x.res.NofollowLinks, x.res.Base, x.res.Canonical = p.links, p.nofollow, p.base, p.canonical
 		x.res.Feeds = p.feeds
 		x.res.Robots.NoIndex = x.res.Robots.NoIndex || p.robots.NoIndex

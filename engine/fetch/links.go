@@ -7,6 +7,7 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/engine/robots"
 )
 
@@ -20,83 +21,114 @@ type pageLinks struct {
 	robots    robots.Directives
 }
 
-// extractLinks scans an HTML body with the tokenizer (no DOM: a page is read once,
-// start tags only) and returns the raw targets of a[href] and area[href] in document
-// order, those marked rel="nofollow" apart, the first <base href>, the first <link
-// rel=canonical href>, and the directives of <meta name="robots"> and <meta
-// name="TOKEN"> (token: our product token). Resolution and normalisation are the
+// linkReader reads a page's links from its start tags: the part of extractLinks
+// that the revisit extractor's tokenizer pass can drive as well (revisit.TagSink),
+// so that an HTML page is tokenized once for both (engine/fetch onResponse).
+type linkReader struct {
+	pageLinks
+	token string // our product token, for <meta name="TOKEN">
+}
+
+// Wants implements revisit.TagSink: the tags links and directives are read from.
+func (r *linkReader) Wants(tag atom.Atom) bool {
+	switch tag {
+	case atom.A, atom.Area, atom.Base, atom.Link, atom.Meta:
+		return true
+	}
+	return false
+}
+
+// StartTag implements revisit.TagSink: a[href] and area[href] (rel="nofollow" ones
+// apart), the first <base href>, the first <link rel=canonical href>, feed links and
+// the directives of <meta name="robots"> and <meta name="TOKEN">. Where a tag repeats
+// an attribute, a, area, base and meta take the first (as browsers do) and link the
+// last.
+func (r *linkReader) StartTag(tag atom.Atom, attrs []revisit.Attr) {
+	p := &r.pageLinks
+	switch tag {
+	case atom.A, atom.Area:
+		href, ok, rel, _ := attr2(attrs, "href", "rel")
+		if ok {
+			if hasToken(rel, "nofollow") {
+				p.nofollow = append(p.nofollow, href)
+			} else {
+				p.links = append(p.links, href)
+			}
+		}
+	case atom.Base:
+		if v, ok := firstAttr(attrs, "href"); ok && p.base == "" {
+			p.base = v
+		}
+	case atom.Link:
+		href, typ, rel := linkAttrs(attrs)
+		if p.canonical == "" && href != "" && hasToken(rel, "canonical") {
+			p.canonical = href
+		}
+		if href != "" && hasToken(rel, "alternate") && FeedType(typ) && len(p.feeds) < maxFeedLinks {
+			p.feeds = append(p.feeds, href)
+		}
+	case atom.Meta:
+		if name, ok, content, _ := attr2(attrs, "name", "content"); ok {
+			p.robots.AddMeta(name, content, r.token)
+		}
+	}
+}
+
+// extractLinks scans an HTML body with the tokenizer (no DOM: start tags only) and
+// returns what linkReader reads from them. Resolution and normalisation are the
 // frontier's job (frontier.Base). The tokenizer is as lenient as browsers: broken
-// markup and invalid UTF-8 yield what can be read.
-func extractLinks(body []byte, token string) (p pageLinks) {
+// markup and invalid UTF-8 yield what can be read. A page the revisit extractor
+// parses anyway is read by readPage instead, in the extractor's pass.
+func extractLinks(body []byte, token string) pageLinks {
+	r := linkReader{token: token}
 	z := html.NewTokenizer(bytes.NewReader(body))
+	var attrs []revisit.Attr
 	for {
 		switch z.Next() {
 		case html.ErrorToken:
-			return p
+			return r.pageLinks
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
 			if !hasAttr {
 				continue
 			}
-			switch a := atom.Lookup(name); a {
-			case atom.A, atom.Area:
-				href, ok, rel, _ := attr2(z, "href", "rel")
-				if ok {
-					if hasToken(rel, "nofollow") {
-						p.nofollow = append(p.nofollow, href)
-					} else {
-						p.links = append(p.links, href)
-					}
-				}
-			case atom.Base:
-				if v, ok := attr(z, "href"); ok && p.base == "" {
-					p.base = v
-				}
-			case atom.Link:
-				href, typ, rel := linkAttrs(z)
-				if p.canonical == "" && href != "" && hasToken(rel, "canonical") {
-					p.canonical = href
-				}
-				if href != "" && hasToken(rel, "alternate") && FeedType(typ) && len(p.feeds) < maxFeedLinks {
-					p.feeds = append(p.feeds, href)
-				}
-			case atom.Meta:
-				if name, ok, content, _ := attr2(z, "name", "content"); ok {
-					p.robots.AddMeta(name, content, token)
-				}
+			tag := atom.Lookup(name)
+			if !r.Wants(tag) {
+				continue
 			}
+			attrs = attrs[:0]
+			for more := true; more; {
+				var a revisit.Attr
+				a.Key, a.Val, more = z.TagAttr()
+				attrs = append(attrs, a)
+			}
+			r.StartTag(tag, attrs)
 		}
 	}
 }
 
-// attr returns the named attribute of the current tag (consuming its attributes).
-func attr(z *html.Tokenizer, name string) (string, bool) {
-	for {
-		k, v, more := z.TagAttr()
-		if string(k) == name {
-			return strings.TrimSpace(string(v)), true
-		}
-		if !more {
-			return "", false
-		}
-	}
-}
-
-// attr2 returns two attributes of the current tag (the first of each; consuming
-// them all) without allocating a map per tag: a page has hundreds of links.
-func attr2(z *html.Tokenizer, n1, n2 string) (v1 string, ok1 bool, v2 string, ok2 bool) {
-	for {
-		k, v, more := z.TagAttr()
+// attr2 returns two attributes of a tag (the first of each), trimmed, without
+// allocating a map per tag: a page has hundreds of links.
+func attr2(attrs []revisit.Attr, n1, n2 string) (v1 string, ok1 bool, v2 string, ok2 bool) {
+	for _, a := range attrs {
 		switch {
-		case !ok1 && string(k) == n1:
-			v1, ok1 = strings.TrimSpace(string(v)), true
-		case !ok2 && string(k) == n2:
-			v2, ok2 = strings.TrimSpace(string(v)), true
-		}
-		if !more {
-			return
+		case !ok1 && string(a.Key) == n1:
+			v1, ok1 = strings.TrimSpace(string(a.Val)), true
+		case !ok2 && string(a.Key) == n2:
+			v2, ok2 = strings.TrimSpace(string(a.Val)), true
 		}
 	}
+	return
+}
+
+// firstAttr returns the first attribute of that name, trimmed.
+func firstAttr(attrs []revisit.Attr, name string) (string, bool) {
+	for _, a := range attrs {
+		if string(a.Key) == name {
+			return strings.TrimSpace(string(a.Val)), true
+		}
+	}
+	return "", false
 }
 
 func hasToken(list, tok string) bool {
@@ -120,22 +152,19 @@ func ExtractLinks(body []byte) (links []string, base, canonical string) {
 // maxFeedLinks bounds the feed links kept from one page.
 const maxFeedLinks = 16
 
-// linkAttrs reads a <link>'s href, type and rel (consuming its attributes).
-func linkAttrs(z *html.Tokenizer) (href, typ, rel string) {
-	for {
-		k, v, more := z.TagAttr()
-		switch string(k) {
+// linkAttrs reads a <link>'s href, type and rel (the last of each, untrimmed).
+func linkAttrs(attrs []revisit.Attr) (href, typ, rel string) {
+	for _, a := range attrs {
+		switch string(a.Key) {
 		case "href":
-			href = string(v)
+			href = string(a.Val)
 		case "type":
-			typ = string(v)
+			typ = string(a.Val)
 		case "rel":
-			rel = string(v)
-		}
-		if !more {
-			return
+			rel = string(a.Val)
 		}
 	}
+	return
 }
 
 // FeedType says whether a media type names a feed, as RSS autodiscovery
@@ -151,4 +180,17 @@ func FeedType(mt string) bool {
 		return true
 	}
 	return false
+}
+
+// readPage reads a successful HTML response for its links and, in the same
+// tokenizer pass, for the revisit extractor (revisit.Parse), whose parse it returns
+// for the engine's signature. A body the extractor does not read as it is (another
+// encoding, no usable text) is scanned for links on its own, as before.
+func readPage(body []byte, contentType, token string) (pageLinks, *revisit.Parsed) {
+	r := linkReader{token: token}
+	parsed, shared := revisit.Parse(body, contentType, &r)
+	if !shared {
+		return extractLinks(body, token), parsed
+	}
+	return r.pageLinks, parsed
 }

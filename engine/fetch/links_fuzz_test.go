@@ -1,12 +1,17 @@
 package fetch
 
 import (
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
 )
 
 // FuzzExtractLinks: any body (broken HTML, binary, invalid UTF-8) gives links or none,
-// never a panic, and every link is a value of an href the body holds.
+// never a panic, and every link is a value of an href the body holds; read in the
+// revisit extractor's pass (readPage), it gives what the scan before it gave
+// (extractLinksOld), and the signature Sign computes from the body.
 func FuzzExtractLinks(f *testing.F) {
 	for _, s := range []string{`<html><head><base href="/d/"><link rel=canonical href="/c"></head><a href="a">x</a><area href=/m>`,
 		`<a href="javascript:x">`, `<a href='unterminated`, "\x00\xff\xfe<a href=x>", `<svg><a href="s"/></svg>`,
@@ -17,6 +22,20 @@ func FuzzExtractLinks(f *testing.F) {
 		p := extractLinks(body, "crawlconsole")
 		if n := len(p.links) + len(p.nofollow); n > len(body) {
 			t.Fatalf("%d links from %d bytes", n, len(body))
+		}
+		want := extractLinksOld(body, "crawlconsole")
+		for _, ct := range []string{"text/html; charset=utf-8", ""} {
+			got, parsed := readPage(body, ct, "crawlconsole")
+			if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(p, want) {
+				t.Fatalf("%s: readPage %+v, extractLinks %+v, the old scan %+v", ct, got, p, want)
+			}
+			if ct == "" {
+				continue // the signature of a sniffed type is read the same way
+			}
+			sig, text, ok := parsed.Sign(body, ct)
+			if wantSig, wantText, wantOK := revisit.Sign(body, ct); sig != wantSig || text != wantText || ok != wantOK {
+				t.Fatalf("%s: signature from the shared pass %+v/%v, from the body %+v/%v", ct, sig, ok, wantSig, wantOK)
+			}
 		}
 	})
 }

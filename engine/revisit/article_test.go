@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // articleParas is a long article (over a thousand words) in English.
@@ -240,5 +242,14 @@ func TestSummarizeChange(t *testing.T) {
 	}
 	if got := SummarizeChange("", after); got != "no change seen yet" {
 		t.Errorf("no previous text: %q", got)
+	}
+}
+
+// TestSpaceRune: the white space appendCollapsed folds is Unicode's, for every rune.
+func TestSpaceRune(t *testing.T) {
+	for r := rune(utf8.RuneSelf); r <= unicode.MaxRune; r++ {
+		if spaceRune(r) != unicode.IsSpace(r) {
+			t.Fatalf("%U: spaceRune %v, unicode.IsSpace %v", r, spaceRune(r), unicode.IsSpace(r))
+		}
 	}
 }

@@ -69,8 +69,12 @@ type doc struct {
 	elems   []elem
 	runs    []run
 	text    []byte
-	title   string
+	title   []byte
 	ogTitle string
+	attrs   []Attr // the current tag's attributes (readAttrs)
+	out     []byte // scratch of joinParagraphs
+	line    []byte // scratch of paragraphBytes
+	paras   []paragraph
 }
 
 // rawSkip are elements whose subtree is never text a reader sees.
@@ -139,10 +143,10 @@ var siblingScope = map[atom.Atom][]atom.Atom{
 	atom.Option: {atom.Select, atom.Datalist},
 }
 
-// parseDoc builds the light tree of a UTF-8 HTML document.
-func parseDoc(src []byte) *doc {
-	d := &doc{elems: make([]elem, 1, 256)}
-	d.elems[0] = elem{tag: atom.Html, parent: -1}
+// parseDoc builds the light tree of a UTF-8 HTML document. sink, if not nil, is
+// handed the start tags it wants from the same tokenizer pass (see TagSink).
+func parseDoc(src []byte, sink TagSink) *doc {
+	d := newDoc()
 	z := html.NewTokenizer(bytes.NewReader(src))
 	stack := []int32{0}   // open elements; the root is never popped
 	skipDepth := 0        // >0 while inside a rawSkip subtree
@@ -201,7 +205,7 @@ func parseDoc(src []byte) *doc {
 			return d
 		case html.TextToken:
 			if inTitle {
-				d.title += string(z.Text())
+				d.title = append(d.title, z.Text()...)
 				continue
 			}
 			if skipDepth > 0 {
@@ -221,16 +225,29 @@ func parseDoc(src []byte) *doc {
 				block: blockOf(), link: linkDepth > 0, brk: pendingBreak})
 			pendingBreak = false
 		case html.StartTagToken, html.SelfClosingTagToken:
-			name, hasAttr := z.TagName()
-			tag := atom.Lookup(name)
+			tag := tagAtom(z.Raw())
+			// Attributes are read at most once, for the sink and the tree alike, and
+			// only for tags one of them reads: each costs the tokenizer two copies.
+			// (nil: not read yet, or none.)
+			var attrs []Attr
+			if sink != nil && sink.Wants(tag) {
+				if attrs = d.readAttrs(z); attrs != nil {
+					sink.StartTag(tag, attrs)
+				}
+			}
 			if tag == atom.Title && (skipDepth == 0 || skipTag == atom.Head) {
 				// The document's <title>, not an <svg>'s.
-				inTitle = tt == html.StartTagToken && d.title == ""
+				inTitle = tt == html.StartTagToken && len(d.title) == 0
 				continue
 			}
-			if tag == atom.Meta && hasAttr {
-				d.readMeta(z)
-				continue
+			if tag == atom.Meta {
+				if attrs == nil {
+					attrs = d.readAttrs(z)
+				}
+				if attrs != nil {
+					d.readMeta(attrs)
+					continue
+				}
 			}
 			if skipDepth > 0 && skipTag == atom.Head && !headTags[tag] {
 				skipDepth = 0 // HTML5 "in head": any other element ends an unclosed <head>
@@ -274,9 +291,11 @@ func parseDoc(src []byte) *doc {
 				continue // folded into the innermost open element
 			}
 			e := elem{tag: tag, parent: top(), runStart: int32(len(d.runs))}
-			for hasAttr {
-				var key, val []byte
-				key, val, hasAttr = z.TagAttr()
+			if attrs == nil {
+				attrs = d.readAttrs(z)
+			}
+			for _, a := range attrs {
+				key, val := a.Key, a.Val
 				switch string(key) {
 				case "class", "id":
 					if len(val) > 0 && len(e.names) < 512 {
@@ -311,8 +330,7 @@ func parseDoc(src []byte) *doc {
 			d.elems = append(d.elems, e)
 			stack = append(stack, int32(len(d.elems)-1))
 		case html.EndTagToken:
-			name, _ := z.TagName()
-			tag := atom.Lookup(name)
+			tag := tagAtom(z.Raw())
 			if tag == atom.Title {
 				inTitle = false
 				continue
@@ -339,23 +357,72 @@ func parseDoc(src []byte) *doc {
 	}
 }
 
-// readMeta keeps og:title, the page's own name for its headline.
-func (d *doc) readMeta(z *html.Tokenizer) {
-	var prop, content string
-	for {
-		key, val, more := z.TagAttr()
-		switch string(key) {
-		case "property", "name":
-			prop = string(val)
-		case "content":
-			content = string(val)
-		}
-		if !more {
+// readAttrs reads the current tag's attributes into the document's reused buffer,
+// valid until the next tag; nil when it has none (the tokenizer keeps no attribute
+// with an empty name) or they were read already.
+func (d *doc) readAttrs(z *html.Tokenizer) []Attr {
+	d.attrs = d.attrs[:0]
+	for more := true; more; {
+		var a Attr
+		if a.Key, a.Val, more = z.TagAttr(); len(a.Key) == 0 {
 			break
 		}
+		d.attrs = append(d.attrs, a)
 	}
-	if prop == "og:title" && d.ogTitle == "" {
-		d.ogTitle = strings.TrimSpace(content)
+	if len(d.attrs) == 0 {
+		return nil
+	}
+	return d.attrs
+}
+
+// tagAtom is atom.Lookup(z.TagName()) read from the raw tag (z.Raw()): TagName
+// copies every name to replace NUL bytes, a piece of garbage per tag. The name is
+// what the tokenizer reads as one (golang.org/x/net/html readTagName): the bytes
+// after "<" or "</" up to white space, "/" or ">", ASCII lower-cased; a name with
+// a NUL (U+FFFD once replaced) or longer than any element's is no atom we know.
+func tagAtom(raw []byte) atom.Atom {
+	i := 1
+	if len(raw) > 1 && raw[1] == '/' {
+		i = 2
+	}
+	var buf [maxTagName]byte
+	n := 0
+	for ; i < len(raw); i++ {
+		c := raw[i]
+		switch c {
+		case ' ', '\n', '\r', '\t', '\f', '/', '>':
+			return atom.Lookup(buf[:n])
+		case 0:
+			return 0
+		}
+		if n == len(buf) {
+			return 0
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[n] = c
+		n++
+	}
+	return atom.Lookup(buf[:n])
+}
+
+// maxTagName is longer than any HTML element's name that atom knows.
+const maxTagName = 32
+
+// readMeta keeps og:title, the page's own name for its headline.
+func (d *doc) readMeta(attrs []Attr) {
+	var prop, content []byte
+	for _, a := range attrs {
+		switch string(a.Key) {
+		case "property", "name":
+			prop = a.Val
+		case "content":
+			content = a.Val
+		}
+	}
+	if string(prop) == "og:title" && d.ogTitle == "" {
+		d.ogTitle = strings.TrimSpace(string(content))
 	}
 }
 

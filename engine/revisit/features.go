@@ -7,7 +7,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/cespare/xxhash/v2"
 	"github.com/mfonda/simhash"
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
@@ -52,6 +51,9 @@ func (f *feature) Weight() int { return f.weight }
 type featureSet struct {
 	store []feature
 	feats []simhash.Feature
+	mixed bool // some feature's weight is not 1
+	sh    shingler
+	dg    digester
 }
 
 // GetFeatures implements simhash.FeatureSet.
@@ -71,17 +73,47 @@ func (fs *featureSet) GetFeatures() []simhash.Feature {
 func (fs *featureSet) vector() simhash.Vector {
 	var ones [64]int
 	total := 0
-	for _, f := range fs.store {
-		total += f.weight
-		for sum := f.sum; sum != 0; sum &= sum - 1 {
-			ones[bits.TrailingZeros64(sum)] += f.weight
+	if fs.mixed {
+		for _, f := range fs.store {
+			total += f.weight
+			for sum := f.sum; sum != 0; sum &= sum - 1 {
+				ones[bits.TrailingZeros64(sum)] += f.weight
+			}
 		}
+	} else {
+		total = len(fs.store)
+		unitOnes(fs.store, &ones)
 	}
 	var v simhash.Vector
 	for i := range v {
 		v[i] = 2*ones[i] - total
 	}
 	return v
+}
+
+// unitOnes counts, for each bit, the features that have it set, when every weight
+// is 1 (as in Sign): eight bits of every byte are counted at once, each in a byte of
+// an accumulator that is emptied before it can overflow.
+func unitOnes(store []feature, ones *[64]int) {
+	const lsb = 0x0101010101010101
+	var acc [8]uint64
+	flush := func() {
+		for j := range acc {
+			for k := 0; k < 8; k++ {
+				ones[k*8+j] += int(acc[j] >> (8 * k) & 0xFF)
+			}
+			acc[j] = 0
+		}
+	}
+	for i, f := range store {
+		for j := range acc {
+			acc[j] += f.sum >> j & lsb
+		}
+		if i%255 == 254 {
+			flush()
+		}
+	}
+	flush()
 }
 
 // featureSets recycles feature buffers between fingerprints: a crawler fingerprints
@@ -96,7 +128,7 @@ func putFeatureSet(fs *featureSet) {
 		return // a giant page's buffers are not worth keeping
 	}
 	clear(fs.feats)
-	fs.store, fs.feats = fs.store[:0], fs.feats[:0]
+	fs.store, fs.feats, fs.mixed = fs.store[:0], fs.feats[:0], false
 	featureSets.Put(fs)
 }
 
@@ -114,12 +146,105 @@ func normalize(s string) string {
 	if ascii {
 		return strings.ToLower(s)
 	}
+	if out, ok := foldStable(s); ok {
+		return out
+	}
 	return cases.Fold().String(norm.NFKC.String(s))
+}
+
+// foldStable is normalize for text whose every rune is in the fold table (most
+// Cyrillic, Greek, CJK and accented Latin text, full-width punctuation): runes that
+// combine with nothing before them (canonical class 0, not composing backward) and
+// that NFKC maps to one such rune are normalised each on its own, as no composition
+// can join two of them (UAX #15), and their NFKC and case folding is one rune,
+// looked up. ok is false when some rune is not in the table (or is an invalid byte):
+// the caller takes the long way.
+func foldStable(s string) (string, bool) {
+	t := foldTable()
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		r, n := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRuneInString(s[i:])
+		}
+		if r >= runeClassSize || t[r] == 0 {
+			return "", false // also an invalid byte: U+FFFD of size 1 is not in the table
+		}
+		b.WriteRune(rune(t[r]))
+		i += n
+	}
+	return b.String(), true
+}
+
+var (
+	foldOnce  sync.Once
+	foldRunes *[runeClassSize]uint16
+)
+
+// freeStarter reports a rune that starts a segment for NFKC and cannot combine with
+// the rune before it.
+func freeStarter(r rune) bool {
+	p := norm.NFKC.PropertiesString(string(r))
+	return p.CCC() == 0 && p.BoundaryBefore()
+}
+
+// foldTable maps each rune of the Basic Multilingual Plane that foldStable may
+// handle to its case folding, 0 for the others; built on first use.
+func foldTable() *[runeClassSize]uint16 {
+	foldOnce.Do(func() {
+		t := new([runeClassSize]uint16)
+		fold := cases.Fold()
+		for r := rune(1); r < runeClassSize; r++ {
+			if r >= 0xD800 && r <= 0xDFFF {
+				continue // surrogates are not runes of UTF-8 text
+			}
+			if !freeStarter(r) {
+				continue
+			}
+			n := []rune(norm.NFKC.String(string(r))) // full-width forms, ligatures, ...
+			if len(n) != 1 || !freeStarter(n[0]) {
+				continue
+			}
+			f := []rune(fold.String(string(n)))
+			if len(f) == 1 && f[0] != 0 && f[0] < runeClassSize && f[0] != utf8.RuneError {
+				t[r] = uint16(f[0])
+			}
+		}
+		t[utf8.RuneError] = 0 // an invalid byte and U+FFFD read alike: leave both to the long way
+		foldRunes = t
+	})
+	return foldRunes
 }
 
 // isUnspacedScript reports whether r belongs to a script written without spaces
 // between words, where features are character bigrams.
 func isUnspacedScript(r rune) bool {
+	if r < 0x0E00 {
+		return false
+	}
+	if r < runeClassSize {
+		return runeClasses()[r]&classUnspaced != 0
+	}
+	return unspacedScript(r)
+}
+
+// isWordRune reports whether r is part of a word in a spaced script. Combining marks
+// count so that Devanagari, Arabic or decomposed Latin words are not split.
+func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+	}
+	if r < runeClassSize {
+		return runeClasses()[r]&classWord != 0
+	}
+	return wordRune(r)
+}
+
+// unspacedScript and wordRune are isUnspacedScript and isWordRune by the Unicode
+// tables; every rune of a page's text goes through them several times (letters,
+// features, digest), so the Basic Multilingual Plane's answers are kept in a table.
+func unspacedScript(r rune) bool {
 	switch {
 	case r < 0x0E00:
 		return false
@@ -130,95 +255,49 @@ func isUnspacedScript(r rune) bool {
 		unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
 }
 
-// isWordRune reports whether r is part of a word in a spaced script. Combining marks
-// count so that Devanagari, Arabic or decomposed Latin words are not split.
-func isWordRune(r rune) bool {
-	if r < utf8.RuneSelf {
-		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
-	}
+func wordRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.M, r)
+}
+
+// Rune classes of the table.
+const (
+	classUnspaced uint8 = 1 << iota
+	classWord
+
+	runeClassSize = 0x10000 // the Basic Multilingual Plane
+)
+
+var (
+	classOnce  sync.Once
+	classTable *[runeClassSize]uint8
+)
+
+// runeClasses returns the class table, built on first use (a few milliseconds).
+func runeClasses() *[runeClassSize]uint8 {
+	classOnce.Do(func() {
+		t := new([runeClassSize]uint8)
+		for r := rune(0); r < runeClassSize; r++ {
+			if unspacedScript(r) {
+				t[r] |= classUnspaced
+			}
+			if r >= utf8.RuneSelf && wordRune(r) || r < utf8.RuneSelf && isWordRune(r) {
+				t[r] |= classWord
+			}
+		}
+		classTable = t
+	})
+	return classTable
 }
 
 // add appends the features of one block of normalised text, all with weight. With
 // maskNumbers every all-digit word reads as "#": in the short lines beside an article
 // the numbers are clocks and counters (see mainBlocks).
 func (fs *featureSet) add(text string, weight int, maskNumbers bool) {
-	var (
-		buf      []byte // scratch for the bytes of one feature
-		prevWord []byte // previous word of the current chain (valid when chainLen > 0)
-		word     []byte // word being read
-		chainLen int    // words in the current chain
-		prevCJK  rune   // previous rune of the current unspaced run, -1 if none
-		runLen   int
-	)
-	emit := func(b []byte) {
-		if len(fs.store) < maxFeatures {
-			fs.store = append(fs.store, feature{sum: xxhash.Sum64(b), weight: weight})
-		}
-	}
-	endWord := func() {
-		if len(word) == 0 {
-			return
-		}
-		if maskNumbers && allDigits(word) {
-			word = append(word[:0], '#')
-		}
-		if chainLen > 0 {
-			buf = append(append(append(buf[:0], prevWord...), ' '), word...)
-			emit(buf)
-		}
-		prevWord = append(prevWord[:0], word...)
-		chainLen++
-		word = word[:0]
-	}
-	endChain := func() {
-		endWord()
-		if chainLen == 1 {
-			emit(prevWord)
-		}
-		chainLen = 0
-	}
-	endRun := func() {
-		if runLen == 1 {
-			buf = utf8.AppendRune(buf[:0], prevCJK)
-			emit(buf)
-		}
-		prevCJK, runLen = -1, 0
-	}
-	prevCJK = -1
+	sh := fs.shingler(weight, maskNumbers)
 	for _, r := range text {
-		switch {
-		case r == utf8.RuneError:
-			// A stray invalid byte is not text: skip it without breaking the word or
-			// the run it fell into, so the same page with its bad bytes elsewhere
-			// (they move with the boilerplate) keeps its features.
-		case isUnspacedScript(r):
-			if runLen == 0 {
-				// An unspaced run interrupts the word chain on both sides.
-				endChain()
-			}
-			if prevCJK >= 0 {
-				buf = utf8.AppendRune(utf8.AppendRune(buf[:0], prevCJK), r)
-				emit(buf)
-			}
-			prevCJK = r
-			runLen++
-		case isWordRune(r):
-			if runLen > 0 {
-				endRun()
-			}
-			word = utf8.AppendRune(word, r)
-		default:
-			endWord()
-			if runLen > 0 {
-				endRun()
-			}
-		}
+		sh.step(r, classOf(r))
 	}
-	endChain()
-	if runLen > 0 {
-		endRun()
-	}
+	sh.end()
 }
 
 // allDigits reports whether a word is a number.

@@ -44,21 +44,8 @@ func Fingerprint(body []byte, contentType string) (hash uint64, ok bool) {
 // MainText returns a page's headline and article text (see Text), or ok=false when
 // the body has no usable text (empty, binary, mis-decoded).
 func MainText(body []byte, contentType string) (t Text, ok bool) {
-	decoded, isHTML, ok := decodePage(body, contentType)
-	if !ok {
-		return Text{}, false
-	}
-	if !isHTML {
-		t = Text{Body: collapseLines(string(decoded))}
-	} else {
-		t = extract(parseDoc(decoded))
-	}
-	if t.Title == "" && t.Body == "" || !utf8.Valid(decoded) && !usableText(t.Title+"\n"+t.Body) {
-		// Valid UTF-8 was checked for letters by the extractor (a paragraph has
-		// some); text with invalid bytes must not be mostly replacement characters.
-		return Text{}, false
-	}
-	return t, true
+	p, _ := Parse(body, contentType, nil)
+	return p.mainText()
 }
 
 // collapseLines folds white space inside each line of plain text.
@@ -88,12 +75,10 @@ func textSignature(t Text) (textSums, bool) {
 	if s, ok := recent.get(key); ok {
 		return s, true
 	}
-	title, body := normalize(t.Title), normalize(t.Body)
-	h, ok := normalizedSimhash(title, body)
+	s, ok := signText(normalize(t.Title), normalize(t.Body))
 	if !ok {
 		return textSums{}, false
 	}
-	s := textSums{simhash: h, text: maskedDigest(body), title: maskedDigest(title)}
 	recent.put(key, s)
 	return s, true
 }
@@ -217,14 +202,24 @@ func SeedPageText(body []byte, contentType string) (text string, ok bool) {
 // decodePage checks that a body is text and decodes it to UTF-8; isHTML tells markup
 // from plain text.
 func decodePage(body []byte, contentType string) (decoded []byte, isHTML, ok bool) {
+	decoded, isHTML, _, ok = decodeText(body, contentType)
+	return decoded, isHTML, ok
+}
+
+// decodeText is decodePage, also saying whether the decoded text is valid UTF-8.
+func decodeText(body []byte, contentType string) (decoded []byte, isHTML, valid, ok bool) {
 	if len(body) == 0 {
-		return nil, false, false
+		return nil, false, false, false
 	}
 	if len(body) > MaxFingerprintBody {
 		body = body[:MaxFingerprintBody]
 	}
 	media := ""
-	if contentType != "" {
+	switch contentType {
+	case "":
+	case "text/html", "text/html; charset=utf-8", "text/html; charset=UTF-8":
+		media = "text/html" // what mime.ParseMediaType makes of the commonest, without its map
+	default:
 		if mt, _, err := mime.ParseMediaType(contentType); err == nil {
 			media = mt
 		}
@@ -234,23 +229,24 @@ func decodePage(body []byte, contentType string) (decoded []byte, isHTML, ok boo
 	}
 	isHTML = media == "text/html" || media == "application/xhtml+xml"
 	if !isHTML && !isTextual(media) {
-		return nil, false, false
+		return nil, false, false, false
 	}
 	if looksBinary(body) {
-		return nil, false, false
+		return nil, false, false, false
 	}
 	decoded, guessed := decode(body, contentType)
 	if guessed && !plausibleLatin(decoded) {
 		// Undeclared, not UTF-8, and not Western text either: bytes in an encoding we
 		// cannot tell (or no encoding at all). Unknown, not a fingerprint of mojibake.
-		return nil, false, false
+		return nil, false, false, false
 	}
-	if !utf8.Valid(decoded) && !usableText(string(decoded)) {
+	valid = utf8.Valid(decoded)
+	if !valid && !usableText(string(decoded)) {
 		// Checked on the whole body: a mis-decoded block has no letters left and would
 		// silently drop out of the main text, leaving a fingerprint of the chrome.
-		return nil, false, false
+		return nil, false, false, false
 	}
-	return decoded, isHTML, true
+	return decoded, isHTML, valid, true
 }
 
 // pageBlocks decodes a body and returns the seed extractor's weighted main-text

@@ -2,13 +2,17 @@ package revisit
 
 import (
 	"bytes"
+	"math/rand"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mfonda/simhash"
+	"golang.org/x/text/cases"
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/simplifiedchinese"
+	"golang.org/x/text/unicode/norm"
 )
 
 func mustFingerprint(t *testing.T, body, contentType string) uint64 {
@@ -272,13 +276,84 @@ func TestFingerprintCacheAgreesWithComputation(t *testing.T) {
 // The hand-rolled vote equals the library's, bit for bit, on real features.
 func TestVectorMatchesLibrary(t *testing.T) {
 	for _, script := range []string{"chinese", "english", "russian"} {
-		fs := getFeatureSet()
-		for i, p := range articles[script][0] {
-			fs.add(normalize(p), 1+i%4, i%2 == 0)
+		for _, unit := range []bool{false, true} {
+			fs := getFeatureSet()
+			for k := 0; k < 40; k++ { // over 255 features: the unit path's accumulators are emptied
+				for i, p := range articles[script][k%2] {
+					w := 1
+					if !unit {
+						w = 1 + i%4
+					}
+					fs.add(normalize(p), w, i%2 == 0)
+				}
+			}
+			if got, want := fs.vector(), simhash.Vectorize(fs.GetFeatures()); got != want {
+				t.Fatalf("%s (unit weights %v): vector %v, library %v", script, unit, got, want)
+			}
+			putFeatureSet(fs)
 		}
-		if got, want := fs.vector(), simhash.Vectorize(fs.GetFeatures()); got != want {
-			t.Fatalf("%s: vector %v, library %v", script, got, want)
+	}
+}
+
+// TestRuneClassTable: the table of the Basic Multilingual Plane answers as the
+// Unicode tables do for every rune, and runes above it are still classified.
+func TestRuneClassTable(t *testing.T) {
+	for r := rune(0); r < 0x20000; r++ {
+		word := wordRune(r)
+		if r < utf8.RuneSelf {
+			word = r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
 		}
-		putFeatureSet(fs)
+		if isWordRune(r) != word || isUnspacedScript(r) != unspacedScript(r) {
+			t.Fatalf("%U %q: word %v unspaced %v, tables say %v %v", r, r, isWordRune(r), isUnspacedScript(r), word, unspacedScript(r))
+		}
+	}
+}
+
+// TestNormalizeFoldTable: the fold table's short way gives what NFKC and case
+// folding give, for every rune of the Basic Multilingual Plane alone and next to
+// others (a letter, a combining mark, a Hangul jamo, an invalid byte, random runes of
+// the table and any rune), and for the test articles in every script.
+func TestNormalizeFoldTable(t *testing.T) {
+	slow := func(s string) string { return cases.Fold().String(norm.NFKC.String(s)) }
+	var texts []string
+	for _, script := range []string{"chinese", "english", "russian"} {
+		for _, a := range articles[script] {
+			texts = append(texts, strings.Join(a, "\n"), strings.ToUpper(strings.Join(a, " ")))
+		}
+	}
+	for r := rune(0x80); r < 0x10000; r++ {
+		if r >= 0xD800 && r <= 0xDFFF {
+			continue
+		}
+		c := string(r)
+		texts = append(texts, c, "Ä"+c, c+"Σ", c+"\u0301", c+"\u1161", c+"\xff", "Ǆ"+c+"ß")
+	}
+	// Runes of the table next to each other and to any rune.
+	var in, all []rune
+	for r := rune(1); r < 0x10000; r++ {
+		if foldTable()[r] != 0 {
+			in = append(in, r)
+		}
+		if r < 0xD800 || r > 0xDFFF {
+			all = append(all, r)
+		}
+	}
+	rng := rand.New(rand.NewSource(1))
+	for _, r := range in {
+		for k := 0; k < 8; k++ {
+			texts = append(texts, string(r)+string(in[rng.Intn(len(in))])+string(r)+string(all[rng.Intn(len(all))]))
+		}
+	}
+	short := 0
+	for _, s := range texts {
+		if got, want := normalize(s), slow(s); got != want {
+			t.Fatalf("normalize(%+q) = %+q, NFKC and folding give %+q", s, got, want)
+		}
+		if _, ok := foldStable(s); ok {
+			short++
+		}
+	}
+	if short < len(texts)/4 {
+		t.Fatalf("only %d of %d texts took the short way", short, len(texts))
 	}
 }

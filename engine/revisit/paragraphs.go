@@ -2,7 +2,6 @@ package revisit
 
 import (
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/html/atom"
@@ -50,7 +49,8 @@ func (d *doc) paragraphText(p paragraph) string {
 
 // paragraphs groups the runs into paragraphs.
 func (d *doc) paragraphs() []paragraph {
-	var out []paragraph
+	out := d.paras[:0] // the tree's own buffer: paragraphs live as long as it
+	defer func() { d.paras = out }()
 	for i, r := range d.runs {
 		n, commas := textCounts(d.runText(r))
 		if len(out) == 0 || r.brk || out[len(out)-1].block != r.block {
@@ -112,33 +112,50 @@ func (d *doc) headline(removed []bool) string {
 	if d.ogTitle != "" {
 		return collapseSpace(d.ogTitle)
 	}
-	return collapseSpace(d.title)
+	return string(appendCollapsed(nil, d.title))
 }
 
 // joinParagraphs returns the text of the paragraphs keep accepts, one a line. Each
-// paragraph's runs are gathered into one reused buffer and folded straight into the
-// result (appendCollapsed): no string per paragraph, as the main text of every page
-// fetched is built here.
+// paragraph is folded straight from the page's text into one buffer sized for the
+// whole page (appendCollapsed): no string per paragraph, no growing, as the main text
+// of every page fetched is built here.
 func (d *doc) joinParagraphs(paras []paragraph, keep func(paragraph) bool) string {
-	var out, line []byte
+	out := d.out[:0]
+	if n := len(d.text) + len(paras); cap(out) < n {
+		out = make([]byte, 0, n)
+	}
 	for _, p := range paras {
 		if p.letters == 0 || !keep(p) {
 			continue
-		}
-		line = line[:0]
-		for _, r := range d.runs[p.runStart:p.runEnd] {
-			line = append(line, d.runText(r)...)
 		}
 		mark := len(out)
 		if mark > 0 {
 			out = append(out, '\n')
 		}
 		start := len(out)
-		if out = appendCollapsed(out, line); len(out) == start {
+		if out = appendCollapsed(out, d.paragraphBytes(p)); len(out) == start {
 			out = out[:mark] // all white space: no line
 		}
 	}
+	d.out = out
 	return string(out)
+}
+
+// paragraphBytes is the text of a paragraph's runs. parseDoc lays runs end to end in
+// the page's text, so this is a slice of it; were they not, they are gathered.
+func (d *doc) paragraphBytes(p paragraph) []byte {
+	runs := d.runs[p.runStart:p.runEnd]
+	for i := 1; i < len(runs); i++ {
+		if runs[i].start != runs[i-1].end {
+			line := d.line[:0]
+			for _, r := range runs {
+				line = append(line, d.runText(r)...)
+			}
+			d.line = line
+			return line
+		}
+	}
+	return d.text[runs[0].start:runs[len(runs)-1].end]
 }
 
 // collapseSpace trims s and folds each run of white space into one space.
@@ -173,7 +190,7 @@ func appendCollapsed(dst, s []byte) []byte {
 		}
 		r, n := utf8.DecodeRune(s[i:])
 		i += n
-		if unicode.IsSpace(r) || r == 0xA0 {
+		if spaceRune(r) {
 			space = len(dst) > start
 			continue
 		}
@@ -181,9 +198,23 @@ func appendCollapsed(dst, s []byte) []byte {
 			dst = append(dst, ' ')
 			space = false
 		}
-		dst = utf8.AppendRune(dst, r)
+		if r == utf8.RuneError && n == 1 {
+			dst = utf8.AppendRune(dst, r) // an invalid byte reads as U+FFFD
+		} else {
+			dst = append(dst, s[i-n:i]...)
+		}
 	}
 	return dst
+}
+
+// spaceRune is unicode.IsSpace for runes above ASCII (NO-BREAK SPACE among them),
+// without its table walk: the Unicode White_Space runes are these few.
+func spaceRune(r rune) bool {
+	switch r {
+	case 0x85, 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200A
 }
 
 // asciiSpace reports the ASCII white space collapseSpace folds.

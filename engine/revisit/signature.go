@@ -1,8 +1,6 @@
 package revisit
 
 import (
-	"unicode/utf8"
-
 	"github.com/cespare/xxhash/v2"
 )
 
@@ -27,7 +25,13 @@ type Signature struct {
 // Sign extracts a page's main text and returns its change signature with the text,
 // or ok=false when the body has no usable text (see Fingerprint).
 func Sign(body []byte, contentType string) (sig Signature, t Text, ok bool) {
-	t, ok = MainText(body, contentType)
+	p, _ := Parse(body, contentType, nil)
+	return p.sign()
+}
+
+// sign is Sign of the parsed body.
+func (p *Parsed) sign() (sig Signature, t Text, ok bool) {
+	t, ok = p.mainText()
 	if !ok {
 		return Signature{}, Text{}, false
 	}
@@ -36,7 +40,7 @@ func Sign(body []byte, contentType string) (sig Signature, t Text, ok bool) {
 		return Signature{}, Text{}, false
 	}
 	sig.SimHash, sig.Text, sig.Title = sums.simhash, sums.text, sums.title
-	sig.Page = xxhash.Sum64(body)
+	sig.Page = xxhash.Sum64(p.body)
 	sig.Fallback = t.Fallback
 	return sig, t, true
 }
@@ -80,73 +84,6 @@ func maybeMonth(tok string) bool {
 		return true
 	}
 	return false
-}
-
-// maskedDigest digests normalised text (NFKC, case-folded: see normalize) with numbers, the time units
-// after them and month and day names masked. Words, and each character of unspaced
-// scripts (CJK), are the units, so the digest ignores spacing and punctuation
-// changes. Empty text digests to 0.
-func maskedDigest(text string) uint64 {
-	if text == "" {
-		return 0
-	}
-	d := xxhash.New()
-	afterNumber := false
-	n := 0
-	emit := func(tok string) {
-		d.WriteString(tok)
-		d.Write([]byte{0})
-		n++
-	}
-	forEachToken(text, func(tok string) {
-		switch {
-		case isNumberToken(tok):
-			if !afterNumber {
-				emit("#")
-			}
-			afterNumber = true
-		case afterNumber && timeUnits[tok]:
-			// "5 minutes ago", "3分钟前": the unit goes with its number
-		case maybeMonth(tok) && monthNames[tok]:
-			emit("#")
-			afterNumber = true
-		default:
-			afterNumber = false
-			emit(tok)
-		}
-	})
-	if n == 0 {
-		return 0
-	}
-	return d.Sum64()
-}
-
-// forEachToken calls fn with each word of a spaced script and each rune of an
-// unspaced one, in order.
-func forEachToken(s string, fn func(string)) {
-	start := -1
-	for i, r := range s {
-		switch {
-		case isUnspacedScript(r):
-			if start >= 0 {
-				fn(s[start:i])
-				start = -1
-			}
-			fn(s[i : i+utf8.RuneLen(r)])
-		case isWordRune(r):
-			if start < 0 {
-				start = i
-			}
-		default:
-			if start >= 0 {
-				fn(s[start:i])
-				start = -1
-			}
-		}
-	}
-	if start >= 0 {
-		fn(s[start:])
-	}
 }
 
 // isNumberToken reports a token that is a number, or a number with a unit glued to

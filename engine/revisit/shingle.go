@@ -1,0 +1,271 @@
+package revisit
+
+import (
+	"unicode/utf8"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/mfonda/simhash"
+)
+
+// The two readings of a normalised main text, SimHash features (features.go) and
+// the masked digest (signature.go), as rune-at-a-time machines, so that Sign walks
+// the text once for both (signText) and classifies each rune once.
+
+// Rune kinds for the machines (classOf).
+const (
+	kindOther    = iota // space, punctuation, symbols
+	kindWord            // part of a word of a spaced script (isWordRune)
+	kindUnspaced        // a character of an unspaced script (isUnspacedScript)
+	kindInvalid         // utf8.RuneError: a stray invalid byte
+)
+
+// classOf is the kind of a rune.
+func classOf(r rune) uint8 {
+	switch {
+	case r < utf8.RuneSelf:
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return kindWord
+		}
+		return kindOther
+	case r == utf8.RuneError:
+		return kindInvalid
+	case isUnspacedScript(r):
+		return kindUnspaced
+	case isWordRune(r):
+		return kindWord
+	}
+	return kindOther
+}
+
+// shingler turns one block of text into features: word 2-shingles in spaced
+// scripts, character bigrams in unspaced ones, a lone word or character as a
+// unigram (see features.go). Its buffers live in the feature set and are reused.
+type shingler struct {
+	fs          *featureSet
+	weight      int
+	maskNumbers bool
+	buf         []byte // scratch for the bytes of one feature
+	prevWord    []byte // previous word of the current chain (valid when chainLen > 0)
+	word        []byte // word being read
+	chainLen    int    // words in the current chain
+	prevCJK     rune   // previous rune of the current unspaced run, -1 if none
+	runLen      int
+}
+
+// shingler starts a block of features of one weight.
+func (fs *featureSet) shingler(weight int, maskNumbers bool) *shingler {
+	if weight != 1 {
+		fs.mixed = true
+	}
+	sh := &fs.sh
+	sh.fs, sh.weight, sh.maskNumbers = fs, weight, maskNumbers
+	sh.word, sh.chainLen, sh.prevCJK, sh.runLen = sh.word[:0], 0, -1, 0
+	return sh
+}
+
+func (sh *shingler) emit(b []byte) {
+	if len(sh.fs.store) < maxFeatures {
+		sh.fs.store = append(sh.fs.store, feature{sum: xxhash.Sum64(b), weight: sh.weight})
+	}
+}
+
+// step reads one rune of kind k.
+func (sh *shingler) step(r rune, k uint8) {
+	switch k {
+	case kindInvalid:
+		// A stray invalid byte is not text: skip it without breaking the word or
+		// the run it fell into, so the same page with its bad bytes elsewhere
+		// (they move with the boilerplate) keeps its features.
+	case kindUnspaced:
+		if sh.runLen == 0 {
+			// An unspaced run interrupts the word chain on both sides.
+			sh.endChain()
+		}
+		if sh.prevCJK >= 0 {
+			sh.buf = utf8.AppendRune(utf8.AppendRune(sh.buf[:0], sh.prevCJK), r)
+			sh.emit(sh.buf)
+		}
+		sh.prevCJK = r
+		sh.runLen++
+	case kindWord:
+		if sh.runLen > 0 {
+			sh.endRun()
+		}
+		sh.word = utf8.AppendRune(sh.word, r)
+	default:
+		sh.endWord()
+		if sh.runLen > 0 {
+			sh.endRun()
+		}
+	}
+}
+
+// end closes the block.
+func (sh *shingler) end() {
+	sh.endChain()
+	if sh.runLen > 0 {
+		sh.endRun()
+	}
+}
+
+func (sh *shingler) endWord() {
+	if len(sh.word) == 0 {
+		return
+	}
+	if sh.maskNumbers && allDigits(sh.word) {
+		sh.word = append(sh.word[:0], '#')
+	}
+	if sh.chainLen > 0 {
+		sh.buf = append(append(append(sh.buf[:0], sh.prevWord...), ' '), sh.word...)
+		sh.emit(sh.buf)
+	}
+	sh.prevWord = append(sh.prevWord[:0], sh.word...)
+	sh.chainLen++
+	sh.word = sh.word[:0]
+}
+
+func (sh *shingler) endChain() {
+	sh.endWord()
+	if sh.chainLen == 1 {
+		sh.emit(sh.prevWord)
+	}
+	sh.chainLen = 0
+}
+
+func (sh *shingler) endRun() {
+	if sh.runLen == 1 {
+		sh.buf = utf8.AppendRune(sh.buf[:0], sh.prevCJK)
+		sh.emit(sh.buf)
+	}
+	sh.prevCJK, sh.runLen = -1, 0
+}
+
+// digester is maskedDigest as a machine: the tokens of a text (words of spaced
+// scripts, single characters of unspaced ones) with numbers, the time units after
+// them and month and day names masked, gathered into one buffer and hashed once.
+type digester struct {
+	text        string
+	out         []byte // the masked tokens, each ended by a 0 byte
+	start       int    // start of the word being read in text, -1 if none
+	afterNumber bool
+	n           int // tokens emitted
+}
+
+// reset starts the digest of text, keeping the buffer.
+func (d *digester) reset(text string) {
+	d.text, d.out, d.start, d.afterNumber, d.n = text, d.out[:0], -1, false, 0
+}
+
+// step reads the rune of kind k at byte i of the text.
+func (d *digester) step(i int, r rune, k uint8) {
+	switch k {
+	case kindUnspaced:
+		d.endWord(i)
+		d.token(d.text[i : i+utf8.RuneLen(r)])
+	case kindWord:
+		if d.start < 0 {
+			d.start = i
+		}
+	default:
+		d.endWord(i)
+	}
+}
+
+func (d *digester) endWord(i int) {
+	if d.start >= 0 {
+		d.token(d.text[d.start:i])
+		d.start = -1
+	}
+}
+
+// sum ends the text and returns its digest, 0 for a text without tokens.
+func (d *digester) sum() uint64 {
+	d.endWord(len(d.text))
+	if d.n == 0 {
+		return 0
+	}
+	return xxhash.Sum64(d.out)
+}
+
+func (d *digester) emit(tok string) {
+	d.out = append(append(d.out, tok...), 0)
+	d.n++
+}
+
+func (d *digester) token(tok string) {
+	switch {
+	case isNumberToken(tok):
+		if !d.afterNumber {
+			d.emit("#")
+		}
+		d.afterNumber = true
+	case d.afterNumber && timeUnits[tok]:
+		// "5 minutes ago", "3分钟前": the unit goes with its number
+	case monthCandidate(tok) && monthNames[tok]:
+		d.emit("#")
+		d.afterNumber = true
+	default:
+		d.afterNumber = false
+		d.emit(tok)
+	}
+}
+
+// signText returns the SimHash of a normalised headline and body (each paragraph,
+// one a line, a block of weight 1, numbers masked: normalizedSimhash) and their
+// masked digests (maskedDigest), walking each text once.
+func signText(title, body string) (s textSums, ok bool) {
+	fs := getFeatureSet()
+	defer putFeatureSet(fs)
+	d := &fs.dg
+	d.reset(title)
+	if title != "" {
+		sh := fs.shingler(1, true)
+		for i, r := range title {
+			k := classOf(r)
+			sh.step(r, k)
+			d.step(i, r, k)
+		}
+		sh.end()
+	}
+	s.title = d.sum()
+	d.reset(body)
+	sh := fs.shingler(1, true)
+	for i, r := range body {
+		if r == '\n' { // a paragraph ends: its words do not pair with the next one's
+			sh.end()
+			sh = fs.shingler(1, true)
+			d.step(i, r, kindOther)
+			continue
+		}
+		k := classOf(r)
+		sh.step(r, k)
+		d.step(i, r, k)
+	}
+	sh.end()
+	s.text = d.sum()
+	if len(fs.store) == 0 {
+		return textSums{}, false
+	}
+	s.simhash = simhash.Fingerprint(fs.vector())
+	return s, true
+}
+
+// monthShapes holds the length, first and last letter of every month and day name:
+// monthCandidate lets through only words of such a shape to the map, as most words
+// of a text pass maybeMonth.
+var monthShapes = func() (t [10][26][26]bool) {
+	for name := range monthNames {
+		t[len(name)][name[0]-'a'][name[len(name)-1]-'a'] = true
+	}
+	return t
+}()
+
+// monthCandidate is a filter before the monthNames lookup that lets every month and
+// day name through.
+func monthCandidate(tok string) bool {
+	if len(tok) < 3 || len(tok) >= len(monthShapes) {
+		return false
+	}
+	a, z := tok[0]-'a', tok[len(tok)-1]-'a'
+	return a < 26 && z < 26 && monthShapes[len(tok)][a][z]
+}
