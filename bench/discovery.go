@@ -86,8 +86,18 @@ func runDiscoveryBench(args []string) (map[string]any, error) {
 	grace := fs.Float64("grace", 0.25, "days at the end whose articles are not measured")
 	perArticle := fs.Float64("budget", 1.4, "fetches per hour, as a multiple of the sites' mean article rate")
 	seed := fs.Int64("seed", 1, "sandbox seed")
+	live := fs.Bool("live", false, "run the three crawls as real engine runs against the publishing sandbox on loopback (discovery_live.go)")
+	liveHosts := fs.Int("live-hosts", 60, "-live: sandbox hosts")
+	day := fs.Duration("day", 30*time.Second, "-live: real time of one web day")
+	liveBacklog := fs.Duration("live-backlog", 6*time.Hour, "-live: web time the sites have published before the crawl starts")
+	liveWarm := fs.Float64("live-warmup", 1, "-live: web days before measuring")
+	liveMeasure := fs.Float64("live-measure", 1.5, "-live: web days measured")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if *live {
+		return runDiscoveryLive(discLive{hosts: *liveHosts, seed: *seed, dayReal: *day, backlog: *liveBacklog, warmup: *liveWarm,
+			measure: *liveMeasure, grace: *grace, perArticle: *perArticle})
 	}
 	cfg := sandbox.DefaultConfig()
 	cfg.Seed = *seed
