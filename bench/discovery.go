@@ -1,16 +1,21 @@
 package main
 
 // go run ./bench discovery — how soon a new article is stored (issue 18), three
-// crawls at an equal fetch budget.
+// crawls at an equal fetch budget. By default the three are real engine runs against
+// the publishing sandbox on a compressed clock (discovery_live.go); -sim runs the
+// simulation below, which is fast and long (8 web days over 240 hosts) but drives
+// engine/discover's parsing and Poller in the bench's own fetch loop, not the engine.
 //
 // The sandbox's publishing sites (sandbox/publish.go) put out articles at random,
 // heavy-tailed times (Pareto gaps, site rates log-uniform 2..96 a day). Each site
 // announces them in one way: an RSS or Atom feed (linked from its entry page), a
 // sitemap, a news sitemap, a sitemap index (news + archive), a sitemap whose lastmod
 // is always "now" (not declared in robots.txt, found at /sitemap.xml), or nothing.
-// Every host's entry page lists its latest 20 articles (www: of all hosts).
+// Every host's entry page lists its latest 20 articles (www: of all hosts). (The
+// served sandbox has an entry page on www only; the simulation also polls the
+// section hosts' entry pages of its model.)
 //
-// Time is simulated (no servers): documents are rendered by the model at the
+// -sim: time is simulated (no servers): documents are rendered by the model at the
 // simulated instant and parsed by engine/discover exactly as the engine does. Each
 // crawl has the same fetcher, budget fetches per hour (one slot every 3600/budget
 // s), and fetches a found article in the first free slot (articles before polls).
@@ -23,6 +28,8 @@ package main
 //	ours          the same sources, each on its learned interval (discover.Poller:
 //	              rates from the new URLs each poll brings, the poll budget split by
 //	              the square-root rule); a slot with nothing due is left unused
+//	ours_revisit_estimator  ours with revisit.EstimateRate's rate in place of the
+//	              Poller's count (discovery_estimator.go), reported under its own key
 //
 // Sitemaps are scoped as the engine scopes them (discover.Allowed): a sitemap declared
 // in robots.txt speaks for every host of its site (each host's robots.txt names it,
@@ -85,13 +92,14 @@ type discResult struct {
 
 func runDiscoveryBench(args []string) (map[string]any, error) {
 	fs := flag.NewFlagSet("discovery", flag.ContinueOnError)
-	hosts := fs.Int("hosts", 240, "sandbox hosts")
-	days := fs.Float64("days", 8, "simulated days")
-	warm := fs.Float64("warmup", 1, "days before measuring")
+	hosts := fs.Int("hosts", 240, "-sim: sandbox hosts")
+	days := fs.Float64("days", 8, "-sim: simulated days")
+	warm := fs.Float64("warmup", 1, "-sim: days before measuring")
 	grace := fs.Float64("grace", 0.25, "days at the end whose articles are not measured")
 	perArticle := fs.Float64("budget", 1.4, "fetches per hour, as a multiple of the sites' mean article rate")
 	seed := fs.Int64("seed", 1, "sandbox seed")
-	live := fs.Bool("live", false, "run the three crawls as real engine runs against the publishing sandbox on loopback (discovery_live.go)")
+	sim := fs.Bool("sim", false, "the simulation (simulated time, no servers) instead of the live engine runs")
+	live := fs.Bool("live", true, "the three crawls as real engine runs against the publishing sandbox on loopback (discovery_live.go; the default)")
 	liveHosts := fs.Int("live-hosts", 60, "-live: sandbox hosts")
 	day := fs.Duration("day", 30*time.Second, "-live: real time of one web day")
 	liveBacklog := fs.Duration("live-backlog", 6*time.Hour, "-live: web time the sites have published before the crawl starts")
@@ -100,7 +108,7 @@ func runDiscoveryBench(args []string) (map[string]any, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	if *live {
+	if *live && !*sim {
 		return runDiscoveryLive(discLive{hosts: *liveHosts, seed: *seed, dayReal: *day, backlog: *liveBacklog, warmup: *liveWarm,
 			measure: *liveMeasure, grace: *grace, perArticle: *perArticle})
 	}
