@@ -120,6 +120,12 @@ func (e *Engine) record(o Outcome) {
 		e.c.bytesFetched.Add(int64(len(res.Body)))
 		e.countCost(t, res)
 		capture = e.saveCaptures(o, o.Kind == "" && res.Status/100 == 2)
+		if res.RobotsRead && e.disc != nil {
+			// The origin's robots.txt Sitemap lines ride on its first response,
+			// whatever it was: a 404 or a redirect never reaches discoverFrom, and
+			// the host's cross-submission would be lost for the crawl (issue 18).
+			e.queueRobotsSitemaps(t, res)
+		}
 	}
 	l := o.Lane
 	switch {
