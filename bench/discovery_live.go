@@ -149,6 +149,10 @@ func runDiscoveryLive(l discLive) (map[string]any, error) {
 	return out, nil
 }
 
+// discLiveRevisitBudget gives all three crawls entry_only's revisit budget
+// (-revisit-budget; default false: ours and fixed_poller keep the engine default).
+var discLiveRevisitBudget = false
+
 // discLiveReal is the real duration of a web duration.
 func discLiveReal(l discLive, web time.Duration) time.Duration {
 	return max(time.Duration(float64(web)/l.scale()), time.Millisecond)
@@ -173,11 +177,13 @@ func discLiveOptions(l discLive, sb *sandbox.Sandbox, crawl string, budget float
 	o.Politeness = engine.DefaultPoliteness().Scaled(scale)
 	o.Scope.Include = []string{`^https?://[^/]+/$`, `/story/`, `\.xml$`}
 	rv := o.Revisit
-	if crawl == "entry_only" {
+	if discLiveRevisitBudget || crawl == "entry_only" {
 		// Revisits are entry_only's only way to new articles: a revisit budget
 		// (fetches per page per web day, over every stored page) that spends the
-		// fetch budget once the pages it will have stored by mid-measure are in.
-		// The others keep the engine's default (revisit.budget 0.1).
+		// fetch budget once the pages stored by mid-measure are in. ours and
+		// fixed_poller keep the engine's default (revisit.budget 0.1) unless
+		// -revisit-budget: with it, a crawl that polls when due would spend the
+		// whole fetch budget on revisits too.
 		pages := float64(len(o.Seeds)) + budget/l.perArticle*(l.backlog.Hours()+24*(l.warmup+l.measure/2))
 		rv.Budget = budget * 24 / pages
 	}
@@ -329,13 +335,33 @@ func discLiveRun(l discLive, crawl string, budget float64, fixed time.Duration) 
 		ms = append(ms, fmt.Sprintf("%s %d/%d", m, n[1], n[0]))
 	}
 	sort.Strings(ms)
-	unique := map[string]bool{}
-	for _, r := range sb.Truth().Requests() {
-		if !r.Start.Before(realFrom) && r.Start.Before(realUntil) && r.Kind == sandbox.KindArticle {
-			unique[r.URL] = true
+	// The window's article fetches: first fetches of articles published in it or
+	// before it (a backlog), and refetches (page revisits).
+	pubAt := map[string]time.Time{}
+	for _, ps := range sb.Web().PublishingSites() {
+		for _, a := range sb.Web().Published(ps.Domain, start.Add(-l.backlog), end) {
+			pubAt[a.URL] = a.Published
 		}
 	}
-	note := fmt.Sprintf("measured window: %d requests (%s; %d distinct articles); found by announce mode %s; %d pages stored in all",
-		res.fetches, strings.Join(ks, ", "), len(unique), strings.Join(ms, ", "), len(stored))
+	fetched := map[string]bool{}
+	var firstNew, firstOld, refetch int
+	for _, r := range sb.Truth().Requests() {
+		if r.Kind != sandbox.KindArticle || r.Status != http.StatusOK {
+			continue
+		}
+		in := !r.Start.Before(realFrom) && r.Start.Before(realUntil)
+		switch {
+		case !in:
+		case fetched[r.URL]:
+			refetch++
+		case pubAt[r.URL].Before(from):
+			firstOld++
+		default:
+			firstNew++
+		}
+		fetched[r.URL] = true
+	}
+	note := fmt.Sprintf("measured window: %d requests (%s); article fetches: %d first fetches of articles published in the window, %d of older ones, %d refetches; found by announce mode %s; %d pages stored in all",
+		res.fetches, strings.Join(ks, ", "), firstNew, firstOld, refetch, strings.Join(ms, ", "), len(stored))
 	return res, note, nil
 }
