@@ -44,6 +44,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -60,6 +61,14 @@ var discoveryCrawls = []string{"entry_only", "fixed_poller", "ours"}
 // ours with the revisit estimator's rate in place of discover.Poller's count. Its
 // figures go under their own key; the three required maps keep the three crawls.
 const discoveryEstimatorCrawl = "ours_revisit_estimator"
+
+// discoveryPollBudgetCrawl is the live mode's extra crawl: ours with
+// discovery.poll_budget set to the fetch budget less the article rate, as the
+// simulation's ours spends it (discovery_live.go).
+const discoveryPollBudgetCrawl = "ours_poll_budget"
+
+// discoveryExtraCrawls are reported under their own keys.
+var discoveryExtraCrawls = []string{discoveryEstimatorCrawl, discoveryPollBudgetCrawl}
 
 type discSource struct {
 	url   string
@@ -440,7 +449,7 @@ func discoveryReport(rs map[string]*discResult) map[string]any {
 	foundAnn, p95Neither, foundNeither := map[string]any{}, map[string]any{}, map[string]any{}
 	fmt.Printf("\n%-22s %9s %9s %7s %9s %11s %9s %11s %7s %6s\n", "crawl", "p50_s", "p95_s", "found", "found_ann", "found_none", "p95_none", "fetch/new", "polls", "hints")
 	figs := map[string]discoveryFigures{}
-	for _, c := range append(discoveryCrawls[:len(discoveryCrawls):len(discoveryCrawls)], discoveryEstimatorCrawl) {
+	for _, c := range append(discoveryCrawls[:len(discoveryCrawls):len(discoveryCrawls)], discoveryExtraCrawls...) {
 		r := rs[c]
 		if r == nil {
 			continue
@@ -448,7 +457,7 @@ func discoveryReport(rs map[string]*discResult) map[string]any {
 		f := discoveryFiguresOf(r)
 		figs[c] = f
 		fmt.Printf("%-22s %9.0f %9.0f %7.4f %9.4f %11.4f %9.0f %11.3f %7d %6d\n", c, f.p50, f.p95, f.found, f.foundAnn, f.foundNeither, f.p95Neither, f.fpa, r.polls, r.hintRefetches)
-		if c == discoveryEstimatorCrawl {
+		if slices.Contains(discoveryExtraCrawls, c) {
 			continue
 		}
 		p50[c], p95[c], found[c], fpa[c] = f.p50, f.p95, f.found, f.fpa
@@ -472,10 +481,13 @@ func discoveryReport(rs map[string]*discResult) map[string]any {
 		"ours_untrusted_sites":        len(o.untrusted),
 		"ours_hint_refetches":         o.hintRefetches,
 	}
-	if est, ok := figs[discoveryEstimatorCrawl]; ok {
-		out[discoveryEstimatorCrawl] = map[string]any{
-			"latency_p50_s": est.p50, "latency_p95_s": est.p95, "found_share": est.found,
-			"fetches_per_new_article": est.fpa, "found_share_feed_or_sitemap": est.foundAnn,
+	for _, c := range discoveryExtraCrawls {
+		if x, ok := figs[c]; ok {
+			out[c] = map[string]any{
+				"latency_p50_s": x.p50, "latency_p95_s": x.p95, "found_share": x.found,
+				"fetches_per_new_article": x.fpa, "found_share_feed_or_sitemap": x.foundAnn,
+				"found_share_neither": x.foundNeither, "latency_p95_s_neither": x.p95Neither,
+			}
 		}
 	}
 	return out

@@ -36,6 +36,9 @@ package main
 //	              sitemaps and feeds). Written as engine options, not as a separate
 //	              fetcher, so that it differs from ours in the poll schedule only.
 //	ours          the engine's defaults with discovery on (learned poll intervals)
+//	ours_poll_budget  ours with discovery.poll_budget = the fetch budget less the
+//	              article rate (as the simulation's ours spends it), reported under
+//	              its own key
 //
 // Common to all three: the scope is the entry pages, /story/ pages and XML documents
 // (scope.include), so none of the crawls wanders into the sandbox's classic link
@@ -111,9 +114,10 @@ func runDiscoveryLive(l discLive) (map[string]any, error) {
 	notes := map[string]string{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	errs := make(chan error, len(discoveryCrawls))
+	crawls := append(discoveryCrawls[:len(discoveryCrawls):len(discoveryCrawls)], discoveryPollBudgetCrawl)
+	errs := make(chan error, len(crawls))
 	began := time.Now()
-	for _, c := range discoveryCrawls {
+	for _, c := range crawls {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -132,13 +136,13 @@ func runDiscoveryLive(l discLive) (map[string]any, error) {
 	if err := <-errs; err != nil {
 		return nil, err
 	}
-	fmt.Printf("  the three crawls ran at the same time in %v (load %s)\n", time.Since(began).Round(time.Millisecond), loadAvg(1))
-	for _, c := range discoveryCrawls {
-		fmt.Printf("  %-13s %s\n", c, notes[c])
+	fmt.Printf("  the %d crawls ran at the same time in %v (load %s)\n", len(crawls), time.Since(began).Round(time.Millisecond), loadAvg(1))
+	for _, c := range crawls {
+		fmt.Printf("  %-16s %s\n", c, notes[c])
 	}
 	out := discoveryReport(results)
 	perHour := map[string]any{}
-	for _, c := range discoveryCrawls {
+	for _, c := range crawls {
 		perHour[c] = crawlRound(float64(results[c].fetches)/(l.measure*24), 1)
 	}
 	out["mode"] = "live"
@@ -197,6 +201,9 @@ func discLiveOptions(l discLive, sb *sandbox.Sandbox, crawl string, budget float
 	case "fixed_poller":
 		d.MinPoll = discLiveReal(l, fixed)
 		d.MaxPoll = d.MinPoll
+	case discoveryPollBudgetCrawl:
+		// Reads per real hour: the web-hour budget left after articles, scaled.
+		d.PollBudget = (budget - budget/l.perArticle) * scale
 	}
 	o.Discovery = d
 	return o
