@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -47,4 +49,27 @@ func TestCrossSubmissionAfterANotFoundFirstResponse(t *testing.T) {
 	if got := sec.paths(); len(got) == 0 || got[0] != "/robots.txt" {
 		t.Errorf("section host requests %v: want robots.txt first", got)
 	}
+}
+
+// Issue 18, "no regression on sites with neither": a seed's page on a site with no
+// feed or sitemap is polled like a feed, at the pace of the new links it shows. Here
+// the entry page gains an article link every 100 ms while the page revisit policy
+// would wait an hour (revisit.initial); before, the entry page was fetched once.
+func TestEntryPageOfASiteWithNeitherIsPolled(t *testing.T) {
+	s := newDiscoSite(t)
+	start := time.Now()
+	s.raw["/"] = func(int) (string, []byte) {
+		n := int(time.Since(start) / (100 * time.Millisecond))
+		var b strings.Builder
+		b.WriteString(`<html><body><ul>`)
+		for i := n; i > n-5 && i >= 0; i-- {
+			fmt.Fprintf(&b, `<li><a href="/story/%d">story %d</a></li>`, i, i)
+		}
+		b.WriteString(`</ul></body></html>`)
+		return "text/html", []byte(b.String())
+	}
+	o := discoveryPollOptions(t, "http://"+s.host+"/")
+	o.Discovery.Probe = ProbeOff
+	startEngine(t, o)
+	waitForLong(t, 10*time.Second, "the entry page to be fetched 5 times", func() bool { return s.requested("/") >= 5 })
 }

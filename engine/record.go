@@ -204,8 +204,11 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 		e.keepReplacedText(t.URL, page.Revisit)
 		if doc != nil {
 			e.schedulePoll(t.URL, doc, len(links), page.Revisit, at)
-		} else if prev != nil && page.Revisit.Distance >= 0 {
-			e.hintOutcome(t.URL, page.Revisit.Distance > e.opts.Revisit.Threshold)
+		} else {
+			e.pollEntry(t, res, len(links), page.Revisit, at) // a seed of a site with neither feed nor sitemap
+			if prev != nil && page.Revisit.Distance >= 0 {
+				e.hintOutcome(t.URL, page.Revisit.Distance > e.opts.Revisit.Threshold)
+			}
 		}
 	}
 	if prev != nil && prev.HasHash && !ok {
