@@ -63,6 +63,11 @@ import (
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
+// discLiveDefaultBudget is the live mode's fetch budget over the article rate when
+// -budget is not given: room for one page refetch per article (revisit.initial) and
+// the polls. At the simulation's 1.4 every crawl's lane saturates.
+const discLiveDefaultBudget = 3.0
+
 // discLive holds the live mode's settings.
 type discLive struct {
 	hosts      int
