@@ -12,7 +12,8 @@ package main
 // of the stored capture (store.Captures FetchedAt), mapped back to web time.
 //
 // Equal fetches per hour. Each crawl runs with one lane whose fixed pause is the
-// budget's slot (a web hour over the budget): one fetch at a time, at most one per
+// budget's slot (a web hour over the budget), and every request goes through a
+// pacing proxy (discovery_pace.go, the crawl's egress) that starts at most one per
 // slot, whatever the crawl wants. The sandbox's truth log counts what each crawl
 // actually fetched (robots.txt, feeds, sitemaps, 304s, pages), reported per web hour.
 //
@@ -228,6 +229,12 @@ func discLiveRun(l discLive, crawl string, budget float64, fixed time.Duration) 
 	defer os.RemoveAll(dir)
 	db := filepath.Join(dir, "crawl.db")
 	o := discLiveOptions(l, sb, crawl, budget, fixed, db)
+	pace, err := startDiscPace(o.Lanes.DelayMin, sb.DNSAddr())
+	if err != nil {
+		return nil, "", err
+	}
+	defer pace.Close()
+	o.Egress = []string{pace.Spec()}
 	e, err := engine.New(o)
 	if err != nil {
 		return nil, "", err
