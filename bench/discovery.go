@@ -95,6 +95,7 @@ type discResult struct {
 	fetches        int
 	polls          int
 	hintRefetches  int
+	refetches      int // live: article fetches of pages already stored (page revisits)
 	untrusted      []string
 	warnings       map[string]int
 }

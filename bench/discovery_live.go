@@ -151,6 +151,14 @@ func runDiscoveryLive(l discLive) (map[string]any, error) {
 	for _, c := range crawls {
 		perHour[c] = crawlRound(float64(results[c].fetches)/(l.measure*24), 1)
 	}
+	noRefetch := map[string]any{}
+	for _, c := range crawls {
+		r := results[c]
+		noRefetch[c] = crawlRound(float64(r.fetches-r.refetches)/max(1, float64(r.found)), 3)
+	}
+	// What discovery itself costs: the page revisit policy's refetches of stored
+	// articles (revisit.initial, then its estimate) left out.
+	out["fetches_per_new_article_without_page_refetches"] = noRefetch
 	out["mode"] = "live"
 	out["fetch_budget_per_hour"] = crawlRound(budget, 1)
 	out["fetches_per_hour"] = perHour
@@ -380,6 +388,7 @@ func discLiveRun(l discLive, crawl string, budget float64, fixed time.Duration) 
 		}
 		fetched[r.URL] = true
 	}
+	res.refetches = refetch
 	note := fmt.Sprintf("measured window: %d requests (%s); article fetches: %d first fetches of articles published in the window, %d of older ones, %d refetches; found by announce mode %s; %d pages stored in all",
 		res.fetches, strings.Join(ks, ", "), firstNew, firstOld, refetch, strings.Join(ms, ", "), len(stored))
 	return res, note, nil
