@@ -115,6 +115,7 @@ func runDiscoveryBench(args []string) (map[string]any, error) {
 	liveBacklog := fs.Duration("live-backlog", 6*time.Hour, "-live: web time the sites have published before the crawl starts")
 	liveWarm := fs.Float64("live-warmup", 1, "-live: web days before measuring")
 	liveMeasure := fs.Float64("live-measure", 1.5, "-live: web days measured")
+	fs.StringVar(&discLiveTrace, "trace", "", "-live: print this crawl's feeds and sitemaps, every request and every missed article")
 	fs.BoolVar(&discLiveRevisitBudget, "revisit-budget", false, "-live: ours and fixed_poller get entry_only's raised revisit budget too (default: the engine's default revisit.budget)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err

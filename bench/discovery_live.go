@@ -171,6 +171,10 @@ func runDiscoveryLive(l discLive) (map[string]any, error) {
 // (-revisit-budget; default false: ours and fixed_poller keep the engine default).
 var discLiveRevisitBudget = false
 
+// discLiveTrace names a crawl whose sites, requests and missed articles are printed
+// (-trace CRAWL): how the live figures are diagnosed.
+var discLiveTrace string
+
 // discLiveReal is the real duration of a web duration.
 func discLiveReal(l discLive, web time.Duration) time.Duration {
 	return max(time.Duration(float64(web)/l.scale()), time.Millisecond)
@@ -261,14 +265,12 @@ func discLiveRun(l discLive, crawl string, budget float64, fixed time.Duration) 
 		return nil, "", err
 	}
 	res := &discResult{warnings: map[string]int{}}
-	if os.Getenv("DISC_DEBUG") != "" && crawl == os.Getenv("DISC_DEBUG") {
+	if crawl == discLiveTrace {
 		for _, s := range snap.Discovery {
-			fmt.Printf("DEBUG site %+v\n", s)
+			fmt.Printf("trace %s: site %+v\n", crawl, s)
 		}
 		for _, r := range sb.Truth().Requests() {
-			{
-				fmt.Printf("DEBUG req %v %s %d\n", sb.WebTime(r.Start).Sub(start).Round(time.Minute), r.URL, r.Status)
-			}
+			fmt.Printf("trace %s: request at web +%v %s %d\n", crawl, sb.WebTime(r.Start).Sub(start).Round(time.Minute), r.URL, r.Status)
 		}
 	}
 	for _, s := range snap.Discovery {
@@ -336,8 +338,8 @@ func discLiveRun(l discLive, crawl string, budget float64, fixed time.Duration) 
 			}
 			byMode[ps.Announce] = m
 			if !ok {
-				if crawl == os.Getenv("DISC_DEBUG") && ps.Announce != sandbox.AnnounceNone {
-					fmt.Printf("DEBUG missed %s %s published %v\n", ps.Announce, a.URL, a.Published.Sub(start))
+				if crawl == discLiveTrace {
+					fmt.Printf("trace %s: missed (%s) %s published at web +%v\n", crawl, ps.Announce, a.URL, a.Published.Sub(start).Round(time.Minute))
 				}
 				continue
 			}
