@@ -1,16 +1,21 @@
 package main
 
 // go run ./bench discovery — how soon a new article is stored (issue 18), three
-// crawls at an equal fetch budget.
+// crawls at an equal fetch budget. By default the three are real engine runs against
+// the publishing sandbox on a compressed clock (discovery_live.go); -sim runs the
+// simulation below, which is fast and long (8 web days over 240 hosts) but drives
+// engine/discover's parsing and Poller in the bench's own fetch loop, not the engine.
 //
 // The sandbox's publishing sites (sandbox/publish.go) put out articles at random,
 // heavy-tailed times (Pareto gaps, site rates log-uniform 2..96 a day). Each site
 // announces them in one way: an RSS or Atom feed (linked from its entry page), a
 // sitemap, a news sitemap, a sitemap index (news + archive), a sitemap whose lastmod
 // is always "now" (not declared in robots.txt, found at /sitemap.xml), or nothing.
-// Every host's entry page lists its latest 20 articles (www: of all hosts).
+// Every host's entry page lists its latest 20 articles (www: of all hosts). (The
+// served sandbox has an entry page on www only; the simulation also polls the
+// section hosts' entry pages of its model.)
 //
-// Time is simulated (no servers): documents are rendered by the model at the
+// -sim: time is simulated (no servers): documents are rendered by the model at the
 // simulated instant and parsed by engine/discover exactly as the engine does. Each
 // crawl has the same fetcher, budget fetches per hour (one slot every 3600/budget
 // s), and fetches a found article in the first free slot (articles before polls).
@@ -23,6 +28,8 @@ package main
 //	ours          the same sources, each on its learned interval (discover.Poller:
 //	              rates from the new URLs each poll brings, the poll budget split by
 //	              the square-root rule); a slot with nothing due is left unused
+//	ours_revisit_estimator  ours with revisit.EstimateRate's rate in place of the
+//	              Poller's count (discovery_estimator.go), reported under its own key
 //
 // Sitemaps are scoped as the engine scopes them (discover.Allowed): a sitemap declared
 // in robots.txt speaks for every host of its site (each host's robots.txt names it,
@@ -37,6 +44,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -48,6 +56,19 @@ import (
 func init() { register("discovery", runDiscoveryBench) }
 
 var discoveryCrawls = []string{"entry_only", "fixed_poller", "ours"}
+
+// discoveryEstimatorCrawl is the simulation's extra crawl (discovery_estimator.go):
+// ours with the revisit estimator's rate in place of discover.Poller's count. Its
+// figures go under their own key; the three required maps keep the three crawls.
+const discoveryEstimatorCrawl = "ours_revisit_estimator"
+
+// discoveryPollBudgetCrawl is the live mode's extra crawl: ours with
+// discovery.poll_budget set to the fetch budget less the article rate, as the
+// simulation's ours spends it (discovery_live.go).
+const discoveryPollBudgetCrawl = "ours_poll_budget"
+
+// discoveryExtraCrawls are reported under their own keys.
+var discoveryExtraCrawls = []string{discoveryEstimatorCrawl, discoveryPollBudgetCrawl}
 
 type discSource struct {
 	url   string
@@ -74,20 +95,42 @@ type discResult struct {
 	fetches        int
 	polls          int
 	hintRefetches  int
+	refetches      int // live: article fetches of pages already stored (page revisits)
 	untrusted      []string
 	warnings       map[string]int
 }
 
 func runDiscoveryBench(args []string) (map[string]any, error) {
 	fs := flag.NewFlagSet("discovery", flag.ContinueOnError)
-	hosts := fs.Int("hosts", 240, "sandbox hosts")
-	days := fs.Float64("days", 8, "simulated days")
-	warm := fs.Float64("warmup", 1, "days before measuring")
+	hosts := fs.Int("hosts", 240, "-sim: sandbox hosts")
+	days := fs.Float64("days", 8, "-sim: simulated days")
+	warm := fs.Float64("warmup", 1, "-sim: days before measuring")
 	grace := fs.Float64("grace", 0.25, "days at the end whose articles are not measured")
-	perArticle := fs.Float64("budget", 1.4, "fetches per hour, as a multiple of the sites' mean article rate")
+	perArticle := fs.Float64("budget", 1.4, "fetches per hour, as a multiple of the sites' mean article rate (-live default: 3)")
 	seed := fs.Int64("seed", 1, "sandbox seed")
+	sim := fs.Bool("sim", false, "the simulation (simulated time, no servers) instead of the live engine runs")
+	live := fs.Bool("live", true, "the three crawls as real engine runs against the publishing sandbox on loopback (discovery_live.go; the default)")
+	liveHosts := fs.Int("live-hosts", 60, "-live: sandbox hosts")
+	day := fs.Duration("day", 30*time.Second, "-live: real time of one web day")
+	liveBacklog := fs.Duration("live-backlog", 6*time.Hour, "-live: web time the sites have published before the crawl starts")
+	liveWarm := fs.Float64("live-warmup", 1, "-live: web days before measuring")
+	liveMeasure := fs.Float64("live-measure", 1.5, "-live: web days measured")
+	fs.StringVar(&discLiveTrace, "trace", "", "-live: print this crawl's feeds and sitemaps, every request and every missed article")
+	fs.BoolVar(&discLiveRevisitBudget, "revisit-budget", false, "-live: ours and fixed_poller get entry_only's raised revisit budget too (default: the engine's default revisit.budget)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if *live && !*sim {
+		budgetSet := false
+		fs.Visit(func(f *flag.Flag) { budgetSet = budgetSet || f.Name == "budget" })
+		if !budgetSet {
+			// Live, every new page is also refetched by the page revisit policy
+			// (revisit.initial): at 1.4x the article rate every crawl's lane
+			// saturates and queues, and the comparison measures the queue.
+			*perArticle = discLiveDefaultBudget
+		}
+		return runDiscoveryLive(discLive{hosts: *liveHosts, seed: *seed, dayReal: *day, backlog: *liveBacklog, warmup: *liveWarm,
+			measure: *liveMeasure, grace: *grace, perArticle: *perArticle})
 	}
 	cfg := sandbox.DefaultConfig()
 	cfg.Seed = *seed
@@ -111,12 +154,15 @@ func runDiscoveryBench(args []string) (map[string]any, error) {
 	fmt.Printf("discovery: %d publishing sites, %.1f articles/hour, budget %.1f fetches/hour, %.0f days (load %s)\n",
 		len(sites), rate, budget, *days, loadAvg(1))
 	results := map[string]*discResult{}
-	for _, c := range discoveryCrawls {
+	crawls := append(discoveryCrawls[:len(discoveryCrawls):len(discoveryCrawls)], discoveryEstimatorCrawl)
+	for _, c := range crawls {
 		began := time.Now()
 		results[c] = discoveryRun(web, sites, c, budget, start, end, from, until)
-		fmt.Printf("  %-13s ran in %v\n", c, time.Since(began).Round(time.Millisecond))
+		fmt.Printf("  %-22s ran in %v\n", c, time.Since(began).Round(time.Millisecond))
 	}
-	return discoveryReport(results), nil
+	out := discoveryReport(results)
+	out["mode"] = "sim"
+	return out, nil
 }
 
 // discoverySources lists a crawl's poll sources: every host's entry page for
@@ -193,7 +239,10 @@ func discoveryRun(web *sandbox.Web, sites []discSite, crawl string, budget float
 	tree := discover.NewTree()
 	var queue []string // found, not yet fetched
 	slot := time.Duration(float64(time.Hour) / budget)
-	poller := &discover.Poller{MinInterval: slot, MaxInterval: 24 * time.Hour}
+	var poller discPoller = countPoller{&discover.Poller{MinInterval: slot, MaxInterval: 24 * time.Hour}}
+	if crawl == discoveryEstimatorCrawl {
+		poller = newEstimatorPoller(slot, 24*time.Hour)
+	}
 	rr := 0
 	var fetchTimes []time.Time // ours: recent article fetches, for the poll budget
 	for now := start; now.Before(end); now = now.Add(slot) {
@@ -226,12 +275,12 @@ func discoveryRun(web *sandbox.Web, sites []discSite, crawl string, budget float
 			// sitemap/feed fetch interval, is set so the budget is used).
 			src = sources[rr%len(sources)]
 			rr++
-		case "ours":
+		case "ours", discoveryEstimatorCrawl:
 			for len(fetchTimes) > 0 && now.Sub(fetchTimes[0]) > 24*time.Hour {
 				fetchTimes = fetchTimes[1:]
 			}
 			articleRate := float64(len(fetchTimes)) / math.Min(24, math.Max(1, now.Sub(start).Hours()))
-			poller.Budget = math.Max(0.3*budget, budget-articleRate)
+			poller.SetBudget(math.Max(0.3*budget, budget-articleRate))
 			best := time.Time{}
 			for _, s := range sources {
 				n := poller.Next(s.url)
@@ -251,7 +300,7 @@ func discoveryRun(web *sandbox.Web, sites []discSite, crawl string, budget float
 			res.polls++
 		}
 		newItems, total := discoveryPoll(web, src, now, crawl, byURL, &sources, seen, lastDate, trust, tree, &queue, res, measured)
-		if crawl == "ours" {
+		if crawl != "entry_only" && crawl != "fixed_poller" {
 			poller.Observe(src.url, now, newItems, total > 0 && newItems == total)
 		}
 	}
@@ -352,7 +401,7 @@ func discoveryPoll(web *sandbox.Web, src *discSource, now time.Time, crawl strin
 			// A known page whose date moved: due now, if the site's dates are
 			// trusted (ours only; the articles of this model never change, so
 			// every such refetch finds nothing new — and teaches Trust so).
-			if d := e.Latest(); crawl == "ours" && !d.IsZero() && d.After(lastDate[e.URL]) && !lastDate[e.URL].IsZero() {
+			if d := e.Latest(); crawl != "entry_only" && crawl != "fixed_poller" && !d.IsZero() && d.After(lastDate[e.URL]) && !lastDate[e.URL].IsZero() {
 				if trusted {
 					if measured {
 						res.hintRefetches++
@@ -370,9 +419,11 @@ func discoveryPoll(web *sandbox.Web, src *discSource, now time.Time, crawl strin
 	return newItems, total
 }
 
+// discoveryPercentile is the q-quantile of xs; -1 when xs is empty (nothing found,
+// so no latency to report).
 func discoveryPercentile(xs []float64, q float64) float64 {
 	if len(xs) == 0 {
-		return math.NaN()
+		return -1
 	}
 	s := append([]float64(nil), xs...)
 	sort.Float64s(s)
@@ -380,35 +431,56 @@ func discoveryPercentile(xs []float64, q float64) float64 {
 	return s[max(0, min(i, len(s)-1))]
 }
 
+// discoveryFigures are one crawl's figures.
+type discoveryFigures struct {
+	p50, p95, found, foundAnn, foundNeither, p95Neither, fpa float64
+}
+
+func discoveryFiguresOf(r *discResult) discoveryFigures {
+	share := func(a, b int) float64 {
+		if b == 0 {
+			return 0
+		}
+		return crawlRound(float64(a)/float64(b), 4)
+	}
+	return discoveryFigures{
+		p50:          crawlRound(discoveryPercentile(r.latencies, 0.5), 0),
+		p95:          crawlRound(discoveryPercentile(r.latencies, 0.95), 0),
+		found:        share(r.found, r.published),
+		foundAnn:     share(r.foundAnnounced, r.pubAnnounced),
+		foundNeither: share(r.foundNeither, r.pubNeither),
+		p95Neither:   crawlRound(discoveryPercentile(r.latNeither, 0.95), 0),
+		fpa:          crawlRound(float64(r.fetches)/math.Max(1, float64(r.found)), 3),
+	}
+}
+
 func discoveryReport(rs map[string]*discResult) map[string]any {
 	p50, p95, found, fpa := map[string]any{}, map[string]any{}, map[string]any{}, map[string]any{}
 	foundAnn, p95Neither, foundNeither := map[string]any{}, map[string]any{}, map[string]any{}
-	fmt.Printf("\n%-13s %9s %9s %7s %9s %11s %9s %11s %7s %6s\n", "crawl", "p50_s", "p95_s", "found", "found_ann", "found_none", "p95_none", "fetch/new", "polls", "hints")
-	for _, c := range discoveryCrawls {
+	fmt.Printf("\n%-22s %9s %9s %7s %9s %11s %9s %11s %7s %6s\n", "crawl", "p50_s", "p95_s", "found", "found_ann", "found_none", "p95_none", "fetch/new", "polls", "hints")
+	figs := map[string]discoveryFigures{}
+	for _, c := range append(discoveryCrawls[:len(discoveryCrawls):len(discoveryCrawls)], discoveryExtraCrawls...) {
 		r := rs[c]
-		share := func(a, b int) float64 {
-			if b == 0 {
-				return 0
-			}
-			return crawlRound(float64(a)/float64(b), 4)
+		if r == nil {
+			continue
 		}
-		p50[c] = crawlRound(discoveryPercentile(r.latencies, 0.5), 0)
-		p95[c] = crawlRound(discoveryPercentile(r.latencies, 0.95), 0)
-		found[c] = share(r.found, r.published)
-		foundAnn[c] = share(r.foundAnnounced, r.pubAnnounced)
-		foundNeither[c] = share(r.foundNeither, r.pubNeither)
-		p95Neither[c] = crawlRound(discoveryPercentile(r.latNeither, 0.95), 0)
-		fpa[c] = crawlRound(float64(r.fetches)/math.Max(1, float64(r.found)), 3)
-		fmt.Printf("%-13s %9.0f %9.0f %7.4f %9.4f %11.4f %9.0f %11.3f %7d %6d\n", c, p50[c], p95[c], found[c], foundAnn[c], foundNeither[c], p95Neither[c], fpa[c], r.polls, r.hintRefetches)
+		f := discoveryFiguresOf(r)
+		figs[c] = f
+		fmt.Printf("%-22s %9.0f %9.0f %7.4f %9.4f %11.4f %9.0f %11.3f %7d %6d\n", c, f.p50, f.p95, f.found, f.foundAnn, f.foundNeither, f.p95Neither, f.fpa, r.polls, r.hintRefetches)
+		if slices.Contains(discoveryExtraCrawls, c) {
+			continue
+		}
+		p50[c], p95[c], found[c], fpa[c] = f.p50, f.p95, f.found, f.fpa
+		foundAnn[c], foundNeither[c], p95Neither[c] = f.foundAnn, f.foundNeither, f.p95Neither
 	}
+	fmt.Println("(-1 s: no article of that kind was found)")
 	o := rs["ours"]
 	fmt.Printf("\nours: sites whose dates are not trusted: %v\nours: document warnings: %v\n", o.untrusted, o.warnings)
-	e, f := p95["entry_only"].(float64), p95["fixed_poller"].(float64)
-	op := p95["ours"].(float64)
+	e, f, op := figs["entry_only"], figs["fixed_poller"], figs["ours"]
 	fmt.Printf("goals: ours p95 %.0f s <= 0.5 x entry_only %.0f s: %v; <= fixed_poller %.0f s: %v; found_share (feed/sitemap sites) %.4f >= 0.99: %v; fetches/new %.3f <= 1.5: %v; p95 on sites with neither %.0f s <= entry_only's %.0f s: %v\n",
-		op, 0.5*e, op <= 0.5*e, f, op <= f, foundAnn["ours"], foundAnn["ours"].(float64) >= 0.99, fpa["ours"], fpa["ours"].(float64) <= 1.5,
-		p95Neither["ours"], p95Neither["entry_only"], p95Neither["ours"].(float64) <= p95Neither["entry_only"].(float64))
-	return map[string]any{
+		op.p95, 0.5*e.p95, op.p95 <= 0.5*e.p95, f.p95, op.p95 <= f.p95, op.foundAnn, op.foundAnn >= 0.99, op.fpa, op.fpa <= 1.5,
+		op.p95Neither, e.p95Neither, op.p95Neither >= 0 && op.p95Neither <= e.p95Neither && op.foundNeither >= e.foundNeither)
+	out := map[string]any{
 		"latency_p50_s":               p50,
 		"latency_p95_s":               p95,
 		"found_share":                 found,
@@ -419,4 +491,14 @@ func discoveryReport(rs map[string]*discResult) map[string]any {
 		"ours_untrusted_sites":        len(o.untrusted),
 		"ours_hint_refetches":         o.hintRefetches,
 	}
+	for _, c := range discoveryExtraCrawls {
+		if x, ok := figs[c]; ok {
+			out[c] = map[string]any{
+				"latency_p50_s": x.p50, "latency_p95_s": x.p95, "found_share": x.found,
+				"fetches_per_new_article": x.fpa, "found_share_feed_or_sitemap": x.foundAnn,
+				"found_share_neither": x.foundNeither, "latency_p95_s_neither": x.p95Neither,
+			}
+		}
+	}
+	return out
 }

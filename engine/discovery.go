@@ -67,7 +67,7 @@ type siteDiscovery struct {
 func newDiscovery(o DiscoveryOptions) *discovery {
 	return &discovery{
 		tree:     discover.NewTree(),
-		poller:   &discover.Poller{MinInterval: o.MinPoll, MaxInterval: o.MaxPoll},
+		poller:   &discover.Poller{MinInterval: o.MinPoll, MaxInterval: o.MaxPoll, Budget: o.PollBudget},
 		origins:  map[string]bool{},
 		cross:    map[string][]string{},
 		parent:   map[string]string{},

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"time"
 )
@@ -29,6 +30,11 @@ type DiscoveryOptions struct {
 	// (defaults 1m and 24h).
 	MinPoll time.Duration `yaml:"min_poll"`
 	MaxPoll time.Duration `yaml:"max_poll"`
+	// PollBudget is how many feed and sitemap reads per hour the crawl may spend
+	// in all, split over them by the square-root rule (discover.Poller.Budget): the
+	// part of a fetch budget left after the articles. 0 (default): each is read
+	// about once per new URL expected.
+	PollBudget float64 `yaml:"poll_budget"`
 }
 
 // Values of DiscoveryOptions.Probe.
@@ -54,6 +60,9 @@ func (o DiscoveryOptions) validate() error {
 	case "", ProbeNews, ProbeAll, ProbeOff:
 	default:
 		return fmt.Errorf("discovery.probe must be %q, %q or %q, got %q", ProbeNews, ProbeAll, ProbeOff, o.Probe)
+	}
+	if !(o.PollBudget >= 0) || math.IsInf(o.PollBudget, 0) {
+		return fmt.Errorf("discovery.poll_budget must be >= 0 reads per hour (0 = one read per new URL expected), got %v", o.PollBudget)
 	}
 	if o.MinPoll < 0 || (o.MaxPoll > 0 && o.MaxPoll < o.MinPoll) {
 		return fmt.Errorf("discovery: need 0 <= min_poll <= max_poll, got %v..%v", o.MinPoll, o.MaxPoll)

@@ -128,6 +128,12 @@ func (e *Engine) record(o Outcome) {
 		e.c.bytesFetched.Add(int64(len(res.Body)))
 		e.countCost(t, res)
 		capture = e.saveCaptures(o, o.Kind == "" && res.Status/100 == 2)
+		if res.RobotsRead && e.disc != nil {
+			// The origin's robots.txt Sitemap lines ride on its first response,
+			// whatever it was: a 404 or a redirect never reaches discoverFrom, and
+			// the host's cross-submission would be lost for the crawl (issue 18).
+			e.queueRobotsSitemaps(t, res)
+		}
 	}
 	l := o.Lane
 	switch {
@@ -207,8 +213,11 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 		e.keepReplacedText(t.URL, page.Revisit)
 		if doc != nil {
 			e.schedulePoll(t.URL, doc, len(links), page.Revisit, at)
-		} else if prev != nil && page.Revisit.Distance >= 0 {
-			e.hintOutcome(t.URL, page.Revisit.Distance > e.opts.Revisit.Threshold)
+		} else {
+			e.pollEntry(t, res, len(links), page.Revisit, at) // a seed of a site with neither feed nor sitemap
+			if prev != nil && page.Revisit.Distance >= 0 {
+				e.hintOutcome(t.URL, page.Revisit.Distance > e.opts.Revisit.Threshold)
+			}
 		}
 	}
 	if prev != nil && prev.HasHash && !ok {

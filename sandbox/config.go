@@ -40,6 +40,11 @@ type Config struct {
 	// announced in feeds and sitemaps, linked from entry pages (default off: the
 	// pages and robots.txt of the classic model are unchanged).
 	Publishing bool
+	// PublishBacklog is how long before Epoch the publishing sites have been
+	// publishing (web; 0 means the default, sandbox.PublishBacklog, 3 days): the
+	// articles a crawl finds in their sitemaps on its first read. A benchmark that
+	// cannot afford to fetch three days of backlog shortens it.
+	PublishBacklog time.Duration
 
 	Layout  LayoutConfig
 	Change  ChangeConfig
@@ -271,6 +276,7 @@ func (c Config) Validate() error {
 		{c.Hosts < 2 || c.Hosts > maxHosts, fmt.Sprintf("Hosts must be between 2 and %d, got %d", maxHosts, c.Hosts)},
 		{!(c.Scale > 0 && c.Scale <= 1e7) || math.IsInf(c.Scale, 0), fmt.Sprintf("Scale must be > 0 and ≤ 1e7, got %v", c.Scale)},
 		{c.MaxTruthRequests < 0, "MaxTruthRequests must be ≥ 0"},
+		{nonneg(c.PublishBacklog), fmt.Sprintf("PublishBacklog must be ≥ 0 (0 = 3 web days), got %v", c.PublishBacklog)},
 		{share(c.Layout.SocialShare), "Layout.SocialShare must be in [0,1]"},
 		{share(c.Layout.ChineseShare) || share(c.Layout.RussianShare) || c.Layout.ChineseShare+c.Layout.RussianShare > 1,
 			"Layout.ChineseShare and RussianShare must be in [0,1] and sum to ≤ 1"},

@@ -132,7 +132,7 @@ func (w *Web) PublishingSites() []PublishingSite {
 func (p *publisher) extend(w *Web, t time.Time) {
 	mean := float64(webDay) / p.rate
 	scale := mean * (paretoShape - 1) / paretoShape // Pareto(x_m, α) has mean α x_m/(α-1)
-	last := w.cfg.Epoch.Add(-PublishBacklog)
+	last := w.cfg.Epoch.Add(-w.publishBacklog())
 	if n := len(p.arts); n > 0 {
 		last = p.arts[n-1].Published
 	}
@@ -152,6 +152,14 @@ func (p *publisher) extend(w *Web, t time.Time) {
 func slugOf(i int) string {
 	words := [...]string{"flood", "market", "council", "storm", "harbor", "vote", "school", "rail", "fire", "budget"}
 	return words[i%len(words)] + "-" + words[(i/10)%len(words)]
+}
+
+// publishBacklog is Config.PublishBacklog, or its default.
+func (w *Web) publishBacklog() time.Duration {
+	if w.cfg.PublishBacklog > 0 {
+		return w.cfg.PublishBacklog
+	}
+	return PublishBacklog
 }
 
 // articles returns the site's articles published in [from, to], oldest first.
@@ -177,7 +185,7 @@ func (w *Web) Published(domain string, from, to time.Time) []Article {
 // latest returns up to n articles of the site published up to at (newest first),
 // on host h only unless h is "".
 func (w *Web) latest(domain, host string, at time.Time, n int, since time.Time) []Article {
-	all := w.articles(domain, w.cfg.Epoch.Add(-PublishBacklog), at)
+	all := w.articles(domain, w.cfg.Epoch.Add(-w.publishBacklog()), at)
 	var out []Article
 	for i := len(all) - 1; i >= 0 && len(out) < n; i-- {
 		a := all[i]

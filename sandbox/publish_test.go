@@ -124,3 +124,48 @@ func TestPublishingServed(t *testing.T) {
 		t.Errorf("unpublished article: %d, want 404", r.status)
 	}
 }
+
+// Config.PublishBacklog: sites have published only that long before the epoch, so
+// a crawl's first read of a sitemap lists that much; 0 keeps three web days.
+func TestPublishBacklogIsConfigurable(t *testing.T) {
+	tests := []struct {
+		name    string
+		backlog time.Duration
+		want    time.Duration
+	}{
+		{"default: three web days", 0, PublishBacklog},
+		{"six web hours", 6 * time.Hour, 6 * time.Hour},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := sbTestConfig()
+			cfg.Hosts = 60
+			cfg.HTTPAddr = "127.0.0.1:0"
+			cfg.PublishBacklog = tc.backlog
+			w := NewWeb(cfg)
+			oldest := w.Epoch()
+			for _, s := range w.PublishingSites() {
+				if a := w.Published(s.Domain, w.Epoch().Add(-10*webDay), w.Epoch()); len(a) > 0 && a[0].Published.Before(oldest) {
+					oldest = a[0].Published
+				}
+			}
+			if got := w.Epoch().Sub(oldest); got > tc.want || got < tc.want*3/4 {
+				t.Errorf("oldest article %v before the epoch, want just under %v", got, tc.want)
+			}
+		})
+	}
+	cfg := sbTestConfig()
+	cfg.PublishBacklog = -time.Hour
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "PublishBacklog") {
+		t.Errorf("a negative PublishBacklog: %v, want an error naming it", err)
+	}
+}
+
+// WebTime is RealTime's inverse: a crawler's fetch stamp read in web time.
+func TestWebTimeInvertsRealTime(t *testing.T) {
+	sb := sbStart(t, func(c *Config) { c.Scale = 3600 })
+	web := sb.Now().Add(90 * time.Minute)
+	if got := sb.WebTime(sb.RealTime(web)); got.Sub(web).Abs() > time.Millisecond*3600 {
+		t.Errorf("WebTime(RealTime(%v)) = %v", web, got)
+	}
+}

@@ -124,6 +124,10 @@ func (s *Sandbox) Now() time.Time { return s.clock.now() }
 // RealTime converts a web time to the real wall time at which this sandbox reaches it.
 func (s *Sandbox) RealTime(web time.Time) time.Time { return s.clock.realAt(web) }
 
+// WebTime maps a real time to web time: when a crawler's clock stamped a fetch, in
+// the web's time (the inverse of RealTime).
+func (s *Sandbox) WebTime(real time.Time) time.Time { return s.clock.webAt(real) }
+
 // Close stops every server; in-flight slow responses are cut. It is safe to call twice.
 func (s *Sandbox) Close() error {
 	s.closeOnce.Do(func() {

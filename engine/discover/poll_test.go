@@ -65,3 +65,47 @@ func TestPollerSplitsABudgetBySquareRoot(t *testing.T) {
 		t.Errorf("after a poll full of new URLs: %v, want the minimum interval", got)
 	}
 }
+
+// Issue 18: "a feed that changes hourly is polled about hourly". Here the poller
+// drives its own schedule (each poll at Next, seeing the items published since the
+// last one), as the engine does, rather than being fed hourly observations: a source
+// publishing one item an hour settles at about an hourly interval, one publishing an
+// item a day at about a daily one, within the bounds.
+func TestPollerSettlesOnThePublishingPace(t *testing.T) {
+	t0 := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name  string
+		every time.Duration // one new item each
+		want  time.Duration
+	}{
+		{"one item an hour: polled about hourly", time.Hour, time.Hour},
+		{"one item a day: polled about daily", 24 * time.Hour, 24 * time.Hour},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &Poller{MinInterval: time.Minute, MaxInterval: 7 * 24 * time.Hour}
+			published := func(at time.Time) int { return int(at.Sub(t0) / tc.every) }
+			at, seen := t0, 0
+			p.Observe("f", at, 0, false)
+			var intervals []time.Duration
+			for at.Before(t0.Add(60 * 24 * time.Hour)) {
+				at = p.Next("f")
+				n := published(at)
+				p.Observe("f", at, n-seen, false)
+				seen = n
+				intervals = append(intervals, p.Interval("f"))
+			}
+			// The last polls' mean interval (one poll alone may sit just before or
+			// after an item).
+			var sum time.Duration
+			last := intervals[max(0, len(intervals)-10):]
+			for _, d := range last {
+				sum += d
+			}
+			got := sum / time.Duration(len(last))
+			if got < tc.want*65/100 || got > tc.want*135/100 {
+				t.Errorf("settled at a poll every %v (rate %.3f/h), want about %v", got, p.Rate("f"), tc.want)
+			}
+		})
+	}
+}

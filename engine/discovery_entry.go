@@ -1,0 +1,39 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// pollEntry makes a seed's page a discovery source while its site has no feed or
+// sitemap the crawl knows of that speaks for the whole site (issue 18: no regression
+// on sites with neither). A feed speaks for its site; a sitemap only for its own host
+// and the hosts whose robots.txt names it, so one that has had to refuse some of the
+// site's pages (off_host: an undeclared sitemap, or hosts whose robots.txt the crawl
+// has not read) leaves the entry page polled too. The
+// page revisit estimator spends a small budget over every stored page and, by design,
+// gives up on a page that changes faster than that budget can follow, which an entry
+// page of a busy newsroom does: its new articles then waited days. Here the Poller
+// learns the entry page's rate from the new links each fetch brings, as it does a
+// feed's, and the page is due at the sooner of the two schedules (never later than
+// the revisit policy's).
+func (e *Engine) pollEntry(t frontier.Task, res *fetch.Result, newLinks int, rv *store.Revisit, at time.Time) {
+	d := e.disc
+	if d == nil || rv == nil || t.Depth != 0 || t.ParentHash != 0 {
+		return
+	}
+	d.mu.Lock()
+	s := d.sites[frontier.Site(t.Host)]
+	covered := s != nil && (len(s.feeds) > 0 || (len(s.sitemaps) > 0 && s.warnings["off_host"] == 0))
+	d.mu.Unlock()
+	if covered {
+		return
+	}
+	d.poller.Observe(t.URL, at, newLinks, newLinks > 0 && newLinks >= len(res.Links))
+	if next := at.Add(d.poller.Interval(t.URL)); rv.Next.IsZero() || next.Before(rv.Next) {
+		rv.Next = next
+	}
+}
