@@ -12,6 +12,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -665,5 +666,41 @@ func TestWorkerRefusalsReachTheMastersStore(t *testing.T) {
 	}
 	if banned == 0 || recorded == 0 {
 		t.Fatalf("%d refused requests in the sandbox, %d of them with a refusal in the master's store; want some", banned, recorded)
+	}
+}
+
+// A worker signs each page from the parse that found its links, and the master stores
+// that signature without parsing the body again (M4): every page's stored SimHash is
+// the one its stored body gives.
+func TestMasterStoresTheWorkersSignature(t *testing.T) {
+	c := startCluster(t, sandboxConfig(11, 6))
+	c.worker("w1", "127.0.0.2")
+	c.waitDone(2 * time.Minute)
+	st, err := store.OpenReadOnly(c.opts.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	urls, err := st.PageURLs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	signed := 0
+	for _, u := range urls {
+		p, err := st.Page(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sig, _, ok := revisit.Sign(p.Body, p.ContentType)
+		if !ok {
+			continue
+		}
+		signed++
+		if p.SimHash != sig.SimHash {
+			t.Errorf("%s stored with SimHash %016x, its body gives %016x", u, p.SimHash, sig.SimHash)
+		}
+	}
+	if signed < 20 {
+		t.Fatalf("only %d signed pages of %d: too few to judge", signed, len(urls))
 	}
 }

@@ -261,7 +261,7 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 		MaxRedirects:   opts.Fetch.MaxRedirects,
 		ContentTypes:   opts.Fetch.ContentTypes,
 		Discovery:      opts.Discovery.Enabled,
-		KeepParse:      r != roleWorker, // the engine signs what it stores (savePage)
+		KeepParse:      true, // one box signs what it stores (savePage); a worker signs before sending
 	}
 	e.redirectPause(&fcfg)
 	if err := e.setupEgress(resolver, guard, fcfg, we); err != nil {

@@ -202,7 +202,14 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	// An empty, binary or undecodable body has no fingerprint: "unknown", never a
 	// false "unchanged" or "changed" (revisit.Tracker.Observe).
 	// (res.Parsed: the fetcher's link pass already tokenized the page for it.)
-	sig, _, ok := res.Parsed.Sign(res.Body, res.Header.Get("Content-Type"))
+	// A worker's result comes signed (res.Signed): the master does not parse again.
+	var sig revisit.Signature
+	var ok bool
+	if res.Signed != nil {
+		sig, ok = res.Signed.Sig, res.Signed.OK
+	} else {
+		sig, _, ok = res.Parsed.Sign(res.Body, res.Header.Get("Content-Type"))
+	}
 	hash := sig.SimHash
 	if ok {
 		page.SimHash = hash

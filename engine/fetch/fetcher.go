@@ -91,6 +91,17 @@ type Result struct {
 	// other bodies. It stays on the lane's side of the wire (a master parses the
 	// body again).
 	Parsed *revisit.Parsed `json:"-"`
+	// Signed is the change signature a worker finished from Parsed before sending
+	// the result (M4): the master stores it instead of parsing the body again. nil
+	// where it was not computed (one box signs from Parsed itself).
+	Signed *Signed `json:"sig,omitempty"`
+}
+
+// Signed is a page's change signature as the lane's side computed it: OK false means
+// the body had no usable text (revisit: "unknown", never a false verdict).
+type Signed struct {
+	Sig revisit.Signature `json:"s"`
+	OK  bool              `json:"ok,omitempty"`
 }
 
 // Fetcher fetches through one egress. It is safe for concurrent use by the lanes
