@@ -34,6 +34,19 @@ var topicArticles = map[string]string{
 	"/a/4": "FLOOD warnings after the 台风: the harbour master asks boats to stay in port until Friday.",
 }
 
+// fetched is how often each page whose path?query starts with prefix was asked for.
+func (w *topicWeb) fetched(prefix string) map[string]int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := map[string]int{}
+	for uri, n := range w.hits {
+		if strings.HasPrefix(uri, prefix) {
+			out[uri] = n
+		}
+	}
+	return out
+}
+
 func newTopicWeb(t *testing.T) *topicWeb {
 	t.Helper()
 	w := &topicWeb{hits: map[string]int{}}

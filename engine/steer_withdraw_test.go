@@ -37,17 +37,7 @@ func TestSteerRmWithdrawsQueuedSearches(t *testing.T) {
 			o.QueueMemory = c.memory
 			o.Lanes.DelayMin, o.Lanes.DelayMax = 15*time.Millisecond, 25*time.Millisecond
 			e := startEngine(t, o)
-			searches := func() map[string]int {
-				w.mu.Lock()
-				defer w.mu.Unlock()
-				out := map[string]int{}
-				for uri, n := range w.hits {
-					if strings.HasPrefix(uri, "/search?q=flood&") {
-						out[uri] = n
-					}
-				}
-				return out
-			}
+			searches := func() map[string]int { return w.fetched("/search?q=flood&") }
 			waitFor(t, "the first searches fetched", func() bool { return len(searches()) >= 3 })
 			e.mu.Lock()
 			spilled := e.q.spillFrom != 0
@@ -117,17 +107,7 @@ func TestSteerRmWithdrawsSearchesResumedAfterRestart(t *testing.T) {
 	const pages = 60
 	o.Sites[1].Pages = pages
 	o.Lanes.DelayMin, o.Lanes.DelayMax = 15*time.Millisecond, 25*time.Millisecond
-	searches := func() int {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		n := 0
-		for uri := range w.hits {
-			if strings.HasPrefix(uri, "/search?q=flood&") {
-				n++
-			}
-		}
-		return n
-	}
+	searches := func() int { return len(w.fetched("/search?q=flood&")) }
 	e := startEngine(t, o)
 	waitFor(t, "the first searches fetched", func() bool { return searches() >= 3 })
 	e.Pause()
@@ -204,17 +184,7 @@ func TestSteerKeywordAddedBackQueuesWithdrawnSearches(t *testing.T) {
 	const pages = 40
 	o.Sites[1].Pages = pages
 	o.Lanes.DelayMin, o.Lanes.DelayMax = 5*time.Millisecond, 10*time.Millisecond
-	searched := func() int {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		n := 0
-		for uri := range w.hits {
-			if strings.HasPrefix(uri, "/search?q=flood&") {
-				n++
-			}
-		}
-		return n
-	}
+	searched := func() int { return len(w.fetched("/search?q=flood&")) }
 	e := startEngine(t, o)
 	waitFor(t, "the first searches fetched", func() bool { return searched() >= 3 })
 	for _, line := range []string{"keyword rm chirp flood", "keyword add chirp flood"} {
@@ -248,14 +218,7 @@ func TestSteerKeywordRemovedWhileItsSearchesAreBeingQueued(t *testing.T) {
 		}
 	}
 	waitDone(t, e, 30*time.Second)
-	w.mu.Lock()
-	fetched := 0
-	for uri := range w.hits {
-		if strings.HasPrefix(uri, "/search?q=zeppelin&") {
-			fetched++
-		}
-	}
-	w.mu.Unlock()
+	fetched := len(w.fetched("/search?q=zeppelin&"))
 	if fetched > 1 {
 		t.Errorf("%d searches of the keyword removed at once fetched", fetched)
 	}
