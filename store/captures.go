@@ -189,25 +189,12 @@ func (s *Store) LatestCapture(url string) (Capture, error) {
 // not the exchange as it was. A page fetched through redirects has its capture
 // under its final URL.
 func (s *Store) UncapturedPages(since time.Time, fn func(p Page, bodyErr error) error) error {
-	rows, err := s.rdb.QueryContext(context.Background(), `SELECT url FROM pages
+	urls, err := s.strings(`SELECT url FROM pages
 		WHERE fetched_at >= ? AND NOT EXISTS (SELECT 1 FROM captures c
 			WHERE c.url IN (pages.url, pages.final_url) AND c.status BETWEEN 200 AND 299)
 		ORDER BY fetched_at, url`, nanos(since))
 	if err != nil {
-		return s.readErr(err)
-	}
-	var urls []string
-	for rows.Next() {
-		var u string
-		if err := rows.Scan(&u); err != nil {
-			rows.Close()
-			return s.readErr(err)
-		}
-		urls = append(urls, u)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return s.readErr(err)
+		return err
 	}
 	for _, u := range urls {
 		p, err := s.Page(u)

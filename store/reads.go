@@ -139,18 +139,23 @@ func (s *Store) Counts() (Counts, error) {
 
 // PageURLs returns the URLs of all stored pages, sorted.
 func (s *Store) PageURLs() ([]string, error) {
-	rows, err := s.rdb.QueryContext(context.Background(), `SELECT url FROM pages ORDER BY url`)
+	return s.strings(`SELECT url FROM pages ORDER BY url`)
+}
+
+// strings runs a read query of one text column and returns its values in order.
+func (s *Store) strings(q string, args ...any) ([]string, error) {
+	rows, err := s.rdb.QueryContext(context.Background(), q, args...)
 	if err != nil {
 		return nil, s.readErr(err)
 	}
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
-		var u string
-		if err := rows.Scan(&u); err != nil {
+		var v string
+		if err := rows.Scan(&v); err != nil {
 			return nil, s.readErr(err)
 		}
-		out = append(out, u)
+		out = append(out, v)
 	}
 	return out, s.readErr(rows.Err())
 }

@@ -63,18 +63,5 @@ func (s *Store) ParkedURLs(site, host string, after time.Time, limit int) ([]str
 	}
 	q += ` ORDER BY seq LIMIT ?`
 	args = append(args, limit)
-	rows, err := s.rdb.QueryContext(context.Background(), q, args...)
-	if err != nil {
-		return nil, s.readErr(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var u string
-		if err := rows.Scan(&u); err != nil {
-			return nil, s.readErr(err)
-		}
-		out = append(out, u)
-	}
-	return out, s.readErr(rows.Err())
+	return s.strings(q, args...)
 }
