@@ -135,10 +135,8 @@ type laneState struct {
 
 	// Issue 18: an operator's task (steering, lanes.Board.AddFirst) joined the head
 	// of the lane's queue; a lane waiting with an ordinary task in hand trades it.
-	kick    chan struct{} // signalled (never blocking) when such a task joins
-	urgent  bool          // the task in hand is one: it goes first at the gate
-	swapped bool          // process gave its task back for the operator's
-	dropped bool          // ... or dropped it, withdrawn by the operator meanwhile
+	kick   chan struct{} // signalled (never blocking) when such a task joins
+	urgent bool          // the task in hand is one: it goes first at the gate
 }
 
 // role is which half (or both) of a crawl an Engine runs (M4).

@@ -46,7 +46,6 @@ func (e *Engine) runLane(ls *laneState) {
 			// moved the lane to another egress.
 			e.mu.Lock()
 			if swapped { // the operator's task goes first; it waits out the rest of the pause
-				ls.dropped = false
 				e.releaseTask(t, false)
 				e.mu.Unlock()
 				continue
@@ -61,12 +60,10 @@ func (e *Engine) runLane(ls *laneState) {
 				return
 			}
 		}
-		ended := e.process(ls, link, t)
+		ended, swapped := e.process(ls, link, t)
 		e.mu.Lock()
 		e.releaseTask(t, ended)
 		e.checkIdle() // the last discovery task may have ended on a lane that goes on revisiting
-		swapped := ls.swapped
-		ls.swapped = false
 		e.mu.Unlock()
 		if swapped {
 			continue // nothing was sent: the lane's pause is already served
@@ -164,7 +161,7 @@ func (e *Engine) pauseInHand(ls *laneState, t frontier.Task, next time.Time) boo
 		case <-ls.kick:
 			tm.Stop()
 			e.mu.Lock()
-			swapped := e.swapForUrgent(ls, t)
+			swapped, _ := e.swapForUrgent(ls, t) // nothing begun yet: a dropped task needs no undoing
 			e.mu.Unlock()
 			if swapped {
 				return true
@@ -219,8 +216,9 @@ func (e *Engine) waitWake() bool {
 // process fetches one task on its lane and hands the outcome to the frontier side
 // (record: this process's store, or the master of a distributed crawl). ended is
 // false when the task did not end here: moved to another egress or deferred (M3), or
-// left queued because the engine is stopping.
-func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended bool) {
+// left queued because the engine is stopping. swapped: it was not sent, as an
+// operator's task took its place (issue 18); the lane takes that one without a pause.
+func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended, swapped bool) {
 	l := ls.lane
 	if e.pool != nil && !e.pool.Rotation().Serves(eg.name, t.Host) {
 		// M3: this egress was banned for the host (or is cooling down) since the
@@ -229,7 +227,7 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 		e.relocate(t)
 		e.mu.Unlock()
 		e.flushDeferred()
-		return false
+		return false, false
 	}
 	o := Outcome{Task: t, Lane: l.ID, Egress: eg.name}
 	e.front.prepare(&o) // M2: is it a refetch, and with which validators
@@ -238,14 +236,14 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 	if err != nil {
 		o.Kind = frontier.KindMalformed
 		e.front.deliver(o)
-		return true
+		return true, false
 	}
 	var rules *robots.Rules
 	if e.opts.etiquetteFor(t.Host).robots {
 		var err error
 		rules, err = e.robotsFor(eg, u)
 		if err != nil { // stopping: leave the URL queued
-			return false
+			return false, false
 		}
 		if rules.Unreachable && !t.Refetch {
 			// RFC 9309 §2.3.1.4: an unreachable robots.txt (429, 5xx, no answer)
@@ -260,7 +258,7 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 			e.deferTask(t, until)
 			e.mu.Unlock()
 			e.flushDeferred()
-			return true
+			return true, false
 		}
 		if !rules.Allowed(u.RequestURI()) {
 			o.Kind = fetch.KindRobots
@@ -268,30 +266,23 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 				o.Kind = fetch.KindRobotsDown
 			}
 			e.front.deliver(o)
-			return true
+			return true, false
 		}
 	}
 	e.front.begin(t, l.ID)
 	res, kind, moved := e.fetchWithRetry(ls, eg, t, conditionalHeaders(t))
 	if kind == kindSwapped { // issue 18: the operator's task goes before this one
-		e.mu.Lock()
-		dropped := ls.dropped
-		ls.dropped = false
-		e.mu.Unlock()
-		if !dropped { // a withdrawn task's end is written by flushSteeredOut
-			e.front.abandon(t, l.ID)
-		}
-		return false
+		return false, true
 	}
 	e.mu.Lock()
 	ls.fetchEnd = e.now()
 	e.mu.Unlock()
 	if moved {
-		return false // M3 rerouted or deferred the task
+		return false, false // M3 rerouted or deferred the task
 	}
 	if kind == fetch.KindCanceled || e.ctx.Err() != nil {
 		e.front.abandon(t, l.ID) // resumes next run
-		return false
+		return false, false
 	}
 	o.Res, o.Kind, o.At = res, kind, ls.fetchEnd
 	if res != nil {
@@ -305,7 +296,7 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 			e.c.response(res.Status) // a response handled here, not delivered
 			e.c.refused.Add(1)
 			e.deferForRetryAfter(l.ID, t, res.Status, ra)
-			return false
+			return false, false
 		}
 	}
 	e.attachRobotsSitemaps(u, rules, res) // issue 18: the frontier side queues them
@@ -318,7 +309,7 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended 
 		e.mu.Unlock()
 		e.sleep(wait)
 	}
-	return true
+	return true, false
 }
 
 // kindSwapped is fetchWithRetry's answer when the lane traded its task for an
@@ -391,7 +382,8 @@ func conditionalHeaders(t frontier.Task) http.Header {
 //
 // While an ordinary task waits at the gate for its first attempt, an operator's task
 // joining the lane (issue 18) takes its place: the answer is kindSwapped, with the
-// task already back in the lane's queue and ls.swapped set.
+// task already back in the lane's queue (and marked unprocessed again), or dropped
+// when it was withdrawn meanwhile.
 func (e *Engine) fetchWithRetry(ls *laneState, eg *egressLink, t frontier.Task, hdr http.Header) (res *fetch.Result, kind string, moved bool) {
 	e.mu.Lock()
 	egIdx := e.egressIndex(eg.name)
@@ -405,9 +397,12 @@ func (e *Engine) fetchWithRetry(ls *laneState, eg *egressLink, t frontier.Task, 
 		tk, err := e.gate.AcquireWith(e.ctx, w, egIdx, t.Host, t.ParentHash)
 		for err == lanes.ErrStopped { // an operator's task joined the lane
 			e.mu.Lock()
-			ls.swapped = e.swapForUrgent(ls, t)
+			swapped, dropped := e.swapForUrgent(ls, t)
 			e.mu.Unlock()
-			if ls.swapped {
+			if swapped {
+				if !dropped { // a withdrawn task's end is written by flushSteeredOut
+					e.front.abandon(t, ls.lane.ID)
+				}
 				return nil, kindSwapped, false
 			}
 			tk, err = e.gate.AcquireWith(e.ctx, w, egIdx, t.Host, t.ParentHash)

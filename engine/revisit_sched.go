@@ -229,25 +229,24 @@ func (e *Engine) addUrgent(t frontier.Task) {
 // the operator's tasks, when one of those is waiting there and t is not one itself:
 // the lane then takes the operator's task without pausing again (it has served its
 // pause before taking t). A task withdrawn meanwhile (:keyword rm, :site rm) is not
-// given back but ended as steered_out (ls.dropped). It reports whether it did either.
+// given back but dropped: its end as steered_out is written by flushSteeredOut.
 // Caller holds e.mu; the caller still releases t (releaseTask(t, false)).
-func (e *Engine) swapForUrgent(ls *laneState, t frontier.Task) bool {
+func (e *Engine) swapForUrgent(ls *laneState, t frontier.Task) (swapped, dropped bool) {
 	if ls.urgent || !e.board.UrgentAhead(ls.lane) {
-		return false
+		return false, false
 	}
 	revisiting := e.rv.queued[t.URL]
 	if e.steeredOut(t) { // it is no longer a queued revisit: releaseTask will not count it
 		if revisiting {
 			e.rv.inHand--
 		}
-		ls.dropped = true
-		return true
+		return true, true
 	}
 	e.board.PutBack(ls.lane, t)
-	if e.rv.queued[t.URL] {
+	if revisiting {
 		e.rv.onBoard++
 	}
-	return true
+	return true, false
 }
 
 // offBoard uncounts tasks the board gave back (evicted, dropped for a disabled

@@ -249,7 +249,8 @@ func TestSwapDropsAWithdrawnTaskInHand(t *testing.T) {
 				e.markOut(map[string]uint64{inHand.URL: 0})
 			}
 			e.board.AddFirst(frontier.Task{URL: "http://" + host + "/p/2", Host: host})
-			if !e.swapForUrgent(ls, inHand) {
+			swapped, dropped := e.swapForUrgent(ls, inHand)
+			if !swapped {
 				t.Fatal("no swap for the operator's task")
 			}
 			var next []string
@@ -265,8 +266,8 @@ func TestSwapDropsAWithdrawnTaskInHand(t *testing.T) {
 			if withdrawn {
 				want = want[:1]
 			}
-			if fmt.Sprint(next) != fmt.Sprint(want) || ls.dropped != withdrawn {
-				t.Fatalf("lane fetches %v next (dropped %v), want %v (dropped %v)", next, ls.dropped, want, withdrawn)
+			if fmt.Sprint(next) != fmt.Sprint(want) || dropped != withdrawn {
+				t.Fatalf("lane fetches %v next (dropped %v), want %v (dropped %v)", next, dropped, want, withdrawn)
 			}
 		})
 	}
