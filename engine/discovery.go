@@ -62,6 +62,10 @@ type siteDiscovery struct {
 	found           int64 // URLs announced by its feeds and sitemaps
 	hints, ignored  int64 // date moves followed / ignored as untrusted
 	warnings        map[string]int
+	// refused is, per sitemap, how many pages of the site's own hosts its last read
+	// had to refuse (off_host): hosts whose robots.txt does not name it, or has not
+	// been read yet. While any is above zero the sitemaps miss part of the site.
+	refused map[string]int
 }
 
 func newDiscovery(o DiscoveryOptions) *discovery {
@@ -84,7 +88,7 @@ func (d *discovery) site(host string) *siteDiscovery {
 	name := frontier.Site(host)
 	s := d.sites[name]
 	if s == nil {
-		s = &siteDiscovery{feeds: map[string]bool{}, sitemaps: map[string]bool{}, warnings: map[string]int{}}
+		s = &siteDiscovery{feeds: map[string]bool{}, sitemaps: map[string]bool{}, warnings: map[string]int{}, refused: map[string]int{}}
 		d.sites[name] = s
 	}
 	return s
@@ -218,9 +222,13 @@ func (e *Engine) readDocument(t frontier.Task, res *fetch.Result, doc *discover.
 		since = prev.Last
 	}
 	var moved []string
+	refused := 0
 	for _, en := range doc.Entries {
 		if !discover.Allowed(doc.Kind, src, en.URL, d.crossOf(src)) && !d.siteWideOK(src, en.URL) {
 			sd.warnings["off_host"]++
+			if frontier.Site(hostOf(en.URL)) == siteName {
+				refused++
+			}
 			continue
 		}
 		links = append(links, en.URL)
@@ -240,6 +248,9 @@ func (e *Engine) readDocument(t frontier.Task, res *fetch.Result, doc *discover.
 			moved = append(moved, n)
 		}
 	}
+	if doc.Kind == discover.KindSitemap {
+		sd.refused[src] = refused
+	}
 	sd.found += int64(len(links))
 	res.Links = links
 	if len(moved) > 0 {
@@ -258,6 +269,30 @@ func (e *Engine) readDocument(t frontier.Task, res *fetch.Result, doc *discover.
 		}
 	}
 	return nil
+}
+
+// covers says whether the feeds and sitemaps the crawl knows of announce every
+// page of host's site: a feed speaks for its whole site; sitemaps do when their
+// last reads refused none of the site's own pages. A refusal for want of a
+// cross-submission not yet read lasts until the sitemap is read again after the
+// section host's robots.txt vouched for it (the entry page is polled meanwhile, and
+// its links to that host are what bring its robots.txt in).
+func (d *discovery) covers(host string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s := d.sites[frontier.Site(host)]
+	if s == nil {
+		return false
+	}
+	if len(s.feeds) > 0 {
+		return true
+	}
+	for _, n := range s.refused {
+		if n > 0 {
+			return false
+		}
+	}
+	return len(s.sitemaps) > 0
 }
 
 // siteWideOK lets a source the operator declared (or a sitemap listed by its index)

@@ -7,6 +7,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/discover"
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
 )
 
 // newDiscoSiteOn is newDiscoSite on another loopback address (127.0.0.2: another
@@ -72,4 +76,59 @@ func TestEntryPageOfASiteWithNeitherIsPolled(t *testing.T) {
 	o.Discovery.Probe = ProbeOff
 	startEngine(t, o)
 	waitForLong(t, 10*time.Second, "the entry page to be fetched 5 times", func() bool { return s.requested("/") >= 5 })
+}
+
+// Issue 18: a news sitemap on www listing articles of the site's section hosts
+// covers the site once those hosts' robots.txt vouch for it, so the www entry page
+// stops being polled like a feed. Before, one refusal on a read made before a
+// section host's robots.txt came in (the usual order: the sitemap is read first)
+// left the entry page polled for the whole crawl (live bench: 23 polls of one entry
+// page in 1.5 web days). A sitemap the section hosts do not name (undeclared, as
+// /sitemap.xml found by probing) never covers them.
+func TestSitemapCoversTheSiteOnceSectionHostsVouch(t *testing.T) {
+	const sitemap = "http://www.paper.example/sitemap-news.xml"
+	doc := &discover.Doc{Kind: discover.KindSitemap, Entries: []discover.Entry{
+		{URL: "http://www.paper.example/story/1"},
+		{URL: "http://world.paper.example/story/2"},
+		{URL: "http://elsewhere.example/story/3"}, // another site's: refused, not the site's gap
+	}}
+	read := func(e *Engine) []string {
+		res := &fetch.Result{}
+		task := frontier.Task{URL: sitemap, Host: "www.paper.example"}
+		e.readDocument(task, res, doc, nil, time.Now())
+		return res.Links
+	}
+	tests := []struct {
+		name  string
+		vouch bool // world.paper.example's robots.txt names the sitemap
+		want  bool
+	}{
+		{"section host vouches", true, true},
+		{"section host's robots.txt names another sitemap", false, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := &Engine{disc: newDiscovery(defaultDiscoveryOptions())}
+			d := e.disc
+			if got := read(e); len(got) != 1 {
+				t.Fatalf("first read admitted %v: want only www's story (world's robots.txt not read yet)", got)
+			}
+			if d.covers("www.paper.example") {
+				t.Fatal("covered before the section host's robots.txt was read: its articles would be found by nothing")
+			}
+			d.mu.Lock()
+			d.origins["http://world.paper.example"] = true
+			if tc.vouch {
+				d.cross[sitemap] = append(d.cross[sitemap], "world.paper.example")
+			}
+			d.mu.Unlock()
+			links := read(e)
+			if got := d.covers("www.paper.example"); got != tc.want {
+				t.Errorf("covered after the section host's robots.txt = %v, want %v (links %v)", got, tc.want, links)
+			}
+			if tc.vouch && len(links) != 2 {
+				t.Errorf("second read admitted %v: want both stories of the site", links)
+			}
+		})
+	}
 }

@@ -11,9 +11,9 @@ import (
 // pollEntry makes a seed's page a discovery source while its site has no feed or
 // sitemap the crawl knows of that speaks for the whole site (issue 18: no regression
 // on sites with neither). A feed speaks for its site; a sitemap only for its own host
-// and the hosts whose robots.txt names it, so one that has had to refuse some of the
-// site's pages (off_host: an undeclared sitemap, or hosts whose robots.txt the crawl
-// has not read) leaves the entry page polled too. The
+// and the hosts whose robots.txt names it, so one whose last read had to refuse some
+// of the site's pages (off_host: an undeclared sitemap, or hosts whose robots.txt the
+// crawl has not read yet) leaves the entry page polled too (discovery.covers). The
 // page revisit estimator spends a small budget over every stored page and, by design,
 // gives up on a page that changes faster than that budget can follow, which an entry
 // page of a busy newsroom does: its new articles then waited days. Here the Poller
@@ -25,11 +25,7 @@ func (e *Engine) pollEntry(t frontier.Task, res *fetch.Result, newLinks int, rv 
 	if d == nil || rv == nil || t.Depth != 0 || t.ParentHash != 0 {
 		return
 	}
-	d.mu.Lock()
-	s := d.sites[frontier.Site(t.Host)]
-	covered := s != nil && (len(s.feeds) > 0 || (len(s.sitemaps) > 0 && s.warnings["off_host"] == 0))
-	d.mu.Unlock()
-	if covered {
+	if d.covers(t.Host) {
 		return
 	}
 	d.poller.Observe(t.URL, at, newLinks, newLinks > 0 && newLinks >= len(res.Links))
