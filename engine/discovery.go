@@ -47,6 +47,8 @@ type discovery struct {
 	sites    map[string]*siteDiscovery // by registered domain
 	warned   map[string]bool           // sites whose untrusted dates were logged
 	hintSeen map[string]time.Time      // URL -> newest date a source gave it
+	entries  map[string][]string       // site -> its seed pages (pollEntry), polled while not covered
+	listed   map[string]map[uint64]bool // source -> hashes of the URLs its last read listed (small sources)
 
 	// changes counts what changed the kept state (discovery_state.go); saved and
 	// savedAt are the count and time of its last write (tick and Stop only).
@@ -81,6 +83,8 @@ func newDiscovery(o DiscoveryOptions) *discovery {
 		sites:    map[string]*siteDiscovery{},
 		warned:   map[string]bool{},
 		hintSeen: map[string]time.Time{},
+		entries:  map[string][]string{},
+		listed:   map[string]map[uint64]bool{},
 	}
 }
 
@@ -174,7 +178,9 @@ func (e *Engine) discoverFrom(t frontier.Task, res *fetch.Result, prev *revisit.
 
 // readDocument applies one parsed feed or sitemap: its entries (or an index's
 // children) become res.Links under the scope rule, its dates teach the site's Trust,
-// and it returns the stored pages a trusted moved date makes due.
+// and it returns the stored pages to make due now: those a trusted moved date
+// names, and the site's entry pages when this read opened a gap in what its
+// sitemaps cover (pollEntry then polls them until the gap closes).
 func (e *Engine) readDocument(t frontier.Task, res *fetch.Result, doc *discover.Doc, prev *revisit.Page, at time.Time) (due []string) {
 	d := e.disc
 	src := t.URL
@@ -249,7 +255,14 @@ func (e *Engine) readDocument(t frontier.Task, res *fetch.Result, doc *discover.
 		}
 	}
 	if doc.Kind == discover.KindSitemap {
+		before, read := sd.refused[src]
 		sd.refused[src] = refused
+		if read && before == 0 && refused > 0 && len(sd.feeds) == 0 {
+			// A host of the site with pages the sitemap may not speak for (a new
+			// section, its robots.txt never read): the entry page, which links
+			// them, is what finds them now and brings that robots.txt in.
+			due = append(due, d.entries[siteName]...)
+		}
 	}
 	sd.found += int64(len(links))
 	res.Links = links
@@ -265,10 +278,10 @@ func (e *Engine) readDocument(t frontier.Task, res *fetch.Result, doc *discover.
 			for _, u := range moved {
 				d.hinted[u] = siteName
 			}
-			return moved
+			due = append(due, moved...)
 		}
 	}
-	return nil
+	return due
 }
 
 // covers says whether the feeds and sitemaps the crawl knows of announce every
@@ -317,7 +330,8 @@ func (d *discovery) crossOf(src string) []string {
 	return out
 }
 
-// hintDue makes stored pages due now: their date in a feed or sitemap moved.
+// hintDue makes stored pages due now: their date in a feed or sitemap moved, or
+// they are the entry pages of a site its sitemaps no longer cover.
 func (e *Engine) hintDue(urls []string, now time.Time) {
 	states, err := e.st.Revisits(urls)
 	if err != nil || len(states) == 0 {
@@ -402,10 +416,49 @@ func (e *Engine) schedulePoll(src string, doc *discover.Doc, newLinks int, rv *s
 	if doc.Kind == discover.KindIndex {
 		newLinks = 0 // an index's children are sources, not news
 	}
+	if n, ok := d.newSinceLastRead(src, doc); ok {
+		newLinks = n
+	}
 	full := newLinks > 0 && newLinks >= len(doc.Entries)
 	d.poller.Observe(src, at, newLinks, full)
 	d.changes.Add(1)
 	rv.Next = at.Add(d.poller.Interval(src))
+}
+
+// maxListed bounds the sources whose listed URLs are remembered: feeds and news
+// sitemaps (a feed holds tens of items, a news sitemap two days); an archive of 50,000
+// URLs is counted by what is new to the crawl instead.
+const maxListed = 5000
+
+// newSinceLastRead counts the entries of a source's read that its previous read did
+// not list: its publishing rate as the source itself shows it. Counting only what
+// was new to the crawl would let another path to the same articles (the entry page
+// polled while the site was not covered, a second feed) make the source look dead,
+// and a dead-looking source is read once a day (live bench: a sitemap site's
+// articles of its last day missed). ok is false when there is no previous read to
+// compare with (the first, after a restart, or a source too large to remember).
+// A read with no entries (a 304's stand-in) leaves the remembered list as it is.
+func (d *discovery) newSinceLastRead(src string, doc *discover.Doc) (n int, ok bool) {
+	if doc.Kind == discover.KindIndex || len(doc.Entries) == 0 {
+		return 0, false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	prev, ok := d.listed[src]
+	if len(doc.Entries) > maxListed {
+		delete(d.listed, src)
+		return 0, false
+	}
+	now := make(map[uint64]bool, len(doc.Entries))
+	for _, en := range doc.Entries {
+		h := frontier.Hash(en.URL)
+		now[h] = true
+		if ok && !prev[h] {
+			n++
+		}
+	}
+	d.listed[src] = now
+	return n, ok
 }
 
 // hintOutcome teaches the site's Trust what a hinted refetch found.

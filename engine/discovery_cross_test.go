@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -126,8 +127,22 @@ func TestSitemapCoversTheSiteOnceSectionHostsVouch(t *testing.T) {
 			if got := d.covers("www.paper.example"); got != tc.want {
 				t.Errorf("covered after the section host's robots.txt = %v, want %v (links %v)", got, tc.want, links)
 			}
-			if tc.vouch && len(links) != 2 {
+			if !tc.vouch {
+				return
+			}
+			if len(links) != 2 {
 				t.Errorf("second read admitted %v: want both stories of the site", links)
+			}
+			// A new section appears: its host's robots.txt was never read, so the
+			// sitemap may not speak for it, and the entry page that links it is made
+			// due at once (it would otherwise wait for the page revisit schedule).
+			d.mu.Lock()
+			d.entries["paper.example"] = []string{"http://www.paper.example/"}
+			d.mu.Unlock()
+			grown := &discover.Doc{Kind: doc.Kind, Entries: append(slices.Clone(doc.Entries), discover.Entry{URL: "http://sport.paper.example/story/4"})}
+			due := e.readDocument(frontier.Task{URL: sitemap, Host: "www.paper.example"}, &fetch.Result{}, grown, nil, time.Now())
+			if d.covers("www.paper.example") || !slices.Contains(due, "http://www.paper.example/") {
+				t.Errorf("a new section host: covered %v, due %v: want not covered and the entry page due", d.covers("www.paper.example"), due)
 			}
 		})
 	}

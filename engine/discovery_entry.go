@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
@@ -25,6 +26,11 @@ func (e *Engine) pollEntry(t frontier.Task, res *fetch.Result, newLinks int, rv 
 	if d == nil || rv == nil || t.Depth != 0 || t.ParentHash != 0 {
 		return
 	}
+	d.mu.Lock()
+	if site := frontier.Site(t.Host); !slices.Contains(d.entries[site], t.URL) {
+		d.entries[site] = append(d.entries[site], t.URL)
+	}
+	d.mu.Unlock()
 	if d.covers(t.Host) {
 		return
 	}
