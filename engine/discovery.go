@@ -50,6 +50,10 @@ type discovery struct {
 	entries  map[string][]string       // site -> its seed pages (pollEntry), polled while not covered
 	listed   map[string]map[uint64]bool // source -> hashes of the URLs its last read listed (small sources)
 
+	// awaiting counts new pages whose first revisit waits for their source's dates
+	// (awaitHint).
+	awaiting atomic.Int64
+
 	// changes counts what changed the kept state (discovery_state.go); saved and
 	// savedAt are the count and time of its last write (tick and Stop only).
 	changes atomic.Int64
@@ -459,6 +463,44 @@ func (d *discovery) newSinceLastRead(src string, doc *discover.Doc) (n int, ok b
 	}
 	d.listed[src] = now
 	return n, ok
+}
+
+// awaitHint replaces a newly stored page's first revisit (revisit.initial, the
+// probe that M2 spends on every new page) when a feed or sitemap of a site whose
+// dates are trusted lists the page with a date: that source is read on its own
+// schedule and a date that moves makes the page due at once (readDocument), so a
+// blind refetch an hour later buys nothing the next read would not tell. The page
+// waits instead the mean interval its revisit budget affords (1/budget days: ten
+// days at the default 0.1), within its class window. Only with the estimator
+// policy, which has a budget; the seed rule keeps its initial delay.
+func (e *Engine) awaitHint(u string, rv *store.Revisit) {
+	d := e.disc
+	o := e.opts.Revisit
+	if d == nil || rv == nil || rv.Fetches != 1 || rv.Next.Equal(revisit.Never) || o.Policy != revisit.PolicyEstimator {
+		return
+	}
+	d.mu.Lock()
+	_, dated := d.hintSeen[u]
+	trusted := false
+	if s := d.sites[frontier.Site(hostOf(u))]; dated && s != nil {
+		trusted, _ = s.trust.Trusted()
+	}
+	d.mu.Unlock()
+	if !trusted {
+		return
+	}
+	budget := o.Budget
+	if c, ok := o.Classes[rv.Class]; ok && c.Budget > 0 {
+		budget = c.Budget
+	}
+	next := rv.Last.Add(time.Duration(float64(24*time.Hour) / budget))
+	if w := revisit.Windows(o.Windows).Window(rv.Class); w > 0 && next.After(rv.First.Add(w)) {
+		next = rv.First.Add(w)
+	}
+	if next.After(rv.Next) {
+		rv.Next = next
+		d.awaiting.Add(1)
+	}
 }
 
 // hintOutcome teaches the site's Trust what a hinted refetch found.
