@@ -38,16 +38,16 @@ type discovery struct {
 	poller *discover.Poller
 
 	mu       sync.Mutex
-	origins  map[string]bool           // origins whose robots.txt sitemaps were taken in
-	cross    map[string][]string       // sitemap URL -> hosts whose robots.txt names it
-	parent   map[string]string         // sitemap URL -> the index that listed it
-	siteWide map[string]bool           // sources declared in the config: any host of their site
-	sources  map[string]discover.Kind  // feeds and sitemaps seen, by URL
-	hinted   map[string]string         // URL -> site: a refetch asked for by a moved date
-	sites    map[string]*siteDiscovery // by registered domain
-	warned   map[string]bool           // sites whose untrusted dates were logged
-	hintSeen map[string]time.Time      // URL -> newest date a source gave it
-	entries  map[string][]string       // site -> its seed pages (pollEntry), polled while not covered
+	origins  map[string]bool            // origins whose robots.txt sitemaps were taken in
+	cross    map[string][]string        // sitemap URL -> hosts whose robots.txt names it
+	parent   map[string]string          // sitemap URL -> the index that listed it
+	siteWide map[string]bool            // sources declared in the config: any host of their site
+	sources  map[string]discover.Kind   // feeds and sitemaps seen, by URL
+	hinted   map[string]string          // URL -> site: a refetch asked for by a moved date
+	sites    map[string]*siteDiscovery  // by registered domain
+	warned   map[string]bool            // sites whose untrusted dates were logged
+	hintSeen map[string]time.Time       // URL -> newest date a source gave it
+	entries  map[string][]string        // site -> its seed pages (pollEntry), polled while not covered
 	listed   map[string]map[uint64]bool // source -> hashes of the URLs its last read listed (small sources)
 
 	// awaiting counts new pages whose first revisit waits for their source's dates
