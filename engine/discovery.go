@@ -50,10 +50,6 @@ type discovery struct {
 	entries  map[string][]string        // site -> its seed pages (pollEntry), polled while not covered
 	listed   map[string]map[uint64]bool // source -> hashes of the URLs its last read listed (small sources)
 
-	// awaiting counts new pages whose first revisit waits for their source's dates
-	// (awaitHint).
-	awaiting atomic.Int64
-
 	// changes counts what changed the kept state (discovery_state.go); saved and
 	// savedAt are the count and time of its last write (tick and Stop only).
 	changes atomic.Int64
@@ -499,7 +495,6 @@ func (e *Engine) awaitHint(u string, rv *store.Revisit) {
 	}
 	if next.After(rv.Next) {
 		rv.Next = next
-		d.awaiting.Add(1)
 	}
 }
 
