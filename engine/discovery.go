@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -220,7 +221,14 @@ func (e *Engine) readDocument(t frontier.Task, res *fetch.Result, doc *discover.
 		return nil
 	}
 	if doc.Kind != discover.KindFeed {
-		sd.trust.ObserveDocument(doc.Entries, at)
+		// "Always now" is judged on the server's own clock (its Date header) when it
+		// gives one: a lastmod of the serving time is the same instant on both, however
+		// far that clock is from ours.
+		served := at
+		if d, err := http.ParseTime(res.Header.Get("Date")); err == nil {
+			served = d
+		}
+		sd.trust.ObserveDocument(doc.Entries, served)
 	}
 	trusted, why := sd.trust.Trusted()
 	var since time.Time

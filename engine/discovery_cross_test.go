@@ -172,3 +172,25 @@ func TestDatedSitemapPageWaitsForItsDate(t *testing.T) {
 		t.Errorf("the dated story was fetched %d times: want once (its date did not move)", n)
 	}
 }
+
+// Issue 18: "lastmod is always now" is judged on the server's clock. A site whose
+// clock runs hours off ours still serves its lie as lastmod = Date; before, the
+// dates were compared with our fetch time and such a site kept its trust (and on
+// the live bench, whose sites run on the web clock, the lying site was trusted).
+func TestAlwaysNowIsJudgedOnTheServersClock(t *testing.T) {
+	e := &Engine{disc: newDiscovery(defaultDiscoveryOptions())}
+	ours := time.Now()
+	for _, skew := range []time.Duration{0, 3 * time.Hour, -26 * time.Hour} {
+		served := ours.Add(skew).UTC().Truncate(time.Second)
+		var entries []discover.Entry
+		for i := range 6 {
+			entries = append(entries, discover.Entry{URL: fmt.Sprintf("http://www.liar.example/story/%d", i), Modified: served})
+		}
+		res := &fetch.Result{Header: http.Header{"Date": {served.Format(http.TimeFormat)}}}
+		task := frontier.Task{URL: "http://www.liar.example/sitemap.xml", Host: "www.liar.example"}
+		e.readDocument(task, res, &discover.Doc{Kind: discover.KindSitemap, Entries: entries}, nil, ours)
+	}
+	if ok, why := e.disc.sites["liar.example"].trust.Trusted(); ok {
+		t.Errorf("a sitemap whose lastmod is always its Date is trusted (%q): want its dates ignored", why)
+	}
+}

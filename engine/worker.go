@@ -708,6 +708,9 @@ func (f *remoteFront) deliver(o Outcome) {
 				res.Header[k] = v
 			}
 		}
+		if v := o.Res.Header.Get("Date"); v != "" && o.Res.DiscoveredKind != "" {
+			res.Header.Set("Date", v) // a sitemap's dates are judged against it (readDocument)
+		}
 		o.Res = &res
 	}
 	f.send(wireResult{Node: f.w.o.Node, Incarnation: f.w.inc, Task: o.Task, Lane: o.Lane, Egress: o.Egress,

@@ -69,6 +69,9 @@ func (s *Sandbox) servePublishing(w http.ResponseWriter, r *http.Request, start 
 		etag := `"` + strconv.FormatInt(s.web.newestAt(h.site.Domain, now).UnixNano(), 36) + `"`
 		w.Header().Set("ETag", etag)
 		w.Header().Set("Content-Type", ctype)
+		// The server's clock is the web clock: a lying lastmod equals the Date it is
+		// served with, as on a real site (net/http would stamp real time).
+		w.Header().Set("Date", now.UTC().Format(http.TimeFormat))
 		lying := s.web.publishers()[h.site.Domain].announce == AnnounceLyingLM // new on every request
 		if r.Header.Get("If-None-Match") == etag && !lying {
 			x.finish(http.StatusNotModified)
