@@ -3,6 +3,7 @@ package engine
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -39,17 +40,18 @@ type discovery struct {
 	poller *discover.Poller
 
 	mu       sync.Mutex
-	origins  map[string]bool            // origins whose robots.txt sitemaps were taken in
-	cross    map[string][]string        // sitemap URL -> hosts whose robots.txt names it
-	parent   map[string]string          // sitemap URL -> the index that listed it
-	siteWide map[string]bool            // sources declared in the config: any host of their site
-	sources  map[string]discover.Kind   // feeds and sitemaps seen, by URL
-	hinted   map[string]string          // URL -> site: a refetch asked for by a moved date
-	sites    map[string]*siteDiscovery  // by registered domain
-	warned   map[string]bool            // sites whose untrusted dates were logged
-	hintSeen map[string]time.Time       // URL -> newest date a source gave it
-	entries  map[string][]string        // site -> its seed pages (pollEntry), polled while not covered
-	listed   map[string]map[uint64]bool // source -> hashes of the URLs its last read listed (small sources)
+	origins  map[string]bool           // origins whose robots.txt sitemaps were taken in
+	cross    map[string][]string       // sitemap URL -> hosts whose robots.txt names it
+	parent   map[string]string         // sitemap URL -> the index that listed it
+	siteWide map[string]bool           // sources declared in the config: any host of their site
+	sources  map[string]discover.Kind  // feeds and sitemaps seen, by URL
+	hinted   map[string]string         // URL -> site: a refetch asked for by a moved date
+	sites    map[string]*siteDiscovery // by registered domain
+	warned   map[string]bool           // sites whose untrusted dates were logged
+	hintSeen map[string]time.Time      // URL -> newest date a source gave it
+	entries  map[string][]string       // site -> its seed pages (pollEntry), polled while not covered
+	listed   map[string][]uint64       // source -> sorted hashes of the URLs its last read listed (small sources)
+	nListed  int                       // hashes in listed, bounded by maxListedTotal
 
 	// changes counts what changed the kept state (discovery_state.go); saved and
 	// savedAt are the count and time of its last write (tick and Stop only).
@@ -85,7 +87,7 @@ func newDiscovery(o DiscoveryOptions) *discovery {
 		warned:   map[string]bool{},
 		hintSeen: map[string]time.Time{},
 		entries:  map[string][]string{},
-		listed:   map[string]map[uint64]bool{},
+		listed:   map[string][]uint64{},
 	}
 }
 
@@ -435,8 +437,12 @@ func (e *Engine) schedulePoll(src string, doc *discover.Doc, newLinks int, rv *s
 
 // maxListed bounds the sources whose listed URLs are remembered: feeds and news
 // sitemaps (a feed holds tens of items, a news sitemap two days); an archive of 50,000
-// URLs is counted by what is new to the crawl instead.
-const maxListed = 5000
+// URLs is counted by what is new to the crawl instead. maxListedTotal bounds them all
+// (8 bytes a URL: 16 MiB).
+const (
+	maxListed      = 5000
+	maxListedTotal = 2 << 20
+)
 
 // newSinceLastRead counts the entries of a source's read that its previous read did
 // not list: its publishing rate as the source itself shows it. Counting only what
@@ -450,23 +456,30 @@ func (d *discovery) newSinceLastRead(src string, doc *discover.Doc) (n int, ok b
 	if doc.Kind == discover.KindIndex || len(doc.Entries) == 0 {
 		return 0, false
 	}
+	now := make([]uint64, len(doc.Entries))
+	for i, en := range doc.Entries {
+		now[i] = frontier.Hash(en.URL)
+	}
+	slices.Sort(now)
+	now = slices.Compact(now)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	prev, ok := d.listed[src]
-	if len(doc.Entries) > maxListed {
-		delete(d.listed, src)
+	d.nListed -= len(prev)
+	delete(d.listed, src)
+	if len(now) > maxListed || d.nListed+len(now) > maxListedTotal {
 		return 0, false
 	}
-	now := make(map[uint64]bool, len(doc.Entries))
-	for _, en := range doc.Entries {
-		h := frontier.Hash(en.URL)
-		now[h] = true
-		if ok && !prev[h] {
+	d.listed[src], d.nListed = now, d.nListed+len(now)
+	if !ok {
+		return 0, false
+	}
+	for _, h := range now {
+		if _, found := slices.BinarySearch(prev, h); !found {
 			n++
 		}
 	}
-	d.listed[src] = now
-	return n, ok
+	return n, true
 }
 
 // awaitHint replaces a newly stored page's first revisit (revisit.initial, the

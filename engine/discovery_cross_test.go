@@ -194,3 +194,38 @@ func TestAlwaysNowIsJudgedOnTheServersClock(t *testing.T) {
 		t.Errorf("a sitemap whose lastmod is always its Date is trusted (%q): want its dates ignored", why)
 	}
 }
+
+// Issue 18: a source's poll rate is what it lists anew, whoever fetched the articles
+// first. Here the entry page has found both new stories before the sitemap is read
+// again; the sitemap still shows two new entries (before, 0: it looked dead and was
+// read once a day). A source too large to remember falls back to the crawl's count.
+func TestSourceCountsWhatItListsAnew(t *testing.T) {
+	d := newDiscovery(defaultDiscoveryOptions())
+	const src = "http://www.paper.example/sitemap-news.xml"
+	doc := func(urls ...string) *discover.Doc {
+		out := &discover.Doc{Kind: discover.KindSitemap}
+		for _, u := range urls {
+			out.Entries = append(out.Entries, discover.Entry{URL: "http://www.paper.example/story/" + u})
+		}
+		return out
+	}
+	if _, ok := d.newSinceLastRead(src, doc("1", "2")); ok {
+		t.Error("first read compared with nothing: want no count")
+	}
+	if n, ok := d.newSinceLastRead(src, doc("3", "1", "4", "2")); !ok || n != 2 {
+		t.Errorf("second read: %d new (ok %v), want 2", n, ok)
+	}
+	if n, ok := d.newSinceLastRead(src, &discover.Doc{Kind: discover.KindSitemap}); ok || n != 0 {
+		t.Errorf("a 304: %d new (ok %v), want nothing counted", n, ok)
+	}
+	if n, ok := d.newSinceLastRead(src, doc("4", "5")); !ok || n != 1 {
+		t.Errorf("after a 304: %d new (ok %v), want 1 against the last read's list", n, ok)
+	}
+	big := make([]string, maxListed+1)
+	for i := range big {
+		big[i] = fmt.Sprint(i)
+	}
+	if _, ok := d.newSinceLastRead(src, doc(big...)); ok || d.listed[src] != nil || d.nListed != 0 {
+		t.Errorf("a source over %d entries: ok %v, %d hashes kept: want it forgotten", maxListed, ok, d.nListed)
+	}
+}
