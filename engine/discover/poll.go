@@ -13,19 +13,23 @@ import (
 // with — decayed with a half-life of RateHalfLife so that a newsroom's busy day
 // shows at once and fades.
 //
-// With a poll budget (polls per hour over all sources) the budget is split by the
-// square-root rule: for items arriving as Poisson processes of rates r_i, polling at
-// frequencies f_i with Σ f_i = F, the mean delay to discovery Σ r_i/(2 f_i) is least
-// when f_i ∝ √r_i (Lagrange; the same result as Coffman, Liu & Weber, "Optimal robot
-// scheduling for web search engines", J. Scheduling 1998). Without a budget each
-// source is polled about once per TargetItems new URLs it is expected to have.
-// Intervals are clamped to [MinInterval, MaxInterval]. A poll whose document was full
+// The polls are split by the square-root rule: for items arriving as Poisson
+// processes of rates r_i, polling at frequencies f_i with Σ f_i = F, the mean delay to
+// discovery Σ r_i/(2 f_i) is least when f_i ∝ √r_i (Lagrange; the same result as
+// Coffman, Liu & Weber, "Optimal robot scheduling for web search engines", J.
+// Scheduling 1998). F is the poll budget (polls per hour over all sources) when one
+// is set; without one it is one poll per TargetItems new URLs expected over all
+// sources, Σ r_i / TargetItems — what polling each source once per TargetItems of its
+// own new URLs would spend, moved from the busy sources to the quiet ones where a
+// poll saves more delay (live discovery bench: p95 6,413 s against 10,246–10,522 at
+// the same 19.3 fetches per web hour). Intervals are clamped to [MinInterval,
+// MaxInterval]. A poll whose document was full
 // of new URLs (some may have scrolled off) asks for the next poll at MinInterval.
 //
 // It is safe for concurrent use.
 type Poller struct {
-	Budget       float64       // polls per hour over all sources; 0: TargetItems rule
-	TargetItems  float64       // new URLs per poll aimed at without a budget (default 1)
+	Budget       float64       // polls per hour over all sources; 0: Σ rates / TargetItems
+	TargetItems  float64       // new URLs per poll aimed at over all sources without a budget (default 1)
 	MinInterval  time.Duration // default 1 minute
 	MaxInterval  time.Duration // default 1 day
 	RateHalfLife time.Duration // default 1 day
@@ -33,6 +37,7 @@ type Poller struct {
 	mu      sync.Mutex
 	sources map[string]*pollSource
 	sumSqrt float64 // Σ √rate, recomputed when dirty
+	sumRate float64 // Σ rate, recomputed when dirty
 	dirty   bool
 }
 
@@ -116,21 +121,22 @@ func (p *Poller) Interval(src string) time.Duration {
 		return lo
 	}
 	r := p.rate(s)
-	var hours float64
-	if p.Budget > 0 {
-		if p.dirty {
-			p.sumSqrt = 0
-			for _, o := range p.sources {
-				p.sumSqrt += math.Sqrt(p.rate(o))
-			}
-			p.dirty = false
+	if p.dirty {
+		p.sumSqrt, p.sumRate = 0, 0
+		for _, o := range p.sources {
+			or := p.rate(o)
+			p.sumSqrt += math.Sqrt(or)
+			p.sumRate += or
 		}
-		// f_i = F √r_i / Σ √r_j polls per hour.
-		f := p.Budget * math.Sqrt(r) / math.Max(p.sumSqrt, 1e-9)
-		hours = 1 / f
-	} else {
-		hours = target / r
+		p.dirty = false
 	}
+	budget := p.Budget
+	if budget <= 0 {
+		budget = max(p.sumRate, r) / target // r: a source not yet observed is in neither sum
+	}
+	// f_i = F √r_i / Σ √r_j polls per hour.
+	f := budget * math.Sqrt(r) / max(p.sumSqrt, math.Sqrt(r), 1e-9)
+	hours := 1 / f
 	d := time.Duration(hours * float64(time.Hour))
 	return max(lo, min(d, hi))
 }

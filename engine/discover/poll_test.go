@@ -109,3 +109,36 @@ func TestPollerSettlesOnThePublishingPace(t *testing.T) {
 		})
 	}
 }
+
+// Without a budget the Poller spends what polling each source once per new URL would
+// (Σ rates) but splits it by the square-root rule: the quiet source is read more
+// often than once per item, the busy one less, for a lower mean delay. Before, each
+// source got exactly its own rate (busy every 1/16 h, slow every hour).
+func TestPollerWithoutABudgetSplitsTheSameSpendBySquareRoot(t *testing.T) {
+	t0 := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	p := &Poller{MaxInterval: 1000 * time.Hour, MinInterval: time.Second}
+	for _, src := range []string{"busy", "slow"} {
+		p.Observe(src, t0, 0, false)
+	}
+	for h := 1; h <= 200; h++ {
+		at := t0.Add(time.Duration(h) * time.Hour)
+		p.Observe("busy", at, 16, false) // 16/h
+		if h%4 == 0 {
+			p.Observe("slow", at, 4, false) // 1/h
+		}
+	}
+	busy, slow := p.Interval("busy"), p.Interval("slow")
+	spend := 1/busy.Hours() + 1/slow.Hours()
+	rates := p.Rate("busy") + p.Rate("slow")
+	if spend < 0.95*rates || spend > 1.05*rates {
+		t.Errorf("%.2f polls per hour, want the %.2f new URLs per hour the sources show", spend, rates)
+	}
+	if r := float64(slow) / float64(busy); r < 3.3 || r > 4.7 {
+		t.Errorf("intervals busy %v slow %v (ratio %.2f), want about 4 (√16), not 16", busy, slow, r)
+	}
+	// Mean delay per item, Σ r_i/(2 f_i) / Σ r_i, against one poll per item each.
+	delay := (p.Rate("busy")*busy.Hours() + p.Rate("slow")*slow.Hours()) / (2 * rates)
+	if own := 2 / (2 * rates); delay >= own {
+		t.Errorf("mean delay %.3f h, want below the %.3f h of polling each source at its own rate", delay, own)
+	}
+}
