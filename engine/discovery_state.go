@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/discover"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
 )
 
 // Discovery state kept across a restart (issue 18): what the Poller learned of each
@@ -26,6 +27,9 @@ const discoverySaveEvery = time.Minute
 type discoveryState struct {
 	Sources map[string]sourceState         `json:"sources,omitempty"` // by feed or sitemap URL
 	Trust   map[string]discover.TrustState `json:"trust,omitempty"`   // by registered domain
+	// Entries are the seed pages polled like feeds (pollEntry), by URL: they share
+	// the Poller's polls with the feeds and sitemaps (the square-root split).
+	Entries map[string]discover.PollState `json:"entries,omitempty"`
 }
 
 // sourceState is one feed or sitemap: its kind (so that a 304 after the restart is
@@ -51,6 +55,16 @@ func (d *discovery) export() discoveryState {
 	for name, sd := range d.sites {
 		if ts := sd.trust.State(); len(ts.Hints) > 0 || len(ts.NowLike) > 0 {
 			st.Trust[name] = ts
+		}
+	}
+	for _, urls := range d.entries {
+		for _, u := range urls {
+			if p, ok := polls[u]; ok {
+				if st.Entries == nil {
+					st.Entries = map[string]discover.PollState{}
+				}
+				st.Entries[u] = p
+			}
 		}
 	}
 	return st
@@ -81,6 +95,13 @@ func (d *discovery) restore(st discoveryState) (skipped int) {
 	}
 	for name, ts := range st.Trust {
 		d.site(name).trust.Restore(ts)
+	}
+	for u, p := range st.Entries {
+		if host := hostOf(u); host != "" {
+			site := frontier.Site(host)
+			d.entries[site] = append(d.entries[site], u)
+			polls[u] = p
+		}
 	}
 	d.mu.Unlock()
 	return skipped + d.poller.Import(polls)
