@@ -344,6 +344,9 @@ func discLiveRun(l discLive, crawl string, budget float64, fixed time.Duration) 
 				continue
 			}
 			lat := at.Sub(a.Published).Seconds()
+			if crawl == discLiveTrace {
+				fmt.Printf("trace %s: found (%s) %s after %.0f s\n", crawl, ps.Announce, a.URL, lat)
+			}
 			res.found++
 			res.latencies = append(res.latencies, lat)
 			if ann {
