@@ -32,8 +32,8 @@ type DiscoveryOptions struct {
 	MaxPoll time.Duration `yaml:"max_poll"`
 	// PollBudget is how many feed and sitemap reads per hour the crawl may spend
 	// in all, split over them by the square-root rule (discover.Poller.Budget): the
-	// part of a fetch budget left after the articles. 0 (default): each is read
-	// about once per new URL expected.
+	// part of a fetch budget left after the articles. 0 (default): one read per new
+	// URL expected over all of them, split the same way.
 	PollBudget float64 `yaml:"poll_budget"`
 }
 
