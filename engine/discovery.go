@@ -227,8 +227,8 @@ func (e *Engine) readDocument(t frontier.Task, res *fetch.Result, doc *discover.
 		// gives one: a lastmod of the serving time is the same instant on both, however
 		// far that clock is from ours.
 		served := at
-		if d, err := http.ParseTime(res.Header.Get("Date")); err == nil {
-			served = d
+		if date, err := http.ParseTime(res.Header.Get("Date")); err == nil {
+			served = date
 		}
 		sd.trust.ObserveDocument(doc.Entries, served)
 	}

@@ -32,6 +32,7 @@ func (e *Engine) pollEntry(t frontier.Task, res *fetch.Result, newLinks int, rv 
 	}
 	d.mu.Unlock()
 	if d.covers(t.Host) {
+		d.poller.Forget(t.URL) // polled while it was not covered: its share goes to the sources
 		return
 	}
 	d.poller.Observe(t.URL, at, newLinks, newLinks > 0 && newLinks >= len(res.Links))

@@ -141,4 +141,9 @@ func TestPollerWithoutABudgetSplitsTheSameSpendBySquareRoot(t *testing.T) {
 	if own := 2 / (2 * rates); delay >= own {
 		t.Errorf("mean delay %.3f h, want below the %.3f h of polling each source at its own rate", delay, own)
 	}
+	// A source no longer polled takes no share: alone, slow is read once per item.
+	p.Forget("busy")
+	if got, want := p.Interval("slow").Hours(), 1/p.Rate("slow"); got < 0.95*want || got > 1.05*want {
+		t.Errorf("after Forget(busy): slow every %.2f h, want %.2f h (its own rate)", got, want)
+	}
 }
