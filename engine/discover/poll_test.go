@@ -40,18 +40,8 @@ func TestPollerLearnsEachSourcesRate(t *testing.T) {
 }
 
 func TestPollerSplitsABudgetBySquareRoot(t *testing.T) {
-	t0 := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 	p := &Poller{Budget: 10, MaxInterval: 1000 * time.Hour, MinInterval: time.Second}
-	for _, src := range []string{"busy", "slow"} {
-		p.Observe(src, t0, 0, false)
-	}
-	for h := 1; h <= 200; h++ {
-		at := t0.Add(time.Duration(h) * time.Hour)
-		p.Observe("busy", at, 16, false) // 16/h
-		if h%4 == 0 {
-			p.Observe("slow", at, 4, false) // 1/h
-		}
-	}
+	t0 := busyAndSlow(p)
 	busy, slow := p.Interval("busy"), p.Interval("slow")
 	// √16 : √1 = 4 : 1 of a 10/h budget: 8/h and 2/h.
 	if r := float64(slow) / float64(busy); r < 3.3 || r > 4.7 {
@@ -115,18 +105,8 @@ func TestPollerSettlesOnThePublishingPace(t *testing.T) {
 // often than once per item, the busy one less, for a lower mean delay. Before, each
 // source got exactly its own rate (busy every 1/16 h, slow every hour).
 func TestPollerWithoutABudgetSplitsTheSameSpendBySquareRoot(t *testing.T) {
-	t0 := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 	p := &Poller{MaxInterval: 1000 * time.Hour, MinInterval: time.Second}
-	for _, src := range []string{"busy", "slow"} {
-		p.Observe(src, t0, 0, false)
-	}
-	for h := 1; h <= 200; h++ {
-		at := t0.Add(time.Duration(h) * time.Hour)
-		p.Observe("busy", at, 16, false) // 16/h
-		if h%4 == 0 {
-			p.Observe("slow", at, 4, false) // 1/h
-		}
-	}
+	busyAndSlow(p)
 	busy, slow := p.Interval("busy"), p.Interval("slow")
 	spend := 1/busy.Hours() + 1/slow.Hours()
 	rates := p.Rate("busy") + p.Rate("slow")
@@ -146,4 +126,21 @@ func TestPollerWithoutABudgetSplitsTheSameSpendBySquareRoot(t *testing.T) {
 	if got, want := p.Interval("slow").Hours(), 1/p.Rate("slow"); got < 0.95*want || got > 1.05*want {
 		t.Errorf("after Forget(busy): slow every %.2f h, want %.2f h (its own rate)", got, want)
 	}
+}
+
+// busyAndSlow feeds p 200 hours of two sources, "busy" with 16 new URLs an hour and
+// "slow" with one, and returns the hour it started.
+func busyAndSlow(p *Poller) time.Time {
+	t0 := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	for _, src := range []string{"busy", "slow"} {
+		p.Observe(src, t0, 0, false)
+	}
+	for h := 1; h <= 200; h++ {
+		at := t0.Add(time.Duration(h) * time.Hour)
+		p.Observe("busy", at, 16, false) // 16/h
+		if h%4 == 0 {
+			p.Observe("slow", at, 4, false) // 1/h
+		}
+	}
+	return t0
 }
