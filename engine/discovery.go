@@ -71,6 +71,9 @@ type siteDiscovery struct {
 	// had to refuse (off_host): hosts whose robots.txt does not name it, or has not
 	// been read yet. While any is above zero the sitemaps miss part of the site.
 	refused map[string]int
+	// sitemapReads counts its sitemap reads: "lastmod is always now" shows from the
+	// second (discover.Trust), so dates from the first are not relied on (awaitHint).
+	sitemapReads int
 }
 
 func newDiscovery(o DiscoveryOptions) *discovery {
@@ -197,6 +200,7 @@ func (e *Engine) readDocument(t frontier.Task, res *fetch.Result, doc *discover.
 		sd.feeds[src] = true
 	} else {
 		sd.sitemaps[src] = true
+		sd.sitemapReads++
 	}
 	for k, n := range doc.Warnings {
 		sd.warnings[k] += n
@@ -489,7 +493,10 @@ func (d *discovery) newSinceLastRead(src string, doc *discover.Doc) (n int, ok b
 // blind refetch an hour later buys nothing the next read would not tell. The page
 // waits instead the mean interval its revisit budget affords (1/budget days: ten
 // days at the default 0.1), within its class window. Only with the estimator
-// policy, which has a budget; the seed rule keeps its initial delay.
+// policy, which has a budget; the seed rule keeps its initial delay. A site known
+// only from one sitemap read has not shown yet whether its lastmod is always "now"
+// (that takes two): its pages get the initial delay too. A feed's dates are
+// publication dates, which do not lie that way (feeds are not judged on it).
 func (e *Engine) awaitHint(u string, rv *store.Revisit) {
 	d := e.disc
 	o := e.opts.Revisit
@@ -499,7 +506,7 @@ func (e *Engine) awaitHint(u string, rv *store.Revisit) {
 	d.mu.Lock()
 	_, dated := d.hintSeen[u]
 	trusted := false
-	if s := d.sites[frontier.Site(hostOf(u))]; dated && s != nil {
+	if s := d.sites[frontier.Site(hostOf(u))]; dated && s != nil && (len(s.feeds) > 0 || s.sitemapReads >= 2) {
 		trusted, _ = s.trust.Trusted()
 	}
 	d.mu.Unlock()

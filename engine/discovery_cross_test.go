@@ -156,21 +156,35 @@ func TestSitemapCoversTheSiteOnceSectionHostsVouch(t *testing.T) {
 func TestDatedSitemapPageWaitsForItsDate(t *testing.T) {
 	s := newDiscoSite(t)
 	s.robots = "Sitemap: http://" + s.host + "/sitemap.xml\n"
-	s.raw["/sitemap.xml"] = static("application/xml", `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`+
-		`<url><loc>http://`+s.host+`/story/dated</loc><lastmod>2026-01-01T00:00:00Z</lastmod></url>`+
-		`<url><loc>http://`+s.host+`/story/undated</loc></url></urlset>`)
+	s.raw["/sitemap.xml"] = func(read int) (string, []byte) {
+		var b strings.Builder
+		b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+		fmt.Fprintf(&b, `<url><loc>http://%s/story/first</loc><lastmod>2026-01-01T00:00:00Z</lastmod></url>`, s.host)
+		if read > 0 {
+			// From the second read on, when the site's lastmod has had the chance to
+			// show itself as "always now" and did not.
+			fmt.Fprintf(&b, `<url><loc>http://%s/story/dated</loc><lastmod>2026-01-02T00:00:00Z</lastmod></url>`, s.host)
+			fmt.Fprintf(&b, `<url><loc>http://%s/story/undated</loc></url>`, s.host)
+		}
+		b.WriteString(`</urlset>`)
+		return "application/xml", []byte(b.String())
+	}
 	s.pages["/"] = `<html><body><p>front page</p></body></html>`
-	s.pages["/story/dated"] = `<html><body><p>a dated story</p></body></html>`
-	s.pages["/story/undated"] = `<html><body><p>an undated story</p></body></html>`
+	for _, p := range []string{"first", "dated", "undated"} {
+		s.pages["/story/"+p] = `<html><body><p>the ` + p + ` story</p></body></html>`
+	}
 	o := discoveryPollOptions(t, "http://"+s.host+"/")
 	o.Revisit.Initial = 100 * time.Millisecond
 	startEngine(t, o)
-	// The dated story is listed first and fetched first on the host's one lane, so
-	// its blind refetch would fall due before the undated one's.
+	// The dated story is listed before the undated one and fetched first on the
+	// host's one lane, so its blind refetch would fall due first.
 	waitForLong(t, 10*time.Second, "the undated story's refetch", func() bool { return s.requested("/story/undated") >= 2 })
 	if n := s.requested("/story/dated"); n != 1 {
 		t.Errorf("the dated story was fetched %d times: want once (its date did not move)", n)
 	}
+	// The story of the first read got the blind refetch: one read cannot tell an
+	// honest lastmod from one that is always "now".
+	waitForLong(t, 10*time.Second, "the first read's story refetched", func() bool { return s.requested("/story/first") >= 2 })
 }
 
 // Issue 18: "lastmod is always now" is judged on the server's clock. A site whose
