@@ -48,10 +48,14 @@ type discovery struct {
 	hinted   map[string]string         // URL -> site: a refetch asked for by a moved date
 	sites    map[string]*siteDiscovery // by registered domain
 	warned   map[string]bool           // sites whose untrusted dates were logged
-	hintSeen map[string]time.Time      // URL -> newest date a source gave it
-	entries  map[string][]string       // site -> its seed pages (pollEntry), polled while not covered
-	listed   map[string][]uint64       // source -> sorted hashes of the URLs its last read listed (small sources)
-	nListed  int                       // hashes in listed, bounded by maxListedTotal
+	// hintSeen is URL -> newest date a source gave it, under its own lock: every
+	// stored page looks itself up (awaitHint) and must not wait on d.mu, which a
+	// large sitemap's read holds for its whole parse.
+	hintMu   sync.Mutex
+	hintSeen map[string]time.Time
+	entries  map[string][]string // site -> its seed pages (pollEntry), polled while not covered
+	listed   map[string][]uint64 // source -> sorted hashes of the URLs its last read listed (small sources)
+	nListed  int                 // hashes in listed, bounded by maxListedTotal
 
 	// changes counts what changed the kept state (discovery_state.go); saved and
 	// savedAt are the count and time of its last write (tick and Stop only).
@@ -260,8 +264,10 @@ func (e *Engine) readDocument(t frontier.Task, res *fetch.Result, doc *discover.
 		if err != nil {
 			continue
 		}
+		d.hintMu.Lock()
 		old, seen := d.hintSeen[n]
 		d.hintSeen[n] = date
+		d.hintMu.Unlock()
 		// A date is a hint when it moved since this document was last read: newer
 		// than our last read of the source and than the date it gave before.
 		if seen && date.After(old) && !since.IsZero() && date.After(since) {
@@ -503,10 +509,15 @@ func (e *Engine) awaitHint(u string, rv *store.Revisit) {
 	if d == nil || rv == nil || rv.Fetches != 1 || rv.Next.Equal(revisit.Never) || o.Policy != revisit.PolicyEstimator {
 		return
 	}
-	d.mu.Lock()
+	d.hintMu.Lock()
 	_, dated := d.hintSeen[u]
+	d.hintMu.Unlock()
+	if !dated {
+		return
+	}
+	d.mu.Lock()
 	trusted := false
-	if s := d.sites[frontier.Site(hostOf(u))]; dated && s != nil && (len(s.feeds) > 0 || s.sitemapReads >= 2) {
+	if s := d.sites[frontier.Site(hostOf(u))]; s != nil && (len(s.feeds) > 0 || s.sitemapReads >= 2) {
 		trusted, _ = s.trust.Trusted()
 	}
 	d.mu.Unlock()
