@@ -6,6 +6,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
 )
 
 // EstimatorOptions configure EstimatorPolicy; zero fields take defaults.
@@ -84,6 +86,10 @@ type EstimatorPolicy struct {
 	tokens  float64             // probes that may be asked for now
 	refill  time.Time           // when tokens were last topped up
 	outlook map[string]*Outlook // per class: where the schedule is heading
+
+	sites   *lru.Cache[string, *sitePrior] // per site: what its pages' first comparisons showed
+	planned int64                          // first revisits planned from a site's prior
+	probed  int64                          // new pages of such sites refetched after Initial all the same
 }
 
 // The rate grid: 0 (static pages) and 10 log-spaced rates per decade from 1e-2 to 1e2
@@ -161,6 +167,9 @@ func (e *EstimatorPolicy) Reschedule(p *Page, now time.Time) time.Duration {
 	defer e.mu.Unlock()
 	var post [rateGridN]float64
 	posterior(&e.prior, &logl, &post)
+	if len(p.History) == 1 {
+		e.learnSiteLocked(p.URL, &logl)
+	}
 
 	e.untrackLocked(p)
 	e.pages++

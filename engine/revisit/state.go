@@ -191,7 +191,13 @@ func (tr *Tracker) Observe(p *Page, now time.Time, o Outcome) Verdict {
 		p.Hash, p.HasHash, p.Distance = o.Hash, o.OK && !o.NotModified, -1
 		p.Change = LastChange{Distance: -1}
 		p.keepSig(o)
-		p.Next = now.Add(tr.cfg.Initial)
+		first := tr.cfg.Initial
+		if fp, ok := tr.policy.(FirstPlanner); ok {
+			// A policy that knows the page's site plans its first revisit in its
+			// budget; never sooner than Initial.
+			first = max(first, fp.First(p, now))
+		}
+		p.Next = now.Add(first)
 		tr.retireIfPastWindow(p, now)
 		return VerdictFirst
 	}

@@ -1,0 +1,153 @@
+package revisit
+
+import (
+	"math"
+	"net/url"
+	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+)
+
+// FirstPlanner is a Policy that can plan a page's first revisit itself, instead of
+// the tracker's fixed Config.Initial (seed 001: next = now + initial).
+type FirstPlanner interface {
+	// First returns the interval from a page's first fetch at now to its second, or 0
+	// to keep Config.Initial. It may count p in the policy's budget (p.Freq).
+	First(p *Page, now time.Time) time.Duration
+}
+
+// Pages of one site tend to change alike: a news site's articles seldom change once
+// published, a social site's pages often. M2 refetches every new page Initial after
+// its first fetch to learn its rate, and for a site that publishes many pages a day
+// those first refetches, which the budget does not plan, can outnumber every other
+// revisit (the live discovery bench: 0.4 refetches per new article, more than the
+// feeds' reads). The estimator policy therefore learns, per site, the distribution of
+// change rates its pages' first comparisons showed (sitePrior: the same rate grid as
+// the population prior, a running mean of the posteriors of the site's last
+// siteMemory first comparisons), and once siteEvidence of them are in, a new page of
+// the site is planned like a page with that distribution and no history of its own:
+// the frequency its expected marginal is worth at the current fetch price, counted in
+// the budget from its first fetch. A site whose pages proved slow so waits about
+// what the budget affords a page (ten days at the default 0.1), one whose pages
+// change fast keeps M2's Initial (First never plans sooner than it). One new page in
+// siteProbeEvery is still refetched after Initial, so the site's evidence stays
+// current. A site with no evidence yet (the first pages of every crawl) keeps
+// Initial. The priors live in memory only (at most siteCap sites, least recently
+// used dropped): after a restart each site starts over.
+type sitePrior struct {
+	w      [rateGridN]float64 // share of the site's new pages at each grid rate
+	n      int                // first comparisons that weighed in
+	firsts int                // first fetches planned or probed since evidence
+}
+
+const (
+	siteEvidence   = 8
+	siteMemory     = 32
+	siteProbeEvery = 8
+	siteCap        = 20000
+)
+
+// siteKey is the registered domain of u's host ("" for an unparsable URL).
+func siteKey(u string) string {
+	pu, err := url.Parse(u)
+	if err != nil || pu.Hostname() == "" {
+		return ""
+	}
+	return frontier.Site(pu.Hostname())
+}
+
+// learnSiteLocked folds a page's first comparison (its history's log-likelihood)
+// into its site's prior.
+func (e *EstimatorPolicy) learnSiteLocked(u string, logl *[rateGridN]float64) {
+	key := siteKey(u)
+	if key == "" {
+		return
+	}
+	if e.sites == nil {
+		e.sites, _ = lru.New[string, *sitePrior](siteCap)
+	}
+	sp, ok := e.sites.Get(key)
+	if !ok {
+		sp = &sitePrior{w: e.prior}
+		e.sites.Add(key, sp)
+	}
+	var post [rateGridN]float64
+	posterior(&sp.w, logl, &post)
+	eta := max(1/float64(sp.n+1), 1.0/siteMemory)
+	for k := range sp.w {
+		sp.w[k] = (1-eta)*sp.w[k] + eta*post[k]
+	}
+	sp.n++
+}
+
+// First plans p's first revisit from its site's prior (see sitePrior), or returns 0
+// (Initial) for a site without enough evidence and for every siteProbeEvery-th page.
+func (e *EstimatorPolicy) First(p *Page, now time.Time) time.Duration {
+	key := siteKey(p.URL)
+	if key == "" {
+		return 0
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.sites == nil || e.price == 0 {
+		return 0
+	}
+	sp, ok := e.sites.Get(key)
+	if !ok || sp.n < siteEvidence {
+		return 0
+	}
+	sp.firsts++
+	if sp.firsts%siteProbeEvery == 0 {
+		e.probed++
+		return 0
+	}
+	e.untrackLocked(p)
+	e.pages++
+	floor := e.floorLocked()
+	if f := freqAtPrice(e.objective, &sp.w, e.price); f > floor {
+		p.Freq, p.Price = f, e.price
+		e.scaled += f * math.Sqrt(e.price)
+	} else {
+		p.Freq, p.Price = floor, 0
+		e.floored++
+	}
+	e.demand += p.Freq
+	e.planned++
+	e.repriceLocked()
+	e.foreseeLocked(p, &sp.w)
+	interval := 1 / p.Freq
+	if !(interval < longestIntervalDays) {
+		interval = longestIntervalDays
+	}
+	d := time.Duration(interval * float64(24*time.Hour))
+	if e.opts.MaxInterval > 0 && d > e.opts.MaxInterval {
+		d = e.opts.MaxInterval
+	}
+	return d
+}
+
+// FirstPlans returns how many new pages had their first revisit planned from their
+// site's prior, and how many of those sites' new pages were refetched after Initial
+// to keep the evidence current.
+func (e *EstimatorPolicy) FirstPlans() (planned, probed int64) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.planned, e.probed
+}
+
+// First asks the page's class plan.
+func (c *ClassPolicy) First(p *Page, now time.Time) time.Duration {
+	return c.of(p.Class).First(p, now)
+}
+
+// FirstPlans sums FirstPlans over the class plans.
+func (c *ClassPolicy) FirstPlans() (planned, probed int64) {
+	planned, probed = c.base.FirstPlans()
+	for _, e := range c.plans {
+		a, b := e.FirstPlans()
+		planned, probed = planned+a, probed+b
+	}
+	return planned, probed
+}
