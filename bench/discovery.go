@@ -116,6 +116,7 @@ func runDiscoveryBench(args []string) (map[string]any, error) {
 	liveWarm := fs.Float64("live-warmup", 1, "-live: web days before measuring")
 	liveMeasure := fs.Float64("live-measure", 1.5, "-live: web days measured")
 	fs.StringVar(&discLiveTrace, "trace", "", "-live: print this crawl's feeds and sitemaps, every request and every missed article")
+	fs.Float64Var(&discLivePollShare, "poll-share", 0, "-live: ours_poll_budget's poll budget as a multiple of the article rate (default: the fetch budget less the article rate)")
 	fs.BoolVar(&discLiveRevisitBudget, "revisit-budget", false, "-live: ours and fixed_poller get entry_only's raised revisit budget too (default: the engine's default revisit.budget)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err

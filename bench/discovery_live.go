@@ -171,6 +171,10 @@ func runDiscoveryLive(l discLive) (map[string]any, error) {
 // (-revisit-budget; default false: ours and fixed_poller keep the engine default).
 var discLiveRevisitBudget = false
 
+// discLivePollShare, when positive, is ours_poll_budget's poll budget over the
+// article rate (-poll-share).
+var discLivePollShare = 0.0
+
 // discLiveTrace names a crawl whose sites, requests and missed articles are printed
 // (-trace CRAWL): how the live figures are diagnosed.
 var discLiveTrace string
@@ -222,6 +226,9 @@ func discLiveOptions(l discLive, sb *sandbox.Sandbox, crawl string, budget float
 	case discoveryPollBudgetCrawl:
 		// Reads per real hour: the web-hour budget left after articles, scaled.
 		d.PollBudget = (budget - budget/l.perArticle) * scale
+		if discLivePollShare > 0 {
+			d.PollBudget = discLivePollShare * budget / l.perArticle * scale
+		}
 	}
 	o.Discovery = d
 	return o

@@ -27,6 +27,11 @@ type RevisitView struct {
 	NotModified int64 // refetches answered 304 to a conditional GET: unchanged, no body
 	Unknown     int64 // refetches with no usable text or a failed fetch: nothing learned
 	Requeued    int64 // pages put back in the crawl queue (scheduler and :revisit now)
+	// FirstPlanned counts new pages whose first revisit the estimator planned from
+	// what their site's earlier pages showed (revisit.FirstPlanner), instead of M2's
+	// blind refetch revisit.initial later; FirstProbed, new pages of those sites
+	// refetched after revisit.initial all the same, to keep that evidence current.
+	FirstPlanned, FirstProbed int64
 
 	// Due is the due queue: the first pages by next due time, soonest (or most
 	// overdue) first, at most 50. Pages waiting in the crawl queue are counted in
@@ -89,13 +94,28 @@ type RevisitStats struct {
 	NotModified int64 `json:"not_modified"` // refetches answered 304: unchanged, no body
 	Unknown     int64 `json:"unknown"`      // refetches that taught nothing (no text, errors)
 	Requeued    int64 `json:"requeued"`     // pages put back in the crawl queue
+	// FirstPlanned are new pages whose first revisit was planned from their site's
+	// evidence, FirstProbed those refetched after revisit.initial to keep it current.
+	FirstPlanned int64 `json:"first_planned"`
+	FirstProbed  int64 `json:"first_probed"`
 }
 
 // revisitStats is the stats object.
 func (e *Engine) revisitStats() *RevisitStats {
 	rv := e.rv
-	return &RevisitStats{Refetches: rv.refetches.Load(), Changes: rv.changes.Load(),
+	s := &RevisitStats{Refetches: rv.refetches.Load(), Changes: rv.changes.Load(),
 		NotModified: rv.notModified.Load(), Unknown: rv.unknown.Load(), Requeued: rv.requeued.Load()}
+	s.FirstPlanned, s.FirstProbed = rv.firstPlans()
+	return s
+}
+
+// firstPlans returns the policy's first revisits planned from site evidence and
+// probed (0, 0 under the seed rule).
+func (rv *revisitRuntime) firstPlans() (planned, probed int64) {
+	if fp, ok := rv.tracker.Policy().(interface{ FirstPlans() (int64, int64) }); ok {
+		return fp.FirstPlans()
+	}
+	return 0, 0
 }
 
 // revisitDueRows is how many pages of the due queue the pane gets.
@@ -128,6 +148,7 @@ func (e *Engine) revisitView(now time.Time) *RevisitView {
 		Refetches: rv.refetches.Load(), Changes: rv.changes.Load(), NotModified: rv.notModified.Load(),
 		Unknown: rv.unknown.Load(), Requeued: rv.requeued.Load(),
 	}
+	v.FirstPlanned, v.FirstProbed = rv.firstPlans()
 	if ns := rv.lastTick.Load(); ns != 0 {
 		v.LastTick = time.Unix(0, ns)
 	}

@@ -247,7 +247,18 @@ func (p *revisitPane) refetchLine(width int) string {
 		{"refetched", thousands(v.Refetches), false}, {"changed", changes, false},
 		{"304", thousands(v.NotModified), false}, {"unknown", thousands(v.Unknown), v.Unknown > 0},
 		{"requeued", thousands(v.Requeued), false},
+		{"first from site", firstFromSite(v), false},
 	})
+}
+
+// firstFromSite is how many new pages had their first revisit planned from their
+// site's earlier pages, and how many of those sites' new pages were still probed at
+// revisit.initial.
+func firstFromSite(v *engine.RevisitView) string {
+	if v.FirstPlanned == 0 && v.FirstProbed == 0 {
+		return "0"
+	}
+	return thousands(v.FirstPlanned) + " (" + thousands(v.FirstProbed) + " probed)"
 }
 
 // windowsLine is the class windows on one line (narrow layout).

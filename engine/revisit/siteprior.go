@@ -45,7 +45,7 @@ type sitePrior struct {
 const (
 	siteEvidence   = 8
 	siteMemory     = 32
-	siteProbeEvery = 8
+	siteProbeEvery = 32
 	siteCap        = 20000
 )
 
