@@ -183,7 +183,9 @@ func (tr *Tracker) Policy() Policy { return tr.policy }
 // t, x, last and hash stay as they were and the next comparable fetch is compared with
 // the last real fingerprint over the whole span. (The alternative, a hash of the raw
 // bytes, would count every rotating ad as a change, and empty bodies as "unchanged".)
-// A page past its class window gets next = Never.
+// A page past its class window gets next = Never. A policy that is a FirstPlanner
+// (the estimator, from what the page's site showed) may put the first revisit later
+// than initial, never sooner.
 func (tr *Tracker) Observe(p *Page, now time.Time, o Outcome) Verdict {
 	p.Fetches++
 	if p.Fetches == 1 {
