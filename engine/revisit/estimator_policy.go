@@ -188,16 +188,7 @@ func (e *EstimatorPolicy) Reschedule(p *Page, now time.Time) time.Duration {
 			e.price = 1
 		}
 	}
-	floor := e.floorLocked()
-	f := freqAtPrice(e.objective, &post, e.price)
-	if f > floor {
-		p.Freq, p.Price = f, e.price
-		e.scaled += f * math.Sqrt(e.price)
-	} else {
-		p.Freq, p.Price = floor, 0
-		e.floored++
-	}
-	e.demand += p.Freq
+	e.shareLocked(p, &post)
 	interval := 1 / p.Freq // days
 	// Probe a page that sits on the boundary: is it slower than 1/μ (worth visiting)
 	// or faster (not)? An interval of μ days tells them apart best. Only the freshness
@@ -217,7 +208,27 @@ func (e *EstimatorPolicy) Reschedule(p *Page, now time.Time) time.Duration {
 	}
 	e.repriceLocked()
 	e.foreseeLocked(p, &post)
+	return e.duration(interval)
+}
 
+// shareLocked sets p's share of the budget from its rate distribution w at the
+// current price (the floor if that is worth less) and adds it to the running sums.
+// p must be untracked.
+func (e *EstimatorPolicy) shareLocked(p *Page, w *[rateGridN]float64) {
+	floor := e.floorLocked()
+	if f := freqAtPrice(e.objective, w, e.price); f > floor {
+		p.Freq, p.Price = f, e.price
+		e.scaled += f * math.Sqrt(e.price)
+	} else {
+		p.Freq, p.Price = floor, 0
+		e.floored++
+	}
+	e.demand += p.Freq
+}
+
+// duration turns an interval in days into a Duration, within the longest interval
+// and MaxInterval.
+func (e *EstimatorPolicy) duration(interval float64) time.Duration {
 	if !(interval < longestIntervalDays) {
 		interval = longestIntervalDays
 	}

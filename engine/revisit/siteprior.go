@@ -1,7 +1,6 @@
 package revisit
 
 import (
-	"math"
 	"net/url"
 	"time"
 
@@ -105,27 +104,11 @@ func (e *EstimatorPolicy) First(p *Page, now time.Time) time.Duration {
 	}
 	e.untrackLocked(p)
 	e.pages++
-	floor := e.floorLocked()
-	if f := freqAtPrice(e.objective, &sp.w, e.price); f > floor {
-		p.Freq, p.Price = f, e.price
-		e.scaled += f * math.Sqrt(e.price)
-	} else {
-		p.Freq, p.Price = floor, 0
-		e.floored++
-	}
-	e.demand += p.Freq
+	e.shareLocked(p, &sp.w)
 	e.planned++
 	e.repriceLocked()
 	e.foreseeLocked(p, &sp.w)
-	interval := 1 / p.Freq
-	if !(interval < longestIntervalDays) {
-		interval = longestIntervalDays
-	}
-	d := time.Duration(interval * float64(24*time.Hour))
-	if e.opts.MaxInterval > 0 && d > e.opts.MaxInterval {
-		d = e.opts.MaxInterval
-	}
-	return d
+	return e.duration(1 / p.Freq)
 }
 
 // FirstPlans returns how many new pages had their first revisit planned from their
