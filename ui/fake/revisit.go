@@ -19,6 +19,7 @@ func buildRevisit() *engine.RevisitView {
 		LastTick: Epoch.Add(-12 * time.Second), Ticks: 62,
 		Tracked: 48213, Queued: 34,
 		Refetches: 12345, Changes: 1502, NotModified: 4210, Unknown: 37, Requeued: 12420,
+		FirstPlanned: 9120, FirstProbed: 288,
 	}
 	classes := []string{"web_com", "soc", "web_net", "web_gov", "web_edu"}
 	for i := range 50 {
