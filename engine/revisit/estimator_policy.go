@@ -140,7 +140,11 @@ func NewEstimatorPolicy(opts EstimatorOptions) (*EstimatorPolicy, error) {
 		}
 	}
 	opts.Objective = obj.Name()
-	e := &EstimatorPolicy{opts: opts, objective: obj, outlook: map[string]*Outlook{}}
+	sites, err := lru.New[string, *sitePrior](siteCap)
+	if err != nil {
+		return nil, err
+	}
+	e := &EstimatorPolicy{opts: opts, objective: obj, outlook: map[string]*Outlook{}, sites: sites}
 	// Before any evidence: a fifth of pages static, the rest spread evenly over the
 	// log-rate grid.
 	e.prior[0] = 0.2
@@ -162,13 +166,17 @@ func (e *EstimatorPolicy) Reschedule(p *Page, now time.Time) time.Duration {
 	var logl [rateGridN]float64
 	historyLogLikelihood(p.History, &logl)
 	p.Rate = EstimateRate(p.History)
+	site := ""
+	if len(p.History) == 1 {
+		site = siteKey(p.URL) // the page's first comparison teaches its site (sitePrior)
+	}
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var post [rateGridN]float64
 	posterior(&e.prior, &logl, &post)
-	if len(p.History) == 1 {
-		e.learnSiteLocked(p.URL, &logl)
+	if site != "" {
+		e.learnSiteLocked(site, &logl)
 	}
 
 	e.untrackLocked(p)

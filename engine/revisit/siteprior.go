@@ -4,8 +4,6 @@ import (
 	"net/url"
 	"time"
 
-	lru "github.com/hashicorp/golang-lru/v2"
-
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 )
 
@@ -58,15 +56,8 @@ func siteKey(u string) string {
 }
 
 // learnSiteLocked folds a page's first comparison (its history's log-likelihood)
-// into its site's prior.
-func (e *EstimatorPolicy) learnSiteLocked(u string, logl *[rateGridN]float64) {
-	key := siteKey(u)
-	if key == "" {
-		return
-	}
-	if e.sites == nil {
-		e.sites, _ = lru.New[string, *sitePrior](siteCap)
-	}
+// into the prior of its site, key.
+func (e *EstimatorPolicy) learnSiteLocked(key string, logl *[rateGridN]float64) {
 	sp, ok := e.sites.Get(key)
 	if !ok {
 		sp = &sitePrior{w: e.prior}
@@ -90,7 +81,7 @@ func (e *EstimatorPolicy) First(p *Page, now time.Time) time.Duration {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.sites == nil || e.price == 0 {
+	if e.price == 0 {
 		return 0
 	}
 	sp, ok := e.sites.Get(key)
