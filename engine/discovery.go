@@ -463,12 +463,25 @@ const (
 // compare with (the first, after a restart, or a source too large to remember).
 // A read with no entries (a 304's stand-in) leaves the remembered list as it is.
 func (d *discovery) newSinceLastRead(src string, doc *discover.Doc) (n int, ok bool) {
-	if doc.Kind == discover.KindIndex || len(doc.Entries) == 0 {
+	if doc.Kind == discover.KindIndex {
 		return 0, false
 	}
-	now := make([]uint64, len(doc.Entries))
+	urls := make([]string, len(doc.Entries))
 	for i, en := range doc.Entries {
-		now[i] = frontier.Hash(en.URL)
+		urls[i] = en.URL
+	}
+	return d.listedAnew(src, urls)
+}
+
+// listedAnew is newSinceLastRead over a read's URLs: a document's entries, or the
+// links of an entry page polled in place of feeds (pollEntry).
+func (d *discovery) listedAnew(src string, urls []string) (n int, ok bool) {
+	if len(urls) == 0 {
+		return 0, false
+	}
+	now := make([]uint64, len(urls))
+	for i, u := range urls {
+		now[i] = frontier.Hash(u)
 	}
 	slices.Sort(now)
 	now = slices.Compact(now)
@@ -490,6 +503,14 @@ func (d *discovery) newSinceLastRead(src string, doc *discover.Doc) (n int, ok b
 		}
 	}
 	return n, true
+}
+
+// forgetListed drops what src listed (an entry page no longer polled).
+func (d *discovery) forgetListed(src string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.nListed -= len(d.listed[src])
+	delete(d.listed, src)
 }
 
 // awaitHint replaces a newly stored page's first revisit (revisit.initial, the

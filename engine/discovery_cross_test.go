@@ -12,6 +12,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/discover"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/store"
 )
 
 // newDiscoSiteOn is newDiscoSite on another loopback address (127.0.0.2: another
@@ -241,5 +242,32 @@ func TestSourceCountsWhatItListsAnew(t *testing.T) {
 	}
 	if _, ok := d.newSinceLastRead(src, doc(big...)); ok || d.listed[src] != nil || d.nListed != 0 {
 		t.Errorf("a source over %d entries: ok %v, %d hashes kept: want it forgotten", maxListed, ok, d.nListed)
+	}
+}
+
+// Issue 18: an entry page polled like a feed learns its site's publishing rate from
+// the links it lists anew since its last read, as a feed does, not from the links new
+// to the crawl. Here every read shows 3 new stories that another path (a section
+// host's front page, refetched by the page revisit policy) had brought in first:
+// counted as new to the crawl the page looked dead and went to the daily pace.
+func TestEntryPageRateIsWhatItListsAnew(t *testing.T) {
+	e := &Engine{disc: newDiscovery(defaultDiscoveryOptions())}
+	const entry = "http://www.paper.example/"
+	task := frontier.Task{URL: entry, Host: "www.paper.example"}
+	at := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	for read := range 72 {
+		res := &fetch.Result{Links: []string{"/", "/about"}}
+		for i := 3 * read; i < 3*read+20; i++ { // the latest 20, 3 more each hour
+			res.Links = append(res.Links, fmt.Sprintf("/story/%d", i))
+		}
+		rv := &store.Revisit{URL: entry}
+		e.pollEntry(task, res, 0, rv, at) // 0: found first elsewhere
+		at = at.Add(time.Hour)
+	}
+	if r := e.disc.poller.Rate(entry); r < 2 || r > 4 {
+		t.Errorf("learned %.2f new stories an hour, want about the 3 the page lists anew each hour", r)
+	}
+	if d := e.disc.poller.Interval(entry); d > 2*time.Hour {
+		t.Errorf("read every %v: a page gaining 3 stories an hour is read at most every 2 hours", d)
 	}
 }
