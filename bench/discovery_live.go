@@ -159,6 +159,20 @@ func runDiscoveryLive(l discLive) (map[string]any, error) {
 	// What discovery itself costs: the page revisit policy's refetches of stored
 	// articles (revisit.initial, then its estimate) left out.
 	out["fetches_per_new_article_without_page_refetches"] = noRefetch
+	// The two goals against each other: the least p95 any periodic schedule could
+	// reach within 1.5 fetches per new article (one read per two articles), knowing
+	// every site's rate (discoveryP95Bound).
+	var counts []int
+	articles := 0
+	for _, ps := range web.PublishingSites() {
+		n := len(web.Published(ps.Domain, web.Epoch().Add(l.webDays(l.warmup)), web.Epoch().Add(l.webDays(l.warmup+l.measure))))
+		counts = append(counts, n)
+		articles += n
+	}
+	bound := discoveryP95Bound(counts, l.measure*24, 0.5*float64(articles), 24) * 3600
+	fmt.Printf("bound: no schedule of periodic reads within 1.5 fetches per new article (one read per two articles) has p95 below %.0f s here, knowing every site's rate (one source a site, Poisson publishing, articles fetched at once); fixed_poller's p95 %.0f s\n",
+		bound, discoveryFiguresOf(results["fixed_poller"]).p95)
+	out["latency_p95_bound_at_1_5_fetches_s"] = crawlRound(bound, 0)
 	out["mode"] = "live"
 	out["fetch_budget_per_hour"] = crawlRound(budget, 1)
 	out["fetches_per_hour"] = perHour

@@ -70,6 +70,8 @@ var (
 	revisitChanges   = desc("revisit_changes_total", "Refetches whose main text changed (M2).")
 	revisitNotMod    = desc("revisit_not_modified_total", "Refetches answered 304 Not Modified (M2).")
 	revisitTracked   = desc("revisit_tracked_pages", "Pages with revisit state (M2).")
+	revisitFirstPlan = desc("revisit_first_planned_total", "New pages whose first revisit was planned from what their site's pages showed, not revisit.initial (M2).")
+	revisitFirstProb = desc("revisit_first_probed_total", "New pages of such sites refetched after revisit.initial all the same, to keep the site's evidence current (M2).")
 
 	storeCommit = desc("store_commit_seconds", "Duration of the store writer's batch commits.")
 	storeBusy   = desc("store_writer_busy_seconds_total", "Time the store writer spent applying and committing writes.")
@@ -86,7 +88,7 @@ var allDescs = []*prometheus.Desc{nodeInfo, crawlState, startTime,
 	queueURLs, lanes, lanesMax, lanesPeak, pausedHosts,
 	dnsLookups, dnsPrefetch, dnsUpstream, dnsStale, dnsEntries, dnsWait,
 	egressRotations, egressDisables, egressDisabled, egressRequests, egressRefusals,
-	revisitRefetches, revisitChanges, revisitNotMod, revisitTracked,
+	revisitRefetches, revisitChanges, revisitNotMod, revisitTracked, revisitFirstPlan, revisitFirstProb,
 	storeCommit, storeBusy, storeQueue,
 	clusterWorkers, clusterResults, clusterLate, clusterRejected}
 
@@ -188,6 +190,8 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		counter(revisitChanges, float64(r.Changes))
 		counter(revisitNotMod, float64(r.NotModified))
 		gauge(revisitTracked, float64(r.Tracked))
+		counter(revisitFirstPlan, float64(r.FirstPlanned))
+		counter(revisitFirstProb, float64(r.FirstProbed))
 	}
 
 	if t.StoreCommit != nil {

@@ -165,8 +165,10 @@ func TestMetricsDuringSandboxCrawl(t *testing.T) {
 			HostsDisabled float64 `json:"hosts_disabled"`
 		} `json:"egress"`
 		Revisit struct {
-			Refetches float64 `json:"refetches"`
-			Changes   float64 `json:"changes"`
+			Refetches    float64 `json:"refetches"`
+			Changes      float64 `json:"changes"`
+			FirstPlanned float64 `json:"first_planned"`
+			FirstProbed  float64 `json:"first_probed"`
 		} `json:"revisit"`
 	}
 	b, _ := os.ReadFile(path)
@@ -207,6 +209,8 @@ func TestMetricsDuringSandboxCrawl(t *testing.T) {
 		{"crawlconsole_egress_host_disables_total", js.Egress.HostsDisabled},
 		{"crawlconsole_revisit_refetches_total", js.Revisit.Refetches},
 		{"crawlconsole_revisit_changes_total", js.Revisit.Changes},
+		{"crawlconsole_revisit_first_planned_total", js.Revisit.FirstPlanned},
+		{"crawlconsole_revisit_first_probed_total", js.Revisit.FirstProbed},
 	}
 	for _, c := range scalars {
 		t.Run(c.metric, func(t *testing.T) {
