@@ -231,6 +231,9 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 	e.sites.Store(newSiteBook(&e.opts))
 	e.sites.Load().declare(&e.rv.classes) // M3: social sites' domains are class soc
 	e.round = newRoundRuntime(st)
+	if st != nil {
+		e.loadSitePriors() // what each site's new pages showed in earlier runs
+	}
 	e.budget = newBudgetLedger(opts.Budgets, opts.Rounds.Every)
 	if opts.Traps != (frontier.TrapOptions{}) {
 		e.traps = frontier.NewTrapGuard(opts.Traps, opts.Now)
@@ -343,12 +346,14 @@ func (e *Engine) Start() error {
 }
 
 // tick samples the rate once a second until the engine stops, and keeps the
-// discovery state in the store (at most once a minute).
+// discovery state (at most once a minute) and the revisit site priors (every five)
+// in the store.
 func (e *Engine) tick() {
 	defer e.wg.Done()
 	e.every(time.Second, func(now time.Time) {
 		e.rate.sample(now, e.c.pagesFetched.Load())
 		e.keepDiscovery(now)
+		e.keepSitePriors(now)
 	})
 }
 
@@ -405,6 +410,7 @@ func (e *Engine) Stop() {
 			if e.disc != nil {
 				e.saveDiscovery(e.now())
 			}
+			e.saveSitePriors(e.now())
 			e.endRound(e.now()) // M3: the round's results are not lost to a stop
 			if err := e.st.Flush(); err != nil && e.Failure() == nil {
 				e.logf(LevelError, 0, "", "store: %v", err)

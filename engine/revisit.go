@@ -213,6 +213,11 @@ type revisitRuntime struct {
 
 	tally revisitTally // class counts and the interval histogram
 	view  viewCache
+
+	// Site priors kept in the store (revisit_sites.go): the policy's version at the
+	// last write, and when.
+	sitesSaved   int64
+	sitesSavedAt time.Time
 }
 
 // newRevisitRuntime builds M2's parts from opts (already validated).

@@ -90,6 +90,8 @@ type EstimatorPolicy struct {
 	sites   *lru.Cache[string, *sitePrior] // per site: what its pages' first comparisons showed
 	planned int64                          // first revisits planned from a site's prior
 	probed  int64                          // new pages of such sites refetched after Initial all the same
+	// siteVersion counts changes to the site priors (SitePriorsVersion).
+	siteVersion int64
 }
 
 // The rate grid: 0 (static pages) and 10 log-spaced rates per decade from 1e-2 to 1e2

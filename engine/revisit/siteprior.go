@@ -1,7 +1,10 @@
 package revisit
 
 import (
+	"maps"
+	"math"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
@@ -31,8 +34,10 @@ type FirstPlanner interface {
 // change fast keeps M2's Initial (First never plans sooner than it). One new page in
 // siteProbeEvery is still refetched after Initial, so the site's evidence stays
 // current. A site with no evidence yet (the first pages of every crawl) keeps
-// Initial. The priors live in memory only (at most siteCap sites, least recently
-// used dropped): after a restart each site starts over.
+// Initial. The priors are held for at most siteCap sites (least recently used
+// dropped) and kept across a restart (ExportSitePriors, ImportSitePriors: the engine
+// stores them), so a restarted crawl does not refetch each site's first
+// siteEvidence new pages blind again.
 type sitePrior struct {
 	w      [rateGridN]float64 // share of the site's new pages at each grid rate
 	n      int                // first comparisons that weighed in
@@ -70,6 +75,7 @@ func (e *EstimatorPolicy) learnSiteLocked(key string, logl *[rateGridN]float64) 
 		sp.w[k] = (1-eta)*sp.w[k] + eta*post[k]
 	}
 	sp.n++
+	e.siteVersion++
 }
 
 // First plans p's first revisit from its site's prior (see sitePrior), or returns 0
@@ -89,6 +95,7 @@ func (e *EstimatorPolicy) First(p *Page, now time.Time) time.Duration {
 		return 0
 	}
 	sp.firsts++
+	e.siteVersion++
 	if sp.firsts%siteProbeEvery == 0 {
 		e.probed++
 		return 0
@@ -124,4 +131,139 @@ func (c *ClassPolicy) FirstPlans() (planned, probed int64) {
 		planned, probed = planned+a, probed+b
 	}
 	return planned, probed
+}
+
+// SitePriorState is what the estimator policy learned of one site's new pages
+// (sitePrior), kept across a restart.
+type SitePriorState struct {
+	Site   string    `json:"site"`
+	W      []float32 `json:"w"`                // share of its new pages at each rate of the grid
+	N      int       `json:"n"`                // first comparisons that weighed in
+	Firsts int       `json:"firsts,omitempty"` // first fetches planned or probed since evidence
+}
+
+// SitePriorKeeper is a Policy whose site priors can be kept across a restart.
+// Plans are keyed by class ("" the base plan; ClassPolicy has one per class).
+type SitePriorKeeper interface {
+	// ExportSitePriors returns each plan's site priors, least recently used first.
+	ExportSitePriors() map[string][]SitePriorState
+	// ImportSitePriors takes back what ExportSitePriors gave (an earlier run's); a
+	// state that cannot be one (a damaged store) is skipped and counted.
+	ImportSitePriors(map[string][]SitePriorState) (skipped int)
+	// SitePriorsVersion changes whenever a prior does: a caller keeping them
+	// writes only then.
+	SitePriorsVersion() int64
+}
+
+// exportSites returns the site priors, least recently used first.
+func (e *EstimatorPolicy) exportSites() []SitePriorState {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]SitePriorState, 0, e.sites.Len())
+	for _, key := range e.sites.Keys() {
+		sp, ok := e.sites.Peek(key)
+		if !ok {
+			continue
+		}
+		st := SitePriorState{Site: key, W: make([]float32, rateGridN), N: sp.n, Firsts: sp.firsts}
+		for k, w := range sp.w {
+			st.W[k] = float32(w)
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// importSites adds states in order (the last is the most recently used).
+func (e *EstimatorPolicy) importSites(states []SitePriorState) (skipped int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, st := range states {
+		sp, ok := sitePriorOf(st)
+		if !ok {
+			skipped++
+			continue
+		}
+		e.sites.Add(st.Site, sp)
+	}
+	return skipped
+}
+
+// sitePriorOf checks a stored state: a site, a weight for every grid rate, none
+// negative or not a number, some above zero (normalised), counts not negative.
+func sitePriorOf(st SitePriorState) (*sitePrior, bool) {
+	if st.Site == "" || len(st.W) != rateGridN || st.N < 0 || st.Firsts < 0 {
+		return nil, false
+	}
+	sp := &sitePrior{n: st.N, firsts: st.Firsts}
+	sum := 0.0
+	for k, w := range st.W {
+		v := float64(w)
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return nil, false
+		}
+		sp.w[k] = v
+		sum += v
+	}
+	if !(sum > 0) {
+		return nil, false
+	}
+	for k := range sp.w {
+		sp.w[k] /= sum
+	}
+	return sp, true
+}
+
+// ExportSitePriors implements SitePriorKeeper: the one plan, keyed "".
+func (e *EstimatorPolicy) ExportSitePriors() map[string][]SitePriorState {
+	return map[string][]SitePriorState{"": e.exportSites()}
+}
+
+// ImportSitePriors implements SitePriorKeeper. Plans other than "" are another
+// configuration's (revisit.classes changed): their sites are taken in all the same,
+// a site's pages having changed alike whatever plan counted them.
+func (e *EstimatorPolicy) ImportSitePriors(plans map[string][]SitePriorState) (skipped int) {
+	for _, class := range slices.Sorted(maps.Keys(plans)) {
+		skipped += e.importSites(plans[class])
+	}
+	return skipped
+}
+
+// SitePriorsVersion implements SitePriorKeeper.
+func (e *EstimatorPolicy) SitePriorsVersion() int64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.siteVersion
+}
+
+// ExportSitePriors implements SitePriorKeeper: the base plan under "", each class
+// plan under its class.
+func (c *ClassPolicy) ExportSitePriors() map[string][]SitePriorState {
+	out := map[string][]SitePriorState{"": c.base.exportSites()}
+	for class, p := range c.plans {
+		out[class] = p.exportSites()
+	}
+	return out
+}
+
+// ImportSitePriors implements SitePriorKeeper: each plan's to that plan, those of a
+// plan no longer configured to the base.
+func (c *ClassPolicy) ImportSitePriors(plans map[string][]SitePriorState) (skipped int) {
+	for _, class := range slices.Sorted(maps.Keys(plans)) {
+		p, ok := c.plans[class]
+		if !ok {
+			p = c.base
+		}
+		skipped += p.importSites(plans[class])
+	}
+	return skipped
+}
+
+// SitePriorsVersion implements SitePriorKeeper.
+func (c *ClassPolicy) SitePriorsVersion() int64 {
+	v := c.base.SitePriorsVersion()
+	for _, p := range c.plans {
+		v += p.SitePriorsVersion()
+	}
+	return v
 }

@@ -1,6 +1,7 @@
 package revisit
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -92,5 +93,64 @@ func TestFirstRevisitOfALiveSiteKeepsInitial(t *testing.T) {
 	}
 	if p := fetch("https://www.news.example/story/new", at, 1); p.Next.Sub(at) <= DefaultInitial {
 		t.Errorf("new page of the quiet site: first revisit after %v, want later than Initial (%v)", p.Next.Sub(at), DefaultInitial)
+	}
+}
+
+// A restarted crawl keeps what the sites' pages showed: after ExportSitePriors, a trip
+// through JSON (the store) and ImportSitePriors, a new page of the quiet site waits
+// what the budget affords, as it would have without the restart; a policy that
+// starts afresh refetches it after Initial, blind. A damaged state is skipped.
+func TestSitePriorsSurviveARestart(t *testing.T) {
+	pol, _, at := siteScenario(t, DefaultBudget)
+	data, err := json.Marshal(pol.ExportSitePriors())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plans map[string][]SitePriorState
+	if err := json.Unmarshal(data, &plans); err != nil {
+		t.Fatal(err)
+	}
+	plans[""] = append(plans[""],
+		SitePriorState{Site: "damaged.example", W: make([]float32, 3), N: 9},      // not the grid
+		SitePriorState{Site: "zero.example", W: make([]float32, rateGridN), N: 9}, // no weight
+		SitePriorState{Site: "negative.example", W: []float32{-1}, N: 9})          // not a share
+	firstOf := func(p Policy) time.Duration {
+		tr, err := NewTracker(Config{}, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pg := &Page{URL: "https://www.news.example/story/after-restart", Class: ClassCom}
+		tr.Observe(pg, at, Outcome{Hash: 1, OK: true})
+		return pg.Next.Sub(at)
+	}
+	fresh := func() *EstimatorPolicy {
+		p, err := NewEstimatorPolicy(EstimatorOptions{Budget: DefaultBudget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The running price a restarted crawl has from its stored pages (Restore).
+		p.Restore(&Page{Class: ClassCom, Freq: DefaultBudget, Price: pol.Price()})
+		return p
+	}
+	restored := fresh()
+	if skipped := restored.ImportSitePriors(plans); skipped != 3 {
+		t.Errorf("%d states skipped, want the 3 damaged ones", skipped)
+	}
+	if got := firstOf(fresh()); got != DefaultInitial {
+		t.Fatalf("a policy started afresh plans the first revisit %v after: want Initial (%v), or the test shows nothing", got, DefaultInitial)
+	}
+	if got := firstOf(restored); got < 24*time.Hour {
+		t.Errorf("after the restart the quiet site's new page is refetched after %v, want at least a day (what its pages showed)", got)
+	}
+	if got := firstOf(pol); got < 24*time.Hour {
+		t.Errorf("without the restart: %v, want at least a day", got)
+	}
+	// Class plans: each plan's sites go back to it.
+	cp := NewClassPolicy(fresh(), map[string]*EstimatorPolicy{ClassCom: fresh()})
+	if skipped := cp.ImportSitePriors(map[string][]SitePriorState{ClassCom: plans[""][:len(plans[""])-3]}); skipped != 0 {
+		t.Errorf("class plans: %d skipped", skipped)
+	}
+	if got := cp.ExportSitePriors()[ClassCom]; len(got) != len(plans[""])-3 {
+		t.Errorf("class plan %s holds %d sites after import, want %d", ClassCom, len(got), len(plans[""])-3)
 	}
 }
