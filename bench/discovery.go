@@ -432,9 +432,26 @@ func discoveryPercentile(xs []float64, q float64) float64 {
 	return s[max(0, min(i, len(s)-1))]
 }
 
-// discoveryFigures are one crawl's figures.
+// discoveryPercentileOfAll is discoveryPercentile over all of published items, of
+// which xs are the latencies of those found: an item never found counts as never
+// (+Inf).
+func discoveryPercentileOfAll(xs []float64, published int, q float64) float64 {
+	if published == 0 {
+		return -1
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	i := max(0, int(math.Ceil(q*float64(max(published, len(s)))))-1)
+	if i >= len(s) {
+		return math.Inf(1)
+	}
+	return s[i]
+}
+
+// discoveryFigures are one crawl's figures. p95NeitherAll is the p95 on sites with
+// neither over every article they published, one never stored counting as never.
 type discoveryFigures struct {
-	p50, p95, found, foundAnn, foundNeither, p95Neither, fpa float64
+	p50, p95, found, foundAnn, foundNeither, p95Neither, p95NeitherAll, fpa float64
 }
 
 func discoveryFiguresOf(r *discResult) discoveryFigures {
@@ -445,13 +462,14 @@ func discoveryFiguresOf(r *discResult) discoveryFigures {
 		return crawlRound(float64(a)/float64(b), 4)
 	}
 	return discoveryFigures{
-		p50:          crawlRound(discoveryPercentile(r.latencies, 0.5), 0),
-		p95:          crawlRound(discoveryPercentile(r.latencies, 0.95), 0),
-		found:        share(r.found, r.published),
-		foundAnn:     share(r.foundAnnounced, r.pubAnnounced),
-		foundNeither: share(r.foundNeither, r.pubNeither),
-		p95Neither:   crawlRound(discoveryPercentile(r.latNeither, 0.95), 0),
-		fpa:          crawlRound(float64(r.fetches)/math.Max(1, float64(r.found)), 3),
+		p50:           crawlRound(discoveryPercentile(r.latencies, 0.5), 0),
+		p95:           crawlRound(discoveryPercentile(r.latencies, 0.95), 0),
+		found:         share(r.found, r.published),
+		foundAnn:      share(r.foundAnnounced, r.pubAnnounced),
+		foundNeither:  share(r.foundNeither, r.pubNeither),
+		p95Neither:    crawlRound(discoveryPercentile(r.latNeither, 0.95), 0),
+		p95NeitherAll: discoveryPercentileOfAll(r.latNeither, r.pubNeither, 0.95),
+		fpa:           crawlRound(float64(r.fetches)/math.Max(1, float64(r.found)), 3),
 	}
 }
 
@@ -479,15 +497,11 @@ func discoveryReport(rs map[string]*discResult) map[string]any {
 	fmt.Printf("\nours: sites whose dates are not trusted: %v\nours: document warnings: %v\n", o.untrusted, o.warnings)
 	e, f, op := figs["entry_only"], figs["fixed_poller"], figs["ours"]
 	// On sites with neither, a p95 over the articles found says nothing when the
-	// crawl found few of them (entry_only at 2x: 1 of 74): the 95th percentile of
-	// time to store, counting an article never stored as never, is then infinite.
-	eNeither := e.p95Neither
-	if e.foundNeither < 0.95 {
-		eNeither = math.Inf(1)
-	}
-	fmt.Printf("goals: ours p95 %.0f s <= 0.5 x entry_only %.0f s: %v; <= fixed_poller %.0f s: %v; found_share (feed/sitemap sites) %.4f >= 0.99: %v; fetches/new %.3f <= 1.5: %v; p95 on sites with neither %.0f s <= entry_only's %.0f s (found %.2f of them; under 0.95 counts as never): %v\n",
+	// crawl found few of them (entry_only at 2x: 1 of 74): the goal compares the p95
+	// over every article they published, one never stored counting as never.
+	fmt.Printf("goals: ours p95 %.0f s <= 0.5 x entry_only %.0f s: %v; <= fixed_poller %.0f s: %v; found_share (feed/sitemap sites) %.4f >= 0.99: %v; fetches/new %.3f <= 1.5: %v; p95 on sites with neither, articles never stored counted as never, %.0f s <= entry_only's %.0f s: %v\n",
 		op.p95, 0.5*e.p95, op.p95 <= 0.5*e.p95, f.p95, op.p95 <= f.p95, op.foundAnn, op.foundAnn >= 0.99, op.fpa, op.fpa <= 1.5,
-		op.p95Neither, e.p95Neither, e.foundNeither, op.p95Neither >= 0 && op.p95Neither <= eNeither && op.foundNeither >= e.foundNeither)
+		op.p95NeitherAll, e.p95NeitherAll, op.p95NeitherAll <= e.p95NeitherAll && !math.IsInf(op.p95NeitherAll, 1))
 	out := map[string]any{
 		"latency_p50_s":               p50,
 		"latency_p95_s":               p95,

@@ -29,3 +29,27 @@ func TestDiscoveryP95Bound(t *testing.T) {
 		t.Errorf("1 read for 2 sites in a day: bound %v, want +Inf (not every site can be read daily)", b)
 	}
 }
+
+// The p95 over every article published counts one never stored as never: a crawl
+// that stored 9 of 10 has no p95 short of forever; one that stored all has its own.
+func TestDiscoveryPercentileOfAll(t *testing.T) {
+	lat := func(n int) []float64 {
+		var xs []float64
+		for i := range n {
+			xs = append(xs, float64(n-i)) // unsorted on purpose
+		}
+		return xs
+	}
+	if got := discoveryPercentileOfAll(lat(9), 10, 0.95); !math.IsInf(got, 1) {
+		t.Errorf("9 of 10 stored: p95 %v, want +Inf", got)
+	}
+	if got := discoveryPercentileOfAll(lat(20), 20, 0.95); got != 19 {
+		t.Errorf("20 of 20 stored, latencies 1..20: p95 %v, want 19", got)
+	}
+	if got := discoveryPercentileOfAll(lat(19), 20, 0.95); got != 19 {
+		t.Errorf("19 of 20 stored: p95 %v, want the 19th, 19", got)
+	}
+	if got := discoveryPercentileOfAll(nil, 0, 0.95); got != -1 {
+		t.Errorf("nothing published: %v, want -1", got)
+	}
+}

@@ -170,7 +170,7 @@ func runDiscoveryLive(l discLive) (map[string]any, error) {
 		articles += n
 	}
 	bound := discoveryP95Bound(counts, l.measure*24, 0.5*float64(articles), 24) * 3600
-	fmt.Printf("bound: no schedule of periodic reads within 1.5 fetches per new article (one read per two articles) has p95 below %.0f s here, knowing every site's rate (one source a site, Poisson publishing, articles fetched at once); fixed_poller's p95 %.0f s\n",
+	fmt.Printf("bound: no schedule of periodic reads within 1.5 fetches per new article (one read per two articles, every site read at least daily) has an expected p95 below %.0f s here, knowing every site's rate (one source a site, Poisson publishing, articles fetched at once); fixed_poller's p95 %.0f s\n",
 		bound, discoveryFiguresOf(results["fixed_poller"]).p95)
 	out["latency_p95_bound_at_1_5_fetches_s"] = crawlRound(bound, 0)
 	out["mode"] = "live"

@@ -256,12 +256,12 @@ func TestEntryPageRateIsWhatItListsAnew(t *testing.T) {
 	task := frontier.Task{URL: entry, Host: "www.paper.example"}
 	at := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 	for read := range 72 {
-		res := &fetch.Result{Links: []string{"/", "/about"}}
+		known := []string{entry, entry + "about"}
 		for i := 3 * read; i < 3*read+20; i++ { // the latest 20, 3 more each hour
-			res.Links = append(res.Links, fmt.Sprintf("/story/%d", i))
+			known = append(known, fmt.Sprintf("%sstory/%d", entry, i))
 		}
 		rv := &store.Revisit{URL: entry}
-		e.pollEntry(task, res, 0, rv, at) // 0: found first elsewhere
+		e.pollEntry(task, nil, known, rv, at) // none new to the crawl: found first elsewhere
 		at = at.Add(time.Hour)
 	}
 	if r := e.disc.poller.Rate(entry); r < 2 || r > 4 {

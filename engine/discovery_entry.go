@@ -4,7 +4,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -21,7 +20,7 @@ import (
 // learns the entry page's rate from the new links each fetch brings, as it does a
 // feed's, and the page is due at the sooner of the two schedules (never later than
 // the revisit policy's).
-func (e *Engine) pollEntry(t frontier.Task, res *fetch.Result, newLinks int, rv *store.Revisit, at time.Time) {
+func (e *Engine) pollEntry(t frontier.Task, fresh []store.URL, known []string, rv *store.Revisit, at time.Time) {
 	d := e.disc
 	if d == nil || rv == nil || t.Depth != 0 || t.ParentHash != 0 {
 		return
@@ -40,11 +39,19 @@ func (e *Engine) pollEntry(t frontier.Task, res *fetch.Result, newLinks int, rv 
 	// links new to the crawl would credit another path to the same articles (a
 	// section host's own front page, refetched by the page revisit policy) and make
 	// a busy front page look quiet (live bench, seed 1: a site of 27 articles a day
-	// learned at 3 a day).
-	if n, ok := d.listedAnew(t.URL, res.Links); ok {
+	// learned at 3 a day). Its listing is the links the crawl would follow (extract:
+	// resolved, in scope, past the trap guards and nofollow), new or known, so that
+	// rotating off-site ads or per-request tokens do not read as news.
+	listing := make([]string, 0, len(fresh)+len(known))
+	for _, u := range fresh {
+		listing = append(listing, u.URL)
+	}
+	listing = append(listing, known...)
+	newLinks := len(fresh)
+	if n, ok := d.listedAnew(t.URL, listing); ok {
 		newLinks = n
 	}
-	d.poller.Observe(t.URL, at, newLinks, newLinks > 0 && newLinks >= len(res.Links))
+	d.poller.Observe(t.URL, at, newLinks, newLinks > 0 && newLinks >= len(listing))
 	if next := at.Add(d.poller.Interval(t.URL)); rv.Next.IsZero() || next.Before(rv.Next) {
 		rv.Next = next
 	}

@@ -221,8 +221,8 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 		if doc != nil {
 			e.schedulePoll(t.URL, doc, len(links), page.Revisit, at)
 		} else {
-			e.awaitHint(t.URL, page.Revisit)                  // a page a trusted feed or sitemap dates
-			e.pollEntry(t, res, len(links), page.Revisit, at) // a seed of a site with neither feed nor sitemap
+			e.awaitHint(t.URL, page.Revisit)               // a page a trusted feed or sitemap dates
+			e.pollEntry(t, links, known, page.Revisit, at) // a seed of a site with neither feed nor sitemap
 			if prev != nil && page.Revisit.Distance >= 0 {
 				e.hintOutcome(t.URL, page.Revisit.Distance > e.opts.Revisit.Threshold)
 			}

@@ -215,9 +215,10 @@ type revisitRuntime struct {
 	view  viewCache
 
 	// Site priors kept in the store (revisit_sites.go): the policy's version at the
-	// last write, and when.
-	sitesSaved   int64
-	sitesSavedAt time.Time
+	// last write, and when; sitesReadOnly when the stored ones could not be read.
+	sitesSaved    int64
+	sitesSavedAt  time.Time
+	sitesReadOnly bool
 }
 
 // newRevisitRuntime builds M2's parts from opts (already validated).

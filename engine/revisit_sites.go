@@ -2,18 +2,21 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/store"
 )
 
 // The estimator policy's site priors (revisit.SitePriorKeeper: what each site's new
 // pages showed at their first refetch, which plans the first revisit of its next new
 // pages) are kept in the store's meta table under sitePriorsMetaKey, so that a
 // restarted crawl does not refetch each site's first new pages blind after
-// revisit.initial again. Written at stop and, while they change, at most every
-// sitePriorsSaveEvery (a few hundred bytes a site, at most revisit's 20,000 sites);
-// read at start, after the stored pages' budget shares.
+// revisit.initial again. Written at stop and, while the sites' evidence changes, at
+// most every sitePriorsSaveEvery (about 300 bytes a site, at most 20,000 sites a
+// plan); read when the engine is built. Each site's record is read on its own, so a
+// damaged one costs that site only.
 
 const sitePriorsMetaKey = "revisit.sites.v1"
 
@@ -27,23 +30,41 @@ func (rv *revisitRuntime) sitePriors() revisit.SitePriorKeeper {
 	return k
 }
 
-// loadSitePriors takes back an earlier run's site priors. A damaged document is
-// reported and the sites are learned afresh; nothing else depends on it.
+// loadSitePriors takes back an earlier run's site priors. A damaged record is
+// reported and that site learned afresh; a store that cannot be read is reported and
+// the priors are then not written either (the unreadable ones may be sound).
 func (e *Engine) loadSitePriors() {
 	k := e.rv.sitePriors()
 	if k == nil {
 		return
 	}
 	b, err := e.st.GetMeta(sitePriorsMetaKey)
-	if err != nil || len(b) == 0 {
+	if errors.Is(err, store.ErrNotFound) || (err == nil && len(b) == 0) {
 		return
 	}
-	var plans map[string][]revisit.SitePriorState
-	if err := json.Unmarshal(b, &plans); err != nil {
+	if err != nil {
+		e.rv.sitesReadOnly = true
+		e.logf(LevelWarn, 0, "", "revisit: site priors of an earlier run unreadable (%v): new pages of every site get revisit.initial until their site shows again; they are not overwritten", err)
+		return
+	}
+	var raw map[string][]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
 		e.logf(LevelWarn, 0, "", "revisit: site priors of an earlier run unreadable (%v): new pages of every site get revisit.initial until their site shows again", err)
 		return
 	}
-	if n := k.ImportSitePriors(plans); n > 0 {
+	plans := make(map[string][]revisit.SitePriorState, len(raw))
+	bad := 0
+	for class, recs := range raw {
+		for _, r := range recs {
+			var st revisit.SitePriorState
+			if json.Unmarshal(r, &st) != nil {
+				bad++
+				continue
+			}
+			plans[class] = append(plans[class], st)
+		}
+	}
+	if n := bad + k.ImportSitePriors(plans); n > 0 {
 		e.logf(LevelWarn, 0, "", "revisit: %d sites' priors unusable, learned afresh", n)
 	}
 	e.rv.sitesSaved = k.SitePriorsVersion()
@@ -56,15 +77,16 @@ func (e *Engine) saveSitePriors(now time.Time) {
 		return
 	}
 	v := k.SitePriorsVersion()
-	if v == e.rv.sitesSaved {
+	if v == e.rv.sitesSaved || e.rv.sitesReadOnly {
 		return
 	}
+	e.rv.sitesSaved, e.rv.sitesSavedAt = v, now // a failure is not retried every second
 	b, err := json.Marshal(k.ExportSitePriors())
 	if err != nil {
+		e.logf(LevelWarn, 0, "", "revisit: site priors not kept: %v", err)
 		return
 	}
 	e.st.SetMeta(sitePriorsMetaKey, b)
-	e.rv.sitesSaved, e.rv.sitesSavedAt = v, now
 }
 
 // keepSitePriors writes them at most every sitePriorsSaveEvery (from the engine's

@@ -1,19 +1,22 @@
 package engine
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/store"
 )
 
 // A restarted crawl keeps what each site's new pages showed at their first refetch
 // (the estimator's site priors): a new page of a site whose articles never changed
 // is planned days out after the restart as before it, not refetched blind after
 // revisit.initial. Before, the priors lived in memory only and every site's first
-// new pages were refetched after the hour again at each restart.
+// new pages were refetched after the hour again at each restart. A damaged record
+// in the store costs its own site only.
 func TestSitePriorsSurviveARestartOfTheCrawl(t *testing.T) {
 	o := robotsOptions(t, "http://127.0.0.1:1/")
 	o.Revisit.Enabled = true
@@ -29,6 +32,25 @@ func TestSitePriorsSurviveARestartOfTheCrawl(t *testing.T) {
 		e.rv.tracker.Observe(p, p.Next, revisit.Outcome{Hash: 1, OK: true}) // unchanged at the first refetch
 	}
 	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// A damaged record among them costs that site only.
+	st, err := store.Open(o.DB, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := st.GetMeta(sitePriorsMetaKey)
+	if err != nil {
+		t.Fatalf("no site priors stored at stop: %v", err)
+	}
+	var plans map[string][]json.RawMessage
+	if err := json.Unmarshal(b, &plans); err != nil {
+		t.Fatal(err)
+	}
+	plans[""] = append([]json.RawMessage{json.RawMessage(`{"site":"damaged.example","n":"eight"}`)}, plans[""]...)
+	b, _ = json.Marshal(plans)
+	st.SetMeta(sitePriorsMetaKey, b)
+	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
 	firstOf := func(o Options) time.Duration {

@@ -1,6 +1,7 @@
 package revisit
 
 import (
+	"encoding/binary"
 	"maps"
 	"math"
 	"net/url"
@@ -95,7 +96,6 @@ func (e *EstimatorPolicy) First(p *Page, now time.Time) time.Duration {
 		return 0
 	}
 	sp.firsts++
-	e.siteVersion++
 	if sp.firsts%siteProbeEvery == 0 {
 		e.probed++
 		return 0
@@ -134,12 +134,14 @@ func (c *ClassPolicy) FirstPlans() (planned, probed int64) {
 }
 
 // SitePriorState is what the estimator policy learned of one site's new pages
-// (sitePrior), kept across a restart.
+// (sitePrior), kept across a restart: about 300 bytes of JSON a site.
 type SitePriorState struct {
-	Site   string    `json:"site"`
-	W      []float32 `json:"w"`                // share of its new pages at each rate of the grid
-	N      int       `json:"n"`                // first comparisons that weighed in
-	Firsts int       `json:"firsts,omitempty"` // first fetches planned or probed since evidence
+	Site string `json:"site"`
+	// W is the share of its new pages at each rate of the grid, little-endian
+	// float32s (base64 in JSON: a third of the size of a JSON number list).
+	W      []byte `json:"w"`
+	N      int    `json:"n"`                // first comparisons that weighed in
+	Firsts int    `json:"firsts,omitempty"` // new pages planned or probed since the evidence
 }
 
 // SitePriorKeeper is a Policy whose site priors can be kept across a restart.
@@ -150,8 +152,9 @@ type SitePriorKeeper interface {
 	// ImportSitePriors takes back what ExportSitePriors gave (an earlier run's); a
 	// state that cannot be one (a damaged store) is skipped and counted.
 	ImportSitePriors(map[string][]SitePriorState) (skipped int)
-	// SitePriorsVersion changes whenever a prior does: a caller keeping them
-	// writes only then.
+	// SitePriorsVersion changes whenever a site's evidence does (not for the
+	// count of its new pages planned, which only paces the probes): a caller
+	// keeping the priors writes them only then.
 	SitePriorsVersion() int64
 }
 
@@ -165,9 +168,9 @@ func (e *EstimatorPolicy) exportSites() []SitePriorState {
 		if !ok {
 			continue
 		}
-		st := SitePriorState{Site: key, W: make([]float32, rateGridN), N: sp.n, Firsts: sp.firsts}
+		st := SitePriorState{Site: key, W: make([]byte, 4*rateGridN), N: sp.n, Firsts: sp.firsts}
 		for k, w := range sp.w {
-			st.W[k] = float32(w)
+			binary.LittleEndian.PutUint32(st.W[4*k:], math.Float32bits(float32(w)))
 		}
 		out = append(out, st)
 	}
@@ -192,13 +195,13 @@ func (e *EstimatorPolicy) importSites(states []SitePriorState) (skipped int) {
 // sitePriorOf checks a stored state: a site, a weight for every grid rate, none
 // negative or not a number, some above zero (normalised), counts not negative.
 func sitePriorOf(st SitePriorState) (*sitePrior, bool) {
-	if st.Site == "" || len(st.W) != rateGridN || st.N < 0 || st.Firsts < 0 {
+	if st.Site == "" || len(st.W) != 4*rateGridN || st.N < 0 || st.Firsts < 0 {
 		return nil, false
 	}
 	sp := &sitePrior{n: st.N, firsts: st.Firsts}
 	sum := 0.0
-	for k, w := range st.W {
-		v := float64(w)
+	for k := range sp.w {
+		v := float64(math.Float32frombits(binary.LittleEndian.Uint32(st.W[4*k:])))
 		if !(v >= 0) || math.IsInf(v, 0) {
 			return nil, false
 		}
@@ -221,7 +224,9 @@ func (e *EstimatorPolicy) ExportSitePriors() map[string][]SitePriorState {
 
 // ImportSitePriors implements SitePriorKeeper. Plans other than "" are another
 // configuration's (revisit.classes changed): their sites are taken in all the same,
-// a site's pages having changed alike whatever plan counted them.
+// a site's pages having changed alike whatever plan counted them, in the order of
+// the plans' names (so past siteCap the base plan's go first, and a site in two
+// plans keeps the later one's).
 func (e *EstimatorPolicy) ImportSitePriors(plans map[string][]SitePriorState) (skipped int) {
 	for _, class := range slices.Sorted(maps.Keys(plans)) {
 		skipped += e.importSites(plans[class])

@@ -1,8 +1,10 @@
 package revisit
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"testing"
 	"time"
 )
@@ -110,10 +112,18 @@ func TestSitePriorsSurviveARestart(t *testing.T) {
 	if err := json.Unmarshal(data, &plans); err != nil {
 		t.Fatal(err)
 	}
+	weights := func(ws ...float32) []byte {
+		b := make([]byte, 4*rateGridN)
+		for k := range rateGridN {
+			binary.LittleEndian.PutUint32(b[4*k:], math.Float32bits(ws[k%len(ws)]))
+		}
+		return b
+	}
 	plans[""] = append(plans[""],
-		SitePriorState{Site: "damaged.example", W: make([]float32, 3), N: 9},      // not the grid
-		SitePriorState{Site: "zero.example", W: make([]float32, rateGridN), N: 9}, // no weight
-		SitePriorState{Site: "negative.example", W: []float32{-1}, N: 9})          // not a share
+		SitePriorState{Site: "damaged.example", W: make([]byte, 12), N: 9},            // not the grid
+		SitePriorState{Site: "zero.example", W: weights(0), N: 9},                     // no weight
+		SitePriorState{Site: "negative.example", W: weights(1, 1, -1), N: 9},          // not a share
+		SitePriorState{Site: "nan.example", W: weights(1, float32(math.NaN())), N: 9}) // not a number
 	firstOf := func(p Policy) time.Duration {
 		tr, err := NewTracker(Config{}, p)
 		if err != nil {
@@ -133,8 +143,8 @@ func TestSitePriorsSurviveARestart(t *testing.T) {
 		return p
 	}
 	restored := fresh()
-	if skipped := restored.ImportSitePriors(plans); skipped != 3 {
-		t.Errorf("%d states skipped, want the 3 damaged ones", skipped)
+	if skipped := restored.ImportSitePriors(plans); skipped != 4 {
+		t.Errorf("%d states skipped, want the 4 damaged ones", skipped)
 	}
 	if got := firstOf(fresh()); got != DefaultInitial {
 		t.Fatalf("a policy started afresh plans the first revisit %v after: want Initial (%v), or the test shows nothing", got, DefaultInitial)
@@ -147,10 +157,10 @@ func TestSitePriorsSurviveARestart(t *testing.T) {
 	}
 	// Class plans: each plan's sites go back to it.
 	cp := NewClassPolicy(fresh(), map[string]*EstimatorPolicy{ClassCom: fresh()})
-	if skipped := cp.ImportSitePriors(map[string][]SitePriorState{ClassCom: plans[""][:len(plans[""])-3]}); skipped != 0 {
+	if skipped := cp.ImportSitePriors(map[string][]SitePriorState{ClassCom: plans[""][:len(plans[""])-4]}); skipped != 0 {
 		t.Errorf("class plans: %d skipped", skipped)
 	}
-	if got := cp.ExportSitePriors()[ClassCom]; len(got) != len(plans[""])-3 {
-		t.Errorf("class plan %s holds %d sites after import, want %d", ClassCom, len(got), len(plans[""])-3)
+	if got := cp.ExportSitePriors()[ClassCom]; len(got) != len(plans[""])-4 {
+		t.Errorf("class plan %s holds %d sites after import, want %d", ClassCom, len(got), len(plans[""])-4)
 	}
 }
