@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"math"
 	"slices"
 )
@@ -26,7 +27,7 @@ func discoveryP95Bound(counts []int, hours, reads, hi float64) float64 {
 		rates = append(rates, float64(c)/hours)
 		total += float64(c) / hours
 	}
-	slices.SortFunc(rates, func(a, b float64) int { return -cmpFloat(a, b) })
+	slices.SortFunc(rates, func(a, b float64) int { return cmp.Compare(b, a) }) // busiest first
 	n := len(rates)
 	budget := reads / hours // reads per hour
 	if n == 0 || total == 0 {
@@ -66,12 +67,3 @@ func discoveryP95Bound(counts []int, hours, reads, hi float64) float64 {
 	return math.Exp(up)
 }
 
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
