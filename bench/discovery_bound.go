@@ -66,4 +66,3 @@ func discoveryP95Bound(counts []int, hours, reads, hi float64) float64 {
 	}
 	return math.Exp(up)
 }
-
