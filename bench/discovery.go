@@ -439,13 +439,11 @@ func discoveryPercentileOfAll(xs []float64, published int, q float64) float64 {
 	if published == 0 {
 		return -1
 	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	i := max(0, int(math.Ceil(q*float64(max(published, len(s)))))-1)
-	if i >= len(s) {
-		return math.Inf(1)
+	all := slices.Clone(xs)
+	for len(all) < published {
+		all = append(all, math.Inf(1))
 	}
-	return s[i]
+	return discoveryPercentile(all, q)
 }
 
 // discoveryFigures are one crawl's figures. p95NeitherAll is the p95 on sites with

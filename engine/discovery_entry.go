@@ -17,9 +17,10 @@ import (
 // page revisit estimator spends a small budget over every stored page and, by design,
 // gives up on a page that changes faster than that budget can follow, which an entry
 // page of a busy newsroom does: its new articles then waited days. Here the Poller
-// learns the entry page's rate from the new links each fetch brings, as it does a
-// feed's, and the page is due at the sooner of the two schedules (never later than
-// the revisit policy's).
+// learns the entry page's rate from the links each fetch lists that the last did not,
+// as it does a feed's, and the page is due at the sooner of the two schedules (never
+// later than the revisit policy's). fresh and known are the page's links as extract
+// gave them: new to the crawl, and already known.
 func (e *Engine) pollEntry(t frontier.Task, fresh []store.URL, known []string, rv *store.Revisit, at time.Time) {
 	d := e.disc
 	if d == nil || rv == nil || t.Depth != 0 || t.ParentHash != 0 {

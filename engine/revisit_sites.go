@@ -14,7 +14,7 @@ import (
 // pages) are kept in the store's meta table under sitePriorsMetaKey, so that a
 // restarted crawl does not refetch each site's first new pages blind after
 // revisit.initial again. Written at stop and, while the sites' evidence changes, at
-// most every sitePriorsSaveEvery (about 300 bytes a site, at most 20,000 sites a
+// most every sitePriorsSaveEvery (about 260 bytes a site, at most 20,000 sites a
 // plan); read when the engine is built. Each site's record is read on its own, so a
 // damaged one costs that site only.
 

@@ -134,7 +134,7 @@ func (c *ClassPolicy) FirstPlans() (planned, probed int64) {
 }
 
 // SitePriorState is what the estimator policy learned of one site's new pages
-// (sitePrior), kept across a restart: about 300 bytes of JSON a site.
+// (sitePrior), kept across a restart: about 260 bytes of JSON a site.
 type SitePriorState struct {
 	Site string `json:"site"`
 	// W is the share of its new pages at each rate of the grid, little-endian
