@@ -38,6 +38,7 @@ import (
 type discovery struct {
 	tree   *discover.Tree
 	poller *discover.Poller
+	cover  *discover.Coverage
 
 	mu       sync.Mutex
 	origins  map[string]bool           // origins whose robots.txt sitemaps were taken in
@@ -54,6 +55,9 @@ type discovery struct {
 	hintMu   sync.Mutex
 	hintSeen map[string]time.Time
 	entries  map[string][]string // site -> its seed pages (pollEntry), polled while not covered
+	// shadowed is, per site, its sources another of its sources covers (Coverage),
+	// each with the one covering it: the Poller reads them at its longest interval.
+	shadowed map[string]map[string]string
 	listed   map[string][]uint64 // source -> sorted hashes of the URLs its last read listed (small sources)
 	nListed  int                 // hashes in listed, bounded by maxListedTotal
 
@@ -84,6 +88,7 @@ func newDiscovery(o DiscoveryOptions) *discovery {
 	return &discovery{
 		tree:     discover.NewTree(),
 		poller:   &discover.Poller{MinInterval: o.MinPoll, MaxInterval: o.MaxPoll, Budget: o.PollBudget},
+		cover:    &discover.Coverage{},
 		origins:  map[string]bool{},
 		cross:    map[string][]string{},
 		parent:   map[string]string{},
@@ -95,6 +100,7 @@ func newDiscovery(o DiscoveryOptions) *discovery {
 		hintSeen: map[string]time.Time{},
 		entries:  map[string][]string{},
 		listed:   map[string][]uint64{},
+		shadowed: map[string]map[string]string{},
 	}
 }
 
@@ -428,7 +434,8 @@ func (e *Engine) queueRobotsSitemaps(t frontier.Task, res *fetch.Result) {
 // schedulePoll sets a feed's or sitemap's next fetch from its learned publishing
 // rate (discover.Poller), in place of the page revisit policy's, and bypassing the
 // class window: a news feed is read as long as the crawl runs.
-func (e *Engine) schedulePoll(src string, doc *discover.Doc, newLinks int, rv *store.Revisit, at time.Time) {
+// listing is what the read gave the crawl (its links, new and known; nil for a 304).
+func (e *Engine) schedulePoll(src string, doc *discover.Doc, newLinks int, listing []string, rv *store.Revisit, at time.Time) {
 	if rv == nil {
 		return
 	}
@@ -441,6 +448,9 @@ func (e *Engine) schedulePoll(src string, doc *discover.Doc, newLinks int, rv *s
 	}
 	full := newLinks > 0 && newLinks >= len(doc.Entries)
 	d.poller.Observe(src, at, newLinks, full)
+	if doc.Kind != discover.KindIndex {
+		d.observeCoverage(src, listing, listing == nil)
+	}
 	d.changes.Add(1)
 	rv.Next = at.Add(d.poller.Interval(src))
 }
@@ -507,10 +517,53 @@ func (d *discovery) listedAnew(src string, urls []string) (n int, ok bool) {
 
 // forgetListed drops what src listed (an entry page no longer polled).
 func (d *discovery) forgetListed(src string) {
+	site := frontier.Site(hostOf(src))
+	d.cover.Forget(site, src)
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	d.nListed -= len(d.listed[src])
 	delete(d.listed, src)
+	d.mu.Unlock()
+	d.applyShadows(site, d.cover.Shadowed(site))
+}
+
+// observeCoverage tells the Coverage what a read of src listed (same: a 304, the
+// same as its last read) and passes the site's shadowed sources to the Poller. A
+// source listing more than maxListed URLs (an archive) is left out: it is never
+// shadowed, and judges nothing.
+func (d *discovery) observeCoverage(src string, listing []string, same bool) {
+	if len(listing) > maxListed || (len(listing) == 0 && !same) {
+		return
+	}
+	var hs []uint64
+	if !same {
+		hs = make([]uint64, len(listing))
+		for i, u := range listing {
+			hs[i] = frontier.Hash(u)
+		}
+	}
+	site := frontier.Site(hostOf(src))
+	d.applyShadows(site, d.cover.Observe(site, src, hs))
+}
+
+// applyShadows makes the Poller read a site's shadowed sources at its longest
+// interval, and the others at their own rate again.
+func (d *discovery) applyShadows(site string, now map[string]string) {
+	d.mu.Lock()
+	before := d.shadowed[site]
+	if len(now) == 0 {
+		delete(d.shadowed, site)
+	} else {
+		d.shadowed[site] = now
+	}
+	d.mu.Unlock()
+	for src := range before {
+		if _, ok := now[src]; !ok {
+			d.poller.Shadow(src, false)
+		}
+	}
+	for src := range now {
+		d.poller.Shadow(src, true)
+	}
 }
 
 // awaitHint replaces a newly stored page's first revisit (revisit.initial, the
@@ -600,7 +653,7 @@ func (e *Engine) notModifiedSource(u string, rv *store.Revisit) {
 	kind, ok := d.sources[u]
 	d.mu.Unlock()
 	if ok {
-		e.schedulePoll(u, &discover.Doc{Kind: kind}, 0, rv, e.now())
+		e.schedulePoll(u, &discover.Doc{Kind: kind}, 0, nil, rv, e.now())
 		return
 	}
 	e.hintOutcome(u, false)

@@ -43,17 +43,23 @@ func (e *Engine) pollEntry(t frontier.Task, fresh []store.URL, known []string, r
 	// learned at 3 a day). Its listing is the links the crawl would follow (extract:
 	// resolved, in scope, past the trap guards and nofollow), new or known, so that
 	// rotating off-site ads or per-request tokens do not read as news.
-	listing := make([]string, 0, len(fresh)+len(known))
-	for _, u := range fresh {
-		listing = append(listing, u.URL)
-	}
-	listing = append(listing, known...)
+	listing := listingOf(fresh, known)
 	newLinks := len(fresh)
 	if n, ok := d.listedAnew(t.URL, listing); ok {
 		newLinks = n
 	}
 	d.poller.Observe(t.URL, at, newLinks, newLinks > 0 && newLinks >= len(listing))
+	d.observeCoverage(t.URL, listing, false)
 	if next := at.Add(d.poller.Interval(t.URL)); rv.Next.IsZero() || next.Before(rv.Next) {
 		rv.Next = next
 	}
+}
+
+// listingOf is a read's listing: the links extract gave, new to the crawl and known.
+func listingOf(fresh []store.URL, known []string) []string {
+	listing := make([]string, 0, len(fresh)+len(known))
+	for _, u := range fresh {
+		listing = append(listing, u.URL)
+	}
+	return append(listing, known...)
 }

@@ -61,10 +61,11 @@ type Poller struct {
 }
 
 type pollSource struct {
-	last  time.Time
-	items float64 // decayed new URLs seen
-	span  float64 // decayed time watched, hours
-	full  bool
+	last   time.Time
+	items  float64 // decayed new URLs seen
+	span   float64 // decayed time watched, hours
+	full   bool
+	shadow bool // another source lists what it lists, as soon (Coverage)
 }
 
 // priorItems starts every source at one item per half the longest interval (12 h by
@@ -126,6 +127,26 @@ func (p *Poller) Forget(src string) {
 	}
 }
 
+// Shadow marks src as shadowed (Coverage: another source of its site lists what it
+// lists, at least as soon) or not. A shadowed source is polled at MaxInterval, to
+// keep watching it, and takes no share of the polls.
+func (p *Poller) Shadow(src string, on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if s := p.sources[src]; s != nil && s.shadow != on {
+		s.shadow = on
+		p.dirty = true
+	}
+}
+
+// Shadowed says whether src is shadowed.
+func (p *Poller) Shadowed(src string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.sources[src]
+	return s != nil && s.shadow
+}
+
 // Rate is src's estimated new URLs per hour.
 func (p *Poller) Rate(src string) float64 {
 	p.mu.Lock()
@@ -147,6 +168,9 @@ func (p *Poller) Interval(src string) time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s := p.sources[src]
+	if s != nil && s.shadow {
+		return hi
+	}
 	if s != nil && s.full {
 		return lo
 	}
@@ -154,6 +178,9 @@ func (p *Poller) Interval(src string) time.Duration {
 	if p.dirty {
 		p.sumSqrt, p.sumRate = 0, 0
 		for _, o := range p.sources {
+			if o.shadow {
+				continue
+			}
 			or := p.rate(o)
 			p.sumSqrt += math.Sqrt(or)
 			p.sumRate += or
