@@ -449,7 +449,7 @@ func (e *Engine) schedulePoll(src string, doc *discover.Doc, newLinks int, listi
 	full := newLinks > 0 && newLinks >= len(doc.Entries)
 	d.poller.Observe(src, at, newLinks, full)
 	if doc.Kind != discover.KindIndex {
-		d.observeCoverage(src, listing, listing == nil)
+		e.observeCoverage(src, listing, listing == nil)
 	}
 	d.changes.Add(1)
 	rv.Next = at.Add(d.poller.Interval(src))
@@ -515,22 +515,25 @@ func (d *discovery) listedAnew(src string, urls []string) (n int, ok bool) {
 	return n, true
 }
 
-// forgetListed drops what src listed (an entry page no longer polled).
-func (d *discovery) forgetListed(src string) {
+// forgetListed drops what src listed (an entry page no longer polled): the sources
+// it shadowed are read at their own rate again.
+func (e *Engine) forgetListed(src string) {
+	d := e.disc
 	site := frontier.Site(hostOf(src))
 	d.cover.Forget(site, src)
 	d.mu.Lock()
 	d.nListed -= len(d.listed[src])
 	delete(d.listed, src)
 	d.mu.Unlock()
-	d.applyShadows(site, d.cover.Shadowed(site))
+	e.resumePolls(d.applyShadows(site, d.cover.Shadowed(site)), src)
 }
 
 // observeCoverage tells the Coverage what a read of src listed (same: a 304, the
 // same as its last read) and passes the site's shadowed sources to the Poller. A
 // source listing more than maxListed URLs (an archive) is left out: it is never
 // shadowed, and judges nothing.
-func (d *discovery) observeCoverage(src string, listing []string, same bool) {
+func (e *Engine) observeCoverage(src string, listing []string, same bool) {
+	d := e.disc
 	if len(listing) > maxListed || (len(listing) == 0 && !same) {
 		return
 	}
@@ -542,12 +545,13 @@ func (d *discovery) observeCoverage(src string, listing []string, same bool) {
 		}
 	}
 	site := frontier.Site(hostOf(src))
-	d.applyShadows(site, d.cover.Observe(site, src, hs))
+	e.resumePolls(d.applyShadows(site, d.cover.Observe(site, src, hs)), src)
 }
 
 // applyShadows makes the Poller read a site's shadowed sources at its longest
-// interval, and the others at their own rate again.
-func (d *discovery) applyShadows(site string, now map[string]string) {
+// interval, and the others at their own rate again. It returns the sources no
+// longer shadowed.
+func (d *discovery) applyShadows(site string, now map[string]string) (freed []string) {
 	d.mu.Lock()
 	before := d.shadowed[site]
 	if len(now) == 0 {
@@ -559,10 +563,24 @@ func (d *discovery) applyShadows(site string, now map[string]string) {
 	for src := range before {
 		if _, ok := now[src]; !ok {
 			d.poller.Shadow(src, false)
+			freed = append(freed, src)
 		}
 	}
 	for src := range now {
 		d.poller.Shadow(src, true)
+	}
+	return freed
+}
+
+// resumePolls brings the next read of sources no longer shadowed back from the
+// longest interval to their own (their last read plus the Poller's interval; due
+// now if that has passed). but is the source being read, whose next read its caller
+// sets.
+func (e *Engine) resumePolls(freed []string, but string) {
+	for _, src := range freed {
+		if src != but {
+			e.st.SetRevisitNext([]string{src}, e.disc.poller.Next(src))
+		}
 	}
 }
 

@@ -33,7 +33,7 @@ func (e *Engine) pollEntry(t frontier.Task, fresh []store.URL, known []string, r
 	d.mu.Unlock()
 	if d.covers(t.Host) {
 		d.poller.Forget(t.URL) // polled while it was not covered: its share goes to the sources
-		d.forgetListed(t.URL)
+		e.forgetListed(t.URL)
 		return
 	}
 	// Its rate is what it lists anew since its last read, as a feed's is: counting
@@ -49,7 +49,7 @@ func (e *Engine) pollEntry(t frontier.Task, fresh []store.URL, known []string, r
 		newLinks = n
 	}
 	d.poller.Observe(t.URL, at, newLinks, newLinks > 0 && newLinks >= len(listing))
-	d.observeCoverage(t.URL, listing, false)
+	e.observeCoverage(t.URL, listing, false)
 	if next := at.Add(d.poller.Interval(t.URL)); rv.Next.IsZero() || next.Before(rv.Next) {
 		rv.Next = next
 	}
