@@ -18,8 +18,10 @@ import (
 //
 // The test is pairwise and empirical. Each source keeps its last Window URLs listed
 // anew (not in its previous read). Such a URL, listed anew by B, is judged against
-// another source A at A's first read after it (or at once, if A's last read already
-// listed it): covered if A listed it then. A covers B when, of at least MinJudged of
+// another source A at once if A has listed it already (covered), or else at A's
+// first read after it: covered if A listed it then. (The site remembers which of its
+// sources listed each of its last SiteMemory URLs: an archive's new entries are the
+// ones that just left the news sitemap, listed there for two days before.) A covers B when, of at least MinJudged of
 // B's URLs judged against A, a share of at least Share were covered. A source
 // covered by one that is not itself shadowed is shadowed: the Poller reads it at its
 // longest interval only (Poller.Shadow), and keeps judging it, so that when the
@@ -35,9 +37,10 @@ import (
 //
 // It is safe for concurrent use.
 type Coverage struct {
-	Window    int     // URLs listed anew remembered per source (default 32)
-	MinJudged int     // judged URLs before a verdict (default 8)
-	Share     float64 // covered share that makes A cover B (default 0.9)
+	Window     int     // URLs listed anew remembered per source (default 32)
+	MinJudged  int     // judged URLs before a verdict (default 8)
+	Share      float64 // covered share that makes A cover B (default 0.9)
+	SiteMemory int     // URLs per site whose listers are remembered (default 4096: 100-odd KiB)
 
 	mu    sync.Mutex
 	sites map[string]*coverSite
@@ -48,8 +51,10 @@ type Coverage struct {
 const maxCoverSources = 64
 
 type coverSite struct {
-	srcs []*coverSource // index: its bit
-	idx  map[string]int
+	srcs     []*coverSource // index: its bit
+	idx      map[string]int
+	listedBy map[uint64]uint64 // URL hash -> the sources that have listed it
+	order    []uint64          // listedBy's keys, oldest first (evicted past SiteMemory)
 }
 
 type coverSource struct {
@@ -67,8 +72,11 @@ type coverEntry struct {
 	judged, covered uint64 // by source bit
 }
 
-func (c *Coverage) defaults() (window, minJudged int, share float64) {
-	window, minJudged, share = c.Window, c.MinJudged, c.Share
+func (c *Coverage) defaults() (window, minJudged int, share float64, memory int) {
+	window, minJudged, share, memory = c.Window, c.MinJudged, c.Share, c.SiteMemory
+	if memory <= 0 {
+		memory = 4096
+	}
 	if window <= 0 {
 		window = 32
 	}
@@ -85,7 +93,7 @@ func (c *Coverage) defaults() (window, minJudged int, share float64) {
 // the URLs it gave (any order; nil for a 304: the same as its last read). It returns
 // the site's shadowed sources after the read, each with the source covering it.
 func (c *Coverage) Observe(site, src string, listing []uint64) map[string]string {
-	window, _, _ := c.defaults()
+	window, _, _, memory := c.defaults()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.sites == nil {
@@ -93,7 +101,7 @@ func (c *Coverage) Observe(site, src string, listing []uint64) map[string]string
 	}
 	s := c.sites[site]
 	if s == nil {
-		s = &coverSite{idx: map[string]int{}}
+		s = &coverSite{idx: map[string]int{}, listedBy: map[uint64]uint64{}}
 		c.sites[site] = s
 	}
 	i, ok := s.idx[src]
@@ -140,16 +148,8 @@ func (c *Coverage) Observe(site, src string, listing []uint64) map[string]string
 			if _, found := slices.BinarySearch(x.listing, h); found {
 				continue
 			}
-			e := coverEntry{h: h}
-			for j, o := range s.srcs {
-				if j == i || o.gone || !o.read {
-					continue
-				}
-				if _, found := slices.BinarySearch(o.listing, h); found {
-					e.judged |= 1 << j
-					e.covered |= 1 << j
-				}
-			}
+			before := s.listedBy[h] &^ bit
+			e := coverEntry{h: h, judged: before, covered: before}
 			if len(x.ring) < window {
 				x.ring = append(x.ring, e)
 			} else {
@@ -157,6 +157,19 @@ func (c *Coverage) Observe(site, src string, listing []uint64) map[string]string
 				x.next = (x.next + 1) % window
 			}
 		}
+	}
+	for _, h := range listing {
+		by, ok := s.listedBy[h]
+		if !ok {
+			s.order = append(s.order, h)
+		}
+		s.listedBy[h] = by | bit
+	}
+	if over := len(s.order) - memory; over > 0 {
+		for _, h := range s.order[:over] {
+			delete(s.listedBy, h)
+		}
+		s.order = slices.Delete(s.order, 0, over)
 	}
 	x.read, x.listing, x.size = true, listing, max(x.size, len(listing))
 	return c.shadowedLocked(s)
@@ -187,7 +200,7 @@ func (c *Coverage) Forget(site, src string) {
 // covers says whether a covers b: of b's remembered URLs judged against a, enough
 // were, and enough of them a listed.
 func (c *Coverage) covers(s *coverSite, a, b int) bool {
-	_, minJudged, share := c.defaults()
+	_, minJudged, share, _ := c.defaults()
 	bit := uint64(1) << a
 	judged, covered := 0, 0
 	for _, e := range s.srcs[b].ring {

@@ -1,0 +1,176 @@
+package discover
+
+import (
+	"fmt"
+	"hash/fnv"
+	"testing"
+	"time"
+)
+
+// coverWeb is a site publishing one article per step, listed by sources that each
+// show a window of the newest articles, some of them only part of the site.
+type coverWeb struct{ n int }
+
+func coverHash(i int) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "http://www.example.com/story/%d", i)
+	return h.Sum64()
+}
+
+// latest lists the newest n articles (among those keep accepts).
+func (w *coverWeb) latest(n int, keep func(int) bool) []uint64 {
+	var out []uint64
+	for i := w.n - 1; i >= 0 && len(out) < n; i-- {
+		if keep == nil || keep(i) {
+			out = append(out, coverHash(i))
+		}
+	}
+	return out
+}
+
+func TestCoverageShadowsASourceAnotherListsFirst(t *testing.T) {
+	// A front page linking the newest 20 articles of every section, read every
+	// step; a sitemap that may speak only for its own host (every other article),
+	// read every third step. The sitemap brings nothing the front page has not
+	// listed already: it is shadowed, by the front page. The front page is not: half
+	// of what it lists the sitemap never does.
+	c := &Coverage{}
+	w := &coverWeb{n: 30}
+	even := func(i int) bool { return i%2 == 0 }
+	var got map[string]string
+	for step := range 60 {
+		w.n++
+		got = c.Observe("example.com", "front", w.latest(20, nil))
+		if step%3 == 0 {
+			got = c.Observe("example.com", "sitemap", w.latest(1000, even))
+		}
+	}
+	if got["sitemap"] != "front" || len(got) != 1 {
+		t.Fatalf("shadowed %v, want the sitemap shadowed by the front page only", got)
+	}
+}
+
+func TestCoverageKeepsOneOfTwoFeedsOfTheSameItems(t *testing.T) {
+	// An RSS and an Atom feed of the same 50 items, read in turn: each covers the
+	// other, so exactly one is read at its own rate (the first by URL, same size).
+	c := &Coverage{}
+	w := &coverWeb{n: 50}
+	var got map[string]string
+	for range 40 {
+		w.n++
+		c.Observe("example.com", "http://www.example.com/rss", w.latest(50, nil))
+		w.n++
+		got = c.Observe("example.com", "http://www.example.com/atom", w.latest(50, nil))
+	}
+	if len(got) != 1 || got["http://www.example.com/rss"] != "http://www.example.com/atom" {
+		t.Fatalf("shadowed %v, want the rss feed shadowed by the atom feed (first by URL)", got)
+	}
+}
+
+func TestCoverageDoesNotShadowASourceThatListsItemsFirst(t *testing.T) {
+	// A news sitemap (the last two days) and an archive sitemap (older than two
+	// days): the archive's new entries are the news sitemap's of two days ago, so the
+	// archive is shadowed; the news sitemap lists each article first, long before
+	// the archive does, and stays read at its own rate.
+	c := &Coverage{}
+	w := &coverWeb{n: 100}
+	var got map[string]string
+	for range 80 {
+		w.n++
+		news := w.latest(10, nil)
+		archive := w.latest(1000, func(i int) bool { return i < w.n-10 })
+		c.Observe("example.com", "news", news)
+		got = c.Observe("example.com", "archive", archive)
+	}
+	if len(got) != 1 || got["archive"] != "news" {
+		t.Fatalf("shadowed %v, want the archive shadowed by the news sitemap only", got)
+	}
+}
+
+func TestCoverageLetsAShadowedSourceBackWhenTheOtherStopsListing(t *testing.T) {
+	// The front page shadows the sitemap (of its own host's articles); then the
+	// front page stops changing (a redesign that dropped the article list). The
+	// sitemap, still read now and then, brings URLs the front page never lists,
+	// and is read at its own rate again.
+	c := &Coverage{}
+	w := &coverWeb{n: 30}
+	even := func(i int) bool { return i%2 == 0 }
+	var got map[string]string
+	for step := range 60 {
+		w.n++
+		c.Observe("example.com", "front", w.latest(20, nil))
+		if step%3 == 0 {
+			got = c.Observe("example.com", "sitemap", w.latest(100, even))
+		}
+	}
+	if got["sitemap"] != "front" {
+		t.Fatalf("shadowed %v, want the sitemap shadowed first", got)
+	}
+	frozen := w.latest(20, nil)
+	reads := 0
+	for step := range 200 {
+		w.n++
+		got = c.Observe("example.com", "front", frozen)
+		if got["sitemap"] == "" {
+			break
+		}
+		if step%24 == 0 { // the sitemap at the longest interval
+			reads++
+			got = c.Observe("example.com", "sitemap", w.latest(100, even))
+		}
+	}
+	if got["sitemap"] != "" {
+		t.Fatalf("the sitemap is still shadowed by a front page that no longer lists anything new: %v", got)
+	}
+	if reads > 2 {
+		t.Errorf("it took %d reads of the shadowed sitemap to let it back, want at most 2", reads)
+	}
+}
+
+func TestCoverageForgetsASourceThatIsNoLongerPolled(t *testing.T) {
+	// The front page shadows the sitemap, then is no longer a source (its site's
+	// feeds cover it): the sitemap is not shadowed by something nobody reads.
+	c := &Coverage{}
+	w := &coverWeb{n: 30}
+	even := func(i int) bool { return i%2 == 0 }
+	for step := range 60 {
+		w.n++
+		c.Observe("example.com", "front", w.latest(20, nil))
+		if step%3 == 0 {
+			c.Observe("example.com", "sitemap", w.latest(100, even))
+		}
+	}
+	if got := c.Shadowed("example.com"); got["sitemap"] != "front" {
+		t.Fatalf("shadowed %v, want the sitemap shadowed first", got)
+	}
+	c.Forget("example.com", "front")
+	if got := c.Shadowed("example.com"); len(got) != 0 {
+		t.Fatalf("shadowed %v after the front page was forgotten, want none", got)
+	}
+}
+
+func TestPollerReadsAShadowedSourceAtTheLongestIntervalAndGivesItsShareAway(t *testing.T) {
+	t0 := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	p := &Poller{Budget: 4} // polls per hour over all sources
+	at := t0
+	for _, s := range []string{"a", "b"} {
+		p.Observe(s, at, 0, false)
+	}
+	for range 48 {
+		at = at.Add(time.Hour)
+		p.Observe("a", at, 2, false)
+		p.Observe("b", at, 2, false)
+	}
+	both := p.Interval("a")
+	p.Shadow("b", true)
+	if got := p.Interval("b"); got != 24*time.Hour {
+		t.Errorf("shadowed source's interval %v, want the longest (24h)", got)
+	}
+	if got := p.Interval("a"); got >= both {
+		t.Errorf("the other source's interval %v with b shadowed, want shorter than %v (b's share goes to it)", got, both)
+	}
+	p.Shadow("b", false)
+	if got := p.Interval("b"); got != both {
+		t.Errorf("interval %v once b is no longer shadowed, want %v again", got, both)
+	}
+}
