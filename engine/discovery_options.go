@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"sort"
 	"time"
@@ -96,6 +97,10 @@ type SiteDiscovery struct {
 	Hints        int64          // date moves that made a stored page due
 	Ignored      int64          // date moves ignored as untrusted
 	Warnings     map[string]int // problems in its documents, by kind
+	// Covered is its sources that another of its sources covers (discover.Coverage:
+	// nothing they list comes later there), each with the one covering it. They are
+	// read at the longest poll interval only.
+	Covered map[string]string
 }
 
 // view lists the sites with feeds or sitemaps, by name.
@@ -110,6 +115,7 @@ func (d *discovery) view() []SiteDiscovery {
 		for k, n := range s.warnings {
 			v.Warnings[k] = n
 		}
+		v.Covered = maps.Clone(d.shadowed[name])
 		out = append(out, v)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Site < out[j].Site })

@@ -28,6 +28,9 @@ type SiteRow struct {
 	// (Snapshot.Discovery, by the site's registered domain).
 	Feeds    []string
 	Sitemaps []string
+	// Covered is those of them another covers, each with the one covering it
+	// (SiteDiscovery.Covered): read at the longest poll interval only.
+	Covered map[string]string
 	// DatesTrusted says whether the site's lastmod/pubDate hints are believed
 	// ("yes", "no"); "" while discovery has nothing on the site.
 	DatesTrusted string
@@ -192,7 +195,7 @@ func (e *Engine) sitesView(now time.Time, found []SiteDiscovery) *SitesView {
 		e.siteTally.fill(&r, now)
 		for _, d := range found {
 			if d.Site == s.domain() {
-				r.Feeds, r.Sitemaps = d.Feeds, d.Sitemaps
+				r.Feeds, r.Sitemaps, r.Covered = d.Feeds, d.Sitemaps, d.Covered
 				r.DatesTrusted = map[bool]string{true: "yes", false: "no"}[d.DatesTrusted]
 			}
 		}

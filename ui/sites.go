@@ -164,7 +164,7 @@ func newestFirst(kws []string) string {
 
 // detailLine spells out the selected site in full: its entry or search template,
 // every keyword, its total page budget when one is set, and the feeds and sitemaps
-// discovery found.
+// discovery found (one another covers marked: it is read at the longest interval).
 func (p *sitesPane) detailLine() string {
 	st := p.c.Styles
 	if len(p.rows) == 0 {
@@ -179,7 +179,14 @@ func (p *sitesPane) detailLine() string {
 		if len(list) == 0 {
 			return "-"
 		}
-		return strings.Join(list, " ")
+		out := make([]string, len(list))
+		for i, u := range list {
+			out[i] = u
+			if by, ok := s.Covered[u]; ok {
+				out[i] += " (covered by " + by + ")"
+			}
+		}
+		return strings.Join(out, " ")
 	}
 	total := "" // a total budget: the crawl's pages against it (the table has the round's)
 	if s.BudgetTotal > 0 {

@@ -29,6 +29,11 @@ func TestSitesPaneShowsEachSite(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a covered sitemap is marked", func(t *testing.T) {
+		h := newHarnessWith(t, 220, 40, Options{}, fake.Config{Sites: true})
+		h.press("7", "down")
+		h.mustShow("sitemaps http://www.copper-register.net/sitemap.xml (covered by http://www.copper-register.net/)")
+	})
 	t.Run("no sites: no tab", func(t *testing.T) {
 		h := newHarness(t, 120, 40, Options{})
 		h.mustNotShow("Sites")

@@ -21,6 +21,10 @@ func buildSites() *engine.SitesView {
 			LastRound: Epoch.Add(-time.Duration(4+i*9) * time.Minute), PublishDelay: time.Duration(7+i*11) * time.Minute,
 			BudgetUsed: 120 + i*40, Budget: []int{0, 200, 0}[i],
 		}
+		if i == 1 { // a sitemap its front page covers: read daily only
+			r.Sitemaps = []string{"http://www." + d + "/sitemap.xml"}
+			r.Covered = map[string]string{r.Sitemaps[0]: r.Entry}
+		}
 		if i == 2 {
 			r.PublishDelay = 0 // no page states a publish time
 			r.Held = 35
