@@ -577,6 +577,9 @@ func (d *discovery) applyShadows(site string, now map[string]string) (freed []st
 // now if that has passed). but is the source being read, whose next read its caller
 // sets.
 func (e *Engine) resumePolls(freed []string, but string) {
+	if e.st == nil {
+		return
+	}
 	for _, src := range freed {
 		if src != but {
 			e.st.SetRevisitNext([]string{src}, e.disc.poller.Next(src))

@@ -271,3 +271,53 @@ func TestEntryPageRateIsWhatItListsAnew(t *testing.T) {
 		t.Errorf("read every %v: a page gaining 3 stories an hour is read at most every 2 hours", d)
 	}
 }
+
+// Issue 18: a sitemap that may speak only for its own host, beside a front page that
+// lists the newest stories of every section (the sandbox's undeclared sitemap): what
+// the sitemap lists anew the front page has always listed first. It is read at the
+// longest interval and its share of the polls goes to the others; the Sites pane
+// says which source covers it. The front page, whose section stories the sitemap
+// never lists, keeps its own rate.
+func TestASitemapTheFrontPageCoversIsReadDaily(t *testing.T) {
+	e := &Engine{disc: newDiscovery(defaultDiscoveryOptions())}
+	const entry = "http://www.paper.example/"
+	const sitemap = entry + "sitemap.xml"
+	front := frontier.Task{URL: entry, Host: "www.paper.example"}
+	sections := []string{"www", "politics", "world"}
+	story := func(i int) string {
+		return fmt.Sprintf("http://%s.paper.example/story/%d", sections[i%3], i)
+	}
+	at := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	var smRV *store.Revisit
+	for hour := range 72 {
+		n := 3 * (hour + 10) // 3 stories an hour, one per section
+		known := []string{entry + "about"}
+		for i := n - 20; i < n; i++ {
+			known = append(known, story(i))
+		}
+		e.pollEntry(front, nil, known, &store.Revisit{URL: entry}, at)
+		if hour%3 == 0 {
+			doc := &discover.Doc{Kind: discover.KindSitemap}
+			var listing []string
+			for i := 0; i < n; i += 3 { // its own host's stories only
+				doc.Entries = append(doc.Entries, discover.Entry{URL: story(i)})
+				listing = append(listing, story(i))
+			}
+			smRV = &store.Revisit{URL: sitemap}
+			e.schedulePoll(sitemap, doc, 0, listing, smRV, at)
+		}
+		at = at.Add(time.Hour)
+	}
+	if got := smRV.Next.Sub(at.Add(-3 * time.Hour)); got != 24*time.Hour {
+		t.Errorf("the covered sitemap is next read %v after its last read, want the longest interval (24h)", got)
+	}
+	if by := e.disc.shadowed["paper.example"][sitemap]; by != entry {
+		t.Errorf("the sitemap is shown covered by %q, want the front page", by)
+	}
+	if e.disc.poller.Shadowed(entry) {
+		t.Error("the front page is shadowed: the sitemap never lists its section stories")
+	}
+	if d := e.disc.poller.Interval(entry); d > 2*time.Hour {
+		t.Errorf("the front page is read every %v, want at most every 2 hours (3 new stories an hour)", d)
+	}
+}
