@@ -174,3 +174,20 @@ func TestPollerReadsAShadowedSourceAtTheLongestIntervalAndGivesItsShareAway(t *t
 		t.Errorf("interval %v once b is no longer shadowed, want %v again", got, both)
 	}
 }
+
+func TestCoverageKeepsNothingOfASiteWithOneSource(t *testing.T) {
+	// Most sites of a wide crawl have one feed or sitemap: nothing to compare it
+	// with, so none of its listings is kept.
+	c := &Coverage{}
+	w := &coverWeb{n: 1000}
+	for range 10 {
+		w.n++
+		if got := c.Observe("example.com", "sitemap", w.latest(1000, nil)); len(got) != 0 {
+			t.Fatalf("a site's only source shadowed: %v", got)
+		}
+	}
+	s := c.sites["example.com"]
+	if x := s.srcs[0]; x.listing != nil || len(x.ring) != 0 || len(s.listedBy) != 0 {
+		t.Errorf("kept %d listed, %d anew, %d listers for a site with one source, want none", len(x.listing), len(x.ring), len(s.listedBy))
+	}
+}
