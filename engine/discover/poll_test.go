@@ -1,6 +1,8 @@
 package discover
 
 import (
+	"fmt"
+	"math"
 	"testing"
 	"time"
 )
@@ -143,4 +145,63 @@ func busyAndSlow(p *Poller) time.Time {
 		}
 	}
 	return t0
+}
+
+func TestPollerSumsFollowEveryChange(t *testing.T) {
+	// The split's sums are kept as sources change (a read is O(1)); after any mix of
+	// reads, shadows and forgets they are the sums over the sources as they are.
+	p := &Poller{}
+	t0 := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	rng := uint64(1)
+	next := func(n int) int { rng = rng*6364136223846793005 + 1442695040888963407; return int(rng>>33) % n }
+	for i := range 20000 {
+		src := fmt.Sprint("s", next(300))
+		at := t0.Add(time.Duration(i) * time.Minute)
+		switch next(10) {
+		case 0:
+			p.Shadow(src, next(2) == 0)
+		case 1:
+			p.Forget(src)
+		default:
+			p.Observe(src, at, next(4), false)
+		}
+		if i%997 != 0 {
+			continue
+		}
+		p.mu.Lock()
+		var sq, r float64
+		for _, s := range p.sources {
+			if !s.shadow {
+				sq += math.Sqrt(p.rate(s))
+				r += p.rate(s)
+			}
+		}
+		if math.Abs(sq-p.sumSqrt) > 1e-6*max(sq, 1) || math.Abs(r-p.sumRate) > 1e-6*max(r, 1) {
+			t.Fatalf("after %d changes: sums %.6f, %.6f, want %.6f, %.6f", i, p.sumSqrt, p.sumRate, sq, r)
+		}
+		p.mu.Unlock()
+	}
+}
+
+// BenchmarkPollerRead is one read's bookkeeping (Observe, then Interval) among n
+// sources: constant in n.
+func BenchmarkPollerRead(b *testing.B) {
+	for _, n := range []int{1000, 100000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			p := &Poller{}
+			t0 := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+			srcs := make([]string, n)
+			for i := range srcs {
+				srcs[i] = fmt.Sprint("http://s", i, ".example/feed")
+				p.Observe(srcs[i], t0, 0, false)
+				p.Observe(srcs[i], t0.Add(time.Hour), i%5, false)
+			}
+			b.ResetTimer()
+			for i := range b.N {
+				s := srcs[i%n]
+				p.Observe(s, t0.Add(time.Duration(i)*time.Second), 1, false)
+				p.Interval(s)
+			}
+		})
+	}
 }
