@@ -57,7 +57,10 @@ type discovery struct {
 	entries  map[string][]string // site -> its seed pages (pollEntry), polled while not covered
 	// shadowed is, per site, its sources another of its sources covers (Coverage),
 	// each with the one covering it: the Poller reads them at its longest interval.
+	// coverMu orders the Coverage's verdicts and their passing to the Poller, so
+	// that two reads of one site at once cannot leave the older verdict in force.
 	shadowed map[string]map[string]string
+	coverMu  sync.Mutex
 	listed   map[string][]uint64 // source -> sorted hashes of the URLs its last read listed (small sources)
 	nListed  int                 // hashes in listed, bounded by maxListedTotal
 
@@ -520,12 +523,15 @@ func (d *discovery) listedAnew(src string, urls []string) (n int, ok bool) {
 func (e *Engine) forgetListed(src string) {
 	d := e.disc
 	site := frontier.Site(hostOf(src))
-	d.cover.Forget(site, src)
 	d.mu.Lock()
 	d.nListed -= len(d.listed[src])
 	delete(d.listed, src)
 	d.mu.Unlock()
-	e.resumePolls(d.applyShadows(site, d.cover.Shadowed(site)), src)
+	d.coverMu.Lock()
+	d.cover.Forget(site, src)
+	freed := d.applyShadows(site, d.cover.Shadowed(site))
+	d.coverMu.Unlock()
+	e.resumePolls(freed, src)
 }
 
 // observeCoverage tells the Coverage what a read of src listed (same: a 304, the
@@ -545,7 +551,10 @@ func (e *Engine) observeCoverage(src string, listing []string, same bool) {
 		}
 	}
 	site := frontier.Site(hostOf(src))
-	e.resumePolls(d.applyShadows(site, d.cover.Observe(site, src, hs)), src)
+	d.coverMu.Lock()
+	freed := d.applyShadows(site, d.cover.Observe(site, src, hs))
+	d.coverMu.Unlock()
+	e.resumePolls(freed, src)
 }
 
 // applyShadows makes the Poller read a site's shadowed sources at its longest
