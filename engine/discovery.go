@@ -61,6 +61,7 @@ type discovery struct {
 	// that two reads of one site at once cannot leave the older verdict in force.
 	shadowed map[string]map[string]string
 	coverMu  sync.Mutex
+	removed  map[string]bool // sites the operator removed: their sources are not polled (discovery_steer.go)
 	listed   map[string][]uint64 // source -> sorted hashes of the URLs its last read listed (small sources)
 	nListed  int                 // hashes in listed, bounded by maxListedTotal
 
@@ -104,6 +105,7 @@ func newDiscovery(o DiscoveryOptions) *discovery {
 		entries:  map[string][]string{},
 		listed:   map[string][]uint64{},
 		shadowed: map[string]map[string]string{},
+		removed:  map[string]bool{},
 	}
 }
 
@@ -443,6 +445,11 @@ func (e *Engine) schedulePoll(src string, doc *discover.Doc, newLinks int, listi
 		return
 	}
 	d := e.disc
+	if d.removedSource(src) {
+		d.poller.Forget(src)
+		rv.Next = revisit.Never
+		return
+	}
 	if doc.Kind == discover.KindIndex {
 		newLinks = 0 // an index's children are sources, not news
 	}

@@ -211,6 +211,7 @@ func (e *Engine) steerSiteAdd(s *Steer, live bool) (string, error) {
 	for _, it := range items {
 		e.scope.AddSeed(it.URL)
 	}
+	e.restoreDiscovery(site.domain(), live) // and its feeds and sitemaps, due now
 	msg := fmt.Sprintf("%s site %s added, keywords: %s", site.Kind, site.Name, keywordList(next.keywords[site.Name]))
 	if !live {
 		return msg, nil
@@ -229,11 +230,13 @@ func (e *Engine) steerSiteRm(s *Steer, live bool) (string, error) {
 	if book.byName[s.Site] == nil {
 		return "", fmt.Errorf("site rm: no site named %q (sites: %s)", s.Site, siteNames(book))
 	}
+	domain := book.byName[s.Site].domain()
 	sites := slices.DeleteFunc(slices.Clone(book.sites), func(o SiteOptions) bool { return o.Name == s.Site })
 	next := buildSiteBook(sites, book.shared, book.dropped)
 	e.sites.Store(next)
 	n := e.dropSources(book, next, s.Site, live)
-	return fmt.Sprintf("site %s removed from the rounds (%d queued entry/search URLs withdrawn); its stored pages and results are kept", s.Site, n), nil
+	n += e.withdrawDiscovery(domain, live)
+	return fmt.Sprintf("site %s removed from the rounds (%d queued entry/search/feed/sitemap URLs withdrawn; its feeds and sitemaps are no longer read); its stored pages and results are kept", s.Site, n), nil
 }
 
 // steerKeywordAdd adds a keyword to a site: a news site's pages holding it become

@@ -1,0 +1,109 @@
+package engine
+
+import (
+	"slices"
+
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
+)
+
+// A removed site's feeds and sitemaps (issue 18, :site rm). Discovery polls every
+// feed and sitemap as long as the crawl runs, whoever's site it is; before, a site the
+// operator took out of the rounds kept its feeds read, their articles stored, and its
+// share of the Poller's reads. Now :site rm stops them: the queued ones are withdrawn
+// as the site's entry is (steered_out, counted), the others are parked in the store
+// (a restart does not bring them back), and the Poller forgets them, so their share
+// goes to the sites still crawled. A read already in a lane's hand is not polled
+// again. :site add of the same domain puts them back, due at once. What they
+// brought in is kept, as everything else the site held.
+
+// withdrawDiscovery stops polling domain's feeds and sitemaps. live: the command was
+// given now (not replayed at start, when the store holds them parked already). It
+// returns how many queued ones were withdrawn.
+func (e *Engine) withdrawDiscovery(domain string, live bool) int {
+	d := e.disc
+	if d == nil || domain == "" {
+		return 0
+	}
+	d.mu.Lock()
+	d.removed[domain] = true
+	srcs := d.sourcesOfSite(domain)
+	delete(d.shadowed, domain)
+	d.mu.Unlock()
+	for _, src := range srcs {
+		d.poller.Forget(src)
+	}
+	d.coverMu.Lock()
+	for _, src := range srcs {
+		d.cover.Forget(domain, src)
+	}
+	d.coverMu.Unlock()
+	d.changes.Add(1)
+	if !live || len(srcs) == 0 || e.st == nil {
+		return 0
+	}
+	items := make([]revisit.Item, len(srcs))
+	for i, u := range srcs {
+		items[i] = revisit.Item{URL: u, Host: hostOf(u)}
+	}
+	n := e.withdraw(items)
+	e.st.SetRevisitNext(srcs, revisit.Never)
+	return n
+}
+
+// restoreDiscovery polls domain's feeds and sitemaps again (:site add after :site
+// rm); live: they are due now. It returns how many were put back in the queue.
+func (e *Engine) restoreDiscovery(domain string, live bool) int {
+	d := e.disc
+	if d == nil || domain == "" {
+		return 0
+	}
+	d.mu.Lock()
+	was := d.removed[domain]
+	delete(d.removed, domain)
+	srcs := d.sourcesOfSite(domain)
+	d.mu.Unlock()
+	if !was || len(srcs) == 0 {
+		return 0
+	}
+	items := make([]revisit.Item, len(srcs))
+	for i, u := range srcs {
+		items[i] = revisit.Item{URL: u, Host: hostOf(u)}
+	}
+	e.keepSources(items)
+	if !live || e.st == nil {
+		// Replayed at start: they stay parked until the site's entry page lists
+		// them again or the operator re-adds it while the crawl runs.
+		return 0
+	}
+	n, err := e.requeue(srcs, e.now(), true)
+	if err != nil {
+		e.logf(LevelWarn, 0, "", "site add: its feeds and sitemaps: %v", err)
+	}
+	return n
+}
+
+// sourcesOfSite lists a site's feeds and sitemaps (indexes too). Caller holds d.mu.
+func (d *discovery) sourcesOfSite(domain string) []string {
+	s := d.sites[domain]
+	if s == nil {
+		return nil
+	}
+	out := make([]string, 0, len(s.feeds)+len(s.sitemaps))
+	for u := range s.feeds {
+		out = append(out, u)
+	}
+	for u := range s.sitemaps {
+		out = append(out, u)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// removedSource says whether src is a feed or sitemap of a removed site: read once
+// more (it was in a lane's hand), it is parked rather than scheduled.
+func (d *discovery) removedSource(src string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.removed) > 0 && d.removed[frontier.Site(hostOf(src))]
+}
