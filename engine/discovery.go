@@ -61,7 +61,7 @@ type discovery struct {
 	// that two reads of one site at once cannot leave the older verdict in force.
 	shadowed map[string]map[string]string
 	coverMu  sync.Mutex
-	removed  map[string]bool // sites the operator removed: their sources are not polled (discovery_steer.go)
+	removed  map[string]bool     // sites the operator removed: their sources are not polled (discovery_steer.go)
 	listed   map[string][]uint64 // source -> sorted hashes of the URLs its last read listed (small sources)
 	nListed  int                 // hashes in listed, bounded by maxListedTotal
 
