@@ -447,6 +447,7 @@ func (e *Engine) schedulePoll(src string, doc *discover.Doc, newLinks int, listi
 	d := e.disc
 	if d.removedSource(src) {
 		d.poller.Forget(src)
+		e.forgetCoverage(src)
 		rv.Next = revisit.Never
 		return
 	}
@@ -529,11 +530,19 @@ func (d *discovery) listedAnew(src string, urls []string) (n int, ok bool) {
 // it shadowed are read at their own rate again.
 func (e *Engine) forgetListed(src string) {
 	d := e.disc
-	site := frontier.Site(hostOf(src))
 	d.mu.Lock()
 	d.nListed -= len(d.listed[src])
 	delete(d.listed, src)
 	d.mu.Unlock()
+	e.forgetCoverage(src)
+}
+
+// forgetCoverage takes src out of its site's Coverage (no longer a source, or its
+// read failed or listed nothing): the sources it shadowed are read at their own
+// rate again at once.
+func (e *Engine) forgetCoverage(src string) {
+	d := e.disc
+	site := frontier.Site(hostOf(src))
 	d.coverMu.Lock()
 	d.cover.Forget(site, src)
 	freed := d.applyShadows(site, d.cover.Shadowed(site))
@@ -541,13 +550,31 @@ func (e *Engine) forgetListed(src string) {
 	e.resumePolls(freed, src)
 }
 
+// sourceFailed is a failed read (an HTTP error, a fetch error) of a feed, sitemap or
+// polled entry page: it covers nothing while it fails, so what it shadowed is read at
+// its own rate.
+func (e *Engine) sourceFailed(u string) {
+	d := e.disc
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	_, src := d.sources[u]
+	src = src || slices.Contains(d.entries[frontier.Site(hostOf(u))], u)
+	d.mu.Unlock()
+	if src {
+		e.forgetCoverage(u)
+	}
+}
+
 // observeCoverage tells the Coverage what a read of src listed (same: a 304, the
 // same as its last read) and passes the site's shadowed sources to the Poller. A
-// source listing more than maxListed URLs (an archive) is left out: it is never
-// shadowed, and judges nothing.
+// read that listed nothing, or more than maxListed URLs (an archive), takes the
+// source out: it is never shadowed, and judges nothing.
 func (e *Engine) observeCoverage(src string, listing []string, same bool) {
 	d := e.disc
 	if len(listing) > maxListed || (len(listing) == 0 && !same) {
+		e.forgetCoverage(src)
 		return
 	}
 	var hs []uint64

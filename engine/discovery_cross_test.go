@@ -320,4 +320,13 @@ func TestASitemapTheFrontPageCoversIsReadDaily(t *testing.T) {
 	if d := e.disc.poller.Interval(entry); d > 2*time.Hour {
 		t.Errorf("the front page is read every %v, want at most every 2 hours (3 new stories an hour)", d)
 	}
+	// The front page fails (a 5xx): it covers nothing while it fails, and the
+	// sitemap is read at its own rate again.
+	e.sourceFailed(entry)
+	if e.disc.poller.Shadowed(sitemap) || len(e.disc.shadowed["paper.example"]) != 0 {
+		t.Errorf("the sitemap is still shadowed by a front page whose read failed")
+	}
+	if d := e.disc.poller.Interval(sitemap); d >= 24*time.Hour {
+		t.Errorf("the sitemap's interval is %v once the front page failed, want its own rate's", d)
+	}
 }

@@ -28,7 +28,6 @@ func (e *Engine) withdrawDiscovery(domain string, live bool) int {
 	d.mu.Lock()
 	d.removed[domain] = true
 	srcs := d.sourcesOfSite(domain)
-	delete(d.shadowed, domain)
 	d.mu.Unlock()
 	for _, src := range srcs {
 		d.poller.Forget(src)
@@ -37,6 +36,7 @@ func (e *Engine) withdrawDiscovery(domain string, live bool) int {
 	for _, src := range srcs {
 		d.cover.Forget(domain, src)
 	}
+	d.applyShadows(domain, d.cover.Shadowed(domain))
 	d.coverMu.Unlock()
 	d.changes.Add(1)
 	if !live || len(srcs) == 0 || e.st == nil {
@@ -52,18 +52,20 @@ func (e *Engine) withdrawDiscovery(domain string, live bool) int {
 }
 
 // restoreDiscovery polls domain's feeds and sitemaps again (:site add after :site
-// rm); live: they are due now. It returns how many were put back in the queue.
+// rm). live: those parked are due now, whether the removal was this run's or an
+// earlier one's (a log that folded an add and a remove away leaves them parked with
+// no removal to replay). Replayed at start, the store has them as the live command
+// left them. It returns how many were put back in the queue.
 func (e *Engine) restoreDiscovery(domain string, live bool) int {
 	d := e.disc
 	if d == nil || domain == "" {
 		return 0
 	}
 	d.mu.Lock()
-	was := d.removed[domain]
 	delete(d.removed, domain)
 	srcs := d.sourcesOfSite(domain)
 	d.mu.Unlock()
-	if !was || len(srcs) == 0 {
+	if len(srcs) == 0 {
 		return 0
 	}
 	items := make([]revisit.Item, len(srcs))
@@ -72,11 +74,25 @@ func (e *Engine) restoreDiscovery(domain string, live bool) int {
 	}
 	e.keepSources(items)
 	if !live || e.st == nil {
-		// Replayed at start: they stay parked until the site's entry page lists
-		// them again or the operator re-adds it while the crawl runs.
 		return 0
 	}
-	n, err := e.requeue(srcs, e.now(), true)
+	states, err := e.st.Revisits(srcs)
+	if err != nil {
+		e.logf(LevelWarn, 0, "", "site add: its feeds and sitemaps: %v", err)
+		return 0
+	}
+	// Parked, or withdrawn before their first read (no revisit state: requeue
+	// takes those ended steered_out back).
+	parked := slices.Clone(srcs)
+	for _, s := range states {
+		if s.Next.Before(revisit.Never) {
+			parked = slices.DeleteFunc(parked, func(u string) bool { return u == s.URL })
+		}
+	}
+	if len(parked) == 0 {
+		return 0
+	}
+	n, err := e.requeue(parked, e.now(), true)
 	if err != nil {
 		e.logf(LevelWarn, 0, "", "site add: its feeds and sitemaps: %v", err)
 	}

@@ -141,6 +141,9 @@ func (e *Engine) record(o Outcome) {
 		e.c.refused.Add(1)
 		e.finish(t, refetch, l, failed, o.Kind)
 	case o.Kind != "":
+		if !IsSkip(o.Kind) {
+			e.sourceFailed(t.URL)
+		}
 		e.finish(t, refetch, l, failed, o.Kind)
 		if !IsSkip(o.Kind) && o.Kind != fetch.KindRobotsDown && o.Kind != frontier.KindMalformed {
 			e.logf(LevelWarn, l, t.Host, "%s: %s", o.Kind, t.URL)
@@ -162,8 +165,10 @@ func (e *Engine) record(o Outcome) {
 	case res.Status/100 == 3 && res.Header.Get("Location") != "":
 		e.followRedirect(l, t, res, refetch)
 	case res.Status/100 == 4:
+		e.sourceFailed(t.URL)
 		e.finish(t, refetch, l, failed, fetch.KindHTTP4xx)
 	case res.Status/100 == 5:
+		e.sourceFailed(t.URL)
 		e.finish(t, refetch, l, failed, fetch.KindHTTP5xx)
 	default:
 		e.finish(t, refetch, l, failed, "http_"+strconv.Itoa(res.Status))

@@ -235,7 +235,9 @@ func (e *Engine) steerSiteRm(s *Steer, live bool) (string, error) {
 	next := buildSiteBook(sites, book.shared, book.dropped)
 	e.sites.Store(next)
 	n := e.dropSources(book, next, s.Site, live)
-	n += e.withdrawDiscovery(domain, live)
+	if next.byDomain[domain] == nil { // another declared site of the same domain keeps them
+		n += e.withdrawDiscovery(domain, live)
+	}
 	return fmt.Sprintf("site %s removed from the rounds (%d queued entry/search/feed/sitemap URLs withdrawn; its feeds and sitemaps are no longer read); its stored pages and results are kept", s.Site, n), nil
 }
 

@@ -191,3 +191,93 @@ func TestCoverageKeepsNothingOfASiteWithOneSource(t *testing.T) {
 		t.Errorf("kept %d listed, %d anew, %d listers for a site with one source, want none", len(x.listing), len(x.ring), len(s.listedBy))
 	}
 }
+
+func TestCoverageNeverShadowsTheSourceThatListsFirst(t *testing.T) {
+	// A feed lists each article when it is published; a sitemap of the same
+	// articles is regenerated late (an hour behind). Each is read when the Poller
+	// says, a shadowed one at the longest interval. The sitemap is shadowed by the
+	// feed; the feed never is. (Judged at the shadowed sitemap's daily reads, the
+	// feed's articles looked covered by it — listed there, hours later — and the two
+	// came to cover each other: the feed, the smaller, went to one read a day.)
+	t0 := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	p := &Poller{}
+	c := &Coverage{}
+	published := func(at time.Time) int { return int(at.Sub(t0) / (20 * time.Minute)) }
+	list := func(upTo, n int) []uint64 {
+		var out []uint64
+		for i := upTo; i > upTo-n && i >= 0; i-- {
+			out = append(out, coverHash(i))
+		}
+		return out
+	}
+	listing := map[string]func(time.Time) []uint64{
+		"feed":    func(at time.Time) []uint64 { return list(published(at), 20) },
+		"sitemap": func(at time.Time) []uint64 { return list(published(at.Add(-time.Hour)), 200) },
+	}
+	next := map[string]time.Time{"feed": t0, "sitemap": t0.Add(time.Minute)}
+	prev := map[string]map[uint64]bool{}
+	feedShadowed, reads := 0, 0
+	var verdict map[string]string
+	for {
+		src := "feed"
+		if next["sitemap"].Before(next["feed"]) {
+			src = "sitemap"
+		}
+		at := next[src]
+		if at.After(t0.Add(10 * 24 * time.Hour)) {
+			break
+		}
+		l := listing[src](at)
+		fresh := 0
+		seen := map[uint64]bool{}
+		for _, h := range l {
+			seen[h] = true
+			if prev[src] != nil && !prev[src][h] {
+				fresh++
+			}
+		}
+		prev[src] = seen
+		p.Observe(src, at, fresh, false)
+		verdict = c.Observe("example.com", src, l)
+		for _, s := range []string{"feed", "sitemap"} {
+			p.Shadow(s, verdict[s] != "")
+		}
+		next[src] = at.Add(p.Interval(src))
+		if at.After(t0.Add(24 * time.Hour)) {
+			reads++
+			if verdict["feed"] != "" {
+				feedShadowed++
+			}
+		}
+	}
+	if feedShadowed > 0 {
+		t.Errorf("the feed, which lists every article an hour before the sitemap, was shadowed after %d of %d reads from day 2 on", feedShadowed, reads)
+	}
+	if verdict["sitemap"] != "feed" {
+		t.Errorf("at the end %v, want the late sitemap shadowed by the feed", verdict)
+	}
+}
+
+func TestCoverageShadowsOnlyByStandingSources(t *testing.T) {
+	// Three nested sources: a short feed of everything, a feed of the even
+	// articles, a long sitemap of every fourth. Both narrower ones are shadowed,
+	// and each by a source that is not shadowed itself (taken largest first, the
+	// sitemap went to the even feed, which the short feed of everything shadows).
+	c := &Coverage{}
+	w := &coverWeb{n: 800}
+	var got map[string]string
+	for range 80 {
+		w.n++
+		got = c.Observe("example.com", "c-all", w.latest(10, nil))
+		got = c.Observe("example.com", "a-even", w.latest(20, func(i int) bool { return i%2 == 0 }))
+		got = c.Observe("example.com", "b-fourth", w.latest(200, func(i int) bool { return i%4 == 0 }))
+	}
+	if len(got) != 2 || got["c-all"] != "" {
+		t.Fatalf("shadowed %v, want a-even and b-fourth shadowed, c-all standing", got)
+	}
+	for s, by := range got {
+		if got[by] != "" {
+			t.Errorf("%s is shadowed by %s, which is shadowed itself", s, by)
+		}
+	}
+}
