@@ -63,7 +63,7 @@ type Poller struct {
 	// sources before), and summed afresh every sumRefresh changes against drift.
 	sumSqrt, sumRate float64
 	changes          int
-	dirty            bool // sums to be summed afresh (Import)
+	dirty            bool // sums to be summed afresh (every sumRefresh changes)
 }
 
 // sumRefresh is how many incremental changes the sums take before they are summed
@@ -270,8 +270,12 @@ func (p *Poller) Import(states map[string]PollState) (skipped int) {
 			skipped++
 			continue
 		}
-		p.sources[src] = &pollSource{last: st.Last, items: st.Items, span: st.Span, full: st.Full}
+		if old := p.sources[src]; old != nil {
+			p.update(old, true)
+		}
+		s := &pollSource{last: st.Last, items: st.Items, span: st.Span, full: st.Full}
+		p.sources[src] = s
+		p.update(s, false)
 	}
-	p.dirty = true
 	return skipped
 }

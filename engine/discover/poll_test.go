@@ -149,7 +149,8 @@ func busyAndSlow(p *Poller) time.Time {
 
 func TestPollerSumsFollowEveryChange(t *testing.T) {
 	// The split's sums are kept as sources change (a read is O(1)); after any mix of
-	// reads, shadows and forgets they are the sums over the sources as they are.
+	// reads, shadows, forgets and restarts' imports they are the sums over the
+	// sources as they are.
 	p := &Poller{}
 	t0 := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 	rng := uint64(1)
@@ -157,11 +158,17 @@ func TestPollerSumsFollowEveryChange(t *testing.T) {
 	for i := range 20000 {
 		src := fmt.Sprint("s", next(300))
 		at := t0.Add(time.Duration(i) * time.Minute)
-		switch next(10) {
+		switch next(12) {
 		case 0:
 			p.Shadow(src, next(2) == 0)
 		case 1:
 			p.Forget(src)
+		case 2:
+			p.Interval(src) // sums afresh when due (every sumRefresh changes, after an Import)
+		case 3:
+			if next(50) == 0 { // a restart's state, taken in over what is there
+				p.Import(map[string]PollState{src: {Last: at, Items: float64(next(9)), Span: 6}})
+			}
 		default:
 			p.Observe(src, at, next(4), false)
 		}
