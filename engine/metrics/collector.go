@@ -73,6 +73,11 @@ var (
 	revisitFirstPlan = desc("revisit_first_planned_total", "New pages whose first revisit was planned from what their site's pages showed, not revisit.initial (M2).")
 	revisitFirstProb = desc("revisit_first_probed_total", "New pages of such sites refetched after revisit.initial all the same, to keep the site's evidence current (M2).")
 
+	discSources   = desc("discovery_sources", "Feeds and sitemaps (indexes too) discovery reads, by kind and whether another source of their site covers them and they are read at max_poll only (issue 18).", "kind", "state")
+	discAnnounced = desc("discovery_announced_total", "URLs feeds and sitemaps listed, every read counted (this process).")
+	discHints     = desc("discovery_date_hints_total", "Dates in feeds and sitemaps that moved: followed (the page made due) or ignored (the site's dates are not trusted).", "outcome")
+	discUntrusted = desc("discovery_untrusted_sites", "Sites whose lastmod/pubDate dates are ignored: always the serving time, or moved without the content changing.")
+
 	storeCommit = desc("store_commit_seconds", "Duration of the store writer's batch commits.")
 	storeBusy   = desc("store_writer_busy_seconds_total", "Time the store writer spent applying and committing writes.")
 	storeQueue  = desc("store_write_queue", "Write operations waiting for the store writer.")
@@ -89,6 +94,7 @@ var allDescs = []*prometheus.Desc{nodeInfo, crawlState, startTime,
 	dnsLookups, dnsPrefetch, dnsUpstream, dnsStale, dnsEntries, dnsWait,
 	egressRotations, egressDisables, egressDisabled, egressRequests, egressRefusals,
 	revisitRefetches, revisitChanges, revisitNotMod, revisitTracked, revisitFirstPlan, revisitFirstProb,
+	discSources, discAnnounced, discHints, discUntrusted,
 	storeCommit, storeBusy, storeQueue,
 	clusterWorkers, clusterResults, clusterLate, clusterRejected}
 
@@ -192,6 +198,35 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		gauge(revisitTracked, float64(r.Tracked))
 		counter(revisitFirstPlan, float64(r.FirstPlanned))
 		counter(revisitFirstProb, float64(r.FirstProbed))
+	}
+
+	if t.Role != engine.RoleWorker { // the frontier side reads feeds and sitemaps
+		var announced, followed, ignored, untrusted float64
+		sources := map[[2]string]float64{}
+		for _, d := range s.Discovery {
+			announced += float64(d.Found)
+			followed += float64(d.Hints)
+			ignored += float64(d.Ignored)
+			untrusted += b2f(!d.DatesTrusted)
+			for kind, list := range map[string][]string{"feed": d.Feeds, "sitemap": d.Sitemaps} {
+				for _, u := range list {
+					state := "polled"
+					if _, ok := d.Covered[u]; ok {
+						state = "covered"
+					}
+					sources[[2]string{kind, state}]++
+				}
+			}
+		}
+		for _, kind := range []string{"feed", "sitemap"} {
+			for _, state := range []string{"polled", "covered"} {
+				gauge(discSources, sources[[2]string{kind, state}], kind, state)
+			}
+		}
+		counter(discAnnounced, announced)
+		counter(discHints, followed, "followed")
+		counter(discHints, ignored, "ignored")
+		gauge(discUntrusted, untrusted)
 	}
 
 	if t.StoreCommit != nil {

@@ -29,7 +29,12 @@ func node(role string) fakeNode {
 			Lanes:   []engine.Lane{{Status: engine.LaneFetching}, {Status: engine.LaneWaiting}},
 			DNS:     &engine.DNSView{},
 			Egress:  &engine.EgressView{Rotations: 2},
-			Revisit: &engine.RevisitView{Refetches: 3, Changes: 1}},
+			Revisit: &engine.RevisitView{Refetches: 3, Changes: 1},
+			Discovery: []engine.SiteDiscovery{
+				{Site: "a.example", Feeds: []string{"http://a.example/feed"}, Sitemaps: []string{"http://a.example/sitemap.xml"},
+					Covered: map[string]string{"http://a.example/sitemap.xml": "http://a.example/feed"}, Found: 40, Hints: 2, DatesTrusted: true},
+				{Site: "b.example", Sitemaps: []string{"http://b.example/sitemap.xml"}, Found: 300, Ignored: 7},
+			}},
 		tel: engine.Telemetry{Role: role, DNSWait: h, StoreCommit: h},
 	}
 	if role == engine.RoleMaster {
@@ -53,12 +58,12 @@ func TestCollectorLint(t *testing.T) {
 		role      string
 		want, not []string
 	}{
-		{engine.RoleLocal, []string{"crawlconsole_dns_wait_seconds", "crawlconsole_store_commit_seconds", "crawlconsole_egress_rotations_total"},
+		{engine.RoleLocal, []string{"crawlconsole_dns_wait_seconds", "crawlconsole_store_commit_seconds", "crawlconsole_egress_rotations_total", "crawlconsole_discovery_sources"},
 			[]string{"crawlconsole_cluster_workers"}},
-		{engine.RoleMaster, []string{"crawlconsole_cluster_workers", "crawlconsole_cluster_results_committed_total", "crawlconsole_store_commit_seconds"},
+		{engine.RoleMaster, []string{"crawlconsole_cluster_workers", "crawlconsole_cluster_results_committed_total", "crawlconsole_store_commit_seconds", "crawlconsole_discovery_sources"},
 			[]string{"crawlconsole_dns_wait_seconds", "crawlconsole_dns_lookups_total", "crawlconsole_egress_rotations_total"}},
 		{engine.RoleWorker, []string{"crawlconsole_dns_wait_seconds", "crawlconsole_dns_lookups_total"},
-			[]string{"crawlconsole_store_commit_seconds", "crawlconsole_revisit_refetches_total"}},
+			[]string{"crawlconsole_store_commit_seconds", "crawlconsole_revisit_refetches_total", "crawlconsole_discovery_sources"}},
 	}
 	for _, c := range cases {
 		t.Run(c.role, func(t *testing.T) {
@@ -129,6 +134,31 @@ crawlconsole_errors_total{kind="http_4xx"} 1
 		if v != want {
 			t.Errorf("crawlconsole_skipped_total{reason=%q} = %v, want %v", k, v, want)
 		}
+	}
+
+	// Discovery: sources by kind and whether another covers them (read at max_poll
+	// only), what they announced, date hints followed and ignored, untrusted sites.
+	want = `
+# HELP crawlconsole_discovery_sources Feeds and sitemaps (indexes too) discovery reads, by kind and whether another source of their site covers them and they are read at max_poll only (issue 18).
+# TYPE crawlconsole_discovery_sources gauge
+crawlconsole_discovery_sources{kind="feed",state="covered"} 0
+crawlconsole_discovery_sources{kind="feed",state="polled"} 1
+crawlconsole_discovery_sources{kind="sitemap",state="covered"} 1
+crawlconsole_discovery_sources{kind="sitemap",state="polled"} 1
+# HELP crawlconsole_discovery_announced_total URLs feeds and sitemaps listed, every read counted (this process).
+# TYPE crawlconsole_discovery_announced_total counter
+crawlconsole_discovery_announced_total 340
+# HELP crawlconsole_discovery_date_hints_total Dates in feeds and sitemaps that moved: followed (the page made due) or ignored (the site's dates are not trusted).
+# TYPE crawlconsole_discovery_date_hints_total counter
+crawlconsole_discovery_date_hints_total{outcome="followed"} 2
+crawlconsole_discovery_date_hints_total{outcome="ignored"} 7
+# HELP crawlconsole_discovery_untrusted_sites Sites whose lastmod/pubDate dates are ignored: always the serving time, or moved without the content changing.
+# TYPE crawlconsole_discovery_untrusted_sites gauge
+crawlconsole_discovery_untrusted_sites 1
+`
+	if err := testutil.CollectAndCompare(col, strings.NewReader(want), "crawlconsole_discovery_sources", "crawlconsole_discovery_announced_total",
+		"crawlconsole_discovery_date_hints_total", "crawlconsole_discovery_untrusted_sites"); err != nil {
+		t.Fatal(err)
 	}
 
 	// A crawl whose store failed says so, for an alert rule to page someone at night.
