@@ -28,12 +28,13 @@ func (e *Engine) withdrawDiscovery(domain string, live bool) int {
 	d.mu.Lock()
 	d.removed[domain] = true
 	srcs := d.sourcesOfSite(domain)
+	entries := slices.Clone(d.entries[domain]) // withdrawn with the site's entry (dropSources)
 	d.mu.Unlock()
-	for _, src := range srcs {
+	for _, src := range append(entries, srcs...) {
 		d.poller.Forget(src)
 	}
 	d.coverMu.Lock()
-	for _, src := range srcs {
+	for _, src := range append(entries, srcs...) {
 		d.cover.Forget(domain, src)
 	}
 	d.applyShadows(domain, d.cover.Shadowed(domain))
