@@ -624,8 +624,8 @@ func (e *Engine) resumePolls(freed []string, but string) {
 		return
 	}
 	for _, src := range freed {
-		if src != but {
-			e.st.SetRevisitNext([]string{src}, e.disc.poller.Next(src))
+		if next := e.disc.poller.Next(src); src != but && !next.IsZero() { // zero: not polled (any more)
+			e.st.SetRevisitNext([]string{src}, next)
 		}
 	}
 }
