@@ -7,28 +7,31 @@ import (
 	"time"
 )
 
+// newsSite makes s a news site: a front page linking its feed, which gains a story
+// every 50 ms.
+func newsSite(s *discoSite) *discoSite {
+	start := time.Now()
+	s.raw["/feed"] = func(int) (string, []byte) {
+		n := int(time.Since(start) / (50 * time.Millisecond))
+		var w strings.Builder
+		w.WriteString(`<rss version="2.0"><channel><title>news</title>`)
+		for i := n; i > n-5 && i >= 0; i-- {
+			fmt.Fprintf(&w, `<item><link>http://%s/story/%d</link></item>`, s.host, i)
+		}
+		w.WriteString(`</channel></rss>`)
+		return "application/rss+xml", []byte(w.String())
+	}
+	s.pages["/"] = `<html><head><link rel="alternate" type="application/rss+xml" href="/feed"></head><body>front</body></html>`
+	return s
+}
+
 // Issue 18, :site rm: a removed site's feed is no longer read — at most the one read
 // a lane had in hand — while another site's feed goes on being read, and not after a
 // restart either; :site add of the same domain reads it again at once. Before, the removed site's feed was polled
 // for as long as the crawl ran, its share of the Poller's reads with it.
 func TestSiteRmStopsReadingItsFeeds(t *testing.T) {
-	a := newDiscoSite(t)
-	b := newDiscoSiteOn(t, "127.0.0.2")
-	start := time.Now()
-	for _, s := range []*discoSite{a, b} {
-		h := s.host
-		s.raw["/feed"] = func(int) (string, []byte) {
-			n := int(time.Since(start) / (50 * time.Millisecond))
-			var w strings.Builder
-			w.WriteString(`<rss version="2.0"><channel><title>news</title>`)
-			for i := n; i > n-5 && i >= 0; i-- {
-				fmt.Fprintf(&w, `<item><link>http://%s/story/%d</link></item>`, h, i)
-			}
-			w.WriteString(`</channel></rss>`)
-			return "application/rss+xml", []byte(w.String())
-		}
-		s.pages["/"] = `<html><head><link rel="alternate" type="application/rss+xml" href="/feed"></head><body>front</body></html>`
-	}
+	a := newsSite(newDiscoSite(t))
+	b := newsSite(newDiscoSiteOn(t, "127.0.0.2"))
 	entryA := "http://" + a.host + "/"
 	o := discoveryPollOptions(t, entryA)
 	o.Seeds = append(o.Seeds, "http://"+b.host+"/")
@@ -63,5 +66,59 @@ func TestSiteRmStopsReadingItsFeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	readA = a.requested("/feed")
+	waitFor(t, "the re-added site's feed read again", func() bool { return a.requested("/feed") > readA })
+}
+
+// :site rm of one of two declared sites on the same registered domain leaves the
+// domain's feed read: the other site still crawls it.
+func TestSiteRmKeepsFeedsOfADomainAnotherSiteShares(t *testing.T) {
+	a := newsSite(newDiscoSite(t))
+	h := a.host
+	a.pages["/local"] = `<html><body>local news</body></html>`
+	o := discoveryPollOptions(t, "http://"+h+"/")
+	o.Sites = []SiteOptions{{Name: "front", Kind: SiteNews, Entry: "http://" + h + "/"}, {Name: "local", Kind: SiteNews, Entry: "http://" + h + "/local"}}
+	o.Discovery.Probe = ProbeOff
+	e := startEngine(t, o)
+	waitFor(t, "the feed read 3 times", func() bool { return a.requested("/feed") >= 3 })
+	msg, err := e.Steer(Steer{Op: SteerSiteRm, Site: "local"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(msg, "still read for site front") {
+		t.Errorf("message %q does not say the domain's feeds are still read for the other site", msg)
+	}
+	read := a.requested("/feed")
+	waitFor(t, "the feed read 5 more times after the other site's removal ("+msg+")", func() bool { return a.requested("/feed") >= read+5 })
+}
+
+// A site added and removed while the crawl ran leaves no steering change to replay
+// (the two fold away), but its feed stays parked in the store: after a restart,
+// :site add reads it again at once. Before, only a removal replayed at start let
+// :site add bring it back, and the re-added site's feed was never read again (its
+// front page lists a feed the crawl already knows).
+func TestSiteAddAfterAFoldedAddAndRmReadsItsFeedAgain(t *testing.T) {
+	a := newsSite(newDiscoSite(t))
+	b := newsSite(newDiscoSiteOn(t, "127.0.0.2"))
+	entryA := "http://" + a.host + "/"
+	o := discoveryPollOptions(t, "http://"+b.host+"/")
+	o.Discovery.Probe = ProbeOff
+	e := startEngine(t, o)
+	if _, err := e.Steer(Steer{Op: SteerSiteAdd, Kind: SiteNews, URL: entryA}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the added site's feed read 3 times", func() bool { return a.requested("/feed") >= 3 })
+	if _, err := e.Steer(Steer{Op: SteerSiteRm, Site: "127.0.0.1"}); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	e = startEngine(t, o)
+	readA, readB := a.requested("/feed"), b.requested("/feed")
+	waitFor(t, "the other site's feed read 10 more times after a restart", func() bool { return b.requested("/feed") >= readB+10 })
+	if got := a.requested("/feed"); got > readA {
+		t.Errorf("the removed site's feed was read %d times after a restart, want none", got-readA)
+	}
+	if _, err := e.Steer(Steer{Op: SteerSiteAdd, Kind: SiteNews, URL: entryA}); err != nil {
+		t.Fatal(err)
+	}
 	waitFor(t, "the re-added site's feed read again", func() bool { return a.requested("/feed") > readA })
 }

@@ -235,10 +235,13 @@ func (e *Engine) steerSiteRm(s *Steer, live bool) (string, error) {
 	next := buildSiteBook(sites, book.shared, book.dropped)
 	e.sites.Store(next)
 	n := e.dropSources(book, next, s.Site, live)
-	if next.byDomain[domain] == nil { // another declared site of the same domain keeps them
+	feeds := "its feeds and sitemaps are no longer read"
+	if other := next.byDomain[domain]; other != nil { // another declared site of the same domain keeps them
+		feeds = "its domain's feeds and sitemaps are still read for site " + other.Name
+	} else {
 		n += e.withdrawDiscovery(domain, live)
 	}
-	return fmt.Sprintf("site %s removed from the rounds (%d queued entry/search/feed/sitemap URLs withdrawn; its feeds and sitemaps are no longer read); its stored pages and results are kept", s.Site, n), nil
+	return fmt.Sprintf("site %s removed from the rounds (%d queued entry/search/feed/sitemap URLs withdrawn; %s); its stored pages and results are kept", s.Site, n, feeds), nil
 }
 
 // steerKeywordAdd adds a keyword to a site: a news site's pages holding it become
