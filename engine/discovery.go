@@ -553,16 +553,10 @@ func (e *Engine) forgetCoverage(src string) {
 // sourceFailed is a failed read (an HTTP error, a fetch error) of a feed, sitemap or
 // polled entry page: it covers nothing while it fails, so what it shadowed is read at
 // its own rate.
+// Every failed fetch of the crawl passes here: it asks the Poller (which has seen every
+// source Coverage has, first), never d.mu, which a large sitemap's read holds.
 func (e *Engine) sourceFailed(u string) {
-	d := e.disc
-	if d == nil {
-		return
-	}
-	d.mu.Lock()
-	_, src := d.sources[u]
-	src = src || slices.Contains(d.entries[frontier.Site(hostOf(u))], u)
-	d.mu.Unlock()
-	if src {
+	if d := e.disc; d != nil && d.poller.Knows(u) {
 		e.forgetCoverage(u)
 	}
 }

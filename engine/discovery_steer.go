@@ -28,13 +28,13 @@ func (e *Engine) withdrawDiscovery(domain string, live bool) int {
 	d.mu.Lock()
 	d.removed[domain] = true
 	srcs := d.sourcesOfSite(domain)
-	entries := slices.Clone(d.entries[domain]) // withdrawn with the site's entry (dropSources)
+	polled := append(slices.Clone(d.entries[domain]), srcs...) // its entry is withdrawn with the site (dropSources)
 	d.mu.Unlock()
-	for _, src := range append(entries, srcs...) {
+	for _, src := range polled {
 		d.poller.Forget(src)
 	}
 	d.coverMu.Lock()
-	for _, src := range append(entries, srcs...) {
+	for _, src := range polled {
 		d.cover.Forget(domain, src)
 	}
 	d.applyShadows(domain, d.cover.Shadowed(domain))
@@ -106,15 +106,7 @@ func (d *discovery) sourcesOfSite(domain string) []string {
 	if s == nil {
 		return nil
 	}
-	out := make([]string, 0, len(s.feeds)+len(s.sitemaps))
-	for u := range s.feeds {
-		out = append(out, u)
-	}
-	for u := range s.sitemaps {
-		out = append(out, u)
-	}
-	slices.Sort(out)
-	return out
+	return append(sortedKeys(s.feeds), sortedKeys(s.sitemaps)...)
 }
 
 // removedSource says whether src is a feed or sitemap of a removed site: read once

@@ -44,8 +44,9 @@ import (
 // along the same frontier rather than past it: 3-7% fewer fetches per new article at
 // 3x, p95 5,900 s against 6,084-6,194 on seed 1 but 5,817 against 4,839-5,014 on
 // seed 2. What did move past it is reading a source another of its site covers at
-// MaxInterval only (Coverage, Shadow): at 2x and half a read per article, p95 10,442
-// / 8,562-8,855 / 4,571 s on seeds 1-3 against 14,461 / 9,624 / 5,016 before. With
+// MaxInterval only (Coverage, Shadow): at 2x and half a read per article, p95
+// 10,442-11,981 / 8,384-9,193 / 4,571-4,835 s on seeds 1-3 (three runs each) against
+// 14,461 / 9,624 / 5,016 before. With
 // it, a flatter split (f ∝ r^0.3) gave 10,140 / 8,291 / 4,790 s: noise, not adopted.
 //
 // It is safe for concurrent use.
@@ -166,6 +167,13 @@ func (p *Poller) Shadow(src string, on bool) {
 		s.shadow = on
 		p.update(s, false)
 	}
+}
+
+// Knows says whether src is a source the Poller reads (observed, not forgotten).
+func (p *Poller) Knows(src string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sources[src] != nil
 }
 
 // Shadowed says whether src is shadowed.
