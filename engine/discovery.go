@@ -61,9 +61,10 @@ type discovery struct {
 	// that two reads of one site at once cannot leave the older verdict in force.
 	shadowed map[string]map[string]string
 	coverMu  sync.Mutex
-	removed  map[string]bool     // sites the operator removed: their sources are not polled (discovery_steer.go)
-	listed   map[string][]uint64 // source -> sorted hashes of the URLs its last read listed (small sources)
-	nListed  int                 // hashes in listed, bounded by maxListedTotal
+	removed  map[string]bool               // sites the operator removed: their sources are not polled (discovery_steer.go)
+	parked   map[string]discover.PollState // what the Poller had learned of removed sites' sources, by URL
+	listed   map[string][]uint64           // source -> sorted hashes of the URLs its last read listed (small sources)
+	nListed  int                           // hashes in listed, bounded by maxListedTotal
 
 	// changes counts what changed the kept state (discovery_state.go); saved and
 	// savedAt are the count and time of its last write (tick and Stop only).
@@ -106,6 +107,7 @@ func newDiscovery(o DiscoveryOptions) *discovery {
 		listed:   map[string][]uint64{},
 		shadowed: map[string]map[string]string{},
 		removed:  map[string]bool{},
+		parked:   map[string]discover.PollState{},
 	}
 }
 

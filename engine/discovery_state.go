@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"maps"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/discover"
@@ -30,6 +31,9 @@ type discoveryState struct {
 	// Entries are the seed pages polled like feeds (pollEntry), by URL: they share
 	// the Poller's polls with the feeds and sitemaps (the square-root split).
 	Entries map[string]discover.PollState `json:"entries,omitempty"`
+	// Parked are the sources and seed pages of removed sites (:site rm), by URL:
+	// what the Poller had learned of them, for a :site add.
+	Parked map[string]discover.PollState `json:"parked,omitempty"`
 }
 
 // sourceState is one feed or sitemap: its kind (so that a 304 after the restart is
@@ -56,6 +60,9 @@ func (d *discovery) export() discoveryState {
 		if ts := sd.trust.State(); len(ts.Hints) > 0 || len(ts.NowLike) > 0 {
 			st.Trust[name] = ts
 		}
+	}
+	if len(d.parked) > 0 {
+		st.Parked = maps.Clone(d.parked)
 	}
 	for _, urls := range d.entries {
 		for _, u := range urls {
@@ -95,6 +102,13 @@ func (d *discovery) restore(st discoveryState) (skipped int) {
 	}
 	for name, ts := range st.Trust {
 		d.site(name).trust.Restore(ts)
+	}
+	for u, p := range st.Parked {
+		if p.Last.IsZero() || hostOf(u) == "" {
+			skipped++
+			continue
+		}
+		d.parked[u] = p
 	}
 	for u, p := range st.Entries {
 		if host := hostOf(u); host != "" {

@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"maps"
 	"slices"
 
+	"github.com/crawlconsole/crawlconsole/engine/discover"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 )
@@ -13,9 +15,10 @@ import (
 // share of the Poller's reads. Now :site rm stops them: the queued ones are withdrawn
 // as the site's entry is (steered_out, counted), the others are parked in the store
 // (a restart does not bring them back), and the Poller forgets them, so their share
-// goes to the sites still crawled. A read already in a lane's hand is not polled
-// again. :site add of the same domain puts them back, due at once. What they
-// brought in is kept, as everything else the site held.
+// goes to the sites still crawled; what it had learned of them is kept (parked). A
+// read already in a lane's hand is not polled again. :site add of the same domain
+// puts them back, due at once and at the pace they had. What they brought in is
+// kept, as everything else the site held.
 
 // withdrawDiscovery stops polling domain's feeds and sitemaps. live: the command was
 // given now (not replayed at start, when the store holds them parked already). It
@@ -30,9 +33,13 @@ func (e *Engine) withdrawDiscovery(domain string, live bool) int {
 	srcs := d.sourcesOfSite(domain)
 	polled := append(slices.Clone(d.entries[domain]), srcs...) // its entry is withdrawn with the site (dropSources)
 	d.mu.Unlock()
-	for _, src := range polled {
-		d.poller.Forget(src)
-	}
+	// What the Poller learned of them is kept for a :site add, replayed at start
+	// or live: the site comes back at the pace it had (parked states are stored
+	// with the discovery state).
+	learned := d.poller.Park(polled)
+	d.mu.Lock()
+	maps.Copy(d.parked, learned)
+	d.mu.Unlock()
 	d.coverMu.Lock()
 	for _, src := range polled {
 		d.cover.Forget(domain, src)
@@ -65,7 +72,18 @@ func (e *Engine) restoreDiscovery(domain string, live bool) int {
 	d.mu.Lock()
 	delete(d.removed, domain)
 	srcs := d.sourcesOfSite(domain)
+	back := map[string]discover.PollState{}
+	for u, st := range d.parked { // its feeds, sitemaps and seed pages
+		if frontier.Site(hostOf(u)) == domain {
+			back[u] = st
+			delete(d.parked, u)
+		}
+	}
 	d.mu.Unlock()
+	d.poller.Unpark(back)
+	if len(back) > 0 {
+		d.changes.Add(1)
+	}
 	if len(srcs) == 0 {
 		return 0
 	}

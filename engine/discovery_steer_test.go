@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/discover"
 )
 
 // newsSite makes s a news site: a front page linking its feed, which gains a story
@@ -39,6 +41,12 @@ func TestSiteRmStopsReadingItsFeeds(t *testing.T) {
 	o.Discovery.Probe = ProbeOff
 	e := startEngine(t, o)
 	waitFor(t, "both feeds read 3 times", func() bool { return a.requested("/feed") >= 3 && b.requested("/feed") >= 3 })
+	feedA := "http://" + a.host + "/feed"
+	learned := e.disc.poller.Rate(feedA)
+	prior := (&discover.Poller{}).Rate("never polled")
+	if learned < 4*prior {
+		t.Fatalf("the feed's learned rate %.3f/h is not above the prior's %.3f/h: nothing to keep", learned, prior)
+	}
 
 	msg, err := e.Steer(Steer{Op: SteerSiteRm, Site: "127.0.0.1"})
 	if err != nil {
@@ -62,8 +70,17 @@ func TestSiteRmStopsReadingItsFeeds(t *testing.T) {
 		t.Errorf("the removed site's feed was read %d times after a restart, want none", got-readA)
 	}
 
+	if e.disc.poller.Knows(feedA) {
+		t.Errorf("the removed site's feed takes a share of the polls after a restart")
+	}
+
 	if _, err := e.Steer(Steer{Op: SteerSiteAdd, Kind: SiteNews, URL: entryA}); err != nil {
 		t.Fatal(err)
+	}
+	// It comes back at the pace it had learned, not the prior's (its first read
+	// after the pause, a backlog, does not count as a rate).
+	if got := e.disc.poller.Rate(feedA); got < learned/2 {
+		t.Errorf("the re-added site's feed is polled at %.3f new URLs/h, want the %.3f/h learned before :site rm (prior %.3f/h)", got, learned, prior)
 	}
 	readA = a.requested("/feed")
 	waitFor(t, "the re-added site's feed read again", func() bool { return a.requested("/feed") > readA })

@@ -77,6 +77,9 @@ type pollSource struct {
 	span   float64 // decayed time watched, hours
 	full   bool
 	shadow bool // another source lists what it lists, as soon (Coverage)
+	// resumed: taken back after a pause (Unpark); its next poll's URLs are what
+	// was published while it was not read, a backlog, not a rate.
+	resumed bool
 	// cSqrt and cRate are its terms in the Poller's sums.
 	cSqrt, cRate float64
 }
@@ -132,6 +135,12 @@ func (p *Poller) Observe(src string, at time.Time, newItems int, full bool) {
 		// The first poll's URLs are the backlog, not a rate.
 		s = &pollSource{last: at, items: priorItems, span: hi.Hours() / 2}
 		p.sources[src] = s
+		p.update(s, false)
+		return
+	}
+	if s.resumed {
+		// The pause is neither watched time nor a rate: start again from here.
+		s.last, s.full, s.resumed = at, false, false
 		p.update(s, false)
 		return
 	}
@@ -251,6 +260,9 @@ type PollState struct {
 	Items float64   `json:"items"`          // decayed new URLs seen
 	Span  float64   `json:"span_h"`         // decayed time watched, hours
 	Full  bool      `json:"full,omitempty"` // its last poll held nothing but new URLs
+	// Resumed: taken back after a pause (Unpark) and not polled since; its next
+	// poll's URLs are a backlog.
+	Resumed bool `json:"resumed,omitempty"`
 }
 
 // Export returns every source's learned state.
@@ -259,9 +271,37 @@ func (p *Poller) Export() map[string]PollState {
 	defer p.mu.Unlock()
 	out := make(map[string]PollState, len(p.sources))
 	for src, s := range p.sources {
-		out[src] = PollState{Last: s.last, Items: s.items, Span: s.span, Full: s.full}
+		out[src] = PollState{Last: s.last, Items: s.items, Span: s.span, Full: s.full, Resumed: s.resumed}
 	}
 	return out
+}
+
+// Park forgets srcs (a site the operator removed: they are no longer polled and
+// take no share of the polls) and returns what was learned of them, for Unpark.
+func (p *Poller) Park(srcs []string) map[string]PollState {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := map[string]PollState{}
+	for _, src := range srcs {
+		if s := p.sources[src]; s != nil {
+			out[src] = PollState{Last: s.last, Items: s.items, Span: s.span, Full: s.full, Resumed: s.resumed}
+			p.update(s, true)
+			delete(p.sources, src)
+		}
+	}
+	return out
+}
+
+// Unpark takes back sources Park returned (the site added again): each keeps the
+// rate it had learned, and its next poll, whatever it brings, only starts the
+// watch again (what was published while it was parked is a backlog).
+func (p *Poller) Unpark(states map[string]PollState) {
+	back := make(map[string]PollState, len(states))
+	for src, st := range states {
+		st.Resumed = true
+		back[src] = st
+	}
+	p.Import(back)
 }
 
 // Import takes back states Export gave (an earlier run's). A state that cannot be
@@ -281,7 +321,7 @@ func (p *Poller) Import(states map[string]PollState) (skipped int) {
 		if old := p.sources[src]; old != nil {
 			p.update(old, true)
 		}
-		s := &pollSource{last: st.Last, items: st.Items, span: st.Span, full: st.Full}
+		s := &pollSource{last: st.Last, items: st.Items, span: st.Span, full: st.Full, resumed: st.Resumed}
 		p.sources[src] = s
 		p.update(s, false)
 	}

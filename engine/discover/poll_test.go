@@ -212,3 +212,46 @@ func BenchmarkPollerRead(b *testing.B) {
 		})
 	}
 }
+
+// A parked source (its site removed by the operator) takes no share of the polls and
+// comes back at the pace it had: the pause is not read as a silence, nor the
+// backlog its first poll back brings as a busy spell.
+func TestPollerParkedSourceComesBackAtItsPace(t *testing.T) {
+	t0 := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	p := &Poller{Budget: 10}
+	at := t0
+	p.Observe("hourly", at, 50, true)
+	p.Observe("other", at, 50, true)
+	for i := 0; i < 7*24; i++ {
+		at = at.Add(time.Hour)
+		p.Observe("hourly", at, 1, false)
+		p.Observe("other", at, 1, false)
+	}
+	rate, shared := p.Rate("hourly"), p.Interval("other")
+
+	parked := p.Park([]string{"hourly"})
+	if p.Knows("hourly") {
+		t.Fatal("a parked source is still polled")
+	}
+	if got := p.Interval("other"); got >= shared {
+		t.Errorf("the other source's interval %v with the first parked, want below %v: the parked one's share goes to it", got, shared)
+	}
+
+	at = at.Add(3 * 24 * time.Hour) // three days away, 72 articles published meanwhile
+	p.Unpark(parked)
+	if !p.Next("hourly").Before(at) {
+		t.Errorf("a source taken back is due at %v, want now (%v)", p.Next("hourly"), at)
+	}
+	p.Observe("hourly", at, 50, true) // the backlog, its list full
+	if got := p.Rate("hourly"); math.Abs(got-rate) > 0.01*rate {
+		t.Errorf("rate %.3f/h after the pause and its backlog, want the %.3f/h learned before", got, rate)
+	}
+	if got := p.Interval("hourly"); got <= time.Minute {
+		t.Errorf("interval %v after the backlog's read, want its learned pace, not the shortest (a full list after a pause is no busy spell)", got)
+	}
+	at = at.Add(time.Hour)
+	p.Observe("hourly", at, 1, false)
+	if got := p.Rate("hourly"); math.Abs(got-rate) > 0.1*rate {
+		t.Errorf("rate %.3f/h an hour on, want about the %.3f/h learned before", got, rate)
+	}
+}
