@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -319,6 +320,24 @@ func TestASitemapTheFrontPageCoversIsReadDaily(t *testing.T) {
 	}
 	if d := e.disc.poller.Interval(entry); d > 2*time.Hour {
 		t.Errorf("the front page is read every %v, want at most every 2 hours (3 new stories an hour)", d)
+	}
+	// A restart keeps it: the sitemap is read daily from the start, not at its own
+	// rate until 8 new URLs show the cover again.
+	e.disc.sources[sitemap] = discover.KindSitemap // as its read registers it (readDocument)
+	b, err := json.Marshal(e.disc.export())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st discoveryState
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	r := newDiscovery(defaultDiscoveryOptions())
+	if n := r.restore(st); n != 0 {
+		t.Fatalf("%d parts of the state left out after a restart", n)
+	}
+	if d := r.poller.Interval(sitemap); d != 24*time.Hour || r.shadowed["paper.example"][sitemap] != entry {
+		t.Errorf("after a restart the sitemap is read every %v, covered by %q: want 24h, by the front page", d, r.shadowed["paper.example"][sitemap])
 	}
 	// The front page fails (a 5xx): it covers nothing while it fails, and the
 	// sitemap is read at its own rate again.

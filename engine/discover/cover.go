@@ -2,6 +2,8 @@ package discover
 
 import (
 	"cmp"
+	"encoding/base64"
+	"encoding/binary"
 	"slices"
 	"sync"
 )
@@ -39,8 +41,10 @@ import (
 //
 // A read's listing is what the crawl would take from it (in scope, not refused), so
 // a sitemap that lists a section host it may not speak for covers nothing there.
-// What is learned lives in memory only: after a restart every source is read at its
-// own rate until the coverage shows again (MinJudged of its new URLs). Only sites
+// What each source judged is kept across a restart (Export, Import: about 1.4 KiB a
+// source), so the verdicts stand from the start; the listings are not (up to
+// thousands of URLs a sitemap), so a source lists nothing anew before its second read
+// after one. Only sites
 // with two sources or more keep anything: their sources' last listings and the
 // listers of their last SiteMemory URLs (measured: 57 KiB a site with a 1,000-URL
 // sitemap and a 50-item feed), and at most MaxSites of them (a site past that is
@@ -76,6 +80,7 @@ type coverSource struct {
 	url     string
 	gone    bool     // forgotten: judges nothing, shadows nothing
 	read    bool     // listing holds a read
+	kept    bool     // its judgments were kept from an earlier run (Import), not read since
 	listing []uint64 // sorted hashes of its last read's URLs
 	size    int      // largest listing seen (a tie-break between mutual covers)
 	ring    []coverEntry
@@ -212,7 +217,7 @@ func (c *Coverage) Observe(site, src string, listing []uint64) map[string]string
 		}
 		s.order = slices.Delete(s.order, 0, over)
 	}
-	x.read, x.listing, x.size = true, listing, max(x.size, len(listing))
+	x.read, x.kept, x.listing, x.size = true, false, listing, max(x.size, len(listing))
 	return c.verdictLocked(s)
 }
 
@@ -241,7 +246,7 @@ func (c *Coverage) Forget(site, src string) {
 		return
 	}
 	x := s.srcs[i]
-	x.gone, x.read, x.listing, x.ring, x.next = true, false, nil, nil, 0
+	x.gone, x.kept, x.read, x.listing, x.ring, x.next = true, false, false, nil, nil, 0
 	bit := uint64(1) << i
 	for h, by := range s.listedBy {
 		if by&bit != 0 {
@@ -284,7 +289,7 @@ func (c *Coverage) verdictLocked(s *coverSite) map[string]string {
 	_, minJudged, share, _, _ := c.defaults()
 	var live []int
 	for i, x := range s.srcs {
-		if !x.gone && x.read {
+		if !x.gone && (x.read || x.kept) {
 			live = append(live, i)
 		}
 	}
@@ -369,4 +374,117 @@ func (c *Coverage) verdictLocked(s *coverSite) map[string]string {
 		s.shadow |= 1 << b
 	}
 	return res
+}
+
+// CoverState is what a site's Coverage learned, kept across a restart: its sources in
+// the order their bits name them, each with its last Window URLs listed anew and
+// their judgments.
+type CoverState struct {
+	Sources []CoverSourceState `json:"sources"`
+}
+
+// CoverSourceState is one source's part of a CoverState.
+type CoverSourceState struct {
+	URL  string `json:"url"`
+	Gone bool   `json:"gone,omitempty"`
+	Size int    `json:"size,omitempty"` // largest listing seen
+	// Ring is its remembered URLs, oldest first: 32 bytes each (hash, then the
+	// judged, covered and first bits, little-endian), base64.
+	Ring string `json:"ring,omitempty"`
+}
+
+const coverEntryBytes = 32
+
+// Export returns what each watched site learned, by site.
+func (c *Coverage) Export() map[string]CoverState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[string]CoverState{}
+	for name, s := range c.sites {
+		if !s.watched {
+			continue
+		}
+		st := CoverState{Sources: make([]CoverSourceState, len(s.srcs))}
+		for i, x := range s.srcs {
+			b := make([]byte, 0, len(x.ring)*coverEntryBytes)
+			for k := range x.ring {
+				e := x.ring[(x.next+k)%len(x.ring)]
+				b = binary.LittleEndian.AppendUint64(b, e.h)
+				b = binary.LittleEndian.AppendUint64(b, e.judged)
+				b = binary.LittleEndian.AppendUint64(b, e.covered)
+				b = binary.LittleEndian.AppendUint64(b, e.first)
+			}
+			st.Sources[i] = CoverSourceState{URL: x.url, Gone: x.gone, Size: x.size, Ring: base64.StdEncoding.EncodeToString(b)}
+		}
+		out[name] = st
+	}
+	return out
+}
+
+// Import takes back what Export gave (an earlier run's), in place of anything known
+// of those sites. A site's state that cannot be one (a damaged store: more sources
+// than the bits name, a ring that does not decode) is left out and counted; that
+// site learns afresh. It returns the sites left out.
+func (c *Coverage) Import(states map[string]CoverState) (skipped int) {
+	window, _, _, _, maxSites := c.defaults()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sites == nil {
+		c.sites = map[string]*coverSite{}
+	}
+	for name, st := range states {
+		s, ok := importCoverSite(st, window)
+		if !ok {
+			skipped++
+			continue
+		}
+		if old := c.sites[name]; old != nil && old.watched {
+			c.watched--
+		}
+		if c.watched >= maxSites {
+			skipped++
+			continue
+		}
+		c.sites[name] = s
+		c.watched++
+	}
+	return skipped
+}
+
+func importCoverSite(st CoverState, window int) (*coverSite, bool) {
+	n := len(st.Sources)
+	if n < 2 || n > maxCoverSources {
+		return nil, false
+	}
+	s := &coverSite{idx: map[string]int{}, watched: true, listedBy: map[uint64]uint64{}}
+	valid := uint64(1)<<n - 1
+	if n == maxCoverSources {
+		valid = ^uint64(0)
+	}
+	for i, xs := range st.Sources {
+		b, err := base64.StdEncoding.DecodeString(xs.Ring)
+		if _, dup := s.idx[xs.URL]; err != nil || xs.URL == "" || dup || len(b)%coverEntryBytes != 0 || xs.Size < 0 {
+			return nil, false
+		}
+		x := &coverSource{url: xs.URL, gone: xs.Gone, kept: !xs.Gone, size: xs.Size}
+		for len(b) > 0 {
+			own := ^(uint64(1) << i)
+			e := coverEntry{
+				h:       binary.LittleEndian.Uint64(b),
+				judged:  binary.LittleEndian.Uint64(b[8:]) & valid & own,
+				covered: binary.LittleEndian.Uint64(b[16:]) & valid & own,
+				first:   binary.LittleEndian.Uint64(b[24:]) & valid & own,
+			}
+			e.covered &= e.judged
+			x.ring = append(x.ring, e)
+			b = b[coverEntryBytes:]
+		}
+		if len(x.ring) > window { // the newest window
+			x.ring = x.ring[len(x.ring)-window:]
+		}
+		x.next = 0 // the oldest, once the ring is full
+		s.idx[xs.URL] = i
+		s.srcs = append(s.srcs, x)
+	}
+	return s, true
 }

@@ -1,6 +1,7 @@
 package discover
 
 import (
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"testing"
@@ -279,5 +280,74 @@ func TestCoverageShadowsOnlyByStandingSources(t *testing.T) {
 		if got[by] != "" {
 			t.Errorf("%s is shadowed by %s, which is shadowed itself", s, by)
 		}
+	}
+}
+
+// What Coverage learned survives a restart (Export, Import through JSON, as the
+// engine stores it): the sitemap the front page covers is shadowed from the start,
+// not read at its own rate until 8 new URLs show it again; the kept judgments go on
+// working (it is let back when the front page stops listing); a damaged state is
+// left out and counted.
+func TestCoverageIsKeptAcrossARestart(t *testing.T) {
+	c := &Coverage{}
+	w := &coverWeb{n: 30}
+	even := func(i int) bool { return i%2 == 0 }
+	for step := range 60 {
+		w.n++
+		c.Observe("example.com", "front", w.latest(20, nil))
+		if step%3 == 0 {
+			c.Observe("example.com", "sitemap", w.latest(100, even))
+		}
+	}
+	b, err := json.Marshal(c.Export())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var states map[string]CoverState
+	if err := json.Unmarshal(b, &states); err != nil {
+		t.Fatal(err)
+	}
+	r := &Coverage{}
+	if n := r.Import(states); n != 0 {
+		t.Fatalf("%d sites left out of an undamaged state", n)
+	}
+	if got := r.Shadowed("example.com"); got["sitemap"] != "front" || len(got) != 1 {
+		t.Fatalf("after a restart shadowed %v, want the sitemap shadowed by the front page at once", got)
+	}
+	if got := r.Observe("example.com", "sitemap", nil); got["sitemap"] != "front" { // a 304 first
+		t.Errorf("a 304 of the sitemap after the restart let it back: %v", got)
+	}
+	for range 3 {
+		w.n++
+		r.Observe("example.com", "front", w.latest(20, nil))
+	}
+	if got := r.Observe("example.com", "sitemap", w.latest(100, even)); got["sitemap"] != "front" {
+		t.Errorf("the first reads after the restart let the sitemap back: %v", got)
+	}
+	frozen := w.latest(20, nil)
+	var got map[string]string
+	for step := range 200 {
+		w.n++
+		if got = r.Observe("example.com", "front", frozen); got["sitemap"] == "" {
+			break
+		}
+		if step%24 == 0 {
+			got = r.Observe("example.com", "sitemap", w.latest(100, even))
+		}
+	}
+	if got["sitemap"] != "" {
+		t.Errorf("after a restart the sitemap stays shadowed by a front page that no longer lists anything new: %v", got)
+	}
+
+	damaged := map[string]CoverState{
+		"example.com": {Sources: []CoverSourceState{{URL: "front", Ring: "!!"}, {URL: "sitemap"}}},
+		"example.org": {Sources: []CoverSourceState{{URL: "only"}}},
+	}
+	d := &Coverage{}
+	if n := d.Import(damaged); n != 2 {
+		t.Errorf("%d of 2 damaged sites left out", n)
+	}
+	if got := d.Shadowed("example.com"); len(got) != 0 {
+		t.Errorf("a damaged state shadows %v", got)
 	}
 }
