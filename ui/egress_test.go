@@ -387,6 +387,12 @@ func TestSecretMasking(t *testing.T) {
 		{"egress add socks5://u:p@ss:w@rd@10.0.0.1:1080", "egress add socks5://u:*********@10.0.0.1:1080", "egress add socks5://u:***@10.0.0.1:1080"},
 		{"http://bob:typing", "http://bob:******", "http://bob:***"},
 		{"http://127.0.0.1:3128", "http://127.0.0.1:3128", "http://127.0.0.1:3128"},
+		// A page with a port and a path is no password being typed (every demo
+		// URL has a port: :seed add of one was starred and kept out of history).
+		{"seed add http://www.river-review.com:42727/typed-page", "seed add http://www.river-review.com:42727/typed-page", "seed add http://www.river-review.com:42727/typed-page"},
+		{"site add news http://h:8080/?x=1 flood", "site add news http://h:8080/?x=1 flood", "site add news http://h:8080/?x=1 flood"},
+		{"site add social chirp http://h:8080?q={keyword}", "site add social chirp http://h:8080?q={keyword}", "site add social chirp http://h:8080?q={keyword}"},
+		{"http://bob:typing/more", "http://bob:***********", "http://bob:***"},
 		{"http://bob@h:1", "http://bob@h:1", "http://bob@h:1"}, // user, no password
 		{"bind:10.0.0.2", "bind:10.0.0.2", "bind:10.0.0.2"},
 		{"a=http://x:1 b=http://u:v@y:2", "a=http://x:1 b=http://u:*@y:2", "a=http://x:1 b=http://u:***@y:2"},

@@ -49,8 +49,19 @@ func secretSpans(line []rune) [][2]int {
 			if sp := slices.IndexFunc(word, unicode.IsSpace); sp >= 0 {
 				word = word[:sp]
 			}
-			// A port may be followed by a path or, in an error text, punctuation.
+			// A port may be followed by a path, a query or, in an error text,
+			// punctuation: http://h:8080/news/1 is a page, not a password typed.
 			rest := strings.TrimRight(string(word), "/:;,.)")
+			if port, _, cut := strings.Cut(rest, "/"); cut && port != "" {
+				if _, err := strconv.Atoi(port); err == nil {
+					rest = port
+				}
+			}
+			if port, _, cut := strings.Cut(rest, "?"); cut && port != "" {
+				if _, err := strconv.Atoi(port); err == nil {
+					rest = port
+				}
+			}
 			if _, err := strconv.Atoi(rest); err != nil && rest != "" {
 				spans = append(spans, [2]int{start + c + 1, start + c + 1 + len([]rune(rest))})
 			}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/charmbracelet/x/ansi"
 	"strconv"
 	"strings"
 	"time"
@@ -79,24 +80,37 @@ func (l *listView) position(n int) string {
 // cellWidth is how many terminal cells s takes. Rows are mostly ASCII (hosts, URLs,
 // figures), which is one cell a byte; only other text pays for grapheme analysis,
 // which would otherwise dominate a frame.
+// A styled string (a detail line built of rendered parts) is measured without its
+// escape sequences, which take no cells.
 func cellWidth(s string) int {
+	wide := false
 	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return runewidth.StringWidth(s)
+		if s[i] == 0x1b {
+			return ansi.StringWidth(s)
 		}
+		wide = wide || s[i] >= 0x80
+	}
+	if wide {
+		return runewidth.StringWidth(s)
 	}
 	return len(s)
 }
 
-// truncate cuts s to w cells, ending in "…".
+// truncate cuts s to w cells, ending in "…" (keeping a styled string's escape
+// sequences whole).
 func truncate(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
+	wide := false
 	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return runewidth.Truncate(s, w, "…")
+		if s[i] == 0x1b {
+			return ansi.Truncate(s, w, "…")
 		}
+		wide = wide || s[i] >= 0x80
+	}
+	if wide {
+		return runewidth.Truncate(s, w, "…")
 	}
 	return s[:w-1] + "…"
 }
