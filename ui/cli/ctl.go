@@ -117,6 +117,7 @@ func operatorPort(addr, db string, eng engine.Control, stderr io.Writer, cmd str
 		return nil, err
 	}
 	fmt.Fprintf(stderr, "crawlconsole %s: steer it with: crawlconsole ctl --attach %s --token-file %s COMMAND...\n", cmd, srv.ClientURL(), file)
+	fmt.Fprintf(stderr, "crawlconsole %s: attach a console with: crawlconsole console --attach %s --token-file %s\n", cmd, srv.ClientURL(), file)
 	return func() {
 		stopAttach()
 		conn.Close()

@@ -36,7 +36,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	hosts := fs.Int("hosts", 60, "sandbox virtual hosts `N`")
 	scale := fs.Float64("scale", 20, "sandbox time scale `F`: web time runs F times faster")
 	lanesN := fs.Int("lanes", 24, "most lanes fetching at once (`N`; per worker with --workers)")
-	operator := fs.String("operator", "", "serve live steering (crawlconsole ctl) on loopback `ADDR` (one process only)")
+	operator := fs.String("operator", "", "serve live steering (crawlconsole ctl) and console --attach on loopback `ADDR` (with --workers: the master's)")
 	var mf metricsFlags
 	mf.add(fs)
 	workers := fs.Int("workers", 0, "run a master and `N` workers in this process (M4), each worker with two loopback addresses of its own")
@@ -114,11 +114,16 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return ExitUsage
 		}
 	}
-	if *operator != "" && *workers == 0 { // a master serves steering on its own NATS server
+	if *operator != "" {
+		// With --workers, the port serves the in-process master (the cluster's own NATS
+		// server has a throwaway credential and a random port): ctl and console
+		// --attach reach it as they reach a one-box demo's, with DB.token.
 		stop, err := operatorPort(*operator, path, eng, stderr, "demo")
 		if err != nil {
 			fmt.Fprintf(stderr, "crawlconsole demo: %v\n", err)
-			eng.Close()
+			if !started { // a local cluster's master is closed with the cluster
+				eng.Close()
+			}
 			return ExitUsage
 		}
 		defer stop()
