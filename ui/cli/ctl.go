@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/attach"
@@ -64,6 +68,10 @@ func runCtl(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "crawlconsole ctl: --attach URL is required (printed by the master, or by crawl --operator)")
 		return ExitUsage
 	}
+	if err := checkSubjectPrefix(*prefix); err != nil {
+		fmt.Fprintf(stderr, "crawlconsole ctl: %v\n", err)
+		return ExitUsage
+	}
 	s, err := engine.ParseSteer(fs.Args())
 	if err != nil {
 		fmt.Fprintf(stderr, "crawlconsole ctl: %v\n", err)
@@ -77,11 +85,72 @@ func runCtl(args []string, stdout, stderr io.Writer) int {
 	defer conn.Close()
 	msg, err := attach.Dial(conn.NC, *prefix).Steer(s)
 	if err != nil {
+		if u := unreached(err, *url, *prefix); u != nil {
+			fmt.Fprintf(stderr, "crawlconsole ctl: %s: %v\n", s.String(), u)
+			return ExitUsage
+		}
 		fmt.Fprintf(stderr, "crawlconsole ctl: %s: %v\n", s.String(), err)
 		return 1
 	}
 	fmt.Fprintln(stdout, msg)
 	return 0
+}
+
+// checkSubjectPrefix refuses a --prefix that is no literal NATS subject (as
+// engine/attach does, which would only say so once connected).
+func checkSubjectPrefix(prefix string) error {
+	for _, tok := range strings.Split(prefix, ".") {
+		if tok == "" || tok == "*" || tok == ">" || strings.ContainsAny(tok, " \t\r\n") {
+			return fmt.Errorf("--prefix %q is not a NATS subject prefix (dot-separated words, no wildcards or spaces, e.g. %q)",
+				prefix, engine.DefaultClusterPrefix)
+		}
+	}
+	return nil
+}
+
+// unreachedError is a steering request the crawl never answered: nothing serves
+// the prefix at that address, no reply in time, the connection failed. Unlike a
+// refusal (the crawl's own answer, exit 1), it is a connection problem (exit 2).
+type unreachedError struct {
+	url, prefix string
+	err         error // from engine/attach, wrapping the NATS client's error
+}
+
+func (e *unreachedError) Unwrap() error { return e.err }
+
+func (e *unreachedError) Error() string {
+	switch {
+	case errors.Is(e.err, nats.ErrNoResponders):
+		return fmt.Sprintf("nothing answers at %s under subject prefix %q: is the crawl running there, and under that prefix? "+
+			"(a master started with --prefix P needs ctl --prefix P; a crawl's or demo's --operator port uses %q)",
+			e.url, e.prefix, engine.DefaultClusterPrefix)
+	case errors.Is(e.err, nats.ErrTimeout), errors.Is(e.err, context.DeadlineExceeded):
+		return fmt.Sprintf("the crawl at %s (prefix %q) did not answer in time; the change may or may not have been made: "+
+			"look at the console before sending it again", e.url, e.prefix)
+	case errors.Is(e.err, nats.ErrAuthorization), errors.Is(e.err, nats.ErrPermissionViolation):
+		return fmt.Sprintf("the NATS server at %s refused the request (check --token-file and --prefix %q): %v", e.url, e.prefix, e.err)
+	}
+	return fmt.Sprintf("no usable answer from the crawl at %s (prefix %q): %v", e.url, e.prefix, e.err)
+}
+
+// unreached returns an *unreachedError if err says the crawl was not reached (the
+// NATS client's errors, which engine/attach wraps, or a reply that could not be
+// read), nil if it is the crawl's refusal.
+func unreached(err error, url, prefix string) error {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	for _, transport := range []error{nats.ErrNoResponders, nats.ErrTimeout, context.DeadlineExceeded,
+		nats.ErrConnectionClosed, nats.ErrConnectionDraining, nats.ErrDisconnected, nats.ErrInvalidConnection,
+		nats.ErrConnectionReconnecting, nats.ErrAuthorization, nats.ErrPermissionViolation, nats.ErrMaxPayload,
+		nats.ErrBadSubject, nats.ErrReconnectBufExceeded} {
+		if errors.Is(err, transport) {
+			return &unreachedError{url, prefix, err}
+		}
+	}
+	if errors.As(err, &syntax) || errors.As(err, &typ) {
+		return &unreachedError{url, prefix, err}
+	}
+	return nil
 }
 
 // operatorPort serves eng's Control on a loopback NATS server at addr (crawl and

@@ -9,6 +9,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/ui/fake"
 )
 
 // operatorLineRE is the line `--operator` prints: where ctl attaches, and the
@@ -55,5 +58,69 @@ func TestDemoWithWorkersServesTheOperatorPort(t *testing.T) {
 	stop()
 	if code := <-done; code != 0 {
 		t.Fatalf("demo exit %d: %s", code, errb.String())
+	}
+}
+
+// slowSteer is a crawl whose steering of seeds never answers until released.
+type slowSteer struct {
+	*fake.Control
+	release chan struct{}
+}
+
+func (s slowSteer) Steer(st engine.Steer) (string, error) {
+	if st.Op == engine.SteerSeedAdd {
+		<-s.release
+	}
+	return s.Control.Steer(st)
+}
+
+// ctl tells a crawl that refused from one it could not reach: a refusal exits 1 with
+// the crawl's reason; no responders (another --prefix) and no answer in time exit 2,
+// as the README says of connection problems, and say what to check.
+func TestCtlUnreachableIsNotARefusal(t *testing.T) {
+	ctrl := slowSteer{fake.New(fake.Config{Sites: true}), make(chan struct{})}
+	var banner bytes.Buffer
+	stop, err := operatorPort("127.0.0.1:0", filepath.Join(t.TempDir(), "c.db"), ctrl, &banner, "crawl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	defer close(ctrl.release) // before stop: the served request returns
+	m := operatorLineRE.FindStringSubmatch(banner.String())
+	if m == nil {
+		t.Fatalf("no attach line in %q", banner.String())
+	}
+	url, tokenFile := m[1], m[2]
+	cases := []struct {
+		name string
+		args []string
+		code int
+		errs []string
+	}{
+		{"refused", []string{"keyword", "add", "nosuchsite", "w"}, 1, []string{`no site named "nosuchsite"`}},
+		{"another prefix", []string{"--prefix", "other", "budget", "x", "3"}, ExitUsage, []string{"--prefix", `"other"`, url}},
+		{"no answer in time", []string{"seed", "add", "http://x.test/"}, ExitUsage, []string{"did not answer", url}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			args := append([]string{"--attach", url, "--token-file", tokenFile}, c.args...)
+			if c.args[0] == "--prefix" {
+				args = append([]string{c.args[0], c.args[1], "--attach", url, "--token-file", tokenFile}, c.args[2:]...)
+			}
+			code := runCtl(args, io.Discard, &stderr)
+			ok := code == c.code
+			for _, e := range c.errs {
+				ok = ok && strings.Contains(stderr.String(), e)
+			}
+			if !ok {
+				t.Fatalf("exit %d, stderr %q; want %d and %q", code, stderr.String(), c.code, c.errs)
+			}
+		})
+	}
+	var stderr bytes.Buffer
+	if code := runCtl([]string{"--prefix", "a b", "--attach", url, "--token-file", tokenFile, "budget", "x", "3"}, io.Discard, &stderr); code != ExitUsage ||
+		!strings.Contains(stderr.String(), "--prefix") {
+		t.Errorf("a --prefix that is no NATS subject: exit %d, %q; want a usage error", code, stderr.String())
 	}
 }
