@@ -31,7 +31,7 @@ const ctlUsage = `Usage: crawlconsole ctl --attach URL [--token-file FILE] COMMA
 
 Makes one live steering change on a running crawl (started with --operator ADDR)
 or master, as the console's ":" command of the same words would, and prints what
-happened. Commands:
+happened. Flags go before the command. Commands:
   seed add URL
   site add news URL [KEYWORD...]
   site add social NAME SEARCH-TEMPLATE [KEYWORD...]
@@ -64,6 +64,13 @@ func runCtl(args []string, stdout, stderr io.Writer) int {
 		}
 		return ExitUsage
 	}
+	// The flag package stops at the command's first word: a flag after it would be
+	// read as part of the command (a keyword "storm --token-file f").
+	if name := flagAfterCommand(fs, args); name != "" {
+		fmt.Fprintf(stderr, "crawlconsole ctl: --%s comes after the command; flags go before the command: "+
+			"crawlconsole ctl --attach URL [--token-file FILE] [--prefix P] COMMAND...\n", name)
+		return ExitUsage
+	}
 	if *url == "" {
 		fmt.Fprintln(stderr, "crawlconsole ctl: --attach URL is required (printed by the master, or by crawl --operator)")
 		return ExitUsage
@@ -94,6 +101,26 @@ func runCtl(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, msg)
 	return 0
+}
+
+// flagAfterCommand returns the name of the first of fs's flags written among the
+// command's words (as -name, --name or --name=V), "" if none; words after an
+// explicit "--" are the command's, whatever they look like.
+func flagAfterCommand(fs *flag.FlagSet, args []string) string {
+	words := fs.Args()
+	if n := len(args) - len(words); n > 0 && args[n-1] == "--" {
+		return ""
+	}
+	for _, w := range words {
+		if !strings.HasPrefix(w, "-") {
+			continue
+		}
+		name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(w, "-"), "-"), "=")
+		if fs.Lookup(name) != nil {
+			return name
+		}
+	}
+	return ""
 }
 
 // checkSubjectPrefix refuses a --prefix that is no literal NATS subject (as

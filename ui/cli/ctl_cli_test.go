@@ -124,3 +124,26 @@ func TestCtlUnreachableIsNotARefusal(t *testing.T) {
 		t.Errorf("a --prefix that is no NATS subject: exit %d, %q; want a usage error", code, stderr.String())
 	}
 }
+
+// ctl's flags go before the command: one after it is said to be misplaced, not
+// missing, and is never sent as part of the command.
+func TestCtlFlagsGoBeforeTheCommand(t *testing.T) {
+	t.Setenv(tokenEnv, "not-the-token")
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"--attach after", []string{"seed", "add", "http://x.test/", "--attach", "nats://127.0.0.1:1"}},
+		{"--attach= after", []string{"seed", "add", "http://x.test/", "--attach=nats://127.0.0.1:1"}},
+		{"--token-file after", []string{"--attach", "nats://127.0.0.1:1", "keyword", "add", "chirp", "storm", "--token-file", "f"}},
+		{"-prefix after", []string{"--attach", "nats://127.0.0.1:1", "budget", "chirp", "3", "-prefix", "p"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			if code := runCtl(c.args, io.Discard, &stderr); code != ExitUsage || !strings.Contains(stderr.String(), "before the command") {
+				t.Fatalf("exit %d, stderr %q; want 2 and a message that flags go before the command", code, stderr.String())
+			}
+		})
+	}
+}
