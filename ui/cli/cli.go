@@ -31,7 +31,7 @@ Usage:
   crawlconsole serve   [flags]   serve the console over SSH
   crawlconsole master  [URL...]  run a distributed crawl's master (frontier, store, console)
   crawlconsole worker  --join URL --name NAME   fetch for a master
-  crawlconsole console --attach URL   attach the console to a running master
+  crawlconsole console --attach URL   attach the console to a running master or --operator crawl
   crawlconsole ctl --attach URL COMMAND...   steer a running crawl or master from a shell
 
 Run "crawlconsole COMMAND --help" for a command's flags.

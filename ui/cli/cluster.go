@@ -334,11 +334,12 @@ func (lc *LocalCluster) Close() {
 
 // runConsole implements `crawlconsole console --attach URL`: the operator console of
 // a running master, from another terminal or box (seed 002: monitoring is separate
-// from the crawl server). Quitting it leaves the crawl running.
+// from the crawl server), or of a one-box crawl or demo through its --operator port.
+// Quitting it leaves the crawl running.
 func runConsole(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("console", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	url := fs.String("attach", "", "the master's NATS `URL` (as workers --join it)")
+	url := fs.String("attach", "", "the crawl's operator `URL`: a master's NATS address (as workers --join it), or a crawl's or demo's --operator address")
 	ca := fs.String("ca", "", "CA `FILE` to trust a TLS master")
 	prefix := fs.String("prefix", engine.DefaultClusterPrefix, "subject `PREFIX` of the crawl")
 	theme := fs.String("theme", "dark", "console theme `NAME`: dark, light, high-contrast, mono")
@@ -346,7 +347,9 @@ func runConsole(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	var tf tokenFlags
 	tf.add(fs)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: crawlconsole console --attach URL --token-file FILE\n\nAttaches the console to a running master.\n\nFlags:\n")
+		fmt.Fprint(stderr, "Usage: crawlconsole console --attach URL --token-file FILE\n\n"+
+			"Attaches the console to a running master, or to a one-box crawl or demo started with\n"+
+			"--operator ADDR (its address and DB.token are printed at start). Quitting leaves the crawl running.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -356,19 +359,35 @@ func runConsole(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return ExitUsage
 	}
 	if *url == "" {
-		fmt.Fprintln(stderr, "crawlconsole console: --attach URL is required (the master's NATS address)")
+		fmt.Fprintln(stderr, "crawlconsole console: --attach URL is required (the master's NATS address, or a crawl's --operator address)")
 		return ExitUsage
 	}
-	conn, err := operatorConn(*url, *ca, &tf, "console", "the master's")
+	conn, err := operatorConn(*url, *ca, &tf, "console", "the crawl's")
 	if err != nil {
 		fmt.Fprintf(stderr, "crawlconsole console: %v\n", err)
 		return ExitUsage
 	}
 	defer conn.Close()
-	if err := ui.Run(ctx, attach.Dial(conn.NC, *prefix), ui.Options{Theme: *theme, Mouse: *mouse,
-		Title: "crawlconsole master (attached)", Detached: true}); err != nil {
+	ctrl := attach.Dial(conn.NC, *prefix)
+	if err := ui.Run(ctx, ctrl, ui.Options{Theme: *theme, Mouse: *mouse,
+		Title: attachedTitle(ctrl), Detached: true}); err != nil {
 		fmt.Fprintf(stderr, "crawlconsole console: %v\n", err)
 		return 1
 	}
 	return 0
+}
+
+// attachedTitle is an attached console's title: what it is attached to, a master or
+// a one-box crawl's (or demo's) operator port; a master's snapshot has its workers'
+// heartbeat period. Nothing answering yet, it claims neither. (The header has no
+// room for the address as well: the state beside it may be "master unreachable".)
+func attachedTitle(ctrl engine.Control) string {
+	switch s := ctrl.Snapshot(); {
+	case s.State == attach.StateUnreachable:
+		return "crawlconsole (attached)"
+	case s.HeartbeatEvery > 0:
+		return "crawlconsole master (attached)"
+	default:
+		return "crawlconsole crawl (attached)"
+	}
 }

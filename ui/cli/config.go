@@ -136,7 +136,7 @@ func setFlags(fs *flag.FlagSet) map[string]bool {
 type positiveInt struct{ n *int }
 
 func (p positiveInt) String() string {
-	if p.n == nil {
+	if p.n == nil || *p.n == 0 { // not given (0 is never taken): --help shows no default
 		return ""
 	}
 	return strconv.Itoa(*p.n)

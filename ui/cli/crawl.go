@@ -40,9 +40,11 @@ func newCrawlFlags(name, usageLine string, stderr io.Writer) *crawlFlags {
 	fs.BoolVar(&c.untilIdle, "until-idle", false, "stop when nothing is left to crawl")
 	fs.StringVar(&c.statsJSON, "stats-json", "", "write the final stats object to `FILE`")
 	fs.StringVar(&c.dnsServer, "dns-server", "", "resolve through the DNS server at `HOST:PORT`")
-	fs.Var(&c.egress, "egress", "egress `SPEC` (bind:IP); repeatable")
+	fs.Var(&c.egress, "egress", "egress `SPEC`: bind:IP, http://[user:pass@]host:port or socks5://[user:pass@]host:port,\n"+
+		"optionally NAME=SPEC (a password may be ${env:VAR} or ${file:/path}); repeatable")
 	fs.Var(&c.allowPrivate, "allow-private", "let the SSRF guard through `CIDR`; repeatable")
-	fs.Var(positiveInt{&c.lanes}, "lanes", "most lanes fetching at once (`N`)")
+	fs.Var(positiveInt{&c.lanes}, "lanes", fmt.Sprintf("most lanes fetching at once (`N` >= 1; default: lanes.max of --config, else %d)",
+		engine.DefaultOptions().Lanes.Max))
 	fs.Var(&c.delay, "delay", "random pause between a lane's requests, `MIN..MAX` (e.g. 2s..6s)")
 	fs.StringVar(&c.userAg, "user-agent", "", "User-Agent `UA` (default names crawlconsole)")
 	fs.StringVar(&c.theme, "theme", "dark", "console theme `NAME`: dark, light, high-contrast, mono")

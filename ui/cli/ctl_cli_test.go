@@ -9,14 +9,27 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/attach"
 	"github.com/crawlconsole/crawlconsole/ui/fake"
 )
 
 // operatorLineRE is the line `--operator` prints: where ctl attaches, and the
 // credential's file.
 var operatorLineRE = regexp.MustCompile(`crawlconsole ctl --attach (\S+) --token-file (\S+)`)
+
+// dialOperator connects to an operator port as console --attach does.
+func dialOperator(t *testing.T, url, tokenFile string) *attach.Client {
+	t.Helper()
+	conn, err := operatorConn(url, "", &tokenFlags{file: tokenFile}, "test", "the crawl's")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Close)
+	return attach.Dial(conn.NC, engine.DefaultClusterPrefix)
+}
 
 // `demo --workers N --operator ADDR` serves the operator port on its master, as
 // `demo --operator` does on one box: the same printed ctl line, the credential in
@@ -54,6 +67,9 @@ func TestDemoWithWorkersServesTheOperatorPort(t *testing.T) {
 	if code := runCtl([]string{"--attach", url, "--token-file", tokenFile, "keyword", "rm", "nosuchsite", "x"}, io.Discard, &stderr); code != 1 ||
 		!strings.Contains(stderr.String(), `no site named "nosuchsite"`) {
 		t.Errorf("ctl refused on the distributed demo: exit %d, stderr %q; want 1 with the reason", code, stderr.String())
+	}
+	if title := attachedTitle(dialOperator(t, url, tokenFile)); !strings.HasPrefix(title, "crawlconsole master ") {
+		t.Errorf("console --attach to the demo's master is titled %q; want it to say master", title)
 	}
 	stop()
 	if code := <-done; code != 0 {
@@ -145,5 +161,64 @@ func TestCtlFlagsGoBeforeTheCommand(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q; want 2 and a message that flags go before the command", code, stderr.String())
 			}
 		})
+	}
+}
+
+// The help of crawl (and master, serve) says what an unset --lanes means and which
+// egress forms there are; console's says it attaches to a one-box crawl's operator
+// port too.
+func TestHelpSaysWhatTheFlagsTake(t *testing.T) {
+	var crawlHelp bytes.Buffer
+	if code := runCrawl(context.Background(), []string{"--help"}, io.Discard, &crawlHelp); code != 0 {
+		t.Fatalf("crawl --help: exit %d", code)
+	}
+	flagHelp := func(help, name string) string {
+		_, rest, ok := strings.Cut(help, "\n  -"+name+" ")
+		if !ok {
+			t.Fatalf("no -%s in\n%s", name, help)
+		}
+		text, _, _ := strings.Cut(rest, "\n  -")
+		return strings.Join(strings.Fields(text), " ")
+	}
+	if lanes := flagHelp(crawlHelp.String(), "lanes"); strings.Contains(lanes, "default 0") ||
+		!strings.Contains(lanes, "lanes.max") || !strings.Contains(lanes, "32") {
+		t.Errorf("crawl --help: -lanes %s; want its real default (the config's lanes.max, else 32), not 0", lanes)
+	}
+	if eg := flagHelp(crawlHelp.String(), "egress"); !strings.Contains(eg, "bind:IP") || !strings.Contains(eg, "http://") || !strings.Contains(eg, "socks5://") {
+		t.Errorf("crawl --help: -egress %s; want the forms bind:IP, http://, socks5://", eg)
+	}
+	var consoleHelp bytes.Buffer
+	if code := runConsole(context.Background(), []string{"--help"}, io.Discard, &consoleHelp); code != 0 {
+		t.Fatalf("console --help: exit %d", code)
+	}
+	if !strings.Contains(consoleHelp.String(), "--operator") {
+		t.Errorf("console --help does not say it attaches to a crawl's --operator port:\n%s", consoleHelp.String())
+	}
+}
+
+// console --attach is titled after what it is attached to: a one-box crawl's
+// operator port is not a master.
+func TestAttachedTitleSaysWhatItIsAttachedTo(t *testing.T) {
+	var banner bytes.Buffer
+	stop, err := operatorPort("127.0.0.1:0", filepath.Join(t.TempDir(), "c.db"), fake.New(fake.Config{}), &banner, "crawl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	m := operatorLineRE.FindStringSubmatch(banner.String())
+	if m == nil {
+		t.Fatalf("no attach line in %q", banner.String())
+	}
+	if title := attachedTitle(dialOperator(t, m[1], m[2])); title != "crawlconsole crawl (attached)" {
+		t.Errorf("console --attach to a one-box crawl is titled %q; want it to say crawl", title)
+	}
+	// Nothing answers (another prefix): the title claims neither.
+	conn, err := operatorConn(m[1], "", &tokenFlags{file: m[2]}, "test", "the crawl's")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if title := attachedTitle(attach.Dial(conn.NC, "other", attach.WithTimeout(100*time.Millisecond))); title != "crawlconsole (attached)" {
+		t.Errorf("console --attach to nothing is titled %q; want neither master nor crawl", title)
 	}
 }
