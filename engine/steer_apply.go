@@ -218,7 +218,7 @@ func (e *Engine) steerSiteAdd(s *Steer, live bool) (string, error) {
 	}
 	n := e.queueSources(items, e.now())
 	e.startRounds()
-	return fmt.Sprintf("%s; %d entry/search URLs queued", msg, n), nil
+	return fmt.Sprintf("%s; %s", msg, queuedNote(n, len(items), "entry/search")), nil
 }
 
 // steerSiteRm takes a site out of the rounds: its entry and searches are no longer
@@ -255,8 +255,10 @@ func (e *Engine) steerKeywordAdd(s *Steer, live bool) (string, error) {
 		return "", fmt.Errorf("keyword add: no site named %q (sites: %s)", s.Site, siteNames(book))
 	case kw == "":
 		return "", errors.New("keyword add: an empty keyword")
-	case slices.Contains(book.keywords[s.Site], kw):
-		return "", fmt.Errorf("keyword add: %s already has keyword %q", s.Site, kw)
+	case slices.ContainsFunc(book.keywords[s.Site], func(k string) bool { return strings.EqualFold(k, kw) }):
+		// Keywords match pages regardless of case (siteBook.matches): "Storm"
+		// beside "storm" would only search the same thing twice.
+		return "", fmt.Errorf("keyword add: %s already has keyword %q (keywords match regardless of case)", s.Site, sameKeyword(book.keywords[s.Site], kw))
 	}
 	sites := slices.Clone(book.sites)
 	dropped := cloneDropped(book.dropped)
@@ -273,9 +275,10 @@ func (e *Engine) steerKeywordAdd(s *Steer, live bool) (string, error) {
 	if !live || cur.Kind != SiteSocial {
 		return msg, nil
 	}
-	n := e.queueSources(next.sourcesOf(s.Site, kw), e.now())
+	items := next.sourcesOf(s.Site, kw)
+	n := e.queueSources(items, e.now())
 	e.startRounds()
-	return fmt.Sprintf("%s; %d search URLs queued", msg, n), nil
+	return fmt.Sprintf("%s; %s", msg, queuedNote(n, len(items), "search")), nil
 }
 
 // steerKeywordRm takes a keyword off a site: the site's own, or a shared one (for
@@ -283,7 +286,8 @@ func (e *Engine) steerKeywordAdd(s *Steer, live bool) (string, error) {
 // results already collected for it are kept.
 func (e *Engine) steerKeywordRm(s *Steer, live bool) (string, error) {
 	book := e.sites.Load()
-	kw := strings.TrimSpace(strings.Join(s.Keywords, " "))
+	kw := sameKeyword(book.keywords[s.Site], strings.TrimSpace(strings.Join(s.Keywords, " ")))
+	s.Keywords = []string{kw} // as the site spells it, for the steering log's folds
 	cur := book.byName[s.Site]
 	switch {
 	case cur == nil:
@@ -427,6 +431,26 @@ func (e *Engine) queueSources(items []revisit.Item, now time.Time) int {
 		e.logf(LevelWarn, 0, "", "steering: %v", err)
 	}
 	return len(fresh) + n
+}
+
+// sameKeyword returns the keyword of list that kw names regardless of case (as the
+// site spells it), or kw when none does.
+func sameKeyword(list []string, kw string) string {
+	if i := slices.IndexFunc(list, func(k string) bool { return strings.EqualFold(k, kw) }); i >= 0 {
+		return list[i]
+	}
+	return kw
+}
+
+// queuedNote says how many of a steering change's sources were queued, and that the
+// others already were (in the queue or a lane's hand: a site added back while its
+// entry was being fetched), rather than a bare "0 queued" that reads as a failure.
+func queuedNote(queued, of int, what string) string {
+	note := fmt.Sprintf("%d %s URLs queued", queued, what)
+	if rest := of - queued; rest > 0 {
+		note += fmt.Sprintf(" (%d already in the queue or being fetched)", rest)
+	}
+	return note
 }
 
 // checkTarget applies the SSRF policy (fetch.Guard) to a URL's host before it is

@@ -119,6 +119,8 @@ func TestSteeringSurvivesRestart(t *testing.T) {
 	steps := []string{
 		"site add social chirp http://" + w.social + "/search?q={keyword}&page={page} flood",
 		"keyword add chirp storm surge",
+		"keyword rm chirp Storm SURGE", // keywords are named regardless of case
+		"keyword add chirp storm surge",
 		"keyword add harbor library",
 		"keyword rm harbor 台风",
 		"budget harbor 40",
@@ -143,12 +145,19 @@ func TestSteeringSurvivesRestart(t *testing.T) {
 		"site rm 127.0.0.32":                          `no site named "127.0.0.32"`,
 		"site add news http://" + w.social + "/other": `is already crawled as site "chirp"`,
 		"keyword add chirp flood":                     `already has keyword "flood"`,
+		"keyword add chirp Flood":                     `already has keyword "flood" (keywords match regardless of case)`,
 		"keyword rm harbor typhoon":                   `harbor has no keyword "typhoon"`,
 	} {
 		s, _ := ParseSteer(strings.Fields(line))
 		if _, err := e.Steer(s); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", line, err, want)
 		}
+	}
+	// A name with a space could be added but never steered (commands split on
+	// spaces): refused.
+	spaced := Steer{Op: SteerSiteAdd, Kind: SiteSocial, Site: "bad name", Search: "http://" + w.social + "/search?q={keyword}&page={page}", Keywords: []string{"x"}}
+	if _, err := e.Steer(spaced); err == nil || !strings.Contains(err.Error(), "name has a space") {
+		t.Errorf("site add social with the name %q: %v, want it refused for its space", spaced.Site, err)
 	}
 	before := sitesByName(e.Snapshot().Sites)
 	if err := e.Close(); err != nil {

@@ -1,0 +1,41 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+)
+
+// :site rm, then :site add news of the same entry: the entry, fetched before, is
+// queued again at once (the README: "its entry is queued now"), not left for the
+// next round. (A walkthrough saw "0 entry/search URLs queued": its entry was in a
+// lane's hand; the message now says so, queuedNote.)
+func TestSiteAddAgainQueuesItsEntryNow(t *testing.T) {
+	a := newsSite(newDiscoSite(t))
+	entry := "http://" + a.host + "/"
+	o := discoveryPollOptions(t, entry)
+	o.Sites = []SiteOptions{{Name: "127.0.0.1", Kind: SiteNews, Entry: entry}}
+	o.Discovery.Probe = ProbeOff
+	e := startEngine(t, o)
+	waitFor(t, "the entry fetched", func() bool { return a.requested("/") >= 1 })
+	if _, err := e.Steer(Steer{Op: SteerSiteRm, Site: "127.0.0.1"}); err != nil {
+		t.Fatal(err)
+	}
+	before := a.requested("/")
+	msg, err := e.Steer(Steer{Op: SteerSiteAdd, Kind: SiteNews, URL: entry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(msg, "1 entry/search URLs queued") {
+		t.Errorf("message %q, want its entry queued", msg)
+	}
+	waitFor(t, "the entry fetched again", func() bool { return a.requested("/") > before })
+}
+
+func TestQueuedNoteSaysWhatWasQueuedAlready(t *testing.T) {
+	if got := queuedNote(0, 1, "entry/search"); got != "0 entry/search URLs queued (1 already in the queue or being fetched)" {
+		t.Errorf("got %q", got)
+	}
+	if got := queuedNote(5, 5, "search"); got != "5 search URLs queued" {
+		t.Errorf("got %q", got)
+	}
+}
