@@ -517,6 +517,16 @@ func (e *Engine) logf(level Level, lane int, host, format string, args ...any) {
 	}
 }
 
+// logKept is logf for an event the store keeps whatever its level: an operator's
+// steering change, accepted or refused, is the crawl's audit trail.
+func (e *Engine) logKept(level Level, format string, args ...any) {
+	ev := e.events.add(Event{At: e.now(), Level: level, Msg: fmt.Sprintf(format, args...)})
+	select {
+	case e.persist <- ev:
+	default: // the store is behind: the ring still has it
+	}
+}
+
 // persistEvents writes warnings and errors to the store until the engine stops.
 func (e *Engine) persistEvents() {
 	defer e.wg.Done()

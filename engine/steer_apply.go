@@ -59,11 +59,14 @@ func (e *Engine) Steer(s Steer) (string, error) {
 	before := e.sites.Load()
 	msg, err := e.applySteer(&s, true)
 	if err != nil {
+		// Kept in the log and the store as the accepted ones are: the console's
+		// status line is cut at the terminal's width and gone at the next key.
+		e.logKept(LevelInfo, "steering refused: %s: %v", s.String(), err)
 		return "", err
 	}
 	e.steer.keep(s, before, e.sites.Load())
 	e.saveSteering()
-	e.logf(LevelInfo, 0, "", "steering: %s", msg)
+	e.logKept(LevelInfo, "steering: %s", msg)
 	return msg, nil
 }
 

@@ -153,6 +153,20 @@ func TestSteeringSurvivesRestart(t *testing.T) {
 			t.Errorf("%s: %v, want %q", line, err, want)
 		}
 	}
+	// Accepted and refused changes are both kept in the store's event log (the
+	// console's status line is gone at the next key).
+	waitFor(t, "steering kept in the store's events", func() bool {
+		evs, err := e.st.RecentEvents(200)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var accepted, refused bool
+		for _, ev := range evs {
+			accepted = accepted || strings.Contains(ev.Msg, `steering: keyword "library" added to harbor`)
+			refused = refused || strings.Contains(ev.Msg, `steering refused: keyword add chirp Flood: keyword add: chirp already has keyword "flood"`)
+		}
+		return accepted && refused
+	})
 	// A name with a space could be added but never steered (commands split on
 	// spaces): refused.
 	spaced := Steer{Op: SteerSiteAdd, Kind: SiteSocial, Site: "bad name", Search: "http://" + w.social + "/search?q={keyword}&page={page}", Keywords: []string{"x"}}

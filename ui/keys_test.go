@@ -665,3 +665,23 @@ func TestEveryScreenFitsTheTerminal(t *testing.T) {
 		}
 	}
 }
+
+// Lanes opening and retiring (debug) went on after an operator's steering line and
+// pushed it out of the Log pane within a minute or two: debug events go first.
+func TestLogRingDropsDebugFirst(t *testing.T) {
+	h := newHarness(t, 120, 40, Options{LogLines: 25})
+	h.press("3")
+	h.ctrl.Log(engine.LevelInfo, 0, "", "steering: keyword \"storm\" added to capital")
+	for i := range 60 {
+		h.ctrl.Log(engine.LevelDebug, 1, "", fmt.Sprintf("lane %d opened", i))
+	}
+	h.refresh()
+	h.mustShow("steering: keyword \"storm\" added to capital", "lane 59 opened")
+	h.mustNotShow("lane 30 opened ")
+	for i := range 30 { // with no debug left to drop, the oldest go
+		h.ctrl.Log(engine.LevelInfo, 1, "", fmt.Sprintf("event %d", i))
+	}
+	h.refresh()
+	h.mustShow("event 29")
+	h.mustNotShow("steering: keyword", "event 4 ")
+}

@@ -82,14 +82,9 @@ func (p *logPane) SetFilter(f Filter) {
 func (p *logPane) refilter() {
 	p.rows = p.rows[:0]
 	for i := range p.events {
-		e := &p.events[i]
-		if e.Level < p.minLevel {
-			continue
+		if p.shows(&p.events[i]) {
+			p.rows = append(p.rows, i)
 		}
-		if p.filter.Active() && !p.filter.Match(e.Msg, e.Host, e.Level.String(), laneLabel(e.Lane)) {
-			continue
-		}
-		p.rows = append(p.rows, i)
 	}
 	p.clamp()
 }
@@ -111,15 +106,49 @@ func (p *logPane) add(evs []engine.Event) {
 		p.lastSeq = e.Seq
 	}
 	if over := len(p.events) - p.capacity; over > 0 {
-		// Keep the cursor on the same event while older ones fall off.
-		n := copy(p.events, p.events[over:])
-		p.events = p.events[:n]
+		// Past the newest half, the oldest debug events go first: lanes opening
+		// and retiring would otherwise push the operator's steering and the
+		// warnings out within a minute or two. Keep the cursor on the same event
+		// while older ones fall off.
+		older := len(p.events) - p.capacity/2 // the newest half always stays
+		debug := 0
+		for i := range p.events[:older] {
+			if p.events[i].Level < engine.LevelInfo {
+				debug++
+			}
+		}
+		dropDebug := min(over, debug)
+		dropRest := over - dropDebug // only once every debug event is gone
+		gone := 0                    // dropped events the rows showed
+		kept := p.events[:0]
+		for i, e := range p.events {
+			drop := false
+			switch {
+			case i >= older:
+			case e.Level < engine.LevelInfo && dropDebug > 0:
+				drop, dropDebug = true, dropDebug-1
+			case e.Level >= engine.LevelInfo && dropRest > 0:
+				drop, dropRest = true, dropRest-1
+			}
+			if !drop {
+				kept = append(kept, e)
+			} else if p.shows(&e) {
+				gone++
+			}
+		}
+		clear(p.events[len(kept):])
+		p.events = kept
 		if !p.follow {
-			p.list.cursor -= over
-			p.list.offset = max(p.list.offset-over, 0)
+			p.list.cursor -= gone
+			p.list.offset = max(p.list.offset-gone, 0)
 		}
 	}
 	p.refilter()
+}
+
+// shows says whether e passes the level and the filter (is one of the rows).
+func (p *logPane) shows(e *engine.Event) bool {
+	return e.Level >= p.minLevel && (!p.filter.Active() || p.filter.Match(e.Msg, e.Host, e.Level.String(), laneLabel(e.Lane)))
 }
 
 func (p *logPane) Update(msg tea.Msg) tea.Cmd {
