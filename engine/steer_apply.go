@@ -184,7 +184,7 @@ func (e *Engine) steerSiteAdd(s *Steer, live bool) (string, error) {
 		s.Site = site.Name
 	}
 	if _, taken := book.byName[site.Name]; taken {
-		return "", fmt.Errorf("site add: a site named %q is declared already (:keyword add %s WORD adds a keyword; :site rm %s first to replace it)", site.Name, site.Name, site.Name)
+		return "", fmt.Errorf("site add: a site named %q is declared already (keyword add %s WORD adds a keyword; site rm %s first to replace it)", site.Name, site.Name, site.Name)
 	}
 	check := Options{Sites: []SiteOptions{site}, Keywords: book.shared, Rounds: e.opts.Rounds}
 	if err := check.validateSites(); err != nil {
@@ -335,7 +335,7 @@ func (e *Engine) steerBudget(s *Steer, live bool) (string, error) {
 		s.Per = "" // kept as the default, so one budget has one spelling in the store
 	}
 	key := budgetKey{host: s.Host != "", name: s.Host, total: s.Per == BudgetTotal}
-	site := ""
+	site, note := "", ""
 	if key.host {
 		h, err := budgetHost(s.Host)
 		if err != nil {
@@ -348,6 +348,13 @@ func (e *Engine) steerBudget(s *Steer, live bool) (string, error) {
 		if book.byName[site] == nil {
 			if strings.Contains(site, ".") {
 				site = frontier.Site(strings.ToLower(site)) // undeclared: budgets go by registered domain
+				if d := book.byDomain[site]; d != nil {
+					// A declared site's domain is that site: one budget, not two
+					// counting the same pages under two names.
+					site = d.Name
+				} else {
+					note = " (no declared site: it counts the registered domain's pages)"
+				}
 			} else {
 				return "", fmt.Errorf("budget: no site named %q (sites: %s; or give a domain, or host HOST for a host's budget)", s.Site, siteNames(book))
 			}
@@ -398,8 +405,9 @@ func (e *Engine) steerBudget(s *Steer, live bool) (string, error) {
 	if s.N == 0 {
 		msg = fmt.Sprintf("%s: no cap %s", what, span)
 	}
+	msg += note
 	if len(back) > 0 {
-		msg += fmt.Sprintf("; %d held-back URLs come back", len(back))
+		msg += fmt.Sprintf("; %d held-back %s back", len(back), plural(len(back), "URL comes", "URLs come"))
 	}
 	return msg, nil
 }
@@ -520,4 +528,12 @@ func keywordList(kws []string) string {
 		return "none"
 	}
 	return strings.Join(kws, ", ")
+}
+
+// plural picks one or many by n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -153,6 +153,15 @@ func TestSteeringSurvivesRestart(t *testing.T) {
 			t.Errorf("%s: %v, want %q", line, err, want)
 		}
 	}
+	// A budget given by a declared site's domain is that site's: one budget, not two
+	// counting the same pages under two names.
+	socialHost, _, _ := strings.Cut(w.social, ":")
+	if msg, err := e.Steer(Steer{Op: SteerBudget, Site: socialHost, N: 70}); err != nil || !strings.Contains(msg, "budget of chirp: 70 pages per round") {
+		t.Errorf("budget %s 70: %q, %v; want chirp's budget", socialHost, msg, err)
+	}
+	if msg, err := e.Steer(Steer{Op: SteerBudget, Site: "nosuch.example", N: 5}); err != nil || !strings.Contains(msg, "no declared site") {
+		t.Errorf("budget nosuch.example 5: %q, %v; want it accepted, saying no site is declared by that name", msg, err)
+	}
 	// Accepted and refused changes are both kept in the store's event log (the
 	// console's status line is gone at the next key).
 	waitFor(t, "steering kept in the store's events", func() bool {

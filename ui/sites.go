@@ -133,7 +133,7 @@ func (p *sitesPane) View() string {
 	b.WriteString(figureLine(st, p.width, "sites", []figure{
 		{"declared", strconv.Itoa(len(p.view.Sites)), false}, {"round", strconv.Itoa(p.view.Round), false},
 		{"every", longDuration(p.view.Every), false}, {"stored", thousands(int64(stored)), false},
-		{"new 1h", strconv.Itoa(hour), false}, {"new 1d", strconv.Itoa(day), false},
+		{"new 1h", thousands(int64(hour)), false}, {"new 1d", thousands(int64(day)), false},
 		{"held back", thousands(held), held > 0},
 	}))
 	b.WriteString("\n")
