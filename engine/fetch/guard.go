@@ -57,7 +57,7 @@ type BlockedError struct {
 }
 
 func (e *BlockedError) Error() string {
-	return fmt.Sprintf("refused to connect to %s (%s): loopback/private/link-local targets are blocked; allow a range with --allow-private CIDR", e.Host, e.Addr)
+	return fmt.Sprintf("refused to connect to %s (%s): loopback/private/link-local targets are blocked; allow a range with --allow-private CIDR (crawl, master and worker take it at start)", e.Host, e.Addr)
 }
 
 // Check returns a *BlockedError if ip may not be dialled.
