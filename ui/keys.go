@@ -53,6 +53,22 @@ type KeyMap struct {
 	No  key.Binding
 }
 
+// controls are the keys that change the crawl: a viewer session refuses them, and
+// its footer does not offer them.
+func (k *KeyMap) controls() []key.Binding {
+	return []key.Binding{k.Pause, k.Rebalance, k.PauseLane, k.PauseHost, k.Rotate, k.DisableHost, k.RevisitNow, k.PauseNode}
+}
+
+// isControl says whether b is one of controls (by its help key and text).
+func (k *KeyMap) isControl(b key.Binding) bool {
+	for _, c := range k.controls() {
+		if c.Help() == b.Help() {
+			return true
+		}
+	}
+	return false
+}
+
 // DefaultKeyMap returns the console's keys.
 func DefaultKeyMap() *KeyMap {
 	b := func(keys []string, help, desc string) key.Binding {

@@ -582,6 +582,19 @@ func TestMouse(t *testing.T) {
 	})
 }
 
+// A viewer's footer does not offer the controls it refuses.
+func TestReadOnlyFooterOffersNoControls(t *testing.T) {
+	h := newHarness(t, 160, 40, Options{ReadOnly: true})
+	footer := h.rowOf("? help")
+	if strings.Contains(footer, "(un)pause") || strings.Contains(footer, "rebalance") {
+		t.Errorf("a viewer's footer offers controls: %q", footer)
+	}
+	op := newHarness(t, 160, 40, Options{})
+	if footer := op.rowOf("? help"); !strings.Contains(footer, "(un)pause") {
+		t.Errorf("an operator's footer lacks pause: %q", footer)
+	}
+}
+
 func TestReadOnlySession(t *testing.T) {
 	controls := [][]string{
 		{"p"}, {"space"}, {"H"}, {"r"}, {"2", "space"}, {"2", "H"},

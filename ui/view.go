@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -320,8 +321,11 @@ func (m *Model) hintView() string {
 	// Help and quit always show, at the right; the rest as many as fit.
 	tail := m.shortHelp([]key.Binding{km.Help, km.Quit}, m.width)
 	tailW := 2 + cellWidth(km.Help.Help().Key+km.Help.Help().Desc+km.Quit.Help().Key+km.Quit.Help().Desc) + 4
-	head := m.shortHelp(append(m.panes[m.active].ShortHelp(),
-		km.Pause, km.Filter, km.Command, km.Rebalance, km.Freeze, km.NextPane), m.width-tailW)
+	keys := append(m.panes[m.active].ShortHelp(), km.Pause, km.Filter, km.Command, km.Rebalance, km.Freeze, km.NextPane)
+	if m.c.readOnly { // a viewer is offered no control it would refuse
+		keys = slices.DeleteFunc(keys, km.isControl)
+	}
+	head := m.shortHelp(keys, m.width-tailW)
 	return head + strings.Repeat(" ", max(m.width-lipgloss.Width(head)-tailW, 0)) + tail
 }
 
