@@ -291,7 +291,26 @@ func roundList(urls []string, index revisit.URLIndex, classes revisit.Classifier
 
 // refetchResults requeues the known links of an entry or search page that are still
 // inside their class window (M3); the others are dropped for this round.
+//
+// A link that is itself a source of the rounds (a search page's "next page" or
+// pagination bar, an entry page linking another) is left to the round, which
+// queues every source once. Requeued here once fetched, a search page was fetched
+// again in the same round after each page of its query linking to it was: a social
+// site's search quota spent twice over, whenever pages came out of order (from the
+// second round on, Interleave; on a master, after a keyword shard moved between
+// workers); and a `:keyword rm` meanwhile withdrew those queued second fetches,
+// counted steered_out as searches never requested although they had been.
 func (e *Engine) refetchResults(known []string, now time.Time) {
+	book := e.sites.Load()
+	results := make([]string, 0, len(known)) // known is the caller's (discovery reads it too)
+	for _, u := range known {
+		if !book.isSource[u] {
+			results = append(results, u)
+		}
+	}
+	if known = results; len(known) == 0 {
+		return
+	}
 	states, err := e.st.Revisits(known)
 	if err != nil {
 		e.logf(LevelWarn, 0, "", "round: URL index: %v", err)

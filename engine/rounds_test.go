@@ -276,3 +276,113 @@ func TestSecondRoundRefetchesSourcesAndWindowedResults(t *testing.T) {
 		t.Error("no cost table after two rounds")
 	}
 }
+
+// pagerWeb is a social site whose search result pages link to every result page of
+// their query (a pagination bar) and to one post each.
+type pagerWeb struct {
+	addr  string
+	pages int
+	mu    sync.Mutex
+	hits  map[string]int // "q/page" -> requests of that search page
+}
+
+func newPagerWeb(t *testing.T, pages int) *pagerWeb {
+	t.Helper()
+	w := &pagerWeb{pages: pages, hits: map[string]int{}}
+	ln, err := net.Listen("tcp", "127.0.0.33:0")
+	if err != nil {
+		t.Skipf("cannot listen on 127.0.0.33: %v", err)
+	}
+	srv := &http.Server{Handler: w}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	w.addr = ln.Addr().String()
+	return w
+}
+
+func (w *pagerWeb) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	rw.Header().Set("Content-Type", "text/html; charset=utf-8")
+	q, n := r.URL.Query().Get("q"), r.URL.Query().Get("page")
+	switch r.URL.Path {
+	case "/search":
+		w.mu.Lock()
+		w.hits[q+"/"+n]++
+		w.mu.Unlock()
+		var b strings.Builder
+		fmt.Fprintf(&b, `<html><body><article><p>Results for %s, page %s</p><a href="/post/%s-%s">post</a><nav>`, q, n, q, n)
+		for p := 1; p <= w.pages; p++ {
+			fmt.Fprintf(&b, `<a href="/search?q=%s&page=%d">%d</a> `, q, p, p)
+		}
+		fmt.Fprint(&b, `</nav></article></body></html>`)
+		fmt.Fprint(rw, b.String())
+	case "/post/" + strings.TrimPrefix(r.URL.Path, "/post/"):
+		fmt.Fprint(rw, `<html><body><article><p>A post about the weather and the sea, long enough to count as main text.</p></article></body></html>`)
+	default:
+		http.NotFound(rw, r)
+	}
+}
+
+// requested is how many of q's search pages were asked for, and the most requests
+// any of them had.
+func (w *pagerWeb) requested(q string) (pages, most int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for k, n := range w.hits {
+		if strings.HasPrefix(k, q+"/") {
+			pages++
+			most = max(most, n)
+		}
+	}
+	return pages, most
+}
+
+// A search page's links to its query's other result pages (a pagination bar, a
+// "next page" link) lead to sources of the round: the round fetches each once, and
+// they are not refetched as the page's known results (M3 refetches those inside
+// their class window). Refetched, a page was requested again after every other page
+// linking to it — a social site's search quota spent over and over in one round —
+// and a `:keyword rm` meanwhile withdrew those queued second fetches as searches
+// never requested (steered_out), although they had been: counted both fetched and
+// withdrawn (seen on a master, whose unit moved between workers and came back in
+// reverse order, so each page's "next page" had been fetched before it).
+func TestSearchPagesLinkingEachOtherAreFetchedOncePerRound(t *testing.T) {
+	const pages = 12
+	options := func(w *pagerWeb) Options {
+		o := DefaultOptions()
+		o.DB = filepath.Join(t.TempDir(), "crawl.db")
+		o.AllowPrivate = []string{"127.0.0.0/8"}
+		o.HostRate = 0
+		o.Revisit.Enabled = false
+		o.Lanes.DelayMin, o.Lanes.DelayMax = 15*time.Millisecond, 25*time.Millisecond
+		o.Sites = []SiteOptions{{Name: "chirp", Kind: SiteSocial, Search: "http://" + w.addr + "/search?q={keyword}&page={page}",
+			Pages: pages, Keywords: []string{"flood"}}}
+		return o
+	}
+	t.Run("a round", func(t *testing.T) {
+		w := newPagerWeb(t, pages)
+		e := startEngine(t, options(w))
+		waitDone(t, e, 20*time.Second)
+		if n, most := w.requested("flood"); n != pages || most != 1 {
+			t.Errorf("%d of %d search pages requested, one of them %d times; want each once in the round", n, pages, most)
+		}
+	})
+	t.Run("keyword removed halfway", func(t *testing.T) {
+		w := newPagerWeb(t, pages)
+		e := startEngine(t, options(w))
+		waitFor(t, "half the searches", func() bool { n, _ := w.requested("flood"); return n >= pages/2 })
+		s, err := ParseSteer(strings.Fields("keyword rm chirp flood"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, err := e.Steer(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitDone(t, e, 20*time.Second)
+		n, most := w.requested("flood")
+		if got, want := skippedAs(e, SkipSteeredOut), int64(pages-n); got != want || most != 1 {
+			t.Errorf("%d searches counted withdrawn (%s), want the %d never requested (%d of %d requested, one %d times; %q)",
+				got, SkipSteeredOut, want, n, pages, most, msg)
+		}
+	})
+}

@@ -15,11 +15,17 @@ import (
 // board, spilled to the store, deferred, on their way into the queue, at the master
 // or in a worker's queue — are withdrawn too: not fetched, and counted as skipped
 // under SkipSteeredOut, so the operator sees where they went (never silently
-// dropped). A task already in a lane's hand is fetched. What was stored is kept:
-// a withdrawn URL whose page is stored stays processed, with its page; one never
-// fetched ends failed with kind steered_out, as robots.txt exclusions do. A later
-// `:keyword add` or `:site add` of the same source queues it again (splitSources
-// sees it finished).
+// dropped). A task already in a lane's hand is fetched, and counted so: each
+// hand-out ends once at the master, fetched or withdrawn. The exception the master
+// cannot see is a worker it took for dead (silent past the heartbeat timeout): what
+// that worker held went back to the master's queue and is withdrawn there
+// (steered_out), while the worker, alive after all, may have requested some of it;
+// those results come late and are dropped, as any dead worker's are (M4: at least
+// once). What was stored is kept: a withdrawn URL whose page is stored (a source
+// fetched in an earlier round, queued again) stays processed, with its page, and
+// counts as withdrawn too; one never fetched ends failed with kind steered_out, as
+// robots.txt exclusions do. A later `:keyword add` or `:site add` of the same
+// source queues it again (splitSources sees it finished).
 //
 // The withdrawn URLs are kept in steerRuntime.out, which place checks: a task that
 // reaches the board later (paged in from the store, back from a deferral, an insert
