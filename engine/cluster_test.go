@@ -20,15 +20,16 @@ import (
 // testCluster is a master over an embedded NATS server and its workers, crawling a
 // sandbox web in one process (each worker with its own loopback addresses).
 type testCluster struct {
-	t      *testing.T
-	sb     *sandbox.Sandbox
-	srv    *cluster.Server
-	token  string
-	opts   engine.Options
-	master *engine.Engine
-	conns  []*cluster.Conn
-	hb     time.Duration
-	window int // MasterOptions.Window (0: its default)
+	t       *testing.T
+	sb      *sandbox.Sandbox
+	srv     *cluster.Server
+	token   string
+	opts    engine.Options
+	master  *engine.Engine
+	conns   []*cluster.Conn
+	hb      time.Duration
+	window  int           // MasterOptions.Window (0: its default)
+	timeout time.Duration // MasterOptions.Timeout (0: its default, 3 heartbeat periods)
 }
 
 const testToken = "test-token-0123456789"
@@ -109,7 +110,7 @@ func (c *testCluster) connect(name string) *cluster.Conn {
 
 func (c *testCluster) startMaster() {
 	c.t.Helper()
-	m, err := engine.NewMaster(c.opts, engine.MasterOptions{Conn: c.connect("master"), HeartbeatEvery: c.hb, Window: c.window})
+	m, err := engine.NewMaster(c.opts, engine.MasterOptions{Conn: c.connect("master"), HeartbeatEvery: c.hb, Window: c.window, Timeout: c.timeout})
 	if err != nil {
 		c.t.Fatal(err)
 	}
