@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -464,7 +465,7 @@ func (m *masterRuntime) dispatch() {
 			// Not handed out after all: the tasks wait for the next dispatch.
 			e.logf(LevelWarn, 0, "", "tasks for %s not sent: %v", b.n.name, err)
 			e.mu.Lock()
-			for _, t := range b.tasks {
+			for _, t := range slices.Backward(b.tasks) { // each goes first in line: the first last keeps the order
 				m.unhand(b.n, t)
 				m.requeue(t)
 			}
@@ -794,7 +795,7 @@ func (m *masterRuntime) release(name string, units []string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	n := m.nodes[name]
-	for _, t := range reply.Tasks {
+	for _, t := range slices.Backward(reply.Tasks) { // requeue puts each first: the first last keeps their order
 		if n == nil {
 			break
 		}
@@ -870,7 +871,7 @@ func (m *masterRuntime) onLeave(msg *nats.Msg) {
 	n := m.nodes[l.Node]
 	if n != nil && n.inc == l.Incarnation && n.state != NodeDead {
 		n.state = NodeLeaving
-		for _, t := range l.Tasks {
+		for _, t := range slices.Backward(l.Tasks) { // requeue puts each first: the first last keeps their order
 			if held, ok := n.held[t.URL]; ok && held.Lease == t.Lease {
 				m.unhand(n, held)
 				m.requeue(held)
