@@ -114,6 +114,9 @@ func (c *testCluster) startMaster() {
 	if err != nil {
 		c.t.Fatal(err)
 	}
+	// Closed at the end of the test whatever happens (Close is idempotent): a
+	// master left running went on burying the next tests' workers.
+	c.t.Cleanup(func() { m.Close() })
 	if err := m.Start(); err != nil {
 		c.t.Fatal(err)
 	}
