@@ -44,7 +44,10 @@ func (p *preauth) accept(ctx ssh.Context, conn net.Conn) net.Conn {
 	p.byIP[ip]++
 	p.mu.Unlock()
 	c := &pending{p: p, ip: ip, conn: conn}
-	c.timer = time.AfterFunc(p.grace, func() { c.done(); conn.Close() }) // no login in time
+	// No login in time: closed. The timer is armed only once c.timer is set, which
+	// its callback reads (done stops it): with a short grace it could fire first.
+	c.timer = time.AfterFunc(time.Duration(1<<62), func() { c.done(); conn.Close() })
+	c.timer.Reset(p.grace)
 	ctx.SetValue(preauthKey{}, c)
 	return &preauthConn{Conn: conn, c: c}
 }
