@@ -176,6 +176,9 @@ func TestDistributedCrawlIsPoliteAndComplete(t *testing.T) {
 		return len(nodes) == 3 && s.DNS != nil && s.DNS.Stats.Lookups > 0
 	})
 	stats := c.waitDone(3 * time.Minute)
+	if stats.LanesPeak == 0 { // the master's board has none: its workers' (was "peak 0 lanes")
+		t.Errorf("the master's stats say no lane was ever alive: %+v", stats)
+	}
 	if stats.DNS == nil || stats.DNS.Lookups == 0 {
 		t.Errorf("the master's stats have no DNS figures from the workers: %+v", stats.DNS)
 	}

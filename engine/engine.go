@@ -441,6 +441,9 @@ func (e *Engine) Close() error {
 func (e *Engine) Stats() Stats {
 	e.mu.Lock()
 	peak := e.board.Peak()
+	if e.cluster != nil { // a master: its workers' lanes
+		peak = max(peak, e.cluster.lanesPeak)
+	}
 	started := e.startedAt
 	e.mu.Unlock()
 	t := e.c.totals(peak)

@@ -58,11 +58,14 @@ type masterRuntime struct {
 	results chan jetstream.Msg // from the consumer to the result handlers
 	kick    chan struct{}
 
-	nodes    map[string]*node
-	units    map[string]*unitQueue // seed-003 assignment units (unitOf) and who holds each
-	inflight map[string]uint64     // URL -> lease of its hand-out (at most one result counts)
-	lease    uint64
-	pending  int // tasks waiting at the master, over all hosts
+	nodes map[string]*node
+	// lanesPeak is the most lanes the live workers reported alive at once (their
+	// last heartbeats' sum): the master's own board has none.
+	lanesPeak int
+	units     map[string]*unitQueue // seed-003 assignment units (unitOf) and who holds each
+	inflight  map[string]uint64     // URL -> lease of its hand-out (at most one result counts)
+	lease     uint64
+	pending   int // tasks waiting at the master, over all hosts
 
 	costs  map[string]*unitCost // seed 003 cost table: fetch seconds per unit
 	moving map[string]bool      // units a rebalance is moving (waiting for their old owner)
@@ -846,6 +849,13 @@ func (m *masterRuntime) onHeartbeat(msg *nats.Msg) {
 		}
 		m.forgetLanes(hb.Node, live)
 		n.hb = hb
+		lanes := 0
+		for _, o := range m.nodes {
+			if o.state != NodeDead {
+				lanes += o.hb.Lanes
+			}
+		}
+		m.lanesPeak = max(m.lanesPeak, lanes)
 		if n.state == NodeActive || n.state == NodePaused {
 			n.state = NodeActive
 			if hb.Paused {

@@ -88,6 +88,9 @@ func (e *Engine) Snapshot() Snapshot {
 		workerRefused = e.cluster.workerRefusals()
 	}
 	peak := e.board.Peak()
+	if e.cluster != nil { // a master: its workers' lanes
+		peak = max(peak, e.cluster.lanesPeak)
+	}
 	e.mu.Unlock()
 	s.Totals = e.c.totals(peak)
 	s.Totals.Refused += workerRefused
