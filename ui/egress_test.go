@@ -393,6 +393,9 @@ func TestSecretMasking(t *testing.T) {
 		{"site add news http://h:8080/?x=1 flood", "site add news http://h:8080/?x=1 flood", "site add news http://h:8080/?x=1 flood"},
 		{"site add social chirp http://h:8080?q={keyword}", "site add social chirp http://h:8080?q={keyword}", "site add social chirp http://h:8080?q={keyword}"},
 		{"http://bob:typing/more", "http://bob:***********", "http://bob:***"},
+		// An egress spec has no path: digits then a path there are a password typed.
+		{"egress add http://user:1234/abc", "egress add http://user:********", "egress add http://user:***"},
+		{":egress add http://user:1234?x", ":egress add http://user:******", ":egress add http://user:***"},
 		{"http://bob@h:1", "http://bob@h:1", "http://bob@h:1"}, // user, no password
 		{"bind:10.0.0.2", "bind:10.0.0.2", "bind:10.0.0.2"},
 		{"a=http://x:1 b=http://u:v@y:2", "a=http://x:1 b=http://u:*@y:2", "a=http://x:1 b=http://u:***@y:2"},

@@ -1,6 +1,10 @@
 package ui
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"slices"
+
+	"github.com/charmbracelet/bubbles/key"
+)
 
 // KeyMap is every key the console answers. The same bindings drive key matching,
 // the help line and the ? overlay, so help cannot drift from the real keys
@@ -59,10 +63,11 @@ func (k *KeyMap) controls() []key.Binding {
 	return []key.Binding{k.Pause, k.Rebalance, k.PauseLane, k.PauseHost, k.Rotate, k.DisableHost, k.RevisitNow, k.PauseNode}
 }
 
-// isControl says whether b is one of controls (by its help key and text).
+// isControl says whether b is one of controls: bound to the same keys (a pane may
+// describe a control its own way, as Egress does Rotate).
 func (k *KeyMap) isControl(b key.Binding) bool {
 	for _, c := range k.controls() {
-		if c.Help() == b.Help() {
+		if slices.Equal(c.Keys(), b.Keys()) {
 			return true
 		}
 	}

@@ -589,6 +589,10 @@ func TestReadOnlyFooterOffersNoControls(t *testing.T) {
 	if strings.Contains(footer, "(un)pause") || strings.Contains(footer, "rebalance") {
 		t.Errorf("a viewer's footer offers controls: %q", footer)
 	}
+	h.press("5") // Egress describes Rotate its own way
+	if footer := h.rowOf("? help"); strings.Contains(footer, "move lanes off") || strings.Contains(footer, "disable/enable") {
+		t.Errorf("a viewer's Egress footer offers controls: %q", footer)
+	}
 	op := newHarness(t, 160, 40, Options{})
 	if footer := op.rowOf("? help"); !strings.Contains(footer, "(un)pause") {
 		t.Errorf("an operator's footer lacks pause: %q", footer)
@@ -697,4 +701,32 @@ func TestLogRingDropsDebugFirst(t *testing.T) {
 	h.refresh()
 	h.mustShow("event 29")
 	h.mustNotShow("steering: keyword", "event 4 ")
+}
+
+// Scrolled up to an event, the operator stays on it while debug events after it
+// fall off (a count of dropped rows moved the cursor back one row per debug event).
+func TestLogRingKeepsTheSelectedEvent(t *testing.T) {
+	h := newHarness(t, 120, 40, Options{LogLines: 10})
+	h.press("3")
+	for i := 1; i <= 4; i++ {
+		h.ctrl.Log(engine.LevelInfo, 0, "", fmt.Sprintf("mark %d", i))
+	}
+	for i := 5; i <= 10; i++ {
+		h.ctrl.Log(engine.LevelDebug, 1, "", fmt.Sprintf("chatter %d", i))
+	}
+	h.refresh()
+	for range 12 {
+		if strings.Contains(h.rowOf("▸"), "mark 4") {
+			break
+		}
+		h.press("up")
+	}
+	if row := h.rowOf("▸"); !strings.Contains(row, "mark 4") {
+		t.Fatalf("selected %q, want mark 4", row)
+	}
+	h.ctrl.Log(engine.LevelInfo, 0, "", "news")
+	h.refresh()
+	if row := h.rowOf("▸"); !strings.Contains(row, "mark 4") {
+		t.Errorf("after one more event the selection moved to %q, want it on mark 4", row)
+	}
 }

@@ -119,7 +119,13 @@ func (p *logPane) add(evs []engine.Event) {
 		}
 		dropDebug := min(over, debug)
 		dropRest := over - dropDebug // only once every debug event is gone
-		gone := 0                    // dropped events the rows showed
+		// The event under the cursor, found again afterwards: debug events after
+		// it may go too, so a count of dropped rows would move it.
+		var at uint64
+		if !p.follow && p.list.cursor >= 0 && p.list.cursor < len(p.rows) {
+			at = p.events[p.rows[p.list.cursor]].Seq
+		}
+		gone := 0 // dropped events the rows showed before the cursor's
 		kept := p.events[:0]
 		for i, e := range p.events {
 			drop := false
@@ -132,7 +138,7 @@ func (p *logPane) add(evs []engine.Event) {
 			}
 			if !drop {
 				kept = append(kept, e)
-			} else if p.shows(&e) {
+			} else if p.shows(&e) && e.Seq < at {
 				gone++
 			}
 		}

@@ -26,6 +26,9 @@ const secretMask = "***"
 // port and stays visible until the '@' comes.
 func secretSpans(line []rune) [][2]int {
 	var spans [][2]int
+	// A page URL may have a port and a path (:seed add http://h:8080/news); an
+	// egress spec never has a path, so there 1234/abc is a password being typed.
+	egressLine := strings.HasPrefix(strings.TrimLeft(string(line), ": "), "egress")
 	for i := 0; i+3 <= len(line); i++ {
 		if string(line[i:i+3]) != "://" {
 			continue
@@ -52,14 +55,11 @@ func secretSpans(line []rune) [][2]int {
 			// A port may be followed by a path, a query or, in an error text,
 			// punctuation: http://h:8080/news/1 is a page, not a password typed.
 			rest := strings.TrimRight(string(word), "/:;,.)")
-			if port, _, cut := strings.Cut(rest, "/"); cut && port != "" {
-				if _, err := strconv.Atoi(port); err == nil {
-					rest = port
-				}
-			}
-			if port, _, cut := strings.Cut(rest, "?"); cut && port != "" {
-				if _, err := strconv.Atoi(port); err == nil {
-					rest = port
+			for _, sep := range "/?" {
+				if port, _, cut := strings.Cut(rest, string(sep)); cut && port != "" && !egressLine {
+					if _, err := strconv.Atoi(port); err == nil {
+						rest = port
+					}
 				}
 			}
 			if _, err := strconv.Atoi(rest); err != nil && rest != "" {
