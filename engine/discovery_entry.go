@@ -23,8 +23,8 @@ import (
 // gave them: new to the crawl, and already known.
 func (e *Engine) pollEntry(t frontier.Task, fresh []store.URL, known []string, rv *store.Revisit, at time.Time) {
 	d := e.disc
-	if d == nil || rv == nil || t.Depth != 0 || t.ParentHash != 0 {
-		return
+	if d == nil || rv == nil || t.Depth != 0 || t.ParentHash != 0 || d.removedSource(t.URL) {
+		return // a removed site's page fetched from a lane's hand teaches nothing
 	}
 	d.mu.Lock()
 	if site := frontier.Site(t.Host); !slices.Contains(d.entries[site], t.URL) {

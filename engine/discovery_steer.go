@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"maps"
 	"slices"
 
 	"github.com/crawlconsole/crawlconsole/engine/discover"
@@ -38,16 +37,25 @@ func (e *Engine) withdrawDiscovery(domain string, live bool) int {
 	// with the discovery state).
 	learned := d.poller.Park(polled)
 	d.mu.Lock()
-	maps.Copy(d.parked, learned)
+	for u, st := range learned {
+		if _, ok := d.parked[u]; !ok { // a state parked before is the one learned at its pace
+			d.parked[u] = st
+		}
+	}
 	d.mu.Unlock()
+	d.changes.Add(1)
+	if !live {
+		// Replayed at start: the stored coverage is what the crawl knew when it
+		// stopped (a later :site add in the log brings the site back with it).
+		return 0
+	}
 	d.coverMu.Lock()
 	for _, src := range polled {
 		d.cover.Forget(domain, src)
 	}
 	d.applyShadows(domain, d.cover.Shadowed(domain))
 	d.coverMu.Unlock()
-	d.changes.Add(1)
-	if !live || len(srcs) == 0 || e.st == nil {
+	if len(srcs) == 0 || e.st == nil {
 		return 0
 	}
 	items := make([]revisit.Item, len(srcs))
@@ -77,10 +85,20 @@ func (e *Engine) restoreDiscovery(domain string, live bool) int {
 		if frontier.Site(hostOf(u)) == domain {
 			back[u] = st
 			delete(d.parked, u)
+			if _, source := d.sources[u]; !source && !slices.Contains(d.entries[domain], u) {
+				d.entries[domain] = append(d.entries[domain], u) // a seed page: kept with the state
+			}
 		}
 	}
 	d.mu.Unlock()
-	d.poller.Unpark(back)
+	if live {
+		d.poller.Unpark(back) // time has passed: their next read is a backlog
+	} else {
+		d.poller.Import(back) // replayed at start: as they were stored
+	}
+	d.coverMu.Lock() // the covered ones among them are read at the longest interval again
+	d.applyShadows(domain, d.cover.Shadowed(domain))
+	d.coverMu.Unlock()
 	if len(back) > 0 {
 		d.changes.Add(1)
 	}

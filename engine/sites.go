@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
@@ -148,11 +147,6 @@ func (o *Options) validateSites() error {
 		}
 		if strings.TrimSpace(s.Name) == "" {
 			return bad("has no name")
-		}
-		if strings.ContainsFunc(s.Name, unicode.IsSpace) {
-			// Steering commands (:site rm NAME, :keyword add SITE WORD) split on
-			// spaces: such a site could be added but never steered again.
-			return bad("name has a space; steering commands split on spaces: use - or _ instead")
 		}
 		if j, dup := names[s.Name]; dup {
 			return bad("name already used by sites[%d]", j)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
@@ -182,6 +183,12 @@ func (e *Engine) steerSiteAdd(s *Steer, live bool) (string, error) {
 			site.Name = s.URL
 		}
 		s.Site = site.Name
+	}
+	if strings.ContainsFunc(site.Name, unicode.IsSpace) {
+		// Steering commands (site rm NAME, keyword add SITE WORD) split on spaces:
+		// such a site could be added but never steered again. (A config's site
+		// may have one: it is crawled, and steered from the config.)
+		return "", fmt.Errorf("site add: name %q has a space; steering commands split on spaces: use - or _ instead", site.Name)
 	}
 	if _, taken := book.byName[site.Name]; taken {
 		return "", fmt.Errorf("site add: a site named %q is declared already (keyword add %s WORD adds a keyword; site rm %s first to replace it)", site.Name, site.Name, site.Name)

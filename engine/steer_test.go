@@ -179,7 +179,7 @@ func TestSteeringSurvivesRestart(t *testing.T) {
 	// A name with a space could be added but never steered (commands split on
 	// spaces): refused.
 	spaced := Steer{Op: SteerSiteAdd, Kind: SiteSocial, Site: "bad name", Search: "http://" + w.social + "/search?q={keyword}&page={page}", Keywords: []string{"x"}}
-	if _, err := e.Steer(spaced); err == nil || !strings.Contains(err.Error(), "name has a space") {
+	if _, err := e.Steer(spaced); err == nil || !strings.Contains(err.Error(), "has a space") {
 		t.Errorf("site add social with the name %q: %v, want it refused for its space", spaced.Site, err)
 	}
 	before := sitesByName(e.Snapshot().Sites)

@@ -438,15 +438,16 @@ func (c *Coverage) Import(states map[string]CoverState) (skipped int) {
 			skipped++
 			continue
 		}
-		if old := c.sites[name]; old != nil && old.watched {
-			c.watched--
-		}
-		if c.watched >= maxSites {
+		old := c.sites[name]
+		replaces := old != nil && old.watched
+		if !replaces && c.watched >= maxSites {
 			skipped++
 			continue
 		}
 		c.sites[name] = s
-		c.watched++
+		if !replaces {
+			c.watched++
+		}
 	}
 	return skipped
 }
