@@ -1,0 +1,5 @@
+//go:build !race
+
+package blockpage
+
+const raceEnabled = false
