@@ -1,6 +1,7 @@
 package discover
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -30,6 +31,44 @@ func FuzzParse(f *testing.F) {
 			if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
 				t.Fatalf("entry %q is not an http(s) URL", e.URL)
 			}
+		}
+	})
+}
+
+// FuzzCoverageImport: whatever a damaged store holds as coverage state, Import
+// takes it or leaves it out without a panic, and the crawl's next reads of the
+// site (Observe, Forget, Export) work on what it took.
+func FuzzCoverageImport(f *testing.F) {
+	c := &Coverage{}
+	w := &coverWeb{n: 30}
+	for range 30 {
+		w.n++
+		c.Observe("example.com", "front", w.latest(20, nil))
+		c.Observe("example.com", "sitemap", w.latest(100, func(i int) bool { return i%2 == 0 }))
+	}
+	good, _ := json.Marshal(c.Export())
+	f.Add(good)
+	f.Add([]byte(`{"example.com":{"sources":[{"url":"a","ring":"AAAA"},{"url":"b"}]}}`))
+	f.Add([]byte(`{"x":{"sources":[{"url":"a","size":-1},{"url":"a"}]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var states map[string]CoverState
+		if json.Unmarshal(data, &states) != nil {
+			return
+		}
+		c := &Coverage{}
+		c.Import(states)
+		for site, st := range states {
+			for _, s := range st.Sources {
+				c.Observe(site, s.URL, []uint64{1, 2, 3})
+				c.Observe(site, s.URL, nil)
+			}
+			c.Shadowed(site)
+			if len(st.Sources) > 0 {
+				c.Forget(site, st.Sources[0].URL)
+			}
+		}
+		if _, err := json.Marshal(c.Export()); err != nil {
+			t.Fatal(err)
 		}
 	})
 }
