@@ -29,6 +29,44 @@ func (w *coverWeb) latest(n int, keep func(int) bool) []uint64 {
 	return out
 }
 
+// ownHost keeps the stories of a sitemap that may speak only for its own host
+// (every other one).
+func ownHost(i int) bool { return i%2 == 0 }
+
+// frontAndOwnHostSitemap reads a front page linking the newest 20 stories of every
+// section each step, and a sitemap of its own host's newest sitemapURLs stories
+// every third step, for steps steps: the front page comes to cover the sitemap. It
+// returns the last read's verdict.
+func frontAndOwnHostSitemap(c *Coverage, w *coverWeb, steps, sitemapURLs int) (got map[string]string) {
+	for step := range steps {
+		w.n++
+		got = c.Observe("example.com", "front", w.latest(20, nil))
+		if step%3 == 0 {
+			got = c.Observe("example.com", "sitemap", w.latest(sitemapURLs, ownHost))
+		}
+	}
+	return got
+}
+
+// freezeFront makes the front page stop changing (a redesign that dropped the
+// article list) while the shadowed sitemap is read at the longest interval, until
+// the sitemap stands again or 200 steps pass. It returns the last verdict and the
+// sitemap's reads.
+func freezeFront(c *Coverage, w *coverWeb) (got map[string]string, reads int) {
+	frozen := w.latest(20, nil)
+	for step := range 200 {
+		w.n++
+		if got = c.Observe("example.com", "front", frozen); got["sitemap"] == "" {
+			break
+		}
+		if step%24 == 0 { // the sitemap at the longest interval
+			reads++
+			got = c.Observe("example.com", "sitemap", w.latest(100, ownHost))
+		}
+	}
+	return got, reads
+}
+
 func TestCoverageShadowsASourceAnotherListsFirst(t *testing.T) {
 	// A front page linking the newest 20 articles of every section, read every
 	// step; a sitemap that may speak only for its own host (every other article),
@@ -36,16 +74,7 @@ func TestCoverageShadowsASourceAnotherListsFirst(t *testing.T) {
 	// listed already: it is shadowed, by the front page. The front page is not: half
 	// of what it lists the sitemap never does.
 	c := &Coverage{}
-	w := &coverWeb{n: 30}
-	even := func(i int) bool { return i%2 == 0 }
-	var got map[string]string
-	for step := range 60 {
-		w.n++
-		got = c.Observe("example.com", "front", w.latest(20, nil))
-		if step%3 == 0 {
-			got = c.Observe("example.com", "sitemap", w.latest(1000, even))
-		}
-	}
+	got := frontAndOwnHostSitemap(c, &coverWeb{n: 30}, 60, 1000)
 	if got["sitemap"] != "front" || len(got) != 1 {
 		t.Fatalf("shadowed %v, want the sitemap shadowed by the front page only", got)
 	}
@@ -95,31 +124,10 @@ func TestCoverageLetsAShadowedSourceBackWhenTheOtherStopsListing(t *testing.T) {
 	// and is read at its own rate again.
 	c := &Coverage{}
 	w := &coverWeb{n: 30}
-	even := func(i int) bool { return i%2 == 0 }
-	var got map[string]string
-	for step := range 60 {
-		w.n++
-		c.Observe("example.com", "front", w.latest(20, nil))
-		if step%3 == 0 {
-			got = c.Observe("example.com", "sitemap", w.latest(100, even))
-		}
-	}
-	if got["sitemap"] != "front" {
+	if got := frontAndOwnHostSitemap(c, w, 60, 100); got["sitemap"] != "front" {
 		t.Fatalf("shadowed %v, want the sitemap shadowed first", got)
 	}
-	frozen := w.latest(20, nil)
-	reads := 0
-	for step := range 200 {
-		w.n++
-		got = c.Observe("example.com", "front", frozen)
-		if got["sitemap"] == "" {
-			break
-		}
-		if step%24 == 0 { // the sitemap at the longest interval
-			reads++
-			got = c.Observe("example.com", "sitemap", w.latest(100, even))
-		}
-	}
+	got, reads := freezeFront(c, w)
 	if got["sitemap"] != "" {
 		t.Fatalf("the sitemap is still shadowed by a front page that no longer lists anything new: %v", got)
 	}
@@ -132,15 +140,7 @@ func TestCoverageForgetsASourceThatIsNoLongerPolled(t *testing.T) {
 	// The front page shadows the sitemap, then is no longer a source (its site's
 	// feeds cover it): the sitemap is not shadowed by something nobody reads.
 	c := &Coverage{}
-	w := &coverWeb{n: 30}
-	even := func(i int) bool { return i%2 == 0 }
-	for step := range 60 {
-		w.n++
-		c.Observe("example.com", "front", w.latest(20, nil))
-		if step%3 == 0 {
-			c.Observe("example.com", "sitemap", w.latest(100, even))
-		}
-	}
+	frontAndOwnHostSitemap(c, &coverWeb{n: 30}, 60, 100)
 	if got := c.Shadowed("example.com"); got["sitemap"] != "front" {
 		t.Fatalf("shadowed %v, want the sitemap shadowed first", got)
 	}
@@ -291,14 +291,7 @@ func TestCoverageShadowsOnlyByStandingSources(t *testing.T) {
 func TestCoverageIsKeptAcrossARestart(t *testing.T) {
 	c := &Coverage{}
 	w := &coverWeb{n: 30}
-	even := func(i int) bool { return i%2 == 0 }
-	for step := range 60 {
-		w.n++
-		c.Observe("example.com", "front", w.latest(20, nil))
-		if step%3 == 0 {
-			c.Observe("example.com", "sitemap", w.latest(100, even))
-		}
-	}
+	frontAndOwnHostSitemap(c, w, 60, 100)
 	b, err := json.Marshal(c.Export())
 	if err != nil {
 		t.Fatal(err)
@@ -321,21 +314,10 @@ func TestCoverageIsKeptAcrossARestart(t *testing.T) {
 		w.n++
 		r.Observe("example.com", "front", w.latest(20, nil))
 	}
-	if got := r.Observe("example.com", "sitemap", w.latest(100, even)); got["sitemap"] != "front" {
+	if got := r.Observe("example.com", "sitemap", w.latest(100, ownHost)); got["sitemap"] != "front" {
 		t.Errorf("the first reads after the restart let the sitemap back: %v", got)
 	}
-	frozen := w.latest(20, nil)
-	var got map[string]string
-	for step := range 200 {
-		w.n++
-		if got = r.Observe("example.com", "front", frozen); got["sitemap"] == "" {
-			break
-		}
-		if step%24 == 0 {
-			got = r.Observe("example.com", "sitemap", w.latest(100, even))
-		}
-	}
-	if got["sitemap"] != "" {
+	if got, _ := freezeFront(r, w); got["sitemap"] != "" {
 		t.Errorf("after a restart the sitemap stays shadowed by a front page that no longer lists anything new: %v", got)
 	}
 
