@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"sort"
@@ -939,7 +941,10 @@ func (m *masterRuntime) checkNodes(now time.Time) {
 // others, its egresses back to the table. Caller holds e.mu.
 func (m *masterRuntime) bury(n *node) {
 	n.state = NodeDead
-	for _, t := range n.held {
+	// Newest hand-out first, as requeue puts each first in line: they go back in
+	// the order they were handed out (leases grow).
+	held := slices.SortedFunc(maps.Values(n.held), func(a, b frontier.Task) int { return cmp.Compare(b.Lease, a.Lease) })
+	for _, t := range held {
 		m.unhand(n, t)
 		m.requeue(t)
 	}
