@@ -8,7 +8,7 @@ import (
 )
 
 // TestMasterRestartKeepsWorkersResults: the master stops mid-crawl and a new one
-// starts on the same database and NATS server; the worker, still running, rejoins by
+// starts on the same database (no seeds given) and NATS server; the worker, still running, rejoins by
 // itself and the crawl finishes with every page of a single-process crawl. Its results
 // for the new master's hand-outs must reach it even though the worker published
 // results for the old master's hand-outs moments before.
@@ -19,6 +19,9 @@ func TestMasterRestartKeepsWorkersResults(t *testing.T) {
 	if err := c.master.Close(); err != nil {
 		t.Fatal(err)
 	}
+	// Restarted on its database alone, as after a kill -9: its queued URLs are
+	// the crawl (it refused to start, "nothing to crawl", without the seeds).
+	c.opts.Seeds = nil
 	c.startMaster()
 	stats := c.waitDone(60 * time.Second)
 	want := uniqueCrawl(t, c.sb)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 
@@ -84,8 +85,19 @@ func (e *Engine) queueSeeds(seeds []string, sources []revisit.Item) error {
 		urls = append(urls, e.linkRecord(n, 0, 0))
 	}
 	e.mu.Lock()
-	resumable := e.board.Queued() > 0 || e.q.spillFrom != 0
+	resumable := e.queuedLen() > 0 || e.q.spillFrom != 0 // a master's queue is its units' (the board has none)
 	e.mu.Unlock()
+	if resumable && len(seeds) == 0 && e.st != nil {
+		// Resumed on its database alone (after a kill -9, say): the scope is the
+		// sites of the seeds it was started with, or every link would be off-site.
+		hosts, err := e.st.SeedHosts()
+		if err != nil {
+			return fmt.Errorf("resume: the seeds' hosts unreadable: %w", err)
+		}
+		for _, h := range hosts {
+			e.scope.AddSeed("http://" + h + "/")
+		}
+	}
 	if len(urls) == 0 && !resumable {
 		if len(bad) > 0 {
 			return &SeedError{Bad: bad}

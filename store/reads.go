@@ -142,6 +142,14 @@ func (s *Store) PageURLs() ([]string, error) {
 	return s.strings(`SELECT url FROM pages ORDER BY url`)
 }
 
+// SeedHosts lists the hosts of the crawl's seeds (URLs at depth 0 that no page
+// linked to: seeds, entries and searches, steered seeds): what a crawl resumed
+// without its seeds scopes itself by. It scans the URL table: called once, at a
+// start without seeds.
+func (s *Store) SeedHosts() ([]string, error) {
+	return s.strings(`SELECT DISTINCT host FROM urls WHERE depth = 0 AND parent_hash = 0 ORDER BY host`)
+}
+
 // strings runs a read query of one text column and returns its values in order.
 func (s *Store) strings(q string, args ...any) ([]string, error) {
 	rows, err := s.rdb.QueryContext(context.Background(), q, args...)
