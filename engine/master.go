@@ -334,8 +334,14 @@ func (m *masterRuntime) signal() {
 func (m *masterRuntime) pick(unit string) string {
 	kind := unitKind(unit)
 	best, bestKind, bestN := "", 0, 0
+	// A paused worker takes new work only when no worker is active: the operator
+	// paused it, and its lanes would hold the unit paused.
+	anyActive := false
+	for _, n := range m.nodes {
+		anyActive = anyActive || n.state == NodeActive
+	}
 	for name, n := range m.nodes {
-		if n.state != NodeActive && n.state != NodePaused {
+		if n.state != NodeActive && (n.state != NodePaused || anyActive) {
 			continue
 		}
 		k := len(n.units)

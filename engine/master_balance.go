@@ -65,12 +65,14 @@ func (m *masterRuntime) planBalance() (RebalancePlan, error) {
 	plan := RebalancePlan{Workers: true}
 	var live []string
 	for _, name := range sortedKeys(m.nodes) {
-		if n := m.nodes[name]; n.state == NodeActive || n.state == NodePaused {
+		// A paused worker is left out, its units with it: moving work onto it
+		// would hold that work paused (its own units stay until it resumes).
+		if n := m.nodes[name]; n.state == NodeActive {
 			live = append(live, name)
 		}
 	}
 	if len(live) < 2 {
-		plan.Summary = fmt.Sprintf("%d live worker: nothing to balance", len(live))
+		plan.Summary = fmt.Sprintf("%d active worker: nothing to balance", len(live))
 		return plan, nil
 	}
 	index := map[string]int{}

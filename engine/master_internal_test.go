@@ -122,6 +122,28 @@ func TestBalancePlanAndApply(t *testing.T) {
 	}
 	e.mu.Unlock()
 
+	// A worker the operator paused gets no units: its lanes would hold them
+	// paused (a walkthrough saw the plan move a site onto one). Nor does the
+	// unit of a new site go there.
+	e.mu.Lock()
+	m.nodes["w3"].state = NodePaused
+	e.mu.Unlock()
+	if p, err := m.planBalance(); err != nil {
+		t.Fatal(err)
+	} else {
+		for _, mv := range p.Units {
+			if mv.To == "w3" || mv.From == "w3" {
+				t.Errorf("plan moves %s from %s to %s while w3 is paused", mv.Unit, mv.From, mv.To)
+			}
+		}
+	}
+	e.mu.Lock()
+	if got := m.pick("new.test"); got == "w3" {
+		t.Errorf("a new site went to the paused w3")
+	}
+	m.nodes["w3"].state = NodeActive
+	e.mu.Unlock()
+
 	p, err := m.planBalance()
 	if err != nil {
 		t.Fatal(err)
