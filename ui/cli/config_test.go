@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,5 +62,27 @@ func TestFlagsOverrideConfig(t *testing.T) {
 	}
 	if _, code, done := newCrawlFlags("crawl", "", &strings.Builder{}).parse([]string{"--lanes", "0"}); !done || code != ExitUsage {
 		t.Fatalf("--lanes 0 must be a usage error (exit 2), got done=%v code=%d", done, code)
+	}
+}
+
+// An unknown --theme is a usage error before anything starts: no database is
+// created, no URL queued (it was found only when the console opened, after the
+// crawl had begun; and never with --headless).
+func TestUnknownThemeRefusedBeforeTheCrawl(t *testing.T) {
+	for _, cmd := range []string{"crawl", "demo"} {
+		t.Run(cmd, func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "t.db")
+			args := []string{cmd, "--theme", "solarized", "--headless", "--db", db}
+			if cmd == "crawl" {
+				args = append(args, "http://127.0.0.1:9/")
+			}
+			var stderr strings.Builder
+			if code := Main(args, io.Discard, &stderr); code != ExitUsage || !strings.Contains(stderr.String(), `unknown theme "solarized"`) {
+				t.Errorf("exit %d, %q; want %d naming the theme", code, stderr.String(), ExitUsage)
+			}
+			if _, err := os.Stat(db); err == nil {
+				t.Errorf("the database was created for a refused start")
+			}
+		})
 	}
 }

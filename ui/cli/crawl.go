@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/crawlconsole/crawlconsole/themes"
 	"io"
 	"os"
 	"sort"
@@ -60,6 +61,9 @@ func newCrawlFlags(name, usageLine string, stderr io.Writer) *crawlFlags {
 // options builds engine options: defaults -> config file -> flags (only those given).
 func (c *crawlFlags) options(positional []string) (engine.Options, error) {
 	opts := engine.DefaultOptions()
+	if err := checkTheme(c.theme); err != nil {
+		return opts, err
+	}
 	if c.config != "" {
 		if err := loadConfig(c.config, &opts); err != nil {
 			return opts, err
@@ -330,4 +334,14 @@ func writeStats(path string, st engine.Stats, extra func(map[string]any)) error 
 		return err
 	}
 	return os.WriteFile(path, append(out, '\n'), 0o644)
+}
+
+// checkTheme refuses an unknown --theme before anything starts (it was found only
+// when the console opened, after the crawl had begun and created its database; and
+// never with --headless).
+func checkTheme(name string) error {
+	if _, ok := themes.Lookup(name); !ok && name != "" {
+		return fmt.Errorf("--theme: unknown theme %q (have %s)", name, strings.Join(themes.Names(), ", "))
+	}
+	return nil
 }

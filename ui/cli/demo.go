@@ -58,6 +58,10 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "crawlconsole demo: %v\n", err)
 		return ExitUsage
 	}
+	if err := checkTheme(*theme); err != nil {
+		fmt.Fprintf(stderr, "crawlconsole demo: %v\n", err)
+		return ExitUsage
+	}
 	cfg := sandbox.DefaultConfig()
 	cfg.Seed, cfg.Hosts, cfg.Scale = *seed, *hosts, *scale
 	sb, err := sandbox.Start(cfg)
