@@ -298,7 +298,9 @@ func (p *nodesPane) summary() string {
 	rate := 0.0
 	for _, n := range p.nodes {
 		count[n.State]++
-		rate += n.PagesPerSec
+		if n.State != engine.NodeDead { // a dead worker's last heartbeat is no rate
+			rate += n.PagesPerSec
+		}
 	}
 	var states []string
 	for _, s := range []engine.NodeState{engine.NodeActive, engine.NodePaused, engine.NodeLeaving, engine.NodeDead} {
