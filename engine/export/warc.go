@@ -480,10 +480,23 @@ type fileNames struct {
 }
 
 // NewWarcfileName implements gowarc.WarcFileNameGenerator.
+// A name an earlier export in the same second took is passed over: a second export
+// into the same directory (a --since export after a full one) replaced the first's
+// file of the same serial.
 func (g *fileNames) NewWarcfileName() (string, string) {
-	n := g.serial.Add(1)
-	ts := time.Now().UTC().Format("20060102150405")
-	return g.dir, fmt.Sprintf("%s-%s-%05d.warc", g.prefix, ts, n)
+	for {
+		n := g.serial.Add(1)
+		ts := time.Now().UTC().Format("20060102150405")
+		name := fmt.Sprintf("%s-%s-%05d.warc", g.prefix, ts, n)
+		if !exists(filepath.Join(g.dir, name)) && !exists(filepath.Join(g.dir, name+".gz")) {
+			return g.dir, name
+		}
+	}
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // streamSink writes one stream (--out -): a warcinfo record, then the records, each

@@ -96,9 +96,10 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	case *out == "-":
 		rep, err = export.JSONL(st, stdout, export.JSONLOptions{Since: sinceT, Warn: warn, Context: ctx})
 	default:
-		rep, err = jsonlFile(st, filepath.Join(*out, "pages.jsonl"), export.JSONLOptions{Since: sinceT, Warn: warn, Context: ctx})
+		path := jsonlPath(*out, time.Now())
+		rep, err = jsonlFile(st, path, export.JSONLOptions{Since: sinceT, Warn: warn, Context: ctx})
 		if err == nil {
-			rep.Files = []string{filepath.Join(*out, "pages.jsonl")}
+			rep.Files = []string{path}
 		}
 	}
 	if err != nil {
@@ -116,6 +117,23 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "  %s\n", f)
 	}
 	return 0
+}
+
+// jsonlPath is DIR/pages.jsonl, or beside an earlier export's, pages-TIME.jsonl
+// (then -2, -3...): a second export into the same directory (a daily --since
+// export) replaced the first.
+func jsonlPath(dir string, now time.Time) string {
+	path := filepath.Join(dir, "pages.jsonl")
+	for i := 1; ; i++ {
+		if _, err := os.Stat(path); err != nil { // free (or unreadable: Create says why)
+			return path
+		}
+		name := "pages-" + now.UTC().Format("20060102T150405Z")
+		if i > 1 {
+			name += "-" + strconv.Itoa(i)
+		}
+		path = filepath.Join(dir, name+".jsonl")
+	}
 }
 
 // jsonlFile writes the JSONL export to path through a temporary name, renamed when

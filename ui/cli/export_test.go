@@ -92,6 +92,21 @@ func TestExportBesideARunningCrawl(t *testing.T) {
 			t.Fatalf("files %v, report %q", files, stderr.String())
 		}
 	})
+	t.Run("a second export into the same directory keeps the first", func(t *testing.T) {
+		for _, format := range []string{"warc", "jsonl"} {
+			out := filepath.Join(t.TempDir(), format)
+			for range 2 { // within the same second: the WARC serial restarted at 00001
+				var stdout, stderr bytes.Buffer
+				if code := Main([]string{"export", "--db", db, "--format", format, "--out", out}, &stdout, &stderr); code != 0 {
+					t.Fatalf("%s: exit %d: %s", format, code, stderr.String())
+				}
+			}
+			files, _ := filepath.Glob(filepath.Join(out, "*"))
+			if len(files) != 2 {
+				t.Errorf("%s: two exports into one directory left %v, want both files", format, files)
+			}
+		}
+	})
 	t.Run("jsonl to stdout", func(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		if code := Main([]string{"export", "--db", db, "--format", "jsonl", "--out", "-"}, &stdout, &stderr); code != 0 {
