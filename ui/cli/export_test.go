@@ -156,6 +156,16 @@ func TestShowURL(t *testing.T) {
 		Change: &store.RevisitChange{ChangeAt: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC), ChangeDistance: 9,
 			ChangeReason: int(revisit.ReasonText), PrevText: "Hello\nhello planet", Shift: true}})
 	s.SetState("http://a.example/b", store.Failed, 3, "http_4xx")
+	// A page fetched through a redirect: its URL's own exchange is the 302, the
+	// page's is under its final URL.
+	moved := time.Date(2026, 11, 20, 10, 5, 0, 0, time.UTC)
+	s.AddURLs([]store.URL{{URL: "http://a.example/old", Host: "a.example"}}, nil)
+	s.SavePage(store.Page{URL: "http://a.example/old", FinalURL: "http://a.example/new", FetchedAt: moved, Status: 200,
+		ContentType: "text/html", Body: []byte("<p>moved here</p>")}, nil, nil)
+	s.SaveCapture(store.Capture{URL: "http://a.example/old", FetchedAt: moved, Status: 302, StatusLine: "HTTP/1.1 302 Found",
+		RequestHead: "GET /old HTTP/1.1\r\n", ResponseHead: "Location: /new\r\n"})
+	s.SaveCapture(store.Capture{URL: "http://a.example/new", FetchedAt: moved, Status: 200, StatusLine: "HTTP/1.1 200 OK",
+		RequestHead: "GET /new HTTP/1.1\r\n", ResponseHead: "Content-Type: text/html\r\n", Body: []byte("<p>moved here</p>")})
 	s.AddRefusal(store.Refusal{URL: "http://a.example/b", At: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC), Host: "a.example",
 		Egress: "e2", Status: 405, Vendor: "AWS WAF", Evidence: "x-amzn-waf-action: captcha", Action: "pair e2 banned; retried via e1"})
 	if err := s.Flush(); err != nil {
@@ -174,6 +184,8 @@ func TestShowURL(t *testing.T) {
 		{"body after the url", []string{"--db", db, "http://a.example/", "--body"}, []string{"body (", "<p>hello world</p>"}, 0},
 		{"failed url", []string{"--db", db, "http://a.example/b"}, []string{"state  failed", "lane  3", "error kind  http_4xx", "page  not stored",
 			"refusals (1):", "405 via e2  AWS WAF: x-amzn-waf-action: captcha", "then: pair e2 banned; retried via e1"}, 0},
+		{"redirected page", []string{"--db", db, "http://a.example/old"}, []string{"final url  http://a.example/new",
+			"first hop (", "HTTP/1.1 302 Found", "Location: /new", "last exchange (", "http://a.example/new):", "GET /new HTTP/1.1", "HTTP/1.1 200 OK"}, 0},
 		{"normalised form", []string{"--db", db, "HTTP://A.EXAMPLE"}, []string{"url  http://a.example/"}, 0},
 		{"unknown url", []string{"--db", db, "http://z.example/"}, []string{"http://z.example/ is not in"}, 1},
 		{"no url", []string{"--db", db}, []string{"give exactly one URL"}, ExitUsage},

@@ -150,17 +150,16 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if cerr == nil {
-		fmt.Fprintf(stdout, "\nlast exchange (%s, from %s", stamp(capt.FetchedAt), dash(capt.RemoteIP))
-		if capt.Egress != "" {
-			fmt.Fprintf(stdout, " via %s", capt.Egress)
+		// A page fetched through redirects has its exchange under its final URL;
+		// the URL's own is the first hop (a walkthrough saw its 302 shown as the
+		// last exchange of a page stored with status 200).
+		if hasPage && page.FinalURL != "" && page.FinalURL != raw {
+			if final, err := st.LatestCapture(page.FinalURL); err == nil {
+				showExchange(stdout, "first hop", capt)
+				capt = final
+			}
 		}
-		fmt.Fprintln(stdout, "):")
-		indent(stdout, capt.RequestHead)
-		fmt.Fprintln(stdout)
-		indent(stdout, capt.StatusLine+"\r\n"+capt.ResponseHead)
-		if capt.Decoded != "" {
-			fmt.Fprintf(stdout, "  (body kept decoded from %s)\n", capt.Decoded)
-		}
+		showExchange(stdout, "last exchange", capt)
 	} else if hasPage {
 		fmt.Fprintln(stdout, "\nheaders: not kept (stored before captures existed); validators:")
 		fmt.Fprintf(stdout, "  ETag: %s\n  Last-Modified: %s\n", dash(page.ETag), dash(page.LastModified))
@@ -223,5 +222,21 @@ func nextStamp(t time.Time) string {
 func indent(w io.Writer, head string) {
 	for line := range strings.SplitSeq(strings.TrimRight(head, "\r\n"), "\r\n") {
 		fmt.Fprintf(w, "  %s\n", line)
+	}
+}
+
+// showExchange prints one kept exchange: when, from where, the request and response
+// heads.
+func showExchange(w io.Writer, label string, c store.Capture) {
+	fmt.Fprintf(w, "\n%s (%s, from %s", label, stamp(c.FetchedAt), dash(c.RemoteIP))
+	if c.Egress != "" {
+		fmt.Fprintf(w, " via %s", c.Egress)
+	}
+	fmt.Fprintf(w, ", %s):\n", c.URL)
+	indent(w, c.RequestHead)
+	fmt.Fprintln(w)
+	indent(w, c.StatusLine+"\r\n"+c.ResponseHead)
+	if c.Decoded != "" {
+		fmt.Fprintf(w, "  (body kept decoded from %s)\n", c.Decoded)
 	}
 }
