@@ -176,3 +176,29 @@ func TestHintCapsAreValidated(t *testing.T) {
 		}
 	}
 }
+
+// Negative rotation and DNS settings were taken silently as the defaults (a
+// walkthrough's config with per_node: -1, dns.workers: -1, dns.timeout: -1s); a
+// max_ttl below min_ttl named the cache's field, not the config key.
+func TestRotationAndDNSSettingsAreValidated(t *testing.T) {
+	for key, set := range map[string]func(*Options){
+		"rotation.per_node":    func(o *Options) { o.Rotation.PerNode = -1 },
+		"rotation.disable_for": func(o *Options) { o.Rotation.DisableFor = -2 * time.Hour },
+		"dns.workers":          func(o *Options) { o.DNS.Workers = -1 },
+		"dns.min_ttl, max_ttl, slow_threshold and timeout": func(o *Options) { o.DNS.Timeout = -time.Second },
+		"dns.max_ttl 1m0s is below dns.min_ttl 5m0s":       func(o *Options) { o.DNS.MinTTL, o.DNS.MaxTTL = 5*time.Minute, time.Minute },
+	} {
+		o := DefaultOptions()
+		o.Seeds = []string{"http://example.com/"}
+		o.DB = filepath.Join(t.TempDir(), "c.db")
+		set(&o)
+		if err := o.Validate(); err == nil || !strings.Contains(err.Error(), key) {
+			t.Errorf("%s: Validate() = %v, want an error naming it", key, err)
+		}
+	}
+	d := DefaultOptions()
+	d.Seeds, d.DB = []string{"http://example.com/"}, filepath.Join(t.TempDir(), "c.db")
+	if err := d.Validate(); err != nil {
+		t.Errorf("the defaults do not validate: %v", err)
+	}
+}

@@ -219,6 +219,18 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("dedupe.lru_size must be at least 16, got %d", o.Dedupe.LRUSize)
 	case o.QueueMemory < 100:
 		return fmt.Errorf("queue_memory must be at least 100, got %d", o.QueueMemory)
+	case o.Rotation.PerNode < 0:
+		return fmt.Errorf("rotation.per_node must be >= 0 (0 = every egress), got %d", o.Rotation.PerNode)
+	case o.Rotation.DisableFor < 0 || o.Rotation.PairBanFor < 0 || o.Rotation.FaultCooldown < 0:
+		return fmt.Errorf("rotation.disable_for, pair_ban_for and fault_cooldown must be >= 0 (0 = default), got %v, %v, %v",
+			o.Rotation.DisableFor, o.Rotation.PairBanFor, o.Rotation.FaultCooldown)
+	case o.DNS.MinTTL < 0 || o.DNS.MaxTTL < 0 || o.DNS.SlowThreshold < 0 || o.DNS.Timeout < 0:
+		return fmt.Errorf("dns.min_ttl, max_ttl, slow_threshold and timeout must be >= 0 (0 = default), got %v, %v, %v, %v",
+			o.DNS.MinTTL, o.DNS.MaxTTL, o.DNS.SlowThreshold, o.DNS.Timeout)
+	case o.DNS.Workers < 0:
+		return fmt.Errorf("dns.workers must be >= 0 (0 = default, 512), got %d", o.DNS.Workers)
+	case o.DNS.MinTTL > 0 && o.DNS.MaxTTL > 0 && o.DNS.MaxTTL < o.DNS.MinTTL:
+		return fmt.Errorf("dns.max_ttl %v is below dns.min_ttl %v", o.DNS.MaxTTL, o.DNS.MinTTL)
 	case o.Balance.Every < 0 || o.Balance.Threshold < 0 || o.Balance.CounterThreshold < 0 || o.Balance.IterationThreshold < 0:
 		return fmt.Errorf("balance.every, threshold, counter_threshold and iteration_threshold must be >= 0 (0 = default), got %+v", o.Balance)
 	}

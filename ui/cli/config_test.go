@@ -86,3 +86,17 @@ func TestUnknownThemeRefusedBeforeTheCrawl(t *testing.T) {
 		})
 	}
 }
+
+// A negative --duration was taken as no limit.
+func TestNegativeDurationRefused(t *testing.T) {
+	for _, cmd := range []string{"crawl", "demo"} {
+		args := []string{cmd, "--duration", "-1s", "--headless", "--db", filepath.Join(t.TempDir(), "t.db")}
+		if cmd == "crawl" {
+			args = append(args, "http://127.0.0.1:9/")
+		}
+		var stderr strings.Builder
+		if code := Main(args, io.Discard, &stderr); code != ExitUsage || !strings.Contains(stderr.String(), "--duration must be >= 0") {
+			t.Errorf("%s: exit %d, %q; want %d naming --duration", cmd, code, stderr.String(), ExitUsage)
+		}
+	}
+}

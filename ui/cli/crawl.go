@@ -64,6 +64,9 @@ func (c *crawlFlags) options(positional []string) (engine.Options, error) {
 	if err := checkTheme(c.theme); err != nil {
 		return opts, err
 	}
+	if c.duration < 0 {
+		return opts, fmt.Errorf("--duration must be >= 0 (0 = no limit), got %v", c.duration)
+	}
 	if c.config != "" {
 		if err := loadConfig(c.config, &opts); err != nil {
 			return opts, err

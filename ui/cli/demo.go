@@ -58,6 +58,10 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "crawlconsole demo: %v\n", err)
 		return ExitUsage
 	}
+	if *duration < 0 {
+		fmt.Fprintf(stderr, "crawlconsole demo: --duration must be >= 0 (0 = until quit), got %v\n", *duration)
+		return ExitUsage
+	}
 	if err := checkTheme(*theme); err != nil {
 		fmt.Fprintf(stderr, "crawlconsole demo: %v\n", err)
 		return ExitUsage
