@@ -163,13 +163,26 @@ func TestHintCapsAreValidated(t *testing.T) {
 	if d.Fetch.MaxRetryAfter != time.Hour || d.Fetch.MaxCrawlDelay != time.Minute {
 		t.Fatalf("defaults %v, %v: want 1h, 60s", d.Fetch.MaxRetryAfter, d.Fetch.MaxCrawlDelay)
 	}
-	for key, set := range map[string]func(*Options){
+	refusedNaming(t, map[string]func(*Options){
 		"fetch.max_retry_after": func(o *Options) { o.Fetch.MaxRetryAfter = 0 },
 		"fetch.max_crawl_delay": func(o *Options) { o.Fetch.MaxCrawlDelay = -time.Second },
-	} {
-		o := DefaultOptions()
-		o.Seeds = []string{"http://example.com/"}
-		o.DB = filepath.Join(t.TempDir(), "c.db")
+	})
+}
+
+// validOptions are the defaults with a seed and a database: they validate.
+func validOptions(t *testing.T) Options {
+	o := DefaultOptions()
+	o.Seeds = []string{"http://example.com/"}
+	o.DB = filepath.Join(t.TempDir(), "c.db")
+	return o
+}
+
+// refusedNaming checks that each change to valid options fails Validate with an
+// error containing its key.
+func refusedNaming(t *testing.T, cases map[string]func(*Options)) {
+	t.Helper()
+	for key, set := range cases {
+		o := validOptions(t)
 		set(&o)
 		if err := o.Validate(); err == nil || !strings.Contains(err.Error(), key) {
 			t.Errorf("%s: Validate() = %v, want an error naming it", key, err)
@@ -181,23 +194,14 @@ func TestHintCapsAreValidated(t *testing.T) {
 // walkthrough's config with per_node: -1, dns.workers: -1, dns.timeout: -1s); a
 // max_ttl below min_ttl named the cache's field, not the config key.
 func TestRotationAndDNSSettingsAreValidated(t *testing.T) {
-	for key, set := range map[string]func(*Options){
+	refusedNaming(t, map[string]func(*Options){
 		"rotation.per_node":    func(o *Options) { o.Rotation.PerNode = -1 },
 		"rotation.disable_for": func(o *Options) { o.Rotation.DisableFor = -2 * time.Hour },
 		"dns.workers":          func(o *Options) { o.DNS.Workers = -1 },
 		"dns.min_ttl, max_ttl, slow_threshold and timeout": func(o *Options) { o.DNS.Timeout = -time.Second },
 		"dns.max_ttl 1m0s is below dns.min_ttl 5m0s":       func(o *Options) { o.DNS.MinTTL, o.DNS.MaxTTL = 5*time.Minute, time.Minute },
-	} {
-		o := DefaultOptions()
-		o.Seeds = []string{"http://example.com/"}
-		o.DB = filepath.Join(t.TempDir(), "c.db")
-		set(&o)
-		if err := o.Validate(); err == nil || !strings.Contains(err.Error(), key) {
-			t.Errorf("%s: Validate() = %v, want an error naming it", key, err)
-		}
-	}
-	d := DefaultOptions()
-	d.Seeds, d.DB = []string{"http://example.com/"}, filepath.Join(t.TempDir(), "c.db")
+	})
+	d := validOptions(t)
 	if err := d.Validate(); err != nil {
 		t.Errorf("the defaults do not validate: %v", err)
 	}
