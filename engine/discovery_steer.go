@@ -58,11 +58,7 @@ func (e *Engine) withdrawDiscovery(domain string, live bool) int {
 	if len(srcs) == 0 || e.st == nil {
 		return 0
 	}
-	items := make([]revisit.Item, len(srcs))
-	for i, u := range srcs {
-		items[i] = revisit.Item{URL: u, Host: hostOf(u)}
-	}
-	n := e.withdraw(items)
+	n := e.withdraw(sourceItems(srcs))
 	e.st.SetRevisitNext(srcs, revisit.Never)
 	return n
 }
@@ -105,11 +101,7 @@ func (e *Engine) restoreDiscovery(domain string, live bool) int {
 	if len(srcs) == 0 {
 		return 0
 	}
-	items := make([]revisit.Item, len(srcs))
-	for i, u := range srcs {
-		items[i] = revisit.Item{URL: u, Host: hostOf(u)}
-	}
-	e.keepSources(items)
+	e.keepSources(sourceItems(srcs))
 	if !live || e.st == nil {
 		return 0
 	}
@@ -134,6 +126,15 @@ func (e *Engine) restoreDiscovery(domain string, live bool) int {
 		e.logf(LevelWarn, 0, "", "site add: its feeds and sitemaps: %v", err)
 	}
 	return n
+}
+
+// sourceItems are feed and sitemap URLs as the steering queue's items.
+func sourceItems(srcs []string) []revisit.Item {
+	items := make([]revisit.Item, len(srcs))
+	for i, u := range srcs {
+		items[i] = revisit.Item{URL: u, Host: hostOf(u)}
+	}
+	return items
 }
 
 // sourcesOfSite lists a site's feeds and sitemaps (indexes too). Caller holds d.mu.
