@@ -440,10 +440,7 @@ func (e *Engine) Close() error {
 // Stats returns the --stats-json object.
 func (e *Engine) Stats() Stats {
 	e.mu.Lock()
-	peak := e.board.Peak()
-	if e.cluster != nil { // a master: its workers' lanes
-		peak = max(peak, e.cluster.lanesPeak)
-	}
+	peak := e.lanesPeak()
 	started := e.startedAt
 	e.mu.Unlock()
 	t := e.c.totals(peak)
@@ -513,21 +510,22 @@ func (e *Engine) broadcast() {
 func (e *Engine) logf(level Level, lane int, host, format string, args ...any) {
 	ev := e.events.add(Event{At: e.now(), Level: level, Lane: lane, Host: host, Msg: fmt.Sprintf(format, args...)})
 	if level >= LevelWarn {
-		select {
-		case e.persist <- ev:
-		default: // the store is behind: the ring still has it
-		}
+		e.persistEvent(ev)
+	}
+}
+
+// persistEvent hands ev to the store's event table without blocking.
+func (e *Engine) persistEvent(ev Event) {
+	select {
+	case e.persist <- ev:
+	default: // the store is behind: the ring still has it
 	}
 }
 
 // logKept is logf for an event the store keeps whatever its level: an operator's
 // steering change, accepted or refused, is the crawl's audit trail.
 func (e *Engine) logKept(level Level, format string, args ...any) {
-	ev := e.events.add(Event{At: e.now(), Level: level, Msg: fmt.Sprintf(format, args...)})
-	select {
-	case e.persist <- ev:
-	default: // the store is behind: the ring still has it
-	}
+	e.persistEvent(e.events.add(Event{At: e.now(), Level: level, Msg: fmt.Sprintf(format, args...)}))
 }
 
 // persistEvents writes warnings and errors to the store until the engine stops.
@@ -588,4 +586,14 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// lanesPeak is the most lanes alive at once: the board's, or on a master its
+// workers' (the master's board has none). Caller holds e.mu.
+func (e *Engine) lanesPeak() int {
+	peak := e.board.Peak()
+	if e.cluster != nil {
+		peak = max(peak, e.cluster.lanesPeak)
+	}
+	return peak
 }

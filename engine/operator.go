@@ -87,10 +87,7 @@ func (e *Engine) Snapshot() Snapshot {
 		dnsView = e.cluster.dnsView(now)
 		workerRefused = e.cluster.workerRefusals()
 	}
-	peak := e.board.Peak()
-	if e.cluster != nil { // a master: its workers' lanes
-		peak = max(peak, e.cluster.lanesPeak)
-	}
+	peak := e.lanesPeak()
 	e.mu.Unlock()
 	s.Totals = e.c.totals(peak)
 	s.Totals.Refused += workerRefused

@@ -259,16 +259,17 @@ func (e *Engine) steerSiteRm(s *Steer, live bool) (string, error) {
 func (e *Engine) steerKeywordAdd(s *Steer, live bool) (string, error) {
 	book := e.sites.Load()
 	kw := strings.TrimSpace(strings.Join(s.Keywords, " "))
+	same, has := sameKeyword(book.keywords[s.Site], kw)
 	cur := book.byName[s.Site]
 	switch {
 	case cur == nil:
 		return "", fmt.Errorf("keyword add: no site named %q (sites: %s)", s.Site, siteNames(book))
 	case kw == "":
 		return "", errors.New("keyword add: an empty keyword")
-	case slices.ContainsFunc(book.keywords[s.Site], func(k string) bool { return strings.EqualFold(k, kw) }):
+	case has:
 		// Keywords match pages regardless of case (siteBook.matches): "Storm"
 		// beside "storm" would only search the same thing twice.
-		return "", fmt.Errorf("keyword add: %s already has keyword %q (keywords match regardless of case)", s.Site, sameKeyword(book.keywords[s.Site], kw))
+		return "", fmt.Errorf("keyword add: %s already has keyword %q (keywords match regardless of case)", s.Site, same)
 	}
 	sites := slices.Clone(book.sites)
 	dropped := cloneDropped(book.dropped)
@@ -296,7 +297,7 @@ func (e *Engine) steerKeywordAdd(s *Steer, live bool) (string, error) {
 // results already collected for it are kept.
 func (e *Engine) steerKeywordRm(s *Steer, live bool) (string, error) {
 	book := e.sites.Load()
-	kw := sameKeyword(book.keywords[s.Site], strings.TrimSpace(strings.Join(s.Keywords, " ")))
+	kw, _ := sameKeyword(book.keywords[s.Site], strings.TrimSpace(strings.Join(s.Keywords, " ")))
 	s.Keywords = []string{kw} // as the site spells it, for the steering log's folds
 	cur := book.byName[s.Site]
 	switch {
@@ -452,12 +453,12 @@ func (e *Engine) queueSources(items []revisit.Item, now time.Time) int {
 }
 
 // sameKeyword returns the keyword of list that kw names regardless of case (as the
-// site spells it), or kw when none does.
-func sameKeyword(list []string, kw string) string {
+// site spells it) and true, or kw and false when none does.
+func sameKeyword(list []string, kw string) (string, bool) {
 	if i := slices.IndexFunc(list, func(k string) bool { return strings.EqualFold(k, kw) }); i >= 0 {
-		return list[i]
+		return list[i], true
 	}
-	return kw
+	return kw, false
 }
 
 // queuedNote says how many of a steering change's sources were queued, and that the
