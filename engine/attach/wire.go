@@ -59,15 +59,15 @@ type subjects struct {
 }
 
 func subjectsOf(prefix string) (subjects, error) {
-	if err := checkPrefix(prefix); err != nil {
+	if err := CheckPrefix(prefix); err != nil {
 		return subjects{}, err
 	}
 	return subjects{prefix + snapshotSuffix, prefix + eventsSuffix, prefix + controlSuffix}, nil
 }
 
-// checkPrefix accepts a literal NATS subject: dot-separated tokens, no wildcards,
-// no white space.
-func checkPrefix(prefix string) error {
+// CheckPrefix accepts a literal NATS subject: dot-separated tokens, no wildcards,
+// no white space (ctl checks --prefix with it before connecting).
+func CheckPrefix(prefix string) error {
 	if prefix == "" {
 		return errors.New("attach: empty subject prefix")
 	}

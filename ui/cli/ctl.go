@@ -123,14 +123,12 @@ func flagAfterCommand(fs *flag.FlagSet, args []string) string {
 	return ""
 }
 
-// checkSubjectPrefix refuses a --prefix that is no literal NATS subject (as
-// engine/attach does, which would only say so once connected).
+// checkSubjectPrefix refuses a --prefix that is no literal NATS subject
+// (attach.CheckPrefix, which would only say so once connected).
 func checkSubjectPrefix(prefix string) error {
-	for _, tok := range strings.Split(prefix, ".") {
-		if tok == "" || tok == "*" || tok == ">" || strings.ContainsAny(tok, " \t\r\n") {
-			return fmt.Errorf("--prefix %q is not a NATS subject prefix (dot-separated words, no wildcards or spaces, e.g. %q)",
-				prefix, engine.DefaultClusterPrefix)
-		}
+	if attach.CheckPrefix(prefix) != nil {
+		return fmt.Errorf("--prefix %q is not a NATS subject prefix (dot-separated words, no wildcards or spaces, e.g. %q)",
+			prefix, engine.DefaultClusterPrefix)
 	}
 	return nil
 }
