@@ -106,50 +106,54 @@ func (p *logPane) add(evs []engine.Event) {
 		p.lastSeq = e.Seq
 	}
 	if over := len(p.events) - p.capacity; over > 0 {
-		// Past the newest half, the oldest debug events go first: lanes opening
-		// and retiring would otherwise push the operator's steering and the
-		// warnings out within a minute or two. Keep the cursor on the same event
-		// while older ones fall off.
-		older := len(p.events) - p.capacity/2 // the newest half always stays
-		debug := 0
-		for i := range p.events[:older] {
-			if p.events[i].Level < engine.LevelInfo {
-				debug++
-			}
-		}
-		dropDebug := min(over, debug)
-		dropRest := over - dropDebug // only once every debug event is gone
-		// The event under the cursor, found again afterwards: debug events after
-		// it may go too, so a count of dropped rows would move it.
-		var at uint64
-		if !p.follow && p.list.cursor >= 0 && p.list.cursor < len(p.rows) {
-			at = p.events[p.rows[p.list.cursor]].Seq
-		}
-		gone := 0 // dropped events the rows showed before the cursor's
-		kept := p.events[:0]
-		for i, e := range p.events {
-			drop := false
-			switch {
-			case i >= older:
-			case e.Level < engine.LevelInfo && dropDebug > 0:
-				drop, dropDebug = true, dropDebug-1
-			case e.Level >= engine.LevelInfo && dropRest > 0:
-				drop, dropRest = true, dropRest-1
-			}
-			if !drop {
-				kept = append(kept, e)
-			} else if p.shows(&e) && e.Seq < at {
-				gone++
-			}
-		}
-		clear(p.events[len(kept):])
-		p.events = kept
-		if !p.follow {
-			p.list.cursor -= gone
-			p.list.offset = max(p.list.offset-gone, 0)
-		}
+		p.trim(over)
 	}
 	p.refilter()
+}
+
+// trim drops over events. Past the newest half, the oldest debug events go first:
+// lanes opening and retiring would otherwise push the operator's steering and the
+// warnings out within a minute or two. The cursor stays on the same event while
+// others fall off.
+func (p *logPane) trim(over int) {
+	older := len(p.events) - p.capacity/2 // the newest half always stays
+	debug := 0
+	for i := range p.events[:older] {
+		if p.events[i].Level < engine.LevelInfo {
+			debug++
+		}
+	}
+	dropDebug := min(over, debug)
+	dropRest := over - dropDebug // only once every debug event is gone
+	// The event under the cursor, found again afterwards: debug events after
+	// it may go too, so a count of dropped rows would move it.
+	var at uint64
+	if !p.follow && p.list.cursor >= 0 && p.list.cursor < len(p.rows) {
+		at = p.events[p.rows[p.list.cursor]].Seq
+	}
+	gone := 0 // dropped events the rows showed before the cursor's
+	kept := p.events[:0]
+	for i, e := range p.events {
+		drop := false
+		switch {
+		case i >= older:
+		case e.Level < engine.LevelInfo && dropDebug > 0:
+			drop, dropDebug = true, dropDebug-1
+		case e.Level >= engine.LevelInfo && dropRest > 0:
+			drop, dropRest = true, dropRest-1
+		}
+		if !drop {
+			kept = append(kept, e)
+		} else if p.shows(&e) && e.Seq < at {
+			gone++
+		}
+	}
+	clear(p.events[len(kept):])
+	p.events = kept
+	if !p.follow {
+		p.list.cursor -= gone
+		p.list.offset = max(p.list.offset-gone, 0)
+	}
 }
 
 // shows says whether e passes the level and the filter (is one of the rows).
