@@ -33,15 +33,23 @@ func decodeConfig(path string, data []byte, opts *engine.Options) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(opts); err != nil && !errors.Is(err, io.EOF) { // EOF: empty file
-		return fmt.Errorf("config %s: %s", path, yamlError(err))
+		return fmt.Errorf("config %s: %s", path, yamlError(err, data))
 	}
 	return nil
 }
 
-var unknownKey = regexp.MustCompile(`line (\d+): field (\S+) not found in type`)
+var (
+	unknownKey = regexp.MustCompile(`line (\d+): field (\S+) not found in type`)
+	// yaml.v3 cuts a long value to its first 7 characters and "...".
+	wrongType = regexp.MustCompile("^line (\\d+): cannot unmarshal !!(\\w+)(?: `(.*)`)? into (\\S+)$")
+)
 
-// yamlError rewrites yaml.v3's messages into ones an operator can act on.
-func yamlError(err error) string {
+// yamlError rewrites yaml.v3's messages into ones an operator can act on: an unknown
+// key is named, and a value of the wrong shape says which key wanted what, in the
+// config's words rather than Go's types (`!!seq into engine.LaneOptions`).
+func yamlError(err error, data []byte) string {
+	var root yaml.Node
+	_ = yaml.Unmarshal(data, &root) // decodes if the typed decode got this far
 	var lines []string
 	for _, l := range strings.Split(err.Error(), "\n") {
 		l = strings.TrimSpace(strings.TrimPrefix(l, "yaml: "))
@@ -50,10 +58,110 @@ func yamlError(err error) string {
 		}
 		if m := unknownKey.FindStringSubmatch(l); m != nil {
 			l = fmt.Sprintf("line %s: unknown key %q (see the config reference in README.md)", m[1], m[2])
+		} else if m := wrongType.FindStringSubmatch(l); m != nil {
+			l = wrongTypeMessage(&root, m[1], m[2], m[3], m[4])
 		}
 		lines = append(lines, l)
 	}
 	return strings.Join(lines, "; ")
+}
+
+// wrongTypeMessage says which key (found by line and value in the parsed document)
+// wanted what and got what.
+func wrongTypeMessage(root *yaml.Node, line, tag, value, goType string) string {
+	n, _ := strconv.Atoi(line)
+	key := keyAt(root, "", n, tag, value)
+	if key == "" {
+		key = "a value"
+	}
+	return fmt.Sprintf("line %s: %s wants %s, got %s", line, key, wantOf(goType), gotOf(tag, value))
+}
+
+// keyAt returns the dotted path (lanes.max, sites[2].name) of the value node on line
+// that matches tag and value, or "".
+func keyAt(n *yaml.Node, path string, line int, tag, value string) string {
+	matches := func(v *yaml.Node) bool {
+		if v.Line != line {
+			return false
+		}
+		switch tag {
+		case "seq":
+			return v.Kind == yaml.SequenceNode
+		case "map":
+			return v.Kind == yaml.MappingNode
+		}
+		if v.Kind != yaml.ScalarNode {
+			return false
+		}
+		if short, ok := strings.CutSuffix(value, "..."); ok {
+			return strings.HasPrefix(v.Value, short)
+		}
+		return v.Value == value
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			if k := keyAt(c, path, line, tag, value); k != "" {
+				return k
+			}
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			p := n.Content[i].Value
+			if path != "" {
+				p = path + "." + p
+			}
+			if v := n.Content[i+1]; matches(v) {
+				return p
+			} else if k := keyAt(v, p, line, tag, value); k != "" {
+				return k
+			}
+		}
+	case yaml.SequenceNode:
+		for i, v := range n.Content {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			if matches(v) {
+				return p
+			} else if k := keyAt(v, p, line, tag, value); k != "" {
+				return k
+			}
+		}
+	}
+	return ""
+}
+
+// wantOf names a Go type as the config's shape.
+func wantOf(goType string) string {
+	switch {
+	case strings.HasPrefix(goType, "[]"):
+		return "a list (one \"- item\" line each, or [a, b])"
+	case strings.HasPrefix(goType, "map["):
+		return "a mapping (\"name: value\" lines)"
+	case goType == "time.Duration":
+		return "a duration with its unit, such as 500ms, 2s or 1h"
+	case goType == "bool":
+		return "true or false"
+	case goType == "string":
+		return "a single value"
+	case strings.HasPrefix(goType, "int"), strings.HasPrefix(goType, "uint"):
+		return "a whole number"
+	case strings.HasPrefix(goType, "float"):
+		return "a number"
+	}
+	return "a mapping of its keys (see the config reference in README.md)"
+}
+
+// gotOf names what the file held.
+func gotOf(tag, value string) string {
+	switch tag {
+	case "seq":
+		return "a list"
+	case "map":
+		return "a mapping"
+	case "null":
+		return "nothing"
+	}
+	return "`" + value + "`"
 }
 
 // readSeeds reads one URL per line; blank lines and #-comments are skipped.

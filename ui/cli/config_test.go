@@ -100,3 +100,23 @@ func TestNegativeDurationRefused(t *testing.T) {
 		}
 	}
 }
+
+// A value of the wrong shape names its key and what it wants in the config's words,
+// not Go's types ("cannot unmarshal !!seq into engine.LaneOptions").
+func TestConfigWrongShapeNamesKeyAndWhatItWants(t *testing.T) {
+	for _, c := range []struct{ yaml, want string }{
+		{"seeds: http://example.com/\n", "line 1: seeds wants a list"},
+		{"lanes: [1, 2]\n", "line 1: lanes wants a mapping of its keys"},
+		{"lanes:\n  max: 4\n  delay_min: 5\n", "line 3: lanes.delay_min wants a duration with its unit"},
+		{"lanes: {max: four}\n", "line 1: lanes.max wants a whole number, got `four`"},
+		{"sites:\n  - name: a\n    keywords: storm\n", "line 3: sites[0].keywords wants a list"},
+	} {
+		path := filepath.Join(t.TempDir(), "c.yaml")
+		os.WriteFile(path, []byte(c.yaml), 0o644)
+		o := engine.DefaultOptions()
+		err := loadConfig(path, &o)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "unmarshal") {
+			t.Errorf("%q: want an error saying %q, got %v", c.yaml, c.want, err)
+		}
+	}
+}
