@@ -61,6 +61,9 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err != nil {
 		return bad("--max-size %q: %v", *maxSize, err)
 	}
+	if *format == "jsonl" && setFlags(fs)["max-size"] {
+		return bad("--max-size rotates WARC files only: a JSONL export is one file (split it with split -l if needed)")
+	}
 	if *format == "jsonl" && *out != "-" {
 		// JSONL is one stream: into DIR/pages.jsonl.
 		if err := checkOutDir(*out); err != nil {

@@ -60,6 +60,7 @@ func TestExportBadFlags(t *testing.T) {
 		{"out under a file", []string{"--db", db, "--format", "jsonl", "--out", filepath.Join(file, "sub")}, "cannot create it"},
 		{"bad since", []string{"--db", db, "--format", "warc", "--out", out, "--since", "yesterday"}, `--since "yesterday": not a time`},
 		{"bad max size", []string{"--db", db, "--format", "warc", "--out", out, "--max-size", "big"}, `--max-size "big": not a size`},
+		{"max size with jsonl", []string{"--db", db, "--format", "jsonl", "--out", out, "--max-size", "10MB"}, "--max-size rotates WARC files only"},
 		{"no db", []string{"--db", filepath.Join(dir, "none.db"), "--format", "warc", "--out", out}, "no such store"},
 		{"unknown flag", []string{"--db", db, "--format", "warc", "--out", out, "--gzip"}, "flag provided but not defined: -gzip"},
 	}
