@@ -19,6 +19,15 @@ import (
 // the figures it last saw (which stop moving).
 const StateUnreachable engine.State = "master unreachable"
 
+// StateCrawlUnreachable is StateUnreachable when the last snapshot came from a
+// one-box crawl's (or demo's) operator port: no master is involved.
+const StateCrawlUnreachable engine.State = "crawl unreachable"
+
+// Unreachable says whether state is one a Client gives a snapshot it could not get.
+func Unreachable(state engine.State) bool {
+	return state == StateUnreachable || state == StateCrawlUnreachable
+}
+
 // DefaultTimeout is how long a Client waits for the master's reply.
 const DefaultTimeout = 2 * time.Second
 
@@ -120,7 +129,8 @@ var zstdDec = func() *zstd.Decoder {
 }()
 
 // Snapshot asks the master for its snapshot. When it cannot get one it returns the
-// last one it got with State StateUnreachable (a zero snapshot before the first).
+// last one it got with State StateUnreachable (a zero snapshot before the first), or
+// StateCrawlUnreachable if that one came from a one-box crawl.
 func (c *Client) Snapshot() engine.Snapshot {
 	body, err := c.request(c.subj.snapshot, nil)
 	var s engine.Snapshot
@@ -143,6 +153,9 @@ func (c *Client) Snapshot() engine.Snapshot {
 		_ = json.Unmarshal(last, &s) // decoded once already; a fresh copy for the caller
 	}
 	s.State = StateUnreachable
+	if last != nil && s.HeartbeatEvery == 0 && len(s.Nodes) == 0 {
+		s.State = StateCrawlUnreachable // a one-box crawl has no workers and no heartbeat
+	}
 	return s
 }
 

@@ -146,3 +146,22 @@ func TestConsoleOverNATS(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'q'}})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 }
+
+// TestUnreachableOneBoxCrawl: a console attached to a one-box crawl's operator port
+// (no workers, no heartbeat) says the crawl is unreachable when it goes away, not a
+// master that was never there.
+func TestUnreachableOneBoxCrawl(t *testing.T) {
+	ns := startNATS(t, 0)
+	stop, err := attach.Serve(connect(t, ns), prefix, fake.New(fake.Config{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := attach.Dial(connect(t, ns), prefix, attach.WithTimeout(300*time.Millisecond))
+	if s := cl.Snapshot(); s.State != engine.StateRunning || len(s.Nodes) != 0 || s.HeartbeatEvery != 0 {
+		t.Fatalf("first snapshot: %s, %d nodes, heartbeat %v (%v)", s.State, len(s.Nodes), s.HeartbeatEvery, cl.Err())
+	}
+	stop()
+	if s := cl.Snapshot(); s.State != attach.StateCrawlUnreachable || !attach.Unreachable(s.State) {
+		t.Fatalf("state %q: want %q", s.State, attach.StateCrawlUnreachable)
+	}
+}

@@ -383,7 +383,7 @@ func runConsole(ctx context.Context, args []string, stdout, stderr io.Writer) in
 // room for the address as well: the state beside it may be "master unreachable".)
 func attachedTitle(ctrl engine.Control) string {
 	switch s := ctrl.Snapshot(); {
-	case s.State == attach.StateUnreachable:
+	case attach.Unreachable(s.State):
 		return "crawlconsole (attached)"
 	case s.HeartbeatEvery > 0:
 		return "crawlconsole master (attached)"
