@@ -178,7 +178,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case controlDoneMsg:
 		if msg.err != nil {
-			m.setStatus("could not "+msg.action+": "+msg.err.Error(), true)
+			m.setStatus(couldNot(msg.action, msg.err), true)
 		} else {
 			m.setStatus(msg.text, false)
 		}
@@ -474,4 +474,15 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// couldNot is the status line of a refused action. The engine's steering errors
+// begin with their command ("seed add: ..."), which the action says already: it is
+// not said twice ("could not seed add X: seed add: ...").
+func couldNot(action string, err error) string {
+	text := err.Error()
+	if verb, rest, ok := strings.Cut(text, ": "); ok && strings.HasPrefix(action, verb+" ") {
+		text = rest
+	}
+	return "could not " + action + ": " + text
 }

@@ -115,3 +115,17 @@ func TestStyledLineFitsByWhatShows(t *testing.T) {
 		t.Errorf("fit to 30 cells gives %q (%d cells), want 30 ending in …", ansi.Strip(cut), w)
 	}
 }
+
+// A refused steering command says its command once: the engine's error begins with
+// it ("seed add: ..."), and the status line had it twice.
+func TestRefusedSteeringSaysItsCommandOnce(t *testing.T) {
+	got := couldNot("seed add http://x.test/", fmt.Errorf("seed add: http://x.test/ is already in this crawl (done); nothing queued"))
+	if want := "could not seed add http://x.test/: http://x.test/ is already in this crawl (done); nothing queued"; got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	// An error that does not repeat the command is kept whole.
+	got = couldNot("rotate lane 3", fmt.Errorf("egress vpn-a: connect: refused"))
+	if want := "could not rotate lane 3: egress vpn-a: connect: refused"; got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
