@@ -108,6 +108,42 @@ const (
 
 type roleKey struct{}
 
+// PrepareServe checks what Serve needs before anything else starts: the key files
+// (at least one key), the host key (created if missing, refused if others can read
+// it) and the listening address. It returns so with its Listener open, so that a
+// crawl is not started only to find it cannot be served; Serve checks the keys again.
+func PrepareServe(so ServeOptions) (ServeOptions, error) {
+	so, _, err := prepareServe(so)
+	return so, err
+}
+
+func prepareServe(so ServeOptions) (ServeOptions, *keyring, error) {
+	so = so.withDefaults()
+	if so.AuthorizedKeysPath == "" {
+		return so, nil, errors.New("serve: an authorized keys file (operators) is required")
+	}
+	keys := &keyring{operators: so.AuthorizedKeysPath, viewers: so.ViewerKeysPath}
+	if ks, err := keys.load(); err != nil {
+		return so, nil, fmt.Errorf("serve: %w", err)
+	} else if len(ks.operators)+len(ks.viewers) == 0 {
+		return so, nil, fmt.Errorf("serve: no public keys in %s %s: nobody could connect", so.AuthorizedKeysPath, so.ViewerKeysPath)
+	}
+	if so.HostKeyPath == "" {
+		return so, nil, errors.New("serve: a host key path is required")
+	}
+	if err := ensureHostKey(so.HostKeyPath); err != nil {
+		return so, nil, fmt.Errorf("serve: host key: %w", err)
+	}
+	if so.Listener == nil {
+		ln, err := net.Listen("tcp", so.Addr)
+		if err != nil {
+			return so, nil, fmt.Errorf("serve: %w", err)
+		}
+		so.Listener = ln
+	}
+	return so, keys, nil
+}
+
 // sessionDrainTimeout bounds how long Serve waits for sessions to end after ctx is
 // done (their connections are already closed; this is only their handlers' exit).
 const sessionDrainTimeout = 5 * time.Second
@@ -116,29 +152,11 @@ const sessionDrainTimeout = 5 * time.Second
 // session and returns. Each session gets its own console (view state, renderer for
 // the client's terminal). The engine keeps running whatever the sessions do.
 func Serve(ctx context.Context, ctrl engine.Control, so ServeOptions) error {
-	so = so.withDefaults()
-	if so.AuthorizedKeysPath == "" {
-		return errors.New("serve: an authorized keys file (operators) is required")
-	}
-	keys := &keyring{operators: so.AuthorizedKeysPath, viewers: so.ViewerKeysPath}
-	if ks, err := keys.load(); err != nil {
-		return fmt.Errorf("serve: %w", err)
-	} else if len(ks.operators)+len(ks.viewers) == 0 {
-		return fmt.Errorf("serve: no public keys in %s %s: nobody could connect", so.AuthorizedKeysPath, so.ViewerKeysPath)
-	}
-	if so.HostKeyPath == "" {
-		return errors.New("serve: a host key path is required")
-	}
-	if err := ensureHostKey(so.HostKeyPath); err != nil {
-		return fmt.Errorf("serve: host key: %w", err)
+	so, keys, err := prepareServe(so)
+	if err != nil {
+		return err
 	}
 	ln := so.Listener
-	if ln == nil {
-		var err error
-		if ln, err = net.Listen("tcp", so.Addr); err != nil {
-			return fmt.Errorf("serve: %w", err)
-		}
-	}
 
 	var sessions sync.WaitGroup
 	track := func(next ssh.Handler) ssh.Handler {

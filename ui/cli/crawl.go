@@ -220,6 +220,17 @@ func run(ctx context.Context, eng *engine.Engine, rc runConfig, stdout, stderr i
 	}
 	if rc.headless {
 		headless(ctx, eng, idle, stdout)
+		if sideErr != nil {
+			// An error from beside the crawl (serve's SSH server) ended it: not a clean exit.
+			select {
+			case err := <-sideErr:
+				sideErr <- err // for the deferred wait
+				if err != nil {
+					code = 1
+				}
+			default:
+			}
+		}
 	} else if err := console(ctx, eng, rc, idle); err != nil {
 		fmt.Fprintf(stderr, "crawlconsole: console: %v\n", err)
 		code = 1

@@ -132,3 +132,57 @@ func TestServeSteersACrawlOverSSH(t *testing.T) {
 		t.Fatalf("no summary line: %q", out.String())
 	}
 }
+
+// TestServeThatCannotServeExitsBeforeCrawling: a taken port, a host key others can
+// read, or an authorized_keys line with options are usage errors (exit 2) found
+// before the crawl starts: nothing is fetched and no store is created. Before, the
+// crawl started, the SSH server failed beside it, and serve exited 0.
+func TestServeThatCannotServeExitsBeforeCrawling(t *testing.T) {
+	fetched := make(chan string, 100)
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fetched <- r.URL.Path
+		fmt.Fprint(w, `<html>hi</html>`)
+	}))
+	defer site.Close()
+	dir := t.TempDir()
+	pub, _, _ := ed25519.GenerateKey(rand.Reader)
+	sp, _ := gossh.NewPublicKey(pub)
+	keys := filepath.Join(dir, "operators")
+	os.WriteFile(keys, gossh.MarshalAuthorizedKey(sp), 0o600)
+	optioned := filepath.Join(dir, "optioned")
+	os.WriteFile(optioned, append([]byte("restrict,from=\"10.0.0.1\" "), gossh.MarshalAuthorizedKey(sp)...), 0o600)
+	openKey := filepath.Join(dir, "open_host_key")
+	os.WriteFile(openKey, []byte("not even a key"), 0o644)
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	free := "127.0.0.1:0"
+
+	for _, c := range []struct {
+		name, addr, hostKey, keys, want string
+	}{
+		{"port taken", taken.Addr().String(), filepath.Join(dir, "hk1"), keys, "address already in use"},
+		{"host key readable by others", free, openKey, keys, "readable by others"},
+		{"authorized key with options", free, filepath.Join(dir, "hk2"), optioned, "options"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			db := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".db")
+			var out, errOut syncBuffer
+			code := runServe(context.Background(), []string{"--ssh", c.addr, "--host-key", c.hostKey,
+				"--authorized-keys", c.keys, "--db", db, "--allow-private", "127.0.0.0/8", site.URL + "/"}, &out, &errOut)
+			if code != ExitUsage || !strings.Contains(errOut.String(), c.want) {
+				t.Fatalf("exit %d, stderr %q: want exit %d saying %q", code, errOut.String(), ExitUsage, c.want)
+			}
+			if _, err := os.Stat(db); err == nil {
+				t.Errorf("a serve that could not serve created its store %s", db)
+			}
+			select {
+			case p := <-fetched:
+				t.Errorf("a serve that could not serve fetched %s", p)
+			default:
+			}
+		})
+	}
+}
