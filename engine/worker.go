@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -45,7 +46,15 @@ type WorkerOptions struct {
 	Resolver fetch.Resolver
 	// JoinTimeout bounds waiting for the master to answer the join (default 30s).
 	JoinTimeout time.Duration
+	// LeaveGrace bounds how long Leave waits for the master's NATS server while the
+	// connection to it is down (default DefaultLeaveGrace).
+	LeaveGrace time.Duration
 }
+
+// DefaultLeaveGrace is how long a leaving worker waits for its master's NATS server
+// to come back while its connection is down (the master killed, or out of reach)
+// before it stops without handing everything back (a LeaveError says what).
+const DefaultLeaveGrace = 5 * time.Second
 
 // Worker is a running worker. Leave ends it gracefully; Close ends it at once (the
 // master reassigns what it held after the heartbeat timeout).
@@ -69,6 +78,13 @@ type Worker struct {
 	quit    chan struct{}
 	bg      sync.WaitGroup
 	rejects cluster.Rejects
+	// ctx ends with Close: the worker's requests and publishes to the master
+	// stop waiting then.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// unacked counts the results given to the publisher that the master's server
+	// has not acknowledged yet (what a leave that gives up did not deliver).
+	unacked atomic.Int64
 
 	mu          sync.Mutex
 	nodePaused  bool       // the operator paused this worker
@@ -92,6 +108,9 @@ func StartWorker(o WorkerOptions) (*Worker, error) {
 	if o.JoinTimeout <= 0 {
 		o.JoinTimeout = 30 * time.Second
 	}
+	if o.LeaveGrace <= 0 {
+		o.LeaveGrace = DefaultLeaveGrace
+	}
 	if _, err := egress.ParseSpecs(o.Egress); err != nil {
 		return nil, err
 	}
@@ -100,6 +119,7 @@ func StartWorker(o WorkerOptions) (*Worker, error) {
 	w := &Worker{o: o, inc: hex.EncodeToString(b[:]), nc: o.Conn.NC, conn: o.Conn,
 		out: make(chan wireResult, 1024), flush: make(chan struct{}), pubDone: make(chan struct{}), quit: make(chan struct{}),
 		ready: make(chan struct{})}
+	w.ctx, w.cancel = context.WithCancel(context.Background())
 	// The control subject is live before the join: the master counts this worker
 	// joined as soon as it answers the join, and may send it a control at once (the
 	// operator's pause, a release); a subscription made after the join was not yet
@@ -190,6 +210,14 @@ func (w *Worker) subject(parts ...string) string {
 	return s
 }
 
+// request asks the master and waits at most timeout for the answer, less if ctx ends
+// first (the worker closing: a request to a master that is away must not hold it).
+func (w *Worker) request(ctx context.Context, subj string, data []byte, timeout time.Duration) (*nats.Msg, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return w.nc.RequestWithContext(ctx, subj, data)
+}
+
 // claim asks the master's account table for one more egress (seed 003 step 3-2-3);
 // the rotation calls it when every egress of the worker was refused.
 func (w *Worker) claim() (egress.Spec, bool) {
@@ -197,7 +225,7 @@ func (w *Worker) claim() (egress.Spec, bool) {
 	if err != nil {
 		return egress.Spec{}, false
 	}
-	msg, err := w.nc.Request(w.subject("egress", "claim"), data, 2*time.Second)
+	msg, err := w.request(w.ctx, w.subject("egress", "claim"), data, 2*time.Second)
 	if err != nil {
 		return egress.Spec{}, false
 	}
@@ -216,7 +244,7 @@ func (w *Worker) join() (*wireJoinReply, error) {
 	}
 	deadline := time.Now().Add(w.o.JoinTimeout)
 	for {
-		msg, err := w.nc.Request(w.subject("join"), req, 2*time.Second)
+		msg, err := w.request(w.ctx, w.subject("join"), req, 2*time.Second)
 		if err == nil {
 			var reply wireJoinReply
 			if err := cluster.Decode(msg.Data, &reply, maxWireMessage); err != nil {
@@ -268,7 +296,7 @@ func (w *Worker) subscribeControl() error {
 // master that restarted has a new task stream (batches live in memory storage), so a
 // rejoin consumes anew.
 func (w *Worker) consumeTasks() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(w.ctx, 10*time.Second)
 	defer cancel()
 	stream := sanitizeStream(w.o.Prefix) + "_TASKS"
 	cons, err := w.conn.EnsureConsumer(ctx, stream, jetstream.ConsumerConfig{
@@ -472,7 +500,7 @@ func (w *Worker) heartbeat() {
 		if err != nil {
 			continue
 		}
-		msg, err := w.nc.Request(w.subject("hb", w.o.Node), data, w.hbEvery)
+		msg, err := w.request(w.ctx, w.subject("hb", w.o.Node), data, w.hbEvery)
 		if err != nil {
 			continue // the master is away; results wait in the publisher
 		}
@@ -572,6 +600,7 @@ func (w *Worker) awaitAcks(pending <-chan pendingResult, done chan<- struct{}) {
 		t := time.NewTimer(ackWait)
 		select {
 		case <-p.ack.Ok():
+			w.unacked.Add(-1)
 		case <-p.ack.Err():
 			w.publishSync(p.data, p.id)
 		case <-t.C:
@@ -603,13 +632,15 @@ func (w *Worker) frame(r wireResult) (data []byte, id string, ok bool) {
 }
 
 // publishSync publishes a framed result, retrying until the master's server takes
-// it (the message ID lets JetStream drop a retry of one it already has).
+// it (the message ID lets JetStream drop a retry of one it already has) or the worker
+// closes.
 func (w *Worker) publishSync(data []byte, id string) {
 	for backoff := 100 * time.Millisecond; ; backoff = min(2*backoff, 2*time.Second) {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(w.ctx, 5*time.Second)
 		_, err := w.conn.JS.Publish(ctx, w.subject("result", w.o.Node), data, jetstream.WithMsgID(id))
 		cancel()
 		if err == nil {
+			w.unacked.Add(-1)
 			return
 		}
 		select {
@@ -622,14 +653,23 @@ func (w *Worker) publishSync(data []byte, id string) {
 
 // Leave ends the worker gracefully: it stops taking tasks, hands back those it has
 // not fetched, finishes the ones in hand, publishes their results and tells the
-// master it is gone. ctx bounds the wait for tasks in hand.
+// master it is gone. ctx bounds the whole wait; so does LeaveGrace while the
+// connection to the master's server is down (the master killed with its embedded
+// server, or out of reach). The worker is closed when Leave returns; a *LeaveError
+// says what the master did not get.
 func (w *Worker) Leave(ctx context.Context) error {
+	lctx, done := w.leaveContext(ctx)
+	defer done()
 	w.stopTasks()
 	e := w.e
 	e.mu.Lock()
 	back := e.offBoard(e.board.TakeAll())
 	e.mu.Unlock()
-	err := w.sendLeave(back, false)
+	handErr := w.sendLeave(lctx, back, false)
+	notBack := 0 // unfetched URLs the master did not confirm taking back
+	if handErr != nil {
+		notBack = len(back)
+	}
 	// Tasks in hand finish and report; lanes retire as the board is empty.
 	for {
 		e.mu.Lock()
@@ -639,42 +679,143 @@ func (w *Worker) Leave(ctx context.Context) error {
 			break
 		}
 		select {
-		case <-ctx.Done():
-			w.Close()
-			return fmt.Errorf("worker: %d fetches still in hand at leave: %w", busy, ctx.Err())
+		case <-lctx.Done():
+			return w.gaveUp(lctx, fmt.Errorf("%d fetches still in hand", busy), notBack)
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
 	close(w.flush)
 	select {
 	case <-w.pubDone:
-	case <-ctx.Done():
+	case <-lctx.Done():
+		return w.gaveUp(lctx, errors.New("results still unpublished"), notBack)
 	}
-	if err2 := w.sendLeave(nil, true); err == nil {
-		err = err2
+	// The final leave buries the worker at the master, which queues again what it
+	// still held: the unfetched URLs too, had the hand-back above failed.
+	if err := w.sendLeave(lctx, nil, true); err != nil {
+		return w.gaveUp(lctx, fmt.Errorf("the master did not confirm the leave: %w", err), notBack)
 	}
 	w.Close()
-	return err
+	return nil
 }
 
-func (w *Worker) sendLeave(tasks []frontier.Task, final bool) error {
+// ErrMasterUnreachable is a LeaveError's cause when the connection to the master's
+// NATS server stayed down for the leave grace (WorkerOptions.LeaveGrace).
+var ErrMasterUnreachable = errors.New("master unreachable")
+
+// LeaveError is Leave's error when the worker stopped before the master had all it
+// held. None of it is lost to the crawl: the master queues those URLs again when it
+// restarts (every URL it had handed out) or declares the worker dead (silent past the
+// heartbeat timeout), and they are fetched again.
+type LeaveError struct {
+	// Cause is why the leave ended early: ErrMasterUnreachable, ctx's error, or the
+	// master not confirming the final leave.
+	Cause error
+	// Results are fetched results the master's server had not acknowledged.
+	Results int
+	// URLs are URLs neither reported nor handed back: unfetched ones the master did
+	// not confirm taking back, and fetches cut short.
+	URLs int
+}
+
+func (e *LeaveError) Error() string {
+	if !e.Lost() {
+		return fmt.Sprintf("%v; every result was delivered and every URL handed back", e.Cause)
+	}
+	return fmt.Sprintf("%v: %d fetched results not delivered, %d URLs not handed back; "+
+		"the master queues their URLs again when it restarts or declares this worker dead", e.Cause, e.Results, e.URLs)
+}
+
+func (e *LeaveError) Unwrap() error { return e.Cause }
+
+// Lost reports whether the master lacks anything of what the worker held.
+func (e *LeaveError) Lost() bool { return e.Results > 0 || e.URLs > 0 }
+
+// gaveUp closes a worker whose leave could not finish (what it was waiting for) and
+// says what the master did not get; notBack are unfetched URLs it did not take back.
+func (w *Worker) gaveUp(lctx context.Context, what error, notBack int) error {
+	cause := what
+	if c := context.Cause(lctx); errors.Is(c, ErrMasterUnreachable) {
+		cause = fmt.Errorf("%w (no connection to its NATS server for %v)", ErrMasterUnreachable, w.o.LeaveGrace)
+	} else if c != nil {
+		cause = fmt.Errorf("%v at leave: %w", what, c)
+	}
+	w.stop() // from here a fetch that ends drops its result: counted as in hand
+	w.e.mu.Lock()
+	cut := w.e.inHand
+	w.e.mu.Unlock()
+	w.Close() // the publisher has stopped once it returns
+	return &LeaveError{Cause: cause, Results: int(w.unacked.Load()), URLs: notBack + cut}
+}
+
+// leaveContext is ctx, also ended (cause ErrMasterUnreachable) once the connection to
+// the master's server has stayed down for LeaveGrace; a reconnect starts it over.
+func (w *Worker) leaveContext(ctx context.Context) (context.Context, func()) {
+	lctx, cancel := context.WithCancelCause(ctx)
+	changed := w.nc.StatusChanged() // before reading the status: no change is missed
+	go func() {
+		defer w.nc.RemoveStatusListener(changed)
+		var grace *time.Timer
+		var expired <-chan time.Time
+		defer func() {
+			if grace != nil {
+				grace.Stop()
+			}
+		}()
+		for {
+			switch up := connUp(w.nc.Status()); {
+			case up && grace != nil:
+				grace.Stop()
+				grace, expired = nil, nil
+			case !up && grace == nil:
+				grace = time.NewTimer(w.o.LeaveGrace)
+				expired = grace.C
+			}
+			select {
+			case <-lctx.Done():
+				return
+			case _, ok := <-changed: // a wake-up: the status is read again
+				if !ok {
+					changed = nil
+				}
+			case <-expired:
+				cancel(ErrMasterUnreachable)
+				return
+			}
+		}
+	}()
+	return lctx, func() { cancel(nil) }
+}
+
+// connUp reports whether a connection in status s reaches its server.
+func connUp(s nats.Status) bool {
+	return s == nats.CONNECTED || s == nats.DRAINING_SUBS || s == nats.DRAINING_PUBS
+}
+
+func (w *Worker) sendLeave(ctx context.Context, tasks []frontier.Task, final bool) error {
 	data, err := cluster.Encode(&wireLeave{Node: w.o.Node, Incarnation: w.inc, Tasks: tasks, Final: final})
 	if err != nil {
 		return err
 	}
-	_, err = w.nc.Request(w.subject("leave"), data, 5*time.Second)
+	_, err = w.request(ctx, w.subject("leave"), data, 5*time.Second)
 	return err
+}
+
+// stop tells the worker's goroutines and lanes to stop waiting for the master.
+func (w *Worker) stop() {
+	w.mu.Lock()
+	if !w.closed {
+		w.closed = true
+		close(w.quit)
+		w.cancel()
+	}
+	w.mu.Unlock()
 }
 
 // Close stops the worker at once, without a leave: the master finds it silent and
 // gives what it held to others.
 func (w *Worker) Close() {
-	w.mu.Lock()
-	if !w.closed {
-		w.closed = true
-		close(w.quit)
-	}
-	w.mu.Unlock()
+	w.stop()
 	w.stopTasks()
 	if w.ctlSub != nil {
 		w.ctlSub.Unsubscribe()
@@ -737,9 +878,18 @@ func (f *remoteFront) send(r wireResult) {
 	f.w.refusalsMu.Lock()
 	r.Refusals, f.w.refusals = f.w.refusals, nil
 	f.w.refusalsMu.Unlock()
-	select { // closed without a leave: the master gives the task to others
+	// Closed without a leave: the master gives the task to others. A result taken
+	// counts as unacknowledged until the master's server acknowledges it.
+	select {
+	case <-f.w.quit:
+		return
+	default:
+	}
+	f.w.unacked.Add(1)
+	select {
 	case f.w.out <- r:
 	case <-f.w.quit:
+		f.w.unacked.Add(-1)
 	}
 }
 

@@ -316,9 +316,8 @@ func (p *groupsPane) View() string {
 					names = append(names, h.Host)
 				}
 			}
-			for _, pr := range g.Parents {
-				tasks += pr.Tasks
-			}
+			// Every task is bound by its host, and by its parent if it has one: the
+			// hosts' counts are the group's tasks (adding the parents' counted most twice).
 			bound := strings.Join(names, ", ")
 			if len(g.Hosts) > len(names) {
 				bound += fmt.Sprintf(" +%d", len(g.Hosts)-len(names))

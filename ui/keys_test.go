@@ -745,3 +745,15 @@ func TestNodesTotalRateLeavesTheDeadOut(t *testing.T) {
 		t.Errorf("summary %q, want the live workers' 1.4 pages/s", got)
 	}
 }
+
+// A group's TASKS is its tasks counted once: each task is bound by its host and by
+// its parent, and the row added both (lane 1: hosts 2 + 3 tasks, parent 1 → 6).
+func TestGroupTasksCountEachTaskOnce(t *testing.T) {
+	h := newHarness(t, 120, 40, Options{})
+	h.press("2")
+	row := h.rowOf("news-00.sandbox.test, news-57")
+	// lane, hosts, parents, tasks
+	if !fieldsInOrder(row, "1", "egress-a", "2", "1", "5", "news-00.sandbox.test,") {
+		t.Errorf("lane 1's group row %q: want 2 hosts, 1 parent, 5 tasks", row)
+	}
+}

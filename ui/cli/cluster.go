@@ -148,6 +148,11 @@ func runMaster(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		statsJSON: c.statsJSON, theme: c.theme, mouse: c.mouse, title: "master", metrics: c.metrics}, stdout, stderr)
 }
 
+// ExitUndelivered is the exit status of a worker that stopped before its master had
+// everything it held (the master was unreachable): the message on stderr counts the
+// results and URLs, which the master queues again itself.
+const ExitUndelivered = 4
+
 // runWorker implements `crawlconsole worker`: lanes, egress rotation, DNS cache and
 // fetching for the hosts its master gives it; no database. SIGTERM or SIGINT is a
 // graceful leave (what it has not fetched goes back to the master).
@@ -169,7 +174,8 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	tf.add(fs)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: crawlconsole worker --join URL --name NAME [--token-file FILE] [--egress SPEC]...\n\n"+
-			"Fetches for a master (crawlconsole master); SIGTERM leaves gracefully.\n\nFlags:\n")
+			"Fetches for a master (crawlconsole master); SIGTERM leaves gracefully (with the master's server\n"+
+			"out of reach for 5 s it stops anyway: exit 4, and a line counting what the master did not get).\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -231,10 +237,17 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	for {
 		select {
 		case <-ctx.Done():
+			// Tasks in hand get a minute to finish; a master whose server is out of
+			// reach, engine.DefaultLeaveGrace to come back.
 			lctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			err := w.Leave(lctx)
 			cancel()
-			if err != nil {
+			var le *engine.LeaveError
+			switch {
+			case errors.As(err, &le) && le.Lost():
+				fmt.Fprintf(stderr, "crawlconsole worker: %s stopped: %v\n", *name, err)
+				return ExitUndelivered
+			case err != nil:
 				fmt.Fprintf(stderr, "crawlconsole worker: leave: %v\n", err)
 				return 1
 			}

@@ -1,0 +1,62 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+)
+
+// TestLeaveWithTheMasterGoneStopsWithinTheGrace: the master's NATS server goes away
+// (a master killed with its embedded server), and a worker told to leave stops within
+// the leave grace and a few seconds, not when its caller's minute for tasks in hand is
+// over (71 s for `crawlconsole worker` before); its LeaveError says the master was
+// unreachable and counts the results it could not deliver, at least the pages it
+// fetched once the server was gone.
+func TestLeaveWithTheMasterGoneStopsWithinTheGrace(t *testing.T) {
+	c := startCluster(t, sandboxConfig(9, 12))
+	w := c.worker("w1", "127.0.0.2", "127.0.0.3")
+	waitForStat(t, "w1 stores pages", c.master, func(s engine.Snapshot) bool { return s.Totals.PagesStored >= 20 })
+	c.srv.Shutdown()
+	// A page fetched from here has no server to take its result.
+	before := w.Engine().Snapshot().Totals.PagesFetched
+	waitForStat(t, "w1 fetching with the master's server gone", w.Engine(), func(s engine.Snapshot) bool {
+		return s.Totals.PagesFetched > before
+	})
+	const bound = 15 * time.Second // engine.DefaultLeaveGrace is 5 s
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	began := time.Now()
+	left := make(chan error, 1)
+	go func() { left <- w.Leave(ctx) }()
+	var err error
+	select {
+	case err = <-left:
+	case <-time.After(bound):
+		t.Fatalf("Leave still waiting %v after the master's server went away", bound)
+	}
+	took := time.Since(began)
+	var le *engine.LeaveError
+	if !errors.As(err, &le) || !errors.Is(err, engine.ErrMasterUnreachable) {
+		t.Fatalf("Leave after %v: %v; want a LeaveError for an unreachable master", took, err)
+	}
+	if !le.Lost() || le.Results < 1 {
+		t.Errorf("LeaveError counts %d results and %d URLs; w1 fetched %d pages after the server went away",
+			le.Results, le.URLs, w.Engine().Snapshot().Totals.PagesFetched-before)
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		"master unreachable",
+		fmt.Sprintf("%d fetched results not delivered, %d URLs not handed back", le.Results, le.URLs),
+		"the master queues their URLs again",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("Leave's error %q does not say %q", msg, want)
+		}
+	}
+	t.Logf("Leave returned after %v: %v", took.Round(time.Millisecond), err)
+}

@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestWorkerStopsSoonWhenTheMasterIsGone: SIGTERM to a `crawlconsole worker` whose
+// master was SIGKILLed (its embedded NATS server with it) ends the worker within the
+// leave grace and a few seconds (it hung 71 s, then printed "leave: nats: timeout"),
+// with one line counting what the master did not get and exit status
+// ExitUndelivered. The line's promise holds: the master, restarted on its database,
+// queues those URLs again and the crawl ends with every page of an uninterrupted one.
+func TestWorkerStopsSoonWhenTheMasterIsGone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs master and worker subprocesses")
+	}
+	sb := clusterSandbox(t, 13, 12, nil)
+	dir := t.TempDir()
+	ref := referenceCrawl(sb, dir)
+	db, listen := filepath.Join(dir, "crawl.db"), freeLoopbackAddr(t)
+	masterArgs := []string{"master", "--config", politeConfig(t, sb, dir, 0), "--headless", "--until-idle", "--db", db,
+		"--listen", listen, "--allow-private", "127.0.0.0/8", "--dns-server", sb.DNSAddr(), "--heartbeat", "300ms"}
+	for _, s := range sb.Info().Sites {
+		masterArgs = append(masterArgs, s.Entry)
+	}
+	worker := func(name string) *child {
+		w := startChild(t, "worker "+name, "worker", "--join", "nats://"+listen, "--name", name, "--token-file", db+".token",
+			"--allow-private", "127.0.0.0/8", "--dns-server", sb.DNSAddr(), "--egress", "bind:127.0.0.2", "--egress", "bind:127.0.0.3")
+		w.waitOutput(t, "worker "+name+": joined", 30*time.Second)
+		return w
+	}
+	m := startChild(t, "master", masterArgs...)
+	m.waitOutput(t, "workers join with", 30*time.Second)
+	w := worker("w1")
+	deadline := time.Now().Add(60 * time.Second)
+	for p, err := peekDB(db); err != nil || p.Pages < 20; p, err = peekDB(db) {
+		if m.exited() || time.Now().After(deadline) {
+			t.Fatalf("master (exited %v) stored %d pages (%v) within 60s; want 20 before the kill:\n%s",
+				m.exited(), p.Pages, err, tail(m.out.String(), 20))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	m.kill()
+
+	began := time.Now()
+	if err := w.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	code := w.wait(t, 15*time.Second) // engine.DefaultLeaveGrace is 5 s
+	took := time.Since(began)
+	out := w.out.String()
+	line := regexp.MustCompile(`(?m)^crawlconsole worker: w1 stopped: master unreachable \(no connection to its NATS server for 5s\): ` +
+		`(\d+) fetched results not delivered, (\d+) URLs not handed back; the master queues their URLs again when it restarts or declares this worker dead$`)
+	got := line.FindStringSubmatch(out)
+	if code != ExitUndelivered || got == nil {
+		t.Fatalf("worker exited with status %d after %v; want %d and the line of what was not delivered:\n%s",
+			code, took, ExitUndelivered, tail(out, 10))
+	}
+	results, _ := strconv.Atoi(got[1])
+	urls, _ := strconv.Atoi(got[2])
+	if results+urls == 0 {
+		t.Errorf("the worker held nothing when its master was killed mid-crawl? %q", got[0])
+	}
+	if n := strings.Count(out, "crawlconsole worker:"); n != 1 {
+		t.Errorf("%d lines from the worker about its end, want 1:\n%s", n, tail(out, 10))
+	}
+	t.Logf("worker stopped %v after SIGTERM (status %d): %s", took.Round(time.Millisecond), code, got[0])
+
+	// The master, restarted, queues again what w1 did not deliver; the crawl ends by
+	// itself with the pages of an uninterrupted one.
+	m = startChild(t, "master run 2", masterArgs...)
+	m.waitOutput(t, "workers join with", 30*time.Second)
+	w = worker("w1")
+	if code := m.wait(t, 3*time.Minute); code != 0 || !strings.Contains(m.out.String(), "done:") {
+		t.Fatalf("the restarted master exited with status %d without finishing:\n%s", code, tail(m.out.String(), 20))
+	}
+	w.kill()
+	sameSet(t, "after the worker stopped with its master gone", finalStore(t, db), (<-ref).get(t))
+}
