@@ -40,7 +40,7 @@ var (
 	pagesFetched = desc("pages_fetched_total", "Responses received, by HTTP status class (2xx, 3xx, 4xx, 5xx, 1xx, other).", "class")
 	pagesStored  = desc("pages_stored_total", "Pages committed to the store.")
 	bytesFetched = desc("fetched_bytes_total", "Response body bytes received.")
-	refusals     = desc("refusals_total", "Refused fetches: 403/429, ban or captcha pages.")
+	refusals     = desc("refusals_total", "Refused fetches: 403/429, ban or captcha pages (a 503 with Retry-After is not counted here; egress_refusals_total counts it).")
 	skipped      = desc("skipped_total", "URLs skipped by choice, by reason: robots.txt, noindex, content type, and out-of-scope links (counted per page linking there). Not errors.", "reason")
 	errorsTotal  = desc("errors_total", "URLs that ended in a failure, by error kind (skips are apart).", "kind")
 	urlsQueued   = desc("urls_queued_total", "URLs accepted into the frontier.")
@@ -64,7 +64,7 @@ var (
 	egressDisables  = desc("egress_host_disables_total", "Times a host went on the host disable list (M3).")
 	egressDisabled  = desc("egress_disabled_hosts", "Hosts on the disable list now.")
 	egressRequests  = desc("egress_requests_total", "Requests sent through each egress.", "egress")
-	egressRefusals  = desc("egress_refusals_total", "Site bans seen through each egress.", "egress")
+	egressRefusals  = desc("egress_refusals_total", "Site bans seen through each egress: 403/429, ban or captcha pages, and 503 with Retry-After (which refusals_total leaves out).", "egress")
 
 	revisitRefetches = desc("revisit_refetches_total", "Fetches of pages already stored, 304s included (M2).")
 	revisitChanges   = desc("revisit_changes_total", "Refetches whose main text changed (M2).")
