@@ -77,7 +77,7 @@ func TestKill9AnywhereLosesNothing(t *testing.T) {
 	for _, f := range []float64{0.1, 0.3, 0.2, 0.05, 0.4} {
 		kills = append(kills, time.Duration(f*float64(whole)))
 	}
-	killed := 0
+	killed, resumedSaid := 0, 0
 	for run := 0; ; run++ {
 		if run > 40 {
 			t.Fatal("crawl never completed after 40 restarts")
@@ -100,10 +100,16 @@ func TestKill9AnywhereLosesNothing(t *testing.T) {
 				cmd.Process.Signal(syscall.SIGKILL)
 				<-exited
 				killed++
+				if strings.Contains(out.String(), "went back to the queue") {
+					resumedSaid++
+				}
 				continue
 			}
 		} else if err := <-exited; err != nil {
 			t.Fatalf("run %d failed: %v\n%s", run, err, out.String())
+		}
+		if strings.Contains(out.String(), "went back to the queue") {
+			resumedSaid++ // headless, the restart says what it recovered (on stderr)
 		}
 		if strings.Contains(out.String(), "done:") {
 			break
@@ -111,6 +117,9 @@ func TestKill9AnywhereLosesNothing(t *testing.T) {
 	}
 	if killed < 3 {
 		t.Fatalf("only %d runs were killed before the crawl ended; the kill points are too late", killed)
+	}
+	if resumedSaid == 0 {
+		t.Errorf("after %d kills no restart said it put in-progress URLs back in the queue", killed)
 	}
 	got := pageSet(t, db)
 	var missing, extra []string

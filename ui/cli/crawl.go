@@ -193,6 +193,12 @@ func run(ctx context.Context, eng *engine.Engine, rc runConfig, stdout, stderr i
 			return ExitUsage
 		}
 	}
+	if rc.headless {
+		if n := eng.Stats().Resumed; n > 0 {
+			// The console's Log pane says so; headless, the operator reads stderr.
+			fmt.Fprintf(stderr, "crawlconsole: resumed: %d URLs in progress when the last run ended (killed or crashed) went back to the queue\n", n)
+		}
+	}
 	if rc.duration > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, rc.duration)
