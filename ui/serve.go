@@ -166,6 +166,7 @@ func Serve(ctx context.Context, ctrl engine.Control, so ServeOptions) error {
 			next(s)
 		}
 	}
+	logger := log.New(so.Logger, "ssh ", log.LstdFlags)
 	limiter := ratelimiter.NewRateLimiter(rate.Limit(so.RateLimit), so.RateBurst, 1024)
 	gate := &preauth{grace: so.LoginGrace, total: so.MaxUnauthenticated, perIP: so.MaxUnauthenticatedPerIP, byIP: map[string]int{}}
 	srv, err := wish.NewServer(
@@ -178,15 +179,17 @@ func Serve(ctx context.Context, ctrl engine.Control, so ServeOptions) error {
 			_, ok := keys.role(k)
 			if ok {
 				loggedIn(ctx)
+			} else {
+				logRefusedKey(ctx, logger, k)
 			}
 			return ok
 		}),
 		wish.WithMiddleware( // the last one runs first
 			bubbletea.Middleware(sessionHandler(ctrl, so.Options)),
 			activeterm.Middleware(),
-			roleMiddleware(keys, so.KeyRecheck),
+			roleMiddleware(keys, so.KeyRecheck, logger),
 			ratelimiter.Middleware(limiter),
-			logging.MiddlewareWithLogger(log.New(so.Logger, "ssh ", log.LstdFlags)),
+			logging.MiddlewareWithLogger(logger),
 			track,
 		),
 	)
@@ -244,7 +247,7 @@ func sessionHandler(ctrl engine.Control, base Options) bubbletea.Handler {
 // While the session lasts the key files are checked again every recheck: a session
 // whose key was removed (or whose role changed) is closed (issue 13: a removed key
 // kept its live session in control).
-func roleMiddleware(keys *keyring, recheck time.Duration) wish.Middleware {
+func roleMiddleware(keys *keyring, recheck time.Duration, logger *log.Logger) wish.Middleware {
 	return func(next ssh.Handler) ssh.Handler {
 		return func(s ssh.Session) {
 			r, ok := keys.role(s.PublicKey())
@@ -253,6 +256,11 @@ func roleMiddleware(keys *keyring, recheck time.Duration) wish.Middleware {
 				return
 			}
 			s.Context().SetValue(roleKey{}, r)
+			name := "operator"
+			if r == roleViewer {
+				name = "viewer (read-only)"
+			}
+			logger.Printf("%s session for key %s (user %s) from %s", name, gossh.FingerprintSHA256(s.PublicKey()), s.User(), s.RemoteAddr())
 			done := make(chan struct{})
 			defer close(done)
 			go func() {
@@ -279,6 +287,24 @@ func roleMiddleware(keys *keyring, recheck time.Duration) wish.Middleware {
 			next(s)
 		}
 	}
+}
+
+type refusedKeys struct{}
+
+// logRefusedKey logs a key that is in neither key file, once per connection (a
+// client offers each of its keys, and may ask about one twice).
+func logRefusedKey(ctx ssh.Context, logger *log.Logger, k ssh.PublicKey) {
+	seen, _ := ctx.Value(refusedKeys{}).(map[string]bool)
+	if seen == nil {
+		seen = map[string]bool{}
+		ctx.SetValue(refusedKeys{}, seen)
+	}
+	fp := gossh.FingerprintSHA256(k)
+	if seen[fp] {
+		return
+	}
+	seen[fp] = true
+	logger.Printf("refused key %s (user %s) from %s: not in the operators' or viewers' key files", fp, ctx.User(), ctx.RemoteAddr())
 }
 
 // keyring reads the operator and viewer key files. They are re-read on every

@@ -607,3 +607,40 @@ func TestSSHRemovedKeyEndsItsSession(t *testing.T) {
 		t.Fatal("the session of a removed key is still open 5 s later")
 	}
 }
+
+// lockedBuffer is a log sink safe for the server's goroutines and the test.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) { l.mu.Lock(); defer l.mu.Unlock(); return l.b.Write(p) }
+func (l *lockedBuffer) String() string              { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+
+// The server's log says which key was refused, once, and which role each session
+// got: an operator can tell who watched and who was turned away.
+func TestSSHLogSaysWhoCameAndWhoWasRefused(t *testing.T) {
+	t.Parallel()
+	w := newSSHWorld(t)
+	var logs lockedBuffer
+	w.start(ServeOptions{Logger: &logs})
+	stranger, _ := newKey(t)
+	if c, _, err := w.dial(stranger); err == nil {
+		c.Close()
+		t.Fatal("a key in neither file was let in")
+	}
+	refused := "refused key " + gossh.FingerprintSHA256(stranger.PublicKey())
+	waitUntil(t, "the refused key in the log", func() bool { return strings.Contains(logs.String(), refused) })
+	if n := strings.Count(logs.String(), refused); n != 1 {
+		t.Errorf("the refused key is logged %d times, want once:\n%s", n, logs.String())
+	}
+	c, _, err := w.dial(w.viewer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s := openScreen(t, c)
+	s.waitFor("read-only")
+	viewer := "viewer (read-only) session for key " + gossh.FingerprintSHA256(w.viewer.PublicKey())
+	waitUntil(t, "the viewer's session in the log", func() bool { return strings.Contains(logs.String(), viewer) })
+}
