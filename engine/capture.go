@@ -9,18 +9,26 @@ import (
 // what `crawlconsole export --format warc` writes as request, response and revisit
 // records. Every response is kept — pages, redirects, 4xx, refusals and 304s — except
 // the ones the crawl chose not to read (a content type it does not crawl, binary
-// content labelled as text). On a distributed crawl this runs on the master with
+// content labelled as text). A fetch that failed with no response keeps the
+// redirects answered before it failed (Outcome.Hops): a redirect loop's 3xx
+// responses are in the archive. On a distributed crawl this runs on the master with
 // the exchanges the worker sent.
 //
 // With keepPage the final exchange is not stored but returned: it goes with the page
 // (store.Page.Capture), in the page's transaction and sharing its compressed body.
 func (e *Engine) saveCaptures(o Outcome, keepPage bool) *store.Capture {
-	res := o.Res
-	if res == nil || len(res.Exchanges) == 0 || o.Kind == fetch.KindContentType || o.Kind == fetch.KindBinary {
+	res, xs := o.Res, o.Hops
+	if res != nil {
+		xs = res.Exchanges
+	}
+	if len(xs) == 0 || o.Kind == fetch.KindContentType || o.Kind == fetch.KindBinary {
 		return nil
 	}
-	last := len(res.Exchanges) - 1
-	for i, ex := range res.Exchanges {
+	last := len(xs) - 1
+	if res == nil {
+		last = -1 // every hop holds its own body: none is the Result's
+	}
+	for i, ex := range xs {
 		c := store.Capture{
 			URL: ex.URL, FetchedAt: ex.At, Status: ex.Status, StatusLine: ex.StatusLine,
 			RequestHead: ex.RequestHead, ResponseHead: ex.ResponseHead, RemoteIP: ex.RemoteIP,

@@ -270,7 +270,7 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended,
 		}
 	}
 	e.front.begin(t, l.ID)
-	res, kind, moved := e.fetchWithRetry(ls, eg, t, conditionalHeaders(t))
+	res, hops, kind, moved := e.fetchWithRetry(ls, eg, t, conditionalHeaders(t))
 	if kind == kindSwapped { // issue 18: the operator's task goes before this one
 		return false, true
 	}
@@ -284,7 +284,7 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended,
 		e.front.abandon(t, l.ID) // resumes next run
 		return false, false
 	}
-	o.Res, o.Kind, o.At = res, kind, ls.fetchEnd
+	o.Res, o.Hops, o.Kind, o.At = res, hops, kind, ls.fetchEnd
 	if res != nil {
 		e.fetchCost.add(res.Duration)
 	}
@@ -384,7 +384,10 @@ func conditionalHeaders(t frontier.Task) http.Header {
 // joining the lane (issue 18) takes its place: the answer is kindSwapped, with the
 // task already back in the lane's queue (and marked unprocessed again), or dropped
 // when it was withdrawn meanwhile.
-func (e *Engine) fetchWithRetry(ls *laneState, eg *egressLink, t frontier.Task, hdr http.Header) (res *fetch.Result, kind string, moved bool) {
+//
+// hops are the redirects answered on the way of a fetch that failed with no response
+// (fetch.Error.Exchanges), for the archive; nil otherwise.
+func (e *Engine) fetchWithRetry(ls *laneState, eg *egressLink, t frontier.Task, hdr http.Header) (res *fetch.Result, hops []fetch.Exchange, kind string, moved bool) {
 	e.mu.Lock()
 	egIdx := e.egressIndex(eg.name)
 	urgent := ls.urgent
@@ -403,12 +406,12 @@ func (e *Engine) fetchWithRetry(ls *laneState, eg *egressLink, t frontier.Task, 
 				if !dropped { // a withdrawn task's end is written by flushSteeredOut
 					e.front.abandon(t, ls.lane.ID)
 				}
-				return nil, kindSwapped, false
+				return nil, nil, kindSwapped, false
 			}
 			tk, err = e.gate.AcquireWith(e.ctx, w, egIdx, t.Host, t.ParentHash)
 		}
 		if err != nil {
-			return nil, fetch.KindCanceled, false
+			return nil, nil, fetch.KindCanceled, false
 		}
 		res, err := eg.f.Fetch(t.URL, hdr)
 		e.gate.Finish(tk, gateResponse(res, err)) // the host's adaptive gap learns from the answer
@@ -418,13 +421,13 @@ func (e *Engine) fetchWithRetry(ls *laneState, eg *egressLink, t frontier.Task, 
 		}
 		if v.Class == egress.SiteBan && v.OneURL { // issue 20: one URL's soft refusal punishes nobody
 			if e.oneURLRefusal(eg, t, res, v) {
-				return nil, "", true
+				return nil, nil, "", true
 			}
-			return res, fetch.KindRefused, false
+			return res, nil, fetch.KindRefused, false
 		}
 		if e.pool == nil && v.Class == egress.SiteBan && !v.Unavailable {
 			e.punished(eg, t, res, v, "lane backs off")
-			return res, fetch.KindRefused, false
+			return res, nil, fetch.KindRefused, false
 		}
 		if e.pool != nil && fetch.Kind(err) != fetch.KindCanceled {
 			d := e.pool.Report(eg.name, t.Host, v)
@@ -445,13 +448,13 @@ func (e *Engine) fetchWithRetry(ls *laneState, eg *egressLink, t frontier.Task, 
 			if moving {
 				t.Attempts++
 				e.reroute(eg, t, v, d)
-				return nil, "", true
+				return nil, nil, "", true
 			}
 			if d.Action == egress.Retry { // refused on several egresses: it is this page, not us
 				if unavailable {
-					return res, fetch.KindHTTP5xx, false
+					return res, nil, fetch.KindHTTP5xx, false
 				}
-				return res, fetch.KindRefused, false
+				return res, nil, fetch.KindRefused, false
 			}
 		}
 		kind := fetch.Kind(err)
@@ -462,12 +465,17 @@ func (e *Engine) fetchWithRetry(ls *laneState, eg *egressLink, t frontier.Task, 
 			if kind == fetch.KindHTTP5xx {
 				kind = "" // a 5xx page is still a response: process() records it
 			}
-			return res, kind, false
+			if res == nil {
+				// Failed with no response, but maybe after redirects that were
+				// answered: they go to the archive all the same (saveCaptures).
+				hops = fetch.FailedExchanges(err)
+			}
+			return res, hops, kind, false
 		}
 		backoff := e.opts.Fetch.RetryBackoff << attempt
 		e.logf(LevelInfo, 0, t.Host, "%s on %s, retry %d in %v", kind, t.URL, attempt+1, backoff)
 		if !e.sleep(backoff) {
-			return nil, fetch.KindCanceled, false
+			return nil, nil, fetch.KindCanceled, false
 		}
 	}
 }

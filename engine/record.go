@@ -21,6 +21,9 @@ type Outcome struct {
 	Kind   string        // error kind (fetch.Kind*, refused, robots, ...); "" = a response to record by its status
 	Res    *fetch.Result // the response, if one came
 	At     time.Time     // when the response ended
+	// Hops are the redirect hops answered before a fetch failed with no response
+	// (fetch.Error.Exchanges; Res nil): stored for the WARC export, nothing else.
+	Hops []fetch.Exchange
 
 	// Set on this side by frontPort.prepare (never on the wire): the page's revisit
 	// state before this fetch, nil for a first fetch; track is false when it could
@@ -134,6 +137,10 @@ func (e *Engine) record(o Outcome) {
 			// the host's cross-submission would be lost for the crawl (issue 18).
 			e.queueRobotsSitemaps(t, res)
 		}
+	} else {
+		// No response, and none counted; but the redirects answered before the
+		// fetch failed (Outcome.Hops) are archived like any response received.
+		e.saveCaptures(o, false)
 	}
 	l := o.Lane
 	switch {

@@ -177,7 +177,11 @@ type wireResult struct {
 	At          time.Time     `json:"at"`
 	// ExchangesLen is the length of the encoded exchanges between the JSON header
 	// and the body (wire_exchanges.go); 0 for none (and in frames written before).
+	// They are Res's, or, with no Res, Hops.
 	ExchangesLen int `json:"xl,omitempty"`
+	// Hops are a failed fetch's answered redirects (Outcome.Hops), in the frame's
+	// binary part like a response's exchanges.
+	Hops []fetch.Exchange `json:"-"`
 	// Refusals are the refusals the worker acted on since its last result (issue
 	// 20), for the master's store: `show URL` on the master says why.
 	Refusals []store.Refusal `json:"refusals,omitempty"`
@@ -213,7 +217,7 @@ func (m *wireResult) Validate() error {
 }
 
 func (m *wireResult) outcome() Outcome {
-	return Outcome{Task: m.Task, Lane: m.Lane, Egress: m.Egress, Node: m.Node, Kind: m.Kind, Res: m.Res, At: m.At}
+	return Outcome{Task: m.Task, Lane: m.Lane, Egress: m.Egress, Node: m.Node, Kind: m.Kind, Res: m.Res, Hops: m.Hops, At: m.At}
 }
 
 // wireLeave is a worker's graceful leave: the tasks it hands back unfetched.
@@ -294,7 +298,10 @@ func encodeResult(r *wireResult) ([]byte, error) {
 			res.Exchanges = nil
 		}
 		meta.Res = &res
+	} else if len(r.Hops) > 0 {
+		exchanges = appendExchanges(nil, r.Hops)
 	}
+	meta.Hops = nil
 	meta.ExchangesLen = len(exchanges)
 	js, err := cluster.Encode(&meta)
 	if err != nil {
@@ -321,14 +328,22 @@ func decodeResult(data []byte, r *wireResult) error {
 	}
 	body := data[4+n:]
 	if xl := r.ExchangesLen; xl != 0 {
-		if xl < 0 || xl > len(body) || r.Res == nil {
+		if xl < 0 || xl > len(body) {
 			return fmt.Errorf("cluster: %w: %w: %d bytes of exchanges in %d", cluster.ErrMalformed, cluster.ErrInvalid, xl, len(body))
 		}
 		xs, err := readExchanges(body[:xl])
 		if err != nil {
 			return fmt.Errorf("cluster: %w: %w", cluster.ErrMalformed, err)
 		}
-		r.Res.Exchanges, body = xs, body[xl:]
+		switch {
+		case r.Res != nil:
+			r.Res.Exchanges = xs
+		case len(xs) > 0: // a failed fetch's hops (Validate: it has a kind)
+			r.Hops = xs
+		default:
+			return fmt.Errorf("cluster: %w: %w: empty exchanges without a response", cluster.ErrMalformed, cluster.ErrInvalid)
+		}
+		body = body[xl:]
 	}
 	if len(body) > 0 {
 		if r.Res == nil {

@@ -855,7 +855,7 @@ func (f *remoteFront) deliver(o Outcome) {
 		o.Res = &res
 	}
 	f.send(wireResult{Node: f.w.o.Node, Incarnation: f.w.inc, Task: o.Task, Lane: o.Lane, Egress: o.Egress,
-		Kind: o.Kind, Res: o.Res, At: o.At})
+		Kind: o.Kind, Res: o.Res, Hops: o.Hops, At: o.At})
 }
 
 func (f *remoteFront) deferURLs(list []deferredTask) {

@@ -43,10 +43,25 @@ type Error struct {
 	Kind string
 	URL  string
 	Err  error
+	// Exchanges are the redirect hops answered before a fetch failed with no Result
+	// (a redirect loop, too many redirects, a bad or blocked redirect target, a
+	// reset or timeout on a later hop), for the archive: the page failed, but every
+	// response received belongs in the WARC export. Empty otherwise.
+	Exchanges []Exchange
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%s: %s: %v", e.Kind, e.URL, e.Err) }
 func (e *Error) Unwrap() error { return e.Err }
+
+// FailedExchanges returns the exchanges a fetch that failed with no Result got
+// before it failed (Error.Exchanges), nil for any other error.
+func FailedExchanges(err error) []Exchange {
+	var fe *Error
+	if errors.As(err, &fe) {
+		return fe.Exchanges
+	}
+	return nil
+}
 
 // Transient reports whether a failure of this kind is worth retrying with backoff:
 // network hiccups and overloaded servers, never client errors or policy refusals.

@@ -153,6 +153,27 @@ func (l *exchangeLog) exchanges() []Exchange {
 	return out
 }
 
+// redirects returns the hops answered with a redirect, each with what was read of
+// its body: what a fetch that failed without a Result (a redirect loop, too many
+// redirects, a reset on a later hop) received. The hop that failed has no response
+// (or one whose body never came whole) and is left out.
+func (l *exchangeLog) redirects() []Exchange {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []Exchange
+	for _, h := range l.hops {
+		h.mu.Lock()
+		if h.tee != nil { // a 3xx response came (received)
+			ex := h.ex
+			ex.RequestHead = h.head.String()
+			ex.Body = bytes.Clone(h.tee.Bytes())
+			out = append(out, ex)
+		}
+		h.mu.Unlock()
+	}
+	return out
+}
+
 // traceHop starts recording req's hop: the request line now, the header fields and
 // the connection's address as the transport writes and dials (httptrace).
 func traceHop(req *http.Request, log *exchangeLog) (*http.Request, *hopRecord) {

@@ -217,7 +217,8 @@ func (f *Fetcher) SetJar(j http.CookieJar) {
 func (f *Fetcher) Close() { f.transport.CloseIdleConnections() }
 
 // Fetch GETs url with extra headers (conditional GET, ...). Failures that produced no
-// usable HTTP response return an *Error with its kind.
+// usable HTTP response return an *Error with its kind (and the redirect hops answered
+// before it, Error.Exchanges).
 func (f *Fetcher) Fetch(url string, hdr http.Header) (*Result, error) {
 	x := &exchange{res: &Result{URL: url}}
 	cctx := colly.NewContext()
@@ -242,7 +243,9 @@ func (f *Fetcher) Fetch(url string, hdr http.Header) (*Result, error) {
 		x.res.Body = nil // like a body cut off in onResponse: the status and headers are kept
 		return x.res, &Error{Kind: KindTooLarge, URL: url, Err: err}
 	case err != nil:
-		return nil, &Error{Kind: Kind(err), URL: url, Err: err}
+		// No Result, but the redirects answered on the way are kept for the
+		// archive (Error.Exchanges): every response received goes into the WARC.
+		return nil, &Error{Kind: Kind(err), URL: url, Err: err, Exchanges: log.redirects()}
 	}
 	return x.res, nil
 }

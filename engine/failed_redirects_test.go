@@ -1,0 +1,256 @@
+package engine_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/export"
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/sandbox"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// failedRedirects is a loopback site whose redirect chains all fail: a loop
+// (/loop/a → /loop/b → /loop/a), a chain longer than fetch.max_redirects
+// (/chain/0 → /chain/1 → …), a redirect to an unsupported scheme and a redirect to
+// a page that hangs up without answering. answered lists, per seed, the 3xx
+// responses the crawler receives before its fetch fails, and the kind it fails with.
+type failedRedirects struct {
+	srv      *httptest.Server
+	seeds    []string
+	answered map[string][]string // seed -> URLs answered with a 3xx, in order
+	kinds    map[string]string   // seed -> error kind
+}
+
+// redirectBody is the body a hop of the site sends with its 3xx.
+func redirectBody(path string) string { return "<p>moved, from " + path + "</p>" }
+
+func startFailedRedirects(t *testing.T, maxRedirects int) *failedRedirects {
+	t.Helper()
+	mux := http.NewServeMux()
+	redirect := func(to string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Location", to)
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusFound)
+			io.WriteString(w, redirectBody(r.URL.Path))
+		}
+	}
+	mux.HandleFunc("/loop/a", redirect("/loop/b"))
+	mux.HandleFunc("/loop/b", redirect("/loop/a"))
+	mux.HandleFunc("/chain/{n}", func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(r.PathValue("n"))
+		redirect(fmt.Sprintf("/chain/%d", n+1))(w, r)
+	})
+	mux.HandleFunc("/bad/a", redirect("ftp://127.0.0.1/file"))
+	mux.HandleFunc("/reset/a", redirect("/reset/b"))
+	mux.HandleFunc("/reset/b", func(w http.ResponseWriter, r *http.Request) {
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err == nil {
+			conn.Close() // no answer at all: a reset on the second hop
+		}
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	u := srv.URL
+	f := &failedRedirects{srv: srv, answered: map[string][]string{}, kinds: map[string]string{}}
+	add := func(seed, kind string, answered ...string) {
+		f.seeds = append(f.seeds, u+seed)
+		f.kinds[u+seed] = kind
+		for _, a := range answered {
+			f.answered[u+seed] = append(f.answered[u+seed], u+a)
+		}
+	}
+	add("/loop/a", fetch.KindRedirectLoop, "/loop/a", "/loop/b")
+	var chain []string
+	for i := 0; i <= maxRedirects; i++ { // maxRedirects hops followed, the last one refused
+		chain = append(chain, fmt.Sprintf("/chain/%d", i))
+	}
+	add("/chain/0", fetch.KindTooManyRedir, chain...)
+	add("/bad/a", fetch.KindBadRedirect, "/bad/a")
+	add("/reset/a", fetch.KindReset, "/reset/a")
+	return f
+}
+
+// options crawls only the site's seeds, fast, with no retries (a reset's retry
+// would answer the same).
+func (f *failedRedirects) options(o *engine.Options, maxRedirects int) {
+	o.Seeds = f.seeds
+	o.AllowPrivate = []string{"127.0.0.0/8"}
+	o.Scope.SameSite = true
+	o.Lanes.DelayMin, o.Lanes.DelayMax = time.Millisecond, 2*time.Millisecond
+	o.HostRate = 0
+	o.Fetch.MaxRedirects = maxRedirects
+	o.Fetch.Retries = 0
+	o.Revisit.Enabled = false
+}
+
+// check verifies the crawl's store: every seed failed with its kind and no page was
+// stored, and a WARC export holds a response record (with its request) for each 3xx
+// the crawler received on the way, the body it was sent included.
+func (f *failedRedirects) check(t *testing.T, db string) {
+	t.Helper()
+	st, err := store.OpenReadOnly(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, seed := range f.seeds {
+		u, err := st.URLState(seed)
+		if err != nil {
+			t.Fatalf("%s: %v", seed, err)
+		}
+		if u.State != store.Failed || u.ErrKind != f.kinds[seed] {
+			t.Errorf("%s: %s, kind %q; want failed, kind %q", seed, u.State, u.ErrKind, f.kinds[seed])
+		}
+	}
+	if c, err := st.Counts(); err != nil || c.Pages != 0 {
+		t.Errorf("counts %+v (%v): want no page stored", c, err)
+	}
+	var out bytes.Buffer
+	rep, err := export.WARC(st, export.WARCOptions{Stdout: &out})
+	if err != nil || rep.Warnings != 0 {
+		t.Fatalf("export: %+v, %v", rep, err)
+	}
+	responses := map[string][]string{} // target URI -> payloads of its 302 responses
+	requests := map[string]int{}
+	for _, rec := range readRecords(t, out.Bytes()) {
+		uri := rec.header["WARC-Target-URI"]
+		switch rec.header["WARC-Type"] {
+		case "request":
+			requests[uri]++
+		case "response":
+			head, payload, _ := strings.Cut(string(rec.block), "\r\n\r\n")
+			if !strings.HasPrefix(head, "HTTP/1.1 302 ") {
+				t.Errorf("response record of %s: status line %q, want a 302", uri, strings.SplitN(head, "\r\n", 2)[0])
+			}
+			responses[uri] = append(responses[uri], payload)
+		}
+	}
+	want := 0
+	for _, seed := range f.seeds {
+		for _, hop := range f.answered[seed] {
+			want++
+			path := strings.TrimPrefix(hop, f.srv.URL)
+			if got := responses[hop]; len(got) != 1 || got[0] != redirectBody(path) {
+				t.Errorf("%s (redirect of %s, %s): response payloads %q in the WARC, want one %q", hop, seed, f.kinds[seed], got, redirectBody(path))
+			}
+			if requests[hop] != 1 {
+				t.Errorf("%s: %d request records, want 1", hop, requests[hop])
+			}
+		}
+	}
+	if rep.Responses != want {
+		t.Errorf("export wrote %d responses, want the %d redirects received", rep.Responses, want)
+	}
+}
+
+// warcRec is one WARC record: its header fields and block.
+type warcRec struct {
+	header map[string]string
+	block  []byte
+}
+
+// readRecords reads a stream of gzip-per-record WARC records (standard library only).
+func readRecords(t *testing.T, raw []byte) []warcRec {
+	t.Helper()
+	var out []warcRec
+	br := bytes.NewReader(raw)
+	for br.Len() > 0 {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			t.Fatalf("gzip member %d: %v", len(out), err)
+		}
+		zr.Multistream(false)
+		member, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatalf("gzip member %d: %v", len(out), err)
+		}
+		head, rest, ok := bytes.Cut(member, []byte("\r\n\r\n"))
+		if !ok || !bytes.HasPrefix(head, []byte("WARC/1.1\r\n")) {
+			t.Fatalf("record %d: bad head %.200q", len(out), member)
+		}
+		rec := warcRec{header: map[string]string{}}
+		for _, l := range strings.Split(string(head), "\r\n")[1:] {
+			k, v, _ := strings.Cut(l, ":")
+			rec.header[k] = strings.TrimSpace(v)
+		}
+		n, err := strconv.Atoi(rec.header["Content-Length"])
+		if err != nil || n > len(rest) || string(rest[n:]) != "\r\n\r\n" {
+			t.Fatalf("record %d: Content-Length %q with %d bytes left", len(out), rec.header["Content-Length"], len(rest))
+		}
+		rec.block = rest[:n]
+		out = append(out, rec)
+	}
+	return out
+}
+
+// TestFailedRedirectChainsAreArchived: a fetch whose redirect chain fails (a loop,
+// too many redirects, a bad target, a reset on a later hop) fails as before, counted
+// under its kind with no response counted, but the 3xx responses it received are
+// stored and exported to WARC, as every response the crawler gets is.
+func TestFailedRedirectChainsAreArchived(t *testing.T) {
+	const maxRedirects = 3
+	f := startFailedRedirects(t, maxRedirects)
+	o := engine.DefaultOptions()
+	o.DB = filepath.Join(t.TempDir(), "crawl.db")
+	f.options(&o, maxRedirects)
+	e, err := engine.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	if err := e.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-e.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatalf("crawl not done after 30s: %+v", e.Stats())
+	}
+	s := e.Stats()
+	wantErrors := map[string]int64{}
+	for _, k := range f.kinds {
+		wantErrors[k]++
+	}
+	if fmt.Sprint(s.Errors) != fmt.Sprint(wantErrors) || s.PagesFetched != 0 || len(s.StatusClass) != 0 || s.PagesStored != 0 {
+		t.Errorf("stats: errors %v, pages fetched %d, status classes %v, stored %d; want errors %v and no response counted",
+			s.Errors, s.PagesFetched, s.StatusClass, s.PagesStored, wantErrors)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.check(t, o.DB)
+}
+
+// TestWorkersFailedRedirectChainsReachTheMaster: the same from a worker: the hops
+// of its failed fetches travel with the result, and the master's store and WARC
+// export hold them.
+func TestWorkersFailedRedirectChainsReachTheMaster(t *testing.T) {
+	const maxRedirects = 2
+	f := startFailedRedirects(t, maxRedirects)
+	c := startClusterWith(t, sandboxConfig(5, 2), 300*time.Millisecond, func(o *engine.Options, _ *sandbox.Sandbox) {
+		f.options(o, maxRedirects)
+	})
+	c.worker("w1", "127.0.0.2")
+	s := c.waitDone(time.Minute)
+	wantErrors := map[string]int64{}
+	for _, k := range f.kinds {
+		wantErrors[k]++
+	}
+	if fmt.Sprint(s.Errors) != fmt.Sprint(wantErrors) || s.PagesFetched != 0 || s.PagesStored != 0 {
+		t.Errorf("master's stats: errors %v, pages fetched %d, stored %d; want errors %v and no response counted",
+			s.Errors, s.PagesFetched, s.PagesStored, wantErrors)
+	}
+	f.check(t, c.opts.DB)
+}

@@ -1,0 +1,34 @@
+package engine
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+)
+
+// A failed fetch's answered redirects (Outcome.Hops) travel in the frame's binary
+// part with no response, and reach the master's outcome as they left.
+func TestResultFrameCarriesAFailedFetchsHops(t *testing.T) {
+	hops := []fetch.Exchange{
+		{URL: "http://a.test/a", Status: 302, StatusLine: "HTTP/1.1 302 Found", RequestHead: "GET /a HTTP/1.1\r\n",
+			ResponseHead: "Location: /b\r\n", RemoteIP: "192.0.2.1", Body: []byte("to b")},
+		{URL: "http://a.test/b", Status: 302, StatusLine: "HTTP/1.1 302 Found", RequestHead: "GET /b HTTP/1.1\r\n",
+			ResponseHead: "Location: /a\r\n", RemoteIP: "192.0.2.1", BodyCut: true},
+	}
+	in := wireResult{Node: "w1", Incarnation: "abc", Task: frontier.Task{URL: "http://a.test/a", Host: "a.test", Lease: 7},
+		Kind: fetch.KindRedirectLoop, Hops: hops}
+	data, err := encodeResult(&in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out wireResult
+	if err := decodeResult(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	o := out.outcome()
+	if o.Res != nil || o.Kind != fetch.KindRedirectLoop || !reflect.DeepEqual(o.Hops, hops) {
+		t.Errorf("round trip: res %v, kind %q, hops %+v; want no response, %q and %+v", o.Res, o.Kind, o.Hops, fetch.KindRedirectLoop, hops)
+	}
+}
