@@ -44,7 +44,7 @@ func (p *sitesPane) wide() bool { return p.width >= 110 }
 
 func (p *sitesPane) SetSize(w, h int) {
 	p.width, p.height = w, h
-	p.list.height = max(h-4, 1) // summary, selected site, blank, column header
+	p.list.height = max(h-4, 1) // summary, the selected site's two lines, column header
 	p.list.clamp(len(p.rows))
 }
 
@@ -137,8 +137,8 @@ func (p *sitesPane) View() string {
 		{"held back", thousands(held), held > 0},
 	}))
 	b.WriteString("\n")
-	b.WriteString(p.detailLine())
-	b.WriteString("\n\n")
+	b.WriteString(p.detailLines())
+	b.WriteString("\n")
 	cols := p.columns()
 	b.WriteString(headerRow(st, cols, p.width))
 	if len(p.rows) == 0 {
@@ -162,13 +162,14 @@ func newestFirst(kws []string) string {
 	return strings.Join(out, ", ")
 }
 
-// detailLine spells out the selected site in full: its entry or search template,
-// every keyword, its total page budget when one is set, and the feeds and sitemaps
-// discovery found (one another covers marked: it is read at the longest interval).
-func (p *sitesPane) detailLine() string {
+// detailLines spells out the selected site in full on two lines: its entry or
+// search template, every keyword and its total page budget when one is set; then
+// the feeds and sitemaps discovery found (one another covers marked: it is read at
+// the longest interval). On one line the keywords pushed the feeds off its end.
+func (p *sitesPane) detailLines() string {
 	st := p.c.Styles
 	if len(p.rows) == 0 {
-		return fit("", p.width)
+		return fit("", p.width) + "\n" + fit("", p.width)
 	}
 	s := &p.view.Sites[p.rows[p.list.cursor]]
 	what := "entry"
@@ -193,9 +194,9 @@ func (p *sitesPane) detailLine() string {
 		total = "  " + st.Label.Render("total budget") + " " + st.Value.Render(strconv.Itoa(s.TotalUsed)+"/"+strconv.Itoa(s.BudgetTotal))
 	}
 	return fit("  "+st.Label.Render("▸ "+s.Name)+"  "+st.Label.Render(what)+" "+st.Value.Render(s.Entry)+
-		"  "+st.Label.Render("keywords")+" "+st.Value.Render(newestFirst(s.Keywords))+total+
-		"  "+st.Label.Render("feeds")+" "+st.Value.Render(found(s.Feeds))+
-		"  "+st.Label.Render("sitemaps")+" "+st.Value.Render(found(s.Sitemaps)), p.width)
+		"  "+st.Label.Render("keywords")+" "+st.Value.Render(newestFirst(s.Keywords))+total, p.width) + "\n" +
+		fit("    "+st.Label.Render("feeds")+" "+st.Value.Render(found(s.Feeds))+
+			"  "+st.Label.Render("sitemaps")+" "+st.Value.Render(found(s.Sitemaps)), p.width)
 }
 
 // columns: the narrow layout keeps what an operator steering a story looks at —
@@ -225,7 +226,10 @@ func (p *sitesPane) cells(s *engine.SiteRow, now time.Time) []string {
 	if s.PublishDelay > 0 {
 		delay = longDuration(s.PublishDelay)
 	}
-	budget := strconv.Itoa(s.BudgetUsed)
+	budget := "-" // no budget set anywhere: nothing counts the round's pages (not 0 used)
+	if s.BudgetUsed > 0 || s.Budget > 0 {
+		budget = strconv.Itoa(s.BudgetUsed)
+	}
 	if s.Budget > 0 {
 		budget += "/" + strconv.Itoa(s.Budget)
 	}

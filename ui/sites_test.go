@@ -26,7 +26,7 @@ func TestSitesPaneShowsEachSite(t *testing.T) {
 				t.Errorf("valley-academy.edu row %q", row)
 			}
 			if size[0] >= 110 {
-				h.mustShow("held back 35", "CLASS", "FEEDS", "MAPS", "DATES", "keywords 台风, flood  feeds -  sitemaps -")
+				h.mustShow("held back 35", "CLASS", "FEEDS", "MAPS", "DATES", "keywords 台风, flood", "    feeds -  sitemaps -")
 			}
 		})
 	}
@@ -93,7 +93,7 @@ func TestSitesPaneShowsTotalBudget(t *testing.T) {
 	h.mustCall("Steer(budget capital-digest.com 900 total)")
 	h.mustShow("budget of capital-digest.com: 900 pages in total")
 	h.refresh()
-	h.mustShow("▸ capital-digest.com  entry http://www.capital-digest.com/  keywords 台风, flood  total budget 0/900  feeds")
+	h.mustShow("▸ capital-digest.com  entry http://www.capital-digest.com/  keywords 台风, flood  total budget 0/900", "    feeds ")
 }
 
 // A detail line is built of styled parts; in a colour terminal their escape
@@ -127,5 +127,18 @@ func TestRefusedSteeringSaysItsCommandOnce(t *testing.T) {
 	got = couldNot("rotate lane 3", fmt.Errorf("egress vpn-a: connect: refused"))
 	if want := "could not rotate lane 3: egress vpn-a: connect: refused"; got != want {
 		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+// With no budget set, the BUDGET column says "-", not a used count of 0 that
+// nothing keeps (the ledger runs only once some budget is set).
+func TestSitesBudgetWithoutACapIsADash(t *testing.T) {
+	p := &sitesPane{width: 80}
+	now := fake.Epoch
+	if c := p.cells(&engine.SiteRow{Name: "a", Stored: 500}, now); c[len(c)-1] != "-" {
+		t.Errorf("no budget: BUDGET %q, want -", c[len(c)-1])
+	}
+	if c := p.cells(&engine.SiteRow{Name: "a", BudgetUsed: 40, Budget: 200}, now); c[len(c)-1] != "40/200" {
+		t.Errorf("a budget: BUDGET %q, want 40/200", c[len(c)-1])
 	}
 }
