@@ -370,12 +370,7 @@ func (p *revisitPane) dueTable() string {
 		if d.Distance >= 0 {
 			ham = strconv.Itoa(d.Distance)
 		}
-		next := d.Next.Sub(now)
-		in := longDuration(next)
-		if next < 0 {
-			in = "-" + longDuration(-next) // overdue
-		}
-		cells = append(cells[:0], d.URL, d.Class, longDuration(d.T), strconv.Itoa(d.X), in, ham, strconv.Itoa(d.Fetches))
+		cells = append(cells[:0], d.URL, d.Class, learnedT(d), strconv.Itoa(d.X), nextIn(d.Next.Sub(now)), ham, strconv.Itoa(d.Fetches))
 		if evidence {
 			cells = append(cells, changeDistance(d), changeWhy(d))
 		}
@@ -388,6 +383,28 @@ func (p *revisitPane) dueTable() string {
 		b.WriteString(tableRow(st, cols, cells, p.width, r == p.list.cursor, 5, accent))
 	}
 	return b.String()
+}
+
+// nextIn is the NEXT IN cell: overdue pages with a minus sign; within a second
+// either way, "now" (rounded first: it said "-0s").
+func nextIn(next time.Duration) string {
+	switch r := next.Round(time.Second); {
+	case r == 0:
+		return "now"
+	case r < 0:
+		return "-" + longDuration(-r) // overdue
+	default:
+		return longDuration(r)
+	}
+}
+
+// learnedT is the T cell: the time over which changes were counted, "-" before a
+// second fetch has given the page any (a 0s read as "changes every instant").
+func learnedT(d *engine.RevisitDue) string {
+	if d.Fetches < 2 && d.T == 0 {
+		return "-"
+	}
+	return longDuration(d.T)
 }
 
 // evidenceMinWidth is the pane width from which the due table shows the change
@@ -412,11 +429,13 @@ func changeWhy(d *engine.RevisitDue) string {
 	} else if d.BoilerplateOnly {
 		why += "; now boilerplate"
 	}
-	if why == "" {
-		why = "-"
-	}
-	if d.Fallback {
+	switch {
+	case d.Fallback && (why == "" || why == "-"):
+		why = "no article"
+	case d.Fallback:
 		why = "no article: " + why
+	case why == "":
+		why = "-"
 	}
 	return why
 }

@@ -257,3 +257,27 @@ func TestNewPanesTakeClicks(t *testing.T) {
 		})
 	}
 }
+
+// The due table's cells say what they mean: under a second either way is "now"
+// (it said "-0s"), a page fetched once has learned no T yet ("-", not "0s"), and a
+// page without an article whose last comparison gave no reason is "no article",
+// not "no article: -".
+func TestDueCellsSayWhatTheyMean(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{{-400 * time.Millisecond, "now"}, {300 * time.Millisecond, "now"}, {-2 * time.Second, "-2s"}, {90 * time.Second, "1m30s"}} {
+		if got := nextIn(c.d); got != c.want {
+			t.Errorf("nextIn(%v) = %q, want %q", c.d, got, c.want)
+		}
+	}
+	if got := learnedT(&engine.RevisitDue{Fetches: 1}); got != "-" {
+		t.Errorf("T of a page fetched once: %q, want -", got)
+	}
+	if got := learnedT(&engine.RevisitDue{Fetches: 3, T: 2 * time.Hour}); got != "2h" {
+		t.Errorf("T of a page fetched thrice: %q, want 2h", got)
+	}
+	if got := changeWhy(&engine.RevisitDue{Fallback: true, ChangeReason: "-"}); got != "no article" {
+		t.Errorf("WHY of a page without an article and no reason: %q", got)
+	}
+}
