@@ -181,5 +181,5 @@ func TestEngineErrorsShowInTheStatusLine(t *testing.T) {
 	h.press(":")
 	h.typeText("pause lane 13")
 	h.press("enter")
-	h.mustShow("could not pause lane 13: lane 13: no such lane")
+	h.mustShow("could not pause lane 13: no such lane")
 }

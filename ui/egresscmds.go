@@ -67,7 +67,7 @@ func rotateLanesOff(c *Common, name string, ids []int) tea.Cmd {
 		}
 		text := fmt.Sprintf("%s: %s moved (%s)", name, plural(len(moved), "lane"), strings.Join(moved, ", "))
 		if len(failed) > 0 {
-			text += fmt.Sprintf("; lane %s stayed: %v", strings.Join(failed, ", "), firstErr)
+			text += "; " + Refusal("lane "+strings.Join(failed, ", ")+" stayed", firstErr) // not "lane 9 stayed: lane 9: ..."
 		}
 		return text, nil
 	})

@@ -476,13 +476,16 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 	return nil
 }
 
-// couldNot is the status line of a refused action. The engine's steering errors
-// begin with their command ("seed add: ..."), which the action says already: it is
-// not said twice ("could not seed add X: seed add: ...").
-func couldNot(action string, err error) string {
+// couldNot is the status line of a refused action.
+func couldNot(action string, err error) string { return "could not " + Refusal(action, err) }
+
+// Refusal is "action: reason" for a refused action. The engine's errors begin
+// with what they are about ("seed add: ...", "egress X: ..."), which the action
+// says already: it is not said twice ("seed add X: seed add: ...").
+func Refusal(action string, err error) string {
 	text := err.Error()
-	if verb, rest, ok := strings.Cut(text, ": "); ok && strings.HasPrefix(action, verb+" ") {
-		text = rest
+	if verb, rest, ok := strings.Cut(text, ": "); ok && strings.Contains(" "+action+" ", " "+verb+" ") {
+		text = rest // "add egress X: egress X: ..." too
 	}
-	return "could not " + action + ": " + text
+	return action + ": " + text
 }

@@ -123,6 +123,10 @@ func TestRefusedSteeringSaysItsCommandOnce(t *testing.T) {
 	if want := "could not seed add http://x.test/: http://x.test/ is already in this crawl (done); nothing queued"; got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
+	got = couldNot("add egress socks5://10.0.0.1:1080", fmt.Errorf("egress socks5://10.0.0.1:1080: proxy on a private address"))
+	if want := "could not add egress socks5://10.0.0.1:1080: proxy on a private address"; got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
 	// An error that does not repeat the command is kept whole.
 	got = couldNot("rotate lane 3", fmt.Errorf("egress vpn-a: connect: refused"))
 	if want := "could not rotate lane 3: egress vpn-a: connect: refused"; got != want {

@@ -59,7 +59,26 @@ func operatorConn(url, ca string, tf *tokenFlags, name, whose string) (*cluster.
 	if err != nil {
 		return nil, err
 	}
-	return cluster.Connect(url, cluster.ClientOptions{Name: name, Token: token, CAFile: ca})
+	conn, err := cluster.Connect(url, cluster.ClientOptions{Name: name, Token: token, CAFile: ca})
+	if err != nil {
+		return nil, operatorConnError(url, err)
+	}
+	return conn, nil
+}
+
+// operatorConnError words a failed connect of ctl or console --attach, which may
+// be aimed at a master or at a one-box crawl's operator port: cluster's messages
+// speak of "the master" only.
+func operatorConnError(url string, err error) error {
+	switch {
+	case errors.Is(err, cluster.ErrAuth):
+		return fmt.Errorf("%s refused the credential: give the token of the master or crawl there "+
+			"(--token-file; it keeps it beside its database as DB.token)", url)
+	case strings.Contains(err.Error(), "nothing accepted the connection"):
+		return fmt.Errorf("nothing answers at %s: is the master, or the crawl started with --operator, running, "+
+			"and is the address right?", url)
+	}
+	return err
 }
 
 // masterToken is the master's credential: given, or kept in PATH.token next to the

@@ -18,6 +18,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/attach"
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/ui"
 )
 
 // Live steering from a shell (issue 18): `crawlconsole ctl --attach URL WORDS...`
@@ -96,7 +97,7 @@ func runCtl(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "crawlconsole ctl: %s: %v\n", s.String(), u)
 			return ExitUsage
 		}
-		fmt.Fprintf(stderr, "crawlconsole ctl: %s: %v\n", s.String(), err)
+		fmt.Fprintf(stderr, "crawlconsole ctl: %s\n", ui.Refusal(s.String(), err))
 		return 1
 	}
 	fmt.Fprintln(stdout, msg)

@@ -107,13 +107,16 @@ func TestCtlUnreachableIsNotARefusal(t *testing.T) {
 		t.Fatalf("no attach line in %q", banner.String())
 	}
 	url, tokenFile := m[1], m[2]
+	wrongToken := filepath.Join(t.TempDir(), "wrong.token")
+	os.WriteFile(wrongToken, []byte("not-the-token\n"), 0o600)
 	cases := []struct {
 		name string
 		args []string
 		code int
 		errs []string
 	}{
-		{"refused", []string{"keyword", "add", "nosuchsite", "w"}, 1, []string{`no site named "nosuchsite"`}},
+		{"refused", []string{"keyword", "add", "nosuchsite", "w"}, 1, []string{`ctl: keyword add nosuchsite w: no site named "nosuchsite"`}},
+		{"wrong token", []string{"--token-file", wrongToken, "budget", "x", "3"}, ExitUsage, []string{url + " refused the credential"}},
 		{"another prefix", []string{"--prefix", "other", "budget", "x", "3"}, ExitUsage, []string{"--prefix", `"other"`, url}},
 		{"no answer in time", []string{"seed", "add", "http://x.test/"}, ExitUsage, []string{"did not answer", url}},
 	}
