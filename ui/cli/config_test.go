@@ -120,3 +120,20 @@ func TestConfigWrongShapeNamesKeyAndWhatItWants(t *testing.T) {
 		}
 	}
 }
+
+// Nothing to crawl on a store that does not exist is a usage error said before the
+// store is created: crawl, serve and master leave no empty store behind.
+func TestNothingToCrawlLeavesNoStore(t *testing.T) {
+	dir := t.TempDir()
+	for _, cmd := range []string{"crawl", "master"} {
+		db := filepath.Join(dir, cmd+".db")
+		var stderr strings.Builder
+		code := Main([]string{cmd, "--headless", "--db", db}, io.Discard, &stderr)
+		if code != ExitUsage || !strings.Contains(stderr.String(), "nothing to crawl") {
+			t.Errorf("%s without seeds: exit %d, %q; want %d and nothing to crawl", cmd, code, stderr.String(), ExitUsage)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+			t.Errorf("%s without seeds left %d files (%s...)", cmd, len(entries), entries[0].Name())
+		}
+	}
+}

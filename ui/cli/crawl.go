@@ -6,14 +6,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/crawlconsole/crawlconsole/themes"
 	"io"
+	"io/fs"
 	"os"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/themes"
 )
 
 // crawlFlags are the flags shared by crawl and serve.
@@ -107,6 +108,12 @@ func (c *crawlFlags) options(positional []string) (engine.Options, error) {
 	}
 	if err := opts.Validate(); err != nil {
 		return opts, err
+	}
+	if len(opts.Seeds) == 0 && len(opts.Sites) == 0 && opts.DB != "" {
+		if _, err := os.Stat(opts.DB); errors.Is(err, fs.ErrNotExist) {
+			// Said before the store is created: a usage error leaves no empty store.
+			return opts, fmt.Errorf("nothing to crawl: give seed URLs as arguments or with --seeds FILE (there is no store at %s to resume)", opts.DB)
+		}
 	}
 	// Per-site etiquette overrides are said before the console takes the screen (the
 	// engine logs them too, for the Log pane).
