@@ -37,7 +37,11 @@ func newCrawlFlags(name, usageLine string, stderr io.Writer) *crawlFlags {
 	fs.StringVar(&c.seedsFile, "seeds", "", "read seed URLs from `FILE`, one per line")
 	fs.StringVar(&c.config, "config", "", "YAML config `FILE` (flags override it)")
 	fs.StringVar(&c.db, "db", "crawl.db", "SQLite store `PATH`; an existing store is resumed")
-	fs.BoolVar(&c.headless, "headless", false, "no console: print progress lines instead")
+	headless, mouse := "no console: print progress lines instead", "enable mouse in the console"
+	if name == "serve" { // kept so that a crawl's command line can become a serve's
+		headless, mouse = "ignored: serve always prints progress lines (its console is over SSH)", "ignored by serve"
+	}
+	fs.BoolVar(&c.headless, "headless", false, headless)
 	fs.DurationVar(&c.duration, "duration", 0, "stop after `D` (e.g. 10m); 0 = no limit")
 	fs.BoolVar(&c.untilIdle, "until-idle", false, "stop when nothing is left to crawl")
 	fs.StringVar(&c.statsJSON, "stats-json", "", "write the final stats object to `FILE`")
@@ -50,7 +54,7 @@ func newCrawlFlags(name, usageLine string, stderr io.Writer) *crawlFlags {
 	fs.Var(&c.delay, "delay", "random pause between a lane's requests, `MIN..MAX` (e.g. 2s..6s)")
 	fs.StringVar(&c.userAg, "user-agent", "", "User-Agent `UA` (default names crawlconsole)")
 	fs.StringVar(&c.theme, "theme", "dark", "console theme `NAME`: dark, light, high-contrast, mono")
-	fs.BoolVar(&c.mouse, "mouse", false, "enable mouse in the console")
+	fs.BoolVar(&c.mouse, "mouse", false, mouse)
 	c.metrics.add(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: %s\n\nFlags:\n", usageLine)

@@ -22,8 +22,8 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	db := fs.String("db", "", "SQLite store `PATH` to read")
-	format := fs.String("format", "", "`warc` (WARC 1.1, gzip per record) or jsonl (one JSON object per page)")
-	out := fs.String("out", "", "`DIR` for the WARC files (created if missing), or - for stdout")
+	format := fs.String("format", "", "export `FORMAT`: warc (WARC 1.1, gzip per record) or jsonl (one JSON object per page)")
+	out := fs.String("out", "", "`DIR` to write into (created if missing): WARC files, or pages.jsonl; or - for stdout")
 	since := fs.String("since", "", "export only what was fetched at or after `TIME`: RFC 3339, YYYY-MM-DD (UTC), or a duration ago (24h)")
 	maxSize := fs.String("max-size", "1GB", "rotate WARC files at about this `SIZE` (e.g. 1GB, 500MB, 1GiB)")
 	fs.Usage = func() {
