@@ -214,9 +214,10 @@ func (st Stats) WriteText(w io.Writer) error {
 	return tw.Flush()
 }
 
-// humanBytes formats n with a binary unit.
+// humanBytes formats n with a decimal unit, as the console's header does (the same
+// crawl read "16.9 MB" there and "16.1 MiB" here).
 func humanBytes(n int64) string {
-	const unit = 1024
+	const unit = 1000
 	if n < unit {
 		return fmt.Sprintf("%d B", n)
 	}
@@ -225,7 +226,7 @@ func humanBytes(n int64) string {
 		div *= unit
 		exp++
 	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+	return fmt.Sprintf("%.1f %cB", float64(n)/float64(div), "kMGTPE"[exp])
 }
 
 // WriterBusy is how long the writer goroutine has spent applying operations,
