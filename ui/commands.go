@@ -189,6 +189,9 @@ func (m *Model) parseLaneID(s string) (int, error) {
 			return id, nil
 		}
 	}
+	if len(m.snap.Lanes) == 0 {
+		return 0, fmt.Errorf("no lane %d: no lane is open", id)
+	}
 	return 0, fmt.Errorf("no lane %d (lanes shown: %d)", id, len(m.snap.Lanes))
 }
 

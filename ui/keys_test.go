@@ -757,3 +757,17 @@ func TestGroupTasksCountEachTaskOnce(t *testing.T) {
 		t.Errorf("lane 1's group row %q: want 2 hosts, 1 parent, 5 tasks", row)
 	}
 }
+
+// A crawl that ran dry has no lane open: the Lanes pane says so rather than "no
+// lanes yet", and a lane command says no lane is open rather than "lanes shown: 0".
+func TestLanesPaneAfterTheCrawlRanDry(t *testing.T) {
+	h := newHarness(t, 120, 40, Options{})
+	h.ctrl.RunDry()
+	h.refresh()
+	h.mustShow("no lane open: nothing queued is ready to fetch")
+	h.mustNotShow("no lanes yet")
+	h.press(":")
+	h.typeText("pause lane 9")
+	h.press("enter")
+	h.mustShow("no lane 9: no lane is open")
+}

@@ -31,6 +31,7 @@ type lanesPane struct {
 	nodeW         int                // NODE column width; 0: a single-process crawl, no column
 	filter        Filter
 	list          listView
+	fetched       int64 // pages fetched so far: no lane after some is "none open", not "none yet"
 }
 
 // laneKey identifies a lane across snapshots: its worker (M4) and ID.
@@ -62,6 +63,7 @@ func (p *lanesPane) SetSize(w, h int) {
 func (p *lanesPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
 	sel, had := p.selected()
 	p.lanes = s.Lanes
+	p.fetched = s.Totals.PagesFetched
 	p.pausedHosts = s.PausedHosts
 	p.egress = s.Egress
 	p.nodes = nodeNames(s.Nodes)
@@ -232,6 +234,9 @@ func (p *lanesPane) View() string {
 	if len(p.rows) == 0 {
 		b.WriteString("\n")
 		msg := "  no lanes yet: the crawl opens one per group of adjacent URLs (M1)"
+		if p.fetched > 0 {
+			msg = "  no lane open: nothing queued is ready to fetch (a lane opens per group of adjacent URLs, M1)"
+		}
 		if p.filter.Active() {
 			msg = "  no lane matches the filter " + strconv.Quote(p.filter.String())
 		}

@@ -481,6 +481,14 @@ func (c *Control) Idle() {
 	}
 }
 
+// RunDry turns the fake into a crawl that has run dry: every lane retired, its
+// pages fetched kept.
+func (c *Control) RunDry() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.snap.Lanes, c.snap.Groups, c.snap.LanesBusy, c.snap.PagesPerSec = nil, nil, 0, 0
+}
+
 // Log appends an event to the ring, as the engine would for a lane or host.
 func (c *Control) Log(lvl engine.Level, lane int, host, msg string) {
 	c.mu.Lock()
