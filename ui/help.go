@@ -50,10 +50,16 @@ func (m *Model) helpEntries() []helpEntry {
 	fromBindings := func(bs []key.Binding) []helpEntry {
 		var es []helpEntry
 		for _, b := range bs {
+			if m.c.readOnly && km.isControl(b) {
+				continue // a viewer is not offered what it would be refused
+			}
 			h := b.Help()
 			es = append(es, helpEntry{key: h.Key, desc: h.Desc})
 		}
 		return es
+	}
+	if m.c.readOnly && q == "" {
+		out = append(out, helpEntry{desc: "Read-only session: the keys and commands that change the crawl are left out"})
 	}
 	section("Global keys", fromBindings(km.globalHelp()))
 	section("Moving in a pane", fromBindings(km.navHelp()))
@@ -71,7 +77,7 @@ func (m *Model) helpEntries() []helpEntry {
 	}
 	var cmds []helpEntry
 	for i := range commands {
-		if !commands[i].available(m) {
+		if !commands[i].available(m) || (m.c.readOnly && commands[i].control) {
 			continue
 		}
 		cmds = append(cmds, helpEntry{key: ":" + commands[i].usage(), desc: commands[i].help})

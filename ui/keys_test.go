@@ -771,3 +771,17 @@ func TestLanesPaneAfterTheCrawlRanDry(t *testing.T) {
 	h.press("enter")
 	h.mustShow("no lane 9: no lane is open")
 }
+
+// A viewer's ? overlay leaves out the keys and commands it would be refused, and
+// says so; what it may do (filter, themes, panes) is still there.
+func TestHelpOverlayOfAViewer(t *testing.T) {
+	km := DefaultKeyMap()
+	h := newHarness(t, 160, 60, Options{ReadOnly: true})
+	h.press("?")
+	h.mustShow("Read-only session", km.Filter.Help().Desc, ":theme NAME")
+	h.mustNotShow(km.Pause.Help().Desc, ":pause host NAME", ":egress add SPEC", ":seed add URL")
+	op := newHarness(t, 160, 60, Options{})
+	op.press("?")
+	op.mustShow(km.Pause.Help().Desc, ":pause host NAME")
+	op.mustNotShow("Read-only session")
+}
