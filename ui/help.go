@@ -147,10 +147,13 @@ func (h *helpOverlay) view(m *Model, height int) string {
 		cols = 2
 	}
 	colW := m.width / cols
+	// The key column fits the keys of usual length; a longer one (a command's full
+	// usage) takes room from its own description only, not from every line's.
+	const usualKey = 22
 	keyW := 0
 	for _, e := range entries {
-		if e.key != "" {
-			keyW = max(keyW, cellWidth(e.key))
+		if w := cellWidth(e.key); e.key != "" && w <= usualKey {
+			keyW = max(keyW, w)
 		}
 	}
 	keyW = min(keyW, colW/2)
@@ -162,8 +165,9 @@ func (h *helpOverlay) view(m *Model, height int) string {
 		if e.key == "" {
 			return st.ColHeader.Render(fit(" "+e.desc, colW))
 		}
-		return "   " + st.HelpKey.Render(fit(e.key, keyW)) + "  " +
-			st.HelpDesc.Render(fit(e.desc, max(colW-keyW-5, 1)))
+		kw := min(max(keyW, cellWidth(e.key)), max(colW*2/3, keyW))
+		return "   " + st.HelpKey.Render(fit(e.key, kw)) + "  " +
+			st.HelpDesc.Render(fit(e.desc, max(colW-kw-5, 1)))
 	}
 	// Two columns break at a section boundary when one fits.
 	split := len(entries)

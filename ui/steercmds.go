@@ -27,7 +27,7 @@ func init() {
 			complete: (*Model).siteNames},
 		{name: "keyword rm", args: "SITE WORD", min: 2, max: 16, help: "remove a keyword from a site",
 			complete: (*Model).siteNames},
-		{name: "budget", args: "SITE N [total]", min: 2, max: 4, help: "also: host HOST N [total]",
+		{name: "budget", args: "SITE N [round|total]", min: 2, max: 4, help: "also: budget host HOST N …",
 			complete: (*Model).budgetTargets},
 	} {
 		c.control = true
