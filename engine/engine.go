@@ -407,6 +407,7 @@ func (e *Engine) Stop() {
 			e.dns.Close()
 		}
 		if e.st != nil {
+			e.closeLanes(e.now())
 			if e.disc != nil {
 				e.saveDiscovery(e.now())
 			}
@@ -426,6 +427,17 @@ func (e *Engine) Stop() {
 			e.pool.Close()
 		}
 	})
+}
+
+// closeLanes records the lanes still open when the crawl stops with the pages they
+// fetched: only a lane that ran dry was recorded, so a clean stop left the others
+// open with no pages (stats' lane history), until the next start closed them empty.
+func (e *Engine) closeLanes(at time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for id, ls := range e.lanes {
+		e.st.LaneRetired(id, at, ls.lane.Done())
+	}
 }
 
 // Close stops the crawl and closes the store.

@@ -183,7 +183,7 @@ func (st Stats) WriteText(w io.Writer) error {
 	} else {
 		p("first fetch\t-")
 	}
-	p("lanes opened\t%d (%d open, %d pages, mean life %.1fs)", st.Lanes.Opened, st.Lanes.Open,
+	p("lanes opened\t%d (%d open now; the closed ones fetched %d pages, mean life %.1fs)", st.Lanes.Opened, st.Lanes.Open,
 		st.Lanes.Pages, st.Lanes.MeanLifetime)
 	for _, e := range st.Lanes.ByEgress {
 		name := e.Egress
