@@ -41,11 +41,13 @@ type Exchange struct {
 	// server's, or the proxy's when the egress is a proxy.
 	RemoteIP string `json:"ip,omitempty"`
 	// Decoded lists the content codings the fetcher undid (e.g. "gzip"); the body
-	// kept is the decoded one.
+	// kept is the decoded one. A redirect hop's body is decoded like the final
+	// page's; one that could not be (a corrupt gzip stream) is kept as received,
+	// Decoded empty: its Content-Encoding still describes it.
 	Decoded string `json:"decoded,omitempty"`
 	// Body is what was read of a redirect hop's body (the HTTP client reads at most
-	// a few KiB of it); empty for the final response, whose body is Result.Body.
-	// BodyCut says the hop's body had more than was read.
+	// a few KiB of it, decoded); empty for the final response, whose body is
+	// Result.Body. BodyCut says the hop's body had more than was read.
 	Body    []byte `json:"body,omitempty"`
 	BodyCut bool   `json:"body_cut,omitempty"`
 }
@@ -123,7 +125,29 @@ type hopRecord struct {
 	mu   sync.Mutex // the transport writes headers on its own goroutine
 	ex   Exchange
 	head strings.Builder
-	tee  *bytes.Buffer // redirect hops only
+	// Redirect hops only: tee is what was read of the body as the client got it
+	// (decoded, capped, like a final page's body). wire, kept only while a content
+	// coding is undone, is what was read of it as received: if decoding fails
+	// (undecodable), that is the body kept, its coding left on.
+	tee, wire   *hopBody
+	undecodable bool
+}
+
+// hopBody is what was read of a redirect hop's body, up to redirectBodyMax bytes.
+type hopBody struct {
+	buf bytes.Buffer
+	cut bool // more came than was kept, or the reader stopped before the end
+}
+
+// body returns what of h's body is archived, with the codings it was decoded from
+// and whether it is cut. Caller holds h.mu.
+func (h *hopRecord) body() (b []byte, decoded string, cut bool) {
+	kept := h.tee
+	decoded = h.ex.Decoded
+	if h.undecodable && h.wire != nil {
+		kept, decoded = h.wire, ""
+	}
+	return bytes.Clone(kept.buf.Bytes()), decoded, kept.cut
 }
 
 func (l *exchangeLog) add(h *hopRecord) {
@@ -143,9 +167,7 @@ func (l *exchangeLog) exchanges() []Exchange {
 		ex := h.ex
 		ex.RequestHead = h.head.String()
 		if h.tee != nil && i < len(l.hops)-1 {
-			ex.Body = bytes.Clone(h.tee.Bytes())
-		} else {
-			ex.BodyCut = false
+			ex.Body, ex.Decoded, ex.BodyCut = h.body()
 		}
 		h.mu.Unlock()
 		out = append(out, ex)
@@ -166,7 +188,7 @@ func (l *exchangeLog) redirects() []Exchange {
 		if h.tee != nil { // a 3xx response came (received)
 			ex := h.ex
 			ex.RequestHead = h.head.String()
-			ex.Body = bytes.Clone(h.tee.Bytes())
+			ex.Body, ex.Decoded, ex.BodyCut = h.body()
 			out = append(out, ex)
 		}
 		h.mu.Unlock()
@@ -212,7 +234,8 @@ func traceHop(req *http.Request, log *exchangeLog) (*http.Request, *hopRecord) {
 	return req.WithContext(httptrace.WithClientTrace(req.Context(), trace)), h
 }
 
-// received records the response of a hop, before its body is decoded.
+// received records the response of a hop, before its body is decoded. A redirect's
+// body is recorded as it is read (teeBody, set up by bodyCapper).
 func (h *hopRecord) received(res *http.Response, codings []string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -224,7 +247,10 @@ func (h *hopRecord) received(res *http.Response, codings []string) {
 	h.ex.ResponseHead = HeadText(res.Header)
 	h.ex.Decoded = strings.Join(reversed(codings), ", ")
 	if res.StatusCode/100 == 3 {
-		h.tee = &bytes.Buffer{}
+		h.tee = &hopBody{}
+		if len(codings) > 0 {
+			h.wire = &hopBody{}
+		}
 	}
 }
 
@@ -237,11 +263,15 @@ func reversed(cs []string) []string {
 	return out
 }
 
-// teeBody keeps up to redirectBodyMax bytes of what is read from a redirect hop.
+// teeBody keeps up to redirectBodyMax bytes of what is read from a redirect hop's
+// body into b: above the decoder (the body as the client reads it, decoded), or
+// below it (wire: the body as received).
 type teeBody struct {
 	io.ReadCloser
-	h   *hopRecord
-	eof bool
+	h       *hopRecord
+	b       *hopBody
+	decoded bool // above the decoder: a decoding error marks the hop undecodable
+	eof     bool
 }
 
 func (t *teeBody) Read(p []byte) (int, error) {
@@ -249,16 +279,21 @@ func (t *teeBody) Read(p []byte) (int, error) {
 	if err == io.EOF {
 		t.eof = true
 	}
-	if n > 0 {
+	if n > 0 || (err != nil && err != io.EOF) {
 		t.h.mu.Lock()
-		room := redirectBodyMax - t.h.tee.Len()
-		if room < n {
-			t.h.ex.BodyCut = true
-			if room > 0 {
-				t.h.tee.Write(p[:room])
+		if n > 0 {
+			room := redirectBodyMax - t.b.buf.Len()
+			if room < n {
+				t.b.cut = true
+				if room > 0 {
+					t.b.buf.Write(p[:room])
+				}
+			} else {
+				t.b.buf.Write(p[:n])
 			}
-		} else {
-			t.h.tee.Write(p[:n])
+		}
+		if t.decoded && err != nil && err != io.EOF && Kind(err) == KindEncoding {
+			t.h.undecodable = true
 		}
 		t.h.mu.Unlock()
 	}
@@ -270,7 +305,7 @@ func (t *teeBody) Close() error {
 	// it stopped before the end, the body kept is cut.
 	if !t.eof {
 		t.h.mu.Lock()
-		t.h.ex.BodyCut = true
+		t.b.cut = true
 		t.h.mu.Unlock()
 	}
 	return t.ReadCloser.Close()

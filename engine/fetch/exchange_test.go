@@ -3,6 +3,7 @@ package fetch
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -67,5 +68,83 @@ func TestExchangesAsTheyCrossedTheWire(t *testing.T) {
 	if page.Status != 200 || page.Decoded != "gzip" || !strings.Contains(page.ResponseHead, "Content-Encoding: gzip\r\n") || page.Body != nil ||
 		!strings.HasPrefix(page.RequestHead, "GET /page HTTP/1.1\r\n") || string(res.Body) != "<html><p>decoded</p></html>" {
 		t.Errorf("final exchange %+v, body %q", page, res.Body)
+	}
+}
+
+// TestRedirectHopBodiesAreDecodedLikeThePage: a redirect hop's body is kept as the
+// client reads it, decoded and capped like the final page's, so that Decoded is
+// true of it: a gzip body decoded; a corrupt one, which does not fail the fetch,
+// kept as received with Decoded empty; a gzip bomb decoded no further than the
+// client reads of a redirect's body, kept cut. A failed chain's hops (Error.
+// Exchanges) are kept the same way.
+func TestRedirectHopBodiesAreDecodedLikeThePage(t *testing.T) {
+	zip := func(b []byte) []byte {
+		var out bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&out, gzip.BestCompression)
+		zw.Write(b)
+		zw.Close()
+		return out.Bytes()
+	}
+	moved := []byte("<html>Moved, gzip-coded.</html>")
+	zMoved := zip(moved)
+	corrupt := append(append([]byte(nil), zMoved[:10]...), bytes.Repeat([]byte{0xff}, 40)...)
+	bomb := zip(make([]byte, 64<<20))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hop := func(to string, body []byte) {
+			w.Header().Set("Location", to)
+			w.Header().Set("Content-Encoding", "gzip")
+			w.WriteHeader(http.StatusFound)
+			w.Write(body)
+		}
+		switch r.URL.Path {
+		case "/gzip":
+			hop("/page", zMoved)
+		case "/corrupt":
+			hop("/page", corrupt)
+		case "/bomb":
+			hop("/page", bomb)
+		case "/loop/a":
+			hop("/loop/b", zMoved)
+		case "/loop/b":
+			hop("/loop/a", corrupt)
+		case "/page":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, "<html>page</html>")
+		}
+	}))
+	defer srv.Close()
+	f, _ := testFetcher(t, mapResolver{}, []string{"127.0.0.0/8"}, Config{})
+	hopOf := func(path string) Exchange {
+		t.Helper()
+		res, err := f.Fetch(srv.URL+path, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if len(res.Exchanges) != 2 || res.Status != 200 || string(res.Body) != "<html>page</html>" {
+			t.Fatalf("%s: status %d, body %q, %d exchanges; want the 302 and the page", path, res.Status, res.Body, len(res.Exchanges))
+		}
+		return res.Exchanges[0]
+	}
+	if h := hopOf("/gzip"); h.Decoded != "gzip" || !bytes.Equal(h.Body, moved) || h.BodyCut ||
+		!strings.Contains(h.ResponseHead, "Content-Encoding: gzip\r\n") {
+		t.Errorf("gzip hop: decoded %q, body %q, cut %v; want the decoded body", h.Decoded, h.Body, h.BodyCut)
+	}
+	if h := hopOf("/corrupt"); h.Decoded != "" || !bytes.Equal(h.Body, corrupt) || h.BodyCut {
+		t.Errorf("corrupt gzip hop: decoded %q, body %q, cut %v; want the body as received, not decoded", h.Decoded, h.Body, h.BodyCut)
+	}
+	if h := hopOf("/bomb"); h.Decoded != "gzip" || len(h.Body) == 0 || len(h.Body) > 4<<10 ||
+		!bytes.Equal(h.Body, make([]byte, len(h.Body))) || !h.BodyCut {
+		t.Errorf("gzip bomb hop: decoded %q, %d bytes, cut %v; want a cut decoded prefix of a few KiB", h.Decoded, len(h.Body), h.BodyCut)
+	}
+
+	_, err := f.Fetch(srv.URL+"/loop/a", nil)
+	var fe *Error
+	if !errors.As(err, &fe) || fe.Kind != KindRedirectLoop || len(fe.Exchanges) != 2 {
+		t.Fatalf("loop: %v, want %s with both hops", err, KindRedirectLoop)
+	}
+	if a, b := fe.Exchanges[0], fe.Exchanges[1]; a.Decoded != "gzip" || !bytes.Equal(a.Body, moved) || a.BodyCut ||
+		b.Decoded != "" || !bytes.Equal(b.Body, corrupt) || b.BodyCut {
+		t.Errorf("loop hops: %q %q (cut %v), %q %q (cut %v); want the first decoded, the second as received",
+			a.Decoded, a.Body, a.BodyCut, b.Decoded, b.Body, b.BodyCut)
 	}
 }
