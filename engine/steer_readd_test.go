@@ -3,6 +3,8 @@ package engine
 import (
 	"strings"
 	"testing"
+
+	"github.com/crawlconsole/crawlconsole/store"
 )
 
 // :site rm, then :site add news of the same entry: the entry, fetched before, is
@@ -16,7 +18,15 @@ func TestSiteAddAgainQueuesItsEntryNow(t *testing.T) {
 	o.Sites = []SiteOptions{{Name: "127.0.0.1", Kind: SiteNews, Entry: entry}}
 	o.Discovery.Probe = ProbeOff
 	e := startEngine(t, o)
-	waitFor(t, "the entry fetched", func() bool { return a.requested("/") >= 1 })
+	// Stored, not only requested: until its result is in, the entry is in a lane's
+	// hand and rightly not queued twice (the test raced with that 1 run in 10).
+	waitFor(t, "the entry stored", func() bool {
+		if a.requested("/") < 1 || e.st.Flush() != nil {
+			return false
+		}
+		rows, err := e.st.URLStates([]string{entry})
+		return err == nil && len(rows) == 1 && rows[0].State == store.Processed
+	})
 	if _, err := e.Steer(Steer{Op: SteerSiteRm, Site: "127.0.0.1"}); err != nil {
 		t.Fatal(err)
 	}
