@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -139,7 +140,13 @@ func runMaster(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		defer srv.Shutdown()
 		url = srv.ClientURL()
 	}
-	conn, err := cluster.Connect(url, cluster.ClientOptions{Name: "master", Token: token, CAFile: *ca})
+	// The master reaching its own embedded TLS server trusts the certificate it
+	// serves: with a private CA it needed --ca as well, which nothing said.
+	selfCA := *ca
+	if *natsURL == "" && *tlsCert != "" && selfCA == "" {
+		selfCA = *tlsCert
+	}
+	conn, err := cluster.Connect(url, cluster.ClientOptions{Name: "master", Token: token, CAFile: selfCA})
 	if err != nil {
 		fmt.Fprintf(stderr, "crawlconsole master: %v\n", err)
 		return ExitUsage
@@ -160,6 +167,13 @@ func runMaster(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	join := "--token-file " + tokenFile
 	if tokenFile == "" {
 		join = "$" + tokenEnv + " set"
+	}
+	if strings.HasPrefix(url, "tls://") { // they must trust the server's certificate too
+		if *ca != "" {
+			join += " --ca " + *ca
+		} else {
+			join += " --ca CA.pem (the CA that signed " + cmp.Or(*tlsCert, "the server's certificate") + ")"
+		}
 	}
 	fmt.Fprintf(stderr, "crawlconsole master: workers join with: crawlconsole worker --join %s --name NAME %s\n", url, join)
 	fmt.Fprintf(stderr, "crawlconsole master: attach a console with: crawlconsole console --attach %s %s\n", url, join)
