@@ -334,7 +334,7 @@ func (p *egressPane) egressColumns() []column {
 	if wide {
 		cols = append(cols, column{title: "FAULT", width: 5, right: true}, column{title: "BANS", width: 4, right: true})
 	}
-	cols = append(cols, column{title: "OK%", width: 6, right: true}, column{title: "STATE", width: 11})
+	cols = append(cols, column{title: "OK%", width: 6, right: true}, column{title: "STATE", width: 12})
 	return layoutColumns(cols, p.width)
 }
 
