@@ -70,6 +70,9 @@ type Engine struct {
 	// response (lane side; a sync.Map of string -> struct{}, off e.mu: every
 	// response asks it).
 	sitemapOrigins sync.Map
+	// ssrfWarned are the hosts whose refusal by the SSRF guard was logged (a
+	// sync.Map of lower-case host -> struct{}): once per host, not per URL.
+	ssrfWarned sync.Map
 
 	judge *egress.Classifier // issue 20: one classifier of refusals for every route (the pool's with rotation)
 

@@ -2,9 +2,12 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/egress"
@@ -245,6 +248,16 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended,
 		if err != nil { // stopping: leave the URL queued
 			return false, false
 		}
+		if be := refusedOrigin(rules, u); be != nil {
+			// The SSRF guard refused the site's own address: robots.txt was never
+			// asked for, and the page would be refused the same way. The URL fails
+			// as the page would (ssrf_blocked), not as a site that is down: deferred
+			// and tried again, it would never get anywhere under this policy.
+			e.warnRefused(be, t.URL)
+			o.Kind = fetch.KindBlocked
+			e.front.deliver(o)
+			return true, false
+		}
 		if rules.Unreachable && !t.Refetch {
 			// RFC 9309 §2.3.1.4: an unreachable robots.txt (429, 5xx, no answer)
 			// disallows everything, for now. The site's URLs wait (deferred, never
@@ -458,6 +471,10 @@ func (e *Engine) fetchWithRetry(ls *laneState, eg *egressLink, t frontier.Task, 
 			}
 		}
 		kind := fetch.Kind(err)
+		var be *fetch.BlockedError
+		if errors.As(err, &be) {
+			e.warnRefused(be, t.URL)
+		}
 		if kind == "" && res.Status/100 == 5 {
 			kind = fetch.KindHTTP5xx
 		}
@@ -484,6 +501,34 @@ func (e *Engine) fetchWithRetry(ls *laneState, eg *egressLink, t frontier.Task, 
 // before it counts as failed: a page that refuses every client (a broken page
 // answering 503 with Retry-After, say) must not walk its host off every egress.
 const maxReroutes = 2
+
+// refusedOrigin returns the SSRF guard's refusal of u's own host when that is why
+// its robots.txt got no answer (rules unreachable), nil otherwise: a robots.txt
+// redirected to a refused address leaves the site itself allowed, and unreachable.
+func refusedOrigin(rules *robots.Rules, u *url.URL) *fetch.BlockedError {
+	var be *fetch.BlockedError
+	if rules == nil || !rules.Unreachable || !errors.As(rules.Err, &be) || !strings.EqualFold(be.Host, u.Hostname()) {
+		return nil
+	}
+	return be
+}
+
+// warnRefused tells the operator, once per host this run, that the SSRF guard
+// refused a host's address (a WARN: its URLs fail as ssrf_blocked), and how to let
+// it through. first is the URL whose fetch met it first (the host may be a
+// redirect's target).
+func (e *Engine) warnRefused(be *fetch.BlockedError, first string) {
+	if _, warned := e.ssrfWarned.LoadOrStore(strings.ToLower(be.Host), struct{}{}); warned {
+		return
+	}
+	fix := "start the crawl with --allow-private %s (on a distributed crawl, the workers need it too)"
+	if e.role == roleWorker {
+		fix = "start this worker with --allow-private %s (every worker that may fetch it needs it)"
+	}
+	e.logf(LevelWarn, 0, be.Host, "%s (%s) refused by the SSRF guard (a loopback/private/reserved address), first at %s: "+
+		"its URLs fail as ssrf_blocked; to crawl it, "+fix,
+		be.Host, be.Addr, first, netip.PrefixFrom(be.Addr, be.Addr.BitLen()))
+}
 
 // robotsFor returns the robots.txt rules of u's origin, fetching them through this
 // lane's egress and the gate when they are missing or older than

@@ -3,6 +3,7 @@ package engine
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
@@ -152,7 +153,10 @@ func (e *Engine) record(o Outcome) {
 			e.sourceFailed(t.URL)
 		}
 		e.finish(t, refetch, l, failed, o.Kind)
-		if !IsSkip(o.Kind) && o.Kind != fetch.KindRobotsDown && o.Kind != frontier.KindMalformed {
+		switch {
+		case o.Kind == fetch.KindBlocked:
+			e.warnRefusedOn(o)
+		case !IsSkip(o.Kind) && o.Kind != fetch.KindRobotsDown && o.Kind != frontier.KindMalformed:
 			e.logf(LevelWarn, l, t.Host, "%s: %s", o.Kind, t.URL)
 		}
 	case res.Status == http.StatusNotModified:
@@ -180,6 +184,21 @@ func (e *Engine) record(o Outcome) {
 	default:
 		e.finish(t, refetch, l, failed, "http_"+strconv.Itoa(res.Status))
 	}
+}
+
+// warnRefusedOn is the frontier side's word on a URL a worker's SSRF guard refused
+// (M4): once per worker and host, as the worker's own log has the address. In one
+// process the lane said it already (warnRefused), once per host, not per URL.
+func (e *Engine) warnRefusedOn(o Outcome) {
+	if o.Node == "" {
+		return
+	}
+	if _, warned := e.ssrfWarned.LoadOrStore(o.Node+" "+strings.ToLower(o.Task.Host), struct{}{}); warned {
+		return
+	}
+	e.logf(LevelWarn, o.Lane, o.Task.Host, "worker %s: the SSRF guard refused %s (a loopback/private/reserved address, or a redirect to one), first at %s: "+
+		"its URLs fail as ssrf_blocked; to crawl it, start worker %s with --allow-private CIDR (its log names the address)",
+		o.Node, o.Task.Host, o.Task.URL, o.Node)
 }
 
 // savePage stores a fetched page with the links it found and its revisit state, in

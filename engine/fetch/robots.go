@@ -28,7 +28,9 @@ func (f *Fetcher) FetchRobots(ctx context.Context, origin, token string) *robots
 	req.Header.Set("User-Agent", f.cfg.UserAgent)
 	resp, err := f.robots.Do(req)
 	if err != nil {
-		return robots.DisallowAll(0, fmt.Sprintf("robots.txt not fetched (%s): %v", Kind(err), err))
+		r := robots.DisallowAll(0, fmt.Sprintf("robots.txt not fetched (%s): %v", Kind(err), err))
+		r.Err = err // the engine tells the SSRF guard's refusal (a *BlockedError) from a site down
+		return r
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)

@@ -26,6 +26,9 @@ type Rules struct {
 	RetryAfter time.Duration
 	// Note says briefly where the rules came from, for the log.
 	Note string
+	// Err is why robots.txt got no answer at all (the request's error: a refused
+	// connection, a timeout, the SSRF guard's refusal), nil when it answered.
+	Err error
 }
 
 // rule is one Allow or Disallow line, its pattern percent-encoding normalised.
