@@ -1077,6 +1077,12 @@ func (m *masterRuntime) view() ([]Node, []Lane) {
 		row := Node{Name: name, State: n.state, Heartbeat: n.heard, Joined: n.joined,
 			Egresses: n.hb.Egresses, Lanes: n.hb.Lanes, LanesMax: n.hb.LanesMax, PagesPerSec: n.hb.PagesPerSec,
 			Queue: len(n.held), Results: n.results, Late: n.late}
+		if n.state == NodeDead {
+			// Its last heartbeat is history: a dead worker holds no egress (bury
+			// gave its grants back to the table), runs no lane and fetches nothing.
+			// What it did (results, late) stays.
+			row.Egresses, row.Lanes, row.PagesPerSec = nil, 0, 0
+		}
 		hosts := map[string]bool{}
 		for u := range n.units {
 			row.Weight += weights[u]

@@ -53,6 +53,8 @@ func buildNodes(s *engine.Snapshot, cfg Config) {
 		}
 		if n.State != engine.NodeDead {
 			live = append(live, i)
+		} else {
+			n.Egresses = nil // the master took its grants back: a dead worker holds none
 		}
 		s.Nodes = append(s.Nodes, n)
 	}
