@@ -887,12 +887,19 @@ func (m *masterRuntime) onLeave(msg *nats.Msg) {
 	e := m.e
 	e.mu.Lock()
 	n := m.nodes[l.Node]
+	// A leave is two requests (worker.Leave): the hand-back of what the worker had
+	// not fetched, then the final one once its fetches reported. The leave is
+	// logged once, at the first: with the tasks it handed back, or, when the
+	// hand-back never came, what the final one makes the master take back.
+	first, back := false, 0
 	if n != nil && n.inc == l.Incarnation && n.state != NodeDead {
+		first = n.state != NodeLeaving
 		n.state = NodeLeaving
 		for _, t := range slices.Backward(l.Tasks) { // requeue puts each first: the first last keeps their order
 			if held, ok := n.held[t.URL]; ok && held.Lease == t.Lease {
 				m.unhand(n, held)
 				m.requeue(held)
+				back++
 			}
 		}
 		// Its hosts go to others as soon as it reported what it still fetches.
@@ -907,13 +914,16 @@ func (m *masterRuntime) onLeave(msg *nats.Msg) {
 			}
 		}
 		if l.Final {
+			if first {
+				back += len(n.held) // bury queues them again
+			}
 			m.bury(n)
 		}
 		m.saveNodes()
 	}
 	e.mu.Unlock()
-	if n != nil {
-		e.logf(LevelInfo, 0, "", "worker %s leaving: %d tasks handed back", l.Node, len(l.Tasks))
+	if first {
+		e.logf(LevelInfo, 0, "", "worker %s leaving: %d tasks handed back", l.Node, back)
 	}
 	m.respond(msg, &wireControlReply{})
 	m.signal()

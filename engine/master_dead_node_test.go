@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -13,9 +14,10 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
 )
 
-// endlessSite serves /p/N linking to /p/N+1 and /p/N+2 on a loopback address: a
-// crawl of it keeps its lanes busy as long as the test needs.
-func endlessSite(t *testing.T) string {
+// endlessSite serves /p/N linking to /p/8N+1 … /p/8N+8 on a loopback address, each
+// page after delay: a crawl of it keeps its lanes busy and its queue growing as long
+// as the test needs.
+func endlessSite(t *testing.T, delay time.Duration) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -27,20 +29,28 @@ func endlessSite(t *testing.T) string {
 			http.NotFound(w, r)
 			return
 		}
+		select {
+		case <-time.After(delay):
+		case <-r.Context().Done():
+			return
+		}
 		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprintf(w, `<html><body><p>page %d</p><a href="/p/%d">a</a> <a href="/p/%d">b</a></body></html>`, n, n+1, n+2)
+		fmt.Fprintf(w, "<html><body><p>page %d</p>", n)
+		for i := 1; i <= 8; i++ {
+			fmt.Fprintf(w, `<a href="/p/%d">%d</a> `, 8*n+i, i)
+		}
+		fmt.Fprint(w, "</body></html>")
 	})}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	return "http://" + ln.Addr().String()
 }
 
-// A worker killed mid-crawl (silent: no leave) is declared dead; its row on the
-// master's Nodes pane then shows what is true: no egress held (its grant is back
-// in the table, the Egress pane shows it free), no lane, no rate. Its results stay.
-// Before, the row kept its last heartbeat's egresses, lanes and pages/s
-// ("b2 dead 33s ago ! b2-e1, m3, m4  8/8  2.2").
-func TestDeadWorkersRowHoldsNothing(t *testing.T) {
+// startEndlessCrawl starts an embedded NATS server and a master crawling an
+// endless loopback site (pages served after delay), its egress table holding m3
+// for a worker; conn connects a client to the server.
+func startEndlessCrawl(t *testing.T, delay time.Duration) (*Engine, func(name string) *cluster.Conn) {
+	t.Helper()
 	dir := t.TempDir()
 	srv, err := cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: "tok"})
 	if err != nil {
@@ -57,7 +67,7 @@ func TestDeadWorkersRowHoldsNothing(t *testing.T) {
 	}
 	o := DefaultOptions()
 	o.DB = filepath.Join(dir, "crawl.db")
-	o.Seeds = []string{endlessSite(t) + "/p/0"}
+	o.Seeds = []string{endlessSite(t, delay) + "/p/0"}
 	o.AllowPrivate = []string{"127.0.0.0/8"}
 	o.Egress = []string{"m3=bind:127.0.0.72"} // the master's table: granted to the worker
 	o.Rotation.PerNode = 1
@@ -73,6 +83,16 @@ func TestDeadWorkersRowHoldsNothing(t *testing.T) {
 	if err := m.Start(); err != nil {
 		t.Fatal(err)
 	}
+	return m, conn
+}
+
+// A worker killed mid-crawl (silent: no leave) is declared dead; its row on the
+// master's Nodes pane then shows what is true: no egress held (its grant is back
+// in the table, the Egress pane shows it free), no lane, no rate. Its results stay.
+// Before, the row kept its last heartbeat's egresses, lanes and pages/s
+// ("b2 dead 33s ago ! b2-e1, m3, m4  8/8  2.2").
+func TestDeadWorkersRowHoldsNothing(t *testing.T) {
+	m, conn := startEndlessCrawl(t, 0)
 	w, err := StartWorker(WorkerOptions{Conn: conn("b2"), Node: "b2", AllowPrivate: []string{"127.0.0.0/8"}})
 	if err != nil {
 		t.Fatal(err)
@@ -107,5 +127,37 @@ func TestDeadWorkersRowHoldsNothing(t *testing.T) {
 	}
 	if !free {
 		t.Errorf("m3 not free on the Egress pane after b2 died: %+v", m.Snapshot().Egress)
+	}
+}
+
+// A worker's graceful leave is one line in the master's log, with the tasks it
+// handed back. Its two requests (the hand-back, then the final leave once its
+// fetches reported) each logged one: "worker b2 leaving: 330 tasks handed back",
+// then "worker b2 leaving: 0 tasks handed back".
+func TestWorkerLeaveIsLoggedOnce(t *testing.T) {
+	m, conn := startEndlessCrawl(t, 100*time.Millisecond) // slow pages: tasks wait on the worker's board
+	w, err := StartWorker(WorkerOptions{Conn: conn("b2"), Node: "b2", AllowPrivate: []string{"127.0.0.0/8"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	waitFor(t, "tasks queued on b2 beyond its two lanes", func() bool { return w.Engine().Snapshot().QueueDepth >= 4 })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := w.Leave(ctx); err != nil {
+		t.Fatalf("leave: %v", err)
+	}
+	var lines []string
+	for _, ev := range m.EventsSince(0, 100000) {
+		if strings.Contains(ev.Msg, "worker b2 leaving") {
+			lines = append(lines, ev.Msg)
+		}
+	}
+	if len(lines) != 1 {
+		t.Fatalf("the master logged b2's leave %d times: %q; want once", len(lines), lines)
+	}
+	var n int
+	if _, err := fmt.Sscanf(lines[0], "worker b2 leaving: %d tasks handed back", &n); err != nil || n < 1 {
+		t.Errorf("the leave line %q; want the tasks b2 handed back (it had some queued)", lines[0])
 	}
 }
