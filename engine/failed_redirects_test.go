@@ -205,19 +205,7 @@ func TestFailedRedirectChainsAreArchived(t *testing.T) {
 	o := engine.DefaultOptions()
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	f.options(&o, maxRedirects)
-	e, err := engine.New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	if err := e.Start(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-e.Done():
-	case <-time.After(30 * time.Second):
-		t.Fatalf("crawl not done after 30s: %+v", e.Stats())
-	}
+	e := crawlToDone(t, o)
 	s := e.Stats()
 	wantErrors := map[string]int64{}
 	for _, k := range f.kinds {
@@ -253,4 +241,24 @@ func TestWorkersFailedRedirectChainsReachTheMaster(t *testing.T) {
 			s.Errors, s.PagesFetched, s.PagesStored, wantErrors)
 	}
 	f.check(t, c.opts.DB)
+}
+
+// crawlToDone starts a crawl with o and waits until it has nothing left to fetch
+// (30 s at most); the crawl is closed with the test.
+func crawlToDone(t *testing.T, o engine.Options) *engine.Engine {
+	t.Helper()
+	e, err := engine.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	if err := e.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-e.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatalf("crawl not done after 30s: %+v", e.Stats())
+	}
+	return e
 }

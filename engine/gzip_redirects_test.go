@@ -80,19 +80,7 @@ func TestGzipRedirectBodiesAreArchivedTruthfully(t *testing.T) {
 	o.HostRate = 0
 	o.Fetch.Retries = 0
 	o.Revisit.Enabled = false
-	e, err := engine.New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	if err := e.Start(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-e.Done():
-	case <-time.After(30 * time.Second):
-		t.Fatalf("crawl not done after 30s: %+v", e.Stats())
-	}
+	e := crawlToDone(t, o)
 	if s := e.Stats(); len(s.Errors) != 0 || s.PagesStored != 3 {
 		t.Errorf("stats: errors %v, pages stored %d; want no error and the 3 pages", s.Errors, s.PagesStored)
 	}

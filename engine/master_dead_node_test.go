@@ -51,20 +51,7 @@ func endlessSite(t *testing.T, delay time.Duration) string {
 // for a worker; conn connects a client to the server.
 func startEndlessCrawl(t *testing.T, delay time.Duration) (*Engine, func(name string) *cluster.Conn) {
 	t.Helper()
-	dir := t.TempDir()
-	srv, err := cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: "tok"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	conn := func(name string) *cluster.Conn {
-		c, err := cluster.Connect(srv.ClientURL(), cluster.ClientOptions{Name: name, Token: "tok"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(c.Close)
-		return c
-	}
+	dir, conn := startTestNATS(t)
 	o := DefaultOptions()
 	o.DB = filepath.Join(dir, "crawl.db")
 	o.Seeds = []string{endlessSite(t, delay) + "/p/0"}

@@ -1,12 +1,9 @@
 package engine
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/crawlconsole/crawlconsole/engine/cluster"
 )
 
 // refusedSite is a loopback site with three pages for the SSRF guard tests, and the
@@ -92,20 +89,7 @@ func TestSSRFRefusedSiteFailsAsSSRFBlocked(t *testing.T) {
 // robots_unreachable on its own), and says once which worker refused which host;
 // the worker's log has the address and the fix.
 func TestWorkerSSRFRefusalReachesTheMaster(t *testing.T) {
-	dir := t.TempDir()
-	srv, err := cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: "tok"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	conn := func(name string) *cluster.Conn {
-		c, err := cluster.Connect(srv.ClientURL(), cluster.ClientOptions{Name: name, Token: "tok"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(c.Close)
-		return c
-	}
+	_, conn := startTestNATS(t)
 	site, seeds := refusedSite(t)
 	o := robotsOptions(t, seeds[0]) // the master allows loopback
 	o.Seeds = seeds

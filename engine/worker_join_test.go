@@ -70,20 +70,7 @@ func TestWorkerAnswersControlsFromTheMomentItJoins(t *testing.T) {
 // resolves nowhere and heartbeat period hb; conn connects a client to the server.
 func startIdleCluster(t *testing.T, hb time.Duration) (*Engine, func(name string) *cluster.Conn) {
 	t.Helper()
-	dir := t.TempDir()
-	srv, err := cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: "tok"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	conn := func(name string) *cluster.Conn {
-		c, err := cluster.Connect(srv.ClientURL(), cluster.ClientOptions{Name: name, Token: "tok"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(c.Close)
-		return c
-	}
+	dir, conn := startTestNATS(t)
 	o := DefaultOptions()
 	o.DB = filepath.Join(dir, "crawl.db")
 	o.Seeds = []string{"http://example.test/"}
@@ -141,5 +128,26 @@ func TestStaleHeartbeatReplyDoesNotUndoACrawlPause(t *testing.T) {
 		if got := paused(); got != step.want {
 			t.Errorf("after %s: paused %v, want %v", step.what, got, step.want)
 		}
+	}
+}
+
+// startTestNATS starts an embedded NATS server (token "tok", its store in a temp
+// dir, shut down with the test) and returns the dir and conn, which connects a named
+// client to it (closed with the test).
+func startTestNATS(t *testing.T) (dir string, conn func(name string) *cluster.Conn) {
+	t.Helper()
+	dir = t.TempDir()
+	srv, err := cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: "tok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	return dir, func(name string) *cluster.Conn {
+		c, err := cluster.Connect(srv.ClientURL(), cluster.ClientOptions{Name: name, Token: "tok"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(c.Close)
+		return c
 	}
 }
