@@ -340,6 +340,11 @@ func (e *Engine) Start() error {
 		e.logf(LevelInfo, 0, "", "resumed: %d in-progress URLs went back to the queue", e.resumed)
 	}
 	if e.st != nil {
+		if n := e.st.RequeuedBlocked(); n > 0 {
+			e.logf(LevelInfo, 0, "", "%d URLs the SSRF guard refused before are tried again under this run's allow_private", n)
+		}
+	}
+	if e.st != nil {
 		e.noteLastFailure()
 	}
 	e.mu.Lock()

@@ -526,7 +526,7 @@ func (e *Engine) warnRefused(be *fetch.BlockedError, first string) {
 		fix = "start this worker with --allow-private %s (every worker that may fetch it needs it)"
 	}
 	e.logf(LevelWarn, 0, be.Host, "%s (%s) refused by the SSRF guard (a loopback/private/reserved address), first at %s: "+
-		"its URLs fail as ssrf_blocked; to crawl it, "+fix,
+		"its URLs fail as ssrf_blocked (tried again at every start); to crawl it, "+fix,
 		be.Host, be.Addr, first, netip.PrefixFrom(be.Addr, be.Addr.BitLen()))
 }
 

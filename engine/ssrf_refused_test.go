@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -79,6 +80,24 @@ func TestSSRFRefusedSiteFailsAsSSRFBlocked(t *testing.T) {
 				}
 			}
 			waitDone(t, e, 20*time.Second)
+			if err := e.Close(); err != nil {
+				t.Fatal(err)
+			}
+			// Restarted on the same store with the range the warning named: the
+			// refused URLs are queued again and fetched (failed for good, the advice
+			// brought nothing back).
+			o.Seeds = nil
+			o.AllowPrivate = []string{"127.0.0.1/32"}
+			again := startEngine(t, o)
+			waitDone(t, again, 20*time.Second)
+			if got := again.Stats().PagesFetched; got != 3 || site.requests() == 0 {
+				t.Errorf("restarted with --allow-private: %d pages fetched, %d requests; want the 3 pages", got, site.requests())
+			}
+			if ev := again.EventsSince(0, 1000); !slices.ContainsFunc(ev, func(ev Event) bool {
+				return strings.Contains(ev.Msg, "3 URLs the SSRF guard refused before are tried again")
+			}) {
+				t.Error("the restart did not say it tried the refused URLs again")
+			}
 		})
 	}
 }

@@ -25,6 +25,9 @@ type Store struct {
 	rdb       *sql.DB // read-only pool
 	w         *writer
 	recovered int
+	// requeuedBlocked is how many URLs failed as ssrf_blocked went back to the queue
+	// at Open.
+	requeuedBlocked int
 
 	mu       sync.RWMutex // orders write submissions against Close
 	closed   bool
@@ -177,6 +180,17 @@ func (s *Store) open() error {
 		s.recovered = int(n)
 		_, err = st.retireLanes.ExecContext(ctx, time.Now().UnixNano())
 	}
+	if err == nil {
+		// A URL the SSRF guard refused failed by policy, not for anything of its
+		// own: it is queued again at every start, so that a restart with the
+		// --allow-private the warning advised fetches it (refused again, it fails
+		// again at no request's cost).
+		if res, err = conn.ExecContext(ctx, `UPDATE urls SET state = 0, err_kind = ''
+			WHERE state = 3 AND err_kind = 'ssrf_blocked'`); err == nil {
+			n, _ := res.RowsAffected()
+			s.requeuedBlocked = int(n)
+		}
+	}
 	if err != nil {
 		st.close()
 		conn.Close()
@@ -213,6 +227,10 @@ func (s *Store) Path() string { return s.path }
 // Recovered is how many URLs Open found InProgress (left by a killed or crashed run)
 // and put back to Unprocessed.
 func (s *Store) Recovered() int { return s.recovered }
+
+// RequeuedBlocked is how many URLs that failed as ssrf_blocked (the SSRF guard
+// refused their address) Open queued again, to be tried under this run's policy.
+func (s *Store) RequeuedBlocked() int { return s.requeuedBlocked }
 
 // Close commits everything queued, closes the database and releases the lock. It
 // returns the first write error of the store's life, if any, joined with any close
