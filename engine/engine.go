@@ -441,10 +441,20 @@ func (e *Engine) Stop() {
 // fetched: only a lane that ran dry was recorded, so a clean stop left the others
 // open with no pages (stats' lane history), until the next start closed them empty.
 func (e *Engine) closeLanes(at time.Time) {
+	type open struct {
+		id   int
+		done int64
+	}
+	var lanes []open
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	for id, ls := range e.lanes {
-		e.st.LaneRetired(id, at, ls.lane.Done())
+		lanes = append(lanes, open{id, ls.lane.Done()})
+	}
+	e.mu.Unlock()
+	// Submitted without e.mu: a full write queue waits for the writer, whose
+	// callbacks take e.mu (as nextTask does for a lane that ran dry).
+	for _, l := range lanes {
+		e.st.LaneRetired(l.id, at, l.done)
 	}
 }
 
