@@ -189,6 +189,13 @@ type BalanceOptions struct {
 }
 
 // Validate reports the first unusable setting, naming it and what is allowed.
+// Declares says whether o names anything to crawl of its own: seeds, sites, or
+// sitemaps and feeds for discovery to read. Without, only a store's queue can.
+func (o *Options) Declares() bool {
+	return len(o.Seeds) > 0 || len(o.Sites) > 0 ||
+		(o.Discovery.Enabled && len(o.Discovery.Sitemaps)+len(o.Discovery.Feeds) > 0)
+}
+
 func (o *Options) Validate() error {
 	switch {
 	case o.Lanes.Max < 1:

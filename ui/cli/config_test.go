@@ -136,4 +136,15 @@ func TestNothingToCrawlLeavesNoStore(t *testing.T) {
 			t.Errorf("%s without seeds left %d files (%s...)", cmd, len(entries), entries[0].Name())
 		}
 	}
+	// A config that declares only feeds or sitemaps for discovery has something to crawl.
+	conf := filepath.Join(t.TempDir(), "feeds.yaml")
+	os.WriteFile(conf, []byte("discovery:\n  feeds: [\"http://127.0.0.1:1/feed.xml\"]\n"), 0o644)
+	c := newCrawlFlags("crawl", "", &strings.Builder{})
+	pos, code, done := c.parse([]string{"--config", conf, "--db", filepath.Join(dir, "feeds.db")})
+	if done || code != 0 {
+		t.Fatalf("parse: code %d", code)
+	}
+	if _, err := c.options(pos); err != nil {
+		t.Errorf("a config declaring only a feed: %v", err)
+	}
 }

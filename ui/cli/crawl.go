@@ -113,7 +113,7 @@ func (c *crawlFlags) options(positional []string) (engine.Options, error) {
 	if err := opts.Validate(); err != nil {
 		return opts, err
 	}
-	if len(opts.Seeds) == 0 && len(opts.Sites) == 0 && opts.DB != "" {
+	if !opts.Declares() && opts.DB != "" {
 		if _, err := os.Stat(opts.DB); errors.Is(err, fs.ErrNotExist) {
 			// Said before the store is created: a usage error leaves no empty store.
 			return opts, fmt.Errorf("nothing to crawl: give seed URLs as arguments or with --seeds FILE (there is no store at %s to resume)", opts.DB)
