@@ -62,7 +62,7 @@ type Conn struct {
 // naming the cause: ErrAuth, an unreachable master, or an untrusted TLS certificate.
 // Later disconnects are retried forever.
 func Connect(rawURL string, o ClientOptions) (*Conn, error) {
-	shown := redact(rawURL)
+	shown := Redact(rawURL)
 	timeout := o.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
@@ -182,8 +182,8 @@ func isAuthError(err error) bool {
 	return strings.Contains(strings.ToLower(err.Error()), "authorization violation")
 }
 
-// redact drops a user or token embedded in the URL, so errors and logs never show it.
-func redact(rawURL string) string {
+// Redact drops a user or token embedded in the URL, so errors and logs never show it.
+func Redact(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.User == nil {
 		return rawURL

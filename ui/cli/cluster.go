@@ -71,6 +71,7 @@ func operatorConn(url, ca string, tf *tokenFlags, name, whose string) (*cluster.
 // be aimed at a master or at a one-box crawl's operator port: cluster's messages
 // speak of "the master" only.
 func operatorConnError(url string, err error) error {
+	url = cluster.Redact(url) // a token written in the URL is not printed
 	switch {
 	case errors.Is(err, cluster.ErrAuth):
 		return fmt.Errorf("%s refused the credential: give the token of the master or crawl there "+

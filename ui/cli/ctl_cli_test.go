@@ -137,6 +137,11 @@ func TestCtlUnreachableIsNotARefusal(t *testing.T) {
 			}
 		})
 	}
+	var leak bytes.Buffer // a token written in the --attach URL is not printed
+	if code := runCtl([]string{"--attach", strings.Replace(url, "://", "://s3cret-in-url@", 1), "--token-file", wrongToken, "budget", "x", "3"},
+		io.Discard, &leak); code != ExitUsage || strings.Contains(leak.String(), "s3cret-in-url") {
+		t.Errorf("a token in the URL with a refused credential: exit %d, %q; want exit %d without the token", code, leak.String(), ExitUsage)
+	}
 	var stderr bytes.Buffer
 	if code := runCtl([]string{"--prefix", "a b", "--attach", url, "--token-file", tokenFile, "budget", "x", "3"}, io.Discard, &stderr); code != ExitUsage ||
 		!strings.Contains(stderr.String(), "--prefix") {
