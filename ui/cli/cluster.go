@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -165,19 +164,23 @@ func runMaster(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 1
 	}
 	defer stopAttach()
-	join := "--token-file " + tokenFile
-	if tokenFile == "" {
-		join = "$" + tokenEnv + " set"
+	// Lines to paste: the credential, and the CA when the others need one (a
+	// --tls-cert of its own, or the --ca it was given for a --nats server).
+	var join, after string
+	if tokenFile != "" {
+		join = " --token-file " + tokenFile
+	} else {
+		after = " (with $" + tokenEnv + " set)"
 	}
-	if strings.HasPrefix(url, "tls://") { // they must trust the server's certificate too
-		if *ca != "" {
-			join += " --ca " + *ca
-		} else {
-			join += " --ca CA.pem (the CA that signed " + cmp.Or(*tlsCert, "the server's certificate") + ")"
-		}
+	switch {
+	case *ca != "":
+		join += " --ca " + *ca
+	case *tlsCert != "":
+		join += " --ca CA.pem"
+		after += "; CA.pem: the CA that signed " + *tlsCert
 	}
-	fmt.Fprintf(stderr, "crawlconsole master: workers join with: crawlconsole worker --join %s --name NAME %s\n", url, join)
-	fmt.Fprintf(stderr, "crawlconsole master: attach a console with: crawlconsole console --attach %s %s\n", url, join)
+	fmt.Fprintf(stderr, "crawlconsole master: workers join with: crawlconsole worker --join %s --name NAME%s%s\n", url, join, after)
+	fmt.Fprintf(stderr, "crawlconsole master: attach a console with: crawlconsole console --attach %s%s%s\n", url, join, after)
 	return run(ctx, eng, runConfig{headless: c.headless, duration: c.duration, untilIdle: c.untilIdle,
 		statsJSON: c.statsJSON, theme: c.theme, mouse: c.mouse, title: "master", metrics: c.metrics}, stdout, stderr)
 }

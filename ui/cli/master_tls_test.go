@@ -33,7 +33,7 @@ func TestTLSMasterStartsWithoutItsCA(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	for _, want := range []string{"worker --join tls://", "console --attach tls://", "--ca CA.pem (the CA that signed " + pki.CertFile + ")"} {
+	for _, want := range []string{"worker --join tls://", "console --attach tls://", " --ca CA.pem; CA.pem: the CA that signed " + pki.CertFile} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 		}
