@@ -186,8 +186,9 @@ func runMaster(ctx context.Context, args []string, stdout, stderr io.Writer) int
 }
 
 // ExitUndelivered is the exit status of a worker that stopped before its master had
-// everything it held (the master was unreachable): the message on stderr counts the
-// results and URLs, which the master queues again itself.
+// everything it held (its server out of reach for engine.DefaultLeaveGrace, or the
+// minute for tasks in hand over): the message on stderr counts the results and URLs,
+// best effort, which the master queues again itself.
 const ExitUndelivered = 4
 
 // runWorker implements `crawlconsole worker`: lanes, egress rotation, DNS cache and
@@ -212,7 +213,8 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: crawlconsole worker --join URL --name NAME [--token-file FILE] [--egress SPEC]...\n\n"+
 			"Fetches for a master (crawlconsole master); SIGTERM leaves gracefully (with the master's server\n"+
-			"out of reach for 5 s it stops anyway: exit 4, and a line counting what the master did not get).\n\nFlags:\n")
+			"out of reach for 5 s, or its tasks in hand unfinished after a minute, it stops anyway: exit 4,\n"+
+			"and a line counting what the master did not get).\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
