@@ -152,8 +152,12 @@ const sessionDrainTimeout = 5 * time.Second
 // session and returns. Each session gets its own console (view state, renderer for
 // the client's terminal). The engine keeps running whatever the sessions do.
 func Serve(ctx context.Context, ctrl engine.Control, so ServeOptions) error {
+	given := so.Listener
 	so, keys, err := prepareServe(so)
 	if err != nil {
+		if given != nil {
+			given.Close() // Serve owns the listener it is given, failing or not
+		}
 		return err
 	}
 	ln := so.Listener
