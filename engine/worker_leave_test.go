@@ -21,6 +21,9 @@ func TestLeaveWithTheMasterGoneStopsWithinTheGrace(t *testing.T) {
 	c := startCluster(t, sandboxConfig(9, 12))
 	w := c.worker("w1", "127.0.0.2", "127.0.0.3")
 	waitForStat(t, "w1 stores pages", c.master, func(s engine.Snapshot) bool { return s.Totals.PagesStored >= 20 })
+	// The server goes while w1 still holds tasks to fetch (else, under load, it may
+	// have fetched all it had and never fetch again).
+	waitForStat(t, "w1 holding tasks", w.Engine(), func(s engine.Snapshot) bool { return s.QueueDepth > 0 })
 	c.srv.Shutdown()
 	// A page fetched from here has no server to take its result.
 	before := w.Engine().Snapshot().Totals.PagesFetched
