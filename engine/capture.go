@@ -10,8 +10,10 @@ import (
 // records. Every response is kept — pages, redirects, 4xx, refusals and 304s — except
 // the ones the crawl chose not to read (a content type it does not crawl, binary
 // content labelled as text). A fetch that failed with no response keeps the
-// redirects answered before it failed (Outcome.Hops): a redirect loop's 3xx
-// responses are in the archive. On a distributed crawl this runs on the master with
+// responses received before it failed (Outcome.Hops): a redirect loop's 3xx
+// responses are in the archive, and so is a final response whose body was reset
+// or timed out mid-read, with what came of it and a WARC-Truncated reason
+// (Exchange.Failed). On a distributed crawl this runs on the master with
 // the exchanges the worker sent.
 //
 // With keepPage the final exchange is not stored but returned: it goes with the page
@@ -36,12 +38,15 @@ func (e *Engine) saveCaptures(o Outcome, keepPage bool) *store.Capture {
 			Refetch: o.prev != nil,
 		}
 		if ex.BodyCut {
-			c.Truncated = "length"
+			c.Truncated = fetch.TruncatedLength
+			if ex.Failed != "" { // its body failed mid-read: time, disconnect, ...
+				c.Truncated = ex.Failed
+			}
 		}
 		if i == last {
 			c.Body = res.Body
 			if o.Kind == fetch.KindTooLarge {
-				c.Truncated = "length" // cut at fetch.max_body_bytes: nothing of it is kept
+				c.Truncated = fetch.TruncatedLength // cut at fetch.max_body_bytes: nothing of it is kept
 			}
 		}
 		if c.FetchedAt.IsZero() {

@@ -22,8 +22,9 @@ type Outcome struct {
 	Kind   string        // error kind (fetch.Kind*, refused, robots, ...); "" = a response to record by its status
 	Res    *fetch.Result // the response, if one came
 	At     time.Time     // when the response ended
-	// Hops are the redirect hops answered before a fetch failed with no response
-	// (fetch.Error.Exchanges; Res nil): stored for the WARC export, nothing else.
+	// Hops are the responses received before a fetch failed with no Result
+	// (fetch.Error.Exchanges; Res nil): the redirects answered, and a final response
+	// whose body failed mid-read, cut. Stored for the WARC export, nothing else.
 	Hops []fetch.Exchange
 
 	// Set on this side by frontPort.prepare (never on the wire): the page's revisit

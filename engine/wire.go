@@ -179,8 +179,8 @@ type wireResult struct {
 	// and the body (wire_exchanges.go); 0 for none (and in frames written before).
 	// They are Res's, or, with no Res, Hops.
 	ExchangesLen int `json:"xl,omitempty"`
-	// Hops are a failed fetch's answered redirects (Outcome.Hops), in the frame's
-	// binary part like a response's exchanges.
+	// Hops are the responses a failed fetch received (Outcome.Hops), in the
+	// frame's binary part like a response's exchanges.
 	Hops []fetch.Exchange `json:"-"`
 	// Refusals are the refusals the worker acted on since its last result (issue
 	// 20), for the master's store: `show URL` on the master says why.

@@ -13,7 +13,8 @@ import (
 // as JSON their CRLF-laden heads doubled the master's decoding cost per page
 // (`go run ./bench distributed`, wire codec 19 → 44 µs). Each exchange is its
 // strings, each a uvarint length and the bytes, then its status (uvarint), the time
-// its response came (varint Unix ns, 0 for none) and whether its body was cut.
+// its response came (varint Unix ns, 0 for none) and whether its body was cut (and,
+// for a body that failed mid-read, why: cutByte).
 
 // maxWireExchanges bounds the hops a result may carry (fetch.max_redirects is small).
 const maxWireExchanges = 64
@@ -35,13 +36,29 @@ func appendExchanges(b []byte, xs []fetch.Exchange) []byte {
 			at = x.At.UnixNano()
 		}
 		b = binary.AppendVarint(b, at)
-		cut := byte(0)
-		if x.BodyCut {
-			cut = 1
-		}
-		b = append(b, cut)
+		b = append(b, cutByte(x))
 	}
 	return b
+}
+
+// cutReasons are the values of an exchange's cut byte after 0 (whole) and 1 (cut):
+// a body that failed mid-read, by its WARC-Truncated reason (Exchange.Failed).
+var cutReasons = [...]string{0: "", 1: "", 2: fetch.TruncatedTime, 3: fetch.TruncatedDisconnect, 4: fetch.TruncatedUnspecified}
+
+// cutByte is x's cut byte: 0 whole, 1 cut, 2 and up cut by a failure (cutReasons).
+func cutByte(x *fetch.Exchange) byte {
+	if !x.BodyCut {
+		return 0
+	}
+	for i := 2; i < len(cutReasons); i++ {
+		if cutReasons[i] == x.Failed {
+			return byte(i)
+		}
+	}
+	if x.Failed != "" {
+		return 4 // a reason this codec does not name: unspecified
+	}
+	return 1
 }
 
 var errExchanges = errors.New("bad exchanges")
@@ -91,10 +108,10 @@ func readExchanges(b []byte) ([]fetch.Exchange, error) {
 		if b = b[k:]; at != 0 {
 			x.At = time.Unix(0, at)
 		}
-		if len(b) < 1 || b[0] > 1 {
+		if len(b) < 1 || int(b[0]) >= len(cutReasons) {
 			return nil, errExchanges
 		}
-		x.BodyCut, b = b[0] == 1, b[1:]
+		x.BodyCut, x.Failed, b = b[0] != 0, cutReasons[b[0]], b[1:]
 	}
 	if len(b) != 0 {
 		return nil, errExchanges

@@ -16,6 +16,10 @@ func TestResultFrameCarriesAFailedFetchsHops(t *testing.T) {
 			ResponseHead: "Location: /b\r\n", RemoteIP: "192.0.2.1", Body: []byte("to b")},
 		{URL: "http://a.test/b", Status: 302, StatusLine: "HTTP/1.1 302 Found", RequestHead: "GET /b HTTP/1.1\r\n",
 			ResponseHead: "Location: /a\r\n", RemoteIP: "192.0.2.1", BodyCut: true},
+		{URL: "http://a.test/c", Status: 200, StatusLine: "HTTP/1.1 200 OK", RequestHead: "GET /c HTTP/1.1\r\n",
+			ResponseHead: "Content-Length: 99\r\n", Body: []byte("part"), BodyCut: true, Failed: fetch.TruncatedDisconnect},
+		{URL: "http://a.test/d", Status: 200, StatusLine: "HTTP/1.1 200 OK", BodyCut: true, Failed: fetch.TruncatedTime},
+		{URL: "http://a.test/e", Status: 200, StatusLine: "HTTP/1.1 200 OK", BodyCut: true, Failed: fetch.TruncatedUnspecified},
 	}
 	in := wireResult{Node: "w1", Incarnation: "abc", Task: frontier.Task{URL: "http://a.test/a", Host: "a.test", Lease: 7},
 		Kind: fetch.KindRedirectLoop, Hops: hops}

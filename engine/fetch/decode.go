@@ -67,19 +67,20 @@ func (b *bodyCapper) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	codings, err := contentCodings(res.Header.Values("Content-Encoding"))
 	if hop != nil {
-		hop.received(res, codings)
+		hop.received(res, codings, int(b.limit))
 	}
-	redirect := hop != nil && hop.tee != nil
+	teed := hop != nil && hop.tee != nil
 	if err != nil {
-		if redirect {
+		if teed {
 			hop.mu.Lock()
 			hop.tee.cut = true // none of it read: archived as a head with a cut body
+			hop.failed = KindEncoding
 			hop.mu.Unlock()
 		}
 		res.Body.Close()
 		return nil, &Error{Kind: KindEncoding, URL: req.URL.String(), Err: err}
 	}
-	if redirect && hop.wire != nil {
+	if teed && hop.wire != nil {
 		// The body as received, kept in case it does not decode.
 		res.Body = &teeBody{ReadCloser: res.Body, h: hop, b: hop.wire}
 	}
@@ -92,9 +93,10 @@ func (b *bodyCapper) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	res.Uncompressed = true
 	res.Body = &cappedBody{r: body, closer: res.Body, left: b.limit, truncate: b.truncate, limit: b.limit, url: req.URL.String()}
-	if redirect {
-		// A redirect hop's body is kept as the client reads it: decoded and capped
-		// like a final page's, so that its Exchange.Decoded is true of it.
+	if teed {
+		// A hop's body is kept as the client reads it: decoded and capped like a
+		// final page's, so that its Exchange.Decoded is true of it. A final
+		// response's copy is archived only if reading it fails (exchangeLog.received).
 		res.Body = &teeBody{ReadCloser: res.Body, h: hop, b: hop.tee, decoded: true}
 	}
 	return res, nil

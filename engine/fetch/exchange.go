@@ -48,8 +48,35 @@ type Exchange struct {
 	// Body is what was read of a redirect hop's body (the HTTP client reads at most
 	// a few KiB of it, decoded); empty for the final response, whose body is
 	// Result.Body. BodyCut says the hop's body had more than was read.
+	//
+	// A fetch that failed after its final response's status and headers came (the
+	// body reset or timed out mid-read, an unsupported or corrupt Content-Encoding)
+	// keeps that response too (Error.Exchanges), with the bytes received as Body,
+	// BodyCut set and Failed saying why it ended: a WARC-Truncated reason, "time",
+	// "disconnect" or "unspecified" (TruncatedReason). Failed is empty otherwise.
 	Body    []byte `json:"body,omitempty"`
 	BodyCut bool   `json:"body_cut,omitempty"`
+	Failed  string `json:"body_failed,omitempty"`
+}
+
+// WARC-Truncated reasons (WARC 1.1 §5.14) for a body that did not come whole.
+const (
+	TruncatedLength      = "length"      // more than was read (a cap, or the client stopped)
+	TruncatedTime        = "time"        // the request timed out mid-body
+	TruncatedDisconnect  = "disconnect"  // the connection was reset or closed mid-body
+	TruncatedUnspecified = "unspecified" // any other failure (a content coding not undone)
+)
+
+// TruncatedReason is the WARC-Truncated reason for a body whose read failed with an
+// error of this kind.
+func TruncatedReason(kind string) string {
+	switch kind {
+	case KindTimeout:
+		return TruncatedTime
+	case KindReset:
+		return TruncatedDisconnect
+	}
+	return TruncatedUnspecified
 }
 
 // Redacted replaces the value of a header field that carries credentials.
@@ -125,29 +152,39 @@ type hopRecord struct {
 	mu   sync.Mutex // the transport writes headers on its own goroutine
 	ex   Exchange
 	head strings.Builder
-	// Redirect hops only: tee is what was read of the body as the client got it
-	// (decoded, capped, like a final page's body). wire, kept only while a content
-	// coding is undone, is what was read of it as received: if decoding fails
-	// (undecodable), that is the body kept, its coding left on.
+	// tee is what was read of the body as the client got it (decoded, capped, like
+	// a final page's body). wire, kept only while a content coding is undone, is
+	// what was read of it as received: if decoding fails (undecodable), that is the
+	// body kept, its coding left on. A redirect's is kept up to redirectBodyMax
+	// bytes, a final response's up to the body cap: it is archived only if the
+	// fetch fails after the response came (failed), and dropped otherwise.
 	tee, wire   *hopBody
 	undecodable bool
+	// failed is the kind of the error that ended reading the body (or refused it:
+	// an unsupported coding) before its end; "" when none did.
+	failed string
 }
 
-// hopBody is what was read of a redirect hop's body, up to redirectBodyMax bytes.
+// hopBody is what was read of a hop's body, up to max bytes.
 type hopBody struct {
 	buf bytes.Buffer
+	max int
 	cut bool // more came than was kept, or the reader stopped before the end
 }
 
-// body returns what of h's body is archived, with the codings it was decoded from
-// and whether it is cut. Caller holds h.mu.
-func (h *hopRecord) body() (b []byte, decoded string, cut bool) {
+// body returns what of h's body is archived, with the codings it was decoded from,
+// whether it is cut and, if reading it failed, why (Exchange.Failed). A body that
+// did not decode is kept as received: its own cut flag tells whether it is whole.
+// Caller holds h.mu.
+func (h *hopRecord) body() (b []byte, decoded string, cut bool, failed string) {
 	kept := h.tee
 	decoded = h.ex.Decoded
 	if h.undecodable && h.wire != nil {
 		kept, decoded = h.wire, ""
+	} else if h.failed != "" {
+		cut, failed = true, TruncatedReason(h.failed)
 	}
-	return bytes.Clone(kept.buf.Bytes()), decoded, kept.cut
+	return bytes.Clone(kept.buf.Bytes()), decoded, cut || kept.cut, failed
 }
 
 func (l *exchangeLog) add(h *hopRecord) {
@@ -167,7 +204,8 @@ func (l *exchangeLog) exchanges() []Exchange {
 		ex := h.ex
 		ex.RequestHead = h.head.String()
 		if h.tee != nil && i < len(l.hops)-1 {
-			ex.Body, ex.Decoded, ex.BodyCut = h.body()
+			// (A redirect's body may fail mid-read: the client goes on, Failed says.)
+			ex.Body, ex.Decoded, ex.BodyCut, ex.Failed = h.body()
 		}
 		h.mu.Unlock()
 		out = append(out, ex)
@@ -175,20 +213,27 @@ func (l *exchangeLog) exchanges() []Exchange {
 	return out
 }
 
-// redirects returns the hops answered with a redirect, each with what was read of
+// received returns the hops answered with a response, each with what was read of
 // its body: what a fetch that failed without a Result (a redirect loop, too many
-// redirects, a reset on a later hop) received. The hop that failed has no response
-// (or one whose body never came whole) and is left out.
-func (l *exchangeLog) redirects() []Exchange {
+// redirects, a reset on a later hop, a final body reset or timed out mid-read)
+// received. A hop that failed before its status and headers came is left out; one
+// whose body failed is kept with what came of it, cut, Failed saying why: for the
+// hop the fetch ended on, the reason of kind, the fetch's error kind (the error
+// its body read saw can be less telling: the client's timeout reaches the
+// transport's body as a cancellation).
+func (l *exchangeLog) received(kind string) []Exchange {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []Exchange
-	for _, h := range l.hops {
+	for i, h := range l.hops {
 		h.mu.Lock()
-		if h.tee != nil { // a 3xx response came (received)
+		if h.tee != nil { // a response came (hopRecord.received)
 			ex := h.ex
 			ex.RequestHead = h.head.String()
-			ex.Body, ex.Decoded, ex.BodyCut = h.body()
+			ex.Body, ex.Decoded, ex.BodyCut, ex.Failed = h.body()
+			if ex.Failed != "" && i == len(l.hops)-1 {
+				ex.Failed = TruncatedReason(kind)
+			}
 			out = append(out, ex)
 		}
 		h.mu.Unlock()
@@ -234,9 +279,10 @@ func traceHop(req *http.Request, log *exchangeLog) (*http.Request, *hopRecord) {
 	return req.WithContext(httptrace.WithClientTrace(req.Context(), trace)), h
 }
 
-// received records the response of a hop, before its body is decoded. A redirect's
-// body is recorded as it is read (teeBody, set up by bodyCapper).
-func (h *hopRecord) received(res *http.Response, codings []string) {
+// received records the response of a hop, before its body is decoded. Its body is
+// recorded as it is read (teeBody, set up by bodyCapper), a redirect's up to
+// redirectBodyMax bytes, any other's up to finalMax (the body cap).
+func (h *hopRecord) received(res *http.Response, codings []string, finalMax int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	status := res.Status // "200 OK"
@@ -246,11 +292,13 @@ func (h *hopRecord) received(res *http.Response, codings []string) {
 	h.ex.Status, h.ex.StatusLine, h.ex.At = res.StatusCode, res.Proto+" "+status, time.Now()
 	h.ex.ResponseHead = HeadText(res.Header)
 	h.ex.Decoded = strings.Join(reversed(codings), ", ")
-	if res.StatusCode/100 == 3 {
-		h.tee = &hopBody{}
-		if len(codings) > 0 {
-			h.wire = &hopBody{}
-		}
+	limit := redirectBodyMax
+	if res.StatusCode/100 != 3 {
+		limit = finalMax
+	}
+	h.tee = &hopBody{max: limit}
+	if len(codings) > 0 {
+		h.wire = &hopBody{max: limit}
 	}
 }
 
@@ -263,9 +311,10 @@ func reversed(cs []string) []string {
 	return out
 }
 
-// teeBody keeps up to redirectBodyMax bytes of what is read from a redirect hop's
-// body into b: above the decoder (the body as the client reads it, decoded), or
-// below it (wire: the body as received).
+// teeBody keeps up to b.max bytes of what is read from a hop's body into b: above
+// the decoder (the body as the client reads it, decoded), or below it (wire: the
+// body as received). Above the decoder, an error that ends the read is the hop's
+// failure (hopRecord.failed).
 type teeBody struct {
 	io.ReadCloser
 	h       *hopRecord
@@ -282,7 +331,7 @@ func (t *teeBody) Read(p []byte) (int, error) {
 	if n > 0 || (err != nil && err != io.EOF) {
 		t.h.mu.Lock()
 		if n > 0 {
-			room := redirectBodyMax - t.b.buf.Len()
+			room := t.b.max - t.b.buf.Len()
 			if room < n {
 				t.b.cut = true
 				if room > 0 {
@@ -292,8 +341,11 @@ func (t *teeBody) Read(p []byte) (int, error) {
 				t.b.buf.Write(p[:n])
 			}
 		}
-		if t.decoded && err != nil && err != io.EOF && Kind(err) == KindEncoding {
-			t.h.undecodable = true
+		if t.decoded && err != nil && err != io.EOF {
+			t.h.failed = Kind(err)
+			if t.h.failed == KindEncoding {
+				t.h.undecodable = true
+			}
 		}
 		t.h.mu.Unlock()
 	}

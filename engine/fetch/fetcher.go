@@ -243,9 +243,11 @@ func (f *Fetcher) Fetch(url string, hdr http.Header) (*Result, error) {
 		x.res.Body = nil // like a body cut off in onResponse: the status and headers are kept
 		return x.res, &Error{Kind: KindTooLarge, URL: url, Err: err}
 	case err != nil:
-		// No Result, but the redirects answered on the way are kept for the
-		// archive (Error.Exchanges): every response received goes into the WARC.
-		return nil, &Error{Kind: Kind(err), URL: url, Err: err, Exchanges: log.redirects()}
+		// No Result, but the responses received on the way are kept for the
+		// archive (Error.Exchanges): every redirect answered, and a final
+		// response whose body failed, with what came of it (cut, Failed), go into
+		// the WARC.
+		return nil, &Error{Kind: Kind(err), URL: url, Err: err, Exchanges: log.received(Kind(err))}
 	}
 	return x.res, nil
 }

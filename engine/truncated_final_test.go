@@ -1,0 +1,200 @@
+package engine_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/export"
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/sandbox"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// cutFinal is one page of the cut-bodies site: what of its body the crawler
+// receives, the kind its fetch fails with and the WARC-Truncated reason.
+type cutFinal struct {
+	path, sent, kind, reason string
+}
+
+// TestFinalResponsesCutMidBodyAreArchived: a fetch whose final response came (a 200
+// status and header fields) but whose body did not — the connection closed
+// mid-body, the request timed out mid-body, a Content-Encoding the fetcher does not
+// decode — fails as before, counted under its kind with no response counted, but the
+// response is stored and exported to WARC with the bytes received, WARC-Truncated
+// saying why, and the payload digest of exactly those bytes.
+func TestFinalResponsesCutMidBodyAreArchived(t *testing.T) {
+	srv, pages := startCutFinals(t)
+	o := engine.DefaultOptions()
+	o.DB = filepath.Join(t.TempDir(), "crawl.db")
+	cutFinalOptions(&o, srv, pages)
+	e := crawlToDone(t, o)
+	checkCutFinalStats(t, e.Stats(), pages)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	checkCutFinals(t, o.DB, srv, pages)
+}
+
+// TestWorkersCutFinalResponsesReachTheMaster: the same from a worker: the cut
+// response travels with the failed result, its reason in the exchange's cut byte,
+// and the master's store and WARC export hold it.
+func TestWorkersCutFinalResponsesReachTheMaster(t *testing.T) {
+	srv, pages := startCutFinals(t)
+	c := startClusterWith(t, sandboxConfig(5, 2), 300*time.Millisecond, func(o *engine.Options, _ *sandbox.Sandbox) {
+		cutFinalOptions(o, srv, pages)
+	})
+	c.worker("w1", "127.0.0.2")
+	checkCutFinalStats(t, c.waitDone(time.Minute), pages)
+	checkCutFinals(t, c.opts.DB, srv, pages)
+}
+
+// startCutFinals serves pages whose 200 response comes but whose body does not.
+func startCutFinals(t *testing.T) (*httptest.Server, []cutFinal) {
+	t.Helper()
+	sent := strings.Repeat("<p>part of a page</p>\n", 20)
+	pages := []cutFinal{
+		{"/hangup", sent, fetch.KindReset, "disconnect"},
+		{"/brotli", "", fetch.KindEncoding, "unspecified"},
+		{"/stall", sent, fetch.KindTimeout, "time"}, // last: a timeout slows the host's gate down
+	}
+	stop := make(chan struct{})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/hangup", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("Content-Length", fmt.Sprint(4*len(sent)))
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, sent)
+		rc := http.NewResponseController(w)
+		rc.Flush()
+		conn, _, err := rc.Hijack()
+		if err == nil {
+			conn.Close() // the rest never comes
+		}
+	})
+	mux.HandleFunc("/stall", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("Content-Length", fmt.Sprint(4*len(sent)))
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, sent)
+		http.NewResponseController(w).Flush()
+		select { // the rest never comes: the crawler's request times out
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	})
+	mux.HandleFunc("/brotli", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("Content-Encoding", "br")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, "\x0b\x02\x80not really brotli")
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(stop) }) // runs before srv.Close
+	return srv, pages
+}
+
+// cutFinalOptions crawls only the cut pages, fast, with no retries and a short
+// request timeout.
+func cutFinalOptions(o *engine.Options, srv *httptest.Server, pages []cutFinal) {
+	o.Seeds = nil
+	for _, p := range pages {
+		o.Seeds = append(o.Seeds, srv.URL+p.path)
+	}
+	o.AllowPrivate = []string{"127.0.0.0/8"}
+	o.Scope.SameSite = true
+	o.Lanes.DelayMin, o.Lanes.DelayMax = time.Millisecond, 2*time.Millisecond
+	o.HostRate = 0
+	o.Fetch.Retries = 0
+	o.Fetch.Timeout = time.Second
+	o.Revisit.Enabled = false
+}
+
+// checkCutFinalStats: every page failed under its kind, no response counted.
+func checkCutFinalStats(t *testing.T, s engine.Stats, pages []cutFinal) {
+	t.Helper()
+	wantErrors := map[string]int64{}
+	for _, p := range pages {
+		wantErrors[p.kind]++
+	}
+	if fmt.Sprint(s.Errors) != fmt.Sprint(wantErrors) || s.PagesFetched != 0 || len(s.StatusClass) != 0 || s.PagesStored != 0 {
+		t.Errorf("stats: errors %v, pages fetched %d, status classes %v, stored %d; want errors %v and no response counted",
+			s.Errors, s.PagesFetched, s.StatusClass, s.PagesStored, wantErrors)
+	}
+}
+
+// checkCutFinals: the store has every page failed under its kind and none stored,
+// and a WARC export holds each cut 200 response (and its request) with the bytes
+// received, WARC-Truncated and the payload's digest.
+func checkCutFinals(t *testing.T, db string, srv *httptest.Server, pages []cutFinal) {
+	t.Helper()
+	st, err := store.OpenReadOnly(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, p := range pages {
+		u, err := st.URLState(srv.URL + p.path)
+		if err != nil {
+			t.Fatalf("%s: %v", p.path, err)
+		}
+		if u.State != store.Failed || u.ErrKind != p.kind {
+			t.Errorf("%s: %s, kind %q; want failed, kind %q", p.path, u.State, u.ErrKind, p.kind)
+		}
+	}
+	if c, err := st.Counts(); err != nil || c.Pages != 0 {
+		t.Errorf("counts %+v (%v): want no page stored", c, err)
+	}
+	var out bytes.Buffer
+	rep, err := export.WARC(st, export.WARCOptions{Stdout: &out})
+	if err != nil || rep.Warnings != 0 {
+		t.Fatalf("export: %+v, %v", rep, err)
+	}
+	responses := map[string][]warcRec{}
+	requests := map[string]int{}
+	for _, rec := range readRecords(t, out.Bytes()) {
+		uri := rec.header["WARC-Target-URI"]
+		switch rec.header["WARC-Type"] {
+		case "request":
+			requests[uri]++
+		case "response":
+			responses[uri] = append(responses[uri], rec)
+		}
+	}
+	for _, p := range pages {
+		uri := srv.URL + p.path
+		got := responses[uri]
+		if len(got) != 1 {
+			t.Errorf("%s (%s): %d response records in the WARC, want 1", p.path, p.kind, len(got))
+			continue
+		}
+		rec := got[0]
+		head, payload, _ := strings.Cut(string(rec.block), "\r\n\r\n")
+		if !strings.HasPrefix(head, "HTTP/1.1 200 ") {
+			t.Errorf("%s: status line %q, want a 200", p.path, strings.SplitN(head, "\r\n", 2)[0])
+		}
+		if payload != p.sent {
+			t.Errorf("%s: payload %q, want the %d bytes received %q", p.path, payload, len(p.sent), p.sent)
+		}
+		if tr := rec.header["WARC-Truncated"]; tr != p.reason {
+			t.Errorf("%s: WARC-Truncated %q, want %q", p.path, tr, p.reason)
+		}
+		if d := rec.header["WARC-Payload-Digest"]; d != store.PayloadDigest([]byte(payload)) {
+			t.Errorf("%s: WARC-Payload-Digest %q, want %q (the payload written)", p.path, d, store.PayloadDigest([]byte(payload)))
+		}
+		if requests[uri] != 1 {
+			t.Errorf("%s: %d request records, want 1", p.path, requests[uri])
+		}
+	}
+	if rep.Responses != len(pages) {
+		t.Errorf("export wrote %d responses, want %d", rep.Responses, len(pages))
+	}
+}
