@@ -167,9 +167,51 @@ type hopRecord struct {
 
 // hopBody is what was read of a hop's body, up to max bytes.
 type hopBody struct {
-	buf bytes.Buffer
+	buf *bytes.Buffer // from hopBufs on the first byte kept; back there at release
 	max int
 	cut bool // more came than was kept, or the reader stopped before the end
+}
+
+// hopBufs recycles hop body copies: a final response's is kept only in case its
+// body fails, so each fetch would otherwise allocate a page's worth for nothing.
+var hopBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledHopBuf bounds what a recycled buffer may hold on to (a rare big page's
+// copy is left to the collector).
+const maxPooledHopBuf = 1 << 20
+
+// write keeps p (the caller checked the room).
+func (b *hopBody) write(p []byte) {
+	if b.buf == nil {
+		b.buf = hopBufs.Get().(*bytes.Buffer)
+	}
+	b.buf.Write(p)
+}
+
+func (b *hopBody) len() int {
+	if b.buf == nil {
+		return 0
+	}
+	return b.buf.Len()
+}
+
+func (b *hopBody) bytes() []byte {
+	if b.buf == nil {
+		return nil
+	}
+	return b.buf.Bytes()
+}
+
+// release gives b's buffer back; what b kept is gone.
+func (b *hopBody) release() {
+	if b == nil || b.buf == nil {
+		return
+	}
+	if b.buf.Cap() <= maxPooledHopBuf {
+		b.buf.Reset()
+		hopBufs.Put(b.buf)
+	}
+	b.buf = nil
 }
 
 // body returns what of h's body is archived, with the codings it was decoded from,
@@ -184,7 +226,20 @@ func (h *hopRecord) body() (b []byte, decoded string, cut bool, failed string) {
 	} else if h.failed != "" {
 		cut, failed = true, TruncatedReason(h.failed)
 	}
-	return bytes.Clone(kept.buf.Bytes()), decoded, cut || kept.cut, failed
+	return bytes.Clone(kept.bytes()), decoded, cut || kept.cut, failed
+}
+
+// release gives the hops' body copies back to hopBufs, once exchanges or received
+// has copied out what is archived (the fetch is over: nothing reads them after).
+func (l *exchangeLog) release() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, h := range l.hops {
+		h.mu.Lock()
+		h.tee.release()
+		h.wire.release()
+		h.mu.Unlock()
+	}
 }
 
 func (l *exchangeLog) add(h *hopRecord) {
@@ -331,14 +386,14 @@ func (t *teeBody) Read(p []byte) (int, error) {
 	if n > 0 || (err != nil && err != io.EOF) {
 		t.h.mu.Lock()
 		if n > 0 {
-			room := t.b.max - t.b.buf.Len()
+			room := t.b.max - t.b.len()
 			if room < n {
 				t.b.cut = true
 				if room > 0 {
-					t.b.buf.Write(p[:room])
+					t.b.write(p[:room])
 				}
 			} else {
-				t.b.buf.Write(p[:n])
+				t.b.write(p[:n])
 			}
 		}
 		if t.decoded && err != nil && err != io.EOF {

@@ -229,6 +229,7 @@ func (f *Fetcher) Fetch(url string, hdr http.Header) (*Result, error) {
 	}
 	id := strconv.FormatUint(f.nextID.Add(1), 10)
 	log := &exchangeLog{}
+	defer log.release() // after Exchanges (and Error.Exchanges) copied what they keep
 	f.exchanges.Store(id, log)
 	h.Set(exchangeHeader, id)
 	start := time.Now()
