@@ -85,12 +85,18 @@ func startFailedRedirects(t *testing.T, maxRedirects int) *failedRedirects {
 // options crawls only the site's seeds, fast, with no retries (a reset's retry
 // would answer the same).
 func (f *failedRedirects) options(o *engine.Options, maxRedirects int) {
-	o.Seeds = f.seeds
+	quickSiteOptions(o, f.seeds)
+	o.Fetch.MaxRedirects = maxRedirects
+}
+
+// quickSiteOptions crawls only seeds, on loopback, fast: no host cap, no retries, no
+// revisits.
+func quickSiteOptions(o *engine.Options, seeds []string) {
+	o.Seeds = seeds
 	o.AllowPrivate = []string{"127.0.0.0/8"}
 	o.Scope.SameSite = true
 	o.Lanes.DelayMin, o.Lanes.DelayMax = time.Millisecond, 2*time.Millisecond
 	o.HostRate = 0
-	o.Fetch.MaxRedirects = maxRedirects
 	o.Fetch.Retries = 0
 	o.Revisit.Enabled = false
 }
@@ -100,31 +106,10 @@ func (f *failedRedirects) options(o *engine.Options, maxRedirects int) {
 // the crawler received on the way, the body it was sent included.
 func (f *failedRedirects) check(t *testing.T, db string) {
 	t.Helper()
-	st, err := store.OpenReadOnly(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	for _, seed := range f.seeds {
-		u, err := st.URLState(seed)
-		if err != nil {
-			t.Fatalf("%s: %v", seed, err)
-		}
-		if u.State != store.Failed || u.ErrKind != f.kinds[seed] {
-			t.Errorf("%s: %s, kind %q; want failed, kind %q", seed, u.State, u.ErrKind, f.kinds[seed])
-		}
-	}
-	if c, err := st.Counts(); err != nil || c.Pages != 0 {
-		t.Errorf("counts %+v (%v): want no page stored", c, err)
-	}
-	var out bytes.Buffer
-	rep, err := export.WARC(st, export.WARCOptions{Stdout: &out})
-	if err != nil || rep.Warnings != 0 {
-		t.Fatalf("export: %+v, %v", rep, err)
-	}
+	recs, rep := failedAndExported(t, db, f.kinds)
 	responses := map[string][]string{} // target URI -> payloads of its 302 responses
 	requests := map[string]int{}
-	for _, rec := range readRecords(t, out.Bytes()) {
+	for _, rec := range recs {
 		uri := rec.header["WARC-Target-URI"]
 		switch rec.header["WARC-Type"] {
 		case "request":
@@ -153,6 +138,41 @@ func (f *failedRedirects) check(t *testing.T, db string) {
 	if rep.Responses != want {
 		t.Errorf("export wrote %d responses, want the %d redirects received", rep.Responses, want)
 	}
+}
+
+// failedAndExported checks db's store: each URL of kinds failed with its kind and no
+// page was stored; and returns the records of a WARC export of it.
+func failedAndExported(t *testing.T, db string, kinds map[string]string) ([]warcRec, export.Report) {
+	t.Helper()
+	st, err := store.OpenReadOnly(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for u, kind := range kinds {
+		row, err := st.URLState(u)
+		if err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		if row.State != store.Failed || row.ErrKind != kind {
+			t.Errorf("%s: %s, kind %q; want failed, kind %q", u, row.State, row.ErrKind, kind)
+		}
+	}
+	if c, err := st.Counts(); err != nil || c.Pages != 0 {
+		t.Errorf("counts %+v (%v): want no page stored", c, err)
+	}
+	return exportedRecords(t, st)
+}
+
+// exportedRecords exports st to WARC (no warning allowed) and reads the records back.
+func exportedRecords(t *testing.T, st *store.Store) ([]warcRec, export.Report) {
+	t.Helper()
+	var out bytes.Buffer
+	rep, err := export.WARC(st, export.WARCOptions{Stdout: &out})
+	if err != nil || rep.Warnings != 0 {
+		t.Fatalf("export: %+v, %v", rep, err)
+	}
+	return readRecords(t, out.Bytes()), rep
 }
 
 // warcRec is one WARC record: its header fields and block.

@@ -11,10 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
-	"github.com/crawlconsole/crawlconsole/engine/export"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -73,13 +71,7 @@ func TestGzipRedirectBodiesAreArchivedTruthfully(t *testing.T) {
 
 	o := engine.DefaultOptions()
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
-	o.Seeds = []string{u + "/gzip/from", u + "/corrupt/from", u + "/bomb/from"}
-	o.AllowPrivate = []string{"127.0.0.0/8"}
-	o.Scope.SameSite = true
-	o.Lanes.DelayMin, o.Lanes.DelayMax = time.Millisecond, 2*time.Millisecond
-	o.HostRate = 0
-	o.Fetch.Retries = 0
-	o.Revisit.Enabled = false
+	quickSiteOptions(&o, []string{u + "/gzip/from", u + "/corrupt/from", u + "/bomb/from"})
 	e := crawlToDone(t, o)
 	if s := e.Stats(); len(s.Errors) != 0 || s.PagesStored != 3 {
 		t.Errorf("stats: errors %v, pages stored %d; want no error and the 3 pages", s.Errors, s.PagesStored)
@@ -93,11 +85,7 @@ func TestGzipRedirectBodiesAreArchivedTruthfully(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	var out bytes.Buffer
-	rep, err := export.WARC(st, export.WARCOptions{Stdout: &out})
-	if err != nil || rep.Warnings != 0 {
-		t.Fatalf("export: %+v, %v", rep, err)
-	}
+	recs, _ := exportedRecords(t, st)
 	type response struct {
 		warc    map[string]string
 		status  string
@@ -105,7 +93,7 @@ func TestGzipRedirectBodiesAreArchivedTruthfully(t *testing.T) {
 		payload []byte
 	}
 	got := map[string]response{}
-	for _, rec := range readRecords(t, out.Bytes()) {
+	for _, rec := range recs {
 		if rec.header["WARC-Type"] != "response" {
 			continue
 		}

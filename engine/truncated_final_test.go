@@ -1,7 +1,6 @@
 package engine_test
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
-	"github.com/crawlconsole/crawlconsole/engine/export"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
@@ -105,17 +103,12 @@ func startCutFinals(t *testing.T) (*httptest.Server, []cutFinal) {
 // cutFinalOptions crawls only the cut pages, fast, with no retries and a short
 // request timeout.
 func cutFinalOptions(o *engine.Options, srv *httptest.Server, pages []cutFinal) {
-	o.Seeds = nil
+	var seeds []string
 	for _, p := range pages {
-		o.Seeds = append(o.Seeds, srv.URL+p.path)
+		seeds = append(seeds, srv.URL+p.path)
 	}
-	o.AllowPrivate = []string{"127.0.0.0/8"}
-	o.Scope.SameSite = true
-	o.Lanes.DelayMin, o.Lanes.DelayMax = time.Millisecond, 2*time.Millisecond
-	o.HostRate = 0
-	o.Fetch.Retries = 0
+	quickSiteOptions(o, seeds)
 	o.Fetch.Timeout = time.Second
-	o.Revisit.Enabled = false
 }
 
 // checkCutFinalStats: every page failed under its kind, no response counted.
@@ -136,31 +129,14 @@ func checkCutFinalStats(t *testing.T, s engine.Stats, pages []cutFinal) {
 // received, WARC-Truncated and the payload's digest.
 func checkCutFinals(t *testing.T, db string, srv *httptest.Server, pages []cutFinal) {
 	t.Helper()
-	st, err := store.OpenReadOnly(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	kinds := map[string]string{}
 	for _, p := range pages {
-		u, err := st.URLState(srv.URL + p.path)
-		if err != nil {
-			t.Fatalf("%s: %v", p.path, err)
-		}
-		if u.State != store.Failed || u.ErrKind != p.kind {
-			t.Errorf("%s: %s, kind %q; want failed, kind %q", p.path, u.State, u.ErrKind, p.kind)
-		}
+		kinds[srv.URL+p.path] = p.kind
 	}
-	if c, err := st.Counts(); err != nil || c.Pages != 0 {
-		t.Errorf("counts %+v (%v): want no page stored", c, err)
-	}
-	var out bytes.Buffer
-	rep, err := export.WARC(st, export.WARCOptions{Stdout: &out})
-	if err != nil || rep.Warnings != 0 {
-		t.Fatalf("export: %+v, %v", rep, err)
-	}
+	recs, rep := failedAndExported(t, db, kinds)
 	responses := map[string][]warcRec{}
 	requests := map[string]int{}
-	for _, rec := range readRecords(t, out.Bytes()) {
+	for _, rec := range recs {
 		uri := rec.header["WARC-Target-URI"]
 		switch rec.header["WARC-Type"] {
 		case "request":
