@@ -27,10 +27,16 @@ func pagesOn(t *testing.T, sb *Sandbox, n int, keep func(host string) bool) []st
 	return nil
 }
 
+// A fragile host answers each request later the more requests it started within
+// its window. The truth records the latency the host added (Slowed), so the test
+// judges the host's decisions, not the wall clock of a loaded machine: with a window
+// far longer than the requests take, every request counts, and each answer is
+// slower than the one before.
 func TestFragileHostSlowsWithTheRateItReceives(t *testing.T) {
+	const service = 20 * time.Millisecond
 	sb := sbStart(t, func(c *Config) {
 		c.AntiBot.Enabled = false
-		c.Load = LoadConfig{FragileShare: 0.5, Service: 20 * time.Millisecond, Window: 200 * time.Millisecond}
+		c.Load = LoadConfig{FragileShare: 0.5, Service: service, Window: time.Minute}
 	})
 	urls := pagesOn(t, sb, 12, sb.Fragile)
 	c := sbClient(sb, "")
@@ -38,19 +44,45 @@ func TestFragileHostSlowsWithTheRateItReceives(t *testing.T) {
 		sbGet(t, c, u)
 	}
 	reqs := sb.Truth().Requests()
-	first, last := reqs[0].End.Sub(reqs[0].Start), reqs[len(reqs)-1].End.Sub(reqs[len(reqs)-1].Start)
-	if first < 20*time.Millisecond || first > 40*time.Millisecond {
-		t.Fatalf("an idle fragile host answered in %v, want about its 20ms service time", first)
+	if len(reqs) != len(urls) {
+		t.Fatalf("the truth holds %d requests, want %d", len(reqs), len(urls))
 	}
-	// One client back to back keeps the host busy S/L of the time: L tends to 2S.
-	if last < first*3/2 {
-		t.Fatalf("after %d back-to-back requests the fragile host answers in %v, want at least 1.5× its idle %v", len(urls), last, first)
+	if reqs[0].Slowed != service {
+		t.Fatalf("an idle fragile host added %v, want its %v service time", reqs[0].Slowed, service)
+	}
+	for i, q := range reqs {
+		if took := q.End.Sub(q.Start); took < q.Slowed {
+			t.Fatalf("request %d took %v, less than the %v its host added", i, took, q.Slowed)
+		}
+		if i > 0 && q.Slowed <= reqs[i-1].Slowed {
+			t.Fatalf("request %d was slowed %v, not more than request %d's %v: the host does not feel the rate", i, q.Slowed, i-1, reqs[i-1].Slowed)
+		}
 	}
 	healthy := pagesOn(t, sb, 1, func(h string) bool { return !sb.Fragile(h) })
 	sbGet(t, c, healthy[0])
 	reqs = sb.Truth().Requests()
-	if d := reqs[len(reqs)-1].End.Sub(reqs[len(reqs)-1].Start); d > 15*time.Millisecond {
-		t.Fatalf("a healthy host took %v", d)
+	if d := reqs[len(reqs)-1].Slowed; d != 0 {
+		t.Fatalf("a healthy host was slowed %v", d)
+	}
+}
+
+// One client fetching back to back keeps a fragile host busy S/L of the time, so
+// its latency L tends to 2S: the load model, on a simulated clock.
+func TestFragileLatencyUnderOneBackToBackClientTendsToTwiceService(t *testing.T) {
+	const service, window = 20 * time.Millisecond, 200 * time.Millisecond
+	l := &load{cfg: LoadConfig{FragileShare: 1, Service: service, Window: window}.withDefaults(), starts: map[*vhost][]time.Time{}}
+	h := &vhost{name: "fragile.test"}
+	at := time.Unix(0, 0)
+	var d time.Duration
+	for i := 0; i < 200; i++ {
+		d = l.latency(h, at)
+		if i == 0 && d != service {
+			t.Fatalf("idle: %v, want %v", d, service)
+		}
+		at = at.Add(d) // the next request starts when this answer ends
+	}
+	if d < 3*service/2 || d > 5*service/2 {
+		t.Fatalf("after 200 back-to-back requests the latency is %v, want about 2 x %v", d, service)
 	}
 }
 

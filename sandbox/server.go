@@ -257,9 +257,12 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !v.banned && !v.limited {
 			throttled = s.load.throttled(x.h, start)
 			x.rec.Throttled = throttled
-			if d := s.load.latency(x.h, start); d > 0 && !sleepCtx(r.Context(), d) {
-				x.finish(0)
-				return // the client gave up first
+			if d := s.load.latency(x.h, start); d > 0 {
+				x.rec.Slowed = d
+				if !sleepCtx(r.Context(), d) {
+					x.finish(0)
+					return // the client gave up first
+				}
 			}
 		}
 	}

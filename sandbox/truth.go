@@ -58,6 +58,10 @@ type Request struct {
 	// Throttled tells that a throttling host answered it 429 without Retry-After
 	// (LoadConfig.ThrottleShare).
 	Throttled bool `json:"throttled,omitempty"`
+	// Slowed is the latency a fragile host added to this answer for the load it was
+	// under (LoadConfig.FragileShare); 0 on other hosts. The answer took at least this
+	// long: Start..End also holds the machine's own delays, which this does not.
+	Slowed time.Duration `json:"slowed_ns,omitempty"`
 	// Cookie is which session cookie of the cookie rule the request carried:
 	// CookieOwn (the one given to its address for the site), CookieOther (one given
 	// to another address: a session carried between addresses) or "" (none).

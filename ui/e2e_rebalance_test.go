@@ -170,8 +170,13 @@ func TestDemoWorkersRebalanceInTmux(t *testing.T) {
 	})
 	s.keys("3")
 	scr = s.waitWithin(answerWithin, "the log's rebalance line", func(scr string) bool { return appliedRe.MatchString(scr) })
-	if m := appliedRe.FindStringSubmatch(scr); m[1] != m[2] {
-		t.Fatalf("only %s of the plan's %s moves were taken, seconds after it was made:\n%s", m[1], m[2], scr)
+	// A move whose unit the crawl changed since the plan was made (its site's round
+	// ended, its worker already handed it on) is skipped, and the log counts it: on a
+	// loaded box more time passes between r and y, so only "none taken" is a failure.
+	if m := appliedRe.FindStringSubmatch(scr); m[1] == "0" {
+		t.Fatalf("none of the plan's %s moves was taken, seconds after it was made:\n%s", m[2], scr)
+	} else if m[1] != m[2] {
+		t.Logf("%s of the plan's %s moves were taken; the others' units moved on since the plan", m[1], m[2])
 	}
 	s.keys("7")
 	s.waitWithin(answerWithin, "Nodes pane", func(scr string) bool { return strings.Contains(scr, "3 workers: 3 active") })
