@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 	"time"
 
@@ -13,8 +14,11 @@ import (
 // parseFeed reads an RSS 2.0, RSS 1.0 (RDF) or Atom feed with gofeed, which parses
 // RSS and Atom incrementally over encoding/xml (no DTD entity expansion, no external
 // entities) and normalises their many date formats. Items without a link are
-// skipped with a warning; at most lim.MaxFeedItems are kept.
-func parseFeed(r io.Reader, lim Limits) (Doc, error) {
+// skipped with a warning; at most lim.MaxFeedItems are kept. gofeed resolves links
+// against xml:base; what is still relative is resolved against base, the
+// document's URL. An RSS item with no <link> is its <guid> when that is a URL (a
+// permalink, as RSS 2.0 defines it).
+func parseFeed(r io.Reader, base *url.URL, lim Limits) (Doc, error) {
 	doc := Doc{Kind: KindFeed}
 	f, err := gofeed.NewParser().Parse(r)
 	if err != nil {
@@ -32,10 +36,16 @@ func parseFeed(r io.Reader, lim Limits) (Doc, error) {
 			link = strings.TrimSpace(it.Links[0])
 		}
 		if link == "" {
+			if g := strings.TrimSpace(it.GUID); strings.HasPrefix(strings.ToLower(g), "http") {
+				link = g
+			}
+		}
+		if link == "" {
 			doc.warn("empty_loc")
 			continue
 		}
-		if !strings.HasPrefix(strings.ToLower(link), "http://") && !strings.HasPrefix(strings.ToLower(link), "https://") {
+		link, ok := resolveLink(base, link)
+		if !ok {
 			doc.warn("not_http")
 			continue
 		}

@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// FuzzParse: any body, gzip or not, parses with bounded work and without a panic;
-// whatever comes out is an http(s) URL within the limits.
+// FuzzParse: any body, gzip or not, under any Content-Type, parses with bounded
+// work and without a panic; whatever comes out is an http(s) URL within the limits.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(urlsetHead + `<url><loc>http://a.test/1</loc><lastmod>2026-11-20</lastmod></url></urlset>`))
 	f.Add([]byte(`<sitemapindex><sitemap><loc>http://a.test/s.xml</loc></sitemap></sitemapindex>`))
@@ -16,10 +16,15 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`<feed xmlns="http://www.w3.org/2005/Atom"><entry><link href="http://a.test/a"/></entry></feed>`))
 	f.Add([]byte(`<!DOCTYPE x [<!ENTITY a "aaaa">]><urlset><url><loc>http://a.test/&a;</loc></url></urlset>`))
 	f.Add([]byte{0x1f, 0x8b, 0x08, 0x00})
+	f.Add([]byte("http://a.test/1\nhttp://a.test/2\n/3\n"))
+	f.Add([]byte(`<?xml version="1.0" encoding="gb2312"?><rss><channel><item><link>/a</link></item></channel></rss>`))
+	f.Add([]byte(`<html xmlns="http://www.w3.org/1999/xhtml"><body><feed xmlns="http://www.w3.org/2005/Atom"><entry><link href="b"/></entry></feed></body></html>`))
+	f.Add([]byte(urlsetHead + `<url><loc>/p</loc><image:image><image:loc>http://a.test/i.jpg</image:loc></image:image><xhtml:link rel="alternate" hreflang="de" href="/de/p"/></url></urlset>`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		lim := Limits{MaxBytes: 1 << 20, MaxURLs: 100, MaxFeedItems: 100}
 		start := time.Now()
-		doc, _ := Parse(body, lim)
+		ct := []string{"", "text/plain; charset=windows-1251", "text/html", "application/octet-stream; charset=utf-16"}[len(body)%4]
+		doc, _ := ParseFrom(body, Source{URL: "http://a.test/dir/doc.xml", ContentType: ct}, lim)
 		if d := time.Since(start); d > 2*time.Second {
 			t.Fatalf("parse took %v", d)
 		}
@@ -27,9 +32,11 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("%d entries past the limit of 100", len(doc.Entries))
 		}
 		for _, e := range doc.Entries {
-			u := strings.ToLower(e.URL)
-			if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
-				t.Fatalf("entry %q is not an http(s) URL", e.URL)
+			for _, v := range append([]string{e.URL}, e.Alternates...) {
+				u := strings.ToLower(v)
+				if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+					t.Fatalf("entry %q is not an http(s) URL", v)
+				}
 			}
 		}
 	})

@@ -65,6 +65,9 @@ type Entry struct {
 	Keywords []string
 	// Title is news:title or the item title, for logs.
 	Title string
+	// Alternates are the page in other languages, as a sitemap's
+	// <xhtml:link rel="alternate" hreflang="…"> gives them: pages of the site too.
+	Alternates []string
 }
 
 // Latest is the newest of the entry's dates (zero when it has none): the moment the
@@ -80,8 +83,11 @@ func (e Entry) Latest() time.Time {
 type Doc struct {
 	Kind    Kind
 	Entries []Entry // pages (sitemap, feed) or child sitemaps (index)
+	// Media counts the image and video URLs a sitemap's extensions gave: not pages.
+	Media int
 	// Warnings counts problems that did not stop the document, by kind: "bad_date",
-	// "too_many_urls", "empty_loc", "not_http", "truncated".
+	// "too_many_urls", "empty_loc", "not_http", "truncated", "encoding_mismatch"
+	// (the declared encoding is not what the bytes are), "unknown_encoding".
 	Warnings map[string]int
 }
 
@@ -141,46 +147,104 @@ func (c *capReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Parse reads a sitemap, sitemap index or feed from body (gzip or not), by its root
-// element, whatever its Content-Type says: servers label feeds text/html and
-// sitemaps text/plain often enough.
+// Parse reads a sitemap, sitemap index or feed from body (gzip or not) whose URL and
+// Content-Type are unknown: ParseFrom with an empty Source.
 func Parse(body []byte, lim Limits) (Doc, error) {
-	return ParseReader(bytes.NewReader(body), lim)
+	return ParseFrom(body, Source{}, lim)
 }
 
-// ParseReader is Parse over a stream: a sitemap is read token by token as it
-// arrives, so memory holds the entries kept, not the document.
-func ParseReader(src io.Reader, lim Limits) (Doc, error) {
+// ParseFrom reads a sitemap (XML or text), sitemap index or feed (RSS, RDF, Atom, or
+// one inside an XHTML page) from body, gzip or not, by its content whatever its
+// Content-Type says: servers label feeds text/html and sitemaps text/plain often
+// enough. src gives the encoding when the document declares none, and the URL that
+// relative links are resolved against.
+func ParseFrom(body []byte, src Source, lim Limits) (Doc, error) {
+	return ParseReaderFrom(bytes.NewReader(body), src, lim)
+}
+
+// ParseReader is ParseReaderFrom with an empty Source.
+func ParseReader(r io.Reader, lim Limits) (Doc, error) {
+	return ParseReaderFrom(r, Source{}, lim)
+}
+
+// ParseReaderFrom is ParseFrom over a stream: a sitemap is read token by token (a
+// text sitemap line by line) as it arrives, so memory holds the entries kept, not
+// the document.
+func ParseReaderFrom(in io.Reader, src Source, lim Limits) (Doc, error) {
 	lim = lim.withDefaults()
-	r, err := Open(src, lim.MaxBytes)
+	var doc Doc
+	r, err := Open(in, lim.MaxBytes)
 	if err != nil {
-		return Doc{}, err
+		return doc, err
 	}
-	br := bufio.NewReaderSize(r, 4096)
+	raw := bufio.NewReaderSize(r, sniffSize)
+	head, err := raw.Peek(sniffSize)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		if errors.Is(err, ErrTooLarge) {
+			return doc, err
+		}
+		if len(head) == 0 {
+			return doc, fmt.Errorf("reading: %w", err)
+		}
+	}
+	enc := detectEncoding(head, src.ContentType, &doc)
+	br := utf8Stream(raw, enc)
+	base := baseURL(src.URL)
 	root, err := rootElement(br)
-	if err != nil {
-		return Doc{}, err
+	var parsed Doc
+	switch {
+	case err != nil:
+		return doc, err
+	case root == "":
+		parsed, err = parseText(br, base, lim)
+	case root == "urlset":
+		parsed, err = parseSitemap(br, base, lim, false)
+	case root == "sitemapindex":
+		parsed, err = parseSitemap(br, base, lim, true)
+	case root == "rss", root == "rdf", root == "feed":
+		parsed, err = parseFeed(br, base, lim)
+	case root == "html":
+		parsed, err = parseEmbedded(br, base, lim)
+	default:
+		return doc, fmt.Errorf("%w: root element <%s>", ErrNotDiscovery, root)
 	}
-	switch root {
-	case "urlset":
-		return parseSitemap(br, lim, false)
-	case "sitemapindex":
-		return parseSitemap(br, lim, true)
-	case "rss", "rdf", "feed":
-		return parseFeed(br, lim)
+	for k, n := range doc.Warnings {
+		parsed.Warnings = addWarning(parsed.Warnings, k, n)
 	}
-	return Doc{}, fmt.Errorf("%w: root element <%s>", ErrNotDiscovery, root)
+	return parsed, err
 }
 
-// rootElement peeks at the start of the document for its root element's local name,
-// lower-case, without consuming it.
+func addWarning(w map[string]int, kind string, n int) map[string]int {
+	if w == nil {
+		w = map[string]int{}
+	}
+	w[kind] += n
+	return w
+}
+
+// rootElement peeks at the start of the (UTF-8) document for its root element's
+// local name, lower-case, without consuming it. It returns "" for a document that
+// starts with an http(s) URL (a text sitemap), and ErrNotDiscovery for anything
+// else that is not XML.
 func rootElement(br *bufio.Reader) (string, error) {
-	head, err := br.Peek(4096)
+	head, err := br.Peek(sniffSize)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		if errors.Is(err, ErrTooLarge) {
 			return "", err
 		}
-		return "", fmt.Errorf("reading: %w", err)
+		if len(head) == 0 {
+			return "", fmt.Errorf("reading: %w", err)
+		}
+	}
+	start := bytes.TrimLeft(head, " \t\r\n")
+	if len(start) == 0 {
+		return "", fmt.Errorf("%w: the document is empty", ErrNotDiscovery)
+	}
+	if start[0] != '<' {
+		if looksLikeURLLine(start) {
+			return "", nil
+		}
+		return "", fmt.Errorf("%w: starts with %q", ErrNotDiscovery, start[:min(len(start), 32)])
 	}
 	d := xml.NewDecoder(bytes.NewReader(head))
 	d.Strict = false

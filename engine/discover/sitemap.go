@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -16,20 +17,30 @@ const maxValue = 8 << 10
 
 // parseSitemap streams a <urlset> (index=false) or <sitemapindex> token by token:
 // memory is one entry at a time plus the entries kept, never the document.
-func parseSitemap(r io.Reader, lim Limits, index bool) (Doc, error) {
+//
+// Only a <loc> and <lastmod> that are the <url>'s own children, in its namespace,
+// are the page's: the image and video extensions carry <image:loc>,
+// <video:content_loc> and the like deeper down or in their own namespace, and those
+// are media (counted in Doc.Media), never the page. Google's news extension gives
+// the publication date, title and keywords; an <xhtml:link rel="alternate"
+// hreflang="…" href="…"> gives the page in another language (Entry.Alternates).
+func parseSitemap(r io.Reader, base *url.URL, lim Limits, index bool) (Doc, error) {
 	doc := Doc{Kind: KindSitemap}
 	item := "url"
 	if index {
 		doc.Kind, item = KindIndex, "sitemap"
 	}
 	d := xml.NewDecoder(r)
-	d.Strict = false // real sitemaps carry bare & in URLs; entities stay unexpanded either way
+	d.Strict = false                                                                     // real sitemaps carry bare & in URLs; entities stay unexpanded either way
+	d.CharsetReader = func(_ string, in io.Reader) (io.Reader, error) { return in, nil } // already UTF-8
 	var (
-		in    bool   // inside an <url>/<sitemap>
-		field string // local name of the element whose text we collect
-		text  strings.Builder
-		long  bool
-		cur   Entry
+		stack      []xml.Name // the open elements of the current entry, the entry first
+		field      string     // what the text being collected is: "loc", "lastmod", "news:title"...
+		fieldDepth int
+		text       strings.Builder
+		long       bool
+		cur        Entry
+		alternates int
 	)
 	for {
 		tok, err := d.Token()
@@ -52,11 +63,39 @@ func parseSitemap(r io.Reader, lim Limits, index bool) (Doc, error) {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			name := strings.ToLower(t.Name.Local)
+			if len(stack) == 0 {
+				if name == item {
+					stack, cur = append(stack, t.Name), Entry{}
+				}
+				continue
+			}
+			stack = append(stack, t.Name)
+			if field != "" {
+				continue // markup inside a value: its text still counts
+			}
+			parent := strings.ToLower(stack[len(stack)-2].Local)
+			own := len(stack) == 2 && t.Name.Space == stack[0].Space
 			switch {
-			case name == item:
-				in, cur = true, Entry{}
-			case in:
-				field, long = name, false
+			case own && (name == "loc" || name == "lastmod"):
+				field = name
+			case name == "link" && len(stack) == 2 && !index:
+				if alternates >= lim.MaxURLs {
+					doc.warn("too_many_urls")
+					continue
+				}
+				if u, ok := hreflangAlternate(t, base); ok {
+					cur.Alternates = append(cur.Alternates, u)
+					alternates++
+				}
+			case name == "publication_date" || name == "keywords":
+				field = name
+			case name == "title" && parent == "news":
+				field = name
+			case parent == "image" && name == "loc", parent == "video" && (name == "content_loc" || name == "player_loc"):
+				doc.Media++
+			}
+			if field != "" {
+				fieldDepth, long = len(stack), false
 				text.Reset()
 			}
 		case xml.CharData:
@@ -68,44 +107,80 @@ func parseSitemap(r io.Reader, lim Limits, index bool) (Doc, error) {
 				}
 			}
 		case xml.EndElement:
-			name := strings.ToLower(t.Name.Local)
-			if in && name == field {
+			if len(stack) == 0 {
+				continue
+			}
+			if field != "" && len(stack) == fieldDepth {
 				if long {
 					doc.warn("long_value")
 				} else {
-					sitemapField(&doc, &cur, field, strings.TrimSpace(text.String()))
+					sitemapField(&doc, &cur, base, field, strings.TrimSpace(text.String()))
 				}
 				field = ""
+			}
+			stack = stack[:len(stack)-1]
+			if len(stack) > 0 {
 				continue
 			}
-			if in && name == item {
-				in = false
-				if cur.URL == "" {
-					doc.warn("empty_loc")
-					continue
-				}
-				if len(doc.Entries) >= lim.MaxURLs {
-					doc.warn("too_many_urls")
-					return doc, nil // bounded: the rest is not read
-				}
-				doc.Entries = append(doc.Entries, cur)
+			if cur.URL == "" {
+				doc.warn("empty_loc")
+				continue
 			}
+			cur.Alternates = dropURL(cur.Alternates, cur.URL)
+			if len(doc.Entries) >= lim.MaxURLs {
+				doc.warn("too_many_urls")
+				return doc, nil // bounded: the rest is not read
+			}
+			doc.Entries = append(doc.Entries, cur)
 		}
 	}
 }
 
-// sitemapField stores one child element of an <url> or <sitemap>, by local name
-// (the namespace prefix of news: varies between sites).
-func sitemapField(doc *Doc, e *Entry, field, v string) {
+// hreflangAlternate reads an <xhtml:link rel="alternate" hreflang="…" href="…">.
+func hreflangAlternate(t xml.StartElement, base *url.URL) (string, bool) {
+	var rel, href, lang string
+	for _, a := range t.Attr {
+		switch strings.ToLower(a.Name.Local) {
+		case "rel":
+			rel = strings.ToLower(strings.TrimSpace(a.Value))
+		case "href":
+			href = a.Value
+		case "hreflang":
+			lang = a.Value
+		}
+	}
+	if rel != "alternate" || lang == "" {
+		return "", false
+	}
+	return resolveLink(base, href)
+}
+
+// dropURL removes u from list (a page listed as its own alternate).
+func dropURL(list []string, u string) []string {
+	out := list[:0]
+	for _, v := range list {
+		if v != u {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// sitemapField stores one value of an <url> or <sitemap>.
+func sitemapField(doc *Doc, e *Entry, base *url.URL, field, v string) {
 	switch field {
 	case "loc":
-		if !strings.HasPrefix(strings.ToLower(v), "http://") && !strings.HasPrefix(strings.ToLower(v), "https://") {
+		u, ok := resolveLink(base, v)
+		if !ok {
 			if v != "" {
 				doc.warn("not_http")
 			}
 			return
 		}
-		e.URL = v
+		e.URL = u
 	case "lastmod":
 		e.Modified = parseDate(doc, v)
 	case "publication_date": // Google news sitemap

@@ -1,0 +1,153 @@
+package discover
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"mime"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/html/charset"
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/unicode"
+)
+
+// Source is where a document came from: what resolves its relative links and what
+// its server said of its encoding.
+type Source struct {
+	// URL is the document's URL after redirects: relative links (an RSS item's
+	// "/blog/2013/…", a sitemap's relative <loc>) are resolved against it (after
+	// any xml:base). Empty: relative links are dropped as "not_http".
+	URL string
+	// ContentType is the response's whole Content-Type header, parameters
+	// included: its charset is used when the document declares none.
+	ContentType string
+}
+
+// sniffSize is how much of a document is looked at to tell its encoding and kind.
+const sniffSize = 16 << 10
+
+var (
+	xmlDeclEncoding = regexp.MustCompile(`^<\?xml[^>]*?encoding\s*=\s*["']\s*([A-Za-z0-9._:\-]+)\s*["']`)
+	metaCharset     = regexp.MustCompile(`(?i)<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9._:\-]+)`)
+)
+
+// detectEncoding names the encoding of a document from its first bytes: a byte-order
+// mark, the XML declaration's encoding, a <meta charset> (an XHTML page), the HTTP
+// charset, else UTF-8. A label that the bytes contradict is overruled (warning
+// "encoding_mismatch"): a body declared GB2312 that is valid UTF-8 with non-ASCII
+// text is UTF-8 (no legacy multi-byte or Cyrillic text is valid UTF-8 by chance).
+// The other lie, bytes that are not UTF-8 under a UTF-8 label, is decoded with
+// U+FFFD in place of the bad bytes: its links, ASCII in practice, survive.
+func detectEncoding(head []byte, contentType string, doc *Doc) encoding.Encoding {
+	switch {
+	case bytes.HasPrefix(head, []byte{0xEF, 0xBB, 0xBF}):
+		return unicode.UTF8BOM
+	case bytes.HasPrefix(head, []byte{0xFE, 0xFF}), bytes.HasPrefix(head, []byte{0x00, '<', 0x00, '?'}):
+		return unicode.UTF16(unicode.BigEndian, unicode.ExpectBOM)
+	case bytes.HasPrefix(head, []byte{0xFF, 0xFE}), bytes.HasPrefix(head, []byte{'<', 0x00, '?', 0x00}):
+		return unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM)
+	}
+	label := ""
+	trimmed := bytes.TrimLeft(head, " \t\r\n")
+	if m := xmlDeclEncoding.FindSubmatch(trimmed); m != nil {
+		label = string(m[1])
+	}
+	if label == "" {
+		if _, params, err := mime.ParseMediaType(contentType); err == nil {
+			label = params["charset"]
+		}
+	}
+	if label == "" {
+		if m := metaCharset.FindSubmatch(head[:min(len(head), 2048)]); m != nil {
+			label = string(m[1])
+		}
+	}
+	if label == "" {
+		return unicode.UTF8
+	}
+	e, name := charset.Lookup(strings.TrimSpace(label))
+	if e == nil {
+		doc.warn("unknown_encoding")
+		return unicode.UTF8
+	}
+	if strings.HasPrefix(name, "utf-16") {
+		// A UTF-16 document starts with a BOM or "<\x00" (above); one declared
+		// UTF-16 and read here as ASCII bytes is in fact 8-bit.
+		doc.warn("encoding_mismatch")
+		return unicode.UTF8
+	}
+	if name == "utf-8" {
+		if !validUTF8(head) {
+			doc.warn("encoding_mismatch")
+		}
+		return unicode.UTF8
+	}
+	if highBit(head) && validUTF8(head) {
+		doc.warn("encoding_mismatch")
+		return unicode.UTF8
+	}
+	return e
+}
+
+// validUTF8 is utf8.Valid, forgiving a rune cut off at the end of a sample.
+func validUTF8(b []byte) bool {
+	for i := len(b) - 1; i >= 0 && i > len(b)-4; i-- {
+		if b[i] < 0x80 {
+			break
+		}
+		if utf8.RuneStart(b[i]) {
+			b = b[:i]
+			break
+		}
+	}
+	return utf8.Valid(b)
+}
+
+func highBit(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return true
+		}
+	}
+	return false
+}
+
+// utf8Stream returns br's document as UTF-8 in a buffered reader: decoded from its
+// encoding (invalid sequences become U+FFFD), with the byte-order mark and the XML
+// declaration removed (the declaration's encoding is no longer true of the bytes,
+// and encoding/xml would act on it), and control characters XML forbids turned
+// into spaces (encoding/xml stops at them; real feeds carry them in titles).
+func utf8Stream(br *bufio.Reader, e encoding.Encoding) *bufio.Reader {
+	out := bufio.NewReaderSize(&xmlCleaner{r: e.NewDecoder().Reader(br)}, sniffSize)
+	head, _ := out.Peek(sniffSize)
+	i := 0
+	if bytes.HasPrefix(head, []byte("\uFEFF")) {
+		i = 3
+	}
+	for i < len(head) && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' || head[i] == '\n') {
+		i++
+	}
+	if bytes.HasPrefix(head[i:], []byte("<?xml")) {
+		if end := bytes.Index(head[i:], []byte("?>")); end >= 0 {
+			i += end + 2
+		}
+	}
+	_, _ = out.Discard(i)
+	return out
+}
+
+// xmlCleaner replaces the C0 control characters that XML 1.0 forbids with spaces.
+type xmlCleaner struct{ r io.Reader }
+
+func (c *xmlCleaner) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	for i, b := range p[:n] {
+		if b < 0x20 && b != '\t' && b != '\n' && b != '\r' {
+			p[i] = ' '
+		}
+	}
+	return n, err
+}
