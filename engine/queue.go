@@ -265,6 +265,17 @@ func (e *Engine) startRefill() {
 // known, when not nil, collects the links dropped as already seen (M3: a round
 // refetches those still inside their class window).
 func (e *Engine) extract(t frontier.Task, res *fetch.Result, known *[]string) []store.URL {
+	return e.extractLinks(t, res, known, false)
+}
+
+// extractLinks is extract; announced says res.Links are the entries of a feed or
+// sitemap t fetched (readDocument). Those of its own site (registered domain) are
+// what the site announces as its pages: a trap guard's guess that a URL space runs
+// without end does not overrule the site's own list (a feed may date an event years
+// ahead; a sitemap may list a product page whose path holds a model number). The
+// page budgets still apply when they are placed. Entries of other sites (an
+// aggregator's feed) are checked as any link is.
+func (e *Engine) extractLinks(t frontier.Task, res *fetch.Result, known *[]string, announced bool) []store.URL {
 	parent := frontier.Hash(t.URL)
 	page := res.FinalURL
 	if page == "" {
@@ -288,6 +299,10 @@ func (e *Engine) extract(t frontier.Task, res *fetch.Result, known *[]string) []
 		return nil
 	}
 	links := res.Links
+	nAnnounced, docSite := 0, "" // res.Links come first: the document's entries
+	if announced && e.traps != nil {
+		nAnnounced, docSite = len(links), frontier.Site(t.Host)
+	}
 	if !et.relNofollow && len(res.NofollowLinks) > 0 {
 		links = append(links[:len(links):len(links)], res.NofollowLinks...)
 	}
@@ -300,7 +315,7 @@ func (e *Engine) extract(t frontier.Task, res *fetch.Result, known *[]string) []
 		pageURL, _ = url.Parse(page)
 	}
 	var cands []string
-	for _, raw := range links {
+	for i, raw := range links {
 		n, err := base.Resolve(raw)
 		if err != nil {
 			if k := urlErrKind(err); k != frontier.KindScheme {
@@ -320,9 +335,13 @@ func (e *Engine) extract(t frontier.Task, res *fetch.Result, known *[]string) []
 			e.c.skipOutOfScope(reason)
 			continue
 		}
-		if kind := e.traps.Check(u, pageURL); kind != "" {
-			e.trapped(t, n, kind)
-			continue
+		// An entry of the site's own feed or sitemap is no trap candidate.
+		listed := i < nAnnounced && (u.Hostname() == t.Host || frontier.Site(u.Hostname()) == docSite)
+		if !listed {
+			if kind := e.traps.Check(u, pageURL); kind != "" {
+				e.trapped(t, n, kind)
+				continue
+			}
 		}
 		cands = append(cands, n)
 	}

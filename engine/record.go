@@ -216,7 +216,7 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	}
 	var known []string
 	doc := e.discoverFrom(t, res, prev, at) // a feed or sitemap: its entries become its links
-	links := e.extract(t, res, &known)
+	links := e.extractLinks(t, res, &known, doc != nil)
 	if doc == nil { // a feed is no result of its own; the articles it announces are
 		e.collect(t, res, e.now())
 	}
