@@ -1,6 +1,8 @@
 package discover
 
 import (
+	"bytes"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -18,13 +20,33 @@ import (
 // against xml:base; what is still relative is resolved against base, the
 // document's URL. An RSS item with no <link> is its <guid> when that is a URL (a
 // permalink, as RSS 2.0 defines it).
+//
+// A feed cut off or broken half way (a server that stopped writing, a stray
+// character XML forbids, the size cap) keeps the items before the break, as a
+// sitemap does: the feed is read again up to the break with its open elements
+// closed (warning "malformed", or "truncated" at the cap, whose error is returned
+// with the items).
 func parseFeed(r io.Reader, base *url.URL, lim Limits) (Doc, error) {
 	doc := Doc{Kind: KindFeed}
-	f, err := gofeed.NewParser().Parse(r)
-	if err != nil {
-		if errors.Is(err, ErrTooLarge) {
-			doc.warn("truncated")
+	body, readErr := io.ReadAll(r)
+	if readErr != nil && !errors.Is(readErr, ErrTooLarge) {
+		return doc, fmt.Errorf("feed: %w", readErr)
+	}
+	f, err := gofeed.NewParser().Parse(bytes.NewReader(body))
+	if err != nil || readErr != nil {
+		if fixed, ferr := gofeed.NewParser().Parse(bytes.NewReader(closeOpenElements(body))); ferr == nil && len(fixed.Items) > 0 {
+			f, err = fixed, nil
+			if readErr == nil {
+				doc.warn("malformed")
+			}
 		}
+	}
+	if readErr != nil {
+		doc.warn("truncated")
+		if f == nil {
+			return doc, fmt.Errorf("feed: %w", readErr)
+		}
+	} else if err != nil {
 		return doc, fmt.Errorf("feed: %w", err)
 	}
 	for _, it := range f.Items {
@@ -58,7 +80,51 @@ func parseFeed(r io.Reader, base *url.URL, lim Limits) (Doc, error) {
 		e.Modified = feedDate(&doc, it.UpdatedParsed, it.Updated)
 		doc.Entries = append(doc.Entries, e)
 	}
+	if readErr != nil {
+		return doc, fmt.Errorf("feed after %d items: %w", len(doc.Entries), readErr)
+	}
 	return doc, nil
+}
+
+// closeOpenElements cuts a broken XML document after its last whole token and
+// closes the elements still open there, innermost first.
+func closeOpenElements(body []byte) []byte {
+	d := xml.NewDecoder(bytes.NewReader(body))
+	d.Strict = false
+	d.CharsetReader = func(_ string, in io.Reader) (io.Reader, error) { return in, nil }
+	var open []string
+	cut := int64(0)
+	for {
+		tok, err := d.RawToken()
+		if err != nil {
+			break
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			open = append(open, qualified(t.Name))
+		case xml.EndElement:
+			n := qualified(t.Name)
+			for i := len(open) - 1; i >= 0; i-- {
+				if open[i] == n {
+					open = open[:i]
+					break
+				}
+			}
+		}
+		cut = d.InputOffset()
+	}
+	out := append([]byte(nil), body[:cut]...)
+	for i := len(open) - 1; i >= 0; i-- {
+		out = append(out, "</"+open[i]+">"...)
+	}
+	return out
+}
+
+func qualified(n xml.Name) string {
+	if n.Space == "" {
+		return n.Local
+	}
+	return n.Space + ":" + n.Local
 }
 
 // feedDate is gofeed's parsed date, or a "bad_date" warning when the feed gave a

@@ -179,13 +179,11 @@ func ParseReaderFrom(in io.Reader, src Source, lim Limits) (Doc, error) {
 	}
 	raw := bufio.NewReaderSize(r, sniffSize)
 	head, err := raw.Peek(sniffSize)
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+	if err != nil && len(head) == 0 && !errors.Is(err, io.EOF) {
 		if errors.Is(err, ErrTooLarge) {
 			return doc, err
 		}
-		if len(head) == 0 {
-			return doc, fmt.Errorf("reading: %w", err)
-		}
+		return doc, fmt.Errorf("reading: %w", err)
 	}
 	enc := detectEncoding(head, src.ContentType, &doc)
 	br := utf8Stream(raw, enc)
@@ -228,13 +226,11 @@ func addWarning(w map[string]int, kind string, n int) map[string]int {
 // else that is not XML.
 func rootElement(br *bufio.Reader) (string, error) {
 	head, err := br.Peek(sniffSize)
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+	if err != nil && len(head) == 0 && !errors.Is(err, io.EOF) {
 		if errors.Is(err, ErrTooLarge) {
 			return "", err
 		}
-		if len(head) == 0 {
-			return "", fmt.Errorf("reading: %w", err)
-		}
+		return "", fmt.Errorf("reading: %w", err)
 	}
 	start := bytes.TrimLeft(head, " \t\r\n")
 	if len(start) == 0 {

@@ -300,3 +300,23 @@ func TestFeedInsideAnXHTMLPage(t *testing.T) {
 		t.Errorf("an HTML page without a feed: err %v, want ErrNotDiscovery", err)
 	}
 }
+
+// A feed cut off half way (a server that stopped writing) or at the size cap keeps
+// the items before the cut, as a sitemap does.
+func TestCutOffFeedKeepsItsFirstItems(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0"?><rss version="2.0"><channel><title>T</title>`)
+	for i := range 50 {
+		fmt.Fprintf(&b, "<item><title>%d</title><link>http://a.test/%d</link><description>%s</description></item>\n", i, i, strings.Repeat("text ", 100))
+	}
+	full := b.String()
+	cut := full[:len(full)/2]
+	doc, err := ParseFrom([]byte(cut), Source{URL: "http://a.test/feed"}, Limits{})
+	if err != nil || len(doc.Entries) < 20 || doc.Warnings["malformed"] != 1 {
+		t.Errorf("cut off: err %v, %d entries, warnings %v; want the first ~25 items and a malformed warning", err, len(doc.Entries), doc.Warnings)
+	}
+	doc, err = ParseFrom([]byte(full), Source{URL: "http://a.test/feed"}, Limits{MaxBytes: int64(len(full) / 2)})
+	if !errors.Is(err, ErrTooLarge) || len(doc.Entries) < 20 || doc.Warnings["truncated"] != 1 {
+		t.Errorf("at the cap: err %v, %d entries, warnings %v; want ErrTooLarge with the first ~25 items and a truncated warning", err, len(doc.Entries), doc.Warnings)
+	}
+}
