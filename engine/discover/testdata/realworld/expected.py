@@ -13,7 +13,8 @@ text sitemaps line by line.
 Sitemap <loc> entries and index children on another host than the sitemap's
 own are left out (sitemaps protocol); xhtml:link rel=alternate hrefs of a
 sitemap entry are page URLs too; image/video/news extension URLs are not.
-Feed entries keep whatever host they point to.
+Feed entries keep whatever host they point to; an entry link that resolves to
+the document itself (an empty href) is not a page URL.
 
 Re-run: /usr/bin/python3 expected.py   (prints one line per document)
 """
@@ -68,10 +69,18 @@ def feed_urls(data, url, content_type):
         headers['content-type'] = 'application/xml; charset=' + content_type.split('charset=')[1].strip()
     d = feedparser.parse(data, response_headers=headers)
     links = []
+    bases = {url} | {d.feed[k]['base'] for k in ('title_detail', 'subtitle_detail')
+                     if k in d.feed and d.feed[k].get('base')}
     for e in d.entries:
         link = e.get('link')
-        if link:
-            links.append(urljoin(url, link))
+        if not link:
+            continue
+        link = urljoin(url, link)
+        # An empty href resolves to the document itself (its url or the feed's
+        # xml:base): that is the feed, not a page it lists.
+        if link in bases:
+            continue
+        links.append(link)
     return http_only(links), d
 
 
