@@ -191,7 +191,7 @@ func blocksCrawl(corpus []sandbox.BlockAnswer, egresses []string, history, lanes
 	}
 	o.DB = filepath.Join(dir, "crawl.db")
 	o.AllowPrivate = []string{"127.0.0.0/8"}
-	o.Resolver = blocksResolver{}
+	o.Resolver = loopbackResolver{}
 	o.Lanes.Max = lanesN
 	o.Lanes.DelayMin, o.Lanes.DelayMax = time.Millisecond, 3*time.Millisecond
 	o.HostRate = 0

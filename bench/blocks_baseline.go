@@ -131,9 +131,10 @@ func baselineRefused(a sandbox.BlockAnswer, direct bool, usual []int) bool {
 	return a.Status == http.StatusOK && htmlish && oldSizeOutlier(len(body), usual)
 }
 
-// blocksResolver resolves every name to 127.0.0.1, where sandbox.BlockWeb answers.
-type blocksResolver struct{}
+// loopbackResolver resolves every name to 127.0.0.1, where sandbox.BlockWeb and
+// sandbox.RealWeb answer for every host.
+type loopbackResolver struct{}
 
-func (blocksResolver) LookupAddrs(context.Context, string) ([]netip.Addr, error) {
+func (loopbackResolver) LookupAddrs(context.Context, string) ([]netip.Addr, error) {
 	return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
 }
