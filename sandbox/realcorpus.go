@@ -159,25 +159,41 @@ func mapRealURL(raw string, port int) (string, bool) {
 // between a character's lead and trail bytes; ESC stops it in ISO-2022 text.
 var realAbsURL = regexp.MustCompile(`(?i)\bhttps?://[^\x00-\x20/?#"'<>]+`)
 
-// rewriteHosts points every absolute http(s) URL in body at the loopback port:
-// https becomes http, the host stays, its port becomes port. Only scheme and authority
-// bytes change; the rest of the document is left as it was.
+// realIdentifiers are the places where a URL names something rather than links to
+// it, left as they are: namespace declarations (an Atom feed whose namespace were
+// rewritten would be no Atom feed), schema locations and the DOCTYPE.
+var realIdentifiers = regexp.MustCompile(`(?is)\bxmlns(?::[\w.-]+)?\s*=\s*(?:"[^"]*"|'[^']*')|\bschemaLocation\s*=\s*(?:"[^"]*"|'[^']*')|<!DOCTYPE[^>\[]*`)
+
+// rewriteHosts points every absolute http(s) URL in body at the loopback port,
+// namespaces and the like aside (realIdentifiers): https becomes http, the host
+// stays, its port becomes port. Only scheme and authority bytes change; the rest of
+// the document is left as it was.
 func rewriteHosts(body []byte, port int) []byte {
 	p := []byte(":" + strconv.Itoa(port))
-	return realAbsURL.ReplaceAllFunc(body, func(m []byte) []byte {
-		auth := m[bytes.Index(m, []byte("://"))+3:]
-		if i := bytes.LastIndexByte(auth, '@'); i >= 0 {
-			auth = auth[i+1:] // user info: dropped
-		}
-		host := auth
-		if i := bytes.LastIndexByte(host, ':'); i >= 0 && !bytes.Contains(host[i:], []byte("]")) {
-			host = host[:i] // its own port: replaced
-		}
-		out := make([]byte, 0, len("http://")+len(host)+len(p))
-		out = append(out, "http://"...)
-		out = append(out, host...)
-		return append(out, p...)
-	})
+	rewrite := func(b []byte) []byte {
+		return realAbsURL.ReplaceAllFunc(b, func(m []byte) []byte {
+			auth := m[bytes.Index(m, []byte("://"))+3:]
+			if i := bytes.LastIndexByte(auth, '@'); i >= 0 {
+				auth = auth[i+1:] // user info: dropped
+			}
+			host := auth
+			if i := bytes.LastIndexByte(host, ':'); i >= 0 && !bytes.Contains(host[i:], []byte("]")) {
+				host = host[:i] // its own port: replaced
+			}
+			out := make([]byte, 0, len("http://")+len(host)+len(p))
+			out = append(out, "http://"...)
+			out = append(out, host...)
+			return append(out, p...)
+		})
+	}
+	var out []byte
+	last := 0
+	for _, span := range realIdentifiers.FindAllIndex(body, -1) {
+		out = append(out, rewrite(body[last:span[0]])...)
+		out = append(out, body[span[0]:span[1]]...)
+		last = span[1]
+	}
+	return append(out, rewrite(body[last:])...)
 }
 
 // realWideEncoding returns the encoding of a UTF-16 or UTF-32 document (by its BOM

@@ -81,14 +81,14 @@ func realGet(t *testing.T, w *RealWeb, u string) (*http.Response, []byte) {
 
 // A real site's documents are served on loopback at their published URLs, with
 // their manifest Content-Type, every absolute URL inside pointed at the server and
-// every other byte as it was: in a Latin-1 feed, inside a gzip sitemap and in a
-// UTF-16 feed alike. Each host's home page links its feeds for autodiscovery, its
+// every other byte as it was (namespaces and schema locations are names, not links:
+// kept), in a Latin-1 feed, inside a gzip sitemap and in a UTF-16 feed alike. Each host's home page links its feeds for autodiscovery, its
 // robots.txt names its sitemaps, and any other path is an HTML article of its own.
 func TestRealWebServesDocumentsAsTheirSites(t *testing.T) {
-	latin1, _ := charmap.ISO8859_1.NewEncoder().Bytes([]byte(`<?xml version="1.0" encoding="iso-8859-1"?><rss version="2.0"><channel><title>Café</title>` +
+	latin1, _ := charmap.ISO8859_1.NewEncoder().Bytes([]byte(`<?xml version="1.0" encoding="iso-8859-1"?><rss version="2.0" xmlns:dc='http://purl.org/dc/elements/1.1/'><channel><title>Café</title>` +
 		`<item><link>https://blog.example.org/p/café</link></item><item><link>http://user@other.example.net:8080/x?a=1</link></item></channel></rss>`))
 	utf16, _ := unicode.UTF16(unicode.LittleEndian, unicode.UseBOM).NewEncoder().Bytes([]byte(`<?xml version="1.0" encoding="utf-16"?><feed xmlns="http://www.w3.org/2005/Atom"><entry><link href="https://blog.example.org/u16"/></entry></feed>`))
-	sitemap := []byte(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://shop.example.com/p/1</loc></url></urlset>`)
+	sitemap := []byte(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://www.sitemaps.org/schemas/sitemap/0.9 http://www.sitemaps.org/schemas/sitemap/0.9/sitemap.xsd"><url><loc>https://shop.example.com/p/1</loc></url></urlset>`)
 	dir := writeRealCorpus(t, map[string][]byte{
 		"feeds/latin1.xml":        latin1,
 		"feeds/u16.xml":           utf16,
@@ -122,7 +122,7 @@ func TestRealWebServesDocumentsAsTheirSites(t *testing.T) {
 	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "text/plain" {
 		t.Fatalf("feed: %d %q", res.StatusCode, res.Header.Get("Content-Type"))
 	}
-	want, _ := charmap.ISO8859_1.NewEncoder().Bytes([]byte(`<?xml version="1.0" encoding="iso-8859-1"?><rss version="2.0"><channel><title>Café</title>` +
+	want, _ := charmap.ISO8859_1.NewEncoder().Bytes([]byte(`<?xml version="1.0" encoding="iso-8859-1"?><rss version="2.0" xmlns:dc='http://purl.org/dc/elements/1.1/'><channel><title>Café</title>` +
 		`<item><link>http://blog.example.org` + port + `/p/café</link></item><item><link>http://other.example.net` + port + `/x?a=1</link></item></channel></rss>`))
 	if !bytes.Equal(body, want) {
 		t.Fatalf("feed served as\n%q\nwant\n%q", body, want)
@@ -130,13 +130,15 @@ func TestRealWebServesDocumentsAsTheirSites(t *testing.T) {
 
 	_, body = realGet(t, w, w.DocURL(docs[1]))
 	text, err := unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder().Bytes(body)
-	if err != nil || !bytes.Contains(text, []byte(`href="http://blog.example.org`+port+`/u16"`)) {
+	if err != nil || !bytes.Contains(text, []byte(`href="http://blog.example.org`+port+`/u16"`)) ||
+		!bytes.Contains(text, []byte(`<feed xmlns="http://www.w3.org/2005/Atom">`)) {
 		t.Fatalf("UTF-16 feed served as %q (%v)", text, err)
 	}
 
 	res, body = realGet(t, w, w.DocURL(docs[2]))
 	if res.Header.Get("Content-Type") != "application/octet-stream" ||
-		!bytes.Contains(ungz(t, body), []byte("<loc>http://shop.example.com"+port+"/p/1</loc>")) {
+		!bytes.Contains(ungz(t, body), []byte("<loc>http://shop.example.com"+port+"/p/1</loc>")) ||
+		!bytes.Contains(ungz(t, body), sitemap[:bytes.IndexByte(sitemap, '>')]) {
 		t.Fatalf("gzip sitemap served as %q: %q", res.Header.Get("Content-Type"), ungz(t, body))
 	}
 
