@@ -108,12 +108,15 @@ func runRealFeeds(args []string) (map[string]any, error) {
 	listed, stored := r.totals()
 	fmt.Println()
 	fmt.Printf("found_share    = %.4f  (%d of %d listed URLs stored; goal ≥ %.2f)\n", r.foundShare(), stored, listed, realGoalFound)
+	fmt.Printf("  same site    = %.4f  (of the listed URLs on their document's own site; %d listed elsewhere, which the engine's scope refuses)\n", r.sameSite(), realOffSite(r))
 	fmt.Printf("documents_lost = %d       (of %d; goal %d)\n", len(lost), len(r.docs), realGoalLost)
 	fmt.Printf("peak_rss_mb    = %.1f\n", r.peakRSSMB)
 	return map[string]any{
 		"found_share":    crawlRound(r.foundShare(), 4),
 		"documents_lost": len(lost),
 		"peak_rss_mb":    crawlRound(r.peakRSSMB, 1),
+		// found_share over the listed URLs on their document's own site
+		"found_share_same_site": crawlRound(r.sameSite(), 4),
 	}, nil
 }
 
@@ -152,6 +155,15 @@ func realTable(r realResult, name string, by func(realDoc) string) {
 		all.docs, all.listed, all.stored, all.offSite, all.lost = all.docs+x.docs, all.listed+x.listed, all.stored+x.stored, all.offSite+x.offSite, all.lost+x.lost
 	}
 	fmt.Printf("%-*s %5d %7d %7d %11s %5d %8d\n\n", width, "all", all.docs, all.listed, all.stored, realShare(all.stored, all.listed), all.lost, all.offSite)
+}
+
+// realOffSite counts the listed URLs on another site than their document's.
+func realOffSite(r realResult) int {
+	n := 0
+	for _, d := range r.docs {
+		n += d.offSite
+	}
+	return n
 }
 
 func realShare(n, of int) string {

@@ -30,10 +30,11 @@ type realDoc struct {
 	stored int      // of listed, stored (state processed)
 	// offSite counts listed URLs on another site than the document's (a feed's
 	// items elsewhere): the engine refuses them by its scope rule.
-	offSite int
-	lost    bool   // it lists something, yet the crawl took nothing from it
-	why     string // the engine's reason, when lost
-	misses  []realMiss
+	offSite        int
+	storedSameSite int    // of stored, those on the document's own site
+	lost           bool   // it lists something, yet the crawl took nothing from it
+	why            string // the engine's reason, when lost
+	misses         []realMiss
 }
 
 // realMiss is one listed URL that was not stored, and why.
@@ -58,6 +59,19 @@ func (r realResult) totals() (listed, stored int) {
 		stored += d.stored
 	}
 	return listed, stored
+}
+
+// sameSite is foundShare over the listed URLs on their document's own site.
+func (r realResult) sameSite() float64 {
+	l, s := 0, 0
+	for _, d := range r.docs {
+		l += len(d.listed) - d.offSite
+		s += d.storedSameSite
+	}
+	if l == 0 {
+		return 1
+	}
+	return float64(s) / float64(l)
 }
 
 // foundShare is stored ÷ listed over all documents (1 when nothing is listed).
@@ -229,7 +243,8 @@ func (j realJudge) doc(d sandbox.RealDoc, expected []string) (realDoc, error) {
 	took, allKnown := 0, true
 	docSite := frontier.Site(hostOf(rd.url))
 	for _, u := range rd.listed {
-		if frontier.Site(hostOf(u)) != docSite {
+		same := frontier.Site(hostOf(u)) == docSite
+		if !same {
 			rd.offSite++
 		}
 		st, ok := byURL[u]
@@ -240,6 +255,9 @@ func (j realJudge) doc(d sandbox.RealDoc, expected []string) (realDoc, error) {
 		}
 		if ok && st.State == store.Processed {
 			rd.stored++
+			if same {
+				rd.storedSameSite++
+			}
 		}
 	}
 	// It yielded when it brought URLs in, or when it was read and everything it lists
@@ -299,8 +317,9 @@ func (j realJudge) docReason(rd realDoc, self store.URL, known bool, p *realPars
 	case !j.read[rd.url]:
 		parts = append(parts, fmt.Sprintf("fetched and stored as a page (served as %q), never read as a feed or sitemap", rd.doc.ContentType))
 	case p != nil:
-		parts = append(parts, fmt.Sprintf("read as a %s of %d entries, none of them a URL it lists%s (site warnings %v)",
-			p.doc.Kind, len(p.doc.Entries), realOthers(p, rd.listed), j.warnings[frontier.Site(hostOf(rd.url))]))
+		parts = append(parts, fmt.Sprintf("read as a feed or sitemap, none of what it lists kept (site warnings %v); the parser reads it as a %s of %d entries%s",
+			j.warnings[frontier.Site(hostOf(rd.url))],
+			p.doc.Kind, len(p.doc.Entries), realOthers(p, rd.listed)))
 	default:
 		parts = append(parts, fmt.Sprintf("read as a feed or sitemap, nothing kept (site warnings %v)", j.warnings[frontier.Site(hostOf(rd.url))]))
 	}
@@ -321,7 +340,8 @@ func (j realJudge) parse(d sandbox.RealDoc) *realParsed {
 	if err != nil {
 		return &realParsed{err: err}
 	}
-	doc, err := discover.Parse(body, discover.Limits{MaxBytes: int64(engine.DefaultOptions().Fetch.MaxBodyBytes)})
+	doc, err := discover.ParseFrom(body, discover.Source{URL: j.w.DocURL(d), ContentType: d.ContentType},
+		discover.Limits{MaxBytes: int64(engine.DefaultOptions().Fetch.MaxBodyBytes)})
 	return &realParsed{doc: doc, err: err}
 }
 
@@ -340,7 +360,7 @@ func realOthers(p *realParsed, listed []string) string {
 	if len(out) == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (it reads %q)", out)
+	return fmt.Sprintf(", among them %q", out)
 }
 
 // urlReason is why a URL listed by a document the crawl took something from never
