@@ -40,6 +40,11 @@ type discoveryState struct {
 	// (discover.Coverage): a covered source stays read at the longest interval
 	// from the start rather than until 8 new URLs show it again.
 	Coverage map[string]discover.CoverState `json:"coverage,omitempty"`
+	// SitemapReads is, by site, how many of its sitemap reads the crawl has seen (at
+	// most 2 kept): one read cannot show a lastmod that is always "now", so a site's
+	// dates are relied on from its second (awaitHint), and a restart must not make
+	// that its first again.
+	SitemapReads map[string]int `json:"sitemap_reads,omitempty"`
 }
 
 // sourceState is one feed or sitemap: its kind (so that a 304 after the restart is
@@ -70,6 +75,12 @@ func (d *discovery) export() discoveryState {
 		if ts := sd.trust.State(); len(ts.Hints) > 0 || len(ts.NowLike) > 0 {
 			st.Trust[name] = ts
 		}
+		if sd.sitemapReads > 0 {
+			if st.SitemapReads == nil {
+				st.SitemapReads = map[string]int{}
+			}
+			st.SitemapReads[name] = min(sd.sitemapReads, 2)
+		}
 	}
 	if len(d.parked) > 0 {
 		st.Parked = maps.Clone(d.parked)
@@ -88,7 +99,7 @@ func (d *discovery) export() discoveryState {
 }
 
 // restore takes an earlier run's state back: sources (with the Sites pane's feeds and
-// sitemaps), their poll state, and the sites' trust evidence. It returns how many
+// sitemaps), their poll state, and the sites' trust evidence and sitemap reads. It returns how many
 // poll states were unusable.
 func (d *discovery) restore(st discoveryState) (skipped int) {
 	polls := map[string]discover.PollState{}
@@ -107,11 +118,16 @@ func (d *discovery) restore(st discoveryState) (skipped int) {
 			sd.sitemaps[u] = true
 		}
 		if s.Poll != nil {
-			polls[u] = *s.Poll
+			polls[u] = afterRestart(*s.Poll)
 		}
 	}
 	for name, ts := range st.Trust {
 		d.site(name).trust.Restore(ts)
+	}
+	for name, n := range st.SitemapReads {
+		if sd := d.site(name); n > sd.sitemapReads {
+			sd.sitemapReads = n
+		}
 	}
 	for u, p := range st.Parked {
 		if p.Last.IsZero() || hostOf(u) == "" {
@@ -124,7 +140,7 @@ func (d *discovery) restore(st discoveryState) (skipped int) {
 		if host := hostOf(u); host != "" {
 			site := frontier.Site(host)
 			d.entries[site] = append(d.entries[site], u)
-			polls[u] = p
+			polls[u] = afterRestart(p)
 		}
 	}
 	d.mu.Unlock()
@@ -136,6 +152,18 @@ func (d *discovery) restore(st discoveryState) (skipped int) {
 	}
 	d.coverMu.Unlock()
 	return skipped
+}
+
+// afterRestart is a source's poll state as a restarted crawl takes it: its rate and
+// last poll as learned, so it is next read at its learned pace; and its next read
+// only starts the watch again (as after a pause, discover.Poller.Unpark). Nothing
+// tells that read what the last one before the restart listed (newSinceLastRead),
+// and the dedupe filter starts empty, so every entry would count as news: a quiet
+// feed taken for full was read again at min_poll, then several times faster than it
+// had learned until a day's decay wore the burst off.
+func afterRestart(p discover.PollState) discover.PollState {
+	p.Resumed = true
+	return p
 }
 
 // loadDiscovery reads the state an earlier run kept (New, before anything is

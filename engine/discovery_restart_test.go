@@ -1,0 +1,207 @@
+package engine
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/cluster"
+)
+
+// restartRig runs a crawl, alone or as a master over one worker (M4), that can be
+// stopped and started again on the same store.
+type restartRig struct {
+	t         *testing.T
+	o         Options
+	clustered bool
+	srv       *cluster.Server
+	worker    *Worker
+}
+
+func newRestartRig(t *testing.T, o Options, clustered bool) *restartRig {
+	r := &restartRig{t: t, o: o, clustered: clustered}
+	if clustered {
+		srv, err := cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(t.TempDir(), "nats"), Token: "restart-token-0123456789"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(srv.Shutdown)
+		r.srv = srv
+	}
+	return r
+}
+
+func (r *restartRig) conn(name string) *cluster.Conn {
+	c, err := cluster.Connect(r.srv.ClientURL(), cluster.ClientOptions{Name: name, Token: "restart-token-0123456789"})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.t.Cleanup(c.Close)
+	return c
+}
+
+// start starts the crawl (the master, and the worker the first time).
+func (r *restartRig) start() *Engine {
+	r.t.Helper()
+	if !r.clustered {
+		return startEngine(r.t, r.o)
+	}
+	m, err := NewMaster(r.o, MasterOptions{Conn: r.conn("master"), HeartbeatEvery: 300 * time.Millisecond})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.t.Cleanup(func() { m.Close() })
+	if err := m.Start(); err != nil {
+		r.t.Fatal(err)
+	}
+	if r.worker == nil {
+		w, err := StartWorker(WorkerOptions{Conn: r.conn("w1"), Node: "w1", Egress: []string{"bind:127.0.0.3"}, AllowPrivate: []string{"127.0.0.0/8"}})
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		r.t.Cleanup(w.Close)
+		r.worker = w
+	}
+	return m
+}
+
+// readLog records when a document was served.
+type readLog struct {
+	mu sync.Mutex
+	at []time.Time
+}
+
+func (l *readLog) add() {
+	l.mu.Lock()
+	l.at = append(l.at, time.Now())
+	l.mu.Unlock()
+}
+
+func (l *readLog) times() []time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]time.Time(nil), l.at...)
+}
+
+// A restarted crawl polls a feed at the pace it had learned, and keeps that pace:
+// the feed is read at its learned next poll (not the prior's, half the longest
+// interval), and the read right after the restart is not taken for a burst of news.
+// Before, that read counted every item of the feed as new (nothing tells a restarted
+// crawl what the feed's last read listed, and its dedupe filter starts empty), took
+// the feed for full and read it again at min_poll, then several times faster than it
+// had learned for the day its rate takes to decay. Alone and as a master over a worker.
+func TestPollPaceIsKeptAfterRestart(t *testing.T) {
+	for _, clustered := range []bool{false, true} {
+		t.Run(map[bool]string{false: "alone", true: "master"}[clustered], func(t *testing.T) {
+			s := newDiscoSite(t)
+			h := s.host
+			var reads readLog
+			s.raw["/feed.xml"] = func(int) (string, []byte) { // the same five items: a quiet feed
+				reads.add()
+				var b strings.Builder
+				b.WriteString(`<rss version="2.0"><channel><title>quiet</title>`)
+				for i := 1; i <= 5; i++ {
+					fmt.Fprintf(&b, `<item><link>http://%s/i/%d</link></item>`, h, i)
+					s.mu.Lock()
+					s.pages[fmt.Sprintf("/i/%d", i)] = versionText(i)
+					s.mu.Unlock()
+				}
+				b.WriteString(`</channel></rss>`)
+				return "application/rss+xml", []byte(b.String())
+			}
+			s.pages["/"] = `<html><head><link rel="alternate" type="application/rss+xml" href="/feed.xml"></head><body>front</body></html>`
+			feed := "http://" + h + "/feed.xml"
+			o := discoveryPollOptions(t, "http://"+h+"/")
+			o.Discovery.Probe = ProbeOff
+			const maxPoll = 1500 * time.Millisecond
+			o.Discovery.MinPoll, o.Discovery.MaxPoll = 50*time.Millisecond, maxPoll
+			rig := newRestartRig(t, o, clustered)
+
+			e := rig.start()
+			waitForLong(t, 30*time.Second, "three reads of the feed, the last one learned from", func() bool {
+				at := reads.times()
+				return len(at) >= 3 && e.disc.poller.Next(feed).After(at[len(at)-1])
+			})
+			learned := e.disc.poller.Interval(feed)
+			if err := e.Close(); err != nil {
+				t.Fatal(err)
+			}
+			before := reads.times()
+			if learned < maxPoll*9/10 {
+				t.Fatalf("a quiet feed learned an interval of %v, want about max_poll %v: nothing to tell from the prior's %v", learned, maxPoll, maxPoll/2)
+			}
+
+			e = rig.start()
+			waitForLong(t, 30*time.Second, "two reads of the feed after the restart", func() bool {
+				return len(reads.times()) >= len(before)+2
+			})
+			after := reads.times()[len(before):]
+			if gap := after[0].Sub(before[len(before)-1]); gap < learned*8/10 {
+				t.Errorf("first read after the restart %v after the last one before it, want its learned interval %v (the prior's is %v)", gap, learned, maxPoll/2)
+			}
+			if gap := after[1].Sub(after[0]); gap < learned*8/10 {
+				t.Errorf("second read after the restart %v after the first, want its learned interval %v: the first was taken for news (now %v, rate %.1f/h)",
+					gap, learned, e.disc.poller.Interval(feed), e.disc.poller.Rate(feed))
+			}
+		})
+	}
+}
+
+// A site whose sitemap dates were found honest before a restart is still trusted
+// after it, from the first read on: a new page that its sitemap lists with a date
+// waits for its date (as before the restart), while an undated one gets the blind
+// first refetch. Before, the restarted crawl forgot how many of the site's sitemaps
+// it had read, and one read cannot show a lastmod that is always "now": the dated
+// page got the blind refetch too, until the sitemap had been read twice again.
+func TestHonestSitemapIsTrustedRightAfterRestart(t *testing.T) {
+	for _, clustered := range []bool{false, true} {
+		t.Run(map[bool]string{false: "alone", true: "master"}[clustered], func(t *testing.T) {
+			s := newDiscoSite(t)
+			h := s.host
+			var mu sync.Mutex
+			fresh := false // the sitemap lists the new stories (after the restart)
+			s.raw["/sitemap.xml"] = func(int) (string, []byte) {
+				var b strings.Builder
+				b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+				for i := 1; i <= 3; i++ { // few: what their first refetches show plans no new page of the site yet
+					fmt.Fprintf(&b, `<url><loc>http://%s/story/%d</loc><lastmod>2026-01-0%dT00:00:00Z</lastmod></url>`, h, i, i)
+				}
+				mu.Lock()
+				if fresh {
+					fmt.Fprintf(&b, `<url><loc>http://%s/story/dated</loc><lastmod>2026-02-01T00:00:00Z</lastmod></url>`, h)
+					fmt.Fprintf(&b, `<url><loc>http://%s/story/undated</loc></url>`, h)
+				}
+				mu.Unlock()
+				b.WriteString(`</urlset>`)
+				return "application/xml", []byte(b.String())
+			}
+			s.robots = "Sitemap: http://" + h + "/sitemap.xml\n"
+			s.pages["/"] = `<html><body><p>front page</p></body></html>`
+			for _, p := range []string{"1", "2", "3", "dated", "undated"} {
+				s.pages["/story/"+p] = `<html><body><p>the ` + p + ` story</p></body></html>`
+			}
+			o := discoveryPollOptions(t, "http://"+h+"/")
+			o.Discovery.Probe = ProbeOff
+			o.Revisit.Initial = 100 * time.Millisecond
+			rig := newRestartRig(t, o, clustered)
+			e := rig.start()
+			waitForLong(t, 30*time.Second, "three reads of the sitemap", func() bool { return s.requested("/sitemap.xml") >= 3 })
+			if err := e.Close(); err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			fresh = true
+			mu.Unlock()
+			rig.start()
+			// Listed at the same read, the dated story first: its blind refetch
+			// would fall due first.
+			waitForLong(t, 30*time.Second, "the undated story's blind refetch", func() bool { return s.requested("/story/undated") >= 2 })
+			if n := s.requested("/story/dated"); n != 1 {
+				t.Errorf("the dated story of a trusted sitemap was fetched %d times right after the restart: want once (its date did not move)", n)
+			}
+		})
+	}
+}
