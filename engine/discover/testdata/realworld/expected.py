@@ -23,7 +23,7 @@ import gzip
 import os
 import sys
 import xml.etree.ElementTree as ET
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import quote, urljoin, urlsplit
 
 import feedparser
 
@@ -44,7 +44,9 @@ def body(path):
 def http_only(urls, host=None):
     out, seen = [], set()
     for u in urls:
-        u = u.strip()
+        # An IRI (raw non-ASCII, as one EUC-KR feed has) is written as the URI
+        # a browser requests: UTF-8, percent-encoded (RFC 3987 section 3.1).
+        u = quote(u.strip(), safe=":/?#[]@!$&'()*+,;=%~")
         p = urlsplit(u)
         if p.scheme not in ('http', 'https') or not p.netloc:
             continue
