@@ -59,12 +59,14 @@ type discovery struct {
 	// each with the one covering it: the Poller reads them at its longest interval.
 	// coverMu orders the Coverage's verdicts and their passing to the Poller, so
 	// that two reads of one site at once cannot leave the older verdict in force.
-	shadowed map[string]map[string]string
-	coverMu  sync.Mutex
-	removed  map[string]bool               // sites the operator removed: their sources are not polled (discovery_steer.go)
-	parked   map[string]discover.PollState // what the Poller had learned of removed sites' sources, by URL
-	listed   map[string][]uint64           // source -> sorted hashes of the URLs its last read listed (small sources)
-	nListed  int                           // hashes in listed, bounded by maxListedTotal
+	shadowed  map[string]map[string]string
+	coverMu   sync.Mutex
+	removed   map[string]bool               // sites the operator removed: their sources are not polled (discovery_steer.go)
+	parked    map[string]discover.PollState // what the Poller had learned of removed sites' sources, by URL
+	listed    map[string][]uint64           // source -> sorted hashes of the URLs its last read listed (small sources)
+	noted     map[string]bool               // documents whose problem was logged (discovery_problems.go)
+	announced map[string]bool               // feeds pages announced by <link rel="alternate">
+	nListed   int                           // hashes in listed, bounded by maxListedTotal
 
 	// changes counts what changed the kept state (discovery_state.go); saved and
 	// savedAt are the count and time of its last write (tick and Stop only).
@@ -84,6 +86,8 @@ type siteDiscovery struct {
 	// had to refuse (off_host): hosts whose robots.txt does not name it, or has not
 	// been read yet. While any is above zero the sitemaps miss part of the site.
 	refused map[string]int
+	// problems is, per document of the site, why its last read yielded nothing.
+	problems map[string]string
 	// sitemapReads counts its sitemap reads: "lastmod is always now" shows from the
 	// second (discover.Trust), so dates from the first are not relied on (awaitHint).
 	sitemapReads int
@@ -91,23 +95,25 @@ type siteDiscovery struct {
 
 func newDiscovery(o DiscoveryOptions) *discovery {
 	return &discovery{
-		tree:     discover.NewTree(),
-		poller:   &discover.Poller{MinInterval: o.MinPoll, MaxInterval: o.MaxPoll, Budget: o.PollBudget},
-		cover:    &discover.Coverage{},
-		origins:  map[string]bool{},
-		cross:    map[string][]string{},
-		parent:   map[string]string{},
-		siteWide: map[string]bool{},
-		sources:  map[string]discover.Kind{},
-		hinted:   map[string]string{},
-		sites:    map[string]*siteDiscovery{},
-		warned:   map[string]bool{},
-		hintSeen: map[string]time.Time{},
-		entries:  map[string][]string{},
-		listed:   map[string][]uint64{},
-		shadowed: map[string]map[string]string{},
-		removed:  map[string]bool{},
-		parked:   map[string]discover.PollState{},
+		tree:      discover.NewTree(),
+		poller:    &discover.Poller{MinInterval: o.MinPoll, MaxInterval: o.MaxPoll, Budget: o.PollBudget},
+		cover:     &discover.Coverage{},
+		origins:   map[string]bool{},
+		cross:     map[string][]string{},
+		parent:    map[string]string{},
+		siteWide:  map[string]bool{},
+		sources:   map[string]discover.Kind{},
+		hinted:    map[string]string{},
+		sites:     map[string]*siteDiscovery{},
+		warned:    map[string]bool{},
+		hintSeen:  map[string]time.Time{},
+		entries:   map[string][]string{},
+		listed:    map[string][]uint64{},
+		shadowed:  map[string]map[string]string{},
+		removed:   map[string]bool{},
+		parked:    map[string]discover.PollState{},
+		noted:     map[string]bool{},
+		announced: map[string]bool{},
 	}
 }
 
@@ -115,7 +121,7 @@ func (d *discovery) site(host string) *siteDiscovery {
 	name := frontier.Site(host)
 	s := d.sites[name]
 	if s == nil {
-		s = &siteDiscovery{feeds: map[string]bool{}, sitemaps: map[string]bool{}, warnings: map[string]int{}, refused: map[string]int{}}
+		s = &siteDiscovery{feeds: map[string]bool{}, sitemaps: map[string]bool{}, warnings: map[string]int{}, refused: map[string]int{}, problems: map[string]string{}}
 		d.sites[name] = s
 	}
 	return s
@@ -175,23 +181,28 @@ func (e *Engine) discoverFrom(t frontier.Task, res *fetch.Result, prev *revisit.
 		d.site(t.Host).warnings["unreadable"]++
 		d.mu.Unlock()
 		e.c.addError("discovery_unreadable")
-		e.logf(LevelWarn, 0, t.Host, "feed/sitemap %s: %s", t.URL, res.DiscoveryError)
 	}
 	if len(res.Feeds) > 0 {
+		d.announce(res)
 		res.Links = append(res.Links[:len(res.Links):len(res.Links)], res.Feeds...)
 	}
 	doc := res.Discovered
 	if doc == nil && res.DiscoveredKind != "" && len(res.Body) > 0 {
-		// From a worker (M4): the parsed document stayed there; the body came raw.
-		parsed, err := discover.Parse(res.Body, discover.Limits{MaxBytes: int64(e.opts.Fetch.MaxBodyBytes)})
+		// From a worker (M4): the parsed document stayed there; the body came raw,
+		// and is read as the worker read it (its URL, its Content-Type's charset).
+		parsed, err := discover.ParseFrom(res.Body, documentSource(t, res), discover.Limits{MaxBytes: int64(e.opts.Fetch.MaxBodyBytes)})
 		if err == nil || len(parsed.Entries) > 0 {
 			doc = &parsed
 		}
 	}
 	if doc == nil {
+		if res.DiscoveryError != "" {
+			e.documentProblem(t, res.DiscoveryError, true)
+		}
 		return nil
 	}
 	due := e.readDocument(t, res, doc, prev, at)
+	e.documentRead(t, res, doc)
 	if len(due) > 0 {
 		// Store reads and the requeue, off d.mu (as refetchResults does for rounds).
 		e.hintDue(due, at)
@@ -269,6 +280,15 @@ func (e *Engine) readDocument(t frontier.Task, res *fetch.Result, doc *discover.
 			continue
 		}
 		links = append(links, en.URL)
+		for _, alt := range en.Alternates {
+			// The page in another language (hreflang): a page of the site too,
+			// under the same rule.
+			if discover.Allowed(doc.Kind, src, alt, d.crossOf(src)) || d.siteWideOK(src, alt) {
+				links = append(links, alt)
+			} else {
+				sd.warnings["off_host"]++
+			}
+		}
 		date := en.Latest()
 		if date.IsZero() {
 			continue

@@ -101,6 +101,9 @@ type SiteDiscovery struct {
 	// nothing they list comes later there), each with the one covering it. They are
 	// read at the longest poll interval only.
 	Covered map[string]string
+	// Problems is, per document of the site whose last read yielded nothing, why
+	// (refused for its content, unreadable, no URLs, every URL off its host).
+	Problems map[string]string
 }
 
 // view lists the sites with feeds or sitemaps, by name.
@@ -116,6 +119,9 @@ func (d *discovery) view() []SiteDiscovery {
 			v.Warnings[k] = n
 		}
 		v.Covered = maps.Clone(d.shadowed[name])
+		if len(s.problems) > 0 {
+			v.Problems = maps.Clone(s.problems)
+		}
 		out = append(out, v)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Site < out[j].Site })

@@ -153,6 +153,9 @@ func (e *Engine) record(o Outcome) {
 		if !IsSkip(o.Kind) {
 			e.sourceFailed(t.URL)
 		}
+		if o.Kind == fetch.KindContentType || o.Kind == fetch.KindBinary || o.Kind == fetch.KindTooLarge {
+			e.refusedDocument(t, o.Kind, res)
+		}
 		e.finish(t, refetch, l, failed, o.Kind)
 		switch {
 		case o.Kind == fetch.KindBlocked:

@@ -31,6 +31,9 @@ type SiteRow struct {
 	// Covered is those of them another covers, each with the one covering it
 	// (SiteDiscovery.Covered): read at the longest poll interval only.
 	Covered map[string]string
+	// Problems is, per feed or sitemap of the site whose last read yielded
+	// nothing, why (SiteDiscovery.Problems).
+	Problems map[string]string
 	// DatesTrusted says whether the site's lastmod/pubDate hints are believed
 	// ("yes", "no"); "" while discovery has nothing on the site.
 	DatesTrusted string
@@ -195,7 +198,7 @@ func (e *Engine) sitesView(now time.Time, found []SiteDiscovery) *SitesView {
 		e.siteTally.fill(&r, now)
 		for _, d := range found {
 			if d.Site == s.domain() {
-				r.Feeds, r.Sitemaps, r.Covered = d.Feeds, d.Sitemaps, d.Covered
+				r.Feeds, r.Sitemaps, r.Covered, r.Problems = d.Feeds, d.Sitemaps, d.Covered, d.Problems
 				r.DatesTrusted = map[bool]string{true: "yes", false: "no"}[d.DatesTrusted]
 			}
 		}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/themes"
 )
 
 func init() { registerPane(80, newSitesPane) }
@@ -195,8 +197,22 @@ func (p *sitesPane) detailLines() string {
 	}
 	return fit("  "+st.Label.Render("▸ "+s.Name)+"  "+st.Label.Render(what)+" "+st.Value.Render(s.Entry)+
 		"  "+st.Label.Render("keywords")+" "+st.Value.Render(newestFirst(s.Keywords))+total, p.width) + "\n" +
-		fit("    "+st.Label.Render("feeds")+" "+st.Value.Render(found(s.Feeds))+
+		fit("    "+problemsOf(st, s.Problems)+st.Label.Render("feeds")+" "+st.Value.Render(found(s.Feeds))+
 			"  "+st.Label.Render("sitemaps")+" "+st.Value.Render(found(s.Sitemaps)), p.width)
+}
+
+// problemsOf spells the site's feeds and sitemaps that yielded nothing, and why,
+// first on the line: what the operator has to act on goes before what works.
+func problemsOf(st *themes.Styles, problems map[string]string) string {
+	if len(problems) == 0 {
+		return ""
+	}
+	urls := slices.Sorted(maps.Keys(problems))
+	parts := make([]string, len(urls))
+	for i, u := range urls {
+		parts[i] = u + ": " + problems[u]
+	}
+	return st.Label.Render("yielded nothing") + " " + st.Value.Render(strings.Join(parts, "; ")) + "  "
 }
 
 // columns: the narrow layout keeps what an operator steering a story looks at —

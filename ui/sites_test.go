@@ -35,6 +35,11 @@ func TestSitesPaneShowsEachSite(t *testing.T) {
 		h.press("7", "down")
 		h.mustShow("sitemaps http://www.copper-register.net/sitemap.xml (covered by http://www.copper-register.net/)")
 	})
+	t.Run("a feed that yielded nothing says why", func(t *testing.T) {
+		h := newHarnessWith(t, 220, 40, Options{}, fake.Config{Sites: true})
+		h.press("7", "down", "down")
+		h.mustShow(`    yielded nothing http://www.valley-academy.edu/feed: content_type: neither a page nor a feed or sitemap: it starts "\x89PNG"  feeds -`)
+	})
 	t.Run("no sites: no tab", func(t *testing.T) {
 		h := newHarness(t, 120, 40, Options{})
 		h.mustNotShow("Sites")

@@ -308,6 +308,8 @@ func (f *Fetcher) onHeaders(r *colly.Response) {
 		x.res.Robots.AddHeader(v, f.token)
 	}
 	if r.StatusCode/100 == 2 && !f.allowedType(x.res.ContentType) {
+		// With Discovery on, the types feeds and sitemaps come under are let in
+		// and decided by their content (onResponse); the rest stops here.
 		x.kind, x.err = KindContentType, fmt.Errorf("content type %q is not crawled", x.res.ContentType)
 		r.Request.Abort()
 		return
@@ -325,9 +327,14 @@ func (f *Fetcher) allowedType(mt string) bool {
 	if mt == "" {
 		return true // sniffed below
 	}
-	if f.cfg.Discovery && discoveryType(mt) {
-		return true
+	if f.cfg.Discovery && (discoveryType(mt) || sniffType(mt)) {
+		return true // a feed or sitemap whatever its label: sniffed in onResponse
 	}
+	return f.pageType(mt)
+}
+
+// pageType says whether a media type is stored as a page (Config.ContentTypes).
+func (f *Fetcher) pageType(mt string) bool {
 	for _, t := range f.cfg.ContentTypes {
 		if t == mt {
 			return true
@@ -347,27 +354,16 @@ func (f *Fetcher) onResponse(r *colly.Response) {
 		x.res.Body = nil
 		return
 	}
-	if f.cfg.Discovery && r.StatusCode/100 == 2 && discoveryCandidate(x.res.ContentType, r.Body) {
-		doc, err := discover.Parse(r.Body, discover.Limits{MaxBytes: int64(f.cfg.MaxBodyBytes)})
-		switch {
-		case err == nil || (len(doc.Entries) > 0 && doc.Kind != ""):
-			x.res.Discovered, x.res.DiscoveredKind = &doc, doc.Kind
-			if err != nil {
-				x.res.DiscoveryError = err.Error()
-			}
-			return
-		case x.res.ContentType != "" && !strings.Contains(x.res.ContentType, "html"):
-			// Labelled as XML but no feed or sitemap: say why; the body goes on as
-			// a page (or as binary, below).
-			x.res.DiscoveryError = err.Error()
-		}
+	mt := x.res.ContentType
+	if f.cfg.Discovery && r.StatusCode/100 == 2 && f.readDiscovery(x, r) {
+		return
 	}
 	if r.StatusCode/100 == 2 && looksBinary(r.Body) {
 		x.kind, x.err = KindBinary, errors.New("binary content labelled as text")
 		x.res.Body = nil
 		return
 	}
-	if x.res.ContentType == "" || strings.Contains(x.res.ContentType, "html") {
+	if mt == "" || strings.Contains(mt, "html") {
 		var p pageLinks
 		if f.cfg.KeepParse && r.StatusCode/100 == 2 {
 			p, x.res.Parsed = readPage(r.Body, r.Headers.Get("Content-Type"), f.token)
@@ -379,6 +375,52 @@ func (f *Fetcher) onResponse(r *colly.Response) {
 		x.res.Robots.NoIndex = x.res.Robots.NoIndex || p.robots.NoIndex
 		x.res.Robots.NoFollow = x.res.Robots.NoFollow || p.robots.NoFollow
 	}
+}
+
+// readDiscovery decides a successful body by its content: a feed or sitemap is
+// parsed as one whatever its label says (Result.Discovered); a page type that is not
+// one goes on as a page; a body accepted only to be sniffed (text/plain,
+// octet-stream...) that is neither is refused as content_type, saying why. It
+// returns true when the body is dealt with.
+func (f *Fetcher) readDiscovery(x *exchange, r *colly.Response) bool {
+	mt := x.res.ContentType
+	sniffedOnly := mt != "" && !f.pageType(mt) && !discoveryType(mt)
+	if !discoveryCandidate(mt, r.Body) {
+		if sniffedOnly {
+			why := fmt.Sprintf("neither a page nor a feed or sitemap: it starts %s", startOf(r.Body))
+			x.kind, x.err = KindContentType, fmt.Errorf("content type %q is not crawled, and the body is no feed or sitemap (%s)", mt, why)
+			x.res.DiscoveryError = why
+			x.res.Body = nil
+			return true
+		}
+		return false
+	}
+	src := discover.Source{URL: x.res.FinalURL, ContentType: r.Headers.Get("Content-Type")}
+	doc, err := discover.ParseFrom(r.Body, src, discover.Limits{MaxBytes: int64(f.cfg.MaxBodyBytes)})
+	if err == nil || (len(doc.Entries) > 0 && doc.Kind != "") {
+		x.res.Discovered, x.res.DiscoveredKind = &doc, doc.Kind
+		if err != nil {
+			x.res.DiscoveryError = err.Error()
+		}
+		return true
+	}
+	switch {
+	case sniffedOnly:
+		x.kind, x.err = KindContentType, fmt.Errorf("content type %q is not crawled, and the body is no feed or sitemap: %v", mt, err)
+		x.res.DiscoveryError = err.Error()
+		x.res.Body = nil
+		return true
+	case (mt != "" && !strings.Contains(mt, "html")) || !errors.Is(err, discover.ErrNotDiscovery):
+		// Labelled as XML, or looking like a feed, but none could be read: say
+		// why; the body goes on as a page (or as binary).
+		x.res.DiscoveryError = err.Error()
+	}
+	return false
+}
+
+// startOf quotes the first bytes of a body for an error message.
+func startOf(b []byte) string {
+	return strconv.Quote(string(b[:min(len(b), 24)]))
 }
 
 // looksBinary sniffs the start of a body that claims to be text: NUL bytes or a
@@ -406,17 +448,33 @@ func discoveryType(mt string) bool {
 	return false
 }
 
+// sniffType says whether a body of this media type is looked at, with Discovery on,
+// before it is refused: real servers label feeds and sitemaps text/plain, text/html
+// and application/octet-stream (a .gz), and XML under any +xml name.
+func sniffType(mt string) bool {
+	return strings.HasPrefix(mt, "text/") || mt == "application/octet-stream" ||
+		(strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+xml"))
+}
+
 // discoveryCandidate says whether a body should be tried as a feed or sitemap: its
-// type says XML or gzip, or it starts like one (servers label feeds text/plain, and
-// octet-stream for .gz).
+// type says XML or gzip, or its first bytes are gzip, XML, a feed's or sitemap's
+// root, or a URL line (a text sitemap); an HTML page only when it starts as XML or
+// holds a feed element (an XHTML page carrying an Atom or RSS feed).
 func discoveryCandidate(mt string, body []byte) bool {
 	if discoveryType(mt) || bytes.HasPrefix(body, []byte{0x1f, 0x8b}) {
 		return true
 	}
-	if strings.Contains(mt, "html") {
-		return false
+	head := bytes.TrimLeft(body[:min(len(body), 1024)], " \t\r\n\ufeff")
+	for _, p := range [...]string{"<?xml", "<rss", "<feed", "<urlset", "<sitemapindex", "<rdf:RDF"} {
+		if bytes.HasPrefix(head, []byte(p)) {
+			return true
+		}
 	}
-	head := bytes.TrimLeft(body[:min(len(body), 512)], " \t\r\n\ufeff")
-	return bytes.HasPrefix(head, []byte("<?xml")) || bytes.HasPrefix(head, []byte("<rss")) ||
-		bytes.HasPrefix(head, []byte("<urlset")) || bytes.HasPrefix(head, []byte("<feed"))
+	if len(body) >= 2 && (body[0] == 0xFE && body[1] == 0xFF || body[0] == 0xFF && body[1] == 0xFE) {
+		return true // UTF-16
+	}
+	if strings.Contains(mt, "html") {
+		return bytes.Contains(body, []byte("<feed")) || bytes.Contains(body, []byte("<rss"))
+	}
+	return bytes.HasPrefix(head, []byte("http://")) || bytes.HasPrefix(head, []byte("https://"))
 }

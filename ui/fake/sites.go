@@ -28,6 +28,8 @@ func buildSites() *engine.SitesView {
 		if i == 2 {
 			r.PublishDelay = 0 // no page states a publish time
 			r.Held = 35
+			// A feed served as an image: it yielded nothing, and the pane says why.
+			r.Problems = map[string]string{"http://www." + d + "/feed": "content_type: neither a page nor a feed or sitemap: it starts \"\\x89PNG\""}
 		}
 		v.Sites = append(v.Sites, r)
 	}

@@ -1,0 +1,177 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/crawlconsole/crawlconsole/engine/discover"
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+)
+
+// Why a feed or sitemap gave the crawl nothing is said once per document: a WARN
+// line naming the document and the reason (then counted under
+// discovery_yielded_nothing), and the site's row in the Sites pane lists its
+// documents' current problems until a read of the document works again. A document
+// polled every minute that stays broken is not logged again.
+
+const (
+	maxProblemsPerSite = 20      // documents with a problem kept per site for the Sites pane
+	maxNoted           = 100_000 // documents whose problem was logged (then: counted, not logged)
+	maxAnnounced       = 100_000 // feeds announced by pages' <link rel="alternate">
+)
+
+// loggedWarnings are the warnings of a document read that are worth a log line
+// (once per document): the document was not what it said, or not read whole.
+var loggedWarnings = []string{"encoding_mismatch", "unknown_encoding", "truncated", "malformed", "too_many_urls"}
+
+// documentSource is what a read of a document needs of its response: its URL after
+// redirects (relative links resolve against it) and its Content-Type (its charset).
+func documentSource(t frontier.Task, res *fetch.Result) discover.Source {
+	src := discover.Source{URL: res.FinalURL, ContentType: res.Header.Get("Content-Type")}
+	if src.URL == "" {
+		src.URL = t.URL
+	}
+	if src.ContentType == "" {
+		src.ContentType = res.ContentType
+	}
+	return src
+}
+
+// announce remembers the feeds a page announces (<link rel="alternate">), so that
+// one refused for what it turned out to be is reported as a document.
+func (d *discovery) announce(res *fetch.Result) {
+	page := res.FinalURL
+	if page == "" {
+		page = res.URL
+	}
+	base, err := frontier.ParseBase(page)
+	if err != nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, raw := range res.Feeds {
+		if len(d.announced) >= maxAnnounced {
+			return
+		}
+		if n, err := base.Resolve(raw); err == nil {
+			d.announced[n] = true
+		}
+	}
+}
+
+// expected says whether u is a document discovery asked for or knows: a sitemap of
+// the crawl, a feed or sitemap read before, one a page announced or the config
+// declared.
+func (d *discovery) expected(u string) bool {
+	if d.tree.Known(u) {
+		return true
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_, read := d.sources[u]
+	return read || d.announced[u] || d.siteWide[u]
+}
+
+// refusedDocument is record's word on a fetch that ended without a document: a
+// feed or sitemap refused for its content (content_type: neither a page nor a feed
+// or sitemap; binary; past the size cap) is a document that yielded nothing.
+func (e *Engine) refusedDocument(t frontier.Task, kind string, res *fetch.Result) {
+	if e.disc == nil || !e.disc.expected(t.URL) {
+		return
+	}
+	why := kind
+	if res != nil && res.DiscoveryError != "" {
+		why += ": " + res.DiscoveryError
+	} else if res != nil && res.ContentType != "" {
+		why += fmt.Sprintf(" (served as %s)", res.ContentType)
+	}
+	e.documentProblem(t, why, true)
+}
+
+// documentRead looks at a document just read (readDocument): one that yielded no
+// page says why; one read with a problem worth knowing (a lying encoding, cut off)
+// says that; a document that yields pages again leaves the Sites pane's problems.
+func (e *Engine) documentRead(t frontier.Task, res *fetch.Result, doc *discover.Doc) {
+	var why string
+	switch {
+	case len(doc.Entries) == 0:
+		why = "it lists no URLs"
+		if res.DiscoveryError != "" {
+			why += ": " + res.DiscoveryError
+		}
+		if w := warningList(doc.Warnings, nil); w != "" {
+			why += " (" + w + ")"
+		}
+	case len(res.Links) == 0 && doc.Kind != discover.KindIndex:
+		why = fmt.Sprintf("all %d of its URLs were refused as off_host (a sitemap speaks for its own host and those whose robots.txt names it, a feed for its own site)", len(doc.Entries))
+	}
+	if why != "" {
+		e.documentProblem(t, why, true)
+		return
+	}
+	d := e.disc
+	d.mu.Lock()
+	delete(d.site(t.Host).problems, t.URL)
+	d.mu.Unlock()
+	if w := warningList(doc.Warnings, loggedWarnings); w != "" || res.DiscoveryError != "" {
+		msg := w
+		if res.DiscoveryError != "" {
+			msg = strings.TrimPrefix(res.DiscoveryError+"; "+w, "; ")
+		}
+		e.documentProblem(t, fmt.Sprintf("read %d entries with warnings: %s", len(doc.Entries), strings.TrimSuffix(msg, "; ")), false)
+	}
+}
+
+// documentProblem records why a document yielded nothing (nothing true: for the
+// Sites pane, until a read works) or was read with a problem, and logs it the first
+// time for that document.
+func (e *Engine) documentProblem(t frontier.Task, why string, nothing bool) {
+	d := e.disc
+	d.mu.Lock()
+	if nothing {
+		sd := d.site(t.Host)
+		if _, ok := sd.problems[t.URL]; ok || len(sd.problems) < maxProblemsPerSite {
+			sd.problems[t.URL] = why
+		}
+	}
+	_, noted := d.noted[t.URL]
+	if !noted && len(d.noted) < maxNoted {
+		d.noted[t.URL] = true
+	}
+	d.mu.Unlock()
+	if noted {
+		return
+	}
+	if nothing {
+		e.c.addError("discovery_yielded_nothing")
+		e.logf(LevelWarn, 0, t.Host, "feed/sitemap %s yielded nothing: %s", t.URL, why)
+		return
+	}
+	e.logf(LevelWarn, 0, t.Host, "feed/sitemap %s: %s", t.URL, why)
+}
+
+// warningList spells a document's warnings ("encoding_mismatch 1, not_http 3"),
+// only those in only when it is not nil.
+func warningList(w map[string]int, only []string) string {
+	var out []string
+	for k, n := range w {
+		if only != nil && !contains(only, k) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s %d", k, n))
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
