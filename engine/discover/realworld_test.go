@@ -195,6 +195,8 @@ func TestRelativeLinksAreResolved(t *testing.T) {
 			[]string{"http://b.test/blog/post/1", "http://b.test/other/2"}},
 		{"Atom, relative xml:base", `<feed xmlns="http://www.w3.org/2005/Atom" xml:base="/blog/"><entry><id>1</id><link href="post/1"/></entry></feed>`,
 			[]string{"http://a.test/blog/post/1"}},
+		{"RSS, IRIs", `<rss version="2.0"><channel><item><link>http://a.test/archives/한글.php</link></item><item><link>/新闻/1</link></item></channel></rss>`,
+			[]string{"http://a.test/archives/%ED%95%9C%EA%B8%80.php", "http://a.test/%E6%96%B0%E9%97%BB/1"}},
 		{"sitemap, relative loc", `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>/s/1</loc></url><url><loc>http://a.test/s/2</loc></url></urlset>`,
 			[]string{"http://a.test/s/1", "http://a.test/s/2"}},
 	} {

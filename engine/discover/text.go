@@ -24,8 +24,12 @@ func baseURL(s string) *url.URL {
 // an absolute one is kept as written, a relative one is resolved against base.
 // ok is false for another scheme (javascript:, mailto:, ftp:) or a relative link
 // with no base.
+//
+// An IRI (a link with raw non-ASCII characters, as Korean or Chinese feeds write
+// them) is returned as its URI: the characters percent-encoded as UTF-8 (RFC 3987
+// §3.1), the URL a browser requests for it.
 func resolveLink(base *url.URL, v string) (string, bool) {
-	v = strings.TrimSpace(v)
+	v = iriToURI(strings.TrimSpace(v))
 	lv := strings.ToLower(v)
 	if strings.HasPrefix(lv, "http://") || strings.HasPrefix(lv, "https://") {
 		return v, true
@@ -105,4 +109,27 @@ func parseText(br *bufio.Reader, base *url.URL, lim Limits) (Doc, error) {
 			return doc, fmt.Errorf("text sitemap: %w", err)
 		}
 	}
+}
+
+// iriToURI percent-encodes the non-ASCII bytes of s (UTF-8, as the document was
+// decoded to).
+func iriToURI(s string) string {
+	i := 0
+	for i < len(s) && s[i] < 0x80 {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	const hex = "0123456789ABCDEF"
+	b := make([]byte, 0, len(s)+16)
+	b = append(b, s[:i]...)
+	for ; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 {
+			b = append(b, '%', hex[c>>4], hex[c&15])
+		} else {
+			b = append(b, c)
+		}
+	}
+	return string(b)
 }
