@@ -109,6 +109,7 @@ func runRealFeeds(args []string) (map[string]any, error) {
 	fmt.Println()
 	fmt.Printf("found_share    = %.4f  (%d of %d listed URLs stored; goal ≥ %.2f)\n", r.foundShare(), stored, listed, realGoalFound)
 	fmt.Printf("  same site    = %.4f  (of the listed URLs on their document's own site; %d listed elsewhere, which the engine's scope refuses)\n", r.sameSite(), realOffSite(r))
+	fmt.Printf("  parser       = %.4f  (of the listed URLs, those the engine's parser reads from the documents as served: ParseFrom with URL and Content-Type)\n", r.parserShare())
 	fmt.Printf("documents_lost = %d       (of %d; goal %d)\n", len(lost), len(r.docs), realGoalLost)
 	fmt.Printf("peak_rss_mb    = %.1f\n", r.peakRSSMB)
 	return map[string]any{
@@ -117,6 +118,8 @@ func runRealFeeds(args []string) (map[string]any, error) {
 		"peak_rss_mb":    crawlRound(r.peakRSSMB, 1),
 		// found_share over the listed URLs on their document's own site
 		"found_share_same_site": crawlRound(r.sameSite(), 4),
+		// the share the engine's parser reads from the documents as served
+		"parser_share": crawlRound(r.parserShare(), 4),
 	}, nil
 }
 

@@ -31,10 +31,14 @@ type realDoc struct {
 	// offSite counts listed URLs on another site than the document's (a feed's
 	// items elsewhere): the engine refuses them by its scope rule.
 	offSite        int
-	storedSameSite int    // of stored, those on the document's own site
-	lost           bool   // it lists something, yet the crawl took nothing from it
-	why            string // the engine's reason, when lost
-	misses         []realMiss
+	storedSameSite int // of stored, those on the document's own site
+	// parsed counts the listed URLs that the engine's parser reads from the
+	// document as served (discover.ParseFrom with its URL and Content-Type): what a
+	// crawl could store were nothing lost between the parser and the store.
+	parsed int
+	lost   bool   // it lists something, yet the crawl took nothing from it
+	why    string // the engine's reason, when lost
+	misses []realMiss
 }
 
 // realMiss is one listed URL that was not stored, and why.
@@ -59,6 +63,20 @@ func (r realResult) totals() (listed, stored int) {
 		stored += d.stored
 	}
 	return listed, stored
+}
+
+// parserShare is the share of the listed URLs the engine's parser reads from the
+// documents as served (1 when nothing is listed).
+func (r realResult) parserShare() float64 {
+	l, n := 0, 0
+	for _, d := range r.docs {
+		l += len(d.listed)
+		n += d.parsed
+	}
+	if l == 0 {
+		return 1
+	}
+	return float64(n) / float64(l)
 }
 
 // sameSite is foundShare over the listed URLs on their document's own site.
@@ -260,15 +278,19 @@ func (j realJudge) doc(d sandbox.RealDoc, expected []string) (realDoc, error) {
 			}
 		}
 	}
-	// It yielded when it brought URLs in, or when it was read and everything it lists
-	// was already known from another document (the first to list a URL is its parent).
-	yielded := took > 0 || (j.read[rd.url] && allKnown)
+	// It yielded when the crawl read it as a feed or sitemap and it brought URLs in,
+	// or everything it lists was already known from another document (the first to
+	// list a URL is its parent). A feed read as an HTML page is lost even when some
+	// of its items were queued: only what its text happened to link was.
+	yielded := j.read[rd.url] && (took > 0 || allKnown)
 	rd.lost = len(rd.listed) > 0 && !yielded
-	var parsed *realParsed
-	if rd.lost && j.read[rd.url] {
-		parsed = j.parse(d)
+	parsed := j.parse(d)
+	rd.parsed = parsed.count(rd.listed)
+	var readAs *realParsed
+	if j.read[rd.url] {
+		readAs = parsed
 	}
-	docWhy := j.docReason(rd, self, known, parsed)
+	docWhy := j.docReason(rd, self, known, readAs)
 	if rd.lost {
 		rd.why = docWhy
 	}
@@ -285,11 +307,8 @@ func (j realJudge) doc(d sandbox.RealDoc, expected []string) (realDoc, error) {
 			rd.misses = append(rd.misses, realMiss{u, why})
 			continue
 		case rd.lost:
-			rd.misses = append(rd.misses, realMiss{u, "its document yielded nothing: " + docWhy})
+			rd.misses = append(rd.misses, realMiss{u, "its document was lost: " + docWhy})
 			continue
-		}
-		if parsed == nil {
-			parsed = j.parse(d)
 		}
 		rd.misses = append(rd.misses, realMiss{u, j.urlReason(rd.url, u, parsed)})
 	}
@@ -335,6 +354,33 @@ type realParsed struct {
 	err error
 }
 
+// urls is every URL the parser read: entries, and the pages' other languages.
+func (p *realParsed) urls() []string {
+	var out []string
+	for _, en := range p.doc.Entries {
+		out = append(out, en.URL)
+		out = append(out, en.Alternates...)
+	}
+	return out
+}
+
+// count is how many of listed (normalised) the parser read.
+func (p *realParsed) count(listed []string) int {
+	got := map[string]bool{}
+	for _, raw := range p.urls() {
+		if n, err := frontier.Normalize(raw); err == nil {
+			got[n] = true
+		}
+	}
+	n := 0
+	for _, u := range listed {
+		if got[u] {
+			n++
+		}
+	}
+	return n
+}
+
 func (j realJudge) parse(d sandbox.RealDoc) *realParsed {
 	body, err := j.w.Body(d)
 	if err != nil {
@@ -349,12 +395,12 @@ func (j realJudge) parse(d sandbox.RealDoc) *realParsed {
 // list (an image sitemap's pictures in place of its pages, say).
 func realOthers(p *realParsed, listed []string) string {
 	var out []string
-	for _, en := range p.doc.Entries {
+	for _, raw := range p.urls() {
 		if len(out) == 2 {
 			break
 		}
-		if n, err := frontier.Normalize(en.URL); err != nil || !slices.Contains(listed, n) {
-			out = append(out, en.URL)
+		if n, err := frontier.Normalize(raw); err != nil || !slices.Contains(listed, n) {
+			out = append(out, raw)
 		}
 	}
 	if len(out) == 0 {
@@ -373,20 +419,28 @@ func (j realJudge) urlReason(docURL, u string, p *realParsed) string {
 	}
 	base, _ := url.Parse(docURL)
 	var rawForm string
+	alternate := map[string]bool{}
 	for _, en := range p.doc.Entries {
-		if n, err := frontier.Normalize(en.URL); err == nil {
-			if n == u {
-				rawForm = ""
-				if !discover.Allowed(p.doc.Kind, docURL, u, nil) {
-					return fmt.Sprintf("refused off_host: a %s at %s may not announce it", p.doc.Kind, hostOf(docURL))
-				}
-				return "listed by the parser and in scope, never queued (" + realSkips(j.skipped) + ")"
-			}
-			continue
+		for _, a := range en.Alternates {
+			alternate[a] = true
 		}
-		if ref, err := url.Parse(strings.TrimSpace(en.URL)); err == nil && base != nil {
+	}
+	for _, raw := range p.urls() {
+		if n, err := frontier.Normalize(raw); err == nil {
+			if n != u {
+				continue
+			}
+			switch {
+			case !discover.Allowed(p.doc.Kind, docURL, u, nil):
+				return fmt.Sprintf("refused off_host: a %s at %s may not announce it", p.doc.Kind, hostOf(docURL))
+			case alternate[raw]:
+				return "the parser gives it as an entry's hreflang alternate; never queued"
+			}
+			return "listed by the parser and in scope, never queued (" + realSkips(j.skipped) + ")"
+		}
+		if ref, err := url.Parse(strings.TrimSpace(raw)); err == nil && base != nil {
 			if n, err := frontier.Normalize(base.ResolveReference(ref).String()); err == nil && n == u {
-				rawForm = en.URL
+				rawForm = raw
 			}
 		}
 	}
