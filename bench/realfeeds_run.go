@@ -436,6 +436,9 @@ func (j realJudge) urlReason(docURL, u string, p *realParsed) string {
 			case alternate[raw]:
 				return "the parser gives it as an entry's hreflang alternate; never queued"
 			}
+			if frontier.Site(hostOf(u)) != frontier.Site(hostOf(docURL)) {
+				return "on another site than its document: discovery lets it through, the crawl's scope (scope.same_site: the seeds' sites) does not (" + realSkips(j.skipped) + ")"
+			}
 			return "listed by the parser and in scope, never queued (" + realSkips(j.skipped) + ")"
 		}
 		if ref, err := url.Parse(strings.TrimSpace(raw)); err == nil && base != nil {
