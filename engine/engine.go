@@ -99,9 +99,10 @@ type Engine struct {
 	pausedHosts map[string]bool
 	crawlDelay  map[string]time.Duration
 	q           queueState
-	outstanding int                 // URLs handed to the store whose insert result has not come back
-	maybeNew    map[string]struct{} // Bloom "maybe" links the store did not have when asked, until it reports them
-	inHand      int                 // tasks taken by lanes whose processing has not ended
+	outstanding int                  // URLs handed to the store whose insert result has not come back
+	maybeNew    map[string]struct{}  // Bloom "maybe" links the store did not have when asked, until it reports them
+	early       map[string]earlyMark // steering's new sources placed before their insert commits (steer_early.go)
+	inHand      int                  // tasks taken by lanes whose processing has not ended
 	rv          *revisitRuntime
 	sites       atomic.Pointer[siteBook] // declared news and social sites (M3); swapped whole by live steering
 	round       *roundRuntime            // the current crawl round over the sites (M3)
@@ -184,7 +185,7 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 	}
 	var st *store.Store
 	if r != roleWorker {
-		if st, err = store.Open(opts.DB, store.Options{}); err != nil {
+		if st, err = store.Open(opts.DB, opts.store); err != nil {
 			return nil, err
 		}
 	}

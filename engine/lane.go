@@ -30,12 +30,22 @@ func (e *Engine) runLane(ls *laneState) {
 		e.st.LaneOpened(l.ID, egress, e.now())
 	}
 	e.logf(LevelDebug, l.ID, "", "lane %d opened on %s", l.ID, egress)
-	var next time.Time // earliest start of the lane's next request (M1's pause)
+	// next is the earliest start of the lane's next request (M1's random pause);
+	// floor is delay_min after the last response, the shortest pause the lane ever
+	// draws: an operator's task (steering) waits only until then, and the gate still
+	// holds the host's gap (never less than delay_min between adjacent requests on an
+	// address).
+	var next, floor time.Time
 	for {
 		t, link, ok := e.nextTask(ls)
 		if !ok {
 			return
 		}
+		e.mu.Lock()
+		if ls.urgent && !e.opts.SteerBaseline {
+			next = floor
+		}
+		e.mu.Unlock()
 		if d := next.Sub(e.now()); d > 0 {
 			// The lane ran dry and asked for work before its pause was over; it
 			// took over tasks from a busy lane (lanes.Board.Next) or a task joined
@@ -48,7 +58,7 @@ func (e *Engine) runLane(ls *laneState) {
 			// meanwhile (nextTask checked before the pause); a rebalance may have
 			// moved the lane to another egress.
 			e.mu.Lock()
-			if swapped { // the operator's task goes first; it waits out the rest of the pause
+			if swapped { // the operator's task goes first; it waits until floor only (above)
 				e.releaseTask(t, false)
 				e.mu.Unlock()
 				continue
@@ -82,14 +92,47 @@ func (e *Engine) runLane(ls *laneState) {
 		if from.IsZero() {
 			from = e.now()
 		}
-		next = from.Add(e.delay())
+		next, floor = from.Add(e.delay()), from.Add(e.opts.Lanes.DelayMin)
 		ls.status, ls.nextFetch = LaneWaiting, next
 		e.mu.Unlock()
 		if dry {
 			continue
 		}
-		if !e.sleep(next.Sub(e.now())) {
+		if !e.pause(ls, next, floor) {
 			return
+		}
+	}
+}
+
+// pause waits out the lane's pause until next. An operator's task that joins the
+// head of the lane's queue meanwhile (steering: Engine.addUrgent kicks the lane)
+// cuts it short to floor: the lane takes that task next, and it goes as soon as
+// delay_min and the gate's gaps allow rather than at the end of a random pause that
+// was drawn for the lane's ordinary work. false: the engine is stopping.
+func (e *Engine) pause(ls *laneState, next, floor time.Time) bool {
+	if e.opts.SteerBaseline {
+		return e.sleep(next.Sub(e.now()))
+	}
+	for {
+		e.mu.Lock()
+		if floor.Before(next) && e.board.UrgentAhead(ls.lane) { // one joined now, or before the pause began
+			next = floor
+			ls.nextFetch = next
+		}
+		e.mu.Unlock()
+		d := next.Sub(e.now())
+		if d <= 0 {
+			return e.ctx.Err() == nil
+		}
+		tm := time.NewTimer(d)
+		select {
+		case <-tm.C:
+			return true
+		case <-e.ctx.Done():
+			tm.Stop()
+			return false
+		case <-ls.kick:
+			tm.Stop()
 		}
 	}
 }

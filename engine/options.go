@@ -5,6 +5,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/store"
 	"strings"
 	"time"
 )
@@ -91,6 +92,14 @@ type Options struct {
 	Budgets BudgetOptions `yaml:"budgets"`
 	// Traps configures the crawler-trap guards on found links (frontier.TrapGuard).
 	Traps frontier.TrapOptions `yaml:"traps"`
+
+	// SteerBaseline (from code, not config) steers as the engine did before a lane
+	// traded its task for an operator's during its pause: the steering benchmark's
+	// baseline. Off by default.
+	SteerBaseline bool `yaml:"-"`
+
+	// store tunes the store the engine opens (tests: a write batch that stays open).
+	store store.Options
 
 	// Now is the engine's clock (from code, not config): every timestamp the engine
 	// takes, and the clock it hands the egress rotation, the politeness gate and the

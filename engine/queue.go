@@ -192,6 +192,9 @@ func (e *Engine) confirm(t frontier.Task) {
 	if t.Seq < e.q.ignoreBelow {
 		return // already paged in from the store
 	}
+	if len(e.early) > 0 && !e.confirmEarly(t) {
+		return // an operator's new source, on the board since the command
+	}
 	e.c.urlsQueued.Add(1)
 	if e.q.spillFrom != 0 || e.queuedLen() >= e.opts.QueueMemory {
 		if e.q.spillFrom == 0 {

@@ -148,16 +148,27 @@ func (e *Engine) steerSeed(s *Steer, live bool) (string, error) {
 	if err := e.checkTarget(n); err != nil {
 		return "", fmt.Errorf("seed add: %v; nothing queued", err)
 	}
+	early := !e.opts.SteerBaseline // on the board at once, as a new search (steer_early.go)
+	if early {
+		e.reserveEarly([]string{n})
+	}
 	if err := e.st.Flush(); err != nil && !errors.Is(err, store.ErrClosed) {
+		e.dropEarly([]string{n})
 		return "", fmt.Errorf("seed add: store: %v", err)
 	}
 	if row, err := e.st.URLState(n); err == nil {
+		e.dropEarly([]string{n})
 		return "", fmt.Errorf("seed add: %s is already in this crawl (%s); nothing queued", n, row.State)
 	} else if !errors.Is(err, store.ErrNotFound) {
+		e.dropEarly([]string{n})
 		return "", fmt.Errorf("seed add: store: %v", err)
 	}
 	s.URL = n
 	e.scope.AddSeed(n)
+	fresh := []store.URL{e.linkRecord(n, 0, 0)}
+	if early {
+		fresh = e.settleEarly([]string{n}, fresh) // empty: a link to it was queued meanwhile
+	}
 	e.mu.Lock()
 	if e.steer.urgent == nil {
 		e.steer.urgent = map[string]bool{}
@@ -165,7 +176,10 @@ func (e *Engine) steerSeed(s *Steer, live bool) (string, error) {
 	e.steer.urgent[n] = true // the operator's seed is its lane's next fetch, as a new search is
 	e.mu.Unlock()
 	e.dedupe.CheckURLs([]string{n})
-	e.submit([]store.URL{e.linkRecord(n, 0, 0)}, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
+	e.submit(fresh, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
+	if early {
+		e.placeEarly(fresh)
+	}
 	return "seed " + n + " queued", nil
 }
 
@@ -425,11 +439,26 @@ func (e *Engine) steerBudget(s *Steer, live bool) (string, error) {
 func (e *Engine) queueSources(items []revisit.Item, now time.Time) int {
 	// No Flush first: a source whose insert is still in the writer's batch reads as
 	// new here, and the store's unique index ignores it (INSERT OR IGNORE); waiting
-	// for the batch would only delay the operator's new search.
+	// for the batch would only delay the operator's new search. The new ones go on
+	// the board at once (steer_early.go).
+	early := !e.opts.SteerBaseline
+	urls := make([]string, len(items))
+	for i, it := range items {
+		urls[i] = it.URL
+	}
+	if early {
+		e.reserveEarly(urls)
+	}
 	fresh, again, err := e.splitSources(items)
 	if err != nil {
+		if early {
+			e.dropEarly(urls)
+		}
 		e.logf(LevelError, 0, "", "steering: %v", err)
 		return 0
+	}
+	if early {
+		fresh = e.settleEarly(urls, fresh)
 	}
 	seen := make([]string, len(fresh))
 	for i, r := range fresh {
@@ -445,6 +474,9 @@ func (e *Engine) queueSources(items []revisit.Item, now time.Time) int {
 	e.mu.Unlock()
 	e.dedupe.CheckURLs(seen)
 	e.submit(fresh, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
+	if early {
+		e.placeEarly(fresh)
+	}
 	n, err := e.requeue(again, now, true)
 	if err != nil {
 		e.logf(LevelWarn, 0, "", "steering: %v", err)

@@ -1,0 +1,139 @@
+package engine
+
+import (
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// An operator's new search or entry goes on the lane board when the command is
+// given, not when the store's write batch that inserts it commits (up to
+// store.Options.BatchDelay later, more under load): the new keyword's search is its
+// lane's next fetch at once. The insert is submitted first, so every later write
+// about the URL (in progress, its page, a deferral) reaches the single store writer
+// after it.
+//
+// A URL is queued once. The store's unique index lets one insert of a URL through;
+// its confirmation (Engine.confirm) is what places a URL found any other way (a link,
+// a round). So steering marks its new sources before it reads the store about them,
+// and a confirmation that meets a mark either places the URL itself (steering has
+// not yet: the mark says so, and steering leaves it) or places nothing (steering
+// placed it already).
+
+// earlyMark is where steering stands with one of its new sources (Engine.early).
+type earlyMark uint8
+
+const (
+	// earlyReserved: steering is reading the store about it and has not placed it.
+	earlyReserved earlyMark = iota + 1
+	// earlyTaken: an insert of it was confirmed meanwhile and placed it; steering
+	// leaves it.
+	earlyTaken
+	// earlyPlaced: steering put it on the board; the confirmation of its insert
+	// places nothing.
+	earlyPlaced
+)
+
+// reserveEarly marks sources before steering reads the store about them.
+func (e *Engine) reserveEarly(urls []string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.early == nil {
+		e.early = map[string]earlyMark{}
+	}
+	for _, u := range urls {
+		if e.early[u] == 0 {
+			e.early[u] = earlyReserved
+		}
+	}
+}
+
+// settleEarly takes the marks off the sources the store knew (they are requeued, or
+// queued already) and returns the new ones that nothing queued meanwhile: those
+// steering inserts and places early.
+func (e *Engine) settleEarly(urls []string, fresh []store.URL) []store.URL {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	isFresh := make(map[string]bool, len(fresh))
+	for _, r := range fresh {
+		isFresh[r.URL] = true
+	}
+	for _, u := range urls {
+		if !isFresh[u] && e.early[u] != earlyPlaced {
+			delete(e.early, u)
+		}
+	}
+	kept := fresh[:0]
+	for _, r := range fresh {
+		if e.early[r.URL] == earlyTaken { // inserted and queued by a round or a link meanwhile
+			delete(e.early, r.URL)
+			continue
+		}
+		kept = append(kept, r)
+	}
+	return kept
+}
+
+// placeEarly puts steering's new sources on the board once their insert is
+// submitted. One whose insert was confirmed already (a fast writer) was placed by
+// that confirmation. A crawl whose queue spills to the store leaves them to the
+// confirmation too (confirm decides what waits in memory), and so does a master
+// (its workers' queues are its board).
+func (e *Engine) placeEarly(fresh []store.URL) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	spilled := e.q.spillFrom != 0 || e.queuedLen() >= e.opts.QueueMemory || e.cluster != nil
+	for _, r := range fresh {
+		switch e.early[r.URL] {
+		case earlyReserved:
+			if spilled {
+				delete(e.early, r.URL)
+				continue
+			}
+			e.early[r.URL] = earlyPlaced
+			e.c.urlsQueued.Add(1)
+			e.place(taskOf(r))
+		case earlyTaken:
+			delete(e.early, r.URL)
+		}
+	}
+}
+
+// confirmEarly is confirm's check of steering's marks: false when steering placed
+// t already (nothing more to do). Caller holds e.mu.
+func (e *Engine) confirmEarly(t frontier.Task) bool {
+	switch e.early[t.URL] {
+	case earlyReserved:
+		e.early[t.URL] = earlyTaken
+	case earlyPlaced:
+		delete(e.early, t.URL)
+		if e.q.spillFrom != 0 && t.Seq >= e.q.spillFrom {
+			// The queue spilled while the insert was on its way: the store holds the
+			// URL past the spill mark, and paging in queues it (again, if a page-in
+			// read it already). One copy leaves the board: still waiting there, it
+			// comes back with the spilled ones; taken by a lane already, it is no
+			// longer queued in the store.
+			n := 1
+			e.offBoard(e.board.Withdraw(func(q frontier.Task) bool {
+				if q.URL != t.URL || n == 0 {
+					return false
+				}
+				n--
+				return true
+			}))
+		}
+		return false
+	}
+	return true
+}
+
+// dropEarly takes steering's marks off sources it will not queue (the store could
+// not be read).
+func (e *Engine) dropEarly(urls []string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, u := range urls {
+		if e.early[u] != earlyPlaced {
+			delete(e.early, u)
+		}
+	}
+}
