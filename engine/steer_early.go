@@ -33,8 +33,21 @@ const (
 	earlyPlaced
 )
 
-// reserveEarly marks sources before steering reads the store about them.
+// reserveEarly marks sources before steering reads the store about them. One that
+// an earlier command placed early, its insert not yet confirmed, is settled first:
+// the store is flushed, so that it reads as known and is requeued, or left where it
+// waits. (Today a source comes back only after a removal, and keepSources flushes
+// then already; this keeps "queued once, never lost" from resting on that.)
 func (e *Engine) reserveEarly(urls []string) {
+	e.mu.Lock()
+	pending := false
+	for _, u := range urls {
+		pending = pending || e.early[u] == earlyPlaced
+	}
+	e.mu.Unlock()
+	if pending {
+		_ = e.st.Flush() // a failed store stops the crawl (storefail.go); nothing to add here
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.early == nil {

@@ -17,8 +17,9 @@ import (
 // searchHost is a social site's one host: search pages without links, each request
 // noted in order as "keyword/page".
 type searchHost struct {
-	mu   sync.Mutex
-	seen []string
+	mu         sync.Mutex
+	seen       []string
+	start, end []time.Time // of each request, as the server saw it
 }
 
 func (h *searchHost) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -28,9 +29,25 @@ func (h *searchHost) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.mu.Lock()
 	h.seen = append(h.seen, r.URL.Query().Get("q")+"/"+r.URL.Query().Get("page"))
+	h.start = append(h.start, time.Now())
 	h.mu.Unlock()
 	w.Header().Set("Content-Type", "text/html")
 	fmt.Fprintf(w, "<html><body><p>results for %s</p></body></html>", r.URL.Query().Get("q"))
+	h.mu.Lock()
+	h.end = append(h.end, time.Now()) // one request at a time here: in the order of start
+	h.mu.Unlock()
+}
+
+// gaps are the pauses the server saw, from the end of one answer to the start of
+// the next request.
+func (h *searchHost) gaps() []time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []time.Duration
+	for i := 1; i < len(h.start) && i <= len(h.end); i++ {
+		out = append(out, h.start[i].Sub(h.end[i-1]))
+	}
+	return out
 }
 
 func (h *searchHost) requests() []string {
@@ -65,16 +82,19 @@ func searchOptions(t *testing.T, srv *httptest.Server) Options {
 }
 
 // A keyword added while the search host's lane pauses between two searches is
-// searched at once: the lane's pause (here drawn between 5 ms and ten hours) is cut
+// searched at once: the lane's pause (here drawn between 20 ms and ten hours) is cut
 // to delay_min for the operator's search, which goes before the page the lane would
 // have fetched next; that page and the one after it stay queued, in order. Before,
 // the search waited at the head of the queue for the rest of the pause (hours here).
+// The host's gap still holds: the server sees every request at least 1/host_rate
+// (100 ms) after the last answer ended.
 func TestKeywordSearchedDuringTheLanePause(t *testing.T) {
 	h := &searchHost{}
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	o := searchOptions(t, srv)
-	o.Lanes.DelayMin, o.Lanes.DelayMax = 5*time.Millisecond, 10*time.Hour
+	o.Lanes.DelayMin, o.Lanes.DelayMax = 20*time.Millisecond, 10*time.Hour
+	o.HostRate = 10
 	e := startEngine(t, o)
 	waitFor(t, "the first search, then the lane in its pause", func() bool {
 		if len(h.requests()) == 0 {
@@ -95,6 +115,11 @@ func TestKeywordSearchedDuringTheLanePause(t *testing.T) {
 	got := h.requests()
 	if want := []string{first, "storm/1", "storm/2", "storm/3"}; strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("requests %v, want %v: the operator's searches go during the lane's pause, before its next page", got, want)
+	}
+	for i, g := range h.gaps() {
+		if g < 100*time.Millisecond {
+			t.Errorf("request %d (%s) came %v after the last answer ended; the host's gap is 100 ms", i+2, got[i+1], g)
+		}
 	}
 	waitFor(t, "the lane back in its pause with flood's two other pages", func() bool {
 		for _, l := range e.Snapshot().Lanes {
