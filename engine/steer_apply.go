@@ -36,8 +36,9 @@ type steerRuntime struct {
 	outsChanged bool
 	// urgent are sources added live (seeds, entries, searches) that go to the head
 	// of their lane's queue (Engine.addUrgent): a lane holding an ordinary task it has
-	// not sent trades it for them, and they go first at the host's gate, so an
-	// operator's new keyword is searched within one lane pause (guarded by Engine.mu).
+	// not sent trades it for them, a pausing lane cuts its pause to delay_min for them
+	// (Engine.pause), and they go first at the host's gate, so an operator's new
+	// keyword is searched as soon as the host's gaps allow (guarded by Engine.mu).
 	urgent map[string]bool
 	out    steerOut // queued sources withdrawn by :keyword rm and :site rm (steer_withdraw.go)
 }
