@@ -273,6 +273,12 @@ func (e *Engine) readDocument(t frontier.Task, res *fetch.Result, doc *discover.
 	refused := 0
 	for _, en := range doc.Entries {
 		if !discover.Allowed(doc.Kind, src, en.URL, d.crossOf(src)) && !d.siteWideOK(src, en.URL) {
+			if doc.Kind == discover.KindFeed && e.opts.Discovery.FeedItemsOffSite && discover.Allowed(doc.Kind, en.URL, en.URL, nil) {
+				// One hop off the site (extractLinks lets it past the scope); its date
+				// is no hint: the feed's site does not speak for another's pages.
+				links = append(links, en.URL)
+				continue
+			}
 			sd.warnings["off_host"]++
 			if frontier.Site(hostOf(en.URL)) == siteName {
 				refused++

@@ -36,6 +36,15 @@ type DiscoveryOptions struct {
 	// part of a fetch budget left after the articles. 0 (default): one read per new
 	// URL expected over all of them, split the same way.
 	PollBudget float64 `yaml:"poll_budget"`
+	// FeedItemsOffSite queues a feed's items wherever they point, one hop past the
+	// crawl's site scope (default true). Real feeds route their item links through
+	// another host (feedburner's feedproxy, podcast hosts, tracking redirects) or, on
+	// an aggregator, list other sites' articles: the feed is the site's own list of
+	// what it published. The page an item leads to is stored; its links go through
+	// the scope as any page's do, so the crawl does not spread from it. Sitemaps keep
+	// the protocol's host rule whatever this says. false: a feed speaks for its own
+	// site only, as a sitemap for its host.
+	FeedItemsOffSite bool `yaml:"feed_items_off_site"`
 }
 
 // Values of DiscoveryOptions.Probe.
@@ -46,7 +55,7 @@ const (
 )
 
 func defaultDiscoveryOptions() DiscoveryOptions {
-	return DiscoveryOptions{Enabled: true, Probe: ProbeNews, MinPoll: time.Minute, MaxPoll: 24 * time.Hour}
+	return DiscoveryOptions{Enabled: true, Probe: ProbeNews, MinPoll: time.Minute, MaxPoll: 24 * time.Hour, FeedItemsOffSite: true}
 }
 
 func (o DiscoveryOptions) validate() error {

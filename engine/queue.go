@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/crawlconsole/crawlconsole/engine/discover"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
@@ -268,17 +269,18 @@ func (e *Engine) startRefill() {
 // known, when not nil, collects the links dropped as already seen (M3: a round
 // refetches those still inside their class window).
 func (e *Engine) extract(t frontier.Task, res *fetch.Result, known *[]string) []store.URL {
-	return e.extractLinks(t, res, known, false)
+	return e.extractLinks(t, res, known, "")
 }
 
-// extractLinks is extract; announced says res.Links are the entries of a feed or
-// sitemap t fetched (readDocument). Those of its own site (registered domain) are
-// what the site announces as its pages: a trap guard's guess that a URL space runs
-// without end does not overrule the site's own list (a feed may date an event years
-// ahead; a sitemap may list a product page whose path holds a model number). The
-// page budgets still apply when they are placed. Entries of other sites (an
-// aggregator's feed) are checked as any link is.
-func (e *Engine) extractLinks(t frontier.Task, res *fetch.Result, known *[]string, announced bool) []store.URL {
+// extractLinks is extract; doc, when not "", says res.Links are the entries of the
+// feed or sitemap t fetched (readDocument). Those of its own site (registered domain)
+// are what the site announces as its pages: a trap guard's guess that a URL space
+// runs without end does not overrule the site's own list (a feed may date an event
+// years ahead; a sitemap may list a product page whose path holds a model number).
+// The page budgets still apply when they are placed. A feed's items on other sites
+// (readDocument let them through under discovery.feed_items_off_site) pass the
+// scope's site rule, one hop, and are otherwise checked as any link is.
+func (e *Engine) extractLinks(t frontier.Task, res *fetch.Result, known *[]string, doc discover.Kind) []store.URL {
 	parent := frontier.Hash(t.URL)
 	page := res.FinalURL
 	if page == "" {
@@ -303,7 +305,7 @@ func (e *Engine) extractLinks(t frontier.Task, res *fetch.Result, known *[]strin
 	}
 	links := res.Links
 	nAnnounced, docSite := 0, "" // res.Links come first: the document's entries
-	if announced && e.traps != nil {
+	if doc != "" {
 		nAnnounced, docSite = len(links), frontier.Site(t.Host)
 	}
 	if !et.relNofollow && len(res.NofollowLinks) > 0 {
@@ -335,8 +337,14 @@ func (e *Engine) extractLinks(t frontier.Task, res *fetch.Result, known *[]strin
 			continue
 		}
 		if ok, reason := e.scope.Allows(u, t.Depth+1); !ok {
-			e.c.skipOutOfScope(reason)
-			continue
+			if !(reason == frontier.ReasonOffSite && doc == discover.KindFeed && i < nAnnounced) {
+				e.c.skipOutOfScope(reason)
+				continue
+			}
+			if ok, reason = e.scope.AllowsOffSite(u, t.Depth+1); !ok {
+				e.c.skipOutOfScope(reason)
+				continue
+			}
 		}
 		// An entry of the site's own feed or sitemap is no trap candidate.
 		listed := i < nAnnounced && (u.Hostname() == t.Host || frontier.Site(u.Hostname()) == docSite)

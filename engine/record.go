@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/discover"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
@@ -219,7 +220,11 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	}
 	var known []string
 	doc := e.discoverFrom(t, res, prev, at) // a feed or sitemap: its entries become its links
-	links := e.extractLinks(t, res, &known, doc != nil)
+	var docKind discover.Kind
+	if doc != nil {
+		docKind = doc.Kind
+	}
+	links := e.extractLinks(t, res, &known, docKind)
 	if doc == nil { // a feed is no result of its own; the articles it announces are
 		e.collect(t, res, e.now())
 	}

@@ -107,6 +107,16 @@ func (s *Scope) Allows(u *url.URL, depth int) (ok bool, reason string) {
 	if (s.SameSite || len(s.AllowedHosts) > 0) && !s.onSite(u.Hostname()) {
 		return false, ReasonOffSite
 	}
+	return s.AllowsOffSite(u, depth)
+}
+
+// AllowsOffSite is Allows without the host rule: for a link the crawl takes one hop
+// off its sites on purpose (a feed's item on another host). Depth and the
+// include/exclude patterns still apply.
+func (s *Scope) AllowsOffSite(u *url.URL, depth int) (ok bool, reason string) {
+	if s.MaxDepth > 0 && depth > s.MaxDepth {
+		return false, ReasonTooDeep
+	}
 	if len(s.Exclude) > 0 || len(s.Include) > 0 {
 		str := u.String()
 		for _, re := range s.Exclude {
