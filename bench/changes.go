@@ -10,7 +10,7 @@ package main
 //     with CPU and allocation per page;
 //  2. change detection: each page rendered with boilerplate churn (two variants,
 //     must not count) and with real edits (must count), judged by crawlconsole's
-//     tracker (revisit.Sign + Tracker.Observe) and by the baselines: the seed's
+//     tracker (page.Sign + Tracker.Observe) and by the baselines: the seed's
 //     SimHash rule, a whole-page SimHash, an MD5 of the body, and each library's
 //     main text digested.
 
@@ -32,6 +32,7 @@ import (
 	"github.com/mfonda/simhash"
 	"golang.org/x/net/html"
 
+	"github.com/crawlconsole/crawlconsole/engine/page"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 )
 
@@ -101,9 +102,9 @@ func runChanges(args []string) (map[string]any, error) {
 	for pass := range 3 {
 		for _, p := range pages {
 			t0 := threadCPU()
-			revisit.SeedFingerprint(p.HTML, corpusContentType)
+			seedFingerprint(p.HTML, corpusContentType)
 			t1 := threadCPU()
-			revisit.Sign(append(p.HTML, byte('0'+pass)), corpusContentType) // a new body: no cache hit
+			page.Sign(append(p.HTML, byte('0'+pass)), corpusContentType) // a new body: no cache hit
 			t2 := threadCPU()
 			cpuToday += t1 - t0
 			cpuOurs += t2 - t1
@@ -172,12 +173,12 @@ func detectors() []detector {
 		{"crawlconsole", trackerJudge(revisit.SmallEditsCount)},
 		{"crawlconsole_small_edits_ignore", trackerJudge(revisit.SmallEditsIgnore)},
 		{"today", func(a, b []byte) bool {
-			ha, oka := revisit.SeedFingerprint(a, corpusContentType)
-			hb, okb := revisit.SeedFingerprint(b, corpusContentType)
-			return oka && okb && revisit.Distance(ha, hb) > revisit.DefaultThreshold
+			ha, oka := seedFingerprint(a, corpusContentType)
+			hb, okb := seedFingerprint(b, corpusContentType)
+			return oka && okb && page.Distance(ha, hb) > revisit.DefaultThreshold
 		}},
 		{"whole_page_simhash", func(a, b []byte) bool {
-			return revisit.Distance(wholePageSimhash(a), wholePageSimhash(b)) > revisit.DefaultThreshold
+			return page.Distance(wholePageSimhash(a), wholePageSimhash(b)) > revisit.DefaultThreshold
 		}},
 		{"md5", func(a, b []byte) bool { return md5.Sum(a) != md5.Sum(b) }},
 		{"go_trafilatura", digestJudge(trafilaturaText)},
@@ -196,7 +197,7 @@ func trackerJudge(smallEdits string) func(a, b []byte) bool {
 	return func(a, b []byte) bool {
 		p := &revisit.Page{URL: "https://example.com/a"}
 		for i, body := range [][]byte{a, b} {
-			sig, _, ok := revisit.Sign(body, corpusContentType)
+			sig, _, ok := page.Sign(body, corpusContentType)
 			v := tr.Observe(p, t0.Add(time.Duration(i)*time.Hour), revisit.Outcome{Hash: sig.SimHash, OK: ok, Sig: sig, HasDigest: ok})
 			if i == 1 {
 				return v == revisit.VerdictChanged

@@ -1,8 +1,8 @@
 package main
 
 // The article extraction benchmark's pages and the extractors the "changes" bench
-// compares on them: crawlconsole's main-text extractor (engine/revisit), the one it
-// replaced (the seed's, kept as revisit.SeedPageText), and the two Go libraries the
+// compares on them: crawlconsole's main-text extractor (engine/page), the one it
+// replaced (the seed's, kept as seedPageText (changes_seed.go)), and the two Go libraries the
 // benchmark ranks highest, go-trafilatura and readeck/go-readability.
 
 import (
@@ -19,7 +19,7 @@ import (
 	readability "codeberg.org/readeck/go-readability/v2"
 	trafilatura "github.com/markusmobius/go-trafilatura"
 
-	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/engine/page"
 )
 
 // corpusPage is one benchmark page: its HTML (UTF-8, as the benchmark's own runners
@@ -86,11 +86,11 @@ type extractor struct {
 func extractors() []extractor {
 	return []extractor{
 		{name: "crawlconsole", licence: "(ours)", deps: "x/net/html (already used)", text: func(b []byte) string {
-			t, _ := revisit.MainText(b, corpusContentType)
+			t, _ := page.MainText(b, corpusContentType)
 			return t.Body
 		}},
 		{name: "today", licence: "(ours)", deps: "x/net/html (already used)", text: func(b []byte) string {
-			t, _ := revisit.SeedPageText(b, corpusContentType)
+			t, _ := seedPageText(b, corpusContentType)
 			return t
 		}},
 		{name: "go_trafilatura", licence: "Apache-2.0", deps: "26 modules incl. wazero + go-re2 (regexp in WebAssembly), go-readability, go-domdistiller, go-htmldate, go-dateparser", text: trafilaturaText},

@@ -31,7 +31,7 @@ func TestCPUByRole(t *testing.T) {
 		"github.com/crawlconsole/crawlconsole/store.(*writer).run")
 	testSample(p, 20*ms, roleMaster, "encoding/json.(*decodeState).object", "github.com/crawlconsole/crawlconsole/engine/cluster.Decode",
 		"github.com/crawlconsole/crawlconsole/engine.(*masterRuntime).onResult", "github.com/nats-io/nats%2ego.(*Conn).waitForMsgs")
-	testSample(p, 7*ms, roleMaster, "github.com/crawlconsole/crawlconsole/engine/revisit.Fingerprint",
+	testSample(p, 7*ms, roleMaster, "github.com/crawlconsole/crawlconsole/engine/page.Fingerprint",
 		"github.com/crawlconsole/crawlconsole/engine.(*masterRuntime).onResult", "github.com/nats-io/nats%2ego.(*Conn).waitForMsgs")
 	testSample(p, 5*ms, roleWorker, "syscall.Syscall", "net.(*conn).Write", "bufio.(*Writer).Flush",
 		"github.com/nats-io/nats%2ego.(*Conn).flusher")

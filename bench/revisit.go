@@ -62,6 +62,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/page"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
@@ -409,7 +410,7 @@ func revisitRun(s *revisitSetup, budget float64, policyName string) (revisitResu
 		version := s.web.Version(p.url, at)
 		var out revisit.Outcome
 		if status == http.StatusOK {
-			out.Hash, out.OK = revisit.Fingerprint(body, header.Get("Content-Type"))
+			out.Hash, out.OK = page.Fingerprint(body, header.Get("Content-Type"))
 			p.hasCopy, p.copyAt = true, at
 			// Captured: this fetch saw a version made after the warm-up that no earlier
 			// fetch saw (the page had not changed again before it).

@@ -12,7 +12,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
-	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/engine/page"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -698,7 +698,7 @@ func TestMasterStoresTheWorkersSignature(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sig, _, ok := revisit.Sign(p.Body, p.ContentType)
+		sig, _, ok := page.Sign(p.Body, p.ContentType)
 		if !ok {
 			continue
 		}

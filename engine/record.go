@@ -9,6 +9,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/discover"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/page"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -231,19 +232,19 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	if e.sites.Load().isSource[t.URL] && len(known) > 0 {
 		e.refetchResults(known, e.now()) // M3: entry/search results already in the URL index
 	}
-	page := store.Page{
+	stored := store.Page{
 		URL: t.URL, FetchedAt: at, Status: res.Status, ContentType: res.ContentType, Body: res.Body,
 		Bytes: int64(len(res.Body)), Duration: res.Duration, Lane: lane, Egress: egress,
 		ETag: res.Header.Get("ETag"), LastModified: res.Header.Get("Last-Modified"),
 	}
 	if res.FinalURL != "" && res.FinalURL != t.URL {
-		page.FinalURL = res.FinalURL
+		stored.FinalURL = res.FinalURL
 	}
 	// An empty, binary or undecodable body has no fingerprint: "unknown", never a
 	// false "unchanged" or "changed" (revisit.Tracker.Observe).
 	// (res.Parsed: the fetcher's link pass already tokenized the page for it.)
 	// A worker's result comes signed (res.Signed): the master does not parse again.
-	var sig revisit.Signature
+	var sig page.Signature
 	var ok bool
 	if res.Signed != nil {
 		sig, ok = res.Signed.Sig, res.Signed.OK
@@ -252,27 +253,27 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	}
 	hash := sig.SimHash
 	if ok {
-		page.SimHash = hash
+		stored.SimHash = hash
 	}
 	if track {
-		page.Revisit = e.observeRevisit(t.URL, prev, page.FetchedAt,
+		stored.Revisit = e.observeRevisit(t.URL, prev, stored.FetchedAt,
 			revisit.Outcome{Hash: hash, OK: ok, Sig: sig, HasDigest: ok})
-		e.keepReplacedText(t.URL, page.Revisit)
+		e.keepReplacedText(t.URL, stored.Revisit)
 		if doc != nil {
-			e.schedulePoll(t.URL, doc, len(links), listingOf(links, known), page.Revisit, at)
+			e.schedulePoll(t.URL, doc, len(links), listingOf(links, known), stored.Revisit, at)
 		} else {
-			e.awaitHint(t.URL, page.Revisit)               // a page a trusted feed or sitemap dates
-			e.pollEntry(t, links, known, page.Revisit, at) // a seed of a site with neither feed nor sitemap
-			if prev != nil && page.Revisit.Distance >= 0 {
-				e.hintOutcome(t.URL, page.Revisit.Distance > e.opts.Revisit.Threshold)
+			e.awaitHint(t.URL, stored.Revisit)               // a page a trusted feed or sitemap dates
+			e.pollEntry(t, links, known, stored.Revisit, at) // a seed of a site with neither feed nor sitemap
+			if prev != nil && stored.Revisit.Distance >= 0 {
+				e.hintOutcome(t.URL, stored.Revisit.Distance > e.opts.Revisit.Threshold)
 			}
 		}
 	}
 	if prev != nil && prev.HasHash && !ok {
 		// A refetch with no usable text (an empty or garbled answer) does not replace
 		// the last good copy; its state (nothing learned) is kept all the same.
-		if page.Revisit != nil {
-			e.st.SaveRevisit(*page.Revisit)
+		if stored.Revisit != nil {
+			e.st.SaveRevisit(*stored.Revisit)
 		}
 		if capture != nil {
 			e.st.SaveCapture(*capture) // the archive keeps what came, usable or not
@@ -284,22 +285,22 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	if len(links) > 0 {
 		e.parentURLs.Add(frontier.Hash(t.URL), t.URL)
 	}
-	page.Capture = capture
+	stored.Capture = capture
 	save := e.st.SavePage
 	if prev != nil {
 		save = e.st.ReplacePage
 	} else { // a refetch replaces the page: it was counted when first stored
 		counted := e.onCommit(e.c.pageCommitted) // counted once committed: a full disk never inflates it
-		body, stored := res.Body, page.FetchedAt
-		page.Committed = func() { counted(); e.noteStored(t, body, stored) }
+		body, fetchedAt := res.Body, stored.FetchedAt
+		stored.Committed = func() { counted(); e.noteStored(t, body, fetchedAt) }
 	}
 	if prev != nil && e.sites.Load().isSource[t.URL] {
-		e.siteTally.sourceFetched(t.Site, page.FetchedAt) // the Sites pane's last round
+		e.siteTally.sourceFetched(t.Site, stored.FetchedAt) // the Sites pane's last round
 	}
 	if len(links) == 0 {
-		save(page, nil, nil)
+		save(stored, nil, nil)
 	} else {
-		e.submit(links, func(u []store.URL, done store.LinkResult) { save(page, u, done) })
+		e.submit(links, func(u []store.URL, done store.LinkResult) { save(stored, u, done) })
 	}
 }
 

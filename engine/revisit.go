@@ -16,6 +16,7 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/page"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -338,7 +339,7 @@ func (e *Engine) revisitState(t frontier.Task) (prev *revisit.Page, track bool) 
 		Fresh: r.Fresh, Age: r.Age, Behind: r.Behind}
 	p.Change.Distance = -1
 	if c := r.Change; c != nil {
-		p.Sig = revisit.Signature{SimHash: r.Hash, Text: c.Text, Title: c.Title, Page: c.Page, Fallback: c.Fallback}
+		p.Sig = page.Signature{SimHash: r.Hash, Text: c.Text, Title: c.Title, Page: c.Page, Fallback: c.Fallback}
 		p.HasDigest, p.Reason = true, revisit.ChangeReason(c.Reason)
 		p.Change = revisit.LastChange{At: c.ChangeAt, Distance: c.ChangeDistance, Reason: revisit.ChangeReason(c.ChangeReason)}
 	}
@@ -406,7 +407,7 @@ func changeRow(p *revisit.Page, o revisit.Outcome, v revisit.Verdict) *store.Rev
 }
 
 // keepReplacedText sets a change's PrevText to the main text of the stored copy the
-// refetch replaces, for `show URL` (revisit.SummarizeChange). It reads the stored
+// refetch replaces, for `show URL` (page.SummarizeChange). It reads the stored
 // page only on a change, which is rare next to fetches; a copy that cannot be read
 // leaves the text empty ("no change seen yet" is then all the summary says).
 func (e *Engine) keepReplacedText(u string, r *store.Revisit) {
@@ -417,7 +418,7 @@ func (e *Engine) keepReplacedText(u string, r *store.Revisit) {
 	if err != nil {
 		return
 	}
-	if text, ok := revisit.PageText(old.Body, old.ContentType); ok {
+	if text, ok := page.PageText(old.Body, old.ContentType); ok {
 		r.Change.PrevText = text
 	}
 }

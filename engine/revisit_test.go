@@ -15,6 +15,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/crawlconsole/crawlconsole/engine/page"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
@@ -703,10 +704,10 @@ func TestRevisitVerdictsOfOneRefetchedPage(t *testing.T) {
 	hs := &http.Server{Handler: srv}
 	go hs.Serve(ln)
 	t.Cleanup(func() { hs.Close() })
-	page := "http://" + ln.Addr().String() + "/a"
+	pageURL := "http://" + ln.Addr().String() + "/a"
 
 	o := DefaultOptions()
-	o.Seeds = []string{page}
+	o.Seeds = []string{pageURL}
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	o.AllowPrivate = []string{"127.0.0.0/8"}
 	o.Lanes.DelayMin, o.Lanes.DelayMax = 0, time.Millisecond
@@ -737,7 +738,7 @@ func TestRevisitVerdictsOfOneRefetchedPage(t *testing.T) {
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
 			srv.next(s.answer)
-			if err := e.RevisitNow(page); err != nil {
+			if err := e.RevisitNow(pageURL); err != nil {
 				t.Fatal(err)
 			}
 			waitLong(t, "the refetch", func() bool {
@@ -746,7 +747,7 @@ func TestRevisitVerdictsOfOneRefetchedPage(t *testing.T) {
 			if got := *e.Stats().Revisit; got != s.want {
 				t.Fatalf("stats %+v, want %+v", got, s.want)
 			}
-			if p, ok := e.rv.recent.Get(page); !ok || p.X != s.x {
+			if p, ok := e.rv.recent.Get(pageURL); !ok || p.X != s.x {
 				t.Fatalf("x = %d, want %d", p.X, s.x)
 			}
 		})
@@ -761,27 +762,27 @@ func TestRevisitVerdictsOfOneRefetchedPage(t *testing.T) {
 		t.Errorf("If-Modified-Since per request %q: none on the first fetch, the stored Last-Modified on every refetch "+
 			"(an empty answer must not replace the stored copy)", ims)
 	}
-	u, err := e.st.URLState(page)
+	u, err := e.st.URLState(pageURL)
 	if err != nil || u.State != store.Processed || u.ErrKind != "http_5xx" {
 		t.Errorf("after a failed refetch the URL is %+v (%v); want processed, with the error kind", u, err)
 	}
-	stored, err := e.st.Page(page)
+	stored, err := e.st.Page(pageURL)
 	if err != nil || !strings.Contains(string(stored.Body), "harvest") {
-		t.Errorf("after a failed refetch the stored page is %v %q; want the last good copy", err, stored.Body)
+		t.Errorf("after a failed refetch the stored pageURL is %v %q; want the last good copy", err, stored.Body)
 	}
-	r, err := e.st.Revisit(page)
+	r, err := e.st.Revisit(pageURL)
 	if err != nil || !r.Next.After(r.Last) || r.Next.Equal(revisit.Never) || r.Fetches != 6 {
 		t.Errorf("revisit state %+v (%v): want 6 fetches and a next due time", r, err)
 	}
 	// Issue 19: the change is kept with its evidence and the replaced copy's main
-	// text, which `show URL` diffs with the stored page's: subway before, harvest now.
+	// text, which `show URL` diffs with the stored pageURL's: subway before, harvest now.
 	c := r.Change
 	if c == nil || c.ChangeDistance < 0 || revisit.ChangeReason(c.ChangeReason) == revisit.ReasonNone ||
 		!strings.Contains(c.PrevText, "subway") || c.Fallback {
 		t.Fatalf("change signal %+v", c)
 	}
-	now, _ := revisit.PageText(stored.Body, stored.ContentType)
-	if sum := revisit.SummarizeChange(c.PrevText, now); !strings.Contains(sum, "+ ") || !strings.Contains(sum, "- ") ||
+	now, _ := page.PageText(stored.Body, stored.ContentType)
+	if sum := page.SummarizeChange(c.PrevText, now); !strings.Contains(sum, "+ ") || !strings.Contains(sum, "- ") ||
 		!strings.Contains(now, "harvest") {
 		t.Errorf("summary of the change:\n%s", sum)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/page"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -93,7 +94,7 @@ func (e *Engine) collect(t frontier.Task, res *fetch.Result, at time.Time) {
 		}
 		out = append(out, r)
 	case s.Kind == SiteNews:
-		text, ok := revisit.PageText(res.Body, res.Header.Get("Content-Type"))
+		text, ok := page.PageText(res.Body, res.Header.Get("Content-Type"))
 		if !ok {
 			return
 		}

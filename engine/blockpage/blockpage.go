@@ -27,7 +27,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/engine/page"
 )
 
 // Strength is how sure a verdict is that the answer refuses the crawler.
@@ -143,7 +143,7 @@ func Judge(a Answer, hosts *Hosts) Verdict {
 			hits = bodyMatcher.find(lower)
 		}
 	}
-	var p page // main text and links, computed on first need
+	var p answerText // main text and links, computed on first need
 	p.a, p.lower = &a, lower
 
 	if v, ok := vendorVerdict(a, hits, &p); ok {
@@ -166,7 +166,7 @@ func Judge(a Answer, hosts *Hosts) Verdict {
 // bodyCanTell reports whether the body can change the verdict. On a 200 every piece
 // of body evidence, a vendor's marker (vendorVerdict) as much as a keyword or a
 // challenge script (softVerdict), counts only on a page that leads almost nowhere
-// (page.blank); a 200 whose fetcher counted more than fewLinks links is judged on
+// (answerText.blank); a 200 whose fetcher counted more than fewLinks links is judged on
 // its headers and location alone, and the marker pass, the most common cost of a
 // crawl's judge, is skipped.
 func bodyCanTell(a Answer) bool {
@@ -177,7 +177,7 @@ func bodyCanTell(a Answer) bool {
 // cookie, a redirect to (or a page from) its challenge location, its markers on a
 // status it blocks with or on a page that says nothing else, or its presence on a
 // non-200/503 status it blocks with.
-func vendorVerdict(a Answer, hits []pattern, p *page) (Verdict, bool) {
+func vendorVerdict(a Answer, hits []pattern, p *answerText) (Verdict, bool) {
 	markers := map[int][]string{}
 	for _, h := range hits {
 		if h.vendor >= 0 {
@@ -262,7 +262,7 @@ func redirectVerdict(a Answer) Verdict {
 // widget alone never makes a refusal: the page must also say almost nothing, lead
 // almost nowhere, hold no login form, and (when the host's template is known) fall
 // far below it.
-func softVerdict(a Answer, hits []pattern, p *page, hosts *Hosts) Verdict {
+func softVerdict(a Answer, hits []pattern, p *answerText, hosts *Hosts) Verdict {
 	var ev []string
 	title := titleOf(p.lower)
 	long := a.BodyLen > longPage || len(a.Body) > longPage
@@ -308,8 +308,8 @@ func softVerdict(a Answer, hits []pattern, p *page, hosts *Hosts) Verdict {
 	return Verdict{Strength: Soft, Vendor: presentVendor(a), Evidence: ev}
 }
 
-// page computes, once, what an ordinary page has: main text and links.
-type page struct {
+// answerText computes, once, what an ordinary page has: main text and links.
+type answerText struct {
 	a       *Answer
 	lower   []byte
 	done    bool
@@ -318,7 +318,7 @@ type page struct {
 	counted bool
 }
 
-func (p *page) compute() {
+func (p *answerText) compute() {
 	if p.done {
 		return
 	}
@@ -327,12 +327,12 @@ func (p *page) compute() {
 	if len(body) > textScan {
 		body = body[:textScan]
 	}
-	if t, ok := revisit.PageText(body, p.a.Header.Get("Content-Type")); ok {
+	if t, ok := page.PageText(body, p.a.Header.Get("Content-Type")); ok {
 		p.text = utf8.RuneCountInString(strings.Join(strings.Fields(t), " "))
 	}
 }
 
-func (p *page) links() int {
+func (p *answerText) links() int {
 	if p.a.Links >= 0 {
 		return p.a.Links
 	}
@@ -344,7 +344,7 @@ func (p *page) links() int {
 }
 
 // blank: says almost nothing and leads almost nowhere, as block pages do.
-func (p *page) blank() bool {
+func (p *answerText) blank() bool {
 	if p.links() > fewLinks {
 		return false
 	}
@@ -352,7 +352,7 @@ func (p *page) blank() bool {
 	return p.text < shortText
 }
 
-func (p *page) describe() string {
+func (p *answerText) describe() string {
 	p.compute()
 	return "main text " + strconv.Itoa(p.text) + " chars, " + strconv.Itoa(p.links()) + " links"
 }

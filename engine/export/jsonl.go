@@ -16,7 +16,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
-	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/engine/page"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -98,10 +98,10 @@ func pageLine(p store.Page, u store.URL) PageLine {
 	if len(p.Body) == 0 {
 		return l
 	}
-	// The main text as revisit sees it (M2): the same extractor, the same decoding.
+	// The main text as revisit compares it (M2, engine/page): the same extractor, the same decoding.
 	// Invalid UTF-8 (a page that lies about its charset) becomes U+FFFD, one per
 	// broken sequence: every line is valid JSON in UTF-8.
-	if text, ok := revisit.PageText(p.Body, p.ContentType); ok {
+	if text, ok := page.PageText(p.Body, p.ContentType); ok {
 		l.Text = strings.ToValidUTF8(text, "\uFFFD")
 	}
 	l.Title = strings.ToValidUTF8(pageTitle(p.Body, p.ContentType), "\uFFFD")

@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/crawlconsole/crawlconsole/engine/export"
-	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/engine/page"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -68,7 +68,7 @@ func TestJSONLExportOfASandboxCrawl(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want, _ := revisit.PageText(p.Body, p.ContentType); l.Text != strings.ToValidUTF8(want, "\uFFFD") {
+		if want, _ := page.PageText(p.Body, p.ContentType); l.Text != strings.ToValidUTF8(want, "\uFFFD") {
 			t.Errorf("%s: text is not revisit's main text:\n%q\nwant\n%q", l.URL, l.Text, want)
 		}
 		if l.Status == 200 && l.Class == "" {

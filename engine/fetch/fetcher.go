@@ -22,7 +22,7 @@ import (
 	"github.com/gocolly/colly/v2"
 
 	"github.com/crawlconsole/crawlconsole/engine/discover"
-	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/engine/page"
 	"github.com/crawlconsole/crawlconsole/engine/robots"
 )
 
@@ -41,10 +41,10 @@ type Config struct {
 	// a redirect hop is one more request to the host, and the site's bot rule counts
 	// it like any other (M1). nil: follow at once.
 	RedirectPause func() time.Duration
-	// KeepParse reads a successful HTML page's links in the revisit extractor's
+	// KeepParse reads a successful HTML page's links in the page model's
 	// tokenizer pass and keeps that parse in Result.Parsed, for the engine to sign
-	// the page without tokenizing it again. Off on a worker: its master signs the
-	// pages from the bodies it is sent.
+	// the page without tokenizing it again (one box signs what it stores, a worker
+	// signs before sending). Off, the links are read and no parse is kept.
 	KeepParse bool
 }
 
@@ -86,11 +86,11 @@ type Result struct {
 	// that the frontier side — a master, too — learns them (issue 18).
 	RobotsSitemaps []string `json:",omitempty"`
 	RobotsRead     bool     `json:",omitempty"`
-	// Parsed is the HTML body as the revisit extractor read it in the pass that
-	// found its links, for the engine's revisit.Parsed.Sign to finish; nil for
+	// Parsed is the HTML body as the page model read it in the pass that
+	// found its links, for the engine's page.Parsed.Sign to finish; nil for
 	// other bodies. It stays on the lane's side of the wire (a master parses the
 	// body again).
-	Parsed *revisit.Parsed `json:"-"`
+	Parsed *page.Parsed `json:"-"`
 	// Signed is the change signature a worker finished from Parsed before sending
 	// the result (M4): the master stores it instead of parsing the body again. nil
 	// where it was not computed (one box signs from Parsed itself).
@@ -100,8 +100,8 @@ type Result struct {
 // Signed is a page's change signature as the lane's side computed it: OK false means
 // the body had no usable text (revisit: "unknown", never a false verdict).
 type Signed struct {
-	Sig revisit.Signature `json:"s"`
-	OK  bool              `json:"ok,omitempty"`
+	Sig page.Signature `json:"s"`
+	OK  bool           `json:"ok,omitempty"`
 }
 
 // Fetcher fetches through one egress. It is safe for concurrent use by the lanes

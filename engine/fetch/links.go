@@ -7,7 +7,7 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
-	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/engine/page"
 	"github.com/crawlconsole/crawlconsole/engine/robots"
 )
 
@@ -22,14 +22,14 @@ type pageLinks struct {
 }
 
 // linkReader reads a page's links from its start tags: the part of extractLinks
-// that the revisit extractor's tokenizer pass can drive as well (revisit.TagSink),
+// that the page model's tokenizer pass can drive as well (page.TagSink),
 // so that an HTML page is tokenized once for both (engine/fetch onResponse).
 type linkReader struct {
 	pageLinks
 	token string // our product token, for <meta name="TOKEN">
 }
 
-// Wants implements revisit.TagSink: the tags links and directives are read from.
+// Wants implements page.TagSink: the tags links and directives are read from.
 func (r *linkReader) Wants(tag atom.Atom) bool {
 	switch tag {
 	case atom.A, atom.Area, atom.Base, atom.Link, atom.Meta:
@@ -38,12 +38,12 @@ func (r *linkReader) Wants(tag atom.Atom) bool {
 	return false
 }
 
-// StartTag implements revisit.TagSink: a[href] and area[href] (rel="nofollow" ones
+// StartTag implements page.TagSink: a[href] and area[href] (rel="nofollow" ones
 // apart), the first <base href>, the first <link rel=canonical href>, feed links and
 // the directives of <meta name="robots"> and <meta name="TOKEN">. Where a tag repeats
 // an attribute, a, area, base and meta take the first (as browsers do) and link the
 // last.
-func (r *linkReader) StartTag(tag atom.Atom, attrs []revisit.Attr) {
+func (r *linkReader) StartTag(tag atom.Atom, attrs []page.Attr) {
 	p := &r.pageLinks
 	switch tag {
 	case atom.A, atom.Area:
@@ -77,12 +77,12 @@ func (r *linkReader) StartTag(tag atom.Atom, attrs []revisit.Attr) {
 // extractLinks scans an HTML body with the tokenizer (no DOM: start tags only) and
 // returns what linkReader reads from them. Resolution and normalisation are the
 // frontier's job (frontier.Base). The tokenizer is as lenient as browsers: broken
-// markup and invalid UTF-8 yield what can be read. A page the revisit extractor
+// markup and invalid UTF-8 yield what can be read. A page the page model
 // parses anyway is read by readPage instead, in the extractor's pass.
 func extractLinks(body []byte, token string) pageLinks {
 	r := linkReader{token: token}
 	z := html.NewTokenizer(bytes.NewReader(body))
-	var attrs []revisit.Attr
+	var attrs []page.Attr
 	for {
 		switch z.Next() {
 		case html.ErrorToken:
@@ -98,7 +98,7 @@ func extractLinks(body []byte, token string) pageLinks {
 			}
 			attrs = attrs[:0]
 			for more := true; more; {
-				var a revisit.Attr
+				var a page.Attr
 				a.Key, a.Val, more = z.TagAttr()
 				attrs = append(attrs, a)
 			}
@@ -109,7 +109,7 @@ func extractLinks(body []byte, token string) pageLinks {
 
 // attr2 returns two attributes of a tag (the first of each), trimmed, without
 // allocating a map per tag: a page has hundreds of links.
-func attr2(attrs []revisit.Attr, n1, n2 string) (v1 string, ok1 bool, v2 string, ok2 bool) {
+func attr2(attrs []page.Attr, n1, n2 string) (v1 string, ok1 bool, v2 string, ok2 bool) {
 	for _, a := range attrs {
 		switch {
 		case !ok1 && string(a.Key) == n1:
@@ -122,7 +122,7 @@ func attr2(attrs []revisit.Attr, n1, n2 string) (v1 string, ok1 bool, v2 string,
 }
 
 // firstAttr returns the first attribute of that name, trimmed.
-func firstAttr(attrs []revisit.Attr, name string) (string, bool) {
+func firstAttr(attrs []page.Attr, name string) (string, bool) {
 	for _, a := range attrs {
 		if string(a.Key) == name {
 			return strings.TrimSpace(string(a.Val)), true
@@ -153,7 +153,7 @@ func ExtractLinks(body []byte) (links []string, base, canonical string) {
 const maxFeedLinks = 16
 
 // linkAttrs reads a <link>'s href, type and rel (the last of each, untrimmed).
-func linkAttrs(attrs []revisit.Attr) (href, typ, rel string) {
+func linkAttrs(attrs []page.Attr) (href, typ, rel string) {
 	for _, a := range attrs {
 		switch string(a.Key) {
 		case "href":
@@ -183,12 +183,12 @@ func FeedType(mt string) bool {
 }
 
 // readPage reads a successful HTML response for its links and, in the same
-// tokenizer pass, for the revisit extractor (revisit.Parse), whose parse it returns
+// tokenizer pass, for the page model (page.Parse), whose parse it returns
 // for the engine's signature. A body the extractor does not read as it is (another
 // encoding, no usable text) is scanned for links on its own, as before.
-func readPage(body []byte, contentType, token string) (pageLinks, *revisit.Parsed) {
+func readPage(body []byte, contentType, token string) (pageLinks, *page.Parsed) {
 	r := linkReader{token: token}
-	parsed, shared := revisit.Parse(body, contentType, &r)
+	parsed, shared := page.Parse(body, contentType, &r)
 	if !shared {
 		return extractLinks(body, token), parsed
 	}

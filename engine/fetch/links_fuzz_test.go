@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/engine/page"
 )
 
 // FuzzExtractLinks: any body (broken HTML, binary, invalid UTF-8) gives links or none,
@@ -33,7 +33,7 @@ func FuzzExtractLinks(f *testing.F) {
 				continue // the signature of a sniffed type is read the same way
 			}
 			sig, text, ok := parsed.Sign(body, ct)
-			if wantSig, wantText, wantOK := revisit.Sign(body, ct); sig != wantSig || text != wantText || ok != wantOK {
+			if wantSig, wantText, wantOK := page.Sign(body, ct); sig != wantSig || text != wantText || ok != wantOK {
 				t.Fatalf("%s: signature from the shared pass %+v/%v, from the body %+v/%v", ct, sig, ok, wantSig, wantOK)
 			}
 		}

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/engine/page"
 )
 
 // BenchmarkReadPage is what a fetched page costs once its body is in: its links and
@@ -38,7 +38,7 @@ func BenchmarkReadPage(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			p := fresh(i)
 			extractLinks(p.body, "crawlconsole")
-			revisit.Sign(p.body, p.contentType)
+			page.Sign(p.body, p.contentType)
 		}
 	})
 }

@@ -13,14 +13,14 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
-	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/engine/page"
 )
 
 // TestReadPageAsBefore: reading a page's links in the revisit extractor's tokenizer
 // pass (readPage) finds exactly what the link scan before it found (extractLinksOld,
 // a copy of it), on the sandbox's pages with their content faults, on the article
 // benchmark's real pages when present, and on broken markup; and the signature the
-// engine finishes from that pass is the one revisit.Sign computes from the body.
+// engine finishes from that pass is the one page.Sign computes from the body.
 func TestReadPageAsBefore(t *testing.T) {
 	sets := map[string][]testPage{
 		"sandbox": sandboxPages(t, 3000, true),
@@ -40,12 +40,12 @@ func TestReadPageAsBefore(t *testing.T) {
 				if !reflect.DeepEqual(got, want) {
 					t.Fatalf("%s: links differ from the old scan: %s", p.url, linksDiff(got, want))
 				}
-				wantSig, wantText, wantOK := revisit.Sign(p.body, p.contentType)
+				wantSig, wantText, wantOK := page.Sign(p.body, p.contentType)
 				sig, text, ok := parsed.Sign(p.body, p.contentType)
 				if sig != wantSig || text != wantText || ok != wantOK {
 					t.Fatalf("%s: signature from the shared pass %+v/%v, from the body %+v/%v", p.url, sig, ok, wantSig, wantOK)
 				}
-				if _, s := revisit.Parse(p.body, p.contentType, &linkReader{}); s {
+				if _, s := page.Parse(p.body, p.contentType, &linkReader{}); s {
 					shared++
 				}
 			}
@@ -241,7 +241,7 @@ func TestFetchHandsOverItsParse(t *testing.T) {
 			}
 			ct := res.Header.Get("Content-Type")
 			sig, _, ok := res.Parsed.Sign(res.Body, ct)
-			if want, _, wantOK := revisit.Sign(res.Body, ct); !ok || !wantOK || sig != want {
+			if want, _, wantOK := page.Sign(res.Body, ct); !ok || !wantOK || sig != want {
 				t.Fatalf("signature from the fetch %+v/%v, from the body %+v/%v", sig, ok, want, wantOK)
 			}
 		})

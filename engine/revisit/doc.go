@@ -1,9 +1,10 @@
 // Package revisit keeps crawled pages fresh without refetching pages that did not
 // change (M2, seed 001) and builds the per-round crawl list (M3, seed 003).
 //
-// One page's life: the engine fetches it, calls [Fingerprint] on the body (or notes a
-// 304), and hands the result to [Tracker.Observe], which updates the page's seed state
-// (t, x, last, next, hash) and asks the configured [Policy] when the page is due
+// It schedules; it does not read pages. One page's life: the engine fetches it, signs
+// the body with engine/page (the main text's SimHash and digests) or notes a 304, and
+// hands the result to [Tracker.Observe], which judges change from churn, updates the
+// page's seed state (t, x, last, next, hash) and asks the configured [Policy] when the page is due
 // again. A [Scheduler] ticks (default every minute), takes the first m pages by
 // ascending next from a [Store], sets their next to [Never] so they are not picked
 // twice, and returns them for requeueing.

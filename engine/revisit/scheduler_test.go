@@ -9,6 +9,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/page"
+	"github.com/crawlconsole/crawlconsole/engine/page/pagetest"
 )
 
 // M2 step 3: a tick takes the first m by ascending next, requeues those due, parks
@@ -213,8 +216,8 @@ func TestConcurrentUse(t *testing.T) {
 	s, _ := NewScheduler(st, 100)
 	t0 := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
 	bodies := [][]byte{
-		[]byte(articlePage("A", articles["english"][0], churns[0])),
-		[]byte(articlePage("B", articles["chinese"][1], churns[1])),
+		[]byte(pagetest.ArticlePage("A", pagetest.Articles["english"][0], pagetest.Churns[0])),
+		[]byte(pagetest.ArticlePage("B", pagetest.Articles["chinese"][1], pagetest.Churns[1])),
 	}
 	done := make(chan struct{})
 	go func() { // the scheduler ticks while pages are observed
@@ -234,7 +237,7 @@ func TestConcurrentUse(t *testing.T) {
 			for i := 0; i < 50; i++ {
 				p := &Page{URL: fmt.Sprintf("https://h%d.example.com/%d", g, i)}
 				for k := 0; k < 6; k++ {
-					h, ok := Fingerprint(bodies[(i+k)%2], "text/html")
+					h, ok := page.Fingerprint(bodies[(i+k)%2], "text/html")
 					tr.Observe(p, t0.Add(time.Duration(k)*time.Hour), Outcome{Hash: h, OK: ok})
 					st.Set(p.URL, p.Next)
 				}

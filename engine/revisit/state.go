@@ -3,6 +3,8 @@ package revisit
 import (
 	"fmt"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/page"
 )
 
 // Never is the "huge value" the scheduler writes into a page's next so that it is
@@ -36,10 +38,10 @@ type Page struct {
 	Age      float64   // EstimatorPolicy: expected age at Freq, days
 	Behind   bool      // EstimatorPolicy: probably changes over FollowFactor × Freq
 
-	Sig       Signature    // change signature at Last (issue 19: digests beside Hash)
-	HasDigest bool         // Sig holds digests; false for state kept before they existed
-	Reason    ChangeReason // why the last comparison counted as a change, or did not
-	Change    LastChange   // the last comparison that counted as a change
+	Sig       page.Signature // change signature at Last (issue 19: digests beside Hash)
+	HasDigest bool           // Sig holds digests; false for state kept before they existed
+	Reason    ChangeReason   // why the last comparison counted as a change, or did not
+	Change    LastChange     // the last comparison that counted as a change
 }
 
 // Visit is one interval between two comparable fetches and whether the page was seen
@@ -52,11 +54,11 @@ type Visit struct {
 // Outcome is what one fetch told about a page's content.
 type Outcome struct {
 	NotModified bool   // a 304 to a conditional GET (ETag/If-Modified-Since): unchanged
-	Hash        uint64 // Fingerprint of the body
-	OK          bool   // Hash is valid; false when Fingerprint found no usable text
+	Hash        uint64 // page.Fingerprint of the body
+	OK          bool   // Hash is valid; false when the body had no usable text
 	// Sig is the fetch's change signature (Sign) when HasDigest; Sig.SimHash equals
 	// Hash. Without it the seed's SimHash rule decides.
-	Sig       Signature
+	Sig       page.Signature
 	HasDigest bool
 }
 
@@ -219,7 +221,7 @@ func (tr *Tracker) Observe(p *Page, now time.Time, o Outcome) Verdict {
 		p.Hash, p.HasHash, p.Last = o.Hash, true, now
 		p.keepSig(o)
 	default:
-		p.Distance = Distance(o.Hash, p.Hash)
+		p.Distance = page.Distance(o.Hash, p.Hash)
 		changed, reason := tr.judge(p, o)
 		p.Reason = reason
 		if changed {

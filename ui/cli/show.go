@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/page"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -76,7 +77,7 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "crawlconsole show: %v\n", err)
 		return 1
 	}
-	page, perr := st.Page(raw)
+	stored, perr := st.Page(raw)
 	if perr != nil && !errors.Is(perr, store.ErrNotFound) {
 		fmt.Fprintf(stderr, "crawlconsole show: %v\n", perr)
 	}
@@ -99,16 +100,16 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 		p("deferred until\t%s", stamp(u.DeferredUntil))
 	}
 	if hasPage {
-		p("fetched\t%s", stamp(page.FetchedAt))
-		p("status\t%d", page.Status)
-		p("content type\t%s", dash(page.ContentType))
-		p("bytes\t%d", page.Bytes)
-		p("fetch time\t%s", page.Duration)
-		p("egress\t%s", dash(page.Egress))
-		if page.FinalURL != "" {
-			p("final url\t%s", page.FinalURL)
+		p("fetched\t%s", stamp(stored.FetchedAt))
+		p("status\t%d", stored.Status)
+		p("content type\t%s", dash(stored.ContentType))
+		p("bytes\t%d", stored.Bytes)
+		p("fetch time\t%s", stored.Duration)
+		p("egress\t%s", dash(stored.Egress))
+		if stored.FinalURL != "" {
+			p("final url\t%s", stored.FinalURL)
 		}
-		p("simhash\t%016x", page.SimHash)
+		p("simhash\t%016x", stored.SimHash)
 	} else {
 		p("page\tnot stored")
 	}
@@ -135,8 +136,8 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 			p("  article\tnone recognised (fingerprint of the visible text)")
 		}
 		if hasPage {
-			if now, ok := revisit.PageText(page.Body, page.ContentType); ok {
-				diff = revisit.SummarizeChange(c.PrevText, now)
+			if now, ok := page.PageText(stored.Body, stored.ContentType); ok {
+				diff = page.SummarizeChange(c.PrevText, now)
 			}
 		}
 	}
@@ -153,8 +154,8 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 		// A page fetched through redirects has its exchange under its final URL;
 		// the URL's own is the first hop (a walkthrough saw its 302 shown as the
 		// last exchange of a page stored with status 200).
-		if hasPage && page.FinalURL != "" && page.FinalURL != raw {
-			if final, err := st.LatestCapture(page.FinalURL); err == nil {
+		if hasPage && stored.FinalURL != "" && stored.FinalURL != raw {
+			if final, err := st.LatestCapture(stored.FinalURL); err == nil {
 				showExchange(stdout, "first hop", capt)
 				capt = final
 			}
@@ -162,7 +163,7 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 		showExchange(stdout, "last exchange", capt)
 	} else if hasPage {
 		fmt.Fprintln(stdout, "\nheaders: not kept (stored before captures existed); validators:")
-		fmt.Fprintf(stdout, "  ETag: %s\n  Last-Modified: %s\n", dash(page.ETag), dash(page.LastModified))
+		fmt.Fprintf(stdout, "  ETag: %s\n  Last-Modified: %s\n", dash(stored.ETag), dash(stored.LastModified))
 	}
 	// Issue 20: what was punished, and on what evidence.
 	if refs, err := st.Refusals(raw); err == nil && len(refs) > 0 {
@@ -181,9 +182,9 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 	if *body {
 		switch {
 		case hasPage:
-			fmt.Fprintf(stdout, "\nbody (%d bytes):\n", len(page.Body))
-			stdout.Write(page.Body)
-			if len(page.Body) > 0 && page.Body[len(page.Body)-1] != '\n' {
+			fmt.Fprintf(stdout, "\nbody (%d bytes):\n", len(stored.Body))
+			stdout.Write(stored.Body)
+			if len(stored.Body) > 0 && stored.Body[len(stored.Body)-1] != '\n' {
 				fmt.Fprintln(stdout)
 			}
 		case perr != nil && !errors.Is(perr, store.ErrNotFound):

@@ -1,8 +1,7 @@
-package revisit
+package page
 
 import (
 	"github.com/cespare/xxhash/v2"
-
 	"golang.org/x/net/html/atom"
 )
 
@@ -21,7 +20,8 @@ import (
 // <main> or <article>, if it holds the chosen article (is an ancestor of it), or if it
 // holds at least half of the page's paragraph text.
 
-// Text is a page's main text as revisit sees it.
+// Text is a page's main text: what revisit compares, the export writes and the
+// block-page judge weighs.
 type Text struct {
 	// Title is the headline: the first <h1> outside page chrome, else og:title, else
 	// <title>.

@@ -1,4 +1,4 @@
-package revisit
+package page
 
 import (
 	"unicode/utf8"

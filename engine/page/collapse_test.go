@@ -1,4 +1,4 @@
-package revisit
+package page
 
 import "testing"
 

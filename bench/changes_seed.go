@@ -1,4 +1,4 @@
-package revisit
+package main
 
 import (
 	"bytes"
@@ -8,10 +8,12 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/crawlconsole/crawlconsole/engine/page"
 )
 
-// The seed's main-text extractor, kept as the baseline of `go run ./bench changes`
-// (SeedFingerprint, SeedPageText); revisit itself uses article.go since issue 19.
+// The seed's main-text extractor, the baseline of `go run ./bench changes`
+// (seedFingerprint, seedPageText); the product reads pages with engine/page.
 //
 // It streams the tokens, drops chrome elements and every subtree whose class/id
 // contains a chrome substring, and weights the remaining blocks by text density. On
@@ -265,12 +267,12 @@ func countText(b []byte) (letters, units int) {
 		if r < utf8.RuneSelf {
 			isLetter = r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
 		} else {
-			isLetter = isUnspacedScript(r) || unicode.IsLetter(r) || unicode.IsNumber(r)
+			isLetter = page.IsUnspacedScript(r) || unicode.IsLetter(r) || unicode.IsNumber(r)
 		}
 		switch {
 		case !isLetter:
 			inWord = false
-		case isUnspacedScript(r):
+		case page.IsUnspacedScript(r):
 			letters++
 			units++
 			inWord = false
@@ -283,4 +285,51 @@ func countText(b []byte) (letters, units int) {
 		}
 	}
 	return letters, units
+}
+
+// seedFingerprint is the seed extractor's fingerprint: block-density weights over
+// the tokenizer's text blocks, class/id substrings that drop whole subtrees.
+func seedFingerprint(body []byte, contentType string) (hash uint64, ok bool) {
+	blocks, ok := seedBlocks(body, contentType)
+	if !ok {
+		return 0, false
+	}
+	parts := make([]page.Weighted, len(blocks))
+	for i, b := range blocks {
+		parts[i] = page.Weighted{Text: b.text, Weight: b.weight, MaskNumbers: b.weight <= maxBlockWeight/2}
+	}
+	return page.WeightedSimHash(parts)
+}
+
+// seedPageText is the seed extractor's main text, one block a line.
+func seedPageText(body []byte, contentType string) (text string, ok bool) {
+	blocks, ok := seedBlocks(body, contentType)
+	if !ok {
+		return "", false
+	}
+	parts := make([]string, len(blocks))
+	for i, b := range blocks {
+		parts[i] = b.text
+	}
+	return strings.Join(parts, "\n"), true
+}
+
+// seedBlocks decodes a body as the product does and returns the seed extractor's
+// weighted main-text blocks, or ok=false when it has no usable text.
+func seedBlocks(body []byte, contentType string) (blocks []textBlock, ok bool) {
+	decoded, isHTML, ok := page.Decode(body, contentType)
+	if !ok {
+		return nil, false
+	}
+	if isHTML {
+		blocks = mainBlocks(decoded)
+	} else {
+		blocks = []textBlock{{text: string(decoded), weight: 1}}
+	}
+	for _, b := range blocks {
+		if page.UsableText(b.text) {
+			return blocks, true
+		}
+	}
+	return nil, false
 }

@@ -1,12 +1,16 @@
-package revisit
+// Package pagetest holds the test articles and page layouts that the page model's
+// tests and the revisit tracker's tests read: news pages in several scripts with the
+// churn real sites carry (timestamps, counters, ads, comments).
+package pagetest
 
 import (
 	"fmt"
 	"strings"
 )
 
-// Test articles: two unrelated articles per script, written for these tests.
-var articles = map[string][2][]string{
+// Articles are test articles: two unrelated articles per script, written for the
+// tests.
+var Articles = map[string][2][]string{
 	"chinese": {
 		{
 			"本市第三条地铁线路今天上午正式开通运营，全长二十八公里，共设车站二十一座，连接城市东部的新区与西部的老城区。",
@@ -57,55 +61,56 @@ var articles = map[string][2][]string{
 	},
 }
 
-// churn is the boilerplate that changes between two fetches of the same article:
+// Churn is the boilerplate that changes between two fetches of the same article:
 // the clock, the ad in rotation, the view counter and the latest comments.
-type churn struct {
-	stamp   string
-	ad      string
-	views   int
-	comment string
-	hot     []string
-	inline  string // churn in an unmarked element, caught only by block density
+type Churn struct {
+	Stamp   string
+	Ad      string
+	Views   int
+	Comment string
+	Hot     []string
+	Inline  string // churn in an unmarked element, caught only by block density
 }
 
-var churns = []churn{
-	{stamp: "2024-05-01 08:00:13", ad: "Buy the new SuperPhone X today — 30% off!", views: 1021,
-		comment: "First!", hot: []string{"Weather warning for the weekend", "Local team wins cup final"},
-		inline: "Updated 08:00 by staff reporter, 1,021 readers, 3 comments"},
-	{stamp: "2024-05-01 19:42:57", ad: "限时特惠：全场家电五折起，快来抢购吧！", views: 98765,
-		comment: "Very informative article, thanks for sharing the details with us.",
-		hot:     []string{"Markets close higher", "New museum opens downtown", "Ticket prices rise"},
-		inline:  "Updated 19:42 by staff reporter, 98,765 readers, 12 comments"},
-	{stamp: "2024-05-03 02:11:00", ad: "Скидки на зимние шины до конца недели", views: 250113,
-		comment: "Интересно, когда откроют следующую линию?", hot: []string{"Traffic update"},
-		inline: "Updated 02:11 by staff reporter, 250,113 readers, 40 comments"},
+// Churns are three fetches' worth of churn, in three scripts.
+var Churns = []Churn{
+	{Stamp: "2024-05-01 08:00:13", Ad: "Buy the new SuperPhone X today — 30% off!", Views: 1021,
+		Comment: "First!", Hot: []string{"Weather warning for the weekend", "Local team wins cup final"},
+		Inline: "Updated 08:00 by staff reporter, 1,021 readers, 3 comments"},
+	{Stamp: "2024-05-01 19:42:57", Ad: "限时特惠：全场家电五折起，快来抢购吧！", Views: 98765,
+		Comment: "Very informative article, thanks for sharing the details with us.",
+		Hot:     []string{"Markets close higher", "New museum opens downtown", "Ticket prices rise"},
+		Inline:  "Updated 19:42 by staff reporter, 98,765 readers, 12 comments"},
+	{Stamp: "2024-05-03 02:11:00", Ad: "Скидки на зимние шины до конца недели", Views: 250113,
+		Comment: "Интересно, когда откроют следующую линию?", Hot: []string{"Traffic update"},
+		Inline: "Updated 02:11 by staff reporter, 250,113 readers, 40 comments"},
 }
 
-// articlePage renders a news page around paragraphs with the given churn, in the
+// ArticlePage renders a news page around paragraphs with the given churn, in the
 // layout real news sites use: header and nav, the article with its timestamp and
 // view counter, ad slots, a "hot" sidebar, comments and a footer.
-func articlePage(title string, paras []string, c churn) string {
+func ArticlePage(title string, paras []string, c Churn) string {
 	var b strings.Builder
 	b.WriteString(`<!DOCTYPE html><html><head><meta charset="utf-8"><title>` + title + ` | Daily</title>`)
-	b.WriteString(`<script>var t="` + c.stamp + `";</script><style>.ad{color:red}</style></head><body>`)
-	b.WriteString(`<header><a href="/">Daily News</a> <span>` + c.stamp + `</span></header>`)
+	b.WriteString(`<script>var t="` + c.Stamp + `";</script><style>.ad{color:red}</style></head><body>`)
+	b.WriteString(`<header><a href="/">Daily News</a> <span>` + c.Stamp + `</span></header>`)
 	b.WriteString(`<nav><ul><li><a href="/world">World</a></li><li><a href="/city">City</a></li><li><a href="/sport">Sport</a></li></ul></nav>`)
 	b.WriteString(`<div class="main"><div class="article"><h1>` + title + `</h1>`)
-	b.WriteString(`<div class="info"><span class="pubtime">` + c.stamp + `</span> <span class="view-count">` + fmt.Sprint(c.views) + `</span></div>`)
-	if c.inline != "" {
-		b.WriteString(`<div>` + c.inline + `</div>`)
+	b.WriteString(`<div class="info"><span class="pubtime">` + c.Stamp + `</span> <span class="view-count">` + fmt.Sprint(c.Views) + `</span></div>`)
+	if c.Inline != "" {
+		b.WriteString(`<div>` + c.Inline + `</div>`)
 	}
 	for i, p := range paras {
 		b.WriteString("<p>" + p + "</p>\n")
 		if i == 1 {
-			b.WriteString(`<div class="ad-slot"><a href="/ad">` + c.ad + `</a></div>`)
+			b.WriteString(`<div class="ad-slot"><a href="/ad">` + c.Ad + `</a></div>`)
 		}
 	}
-	b.WriteString(`</div><div id="comments"><h3>Comments</h3><p>` + c.comment + `</p></div></div>`)
+	b.WriteString(`</div><div id="comments"><h3>Comments</h3><p>` + c.Comment + `</p></div></div>`)
 	b.WriteString(`<aside class="sidebar"><h3>Hot</h3><ul>`)
-	for _, h := range c.hot {
+	for _, h := range c.Hot {
 		b.WriteString(`<li><a href="/x">` + h + `</a></li>`)
 	}
-	b.WriteString(`</ul></aside><footer>(c) 2024 Daily News · ` + c.stamp + `</footer></body></html>`)
+	b.WriteString(`</ul></aside><footer>(c) 2024 Daily News · ` + c.Stamp + `</footer></body></html>`)
 	return b.String()
 }

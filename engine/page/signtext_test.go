@@ -1,4 +1,4 @@
-package revisit
+package page
 
 import (
 	"strings"
@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/crawlconsole/crawlconsole/engine/page/pagetest"
 )
 
 // TestSignTextAsTwoWalks: one walk over the headline and the body (signText) gives
@@ -15,7 +17,7 @@ import (
 func TestSignTextAsTwoWalks(t *testing.T) {
 	var texts []string
 	for _, script := range []string{"chinese", "english", "russian"} {
-		for _, a := range articles[script] {
+		for _, a := range pagetest.Articles[script] {
 			texts = append(texts, strings.Join(a, "\n"))
 		}
 	}

@@ -1,4 +1,4 @@
-package revisit
+package page
 
 import (
 	"bytes"
@@ -113,23 +113,22 @@ func normalizedSimhash(title, body string) (uint64, bool) {
 	return simhash.Fingerprint(fs.vector()), true
 }
 
-// SeedFingerprint is the seed extractor's fingerprint (block-density weights over the
-// tokenizer's text blocks, class/id substrings that drop whole subtrees), kept as the
-// baseline of `go run ./bench changes`.
-func SeedFingerprint(body []byte, contentType string) (hash uint64, ok bool) {
-	blocks, ok := pageBlocks(body, contentType)
-	if !ok {
-		return 0, false
-	}
-	return blocksSimhash(blocks)
+// Weighted is a piece of text and the weight of its features in a SimHash
+// (WeightedSimHash); MaskNumbers drops digit runs from its features.
+type Weighted struct {
+	Text        string
+	Weight      int
+	MaskNumbers bool
 }
 
-// blocksSimhash is the SimHash of weighted main-text blocks.
-func blocksSimhash(blocks []textBlock) (uint64, bool) {
+// WeightedSimHash is the SimHash of weighted pieces of text, normalised and shingled
+// as Sign's are: how the seed's extractor (the baseline of `go run ./bench changes`)
+// fingerprints its text blocks. ok is false when the text has no features.
+func WeightedSimHash(parts []Weighted) (hash uint64, ok bool) {
 	fs := getFeatureSet()
 	defer putFeatureSet(fs)
-	for _, b := range blocks {
-		fs.add(normalize(b.text), b.weight, b.weight <= maxBlockWeight/2)
+	for _, b := range parts {
+		fs.add(normalize(b.Text), b.Weight, b.MaskNumbers)
 	}
 	if len(fs.store) == 0 {
 		return 0, false
@@ -185,22 +184,22 @@ func PageText(body []byte, contentType string) (text string, ok bool) {
 	return t.Title + "\n" + t.Body, true
 }
 
-// SeedPageText is the seed extractor's main text, one block a line (the baseline of
-// `go run ./bench changes`).
-func SeedPageText(body []byte, contentType string) (text string, ok bool) {
-	blocks, ok := pageBlocks(body, contentType)
-	if !ok {
-		return "", false
-	}
-	parts := make([]string, len(blocks))
-	for i, b := range blocks {
-		parts[i] = b.text
-	}
-	return strings.Join(parts, "\n"), true
+// Decode checks that a body is text and decodes it to UTF-8 as Sign reads it (the
+// Content-Type's charset, a BOM or a <meta charset>); isHTML tells markup from plain
+// text, ok is false for empty, binary or mis-decoded bodies.
+func Decode(body []byte, contentType string) (decoded []byte, isHTML, ok bool) {
+	return decodePage(body, contentType)
 }
 
-// decodePage checks that a body is text and decodes it to UTF-8; isHTML tells markup
-// from plain text.
+// UsableText reports whether decoded text is something a person reads: not mostly
+// replacement or control characters.
+func UsableText(text string) bool { return usableText(text) }
+
+// IsUnspacedScript reports whether r belongs to a script written without spaces
+// between words (CJK, Thai, ...), whose runes Sign's features count one by one.
+func IsUnspacedScript(r rune) bool { return isUnspacedScript(r) }
+
+// decodePage is Decode.
 func decodePage(body []byte, contentType string) (decoded []byte, isHTML, ok bool) {
 	decoded, isHTML, _, ok = decodeText(body, contentType)
 	return decoded, isHTML, ok
@@ -247,26 +246,6 @@ func decodeText(body []byte, contentType string) (decoded []byte, isHTML, valid,
 		return nil, false, false, false
 	}
 	return decoded, isHTML, valid, true
-}
-
-// pageBlocks decodes a body and returns the seed extractor's weighted main-text
-// blocks, or ok=false when it has no usable text.
-func pageBlocks(body []byte, contentType string) (blocks []textBlock, ok bool) {
-	decoded, isHTML, ok := decodePage(body, contentType)
-	if !ok {
-		return nil, false
-	}
-	if isHTML {
-		blocks = mainBlocks(decoded)
-	} else {
-		blocks = []textBlock{{text: string(decoded), weight: 1}}
-	}
-	for _, b := range blocks {
-		if usableText(b.text) {
-			return blocks, true
-		}
-	}
-	return nil, false
 }
 
 // isTextual reports whether a media type is text a person reads (plain text, JSON,

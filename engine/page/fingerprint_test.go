@@ -1,11 +1,10 @@
-package revisit
+package page
 
 import (
 	"bytes"
 	"math/rand"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/mfonda/simhash"
@@ -13,6 +12,8 @@ import (
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/simplifiedchinese"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/crawlconsole/crawlconsole/engine/page/pagetest"
 )
 
 func mustFingerprint(t *testing.T, body, contentType string) uint64 {
@@ -24,17 +25,21 @@ func mustFingerprint(t *testing.T, body, contentType string) uint64 {
 	return h
 }
 
+// defaultThreshold is the revisit tracker's default SimHash distance for a change
+// (revisit.DefaultThreshold), the line these fingerprints are judged against.
+const defaultThreshold = 5
+
 // M2: real changes are far apart, boilerplate churn stays within the threshold, in
 // every script.
 func TestFingerprintTellsArticlesFromChurn(t *testing.T) {
 	for _, script := range []string{"chinese", "english", "russian"} {
 		t.Run(script, func(t *testing.T) {
-			a, b := articles[script][0], articles[script][1]
-			base := mustFingerprint(t, articlePage("A", a, churns[0]), "text/html; charset=utf-8")
-			for i, c := range churns[1:] {
-				same := mustFingerprint(t, articlePage("A", a, c), "text/html; charset=utf-8")
-				if d := Distance(base, same); d > DefaultThreshold {
-					t.Errorf("same article, churn %d: distance %d > threshold %d (boilerplate counted as a change)", i+1, d, DefaultThreshold)
+			a, b := pagetest.Articles[script][0], pagetest.Articles[script][1]
+			base := mustFingerprint(t, pagetest.ArticlePage("A", a, pagetest.Churns[0]), "text/html; charset=utf-8")
+			for i, c := range pagetest.Churns[1:] {
+				same := mustFingerprint(t, pagetest.ArticlePage("A", a, c), "text/html; charset=utf-8")
+				if d := Distance(base, same); d > defaultThreshold {
+					t.Errorf("same article, churn %d: distance %d > threshold %d (boilerplate counted as a change)", i+1, d, defaultThreshold)
 				} else {
 					t.Logf("same article, churn %d: distance %d", i+1, d)
 				}
@@ -42,15 +47,15 @@ func TestFingerprintTellsArticlesFromChurn(t *testing.T) {
 			// An update: one paragraph of five rewritten is a real change.
 			edited := append([]string(nil), a...)
 			edited[2] = b[2]
-			upd := mustFingerprint(t, articlePage("A", edited, churns[1]), "text/html; charset=utf-8")
-			if d := Distance(base, upd); d <= DefaultThreshold {
-				t.Errorf("one paragraph rewritten: distance %d <= threshold %d (real change missed)", d, DefaultThreshold)
+			upd := mustFingerprint(t, pagetest.ArticlePage("A", edited, pagetest.Churns[1]), "text/html; charset=utf-8")
+			if d := Distance(base, upd); d <= defaultThreshold {
+				t.Errorf("one paragraph rewritten: distance %d <= threshold %d (real change missed)", d, defaultThreshold)
 			} else {
 				t.Logf("one paragraph rewritten: distance %d", d)
 			}
-			other := mustFingerprint(t, articlePage("B", b, churns[0]), "text/html; charset=utf-8")
-			if d := Distance(base, other); d <= DefaultThreshold {
-				t.Errorf("different articles: distance %d <= threshold %d (real change missed)", d, DefaultThreshold)
+			other := mustFingerprint(t, pagetest.ArticlePage("B", b, pagetest.Churns[0]), "text/html; charset=utf-8")
+			if d := Distance(base, other); d <= defaultThreshold {
+				t.Errorf("different articles: distance %d <= threshold %d (real change missed)", d, defaultThreshold)
 			} else {
 				t.Logf("different articles: distance %d", d)
 			}
@@ -61,8 +66,8 @@ func TestFingerprintTellsArticlesFromChurn(t *testing.T) {
 // The reason for our own features: the library's tokenizer sees no words in Chinese,
 // so two unrelated Chinese articles get the same fingerprint.
 func TestLibraryTokenizerIsBlindToChinese(t *testing.T) {
-	a := strings.Join(articles["chinese"][0], "")
-	b := strings.Join(articles["chinese"][1], "")
+	a := strings.Join(pagetest.Articles["chinese"][0], "")
+	b := strings.Join(pagetest.Articles["chinese"][1], "")
 	la := simhash.Simhash(simhash.NewWordFeatureSet([]byte(a)))
 	lb := simhash.Simhash(simhash.NewWordFeatureSet([]byte(b)))
 	if la != lb {
@@ -70,17 +75,17 @@ func TestLibraryTokenizerIsBlindToChinese(t *testing.T) {
 	}
 	oa, _ := Fingerprint([]byte(a), "text/plain; charset=utf-8")
 	ob, _ := Fingerprint([]byte(b), "text/plain; charset=utf-8")
-	if d := Distance(oa, ob); d <= DefaultThreshold {
-		t.Errorf("our fingerprints of unrelated Chinese texts: distance %d, want > %d", d, DefaultThreshold)
+	if d := Distance(oa, ob); d <= defaultThreshold {
+		t.Errorf("our fingerprints of unrelated Chinese texts: distance %d, want > %d", d, defaultThreshold)
 	}
 }
 
 // A page served in a legacy encoding is read as what it is: the fingerprint of the GBK
 // or KOI8-R page equals that of the UTF-8 page.
 func TestFingerprintDecodesLegacyEncodings(t *testing.T) {
-	plain := churn{stamp: "2024-05-01 08:00", ad: "Sale", views: 7, comment: "ok", hot: []string{"Weather"}}
-	zh := articlePage("A", articles["chinese"][0], plain)
-	ru := articlePage("A", articles["russian"][0], plain)
+	plain := pagetest.Churn{Stamp: "2024-05-01 08:00", Ad: "Sale", Views: 7, Comment: "ok", Hot: []string{"Weather"}}
+	zh := pagetest.ArticlePage("A", pagetest.Articles["chinese"][0], plain)
+	ru := pagetest.ArticlePage("A", pagetest.Articles["russian"][0], plain)
 	gbk, err := simplifiedchinese.GBK.NewEncoder().String(strings.Replace(zh, "utf-8", "gbk", 1))
 	if err != nil {
 		t.Fatal(err)
@@ -127,14 +132,14 @@ func TestFingerprintSkipsStrayInvalidBytes(t *testing.T) {
 	}
 	for _, script := range []string{"chinese", "english", "russian"} {
 		t.Run(script, func(t *testing.T) {
-			page := articlePage("A", articles[script][0], churns[0])
+			page := pagetest.ArticlePage("A", pagetest.Articles[script][0], pagetest.Churns[0])
 			clean := mustFingerprint(t, page, "text/html; charset=utf-8")
 			for offset := 0; offset < 7; offset++ {
 				h, ok := Fingerprint(sprinkle(page, offset), "text/html; charset=utf-8")
 				if !ok {
 					t.Fatalf("offset %d: no fingerprint for a readable page with stray bad bytes", offset)
 				}
-				if d := Distance(clean, h); d > DefaultThreshold {
+				if d := Distance(clean, h); d > defaultThreshold {
 					t.Errorf("offset %d: distance %d from the clean page", offset, d)
 				}
 			}
@@ -162,7 +167,7 @@ func TestFingerprintNormalisesWidthAndCase(t *testing.T) {
 // Bodies with no usable text never give a fingerprint, so they can never be compared
 // as "changed" or "unchanged" (M2: "Empty text is never unchanged by accident").
 func TestFingerprintRefusesBodiesWithoutText(t *testing.T) {
-	article := articlePage("A", articles["chinese"][0], churns[0])
+	article := pagetest.ArticlePage("A", pagetest.Articles["chinese"][0], pagetest.Churns[0])
 	gbkAsUTF8, _ := simplifiedchinese.GBK.NewEncoder().String(article)
 	png := append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), bytes.Repeat([]byte{0, 1, 2, 0xff}, 200)...)
 	cases := []struct {
@@ -190,45 +195,9 @@ func TestFingerprintRefusesBodiesWithoutText(t *testing.T) {
 	}
 }
 
-// Through the tracker: a run of bad fetches between two fetches of the same article
-// is neither a change nor an "unchanged" that stretches the interval.
-func TestBadBodiesNeverChangeState(t *testing.T) {
-	tr, err := NewTracker(Config{Initial: time.Hour}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	article := []byte(articlePage("A", articles["english"][0], churns[0]))
-	bad := [][]byte{nil, []byte("<html></html>"), []byte("\x00\x01binary\x00"), bytes.Repeat([]byte{0xff}, 100),
-		[]byte("<p>" + strings.Repeat("\xc4\xe3\xba\xc3", 50) + "</p>")} // GBK 你好, undeclared
-	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	p := &Page{URL: "https://news.example.com/a"}
-	h, ok := Fingerprint(article, "text/html")
-	tr.Observe(p, t0, Outcome{Hash: h, OK: ok})
-	before := *p
-	for i, body := range bad {
-		bh, bok := Fingerprint(body, "text/html")
-		now := t0.Add(time.Duration(i+1) * time.Hour)
-		if v := tr.Observe(p, now, Outcome{Hash: bh, OK: bok}); v != VerdictUnknown {
-			t.Fatalf("bad body %d: verdict %v, want unknown", i, v)
-		}
-		if p.T != before.T || p.X != before.X || p.Hash != before.Hash || !p.Last.Equal(before.Last) {
-			t.Fatalf("bad body %d changed the seed state: %+v", i, p)
-		}
-	}
-	later := []byte(articlePage("A", articles["english"][0], churns[2]))
-	h2, _ := Fingerprint(later, "text/html")
-	now := t0.Add(10 * time.Hour)
-	if v := tr.Observe(p, now, Outcome{Hash: h2, OK: true}); v != VerdictUnchanged {
-		t.Fatalf("same article after bad fetches: verdict %v, want unchanged", v)
-	}
-	if p.T != 10*time.Hour {
-		t.Errorf("t = %v, want the whole 10h since the last comparable fetch", p.T)
-	}
-}
-
 // A giant page costs bounded work and still fingerprints.
 func TestFingerprintGiantPage(t *testing.T) {
-	para := "<p>" + strings.Join(articles["english"][0], " ") + "</p>\n"
+	para := "<p>" + strings.Join(pagetest.Articles["english"][0], " ") + "</p>\n"
 	body := []byte("<html><body>" + strings.Repeat(para, (MaxFingerprintBody/len(para))+100) + "</body></html>")
 	if _, ok := Fingerprint(body, "text/html"); !ok {
 		t.Fatal("no fingerprint for a giant page")
@@ -239,7 +208,7 @@ func TestFingerprintGiantPage(t *testing.T) {
 // the same text again with other boilerplate (extraction, then the cache).
 func BenchmarkFingerprint(b *testing.B) {
 	for _, script := range []string{"chinese", "english"} {
-		body := []byte(articlePage("A", articles[script][0], churns[1]))
+		body := []byte(pagetest.ArticlePage("A", pagetest.Articles[script][0], pagetest.Churns[1]))
 		b.Run(script+"/new", func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
@@ -261,7 +230,7 @@ func BenchmarkFingerprint(b *testing.B) {
 func TestFingerprintCacheAgreesWithComputation(t *testing.T) {
 	for _, script := range []string{"chinese", "english", "russian"} {
 		for i := range 2 {
-			body := []byte(articlePage("A", articles[script][i], churns[i]))
+			body := []byte(pagetest.ArticlePage("A", pagetest.Articles[script][i], pagetest.Churns[i]))
 			text, _ := MainText(body, "text/html")
 			want, _ := computeSimhash(text)
 			for range 2 { // the second call is served from the cache
@@ -279,7 +248,7 @@ func TestVectorMatchesLibrary(t *testing.T) {
 		for _, unit := range []bool{false, true} {
 			fs := getFeatureSet()
 			for k := 0; k < 40; k++ { // over 255 features: the unit path's accumulators are emptied
-				for i, p := range articles[script][k%2] {
+				for i, p := range pagetest.Articles[script][k%2] {
 					w := 1
 					if !unit {
 						w = 1 + i%4
@@ -317,7 +286,7 @@ func TestNormalizeFoldTable(t *testing.T) {
 	slow := func(s string) string { return cases.Fold().String(norm.NFKC.String(s)) }
 	var texts []string
 	for _, script := range []string{"chinese", "english", "russian"} {
-		for _, a := range articles[script] {
+		for _, a := range pagetest.Articles[script] {
 			texts = append(texts, strings.Join(a, "\n"), strings.ToUpper(strings.Join(a, " ")))
 		}
 	}
