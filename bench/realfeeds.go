@@ -98,6 +98,12 @@ func runRealFeeds(args []string) (map[string]any, error) {
 		fmt.Printf("  %s  %s %s %q  %s\n    why: %s\n", d.doc.File, d.doc.Kind, d.doc.Encoding, d.doc.ContentType, d.url, d.why)
 	}
 	if *trace {
+		fmt.Println("\ndocuments of which the engine's parser, on the document as served, misses listed URLs:")
+		for _, d := range r.docs {
+			if d.parsed < len(d.listed) {
+				fmt.Printf("  %s  %s %s %q: %d of %d read\n", d.doc.File, d.doc.Kind, d.doc.Encoding, d.doc.ContentType, d.parsed, len(d.listed))
+			}
+		}
 		fmt.Println("\nlisted URLs not stored (url, document, kind, encoding, content_type, why):")
 		for _, d := range r.docs {
 			for _, m := range d.misses {

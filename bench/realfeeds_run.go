@@ -280,12 +280,13 @@ func (j realJudge) doc(d sandbox.RealDoc, expected []string) (realDoc, error) {
 	}
 	// It yielded when the crawl read it as a feed or sitemap and it brought URLs in,
 	// or everything it lists was already known from another document (the first to
-	// list a URL is its parent). A feed read as an HTML page is lost even when some
-	// of its items were queued: only what its text happened to link was.
-	yielded := j.read[rd.url] && (took > 0 || allKnown)
-	rd.lost = len(rd.listed) > 0 && !yielded
+	// list a URL is its parent) and the parser does read them from it. A feed read
+	// as an HTML page is lost even when some of its items were queued: only what its
+	// text happened to link was.
 	parsed := j.parse(d)
 	rd.parsed = parsed.count(rd.listed)
+	yielded := j.read[rd.url] && (took > 0 || allKnown && rd.parsed > 0)
+	rd.lost = len(rd.listed) > 0 && !yielded
 	var readAs *realParsed
 	if j.read[rd.url] {
 		readAs = parsed
