@@ -107,6 +107,9 @@ func (e *Engine) documentRead(t frontier.Task, res *fetch.Result, doc *discover.
 		}
 	case len(res.Links) == 0 && doc.Kind != discover.KindIndex:
 		why = fmt.Sprintf("all %d of its URLs were refused as off_host (a sitemap speaks for its own host and those whose robots.txt names it, a feed for its own site)", len(doc.Entries))
+		if w := warningList(doc.Warnings, loggedWarnings); w != "" {
+			why += "; read with warnings: " + w
+		}
 	}
 	if why != "" {
 		e.documentProblem(t, why, true)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -136,5 +137,48 @@ func TestMasterReparsesAWorkersFeedWithItsURLAndCharset(t *testing.T) {
 	}
 	if !slices.Equal(res.Links, []string{"http://a.test/news/1.html"}) {
 		t.Errorf("links %v, want the relative link resolved against the feed's URL", res.Links)
+	}
+}
+
+// Bad documents cost bounded work, never hold the crawl, and each is named in a
+// warning: a feed whose declared encoding is a lie (read, with the lie said), a
+// text sitemap of a million lines (stops at 50,000), binary served as text/plain.
+func TestBadDocumentsAreBoundedAndNamed(t *testing.T) {
+	s := newDiscoSite(t)
+	h := s.host
+	s.raw["/lie.xml"] = static("application/rss+xml", `<?xml version="1.0" encoding="gb2312"?><rss version="2.0"><channel><title>新闻</title>`+
+		`<item><title>台风</title><link>http://`+h+`/lie/1.html</link></item></channel></rss>`)
+	var million strings.Builder
+	for i := range 1_000_000 {
+		fmt.Fprintf(&million, "http://elsewhere.test/%d\n", i)
+	}
+	s.raw["/million.txt"] = static("text/plain", million.String())
+	binary := make([]byte, 256<<10)
+	for i := range binary {
+		binary[i] = byte(i*7 + i>>8)
+	}
+	s.raw["/binary.txt"] = static("text/plain", string(binary))
+	s.robots = "Sitemap: http://" + h + "/million.txt\nSitemap: http://" + h + "/binary.txt\n"
+	s.pages["/"] = `<html><head><link rel="alternate" type="application/rss+xml" href="/lie.xml"></head><body><a href="/ok">ok</a></body></html>`
+	s.pages["/ok"] = "<p>ok</p>"
+	s.pages["/lie/1.html"] = "<p>lie</p>"
+	o := robotsOptions(t, "http://"+h+"/")
+	o.Fetch.MaxBodyBytes = 32 << 20
+	start := time.Now()
+	e := startEngine(t, o)
+	waitDone(t, e, 30*time.Second)
+	e.Close()
+	if d := time.Since(start); d > 15*time.Second {
+		t.Errorf("crawl took %v", d)
+	}
+	for _, p := range []string{"/ok", "/lie/1.html"} {
+		if s.requested(p) != 1 {
+			t.Errorf("%s requested %d times, want once", p, s.requested(p))
+		}
+	}
+	for doc, says := range map[string]string{"/lie.xml": "encoding_mismatch", "/million.txt": "too_many_urls 1", "/binary.txt": "yielded nothing"} {
+		if !hasEvent(e, "127.0.0.1", "http://"+h+doc, says) {
+			t.Errorf("no warning names %s saying %q", doc, says)
+		}
 	}
 }

@@ -457,24 +457,45 @@ func sniffType(mt string) bool {
 }
 
 // discoveryCandidate says whether a body should be tried as a feed or sitemap: its
-// type says XML or gzip, or its first bytes are gzip, XML, a feed's or sitemap's
-// root, or a URL line (a text sitemap); an HTML page only when it starts as XML or
-// holds a feed element (an XHTML page carrying an Atom or RSS feed).
+// type says XML or gzip, or its first bytes are gzip, UTF-16, XML, a feed's or
+// sitemap's root (after a comment, too), or a URL line (a text sitemap). An HTML
+// page is looked at no further than its first KiB (every page passes here: a
+// search through a whole page cost 130 µs per 100 KB, a third of a page's CPU),
+// and an XHTML page (one that starts as XML, or served as application/xhtml+xml)
+// is searched for a feed inside before it is read as XML.
 func discoveryCandidate(mt string, body []byte) bool {
 	if discoveryType(mt) || bytes.HasPrefix(body, []byte{0x1f, 0x8b}) {
 		return true
 	}
+	if len(body) >= 2 && (body[0] == 0xFE && body[1] == 0xFF || body[0] == 0xFF && body[1] == 0xFE) {
+		return true // UTF-16
+	}
 	head := bytes.TrimLeft(body[:min(len(body), 1024)], " \t\r\n\ufeff")
-	for _, p := range [...]string{"<?xml", "<rss", "<feed", "<urlset", "<sitemapindex", "<rdf:RDF"} {
+	roots := [...]string{"<rss", "<feed", "<urlset", "<sitemapindex", "<rdf:RDF"}
+	if bytes.HasPrefix(head, []byte("<?xml")) {
+		if strings.Contains(mt, "html") && bytes.Contains(head, []byte("<html")) {
+			// An XHTML page: read as XML only when a feed is inside.
+			return bytes.Contains(body, []byte("<feed")) || bytes.Contains(body, []byte("<rss"))
+		}
+		return true
+	}
+	for _, p := range roots {
 		if bytes.HasPrefix(head, []byte(p)) {
 			return true
 		}
 	}
-	if len(body) >= 2 && (body[0] == 0xFE && body[1] == 0xFF || body[0] == 0xFF && body[1] == 0xFE) {
-		return true // UTF-16
+	if bytes.HasPrefix(head, []byte("<!--")) {
+		for _, p := range roots {
+			if bytes.Contains(head, []byte(p)) {
+				return true
+			}
+		}
+	}
+	if mt == "application/xhtml+xml" {
+		return bytes.Contains(body, []byte("<feed")) || bytes.Contains(body, []byte("<rss"))
 	}
 	if strings.Contains(mt, "html") {
-		return bytes.Contains(body, []byte("<feed")) || bytes.Contains(body, []byte("<rss"))
+		return false
 	}
 	return bytes.HasPrefix(head, []byte("http://")) || bytes.HasPrefix(head, []byte("https://"))
 }

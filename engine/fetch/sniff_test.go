@@ -33,16 +33,17 @@ func TestDiscoveryDecidesByContentNotLabel(t *testing.T) {
 		ctype string
 		body  []byte
 	}{
-		"/feed-as-text":      {"text/plain", []byte(rss)},
-		"/feed-as-octets":    {"application/octet-stream", []byte(rss)},
-		"/feed-as-html":      {"text/html; charset=utf-8", []byte(rss)},
-		"/sitemap.xml.gz":    {"application/octet-stream", gz.Bytes()},
-		"/sitemap.txt":       {"text/plain; charset=utf-8", []byte("http://a.test/t/1\nhttp://a.test/t/2\n")},
-		"/page":              {"text/html", []byte(`<html><body><a href="/x">x</a><p>no rss here</p></body></html>`)},
-		"/xhtml-with-a-feed": {"application/xhtml+xml", []byte(`<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><body><feed xmlns="http://www.w3.org/2005/Atom"><entry><id>1</id><link href="/e/1"/></entry></feed></body></html>`)},
-		"/binary-as-text":    {"text/plain", binary},
-		"/notes.txt":         {"text/plain", []byte("just some notes, no URL list\n")},
-		"/other-xml-as-text": {"text/plain", []byte(`<?xml version="1.0"?><config><a/></config>`)},
+		"/feed-as-text":       {"text/plain", []byte(rss)},
+		"/feed-as-octets":     {"application/octet-stream", []byte(rss)},
+		"/feed-as-html":       {"text/html; charset=utf-8", []byte(rss)},
+		"/feed-after-comment": {"text/html", []byte("<!-- generated -->\n" + strings.TrimPrefix(rss, `<?xml version="1.0" encoding="utf-8"?>`))},
+		"/sitemap.xml.gz":     {"application/octet-stream", gz.Bytes()},
+		"/sitemap.txt":        {"text/plain; charset=utf-8", []byte("http://a.test/t/1\nhttp://a.test/t/2\n")},
+		"/page":               {"text/html", []byte(`<html><body><a href="/x">x</a><p>no rss here</p></body></html>`)},
+		"/xhtml-with-a-feed":  {"application/xhtml+xml", []byte(`<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><body><feed xmlns="http://www.w3.org/2005/Atom"><entry><id>1</id><link href="/e/1"/></entry></feed></body></html>`)},
+		"/binary-as-text":     {"text/plain", binary},
+		"/notes.txt":          {"text/plain", []byte("just some notes, no URL list\n")},
+		"/other-xml-as-text":  {"text/plain", []byte(`<?xml version="1.0"?><config><a/></config>`)},
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		d, ok := docs[r.URL.Path]
@@ -66,6 +67,7 @@ func TestDiscoveryDecidesByContentNotLabel(t *testing.T) {
 		{"/feed-as-text", discover.KindFeed, []string{srv.URL + "/news/1", "http://a.test/news/2"}},
 		{"/feed-as-octets", discover.KindFeed, []string{srv.URL + "/news/1", "http://a.test/news/2"}},
 		{"/feed-as-html", discover.KindFeed, []string{srv.URL + "/news/1", "http://a.test/news/2"}},
+		{"/feed-after-comment", discover.KindFeed, []string{srv.URL + "/news/1", "http://a.test/news/2"}},
 		{"/sitemap.xml.gz", discover.KindSitemap, []string{"http://a.test/s/1"}},
 		{"/sitemap.txt", discover.KindSitemap, []string{"http://a.test/t/1", "http://a.test/t/2"}},
 		{"/xhtml-with-a-feed", discover.KindFeed, []string{srv.URL + "/e/1"}},
