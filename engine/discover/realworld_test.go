@@ -286,6 +286,8 @@ func TestFeedInsideAnXHTMLPage(t *testing.T) {
 		{"Atom", `<feed xmlns="http://www.w3.org/2005/Atom"><title>T</title><entry><id>1</id><link href="/a/1"/><updated>2026-11-20T08:00:00Z</updated></entry><entry><id>2</id><link href="http://a.test/a/2"/></entry></feed>`},
 		{"prefixed Atom", `<atom:feed><atom:title>T</atom:title><atom:entry><atom:id>1</atom:id><atom:link href="/a/1"/></atom:entry><atom:entry><atom:id>2</atom:id><atom:link href="http://a.test/a/2"/></atom:entry></atom:feed>`},
 		{"RSS", `<rss version="2.0"><channel><title>T</title><item><link>/a/1</link></item><item><link>http://a.test/a/2</link></item></channel></rss>`},
+		{"RSS as an HTML serialiser writes it", `<rss version="2.0"><channel><title>T</title><link>http://a.test/<atom:link href="http://a.test/rss/" rel="self">` +
+			`<item><title>1</title><link>/a/1<guid ispermalink="false">1</guid></item><item><link>http://a.test/a/2<img></item></atom:link></channel></rss>`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			doc, err := ParseFrom([]byte(fmt.Sprintf(page, c.feed)), Source{URL: "http://a.test/news.xhtml", ContentType: "text/html"}, Limits{})

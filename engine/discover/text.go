@@ -27,7 +27,7 @@ func baseURL(s string) *url.URL {
 //
 // An IRI (a link with raw non-ASCII characters, as Korean or Chinese feeds write
 // them) is returned as its URI: the characters percent-encoded as UTF-8 (RFC 3987
-// §3.1), the URL a browser requests for it.
+// §3.1), the URL a browser requests for it; so are spaces inside a link.
 func resolveLink(base *url.URL, v string) (string, bool) {
 	v = iriToURI(strings.TrimSpace(v))
 	lv := strings.ToLower(v)
@@ -111,11 +111,11 @@ func parseText(br *bufio.Reader, base *url.URL, lim Limits) (Doc, error) {
 	}
 }
 
-// iriToURI percent-encodes the non-ASCII bytes of s (UTF-8, as the document was
-// decoded to).
+// iriToURI percent-encodes the bytes of s that a URI may not hold: non-ASCII (UTF-8,
+// as the document was decoded to), controls, space and "<>\^`{|}.
 func iriToURI(s string) string {
 	i := 0
-	for i < len(s) && s[i] < 0x80 {
+	for i < len(s) && !notInURI(s[i]) {
 		i++
 	}
 	if i == len(s) {
@@ -125,11 +125,15 @@ func iriToURI(s string) string {
 	b := make([]byte, 0, len(s)+16)
 	b = append(b, s[:i]...)
 	for ; i < len(s); i++ {
-		if c := s[i]; c >= 0x80 {
+		if c := s[i]; notInURI(c) {
 			b = append(b, '%', hex[c>>4], hex[c&15])
 		} else {
 			b = append(b, c)
 		}
 	}
 	return string(b)
+}
+
+func notInURI(c byte) bool {
+	return c <= ' ' || c >= 0x7f || strings.IndexByte(`"<>\^`+"`{|}", c) >= 0
 }

@@ -6,8 +6,10 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"net/url"
+	"regexp"
 	"strings"
 )
 
@@ -49,11 +51,66 @@ func parseEmbedded(br *bufio.Reader, base *url.URL, lim Limits) (Doc, error) {
 			return Doc{}, fmt.Errorf("%w: the feed inside the page is cut off: %v", ErrNotDiscovery, err)
 		}
 		inner := page[at:d.InputOffset()]
-		return parseFeed(bytes.NewReader(withNamespaces(inner, se)), base, lim)
+		if !strings.EqualFold(se.Name.Local, "rss") {
+			return parseFeed(bytes.NewReader(withNamespaces(inner, se)), base, lim)
+		}
+		doc, err := parseFeed(bytes.NewReader(closeVoidLinks(inner)), base, lim)
+		if len(doc.Entries) == 0 {
+			if scanned := scanItemLinks(inner, base, lim); len(scanned.Entries) > 0 {
+				return scanned, nil
+			}
+		}
+		return doc, err
 	}
 }
 
 const atomNS = "http://www.w3.org/2005/Atom"
+
+// rssLink is an RSS <link> with its text, closed or not.
+var rssLink = regexp.MustCompile(`(?i)<link>([^<]*)(</link>)?`)
+
+// itemStart finds an RSS <item>.
+var itemStart = regexp.MustCompile(`(?i)<item[\s>]`)
+
+// scanItemLinks reads the item links of an RSS feed an HTML serialiser mangled past
+// what a feed parser reads (void <link>s, <image> become <img>, an unclosed
+// <atom:link> swallowing the items): the text after each <item>'s first <link>.
+// The items are counted as "html_serialised".
+func scanItemLinks(rss []byte, base *url.URL, lim Limits) Doc {
+	doc := Doc{Kind: KindFeed}
+	starts := itemStart.FindAllIndex(rss, lim.MaxFeedItems+1)
+	for i, st := range starts {
+		end := len(rss)
+		if i+1 < len(starts) {
+			end = starts[i+1][0]
+		}
+		m := rssLink.FindSubmatch(rss[st[0]:end])
+		if m == nil {
+			doc.warn("empty_loc")
+			continue
+		}
+		u, ok := resolveLink(base, html.UnescapeString(string(m[1])))
+		switch {
+		case !ok:
+			doc.warn("not_http")
+		case len(doc.Entries) >= lim.MaxFeedItems:
+			doc.warn("too_many_urls")
+			return doc
+		default:
+			doc.Entries = append(doc.Entries, Entry{URL: u})
+			doc.warn("html_serialised")
+		}
+	}
+	return doc
+}
+
+// closeVoidLinks closes the RSS <link> elements of a feed that an HTML serialiser
+// wrote out (a browser's "save page" of a feed, served as text/html): HTML's <link>
+// is void, so "<link>https://…/" comes with no </link> and the URL is the text
+// after it.
+func closeVoidLinks(rss []byte) []byte {
+	return rssLink.ReplaceAll(rss, []byte("<link>$1</link>"))
+}
 
 // withNamespaces writes the feed element's namespace back onto its start tag when
 // the page declared it above (<html xmlns:atom="…"> … <atom:feed>), so the feed
