@@ -1,32 +1,3 @@
-// Package engine is crawlconsole's crawl engine. Everything above it (CLI, console,
-// SSH server) uses only this package's API: New, Start, Done, Stop, Close, Stats and
-// the Control interface (snapshot, events, pause/resume, lanes, rebalance).
-//
-// One URL's way from seed to stored page, all in this package:
-// seed -> queue.go (normalise, scope, dedupe, store insert, confirm) -> lanes.Board
-// (M1 lane) -> lane.go (robots, politeness gate, fetch through the lane's egress,
-// classify) -> store.SavePage with the links it found and the page's revisit state
-// (revisit.go, M2: SimHash of the main text, t/x/next) -> queue.go for each link.
-// Later, revisit_sched.go puts the page back on the board when it is due again; the
-// refetch is conditional and replaces the stored page.
-//
-// One Engine type runs in three roles (M4): on one box (New) it is both halves; a
-// master (NewMaster, master.go) is the frontier half — store, dedupe, revisit, rounds —
-// and hands each host's URLs to the worker holding it; a worker (StartWorker,
-// worker.go) is the lane half — lanes, gate, robots, egress rotation, DNS cache,
-// fetching — with no store. The seam between the halves is frontPort (record.go): a
-// lane hands its task's Outcome to localFront (record, here) or remoteFront (the
-// master, over NATS). wire.go holds the messages.
-//
-// Locking: Engine.mu guards the mutable state of both halves and the master's
-// cluster maps (masterRuntime). Store calls never happen under it except the
-// non-blocking queueing ones (SetState, Defer, SaveRevisit, ...); NATS requests never
-// happen under it, with one exception: a worker's egress claim from its master runs
-// inside the rotation (seed 003 step 3-2-3), bounded by a 2 s timeout. Order: Engine.mu,
-// then the egress rotation's lock, then the dedupe shards; Engine.mu before the
-// politeness gate's lock (the gate calls hostInterval, which takes Engine.mu, only
-// outside its own); store callbacks
-// (LinkResult, AfterCommit) take Engine.mu on the writer's goroutine.
 package engine
 
 import (

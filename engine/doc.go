@@ -1,0 +1,127 @@
+// Package engine is crawlconsole's crawl engine. Everything above it (CLI, console,
+// SSH server) uses only this package's API: New, NewMaster, StartWorker, Start, Done,
+// Stop, Close, Stats and the Control interface (snapshot, events, pause/resume, lanes,
+// rebalance, steering).
+//
+// The crawler has one job: fetch as fast as possible from a few egress addresses
+// without being recognised as a bot, and keep what it fetched fresh. Five mechanisms,
+// M1 to M5, do that. They come from five published crawler patents, which the code
+// cites as "seed 000" to "seed 004" (a step such as "seed 003 step 3-2-3" is that
+// patent's numbering):
+//
+//	seed 000  adjacency lanes                                  M1
+//	seed 001  adaptive revisit                                 M2
+//	seed 002  distributed crawl with a URL dedupe              M4 (and the dedupe)
+//	seed 003  egress rotation, site/keyword scheduling and     M3, and M4's assignment,
+//	          load balancing over nodes                        membership and balancing
+//	seed 004  DNS prefetch cache                               M5
+//
+// Where the code departs from a seed, the comment there says so and why.
+//
+// # M1 adjacency lanes (package lanes)
+//
+// A site flags an address as a bot when it requests many adjacent pages in a short
+// window: pages on one host, or pages linked from one parent page. Every task carries
+// its URL and the hash of its parent page's URL. A task joins the lane that holds its
+// host, else the lane that holds its parent (the host match wins), else it opens a new
+// lane up to lanes.max, else it waits. A lane fetches serially with a random pause
+// (lanes.delay_min..delay_max) longer than a human click interval; lanes run in
+// parallel, and a lane that runs dry retires. Adjacency is judged per egress address,
+// since that is what a server sees. lanes.Board binds tasks to lanes; lanes.Gate keeps
+// adjacent requests from one address apart across lanes and caps each host's rate.
+// lane.go runs a lane.
+//
+// # M2 adaptive revisit (package revisit)
+//
+// Each stored page keeps t (time since its first fetch), x (changes seen, from 1),
+// last, next and a 64-bit SimHash of its main text. After a fetch, t grows by the time
+// since last; a Hamming distance over revisit.threshold counts a change (x+1); the
+// seed's rule then sets next = last + t/x. A scheduler ticks (every minute), takes the
+// first m pages by ascending next, marks them so they are not taken twice and puts the
+// due ones back on the lane board; the refetch is a conditional GET. Pages are in
+// classes (soc, web_com, web_net, web_edu, web_gov) and a page older than its class's
+// window is no longer revisited. The default policy replaces next = last + t/x with a
+// change-rate estimator that spends a fetch budget (revisit.objective); the seed's rule
+// is kept as a policy. revisit.go, revisit_sched.go and revisit_sites.go join the
+// package to the store and the board.
+//
+// # M3 egress rotation and site/keyword scheduling (packages egress, balance)
+//
+// An egress is one way out (a bound local address, an HTTP or SOCKS5 proxy), seen by
+// sites as one client. A node keeps for each of its egresses a start_time and a
+// recently-used flag. When a request is refused (403, 429, a ban page) or a proxy
+// fails, it rotates to the unused egress with the oldest start_time. When all of them
+// were refused it claims another from the egress account table, and when none is
+// free the host goes on the host_disable_list (two hours by default) with its URLs
+// deferred, never dropped. Package egress holds the rotation, the account table and
+// the refusal classifier; egress.go joins them to the lanes.
+//
+// Declared sites are crawled in rounds (sites.go, rounds.go). A news site is crawled
+// from its entry URL and its pages are kept when they hold a keyword; a social site
+// is searched with each keyword through its search URL template. Each round queues
+// entries and searches again, interleaves them by host, and at its end writes the
+// results in one batch grouped by site and by site+keyword, with the fetch cost of
+// each. Those costs feed the load balancing of M4 (package balance).
+//
+// # M4 distributed crawl (packages cluster, balance, attach)
+//
+// When one box is not enough, a master owns the frontier (unprocessed, in progress and
+// processed URLs), the dedupe, the store and the egress account table, and workers run
+// the lanes, their egress rotation, their DNS cache and the fetching. They talk over
+// NATS JetStream (package cluster), which the master embeds by default. A link is
+// deduped by an LRU of recent URL hashes and then a Bloom filter (frontier.Dedupe, in
+// one box too); a Bloom "maybe" is checked against the store, so no new URL is lost to
+// a false positive. The master deals units (a news site, a social site's keyword
+// shard, the registered domain of any other host) to workers, one owner per unit, and
+// re-deals them from measured fetch costs when the workers' loads drift apart
+// (master_balance.go over package balance). Workers send heartbeats, and one that goes
+// silent is dead: its units go to the others and its URLs back to the queue. Package
+// attach serves a running crawl's Control to a console on another terminal or box.
+//
+// # M5 DNS prefetch cache (package dnscache)
+//
+// While a lane fetches, the hosts of queued URLs are resolved ahead by a pool of
+// resolver workers sized by the backlog. An answer that succeeded faster than a
+// threshold goes to the positive cache, filed by registered domain, then host; a
+// failed or slow one goes to a weighted negative cache. TTLs are honoured, a stale
+// answer is served when upstream fails, and concurrent requests for one name share one
+// upstream query. dns.go builds the cache and feeds it the queue's hosts.
+//
+// # One URL's way
+//
+// seed -> queue.go (normalise, scope, dedupe, store insert, confirm) -> lanes.Board
+// (M1 lane) -> lane.go (robots, politeness gate, fetch through the lane's egress,
+// classify, M3) -> record.go: store.SavePage with the links it found and the page's
+// revisit state (M2) -> queue.go for each link. Later, revisit_sched.go puts the page
+// back on the board when it is due again; the refetch replaces the stored page.
+//
+// # Roles and the port between them
+//
+// One Engine type runs in three roles, chosen when it is built:
+//
+//   - one box (New): both halves in one process;
+//   - master (NewMaster, master.go): the frontier half (store, dedupe, revisit,
+//     rounds, discovery, the account table) with no lanes of its own; it hands each
+//     unit's URLs to the worker holding it;
+//   - worker (StartWorker, worker.go): the lane half (lanes, gate, robots, egress
+//     rotation, DNS cache, fetching) with no store.
+//
+// The seam between the halves is frontPort (record.go): what a lane needs from the
+// frontier side (prepare a refetch, mark a task begun or abandoned, deliver its
+// Outcome, defer URLs, record a refusal). On one box and on a master the port is
+// localFront, which records into the store in process (record). On a worker it is
+// remoteFront (worker.go), which sends each Outcome to the master as a result over
+// NATS. wire.go holds the messages between master and workers and their subjects;
+// wire_exchanges.go encodes a result's HTTP exchanges.
+//
+// # Locking
+//
+// Engine.mu guards the mutable state of both halves and the master's cluster maps
+// (masterRuntime). Store calls never happen under it except the non-blocking queueing
+// ones (SetState, Defer, SaveRevisit, ...). NATS requests never happen under it, with
+// one exception: a worker's egress claim from its master runs inside the rotation
+// (seed 003 step 3-2-3), bounded by a 2 s timeout. Order: Engine.mu, then the egress
+// rotation's lock, then the dedupe shards; Engine.mu before the politeness gate's lock
+// (the gate calls hostInterval, which takes Engine.mu, only outside its own). Store
+// callbacks (LinkResult, AfterCommit) take Engine.mu on the writer's goroutine.
+package engine
