@@ -17,7 +17,7 @@ package main
 //   - listed, stored, found_share per kind, per encoding and per Content-Type: the
 //     URLs each document lists (a URL listed by two documents counts twice), how many
 //     the crawl stored; off_site: listed URLs on another site than their document's
-//     (a feed's items elsewhere), which the engine's scope refuses;
+//     (a feed's items elsewhere: feedproxy redirects, podcast hosts, aggregators);
 //   - documents_lost: documents that list something yet gave the crawl nothing, each
 //     with the engine's reason (its fetch's end state, its log lines, or that it was
 //     stored as a page and never read as a feed or sitemap);
@@ -114,7 +114,7 @@ func runRealFeeds(args []string) (map[string]any, error) {
 	listed, stored := r.totals()
 	fmt.Println()
 	fmt.Printf("found_share    = %.4f  (%d of %d listed URLs stored; goal ≥ %.2f)\n", r.foundShare(), stored, listed, realGoalFound)
-	fmt.Printf("  same site    = %.4f  (of the listed URLs on their document's own site; %d listed elsewhere, which the engine's scope refuses)\n", r.sameSite(), realOffSite(r))
+	fmt.Printf("  same site    = %.4f  (of the listed URLs on their document's own site; %d are on another site)\n", r.sameSite(), realOffSite(r))
 	fmt.Printf("  parser       = %.4f  (of the listed URLs, those the engine's parser reads from the documents as served: ParseFrom with URL and Content-Type)\n", r.parserShare())
 	fmt.Printf("documents_lost = %d       (of %d; goal %d)\n", len(lost), len(r.docs), realGoalLost)
 	fmt.Printf("peak_rss_mb    = %.1f\n", r.peakRSSMB)

@@ -431,13 +431,16 @@ func (j realJudge) urlReason(docURL, u string, p *realParsed) string {
 			if n != u {
 				continue
 			}
+			offSite := frontier.Site(hostOf(u)) != frontier.Site(hostOf(docURL))
 			switch {
+			case p.doc.Kind == discover.KindFeed && offSite && engine.DefaultOptions().Discovery.FeedItemsOffSite:
+				return "a feed's item on another site, let one hop past the scope (discovery.feed_items_off_site), never queued (" + realSkips(j.skipped) + ")"
 			case !discover.Allowed(p.doc.Kind, docURL, u, nil):
 				return fmt.Sprintf("refused off_host: a %s at %s may not announce it", p.doc.Kind, hostOf(docURL))
 			case alternate[raw]:
 				return "the parser gives it as an entry's hreflang alternate; never queued"
 			}
-			if frontier.Site(hostOf(u)) != frontier.Site(hostOf(docURL)) {
+			if offSite {
 				return "on another site than its document: discovery lets it through, the crawl's scope (scope.same_site: the seeds' sites) does not (" + realSkips(j.skipped) + ")"
 			}
 			return "listed by the parser and in scope, never queued (" + realSkips(j.skipped) + ")"
