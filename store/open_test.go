@@ -289,8 +289,8 @@ func TestLockFileThatCannotBeCreated(t *testing.T) {
 
 // TestAnotherApplicationsDatabaseIsLeftAlone: a SQLite file that is not a
 // crawlconsole database (foreign tables, or another application_id), and one of a
-// newer schema, are refused before anything changes: byte for byte the same, no WAL
-// (issue 13 finding 6). A crawlconsole database from before application_id opens and
+// newer schema, are refused before anything changes: byte for byte the same, no WAL.
+// A crawlconsole database from before application_id opens and
 // gets it.
 func TestAnotherApplicationsDatabaseIsLeftAlone(t *testing.T) {
 	newDB := func(t *testing.T, stmts ...string) string {

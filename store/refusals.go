@@ -6,7 +6,7 @@ import (
 )
 
 // Refusal is one answer the crawl punished as an anti-bot refusal, with the evidence
-// it acted on (issue 20): what `show URL` prints for a refused URL.
+// it acted on: what `show URL` prints for a refused URL.
 type Refusal struct {
 	URL      string
 	At       time.Time

@@ -31,7 +31,7 @@ type Revisit struct {
 	Age      float64       // expected age at Freq, days (estimator)
 	Behind   bool          // the page probably changes far faster than it is fetched
 
-	// Change is the change signal beside Hash (issue 19; nil: none kept), in its own
+	// Change is the change signal beside Hash (nil: none kept), in its own
 	// table (revisit_change.go).
 	Change *RevisitChange
 }

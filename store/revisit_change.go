@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// RevisitChange is what revisit compares beside the SimHash (issue 19): digests of
+// RevisitChange is what revisit compares beside the SimHash: digests of
 // the article text, headline and raw page, the last comparison's reason, the last
 // change, and the main text from before the last change, which `show URL` diffs
 // with the stored page's. Meanings belong to engine/revisit; the store keeps them

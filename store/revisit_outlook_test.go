@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Issue 15: each page keeps its expected freshness and age and whether the budget
+// Each page keeps its expected freshness and age and whether the budget
 // follows it. A store written before (schema 4) reads as "no estimate"; an
 // estimate that is not a number is kept as none rather than failing the write or
 // poisoning the sums; the console lists the pages not followed from an index.

@@ -280,7 +280,7 @@ func (s *Store) Err() error { return s.w.firstErr() }
 
 // Failed is closed at the first write that failed (disk full, I/O error, a
 // constraint): from then on the store and its caller's memory may disagree, so the
-// engine stops fetching on it (issue 13) and Err says why. What was committed stays
+// engine stops fetching on it and Err says why. What was committed stays
 // committed; the failed batch was rolled back whole (SQLite's atomic commit). Writes
 // refused after Close or on a read-only store do not close it; on a read-only store it
 // is nil (never ready).

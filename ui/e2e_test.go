@@ -141,8 +141,8 @@ func TestDemoInTmux(t *testing.T) {
 		return strings.Contains(scr, "RUNNING") && fetched(scr) > paused
 	})
 
-	// The demo's robots.txt exclusions are counted as skipped, apart from errors
-	// (issue 14): the header shows both.
+	// The demo's robots.txt exclusions are counted as skipped, apart from errors:
+	// the header shows both.
 	s.waitFor("skipped URLs apart from errors in the header", func(scr string) bool {
 		return headerSkipsRe.MatchString(scr)
 	})

@@ -402,7 +402,7 @@ func TestSecretMasking(t *testing.T) {
 		{"pause host news.test", "pause host news.test", "pause host news.test"},
 		{"http://bob:ünï@h:1", "http://bob:***@h:1", "http://bob:***@h:1"},
 		// A password holding "://" is one password, not the start of another spec
-		// (issue 13 finding 7: it showed as u:*://b@h).
+		// (masked as the first spec's password, not as u:*://b@h).
 		{"egress add http://u:a://b@h:1", "egress add http://u:*****@h:1", "egress add http://u:***@h:1"},
 		{"egress add http://u:a://b@h:1 and http://v:c@k:2", "egress add http://u:*****@h:1 and http://v:*@k:2",
 			"egress add http://u:***@h:1 and http://v:***@k:2"},

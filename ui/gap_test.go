@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Issue 17: the Lanes pane (on a wide terminal) and the Groups pane show, per host,
+// The Lanes pane (on a wide terminal) and the Groups pane show, per host,
 // the current politeness gap and the term that sets it.
 func TestPanesShowHostGap(t *testing.T) {
 	t.Run("lanes pane, wide", func(t *testing.T) {

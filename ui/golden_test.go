@@ -41,10 +41,10 @@ func TestGolden(t *testing.T) {
 		{name: "revisit", keys: []string{"6"}, wait: "17h33m"},
 		// A distributed crawl (M4): the Nodes pane, and the lanes with their worker.
 		{name: "nodes", keys: []string{"7"}, wait: "11,751", cfg: fake.Config{Workers: 4}},
-		// URLs skipped by choice are counted apart from errors in the header (issue 14).
+		// URLs skipped by choice are counted apart from errors in the header.
 		{name: "lanes_skipped", wait: "skipped 1,573", cfg: fake.Config{Skips: true}, sizes: [][2]int{{120, 40}}},
 		{name: "lanes_nodes", wait: "blog-11.sandbox.test", cfg: fake.Config{Workers: 4}, sizes: [][2]int{{120, 40}}},
-		// Declared sites (issue 18): the Sites pane.
+		// Declared sites: the Sites pane.
 		{name: "sites", keys: []string{"7"}, wait: "tattle", cfg: fake.Config{Sites: true}},
 	}
 	sizes := [][2]int{{80, 24}, {120, 40}}

@@ -339,7 +339,7 @@ func (p *groupsPane) View() string {
 				text += "  paused"
 			}
 			if g := gapCell(h.Gap, h.GapWhy); g != "-" {
-				text += "  gap " + g // issue 17: the host's politeness gap and why
+				text += "  gap " + g // the host's politeness gap and why
 			}
 			b.WriteString(p.childRow(text, childIndent, sel))
 		case rowParent:

@@ -27,7 +27,7 @@ type hitHistory struct {
 	samples  []hitSample
 }
 
-// hitRateKind picks one of the three shares of lookups (SPEC M5).
+// hitRateKind picks one of the three shares of lookups (M5).
 type hitRateKind uint8
 
 const (

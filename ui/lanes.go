@@ -281,7 +281,7 @@ func (p *lanesPane) View() string {
 	return b.String()
 }
 
-// gapCell is a host's politeness gap and the term that sets it (issue 17): "1.2s
+// gapCell is a host's politeness gap and the term that sets it: "1.2s
 // latency", "30s backoff", "12m backoff", "-" when no gap holds. At most 12 wide.
 func gapCell(d time.Duration, why string) string {
 	if d <= 0 || why == "" {

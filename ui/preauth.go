@@ -8,10 +8,10 @@ import (
 	"github.com/charmbracelet/ssh"
 )
 
-// preauth bounds SSH connections that have not logged in yet (issue 13): each gets
+// preauth bounds SSH connections that have not logged in yet: each gets
 // LoginGrace to authenticate, and at most MaxUnauthenticated of them (PerIP from one
-// address) are held at once; the rest are closed at accept. Before this a silent TCP
-// connection stayed open forever and the rate limit applied only after login.
+// address) are held at once; the rest are closed at accept. Without it a silent TCP
+// connection would stay open forever, as the rate limit applies only after login.
 type preauth struct {
 	grace        time.Duration
 	total, perIP int

@@ -236,7 +236,7 @@ func (p *revisitPane) schedulerLine(width int) string {
 	})
 }
 
-// refetchLine: refetches against the changes they found (SPEC M2 "changes detected").
+// refetchLine: refetches against the changes they found (M2's "changes detected").
 func (p *revisitPane) refetchLine(width int) string {
 	v := p.view
 	changes := thousands(v.Changes)
@@ -274,7 +274,7 @@ func (p *revisitPane) windowsLine() string {
 func (p *revisitPane) windowsTable(width int) []string {
 	st := p.c.Styles
 	cols := []column{{title: "CLASS", width: 8}, {title: "WINDOW", width: 8, right: true}, {title: "PAGES", width: 8, right: true}}
-	cols = append(cols, p.planColumns()...) // issue 15: where each class is heading
+	cols = append(cols, p.planColumns()...) // where each class's plan is heading
 	out := []string{headerRow(st, cols, width)}
 	for _, w := range p.view.Windows {
 		cells := append([]string{w.Class, windowText(w.Window), thousands(w.Pages)}, p.planCells(w.Class)...)
@@ -347,7 +347,8 @@ func (p *revisitPane) dueTable() string {
 	}
 	evidence := p.width >= evidenceMinWidth
 	if evidence {
-		// Issue 19: the distance of the page's last change and why it counted.
+		// The distance of the page's last change and why it counted, so the operator
+		// can judge the change detector.
 		spec = append(spec, column{title: "CHG", width: 3, right: true}, column{title: "WHY", width: 33})
 	}
 	cols := layoutColumns(spec, p.width)
@@ -419,7 +420,7 @@ func changeDistance(d *engine.RevisitDue) string {
 	return strconv.Itoa(d.ChangeDistance)
 }
 
-// changeWhy says why the last change counted (issue 19) and, when the latest
+// changeWhy says why the last change counted and, when the latest
 // comparison was not a change, why not ("only boilerplate moved"); "no article"
 // flags a page fingerprinted on all its visible text.
 func changeWhy(d *engine.RevisitDue) string {

@@ -10,7 +10,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 )
 
-// The Revisit pane's plan section (issue 15): per class, the objective and budget
+// The Revisit pane's plan section: per class, the objective and budget
 // it is planned with and the freshness and age its schedule is heading for, with the
 // pages the budget cannot follow; b shows those pages in place of the due queue.
 

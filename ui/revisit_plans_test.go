@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Issue 15: the Revisit pane shows, per class, the plan (objective, budget) and the
+// The Revisit pane shows, per class, the plan (objective, budget) and the
 // freshness and age its schedule is heading for, with the pages the budget cannot
 // follow; b swaps the due queue for the list of those pages and back.
 func TestRevisitPaneShowsClassPlans(t *testing.T) {

@@ -38,7 +38,7 @@ func TestRevisitPaneShowsTheQueue(t *testing.T) {
 				}
 			}
 			if size[0] >= evidenceMinWidth {
-				// Issue 19: the last change's distance and why it counted, the
+				// The last change's distance and why it counted, the
 				// boilerplate-only latest comparison, and the no-article flag.
 				h.mustShow("CHG", "WHY")
 				for _, tc := range []struct {
@@ -233,7 +233,7 @@ func TestNewPanesTakeClicks(t *testing.T) {
 	}{
 		{"4", 21, "gone-03.news-73"},      // stacked tables: the fourth negative entry
 		{"4", 14, "gone-00.news-70"},      // on the slowest domains: the selection stays
-		{"6", 10, "news-00.sandbox.test"}, // below the class plans line (issue 15)
+		{"6", 10, "news-00.sandbox.test"}, // below the class plans line
 		{"6", 12, "blog-02.sandbox.test"},
 	}
 	for _, tc := range tests {

@@ -249,8 +249,8 @@ func sessionHandler(ctrl engine.Control, base Options) bubbletea.Handler {
 // files may have changed since the handshake).
 //
 // While the session lasts the key files are checked again every recheck: a session
-// whose key was removed (or whose role changed) is closed (issue 13: a removed key
-// kept its live session in control).
+// whose key was removed (or whose role changed) is closed, so a removed key
+// does not keep control through a session it opened before.
 func roleMiddleware(keys *keyring, recheck time.Duration, logger *log.Logger) wish.Middleware {
 	return func(next ssh.Handler) ssh.Handler {
 		return func(s ssh.Session) {

@@ -454,8 +454,8 @@ func TestServeRejectsBadSetup(t *testing.T) {
 		{"no keys at all", ServeOptions{AuthorizedKeysPath: empty, HostKeyPath: filepath.Join(dir, "hk")}, "nobody could connect"},
 		{"no host key path", ServeOptions{AuthorizedKeysPath: valid}, "host key path"},
 		{"bad listen address", ServeOptions{AuthorizedKeysPath: valid, HostKeyPath: filepath.Join(dir, "hk"), Addr: "127.0.0.1:-1"}, "invalid port"},
-		// Issue 13: options crawlconsole does not enforce are refused, not ignored
-		// (a key restricted with from= logged in from anywhere).
+		// Options crawlconsole does not enforce are refused, not ignored (a key
+		// restricted with from= would log in from anywhere).
 		{"authorized_keys options", ServeOptions{AuthorizedKeysPath: withOptions, HostKeyPath: filepath.Join(dir, "hk")}, `from="10.9.9.9"`},
 		{"host key readable by others", ServeOptions{AuthorizedKeysPath: valid, HostKeyPath: openKey}, "chmod 600"},
 	}
@@ -518,7 +518,7 @@ func TestSSHDroppedConnectionLeaksNothing(t *testing.T) {
 
 // TestSSHConnectionsMustLogInSoon: a connection that does not log in is closed after
 // the login grace time, and connections waiting to log in are capped per address:
-// past the cap they are closed at accept (issue 13: 200 silent connections were held
+// past the cap they are closed at accept (else 200 silent connections would be held
 // open forever). A session that logs in is not affected.
 func TestSSHConnectionsMustLogInSoon(t *testing.T) {
 	w := newSSHWorld(t)
@@ -584,7 +584,7 @@ func TestSSHConnectionsMustLogInSoon(t *testing.T) {
 }
 
 // TestSSHRemovedKeyEndsItsSession: taking an operator's key out of the key file ends
-// that operator's live session (issue 13: it kept control).
+// that operator's live session: a key taken out no longer controls the crawl.
 func TestSSHRemovedKeyEndsItsSession(t *testing.T) {
 	w := newSSHWorld(t)
 	w.start(ServeOptions{KeyRecheck: 100 * time.Millisecond})

@@ -16,7 +16,7 @@ import (
 
 func init() { registerPane(80, newSitesPane) }
 
-// sitesPane shows the declared sites as steered (issue 18): per site its class,
+// sitesPane shows the declared sites as steered: per site its class,
 // entry or search template, keywords, pages stored and new in the last hour and
 // day, last round, median publish-to-store delay, page budget used, and — filled by
 // discovery — the feeds and sitemaps found and whether its dates are trusted. The

@@ -8,7 +8,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 )
 
-// Live steering (issue 18): seeds, sites, keywords and budgets change while the
+// Live steering: seeds, sites, keywords and budgets change while the
 // crawl runs. Each command's words go to engine.ParseSteer, the parser
 // `crawlconsole ctl` uses too, and the change to Control.Steer: over SSH and over
 // NATS (console --attach) alike. A read-only session changes nothing.

@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// TestHeaderShowsAStoreFailure: when the store failed and the crawl stopped itself
-// (issue 13), the header's first line says STORE FAILED with the store's reason, at
+// TestHeaderShowsAStoreFailure: when the store failed and the crawl stopped itself,
+// the header's first line says STORE FAILED with the store's reason, at
 // every supported width; a long reason keeps its end, where the cause is.
 func TestHeaderShowsAStoreFailure(t *testing.T) {
 	const reason = "store: commit batch of 73 operations: database or disk is full"

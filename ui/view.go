@@ -106,7 +106,7 @@ func (m *Model) headerView(b *strings.Builder) {
 		state = string(engine.StateStarting)
 	}
 	if s.StoreError != "" {
-		// Issue 13: the crawl stopped itself; the reason leads the header so it is
+		// The crawl stopped itself; the reason leads the header so it is
 		// never missed (the log pane has the advice).
 		// The cause ends the store's message ("...: database or disk is full"): keep
 		// the tail when it must be cut.

@@ -290,7 +290,7 @@ func (c *Client) RevisitNow(url string) error {
 	return c.call("revisit_now", controlArgs{URL: &url}, nil)
 }
 
-// Steer makes a live steering change on the master (issue 18); it returns what
+// Steer makes a live steering change on the master; it returns what
 // happened. `crawlconsole ctl --attach URL ...` is this call from a shell.
 func (c *Client) Steer(s engine.Steer) (string, error) {
 	var text string

@@ -1,4 +1,4 @@
-// Package cookies keeps the crawler's cookie sessions (issue 17): one jar per
+// Package cookies keeps the crawler's cookie sessions: one jar per
 // (egress, site), so a site sees each egress address as one returning visitor, as a
 // browser on that address would be, and never sees a session move between addresses.
 //

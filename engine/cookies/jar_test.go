@@ -84,7 +84,7 @@ func sortStrings(s []string) []string {
 	return s
 }
 
-// Bad input (issue 17): a Set-Cookie flood, thousands of cookies with huge values,
+// Bad input: a Set-Cookie flood, thousands of cookies with huge values,
 // through a real HTTP exchange, is bounded and counted.
 func TestJarBoundsASetCookieFlood(t *testing.T) {
 	for _, c := range []struct {

@@ -1,4 +1,4 @@
-// Package dnscache is crawlconsole's DNS prefetch cache (SPEC M5, seed 004): hosts of
+// Package dnscache is crawlconsole's DNS prefetch cache (M5, seed 004): hosts of
 // queued URLs are resolved ahead of the fetch path by a pool of workers; fast answers
 // go to a positive cache filed by registered domain, failures and slow answers to a
 // weighted negative cache; TTLs are honoured (RFC 2308 for negative answers), stale

@@ -287,7 +287,8 @@ func (c *Cache) maintain(now time.Time) {
 				continue
 			}
 			// Transient failures are retried at the end of each backoff step while
-			// the host is needed (issue 5: "retried with jittered backoff"), so a lane
+			// the host is needed (with jittered backoff, so retries of many hosts do not
+			// arrive together), so a lane
 			// that gets there later finds the outcome instead of starting the retry.
 			if transient(e.kind) {
 				// Considered once per failure: a sweep that runs late must not skip

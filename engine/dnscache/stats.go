@@ -13,7 +13,7 @@ type counters struct {
 	prefetched, upstreamQueries, staleServed, evicted     atomic.Int64
 }
 
-// Stats are the cache's running totals: the `dns` object of --stats-json (SPEC names).
+// Stats are the cache's running totals: the `dns` object of --stats-json (M5's names).
 // Lookups = PositiveHits + NegativeHits + Misses + Rejected.
 type Stats struct {
 	Lookups          int64        `json:"lookups"`           // LookupAddrs calls for names (IP literals are not lookups)

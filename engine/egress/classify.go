@@ -12,10 +12,10 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/blockpage"
 )
 
-// Class is what a response means for rotation (issue 6 item 4).
+// Class is what a response means for rotation.
 type Class int
 
-// Response classes. Only ProxyFault and SiteBan count as refusals (SPEC M3: rotate).
+// Response classes. Only ProxyFault and SiteBan count as refusals (M3: rotate).
 const (
 	OK         Class = iota // the site answered normally: success for rotation
 	SiteError               // 404, 304, other 5xx, site timeouts: no penalty, no rotation
@@ -73,9 +73,10 @@ type Response struct {
 	FromProxy bool        // the status or error came from the proxy, not the site
 }
 
-// Classifier turns responses into verdicts with blockpage's judge (issue 20: one
-// classifier for every route), keeping per host the usual template of its ordinary
-// pages (size, links) that soft evidence is weighed against. Safe for concurrent use.
+// Classifier turns responses into verdicts with blockpage's judge (one classifier
+// for every route, so an answer gets one verdict whichever route it came by),
+// keeping per host the usual template of its ordinary pages (size, links) that
+// soft evidence is weighed against. Safe for concurrent use.
 type Classifier struct {
 	now   func() time.Time
 	hosts *blockpage.Hosts

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Corroboration (issue 20, "a soft signal does not disable a host on its own"): a
+// Corroboration (a soft signal does not disable a host on its own): a
 // soft refusal that repeats on its refetch condemns that one URL only — a page that
 // reads like a block to every client (an "e-mail verified" notice, 邮箱验证成功) would
 // repeat too. The (egress, host) pair is punished, and the rotation told, once a

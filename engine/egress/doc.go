@@ -1,4 +1,4 @@
-// Package egress is M3 of shared/SPEC.md (seed 003): the "VPN" side of the crawler.
+// Package egress is M3 (seed 003; see the engine package's doc): the "VPN" side of the crawler.
 //
 // An egress is one way out to the web, seen by target sites as one client address:
 //

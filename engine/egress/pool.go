@@ -11,7 +11,8 @@ import (
 	"time"
 )
 
-// DisableListStore persists the host_disable_list (issue 6: "the list is persisted").
+// DisableListStore persists the host_disable_list, so a restart keeps
+// the hosts that were refused off the crawl until their time is up.
 // An AccountStore that also implements it gets the list saved and restored by Pool.
 type DisableListStore interface {
 	LoadDisabled() ([]DisabledHost, error)

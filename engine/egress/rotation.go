@@ -124,7 +124,7 @@ type slot struct {
 type pairKey struct{ egress, host string }
 
 // pairBan is one (egress, host) pair kept apart: since when, until when, and the
-// evidence of the last refusal (issue 20: the Egress pane says why).
+// evidence of the last refusal (the Egress pane says why).
 type pairBan struct {
 	at, until time.Time
 	why       string
@@ -135,7 +135,7 @@ type disabledHost struct {
 	why          string // the refusal that disabled it, "" when the operator did
 }
 
-// Rotation is one node's egress rotation, SPEC M3 / seed 003 step 5 (3-2), as a
+// Rotation is one node's egress rotation, M3 / seed 003 step 5 (3-2), as a
 // deterministic state machine: the engine asks Pick before a fetch and Report after
 // it. On top of the seed it keeps a ban per (egress, host) pair for site bans and a
 // cooldown per egress for proxy faults, and skips those when choosing. Safe for

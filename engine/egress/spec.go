@@ -15,7 +15,7 @@ import (
 // Kind is how an egress leaves the box.
 type Kind string
 
-// Egress kinds (SPEC M3).
+// Egress kinds (M3).
 const (
 	KindBind   Kind = "bind"   // local source address
 	KindHTTP   Kind = "http"   // HTTP proxy

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// View is what the console's Egress pane shows (SPEC M3 "VPN rotation state"): the
+// View is what the console's Egress pane shows (M3's "VPN rotation state"): the
 // node's list with the account table, and the host_disable_list. It holds no secret:
 // addresses are masked. Safe to JSON-encode.
 type View struct {
@@ -59,7 +59,7 @@ type DisabledHost struct {
 	Since    time.Time     `json:"since"`
 	Until    time.Time     `json:"until"`
 	TimeLeft time.Duration `json:"time_left"`     // 0 once expired (removed at the next round)
-	Why      string        `json:"why,omitempty"` // vendor and evidence of the refusal that disabled it (issue 20)
+	Why      string        `json:"why,omitempty"` // vendor and evidence of the refusal that disabled it, shown in the Egress pane
 }
 
 // PairBan is one (egress, host) pair the rotation keeps apart after a site ban (M3):
@@ -69,7 +69,7 @@ type PairBan struct {
 	Host   string    `json:"host"`
 	At     time.Time `json:"at"`    // when the ban was set; a refusal while it holds extends Until, not At
 	Until  time.Time `json:"until"` // max(Retry-After, PairBanFor) after the last refusal
-	Why    string    `json:"why"`   // vendor and evidence of the last refusal (issue 20)
+	Why    string    `json:"why"`   // vendor and evidence of the last refusal
 }
 
 // PairBans returns the pair bans in force now, by egress then host. Benchmarks

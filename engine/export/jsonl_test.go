@@ -16,7 +16,7 @@ import (
 )
 
 // TestJSONLExportOfASandboxCrawl: one valid JSON object per stored page, with the
-// fields the issue names; the main text is the one revisit fingerprints, the links
+// fields a JSONL reader relies on; the main text is the one revisit fingerprints, the links
 // are absolute, the Chinese site's text is there, the egress is named by its name.
 func TestJSONLExportOfASandboxCrawl(t *testing.T) {
 	if testing.Short() {

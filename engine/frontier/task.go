@@ -50,7 +50,7 @@ type Task struct {
 	LastModified string
 	Lease        uint64 // M4: which hand-out of the URL to a worker this is (0 in one process)
 	// Urgent asks the lane board for the head of its lane's queue (lanes.Board.AddFirst):
-	// an entry or search URL the operator added while the crawl runs (issue 18). It
+	// an entry or search URL the operator added while the crawl runs. It
 	// travels to a worker with the task (M4), so the worker's board does the same.
 	Urgent bool `json:",omitempty"`
 }

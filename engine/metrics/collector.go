@@ -1,4 +1,4 @@
-// Package metrics serves a node's crawl figures to Prometheus (issue 14): a
+// Package metrics serves a node's crawl figures to Prometheus: a
 // prometheus.Collector that reads the engine's own counters, snapshot and histograms
 // at scrape time, so monitoring adds no work to the fetch path, and a loopback-only
 // (unless asked) HTTP listener for /metrics.
@@ -73,7 +73,7 @@ var (
 	revisitFirstPlan = desc("revisit_first_planned_total", "New pages whose first revisit was planned from what their site's pages showed, not revisit.initial (M2).")
 	revisitFirstProb = desc("revisit_first_probed_total", "New pages of such sites refetched after revisit.initial all the same, to keep the site's evidence current (M2).")
 
-	discSources   = desc("discovery_sources", "Feeds and sitemaps (indexes too) discovery reads, by kind and whether another source of their site covers them and they are read at max_poll only (issue 18).", "kind", "state")
+	discSources   = desc("discovery_sources", "Feeds and sitemaps (indexes too) discovery reads, by kind and whether another source of their site covers them and they are read at max_poll only.", "kind", "state")
 	discAnnounced = desc("discovery_announced_total", "URLs feeds and sitemaps listed, every read counted (this process).")
 	discHints     = desc("discovery_date_hints_total", "Dates in feeds and sitemaps that moved: followed (the page made due) or ignored (the site's dates are not trusted).", "outcome")
 	discUntrusted = desc("discovery_untrusted_sites", "Sites whose lastmod/pubDate dates are ignored: always the serving time, or moved without the content changing.")

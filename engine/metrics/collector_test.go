@@ -139,7 +139,7 @@ crawlconsole_errors_total{kind="http_4xx"} 1
 	// Discovery: sources by kind and whether another covers them (read at max_poll
 	// only), what they announced, date hints followed and ignored, untrusted sites.
 	want = `
-# HELP crawlconsole_discovery_sources Feeds and sitemaps (indexes too) discovery reads, by kind and whether another source of their site covers them and they are read at max_poll only (issue 18).
+# HELP crawlconsole_discovery_sources Feeds and sitemaps (indexes too) discovery reads, by kind and whether another source of their site covers them and they are read at max_poll only.
 # TYPE crawlconsole_discovery_sources gauge
 crawlconsole_discovery_sources{kind="feed",state="covered"} 0
 crawlconsole_discovery_sources{kind="feed",state="polled"} 1

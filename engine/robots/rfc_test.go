@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// The cases of issue 17 that RFC 9309 decides and that the old parser
-// (temoto/robotstxt behind engine/fetch/robots.go) got wrong, for our product
+// Cases that RFC 9309 decides and that a looser parser (temoto/robotstxt, see the
+// package doc) gets wrong, for our product
 // token "crawlconsole".
 func TestRFC9309Cases(t *testing.T) {
 	const us = "crawlconsole"
@@ -134,7 +134,7 @@ func TestCrawlDelay(t *testing.T) {
 	}
 }
 
-// Bad input (issue 17): bounded work, a sane result, never a crash.
+// Bad input: bounded work, a sane result, never a crash.
 func TestBadRobotsInput(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	garbage := make([]byte, 1<<20)

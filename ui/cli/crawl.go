@@ -288,7 +288,7 @@ func headless(ctx context.Context, eng *engine.Engine, idle <-chan struct{}, w i
 		case <-idle:
 			fmt.Fprintln(w, progress(eng.Snapshot()))
 			return
-		case <-eng.Failed(): // the store failed: the crawl stopped itself (issue 13)
+		case <-eng.Failed(): // the store failed: the crawl stopped itself
 			fmt.Fprintln(w, progress(eng.Snapshot()))
 			return
 		case <-t.C:

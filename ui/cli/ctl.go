@@ -21,7 +21,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/ui"
 )
 
-// Live steering from a shell (issue 18): `crawlconsole ctl --attach URL WORDS...`
+// Live steering from a shell: `crawlconsole ctl --attach URL WORDS...`
 // sends the change the console's ":WORDS..." would, through the same operator port:
 // the NATS subjects a master serves for `console --attach` (engine/attach). A crawl
 // on one box has no such port unless started with --operator ADDR, which serves

@@ -98,7 +98,7 @@ func firstSearch(t *testing.T, sb *sandbox.Sandbox, q string, d time.Duration) t
 	}
 }
 
-// The must-show of issue 18: on a running demo, :keyword add shows the keyword in
+// On a running demo, :keyword add shows the keyword in
 // the Sites pane, and the new keyword's first search-page fetch follows within one
 // lane delay (lanes.delay_max), as the search goes to the head of its lane's queue.
 func TestKeywordAddOnRunningDemo(t *testing.T) {
@@ -154,7 +154,7 @@ func TestKeywordAddOnRunningDemo(t *testing.T) {
 	}
 	waitFor("keywords zeppelin, ") // the selected site's line: its keywords, newest first
 	late := first.Sub(at)
-	// The search host's politeness gap (issue 17: delay_factor × its latency, across
+	// The search host's politeness gap (delay_factor × its latency, across
 	// every egress) also holds the search back when it is longer than the lane's
 	// pause: the engine's own figure for that host.
 	var gap time.Duration
@@ -174,7 +174,7 @@ func TestKeywordAddOnRunningDemo(t *testing.T) {
 	}
 	t.Logf("first search for the new keyword %v after the engine took it, %v after :keyword add was typed (one lane delay: %v..%v; %s's gap %v)",
 		late, first.Sub(asked), opts.Lanes.DelayMin, opts.Lanes.DelayMax, host, gap)
-	// Issue 18: within one lane delay. The search goes to the head of a lane of its
+	// Within one lane delay. The search goes to the head of a lane of its
 	// host; a lane waiting with another task in hand (at the gate, or pausing after
 	// it ran dry) trades it for the search, which then takes the host's next slot
 	// ahead of the other lanes' requests. What is left is the pause or gap under way

@@ -214,7 +214,7 @@ func DemoOptions(sb *sandbox.Sandbox, db string) engine.Options {
 	o.DNS.MinTTL = time.Second // the sandbox's TTLs are scaled too: honour them
 	o.DNS.MaxTTL = time.Duration(float64(6*time.Hour) / scale)
 	o.Revisit = o.Revisit.Scaled(scale)       // M2: initial delay, scheduler period, class windows
-	o.Politeness = o.Politeness.Scaled(scale) // issue 17: back-off and latency caps on the sandbox's clock
+	o.Politeness = o.Politeness.Scaled(scale) // back-off and latency caps on the sandbox's clock
 	return o
 }
 

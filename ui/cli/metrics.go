@@ -9,7 +9,7 @@ import (
 )
 
 // metricsFlags are --metrics ADDR and --metrics-public, on every command that runs a
-// node of a crawl (crawl, demo, serve, master, worker; issue 14).
+// node of a crawl (crawl, demo, serve, master, worker).
 type metricsFlags struct {
 	addr   string
 	public bool

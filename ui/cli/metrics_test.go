@@ -405,8 +405,8 @@ func TestMetricsFlagServes(t *testing.T) {
 }
 
 // TestSummarySkippedApart: the end-of-crawl line and the headless progress line
-// count robots.txt exclusions apart from errors (issue 14: a 405-page crawl showed
-// "errors 360", all of them robots.txt exclusions).
+// count robots.txt exclusions apart from errors (a 405-page crawl must not show
+// "errors 360" when all of them are robots.txt exclusions).
 func TestSummarySkippedApart(t *testing.T) {
 	st := engine.Stats{PagesFetched: 405, Errors: map[string]int64{"timeout": 2},
 		Skipped: map[string]int64{"robots_disallowed": 360, "out_of_scope_off_site": 40}}

@@ -124,7 +124,7 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 	} else {
 		p("revisit\t-")
 	}
-	// Issue 19: why the last change counted, and what changed in the main text.
+	// Why the last change counted, and what changed in the main text.
 	var diff string
 	if c, err := st.RevisitChange(raw); err == nil && c != nil {
 		if c.ChangeDistance >= 0 {
@@ -165,7 +165,7 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "\nheaders: not kept (stored before captures existed); validators:")
 		fmt.Fprintf(stdout, "  ETag: %s\n  Last-Modified: %s\n", dash(stored.ETag), dash(stored.LastModified))
 	}
-	// Issue 20: what was punished, and on what evidence.
+	// What was punished as a refusal, and on what evidence.
 	if refs, err := st.Refusals(raw); err == nil && len(refs) > 0 {
 		fmt.Fprintf(stdout, "\nrefusals (%d):\n", len(refs))
 		for _, r := range refs {

@@ -109,7 +109,7 @@ type nodeStats struct {
 type statsReport struct {
 	store.Stats
 	Nodes map[string]nodeStats `json:"nodes,omitempty"`
-	// StoreFailure is the store failure that stopped the last crawl (issue 13), when
+	// StoreFailure is the store failure that stopped the last crawl, when
 	// it could be recorded; no later crawl has resumed since.
 	StoreFailure *engine.StoreFailure `json:"store_failure,omitempty"`
 }

@@ -153,8 +153,8 @@ func TestStatsNodes(t *testing.T) {
 }
 
 // TestStatsSkippedApart: `stats` lists URLs skipped by choice (robots.txt, content
-// type) under "skipped", apart from the errors, in the table and in --json (issue 14:
-// a crawl that obeyed robots.txt must not read as a broken one).
+// type) under "skipped", apart from the errors, in the table and in --json (a
+// crawl that obeyed robots.txt must not read as a broken one).
 func TestStatsSkippedApart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "crawl.db")
 	s, err := store.Open(path, store.Options{})

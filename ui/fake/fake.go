@@ -39,11 +39,11 @@ type Config struct {
 	// egresses (Egresses defaults to two per worker). The third worker is paused,
 	// the fourth dead, the fifth leaving; the second's heartbeat is late.
 	Workers int
-	// Sites declares news and social sites (issue 18): Snapshot.Sites lists them
+	// Sites declares news and social sites: Snapshot.Sites lists them
 	// and the Sites pane shows.
 	Sites bool
 	// Skips gives the crawl URLs skipped by choice (robots.txt, scope, content type),
-	// which the header counts apart from errors (issue 14).
+	// which the header counts apart from errors.
 	Skips bool
 }
 
@@ -460,7 +460,7 @@ func (c *Control) SetState(s engine.State) {
 }
 
 // FailStore makes the fake a crawl that stopped itself because its store failed
-// with reason (issue 13), as the engine's snapshot shows it.
+// with reason, as the engine's snapshot shows it.
 func (c *Control) FailStore(reason string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -517,8 +517,8 @@ func (c *Control) Tick() {
 	c.tickRevisit()
 }
 
-// fakeGap is a host's politeness gap and its reason, cycling through the four terms
-// (issue 17): mostly the configured delay, sometimes Crawl-delay, latency or back-off.
+// fakeGap is a host's politeness gap and its reason, cycling through the four terms:
+// mostly the configured delay, sometimes Crawl-delay, latency or back-off.
 func fakeGap(i int) (time.Duration, string) {
 	switch i % 7 {
 	case 3:

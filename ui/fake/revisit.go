@@ -35,7 +35,7 @@ func buildRevisit() *engine.RevisitView {
 		if i%10 == 9 {
 			d.Class = classes[3+(i/10)%2]
 		}
-		// Issue 19's evidence: the last change's distance and why it counted.
+		// The change evidence: the last change's distance and why it counted.
 		d.ChangeDistance = -1
 		switch i % 4 {
 		case 0:
@@ -69,7 +69,7 @@ func buildRevisit() *engine.RevisitView {
 		}
 		v.Intervals = append(v.Intervals, b)
 	}
-	// Issue 15: social pages planned for age at a higher budget, the rest balanced.
+	// Class plans: social pages planned for age at a higher budget, the rest balanced.
 	v.Plans = []engine.ClassPlan{
 		{Class: "soc", Objective: "age", Budget: 1, Pages: 15002, Fresh: 0.38, Age: 3*time.Hour + 12*time.Minute, Behind: 0},
 		{Class: "web_com", Objective: "balanced", Budget: 0.1, Pages: 20311, Fresh: 0.47, Age: 2*24*time.Hour + 5*time.Hour, Behind: 312},

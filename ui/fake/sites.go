@@ -8,7 +8,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 )
 
-// buildSites is the Sites pane's data (issue 18): three news sites and two social
+// buildSites is the Sites pane's data: three news sites and two social
 // sites a few rounds into a crawl, one of them at its page budget.
 func buildSites() *engine.SitesView {
 	v := &engine.SitesView{Round: 7, Every: time.Hour}
