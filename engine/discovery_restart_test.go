@@ -205,3 +205,73 @@ func TestHonestSitemapIsTrustedRightAfterRestart(t *testing.T) {
 		})
 	}
 }
+
+// A site whose sitemap dates move at every read while its pages never change lost
+// its trust before the restart (hinted refetches found nothing new); after the
+// restart its moved dates are still ignored, and its pages are not refetched for
+// them. If the evidence were not kept, the restarted crawl would trust the site
+// afresh and refetch every page at each read until five more refetches had shown the
+// lie again. Alone and as a master over a worker.
+func TestLyingSiteStaysUntrustedAfterRestart(t *testing.T) {
+	for _, clustered := range []bool{false, true} {
+		t.Run(map[bool]string{false: "alone", true: "master"}[clustered], func(t *testing.T) {
+			s := newDiscoSite(t)
+			h := s.host
+			s.raw["/sitemap.xml"] = func(int) (string, []byte) {
+				// Dated two minutes ahead of the serving time: never "now" (that is
+				// caught otherwise), always moved since the last read.
+				lm := time.Now().Add(2 * time.Minute).UTC().Format(time.RFC3339Nano)
+				var b strings.Builder
+				b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+				for i := 1; i <= 6; i++ {
+					fmt.Fprintf(&b, "<url><loc>http://%s/p%d</loc><lastmod>%s</lastmod></url>", h, i, lm)
+				}
+				b.WriteString(`</urlset>`)
+				return "application/xml", []byte(b.String())
+			}
+			for i := 1; i <= 6; i++ {
+				s.pages[fmt.Sprintf("/p%d", i)] = versionText(i)
+			}
+			s.robots = "Sitemap: http://" + h + "/sitemap.xml\n"
+			s.pages["/"] = `<html><body><p>front page</p></body></html>`
+			o := discoveryPollOptions(t, "http://"+h+"/")
+			o.Discovery.Probe = ProbeOff
+			rig := newRestartRig(t, o, clustered)
+			site := func(e *Engine) SiteDiscovery {
+				for _, v := range e.disc.view() {
+					if len(v.Sitemaps) > 0 {
+						return v
+					}
+				}
+				return SiteDiscovery{DatesTrusted: true}
+			}
+			e := rig.start()
+			waitForLong(t, 30*time.Second, "the site's dates found lying", func() bool { return !site(e).DatesTrusted })
+			if err := e.Close(); err != nil {
+				t.Fatal(err)
+			}
+			fetched := func() (n int) {
+				for i := 1; i <= 6; i++ {
+					n += s.requested(fmt.Sprintf("/p%d", i))
+				}
+				return n
+			}
+			before, reads := fetched(), s.requested("/sitemap.xml")
+
+			e = rig.start()
+			// The first read after the restart has no dates of its own to compare
+			// with; the next ones move all six.
+			waitForLong(t, 30*time.Second, "date moves judged after the restart", func() bool {
+				v := site(e)
+				return s.requested("/sitemap.xml") >= reads+3 && v.Hints+v.Ignored >= 6
+			})
+			v := site(e)
+			if v.DatesTrusted || v.Hints != 0 {
+				t.Errorf("after the restart the lying site is trusted=%v with %d hints followed (%d ignored): want its dates ignored", v.DatesTrusted, v.Hints, v.Ignored)
+			}
+			if n := fetched() - before; n != 0 {
+				t.Errorf("%d page refetches after the restart for dates that lie", n)
+			}
+		})
+	}
+}

@@ -611,7 +611,8 @@ func (m *masterRuntime) onResult(msg jetstream.Msg) {
 		m.addCost(unitOf(r.Task), r.Res.Duration+(e.opts.Lanes.DelayMin+e.opts.Lanes.DelayMax)/2)
 		e.fetchCost.add(r.Res.Duration) // access time for the workers-needed estimate
 	}
-	if e.rv.queued[r.Task.URL] {
+	requeued := e.rv.queued[r.Task.URL]
+	if requeued {
 		e.rv.inHand--
 		delete(e.rv.queued, r.Task.URL)
 	}
@@ -622,7 +623,13 @@ func (m *masterRuntime) onResult(msg jetstream.Msg) {
 	} else if r.Kind == SkipSteeredOut { // withdrawn from the worker's board (issue 18)
 		e.endSteeredOut(r.Task)
 	} else {
-		e.record(r.outcome())
+		// A revisit is recorded as one: its stored state read with the mark just
+		// dropped in mind. Read after the drop, it was a first fetch every time (no
+		// history for the estimator, no date hints: a source's last read unknown).
+		o := r.outcome()
+		o.prev, o.track = e.revisitStateOf(o.Task, requeued)
+		o.primed = true
+		e.record(o)
 	}
 	e.st.AfterCommit(func(err error) {
 		if err != nil {

@@ -315,11 +315,18 @@ func (e *Engine) classIn(s *SiteOptions, host string) string {
 // store) and is not a requeued revisit cannot have a stored page, so the store is not
 // asked: most fetches of a crawl are first fetches.
 func (e *Engine) revisitState(t frontier.Task) (prev *revisit.Page, track bool) {
-	u := t.URL
 	e.mu.Lock()
-	maybeStored := t.Attempts > 0 || e.rv.queued[u]
+	requeued := e.rv.queued[t.URL]
 	e.mu.Unlock()
-	if !maybeStored {
+	return e.revisitStateOf(t, requeued)
+}
+
+// revisitStateOf is revisitState for a task the caller knows was (or was not) a
+// requeued revisit: a master drops the mark when the result comes in, before it
+// records it.
+func (e *Engine) revisitStateOf(t frontier.Task, requeued bool) (prev *revisit.Page, track bool) {
+	u := t.URL
+	if t.Attempts == 0 && !requeued {
 		return nil, true
 	}
 	if p, ok := e.rv.recent.Get(u); ok {
