@@ -188,6 +188,9 @@ func (e *Engine) verdict(link *egressLink, host string, res *fetch.Result, ferr 
 	}
 	if res != nil && ferr == nil {
 		r.BodyLen, r.URL, r.Links = int64(len(res.Body)), res.FinalURL, len(res.Links)
+		if res.Parsed != nil {
+			r.Text = res.Parsed.PageText // the fetcher's pass: the page is not tokenized again
+		}
 		if r.URL == "" {
 			r.URL = res.URL
 		}

@@ -837,12 +837,13 @@ func (f *remoteFront) deliver(o Outcome) {
 		f.w.e.c.response(o.Res.Status) // the worker's own rate, for its heartbeat
 		f.w.e.c.bytesFetched.Add(int64(len(o.Res.Body)))
 		res := *o.Res
-		if res.Parsed != nil {
+		if res.Parsed != nil && res.Status/100 == 2 {
 			// The signature from the parse that found the links (one tokenizer
 			// pass): the master stores it and does not parse the body again.
 			sig, _, ok := res.Parsed.Sign(res.Body, res.Header.Get("Content-Type"))
-			res.Signed, res.Parsed = &fetch.Signed{Sig: sig, OK: ok}, nil
+			res.Signed = &fetch.Signed{Sig: sig, OK: ok}
 		}
+		res.Parsed = nil
 		res.Header = make(http.Header, len(recordHeaders))
 		for _, k := range recordHeaders {
 			if v := o.Res.Header.Values(k); len(v) > 0 {

@@ -62,6 +62,9 @@ type Answer struct {
 	Body    []byte      // the body or a prefix of it; only scanMax bytes are read
 	BodyLen int64       // full body length, -1 when unknown
 	Links   int         // links found on the page, -1 when unknown (counted here)
+	// Text is the page's main text from the fetcher's parse (page.Parsed.PageText),
+	// so that a page is tokenized once; nil: the judge extracts it from Body.
+	Text func() (string, bool)
 }
 
 // Verdict is the judge's answer: how strong the refusal is, whose, and why.
@@ -323,11 +326,18 @@ func (p *answerText) compute() {
 		return
 	}
 	p.done = true
-	body := p.a.Body
-	if len(body) > textScan {
-		body = body[:textScan]
+	var t string
+	var ok bool
+	if p.a.Text != nil {
+		t, ok = p.a.Text()
+	} else {
+		body := p.a.Body
+		if len(body) > textScan {
+			body = body[:textScan]
+		}
+		t, ok = page.PageText(body, p.a.Header.Get("Content-Type"))
 	}
-	if t, ok := page.PageText(body, p.a.Header.Get("Content-Type")); ok {
+	if ok {
 		p.text = utf8.RuneCountInString(strings.Join(strings.Fields(t), " "))
 	}
 }

@@ -62,15 +62,18 @@ type Verdict struct {
 // Response is what the engine saw for one request through an egress (or the direct
 // route, a node with one egress).
 type Response struct {
-	Host      string      // target host (per-host template statistics)
-	URL       string      // the URL that answered, after same-host redirects ("" unknown)
-	Status    int         // HTTP status, 0 when Err is set before any response
-	Header    http.Header // response headers (Retry-After, Content-Type, Location, vendor headers)
-	Body      []byte      // a prefix of the body (a few KiB is enough)
-	BodyLen   int64       // full body length, -1 when unknown
-	Links     int         // links the fetcher found on the page (used when URL is set: a fetched page)
-	Err       error       // transport error, if any
-	FromProxy bool        // the status or error came from the proxy, not the site
+	Host    string      // target host (per-host template statistics)
+	URL     string      // the URL that answered, after same-host redirects ("" unknown)
+	Status  int         // HTTP status, 0 when Err is set before any response
+	Header  http.Header // response headers (Retry-After, Content-Type, Location, vendor headers)
+	Body    []byte      // a prefix of the body (a few KiB is enough)
+	BodyLen int64       // full body length, -1 when unknown
+	Links   int         // links the fetcher found on the page (used when URL is set: a fetched page)
+	// Text is the page's main text from the fetcher's parse (blockpage.Answer.Text);
+	// nil: the judge extracts it from Body.
+	Text      func() (string, bool)
+	Err       error // transport error, if any
+	FromProxy bool  // the status or error came from the proxy, not the site
 }
 
 // Classifier turns responses into verdicts with blockpage's judge (one classifier
@@ -118,7 +121,7 @@ func (c *Classifier) Classify(r Response) Verdict {
 		links = r.Links // a fetched page: the fetcher counted them
 	}
 	bv := blockpage.Judge(blockpage.Answer{URL: r.URL, Host: r.Host, Status: r.Status, Header: r.Header,
-		Body: r.Body, BodyLen: r.BodyLen, Links: links}, c.hosts)
+		Body: r.Body, BodyLen: r.BodyLen, Links: links, Text: r.Text}, c.hosts)
 	if bv.Refusal() {
 		retry := min(ParseRetryAfter(r.Header.Get("Retry-After"), c.now()), maxRetryAfter)
 		return Verdict{Class: SiteBan, RetryAfter: retry, Reason: bv.String(), Vendor: bv.Vendor,

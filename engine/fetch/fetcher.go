@@ -41,8 +41,8 @@ type Config struct {
 	// a redirect hop is one more request to the host, and the site's bot rule counts
 	// it like any other (M1). nil: follow at once.
 	RedirectPause func() time.Duration
-	// KeepParse reads a successful HTML page's links in the page model's
-	// tokenizer pass and keeps that parse in Result.Parsed, for the engine to sign
+	// KeepParse reads an HTML page's links in the page model's tokenizer pass
+	// and keeps that parse in Result.Parsed, for the engine to sign
 	// the page without tokenizing it again (one box signs what it stores, a worker
 	// signs before sending). Off, the links are read and no parse is kept.
 	KeepParse bool
@@ -86,10 +86,11 @@ type Result struct {
 	// that the frontier side — a master, too — learns them (issue 18).
 	RobotsSitemaps []string `json:",omitempty"`
 	RobotsRead     bool     `json:",omitempty"`
-	// Parsed is the HTML body as the page model read it in the pass that
-	// found its links, for the engine's page.Parsed.Sign to finish; nil for
-	// other bodies. It stays on the lane's side of the wire (a master parses the
-	// body again).
+	// Parsed is the HTML body as the page model read it in the pass that found
+	// its links (KeepParse), for the block-page judge's main text and the
+	// engine's page.Parsed.Sign to finish; nil for other bodies. It stays on the
+	// lane's side of the wire (a worker sends Signed instead). Not safe for
+	// concurrent use: the lane that fetched the page reads it.
 	Parsed *page.Parsed `json:"-"`
 	// Signed is the change signature a worker finished from Parsed before sending
 	// the result (M4): the master stores it instead of parsing the body again. nil
@@ -365,10 +366,12 @@ func (f *Fetcher) onResponse(r *colly.Response) {
 	}
 	if mt == "" || strings.Contains(mt, "html") {
 		var p pageLinks
-		if f.cfg.KeepParse && r.StatusCode/100 == 2 {
+		if f.cfg.KeepParse {
+			// Every reader of the answer (block-page judge, signature) takes it
+			// from this one pass, an error page's judge too.
 			p, x.res.Parsed = readPage(r.Body, r.Headers.Get("Content-Type"), f.token)
 		} else {
-			p = extractLinks(r.Body, f.token) // an error page is not stored: no signature
+			p = extractLinks(r.Body, f.token)
 		}
 		x.res.Links, x.res.NofollowLinks, x.res.Base, x.res.Canonical = p.links, p.nofollow, p.base, p.canonical
 		x.res.Feeds = p.feeds

@@ -1,10 +1,8 @@
 package fetch
 
 import (
-	"bytes"
 	"strings"
 
-	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
 	"github.com/crawlconsole/crawlconsole/engine/page"
@@ -74,37 +72,14 @@ func (r *linkReader) StartTag(tag atom.Atom, attrs []page.Attr) {
 	}
 }
 
-// extractLinks scans an HTML body with the tokenizer (no DOM: start tags only) and
-// returns what linkReader reads from them. Resolution and normalisation are the
-// frontier's job (frontier.Base). The tokenizer is as lenient as browsers: broken
-// markup and invalid UTF-8 yield what can be read. A page the page model
-// parses anyway is read by readPage instead, in the extractor's pass.
+// extractLinks reads a body's links in a tokenizer pass of their own (no tree:
+// start tags only, page.ScanTags), for a page nothing else reads: an error page is
+// not stored, so it has no text to extract. Resolution and normalisation are the
+// frontier's job (frontier.Base).
 func extractLinks(body []byte, token string) pageLinks {
 	r := linkReader{token: token}
-	z := html.NewTokenizer(bytes.NewReader(body))
-	var attrs []page.Attr
-	for {
-		switch z.Next() {
-		case html.ErrorToken:
-			return r.pageLinks
-		case html.StartTagToken, html.SelfClosingTagToken:
-			name, hasAttr := z.TagName()
-			if !hasAttr {
-				continue
-			}
-			tag := atom.Lookup(name)
-			if !r.Wants(tag) {
-				continue
-			}
-			attrs = attrs[:0]
-			for more := true; more; {
-				var a page.Attr
-				a.Key, a.Val, more = z.TagAttr()
-				attrs = append(attrs, a)
-			}
-			r.StartTag(tag, attrs)
-		}
-	}
+	page.ScanTags(body, &r)
+	return r.pageLinks
 }
 
 // attr2 returns two attributes of a tag (the first of each), trimmed, without
@@ -183,14 +158,10 @@ func FeedType(mt string) bool {
 }
 
 // readPage reads a successful HTML response for its links and, in the same
-// tokenizer pass, for the page model (page.Parse), whose parse it returns
-// for the engine's signature. A body the extractor does not read as it is (another
-// encoding, no usable text) is scanned for links on its own, as before.
+// tokenizer pass, for the page model (page.Parse), whose parse it returns for the
+// block-page judge's main text and the engine's signature: one pass per page.
 func readPage(body []byte, contentType, token string) (pageLinks, *page.Parsed) {
 	r := linkReader{token: token}
-	parsed, shared := page.Parse(body, contentType, &r)
-	if !shared {
-		return extractLinks(body, token), parsed
-	}
+	parsed := page.Parse(body, contentType, &r)
 	return r.pageLinks, parsed
 }

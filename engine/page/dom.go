@@ -143,11 +143,15 @@ var siblingScope = map[atom.Atom][]atom.Atom{
 	atom.Option: {atom.Select, atom.Datalist},
 }
 
-// parseDoc builds the light tree of a UTF-8 HTML document. sink, if not nil, is
-// handed the start tags it wants from the same tokenizer pass (see TagSink).
-func parseDoc(src []byte, sink TagSink) *doc {
+// parseDoc builds the light tree of a UTF-8 HTML document from the tokens that start
+// in its first limit bytes. sink, if not nil, is handed the start tags it wants from
+// the same tokenizer pass (see TagSink), to the end of src.
+func parseDoc(src []byte, limit int, sink TagSink) *doc {
+	passes.Add(1)
 	d := newDoc()
 	z := html.NewTokenizer(bytes.NewReader(src))
+	off := 0              // where the current token starts in src
+	treeDone := false     // past limit: the tree is closed, only the sink reads on
 	stack := []int32{0}   // open elements; the root is never popped
 	skipDepth := 0        // >0 while inside a rawSkip subtree
 	var skipTag atom.Atom // the element that opened the skip
@@ -194,14 +198,40 @@ func parseDoc(src []byte, sink TagSink) *doc {
 		}
 		return -1
 	}
+	closeTree := func() {
+		for len(stack) > 1 {
+			pop()
+		}
+		d.elems[0].runEnd = int32(len(d.runs))
+	}
 	for {
 		tt := z.Next()
+		if tt != html.ErrorToken && !treeDone {
+			if off >= limit {
+				closeTree()
+				if sink == nil {
+					return d
+				}
+				treeDone = true
+			}
+			off += len(z.Raw())
+		}
+		if treeDone {
+			switch tt {
+			case html.ErrorToken:
+				return d
+			case html.StartTagToken, html.SelfClosingTagToken:
+				if tag := tagAtom(z.Raw()); sink.Wants(tag) {
+					if attrs := d.readAttrs(z); attrs != nil {
+						sink.StartTag(tag, attrs)
+					}
+				}
+			}
+			continue
+		}
 		switch tt {
 		case html.ErrorToken:
-			for len(stack) > 1 {
-				pop()
-			}
-			d.elems[0].runEnd = int32(len(d.runs))
+			closeTree()
 			return d
 		case html.TextToken:
 			if inTitle {

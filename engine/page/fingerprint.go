@@ -44,8 +44,7 @@ func Fingerprint(body []byte, contentType string) (hash uint64, ok bool) {
 // MainText returns a page's headline and article text (see Text), or ok=false when
 // the body has no usable text (empty, binary, mis-decoded).
 func MainText(body []byte, contentType string) (t Text, ok bool) {
-	p, _ := Parse(body, contentType, nil)
-	return p.mainText()
+	return Parse(body, contentType, nil).mainText()
 }
 
 // collapseLines folds white space inside each line of plain text.
@@ -174,14 +173,15 @@ func Distance(a, b uint64) int { return int(simhash.Compare(a, b)) }
 // paragraph a line (the console shows it when asked why a page counted as changed),
 // or ok=false when the body has none.
 func PageText(body []byte, contentType string) (text string, ok bool) {
-	t, ok := MainText(body, contentType)
-	if !ok {
-		return "", false
-	}
+	return Parse(body, contentType, nil).PageText()
+}
+
+// joined is the text as PageText gives it: the headline, then the body.
+func (t Text) joined() string {
 	if t.Title == "" {
-		return t.Body, true
+		return t.Body
 	}
-	return t.Title + "\n" + t.Body, true
+	return t.Title + "\n" + t.Body
 }
 
 // Decode checks that a body is text and decodes it to UTF-8 as Sign reads it (the

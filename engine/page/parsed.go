@@ -1,25 +1,28 @@
 package page
 
 import (
+	"bytes"
 	"sync"
+	"sync/atomic"
 
+	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
 
-// One tokenizer pass per page. The fetcher reads every HTML page for its links
-// (engine/fetch) and the engine reads it again for its change signature (Sign); the
-// two reads were two tokenizer passes over the same bytes, the larger part of what a
-// page costs once fetched. Parse runs the extractor's pass (parseDoc) and hands the
-// start tags a TagSink asks for to it on the way, then keeps the tree until Sign
-// finishes the work.
+// One tokenizer pass per page. Every reader of a fetched page takes what it needs
+// from one pass over its bytes: the fetcher's links and directives (a TagSink fed
+// during the pass), the main text and the change signature (Parsed.Sign, from the
+// tree the pass built), the block-page judge (Parsed.PageText) and discovery's feed
+// links (the sink again). Parse runs that pass (parseDoc); ScanTags is the pass for a
+// page nothing else reads (an error page, for its links).
 
 // Attr is one attribute of a start tag as golang.org/x/net/html's tokenizer gives
 // it: the key lower-cased, the value unescaped. Both are valid only during the
 // TagSink.StartTag call.
 type Attr struct{ Key, Val []byte }
 
-// TagSink reads start tags during the extractor's tokenizer pass (Parse), so that a
-// caller that needs them, the fetcher's link extraction, does not tokenize the page
+// TagSink reads start tags during a page's tokenizer pass (Parse, ScanTags), so that
+// a caller that needs them, the fetcher's link extraction, does not tokenize the page
 // a second time.
 type TagSink interface {
 	// Wants says whether StartTag should be called for tags of this kind; the
@@ -30,54 +33,123 @@ type TagSink interface {
 	StartTag(tag atom.Atom, attrs []Attr)
 }
 
-// Parsed is a body decoded and tokenized once (Parse), waiting for Sign.
+// passes counts tokenizer passes over page bodies (TokenizerPasses).
+var passes atomic.Uint64
+
+// TokenizerPasses is how many times this process has tokenized a page body: one per
+// page read through Parse or ScanTags, the figure that shows no reader of a page
+// tokenizes it again.
+func TokenizerPasses() uint64 { return passes.Load() }
+
+// Parsed is a body decoded and tokenized once (Parse): its tree until the main text
+// is extracted, then that text.
 type Parsed struct {
 	body        []byte // the body parsed: Sign checks it is handed the same one
 	contentType string
 	decoded     []byte
 	isHTML, ok  bool
 	valid       bool // decoded is valid UTF-8
-	doc         *doc // nil until parsed, and again once used
+	doc         *doc // nil until parsed, and again once the text is extracted
+	text        Text // the main text, once extracted (textDone)
+	textOK      bool
+	textDone    bool
 }
 
-// Parse decodes a body as Sign does and, for HTML, builds the extractor's tree; sink
-// (may be nil) gets its start tags from the same pass. shared reports that the pass
-// ran over the body's own bytes, so that the sink saw every start tag of the body as
-// a tokenizer over it would: true for a UTF-8 HTML page (the common case), false for
-// other encodings (the tree is built from the decoded text), plain text and bodies
-// with no usable text, which the caller must then read itself.
-func Parse(body []byte, contentType string, sink TagSink) (p *Parsed, shared bool) {
-	p = &Parsed{body: body, contentType: contentType}
+// Parse decodes a body as Sign does and, for HTML, builds the extractor's tree in one
+// tokenizer pass; sink (may be nil) gets its start tags from the same pass. Every
+// start tag of the body reaches the sink: a UTF-8 page's own bytes are tokenized to
+// their end (the tree stops at MaxFingerprintBody), a page in another encoding is
+// tokenized as decoded (its links come as UTF-8, as a browser reads them; past
+// MaxFingerprintBody its tags are not read), and a body with no tree to build (plain
+// text, no usable text) is scanned for the sink alone (ScanTags).
+func Parse(body []byte, contentType string, sink TagSink) *Parsed {
+	p := &Parsed{body: body, contentType: contentType}
 	p.decoded, p.isHTML, p.valid, p.ok = decodeText(body, contentType)
-	if !p.ok || !p.isHTML {
-		return p, false
+	switch {
+	case p.ok && p.isHTML:
+		src := p.decoded
+		if prefixOf(p.decoded, body) {
+			src = body // UTF-8, perhaps cut: the sink reads on past the cut
+		}
+		p.doc = parseDoc(src, len(p.decoded), sink)
+	case sink != nil:
+		ScanTags(body, sink)
 	}
-	shared = sink != nil && sameBytes(p.decoded, body)
-	if !shared {
-		sink = nil
-	}
-	p.doc = parseDoc(p.decoded, sink)
-	return p, shared
+	return p
 }
 
-// sameBytes reports whether a and b are the same slice of memory (decodePage hands
-// back the body itself when it is UTF-8 and not cut).
+// prefixOf reports whether a is b or a prefix of b in the same memory (decodeText
+// hands back the body itself, perhaps cut, when it is UTF-8).
+func prefixOf(a, b []byte) bool {
+	return len(a) <= len(b) && len(a) > 0 && &a[0] == &b[0]
+}
+
+// sameBytes reports whether a and b are the same slice of memory.
 func sameBytes(a, b []byte) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
+// ScanTags tokenizes a body for a sink's start tags alone, building nothing: the
+// pass for a page whose text nobody reads. The tokenizer is as lenient as browsers:
+// broken markup and invalid UTF-8 yield what can be read.
+func ScanTags(body []byte, sink TagSink) {
+	passes.Add(1)
+	z := html.NewTokenizer(bytes.NewReader(body))
+	var attrs []Attr
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return
+		case html.StartTagToken, html.SelfClosingTagToken:
+			tag := tagAtom(z.Raw())
+			if !sink.Wants(tag) {
+				continue
+			}
+			attrs = attrs[:0]
+			for more := true; more; {
+				var a Attr
+				if a.Key, a.Val, more = z.TagAttr(); len(a.Key) == 0 {
+					break
+				}
+				attrs = append(attrs, a)
+			}
+			if len(attrs) > 0 {
+				sink.StartTag(tag, attrs)
+			}
+		}
+	}
+}
+
 // Sign returns Sign(body, contentType), from the parse when it was a parse of that
-// body and type, else (p nil, or another body) by reading body afresh. The tree goes
-// back to a pool: a second call reads the body again.
+// body and type, else (p nil, or another body) by reading body afresh.
 func (p *Parsed) Sign(body []byte, contentType string) (sig Signature, t Text, ok bool) {
 	if p == nil || p.contentType != contentType || !sameBytes(p.body, body) {
-		p, _ = Parse(body, contentType, nil)
+		p = Parse(body, contentType, nil)
 	}
 	return p.sign()
 }
 
-// mainText is MainText of the parsed body.
+// PageText is PageText of the parsed body: the headline, then one paragraph a line.
+// The tree goes back to a pool once the text is out; the text is kept for Sign.
+func (p *Parsed) PageText() (text string, ok bool) {
+	t, ok := p.mainText()
+	if !ok {
+		return "", false
+	}
+	return t.joined(), true
+}
+
+// mainText is MainText of the parsed body, extracted once.
 func (p *Parsed) mainText() (t Text, ok bool) {
+	if !p.textDone {
+		p.text, p.textOK = p.extractText()
+		p.textDone = true
+	}
+	return p.text, p.textOK
+}
+
+// extractText extracts the main text from the tree (and releases it).
+func (p *Parsed) extractText() (t Text, ok bool) {
 	if !p.ok {
 		return Text{}, false
 	}
@@ -86,7 +158,7 @@ func (p *Parsed) mainText() (t Text, ok bool) {
 	} else {
 		d := p.doc
 		if d == nil {
-			d = parseDoc(p.decoded, nil)
+			d = parseDoc(p.decoded, len(p.decoded), nil)
 		}
 		p.doc = nil
 		t = extract(d)

@@ -25,8 +25,7 @@ type Signature struct {
 // Sign extracts a page's main text and returns its change signature with the text,
 // or ok=false when the body has no usable text (see Fingerprint).
 func Sign(body []byte, contentType string) (sig Signature, t Text, ok bool) {
-	p, _ := Parse(body, contentType, nil)
-	return p.sign()
+	return Parse(body, contentType, nil).sign()
 }
 
 // sign is Sign of the parsed body.
