@@ -1,7 +1,13 @@
 // Package discover reads the documents a site publishes to announce its pages:
-// sitemaps (sitemaps.org protocol 0.9, with sitemap indexes and Google's news
-// extension) and feeds (RSS 2.0, RSS 1.0/RDF and Atom, RFC 4287). It turns each into
-// a list of Entries: a page URL with the dates the site gives for it.
+// sitemaps (sitemaps.org protocol 0.9 in XML or text, with sitemap indexes, Google's
+// news, image and video extensions and hreflang alternates) and feeds (RSS 0.9x-2.0,
+// RSS 1.0/RDF and Atom, also inside an XHTML page). It turns each into a list of
+// Entries: a page URL with the dates the site gives for it.
+//
+// ParseFrom reads a document as real servers send it: by its content whatever its
+// Content-Type says, in its declared encoding (or the HTTP charset's, or UTF-8; one
+// that the bytes contradict is overruled with a warning), its relative links
+// resolved against xml:base and the document's URL.
 //
 // Everything here is bounded by the caller's Limits, because these documents come
 // from servers we do not control:
