@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/crawlconsole/crawlconsole/ui/fake"
+	"github.com/crawlconsole/crawlconsole/ui/internal/uitest"
 )
 
 // fakeTerminal is a pseudo-terminal: Run draws on its slave side, the test reads
@@ -58,7 +59,7 @@ func (ft *fakeTerminal) raw() string {
 
 func (ft *fakeTerminal) waitFor(t *testing.T, text string) {
 	t.Helper()
-	waitUntil(t, "the terminal to show "+text, func() bool { return strings.Contains(ansi.Strip(ft.raw()), text) })
+	uitest.WaitUntil(t, "the terminal to show "+text, func() bool { return strings.Contains(ansi.Strip(ft.raw()), text) })
 }
 
 func (ft *fakeTerminal) lflag(t *testing.T) uint32 {
@@ -106,13 +107,13 @@ func TestRunOnATerminal(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Run = %v", err)
 				}
-			case <-time.After(sshDeadline):
+			case <-time.After(uitest.Deadline):
 				t.Fatal("Run did not return")
 			}
 			if after := ft.lflag(t); after != before {
 				t.Fatalf("terminal not restored: lflag %#x, was %#x", after, before)
 			}
-			waitUntil(t, "the alternate screen to be left", func() bool {
+			uitest.WaitUntil(t, "the alternate screen to be left", func() bool {
 				raw := ft.raw()
 				return strings.LastIndex(raw, "\x1b[?1049l") > strings.LastIndex(raw, "\x1b[?1049h")
 			})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/ui"
+	"github.com/crawlconsole/crawlconsole/ui/ssh"
 )
 
 // runServe implements `crawlconsole serve`: the crawl runs headless on this box and
@@ -42,11 +43,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "crawlconsole serve: %v\n", err)
 		return ExitUsage
 	}
-	so := ui.ServeOptions{Addr: *addr, HostKeyPath: *hostKey, AuthorizedKeysPath: *operators,
+	so := ssh.ServeOptions{Addr: *addr, HostKeyPath: *hostKey, AuthorizedKeysPath: *operators,
 		ViewerKeysPath: *viewers, Logger: stderr, IdleTimeout: *idle, LoginGrace: *grace, Options: ui.Options{Theme: c.theme, Title: "crawlconsole serve"}}
 	// The keys, the host key and the address are checked, and the port taken, before
 	// the crawl starts: a serve that cannot serve exits 2 with nothing crawled.
-	if so, err = ui.PrepareServe(so); err != nil {
+	if so, err = ssh.PrepareServe(so); err != nil {
 		fmt.Fprintf(stderr, "crawlconsole serve: %v\n", strings.TrimPrefix(err.Error(), "serve: "))
 		return ExitUsage
 	}
@@ -59,7 +60,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	rc := runConfig{headless: true, duration: c.duration, untilIdle: c.untilIdle, statsJSON: c.statsJSON, metrics: c.metrics,
 		alongside: func(ctx context.Context, ctrl engine.Control) error {
 			fmt.Fprintf(stderr, "serving the console over SSH on %s\n", so.Listener.Addr())
-			return ui.Serve(ctx, ctrl, so)
+			return ssh.Serve(ctx, ctrl, so)
 		}}
 	return run(ctx, eng, rc, stdout, stderr)
 }

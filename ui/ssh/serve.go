@@ -1,4 +1,18 @@
-package ui
+// Package ssh serves crawlconsole's console to SSH clients (charmbracelet/wish): each
+// session gets its own console (ui.NewModel) over the one engine.Control, rendered
+// for the client's terminal, and the engine keeps running whatever the sessions do.
+//
+// Who may do what comes from two authorized_keys files: keys in the operators' file
+// steer the crawl, keys in the viewers' file may only watch (every control answers
+// ui.ReadOnlyText), any other key is refused. The files are read again while sessions
+// last, so removing a key (or moving it between the files) closes its connections. A
+// key line with options (from=, restrict, ...) is refused at start: the server does
+// not enforce them, and ignoring them would grant more than the line says.
+//
+// The host key is an ed25519 key created once with mode 0600 and refused if others
+// can read it. Connections that have not logged in are bounded (preauth.go): each
+// has a login grace time and only so many may wait at once, in all and per address.
+package ssh
 
 import (
 	"context"
@@ -27,6 +41,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/ui"
 )
 
 // ServeOptions configure the SSH console server.
@@ -67,7 +82,7 @@ type ServeOptions struct {
 	KeyRecheck time.Duration
 	// Options apply to every session's console; Detached is always set (closing a
 	// session never stops the engine) and ReadOnly is forced for viewers.
-	Options
+	ui.Options
 }
 
 func (so ServeOptions) withDefaults() ServeOptions {
@@ -227,14 +242,14 @@ func Serve(ctx context.Context, ctrl engine.Control, so ServeOptions) error {
 // background colour and device attributes, which every VT100-style terminal
 // answers at once. (A real PTY via ssh.AllocatePty races with bubbletea's reader
 // when a connection drops.)
-func sessionHandler(ctrl engine.Control, base Options) bubbletea.Handler {
+func sessionHandler(ctrl engine.Control, base ui.Options) bubbletea.Handler {
 	return func(s ssh.Session) (tea.Model, []tea.ProgramOption) {
 		o := base
 		o.Detached = true
 		if r, _ := s.Context().Value(roleKey{}).(role); r != roleOperator {
 			o.ReadOnly = true
 		}
-		m := newModel(ctrl, o, bubbletea.MakeRenderer(s))
+		m := ui.NewModel(ctrl, o, bubbletea.MakeRenderer(s))
 		// Signals are the server's (Serve stops on its ctx), not each session's.
 		popts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithoutSignalHandler(), tea.WithFPS(30)}
 		if o.Mouse {

@@ -1,4 +1,4 @@
-package ui
+package ssh
 
 import (
 	"bytes"
@@ -18,11 +18,10 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/crawlconsole/crawlconsole/ui"
 	"github.com/crawlconsole/crawlconsole/ui/fake"
+	"github.com/crawlconsole/crawlconsole/ui/internal/uitest"
 )
-
-// sshDeadline is generous: the box is shared and loaded.
-const sshDeadline = 30 * time.Second
 
 // newKey makes an ed25519 client key and its authorized_keys line.
 func newKey(t *testing.T) (gossh.Signer, []byte) {
@@ -97,7 +96,7 @@ func (w *sshWorld) start(so ServeOptions) {
 			cancel()
 			select {
 			case stopErr = <-errc:
-			case <-time.After(sshDeadline):
+			case <-time.After(uitest.Deadline):
 				stopErr = errors.New("Serve did not return after its context was cancelled")
 			}
 		})
@@ -120,7 +119,7 @@ func (w *sshWorld) dial(signer gossh.Signer) (*gossh.Client, string, error) {
 			fp = gossh.FingerprintSHA256(k)
 			return nil
 		},
-		Timeout: sshDeadline,
+		Timeout: uitest.Deadline,
 	}
 	c, err := gossh.Dial("tcp", w.addr, cfg)
 	return c, fp, err
@@ -190,7 +189,7 @@ func (s *screen) text() string {
 // waitFor waits until the session has shown every one of texts.
 func (s *screen) waitFor(texts ...string) {
 	s.t.Helper()
-	deadline := time.Now().Add(sshDeadline)
+	deadline := time.Now().Add(uitest.Deadline)
 	for {
 		got := s.text()
 		missing := ""
@@ -217,18 +216,6 @@ func (s *screen) press(keys string) {
 	}
 }
 
-// waitUntil polls cond until it holds or the deadline passes.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(sshDeadline)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func TestSSHOperatorCanPause(t *testing.T) {
 	t.Parallel()
 	w := newSSHWorld(t)
@@ -241,7 +228,7 @@ func TestSSHOperatorCanPause(t *testing.T) {
 	s := openScreen(t, c)
 	s.waitFor("RUNNING", "blog-11.sandbox.test")
 	s.press("p")
-	waitUntil(t, "the engine to be paused", w.ctrl.Paused)
+	uitest.WaitUntil(t, "the engine to be paused", w.ctrl.Paused)
 	s.waitFor("PAUSED", "crawl paused")
 }
 
@@ -257,7 +244,7 @@ func TestSSHViewerCannotPause(t *testing.T) {
 	s := openScreen(t, c)
 	s.waitFor("RUNNING", "read-only", "blog-11.sandbox.test")
 	s.press("p")
-	s.waitFor(ReadOnlyText)
+	s.waitFor(ui.ReadOnlyText)
 	s.press(":pause\r")
 	s.press(":lanes 2\r")
 	s.press("3") // watching still works: the Log pane
@@ -343,7 +330,7 @@ func TestSSHSessionsHaveTheirOwnView(t *testing.T) {
 		a.press("q") // no confirm: the crawl keeps running
 		select {
 		case <-a.ended:
-		case <-time.After(sshDeadline):
+		case <-time.After(uitest.Deadline):
 			t.Fatal("q did not end the session")
 		}
 		if len(w.ctrl.Calls()) != 0 || w.ctrl.Paused() {
@@ -417,7 +404,7 @@ func TestServeClosesSessionsWhenCancelled(t *testing.T) {
 	}
 	select {
 	case <-s.ended:
-	case <-time.After(sshDeadline):
+	case <-time.After(uitest.Deadline):
 		t.Fatal("the session outlived the server")
 	}
 }
@@ -487,7 +474,7 @@ func TestSSHDroppedConnectionLeaksNothing(t *testing.T) {
 		return runtime.NumGoroutine()
 	}
 	var baseline int
-	waitUntil(t, "a stable goroutine count", func() bool {
+	uitest.WaitUntil(t, "a stable goroutine count", func() bool {
 		a := settle()
 		time.Sleep(100 * time.Millisecond)
 		b := settle()
@@ -503,7 +490,7 @@ func TestSSHDroppedConnectionLeaksNothing(t *testing.T) {
 		s.waitFor("RUNNING", "blog-11.sandbox.test")
 		c.Close() // the connection drops without the console quitting
 	}
-	deadline := time.Now().Add(sshDeadline)
+	deadline := time.Now().Add(uitest.Deadline)
 	for settle() > baseline {
 		if time.Now().After(deadline) {
 			buf := make([]byte, 1<<20)
@@ -634,7 +621,7 @@ func TestSSHLogSaysWhoCameAndWhoWasRefused(t *testing.T) {
 		t.Fatal("a key in neither file was let in")
 	}
 	refused := "refused key " + gossh.FingerprintSHA256(stranger.PublicKey())
-	waitUntil(t, "the refused key in the log", func() bool { return strings.Contains(logs.String(), refused) })
+	uitest.WaitUntil(t, "the refused key in the log", func() bool { return strings.Contains(logs.String(), refused) })
 	if n := strings.Count(logs.String(), refused); n != 1 {
 		t.Errorf("the refused key is logged %d times, want once:\n%s", n, logs.String())
 	}
@@ -646,5 +633,5 @@ func TestSSHLogSaysWhoCameAndWhoWasRefused(t *testing.T) {
 	s := openScreen(t, c)
 	s.waitFor("read-only")
 	viewer := "viewer (read-only) session for key " + gossh.FingerprintSHA256(w.viewer.PublicKey())
-	waitUntil(t, "the viewer's session in the log", func() bool { return strings.Contains(logs.String(), viewer) })
+	uitest.WaitUntil(t, "the viewer's session in the log", func() bool { return strings.Contains(logs.String(), viewer) })
 }
