@@ -434,7 +434,9 @@ func (e *Engine) queueRobotsSitemaps(t frontier.Task, res *fetch.Result) {
 		if hostOf(n) != u.Hostname() {
 			// Cross-submission: this host's robots.txt vouches for the sitemap
 			// listing its URLs (sitemaps.org, "Sitemaps & Cross Submits").
-			d.cross[n] = append(d.cross[n], u.Hostname())
+			if !slices.Contains(d.cross[n], u.Hostname()) { // kept from an earlier run too
+				d.cross[n] = append(d.cross[n], u.Hostname())
+			}
 		}
 		if d.tree.Root(frontier.Site(hostOf(n)), n) {
 			admitted = append(admitted, n)

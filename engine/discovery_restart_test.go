@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,9 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/discover"
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
 )
 
 // restartRig runs a crawl, alone or as a master over one worker (M4), that can be
@@ -273,5 +277,74 @@ func TestLyingSiteStaysUntrustedAfterRestart(t *testing.T) {
 				t.Errorf("%d page refetches after the restart for dates that lie", n)
 			}
 		})
+	}
+}
+
+// A site whose sitemap had to refuse pages of its own section host (off_host: that
+// host's robots.txt does not name the sitemap) is not covered by it, so its entry
+// page stays polled; a restart keeps that verdict. Before, the restarted crawl took
+// the site for covered (what the sitemap's last read refused was not kept), and the
+// entry page's first fetch after the restart dropped the pace its polls had learned.
+func TestSitemapGapIsKeptAcrossARestart(t *testing.T) {
+	e := &Engine{disc: newDiscovery(defaultDiscoveryOptions())}
+	sitemap := "http://www.paper.example/sitemap.xml"
+	task := frontier.Task{URL: sitemap, Host: "www.paper.example"}
+	doc := &discover.Doc{Kind: discover.KindSitemap, Entries: []discover.Entry{
+		{URL: "http://www.paper.example/story/1"},
+		{URL: "http://sport.paper.example/story/2"}, // its robots.txt does not vouch for the sitemap
+	}}
+	e.readDocument(task, &fetch.Result{}, doc, nil, time.Now())
+	if e.disc.covers("www.paper.example") {
+		t.Fatal("a sitemap that refused a page of its own site covers it")
+	}
+	b, err := json.Marshal(e.disc.export())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st discoveryState
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	r := newDiscovery(defaultDiscoveryOptions())
+	if n := r.restore(st); n != 0 {
+		t.Fatalf("%d parts of the state left out", n)
+	}
+	if r.covers("www.paper.example") {
+		t.Error("after a restart the site is covered by a sitemap whose last read refused its section host's page")
+	}
+}
+
+// A child sitemap read after a restart before its index is read again still speaks
+// for the hosts whose robots.txt named the index (cross-submission): no false gap,
+// no off_host refusal. Before, which index listed it and who vouched for that index
+// were not kept.
+func TestCrossSubmittedChildSitemapAfterARestart(t *testing.T) {
+	e := &Engine{disc: newDiscovery(defaultDiscoveryOptions())}
+	index := "http://www.paper.example/sitemap-index.xml"
+	child := "http://www.paper.example/sitemap-sport.xml"
+	e.disc.cross[index] = []string{"sport.paper.example"} // as the sport host's robots.txt registers it
+	e.readDocument(frontier.Task{URL: index, Host: "www.paper.example"}, &fetch.Result{},
+		&discover.Doc{Kind: discover.KindIndex, Entries: []discover.Entry{{URL: child}}}, nil, time.Now())
+	readChild := func(e *Engine) {
+		e.readDocument(frontier.Task{URL: child, Host: "www.paper.example"}, &fetch.Result{},
+			&discover.Doc{Kind: discover.KindSitemap, Entries: []discover.Entry{{URL: "http://sport.paper.example/story/1"}}}, nil, time.Now())
+	}
+	readChild(e)
+	if !e.disc.covers("www.paper.example") {
+		t.Fatal("before the restart the child sitemap does not speak for the host that vouched for its index")
+	}
+	b, err := json.Marshal(e.disc.export())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st discoveryState
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	r := &Engine{disc: newDiscovery(defaultDiscoveryOptions())}
+	r.disc.restore(st)
+	readChild(r)
+	if !r.disc.covers("www.paper.example") || r.disc.sites["paper.example"].warnings["off_host"] != 0 {
+		t.Errorf("after a restart the child sitemap refused the vouching host's page (off_host %d)", r.disc.sites["paper.example"].warnings["off_host"])
 	}
 }

@@ -3,15 +3,17 @@ package engine
 import (
 	"encoding/json"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/discover"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 )
 
-// Discovery state kept across a restart (issue 18): what the Poller learned of each
-// feed and sitemap (its publishing rate and last poll), which sources of a site cover
-// which (Coverage), and each site's date-trust evidence. Without it a restarted crawl
+// Discovery state kept across a restart: what the Poller learned of each feed and
+// sitemap (its publishing rate and last poll), which sources of a site cover which
+// (Coverage), each site's date-trust evidence, and what each sitemap may speak for
+// (the index above it, the hosts vouching for it, the pages its last read refused). Without it a restarted crawl
 // polls every feed at the prior's pace until it learns again, reads every covered
 // source at its own rate again, and trusts a site whose lastmod lied until it has
 // caught it again. It lives in the store's meta table under discoveryMetaKey (one
@@ -45,6 +47,13 @@ type discoveryState struct {
 	// dates are relied on from its second (awaitHint), and a restart must not make
 	// that its first again.
 	SitemapReads map[string]int `json:"sitemap_reads,omitempty"`
+	// Parents is, by sitemap URL, the index that listed it, and Cross the hosts
+	// whose robots.txt names a sitemap (cross-submission): what a sitemap may
+	// speak for (siteWideOK, crossOf). A child sitemap read after a restart before
+	// its index, or before the vouching host's robots.txt, refused its pages as
+	// off_host and opened a false gap in the site's coverage.
+	Parents map[string]string   `json:"parents,omitempty"`
+	Cross   map[string][]string `json:"cross,omitempty"`
 }
 
 // sourceState is one feed or sitemap: its kind (so that a 304 after the restart is
@@ -52,6 +61,12 @@ type discoveryState struct {
 type sourceState struct {
 	Kind discover.Kind       `json:"kind"`
 	Poll *discover.PollState `json:"poll,omitempty"`
+	// Refused is, for a sitemap read, how many pages of its site's own hosts its
+	// last read had to refuse (off_host): while any, the sitemaps do not cover the
+	// site and its entry pages are polled (discovery.covers). Without it a restart
+	// took such a site for covered and dropped what its entry pages' polls had
+	// learned at their first fetch.
+	Refused *int `json:"refused,omitempty"`
 }
 
 // export gathers the state to store.
@@ -69,6 +84,11 @@ func (d *discovery) export() discoveryState {
 		if p, ok := polls[u]; ok {
 			s.Poll = &p
 		}
+		if sd := d.sites[frontier.Site(hostOf(u))]; sd != nil {
+			if n, read := sd.refused[u]; read {
+				s.Refused = &n
+			}
+		}
 		st.Sources[u] = s
 	}
 	for name, sd := range d.sites {
@@ -84,6 +104,12 @@ func (d *discovery) export() discoveryState {
 	}
 	if len(d.parked) > 0 {
 		st.Parked = maps.Clone(d.parked)
+	}
+	if len(d.parent) > 0 {
+		st.Parents = maps.Clone(d.parent)
+	}
+	if len(d.cross) > 0 {
+		st.Cross = maps.Clone(d.cross)
 	}
 	for _, urls := range d.entries {
 		for _, u := range urls {
@@ -117,12 +143,27 @@ func (d *discovery) restore(st discoveryState) (skipped int) {
 		} else {
 			sd.sitemaps[u] = true
 		}
+		if s.Refused != nil && *s.Refused >= 0 {
+			sd.refused[u] = *s.Refused
+		}
 		if s.Poll != nil {
 			polls[u] = afterRestart(*s.Poll)
 		}
 	}
 	for name, ts := range st.Trust {
 		d.site(name).trust.Restore(ts)
+	}
+	for u, idx := range st.Parents {
+		if _, ok := d.parent[u]; !ok {
+			d.parent[u] = idx
+		}
+	}
+	for u, hosts := range st.Cross {
+		for _, h := range hosts {
+			if !slices.Contains(d.cross[u], h) {
+				d.cross[u] = append(d.cross[u], h)
+			}
+		}
 	}
 	for name, n := range st.SitemapReads {
 		if sd := d.site(name); n > sd.sitemapReads {
