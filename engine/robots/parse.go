@@ -3,7 +3,7 @@
 // open, picks the rules that apply to our product token, matches paths by RFC 9309's
 // longest-match rule, and keeps each origin's rules for at most a day (Cache).
 //
-// No Go library on the module proxy was conformant: temoto/robotstxt (used before)
+// No Go library on the module proxy was conformant: temoto/robotstxt
 // returns an error on one stray line, prefix-matches the whole User-Agent and ranks
 // wildcard rules by regexp length; Google's own parser has a Go port
 // (jimsmart/grobotstxt) that the proxy does not serve. So this package follows the
