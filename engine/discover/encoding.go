@@ -120,7 +120,11 @@ func highBit(b []byte) bool {
 // declaration removed (the declaration's encoding is no longer true of the bytes,
 // and encoding/xml would act on it), and control characters XML forbids turned
 // into spaces (encoding/xml stops at them; real feeds carry them in titles).
-func utf8Stream(br *bufio.Reader, e encoding.Encoding) *bufio.Reader {
+//
+// Text before the document (a PHP notice a server printed ahead of its sitemap) is
+// skipped when an XML declaration or a feed's or sitemap's root follows within the
+// first KiB (warning "junk_before_xml").
+func utf8Stream(br *bufio.Reader, e encoding.Encoding, doc *Doc) *bufio.Reader {
 	out := bufio.NewReaderSize(&xmlCleaner{r: e.NewDecoder().Reader(br)}, sniffSize)
 	head, _ := out.Peek(sniffSize)
 	i := 0
@@ -129,6 +133,12 @@ func utf8Stream(br *bufio.Reader, e encoding.Encoding) *bufio.Reader {
 	}
 	for i < len(head) && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' || head[i] == '\n') {
 		i++
+	}
+	if i < len(head) && !looksLikeURLLine(head[i:]) {
+		if j := AfterNotice(head[i:]); j > 0 {
+			i += j
+			doc.warn("junk_before_xml")
+		}
 	}
 	if bytes.HasPrefix(head[i:], []byte("<?xml")) {
 		if end := bytes.Index(head[i:], []byte("?>")); end >= 0 {
@@ -150,4 +160,30 @@ func (c *xmlCleaner) Read(p []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// AfterNotice is where a feed or sitemap starts in head when a server printed a
+// notice ahead of it (PHP's "<br />\n<b>Warning</b>: …" before a sitemap's
+// <?xml): the offset of the XML declaration or root element within the first KiB,
+// when what comes before it is text and <br>/<b> tags only; 0 when the document
+// starts at once, -1 when none follows a notice.
+func AfterNotice(head []byte) int {
+	head = head[:min(len(head), 1024)]
+	j := -1
+	for _, p := range []string{"<?xml", "<urlset", "<sitemapindex", "<rss", "<feed", "<rdf:RDF"} {
+		if k := bytes.Index(head, []byte(p)); k >= 0 && (j < 0 || k < j) {
+			j = k
+		}
+	}
+	if j <= 0 {
+		return j
+	}
+	junk := head[:j]
+	for _, tag := range []string{"<br />", "<br/>", "<br>", "<b>", "</b>"} {
+		junk = bytes.ReplaceAll(junk, []byte(tag), nil)
+	}
+	if bytes.IndexByte(junk, '<') >= 0 {
+		return -1
+	}
+	return j
 }

@@ -186,7 +186,7 @@ func ParseReaderFrom(in io.Reader, src Source, lim Limits) (Doc, error) {
 		return doc, fmt.Errorf("reading: %w", err)
 	}
 	enc := detectEncoding(head, src.ContentType, &doc)
-	br := utf8Stream(raw, enc)
+	br := utf8Stream(raw, enc, &doc)
 	base := baseURL(src.URL)
 	root, err := rootElement(br)
 	var parsed Doc

@@ -324,3 +324,20 @@ func TestCutOffFeedKeepsItsFirstItems(t *testing.T) {
 		t.Errorf("at the cap: err %v, %d entries, warnings %v; want ErrTooLarge with the first ~25 items and a truncated warning", err, len(doc.Entries), doc.Warnings)
 	}
 }
+
+// A server that prints a notice ahead of its sitemap still serves a sitemap.
+func TestJunkBeforeTheDocumentIsSkipped(t *testing.T) {
+	for _, notice := range []string{
+		"\nWarning: Cannot modify header information - headers already sent in /var/www/sitemap.php on line 3\n",
+		"<br />\n<b>Deprecated</b>:  Function create_function() is deprecated in <b>/var/www/sitemap.php</b> on line <b>12</b><br />\n",
+	} {
+		body := notice + `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>http://a.test/1</loc></url></urlset>`
+		doc, err := ParseFrom([]byte(body), Source{URL: "http://a.test/sitemap.xml", ContentType: "text/html"}, Limits{})
+		if err != nil || !slices.Equal(urlsOf(doc), []string{"http://a.test/1"}) || doc.Warnings["junk_before_xml"] != 1 {
+			t.Errorf("after %q: err %v, urls %v, warnings %v; want the sitemap's URL and a junk_before_xml warning", notice, err, urlsOf(doc), doc.Warnings)
+		}
+	}
+	if AfterNotice([]byte(`<!DOCTYPE html><html><body><p>about <rss> feeds</p>`)) >= 0 {
+		t.Error("an HTML page mentioning <rss> was taken for a notice before a feed")
+	}
+}

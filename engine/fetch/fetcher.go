@@ -461,11 +461,11 @@ func sniffType(mt string) bool {
 
 // discoveryCandidate says whether a body should be tried as a feed or sitemap: its
 // type says XML or gzip, or its first bytes are gzip, UTF-16, XML, a feed's or
-// sitemap's root (after a comment, too), or a URL line (a text sitemap). An HTML
-// page is looked at no further than its first KiB (every page passes here: a
-// search through a whole page cost 130 µs per 100 KB, a third of a page's CPU),
-// and an XHTML page (one that starts as XML, or served as application/xhtml+xml)
-// is searched for a feed inside before it is read as XML.
+// sitemap's root (after a comment, or a server's notice, too), or a URL line (a
+// text sitemap). An HTML page is looked at no further than its first KiB (every
+// page passes here: a search through a whole page cost 130 µs per 100 KB, a third
+// of a page's CPU), and an XHTML page (one that starts as XML, or served as
+// application/xhtml+xml) is searched for a feed inside before it is read as XML.
 func discoveryCandidate(mt string, body []byte) bool {
 	if discoveryType(mt) || bytes.HasPrefix(body, []byte{0x1f, 0x8b}) {
 		return true
@@ -493,6 +493,9 @@ func discoveryCandidate(mt string, body []byte) bool {
 				return true
 			}
 		}
+	}
+	if (len(head) > 0 && head[0] != '<' || bytes.HasPrefix(head, []byte("<br")) || bytes.HasPrefix(head, []byte("<b>"))) && discover.AfterNotice(head) > 0 {
+		return true // a server's notice printed ahead of the document
 	}
 	if mt == "application/xhtml+xml" {
 		return bytes.Contains(body, []byte("<feed")) || bytes.Contains(body, []byte("<rss"))
