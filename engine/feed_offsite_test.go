@@ -7,7 +7,8 @@ import (
 
 // A feed's item on another host (a feedproxy redirect, a podcast host, an
 // aggregator's entry) is what the site says it published: it is fetched and stored,
-// one hop past the crawl's sites, and the crawl does not spread from it. With
+// one hop past the crawl's sites and past the trap guards (its path dates it years
+// ahead, as a calendar's would), and the crawl does not spread from it. With
 // discovery.feed_items_off_site off, the feed speaks for its own site only.
 func TestFeedItemOffSiteIsStoredOneHop(t *testing.T) {
 	for _, on := range []bool{true, false} {
@@ -15,10 +16,10 @@ func TestFeedItemOffSiteIsStoredOneHop(t *testing.T) {
 		b := newDiscoSiteOn(t, "127.0.0.2") // not a seed: off the crawl's sites
 		a.pages["/"] = `<html><head><link rel="alternate" type="application/rss+xml" href="/feed.xml"></head><body><p>front page</p></body></html>`
 		a.raw["/feed.xml"] = static("application/rss+xml", `<rss version="2.0"><channel><title>a</title>`+
-			`<item><link>http://`+b.host+`/~r/a/story</link></item>`+
+			`<item><link>http://`+b.host+`/~r/a/2150/01/01/story</link></item>`+
 			`<item><link>http://`+a.host+`/news/1</link></item></channel></rss>`)
 		a.pages["/news/1"] = `<html><body><p>news</p></body></html>`
-		b.pages["/~r/a/story"] = `<html><body><p>the story</p><a href="/more">more on b</a></body></html>`
+		b.pages["/~r/a/2150/01/01/story"] = `<html><body><p>the story</p><a href="/more">more on b</a></body></html>`
 		b.pages["/more"] = `<html><body><p>b's own page</p></body></html>`
 		o := robotsOptions(t, "http://"+a.host+"/")
 		o.Scope.SameSite = true // the crawl keeps to its seeds' sites
@@ -29,7 +30,7 @@ func TestFeedItemOffSiteIsStoredOneHop(t *testing.T) {
 		if on {
 			want = 1
 		}
-		if n := b.requested("/~r/a/story"); n != want {
+		if n := b.requested("/~r/a/2150/01/01/story"); n != want {
 			t.Errorf("feed_items_off_site %v: the feed's item on another host fetched %d times, want %d (log %v)", on, n, want, b.paths())
 		}
 		if n := b.requested("/more"); n != 0 {

@@ -279,7 +279,8 @@ func (e *Engine) extract(t frontier.Task, res *fetch.Result, known *[]string) []
 // years ahead; a sitemap may list a product page whose path holds a model number).
 // The page budgets still apply when they are placed. A feed's items on other sites
 // (readDocument let them through under discovery.feed_items_off_site) pass the
-// scope's site rule, one hop, and are otherwise checked as any link is.
+// scope's site rule, one hop, past the trap guards too (a leaf cannot run off), and
+// are otherwise checked as any link is.
 func (e *Engine) extractLinks(t frontier.Task, res *fetch.Result, known *[]string, doc discover.Kind) []store.URL {
 	parent := frontier.Hash(t.URL)
 	page := res.FinalURL
@@ -346,8 +347,10 @@ func (e *Engine) extractLinks(t frontier.Task, res *fetch.Result, known *[]strin
 				continue
 			}
 		}
-		// An entry of the site's own feed or sitemap is no trap candidate.
-		listed := i < nAnnounced && (u.Hostname() == t.Host || frontier.Site(u.Hostname()) == docSite)
+		// An entry of the site's own feed or sitemap is no trap candidate, nor is a
+		// feed's item on another site: one hop past the scope, it is a leaf, and a
+		// URL space that cannot be followed cannot run without end.
+		listed := i < nAnnounced && (doc == discover.KindFeed || u.Hostname() == t.Host || frontier.Site(u.Hostname()) == docSite)
 		if !listed {
 			if kind := e.traps.Check(u, pageURL); kind != "" {
 				e.trapped(t, n, kind)
