@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -32,6 +33,7 @@ func parseFeed(r io.Reader, base *url.URL, lim Limits) (Doc, error) {
 	if readErr != nil && !errors.Is(readErr, ErrTooLarge) {
 		return doc, fmt.Errorf("feed: %w", readErr)
 	}
+	body = directoryBases(body)
 	f, err := gofeed.NewParser().Parse(bytes.NewReader(body))
 	if err != nil || readErr != nil {
 		if fixed, ferr := gofeed.NewParser().Parse(bytes.NewReader(closeOpenElements(body))); ferr == nil && len(fixed.Items) > 0 {
@@ -137,4 +139,35 @@ func feedDate(doc *Doc, parsed *time.Time, raw string) time.Time {
 		doc.warn("bad_date")
 	}
 	return time.Time{}
+}
+
+// xmlBase is an xml:base attribute and its value.
+var xmlBase = regexp.MustCompile(`xml:base\s*=\s*("[^"<>]*"|'[^'<>]*')`)
+
+// directoryBases rewrites each xml:base to the directory it names, so that gofeed,
+// which resolves a link against its xml:base as if the base's path were a
+// directory ("…/blog/atom.xml" + "post/1" = "…/blog/atom.xml/post/1"), resolves it as
+// RFC 3986 and every other feed reader do ("…/blog/post/1"). A base that already
+// ends in "/" is left as it is.
+func directoryBases(body []byte) []byte {
+	if !bytes.Contains(body, []byte("xml:base")) {
+		return body
+	}
+	return xmlBase.ReplaceAllFunc(body, func(m []byte) []byte {
+		sub := xmlBase.FindSubmatch(m)
+		quote, v := sub[1][0], string(sub[1][1:len(sub[1])-1])
+		u, err := url.Parse(strings.TrimSpace(v))
+		if err != nil || strings.HasSuffix(u.Path, "/") && u.RawQuery == "" && u.Fragment == "" {
+			return m
+		}
+		if i := strings.LastIndexByte(u.Path, '/'); i >= 0 {
+			u.Path = u.Path[:i+1]
+		} else if u.Host != "" {
+			u.Path = "/"
+		} else {
+			u.Path = ""
+		}
+		u.RawPath, u.RawQuery, u.Fragment = "", "", ""
+		return []byte("xml:base=" + string(quote) + u.String() + string(quote))
+	})
 }
