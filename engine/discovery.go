@@ -201,11 +201,14 @@ func (e *Engine) discoverFrom(t frontier.Task, res *fetch.Result, prev *revisit.
 		}
 		return nil
 	}
-	due := e.readDocument(t, res, doc, prev, at)
+	due, dated := e.readDocument(t, res, doc, prev, at)
 	e.documentRead(t, res, doc)
 	if len(due) > 0 {
 		// Store reads and the requeue, off d.mu (as refetchResults does for rounds).
 		e.hintDue(due, at)
+	}
+	if len(dated) > 0 {
+		e.hintDueIfOlder(dated, frontier.Site(t.Host), at)
 	}
 	return doc
 }
@@ -214,8 +217,11 @@ func (e *Engine) discoverFrom(t frontier.Task, res *fetch.Result, prev *revisit.
 // children) become res.Links under the scope rule, its dates teach the site's Trust,
 // and it returns the stored pages to make due now: those a trusted moved date
 // names, and the site's entry pages when this read opened a gap in what its
-// sitemaps cover (pollEntry then polls them until the gap closes).
-func (e *Engine) readDocument(t frontier.Task, res *fetch.Result, doc *discover.Doc, prev *revisit.Page, at time.Time) (due []string) {
+// sitemaps cover (pollEntry then polls them until the gap closes). dated are the
+// entries of a trusted site dated after the source's last read that gave no date
+// before (the first read after a restart: the dates are not kept; or a new entry):
+// due if a stored copy is older than its date (hintDueIfOlder).
+func (e *Engine) readDocument(t frontier.Task, res *fetch.Result, doc *discover.Doc, prev *revisit.Page, at time.Time) (due []string, dated map[string]time.Time) {
 	d := e.disc
 	src := t.URL
 	siteName := frontier.Site(t.Host)
@@ -252,7 +258,7 @@ func (e *Engine) readDocument(t frontier.Task, res *fetch.Result, doc *discover.
 			links = append(links, c.URL)
 		}
 		res.Links = links
-		return nil
+		return nil, nil
 	}
 	if doc.Kind != discover.KindFeed {
 		// "Always now" is judged on the server's own clock (its Date header) when it
@@ -309,8 +315,16 @@ func (e *Engine) readDocument(t frontier.Task, res *fetch.Result, doc *discover.
 		d.hintMu.Unlock()
 		// A date is a hint when it moved since this document was last read: newer
 		// than our last read of the source and than the date it gave before.
-		if seen && date.After(old) && !since.IsZero() && date.After(since) {
-			moved = append(moved, n)
+		if !since.IsZero() && date.After(since) {
+			switch {
+			case seen && date.After(old):
+				moved = append(moved, n)
+			case !seen && trusted:
+				if dated == nil {
+					dated = map[string]time.Time{}
+				}
+				dated[n] = date
+			}
 		}
 	}
 	if doc.Kind == discover.KindSitemap {
@@ -340,7 +354,42 @@ func (e *Engine) readDocument(t frontier.Task, res *fetch.Result, doc *discover.
 			due = append(due, moved...)
 		}
 	}
-	return due
+	return due, dated
+}
+
+// hintDueIfOlder makes due now the stored pages of dated whose last fetch is older
+// than the date their site's feed or sitemap gives them: they changed since. A page
+// not stored yet (a new entry, queued as a link) is left alone.
+func (e *Engine) hintDueIfOlder(dated map[string]time.Time, site string, now time.Time) {
+	urls := make([]string, 0, len(dated))
+	for u := range dated {
+		urls = append(urls, u)
+	}
+	states, err := e.st.Revisits(urls)
+	if err != nil || len(states) == 0 {
+		return
+	}
+	var due []string
+	for _, s := range states {
+		if date, ok := dated[s.URL]; ok && s.Fetches > 0 && s.Last.Before(date) {
+			due = append(due, s.URL)
+		}
+	}
+	if len(due) == 0 {
+		return
+	}
+	d := e.disc
+	d.mu.Lock()
+	if sd := d.sites[site]; sd != nil {
+		sd.hints += int64(len(due))
+	}
+	for _, u := range due {
+		d.hinted[u] = site
+	}
+	d.mu.Unlock()
+	if _, err := e.requeue(due, now, true); err != nil {
+		e.logf(LevelWarn, 0, "", "discovery hints: %v", err)
+	}
 }
 
 // covers says whether the feeds and sitemaps the crawl knows of announce every

@@ -142,7 +142,7 @@ func TestSitemapCoversTheSiteOnceSectionHostsVouch(t *testing.T) {
 			d.entries["paper.example"] = []string{"http://www.paper.example/"}
 			d.mu.Unlock()
 			grown := &discover.Doc{Kind: doc.Kind, Entries: append(slices.Clone(doc.Entries), discover.Entry{URL: "http://sport.paper.example/story/4"})}
-			due := e.readDocument(frontier.Task{URL: sitemap, Host: "www.paper.example"}, &fetch.Result{}, grown, nil, time.Now())
+			due, _ := e.readDocument(frontier.Task{URL: sitemap, Host: "www.paper.example"}, &fetch.Result{}, grown, nil, time.Now())
 			if d.covers("www.paper.example") || !slices.Contains(due, "http://www.paper.example/") {
 				t.Errorf("a new section host: covered %v, due %v: want not covered and the entry page due", d.covers("www.paper.example"), due)
 			}

@@ -250,7 +250,12 @@ func TestLyingSiteStaysUntrustedAfterRestart(t *testing.T) {
 				return SiteDiscovery{DatesTrusted: true}
 			}
 			e := rig.start()
-			waitForLong(t, 30*time.Second, "the site's dates found lying", func() bool { return !site(e).DatesTrusted })
+			waitForLong(t, 30*time.Second, "the site's dates found lying, no hinted refetch left", func() bool {
+				e.disc.mu.Lock()
+				pending := len(e.disc.hinted)
+				e.disc.mu.Unlock()
+				return !site(e).DatesTrusted && pending == 0
+			})
 			if err := e.Close(); err != nil {
 				t.Fatal(err)
 			}
@@ -346,5 +351,55 @@ func TestCrossSubmittedChildSitemapAfterARestart(t *testing.T) {
 	readChild(r)
 	if !r.disc.covers("www.paper.example") || r.disc.sites["paper.example"].warnings["off_host"] != 0 {
 		t.Errorf("after a restart the child sitemap refused the vouching host's page (off_host %d)", r.disc.sites["paper.example"].warnings["off_host"])
+	}
+}
+
+// A page whose sitemap date moved while the crawl was stopped is refetched at the
+// sitemap's first read after the restart, when its stored copy is older than that
+// date. Before, the dates each entry gave were not kept and a date met for the first
+// time was no hint: the change waited for the page's revisit schedule (an hour here).
+func TestDateMovedWhileStoppedIsAHint(t *testing.T) {
+	s := newDiscoSite(t)
+	h := s.host
+	var mu sync.Mutex
+	p1 := "2026-01-01T00:00:00Z"
+	s.raw["/sitemap.xml"] = func(int) (string, []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		var b strings.Builder
+		b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+		fmt.Fprintf(&b, `<url><loc>http://%s/p1</loc><lastmod>%s</lastmod></url>`, h, p1)
+		for i := 2; i <= 6; i++ {
+			fmt.Fprintf(&b, `<url><loc>http://%s/p%d</loc><lastmod>2026-01-0%dT00:00:00Z</lastmod></url>`, h, i, i)
+		}
+		b.WriteString(`</urlset>`)
+		return "application/xml", []byte(b.String())
+	}
+	for i := 1; i <= 6; i++ {
+		s.pages[fmt.Sprintf("/p%d", i)] = versionText(i)
+	}
+	s.robots = "Sitemap: http://" + h + "/sitemap.xml\n"
+	s.pages["/"] = `<html><body><p>front page</p></body></html>`
+	o := discoveryPollOptions(t, "http://"+h+"/")
+	o.Discovery.Probe = ProbeOff
+	e := startEngine(t, o)
+	waitForLong(t, 30*time.Second, "three reads of the sitemap, every page stored", func() bool {
+		return s.requested("/sitemap.xml") >= 3 && e.Snapshot().Totals.PagesStored >= 8
+	})
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock() // p1 changes while the crawl is stopped
+	p1 = time.Now().UTC().Format(time.RFC3339Nano)
+	mu.Unlock()
+	s.mu.Lock()
+	s.pages["/p1"] = versionText(100)
+	s.mu.Unlock()
+	startEngine(t, o)
+	waitForLong(t, 15*time.Second, "/p1 refetched for its moved date", func() bool { return s.requested("/p1") >= 2 })
+	for i := 2; i <= 6; i++ {
+		if n := s.requested(fmt.Sprintf("/p%d", i)); n != 1 {
+			t.Errorf("/p%d, whose date did not move, fetched %d times", i, n)
+		}
 	}
 }
