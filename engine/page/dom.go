@@ -40,6 +40,7 @@ type elem struct {
 	// runs owned by the subtree: runs[runStart:runEnd]
 	runStart, runEnd int32
 	flags            uint8
+	kind             uint8 // the tag's kinds (tagKinds)
 
 	// Figures summed over the subtree by the extractor.
 	letters, linkLetters, paraLetters int32
@@ -131,6 +132,29 @@ var closesP = map[atom.Atom]bool{
 	atom.Details: true, atom.Menu: true,
 }
 
+// Tag kinds: the sets above as bits of one table (tagKinds), so that a tag is looked
+// up once, not once per set; a page has thousands of tags.
+const (
+	kindRawSkip uint8 = 1 << iota
+	kindHead
+	kindChrome
+	kindBlock
+	kindVoid
+	kindClosesP
+)
+
+// tagKinds maps a tag to its kinds; a tag in none is absent (0).
+var tagKinds = func() map[atom.Atom]uint8 {
+	m := map[atom.Atom]uint8{}
+	for kind, set := range map[uint8]map[atom.Atom]bool{kindRawSkip: rawSkip, kindHead: headTags,
+		kindChrome: chromeTags, kindBlock: blockTags, kindVoid: voidTags, kindClosesP: closesP} {
+		for tag := range set {
+			m[tag] |= kind
+		}
+	}
+	return m
+}()
+
 // siblingScope maps an element that closes an open element of its kind to the
 // elements that bound the search: a new <li> closes the open <li> of its list.
 var siblingScope = map[atom.Atom][]atom.Atom{
@@ -161,7 +185,7 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 	top := func() int32 { return stack[len(stack)-1] }
 	blockOf := func() int32 {
 		for i := len(stack) - 1; i >= 0; i-- {
-			if blockTags[d.elems[stack[i]].tag] {
+			if d.elems[stack[i]].kind&kindBlock != 0 {
 				return stack[i]
 			}
 		}
@@ -173,7 +197,7 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 		if e.tag == atom.A && linkDepth > 0 {
 			linkDepth--
 		}
-		if blockTags[e.tag] {
+		if e.kind&kindBlock != 0 {
 			pendingBreak = true
 		}
 		stack = stack[:len(stack)-1]
@@ -279,11 +303,12 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 					continue
 				}
 			}
-			if skipDepth > 0 && skipTag == atom.Head && !headTags[tag] {
+			kind := tagKinds[tag]
+			if skipDepth > 0 && skipTag == atom.Head && kind&kindHead == 0 {
 				skipDepth = 0 // HTML5 "in head": any other element ends an unclosed <head>
 			}
 			if skipDepth > 0 {
-				if tag == skipTag && tt == html.StartTagToken && !voidTags[tag] {
+				if tag == skipTag && tt == html.StartTagToken && kind&kindVoid == 0 {
 					skipDepth++
 				}
 				continue
@@ -295,13 +320,13 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 			if tag == atom.Body || tag == atom.Html {
 				continue // the root stands for both
 			}
-			if rawSkip[tag] {
-				if tt == html.StartTagToken && !voidTags[tag] {
+			if kind&kindRawSkip != 0 {
+				if tt == html.StartTagToken && kind&kindVoid == 0 {
 					skipDepth, skipTag = 1, tag
 				}
 				continue
 			}
-			if closesP[tag] {
+			if kind&kindClosesP != 0 {
 				if i := findOpen(atom.P, []atom.Atom{atom.Td, atom.Th, atom.Li, atom.Blockquote, atom.Div, atom.Section, atom.Article}); i > 0 {
 					closeTo(i)
 				}
@@ -311,16 +336,16 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 					closeTo(i)
 				}
 			}
-			if blockTags[tag] {
+			if kind&kindBlock != 0 {
 				pendingBreak = true
 			}
-			if voidTags[tag] || tt == html.SelfClosingTagToken {
+			if kind&kindVoid != 0 || tt == html.SelfClosingTagToken {
 				continue
 			}
 			if len(d.elems) >= maxElems || len(stack) >= maxDepth {
 				continue // folded into the innermost open element
 			}
-			e := elem{tag: tag, parent: top(), runStart: int32(len(d.runs))}
+			e := elem{tag: tag, kind: kind, parent: top(), runStart: int32(len(d.runs))}
 			if attrs == nil {
 				attrs = d.readAttrs(z)
 			}
@@ -348,7 +373,7 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 					}
 				}
 			}
-			if chromeTags[tag] {
+			if kind&kindChrome != 0 {
 				e.flags |= flagChromeTag
 			}
 			if tag == atom.Article || tag == atom.Main {

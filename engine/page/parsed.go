@@ -181,7 +181,7 @@ func newDoc() *doc {
 	if d.elems == nil {
 		d.elems = make([]elem, 0, 256)
 	}
-	d.elems = append(d.elems, elem{tag: atom.Html, parent: -1})
+	d.elems = append(d.elems, elem{tag: atom.Html, kind: tagKinds[atom.Html], parent: -1})
 	return d
 }
 
