@@ -224,6 +224,36 @@ func (e *Engine) loadDiscovery() {
 		e.logf(LevelWarn, 0, "", "feed/sitemap poll state: %d sources' state unusable, learned afresh", n)
 	}
 	e.disc.saved = e.disc.changes.Load()
+	e.withdrawParked()
+}
+
+// withdrawParked keeps the parked feeds, sitemaps and seed pages of removed sites
+// out of the queue at start. One a lane had in hand at the stop is put back in the
+// queue by the store, and when the site's add and remove folded away in the steering
+// log no removal is replayed to withdraw it: it would be read again. A site the
+// config declares is left alone (the config speaks last); :site add brings the
+// others back (keepSources, restoreDiscovery).
+func (e *Engine) withdrawParked() {
+	declared := map[string]bool{}
+	for i := range e.opts.Sites {
+		declared[e.opts.Sites[i].domain()] = true
+	}
+	for _, s := range e.opts.Seeds {
+		declared[frontier.Site(hostOf(s))] = true
+	}
+	out := map[string]uint64{}
+	e.disc.mu.Lock()
+	for u := range e.disc.parked {
+		if !declared[frontier.Site(hostOf(u))] {
+			out[u] = 0 // any hand-out
+		}
+	}
+	e.disc.mu.Unlock()
+	if len(out) > 0 {
+		e.mu.Lock()
+		e.markOut(out)
+		e.mu.Unlock()
+	}
 }
 
 // saveDiscovery writes the state to the store when it changed since the last write.
