@@ -14,7 +14,6 @@ import (
 	"golang.org/x/net/html/atom"
 	"golang.org/x/net/html/charset"
 
-	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/page"
 	"github.com/crawlconsole/crawlconsole/store"
@@ -143,7 +142,7 @@ func pageTitle(body []byte, contentType string) string {
 // pageLinks resolves a page's links against its final URL (and <base href>), as the
 // crawl did when it queued them.
 func pageLinks(body []byte, pageURL string) []string {
-	raw, baseHref, _ := fetch.ExtractLinks(body)
+	raw, baseHref, _ := page.ExtractLinks(body)
 	base, err := frontier.ParseBase(pageURL)
 	if err != nil {
 		return []string{}

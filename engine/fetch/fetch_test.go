@@ -230,8 +230,8 @@ func TestExtractLinksFromBrokenHTML(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := extractLinks([]byte(c.body), "crawlconsole")
-			if strings.Join(p.links, "|") != strings.Join(c.links, "|") || p.base != c.base || p.canonical != c.can {
-				t.Fatalf("got %q base %q canonical %q; want %q %q %q", p.links, p.base, p.canonical, c.links, c.base, c.can)
+			if strings.Join(p.Links, "|") != strings.Join(c.links, "|") || p.Base != c.base || p.Canonical != c.can {
+				t.Fatalf("got %q base %q canonical %q; want %q %q %q", p.Links, p.Base, p.Canonical, c.links, c.base, c.can)
 			}
 		})
 	}

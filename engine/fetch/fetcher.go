@@ -373,10 +373,10 @@ func (f *Fetcher) onResponse(r *colly.Response) {
 		} else {
 			p = extractLinks(r.Body, f.token)
 		}
-		x.res.Links, x.res.NofollowLinks, x.res.Base, x.res.Canonical = p.links, p.nofollow, p.base, p.canonical
-		x.res.Feeds = p.feeds
-		x.res.Robots.NoIndex = x.res.Robots.NoIndex || p.robots.NoIndex
-		x.res.Robots.NoFollow = x.res.Robots.NoFollow || p.robots.NoFollow
+		x.res.Links, x.res.NofollowLinks, x.res.Base, x.res.Canonical = p.Links, p.Nofollow, p.Base, p.Canonical
+		x.res.Feeds = p.Feeds
+		x.res.Robots.NoIndex = x.res.Robots.NoIndex || p.Robots.NoIndex
+		x.res.Robots.NoFollow = x.res.Robots.NoFollow || p.Robots.NoFollow
 	}
 }
 

@@ -20,7 +20,7 @@ func FuzzExtractLinks(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		p := extractLinks(body, "crawlconsole")
-		if n := len(p.links) + len(p.nofollow); n > len(body) {
+		if n := len(p.Links) + len(p.Nofollow); n > len(body) {
 			t.Fatalf("%d links from %d bytes", n, len(body))
 		}
 		if want := extractLinksOld(body, "crawlconsole"); !reflect.DeepEqual(p, want) {

@@ -51,7 +51,7 @@ func sandboxPages(tb testing.TB, n int, faults bool) []testPage {
 			continue
 		}
 		p := extractLinks(body, "crawlconsole")
-		for _, l := range append(p.links, p.nofollow...) {
+		for _, l := range append(p.Links, p.Nofollow...) {
 			if u, err := base.Parse(l); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
 				u.Fragment = ""
 				push(u.String())

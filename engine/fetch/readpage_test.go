@@ -56,15 +56,15 @@ func TestReadPageAsBefore(t *testing.T) {
 // linksDiff says where two readings of a page first differ.
 func linksDiff(got, want pageLinks) string {
 	switch {
-	case !reflect.DeepEqual(got.links, want.links):
-		return fmt.Sprintf("links: %d vs %d, first %q vs %q", len(got.links), len(want.links), firstDiff(got.links, want.links), firstDiff(want.links, got.links))
-	case !reflect.DeepEqual(got.nofollow, want.nofollow):
-		return fmt.Sprintf("nofollow: %q vs %q", got.nofollow, want.nofollow)
-	case !reflect.DeepEqual(got.feeds, want.feeds):
-		return fmt.Sprintf("feeds: %q vs %q", got.feeds, want.feeds)
+	case !reflect.DeepEqual(got.Links, want.Links):
+		return fmt.Sprintf("links: %d vs %d, first %q vs %q", len(got.Links), len(want.Links), firstDiff(got.Links, want.Links), firstDiff(want.Links, got.Links))
+	case !reflect.DeepEqual(got.Nofollow, want.Nofollow):
+		return fmt.Sprintf("nofollow: %q vs %q", got.Nofollow, want.Nofollow)
+	case !reflect.DeepEqual(got.Feeds, want.Feeds):
+		return fmt.Sprintf("feeds: %q vs %q", got.Feeds, want.Feeds)
 	}
 	return fmt.Sprintf("base %q canonical %q robots %+v vs base %q canonical %q robots %+v",
-		got.base, got.canonical, got.robots, want.base, want.canonical, want.robots)
+		got.Base, got.Canonical, got.Robots, want.Base, want.Canonical, want.Robots)
 }
 
 // firstDiff is the first of a that b does not have at the same place.
@@ -127,27 +127,27 @@ func extractLinksOld(body []byte, token string) (p pageLinks) {
 			case atom.A, atom.Area:
 				href, ok, rel, _ := oldAttr2(z, "href", "rel")
 				if ok {
-					if hasToken(rel, "nofollow") {
-						p.nofollow = append(p.nofollow, href)
+					if oldHasToken(rel, "nofollow") {
+						p.Nofollow = append(p.Nofollow, href)
 					} else {
-						p.links = append(p.links, href)
+						p.Links = append(p.Links, href)
 					}
 				}
 			case atom.Base:
-				if v, ok := oldAttr(z, "href"); ok && p.base == "" {
-					p.base = v
+				if v, ok := oldAttr(z, "href"); ok && p.Base == "" {
+					p.Base = v
 				}
 			case atom.Link:
 				href, typ, rel := oldLinkAttrs(z)
-				if p.canonical == "" && href != "" && hasToken(rel, "canonical") {
-					p.canonical = href
+				if p.Canonical == "" && href != "" && oldHasToken(rel, "canonical") {
+					p.Canonical = href
 				}
-				if href != "" && hasToken(rel, "alternate") && FeedType(typ) && len(p.feeds) < maxFeedLinks {
-					p.feeds = append(p.feeds, href)
+				if href != "" && oldHasToken(rel, "alternate") && page.FeedType(typ) && len(p.Feeds) < page.MaxFeedLinks {
+					p.Feeds = append(p.Feeds, href)
 				}
 			case atom.Meta:
 				if name, ok, content, _ := oldAttr2(z, "name", "content"); ok {
-					p.robots.AddMeta(name, content, token)
+					p.Robots.AddMeta(name, content, token)
 				}
 			}
 		}
@@ -252,4 +252,14 @@ func TestFetchHandsOverItsParse(t *testing.T) {
 			}
 		})
 	}
+}
+
+// oldHasToken is the rel-token test of extractLinksOld.
+func oldHasToken(list, tok string) bool {
+	for _, f := range strings.Fields(list) {
+		if strings.EqualFold(f, tok) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,165 @@
+package page
+
+import (
+	"strings"
+
+	"golang.org/x/net/html/atom"
+
+	"github.com/crawlconsole/crawlconsole/engine/robots"
+)
+
+// Links is what a page's tokenizer pass reads for the crawl.
+type Links struct {
+	Links     []string // a/area href values, in document order, without rel=nofollow ones
+	Nofollow  []string // hrefs of links marked rel="nofollow" (a hint; the engine decides)
+	Base      string   // the first <base href>
+	Canonical string   // the first <link rel=canonical href>
+	Feeds     []string // <link rel=alternate> hrefs of RSS/Atom/RDF feeds (RSS autodiscovery), for discovery
+	Robots    robots.Directives
+}
+
+// LinkReader is the TagSink that reads a page's Links from its start tags during the
+// page's one tokenizer pass (Read, Parse, ScanTags).
+type LinkReader struct {
+	Links
+	Token string // our product token, for <meta name="TOKEN">
+}
+
+// Wants implements TagSink: the tags links and directives are read from.
+func (r *LinkReader) Wants(tag atom.Atom) bool {
+	switch tag {
+	case atom.A, atom.Area, atom.Base, atom.Link, atom.Meta:
+		return true
+	}
+	return false
+}
+
+// StartTag implements TagSink: a[href] and area[href] (rel="nofollow" ones
+// apart), the first <base href>, the first <link rel=canonical href>, feed links and
+// the directives of <meta name="robots"> and <meta name="TOKEN">. Where a tag repeats
+// an attribute, a, area, base and meta take the first (as browsers do) and link the
+// last.
+func (r *LinkReader) StartTag(tag atom.Atom, attrs []Attr) {
+	p := &r.Links
+	switch tag {
+	case atom.A, atom.Area:
+		href, ok, rel, _ := attr2(attrs, "href", "rel")
+		if ok {
+			if hasToken(rel, "nofollow") {
+				p.Nofollow = append(p.Nofollow, href)
+			} else {
+				p.Links = append(p.Links, href)
+			}
+		}
+	case atom.Base:
+		if v, ok := firstAttr(attrs, "href"); ok && p.Base == "" {
+			p.Base = v
+		}
+	case atom.Link:
+		href, typ, rel := linkAttrs(attrs)
+		if p.Canonical == "" && href != "" && hasToken(rel, "canonical") {
+			p.Canonical = href
+		}
+		if href != "" && hasToken(rel, "alternate") && FeedType(typ) && len(p.Feeds) < MaxFeedLinks {
+			p.Feeds = append(p.Feeds, href)
+		}
+	case atom.Meta:
+		if name, ok, content, _ := attr2(attrs, "name", "content"); ok {
+			p.Robots.AddMeta(name, content, r.Token)
+		}
+	}
+}
+
+// ScanLinks reads a body's links in a tokenizer pass of their own (no tree: start
+// tags only, ScanTags), for a page nothing else reads. Resolution and normalisation
+// are the frontier's job (frontier.Base). token is the product token that
+// <meta name="TOKEN"> addresses.
+func ScanLinks(body []byte, token string) Links {
+	r := LinkReader{Token: token}
+	ScanTags(body, &r)
+	return r.Links
+}
+
+// attr2 returns two attributes of a tag (the first of each), trimmed, without
+// allocating a map per tag: a page has hundreds of links.
+func attr2(attrs []Attr, n1, n2 string) (v1 string, ok1 bool, v2 string, ok2 bool) {
+	for _, a := range attrs {
+		switch {
+		case !ok1 && string(a.Key) == n1:
+			v1, ok1 = strings.TrimSpace(string(a.Val)), true
+		case !ok2 && string(a.Key) == n2:
+			v2, ok2 = strings.TrimSpace(string(a.Val)), true
+		}
+	}
+	return
+}
+
+// firstAttr returns the first attribute of that name, trimmed.
+func firstAttr(attrs []Attr, name string) (string, bool) {
+	for _, a := range attrs {
+		if string(a.Key) == name {
+			return strings.TrimSpace(string(a.Val)), true
+		}
+	}
+	return "", false
+}
+
+func hasToken(list, tok string) bool {
+	for _, f := range strings.Fields(list) {
+		if strings.EqualFold(f, tok) {
+			return true
+		}
+	}
+	return false
+}
+
+// ExtractLinks returns what ScanLinks finds in a stored HTML body: the raw a/area
+// hrefs in document order (rel="nofollow" ones after the others: the page links to
+// them too), <base href> and <link rel=canonical> (the JSONL export lists a page's
+// links from its stored body).
+func ExtractLinks(body []byte) (links []string, base, canonical string) {
+	p := ScanLinks(body, "")
+	return append(p.Links, p.Nofollow...), p.Base, p.Canonical
+}
+
+// MaxFeedLinks bounds the feed links kept from one page.
+const MaxFeedLinks = 16
+
+// linkAttrs reads a <link>'s href, type and rel (the last of each, untrimmed).
+func linkAttrs(attrs []Attr) (href, typ, rel string) {
+	for _, a := range attrs {
+		switch string(a.Key) {
+		case "href":
+			href = string(a.Val)
+		case "type":
+			typ = string(a.Val)
+		case "rel":
+			rel = string(a.Val)
+		}
+	}
+	return
+}
+
+// FeedType says whether a media type names a feed, as RSS autodiscovery
+// (https://www.rssboard.org/rss-autodiscovery) and Atom (RFC 4287 §7) use them in
+// <link rel="alternate" type=...>.
+func FeedType(mt string) bool {
+	mt = strings.ToLower(strings.TrimSpace(mt))
+	if i := strings.IndexByte(mt, ';'); i >= 0 {
+		mt = strings.TrimSpace(mt[:i])
+	}
+	switch mt {
+	case "application/rss+xml", "application/atom+xml", "application/rdf+xml", "application/feed+xml":
+		return true
+	}
+	return false
+}
+
+// Read reads an HTML response for its links and, in the same tokenizer pass, for
+// the page model (Parse), whose parse it returns for the block-page judge's main
+// text and the engine's signature: one pass per page.
+func Read(body []byte, contentType, token string) (Links, *Parsed) {
+	r := LinkReader{Token: token}
+	parsed := Parse(body, contentType, &r)
+	return r.Links, parsed
+}
