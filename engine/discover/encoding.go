@@ -12,6 +12,7 @@ import (
 	"golang.org/x/net/html/charset"
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/transform"
 )
 
 // Source is where a document came from: what resolves its relative links and what
@@ -124,8 +125,17 @@ func highBit(b []byte) bool {
 // Text before the document (a PHP notice a server printed ahead of its sitemap) is
 // skipped when an XML declaration or a feed's or sitemap's root follows within the
 // first KiB (warning "junk_before_xml").
-func utf8Stream(br *bufio.Reader, e encoding.Encoding, doc *Doc) *bufio.Reader {
-	out := bufio.NewReaderSize(&xmlCleaner{r: e.NewDecoder().Reader(br)}, sniffSize)
+//
+// UTF-8 is checked as it streams: a byte that is not UTF-8 becomes U+FFFD and sets
+// *repaired (a UTF-8 label that lies past the sample detectEncoding looked at).
+func utf8Stream(br *bufio.Reader, e encoding.Encoding, doc *Doc, repaired *bool) *bufio.Reader {
+	var dec io.Reader
+	if e == unicode.UTF8 {
+		dec = transform.NewReader(br, utf8Repair{repaired})
+	} else {
+		dec = e.NewDecoder().Reader(br)
+	}
+	out := bufio.NewReaderSize(&xmlCleaner{r: dec}, sniffSize)
 	head, _ := out.Peek(sniffSize)
 	i := 0
 	if bytes.HasPrefix(head, []byte("\uFEFF")) {
@@ -186,4 +196,57 @@ func AfterNotice(head []byte) int {
 		return -1
 	}
 	return j
+}
+
+// utf8Repair passes UTF-8 through, replacing each byte that is not part of a valid
+// sequence with U+FFFD and saying so in *bad.
+type utf8Repair struct{ bad *bool }
+
+func (utf8Repair) Reset() {}
+
+func (t utf8Repair) Transform(dst, src []byte, atEOF bool) (nDst, nSrc int, err error) {
+	for nSrc < len(src) {
+		k := min(len(src)-nSrc, len(dst)-nDst, 4096)
+		if k == 0 {
+			return nDst, nSrc, transform.ErrShortDst
+		}
+		// Fast path: a block of valid UTF-8 (a sequence cut at its end is left
+		// for the next block) is copied as it is.
+		cut := k
+		for i := k - 1; i >= 0 && i > k-utf8.UTFMax; i-- {
+			if utf8.RuneStart(src[nSrc+i]) {
+				if !utf8.FullRune(src[nSrc+i : nSrc+k]) {
+					cut = i
+				}
+				break
+			}
+		}
+		if cut > 0 && utf8.Valid(src[nSrc:nSrc+cut]) {
+			copy(dst[nDst:], src[nSrc:nSrc+cut])
+			nDst, nSrc = nDst+cut, nSrc+cut
+			continue
+		}
+		// Slow path over this block only: each byte is judged at most twice.
+		for end := nSrc + k; nSrc < end; {
+			r, size := utf8.DecodeRune(src[nSrc:])
+			if r == utf8.RuneError && size == 1 {
+				if !atEOF && !utf8.FullRune(src[nSrc:]) {
+					return nDst, nSrc, transform.ErrShortSrc
+				}
+				if nDst+3 > len(dst) {
+					return nDst, nSrc, transform.ErrShortDst
+				}
+				nDst += copy(dst[nDst:], "\uFFFD")
+				nSrc++
+				*t.bad = true
+				continue
+			}
+			if nDst+size > len(dst) {
+				return nDst, nSrc, transform.ErrShortDst
+			}
+			nDst += copy(dst[nDst:], src[nSrc:nSrc+size])
+			nSrc += size
+		}
+	}
+	return nDst, nSrc, nil
 }

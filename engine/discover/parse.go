@@ -186,7 +186,8 @@ func ParseReaderFrom(in io.Reader, src Source, lim Limits) (Doc, error) {
 		return doc, fmt.Errorf("reading: %w", err)
 	}
 	enc := detectEncoding(head, src.ContentType, &doc)
-	br := utf8Stream(raw, enc, &doc)
+	var repaired bool // invalid UTF-8 met past the sample detectEncoding judged by
+	br := utf8Stream(raw, enc, &doc, &repaired)
 	base := baseURL(src.URL)
 	root, err := rootElement(br)
 	var parsed Doc
@@ -205,6 +206,9 @@ func ParseReaderFrom(in io.Reader, src Source, lim Limits) (Doc, error) {
 		parsed, err = parseEmbedded(br, base, lim)
 	default:
 		return doc, fmt.Errorf("%w: root element <%s>", ErrNotDiscovery, root)
+	}
+	if repaired && doc.Warnings["encoding_mismatch"] == 0 {
+		doc.warn("encoding_mismatch")
 	}
 	for k, n := range doc.Warnings {
 		parsed.Warnings = addWarning(parsed.Warnings, k, n)

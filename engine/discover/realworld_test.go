@@ -10,12 +10,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/japanese"
 	"golang.org/x/text/encoding/simplifiedchinese"
 	"golang.org/x/text/encoding/traditionalchinese"
+	"golang.org/x/text/transform"
 )
 
 func urlsOf(doc Doc) []string {
@@ -155,6 +157,8 @@ func TestLyingEncodingIsReadWithAWarning(t *testing.T) {
 	}{
 		{"says gb2312, is UTF-8", []byte(utf8Body), "application/rss+xml", "新闻 0"},
 		{"says UTF-8, is GBK", gbkBody, "application/rss+xml", ""},
+		{"says UTF-8, is GBK only past the first 16 KiB", append([]byte(`<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>`+strings.Repeat("news ", 8000)+`</title>`),
+			encode(t, simplifiedchinese.GBK, items.String()+`</channel></rss>`)...), "application/rss+xml", ""},
 		{"HTTP says UTF-8, body GBK, no declaration", bytes.Replace(gbkBody, []byte(` encoding="utf-8"`), nil, 1), "text/xml; charset=utf-8", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -343,5 +347,33 @@ func TestJunkBeforeTheDocumentIsSkipped(t *testing.T) {
 	}
 	if AfterNotice([]byte(`<!DOCTYPE html><html><body><p>about <rss> feeds</p>`)) >= 0 {
 		t.Error("an HTML page mentioning <rss> was taken for a notice before a feed")
+	}
+}
+
+// The UTF-8 check passes valid text through unchanged, in any chunking, and turns
+// every invalid byte into U+FFFD, saying so.
+func TestUTF8RepairKeepsValidTextAndFlagsTheRest(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	pieces := []string{"a", "link ", "新闻", "é", "Новости", "\U0001F600", "<loc>http://a.test/x</loc>"}
+	for i := range 300 {
+		var b strings.Builder
+		for range r.IntN(3000) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		valid := b.String()
+		var bad bool
+		out, _, err := transform.String(utf8Repair{&bad}, valid)
+		if err != nil || out != valid || bad {
+			t.Fatalf("valid text #%d changed (err %v, bad %v)", i, err, bad)
+		}
+		broken := []byte(valid)
+		if len(broken) > 0 {
+			broken[r.IntN(len(broken))] = 0xff
+		}
+		bad = false
+		out, _, err = transform.String(utf8Repair{&bad}, string(broken))
+		if err != nil || !utf8.ValidString(out) || (len(broken) > 0 && !bad) {
+			t.Fatalf("broken text #%d: err %v, valid %v, flagged %v", i, err, utf8.ValidString(out), bad)
+		}
 	}
 }
