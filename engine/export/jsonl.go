@@ -97,14 +97,21 @@ func pageLine(p store.Page, u store.URL) PageLine {
 	if len(p.Body) == 0 {
 		return l
 	}
-	// The main text as revisit compares it (M2, engine/page): the same extractor, the same decoding.
-	// Invalid UTF-8 (a page that lies about its charset) becomes U+FFFD, one per
-	// broken sequence: every line is valid JSON in UTF-8.
-	if text, ok := page.PageText(p.Body, p.ContentType); ok {
+	// One tokenizer pass gives the links, the main text and the title
+	// (engine/page, as the crawl read the page). The main text is the one revisit
+	// compares (M2): the same extractor, the same decoding. Invalid UTF-8 (a page
+	// that lies about its charset) becomes U+FFFD, one per broken sequence: every
+	// line is valid JSON in UTF-8.
+	links, parsed := page.Read(p.Body, p.ContentType, "")
+	if text, ok := parsed.PageText(); ok {
 		l.Text = strings.ToValidUTF8(text, "\uFFFD")
 	}
-	l.Title = strings.ToValidUTF8(pageTitle(p.Body, p.ContentType), "\uFFFD")
-	l.Links = pageLinks(p.Body, final)
+	title, ok := parsed.DocTitle()
+	if !ok { // no tree (not HTML, or no usable text): the title is read apart
+		title = pageTitle(p.Body, p.ContentType)
+	}
+	l.Title = strings.ToValidUTF8(title, "\uFFFD")
+	l.Links = resolveLinks(append(links.Links, links.Nofollow...), links.Base, final)
 	return l
 }
 
@@ -139,10 +146,9 @@ func pageTitle(body []byte, contentType string) string {
 	}
 }
 
-// pageLinks resolves a page's links against its final URL (and <base href>), as the
-// crawl did when it queued them.
-func pageLinks(body []byte, pageURL string) []string {
-	raw, baseHref, _ := page.ExtractLinks(body)
+// resolveLinks resolves a page's raw links against its final URL (and <base href>),
+// as the crawl did when it queued them.
+func resolveLinks(raw []string, baseHref, pageURL string) []string {
 	base, err := frontier.ParseBase(pageURL)
 	if err != nil {
 		return []string{}

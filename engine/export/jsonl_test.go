@@ -33,9 +33,14 @@ func TestJSONLExportOfASandboxCrawl(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
+	passes := page.TokenizerPasses()
 	rep, err := export.JSONL(st, &out, export.JSONLOptions{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Links, main text and title of a stored page come from one tokenizer pass.
+	if n := page.TokenizerPasses() - passes; int64(n) != counts.Pages {
+		t.Errorf("%d tokenizer passes for %d pages, want one a page", n, counts.Pages)
 	}
 	sc := bufio.NewScanner(&out)
 	sc.Buffer(nil, 16<<20)

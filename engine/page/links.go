@@ -113,15 +113,6 @@ func hasToken(list, tok string) bool {
 	return false
 }
 
-// ExtractLinks returns what ScanLinks finds in a stored HTML body: the raw a/area
-// hrefs in document order (rel="nofollow" ones after the others: the page links to
-// them too), <base href> and <link rel=canonical> (the JSONL export lists a page's
-// links from its stored body).
-func ExtractLinks(body []byte) (links []string, base, canonical string) {
-	p := ScanLinks(body, "")
-	return append(p.Links, p.Nofollow...), p.Base, p.Canonical
-}
-
 // MaxFeedLinks bounds the feed links kept from one page.
 const MaxFeedLinks = 16
 

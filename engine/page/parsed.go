@@ -2,6 +2,7 @@ package page
 
 import (
 	"bytes"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -53,6 +54,7 @@ type Parsed struct {
 	text        Text // the main text, once extracted (textDone)
 	textOK      bool
 	textDone    bool
+	title       string // the document's <title>, spaces collapsed (DocTitle)
 }
 
 // Parse decodes a body as Sign does and, for HTML, builds the extractor's tree in one
@@ -139,6 +141,17 @@ func (p *Parsed) PageText() (text string, ok bool) {
 	return t.joined(), true
 }
 
+// DocTitle is the document's <title> (not an <svg>'s), spaces collapsed, as the
+// parse read it; ok is false when there was no tree to read it from (not HTML, or
+// no usable text), for the caller to read the title its own way.
+func (p *Parsed) DocTitle() (title string, ok bool) {
+	if !p.ok || !p.isHTML {
+		return "", false
+	}
+	p.mainText()
+	return p.title, true
+}
+
 // mainText is MainText of the parsed body, extracted once.
 func (p *Parsed) mainText() (t Text, ok bool) {
 	if !p.textDone {
@@ -161,6 +174,7 @@ func (p *Parsed) extractText() (t Text, ok bool) {
 			d = parseDoc(p.decoded, len(p.decoded), nil)
 		}
 		p.doc = nil
+		p.title = strings.Join(strings.Fields(string(d.title)), " ")
 		t = extract(d)
 		d.release()
 	}
