@@ -96,7 +96,7 @@ type siteDiscovery struct {
 func newDiscovery(o DiscoveryOptions) *discovery {
 	return &discovery{
 		tree:      discover.NewTree(),
-		poller:    &discover.Poller{MinInterval: o.MinPoll, MaxInterval: o.MaxPoll, Budget: o.PollBudget},
+		poller:    &discover.Poller{MinInterval: o.MinPoll, MaxInterval: o.MaxPoll, Budget: o.PollBudget, FetchBudget: o.FetchBudget},
 		cover:     &discover.Coverage{},
 		origins:   map[string]bool{},
 		cross:     map[string][]string{},

@@ -45,6 +45,12 @@ type DiscoveryOptions struct {
 	// the protocol's host rule whatever this says. false: a feed speaks for its own
 	// site only, as a sitemap for its host.
 	FeedItemsOffSite bool `yaml:"feed_items_off_site"`
+	// FetchBudget is the crawl's fetch budget for news discovery, fetches per hour:
+	// the reads of feeds, sitemaps and polled entry pages and the new pages they
+	// bring. Without a PollBudget the reads get what the new pages expected (the
+	// rates the Poller learned) leave of it, so the budget is spent as told without
+	// the article rate being known in advance. 0 (default): no fetch budget.
+	FetchBudget float64 `yaml:"fetch_budget"`
 }
 
 // Values of DiscoveryOptions.Probe.
@@ -73,6 +79,9 @@ func (o DiscoveryOptions) validate() error {
 	}
 	if !(o.PollBudget >= 0) || math.IsInf(o.PollBudget, 0) {
 		return fmt.Errorf("discovery.poll_budget must be >= 0 reads per hour (0 = one read per new URL expected), got %v", o.PollBudget)
+	}
+	if !(o.FetchBudget >= 0) || math.IsInf(o.FetchBudget, 0) {
+		return fmt.Errorf("discovery.fetch_budget must be >= 0 fetches per hour (0 = none), got %v", o.FetchBudget)
 	}
 	if o.MinPoll < 0 || (o.MaxPoll > 0 && o.MaxPoll < o.MinPoll) {
 		return fmt.Errorf("discovery: need 0 <= min_poll <= max_poll, got %v..%v", o.MinPoll, o.MaxPoll)

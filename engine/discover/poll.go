@@ -18,7 +18,9 @@ import (
 // discovery Σ r_i/(2 f_i) is least when f_i ∝ √r_i (Lagrange; the same result as
 // Coffman, Liu & Weber, "Optimal robot scheduling for web search engines", J.
 // Scheduling 1998). F is the poll budget (polls per hour over all sources) when one
-// is set; without one it is one poll per TargetItems new URLs expected over all
+// is set; with a fetch budget B instead (fetches per hour for the reads and the new
+// URLs they bring), what the new URLs expected leave of it, B − Σ r_i; with neither it
+// is one poll per TargetItems new URLs expected over all
 // sources, Σ r_i / TargetItems — what polling each source once per TargetItems of its
 // own new URLs would spend, moved from the busy sources to the quiet ones where a
 // poll saves more delay (live discovery bench: p95 6,413 s against 10,246–10,522 at
@@ -51,7 +53,12 @@ import (
 //
 // It is safe for concurrent use.
 type Poller struct {
-	Budget       float64       // polls per hour over all sources; 0: Σ rates / TargetItems
+	Budget float64 // polls per hour over all sources; 0: from FetchBudget, else Σ rates / TargetItems
+	// FetchBudget is fetches per hour for the reads and the new URLs they bring:
+	// without a Budget, the reads get what the new URLs expected (Σ rates) leave of
+	// it, and at least fetchBudgetFloor of it, so that a crawl told its fetch budget
+	// spends it as its rates are learned, without being told them.
+	FetchBudget  float64
 	TargetItems  float64       // new URLs per poll aimed at over all sources without a budget (default 1)
 	MinInterval  time.Duration // default 1 minute
 	MaxInterval  time.Duration // default 1 day
@@ -99,6 +106,10 @@ func (p *Poller) update(s *pollSource, gone bool) {
 		p.dirty = true
 	}
 }
+
+// fetchBudgetFloor is the least share of a FetchBudget the reads keep when the new
+// URLs expected would take all of it: without reads there are no new URLs.
+const fetchBudgetFloor = 0.3
 
 // priorItems starts every source at one item per half the longest interval (12 h by
 // default), so a new source is polled at a moderate pace until it shows its own rate.
@@ -230,6 +241,9 @@ func (p *Poller) Interval(src string) time.Duration {
 		p.changes, p.dirty = 0, false
 	}
 	budget := p.Budget
+	if budget <= 0 && p.FetchBudget > 0 {
+		budget = max(p.FetchBudget-max(p.sumRate, r), fetchBudgetFloor*p.FetchBudget)
+	}
 	if budget <= 0 {
 		budget = max(p.sumRate, r) / target // r: a source not yet observed is in neither sum
 	}

@@ -255,3 +255,30 @@ func TestPollerParkedSourceComesBackAtItsPace(t *testing.T) {
 		t.Errorf("rate %.3f/h an hour on, want about the %.3f/h learned before", got, rate)
 	}
 }
+
+// A fetch budget is spent: the reads get what the new URLs expected leave of it, so
+// that reads plus new URLs come to the budget once the rates are learned, and the
+// reads still get a floor when the new URLs alone would take all of it.
+func TestPollerSpendsAFetchBudget(t *testing.T) {
+	p := &Poller{FetchBudget: 30, MaxInterval: 1000 * time.Hour, MinInterval: time.Second}
+	busyAndSlow(p) // 16 and 1 new URLs an hour
+	reads := 1/p.Interval("busy").Hours() + 1/p.Interval("slow").Hours()
+	newURLs := p.Rate("busy") + p.Rate("slow")
+	if got := reads + newURLs; got < 29 || got > 31 {
+		t.Errorf("%.1f reads + %.1f new URLs an hour = %.1f fetches, want the fetch budget of 30", reads, newURLs, got)
+	}
+	busy, slow := p.Interval("busy"), p.Interval("slow")
+	if r := float64(slow) / float64(busy); r < 3.3 || r > 4.7 {
+		t.Errorf("intervals busy %v slow %v (ratio %.2f), want the square-root split (about 4)", busy, slow, r)
+	}
+	tight := &Poller{FetchBudget: 10, MaxInterval: 1000 * time.Hour, MinInterval: time.Second}
+	busyAndSlow(tight)
+	if reads := 1/tight.Interval("busy").Hours() + 1/tight.Interval("slow").Hours(); reads < 2.9 || reads > 3.1 {
+		t.Errorf("new URLs (17/h) over the fetch budget (10/h): %.2f reads an hour, want the floor of 3", reads)
+	}
+	both := &Poller{Budget: 5, FetchBudget: 20, MaxInterval: 1000 * time.Hour, MinInterval: time.Second}
+	busyAndSlow(both)
+	if reads := 1/both.Interval("busy").Hours() + 1/both.Interval("slow").Hours(); reads < 4.5 || reads > 5.5 {
+		t.Errorf("poll budget 5 with a fetch budget of 20: %.2f reads an hour, want the poll budget's 5", reads)
+	}
+}
