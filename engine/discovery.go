@@ -94,9 +94,12 @@ type siteDiscovery struct {
 }
 
 func newDiscovery(o DiscoveryOptions) *discovery {
+	// With a budget the reads are a rate to spend: lateness in the lane's queue
+	// does not lower it (discover.Poller.KeepPace).
+	budgeted := o.PollBudget > 0 || o.FetchBudget > 0
 	return &discovery{
 		tree:      discover.NewTree(),
-		poller:    &discover.Poller{MinInterval: o.MinPoll, MaxInterval: o.MaxPoll, Budget: o.PollBudget, FetchBudget: o.FetchBudget},
+		poller:    &discover.Poller{MinInterval: o.MinPoll, MaxInterval: o.MaxPoll, Budget: o.PollBudget, FetchBudget: o.FetchBudget, KeepPace: budgeted},
 		cover:     &discover.Coverage{},
 		origins:   map[string]bool{},
 		cross:     map[string][]string{},

@@ -58,7 +58,14 @@ type Poller struct {
 	// without a Budget, the reads get what the new URLs expected (Σ rates) leave of
 	// it, and at least fetchBudgetFloor of it, so that a crawl told its fetch budget
 	// spends it as its rates are learned, without being told them.
-	FetchBudget  float64
+	FetchBudget float64
+	// KeepPace takes a read's lateness off its next interval: how much longer than
+	// asked its last read came (queued behind other fetches), up to half the
+	// interval. Measured from the read alone, every wait in a busy lane's queue
+	// lengthens the interval after it, and the reads fall short of a budget: a
+	// crawl told a fetch budget spent 13% fewer reads than it was given (live
+	// discovery bench, lane 92% busy). The engine sets it with a budget.
+	KeepPace     bool
 	TargetItems  float64       // new URLs per poll aimed at over all sources without a budget (default 1)
 	MinInterval  time.Duration // default 1 minute
 	MaxInterval  time.Duration // default 1 day
@@ -89,6 +96,9 @@ type pollSource struct {
 	resumed bool
 	// cSqrt and cRate are its terms in the Poller's sums.
 	cSqrt, cRate float64
+	// want is the interval asked for at its last read; late is how much later
+	// than that its last read came, at most half of it (KeepPace).
+	want, late time.Duration
 }
 
 // update puts s's current rate in the sums in place of its old terms (gone: takes
@@ -155,6 +165,10 @@ func (p *Poller) Observe(src string, at time.Time, newItems int, full bool) {
 		p.update(s, false)
 		return
 	}
+	s.late = 0
+	if s.want > 0 {
+		s.late = max(0, min(at.Sub(s.last)-s.want, s.want/2))
+	}
 	dt := at.Sub(s.last).Hours()
 	if dt < 0 {
 		dt = 0
@@ -164,6 +178,7 @@ func (p *Poller) Observe(src string, at time.Time, newItems int, full bool) {
 	s.span = s.span*decay + dt
 	s.last, s.full = at, full && newItems > 0
 	p.update(s, false)
+	s.want = p.interval(s)
 }
 
 // Forget drops src: it is no longer polled (an entry page whose site its feeds and
@@ -220,11 +235,22 @@ func (p *Poller) rate(s *pollSource) float64 {
 }
 
 // Interval is how long after its last poll src is due again.
+// With KeepPace, less its last read's lateness.
 func (p *Poller) Interval(src string) time.Duration {
-	lo, hi, _, target := p.defaults()
+	lo, _, _, _ := p.defaults()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s := p.sources[src]
+	d := p.interval(s)
+	if p.KeepPace && s != nil && s.late > 0 && !s.shadow {
+		d = max(lo, d-s.late)
+	}
+	return d
+}
+
+// interval is Interval before lateness. Caller holds p.mu.
+func (p *Poller) interval(s *pollSource) time.Duration {
+	lo, hi, _, target := p.defaults()
 	if s != nil && s.shadow {
 		return hi
 	}

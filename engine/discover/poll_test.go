@@ -282,3 +282,32 @@ func TestPollerSpendsAFetchBudget(t *testing.T) {
 		t.Errorf("poll budget 5 with a fetch budget of 20: %.2f reads an hour, want the poll budget's 5", reads)
 	}
 }
+
+// With KeepPace a read that came late (queued behind other fetches) is not a longer
+// interval: its lateness, up to half the interval, comes off the next one, so the
+// reads keep the budget's pace. Without it the next interval is the same whatever
+// the wait.
+func TestPollerKeepsPaceAfterALateRead(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		p := &Poller{Budget: 10, MaxInterval: 1000 * time.Hour, MinInterval: time.Second, KeepPace: keep}
+		t0 := busyAndSlow(p)
+		at := t0.Add(200 * time.Hour)
+		asked := p.sources["slow"].want // what its last read asked for
+		late := asked / 4
+		p.Observe("slow", at.Add(asked+late), 0, false)
+		got := p.Interval("slow")
+		plain := got
+		if keep {
+			plain = got + late
+		}
+		if d := plain - p.interval(p.sources["slow"]); d < -time.Second || d > time.Second {
+			t.Errorf("KeepPace %v: interval %v after a read %v late, want %v less", keep, got, late, map[bool]time.Duration{false: 0, true: late}[keep])
+		}
+		// Far behind: at most half the interval asked comes off.
+		prev := p.sources["slow"].want
+		p.Observe("slow", at.Add(10*asked), 0, false)
+		if got, full := p.Interval("slow"), p.interval(p.sources["slow"]); keep && (got < full-prev/2-time.Second || got > full-prev/2+time.Second) {
+			t.Errorf("a read far behind: interval %v, want %v less half of the %v asked", got, full, prev)
+		}
+	}
+}
