@@ -36,10 +36,15 @@ package main
 //	              left after new articles (StormCrawler's fixed fetch interval for
 //	              sitemaps and feeds). Written as engine options, not as a separate
 //	              fetcher, so that it differs from ours in the poll schedule only.
-//	ours          the engine's defaults with discovery on (learned poll intervals)
-//	ours_poll_budget  ours with discovery.poll_budget = the fetch budget less the
-//	              article rate (as the simulation's ours spends it), reported under
-//	              its own key
+//	ours          the engine's defaults with discovery on (learned poll intervals),
+//	              told the crawl's fetch budget (discovery.fetch_budget) as an
+//	              operator would: its reads get what the new articles it expects
+//	              (the rates its Poller learned, not the sandbox's) leave of it
+//
+// budget_share_to_match_fixed_p95: ours run again, one run after another, at a share
+// of the budget (its lane pause, pacing proxy and fetch_budget all at that share),
+// bisected for the least share at which its p95 is at most fixed_poller's (whose run
+// is reused); -bisect=false skips it.
 //
 // Common to all three: the scope is the entry pages, /story/ pages and XML documents
 // (scope.include), so none of the crawls wanders into the sandbox's classic link
@@ -95,7 +100,7 @@ func discLiveWeb(l discLive) sandbox.Config {
 	return cfg
 }
 
-func runDiscoveryLive(l discLive) (map[string]any, error) {
+func runDiscoveryLive(l discLive, bisect bool) (map[string]any, error) {
 	cfg := discLiveWeb(l)
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -120,7 +125,7 @@ func runDiscoveryLive(l discLive) (map[string]any, error) {
 	notes := map[string]string{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	crawls := append(discoveryCrawls[:len(discoveryCrawls):len(discoveryCrawls)], discoveryPollBudgetCrawl)
+	crawls := discoveryCrawls
 	errs := make(chan error, len(crawls))
 	began := time.Now()
 	for _, c := range crawls {
@@ -146,10 +151,12 @@ func runDiscoveryLive(l discLive) (map[string]any, error) {
 	for _, c := range crawls {
 		fmt.Printf("  %-16s %s\n", c, notes[c])
 	}
-	out := discoveryReport(results)
+	out, figs := discoveryReport(results)
 	perHour := map[string]any{}
+	x := discoveryLiveExtras{live: true, perHour: map[string]float64{}, fixedBudgetPer: budget}
 	for _, c := range crawls {
-		perHour[c] = crawlRound(float64(results[c].fetches)/(l.measure*24), 1)
+		x.perHour[c] = float64(results[c].fetches) / (l.measure * 24)
+		perHour[c] = crawlRound(x.perHour[c], 1)
 	}
 	noRefetch := map[string]any{}
 	for _, c := range crawls {
@@ -159,20 +166,39 @@ func runDiscoveryLive(l discLive) (map[string]any, error) {
 	// What discovery itself costs: the page revisit policy's refetches of stored
 	// articles (revisit.initial, then its estimate) left out.
 	out["fetches_per_new_article_without_page_refetches"] = noRefetch
-	// The two goals against each other: the least p95 any periodic schedule could
-	// reach within 1.5 fetches per new article (one read per two articles), knowing
-	// every site's rate (discoveryP95Bound).
+	// The least p95 any periodic schedule could reach with the reads the budget
+	// leaves after the articles, knowing every site's rate (discoveryP95Bound).
 	var counts []int
-	articles := 0
 	for _, ps := range web.PublishingSites() {
-		n := len(web.Published(ps.Domain, web.Epoch().Add(l.webDays(l.warmup)), web.Epoch().Add(l.webDays(l.warmup+l.measure))))
-		counts = append(counts, n)
-		articles += n
+		counts = append(counts, len(web.Published(ps.Domain, web.Epoch().Add(l.webDays(l.warmup)), web.Epoch().Add(l.webDays(l.warmup+l.measure)))))
 	}
-	bound := discoveryP95Bound(counts, l.measure*24, 0.5*float64(articles), 24) * 3600
-	fmt.Printf("bound: no schedule of periodic reads within 1.5 fetches per new article (one read per two articles, every site read at least daily) has an expected p95 below %.0f s here, knowing every site's rate (one source a site, Poisson publishing, articles fetched at once); fixed_poller's p95 %.0f s\n",
-		bound, discoveryFiguresOf(results["fixed_poller"]).p95)
-	out["latency_p95_bound_at_1_5_fetches_s"] = crawlRound(bound, 0)
+	bound := discoveryP95Bound(counts, l.measure*24, (budget-rate)*l.measure*24, 24) * 3600
+	fmt.Printf("bound: no schedule of periodic reads at the budget less the article rate (%.1f reads/web h, every site read at least daily) has an expected p95 below %.0f s here, knowing every site's rate (one source a site, Poisson publishing, articles fetched at once)\n",
+		budget-rate, bound)
+	out["latency_p95_bound_at_budget_s"] = jsonNumber(crawlRound(bound, 0))
+	if bisect {
+		fixedP95 := figs["fixed_poller"].p95
+		var steps []map[string]any
+		step := func(share, p95, perHour float64) bool {
+			ok := p95 >= 0 && p95 <= fixedP95
+			steps = append(steps, map[string]any{"share": share, "latency_p95_s": p95, "fetches_per_hour": perHour, "matches": ok})
+			fmt.Printf("bisect: ours at %.3f of the budget (%.1f fetches/web h): p95 %.0f s vs fixed_poller's %.0f s: %v; %.1f fetches/web h spent (load %s)\n",
+				share, share*budget, p95, fixedP95, map[bool]string{true: "matches", false: "misses"}[ok], perHour, loadAvg(1))
+			return ok
+		}
+		atFull := step(1, figs["ours"].p95, x.perHour["ours"])
+		x.share = discoveryShare(atFull, func(share float64) bool {
+			r, _, err := discLiveRun(l, "ours", share*budget, fixed)
+			if err != nil {
+				fmt.Printf("bisect: ours at %.3f: %v\n", share, err)
+				return false
+			}
+			return step(share, discoveryFiguresOf(r).p95, crawlRound(float64(r.fetches)/(l.measure*24), 1))
+		})
+		x.bisected = true
+		out["budget_share_steps"] = steps
+	}
+	discoveryGoals(out, figs, x)
 	out["mode"] = "live"
 	out["fetch_budget_per_hour"] = crawlRound(budget, 1)
 	out["fetches_per_hour"] = perHour
@@ -184,10 +210,6 @@ func runDiscoveryLive(l discLive) (map[string]any, error) {
 // discLiveRevisitBudget gives all three crawls entry_only's revisit budget
 // (-revisit-budget; default false: ours and fixed_poller keep the engine default).
 var discLiveRevisitBudget = false
-
-// discLivePollShare, when positive, is ours_poll_budget's poll budget over the
-// article rate (-poll-share).
-var discLivePollShare = 0.0
 
 // discLiveTrace names a crawl whose sites, requests and missed articles are printed
 // (-trace CRAWL): how the live figures are diagnosed.
@@ -237,12 +259,9 @@ func discLiveOptions(l discLive, sb *sandbox.Sandbox, crawl string, budget float
 	case "fixed_poller":
 		d.MinPoll = discLiveReal(l, fixed)
 		d.MaxPoll = d.MinPoll
-	case discoveryPollBudgetCrawl:
-		// Reads per real hour: the web-hour budget left after articles, scaled.
-		d.PollBudget = (budget - budget/l.perArticle) * scale
-		if discLivePollShare > 0 {
-			d.PollBudget = discLivePollShare * budget / l.perArticle * scale
-		}
+	case "ours":
+		// Fetches per real hour: the web-hour budget, scaled.
+		d.FetchBudget = budget * scale
 	}
 	o.Discovery = d
 	return o
