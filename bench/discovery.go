@@ -111,6 +111,7 @@ func runDiscoveryBench(args []string) (map[string]any, error) {
 	liveWarm := fs.Float64("live-warmup", 1, "-live: web days before measuring")
 	liveMeasure := fs.Float64("live-measure", 1.5, "-live: web days measured")
 	fs.StringVar(&discLiveTrace, "trace", "", "-live: print this crawl's feeds and sitemaps, every request and every missed article")
+	fs.Float64Var(&discLiveOursShare, "ours-share", 0, "-live: run ours at this share of the budget in the main run (one bisection step, to look at with -trace; the goals then compare unequal budgets)")
 	bisect := fs.Bool("bisect", true, "-live: find budget_share_to_match_fixed_p95 by bisection (up to 5 more runs of ours, one after another); -bisect=false for a quick run")
 	fs.BoolVar(&discLiveRevisitBudget, "revisit-budget", false, "-live: ours and fixed_poller get entry_only's raised revisit budget too (default: the engine's default revisit.budget)")
 	if err := fs.Parse(args); err != nil {

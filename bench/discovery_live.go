@@ -132,7 +132,11 @@ func runDiscoveryLive(l discLive, bisect bool) (map[string]any, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, note, err := discLiveRun(l, c, budget, fixed)
+			b := budget
+			if c == "ours" && discLiveOursShare > 0 {
+				b *= discLiveOursShare
+			}
+			r, note, err := discLiveRun(l, c, b, fixed)
 			if err != nil {
 				errs <- fmt.Errorf("%s: %w", c, err)
 				return
@@ -210,6 +214,10 @@ func runDiscoveryLive(l discLive, bisect bool) (map[string]any, error) {
 // discLiveRevisitBudget gives all three crawls entry_only's revisit budget
 // (-revisit-budget; default false: ours and fixed_poller keep the engine default).
 var discLiveRevisitBudget = false
+
+// discLiveOursShare, when positive, runs ours at that share of the budget in the
+// main run (-ours-share: one bisection step, looked at with -trace).
+var discLiveOursShare = 0.0
 
 // discLiveTrace names a crawl whose sites, requests and missed articles are printed
 // (-trace CRAWL): how the live figures are diagnosed.
