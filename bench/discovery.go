@@ -108,7 +108,7 @@ func runDiscoveryBench(args []string) (map[string]any, error) {
 	liveHosts := fs.Int("live-hosts", 60, "-live: sandbox hosts")
 	day := fs.Duration("day", 30*time.Second, "-live: real time of one web day")
 	liveBacklog := fs.Duration("live-backlog", 6*time.Hour, "-live: web time the sites have published before the crawl starts")
-	liveWarm := fs.Float64("live-warmup", 1, "-live: web days before measuring")
+	liveWarm := fs.Float64("live-warmup", 2, "-live: web days before measuring (two: at a share of the budget below one, ours is still fetching the first day's backlog after one)")
 	liveMeasure := fs.Float64("live-measure", 1.5, "-live: web days measured")
 	fs.StringVar(&discLiveTrace, "trace", "", "-live: print this crawl's feeds and sitemaps, every request and every missed article")
 	fs.Float64Var(&discLiveOursShare, "ours-share", 0, "-live: run ours at this share of the budget in the main run (one bisection step, to look at with -trace; the goals then compare unequal budgets)")
