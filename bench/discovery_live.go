@@ -190,7 +190,7 @@ func runDiscoveryLive(l discLive, bisect bool) (map[string]any, error) {
 				share, share*budget, p95, fixedP95, map[bool]string{true: "matches", false: "misses"}[ok], perHour, loadAvg(1))
 			return ok
 		}
-		atFull := step(1, figs["ours"].p95, x.perHour["ours"])
+		atFull := step(1, figs["ours"].p95, crawlRound(x.perHour["ours"], 1))
 		x.share = discoveryShare(atFull, func(share float64) bool {
 			r, _, err := discLiveRun(l, "ours", share*budget, fixed)
 			if err != nil {
