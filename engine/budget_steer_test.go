@@ -175,7 +175,7 @@ func TestBudgetRoundAgainTotalNot(t *testing.T) {
 	o.Rounds.Every = time.Second
 	presetSteering(t, o.DB, "budget host "+w.host(0)+" 3", "budget host "+w.host(1)+" 3 total")
 	e := startEngine(t, o)
-	waitForLong(t, 30*time.Second, "the round-budgeted host fetched in full over the rounds", func() bool { return w.count(0) == pages })
+	waitFor(t, "the round-budgeted host fetched in full over the rounds", func() bool { return w.count(0) == pages })
 	if got := w.count(1); got > 3 {
 		t.Errorf("host under a total budget of 3 served %d pages", got)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 )
 
 // TestMasterRestartKeepsWorkersResults: the master stops mid-crawl and a new one
@@ -13,9 +14,9 @@ import (
 // for the new master's hand-outs must reach it even though the worker published
 // results for the old master's hand-outs moments before.
 func TestMasterRestartKeepsWorkersResults(t *testing.T) {
-	c := startCluster(t, sandboxConfig(5, 12))
+	c := startCluster(t, enginetest.SandboxConfig(5, 12))
 	c.worker("w1", "127.0.0.2", "127.0.0.3")
-	waitForStat(t, "w1 stores pages", c.master, func(s engine.Snapshot) bool { return s.Totals.PagesStored >= 60 })
+	enginetest.WaitSnapshot(t, c.master, "w1 stores pages", func(s engine.Snapshot) bool { return s.Totals.PagesStored >= 60 })
 	if err := c.master.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +26,7 @@ func TestMasterRestartKeepsWorkersResults(t *testing.T) {
 	c.startMaster()
 	stats := c.waitDone(60 * time.Second)
 	want := uniqueCrawl(t, c.sb)
-	got := storedSet(t, c.opts.DB)
+	got := enginetest.StoredSet(t, c.opts.DB)
 	if len(got) != len(want) {
 		t.Fatalf("stored %d pages after the master's restart, a single-process crawl stores %d", len(got), len(want))
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/page"
 	"github.com/crawlconsole/crawlconsole/sandbox"
@@ -34,32 +35,6 @@ type testCluster struct {
 
 const testToken = "test-token-0123456789"
 
-func sandboxConfig(seed int64, hosts int) sandbox.Config {
-	cfg := sandbox.DefaultConfig()
-	cfg.Seed, cfg.Hosts, cfg.Scale = seed, hosts, 50
-	cfg.Faults.Shares = nil
-	cfg.DNS.NXDomainShare, cfg.DNS.ServFailShare, cfg.DNS.TimeoutShare = 0, 0, 0
-	return cfg
-}
-
-// sandboxOptions are the crawl settings of the politeness tests for a sandbox.
-func sandboxOptions(t *testing.T, sb *sandbox.Sandbox, db string) engine.Options {
-	cfg := sb.Config()
-	gap := time.Duration(float64(cfg.AntiBot.HumanGap) / cfg.Scale)
-	o := engine.DefaultOptions()
-	for _, s := range sb.Info().Sites {
-		o.Seeds = append(o.Seeds, s.Entry)
-	}
-	o.DB = db
-	o.DNSServers = []string{sb.DNSAddr()}
-	o.AllowPrivate = []string{"127.0.0.0/8"}
-	o.Lanes.Max = 16
-	o.Lanes.DelayMin, o.Lanes.DelayMax = gap*5/4, gap*2
-	o.HostRate = cfg.Scale
-	o.Revisit.Enabled = false
-	return o
-}
-
 func startCluster(t *testing.T, cfg sandbox.Config) *testCluster {
 	t.Helper()
 	return startClusterWith(t, cfg, 300*time.Millisecond, nil)
@@ -78,17 +53,14 @@ func startClusterWith(t *testing.T, cfg sandbox.Config, hb time.Duration, setup 
 // cluster's settings, then calls startMaster.
 func prepareCluster(t *testing.T, cfg sandbox.Config, hb time.Duration, setup func(*engine.Options, *sandbox.Sandbox)) *testCluster {
 	t.Helper()
-	sb, err := sandbox.Start(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sb.Close() })
+	sb := enginetest.StartSandbox(t, cfg)
 	dir := t.TempDir()
 	c := &testCluster{t: t, sb: sb, token: testToken, hb: hb}
-	c.opts = sandboxOptions(t, sb, filepath.Join(dir, "crawl.db"))
+	c.opts = enginetest.PoliteOptions(sb, filepath.Join(dir, "crawl.db"))
 	if setup != nil {
 		setup(&c.opts, sb)
 	}
+	var err error
 	c.srv, err = cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: c.token})
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +129,7 @@ func (c *testCluster) waitDone(d time.Duration) engine.Stats {
 // sandbox (anti-bot rule on). The sandbox's truth log shows no ban, no adjacency
 // violation and no host served by two workers at once; every page is stored once.
 func TestDistributedCrawlIsPoliteAndComplete(t *testing.T) {
-	c := startCluster(t, sandboxConfig(7, 18))
+	c := startCluster(t, enginetest.SandboxConfig(7, 18))
 	ws := map[string]string{} // source IP -> worker
 	for i, name := range []string{"w1", "w2", "w3"} {
 		a, b := "127.0.0."+itoa(2+2*i), "127.0.0."+itoa(3+2*i)
@@ -166,7 +138,7 @@ func TestDistributedCrawlIsPoliteAndComplete(t *testing.T) {
 	}
 	// The master's panes show what the workers report: their egresses (a node
 	// column) and their DNS caches added up.
-	waitForStat(t, "workers' egress rows and DNS figures on the master", c.master, func(s engine.Snapshot) bool {
+	enginetest.WaitSnapshot(t, c.master, "workers' egress rows and DNS figures on the master", func(s engine.Snapshot) bool {
 		nodes := map[string]bool{}
 		if s.Egress != nil {
 			for _, r := range s.Egress.Egresses {
@@ -215,7 +187,7 @@ func TestDistributedCrawlIsPoliteAndComplete(t *testing.T) {
 			}
 		}
 	}
-	pages := storedSet(t, c.opts.DB)
+	pages := enginetest.StoredSet(t, c.opts.DB)
 	if int64(len(pages)) != stats.PagesStored {
 		t.Errorf("%d pages in the store, stats say %d", len(pages), stats.PagesStored)
 	}
@@ -226,12 +198,12 @@ func TestDistributedCrawlIsPoliteAndComplete(t *testing.T) {
 // TestWorkerJoinsAndLeavesMidCrawl: a worker that joins a running crawl gets work
 // within a heartbeat period; one that leaves gracefully loses nothing.
 func TestWorkerJoinsAndLeavesMidCrawl(t *testing.T) {
-	c := startCluster(t, sandboxConfig(9, 12))
+	c := startCluster(t, enginetest.SandboxConfig(9, 12))
 	w1 := c.worker("w1", "127.0.0.2", "127.0.0.3")
-	waitForStat(t, "w1 stores pages", c.master, func(s engine.Snapshot) bool { return s.Totals.PagesStored >= 20 })
+	enginetest.WaitSnapshot(t, c.master, "w1 stores pages", func(s engine.Snapshot) bool { return s.Totals.PagesStored >= 20 })
 	c.worker("w2", "127.0.0.4", "127.0.0.5")
 	joined := time.Now()
-	waitForStat(t, "w2 holds tasks", c.master, func(s engine.Snapshot) bool {
+	enginetest.WaitSnapshot(t, c.master, "w2 holds tasks", func(s engine.Snapshot) bool {
 		for _, n := range s.Nodes {
 			if n.Name == "w2" && n.Queue > 0 {
 				return true
@@ -251,66 +223,21 @@ func TestWorkerJoinsAndLeavesMidCrawl(t *testing.T) {
 	}
 	stats := c.waitDone(3 * time.Minute)
 	want := uniqueCrawl(t, c.sb)
-	got := storedSet(t, c.opts.DB)
+	got := enginetest.StoredSet(t, c.opts.DB)
 	if len(got) != len(want) {
 		t.Fatalf("stored %d pages, a single-process crawl of the same web stores %d", len(got), len(want))
 	}
 	t.Logf("%d pages; w1 left, w2 finished; %+v", len(got), stats.Cluster)
 }
 
-func waitForStat(t *testing.T, what string, e *engine.Engine, cond func(engine.Snapshot) bool) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !cond(e.Snapshot()) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for: %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// storedSet is the set of page URLs in a store.
-func storedSet(t *testing.T, db string) map[string]bool {
-	t.Helper()
-	st, err := store.OpenReadOnly(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	urls, err := st.PageURLs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]bool{}
-	for _, u := range urls {
-		if out[u] {
-			t.Fatalf("page %s stored twice", u)
-		}
-		out[u] = true
-	}
-	return out
-}
-
-// uniqueCrawl crawls the sandbox in one process and returns its stored page set.
+// uniqueCrawl is enginetest.ReferenceCrawl of the sandbox.
 func uniqueCrawl(t *testing.T, sb *sandbox.Sandbox) map[string]bool {
 	t.Helper()
-	o := sandboxOptions(t, sb, filepath.Join(t.TempDir(), "single.db"))
-	o.Egress = []string{"bind:127.0.0.8", "bind:127.0.0.9"}
-	o.Rotation.PerNode = 0
-	e, err := engine.New(o)
+	pages, err := enginetest.ReferenceCrawl(sb, filepath.Join(t.TempDir(), "single.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Start(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-e.Done():
-	case <-time.After(3 * time.Minute):
-		t.Fatal("single-process crawl not done")
-	}
-	e.Close()
-	return storedSet(t, o.DB)
+	return pages
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
@@ -319,7 +246,7 @@ func itoa(i int) string { return strconv.Itoa(i) }
 // egresses the master grants from its account table are all used; the table's names
 // (e1, e2, ...) never replace the worker's own.
 func TestWorkerKeepsItsOwnEgressesBesideGrantedOnes(t *testing.T) {
-	c := startClusterWith(t, sandboxConfig(5, 6), 300*time.Millisecond, func(o *engine.Options, _ *sandbox.Sandbox) {
+	c := startClusterWith(t, enginetest.SandboxConfig(5, 6), 300*time.Millisecond, func(o *engine.Options, _ *sandbox.Sandbox) {
 		o.Egress = []string{"bind:127.0.0.40", "bind:127.0.0.41", "bind:127.0.0.42"}
 		o.Rotation.PerNode = 2
 	})
@@ -363,11 +290,11 @@ func TestWorkerKeepsItsOwnEgressesBesideGrantedOnes(t *testing.T) {
 // workers: a lane paused by its master-wide ID is paused on its worker, lanes.max
 // reaches every worker, and a DNS flush is summed over them.
 func TestMasterControlsReachTheWorkers(t *testing.T) {
-	c := startCluster(t, sandboxConfig(13, 12))
+	c := startCluster(t, enginetest.SandboxConfig(13, 12))
 	w1 := c.worker("w1", "127.0.0.2")
 	w2 := c.worker("w2", "127.0.0.3")
 	var target engine.Lane
-	waitForStat(t, "a worker lane on the master", c.master, func(s engine.Snapshot) bool {
+	enginetest.WaitSnapshot(t, c.master, "a worker lane on the master", func(s engine.Snapshot) bool {
 		for _, l := range s.Lanes {
 			if l.Node != "" && l.Queued > 0 {
 				target = l
@@ -411,7 +338,7 @@ func TestMasterControlsReachTheWorkers(t *testing.T) {
 // a heartbeat, a result frame, an oversize join) is rejected and counted; the crawl
 // goes on to the end.
 func TestMalformedMessagesAreCountedNotFatal(t *testing.T) {
-	c := startCluster(t, sandboxConfig(17, 6))
+	c := startCluster(t, enginetest.SandboxConfig(17, 6))
 	c.worker("w1", "127.0.0.2")
 	conn := c.connect("stranger-with-token")
 	nc := conn.NC
@@ -425,7 +352,7 @@ func TestMalformedMessagesAreCountedNotFatal(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitForStat(t, "the rejects counted", c.master, func(engine.Snapshot) bool {
+	enginetest.WaitSnapshot(t, c.master, "the rejects counted", func(engine.Snapshot) bool {
 		r := c.master.Stats().Cluster.Rejected
 		return r["malformed"]+r["invalid"]+r["oversize"] >= 5
 	})
@@ -441,7 +368,7 @@ func TestMalformedMessagesAreCountedNotFatal(t *testing.T) {
 // one only; the Nodes rows count what each holds.
 func TestSitesAndKeywordShardsAreDealtOverWorkers(t *testing.T) {
 	social := map[string]bool{}
-	c := startClusterWith(t, sandboxConfig(21, 24), 300*time.Millisecond, func(o *engine.Options, sb *sandbox.Sandbox) {
+	c := startClusterWith(t, enginetest.SandboxConfig(21, 24), 300*time.Millisecond, func(o *engine.Options, sb *sandbox.Sandbox) {
 		o.Seeds = nil
 		for _, s := range sb.Info().Sites {
 			site := engine.SiteOptions{Name: s.Domain, Kind: engine.SiteNews, Entry: s.Entry, Keywords: s.Keywords, Class: s.Class}
@@ -465,7 +392,7 @@ func TestSitesAndKeywordShardsAreDealtOverWorkers(t *testing.T) {
 		a := "127.0.0." + strconv.Itoa(2+i)
 		ws[a] = name
 		c.worker(name, a)
-		waitForStat(t, name+" holds units and tasks", c.master, func(s engine.Snapshot) bool {
+		enginetest.WaitSnapshot(t, c.master, name+" holds units and tasks", func(s engine.Snapshot) bool {
 			for _, nd := range s.Nodes {
 				if nd.Name == name && nd.Sites+nd.Keywords > 0 && nd.Queue > 0 {
 					return true
@@ -475,7 +402,7 @@ func TestSitesAndKeywordShardsAreDealtOverWorkers(t *testing.T) {
 		})
 	}
 	var nodes []engine.Node
-	waitForStat(t, "sites and keyword shards on all three workers", c.master, func(s engine.Snapshot) bool {
+	enginetest.WaitSnapshot(t, c.master, "sites and keyword shards on all three workers", func(s engine.Snapshot) bool {
 		nodes = s.Nodes
 		n := 0
 		for _, nd := range s.Nodes {
@@ -486,7 +413,7 @@ func TestSitesAndKeywordShardsAreDealtOverWorkers(t *testing.T) {
 		return n == 3
 	})
 	// A part of the crawl is enough to judge the deal.
-	waitForStat(t, "300 pages stored", c.master, func(s engine.Snapshot) bool { return s.Totals.PagesStored >= 300 })
+	enginetest.WaitSnapshot(t, c.master, "300 pages stored", func(s engine.Snapshot) bool { return s.Totals.PagesStored >= 300 })
 	c.master.Close()
 	// Who served each unit, and when: a unit may move between workers (the joins
 	// re-deal it; a unit can move more than once), but never be served by two at
@@ -601,7 +528,7 @@ func TestSitesAndKeywordShardsAreDealtOverWorkers(t *testing.T) {
 // a second p resumes them at once, not at their next heartbeat; a worker the operator
 // paused on its own stays paused through a crawl-wide resume.
 func TestGlobalPauseAndResumeReachWorkersAtOnce(t *testing.T) {
-	c := startClusterWith(t, sandboxConfig(23, 6), 5*time.Second, nil)
+	c := startClusterWith(t, enginetest.SandboxConfig(23, 6), 5*time.Second, nil)
 	w1, w2 := c.worker("w1", "127.0.0.2"), c.worker("w2", "127.0.0.3")
 	paused := func(w *engine.Worker) bool { return w.Engine().Snapshot().State == engine.StatePaused }
 	within := func(what string, d time.Duration, cond func() bool) {
@@ -632,7 +559,7 @@ func TestGlobalPauseAndResumeReachWorkersAtOnce(t *testing.T) {
 // store, so `crawlconsole show URL` on the master's database says why a URL was
 // refused. The worker crawls far faster than a human, so the sandbox bans it.
 func TestWorkerRefusalsReachTheMastersStore(t *testing.T) {
-	c := startClusterWith(t, sandboxConfig(7, 6), 300*time.Millisecond, func(o *engine.Options, _ *sandbox.Sandbox) {
+	c := startClusterWith(t, enginetest.SandboxConfig(7, 6), 300*time.Millisecond, func(o *engine.Options, _ *sandbox.Sandbox) {
 		o.Lanes.DelayMin, o.Lanes.DelayMax = time.Millisecond, 2*time.Millisecond
 		o.HostRate = 0
 	})
@@ -680,7 +607,7 @@ func TestWorkerRefusalsReachTheMastersStore(t *testing.T) {
 // that signature without parsing the body again (M4): every page's stored SimHash is
 // the one its stored body gives.
 func TestMasterStoresTheWorkersSignature(t *testing.T) {
-	c := startCluster(t, sandboxConfig(11, 6))
+	c := startCluster(t, enginetest.SandboxConfig(11, 6))
 	c.worker("w1", "127.0.0.2")
 	c.waitDone(2 * time.Minute)
 	st, err := store.OpenReadOnly(c.opts.DB)

@@ -22,7 +22,7 @@ func TestPollBudgetSetsTheReadPace(t *testing.T) {
 	o.Discovery.MinPoll, o.Discovery.MaxPoll = 10*time.Millisecond, time.Hour
 	o.Discovery.PollBudget = 20 * 3600 // reads per hour: 20 a second
 	startEngine(t, o)
-	waitForLong(t, 10*time.Second, "each quiet feed to be read 10 times", func() bool {
+	waitFor(t, "each quiet feed to be read 10 times", func() bool {
 		return s.requested("/a") >= 10 && s.requested("/b") >= 10
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
 
@@ -13,7 +14,7 @@ import (
 // announce. On the publishing sandbox, the feed sites' articles 21-40 by age — on no
 // entry page (those list 20), only in the feed — are stored.
 func TestDistributedCrawlReadsFeeds(t *testing.T) {
-	cfg := sandboxConfig(5, 30)
+	cfg := enginetest.SandboxConfig(5, 30)
 	cfg.Publishing = true
 	c := startClusterWith(t, cfg, 300*time.Millisecond, func(o *engine.Options, sb *sandbox.Sandbox) {
 		o.Discovery.Probe = engine.ProbeOff
@@ -33,7 +34,7 @@ func TestDistributedCrawlReadsFeeds(t *testing.T) {
 	}
 	c.worker("w1", "127.0.0.2", "127.0.0.3")
 	c.waitDone(2 * time.Minute)
-	stored := storedSet(t, c.opts.DB)
+	stored := enginetest.StoredSet(t, c.opts.DB)
 	missing := 0
 	for _, u := range want {
 		if !stored[u] {

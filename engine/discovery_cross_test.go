@@ -50,7 +50,7 @@ func TestCrossSubmissionAfterANotFoundFirstResponse(t *testing.T) {
 	o.Seeds = append(o.Seeds, "http://"+sec.host+"/gone") // 404: the section host's first response
 	o.Discovery.Probe = ProbeOff
 	startEngine(t, o)
-	waitForLong(t, 10*time.Second, "the section host's story the www sitemap lists", func() bool {
+	waitFor(t, "the section host's story the www sitemap lists", func() bool {
 		return sec.requested("/story/1") > 0
 	})
 	if got := sec.paths(); len(got) == 0 || got[0] != "/robots.txt" {
@@ -78,7 +78,7 @@ func TestEntryPageOfASiteWithNeitherIsPolled(t *testing.T) {
 	o := discoveryPollOptions(t, "http://"+s.host+"/")
 	o.Discovery.Probe = ProbeOff
 	startEngine(t, o)
-	waitForLong(t, 10*time.Second, "the entry page to be fetched 5 times", func() bool { return s.requested("/") >= 5 })
+	waitFor(t, "the entry page to be fetched 5 times", func() bool { return s.requested("/") >= 5 })
 }
 
 // Issue 18: a news sitemap on www listing articles of the site's section hosts
@@ -180,13 +180,13 @@ func TestDatedSitemapPageWaitsForItsDate(t *testing.T) {
 	startEngine(t, o)
 	// The dated story is listed before the undated one and fetched first on the
 	// host's one lane, so its blind refetch would fall due first.
-	waitForLong(t, 10*time.Second, "the undated story's refetch", func() bool { return s.requested("/story/undated") >= 2 })
+	waitFor(t, "the undated story's refetch", func() bool { return s.requested("/story/undated") >= 2 })
 	if n := s.requested("/story/dated"); n != 1 {
 		t.Errorf("the dated story was fetched %d times: want once (its date did not move)", n)
 	}
 	// The story of the first read got the blind refetch: one read cannot tell an
 	// honest lastmod from one that is always "now".
-	waitForLong(t, 10*time.Second, "the first read's story refetched", func() bool { return s.requested("/story/first") >= 2 })
+	waitFor(t, "the first read's story refetched", func() bool { return s.requested("/story/first") >= 2 })
 }
 
 // Issue 18: "lastmod is always now" is judged on the server's clock. A site whose

@@ -447,7 +447,7 @@ func TestPublishingSandboxCrawl(t *testing.T) {
 	from := sb.Now().Add(3 * time.Second * publishingScale) // 3 s in: the first reads are done
 	to := from.Add(8 * time.Second * publishingScale)
 	var want []sandbox.Article
-	waitForLong(t, 60*time.Second, "the measured window to pass", func() bool { return sb.Now().After(to) })
+	waitFor(t, "the measured window to pass", func() bool { return sb.Now().After(to) })
 	for _, s := range sb.Web().PublishingSites() {
 		if announced[s.Domain] {
 			want = append(want, sb.Web().Published(s.Domain, from, to)...)
@@ -522,16 +522,4 @@ func TestPublishingSandboxCrawl(t *testing.T) {
 		t.Errorf("%d anti-bot violations, %d bans: discovery went around the politeness gate", violations, len(sb.Truth().Bans()))
 	}
 	t.Logf("%d articles in the window, all fetched, slowest %v after publication; %d feed/sitemap reads, %d of them 304", len(want), worst, docs, notModified)
-}
-
-// waitForLong is waitFor with its own deadline.
-func waitForLong(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }

@@ -125,7 +125,7 @@ func TestPollPaceIsKeptAfterRestart(t *testing.T) {
 			rig := newRestartRig(t, o, clustered)
 
 			e := rig.start()
-			waitForLong(t, 30*time.Second, "three reads of the feed, the last one learned from", func() bool {
+			waitFor(t, "three reads of the feed, the last one learned from", func() bool {
 				at := reads.times()
 				return len(at) >= 3 && e.disc.poller.Next(feed).After(at[len(at)-1])
 			})
@@ -139,7 +139,7 @@ func TestPollPaceIsKeptAfterRestart(t *testing.T) {
 			}
 
 			e = rig.start()
-			waitForLong(t, 30*time.Second, "two reads of the feed after the restart", func() bool {
+			waitFor(t, "two reads of the feed after the restart", func() bool {
 				return len(reads.times()) >= len(before)+2
 			})
 			after := reads.times()[len(before):]
@@ -192,7 +192,7 @@ func TestHonestSitemapIsTrustedRightAfterRestart(t *testing.T) {
 			o.Revisit.Initial = 100 * time.Millisecond
 			rig := newRestartRig(t, o, clustered)
 			e := rig.start()
-			waitForLong(t, 30*time.Second, "three reads of the sitemap", func() bool { return s.requested("/sitemap.xml") >= 3 })
+			waitFor(t, "three reads of the sitemap", func() bool { return s.requested("/sitemap.xml") >= 3 })
 			if err := e.Close(); err != nil {
 				t.Fatal(err)
 			}
@@ -202,7 +202,7 @@ func TestHonestSitemapIsTrustedRightAfterRestart(t *testing.T) {
 			rig.start()
 			// Listed at the same read, the dated story first: its blind refetch
 			// would fall due first.
-			waitForLong(t, 30*time.Second, "the undated story's blind refetch", func() bool { return s.requested("/story/undated") >= 2 })
+			waitFor(t, "the undated story's blind refetch", func() bool { return s.requested("/story/undated") >= 2 })
 			if n := s.requested("/story/dated"); n != 1 {
 				t.Errorf("the dated story of a trusted sitemap was fetched %d times right after the restart: want once (its date did not move)", n)
 			}
@@ -250,7 +250,7 @@ func TestLyingSiteStaysUntrustedAfterRestart(t *testing.T) {
 				return SiteDiscovery{DatesTrusted: true}
 			}
 			e := rig.start()
-			waitForLong(t, 30*time.Second, "the site's dates found lying, no hinted refetch left", func() bool {
+			waitFor(t, "the site's dates found lying, no hinted refetch left", func() bool {
 				e.disc.mu.Lock()
 				pending := len(e.disc.hinted)
 				e.disc.mu.Unlock()
@@ -270,7 +270,7 @@ func TestLyingSiteStaysUntrustedAfterRestart(t *testing.T) {
 			e = rig.start()
 			// The first read after the restart has no dates of its own to compare
 			// with; the next ones move all six.
-			waitForLong(t, 30*time.Second, "date moves judged after the restart", func() bool {
+			waitFor(t, "date moves judged after the restart", func() bool {
 				v := site(e)
 				return s.requested("/sitemap.xml") >= reads+3 && v.Hints+v.Ignored >= 6
 			})
@@ -383,7 +383,7 @@ func TestDateMovedWhileStoppedIsAHint(t *testing.T) {
 	o := discoveryPollOptions(t, "http://"+h+"/")
 	o.Discovery.Probe = ProbeOff
 	e := startEngine(t, o)
-	waitForLong(t, 30*time.Second, "three reads of the sitemap, every page stored", func() bool {
+	waitFor(t, "three reads of the sitemap, every page stored", func() bool {
 		return s.requested("/sitemap.xml") >= 3 && e.Snapshot().Totals.PagesStored >= 8
 	})
 	if err := e.Close(); err != nil {
@@ -396,7 +396,7 @@ func TestDateMovedWhileStoppedIsAHint(t *testing.T) {
 	s.pages["/p1"] = versionText(100)
 	s.mu.Unlock()
 	startEngine(t, o)
-	waitForLong(t, 15*time.Second, "/p1 refetched for its moved date", func() bool { return s.requested("/p1") >= 2 })
+	waitFor(t, "/p1 refetched for its moved date", func() bool { return s.requested("/p1") >= 2 })
 	for i := 2; i <= 6; i++ {
 		if n := s.requested(fmt.Sprintf("/p%d", i)); n != 1 {
 			t.Errorf("/p%d, whose date did not move, fetched %d times", i, n)

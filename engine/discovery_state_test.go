@@ -44,7 +44,7 @@ func TestDiscoveryStateSurvivesRestart(t *testing.T) {
 	o := discoveryPollOptions(t, "http://"+h+"/")
 	o.Discovery.MinPoll, o.Discovery.MaxPoll = 50*time.Millisecond, 600*time.Millisecond
 	e := startEngine(t, o)
-	waitForLong(t, 30*time.Second, "the sitemap read 4 times and the feed 8", func() bool {
+	waitFor(t, "the sitemap read 4 times and the feed 8", func() bool {
 		return s.requested("/sitemap.xml") >= 4 && s.requested("/busy") >= 8
 	})
 	if err := e.Close(); err != nil {

@@ -345,14 +345,17 @@ func TestBadSeedsAndOptions(t *testing.T) {
 	}
 }
 
+// waitFor polls cond until it holds, failing after a deadline generous enough for
+// a loaded box (enginetest.Patience: the same guard as the tests outside the
+// package, which this package's own tests cannot import).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(90 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 

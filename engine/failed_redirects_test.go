@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/engine/export"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/sandbox"
@@ -225,7 +226,7 @@ func TestFailedRedirectChainsAreArchived(t *testing.T) {
 	o := engine.DefaultOptions()
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	f.options(&o, maxRedirects)
-	e := crawlToDone(t, o)
+	e := enginetest.CrawlToDone(t, o)
 	s := e.Stats()
 	wantErrors := map[string]int64{}
 	for _, k := range f.kinds {
@@ -247,7 +248,7 @@ func TestFailedRedirectChainsAreArchived(t *testing.T) {
 func TestWorkersFailedRedirectChainsReachTheMaster(t *testing.T) {
 	const maxRedirects = 2
 	f := startFailedRedirects(t, maxRedirects)
-	c := startClusterWith(t, sandboxConfig(5, 2), 300*time.Millisecond, func(o *engine.Options, _ *sandbox.Sandbox) {
+	c := startClusterWith(t, enginetest.SandboxConfig(5, 2), 300*time.Millisecond, func(o *engine.Options, _ *sandbox.Sandbox) {
 		f.options(o, maxRedirects)
 	})
 	c.worker("w1", "127.0.0.2")
@@ -261,24 +262,4 @@ func TestWorkersFailedRedirectChainsReachTheMaster(t *testing.T) {
 			s.Errors, s.PagesFetched, s.PagesStored, wantErrors)
 	}
 	f.check(t, c.opts.DB)
-}
-
-// crawlToDone starts a crawl with o and waits until it has nothing left to fetch
-// (30 s at most); the crawl is closed with the test.
-func crawlToDone(t *testing.T, o engine.Options) *engine.Engine {
-	t.Helper()
-	e, err := engine.New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	if err := e.Start(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-e.Done():
-	case <-time.After(30 * time.Second):
-		t.Fatalf("crawl not done after 30s: %+v", e.Stats())
-	}
-	return e
 }

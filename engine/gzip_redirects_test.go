@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -72,7 +73,7 @@ func TestGzipRedirectBodiesAreArchivedTruthfully(t *testing.T) {
 	o := engine.DefaultOptions()
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	quickSiteOptions(&o, []string{u + "/gzip/from", u + "/corrupt/from", u + "/bomb/from"})
-	e := crawlToDone(t, o)
+	e := enginetest.CrawlToDone(t, o)
 	if s := e.Stats(); len(s.Errors) != 0 || s.PagesStored != 3 {
 		t.Errorf("stats: errors %v, pages stored %d; want no error and the 3 pages", s.Errors, s.PagesStored)
 	}

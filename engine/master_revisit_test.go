@@ -22,9 +22,9 @@ func TestMasterRecordsARefetchAsOne(t *testing.T) {
 	rig := newRestartRig(t, o, true)
 	m := rig.start()
 	u := "http://" + s.host + "/"
-	waitForLong(t, 30*time.Second, "the front page refetched", func() bool { return s.requested("/") >= 2 })
+	waitFor(t, "the front page refetched", func() bool { return s.requested("/") >= 2 })
 	var seen time.Time // the stored last fetch when first read
-	waitForLong(t, 30*time.Second, "the refetch recorded", func() bool {
+	waitFor(t, "the refetch recorded", func() bool {
 		rv, err := m.st.Revisit(u)
 		switch {
 		case err != nil:

@@ -4,9 +4,9 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
-	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -122,38 +122,13 @@ func TestPoliteThroughConnectionResets(t *testing.T) {
 // returns the options, the crawl's stats and the sandbox's truth log.
 func crawlSandboxPolitely(t *testing.T, cfg sandbox.Config) (engine.Options, engine.Stats, *sandbox.Truth) {
 	t.Helper()
-	sb, err := sandbox.Start(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sb.Close()
-	gap := time.Duration(float64(cfg.AntiBot.HumanGap) / cfg.Scale)
-
-	o := engine.DefaultOptions()
-	for _, s := range sb.Info().Sites {
-		o.Seeds = append(o.Seeds, s.Entry)
-	}
-	o.DB = filepath.Join(t.TempDir(), "crawl.db")
-	o.DNSServers = []string{sb.DNSAddr()}
-	o.AllowPrivate = []string{"127.0.0.0/8"}
+	sb := enginetest.StartSandbox(t, cfg)
+	o := enginetest.PoliteOptions(sb, filepath.Join(t.TempDir(), "crawl.db"))
+	o.Revisit = engine.DefaultOptions().Revisit // the crawl revisits as a user's would
 	o.Egress = []string{"bind:127.0.0.2", "bind:127.0.0.3", "bind:127.0.0.4", "bind:127.0.0.5"}
 	o.Rotation.PerNode = 0 // use all four at once
-	o.Lanes.Max = 16
-	o.Lanes.DelayMin, o.Lanes.DelayMax = gap*5/4, gap*2
-	o.HostRate = cfg.Scale
 	o.Politeness = o.Politeness.Scaled(cfg.Scale)
-	e, err := engine.New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Start(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-e.Done():
-	case <-time.After(3 * time.Minute):
-		t.Fatalf("crawl of the sandbox not done after 3 minutes: %+v", e.Stats())
-	}
+	e := enginetest.CrawlToDone(t, o)
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}

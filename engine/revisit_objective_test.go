@@ -114,7 +114,7 @@ func TestRevisitClassPlansShowAndSurviveARestart(t *testing.T) {
 		}
 		return ClassPlan{}
 	}
-	waitLong(t, "estimates for web_gov and web_com pages", func() bool {
+	waitFor(t, "estimates for web_gov and web_com pages", func() bool {
 		v := e.Snapshot().Revisit
 		return plan(v, "web_gov").Pages >= 3 && plan(v, "web_com").Pages >= 3
 	})

@@ -144,19 +144,6 @@ func judgeInterval(changes []time.Time, a, b sandbox.Request) intervalTruth {
 	return truthUnchanged
 }
 
-// waitLong polls cond every 10ms until it holds, failing after a generous deadline
-// (the box may be busy; the conditions themselves are what the tests wait for).
-func waitLong(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // refetchTarget is how many refetches a test waits for: enough for the rates it
 // checks to mean something, fewer with -short.
 func refetchTarget(full, short int64) int64 {
@@ -221,7 +208,7 @@ func TestRevisitRefetchesOnScheduleAndSeesOnlyRealChanges(t *testing.T) {
 	e := startEngine(t, o)
 	waitDone(t, e, 60*time.Second)
 	target := refetchTarget(150, 60)
-	waitLong(t, "refetches", func() bool { return e.Stats().Revisit.Refetches >= target })
+	waitFor(t, "refetches", func() bool { return e.Stats().Revisit.Refetches >= target })
 	e.Close()
 	st := e.Stats().Revisit
 	rows := revisitRows(t, o.DB)
@@ -279,7 +266,7 @@ func TestRevisitConditionalGetTurnsUnchangedPagesInto304s(t *testing.T) {
 	e := startEngine(t, o)
 	waitDone(t, e, 60*time.Second)
 	target := refetchTarget(120, 50)
-	waitLong(t, "refetches", func() bool { return e.Stats().Revisit.Refetches >= target })
+	waitFor(t, "refetches", func() bool { return e.Stats().Revisit.Refetches >= target })
 	e.Close()
 	st := e.Stats().Revisit
 	rows := revisitRows(t, o.DB)
@@ -369,12 +356,12 @@ func TestRevisitClassWindowsStopRevisits(t *testing.T) {
 		}
 		return
 	}
-	waitLong(t, "every window to close", func() bool { return time.Now().After(closedAt) })
+	waitFor(t, "every window to close", func() bool { return time.Now().After(closedAt) })
 	ticks := e.rv.ticks.Load()
-	waitLong(t, "the scheduler to run after the windows closed", func() bool { return e.rv.ticks.Load() >= ticks+3 })
+	waitFor(t, "the scheduler to run after the windows closed", func() bool { return e.rv.ticks.Load() >= ticks+3 })
 	windowed, unlimited := fetches()
 	ticks = e.rv.ticks.Load()
-	waitLong(t, "more revisits of the class without a window", func() bool {
+	waitFor(t, "more revisits of the class without a window", func() bool {
 		_, u := fetches()
 		return u >= unlimited+10 && e.rv.ticks.Load() >= ticks+20
 	})
@@ -448,14 +435,14 @@ func TestRevisitNow(t *testing.T) {
 		t.Fatalf("revisit pane shows %d queued, want 1", q)
 	}
 	e.Resume()
-	waitLong(t, "the refetch", func() bool { return e.Stats().Revisit.Refetches == 1 })
+	waitFor(t, "the refetch", func() bool { return e.Stats().Revisit.Refetches == 1 })
 	if got := len(truthFetches(sb)[target]); got != before+1 {
 		t.Fatalf("the sandbox saw %d requests for %s, want %d", got, target, before+1)
 	}
 	if s := e.Stats().Revisit; s.Requeued != 1 {
 		t.Fatalf("stats %+v, want exactly the one requeue", *s)
 	}
-	waitLong(t, "the page to leave the queue", func() bool { return e.Snapshot().Revisit.Queued == 0 })
+	waitFor(t, "the page to leave the queue", func() bool { return e.Snapshot().Revisit.Queued == 0 })
 	if err := e.RevisitNow(target); err != nil {
 		t.Fatalf("RevisitNow after the refetch: %v", err)
 	}
@@ -473,7 +460,7 @@ func TestRevisitStateSurvivesARestart(t *testing.T) {
 	o.Revisit.MaxInterval = time.Second // the estimator may give a page up; here it may not
 	e := startEngine(t, o)
 	waitDone(t, e, 60*time.Second)
-	waitLong(t, "refetches and changes", func() bool {
+	waitFor(t, "refetches and changes", func() bool {
 		s := e.Stats().Revisit
 		return s.Refetches >= refetchTarget(60, 40) && s.Changes >= 3
 	})
@@ -501,7 +488,7 @@ func TestRevisitStateSurvivesARestart(t *testing.T) {
 	if _, pages := e2.rv.tracker.Policy().(*revisit.EstimatorPolicy).Demand(); pages != tracked {
 		t.Errorf("the estimator counts %d pages after the restart, %d had a budget share", pages, tracked)
 	}
-	waitLong(t, "refetches after the restart", func() bool { return e2.Stats().Revisit.Refetches >= 30 })
+	waitFor(t, "refetches after the restart", func() bool { return e2.Stats().Revisit.Refetches >= 30 })
 	e2.Close()
 	after := revisitRows(t, o.DB)
 	went := 0
@@ -559,7 +546,7 @@ func TestDoneClosesWhileRevisitsGoOn(t *testing.T) {
 	if at.Requeued == 0 {
 		t.Fatalf("no revisit was queued during the discovery crawl (%+v); the test must overlap them", *at)
 	}
-	waitLong(t, "revisits after Done", func() bool { return e.Stats().Revisit.Refetches >= at.Refetches+20 })
+	waitFor(t, "revisits after Done", func() bool { return e.Stats().Revisit.Refetches >= at.Refetches+20 })
 	if s := e.Stats(); s.URLsDone != s.URLsQueued || s.PagesStored == 0 {
 		t.Errorf("Done with %d of %d URLs done", s.URLsDone, s.URLsQueued)
 	}
@@ -741,7 +728,7 @@ func TestRevisitVerdictsOfOneRefetchedPage(t *testing.T) {
 			if err := e.RevisitNow(pageURL); err != nil {
 				t.Fatal(err)
 			}
-			waitLong(t, "the refetch", func() bool {
+			waitFor(t, "the refetch", func() bool {
 				return e.Stats().Revisit.Refetches == s.want.Refetches && e.Snapshot().Revisit.Queued == 0
 			})
 			if got := *e.Stats().Revisit; got != s.want {

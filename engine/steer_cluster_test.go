@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
 
@@ -17,7 +18,7 @@ import (
 // or rebalance waited for.
 func TestMasterDealsAKeywordAddedLive(t *testing.T) {
 	var social *sandbox.Site
-	c := startClusterWith(t, sandboxConfig(21, 24), 300*time.Millisecond, func(o *engine.Options, sb *sandbox.Sandbox) {
+	c := startClusterWith(t, enginetest.SandboxConfig(21, 24), 300*time.Millisecond, func(o *engine.Options, sb *sandbox.Sandbox) {
 		o.Seeds = nil
 		for _, s := range sb.Info().Sites {
 			site := engine.SiteOptions{Name: s.Domain, Kind: engine.SiteNews, Entry: s.Entry, Keywords: s.Keywords, Class: s.Class}
@@ -43,7 +44,7 @@ func TestMasterDealsAKeywordAddedLive(t *testing.T) {
 		ips[name] = a
 		c.worker(name, a)
 	}
-	waitForStat(t, "sites dealt over both workers", c.master, func(s engine.Snapshot) bool {
+	enginetest.WaitSnapshot(t, c.master, "sites dealt over both workers", func(s engine.Snapshot) bool {
 		n := 0
 		for _, nd := range s.Nodes {
 			if nd.Sites+nd.Keywords > 0 {
@@ -60,7 +61,7 @@ func TestMasterDealsAKeywordAddedLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got string
-	waitForStat(t, "the new keyword shard held by a worker", c.master, func(s engine.Snapshot) bool {
+	enginetest.WaitSnapshot(t, c.master, "the new keyword shard held by a worker", func(s engine.Snapshot) bool {
 		for _, nd := range s.Nodes {
 			if nd.Keywords > before[nd.Name].Keywords {
 				got = nd.Name

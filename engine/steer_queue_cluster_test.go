@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
 
@@ -20,7 +21,7 @@ import (
 //     lane may hold in hand), and each is counted as skipped (steered_out).
 func TestMasterSteersQueuedSearches(t *testing.T) {
 	const pages = 100 // search result pages per keyword: a long queue on the search host
-	cfg := sandboxConfig(21, 24)
+	cfg := enginetest.SandboxConfig(21, 24)
 	cfg.Search.PagesPerKeyword, cfg.Search.ResultsPerPage, cfg.Search.Quota = pages, 1, 1_000_000
 	var social *sandbox.Site
 	c := prepareCluster(t, cfg, 300*time.Millisecond, func(o *engine.Options, sb *sandbox.Sandbox) {
@@ -127,7 +128,7 @@ func TestMasterSteersQueuedSearches(t *testing.T) {
 				}
 			}
 		}()
-		waitForStat(t, "every search never requested counted as steered_out", c.master, func(s engine.Snapshot) bool {
+		enginetest.WaitSnapshot(t, c.master, "every search never requested counted as steered_out", func(s engine.Snapshot) bool {
 			fetched = searched(kw)
 			skippedOut = s.Totals.Skipped[engine.SkipSteeredOut]
 			return skippedOut == int64(pages-len(fetched))

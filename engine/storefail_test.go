@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -49,7 +50,7 @@ func execSQL(t *testing.T, db, stmt string) {
 // crawl.
 func TestMasterStopsOnAFailedStore(t *testing.T) {
 	const room = 40
-	c := startClusterWith(t, sandboxConfig(5, 12), 300*time.Millisecond, func(o *engine.Options, _ *sandbox.Sandbox) {
+	c := startClusterWith(t, enginetest.SandboxConfig(5, 12), 300*time.Millisecond, func(o *engine.Options, _ *sandbox.Sandbox) {
 		fillUpAt(t, o.DB, room)
 	})
 	c.worker("w1", "127.0.0.2", "127.0.0.3")
@@ -96,7 +97,7 @@ func TestMasterStopsOnAFailedStore(t *testing.T) {
 	if err := c.master.Close(); err == nil {
 		t.Error("Close after a store failure returned no error")
 	}
-	if got := storedSet(t, c.opts.DB); len(got) != room {
+	if got := enginetest.StoredSet(t, c.opts.DB); len(got) != room {
 		t.Fatalf("%d pages in the store; the full store took %d", len(got), room)
 	}
 
@@ -105,7 +106,7 @@ func TestMasterStopsOnAFailedStore(t *testing.T) {
 	c.startMaster()
 	after := c.waitDone(90 * time.Second)
 	want := uniqueCrawl(t, c.sb)
-	got := storedSet(t, c.opts.DB)
+	got := enginetest.StoredSet(t, c.opts.DB)
 	if len(got) != len(want) {
 		t.Fatalf("stored %d pages after the resume; a single-process crawl stores %d", len(got), len(want))
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
@@ -33,7 +34,7 @@ func TestFinalResponsesCutMidBodyAreArchived(t *testing.T) {
 	o := engine.DefaultOptions()
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	cutFinalOptions(&o, srv, pages)
-	e := crawlToDone(t, o)
+	e := enginetest.CrawlToDone(t, o)
 	checkCutFinalStats(t, e.Stats(), pages)
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
@@ -46,7 +47,7 @@ func TestFinalResponsesCutMidBodyAreArchived(t *testing.T) {
 // and the master's store and WARC export hold it.
 func TestWorkersCutFinalResponsesReachTheMaster(t *testing.T) {
 	srv, pages := startCutFinals(t)
-	c := startClusterWith(t, sandboxConfig(5, 2), 300*time.Millisecond, func(o *engine.Options, _ *sandbox.Sandbox) {
+	c := startClusterWith(t, enginetest.SandboxConfig(5, 2), 300*time.Millisecond, func(o *engine.Options, _ *sandbox.Sandbox) {
 		cutFinalOptions(o, srv, pages)
 	})
 	c.worker("w1", "127.0.0.2")

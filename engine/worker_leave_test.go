@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 )
 
 // TestLeaveWithTheMasterGoneStopsWithinTheGrace: the master's NATS server goes away
@@ -18,16 +19,16 @@ import (
 // unreachable and counts the results it could not deliver, at least the pages it
 // fetched once the server was gone.
 func TestLeaveWithTheMasterGoneStopsWithinTheGrace(t *testing.T) {
-	c := startCluster(t, sandboxConfig(9, 12))
+	c := startCluster(t, enginetest.SandboxConfig(9, 12))
 	w := c.worker("w1", "127.0.0.2", "127.0.0.3")
-	waitForStat(t, "w1 stores pages", c.master, func(s engine.Snapshot) bool { return s.Totals.PagesStored >= 20 })
+	enginetest.WaitSnapshot(t, c.master, "w1 stores pages", func(s engine.Snapshot) bool { return s.Totals.PagesStored >= 20 })
 	// The server goes while w1 still holds tasks to fetch (else, under load, it may
 	// have fetched all it had and never fetch again).
-	waitForStat(t, "w1 holding tasks", w.Engine(), func(s engine.Snapshot) bool { return s.QueueDepth > 0 })
+	enginetest.WaitSnapshot(t, w.Engine(), "w1 holding tasks", func(s engine.Snapshot) bool { return s.QueueDepth > 0 })
 	c.srv.Shutdown()
 	// A page fetched from here has no server to take its result.
 	before := w.Engine().Snapshot().Totals.PagesFetched
-	waitForStat(t, "w1 fetching with the master's server gone", w.Engine(), func(s engine.Snapshot) bool {
+	enginetest.WaitSnapshot(t, w.Engine(), "w1 fetching with the master's server gone", func(s engine.Snapshot) bool {
 		return s.Totals.PagesFetched > before
 	})
 	const bound = 15 * time.Second // engine.DefaultLeaveGrace is 5 s

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -125,49 +126,22 @@ func freeLoopbackAddr(t *testing.T) string {
 	return l.Addr().String()
 }
 
-// clusterSandbox is the sandbox web of engine/cluster_test.go's sandboxConfig: scale
-// 50 (the anti-bot gap is 40 ms), no faults, no DNS failures; edit, if set, adjusts it.
+// clusterSandbox is the sandbox web of the engine's cluster tests
+// (enginetest.SandboxConfig); edit, if set, adjusts it.
 func clusterSandbox(t *testing.T, seed int64, hosts int, edit func(*sandbox.Config)) *sandbox.Sandbox {
 	t.Helper()
-	cfg := sandbox.DefaultConfig()
-	cfg.Seed, cfg.Hosts, cfg.Scale = seed, hosts, 50
-	cfg.Faults.Shares = nil
-	cfg.DNS.NXDomainShare, cfg.DNS.ServFailShare, cfg.DNS.TimeoutShare = 0, 0, 0
+	cfg := enginetest.SandboxConfig(seed, hosts)
 	if edit != nil {
 		edit(&cfg)
 	}
-	sb, err := sandbox.Start(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sb.Close() })
-	return sb
+	return enginetest.StartSandbox(t, cfg)
 }
 
-// politeOptions are engine/cluster_test.go's sandboxOptions: lane pauses of 1.25..2
-// anti-bot gaps, the host rate at the sandbox's scale, no revisits.
-func politeOptions(sb *sandbox.Sandbox, db string) engine.Options {
-	cfg := sb.Config()
-	gap := time.Duration(float64(cfg.AntiBot.HumanGap) / cfg.Scale)
-	o := engine.DefaultOptions()
-	for _, s := range sb.Info().Sites {
-		o.Seeds = append(o.Seeds, s.Entry)
-	}
-	o.DB = db
-	o.DNSServers = []string{sb.DNSAddr()}
-	o.AllowPrivate = []string{"127.0.0.0/8"}
-	o.Lanes.Max = 16
-	o.Lanes.DelayMin, o.Lanes.DelayMax = gap*5/4, gap*2
-	o.HostRate = cfg.Scale
-	o.Revisit.Enabled = false
-	return o
-}
-
-// politeConfig writes politeOptions as the master's --config file, with lanes.max
+// politeConfig writes enginetest.PoliteOptions as the master's --config file, with lanes.max
 // (each worker's) set to lanes when > 0.
 func politeConfig(t *testing.T, sb *sandbox.Sandbox, dir string, lanes int) string {
 	t.Helper()
-	o := politeOptions(sb, "")
+	o := enginetest.PoliteOptions(sb, "")
 	if lanes > 0 {
 		o.Lanes.Max = lanes
 	}
@@ -180,51 +154,13 @@ func politeConfig(t *testing.T, sb *sandbox.Sandbox, dir string, lanes int) stri
 	return file
 }
 
-// referenceIPs are the egresses of the uninterrupted single-process crawl (as
-// engine's uniqueCrawl); cluster workers never use them.
-var referenceIPs = []string{"127.0.0.8", "127.0.0.9"}
-
-// referenceCrawl crawls the sandbox in this process, uninterrupted, from referenceIPs,
-// and sends its stored page set (or an error). The anti-bot rules judge each address
-// on its own, so it may run beside the cluster under test.
+// referenceCrawl runs enginetest.ReferenceCrawl of the sandbox beside the test and
+// sends its stored page set (or an error).
 func referenceCrawl(sb *sandbox.Sandbox, dir string) <-chan referenceResult {
 	ch := make(chan referenceResult, 1)
 	go func() {
-		ch <- func() referenceResult {
-			o := politeOptions(sb, filepath.Join(dir, "reference.db"))
-			for _, ip := range referenceIPs {
-				o.Egress = append(o.Egress, "bind:"+ip)
-			}
-			o.Rotation.PerNode = 0
-			e, err := engine.New(o)
-			if err != nil {
-				return referenceResult{err: err}
-			}
-			if err := e.Start(); err != nil {
-				e.Close()
-				return referenceResult{err: err}
-			}
-			select {
-			case <-e.Done():
-			case <-time.After(3 * time.Minute):
-				e.Close()
-				return referenceResult{err: fmt.Errorf("reference crawl not done after 3m: %+v", e.Stats())}
-			}
-			if err := e.Close(); err != nil {
-				return referenceResult{err: err}
-			}
-			st, err := store.OpenReadOnly(o.DB)
-			if err != nil {
-				return referenceResult{err: err}
-			}
-			defer st.Close()
-			urls, err := st.PageURLs()
-			pages := map[string]bool{}
-			for _, u := range urls {
-				pages[u] = true
-			}
-			return referenceResult{pages: pages, err: err}
-		}()
+		pages, err := enginetest.ReferenceCrawl(sb, filepath.Join(dir, "reference.db"))
+		ch <- referenceResult{pages: pages, err: err}
 	}()
 	return ch
 }

@@ -1,0 +1,199 @@
+// Package enginetest is what tests of the engine and of its front ends share: a
+// sandbox web and the polite crawl options for it, a crawl started and waited for
+// to its end, the page set a crawl stored, and waits on a condition.
+//
+// Tests wait on events, never on wall-clock margins: every wait here polls a
+// condition and fails only after a generous deadline, a guard against a test that
+// would otherwise hang, not a measure of speed. The engine's own in-package tests
+// cannot import this package (it imports the engine); they keep one helper of each
+// kind in engine's test files.
+package enginetest
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/sandbox"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// Patience is how long a wait lasts before it fails the test: long enough for a
+// loaded two-core box running the whole suite, so that it never decides a test.
+const Patience = 90 * time.Second
+
+// CrawlPatience is how long a whole crawl of a test web may take before the test
+// fails (the sandbox webs of these tests take seconds on an idle box).
+const CrawlPatience = 3 * time.Minute
+
+// SandboxConfig is the sandbox web the cluster and politeness tests crawl: scale
+// 50 (the anti-bot gap is 40 ms), no faults, no DNS failures.
+func SandboxConfig(seed int64, hosts int) sandbox.Config {
+	cfg := sandbox.DefaultConfig()
+	cfg.Seed, cfg.Hosts, cfg.Scale = seed, hosts, 50
+	cfg.Faults.Shares = nil
+	cfg.DNS.NXDomainShare, cfg.DNS.ServFailShare, cfg.DNS.TimeoutShare = 0, 0, 0
+	return cfg
+}
+
+// StartSandbox starts a sandbox with cfg, closed with the test.
+func StartSandbox(t testing.TB, cfg sandbox.Config) *sandbox.Sandbox {
+	t.Helper()
+	sb, err := sandbox.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Close() })
+	return sb
+}
+
+// PoliteOptions are the crawl settings of a sandbox's every site into db: lane
+// pauses of 1.25..2 anti-bot gaps at the web's scale, the host rate at that scale,
+// the sandbox's DNS, no revisits.
+func PoliteOptions(sb *sandbox.Sandbox, db string) engine.Options {
+	cfg := sb.Config()
+	gap := time.Duration(float64(cfg.AntiBot.HumanGap) / cfg.Scale)
+	o := engine.DefaultOptions()
+	for _, s := range sb.Info().Sites {
+		o.Seeds = append(o.Seeds, s.Entry)
+	}
+	o.DB = db
+	o.DNSServers = []string{sb.DNSAddr()}
+	o.AllowPrivate = []string{"127.0.0.0/8"}
+	o.Lanes.Max = 16
+	o.Lanes.DelayMin, o.Lanes.DelayMax = gap*5/4, gap*2
+	o.HostRate = cfg.Scale
+	o.Revisit.Enabled = false
+	return o
+}
+
+// Start creates and starts a crawl with o, closed with the test.
+func Start(t testing.TB, o engine.Options) *engine.Engine {
+	t.Helper()
+	e, err := engine.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	if err := e.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// WaitDone waits until e has nothing left to fetch, failing the test after within.
+func WaitDone(t testing.TB, e *engine.Engine, within time.Duration) {
+	t.Helper()
+	select {
+	case <-e.Done():
+	case <-time.After(within):
+		t.Fatalf("crawl not done after %v: %+v", within, e.Stats())
+	}
+}
+
+// CrawlToDone starts a crawl with o and waits until it has nothing left to fetch
+// (CrawlPatience at most); the crawl is closed with the test.
+func CrawlToDone(t testing.TB, o engine.Options) *engine.Engine {
+	t.Helper()
+	e := Start(t, o)
+	WaitDone(t, e, CrawlPatience)
+	return e
+}
+
+// Crawl runs a crawl with o to its end and closes it, for a goroutine beside the
+// test's own (it reports instead of failing the test).
+func Crawl(o engine.Options) error {
+	e, err := engine.New(o)
+	if err != nil {
+		return err
+	}
+	if err := e.Start(); err != nil {
+		e.Close()
+		return err
+	}
+	select {
+	case <-e.Done():
+	case <-time.After(CrawlPatience):
+		e.Close()
+		return fmt.Errorf("crawl not done after %v: %+v", CrawlPatience, e.Stats())
+	}
+	return e.Close()
+}
+
+// PageSet is the set of page URLs stored in db, read-only beside any writer; a
+// page stored twice is an error.
+func PageSet(db string) (map[string]bool, error) {
+	st, err := store.OpenReadOnly(db)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	urls, err := st.PageURLs()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(urls))
+	for _, u := range urls {
+		if out[u] {
+			return nil, fmt.Errorf("%s: page %s stored twice", db, u)
+		}
+		out[u] = true
+	}
+	return out, nil
+}
+
+// StoredSet is PageSet failing the test on an error.
+func StoredSet(t testing.TB, db string) map[string]bool {
+	t.Helper()
+	s, err := PageSet(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// WaitFor polls cond until it holds, failing the test after Patience.
+func WaitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	WaitWithin(t, Patience, what, cond)
+}
+
+// WaitWithin polls cond until it holds, failing the test after within: for a
+// deadline longer than Patience (a whole crawl), or one the test's story names.
+func WaitWithin(t testing.TB, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", within, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// WaitSnapshot polls e's snapshot until cond holds, failing the test after Patience.
+func WaitSnapshot(t testing.TB, e *engine.Engine, what string, cond func(engine.Snapshot) bool) {
+	t.Helper()
+	WaitFor(t, what, func() bool { return cond(e.Snapshot()) })
+}
+
+// ReferenceEgresses are the source addresses of ReferenceCrawl; the workers of a
+// cluster under test never use them, so the sandbox's anti-bot rules (which judge
+// each address on its own) let the reference run beside the cluster.
+var ReferenceEgresses = []string{"127.0.0.8", "127.0.0.9"}
+
+// ReferenceCrawl crawls the whole sandbox in this process, uninterrupted, with
+// PoliteOptions from ReferenceEgresses into db, and returns its stored page set:
+// what a distributed or interrupted crawl of the same web must store.
+func ReferenceCrawl(sb *sandbox.Sandbox, db string) (map[string]bool, error) {
+	o := PoliteOptions(sb, db)
+	for _, ip := range ReferenceEgresses {
+		o.Egress = append(o.Egress, "bind:"+ip)
+	}
+	o.Rotation.PerNode = 0 // all of them at once
+	if err := Crawl(o); err != nil {
+		return nil, err
+	}
+	return PageSet(db)
+}
