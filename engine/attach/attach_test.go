@@ -96,7 +96,8 @@ func richSnapshot() engine.Snapshot {
 	s.Discovery = []engine.SiteDiscovery{{Site: "harbor-times.com", Feeds: []string{"http://www.harbor-times.com/feed"},
 		Sitemaps: []string{"http://www.harbor-times.com/sitemap.xml"}, Found: 120, DatesTrusted: true, Hints: 4, Ignored: 1,
 		Why: "dates are the serving time in 2 of its last 2 sitemaps/feeds", Warnings: map[string]int{"bad_date": 2},
-		Covered: map[string]string{"http://www.harbor-times.com/sitemap.xml": "http://www.harbor-times.com/feed"}}}
+		Covered:  map[string]string{"http://www.harbor-times.com/sitemap.xml": "http://www.harbor-times.com/feed"},
+		Problems: map[string]string{"http://www.harbor-times.com/news.xml": "malformed"}}}
 	s.Groups[0].Parents[0].Hash = math.MaxUint64
 	s.Sites.Sites[0].Feeds, s.Sites.Sites[0].Sitemaps = []string{"http://x.example/feed"}, []string{"http://x.example/sitemap.xml"}
 	s.Sites.Sites[0].DatesTrusted, s.Sites.Sites[0].Held = "no", 3
