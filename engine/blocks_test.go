@@ -64,6 +64,7 @@ var bindEgresses = []string{"e1=bind:127.0.0.2", "e2=bind:127.0.0.3"}
 // routes; nothing is refused and the host stays enabled (issue 20: the old rule took
 // any page under 32 KiB with 验证 in it for a ban and disabled the site for 2 h).
 func TestArticleMentioningCaptchaIsStored(t *testing.T) {
+	t.Parallel()
 	w, err := sandbox.StartBlockWeb(10)
 	if err != nil {
 		t.Fatal(err)
@@ -104,6 +105,7 @@ func TestArticleMentioningCaptchaIsStored(t *testing.T) {
 // evidence is in the log and in the store for `show URL` (issue 20: a 405 used to
 // be an http_4xx failure, with no rotation).
 func TestAWSWAF405RotatesOnBothRoutes(t *testing.T) {
+	t.Parallel()
 	w, err := sandbox.StartBlockWeb(0)
 	if err != nil {
 		t.Fatal(err)
@@ -156,6 +158,7 @@ func TestAWSWAF405RotatesOnBothRoutes(t *testing.T) {
 // keeps its egresses. A captcha the site serves on every URL is corroborated by the
 // second URL and bans the (egress, host) pair at once.
 func TestSoftRefusalOfOneURLPunishesNoHost(t *testing.T) {
+	t.Parallel()
 	verified := `<html><head><title>邮箱验证</title></head><body><h1>邮箱验证成功！</h1><a href="/">返回首页</a></body></html>`
 	captcha := `<html><head><title>Verify you are human</title></head><body><p>Please complete the captcha.</p></body></html>`
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

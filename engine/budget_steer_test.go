@@ -121,6 +121,7 @@ func presetSteering(t *testing.T, db string, changes ...string) {
 // other host is crawled in full; the budget is kept in the store (replayed here from
 // an earlier run's list), and lifting it brings the held URLs back.
 func TestSteerBudgetForms(t *testing.T) {
+	t.Parallel()
 	const pages, cap = 12, 3
 	cases := []struct {
 		set, lift string // %s: the capped host
@@ -169,6 +170,7 @@ func TestSteerBudgetForms(t *testing.T) {
 // back for good. With one-second rounds, the host under a round budget of 3 gets all
 // its pages over a few rounds while the one under a total budget of 3 stays at 3.
 func TestBudgetRoundAgainTotalNot(t *testing.T) {
+	t.Parallel()
 	const pages = 7
 	w := newHubWeb(t, 2, pages)
 	o := hubOptions(t, w)
@@ -189,6 +191,7 @@ func TestBudgetRoundAgainTotalNot(t *testing.T) {
 // thirteenth under a total of 5, while the uncapped host still does; so does the
 // restarted crawl that replays the budget.
 func TestBudgetTotalSetLiveCountsWhatWasFetched(t *testing.T) {
+	t.Parallel()
 	const pages = 12
 	w := newHubWeb(t, 2, pages)
 	o := hubOptions(t, w)
@@ -231,6 +234,7 @@ func TestBudgetTotalSetLiveCountsWhatWasFetched(t *testing.T) {
 // and lifting it in the restarted crawl brings them back: they are read from the
 // store, not only from what this run held back.
 func TestBudgetTotalLiftedAfterRestart(t *testing.T) {
+	t.Parallel()
 	const pages, cap = 8, 3
 	w := newHubWeb(t, 2, pages)
 	o := hubOptions(t, w)

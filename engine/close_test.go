@@ -11,6 +11,7 @@ import (
 // write, LaneOpened, could come after Close began: Close returned "store is closed"
 // and the demo exited 1 (seen once in TestMetricsFlagServes; here within 30 stops).
 func TestCloseMidCrawlIsClean(t *testing.T) {
+	t.Parallel()
 	w := newMiniWeb(t, 24, 40, 0)
 	for i := range 30 {
 		o := testOptions(t, w)

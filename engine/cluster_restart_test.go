@@ -14,6 +14,7 @@ import (
 // for the new master's hand-outs must reach it even though the worker published
 // results for the old master's hand-outs moments before.
 func TestMasterRestartKeepsWorkersResults(t *testing.T) {
+	t.Parallel()
 	c := startCluster(t, enginetest.SandboxConfig(5, 12))
 	c.worker("w1", "127.0.0.2", "127.0.0.3")
 	enginetest.WaitSnapshot(t, c.master, "w1 stores pages", func(s engine.Snapshot) bool { return s.Totals.PagesStored >= 60 })

@@ -129,6 +129,7 @@ func (c *testCluster) waitDone(d time.Duration) engine.Stats {
 // sandbox (anti-bot rule on). The sandbox's truth log shows no ban, no adjacency
 // violation and no host served by two workers at once; every page is stored once.
 func TestDistributedCrawlIsPoliteAndComplete(t *testing.T) {
+	t.Parallel()
 	c := startCluster(t, enginetest.SandboxConfig(7, 18))
 	ws := map[string]string{} // source IP -> worker
 	for i, name := range []string{"w1", "w2", "w3"} {
@@ -198,6 +199,7 @@ func TestDistributedCrawlIsPoliteAndComplete(t *testing.T) {
 // TestWorkerJoinsAndLeavesMidCrawl: a worker that joins a running crawl gets work
 // within a heartbeat period; one that leaves gracefully loses nothing.
 func TestWorkerJoinsAndLeavesMidCrawl(t *testing.T) {
+	t.Parallel()
 	c := startCluster(t, enginetest.SandboxConfig(9, 12))
 	w1 := c.worker("w1", "127.0.0.2", "127.0.0.3")
 	enginetest.WaitSnapshot(t, c.master, "w1 stores pages", func(s engine.Snapshot) bool { return s.Totals.PagesStored >= 20 })
@@ -246,6 +248,7 @@ func itoa(i int) string { return strconv.Itoa(i) }
 // egresses the master grants from its account table are all used; the table's names
 // (e1, e2, ...) never replace the worker's own.
 func TestWorkerKeepsItsOwnEgressesBesideGrantedOnes(t *testing.T) {
+	t.Parallel()
 	c := startClusterWith(t, enginetest.SandboxConfig(5, 6), 300*time.Millisecond, func(o *engine.Options, _ *sandbox.Sandbox) {
 		o.Egress = []string{"bind:127.0.0.40", "bind:127.0.0.41", "bind:127.0.0.42"}
 		o.Rotation.PerNode = 2
@@ -290,6 +293,7 @@ func TestWorkerKeepsItsOwnEgressesBesideGrantedOnes(t *testing.T) {
 // workers: a lane paused by its master-wide ID is paused on its worker, lanes.max
 // reaches every worker, and a DNS flush is summed over them.
 func TestMasterControlsReachTheWorkers(t *testing.T) {
+	t.Parallel()
 	c := startCluster(t, enginetest.SandboxConfig(13, 12))
 	w1 := c.worker("w1", "127.0.0.2")
 	w2 := c.worker("w2", "127.0.0.3")
@@ -338,6 +342,7 @@ func TestMasterControlsReachTheWorkers(t *testing.T) {
 // a heartbeat, a result frame, an oversize join) is rejected and counted; the crawl
 // goes on to the end.
 func TestMalformedMessagesAreCountedNotFatal(t *testing.T) {
+	t.Parallel()
 	c := startCluster(t, enginetest.SandboxConfig(17, 6))
 	c.worker("w1", "127.0.0.2")
 	conn := c.connect("stranger-with-token")
@@ -367,6 +372,7 @@ func TestMalformedMessagesAreCountedNotFatal(t *testing.T) {
 // is fetched by one worker; a social site is searched by several, each keyword by
 // one only; the Nodes rows count what each holds.
 func TestSitesAndKeywordShardsAreDealtOverWorkers(t *testing.T) {
+	t.Parallel()
 	social := map[string]bool{}
 	c := startClusterWith(t, enginetest.SandboxConfig(21, 24), 300*time.Millisecond, func(o *engine.Options, sb *sandbox.Sandbox) {
 		o.Seeds = nil
@@ -528,6 +534,7 @@ func TestSitesAndKeywordShardsAreDealtOverWorkers(t *testing.T) {
 // a second p resumes them at once, not at their next heartbeat; a worker the operator
 // paused on its own stays paused through a crawl-wide resume.
 func TestGlobalPauseAndResumeReachWorkersAtOnce(t *testing.T) {
+	t.Parallel()
 	c := startClusterWith(t, enginetest.SandboxConfig(23, 6), 5*time.Second, nil)
 	w1, w2 := c.worker("w1", "127.0.0.2"), c.worker("w2", "127.0.0.3")
 	paused := func(w *engine.Worker) bool { return w.Engine().Snapshot().State == engine.StatePaused }
@@ -559,6 +566,7 @@ func TestGlobalPauseAndResumeReachWorkersAtOnce(t *testing.T) {
 // store, so `crawlconsole show URL` on the master's database says why a URL was
 // refused. The worker crawls far faster than a human, so the sandbox bans it.
 func TestWorkerRefusalsReachTheMastersStore(t *testing.T) {
+	t.Parallel()
 	c := startClusterWith(t, enginetest.SandboxConfig(7, 6), 300*time.Millisecond, func(o *engine.Options, _ *sandbox.Sandbox) {
 		o.Lanes.DelayMin, o.Lanes.DelayMax = time.Millisecond, 2*time.Millisecond
 		o.HostRate = 0
@@ -607,6 +615,7 @@ func TestWorkerRefusalsReachTheMastersStore(t *testing.T) {
 // that signature without parsing the body again (M4): every page's stored SimHash is
 // the one its stored body gives.
 func TestMasterStoresTheWorkersSignature(t *testing.T) {
+	t.Parallel()
 	c := startCluster(t, enginetest.SandboxConfig(11, 6))
 	c.worker("w1", "127.0.0.2")
 	c.waitDone(2 * time.Minute)

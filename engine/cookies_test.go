@@ -16,6 +16,7 @@ import (
 // gives each address its own session cookie per site (Domain = the site, so every
 // host of the site gets it) and records which one each request carried.
 func TestCookieSessionPerEgressAndSite(t *testing.T) {
+	t.Parallel()
 	cfg := sandbox.DefaultConfig()
 	cfg.Seed, cfg.Hosts, cfg.Scale = 11, 8, 50
 	cfg.SetFaultShare(0)

@@ -15,6 +15,7 @@ import (
 // name="crawlconsole">, X-Robots-Tag (general and agent-scoped), rel="nofollow", and a
 // per-site override that turns them off with a warning at start.
 func TestPageDirectivesEndToEnd(t *testing.T) {
+	t.Parallel()
 	no := false
 	for _, c := range []struct {
 		name     string
@@ -110,6 +111,7 @@ func TestPageDirectivesEndToEnd(t *testing.T) {
 }
 
 func TestEtiquetteOptionsValidated(t *testing.T) {
+	t.Parallel()
 	yes := true
 	for _, c := range []struct {
 		name string

@@ -11,6 +11,7 @@ import (
 // pace (here about 20 reads a second over two feeds); without a budget it would wait
 // max_poll/2 (30 minutes) between reads, its prior.
 func TestPollBudgetSetsTheReadPace(t *testing.T) {
+	t.Parallel()
 	s := newDiscoSite(t)
 	h := s.host
 	for _, f := range []string{"/a", "/b"} {
@@ -28,6 +29,7 @@ func TestPollBudgetSetsTheReadPace(t *testing.T) {
 }
 
 func TestPollBudgetMustNotBeNegative(t *testing.T) {
+	t.Parallel()
 	o := DefaultOptions()
 	o.Discovery.PollBudget = -1
 	if err := o.Discovery.validate(); err == nil {

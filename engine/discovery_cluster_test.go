@@ -14,6 +14,7 @@ import (
 // announce. On the publishing sandbox, the feed sites' articles 21-40 by age — on no
 // entry page (those list 20), only in the feed — are stored.
 func TestDistributedCrawlReadsFeeds(t *testing.T) {
+	t.Parallel()
 	cfg := enginetest.SandboxConfig(5, 30)
 	cfg.Publishing = true
 	c := startClusterWith(t, cfg, 300*time.Millisecond, func(o *engine.Options, sb *sandbox.Sandbox) {

@@ -38,6 +38,7 @@ func newDiscoSiteOn(t *testing.T, ip string) *discoSite {
 // response only and were taken in only when that response was a stored page, so after
 // a 404 first the host's articles stayed refused as off-host for the whole crawl.
 func TestCrossSubmissionAfterANotFoundFirstResponse(t *testing.T) {
+	t.Parallel()
 	www := newDiscoSite(t)
 	sec := newDiscoSiteOn(t, "127.0.0.2")
 	sitemap := "http://" + www.host + "/sitemap.xml"
@@ -63,6 +64,7 @@ func TestCrossSubmissionAfterANotFoundFirstResponse(t *testing.T) {
 // the entry page gains an article link every 100 ms while the page revisit policy
 // would wait an hour (revisit.initial); before, the entry page was fetched once.
 func TestEntryPageOfASiteWithNeitherIsPolled(t *testing.T) {
+	t.Parallel()
 	s := newDiscoSite(t)
 	start := time.Now()
 	s.raw["/"] = func(int) (string, []byte) {
@@ -89,6 +91,7 @@ func TestEntryPageOfASiteWithNeitherIsPolled(t *testing.T) {
 // page in 1.5 web days). A sitemap the section hosts do not name (undeclared, as
 // /sitemap.xml found by probing) never covers them.
 func TestSitemapCoversTheSiteOnceSectionHostsVouch(t *testing.T) {
+	t.Parallel()
 	const sitemap = "http://www.paper.example/sitemap-news.xml"
 	doc := &discover.Doc{Kind: discover.KindSitemap, Entries: []discover.Entry{
 		{URL: "http://www.paper.example/story/1"},
@@ -156,6 +159,7 @@ func TestSitemapCoversTheSiteOnceSectionHostsVouch(t *testing.T) {
 // refetched (live bench: 373 refetches of never-changing articles in 1.5 web days,
 // the lane full and every new article queued behind them; 116 after).
 func TestDatedSitemapPageWaitsForItsDate(t *testing.T) {
+	t.Parallel()
 	s := newDiscoSite(t)
 	s.robots = "Sitemap: http://" + s.host + "/sitemap.xml\n"
 	s.raw["/sitemap.xml"] = func(read int) (string, []byte) {
@@ -194,6 +198,7 @@ func TestDatedSitemapPageWaitsForItsDate(t *testing.T) {
 // dates were compared with our fetch time and such a site kept its trust (and on
 // the live bench, whose sites run on the web clock, the lying site was trusted).
 func TestAlwaysNowIsJudgedOnTheServersClock(t *testing.T) {
+	t.Parallel()
 	e := &Engine{disc: newDiscovery(defaultDiscoveryOptions())}
 	ours := time.Now()
 	for _, skew := range []time.Duration{0, 3 * time.Hour, -26 * time.Hour} {
@@ -216,6 +221,7 @@ func TestAlwaysNowIsJudgedOnTheServersClock(t *testing.T) {
 // again; the sitemap still shows two new entries (before, 0: it looked dead and was
 // read once a day). A source too large to remember falls back to the crawl's count.
 func TestSourceCountsWhatItListsAnew(t *testing.T) {
+	t.Parallel()
 	d := newDiscovery(defaultDiscoveryOptions())
 	const src = "http://www.paper.example/sitemap-news.xml"
 	doc := func(urls ...string) *discover.Doc {
@@ -252,6 +258,7 @@ func TestSourceCountsWhatItListsAnew(t *testing.T) {
 // host's front page, refetched by the page revisit policy) had brought in first:
 // counted as new to the crawl the page looked dead and went to the daily pace.
 func TestEntryPageRateIsWhatItListsAnew(t *testing.T) {
+	t.Parallel()
 	e := &Engine{disc: newDiscovery(defaultDiscoveryOptions())}
 	const entry = "http://www.paper.example/"
 	task := frontier.Task{URL: entry, Host: "www.paper.example"}
@@ -280,6 +287,7 @@ func TestEntryPageRateIsWhatItListsAnew(t *testing.T) {
 // says which source covers it. The front page, whose section stories the sitemap
 // never lists, keeps its own rate.
 func TestASitemapTheFrontPageCoversIsReadDaily(t *testing.T) {
+	t.Parallel()
 	e := &Engine{disc: newDiscovery(defaultDiscoveryOptions())}
 	const entry = "http://www.paper.example/"
 	const sitemap = entry + "sitemap.xml"

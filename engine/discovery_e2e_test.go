@@ -90,6 +90,7 @@ func (s *discoSite) paths() []string {
 // fetches the articles they announce, which no page links to, and refuses URLs of
 // other hosts. Before, none of these documents was ever requested.
 func TestDiscoveryFindsArticlesOnlyFeedsAndSitemapsAnnounce(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		probe    string // discovery.probe
@@ -182,6 +183,7 @@ func gzipBytes(s string) []byte {
 // Issue 18, bad input: hostile feeds and sitemaps cost bounded work and a counted
 // warning; the crawl goes on and ends (no crash, no stalled lane).
 func TestHostileDiscoveryDocumentsDoNotStallTheCrawl(t *testing.T) {
+	t.Parallel()
 	s := newDiscoSite(t)
 	h := s.host
 	laughs := `<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;"><!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;"><!ENTITY e "&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;">]>`
@@ -267,6 +269,7 @@ func versionText(v int) string {
 // waited for its revisit schedule, an hour here); a site whose lastmod is always the
 // serving time gets its dates ignored, and the snapshot says so.
 func TestSitemapDatesMakePagesDueUnlessTheyLie(t *testing.T) {
+	t.Parallel()
 	past := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).Format(time.RFC3339)
 	tests := []struct {
 		name    string
@@ -345,6 +348,7 @@ func TestSitemapDatesMakePagesDueUnlessTheyLie(t *testing.T) {
 // feeds and sitemaps as to pages found through links; the sitemap itself is no
 // result, though its news:keywords say "flood".
 func TestKeywordFilterAppliesToDiscoveredPages(t *testing.T) {
+	t.Parallel()
 	s := newDiscoSite(t)
 	h := s.host
 	s.robots = "Sitemap: http://" + h + "/news.xml\n"
@@ -380,6 +384,7 @@ func TestKeywordFilterAppliesToDiscoveredPages(t *testing.T) {
 // item every 100 ms far more often than one that never changes (before, feeds were
 // never read at all).
 func TestFeedsArePolledAtTheirOwnPace(t *testing.T) {
+	t.Parallel()
 	s := newDiscoSite(t)
 	h := s.host
 	start := time.Now()
@@ -416,6 +421,7 @@ const publishingScale = 600
 // within a few seconds (a few web minutes... at most MaxPoll plus the lanes' pauses).
 // Before, no feed or sitemap was ever requested.
 func TestPublishingSandboxCrawl(t *testing.T) {
+	t.Parallel()
 	cfg := sandbox.DefaultConfig()
 	cfg.Seed, cfg.Hosts, cfg.Scale, cfg.Publishing = 3, 40, publishingScale, true
 	cfg.Faults.Shares = nil

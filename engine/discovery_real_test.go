@@ -25,6 +25,7 @@ import (
 // turns out to be an image says why it yielded nothing, once, in the log and in the
 // snapshot's per-site problems.
 func TestFeedsAndSitemapsAsRealServersSendThem(t *testing.T) {
+	t.Parallel()
 	s := newDiscoSite(t)
 	h := s.host
 	gb, err := simplifiedchinese.GBK.NewEncoder().String(`<?xml version="1.0" encoding="gb2312"?><rss version="2.0"><channel><title>新闻</title>` +
@@ -96,6 +97,7 @@ func TestFeedsAndSitemapsAsRealServersSendThem(t *testing.T) {
 
 // A feed that yields nothing says so once, not at every poll.
 func TestEmptyFeedSaysWhyOnce(t *testing.T) {
+	t.Parallel()
 	s := newDiscoSite(t)
 	h := s.host
 	s.raw["/feed"] = static("text/plain; charset=utf-8", `<rss version="2.0"><channel><title>nothing yet</title></channel></rss>`)
@@ -119,6 +121,7 @@ func TestEmptyFeedSaysWhyOnce(t *testing.T) {
 // A master reads a worker's feed from its raw body (M4) as the worker read it: the
 // document's URL resolves its relative links, its Content-Type's charset decodes it.
 func TestMasterReparsesAWorkersFeedWithItsURLAndCharset(t *testing.T) {
+	t.Parallel()
 	e, err := New(robotsOptions(t, "http://a.test/"))
 	if err != nil {
 		t.Fatal(err)
@@ -144,6 +147,7 @@ func TestMasterReparsesAWorkersFeedWithItsURLAndCharset(t *testing.T) {
 // warning: a feed whose declared encoding is a lie (read, with the lie said), a
 // text sitemap of a million lines (stops at 50,000), binary served as text/plain.
 func TestBadDocumentsAreBoundedAndNamed(t *testing.T) {
+	t.Parallel()
 	s := newDiscoSite(t)
 	h := s.host
 	s.raw["/lie.xml"] = static("application/rss+xml", `<?xml version="1.0" encoding="gb2312"?><rss version="2.0"><channel><title>新闻</title>`+

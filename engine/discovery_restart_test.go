@@ -98,6 +98,7 @@ func (l *readLog) times() []time.Time {
 // the feed for full and read it again at min_poll, then several times faster than it
 // had learned for the day its rate takes to decay. Alone and as a master over a worker.
 func TestPollPaceIsKeptAfterRestart(t *testing.T) {
+	t.Parallel()
 	for _, clustered := range []bool{false, true} {
 		t.Run(map[bool]string{false: "alone", true: "master"}[clustered], func(t *testing.T) {
 			s := newDiscoSite(t)
@@ -161,6 +162,7 @@ func TestPollPaceIsKeptAfterRestart(t *testing.T) {
 // it had read, and one read cannot show a lastmod that is always "now": the dated
 // page got the blind refetch too, until the sitemap had been read twice again.
 func TestHonestSitemapIsTrustedRightAfterRestart(t *testing.T) {
+	t.Parallel()
 	for _, clustered := range []bool{false, true} {
 		t.Run(map[bool]string{false: "alone", true: "master"}[clustered], func(t *testing.T) {
 			s := newDiscoSite(t)
@@ -217,6 +219,7 @@ func TestHonestSitemapIsTrustedRightAfterRestart(t *testing.T) {
 // afresh and refetch every page at each read until five more refetches had shown the
 // lie again. Alone and as a master over a worker.
 func TestLyingSiteStaysUntrustedAfterRestart(t *testing.T) {
+	t.Parallel()
 	for _, clustered := range []bool{false, true} {
 		t.Run(map[bool]string{false: "alone", true: "master"}[clustered], func(t *testing.T) {
 			s := newDiscoSite(t)
@@ -291,6 +294,7 @@ func TestLyingSiteStaysUntrustedAfterRestart(t *testing.T) {
 // the site for covered (what the sitemap's last read refused was not kept), and the
 // entry page's first fetch after the restart dropped the pace its polls had learned.
 func TestSitemapGapIsKeptAcrossARestart(t *testing.T) {
+	t.Parallel()
 	e := &Engine{disc: newDiscovery(defaultDiscoveryOptions())}
 	sitemap := "http://www.paper.example/sitemap.xml"
 	task := frontier.Task{URL: sitemap, Host: "www.paper.example"}
@@ -324,6 +328,7 @@ func TestSitemapGapIsKeptAcrossARestart(t *testing.T) {
 // no off_host refusal. Before, which index listed it and who vouched for that index
 // were not kept.
 func TestCrossSubmittedChildSitemapAfterARestart(t *testing.T) {
+	t.Parallel()
 	e := &Engine{disc: newDiscovery(defaultDiscoveryOptions())}
 	index := "http://www.paper.example/sitemap-index.xml"
 	child := "http://www.paper.example/sitemap-sport.xml"
@@ -359,6 +364,7 @@ func TestCrossSubmittedChildSitemapAfterARestart(t *testing.T) {
 // date. Before, the dates each entry gave were not kept and a date met for the first
 // time was no hint: the change waited for the page's revisit schedule (an hour here).
 func TestDateMovedWhileStoppedIsAHint(t *testing.T) {
+	t.Parallel()
 	s := newDiscoSite(t)
 	h := s.host
 	var mu sync.Mutex

@@ -14,6 +14,7 @@ import (
 // is fetched again. Before, the restarted crawl polled every source at the prior's
 // pace and trusted the lying site afresh.
 func TestDiscoveryStateSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	s := newDiscoSite(t)
 	h := s.host
 	start := time.Now()

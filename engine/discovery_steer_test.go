@@ -33,6 +33,7 @@ func newsSite(s *discoSite) *discoSite {
 // restart either; :site add of the same domain reads it again at once. Before, the removed site's feed was polled
 // for as long as the crawl ran, its share of the Poller's reads with it.
 func TestSiteRmStopsReadingItsFeeds(t *testing.T) {
+	t.Parallel()
 	a := newsSite(newDiscoSite(t))
 	b := newsSite(newDiscoSiteOn(t, "127.0.0.2"))
 	entryA := "http://" + a.host + "/"
@@ -90,6 +91,7 @@ func TestSiteRmStopsReadingItsFeeds(t *testing.T) {
 // :site rm of one of two declared sites on the same registered domain leaves the
 // domain's feed read: the other site still crawls it.
 func TestSiteRmKeepsFeedsOfADomainAnotherSiteShares(t *testing.T) {
+	t.Parallel()
 	a := newsSite(newDiscoSite(t))
 	h := a.host
 	a.pages["/local"] = `<html><body>local news</body></html>`
@@ -115,6 +117,7 @@ func TestSiteRmKeepsFeedsOfADomainAnotherSiteShares(t *testing.T) {
 // :site add bring it back, and the re-added site's feed was never read again (its
 // front page lists a feed the crawl already knows).
 func TestSiteAddAfterAFoldedAddAndRmReadsItsFeedAgain(t *testing.T) {
+	t.Parallel()
 	a := newsSite(newDiscoSite(t))
 	b := newsSite(newDiscoSiteOn(t, "127.0.0.2"))
 	entryA := "http://" + a.host + "/"

@@ -21,6 +21,7 @@ func egressTestOptions(t *testing.T) Options {
 // ${env:}/${file:} reference that no longer resolves is left out with a warning
 // naming the egress (never a secret), and the crawl starts.
 func TestStoredUnresolvableSecretDoesNotStopStart(t *testing.T) {
+	t.Parallel()
 	o := egressTestOptions(t)
 	st, err := store.Open(o.DB, store.Options{})
 	if err != nil {

@@ -151,6 +151,7 @@ func storedPages(t *testing.T, path string) []string {
 }
 
 func TestCrawlStoresEveryReachablePageOnce(t *testing.T) {
+	t.Parallel()
 	w := newMiniWeb(t, 3, 40, 0)
 	o := testOptions(t, w)
 	e := startEngine(t, o)
@@ -179,6 +180,7 @@ func TestCrawlStoresEveryReachablePageOnce(t *testing.T) {
 }
 
 func TestQueueSpillsToStoreAndPagesBackIn(t *testing.T) {
+	t.Parallel()
 	w := newMiniWeb(t, 2, 400, 0)
 	o := testOptions(t, w)
 	o.QueueMemory = 100 // far fewer than the 800 pages
@@ -195,6 +197,7 @@ func TestQueueSpillsToStoreAndPagesBackIn(t *testing.T) {
 // Bloom filter claims many new links, the store settles each, and every page is still
 // crawled; the stats object says how many the store rescued.
 func TestBloomFalsePositivesLoseNoPage(t *testing.T) {
+	t.Parallel()
 	w := newMiniWeb(t, 2, 400, 0)
 	o := testOptions(t, w)
 	o.Dedupe = DedupeOptions{ExpectedURLs: 1000, FalsePositive: 0.5, LRUSize: 16}
@@ -230,6 +233,7 @@ func TestBloomFalsePositivesLoseNoPage(t *testing.T) {
 }
 
 func TestStopAndResumeLosesNothing(t *testing.T) {
+	t.Parallel()
 	w := newMiniWeb(t, 2, 60, 2*time.Millisecond)
 	o := testOptions(t, w)
 	e, err := New(o)
@@ -261,6 +265,7 @@ func TestStopAndResumeLosesNothing(t *testing.T) {
 }
 
 func TestPauseHoldsEveryLane(t *testing.T) {
+	t.Parallel()
 	w := newMiniWeb(t, 3, 200, time.Millisecond)
 	o := testOptions(t, w)
 	o.Lanes.DelayMin, o.Lanes.DelayMax = 5*time.Millisecond, 10*time.Millisecond
@@ -288,6 +293,7 @@ func TestPauseHoldsEveryLane(t *testing.T) {
 }
 
 func TestPauseLaneAndHost(t *testing.T) {
+	t.Parallel()
 	w := newMiniWeb(t, 2, 300, time.Millisecond)
 	o := testOptions(t, w)
 	o.Lanes.DelayMin, o.Lanes.DelayMax = 2*time.Millisecond, 4*time.Millisecond
@@ -319,6 +325,7 @@ func TestPauseLaneAndHost(t *testing.T) {
 }
 
 func TestBadSeedsAndOptions(t *testing.T) {
+	t.Parallel()
 	o := DefaultOptions()
 	o.DB = filepath.Join(t.TempDir(), "c.db")
 	o.Seeds = []string{"mailto:x@example.com", "::not a url"}
@@ -362,6 +369,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // RFC 9309: an unreachable robots.txt (5xx) disallows the site for now; its URLs are
 // deferred until robots.txt is tried again, not failed (nothing crawled is lost).
 func TestUnreachableRobotsDefersTheSite(t *testing.T) {
+	t.Parallel()
 	var pages atomic.Int64
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -221,6 +221,7 @@ func readRecords(t *testing.T, raw []byte) []warcRec {
 // under its kind with no response counted, but the 3xx responses it received are
 // stored and exported to WARC, as every response the crawler gets is.
 func TestFailedRedirectChainsAreArchived(t *testing.T) {
+	t.Parallel()
 	const maxRedirects = 3
 	f := startFailedRedirects(t, maxRedirects)
 	o := engine.DefaultOptions()
@@ -246,6 +247,7 @@ func TestFailedRedirectChainsAreArchived(t *testing.T) {
 // of its failed fetches travel with the result, and the master's store and WARC
 // export hold them.
 func TestWorkersFailedRedirectChainsReachTheMaster(t *testing.T) {
+	t.Parallel()
 	const maxRedirects = 2
 	f := startFailedRedirects(t, maxRedirects)
 	c := startClusterWith(t, enginetest.SandboxConfig(5, 2), 300*time.Millisecond, func(o *engine.Options, _ *sandbox.Sandbox) {

@@ -15,6 +15,7 @@ import (
 // none left queued or in progress; and retries are bounded by fetch.retries, both in
 // the store's attempts and in the requests the sandbox saw (issue 13).
 func TestFaultyWebIsAccountedFor(t *testing.T) {
+	t.Parallel()
 	cfg := sandbox.DefaultConfig()
 	cfg.Seed, cfg.Hosts, cfg.Scale = 29, 8, 50
 	cfg.Faults.Shares = map[string]float64{}

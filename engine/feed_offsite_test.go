@@ -11,6 +11,7 @@ import (
 // ahead, as a calendar's would), and the crawl does not spread from it. With
 // discovery.feed_items_off_site off, the feed speaks for its own site only.
 func TestFeedItemOffSiteIsStoredOneHop(t *testing.T) {
+	t.Parallel()
 	for _, on := range []bool{true, false} {
 		a := newDiscoSite(t)
 		b := newDiscoSiteOn(t, "127.0.0.2") // not a seed: off the crawl's sites

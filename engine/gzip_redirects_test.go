@@ -38,6 +38,7 @@ func gzipped(t *testing.T, b []byte) []byte {
 // included; a gzip bomb in a 302 is decoded no further than the client reads of a
 // redirect's body, and archived cut (WARC-Truncated).
 func TestGzipRedirectBodiesAreArchivedTruthfully(t *testing.T) {
+	t.Parallel()
 	moved := []byte("<html><p>moved, this body came gzip-coded</p></html>")
 	page := []byte("<html><p>the page, gzip-coded too</p></html>")
 	zMoved, zPage := gzipped(t, moved), gzipped(t, page)

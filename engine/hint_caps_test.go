@@ -59,6 +59,7 @@ func hintServer(t *testing.T, robots string, handler http.HandlerFunc) string {
 // years: the URL is deferred (capped at fetch.max_retry_after, never lost), the one
 // lane goes on to the other host, and the crawl runs dry (--until-idle ends).
 func TestLongRetryAfterDefersInsteadOfHoldingTheLane(t *testing.T) {
+	t.Parallel()
 	for name, retryAfter := range map[string]string{
 		"seconds": "86400000",
 		"date":    time.Now().AddDate(30, 0, 0).UTC().Format(http.TimeFormat),
@@ -109,6 +110,7 @@ func TestLongRetryAfterDefersInsteadOfHoldingTheLane(t *testing.T) {
 // TestShortRetryAfterStillBacksOffTheLane: a Retry-After within the lane's normal
 // back-off keeps today's behaviour: the refusal is recorded, nothing is deferred.
 func TestShortRetryAfterStillBacksOffTheLane(t *testing.T) {
+	t.Parallel()
 	refuser := hintServer(t, "", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", "0")
 		http.Error(w, "slow down", http.StatusTooManyRequests)
@@ -128,6 +130,7 @@ func TestShortRetryAfterStillBacksOffTheLane(t *testing.T) {
 // TestHugeCrawlDelayIsCapped: robots.txt's Crawl-delay: 100000 raises the host's gap
 // only up to fetch.max_crawl_delay, so the host is still crawled.
 func TestHugeCrawlDelayIsCapped(t *testing.T) {
+	t.Parallel()
 	var pages atomic.Int64
 	host := hintServer(t, "User-agent: *\nCrawl-delay: 100000\n", func(w http.ResponseWriter, r *http.Request) {
 		n := pages.Add(1)
@@ -159,6 +162,7 @@ func TestHugeCrawlDelayIsCapped(t *testing.T) {
 // TestHintCapsAreValidated: fetch.max_retry_after and fetch.max_crawl_delay must be
 // positive, and default to 1h and 60s.
 func TestHintCapsAreValidated(t *testing.T) {
+	t.Parallel()
 	d := DefaultOptions()
 	if d.Fetch.MaxRetryAfter != time.Hour || d.Fetch.MaxCrawlDelay != time.Minute {
 		t.Fatalf("defaults %v, %v: want 1h, 60s", d.Fetch.MaxRetryAfter, d.Fetch.MaxCrawlDelay)
@@ -194,6 +198,7 @@ func refusedNaming(t *testing.T, cases map[string]func(*Options)) {
 // walkthrough's config with per_node: -1, dns.workers: -1, dns.timeout: -1s); a
 // max_ttl below min_ttl named the cache's field, not the config key.
 func TestRotationAndDNSSettingsAreValidated(t *testing.T) {
+	t.Parallel()
 	refusedNaming(t, map[string]func(*Options){
 		"rotation.per_node":    func(o *Options) { o.Rotation.PerNode = -1 },
 		"rotation.disable_for": func(o *Options) { o.Rotation.DisableFor = -2 * time.Hour },

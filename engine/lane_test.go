@@ -15,6 +15,7 @@ import (
 // page, an AWS WAF 405, a Cloudflare 503 challenge and a redirect to a visitor
 // system are refusals on both.
 func TestRoutesAgreeOnRefusals(t *testing.T) {
+	t.Parallel()
 	html := http.Header{"Content-Type": {"text/html; charset=utf-8"}}
 	article := "<html><head><title>How sites tell people from bots</title></head><body>" +
 		strings.Repeat("<p>A CAPTCHA asks a visitor to prove it is human.</p>", 800) + "</body></html>"

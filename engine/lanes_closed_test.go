@@ -11,6 +11,7 @@ import (
 // lane history has no lane left open and counts what they fetched. Only a lane that
 // ran dry was recorded before, so a stopped crawl's lanes stayed open with 0 pages.
 func TestStoppedCrawlClosesItsLanesWithTheirPages(t *testing.T) {
+	t.Parallel()
 	w := newMiniWeb(t, 2, 100000, 2*time.Millisecond) // far more than the test fetches: lanes never run dry
 	o := testOptions(t, w)
 	e := startEngine(t, o)

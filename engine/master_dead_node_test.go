@@ -79,6 +79,7 @@ func startEndlessCrawl(t *testing.T, delay time.Duration) (*Engine, func(name st
 // Before, the row kept its last heartbeat's egresses, lanes and pages/s
 // ("b2 dead 33s ago ! b2-e1, m3, m4  8/8  2.2").
 func TestDeadWorkersRowHoldsNothing(t *testing.T) {
+	t.Parallel()
 	m, conn := startEndlessCrawl(t, 0)
 	w, err := StartWorker(WorkerOptions{Conn: conn("b2"), Node: "b2", AllowPrivate: []string{"127.0.0.0/8"}})
 	if err != nil {
@@ -122,6 +123,7 @@ func TestDeadWorkersRowHoldsNothing(t *testing.T) {
 // fetches reported) each logged one: "worker b2 leaving: 330 tasks handed back",
 // then "worker b2 leaving: 0 tasks handed back".
 func TestWorkerLeaveIsLoggedOnce(t *testing.T) {
+	t.Parallel()
 	m, conn := startEndlessCrawl(t, 100*time.Millisecond) // slow pages: tasks wait on the worker's board
 	w, err := StartWorker(WorkerOptions{Conn: conn("b2"), Node: "b2", AllowPrivate: []string{"127.0.0.0/8"}})
 	if err != nil {

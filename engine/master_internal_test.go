@@ -16,6 +16,7 @@ import (
 // refused asks the master's account table for another (seed 003 step 3-2-3): it gets
 // a free one once, then none; a dead worker's grants go back to the table.
 func TestWorkerClaimsAnEgressFromTheMasterTable(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	srv, err := cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: "tok"})
 	if err != nil {
@@ -83,6 +84,7 @@ func TestWorkerClaimsAnEgressFromTheMasterTable(t *testing.T) {
 // tasks, and waits (refusing another rebalance meanwhile) when it does. One worker
 // has nothing to balance.
 func TestBalancePlanAndApply(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	srv, err := cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: "tok"})
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 // the page's history restarted at each visit, date hints never fired, and each
 // refetch was counted as one more page stored.
 func TestMasterRecordsARefetchAsOne(t *testing.T) {
+	t.Parallel()
 	s := newDiscoSite(t)
 	s.pages["/"] = `<html><body><p>front page</p></body></html>`
 	o := discoveryPollOptions(t, "http://"+s.host+"/")

@@ -17,6 +17,7 @@ import (
 // alone, the first worker kept only keyword shards after the others joined (the
 // intermittent failure of TestSitesAndKeywordShardsAreDealtOverWorkers).
 func TestJoinsDealEachKindOfUnitEvenly(t *testing.T) {
+	t.Parallel()
 	news := []string{"alpha.test", "bravo.test", "charlie.test", "delta.test"}
 	social := []string{"social1.test", "social2.test"}
 	for _, tc := range []struct {

@@ -12,6 +12,7 @@ import (
 // egress rotation's own, so a config that leaves them out and one that spells the
 // defaults out crawl alike.
 func TestRotationDefaultsAreTheRotations(t *testing.T) {
+	t.Parallel()
 	d := egress.DefaultRotationConfig()
 	got := DefaultOptions().Rotation
 	want := RotationOptions{PerNode: d.PerNode, DisableFor: d.DisableFor, PairBanFor: d.PairBanFor, FaultCooldown: d.FaultCooldown}
@@ -26,6 +27,7 @@ func TestRotationDefaultsAreTheRotations(t *testing.T) {
 // TestInjectedClock: the engine's timestamps come from Options.Now, and so do those
 // of the egress rotation it builds: a crawl on a clock ten years ahead shows that time.
 func TestInjectedClock(t *testing.T) {
+	t.Parallel()
 	w := newMiniWeb(t, 2, 10, 0)
 	o := testOptions(t, w)
 	o.Egress = []string{"bind:127.0.0.2"}
@@ -62,6 +64,7 @@ func TestInjectedClock(t *testing.T) {
 // machine's memory is refused at start-up, naming the setting (issue 13: a typo in
 // dedupe.expected_urls allocated gigabytes).
 func TestSizesAreCheckedAgainstMemory(t *testing.T) {
+	t.Parallel()
 	const mem = 8 << 30
 	o := DefaultOptions()
 	if err := o.checkMemory(mem); err != nil {

@@ -77,6 +77,7 @@ func (h *slowHost) gaps() []time.Duration {
 // server got the next request right after answering; and the gap did not follow its
 // latency.
 func TestHostGapAsTheServerSeesIt(t *testing.T) {
+	t.Parallel()
 	const took = 120 * time.Millisecond
 	for _, c := range []struct {
 		name     string

@@ -9,6 +9,7 @@ import (
 // Bad politeness and cookie settings are refused with the key named; the defaults
 // are the documented ones.
 func TestPolitenessAndCookieOptions(t *testing.T) {
+	t.Parallel()
 	d := DefaultOptions()
 	if p := d.Politeness; p.DelayFactor != 5 || p.MaxDelay != 30*time.Second || p.BackoffMin != time.Minute || p.BackoffMax != time.Hour || p.ForgiveAfter != 10*time.Minute {
 		t.Fatalf("politeness defaults %+v differ from the README's (5, 30s, 1m, 1h, 10m)", p)

@@ -17,6 +17,7 @@ import (
 //   - inside a lane, every request starts at least delay_min after the previous ended;
 //   - no robots-disallowed path was fetched; no IP was banned; nothing was refused.
 func TestPoliteAgainstSandboxTruth(t *testing.T) {
+	t.Parallel()
 	cfg := sandbox.DefaultConfig()
 	cfg.Seed, cfg.Hosts, cfg.Scale = 7, 24, 50
 	cfg.Faults.Shares = nil // faults have their own tests; here every request is judged
@@ -97,6 +98,7 @@ func TestPoliteAgainstSandboxTruth(t *testing.T) {
 // sandbox's rule counts as a violation (the demo saw about one per reset). Here one
 // article in ten resets its connection, and no request may break the rule.
 func TestPoliteThroughConnectionResets(t *testing.T) {
+	t.Parallel()
 	cfg := sandbox.DefaultConfig()
 	cfg.Seed, cfg.Hosts, cfg.Scale = 11, 6, 50
 	cfg.Faults.Shares = map[string]float64{sandbox.FaultReset: 0.1}

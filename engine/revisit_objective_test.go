@@ -16,6 +16,7 @@ import (
 // Issue 15: revisit.objective and the per-class plans are checked with errors that
 // name the setting and say what is allowed.
 func TestRevisitObjectiveOptions(t *testing.T) {
+	t.Parallel()
 	bad := []struct {
 		name string
 		set  func(o *RevisitOptions)

@@ -18,6 +18,7 @@ import (
 // new pages were refetched after the hour again at each restart. A damaged record
 // in the store costs its own site only.
 func TestSitePriorsSurviveARestartOfTheCrawl(t *testing.T) {
+	t.Parallel()
 	o := robotsOptions(t, "http://127.0.0.1:1/")
 	o.Revisit.Enabled = true
 	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)

@@ -553,6 +553,7 @@ func TestDoneClosesWhileRevisitsGoOn(t *testing.T) {
 }
 
 func TestRevisitOptions(t *testing.T) {
+	t.Parallel()
 	bad := []struct {
 		name string
 		set  func(o *RevisitOptions)
@@ -778,6 +779,7 @@ func TestRevisitVerdictsOfOneRefetchedPage(t *testing.T) {
 // A config file's revisit section (defaults -> file): durations as Go durations,
 // windows per class on top of the defaults.
 func TestRevisitOptionsFromYAML(t *testing.T) {
+	t.Parallel()
 	o := DefaultOptions()
 	dec := yaml.NewDecoder(strings.NewReader(`
 revisit:

@@ -93,6 +93,7 @@ func robotsOptions(t *testing.T, seed string) Options {
 // RFC 9309 §2.3.1.2: http://a/robots.txt redirected to another host is obeyed there
 // (before, the cross-host redirect was read as "no robots.txt": allow all).
 func TestRobotsRedirectedToAnotherHostIsObeyed(t *testing.T) {
+	t.Parallel()
 	www := newRobotsSite(t, "127.0.0.2")
 	www.robots = func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
@@ -118,6 +119,7 @@ func TestRobotsRedirectedToAnotherHostIsObeyed(t *testing.T) {
 // RFC 9309 §2.3.1.4 and issue 17: a 429 on robots.txt disallows the site (before:
 // allow all) until robots.txt answers again; then the crawl goes on.
 func TestRobots429BlocksUntilItRecovers(t *testing.T) {
+	t.Parallel()
 	site := newRobotsSite(t, "127.0.0.1")
 	var tries atomic.Int64
 	var recovered atomic.Bool
@@ -156,6 +158,7 @@ func TestRobots429BlocksUntilItRecovers(t *testing.T) {
 // RFC 9309 §2.4: robots.txt is cached at most etiquette.robots_cache_for; a long crawl
 // then fetches it again and obeys the new rules (engine clock injected).
 func TestRobotsRulesChangeAfterCacheLifetime(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name       string
 		advance    time.Duration

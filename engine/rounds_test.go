@@ -134,6 +134,7 @@ func readResults(t *testing.T, path string) ([]store.Result, []store.Cost) {
 // the posts' own links are not. Every fetch is costed to its site (news) or
 // site+keyword (social).
 func TestCollectionByKeyword(t *testing.T) {
+	t.Parallel()
 	w := newTopicWeb(t)
 	o := topicOptions(t, w)
 	o.Rounds.PagesPerIP = 3
@@ -199,6 +200,7 @@ func TestCollectionByKeyword(t *testing.T) {
 // The round list keeps known URLs only while inside their class window, leaves out
 // URLs not fetched yet (they are queued already), and mixes hosts.
 func TestRoundListFiltersKnownAndInterleaves(t *testing.T) {
+	t.Parallel()
 	now := time.Unix(1_000_000, 0)
 	var urls []string
 	index := urlIndex{}
@@ -245,6 +247,7 @@ func TestRoundListFiltersKnownAndInterleaves(t *testing.T) {
 // to, known news articles (inside web_com's window) are refetched, known posts
 // (soc window closed) are not.
 func TestSecondRoundRefetchesSourcesAndWindowedResults(t *testing.T) {
+	t.Parallel()
 	w := newTopicWeb(t)
 	o := topicOptions(t, w)
 	o.Rounds.Every = 400 * time.Millisecond
@@ -346,6 +349,7 @@ func (w *pagerWeb) requested(q string) (pages, most int) {
 // withdrawn (seen on a master, whose unit moved between workers and came back in
 // reverse order, so each page's "next page" had been fetched before it).
 func TestSearchPagesLinkingEachOtherAreFetchedOncePerRound(t *testing.T) {
+	t.Parallel()
 	const pages = 12
 	options := func(w *pagerWeb) Options {
 		o := DefaultOptions()

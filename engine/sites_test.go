@@ -33,6 +33,7 @@ rounds:
 `
 
 func TestSitesConfigFromYAML(t *testing.T) {
+	t.Parallel()
 	o := DefaultOptions()
 	dec := yaml.NewDecoder(strings.NewReader(sitesExample))
 	dec.KnownFields(true)
@@ -73,6 +74,7 @@ func TestSitesConfigFromYAML(t *testing.T) {
 }
 
 func TestSitesConfigErrorsNameTheEntry(t *testing.T) {
+	t.Parallel()
 	news := SiteOptions{Name: "ok", Kind: SiteNews, Entry: "https://ok.com/"}
 	for _, tc := range []struct {
 		name string
@@ -115,6 +117,7 @@ func TestSitesConfigErrorsNameTheEntry(t *testing.T) {
 }
 
 func TestSearchURLsExpandedPerKeywordAndPage(t *testing.T) {
+	t.Parallel()
 	o := DefaultOptions()
 	o.Keywords = []string{"shared"}
 	o.Sites = []SiteOptions{

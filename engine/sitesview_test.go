@@ -6,6 +6,7 @@ import (
 )
 
 func TestPublishedAt(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, body string
 		want       time.Time
@@ -28,6 +29,7 @@ func TestPublishedAt(t *testing.T) {
 // The Sites pane's figures: new pages in the last hour and day from the minute
 // ring, the median publish-to-store delay over pages that stated a publish time.
 func TestSiteTally(t *testing.T) {
+	t.Parallel()
 	var tl siteTally
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	for i, ago := range []time.Duration{time.Minute, 30 * time.Minute, 2 * time.Hour, 23 * time.Hour, 25 * time.Hour} {
@@ -48,6 +50,7 @@ func TestSiteTally(t *testing.T) {
 // The Sites pane shows what discovery found for a declared site: its sitemap, and
 // whether its dates are trusted once discovery has judged them.
 func TestSitesViewShowsWhatDiscoveryFound(t *testing.T) {
+	t.Parallel()
 	s := newDiscoSite(t)
 	h := s.host
 	s.robots = "Sitemap: http://" + h + "/news.xml\n"

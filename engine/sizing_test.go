@@ -6,6 +6,7 @@ import (
 )
 
 func TestWorkersNeeded(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		s    Sizing

@@ -15,6 +15,7 @@ import (
 // 404), and checks that only the 404 is an error and that each skip is counted under
 // its reason (issue 14: "errors 360" that were all robots.txt exclusions).
 func TestSkipsApartFromErrors(t *testing.T) {
+	t.Parallel()
 	mux := http.NewServeMux()
 	html := func(body string) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {

@@ -52,6 +52,7 @@ func warnings(e *Engine, parts ...string) []Event {
 // DEBUG line said why. With robots.txt not obeyed the pages themselves are refused:
 // the same one WARN for the host, where there was one per URL.
 func TestSSRFRefusedSiteFailsAsSSRFBlocked(t *testing.T) {
+	t.Parallel()
 	for _, obey := range []bool{true, false} {
 		t.Run(map[bool]string{true: "robots.txt obeyed", false: "robots.txt not obeyed"}[obey], func(t *testing.T) {
 			site, seeds := refusedSite(t)
@@ -108,6 +109,7 @@ func TestSSRFRefusedSiteFailsAsSSRFBlocked(t *testing.T) {
 // robots_unreachable on its own), and says once which worker refused which host;
 // the worker's log has the address and the fix.
 func TestWorkerSSRFRefusalReachesTheMaster(t *testing.T) {
+	t.Parallel()
 	_, conn := startTestNATS(t)
 	site, seeds := refusedSite(t)
 	o := robotsOptions(t, seeds[0]) // the master allows loopback

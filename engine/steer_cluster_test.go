@@ -17,6 +17,7 @@ import (
 // share of each social site's keywords), and that worker searches for it — no round
 // or rebalance waited for.
 func TestMasterDealsAKeywordAddedLive(t *testing.T) {
+	t.Parallel()
 	var social *sandbox.Site
 	c := startClusterWith(t, enginetest.SandboxConfig(21, 24), 300*time.Millisecond, func(o *engine.Options, sb *sandbox.Sandbox) {
 		o.Seeds = nil

@@ -45,6 +45,7 @@ func steerState(e *Engine) string {
 // state the crawl had, and so does replaying the whole unfolded list of changes on a
 // fresh store.
 func TestSteeringListFolded(t *testing.T) {
+	t.Parallel()
 	w := newTopicWeb(t)
 	o := topicOptions(t, w)
 	newsHost := strings.Split(w.news, ":")[0]
@@ -153,6 +154,7 @@ func TestSteeringListFolded(t *testing.T) {
 // restart but counted as steered_out, as the whole list's replay would have them.
 // Once the store shows them ended, the start after forgets them.
 func TestFoldedRemovalStillWithdraws(t *testing.T) {
+	t.Parallel()
 	w := newTopicWeb(t)
 	o := topicOptions(t, w)
 	e := startEngine(t, o)

@@ -89,6 +89,7 @@ func searchOptions(t *testing.T, srv *httptest.Server) Options {
 // The host's gap still holds: the server sees every request at least 1/host_rate
 // (100 ms) after the last answer ended.
 func TestKeywordSearchedDuringTheLanePause(t *testing.T) {
+	t.Parallel()
 	h := &searchHost{}
 	srv := httptest.NewServer(h)
 	defer srv.Close()
@@ -138,6 +139,7 @@ func TestKeywordSearchedDuringTheLanePause(t *testing.T) {
 // When the batch commits (the :seed add below flushes it), the confirmed insert
 // queues nothing a second time: every search is fetched once.
 func TestKeywordSearchGoesBeforeTheStoreBatch(t *testing.T) {
+	t.Parallel()
 	h := &searchHost{}
 	srv := httptest.NewServer(h)
 	defer srv.Close()

@@ -20,6 +20,7 @@ import (
 //     withdrawn: none is requested once the command is acknowledged (but the one a
 //     lane may hold in hand), and each is counted as skipped (steered_out).
 func TestMasterSteersQueuedSearches(t *testing.T) {
+	t.Parallel()
 	const pages = 100 // search result pages per keyword: a long queue on the search host
 	cfg := enginetest.SandboxConfig(21, 24)
 	cfg.Search.PagesPerKeyword, cfg.Search.ResultsPerPage, cfg.Search.Quota = pages, 1, 1_000_000

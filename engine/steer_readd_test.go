@@ -12,6 +12,7 @@ import (
 // next round. (A walkthrough saw "0 entry/search URLs queued": its entry was in a
 // lane's hand; the message now says so, queuedNote.)
 func TestSiteAddAgainQueuesItsEntryNow(t *testing.T) {
+	t.Parallel()
 	a := newsSite(newDiscoSite(t))
 	entry := "http://" + a.host + "/"
 	o := discoveryPollOptions(t, entry)
@@ -42,6 +43,7 @@ func TestSiteAddAgainQueuesItsEntryNow(t *testing.T) {
 }
 
 func TestQueuedNoteSaysWhatWasQueuedAlready(t *testing.T) {
+	t.Parallel()
 	if got := queuedNote(0, 1, "entry/search"); got != "0 entry/search URLs queued (1 already in the queue or being fetched)" {
 		t.Errorf("got %q", got)
 	}

@@ -14,6 +14,7 @@ import (
 )
 
 func TestParseSteer(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		line    string
 		want    Steer
@@ -72,6 +73,7 @@ func TestParseSteer(t *testing.T) {
 // the crawl already has, each with a message saying what was wrong; nothing is
 // queued. A good seed is queued and crawled.
 func TestSteerSeedAddBadInput(t *testing.T) {
+	t.Parallel()
 	w := newMiniWeb(t, 1, 3, 0)
 	o := testOptions(t, w)
 	o.AllowPrivate = []string{"127.0.0.11/32"} // the web's address, and no other private range
@@ -111,6 +113,7 @@ func TestSteerSeedAddBadInput(t *testing.T) {
 // same config, has the site, the keywords and the budget the operator set, and a
 // removed site stays removed.
 func TestSteeringSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	w := newTopicWeb(t)
 	o := topicOptions(t, w)
 	o.Sites = o.Sites[:1] // harbor only; chirp comes from the console
@@ -238,6 +241,7 @@ func keys[V any](m map[string]V) []string {
 // A page budget holds URLs back, deferred and counted under its reason, never
 // dropped; raising the budget brings them back at once.
 func TestBudgetHoldsBackAndRaisingBringsBack(t *testing.T) {
+	t.Parallel()
 	w := newMiniWeb(t, 1, 30, 0)
 	o := testOptions(t, w)
 	o.Revisit.Enabled = false
@@ -264,6 +268,7 @@ func TestBudgetHoldsBackAndRaisingBringsBack(t *testing.T) {
 // A calendar trap (every page links to the next month, without end) stops at the
 // guard's window instead of running forever, and the links held back are counted.
 func TestTrapGuardEndsCalendarTrap(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.41:0")
 	if err != nil {
 		t.Skipf("cannot listen on 127.0.0.41: %v", err)

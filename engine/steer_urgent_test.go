@@ -47,6 +47,7 @@ func (w *orderWeb) requests() []string {
 // page follows it (nothing is lost or fetched twice). Before the trade the page in
 // hand always went first.
 func TestOperatorSeedTakesTheSlotOfTheTaskInHand(t *testing.T) {
+	t.Parallel()
 	w := &orderWeb{}
 	srv := httptest.NewServer(w)
 	defer srv.Close()

@@ -18,6 +18,7 @@ import (
 // hold in hand, every other is counted as skipped (steered_out) and ends so in the
 // store, and the pages stored before are kept.
 func TestSteerRmWithdrawsQueuedSearches(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		command string
@@ -102,6 +103,7 @@ func TestSteerRmWithdrawsQueuedSearches(t *testing.T) {
 // are withdrawn when the steering log is replayed, never fetched, and counted as
 // skipped (steered_out).
 func TestSteerRmWithdrawsSearchesResumedAfterRestart(t *testing.T) {
+	t.Parallel()
 	w := newTopicWeb(t)
 	o := topicOptions(t, w)
 	const pages = 60
@@ -154,6 +156,7 @@ func TestSteerRmWithdrawsSearchesResumedAfterRestart(t *testing.T) {
 // lets go of what they held, so a later task of their host opens or joins a lane by
 // the M1 rule as if they had never been queued.
 func TestBoardWithdraw(t *testing.T) {
+	t.Parallel()
 	b := lanes.NewBoard(1, nil)
 	mk := func(u, host string) frontier.Task { return frontier.Task{URL: u, Host: host} }
 	for _, tk := range []frontier.Task{mk("http://a/1", "a"), mk("http://a/2", "a"), mk("http://s/q=x", "s"), mk("http://a/3", "a")} {
@@ -179,6 +182,7 @@ func TestBoardWithdraw(t *testing.T) {
 // A keyword removed and added back is searched again in full: its withdrawn searches
 // (never fetched, ended steered_out) are queued again at once.
 func TestSteerKeywordAddedBackQueuesWithdrawnSearches(t *testing.T) {
+	t.Parallel()
 	w := newTopicWeb(t)
 	o := topicOptions(t, w)
 	const pages = 40
@@ -204,6 +208,7 @@ func TestSteerKeywordAddedBackQueuesWithdrawnSearches(t *testing.T) {
 // withdrawn as they arrive: at most the one a lane took at once is fetched, and the
 // others are counted as skipped.
 func TestSteerKeywordRemovedWhileItsSearchesAreBeingQueued(t *testing.T) {
+	t.Parallel()
 	w := newTopicWeb(t)
 	o := topicOptions(t, w)
 	const pages = 30
@@ -231,6 +236,7 @@ func TestSteerKeywordRemovedWhileItsSearchesAreBeingQueued(t *testing.T) {
 // back, when an operator's task takes its slot: given back, it would be fetched later
 // although its keyword is gone. An ordinary task is given back behind the operator's.
 func TestSwapDropsAWithdrawnTaskInHand(t *testing.T) {
+	t.Parallel()
 	w := newMiniWeb(t, 1, 3, 0)
 	for _, withdrawn := range []bool{false, true} {
 		t.Run(fmt.Sprintf("withdrawn=%v", withdrawn), func(t *testing.T) {

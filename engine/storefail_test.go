@@ -49,6 +49,7 @@ func execSQL(t *testing.T, db, stmt string) {
 // database, once there is room, ends the crawl with every page of a single-process
 // crawl.
 func TestMasterStopsOnAFailedStore(t *testing.T) {
+	t.Parallel()
 	const room = 40
 	c := startClusterWith(t, enginetest.SandboxConfig(5, 12), 300*time.Millisecond, func(o *engine.Options, _ *sandbox.Sandbox) {
 		fillUpAt(t, o.DB, room)

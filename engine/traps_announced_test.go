@@ -13,6 +13,7 @@ import (
 // feed's entry too, so an event dated years ahead that the site announced was never
 // fetched.
 func TestFeedListedURLIsNoTrapCandidate(t *testing.T) {
+	t.Parallel()
 	a := newDiscoSite(t)
 	b := newDiscoSiteOn(t, "127.0.0.2")
 	const far = "/events/2150/01/01/gala.html" // past calendar_years (10) from now

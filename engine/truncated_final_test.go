@@ -30,6 +30,7 @@ type cutFinal struct {
 // response is stored and exported to WARC with the bytes received, WARC-Truncated
 // saying why, and the payload digest of exactly those bytes.
 func TestFinalResponsesCutMidBodyAreArchived(t *testing.T) {
+	t.Parallel()
 	srv, pages := startCutFinals(t)
 	o := engine.DefaultOptions()
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
@@ -46,6 +47,7 @@ func TestFinalResponsesCutMidBodyAreArchived(t *testing.T) {
 // response travels with the failed result, its reason in the exchange's cut byte,
 // and the master's store and WARC export hold it.
 func TestWorkersCutFinalResponsesReachTheMaster(t *testing.T) {
+	t.Parallel()
 	srv, pages := startCutFinals(t)
 	c := startClusterWith(t, enginetest.SandboxConfig(5, 2), 300*time.Millisecond, func(o *engine.Options, _ *sandbox.Sandbox) {
 		cutFinalOptions(o, srv, pages)

@@ -11,6 +11,7 @@ import (
 // A failed fetch's answered redirects (Outcome.Hops) travel in the frame's binary
 // part with no response, and reach the master's outcome as they left.
 func TestResultFrameCarriesAFailedFetchsHops(t *testing.T) {
+	t.Parallel()
 	hops := []fetch.Exchange{
 		{URL: "http://a.test/a", Status: 302, StatusLine: "HTTP/1.1 302 Found", RequestHead: "GET /a HTTP/1.1\r\n",
 			ResponseHead: "Location: /b\r\n", RemoteIP: "192.0.2.1", Body: []byte("to b")},

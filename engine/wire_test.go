@@ -15,6 +15,7 @@ import (
 )
 
 func TestResultFrameRoundTrip(t *testing.T) {
+	t.Parallel()
 	body := []byte("<html>\\x00\\xff binary-safe 验证 body</html>")
 	in := wireResult{Node: "w1", Incarnation: "abc", Task: frontier.Task{URL: "http://a.test/", Host: "a.test", Lease: 7},
 		Lane: 3, Egress: "e1", At: time.Unix(1700000000, 0).UTC(),
@@ -57,6 +58,7 @@ func TestResultFrameRoundTrip(t *testing.T) {
 }
 
 func TestResultFrameRejectsBadInput(t *testing.T) {
+	t.Parallel()
 	good, _ := encodeResult(&wireResult{Node: "w1", Incarnation: "abc",
 		Task: frontier.Task{URL: "http://a.test/", Host: "a.test", Lease: 1}, Kind: "timeout"})
 	noRes, _ := encodeResult(&wireResult{Node: "w1", Incarnation: "abc",

@@ -19,6 +19,7 @@ import (
 // intermittent failures of TestGlobalPauseAndResumeReachWorkersAtOnce and
 // TestWorkerKeepsItsOwnEgressesBesideGrantedOnes under load).
 func TestWorkerAnswersControlsFromTheMomentItJoins(t *testing.T) {
+	t.Parallel()
 	m, conn := startIdleCluster(t, 200*time.Millisecond)
 	defer m.Close()
 	// An operator who pauses the worker the moment the master hears its join: a
@@ -91,6 +92,7 @@ func startIdleCluster(t *testing.T, hb time.Duration) (*Engine, func(name string
 // The numbers also keep a pause and a resume that overtake each other in order, and
 // a join's state is taken whatever its number (a restarted master).
 func TestStaleHeartbeatReplyDoesNotUndoACrawlPause(t *testing.T) {
+	t.Parallel()
 	// No heartbeat during the test: the replies are played by hand, in a set order.
 	m, conn := startIdleCluster(t, time.Minute)
 	defer m.Close()

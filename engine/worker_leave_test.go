@@ -19,6 +19,7 @@ import (
 // unreachable and counts the results it could not deliver, at least the pages it
 // fetched once the server was gone.
 func TestLeaveWithTheMasterGoneStopsWithinTheGrace(t *testing.T) {
+	t.Parallel()
 	c := startCluster(t, enginetest.SandboxConfig(9, 12))
 	w := c.worker("w1", "127.0.0.2", "127.0.0.3")
 	enginetest.WaitSnapshot(t, c.master, "w1 stores pages", func(s engine.Snapshot) bool { return s.Totals.PagesStored >= 20 })
