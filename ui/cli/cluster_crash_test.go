@@ -52,6 +52,7 @@ type workerProc struct {
 // each worker kill, what the dead worker held for its hosts is fetched by others
 // within the heartbeat timeout plus a few seconds.
 func TestClusterKill9LosesNothing(t *testing.T) {
+	t.Parallel() // its own sandbox, store, ports and subprocesses
 	if testing.Short() {
 		t.Skip("kill test runs subprocesses")
 	}

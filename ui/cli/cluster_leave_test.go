@@ -17,6 +17,7 @@ import (
 // ExitUndelivered. The line's promise holds: the master, restarted on its database,
 // queues those URLs again and the crawl ends with every page of an uninterrupted one.
 func TestWorkerStopsSoonWhenTheMasterIsGone(t *testing.T) {
+	t.Parallel() // its own sandbox, store, ports and subprocesses
 	if testing.Short() {
 		t.Skip("runs master and worker subprocesses")
 	}

@@ -22,6 +22,7 @@ import (
 // log, the stats object, the summary, the store's stats and events, the database
 // file, and the errors of bad egress specs. It must appear nowhere (M3).
 func TestSecretsNeverShown(t *testing.T) {
+	t.Parallel() // its own sandbox, store, ports and subprocesses
 	const pw = "Kn0wn-pa55word-zz91"
 	cfg := sandbox.DefaultConfig()
 	cfg.Seed, cfg.Hosts, cfg.Scale = 5, 12, 50
