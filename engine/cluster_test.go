@@ -41,7 +41,7 @@ func startCluster(t *testing.T, cfg sandbox.Config) *testCluster {
 }
 
 // startClusterWith starts a sandbox, the embedded server and a master whose options
-// are sandboxOptions changed by setup (nil: unchanged), with heartbeat period hb.
+// are enginetest.PoliteOptions changed by setup (nil: unchanged), with heartbeat period hb.
 func startClusterWith(t *testing.T, cfg sandbox.Config, hb time.Duration, setup func(*engine.Options, *sandbox.Sandbox)) *testCluster {
 	t.Helper()
 	c := prepareCluster(t, cfg, hb, setup)

@@ -42,6 +42,7 @@ func TestPollBudgetMustNotBeNegative(t *testing.T) {
 // about the whole budget's pace (here 20 fetches a second), not at their prior's
 // max_poll/2 (30 minutes).
 func TestFetchBudgetIsSpentOnReads(t *testing.T) {
+	t.Parallel()
 	s := newDiscoSite(t)
 	h := s.host
 	for _, f := range []string{"/a", "/b"} {
@@ -53,12 +54,13 @@ func TestFetchBudgetIsSpentOnReads(t *testing.T) {
 	o.Discovery.MinPoll, o.Discovery.MaxPoll = 10*time.Millisecond, time.Hour
 	o.Discovery.FetchBudget = 20 * 3600 // fetches per hour: 20 a second
 	startEngine(t, o)
-	waitForLong(t, 10*time.Second, "each quiet feed to be read 10 times", func() bool {
+	waitFor(t, "each quiet feed to be read 10 times", func() bool {
 		return s.requested("/a") >= 10 && s.requested("/b") >= 10
 	})
 }
 
 func TestFetchBudgetMustNotBeNegative(t *testing.T) {
+	t.Parallel()
 	o := DefaultOptions()
 	o.Discovery.FetchBudget = -1
 	if err := o.Discovery.validate(); err == nil {

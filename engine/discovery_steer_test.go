@@ -148,6 +148,7 @@ func TestSiteAddAfterAFoldedAddAndRmReadsItsFeedAgain(t *testing.T) {
 // back in the queue at the restart, and with the add and the remove folded away no
 // removal is replayed to withdraw it. It stays unread until :site add.
 func TestRemovedSiteFeedInHandAtStopIsNotReadAfterRestart(t *testing.T) {
+	t.Parallel()
 	a := newsSite(newDiscoSite(t))
 	b := newsSite(newDiscoSiteOn(t, "127.0.0.2"))
 	feed := a.raw["/feed"]
