@@ -28,15 +28,6 @@ func TestPollBudgetSetsTheReadPace(t *testing.T) {
 	})
 }
 
-func TestPollBudgetMustNotBeNegative(t *testing.T) {
-	t.Parallel()
-	o := DefaultOptions()
-	o.Discovery.PollBudget = -1
-	if err := o.Discovery.validate(); err == nil {
-		t.Fatal("a negative discovery.poll_budget was accepted")
-	}
-}
-
 // With discovery.fetch_budget and no poll budget the reads get what the new pages
 // expected leave of the fetch budget: two feeds that bring nothing new are read at
 // about the whole budget's pace (here 20 fetches a second), not at their prior's
@@ -57,13 +48,4 @@ func TestFetchBudgetIsSpentOnReads(t *testing.T) {
 	waitFor(t, "each quiet feed to be read 10 times", func() bool {
 		return s.requested("/a") >= 10 && s.requested("/b") >= 10
 	})
-}
-
-func TestFetchBudgetMustNotBeNegative(t *testing.T) {
-	t.Parallel()
-	o := DefaultOptions()
-	o.Discovery.FetchBudget = -1
-	if err := o.Discovery.validate(); err == nil {
-		t.Fatal("a negative discovery.fetch_budget was accepted")
-	}
 }

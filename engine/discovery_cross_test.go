@@ -114,7 +114,7 @@ func TestSitemapCoversTheSiteOnceSectionHostsVouch(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e := &Engine{disc: newDiscovery(defaultDiscoveryOptions())}
+			e := &Engine{disc: newDiscovery(DefaultOptions().Discovery)}
 			d := e.disc
 			if got := read(e); len(got) != 1 {
 				t.Fatalf("first read admitted %v: want only www's story (world's robots.txt not read yet)", got)
@@ -199,7 +199,7 @@ func TestDatedSitemapPageWaitsForItsDate(t *testing.T) {
 // the live bench, whose sites run on the web clock, the lying site was trusted).
 func TestAlwaysNowIsJudgedOnTheServersClock(t *testing.T) {
 	t.Parallel()
-	e := &Engine{disc: newDiscovery(defaultDiscoveryOptions())}
+	e := &Engine{disc: newDiscovery(DefaultOptions().Discovery)}
 	ours := time.Now()
 	for _, skew := range []time.Duration{0, 3 * time.Hour, -26 * time.Hour} {
 		served := ours.Add(skew).UTC().Truncate(time.Second)
@@ -222,7 +222,7 @@ func TestAlwaysNowIsJudgedOnTheServersClock(t *testing.T) {
 // read once a day). A source too large to remember falls back to the crawl's count.
 func TestSourceCountsWhatItListsAnew(t *testing.T) {
 	t.Parallel()
-	d := newDiscovery(defaultDiscoveryOptions())
+	d := newDiscovery(DefaultOptions().Discovery)
 	const src = "http://www.paper.example/sitemap-news.xml"
 	doc := func(urls ...string) *discover.Doc {
 		out := &discover.Doc{Kind: discover.KindSitemap}
@@ -259,7 +259,7 @@ func TestSourceCountsWhatItListsAnew(t *testing.T) {
 // counted as new to the crawl the page looked dead and went to the daily pace.
 func TestEntryPageRateIsWhatItListsAnew(t *testing.T) {
 	t.Parallel()
-	e := &Engine{disc: newDiscovery(defaultDiscoveryOptions())}
+	e := &Engine{disc: newDiscovery(DefaultOptions().Discovery)}
 	const entry = "http://www.paper.example/"
 	task := frontier.Task{URL: entry, Host: "www.paper.example"}
 	at := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
@@ -288,7 +288,7 @@ func TestEntryPageRateIsWhatItListsAnew(t *testing.T) {
 // never lists, keeps its own rate.
 func TestASitemapTheFrontPageCoversIsReadDaily(t *testing.T) {
 	t.Parallel()
-	e := &Engine{disc: newDiscovery(defaultDiscoveryOptions())}
+	e := &Engine{disc: newDiscovery(DefaultOptions().Discovery)}
 	const entry = "http://www.paper.example/"
 	const sitemap = entry + "sitemap.xml"
 	front := frontier.Task{URL: entry, Host: "www.paper.example"}
@@ -340,7 +340,7 @@ func TestASitemapTheFrontPageCoversIsReadDaily(t *testing.T) {
 	if err := json.Unmarshal(b, &st); err != nil {
 		t.Fatal(err)
 	}
-	r := newDiscovery(defaultDiscoveryOptions())
+	r := newDiscovery(DefaultOptions().Discovery)
 	if n := r.restore(st); n != 0 {
 		t.Fatalf("%d parts of the state left out after a restart", n)
 	}

@@ -295,7 +295,7 @@ func TestLyingSiteStaysUntrustedAfterRestart(t *testing.T) {
 // entry page's first fetch after the restart dropped the pace its polls had learned.
 func TestSitemapGapIsKeptAcrossARestart(t *testing.T) {
 	t.Parallel()
-	e := &Engine{disc: newDiscovery(defaultDiscoveryOptions())}
+	e := &Engine{disc: newDiscovery(DefaultOptions().Discovery)}
 	sitemap := "http://www.paper.example/sitemap.xml"
 	task := frontier.Task{URL: sitemap, Host: "www.paper.example"}
 	doc := &discover.Doc{Kind: discover.KindSitemap, Entries: []discover.Entry{
@@ -314,7 +314,7 @@ func TestSitemapGapIsKeptAcrossARestart(t *testing.T) {
 	if err := json.Unmarshal(b, &st); err != nil {
 		t.Fatal(err)
 	}
-	r := newDiscovery(defaultDiscoveryOptions())
+	r := newDiscovery(DefaultOptions().Discovery)
 	if n := r.restore(st); n != 0 {
 		t.Fatalf("%d parts of the state left out", n)
 	}
@@ -329,7 +329,7 @@ func TestSitemapGapIsKeptAcrossARestart(t *testing.T) {
 // were not kept.
 func TestCrossSubmittedChildSitemapAfterARestart(t *testing.T) {
 	t.Parallel()
-	e := &Engine{disc: newDiscovery(defaultDiscoveryOptions())}
+	e := &Engine{disc: newDiscovery(DefaultOptions().Discovery)}
 	index := "http://www.paper.example/sitemap-index.xml"
 	child := "http://www.paper.example/sitemap-sport.xml"
 	e.disc.cross[index] = []string{"sport.paper.example"} // as the sport host's robots.txt registers it
@@ -351,7 +351,7 @@ func TestCrossSubmittedChildSitemapAfterARestart(t *testing.T) {
 	if err := json.Unmarshal(b, &st); err != nil {
 		t.Fatal(err)
 	}
-	r := &Engine{disc: newDiscovery(defaultDiscoveryOptions())}
+	r := &Engine{disc: newDiscovery(DefaultOptions().Discovery)}
 	r.disc.restore(st)
 	readChild(r)
 	if !r.disc.covers("www.paper.example") || r.disc.sites["paper.example"].warnings["off_host"] != 0 {

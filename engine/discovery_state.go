@@ -236,7 +236,7 @@ func (e *Engine) loadDiscovery() {
 func (e *Engine) withdrawParked() {
 	declared := map[string]bool{}
 	for i := range e.opts.Sites {
-		declared[e.opts.Sites[i].domain()] = true
+		declared[e.opts.Sites[i].Domain()] = true
 	}
 	for _, s := range e.opts.Seeds {
 		declared[frontier.Site(hostOf(s))] = true

@@ -156,7 +156,7 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 	}
 	var st *store.Store
 	if r != roleWorker {
-		if st, err = store.Open(opts.DB, opts.store); err != nil {
+		if st, err = store.Open(opts.DB, opts.Store); err != nil {
 			return nil, err
 		}
 	}
@@ -243,7 +243,7 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 	if err := e.setupEgress(resolver, guard, fcfg, we); err != nil {
 		return fail(err)
 	}
-	e.gate = &lanes.Gate{MinGap: opts.Lanes.DelayMin, Interval: e.hostInterval, Adapt: opts.Politeness.adaptive(), Pacer: opts.Pacer, Now: opts.Now}
+	e.gate = &lanes.Gate{MinGap: opts.Lanes.DelayMin, Interval: e.hostInterval, Adapt: gateAdaptive(opts.Politeness), Pacer: opts.Pacer, Now: opts.Now}
 	return e, nil
 }
 

@@ -285,7 +285,7 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended,
 		return true, false
 	}
 	var rules *robots.Rules
-	if e.opts.etiquetteFor(t.Host).robots {
+	if e.opts.EtiquetteFor(t.Host).Robots {
 		var err error
 		rules, err = e.robotsFor(eg, u)
 		if err != nil { // stopping: leave the URL queued

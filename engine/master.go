@@ -22,30 +22,6 @@ import (
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
-// MasterOptions configures the master of a distributed crawl (M4, seed 002 with
-// seed 003): it owns the frontier, dedupe and store, and hands the hosts' URLs to
-// workers over NATS.
-type MasterOptions struct {
-	// Conn is the master's connection to its NATS server (embedded or --nats).
-	Conn *cluster.Conn
-	// Prefix is the subject prefix (DefaultClusterPrefix when empty).
-	Prefix string
-	// HeartbeatEvery is the workers' heartbeat period (default 5s); a worker silent
-	// for Timeout (default 3 periods) is dead and its hosts go to others.
-	HeartbeatEvery time.Duration
-	Timeout        time.Duration
-	// Window is how many tasks a worker holds at most (handed out, not yet reported;
-	// default 512).
-	Window int
-	// BalanceEvery is how often the sites and keyword shards are re-dealt over the
-	// workers by cost (seed 003: daily; default 24h; the console's rebalance key
-	// does it on demand). BalanceThreshold is the gap between the slowest and the
-	// fastest worker's weight total, as a share of the mean, below which nothing
-	// moves (default 0.1).
-	BalanceEvery     time.Duration
-	BalanceThreshold float64
-}
-
 // masterRuntime is the master's side of a distributed crawl: the workers, the hosts
 // each holds, the URLs waiting for them and those handed out. Its maps are guarded by
 // Engine.mu (it is the frontier's queue on a master, where the lane board is on one
@@ -131,29 +107,9 @@ func unitOf(t frontier.Task) string {
 // NewMaster builds the master of a distributed crawl: the frontier, dedupe and store
 // of New, and no lanes of its own; workers join over mo.Conn.
 func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
-	if mo.Conn == nil {
-		return nil, errors.New("master: no NATS connection")
-	}
-	if mo.Prefix == "" {
-		mo.Prefix = DefaultClusterPrefix
-	}
-	if mo.HeartbeatEvery <= 0 {
-		mo.HeartbeatEvery = 5 * time.Second
-	}
-	if mo.Timeout <= 0 {
-		mo.Timeout = 3 * mo.HeartbeatEvery
-	}
-	if mo.Window <= 0 {
-		mo.Window = 512
-	}
-	if mo.BalanceEvery <= 0 {
-		mo.BalanceEvery = opts.Balance.Every
-	}
-	if mo.BalanceEvery <= 0 {
-		mo.BalanceEvery = 24 * time.Hour
-	}
-	if mo.BalanceThreshold == 0 {
-		mo.BalanceThreshold = opts.Balance.Threshold
+	mo, err := mo.WithDefaults(opts.Balance)
+	if err != nil {
+		return nil, err
 	}
 	e, err := newEngine(opts, roleMaster, nil)
 	if err != nil {

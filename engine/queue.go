@@ -300,8 +300,8 @@ func (e *Engine) extractLinks(t frontier.Task, res *fetch.Result, known *[]strin
 	}
 	// Page-level etiquette: nofollow (meta robots, X-Robots-Tag) queues none of the
 	// page's links; rel="nofollow" links are left out unless the hint is off.
-	et := e.opts.etiquetteFor(t.Host)
-	if et.page && res.Robots.NoFollow {
+	et := e.opts.EtiquetteFor(t.Host)
+	if et.PageDirectives && res.Robots.NoFollow {
 		return nil
 	}
 	links := res.Links
@@ -309,7 +309,7 @@ func (e *Engine) extractLinks(t frontier.Task, res *fetch.Result, known *[]strin
 	if doc != "" {
 		nAnnounced, docSite = len(links), frontier.Site(t.Host)
 	}
-	if !et.relNofollow && len(res.NofollowLinks) > 0 {
+	if !et.RelNofollow && len(res.NofollowLinks) > 0 {
 		links = append(links[:len(links):len(links)], res.NofollowLinks...)
 	}
 	if res.Canonical != "" {

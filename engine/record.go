@@ -174,7 +174,7 @@ func (e *Engine) record(o Outcome) {
 			observed = true
 		}
 		e.finish(t, refetch, l, store.Processed, "")
-	case res.Status/100 == 2 && res.Robots.NoIndex && e.opts.etiquetteFor(t.Host).page:
+	case res.Status/100 == 2 && res.Robots.NoIndex && e.opts.EtiquetteFor(t.Host).PageDirectives:
 		e.skipNoindex(l, t, res, refetch, failed)
 	case res.Status/100 == 2:
 		e.savePage(l, o.Egress, t, res, prev, track, o.At, capture)

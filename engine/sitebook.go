@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 )
@@ -33,8 +34,8 @@ func buildSiteBook(sites []SiteOptions, shared []string, dropped map[string][]st
 	for i := range b.sites {
 		s := &b.sites[i]
 		b.byName[s.Name] = s
-		b.keywords[s.Name] = slices.DeleteFunc(s.keywords(shared), func(k string) bool { return slices.Contains(dropped[s.Name], k) })
-		if d := s.domain(); d != "" {
+		b.keywords[s.Name] = slices.DeleteFunc(s.KeywordsWith(shared), func(k string) bool { return slices.Contains(dropped[s.Name], k) })
+		if d := s.Domain(); d != "" {
 			if _, taken := b.byDomain[d]; !taken {
 				b.byDomain[d] = s
 			}
@@ -51,7 +52,7 @@ func buildSiteBook(sites []SiteOptions, shared []string, dropped map[string][]st
 func (b *siteBook) declare(c *revisit.Classifier) {
 	for i := range b.sites {
 		s := &b.sites[i]
-		d := s.domain()
+		d := s.Domain()
 		if d == "" {
 			continue
 		}
@@ -110,8 +111,8 @@ func (b *siteBook) sourcesOf(name, kw string) []revisit.Item {
 				if kw != "" && k != kw {
 					continue
 				}
-				for p := 1; p <= s.searchPages(); p++ {
-					add(searchURL(s.Search, k, p), s, k)
+				for p := 1; p <= s.SearchPages(); p++ {
+					add(config.SearchURL(s.Search, k, p), s, k)
 				}
 			}
 		}
@@ -135,9 +136,9 @@ func (b *siteBook) matches(site, text string) []string {
 	return out
 }
 
-// class is the page class a site gives its pages when it declares one (M2/M3): its
-// class override, or soc for a social site; "" leaves it to the public suffix.
-func (s *SiteOptions) class() string {
+// siteClass is the page class a site gives its pages when it declares one (M2/M3):
+// its class override, or soc for a social site; "" leaves it to the public suffix.
+func siteClass(s *SiteOptions) string {
 	if s.Class != "" {
 		return s.Class
 	}

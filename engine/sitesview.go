@@ -197,7 +197,7 @@ func (e *Engine) sitesView(now time.Time, found []SiteDiscovery) *SitesView {
 		}
 		e.siteTally.fill(&r, now)
 		for _, d := range found {
-			if d.Site == s.domain() {
+			if d.Site == s.Domain() {
 				r.Feeds, r.Sitemaps, r.Covered, r.Problems = d.Feeds, d.Sitemaps, d.Covered, d.Problems
 				r.DatesTrusted = map[bool]string{true: "yes", false: "no"}[d.DatesTrusted]
 			}

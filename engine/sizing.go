@@ -79,7 +79,7 @@ func (e *Engine) sizing(v *EgressView) *Sizing {
 		}
 		s.SocialSites++
 		s.Keywords += len(book.keywords[site.Name])
-		s.PagesPerKeyword = max(s.PagesPerKeyword, site.searchPages())
+		s.PagesPerKeyword = max(s.PagesPerKeyword, site.SearchPages())
 	}
 	if s.Sites > 0 {
 		e.round.mu.Lock()

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
@@ -209,16 +210,16 @@ func (e *Engine) steerSiteAdd(s *Steer, live bool) (string, error) {
 		return "", fmt.Errorf("site add: a site named %q is declared already (keyword add %s WORD adds a keyword; site rm %s first to replace it)", site.Name, site.Name, site.Name)
 	}
 	check := Options{Sites: []SiteOptions{site}, Keywords: book.shared, Rounds: e.opts.Rounds}
-	if err := check.validateSites(); err != nil {
+	if err := check.ValidateSites(); err != nil {
 		return "", fmt.Errorf("site add: %v", strings.TrimPrefix(err.Error(), "sites[0] "))
 	}
-	if d := site.domain(); book.byDomain[d] != nil {
+	if d := site.Domain(); book.byDomain[d] != nil {
 		return "", fmt.Errorf("site add: %s is already crawled as site %q", d, book.byDomain[d].Name)
 	}
 	if live {
 		target := site.Entry
 		if site.Kind == SiteSocial {
-			target = searchURL(site.Search, "x", 1)
+			target = config.SearchURL(site.Search, "x", 1)
 		}
 		if err := e.checkTarget(target); err != nil {
 			return "", fmt.Errorf("site add: %v; nothing queued", err)
@@ -236,7 +237,7 @@ func (e *Engine) steerSiteAdd(s *Steer, live bool) (string, error) {
 	for _, it := range items {
 		e.scope.AddSeed(it.URL)
 	}
-	e.restoreDiscovery(site.domain(), live) // and its feeds and sitemaps, due now
+	e.restoreDiscovery(site.Domain(), live) // and its feeds and sitemaps, due now
 	msg := fmt.Sprintf("%s site %s added, keywords: %s", site.Kind, site.Name, keywordList(next.keywords[site.Name]))
 	if !live {
 		return msg, nil
@@ -255,7 +256,7 @@ func (e *Engine) steerSiteRm(s *Steer, live bool) (string, error) {
 	if book.byName[s.Site] == nil {
 		return "", fmt.Errorf("site rm: no site named %q (sites: %s)", s.Site, siteNames(book))
 	}
-	domain := book.byName[s.Site].domain()
+	domain := book.byName[s.Site].Domain()
 	sites := slices.DeleteFunc(slices.Clone(book.sites), func(o SiteOptions) bool { return o.Name == s.Site })
 	next := buildSiteBook(sites, book.shared, book.dropped)
 	e.sites.Store(next)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -186,7 +187,7 @@ func TestFoldedRemovalStillWithdraws(t *testing.T) {
 		t.Fatal(err)
 	}
 	for p := 1; p <= 2; p++ {
-		u, _ := frontier.Normalize(searchURL(o.Sites[1].Search, "zebra", p))
+		u, _ := frontier.Normalize(config.SearchURL(o.Sites[1].Search, "zebra", p))
 		st.SetState(u, store.Unprocessed, 0, "")
 	}
 	if err := st.Close(); err != nil {

@@ -145,7 +145,7 @@ func TestKeywordSearchGoesBeforeTheStoreBatch(t *testing.T) {
 	defer srv.Close()
 	o := searchOptions(t, srv)
 	o.Lanes.DelayMin, o.Lanes.DelayMax = time.Millisecond, 3*time.Millisecond
-	o.store = store.Options{BatchDelay: time.Hour}
+	o.Store = store.Options{BatchDelay: time.Hour}
 	e := startEngine(t, o)
 	if _, err := e.Steer(Steer{Op: SteerKeywordAdd, Site: "chirp", Keywords: []string{"storm"}}); err != nil {
 		t.Fatal(err)

@@ -4,10 +4,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"regexp"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
@@ -30,25 +30,11 @@ import (
 // acknowledges a result only once it is committed, and commits a URL's result at most
 // once (the lease it handed the URL out with).
 
-// DefaultClusterPrefix is the subject prefix of a distributed crawl.
-const DefaultClusterPrefix = "crawl"
-
 // maxWireMessage bounds every message but results (a result carries a page body).
 const maxWireMessage = 1 << 20
 
-var nodeNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-
-// ValidNodeName checks a worker name: 1-64 letters, digits, '-' or '_' (it becomes
-// part of NATS subjects and durable consumer names).
-func ValidNodeName(name string) error {
-	if !nodeNameRE.MatchString(name) {
-		return fmt.Errorf("worker name %q: use 1-64 letters, digits, '-' or '_' (--name)", name)
-	}
-	return nil
-}
-
 func checkNode(node, inc string) error {
-	if err := ValidNodeName(node); err != nil {
+	if err := config.ValidNodeName(node); err != nil {
 		return err
 	}
 	if inc == "" || len(inc) > 64 {

@@ -22,40 +22,6 @@ import (
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
-// WorkerOptions configures a worker of a distributed crawl (M4): it runs M1 lanes,
-// its egress rotation (M3), its DNS prefetch cache (M5) and fetching for the hosts the
-// master gives it. It has no database: if it dies, nothing it held is lost.
-type WorkerOptions struct {
-	// Conn is the worker's connection to the master's NATS server.
-	Conn *cluster.Conn
-	// Prefix is the subject prefix (DefaultClusterPrefix when empty).
-	Prefix string
-	// Node is the worker's name (--name), unique in the crawl.
-	Node string
-	// Egress are the worker's own egress SPECs (bind:IP is local to its box); the
-	// master grants more from its account table.
-	Egress []string
-	// DNSServers, when set, replace the master's dns_servers on this box.
-	DNSServers []string
-	// AllowPrivate opens CIDR ranges to this worker's SSRF guard (its own network's
-	// policy, not the master's).
-	AllowPrivate []string
-	// LanesMax, when > 0, replaces the master's lanes.max on this box.
-	LanesMax int
-	// Resolver, when set (from code), replaces the DNS prefetch cache.
-	Resolver fetch.Resolver
-	// JoinTimeout bounds waiting for the master to answer the join (default 30s).
-	JoinTimeout time.Duration
-	// LeaveGrace bounds how long Leave waits for the master's NATS server while the
-	// connection to it is down (default DefaultLeaveGrace).
-	LeaveGrace time.Duration
-}
-
-// DefaultLeaveGrace is how long a leaving worker waits for its master's NATS server
-// to come back while its connection is down (the master killed, or out of reach)
-// before it stops without handing everything back (a LeaveError says what).
-const DefaultLeaveGrace = 5 * time.Second
-
 // Worker is a running worker. Leave ends it gracefully; Close ends it at once (the
 // master reassigns what it held after the heartbeat timeout).
 type Worker struct {
@@ -96,20 +62,9 @@ type Worker struct {
 
 // StartWorker joins the master and starts fetching what it hands out.
 func StartWorker(o WorkerOptions) (*Worker, error) {
-	if o.Conn == nil {
-		return nil, errors.New("worker: no NATS connection")
-	}
-	if err := ValidNodeName(o.Node); err != nil {
+	o, err := o.WithDefaults()
+	if err != nil {
 		return nil, err
-	}
-	if o.Prefix == "" {
-		o.Prefix = DefaultClusterPrefix
-	}
-	if o.JoinTimeout <= 0 {
-		o.JoinTimeout = 30 * time.Second
-	}
-	if o.LeaveGrace <= 0 {
-		o.LeaveGrace = DefaultLeaveGrace
 	}
 	if _, err := egress.ParseSpecs(o.Egress); err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package engine
+package config
 
 import (
 	"fmt"
@@ -80,17 +80,17 @@ type RoundOptions struct {
 // DefaultRoundEvery is the default round period.
 const DefaultRoundEvery = time.Hour
 
-// searchPages is the number of result pages asked for per keyword.
-func (s *SiteOptions) searchPages() int {
+// SearchPages is the number of result pages asked for per keyword.
+func (s *SiteOptions) SearchPages() int {
 	if s.Pages <= 0 {
 		return DefaultSearchPages
 	}
 	return s.Pages
 }
 
-// keywords returns the site's keywords with the shared ones: a news site filters on
-// both; a social site searches its own, or the shared ones if it has none.
-func (s *SiteOptions) keywords(shared []string) []string {
+// KeywordsWith returns the site's keywords with the shared ones: a news site filters
+// on both; a social site searches its own, or the shared ones if it has none.
+func (s *SiteOptions) KeywordsWith(shared []string) []string {
 	var out []string
 	add := func(list []string) {
 		for _, k := range list {
@@ -106,18 +106,18 @@ func (s *SiteOptions) keywords(shared []string) []string {
 	return out
 }
 
-// searchURL expands a social site's search template for one keyword and page.
-func searchURL(template, keyword string, page int) string {
+// SearchURL expands a social site's search template for one keyword and page.
+func SearchURL(template, keyword string, page int) string {
 	r := strings.NewReplacer("{keyword}", url.QueryEscape(keyword), "{page}", strconv.Itoa(page))
 	return r.Replace(template)
 }
 
-// domain is the registered domain of the site: of its entry (news) or of its search
+// Domain is the registered domain of the site: of its entry (news) or of its search
 // template's host (social); "" when it has neither.
-func (s *SiteOptions) domain() string {
+func (s *SiteOptions) Domain() string {
 	raw := s.Entry
 	if s.Kind == SiteSocial {
-		raw = searchURL(s.Search, "x", 1)
+		raw = SearchURL(s.Search, "x", 1)
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Hostname() == "" {
@@ -126,8 +126,10 @@ func (s *SiteOptions) domain() string {
 	return frontier.Site(u.Hostname())
 }
 
-// validateSites reports the first unusable site entry, naming it (index and name).
-func (o *Options) validateSites() error {
+// ValidateSites reports the first unusable keyword, round or site entry, naming it
+// (a site by index and name): the part of Validate a site added at run time must
+// pass too.
+func (o *Options) ValidateSites() error {
 	for _, k := range o.Keywords {
 		if strings.TrimSpace(k) == "" {
 			return fmt.Errorf("keywords: an empty keyword (remove it or quote a real one)")
@@ -184,13 +186,13 @@ func (o *Options) validateSites() error {
 			if !strings.Contains(s.Search, "{keyword}") {
 				return bad("search template has no {keyword}")
 			}
-			if s.searchPages() > 1 && !strings.Contains(s.Search, "{page}") {
-				return bad("search template has no {page} but pages is %d", s.searchPages())
+			if s.SearchPages() > 1 && !strings.Contains(s.Search, "{page}") {
+				return bad("search template has no {page} but pages is %d", s.SearchPages())
 			}
-			if err := checkSiteURL(searchURL(s.Search, "x", 1)); err != nil {
+			if err := checkSiteURL(SearchURL(s.Search, "x", 1)); err != nil {
 				return bad("search template %v", err)
 			}
-			if len(s.keywords(o.Keywords)) == 0 {
+			if len(s.KeywordsWith(o.Keywords)) == 0 {
 				return bad("no keywords to search (sites[].keywords or top-level keywords)")
 			}
 		default:

@@ -1,4 +1,4 @@
-package engine
+package config
 
 import (
 	"fmt"
@@ -39,19 +39,21 @@ type EtiquetteSite struct {
 	RelNofollow    *bool  `yaml:"rel_nofollow"`    // skip rel="nofollow" links
 }
 
-// defaultEtiquette is the documented defaults.
-func defaultEtiquette() EtiquetteOptions {
+// DefaultEtiquette is the documented defaults.
+func DefaultEtiquette() EtiquetteOptions {
 	return EtiquetteOptions{RobotsCacheFor: robots.DefaultTTL, RobotsRetry: robots.DefaultRetry, PageDirectives: true, RelNofollow: true}
 }
 
-// etiquette is what the crawler obeys on one host.
-type etiquette struct {
-	robots, page, relNofollow bool
+// Etiquette is what the crawler obeys on one host.
+type Etiquette struct {
+	Robots         bool // robots.txt
+	PageDirectives bool // meta robots / X-Robots-Tag
+	RelNofollow    bool // rel="nofollow" links are left unqueued
 }
 
-// etiquetteFor resolves the per-site overrides for host (lower-case, no port).
-func (o *Options) etiquetteFor(host string) etiquette {
-	et := etiquette{robots: o.Robots, page: o.Etiquette.PageDirectives, relNofollow: o.Etiquette.RelNofollow}
+// EtiquetteFor resolves the per-site overrides for host (lower-case, no port).
+func (o *Options) EtiquetteFor(host string) Etiquette {
+	et := Etiquette{Robots: o.Robots, PageDirectives: o.Etiquette.PageDirectives, RelNofollow: o.Etiquette.RelNofollow}
 	best := -1
 	var pick *EtiquetteSite
 	for i := range o.Etiquette.Sites {
@@ -63,13 +65,13 @@ func (o *Options) etiquetteFor(host string) etiquette {
 	}
 	if pick != nil {
 		if pick.Robots != nil {
-			et.robots = *pick.Robots
+			et.Robots = *pick.Robots
 		}
 		if pick.PageDirectives != nil {
-			et.page = *pick.PageDirectives
+			et.PageDirectives = *pick.PageDirectives
 		}
 		if pick.RelNofollow != nil {
-			et.relNofollow = *pick.RelNofollow
+			et.RelNofollow = *pick.RelNofollow
 		}
 	}
 	return et

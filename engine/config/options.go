@@ -1,13 +1,14 @@
-package engine
+package config
 
 import (
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/lanes"
 	"github.com/crawlconsole/crawlconsole/store"
-	"strings"
-	"time"
 )
 
 // DefaultUserAgent identifies the crawler to the sites it visits (SPEC: politeness).
@@ -32,7 +33,7 @@ type Options struct {
 	Politeness PolitenessOptions `yaml:"politeness"`
 	// Pacer, when set (from code, not config), adds another pacing policy's gap to
 	// each host's: the politeness benchmark plugs its AutoThrottle baseline in here.
-	Pacer Pacer `yaml:"-"`
+	Pacer lanes.Pacer `yaml:"-"`
 	// Cookies keeps a cookie session per (egress, site) (issue 17).
 	Cookies CookieOptions `yaml:"cookies"`
 	// Robots obeys robots.txt (default true).
@@ -98,8 +99,9 @@ type Options struct {
 	// baseline. Off by default.
 	SteerBaseline bool `yaml:"-"`
 
-	// store tunes the store the engine opens (tests: a write batch that stays open).
-	store store.Options
+	// Store (from code, not config) tunes the store the engine opens; zero keeps the
+	// store's defaults. For tests: a write batch that stays open until a flush.
+	Store store.Options `yaml:"-"`
 
 	// Now is the engine's clock (from code, not config): every timestamp the engine
 	// takes, and the clock it hands the egress rotation, the politeness gate and the
@@ -153,7 +155,7 @@ func DefaultOptions() Options {
 		Cookies:    DefaultCookies(),
 		Robots:     true,
 		UserAgent:  DefaultUserAgent,
-		Etiquette:  defaultEtiquette(),
+		Etiquette:  DefaultEtiquette(),
 		Scope:      frontier.ScopeConfig{SameSite: true},
 		Fetch: FetchOptions{
 			ConnectTimeout: 10 * time.Second,
@@ -168,13 +170,13 @@ func DefaultOptions() Options {
 			MaxCrawlDelay:  time.Minute,
 		},
 		DNS:         DNSOptions{Prefetch: true},
-		Rotation:    defaultRotationOptions(),
+		Rotation:    DefaultRotation(),
 		Dedupe:      DedupeOptions{ExpectedURLs: 10_000_000, FalsePositive: 0.01, LRUSize: 16384},
 		QueueMemory: 200_000,
-		Revisit:     defaultRevisitOptions(),
+		Revisit:     DefaultRevisit(),
 		Rounds:      RoundOptions{Every: DefaultRoundEvery},
 		Traps:       frontier.DefaultTrapOptions(),
-		Discovery:   defaultDiscoveryOptions(),
+		Discovery:   DefaultDiscovery(),
 		Now:         time.Now,
 	}
 }
@@ -197,7 +199,6 @@ type BalanceOptions struct {
 	IterationThreshold int `yaml:"iteration_threshold"`
 }
 
-// Validate reports the first unusable setting, naming it and what is allowed.
 // Declares says whether o names anything to crawl of its own: seeds, sites, or
 // sitemaps and feeds for discovery to read. Without, only a store's queue can.
 func (o *Options) Declares() bool {
@@ -205,6 +206,7 @@ func (o *Options) Declares() bool {
 		(o.Discovery.Enabled && len(o.Discovery.Sitemaps)+len(o.Discovery.Feeds) > 0)
 }
 
+// Validate reports the first unusable setting, naming it and what is allowed.
 func (o *Options) Validate() error {
 	switch {
 	case o.Lanes.Max < 1:
@@ -274,5 +276,5 @@ func (o *Options) Validate() error {
 	if err := o.Discovery.validate(); err != nil {
 		return err
 	}
-	return o.validateSites()
+	return o.ValidateSites()
 }
