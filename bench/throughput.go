@@ -89,6 +89,7 @@ func runThroughput(args []string) (map[string]any, error) {
 	ceilingD := fs.Duration("ceiling-d", 3*time.Second, "duration of the sandbox ceiling measurement")
 	timeout := fs.Duration("timeout", 3*time.Minute, "give up on a crawl after this long")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed crawls to this file")
+	memProfile := fs.String("memprofile", "", "write an allocation profile of the timed crawls to this file")
 	fs.BoolVar(&throughputTraps, "traps", true, "crawlconsole's crawler-trap guards on (false: their cost measured by difference)")
 	fs.BoolVar(&throughputAdaptive, "adaptive", false, "keep crawlconsole's adaptive politeness (delay_factor × latency, back-off) on; off by default like every other delay")
 	scrape := fs.Duration("scrape", 0, "serve crawlconsole's /metrics and scrape it every `D` during its runs (0: off)")
@@ -132,6 +133,11 @@ func runThroughput(args []string) (map[string]any, error) {
 		return nil, err
 	}
 	defer stop()
+	stopMem, err := startMemProfile(*memProfile)
+	if err != nil {
+		return nil, err
+	}
+	defer stopMem()
 
 	crawl := func(name string) (throughputRun, error) {
 		_, mark := sb.Truth().RequestsSince(1 << 62)
