@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // The options of a crawl live in engine/config; these aliases keep the names
@@ -85,3 +86,121 @@ func DefaultCookies() CookieOptions { return config.DefaultCookies() }
 
 // ValidNodeName is config.ValidNodeName: whether a worker name is usable.
 func ValidNodeName(name string) error { return config.ValidNodeName(name) }
+
+// What the UI reads of a crawl lives in engine/view; these aliases keep the names
+// engine.Snapshot and the rest valid for callers that have not moved to it.
+type (
+	// Snapshot is view.Snapshot: what the console shows, copied.
+	Snapshot = view.Snapshot
+	// Totals is view.Totals: the crawl's running counters.
+	Totals = view.Totals
+	// Lane is view.Lane: one row of the lanes pane.
+	Lane = view.Lane
+	// LaneStatus is view.LaneStatus: what one lane is doing.
+	LaneStatus = view.LaneStatus
+	// Group is view.Group: one adjacency group.
+	Group = view.Group
+	// HostRef is view.HostRef: a host bound to a lane.
+	HostRef = view.HostRef
+	// ParentRef is view.ParentRef: a parent page bound to a lane.
+	ParentRef = view.ParentRef
+	// State is view.State: the lifecycle state of a crawl.
+	State = view.State
+	// Node is view.Node: one worker as the Nodes pane shows it.
+	Node = view.Node
+	// NodeState is view.NodeState: what the master knows of one worker.
+	NodeState = view.NodeState
+	// Level is view.Level: the severity of an event.
+	Level = view.Level
+	// Event is view.Event: one entry of the engine's event ring.
+	Event = view.Event
+	// RebalancePlan is view.RebalancePlan: a proposed re-deal of lanes or units.
+	RebalancePlan = view.RebalancePlan
+	// UnitMove is view.UnitMove: one assignment unit moving between workers.
+	UnitMove = view.UnitMove
+	// LaneMove is view.LaneMove: one lane moving between egresses.
+	LaneMove = view.LaneMove
+	// EgressLoad is view.EgressLoad: the observed load of one egress.
+	EgressLoad = view.EgressLoad
+	// RevisitView is view.RevisitView: the Revisit pane.
+	RevisitView = view.RevisitView
+	// RevisitDue is view.RevisitDue: one row of the due queue.
+	RevisitDue = view.RevisitDue
+	// ClassWindow is view.ClassWindow: one page class's active window.
+	ClassWindow = view.ClassWindow
+	// IntervalBucket is view.IntervalBucket: one bar of the interval histogram.
+	IntervalBucket = view.IntervalBucket
+	// RevisitStats is view.RevisitStats: the stats "revisit" object.
+	RevisitStats = view.RevisitStats
+	// ClassPlan is view.ClassPlan: where one class's revisit schedule is heading.
+	ClassPlan = view.ClassPlan
+	// RevisitBehind is view.RevisitBehind: one page the revisit budget cannot follow.
+	RevisitBehind = view.RevisitBehind
+	// SitesView is view.SitesView: the Sites pane.
+	SitesView = view.SitesView
+	// SiteRow is view.SiteRow: one declared site in the Sites pane.
+	SiteRow = view.SiteRow
+	// SiteDiscovery is view.SiteDiscovery: one site's feeds and sitemaps.
+	SiteDiscovery = view.SiteDiscovery
+	// Sizing is view.Sizing: the VPN and workers estimate.
+	Sizing = view.Sizing
+	// PagesPerIPSource is view.PagesPerIPSource: where Sizing.PagesPerIP comes from.
+	PagesPerIPSource = view.PagesPerIPSource
+	// Stats is view.Stats: the --stats-json object.
+	Stats = view.Stats
+	// ClusterStats is view.ClusterStats: a master's workers in the stats object.
+	ClusterStats = view.ClusterStats
+	// NodeStats is view.NodeStats: one worker in the stats object.
+	NodeStats = view.NodeStats
+	// DedupeStats is view.DedupeStats: the link filter's stats.
+	DedupeStats = view.DedupeStats
+	// CookieStats is view.CookieStats: the stats "cookies" object.
+	CookieStats = view.CookieStats
+	// DNSStats is view.DNSStats: the stats "dns" object.
+	DNSStats = view.DNSStats
+	// DNSView is view.DNSView: the DNS pane.
+	DNSView = view.DNSView
+	// EgressView is view.EgressView: the Egress pane.
+	EgressView = view.EgressView
+	// EgressStats is view.EgressStats: the stats "egress" object.
+	EgressStats = view.EgressStats
+	// Telemetry is view.Telemetry: what a monitoring scrape reads.
+	Telemetry = view.Telemetry
+	// Histogram is view.Histogram: a latency histogram.
+	Histogram = view.Histogram
+)
+
+// Values of the view types (see engine/view).
+const (
+	// StateStarting, StateRunning, StatePaused, StateStopping, StateDone and StateFailed: view's crawl states.
+	StateStarting = view.StateStarting
+	StateRunning  = view.StateRunning
+	StatePaused   = view.StatePaused
+	StateStopping = view.StateStopping
+	StateDone     = view.StateDone
+	StateFailed   = view.StateFailed
+	// LaneFetching, LaneWaiting, LaneGated, LanePaused and LaneIdle: view's lane statuses.
+	LaneFetching = view.LaneFetching
+	LaneWaiting  = view.LaneWaiting
+	LaneGated    = view.LaneGated
+	LanePaused   = view.LanePaused
+	LaneIdle     = view.LaneIdle
+	// NodeActive, NodePaused, NodeLeaving and NodeDead: view's worker states.
+	NodeActive  = view.NodeActive
+	NodePaused  = view.NodePaused
+	NodeLeaving = view.NodeLeaving
+	NodeDead    = view.NodeDead
+	// LevelDebug, LevelInfo, LevelWarn and LevelError: view's event levels, lowest first.
+	LevelDebug = view.LevelDebug
+	LevelInfo  = view.LevelInfo
+	LevelWarn  = view.LevelWarn
+	LevelError = view.LevelError
+	// RoleLocal, RoleMaster and RoleWorker: view's roles as Telemetry names them.
+	RoleLocal  = view.RoleLocal
+	RoleMaster = view.RoleMaster
+	RoleWorker = view.RoleWorker
+	// PagesPerIPConfig, PagesPerIPObserved and PagesPerIPFloor: view's sources of Sizing.PagesPerIP.
+	PagesPerIPConfig   = view.PagesPerIPConfig
+	PagesPerIPObserved = view.PagesPerIPObserved
+	PagesPerIPFloor    = view.PagesPerIPFloor
+)

@@ -13,14 +13,6 @@ func (e *Engine) newJar() *cookies.Jar {
 	return cookies.New(cookies.Limits{PerSite: c.PerSite, BytesPerSite: c.BytesPerSite, Sites: c.Sites}, e.opts.Now)
 }
 
-// CookieStats is the --stats-json "cookies" object: the sessions held and the
-// cookies refused for being over a jar's bounds (a Set-Cookie flood is bounded and
-// counted, issue 17).
-type CookieStats struct {
-	Sessions int   `json:"sessions"` // (egress, site) sessions held now
-	Dropped  int64 `json:"dropped"`  // cookies refused: over cookies.per_site, bytes_per_site or 4096 bytes
-}
-
 // cookieStats sums every egress's jar; nil with cookies off.
 func (e *Engine) cookieStats() *CookieStats {
 	if !e.opts.Cookies.Enabled || e.role == roleMaster { // a master fetches nothing

@@ -18,28 +18,6 @@ func (e *Engine) probes(host string) bool {
 	return s != nil && s.Kind == SiteNews
 }
 
-// SiteDiscovery is one site's feeds and sitemaps as the Sites pane shows them.
-type SiteDiscovery struct {
-	Site     string
-	Feeds    []string
-	Sitemaps []string
-	Found    int64 // URLs its feeds and sitemaps announced (every read counted)
-	// DatesTrusted says whether its lastmod/pubDate hints are followed; Why says
-	// why not.
-	DatesTrusted bool
-	Why          string
-	Hints        int64          // date moves that made a stored page due
-	Ignored      int64          // date moves ignored as untrusted
-	Warnings     map[string]int // problems in its documents, by kind
-	// Covered is its sources that another of its sources covers (discover.Coverage:
-	// nothing they list comes later there), each with the one covering it. They are
-	// read at the longest poll interval only.
-	Covered map[string]string
-	// Problems is, per document of the site whose last read yielded nothing, why
-	// (refused for its content, unreadable, no URLs, every URL off its host).
-	Problems map[string]string
-}
-
 // view lists the sites with feeds or sitemaps, by name.
 func (d *discovery) view() []SiteDiscovery {
 	d.mu.Lock()

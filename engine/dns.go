@@ -9,12 +9,6 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/dnscache"
 )
 
-// DNSStats is the cache's --stats-json object (SPEC: dns {...}).
-type DNSStats = dnscache.Stats
-
-// DNSView is what the console's DNS pane shows.
-type DNSView = dnscache.View
-
 const dnsMetaKey = "dnscache.v1"
 
 // newDNSCache builds the resolver of every egress: the M5 cache in front of the

@@ -19,12 +19,6 @@ import (
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
-// EgressView is what the console's Egress pane shows (masked: no secrets).
-type EgressView = egress.View
-
-// EgressStats is the --stats-json "egress" object.
-type EgressStats = egress.Stats
-
 // egressLink is one egress address with its keep-alive transport (one per egress).
 type egressLink struct {
 	name string

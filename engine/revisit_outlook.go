@@ -8,29 +8,6 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 )
 
-// ClassPlan is where one page class's revisit schedule is heading (issue 15): the
-// objective and budget it is planned with, and the freshness and age its pages'
-// estimated change rates and planned fetch frequencies lead to (revisit.Outlook),
-// with the pages the budget cannot follow.
-type ClassPlan struct {
-	Class     string
-	Objective string        // freshness, age or balanced
-	Budget    float64       // fetches per page per day
-	Pages     int           // pages with an estimate (compared at least once under the estimator)
-	Fresh     float64       // expected share of the class's pages fresh at a time; 0 without pages
-	Age       time.Duration // expected mean age of a page (0 while fresh); 0 without pages
-	Behind    int           // pages that change over revisit.FollowFactor × as often as they are fetched
-}
-
-// RevisitBehind is one page the revisit budget cannot follow: it changes far faster
-// than it is fetched, so most of its changes are never seen (issue 15).
-type RevisitBehind struct {
-	URL   string
-	Class string
-	Rate  float64 // estimated changes per day (revisit.EstimateRate)
-	Freq  float64 // planned fetches per day
-}
-
 // revisitBehindRows is how many not-followed pages the pane gets.
 const revisitBehindRows = 20
 

@@ -9,51 +9,6 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 )
 
-// SitesView is the Sites pane's data (issue 18): the declared sites as steered, with
-// what each has given the crawl.
-type SitesView struct {
-	Sites []SiteRow
-	Round int           // rounds started
-	Every time.Duration // round period (rounds.every)
-}
-
-// SiteRow is one declared site in the Sites pane.
-type SiteRow struct {
-	Name     string
-	Kind     string // news or social
-	Class    string // page class of its pages (M2/M3)
-	Entry    string // a news site's entry URL, a social site's search template
-	Keywords []string
-	// Feeds and Sitemaps are the feeds and sitemaps discovery found for the site
-	// (Snapshot.Discovery, by the site's registered domain).
-	Feeds    []string
-	Sitemaps []string
-	// Covered is those of them another covers, each with the one covering it
-	// (SiteDiscovery.Covered): read at the longest poll interval only.
-	Covered map[string]string
-	// Problems is, per feed or sitemap of the site whose last read yielded
-	// nothing, why (SiteDiscovery.Problems).
-	Problems map[string]string
-	// DatesTrusted says whether the site's lastmod/pubDate hints are believed
-	// ("yes", "no"); "" while discovery has nothing on the site.
-	DatesTrusted string
-
-	Stored    int64     // pages stored (all runs)
-	NewHour   int       // pages first stored in the last hour (this run)
-	NewDay    int       // ... in the last day
-	LastRound time.Time // last time one of its entry/search pages was stored
-	// PublishDelay is the median time from a page's publish time (its
-	// article:published_time or datePublished) to its storing, over its last
-	// pages that had one; 0 when none did.
-	PublishDelay time.Duration
-	BudgetUsed   int   // pages handed to lanes this round
-	Budget       int   // page budget per round (0 = no cap)
-	Held         int64 // URLs held back by a budget or trap guard (this run)
-	// TotalUsed and BudgetTotal are the pages handed to lanes over the whole crawl
-	// (counted while a total budget is set) and its page budget in total (0 = no cap).
-	TotalUsed, BudgetTotal int
-}
-
 // siteTally keeps per-site figures for the Sites pane, on its own lock: pages are
 // stored on the store writer's goroutine.
 type siteTally struct {

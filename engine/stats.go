@@ -5,8 +5,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/crawlconsole/crawlconsole/engine/frontier"
 )
 
 // counters are the crawl's running totals: atomics on the hot path, a map under a
@@ -185,59 +183,4 @@ func (r *eventRing) since(after uint64, max int) []Event {
 		out = out[len(out)-max:]
 	}
 	return out
-}
-
-// Stats is the object --stats-json writes at exit (SPEC field names).
-type Stats struct {
-	PagesFetched int64            `json:"pages_fetched"`
-	PagesStored  int64            `json:"pages_stored"`
-	BytesFetched int64            `json:"bytes_fetched"`
-	Refused      int64            `json:"refused"`
-	Errors       map[string]int64 `json:"errors"`         // failures by kind; skips are apart
-	Skipped      map[string]int64 `json:"skipped"`        // URLs (scope: links) skipped by choice, by kind (engine.SkipKinds)
-	StatusClass  map[string]int64 `json:"status_classes"` // pages_fetched by status class: 2xx, 3xx, ...
-	URLsQueued   int64            `json:"urls_queued"`
-	URLsDone     int64            `json:"urls_done"`
-	LanesPeak    int              `json:"lanes_peak"`
-	DurationS    float64          `json:"duration_s"`
-	PagesPerS    float64          `json:"pages_per_s"`
-	RobotsSkips  int64            `json:"robots_disallowed"`
-	Resumed      int              `json:"resumed_in_progress"`
-	Deferred     int64            `json:"deferred"` // URLs set aside for a disabled host (M3), not lost
-	DNS          *DNSStats        `json:"dns,omitempty"`
-	Egress       *EgressStats     `json:"egress,omitempty"`
-	Cookies      *CookieStats     `json:"cookies,omitempty"` // issue 17: nil with cookies off
-	Revisit      *RevisitStats    `json:"revisit,omitempty"`
-	Dedupe       *DedupeStats     `json:"dedupe,omitempty"`
-	Cluster      *ClusterStats    `json:"cluster,omitempty"` // M4: a master's workers
-	Sizing       *Sizing          `json:"sizing,omitempty"`  // M3: the VPN estimate, when sites are declared
-
-	// StoreError is the write error that stopped the crawl (disk full, I/O error);
-	// absent when the store never failed. The counters count only what was committed.
-	StoreError string `json:"store_error,omitempty"`
-
-	ConfirmFetches int64 `json:"confirm_fetches"` // refetches that confirmed or cleared a soft refusal (issue 20)
-}
-
-// ClusterStats is a master's side of a distributed crawl in the stats object.
-type ClusterStats struct {
-	Nodes       map[string]NodeStats `json:"nodes"`
-	LateResults int64                `json:"late_results"` // results dropped as already committed (at least once delivery)
-	Rejected    map[string]int64     `json:"rejected"`     // malformed or oversize messages, by reason
-}
-
-// NodeStats is one worker in the stats object.
-type NodeStats struct {
-	State   NodeState `json:"state"`
-	Results int64     `json:"results"`
-	Late    int64     `json:"late"`
-	Hosts   int       `json:"hosts"`
-}
-
-// DedupeStats is M4's link filter in the stats object: the filter's own counters and
-// sizing, and how the store settled the URLs the Bloom filter claimed.
-type DedupeStats struct {
-	frontier.DedupeStats
-	StoreChecks    int64 `json:"store_checks"`    // Maybe verdicts looked up in the store
-	FalsePositives int64 `json:"false_positives"` // of those, URLs the store then inserted as new: Bloom false positives, kept
 }
