@@ -253,10 +253,11 @@ func loadAvg(n int) string {
 	return strings.Join(f[:n], " ")
 }
 
-// startMemProfile samples allocations (one per 64 KiB) from here on (-memprofile);
-// the returned stop writes the allocs profile to path. Allocations before the call
-// were sampled at the default rate and count too: compare with -sample_index
-// alloc_space over a long enough run. An empty path does nothing.
+// startMemProfile arranges for the allocs profile (Go's default sampling, one per
+// 512 KiB allocated) to be written to path when the returned stop runs
+// (-memprofile). The profile counts from the program's start, so the sandbox's
+// setup and the ceiling measurement are in it too: small beside the timed crawls;
+// read it with -sample_index=alloc_space. An empty path does nothing.
 func startMemProfile(path string) (stop func(), err error) {
 	if path == "" {
 		return func() {}, nil
