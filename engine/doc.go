@@ -114,6 +114,17 @@
 // NATS. wire.go holds the messages between master and workers and their subjects;
 // wire_exchanges.go encodes a result's HTTP exchanges.
 //
+// # Options, views and pages
+//
+// Every option of a crawl, with its default and its validation, lives in package
+// config (Options and its parts, the YAML a config file holds); what the console
+// reads of a running crawl lives in package view (Snapshot and its rows, the Sites and
+// Revisit panes' views, Stats). The engine keeps an alias per type (aliases.go), so
+// callers may name either. Package page reads a fetched page once — one tokenizer
+// pass gives its links, feed links, main text, fingerprint and signature — for the
+// lanes, the block-page judge, revisit and the export alike; discover reads feeds and
+// sitemaps.
+//
 // # Locking
 //
 // Engine.mu guards the mutable state of both halves and the master's cluster maps
