@@ -112,82 +112,61 @@ func TestSiteRmKeepsFeedsOfADomainAnotherSiteShares(t *testing.T) {
 }
 
 // A site added and removed while the crawl ran leaves no steering change to replay
-// (the two fold away), but its feed stays parked in the store: after a restart,
-// :site add reads it again at once. Before, only a removal replayed at start let
-// :site add bring it back, and the re-added site's feed was never read again (its
-// front page lists a feed the crawl already knows).
+// (the two fold away), but its feed stays parked in the store: after a restart it
+// is not read, even when a read of it was in a lane's hand at the stop (the store
+// puts that one back in the queue), and :site add reads it again at once. Before,
+// only a removal replayed at start let :site add bring it back, and the re-added
+// site's feed was never read again (its front page lists a feed the crawl already
+// knows); the read in hand at the stop was taken up again after the restart and the
+// feed polled on.
 func TestSiteAddAfterAFoldedAddAndRmReadsItsFeedAgain(t *testing.T) {
 	t.Parallel()
-	a := newsSite(newDiscoSite(t))
-	b := newsSite(newDiscoSiteOn(t, "127.0.0.2"))
-	entryA := "http://" + a.host + "/"
-	o := discoveryPollOptions(t, "http://"+b.host+"/")
-	o.Discovery.Probe = ProbeOff
-	e := startEngine(t, o)
-	if _, err := e.Steer(Steer{Op: SteerSiteAdd, Kind: SiteNews, URL: entryA}); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the added site's feed read 3 times", func() bool { return a.requested("/feed") >= 3 })
-	if _, err := e.Steer(Steer{Op: SteerSiteRm, Site: "127.0.0.1"}); err != nil {
-		t.Fatal(err)
-	}
-	e.Close()
-	e = startEngine(t, o)
-	readA, readB := a.requested("/feed"), b.requested("/feed")
-	waitFor(t, "the other site's feed read 10 more times after a restart", func() bool { return b.requested("/feed") >= readB+10 })
-	if got := a.requested("/feed"); got > readA {
-		t.Errorf("the removed site's feed was read %d times after a restart, want none", got-readA)
-	}
-	if _, err := e.Steer(Steer{Op: SteerSiteAdd, Kind: SiteNews, URL: entryA}); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the re-added site's feed read again", func() bool { return a.requested("/feed") > readA })
-}
-
-// The removed site's feed in a lane's hand when the crawl stops: the store puts it
-// back in the queue at the restart, and with the add and the remove folded away no
-// removal is replayed to withdraw it. It stays unread until :site add.
-func TestRemovedSiteFeedInHandAtStopIsNotReadAfterRestart(t *testing.T) {
-	t.Parallel()
-	a := newsSite(newDiscoSite(t))
-	b := newsSite(newDiscoSiteOn(t, "127.0.0.2"))
-	feed := a.raw["/feed"]
-	var holding atomic.Bool
-	held, release := make(chan struct{}, 1), make(chan struct{})
-	a.raw["/feed"] = func(n int) (string, []byte) {
-		if holding.Load() {
-			select {
-			case held <- struct{}{}:
-			default:
+	for _, inHand := range []bool{false, true} {
+		t.Run(fmt.Sprintf("read in hand at the stop %v", inHand), func(t *testing.T) {
+			t.Parallel()
+			a := newsSite(newDiscoSite(t))
+			b := newsSite(newDiscoSiteOn(t, "127.0.0.2"))
+			feed := a.raw["/feed"]
+			var holding atomic.Bool
+			held, release := make(chan struct{}, 1), make(chan struct{})
+			a.raw["/feed"] = func(n int) (string, []byte) {
+				if holding.Load() {
+					select {
+					case held <- struct{}{}:
+					default:
+					}
+					<-release
+				}
+				return feed(n)
 			}
-			<-release
-		}
-		return feed(n)
+			defer close(release)
+			entryA := "http://" + a.host + "/"
+			o := discoveryPollOptions(t, "http://"+b.host+"/")
+			o.Discovery.Probe = ProbeOff
+			e := startEngine(t, o)
+			if _, err := e.Steer(Steer{Op: SteerSiteAdd, Kind: SiteNews, URL: entryA}); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "the added site's feed read 3 times", func() bool { return a.requested("/feed") >= 3 })
+			if inHand {
+				holding.Store(true)
+				<-held // a read of the feed is in a lane's hand, answered after the stop
+			}
+			if _, err := e.Steer(Steer{Op: SteerSiteRm, Site: "127.0.0.1"}); err != nil {
+				t.Fatal(err)
+			}
+			e.Close()
+			holding.Store(false)
+			e = startEngine(t, o)
+			readA, readB := a.requested("/feed"), b.requested("/feed")
+			waitFor(t, "the other site's feed read 10 more times after a restart", func() bool { return b.requested("/feed") >= readB+10 })
+			if got := a.requested("/feed"); got > readA {
+				t.Errorf("the removed site's feed was read %d times after a restart, want none", got-readA)
+			}
+			if _, err := e.Steer(Steer{Op: SteerSiteAdd, Kind: SiteNews, URL: entryA}); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "the re-added site's feed read again", func() bool { return a.requested("/feed") > readA })
+		})
 	}
-	defer close(release)
-	entryA := "http://" + a.host + "/"
-	o := discoveryPollOptions(t, "http://"+b.host+"/")
-	o.Discovery.Probe = ProbeOff
-	e := startEngine(t, o)
-	if _, err := e.Steer(Steer{Op: SteerSiteAdd, Kind: SiteNews, URL: entryA}); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the added site's feed read 3 times", func() bool { return a.requested("/feed") >= 3 })
-	holding.Store(true)
-	<-held // a read of the feed is in a lane's hand, answered after the stop
-	if _, err := e.Steer(Steer{Op: SteerSiteRm, Site: "127.0.0.1"}); err != nil {
-		t.Fatal(err)
-	}
-	e.Close()
-	holding.Store(false)
-	e = startEngine(t, o)
-	readA, readB := a.requested("/feed"), b.requested("/feed")
-	waitFor(t, "the other site's feed read 10 more times after a restart", func() bool { return b.requested("/feed") >= readB+10 })
-	if got := a.requested("/feed"); got > readA {
-		t.Errorf("the removed site's feed, in hand at the stop, was read %d times after the restart, want none", got-readA)
-	}
-	if _, err := e.Steer(Steer{Op: SteerSiteAdd, Kind: SiteNews, URL: entryA}); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the re-added site's feed read again", func() bool { return a.requested("/feed") > readA })
 }
