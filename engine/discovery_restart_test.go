@@ -53,7 +53,10 @@ func (r *restartRig) start() *Engine {
 	if !r.clustered {
 		return startEngine(r.t, r.o)
 	}
-	m, err := NewMaster(r.o, MasterOptions{Conn: r.conn("master"), HeartbeatEvery: 300 * time.Millisecond})
+	// No worker is taken for dead here (Timeout a minute, not 3 heartbeats): a loaded
+	// box stalling the process for a second would bury the worker and drop what it
+	// held as late, a dead worker's at-least-once delivery, not these tests' subject.
+	m, err := NewMaster(r.o, MasterOptions{Conn: r.conn("master"), HeartbeatEvery: 300 * time.Millisecond, Timeout: time.Minute})
 	if err != nil {
 		r.t.Fatal(err)
 	}
