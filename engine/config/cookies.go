@@ -6,7 +6,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/cookies"
 )
 
-// CookieOptions configures the cookie sessions (issue 17): one jar per (egress,
+// CookieOptions configures the cookie sessions: one jar per (egress,
 // site), never shared between egresses, started afresh when a host moves to another
 // egress, bounded, and never written to a log, the store or an export (cookie
 // headers are redacted: fetch.RedactHeaders).

@@ -7,8 +7,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Memory bounds for the sizes an operator sets (issue 13: a typo in
-// dedupe.expected_urls allocated gigabytes at start-up). Each structure the options
+// Memory bounds for the sizes an operator sets (a typo in dedupe.expected_urls
+// would otherwise allocate gigabytes at start-up). Each structure the options
 // size up front is estimated and refused, naming the setting, when it would take more
 // than half of this machine's memory.
 

@@ -29,12 +29,12 @@ type Options struct {
 	// requests per second (robots.txt Crawl-delay raises the gap further). 0 = no cap.
 	HostRate float64 `yaml:"host_rate"`
 	// Politeness makes each host's gap follow the server: delay_factor × its
-	// response time, and a back-off on overload (issue 17).
+	// response time, and a back-off on overload.
 	Politeness PolitenessOptions `yaml:"politeness"`
 	// Pacer, when set (from code, not config), adds another pacing policy's gap to
 	// each host's: the politeness benchmark plugs its AutoThrottle baseline in here.
 	Pacer lanes.Pacer `yaml:"-"`
-	// Cookies keeps a cookie session per (egress, site) (issue 17).
+	// Cookies keeps a cookie session per (egress, site).
 	Cookies CookieOptions `yaml:"cookies"`
 	// Robots obeys robots.txt (default true).
 	Robots bool `yaml:"robots"`
@@ -83,13 +83,13 @@ type Options struct {
 	Keywords []string `yaml:"keywords"`
 	// Rounds configures crawl rounds over the sites (M3).
 	Rounds RoundOptions `yaml:"rounds"`
-	// Discovery reads feeds and sitemaps for new pages (issue 18).
+	// Discovery reads feeds and sitemaps for new pages.
 	Discovery DiscoveryOptions `yaml:"discovery"`
 	// Balance configures seed 003's balancing of sites and keyword shards over the
 	// workers of a distributed crawl (M3/M4; a master only).
 	Balance BalanceOptions `yaml:"balance"`
-	// Budgets caps the pages each host and site is given, per round and in total
-	// (issue 18); what a budget holds back is deferred and counted, never dropped.
+	// Budgets caps the pages each host and site is given, per round and in total;
+	// what a budget holds back is deferred and counted, never dropped.
 	Budgets BudgetOptions `yaml:"budgets"`
 	// Traps configures the crawler-trap guards on found links (frontier.TrapGuard).
 	Traps frontier.TrapOptions `yaml:"traps"`

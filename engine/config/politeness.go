@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// PolitenessOptions configures how each host's gap follows the server (issue 17). A
+// PolitenessOptions configures how each host's gap follows the server. A
 // host's gap, from the end of one response to the start of the next request to it
 // over every egress, is the largest of: 1/host_rate, the robots.txt Crawl-delay,
 // delay_factor × its last response time, and its overload back-off.
@@ -17,7 +17,7 @@ import (
 // requests alone. With a factor f a serial crawler occupies the server at most
 // 1/(1+f) of the time, and on a server that queues (latency = service ÷ (1 − busy
 // share)) it inflates latency by at most 1 + 1/(1+f): 1.5 for AutoThrottle's 1, 1.25
-// for 3, 1.2 for 4, 1.17 for Heritrix's 5. Issue 17 asks for at most 1.25 at the
+// for 3, 1.2 for 4, 1.17 for Heritrix's 5. The target is at most 1.25 at the
 // 95th percentile; the politeness bench measured 4 at 1.19-1.21 in steady state but
 // 1.25-1.31 at p95 on a loaded box, so the default is Heritrix's 5, which leaves
 // room for the server's own jitter. lanes.delay_min and host_rate stay the floor, so
@@ -57,7 +57,7 @@ func (p PolitenessOptions) Scaled(k float64) PolitenessOptions {
 }
 
 // FixedPoliteness turns every adaptive term off: the gap is the configured delay,
-// host cap and Crawl-delay alone, as before issue 17 (still measured from the end of
+// host cap and Crawl-delay alone, with no adaptive term (still measured from the end of
 // the response, the server's view). The politeness bench's "fixed" policy.
 func FixedPoliteness() PolitenessOptions { return PolitenessOptions{} }
 

@@ -32,7 +32,7 @@ type RevisitOptions struct {
 	// Threshold is the Hamming distance between two SimHashes above which a page
 	// counts as changed (default 5, of 64 bits).
 	Threshold int `yaml:"threshold"`
-	// SmallEdits is the small-edit policy (issue 19): "count" (default) counts every
+	// SmallEdits is the small-edit policy: "count" (default) counts every
 	// edit of a page's article text or headline as a change; "ignore" counts a body
 	// edit only when it also moves the SimHash past Threshold (a few words do not).
 	SmallEdits string `yaml:"small_edits"`
@@ -41,7 +41,7 @@ type RevisitOptions struct {
 	// Budget is the estimator policy's revisit budget, in fetches per page per day
 	// on average (default 0.1: one visit in ten days).
 	Budget float64 `yaml:"budget"`
-	// Objective is what the estimator spends the budget on (issue 15): "balanced"
+	// Objective is what the estimator spends the budget on: "balanced"
 	// (default: fresher than Nutch's schedule and younger too, the fastest pages not
 	// given up), "freshness" (the most pages fresh; gives up on pages that change
 	// faster than the budget follows) or "age" (the least stale time; visits every
