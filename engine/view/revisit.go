@@ -39,7 +39,7 @@ type RevisitView struct {
 	Intervals []IntervalBucket
 	// Plans is, per class in the order of Windows, where its schedule is heading
 	// (objective, budget, expected freshness and age, pages not followed); empty
-	// under the seed policy (issue 15).
+	// under the seed policy, which plans no class.
 	Plans []ClassPlan
 	// Behind lists pages the budget cannot follow, at most 20, in URL order.
 	Behind []RevisitBehind
@@ -54,7 +54,7 @@ type RevisitDue struct {
 	Next     time.Time     // when the page is due; before Snapshot.At means overdue
 	Distance int           // Hamming distance at the last comparison, -1 before any
 	Fetches  int           // fetches of the page so far
-	// The evidence of the last change (issue 19): its SimHash distance (-1: none
+	// The evidence of the last change: its SimHash distance (-1: none
 	// yet), why it counted ("main text edited", "headline changed"; "simhash" on a
 	// page without an article), why the latest comparison did or did not count
 	// ("only boilerplate moved"), and whether the page has no recognisable article
@@ -94,7 +94,7 @@ type RevisitStats struct {
 	FirstProbed  int64 `json:"first_probed"`
 }
 
-// ClassPlan is where one page class's revisit schedule is heading (issue 15): the
+// ClassPlan is where one page class's revisit schedule is heading: the
 // objective and budget it is planned with, and the freshness and age its pages'
 // estimated change rates and planned fetch frequencies lead to (revisit.Outlook),
 // with the pages the budget cannot follow.
@@ -109,7 +109,7 @@ type ClassPlan struct {
 }
 
 // RevisitBehind is one page the revisit budget cannot follow: it changes far faster
-// than it is fetched, so most of its changes are never seen (issue 15).
+// than it is fetched, so most of its changes are never seen.
 type RevisitBehind struct {
 	URL   string
 	Class string

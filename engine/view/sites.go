@@ -2,7 +2,7 @@ package view
 
 import "time"
 
-// SitesView is the Sites pane's data (issue 18): the declared sites as steered, with
+// SitesView is the Sites pane's data: the declared sites as steered, with
 // what each has given the crawl.
 type SitesView struct {
 	Sites []SiteRow

@@ -47,7 +47,7 @@ type Snapshot struct {
 	DNS         *DNSView     // DNS cache pane (M5): hit rates, backlog, latency, negatives
 	Egress      *EgressView  // Egress pane (M3): account table, rotation state, disable list
 	Revisit     *RevisitView // Revisit pane (M2): due queue, refetches vs changes, windows, intervals
-	Sites       *SitesView   // Sites pane (issue 18): declared sites as steered; nil without any
+	Sites       *SitesView   // Sites pane: declared sites as steered; nil without any
 	Sizing      *Sizing      // VPN estimate and its inputs for the Egress pane (M3); nil without declared sites or rotation
 	Nodes       []Node       // workers of a distributed crawl (M4), by name; nil on a single-process crawl
 	// HeartbeatEvery is the workers' heartbeat period (M4); 0 on a single-process crawl.
@@ -56,7 +56,7 @@ type Snapshot struct {
 	// error, e.g. "database or disk is full"; "" while the store is healthy.
 	StoreError string
 	// Discovery lists the sites with feeds or sitemaps, whether their dates are
-	// trusted and why not (issue 18, for the Sites pane); nil when discovery is off.
+	// trusted and why not (for the Sites pane); nil when discovery is off.
 	Discovery []SiteDiscovery
 }
 
@@ -105,7 +105,7 @@ type Totals struct {
 	Deferred     int64            // URLs set aside for disabled hosts (M3); they come back
 	LanesPeak    int              // most lanes alive at once
 
-	ConfirmFetches int64 // refetches that confirmed or cleared a soft refusal (issue 20)
+	ConfirmFetches int64 // refetches that confirmed or cleared a soft refusal
 }
 
 // Lane is one row of the thread-lanes pane (M1).
@@ -124,7 +124,7 @@ type Lane struct {
 	// Gap is the politeness gap of the lane's host (the host of Current, else its
 	// first host): from the end of one response to the start of the next request to
 	// it over every egress; GapWhy is the term that sets it: delay, crawl-delay,
-	// latency or backoff (issue 17).
+	// latency or backoff.
 	Gap    time.Duration
 	GapWhy string
 }

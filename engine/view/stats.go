@@ -25,7 +25,7 @@ type Stats struct {
 	Deferred     int64            `json:"deferred"` // URLs set aside for a disabled host (M3), not lost
 	DNS          *DNSStats        `json:"dns,omitempty"`
 	Egress       *EgressStats     `json:"egress,omitempty"`
-	Cookies      *CookieStats     `json:"cookies,omitempty"` // issue 17: nil with cookies off
+	Cookies      *CookieStats     `json:"cookies,omitempty"` // nil with cookies off
 	Revisit      *RevisitStats    `json:"revisit,omitempty"`
 	Dedupe       *DedupeStats     `json:"dedupe,omitempty"`
 	Cluster      *ClusterStats    `json:"cluster,omitempty"` // M4: a master's workers
@@ -35,7 +35,7 @@ type Stats struct {
 	// absent when the store never failed. The counters count only what was committed.
 	StoreError string `json:"store_error,omitempty"`
 
-	ConfirmFetches int64 `json:"confirm_fetches"` // refetches that confirmed or cleared a soft refusal (issue 20)
+	ConfirmFetches int64 `json:"confirm_fetches"` // refetches that confirmed or cleared a soft refusal
 }
 
 // ClusterStats is a master's side of a distributed crawl in the stats object.
@@ -63,7 +63,7 @@ type DedupeStats struct {
 
 // CookieStats is the --stats-json "cookies" object: the sessions held and the
 // cookies refused for being over a jar's bounds (a Set-Cookie flood is bounded and
-// counted, issue 17).
+// counted).
 type CookieStats struct {
 	Sessions int   `json:"sessions"` // (egress, site) sessions held now
 	Dropped  int64 `json:"dropped"`  // cookies refused: over cookies.per_site, bytes_per_site or 4096 bytes
