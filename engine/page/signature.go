@@ -4,7 +4,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 )
 
-// The change signal beside the seed's SimHash (issue 19). A 64-bit SimHash of a long
+// The change signal beside the seed's SimHash. A 64-bit SimHash of a long
 // article moves by a bit or two when one paragraph of fifty is replaced, so at the
 // seed's threshold (5 bits) most real edits went unseen. The main text is now exact
 // enough (article.go) to be digested whole: any edit to the article body or headline

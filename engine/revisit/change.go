@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// How Tracker.Observe tells a real change from churn (issue 19). The seed's rule,
+// How Tracker.Observe tells a real change from churn. The seed's rule,
 // Hamming(SimHash) > threshold, misses most real edits of long articles (one
 // paragraph in fifty moves a bit or two of 64). With a Signature on both sides:
 //

@@ -21,8 +21,8 @@ type Planner interface {
 // Plan returns the policy's objective and budget, the same for every class.
 func (e *EstimatorPolicy) Plan(string) (string, float64) { return e.objective.Name(), e.opts.Budget }
 
-// ClassPolicy plans some page classes apart (issue 15: social pages and front pages
-// want age, government archives freshness): each class with a plan of its own has
+// ClassPolicy plans some page classes apart (social pages and front pages want
+// age, government archives freshness): each class with a plan of its own has
 // its own EstimatorPolicy, with its own objective, budget (per page of the class)
 // and fetch price, and the other classes share the base plan. Separate plans keep
 // one class's budget from being spent on another's pages, which a single price μ

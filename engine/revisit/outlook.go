@@ -2,7 +2,7 @@ package revisit
 
 import "math"
 
-// Outlook is where a class's revisit schedule is heading (issue 15): summed over the
+// Outlook is where a class's revisit schedule is heading: summed over the
 // pages the estimator tracks, the freshness and age each page's posterior change
 // rate and planned fetch frequency lead to (Freshness, Age: Cho & Garcia-Molina's
 // expectations for a page refreshed regularly), and how many pages change far faster

@@ -25,8 +25,8 @@ const (
 	PolicyEstimator = "estimator"
 )
 
-// DefaultPolicy is the policy of an empty revisit.policy. Issue 7 keeps the seed's
-// rule as the default unless the benchmark shows the other better on freshness at
+// DefaultPolicy is the policy of an empty revisit.policy. The seed's rule would stay
+// the default unless the benchmark shows the other better on freshness at
 // equal cost; `go run ./bench revisit` does (at 0.1 fetches per page per day: 0.46
 // freshness for the estimator's freshness objective, 0.39 for the seed rule, Nutch's
 // and a fixed interval), so the estimator is the default, with DefaultObjective.

@@ -38,7 +38,7 @@ type Page struct {
 	Age      float64   // EstimatorPolicy: expected age at Freq, days
 	Behind   bool      // EstimatorPolicy: probably changes over FollowFactor × Freq
 
-	Sig       page.Signature // change signature at Last (issue 19: digests beside Hash)
+	Sig       page.Signature // change signature at Last (digests beside Hash)
 	HasDigest bool           // Sig holds digests; false for state kept before they existed
 	Reason    ChangeReason   // why the last comparison counted as a change, or did not
 	Change    LastChange     // the last comparison that counted as a change
@@ -249,7 +249,7 @@ func (tr *Tracker) Observe(p *Page, now time.Time, o Outcome) Verdict {
 // bound keeps an interval at least MinInterval: a policy's arithmetic (t = 0, a
 // huge rate) never makes a page due at once over and over. The other side needs no
 // clamp: a page whose next falls past its class window is retired
-// (retireIfPastWindow), so no live page waits longer than its window (issue 15).
+// (retireIfPastWindow), so no live page waits longer than its window.
 func (tr *Tracker) bound(interval time.Duration) time.Duration {
 	return max(interval, tr.cfg.MinInterval)
 }
