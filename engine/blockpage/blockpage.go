@@ -2,7 +2,7 @@
 // a block page, a challenge, a captcha, a redirect to a visitor system — on every
 // route of the crawl (M3: "when a request is refused (403/429/ban page) ... rotate").
 // The direct route and each egress ask the same Judge, so an answer gets one verdict
-// whether or not egresses are configured (issue 20).
+// whether or not egresses are configured.
 //
 // Evidence comes in two strengths. Hard evidence acts at once: a vendor's block
 // header (cf-mitigated: challenge, x-amzn-waf-action), a challenge cookie

@@ -9,7 +9,7 @@ import (
 )
 
 // signaturesJSON is the vendor table: what each anti-bot vendor's block and
-// challenge answers carry, with the public source of every signal (issue 20).
+// challenge answers carry, with the public source of every signal.
 //
 //go:embed signatures.json
 var signaturesJSON []byte

@@ -83,7 +83,7 @@ type Result struct {
 	DiscoveryError string `json:",omitempty"`
 	// RobotsSitemaps are the Sitemap lines of the origin's robots.txt, attached by
 	// the engine to the first response it gets from an origin (RobotsRead true), so
-	// that the frontier side — a master, too — learns them (issue 18).
+	// that the frontier side — a master, too — learns them.
 	RobotsSitemaps []string `json:",omitempty"`
 	RobotsRead     bool     `json:",omitempty"`
 	// Parsed is the HTML body as the page model read it in the pass that found
@@ -301,7 +301,7 @@ func (f *Fetcher) onHeaders(r *colly.Response) {
 		return
 	}
 	x.res.Status = r.StatusCode
-	x.res.Header = RedactHeaders(*r.Headers) // cookies never leave the jar (issue 17)
+	x.res.Header = RedactHeaders(*r.Headers) // cookies never leave the jar
 	x.res.FinalURL = r.Request.URL.String()
 	mt, _, _ := mime.ParseMediaType(r.Headers.Get("Content-Type"))
 	x.res.ContentType = strings.ToLower(mt)

@@ -129,7 +129,7 @@ func (b *Board) Add(t frontier.Task) Placement {
 }
 
 // AddFirst is Add for a task the operator asked for now (a keyword or site added
-// while the crawl runs, issue 18): when it joins a lane it goes to the head of the
+// while the crawl runs): when it joins a lane it goes to the head of the
 // lane's queue, behind other such tasks, so it is that lane's next fetch; a lane
 // waiting with an ordinary task in hand may trade it for this one (UrgentAhead,
 // PutBack). M1 is unchanged: the lane, its egress and its pause are the same as with
@@ -166,7 +166,7 @@ func (b *Board) UrgentAhead(l *Lane) bool {
 
 // PutBack returns t, the task l took last and has not fetched, to l's queue behind
 // the AddFirst tasks at its head: the lane trades the task in its hand for the
-// operator's (issue 18). t stays held by the lane (its host and parent still bind
+// operator's. t stays held by the lane (its host and parent still bind
 // adjacent tasks here), so M1 holds throughout.
 func (b *Board) PutBack(l *Lane, t frontier.Task) {
 	for i := len(l.holding) - 1; i >= 0; i-- {
@@ -770,7 +770,7 @@ func (b *Board) TakeAll() []frontier.Task {
 
 // Withdraw removes every queued task (lanes and pending) that drop selects and
 // returns them: the operator took their site or keyword out of the crawl while they
-// waited (issue 18, `:keyword rm`, `:site rm`). Tasks in hand stay with their lanes.
+// waited (`:keyword rm`, `:site rm`). Tasks in hand stay with their lanes.
 func (b *Board) Withdraw(drop func(frontier.Task) bool) []frontier.Task {
 	var out []frontier.Task
 	for _, l := range b.lanes {

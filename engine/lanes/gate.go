@@ -16,7 +16,7 @@ import (
 //     lane on the same address holds its parent, or right after a lane retired;
 //   - per host, across all addresses, the gap as the server sees it: from the end of
 //     one response to the start of the next request to that host, whichever egress
-//     sends it (issue 17). The gap is the largest of the aggregate host cap
+//     sends it. The gap is the largest of the aggregate host cap
 //     (1/host_rate), the robots.txt Crawl-delay, delay_factor × the host's last
 //     response time and the host's overload back-off (politeness.go). While the gap
 //     holds a cap or a back-off, one request at a time goes to the host.
@@ -113,7 +113,7 @@ var ErrStopped = errors.New("lanes: wait stopped")
 // Wait says how a request waits at the gate (see AcquireWith).
 type Wait struct {
 	// Stop, when it fires, ends the wait with ErrStopped (nothing reserved): the
-	// lane has a more urgent task to send instead (issue 18).
+	// lane has a more urgent task to send instead.
 	Stop <-chan struct{}
 	// Urgent goes first: while an urgent request waits for a host, no ordinary one to
 	// that host is let through, so the operator's task takes the host's next slot.

@@ -10,7 +10,7 @@ import (
 // Groups panes).
 type Reason string
 
-// The terms of a host's gap (issue 17), largest wins.
+// The terms of a host's gap, largest wins.
 const (
 	ReasonDelay      Reason = "delay"       // the configured floor: lanes.delay_min or 1/host_rate
 	ReasonCrawlDelay Reason = "crawl-delay" // robots.txt Crawl-delay, capped by fetch.max_crawl_delay
@@ -18,7 +18,7 @@ const (
 	ReasonBackoff    Reason = "backoff"     // overload back-off (429/503 without Retry-After, timeouts, rising latency)
 )
 
-// Adaptive configures how a host's gap follows the server (issue 17). The zero value
+// Adaptive configures how a host's gap follows the server. The zero value
 // turns every adaptive term off: the gap is then the configured delay alone.
 //
 // The latency term is Heritrix's (WorkQueueFrontier "delay-factor": wait a multiple
