@@ -6,7 +6,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 )
 
-// Page budgets (issue 18): nothing else keeps one site from filling the queue, the
+// Page budgets: nothing else keeps one site from filling the queue, the
 // problem Scrapy's maintainers call the most common with polite crawling
 // (scrapy#2435). A budget caps the pages a host or a site is handed to the lanes,
 // per round (as Nutch's generate.max.count caps a segment) and in total (as

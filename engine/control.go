@@ -43,8 +43,8 @@ type Control interface {
 	// next due time (M2, `:revisit now URL`).
 	RevisitNow(url string) error
 
-	// Steer makes one live steering change (issue 18: seeds, sites, keywords,
-	// budgets; see ParseSteer), keeps it in the store so it survives a restart, and
+	// Steer makes one live steering change (seeds, sites, keywords, budgets;
+	// see ParseSteer), keeps it in the store so it survives a restart, and
 	// says what happened.
 	Steer(s Steer) (string, error)
 }

@@ -33,7 +33,7 @@ func (e *Engine) cookieStats() *CookieStats {
 // dropSession forgets a host's site session on the egress the host leaves after a
 // refusal (M3 reroute): that session belongs to an address the site refused. The
 // host goes on from another egress with that egress's own jar, never this one's, so
-// no session crosses addresses (issue 17).
+// no session crosses addresses.
 func (e *Engine) dropSession(link *egressLink, host string) {
 	if link.jar == nil {
 		return

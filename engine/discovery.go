@@ -17,7 +17,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
-// News discovery (issue 18): feeds and sitemaps are fetched like pages — through the
+// News discovery: feeds and sitemaps are fetched like pages — through the
 // lanes, so the politeness gate and adjacency apply, and refetched conditionally by
 // the revisit scheduler — and what they announce is queued like links. The pieces:
 //

@@ -9,8 +9,8 @@ import (
 )
 
 // pollEntry makes a seed's page a discovery source while its site has no feed or
-// sitemap the crawl knows of that speaks for the whole site (issue 18: no regression
-// on sites with neither). A feed speaks for its site; a sitemap only for its own host
+// sitemap the crawl knows of that speaks for the whole site, so that sites with
+// neither are found as well as without discovery. A feed speaks for its site; a sitemap only for its own host
 // and the hosts whose robots.txt names it, so one whose last read had to refuse some
 // of the site's pages (off_host: an undeclared sitemap, or hosts whose robots.txt the
 // crawl has not read yet) leaves the entry page polled too (discovery.covers). The

@@ -8,10 +8,10 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 )
 
-// A removed site's feeds and sitemaps (issue 18, :site rm). Discovery polls every
-// feed and sitemap as long as the crawl runs, whoever's site it is; before, a site the
-// operator took out of the rounds kept its feeds read, their articles stored, and its
-// share of the Poller's reads. Now :site rm stops them: the queued ones are withdrawn
+// A removed site's feeds and sitemaps (:site rm). Discovery polls every feed and
+// sitemap as long as the crawl runs, whoever's site it is; left alone, a site the
+// operator took out of the rounds would keep its feeds read, their articles stored,
+// and its share of the Poller's reads. So :site rm stops them: the queued ones are withdrawn
 // as the site's entry is (steered_out, counted), the others are parked in the store
 // (a restart does not bring them back), and the Poller forgets them, so their share
 // goes to the sites still crawled; what it had learned of them is kept (parked). A

@@ -136,7 +136,7 @@ func (e *Engine) addEgressLink(name string) (int, error) {
 }
 
 // verdict classifies a fetch outcome on either route with the engine's one
-// classifier (issue 20): through an egress, the egress says which failures are the
+// classifier: through an egress, the egress says which failures are the
 // proxy's; the direct route is a node with one egress that never has proxy faults.
 func (e *Engine) verdict(link *egressLink, host string, res *fetch.Result, ferr error) egress.Verdict {
 	var r egress.Response
@@ -169,8 +169,8 @@ func (e *Engine) verdict(link *egressLink, host string, res *fetch.Result, ferr 
 	return e.judge.Classify(r)
 }
 
-// judged classifies a fetch outcome and settles a soft refusal (issue 20: evidence
-// before punishment). A soft refusal another URL of the host repeated lately through
+// judged classifies a fetch outcome and settles a soft refusal (evidence before
+// punishment). A soft refusal another URL of the host repeated lately through
 // the same egress stands as it is (the site refuses this client); otherwise the URL
 // is fetched once more through the same egress, after the politeness gate, and the
 // refetch's answer replaces the first: ordinary, it stands; a soft refusal again, it
@@ -225,7 +225,7 @@ const maxSoftDeferrals = 2
 
 // oneURLRefusal handles a soft refusal confirmed on one URL only (Verdict.OneURL):
 // the host and the egress go unpunished; the URL waits a pair-ban time and is tried
-// again ("later", issue 20), or fails as refused once it has waited
+// again ("later"), or fails as refused once it has waited
 // maxSoftDeferrals times. moved reports that it was deferred.
 func (e *Engine) oneURLRefusal(link *egressLink, t frontier.Task, res *fetch.Result, v egress.Verdict) (moved bool) {
 	if t.Attempts > maxSoftDeferrals {
@@ -257,7 +257,7 @@ func classified(res *fetch.Result) egress.Response {
 }
 
 // punished logs and stores a refusal the crawl acted on, with its evidence and what
-// followed (issue 20): the log line and `show URL` (store.Refusals) say why.
+// followed: the log line and `show URL` (store.Refusals) say why.
 func (e *Engine) punished(link *egressLink, t frontier.Task, res *fetch.Result, v egress.Verdict, action string) {
 	status := 0
 	if res != nil {

@@ -35,7 +35,7 @@ type Engine struct {
 	dns    *dnscache.Cache // M5: the resolver of every egress
 	fcfg   fetch.Config    // for egresses added at run time
 	dialer *fetch.Dialer   // checks cross-host redirect targets (SSRF)
-	disc   *discovery      // feeds and sitemaps (issue 18); nil when discovery is off or on a worker
+	disc   *discovery      // feeds and sitemaps; nil when discovery is off or on a worker
 
 	// sitemapOrigins are the origins whose robots.txt Sitemap lines went out on a
 	// response (lane side; a sync.Map of string -> struct{}, off e.mu: every
@@ -45,7 +45,7 @@ type Engine struct {
 	// sync.Map of lower-case host -> struct{}): once per host, not per URL.
 	ssrfWarned sync.Map
 
-	judge *egress.Classifier // issue 20: one classifier of refusals for every route (the pool's with rotation)
+	judge *egress.Classifier // one classifier of refusals for every route (the pool's with rotation)
 
 	accounts *metaAccounts  // egress account table persistence
 	deferred []deferredTask // deferrals waiting for flushDeferred (guarded by mu)
@@ -108,7 +108,7 @@ type laneState struct {
 	nextFetch time.Time
 	fetchEnd  time.Time // when the lane's last response ended (its pause runs from here)
 
-	// Issue 18: an operator's task (steering, lanes.Board.AddFirst) joined the head
+	// An operator's task (steering, lanes.Board.AddFirst) joined the head
 	// of the lane's queue; a lane waiting with an ordinary task in hand trades it.
 	kick   chan struct{} // signalled (never blocking) when such a task joins
 	urgent bool          // the task in hand is one: it goes first at the gate

@@ -263,7 +263,7 @@ func (e *Engine) waitWake() bool {
 // (record: this process's store, or the master of a distributed crawl). ended is
 // false when the task did not end here: moved to another egress or deferred (M3), or
 // left queued because the engine is stopping. swapped: it was not sent, as an
-// operator's task took its place (issue 18); the lane takes that one without a pause.
+// operator's task took its place; the lane takes that one without a pause.
 func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended, swapped bool) {
 	l := ls.lane
 	if e.pool != nil && !e.pool.Rotation().Serves(eg.name, t.Host) {
@@ -327,7 +327,7 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended,
 	}
 	e.front.begin(t, l.ID)
 	res, hops, kind, moved := e.fetchWithRetry(ls, eg, t, conditionalHeaders(t))
-	if kind == kindSwapped { // issue 18: the operator's task goes before this one
+	if kind == kindSwapped { // the operator's task goes before this one
 		return false, true
 	}
 	e.mu.Lock()
@@ -355,7 +355,7 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended,
 			return false, false
 		}
 	}
-	e.attachRobotsSitemaps(u, rules, res) // issue 18: the frontier side queues them
+	e.attachRobotsSitemaps(u, rules, res) // the frontier side queues them
 	e.front.deliver(o)
 	if o.Kind == fetch.KindRefused && e.pool == nil {
 		wait := e.opts.Fetch.RefusalBackoff // a Retry-After above it deferred the URL
@@ -437,7 +437,7 @@ func conditionalHeaders(t frontier.Task) http.Header {
 // fault reroutes the task to another egress or defers its host (moved=true).
 //
 // While an ordinary task waits at the gate for its first attempt, an operator's task
-// joining the lane (issue 18) takes its place: the answer is kindSwapped, with the
+// joining the lane takes its place: the answer is kindSwapped, with the
 // task already back in the lane's queue (and marked unprocessed again), or dropped
 // when it was withdrawn meanwhile.
 //
@@ -473,9 +473,9 @@ func (e *Engine) fetchWithRetry(ls *laneState, eg *egressLink, t frontier.Task, 
 		e.gate.Finish(tk, gateResponse(res, err)) // the host's adaptive gap learns from the answer
 		var v egress.Verdict
 		if fetch.Kind(err) != fetch.KindCanceled {
-			res, err, v = e.judged(eg, egIdx, t, hdr, res, err) // one classifier, both routes (issue 20)
+			res, err, v = e.judged(eg, egIdx, t, hdr, res, err) // one classifier, both routes
 		}
-		if v.Class == egress.SiteBan && v.OneURL { // issue 20: one URL's soft refusal punishes nobody
+		if v.Class == egress.SiteBan && v.OneURL { // one URL's soft refusal punishes nobody
 			if e.oneURLRefusal(eg, t, res, v) {
 				return nil, nil, "", true
 			}
@@ -488,7 +488,7 @@ func (e *Engine) fetchWithRetry(ls *laneState, eg *egressLink, t frontier.Task, 
 		if e.pool != nil && fetch.Kind(err) != fetch.KindCanceled {
 			d := e.pool.Report(eg.name, t.Host, v)
 			// SPEC: "refused" counts 403/429/ban pages. A 503 with Retry-After also
-			// rotates (issue 6 counts it as a site ban) but is an overloaded or broken
+			// rotates (the classifier counts it as a site ban) but is an overloaded or broken
 			// server as far as the operator's figures go.
 			unavailable := v.Unavailable
 			if v.Class == egress.SiteBan {

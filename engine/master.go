@@ -263,7 +263,7 @@ func (m *masterRuntime) add(t frontier.Task) {
 			m.nodes[h.owner].units[unit] = true
 		}
 	}
-	if t.Urgent { // issue 18: the operator's new search or entry goes out first
+	if t.Urgent { // the operator's new search or entry goes out first
 		h.tasks = append([]frontier.Task{t}, h.tasks...)
 	} else {
 		h.tasks = append(h.tasks, t)
@@ -384,7 +384,7 @@ func (m *masterRuntime) dispatch() {
 			}
 			tasks = append(tasks, t)
 		}
-		// Urgent tasks (issue 18: an entry or search the operator added live; add
+		// Urgent tasks (an entry or search the operator added live; add
 		// put them first in their unit) go out now, past the window: waiting for a
 		// slot would queue them behind everything the worker holds, and they are a
 		// handful per command.
@@ -488,7 +488,7 @@ func (m *masterRuntime) requeue(t frontier.Task) {
 		m.e.rv.onBoard++
 	}
 	t.Lease = 0
-	if queued := m.e.rv.queued[t.URL]; m.e.steeredOut(t) { // withdrawn while a worker held it (issue 18)
+	if queued := m.e.rv.queued[t.URL]; m.e.steeredOut(t) { // withdrawn while a worker held it
 		if queued {
 			m.e.rv.onBoard--
 		}
@@ -525,7 +525,7 @@ func (m *masterRuntime) onResult(msg jetstream.Msg) {
 	}
 	e := m.e
 	if e.ctx.Err() == nil {
-		// Facts about the site, whatever becomes of this hand-out (issue 20).
+		// Facts about the site, whatever becomes of this hand-out.
 		for _, rf := range r.Refusals {
 			e.st.AddRefusal(rf)
 		}
@@ -576,7 +576,7 @@ func (m *masterRuntime) onResult(msg jetstream.Msg) {
 	if r.Kind == kindDeferred { // M3: set aside by the worker's rotation until At
 		e.st.Defer(r.Task.URL, r.At)
 		e.c.deferred.Add(1)
-	} else if r.Kind == SkipSteeredOut { // withdrawn from the worker's board (issue 18)
+	} else if r.Kind == SkipSteeredOut { // withdrawn from the worker's board
 		e.endSteeredOut(r.Task)
 	} else {
 		// A revisit is recorded as one: its stored state read with the mark just

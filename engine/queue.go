@@ -210,7 +210,7 @@ func (e *Engine) confirm(t frontier.Task) {
 // place puts a task on a lane by the M1 rule (or leaves it pending) and starts the
 // lane's goroutine if a new one opened. Caller holds e.mu.
 func (e *Engine) place(t frontier.Task) {
-	if e.steeredOut(t) { // its keyword or site was removed while it waited (issue 18)
+	if e.steeredOut(t) { // its keyword or site was removed while it waited
 		return
 	}
 	if !e.admitTask(t) { // a page budget holds it back until the next round (budget.go)

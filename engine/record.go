@@ -60,7 +60,7 @@ type frontPort interface {
 	// (steer_withdraw.go): skipped, kind steered_out.
 	withdrawn(t frontier.Task)
 	// refused records a refusal the crawl acted on, with its evidence and what
-	// followed (issue 20: `show URL` says why), in the store that has the URL.
+	// followed (`show URL` says why), in the store that has the URL.
 	refused(r store.Refusal)
 }
 
@@ -138,7 +138,7 @@ func (e *Engine) record(o Outcome) {
 		if res.RobotsRead && e.disc != nil {
 			// The origin's robots.txt Sitemap lines ride on its first response,
 			// whatever it was: a 404 or a redirect never reaches discoverFrom, and
-			// the host's cross-submission would be lost for the crawl (issue 18).
+			// the host's cross-submission would be lost for the crawl.
 			e.queueRobotsSitemaps(t, res)
 		}
 	} else {

@@ -231,7 +231,7 @@ func outlookFresh(p *revisit.Page) float64 {
 	return p.Fresh
 }
 
-// changeRow is the store row of a page's change signal (issue 19), or nil when this
+// changeRow is the store row of a page's change signal, or nil when this
 // fetch brought none (a 304, an unusable body: the stored row stays as it was).
 func changeRow(p *revisit.Page, o revisit.Outcome, v revisit.Verdict) *store.RevisitChange {
 	if !o.OK || !o.HasDigest {

@@ -205,7 +205,7 @@ func (e *Engine) boardAdd(t frontier.Task) {
 	}
 }
 
-// addUrgent puts an operator's task (issue 18: a keyword or site added live) at the
+// addUrgent puts an operator's task (a keyword or site added live) at the
 // head of its lane's queue and tells the lane, so that a lane waiting with an
 // ordinary task in hand trades it for this one (see swapForUrgent). Caller holds e.mu.
 func (e *Engine) addUrgent(t frontier.Task) {

@@ -19,7 +19,7 @@ type counters struct {
 	urlsDone     atomic.Int64
 	deferred     atomic.Int64
 
-	confirmFetches atomic.Int64 // refetches confirming a soft refusal (issue 20)
+	confirmFetches atomic.Int64 // refetches confirming a soft refusal
 
 	dedupeStoreChecks    atomic.Int64 // Maybe verdicts the store settled
 	dedupeFalsePositives atomic.Int64 // of those, URLs the store then inserted as new

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Live steering (issue 18): seeds, sites, keywords and budgets change while the
+// Live steering: seeds, sites, keywords and budgets change while the
 // crawl runs — a breaking story needs a new keyword now, not after a restart. One
 // Steer value is one change; the console's ":" commands and `crawlconsole ctl` both
 // parse the same words with ParseSteer and hand the result to Control.Steer, so a

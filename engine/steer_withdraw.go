@@ -10,7 +10,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
-// Withdrawing queued sources (issue 18). `:keyword rm SITE WORD` and `:site rm NAME`
+// Withdrawing queued sources. `:keyword rm SITE WORD` and `:site rm NAME`
 // take searches and entries out of the rounds; the ones already queued — on the lane
 // board, spilled to the store, deferred, on their way into the queue, at the master
 // or in a worker's queue — are withdrawn too: not fetched, and counted as skipped

@@ -39,7 +39,7 @@ func (e *Engine) Failure() error {
 	return e.failure
 }
 
-// watchStore waits for the store's first failed write (issue 13) and stops the crawl
+// watchStore waits for the store's first failed write and stops the crawl
 // on it. Going on would fetch pages that cannot be stored, move counters for writes
 // that never happened, and leave link callbacks that never come (the crawl would never
 // run dry). Stopping, not pausing: after a lost batch the frontier in memory no longer
@@ -86,7 +86,7 @@ func storeErrorText(err error) string {
 }
 
 // onCommit returns the callback for a write that moves a counter once the store
-// committed it (stored pages, URLs done: issue 13, a full disk never inflates them).
+// committed it (stored pages, URLs done: a full disk never inflates them).
 // Until then the write counts as outstanding, like a link insert, so Done never
 // closes before the counters are final. A write that fails never calls it: the store
 // failure stops the crawl instead.

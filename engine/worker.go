@@ -332,7 +332,7 @@ func (w *Worker) onControl(msg *nats.Msg) {
 			w.setCrawlPaused(c.Seq, c.Op == "crawl_pause", false)
 		case "release":
 			reply.Tasks = w.release(c.Hosts, c.Units)
-		case "withdraw": // issue 18: sources the operator removed (steer_withdraw.go)
+		case "withdraw": // sources the operator removed (steer_withdraw.go)
 			reply.Result = strconv.Itoa(w.withdraw(c.Tasks))
 		case "pause_lane":
 			err = e.PauseLane(c.Lane, c.Paused)
@@ -820,7 +820,7 @@ func (f *remoteFront) deferURLs(list []deferredTask) {
 	}
 }
 
-// refused keeps a refusal for the master's store (issue 20): it travels with the
+// refused keeps a refusal for the master's store: it travels with the
 // next result this worker sends.
 func (f *remoteFront) refused(r store.Refusal) {
 	f.w.refusalsMu.Lock()
