@@ -18,7 +18,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// The block corpus (issue 20): anti-bot vendors' block and challenge answers, and
+// The block corpus: anti-bot vendors' block and challenge answers, and
 // ordinary pages that look like them, kept as test data with their sources
 // (blocks/vendors.yaml, blocks/lookalikes.yaml). BlockWeb serves it on loopback so
 // that the engine meets it through its real fetch path, on either route.

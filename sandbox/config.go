@@ -54,7 +54,7 @@ type Config struct {
 	Faults  FaultConfig
 	Robots  RobotsConfig
 	// Load makes hosts answer to a crawler's pressure: fragile and throttling hosts,
-	// and the opt-in cookie rule (issue 17). Off by default.
+	// and the opt-in cookie rule. Off by default.
 	Load LoadConfig
 }
 

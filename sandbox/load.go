@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// LoadConfig makes hosts answer to the pressure a crawler puts on them (issue 17), so
+// LoadConfig makes hosts answer to the pressure a crawler puts on them, so
 // a politeness policy can be judged by what the server went through:
 //   - a fragile host's latency grows with the request rate it receives, as a server
 //     that queues does: latency = Service ÷ (1 − busy), busy = requests started in the
@@ -211,7 +211,7 @@ func (s *Sandbox) Throttling(host string) bool {
 }
 
 // serveThrottled answers 429 with no Retry-After: the server is overloaded and does
-// not say for how long, the case issue 17's back-off is for.
+// not say for how long, the case the engine's overload back-off is for.
 func serveThrottled(w http.ResponseWriter, x *exchange) {
 	hdr := w.Header()
 	hdr["Content-Type"] = hdrHTML

@@ -22,7 +22,7 @@ import (
 )
 
 // The sandbox's egress proxies (SPEC "The sandbox web": several egress proxies that
-// leave from different 127.0.0.x addresses; issue 6 item 5). Each is an HTTP proxy
+// leave from different 127.0.0.x addresses). Each is an HTTP proxy
 // (absolute-URI forwarding and CONNECT) or a SOCKS5 proxy on 127.0.0.1, optionally
 // with user/password, whose outbound connections leave from its own 127.0.0.x source
 // address, so the sandbox's per-IP bans and quotas see one client per proxy, as a

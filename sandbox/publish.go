@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// The publishing model (issue 18): news sites put out new articles at random,
+// The publishing model: news sites put out new articles at random,
 // heavy-tailed times, and announce them — or not — in a feed or a sitemap. Each
 // publishing site draws its mean rate log-uniformly from PublishMinRate..PublishMaxRate
 // articles per web day, and its gaps from a Pareto law (shape 1.5) with that mean: long

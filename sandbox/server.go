@@ -20,7 +20,7 @@ type Sandbox struct {
 	web   *Web
 	truth *Truth
 	bot   *antiBot // nil when AntiBot.Enabled is false
-	load  *load    // fragile and throttling hosts, the cookie rule (issue 17)
+	load  *load    // fragile and throttling hosts, the cookie rule
 
 	httpSrv, truthSrv *http.Server
 	httpAddr          string
