@@ -1,6 +1,6 @@
 package main
 
-// go run ./bench balance — seed 003's load balancing over workers (M3, issue 12),
+// go run ./bench balance — seed 003's load balancing over workers (M3),
 // offline: no crawl, only the assignment of weighted items. -e2e then runs the end to
 // end part (balance_e2e.go: crawls) and adds its figures as "e2e".
 //
@@ -28,7 +28,7 @@ package main
 // Figures, averaged over the draws: makespan (the largest worker total ÷ the mean),
 // its ratio to the draw's lower bound, the variance of the workers' totals with the
 // mean total scaled to 1 (so that worker counts compare), the draws in which the
-// method's makespan is above LPT's, and CPU per call. Goal (issue 12): the seed's
+// method's makespan is above LPT's, and CPU per call. Goal: the seed's
 // algorithm, as configured by default, within 1.05× of the lower bound on average and
 // no worse than LPT.
 

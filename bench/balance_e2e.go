@@ -1,7 +1,6 @@
 package main
 
-// go run ./bench balance_e2e — seed 003's balancing over workers end to end (issue 12,
-// "Performance, End to end"); `go run ./bench balance -e2e` adds the same figures to
+// go run ./bench balance_e2e — seed 003's balancing over workers end to end; `go run ./bench balance -e2e` adds the same figures to
 // the offline bench's JSON line as its "e2e" object.
 //
 //	go run ./bench balance_e2e [-seed 13] [-hosts 90] [-sections 1..12] [-listings 3]

@@ -2,7 +2,7 @@ package main
 
 // Benchmark "bans": how fast crawlconsole (M1 adjacency lanes) crawls a web that bans
 // bots, from 4 addresses, against the shortest makespan the web's rules allow and
-// against two baselines (issue 3, item 8). Goals: bans = 0, ratio_to_bound <= 1.15,
+// against two baselines. Goals: bans = 0, ratio_to_bound <= 1.15,
 // speedup_vs_3perip >= 2.
 //
 //	go run ./bench bans [-scale 20] [-hosts 9] [-listings 6] [-articles 50] [-sections N] [-top N]

@@ -1,6 +1,6 @@
 package main
 
-// Benchmark "blocks" (issue 20): does the crawl recognise real anti-bot answers, on
+// Benchmark "blocks": does the crawl recognise real anti-bot answers, on
 // both routes, and leave ordinary look-alike pages alone?
 //
 //	go run ./bench blocks [-lanes 8] [-history 10] [-normal-d 20s] [-normal-hosts 40]

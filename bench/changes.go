@@ -1,6 +1,7 @@
 package main
 
-// go run ./bench changes [--corpus DIR]: issue 19. On the article extraction
+// go run ./bench changes [--corpus DIR]: how well the extractor and
+// the change detector do. On the article extraction
 // benchmark's real pages (github.com/scrapinghub/article-extraction-benchmark, 181
 // pages with reference article bodies, MIT; the project keeps a copy in
 // ../shared/corpus/article-extraction-benchmark):

@@ -14,7 +14,7 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-// churnKinds are the boilerplate mutations (issue 19): each renders the page twice,
+// churnKinds are the boilerplate mutations: each renders the page twice,
 // with variant 0 and variant 1 of the same churn.
 var churnKinds = []string{"timestamp", "counters", "tokens", "ad_slot", "most_read", "consent_reworded",
 	"consent_injected", "nav_reordered", "ticker"}

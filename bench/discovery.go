@@ -1,6 +1,6 @@
 package main
 
-// go run ./bench discovery — how soon a new article is stored (issue 18), three
+// go run ./bench discovery — how soon a new article is stored, three
 // crawls at an equal fetch budget. By default the three are real engine runs against
 // the publishing sandbox on a compressed clock (discovery_live.go); -sim runs the
 // simulation below, which is fast and long (8 web days over 240 hosts) but drives

@@ -1,8 +1,8 @@
 package main
 
 // The simulation's "ours_revisit_estimator" crawl: ours with each source's rate
-// learned by the page revisit estimator instead of discover.Poller's count. Issue 18
-// asked for "the revisit estimator applied to" feeds and sitemaps; discover.Poller
+// learned by the page revisit estimator instead of discover.Poller's count. The page
+// revisit estimator could pace feeds and sitemaps too; discover.Poller
 // counts the new URLs each poll brings instead. This variant measures the choice:
 // everything else is ours (the same sources, the same poll budget split by the
 // square-root rule, the same interval bounds), and the rate of each source is

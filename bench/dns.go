@@ -1,6 +1,6 @@
 package main
 
-// Benchmark "dns": the crawl-level figures of the DNS prefetch cache (M5, issue 5).
+// Benchmark "dns": the crawl-level figures of the DNS prefetch cache (M5).
 //
 //	go run ./bench dns [-hosts 10000] [-scale 20] [-lanes 96] [-workers N] [-only cc,go,lib]
 //

@@ -1,6 +1,6 @@
 package main
 
-// Benchmark "egress": egress rotation (M3, issue 6) on a web whose sites refuse
+// Benchmark "egress": egress rotation (M3) on a web whose sites refuse
 // clients per (IP, host), crawled from 4 egresses by three contenders:
 //
 //	go run ./bench egress [-d 60s] [-scale 20] [-hosts 40] [-social 1] [-listings 8]

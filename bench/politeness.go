@@ -1,7 +1,7 @@
 package main
 
 // Benchmark "politeness": the same crawl under three pacing policies, judged by what
-// the server went through (issue 17). Goals: adaptive latency inflation <= 1.25 and
+// the server went through. Goals: adaptive latency inflation <= 1.25 and
 // <= autothrottle's; adaptive pages/s >= 0.9x fixed on healthy hosts;
 // requests_while_throttled <= 10% of fixed's; 0 bans; cookie_rule_bans.with_jar = 0.
 //
@@ -10,7 +10,7 @@ package main
 //
 // Two sections, each run under every policy on a fresh sandbox with the same seed
 // (faults, dead hosts and Crawl-delay off, anti-bot rule on with its defaults) with
-// issue 17's load model (sandbox.LoadConfig):
+// the sandbox's load model (sandbox.LoadConfig):
 //   - load: web time ÷ -scale; a fragile section host on each of two sites, whose
 //     latency is service ÷ (1 − busy), busy the share of the last -window its
 //     requests kept a single server busy (a queueing server); the other hosts are

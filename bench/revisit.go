@@ -1,6 +1,6 @@
 package main
 
-// go run ./bench revisit — adaptive revisit (M2, issue 7) at an equal fetch budget.
+// go run ./bench revisit — adaptive revisit (M2) at an equal fetch budget.
 //
 // Pages come from the sandbox's content model (sandbox.NewWeb, no servers): articles
 // and posts that change as Poisson processes (25% never; the rest log-uniform in
@@ -29,8 +29,8 @@ package main
 //	               that the default is 1/budget days
 //	nutch_simhash  (with -policies) the same schedule fed our SimHash verdict instead
 //	freshness      revisit.EstimatorPolicy, objective freshness: Cho & Garcia-Molina
-//	               change model and freshness-optimal allocation, learned (issue 7)
-//	age            the same, age-optimal allocation (issue 15)
+//	               change model and freshness-optimal allocation, learned
+//	age            the same, age-optimal allocation
 //	balanced       the same, freshness less weighted age: the package default
 //	               (revisit.DefaultObjective); -weights adds balanced_wK runs with
 //	               BalanceWeight K, to trace the front
@@ -755,7 +755,7 @@ func revisitRound(x float64, digits int) float64 {
 	return math.Round(x*p) / p
 }
 
-// revisitObjectiveGoal prints issue 15's goal for the default policy at every budget
+// revisitObjectiveGoal prints the goal for the default policy at every budget
 // (freshness ≥ 1.07× Nutch's, age ≤ 1.0× Nutch's, changes captured ≥ Nutch's) and
 // the Pareto front of the policies run against Nutch's point, and returns the JSON
 // fields: per budget the default's three ratios, whether the goal is met, and the

@@ -1,8 +1,8 @@
 package main
 
 // Benchmark "sandbox": how many small pages per second the sandbox web serves over
-// keep-alive connections — the ceiling every crawl throughput figure is compared to
-// (issue 2). The anti-bot rule is off (nothing to trip), faults are off, the truth log
+// keep-alive connections — the ceiling every crawl throughput figure is compared to.
+// The anti-bot rule is off (nothing to trip), faults are off, the truth log
 // is on, as in a crawl benchmark.
 //
 //	go run ./bench sandbox [-d 5s] [-conns 32] [-hosts 60] [-pages 2000]

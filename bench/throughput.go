@@ -1,7 +1,7 @@
 package main
 
 // Benchmark "throughput": pages per second of a crawlconsole crawl against bare colly,
-// in the same process, over the same sandbox pages (issue 3, item 8). Goal:
+// in the same process, over the same sandbox pages. Goal:
 // ratio_vs_colly >= 0.9.
 //
 //	go run ./bench throughput [-hosts 240] [-par 16] [-reps 5] [-robots=true]
@@ -234,7 +234,7 @@ func runThroughput(args []string) (map[string]any, error) {
 	}, nil
 }
 
-// throughputTraps is -traps: the trap guards run on every link found (issue 18).
+// throughputTraps is -traps: the trap guards run on every link found.
 var throughputTraps = true
 
 // throughputAdaptive keeps the adaptive politeness terms on (-adaptive): what the
@@ -259,7 +259,7 @@ func throughputCrawlconsole(sb *sandbox.Sandbox, seeds []string, par int, robots
 	o.Lanes.DelayMin, o.Lanes.DelayMax = 0, 0
 	o.HostRate = 0
 	if !throughputAdaptive {
-		o.Politeness = engine.FixedPoliteness() // issue 17's adaptive gap is a politeness delay too
+		o.Politeness = engine.FixedPoliteness() // the adaptive gap is a politeness delay too
 	}
 	o.Robots = robots
 	if !throughputTraps {
