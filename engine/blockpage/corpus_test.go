@@ -100,7 +100,7 @@ func TestLookalikesAreNotRefusals(t *testing.T) {
 	}
 }
 
-// TestCorpusSize: the corpus holds what issue 20 asks for: at least 60 vendor
+// TestCorpusSize: the corpus is large enough to judge by: at least 60 vendor
 // answers over every vendor named, and 40 look-alikes, each with its source.
 func TestCorpusSize(t *testing.T) {
 	corpus, err := sandbox.BlockCorpus()

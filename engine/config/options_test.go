@@ -24,8 +24,8 @@ func TestRotationDefaultsAreTheRotations(t *testing.T) {
 }
 
 // TestSizesAreCheckedAgainstMemory: a size that would take more than half of the
-// machine's memory is refused at start-up, naming the setting (issue 13: a typo in
-// dedupe.expected_urls allocated gigabytes).
+// machine's memory is refused at start-up, naming the setting (a typo in
+// dedupe.expected_urls would otherwise allocate gigabytes).
 func TestSizesAreCheckedAgainstMemory(t *testing.T) {
 	t.Parallel()
 	const mem = 8 << 30

@@ -58,7 +58,7 @@ func TestPollerSplitsABudgetBySquareRoot(t *testing.T) {
 	}
 }
 
-// Issue 18: "a feed that changes hourly is polled about hourly". Here the poller
+// A feed that changes hourly is polled about hourly. Here the poller
 // drives its own schedule (each poll at Next, seeing the items published since the
 // last one), as the engine does, rather than being fed hourly observations: a source
 // publishing one item an hour settles at about an hourly interval, one publishing an

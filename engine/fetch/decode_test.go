@@ -64,7 +64,7 @@ func bombBodies(t *testing.T) (gz, fl, zs []byte) {
 }
 
 // TestDecompressionBombsStopAtTheCap serves responses small on the wire that inflate
-// to 500 MiB, through every path that decompresses (issue 13 finding 1): the fetch
+// to 500 MiB, through every path that decompresses: the fetch
 // must fail with body_too_large (or keep at most the cap), and the process must not
 // allocate anything like the inflated size while doing so.
 func TestDecompressionBombsStopAtTheCap(t *testing.T) {

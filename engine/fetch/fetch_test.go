@@ -124,7 +124,7 @@ func TestGuardRanges(t *testing.T) {
 		{"::1", true}, {"fe80::1", true}, {"fc00::1", true}, {"::ffff:10.0.0.1", true}, {"::", true},
 		{"10.9.3.4", false}, // opened by --allow-private
 		{"93.184.216.34", false}, {"2606:2800:220:1:248:1893:25c8:1946", false},
-		// IPv6 forms carrying a private IPv4 address (issue 13): IPv4-compatible,
+		// IPv6 forms carrying a private IPv4 address: IPv4-compatible,
 		// NAT64 (well-known and local-use), 6to4, Teredo (server, and the client XOR-ed).
 		{"::127.0.0.1", true}, {"::10.0.0.1", true}, {"64:ff9b::a00:1", true}, {"64:ff9b:1::a00:1", true},
 		{"2002:7f00:1::", true}, {"2002:c0a8:101::1", true}, {"2001:0:a00:1::1", true},

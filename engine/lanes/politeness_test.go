@@ -34,9 +34,9 @@ func (c *fakeClock) advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// Issue 17: the host gap is kept as the server sees it, from the end of one response
-// to the start of the next request, across egresses. The old gate spaced request
-// starts by the interval, so a request on a second egress could leave the moment a
+// The host gap is kept as the server sees it, from the end of one response
+// to the start of the next request, across egresses. A gate that spaced request
+// starts by the interval would let a request on a second egress leave the moment a
 // slow response on the first ended.
 func TestGateHostGapRunsFromEndOfResponseAcrossEgresses(t *testing.T) {
 	const iv, took = 200 * time.Millisecond, 300 * time.Millisecond

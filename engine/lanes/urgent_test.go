@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Issue 18: the operator's tasks go to the head of their lane's queue in the order
+// The operator's tasks go to the head of their lane's queue in the order
 // they were added, and a lane holding an ordinary task it has not sent yet can trade
 // it for them without losing it or its place behind them.
 func TestAddFirstAndPutBack(t *testing.T) {

@@ -12,10 +12,10 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/page/pagetest"
 )
 
-// Issue 19: class/id names on <body> and on the article's wrappers matched chrome
+// Class/id names on <body> and on the article's wrappers match chrome
 // substrings ("ad" in f_ads_, "share" in evolve-shared-, "nav" in i-nav_drawer,
 // "widget" in Blogger's "widget Blog", "sidebar" in a body class, "header" in a
-// wrapper of the <article>), and the seed extractor threw the article away with
+// wrapper of the <article>), and the seed extractor throws the article away with
 // them. The article must survive; the chrome around it must not come in.
 func TestWrapperNamesNeverDiscardTheArticle(t *testing.T) {
 	body := pagetest.Paras(pagetest.ArticleParas[:6])

@@ -12,7 +12,7 @@ func FuzzFingerprint(f *testing.F) {
 	for _, s := range []string{"<html><body><article><p>台风来袭，沿海地区发布预警。</p></article></body></html>",
 		"<body class=sidebar><div class=f_ads_x><p>text</p></div>", "<script>" + strings.Repeat("x", 1000) + "</script>",
 		"\xff\xfe\x00", strings.Repeat("<table><tr><td>", 2000), "no html at all",
-		// issue 19: wrapper names, unclosed head, svg titles, implied ends, hidden text
+		// wrapper names, unclosed head, svg titles, implied ends, hidden text
 		`<div class="widget Blog"><div class="row site_header"><article><p>one, two, three, four, five words</p></article></div></div>`,
 		`<html><head><title>t</title><div id="evolve-shared-1"><p>head never closed, text follows it</p>`,
 		`<svg><title>icon</title></svg><p>after the svg title<p>implied end<li>item<li>item</ul>`,
@@ -28,7 +28,7 @@ func FuzzFingerprint(f *testing.F) {
 			t.Fatalf("two fingerprints of one body: %x/%v vs %x/%v", h1, ok1, h2, ok2)
 		}
 		// The change signature agrees with the fingerprint, and text is never empty
-		// when there is a signature (issue 19: never an empty fingerprint).
+		// when there is a signature (never an empty fingerprint).
 		sig, text, ok := Sign(body, ctype)
 		if ok != ok1 || ok && (sig.SimHash != h1 || text.Title+text.Body == "") {
 			t.Fatalf("Sign = %+v, %+v, %v; Fingerprint %x, %v", sig, text, ok, h1, ok1)

@@ -30,10 +30,10 @@ func observePair(t *testing.T, cfg Config, a, b string) (Verdict, *Page) {
 	return v, p
 }
 
-// Issue 19: a reworded consent banner (with the usual relative time and counter
+// A reworded consent banner (with the usual relative time and counter
 // churn) is not a change, even beside a short article; a paragraph appended to a
-// long article is, and so is a new headline. The seed's SimHash rule saw the banner
-// and missed the appended paragraph.
+// long article is, and so is a new headline. The seed's SimHash rule sees the banner
+// and misses the appended paragraph.
 func TestConsentChurnIsNoChangeButAnAppendedParagraphIs(t *testing.T) {
 	short := pagetest.ArticleParas[:2]
 	long := pagetest.ArticleParas

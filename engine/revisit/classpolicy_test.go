@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Issue 15: a class planned apart spends its own budget on its own pages, by its
+// A class planned apart spends its own budget on its own pages, by its
 // own objective, whatever the other classes do; the outlook and the plan are per
 // class.
 func TestClassPolicyKeepsBudgetsApart(t *testing.T) {

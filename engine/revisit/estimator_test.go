@@ -181,7 +181,7 @@ func TestGInverse(t *testing.T) {
 // whatever the objective, and the objective decides who gets the visits: freshness
 // gives the moderate pages more than the quiet ones and gives up on the hopeless ones
 // (Cho & Garcia-Molina's counter-intuitive optimum); age and the balanced default do
-// not give up on them (issue 15: the fastest-changing pages are not starved).
+// not give up on them (the fastest-changing pages are not starved).
 func TestEstimatorPolicySpendsItsBudget(t *testing.T) {
 	fast := map[string]float64{}
 	for _, obj := range Objectives {

@@ -95,7 +95,7 @@ func TestNewObjectiveValidates(t *testing.T) {
 	}
 }
 
-// Degenerate histories (issue 15, bad input): a page that never changes, one that
+// Degenerate histories (bad input): a page that never changes, one that
 // changes on every fetch, one answered 304 every time, one whose fetches fail. Under
 // every objective (and the seed rule): no division by zero, nothing NaN or infinite
 // kept in the page (the store would keep it), and every interval within

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Issue 15: the freshness and age the Revisit pane says a schedule is heading for
+// The freshness and age the Revisit pane says a schedule is heading for
 // are what the pages then have. Pages change as Poisson processes (true change
 // times drawn, not just "changed or not"), the estimator schedules them under each
 // objective, and the outlook at the end must match the freshness and age measured
