@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// A short run of the balance bench: the JSON line has the figures issue 12 names, the
+// A short run of the balance bench: the JSON line has the figures the bench reports, the
 // default method is never above LPT, and the baselines are visibly worse.
 func TestBalanceBench(t *testing.T) {
 	out, err := runBalanceBench([]string{"-draws", "5", "-workers", "3,8", "-heavier", "2"})
