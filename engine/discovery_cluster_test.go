@@ -9,7 +9,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
 
-// Issue 18 with workers (M4): a worker fetches the feeds; the master, which has only
+// Discovery with workers (M4): a worker fetches the feeds; the master, which has only
 // the raw body and the document's kind, parses them again and queues what they
 // announce. On the publishing sandbox, the feed sites' articles 21-40 by age — on no
 // entry page (those list 20), only in the feed — are stored.

@@ -31,7 +31,7 @@ func newDiscoSiteOn(t *testing.T, ip string) *discoSite {
 	return s
 }
 
-// Issue 18, cross-submission: a section host whose robots.txt names the www sitemap
+// Cross-submission: a section host whose robots.txt names the www sitemap
 // lets that sitemap list its pages, even when the crawl's first response from the
 // section host was a 404 (on the publishing sandbox, a section host's "/" linked from
 // the www entry page). Before, robots.txt's Sitemap lines rode on the origin's first
@@ -59,7 +59,7 @@ func TestCrossSubmissionAfterANotFoundFirstResponse(t *testing.T) {
 	}
 }
 
-// Issue 18, "no regression on sites with neither": a seed's page on a site with no
+// Sites with neither feed nor sitemap are still discovered: a seed's page on a site with no
 // feed or sitemap is polled like a feed, at the pace of the new links it shows. Here
 // the entry page gains an article link every 100 ms while the page revisit policy
 // would wait an hour (revisit.initial); before, the entry page was fetched once.
@@ -83,12 +83,12 @@ func TestEntryPageOfASiteWithNeitherIsPolled(t *testing.T) {
 	waitFor(t, "the entry page to be fetched 5 times", func() bool { return s.requested("/") >= 5 })
 }
 
-// Issue 18: a news sitemap on www listing articles of the site's section hosts
+// A news sitemap on www listing articles of the site's section hosts
 // covers the site once those hosts' robots.txt vouch for it, so the www entry page
-// stops being polled like a feed. Before, one refusal on a read made before a
+// stops being polled like a feed. Otherwise one refusal on a read made before a
 // section host's robots.txt came in (the usual order: the sitemap is read first)
-// left the entry page polled for the whole crawl (live bench: 23 polls of one entry
-// page in 1.5 web days). A sitemap the section hosts do not name (undeclared, as
+// would leave the entry page polled for the whole crawl (on the live bench, 23 polls
+// of one entry page in 1.5 web days). A sitemap the section hosts do not name (undeclared, as
 // /sitemap.xml found by probing) never covers them.
 func TestSitemapCoversTheSiteOnceSectionHostsVouch(t *testing.T) {
 	t.Parallel()
@@ -153,11 +153,11 @@ func TestSitemapCoversTheSiteOnceSectionHostsVouch(t *testing.T) {
 	}
 }
 
-// Issue 18 with M2: a page a trusted sitemap lists with a date waits for that date
+// Discovery with M2: a page a trusted sitemap lists with a date waits for that date
 // to move instead of the blind refetch revisit.initial spends on every new page;
-// a page listed without a date gets its refetch as before. Before, both were
-// refetched (live bench: 373 refetches of never-changing articles in 1.5 web days,
-// the lane full and every new article queued behind them; 116 after).
+// a page listed without a date still gets its refetch. Refetching both would cost
+// (on the live bench) 373 refetches of never-changing articles in 1.5 web days, the
+// lane full and every new article queued behind them, against 116 this way.
 func TestDatedSitemapPageWaitsForItsDate(t *testing.T) {
 	t.Parallel()
 	s := newDiscoSite(t)
@@ -193,10 +193,10 @@ func TestDatedSitemapPageWaitsForItsDate(t *testing.T) {
 	waitFor(t, "the first read's story refetched", func() bool { return s.requested("/story/first") >= 2 })
 }
 
-// Issue 18: "lastmod is always now" is judged on the server's clock. A site whose
-// clock runs hours off ours still serves its lie as lastmod = Date; before, the
-// dates were compared with our fetch time and such a site kept its trust (and on
-// the live bench, whose sites run on the web clock, the lying site was trusted).
+// "lastmod is always now" is judged on the server's clock. A site whose
+// clock runs hours off ours still serves its lie as lastmod = Date; compared with
+// our fetch time instead, such a site would keep its trust (as the lying site did on
+// the live bench, whose sites run on the web clock).
 func TestAlwaysNowIsJudgedOnTheServersClock(t *testing.T) {
 	t.Parallel()
 	e := &Engine{disc: newDiscovery(DefaultOptions().Discovery)}
@@ -216,10 +216,10 @@ func TestAlwaysNowIsJudgedOnTheServersClock(t *testing.T) {
 	}
 }
 
-// Issue 18: a source's poll rate is what it lists anew, whoever fetched the articles
+// A source's poll rate is what it lists anew, whoever fetched the articles
 // first. Here the entry page has found both new stories before the sitemap is read
-// again; the sitemap still shows two new entries (before, 0: it looked dead and was
-// read once a day). A source too large to remember falls back to the crawl's count.
+// again; the sitemap still shows two new entries (counting only what was new to
+// the crawl, 0: it would look dead and be read once a day). A source too large to remember falls back to the crawl's count.
 func TestSourceCountsWhatItListsAnew(t *testing.T) {
 	t.Parallel()
 	d := newDiscovery(DefaultOptions().Discovery)
@@ -252,7 +252,7 @@ func TestSourceCountsWhatItListsAnew(t *testing.T) {
 	}
 }
 
-// Issue 18: an entry page polled like a feed learns its site's publishing rate from
+// An entry page polled like a feed learns its site's publishing rate from
 // the links it lists anew since its last read, as a feed does, not from the links new
 // to the crawl. Here every read shows 3 new stories that another path (a section
 // host's front page, refetched by the page revisit policy) had brought in first:
@@ -280,7 +280,7 @@ func TestEntryPageRateIsWhatItListsAnew(t *testing.T) {
 	}
 }
 
-// Issue 18: a sitemap that may speak only for its own host, beside a front page that
+// A sitemap that may speak only for its own host, beside a front page that
 // lists the newest stories of every section (the sandbox's undeclared sitemap): what
 // the sitemap lists anew the front page has always listed first. It is read at the
 // longest interval and its share of the polls goes to the others; the Sites pane

@@ -85,7 +85,7 @@ func (s *discoSite) paths() []string {
 	return append([]string(nil), s.log...)
 }
 
-// Issue 18: the crawl reads the sitemaps robots.txt names (an index, a gzip news
+// The crawl reads the sitemaps robots.txt names (an index, a gzip news
 // sitemap), /sitemap.xml when it names none, and the feed an entry page links to; it
 // fetches the articles they announce, which no page links to, and refuses URLs of
 // other hosts. Before, none of these documents was ever requested.
@@ -180,7 +180,7 @@ func gzipBytes(s string) []byte {
 	return buf.Bytes()
 }
 
-// Issue 18, bad input: hostile feeds and sitemaps cost bounded work and a counted
+// Bad input: hostile feeds and sitemaps cost bounded work and a counted
 // warning; the crawl goes on and ends (no crash, no stalled lane).
 func TestHostileDiscoveryDocumentsDoNotStallTheCrawl(t *testing.T) {
 	t.Parallel()
@@ -265,8 +265,8 @@ func versionText(v int) string {
 	return "<html><body><article><p>" + b.String() + "</p></article></body></html>"
 }
 
-// Issue 18, hints: a lastmod that moves makes the page due now (before, the page
-// waited for its revisit schedule, an hour here); a site whose lastmod is always the
+// Hints: a lastmod that moves makes the page due now (without the hint, the page
+// would wait for its revisit schedule, an hour here); a site whose lastmod is always the
 // serving time gets its dates ignored, and the snapshot says so.
 func TestSitemapDatesMakePagesDueUnlessTheyLie(t *testing.T) {
 	t.Parallel()
@@ -344,7 +344,7 @@ func TestSitemapDatesMakePagesDueUnlessTheyLie(t *testing.T) {
 	}
 }
 
-// Issue 18: seed 003's keyword filter for news sites applies to pages found through
+// Seed 003's keyword filter for news sites applies to pages found through
 // feeds and sitemaps as to pages found through links; the sitemap itself is no
 // result, though its news:keywords say "flood".
 func TestKeywordFilterAppliesToDiscoveredPages(t *testing.T) {
@@ -380,9 +380,8 @@ func TestKeywordFilterAppliesToDiscoveredPages(t *testing.T) {
 	}
 }
 
-// Issue 18: each feed is polled on its own learned interval — one that gains an
-// item every 100 ms far more often than one that never changes (before, feeds were
-// never read at all).
+// Each feed is polled on its own learned interval — one that gains an item every
+// 100 ms far more often than one that never changes.
 func TestFeedsArePolledAtTheirOwnPace(t *testing.T) {
 	t.Parallel()
 	s := newDiscoSite(t)
@@ -422,7 +421,7 @@ func TestFeedsArePolledAtTheirOwnPace(t *testing.T) {
 // publishingScale runs the publishing sandbox 600x real time: a web hour in 6 s.
 const publishingScale = 600
 
-// Issue 18 on the sandbox's publishing sites: the crawl reads their feeds and
+// On the sandbox's publishing sites, the crawl reads their feeds and
 // sitemaps through the lanes — no anti-bot violation, no ban — and every article
 // published while it runs on a site with a feed or an honest sitemap is fetched
 // within a few reads of its site's feeds and sitemaps (on an idle box, seconds).

@@ -28,10 +28,11 @@ func newsSite(s *discoSite) *discoSite {
 	return s
 }
 
-// Issue 18, :site rm: a removed site's feed is no longer read — at most the one read
+// :site rm: a removed site's feed is no longer read — at most the one read
 // a lane had in hand — while another site's feed goes on being read, and not after a
-// restart either; :site add of the same domain reads it again at once. Before, the removed site's feed was polled
-// for as long as the crawl ran, its share of the Poller's reads with it.
+// restart either; :site add of the same domain reads it again at once. Otherwise the removed site's
+// feed would be polled for as long as the crawl ran, its share of the Poller's reads
+// with it.
 func TestSiteRmStopsReadingItsFeeds(t *testing.T) {
 	t.Parallel()
 	a := newsSite(newDiscoSite(t))

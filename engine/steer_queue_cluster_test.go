@@ -11,7 +11,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
 
-// On a master, live steering reaches the queues its workers hold (issue 18):
+// On a master, live steering reaches the queues its workers hold:
 //   - a keyword added live is searched first by the worker its shard is dealt to,
 //     ahead of the long queue that worker's lane on the search host has and past its
 //     full window, within two lane pauses (plus the trip through the store, NATS and

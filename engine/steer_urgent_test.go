@@ -41,7 +41,7 @@ func (w *orderWeb) requests() []string {
 	return append([]string(nil), w.seen...)
 }
 
-// Issue 18: an operator's new source goes before the task a lane already holds. The
+// An operator's new source goes before the task a lane already holds. The
 // host is capped at 4 requests/s, so its lane spends nearly all its time at the gate
 // with its next page in hand; a seed added there takes that page's slot, and the
 // page follows it (nothing is lost or fetched twice). Before the trade the page in
