@@ -11,7 +11,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
 
-// Issue 17: a cookie a site sets on the first visit comes back on the next requests
+// A cookie a site sets on the first visit comes back on the next requests
 // through the same egress, and never through another. The sandbox's cookie rule
 // gives each address its own session cookie per site (Domain = the site, so every
 // host of the site gets it) and records which one each request carried.

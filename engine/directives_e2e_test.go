@@ -11,7 +11,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
-// Page-level directives end to end (issue 17 item 2): meta robots, <meta
+// Page-level directives end to end: meta robots, <meta
 // name="crawlconsole">, X-Robots-Tag (general and agent-scoped), rel="nofollow", and a
 // per-site override that turns them off with a warning at start.
 func TestPageDirectivesEndToEnd(t *testing.T) {

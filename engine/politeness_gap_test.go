@@ -72,10 +72,9 @@ func (h *slowHost) gaps() []time.Duration {
 	return out
 }
 
-// Issue 17, end to end: the server sees at least the host gap between the end of one
-// response and the next request. Before, the cap spaced request starts, so a slow
-// server got the next request right after answering; and the gap did not follow its
-// latency.
+// End to end: the server sees at least the host gap between the end of one response
+// and the next request, and the gap follows its latency. A cap that spaced request
+// starts would hand a slow server the next request right after it answered.
 func TestHostGapAsTheServerSeesIt(t *testing.T) {
 	t.Parallel()
 	const took = 120 * time.Millisecond

@@ -116,8 +116,7 @@ func TestRobotsRedirectedToAnotherHostIsObeyed(t *testing.T) {
 	}
 }
 
-// RFC 9309 §2.3.1.4 and issue 17: a 429 on robots.txt disallows the site (before:
-// allow all) until robots.txt answers again; then the crawl goes on.
+// RFC 9309 §2.3.1.4: a 429 on robots.txt disallows the site (not allow all) until robots.txt answers again; then the crawl goes on.
 func TestRobots429BlocksUntilItRecovers(t *testing.T) {
 	t.Parallel()
 	site := newRobotsSite(t, "127.0.0.1")
