@@ -61,8 +61,8 @@ var bindEgresses = []string{"e1=bind:127.0.0.2", "e2=bind:127.0.0.3"}
 
 // TestArticleMentioningCaptchaIsStored: on a host whose usual pages the crawl has
 // seen, a news brief and a login page that mention 验证码 are pages, stored, on both
-// routes; nothing is refused and the host stays enabled (issue 20: the old rule took
-// any page under 32 KiB with 验证 in it for a ban and disabled the site for 2 h).
+// routes; nothing is refused and the host stays enabled (a rule that took any page under
+// 32 KiB with 验证 in it for a ban would disable the site for 2 h).
 func TestArticleMentioningCaptchaIsStored(t *testing.T) {
 	t.Parallel()
 	w, err := sandbox.StartBlockWeb(10)
@@ -102,8 +102,8 @@ func TestArticleMentioningCaptchaIsStored(t *testing.T) {
 // x-amzn-waf-action) is a refusal named after its vendor on both routes: through
 // egresses it rotates to the other egress and then disables the host, the direct
 // route (a node with one egress) backs off and fails the URL as refused; the
-// evidence is in the log and in the store for `show URL` (issue 20: a 405 used to
-// be an http_4xx failure, with no rotation).
+// evidence is in the log and in the store for `show URL` (taken for an ordinary
+// http_4xx failure, a 405 would never rotate).
 func TestAWSWAF405RotatesOnBothRoutes(t *testing.T) {
 	t.Parallel()
 	w, err := sandbox.StartBlockWeb(0)

@@ -573,7 +573,7 @@ func TestGlobalPauseAndResumeReachWorkersAtOnce(t *testing.T) {
 	c.master.Close()
 }
 
-// Issue 20 on a distributed crawl: the refusals a worker acts on reach the master's
+// On a distributed crawl, the refusals a worker acts on reach the master's
 // store, so `crawlconsole show URL` on the master's database says why a URL was
 // refused. The worker crawls far faster than a human, so the sandbox bans it.
 func TestWorkerRefusalsReachTheMastersStore(t *testing.T) {

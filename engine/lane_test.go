@@ -10,10 +10,10 @@ import (
 )
 
 // TestRoutesAgreeOnRefusals: the direct route (no --egress) and egress rotation (M3)
-// count the same responses as refusals with the same evidence, by one classifier
-// (issue 20): a long article that mentions "captcha" is a page on both, a captcha
-// page, an AWS WAF 405, a Cloudflare 503 challenge and a redirect to a visitor
-// system are refusals on both.
+// count the same responses as refusals with the same evidence, by one classifier:
+// a long article that mentions "captcha" is a page on both, a captcha page, an AWS
+// WAF 405, a Cloudflare 503 challenge and a redirect to a visitor system are
+// refusals on both.
 func TestRoutesAgreeOnRefusals(t *testing.T) {
 	t.Parallel()
 	html := http.Header{"Content-Type": {"text/html; charset=utf-8"}}
@@ -44,7 +44,7 @@ func TestRoutesAgreeOnRefusals(t *testing.T) {
 			d := (&Engine{judge: egress.NewClassifier(nil)}).verdict(&egressLink{name: "direct"}, "news.test", res, nil)
 			e, link := rotationRoute(t)
 			v := e.verdict(link, "news.test", res, nil)
-			// As fetchWithRetry counts them: a site ban, except an overloaded server's 503 (issue 6).
+			// As fetchWithRetry counts them: a site ban, except an overloaded server's 503.
 			direct := d.Class == egress.SiteBan && !d.Unavailable
 			rotation := v.Class == egress.SiteBan && !v.Unavailable
 			if direct != tc.want || rotation != tc.want || d.Reason != v.Reason {
