@@ -13,7 +13,7 @@ import (
 // huge, binary, malformed, invalid UTF-8) ends without a crash, and every URL it
 // knows is accounted for: stored, or failed or skipped with a kind, or deferred;
 // none left queued or in progress; and retries are bounded by fetch.retries, both in
-// the store's attempts and in the requests the sandbox saw (issue 13).
+// the store's attempts and in the requests the sandbox saw.
 func TestFaultyWebIsAccountedFor(t *testing.T) {
 	t.Parallel()
 	cfg := sandbox.DefaultConfig()

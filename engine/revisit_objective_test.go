@@ -13,7 +13,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
-// Issue 15: revisit.objective and the per-class plans are checked with errors that
+// revisit.objective and the per-class plans are checked with errors that
 // name the setting and say what is allowed.
 func TestRevisitObjectiveOptions(t *testing.T) {
 	t.Parallel()
@@ -94,7 +94,7 @@ revisit:
 	})
 }
 
-// Issue 15: a crawl's Revisit view says, per class, with which objective and budget
+// A crawl's Revisit view says, per class, with which objective and budget
 // it is planned and what freshness and age its pages are heading for; the estimates
 // are kept with each page, so a restarted crawl shows the same before any refetch.
 func TestRevisitClassPlansShowAndSurviveARestart(t *testing.T) {

@@ -770,7 +770,7 @@ func TestRevisitVerdictsOfOneRefetchedPage(t *testing.T) {
 	if err != nil || !r.Next.After(r.Last) || r.Next.Equal(revisit.Never) || r.Fetches != 6 {
 		t.Errorf("revisit state %+v (%v): want 6 fetches and a next due time", r, err)
 	}
-	// Issue 19: the change is kept with its evidence and the replaced copy's main
+	// The change is kept with its evidence and the replaced copy's main
 	// text, which `show URL` diffs with the stored pageURL's: subway before, harvest now.
 	c := r.Change
 	if c == nil || c.ChangeDistance < 0 || revisit.ChangeReason(c.ChangeReason) == revisit.ReasonNone ||

@@ -13,7 +13,7 @@ import (
 // skips by choice — a robots.txt exclusion, a PDF, binary content labelled as HTML,
 // links off the site, too deep and excluded by pattern — next to one real failure (a
 // 404), and checks that only the 404 is an error and that each skip is counted under
-// its reason (issue 14: "errors 360" that were all robots.txt exclusions).
+// its reason: robots.txt exclusions counted as errors would read as a failing crawl.
 func TestSkipsApartFromErrors(t *testing.T) {
 	t.Parallel()
 	mux := http.NewServeMux()
