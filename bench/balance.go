@@ -8,8 +8,8 @@ package main
 // keyword shard an item (500 items). Costs are heavy-tailed: a news site costs
 // LogNormal(0, σ); a social site has a scale LogNormal(0, σ/2) and each of its
 // keywords costs scale × LogNormal(0, σ). σ = 1 by default: the costliest of 500
-// items is ~28× the median, the costliest 5% hold ~28% of the cost (the end
-// to end sandbox asks for costs that differ by 10× or more). A second run at σ = 2
+// items is ~28× the median, the costliest 5% hold ~28% of the cost (the end-to-end
+// goal asks for costs that differ by 10× or more). A second run at σ = 2
 // (-heavier; ~1100× and ~65%) is not the goal's but tells the two starting deals
 // apart: at σ = 1 every method within the seed's frame lands within 1e-4 of the bound.
 // Weights come from the table through balance.Weights (average ÷ sum of averages).

@@ -89,7 +89,7 @@ func init() { register("balance_e2e", runBalanceE2EBench) }
 // round must not silently plan from equal weights.
 const e2eCostsKey = "cluster.costs.v1"
 
-// e2eWorkers is the worker count.
+// e2eWorkers is the end-to-end run's worker count.
 const e2eWorkers = 3
 
 // e2eSetup is what every round of one bench shares.

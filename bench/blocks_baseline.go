@@ -13,8 +13,8 @@ import (
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
 
-// The baseline of `bench blocks`: the two classifiers the engine had before issue
-// 20, kept here verbatim in substance (engine/egress/classify.go and lane.go's
+// The baseline of `bench blocks`: the two classifiers the engine had before its one
+// refusal classifier, kept here verbatim in substance (engine/egress/classify.go and lane.go's
 // refused() at commit 4e2cc54) and applied to the same corpus answers. The egress
 // route used SiteRefusal plus the per-host size-outlier rule; the direct route used
 // SiteRefusal with 503 never a refusal.

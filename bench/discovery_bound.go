@@ -8,8 +8,8 @@ import (
 
 // discoveryP95Bound is the least p95 delay to discovery (hours) that any schedule of
 // periodic reads can reach on sites that published counts[i] articles in hours, with
-// reads reads in all and every site read at least every hi hours: the two
-// cost and speed goals checked against each other. It assumes the best case for the
+// reads reads in all and every site read at least every hi hours: the discovery bench's
+// cost goal and speed goal checked against each other. It assumes the best case for the
 // schedule: one source per site, each site's rate known, Poisson publishing, the
 // article fetched the moment it is found.
 //

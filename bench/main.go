@@ -3,7 +3,7 @@
 //	go run ./bench NAME
 //
 // Each benchmark prints a readable table and, as its last line, one JSON object with
-// the figures its issue names.
+// the figures its goals are stated in.
 package main
 
 import (

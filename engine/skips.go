@@ -10,8 +10,7 @@ import (
 // Skip kinds: a URL the crawl chose not to fetch or not to store is skipped, not
 // failed. The console header, the end-of-crawl summary, --stats-json ("skipped"),
 // `crawlconsole stats` and /metrics (crawlconsole_skipped_total) count these apart
-// from errors, so a crawl that obeys robots.txt does not read as a broken one (issue
-// 14: "errors 360" that were all robots.txt exclusions). This list is the one place
+// from errors, so a crawl that obeys robots.txt does not read as a broken one. This list is the one place
 // that says which kinds are skips; every other kind a URL ends with is an error.
 var skipKinds = [...]string{
 	fetch.KindRobots,      // robots.txt disallows it (RFC 9309)

@@ -168,8 +168,8 @@ type wireResult struct {
 	// Hops are the responses a failed fetch received (Outcome.Hops), in the
 	// frame's binary part like a response's exchanges.
 	Hops []fetch.Exchange `json:"-"`
-	// Refusals are the refusals the worker acted on since its last result (issue
-	// 20), for the master's store: `show URL` on the master says why.
+	// Refusals are the refusals the worker acted on since its last result, for
+	// the master's store: `show URL` on the master says why.
 	Refusals []store.Refusal `json:"refusals,omitempty"`
 }
 

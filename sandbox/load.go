@@ -24,7 +24,7 @@ import (
 //
 // Which hosts are fragile or throttling is drawn from the seed; Fragile and
 // Throttling tell. robots.txt is never slowed or throttled (its rules are another
-// issue's). All durations here are real time, not scaled.
+// matter). All durations here are real time, not scaled.
 type LoadConfig struct {
 	// FragileShare is the share of hosts that are fragile (default 0).
 	FragileShare float64

@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// RedactHeaders returns a copy of h with every RedactHeader field redacted (issue
-// 17: "cookie headers are redacted everywhere"; a cookie is a login to the site for
-// whoever holds it). Cookie headers keep each cookie's name and lose its value and
+// RedactHeaders returns a copy of h with every RedactHeader field redacted (a
+// cookie is a login to the site for whoever holds it, so cookie headers are redacted
+// everywhere). Cookie headers keep each cookie's name and lose its value and
 // attributes ("a=1; Path=/" becomes "a=[redacted]"): the names stay for block-page
 // classification (vendor cookies such as incap_ses_*); other credentials become
 // Redacted. Call it on any header map before keeping or printing it (the captures
