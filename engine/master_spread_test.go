@@ -9,8 +9,8 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 )
 
-// TestJoinsDealEachKindOfUnitEvenly: seed 003's assignment as workers join (issue
-// 12: news sites spread evenly; every social site goes to every worker, each with a
+// TestJoinsDealEachKindOfUnitEvenly: seed 003's assignment as workers join (news
+// sites spread evenly; every social site goes to every worker, each with a
 // disjoint share of its keywords). Whether the workers join at once or one after
 // another while the master already deals to the first, each ends with 1-2 of the 4
 // news sites and 2-3 of each social site's 8 keyword shards. Dealing by the total

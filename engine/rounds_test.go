@@ -190,8 +190,8 @@ func TestCollectionByKeyword(t *testing.T) {
 			t.Errorf("cost row %+v: no cost or round end", c)
 		}
 	}
-	// harbor: entry + 4 articles + the /sitemap.xml a news site is asked for (issue
-	// 18; a 404 here); chirp+flood: 2 searches + 4 posts; chirp: /post/other.
+	// harbor: entry + 4 articles + the /sitemap.xml a news site is asked for (a
+	// 404 here); chirp+flood: 2 searches + 4 posts; chirp: /post/other.
 	if pages["harbor|"] != 6 || pages["chirp|flood"] != 6 || pages["chirp|"] != 1 || len(pages) != 3 {
 		t.Errorf("cost table pages %v", pages)
 	}
