@@ -127,7 +127,7 @@ func bansBound(s bansSetup, r bansReach, serve time.Duration) bansLowerBound {
 	if s.hostCap > 0 {
 		iv := time.Duration(float64(time.Second) / (s.hostCap * s.cfg.Scale))
 		tCap := time.Duration(req-1)*iv + serve
-		add("  (5) crawlconsole's own per-host cap (SPEC politeness, not a sandbox rule): %g/web s = one start per %v on a host:", s.hostCap, iv)
+		add("  (5) crawlconsole's own per-host cap (politeness, not a sandbox rule): %g/web s = one start per %v on a host:", s.hostCap, iv)
 		add("      %d requests → %d·%v + s = %v", req, req-1, iv, tCap.Round(time.Millisecond))
 		total = max(total, tCap)
 	} else {

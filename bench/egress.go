@@ -13,7 +13,7 @@ package main
 // with Retry-After until the window ends); and a search quota on social sites
 // (-search-quota searches per 10 web min; the next one bans the IP from the site's www
 // host for 30 web min, answered 403, 429 or a 200 challenge page by host). Social
-// sites are crawled through their search (SPEC M3), so every crawler meets that ban:
+// sites are crawled through their search (M3), so every crawler meets that ban:
 // M1 lanes keep crawlconsole clear of the adjacency rule, and without the search ban
 // there would be no ban of crawlconsole's to detect. Faults, dead hosts and Crawl-delay
 // are off.
@@ -173,7 +173,7 @@ func runEgress(args []string) (map[string]any, error) {
 	}
 	fmt.Printf("egress: sandbox of %d hosts in %d sites (%d social), %d pages reachable from the seeds; scale %g (1 real s = %g web s)\n",
 		*hosts, len(web.Sites()), nSocial, reach, *scale, *scale)
-	fmt.Printf("  seeds: every entry page, and on social sites %d keywords × %d search result pages (SPEC M3: social sites are crawled through their search)\n",
+	fmt.Printf("  seeds: every entry page, and on social sites %d keywords × %d search result pages (M3: social sites are crawled through their search)\n",
 		cfg.Layout.Keywords, cfg.Search.PagesPerKeyword)
 	fmt.Printf("  anti-bot rule on: > %d adjacency violations (gap < %v web) in %v web ban the IP from the host for %v web (%v real)\n",
 		ab.MaxViolations, ab.HumanGap, ab.Window, ab.BanFor, egressReal(ab.BanFor, *scale))
@@ -287,7 +287,7 @@ func egressShare(n, of int) float64 {
 }
 
 // egressSeeds are every site's entry page and, on social sites, the search result
-// pages of each keyword (SPEC M3: social sites are queried through their search URL
+// pages of each keyword (M3: social sites are queried through their search URL
 // template with each keyword): the same list for every contender.
 func egressSeeds(sb *sandbox.Sandbox) []string {
 	seeds := crawlSeeds(sb)

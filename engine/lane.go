@@ -487,7 +487,7 @@ func (e *Engine) fetchWithRetry(ls *laneState, eg *egressLink, t frontier.Task, 
 		}
 		if e.pool != nil && fetch.Kind(err) != fetch.KindCanceled {
 			d := e.pool.Report(eg.name, t.Host, v)
-			// SPEC: "refused" counts 403/429/ban pages. A 503 with Retry-After also
+			// The stats' "refused" counts 403/429/ban pages. A 503 with Retry-After also
 			// rotates (the classifier counts it as a site ban) but is an overloaded or broken
 			// server as far as the operator's figures go.
 			unavailable := v.Unavailable

@@ -21,8 +21,8 @@ func gateAdaptive(p PolitenessOptions) lanes.Adaptive {
 }
 
 // hostInterval is the aggregate floor of the gap between two requests to one host
-// over all egresses: 1/host_rate, raised by robots.txt Crawl-delay (SPEC:
-// politeness), and which of the two it is.
+// over all egresses: 1/host_rate, raised by robots.txt Crawl-delay (the
+// aggregate gap across egresses), and which of the two it is.
 func (e *Engine) hostInterval(host string) (time.Duration, lanes.Reason) {
 	var iv time.Duration
 	if e.opts.HostRate > 0 {

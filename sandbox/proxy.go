@@ -21,8 +21,8 @@ import (
 	"time"
 )
 
-// The sandbox's egress proxies (SPEC "The sandbox web": several egress proxies that
-// leave from different 127.0.0.x addresses). Each is an HTTP proxy
+// The sandbox's egress proxies: several, each leaving from its own 127.0.0.x
+// address. Each is an HTTP proxy
 // (absolute-URI forwarding and CONNECT) or a SOCKS5 proxy on 127.0.0.1, optionally
 // with user/password, whose outbound connections leave from its own 127.0.0.x source
 // address, so the sandbox's per-IP bans and quotas see one client per proxy, as a

@@ -8,7 +8,7 @@
 // header (cf-mitigated: challenge, x-amzn-waf-action), a challenge cookie
 // (__ac_nonce, acw_sc__v2), a vendor status carrying the vendor's markers (AWS WAF
 // 405, Jiasule 521, Bilibili 412), a redirect to a vendor's challenge or visitor
-// host, and the statuses SPEC M3 names (403, 429). Soft evidence — a challenge
+// host, and the statuses M3 names (403, 429). Soft evidence — a challenge
 // keyword, a captcha widget, a script that sets a cookie and reloads, a body far
 // smaller than the host's usual pages — is weighed against what an ordinary page
 // has (main text, links, a login form, the host's usual template) and, when it

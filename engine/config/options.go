@@ -11,7 +11,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
-// DefaultUserAgent identifies the crawler to the sites it visits (SPEC: politeness).
+// DefaultUserAgent identifies the crawler to the sites it visits.
 const DefaultUserAgent = "crawlconsole/0.1 (+https://github.com/crawlconsole/crawlconsole)"
 
 // Options configures a crawl. Defaults come from DefaultOptions; the CLI applies a

@@ -6,7 +6,7 @@
 // one lane, with a random human-like pause between requests, while unrelated tasks are
 // fetched in parallel by other lanes.
 //
-// The rule (SPEC M1), judged per egress address because that is what a server sees:
+// The rule (M1), judged per egress address because that is what a server sees:
 //   - a task is adjacent to a lane when its host is a host the lane holds, or its
 //     parent hash is a parent hash the lane holds (the hash of the seed's parent, 0,
 //     binds nothing);

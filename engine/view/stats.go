@@ -6,7 +6,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 )
 
-// Stats is the object --stats-json writes at exit (SPEC field names).
+// Stats is the object --stats-json writes at exit (its field names are the command line's contract).
 type Stats struct {
 	PagesFetched int64            `json:"pages_fetched"`
 	PagesStored  int64            `json:"pages_stored"`
@@ -69,7 +69,7 @@ type CookieStats struct {
 	Dropped  int64 `json:"dropped"`  // cookies refused: over cookies.per_site, bytes_per_site or 4096 bytes
 }
 
-// DNSStats is the cache's --stats-json object (SPEC: dns {...}).
+// DNSStats is the cache's --stats-json object.
 type DNSStats = dnscache.Stats
 
 // DNSView is what the console's DNS pane shows.
