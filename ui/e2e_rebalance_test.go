@@ -66,6 +66,12 @@ func (s *tmuxSession) askPlan(d time.Duration) (planAnswer, string) {
 	scr := s.waitWithin(d, "answer to r (plan dialog or rebalance status)", func(scr string) bool {
 		switch {
 		case strings.Contains(scr, "Rebalance sites over workers (seed 003)"):
+			// The whole dialog, down to its bottom border: tmux may capture the
+			// terminal while a frame is still being painted.
+			title := strings.Index(scr, "Rebalance sites over workers (seed 003)")
+			if !strings.Contains(scr[title:], "╰") {
+				return false
+			}
 			ans = answerPlan
 		case strings.Contains(scr, "rebalance: ") && strings.Contains(scr, "nothing to move"):
 			ans = answerNothing
