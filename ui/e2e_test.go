@@ -187,7 +187,12 @@ func TestDemoInTmux(t *testing.T) {
 	s.keys("q")
 	s.waitText("Quit crawlconsole?")
 	s.keys("y")
-	scr = s.waitText("EXIT=")
+	// The shell prints the exit status, then stty's modes: wait for both, as a
+	// capture may come between the two.
+	modesRe := regexp.MustCompile(`(^|\s)(-?)(icanon|echo)(\s|$)`)
+	scr = s.waitFor("the exit status and stty's modes", func(scr string) bool {
+		return strings.Contains(scr, "EXIT=") && len(modesRe.FindAllStringSubmatch(scr, -1)) >= 2
+	})
 	if !strings.Contains(scr, "EXIT=0") {
 		t.Fatalf("demo exit status not 0:\n%s", scr)
 	}
@@ -197,11 +202,7 @@ func TestDemoInTmux(t *testing.T) {
 	if alt := strings.TrimSpace(s.tmux("display-message", "-p", "-t", s.name, "#{alternate_on}")); alt != "0" {
 		t.Fatalf("still on the alternate screen after quitting (alternate_on=%s)", alt)
 	}
-	modes := regexp.MustCompile(`(^|\s)(-?)(icanon|echo)(\s|$)`).FindAllStringSubmatch(scr, -1)
-	if len(modes) < 2 {
-		t.Fatalf("stty output not found:\n%s", scr)
-	}
-	for _, m := range modes {
+	for _, m := range modesRe.FindAllStringSubmatch(scr, -1) {
 		if m[2] == "-" {
 			t.Fatalf("terminal left with -%s after quitting:\n%s", m[3], scr)
 		}
