@@ -367,6 +367,29 @@ func TestRevisitClassWindowsStopRevisits(t *testing.T) {
 		_, u := fetches()
 		return u >= unlimited+10 && e.rv.ticks.Load() >= ticks+20
 	})
+	// and no lane holds or fetches a task of a windowed host any more.
+	windowedHost := func(h string) bool {
+		if i := strings.LastIndex(h, ":"); i > 0 {
+			h = h[:i]
+		}
+		return sb.Web().HostClass(h) != open
+	}
+	waitFor(t, "the lanes to hand back or finish the windowed hosts' tasks", func() bool {
+		s := e.Snapshot()
+		for _, g := range s.Groups {
+			for _, h := range g.Hosts {
+				if h.Tasks > 0 && windowedHost(h.Host) {
+					return false
+				}
+			}
+		}
+		for _, l := range s.Lanes {
+			if l.Status == LaneFetching && l.Current != "" && windowedHost(hostOf(l.Current)) {
+				return false
+			}
+		}
+		return true
+	})
 	windowed, unlimited := fetches()
 	ticks = e.rv.ticks.Load()
 	waitFor(t, "more revisits of the class without a window", func() bool {
