@@ -543,10 +543,11 @@ func TestPublishingSandboxCrawl(t *testing.T) {
 			worstReads, worstURL = reads, a.URL
 		}
 	}
-	// On an idle box 3 reads at most; one article queued behind the crawl's other
+	// On an idle box 3 reads at most, 10 on a loaded one (the reads keep their timer
+	// pace while the lanes slow down); an article queued behind the crawl's other
 	// pages instead of at once would see dozens.
-	if worstReads > 8 {
-		t.Errorf("%d reads of its site's feeds and sitemaps went by between %s's publication and its fetch: want it fetched within a few (8)", worstReads, worstURL)
+	if worstReads > 20 {
+		t.Errorf("%d reads of its site's feeds and sitemaps went by between %s's publication and its fetch: want it fetched within a few (20)", worstReads, worstURL)
 	}
 	if docs == 0 || notModified == 0 {
 		t.Errorf("%d feed/sitemap reads, %d answered 304: want reads, conditional", docs, notModified)
