@@ -227,23 +227,11 @@ func TestLyingSiteStaysUntrustedAfterRestart(t *testing.T) {
 		t.Run(map[bool]string{false: "alone", true: "master"}[clustered], func(t *testing.T) {
 			s := newDiscoSite(t)
 			h := s.host
-			s.raw["/sitemap.xml"] = func(int) (string, []byte) {
+			datedSitemap(s, func(int) string {
 				// Dated two minutes ahead of the serving time: never "now" (that is
 				// caught otherwise), always moved since the last read.
-				lm := time.Now().Add(2 * time.Minute).UTC().Format(time.RFC3339Nano)
-				var b strings.Builder
-				b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
-				for i := 1; i <= 6; i++ {
-					fmt.Fprintf(&b, "<url><loc>http://%s/p%d</loc><lastmod>%s</lastmod></url>", h, i, lm)
-				}
-				b.WriteString(`</urlset>`)
-				return "application/xml", []byte(b.String())
-			}
-			for i := 1; i <= 6; i++ {
-				s.pages[fmt.Sprintf("/p%d", i)] = versionText(i)
-			}
-			s.robots = "Sitemap: http://" + h + "/sitemap.xml\n"
-			s.pages["/"] = `<html><body><p>front page</p></body></html>`
+				return time.Now().Add(2 * time.Minute).UTC().Format(time.RFC3339Nano)
+			})
 			o := discoveryPollOptions(t, "http://"+h+"/")
 			o.Discovery.Probe = ProbeOff
 			rig := newRestartRig(t, o, clustered)
@@ -372,23 +360,14 @@ func TestDateMovedWhileStoppedIsAHint(t *testing.T) {
 	h := s.host
 	var mu sync.Mutex
 	p1 := "2026-01-01T00:00:00Z"
-	s.raw["/sitemap.xml"] = func(int) (string, []byte) {
-		mu.Lock()
-		defer mu.Unlock()
-		var b strings.Builder
-		b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
-		fmt.Fprintf(&b, `<url><loc>http://%s/p1</loc><lastmod>%s</lastmod></url>`, h, p1)
-		for i := 2; i <= 6; i++ {
-			fmt.Fprintf(&b, `<url><loc>http://%s/p%d</loc><lastmod>2026-01-0%dT00:00:00Z</lastmod></url>`, h, i, i)
+	datedSitemap(s, func(i int) string {
+		if i == 1 {
+			mu.Lock()
+			defer mu.Unlock()
+			return p1
 		}
-		b.WriteString(`</urlset>`)
-		return "application/xml", []byte(b.String())
-	}
-	for i := 1; i <= 6; i++ {
-		s.pages[fmt.Sprintf("/p%d", i)] = versionText(i)
-	}
-	s.robots = "Sitemap: http://" + h + "/sitemap.xml\n"
-	s.pages["/"] = `<html><body><p>front page</p></body></html>`
+		return fmt.Sprintf("2026-01-0%dT00:00:00Z", i)
+	})
 	o := discoveryPollOptions(t, "http://"+h+"/")
 	o.Discovery.Probe = ProbeOff
 	e := startEngine(t, o)
@@ -411,4 +390,24 @@ func TestDateMovedWhileStoppedIsAHint(t *testing.T) {
 			t.Errorf("/p%d, whose date did not move, fetched %d times", i, n)
 		}
 	}
+}
+
+// datedSitemap makes s a site whose robots.txt names /sitemap.xml, which lists the
+// pages /p1../p6 (each a versionText) dated lastmod(i) at every read.
+func datedSitemap(s *discoSite, lastmod func(i int) string) {
+	h := s.host
+	s.raw["/sitemap.xml"] = func(int) (string, []byte) {
+		var b strings.Builder
+		b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+		for i := 1; i <= 6; i++ {
+			fmt.Fprintf(&b, "<url><loc>http://%s/p%d</loc><lastmod>%s</lastmod></url>", h, i, lastmod(i))
+		}
+		b.WriteString(`</urlset>`)
+		return "application/xml", []byte(b.String())
+	}
+	for i := 1; i <= 6; i++ {
+		s.pages[fmt.Sprintf("/p%d", i)] = versionText(i)
+	}
+	s.robots = "Sitemap: http://" + h + "/sitemap.xml\n"
+	s.pages["/"] = `<html><body><p>front page</p></body></html>`
 }
