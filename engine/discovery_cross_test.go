@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -332,18 +331,7 @@ func TestASitemapTheFrontPageCoversIsReadDaily(t *testing.T) {
 	// A restart keeps it: the sitemap is read daily from the start, not at its own
 	// rate until 8 new URLs show the cover again.
 	e.disc.sources[sitemap] = discover.KindSitemap // as its read registers it (readDocument)
-	b, err := json.Marshal(e.disc.export())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var st discoveryState
-	if err := json.Unmarshal(b, &st); err != nil {
-		t.Fatal(err)
-	}
-	r := newDiscovery(DefaultOptions().Discovery)
-	if n := r.restore(st); n != 0 {
-		t.Fatalf("%d parts of the state left out after a restart", n)
-	}
+	r := restarted(t, e.disc)
 	if d := r.poller.Interval(sitemap); d != 24*time.Hour || r.shadowed["paper.example"][sitemap] != entry {
 		t.Errorf("after a restart the sitemap is read every %v, covered by %q: want 24h, by the front page", d, r.shadowed["paper.example"][sitemap])
 	}

@@ -297,18 +297,7 @@ func TestSitemapGapIsKeptAcrossARestart(t *testing.T) {
 	if e.disc.covers("www.paper.example") {
 		t.Fatal("a sitemap that refused a page of its own site covers it")
 	}
-	b, err := json.Marshal(e.disc.export())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var st discoveryState
-	if err := json.Unmarshal(b, &st); err != nil {
-		t.Fatal(err)
-	}
-	r := newDiscovery(DefaultOptions().Discovery)
-	if n := r.restore(st); n != 0 {
-		t.Fatalf("%d parts of the state left out", n)
-	}
+	r := restarted(t, e.disc)
 	if r.covers("www.paper.example") {
 		t.Error("after a restart the site is covered by a sitemap whose last read refused its section host's page")
 	}
@@ -334,16 +323,7 @@ func TestCrossSubmittedChildSitemapAfterARestart(t *testing.T) {
 	if !e.disc.covers("www.paper.example") {
 		t.Fatal("before the restart the child sitemap does not speak for the host that vouched for its index")
 	}
-	b, err := json.Marshal(e.disc.export())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var st discoveryState
-	if err := json.Unmarshal(b, &st); err != nil {
-		t.Fatal(err)
-	}
-	r := &Engine{disc: newDiscovery(DefaultOptions().Discovery)}
-	r.disc.restore(st)
+	r := &Engine{disc: restarted(t, e.disc)}
 	readChild(r)
 	if !r.disc.covers("www.paper.example") || r.disc.sites["paper.example"].warnings["off_host"] != 0 {
 		t.Errorf("after a restart the child sitemap refused the vouching host's page (off_host %d)", r.disc.sites["paper.example"].warnings["off_host"])
@@ -410,4 +390,23 @@ func datedSitemap(s *discoSite, lastmod func(i int) string) {
 	}
 	s.robots = "Sitemap: http://" + h + "/sitemap.xml\n"
 	s.pages["/"] = `<html><body><p>front page</p></body></html>`
+}
+
+// restarted is d as a restarted crawl finds it: its state through the JSON the
+// store keeps, restored into a new discovery, with nothing left out.
+func restarted(t *testing.T, d *discovery) *discovery {
+	t.Helper()
+	b, err := json.Marshal(d.export())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st discoveryState
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	r := newDiscovery(DefaultOptions().Discovery)
+	if n := r.restore(st); n != 0 {
+		t.Fatalf("%d parts of the state left out after a restart", n)
+	}
+	return r
 }
