@@ -270,7 +270,11 @@ func run(ctx context.Context, eng *engine.Engine, rc runConfig, stdout, stderr i
 	if rc.statsJSON != "" {
 		if err := writeStats(rc.statsJSON, st, rc.extra); err != nil {
 			fmt.Fprintf(stderr, "crawlconsole: --stats-json: %v\n", err)
-			code = 1
+			// A failed store keeps its status: a stats file on the same full disk
+			// fails too, and 3 is what tells the operator to free space and resume.
+			if code == 0 {
+				code = 1
+			}
 		}
 	}
 	fmt.Fprintln(stdout, summary(st))

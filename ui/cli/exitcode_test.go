@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/sandbox"
+)
+
+// TestStoreFailureKeepsExitThreeWhenStatsFail crawls under a file-size limit small
+// enough for the store to fail early, with --stats-json where no file can be
+// written (as when it sits on the same full disk). The exit status must still be 3,
+// the store's: the stats failure is reported, but it does not turn 3 into 1.
+func TestStoreFailureKeepsExitThreeWhenStatsFail(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a subprocess")
+	}
+	cfg := sandbox.DefaultConfig()
+	cfg.Seed, cfg.Hosts, cfg.Scale = 3, 16, 1000
+	cfg.AntiBot.Enabled = false
+	cfg.Faults.Shares = nil
+	cfg.DNS.NXDomainShare, cfg.DNS.ServFailShare, cfg.DNS.TimeoutShare = 0, 0, 0
+	cfg.DNS.LatencyMin, cfg.DNS.LatencyMax = 0, time.Millisecond
+	sb, err := sandbox.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	var seeds []string
+	for _, s := range sb.Info().Sites {
+		seeds = append(seeds, s.Entry)
+	}
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "crawl.yaml")
+	if err := os.WriteFile(conf, []byte("host_rate: 0\nlanes:\n  max: 8\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	blocker := filepath.Join(dir, "not-a-dir")
+	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	statsPath := filepath.Join(blocker, "stats.json") // ENOTDIR: the write fails
+	db := filepath.Join(dir, "full.db")
+	args := append([]string{"crawl", "--config", conf, "--headless", "--until-idle", "--db", db,
+		"--stats-json", statsPath, "--dns-server", sb.DNSAddr(),
+		"--allow-private", "127.0.0.0/8", "--delay", "0s..2ms"}, seeds...)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestStoreFailChild$")
+	cmd.Env = append(os.Environ(), "STOREFAIL_CHILD_ARGS="+strings.Join(args, "\x1f"),
+		"STOREFAIL_CHILD_FSIZE="+strconv.Itoa(storeFailFsize))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.Run()
+	code := cmd.ProcessState.ExitCode()
+	if !strings.Contains(out.String(), "store "+db+" failed") {
+		t.Fatalf("the store did not fail under a %d-byte file limit (exit %d): the test needs it to\n%s", storeFailFsize, code, tail(out.String(), 2000))
+	}
+	if !strings.Contains(out.String(), "--stats-json") {
+		t.Errorf("the failed stats write is not reported\n%s", tail(out.String(), 2000))
+	}
+	if code != ExitStoreFailed {
+		t.Fatalf("exit status %d after the store failed and the stats write failed too; want %d (ExitStoreFailed)\n%s",
+			code, ExitStoreFailed, tail(out.String(), 2000))
+	}
+}
+
+// storeFailFsize is a file-size limit under which a crawl's store opens and then
+// fails part way.
+const storeFailFsize = 400 << 10
