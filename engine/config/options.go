@@ -7,7 +7,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
-	"github.com/crawlconsole/crawlconsole/engine/lanes"
+	"github.com/crawlconsole/crawlconsole/engine/lanes/pace"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -33,7 +33,7 @@ type Options struct {
 	Politeness PolitenessOptions `yaml:"politeness"`
 	// Pacer, when set (from code, not config), adds another pacing policy's gap to
 	// each host's: the politeness benchmark plugs its AutoThrottle baseline in here.
-	Pacer lanes.Pacer `yaml:"-"`
+	Pacer pace.Pacer `yaml:"-"`
 	// Cookies keeps a cookie session per (egress, site).
 	Cookies CookieOptions `yaml:"cookies"`
 	// Robots obeys robots.txt (default true).

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/lanes/pace"
 )
 
 // Reason names the term that sets a host's current gap (shown in the Lanes and
@@ -42,29 +44,12 @@ type Adaptive struct {
 	Jitter func() float64
 }
 
-// Pacer is a pluggable pacing policy: Observe learns from each answer, Gap is the
-// host's end-to-start gap it asks for (the gate takes the largest of every term).
-// The gate calls it under its own lock: a Pacer must not call back into the gate.
-type Pacer interface {
-	Observe(host string, r Response, latency time.Duration)
-	Gap(host string) time.Duration
-}
+// Pacer is a pluggable pacing policy (pace.Pacer; the gate takes its gap as one
+// more term).
+type Pacer = pace.Pacer
 
-// Response is what a finished request told the gate about the server.
-type Response struct {
-	// Status is the HTTP status; 0 with Timeout false means no answer came (the
-	// request failed before the server answered, or was cancelled): nothing is learnt.
-	Status int
-	// RetryAfter says the answer carried a Retry-After header: the server named its
-	// own wait, which the engine obeys (fetch.max_retry_after); no back-off on top.
-	RetryAfter bool
-	// Timeout says the server did not answer in time: an overload signal.
-	Timeout bool
-	// Latency is the response time; 0: the gate's own clock, from Acquire to Finish;
-	// negative: unknown (the fetch waited inside, e.g. a paced redirect hop), the
-	// latency term and the rising-latency signal learn nothing from it.
-	Latency time.Duration
-}
+// Response is what a finished request told the gate about the server (pace.Response).
+type Response = pace.Response
 
 // Signals of rising latency: riseRun answers in a row each this many times slower
 // than the host's usual and slower by at least riseFloor. One slow answer is a slow
