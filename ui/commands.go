@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,6 +12,26 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/themes"
 )
+
+// Console is the console a command line was typed in: what a command reads, and
+// what it may do to the console itself. Engine calls go through Common's Control,
+// in the returned Cmd.
+type Console interface {
+	// Common is the console's shared context: styles, keys, the engine controls.
+	Common() *Common
+	// Snapshot is the state on screen (held still while the view is frozen).
+	Snapshot() *engine.Snapshot
+	// SetPaused pauses or resumes the whole crawl.
+	SetPaused(paused bool) tea.Cmd
+	// SetTheme switches this console's theme; an unknown name is an error.
+	SetTheme(name string) error
+	// PlanRebalance asks for a rebalance plan and shows it for confirmation.
+	PlanRebalance() tea.Cmd
+	// RequestQuit quits, first asking when quitting would stop a live crawl.
+	RequestQuit() tea.Cmd
+	// OpenHelp opens the ? overlay.
+	OpenHelp()
+}
 
 // command is one ":" command. A later capability adds its commands (":dns flush
 // [domain]", ":egress add SPEC", ...) with one registerCommand call in its pane file.
@@ -23,12 +44,12 @@ type command struct {
 	// when, if set, says whether the crawl has what the command acts on (M4's node
 	// commands: workers). While false the command is left out of :help, the ?
 	// overlay, completion and usage lines; typed anyway, run says why it cannot act.
-	when func(m *Model) bool
+	when func(con Console) bool
 	// complete, if set, proposes values for the (last) argument.
-	complete func(m *Model) []string
+	complete func(con Console) []string
 	// run checks the arguments and returns the Cmd that does the work (engine calls
 	// belong in the Cmd, never here). An error is shown inline and nothing changes.
-	run func(m *Model, args []string) (tea.Cmd, error)
+	run func(con Console, args []string) (tea.Cmd, error)
 }
 
 // usage is the command as the operator types it: "pause host NAME".
@@ -40,19 +61,35 @@ func (c *command) usage() string {
 }
 
 // available reports whether c is offered on this console's crawl now.
-func (c *command) available(m *Model) bool { return c.when == nil || c.when(m) }
+func (c *command) available(con Console) bool { return c.when == nil || c.when(con) }
 
-var commands []command
+var commands []*command
 
-// registerCommand adds a ":" command to every console. Call from init.
-func registerCommand(c command) {
-	commands = append(commands, c)
+// registerCommand adds a ":" command to every console. Call from init; unregister
+// takes it away again (a test's extra command).
+func registerCommand(c command) (unregister func()) {
+	cmd := &c
+	commands = append(commands, cmd)
 	sort.SliceStable(commands, func(i, j int) bool { return commands[i].name < commands[j].name })
+	return func() { commands = slices.DeleteFunc(commands, func(c *command) bool { return c == cmd }) }
+}
+
+// offered lists the commands con's crawl has now, in name order; a read-only
+// session is not offered the ones that change the crawl.
+func offered(con Console) []*command {
+	var out []*command
+	for i := range commands {
+		c := commands[i]
+		if c.available(con) && !(c.control && con.Common().ReadOnly) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // lookupCommand finds the command whose name is the longest run of leading words of
 // line, and returns it with the remaining words as arguments.
-func lookupCommand(m *Model, line string) (*command, []string, error) {
+func lookupCommand(con Console, line string) (*command, []string, error) {
 	words := strings.Fields(line)
 	if len(words) == 0 {
 		return nil, nil, fmt.Errorf("empty command (try :help)")
@@ -60,7 +97,7 @@ func lookupCommand(m *Model, line string) (*command, []string, error) {
 	var best *command
 	bestLen := 0
 	for i := range commands {
-		c := &commands[i]
+		c := commands[i]
 		cw := strings.Fields(c.name)
 		if len(cw) > len(words) || len(cw) <= bestLen {
 			continue
@@ -81,16 +118,16 @@ func lookupCommand(m *Model, line string) (*command, []string, error) {
 	}
 	args := words[bestLen:]
 	if len(args) < best.min || len(args) > best.max {
-		return nil, nil, fmt.Errorf("usage: %s", usagesOf(m, words[0]))
+		return nil, nil, fmt.Errorf("usage: %s", usagesOf(con, words[0]))
 	}
 	return best, args, nil
 }
 
 // usagesOf lists the forms of every command starting with word: "pause | pause host NAME".
-func usagesOf(m *Model, word string) string {
+func usagesOf(con Console, word string) string {
 	var forms []string
 	for i := range commands {
-		if strings.Fields(commands[i].name)[0] == word && commands[i].available(m) {
+		if strings.Fields(commands[i].name)[0] == word && commands[i].available(con) {
 			forms = append(forms, ":"+commands[i].usage())
 		}
 	}
@@ -99,26 +136,26 @@ func usagesOf(m *Model, word string) string {
 
 // runCommand parses and runs a command line. It returns the work to do, or the
 // inline error to show; an error changes nothing.
-func (m *Model) runCommand(line string) (tea.Cmd, error) {
-	c, args, err := lookupCommand(m, line)
+func runLine(con Console, line string) (tea.Cmd, error) {
+	c, args, err := lookupCommand(con, line)
 	if err != nil {
 		return nil, err
 	}
-	if c.control && m.c.readOnly {
+	if c.control && con.Common().ReadOnly {
 		// Not an inline error: the line was fine, the session may not steer.
 		return status(ReadOnlyText, true), nil
 	}
-	return c.run(m, args)
+	return c.run(con, args)
 }
 
 // completeCommand completes what was typed after ":" (tab). It returns the new line
 // and, when the choice is ambiguous, the candidates to show.
-func completeCommand(m *Model, line string) (string, []string) {
+func completeCommand(con Console, line string) (string, []string) {
 	// Argument of a full command name: "theme h" -> "theme high-contrast".
 	for i := range commands {
-		c := &commands[i]
+		c := commands[i]
 		prefix := c.name + " "
-		if c.complete == nil || !c.available(m) || !strings.HasPrefix(line, prefix) {
+		if c.complete == nil || !c.available(con) || !strings.HasPrefix(line, prefix) {
 			continue
 		}
 		rest := line[len(prefix):]
@@ -126,7 +163,7 @@ func completeCommand(m *Model, line string) (string, []string) {
 			continue
 		}
 		var cands []string
-		for _, v := range c.complete(m) {
+		for _, v := range c.complete(con) {
 			if strings.HasPrefix(v, rest) {
 				cands = append(cands, v)
 			}
@@ -142,7 +179,7 @@ func completeCommand(m *Model, line string) (string, []string) {
 	// Command names: "pa" -> "pause" (with "pause host", "pause lane" shown).
 	var cands []string
 	for i := range commands {
-		if strings.HasPrefix(commands[i].name, line) && commands[i].available(m) {
+		if strings.HasPrefix(commands[i].name, line) && commands[i].available(con) {
 			cands = append(cands, commands[i].name)
 		}
 	}
@@ -179,27 +216,27 @@ func commonPrefix(ss []string) string {
 }
 
 // parseLaneID reads a lane number and checks the crawl has that lane.
-func (m *Model) parseLaneID(s string) (int, error) {
+func parseLaneID(con Console, s string) (int, error) {
 	id, err := strconv.Atoi(s)
 	if err != nil || id < 1 {
 		return 0, fmt.Errorf("lane must be a lane number, not %q", s)
 	}
-	for _, l := range m.snap.Lanes {
+	for _, l := range con.Snapshot().Lanes {
 		if l.ID == id {
 			return id, nil
 		}
 	}
-	if len(m.snap.Lanes) == 0 {
+	if len(con.Snapshot().Lanes) == 0 {
 		return 0, fmt.Errorf("no lane %d: no lane is open", id)
 	}
-	return 0, fmt.Errorf("no lane %d (lanes shown: %d)", id, len(m.snap.Lanes))
+	return 0, fmt.Errorf("no lane %d (lanes shown: %d)", id, len(con.Snapshot().Lanes))
 }
 
 // knownHosts lists the hosts bound to lanes, for completion.
-func (m *Model) knownHosts() []string {
+func knownHosts(con Console) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, l := range m.snap.Lanes {
+	for _, l := range con.Snapshot().Lanes {
 		for _, h := range l.Hosts {
 			if !seen[h] {
 				seen[h] = true
@@ -215,60 +252,60 @@ func (m *Model) knownHosts() []string {
 var verbs = map[bool][2]string{true: {"pause", "paused"}, false: {"resume", "resumed"}}
 
 func init() {
-	hostOp := func(paused bool) func(m *Model, args []string) (tea.Cmd, error) {
-		return func(m *Model, args []string) (tea.Cmd, error) {
+	hostOp := func(paused bool) func(con Console, args []string) (tea.Cmd, error) {
+		return func(con Console, args []string) (tea.Cmd, error) {
 			host := strings.ToLower(args[0])
-			return m.c.Control(verbs[paused][0]+" host "+host, "host "+host+" "+verbs[paused][1], func(ctrl engine.Control) error {
+			return con.Common().Control(verbs[paused][0]+" host "+host, "host "+host+" "+verbs[paused][1], func(ctrl engine.Control) error {
 				return ctrl.PauseHost(host, paused)
 			}), nil
 		}
 	}
-	laneOp := func(paused bool) func(m *Model, args []string) (tea.Cmd, error) {
-		return func(m *Model, args []string) (tea.Cmd, error) {
-			id, err := m.parseLaneID(args[0])
+	laneOp := func(paused bool) func(con Console, args []string) (tea.Cmd, error) {
+		return func(con Console, args []string) (tea.Cmd, error) {
+			id, err := parseLaneID(con, args[0])
 			if err != nil {
 				return nil, err
 			}
-			return m.c.Control(fmt.Sprintf("%s lane %d", verbs[paused][0], id), fmt.Sprintf("lane %d %s", id, verbs[paused][1]), func(ctrl engine.Control) error {
+			return con.Common().Control(fmt.Sprintf("%s lane %d", verbs[paused][0], id), fmt.Sprintf("lane %d %s", id, verbs[paused][1]), func(ctrl engine.Control) error {
 				return ctrl.PauseLane(id, paused)
 			}), nil
 		}
 	}
 	for _, c := range []command{
 		{name: "pause", help: "pause the whole crawl", control: true,
-			run: func(m *Model, _ []string) (tea.Cmd, error) { return m.setPaused(true), nil }},
+			run: func(con Console, _ []string) (tea.Cmd, error) { return con.SetPaused(true), nil }},
 		{name: "resume", help: "resume the crawl", control: true,
-			run: func(m *Model, _ []string) (tea.Cmd, error) { return m.setPaused(false), nil }},
+			run: func(con Console, _ []string) (tea.Cmd, error) { return con.SetPaused(false), nil }},
 		{name: "pause host", args: "NAME", min: 1, max: 1, control: true, help: "stop fetching from a host",
-			complete: (*Model).knownHosts, run: hostOp(true)},
+			complete: knownHosts, run: hostOp(true)},
 		{name: "resume host", args: "NAME", min: 1, max: 1, control: true, help: "fetch from a paused host again",
-			complete: func(m *Model) []string { return m.snap.PausedHosts }, run: hostOp(false)},
+			complete: func(con Console) []string { return con.Snapshot().PausedHosts }, run: hostOp(false)},
 		{name: "pause lane", args: "N", min: 1, max: 1, control: true, help: "pause one lane", run: laneOp(true)},
 		{name: "resume lane", args: "N", min: 1, max: 1, control: true, help: "resume one lane", run: laneOp(false)},
 		{name: "lanes", args: "N", min: 1, max: 1, control: true, help: "set lanes.max (at least 1)",
-			run: func(m *Model, args []string) (tea.Cmd, error) {
+			run: func(con Console, args []string) (tea.Cmd, error) {
 				n, err := strconv.Atoi(args[0])
 				if err != nil || n < 1 {
 					return nil, fmt.Errorf("lanes: N must be a whole number >= 1, not %q", args[0])
 				}
-				return m.c.Control(fmt.Sprintf("set lanes.max to %d", n), fmt.Sprintf("lanes.max set to %d", n), func(ctrl engine.Control) error {
+				return con.Common().Control(fmt.Sprintf("set lanes.max to %d", n), fmt.Sprintf("lanes.max set to %d", n), func(ctrl engine.Control) error {
 					return ctrl.SetMaxLanes(n)
 				}), nil
 			}},
 		{name: "theme", args: "NAME", min: 1, max: 1, help: "dark, light, high-contrast or mono",
-			complete: func(*Model) []string { return themes.Names() },
-			run: func(m *Model, args []string) (tea.Cmd, error) {
-				if err := m.setTheme(args[0]); err != nil {
+			complete: func(Console) []string { return themes.Names() },
+			run: func(con Console, args []string) (tea.Cmd, error) {
+				if err := con.SetTheme(args[0]); err != nil {
 					return nil, err
 				}
 				return status("theme "+args[0], false), nil
 			}},
 		{name: "rebalance", help: "re-deal lanes over egresses; on a master, sites over workers (confirm)", control: true,
-			run: func(m *Model, _ []string) (tea.Cmd, error) { return m.planRebalance(), nil }},
+			run: func(con Console, _ []string) (tea.Cmd, error) { return con.PlanRebalance(), nil }},
 		{name: "quit", help: "quit (asks if the crawl would stop)",
-			run: func(m *Model, _ []string) (tea.Cmd, error) { return m.requestQuit(), nil }},
+			run: func(con Console, _ []string) (tea.Cmd, error) { return con.RequestQuit(), nil }},
 		{name: "help", help: "show keys and commands",
-			run: func(m *Model, _ []string) (tea.Cmd, error) { m.openHelp(); return nil, nil }},
+			run: func(con Console, _ []string) (tea.Cmd, error) { con.OpenHelp(); return nil, nil }},
 	} {
 		registerCommand(c)
 	}

@@ -17,10 +17,24 @@ type Common struct {
 	Keys   *KeyMap
 	Now    func() time.Time
 
-	renderer *lipgloss.Renderer
-	ctrl     engine.Control
-	readOnly bool
-	logLines int // Options.LogLines
+	// Renderer is the session's, for rebuilding Styles when the theme changes.
+	Renderer *lipgloss.Renderer
+	// ReadOnly makes every control answer ReadOnlyText and change nothing.
+	ReadOnly bool
+	// LogLines is how many events the Log pane keeps (Options.LogLines).
+	LogLines int
+
+	ctrl engine.Control // reached only in Cmds, through Control, ControlResult and Read
+}
+
+// NewCommon is the context of a console over ctrl; the caller fills in the rest.
+func NewCommon(ctrl engine.Control) *Common { return &Common{ctrl: ctrl} }
+
+// Read runs f against the engine in a Cmd (never in Update) and delivers what it
+// returns. Unlike Control it changes nothing, so it runs in read-only sessions too.
+func (c *Common) Read(f func(engine.Control) tea.Msg) tea.Cmd {
+	ctrl := c.ctrl
+	return func() tea.Msg { return f(ctrl) }
 }
 
 // ReadOnlyText is what every control answers in a viewer session.
@@ -44,7 +58,7 @@ type controlDoneMsg struct {
 // then says done, or "could not <action>: <error>". In a read-only session it
 // changes nothing and answers ReadOnlyText.
 func (c *Common) Control(action, done string, f func(engine.Control) error) tea.Cmd {
-	if c.readOnly {
+	if c.ReadOnly {
 		return status(ReadOnlyText, true)
 	}
 	ctrl := c.ctrl
@@ -62,7 +76,7 @@ func status(text string, isErr bool) tea.Cmd {
 // (":dns flush" says how many entries went, `e` where the lane went): f returns the
 // status text on success. Read-only sessions get ReadOnlyText and nothing runs.
 func (c *Common) ControlResult(action string, f func(engine.Control) (string, error)) tea.Cmd {
-	if c.readOnly {
+	if c.ReadOnly {
 		return status(ReadOnlyText, true)
 	}
 	ctrl := c.ctrl

@@ -59,11 +59,11 @@ func (m *Model) dialogKey(msg tea.KeyMsg) tea.Cmd {
 
 // planRebalance asks the engine for a plan (in a Cmd) and shows it when it comes.
 func (m *Model) planRebalance() tea.Cmd {
-	if m.c.readOnly {
+	if m.c.ReadOnly {
 		return status(ReadOnlyText, true)
 	}
 	m.setStatus("planning a rebalance…", false)
-	ctrl := m.c.ctrl
+	ctrl := m.ctrl
 	return func() tea.Msg { return planMsg{plan: ctrl.PlanRebalance()} }
 }
 

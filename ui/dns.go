@@ -1,9 +1,7 @@
 package ui
 
 import (
-	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,11 +13,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/themes"
 )
 
-func init() {
-	registerPane(40, newDNSPane)
-	registerCommand(command{name: "dns flush", args: "[domain]", max: 1, control: true,
-		help: "drop DNS answers (all if no domain)", complete: (*Model).dnsNames, run: runDNSFlush})
-}
+func init() { registerPane(40, newDNSPane) }
 
 // dnsPane shows the DNS prefetch cache (M5): hit rates (positive, negative, miss)
 // with sparklines of how they move, the prefetch backlog and workers, upstream
@@ -394,51 +388,4 @@ func millis(x float64) string {
 	default:
 		return strconv.FormatFloat(x, 'f', 0, 64) + "ms"
 	}
-}
-
-// dnsNames proposes domains and hosts for ":dns flush" completion.
-func (m *Model) dnsNames() []string {
-	v := m.snap.DNS
-	if v == nil {
-		return nil
-	}
-	var out []string
-	for _, d := range v.Slowest {
-		out = append(out, d.Domain)
-	}
-	for _, e := range v.Negative {
-		out = append(out, e.Host)
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-// runDNSFlush is ":dns flush [domain]": the engine drops the answers of domain and
-// every name under it (all answers without a domain) and says how many went.
-func runDNSFlush(m *Model, args []string) (tea.Cmd, error) {
-	domain := ""
-	if len(args) == 1 {
-		domain = strings.TrimSuffix(strings.ToLower(args[0]), ".")
-		if domain == "" || strings.ContainsAny(domain, "/:@ ") {
-			return nil, fmt.Errorf("dns flush: %q is not a domain name", args[0])
-		}
-	}
-	action := "flush the DNS cache"
-	if domain != "" {
-		action += " for " + domain
-	}
-	return m.c.ControlResult(action, func(ctrl engine.Control) (string, error) {
-		n, err := ctrl.FlushDNS(domain)
-		if err != nil {
-			return "", err
-		}
-		entries := thousands(int64(n)) + " entries"
-		if n == 1 {
-			entries = "1 entry"
-		}
-		if domain == "" {
-			return "DNS cache flushed: " + entries + " dropped", nil
-		}
-		return "DNS cache flushed for " + domain + ": " + entries + " dropped", nil
-	}), nil
 }

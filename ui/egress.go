@@ -261,7 +261,7 @@ func (p *egressPane) Update(msg tea.Msg) tea.Cmd {
 
 // rotateOff is e: every lane on the selected egress moves to another one now.
 func (p *egressPane) rotateOff() tea.Cmd {
-	if p.c.readOnly {
+	if p.c.ReadOnly {
 		return status(ReadOnlyText, true)
 	}
 	if p.view == nil {
@@ -287,7 +287,7 @@ func (p *egressPane) rotateOff() tea.Cmd {
 // toggleHost is x: the selected host comes off the disable list, or goes on it
 // (a pair-banned host, refused by one egress, can be disabled for all of them).
 func (p *egressPane) toggleHost() tea.Cmd {
-	if p.c.readOnly {
+	if p.c.ReadOnly {
 		return status(ReadOnlyText, true)
 	}
 	l, ok := p.selected()

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/crawlconsole/crawlconsole/engine"
-	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/ui/fake"
 )
 
@@ -79,62 +77,6 @@ func TestEgressSecretsNeverShow(t *testing.T) {
 			}
 		}
 	}
-}
-
-// TestSizingEstimate: the pane shows the engine's estimate (Sizing.Estimate) with
-// its inputs, "?" for unknown ones, and names what is missing.
-func TestSizingEstimate(t *testing.T) {
-	rows := func(reqRef ...int64) *engine.EgressView {
-		v := &engine.EgressView{}
-		for i := 0; i < len(reqRef); i += 2 {
-			v.Egresses = append(v.Egresses, egress.EgressRow{OnNode: true, Requests: reqRef[i], Refusals: reqRef[i+1]})
-		}
-		v.Egresses = append(v.Egresses, egress.EgressRow{Requests: 9999, Refusals: 1}) // another node's: not counted
-		return v
-	}
-	est := func(declared engine.Sizing, v *engine.EgressView) *engine.Sizing {
-		declared.Estimate(v)
-		return &declared
-	}
-	observed := engine.Sizing{PagesPerIP: 150, PagesPerIPFrom: engine.PagesPerIPObserved}
-	tests := []struct {
-		name string
-		s    *engine.Sizing
-		want string
-	}{
-		{"observed only", est(engine.Sizing{}, rows(1000, 5, 500, 5)), "= ceil(? × ? ÷ ≈150) = ?   unknown: keywords and pages/keyword"},
-		{"no refusal yet", est(engine.Sizing{}, rows(300, 0, 700, 0)), "= ceil(? × ? ÷ ≥700) = ?   unknown: keywords and pages/keyword"},
-		{"nothing fetched", est(engine.Sizing{}, rows()), "= ceil(? × ? ÷ ?) = ?   unknown: keywords, pages/keyword and pages per IP"},
-		{"no estimate", nil, "unknown: keywords, pages/keyword and pages per IP"},
-		{"all known", est(engine.Sizing{Keywords: 40, PagesPerKeyword: 5}, rows(1000, 5, 500, 5)), "= ceil(40 × 5 ÷ ≈150) = 2"},
-		{"exact multiple", est(engine.Sizing{Keywords: 30, PagesPerKeyword: 5}, rows(1000, 5, 500, 5)), "= ceil(30 × 5 ÷ ≈150) = 1"},
-		{"ip figure a floor", est(engine.Sizing{Keywords: 400, PagesPerKeyword: 5}, rows(300, 0, 700, 0)), "= ceil(400 × 5 ÷ ≥700) ≤ 3"},
-		{"declared quota over observed", est(engine.Sizing{Keywords: 24, PagesPerKeyword: 5, PagesPerIP: 50}, rows(1000, 5)), "= ceil(24 × 5 ÷ ≈50) = 3"},
-		{"quota unknown", est(engine.Sizing{Keywords: 24, PagesPerKeyword: 5}, nil), "= ceil(24 × 5 ÷ ?) = ?   unknown: pages per IP"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := sizingFigures(tc.s, false); !strings.HasPrefix(got, tc.want) && !strings.HasSuffix(got, tc.want) {
-				t.Fatalf("figures = %q, want %q", got, tc.want)
-			}
-		})
-	}
-	t.Run("wide says where figures come from", func(t *testing.T) {
-		for _, tc := range []struct {
-			s    engine.Sizing
-			want []string
-		}{
-			{observed, []string{"(not in the snapshot)", "observed as requests per refusal"}},
-			{engine.Sizing{Keywords: 4, PagesPerKeyword: 5, PagesPerIP: 50, PagesPerIPFrom: engine.PagesPerIPConfig, VPNs: 1}, []string{"= 1; pages per IP from rounds.pages_per_ip"}},
-		} {
-			got := sizingFigures(&tc.s, true)
-			for _, want := range tc.want {
-				if !strings.Contains(got, want) {
-					t.Fatalf("long figures %q lack %q", got, want)
-				}
-			}
-		}
-	})
 }
 
 func TestEgressKeys(t *testing.T) {
@@ -377,58 +319,6 @@ func TestEgressAddNeverEchoesThePassword(t *testing.T) {
 			t.Fatalf("the engine's call log holds the password: %q", c)
 		}
 	}
-}
-
-func TestSecretMasking(t *testing.T) {
-	tests := []struct {
-		in, stars, masked string
-	}{
-		{"http://bob:pw@h:1", "http://bob:**@h:1", "http://bob:***@h:1"},
-		{"egress add socks5://u:p@ss:w@rd@10.0.0.1:1080", "egress add socks5://u:*********@10.0.0.1:1080", "egress add socks5://u:***@10.0.0.1:1080"},
-		{"http://bob:typing", "http://bob:******", "http://bob:***"},
-		{"http://127.0.0.1:3128", "http://127.0.0.1:3128", "http://127.0.0.1:3128"},
-		// A page with a port and a path is no password being typed (every demo
-		// URL has a port: :seed add of one was starred and kept out of history).
-		{"seed add http://www.river-review.com:42727/typed-page", "seed add http://www.river-review.com:42727/typed-page", "seed add http://www.river-review.com:42727/typed-page"},
-		{"site add news http://h:8080/?x=1 flood", "site add news http://h:8080/?x=1 flood", "site add news http://h:8080/?x=1 flood"},
-		{"site add social chirp http://h:8080?q={keyword}", "site add social chirp http://h:8080?q={keyword}", "site add social chirp http://h:8080?q={keyword}"},
-		{"http://bob:typing/more", "http://bob:***********", "http://bob:***"},
-		// An egress spec has no path: digits then a path there are a password typed.
-		{"egress add http://user:1234/abc", "egress add http://user:********", "egress add http://user:***"},
-		{":egress add http://user:1234?x", ":egress add http://user:******", ":egress add http://user:***"},
-		{"http://bob@h:1", "http://bob@h:1", "http://bob@h:1"}, // user, no password
-		{"bind:10.0.0.2", "bind:10.0.0.2", "bind:10.0.0.2"},
-		{"a=http://x:1 b=http://u:v@y:2", "a=http://x:1 b=http://u:*@y:2", "a=http://x:1 b=http://u:***@y:2"},
-		{"pause host news.test", "pause host news.test", "pause host news.test"},
-		{"http://bob:ünï@h:1", "http://bob:***@h:1", "http://bob:***@h:1"},
-		// A password holding "://" is one password, not the start of another spec
-		// (masked as the first spec's password, not as u:*://b@h).
-		{"egress add http://u:a://b@h:1", "egress add http://u:*****@h:1", "egress add http://u:***@h:1"},
-		{"egress add http://u:a://b@h:1 and http://v:c@k:2", "egress add http://u:*****@h:1 and http://v:*@k:2",
-			"egress add http://u:***@h:1 and http://v:***@k:2"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.in, func(t *testing.T) {
-			if got := string(starSecrets([]rune(tc.in))); got != tc.stars {
-				t.Errorf("starSecrets = %q, want %q", got, tc.stars)
-			}
-			if got := maskSecrets(tc.in); got != tc.masked {
-				t.Errorf("maskSecrets = %q, want %q", got, tc.masked)
-			}
-			if got, want := hasSecret(tc.in), tc.masked != tc.in; got != want {
-				t.Errorf("hasSecret = %v, want %v", got, want)
-			}
-		})
-	}
-	t.Run("scrubError", func(t *testing.T) {
-		if scrubError(nil, "http://a:b@c:1") != nil {
-			t.Fatal("nil error must stay nil")
-		}
-		plain := errors.New("no lane 3")
-		if scrubError(plain, "rotate lane 3") != plain {
-			t.Fatal("an error without a secret must pass unchanged")
-		}
-	})
 }
 
 // TestEgressPaneKeepsTheSelection: the cursor stays on its egress across snapshots

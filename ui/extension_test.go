@@ -39,32 +39,21 @@ func (p *drainPane) Update(msg tea.Msg) tea.Cmd {
 func (p *drainPane) View() string     { return fmt.Sprintf("Drain pane: %d lanes run", p.lanes) }
 func (p *drainPane) Position() string { return "" }
 
-// withRegistry runs f with extra panes and commands registered, then restores the
-// registries so other tests see the stock console.
-func withRegistry(t *testing.T, f func()) {
-	t.Helper()
-	panes, cmds := paneSpecs, commands
-	paneSpecs = append([]paneSpec(nil), paneSpecs...)
-	commands = append([]command(nil), commands...)
-	defer func() { paneSpecs, commands = panes, cmds }()
-	f()
-}
-
 func TestALaterPaneAndCommandPlugIn(t *testing.T) {
 	stock := len(newHarness(t, 120, 40, Options{}).m.shown) // tabs of a single-process crawl
 	tab := fmt.Sprintf("%d Drain", stock+1)
-	withRegistry(t, func() {
-		registerPane(90, func(c *Common) Pane {
+	func() {
+		defer registerPane(90, func(c *Common) Pane {
 			return &drainPane{c: c, drain: key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "drain node"))}
-		})
+		})()
 		var drained []string
-		registerCommand(command{name: "node drain", args: "[name]", max: 1, control: true, help: "drain a node",
-			run: func(m *Model, args []string) (tea.Cmd, error) {
-				return m.c.Control("drain node", "node drained", func(engine.Control) error {
+		defer registerCommand(command{name: "node drain", args: "[name]", max: 1, control: true, help: "drain a node",
+			run: func(con Console, args []string) (tea.Cmd, error) {
+				return con.Common().Control("drain node", "node drained", func(engine.Control) error {
 					drained = append(drained, strings.Join(args, ""))
 					return nil
 				}), nil
-			}})
+			}})()
 
 		h := newHarness(t, 120, 40, Options{})
 		h.mustShow(tab)
@@ -94,7 +83,7 @@ func TestALaterPaneAndCommandPlugIn(t *testing.T) {
 		h.typeText("node drain a b")
 		h.press("enter")
 		h.mustShow("usage: :node drain [name]")
-	})
+	}()
 	h := newHarness(t, 120, 40, Options{})
 	h.mustNotShow(tab)
 }

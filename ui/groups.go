@@ -191,7 +191,7 @@ func (p *groupsPane) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		if p.list.cursor >= len(p.rows) {
-			if matches(k, p.c.Keys.Rotate, p.c.Keys.DisableHost) && p.c.readOnly {
+			if matches(k, p.c.Keys.Rotate, p.c.Keys.DisableHost) && p.c.ReadOnly {
 				return status(ReadOnlyText, true)
 			}
 			if matches(k, p.c.Keys.PauseLane, p.c.Keys.PauseHost, p.c.Keys.Rotate, p.c.Keys.DisableHost) {
@@ -217,12 +217,12 @@ func (p *groupsPane) Update(msg tea.Msg) tea.Cmd {
 			}
 			return toggleHost(p.c, host, p.pausedHosts)
 		case matches(k, p.c.Keys.Rotate):
-			if p.c.readOnly {
+			if p.c.ReadOnly {
 				return status(ReadOnlyText, true)
 			}
 			return rotateLane(p.c, g.Lane, g.Egress)
 		case matches(k, p.c.Keys.DisableHost):
-			if p.c.readOnly {
+			if p.c.ReadOnly {
 				return status(ReadOnlyText, true)
 			}
 			host := rowHostName(g, r)

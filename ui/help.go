@@ -50,7 +50,7 @@ func (m *Model) helpEntries() []helpEntry {
 	fromBindings := func(bs []key.Binding) []helpEntry {
 		var es []helpEntry
 		for _, b := range bs {
-			if m.c.readOnly && km.isControl(b) {
+			if m.c.ReadOnly && km.isControl(b) {
 				continue // a viewer is not offered what it would be refused
 			}
 			h := b.Help()
@@ -58,7 +58,7 @@ func (m *Model) helpEntries() []helpEntry {
 		}
 		return es
 	}
-	if m.c.readOnly && q == "" {
+	if m.c.ReadOnly && q == "" {
 		out = append(out, helpEntry{desc: "Read-only session: the keys and commands that change the crawl are left out"})
 	}
 	section("Global keys", fromBindings(km.globalHelp()))
@@ -76,11 +76,8 @@ func (m *Model) helpEntries() []helpEntry {
 		section(p.Title()+" pane ("+string(rune('1'+t))+")", fromBindings(bs))
 	}
 	var cmds []helpEntry
-	for i := range commands {
-		if !commands[i].available(m) || (m.c.readOnly && commands[i].control) {
-			continue
-		}
-		cmds = append(cmds, helpEntry{key: ":" + commands[i].usage(), desc: commands[i].help})
+	for _, c := range offered(console{m}) {
+		cmds = append(cmds, helpEntry{key: ":" + c.usage(), desc: c.help})
 	}
 	section("Commands (tab completes)", cmds)
 	return out

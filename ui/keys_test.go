@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"github.com/charmbracelet/x/ansi"
 	"strings"
 	"testing"
 
@@ -729,20 +728,6 @@ func TestLogRingKeepsTheSelectedEvent(t *testing.T) {
 	h.refresh()
 	if row := h.rowOf("▸"); !strings.Contains(row, "mark 4") {
 		t.Errorf("after one more event the selection moved to %q, want it on mark 4", row)
-	}
-}
-
-// The Nodes pane's total rate is the live workers': a dead one's last heartbeat
-// kept counting ("2 active, 1 dead · 2.6 pages/s" while the live ones did 1.4).
-func TestNodesTotalRateLeavesTheDeadOut(t *testing.T) {
-	h := newHarness(t, 160, 40, Options{})
-	p := &nodesPane{c: h.m.c, width: 160, nodes: []engine.Node{
-		{Name: "w1", State: engine.NodeActive, PagesPerSec: 0.9},
-		{Name: "w2", State: engine.NodeActive, PagesPerSec: 0.5},
-		{Name: "w3", State: engine.NodeDead, PagesPerSec: 1.2},
-	}}
-	if got := ansi.Strip(p.summary()); !strings.Contains(got, "1.4 pages/s") {
-		t.Errorf("summary %q, want the live workers' 1.4 pages/s", got)
 	}
 }
 

@@ -140,7 +140,7 @@ func (p *lanesPane) Update(msg tea.Msg) tea.Cmd {
 			}
 			return toggleHost(p.c, host, p.pausedHosts)
 		case matches(k, p.c.Keys.Rotate):
-			if p.c.readOnly {
+			if p.c.ReadOnly {
 				return status(ReadOnlyText, true)
 			}
 			if !ok {
@@ -148,7 +148,7 @@ func (p *lanesPane) Update(msg tea.Msg) tea.Cmd {
 			}
 			return rotateLane(p.c, l.ID, l.Egress)
 		case matches(k, p.c.Keys.DisableHost):
-			if p.c.readOnly {
+			if p.c.ReadOnly {
 				return status(ReadOnlyText, true)
 			}
 			if !ok {
@@ -165,23 +165,6 @@ func (p *lanesPane) Update(msg tea.Msg) tea.Cmd {
 		p.list.clamp(len(p.rows))
 	}
 	return nil
-}
-
-// toggleLane pauses a running lane or resumes a paused one.
-func toggleLane(c *Common, id int, paused bool) tea.Cmd {
-	v := verbs[!paused]
-	return c.Control(fmt.Sprintf("%s lane %d", v[0], id), fmt.Sprintf("lane %d %s", id, v[1]), func(ctrl engine.Control) error {
-		return ctrl.PauseLane(id, !paused)
-	})
-}
-
-// toggleHost pauses a host or resumes it if it is on the paused list.
-func toggleHost(c *Common, host string, pausedHosts []string) tea.Cmd {
-	_, paused := slices.BinarySearch(pausedHosts, host)
-	v := verbs[!paused]
-	return c.Control(fmt.Sprintf("%s host %s", v[0], host), fmt.Sprintf("host %s %s", host, v[1]), func(ctrl engine.Control) error {
-		return ctrl.PauseHost(host, !paused)
-	})
 }
 
 // laneHost is "the lane's host" for H: the host of the URL it fetches, else its first.

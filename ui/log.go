@@ -37,7 +37,7 @@ type eventsMsg struct {
 }
 
 func newLogPane(c *Common) Pane {
-	return &logPane{c: c, capacity: max(c.logLines, 1), follow: true}
+	return &logPane{c: c, capacity: max(c.LogLines, 1), follow: true}
 }
 
 func (p *logPane) Title() string { return "Log" }
@@ -68,10 +68,10 @@ func (p *logPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
 // fetch asks the engine for events after the newest one held (in a Cmd).
 func (p *logPane) fetch(upTo uint64) tea.Cmd {
 	p.fetching = true
-	ctrl, after, n := p.c.ctrl, p.lastSeq, p.capacity
-	return func() tea.Msg {
+	after, n := p.lastSeq, p.capacity
+	return p.c.Read(func(ctrl engine.Control) tea.Msg {
 		return eventsMsg{events: ctrl.EventsSince(after, n), upTo: upTo}
-	}
+	})
 }
 
 func (p *logPane) SetFilter(f Filter) {

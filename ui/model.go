@@ -59,6 +59,7 @@ const statusTTL = 8 * time.Second
 // state (pane, selection, filter, theme, freeze).
 type Model struct {
 	c     *Common
+	ctrl  engine.Control
 	opts  Options
 	panes []Pane
 	shown []int // indexes of the panes that have a tab now, in tab order (see optionalPane)
@@ -109,16 +110,14 @@ func newModel(ctrl engine.Control, opts Options, r *lipgloss.Renderer) *Model {
 	if badTheme {
 		t, _ = themes.Lookup(themes.Default)
 	}
-	c := &Common{
-		Styles:   themes.NewStyles(r, t),
-		Keys:     DefaultKeyMap(),
-		Now:      opts.Clock,
-		renderer: r,
-		ctrl:     ctrl,
-		readOnly: opts.ReadOnly,
-		logLines: opts.LogLines,
-	}
-	m := &Model{c: c, opts: opts, panes: newPanes(c)}
+	c := NewCommon(ctrl)
+	c.Styles = themes.NewStyles(r, t)
+	c.Keys = DefaultKeyMap()
+	c.Now = opts.Clock
+	c.Renderer = r
+	c.ReadOnly = opts.ReadOnly
+	c.LogLines = opts.LogLines
+	m := &Model{c: c, ctrl: ctrl, opts: opts, panes: newPanes(c)}
 	m.refreshShown()
 	m.filters = make([]Filter, len(m.panes))
 	m.filterIn.prompt = "/"
@@ -148,7 +147,7 @@ func (m *Model) fetch() tea.Cmd {
 		return nil
 	}
 	m.fetching = true
-	ctrl := m.c.ctrl
+	ctrl := m.ctrl
 	return func() tea.Msg { return SnapshotMsg{Snapshot: ctrl.Snapshot()} }
 }
 
@@ -338,10 +337,10 @@ func (m *Model) setFilter(f Filter) {
 // togglePause pauses a running crawl or resumes a paused one. The decision is taken
 // in the Cmd on a fresh snapshot, so a frozen view cannot make p do the wrong thing.
 func (m *Model) togglePause() tea.Cmd {
-	if m.c.readOnly {
+	if m.c.ReadOnly {
 		return status(ReadOnlyText, true)
 	}
-	ctrl := m.c.ctrl
+	ctrl := m.ctrl
 	return func() tea.Msg {
 		if ctrl.Snapshot().State == engine.StatePaused {
 			ctrl.Resume()
@@ -376,7 +375,7 @@ func (m *Model) setTheme(name string) error {
 	if !ok {
 		return fmt.Errorf("unknown theme %q (have %s)", name, strings.Join(themes.Names(), ", "))
 	}
-	m.c.Styles = themes.NewStyles(m.c.renderer, t)
+	m.c.Styles = themes.NewStyles(m.c.Renderer, t)
 	return nil
 }
 
@@ -392,60 +391,6 @@ func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
 	}
 	if m.filterIn.update(msg) {
 		m.setFilter(ParseFilter(m.filterIn.String())) // live, as the operator types
-	}
-	return nil
-}
-
-func (m *Model) commandKey(msg tea.KeyMsg) tea.Cmd {
-	switch msg.Type {
-	case tea.KeyEsc, tea.KeyCtrlC:
-		m.focus = focusPane
-		m.cmdErr, m.cmdHint = "", nil
-		return nil
-	case tea.KeyEnter:
-		line := strings.TrimSpace(m.cmdIn.String())
-		if line == "" {
-			m.focus = focusPane
-			return nil
-		}
-		if !hasSecret(line) { // an egress password never stays behind in the history (M3)
-			m.history = append(m.history, line)
-		}
-		m.histPos = len(m.history)
-		cmd, err := m.runCommand(line)
-		if err != nil {
-			// Inline error; the line stays for the operator to fix.
-			m.cmdErr, m.cmdHint = err.Error(), nil
-			return nil
-		}
-		m.cmdErr, m.cmdHint = "", nil
-		if m.focus == focusCommand {
-			m.focus = focusPane
-		}
-		return cmd
-	case tea.KeyTab:
-		line, cands := completeCommand(m, m.cmdIn.String())
-		m.cmdIn.set(line)
-		m.cmdHint, m.cmdErr = cands, ""
-		return nil
-	case tea.KeyUp:
-		if m.histPos > 0 {
-			m.histPos--
-			m.cmdIn.set(m.history[m.histPos])
-		}
-		return nil
-	case tea.KeyDown:
-		if m.histPos < len(m.history)-1 {
-			m.histPos++
-			m.cmdIn.set(m.history[m.histPos])
-		} else {
-			m.histPos = len(m.history)
-			m.cmdIn.set("")
-		}
-		return nil
-	}
-	if m.cmdIn.update(msg) {
-		m.cmdErr, m.cmdHint = "", nil
 	}
 	return nil
 }

@@ -14,17 +14,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 )
 
-func init() {
-	registerPane(70, newNodesPane)
-	for _, c := range []command{
-		{name: "pause node", args: "NAME", min: 1, max: 1, control: true, help: "pause one worker (it keeps its hosts)",
-			when: (*Model).distributed, complete: nodesNot(engine.NodePaused), run: nodeOp(true)},
-		{name: "resume node", args: "NAME", min: 1, max: 1, control: true, help: "resume a paused worker",
-			when: (*Model).distributed, complete: nodesIn(engine.NodePaused), run: nodeOp(false)},
-	} {
-		registerCommand(c)
-	}
-}
+func init() { registerPane(70, newNodesPane) }
 
 // heartbeatLate is the heartbeat age the Nodes pane marks when the snapshot does not
 // give the period: two periods of the default 5s (M4, seed 003). A worker past it has
@@ -155,15 +145,6 @@ func (p *nodesPane) Update(msg tea.Msg) tea.Cmd {
 		}
 	}
 	return nil
-}
-
-// setNodePaused pauses or resumes one worker (M4). A paused worker keeps its hosts
-// and fetches nothing; the global p pauses every worker through the master.
-func setNodePaused(c *Common, name string, paused bool) tea.Cmd {
-	v := verbs[paused]
-	return c.Control(v[0]+" node "+name, "node "+name+" "+v[1], func(ctrl engine.Control) error {
-		return ctrl.PauseNode(name, paused)
-	})
 }
 
 func (p *nodesPane) Position() string { return p.list.position(len(p.rows)) }
@@ -342,56 +323,6 @@ func listCell(names []string, w int) string {
 		return all
 	}
 	return names[0] + " +" + strconv.Itoa(len(names)-1)
-}
-
-// distributed reports whether the crawl has workers (M4).
-func (m *Model) distributed() bool { return len(m.snap.Nodes) > 0 }
-
-// nodeOp runs :pause node NAME and :resume node NAME.
-func nodeOp(paused bool) func(m *Model, args []string) (tea.Cmd, error) {
-	return func(m *Model, args []string) (tea.Cmd, error) {
-		name, err := m.parseNode(args[0])
-		if err != nil {
-			return nil, err
-		}
-		return setNodePaused(m.c, name, paused), nil
-	}
-}
-
-// parseNode checks the crawl has a worker called s (the case may differ) and
-// returns its name.
-func (m *Model) parseNode(s string) (string, error) {
-	if !m.distributed() {
-		return "", fmt.Errorf("no nodes: this crawl runs in one process")
-	}
-	var names []string
-	for _, n := range m.snap.Nodes {
-		if strings.EqualFold(n.Name, s) {
-			return n.Name, nil
-		}
-		names = append(names, n.Name)
-	}
-	return "", fmt.Errorf("no node %q (have %s)", s, strings.Join(names, ", "))
-}
-
-// nodesIn completes the names of the workers in state s; nodesNot the others'.
-func nodesIn(s engine.NodeState) func(*Model) []string {
-	return func(m *Model) []string { return m.nodeNamesWhere(func(n engine.NodeState) bool { return n == s }) }
-}
-
-func nodesNot(s engine.NodeState) func(*Model) []string {
-	return func(m *Model) []string { return m.nodeNamesWhere(func(n engine.NodeState) bool { return n != s }) }
-}
-
-func (m *Model) nodeNamesWhere(keep func(engine.NodeState) bool) []string {
-	var out []string
-	for _, n := range m.snap.Nodes {
-		if keep(n.State) {
-			out = append(out, n.Name)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // sitesCell is what a worker holds of seed 003's assignment: sites, plus keyword

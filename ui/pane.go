@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -53,13 +54,16 @@ type paneSpec struct {
 	build func(*Common) Pane
 }
 
-var paneSpecs []paneSpec
+var paneSpecs []*paneSpec
 
 // registerPane adds a pane to every console built afterwards. order fixes the tab
-// order (Lanes 10, Groups 20, Log 30; later panes pick their own). Call from init.
-func registerPane(order int, build func(*Common) Pane) {
-	paneSpecs = append(paneSpecs, paneSpec{order: order, build: build})
+// order (Lanes 10, Groups 20, Log 30; later panes pick their own). Call from init;
+// unregister takes the pane away again (a test's extra pane).
+func registerPane(order int, build func(*Common) Pane) (unregister func()) {
+	spec := &paneSpec{order: order, build: build}
+	paneSpecs = append(paneSpecs, spec)
 	sort.SliceStable(paneSpecs, func(i, j int) bool { return paneSpecs[i].order < paneSpecs[j].order })
+	return func() { paneSpecs = slices.DeleteFunc(paneSpecs, func(s *paneSpec) bool { return s == spec }) }
 }
 
 // newPanes builds one console's panes, in tab order.

@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -14,11 +12,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 )
 
-func init() {
-	registerPane(60, newRevisitPane)
-	registerCommand(command{name: "revisit now", args: "URL", min: 1, max: 1, control: true,
-		help: "refetch a stored page now (n)", complete: (*Model).dueURLs, run: runRevisitNow})
-}
+func init() { registerPane(60, newRevisitPane) }
 
 // revisitPane shows adaptive revisit (M2): the due queue with each page's seed
 // state (class, t, x, countdown to next, last Hamming distance), refetches against
@@ -151,7 +145,7 @@ func (p *revisitPane) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		if matches(k, p.c.Keys.RevisitNow) {
-			if p.c.readOnly {
+			if p.c.ReadOnly {
 				return status(ReadOnlyText, true)
 			}
 			u, ok := p.selectedURL()
@@ -466,31 +460,4 @@ func longDuration(d time.Duration) string {
 	default:
 		return strconv.Itoa(int(d/time.Second)) + "s"
 	}
-}
-
-// dueURLs proposes the due queue's URLs for ":revisit now" completion.
-func (m *Model) dueURLs() []string {
-	if m.snap.Revisit == nil {
-		return nil
-	}
-	out := make([]string, 0, len(m.snap.Revisit.Due))
-	for _, d := range m.snap.Revisit.Due {
-		out = append(out, d.URL)
-	}
-	return out
-}
-
-// revisitNow asks the engine to refetch u now (n, ":revisit now URL").
-func revisitNow(c *Common, u string) tea.Cmd {
-	return c.Control("revisit "+u+" now", u+" queued for a refetch now", func(ctrl engine.Control) error {
-		return ctrl.RevisitNow(u)
-	})
-}
-
-func runRevisitNow(m *Model, args []string) (tea.Cmd, error) {
-	u, err := url.Parse(args[0])
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("revisit now: %q is not an http(s) URL", args[0])
-	}
-	return revisitNow(m.c, args[0]), nil
 }

@@ -22,13 +22,13 @@ func init() {
 		{name: "site add", args: "KIND …", min: 2, max: 64,
 			help: "news URL [KW…] | social NAME TEMPLATE [KW…]"},
 		{name: "site rm", args: "NAME", min: 1, max: 1, help: "stop a site's rounds (nothing deleted)",
-			complete: (*Model).siteNames},
+			complete: siteNames},
 		{name: "keyword add", args: "SITE WORD", min: 2, max: 16, help: "add a keyword; social sites search it now",
-			complete: (*Model).siteNames},
+			complete: siteNames},
 		{name: "keyword rm", args: "SITE WORD", min: 2, max: 16, help: "remove a keyword from a site",
-			complete: (*Model).siteNames},
+			complete: siteNames},
 		{name: "budget", args: "SITE N [round|total]", min: 2, max: 4, help: "also: budget host HOST N …",
-			complete: (*Model).budgetTargets},
+			complete: budgetTargets},
 	} {
 		c.control = true
 		c.run = runSteer(c.name)
@@ -37,28 +37,28 @@ func init() {
 }
 
 // runSteer parses a steering command's words and sends the change.
-func runSteer(name string) func(m *Model, args []string) (tea.Cmd, error) {
-	return func(m *Model, args []string) (tea.Cmd, error) {
+func runSteer(name string) func(con Console, args []string) (tea.Cmd, error) {
+	return func(con Console, args []string) (tea.Cmd, error) {
 		s, err := engine.ParseSteer(append(strings.Fields(name), args...))
 		if err != nil {
 			return nil, err
 		}
-		return m.c.ControlResult(s.String(), func(ctrl engine.Control) (string, error) {
+		return con.Common().ControlResult(s.String(), func(ctrl engine.Control) (string, error) {
 			return ctrl.Steer(s)
 		}), nil
 	}
 }
 
 // budgetTargets proposes the sites' names and the word that starts a host's budget.
-func (m *Model) budgetTargets() []string { return append(m.siteNames(), "host") }
+func budgetTargets(con Console) []string { return append(siteNames(con), "host") }
 
 // siteNames proposes the declared sites' names for completion.
-func (m *Model) siteNames() []string {
-	if m.snap.Sites == nil {
+func siteNames(con Console) []string {
+	if con.Snapshot().Sites == nil {
 		return nil
 	}
-	out := make([]string, 0, len(m.snap.Sites.Sites))
-	for _, s := range m.snap.Sites.Sites {
+	out := make([]string, 0, len(con.Snapshot().Sites.Sites))
+	for _, s := range con.Snapshot().Sites.Sites {
 		out = append(out, s.Name)
 	}
 	return out

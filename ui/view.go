@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -131,7 +130,7 @@ func (m *Model) headerView(b *strings.Builder) {
 		left += "  FROZEN"
 		leftStyled += "  " + st.Frozen.Render("FROZEN")
 	}
-	if m.c.readOnly {
+	if m.c.ReadOnly {
 		left += "  read-only"
 		leftStyled += "  " + st.Muted.Render("read-only")
 	}
@@ -205,32 +204,6 @@ func knownState(s engine.State) bool {
 		return true
 	}
 	return false
-}
-
-var sparkRunes = []rune(" ▁▂▃▄▅▆▇█")
-
-// sparkline draws the newest w samples of h, scaled to their maximum.
-func sparkline(h []float64, w int) string {
-	if len(h) > w {
-		h = h[len(h)-w:]
-	}
-	peak := 0.0
-	for _, v := range h {
-		peak = max(peak, v)
-	}
-	out := make([]rune, 0, w)
-	for range w - len(h) {
-		out = append(out, ' ')
-	}
-	for _, v := range h {
-		i := 0
-		if peak > 0 && v > 0 {
-			// Eighths of the peak, rounded up: any activity shows.
-			i = min(max(int(math.Ceil(v/peak*8)), 1), len(sparkRunes)-1)
-		}
-		out = append(out, sparkRunes[i])
-	}
-	return string(out)
 }
 
 // tabsView draws the pane tabs; the active one is bracketed so it shows without
@@ -322,7 +295,7 @@ func (m *Model) hintView() string {
 	tail := m.shortHelp([]key.Binding{km.Help, km.Quit}, m.width)
 	tailW := 2 + cellWidth(km.Help.Help().Key+km.Help.Help().Desc+km.Quit.Help().Key+km.Quit.Help().Desc) + 4
 	keys := append(m.panes[m.active].ShortHelp(), km.Pause, km.Filter, km.Command, km.Rebalance, km.Freeze, km.NextPane)
-	if m.c.readOnly { // a viewer is offered no control it would refuse
+	if m.c.ReadOnly { // a viewer is offered no control it would refuse
 		keys = slices.DeleteFunc(keys, km.isControl)
 	}
 	head := m.shortHelp(keys, m.width-tailW)

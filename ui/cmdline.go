@@ -1,0 +1,76 @@
+package ui
+
+import (
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+)
+
+// commandKey edits the ":" line: enter runs it, tab completes, up and down walk
+// the history.
+func (m *Model) commandKey(msg tea.KeyMsg) tea.Cmd {
+	switch msg.Type {
+	case tea.KeyEsc, tea.KeyCtrlC:
+		m.focus = focusPane
+		m.cmdErr, m.cmdHint = "", nil
+		return nil
+	case tea.KeyEnter:
+		line := strings.TrimSpace(m.cmdIn.String())
+		if line == "" {
+			m.focus = focusPane
+			return nil
+		}
+		if !hasSecret(line) { // an egress password never stays behind in the history (M3)
+			m.history = append(m.history, line)
+		}
+		m.histPos = len(m.history)
+		cmd, err := runLine(console{m}, line)
+		if err != nil {
+			// Inline error; the line stays for the operator to fix.
+			m.cmdErr, m.cmdHint = err.Error(), nil
+			return nil
+		}
+		m.cmdErr, m.cmdHint = "", nil
+		if m.focus == focusCommand {
+			m.focus = focusPane
+		}
+		return cmd
+	case tea.KeyTab:
+		line, cands := completeCommand(console{m}, m.cmdIn.String())
+		m.cmdIn.set(line)
+		m.cmdHint, m.cmdErr = cands, ""
+		return nil
+	case tea.KeyUp:
+		if m.histPos > 0 {
+			m.histPos--
+			m.cmdIn.set(m.history[m.histPos])
+		}
+		return nil
+	case tea.KeyDown:
+		if m.histPos < len(m.history)-1 {
+			m.histPos++
+			m.cmdIn.set(m.history[m.histPos])
+		} else {
+			m.histPos = len(m.history)
+			m.cmdIn.set("")
+		}
+		return nil
+	}
+	if m.cmdIn.update(msg) {
+		m.cmdErr, m.cmdHint = "", nil
+	}
+	return nil
+}
+
+// console is the Model as the commands see it.
+type console struct{ m *Model }
+
+func (c console) Common() *Common               { return c.m.c }
+func (c console) Snapshot() *engine.Snapshot    { return &c.m.snap }
+func (c console) SetPaused(paused bool) tea.Cmd { return c.m.setPaused(paused) }
+func (c console) SetTheme(name string) error    { return c.m.setTheme(name) }
+func (c console) PlanRebalance() tea.Cmd        { return c.m.planRebalance() }
+func (c console) RequestQuit() tea.Cmd          { return c.m.requestQuit() }
+func (c console) OpenHelp()                     { c.m.openHelp() }
