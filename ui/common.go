@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -84,4 +85,15 @@ func (c *Common) ControlResult(action string, f func(engine.Control) (string, er
 		text, err := f(ctrl)
 		return controlDoneMsg{text: text, action: action, err: err}
 	}
+}
+
+// Refusal is "action: reason" for a refused action. The engine's errors begin
+// with what they are about ("seed add: ...", "egress X: ..."), which the action
+// says already: it is not said twice ("seed add X: seed add: ...").
+func Refusal(action string, err error) string {
+	text := err.Error()
+	if verb, rest, ok := strings.Cut(text, ": "); ok && strings.Contains(" "+action+" ", " "+verb+" ") {
+		text = rest // "add egress X: egress X: ..." too
+	}
+	return action + ": " + text
 }

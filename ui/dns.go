@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -365,14 +364,6 @@ func figureLine(st *themes.Styles, width int, title string, figs []figure) strin
 	}
 	b.WriteString(spaces(width - used))
 	return b.String()
-}
-
-// percent formats a share as 93.5%.
-func percent(share float64) string {
-	if math.IsNaN(share) {
-		return "-"
-	}
-	return strconv.FormatFloat(share*100, 'f', 1, 64) + "%"
 }
 
 // millis formats milliseconds with the precision that matters at that size:

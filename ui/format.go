@@ -112,3 +112,11 @@ func sparkline(h []float64, w int) string {
 	}
 	return string(out)
 }
+
+// percent formats a share as 93.5%.
+func percent(share float64) string {
+	if math.IsNaN(share) {
+		return "-"
+	}
+	return strconv.FormatFloat(share*100, 'f', 1, 64) + "%"
+}

@@ -41,9 +41,6 @@ type SnapshotMsg struct {
 // tickMsg is the refresh tick; the console re-arms it every time it fires.
 type tickMsg struct{}
 
-// clickMsg is a mouse click on row (0 = the column header) of the active pane.
-type clickMsg struct{ row int }
-
 // statusLine is the message under the panes, with when it was set.
 type statusLine struct {
 	text string
@@ -423,14 +420,3 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 
 // couldNot is the status line of a refused action.
 func couldNot(action string, err error) string { return "could not " + Refusal(action, err) }
-
-// Refusal is "action: reason" for a refused action. The engine's errors begin
-// with what they are about ("seed add: ...", "egress X: ..."), which the action
-// says already: it is not said twice ("seed add X: seed add: ...").
-func Refusal(action string, err error) string {
-	text := err.Error()
-	if verb, rest, ok := strings.Cut(text, ": "); ok && strings.Contains(" "+action+" ", " "+verb+" ") {
-		text = rest // "add egress X: egress X: ..." too
-	}
-	return action + ": " + text
-}

@@ -75,6 +75,9 @@ func newPanes(c *Common) []Pane {
 	return out
 }
 
+// clickMsg is a mouse click on row (0 = the column header) of the active pane.
+type clickMsg struct{ row int }
+
 // Filter is a row filter: a case-insensitive substring, inverted by a leading "!".
 type Filter struct {
 	text   string // lower-cased needle
