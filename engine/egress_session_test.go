@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -27,13 +28,13 @@ func TestStoredUnresolvableSecretDoesNotStopStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := json.Marshal([]persistedAccount{
+	b, _ := json.Marshal([]route.PersistedAccount{
 		{Name: "stale", Kind: "http", Address: "203.0.113.9:3128", User: "x",
 			Secret: "${env:CRAWLCONSOLE_TEST_NEVER_SET_VAR}", State: "free"},
 		{Name: "gone", Kind: "socks5", Address: "203.0.113.9:1080", User: "x",
 			Secret: "${file:" + t.TempDir() + "/missing.pass}", State: "free"},
 	})
-	st.SetMeta(accountsMetaKey, b)
+	st.SetMeta(route.AccountsMetaKey, b)
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}

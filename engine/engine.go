@@ -17,6 +17,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
+	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
 	"github.com/crawlconsole/crawlconsole/engine/robots"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -30,7 +31,7 @@ type Engine struct {
 	dedupe *frontier.Dedupe
 	gate   *lanes.Gate
 	robots *robots.Cache   // robots.txt rules per origin, kept at most etiquette.robots_cache_for (RFC 9309)
-	egress []*egressLink   // by board egress index; grows when egresses are claimed (guarded by mu)
+	egress []*route.Link   // by board egress index; grows when egresses are claimed (guarded by mu)
 	pool   *egress.Pool    // M3 rotation; nil for the direct route
 	dns    *dnscache.Cache // M5: the resolver of every egress
 	fcfg   fetch.Config    // for egresses added at run time
@@ -47,14 +48,14 @@ type Engine struct {
 
 	judge *egress.Classifier // one classifier of refusals for every route (the pool's with rotation)
 
-	accounts *metaAccounts  // egress account table persistence
-	deferred []deferredTask // deferrals waiting for flushDeferred (guarded by mu)
+	accounts *route.Accounts // egress account table persistence
+	deferred []deferredTask  // deferrals waiting for flushDeferred (guarded by mu)
 	// deferredByHost remembers this run's deferred URLs per host, so enabling a host
 	// brings them back at once (guarded by mu).
 	deferredByHost map[string][]string
 
-	prefetch dnsPrefetcher
-	dnsViewC dnsViewCache
+	prefetch lanes.Prefetcher   // queued hosts for the DNS cache to resolve ahead (M5)
+	dnsViewC lanes.ResolverView // the DNS pane, refreshed at most once a second
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -183,7 +184,6 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 		failed:      make(chan struct{}),
 		parentURLs:  parents,
 		persist:     make(chan Event, 1024),
-		prefetch:    dnsPrefetcher{kick: make(chan struct{}, 1)},
 	}
 	fail := func(err error) (*Engine, error) {
 		if e.dns != nil {
@@ -291,7 +291,7 @@ func (e *Engine) Start() error {
 	}
 	if e.dns != nil && e.opts.DNS.Prefetch {
 		e.wg.Add(1)
-		go e.runPrefetch()
+		go func() { defer e.wg.Done(); e.prefetch.Run(e.ctx, e.dns) }()
 	}
 	if e.opts.Revisit.Enabled && e.st != nil {
 		e.wg.Add(1)
@@ -304,7 +304,7 @@ func (e *Engine) Start() error {
 	go e.maintainDeferred()
 	if e.accounts != nil {
 		e.wg.Add(1)
-		go func() { defer e.wg.Done(); e.accounts.run(e.ctx.Done()) }()
+		go func() { defer e.wg.Done(); e.accounts.Run(e.ctx.Done()) }()
 	}
 	e.logf(LevelInfo, 0, "", "crawl started: %d lanes max, %d egress, delay %v..%v, host cap %.3g/s",
 		e.opts.Lanes.Max, len(e.egress), e.opts.Lanes.DelayMin, e.opts.Lanes.DelayMax, e.opts.HostRate)
@@ -382,7 +382,7 @@ func (e *Engine) Stop() {
 		e.wg.Wait()
 		if e.dns != nil {
 			if e.st != nil {
-				e.saveDNS()
+				lanes.SaveResolver(e.dns, e.st)
 			}
 			e.dns.Close()
 		}
@@ -401,7 +401,7 @@ func (e *Engine) Stop() {
 		e.state = StateDone
 		e.mu.Unlock()
 		for _, eg := range e.egress {
-			eg.f.Close()
+			eg.F.Close()
 		}
 		if e.pool != nil {
 			e.pool.Close()
@@ -461,7 +461,12 @@ func (e *Engine) Stats() Stats {
 		view = &v
 	}
 	s.Deferred = t.Deferred
-	s.Cookies = e.cookieStats()
+	if e.opts.Cookies.Enabled && e.role != roleMaster { // a master fetches nothing
+		e.mu.Lock()
+		cs := route.CookieStats(e.egress)
+		e.mu.Unlock()
+		s.Cookies = &cs
+	}
 	s.Revisit = e.revisitStats()
 	if e.dedupe != nil {
 		s.Dedupe = &DedupeStats{DedupeStats: e.dedupe.Stats(),

@@ -14,6 +14,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
+	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
 	"github.com/crawlconsole/crawlconsole/engine/robots"
 )
 
@@ -24,7 +25,7 @@ func (e *Engine) runLane(ls *laneState) {
 	defer e.wg.Done()
 	l := ls.lane
 	e.mu.Lock()
-	egress := e.egress[l.Egress].name // Egress is guarded by e.mu (rebalance moves lanes)
+	egress := e.egress[l.Egress].Name // Egress is guarded by e.mu (rebalance moves lanes)
 	e.mu.Unlock()
 	if e.st != nil {
 		e.st.LaneOpened(l.ID, egress, e.now())
@@ -140,7 +141,7 @@ func (e *Engine) pause(ls *laneState, next, floor time.Time) bool {
 // nextTask blocks while the crawl, the lane or the task's host is paused, then hands
 // out the lane's next task and the egress it leaves from (a rebalance may move the
 // lane between tasks). ok=false: the lane retired or the engine is stopping.
-func (e *Engine) nextTask(ls *laneState) (frontier.Task, *egressLink, bool) {
+func (e *Engine) nextTask(ls *laneState) (frontier.Task, *route.Link, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for {
@@ -264,9 +265,9 @@ func (e *Engine) waitWake() bool {
 // false when the task did not end here: moved to another egress or deferred (M3), or
 // left queued because the engine is stopping. swapped: it was not sent, as an
 // operator's task took its place; the lane takes that one without a pause.
-func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended, swapped bool) {
+func (e *Engine) process(ls *laneState, eg *route.Link, t frontier.Task) (ended, swapped bool) {
 	l := ls.lane
-	if e.pool != nil && !e.pool.Rotation().Serves(eg.name, t.Host) {
+	if e.pool != nil && !e.pool.Rotation().Serves(eg.Name, t.Host) {
 		// M3: this egress was banned for the host (or is cooling down) since the
 		// task was queued here: move it to one that may serve it.
 		e.mu.Lock()
@@ -275,7 +276,7 @@ func (e *Engine) process(ls *laneState, eg *egressLink, t frontier.Task) (ended,
 		e.flushDeferred()
 		return false, false
 	}
-	o := Outcome{Task: t, Lane: l.ID, Egress: eg.name}
+	o := Outcome{Task: t, Lane: l.ID, Egress: eg.Name}
 	e.front.prepare(&o) // M2: is it a refetch, and with which validators
 	t = o.Task
 	u, err := url.Parse(t.URL)
@@ -443,9 +444,9 @@ func conditionalHeaders(t frontier.Task) http.Header {
 //
 // hops are the redirects answered on the way of a fetch that failed with no response
 // (fetch.Error.Exchanges), for the archive; nil otherwise.
-func (e *Engine) fetchWithRetry(ls *laneState, eg *egressLink, t frontier.Task, hdr http.Header) (res *fetch.Result, hops []fetch.Exchange, kind string, moved bool) {
+func (e *Engine) fetchWithRetry(ls *laneState, eg *route.Link, t frontier.Task, hdr http.Header) (res *fetch.Result, hops []fetch.Exchange, kind string, moved bool) {
 	e.mu.Lock()
-	egIdx := e.egressIndex(eg.name)
+	egIdx := e.egressIndex(eg.Name)
 	urgent := ls.urgent
 	e.mu.Unlock()
 	for attempt := 0; ; attempt++ {
@@ -469,7 +470,7 @@ func (e *Engine) fetchWithRetry(ls *laneState, eg *egressLink, t frontier.Task, 
 		if err != nil {
 			return nil, nil, fetch.KindCanceled, false
 		}
-		res, err := eg.f.Fetch(t.URL, hdr)
+		res, err := eg.F.Fetch(t.URL, hdr)
 		e.gate.Finish(tk, gateResponse(res, err)) // the host's adaptive gap learns from the answer
 		var v egress.Verdict
 		if fetch.Kind(err) != fetch.KindCanceled {
@@ -486,13 +487,13 @@ func (e *Engine) fetchWithRetry(ls *laneState, eg *egressLink, t frontier.Task, 
 			return res, nil, fetch.KindRefused, false
 		}
 		if e.pool != nil && fetch.Kind(err) != fetch.KindCanceled {
-			d := e.pool.Report(eg.name, t.Host, v)
+			d := e.pool.Report(eg.Name, t.Host, v)
 			// The stats' "refused" counts 403/429/ban pages. A 503 with Retry-After also
 			// rotates (the classifier counts it as a site ban) but is an overloaded or broken
 			// server as far as the operator's figures go.
 			unavailable := v.Unavailable
 			if v.Class == egress.SiteBan {
-				e.punished(eg, t, res, v, rotationAction(eg.name, d))
+				e.punished(eg, t, res, v, route.RotationAction(eg.Name, d))
 			}
 			if v.Class == egress.SiteBan && !unavailable {
 				e.c.refused.Add(1)
@@ -578,18 +579,18 @@ func (e *Engine) warnRefused(be *fetch.BlockedError, first string) {
 // etiquette.robots_cache_for (a robots.txt request is a request to the host like any
 // other, for the site's bot detection). Each fetch sets the host's Crawl-delay anew,
 // capped at fetch.max_crawl_delay.
-func (e *Engine) robotsFor(eg *egressLink, u *url.URL) (*robots.Rules, error) {
+func (e *Engine) robotsFor(eg *route.Link, u *url.URL) (*robots.Rules, error) {
 	origin := u.Scheme + "://" + u.Host
 	host := u.Hostname()
 	return e.robots.Get(e.ctx, origin, func(ctx context.Context) (*robots.Rules, error) {
 		e.mu.Lock()
-		egIdx := e.egressIndex(eg.name)
+		egIdx := e.egressIndex(eg.Name)
 		e.mu.Unlock()
 		tk, err := e.gate.Acquire(ctx, egIdx, host, 0)
 		if err != nil {
 			return nil, err
 		}
-		r := eg.f.FetchRobots(ctx, origin, robots.ProductToken(e.opts.UserAgent))
+		r := eg.F.FetchRobots(ctx, origin, robots.ProductToken(e.opts.UserAgent))
 		e.gate.Release(tk)
 		if ctx.Err() != nil {
 			return nil, ctx.Err() // stopping: not an answer from the site

@@ -19,6 +19,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -130,8 +131,7 @@ func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
 	}
 	// The account table (seed 003): workers are granted rotation.per_node egresses at
 	// join and claim more when theirs are refused; `:egress add` adds to it.
-	e.accounts = &metaAccounts{st: e.st, kick: make(chan struct{}, 1),
-		warn: func(msg string) { e.logf(LevelWarn, 0, "", "%s", msg) }}
+	e.accounts = route.NewAccounts(e.st, func(msg string) { e.logf(LevelWarn, 0, "", "%s", msg) })
 	if m.table, err = egress.OpenTable(e.accounts, specs); err != nil {
 		e.Close()
 		return nil, err

@@ -228,7 +228,7 @@ func (e *Engine) place(t frontier.Task) {
 	}
 	e.boardAdd(t)
 	if e.dns != nil && e.opts.DNS.Prefetch {
-		e.prefetch.add(t.Host)
+		e.prefetch.Add(t.Host)
 	}
 }
 

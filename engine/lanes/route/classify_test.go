@@ -1,4 +1,4 @@
-package engine
+package route
 
 import (
 	"net/http"
@@ -41,10 +41,10 @@ func TestRoutesAgreeOnRefusals(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := &fetch.Result{Status: tc.status, Header: tc.header, Body: []byte(tc.body), FinalURL: "http://news.test/a"}
-			d := (&Engine{judge: egress.NewClassifier(nil)}).verdict(&egressLink{name: "direct"}, "news.test", res, nil)
-			e, link := rotationRoute(t)
-			v := e.verdict(link, "news.test", res, nil)
-			// As fetchWithRetry counts them: a site ban, except an overloaded server's 503.
+			d := Verdict(egress.NewClassifier(nil), &Link{Name: "direct"}, "news.test", res, nil)
+			judge, link := rotationRoute(t)
+			v := Verdict(judge, link, "news.test", res, nil)
+			// As the lanes count them: a site ban, except an overloaded server's 503.
 			direct := d.Class == egress.SiteBan && !d.Unavailable
 			rotation := v.Class == egress.SiteBan && !v.Unavailable
 			if direct != tc.want || rotation != tc.want || d.Reason != v.Reason {
@@ -54,9 +54,9 @@ func TestRoutesAgreeOnRefusals(t *testing.T) {
 	}
 }
 
-// rotationRoute is an engine with a one-egress rotation and its egress: enough for
-// verdict, the rotation route's classification of a fetch.
-func rotationRoute(t *testing.T) (*Engine, *egressLink) {
+// rotationRoute is a one-egress rotation's classifier and its egress: enough for
+// Verdict, the rotation route's classification of a fetch.
+func rotationRoute(t *testing.T) (*egress.Classifier, *Link) {
 	t.Helper()
 	specs, err := egress.ParseSpecs([]string{"e1=bind:127.0.0.1"})
 	if err != nil {
@@ -75,5 +75,5 @@ func rotationRoute(t *testing.T) (*Engine, *egressLink) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Engine{pool: pool, judge: pool.Classifier()}, &egressLink{name: "e1", eg: eg}
+	return pool.Classifier(), &Link{Name: "e1", Eg: eg}
 }
