@@ -67,6 +67,7 @@ type discovery struct {
 	noted     map[string]bool               // documents whose problem was logged (discovery_problems.go)
 	announced map[string]bool               // feeds pages announced by <link rel="alternate">
 	nListed   int                           // hashes in listed, bounded by maxListedTotal
+	ahead     aheadMarks                    // URLs a read just listed as new, to go ahead on their lane
 
 	// changes counts what changed the kept state (discovery_state.go); saved and
 	// savedAt are the count and time of its last write (tick and Stop only).
@@ -522,7 +523,8 @@ func (e *Engine) queueRobotsSitemaps(t frontier.Task, res *fetch.Result) {
 // rate (discover.Poller), in place of the page revisit policy's, and bypassing the
 // class window: a news feed is read as long as the crawl runs.
 // listing is what the read gave the crawl (its links, new and known; nil for a 304).
-func (e *Engine) schedulePoll(src string, doc *discover.Doc, newLinks int, listing []string, rv *store.Revisit, at time.Time) {
+// fresh are the read's links new to the crawl (nil for a 304).
+func (e *Engine) schedulePoll(src string, doc *discover.Doc, fresh []store.URL, listing []string, rv *store.Revisit, at time.Time) {
 	if rv == nil {
 		return
 	}
@@ -533,6 +535,7 @@ func (e *Engine) schedulePoll(src string, doc *discover.Doc, newLinks int, listi
 		rv.Next = revisit.Never
 		return
 	}
+	newLinks := len(fresh)
 	if doc.Kind == discover.KindIndex {
 		newLinks = 0 // an index's children are sources, not news
 	}
@@ -540,6 +543,9 @@ func (e *Engine) schedulePoll(src string, doc *discover.Doc, newLinks int, listi
 		newLinks = n
 	}
 	full := newLinks > 0 && newLinks >= len(doc.Entries)
+	if doc.Kind != discover.KindIndex && d.poller.Knows(src) {
+		d.ahead.mark(fresh, full)
+	}
 	d.poller.Observe(src, at, newLinks, full)
 	if doc.Kind != discover.KindIndex {
 		e.observeCoverage(src, listing, listing == nil)
@@ -793,7 +799,7 @@ func (e *Engine) notModifiedSource(u string, rv *store.Revisit) {
 	kind, ok := d.sources[u]
 	d.mu.Unlock()
 	if ok {
-		e.schedulePoll(u, &discover.Doc{Kind: kind}, 0, nil, rv, e.now())
+		e.schedulePoll(u, &discover.Doc{Kind: kind}, nil, nil, rv, e.now())
 		return
 	}
 	e.hintOutcome(u, false)

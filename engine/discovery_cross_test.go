@@ -312,7 +312,7 @@ func TestASitemapTheFrontPageCoversIsReadDaily(t *testing.T) {
 				listing = append(listing, story(i))
 			}
 			smRV = &store.Revisit{URL: sitemap}
-			e.schedulePoll(sitemap, doc, 0, listing, smRV, at)
+			e.schedulePoll(sitemap, doc, nil, listing, smRV, at)
 		}
 		at = at.Add(time.Hour)
 	}

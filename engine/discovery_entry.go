@@ -48,7 +48,11 @@ func (e *Engine) pollEntry(t frontier.Task, fresh []store.URL, known []string, r
 	if n, ok := d.listedAnew(t.URL, listing); ok {
 		newLinks = n
 	}
-	d.poller.Observe(t.URL, at, newLinks, newLinks > 0 && newLinks >= len(listing))
+	full := newLinks > 0 && newLinks >= len(listing)
+	if d.poller.Knows(t.URL) {
+		d.ahead.mark(fresh, full)
+	}
+	d.poller.Observe(t.URL, at, newLinks, full)
 	e.observeCoverage(t.URL, listing, false)
 	if next := at.Add(d.poller.Interval(t.URL)); rv.Next.IsZero() || next.Before(rv.Next) {
 		rv.Next = next

@@ -260,7 +260,7 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 			revisit.Outcome{Hash: hash, OK: ok, Sig: sig, HasDigest: ok})
 		e.keepReplacedText(t.URL, stored.Revisit)
 		if doc != nil {
-			e.schedulePoll(t.URL, doc, len(links), listingOf(links, known), stored.Revisit, at)
+			e.schedulePoll(t.URL, doc, links, listingOf(links, known), stored.Revisit, at)
 		} else {
 			e.awaitHint(t.URL, stored.Revisit)               // a page a trusted feed or sitemap dates
 			e.pollEntry(t, links, known, stored.Revisit, at) // a seed of a site with neither feed nor sitemap

@@ -192,12 +192,21 @@ func (e *Engine) boardAdd(t frontier.Task) {
 		delete(e.steer.urgent, t.URL)
 		t.Urgent = true
 	}
-	if e.cluster != nil { // M4: the mark travels with the task to its worker's board
+	if !t.Urgent && !t.Ahead && e.disc != nil && !e.rv.queued[t.URL] && e.disc.ahead.take(t.URL) {
+		t.Ahead = true // an article a read just listed: before the lane's due reads
+	}
+	if e.cluster != nil { // M4: the marks travel with the task to its worker's board
 		e.cluster.add(t)
 		return
 	}
 	if t.Urgent {
 		e.addUrgent(t)
+		return
+	}
+	if t.Ahead {
+		if p := e.board.AddAhead(t); p.Opened {
+			e.startLane(p.Lane)
+		}
 		return
 	}
 	if p := e.board.Add(t); p.Opened {

@@ -53,6 +53,10 @@ type Task struct {
 	// an entry or search URL the operator added while the crawl runs. It
 	// travels to a worker with the task (M4), so the worker's board does the same.
 	Urgent bool `json:",omitempty"`
+	// Ahead asks for a place ahead of the lane's ordinary tasks, behind urgent ones
+	// (lanes.Board.AddAhead): an article a feed or sitemap read has just listed as
+	// new. It travels to a worker with the task, as Urgent does.
+	Ahead bool `json:",omitempty"`
 }
 
 // Hash returns the task's own URL hash: the ParentHash its outgoing links will carry.

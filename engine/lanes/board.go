@@ -79,6 +79,7 @@ type Board struct {
 	pending  pendingQueue
 	peak     int
 	first    map[string]bool // URLs added by AddFirst and not yet taken
+	ahead    map[string]bool // URLs added by AddAhead and not yet taken
 
 	// Allowed, if set, says whether egress may serve host now (M3: no pair ban, no
 	// proxy-fault cooldown). Lanes on other egresses are not joined and no lane opens
@@ -150,6 +151,30 @@ func (b *Board) AddFirst(t frontier.Task) Placement {
 	return b.Add(t)
 }
 
+// AddAhead is Add for a task a feed or sitemap has just listed as new (an article
+// published since its last read): when it joins a lane it goes ahead of the lane's
+// ordinary tasks (due reads, revisits, links of pages), behind the AddFirst tasks and
+// the AddAhead tasks already there, so the articles a read finds are fetched in the
+// order listed before the lane's next read. M1 is unchanged, as with AddFirst.
+func (b *Board) AddAhead(t frontier.Task) Placement {
+	if l := b.choose(t); l != nil {
+		if b.ahead == nil {
+			b.ahead = map[string]bool{}
+		}
+		b.ahead[t.URL] = true
+		i := b.leading(l)
+		for i < len(l.queue) && b.ahead[l.queue[i].URL] {
+			i++
+		}
+		l.queue = append(l.queue, frontier.Task{})
+		copy(l.queue[i+1:], l.queue[i:])
+		l.queue[i] = t
+		b.hold(l, t)
+		return Placement{Lane: l}
+	}
+	return b.Add(t)
+}
+
 // leading is how many tasks at the head of l's queue were added by AddFirst.
 func (b *Board) leading(l *Lane) int {
 	n := 0
@@ -182,13 +207,14 @@ func (b *Board) PutBack(l *Lane, t frontier.Task) {
 	l.done--
 }
 
-// forget drops the AddFirst mark of tasks taken off the board.
+// forget drops the AddFirst and AddAhead marks of tasks taken off the board.
 func (b *Board) forget(tasks []frontier.Task) {
-	if len(b.first) == 0 {
+	if len(b.first) == 0 && len(b.ahead) == 0 {
 		return
 	}
 	for _, t := range tasks {
 		delete(b.first, t.URL)
+		delete(b.ahead, t.URL)
 	}
 }
 
@@ -419,6 +445,7 @@ func (b *Board) Next(l *Lane) (t frontier.Task, ok bool, opened []*Lane) {
 	if l.tookFirst {
 		delete(b.first, t.URL)
 	}
+	delete(b.ahead, t.URL)
 	return t, true, opened
 }
 

@@ -110,3 +110,38 @@ func TestGateUrgentGoesFirstAndStop(t *testing.T) {
 		t.Fatalf("stopped wait returned %v, want ErrStopped", err)
 	}
 }
+
+// Articles a feed read has just listed go ahead of the lane's ordinary tasks (a due
+// read, a revisit) in the order listed, behind the operator's tasks.
+func TestAddAheadGoesBeforeOrdinaryBehindUrgent(t *testing.T) {
+	b := NewBoard(4, nil)
+	l := b.Add(task("http://a/read", "a", 0)).Lane
+	b.Add(task("http://a/revisit", "a", 0))
+	for _, u := range []string{"http://a/new1", "http://a/new2"} {
+		if p := b.AddAhead(task(u, "a", 0)); p.Lane != l {
+			t.Fatalf("%s went to lane %v, want a's lane %d (M1: the host's lane)", u, p.Lane, l.ID)
+		}
+	}
+	b.AddFirst(task("http://a/op", "a", 0))
+	b.AddAhead(task("http://a/new3", "a", 0))
+	var got []string
+	for {
+		tk, ok, _ := b.Next(l)
+		if !ok {
+			break
+		}
+		got = append(got, tk.URL)
+	}
+	want := []string{"http://a/op", "http://a/new1", "http://a/new2", "http://a/new3", "http://a/read", "http://a/revisit"}
+	if len(got) != len(want) {
+		t.Fatalf("fetch order %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("fetch order %v, want %v", got, want)
+		}
+	}
+	if len(b.ahead) != 0 {
+		t.Errorf("%d AddAhead marks left after every task was taken", len(b.ahead))
+	}
+}

@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// An article a feed's read lists anew is fetched before the tasks its lane had
+// queued when that read came back (the links of pages fetched before), not after
+// them: at a crawl's fetch budget the lane is always busy, and in arrival order the
+// news waited behind the crawl. The feed's second read (asked for with revisit now)
+// comes while a tree of pages, three links each, is being crawled on the same lane.
+// Before, every page queued before the read was fetched before the article.
+func TestArticlesAReadListsGoAheadOfTheLanesQueue(t *testing.T) {
+	t.Parallel()
+	s := newDiscoSite(t)
+	h := s.host
+	s.raw["/feed.xml"] = func(n int) (string, []byte) {
+		items := []string{"/a/1", "/p/0"}
+		if n > 0 {
+			items = append([]string{"/a/2"}, items...)
+		}
+		var b strings.Builder
+		b.WriteString(`<rss version="2.0"><channel><title>news</title>`)
+		for _, p := range items {
+			fmt.Fprintf(&b, `<item><link>http://%s%s</link></item>`, h, p)
+		}
+		b.WriteString(`</channel></rss>`)
+		return "application/rss+xml", []byte(b.String())
+	}
+	const pages = 400
+	for n := range pages {
+		var b strings.Builder
+		for c := 3*n + 1; c <= 3*n+3 && c < pages; c++ {
+			fmt.Fprintf(&b, `<a href="/p/%d">%d</a> `, c, c)
+		}
+		s.pages[fmt.Sprintf("/p/%d", n)] = "<html><body>" + b.String() + "</body></html>"
+	}
+	s.pages["/a/1"] = "<html><body>one</body></html>"
+	s.pages["/a/2"] = "<html><body>two</body></html>"
+	feed := "http://" + h + "/feed.xml"
+	o := discoveryPollOptions(t, feed)
+	o.Discovery.Probe = ProbeOff
+	o.Discovery.MinPoll, o.Discovery.MaxPoll = time.Hour, time.Hour // read again only when asked
+	o.Lanes.Max = 1
+	o.HostRate = 50
+	e := startEngine(t, o)
+	fetchedPages := func() int {
+		n := 0
+		for _, p := range s.paths() {
+			if strings.HasPrefix(p, "/p/") {
+				n++
+			}
+		}
+		return n
+	}
+	waitFor(t, "20 pages of the tree fetched", func() bool { return fetchedPages() >= 20 })
+	if err := e.RevisitNow(feed); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the article of the feed's second read and the whole tree fetched", func() bool {
+		return s.requested("/a/2") > 0 && fetchedPages() >= pages
+	})
+	log := s.paths()
+	e.Close()
+
+	read := -1 // the feed's second read
+	for i, p := range log {
+		if p == "/feed.xml" {
+			if read == -2 {
+				read = i
+				break
+			}
+			read = -2
+		}
+	}
+	article := slices.Index(log, "/a/2")
+	if read < 0 || article < read {
+		t.Fatalf("request log %v: want a second /feed.xml read, then /a/2", log)
+	}
+	// The pages queued before the read came back: children of pages fetched before
+	// it, not fetched themselves by then.
+	fetchedBy := map[int]bool{}
+	for _, p := range log[:read] {
+		var n int
+		if _, err := fmt.Sscanf(p, "/p/%d", &n); err == nil {
+			fetchedBy[n] = true
+		}
+	}
+	var queued, after int
+	for i, p := range log[read+1:] {
+		var n int
+		if _, err := fmt.Sscanf(p, "/p/%d", &n); err != nil || n == 0 || !fetchedBy[(n-1)/3] {
+			continue
+		}
+		queued++
+		if read+1+i > article {
+			after++
+		}
+	}
+	t.Logf("%d requests before the feed's second read; %d pages queued then were fetched after it, %d of them after /a/2 (%d requests between the read and /a/2)",
+		read, queued, after, article-read-1)
+	if queued < 4 {
+		t.Fatalf("only %d pages were queued at the feed's second read: the test needs a queue to jump", queued)
+	}
+	if after*2 < queued {
+		t.Errorf("/a/2 came after %d of the %d pages queued before the read that listed it: want it ahead of at least half", queued-after, queued)
+	}
+}
