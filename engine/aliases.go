@@ -3,6 +3,7 @@ package engine
 import (
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
@@ -48,6 +49,8 @@ type (
 	MasterOptions = config.MasterOptions
 	// WorkerOptions configures a distributed crawl's worker (config.WorkerOptions).
 	WorkerOptions = config.WorkerOptions
+	// WorkerSettings are the crawl settings a master gives its workers (wire.Settings).
+	WorkerSettings = wire.Settings
 )
 
 // Constants of the options (see engine/config).

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 
+	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/dnscache"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
 )
@@ -37,7 +38,7 @@ func (e *Engine) dnsView() *DNSView {
 // FlushDNS implements Control.
 func (e *Engine) FlushDNS(domain string) (int, error) {
 	if e.cluster != nil { // M4: every worker has its own cache
-		return e.cluster.everyWorker(&wireControl{Op: "flush_dns", Domain: domain})
+		return e.cluster.everyWorker(&wire.Control{Op: wire.OpFlushDNS, Domain: domain})
 	}
 	if e.dns == nil {
 		return 0, fmt.Errorf("no DNS cache: a custom resolver is in use")

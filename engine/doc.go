@@ -111,8 +111,10 @@
 // Outcome, defer URLs, record a refusal). On one box and on a master the port is
 // localFront, which records into the store in process (record). On a worker it is
 // remoteFront (worker.go), which sends each Outcome to the master as a result over
-// NATS. wire.go holds the messages between master and workers and their subjects;
-// wire_exchanges.go encodes a result's HTTP exchanges.
+// NATS, and each URL it set aside as a deferral (a message of its own: the master
+// defers the URL, it counts no fetch). Package cluster/wire holds the messages
+// between master and workers, their subjects and the result frame (with its HTTP
+// exchanges); package cluster, the transport under them.
 //
 // # Options, views and pages
 //

@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
@@ -31,6 +32,7 @@ type masterRuntime struct {
 	e       *Engine
 	o       MasterOptions
 	conn    *cluster.Conn
+	sub     wire.Subjects
 	table   *egress.Table // seed 003's egress account table (nil: workers bring their own)
 	subs    []*nats.Subscription
 	consume jetstream.ConsumeContext
@@ -56,7 +58,7 @@ type masterRuntime struct {
 	rejects cluster.Rejects
 	late    atomic.Int64
 
-	// pauseSeq numbers the crawl-wide pause states sent to workers (wireControl.Seq);
+	// pauseSeq numbers the crawl-wide pause states sent to workers (wire.Control.Seq);
 	// it starts at the clock, as leases do, so a restarted master's numbers are newer.
 	pauseSeq uint64
 }
@@ -69,7 +71,7 @@ type node struct {
 	heard     time.Time
 	units     map[string]bool          // assignment units it holds
 	held      map[string]frontier.Task // URL -> task handed to it, not reported yet
-	hb        wireHeartbeat
+	hb        wire.Heartbeat
 	grants    []string // egress names granted from the table
 	results   int64
 	late      int64
@@ -120,7 +122,7 @@ func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
 	// repeat them), so a restarted master never reuses one: a worker's result
 	// message ID holds its lease, and JetStream drops a repeated ID as a duplicate
 	// (a new master counting from 1 lost results and hung).
-	m := &masterRuntime{e: e, o: mo, conn: mo.Conn, kick: make(chan struct{}, 1),
+	m := &masterRuntime{e: e, o: mo, conn: mo.Conn, sub: wire.Subjects(mo.Prefix), kick: make(chan struct{}, 1),
 		nodes: map[string]*node{}, units: map[string]*unitQueue{}, inflight: map[string]uint64{},
 		laneIDs: map[laneRef]int{}, laneRefs: map[int]laneRef{}, costs: map[string]*unitCost{}, moving: map[string]bool{}, lease: uint64(time.Now().UnixNano()),
 		pauseSeq: uint64(time.Now().UnixNano())}
@@ -141,14 +143,6 @@ func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
 	return e, nil
 }
 
-func (m *masterRuntime) subject(parts ...string) string {
-	s := m.o.Prefix
-	for _, p := range parts {
-		s += "." + p
-	}
-	return s
-}
-
 // start sets up the streams and listens to the workers. Called by Engine.Start.
 func (m *masterRuntime) start() error {
 	ctx, cancel := context.WithTimeout(m.e.ctx, 10*time.Second)
@@ -156,16 +150,19 @@ func (m *masterRuntime) start() error {
 	// Results are kept on file: what workers fetched while the master was down is
 	// committed when it is back. Task batches need not be: a master that restarts
 	// queues again, from its store, every URL it had handed out.
-	for kind, storage := range map[string]jetstream.StorageType{"task": jetstream.MemoryStorage, "result": jetstream.FileStorage} {
+	for _, s := range []struct {
+		name, subjects string
+		storage        jetstream.StorageType
+	}{{m.sub.TaskStream(), m.sub.Tasks(">"), jetstream.MemoryStorage}, {m.sub.ResultStream(), m.sub.Results(">"), jetstream.FileStorage}} {
 		if _, err := m.conn.EnsureStream(ctx, jetstream.StreamConfig{
-			Name: m.streamName(kind), Subjects: []string{m.subject(kind, ">")},
-			Retention: jetstream.WorkQueuePolicy, Storage: storage,
+			Name: s.name, Subjects: []string{s.subjects},
+			Retention: jetstream.WorkQueuePolicy, Storage: s.storage,
 		}); err != nil {
 			return err
 		}
 	}
-	cons, err := m.conn.EnsureConsumer(ctx, m.streamName("result"), jetstream.ConsumerConfig{
-		Durable: "master", FilterSubject: m.subject("result", ">"), AckPolicy: jetstream.AckExplicitPolicy,
+	cons, err := m.conn.EnsureConsumer(ctx, m.sub.ResultStream(), jetstream.ConsumerConfig{
+		Durable: "master", FilterSubject: m.sub.Results(">"), AckPolicy: jetstream.AckExplicitPolicy,
 		AckWait: time.Minute, MaxAckPending: 20000, MaxDeliver: -1,
 	})
 	if err != nil {
@@ -197,8 +194,8 @@ func (m *masterRuntime) start() error {
 		return fmt.Errorf("master: consume results: %w", err)
 	}
 	for subj, h := range map[string]nats.MsgHandler{
-		m.subject("join"): m.onJoin, m.subject("hb", "*"): m.onHeartbeat, m.subject("leave"): m.onLeave,
-		m.subject("egress", "claim"): m.onClaim,
+		m.sub.Join(): m.onJoin, m.sub.Heartbeat("*"): m.onHeartbeat, m.sub.Leave(): m.onLeave,
+		m.sub.Claim(): m.onClaim,
 	} {
 		sub, err := m.conn.NC.Subscribe(subj, h)
 		if err != nil {
@@ -217,20 +214,6 @@ func (m *masterRuntime) start() error {
 		m.e.every(m.o.HeartbeatEvery/2, m.checkNodes)
 	}()
 	return nil
-}
-
-func (m *masterRuntime) streamName(kind string) string {
-	return fmt.Sprintf("%s_%sS", sanitizeStream(m.o.Prefix), map[string]string{"task": "TASK", "result": "RESULT"}[kind])
-}
-
-func sanitizeStream(p string) string {
-	out := []byte(p)
-	for i, c := range out {
-		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			out[i] = '_'
-		}
-	}
-	return string(out)
 }
 
 // stop ends listening; results not yet committed stay in the stream (redelivered
@@ -378,10 +361,7 @@ func (m *masterRuntime) dispatch() {
 			t.Lease = m.lease
 			m.inflight[t.URL] = t.Lease
 			n.held[t.URL] = t
-			if e.rv.queued[t.URL] {
-				e.rv.onBoard--
-				e.rv.inHand++
-			}
+			e.rv.taken(t.URL)
 			tasks = append(tasks, t)
 		}
 		// Urgent tasks (an entry or search the operator added live; add
@@ -422,10 +402,10 @@ func (m *masterRuntime) dispatch() {
 			}
 			e.st.SetState(t.URL, store.InProgress, 0, "")
 		}
-		data, err := cluster.Encode(&wireTasks{Node: b.n.name, Incarnation: b.n.inc, Tasks: b.tasks})
+		data, err := cluster.Encode(&wire.Tasks{Node: b.n.name, Incarnation: b.n.inc, Tasks: b.tasks})
 		if err == nil {
 			ctx, cancel := context.WithTimeout(e.ctx, 5*time.Second)
-			_, err = m.conn.JS.Publish(ctx, m.subject("task", b.n.name), data)
+			_, err = m.conn.JS.Publish(ctx, m.sub.Tasks(b.n.name), data)
 			cancel()
 		}
 		if err != nil && e.ctx.Err() == nil {
@@ -483,15 +463,11 @@ func (m *masterRuntime) requeue(t frontier.Task) {
 	if m.inflight[t.URL] == t.Lease {
 		delete(m.inflight, t.URL)
 	}
-	if m.e.rv.queued[t.URL] {
-		m.e.rv.inHand--
-		m.e.rv.onBoard++
-	}
+	m.e.rv.handedBack(t.URL)
 	t.Lease = 0
-	if queued := m.e.rv.queued[t.URL]; m.e.steeredOut(t) { // withdrawn while a worker held it
-		if queued {
-			m.e.rv.onBoard--
-		}
+	if m.e.withdrawn(t) { // withdrawn while a worker held it
+		m.e.rv.leftQueue(t.URL) // before setOut drops the mark
+		m.e.setOut(t)
 		return
 	}
 	unit := unitOf(t)
@@ -511,51 +487,25 @@ func (m *masterRuntime) requeue(t frontier.Task) {
 	m.signal()
 }
 
-// onResult commits one worker's result and acknowledges it once committed. A result
-// that is not for its URL's current hand-out (a dead worker's late result, a
-// redelivery after the master's restart) is acknowledged and dropped: each hand-out
-// counts at most once, and only the current one.
+// onResult commits one worker's result, or its deferral, and acknowledges it once
+// committed. A report that is not for its URL's current hand-out (a dead worker's
+// late result, a redelivery after the master's restart) is acknowledged and dropped:
+// each hand-out counts at most once, and only the current one.
 func (m *masterRuntime) onResult(msg jetstream.Msg) {
-	var r wireResult
-	if err := decodeResult(msg.Data(), &r); err != nil {
-		m.rejects.Add(cluster.Reason(err))
-		m.e.logf(LevelWarn, 0, "", "result rejected: %v", err)
-		msg.Term()
+	if m.sub.IsDeferral(msg.Subject()) {
+		m.onDeferral(msg)
+		return
+	}
+	var r wire.Result
+	if err := wire.DecodeResult(msg.Data(), &r); err != nil {
+		m.reject(msg, "result", err)
 		return
 	}
 	e := m.e
-	if e.ctx.Err() == nil {
-		// Facts about the site, whatever becomes of this hand-out.
-		for _, rf := range r.Refusals {
-			e.st.AddRefusal(rf)
-		}
-	}
-	e.mu.Lock()
-	if e.ctx.Err() != nil {
-		e.mu.Unlock()
-		msg.Nak() // stopping: the next master commits it
+	m.addRefusals(r.Refusals)
+	n, revisit, ok := m.settle(msg, r.Node, r.Task)
+	if !ok {
 		return
-	}
-	lease, ok := m.inflight[r.Task.URL]
-	n := m.nodes[r.Node]
-	// Only the current hand-out's result counts: an older one (a dead worker's, a
-	// batch from before the master's restart) could be committed while dispatch is
-	// still marking the new hand-out in progress, and that mark would win, leaving
-	// a stored page "in progress" for good.
-	if !ok || lease != r.Task.Lease {
-		if n != nil {
-			n.late++ // under e.mu: results are handled on several goroutines
-		}
-		e.mu.Unlock()
-		m.late.Add(1)
-		msg.Ack()
-		return
-	}
-	delete(m.inflight, r.Task.URL)
-	for _, nn := range m.nodes { // whoever holds it (the sender, or the worker it moved to)
-		if t, held := nn.held[r.Task.URL]; held && (t.Lease == lease || nn == n) {
-			m.unhand(nn, t)
-		}
 	}
 	if n != nil {
 		n.results++
@@ -567,26 +517,97 @@ func (m *masterRuntime) onResult(msg jetstream.Msg) {
 		m.addCost(unitOf(r.Task), r.Res.Duration+(e.opts.Lanes.DelayMin+e.opts.Lanes.DelayMax)/2)
 		e.fetchCost.add(r.Res.Duration) // access time for the workers-needed estimate
 	}
-	requeued := e.rv.queued[r.Task.URL]
-	if requeued {
-		e.rv.inHand--
-		delete(e.rv.queued, r.Task.URL)
-	}
 	e.mu.Unlock()
-	if r.Kind == kindDeferred { // M3: set aside by the worker's rotation until At
-		e.st.Defer(r.Task.URL, r.At)
-		e.c.deferred.Add(1)
-	} else if r.Kind == SkipSteeredOut { // withdrawn from the worker's board
+	if r.Kind == SkipSteeredOut { // withdrawn from the worker's board
 		e.endSteeredOut(r.Task)
 	} else {
 		// A revisit is recorded as one: its stored state read with the mark just
 		// dropped in mind. Read after the drop, it was a first fetch every time (no
 		// history for the estimator, no date hints: a source's last read unknown).
-		o := r.outcome()
-		o.prev, o.track = e.revisitStateOf(o.Task, requeued)
+		o := outcomeOf(&r)
+		o.prev, o.track = e.revisitStateOf(o.Task, revisit)
 		o.primed = true
 		e.record(o)
 	}
+	m.committed(msg)
+}
+
+// onDeferral sets aside a URL a worker deferred (M3: its host disabled, its
+// robots.txt unreachable) until the time it names: the store queues it again then.
+// It is no result: the worker's results and the URL's fetch history stay as they were.
+func (m *masterRuntime) onDeferral(msg jetstream.Msg) {
+	var d wire.Deferral
+	if err := cluster.Decode(msg.Data(), &d, wire.MaxMessage); err != nil {
+		m.reject(msg, "deferral", err)
+		return
+	}
+	m.addRefusals(d.Refusals)
+	if _, _, ok := m.settle(msg, d.Node, d.Task); !ok {
+		return
+	}
+	m.e.mu.Unlock()
+	m.e.st.Defer(d.Task.URL, d.Until)
+	m.e.c.deferred.Add(1)
+	m.committed(msg)
+}
+
+// reject counts and drops a report that cannot be read.
+func (m *masterRuntime) reject(msg jetstream.Msg, what string, err error) {
+	m.rejects.Add(cluster.Reason(err))
+	m.e.logf(LevelWarn, 0, "", "%s rejected: %v", what, err)
+	msg.Term()
+}
+
+// addRefusals stores the refusals a report carries: facts about the site, whatever
+// becomes of the report's hand-out.
+func (m *masterRuntime) addRefusals(rs []store.Refusal) {
+	if m.e.ctx.Err() != nil {
+		return
+	}
+	for _, rf := range rs {
+		m.e.st.AddRefusal(rf)
+	}
+}
+
+// settle ends the hand-out of t that node reported on: with ok it returns holding
+// e.mu, the reporting node (nil if unknown) and whether t was a revisit; without, the
+// report was acknowledged (late) or refused (stopping), and e.mu is not held.
+func (m *masterRuntime) settle(msg jetstream.Msg, node string, t frontier.Task) (n *node, revisit, ok bool) {
+	e := m.e
+	e.mu.Lock()
+	if e.ctx.Err() != nil {
+		e.mu.Unlock()
+		msg.Nak() // stopping: the next master commits it
+		return nil, false, false
+	}
+	lease, ok := m.inflight[t.URL]
+	n = m.nodes[node]
+	// Only the current hand-out's report counts: an older one (a dead worker's, a
+	// batch from before the master's restart) could be committed while dispatch is
+	// still marking the new hand-out in progress, and that mark would win, leaving
+	// a stored page "in progress" for good.
+	if !ok || lease != t.Lease {
+		if n != nil {
+			n.late++ // under e.mu: reports are handled on several goroutines
+		}
+		e.mu.Unlock()
+		m.late.Add(1)
+		msg.Ack()
+		return nil, false, false
+	}
+	delete(m.inflight, t.URL)
+	for _, nn := range m.nodes { // whoever holds it (the sender, or the worker it moved to)
+		if held, ok := nn.held[t.URL]; ok && (held.Lease == lease || nn == n) {
+			m.unhand(nn, held)
+		}
+	}
+	return n, e.rv.ended(t.URL), true
+}
+
+// committed acknowledges a report once the store committed what it wrote, and lets
+// the crawl go on (idle check, dispatch).
+func (m *masterRuntime) committed(msg jetstream.Msg) {
+	e := m.e
 	e.st.AfterCommit(func(err error) {
 		if err != nil {
 			msg.Nak() // not stored: redelivered (the store error stops the crawl)
@@ -600,14 +621,19 @@ func (m *masterRuntime) onResult(msg jetstream.Msg) {
 	m.signal()
 }
 
+// outcomeOf is a worker's result as the recording side takes it.
+func outcomeOf(r *wire.Result) Outcome {
+	return Outcome{Task: r.Task, Lane: r.Lane, Egress: r.Egress, Node: r.Node, Kind: r.Kind, Res: r.Res, Hops: r.Hops, At: r.At}
+}
+
 // onJoin answers a worker's join: a new name is a new worker and gets hosts at once;
 // a known name with a new incarnation restarted, and what its last life held goes
 // back to the queue first.
 func (m *masterRuntime) onJoin(msg *nats.Msg) {
-	var j wireJoin
-	if err := cluster.Decode(msg.Data, &j, maxWireMessage); err != nil {
+	var j wire.Join
+	if err := cluster.Decode(msg.Data, &j, wire.MaxMessage); err != nil {
 		m.rejects.Add(cluster.Reason(err))
-		m.respond(msg, &wireJoinReply{Error: err.Error()})
+		m.respond(msg, &wire.JoinReply{Error: err.Error()})
 		return
 	}
 	e := m.e
@@ -626,8 +652,8 @@ func (m *masterRuntime) onJoin(msg *nats.Msg) {
 		m.nodes[j.Node] = n
 	}
 	n.state, n.heard = NodeActive, now
-	n.hb = wireHeartbeat{Node: j.Node, Incarnation: j.Incarnation, LanesMax: j.LanesMax, Egresses: j.Egresses}
-	reply := wireJoinReply{Settings: e.workerSettings(m.o.HeartbeatEvery), Paused: e.paused, PauseSeq: m.pauseSeq}
+	n.hb = wire.Heartbeat{Node: j.Node, Incarnation: j.Incarnation, LanesMax: j.LanesMax, Egresses: j.Egresses}
+	reply := wire.JoinReply{Settings: e.workerSettings(m.o.HeartbeatEvery), Paused: e.paused, PauseSeq: m.pauseSeq}
 	var grants []string
 	if m.table != nil && len(n.grants) == 0 {
 		per := e.opts.Rotation.PerNode
@@ -641,7 +667,7 @@ func (m *masterRuntime) onJoin(msg *nats.Msg) {
 	}
 	for _, name := range grants {
 		if a, ok := m.table.Account(name); ok {
-			reply.Egress = append(reply.Egress, grantOf(a))
+			reply.Egress = append(reply.Egress, wire.Grant(a))
 		}
 	}
 	moved := m.spread()
@@ -760,8 +786,8 @@ func (m *masterRuntime) release(name string, units []string) {
 		}
 	}
 	m.e.mu.Unlock()
-	var reply wireControlReply
-	if err := m.control(name, &wireControl{Op: "release", Hosts: sortedKeys(hostSet), Units: units}, &reply); err != nil {
+	var reply wire.ControlReply
+	if err := m.control(name, &wire.Control{Op: wire.OpRelease, Hosts: sortedKeys(hostSet), Units: units}, &reply); err != nil {
 		m.e.logf(LevelWarn, 0, "", "worker %s: release of %d units: %v (they move when its tasks report)", name, len(units), err)
 		return
 	}
@@ -781,12 +807,12 @@ func (m *masterRuntime) release(name string, units []string) {
 }
 
 // control sends one worker a control request and decodes its reply.
-func (m *masterRuntime) control(name string, c *wireControl, reply *wireControlReply) error {
+func (m *masterRuntime) control(name string, c *wire.Control, reply *wire.ControlReply) error {
 	data, err := cluster.Encode(c)
 	if err != nil {
 		return err
 	}
-	msg, err := m.conn.NC.Request(m.subject("ctl", name), data, 2*m.o.HeartbeatEvery)
+	msg, err := m.conn.NC.Request(m.sub.Control(name), data, 2*m.o.HeartbeatEvery)
 	if err != nil {
 		return err
 	}
@@ -802,8 +828,8 @@ func (m *masterRuntime) control(name string, c *wireControl, reply *wireControlR
 
 // onHeartbeat records a worker's sign of life and what it reports.
 func (m *masterRuntime) onHeartbeat(msg *nats.Msg) {
-	var hb wireHeartbeat
-	if err := cluster.Decode(msg.Data, &hb, maxWireMessage); err != nil {
+	var hb wire.Heartbeat
+	if err := cluster.Decode(msg.Data, &hb, wire.MaxMessage); err != nil {
 		m.rejects.Add(cluster.Reason(err))
 		return
 	}
@@ -836,15 +862,15 @@ func (m *masterRuntime) onHeartbeat(msg *nats.Msg) {
 	}
 	paused, seq := e.paused, m.pauseSeq
 	e.mu.Unlock()
-	m.respond(msg, &wireHeartbeatReply{Known: known, Paused: paused, PauseSeq: seq})
+	m.respond(msg, &wire.HeartbeatReply{Known: known, Paused: paused, PauseSeq: seq})
 }
 
 // onLeave takes back what a leaving worker hands back; with Final it is gone.
 func (m *masterRuntime) onLeave(msg *nats.Msg) {
-	var l wireLeave
-	if err := cluster.Decode(msg.Data, &l, maxWireMessage*16); err != nil {
+	var l wire.Leave
+	if err := cluster.Decode(msg.Data, &l, wire.MaxMessage*16); err != nil {
 		m.rejects.Add(cluster.Reason(err))
-		m.respond(msg, &wireControlReply{Error: err.Error()})
+		m.respond(msg, &wire.ControlReply{Error: err.Error()})
 		return
 	}
 	e := m.e
@@ -888,7 +914,7 @@ func (m *masterRuntime) onLeave(msg *nats.Msg) {
 	if first {
 		e.logf(LevelInfo, 0, "", "worker %s leaving: %d tasks handed back", l.Node, back)
 	}
-	m.respond(msg, &wireControlReply{})
+	m.respond(msg, &wire.ControlReply{})
 	m.signal()
 }
 
@@ -952,9 +978,9 @@ func (m *masterRuntime) bury(n *node) {
 func (m *masterRuntime) purge(name string) {
 	ctx, cancel := context.WithTimeout(m.e.ctx, 5*time.Second)
 	defer cancel()
-	s, err := m.conn.JS.Stream(ctx, m.streamName("task"))
+	s, err := m.conn.JS.Stream(ctx, m.sub.TaskStream())
 	if err == nil {
-		err = s.Purge(ctx, jetstream.WithPurgeSubject(m.subject("task", name)))
+		err = s.Purge(ctx, jetstream.WithPurgeSubject(m.sub.Tasks(name)))
 	}
 	if err != nil && m.e.ctx.Err() == nil {
 		m.e.logf(LevelWarn, 0, "", "worker %s: purge its task batches: %v", name, err)
@@ -979,12 +1005,12 @@ func (m *masterRuntime) pauseNode(name string, paused bool) error {
 		return fmt.Errorf("no live worker %q", name)
 	}
 	m.e.mu.Unlock()
-	op := "resume"
+	op := wire.OpResume
 	if paused {
-		op = "pause"
+		op = wire.OpPause
 	}
-	var reply wireControlReply
-	if err := m.control(name, &wireControl{Op: op}, &reply); err != nil {
+	var reply wire.ControlReply
+	if err := m.control(name, &wire.Control{Op: op}, &reply); err != nil {
 		return fmt.Errorf("worker %s: %v", name, err)
 	}
 	m.e.mu.Lock()
@@ -1014,12 +1040,12 @@ func (m *masterRuntime) broadcastPause() {
 		}
 	}
 	m.e.mu.Unlock()
-	op := "crawl_resume" // the crawl's pause, apart from a worker's own (PauseNode)
+	op := wire.OpCrawlResume // the crawl's pause, apart from a worker's own (PauseNode)
 	if paused {
-		op = "crawl_pause"
+		op = wire.OpCrawlPause
 	}
 	for _, name := range names {
-		go m.control(name, &wireControl{Op: op, Seq: seq}, &wireControlReply{})
+		go m.control(name, &wire.Control{Op: op, Seq: seq}, &wire.ControlReply{})
 	}
 }
 
@@ -1131,16 +1157,16 @@ func (m *masterRuntime) stats() *ClusterStats {
 // onClaim grants a worker whose egresses were all refused one more from the account
 // table (seed 003 step 3-2-3), if one is free.
 func (m *masterRuntime) onClaim(msg *nats.Msg) {
-	var c wireClaim
-	if err := cluster.Decode(msg.Data, &c, maxWireMessage); err != nil {
+	var c wire.Claim
+	if err := cluster.Decode(msg.Data, &c, wire.MaxMessage); err != nil {
 		m.rejects.Add(cluster.Reason(err))
-		m.respond(msg, &wireClaimReply{Error: err.Error()})
+		m.respond(msg, &wire.ClaimReply{Error: err.Error()})
 		return
 	}
 	e := m.e
 	e.mu.Lock()
 	n := m.nodes[c.Node]
-	var reply wireClaimReply
+	var reply wire.ClaimReply
 	switch {
 	case n == nil || n.inc != c.Incarnation || n.state == NodeDead:
 		reply.Error = "unknown worker"
@@ -1150,7 +1176,7 @@ func (m *masterRuntime) onClaim(msg *nats.Msg) {
 		if name, ok := m.table.Claim(c.Node); ok {
 			if a, ok := m.table.Account(name); ok {
 				n.grants = append(n.grants, name)
-				g := grantOf(a)
+				g := wire.Grant(a)
 				reply.Egress = &g
 			}
 		}
@@ -1161,10 +1187,4 @@ func (m *masterRuntime) onClaim(msg *nats.Msg) {
 		m.saveNodes()
 	}
 	m.respond(msg, &reply)
-}
-
-// grantOf is an account as a worker receives it (with its password: the connection
-// is authenticated).
-func grantOf(a egress.Account) wireEgress {
-	return wireEgress{Name: a.Name, Kind: string(a.Kind), Address: a.Address, User: a.User, Password: a.Secret.Reveal()}
 }

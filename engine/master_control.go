@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 )
 
@@ -61,7 +62,7 @@ func (m *masterRuntime) pauseLane(id int, paused bool) error {
 	if err != nil {
 		return err
 	}
-	return m.control(ref.node, &wireControl{Op: "pause_lane", Lane: ref.lane, Paused: paused}, &wireControlReply{})
+	return m.control(ref.node, &wire.Control{Op: wire.OpPauseLane, Lane: ref.lane, Paused: paused}, &wire.ControlReply{})
 }
 
 // rotateLane moves a worker's lane to another of its egresses.
@@ -70,8 +71,8 @@ func (m *masterRuntime) rotateLane(id int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var reply wireControlReply
-	if err := m.control(ref.node, &wireControl{Op: "rotate_lane", Lane: ref.lane}, &reply); err != nil {
+	var reply wire.ControlReply
+	if err := m.control(ref.node, &wire.Control{Op: wire.OpRotateLane, Lane: ref.lane}, &reply); err != nil {
 		return "", err
 	}
 	return reply.Result, nil
@@ -84,13 +85,13 @@ func (m *masterRuntime) hostControl(op, host string, on bool) error {
 	if host == "" {
 		return errors.New("no host given")
 	}
-	_, err := m.everyWorker(&wireControl{Op: op, Host: host, Paused: on})
+	_, err := m.everyWorker(&wire.Control{Op: op, Host: host, Paused: on})
 	return err
 }
 
 // everyWorker sends a control to every live worker and sums their numeric results;
 // the first error is returned with the others' results.
-func (m *masterRuntime) everyWorker(c *wireControl) (int, error) {
+func (m *masterRuntime) everyWorker(c *wire.Control) (int, error) {
 	m.e.mu.Lock()
 	var names []string
 	for name, n := range m.nodes {
@@ -105,7 +106,7 @@ func (m *masterRuntime) everyWorker(c *wireControl) (int, error) {
 	total := 0
 	var first error
 	for _, name := range names {
-		var reply wireControlReply
+		var reply wire.ControlReply
 		if err := m.control(name, c, &reply); err != nil {
 			if first == nil {
 				first = fmt.Errorf("worker %s: %w", name, err)
@@ -145,7 +146,7 @@ func (m *masterRuntime) removeEgress(name string) error {
 	}
 	m.e.mu.Unlock()
 	if holder != "" {
-		if err := m.control(holder, &wireControl{Op: "remove_egress", Host: name}, &wireControlReply{}); err != nil {
+		if err := m.control(holder, &wire.Control{Op: wire.OpRemoveEgress, Host: name}, &wire.ControlReply{}); err != nil {
 			return fmt.Errorf("worker %s: %w", holder, err)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 )
 
 var _ Control = (*Engine)(nil)
@@ -165,7 +167,7 @@ func (e *Engine) PauseLane(id int, paused bool) error {
 // PauseHost implements Control: every lane holds its requests to host.
 func (e *Engine) PauseHost(host string, paused bool) error {
 	if e.cluster != nil {
-		return e.cluster.hostControl("pause_host", host, paused)
+		return e.cluster.hostControl(wire.OpPauseHost, host, paused)
 	}
 	if host == "" {
 		return errors.New("no host given")
@@ -188,7 +190,7 @@ func (e *Engine) SetMaxLanes(n int) error {
 		if n < 1 {
 			return fmt.Errorf("lanes.max must be at least 1, got %d", n)
 		}
-		_, err := e.cluster.everyWorker(&wireControl{Op: "set_lanes", N: n})
+		_, err := e.cluster.everyWorker(&wire.Control{Op: wire.OpSetLanes, N: n})
 		return err
 	}
 	e.mu.Lock()

@@ -51,6 +51,43 @@ type revisitRuntime struct {
 	sitesReadOnly bool
 }
 
+// The revisit marks' whereabouts, kept by whoever moves a marked task (a lane, the
+// master handing it to a worker). Caller holds Engine.mu.
+
+// taken counts a marked task leaving the queue to be fetched.
+func (rv *revisitRuntime) taken(url string) {
+	if rv.queued[url] {
+		rv.onBoard--
+		rv.inHand++
+	}
+}
+
+// handedBack counts a marked task in hand going back to the queue.
+func (rv *revisitRuntime) handedBack(url string) {
+	if rv.queued[url] {
+		rv.inHand--
+		rv.onBoard++
+	}
+}
+
+// leftQueue counts a marked task leaving the queue unfetched (withdrawn).
+func (rv *revisitRuntime) leftQueue(url string) {
+	if rv.queued[url] {
+		rv.onBoard--
+	}
+}
+
+// ended drops the mark of a task whose fetch ended; it reports whether the task
+// was a revisit.
+func (rv *revisitRuntime) ended(url string) bool {
+	if !rv.queued[url] {
+		return false
+	}
+	rv.inHand--
+	delete(rv.queued, url)
+	return true
+}
+
 // newRevisitRuntime builds M2's parts from opts (already validated).
 func newRevisitRuntime(o RevisitOptions, st *store.Store) (*revisitRuntime, error) {
 	windows := revisit.DefaultWindows()

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/store"
@@ -67,15 +68,21 @@ func (e *Engine) unmarkOut(items []revisit.Item) {
 // steeredOut is place's check: a withdrawn task is set aside for flushSteeredOut
 // instead of queued. Caller holds e.mu.
 func (e *Engine) steeredOut(t frontier.Task) bool {
-	if len(e.steer.out.urls) == 0 {
-		return false
-	}
-	lease, ok := e.steer.out.urls[t.URL]
-	if !ok || lease != t.Lease {
+	if !e.withdrawn(t) {
 		return false
 	}
 	e.setOut(t)
 	return true
+}
+
+// withdrawn tells whether t is a hand-out the operator's steering withdrew, without
+// ending it (steeredOut does). Caller holds e.mu.
+func (e *Engine) withdrawn(t frontier.Task) bool {
+	if len(e.steer.out.urls) == 0 {
+		return false
+	}
+	lease, ok := e.steer.out.urls[t.URL]
+	return ok && lease == t.Lease
 }
 
 // setOut queues a withdrawn task for its end, out of the revisit bookkeeping (it is
@@ -137,7 +144,7 @@ func (f localFront) withdrawn(t frontier.Task) { f.e.endSteeredOut(t) }
 // withdrawn reports a hand-out the master withdrew as a result of kind steered_out:
 // the master ends it under its lease, as any other result.
 func (f *remoteFront) withdrawn(t frontier.Task) {
-	f.send(wireResult{Node: f.w.o.Node, Incarnation: f.w.inc, Task: t, Kind: SkipSteeredOut, At: f.w.e.now()})
+	f.send(wire.Result{Node: f.w.o.Node, Incarnation: f.w.inc, Task: t, Kind: SkipSteeredOut, At: f.w.e.now()})
 }
 
 // withdraw takes the sources a steering change removed out of the queue and keeps
@@ -195,9 +202,7 @@ func (m *masterRuntime) withdraw(drop func(frontier.Task) bool) (n int, held map
 				continue
 			}
 			m.pending--
-			if e.rv.queued[t.URL] {
-				e.rv.onBoard--
-			}
+			e.rv.leftQueue(t.URL)
 			e.setOut(t)
 			n++
 		}
@@ -232,8 +237,8 @@ func (m *masterRuntime) withdrawHeld(held map[string][]frontier.Task) int {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var reply wireControlReply
-			if err := m.control(name, &wireControl{Op: "withdraw", Tasks: tasks}, &reply); err != nil {
+			var reply wire.ControlReply
+			if err := m.control(name, &wire.Control{Op: wire.OpWithdraw, Tasks: tasks}, &reply); err != nil {
 				m.e.logf(LevelWarn, 0, "", "worker %s: withdraw %d queued sources: %v (they may still be fetched)", name, len(tasks), err)
 				return
 			}

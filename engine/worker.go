@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
@@ -30,6 +31,7 @@ type Worker struct {
 	inc  string
 	nc   *nats.Conn
 	conn *cluster.Conn
+	sub  wire.Subjects
 
 	refusalsMu sync.Mutex
 	refusals   []store.Refusal // punished refusals not sent yet (remoteFront.refused)
@@ -38,7 +40,7 @@ type Worker struct {
 	cons    jetstream.ConsumeContext
 	ctlSub  *nats.Subscription
 	ready   chan struct{} // closed once the engine runs: control requests wait for it
-	out     chan wireResult
+	out     chan report
 	flush   chan struct{} // closed by Leave: publish what waits, then stop
 	pubDone chan struct{}
 	quit    chan struct{}
@@ -55,7 +57,7 @@ type Worker struct {
 	mu          sync.Mutex
 	nodePaused  bool       // the operator paused this worker
 	crawlPaused bool       // the operator paused the whole crawl
-	crawlSeq    uint64     // the master's number of the crawl pause state recorded (wireControl.Seq)
+	crawlSeq    uint64     // the master's number of the crawl pause state recorded (wire.Control.Seq)
 	pauseMu     sync.Mutex // serialises pause decisions with the engine calls that apply them
 	closed      bool
 }
@@ -71,8 +73,8 @@ func StartWorker(o WorkerOptions) (*Worker, error) {
 	}
 	var b [8]byte
 	rand.Read(b[:])
-	w := &Worker{o: o, inc: hex.EncodeToString(b[:]), nc: o.Conn.NC, conn: o.Conn,
-		out: make(chan wireResult, 1024), flush: make(chan struct{}), pubDone: make(chan struct{}), quit: make(chan struct{}),
+	w := &Worker{o: o, inc: hex.EncodeToString(b[:]), nc: o.Conn.NC, conn: o.Conn, sub: wire.Subjects(o.Prefix),
+		out: make(chan report, 1024), flush: make(chan struct{}), pubDone: make(chan struct{}), quit: make(chan struct{}),
 		ready: make(chan struct{})}
 	w.ctx, w.cancel = context.WithCancel(context.Background())
 	// The control subject is live before the join: the master counts this worker
@@ -125,7 +127,7 @@ func StartWorker(o WorkerOptions) (*Worker, error) {
 		granted = append(granted, sp)
 	}
 	for _, g := range reply.Egress {
-		granted = append(granted, g.spec())
+		granted = append(granted, g.Spec())
 	}
 	e, err := newEngine(opts, roleWorker, &workerEgress{granted: granted, claim: w.claim})
 	if err != nil {
@@ -157,14 +159,6 @@ func (w *Worker) Engine() *Engine { return w.e }
 // Name is the worker's name.
 func (w *Worker) Name() string { return w.o.Node }
 
-func (w *Worker) subject(parts ...string) string {
-	s := w.o.Prefix
-	for _, p := range parts {
-		s += "." + p
-	}
-	return s
-}
-
 // request asks the master and waits at most timeout for the answer, less if ctx ends
 // first (the worker closing: a request to a master that is away must not hold it).
 func (w *Worker) request(ctx context.Context, subj string, data []byte, timeout time.Duration) (*nats.Msg, error) {
@@ -176,33 +170,33 @@ func (w *Worker) request(ctx context.Context, subj string, data []byte, timeout 
 // claim asks the master's account table for one more egress (seed 003 step 3-2-3);
 // the rotation calls it when every egress of the worker was refused.
 func (w *Worker) claim() (egress.Spec, bool) {
-	data, err := cluster.Encode(&wireClaim{Node: w.o.Node, Incarnation: w.inc})
+	data, err := cluster.Encode(&wire.Claim{Node: w.o.Node, Incarnation: w.inc})
 	if err != nil {
 		return egress.Spec{}, false
 	}
-	msg, err := w.request(w.ctx, w.subject("egress", "claim"), data, 2*time.Second)
+	msg, err := w.request(w.ctx, w.sub.Claim(), data, 2*time.Second)
 	if err != nil {
 		return egress.Spec{}, false
 	}
-	var r wireClaimReply
-	if cluster.Decode(msg.Data, &r, maxWireMessage) != nil || r.Egress == nil {
+	var r wire.ClaimReply
+	if cluster.Decode(msg.Data, &r, wire.MaxMessage) != nil || r.Egress == nil {
 		return egress.Spec{}, false
 	}
-	return r.Egress.spec(), true
+	return r.Egress.Spec(), true
 }
 
 // join introduces the worker to the master, retrying until it answers.
-func (w *Worker) join() (*wireJoinReply, error) {
-	req, err := cluster.Encode(&wireJoin{Node: w.o.Node, Incarnation: w.inc, LanesMax: w.o.LanesMax, Egresses: maskedSpecs(w.o.Egress)})
+func (w *Worker) join() (*wire.JoinReply, error) {
+	req, err := cluster.Encode(&wire.Join{Node: w.o.Node, Incarnation: w.inc, LanesMax: w.o.LanesMax, Egresses: maskedSpecs(w.o.Egress)})
 	if err != nil {
 		return nil, err
 	}
 	deadline := time.Now().Add(w.o.JoinTimeout)
 	for {
-		msg, err := w.request(w.ctx, w.subject("join"), req, 2*time.Second)
+		msg, err := w.request(w.ctx, w.sub.Join(), req, 2*time.Second)
 		if err == nil {
-			var reply wireJoinReply
-			if err := cluster.Decode(msg.Data, &reply, maxWireMessage); err != nil {
+			var reply wire.JoinReply
+			if err := cluster.Decode(msg.Data, &reply, wire.MaxMessage); err != nil {
 				return nil, fmt.Errorf("worker: the master's join reply: %w", err)
 			}
 			if reply.Error != "" {
@@ -212,7 +206,7 @@ func (w *Worker) join() (*wireJoinReply, error) {
 		}
 		if time.Now().After(deadline) {
 			return nil, fmt.Errorf("worker: no master answered on %s within %v (is `crawlconsole master` running with this --prefix?): %w",
-				w.subject("join"), w.o.JoinTimeout, err)
+				w.sub.Join(), w.o.JoinTimeout, err)
 		}
 		select {
 		case <-w.quit:
@@ -235,7 +229,7 @@ func maskedSpecs(specs []string) []string {
 // server knows the subscription (a flush: PING/PONG after the SUB) before the join
 // tells the master about this worker.
 func (w *Worker) subscribeControl() error {
-	sub, err := w.nc.Subscribe(w.subject("ctl", w.o.Node), w.onControl)
+	sub, err := w.nc.Subscribe(w.sub.Control(w.o.Node), w.onControl)
 	if err != nil {
 		return fmt.Errorf("worker: subscribe to control requests: %w", err)
 	}
@@ -253,9 +247,8 @@ func (w *Worker) subscribeControl() error {
 func (w *Worker) consumeTasks() error {
 	ctx, cancel := context.WithTimeout(w.ctx, 10*time.Second)
 	defer cancel()
-	stream := sanitizeStream(w.o.Prefix) + "_TASKS"
-	cons, err := w.conn.EnsureConsumer(ctx, stream, jetstream.ConsumerConfig{
-		Durable: "task_" + w.o.Node, FilterSubject: w.subject("task", w.o.Node),
+	cons, err := w.conn.EnsureConsumer(ctx, w.sub.TaskStream(), jetstream.ConsumerConfig{
+		Durable: "task_" + w.o.Node, FilterSubject: w.sub.Tasks(w.o.Node),
 		AckPolicy: jetstream.AckExplicitPolicy, AckWait: 30 * time.Second, MaxDeliver: -1,
 	})
 	if err != nil {
@@ -288,7 +281,7 @@ func (w *Worker) stopTasks() {
 // onTasks places a batch of tasks on the lane board (M1) and acknowledges it. A batch
 // for an earlier incarnation of this name went to others when it died: dropped.
 func (w *Worker) onTasks(msg jetstream.Msg) {
-	var b wireTasks
+	var b wire.Tasks
 	if err := cluster.Decode(msg.Data(), &b, 0); err != nil {
 		w.rejects.Add(cluster.Reason(err))
 		w.e.logf(LevelWarn, 0, "", "task batch rejected: %v", err)
@@ -317,36 +310,36 @@ func (w *Worker) onControl(msg *nats.Msg) {
 	case <-w.quit:
 		return // closed: the master's request times out, as for any gone worker
 	}
-	var c wireControl
-	reply := wireControlReply{}
-	if err := cluster.Decode(msg.Data, &c, maxWireMessage); err != nil {
+	var c wire.Control
+	reply := wire.ControlReply{}
+	if err := cluster.Decode(msg.Data, &c, wire.MaxMessage); err != nil {
 		w.rejects.Add(cluster.Reason(err))
 		reply.Error = err.Error()
 	} else {
 		var err error
 		e := w.e
 		switch c.Op {
-		case "pause", "resume": // this worker (the Nodes pane)
-			w.setPaused(c.Op == "pause")
-		case "crawl_pause", "crawl_resume": // the whole crawl (p on the master)
-			w.setCrawlPaused(c.Seq, c.Op == "crawl_pause", false)
-		case "release":
+		case wire.OpPause, wire.OpResume: // this worker (the Nodes pane)
+			w.setPaused(c.Op == wire.OpPause)
+		case wire.OpCrawlPause, wire.OpCrawlResume: // the whole crawl (p on the master)
+			w.setCrawlPaused(c.Seq, c.Op == wire.OpCrawlPause, false)
+		case wire.OpRelease:
 			reply.Tasks = w.release(c.Hosts, c.Units)
-		case "withdraw": // sources the operator removed (steer_withdraw.go)
+		case wire.OpWithdraw: // sources the operator removed (steer_withdraw.go)
 			reply.Result = strconv.Itoa(w.withdraw(c.Tasks))
-		case "pause_lane":
+		case wire.OpPauseLane:
 			err = e.PauseLane(c.Lane, c.Paused)
-		case "rotate_lane":
+		case wire.OpRotateLane:
 			reply.Result, err = e.RotateLane(c.Lane)
-		case "pause_host":
+		case wire.OpPauseHost:
 			err = e.PauseHost(c.Host, c.Paused)
-		case "disable_host":
+		case wire.OpDisableHost:
 			err = e.SetHostDisabled(c.Host, c.Paused)
-		case "remove_egress":
+		case wire.OpRemoveEgress:
 			err = e.RemoveEgress(c.Host)
-		case "set_lanes":
+		case wire.OpSetLanes:
 			err = e.SetMaxLanes(c.N)
-		case "flush_dns":
+		case wire.OpFlushDNS:
 			var n int
 			n, err = e.FlushDNS(c.Domain)
 			reply.Result = strconv.Itoa(n)
@@ -398,7 +391,7 @@ func (w *Worker) setPaused(paused bool) {
 }
 
 // setCrawlPaused records the crawl's pause state numbered seq by the master
-// (wireControl.Seq), unless a later-numbered one was recorded already: a heartbeat
+// (wire.Control.Seq), unless a later-numbered one was recorded already: a heartbeat
 // reply taken before a pause could otherwise undo it for a heartbeat period. A
 // join's state is the new baseline (the master may have restarted).
 func (w *Worker) setCrawlPaused(seq uint64, paused, join bool) {
@@ -445,7 +438,7 @@ func (w *Worker) heartbeat() {
 		case <-t.C:
 		}
 		s := w.e.Snapshot()
-		hb := wireHeartbeat{Node: w.o.Node, Incarnation: w.inc, Lanes: s.LanesBusy, LanesMax: s.LanesMax,
+		hb := wire.Heartbeat{Node: w.o.Node, Incarnation: w.inc, Lanes: s.LanesBusy, LanesMax: s.LanesMax,
 			Queue: s.QueueDepth, PagesPerSec: s.PagesPerSec, Egresses: s.Egresses, Rows: s.Lanes,
 			Refused: s.Totals.Refused, Egress: s.Egress, DNS: s.DNS}
 		w.mu.Lock()
@@ -455,12 +448,12 @@ func (w *Worker) heartbeat() {
 		if err != nil {
 			continue
 		}
-		msg, err := w.request(w.ctx, w.subject("hb", w.o.Node), data, w.hbEvery)
+		msg, err := w.request(w.ctx, w.sub.Heartbeat(w.o.Node), data, w.hbEvery)
 		if err != nil {
 			continue // the master is away; results wait in the publisher
 		}
-		var r wireHeartbeatReply
-		if cluster.Decode(msg.Data, &r, maxWireMessage) != nil {
+		var r wire.HeartbeatReply
+		if cluster.Decode(msg.Data, &r, wire.MaxMessage) != nil {
 			continue
 		}
 		w.setCrawlPaused(r.PauseSeq, r.Paused, false)
@@ -516,30 +509,38 @@ func (w *Worker) publish() {
 	}
 }
 
-// pendingResult is a result published without waiting, with what it takes to send
+// report is what a worker sends the master about one task: its result, or its
+// deferral.
+type report struct {
+	result   wire.Result
+	deferral *wire.Deferral // set: the task was set aside, not fetched
+}
+
+// pendingResult is a report published without waiting, with what it takes to send
 // it again if the server does not acknowledge it.
 type pendingResult struct {
-	ack  jetstream.PubAckFuture
-	data []byte
-	id   string
+	ack     jetstream.PubAckFuture
+	subject string
+	data    []byte
+	id      string
 }
 
 // publishAsync publishes a result without waiting for the server's acknowledgement
 // (at most 256 outstanding: awaitAcks checks them in order); when even that fails it
 // publishes synchronously, retrying.
-func (w *Worker) publishAsync(r wireResult, pending chan<- pendingResult) {
-	data, id, ok := w.frame(r)
+func (w *Worker) publishAsync(r report, pending chan<- pendingResult) {
+	subject, data, id, ok := w.frame(r)
 	if !ok {
 		return
 	}
-	msg := &nats.Msg{Subject: w.subject("result", w.o.Node), Data: data}
+	msg := &nats.Msg{Subject: subject, Data: data}
 	f, err := w.conn.JS.PublishMsgAsync(msg, jetstream.WithMsgID(id))
 	if err != nil {
-		w.publishSync(data, id)
+		w.publishSync(subject, data, id)
 		return
 	}
 	select {
-	case pending <- pendingResult{f, data, id}:
+	case pending <- pendingResult{f, subject, data, id}:
 	case <-w.quit:
 	}
 }
@@ -557,9 +558,9 @@ func (w *Worker) awaitAcks(pending <-chan pendingResult, done chan<- struct{}) {
 		case <-p.ack.Ok():
 			w.unacked.Add(-1)
 		case <-p.ack.Err():
-			w.publishSync(p.data, p.id)
+			w.publishSync(p.subject, p.data, p.id)
 		case <-t.C:
-			w.publishSync(p.data, p.id)
+			w.publishSync(p.subject, p.data, p.id)
 		case <-w.quit:
 			t.Stop()
 			return
@@ -571,28 +572,37 @@ func (w *Worker) awaitAcks(pending <-chan pendingResult, done chan<- struct{}) {
 // ackWait bounds the wait for one asynchronous publish's acknowledgement.
 const ackWait = 10 * time.Second
 
-// frame encodes a result; one too big for the transport goes as a body too large.
-func (w *Worker) frame(r wireResult) (data []byte, id string, ok bool) {
-	data, err := encodeResult(&r)
+// frame encodes a report with its subject and message ID; a result too big for the
+// transport goes as a body too large.
+func (w *Worker) frame(rep report) (subject string, data []byte, id string, ok bool) {
+	if d := rep.deferral; d != nil {
+		data, err := cluster.Encode(d)
+		if err != nil {
+			return "", nil, "", false
+		}
+		return w.sub.Deferrals(w.o.Node), data, fmt.Sprintf("%s.%s.%d.defer", d.Node, d.Incarnation, d.Task.Lease), true
+	}
+	r := rep.result
+	data, err := wire.EncodeResult(&r)
 	if err != nil {
-		return nil, "", false
+		return "", nil, "", false
 	}
 	if max := w.nc.MaxPayload(); max > 0 && int64(len(data)) > max-1024 {
 		r.Res, r.Kind = nil, fetch.KindTooLarge
-		if data, err = encodeResult(&r); err != nil {
-			return nil, "", false
+		if data, err = wire.EncodeResult(&r); err != nil {
+			return "", nil, "", false
 		}
 	}
-	return data, fmt.Sprintf("%s.%s.%d.%s", r.Node, r.Incarnation, r.Task.Lease, r.Kind), true
+	return w.sub.Results(w.o.Node), data, fmt.Sprintf("%s.%s.%d.%s", r.Node, r.Incarnation, r.Task.Lease, r.Kind), true
 }
 
-// publishSync publishes a framed result, retrying until the master's server takes
+// publishSync publishes a framed report, retrying until the master's server takes
 // it (the message ID lets JetStream drop a retry of one it already has) or the worker
 // closes.
-func (w *Worker) publishSync(data []byte, id string) {
+func (w *Worker) publishSync(subject string, data []byte, id string) {
 	for backoff := 100 * time.Millisecond; ; backoff = min(2*backoff, 2*time.Second) {
 		ctx, cancel := context.WithTimeout(w.ctx, 5*time.Second)
-		_, err := w.conn.JS.Publish(ctx, w.subject("result", w.o.Node), data, jetstream.WithMsgID(id))
+		_, err := w.conn.JS.Publish(ctx, subject, data, jetstream.WithMsgID(id))
 		cancel()
 		if err == nil {
 			w.unacked.Add(-1)
@@ -748,11 +758,11 @@ func connUp(s nats.Status) bool {
 }
 
 func (w *Worker) sendLeave(ctx context.Context, tasks []frontier.Task, final bool) error {
-	data, err := cluster.Encode(&wireLeave{Node: w.o.Node, Incarnation: w.inc, Tasks: tasks, Final: final})
+	data, err := cluster.Encode(&wire.Leave{Node: w.o.Node, Incarnation: w.inc, Tasks: tasks, Final: final})
 	if err != nil {
 		return err
 	}
-	_, err = w.request(ctx, w.subject("leave"), data, 5*time.Second)
+	_, err = w.request(ctx, w.sub.Leave(), data, 5*time.Second)
 	return err
 }
 
@@ -810,13 +820,13 @@ func (f *remoteFront) deliver(o Outcome) {
 		}
 		o.Res = &res
 	}
-	f.send(wireResult{Node: f.w.o.Node, Incarnation: f.w.inc, Task: o.Task, Lane: o.Lane, Egress: o.Egress,
+	f.send(wire.Result{Node: f.w.o.Node, Incarnation: f.w.inc, Task: o.Task, Lane: o.Lane, Egress: o.Egress,
 		Kind: o.Kind, Res: o.Res, Hops: o.Hops, At: o.At})
 }
 
 func (f *remoteFront) deferURLs(list []deferredTask) {
 	for _, d := range list {
-		f.send(wireResult{Node: f.w.o.Node, Incarnation: f.w.inc, Task: d.task, Kind: kindDeferred, At: d.until})
+		f.post(report{deferral: &wire.Deferral{Node: f.w.o.Node, Incarnation: f.w.inc, Task: d.task, Until: d.until}})
 	}
 }
 
@@ -824,16 +834,25 @@ func (f *remoteFront) deferURLs(list []deferredTask) {
 // next result this worker sends.
 func (f *remoteFront) refused(r store.Refusal) {
 	f.w.refusalsMu.Lock()
-	if len(f.w.refusals) < maxWireRefusals {
+	if len(f.w.refusals) < wire.MaxRefusals {
 		f.w.refusals = append(f.w.refusals, r)
 	}
 	f.w.refusalsMu.Unlock()
 }
 
-func (f *remoteFront) send(r wireResult) {
+func (f *remoteFront) send(r wire.Result) { f.post(report{result: r}) }
+
+// post hands a report to the publisher, with the refusals kept since the last one.
+func (f *remoteFront) post(r report) {
 	f.w.refusalsMu.Lock()
-	r.Refusals, f.w.refusals = f.w.refusals, nil
+	refusals := f.w.refusals
+	f.w.refusals = nil
 	f.w.refusalsMu.Unlock()
+	if r.deferral != nil {
+		r.deferral.Refusals = refusals
+	} else {
+		r.result.Refusals = refusals
+	}
 	// Closed without a leave: the master gives the task to others. A result taken
 	// counts as unacknowledged until the master's server acknowledges it.
 	select {
@@ -848,7 +867,3 @@ func (f *remoteFront) send(r wireResult) {
 		f.w.unacked.Add(-1)
 	}
 }
-
-// kindDeferred is a worker's result for a URL it set aside until At (M3: a disabled
-// host; robots.txt unreachable): the master defers it in the store.
-const kindDeferred = "deferred"

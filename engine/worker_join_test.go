@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 )
 
 // TestWorkerAnswersControlsFromTheMomentItJoins: the master counts a worker joined
@@ -28,11 +29,11 @@ func TestWorkerAnswersControlsFromTheMomentItJoins(t *testing.T) {
 	answered := make(chan error, 1)
 	sub, err := op.NC.Subscribe(DefaultClusterPrefix+".join", func(*nats.Msg) {
 		go func() {
-			data, err := cluster.Encode(&wireControl{Op: "pause"})
+			data, err := cluster.Encode(&wire.Control{Op: "pause"})
 			if err == nil {
 				var msg *nats.Msg
 				if msg, err = op.NC.Request(DefaultClusterPrefix+".ctl.w1", data, 10*time.Second); err == nil {
-					var r wireControlReply
+					var r wire.ControlReply
 					if err = cluster.Decode(msg.Data, &r, 0); err == nil && r.Error != "" {
 						err = errors.New(r.Error)
 					}

@@ -1,4 +1,4 @@
-package engine
+package wire
 
 import (
 	"encoding/binary"

@@ -1,4 +1,4 @@
-package engine
+package wire
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 func TestResultFrameRoundTrip(t *testing.T) {
 	t.Parallel()
 	body := []byte("<html>\\x00\\xff binary-safe 验证 body</html>")
-	in := wireResult{Node: "w1", Incarnation: "abc", Task: frontier.Task{URL: "http://a.test/", Host: "a.test", Lease: 7},
+	in := Result{Node: "w1", Incarnation: "abc", Task: frontier.Task{URL: "http://a.test/", Host: "a.test", Lease: 7},
 		Lane: 3, Egress: "e1", At: time.Unix(1700000000, 0).UTC(),
 		Res: &fetch.Result{URL: "http://a.test/", Status: 200, Header: http.Header{"Etag": {`"x"`}}, Body: body,
 			Links: []string{"/b", "/c"}, NofollowLinks: []string{"/d"}, Robots: robots.Directives{NoIndex: true}, Duration: time.Second,
@@ -28,7 +28,7 @@ func TestResultFrameRoundTrip(t *testing.T) {
 					ResponseHead: "Location: /\r\n", RemoteIP: "192.0.2.1", Body: []byte("Moved.")},
 				{URL: "http://a.test/", Status: 200, StatusLine: "HTTP/1.1 200 OK", RequestHead: "GET / HTTP/1.1\r\n",
 					ResponseHead: "Content-Encoding: gzip\r\n", RemoteIP: "192.0.2.1", Decoded: "gzip"}}}}
-	data, err := encodeResult(&in)
+	data, err := EncodeResult(&in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,8 +38,8 @@ func TestResultFrameRoundTrip(t *testing.T) {
 	if bytes.Contains(data, []byte(`\r\n`)) {
 		t.Error("the exchanges' heads went into the frame's JSON")
 	}
-	var out wireResult
-	if err := decodeResult(data, &out); err != nil {
+	var out Result
+	if err := DecodeResult(data, &out); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(out.Res.Body, body) || out.Res.Status != 200 || out.Task.Lease != 7 || len(out.Res.Links) != 2 ||
@@ -49,19 +49,19 @@ func TestResultFrameRoundTrip(t *testing.T) {
 		t.Errorf("round trip changed the result: %+v / %+v", out, out.Res)
 	}
 	// An error result has no response and no body.
-	errRes := wireResult{Node: "w1", Incarnation: "abc", Task: in.Task, Kind: "timeout"}
-	data, _ = encodeResult(&errRes)
-	out = wireResult{}
-	if err := decodeResult(data, &out); err != nil || out.Res != nil || out.Kind != "timeout" {
+	errRes := Result{Node: "w1", Incarnation: "abc", Task: in.Task, Kind: "timeout"}
+	data, _ = EncodeResult(&errRes)
+	out = Result{}
+	if err := DecodeResult(data, &out); err != nil || out.Res != nil || out.Kind != "timeout" {
 		t.Errorf("error result: %+v, %v", out, err)
 	}
 }
 
 func TestResultFrameRejectsBadInput(t *testing.T) {
 	t.Parallel()
-	good, _ := encodeResult(&wireResult{Node: "w1", Incarnation: "abc",
+	good, _ := EncodeResult(&Result{Node: "w1", Incarnation: "abc",
 		Task: frontier.Task{URL: "http://a.test/", Host: "a.test", Lease: 1}, Kind: "timeout"})
-	noRes, _ := encodeResult(&wireResult{Node: "w1", Incarnation: "abc",
+	noRes, _ := EncodeResult(&Result{Node: "w1", Incarnation: "abc",
 		Task: frontier.Task{URL: "http://a.test/", Host: "a.test", Lease: 1}, Kind: "timeout"})
 	cases := map[string][]byte{
 		"empty":                  nil,
@@ -78,24 +78,24 @@ func TestResultFrameRejectsBadInput(t *testing.T) {
 		"too many exchanges":     frame(`{"node":"w1","inc":"a","task":{"URL":"http://a/","Host":"a","Lease":1},"res":{"Status":200},"xl":2}`, []byte{0xc8, 0x01}),
 	}
 	// A frame whose exchanges are cut short anywhere is refused, never read past.
-	withEx, _ := encodeResult(&wireResult{Node: "w1", Incarnation: "abc", Task: frontier.Task{URL: "http://a.test/", Host: "a.test", Lease: 1},
+	withEx, _ := EncodeResult(&Result{Node: "w1", Incarnation: "abc", Task: frontier.Task{URL: "http://a.test/", Host: "a.test", Lease: 1},
 		Res: &fetch.Result{Status: 200, Exchanges: []fetch.Exchange{{URL: "http://a.test/", RequestHead: "GET / HTTP/1.1\r\n", Status: 200}}}})
 	for cut := 1; cut < 20; cut++ {
-		var r wireResult
+		var r Result
 		n := int(withEx[0])<<24 | int(withEx[1])<<16 | int(withEx[2])<<8 | int(withEx[3])
-		if err := decodeResult(withEx[:4+n+cut], &r); err == nil {
+		if err := DecodeResult(withEx[:4+n+cut], &r); err == nil {
 			t.Errorf("exchanges cut to %d bytes were accepted", cut)
 		}
 	}
 	for name, d := range map[string]time.Duration{"negative fetch time": -time.Second, "absurd fetch time": 48 * time.Hour} {
 		// The fetch time feeds seed 003's cost table.
-		data, _ := encodeResult(&wireResult{Node: "w1", Incarnation: "abc",
+		data, _ := EncodeResult(&Result{Node: "w1", Incarnation: "abc",
 			Task: frontier.Task{URL: "http://a.test/", Host: "a.test", Lease: 1}, Res: &fetch.Result{Status: 200, Duration: d}})
 		cases[name] = data
 	}
 	for name, data := range cases {
-		var r wireResult
-		err := decodeResult(data, &r)
+		var r Result
+		err := DecodeResult(data, &r)
 		if err == nil || !errors.Is(err, cluster.ErrMalformed) {
 			t.Errorf("%s: %v, want an error wrapping ErrMalformed", name, err)
 		}

@@ -1,4 +1,4 @@
-package engine
+package wire
 
 import (
 	"reflect"
@@ -9,7 +9,7 @@ import (
 )
 
 // A failed fetch's answered redirects (Outcome.Hops) travel in the frame's binary
-// part with no response, and reach the master's outcome as they left.
+// part with no response, and come out of the frame as they went in.
 func TestResultFrameCarriesAFailedFetchsHops(t *testing.T) {
 	t.Parallel()
 	hops := []fetch.Exchange{
@@ -22,18 +22,17 @@ func TestResultFrameCarriesAFailedFetchsHops(t *testing.T) {
 		{URL: "http://a.test/d", Status: 200, StatusLine: "HTTP/1.1 200 OK", BodyCut: true, Failed: fetch.TruncatedTime},
 		{URL: "http://a.test/e", Status: 200, StatusLine: "HTTP/1.1 200 OK", BodyCut: true, Failed: fetch.TruncatedUnspecified},
 	}
-	in := wireResult{Node: "w1", Incarnation: "abc", Task: frontier.Task{URL: "http://a.test/a", Host: "a.test", Lease: 7},
+	in := Result{Node: "w1", Incarnation: "abc", Task: frontier.Task{URL: "http://a.test/a", Host: "a.test", Lease: 7},
 		Kind: fetch.KindRedirectLoop, Hops: hops}
-	data, err := encodeResult(&in)
+	data, err := EncodeResult(&in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out wireResult
-	if err := decodeResult(data, &out); err != nil {
+	var out Result
+	if err := DecodeResult(data, &out); err != nil {
 		t.Fatal(err)
 	}
-	o := out.outcome()
-	if o.Res != nil || o.Kind != fetch.KindRedirectLoop || !reflect.DeepEqual(o.Hops, hops) {
-		t.Errorf("round trip: res %v, kind %q, hops %+v; want no response, %q and %+v", o.Res, o.Kind, o.Hops, fetch.KindRedirectLoop, hops)
+	if out.Res != nil || out.Kind != fetch.KindRedirectLoop || !reflect.DeepEqual(out.Hops, hops) {
+		t.Errorf("round trip: res %v, kind %q, hops %+v; want no response, %q and %+v", out.Res, out.Kind, out.Hops, fetch.KindRedirectLoop, hops)
 	}
 }

@@ -1,0 +1,236 @@
+package wire
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/egress"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/view"
+)
+
+// MaxMessage bounds every message but results (a result carries a page body).
+const MaxMessage = 1 << 20
+
+// MaxRefusals bounds the refusals one result or deferral carries (a worker keeps no
+// more between two reports; refusals are a handful per host and ban).
+const MaxRefusals = 256
+
+func checkNode(node, inc string) error {
+	if err := config.ValidNodeName(node); err != nil {
+		return err
+	}
+	if inc == "" || len(inc) > 64 {
+		return errors.New("missing or oversize incarnation")
+	}
+	return nil
+}
+
+// Join is a worker introducing itself (a new name, or a restart: a new incarnation
+// of a known name).
+type Join struct {
+	Node        string   `json:"node"`
+	Incarnation string   `json:"inc"`
+	LanesMax    int      `json:"lanes_max"`
+	Egresses    []string `json:"egresses"` // its own egresses (masked), from its --egress
+}
+
+// Validate checks the worker's name and incarnation.
+func (m *Join) Validate() error { return checkNode(m.Node, m.Incarnation) }
+
+// Settings are the crawl settings a master gives each worker at join: the worker's
+// lanes, politeness and fetching follow the master's configuration.
+type Settings struct {
+	Lanes    config.LaneOptions `json:"lanes"`
+	HostRate float64            `json:"host_rate"`
+	// Politeness and Cookies are nil from a master that predates them: the worker
+	// keeps its defaults.
+	Politeness     *config.PolitenessOptions `json:"politeness,omitempty"`
+	Cookies        *config.CookieOptions     `json:"cookies,omitempty"`
+	Robots         bool                      `json:"robots"`
+	UserAgent      string                    `json:"user_agent"`
+	Etiquette      *config.EtiquetteOptions  `json:"etiquette,omitempty"`
+	Fetch          config.FetchOptions       `json:"fetch"`
+	DNS            config.DNSOptions         `json:"dns"`
+	DNSServers     []string                  `json:"dns_servers"`
+	Rotation       config.RotationOptions    `json:"rotation"`
+	HeartbeatEvery time.Duration             `json:"heartbeat_every"`
+}
+
+// Egress is an egress the master grants from its account table. The password
+// travels only over the authenticated connection and is never printed or logged.
+type Egress struct {
+	Name     string `json:"name"`
+	Kind     string `json:"kind"`
+	Address  string `json:"address"`
+	User     string `json:"user,omitempty"`
+	Password string `json:"password,omitempty"`
+}
+
+// Grant is an account of the master's table as a worker receives it (with its
+// password: the connection is authenticated).
+func Grant(a egress.Account) Egress {
+	return Egress{Name: a.Name, Kind: string(a.Kind), Address: a.Address, User: a.User, Password: a.Secret.Reveal()}
+}
+
+// Spec is the grant as the worker's egress table takes it.
+func (g Egress) Spec() egress.Spec {
+	sp := egress.Spec{Name: g.Name, Kind: egress.Kind(g.Kind), Address: g.Address, User: g.User}
+	if g.Password != "" {
+		sp.Secret = egress.NewSecret(g.Password)
+	}
+	return sp
+}
+
+// String keeps the password out of any log line.
+func (g Egress) String() string { return g.Name + "=" + g.Kind + "://" + g.Address }
+
+// JoinReply is the master's answer to a Join.
+type JoinReply struct {
+	Settings Settings `json:"settings"`
+	Egress   []Egress `json:"egress"`
+	Paused   bool     `json:"paused"`
+	PauseSeq uint64   `json:"pause_seq,omitempty"` // numbers Paused (see Control.Seq)
+	Error    string   `json:"error,omitempty"`
+}
+
+// Validate accepts any reply: an error travels in Error.
+func (m *JoinReply) Validate() error { return nil }
+
+// Heartbeat is a worker's periodic sign of life, with what the master's Nodes pane
+// shows.
+type Heartbeat struct {
+	Node        string           `json:"node"`
+	Incarnation string           `json:"inc"`
+	Lanes       int              `json:"lanes"`
+	LanesMax    int              `json:"lanes_max"`
+	Queue       int              `json:"queue"`
+	PagesPerSec float64          `json:"pages_per_s"`
+	Egresses    []string         `json:"egresses"`
+	Paused      bool             `json:"paused"`
+	Rows        []view.Lane      `json:"rows,omitempty"`   // its lanes, for the master's Lanes pane
+	Refused     int64            `json:"refused"`          // refusals its rotation rerouted (never reach the master as results)
+	Egress      *view.EgressView `json:"egress,omitempty"` // its rotation state (M3), for the master's Egress pane
+	DNS         *view.DNSView    `json:"dns,omitempty"`    // its DNS cache (M5), for the master's DNS pane
+}
+
+// Validate checks the worker's name and incarnation.
+func (m *Heartbeat) Validate() error { return checkNode(m.Node, m.Incarnation) }
+
+// HeartbeatReply is the master's answer to a Heartbeat.
+type HeartbeatReply struct {
+	Known    bool   `json:"known"` // false: the master does not know this incarnation (it restarted): join again
+	Paused   bool   `json:"paused"`
+	PauseSeq uint64 `json:"pause_seq,omitempty"` // numbers Paused (see Control.Seq)
+}
+
+// Validate accepts any reply.
+func (m *HeartbeatReply) Validate() error { return nil }
+
+// Tasks is a batch of URLs for the hosts a worker holds.
+type Tasks struct {
+	Node        string          `json:"node"`
+	Incarnation string          `json:"inc"`
+	Tasks       []frontier.Task `json:"tasks"`
+}
+
+// Validate checks the addressee and that every task has a URL, a host and a lease.
+func (m *Tasks) Validate() error {
+	if err := checkNode(m.Node, m.Incarnation); err != nil {
+		return err
+	}
+	for _, t := range m.Tasks {
+		if t.URL == "" || t.Host == "" || t.Lease == 0 {
+			return errors.New("task without URL, host or lease")
+		}
+	}
+	return nil
+}
+
+// Leave is a worker's graceful leave: the tasks it hands back unfetched.
+type Leave struct {
+	Node        string          `json:"node"`
+	Incarnation string          `json:"inc"`
+	Tasks       []frontier.Task `json:"tasks"`
+	Final       bool            `json:"final"` // its last results are published: it is gone
+}
+
+// Validate checks the worker's name and incarnation.
+func (m *Leave) Validate() error { return checkNode(m.Node, m.Incarnation) }
+
+// The operations of a Control.
+const (
+	OpPause        = "pause"         // this worker (the Nodes pane)
+	OpResume       = "resume"        // this worker
+	OpCrawlPause   = "crawl_pause"   // the whole crawl, numbered by Seq
+	OpCrawlResume  = "crawl_resume"  // the whole crawl, numbered by Seq
+	OpRelease      = "release"       // hand back the tasks of Units (on Hosts)
+	OpWithdraw     = "withdraw"      // drop Tasks, sources the operator removed
+	OpPauseLane    = "pause_lane"    // Lane, Paused
+	OpRotateLane   = "rotate_lane"   // Lane; the reply's Result is the new egress
+	OpPauseHost    = "pause_host"    // Host, Paused
+	OpDisableHost  = "disable_host"  // Host, Paused (disable)
+	OpSetLanes     = "set_lanes"     // N
+	OpFlushDNS     = "flush_dns"     // Domain; the reply's Result is the entries dropped
+	OpRemoveEgress = "remove_egress" // Host (the egress name)
+)
+
+// Control is the master steering one worker.
+type Control struct {
+	Op     string   `json:"op"`              // one of the Op constants
+	Hosts  []string `json:"hosts,omitempty"` // release: the hosts the units' tasks are on
+	Units  []string `json:"units,omitempty"` // release: the assignment units moving away
+	Host   string   `json:"host,omitempty"`  // remove_egress: the egress name
+	Lane   int      `json:"lane,omitempty"`
+	Paused bool     `json:"paused,omitempty"` // pause_lane, pause_host; disable_host: disable
+	N      int      `json:"n,omitempty"`      // set_lanes
+	Domain string   `json:"domain,omitempty"` // flush_dns
+	// Seq numbers a crawl_pause or crawl_resume: the master counts up at every
+	// crawl-wide pause and resume, and a worker ignores a state numbered below the
+	// one it applied (a heartbeat reply can come after a later control, and two
+	// broadcasts can overtake each other). 0: unnumbered, always applied.
+	Seq uint64 `json:"seq,omitempty"`
+	// Tasks are withdraw's hand-outs (URL and lease): sources the operator removed.
+	Tasks []frontier.Task `json:"tasks,omitempty"`
+}
+
+// Validate refuses an operation this version does not know.
+func (m *Control) Validate() error {
+	switch m.Op {
+	case OpPause, OpResume, OpCrawlPause, OpCrawlResume, OpRelease, OpPauseLane, OpRotateLane, OpPauseHost,
+		OpDisableHost, OpSetLanes, OpFlushDNS, OpRemoveEgress, OpWithdraw:
+		return nil
+	}
+	return fmt.Errorf("unknown control %q", m.Op)
+}
+
+// ControlReply is a worker's answer to a Control (and the master's to a Leave).
+type ControlReply struct {
+	Tasks  []frontier.Task `json:"tasks,omitempty"`  // handed back (release)
+	Result string          `json:"result,omitempty"` // rotate_lane: the egress; flush_dns: entries dropped; withdraw: tasks withdrawn
+	Error  string          `json:"error,omitempty"`
+}
+
+// Validate accepts any reply: an error travels in Error.
+func (m *ControlReply) Validate() error { return nil }
+
+// Claim is a worker whose egresses were all refused asking the master's account
+// table for one more.
+type Claim struct {
+	Node        string `json:"node"`
+	Incarnation string `json:"inc"`
+}
+
+// Validate checks the worker's name and incarnation.
+func (m *Claim) Validate() error { return checkNode(m.Node, m.Incarnation) }
+
+// ClaimReply is the master's answer to a Claim.
+type ClaimReply struct {
+	Egress *Egress `json:"egress,omitempty"` // nil: none free
+	Error  string  `json:"error,omitempty"`
+}
+
+// Validate accepts any reply: an error travels in Error.
+func (m *ClaimReply) Validate() error { return nil }

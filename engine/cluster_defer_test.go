@@ -1,0 +1,61 @@
+package engine_test
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/enginetest"
+	"github.com/crawlconsole/crawlconsole/sandbox"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// A worker that sets a URL aside (its site's robots.txt unreachable) tells the master
+// so: the master defers the URL in its store, counts it deferred, and counts no
+// result for the worker (the URL was neither fetched nor failed).
+func TestWorkerDeferralReachesTheMasterAsADeferral(t *testing.T) {
+	t.Parallel()
+	var pages atomic.Int64
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		pages.Add(1)
+		fmt.Fprint(w, "<html>page</html>")
+	})}
+	go srv.Serve(ln)
+	defer srv.Close()
+	seed := "http://" + ln.Addr().String() + "/p/0"
+	c := startClusterWith(t, enginetest.SandboxConfig(3, 2), 300*time.Millisecond, func(o *engine.Options, _ *sandbox.Sandbox) {
+		o.Seeds = []string{seed}
+		o.HostRate = 0
+	})
+	c.worker("w1")
+	st := c.waitDone(time.Minute)
+	if pages.Load() != 0 || st.Deferred != 1 {
+		t.Fatalf("pages fetched %d, deferred %d: want 0, 1", pages.Load(), st.Deferred)
+	}
+	if st.Cluster == nil || st.Cluster.Nodes["w1"].Results != 0 {
+		t.Fatalf("the worker's results on the master: %+v; want none (a deferral is no result)", st.Cluster)
+	}
+	if st.PagesFetched != 0 || len(st.Errors) != 0 {
+		t.Fatalf("pages fetched %d, errors %v on the master: a deferral was taken for a fetch", st.PagesFetched, st.Errors)
+	}
+	s, err := store.Open(c.opts.DB, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if u, err := s.URLState(seed); err != nil || u.State != store.Deferred {
+		t.Fatalf("seed state %v (%v), want deferred", u.State, err)
+	}
+}
