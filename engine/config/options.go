@@ -14,6 +14,11 @@ import (
 // DefaultUserAgent identifies the crawler to the sites it visits.
 const DefaultUserAgent = "crawlconsole/0.1 (+https://github.com/crawlconsole/crawlconsole)"
 
+// MaxUserAgentBytes is the longest user_agent a crawl takes: a request header far
+// longer than a crawler's name, version and contact URL is refused by servers, and a
+// value this size in every request is a mistake, not a wish.
+const MaxUserAgentBytes = 512
+
 // Options configures a crawl. Defaults come from DefaultOptions; the CLI applies a
 // config file, then flags, on top (defaults -> file -> flags). YAML keys are the
 // lower_snake names in the tags.
@@ -217,6 +222,11 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("host_rate must be >= 0 requests/s (0 = no cap), got %v", o.HostRate)
 	case strings.TrimSpace(o.UserAgent) == "":
 		return fmt.Errorf("user_agent (--user-agent) must not be empty")
+	case len(o.UserAgent) > MaxUserAgentBytes:
+		return fmt.Errorf("user_agent (--user-agent) is %d bytes, over the %d a User-Agent may be (servers refuse long headers): "+
+			"give the crawler's name, version and a contact URL", len(o.UserAgent), MaxUserAgentBytes)
+	case strings.ContainsFunc(o.UserAgent, func(r rune) bool { return r < ' ' || r == 0x7f }):
+		return fmt.Errorf("user_agent (--user-agent) holds a control character (a line break, say): it must be one line of text")
 	case o.Fetch.MaxBodyBytes < 1024:
 		return fmt.Errorf("fetch.max_body_bytes must be at least 1024, got %d", o.Fetch.MaxBodyBytes)
 	case o.Fetch.MaxRedirects < 0:

@@ -49,3 +49,25 @@ func TestSizesAreCheckedAgainstMemory(t *testing.T) {
 		t.Log("this machine's memory is unknown: sizes are not checked here")
 	}
 }
+
+// TestUserAgentIsBounded: a User-Agent the size of a file, or with a line break in
+// it, is refused at start-up with a message naming user_agent, its size and the cap;
+// an ordinary one is taken.
+func TestUserAgentIsBounded(t *testing.T) {
+	t.Parallel()
+	o := DefaultOptions()
+	o.UserAgent = "examplebot/2.1 (+https://example.org/bot)"
+	if err := o.Validate(); err != nil {
+		t.Fatalf("an ordinary User-Agent: %v", err)
+	}
+	o.UserAgent = strings.Repeat("a", 200<<20)
+	err := o.Validate()
+	if err == nil || !strings.Contains(err.Error(), "user_agent") || !strings.Contains(err.Error(), "209715200 bytes") ||
+		!strings.Contains(err.Error(), "512") {
+		t.Fatalf("a 200 MB User-Agent: %v; want an error naming user_agent, its size and the cap", err)
+	}
+	o.UserAgent = "examplebot/2.1\r\nX-Injected: 1"
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "user_agent") {
+		t.Fatalf("a User-Agent with a line break: %v; want it refused", err)
+	}
+}
