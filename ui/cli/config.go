@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"flag"
@@ -18,14 +17,58 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 )
 
+// maxConfigBytes is the largest config file read. YAML is decoded whole, into a
+// node tree some 100 times the file's size for lists of short items, so the cap is
+// what bounds start-up memory: 256 KiB is thousands of declared sites, and long seed
+// lists belong in --seeds FILE, which is streamed.
+const maxConfigBytes = 256 << 10
+
 // loadConfig decodes a YAML config file onto opts (defaults already in place), strictly:
-// an unknown key is an error naming the key and its line.
+// an unknown key is an error naming the key and its line. A file over maxConfigBytes
+// is refused unread.
 func loadConfig(path string, opts *engine.Options) error {
-	data, err := os.ReadFile(path)
+	data, err := readCapped(path, maxConfigBytes)
 	if err != nil {
 		return fmt.Errorf("--config: %v", err)
 	}
 	return decodeConfig(path, data, opts)
+}
+
+// readCapped reads a file that is read whole, refusing it if it is over max bytes
+// (a FIFO or /dev/stdin has no size to check first: reading stops at max+1).
+func readCapped(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	tooBig := func(size string) error {
+		return fmt.Errorf("%s is %s, over the %s this file may be", path, size, byteSize(max))
+	}
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > max {
+		return nil, tooBig(byteSize(fi.Size()))
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, tooBig("more than " + byteSize(max))
+	}
+	return data, nil
+}
+
+// byteSize writes n bytes as an operator reads them: 256 KiB, 200.0 MiB (n bytes).
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB (%d bytes)", float64(n)/(1<<20), n)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB (%d bytes)", float64(n)/(1<<10), n)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // decodeConfig is loadConfig on the file's bytes.
@@ -162,25 +205,6 @@ func gotOf(tag, value string) string {
 		return "nothing"
 	}
 	return "`" + value + "`"
-}
-
-// readSeeds reads one URL per line; blank lines and #-comments are skipped.
-func readSeeds(path string) ([]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("--seeds: %v", err)
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		l := strings.TrimSpace(sc.Text())
-		if l == "" || strings.HasPrefix(l, "#") {
-			continue
-		}
-		out = append(out, l)
-	}
-	return out, sc.Err()
 }
 
 // listFlag collects a repeatable flag.

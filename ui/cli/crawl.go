@@ -28,6 +28,7 @@ type crawlFlags struct {
 	delay                                               delayFlag
 	theme                                               string
 	metrics                                             metricsFlags
+	seeds                                               *seedList // --seeds, once options has read its head
 }
 
 func newCrawlFlags(name, usageLine string, stderr io.Writer) *crawlFlags {
@@ -79,11 +80,14 @@ func (c *crawlFlags) options(positional []string) (engine.Options, error) {
 	}
 	set := setFlags(c.fs)
 	if set["seeds"] {
-		s, err := readSeeds(c.seedsFile)
+		s, list, err := readSeeds(c.seedsFile, c.fs.Output())
 		if err != nil {
 			return opts, err
 		}
 		opts.Seeds = append(opts.Seeds, s...)
+		if list.more {
+			c.seeds = list
+		}
 	}
 	opts.Seeds = append(opts.Seeds, positional...)
 	if set["db"] || opts.DB == "" {
@@ -166,7 +170,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		defer stop()
 	}
 	return run(ctx, eng, runConfig{headless: c.headless, duration: c.duration, untilIdle: c.untilIdle,
-		statsJSON: c.statsJSON, theme: c.theme, mouse: c.mouse, title: "crawl", metrics: c.metrics}, stdout, stderr)
+		statsJSON: c.statsJSON, theme: c.theme, mouse: c.mouse, title: "crawl", metrics: c.metrics, seeds: c.seeds}, stdout, stderr)
 }
 
 // runConfig says how a started crawl is watched and ended.
@@ -184,6 +188,9 @@ type runConfig struct {
 	// alongside runs next to the crawl until it ends (serve: the SSH console); an
 	// error from it ends the crawl.
 	alongside func(ctx context.Context, ctrl engine.Control) error
+	// seeds is the rest of a --seeds file longer than its head, fed once the crawl
+	// has started.
+	seeds *seedList
 }
 
 // run starts eng, watches it (console or progress lines) until the user quits, a
@@ -197,12 +204,26 @@ func run(ctx context.Context, eng *engine.Engine, rc runConfig, stdout, stderr i
 		return ExitUsage
 	}
 	defer serveOn(msrv, eng, stderr)()
+	var feed *engine.SeedFeed
+	if rc.seeds != nil {
+		feed = eng.OpenSeedFeed() // before Start: the crawl is not idle before the list ends
+	}
 	if !rc.started {
 		if err := eng.Start(); err != nil {
 			fmt.Fprintf(stderr, "crawlconsole: %v\n", err)
+			if feed != nil {
+				feed.Close(nil)
+			}
 			eng.Close()
 			return ExitUsage
 		}
+	}
+	stopFeed := func() {}
+	if feed != nil {
+		fctx, cancel := context.WithCancel(ctx)
+		fed := make(chan struct{})
+		go func() { defer close(fed); rc.seeds.feed(fctx, feed) }()
+		stopFeed = func() { cancel(); <-fed }
 	}
 	if rc.headless {
 		if n := eng.Stats().Resumed; n > 0 {
@@ -252,6 +273,7 @@ func run(ctx context.Context, eng *engine.Engine, rc runConfig, stdout, stderr i
 		fmt.Fprintf(stderr, "crawlconsole: console: %v\n", err)
 		code = 1
 	}
+	stopFeed() // before Stop: a batch on its way is taken in whole or not at all
 	eng.Stop()
 	st := eng.Stats()
 	failure := eng.Failure()
