@@ -6,6 +6,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/ui/commands"
+	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
 // commandKey edits the ":" line: enter runs it, tab completes, up and down walk
@@ -22,11 +24,11 @@ func (m *Model) commandKey(msg tea.KeyMsg) tea.Cmd {
 			m.focus = focusPane
 			return nil
 		}
-		if !hasSecret(line) { // an egress password never stays behind in the history (M3)
+		if !commands.HasSecret(line) { // an egress password never stays behind in the history (M3)
 			m.history = append(m.history, line)
 		}
 		m.histPos = len(m.history)
-		cmd, err := runLine(console{m}, line)
+		cmd, err := commands.Run(console{m}, line)
 		if err != nil {
 			// Inline error; the line stays for the operator to fix.
 			m.cmdErr, m.cmdHint = err.Error(), nil
@@ -38,7 +40,7 @@ func (m *Model) commandKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		return cmd
 	case tea.KeyTab:
-		line, cands := completeCommand(console{m}, m.cmdIn.String())
+		line, cands := commands.Complete(console{m}, m.cmdIn.String())
 		m.cmdIn.set(line)
 		m.cmdHint, m.cmdErr = cands, ""
 		return nil
@@ -67,7 +69,7 @@ func (m *Model) commandKey(msg tea.KeyMsg) tea.Cmd {
 // console is the Model as the commands see it.
 type console struct{ m *Model }
 
-func (c console) Common() *Common               { return c.m.c }
+func (c console) Common() *pane.Common          { return c.m.c }
 func (c console) Snapshot() *engine.Snapshot    { return &c.m.snap }
 func (c console) SetPaused(paused bool) tea.Cmd { return c.m.setPaused(paused) }
 func (c console) SetTheme(name string) error    { return c.m.setTheme(name) }

@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
 // dialog is a confirm box over the panes (quit, rebalance). It has focus until
@@ -48,10 +49,10 @@ func (m *Model) dialogKey(msg tea.KeyMsg) tea.Cmd {
 	d := m.dialog
 	k := msg.String()
 	switch {
-	case k == "ctrl+c" && d.ctrlCYes, matches(k, m.c.Keys.Yes):
+	case k == "ctrl+c" && d.ctrlCYes, pane.Matches(k, m.c.Keys.Yes):
 		m.closeDialog()
 		return d.onYes(m)
-	case k == "ctrl+c", matches(k, m.c.Keys.No):
+	case k == "ctrl+c", pane.Matches(k, m.c.Keys.No):
 		m.closeDialog()
 	}
 	return nil
@@ -60,7 +61,7 @@ func (m *Model) dialogKey(msg tea.KeyMsg) tea.Cmd {
 // planRebalance asks the engine for a plan (in a Cmd) and shows it when it comes.
 func (m *Model) planRebalance() tea.Cmd {
 	if m.c.ReadOnly {
-		return status(ReadOnlyText, true)
+		return pane.Status(pane.ReadOnlyText, true)
 	}
 	m.setStatus("planning a rebalance…", false)
 	ctrl := m.ctrl
@@ -126,9 +127,9 @@ func (m *Model) openPlan(p engine.RebalancePlan, title, movesTitle string, moves
 	for _, a := range p.After {
 		after[a.Egress] = a
 	}
-	ew := egressWidth(p.Before, func(l *engine.EgressLoad) string { return l.Egress })
+	ew := pane.EgressWidth(p.Before, func(l *engine.EgressLoad) string { return l.Egress })
 	for _, b := range p.Before {
-		lines = append(lines, "  "+fit(b.Egress, ew)+" "+load(b, after[b.Egress]))
+		lines = append(lines, "  "+pane.Fit(b.Egress, ew)+" "+load(b, after[b.Egress]))
 	}
 	lines = append(lines, extra...)
 	plan := p
@@ -151,7 +152,7 @@ func (d *dialog) view(m *Model) string {
 	b.WriteString(st.DialogTitle.Render(d.title))
 	for _, l := range d.lines {
 		b.WriteString("\n")
-		b.WriteString(fit(l, width-4))
+		b.WriteString(pane.Fit(l, width-4))
 	}
 	b.WriteString("\n\n")
 	b.WriteString(st.HelpKey.Render(d.keys))

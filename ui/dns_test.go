@@ -8,6 +8,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/ui/fake"
+	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
 func TestDNSPaneShowsTheCache(t *testing.T) {
@@ -17,7 +18,7 @@ func TestDNSPaneShowsTheCache(t *testing.T) {
 			h.press("4")
 			v := h.ctrl.Snapshot().DNS
 			h.mustShow("[4 DNS]",
-				"positive  "+percent(v.PositiveRate), "negative   "+percent(v.NegativeRate), "miss       "+percent(v.MissRate),
+				"positive  "+pane.Percent(v.PositiveRate), "negative   "+pane.Percent(v.NegativeRate), "miss       "+pane.Percent(v.MissRate),
 				"backlog 12", "workers 4", "in flight 3", "p50 61.5ms", "p99 187ms",
 				"SLOWEST DOMAIN", "social-60.sandbox.test", "310ms",
 				"NEGATIVE HOST", "gone-00.news-70.sandbox.test", "nxdomain", "gone-01.blog-71.sandbox.test", "timeout")
@@ -93,9 +94,9 @@ func TestDNSSparklinesFollowSnapshots(t *testing.T) {
 	// LAST 10S: the newest ten intervals' misses over their lookups.
 	last, first := views[len(views)-1].Stats, views[len(views)-11].Stats
 	recent := float64(last.Misses-first.Misses) / float64(last.Lookups-first.Lookups)
-	if row := h.rowOf("  miss "); !strings.Contains(row, percent(views[len(views)-1].MissRate)+"  ") ||
-		!strings.Contains(row, " "+percent(recent)+" ") {
-		t.Fatalf("miss row %q lacks all-time %s or last-10s %s", row, percent(views[len(views)-1].MissRate), percent(recent))
+	if row := h.rowOf("  miss "); !strings.Contains(row, pane.Percent(views[len(views)-1].MissRate)+"  ") ||
+		!strings.Contains(row, " "+pane.Percent(recent)+" ") {
+		t.Fatalf("miss row %q lacks all-time %s or last-10s %s", row, pane.Percent(views[len(views)-1].MissRate), pane.Percent(recent))
 	}
 }
 
@@ -136,7 +137,7 @@ func TestDNSPaneWithoutACache(t *testing.T) {
 func TestDNSFlushCommand(t *testing.T) {
 	all := func() string {
 		v := fake.New(fake.Config{}).Snapshot().DNS
-		return thousands(int64(v.Hosts + v.NegativeCount))
+		return pane.Thousands(int64(v.Hosts + v.NegativeCount))
 	}()
 	tests := []struct {
 		line    string

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/crawlconsole/crawlconsole/ui/pane"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -150,8 +151,8 @@ func TestDemoInTmux(t *testing.T) {
 	// ? lists the real keys (from the same keymap that drives the console).
 	s.keys("?")
 	scr = s.waitText("Help: keys and commands")
-	km := DefaultKeyMap()
-	for _, b := range km.globalHelp() {
+	km := pane.DefaultKeyMap()
+	for _, b := range km.GlobalHelp() {
 		h := b.Help()
 		if !regexp.MustCompile(`(?m)^ +` + regexp.QuoteMeta(h.Key) + ` +` + regexp.QuoteMeta(h.Desc)).MatchString(scr) {
 			t.Fatalf("help lacks %q %q:\n%s", h.Key, h.Desc, scr)

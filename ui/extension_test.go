@@ -9,14 +9,16 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/ui/commands"
+	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
-// drainPane stands for a later capability's pane: one file, one registerPane call.
+// drainPane stands for a later capability's pane: one file, one pane.Register call.
 type drainPane struct {
-	c      *Common
+	c      *pane.Common
 	drain  key.Binding
 	lanes  int
-	filter Filter
+	filter pane.Filter
 }
 
 func (p *drainPane) Title() string { return "Drain" }
@@ -29,10 +31,10 @@ func (p *drainPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
 	p.lanes = len(s.Lanes)
 	return nil
 }
-func (p *drainPane) SetFilter(f Filter) { p.filter = f }
+func (p *drainPane) SetFilter(f pane.Filter) { p.filter = f }
 func (p *drainPane) Update(msg tea.Msg) tea.Cmd {
-	if k, ok := msg.(tea.KeyMsg); ok && matches(k.String(), p.drain) {
-		return status("node drained", false)
+	if k, ok := msg.(tea.KeyMsg); ok && pane.Matches(k.String(), p.drain) {
+		return pane.Status("node drained", false)
 	}
 	return nil
 }
@@ -43,12 +45,12 @@ func TestALaterPaneAndCommandPlugIn(t *testing.T) {
 	stock := len(newHarness(t, 120, 40, Options{}).m.shown) // tabs of a single-process crawl
 	tab := fmt.Sprintf("%d Drain", stock+1)
 	func() {
-		defer registerPane(90, func(c *Common) Pane {
+		defer pane.Register(90, func(c *pane.Common) pane.Pane {
 			return &drainPane{c: c, drain: key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "drain node"))}
 		})()
 		var drained []string
-		defer registerCommand(command{name: "node drain", args: "[name]", max: 1, control: true, help: "drain a node",
-			run: func(con Console, args []string) (tea.Cmd, error) {
+		defer commands.Register(commands.Command{Name: "node drain", Args: "[name]", Max: 1, Control: true, Help: "drain a node",
+			Run: func(con commands.Console, args []string) (tea.Cmd, error) {
 				return con.Common().Control("drain node", "node drained", func(engine.Control) error {
 					drained = append(drained, strings.Join(args, ""))
 					return nil

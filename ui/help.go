@@ -5,6 +5,9 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/crawlconsole/crawlconsole/ui/commands"
+	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
 // helpOverlay is the ? screen: every key of the keymap (global, navigation, each
@@ -50,7 +53,7 @@ func (m *Model) helpEntries() []helpEntry {
 	fromBindings := func(bs []key.Binding) []helpEntry {
 		var es []helpEntry
 		for _, b := range bs {
-			if m.c.ReadOnly && km.isControl(b) {
+			if m.c.ReadOnly && km.IsControl(b) {
 				continue // a viewer is not offered what it would be refused
 			}
 			h := b.Help()
@@ -61,14 +64,14 @@ func (m *Model) helpEntries() []helpEntry {
 	if m.c.ReadOnly && q == "" {
 		out = append(out, helpEntry{desc: "Read-only session: the keys and commands that change the crawl are left out"})
 	}
-	section("Global keys", fromBindings(km.globalHelp()))
-	section("Moving in a pane", fromBindings(km.navHelp()))
+	section("Global keys", fromBindings(km.GlobalHelp()))
+	section("Moving in a pane", fromBindings(km.NavHelp()))
 	for t, i := range m.shown {
 		p := m.panes[i]
 		var bs []key.Binding
 		for _, group := range p.FullHelp() {
 			for _, b := range group {
-				if !containsBinding(km.navHelp(), b) {
+				if !containsBinding(km.NavHelp(), b) {
 					bs = append(bs, b)
 				}
 			}
@@ -76,8 +79,8 @@ func (m *Model) helpEntries() []helpEntry {
 		section(p.Title()+" pane ("+string(rune('1'+t))+")", fromBindings(bs))
 	}
 	var cmds []helpEntry
-	for _, c := range offered(console{m}) {
-		cmds = append(cmds, helpEntry{key: ":" + c.usage(), desc: c.help})
+	for _, c := range commands.Offered(console{m}) {
+		cmds = append(cmds, helpEntry{key: ":" + c.Usage(), desc: c.Help})
 	}
 	section("Commands (tab completes)", cmds)
 	return out
@@ -111,19 +114,19 @@ func (m *Model) helpKey(msg tea.KeyMsg) tea.Cmd {
 	k := msg.String()
 	km := m.c.Keys
 	switch {
-	case k == "esc" || matches(k, km.Help, km.Quit):
+	case k == "esc" || pane.Matches(k, km.Help, km.Quit):
 		m.focus = focusPane
-	case matches(k, km.Filter):
+	case pane.Matches(k, km.Filter):
 		h.searching = true
-	case matches(k, km.Up):
+	case pane.Matches(k, km.Up):
 		h.offset = max(h.offset-1, 0)
-	case matches(k, km.Down):
+	case pane.Matches(k, km.Down):
 		h.offset++
-	case matches(k, km.PageUp):
+	case pane.Matches(k, km.PageUp):
 		h.offset = max(h.offset-10, 0)
-	case matches(k, km.PageDown):
+	case pane.Matches(k, km.PageDown):
 		h.offset += 10
-	case matches(k, km.Top):
+	case pane.Matches(k, km.Top):
 		h.offset = 0
 	}
 	return nil
@@ -149,7 +152,7 @@ func (h *helpOverlay) view(m *Model, height int) string {
 	const usualKey = 22
 	keyW := 0
 	for _, e := range entries {
-		if w := cellWidth(e.key); e.key != "" && w <= usualKey {
+		if w := pane.CellWidth(e.key); e.key != "" && w <= usualKey {
 			keyW = max(keyW, w)
 		}
 	}
@@ -160,11 +163,11 @@ func (h *helpOverlay) view(m *Model, height int) string {
 		}
 		e := col[i]
 		if e.key == "" {
-			return st.ColHeader.Render(fit(" "+e.desc, colW))
+			return st.ColHeader.Render(pane.Fit(" "+e.desc, colW))
 		}
-		kw := min(max(keyW, cellWidth(e.key)), max(colW*2/3, keyW))
-		return "   " + st.HelpKey.Render(fit(e.key, kw)) + "  " +
-			st.HelpDesc.Render(fit(e.desc, max(colW-kw-5, 1)))
+		kw := min(max(keyW, pane.CellWidth(e.key)), max(colW*2/3, keyW))
+		return "   " + st.HelpKey.Render(pane.Fit(e.key, kw)) + "  " +
+			st.HelpDesc.Render(pane.Fit(e.desc, max(colW-kw-5, 1)))
 	}
 	// Two columns break at a section boundary when one fits.
 	split := len(entries)
@@ -183,7 +186,7 @@ func (h *helpOverlay) view(m *Model, height int) string {
 	lines := max(len(left), len(right))
 	h.offset = min(h.offset, max(lines-rows, 0))
 	var b strings.Builder
-	b.WriteString(st.DialogTitle.Render(fit(title, m.width)))
+	b.WriteString(st.DialogTitle.Render(pane.Fit(title, m.width)))
 	if len(entries) == 0 {
 		b.WriteString("\n" + st.Muted.Render("   nothing matches"))
 	}

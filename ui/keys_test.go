@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
 func TestPauseKeyTogglesTheCrawl(t *testing.T) {
@@ -371,8 +372,8 @@ func TestQuit(t *testing.T) {
 func TestHelpOverlayListsTheRealKeys(t *testing.T) {
 	h := newHarness(t, 120, 40, Options{})
 	h.press("?")
-	km := DefaultKeyMap()
-	for _, b := range km.globalHelp() {
+	km := pane.DefaultKeyMap()
+	for _, b := range km.GlobalHelp() {
 		h.mustShow(b.Help().Key + strings.Repeat(" ", 1)) // every global key is listed
 		h.mustShow(b.Help().Desc)
 	}
@@ -609,7 +610,7 @@ func TestReadOnlySession(t *testing.T) {
 		t.Run(strings.Join(keys, "+"), func(t *testing.T) {
 			h := newHarness(t, 120, 40, Options{ReadOnly: true})
 			h.press(keys...)
-			h.mustShow(ReadOnlyText)
+			h.mustShow(pane.ReadOnlyText)
 			h.mustCall()
 			h.mustNotShow("Rebalance lanes over egresses")
 		})
@@ -622,7 +623,7 @@ func TestReadOnlySession(t *testing.T) {
 			h.press(":")
 			h.typeText(line)
 			h.press("enter")
-			h.mustShow(ReadOnlyText)
+			h.mustShow(pane.ReadOnlyText)
 			h.mustCall()
 		})
 	}
@@ -760,7 +761,7 @@ func TestLanesPaneAfterTheCrawlRanDry(t *testing.T) {
 // A viewer's ? overlay leaves out the keys and commands it would be refused, and
 // says so; what it may do (filter, themes, panes) is still there.
 func TestHelpOverlayOfAViewer(t *testing.T) {
-	km := DefaultKeyMap()
+	km := pane.DefaultKeyMap()
 	h := newHarness(t, 160, 60, Options{ReadOnly: true})
 	h.press("?")
 	h.mustShow("Read-only session", km.Filter.Help().Desc, ":theme NAME")

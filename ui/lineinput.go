@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/crawlconsole/crawlconsole/themes"
+	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
 // lineInput is the one-line editor behind ":" and "/" (and the help search). It is
@@ -92,9 +93,9 @@ func (in *lineInput) view(st *themes.Styles, width int) string {
 	}
 	text := string(shown)
 	before := string(shown[:in.pos])
-	avail := width - cellWidth(in.prompt) - 1
+	avail := width - pane.CellWidth(in.prompt) - 1
 	// Scroll: drop leading runes until the cursor fits.
-	for avail > 0 && cellWidth(before) > avail {
+	for avail > 0 && pane.CellWidth(before) > avail {
 		_, sz := firstRune(before)
 		before, text = before[sz:], text[sz:]
 	}

@@ -10,6 +10,9 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/themes"
+	"github.com/crawlconsole/crawlconsole/ui/commands"
+	"github.com/crawlconsole/crawlconsole/ui/pane"
+	_ "github.com/crawlconsole/crawlconsole/ui/panes" // the stock panes register themselves
 )
 
 // MinWidth and MinHeight are the smallest terminal the console lays out; below it
@@ -55,11 +58,11 @@ const statusTTL = 8 * time.Second
 // dialogs over them. One Model per terminal or SSH session; each has its own view
 // state (pane, selection, filter, theme, freeze).
 type Model struct {
-	c     *Common
+	c     *pane.Common
 	ctrl  engine.Control
 	opts  Options
-	panes []Pane
-	shown []int // indexes of the panes that have a tab now, in tab order (see optionalPane)
+	panes []pane.Pane
+	shown []int // indexes of the panes that have a tab now, in tab order (see pane.Optional)
 
 	active        int
 	width, height int
@@ -69,9 +72,9 @@ type Model struct {
 	fetching      bool // a Snapshot call is in flight
 	focus         focus
 
-	filters   []Filter // per pane
+	filters   []pane.Filter // per pane
 	filterIn  lineInput
-	filterOld Filter // restored when the filter input is cancelled
+	filterOld pane.Filter // restored when the filter input is cancelled
 
 	cmdIn   lineInput
 	cmdErr  string   // inline error of the last command line
@@ -107,19 +110,19 @@ func newModel(ctrl engine.Control, opts Options, r *lipgloss.Renderer) *Model {
 	if badTheme {
 		t, _ = themes.Lookup(themes.Default)
 	}
-	c := NewCommon(ctrl)
+	c := pane.NewCommon(ctrl)
 	c.Styles = themes.NewStyles(r, t)
-	c.Keys = DefaultKeyMap()
+	c.Keys = pane.DefaultKeyMap()
 	c.Now = opts.Clock
 	c.Renderer = r
 	c.ReadOnly = opts.ReadOnly
 	c.LogLines = opts.LogLines
-	m := &Model{c: c, ctrl: ctrl, opts: opts, panes: newPanes(c)}
+	m := &Model{c: c, ctrl: ctrl, opts: opts, panes: pane.Build(c)}
 	m.refreshShown()
-	m.filters = make([]Filter, len(m.panes))
+	m.filters = make([]pane.Filter, len(m.panes))
 	m.filterIn.prompt = "/"
 	m.cmdIn.prompt = ":"
-	m.cmdIn.mask = starSecrets
+	m.cmdIn.mask = commands.StarSecrets
 	m.help.search.prompt = "search: "
 	if badTheme {
 		m.setStatus(fmt.Sprintf("unknown theme %q; using %s (have %s)", opts.Theme, t.Name, strings.Join(themes.Names(), ", ")), true)
@@ -169,14 +172,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
 		return m, nil
-	case statusMsg:
-		m.setStatus(msg.text, msg.err)
+	case pane.StatusMsg:
+		m.setStatus(msg.Text, msg.Err)
 		return m, nil
-	case controlDoneMsg:
-		if msg.err != nil {
-			m.setStatus(couldNot(msg.action, msg.err), true)
+	case pane.ControlDoneMsg:
+		if msg.Err != nil {
+			m.setStatus(couldNot(msg.Action, msg.Err), true)
 		} else {
-			m.setStatus(msg.text, false)
+			m.setStatus(msg.Text, false)
 		}
 		return m, m.fetch()
 	case planMsg:
@@ -211,7 +214,7 @@ func (m *Model) applySnapshot(s *engine.Snapshot) tea.Cmd {
 func (m *Model) refreshShown() {
 	m.shown = m.shown[:0]
 	for i, p := range m.panes {
-		if o, ok := p.(optionalPane); ok && !o.Shown() {
+		if o, ok := p.(pane.Optional); ok && !o.Shown() {
 			continue
 		}
 		m.shown = append(m.shown, i)
@@ -269,19 +272,19 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	km := m.c.Keys
 	if m.tooSmall() {
 		// Nothing else is visible, so nothing else acts; q must still work.
-		if matches(k, km.Quit) {
+		if pane.Matches(k, km.Quit) {
 			return m.requestQuit()
 		}
 		return nil
 	}
 	switch {
-	case matches(k, km.Quit):
+	case pane.Matches(k, km.Quit):
 		return m.requestQuit()
-	case matches(k, km.Help):
+	case pane.Matches(k, km.Help):
 		m.openHelp()
-	case matches(k, km.Pause):
+	case pane.Matches(k, km.Pause):
 		return m.togglePause()
-	case matches(k, km.Freeze):
+	case pane.Matches(k, km.Freeze):
 		m.frozen = !m.frozen
 		if m.frozen {
 			m.setStatus("view frozen; the crawl keeps running (f to unfreeze)", false)
@@ -289,31 +292,31 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		m.setStatus("view live", false)
 		return m.fetch()
-	case matches(k, km.Filter):
+	case pane.Matches(k, km.Filter):
 		m.focus = focusFilter
 		m.filterOld = m.filters[m.active]
 		m.filterIn.set(m.filterOld.String())
-	case matches(k, km.Command):
+	case pane.Matches(k, km.Command):
 		m.focus = focusCommand
 		m.cmdIn.set("")
 		m.cmdErr, m.cmdHint = "", nil
 		m.histPos = len(m.history)
-	case matches(k, km.Rebalance):
+	case pane.Matches(k, km.Rebalance):
 		return m.planRebalance()
-	case matches(k, km.NextPane):
+	case pane.Matches(k, km.NextPane):
 		m.setActive(m.shown[(m.tabOf(m.active)+1)%len(m.shown)])
-	case matches(k, km.PrevPane):
+	case pane.Matches(k, km.PrevPane):
 		m.setActive(m.shown[(m.tabOf(m.active)+len(m.shown)-1)%len(m.shown)])
-	case matches(k, km.GotoPane):
+	case pane.Matches(k, km.GotoPane):
 		n := int(k[0] - '1')
 		if n >= len(m.shown) {
 			m.setStatus(fmt.Sprintf("no pane %s (have 1-%d)", k, len(m.shown)), true)
 			return nil
 		}
 		m.setActive(m.shown[n])
-	case matches(k, km.Clear):
+	case pane.Matches(k, km.Clear):
 		if m.filters[m.active].Active() {
-			m.setFilter(Filter{})
+			m.setFilter(pane.Filter{})
 			m.setStatus("filter cleared", false)
 		}
 	default:
@@ -326,7 +329,7 @@ func (m *Model) setActive(i int) {
 	m.active = i
 }
 
-func (m *Model) setFilter(f Filter) {
+func (m *Model) setFilter(f pane.Filter) {
 	m.filters[m.active] = f
 	m.panes[m.active].SetFilter(f)
 }
@@ -335,16 +338,16 @@ func (m *Model) setFilter(f Filter) {
 // in the Cmd on a fresh snapshot, so a frozen view cannot make p do the wrong thing.
 func (m *Model) togglePause() tea.Cmd {
 	if m.c.ReadOnly {
-		return status(ReadOnlyText, true)
+		return pane.Status(pane.ReadOnlyText, true)
 	}
 	ctrl := m.ctrl
 	return func() tea.Msg {
 		if ctrl.Snapshot().State == engine.StatePaused {
 			ctrl.Resume()
-			return controlDoneMsg{text: "crawl resumed"}
+			return pane.ControlDoneMsg{Text: "crawl resumed"}
 		}
 		ctrl.Pause()
-		return controlDoneMsg{text: "crawl paused"}
+		return pane.ControlDoneMsg{Text: "crawl paused"}
 	}
 }
 
@@ -387,7 +390,7 @@ func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	if m.filterIn.update(msg) {
-		m.setFilter(ParseFilter(m.filterIn.String())) // live, as the operator types
+		m.setFilter(pane.ParseFilter(m.filterIn.String())) // live, as the operator types
 	}
 	return nil
 }
@@ -412,11 +415,18 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 				}
 			}
 		case msg.Y > bodyTop && msg.Y < m.height-2:
-			return p.Update(clickMsg{row: msg.Y - bodyTop})
+			return p.Update(pane.ClickMsg{Row: msg.Y - bodyTop})
 		}
 	}
 	return nil
 }
 
+// ReadOnlyText is what every control answers in a viewer session.
+const ReadOnlyText = pane.ReadOnlyText
+
+// Refusal is "action: reason" for a refused action, the reason without the words
+// the action says already (see pane.Refusal).
+func Refusal(action string, err error) string { return pane.Refusal(action, err) }
+
 // couldNot is the status line of a refused action.
-func couldNot(action string, err error) string { return "could not " + Refusal(action, err) }
+func couldNot(action string, err error) string { return "could not " + pane.Refusal(action, err) }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/ui/fake"
+	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
 // distributed is the fake crawl of four workers the Nodes tests use: worker-1
@@ -160,7 +161,7 @@ func TestSpacePausesTheSelectedNode(t *testing.T) {
 		ro := newHarnessWith(t, 120, 40, Options{ReadOnly: true}, distributed)
 		ro.press("7", "space")
 		ro.mustCall()
-		ro.mustShow(ReadOnlyText)
+		ro.mustShow(pane.ReadOnlyText)
 	})
 	t.Run("click selects", func(t *testing.T) {
 		defer h.use(t)()
@@ -243,7 +244,7 @@ func TestHelpListsTheNodeKeys(t *testing.T) {
 	h.press("?", "/")
 	h.typeText("node")
 	h.press("enter")
-	km := DefaultKeyMap()
+	km := pane.DefaultKeyMap()
 	h.mustShow("Nodes pane (7)", km.PauseNode.Help().Key+"  ", km.PauseNode.Help().Desc,
 		":pause node NAME", ":resume node NAME")
 }

@@ -5,6 +5,11 @@
 // Data flow: the console pulls engine.Control.Snapshot on a tea.Tick at
 // Options.Refresh and re-arms the tick; the engine never pushes messages. Every call
 // into the engine runs in a tea.Cmd, never in Update.
+//
+// This package is the frame: the Model (focus, tabs, filter, command line, help
+// overlay, dialogs), its view and the program runner. The tabs are in package
+// panes, the ":" commands in package commands, and what both are made of (the
+// Pane interface, the shared context, keys, table drawing) in package pane.
 package ui
 
 import (

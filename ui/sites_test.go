@@ -7,6 +7,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/ui/fake"
+	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
 func TestSitesPaneShowsEachSite(t *testing.T) {
@@ -78,7 +79,7 @@ func TestSteeringCommands(t *testing.T) {
 	ro.press(":")
 	ro.typeText("seed add http://x.test/")
 	ro.press("enter")
-	ro.mustShow(ReadOnlyText)
+	ro.mustShow(pane.ReadOnlyText)
 	for _, c := range ro.calls() {
 		if strings.HasPrefix(c, "Steer(") {
 			t.Errorf("a viewer's steering reached the engine: %s", c)

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
 // tabSpan is where a pane's tab sits on the tab bar, for mouse clicks.
@@ -110,7 +111,7 @@ func (m *Model) headerView(b *strings.Builder) {
 		// The cause ends the store's message ("...: database or disk is full"): keep
 		// the tail when it must be cut.
 		reason := []rune(s.StoreError)
-		if limit := m.width - cellWidth(m.opts.Title) - 48; limit > 8 && len(reason) > limit {
+		if limit := m.width - pane.CellWidth(m.opts.Title) - 48; limit > 8 && len(reason) > limit {
 			reason = append([]rune("…"), reason[len(reason)-limit+1:]...)
 		}
 		state = "STORE FAILED: " + string(reason)
@@ -137,14 +138,14 @@ func (m *Model) headerView(b *strings.Builder) {
 	rate := fmt.Sprintf("  %.1f pages/s ", s.PagesPerSec)
 	up := "-"
 	if !s.StartedAt.IsZero() {
-		up = shortDuration(now.Sub(s.StartedAt))
+		up = pane.ShortDuration(now.Sub(s.StartedAt))
 	}
 	right := "  up " + up + " "
-	sparkW := m.width - cellWidth(left) - len(rate) - len(right)
+	sparkW := m.width - pane.CellWidth(left) - len(rate) - len(right)
 	b.WriteString(leftStyled)
 	b.WriteString(st.Value.Render(rate))
 	if sparkW > 0 {
-		b.WriteString(st.Spark.Render(sparkline(s.RateHistory, sparkW)))
+		b.WriteString(st.Spark.Render(pane.Sparkline(s.RateHistory, sparkW)))
 	}
 	b.WriteString(st.Label.Render(right))
 	b.WriteByte('\n')
@@ -162,15 +163,15 @@ func (m *Model) headerView(b *strings.Builder) {
 		bad          bool
 	}
 	segs := []seg{
-		{"fetched", thousands(s.Totals.PagesFetched), false},
-		{"stored", thousands(s.Totals.PagesStored), false},
-		{"queue", thousands(int64(s.QueueDepth)), false},
+		{"fetched", pane.Thousands(s.Totals.PagesFetched), false},
+		{"stored", pane.Thousands(s.Totals.PagesStored), false},
+		{"queue", pane.Thousands(int64(s.QueueDepth)), false},
 		{"lanes", strconv.Itoa(s.LanesBusy) + "/" + strconv.Itoa(s.LanesMax), false},
-		{"errors", thousands(errs), errs > 0},
-		{"refused", thousands(s.Totals.Refused), s.Totals.Refused > 0},
+		{"errors", pane.Thousands(errs), errs > 0},
+		{"refused", pane.Thousands(s.Totals.Refused), s.Totals.Refused > 0},
 		{"paused hosts", strconv.Itoa(len(s.PausedHosts)), len(s.PausedHosts) > 0},
-		{"skipped", thousands(skips), false},
-		{"bytes", bytesHuman(s.Totals.BytesFetched), false},
+		{"skipped", pane.Thousands(skips), false},
+		{"bytes", pane.BytesHuman(s.Totals.BytesFetched), false},
 	}
 	used := 0
 	for _, sg := range segs {
@@ -224,7 +225,7 @@ func (m *Model) tabsView() string {
 		}
 		b.WriteString(" ")
 		x++
-		w := cellWidth(cell)
+		w := pane.CellWidth(cell)
 		m.tabs = append(m.tabs, tabSpan{pane: i, from: x, to: x + w})
 		b.WriteString(style.Render(cell))
 		x += w
@@ -236,7 +237,7 @@ func (m *Model) tabsView() string {
 		notes = []string{"filter " + strconv.Quote(f.String()) + "  " + pos + " ", "filtered " + pos + " ", pos + " "}
 	}
 	for _, right := range notes {
-		if gap := m.width - x - cellWidth(right); gap > 0 {
+		if gap := m.width - x - pane.CellWidth(right); gap > 0 {
 			b.WriteString(strings.Repeat(" ", gap))
 			b.WriteString(st.Muted.Render(right))
 			break
@@ -293,10 +294,10 @@ func (m *Model) hintView() string {
 	}
 	// Help and quit always show, at the right; the rest as many as fit.
 	tail := m.shortHelp([]key.Binding{km.Help, km.Quit}, m.width)
-	tailW := 2 + cellWidth(km.Help.Help().Key+km.Help.Help().Desc+km.Quit.Help().Key+km.Quit.Help().Desc) + 4
+	tailW := 2 + pane.CellWidth(km.Help.Help().Key+km.Help.Help().Desc+km.Quit.Help().Key+km.Quit.Help().Desc) + 4
 	keys := append(m.panes[m.active].ShortHelp(), km.Pause, km.Filter, km.Command, km.Rebalance, km.Freeze, km.NextPane)
 	if m.c.ReadOnly { // a viewer is offered no control it would refuse
-		keys = slices.DeleteFunc(keys, km.isControl)
+		keys = slices.DeleteFunc(keys, km.IsControl)
 	}
 	head := m.shortHelp(keys, m.width-tailW)
 	return head + strings.Repeat(" ", max(m.width-lipgloss.Width(head)-tailW, 0)) + tail
@@ -309,7 +310,7 @@ func (m *Model) shortHelp(bs []key.Binding, width int) string {
 	used := 0
 	for _, k := range bs {
 		h := k.Help()
-		w := 1 + cellWidth(h.Key) + 1 + cellWidth(h.Desc) + 1
+		w := 1 + pane.CellWidth(h.Key) + 1 + pane.CellWidth(h.Desc) + 1
 		if used+w > width {
 			break
 		}

@@ -1,0 +1,127 @@
+package commands
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/egress"
+	"github.com/crawlconsole/crawlconsole/ui/pane"
+)
+
+// The controls a pane's key and a ":" command share. Each goes through
+// Common.Control or ControlResult, so it runs in a Cmd and a read-only session
+// changes nothing.
+
+// ToggleLane pauses a running lane or resumes a paused one.
+func ToggleLane(c *pane.Common, id int, paused bool) tea.Cmd {
+	v := verbs[!paused]
+	return c.Control(fmt.Sprintf("%s lane %d", v[0], id), fmt.Sprintf("lane %d %s", id, v[1]), func(ctrl engine.Control) error {
+		return ctrl.PauseLane(id, !paused)
+	})
+}
+
+// ToggleHost pauses a host or resumes it if it is on the paused list.
+func ToggleHost(c *pane.Common, host string, pausedHosts []string) tea.Cmd {
+	_, paused := slices.BinarySearch(pausedHosts, host)
+	v := verbs[!paused]
+	return c.Control(fmt.Sprintf("%s host %s", v[0], host), fmt.Sprintf("host %s %s", host, v[1]), func(ctrl engine.Control) error {
+		return ctrl.PauseHost(host, !paused)
+	})
+}
+
+// SetNodePaused pauses or resumes one worker (M4). A paused worker keeps its hosts
+// and fetches nothing; the global p pauses every worker through the master.
+func SetNodePaused(c *pane.Common, name string, paused bool) tea.Cmd {
+	v := verbs[paused]
+	return c.Control(v[0]+" node "+name, "node "+name+" "+v[1], func(ctrl engine.Control) error {
+		return ctrl.PauseNode(name, paused)
+	})
+}
+
+// RevisitNow asks the engine to refetch u now (n, ":revisit now URL").
+func RevisitNow(c *pane.Common, u string) tea.Cmd {
+	return c.Control("revisit "+u+" now", u+" queued for a refetch now", func(ctrl engine.Control) error {
+		return ctrl.RevisitNow(u)
+	})
+}
+
+// RotateLane is e on a lane: the engine moves it to the least recently used other
+// egress that may serve its hosts, and says which.
+func RotateLane(c *pane.Common, id int, from string) tea.Cmd {
+	return c.ControlResult(fmt.Sprintf("rotate lane %d", id), func(ctrl engine.Control) (string, error) {
+		to, err := ctrl.RotateLane(id)
+		if err != nil {
+			return "", err
+		}
+		if from == "" {
+			return fmt.Sprintf("lane %d rotated to %s", id, to), nil
+		}
+		return fmt.Sprintf("lane %d rotated: %s -> %s", id, from, to), nil
+	})
+}
+
+// RotateLanesOff is e on an egress: each of its lanes rotates in turn. Lanes that
+// cannot move (retired meanwhile, nowhere to go) are named in the outcome.
+func RotateLanesOff(c *pane.Common, name string, ids []int) tea.Cmd {
+	return c.ControlResult("move lanes off "+name, func(ctrl engine.Control) (string, error) {
+		var moved, failed []string
+		var firstErr error
+		for _, id := range ids {
+			to, err := ctrl.RotateLane(id)
+			if err != nil {
+				failed = append(failed, fmt.Sprint(id))
+				firstErr = cmpOr(firstErr, err)
+				continue
+			}
+			moved = append(moved, fmt.Sprintf("%d->%s", id, to))
+		}
+		if len(moved) == 0 {
+			return "", firstErr
+		}
+		text := fmt.Sprintf("%s: %s moved (%s)", name, pane.Plural(len(moved), "lane"), strings.Join(moved, ", "))
+		if len(failed) > 0 {
+			text += "; " + pane.Refusal("lane "+strings.Join(failed, ", ")+" stayed", firstErr) // not "lane 9 stayed: lane 9: ..."
+		}
+		return text, nil
+	})
+}
+
+func cmpOr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// SetHostDisabled is x: on the host_disable_list the host's queued URLs are set
+// aside (deferred, never dropped) until it expires or is taken off.
+func SetHostDisabled(c *pane.Common, host string, disabled bool) tea.Cmd {
+	if disabled {
+		return c.Control("disable host "+host, "host "+host+" disabled: its URLs are deferred", func(ctrl engine.Control) error {
+			return ctrl.SetHostDisabled(host, true)
+		})
+	}
+	return c.Control("enable host "+host, "host "+host+" enabled: its deferred URLs come back", func(ctrl engine.Control) error {
+		return ctrl.SetHostDisabled(host, false)
+	})
+}
+
+// ToggleDisabled is x on a host shown in the Lanes or Groups pane.
+func ToggleDisabled(c *pane.Common, host string, v *engine.EgressView) tea.Cmd {
+	if c.ReadOnly {
+		return pane.Status(pane.ReadOnlyText, true)
+	}
+	return SetHostDisabled(c, host, !IsDisabled(v, host))
+}
+
+// IsDisabled reports whether host is on the view's host_disable_list.
+func IsDisabled(v *engine.EgressView, host string) bool {
+	if v == nil {
+		return false
+	}
+	return slices.ContainsFunc(v.Disabled, func(d egress.DisabledHost) bool { return d.Host == host })
+}

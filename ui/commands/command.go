@@ -1,0 +1,319 @@
+// Package commands is the console's ":" command line: the registry, parsing,
+// completion and usage of commands, and the commands themselves (crawl control,
+// egress rotation, live steering, DNS, nodes, revisit). actions.go holds the
+// controls a pane's key shares with its command, so both do the same thing;
+// secret.go masks the proxy passwords an egress spec typed on the line carries.
+// A command acts on a Console, which package ui implements over its Model.
+package commands
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/themes"
+	"github.com/crawlconsole/crawlconsole/ui/pane"
+)
+
+// Console is the console a command line was typed in: what a command reads, and
+// what it may do to the console itself. Engine calls go through Common's Control,
+// in the returned Cmd.
+type Console interface {
+	// Common is the console's shared context: styles, keys, the engine controls.
+	Common() *pane.Common
+	// Snapshot is the state on screen (held still while the view is frozen).
+	Snapshot() *engine.Snapshot
+	// SetPaused pauses or resumes the whole crawl.
+	SetPaused(paused bool) tea.Cmd
+	// SetTheme switches this console's theme; an unknown name is an error.
+	SetTheme(name string) error
+	// PlanRebalance asks for a rebalance plan and shows it for confirmation.
+	PlanRebalance() tea.Cmd
+	// RequestQuit quits, first asking when quitting would stop a live crawl.
+	RequestQuit() tea.Cmd
+	// OpenHelp opens the ? overlay.
+	OpenHelp()
+}
+
+// Command is one ":" command. A capability adds its commands (":dns flush
+// [domain]", ":egress add SPEC", ...) with Register calls in a file of its own.
+type Command struct {
+	Name     string // one or more words: "pause", "pause host"
+	Args     string // argument usage: "NAME", "N", "[domain]"
+	Help     string // one line for :help and the ? overlay
+	Min, Max int    // bounds on the number of arguments
+	Control  bool   // changes the crawl: refused in read-only sessions
+	// When, if set, says whether the crawl has what the command acts on (M4's node
+	// commands: workers). While false the command is left out of :help, the ?
+	// overlay, completion and usage lines; typed anyway, run says why it cannot act.
+	When func(con Console) bool
+	// Complete, if set, proposes values for the (last) argument.
+	Complete func(con Console) []string
+	// Run checks the arguments and returns the Cmd that does the work (engine calls
+	// belong in the Cmd, never here). An error is shown inline and nothing changes.
+	Run func(con Console, args []string) (tea.Cmd, error)
+}
+
+// Usage is the command as the operator types it: "pause host NAME".
+func (c *Command) Usage() string {
+	if c.Args == "" {
+		return c.Name
+	}
+	return c.Name + " " + c.Args
+}
+
+// available reports whether c is offered on this console's crawl now.
+func (c *Command) available(con Console) bool { return c.When == nil || c.When(con) }
+
+var commands []*Command
+
+// Register adds a ":" command to every console. Call from init; unregister
+// takes it away again (a test's extra command).
+func Register(c Command) (unregister func()) {
+	cmd := &c
+	commands = append(commands, cmd)
+	sort.SliceStable(commands, func(i, j int) bool { return commands[i].Name < commands[j].Name })
+	return func() { commands = slices.DeleteFunc(commands, func(c *Command) bool { return c == cmd }) }
+}
+
+// Offered lists the commands con's crawl has now, in name order; a read-only
+// session is not offered the ones that change the crawl.
+func Offered(con Console) []*Command {
+	var out []*Command
+	for i := range commands {
+		c := commands[i]
+		if c.available(con) && !(c.Control && con.Common().ReadOnly) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// lookupCommand finds the command whose name is the longest run of leading words of
+// line, and returns it with the remaining words as arguments.
+func lookupCommand(con Console, line string) (*Command, []string, error) {
+	words := strings.Fields(line)
+	if len(words) == 0 {
+		return nil, nil, fmt.Errorf("empty command (try :help)")
+	}
+	var best *Command
+	bestLen := 0
+	for i := range commands {
+		c := commands[i]
+		cw := strings.Fields(c.Name)
+		if len(cw) > len(words) || len(cw) <= bestLen {
+			continue
+		}
+		ok := true
+		for j, w := range cw {
+			if words[j] != w {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			best, bestLen = c, len(cw)
+		}
+	}
+	if best == nil {
+		return nil, nil, fmt.Errorf("unknown command %q (try :help)", words[0])
+	}
+	args := words[bestLen:]
+	if len(args) < best.Min || len(args) > best.Max {
+		return nil, nil, fmt.Errorf("usage: %s", usagesOf(con, words[0]))
+	}
+	return best, args, nil
+}
+
+// usagesOf lists the forms of every command starting with word: "pause | pause host NAME".
+func usagesOf(con Console, word string) string {
+	var forms []string
+	for i := range commands {
+		if strings.Fields(commands[i].Name)[0] == word && commands[i].available(con) {
+			forms = append(forms, ":"+commands[i].Usage())
+		}
+	}
+	return strings.Join(forms, " | ")
+}
+
+// Run parses and runs the command line typed in con. It returns the work to do, or the
+// inline error to show; an error changes nothing.
+func Run(con Console, line string) (tea.Cmd, error) {
+	c, args, err := lookupCommand(con, line)
+	if err != nil {
+		return nil, err
+	}
+	if c.Control && con.Common().ReadOnly {
+		// Not an inline error: the line was fine, the session may not steer.
+		return pane.Status(pane.ReadOnlyText, true), nil
+	}
+	return c.Run(con, args)
+}
+
+// Complete completes what was typed after ":" (tab). It returns the new line
+// and, when the choice is ambiguous, the candidates to show.
+func Complete(con Console, line string) (string, []string) {
+	// Argument of a full command name: "theme h" -> "theme high-contrast".
+	for i := range commands {
+		c := commands[i]
+		prefix := c.Name + " "
+		if c.Complete == nil || !c.available(con) || !strings.HasPrefix(line, prefix) {
+			continue
+		}
+		rest := line[len(prefix):]
+		if strings.Contains(rest, " ") {
+			continue
+		}
+		var cands []string
+		for _, v := range c.Complete(con) {
+			if strings.HasPrefix(v, rest) {
+				cands = append(cands, v)
+			}
+		}
+		if len(cands) == 0 {
+			continue
+		}
+		if len(cands) == 1 {
+			return prefix + cands[0], nil
+		}
+		return prefix + commonPrefix(cands), cands
+	}
+	// Command names: "pa" -> "pause" (with "pause host", "pause lane" shown).
+	var cands []string
+	for i := range commands {
+		if strings.HasPrefix(commands[i].Name, line) && commands[i].available(con) {
+			cands = append(cands, commands[i].Name)
+		}
+	}
+	switch len(cands) {
+	case 0:
+		return line, nil
+	case 1:
+		if commandTakesArgs(cands[0]) {
+			return cands[0] + " ", nil
+		}
+		return cands[0], nil
+	}
+	lcp := commonPrefix(cands)
+	return lcp, cands
+}
+
+func commandTakesArgs(name string) bool {
+	for i := range commands {
+		if commands[i].Name == name {
+			return commands[i].Max > 0
+		}
+	}
+	return false
+}
+
+func commonPrefix(ss []string) string {
+	p := ss[0]
+	for _, s := range ss[1:] {
+		for !strings.HasPrefix(s, p) {
+			p = p[:len(p)-1]
+		}
+	}
+	return p
+}
+
+// parseLaneID reads a lane number and checks the crawl has that lane.
+func parseLaneID(con Console, s string) (int, error) {
+	id, err := strconv.Atoi(s)
+	if err != nil || id < 1 {
+		return 0, fmt.Errorf("lane must be a lane number, not %q", s)
+	}
+	for _, l := range con.Snapshot().Lanes {
+		if l.ID == id {
+			return id, nil
+		}
+	}
+	if len(con.Snapshot().Lanes) == 0 {
+		return 0, fmt.Errorf("no lane %d: no lane is open", id)
+	}
+	return 0, fmt.Errorf("no lane %d (lanes shown: %d)", id, len(con.Snapshot().Lanes))
+}
+
+// knownHosts lists the hosts bound to lanes, for completion.
+func knownHosts(con Console) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, l := range con.Snapshot().Lanes {
+		for _, h := range l.Hosts {
+			if !seen[h] {
+				seen[h] = true
+				out = append(out, h)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// verbs gives the imperative and past forms for pausing (true) and resuming.
+var verbs = map[bool][2]string{true: {"pause", "paused"}, false: {"resume", "resumed"}}
+
+func init() {
+	hostOp := func(paused bool) func(con Console, args []string) (tea.Cmd, error) {
+		return func(con Console, args []string) (tea.Cmd, error) {
+			host := strings.ToLower(args[0])
+			return con.Common().Control(verbs[paused][0]+" host "+host, "host "+host+" "+verbs[paused][1], func(ctrl engine.Control) error {
+				return ctrl.PauseHost(host, paused)
+			}), nil
+		}
+	}
+	laneOp := func(paused bool) func(con Console, args []string) (tea.Cmd, error) {
+		return func(con Console, args []string) (tea.Cmd, error) {
+			id, err := parseLaneID(con, args[0])
+			if err != nil {
+				return nil, err
+			}
+			return con.Common().Control(fmt.Sprintf("%s lane %d", verbs[paused][0], id), fmt.Sprintf("lane %d %s", id, verbs[paused][1]), func(ctrl engine.Control) error {
+				return ctrl.PauseLane(id, paused)
+			}), nil
+		}
+	}
+	for _, c := range []Command{
+		{Name: "pause", Help: "pause the whole crawl", Control: true,
+			Run: func(con Console, _ []string) (tea.Cmd, error) { return con.SetPaused(true), nil }},
+		{Name: "resume", Help: "resume the crawl", Control: true,
+			Run: func(con Console, _ []string) (tea.Cmd, error) { return con.SetPaused(false), nil }},
+		{Name: "pause host", Args: "NAME", Min: 1, Max: 1, Control: true, Help: "stop fetching from a host",
+			Complete: knownHosts, Run: hostOp(true)},
+		{Name: "resume host", Args: "NAME", Min: 1, Max: 1, Control: true, Help: "fetch from a paused host again",
+			Complete: func(con Console) []string { return con.Snapshot().PausedHosts }, Run: hostOp(false)},
+		{Name: "pause lane", Args: "N", Min: 1, Max: 1, Control: true, Help: "pause one lane", Run: laneOp(true)},
+		{Name: "resume lane", Args: "N", Min: 1, Max: 1, Control: true, Help: "resume one lane", Run: laneOp(false)},
+		{Name: "lanes", Args: "N", Min: 1, Max: 1, Control: true, Help: "set lanes.max (at least 1)",
+			Run: func(con Console, args []string) (tea.Cmd, error) {
+				n, err := strconv.Atoi(args[0])
+				if err != nil || n < 1 {
+					return nil, fmt.Errorf("lanes: N must be a whole number >= 1, not %q", args[0])
+				}
+				return con.Common().Control(fmt.Sprintf("set lanes.max to %d", n), fmt.Sprintf("lanes.max set to %d", n), func(ctrl engine.Control) error {
+					return ctrl.SetMaxLanes(n)
+				}), nil
+			}},
+		{Name: "theme", Args: "NAME", Min: 1, Max: 1, Help: "dark, light, high-contrast or mono",
+			Complete: func(Console) []string { return themes.Names() },
+			Run: func(con Console, args []string) (tea.Cmd, error) {
+				if err := con.SetTheme(args[0]); err != nil {
+					return nil, err
+				}
+				return pane.Status("theme "+args[0], false), nil
+			}},
+		{Name: "rebalance", Help: "re-deal lanes over egresses; on a master, sites over workers (confirm)", Control: true,
+			Run: func(con Console, _ []string) (tea.Cmd, error) { return con.PlanRebalance(), nil }},
+		{Name: "quit", Help: "quit (asks if the crawl would stop)",
+			Run: func(con Console, _ []string) (tea.Cmd, error) { return con.RequestQuit(), nil }},
+		{Name: "help", Help: "show keys and commands",
+			Run: func(con Console, _ []string) (tea.Cmd, error) { con.OpenHelp(); return nil, nil }},
+	} {
+		Register(c)
+	}
+}

@@ -1,0 +1,383 @@
+package panes
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/themes"
+	"github.com/crawlconsole/crawlconsole/ui/pane"
+)
+
+func init() { pane.Register(40, newDNSPane) }
+
+// dnsPane shows the DNS prefetch cache (M5): hit rates (positive, negative, miss)
+// with sparklines of how they move, the prefetch backlog and workers, upstream
+// latency, the slowest domains and the negative entries with their reason and time
+// left. The cursor walks the negative entries, the list that outgrows the screen.
+type dnsPane struct {
+	c             *pane.Common
+	width, height int
+	view          *engine.DNSView // nil: the crawl has no DNS cache
+	hist          hitHistory
+	slow, neg     []int // indexes into view.Slowest / view.Negative that pass the filter
+	filter        pane.Filter
+	list          pane.List // over neg
+}
+
+// recentWindow is the span of the LAST 10S column.
+const recentWindow = 10 * time.Second
+
+// dnsTop is the height of the block above the tables: the rate header, three rate
+// rows, four figure rows and a blank line.
+const dnsTop = 9
+
+func newDNSPane(c *pane.Common) pane.Pane { return &dnsPane{c: c, hist: hitHistory{capacity: 240}} }
+
+func (p *dnsPane) Title() string { return "DNS" }
+
+func (p *dnsPane) ShortHelp() []key.Binding { return nil }
+
+func (p *dnsPane) FullHelp() [][]key.Binding { return [][]key.Binding{p.c.Keys.NavHelp()} }
+
+func (p *dnsPane) SetSize(w, h int) {
+	p.width, p.height = w, h
+	p.layout()
+}
+
+// wide lays the two tables side by side; narrower terminals stack them.
+func (p *dnsPane) wide() bool { return p.width >= 110 }
+
+// layout sizes the tables: side by side each gets every row below the top block
+// and its header; stacked, the slowest domains get three rows, the negatives the rest.
+func (p *dnsPane) layout() (slowRows, negRows int) {
+	rows := max(p.height-dnsTop, 0)
+	if p.wide() {
+		slowRows, negRows = max(rows-1, 0), max(rows-1, 0)
+	} else {
+		// Two headers and the blank line between the tables.
+		slowRows = min(3, max(rows-4, 0))
+		negRows = max(rows-slowRows-3, 0)
+	}
+	p.list.Height = negRows
+	p.list.Clamp(len(p.neg))
+	return slowRows, negRows
+}
+
+func (p *dnsPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
+	sel, had := p.selectedHost()
+	p.view = s.DNS
+	if p.view != nil {
+		p.hist.add(p.view)
+	}
+	p.refilter()
+	if had {
+		p.reselect(sel)
+	}
+	return nil
+}
+
+func (p *dnsPane) SetFilter(f pane.Filter) {
+	sel, had := p.selectedHost()
+	p.filter = f
+	p.refilter()
+	if had {
+		p.reselect(sel)
+	}
+}
+
+func (p *dnsPane) refilter() {
+	p.slow, p.neg = p.slow[:0], p.neg[:0]
+	if p.view != nil {
+		for i, d := range p.view.Slowest {
+			if p.filter.Match(d.Domain) {
+				p.slow = append(p.slow, i)
+			}
+		}
+		for i, e := range p.view.Negative {
+			if p.filter.Match(e.Host, e.Reason) {
+				p.neg = append(p.neg, i)
+			}
+		}
+	}
+	p.list.Clamp(len(p.neg))
+}
+
+func (p *dnsPane) selectedHost() (string, bool) {
+	if p.view == nil || p.list.Cursor < 0 || p.list.Cursor >= len(p.neg) {
+		return "", false
+	}
+	return p.view.Negative[p.neg[p.list.Cursor]].Host, true
+}
+
+// reselect keeps the cursor on the same negative entry across snapshots.
+func (p *dnsPane) reselect(host string) {
+	for r, i := range p.neg {
+		if p.view.Negative[i].Host == host {
+			p.list.Cursor = r
+			break
+		}
+	}
+	p.list.Clamp(len(p.neg))
+}
+
+func (p *dnsPane) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		p.list.Navigate(p.c.Keys, msg.String(), len(p.neg))
+	case pane.ClickMsg:
+		// Only the negative entries select; a click above them changes nothing.
+		if first := p.negFirst(); msg.Row >= first {
+			p.list.Cursor = p.list.Offset + msg.Row - first
+			p.list.Clamp(len(p.neg))
+		}
+	}
+	return nil
+}
+
+func (p *dnsPane) Position() string {
+	if p.view == nil {
+		return ""
+	}
+	return p.list.Position(len(p.neg))
+}
+
+func (p *dnsPane) View() string {
+	st := p.c.Styles
+	if p.view == nil {
+		return st.ColHeader.Render(pane.Fit("  DNS CACHE", p.width)) + "\n" +
+			st.Muted.Render(pane.Fit("  no DNS cache in this crawl: a custom resolver answers, so there are no hit rates (M5)", p.width))
+	}
+	v := p.view
+	var b strings.Builder
+	p.ratesView(&b)
+	lines := [][]figure{
+		{{"backlog", pane.Thousands(int64(v.Backlog)), false}, {"workers", strconv.Itoa(v.Workers), false},
+			{"in flight", strconv.Itoa(v.InFlight), false}, {"prefetched", pane.Thousands(v.Stats.Prefetched), false}},
+		{{"p50", millis(v.UpstreamP50Ms), false}, {"p99", millis(v.UpstreamP99Ms), false},
+			{"queries", pane.Thousands(v.Stats.UpstreamQueries), false}, {"stale served", pane.Thousands(v.Stats.StaleServed), v.Stats.StaleServed > 0}},
+		{{"hosts", pane.Thousands(int64(v.Hosts)), false}, {"domains", pane.Thousands(int64(v.Domains)), false},
+			{"negative", pane.Thousands(int64(v.NegativeCount)), false}, {"evicted", pane.Thousands(v.Stats.Evicted), false}},
+		{{"p50", millis(v.Stats.WaitP50Ms), false}, {"p99", millis(v.Stats.WaitP99Ms), false},
+			{"no wait", pane.Percent(v.Stats.ZeroWaitShare), false}, {"lookups", pane.Thousands(v.Stats.Lookups), false},
+			{"rejected", pane.Thousands(v.Stats.Rejected), v.Stats.Rejected > 0}},
+	}
+	for i, title := range []string{"prefetch", "upstream", "cache", "fetch wait"} {
+		b.WriteString("\n")
+		b.WriteString(figureLine(st, p.width, title, lines[i]))
+	}
+	b.WriteString("\n")
+
+	slowRows, negRows := p.layout()
+	if p.wide() {
+		leftW := p.width * 2 / 5
+		left := p.slowestTable(leftW, slowRows)
+		right := p.negativeTable(p.width-leftW-1, negRows)
+		for i := range max(len(left), len(right)) {
+			b.WriteString("\n")
+			b.WriteString(lineAt(left, i, leftW))
+			b.WriteString(" ")
+			b.WriteString(lineAt(right, i, p.width-leftW-1))
+		}
+		return b.String()
+	}
+	slow := p.slowestTable(p.width, slowRows)
+	for _, l := range slow {
+		b.WriteString("\n" + l)
+	}
+	b.WriteString("\n")
+	for _, l := range p.negativeTable(p.width, negRows) {
+		b.WriteString("\n" + l)
+	}
+	return b.String()
+}
+
+// negFirst is the pane row of the first negative entry (row 0 is the rates header):
+// below the top block and the table headers, and when stacked, below the slowest
+// domains (or their one-line note) and a blank line.
+func (p *dnsPane) negFirst() int {
+	if p.wide() {
+		return dnsTop + 1
+	}
+	slowRows, _ := p.layout()
+	shown := 1 // the note of an empty table
+	if len(p.slow) > 0 {
+		shown = min(slowRows, len(p.slow))
+	}
+	return dnsTop + 1 + shown + 2
+}
+
+// ratesView writes the three hit-rate rows under their header: share since the
+// start, share over the last ten seconds, and a sparkline of each interval.
+func (p *dnsPane) ratesView(b *strings.Builder) {
+	st := p.c.Styles
+	const labelW, allW, recentW = 9, 6, 8
+	lead := 2 + labelW + allW + 2 + recentW + 2
+	sparkW := max(p.width-lead-1, 0)
+	b.WriteString(st.ColHeader.Render(pane.Fit("  "+pane.Fit("HIT RATE", labelW)+pane.FitRight("ALL", allW)+"  "+
+		pane.FitRight("LAST 10S", recentW)+"  PER VIEW (~1/s), NEWEST RIGHT, FULL BAR = 100%", p.width)))
+	v := p.view
+	for _, r := range []struct {
+		label string
+		kind  hitRateKind
+		all   float64
+		bad   bool // a high share is bad news
+	}{
+		{"positive", ratePositive, v.PositiveRate, false},
+		{"negative", rateNegative, v.NegativeRate, true},
+		{"miss", rateMiss, v.MissRate, true},
+	} {
+		recent := "-"
+		if share, ok := p.hist.recent(r.kind, recentWindow); ok {
+			recent = pane.Percent(share)
+		}
+		all := "-"
+		if v.Stats.Lookups > 0 {
+			all = pane.Percent(r.all)
+		}
+		b.WriteString("\n  ")
+		b.WriteString(st.Label.Render(pane.Fit(r.label, labelW)))
+		b.WriteString(st.Value.Render(pane.FitRight(all, allW)))
+		b.WriteString("  ")
+		b.WriteString(st.Value.Render(pane.FitRight(recent, recentW)))
+		b.WriteString("  ")
+		b.WriteString(st.Spark.Render(shareSparkline(p.hist.series(r.kind), sparkW)))
+		b.WriteString(" ")
+	}
+}
+
+// slowestTable renders the slowest domains (header first) in width cells.
+func (p *dnsPane) slowestTable(width, rows int) []string {
+	st := p.c.Styles
+	cols := []pane.Column{{Title: "SLOWEST DOMAIN"}, {Title: "HOSTS", Width: 5, Right: true}, {Title: "MEAN", Width: 7, Right: true}}
+	if p.wide() {
+		cols = append(cols, pane.Column{Title: "MAX", Width: 7, Right: true})
+	}
+	cols = pane.LayoutColumns(cols, width)
+	out := []string{pane.HeaderRow(st, cols, width)}
+	if len(p.slow) == 0 {
+		msg := "  the positive cache is empty"
+		if p.filter.Active() && len(p.view.Slowest) > 0 {
+			msg = "  no domain matches the filter"
+		}
+		return append(out, st.Muted.Render(pane.Fit(msg, width)))
+	}
+	cells := make([]string, 0, len(cols))
+	for _, i := range p.slow[:min(rows, len(p.slow))] {
+		d := &p.view.Slowest[i]
+		cells = append(cells[:0], d.Domain, strconv.Itoa(d.Hosts), millis(d.MeanMs), millis(d.MaxMs))
+		out = append(out, pane.TableRow(st, cols, cells, width, false, -1, nil))
+	}
+	return out
+}
+
+// negativeTable renders the visible negative entries (header first) in width cells.
+func (p *dnsPane) negativeTable(width, rows int) []string {
+	st := p.c.Styles
+	cols := []pane.Column{{Title: "NEGATIVE HOST"}, {Title: "REASON", Width: 10}, {Title: "LEFT", Width: 7, Right: true},
+		{Title: "FAIL", Width: 4, Right: true}}
+	if p.wide() {
+		cols[1].Width = 13
+		cols = append(cols, pane.Column{Title: "ADDRS", Width: 5, Right: true}, pane.Column{Title: "WEIGHT", Width: 6, Right: true})
+	}
+	cols = pane.LayoutColumns(cols, width)
+	out := []string{pane.HeaderRow(st, cols, width)}
+	if len(p.neg) == 0 {
+		msg := "  no negative entries: every name resolved, fast"
+		if p.filter.Active() && len(p.view.Negative) > 0 {
+			msg = "  no negative entry matches the filter"
+		}
+		return append(out, st.Muted.Render(pane.Fit(msg, width)))
+	}
+	now := p.c.Now()
+	cells := make([]string, 0, len(cols))
+	p.list.Height = rows
+	p.list.Clamp(len(p.neg))
+	from, to := p.list.Visible(len(p.neg))
+	for r := from; r < to; r++ {
+		e := &p.view.Negative[p.neg[r]]
+		fails := "-"
+		if e.Failures > 0 {
+			fails = strconv.Itoa(e.Failures)
+		}
+		addrs := "-"
+		if e.Addrs > 0 {
+			addrs = strconv.Itoa(e.Addrs)
+		}
+		// TimeLeft is as of the view; counting from the view's time keeps the
+		// countdown moving between views. Zero: expired, or its retry is due.
+		left := "due"
+		if e.TimeLeft > 0 {
+			left = pane.Countdown(p.view.At.Add(e.TimeLeft), now)
+		}
+		cells = append(cells[:0], e.Host, e.Reason, left, fails, addrs,
+			strconv.FormatFloat(e.Weight, 'f', 2, 64))
+		out = append(out, pane.TableRow(st, cols, cells, width, r == p.list.Cursor, -1, nil))
+	}
+	return out
+}
+
+// lineAt is line i of a side-by-side column, or blanks below its end.
+func lineAt(lines []string, i, width int) string {
+	if i < len(lines) {
+		return lines[i]
+	}
+	return pane.Spaces(width)
+}
+
+// figure is one "label value" pair of a figures line.
+type figure struct {
+	label, value string
+	bad          bool // non-zero and worth the eye (styled like the header's errors)
+}
+
+// figureLine renders a titled line of figures, as many as fit in width, in the
+// order given (most telling first).
+func figureLine(st *themes.Styles, width int, title string, figs []figure) string {
+	const titleW = 12
+	var b strings.Builder
+	b.WriteString("  ")
+	b.WriteString(st.ColHeader.Render(pane.Fit(title, titleW)))
+	used := 2 + titleW
+	for i, f := range figs {
+		w := pane.CellWidth(f.label) + 1 + pane.CellWidth(f.value)
+		if i > 0 {
+			w += 2
+		}
+		if used+w > width {
+			break
+		}
+		if i > 0 {
+			b.WriteString("  ")
+		}
+		b.WriteString(st.Label.Render(f.label))
+		b.WriteString(" ")
+		if f.bad {
+			b.WriteString(st.Bad.Render(f.value))
+		} else {
+			b.WriteString(st.Value.Render(f.value))
+		}
+		used += w
+	}
+	b.WriteString(pane.Spaces(width - used))
+	return b.String()
+}
+
+// millis formats milliseconds with the precision that matters at that size:
+// 0ms, 0.42ms, 61.5ms, 187ms.
+func millis(x float64) string {
+	switch {
+	case x <= 0:
+		return "0ms"
+	case x < 1:
+		return strconv.FormatFloat(x, 'f', 2, 64) + "ms"
+	case x < 100:
+		return strconv.FormatFloat(x, 'f', 1, 64) + "ms"
+	default:
+		return strconv.FormatFloat(x, 'f', 0, 64) + "ms"
+	}
+}

@@ -1,0 +1,309 @@
+package panes
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/ui/commands"
+	"github.com/crawlconsole/crawlconsole/ui/pane"
+)
+
+func init() { pane.Register(10, newLanesPane) }
+
+// lanesPane is the thread-lanes view (M1): one row per lane with its egress, the
+// hosts and parent pages bound to it, what it fetches, and when it may fetch next.
+// On a distributed crawl (M4) a NODE column says which worker runs the lane.
+type lanesPane struct {
+	c             *pane.Common
+	width, height int
+	lanes         []engine.Lane
+	pausedHosts   []string           // sorted, from the snapshot
+	egress        *engine.EgressView // for x: is the lane's host disabled (M3)
+	nodes         map[string]bool    // workers' names, lower-cased, for the filter (M4)
+	rows          []int              // indexes into lanes that pass the filter
+	egressW       int                // EGRESS column width for the current lanes
+	nodeW         int                // NODE column width; 0: a single-process crawl, no column
+	filter        pane.Filter
+	list          pane.List
+	fetched       int64 // pages fetched so far: no lane after some is "none open", not "none yet"
+}
+
+// laneKey identifies a lane across snapshots: its worker (M4) and ID.
+type laneKey struct {
+	node string
+	id   int
+}
+
+func newLanesPane(c *pane.Common) pane.Pane { return &lanesPane{c: c} }
+
+func (p *lanesPane) Title() string { return "Lanes" }
+
+func (p *lanesPane) ShortHelp() []key.Binding {
+	k := p.c.Keys
+	return []key.Binding{k.PauseLane, k.PauseHost, k.Rotate, k.DisableHost}
+}
+
+func (p *lanesPane) FullHelp() [][]key.Binding {
+	k := p.c.Keys
+	return [][]key.Binding{{k.PauseLane, k.PauseHost, k.Rotate, k.DisableHost}, k.NavHelp()}
+}
+
+func (p *lanesPane) SetSize(w, h int) {
+	p.width, p.height = w, h
+	p.list.Height = h - 1 // column header
+	p.list.Clamp(len(p.rows))
+}
+
+func (p *lanesPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
+	sel, had := p.selected()
+	p.lanes = s.Lanes
+	p.fetched = s.Totals.PagesFetched
+	p.pausedHosts = s.PausedHosts
+	p.egress = s.Egress
+	p.nodes = pane.NodeNames(s.Nodes)
+	p.egressW = pane.EgressWidth(p.lanes, func(l *engine.Lane) string { return l.Egress })
+	p.nodeW = pane.NodeWidth(p.lanes, func(l *engine.Lane) string { return l.Node })
+	p.refilter()
+	if had {
+		p.reselect(laneKey{sel.Node, sel.ID})
+	}
+	return nil
+}
+
+func (p *lanesPane) SetFilter(f pane.Filter) {
+	sel, had := p.selected()
+	p.filter = f
+	p.refilter()
+	if had {
+		p.reselect(laneKey{sel.Node, sel.ID})
+	}
+}
+
+// refilter recomputes which lanes are listed.
+func (p *lanesPane) refilter() {
+	p.rows = p.rows[:0]
+	for i := range p.lanes {
+		l := &p.lanes[i]
+		if !p.filter.Active() || p.filter.MatchOnNode(l.Node, p.nodes, append([]string{l.Egress, l.Current, string(l.Status), strconv.Itoa(l.ID)}, l.Hosts...)...) {
+			p.rows = append(p.rows, i)
+		}
+	}
+	p.list.Clamp(len(p.rows))
+}
+
+// reselect keeps the cursor on the same lane across snapshots and filters.
+func (p *lanesPane) reselect(k laneKey) {
+	for r, i := range p.rows {
+		if p.lanes[i].ID == k.id && p.lanes[i].Node == k.node {
+			p.list.Cursor = r
+			break
+		}
+	}
+	p.list.Clamp(len(p.rows))
+}
+
+// selected is the lane under the cursor.
+func (p *lanesPane) selected() (engine.Lane, bool) {
+	if p.list.Cursor < 0 || p.list.Cursor >= len(p.rows) {
+		return engine.Lane{}, false
+	}
+	return p.lanes[p.rows[p.list.Cursor]], true
+}
+
+func (p *lanesPane) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		k := msg.String()
+		if p.list.Navigate(p.c.Keys, k, len(p.rows)) {
+			return nil
+		}
+		l, ok := p.selected()
+		switch {
+		case pane.Matches(k, p.c.Keys.PauseLane):
+			if !ok {
+				return pane.Status("no lane selected", true)
+			}
+			return commands.ToggleLane(p.c, l.ID, l.Paused)
+		case pane.Matches(k, p.c.Keys.PauseHost):
+			if !ok {
+				return pane.Status("no lane selected", true)
+			}
+			host := laneHost(l)
+			if host == "" {
+				return pane.Status(fmt.Sprintf("lane %d holds no host", l.ID), true)
+			}
+			return commands.ToggleHost(p.c, host, p.pausedHosts)
+		case pane.Matches(k, p.c.Keys.Rotate):
+			if p.c.ReadOnly {
+				return pane.Status(pane.ReadOnlyText, true)
+			}
+			if !ok {
+				return pane.Status("no lane selected", true)
+			}
+			return commands.RotateLane(p.c, l.ID, l.Egress)
+		case pane.Matches(k, p.c.Keys.DisableHost):
+			if p.c.ReadOnly {
+				return pane.Status(pane.ReadOnlyText, true)
+			}
+			if !ok {
+				return pane.Status("no lane selected", true)
+			}
+			host := laneHost(l)
+			if host == "" {
+				return pane.Status(fmt.Sprintf("lane %d holds no host", l.ID), true)
+			}
+			return commands.ToggleDisabled(p.c, host, p.egress)
+		}
+	case pane.ClickMsg:
+		p.list.Cursor = p.list.Offset + msg.Row - 1
+		p.list.Clamp(len(p.rows))
+	}
+	return nil
+}
+
+// laneHost is "the lane's host" for H: the host of the URL it fetches, else its first.
+func laneHost(l engine.Lane) string {
+	if u, err := url.Parse(l.Current); err == nil && u.Hostname() != "" {
+		if slices.Contains(l.Hosts, u.Hostname()) || len(l.Hosts) == 0 {
+			return u.Hostname()
+		}
+	}
+	if len(l.Hosts) > 0 {
+		return l.Hosts[0]
+	}
+	return ""
+}
+
+func (p *lanesPane) Position() string { return p.list.Position(len(p.rows)) }
+
+// columns lays out the table for the pane width; wide terminals get a host column,
+// a distributed crawl a node column.
+func (p *lanesPane) columns() []pane.Column {
+	cols := []pane.Column{{Title: "LANE", Width: 4, Right: true}}
+	if p.nodeW > 0 {
+		cols = append(cols, pane.Column{Title: "NODE", Width: p.nodeW})
+	}
+	cols = append(cols,
+		pane.Column{Title: "EGRESS", Width: max(p.egressW, 6)},
+		pane.Column{Title: "H/P", Width: 5, Right: true},
+		pane.Column{Title: "STATUS", Width: 8},
+		pane.Column{Title: "NEXT", Width: 5, Right: true},
+	)
+	if p.gapWide() {
+		cols = append(cols, pane.Column{Title: "GAP", Width: 12})
+	}
+	cols = append(cols,
+		pane.Column{Title: "DONE", Width: 6, Right: true},
+		pane.Column{Title: "Q", Width: 4, Right: true},
+	)
+	if p.wide() {
+		cols = append(cols, pane.Column{Title: "HOSTS", Width: 26})
+	}
+	cols = append(cols, pane.Column{Title: "URL"})
+	return pane.LayoutColumns(cols, p.width)
+}
+
+func (p *lanesPane) View() string {
+	st := p.c.Styles
+	cols := p.columns()
+	var b strings.Builder
+	b.WriteString(pane.HeaderRow(st, cols, p.width))
+	if len(p.rows) == 0 {
+		b.WriteString("\n")
+		msg := "  no lanes yet: the crawl opens one per group of adjacent URLs (M1)"
+		if p.fetched > 0 {
+			msg = "  no lane open: nothing queued is ready to fetch (a lane opens per group of adjacent URLs, M1)"
+		}
+		if p.filter.Active() {
+			msg = "  no lane matches the filter " + strconv.Quote(p.filter.String())
+		}
+		b.WriteString(st.Muted.Render(pane.Fit(msg, p.width)))
+		return b.String()
+	}
+	now := p.c.Now()
+	wide := p.wide()
+	statusCol := 3
+	if p.nodeW > 0 {
+		statusCol++
+	}
+	cells := make([]string, len(cols))
+	from, to := p.list.Visible(len(p.rows))
+	for r := from; r < to; r++ {
+		l := &p.lanes[p.rows[r]]
+		cells = append(cells[:0], strconv.Itoa(l.ID))
+		if p.nodeW > 0 {
+			cells = append(cells, l.Node)
+		}
+		cells = append(cells,
+			l.Egress,
+			strconv.Itoa(len(l.Hosts))+"/"+strconv.Itoa(l.Parents),
+			string(l.Status),
+			pane.Countdown(l.NextFetch, now),
+		)
+		if p.gapWide() {
+			cells = append(cells, gapCell(l.Gap, l.GapWhy))
+		}
+		cells = append(cells,
+			pane.Thousands(l.Done),
+			strconv.Itoa(l.Queued),
+		)
+		if wide {
+			cells = append(cells, hostsCell(l.Hosts))
+		}
+		cells = append(cells, l.Current)
+		accent := st.LaneStatus(string(l.Status))
+		b.WriteString("\n")
+		b.WriteString(pane.TableRow(st, cols, cells, p.width, r == p.list.Cursor, statusCol, &accent))
+	}
+	return b.String()
+}
+
+// gapCell is a host's politeness gap and the term that sets it: "1.2s
+// latency", "30s backoff", "12m backoff", "-" when no gap holds. At most 12 wide.
+func gapCell(d time.Duration, why string) string {
+	if d <= 0 || why == "" {
+		return "-"
+	}
+	var s string
+	switch {
+	case d < 10*time.Second:
+		s = strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
+	case d < 100*time.Second:
+		s = strconv.Itoa(int(d.Seconds())) + "s"
+	case d < 100*time.Minute:
+		s = strconv.Itoa(int(d.Minutes())) + "m"
+	default:
+		s = strconv.Itoa(int(d.Hours())) + "h"
+	}
+	if why == "crawl-delay" {
+		why = "crawl" // the column is narrow; the help and README spell it out
+	}
+	return s + " " + why
+}
+
+// gapWide says whether the pane is wide enough for the GAP column (the Groups pane
+// shows each host's gap at any width).
+func (p *lanesPane) gapWide() bool { return p.width >= 130 }
+
+// wide says whether the pane is wide enough for the HOSTS column.
+func (p *lanesPane) wide() bool { return p.width >= 110 }
+
+// hostsCell shows the first host and how many more the lane holds.
+func hostsCell(hosts []string) string {
+	switch len(hosts) {
+	case 0:
+		return "-"
+	case 1:
+		return hosts[0]
+	default:
+		return hosts[0] + " +" + strconv.Itoa(len(hosts)-1)
+	}
+}

@@ -1,0 +1,337 @@
+package panes
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/ui/commands"
+	"github.com/crawlconsole/crawlconsole/ui/pane"
+)
+
+func init() { pane.Register(70, newNodesPane) }
+
+// heartbeatLate is the heartbeat age the Nodes pane marks when the snapshot does not
+// give the period: two periods of the default 5s (M4, seed 003). A worker past it has
+// missed a beat; the master declares it dead at its own timeout and deals its hosts
+// to the others.
+const heartbeatLate = 10 * time.Second
+
+// late is two of the crawl's heartbeat periods, or heartbeatLate.
+func (p *nodesPane) late() time.Duration {
+	if p.hb > 0 {
+		return 2 * p.hb
+	}
+	return heartbeatLate
+}
+
+// lateMark follows a late heartbeat's age, so it shows without colour (NO_COLOR).
+const lateMark = " !"
+
+// nodesPane is the distributed crawl's worker table (M4): one row per worker with its
+// state, the age of its last heartbeat, its egresses, lanes, rate, queue, the hosts
+// it holds and the results the master committed from it (and dropped as late
+// duplicates). It has a tab only while the snapshot has workers.
+type nodesPane struct {
+	c             *pane.Common
+	width, height int
+	nodes         []engine.Node
+	at            time.Time      // the snapshot's time: heartbeats are aged on the master's clock
+	hb            time.Duration  // the workers' heartbeat period (0: not given)
+	sizing        *engine.Sizing // seed 003's estimates (workers and VPNs needed)
+	rows          []int          // indexes into nodes that pass the filter
+	nameW         int
+	filter        pane.Filter
+	list          pane.List
+}
+
+// nodesTop is the lines above the table: the summary and the column header.
+const nodesTop = 2
+
+func newNodesPane(c *pane.Common) pane.Pane { return &nodesPane{c: c} }
+
+func (p *nodesPane) Title() string { return "Nodes" }
+
+// Shown: only a distributed crawl has workers.
+func (p *nodesPane) Shown() bool { return len(p.nodes) > 0 }
+
+func (p *nodesPane) ShortHelp() []key.Binding { return []key.Binding{p.c.Keys.PauseNode} }
+
+func (p *nodesPane) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{p.c.Keys.PauseNode}, p.c.Keys.NavHelp()}
+}
+
+func (p *nodesPane) SetSize(w, h int) {
+	p.width, p.height = w, h
+	p.list.Height = max(h-nodesTop, 1)
+	p.list.Clamp(len(p.rows))
+}
+
+func (p *nodesPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
+	sel, had := p.selected()
+	p.nodes = s.Nodes
+	p.at = s.At
+	p.hb = s.HeartbeatEvery
+	p.sizing = s.Sizing
+	p.nameW = pane.NameWidth(p.nodes, func(n *engine.Node) string { return n.Name }, 4, 16)
+	p.refilter()
+	if had {
+		p.reselect(sel.Name)
+	}
+	return nil
+}
+
+func (p *nodesPane) SetFilter(f pane.Filter) {
+	sel, had := p.selected()
+	p.filter = f
+	p.refilter()
+	if had {
+		p.reselect(sel.Name)
+	}
+}
+
+func (p *nodesPane) refilter() {
+	p.rows = p.rows[:0]
+	for i := range p.nodes {
+		n := &p.nodes[i]
+		if !p.filter.Active() || p.filter.Match(append([]string{n.Name, string(n.State)}, n.Egresses...)...) {
+			p.rows = append(p.rows, i)
+		}
+	}
+	p.list.Clamp(len(p.rows))
+}
+
+// reselect keeps the cursor on the same worker across snapshots and filters.
+func (p *nodesPane) reselect(name string) {
+	for r, i := range p.rows {
+		if p.nodes[i].Name == name {
+			p.list.Cursor = r
+			break
+		}
+	}
+	p.list.Clamp(len(p.rows))
+}
+
+func (p *nodesPane) selected() (engine.Node, bool) {
+	if p.list.Cursor < 0 || p.list.Cursor >= len(p.rows) {
+		return engine.Node{}, false
+	}
+	return p.nodes[p.rows[p.list.Cursor]], true
+}
+
+func (p *nodesPane) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		k := msg.String()
+		if p.list.Navigate(p.c.Keys, k, len(p.rows)) {
+			return nil
+		}
+		if pane.Matches(k, p.c.Keys.PauseNode) {
+			n, ok := p.selected()
+			if !ok {
+				return pane.Status("no node selected", true)
+			}
+			return commands.SetNodePaused(p.c, n.Name, n.State != engine.NodePaused)
+		}
+	case pane.ClickMsg:
+		if msg.Row >= nodesTop {
+			p.list.Cursor = p.list.Offset + msg.Row - nodesTop
+			p.list.Clamp(len(p.rows))
+		}
+	}
+	return nil
+}
+
+func (p *nodesPane) Position() string { return p.list.Position(len(p.rows)) }
+
+func (p *nodesPane) columns() []pane.Column {
+	cols := []pane.Column{
+		{Title: "NODE", Width: p.nameW},
+		{Title: "STATE", Width: 7},
+		{Title: "HEARTBEAT", Width: 9},
+		{Title: "EGRESSES"},
+		{Title: "LANES", Width: 5, Right: true},
+		{Title: "PG/S", Width: 6, Right: true},
+		{Title: "QUEUE", Width: 6, Right: true},
+		{Title: "HOSTS", Width: 5, Right: true},
+	}
+	if p.wide() { // seed 003's assignment: what each holds, its weight and cost
+		cols = append(cols, pane.Column{Title: "SITES", Width: 5, Right: true}, pane.Column{Title: "WEIGHT", Width: 6, Right: true},
+			pane.Column{Title: "COST", Width: 6, Right: true})
+	}
+	cols = append(cols, pane.Column{Title: "RESULTS", Width: 7, Right: true}, pane.Column{Title: "LATE", Width: 4, Right: true})
+	return pane.LayoutColumns(cols, p.width)
+}
+
+// wide says the pane has room for the balancing columns (SITES, WEIGHT, COST).
+func (p *nodesPane) wide() bool { return p.width >= 110 }
+
+// Column indexes of the accented cells.
+const (
+	nodeStateCol     = 1
+	nodeHeartbeatCol = 2
+	nodeEgressesCol  = 3
+)
+
+func (p *nodesPane) View() string {
+	st := p.c.Styles
+	var b strings.Builder
+	b.WriteString(p.summary())
+	b.WriteString("\n")
+	cols := p.columns()
+	b.WriteString(pane.HeaderRow(st, cols, p.width))
+	if len(p.rows) == 0 {
+		b.WriteString("\n" + st.Muted.Render(pane.Fit("  no node matches the filter "+strconv.Quote(p.filter.String()), p.width)))
+		return b.String()
+	}
+	cells := make([]string, 0, len(cols))
+	from, to := p.list.Visible(len(p.rows))
+	for r := from; r < to; r++ {
+		n := &p.nodes[p.rows[r]]
+		age, late := p.heartbeat(n)
+		cells = append(cells[:0],
+			n.Name,
+			string(n.State),
+			age,
+			listCell(n.Egresses, cols[nodeEgressesCol].Width),
+			strconv.Itoa(n.Lanes)+"/"+strconv.Itoa(n.LanesMax),
+			strconv.FormatFloat(n.PagesPerSec, 'f', 1, 64),
+			pane.Thousands(int64(n.Queue)),
+			pane.Thousands(int64(n.Hosts)),
+		)
+		if p.wide() {
+			cells = append(cells, sitesCell(n), strconv.FormatFloat(n.Weight, 'f', 3, 64), pane.ShortDuration(n.Cost))
+		}
+		cells = append(cells,
+			pane.Thousands(n.Results),
+			pane.Thousands(n.Late),
+		)
+		state := p.stateStyle(n.State)
+		b.WriteString("\n")
+		b.WriteString(pane.StyledRow(st, cols, cells, p.width, r == p.list.Cursor, func(i int) *lipgloss.Style {
+			switch {
+			case i == nodeStateCol:
+				return &state
+			case i == nodeHeartbeatCol && late:
+				return &st.Bad
+			}
+			return nil
+		}))
+	}
+	return b.String()
+}
+
+// heartbeat is the age of a worker's last heartbeat ("2s ago") and whether it is
+// late. Ages are taken on the snapshot's clock, the master's, so a console attached
+// from another machine is not fooled by clock skew.
+func (p *nodesPane) heartbeat(n *engine.Node) (string, bool) {
+	if n.Heartbeat.IsZero() {
+		return "never", true
+	}
+	now := p.at
+	if now.IsZero() {
+		now = p.c.Now()
+	}
+	d := max(now.Sub(n.Heartbeat), 0)
+	if d > p.late() {
+		return ago(d) + lateMark, true
+	}
+	return ago(d), false
+}
+
+// ago says how long ago in one unit: "2s ago", "14m ago", "3h ago", "2d ago".
+func ago(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return strconv.Itoa(int(d/time.Second)) + "s ago"
+	case d < time.Hour:
+		return strconv.Itoa(int(d/time.Minute)) + "m ago"
+	case d < 48*time.Hour:
+		return strconv.Itoa(int(d/time.Hour)) + "h ago"
+	}
+	return strconv.Itoa(int(d/(24*time.Hour))) + "d ago"
+}
+
+// stateStyle colours a worker's state like the crawl states in the header.
+func (p *nodesPane) stateStyle(s engine.NodeState) lipgloss.Style {
+	st := p.c.Styles
+	switch s {
+	case engine.NodeActive:
+		return st.State(string(engine.StateRunning))
+	case engine.NodePaused:
+		return st.State(string(engine.StatePaused))
+	case engine.NodeLeaving:
+		return st.State(string(engine.StateStopping))
+	}
+	return st.Bad
+}
+
+// summary is the line above the table: workers by state, their total rate, and
+// what the heartbeat mark means.
+func (p *nodesPane) summary() string {
+	st := p.c.Styles
+	count := map[engine.NodeState]int{}
+	rate := 0.0
+	for _, n := range p.nodes {
+		count[n.State]++
+		if n.State != engine.NodeDead { // a dead worker's last heartbeat is no rate
+			rate += n.PagesPerSec
+		}
+	}
+	var states []string
+	for _, s := range []engine.NodeState{engine.NodeActive, engine.NodePaused, engine.NodeLeaving, engine.NodeDead} {
+		if count[s] > 0 {
+			states = append(states, fmt.Sprintf("%d %s", count[s], s))
+			delete(count, s)
+		}
+	}
+	var other []string // states this console does not know yet
+	for s, c := range count {
+		other = append(other, fmt.Sprintf("%d %s", c, s))
+	}
+	sort.Strings(other)
+	states = append(states, other...)
+	left := fmt.Sprintf(" %s: %s · %.1f pages/s", pane.Plural(len(p.nodes), "worker"), strings.Join(states, ", "), rate)
+	if z := p.sizing; z != nil && (z.Workers > 0 || z.VPNs > 0) { // seed 003's sizing estimates
+		q := func(n int) string {
+			if n <= 0 {
+				return "?"
+			}
+			return strconv.Itoa(n)
+		}
+		left += " · needed ≈ " + q(z.Workers) + " workers, " + q(z.VPNs) + " VPNs"
+	}
+	right := strings.TrimSpace(lateMark) + " = no heartbeat for " + pane.ShortDuration(p.late()) + " "
+	if gap := p.width - pane.CellWidth(left) - pane.CellWidth(right); gap > 0 {
+		return st.Value.Render(left) + pane.Spaces(gap) + st.Muted.Render(right)
+	}
+	return st.Value.Render(pane.Fit(left, p.width))
+}
+
+// listCell joins names into w cells: all of them when they fit, else the first and
+// how many more ("egress-a +1").
+func listCell(names []string, w int) string {
+	if len(names) == 0 {
+		return "-"
+	}
+	if all := strings.Join(names, ", "); pane.CellWidth(all) <= w || len(names) == 1 {
+		return all
+	}
+	return names[0] + " +" + strconv.Itoa(len(names)-1)
+}
+
+// sitesCell is what a worker holds of seed 003's assignment: sites, plus keyword
+// shards of social sites ("3+5").
+func sitesCell(n *engine.Node) string {
+	if n.Keywords == 0 {
+		return strconv.Itoa(n.Sites)
+	}
+	return strconv.Itoa(n.Sites) + "+" + strconv.Itoa(n.Keywords)
+}

@@ -1,0 +1,267 @@
+package panes
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/themes"
+	"github.com/crawlconsole/crawlconsole/ui/pane"
+)
+
+func init() { pane.Register(80, newSitesPane) }
+
+// sitesPane shows the declared sites as steered: per site its class,
+// entry or search template, keywords, pages stored and new in the last hour and
+// day, last round, median publish-to-store delay, page budget used, and — filled by
+// discovery — the feeds and sitemaps found and whether its dates are trusted. The
+// pane exists only when the crawl declares sites (:site add declares the first).
+type sitesPane struct {
+	c             *pane.Common
+	width, height int
+	view          *engine.SitesView
+	rows          []int // indexes into view.Sites that pass the filter
+	filter        pane.Filter
+	list          pane.List
+}
+
+func newSitesPane(c *pane.Common) pane.Pane { return &sitesPane{c: c} }
+
+func (p *sitesPane) Title() string { return "Sites" }
+
+// Shown implements pane.Optional: a crawl without declared sites has no Sites tab.
+func (p *sitesPane) Shown() bool { return p.view != nil }
+
+func (p *sitesPane) ShortHelp() []key.Binding { return nil }
+
+func (p *sitesPane) FullHelp() [][]key.Binding { return [][]key.Binding{p.c.Keys.NavHelp()} }
+
+// wide adds the kind, class, feeds, sitemaps, dates and held-back columns.
+func (p *sitesPane) wide() bool { return p.width >= 110 }
+
+func (p *sitesPane) SetSize(w, h int) {
+	p.width, p.height = w, h
+	p.list.Height = max(h-4, 1) // summary, the selected site's two lines, column header
+	p.list.Clamp(len(p.rows))
+}
+
+func (p *sitesPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
+	sel := p.selected()
+	p.view = s.Sites
+	p.refilter()
+	p.reselect(sel)
+	return nil
+}
+
+func (p *sitesPane) SetFilter(f pane.Filter) {
+	sel := p.selected()
+	p.filter = f
+	p.refilter()
+	p.reselect(sel)
+}
+
+func (p *sitesPane) refilter() {
+	p.rows = p.rows[:0]
+	if p.view != nil {
+		for i := range p.view.Sites {
+			s := &p.view.Sites[i]
+			if p.filter.Match(s.Name, s.Kind, s.Class, s.Entry, strings.Join(s.Keywords, " ")) {
+				p.rows = append(p.rows, i)
+			}
+		}
+	}
+	p.list.Clamp(len(p.rows))
+}
+
+func (p *sitesPane) selected() string {
+	if p.view == nil || p.list.Cursor < 0 || p.list.Cursor >= len(p.rows) {
+		return ""
+	}
+	return p.view.Sites[p.rows[p.list.Cursor]].Name
+}
+
+func (p *sitesPane) reselect(name string) {
+	if name == "" {
+		return
+	}
+	for r, i := range p.rows {
+		if p.view.Sites[i].Name == name {
+			p.list.Cursor = r
+		}
+	}
+	p.list.Clamp(len(p.rows))
+}
+
+func (p *sitesPane) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		p.list.Navigate(p.c.Keys, msg.String(), len(p.rows))
+	case pane.ClickMsg:
+		if msg.Row >= 4 {
+			p.list.Cursor = p.list.Offset + msg.Row - 4
+			p.list.Clamp(len(p.rows))
+		}
+	}
+	return nil
+}
+
+func (p *sitesPane) Position() string {
+	if p.view == nil {
+		return ""
+	}
+	return p.list.Position(len(p.rows))
+}
+
+func (p *sitesPane) View() string {
+	st := p.c.Styles
+	if p.view == nil {
+		return st.ColHeader.Render(pane.Fit("  SITES", p.width)) + "\n" +
+			st.Muted.Render(pane.Fit("  no sites declared: :site add news URL or :site add social NAME TEMPLATE", p.width))
+	}
+	var stored, hour, day int
+	var held int64
+	for _, s := range p.view.Sites {
+		stored += int(s.Stored)
+		hour += s.NewHour
+		day += s.NewDay
+		held += s.Held
+	}
+	var b strings.Builder
+	b.WriteString(figureLine(st, p.width, "sites", []figure{
+		{"declared", strconv.Itoa(len(p.view.Sites)), false}, {"round", strconv.Itoa(p.view.Round), false},
+		{"every", longDuration(p.view.Every), false}, {"stored", pane.Thousands(int64(stored)), false},
+		{"new 1h", pane.Thousands(int64(hour)), false}, {"new 1d", pane.Thousands(int64(day)), false},
+		{"held back", pane.Thousands(held), held > 0},
+	}))
+	b.WriteString("\n")
+	b.WriteString(p.detailLines())
+	b.WriteString("\n")
+	cols := p.columns()
+	b.WriteString(pane.HeaderRow(st, cols, p.width))
+	if len(p.rows) == 0 {
+		b.WriteString("\n" + st.Muted.Render(pane.Fit("  no site matches the filter "+strconv.Quote(p.filter.String()), p.width)))
+		return b.String()
+	}
+	now := p.c.Now()
+	from, to := p.list.Visible(len(p.rows))
+	for r := from; r < to; r++ {
+		b.WriteString("\n")
+		b.WriteString(pane.TableRow(st, cols, p.cells(&p.view.Sites[p.rows[r]], now), p.width, r == p.list.Cursor, -1, nil))
+	}
+	return b.String()
+}
+
+// newestFirst lists keywords the latest added first: the one an operator just added
+// for a breaking story is the one to see, before a long list is cut.
+func newestFirst(kws []string) string {
+	out := slices.Clone(kws)
+	slices.Reverse(out)
+	return strings.Join(out, ", ")
+}
+
+// detailLines spells out the selected site in full on two lines: its entry or
+// search template, every keyword and its total page budget when one is set; then
+// the feeds and sitemaps discovery found (one another covers marked: it is read at
+// the longest interval). On one line the keywords pushed the feeds off its end.
+func (p *sitesPane) detailLines() string {
+	st := p.c.Styles
+	if len(p.rows) == 0 {
+		return pane.Fit("", p.width) + "\n" + pane.Fit("", p.width)
+	}
+	s := &p.view.Sites[p.rows[p.list.Cursor]]
+	what := "entry"
+	if s.Kind == engine.SiteSocial {
+		what = "search"
+	}
+	found := func(list []string) string {
+		if len(list) == 0 {
+			return "-"
+		}
+		out := make([]string, len(list))
+		for i, u := range list {
+			out[i] = u
+			if by, ok := s.Covered[u]; ok {
+				out[i] += " (covered by " + by + ")"
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	total := "" // a total budget: the crawl's pages against it (the table has the round's)
+	if s.BudgetTotal > 0 {
+		total = "  " + st.Label.Render("total budget") + " " + st.Value.Render(strconv.Itoa(s.TotalUsed)+"/"+strconv.Itoa(s.BudgetTotal))
+	}
+	return pane.Fit("  "+st.Label.Render("▸ "+s.Name)+"  "+st.Label.Render(what)+" "+st.Value.Render(s.Entry)+
+		"  "+st.Label.Render("keywords")+" "+st.Value.Render(newestFirst(s.Keywords))+total, p.width) + "\n" +
+		pane.Fit("    "+problemsOf(st, s.Problems)+st.Label.Render("feeds")+" "+st.Value.Render(found(s.Feeds))+
+			"  "+st.Label.Render("sitemaps")+" "+st.Value.Render(found(s.Sitemaps)), p.width)
+}
+
+// problemsOf spells the site's feeds and sitemaps that yielded nothing, and why,
+// first on the line: what the operator has to act on goes before what works.
+func problemsOf(st *themes.Styles, problems map[string]string) string {
+	if len(problems) == 0 {
+		return ""
+	}
+	urls := slices.Sorted(maps.Keys(problems))
+	parts := make([]string, len(urls))
+	for i, u := range urls {
+		parts[i] = u + ": " + problems[u]
+	}
+	return st.Label.Render("yielded nothing") + " " + st.Value.Render(strings.Join(parts, "; ")) + "  "
+}
+
+// columns: the narrow layout keeps what an operator steering a story looks at —
+// keywords, what came in, how late, the budget; the selected site's line above the
+// table has its entry and every keyword in full.
+func (p *sitesPane) columns() []pane.Column {
+	cols := []pane.Column{{Title: "SITE", Width: 18}}
+	if p.wide() {
+		cols = append(cols, pane.Column{Title: "KIND", Width: 6}, pane.Column{Title: "CLASS", Width: 7})
+	}
+	cols = append(cols, pane.Column{Title: "KEYWORDS"}, pane.Column{Title: "STORED", Width: 7, Right: true},
+		pane.Column{Title: "1H", Width: 4, Right: true}, pane.Column{Title: "1D", Width: 5, Right: true},
+		pane.Column{Title: "ROUND", Width: 5, Right: true}, pane.Column{Title: "DELAY", Width: 5, Right: true},
+		pane.Column{Title: "BUDGET", Width: 8, Right: true})
+	if p.wide() {
+		cols = append(cols, pane.Column{Title: "HELD", Width: 5, Right: true}, pane.Column{Title: "FEEDS", Width: 5, Right: true},
+			pane.Column{Title: "MAPS", Width: 4, Right: true}, pane.Column{Title: "DATES", Width: 5})
+	}
+	return pane.LayoutColumns(cols, p.width)
+}
+
+func (p *sitesPane) cells(s *engine.SiteRow, now time.Time) []string {
+	round, delay := "-", "-"
+	if !s.LastRound.IsZero() {
+		round = longDuration(max(now.Sub(s.LastRound), 0))
+	}
+	if s.PublishDelay > 0 {
+		delay = longDuration(s.PublishDelay)
+	}
+	budget := "-" // no budget set anywhere: nothing counts the round's pages (not 0 used)
+	if s.BudgetUsed > 0 || s.Budget > 0 {
+		budget = strconv.Itoa(s.BudgetUsed)
+	}
+	if s.Budget > 0 {
+		budget += "/" + strconv.Itoa(s.Budget)
+	}
+	out := []string{s.Name}
+	if p.wide() {
+		out = append(out, s.Kind, s.Class)
+	}
+	out = append(out, newestFirst(s.Keywords), pane.Thousands(s.Stored), strconv.Itoa(s.NewHour), strconv.Itoa(s.NewDay),
+		round, delay, budget)
+	if p.wide() {
+		dates := s.DatesTrusted
+		if dates == "" {
+			dates = "-"
+		}
+		out = append(out, pane.Thousands(s.Held), strconv.Itoa(len(s.Feeds)), strconv.Itoa(len(s.Sitemaps)), dates)
+	}
+	return out
+}
