@@ -11,7 +11,9 @@
 //
 // The host key is an ed25519 key created once with mode 0600 and refused if others
 // can read it. Connections that have not logged in are bounded (preauth.go): each
-// has a login grace time and only so many may wait at once, in all and per address.
+// has a login grace time and only so many may wait at once, in all and per address;
+// at a cap the oldest one that has not finished key exchange is dropped and its
+// source penalised, so a flood of half-open connections does not shut operators out.
 package ssh
 
 import (
@@ -69,7 +71,8 @@ type ServeOptions struct {
 	RateBurst int
 	// LoginGrace is how long a connection may take to log in (default 30s); at most
 	// MaxUnauthenticated connections (default 64), MaxUnauthenticatedPerIP from one
-	// address (default 8), may be waiting to log in at once.
+	// address (default 8), may be waiting to log in at once. Past a cap the oldest
+	// waiting connection that has not finished key exchange makes room (preauth.go).
 	LoginGrace              time.Duration
 	MaxUnauthenticated      int
 	MaxUnauthenticatedPerIP int
@@ -187,11 +190,17 @@ func Serve(ctx context.Context, ctrl engine.Control, so ServeOptions) error {
 	}
 	logger := log.New(so.Logger, "ssh ", log.LstdFlags)
 	limiter := ratelimiter.NewRateLimiter(rate.Limit(so.RateLimit), so.RateBurst, 1024)
-	gate := &preauth{grace: so.LoginGrace, total: so.MaxUnauthenticated, perIP: so.MaxUnauthenticatedPerIP, byIP: map[string]int{}}
+	gate := newPreauth(so.LoginGrace, so.MaxUnauthenticated, so.MaxUnauthenticatedPerIP)
 	srv, err := wish.NewServer(
 		wish.WithHostKeyPath(so.HostKeyPath),
 		wish.WithIdleTimeout(so.IdleTimeout),
-		func(s *ssh.Server) error { s.ConnCallback = gate.accept; return nil },
+		func(s *ssh.Server) error {
+			s.ConnCallback = gate.accept
+			// Called at the first authentication request, which comes only after key
+			// exchange: from then on the connection is not among the first dropped.
+			s.BannerHandler = func(ctx ssh.Context) string { keyExchanged(ctx); return "" }
+			return nil
+		},
 		// The callback only says whether the key is known at all; what the session
 		// may do is decided after authentication, in roleMiddleware.
 		wish.WithPublicKeyAuth(func(ctx ssh.Context, k ssh.PublicKey) bool {
