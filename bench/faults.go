@@ -1,0 +1,363 @@
+package main
+
+// Benchmark "faults": how crawlconsole holds up against its own inputs and a
+// flood at its SSH door, measured from outside, on the built binary.
+//
+//	go run ./bench faults [-skip-valid] [-ssh-tries 20] [-half-open 200]
+//
+// config_rss_mb: peak RSS of `crawlconsole crawl --config F` with F a 200 MB config
+// (a 200 MB user_agent): refused unread; config_at_cap_rss_mb the same with the
+// worst config under the cap (a flow list of 256 KiB of one-letter items, the YAML
+// shape that costs most per byte).
+// seeds_rss_mb: peak RSS of a crawl given a 1,000,000-line seeds file (26 MB) of
+// junk: every tenth line a URL (100,000, on 200 loopback hosts that accept and never
+// answer), three 1 MB lines, the rest not URLs; the crawl runs until every URL is in
+// the store, then is stopped. seeds_valid_rss_mb: the same with 1,000,000 URLs
+// (there, the queue's queue_memory, 200,000 URLs by default, is most of it).
+// ssh_first_try_logins: of -ssh-tries runs of the OpenSSH client (ssh) with an
+// operator key, how many log in at the first try while -half-open connections from
+// as many loopback addresses are held open (each re-dialled 200 ms after the server
+// closes it); ssh_server_rss_mb the SSH server's peak RSS (a process of its own).
+//
+// Figures of the fault bench this one does not measure (leases, restarts, budgets,
+// site spread) are left out, not filled in.
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+func init() { register("faults", runFaults) }
+
+func runFaults(args []string) (map[string]any, error) {
+	fs := flag.NewFlagSet("faults", flag.ContinueOnError)
+	skipValid := fs.Bool("skip-valid", false, "skip the 1,000,000-URL seeds run (minutes)")
+	tries := fs.Int("ssh-tries", 20, "OpenSSH client logins to try under the flood")
+	halfOpen := fs.Int("half-open", 200, "half-open connections held, one per loopback address")
+	only := fs.String("only", "", "run one part: inputs or ssh")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "bench-faults-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	bin := filepath.Join(dir, "crawlconsole")
+	fmt.Println("building crawlconsole ...")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/crawlconsole/crawlconsole").CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	out := map[string]any{}
+	if *only != "ssh" {
+		if err := faultsInputs(bin, dir, *skipValid, out); err != nil {
+			return nil, err
+		}
+	}
+	if *only != "inputs" {
+		logins, rss, held, err := sshFlood(dir, *tries, *halfOpen)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Printf("SSH under %d half-open connections (%d held at the end): %d of %d OpenSSH logins at the first try; server peak RSS %.1f MB\n",
+			*halfOpen, held, logins, *tries, rss)
+		out["ssh_first_try_logins"] = logins
+		out["ssh_tries"] = *tries
+		out["ssh_server_rss_mb"] = round1(rss)
+	}
+	return out, nil
+}
+
+// faultsInputs measures the config and seeds figures into out.
+func faultsInputs(bin, dir string, skipValid bool, out map[string]any) error {
+	// A 200 MB config.
+	big := filepath.Join(dir, "big.yaml")
+	if err := writeFile(big, func(w *bufio.Writer) {
+		w.WriteString("user_agent: \"")
+		chunk := bytes.Repeat([]byte("a"), 1<<20)
+		for range 200 {
+			w.Write(chunk)
+		}
+		w.WriteString("\"\n")
+	}); err != nil {
+		return err
+	}
+	r := runChild(bin, "crawl", "--config", big, "--db", filepath.Join(dir, "c.db"), "--headless", "https://example.com/")
+	fmt.Printf("200 MB config:     exit %d, peak RSS %.1f MB: %s\n", r.code, r.rssMB, firstLine(r.out))
+	out["config_rss_mb"] = round1(r.rssMB)
+	if r.code != 2 {
+		return fmt.Errorf("a 200 MB config: exit %d, want 2 (refused)\n%s", r.code, r.out)
+	}
+	atCap := filepath.Join(dir, "atcap.yaml")
+	if err := writeFile(atCap, func(w *bufio.Writer) {
+		w.WriteString("seeds: [")
+		for range (256<<10)/2 - 8 {
+			w.WriteString("a,")
+		}
+		w.WriteString("]\n")
+	}); err != nil {
+		return err
+	}
+	r = runChild(bin, "crawl", "--config", atCap, "--db", filepath.Join(dir, "c.db"), "--headless")
+	fmt.Printf("256 KiB config:    exit %d, peak RSS %.1f MB: %s\n", r.code, r.rssMB, firstLine(r.out))
+	out["config_at_cap_rss_mb"] = round1(r.rssMB)
+
+	// Seeds files.
+	hole, err := startBlackholes(200)
+	if err != nil {
+		return err
+	}
+	defer hole.close()
+	junk := filepath.Join(dir, "junk.txt")
+	urls := 0
+	if err := writeFile(junk, func(w *bufio.Writer) {
+		for i := range 1_000_000 {
+			switch {
+			case i%333_331 == 7:
+				w.Write(bytes.Repeat([]byte("x"), 1<<20))
+				w.WriteByte('\n')
+			case i%10 == 0:
+				fmt.Fprintf(w, "%s/p%d\n", hole.base(i), i)
+				urls++
+			default:
+				fmt.Fprintf(w, "junk line %d\n", i)
+			}
+		}
+	}); err != nil {
+		return err
+	}
+	fi, _ := os.Stat(junk)
+	s, err := seedsRun(bin, dir, junk, urls)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("1M-line junk seeds (%.0f MB, %d URLs): peak RSS %.1f MB, %d URLs queued in %.1fs; %d warning lines, first: %s\n",
+		float64(fi.Size())/1e6, urls, s.rssMB, s.queued, s.secs, s.warnings, s.first)
+	out["seeds_rss_mb"] = round1(s.rssMB)
+	out["seeds_queued"] = s.queued
+	if !skipValid {
+		valid := filepath.Join(dir, "valid.txt")
+		if err := writeFile(valid, func(w *bufio.Writer) {
+			for i := range 1_000_000 {
+				fmt.Fprintf(w, "%s/p%d\n", hole.base(i), i)
+			}
+		}); err != nil {
+			return err
+		}
+		s, err := seedsRun(bin, dir, valid, 1_000_000)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("1M valid seed URLs: peak RSS %.1f MB, %d URLs queued in %.1fs\n", s.rssMB, s.queued, s.secs)
+		out["seeds_valid_rss_mb"] = round1(s.rssMB)
+	}
+	return nil
+}
+
+type childRun struct {
+	code  int
+	rssMB float64
+	out   string
+}
+
+// runChild runs bin to its end and returns its exit status, peak RSS and output.
+func runChild(bin string, args ...string) childRun {
+	cmd := exec.Command(bin, args...)
+	var b bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &b, &b
+	cmd.Run()
+	return childRun{code: cmd.ProcessState.ExitCode(), rssMB: maxRSSMB(cmd.ProcessState), out: b.String()}
+}
+
+// maxRSSMB is an ended child's peak RSS (ru_maxrss, KiB on Linux) in MB.
+func maxRSSMB(ps *os.ProcessState) float64 {
+	if ps == nil {
+		return 0
+	}
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		return float64(ru.Maxrss) * 1024 / 1e6
+	}
+	return 0
+}
+
+type seedsResult struct {
+	rssMB    float64
+	queued   int64
+	secs     float64
+	warnings int
+	first    string
+}
+
+// seedsRun crawls with the seeds file until the store holds want URLs (read from
+// the database as the crawl runs), then stops it with SIGINT.
+func seedsRun(bin, dir, seeds string, want int) (seedsResult, error) {
+	db := filepath.Join(dir, filepath.Base(seeds)+".db")
+	cmd := exec.Command(bin, "crawl", "--seeds", seeds, "--db", db, "--headless", "--allow-private", "127.0.0.0/8")
+	var b lockedBuf
+	cmd.Stdout, cmd.Stderr = &b, &b
+	began := time.Now()
+	if err := cmd.Start(); err != nil {
+		return seedsResult{}, err
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	var r seedsResult
+	deadline := time.After(10 * time.Minute)
+poll:
+	for {
+		select {
+		case <-exited:
+			return r, fmt.Errorf("the crawl with %s ended on its own: %s", seeds, b.String())
+		case <-deadline:
+			break poll
+		case <-time.After(time.Second):
+		}
+		if ro, err := store.OpenReadOnly(db); err == nil {
+			c, err := ro.Counts()
+			ro.Close()
+			if err == nil {
+				r.queued = c.URLs
+			}
+		}
+		if r.queued >= int64(want) {
+			break
+		}
+	}
+	r.secs = time.Since(began).Seconds()
+	cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-exited:
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		<-exited
+	}
+	r.rssMB = maxRSSMB(cmd.ProcessState)
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.Contains(l, "warning: --seeds") {
+			if r.warnings == 0 {
+				r.first = l
+			}
+			r.warnings++
+		}
+	}
+	if r.queued < int64(want) {
+		return r, fmt.Errorf("only %d of %d seed URLs reached the store in 10 minutes", r.queued, want)
+	}
+	return r, nil
+}
+
+// blackholes are listeners on 127.0.0.2..N+1 (one port) that accept connections and
+// never answer: a crawl's lanes wait on them, so the crawl holds its queue.
+type blackholes struct {
+	port  int
+	lns   []net.Listener
+	mu    sync.Mutex
+	conns []net.Conn
+	once  sync.Once
+}
+
+func startBlackholes(n int) (*blackholes, error) {
+	for attempt := 0; attempt < 20; attempt++ {
+		first, err := net.Listen("tcp", "127.0.0.2:0")
+		if err != nil {
+			return nil, err
+		}
+		h := &blackholes{port: first.Addr().(*net.TCPAddr).Port, lns: []net.Listener{first}}
+		ok := true
+		for i := 1; i < n; i++ {
+			ln, err := net.Listen("tcp", fmt.Sprintf("127.0.%d.%d:%d", (i+2)/256, (i+2)%256, h.port))
+			if err != nil {
+				ok = false
+				break
+			}
+			h.lns = append(h.lns, ln)
+		}
+		if !ok {
+			h.close()
+			continue
+		}
+		for _, ln := range h.lns {
+			go func() {
+				for {
+					c, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					h.mu.Lock()
+					h.conns = append(h.conns, c)
+					h.mu.Unlock()
+				}
+			}()
+		}
+		return h, nil
+	}
+	return nil, errors.New("no port free on 200 loopback addresses")
+}
+
+// base is the URL prefix of the i-th seed: hosts in turn.
+func (h *blackholes) base(i int) string {
+	a := h.lns[i%len(h.lns)].Addr().(*net.TCPAddr)
+	return fmt.Sprintf("http://%s:%d", a.IP, a.Port)
+}
+
+func (h *blackholes) close() {
+	h.once.Do(func() {
+		for _, ln := range h.lns {
+			ln.Close()
+		}
+		h.mu.Lock()
+		for _, c := range h.conns {
+			c.Close()
+		}
+		h.mu.Unlock()
+	})
+}
+
+func writeFile(path string, fill func(*bufio.Writer)) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	fill(w)
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	if len(l) > 300 {
+		l = l[:300] + "…"
+	}
+	return l
+}
+
+func round1(x float64) float64 { return float64(int(x*10+0.5)) / 10 }
+
+type lockedBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+func (l *lockedBuf) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
