@@ -22,7 +22,7 @@ func BenchmarkFrame(b *testing.B) {
 			m := newModel(ctrl, Options{Clock: fixedClock}, r)
 			m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 			_, cmd := m.Update(SnapshotMsg{Snapshot: ctrl.Snapshot()})
-			settle(m, cmd) // the Log pane fetches the events
+			settle(b, m, cmd, 0) // the Log pane fetches the events
 			m.setActive(i)
 			b.ReportAllocs()
 			for b.Loop() {
@@ -31,23 +31,5 @@ func BenchmarkFrame(b *testing.B) {
 				_ = m.View()
 			}
 		})
-	}
-}
-
-// settle runs cmd and feeds the messages it yields back to m, as the program loop
-// would; refresh ticks are not re-armed.
-func settle(m *Model, cmd tea.Cmd) {
-	if cmd == nil {
-		return
-	}
-	switch msg := cmd().(type) {
-	case nil, tickMsg:
-	case tea.BatchMsg:
-		for _, c := range msg {
-			settle(m, c)
-		}
-	default:
-		_, next := m.Update(msg)
-		settle(m, next)
 	}
 }

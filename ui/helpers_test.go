@@ -78,24 +78,35 @@ func (h *harness) send(msg tea.Msg) {
 
 func (h *harness) run(cmd tea.Cmd, depth int) {
 	h.t.Helper()
+	if settle(h.t, h.m, cmd, depth) {
+		h.quit = true
+	}
+}
+
+// settle runs cmd and feeds the messages it yields back to m, as the program loop
+// would, until the chain ends; refresh ticks are not re-armed. It reports whether
+// a Cmd quit.
+func settle(tb testing.TB, m *Model, cmd tea.Cmd, depth int) (quit bool) {
+	tb.Helper()
 	if cmd == nil {
-		return
+		return false
 	}
 	if depth > 20 {
-		h.t.Fatal("command chain did not settle")
+		tb.Fatal("command chain did not settle")
 	}
 	switch msg := cmd().(type) {
 	case nil, tickMsg:
 	case tea.QuitMsg:
-		h.quit = true
+		return true
 	case tea.BatchMsg:
 		for _, c := range msg {
-			h.run(c, depth+1)
+			quit = settle(tb, m, c, depth+1) || quit
 		}
 	default:
-		_, next := h.m.Update(msg)
-		h.run(next, depth+1)
+		_, next := m.Update(msg)
+		return settle(tb, m, next, depth+1)
 	}
+	return quit
 }
 
 // press sends keys by name: "q", "ctrl+c", "enter", "esc", "tab", "shift+tab",
