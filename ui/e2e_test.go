@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"github.com/crawlconsole/crawlconsole/ui/pane"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
 // e2eDeadline bounds each wait of the end-to-end test; the box is shared, so it is

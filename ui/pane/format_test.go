@@ -1,9 +1,10 @@
 package pane
 
 import (
-	"github.com/crawlconsole/crawlconsole/ui/fake"
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/ui/fake"
 )
 
 func TestFigures(t *testing.T) {
