@@ -88,3 +88,12 @@ func BenchmarkDedupeCheck(b *testing.B) {
 		d.Check(urls[i%len(urls)])
 	}
 }
+
+func BenchmarkParseBaseCanonical(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := ParseBase("https://www.example.com/news/2025/05/index.html"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

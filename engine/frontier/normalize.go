@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 
 	whatwgerrors "github.com/nlnwa/whatwg-url/errors"
 	whatwg "github.com/nlnwa/whatwg-url/url"
@@ -118,7 +119,10 @@ func normalizeFull(raw string) (string, error) {
 // Base is a parsed page URL that many links are resolved against. Parse it once per
 // page and call Resolve for each link; it is safe for concurrent use.
 type Base struct {
-	u *whatwg.Url
+	raw  string // the page URL as given
+	once sync.Once
+	u    *whatwg.Url // parsed on first use (parsed): a canonical base rarely needs it
+	uErr error
 	// For the fast path: the base in canonical form, its scheme ("http" or "https"),
 	// origin ("https://host:port") and directory (path up to its last "/"). canon is
 	// empty when the base cannot serve as one (not http(s), too long).
@@ -130,20 +134,44 @@ func ParseBase(pageURL string) (*Base, error) {
 	if len(pageURL) > MaxURLLength {
 		return nil, urlError(KindTooLong, pageURL, fmt.Sprintf("base is %d bytes, limit %d", len(pageURL), MaxURLLength))
 	}
-	u, err := parser.Parse(pageURL)
-	if err != nil {
-		return nil, urlError(KindMalformed, pageURL, "base: "+parseReason(err))
+	b := &Base{raw: pageURL}
+	if canonicalAbsolute(pageURL) {
+		// A page URL the frontier handed out is canonical already (Normalize's fast
+		// path): what the WHATWG parser would give is known without running it.
+		b.setCanon(pageURL)
+		return b, nil
 	}
-	b := &Base{u: u}
+	u, err := b.parsed()
+	if err != nil {
+		return nil, err
+	}
 	if canon, err := finish(u.Clone(), pageURL); err == nil {
-		b.canon = canon
-		b.scheme = canon[:strings.IndexByte(canon, ':')]
-		pathAt := len(b.scheme) + 3 + strings.IndexByte(canon[len(b.scheme)+3:], '/')
-		b.origin = canon[:pathAt]
-		path, _, _ := strings.Cut(canon[pathAt:], "?")
-		b.dir = path[:strings.LastIndexByte(path, '/')+1]
+		b.setCanon(canon)
 	}
 	return b, nil
+}
+
+// setCanon records the base's canonical form and the parts the fast path joins.
+func (b *Base) setCanon(canon string) {
+	b.canon = canon
+	b.scheme = canon[:strings.IndexByte(canon, ':')]
+	pathAt := len(b.scheme) + 3 + strings.IndexByte(canon[len(b.scheme)+3:], '/')
+	b.origin = canon[:pathAt]
+	path, _, _ := strings.Cut(canon[pathAt:], "?")
+	b.dir = path[:strings.LastIndexByte(path, '/')+1]
+}
+
+// parsed is the base as the WHATWG parser reads it, parsed once.
+func (b *Base) parsed() (*whatwg.Url, error) {
+	b.once.Do(func() {
+		u, err := parser.Parse(b.raw)
+		if err != nil {
+			b.uErr = urlError(KindMalformed, b.raw, "base: "+parseReason(err))
+			return
+		}
+		b.u = u
+	})
+	return b.u, b.uErr
 }
 
 // Resolve resolves a link found on the page (an href as written: relative, absolute or
@@ -163,7 +191,11 @@ func (b *Base) resolveFull(ref string) (string, error) {
 	if scheme, ok := leadingScheme(ref); ok && scheme != "http" && scheme != "https" {
 		return "", schemeError(ref, scheme)
 	}
-	u, err := b.u.Parse(ref)
+	bu, err := b.parsed()
+	if err != nil {
+		return "", err
+	}
+	u, err := bu.Parse(ref)
 	if err != nil {
 		return "", urlError(KindMalformed, ref, parseReason(err))
 	}

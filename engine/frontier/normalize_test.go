@@ -472,3 +472,34 @@ func TestFastPathAgreesWithFullPath(t *testing.T) {
 		t.Errorf("only %d of %d links took the fast path: the test covers little", fast, n)
 	}
 }
+
+// A canonical page URL skips the WHATWG parser in ParseBase; links that need the
+// parser still resolve against it exactly as against the same page written
+// otherwise (upper-case scheme, default port: the parser's path from the start).
+func TestCanonicalBaseResolvesAsTheParsedOne(t *testing.T) {
+	pages := [][2]string{
+		{"https://www.example.com/news/2025/05/index.html", "HTTPS://www.example.com:443/news/2025/05/index.html"},
+		{"http://example.com/a/b?x=1", "HTTP://EXAMPLE.com:80/a/b?x=1"},
+		{"http://example.com:8080/", "http://example.com:8080"},
+	}
+	refs := append([]string{"../up/./x.html", "%7euser/", "https://Other.Example.com:443/a/./b/../c#top",
+		"HTTP://x.example/", "javascript:void(0)", "http://[::1]/", "\\back\\slash", " spaced one ",
+		"//cdn.example.net/%41", "?q=a b", "", "#only"}, benchLinks...)
+	for _, p := range pages {
+		fast, err := ParseBase(p[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		full, err := ParseBase(p[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ref := range refs {
+			got, gotErr := fast.Resolve(ref)
+			want, wantErr := full.Resolve(ref)
+			if got != want || (gotErr == nil) != (wantErr == nil) {
+				t.Errorf("base %s, link %q: %q, %v; the parsed base gives %q, %v", p[0], ref, got, gotErr, want, wantErr)
+			}
+		}
+	}
+}
