@@ -475,10 +475,10 @@ func (e *Engine) Stats() Stats {
 	if e.cluster != nil {
 		s.Cluster = e.cluster.stats()
 		e.mu.Lock()
-		s.Refused += e.cluster.workerRefusals()
+		s.Refused += e.cluster.book.WorkerRefusals()
 		now := e.now()
-		ev := e.cluster.egressView(now)
-		dv := e.cluster.dnsView(now)
+		ev := e.cluster.book.EgressView(now)
+		dv := e.cluster.book.DNSView(now)
 		e.mu.Unlock()
 		s.Egress = &EgressStats{Rotations: ev.Rotations, HostsDisabled: ev.HostsDisabled}
 		if dv != nil {
@@ -600,7 +600,7 @@ func sortedKeys[V any](m map[string]V) []string {
 func (e *Engine) lanesPeak() int {
 	peak := e.board.Peak()
 	if e.cluster != nil {
-		peak = max(peak, e.cluster.lanesPeak)
+		peak = max(peak, e.cluster.book.LanesPeak())
 	}
 	return peak
 }

@@ -65,10 +65,10 @@ func (e *Engine) Snapshot() Snapshot {
 		s.Groups = append(s.Groups, g)
 	}
 	if e.cluster != nil {
-		pending, out := e.cluster.counts()
+		pending, out := e.cluster.book.Counts()
 		s.QueueDepth += pending + out
 		var rows []Lane
-		s.Nodes, rows = e.cluster.view()
+		s.Nodes, rows = e.cluster.book.View()
 		s.HeartbeatEvery = e.cluster.o.HeartbeatEvery
 		s.LanesMax = 0
 		for _, n := range s.Nodes {
@@ -85,9 +85,9 @@ func (e *Engine) Snapshot() Snapshot {
 	var dnsView *DNSView
 	var workerRefused int64
 	if e.cluster != nil {
-		egressView = e.cluster.egressView(now)
-		dnsView = e.cluster.dnsView(now)
-		workerRefused = e.cluster.workerRefusals()
+		egressView = e.cluster.book.EgressView(now)
+		dnsView = e.cluster.book.DNSView(now)
+		workerRefused = e.cluster.book.WorkerRefusals()
 	}
 	peak := e.lanesPeak()
 	e.mu.Unlock()
@@ -139,7 +139,7 @@ func (e *Engine) Resume() {
 	e.mu.Unlock()
 	if e.cluster != nil {
 		e.cluster.broadcastPause()
-		e.cluster.signal()
+		e.cluster.book.Kick()
 	}
 	if changed {
 		e.logf(LevelInfo, 0, "", "crawl resumed by operator")

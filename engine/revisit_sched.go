@@ -196,7 +196,7 @@ func (e *Engine) boardAdd(t frontier.Task) {
 		t.Ahead = true // an article a read just listed: before the lane's due reads
 	}
 	if e.cluster != nil { // M4: the marks travel with the task to its worker's board
-		e.cluster.add(t)
+		e.cluster.book.Add(t)
 		return
 	}
 	if t.Urgent {
@@ -278,7 +278,7 @@ func (e *Engine) discoveryIdle() bool {
 	}
 	inHand := e.inHand
 	if e.cluster != nil {
-		_, inHand = e.cluster.counts()
+		_, inHand = e.cluster.book.Counts()
 	}
 	if revisits := e.rv.onBoard + e.rv.inHand; revisits > 0 {
 		return e.queuedLen()+inHand == revisits
@@ -290,7 +290,7 @@ func (e *Engine) discoveryIdle() bool {
 // master for its workers (M4). Caller holds e.mu.
 func (e *Engine) queuedLen() int {
 	if e.cluster != nil {
-		pending, _ := e.cluster.counts()
+		pending, _ := e.cluster.book.Counts()
 		return pending
 	}
 	return e.board.Queued()

@@ -193,36 +193,12 @@ func (e *Engine) withdrawURLs(urls map[string]uint64) int {
 // end as withdrawn) and says which tasks each worker holds of them. Caller holds
 // e.mu.
 func (m *masterRuntime) withdraw(drop func(frontier.Task) bool) (n int, held map[string][]frontier.Task) {
-	e := m.e
-	for _, h := range m.units {
-		kept := h.tasks[:0]
-		for _, t := range h.tasks {
-			if !drop(t) {
-				kept = append(kept, t)
-				continue
-			}
-			m.pending--
-			e.rv.leftQueue(t.URL)
-			e.setOut(t)
-			n++
-		}
-		clear(h.tasks[len(kept):])
-		h.tasks = kept
+	dropped, held := m.book.Withdraw(drop)
+	for _, t := range dropped {
+		m.e.rv.leftQueue(t.URL)
+		m.e.setOut(t)
 	}
-	for name, nd := range m.nodes {
-		if nd.state == NodeDead {
-			continue
-		}
-		for _, t := range nd.held {
-			if drop(t) {
-				if held == nil {
-					held = map[string][]frontier.Task{}
-				}
-				held[name] = append(held[name], t)
-			}
-		}
-	}
-	return n, held
+	return len(dropped), held
 }
 
 // withdrawHeld asks each worker to take the hand-outs it holds of withdrawn sources

@@ -20,6 +20,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/master"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -366,7 +367,7 @@ func (w *Worker) release(hosts, units []string) []frontier.Task {
 	var out, stay []frontier.Task
 	for _, h := range hosts {
 		for _, t := range e.offBoard(e.board.DropHost(h)) {
-			if len(units) == 0 || moving[unitOf(t)] {
+			if len(units) == 0 || moving[master.UnitOf(t)] {
 				out = append(out, t)
 			} else {
 				stay = append(stay, t) // another unit's task on a shared host (a social site's keyword shards)

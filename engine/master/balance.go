@@ -1,0 +1,199 @@
+package master
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/balance"
+	"github.com/crawlconsole/crawlconsole/engine/view"
+)
+
+// Load balancing over workers (M4): every unit — a news site, a social site's
+// keyword shard, the registered domain of other hosts — weighs its average fetch
+// cost ÷ the sum of all (equal weights where nothing is known yet), and the units
+// are dealt out so the workers' weight totals come out even (engine/balance: an
+// exchange loop started from a longest-first deal). The master runs it daily
+// (MasterOptions.BalanceEvery) and on the console's rebalance key; a plan is shown
+// first and moves units only once their old owner reported their tasks.
+
+// unitCost is what the master measured of one unit: fetch seconds per period. The
+// current period accumulates; a balance closes it.
+type unitCost struct {
+	Periods []float64 `json:"periods"` // closed periods, newest last (at most costPeriods)
+	Current float64   `json:"current"`
+}
+
+const costPeriods = 7
+
+// AddCost counts a result's fetch time for its unit.
+func (t *Table) AddCost(unit string, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	c := t.costs[unit]
+	if c == nil {
+		c = &unitCost{}
+		t.costs[unit] = c
+	}
+	c.Current += d.Seconds()
+}
+
+// weights are the units' balancing weights from their costs.
+func (t *Table) weights(units []string) map[string]float64 {
+	costs := make(map[string][]float64, len(units))
+	for _, u := range units {
+		var xs []float64
+		if c := t.costs[u]; c != nil {
+			xs = append(xs, c.Periods...)
+			if c.Current > 0 {
+				xs = append(xs, c.Current)
+			}
+		}
+		costs[u] = xs
+	}
+	return balance.Weights(costs)
+}
+
+// PlanBalance computes a re-deal of the units over the active workers (o: the
+// balancing thresholds and seed).
+func (t *Table) PlanBalance(o balance.Options) (view.RebalancePlan, error) {
+	plan := view.RebalancePlan{Workers: true}
+	var live []string
+	for _, name := range sortedKeys(t.nodes) {
+		// A paused worker is left out, its units with it: moving work onto it
+		// would hold that work paused (its own units stay until it resumes).
+		if n := t.nodes[name]; n.state == view.NodeActive {
+			live = append(live, name)
+		}
+	}
+	if len(live) < 2 {
+		plan.Summary = fmt.Sprintf("%d active worker: nothing to balance", len(live))
+		return plan, nil
+	}
+	index := map[string]int{}
+	for i, name := range live {
+		index[name] = i
+	}
+	var units []string
+	current := balance.Assignment{}
+	for _, u := range sortedKeys(t.units) {
+		q := t.units[u]
+		owner := q.owner
+		if q.next != "" {
+			owner = q.next
+		}
+		if i, ok := index[owner]; ok {
+			units = append(units, u)
+			current[u] = i
+		}
+	}
+	if len(units) == 0 {
+		plan.Summary = "no sites held yet: nothing to balance"
+		return plan, nil
+	}
+	w := t.weights(units)
+	items := make([]balance.Item, len(units))
+	for i, u := range units {
+		items[i] = balance.Item{Key: u, Weight: w[u]}
+	}
+	next, err := balance.Rebalance(items, current, len(live), o)
+	if err != nil {
+		return plan, err
+	}
+	before, after := balance.Totals(items, current, len(live)), balance.Totals(items, next, len(live))
+	plan.VarianceBefore, plan.VarianceAfter = balance.Variance(before), balance.Variance(after)
+	count := func(a balance.Assignment, i int) int {
+		n := 0
+		for _, j := range a {
+			if j == i {
+				n++
+			}
+		}
+		return n
+	}
+	for i, name := range live {
+		plan.Before = append(plan.Before, view.EgressLoad{Egress: name, Lanes: count(current, i), Cost: before[i]})
+		plan.After = append(plan.After, view.EgressLoad{Egress: name, Lanes: count(next, i), Cost: after[i]})
+	}
+	for _, mv := range balance.Moves(current, next) {
+		if mv.From < 0 || mv.To < 0 {
+			continue
+		}
+		plan.Units = append(plan.Units, view.UnitMove{Unit: mv.Key, From: live[mv.From], To: live[mv.To], Weight: w[mv.Key]})
+	}
+	sort.Slice(plan.Units, func(i, j int) bool { return plan.Units[i].Weight > plan.Units[j].Weight })
+	if len(plan.Units) == 0 {
+		plan.Summary = fmt.Sprintf("workers within the threshold (gap %.3f of a total weight of 1): nothing to move", balance.Gap(before))
+	} else {
+		plan.Summary = fmt.Sprintf("move %d sites/keyword shards; gap %.3f -> %.3f, variance %.2g -> %.2g",
+			len(plan.Units), balance.Gap(before), balance.Gap(after), plan.VarianceBefore, plan.VarianceAfter)
+	}
+	return plan, nil
+}
+
+// ErrBalancing refuses a rebalance while one is being applied.
+var ErrBalancing = errors.New("a rebalance is being applied: wait until its sites have moved (the Nodes pane shows them)")
+
+// ApplyBalance carries out a plan over workers: each unit still held by the plan's
+// From moves to its To at once when From holds none of its tasks, or else once From
+// reported them (release: the units each worker is to hand back now). moved counts
+// the units that move; the cost period closes.
+func (t *Table) ApplyBalance(p view.RebalancePlan) (moved int, release map[string][]string, err error) {
+	if len(t.moving) > 0 {
+		return 0, nil, ErrBalancing
+	}
+	release = map[string][]string{}
+	for _, mv := range p.Units {
+		q := t.units[mv.Unit]
+		from, to := t.nodes[mv.From], t.nodes[mv.To]
+		if q == nil || q.owner != mv.From || q.next != "" || from == nil || to == nil || !to.live() {
+			continue // the crawl moved on since the plan was made
+		}
+		moved++
+		q.next = mv.To
+		to.units[mv.Unit] = true
+		delete(from.units, mv.Unit)
+		if q.out == 0 {
+			t.moveUnit(mv.Unit, q)
+			continue
+		}
+		t.moving[mv.Unit] = true
+		release[mv.From] = append(release[mv.From], mv.Unit)
+	}
+	t.closePeriod()
+	t.Kick()
+	return moved, release, nil
+}
+
+// closePeriod ends the current cost period of every unit.
+func (t *Table) closePeriod() {
+	for _, c := range t.costs {
+		if c.Current > 0 {
+			c.Periods = append(c.Periods, c.Current)
+			if len(c.Periods) > costPeriods {
+				c.Periods = c.Periods[len(c.Periods)-costPeriods:]
+			}
+			c.Current = 0
+		}
+	}
+}
+
+// CostsJSON is the cost table as the store keeps it (it survives a restart).
+func (t *Table) CostsJSON() ([]byte, error) { return json.Marshal(t.costs) }
+
+// LoadCosts restores a cost table CostsJSON wrote; one that does not parse is
+// ignored (the costs are measured again).
+func (t *Table) LoadCosts(data []byte) {
+	var costs map[string]*unitCost
+	if len(data) == 0 || json.Unmarshal(data, &costs) != nil {
+		return
+	}
+	for u, c := range costs {
+		if c != nil {
+			t.costs[u] = c
+		}
+	}
+}

@@ -1,0 +1,17 @@
+// Package master is the bookkeeping of a distributed crawl's master (M4): the
+// workers it knows (the node table), the assignment units each holds (seed 003: a
+// news site, a social site's keyword shard, the registered domain of other hosts),
+// the URLs waiting at the master for their unit's worker, the hand-outs in flight
+// and their leases, the cost table that balancing deals from, and the console's
+// numbering of the workers' lanes.
+//
+// A Table knows no transport and no store: the engine's master runtime reads the
+// workers' messages (package cluster/wire), takes the lock that guards the table,
+// asks the table what to do, and does the talking and the storing itself. What the
+// table needs from the crawl's front while it moves tasks is the Front port. So the
+// dealing, the moves and the balancing are tested here on their own, with no NATS
+// server and no database.
+//
+// A Table is not safe for concurrent use: its caller holds one lock around every
+// call (the engine's mutex, which also guards the queue the tasks come from).
+package master

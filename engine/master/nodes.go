@@ -1,0 +1,340 @@
+package master
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/view"
+)
+
+// Join takes a worker's join: a new name is a new worker; a known name with a new
+// incarnation restarted, and what its last life held goes back to the queue first.
+// The worker is granted perNode egresses from the account table (those it held
+// already, on a repeated join). The units are spread again over the live workers:
+// moved is how many move, release the units each worker is to hand back (they move
+// once it reported their tasks).
+func (t *Table) Join(j *wire.Join, now time.Time, perNode int) (grants []wire.Egress, moved int, release map[string][]string) {
+	if old := t.nodes[j.Node]; old != nil && old.inc != j.Incarnation && old.state != view.NodeDead {
+		t.bury(old)
+	}
+	n := t.nodes[j.Node]
+	if n == nil || n.inc != j.Incarnation {
+		n = &node{name: j.Node, inc: j.Incarnation, joined: now, units: map[string]bool{}, held: map[string]frontier.Task{}}
+		if old := t.nodes[j.Node]; old != nil {
+			n.results, n.late = old.results, old.late
+			n.refusedBefore = old.refusedBefore + old.hb.Refused
+		}
+		t.nodes[j.Node] = n
+	}
+	n.state, n.heard = view.NodeActive, now
+	n.hb = wire.Heartbeat{Node: j.Node, Incarnation: j.Incarnation, LanesMax: j.LanesMax, Egresses: j.Egresses}
+	if t.accounts != nil {
+		if len(n.grants) == 0 {
+			if perNode <= 0 {
+				perNode = 2
+			}
+			n.grants = t.accounts.Assign(j.Node, perNode)
+		}
+		for _, name := range n.grants {
+			if a, ok := t.accounts.Account(name); ok {
+				grants = append(grants, wire.Grant(a))
+			}
+		}
+	}
+	moved, release = t.spread()
+	t.Kick()
+	return grants, moved, release
+}
+
+// Heartbeat records a worker's sign of life and what it reports; known is false
+// for an incarnation the table does not know alive (the worker joins again).
+func (t *Table) Heartbeat(hb wire.Heartbeat, now time.Time) (known bool) {
+	n := t.nodes[hb.Node]
+	if n == nil || n.inc != hb.Incarnation || n.state == view.NodeDead {
+		return false
+	}
+	n.heard = now
+	live := make(map[int]bool, len(hb.Rows))
+	for i := range hb.Rows {
+		live[hb.Rows[i].ID] = true
+		hb.Rows[i].ID = t.globalLane(hb.Node, hb.Rows[i].ID)
+	}
+	t.forgetLanes(hb.Node, live)
+	n.hb = hb
+	lanes := 0
+	for _, o := range t.nodes {
+		if o.state != view.NodeDead {
+			lanes += o.hb.Lanes
+		}
+	}
+	t.lanesPeak = max(t.lanesPeak, lanes)
+	if n.live() {
+		n.state = view.NodeActive
+		if hb.Paused {
+			n.state = view.NodePaused
+		}
+	}
+	return true
+}
+
+// Leave takes a worker's leave. A leave is two requests: the hand-back of what the
+// worker had not fetched, then the final one once its fetches reported. first is
+// true at the first (the leave is logged once), with back the tasks it handed back,
+// or, when the hand-back never came, those the final one makes the master take back.
+func (t *Table) Leave(l *wire.Leave) (first bool, back int) {
+	n := t.nodes[l.Node]
+	if n == nil || n.inc != l.Incarnation || n.state == view.NodeDead {
+		return false, 0
+	}
+	first = n.state != view.NodeLeaving
+	n.state = view.NodeLeaving
+	back = t.takeBack(n, l.Tasks)
+	// Its units go to others as soon as it reported what it still fetches.
+	for name := range n.units {
+		if u := t.units[name]; u != nil && u.owner == n.name && u.next == "" {
+			if want := t.pick(name); want != "" {
+				u.next = want
+				if u.out == 0 {
+					t.moveUnit(name, u)
+				}
+			}
+		}
+	}
+	if l.Final {
+		if first {
+			back += len(n.held) // bury queues them again
+		}
+		t.bury(n)
+	}
+	t.Kick()
+	return first, back
+}
+
+// BuryDead declares dead the workers silent past timeout and returns their names.
+func (t *Table) BuryDead(now time.Time, timeout time.Duration) []string {
+	var dead []string
+	for _, n := range t.nodes {
+		if n.state != view.NodeDead && now.Sub(n.heard) > timeout {
+			t.bury(n)
+			dead = append(dead, n.name)
+		}
+	}
+	if len(dead) > 0 {
+		t.Kick()
+	}
+	return dead
+}
+
+// bury marks a worker dead: what it held goes back to the queue, its units to the
+// others, its egresses back to the account table.
+func (t *Table) bury(n *node) {
+	n.state = view.NodeDead
+	for _, task := range heldBack(n) {
+		t.unhand(n, task)
+		t.requeue(task)
+	}
+	for name := range n.units {
+		if u := t.units[name]; u != nil && u.owner == n.name {
+			u.owner, u.next = "", ""
+			if len(u.tasks) > 0 {
+				t.own(name, u)
+			}
+		}
+		delete(n.units, name)
+	}
+	if t.accounts != nil {
+		for _, g := range n.grants {
+			t.accounts.Release(g)
+		}
+		n.grants = nil
+	}
+}
+
+// Live tells whether name is a worker not dead.
+func (t *Table) Live(name string) bool {
+	n := t.nodes[name]
+	return n != nil && n.state != view.NodeDead
+}
+
+// LiveNames are the workers not dead.
+func (t *Table) LiveNames() []string {
+	var names []string
+	for name, n := range t.nodes {
+		if n.state != view.NodeDead {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// SetPaused records the operator's pause of a worker it acknowledged.
+func (t *Table) SetPaused(name string, paused bool) {
+	if n := t.nodes[name]; n != nil && n.live() {
+		n.state = view.NodeActive
+		if paused {
+			n.state = view.NodePaused
+		}
+	}
+	t.Kick()
+}
+
+// Claim grants a worker whose egresses were all refused one more from the account
+// table, if one is free (nil: none).
+func (t *Table) Claim(c *wire.Claim) (*wire.Egress, error) {
+	n := t.nodes[c.Node]
+	switch {
+	case n == nil || n.inc != c.Incarnation || n.state == view.NodeDead:
+		return nil, errors.New("unknown worker")
+	case t.accounts == nil:
+		return nil, errors.New("the master has no egress account table")
+	}
+	name, ok := t.accounts.Claim(c.Node)
+	if !ok {
+		return nil, nil
+	}
+	a, ok := t.accounts.Account(name)
+	if !ok {
+		return nil, nil
+	}
+	n.grants = append(n.grants, name)
+	g := wire.Grant(a)
+	return &g, nil
+}
+
+// Ungrant takes an egress off the worker it was granted to and returns that worker
+// ("" for none).
+func (t *Table) Ungrant(egress string) (holder string) {
+	for _, n := range t.nodes {
+		if i := slices.Index(n.grants, egress); i >= 0 {
+			holder = n.name
+			n.grants = slices.Delete(n.grants, i, i+1)
+		}
+	}
+	return holder
+}
+
+// LanesPeak is the most lanes the live workers reported alive at once.
+func (t *Table) LanesPeak() int { return t.lanesPeak }
+
+// NodesJSON is the node table as `stats --json` reads it from the store's meta table.
+func (t *Table) NodesJSON() ([]byte, error) {
+	type row struct {
+		Name      string         `json:"name"`
+		State     view.NodeState `json:"state"`
+		Heartbeat time.Time      `json:"heartbeat"`
+		Joined    time.Time      `json:"joined"`
+		Hosts     int            `json:"hosts"`
+		Results   int64          `json:"results"`
+		Late      int64          `json:"late"`
+	}
+	var rows []row
+	for _, name := range sortedKeys(t.nodes) {
+		n := t.nodes[name]
+		rows = append(rows, row{n.name, n.state, n.heard, n.joined, len(n.units), n.results, n.late})
+	}
+	return json.Marshal(rows)
+}
+
+// Stats is the master's part of the stats object (without the rejected messages,
+// which the transport counts).
+func (t *Table) Stats() *view.ClusterStats {
+	cs := &view.ClusterStats{Nodes: map[string]view.NodeStats{}, LateResults: t.late}
+	for name, n := range t.nodes {
+		cs.Nodes[name] = view.NodeStats{State: n.state, Results: n.results, Late: n.late, Hosts: len(n.units)}
+	}
+	return cs
+}
+
+// spread evens out the units over the live workers after a join: units left without
+// an owner get one, and within each kind of unit (unitKind: news sites, each social
+// site's keyword shards) the worker holding the most gives units with work waiting to
+// the one holding the fewest until they differ by one at most (moving as little as
+// possible). Evening out each kind, not the total, matters when workers join one
+// after another: the first holds everything, and a deal by total alone could leave
+// it only keyword shards, or a social site's shards all on one worker. A unit moves
+// once its old owner reported its tasks of it (M1: the new owner does not start on
+// its hosts before the old one's requests are over). It returns how many units move,
+// and the units each worker is to release.
+func (t *Table) spread() (moved int, release map[string][]string) {
+	var live []*node
+	for _, name := range sortedKeys(t.nodes) {
+		if n := t.nodes[name]; n.live() {
+			live = append(live, n)
+		}
+	}
+	if len(live) == 0 {
+		return 0, nil
+	}
+	units := sortedKeys(t.units)
+	for _, name := range units { // owners first for units that have none
+		if u := t.units[name]; t.ownerless(u) && len(u.tasks) > 0 {
+			u.owner = t.pick(name)
+			t.nodes[u.owner].units[name] = true
+			moved++
+		}
+	}
+	// What each live worker holds of each kind, and the units it can give: owned,
+	// not moving already, with work waiting or handed out; those with nothing
+	// handed out first (they move at once), then by name.
+	held := map[*node]map[string]int{}
+	give := map[*node]map[string][]string{}
+	for _, n := range live {
+		held[n], give[n] = map[string]int{}, map[string][]string{}
+		for u := range n.units {
+			held[n][unitKind(u)]++
+		}
+	}
+	for _, pass := range []bool{true, false} {
+		for _, name := range units {
+			u := t.units[name]
+			n := t.nodes[u.owner]
+			if n == nil || give[n] == nil || !n.units[name] || u.next != "" || len(u.tasks) == 0 && u.out == 0 || (u.out == 0) != pass {
+				continue
+			}
+			give[n][unitKind(name)] = append(give[n][unitKind(name)], name)
+		}
+	}
+	kinds := map[string]bool{}
+	for _, name := range units {
+		kinds[unitKind(name)] = true
+	}
+	release = map[string][]string{}
+	for _, kind := range sortedKeys(kinds) {
+		for {
+			// The receiver holds the fewest of the kind (then the fewest units); the
+			// giver the most, among those with a unit of the kind to give.
+			var to, from *node
+			for _, n := range live {
+				k := held[n][kind]
+				if to == nil || k < held[to][kind] || k == held[to][kind] && len(n.units) < len(to.units) {
+					to = n
+				}
+				if len(give[n][kind]) > 0 && (from == nil || k > held[from][kind] || k == held[from][kind] && len(n.units) > len(from.units)) {
+					from = n
+				}
+			}
+			if from == nil || held[from][kind]-held[to][kind] <= 1 {
+				break
+			}
+			name := give[from][kind][0]
+			give[from][kind] = give[from][kind][1:]
+			held[from][kind]--
+			held[to][kind]++
+			moved++
+			u := t.units[name]
+			u.next = to.name
+			to.units[name] = true // counted as its share now; it starts once the move is done
+			delete(from.units, name)
+			if u.out == 0 {
+				t.moveUnit(name, u)
+				continue
+			}
+			release[from.name] = append(release[from.name], name)
+		}
+	}
+	return moved, release
+}

@@ -1,0 +1,210 @@
+package master
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/egress"
+	"github.com/crawlconsole/crawlconsole/engine/view"
+)
+
+// What the master's console shows of its workers: the Nodes pane, the workers'
+// lanes under master-wide IDs, and the Egress and DNS panes added up over workers.
+
+// laneRef is a worker's lane, under the ID the master's console shows.
+type laneRef struct {
+	node string
+	lane int
+}
+
+// globalLane returns the console ID of a worker's lane, giving it one on first sight.
+func (t *Table) globalLane(node string, lane int) int {
+	ref := laneRef{node, lane}
+	if id, ok := t.laneIDs[ref]; ok {
+		return id
+	}
+	t.nextLane++
+	t.laneIDs[ref] = t.nextLane
+	t.laneRefs[t.nextLane] = ref
+	return t.nextLane
+}
+
+// forgetLanes drops the IDs of a worker's lanes that its last heartbeat no longer
+// lists.
+func (t *Table) forgetLanes(node string, live map[int]bool) {
+	for ref, id := range t.laneIDs {
+		if ref.node == node && !live[ref.lane] {
+			delete(t.laneIDs, ref)
+			delete(t.laneRefs, id)
+		}
+	}
+}
+
+// Lane is the worker and its own lane number behind a console lane ID.
+func (t *Table) Lane(id int) (node string, lane int, err error) {
+	ref, ok := t.laneRefs[id]
+	if !ok {
+		return "", 0, fmt.Errorf("no lane %d", id)
+	}
+	return ref.node, ref.lane, nil
+}
+
+// View returns the Nodes pane rows and the workers' lanes.
+func (t *Table) View() ([]view.Node, []view.Lane) {
+	var nodes []view.Node
+	var rows []view.Lane
+	held := make([]string, 0, len(t.units))
+	for u, q := range t.units {
+		if q.owner != "" {
+			held = append(held, u)
+		}
+	}
+	weights := t.weights(held)
+	for _, name := range sortedKeys(t.nodes) {
+		n := t.nodes[name]
+		row := view.Node{Name: name, State: n.state, Heartbeat: n.heard, Joined: n.joined,
+			Egresses: n.hb.Egresses, Lanes: n.hb.Lanes, LanesMax: n.hb.LanesMax, PagesPerSec: n.hb.PagesPerSec,
+			Queue: len(n.held), Results: n.results, Late: n.late}
+		if n.state == view.NodeDead {
+			// Its last heartbeat is history: a dead worker holds no egress (bury
+			// gave its grants back to the table), runs no lane and fetches nothing.
+			// What it did (results, late) stays.
+			row.Egresses, row.Lanes, row.PagesPerSec = nil, 0, 0
+		}
+		hosts := map[string]bool{}
+		for u := range n.units {
+			row.Weight += weights[u]
+			if c := t.costs[u]; c != nil {
+				row.Cost += time.Duration(c.Current * float64(time.Second))
+			}
+			if strings.Contains(u, " · ") {
+				row.Keywords++
+			} else {
+				row.Sites++
+			}
+			if q := t.units[u]; q != nil {
+				for h := range q.hosts {
+					hosts[h] = true
+				}
+			}
+		}
+		row.Hosts = len(hosts)
+		nodes = append(nodes, row)
+		if n.state != view.NodeDead {
+			for _, r := range n.hb.Rows {
+				r.Node = name
+				rows = append(rows, r)
+			}
+		}
+	}
+	return nodes, rows
+}
+
+// EgressView is the master's Egress pane (M3 over nodes): each live worker's rotation
+// rows under its name, then the account table's egresses held by no worker, with
+// every worker's disable list and pair bans.
+func (t *Table) EgressView(now time.Time) *view.EgressView {
+	v := &view.EgressView{At: now, Node: "master"}
+	shown := map[string]bool{}
+	for _, name := range sortedKeys(t.nodes) {
+		n := t.nodes[name]
+		if n.state == view.NodeDead || n.hb.Egress == nil {
+			continue
+		}
+		w := n.hb.Egress
+		for _, r := range w.Egresses {
+			if !r.OnNode {
+				continue // the worker's view of the table: the master's own rows below
+			}
+			r.Node = name
+			shown[r.Name] = true
+			v.Egresses = append(v.Egresses, r)
+		}
+		v.Disabled = append(v.Disabled, w.Disabled...)
+		v.PairBans = append(v.PairBans, w.PairBans...)
+		v.Rotations += w.Rotations
+		v.HostsDisabled += w.HostsDisabled
+	}
+	if t.accounts == nil {
+		return v
+	}
+	for _, a := range t.accounts.Accounts() {
+		if shown[a.Name] {
+			continue
+		}
+		state := "free"
+		if a.State == egress.AccountAssigned {
+			state = "on " + a.Node
+		}
+		v.Egresses = append(v.Egresses, egress.EgressRow{Name: a.Name, Kind: a.Kind, Address: a.Spec().Masked(),
+			Node: a.Node, RecentlyUsed: "n", SuccessRate: 1, State: state})
+	}
+	return v
+}
+
+// WorkerRefusals sums the refusals workers rerouted: they never reach the master as
+// results.
+func (t *Table) WorkerRefusals() int64 {
+	var n int64
+	for _, nd := range t.nodes {
+		n += nd.hb.Refused + nd.refusedBefore
+	}
+	return n
+}
+
+// DNSView is the master's DNS pane (M5 over nodes): the live workers' caches added
+// up (counts summed, rates recomputed; latency percentiles are the worst worker's;
+// the slowest domains and negative entries merged, heaviest first). nil when no
+// worker reported one.
+func (t *Table) DNSView(now time.Time) *view.DNSView {
+	var out *view.DNSView
+	for _, name := range sortedKeys(t.nodes) {
+		n := t.nodes[name]
+		v := n.hb.DNS
+		if n.state == view.NodeDead || v == nil {
+			continue
+		}
+		if out == nil {
+			out = &view.DNSView{At: now}
+		}
+		a, b := &out.Stats, v.Stats
+		a.Lookups += b.Lookups
+		a.PositiveHits += b.PositiveHits
+		a.NegativeHits += b.NegativeHits
+		a.Misses += b.Misses
+		a.Rejected += b.Rejected
+		a.Prefetched += b.Prefetched
+		a.UpstreamQueries += b.UpstreamQueries
+		a.UpstreamMessages += b.UpstreamMessages
+		a.StaleServed += b.StaleServed
+		a.Evicted += b.Evicted
+		a.WaitP50Ms = max(a.WaitP50Ms, b.WaitP50Ms)
+		a.WaitP99Ms = max(a.WaitP99Ms, b.WaitP99Ms)
+		out.Hosts += v.Hosts
+		out.Domains += v.Domains
+		out.NegativeCount += v.NegativeCount
+		out.Backlog += v.Backlog
+		out.Workers += v.Workers
+		out.InFlight += v.InFlight
+		out.UpstreamP50Ms = max(out.UpstreamP50Ms, v.UpstreamP50Ms)
+		out.UpstreamP99Ms = max(out.UpstreamP99Ms, v.UpstreamP99Ms)
+		out.Slowest = append(out.Slowest, v.Slowest...)
+		out.Negative = append(out.Negative, v.Negative...)
+	}
+	if out == nil {
+		return nil
+	}
+	if l := float64(out.Stats.Lookups); l > 0 {
+		out.PositiveRate = float64(out.Stats.PositiveHits) / l
+		out.NegativeRate = float64(out.Stats.NegativeHits) / l
+		out.MissRate = float64(out.Stats.Misses) / l
+		out.Stats.ZeroWaitShare = float64(out.Stats.PositiveHits+out.Stats.NegativeHits) / l
+	}
+	sort.Slice(out.Slowest, func(i, j int) bool { return out.Slowest[i].MeanMs > out.Slowest[j].MeanMs })
+	sort.Slice(out.Negative, func(i, j int) bool { return out.Negative[i].Weight > out.Negative[j].Weight })
+	out.Slowest = out.Slowest[:min(len(out.Slowest), 20)]
+	out.Negative = out.Negative[:min(len(out.Negative), 20)]
+	return out
+}

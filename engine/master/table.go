@@ -1,0 +1,437 @@
+package master
+
+import (
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
+	"github.com/crawlconsole/crawlconsole/engine/egress"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/view"
+)
+
+// Front is what a Table tells the crawl's front as tasks move, so what the front
+// keeps about a task (a revisit's mark) follows it. Called with the table's lock held.
+type Front interface {
+	// HandedOut: t leaves the master's queue for a worker.
+	HandedOut(t frontier.Task)
+	// HandedBack: t, handed out earlier (its lease now 0), comes back to the
+	// queue. false: the operator withdrew it meanwhile; the front ends it and the
+	// table drops it.
+	HandedBack(t frontier.Task) bool
+}
+
+// Table is the master's bookkeeping: nodes, units, hand-outs, costs and lane IDs.
+type Table struct {
+	front    Front
+	accounts *egress.Table // the egress account table; nil: workers bring their own
+	kick     chan struct{}
+
+	nodes map[string]*node
+	// lanesPeak is the most lanes the live workers reported alive at once (their
+	// last heartbeats' sum): the master's own board has none.
+	lanesPeak int
+	units     map[string]*unit  // assignment units (UnitOf) and who holds each
+	inflight  map[string]uint64 // URL -> lease of its hand-out (at most one report counts)
+	lease     uint64
+	pending   int   // tasks waiting at the master, over all units
+	late      int64 // reports for a hand-out that was not current
+
+	costs  map[string]*unitCost // fetch seconds per unit
+	moving map[string]bool      // units a rebalance is moving (waiting for their old owner)
+
+	laneIDs  map[laneRef]int // the console's IDs of workers' lanes
+	laneRefs map[int]laneRef
+	nextLane int
+}
+
+// New is an empty table. Leases count up from firstLease: a master starts it at the
+// wall clock, so a restarted master never reuses one (a worker's result message ID
+// holds its lease, and JetStream drops a repeated ID as a duplicate). accounts is
+// the egress account table workers are granted from (nil: none).
+func New(front Front, accounts *egress.Table, firstLease uint64) *Table {
+	return &Table{front: front, accounts: accounts, kick: make(chan struct{}, 1),
+		nodes: map[string]*node{}, units: map[string]*unit{}, inflight: map[string]uint64{},
+		costs: map[string]*unitCost{}, moving: map[string]bool{},
+		laneIDs: map[laneRef]int{}, laneRefs: map[int]laneRef{}, lease: firstLease}
+}
+
+// node is one worker as the master knows it.
+type node struct {
+	name, inc string
+	state     view.NodeState
+	joined    time.Time
+	heard     time.Time
+	units     map[string]bool          // assignment units it holds
+	held      map[string]frontier.Task // URL -> task handed to it, not reported yet
+	hb        wire.Heartbeat
+	grants    []string // egress names granted from the table
+	results   int64
+	late      int64
+	// refusedBefore keeps the refusals earlier incarnations of the name reported.
+	refusedBefore int64
+}
+
+func (n *node) live() bool { return n.state == view.NodeActive || n.state == view.NodePaused }
+
+// unit is one assignment unit's URLs at the master and who holds the unit. A unit
+// belongs to one worker at a time, so a site's hosts do too (M1 lanes and the
+// politeness gate stay exact on them; only a social site's search host is shared,
+// by keyword shard); when a unit moves, the new owner starts only once the old one
+// reported every task of it.
+type unit struct {
+	owner string
+	next  string // moving to this worker once owner's tasks of the unit are reported
+	tasks []frontier.Task
+	out   int             // tasks handed to owner, not reported yet
+	hosts map[string]bool // hosts its tasks were on (a release names them to the worker)
+}
+
+// UnitOf is a task's assignment unit: its site (a declared site's name, or the
+// registered domain the frontier gave it), and for a social site's search results
+// the keyword too: each keyword shard of a social site is dealt on its own.
+func UnitOf(t frontier.Task) string {
+	site := t.Site
+	if site == "" {
+		site = frontier.Site(t.Host)
+	}
+	if t.Keyword != "" {
+		return site + " · " + t.Keyword
+	}
+	return site
+}
+
+// unitKind groups units for an even deal: "" for news sites and the registered
+// domains of undeclared hosts, the social site's name for its keyword shards (every
+// worker gets a disjoint share of each social site's keywords).
+func unitKind(unit string) string {
+	if site, _, ok := strings.Cut(unit, " · "); ok {
+		return site
+	}
+	return ""
+}
+
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// Kicked is signalled (never blocking) whenever something a dispatch would act on
+// changed: a task queued, a report in, a worker joined or left, a unit moved.
+func (t *Table) Kicked() <-chan struct{} { return t.kick }
+
+// Kick signals Kicked.
+func (t *Table) Kick() {
+	select {
+	case t.kick <- struct{}{}:
+	default:
+	}
+}
+
+// ownerless tells whether u needs an owner (none, or a dead or unknown one).
+func (t *Table) ownerless(u *unit) bool {
+	return u.owner == "" || t.nodes[u.owner] == nil || t.nodes[u.owner].state == view.NodeDead
+}
+
+// own gives unit an owner if it lacks one.
+func (t *Table) own(name string, u *unit) {
+	if t.ownerless(u) {
+		u.owner = t.pick(name)
+		if n := t.nodes[u.owner]; n != nil {
+			n.units[name] = true
+		}
+	}
+}
+
+// Add queues a task for its unit's worker; an urgent one (the operator's new search
+// or entry) goes first.
+func (t *Table) Add(task frontier.Task) {
+	name := UnitOf(task)
+	u := t.units[name]
+	if u == nil {
+		u = &unit{hosts: map[string]bool{}}
+		t.units[name] = u
+	}
+	u.hosts[task.Host] = true
+	t.own(name, u)
+	if task.Urgent {
+		u.tasks = append([]frontier.Task{task}, u.tasks...)
+	} else {
+		u.tasks = append(u.tasks, task)
+	}
+	t.pending++
+	t.Kick()
+}
+
+// pick chooses a worker for a new unit: the live one holding the fewest units of the
+// unit's kind, then the fewest units, ties by name. For a social site's keyword
+// shard the kind is the site's shards (so they go to different workers); for a news
+// site or an undeclared domain, by far the most units, it is all units (the count
+// at hand: a dead worker's thousands of domains are re-dealt without recounting).
+// So news sites spread evenly and every worker gets a share of each social site's
+// keywords (balancing by cost re-deals them). "" when no worker is live.
+func (t *Table) pick(unit string) string {
+	kind := unitKind(unit)
+	best, bestKind, bestN := "", 0, 0
+	// A paused worker takes new work only when no worker is active: the operator
+	// paused it, and its lanes would hold the unit paused.
+	anyActive := false
+	for _, n := range t.nodes {
+		anyActive = anyActive || n.state == view.NodeActive
+	}
+	for name, n := range t.nodes {
+		if n.state != view.NodeActive && (n.state != view.NodePaused || anyActive) {
+			continue
+		}
+		k := len(n.units)
+		if kind != "" {
+			k = 0
+			for u := range n.units {
+				if unitKind(u) == kind {
+					k++
+				}
+			}
+		}
+		if best == "" || k < bestKind || k == bestKind && (len(n.units) < bestN || len(n.units) == bestN && name < best) {
+			best, bestKind, bestN = name, k, len(n.units)
+		}
+	}
+	return best
+}
+
+// Batch is tasks handed to one worker incarnation.
+type Batch struct {
+	Node, Incarnation string
+	Tasks             []frontier.Task
+}
+
+// Dispatch hands each live, unpaused worker tasks of its units, up to window held
+// by it, and returns them by worker (in name order). Each task gets a new lease.
+func (t *Table) Dispatch(window int) []Batch {
+	var out []Batch
+	for _, name := range sortedKeys(t.nodes) {
+		n := t.nodes[name]
+		if n.state != view.NodeActive {
+			continue
+		}
+		var tasks []frontier.Task
+		units := sortedKeys(n.units)
+		ready := func(u *unit) bool { return u != nil && u.owner == name && u.next == "" && len(u.tasks) > 0 }
+		hand := func(u *unit) {
+			task := u.tasks[0]
+			u.tasks = u.tasks[1:]
+			t.pending--
+			u.out++
+			t.lease++
+			task.Lease = t.lease
+			t.inflight[task.URL] = task.Lease
+			n.held[task.URL] = task
+			t.front.HandedOut(task)
+			tasks = append(tasks, task)
+		}
+		// Urgent tasks (an entry or search the operator added live; Add put them
+		// first in their unit) go out now, past the window: waiting for a slot
+		// would queue them behind everything the worker holds, and they are a
+		// handful per command.
+		for _, name := range units {
+			for u := t.units[name]; ready(u) && u.tasks[0].Urgent; {
+				hand(u)
+			}
+		}
+		room := window - len(n.held)
+		// Round-robin over the worker's units, so one big unit does not fill the
+		// window while others wait.
+		for room > 0 {
+			took := false
+			for _, name := range units {
+				if u := t.units[name]; ready(u) && room > 0 {
+					hand(u)
+					room--
+					took = true
+				}
+			}
+			if !took {
+				break
+			}
+		}
+		if len(tasks) > 0 {
+			out = append(out, Batch{Node: name, Incarnation: n.inc, Tasks: tasks})
+		}
+	}
+	return out
+}
+
+// Undo takes back a batch that could not be sent: its tasks wait for the next
+// dispatch, first in their units as they were.
+func (t *Table) Undo(b Batch) {
+	n := t.nodes[b.Node]
+	for _, task := range slices.Backward(b.Tasks) { // each goes first in line: the first last keeps the order
+		if n != nil {
+			t.unhand(n, task)
+		}
+		t.requeue(task)
+	}
+}
+
+// unhand forgets that n holds task (reported, handed back, or n is dead).
+func (t *Table) unhand(n *node, task frontier.Task) {
+	if _, ok := n.held[task.URL]; !ok {
+		return
+	}
+	delete(n.held, task.URL)
+	if name := UnitOf(task); t.units[name] != nil {
+		u := t.units[name]
+		u.out--
+		if u.out <= 0 {
+			u.out = 0
+			if u.next != "" { // the old owner is done with the unit: it moves now
+				t.moveUnit(name, u)
+			}
+		}
+	}
+}
+
+func (t *Table) moveUnit(name string, u *unit) {
+	delete(t.moving, name)
+	if old := t.nodes[u.owner]; old != nil && u.owner != u.next {
+		delete(old.units, name)
+	}
+	u.owner, u.next = u.next, ""
+	if n := t.nodes[u.owner]; n != nil && n.state != view.NodeDead {
+		n.units[name] = true
+	} else {
+		u.owner = t.pick(name)
+		if n := t.nodes[u.owner]; n != nil {
+			n.units[name] = true
+		}
+	}
+	t.Kick()
+}
+
+// requeue puts a task handed out earlier back in its unit's queue, first in line
+// (its lease no longer counts).
+func (t *Table) requeue(task frontier.Task) {
+	if t.inflight[task.URL] == task.Lease {
+		delete(t.inflight, task.URL)
+	}
+	task.Lease = 0
+	if !t.front.HandedBack(task) {
+		return
+	}
+	name := UnitOf(task)
+	u := t.units[name]
+	if u == nil {
+		t.Add(task)
+		return
+	}
+	u.tasks = append([]frontier.Task{task}, u.tasks...)
+	t.pending++
+	t.own(name, u)
+	t.Kick()
+}
+
+// takeBack requeues the tasks n hands back that it holds under the same lease, and
+// counts them.
+func (t *Table) takeBack(n *node, tasks []frontier.Task) int {
+	back := 0
+	for _, task := range slices.Backward(tasks) { // requeue puts each first: the first last keeps their order
+		if held, ok := n.held[task.URL]; ok && held.Lease == task.Lease {
+			t.unhand(n, held)
+			t.requeue(held)
+			back++
+		}
+	}
+	return back
+}
+
+// TakeBack requeues what a worker handed back on a release.
+func (t *Table) TakeBack(name string, tasks []frontier.Task) {
+	if n := t.nodes[name]; n != nil {
+		t.takeBack(n, tasks)
+	}
+}
+
+// Settle ends the hand-out of task that node reported on. A report that is not for
+// the URL's current hand-out (a dead worker's, a batch from before the master's
+// restart) is counted late and false is returned: it must not be committed, as
+// dispatch may still be marking the new hand-out in progress, and that mark would
+// win, leaving a stored page "in progress" for good. A result (not a deferral)
+// counts for the node.
+func (t *Table) Settle(nodeName string, task frontier.Task, result bool) bool {
+	lease, ok := t.inflight[task.URL]
+	n := t.nodes[nodeName]
+	if !ok || lease != task.Lease {
+		if n != nil {
+			n.late++
+		}
+		t.late++
+		return false
+	}
+	delete(t.inflight, task.URL)
+	for _, nn := range t.nodes { // whoever holds it (the sender, or the worker it moved to)
+		if held, ok := nn.held[task.URL]; ok && (held.Lease == lease || nn == n) {
+			t.unhand(nn, held)
+		}
+	}
+	if n != nil && result {
+		n.results++
+	}
+	return true
+}
+
+// Counts returns the tasks waiting at the master and those handed out.
+func (t *Table) Counts() (pending, out int) { return t.pending, len(t.inflight) }
+
+// Withdraw takes the tasks drop selects out of the units' queues (they are returned,
+// for the front to end as withdrawn) and says which hand-outs each live worker holds
+// of them.
+func (t *Table) Withdraw(drop func(frontier.Task) bool) (dropped []frontier.Task, held map[string][]frontier.Task) {
+	for _, u := range t.units {
+		kept := u.tasks[:0]
+		for _, task := range u.tasks {
+			if !drop(task) {
+				kept = append(kept, task)
+				continue
+			}
+			t.pending--
+			dropped = append(dropped, task)
+		}
+		clear(u.tasks[len(kept):])
+		u.tasks = kept
+	}
+	for name, n := range t.nodes {
+		if n.state == view.NodeDead {
+			continue
+		}
+		for _, task := range n.held {
+			if drop(task) {
+				if held == nil {
+					held = map[string][]frontier.Task{}
+				}
+				held[name] = append(held[name], task)
+			}
+		}
+	}
+	return dropped, held
+}
+
+// HostsOf are the hosts the units' tasks were on, sorted (a release names them).
+func (t *Table) HostsOf(units []string) []string {
+	set := map[string]bool{}
+	for _, name := range units {
+		if u := t.units[name]; u != nil {
+			for h := range u.hosts {
+				set[h] = true
+			}
+		}
+	}
+	return sortedKeys(set)
+}
+
+// heldBack lists n's hand-outs, newest first, as requeue wants them (each goes
+// first in line: they go back in the order they were handed out).
+func heldBack(n *node) []frontier.Task {
+	held := slices.Collect(maps.Values(n.held))
+	sort.Slice(held, func(i, j int) bool { return held[i].Lease > held[j].Lease })
+	return held
+}

@@ -1,0 +1,194 @@
+package master
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/balance"
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/view"
+)
+
+// keepAll is a front that keeps every task handed back and notes hand-outs.
+type keepAll struct{ out, back int }
+
+func (f *keepAll) HandedOut(frontier.Task) { f.out++ }
+func (f *keepAll) HandedBack(frontier.Task) bool {
+	f.back++
+	return true
+}
+
+func (t *Table) addNode(name string) *node {
+	n := &node{name: name, inc: "i", state: view.NodeActive, units: map[string]bool{}, held: map[string]frontier.Task{}}
+	t.nodes[name] = n
+	return n
+}
+
+// balanceOptions are the crawl's default balancing settings.
+func balanceOptions() balance.Options {
+	b := config.DefaultOptions().Balance
+	return balance.Options{Threshold: b.Threshold, CounterThreshold: b.CounterThreshold,
+		IterationThreshold: b.IterationThreshold, Seed: uint64(time.Now().UnixNano())}
+}
+
+// TestJoinsDealEachKindOfUnitEvenly: the assignment as workers join (news sites
+// spread evenly; every social site goes to every worker, each with a disjoint share
+// of its keywords). Whether the workers join at once or one after another while the
+// master already deals to the first, each ends with 1-2 of the 4 news sites and 2-3
+// of each social site's 8 keyword shards. Dealing by the total alone, the first
+// worker kept only keyword shards after the others joined.
+func TestJoinsDealEachKindOfUnitEvenly(t *testing.T) {
+	t.Parallel()
+	news := []string{"alpha.test", "bravo.test", "charlie.test", "delta.test"}
+	social := []string{"social1.test", "social2.test"}
+	for _, tc := range []struct {
+		name  string
+		joins [][]string // workers joining together, in turn
+	}{
+		{"all at once", [][]string{{"w1", "w2", "w3"}}},
+		{"one after another", [][]string{{"w1"}, {"w2"}, {"w3"}}},
+		{"two, then one", [][]string{{"w1", "w2"}, {"w3"}}},
+		{"in reverse name order", [][]string{{"w3"}, {"w2"}, {"w1"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tb := New(&keepAll{}, nil, 1)
+			addUnit := func(site, keyword string) {
+				host := "www." + site
+				tb.Add(frontier.Task{URL: "http://" + host + "/" + keyword, Host: host, Site: site, Keyword: keyword})
+			}
+			for _, s := range news {
+				addUnit(s, "")
+			}
+			for _, s := range social {
+				for k := range 8 {
+					addUnit(s, fmt.Sprintf("kw%d", k))
+				}
+			}
+			for _, group := range tc.joins {
+				for _, name := range group {
+					tb.addNode(name)
+				}
+				tb.spread()
+			}
+			for _, name := range sortedKeys(tb.nodes) {
+				held := map[string]int{}
+				for u := range tb.nodes[name].units {
+					if q := tb.units[u]; q.owner != name || q.next != "" {
+						t.Errorf("%s counts %s, owned by %q (next %q)", name, u, q.owner, q.next)
+					}
+					held[unitKind(u)]++
+				}
+				if held[""] < 1 || held[""] > 2 {
+					t.Errorf("%s holds %d of the 4 news sites; want 1 or 2 (holds %v)", name, held[""], held)
+				}
+				for _, s := range social {
+					if held[s] < 2 || held[s] > 3 {
+						t.Errorf("%s holds %d of the 8 keyword shards of %s; want 2 or 3 (holds %v)", name, held[s], s, held)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestBalancePlanAndApply: balancing on a master's table. With costs skewed onto one
+// worker, the plan moves units off it and lowers the variance of the workers'
+// weight totals; applying moves units at once when their owner holds none of their
+// tasks, and waits (refusing another rebalance meanwhile) when it does. One worker
+// has nothing to balance.
+func TestBalancePlanAndApply(t *testing.T) {
+	t.Parallel()
+	tb := New(&keepAll{}, nil, 1)
+	for _, name := range []string{"w1", "w2", "w3"} {
+		tb.addNode(name)
+	}
+	// w1 holds the four dear sites, w2 and w3 two cheap ones each.
+	cost := map[string]float64{"a.test": 40, "b.test": 30, "c.test": 20, "d.test": 10, "e.test": 1, "f.test": 1, "g.test": 1, "h.test": 1}
+	owner := map[string]string{"a.test": "w1", "b.test": "w1", "c.test": "w1", "d.test": "w1", "e.test": "w2", "f.test": "w2", "g.test": "w3", "h.test": "w3"}
+	for u, w := range owner {
+		tb.units[u] = &unit{owner: w, hosts: map[string]bool{"www." + u: true}}
+		tb.nodes[w].units[u] = true
+		tb.AddCost(u, time.Duration(cost[u]*float64(time.Second)))
+	}
+	for _, u := range []string{"a.test", "b.test", "c.test", "d.test"} { // w1 is fetching each of its sites
+		tb.units[u].out = 1
+		tb.nodes["w1"].held["http://www."+u+"/"] = frontier.Task{URL: "http://www." + u + "/", Host: "www." + u, Site: u, Lease: 1}
+	}
+
+	// A worker the operator paused gets no units: its lanes would hold them
+	// paused (a walkthrough saw the plan move a site onto one). Nor does the
+	// unit of a new site go there.
+	tb.nodes["w3"].state = view.NodePaused
+	if p, err := tb.PlanBalance(balanceOptions()); err != nil {
+		t.Fatal(err)
+	} else {
+		for _, mv := range p.Units {
+			if mv.To == "w3" || mv.From == "w3" {
+				t.Errorf("plan moves %s from %s to %s while w3 is paused", mv.Unit, mv.From, mv.To)
+			}
+		}
+	}
+	if got := tb.pick("new.test"); got == "w3" {
+		t.Errorf("a new site went to the paused w3")
+	}
+	tb.nodes["w3"].state = view.NodeActive
+
+	p, err := tb.PlanBalance(balanceOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Workers || len(p.Units) == 0 || !(p.VarianceAfter < p.VarianceBefore) {
+		t.Fatalf("plan %+v: want units to move and the variance to fall", p)
+	}
+	fromW1 := 0
+	for _, mv := range p.Units {
+		if mv.From == "w1" {
+			fromW1++
+		}
+	}
+	if fromW1 == 0 {
+		t.Fatalf("plan %+v moves nothing off w1, which holds the dear sites", p.Units)
+	}
+	moved, release, err := tb.ApplyBalance(p)
+	if err != nil || moved != len(p.Units) {
+		t.Fatalf("apply: %d of %d moved, %v", moved, len(p.Units), err)
+	}
+	for _, mv := range p.Units {
+		q := tb.units[mv.Unit]
+		switch {
+		case mv.From == "w1" && (q.owner != "w1" || q.next != mv.To):
+			t.Errorf("%s: owner %s, next %q; want it on w1 until its task reports, then %s", mv.Unit, q.owner, q.next, mv.To)
+		case mv.From == "w1" && !strings.Contains(strings.Join(release["w1"], " "), mv.Unit):
+			t.Errorf("%s moves off w1, which holds a task of it, but w1 is not asked to release it (%v)", mv.Unit, release)
+		case mv.From != "w1" && q.owner != mv.To:
+			t.Errorf("%s: owner %s; nothing of it was in flight, want it on %s at once", mv.Unit, q.owner, mv.To)
+		}
+	}
+	if _, _, err := tb.ApplyBalance(p); !errors.Is(err, ErrBalancing) {
+		t.Errorf("a second rebalance while sites are moving: %v, want ErrBalancing", err)
+	}
+	w1 := tb.nodes["w1"]
+	for _, task := range w1.held { // w1's fetches report: the sites move now
+		tb.unhand(w1, task)
+	}
+	for _, mv := range p.Units {
+		if q := tb.units[mv.Unit]; q.owner != mv.To {
+			t.Errorf("%s on %s after its last task reported; want %s", mv.Unit, q.owner, mv.To)
+		}
+	}
+	if _, _, err := tb.ApplyBalance(view.RebalancePlan{Workers: true}); err != nil {
+		t.Errorf("a rebalance once the moves are done: %v", err)
+	}
+	for name := range tb.nodes {
+		if name != "w1" {
+			tb.nodes[name].state = view.NodeDead
+		}
+	}
+	if p, _ := tb.PlanBalance(balanceOptions()); len(p.Units) != 0 || !strings.Contains(p.Summary, "nothing to balance") {
+		t.Errorf("one live worker: %+v", p)
+	}
+}
