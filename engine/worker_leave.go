@@ -1,0 +1,189 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+)
+
+// Leave ends the worker gracefully: it stops taking tasks, hands back those it has
+// not fetched, finishes the ones in hand, publishes their results and tells the
+// master it is gone. ctx bounds the whole wait; so does LeaveGrace while the
+// connection to the master's server is down (the master killed with its embedded
+// server, or out of reach). The worker is closed when Leave returns; a *LeaveError
+// says what the master did not get.
+func (w *Worker) Leave(ctx context.Context) error {
+	lctx, done := w.leaveContext(ctx)
+	defer done()
+	w.stopTasks()
+	e := w.e
+	e.mu.Lock()
+	back := e.offBoard(e.board.TakeAll())
+	e.mu.Unlock()
+	handErr := w.sendLeave(lctx, back, false)
+	notBack := 0 // unfetched URLs the master did not confirm taking back
+	if handErr != nil {
+		notBack = len(back)
+	}
+	// Tasks in hand finish and report; lanes retire as the board is empty.
+	for {
+		e.mu.Lock()
+		busy := e.inHand
+		e.mu.Unlock()
+		if busy == 0 {
+			break
+		}
+		select {
+		case <-lctx.Done():
+			return w.gaveUp(lctx, fmt.Errorf("%d fetches still in hand", busy), notBack)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	close(w.flush)
+	select {
+	case <-w.pubDone:
+	case <-lctx.Done():
+		return w.gaveUp(lctx, errors.New("results still unpublished"), notBack)
+	}
+	// The final leave buries the worker at the master, which queues again what it
+	// still held: the unfetched URLs too, had the hand-back above failed.
+	if err := w.sendLeave(lctx, nil, true); err != nil {
+		return w.gaveUp(lctx, fmt.Errorf("the master did not confirm the leave: %w", err), notBack)
+	}
+	w.Close()
+	return nil
+}
+
+// ErrMasterUnreachable is a LeaveError's cause when the connection to the master's
+// NATS server stayed down for the leave grace (WorkerOptions.LeaveGrace).
+var ErrMasterUnreachable = errors.New("master unreachable")
+
+// LeaveError is Leave's error when the worker stopped before the master had all it
+// held. None of it is lost to the crawl: the master queues those URLs again when it
+// restarts (every URL it had handed out) or declares the worker dead (silent past the
+// heartbeat timeout), and they are fetched again.
+type LeaveError struct {
+	// Cause is why the leave ended early: ErrMasterUnreachable, ctx's error, or the
+	// master not confirming the final leave.
+	Cause error
+	// Results are fetched results the master's server had not acknowledged.
+	Results int
+	// URLs are URLs neither reported nor handed back: unfetched ones the master did
+	// not confirm taking back, and fetches cut short.
+	URLs int
+}
+
+func (e *LeaveError) Error() string {
+	if !e.Lost() {
+		return fmt.Sprintf("%v; every result was delivered and every URL handed back", e.Cause)
+	}
+	return fmt.Sprintf("%v: %d fetched results not delivered, %d URLs not handed back; "+
+		"the master queues their URLs again when it restarts or declares this worker dead", e.Cause, e.Results, e.URLs)
+}
+
+func (e *LeaveError) Unwrap() error { return e.Cause }
+
+// Lost reports whether the master lacks anything of what the worker held.
+func (e *LeaveError) Lost() bool { return e.Results > 0 || e.URLs > 0 }
+
+// gaveUp closes a worker whose leave could not finish (what it was waiting for) and
+// says what the master did not get; notBack are unfetched URLs it did not take back.
+func (w *Worker) gaveUp(lctx context.Context, what error, notBack int) error {
+	cause := what
+	if c := context.Cause(lctx); errors.Is(c, ErrMasterUnreachable) {
+		cause = fmt.Errorf("%w (no connection to its NATS server for %v)", ErrMasterUnreachable, w.o.LeaveGrace)
+	} else if c != nil {
+		cause = fmt.Errorf("%v at leave: %w", what, c)
+	}
+	w.stop() // from here a fetch that ends drops its result: counted as in hand
+	w.e.mu.Lock()
+	cut := w.e.inHand
+	w.e.mu.Unlock()
+	w.Close() // the publisher has stopped once it returns
+	return &LeaveError{Cause: cause, Results: int(w.unacked.Load()), URLs: notBack + cut}
+}
+
+// leaveContext is ctx, also ended (cause ErrMasterUnreachable) once the connection to
+// the master's server has stayed down for LeaveGrace; a reconnect starts it over.
+func (w *Worker) leaveContext(ctx context.Context) (context.Context, func()) {
+	lctx, cancel := context.WithCancelCause(ctx)
+	changed := w.nc.StatusChanged() // before reading the status: no change is missed
+	go func() {
+		defer w.nc.RemoveStatusListener(changed)
+		var grace *time.Timer
+		var expired <-chan time.Time
+		defer func() {
+			if grace != nil {
+				grace.Stop()
+			}
+		}()
+		for {
+			switch up := connUp(w.nc.Status()); {
+			case up && grace != nil:
+				grace.Stop()
+				grace, expired = nil, nil
+			case !up && grace == nil:
+				grace = time.NewTimer(w.o.LeaveGrace)
+				expired = grace.C
+			}
+			select {
+			case <-lctx.Done():
+				return
+			case _, ok := <-changed: // a wake-up: the status is read again
+				if !ok {
+					changed = nil
+				}
+			case <-expired:
+				cancel(ErrMasterUnreachable)
+				return
+			}
+		}
+	}()
+	return lctx, func() { cancel(nil) }
+}
+
+// connUp reports whether a connection in status s reaches its server.
+func connUp(s nats.Status) bool {
+	return s == nats.CONNECTED || s == nats.DRAINING_SUBS || s == nats.DRAINING_PUBS
+}
+
+func (w *Worker) sendLeave(ctx context.Context, tasks []frontier.Task, final bool) error {
+	data, err := cluster.Encode(&wire.Leave{Node: w.o.Node, Incarnation: w.inc, Tasks: tasks, Final: final})
+	if err != nil {
+		return err
+	}
+	_, err = w.request(ctx, w.sub.Leave(), data, 5*time.Second)
+	return err
+}
+
+// stop tells the worker's goroutines and lanes to stop waiting for the master.
+func (w *Worker) stop() {
+	w.mu.Lock()
+	if !w.closed {
+		w.closed = true
+		close(w.quit)
+		w.cancel()
+	}
+	w.mu.Unlock()
+}
+
+// Close stops the worker at once, without a leave: the master finds it silent and
+// gives what it held to others.
+func (w *Worker) Close() {
+	w.stop()
+	w.stopTasks()
+	if w.ctlSub != nil {
+		w.ctlSub.Unsubscribe()
+	}
+	if w.e != nil {
+		w.e.Close()
+	}
+	w.bg.Wait()
+}
