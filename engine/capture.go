@@ -16,9 +16,10 @@ import (
 // (Exchange.Failed). On a distributed crawl this runs on the master with
 // the exchanges the worker sent.
 //
-// With keepPage the final exchange is not stored but returned: it goes with the page
+// refetch says the page was stored before (its records are revisits). With
+// keepPage the final exchange is not stored but returned: it goes with the page
 // (store.Page.Capture), in the page's transaction and sharing its compressed body.
-func (e *Engine) saveCaptures(o Outcome, keepPage bool) *store.Capture {
+func (e *Engine) saveCaptures(o Outcome, refetch, keepPage bool) *store.Capture {
 	res, xs := o.Res, o.Hops
 	if res != nil {
 		xs = res.Exchanges
@@ -35,7 +36,7 @@ func (e *Engine) saveCaptures(o Outcome, keepPage bool) *store.Capture {
 			URL: ex.URL, FetchedAt: ex.At, Status: ex.Status, StatusLine: ex.StatusLine,
 			RequestHead: ex.RequestHead, ResponseHead: ex.ResponseHead, RemoteIP: ex.RemoteIP,
 			Decoded: ex.Decoded, Body: ex.Body, Lane: o.Lane, Egress: o.Egress, Node: o.Node,
-			Refetch: o.prev != nil,
+			Refetch: refetch,
 		}
 		if ex.BodyCut {
 			c.Truncated = fetch.TruncatedLength

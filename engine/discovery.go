@@ -13,7 +13,6 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
-	"github.com/crawlconsole/crawlconsole/engine/robots"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -150,22 +149,6 @@ func (d *discovery) seeds(o DiscoveryOptions) []string {
 		}
 	}
 	return out
-}
-
-// attachRobotsSitemaps puts the origin's robots.txt Sitemap lines on the first
-// response from it (lane side). rules is nil when robots.txt is not read.
-func (e *Engine) attachRobotsSitemaps(u *url.URL, rules *robots.Rules, res *fetch.Result) {
-	if !e.opts.Discovery.Enabled || res == nil {
-		return
-	}
-	origin := u.Scheme + "://" + u.Host
-	if _, seen := e.sitemapOrigins.LoadOrStore(origin, struct{}{}); seen {
-		return
-	}
-	res.RobotsRead = true
-	if rules != nil {
-		res.RobotsSitemaps = rules.Sitemaps
-	}
 }
 
 // discoverFrom is the frontier side of discovery for one fetched response: it

@@ -29,7 +29,8 @@
 // parallel, and a lane that runs dry retires. Adjacency is judged per egress address,
 // since that is what a server sees. lanes.Board binds tasks to lanes; lanes.Gate keeps
 // adjacent requests from one address apart across lanes and caps each host's rate.
-// lane.go runs a lane.
+// lanes.Runner runs each lane (package lanes, over the engine as its lanes.Front:
+// laneport.go).
 //
 // # M2 adaptive revisit (package revisit)
 //
@@ -54,7 +55,8 @@
 // were refused it claims another from the egress account table, and when none is
 // free the host goes on the host_disable_list (two hours by default) with its URLs
 // deferred, never dropped. Package egress holds the rotation, the account table and
-// the refusal classifier; egress.go joins them to the lanes.
+// the refusal classifier; package lanes/route joins them to the lanes (one link per
+// egress with its cookie sessions) and routes.go builds them for a crawl.
 //
 // Declared sites are crawled in rounds (sites.go, rounds.go). A news site is crawled
 // from its entry URL and its pages are kept when they hold a keyword; a social site
@@ -85,13 +87,13 @@
 // threshold goes to the positive cache, filed by registered domain, then host; a
 // failed or slow one goes to a weighted negative cache. TTLs are honoured, a stale
 // answer is served when upstream fails, and concurrent requests for one name share one
-// upstream query. dns.go builds the cache and feeds it the queue's hosts.
+// upstream query. lanes.NewResolver builds the cache and lanes.Prefetcher feeds it the queue's hosts.
 //
 // # One URL's way
 //
 // seed -> queue.go (normalise, scope, dedupe, store insert, confirm) -> lanes.Board
-// (M1 lane) -> lane.go (robots, politeness gate, fetch through the lane's egress,
-// classify, M3) -> record.go: store.SavePage with the links it found and the page's
+// (M1 lane) -> lanes.Runner (robots, politeness gate, fetch through the lane's
+// egress, classify, M3) -> record.go: store.SavePage with the links it found and the page's
 // revisit state (M2) -> queue.go for each link. Later, revisit_sched.go puts the page
 // back on the board when it is due again; the refetch replaces the stored page.
 //
@@ -106,9 +108,11 @@
 //   - worker (StartWorker, worker.go): the lane half (lanes, gate, robots, egress
 //     rotation, DNS cache, fetching) with no store.
 //
-// The seam between the halves is frontPort (record.go): what a lane needs from the
-// frontier side (prepare a refetch, mark a task begun or abandoned, deliver its
-// Outcome, defer URLs, record a refusal). On one box and on a master the port is
+// The seam between the halves is lanes.Front, the port the lanes define: what a
+// lane needs from a front (its next task and the board's bookkeeping, prepare a
+// refetch, mark a task begun or abandoned, deliver its Outcome, defer URLs, record a
+// refusal, the counters). laneport.go is the engine's side of it; the record half
+// of it goes through frontPort (record.go). On one box and on a master the port is
 // localFront, which records into the store in process (record). On a worker it is
 // remoteFront (worker.go), which sends each Outcome to the master as a result over
 // NATS, and each URL it set aside as a deferral (a message of its own: the master
@@ -135,6 +139,7 @@
 // one exception: a worker's egress claim from its master runs inside the rotation
 // (seed 003 step 3-2-3), bounded by a 2 s timeout. Order: Engine.mu, then the egress
 // rotation's lock, then the dedupe shards; Engine.mu before the politeness gate's lock
-// (the gate calls hostInterval, which takes Engine.mu, only outside its own). Store
+// (the gate calls lanes.Runner.HostInterval, which takes Engine.mu, only outside
+// its own). The lanes share Engine.mu (lanes.Runner.Mu). Store
 // callbacks (LinkResult, AfterCommit) take Engine.mu on the writer's goroutine.
 package engine

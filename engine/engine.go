@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -18,7 +17,6 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
-	"github.com/crawlconsole/crawlconsole/engine/robots"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -29,24 +27,15 @@ type Engine struct {
 	st     *store.Store
 	scope  *frontier.Scope
 	dedupe *frontier.Dedupe
-	gate   *lanes.Gate
-	robots *robots.Cache   // robots.txt rules per origin, kept at most etiquette.robots_cache_for (RFC 9309)
-	egress []*route.Link   // by board egress index; grows when egresses are claimed (guarded by mu)
+	run    *lanes.Runner   // the lanes: their runs, egress links, robots.txt and crawl-delays
+	gate   *lanes.Gate     // the lanes' politeness gate (nil on a master)
 	pool   *egress.Pool    // M3 rotation; nil for the direct route
 	dns    *dnscache.Cache // M5: the resolver of every egress
-	fcfg   fetch.Config    // for egresses added at run time
-	dialer *fetch.Dialer   // checks cross-host redirect targets (SSRF)
 	disc   *discovery      // feeds and sitemaps; nil when discovery is off or on a worker
 
-	// sitemapOrigins are the origins whose robots.txt Sitemap lines went out on a
-	// response (lane side; a sync.Map of string -> struct{}, off e.mu: every
-	// response asks it).
-	sitemapOrigins sync.Map
-	// ssrfWarned are the hosts whose refusal by the SSRF guard was logged (a
-	// sync.Map of lower-case host -> struct{}): once per host, not per URL.
+	// ssrfWarned are the (worker, host) pairs whose refusal by a worker's SSRF guard
+	// was logged (a sync.Map of string -> struct{}): once each, not per URL.
 	ssrfWarned sync.Map
-
-	judge *egress.Classifier // one classifier of refusals for every route (the pool's with rotation)
 
 	accounts *route.Accounts // egress account table persistence
 	deferred []deferredTask  // deferrals waiting for flushDeferred (guarded by mu)
@@ -63,13 +52,12 @@ type Engine struct {
 
 	mu          sync.Mutex
 	board       *lanes.Board
-	lanes       map[int]*laneState
+	lanes       map[int]*lanes.Slot // the lanes running, by id, for the console
 	state       State
 	startedAt   time.Time
 	paused      bool
 	wake        chan struct{} // closed (and replaced) whenever something paused may go on
 	pausedHosts map[string]bool
-	crawlDelay  map[string]time.Duration
 	q           queueState
 	outstanding int                  // URLs handed to the store whose insert result has not come back
 	maybeNew    map[string]struct{}  // Bloom "maybe" links the store did not have when asked, until it reports them
@@ -99,20 +87,6 @@ type Engine struct {
 
 	front   frontPort      // where lanes hand their tasks' outcomes: this process's store, or the master
 	cluster *masterRuntime // M4: the workers of a distributed crawl; nil in one process
-}
-
-// laneState is the runtime face of a lane, for the console.
-type laneState struct {
-	lane      *lanes.Lane
-	status    LaneStatus
-	current   string
-	nextFetch time.Time
-	fetchEnd  time.Time // when the lane's last response ended (its pause runs from here)
-
-	// An operator's task (steering, lanes.Board.AddFirst) joined the head
-	// of the lane's queue; a lane waiting with an ordinary task in hand trades it.
-	kick   chan struct{} // signalled (never blocking) when such a task joins
-	urgent bool          // the task in hand is one: it goes first at the gate
 }
 
 // role is which half (or both) of a crawl an Engine runs (M4).
@@ -171,14 +145,12 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 		role:        r,
 		st:          st,
 		scope:       scope,
-		robots:      &robots.Cache{TTL: opts.Etiquette.RobotsCacheFor, Retry: opts.Etiquette.RobotsRetry, Now: opts.Now},
 		ctx:         ctx,
 		cancel:      cancel,
-		lanes:       map[int]*laneState{},
+		lanes:       map[int]*lanes.Slot{},
 		state:       StateStarting,
 		wake:        make(chan struct{}),
 		pausedHosts: map[string]bool{},
-		crawlDelay:  map[string]time.Duration{},
 		maybeNew:    map[string]struct{}{},
 		done:        make(chan struct{}),
 		failed:      make(chan struct{}),
@@ -203,6 +175,11 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 		return fail(err)
 	}
 	e.front = localFront{e}
+	e.run = lanes.NewRunner(ctx, &e.mu, &e.opts, lanePort{e})
+	e.run.SSRFFix = "start the crawl with --allow-private %s (on a distributed crawl, the workers need it too)"
+	if r == roleWorker {
+		e.run.SSRFFix = "start this worker with --allow-private %s (every worker that may fetch it needs it)"
+	}
 	e.sites.Store(newSiteBook(&e.opts))
 	e.sites.Load().declare(&e.rv.classes) // M3: social sites' domains are class soc
 	e.round = newRoundRuntime(st)
@@ -220,6 +197,7 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 	}
 	if r == roleMaster { // the workers resolve, fetch and rotate egresses
 		e.board = lanes.NewBoard(opts.Lanes.Max, nil)
+		e.run.Board = e.board
 		return e, nil
 	}
 	var resolver fetch.Resolver = opts.Resolver
@@ -243,7 +221,8 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 	if err := e.setupEgress(resolver, guard, fcfg, we); err != nil {
 		return fail(err)
 	}
-	e.gate = &lanes.Gate{MinGap: opts.Lanes.DelayMin, Interval: e.hostInterval, Adapt: gateAdaptive(opts.Politeness), Pacer: opts.Pacer, Now: opts.Now}
+	e.gate = &lanes.Gate{MinGap: opts.Lanes.DelayMin, Interval: e.run.HostInterval, Adapt: lanes.AdaptiveOf(opts.Politeness), Pacer: opts.Pacer, Now: opts.Now}
+	e.run.Gate = e.gate
 	return e, nil
 }
 
@@ -307,7 +286,7 @@ func (e *Engine) Start() error {
 		go func() { defer e.wg.Done(); e.accounts.Run(e.ctx.Done()) }()
 	}
 	e.logf(LevelInfo, 0, "", "crawl started: %d lanes max, %d egress, delay %v..%v, host cap %.3g/s",
-		e.opts.Lanes.Max, len(e.egress), e.opts.Lanes.DelayMin, e.opts.Lanes.DelayMax, e.opts.HostRate)
+		e.opts.Lanes.Max, len(e.run.Links), e.opts.Lanes.DelayMin, e.opts.Lanes.DelayMax, e.opts.HostRate)
 	if e.resumed > 0 {
 		e.logf(LevelInfo, 0, "", "resumed: %d in-progress URLs went back to the queue", e.resumed)
 	}
@@ -400,9 +379,7 @@ func (e *Engine) Stop() {
 		e.mu.Lock()
 		e.state = StateDone
 		e.mu.Unlock()
-		for _, eg := range e.egress {
-			eg.F.Close()
-		}
+		e.run.Close()
 		if e.pool != nil {
 			e.pool.Close()
 		}
@@ -420,11 +397,11 @@ func (e *Engine) closeLanes(at time.Time) {
 	var lanes []open
 	e.mu.Lock()
 	for id, ls := range e.lanes {
-		lanes = append(lanes, open{id, ls.lane.Done()})
+		lanes = append(lanes, open{id, ls.Lane.Done()})
 	}
 	e.mu.Unlock()
 	// Submitted without e.mu: a full write queue waits for the writer, whose
-	// callbacks take e.mu (as nextTask does for a lane that ran dry).
+	// callbacks take e.mu (as lanePort.Next does for a lane that ran dry).
 	for _, l := range lanes {
 		e.st.LaneRetired(l.id, at, l.done)
 	}
@@ -462,9 +439,7 @@ func (e *Engine) Stats() Stats {
 	}
 	s.Deferred = t.Deferred
 	if e.opts.Cookies.Enabled && e.role != roleMaster { // a master fetches nothing
-		e.mu.Lock()
-		cs := route.CookieStats(e.egress)
-		e.mu.Unlock()
+		cs := e.run.CookieStats()
 		s.Cookies = &cs
 	}
 	s.Revisit = e.revisitStats()
@@ -559,30 +534,9 @@ func (e *Engine) persistEvents() {
 	}
 }
 
-func (e *Engine) redirectPause(c *fetch.Config) { c.RedirectPause = e.delay }
-
-// delay draws a lane's random pause (M1: longer than a human click interval).
-func (e *Engine) delay() time.Duration {
-	lo, hi := e.opts.Lanes.DelayMin, e.opts.Lanes.DelayMax
-	if hi <= lo {
-		return lo
-	}
-	return lo + time.Duration(rand.Int64N(int64(hi-lo)))
-}
-
-// sleep waits d or until the engine stops; false means stop.
-func (e *Engine) sleep(d time.Duration) bool {
-	if d <= 0 {
-		return e.ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-e.ctx.Done():
-		return false
-	}
+// redirectPause makes a same-host redirect hop wait a lane's pause (M1).
+func (e *Engine) redirectPause(c *fetch.Config) {
+	c.RedirectPause = func() time.Duration { return lanes.Delay(e.opts.Lanes) }
 }
 
 // sortedKeys returns a map's keys in order.

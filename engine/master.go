@@ -290,8 +290,9 @@ func (m *masterRuntime) onResult(msg jetstream.Msg) {
 		// dropped in mind. Read after the drop, it was a first fetch every time (no
 		// history for the estimator, no date hints: a source's last read unknown).
 		o := outcomeOf(&r)
-		o.prev, o.track = e.revisitStateOf(o.Task, revisit)
-		o.primed = true
+		p := prior{}
+		p.page, p.track = e.revisitStateOf(o.Task, revisit)
+		o.Note = p
 		e.record(o)
 	}
 	m.committed(msg)

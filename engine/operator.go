@@ -42,7 +42,7 @@ func (e *Engine) Snapshot() Snapshot {
 		row := Lane{ID: v.ID, Egress: v.Egress, Hosts: sortedKeys(v.Hosts), Parents: len(v.Parents),
 			Queued: v.Queued, Done: v.Done, Paused: v.Paused}
 		if ls != nil {
-			row.Status, row.Current, row.NextFetch = ls.status, ls.current, ls.nextFetch
+			row.Status, row.Current, row.NextFetch = ls.Status, ls.Current, ls.NextFetch
 		}
 		if v.Paused {
 			row.Status = LanePaused

@@ -77,8 +77,8 @@ func TestPauseStopsALaneWaitingWithATaskInHand(t *testing.T) {
 				e.mu.Lock()
 				mu.Lock()
 				for _, ls := range e.lanes {
-					if ls.status == LaneWaiting && ls.current != "" {
-						path := ls.current[strings.Index(ls.current[len("http://"):], "/")+len("http://"):]
+					if ls.Status == LaneWaiting && ls.Current != "" {
+						path := ls.Current[strings.Index(ls.Current[len("http://"):], "/")+len("http://"):]
 						if _, done := requested[path]; !done {
 							victim = path
 						}

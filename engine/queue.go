@@ -8,7 +8,6 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/discover"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
-	"github.com/crawlconsole/crawlconsole/engine/lanes"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -390,19 +389,4 @@ func (e *Engine) extractLinks(t frontier.Task, res *fetch.Result, known *[]strin
 		out = append(out, rec)
 	}
 	return out
-}
-
-// startLane launches a lane's goroutine. Caller holds e.mu.
-func (e *Engine) startLane(l *lanes.Lane) {
-	if e.ctx.Err() != nil {
-		// Stopping: a store callback placing a task late (a link insert committed
-		// by Stop's flush) opens no lane. Its goroutine would write to a store that
-		// is closing (LaneOpened: ErrClosed) and join a WaitGroup Stop has waited
-		// on; the task stays queued in the store for the next run.
-		return
-	}
-	ls := &laneState{lane: l, status: LaneIdle, kick: make(chan struct{}, 1)}
-	e.lanes[l.ID] = ls
-	e.wg.Add(1)
-	go e.runLane(ls)
 }

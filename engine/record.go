@@ -14,27 +14,20 @@ import (
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
-// Outcome is how one task ended on a lane: plain data, all that a worker sends back
-// to the master for it (M4). The frontier side records it (record).
-type Outcome struct {
-	Task   frontier.Task
-	Lane   int
-	Egress string        // name of the egress the request left from
-	Node   string        // worker that fetched it (M4); "" in one process
-	Kind   string        // error kind (fetch.Kind*, refused, robots, ...); "" = a response to record by its status
-	Res    *fetch.Result // the response, if one came
-	At     time.Time     // when the response ended
-	// Hops are the responses received before a fetch failed with no Result
-	// (fetch.Error.Exchanges; Res nil): the redirects answered, and a final response
-	// whose body failed mid-read, cut. Stored for the WARC export, nothing else.
-	Hops []fetch.Exchange
+// prior is a page's revisit state before its fetch, as the front read it when a
+// lane prepared the task (Outcome.Note, never on the wire): page nil for a first
+// fetch; track false when it could not be read.
+type prior struct {
+	page  *revisit.Page
+	track bool
+}
 
-	// Set on this side by frontPort.prepare (never on the wire): the page's revisit
-	// state before this fetch, nil for a first fetch; track is false when it could
-	// not be read.
-	prev   *revisit.Page
-	track  bool
-	primed bool
+// priorOf is the page state before o's fetch: the note prepare left, else read now.
+func (e *Engine) priorOf(o Outcome) (*revisit.Page, bool) {
+	if p, ok := o.Note.(prior); ok {
+		return p.page, p.track
+	}
+	return e.revisitState(o.Task)
 }
 
 // recordHeaders are the response headers record reads; a worker sends only these
@@ -68,9 +61,10 @@ type frontPort interface {
 type localFront struct{ e *Engine }
 
 func (f localFront) prepare(o *Outcome) {
-	o.prev, o.track = f.e.revisitState(o.Task)
-	o.primed = true
-	if o.prev != nil {
+	p := prior{}
+	p.page, p.track = f.e.revisitState(o.Task)
+	o.Note = p
+	if p.page != nil {
 		f.e.setValidators(&o.Task)
 	}
 }
@@ -115,10 +109,7 @@ func (e *Engine) setValidators(t *frontier.Task) {
 // due time.
 func (e *Engine) record(o Outcome) {
 	t, res := o.Task, o.Res
-	if !o.primed {
-		o.prev, o.track = e.revisitState(t)
-	}
-	prev, track := o.prev, o.track
+	prev, track := e.priorOf(o)
 	refetch := prev != nil
 	failed, observed := store.Failed, false
 	if refetch {
@@ -134,7 +125,7 @@ func (e *Engine) record(o Outcome) {
 		e.c.response(res.Status)
 		e.c.bytesFetched.Add(int64(len(res.Body)))
 		e.countCost(t, res)
-		capture = e.saveCaptures(o, o.Kind == "" && res.Status/100 == 2)
+		capture = e.saveCaptures(o, refetch, o.Kind == "" && res.Status/100 == 2)
 		if res.RobotsRead && e.disc != nil {
 			// The origin's robots.txt Sitemap lines ride on its first response,
 			// whatever it was: a 404 or a redirect never reaches discoverFrom, and
@@ -144,7 +135,7 @@ func (e *Engine) record(o Outcome) {
 	} else {
 		// No response, and none counted; but the redirects answered before the
 		// fetch failed (Outcome.Hops) are archived like any response received.
-		e.saveCaptures(o, false)
+		e.saveCaptures(o, refetch, false)
 	}
 	l := o.Lane
 	switch {

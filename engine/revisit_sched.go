@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/lanes"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -228,7 +229,7 @@ func (e *Engine) addUrgent(t frontier.Task) {
 	}
 	if ls := e.lanes[p.Lane.ID]; ls != nil {
 		select {
-		case ls.kick <- struct{}{}:
+		case ls.Kick <- struct{}{}:
 		default: // already told
 		}
 	}
@@ -239,19 +240,19 @@ func (e *Engine) addUrgent(t frontier.Task) {
 // the lane then takes the operator's task without pausing again (it has served its
 // pause before taking t). A task withdrawn meanwhile (:keyword rm, :site rm) is not
 // given back but dropped: its end as steered_out is written by flushSteeredOut.
-// Caller holds e.mu; the caller still releases t (releaseTask(t, false)).
-func (e *Engine) swapForUrgent(ls *laneState, t frontier.Task) (swapped, dropped bool) {
-	if ls.urgent || !e.board.UrgentAhead(ls.lane) {
+// Caller holds e.mu; the caller still releases t (lanePort.Release(t, false)).
+func (e *Engine) swapForUrgent(ls *lanes.Slot, t frontier.Task) (swapped, dropped bool) {
+	if ls.Urgent || !e.board.UrgentAhead(ls.Lane) {
 		return false, false
 	}
 	revisiting := e.rv.queued[t.URL]
-	if e.steeredOut(t) { // it is no longer a queued revisit: releaseTask will not count it
+	if e.steeredOut(t) { // it is no longer a queued revisit: Release will not count it
 		if revisiting {
 			e.rv.inHand--
 		}
 		return true, true
 	}
-	e.board.PutBack(ls.lane, t)
+	e.board.PutBack(ls.Lane, t)
 	if revisiting {
 		e.rv.onBoard++
 	}

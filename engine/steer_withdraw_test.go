@@ -249,7 +249,7 @@ func TestSwapDropsAWithdrawnTaskInHand(t *testing.T) {
 			host := w.hosts[0]
 			e.mu.Lock()
 			l := e.board.Add(frontier.Task{URL: "http://" + host + "/p/1", Host: host}).Lane
-			ls := &laneState{lane: l, kick: make(chan struct{}, 1)}
+			ls := lanes.NewSlot(l)
 			inHand, _, _ := e.board.Next(l)
 			if withdrawn {
 				e.markOut(map[string]uint64{inHand.URL: 0})

@@ -1,0 +1,153 @@
+package lanes
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/crawlconsole/crawlconsole/engine/egress"
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
+	"github.com/crawlconsole/crawlconsole/engine/view"
+)
+
+// fetchWithRetry fetches through the politeness gate, retrying transient failures
+// (timeouts, resets, 5xx) with exponential backoff; never client errors or refusals.
+// With egress rotation (M3) every outcome is classified first: a site ban or a proxy
+// fault reroutes the task to another egress or defers its host (moved=true).
+//
+// While an ordinary task waits at the gate for its first attempt, an operator's task
+// joining the lane takes its place: the answer is kindSwapped, with the
+// task already back in the lane's queue (and marked unprocessed again), or dropped
+// when it was withdrawn meanwhile.
+//
+// hops are the redirects answered on the way of a fetch that failed with no response
+// (fetch.Error.Exchanges), for the archive; nil otherwise.
+func (r *Runner) fetchWithRetry(s *Slot, link *route.Link, t frontier.Task, hdr http.Header) (res *fetch.Result, hops []fetch.Exchange, kind string, moved bool) {
+	r.Mu.Lock()
+	egIdx := r.Index(link.Name)
+	urgent := s.Urgent
+	r.Mu.Unlock()
+	for attempt := 0; ; attempt++ {
+		w := Wait{Urgent: urgent}
+		if attempt == 0 && !urgent {
+			w.Stop = s.Kick
+		}
+		tk, err := r.Gate.AcquireWith(r.Ctx, w, egIdx, t.Host, t.ParentHash)
+		for err == ErrStopped { // an operator's task joined the lane
+			r.Mu.Lock()
+			swapped, dropped := r.Front.SwapForUrgent(s, t)
+			r.Mu.Unlock()
+			if swapped {
+				if !dropped { // a withdrawn task's end is written by the front
+					r.Front.Abandon(t, s.Lane.ID)
+				}
+				return nil, nil, kindSwapped, false
+			}
+			tk, err = r.Gate.AcquireWith(r.Ctx, w, egIdx, t.Host, t.ParentHash)
+		}
+		if err != nil {
+			return nil, nil, fetch.KindCanceled, false
+		}
+		res, err := link.F.Fetch(t.URL, hdr)
+		r.Gate.Finish(tk, ResponseOf(res, err)) // the host's adaptive gap learns from the answer
+		var v egress.Verdict
+		if fetch.Kind(err) != fetch.KindCanceled {
+			res, err, v = r.judged(link, egIdx, t, hdr, res, err) // one classifier, both routes
+		}
+		if v.Class == egress.SiteBan && v.OneURL { // one URL's soft refusal punishes nobody
+			if r.oneURLRefusal(link, t, res, v) {
+				return nil, nil, "", true
+			}
+			return res, nil, fetch.KindRefused, false
+		}
+		if r.Pool == nil && v.Class == egress.SiteBan && !v.Unavailable {
+			r.punished(link, t, res, v, "lane backs off")
+			return res, nil, fetch.KindRefused, false
+		}
+		if r.Pool != nil && fetch.Kind(err) != fetch.KindCanceled {
+			d := r.Pool.Report(link.Name, t.Host, v)
+			// The stats' "refused" counts 403/429/ban pages. A 503 with Retry-After also
+			// rotates (the classifier counts it as a site ban) but is an overloaded or broken
+			// server as far as the operator's figures go.
+			unavailable := v.Unavailable
+			if v.Class == egress.SiteBan {
+				r.punished(link, t, res, v, route.RotationAction(link.Name, d))
+			}
+			if v.Class == egress.SiteBan && !unavailable {
+				r.Front.Refusal()
+			}
+			moving := d.Action == egress.DeferHost || (d.Action == egress.Retry && t.Attempts < maxReroutes)
+			if moving && res != nil {
+				r.Front.Response(res.Status) // process counts the responses it handles
+			}
+			if moving {
+				t.Attempts++
+				r.reroute(link, t, v, d)
+				return nil, nil, "", true
+			}
+			if d.Action == egress.Retry { // refused on several egresses: it is this page, not us
+				if unavailable {
+					return res, nil, fetch.KindHTTP5xx, false
+				}
+				return res, nil, fetch.KindRefused, false
+			}
+		}
+		kind := fetch.Kind(err)
+		var be *fetch.BlockedError
+		if errors.As(err, &be) {
+			r.warnRefused(be, t.URL)
+		}
+		if kind == "" && res.Status/100 == 5 {
+			kind = fetch.KindHTTP5xx
+		}
+		if kind == "" || !fetch.Transient(kind) || attempt >= r.Opts.Fetch.Retries {
+			if kind == fetch.KindHTTP5xx {
+				kind = "" // a 5xx page is still a response: the front records it
+			}
+			if res == nil {
+				// Failed with no response, but maybe after redirects that were
+				// answered: they go to the archive all the same.
+				hops = fetch.FailedExchanges(err)
+			}
+			return res, hops, kind, false
+		}
+		backoff := r.Opts.Fetch.RetryBackoff << attempt
+		r.Front.Logf(view.LevelInfo, 0, t.Host, "%s on %s, retry %d in %v", kind, t.URL, attempt+1, backoff)
+		if !r.sleep(backoff) {
+			return nil, nil, fetch.KindCanceled, false
+		}
+	}
+}
+
+// maxReroutes is how many times one task moves to another egress after a refusal
+// before it counts as failed: a page that refuses every client (a broken page
+// answering 503 with Retry-After, say) must not walk its host off every egress.
+const maxReroutes = 2
+
+// ResponseOf is what the gate learns from one fetch: the status, whether the
+// server named its own wait (Retry-After), whether it timed out, and how long it
+// took.
+func ResponseOf(res *fetch.Result, err error) Response {
+	var r Response
+	if fetch.Kind(err) == fetch.KindTimeout {
+		r.Timeout = true
+	}
+	var fe *fetch.Error
+	if res != nil && (err == nil || errors.As(err, &fe)) {
+		r.Status = res.Status
+		if res.Header != nil {
+			r.RetryAfter = res.Header.Get("Retry-After") != ""
+		}
+		// The response time on the real clock (Options.Now may be a test's, and
+		// jump), unless the fetch paused inside for a same-host redirect hop.
+		r.Latency = res.Duration
+		if len(res.Exchanges) > 1 || r.Latency <= 0 {
+			r.Latency = -1
+		}
+	}
+	if r.Status == 0 && !r.Timeout {
+		return Response{}
+	}
+	return r
+}

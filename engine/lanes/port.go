@@ -1,0 +1,109 @@
+package lanes
+
+import (
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/view"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// Front is the port the lanes need from a front, the side that owns the queue and
+// the store: on one box the engine's own, on a worker the master's proxy. A lane
+// asks it for tasks (Tasks), hands it what each task came to (Record), moves the
+// crawl's figures (Tally) and says what it did (Logf).
+type Front interface {
+	Tasks
+	Record
+	Tally
+	// Logf says what a lane did, in the crawl's event log.
+	Logf(level view.Level, lane int, host, format string, args ...any)
+}
+
+// Tasks is a front's side of the board: the tasks it hands out, holds while paused,
+// takes back and sets aside. Calls marked "Mu held" are made with Runner.Mu held,
+// and a call that waits releases it meanwhile; the others without it.
+type Tasks interface {
+	// Opened says a lane began, on egress (Mu not held).
+	Opened(lane int, egress string)
+	// Next blocks while the crawl or the lane is paused, then hands out the lane's
+	// next task, kept in hand while the task's host is paused. false: the lane
+	// retired (it ran dry) or the crawl is stopping. Mu held.
+	Next(s *Slot) (frontier.Task, bool)
+	// Hold keeps a task taken by Next in hand while the crawl, the lane or the
+	// task's host is paused. false: the crawl is stopping and the task was
+	// released. Mu held.
+	Hold(s *Slot, t frontier.Task) bool
+	// Release ends the lane's hold on a task taken by Next; ended says its fetch is
+	// over (not moved to another egress, deferred or left queued). Mu held.
+	Release(t frontier.Task, ended bool)
+	// CheckIdle lets the front see whether the crawl ran dry. Mu held.
+	CheckIdle()
+	// SwapForUrgent gives the lane's task in hand back to the head of its queue,
+	// behind an operator's task waiting there (the lane takes that one first);
+	// dropped: the task was withdrawn meanwhile and is not given back. Mu held.
+	SwapForUrgent(s *Slot, t frontier.Task) (swapped, dropped bool)
+	// Place puts a task on the board again (moved off an egress). Mu held.
+	Place(t frontier.Task)
+	// OffBoard takes note of tasks the board gave back (evicted, dropped for a
+	// disabled host), which the lanes place or defer again. Mu held.
+	OffBoard(ts []frontier.Task) []frontier.Task
+	// Defer sets a task aside until a time (M3: a disabled host, an unreachable
+	// robots.txt, a Retry-After). Mu held; Flush writes it.
+	Defer(t frontier.Task, until time.Time)
+	// Flush writes the deferrals made since the last one. Mu not held.
+	Flush()
+}
+
+// Record is where a task's end goes (Mu not held): the store that has the URL, on
+// one box or on the master.
+type Record interface {
+	// Prepare completes a task a lane is about to fetch: a stored page is a
+	// refetch, with its validators for a conditional GET (M2).
+	Prepare(o *Outcome)
+	// Begin marks the task in progress (back to unprocessed after a crash).
+	Begin(t frontier.Task, lane int)
+	// Abandon puts the task back to unprocessed: the lane let go of it (stopping).
+	Abandon(t frontier.Task, lane int)
+	// Deliver hands over a task that ended on the lane.
+	Deliver(o Outcome)
+	// Refused records a refusal the crawl acted on, with its evidence and what
+	// followed (`show URL` says why).
+	Refused(r store.Refusal)
+}
+
+// Tally is the crawl's figures a lane moves (Mu not held).
+type Tally interface {
+	// Error counts a URL that ended here without a page, under kind.
+	Error(kind string)
+	// Response counts a response the lane handled itself (not delivered).
+	Response(status int)
+	// Fetched counts a fetch whose response the lane set aside (not delivered).
+	Fetched()
+	// Refusal counts a refusal in the figures' "refused".
+	Refusal()
+	// ConfirmFetch counts a refetch confirming a soft refusal.
+	ConfirmFetch()
+	// Cost learns how long a fetch took (the sizing estimates).
+	Cost(d time.Duration)
+}
+
+// Slot is a lane at run time: the board's lane and what the console shows of it.
+// Its fields are guarded by Runner.Mu.
+type Slot struct {
+	Lane      *Lane
+	Status    view.LaneStatus
+	Current   string    // the URL in hand
+	NextFetch time.Time // when the lane's pause ends
+	FetchEnd  time.Time // when the lane's last response ended (its pause runs from here)
+
+	// An operator's task (steering, Board.AddFirst) joined the head of the lane's
+	// queue; a lane waiting with an ordinary task in hand trades it.
+	Kick   chan struct{} // signalled (never blocking) when such a task joins
+	Urgent bool          // the task in hand is one: it goes first at the gate
+}
+
+// NewSlot is a new lane's slot, idle.
+func NewSlot(l *Lane) *Slot {
+	return &Slot{Lane: l, Status: view.LaneIdle, Kick: make(chan struct{}, 1)}
+}

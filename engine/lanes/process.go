@@ -1,0 +1,186 @@
+package lanes
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/egress"
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
+	"github.com/crawlconsole/crawlconsole/engine/robots"
+	"github.com/crawlconsole/crawlconsole/engine/view"
+)
+
+// process fetches one task on its lane and hands the outcome to the front. ended is
+// false when the task did not end here: moved to another egress or deferred (M3),
+// or left queued because the crawl is stopping. swapped: it was not sent, as an
+// operator's task took its place; the lane takes that one without a pause.
+func (r *Runner) process(s *Slot, link *route.Link, t frontier.Task) (ended, swapped bool) {
+	l := s.Lane
+	if r.Pool != nil && !r.Pool.Rotation().Serves(link.Name, t.Host) {
+		// M3: this egress was banned for the host (or is cooling down) since the
+		// task was queued here: move it to one that may serve it.
+		r.Mu.Lock()
+		r.Relocate(t)
+		r.Mu.Unlock()
+		r.Front.Flush()
+		return false, false
+	}
+	o := Outcome{Task: t, Lane: l.ID, Egress: link.Name}
+	r.Front.Prepare(&o) // M2: is it a refetch, and with which validators
+	t = o.Task
+	u, err := url.Parse(t.URL)
+	if err != nil {
+		o.Kind = frontier.KindMalformed
+		r.Front.Deliver(o)
+		return true, false
+	}
+	var rules *robots.Rules
+	if r.Opts.EtiquetteFor(t.Host).Robots {
+		var err error
+		rules, err = r.robotsFor(link, u)
+		if err != nil { // stopping: leave the URL queued
+			return false, false
+		}
+		if be := refusedOrigin(rules, u); be != nil {
+			// The SSRF guard refused the site's own address: robots.txt was never
+			// asked for, and the page would be refused the same way. The URL fails
+			// as the page would (ssrf_blocked), not as a site that is down: deferred
+			// and tried again, it would never get anywhere under this policy.
+			r.warnRefused(be, t.URL)
+			o.Kind = fetch.KindBlocked
+			r.Front.Deliver(o)
+			return true, false
+		}
+		if rules.Unreachable && !t.Refetch {
+			// RFC 9309 §2.3.1.4: an unreachable robots.txt (429, 5xx, no answer)
+			// disallows everything, for now. The site's URLs wait (deferred, never
+			// dropped) until robots.txt is tried again, with backoff.
+			r.Front.Error(fetch.KindRobotsDown)
+			until := r.Robots.Expires(u.Scheme + "://" + u.Host)
+			if !until.After(r.now()) {
+				until = r.now().Add(r.Robots.RetryAfter(1))
+			}
+			r.Mu.Lock()
+			r.Front.Defer(t, until)
+			r.Mu.Unlock()
+			r.Front.Flush()
+			return true, false
+		}
+		if !rules.Allowed(u.RequestURI()) {
+			o.Kind = fetch.KindRobots
+			if rules.Unreachable {
+				o.Kind = fetch.KindRobotsDown
+			}
+			r.Front.Deliver(o)
+			return true, false
+		}
+	}
+	r.Front.Begin(t, l.ID)
+	res, hops, kind, moved := r.fetchWithRetry(s, link, t, conditionalHeaders(t))
+	if kind == kindSwapped { // the operator's task goes before this one
+		return false, true
+	}
+	r.Mu.Lock()
+	s.FetchEnd = r.now()
+	r.Mu.Unlock()
+	if moved {
+		return false, false // M3 rerouted or deferred the task
+	}
+	if kind == fetch.KindCanceled || r.Ctx.Err() != nil {
+		r.Front.Abandon(t, l.ID) // resumes next run
+		return false, false
+	}
+	o.Res, o.Hops, o.Kind, o.At = res, hops, kind, s.FetchEnd
+	if res != nil {
+		r.Front.Cost(res.Duration)
+	}
+	if o.Kind == fetch.KindRefused && r.Pool == nil {
+		if ra := egress.ParseRetryAfter(res.Header.Get("Retry-After"), r.now()); ra > r.Opts.Fetch.RefusalBackoff {
+			// The server asks for a longer wait than the lane's back-off: the host's
+			// URLs wait (deferred, never dropped, capped at fetch.max_retry_after)
+			// instead of the lane sleeping on them; the lane goes on with other work.
+			r.Front.Response(res.Status) // a response handled here, not delivered
+			r.Front.Refusal()
+			r.deferForRetryAfter(l.ID, t, res.Status, ra)
+			return false, false
+		}
+	}
+	r.attachRobotsSitemaps(u, rules, res) // the front queues them
+	r.Front.Deliver(o)
+	if o.Kind == fetch.KindRefused && r.Pool == nil {
+		wait := r.Opts.Fetch.RefusalBackoff // a Retry-After above it deferred the URL
+		r.Front.Logf(view.LevelWarn, l.ID, t.Host, "refused (%d) %s; lane backs off %v", res.Status, t.URL, wait)
+		r.Mu.Lock()
+		s.Status, s.NextFetch = view.LaneWaiting, r.now().Add(wait)
+		r.Mu.Unlock()
+		r.sleep(wait)
+	}
+	return true, false
+}
+
+// kindSwapped is fetchWithRetry's answer when the lane traded its task for an
+// operator's before sending it (never recorded: the task is back in the queue).
+const kindSwapped = "swapped"
+
+// Defaults of the caps on server hints, for options built without them.
+const (
+	defaultMaxRetryAfter = time.Hour
+	defaultMaxCrawlDelay = time.Minute
+)
+
+// maxRetryAfter is fetch.max_retry_after: the longest a Retry-After defers a host.
+func (r *Runner) maxRetryAfter() time.Duration {
+	if d := r.Opts.Fetch.MaxRetryAfter; d > 0 {
+		return d
+	}
+	return defaultMaxRetryAfter
+}
+
+// maxCrawlDelay is fetch.max_crawl_delay: the largest robots.txt Crawl-delay obeyed.
+func (r *Runner) maxCrawlDelay() time.Duration {
+	if d := r.Opts.Fetch.MaxCrawlDelay; d > 0 {
+		return d
+	}
+	return defaultMaxCrawlDelay
+}
+
+// deferForRetryAfter sets a refused task, and its host's other tasks on the board,
+// aside for the server's Retry-After, capped at fetch.max_retry_after, and says so.
+// The front requeues them when due.
+func (r *Runner) deferForRetryAfter(lane int, t frontier.Task, status int, retryAfter time.Duration) {
+	wait := min(retryAfter, r.maxRetryAfter())
+	capped := ""
+	if wait < retryAfter {
+		capped = fmt.Sprintf(" (Retry-After %v capped at fetch.max_retry_after)", retryAfter)
+	}
+	until := r.now().Add(wait)
+	r.Mu.Lock()
+	r.Front.Defer(t, until)
+	others := r.Front.OffBoard(r.Board.DropHost(t.Host))
+	for _, m := range others {
+		r.Front.Defer(m, until)
+	}
+	r.Mu.Unlock()
+	r.Front.Flush()
+	r.Front.Logf(view.LevelWarn, lane, t.Host, "refused (%d) %s; host %s asks to wait %v%s: %d URLs deferred until %s",
+		status, t.URL, t.Host, wait, capped, 1+len(others), until.Format(time.RFC3339))
+}
+
+// conditionalHeaders asks for a stored page only if it changed since (M2):
+// If-None-Match with its ETag, else If-Modified-Since. The validators travel with the
+// task (the front set them, with conditional GET on).
+func conditionalHeaders(t frontier.Task) http.Header {
+	switch {
+	case !t.Refetch:
+		return nil
+	case t.ETag != "":
+		return http.Header{"If-None-Match": {t.ETag}}
+	case t.LastModified != "":
+		return http.Header{"If-Modified-Since": {t.LastModified}}
+	}
+	return nil
+}

@@ -1,0 +1,95 @@
+package lanes
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"net/url"
+	"strings"
+
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
+	"github.com/crawlconsole/crawlconsole/engine/robots"
+	"github.com/crawlconsole/crawlconsole/engine/view"
+)
+
+// robotsFor returns the robots.txt rules of u's origin, fetching them through this
+// lane's egress and the gate when they are missing or older than
+// etiquette.robots_cache_for (a robots.txt request is a request to the host like any
+// other, for the site's bot detection). Each fetch sets the host's Crawl-delay anew,
+// capped at fetch.max_crawl_delay.
+func (r *Runner) robotsFor(link *route.Link, u *url.URL) (*robots.Rules, error) {
+	origin := u.Scheme + "://" + u.Host
+	host := u.Hostname()
+	return r.Robots.Get(r.Ctx, origin, func(ctx context.Context) (*robots.Rules, error) {
+		r.Mu.Lock()
+		egIdx := r.Index(link.Name)
+		r.Mu.Unlock()
+		tk, err := r.Gate.Acquire(ctx, egIdx, host, 0)
+		if err != nil {
+			return nil, err
+		}
+		rules := link.F.FetchRobots(ctx, origin, robots.ProductToken(r.Opts.UserAgent))
+		r.Gate.Release(tk)
+		if ctx.Err() != nil {
+			return nil, ctx.Err() // stopping: not an answer from the site
+		}
+		if !rules.Unreachable {
+			cd := rules.CrawlDelay
+			if limit := r.maxCrawlDelay(); cd > limit {
+				cd = limit
+				r.Front.Logf(view.LevelWarn, 0, host, "robots.txt for %s asks Crawl-delay %v; capped at fetch.max_crawl_delay %v", origin, rules.CrawlDelay, limit)
+			}
+			r.Mu.Lock()
+			if cd > 0 {
+				r.crawlDelay[host] = cd
+			} else {
+				delete(r.crawlDelay, host) // new rules without a Crawl-delay lift the old one
+			}
+			r.Mu.Unlock()
+		}
+		r.Front.Logf(view.LevelDebug, 0, host, "robots.txt for %s: %s", origin, rules)
+		return rules, nil
+	})
+}
+
+// refusedOrigin returns the SSRF guard's refusal of u's own host when that is why
+// its robots.txt got no answer (rules unreachable), nil otherwise: a robots.txt
+// redirected to a refused address leaves the site itself allowed, and unreachable.
+func refusedOrigin(rules *robots.Rules, u *url.URL) *fetch.BlockedError {
+	var be *fetch.BlockedError
+	if rules == nil || !rules.Unreachable || !errors.As(rules.Err, &be) || !strings.EqualFold(be.Host, u.Hostname()) {
+		return nil
+	}
+	return be
+}
+
+// warnRefused tells the operator, once per host this run, that the SSRF guard
+// refused a host's address (a WARN: its URLs fail as ssrf_blocked), and how to let
+// it through (SSRFFix). first is the URL whose fetch met it first (the host may be a
+// redirect's target).
+func (r *Runner) warnRefused(be *fetch.BlockedError, first string) {
+	if _, warned := r.ssrfWarned.LoadOrStore(strings.ToLower(be.Host), struct{}{}); warned {
+		return
+	}
+	r.Front.Logf(view.LevelWarn, 0, be.Host, "%s (%s) refused by the SSRF guard (a loopback/private/reserved address), first at %s: "+
+		"its URLs fail as ssrf_blocked (tried again at every start); to crawl it, "+r.SSRFFix,
+		be.Host, be.Addr, first, netip.PrefixFrom(be.Addr, be.Addr.BitLen()))
+}
+
+// attachRobotsSitemaps puts the origin's robots.txt Sitemap lines on the first
+// response from it (with discovery on: the front queues them). rules is nil when
+// robots.txt is not read.
+func (r *Runner) attachRobotsSitemaps(u *url.URL, rules *robots.Rules, res *fetch.Result) {
+	if !r.Opts.Discovery.Enabled || res == nil {
+		return
+	}
+	origin := u.Scheme + "://" + u.Host
+	if _, seen := r.sitemapOrigins.LoadOrStore(origin, struct{}{}); seen {
+		return
+	}
+	res.RobotsRead = true
+	if rules != nil {
+		res.RobotsSitemaps = rules.Sitemaps
+	}
+}

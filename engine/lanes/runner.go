@@ -1,0 +1,326 @@
+package lanes
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/egress"
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
+	"github.com/crawlconsole/crawlconsole/engine/robots"
+	"github.com/crawlconsole/crawlconsole/engine/view"
+)
+
+// Runner runs a crawl's lanes (M1): each takes its next task from the front,
+// waits out its pause, fetches through the gate on its egress (robots.txt first,
+// retries, the refusal classifier and the rotation's answer to it), and hands the
+// outcome to the front.
+type Runner struct {
+	// Mu is the crawl's lock, shared with the front: the board, the slots, Links
+	// and the crawl-delays are guarded by it, and so are the front's Tasks calls
+	// marked so.
+	Mu    *sync.Mutex
+	Ctx   context.Context
+	Opts  *config.Options
+	Front Front
+	Board *Board
+	Gate  *Gate
+	// Robots keeps robots.txt rules per origin, at most etiquette.robots_cache_for
+	// (RFC 9309).
+	Robots *robots.Cache
+	Pool   *egress.Pool       // M3 rotation; nil for the direct route
+	Judge  *egress.Classifier // one classifier of refusals for every route (the pool's with rotation)
+	// Links are the egresses by board egress index; they grow when egresses are
+	// claimed (guarded by Mu).
+	Links []*route.Link
+	// SSRFFix says how to let a host refused by the SSRF guard through, on this
+	// node ("%s" is the address's prefix).
+	SSRFFix string
+
+	fcfg   fetch.Config  // for egresses added at run time
+	dialer *fetch.Dialer // checks cross-host redirect targets (SSRF)
+
+	crawlDelay map[string]time.Duration // robots.txt Crawl-delay per host (guarded by Mu)
+	// ssrfWarned are the hosts whose refusal by the SSRF guard was logged (lower-case
+	// host -> struct{}): once per host, not per URL.
+	ssrfWarned sync.Map
+	// sitemapOrigins are the origins whose robots.txt Sitemap lines went out on a
+	// response (string -> struct{}, off Mu: every response asks it).
+	sitemapOrigins sync.Map
+}
+
+// NewRunner is a crawl's lane runner over front, before its egresses are set
+// (SetEgresses). mu is the crawl's lock.
+func NewRunner(ctx context.Context, mu *sync.Mutex, opts *config.Options, front Front) *Runner {
+	return &Runner{Mu: mu, Ctx: ctx, Opts: opts, Front: front,
+		Robots:     &robots.Cache{TTL: opts.Etiquette.RobotsCacheFor, Retry: opts.Etiquette.RobotsRetry, Now: opts.Now},
+		crawlDelay: map[string]time.Duration{}}
+}
+
+// SetTransport is what the runner builds an egress's fetcher from when one is
+// added at run time.
+func (r *Runner) SetTransport(fcfg fetch.Config, dialer *fetch.Dialer) {
+	r.fcfg, r.dialer = fcfg, dialer
+}
+
+// Dialer is the dialer egresses fetch through (nil before SetTransport).
+func (r *Runner) Dialer() *fetch.Dialer { return r.dialer }
+
+// NewLink builds an egress's link with its own cookie jar (none with cookies off).
+func (r *Runner) NewLink(name string, f *fetch.Fetcher, eg *egress.Egress) *route.Link {
+	return route.NewLink(name, f, eg, route.NewJar(r.Opts.Cookies, r.Opts.Now))
+}
+
+// AddLink gives an egress of the rotation's table its lane slot and transport;
+// Links is indexed like the board's egresses. Mu held (or the crawl not started).
+func (r *Runner) AddLink(name string) (int, error) {
+	i := r.Board.AddEgress(name)
+	if i < len(r.Links) && r.Links[i] != nil {
+		return i, nil
+	}
+	eg, err := r.Pool.Egress(name)
+	if err != nil {
+		return 0, err
+	}
+	tr, err := r.Pool.Transport(name)
+	if err != nil {
+		return 0, err
+	}
+	link := r.NewLink(name, fetch.New(r.Ctx, r.fcfg, r.dialer, tr), eg)
+	if i < len(r.Links) {
+		r.Links[i] = link
+	} else {
+		r.Links = append(r.Links, link)
+	}
+	return i, nil
+}
+
+// Index is the board index of the egress named name, -1 if it has none. Mu held.
+func (r *Runner) Index(name string) int {
+	for i, l := range r.Links {
+		if l != nil && l.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Close closes every egress's transport.
+func (r *Runner) Close() {
+	for _, l := range r.Links {
+		if l != nil {
+			l.F.Close()
+		}
+	}
+}
+
+// CookieStats sums every egress's cookie sessions.
+func (r *Runner) CookieStats() view.CookieStats {
+	r.Mu.Lock()
+	defer r.Mu.Unlock()
+	return route.CookieStats(r.Links)
+}
+
+// Run is one lane's life (M1): take the next task, fetch it, pause a random
+// human-like interval, repeat; it returns when the lane retires (it ran dry and
+// found no work to take over) or the crawl stops.
+func (r *Runner) Run(s *Slot) {
+	l := s.Lane
+	r.Mu.Lock()
+	name := r.Links[l.Egress].Name // Egress is guarded by Mu (rebalance moves lanes)
+	r.Mu.Unlock()
+	r.Front.Opened(l.ID, name)
+	r.Front.Logf(view.LevelDebug, l.ID, "", "lane %d opened on %s", l.ID, name)
+	// next is the earliest start of the lane's next request (M1's random pause);
+	// floor is delay_min after the last response, the shortest pause the lane ever
+	// draws: an operator's task (steering) waits only until then, and the gate still
+	// holds the host's gap (never less than delay_min between adjacent requests on an
+	// address).
+	var next, floor time.Time
+	for {
+		r.Mu.Lock()
+		t, ok := r.Front.Next(s)
+		if !ok {
+			r.Mu.Unlock()
+			return
+		}
+		s.Status, s.Current, s.NextFetch = view.LaneFetching, t.URL, time.Time{}
+		link := r.Links[s.Lane.Egress]
+		if s.Urgent && !r.Opts.SteerBaseline {
+			next = floor
+		}
+		r.Mu.Unlock()
+		if d := next.Sub(r.now()); d > 0 {
+			// The lane ran dry and asked for work before its pause was over; it
+			// took over tasks from a busy lane (Board.Next) or a task joined it,
+			// and they wait out the pause like any other.
+			r.Mu.Lock()
+			s.Status, s.NextFetch = view.LaneWaiting, next
+			r.Mu.Unlock()
+			swapped := r.pauseInHand(s, t, next) // a stop ends it early; Hold then lets the task go
+			// The operator may have paused the crawl, this lane or the task's host
+			// meanwhile (Next checked before the pause); a rebalance may have
+			// moved the lane to another egress.
+			r.Mu.Lock()
+			if swapped { // the operator's task goes first; it waits until floor only (above)
+				r.Front.Release(t, false)
+				r.Mu.Unlock()
+				continue
+			}
+			held := r.Front.Hold(s, t)
+			if held {
+				link = r.Links[s.Lane.Egress]
+				s.Status, s.Current, s.NextFetch = view.LaneFetching, t.URL, time.Time{}
+			}
+			r.Mu.Unlock()
+			if !held {
+				return
+			}
+		}
+		ended, swapped := r.process(s, link, t)
+		r.Mu.Lock()
+		r.Front.Release(t, ended)
+		r.Front.CheckIdle() // the last discovery task may have ended on a lane that goes on revisiting
+		r.Mu.Unlock()
+		if swapped {
+			continue // nothing was sent: the lane's pause is already served
+		}
+		// M1's random pause runs from the end of the response, not from the end of
+		// parsing and storing it. A lane with nothing left asks for work at once: it
+		// retires without waiting out a pause when there is none, and pauses above
+		// before the tasks it took over (the gate still keeps the next adjacent
+		// request on its address MinGap away).
+		r.Mu.Lock()
+		dry := s.Lane.Backlog() == 0
+		from := s.FetchEnd
+		if from.IsZero() {
+			from = r.now()
+		}
+		next, floor = from.Add(Delay(r.Opts.Lanes)), from.Add(r.Opts.Lanes.DelayMin)
+		s.Status, s.NextFetch = view.LaneWaiting, next
+		r.Mu.Unlock()
+		if dry {
+			continue
+		}
+		if !r.pause(s, next, floor) {
+			return
+		}
+	}
+}
+
+// pause waits out the lane's pause until next. An operator's task that joins the
+// head of the lane's queue meanwhile (steering: the front kicks the lane) cuts it
+// short to floor: the lane takes that task next, and it goes as soon as delay_min
+// and the gate's gaps allow rather than at the end of a random pause that was
+// drawn for the lane's ordinary work. false: the crawl is stopping.
+func (r *Runner) pause(s *Slot, next, floor time.Time) bool {
+	if r.Opts.SteerBaseline {
+		return r.sleep(next.Sub(r.now()))
+	}
+	for {
+		r.Mu.Lock()
+		if floor.Before(next) && r.Board.UrgentAhead(s.Lane) { // one joined now, or before the pause began
+			next = floor
+			s.NextFetch = next
+		}
+		r.Mu.Unlock()
+		d := next.Sub(r.now())
+		if d <= 0 {
+			return r.Ctx.Err() == nil
+		}
+		tm := time.NewTimer(d)
+		select {
+		case <-tm.C:
+			return true
+		case <-r.Ctx.Done():
+			tm.Stop()
+			return false
+		case <-s.Kick:
+			tm.Stop()
+		}
+	}
+}
+
+// pauseInHand waits until next with task t in hand, as the lane's pause asks; if an
+// operator's task joins the head of the lane's queue meanwhile, t goes back behind it
+// (SwapForUrgent) and it returns true at once. A stop ends the wait early (false).
+func (r *Runner) pauseInHand(s *Slot, t frontier.Task, next time.Time) bool {
+	for {
+		d := next.Sub(r.now())
+		if d <= 0 {
+			return false
+		}
+		tm := time.NewTimer(d)
+		select {
+		case <-tm.C:
+			return false
+		case <-r.Ctx.Done():
+			tm.Stop()
+			return false
+		case <-s.Kick:
+			tm.Stop()
+			r.Mu.Lock()
+			swapped, _ := r.Front.SwapForUrgent(s, t) // nothing begun yet: a dropped task needs no undoing
+			r.Mu.Unlock()
+			if swapped {
+				return true
+			}
+		}
+	}
+}
+
+// Delay draws a lane's random pause between lanes.delay_min and delay_max (M1:
+// longer than a human click interval).
+func Delay(o config.LaneOptions) time.Duration {
+	lo, hi := o.DelayMin, o.DelayMax
+	if hi <= lo {
+		return lo
+	}
+	return lo + time.Duration(rand.Int64N(int64(hi-lo)))
+}
+
+// sleep waits d or until the crawl stops; false means stop.
+func (r *Runner) sleep(d time.Duration) bool {
+	if d <= 0 {
+		return r.Ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Ctx.Done():
+		return false
+	}
+}
+
+func (r *Runner) now() time.Time { return r.Opts.Now() }
+
+// HostInterval is the aggregate floor of the gap between two requests to one host
+// over all egresses: 1/host_rate, raised by robots.txt Crawl-delay, and which of
+// the two it is (the gate's Interval).
+func (r *Runner) HostInterval(host string) (time.Duration, Reason) {
+	var iv time.Duration
+	if r.Opts.HostRate > 0 {
+		iv = time.Duration(float64(time.Second) / r.Opts.HostRate)
+	}
+	r.Mu.Lock()
+	cd := r.crawlDelay[host]
+	r.Mu.Unlock()
+	if cd > iv {
+		return cd, ReasonCrawlDelay
+	}
+	if iv > 0 {
+		return iv, ReasonDelay
+	}
+	return 0, ""
+}
+
+// AdaptiveOf is the politeness options as the gate takes them.
+func AdaptiveOf(p config.PolitenessOptions) Adaptive {
+	return Adaptive{DelayFactor: p.DelayFactor, MaxDelay: p.MaxDelay, BackoffMin: p.BackoffMin, BackoffMax: p.BackoffMax, ForgiveAfter: p.ForgiveAfter}
+}
