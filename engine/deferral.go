@@ -1,0 +1,73 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// deferTask sets a task aside until a time (M3: disabled host). The store write
+// happens in flushDeferred, outside e.mu. Caller holds e.mu.
+func (e *Engine) deferTask(t frontier.Task, until time.Time) {
+	e.deferred = append(e.deferred, deferredTask{url: t.URL, until: until, task: t})
+	if e.deferredByHost == nil {
+		e.deferredByHost = map[string][]string{}
+	}
+	e.deferredByHost[t.Host] = append(e.deferredByHost[t.Host], t.URL)
+}
+
+type deferredTask struct {
+	url   string
+	until time.Time
+	task  frontier.Task // what a worker reports to its master (M4)
+}
+
+// flushDeferred writes pending deferrals to the store.
+func (e *Engine) flushDeferred() {
+	e.mu.Lock()
+	list := e.deferred
+	e.deferred = nil
+	e.mu.Unlock()
+	if len(list) > 0 {
+		e.front.deferURLs(list)
+	}
+	e.flushSteeredOut() // withdrawn on their way to the board, like deferrals
+}
+
+// maintainDeferred keeps deferred URLs moving while the crawl runs: deferrals are
+// written, expired host_disable_list entries removed (M3), and deferred URLs whose
+// time has come (a disabled host, an unreachable robots.txt) are queued again.
+func (e *Engine) maintainDeferred() {
+	defer e.wg.Done()
+	defer e.flushDeferred() // before Done: nothing deferred is left unwritten at Stop
+	e.every(time.Second, func(now time.Time) {
+		e.flushDeferred()
+		if e.pool != nil {
+			if removed := e.pool.BeginRound(now); len(removed) > 0 {
+				e.logf(LevelInfo, 0, "", "host_disable_list: %d hosts back in the crawl", len(removed))
+			}
+		}
+		e.requeueDeferred()
+	})
+}
+
+// requeueDeferred brings back deferred URLs whose time has passed.
+func (e *Engine) requeueDeferred() {
+	if e.st == nil {
+		return // a worker: the master requeues what its workers deferred
+	}
+	rows, err := e.st.DueDeferred(1000)
+	if err != nil || len(rows) == 0 {
+		return
+	}
+	for _, r := range rows {
+		e.st.SetState(r.URL, store.Unprocessed, 0, "")
+	}
+	e.mu.Lock()
+	for _, r := range rows {
+		e.place(taskOf(r))
+	}
+	e.mu.Unlock()
+	e.flushDeferred()
+}

@@ -1,0 +1,150 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/egress"
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
+)
+
+// errNoRotation is the answer of the M3 controls on a crawl without egresses.
+var errNoRotation = fmt.Errorf("no egress rotation: the crawl goes direct (give --egress SPEC)")
+
+// RotateLane implements Control: the lane (with what it holds) moves to the least
+// recently used other egress that may serve its hosts.
+func (e *Engine) RotateLane(id int) (string, error) {
+	if e.cluster != nil {
+		return e.cluster.rotateLane(id)
+	}
+	if e.pool == nil {
+		return "", errNoRotation
+	}
+	d, ok := e.pool.RotateNow()
+	e.mu.Lock()
+	l, live := e.board.Lane(id)
+	if !live {
+		e.mu.Unlock()
+		return "", fmt.Errorf("no lane %d", id)
+	}
+	from := e.run.Links[l.Egress].Name
+	to := -1
+	if ok && d.Egress != from {
+		to = e.run.Index(d.Egress)
+	}
+	var err error
+	if to < 0 {
+		err = fmt.Errorf("lane %d: no other egress to rotate to", id)
+	} else {
+		err = e.board.SetEgress(id, to)
+	}
+	e.mu.Unlock()
+	if err != nil {
+		return "", err
+	}
+	e.logf(LevelInfo, id, "", "lane %d rotated by operator: %s -> %s", id, from, d.Egress)
+	return d.Egress, nil
+}
+
+// SetHostDisabled implements Control.
+func (e *Engine) SetHostDisabled(host string, disabled bool) error {
+	if e.cluster != nil {
+		return e.cluster.hostControl("disable_host", host, disabled)
+	}
+	if e.pool == nil {
+		return errNoRotation
+	}
+	if host == "" {
+		return fmt.Errorf("no host given")
+	}
+	if disabled {
+		dur := e.opts.Rotation.DisableFor
+		e.pool.Disable(host, dur)
+		until, _ := e.pool.Rotation().DisabledUntil(host)
+		e.mu.Lock()
+		for _, t := range e.offBoard(e.board.DropHost(host)) {
+			e.deferTask(t, until)
+		}
+		e.mu.Unlock()
+		e.flushDeferred()
+		e.logf(LevelInfo, 0, host, "host %s disabled by operator until %s", host, until.Format(time.TimeOnly))
+		return nil
+	}
+	e.pool.Enable(host)
+	e.mu.Lock()
+	urls := e.deferredByHost[host]
+	delete(e.deferredByHost, host)
+	e.mu.Unlock()
+	for _, u := range urls {
+		if e.st != nil {
+			e.st.Defer(u, e.now()) // due now: requeueDeferred brings it back
+		}
+	}
+	e.logf(LevelInfo, 0, host, "host %s enabled by operator; %d deferred URLs come back", host, len(urls))
+	return nil
+}
+
+// AddEgress implements Control: the egress joins the table and the node's list at
+// once (the operator wants it used), with its own transport. The spec comes from a
+// console session: a ${env:}/${file:} password reference is refused, and so is a
+// proxy on a loopback/private/link-local address that allow_private does not cover.
+func (e *Engine) AddEgress(spec string) (string, error) {
+	if e.cluster == nil && e.pool == nil {
+		return "", errNoRotation
+	}
+	sp, err := egress.ParseSessionSpec(spec)
+	if err != nil {
+		return "", err
+	}
+	var resolver fetch.Resolver
+	if d := e.run.Dialer(); d != nil {
+		resolver = d.Resolver
+	}
+	if err := route.CheckSessionProxy(e.ctx, sp, e.opts.AllowPrivate, resolver); err != nil {
+		return "", err
+	}
+	if e.cluster != nil {
+		return e.cluster.addEgress(spec)
+	}
+	a, err := e.pool.Add(spec)
+	if err != nil {
+		return "", err
+	}
+	e.pool.Rotation().Add(a.Name)
+	e.mu.Lock()
+	_, err = e.run.AddLink(a.Name)
+	opened, _ := e.board.SetMax(e.board.Max()) // new room: pending tasks may open lanes on it
+	for _, l := range opened {
+		e.startLane(l)
+	}
+	e.mu.Unlock()
+	if err != nil {
+		return "", err
+	}
+	e.logf(LevelInfo, 0, "", "egress %s added by operator", a.Name)
+	return a.Name, nil
+}
+
+// RemoveEgress implements Control.
+func (e *Engine) RemoveEgress(name string) error {
+	if e.cluster != nil {
+		return e.cluster.removeEgress(name)
+	}
+	if e.pool == nil {
+		return errNoRotation
+	}
+	if err := e.pool.Remove(name); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	if i := e.run.Index(name); i >= 0 {
+		for _, t := range e.offBoard(e.board.Evict("", i)) {
+			e.run.Relocate(t)
+		}
+	}
+	e.mu.Unlock()
+	e.flushDeferred()
+	e.logf(LevelInfo, 0, "", "egress %s removed by operator", name)
+	return nil
+}
