@@ -54,20 +54,15 @@ type Runner struct {
 }
 
 // NewRunner is a crawl's lane runner over front, before its egresses are set
-// (SetEgresses). mu is the crawl's lock.
+// (SetupEgress). mu is the crawl's lock.
 func NewRunner(ctx context.Context, mu *sync.Mutex, opts *config.Options, front Front) *Runner {
 	return &Runner{Mu: mu, Ctx: ctx, Opts: opts, Front: front,
 		Robots:     &robots.Cache{TTL: opts.Etiquette.RobotsCacheFor, Retry: opts.Etiquette.RobotsRetry, Now: opts.Now},
 		crawlDelay: map[string]time.Duration{}}
 }
 
-// SetTransport is what the runner builds an egress's fetcher from when one is
-// added at run time.
-func (r *Runner) SetTransport(fcfg fetch.Config, dialer *fetch.Dialer) {
-	r.fcfg, r.dialer = fcfg, dialer
-}
-
-// Dialer is the dialer egresses fetch through (nil before SetTransport).
+// Dialer is the dialer the rotation's egresses fetch through (nil on the direct
+// route).
 func (r *Runner) Dialer() *fetch.Dialer { return r.dialer }
 
 // NewLink builds an egress's link with its own cookie jar (none with cookies off).
