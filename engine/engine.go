@@ -429,6 +429,7 @@ func (e *Engine) Stats() Stats {
 		Refused: t.Refused, ConfirmFetches: t.ConfirmFetches, Errors: t.Errors, URLsQueued: t.URLsQueued, URLsDone: t.URLsDone,
 		LanesPeak: peak, DurationS: d, RobotsSkips: t.Skipped[fetch.KindRobots], Resumed: e.resumed,
 		Skipped: t.Skipped, StatusClass: t.ByClass, StoreError: storeErrorText(e.Failure()),
+		Examples: e.c.exampleURLs(),
 	}
 	var view *EgressView // for the sizing estimate
 	if e.pool != nil {

@@ -77,6 +77,7 @@ func (e *Engine) queueSeeds(seeds []string, sources []revisit.Item) error {
 		n, err := frontier.Normalize(strings.TrimSpace(s))
 		if err != nil {
 			e.c.addError(urlErrKind(err))
+			e.c.example(urlErrKind(err), s)
 			e.logf(LevelWarn, 0, "", "seed skipped: %v", err)
 			bad = append(bad, s)
 			continue

@@ -321,6 +321,7 @@ func (e *Engine) finish(t frontier.Task, refetch bool, lane int, st store.State,
 	e.st.SetState(t.URL, st, lane, kind)
 	if kind != "" {
 		e.c.addError(kind)
+		e.c.example(kind, t.URL)
 	}
 	if !refetch {
 		done := e.onCommit(e.c.urlDone)

@@ -1,10 +1,14 @@
 package engine
 
 import (
+	"fmt"
 	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // counters are the crawl's running totals: atomics on the hot path, a map under a
@@ -26,8 +30,47 @@ type counters struct {
 
 	skipped skipCounters // URLs skipped by choice, by kind (skips.go)
 
-	mu     sync.Mutex
-	errors map[string]int64
+	mu       sync.Mutex
+	errors   map[string]int64
+	examples map[string][]string // the first URLs of each kind (exampleKinds kinds at most)
+}
+
+// exampleKinds bounds the kinds Stats.Examples names: kinds are a fixed vocabulary
+// but for a few built from what a site sent, which must not grow the map.
+const exampleKinds = 64
+
+// exampleMax is the longest example kept whole: the longest URL the frontier takes.
+const exampleMax = frontier.MaxURLLength
+
+// example keeps url as one of the first of its kind, for the end-of-crawl summary.
+func (c *counters) example(kind, url string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ex, ok := c.examples[kind]
+	if len(ex) >= view.ExampleURLs || (!ok && len(c.examples) >= exampleKinds) {
+		return
+	}
+	if c.examples == nil {
+		c.examples = map[string][]string{}
+	}
+	if len(url) > exampleMax { // a malformed seed may be any length
+		url = fmt.Sprintf("%s…(%d bytes)", url[:exampleMax], len(url))
+	}
+	c.examples[kind] = append(ex, url)
+}
+
+// exampleURLs copies the examples kept.
+func (c *counters) exampleURLs() map[string][]string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.examples) == 0 {
+		return nil
+	}
+	m := make(map[string][]string, len(c.examples))
+	for k, v := range c.examples {
+		m[k] = append([]string(nil), v...)
+	}
+	return m
 }
 
 // pageCommitted counts a new page once the store committed it (store.Page.Committed).

@@ -12,24 +12,27 @@ type Stats struct {
 	PagesStored  int64            `json:"pages_stored"`
 	BytesFetched int64            `json:"bytes_fetched"`
 	Refused      int64            `json:"refused"`
-	Errors       map[string]int64 `json:"errors"`         // failures by kind; skips are apart
-	Skipped      map[string]int64 `json:"skipped"`        // URLs (scope: links) skipped by choice, by kind (engine.SkipKinds)
-	StatusClass  map[string]int64 `json:"status_classes"` // pages_fetched by status class: 2xx, 3xx, ...
-	URLsQueued   int64            `json:"urls_queued"`
-	URLsDone     int64            `json:"urls_done"`
-	LanesPeak    int              `json:"lanes_peak"`
-	DurationS    float64          `json:"duration_s"`
-	PagesPerS    float64          `json:"pages_per_s"`
-	RobotsSkips  int64            `json:"robots_disallowed"`
-	Resumed      int              `json:"resumed_in_progress"`
-	Deferred     int64            `json:"deferred"` // URLs set aside for a disabled host (M3), not lost
-	DNS          *DNSStats        `json:"dns,omitempty"`
-	Egress       *EgressStats     `json:"egress,omitempty"`
-	Cookies      *CookieStats     `json:"cookies,omitempty"` // nil with cookies off
-	Revisit      *RevisitStats    `json:"revisit,omitempty"`
-	Dedupe       *DedupeStats     `json:"dedupe,omitempty"`
-	Cluster      *ClusterStats    `json:"cluster,omitempty"` // M4: a master's workers
-	Sizing       *Sizing          `json:"sizing,omitempty"`  // M3: the VPN estimate, when sites are declared
+	Errors       map[string]int64 `json:"errors"`  // failures by kind; skips are apart
+	Skipped      map[string]int64 `json:"skipped"` // URLs (scope: links) skipped by choice, by kind (engine.SkipKinds)
+	// Examples are the first URLs of this run that ended with each error or skip kind
+	// (at most ExampleURLs a kind), so a summary can name what failed, not only count it.
+	Examples    map[string][]string `json:"examples,omitempty"`
+	StatusClass map[string]int64    `json:"status_classes"` // pages_fetched by status class: 2xx, 3xx, ...
+	URLsQueued  int64               `json:"urls_queued"`
+	URLsDone    int64               `json:"urls_done"`
+	LanesPeak   int                 `json:"lanes_peak"`
+	DurationS   float64             `json:"duration_s"`
+	PagesPerS   float64             `json:"pages_per_s"`
+	RobotsSkips int64               `json:"robots_disallowed"`
+	Resumed     int                 `json:"resumed_in_progress"`
+	Deferred    int64               `json:"deferred"` // URLs set aside for a disabled host (M3), not lost
+	DNS         *DNSStats           `json:"dns,omitempty"`
+	Egress      *EgressStats        `json:"egress,omitempty"`
+	Cookies     *CookieStats        `json:"cookies,omitempty"` // nil with cookies off
+	Revisit     *RevisitStats       `json:"revisit,omitempty"`
+	Dedupe      *DedupeStats        `json:"dedupe,omitempty"`
+	Cluster     *ClusterStats       `json:"cluster,omitempty"` // M4: a master's workers
+	Sizing      *Sizing             `json:"sizing,omitempty"`  // M3: the VPN estimate, when sites are declared
 
 	// StoreError is the write error that stopped the crawl (disk full, I/O error);
 	// absent when the store never failed. The counters count only what was committed.
@@ -80,3 +83,6 @@ type EgressView = egress.View
 
 // EgressStats is the --stats-json "egress" object.
 type EgressStats = egress.Stats
+
+// ExampleURLs is how many URLs of each error or skip kind Stats.Examples keeps.
+const ExampleURLs = 3

@@ -19,6 +19,11 @@ const ExitUsage = 2
 // could not commit (disk full, I/O error): the message on stderr says what to do.
 const ExitStoreFailed = 3
 
+// ExitNothingFetched is the exit status of a crawl that ended without fetching a
+// page while URLs failed or were skipped (every seed refused, say): stderr says
+// which kinds and, when there is one, the fix.
+const ExitNothingFetched = 5
+
 const usage = `crawlconsole — a polite, fast web crawler steered from a terminal
 
 Usage:

@@ -182,7 +182,7 @@ func runMaster(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fmt.Fprintf(stderr, "crawlconsole master: workers join with: crawlconsole worker --join %s --name NAME%s%s\n", url, join, after)
 	fmt.Fprintf(stderr, "crawlconsole master: attach a console with: crawlconsole console --attach %s%s%s\n", url, join, after)
 	return run(ctx, eng, runConfig{headless: c.headless, duration: c.duration, untilIdle: c.untilIdle,
-		statsJSON: c.statsJSON, theme: c.theme, mouse: c.mouse, title: "master", metrics: c.metrics, seeds: c.seeds}, stdout, stderr)
+		statsJSON: c.statsJSON, theme: c.theme, mouse: c.mouse, title: "master", metrics: c.metrics, seeds: c.seeds, said: c.said}, stdout, stderr)
 }
 
 // ExitUndelivered is the exit status of a worker that stopped before its master had

@@ -29,6 +29,7 @@ type crawlFlags struct {
 	theme                                               string
 	metrics                                             metricsFlags
 	seeds                                               *seedList // --seeds, once options has read its head
+	said                                                []string  // warnings options printed on stderr already
 }
 
 func newCrawlFlags(name, usageLine string, stderr io.Writer) *crawlFlags {
@@ -127,6 +128,7 @@ func (c *crawlFlags) options(positional []string) (engine.Options, error) {
 	// engine logs them too, for the Log pane).
 	for _, w := range opts.EtiquetteWarnings() {
 		fmt.Fprintf(c.fs.Output(), "crawlconsole: warning: %s\n", w)
+		c.said = append(c.said, w)
 	}
 	return opts, nil
 }
@@ -170,7 +172,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		defer stop()
 	}
 	return run(ctx, eng, runConfig{headless: c.headless, duration: c.duration, untilIdle: c.untilIdle,
-		statsJSON: c.statsJSON, theme: c.theme, mouse: c.mouse, title: "crawl", metrics: c.metrics, seeds: c.seeds}, stdout, stderr)
+		statsJSON: c.statsJSON, theme: c.theme, mouse: c.mouse, title: "crawl", metrics: c.metrics, seeds: c.seeds, said: c.said}, stdout, stderr)
 }
 
 // runConfig says how a started crawl is watched and ended.
@@ -191,6 +193,9 @@ type runConfig struct {
 	// seeds is the rest of a --seeds file longer than its head, fed once the crawl
 	// has started.
 	seeds *seedList
+	// said are warnings printed on stderr before the start, not printed again
+	// when the engine logs them.
+	said []string
 }
 
 // run starts eng, watches it (console or progress lines) until the user quits, a
@@ -256,8 +261,11 @@ func run(ctx context.Context, eng *engine.Engine, rc runConfig, stdout, stderr i
 		}()
 		defer func() { cancel(); <-sideErr }()
 	}
+	var warns *warnReporter
 	if rc.headless {
-		headless(ctx, eng, idle, stdout)
+		warns = newWarnReporter(stderr)
+		warns.skip(rc.said)
+		headless(ctx, eng, idle, stdout, warns)
 		if sideErr != nil {
 			// An error from beside the crawl (serve's SSH server) ended it: not a clean exit.
 			select {
@@ -275,6 +283,10 @@ func run(ctx context.Context, eng *engine.Engine, rc runConfig, stdout, stderr i
 	}
 	stopFeed() // before Stop: a batch on its way is taken in whole or not at all
 	eng.Stop()
+	if warns != nil {
+		warns.drain(eng)
+		warns.finish()
+	}
 	st := eng.Stats()
 	failure := eng.Failure()
 	if err := eng.Close(); err != nil && failure == nil {
@@ -300,23 +312,36 @@ func run(ctx context.Context, eng *engine.Engine, rc runConfig, stdout, stderr i
 		}
 	}
 	fmt.Fprintln(stdout, summary(st))
+	for _, l := range kindReport(st) {
+		fmt.Fprintln(stdout, l)
+	}
+	if why := nothingFetched(st); why != "" && code == 0 {
+		fmt.Fprintf(stderr, "crawlconsole: %s\n", why)
+		code = ExitNothingFetched
+	}
 	return code
 }
 
-// headless prints a progress line every few seconds until ctx ends or idle closes.
-func headless(ctx context.Context, eng *engine.Engine, idle <-chan struct{}, w io.Writer) {
+// headless prints a progress line every few seconds, and the engine's new warnings
+// on warns every second, until ctx ends or idle closes.
+func headless(ctx context.Context, eng *engine.Engine, idle <-chan struct{}, w io.Writer, warns *warnReporter) {
 	t := time.NewTicker(3 * time.Second)
 	defer t.Stop()
+	wt := time.NewTicker(time.Second)
+	defer wt.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-idle:
+			warns.drain(eng)
 			fmt.Fprintln(w, progress(eng.Snapshot()))
 			return
 		case <-eng.Failed(): // the store failed: the crawl stopped itself
 			fmt.Fprintln(w, progress(eng.Snapshot()))
 			return
+		case <-wt.C:
+			warns.drain(eng)
 		case <-t.C:
 			fmt.Fprintln(w, progress(eng.Snapshot()))
 		}
