@@ -150,8 +150,8 @@ func TestLongSeedsFileIsHeldABatchAtATime(t *testing.T) {
 			len(o.Seeds), n, c.seeds != nil, seedBatch)
 	}
 	var out strings.Builder
-	if code := Main([]string{"crawl", "--seeds", path, "--db", db, "--headless", "--until-idle", "--delay", "0s..0s"}, &out, &out); code != 0 {
-		t.Fatalf("crawl: exit %d\n%s", code, tail(out.String(), 2000))
+	if code := Main([]string{"crawl", "--seeds", path, "--db", db, "--headless", "--until-idle", "--delay", "0s..0s"}, &out, &out); code != ExitNothingFetched {
+		t.Fatalf("crawl: exit %d, want %d (every seed refused, nothing fetched)\n%s", code, ExitNothingFetched, tail(out.String(), 2000))
 	}
 	st, err := store.OpenReadOnly(db)
 	if err != nil {
