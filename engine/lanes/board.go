@@ -158,13 +158,15 @@ func (b *Board) AddFirst(t frontier.Task) Placement {
 // published since its last read): when it joins a lane it goes ahead of the lane's
 // ordinary tasks (due reads, revisits, links of pages), behind the AddFirst tasks and
 // the AddAhead tasks already there, so the articles a read finds are fetched in the
-// order listed before the lane's next read. M1 is unchanged, as with AddFirst.
+// order listed before the lane's next read; when it finds no lane it waits in the
+// pending queue's first tier, which new lanes take from before the rest. M1 is
+// unchanged, as with AddFirst.
 func (b *Board) AddAhead(t frontier.Task) Placement {
+	if b.ahead == nil {
+		b.ahead = map[string]bool{}
+	}
+	b.ahead[t.URL] = true
 	if l := b.choose(t); l != nil {
-		if b.ahead == nil {
-			b.ahead = map[string]bool{}
-		}
-		b.ahead[t.URL] = true
 		i := b.leading(l)
 		for i < len(l.queue) && b.ahead[l.queue[i].URL] {
 			i++
@@ -175,7 +177,22 @@ func (b *Board) AddAhead(t frontier.Task) Placement {
 		b.hold(l, t)
 		return Placement{Lane: l}
 	}
-	return b.Add(t)
+	if len(b.lanes) < b.max {
+		if e := b.emptiestEgress(t); e >= 0 {
+			return Placement{Lane: b.open(t, e), Opened: true}
+		}
+	}
+	b.pending.pushAhead(t)
+	return Placement{Pending: true}
+}
+
+// repend puts back in the pending queue, in its tier, a task taken from it.
+func (b *Board) repend(t frontier.Task) {
+	if b.ahead[t.URL] {
+		b.pending.pushAhead(t)
+		return
+	}
+	b.pending.push(t)
 }
 
 // leading is how many tasks at the head of l's queue were added by AddFirst.
@@ -261,7 +278,7 @@ func (b *Board) open(t frontier.Task, e int) *Lane {
 	b.join(l, t)
 	for _, p := range b.pending.takeAdjacent(t.Host, t.ParentHash) {
 		if !b.allowed(e, p.Host) {
-			b.pending.push(p)
+			b.repend(p)
 			continue
 		}
 		dst := l
@@ -461,7 +478,7 @@ func (b *Board) Holds(host string) bool {
 			return true
 		}
 	}
-	return b.pending.nHost[host] > 0
+	return b.pending.hasHost(host)
 }
 
 // Lane returns a live lane by ID.

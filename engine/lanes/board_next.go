@@ -145,7 +145,7 @@ func (b *Board) fill() []*Lane {
 		}
 		e := b.emptiestEgress(t)
 		if e < 0 { // no egress may serve its host now: the engine defers such hosts
-			b.pending.push(t)
+			b.repend(t)
 			break
 		}
 		opened = append(opened, b.open(t, e))

@@ -3,10 +3,49 @@ package lanes
 import "github.com/crawlconsole/crawlconsole/engine/frontier"
 
 // pendingQueue holds tasks that found no lane (all lanes busy and none adjacent, M1:
-// "beyond that it waits for one"). It is FIFO, and indexed by host and parent hash so
-// that a lane opened for one task pulls in all tasks adjacent to it at once.
-// Entries taken through an index are tombstoned and skipped by pop.
-type pendingQueue struct {
+// "beyond that it waits for one"), in two tiers: the articles a read has just listed
+// (Board.AddAhead) and the rest. Each tier is FIFO; the first tier goes out first,
+// and a lane opened for one task pulls in the tasks adjacent to it from both, the
+// first tier's ahead of the rest. With every lane busy, as at a crawl's fetch budget,
+// new lanes open only from here, so a tier that only the lanes' queues honoured
+// would leave the news behind every due read that found no lane.
+type pendingQueue struct{ ahead, plain pendingFIFO }
+
+func (q *pendingQueue) init() { q.ahead.init(); q.plain.init() }
+
+func (q *pendingQueue) len() int { return q.ahead.live + q.plain.live }
+
+// push queues t in the ordinary tier; pushAhead in the first.
+func (q *pendingQueue) push(t frontier.Task)      { q.plain.push(t) }
+func (q *pendingQueue) pushAhead(t frontier.Task) { q.ahead.push(t) }
+
+func (q *pendingQueue) hasHost(host string) bool {
+	return q.ahead.nHost[host] > 0 || q.plain.nHost[host] > 0
+}
+
+func (q *pendingQueue) pop() (frontier.Task, bool) {
+	if t, ok := q.ahead.pop(); ok {
+		return t, true
+	}
+	return q.plain.pop()
+}
+
+func (q *pendingQueue) takeAdjacent(host string, parent uint64) []frontier.Task {
+	return append(q.ahead.takeAdjacent(host, parent), q.plain.takeAdjacent(host, parent)...)
+}
+
+func (q *pendingQueue) takeHost(host string) []frontier.Task {
+	return append(q.ahead.takeHost(host), q.plain.takeHost(host)...)
+}
+
+func (q *pendingQueue) take(drop func(frontier.Task) bool) []frontier.Task {
+	return append(q.ahead.take(drop), q.plain.take(drop)...)
+}
+
+// pendingFIFO is one tier: FIFO, and indexed by host and parent hash so that a lane
+// opened for one task pulls in all tasks adjacent to it at once. Entries taken
+// through an index are tombstoned and skipped by pop.
+type pendingFIFO struct {
 	items    []pendingItem
 	head     int
 	live     int
@@ -21,23 +60,23 @@ type pendingItem struct {
 	dead bool
 }
 
-func (q *pendingQueue) init() {
+func (q *pendingFIFO) init() {
 	q.byHost = map[string][]int{}
 	q.byParent = map[uint64][]int{}
 	q.nHost = map[string]int{}
 	q.nParent = map[uint64]int{}
 }
 
-func (q *pendingQueue) len() int { return q.live }
+func (q *pendingFIFO) len() int { return q.live }
 
-func (q *pendingQueue) push(t frontier.Task) {
+func (q *pendingFIFO) push(t frontier.Task) {
 	i := len(q.items)
 	q.items = append(q.items, pendingItem{t: t})
 	q.index(t, i)
 	q.live++
 }
 
-func (q *pendingQueue) index(t frontier.Task, i int) {
+func (q *pendingFIFO) index(t frontier.Task, i int) {
 	q.byHost[t.Host] = append(q.byHost[t.Host], i)
 	q.nHost[t.Host]++
 	if t.ParentHash != 0 {
@@ -46,7 +85,7 @@ func (q *pendingQueue) index(t frontier.Task, i int) {
 	}
 }
 
-func (q *pendingQueue) pop() (frontier.Task, bool) {
+func (q *pendingFIFO) pop() (frontier.Task, bool) {
 	for q.head < len(q.items) {
 		it := &q.items[q.head]
 		q.head++
@@ -62,7 +101,7 @@ func (q *pendingQueue) pop() (frontier.Task, bool) {
 }
 
 // kill tombstones position i; an index is dropped when its last live task goes.
-func (q *pendingQueue) kill(i int) {
+func (q *pendingFIFO) kill(i int) {
 	it := &q.items[i]
 	if it.dead {
 		return
@@ -83,7 +122,7 @@ func (q *pendingQueue) kill(i int) {
 
 // takeAdjacent removes and returns, oldest first, every pending task with this host
 // or (if non-zero) this parent hash.
-func (q *pendingQueue) takeAdjacent(host string, parent uint64) []frontier.Task {
+func (q *pendingFIFO) takeAdjacent(host string, parent uint64) []frontier.Task {
 	pos := append([]int(nil), q.byHost[host]...)
 	if parent != 0 {
 		pos = append(pos, q.byParent[parent]...)
@@ -101,7 +140,7 @@ func (q *pendingQueue) takeAdjacent(host string, parent uint64) []frontier.Task 
 }
 
 // takeHost removes and returns every pending task of a host.
-func (q *pendingQueue) takeHost(host string) []frontier.Task {
+func (q *pendingFIFO) takeHost(host string) []frontier.Task {
 	var out []frontier.Task
 	for _, i := range append([]int(nil), q.byHost[host]...) {
 		if i < q.head || q.items[i].dead {
@@ -116,7 +155,7 @@ func (q *pendingQueue) takeHost(host string) []frontier.Task {
 
 // compact reclaims the consumed prefix once it dominates the slice. Positions in the
 // indexes are absolute, so compaction rebuilds them.
-func (q *pendingQueue) compact() {
+func (q *pendingFIFO) compact() {
 	if q.head < 1024 || q.head < len(q.items)/2 {
 		return
 	}
@@ -155,7 +194,7 @@ func sortedUnique(xs []int) []int {
 }
 
 // take removes and returns, oldest first, every pending task drop selects.
-func (q *pendingQueue) take(drop func(frontier.Task) bool) []frontier.Task {
+func (q *pendingFIFO) take(drop func(frontier.Task) bool) []frontier.Task {
 	var out []frontier.Task
 	for i := q.head; i < len(q.items); i++ {
 		if it := &q.items[i]; !it.dead && drop(it.t) {

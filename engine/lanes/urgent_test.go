@@ -3,6 +3,7 @@ package lanes
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -143,5 +144,40 @@ func TestAddAheadGoesBeforeOrdinaryBehindUrgent(t *testing.T) {
 	}
 	if len(b.ahead) != 0 {
 		t.Errorf("%d AddAhead marks left after every task was taken", len(b.ahead))
+	}
+}
+
+// With every lane slot taken, an article a read listed waits in the pending queue's
+// first tier: the next lane to open takes it before tasks that were pending earlier.
+func TestAddAheadPendingOpensTheNextLaneFirst(t *testing.T) {
+	b := NewBoard(1, nil)
+	l := b.Add(task("http://a/1", "a", 0)).Lane
+	b.Add(task("http://b/read", "b", 0))
+	if p := b.AddAhead(task("http://c/new", "c", 0)); !p.Pending {
+		t.Fatalf("c/new placed %+v with the only lane slot taken: want pending", p)
+	}
+	b.Add(task("http://b/2", "b", 0))
+	if tk, ok, _ := b.Next(l); !ok || tk.URL != "http://a/1" {
+		t.Fatalf("lane a took %v %v, want a/1", tk.URL, ok)
+	}
+	_, ok, opened := b.Next(l) // a ran dry: it retires and its slot goes to the pending tasks
+	if ok || len(opened) != 1 {
+		t.Fatalf("lane a: ok %v, %d lanes opened; want it retired and one lane opened", ok, len(opened))
+	}
+	var got []string
+	for nl := opened[0]; ; {
+		tk, ok, more := b.Next(nl)
+		if !ok {
+			if len(more) == 0 {
+				break
+			}
+			nl = more[0]
+			continue
+		}
+		got = append(got, tk.URL)
+	}
+	want := []string{"http://c/new", "http://b/read", "http://b/2"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("fetch order %v, want %v: the listed article first", got, want)
 	}
 }
