@@ -9,26 +9,29 @@ import (
 // statements are the writer's prepared statements, compiled once on the write
 // connection and reused by every batch.
 type statements struct {
-	insertURL      *sql.Stmt
-	setState       *sql.Stmt
-	deferURL       *sql.Stmt
-	markFetched    *sql.Stmt
-	insertPage     *sql.Stmt
-	replacePage    *sql.Stmt
-	retireLane     *sql.Stmt
-	openLane       *sql.Stmt
-	insertEvent    *sql.Stmt
-	pruneEvents    *sql.Stmt
-	setMeta        *sql.Stmt
-	recoverURLs    *sql.Stmt
-	retireLanes    *sql.Stmt
-	upsertRevisit  *sql.Stmt
-	setRevisitNext *sql.Stmt
-	insertCapture  *sql.Stmt
-	captureRef     *sql.Stmt
-	captureOwn     *sql.Stmt
-	upsertChange   *sql.Stmt
-	all            []*sql.Stmt
+	insertURL   *sql.Stmt
+	setState    *sql.Stmt
+	deferURL    *sql.Stmt
+	markFetched *sql.Stmt
+	// markFetchedStarted is markFetched that also counts the attempt of an
+	// InProgress mark held back in the same batch (starts.go).
+	markFetchedStarted *sql.Stmt
+	insertPage         *sql.Stmt
+	replacePage        *sql.Stmt
+	retireLane         *sql.Stmt
+	openLane           *sql.Stmt
+	insertEvent        *sql.Stmt
+	pruneEvents        *sql.Stmt
+	setMeta            *sql.Stmt
+	recoverURLs        *sql.Stmt
+	retireLanes        *sql.Stmt
+	upsertRevisit      *sql.Stmt
+	setRevisitNext     *sql.Stmt
+	insertCapture      *sql.Stmt
+	captureRef         *sql.Stmt
+	captureOwn         *sql.Stmt
+	upsertChange       *sql.Stmt
+	all                []*sql.Stmt
 }
 
 const pageColumns = `url, fetched_at, status, content_type, bytes, stored_bytes, body_codec, body,
@@ -58,6 +61,8 @@ func prepareStatements(ctx context.Context, conn *sql.Conn) (*statements, error)
 		attempts = attempts + (?1 = 1), updated_at = ?4 WHERE url = ?5`)
 	prep(&st.deferURL, `UPDATE urls SET state = 4, deferred_until = ?, updated_at = ? WHERE url = ?`)
 	prep(&st.markFetched, `UPDATE urls SET state = 2, lane = ?, err_kind = '', updated_at = ? WHERE url = ?`)
+	prep(&st.markFetchedStarted, `UPDATE urls SET state = 2, lane = ?, err_kind = '', attempts = attempts + 1,
+		updated_at = ? WHERE url = ?`)
 	prep(&st.insertPage, `INSERT INTO pages(`+pageColumns+`) VALUES(`+pageValues+`)
 		ON CONFLICT(url) DO NOTHING`)
 	prep(&st.replacePage, `INSERT INTO pages(`+pageColumns+`) VALUES(`+pageValues+`)

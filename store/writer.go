@@ -38,8 +38,9 @@ type writer struct {
 	eventsAdded int // in the open batch (over-counted after a replay; harmless)
 
 	inTx    bool
-	pending []*writeOp // applied in the open transaction, in submission order
-	afters  []func()   // their post-commit callbacks
+	pending []*writeOp           // applied in the open transaction, in submission order
+	afters  []func()             // their post-commit callbacks
+	starts  map[string]startMark // InProgress marks held back in the open transaction (starts.go)
 
 	errMu  sync.Mutex
 	err    error         // first write error; sticky
@@ -159,6 +160,7 @@ func (w *writer) rollback() {
 		_, _ = w.conn.ExecContext(w.ctx, "ROLLBACK")
 		w.inTx = false
 	}
+	clear(w.starts) // the replay holds them again
 }
 
 // commit ends the open transaction and, only once it is durable in the WAL, runs the
@@ -172,6 +174,11 @@ func (w *writer) commit() {
 		w.afters = w.afters[:0]
 	}()
 	if !w.inTx {
+		return
+	}
+	if err := w.writeStarts(); err != nil {
+		w.setErr(fmt.Errorf("store: commit batch of %d operations: mark URLs in progress: %w", len(w.pending), err))
+		w.rollback()
 		return
 	}
 	w.pruneEvents()

@@ -40,6 +40,9 @@ type linkOutcome struct {
 func (w *writer) insertURLs(urls []URL, st State, now int64, out []linkOutcome) ([]linkOutcome, error) {
 	for i := range urls {
 		u := &urls[i]
+		if err := w.writeStart(u.URL); err != nil {
+			return out, err
+		}
 		res, err := w.st.insertURL.ExecContext(w.ctx, u.URL, u.Host, int64(u.ParentHash), u.Depth,
 			u.Class, u.Site, u.Keyword, int(st), u.Lane, now)
 		if err != nil {
@@ -90,7 +93,13 @@ func (s *Store) AddURLs(urls []URL, done LinkResult) {
 // is ignored.
 func (s *Store) SetState(url string, st State, lane int, errKind string) {
 	s.submit(&writeOp{what: "set state", key: url, apply: func(w *writer) (func(), error) {
-		_, err := w.st.setState.ExecContext(w.ctx, int(st), lane, errKind, time.Now().UnixNano(), url)
+		if st == InProgress {
+			return nil, w.holdStart(url, startMark{lane: lane, errKind: errKind, at: nowNanos()})
+		}
+		if err := w.writeStart(url); err != nil {
+			return nil, err
+		}
+		_, err := w.st.setState.ExecContext(w.ctx, int(st), lane, errKind, nowNanos(), url)
 		return nil, err
 	}})
 }
@@ -99,6 +108,9 @@ func (s *Store) SetState(url string, st State, lane int, errKind string) {
 // deferred, never lost); Queued hands it out again once that time has passed.
 func (s *Store) Defer(url string, until time.Time) {
 	s.submit(&writeOp{what: "defer", key: url, apply: func(w *writer) (func(), error) {
+		if err := w.writeStart(url); err != nil {
+			return nil, err
+		}
 		_, err := w.st.deferURL.ExecContext(w.ctx, nanos(until), time.Now().UnixNano(), url)
 		return nil, err
 	}})
@@ -146,7 +158,11 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 	links = slices.Clone(links)
 	s.submit(&writeOp{what: "save page", key: p.URL, apply: func(w *writer) (func(), error) {
 		now := time.Now().UnixNano()
-		res, err := w.st.markFetched.ExecContext(w.ctx, p.Lane, now, p.URL)
+		mark := w.st.markFetched
+		if _, started := w.takeStart(p.URL); started {
+			mark = w.st.markFetchedStarted // the held InProgress mark's attempt, counted here
+		}
+		res, err := mark.ExecContext(w.ctx, p.Lane, now, p.URL)
 		if err != nil {
 			return nil, err
 		}

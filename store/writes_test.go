@@ -372,3 +372,39 @@ func TestAfterCommitReportsAFailedWriteBeforeIt(t *testing.T) {
 		t.Errorf("AfterCommit got %v; want the failed write's error (the master must not ack it)", got)
 	}
 }
+
+// A lane's InProgress mark and the page it saves write the URL's row once when they
+// share a batch; what a reader sees is the same as when each is written alone: the
+// attempt counted, the page's lane and state, and a mark committed alone (a crash
+// before the page) still reads InProgress.
+func TestInProgressMarkAndPageInOneBatch(t *testing.T) {
+	s, _ := openTemp(t, Options{BatchSize: 10_000, BatchDelay: time.Hour})
+	same, apart, alone := testURL("a.test", 1), testURL("a.test", 2), testURL("a.test", 3)
+	s.AddURLs([]URL{same, apart, alone}, nil)
+	mustFlush(t, s)
+
+	s.SetState(same.URL, InProgress, 2, "")
+	s.SavePage(testPage(same.URL, 3000), nil, nil)
+	s.SetState(apart.URL, InProgress, 3, "")
+	s.SetState(alone.URL, InProgress, 5, "")
+	s.SetState(alone.URL, Unprocessed, 5, "timeout")
+	s.SetState(alone.URL, InProgress, 6, "")
+	mustFlush(t, s)
+	if got, _ := s.URLState(alone.URL); got.State != InProgress || got.Attempts != 2 || got.Lane != 6 || got.ErrKind != "" {
+		t.Errorf("a mark committed without its page: %+v; want in progress, 2 attempts, lane 6", got)
+	}
+	s.SavePage(testPage(apart.URL, 3000), nil, nil)
+	mustFlush(t, s)
+	for _, u := range []string{same.URL, apart.URL} {
+		got, err := s.URLState(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lane := testPage(u, 1).Lane; got.State != Processed || got.Attempts != 1 || got.Lane != lane {
+			t.Errorf("%s: %+v; want processed after 1 attempt, lane %d (the page's)", u, got, lane)
+		}
+	}
+	if c, err := s.Counts(); err != nil || c.InProgress != 1 || c.Processed != 2 {
+		t.Errorf("counts %+v, %v; want 1 in progress, 2 processed", c, err)
+	}
+}
