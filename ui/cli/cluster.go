@@ -66,6 +66,9 @@ func operatorConn(url, ca string, tf *tokenFlags, name, whose string) (*cluster.
 	return conn, nil
 }
 
+// errNothingAccepted is a connect that found nothing listening at the address.
+var errNothingAccepted = errors.New("nothing answers")
+
 // operatorConnError words a failed connect of ctl or console --attach, which may
 // be aimed at a master or at a one-box crawl's operator port: cluster's messages
 // speak of "the master" only.
@@ -76,8 +79,8 @@ func operatorConnError(url string, err error) error {
 		return fmt.Errorf("%s refused the credential: give the token of the master or crawl there "+
 			"(--token-file; it keeps it beside its database as DB.token)", url)
 	case strings.Contains(err.Error(), "nothing accepted the connection"):
-		return fmt.Errorf("nothing answers at %s: is the master, or the crawl started with --operator, running, "+
-			"and is the address right?", url)
+		return fmt.Errorf("%w at %s: is the master, or the crawl started with --operator, running, "+
+			"and is the address right?", errNothingAccepted, url)
 	}
 	return err
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/attach"
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
-	"github.com/crawlconsole/crawlconsole/ui"
 )
 
 // Live steering from a shell: `crawlconsole ctl --attach URL WORDS...`
@@ -28,11 +27,24 @@ import (
 // the same subjects from a small embedded NATS server on loopback, with the
 // credential in DB.token (mode 0600) — the way a master's is kept.
 
-const ctlUsage = `Usage: crawlconsole ctl --attach URL [--token-file FILE] COMMAND...
+const ctlUsage = `Usage: crawlconsole ctl --attach URL [--token-file FILE] [--json] [--yes] COMMAND...
 
-Makes one live steering change on a running crawl (started with --operator ADDR)
-or master, as the console's ":" command of the same words would, and prints what
-happened. Flags go before the command. Commands:
+Does on a running crawl (started with --operator ADDR) or master what the
+console's ":" command of the same words does, and prints what happened. Flags go
+before the command. Commands:
+  status                          state, pages, rate, queue, lanes, pauses
+  hosts                           the hosts on lanes: lane, status, paused, disabled
+  pause | resume                  the whole crawl
+  pause lane N | resume lane N
+  pause host NAME | resume host NAME
+  pause node NAME | resume node NAME      (a master's workers)
+  lanes N                         set lanes.max
+  disable host NAME | enable host NAME    (defer a host's URLs, or bring them back)
+  rotate lane N                   move a lane to another egress
+  rebalance                       print the plan; with --yes, apply it
+  egress add SPEC | egress rm NAME
+  dns flush [DOMAIN]
+  revisit now URL
   seed add URL
   site add news URL [KEYWORD...]
   site add social NAME SEARCH-TEMPLATE [KEYWORD...]
@@ -42,17 +54,24 @@ happened. Flags go before the command. Commands:
   budget SITE N [round|total]
   budget host HOST N [round|total]
 
+Exit status: 0 done; 1 the crawl refused (the reason on stderr); 2 usage (a bad
+flag, command or credential); 4 the crawl was not reached (nothing answers, or no
+answer in time: the change may or may not have been made).
+
 Flags:
 `
 
 // runCtl implements `crawlconsole ctl`. Exit 0: done; 1: the crawl refused the
-// change (the reason on stderr); 2: bad flags, command or connection.
+// change (the reason on stderr); 2: bad flags, command or credential; 4: the crawl
+// was not reached.
 func runCtl(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ctl", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	url := fs.String("attach", "", "the crawl's operator `URL` (a master's, or a crawl's --operator address)")
 	ca := fs.String("ca", "", "CA `FILE` to trust a TLS master")
 	prefix := fs.String("prefix", engine.DefaultClusterPrefix, "subject `PREFIX` of the crawl")
+	asJSON := fs.Bool("json", false, "print one JSON object on stdout (the outcome, status or hosts), for scripts")
+	yes := fs.Bool("yes", false, "rebalance: apply the plan (without it, the plan is only printed)")
 	var tf tokenFlags
 	tf.add(fs)
 	fs.Usage = func() {
@@ -69,7 +88,7 @@ func runCtl(args []string, stdout, stderr io.Writer) int {
 	// read as part of the command (a keyword "storm --token-file f").
 	if name := flagAfterCommand(fs, args); name != "" {
 		fmt.Fprintf(stderr, "crawlconsole ctl: --%s comes after the command; flags go before the command: "+
-			"crawlconsole ctl --attach URL [--token-file FILE] [--prefix P] COMMAND...\n", name)
+			"crawlconsole ctl --attach URL [--token-file FILE] [--prefix P] [--json] [--yes] COMMAND...\n", name)
 		return ExitUsage
 	}
 	if *url == "" {
@@ -80,28 +99,28 @@ func runCtl(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "crawlconsole ctl: %v\n", err)
 		return ExitUsage
 	}
-	s, err := engine.ParseSteer(fs.Args())
-	if err != nil {
-		fmt.Fprintf(stderr, "crawlconsole ctl: %v\n", err)
+	words := fs.Args()
+	if len(words) == 0 {
+		fmt.Fprintln(stderr, "crawlconsole ctl: no command: give one after the flags, e.g. status, pause, lanes 4 (crawlconsole ctl --help lists them)")
 		return ExitUsage
 	}
 	conn, err := operatorConn(*url, *ca, &tf, "ctl", "the crawl's")
 	if err != nil {
 		fmt.Fprintf(stderr, "crawlconsole ctl: %v\n", err)
+		if errors.Is(err, errNothingAccepted) {
+			return ExitUnreachable
+		}
 		return ExitUsage
 	}
 	defer conn.Close()
-	msg, err := attach.Dial(conn.NC, *prefix).Steer(s)
-	if err != nil {
-		if u := unreached(err, *url, *prefix); u != nil {
-			fmt.Fprintf(stderr, "crawlconsole ctl: %s: %v\n", s.String(), u)
-			return ExitUsage
-		}
-		fmt.Fprintf(stderr, "crawlconsole ctl: %s\n", ui.Refusal(s.String(), err))
-		return 1
+	client := attach.Dial(conn.NC, *prefix)
+	switch {
+	case len(words) == 1 && words[0] == "status":
+		return ctlStatus(client, *url, *prefix, *asJSON, stdout, stderr)
+	case len(words) == 1 && words[0] == "hosts":
+		return ctlHosts(client, *url, *prefix, *asJSON, stdout, stderr)
 	}
-	fmt.Fprintln(stdout, msg)
-	return 0
+	return runCtlCommand(newCtlConsole(client, *yes), words, *url, *prefix, *asJSON, stdout, stderr)
 }
 
 // flagAfterCommand returns the name of the first of fs's flags written among the

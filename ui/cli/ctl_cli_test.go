@@ -68,6 +68,20 @@ func TestDemoWithWorkersServesTheOperatorPort(t *testing.T) {
 		!strings.Contains(stderr.String(), `no site named "nosuchsite"`) {
 		t.Errorf("ctl refused on the distributed demo: exit %d, stderr %q; want 1 with the reason", code, stderr.String())
 	}
+	// The console's actions on the master: the whole crawl paused and resumed, its
+	// workers in the status.
+	if code, out, errs := ctlRun(t, url, tokenFile, "pause"); code != 0 || !strings.Contains(out, "crawl paused") {
+		t.Errorf("ctl pause on the master: exit %d, %q, %q", code, out, errs)
+	}
+	if r := ctlStatusJSON(t, url, tokenFile); r.State != "PAUSED" || len(r.Workers) != 2 {
+		t.Errorf("ctl --json status on the paused master: state %q, %d workers; want PAUSED and 2", r.State, len(r.Workers))
+	}
+	if code, out, errs := ctlRun(t, url, tokenFile, "resume"); code != 0 || !strings.Contains(out, "crawl resumed") {
+		t.Errorf("ctl resume on the master: exit %d, %q, %q", code, out, errs)
+	}
+	if r := ctlStatusJSON(t, url, tokenFile); r.State == "PAUSED" {
+		t.Errorf("ctl --json status on the resumed master: still PAUSED")
+	}
 	if title := attachedTitle(dialOperator(t, url, tokenFile)); !strings.HasPrefix(title, "crawlconsole master ") {
 		t.Errorf("console --attach to the demo's master is titled %q; want it to say master", title)
 	}
@@ -91,8 +105,8 @@ func (s slowSteer) Steer(st engine.Steer) (string, error) {
 }
 
 // ctl tells a crawl that refused from one it could not reach: a refusal exits 1 with
-// the crawl's reason; no responders (another --prefix) and no answer in time exit 2,
-// as the README says of connection problems, and say what to check.
+// the crawl's reason; a refused credential is a usage error (2); no responders
+// (another --prefix) and no answer in time exit 4, and say what to check.
 func TestCtlUnreachableIsNotARefusal(t *testing.T) {
 	ctrl := slowSteer{fake.New(fake.Config{Sites: true}), make(chan struct{})}
 	var banner bytes.Buffer
@@ -117,8 +131,8 @@ func TestCtlUnreachableIsNotARefusal(t *testing.T) {
 	}{
 		{"refused", []string{"keyword", "add", "nosuchsite", "w"}, 1, []string{`ctl: keyword add nosuchsite w: no site named "nosuchsite"`}},
 		{"wrong token", []string{"--token-file", wrongToken, "budget", "x", "3"}, ExitUsage, []string{url + " refused the credential"}},
-		{"another prefix", []string{"--prefix", "other", "budget", "x", "3"}, ExitUsage, []string{"--prefix", `"other"`, url}},
-		{"no answer in time", []string{"seed", "add", "http://x.test/"}, ExitUsage, []string{"did not answer", url}},
+		{"another prefix", []string{"--prefix", "other", "budget", "x", "3"}, ExitUnreachable, []string{"--prefix", `"other"`, url}},
+		{"no answer in time", []string{"seed", "add", "http://x.test/"}, ExitUnreachable, []string{"did not answer", url}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// ctlRun runs ctl against url with the token file and returns its exit status and
+// output.
+func ctlRun(t *testing.T, url, tokenFile string, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := runCtl(append([]string{"--attach", url, "--token-file", tokenFile}, args...), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// ctlStatusJSON is `ctl --json status`, decoded.
+func ctlStatusJSON(t *testing.T, url, tokenFile string) ctlStatusReport {
+	t.Helper()
+	code, out, errs := ctlRun(t, url, tokenFile, "--json", "status")
+	var r ctlStatusReport
+	if err := json.Unmarshal([]byte(out), &r); code != 0 || err != nil {
+		t.Fatalf("ctl --json status: exit %d, %v\nstdout %s\nstderr %s", code, err, out, errs)
+	}
+	return r
+}
+
+// `ctl` does what the console's ":" line does, on a one-box crawl through its
+// --operator port: pause and resume the crawl, lanes N, pause a host; status and
+// hosts report it (as text and --json); a console-only command, an unknown one or a
+// lane the crawl does not have are usage errors (2); a refused change exits 1; an
+// address where nothing listens exits 4.
+func TestCtlRunsTheConsoleCommandsOnACrawl(t *testing.T) {
+	eng, _, _, opts := steeringDemo(t)
+	var banner bytes.Buffer
+	stop, err := operatorPort("127.0.0.1:0", opts.DB, eng, &banner, "crawl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	m := operatorLineRE.FindStringSubmatch(banner.String())
+	if m == nil {
+		t.Fatalf("no attach line in %q", banner.String())
+	}
+	url, tokenFile := m[1], m[2]
+
+	if code, out, errs := ctlRun(t, url, tokenFile, "pause"); code != 0 || !strings.Contains(out, "crawl paused") {
+		t.Fatalf("ctl pause: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if r := ctlStatusJSON(t, url, tokenFile); r.State != "PAUSED" {
+		t.Errorf("status after ctl pause: state %q, want PAUSED", r.State)
+	}
+	if code, out, _ := ctlRun(t, url, tokenFile, "status"); code != 0 || !strings.HasPrefix(out, "PAUSED ") {
+		t.Errorf("ctl status after pause: exit %d, %q; want a line starting PAUSED", code, out)
+	}
+	if code, out, errs := ctlRun(t, url, tokenFile, "resume"); code != 0 || !strings.Contains(out, "crawl resumed") {
+		t.Fatalf("ctl resume: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if r := ctlStatusJSON(t, url, tokenFile); r.State == "PAUSED" {
+		t.Errorf("status after ctl resume: still PAUSED")
+	}
+	if code, out, errs := ctlRun(t, url, tokenFile, "lanes", "3"); code != 0 || !strings.Contains(out, "lanes.max set to 3") {
+		t.Errorf("ctl lanes 3: exit %d, %q, %q", code, out, errs)
+	}
+	if code, out, errs := ctlRun(t, url, tokenFile, "pause", "host", "www.quiet.test"); code != 0 || !strings.Contains(out, "host www.quiet.test paused") {
+		t.Errorf("ctl pause host: exit %d, %q, %q", code, out, errs)
+	}
+	r := ctlStatusJSON(t, url, tokenFile)
+	if r.LanesMax != 3 || !slices.Contains(r.PausedHosts, "www.quiet.test") {
+		t.Errorf("status --json after lanes 3 and pause host: lanes_max %d, paused_hosts %v", r.LanesMax, r.PausedHosts)
+	}
+	code, out, _ := ctlRun(t, url, tokenFile, "--json", "hosts")
+	var hosts []ctlHost
+	if err := json.Unmarshal([]byte(out), &hosts); code != 0 || err != nil ||
+		!slices.ContainsFunc(hosts, func(h ctlHost) bool { return h.Host == "www.quiet.test" && h.Paused }) {
+		t.Errorf("ctl --json hosts: exit %d, %v; want www.quiet.test paused\n%s", code, err, out)
+	}
+	if code, out, _ := ctlRun(t, url, tokenFile, "hosts"); code != 0 || !strings.Contains(out, "HOST") || !strings.Contains(out, "www.quiet.test") {
+		t.Errorf("ctl hosts: exit %d\n%s", code, out)
+	}
+	if code, out, errs := ctlRun(t, url, tokenFile, "rebalance"); code != 0 || !strings.Contains(out, "rebalance") {
+		t.Errorf("ctl rebalance: exit %d, %q, %q", code, out, errs)
+	}
+
+	for _, c := range []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{[]string{"theme", "dark"}, ExitUsage, "acts on a console's screen"},
+		{[]string{"frobnicate"}, ExitUsage, `unknown command "frobnicate"`},
+		{[]string{"pause", "lane", "9999"}, ExitUsage, "no lane 9999"},
+		{[]string{"lanes", "zero"}, ExitUsage, "N must be a whole number"},
+		{[]string{"keyword", "rm", "nosuchsite", "x"}, 1, `no site named "nosuchsite"`},
+	} {
+		if code, _, errs := ctlRun(t, url, tokenFile, c.args...); code != c.code || !strings.Contains(errs, c.err) {
+			t.Errorf("ctl %s: exit %d, stderr %q; want %d and %q", strings.Join(c.args, " "), code, errs, c.code, c.err)
+		}
+	}
+	code, out, _ = ctlRun(t, url, tokenFile, "--json", "keyword", "rm", "nosuchsite", "x")
+	var o ctlOutcome
+	if err := json.Unmarshal([]byte(out), &o); err != nil || code != 1 || o.OK || !o.Refused || o.Exit != 1 {
+		t.Errorf("ctl --json of a refused change: exit %d, %+v (%v)", code, o, err)
+	}
+
+	nobody := "nats://" + freeLoopbackAddr(t)
+	if code, _, errs := ctlRun(t, nobody, tokenFile, "status"); code != ExitUnreachable || !strings.Contains(errs, "nothing answers") {
+		t.Errorf("ctl status where nothing listens: exit %d, %q; want %d", code, errs, ExitUnreachable)
+	}
+}

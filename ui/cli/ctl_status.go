@@ -1,0 +1,237 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/attach"
+)
+
+// ctlStatusReport is `ctl status --json`: the console's header as one object. Its
+// field names are part of the command-line contract.
+type ctlStatusReport struct {
+	State        engine.State     `json:"state"`
+	StartedAt    time.Time        `json:"started_at"`
+	PagesFetched int64            `json:"pages_fetched"`
+	PagesStored  int64            `json:"pages_stored"`
+	PagesPerS    float64          `json:"pages_per_s"`
+	Queue        int              `json:"queue"`
+	URLsDone     int64            `json:"urls_done"`
+	LanesBusy    int              `json:"lanes_busy"`
+	LanesMax     int              `json:"lanes_max"`
+	Refused      int64            `json:"refused"`
+	Errors       map[string]int64 `json:"errors"`
+	Skipped      map[string]int64 `json:"skipped"`
+	PausedLanes  []int            `json:"paused_lanes"`
+	PausedHosts  []string         `json:"paused_hosts"`
+	Disabled     []string         `json:"disabled_hosts"`
+	Workers      []ctlWorker      `json:"workers,omitempty"` // a master's
+	StoreError   string           `json:"store_error,omitempty"`
+}
+
+// ctlWorker is one worker of a master in `ctl status`.
+type ctlWorker struct {
+	Name      string           `json:"name"`
+	State     engine.NodeState `json:"state"`
+	Lanes     int              `json:"lanes"`
+	PagesPerS float64          `json:"pages_per_s"`
+	Queue     int              `json:"queue"`
+}
+
+func statusOf(s engine.Snapshot) ctlStatusReport {
+	r := ctlStatusReport{State: s.State, StartedAt: s.StartedAt, PagesFetched: s.Totals.PagesFetched,
+		PagesStored: s.Totals.PagesStored, PagesPerS: s.PagesPerSec, Queue: s.QueueDepth, URLsDone: s.Totals.URLsDone,
+		LanesBusy: s.LanesBusy, LanesMax: s.LanesMax, Refused: s.Totals.Refused, Errors: s.Totals.Errors,
+		Skipped: s.Totals.Skipped, PausedLanes: []int{}, PausedHosts: append([]string{}, s.PausedHosts...),
+		Disabled: disabledOf(s), StoreError: s.StoreError}
+	if r.Errors == nil {
+		r.Errors = map[string]int64{}
+	}
+	if r.Skipped == nil {
+		r.Skipped = map[string]int64{}
+	}
+	for _, l := range s.Lanes {
+		if l.Status == engine.LanePaused && s.State != engine.StatePaused {
+			r.PausedLanes = append(r.PausedLanes, l.ID)
+		}
+	}
+	for _, n := range s.Nodes {
+		r.Workers = append(r.Workers, ctlWorker{Name: n.Name, State: n.State, Lanes: n.Lanes, PagesPerS: n.PagesPerSec, Queue: n.Queue})
+	}
+	return r
+}
+
+func disabledOf(s engine.Snapshot) []string {
+	out := []string{}
+	if s.Egress != nil {
+		for _, d := range s.Egress.Disabled {
+			out = append(out, d.Host)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// snapshotOrFail fetches the crawl's snapshot, or prints why it could not (exit 4,
+// or 2 for a refused credential).
+func snapshotOrFail(client *attach.Client, url, prefix string, stderr io.Writer) (engine.Snapshot, int) {
+	s := client.Snapshot()
+	if attach.Unreachable(s.State) {
+		err := client.Err()
+		if u := unreached(err, url, prefix); u != nil {
+			fmt.Fprintf(stderr, "crawlconsole ctl: %v\n", u)
+			return s, unreachedExit(u)
+		}
+		fmt.Fprintf(stderr, "crawlconsole ctl: the crawl at %s gave no snapshot: %v\n", url, err)
+		return s, 1
+	}
+	return s, 0
+}
+
+// ctlStatus is `ctl status`: the console's header, as text or one JSON object.
+func ctlStatus(client *attach.Client, url, prefix string, asJSON bool, stdout, stderr io.Writer) int {
+	s, code := snapshotOrFail(client, url, prefix, stderr)
+	if code != 0 {
+		return code
+	}
+	r := statusOf(s)
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(r); err != nil {
+			return 1
+		}
+		return 0
+	}
+	fmt.Fprintf(stdout, "%s  up %s  pages %d (stored %d)  %s  queue %d  done %d  lanes %d/%d  refused %d\n",
+		r.State, time.Since(r.StartedAt).Truncate(time.Second), r.PagesFetched, r.PagesStored, rateText(r.PagesPerS),
+		r.Queue, r.URLsDone, r.LanesBusy, r.LanesMax, r.Refused)
+	fmt.Fprintf(stdout, "errors: %s\nskipped: %s\n", kindList(r.Errors), kindList(r.Skipped))
+	if len(r.PausedLanes) > 0 {
+		fmt.Fprintf(stdout, "paused lanes: %s\n", strings.Trim(fmt.Sprint(r.PausedLanes), "[]"))
+	}
+	if len(r.PausedHosts) > 0 {
+		fmt.Fprintf(stdout, "paused hosts: %s\n", strings.Join(r.PausedHosts, ", "))
+	}
+	if len(r.Disabled) > 0 {
+		fmt.Fprintf(stdout, "disabled hosts: %s\n", strings.Join(r.Disabled, ", "))
+	}
+	for _, w := range r.Workers {
+		fmt.Fprintf(stdout, "worker %s: %s, %d lanes, %s, queue %d\n", w.Name, w.State, w.Lanes, rateText(w.PagesPerS), w.Queue)
+	}
+	if r.StoreError != "" {
+		fmt.Fprintf(stdout, "STORE FAILED: %s\n", r.StoreError)
+	}
+	return 0
+}
+
+// rateText is a fetch rate with the precision polite rates need: 0.25 pages/s is
+// not 0.2 or 0.3, and under one page a second it is also said per minute.
+func rateText(perS float64) string {
+	switch {
+	case perS == 0:
+		return "0 pages/s"
+	case perS < 1:
+		return fmt.Sprintf("%.2f pages/s (%.0f/min)", perS, perS*60)
+	case perS < 10:
+		return fmt.Sprintf("%.2f pages/s", perS)
+	}
+	return fmt.Sprintf("%.1f pages/s", perS)
+}
+
+// ctlHost is one host of `ctl hosts`.
+type ctlHost struct {
+	Host     string   `json:"host"`
+	Lanes    []int    `json:"lanes"`
+	Status   []string `json:"status"` // each lane's, in the order of Lanes
+	Egress   []string `json:"egress"`
+	Paused   bool     `json:"paused"`
+	Disabled bool     `json:"disabled"`
+}
+
+// ctlHosts is `ctl hosts`: each host the crawl has on a lane, paused or disabled.
+func ctlHosts(client *attach.Client, url, prefix string, asJSON bool, stdout, stderr io.Writer) int {
+	s, code := snapshotOrFail(client, url, prefix, stderr)
+	if code != 0 {
+		return code
+	}
+	hosts := hostsOf(s)
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(hosts); err != nil {
+			return 1
+		}
+		return 0
+	}
+	if len(hosts) == 0 {
+		fmt.Fprintln(stdout, "no host is on a lane, paused or disabled now")
+		return 0
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "HOST\tLANES\tSTATUS\tEGRESS\tPAUSED\tDISABLED")
+	for _, h := range hosts {
+		lanes := strings.Trim(fmt.Sprint(h.Lanes), "[]")
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", h.Host, orDash(lanes), orDash(strings.Join(h.Status, ",")),
+			orDash(strings.Join(slices.Compact(slices.Clone(h.Egress)), ",")), yesNo(h.Paused), yesNo(h.Disabled))
+	}
+	return boolExit(tw.Flush() == nil)
+}
+
+func hostsOf(s engine.Snapshot) []ctlHost {
+	by := map[string]*ctlHost{}
+	get := func(h string) *ctlHost {
+		if by[h] == nil {
+			by[h] = &ctlHost{Host: h, Lanes: []int{}, Status: []string{}, Egress: []string{}}
+		}
+		return by[h]
+	}
+	for _, l := range s.Lanes {
+		for _, h := range l.Hosts {
+			c := get(h)
+			c.Lanes = append(c.Lanes, l.ID)
+			c.Status = append(c.Status, string(l.Status))
+			c.Egress = append(c.Egress, l.Egress)
+		}
+	}
+	for _, h := range s.PausedHosts {
+		get(h).Paused = true
+	}
+	for _, h := range disabledOf(s) {
+		get(h).Disabled = true
+	}
+	out := make([]ctlHost, 0, len(by))
+	for _, h := range by {
+		out = append(out, *h)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Host < out[j].Host })
+	return out
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func boolExit(ok bool) int {
+	if ok {
+		return 0
+	}
+	return 1
+}
