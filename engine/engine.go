@@ -86,6 +86,7 @@ type Engine struct {
 	resumed int
 
 	front   frontPort      // where lanes hand their tasks' outcomes: this process's store, or the master
+	crew    crew           // who fetches the tasks: this process's lanes, or a master's workers
 	cluster *masterRuntime // M4: the workers of a distributed crawl; nil in one process
 }
 
@@ -180,6 +181,7 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 	if r == roleWorker {
 		e.run.SSRFFix = "start this worker with --allow-private %s (every worker that may fetch it needs it)"
 	}
+	e.crew = localCrew{e}
 	e.sites.Store(newSiteBook(&e.opts))
 	e.sites.Load().declare(&e.rv.classes) // M3: social sites' domains are class soc
 	e.round = newRoundRuntime(st)
@@ -552,10 +554,4 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // lanesPeak is the most lanes alive at once: the board's, or on a master its
 // workers' (the master's board has none). Caller holds e.mu.
-func (e *Engine) lanesPeak() int {
-	peak := e.board.Peak()
-	if e.cluster != nil {
-		peak = max(peak, e.cluster.book.LanesPeak())
-	}
-	return peak
-}
+func (e *Engine) lanesPeak() int { return e.crew.lanesPeak() }

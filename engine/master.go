@@ -73,8 +73,22 @@ func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
 	if b, err := e.st.GetMeta(costsMetaKey); err == nil {
 		m.book.LoadCosts(b)
 	}
-	e.cluster = m
+	e.cluster, e.crew = m, m
 	return e, nil
+}
+
+// The master's crew is its workers (crew): a placed task goes to its unit's worker,
+// with the marks it carries.
+
+func (m *masterRuntime) place(t frontier.Task)      { m.e.boardAdd(t) }
+func (m *masterRuntime) queue(t frontier.Task)      { m.book.Add(t) }
+func (m *masterRuntime) counts() (waiting, out int) { return m.book.Counts() }
+func (m *masterRuntime) lanesPeak() int             { return max(m.e.board.Peak(), m.book.LanesPeak()) }
+
+// pausedChanged sends the crawl's pause state to every worker; a resume dispatches.
+func (m *masterRuntime) pausedChanged() {
+	m.broadcastPause()
+	m.book.Kick()
 }
 
 // masterFront is the front as the master's table sees it (master.Front): a revisit's

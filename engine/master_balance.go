@@ -11,18 +11,22 @@ import (
 // Balancing over workers (M4, package master): a plan is computed on the table and
 // shown; applying it moves units, and asks their old owners to release them.
 
-// planBalance computes the re-deal of the units over the live workers.
-func (m *masterRuntime) planBalance() (RebalancePlan, error) {
+// planRebalance computes the re-deal of the units over the live workers.
+func (m *masterRuntime) planRebalance() RebalancePlan {
 	m.e.mu.Lock()
 	defer m.e.mu.Unlock()
-	return m.book.PlanBalance(balance.Options{Threshold: m.o.BalanceThreshold,
+	p, err := m.book.PlanBalance(balance.Options{Threshold: m.o.BalanceThreshold,
 		CounterThreshold: m.e.opts.Balance.CounterThreshold, IterationThreshold: m.e.opts.Balance.IterationThreshold,
 		Seed: uint64(time.Now().UnixNano())})
+	if err != nil {
+		p.Summary = "no plan: " + err.Error()
+	}
+	return p
 }
 
-// applyBalance carries out a plan over workers: each unit still held by the plan's
+// applyRebalance carries out a plan over workers: each unit still held by the plan's
 // From moves to its To once From reported its tasks of it (released now).
-func (m *masterRuntime) applyBalance(p RebalancePlan) error {
+func (m *masterRuntime) applyRebalance(p RebalancePlan) error {
 	if !p.Workers {
 		return errOnWorkers("rebalance lanes over egresses")
 	}
@@ -42,11 +46,11 @@ func (m *masterRuntime) applyBalance(p RebalancePlan) error {
 
 // balanceDaily applies a plan when the workers' totals drifted apart (daily).
 func (m *masterRuntime) balanceDaily(time.Time) {
-	p, err := m.planBalance()
-	if err != nil || len(p.Units) == 0 {
+	p := m.planRebalance()
+	if len(p.Units) == 0 {
 		return
 	}
-	if err := m.applyBalance(p); err != nil && !errors.Is(err, master.ErrBalancing) {
+	if err := m.applyRebalance(p); err != nil && !errors.Is(err, master.ErrBalancing) {
 		m.e.logf(LevelWarn, 0, "", "daily rebalance: %v", err)
 	}
 }

@@ -40,6 +40,20 @@ func (m *masterRuntime) rotateLane(id int) (string, error) {
 	return reply.Result, nil
 }
 
+// pauseHost holds or lets go a host's requests on every worker.
+func (m *masterRuntime) pauseHost(host string, paused bool) error {
+	return m.hostControl(wire.OpPauseHost, host, paused)
+}
+
+// setMaxLanes sets lanes.max on every worker.
+func (m *masterRuntime) setMaxLanes(n int) error {
+	if n < 1 {
+		return fmt.Errorf("lanes.max must be at least 1, got %d", n)
+	}
+	_, err := m.everyWorker(&wire.Control{Op: wire.OpSetLanes, N: n})
+	return err
+}
+
 // hostControl sends a host control (pause_host, disable_host) to every live worker:
 // a host's URLs are with the worker holding its site, and a social site's search host
 // with every worker holding one of its keyword shards.

@@ -1,13 +1,9 @@
 package engine
 
 import (
-	"errors"
-	"fmt"
 	"sort"
 	"sync"
 	"time"
-
-	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 )
 
 var _ Control = (*Engine)(nil)
@@ -122,9 +118,7 @@ func (e *Engine) Pause() {
 	changed := !e.paused
 	e.paused = true
 	e.mu.Unlock()
-	if e.cluster != nil {
-		e.cluster.broadcastPause() // M4: every worker
-	}
+	e.crew.pausedChanged()
 	if changed {
 		e.logf(LevelInfo, 0, "", "crawl paused by operator")
 	}
@@ -137,74 +131,20 @@ func (e *Engine) Resume() {
 	e.paused = false
 	e.broadcast()
 	e.mu.Unlock()
-	if e.cluster != nil {
-		e.cluster.broadcastPause()
-		e.cluster.book.Kick()
-	}
+	e.crew.pausedChanged()
 	if changed {
 		e.logf(LevelInfo, 0, "", "crawl resumed by operator")
 	}
 }
 
 // PauseLane implements Control.
-func (e *Engine) PauseLane(id int, paused bool) error {
-	if e.cluster != nil {
-		return e.cluster.pauseLane(id, paused)
-	}
-	e.mu.Lock()
-	err := e.board.SetPaused(id, paused)
-	if err == nil && !paused {
-		e.broadcast()
-	}
-	e.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	e.logf(LevelInfo, id, "", "lane %d %s by operator", id, map[bool]string{true: "paused", false: "resumed"}[paused])
-	return nil
-}
+func (e *Engine) PauseLane(id int, paused bool) error { return e.crew.pauseLane(id, paused) }
 
 // PauseHost implements Control: every lane holds its requests to host.
-func (e *Engine) PauseHost(host string, paused bool) error {
-	if e.cluster != nil {
-		return e.cluster.hostControl(wire.OpPauseHost, host, paused)
-	}
-	if host == "" {
-		return errors.New("no host given")
-	}
-	e.mu.Lock()
-	if paused {
-		e.pausedHosts[host] = true
-	} else {
-		delete(e.pausedHosts, host)
-		e.broadcast()
-	}
-	e.mu.Unlock()
-	e.logf(LevelInfo, 0, host, "host %s %s by operator", host, map[bool]string{true: "paused", false: "resumed"}[paused])
-	return nil
-}
+func (e *Engine) PauseHost(host string, paused bool) error { return e.crew.pauseHost(host, paused) }
 
 // SetMaxLanes implements Control.
-func (e *Engine) SetMaxLanes(n int) error {
-	if e.cluster != nil {
-		if n < 1 {
-			return fmt.Errorf("lanes.max must be at least 1, got %d", n)
-		}
-		_, err := e.cluster.everyWorker(&wire.Control{Op: wire.OpSetLanes, N: n})
-		return err
-	}
-	e.mu.Lock()
-	opened, err := e.board.SetMax(n)
-	for _, l := range opened {
-		e.startLane(l)
-	}
-	e.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	e.logf(LevelInfo, 0, "", "lanes.max set to %d by operator", n)
-	return nil
-}
+func (e *Engine) SetMaxLanes(n int) error { return e.crew.setMaxLanes(n) }
 
 // costMeter keeps the mean fetch duration, the basis of lane cost estimates.
 type costMeter struct {
@@ -229,115 +169,12 @@ func (c *costMeter) mean() time.Duration {
 	return c.total / time.Duration(c.n)
 }
 
-// PlanRebalance implements Control. On one box it re-deals lanes over the egress
-// addresses so each address carries about the same observed work: a lane's cost is
-// its queued tasks plus the one in hand, times (mean fetch time + mean lane pause).
-// The deal is longest-processing-time first onto the least-loaded address.
-func (e *Engine) PlanRebalance() RebalancePlan {
-	if e.cluster != nil { // seed 003: sites and keyword shards over workers
-		p, err := e.cluster.planBalance()
-		if err != nil {
-			p.Summary = "no plan: " + err.Error()
-		}
-		return p
-	}
-	per := (e.fetchCost.mean() + (e.opts.Lanes.DelayMin+e.opts.Lanes.DelayMax)/2).Seconds()
-	e.mu.Lock()
-	views := e.board.View()
-	egs := append([]string(nil), e.board.Egresses()...)
-	e.mu.Unlock()
-	idx := map[string]int{}
-	for i, n := range egs {
-		idx[n] = i
-	}
-	before := make([]EgressLoad, len(egs))
-	after := make([]EgressLoad, len(egs))
-	for i, n := range egs {
-		before[i].Egress, after[i].Egress = n, n
-	}
-	type lc struct {
-		id   int
-		from int
-		cost float64
-	}
-	var ls []lc
-	for _, v := range views {
-		c := float64(v.Queued+1) * per
-		ls = append(ls, lc{v.ID, idx[v.Egress], c})
-		before[idx[v.Egress]].Lanes++
-		before[idx[v.Egress]].Cost += c
-	}
-	plan := RebalancePlan{Before: before}
-	if len(egs) < 2 {
-		plan.After = before
-		plan.Summary = "one egress address: nothing to rebalance"
-		return plan
-	}
-	sort.Slice(ls, func(i, j int) bool { return ls[i].cost > ls[j].cost || ls[i].cost == ls[j].cost && ls[i].id < ls[j].id })
-	for _, l := range ls {
-		best := l.from
-		for i := range after {
-			if after[i].Cost < after[best].Cost {
-				best = i
-			}
-		}
-		after[best].Lanes++
-		after[best].Cost += l.cost
-		if best != l.from {
-			plan.Moves = append(plan.Moves, LaneMove{Lane: l.id, From: egs[l.from], To: egs[best], Cost: l.cost})
-		}
-	}
-	plan.After = after
-	plan.Summary = fmt.Sprintf("move %d of %d lanes; busiest address %.1fs -> %.1fs of queued work",
-		len(plan.Moves), len(ls), maxCost(before), maxCost(after))
-	return plan
-}
+// PlanRebalance implements Control: on one box lanes over the egress addresses, on
+// a master sites and keyword shards over workers.
+func (e *Engine) PlanRebalance() RebalancePlan { return e.crew.planRebalance() }
 
-func maxCost(loads []EgressLoad) float64 {
-	var m float64
-	for _, l := range loads {
-		m = max(m, l.Cost)
-	}
-	return m
-}
-
-// ApplyRebalance implements Control: each move rebinds a lane (and what it holds) to
-// another address, unless that address already holds something adjacent to it.
-func (e *Engine) ApplyRebalance(p RebalancePlan) error {
-	if e.cluster != nil {
-		return e.cluster.applyBalance(p)
-	}
-	e.mu.Lock()
-	idx := map[string]int{}
-	for i, n := range e.board.Egresses() {
-		idx[n] = i
-	}
-	var errs []error
-	moved := 0
-	for _, m := range p.Moves {
-		to, ok := idx[m.To]
-		if !ok {
-			errs = append(errs, fmt.Errorf("lane %d: no egress %q", m.Lane, m.To))
-			continue
-		}
-		if err := e.board.SetEgress(m.Lane, to); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		moved++
-	}
-	e.mu.Unlock()
-	e.logf(LevelInfo, 0, "", "rebalance applied: %d of %d lanes moved", moved, len(p.Moves))
-	return errors.Join(errs...)
-}
-
-// errNoNodes is the answer of the node controls on a single-process crawl.
-var errNoNodes = errors.New("no workers: this crawl runs in one process (start a master and workers to have nodes)")
+// ApplyRebalance implements Control: it carries out a plan of PlanRebalance.
+func (e *Engine) ApplyRebalance(p RebalancePlan) error { return e.crew.applyRebalance(p) }
 
 // PauseNode implements Control.
-func (e *Engine) PauseNode(name string, paused bool) error {
-	if e.cluster == nil {
-		return errNoNodes
-	}
-	return e.cluster.pauseNode(name, paused)
-}
+func (e *Engine) PauseNode(name string, paused bool) error { return e.crew.pauseNode(name, paused) }

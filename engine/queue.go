@@ -216,20 +216,7 @@ func (e *Engine) place(t frontier.Task) {
 	if !e.admitTask(t) { // a page budget holds it back until the next round (budget.go)
 		return
 	}
-	if e.cluster != nil { // M4: the host's worker fetches it
-		e.boardAdd(t)
-		return
-	}
-	if e.pool != nil {
-		if until, off := e.pool.Rotation().DisabledUntil(t.Host); off {
-			e.deferTask(t, until) // M3: a disabled host's URLs wait, never lost
-			return
-		}
-	}
-	e.boardAdd(t)
-	if e.dns != nil && e.opts.DNS.Prefetch {
-		e.prefetch.Add(t.Host)
-	}
+	e.crew.place(t)
 }
 
 // startRefill pages spilled URLs in from the store when memory has room. Caller

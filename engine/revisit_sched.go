@@ -196,23 +196,7 @@ func (e *Engine) boardAdd(t frontier.Task) {
 	if !t.Urgent && !t.Ahead && e.disc != nil && !e.rv.queued[t.URL] && e.disc.ahead.take(t.URL) {
 		t.Ahead = true // an article a read just listed: before the lane's due reads
 	}
-	if e.cluster != nil { // M4: the marks travel with the task to its worker's board
-		e.cluster.book.Add(t)
-		return
-	}
-	if t.Urgent {
-		e.addUrgent(t)
-		return
-	}
-	if t.Ahead {
-		if p := e.board.AddAhead(t); p.Opened {
-			e.startLane(p.Lane)
-		}
-		return
-	}
-	if p := e.board.Add(t); p.Opened {
-		e.startLane(p.Lane)
-	}
+	e.crew.queue(t)
 }
 
 // addUrgent puts an operator's task (a keyword or site added live) at the
@@ -277,10 +261,7 @@ func (e *Engine) discoveryIdle() bool {
 	if e.outstanding != 0 || len(e.steer.out.pending) > 0 { // a withdrawn source not ended yet
 		return false
 	}
-	inHand := e.inHand
-	if e.cluster != nil {
-		_, inHand = e.cluster.book.Counts()
-	}
+	_, inHand := e.crew.counts()
 	if revisits := e.rv.onBoard + e.rv.inHand; revisits > 0 {
 		return e.queuedLen()+inHand == revisits
 	}
@@ -290,9 +271,6 @@ func (e *Engine) discoveryIdle() bool {
 // queuedLen is how many queued tasks wait in memory: on the lane board, or at the
 // master for its workers (M4). Caller holds e.mu.
 func (e *Engine) queuedLen() int {
-	if e.cluster != nil {
-		pending, _ := e.cluster.book.Counts()
-		return pending
-	}
-	return e.board.Queued()
+	waiting, _ := e.crew.counts()
+	return waiting
 }

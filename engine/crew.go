@@ -1,0 +1,223 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+)
+
+// crew is who fetches a crawl's tasks, as the front sees it: this process's lanes
+// (one box; a worker, whose front is its master) or a master's workers. An Engine
+// holds one from the start (localCrew, or the master's runtime), and the paths that
+// differ between the two ask it instead of checking the role.
+type crew interface {
+	// place queues a task the front admitted (steering and budgets checked).
+	// Caller holds e.mu.
+	place(t frontier.Task)
+	// queue puts a task in line with its marks set (urgent, ahead). Caller holds e.mu.
+	queue(t frontier.Task)
+	// counts are the tasks waiting in memory and those being fetched. Caller holds e.mu.
+	counts() (waiting, inHand int)
+	// lanesPeak is the most lanes alive at once. Caller holds e.mu.
+	lanesPeak() int
+	// pausedChanged passes the crawl's pause or resume on.
+	pausedChanged()
+	// The operator's controls (Control's methods of the same names).
+	pauseLane(id int, paused bool) error
+	pauseHost(host string, paused bool) error
+	setMaxLanes(n int) error
+	planRebalance() RebalancePlan
+	applyRebalance(p RebalancePlan) error
+	pauseNode(name string, paused bool) error
+}
+
+// localCrew is this process's lanes: the board, the gate, the egresses.
+type localCrew struct{ e *Engine }
+
+func (c localCrew) place(t frontier.Task) {
+	e := c.e
+	if e.pool != nil {
+		if until, off := e.pool.Rotation().DisabledUntil(t.Host); off {
+			e.deferTask(t, until) // M3: a disabled host's URLs wait, never lost
+			return
+		}
+	}
+	e.boardAdd(t)
+	if e.dns != nil && e.opts.DNS.Prefetch {
+		e.prefetch.Add(t.Host)
+	}
+}
+
+func (c localCrew) queue(t frontier.Task) {
+	e := c.e
+	if t.Urgent {
+		e.addUrgent(t)
+		return
+	}
+	if t.Ahead {
+		if p := e.board.AddAhead(t); p.Opened {
+			e.startLane(p.Lane)
+		}
+		return
+	}
+	if p := e.board.Add(t); p.Opened {
+		e.startLane(p.Lane)
+	}
+}
+
+func (c localCrew) counts() (waiting, inHand int) { return c.e.board.Queued(), c.e.inHand }
+
+func (c localCrew) lanesPeak() int { return c.e.board.Peak() }
+
+func (c localCrew) pausedChanged() {}
+
+// pauseLane pauses or resumes one of this process's lanes.
+func (c localCrew) pauseLane(id int, paused bool) error {
+	e := c.e
+	e.mu.Lock()
+	err := e.board.SetPaused(id, paused)
+	if err == nil && !paused {
+		e.broadcast()
+	}
+	e.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	e.logf(LevelInfo, id, "", "lane %d %s by operator", id, map[bool]string{true: "paused", false: "resumed"}[paused])
+	return nil
+}
+
+// pauseHost holds or lets go this process's requests to host.
+func (c localCrew) pauseHost(host string, paused bool) error {
+	e := c.e
+	if host == "" {
+		return errors.New("no host given")
+	}
+	e.mu.Lock()
+	if paused {
+		e.pausedHosts[host] = true
+	} else {
+		delete(e.pausedHosts, host)
+		e.broadcast()
+	}
+	e.mu.Unlock()
+	e.logf(LevelInfo, 0, host, "host %s %s by operator", host, map[bool]string{true: "paused", false: "resumed"}[paused])
+	return nil
+}
+
+// setMaxLanes sets how many lanes this process runs at most.
+func (c localCrew) setMaxLanes(n int) error {
+	e := c.e
+	e.mu.Lock()
+	opened, err := e.board.SetMax(n)
+	for _, l := range opened {
+		e.startLane(l)
+	}
+	e.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	e.logf(LevelInfo, 0, "", "lanes.max set to %d by operator", n)
+	return nil
+}
+
+// planRebalance re-deals lanes over the egress
+// addresses so each address carries about the same observed work: a lane's cost is
+// its queued tasks plus the one in hand, times (mean fetch time + mean lane pause).
+// The deal is longest-processing-time first onto the least-loaded address.
+func (c localCrew) planRebalance() RebalancePlan {
+	e := c.e
+	per := (e.fetchCost.mean() + (e.opts.Lanes.DelayMin+e.opts.Lanes.DelayMax)/2).Seconds()
+	e.mu.Lock()
+	views := e.board.View()
+	egs := append([]string(nil), e.board.Egresses()...)
+	e.mu.Unlock()
+	idx := map[string]int{}
+	for i, n := range egs {
+		idx[n] = i
+	}
+	before := make([]EgressLoad, len(egs))
+	after := make([]EgressLoad, len(egs))
+	for i, n := range egs {
+		before[i].Egress, after[i].Egress = n, n
+	}
+	type lc struct {
+		id   int
+		from int
+		cost float64
+	}
+	var ls []lc
+	for _, v := range views {
+		c := float64(v.Queued+1) * per
+		ls = append(ls, lc{v.ID, idx[v.Egress], c})
+		before[idx[v.Egress]].Lanes++
+		before[idx[v.Egress]].Cost += c
+	}
+	plan := RebalancePlan{Before: before}
+	if len(egs) < 2 {
+		plan.After = before
+		plan.Summary = "one egress address: nothing to rebalance"
+		return plan
+	}
+	sort.Slice(ls, func(i, j int) bool { return ls[i].cost > ls[j].cost || ls[i].cost == ls[j].cost && ls[i].id < ls[j].id })
+	for _, l := range ls {
+		best := l.from
+		for i := range after {
+			if after[i].Cost < after[best].Cost {
+				best = i
+			}
+		}
+		after[best].Lanes++
+		after[best].Cost += l.cost
+		if best != l.from {
+			plan.Moves = append(plan.Moves, LaneMove{Lane: l.id, From: egs[l.from], To: egs[best], Cost: l.cost})
+		}
+	}
+	plan.After = after
+	plan.Summary = fmt.Sprintf("move %d of %d lanes; busiest address %.1fs -> %.1fs of queued work",
+		len(plan.Moves), len(ls), maxCost(before), maxCost(after))
+	return plan
+}
+
+func maxCost(loads []EgressLoad) float64 {
+	var m float64
+	for _, l := range loads {
+		m = max(m, l.Cost)
+	}
+	return m
+}
+
+// applyRebalance carries out a plan over egresses: each move rebinds a lane (and what it holds) to
+// another address, unless that address already holds something adjacent to it.
+func (c localCrew) applyRebalance(p RebalancePlan) error {
+	e := c.e
+	e.mu.Lock()
+	idx := map[string]int{}
+	for i, n := range e.board.Egresses() {
+		idx[n] = i
+	}
+	var errs []error
+	moved := 0
+	for _, m := range p.Moves {
+		to, ok := idx[m.To]
+		if !ok {
+			errs = append(errs, fmt.Errorf("lane %d: no egress %q", m.Lane, m.To))
+			continue
+		}
+		if err := e.board.SetEgress(m.Lane, to); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		moved++
+	}
+	e.mu.Unlock()
+	e.logf(LevelInfo, 0, "", "rebalance applied: %d of %d lanes moved", moved, len(p.Moves))
+	return errors.Join(errs...)
+}
+
+// errNoNodes is the answer of the node controls on a single-process crawl.
+var errNoNodes = errors.New("no workers: this crawl runs in one process (start a master and workers to have nodes)")
+
+func (c localCrew) pauseNode(string, bool) error { return errNoNodes }
