@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 )
@@ -24,6 +25,18 @@ type crew interface {
 	lanesPeak() int
 	// pausedChanged passes the crawl's pause or resume on.
 	pausedChanged()
+	// start and stop begin and end the crew's own work (a master's listening to its
+	// workers), within Engine.Start and Engine.Stop.
+	start() error
+	stop()
+	// show adds the crew's rows to a snapshot (a master's workers and their lanes).
+	// Caller holds e.mu.
+	show(s *Snapshot)
+	// panes are the crew's Egress and DNS panes and refusals when they are not this
+	// process's (a master's, added up over its workers). Caller holds e.mu.
+	panes(now time.Time) crewPanes
+	// clusterStats is the stats object's part on the workers; nil without any.
+	clusterStats() *ClusterStats
 	// The operator's controls (Control's methods of the same names).
 	pauseLane(id int, paused bool) error
 	pauseHost(host string, paused bool) error
@@ -71,7 +84,20 @@ func (c localCrew) counts() (waiting, inHand int) { return c.e.board.Queued(), c
 
 func (c localCrew) lanesPeak() int { return c.e.board.Peak() }
 
-func (c localCrew) pausedChanged() {}
+func (c localCrew) pausedChanged()              {}
+func (c localCrew) start() error                { return nil }
+func (c localCrew) stop()                       {}
+func (c localCrew) show(*Snapshot)              {}
+func (c localCrew) panes(time.Time) crewPanes   { return crewPanes{} }
+func (c localCrew) clusterStats() *ClusterStats { return nil }
+
+// crewPanes are what a crew adds to the Egress and DNS panes and the refusals; zero
+// for this process's lanes, whose own figures the engine reads.
+type crewPanes struct {
+	egress  *EgressView
+	dns     *DNSView
+	refused int64 // refusals rerouted where the engine does not count them
+}
 
 // pauseLane pauses or resumes one of this process's lanes.
 func (c localCrew) pauseLane(id int, paused bool) error {

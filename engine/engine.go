@@ -242,10 +242,8 @@ func (e *Engine) Start() error {
 		if err := e.rv.restore(e.st); err != nil {
 			return fmt.Errorf("revisit state: %w", err)
 		}
-		if e.cluster != nil {
-			if err := e.cluster.start(); err != nil {
-				return err
-			}
+		if err := e.crew.start(); err != nil {
+			return err
 		}
 		// Sites, keywords, budgets and seeds changed in earlier runs, before the queue
 		// is resumed: lanes start with the first task placed, and a search whose
@@ -356,9 +354,7 @@ func (e *Engine) Stop() {
 		e.state = StateStopping
 		e.broadcast()
 		e.mu.Unlock()
-		if e.cluster != nil {
-			e.cluster.stop()
-		}
+		e.crew.stop()
 		e.cancel()
 		e.wg.Wait()
 		if e.dns != nil {
@@ -450,21 +446,19 @@ func (e *Engine) Stats() Stats {
 		s.Dedupe = &DedupeStats{DedupeStats: e.dedupe.Stats(),
 			StoreChecks: e.c.dedupeStoreChecks.Load(), FalsePositives: e.c.dedupeFalsePositives.Load()}
 	}
-	if e.cluster != nil {
-		s.Cluster = e.cluster.stats()
-		e.mu.Lock()
-		s.Refused += e.cluster.book.WorkerRefusals()
-		now := e.now()
-		ev := e.cluster.book.EgressView(now)
-		dv := e.cluster.book.DNSView(now)
-		e.mu.Unlock()
+	s.Cluster = e.crew.clusterStats()
+	e.mu.Lock()
+	panes := e.crew.panes(e.now())
+	e.mu.Unlock()
+	s.Refused += panes.refused
+	if ev := panes.egress; ev != nil {
 		s.Egress = &EgressStats{Rotations: ev.Rotations, HostsDisabled: ev.HostsDisabled}
-		if dv != nil {
-			ds := dv.Stats
-			ds.WaitHistogram = nil
-			s.DNS = &ds
-		}
 		view = ev
+	}
+	if dv := panes.dns; dv != nil {
+		ds := dv.Stats
+		ds.WaitHistogram = nil
+		s.DNS = &ds
 	}
 	if len(e.opts.Sites) > 0 {
 		s.Sizing = e.sizing(view)

@@ -85,6 +85,30 @@ func (m *masterRuntime) queue(t frontier.Task)      { m.book.Add(t) }
 func (m *masterRuntime) counts() (waiting, out int) { return m.book.Counts() }
 func (m *masterRuntime) lanesPeak() int             { return max(m.e.board.Peak(), m.book.LanesPeak()) }
 
+// show adds the workers to a snapshot: the Nodes pane, their lanes, the tasks
+// waiting at the master and handed out. Caller holds e.mu.
+func (m *masterRuntime) show(s *Snapshot) {
+	pending, out := m.book.Counts()
+	s.QueueDepth += pending + out
+	var rows []Lane
+	s.Nodes, rows = m.book.View()
+	s.HeartbeatEvery = m.o.HeartbeatEvery
+	s.LanesMax = 0
+	for _, n := range s.Nodes {
+		if n.State != NodeDead {
+			s.LanesMax += n.LanesMax
+		}
+	}
+	s.LanesBusy += len(rows)
+	s.Lanes = append(s.Lanes, rows...)
+}
+
+// panes are the workers' Egress and DNS panes added up, and the refusals their
+// rotations rerouted. Caller holds e.mu.
+func (m *masterRuntime) panes(now time.Time) crewPanes {
+	return crewPanes{egress: m.book.EgressView(now), dns: m.book.DNSView(now), refused: m.book.WorkerRefusals()}
+}
+
 // pausedChanged sends the crawl's pause state to every worker; a resume dispatches.
 func (m *masterRuntime) pausedChanged() {
 	m.broadcastPause()

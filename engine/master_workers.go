@@ -204,8 +204,8 @@ func (m *masterRuntime) broadcastPause() {
 	}
 }
 
-// stats is the master's part of the stats object.
-func (m *masterRuntime) stats() *ClusterStats {
+// clusterStats is the master's part of the stats object.
+func (m *masterRuntime) clusterStats() *ClusterStats {
 	m.e.mu.Lock()
 	cs := m.book.Stats()
 	m.e.mu.Unlock()

@@ -60,42 +60,19 @@ func (e *Engine) Snapshot() Snapshot {
 		sort.Slice(g.Parents, func(i, j int) bool { return g.Parents[i].URL < g.Parents[j].URL })
 		s.Groups = append(s.Groups, g)
 	}
-	if e.cluster != nil {
-		pending, out := e.cluster.book.Counts()
-		s.QueueDepth += pending + out
-		var rows []Lane
-		s.Nodes, rows = e.cluster.book.View()
-		s.HeartbeatEvery = e.cluster.o.HeartbeatEvery
-		s.LanesMax = 0
-		for _, n := range s.Nodes {
-			if n.State != NodeDead {
-				s.LanesMax += n.LanesMax
-			}
-		}
-		for _, r := range rows {
-			s.LanesBusy++
-			s.Lanes = append(s.Lanes, r)
-		}
-	}
-	var egressView *EgressView
-	var dnsView *DNSView
-	var workerRefused int64
-	if e.cluster != nil {
-		egressView = e.cluster.book.EgressView(now)
-		dnsView = e.cluster.book.DNSView(now)
-		workerRefused = e.cluster.book.WorkerRefusals()
-	}
+	e.crew.show(&s)
+	panes := e.crew.panes(now)
 	peak := e.lanesPeak()
 	e.mu.Unlock()
 	s.Totals = e.c.totals(peak)
-	s.Totals.Refused += workerRefused
-	if egressView != nil {
-		s.Egress = egressView
+	s.Totals.Refused += panes.refused
+	if panes.egress != nil {
+		s.Egress = panes.egress
 	}
 	s.LastEvent = e.events.last()
 	s.DNS = e.dnsView()
-	if dnsView != nil {
-		s.DNS = dnsView
+	if panes.dns != nil {
+		s.DNS = panes.dns
 	}
 	if e.st != nil { // a worker has no revisit state: the master schedules revisits
 		s.Revisit = e.revisitView(now)

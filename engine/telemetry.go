@@ -25,9 +25,7 @@ func (e *Engine) Telemetry() Telemetry {
 		t.StoreBusy = e.st.WriterBusy()
 		t.StoreQueue = e.st.WriteQueue()
 	}
-	if e.cluster != nil {
-		t.Cluster = e.cluster.stats()
-	}
+	t.Cluster = e.crew.clusterStats()
 	return t
 }
 
