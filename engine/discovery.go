@@ -46,6 +46,7 @@ type discovery struct {
 	siteWide map[string]bool           // sources declared in the config: any host of their site
 	sources  map[string]discover.Kind  // feeds and sitemaps seen, by URL
 	hinted   map[string]string         // URL -> site: a refetch asked for by a moved date
+	nHinted  atomic.Int64              // len(hinted), read off d.mu by every task's end (hintDrop)
 	sites    map[string]*siteDiscovery // by registered domain
 	warned   map[string]bool           // sites whose untrusted dates were logged
 	// hintSeen is URL -> newest date a source gave it, under its own lock: every
@@ -336,7 +337,7 @@ func (e *Engine) readDocument(t frontier.Task, res *fetch.Result, doc *discover.
 		} else {
 			sd.hints += int64(len(moved))
 			for _, u := range moved {
-				d.hinted[u] = siteName
+				d.hint(u, siteName)
 			}
 			due = append(due, moved...)
 		}
@@ -371,7 +372,7 @@ func (e *Engine) hintDueIfOlder(dated map[string]time.Time, site string, now tim
 		sd.hints += int64(len(due))
 	}
 	for _, u := range due {
-		d.hinted[u] = site
+		d.hint(u, site)
 	}
 	d.mu.Unlock()
 	if _, err := e.requeue(due, now, true); err != nil {
@@ -753,10 +754,33 @@ func (e *Engine) hintOutcome(u string, changed bool) {
 		return
 	}
 	delete(d.hinted, u)
+	d.nHinted.Store(int64(len(d.hinted)))
 	if s := d.sites[site]; s != nil {
 		s.trust.ObserveHint(changed)
 		d.changes.Add(1)
 	}
+}
+
+// hint marks u's next fetch as a hinted refetch of site's. Caller holds d.mu.
+func (d *discovery) hint(u, site string) {
+	d.hinted[u] = site
+	d.nHinted.Store(int64(len(d.hinted)))
+}
+
+// hintDrop forgets a hinted fetch that teaches the site's Trust nothing: a first
+// fetch (a page whose date moved while it still waited in the queue), a failed or
+// unreadable one. Without it the mark stayed for the rest of the run.
+func (e *Engine) hintDrop(u string) {
+	d := e.disc
+	if d == nil || d.nHinted.Load() == 0 {
+		return
+	}
+	d.mu.Lock()
+	if _, ok := d.hinted[u]; ok {
+		delete(d.hinted, u)
+		d.nHinted.Store(int64(len(d.hinted)))
+	}
+	d.mu.Unlock()
 }
 
 // isSource says whether u is a known feed or sitemap.

@@ -257,6 +257,8 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 			e.pollEntry(t, links, known, stored.Revisit, at) // a seed of a site with neither feed nor sitemap
 			if prev != nil && stored.Revisit.Distance >= 0 {
 				e.hintOutcome(t.URL, stored.Revisit.Distance > e.opts.Revisit.Threshold)
+			} else {
+				e.hintDrop(t.URL)
 			}
 		}
 	}
@@ -319,6 +321,7 @@ func (e *Engine) followRedirect(lane int, t frontier.Task, res *fetch.Result, re
 // URL done: it was counted when first fetched.
 func (e *Engine) finish(t frontier.Task, refetch bool, lane int, st store.State, kind string) {
 	e.st.SetState(t.URL, st, lane, kind)
+	e.hintDrop(t.URL)
 	if kind != "" {
 		e.c.addError(kind)
 		e.c.example(kind, t.URL)
