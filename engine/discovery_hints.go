@@ -1,0 +1,150 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// Dates as hints: a page whose date a trusted feed or sitemap moved is refetched, and
+// what the refetch finds teaches the site's Trust whether its dates can be believed.
+
+// hintDueIfOlder makes due now the stored pages of dated whose last fetch is older
+// than the date their site's feed or sitemap gives them: they changed since. A page
+// not stored yet (a new entry, queued as a link) is left alone.
+func (e *Engine) hintDueIfOlder(dated map[string]time.Time, site string, now time.Time) {
+	urls := make([]string, 0, len(dated))
+	for u := range dated {
+		urls = append(urls, u)
+	}
+	states, err := e.st.Revisits(urls)
+	if err != nil || len(states) == 0 {
+		return
+	}
+	var due []string
+	for _, s := range states {
+		if date, ok := dated[s.URL]; ok && s.Fetches > 0 && s.Last.Before(date) {
+			due = append(due, s.URL)
+		}
+	}
+	if len(due) == 0 {
+		return
+	}
+	d := e.disc
+	d.mu.Lock()
+	if sd := d.sites[site]; sd != nil {
+		sd.hints += int64(len(due))
+	}
+	for _, u := range due {
+		d.hint(u, site)
+	}
+	d.mu.Unlock()
+	if _, err := e.requeue(due, now, true); err != nil {
+		e.logf(LevelWarn, 0, "", "discovery hints: %v", err)
+	}
+}
+
+// hintDue makes stored pages due now: their date in a feed or sitemap moved, or
+// they are the entry pages of a site its sitemaps no longer cover.
+func (e *Engine) hintDue(urls []string, now time.Time) {
+	states, err := e.st.Revisits(urls)
+	if err != nil || len(states) == 0 {
+		return
+	}
+	var due []string
+	for _, s := range states {
+		due = append(due, s.URL)
+	}
+	if _, err := e.requeue(due, now, true); err != nil {
+		e.logf(LevelWarn, 0, "", "discovery hints: %v", err)
+	}
+}
+
+// awaitHint replaces a newly stored page's first revisit (revisit.initial, the
+// probe that M2 spends on every new page) when a feed or sitemap of a site whose
+// dates are trusted lists the page with a date: that source is read on its own
+// schedule and a date that moves makes the page due at once (readDocument), so a
+// blind refetch an hour later buys nothing the next read would not tell. The page
+// waits instead the mean interval its revisit budget affords (1/budget days: ten
+// days at the default 0.1), within its class window. Only with the estimator
+// policy, which has a budget; the seed rule keeps its initial delay. A site known
+// only from one sitemap read has not shown yet whether its lastmod is always "now"
+// (that takes two): its pages get the initial delay too. A feed's dates are
+// publication dates, which do not lie that way (feeds are not judged on it).
+func (e *Engine) awaitHint(u string, rv *store.Revisit) {
+	d := e.disc
+	o := e.opts.Revisit
+	if d == nil || rv == nil || rv.Fetches != 1 || rv.Next.Equal(revisit.Never) || o.Policy != revisit.PolicyEstimator {
+		return
+	}
+	d.hintMu.Lock()
+	_, dated := d.hintSeen[u]
+	d.hintMu.Unlock()
+	if !dated {
+		return
+	}
+	d.mu.Lock()
+	trusted := false
+	if s := d.sites[frontier.Site(hostOf(u))]; s != nil && (len(s.feeds) > 0 || s.sitemapReads >= 2) {
+		trusted, _ = s.trust.Trusted()
+	}
+	d.mu.Unlock()
+	if !trusted {
+		return
+	}
+	budget := o.Budget
+	if c, ok := o.Classes[rv.Class]; ok && c.Budget > 0 {
+		budget = c.Budget
+	}
+	next := rv.Last.Add(time.Duration(float64(24*time.Hour) / budget))
+	if w := revisit.Windows(o.Windows).Window(rv.Class); w > 0 && next.After(rv.First.Add(w)) {
+		next = rv.First.Add(w)
+	}
+	if next.After(rv.Next) {
+		rv.Next = next
+	}
+}
+
+// hintOutcome teaches the site's Trust what a hinted refetch found.
+func (e *Engine) hintOutcome(u string, changed bool) {
+	d := e.disc
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	site, ok := d.hinted[u]
+	if !ok {
+		return
+	}
+	delete(d.hinted, u)
+	d.nHinted.Store(int64(len(d.hinted)))
+	if s := d.sites[site]; s != nil {
+		s.trust.ObserveHint(changed)
+		d.changes.Add(1)
+	}
+}
+
+// hint marks u's next fetch as a hinted refetch of site's. Caller holds d.mu.
+func (d *discovery) hint(u, site string) {
+	d.hinted[u] = site
+	d.nHinted.Store(int64(len(d.hinted)))
+}
+
+// hintDrop forgets a hinted fetch that teaches the site's Trust nothing: a first
+// fetch (a page whose date moved while it still waited in the queue), a failed or
+// unreadable one. Without it the mark stayed for the rest of the run.
+func (e *Engine) hintDrop(u string) {
+	d := e.disc
+	if d == nil || d.nHinted.Load() == 0 {
+		return
+	}
+	d.mu.Lock()
+	if _, ok := d.hinted[u]; ok {
+		delete(d.hinted, u)
+		d.nHinted.Store(int64(len(d.hinted)))
+	}
+	d.mu.Unlock()
+}
