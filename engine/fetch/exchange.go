@@ -326,7 +326,10 @@ func traceHop(req *http.Request, log *exchangeLog) (*http.Request, *hopRecord) {
 				if RedactHeader(key) {
 					v = Redacted
 				}
-				h.head.WriteString(key + ": " + v + "\r\n")
+				h.head.WriteString(key)
+				h.head.WriteString(": ")
+				h.head.WriteString(v)
+				h.head.WriteString("\r\n")
 			}
 		},
 	}
