@@ -32,6 +32,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -175,14 +176,40 @@ type childRun struct {
 
 // runChild runs bin to its end and returns its exit status, peak RSS and output.
 func runChild(bin string, args ...string) childRun {
-	cmd := exec.Command(bin, args...)
+	cmd, rss := timed(bin, args...)
 	var b bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &b, &b
 	cmd.Run()
-	return childRun{code: cmd.ProcessState.ExitCode(), rssMB: maxRSSMB(cmd.ProcessState), out: b.String()}
+	return childRun{code: cmd.ProcessState.ExitCode(), rssMB: rss(), out: b.String()}
 }
 
-// maxRSSMB is an ended child's peak RSS (ru_maxrss, KiB on Linux) in MB.
+// timed wraps bin in GNU time, which forks it from a small process: a child's
+// ru_maxrss counts the memory of the process it was exec'd from (Go execs from a
+// vfork of this bench, tens of MB), so the bench's own wait4 figure would be this
+// process's size whenever the child stays smaller. rss reads the figure once the
+// command has ended. SIGINT is to go to the command's process group (time ignores it).
+func timed(bin string, args ...string) (cmd *exec.Cmd, rss func() float64) {
+	f, err := os.CreateTemp("", "bench-faults-rss-")
+	if err != nil {
+		panic(err)
+	}
+	f.Close()
+	cmd = exec.Command("/usr/bin/time", append([]string{"-q", "-f", "%M", "-o", f.Name(), bin}, args...)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd, func() float64 {
+		defer os.Remove(f.Name())
+		b, _ := os.ReadFile(f.Name())
+		lines := strings.Fields(string(b))
+		if len(lines) == 0 {
+			return 0
+		}
+		kb, _ := strconv.ParseFloat(lines[len(lines)-1], 64)
+		return kb * 1024 / 1e6
+	}
+}
+
+// maxRSSMB is an ended child's peak RSS (ru_maxrss, KiB on Linux) in MB; see timed
+// for when it is the parent's instead.
 func maxRSSMB(ps *os.ProcessState) float64 {
 	if ps == nil {
 		return 0
@@ -205,7 +232,7 @@ type seedsResult struct {
 // the database as the crawl runs), then stops it with SIGINT.
 func seedsRun(bin, dir, seeds string, want int) (seedsResult, error) {
 	db := filepath.Join(dir, filepath.Base(seeds)+".db")
-	cmd := exec.Command(bin, "crawl", "--seeds", seeds, "--db", db, "--headless", "--allow-private", "127.0.0.0/8")
+	cmd, rss := timed(bin, "crawl", "--seeds", seeds, "--db", db, "--headless", "--allow-private", "127.0.0.0/8")
 	var b lockedBuf
 	cmd.Stdout, cmd.Stderr = &b, &b
 	began := time.Now()
@@ -237,14 +264,14 @@ poll:
 		}
 	}
 	r.secs = time.Since(began).Seconds()
-	cmd.Process.Signal(syscall.SIGINT)
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
 	select {
 	case <-exited:
 	case <-time.After(time.Minute):
-		cmd.Process.Kill()
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-exited
 	}
-	r.rssMB = maxRSSMB(cmd.ProcessState)
+	r.rssMB = rss()
 	for _, l := range strings.Split(b.String(), "\n") {
 		if strings.Contains(l, "warning: --seeds") {
 			if r.warnings == 0 {

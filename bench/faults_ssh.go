@@ -23,7 +23,7 @@ import (
 // faultsSSHServerEnv, set to a directory, makes this process the SSH console server
 // of the faults bench (a process of its own, so its RSS is its own): it serves with
 // DIR/operators and DIR/host_key on loopback, prints "listening ADDR", and runs
-// until SIGTERM.
+// until SIGINT or SIGTERM.
 const faultsSSHServerEnv = "CRAWLCONSOLE_BENCH_FAULTS_SSH_SERVER"
 
 func init() {
@@ -75,7 +75,7 @@ func sshFlood(dir string, tries, halfOpen int) (logins int, rssMB float64, held 
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	srv := exec.Command(self)
+	srv, rss := timed(self)
 	srv.Env = append(os.Environ(), faultsSSHServerEnv+"="+sdir)
 	stdout, err := srv.StdoutPipe()
 	if err != nil {
@@ -86,9 +86,9 @@ func sshFlood(dir string, tries, halfOpen int) (logins int, rssMB float64, held 
 		return 0, 0, 0, err
 	}
 	defer func() {
-		srv.Process.Signal(syscall.SIGTERM)
+		syscall.Kill(-srv.Process.Pid, syscall.SIGINT) // the group: time ignores it, the server stops
 		srv.Wait()
-		rssMB = maxRSSMB(srv.ProcessState)
+		rssMB = rss()
 	}()
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening ")

@@ -78,6 +78,10 @@ func (c *crawlFlags) options(positional []string) (engine.Options, error) {
 		if err := loadConfig(c.config, &opts); err != nil {
 			return opts, err
 		}
+		var err error
+		if opts.Seeds, err = configSeeds(c.config, opts.Seeds, c.fs.Output()); err != nil {
+			return opts, err
+		}
 	}
 	set := setFlags(c.fs)
 	if set["seeds"] {

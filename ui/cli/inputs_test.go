@@ -166,3 +166,22 @@ func TestLongSeedsFileIsHeldABatchAtATime(t *testing.T) {
 		t.Fatalf("the store holds %d URLs of the file's %d\n%s", cn.URLs, n, tail(out.String(), 2000))
 	}
 }
+
+// TestConfigOfJunkSeedsSaysSoBriefly: a config whose seeds list is thousands of
+// non-URLs is refused with one short message naming the first, not one line
+// holding them all (the engine's "every seed was rejected (a, a, a, …)").
+func TestConfigOfJunkSeedsSaysSoBriefly(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.yaml")
+	if err := os.WriteFile(path, []byte("seeds: ["+strings.Repeat("a,", 50_000)+"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var w strings.Builder
+	_, _, err := optionsOf(t, &w, "--config", path, "--db", filepath.Join(dir, "c.db"))
+	if err == nil || !strings.Contains(err.Error(), "none of its 50000 seeds") || !strings.Contains(err.Error(), "seeds[0]") {
+		t.Fatalf("a config of 50,000 junk seeds: %v; want it refused naming the count and the first", err)
+	}
+	if len(err.Error())+len(w.String()) > 4000 {
+		t.Errorf("%d bytes of messages for one bad seeds list", len(err.Error())+len(w.String()))
+	}
+}

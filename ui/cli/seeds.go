@@ -91,6 +91,36 @@ func (s *seedLines) readErr(err error) error {
 	return fmt.Errorf("--seeds %s: line %d: %v", s.path, s.line, err)
 }
 
+// configSeeds keeps the config's seeds that are URLs to crawl, reporting the others
+// on warn as readSeeds does (the first seedReports, then a count): one line per bad
+// seed, not all of them in one. A config whose seeds are all bad is refused.
+func configSeeds(path string, seeds []string, warn io.Writer) ([]string, error) {
+	var ok []string
+	skipped := 0
+	var first string
+	for i, s := range seeds {
+		if _, err := frontier.Normalize(strings.TrimSpace(s)); err != nil {
+			skipped++
+			why := fmt.Sprintf("seeds[%d]: not a URL to crawl: %v", i, err)
+			if skipped == 1 {
+				first = why
+			}
+			if skipped <= seedReports {
+				fmt.Fprintf(warn, "crawlconsole: warning: config %s: %s: skipped\n", path, why)
+			}
+			continue
+		}
+		ok = append(ok, s)
+	}
+	if skipped > seedReports {
+		fmt.Fprintf(warn, "crawlconsole: warning: config %s: %d more seeds skipped (not URLs), %d in all\n", path, skipped-seedReports, len(seeds))
+	}
+	if len(ok) == 0 && skipped > 0 {
+		return nil, fmt.Errorf("config %s: none of its %d seeds is a URL to crawl (%s)", path, len(seeds), first)
+	}
+	return ok, nil
+}
+
 // seedList is a --seeds file: its first seedBatch seeds go in the options, and the
 // rest (more) are fed to the engine once the crawl has started.
 type seedList struct {
