@@ -3,21 +3,28 @@ package main
 // Benchmark "faults": how crawlconsole holds up against its own inputs and a
 // flood at its SSH door, measured from outside, on the built binary.
 //
-//	go run ./bench faults [-skip-valid] [-ssh-tries 20] [-half-open 200]
+//	go run ./bench faults [-only inputs|ssh] [-skip-valid] [-valid N] [-bin PATH]
+//	                      [-ssh-tries 20] [-half-open 200]
+//
+// Peak RSS is GNU time's (%M) of the child: see timed for why not wait4's.
 //
 // config_rss_mb: peak RSS of `crawlconsole crawl --config F` with F a 200 MB config
 // (a 200 MB user_agent): refused unread; config_at_cap_rss_mb the same with the
 // worst config under the cap (a flow list of 256 KiB of one-letter items, the YAML
 // shape that costs most per byte).
-// seeds_rss_mb: peak RSS of a crawl given a 1,000,000-line seeds file (26 MB) of
-// junk: every tenth line a URL (100,000, on 200 loopback hosts that accept and never
-// answer), three 1 MB lines, the rest not URLs; the crawl runs until every URL is in
-// the store, then is stopped. seeds_valid_rss_mb: the same with 1,000,000 URLs
-// (there, the queue's queue_memory, 200,000 URLs by default, is most of it).
+// seeds_rss_mb: peak RSS of a crawl given a 1,000,000-line seeds file (22 MB) of
+// junk: one URL (on 200 loopback hosts that accept and never answer, so nothing is
+// fetched), three 1 MiB lines, the rest not URLs; the crawl runs until every URL of
+// the file is in the store, then is stopped. seeds_mixed_rss_mb: the same with every
+// tenth line a URL (100,000). seeds_valid_rss_mb: 1,000,000 URLs (-valid), and
+// seeds_valid_queue10k_rss_mb the same with queue_memory 10000: beyond the reading,
+// which holds one batch of 10,000 seeds, a crawl's memory grows with the URLs it
+// queues (queue_memory of them in memory, 200,000 by default; the store's page cache).
 // ssh_first_try_logins: of -ssh-tries runs of the OpenSSH client (ssh) with an
 // operator key, how many log in at the first try while -half-open connections from
 // as many loopback addresses are held open (each re-dialled 200 ms after the server
-// closes it); ssh_server_rss_mb the SSH server's peak RSS (a process of its own).
+// closes it); ssh_server_rss_mb the SSH server's peak RSS (a process of its own, the
+// bench binary serving a fake engine: some 80 MB without a flood).
 //
 // Figures of the fault bench this one does not measure (leases, restarts, budgets,
 // site spread) are left out, not filled in.
@@ -49,6 +56,8 @@ func runFaults(args []string) (map[string]any, error) {
 	tries := fs.Int("ssh-tries", 20, "OpenSSH client logins to try under the flood")
 	halfOpen := fs.Int("half-open", 200, "half-open connections held, one per loopback address")
 	only := fs.String("only", "", "run one part: inputs or ssh")
+	binFlag := fs.String("bin", "", "measure this crawlconsole binary (an older build, say) instead of building one")
+	valid := fs.Int("valid", 1_000_000, "URLs in the all-valid seeds file")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -57,14 +66,17 @@ func runFaults(args []string) (map[string]any, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "crawlconsole")
-	fmt.Println("building crawlconsole ...")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/crawlconsole/crawlconsole").CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("go build: %v\n%s", err, out)
+	bin := *binFlag
+	if bin == "" {
+		bin = filepath.Join(dir, "crawlconsole")
+		fmt.Println("building crawlconsole ...")
+		if out, err := exec.Command("go", "build", "-o", bin, "github.com/crawlconsole/crawlconsole").CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("go build: %v\n%s", err, out)
+		}
 	}
 	out := map[string]any{}
 	if *only != "ssh" {
-		if err := faultsInputs(bin, dir, *skipValid, out); err != nil {
+		if err := faultsInputs(bin, dir, *skipValid, *valid, out); err != nil {
 			return nil, err
 		}
 	}
@@ -83,7 +95,7 @@ func runFaults(args []string) (map[string]any, error) {
 }
 
 // faultsInputs measures the config and seeds figures into out.
-func faultsInputs(bin, dir string, skipValid bool, out map[string]any) error {
+func faultsInputs(bin, dir string, skipValid bool, nValid int, out map[string]any) error {
 	// A 200 MB config.
 	big := filepath.Join(dir, "big.yaml")
 	if err := writeFile(big, func(w *bufio.Writer) {
@@ -122,50 +134,74 @@ func faultsInputs(bin, dir string, skipValid bool, out map[string]any) error {
 		return err
 	}
 	defer hole.close()
-	junk := filepath.Join(dir, "junk.txt")
-	urls := 0
-	if err := writeFile(junk, func(w *bufio.Writer) {
+	small := filepath.Join(dir, "queue10k.yaml")
+	if err := os.WriteFile(small, []byte("queue_memory: 10000\n"), 0o644); err != nil {
+		return err
+	}
+	for _, run := range []struct {
+		name, key string
+		every     int
+	}{
+		{"junk (one URL)", "seeds_rss_mb", 0},
+		{"every 10th line a URL", "seeds_mixed_rss_mb", 10},
+	} {
+		path := filepath.Join(dir, "seeds-"+run.key+".txt")
+		urls, err := junkSeeds(path, hole, run.every)
+		if err != nil {
+			return err
+		}
+		fi, _ := os.Stat(path)
+		s, err := seedsRun(bin, dir, path, urls)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("1M-line seeds, %s (%.0f MB, %d URLs): peak RSS %.1f MB, %d URLs queued in %.1fs; %d warning lines, first: %s\n",
+			run.name, float64(fi.Size())/1e6, urls, s.rssMB, s.queued, s.secs, s.warnings, s.first)
+		out[run.key] = round1(s.rssMB)
+	}
+	if !skipValid {
+		valid := filepath.Join(dir, "valid.txt")
+		if err := writeFile(valid, func(w *bufio.Writer) {
+			for i := range nValid {
+				fmt.Fprintf(w, "%s/p%d\n", hole.base(i), i)
+			}
+		}); err != nil {
+			return err
+		}
+		s, err := seedsRun(bin, dir, valid, nValid)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%d valid seed URLs: peak RSS %.1f MB, %d URLs queued in %.1fs\n", nValid, s.rssMB, s.queued, s.secs)
+		out["seeds_valid_rss_mb"] = round1(s.rssMB)
+		if s, err = seedsRun(bin, dir, valid, nValid, "--config", small); err != nil {
+			return err
+		}
+		fmt.Printf("  the same, queue_memory 10000: peak RSS %.1f MB\n", s.rssMB)
+		out["seeds_valid_queue10k_rss_mb"] = round1(s.rssMB)
+	}
+	return nil
+}
+
+// junkSeeds writes a 1,000,000-line seeds file: its first line and every every-th
+// (none if 0) a URL on the blackholes, three lines of 1 MiB, the rest not URLs. It
+// returns the number of URLs.
+func junkSeeds(path string, hole *blackholes, every int) (urls int, err error) {
+	err = writeFile(path, func(w *bufio.Writer) {
 		for i := range 1_000_000 {
 			switch {
 			case i%333_331 == 7:
 				w.Write(bytes.Repeat([]byte("x"), 1<<20))
 				w.WriteByte('\n')
-			case i%10 == 0:
+			case i == 0 || (every > 0 && i%every == 0):
 				fmt.Fprintf(w, "%s/p%d\n", hole.base(i), i)
 				urls++
 			default:
 				fmt.Fprintf(w, "junk line %d\n", i)
 			}
 		}
-	}); err != nil {
-		return err
-	}
-	fi, _ := os.Stat(junk)
-	s, err := seedsRun(bin, dir, junk, urls)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("1M-line junk seeds (%.0f MB, %d URLs): peak RSS %.1f MB, %d URLs queued in %.1fs; %d warning lines, first: %s\n",
-		float64(fi.Size())/1e6, urls, s.rssMB, s.queued, s.secs, s.warnings, s.first)
-	out["seeds_rss_mb"] = round1(s.rssMB)
-	out["seeds_queued"] = s.queued
-	if !skipValid {
-		valid := filepath.Join(dir, "valid.txt")
-		if err := writeFile(valid, func(w *bufio.Writer) {
-			for i := range 1_000_000 {
-				fmt.Fprintf(w, "%s/p%d\n", hole.base(i), i)
-			}
-		}); err != nil {
-			return err
-		}
-		s, err := seedsRun(bin, dir, valid, 1_000_000)
-		if err != nil {
-			return err
-		}
-		fmt.Printf("1M valid seed URLs: peak RSS %.1f MB, %d URLs queued in %.1fs\n", s.rssMB, s.queued, s.secs)
-		out["seeds_valid_rss_mb"] = round1(s.rssMB)
-	}
-	return nil
+	})
+	return urls, err
 }
 
 type childRun struct {
@@ -230,9 +266,15 @@ type seedsResult struct {
 
 // seedsRun crawls with the seeds file until the store holds want URLs (read from
 // the database as the crawl runs), then stops it with SIGINT.
-func seedsRun(bin, dir, seeds string, want int) (seedsResult, error) {
-	db := filepath.Join(dir, filepath.Base(seeds)+".db")
-	cmd, rss := timed(bin, "crawl", "--seeds", seeds, "--db", db, "--headless", "--allow-private", "127.0.0.0/8")
+func seedsRun(bin, dir, seeds string, want int, extra ...string) (seedsResult, error) {
+	db, err := os.CreateTemp(dir, filepath.Base(seeds)+"-*.db")
+	if err != nil {
+		return seedsResult{}, err
+	}
+	db.Close()
+	os.Remove(db.Name())
+	args := append([]string{"crawl", "--seeds", seeds, "--db", db.Name(), "--headless", "--allow-private", "127.0.0.0/8"}, extra...)
+	cmd, rss := timed(bin, args...)
 	var b lockedBuf
 	cmd.Stdout, cmd.Stderr = &b, &b
 	began := time.Now()
@@ -252,7 +294,7 @@ poll:
 			break poll
 		case <-time.After(time.Second):
 		}
-		if ro, err := store.OpenReadOnly(db); err == nil {
+		if ro, err := store.OpenReadOnly(db.Name()); err == nil {
 			c, err := ro.Counts()
 			ro.Close()
 			if err == nil {
