@@ -19,6 +19,13 @@ type crew interface {
 	place(t frontier.Task)
 	// queue puts a task in line with its marks set (urgent, ahead). Caller holds e.mu.
 	queue(t frontier.Task)
+	// withdraw takes the tasks drop selects out of the queue (they end as
+	// withdrawn); held withdraws those already handed out, without e.mu, and counts
+	// them. Caller holds e.mu.
+	withdraw(drop func(frontier.Task) bool) (n int, held func() int)
+	// placesEarly tells whether steering's new sources are placed before their
+	// insert commits: not on a master, whose workers' queues are its board.
+	placesEarly() bool
 	// counts are the tasks waiting in memory and those being fetched. Caller holds e.mu.
 	counts() (waiting, inHand int)
 	// lanesPeak is the most lanes alive at once. Caller holds e.mu.
@@ -79,6 +86,16 @@ func (c localCrew) queue(t frontier.Task) {
 		e.startLane(p.Lane)
 	}
 }
+
+func (c localCrew) withdraw(drop func(frontier.Task) bool) (n int, held func() int) {
+	for _, t := range c.e.offBoard(c.e.board.Withdraw(drop)) {
+		c.e.setOut(t)
+		n++
+	}
+	return n, func() int { return 0 }
+}
+
+func (c localCrew) placesEarly() bool { return true }
 
 func (c localCrew) counts() (waiting, inHand int) { return c.e.board.Queued(), c.e.inHand }
 

@@ -120,6 +120,16 @@
 // between master and workers, their subjects and the result frame (with its HTTP
 // exchanges); package cluster, the transport under them.
 //
+// The other seam is the crew (crew.go): who fetches the front's tasks. On one box
+// and on a worker it is localCrew, this process's lane board; on a master it is the
+// master's runtime (master.go), which keeps who holds what in a master.Table (package
+// master: the node table, the assignment units, the hand-outs and their leases, the
+// spread and balancing plans) and talks to the workers. Placing a task, the queue
+// counts, the crawl's pause and the operator's lane, host and rebalance controls ask
+// the crew, so those paths check no role. The table tells the front, through its
+// port master.Front, when a task leaves for a worker or comes back, so a revisit's
+// mark follows its task.
+//
 // # Options, views and pages
 //
 // Every option of a crawl, with its default and its validation, lives in package

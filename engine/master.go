@@ -83,6 +83,7 @@ func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
 func (m *masterRuntime) place(t frontier.Task)      { m.e.boardAdd(t) }
 func (m *masterRuntime) queue(t frontier.Task)      { m.book.Add(t) }
 func (m *masterRuntime) counts() (waiting, out int) { return m.book.Counts() }
+func (m *masterRuntime) placesEarly() bool          { return false }
 func (m *masterRuntime) lanesPeak() int             { return max(m.e.board.Peak(), m.book.LanesPeak()) }
 
 // show adds the workers to a snapshot: the Nodes pane, their lanes, the tasks

@@ -94,7 +94,7 @@ func (e *Engine) settleEarly(urls []string, fresh []store.URL) []store.URL {
 func (e *Engine) placeEarly(fresh []store.URL) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	spilled := e.q.spillFrom != 0 || e.queuedLen() >= e.opts.QueueMemory || e.cluster != nil
+	spilled := e.q.spillFrom != 0 || e.queuedLen() >= e.opts.QueueMemory || !e.crew.placesEarly()
 	for _, r := range fresh {
 		switch e.early[r.URL] {
 		case earlyReserved:

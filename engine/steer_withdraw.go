@@ -170,35 +170,28 @@ func (e *Engine) withdrawURLs(urls map[string]uint64) int {
 		urls[u] = 0
 	}
 	e.markOut(urls)
-	var n int
-	var held map[string][]frontier.Task
-	if e.cluster != nil {
-		n, held = e.cluster.withdraw(drop)
-	} else {
-		for _, t := range e.offBoard(e.board.Withdraw(drop)) {
-			e.setOut(t)
-			n++
-		}
-	}
+	n, held := e.crew.withdraw(drop)
 	e.checkIdle()
 	e.mu.Unlock()
 	e.flushSteeredOut()
-	if len(held) > 0 {
-		n += e.cluster.withdrawHeld(held)
-	}
-	return n
+	return n + held()
 }
 
 // withdraw takes the tasks drop selects out of the units' queues at the master (to
-// end as withdrawn) and says which tasks each worker holds of them. Caller holds
-// e.mu.
-func (m *masterRuntime) withdraw(drop func(frontier.Task) bool) (n int, held map[string][]frontier.Task) {
-	dropped, held := m.book.Withdraw(drop)
+// end as withdrawn); held asks the workers to withdraw those they hold of them.
+// Caller holds e.mu; held is called without it.
+func (m *masterRuntime) withdraw(drop func(frontier.Task) bool) (n int, held func() int) {
+	dropped, byWorker := m.book.Withdraw(drop)
 	for _, t := range dropped {
 		m.e.rv.leftQueue(t.URL)
 		m.e.setOut(t)
 	}
-	return len(dropped), held
+	return len(dropped), func() int {
+		if len(byWorker) == 0 {
+			return 0
+		}
+		return m.withdrawHeld(byWorker)
+	}
 }
 
 // withdrawHeld asks each worker to take the hand-outs it holds of withdrawn sources
