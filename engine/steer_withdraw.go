@@ -144,7 +144,7 @@ func (f localFront) withdrawn(t frontier.Task) { f.e.endSteeredOut(t) }
 // withdrawn reports a hand-out the master withdrew as a result of kind steered_out:
 // the master ends it under its lease, as any other result.
 func (f *remoteFront) withdrawn(t frontier.Task) {
-	f.send(wire.Result{Node: f.w.o.Node, Incarnation: f.w.inc, Task: t, Kind: SkipSteeredOut, At: f.w.e.now()})
+	f.send(wire.Result{Task: t, Kind: SkipSteeredOut, At: f.w.e.now()})
 }
 
 // withdraw takes the sources a steering change removed out of the queue and keeps

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -19,7 +18,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/master"
-	"github.com/crawlconsole/crawlconsole/store"
+	"github.com/crawlconsole/crawlconsole/engine/worker"
 )
 
 // Worker is a running worker. Leave ends it gracefully; Close ends it at once (the
@@ -32,16 +31,11 @@ type Worker struct {
 	conn *cluster.Conn
 	sub  wire.Subjects
 
-	refusalsMu sync.Mutex
-	refusals   []store.Refusal // punished refusals not sent yet (remoteFront.refused)
-
 	hbEvery time.Duration
 	cons    jetstream.ConsumeContext
 	ctlSub  *nats.Subscription
-	ready   chan struct{} // closed once the engine runs: control requests wait for it
-	out     chan report
-	flush   chan struct{} // closed by Leave: publish what waits, then stop
-	pubDone chan struct{}
+	ready   chan struct{}  // closed once the engine runs: control requests wait for it
+	box     *worker.Outbox // results and deferrals to the master
 	quit    chan struct{}
 	bg      sync.WaitGroup
 	rejects cluster.Rejects
@@ -49,9 +43,6 @@ type Worker struct {
 	// stop waiting then.
 	ctx    context.Context
 	cancel context.CancelFunc
-	// unacked counts the results given to the publisher that the master's server
-	// has not acknowledged yet (what a leave that gives up did not deliver).
-	unacked atomic.Int64
 
 	mu          sync.Mutex
 	nodePaused  bool       // the operator paused this worker
@@ -73,9 +64,10 @@ func StartWorker(o WorkerOptions) (*Worker, error) {
 	var b [8]byte
 	rand.Read(b[:])
 	w := &Worker{o: o, inc: hex.EncodeToString(b[:]), nc: o.Conn.NC, conn: o.Conn, sub: wire.Subjects(o.Prefix),
-		out: make(chan report, 1024), flush: make(chan struct{}), pubDone: make(chan struct{}), quit: make(chan struct{}),
+		quit:  make(chan struct{}),
 		ready: make(chan struct{})}
 	w.ctx, w.cancel = context.WithCancel(context.Background())
+	w.box = worker.NewOutbox(w.ctx, w.quit, o.Conn, w.sub, o.Node, w.inc)
 	// The control subject is live before the join: the master counts this worker
 	// joined as soon as it answers the join, and may send it a control at once (the
 	// operator's pause, a release); a subscription made after the join was not yet
@@ -146,7 +138,10 @@ func StartWorker(o WorkerOptions) (*Worker, error) {
 		return nil, err
 	}
 	w.bg.Add(2)
-	go w.publish()
+	go func() {
+		defer w.bg.Done()
+		w.box.Run()
+	}()
 	go w.heartbeat()
 	e.logf(LevelInfo, 0, "", "worker %s joined the master (%d egresses granted)", o.Node, len(granted))
 	return w, nil

@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/worker"
 )
 
 // Leave ends the worker gracefully: it stops taking tasks, hands back those it has
@@ -20,7 +19,7 @@ import (
 // server, or out of reach). The worker is closed when Leave returns; a *LeaveError
 // says what the master did not get.
 func (w *Worker) Leave(ctx context.Context) error {
-	lctx, done := w.leaveContext(ctx)
+	lctx, done := worker.LeaveContext(ctx, w.nc, w.o.LeaveGrace)
 	defer done()
 	w.stopTasks()
 	e := w.e
@@ -46,9 +45,9 @@ func (w *Worker) Leave(ctx context.Context) error {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	close(w.flush)
+	w.box.Flush()
 	select {
-	case <-w.pubDone:
+	case <-w.box.Done():
 	case <-lctx.Done():
 		return w.gaveUp(lctx, errors.New("results still unpublished"), notBack)
 	}
@@ -63,35 +62,11 @@ func (w *Worker) Leave(ctx context.Context) error {
 
 // ErrMasterUnreachable is a LeaveError's cause when the connection to the master's
 // NATS server stayed down for the leave grace (WorkerOptions.LeaveGrace).
-var ErrMasterUnreachable = errors.New("master unreachable")
+var ErrMasterUnreachable = worker.ErrMasterUnreachable
 
 // LeaveError is Leave's error when the worker stopped before the master had all it
-// held. None of it is lost to the crawl: the master queues those URLs again when it
-// restarts (every URL it had handed out) or declares the worker dead (silent past the
-// heartbeat timeout), and they are fetched again.
-type LeaveError struct {
-	// Cause is why the leave ended early: ErrMasterUnreachable, ctx's error, or the
-	// master not confirming the final leave.
-	Cause error
-	// Results are fetched results the master's server had not acknowledged.
-	Results int
-	// URLs are URLs neither reported nor handed back: unfetched ones the master did
-	// not confirm taking back, and fetches cut short.
-	URLs int
-}
-
-func (e *LeaveError) Error() string {
-	if !e.Lost() {
-		return fmt.Sprintf("%v; every result was delivered and every URL handed back", e.Cause)
-	}
-	return fmt.Sprintf("%v: %d fetched results not delivered, %d URLs not handed back; "+
-		"the master queues their URLs again when it restarts or declares this worker dead", e.Cause, e.Results, e.URLs)
-}
-
-func (e *LeaveError) Unwrap() error { return e.Cause }
-
-// Lost reports whether the master lacks anything of what the worker held.
-func (e *LeaveError) Lost() bool { return e.Results > 0 || e.URLs > 0 }
+// held (worker.LeaveError).
+type LeaveError = worker.LeaveError
 
 // gaveUp closes a worker whose leave could not finish (what it was waiting for) and
 // says what the master did not get; notBack are unfetched URLs it did not take back.
@@ -107,51 +82,7 @@ func (w *Worker) gaveUp(lctx context.Context, what error, notBack int) error {
 	cut := w.e.inHand
 	w.e.mu.Unlock()
 	w.Close() // the publisher has stopped once it returns
-	return &LeaveError{Cause: cause, Results: int(w.unacked.Load()), URLs: notBack + cut}
-}
-
-// leaveContext is ctx, also ended (cause ErrMasterUnreachable) once the connection to
-// the master's server has stayed down for LeaveGrace; a reconnect starts it over.
-func (w *Worker) leaveContext(ctx context.Context) (context.Context, func()) {
-	lctx, cancel := context.WithCancelCause(ctx)
-	changed := w.nc.StatusChanged() // before reading the status: no change is missed
-	go func() {
-		defer w.nc.RemoveStatusListener(changed)
-		var grace *time.Timer
-		var expired <-chan time.Time
-		defer func() {
-			if grace != nil {
-				grace.Stop()
-			}
-		}()
-		for {
-			switch up := connUp(w.nc.Status()); {
-			case up && grace != nil:
-				grace.Stop()
-				grace, expired = nil, nil
-			case !up && grace == nil:
-				grace = time.NewTimer(w.o.LeaveGrace)
-				expired = grace.C
-			}
-			select {
-			case <-lctx.Done():
-				return
-			case _, ok := <-changed: // a wake-up: the status is read again
-				if !ok {
-					changed = nil
-				}
-			case <-expired:
-				cancel(ErrMasterUnreachable)
-				return
-			}
-		}
-	}()
-	return lctx, func() { cancel(nil) }
-}
-
-// connUp reports whether a connection in status s reaches its server.
-func connUp(s nats.Status) bool {
-	return s == nats.CONNECTED || s == nats.DRAINING_SUBS || s == nats.DRAINING_PUBS
+	return &LeaveError{Cause: cause, Results: w.box.Unacked(), URLs: notBack + cut}
 }
 
 func (w *Worker) sendLeave(ctx context.Context, tasks []frontier.Task, final bool) error {

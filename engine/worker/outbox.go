@@ -1,0 +1,242 @@
+// Package worker holds the parts of a distributed crawl's worker (M4) that need
+// nothing of the engine: the outbox that publishes its reports to the master, and
+// the leave's bookkeeping (how long the master may stay unreachable, what a leave
+// that gave up did not deliver).
+package worker
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// Outbox is a worker's reports to its master: results and deferrals go out in order
+// through one publisher into the master's results stream, acknowledged by the
+// master's server, published again when an acknowledgement does not come. The
+// refusals the worker acted on travel with the next report.
+type Outbox struct {
+	conn      *cluster.Conn
+	sub       wire.Subjects
+	node, inc string
+	ctx       context.Context // ends with the worker: publishes stop waiting
+	quit      <-chan struct{} // closed with the worker: nothing more goes out
+
+	out       chan report
+	flush     chan struct{}
+	flushOnce sync.Once
+	done      chan struct{}
+	// unacked counts the reports taken that the master's server has not
+	// acknowledged yet (what a leave that gives up did not deliver).
+	unacked atomic.Int64
+
+	refusalsMu sync.Mutex
+	refusals   []store.Refusal // refusals not sent yet
+}
+
+// NewOutbox is the outbox of worker node (incarnation inc) over conn. ctx and quit
+// end with the worker; Run publishes.
+func NewOutbox(ctx context.Context, quit <-chan struct{}, conn *cluster.Conn, sub wire.Subjects, node, inc string) *Outbox {
+	return &Outbox{conn: conn, sub: sub, node: node, inc: inc, ctx: ctx, quit: quit,
+		out: make(chan report, 1024), flush: make(chan struct{}), done: make(chan struct{})}
+}
+
+// report is what a worker sends the master about one task: its result, or its
+// deferral.
+type report struct {
+	result   wire.Result
+	deferral *wire.Deferral // set: the task was set aside, not fetched
+}
+
+// Result sends a task's result (its node and incarnation are filled in); a lane
+// waits here when 1024 reports are waiting.
+func (o *Outbox) Result(r wire.Result) {
+	r.Node, r.Incarnation = o.node, o.inc
+	o.post(report{result: r})
+}
+
+// Defer tells the master the worker set t aside until a time (M3: a disabled host,
+// robots.txt unreachable).
+func (o *Outbox) Defer(t frontier.Task, until time.Time) {
+	o.post(report{deferral: &wire.Deferral{Node: o.node, Incarnation: o.inc, Task: t, Until: until}})
+}
+
+// Refused keeps a refusal for the master's store: it travels with the next report.
+func (o *Outbox) Refused(r store.Refusal) {
+	o.refusalsMu.Lock()
+	if len(o.refusals) < wire.MaxRefusals {
+		o.refusals = append(o.refusals, r)
+	}
+	o.refusalsMu.Unlock()
+}
+
+func (o *Outbox) post(r report) {
+	o.refusalsMu.Lock()
+	refusals := o.refusals
+	o.refusals = nil
+	o.refusalsMu.Unlock()
+	if r.deferral != nil {
+		r.deferral.Refusals = refusals
+	} else {
+		r.result.Refusals = refusals
+	}
+	// Closed without a leave: the master gives the task to others. A report taken
+	// counts as unacknowledged until the master's server acknowledges it.
+	select {
+	case <-o.quit:
+		return
+	default:
+	}
+	o.unacked.Add(1)
+	select {
+	case o.out <- r:
+	case <-o.quit:
+		o.unacked.Add(-1)
+	}
+}
+
+// Flush makes Run publish what waits and return.
+func (o *Outbox) Flush() { o.flushOnce.Do(func() { close(o.flush) }) }
+
+// Done is closed once Run returned and every publish it made was acknowledged or
+// given up.
+func (o *Outbox) Done() <-chan struct{} { return o.done }
+
+// Unacked is how many reports the master's server has not acknowledged.
+func (o *Outbox) Unacked() int { return int(o.unacked.Load()) }
+
+// Run publishes reports to the master's stream, in order, retrying while the master
+// is away, until Flush (what waits is published first) or the worker quits.
+func (o *Outbox) Run() {
+	pending := make(chan pendingReport, 256) // published, acknowledgement not seen yet
+	acked := make(chan struct{})
+	go o.awaitAcks(pending, acked)
+	defer func() { close(pending); <-acked; close(o.done) }()
+	for {
+		select {
+		case r := <-o.out:
+			o.publishAsync(r, pending)
+		case <-o.flush:
+			for {
+				select {
+				case r := <-o.out:
+					o.publishAsync(r, pending)
+				default:
+					return
+				}
+			}
+		case <-o.quit:
+			return
+		}
+	}
+}
+
+// pendingReport is a report published without waiting, with what it takes to send
+// it again if the server does not acknowledge it.
+type pendingReport struct {
+	ack     jetstream.PubAckFuture
+	subject string
+	data    []byte
+	id      string
+}
+
+// publishAsync publishes a report without waiting for the server's acknowledgement
+// (at most 256 outstanding: awaitAcks checks them in order); when even that fails it
+// publishes synchronously, retrying.
+func (o *Outbox) publishAsync(r report, pending chan<- pendingReport) {
+	subject, data, id, ok := o.frame(r)
+	if !ok {
+		return
+	}
+	msg := &nats.Msg{Subject: subject, Data: data}
+	f, err := o.conn.JS.PublishMsgAsync(msg, jetstream.WithMsgID(id))
+	if err != nil {
+		o.publishSync(subject, data, id)
+		return
+	}
+	select {
+	case pending <- pendingReport{f, subject, data, id}:
+	case <-o.quit:
+	}
+}
+
+// awaitAcks waits for each asynchronous publish; one the server did not take (the
+// master is away, restarting) is published again synchronously, retrying until it is.
+func (o *Outbox) awaitAcks(pending <-chan pendingReport, done chan<- struct{}) {
+	defer close(done)
+	for p := range pending {
+		// An acknowledgement lost with a connection (the master restarting) never
+		// comes: after ackWait the report is sent again; the message ID keeps
+		// JetStream from storing it twice.
+		t := time.NewTimer(ackWait)
+		select {
+		case <-p.ack.Ok():
+			o.unacked.Add(-1)
+		case <-p.ack.Err():
+			o.publishSync(p.subject, p.data, p.id)
+		case <-t.C:
+			o.publishSync(p.subject, p.data, p.id)
+		case <-o.quit:
+			t.Stop()
+			return
+		}
+		t.Stop()
+	}
+}
+
+// ackWait bounds the wait for one asynchronous publish's acknowledgement.
+const ackWait = 10 * time.Second
+
+// frame encodes a report with its subject and message ID; a result too big for the
+// transport goes as a body too large.
+func (o *Outbox) frame(rep report) (subject string, data []byte, id string, ok bool) {
+	if d := rep.deferral; d != nil {
+		data, err := cluster.Encode(d)
+		if err != nil {
+			return "", nil, "", false
+		}
+		return o.sub.Deferrals(o.node), data, fmt.Sprintf("%s.%s.%d.defer", d.Node, d.Incarnation, d.Task.Lease), true
+	}
+	r := rep.result
+	data, err := wire.EncodeResult(&r)
+	if err != nil {
+		return "", nil, "", false
+	}
+	if max := o.conn.NC.MaxPayload(); max > 0 && int64(len(data)) > max-1024 {
+		r.Res, r.Kind = nil, fetch.KindTooLarge
+		if data, err = wire.EncodeResult(&r); err != nil {
+			return "", nil, "", false
+		}
+	}
+	return o.sub.Results(o.node), data, fmt.Sprintf("%s.%s.%d.%s", r.Node, r.Incarnation, r.Task.Lease, r.Kind), true
+}
+
+// publishSync publishes a framed report, retrying until the master's server takes
+// it (the message ID lets JetStream drop a retry of one it already has) or the worker
+// quits.
+func (o *Outbox) publishSync(subject string, data []byte, id string) {
+	for backoff := 100 * time.Millisecond; ; backoff = min(2*backoff, 2*time.Second) {
+		ctx, cancel := context.WithTimeout(o.ctx, 5*time.Second)
+		_, err := o.conn.JS.Publish(ctx, subject, data, jetstream.WithMsgID(id))
+		cancel()
+		if err == nil {
+			o.unacked.Add(-1)
+			return
+		}
+		select {
+		case <-o.quit:
+			return
+		case <-time.After(backoff):
+		}
+	}
+}

@@ -1,0 +1,54 @@
+package engine
+
+import (
+	"net/http"
+
+	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// remoteFront is the frontier side as a worker sees it: the master, over NATS.
+type remoteFront struct{ w *Worker }
+
+func (f *remoteFront) prepare(*Outcome)               {} // the master set Refetch and validators
+func (f *remoteFront) begin(frontier.Task, int)       {} // the master marked it in progress when it handed it out
+func (f *remoteFront) abandon(t frontier.Task, _ int) {} // stopping: the master requeues what this worker held
+func (f *remoteFront) deliver(o Outcome) {
+	if o.Res != nil {
+		f.w.e.c.response(o.Res.Status) // the worker's own rate, for its heartbeat
+		f.w.e.c.bytesFetched.Add(int64(len(o.Res.Body)))
+		res := *o.Res
+		if res.Parsed != nil && res.Status/100 == 2 {
+			// The signature from the parse that found the links (one tokenizer
+			// pass): the master stores it and does not parse the body again.
+			sig, _, ok := res.Parsed.Sign(res.Body, res.Header.Get("Content-Type"))
+			res.Signed = &fetch.Signed{Sig: sig, OK: ok}
+		}
+		res.Parsed = nil
+		res.Header = make(http.Header, len(recordHeaders))
+		for _, k := range recordHeaders {
+			if v := o.Res.Header.Values(k); len(v) > 0 {
+				res.Header[k] = v
+			}
+		}
+		if v := o.Res.Header.Get("Date"); v != "" && o.Res.DiscoveredKind != "" {
+			res.Header.Set("Date", v) // a sitemap's dates are judged against it (readDocument)
+		}
+		o.Res = &res
+	}
+	f.w.box.Result(wire.Result{Task: o.Task, Lane: o.Lane, Egress: o.Egress, Kind: o.Kind, Res: o.Res, Hops: o.Hops, At: o.At})
+}
+
+func (f *remoteFront) deferURLs(list []deferredTask) {
+	for _, d := range list {
+		f.w.box.Defer(d.task, d.until)
+	}
+}
+
+// refused keeps a refusal for the master's store: it travels with the next report.
+func (f *remoteFront) refused(r store.Refusal) { f.w.box.Refused(r) }
+
+// send reports an outcome the worker decided itself (a task withdrawn from its board).
+func (f *remoteFront) send(r wire.Result) { f.w.box.Result(r) }
