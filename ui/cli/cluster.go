@@ -36,7 +36,7 @@ func (t *tokenFlags) resolve() (string, error) {
 	case t.token != "":
 		return t.token, nil
 	case t.file != "":
-		b, err := os.ReadFile(t.file)
+		b, err := readCapped(t.file, 64<<10) // a token is a line; not a file to read whole
 		if err != nil {
 			return "", fmt.Errorf("--token-file: %v", err)
 		}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"net"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -155,4 +156,28 @@ func TestSSHKeyExchangedConnectionOutlastsAFlood(t *testing.T) {
 		t.Fatalf("the client past key exchange was dropped by a flood of silent connections: %v", r.err)
 	}
 	r.c.Close()
+}
+
+// TestServeRefusesAKeyFileTooBigToReadEachTime: the key files are read again at
+// every key check, so one far bigger than any list of keys is refused at start,
+// naming it, rather than read whole every time.
+func TestServeRefusesAKeyFileTooBigToReadEachTime(t *testing.T) {
+	w := newSSHWorld(t)
+	f, err := os.OpenFile(w.viewers, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(200 << 20); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	so, err := PrepareServe(ServeOptions{Addr: "127.0.0.1:0", HostKeyPath: w.hostKey,
+		AuthorizedKeysPath: w.operators, ViewerKeysPath: w.viewers})
+	if err == nil {
+		so.Listener.Close()
+		t.Fatal("a 200 MB viewers' key file was taken")
+	}
+	if !strings.Contains(err.Error(), w.viewers) || !strings.Contains(err.Error(), "1024 KiB") {
+		t.Fatalf("the error does not name the file and the cap: %v", err)
+	}
 }

@@ -379,11 +379,22 @@ func (k *keyring) role(key ssh.PublicKey) (role, bool) {
 	return 0, false
 }
 
+// maxKeyFileBytes caps a key file, read again at every key check: thousands of keys.
+const maxKeyFileBytes = 1 << 20
+
 // readAuthorizedKeys parses an authorized_keys file (comments and blank lines ok).
 func readAuthorizedKeys(path string) ([]gossh.PublicKey, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxKeyFileBytes+1))
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxKeyFileBytes {
+		return nil, fmt.Errorf("%s is over the %d KiB a key file may be", path, maxKeyFileBytes>>10)
 	}
 	var out []gossh.PublicKey
 	for len(data) > 0 {

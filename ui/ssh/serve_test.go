@@ -505,8 +505,8 @@ func TestSSHDroppedConnectionLeaksNothing(t *testing.T) {
 
 // TestSSHConnectionsMustLogInSoon: a connection that does not log in is closed after
 // the login grace time, and connections waiting to log in are capped per address:
-// past the cap they are closed at accept (else 200 silent connections would be held
-// open forever). A session that logs in is not affected.
+// past the cap the oldest silent one is closed (else 200 silent connections would be
+// held open forever). A session that logs in is not affected.
 func TestSSHConnectionsMustLogInSoon(t *testing.T) {
 	w := newSSHWorld(t)
 	// Closed at accept and closed at the grace time are told apart by half the grace
@@ -533,8 +533,9 @@ func TestSSHConnectionsMustLogInSoon(t *testing.T) {
 		defer c.Close()
 		conns = append(conns, c)
 	}
-	// One of the four (whichever the server took last) is over the cap of 3 waiting
-	// to log in from one address: closed at once, well before the grace time.
+	// One of the four (whichever the server took first) is dropped for the fourth, as
+	// the cap is 3 waiting to log in from one address: closed at once, well before
+	// the grace time.
 	start := time.Now()
 	var mu sync.Mutex
 	var wg sync.WaitGroup
