@@ -49,6 +49,22 @@ func (e *Engine) hintDueIfOlder(dated map[string]time.Time, site string, now tim
 // hintDue makes stored pages due now: their date in a feed or sitemap moved, or
 // they are the entry pages of a site its sitemaps no longer cover.
 func (e *Engine) hintDue(urls []string, now time.Time) {
+	// A hinted page that is not refetched now drops its mark: not stored yet (its
+	// first fetch not committed when its date moved again), or already in the queue.
+	// Its mark would wait for a refetch that no hint asks for any more.
+	defer func() {
+		e.mu.Lock()
+		var idle []string
+		for _, u := range urls {
+			if !e.rv.queued[u] {
+				idle = append(idle, u)
+			}
+		}
+		e.mu.Unlock()
+		for _, u := range idle {
+			e.hintDrop(u)
+		}
+	}()
 	states, err := e.st.Revisits(urls)
 	if err != nil || len(states) == 0 {
 		return
