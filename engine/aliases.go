@@ -181,6 +181,9 @@ const (
 	StatePaused   = view.StatePaused
 	StateStopping = view.StateStopping
 	StateDone     = view.StateDone
+	StateIdle     = view.StateIdle
+	StateDraining = view.StateDraining
+	StateStopped  = view.StateStopped
 	StateFailed   = view.StateFailed
 	// LaneFetching, LaneWaiting, LaneGated, LanePaused and LaneIdle: view's lane statuses.
 	LaneFetching = view.LaneFetching

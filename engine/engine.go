@@ -429,6 +429,7 @@ func (e *Engine) Stats() Stats {
 		Skipped: t.Skipped, StatusClass: t.ByClass, StoreError: storeErrorText(e.Failure()),
 		Examples: e.c.exampleURLs(),
 	}
+	s.State = e.endState()
 	var view *EgressView // for the sizing estimate
 	if e.pool != nil {
 		es := e.pool.Stats()

@@ -12,24 +12,27 @@ var _ Control = (*Engine)(nil)
 func (e *Engine) Snapshot() Snapshot {
 	now := e.now()
 	rate, hist := e.rate.current()
+	nextRound := e.nextRoundAt()
 	e.mu.Lock()
 	views := e.board.View()
 	s := Snapshot{
-		At: now, State: e.state, StartedAt: e.startedAt, PagesPerSec: rate, RateHistory: hist,
+		At: now, State: e.state, StartedAt: e.startedAt, NextRound: nextRound, PagesPerSec: rate, RateHistory: hist,
 		QueueDepth: e.board.Queued(), LanesBusy: e.board.Len(), LanesMax: e.board.Max(),
 		PausedHosts: sortedKeys(e.pausedHosts), Egresses: append([]string(nil), e.board.Egresses()...),
-	}
-	if e.paused && s.State == StateRunning {
-		s.State = StatePaused
-	}
-	if e.failure != nil {
-		s.State, s.StoreError = StateFailed, storeErrorText(e.failure)
 	}
 	if e.disc != nil {
 		s.Discovery = e.disc.view() // its own lock, taken under e.mu (discovery never takes e.mu)
 	}
 	if e.q.spillFrom != 0 {
 		s.QueueDepth += int(e.q.maxSpilled - e.q.spillFrom + 1) // estimate of what waits in the store
+	}
+	waiting := s.QueueDepth // and the tasks bound to a lane, not yet in hand
+	for _, v := range views {
+		waiting += v.Queued
+	}
+	s.State = e.stateNow(nextRound, waiting)
+	if e.failure != nil {
+		s.StoreError = storeErrorText(e.failure)
 	}
 	s.Lanes = make([]Lane, 0, len(views))
 	s.Groups = make([]Group, 0, len(views))
@@ -84,6 +87,33 @@ func (e *Engine) Snapshot() Snapshot {
 	}
 	s.Sizing = e.sizing(s.Egress)
 	return s
+}
+
+// stateNow is the crawl's state as the header says it: RUNNING refined by what is
+// left (DRAINING, IDLE, DONE), PAUSED, FAILED. waiting counts the tasks no lane
+// has in hand yet. Caller holds e.mu.
+func (e *Engine) stateNow(nextRound time.Time, waiting int) State {
+	switch {
+	case e.failure != nil:
+		return StateFailed
+	case e.state != StateRunning:
+		return e.state
+	case e.paused:
+		return StatePaused
+	case !e.discoveryIdle():
+		if e.cluster != nil && e.queuedLen() == 0 && e.q.spillFrom == 0 && e.outstanding == 0 {
+			// A master with nothing left to hand out: its workers finish what they
+			// hold. (A one-box crawl's lanes find links in every page they fetch, so
+			// an empty queue there is no sign of an end.)
+			return StateDraining
+		}
+		return StateRunning
+	case e.rv.onBoard+e.rv.inHand > 0:
+		return StateRunning // revisiting
+	case !nextRound.IsZero() || e.opts.Revisit.Enabled && e.st != nil || e.role == roleWorker:
+		return StateIdle
+	}
+	return StateDone
 }
 
 // EventsSince implements Control.

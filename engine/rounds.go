@@ -195,6 +195,19 @@ func (e *Engine) startRounds() {
 	}
 }
 
+// nextRoundAt is when the next round starts, zero when the crawl has no rounds.
+func (e *Engine) nextRoundAt() time.Time {
+	if e.round == nil {
+		return time.Time{}
+	}
+	e.round.mu.Lock()
+	defer e.round.mu.Unlock()
+	if !e.round.running {
+		return time.Time{}
+	}
+	return e.round.started.Add(e.opts.Rounds.Every)
+}
+
 // runRounds starts a round every rounds.every until the engine stops (the first
 // round started with the crawl): the round that ran is closed, then the next one
 // queues the sites' entry and search URLs again.

@@ -227,3 +227,24 @@ func (r *eventRing) since(after uint64, max int) []Event {
 	}
 	return out
 }
+
+// endState is the state Stats gives: once the crawl is stopped, DONE if it had run
+// dry, STOPPED if it was stopped with URLs left; before, the header's state.
+func (e *Engine) endState() State {
+	nextRound := e.nextRoundAt()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.failure == nil && (e.state == StateDone || e.state == StateStopping) {
+		select {
+		case <-e.done:
+			return StateDone
+		default:
+			return StateStopped
+		}
+	}
+	waiting := e.board.Queued()
+	for _, v := range e.board.View() {
+		waiting += v.Queued
+	}
+	return e.stateNow(nextRound, waiting)
+}

@@ -127,6 +127,12 @@ func (m *Model) headerView(b *strings.Builder) {
 		stateStyle = st.Bad
 	}
 	leftStyled := " " + st.Title.Render(m.opts.Title) + "  " + stateStyle.Render(state)
+	if s.State == engine.StateIdle && !s.NextRound.IsZero() {
+		// Between rounds nothing is fetched for minutes: say when it goes on.
+		next := "next round in " + pane.ShortDuration(max(s.NextRound.Sub(now), 0))
+		left += " (" + next + ")"
+		leftStyled += " " + st.Muted.Render("("+next+")")
+	}
 	if m.frozen {
 		left += "  FROZEN"
 		leftStyled += "  " + st.Frozen.Render("FROZEN")
@@ -135,7 +141,7 @@ func (m *Model) headerView(b *strings.Builder) {
 		left += "  read-only"
 		leftStyled += "  " + st.Muted.Render("read-only")
 	}
-	rate := fmt.Sprintf("  %.1f pages/s ", s.PagesPerSec)
+	rate := "  " + pane.Rate(s.PagesPerSec) + " "
 	up := "-"
 	if !s.StartedAt.IsZero() {
 		up = pane.ShortDuration(now.Sub(s.StartedAt))
@@ -201,7 +207,7 @@ func (m *Model) headerView(b *strings.Builder) {
 func knownState(s engine.State) bool {
 	switch s {
 	case engine.StateStarting, engine.StateRunning, engine.StatePaused, engine.StateStopping, engine.StateDone,
-		engine.StateFailed:
+		engine.StateFailed, engine.StateIdle, engine.StateDraining:
 		return true
 	}
 	return false

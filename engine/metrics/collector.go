@@ -126,7 +126,8 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 
 	gauge(nodeInfo, 1, t.Role)
-	for _, st := range []engine.State{engine.StateStarting, engine.StateRunning, engine.StatePaused, engine.StateStopping, engine.StateDone, engine.StateFailed} {
+	for _, st := range []engine.State{engine.StateStarting, engine.StateRunning, engine.StatePaused, engine.StateStopping, engine.StateDone, engine.StateFailed,
+		engine.StateIdle, engine.StateDraining} {
 		gauge(crawlState, b2f(s.State == st), string(st))
 	}
 	if !s.StartedAt.IsZero() {

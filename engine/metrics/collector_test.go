@@ -168,7 +168,9 @@ crawlconsole_discovery_untrusted_sites 1
 # HELP crawlconsole_crawl_state 1 for the crawl's current state, 0 for the others; FAILED: the store failed and the crawl stopped itself.
 # TYPE crawlconsole_crawl_state gauge
 crawlconsole_crawl_state{state="DONE"} 0
+crawlconsole_crawl_state{state="DRAINING"} 0
 crawlconsole_crawl_state{state="FAILED"} 1
+crawlconsole_crawl_state{state="IDLE"} 0
 crawlconsole_crawl_state{state="PAUSED"} 0
 crawlconsole_crawl_state{state="RUNNING"} 0
 crawlconsole_crawl_state{state="STARTING"} 0

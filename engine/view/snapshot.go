@@ -13,6 +13,15 @@ const (
 	StateStopping State = "STOPPING"
 	StateDone     State = "DONE"
 	StateFailed   State = "FAILED" // the store failed and the crawl stopped itself (Snapshot.StoreError)
+	// StateIdle: nothing to fetch now, but more will come: the next round of the
+	// declared sites (Snapshot.NextRound), revisits, or a master's tasks for a worker.
+	StateIdle State = "IDLE"
+	// StateDraining: a master has nothing left to hand out; its workers finish what
+	// they hold.
+	StateDraining State = "DRAINING"
+	// StateStopped: stopped (duration, signal, quit) with URLs left to crawl; a
+	// restart on the same store goes on. Only the final stats say it.
+	StateStopped State = "STOPPED"
 )
 
 // LaneStatus says what one lane (M1) is doing right now.
@@ -33,6 +42,7 @@ type Snapshot struct {
 	At          time.Time
 	State       State
 	StartedAt   time.Time
+	NextRound   time.Time // when the next round of the declared sites starts; zero without rounds
 	Totals      Totals
 	PagesPerSec float64      // fetch rate over the last few seconds
 	RateHistory []float64    // pages/s, one sample per second, oldest first (at most 120)

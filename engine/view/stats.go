@@ -8,6 +8,9 @@ import (
 
 // Stats is the object --stats-json writes at exit (its field names are the command line's contract).
 type Stats struct {
+	// State is how the crawl ended: DONE (ran dry), STOPPED (stopped with URLs
+	// left), FAILED (the store failed); while it runs, the console header's state.
+	State        State            `json:"state"`
 	PagesFetched int64            `json:"pages_fetched"`
 	PagesStored  int64            `json:"pages_stored"`
 	BytesFetched int64            `json:"bytes_fetched"`

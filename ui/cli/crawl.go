@@ -369,8 +369,12 @@ func progress(s engine.Snapshot) string {
 	for _, n := range s.Totals.Skipped {
 		skips += n
 	}
-	line := fmt.Sprintf("%s  %s  pages %d  %.1f pages/s  queue %d  lanes %d/%d  refused %d  errors %d  skipped %d",
-		time.Since(s.StartedAt).Truncate(time.Second), s.State, s.Totals.PagesFetched, s.PagesPerSec,
+	state := string(s.State)
+	if s.State == engine.StateIdle && !s.NextRound.IsZero() {
+		state += fmt.Sprintf(" (next round in %s)", max(time.Until(s.NextRound), 0).Truncate(time.Second))
+	}
+	line := fmt.Sprintf("%s  %s  pages %d  %s  queue %d  lanes %d/%d  refused %d  errors %d  skipped %d",
+		time.Since(s.StartedAt).Truncate(time.Second), state, s.Totals.PagesFetched, rateText(s.PagesPerSec),
 		s.QueueDepth, s.LanesBusy, s.LanesMax, s.Totals.Refused, errs, skips)
 	if s.StoreError != "" {
 		line += "  STORE FAILED: " + s.StoreError

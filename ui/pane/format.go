@@ -121,3 +121,12 @@ func Percent(share float64) string {
 	}
 	return strconv.FormatFloat(share*100, 'f', 1, 64) + "%"
 }
+
+// Rate formats a fetch rate with the precision polite rates need: two decimals
+// under 10 pages/s (0.25 is not rounded to 0.2 or 0.3, nor 0.04 to 0.0), one above.
+func Rate(perS float64) string {
+	if perS < 10 {
+		return fmt.Sprintf("%.2f pages/s", perS)
+	}
+	return fmt.Sprintf("%.1f pages/s", perS)
+}

@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+)
+
+// smallSite serves n linked pages on loopback.
+func smallSite(t *testing.T, n int) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<html><body><p>page</p>")
+		for i := range n {
+			fmt.Fprintf(w, `<a href="/p%d">p%d</a>`, i, i)
+		}
+		fmt.Fprint(w, "</body></html>")
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// stateOptions is a fast crawl of srv with loopback allowed.
+func stateOptions(t *testing.T, srv *httptest.Server) engine.Options {
+	o := engine.DefaultOptions()
+	o.DB = filepath.Join(t.TempDir(), "s.db")
+	o.AllowPrivate = []string{"127.0.0.0/8"}
+	o.Lanes.DelayMin, o.Lanes.DelayMax = 0, time.Millisecond
+	o.HostRate = 0
+	o.Revisit.Enabled = false
+	return o
+}
+
+// A crawl that ran dry says so: DONE in the header once nothing is left (it said
+// RUNNING until stopped), IDLE with the time of the next round when its declared
+// sites come back every round.
+func TestRanDryCrawlSaysDoneOrIdleUntilTheNextRound(t *testing.T) {
+	srv := smallSite(t, 3)
+	for _, c := range []struct {
+		name   string
+		rounds bool
+		want   engine.State
+	}{{"seeds only", false, engine.StateDone}, {"a news site in rounds", true, engine.StateIdle}} {
+		t.Run(c.name, func(t *testing.T) {
+			o := stateOptions(t, srv)
+			if c.rounds {
+				o.Sites = []engine.SiteOptions{{Name: "local", Kind: engine.SiteNews, Entry: srv.URL + "/"}}
+				o.Rounds.Every = time.Hour
+			} else {
+				o.Seeds = []string{srv.URL + "/"}
+			}
+			eng, err := engine.New(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer eng.Close()
+			if err := eng.Start(); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-eng.Done():
+			case <-time.After(time.Minute):
+				t.Fatalf("the crawl of 4 pages did not run dry in a minute: %+v", eng.Snapshot().Totals)
+			}
+			s := eng.Snapshot()
+			if s.State != c.want {
+				t.Fatalf("state %q after the crawl ran dry; want %q", s.State, c.want)
+			}
+			if c.rounds {
+				if left := time.Until(s.NextRound); left < 50*time.Minute || left > time.Hour {
+					t.Errorf("next round in %v; want about an hour (rounds.every)", left)
+				}
+				if line := progress(s); !strings.Contains(line, "IDLE (next round in 59m") {
+					t.Errorf("headless progress line %q does not say when the next round starts", line)
+				}
+			}
+		})
+	}
+}
+
+// --stats-json says how the crawl ended: DONE when it ran dry, STOPPED when the
+// duration cut it short with URLs left.
+func TestStatsJSONSaysHowTheCrawlEnded(t *testing.T) {
+	srv := smallSite(t, 400)
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"ran dry", []string{"--until-idle"}, "DONE"},
+		{"cut short", []string{"--duration", "1s", "--delay", "200ms..300ms"}, "STOPPED"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			statsPath := filepath.Join(dir, "stats.json")
+			args := append([]string{"crawl", "--headless", "--db", filepath.Join(dir, "c.db"), "--stats-json", statsPath,
+				"--allow-private", "127.0.0.0/8", "--lanes", "4"}, c.args...)
+			site := srv // 401 pages: more than a second at 4 lanes and 200 ms a page
+			if c.want == "DONE" {
+				site = smallSite(t, 1)
+			}
+			args = append(args, site.URL+"/")
+			var out strings.Builder
+			if code := Main(args, &out, &out); code != 0 {
+				t.Fatalf("exit %d\n%s", code, out.String())
+			}
+			raw, err := os.ReadFile(statsPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var st struct{ State string }
+			if err := json.Unmarshal(raw, &st); err != nil || st.State != c.want {
+				t.Fatalf("stats state %q (%v); want %q\n%s", st.State, err, c.want, raw)
+			}
+		})
+	}
+}
+
+// Polite rates keep their figures: 0.25 pages/s is not rounded to 0.2 or 0.3.
+func TestRateKeepsPoliteRates(t *testing.T) {
+	for in, want := range map[float64]string{0.25: "0.25 pages/s (15/min)", 0.04: "0.04 pages/s (2/min)", 3.456: "3.46 pages/s", 42.5: "42.5 pages/s", 0: "0 pages/s"} {
+		if got := rateText(in); got != want {
+			t.Errorf("rateText(%v) = %q, want %q", in, got, want)
+		}
+	}
+}
