@@ -79,7 +79,7 @@ func (e *Engine) queueSeeds(seeds []string, sources []revisit.Item) error {
 			e.c.addError(urlErrKind(err))
 			e.c.example(urlErrKind(err), s)
 			e.logf(LevelWarn, 0, "", "seed skipped: %v", err)
-			bad = append(bad, s)
+			bad = append(bad, err.Error()) // the URL cut, with why
 			continue
 		}
 		e.scope.AddSeed(n)
@@ -119,13 +119,24 @@ func (e *Engine) queueSeeds(seeds []string, sources []revisit.Item) error {
 }
 
 // SeedError says no usable seed was given.
-type SeedError struct{ Bad []string }
+type SeedError struct {
+	Bad []string // why each seed was refused, its URL cut to a recognisable length
+}
+
+// seedErrorsShown is how many refused seeds SeedError names; the rest are counted.
+const seedErrorsShown = 3
 
 func (e *SeedError) Error() string {
 	if len(e.Bad) == 0 {
 		return "nothing to crawl: give seed URLs as arguments or with --seeds FILE (or resume a --db with queued URLs)"
 	}
-	return "no usable seed: every seed was rejected (" + strings.Join(e.Bad, ", ") + "); seeds must be absolute http(s) URLs"
+	shown := e.Bad[:min(len(e.Bad), seedErrorsShown)]
+	more := ""
+	if n := len(e.Bad) - len(shown); n > 0 {
+		more = fmt.Sprintf("; and %d more", n)
+	}
+	return "no usable seed: every seed was refused: " + strings.Join(shown, "; ") + more +
+		" (a seed is an absolute http or https URL of at most " + fmt.Sprint(frontier.MaxURLLength) + " bytes)"
 }
 
 func urlErrKind(err error) string {

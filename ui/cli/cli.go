@@ -4,6 +4,8 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os/signal"
@@ -81,4 +83,25 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "crawlconsole: unknown command %q (want demo, crawl, sandbox, stats, export, show, serve, master, worker, console or ctl)\n", args[0])
 		return ExitUsage
 	}
+}
+
+// parseFlags is fs.Parse(args) that keeps a mistake readable: the error and one line
+// pointing at --help, not the whole flag list after it (which scrolled the error
+// away); the list is printed when asked for, with -h or --help.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	usage := fs.Usage
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.Usage = usage
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		if usage != nil {
+			usage()
+		} else {
+			fs.PrintDefaults()
+		}
+	case err != nil:
+		fmt.Fprintf(fs.Output(), "Run \"crawlconsole %s --help\" for its flags.\n", fs.Name())
+	}
+	return err
 }

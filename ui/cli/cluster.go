@@ -127,6 +127,14 @@ func runMaster(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "crawlconsole master: %v\n", err)
 		return ExitUsage
 	}
+	// A start that fails before the crawl runs leaves no store, credential or
+	// NATS directory behind (removed after the deferred shutdowns below).
+	fresh, handed := absentFiles(opts.DB), false
+	defer func() {
+		if !handed {
+			fresh.remove()
+		}
+	}()
 	token, tokenFile, err := masterToken(&tf, opts.DB)
 	if err != nil {
 		fmt.Fprintf(stderr, "crawlconsole master: %v\n", err)
@@ -184,8 +192,10 @@ func runMaster(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	fmt.Fprintf(stderr, "crawlconsole master: workers join with: crawlconsole worker --join %s --name NAME%s%s\n", url, join, after)
 	fmt.Fprintf(stderr, "crawlconsole master: attach a console with: crawlconsole console --attach %s%s%s\n", url, join, after)
+	handed = true
 	return run(ctx, eng, runConfig{headless: c.headless, duration: c.duration, untilIdle: c.untilIdle,
-		statsJSON: c.statsJSON, theme: c.theme, mouse: c.mouse, title: "master", metrics: c.metrics, seeds: c.seeds, said: c.said}, stdout, stderr)
+		statsJSON: c.statsJSON, theme: c.theme, mouse: c.mouse, title: "master", metrics: c.metrics, seeds: c.seeds, said: c.said,
+		failedStart: func() { handed = false }}, stdout, stderr)
 }
 
 // ExitUndelivered is the exit status of a worker that stopped before its master had
@@ -220,7 +230,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			"and a line counting what the master did not get).\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
@@ -407,7 +417,7 @@ func runConsole(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			"--operator ADDR (its address and DB.token are printed at start). Quitting leaves the crawl running.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}

@@ -161,9 +161,11 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "crawlconsole crawl: %v\n", err)
 		return ExitUsage
 	}
+	fresh := absentFiles(opts.DB)
 	eng, err := engine.New(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "crawlconsole crawl: %v\n", err)
+		fresh.remove()
 		return ExitUsage
 	}
 	if *operator != "" {
@@ -171,12 +173,14 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		if err != nil {
 			fmt.Fprintf(stderr, "crawlconsole crawl: %v\n", err)
 			eng.Close()
+			fresh.remove()
 			return ExitUsage
 		}
 		defer stop()
 	}
 	return run(ctx, eng, runConfig{headless: c.headless, duration: c.duration, untilIdle: c.untilIdle,
-		statsJSON: c.statsJSON, theme: c.theme, mouse: c.mouse, title: "crawl", metrics: c.metrics, seeds: c.seeds, said: c.said}, stdout, stderr)
+		statsJSON: c.statsJSON, theme: c.theme, mouse: c.mouse, title: "crawl", metrics: c.metrics, seeds: c.seeds, said: c.said,
+		failedStart: fresh.remove}, stdout, stderr)
 }
 
 // runConfig says how a started crawl is watched and ended.
@@ -200,16 +204,25 @@ type runConfig struct {
 	// said are warnings printed on stderr before the start, not printed again
 	// when the engine logs them.
 	said []string
+	// failedStart, if set, removes what a start that failed created (the store's
+	// files), once the engine is closed.
+	failedStart func()
 }
 
 // run starts eng, watches it (console or progress lines) until the user quits, a
 // signal arrives, the duration passes or (until-idle) the crawl runs dry, then stops
 // it cleanly and writes the stats.
 func run(ctx context.Context, eng *engine.Engine, rc runConfig, stdout, stderr io.Writer) int {
+	failedStart := func() {
+		eng.Close()
+		if rc.failedStart != nil {
+			rc.failedStart()
+		}
+	}
 	msrv, err := rc.metrics.listen()
 	if err != nil {
 		fmt.Fprintf(stderr, "crawlconsole: %v\n", err)
-		eng.Close()
+		failedStart()
 		return ExitUsage
 	}
 	defer serveOn(msrv, eng, stderr)()
@@ -223,7 +236,7 @@ func run(ctx context.Context, eng *engine.Engine, rc runConfig, stdout, stderr i
 			if feed != nil {
 				feed.Close(nil)
 			}
-			eng.Close()
+			failedStart()
 			return ExitUsage
 		}
 	}
@@ -434,4 +447,31 @@ func checkTheme(name string) error {
 		return fmt.Errorf("--theme: unknown theme %q (have %s)", name, strings.Join(themes.Names(), ", "))
 	}
 	return nil
+}
+
+// newFiles are the files a start may create beside a store that were not there
+// before it: a start that fails removes them, so it leaves nothing behind (an empty
+// a.db and a.db.lock after `crawl ftp://...`).
+type newFiles []string
+
+// absentFiles lists the store's files (the database, its WAL and lock, the
+// credential and a master's NATS directory) not there now.
+func absentFiles(db string) newFiles {
+	if db == "" {
+		return nil
+	}
+	var out newFiles
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal", ".lock", ".token", ".nats"} {
+		if _, err := os.Lstat(db + suffix); errors.Is(err, fs.ErrNotExist) {
+			out = append(out, db+suffix)
+		}
+	}
+	return out
+}
+
+// remove deletes those of the files that a failed start created.
+func (f newFiles) remove() {
+	for _, p := range f {
+		os.RemoveAll(p)
+	}
 }

@@ -78,7 +78,7 @@ func runCtl(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, ctlUsage)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}

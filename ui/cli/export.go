@@ -30,7 +30,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprint(stderr, "Usage: crawlconsole export --db PATH --format warc|jsonl --out DIR|- [--since TIME] [--max-size 1GB]\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
@@ -64,24 +64,27 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if *format == "jsonl" && setFlags(fs)["max-size"] {
 		return bad("--max-size rotates WARC files only: a JSONL export is one file (split it with split -l if needed)")
 	}
-	if *format == "jsonl" && *out != "-" {
-		// JSONL is one stream: into DIR/pages.jsonl.
-		if err := checkOutDir(*out); err != nil {
-			return bad("--out %s: %v", *out, err)
-		}
-	}
-	if *format == "warc" && *out != "-" {
-		if err := checkOutDir(*out); err != nil {
-			return bad("--out %s: %v", *out, err)
-		}
-	}
 	if _, err := os.Stat(*db); err != nil {
 		return bad("--db %s: no such store", *db)
+	}
+	// WARC files, or JSONL's one stream (DIR/pages.jsonl), go into DIR. A
+	// directory this export created is removed again if it fails with it empty.
+	created := false
+	if *out != "-" {
+		if created, err = checkOutDir(*out); err != nil {
+			return bad("--out %s: %v", *out, err)
+		}
+	}
+	failed := func(code int) int {
+		if created {
+			os.Remove(*out) // only an empty directory goes
+		}
+		return code
 	}
 	st, err := openForReading(*db)
 	if err != nil {
 		fmt.Fprintf(stderr, "crawlconsole export: %v\n", err)
-		return 1
+		return failed(1)
 	}
 	defer st.Close()
 	warn := func(msg string) { fmt.Fprintf(stderr, "crawlconsole export: warning: %s\n", msg) }
@@ -107,7 +110,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "crawlconsole export: %v\n", err)
-		return 1
+		return failed(1)
 	}
 	secs := time.Since(start).Seconds()
 	if *format == "warc" {
@@ -170,20 +173,25 @@ func openForReading(path string) (*store.Store, error) {
 }
 
 // checkOutDir makes sure dir exists (creating it) and that a file can be created in it.
-func checkOutDir(dir string) error {
-	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-		return errors.New("not a directory")
+func checkOutDir(dir string) (created bool, err error) {
+	fi, err := os.Stat(dir)
+	if err == nil && !fi.IsDir() {
+		return false, errors.New("not a directory")
 	}
+	created = err != nil
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("cannot create it: %w", errors.Unwrap(err))
+		return false, fmt.Errorf("cannot create it: %w", errors.Unwrap(err))
 	}
 	f, err := os.CreateTemp(dir, ".crawlconsole-probe-*")
 	if err != nil {
-		return errors.New("not writable (check its permissions, or pick another directory)")
+		if created {
+			os.Remove(dir)
+		}
+		return false, errors.New("not writable (check its permissions, or pick another directory)")
 	}
 	f.Close()
 	os.Remove(f.Name())
-	return nil
+	return created, nil
 }
 
 // parseSince reads --since: RFC 3339, a date (midnight UTC), or a duration back from now.

@@ -30,7 +30,7 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 	// Flags may come after the URL too (show URL --body).
 	var rest []string
 	for len(args) > 0 {
-		if err := fs.Parse(args); err != nil {
+		if err := parseFlags(fs, args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return 0
 			}

@@ -26,7 +26,7 @@ func runStats(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, "Usage: crawlconsole stats --db PATH [--json]\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}

@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A start that fails leaves nothing behind: no store and no lock file after a crawl
+// whose only seed is refused, and the refusal says why, with a 100 KB URL cut and
+// its length given instead of echoed whole.
+func TestFailedStartLeavesNothing(t *testing.T) {
+	long := "http://example.com/" + strings.Repeat("a", 100_000)
+	for _, c := range []struct {
+		name, seed string
+		want       []string
+	}{
+		{"ftp seed", "ftp://example.com/x", []string{`"ftp" is not http or https`, "ftp://example.com/x"}},
+		{"100 KB seed", long, []string{"100019 bytes", "http://example.com/aaa"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var stdout, stderr strings.Builder
+			code := Main([]string{"crawl", "--headless", "--until-idle", "--db", filepath.Join(dir, "a.db"), c.seed}, &stdout, &stderr)
+			if code != ExitUsage {
+				t.Errorf("exit %d, want %d", code, ExitUsage)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("stderr lacks %q:\n%.500s", w, stderr.String())
+				}
+			}
+			if n := len(stderr.String()); n > 1000 {
+				t.Errorf("stderr is %d bytes: the seed was echoed whole", n)
+			}
+			if left, _ := os.ReadDir(dir); len(left) > 0 {
+				var names []string
+				for _, e := range left {
+					names = append(names, e.Name())
+				}
+				t.Errorf("the failed start left %v in the --db directory", names)
+			}
+		})
+	}
+}
+
+// An export that fails leaves no empty --out directory behind.
+func TestFailedExportLeavesNoDirectory(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	var stderr strings.Builder
+	code := Main([]string{"export", "--db", filepath.Join(dir, "nosuch.db"), "--format", "jsonl", "--out", out}, &strings.Builder{}, &stderr)
+	if code != ExitUsage || !strings.Contains(stderr.String(), "no such store") {
+		t.Errorf("export of a missing store: exit %d, %q", code, stderr.String())
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("the failed export left its --out directory %s", out)
+	}
+}
+
+// A mistyped flag prints the error and one line pointing at --help, not the flag
+// list (40 lines, which scrolled the error away); --help prints the list.
+func TestBadFlagPrintsTheErrorAndAPointer(t *testing.T) {
+	for _, cmd := range []string{"crawl", "ctl", "export", "stats", "master", "worker", "demo"} {
+		var stderr strings.Builder
+		code := Main([]string{cmd, "--no-such-flag"}, &strings.Builder{}, &stderr)
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		if code != ExitUsage || len(lines) != 2 || !strings.Contains(lines[0], "no-such-flag") ||
+			lines[1] != `Run "crawlconsole `+cmd+` --help" for its flags.` {
+			t.Errorf("%s --no-such-flag: exit %d, stderr:\n%s", cmd, code, stderr.String())
+		}
+	}
+	var help strings.Builder
+	if code := Main([]string{"crawl", "--help"}, &strings.Builder{}, &help); code != 0 || !strings.Contains(help.String(), "-allow-private") {
+		t.Errorf("crawl --help: exit %d, no flag list:\n%s", code, help.String())
+	}
+}
