@@ -83,6 +83,7 @@ func richSnapshot() engine.Snapshot {
 	s.Nodes[0].Heartbeat = time.Now().In(time.FixedZone("CEST", 2*3600))
 	s.Sizing = &engine.Sizing{Sites: 3, SocialSites: 1, Keywords: 4, PagesPerKeyword: 5, PagesPerIP: 500, PagesPerIPFrom: engine.PagesPerIPConfig, VPNs: 2, Round: 7,
 		RoundPages: 900, AccessTime: 3 * time.Second, VPNConnect: 10 * time.Second, ExpectTime: time.Hour, LanesPerWorker: 8, Workers: 1}
+	s.NextRound = time.Now().Add(time.Hour).Round(0)
 	s.Totals.ConfirmFetches = 3
 	s.DNS.Stats.Rejected = 2
 	s.DNS.Stats.WaitP50Ms = 0.25
