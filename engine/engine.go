@@ -204,27 +204,19 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 	}
 	var resolver fetch.Resolver = opts.Resolver
 	if resolver == nil {
-		if e.dns, err = e.newDNSCache(); err != nil {
+		var meta lanes.Meta // the cache starts warm with what the last run left in the store
+		if st != nil {
+			meta = st
+		}
+		if e.dns, err = lanes.NewResolver(opts.DNS, opts.DNSServers, e.run.Holds, opts.Now, meta); err != nil {
 			return fail(err)
 		}
 		resolver = e.dns
 	}
-	fcfg := fetch.Config{
-		UserAgent:      opts.UserAgent,
-		ConnectTimeout: opts.Fetch.ConnectTimeout,
-		RequestTimeout: opts.Fetch.Timeout,
-		MaxBodyBytes:   opts.Fetch.MaxBodyBytes,
-		MaxRedirects:   opts.Fetch.MaxRedirects,
-		ContentTypes:   opts.Fetch.ContentTypes,
-		Discovery:      opts.Discovery.Enabled,
-		KeepParse:      true, // one box signs what it stores (savePage); a worker signs before sending
-	}
-	e.redirectPause(&fcfg)
-	if err := e.setupEgress(resolver, guard, fcfg, we); err != nil {
+	if err := e.setupEgress(resolver, guard, e.run.FetchConfig(), we); err != nil {
 		return fail(err)
 	}
-	e.gate = &lanes.Gate{MinGap: opts.Lanes.DelayMin, Interval: e.run.HostInterval, Adapt: lanes.AdaptiveOf(opts.Politeness), Pacer: opts.Pacer, Now: opts.Now}
-	e.run.Gate = e.gate
+	e.gate = e.run.NewGate()
 	return e, nil
 }
 
@@ -438,10 +430,7 @@ func (e *Engine) Stats() Stats {
 		view = &v
 	}
 	s.Deferred = t.Deferred
-	if e.opts.Cookies.Enabled && e.role != roleMaster { // a master fetches nothing
-		cs := e.run.CookieStats()
-		s.Cookies = &cs
-	}
+	s.Cookies = e.run.CookieStats()
 	s.Revisit = e.revisitStats()
 	if e.dedupe != nil {
 		s.Dedupe = &DedupeStats{DedupeStats: e.dedupe.Stats(),
@@ -530,11 +519,6 @@ func (e *Engine) persistEvents() {
 			}
 		}
 	}
-}
-
-// redirectPause makes a same-host redirect hop wait a lane's pause (M1).
-func (e *Engine) redirectPause(c *fetch.Config) {
-	c.RedirectPause = func() time.Duration { return lanes.Delay(e.opts.Lanes) }
 }
 
 // sortedKeys returns a map's keys in order.

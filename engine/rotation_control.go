@@ -21,30 +21,12 @@ func (e *Engine) RotateLane(id int) (string, error) {
 	if e.pool == nil {
 		return "", errNoRotation
 	}
-	d, ok := e.pool.RotateNow()
-	e.mu.Lock()
-	l, live := e.board.Lane(id)
-	if !live {
-		e.mu.Unlock()
-		return "", fmt.Errorf("no lane %d", id)
-	}
-	from := e.run.Links[l.Egress].Name
-	to := -1
-	if ok && d.Egress != from {
-		to = e.run.Index(d.Egress)
-	}
-	var err error
-	if to < 0 {
-		err = fmt.Errorf("lane %d: no other egress to rotate to", id)
-	} else {
-		err = e.board.SetEgress(id, to)
-	}
-	e.mu.Unlock()
+	from, to, err := e.run.RotateLane(id)
 	if err != nil {
 		return "", err
 	}
-	e.logf(LevelInfo, id, "", "lane %d rotated by operator: %s -> %s", id, from, d.Egress)
-	return d.Egress, nil
+	e.logf(LevelInfo, id, "", "lane %d rotated by operator: %s -> %s", id, from, to)
+	return to, nil
 }
 
 // SetHostDisabled implements Control.
@@ -59,15 +41,7 @@ func (e *Engine) SetHostDisabled(host string, disabled bool) error {
 		return fmt.Errorf("no host given")
 	}
 	if disabled {
-		dur := e.opts.Rotation.DisableFor
-		e.pool.Disable(host, dur)
-		until, _ := e.pool.Rotation().DisabledUntil(host)
-		e.mu.Lock()
-		for _, t := range e.offBoard(e.board.DropHost(host)) {
-			e.deferTask(t, until)
-		}
-		e.mu.Unlock()
-		e.flushDeferred()
+		until := e.run.DisableHost(host)
 		e.logf(LevelInfo, 0, host, "host %s disabled by operator until %s", host, until.Format(time.TimeOnly))
 		return nil
 	}
@@ -134,17 +108,9 @@ func (e *Engine) RemoveEgress(name string) error {
 	if e.pool == nil {
 		return errNoRotation
 	}
-	if err := e.pool.Remove(name); err != nil {
+	if err := e.run.RemoveEgress(name); err != nil {
 		return err
 	}
-	e.mu.Lock()
-	if i := e.run.Index(name); i >= 0 {
-		for _, t := range e.offBoard(e.board.Evict("", i)) {
-			e.run.Relocate(t)
-		}
-	}
-	e.mu.Unlock()
-	e.flushDeferred()
 	e.logf(LevelInfo, 0, "", "egress %s removed by operator", name)
 	return nil
 }

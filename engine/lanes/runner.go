@@ -113,11 +113,24 @@ func (r *Runner) Close() {
 	}
 }
 
-// CookieStats sums every egress's cookie sessions.
-func (r *Runner) CookieStats() view.CookieStats {
+// CookieStats sums every egress's cookie sessions; nil with cookies off or on a
+// node that fetches nothing (a master).
+func (r *Runner) CookieStats() *view.CookieStats {
 	r.Mu.Lock()
 	defer r.Mu.Unlock()
-	return route.CookieStats(r.Links)
+	if !r.Opts.Cookies.Enabled || len(r.Links) == 0 {
+		return nil
+	}
+	cs := route.CookieStats(r.Links)
+	return &cs
+}
+
+// Holds reports whether a host still has tasks on the board, queued, pending or
+// in hand: the DNS cache refreshes an entry near expiry only then (M5).
+func (r *Runner) Holds(host string) bool {
+	r.Mu.Lock()
+	defer r.Mu.Unlock()
+	return r.Board == nil || r.Board.Holds(host)
 }
 
 // Run is one lane's life (M1): take the next task, fetch it, pause a random

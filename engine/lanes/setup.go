@@ -2,11 +2,38 @@ package lanes
 
 import (
 	"net/netip"
+	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
 )
+
+// FetchConfig is every egress's fetcher under the options; a same-host redirect
+// hop waits a lane's pause (M1).
+func (r *Runner) FetchConfig() fetch.Config {
+	o := r.Opts
+	return fetch.Config{
+		UserAgent:      o.UserAgent,
+		ConnectTimeout: o.Fetch.ConnectTimeout,
+		RequestTimeout: o.Fetch.Timeout,
+		MaxBodyBytes:   o.Fetch.MaxBodyBytes,
+		MaxRedirects:   o.Fetch.MaxRedirects,
+		ContentTypes:   o.Fetch.ContentTypes,
+		Discovery:      o.Discovery.Enabled,
+		KeepParse:      true, // one box signs what it stores; a worker signs before sending
+		RedirectPause:  func() time.Duration { return Delay(o.Lanes) },
+	}
+}
+
+// NewGate builds the lanes' politeness gate under the options: delay_min between
+// adjacent requests, the host's interval (HostInterval), the adaptive terms and a
+// pluggable Pacer.
+func (r *Runner) NewGate() *Gate {
+	o := r.Opts
+	r.Gate = &Gate{MinGap: o.Lanes.DelayMin, Interval: r.HostInterval, Adapt: AdaptiveOf(o.Politeness), Pacer: o.Pacer, Now: o.Now}
+	return r.Gate
+}
 
 // EgressSetup is what a node's egresses are built from besides the options.
 type EgressSetup struct {
