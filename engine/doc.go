@@ -124,7 +124,8 @@
 // and on a worker it is localCrew, this process's lane board; on a master it is the
 // master's runtime (master.go), which keeps who holds what in a master.Table (package
 // master: the node table, the assignment units, the hand-outs and their leases, the
-// spread and balancing plans) and talks to the workers. Placing a task, the queue
+// spread and balancing plans), talks to the workers through a master.Link (their
+// joins, heartbeats and leaves, the operator's controls) and commits their results. Placing a task, the queue
 // counts, the crawl's pause and the operator's lane, host and rebalance controls ask
 // the crew, so those paths check no role. The table tells the front, through its
 // port master.Front, when a task leaves for a worker or comes back, so a revisit's

@@ -29,16 +29,11 @@ type masterRuntime struct {
 	conn    *cluster.Conn
 	sub     wire.Subjects
 	book    *master.Table
+	link    *master.Link  // the workers' joins, heartbeats, leaves and controls
 	accts   *egress.Table // the egress account table the book grants from
 	subs    []*nats.Subscription
 	consume jetstream.ConsumeContext
 	results chan jetstream.Msg // from the consumer to the result handlers
-
-	rejects cluster.Rejects
-
-	// pauseSeq numbers the crawl-wide pause states sent to workers (wire.Control.Seq);
-	// it starts at the clock, as leases do, so a restarted master's numbers are newer.
-	pauseSeq uint64
 }
 
 // NewMaster builds the master of a distributed crawl: the frontier, dedupe and store
@@ -57,7 +52,7 @@ func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
-	m := &masterRuntime{e: e, o: mo, conn: mo.Conn, sub: wire.Subjects(mo.Prefix), pauseSeq: uint64(time.Now().UnixNano())}
+	m := &masterRuntime{e: e, o: mo, conn: mo.Conn, sub: wire.Subjects(mo.Prefix)}
 	// The account table (seed 003): workers are granted rotation.per_node egresses at
 	// join and claim more when theirs are refused; `:egress add` adds to it.
 	e.accounts = route.NewAccounts(e.st, func(msg string) { e.logf(LevelWarn, 0, "", "%s", msg) })
@@ -70,9 +65,10 @@ func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
 	// message ID holds its lease, and JetStream drops a repeated ID as a duplicate
 	// (a new master counting from 1 lost results and hung).
 	m.book = master.New(masterFront{e}, m.accts, uint64(time.Now().UnixNano()))
-	if b, err := e.st.GetMeta(costsMetaKey); err == nil {
+	if b, err := e.st.GetMeta(master.CostsMetaKey); err == nil {
 		m.book.LoadCosts(b)
 	}
+	m.link = master.NewLink(e.ctx, masterHost{m}, mo, opts.Balance, opts.Rotation.PerNode, m.book, m.accts)
 	e.cluster, e.crew = m, m
 	return e, nil
 }
@@ -112,8 +108,50 @@ func (m *masterRuntime) panes(now time.Time) crewPanes {
 
 // pausedChanged sends the crawl's pause state to every worker; a resume dispatches.
 func (m *masterRuntime) pausedChanged() {
-	m.broadcastPause()
+	m.link.BroadcastPause()
 	m.book.Kick()
+}
+
+// The operator's controls go to the workers over the link.
+
+func (m *masterRuntime) pauseLane(id int, paused bool) error { return m.link.PauseLane(id, paused) }
+func (m *masterRuntime) pauseHost(host string, paused bool) error {
+	return m.link.PauseHost(host, paused)
+}
+func (m *masterRuntime) setMaxLanes(n int) error              { return m.link.SetMaxLanes(n) }
+func (m *masterRuntime) planRebalance() RebalancePlan         { return m.link.PlanRebalance() }
+func (m *masterRuntime) applyRebalance(p RebalancePlan) error { return m.link.ApplyRebalance(p) }
+func (m *masterRuntime) pauseNode(name string, paused bool) error {
+	return m.link.PauseNode(name, paused)
+}
+func (m *masterRuntime) clusterStats() *ClusterStats              { return m.link.ClusterStats() }
+func (m *masterRuntime) rotateLane(id int) (string, error)        { return m.link.RotateLane(id) }
+func (m *masterRuntime) addEgress(spec string) (string, error)    { return m.link.AddEgress(spec) }
+func (m *masterRuntime) removeEgress(name string) error           { return m.link.RemoveEgress(name) }
+func (m *masterRuntime) everyWorker(c *wire.Control) (int, error) { return m.link.EveryWorker(c) }
+func (m *masterRuntime) hostControl(op, host string, on bool) error {
+	return m.link.HostControl(op, host, on)
+}
+
+// masterHost is the engine as the master's link sees it (master.Host).
+type masterHost struct{ m *masterRuntime }
+
+func (h masterHost) Lock()          { h.m.e.mu.Lock() }
+func (h masterHost) Unlock()        { h.m.e.mu.Unlock() }
+func (h masterHost) Now() time.Time { return h.m.e.now() }
+func (h masterHost) Paused() bool   { return h.m.e.paused }
+func (h masterHost) Logf(level Level, format string, args ...any) {
+	h.m.e.logf(level, 0, "", format, args...)
+}
+func (h masterHost) Settings() wire.Settings         { return h.m.e.workerSettings(h.m.o.HeartbeatEvery) }
+func (h masterHost) SetMeta(key string, data []byte) { h.m.e.st.SetMeta(key, data) }
+
+// workerSettings are the crawl settings a worker follows.
+func (e *Engine) workerSettings(hb time.Duration) WorkerSettings {
+	o := e.opts
+	return WorkerSettings{Lanes: o.Lanes, HostRate: o.HostRate, Politeness: &o.Politeness, Cookies: &o.Cookies, Robots: o.Robots, UserAgent: o.UserAgent,
+		Fetch: o.Fetch, DNS: o.DNS, DNSServers: o.DNSServers, Rotation: o.Rotation, HeartbeatEvery: hb,
+		Etiquette: &o.Etiquette}
 }
 
 // masterFront is the front as the master's table sees it (master.Front): a revisit's
@@ -184,8 +222,8 @@ func (m *masterRuntime) start() error {
 		return fmt.Errorf("master: consume results: %w", err)
 	}
 	for subj, h := range map[string]nats.MsgHandler{
-		m.sub.Join(): m.onJoin, m.sub.Heartbeat("*"): m.onHeartbeat, m.sub.Leave(): m.onLeave,
-		m.sub.Claim(): m.onClaim,
+		m.sub.Join(): m.link.OnJoin, m.sub.Heartbeat("*"): m.link.OnHeartbeat, m.sub.Leave(): m.link.OnLeave,
+		m.sub.Claim(): m.link.OnClaim,
 	} {
 		sub, err := m.conn.NC.Subscribe(subj, h)
 		if err != nil {
@@ -197,11 +235,11 @@ func (m *masterRuntime) start() error {
 	go m.dispatchLoop()
 	go func() {
 		defer m.e.wg.Done()
-		m.e.every(m.o.BalanceEvery, m.balanceDaily)
+		m.e.every(m.o.BalanceEvery, m.link.BalanceDaily)
 	}()
 	go func() {
 		defer m.e.wg.Done()
-		m.e.every(m.o.HeartbeatEvery/2, m.checkNodes)
+		m.e.every(m.o.HeartbeatEvery/2, m.link.CheckNodes)
 	}()
 	return nil
 }
@@ -216,30 +254,9 @@ func (m *masterRuntime) stop() {
 		s.Unsubscribe()
 	}
 	m.e.mu.Lock()
-	m.saveNodes()
-	m.saveCosts()
+	m.link.SaveNodes()
+	m.link.SaveCosts()
 	m.e.mu.Unlock()
-}
-
-const (
-	nodesMetaKey = "cluster.nodes.v1"
-	costsMetaKey = "cluster.costs.v1"
-)
-
-// saveNodes persists the node table for `stats --json` (the store's meta table).
-// Caller holds e.mu.
-func (m *masterRuntime) saveNodes() {
-	if data, err := m.book.NodesJSON(); err == nil {
-		m.e.st.SetMeta(nodesMetaKey, data)
-	}
-}
-
-// saveCosts keeps the cost table in the store (it survives a restart). Caller holds
-// e.mu.
-func (m *masterRuntime) saveCosts() {
-	if data, err := m.book.CostsJSON(); err == nil {
-		m.e.st.SetMeta(costsMetaKey, data)
-	}
 }
 
 // dispatchLoop hands waiting tasks to their units' workers whenever something
@@ -358,7 +375,7 @@ func (m *masterRuntime) onDeferral(msg jetstream.Msg) {
 
 // reject counts and drops a report that cannot be read.
 func (m *masterRuntime) reject(msg jetstream.Msg, what string, err error) {
-	m.rejects.Add(cluster.Reason(err))
+	m.link.Rejects().Add(cluster.Reason(err))
 	m.e.logf(LevelWarn, 0, "", "%s rejected: %v", what, err)
 	msg.Term()
 }

@@ -207,7 +207,7 @@ func (m *masterRuntime) withdrawHeld(held map[string][]frontier.Task) int {
 		go func() {
 			defer wg.Done()
 			var reply wire.ControlReply
-			if err := m.control(name, &wire.Control{Op: wire.OpWithdraw, Tasks: tasks}, &reply); err != nil {
+			if err := m.link.Control(name, &wire.Control{Op: wire.OpWithdraw, Tasks: tasks}, &reply); err != nil {
 				m.e.logf(LevelWarn, 0, "", "worker %s: withdraw %d queued sources: %v (they may still be fetched)", name, len(tasks), err)
 				return
 			}

@@ -5,12 +5,16 @@
 // and their leases, the cost table that balancing deals from, and the console's
 // numbering of the workers' lanes.
 //
-// A Table knows no transport and no store: the engine's master runtime reads the
-// workers' messages (package cluster/wire), takes the lock that guards the table,
-// asks the table what to do, and does the talking and the storing itself. What the
-// table needs from the crawl's front while it moves tasks is the Front port. So the
-// dealing, the moves and the balancing are tested here on their own, with no NATS
-// server and no database.
+// A Table knows no transport and no store. A Link holds the master's conversation
+// with its workers over the transport (package cluster/wire's messages): their joins,
+// heartbeats, claims, leaves and deaths, and the operator's controls and rebalances;
+// it asks the table under the lock the Host port gives, and reaches the crawl only
+// through that port (the event log, the clock, the crawl's pause, the settings a
+// worker follows, the store's meta table). The engine's master runtime keeps what
+// needs the crawl itself: dispatching batches, committing results and deferrals.
+// What the table needs from the crawl's front while it moves tasks is the Front
+// port. So the dealing, the moves and the balancing are tested here on their own,
+// with no NATS server and no database.
 //
 // A Table is not safe for concurrent use: its caller holds one lock around every
 // call (the engine's mutex, which also guards the queue the tasks come from).

@@ -1,0 +1,302 @@
+package master
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/egress"
+	"github.com/crawlconsole/crawlconsole/engine/view"
+)
+
+// Host is what a Link needs from the crawl around it: the lock that guards the table
+// (the engine's, which also guards the queue), the event log, the clock, the
+// crawl's pause, the settings a worker follows and the store's meta table.
+type Host interface {
+	sync.Locker
+	// Logf adds an event to the crawl's log.
+	Logf(level view.Level, format string, args ...any)
+	// Now is the crawl's clock.
+	Now() time.Time
+	// Paused tells whether the operator paused the crawl. Caller holds the lock.
+	Paused() bool
+	// Settings are the crawl settings a worker follows, given at its join.
+	Settings() wire.Settings
+	// SetMeta keeps data under key in the store's meta table.
+	SetMeta(key string, data []byte)
+}
+
+// Link is the master's conversation with its workers over the transport: their
+// joins, heartbeats, claims and leaves, the dead ones, and the controls and
+// rebalances the operator sends them. What it learns goes into its Table.
+type Link struct {
+	host     Host
+	ctx      context.Context // ends with the crawl
+	conn     *cluster.Conn
+	sub      wire.Subjects
+	o        config.MasterOptions
+	balance  config.BalanceOptions
+	perNode  int // egresses granted at join (rotation.per_node)
+	book     *Table
+	accts    *egress.Table
+	rejects  cluster.Rejects
+	pauseSeq uint64 // numbers the crawl-wide pause states sent (wire.Control.Seq)
+}
+
+// NewLink is the master's link over o.Conn, keeping its bookkeeping in book (whose
+// egress account table is accts). Pause states are numbered from the wall clock, as
+// leases are, so a restarted master's numbers are newer.
+func NewLink(ctx context.Context, host Host, o config.MasterOptions, b config.BalanceOptions, perNode int, book *Table, accts *egress.Table) *Link {
+	return &Link{host: host, ctx: ctx, conn: o.Conn, sub: wire.Subjects(o.Prefix), o: o, balance: b, perNode: perNode,
+		book: book, accts: accts, pauseSeq: uint64(time.Now().UnixNano())}
+}
+
+// PauseSeq is the number of the crawl's pause state last sent to the workers (a
+// heartbeat reply sent now carries it). Caller holds the lock.
+func (l *Link) PauseSeq() uint64 { return l.pauseSeq }
+
+// Rejects counts the workers' messages refused as malformed.
+func (l *Link) Rejects() *cluster.Rejects { return &l.rejects }
+
+// The store's meta keys of the node table and the cost table.
+const (
+	NodesMetaKey = "cluster.nodes.v1"
+	CostsMetaKey = "cluster.costs.v1"
+)
+
+// SaveNodes persists the node table for `stats --json` (the store's meta table).
+// Caller holds the lock.
+func (l *Link) SaveNodes() {
+	if data, err := l.book.NodesJSON(); err == nil {
+		l.host.SetMeta(NodesMetaKey, data)
+	}
+}
+
+// SaveCosts keeps the cost table in the store (it survives a restart). Caller holds
+// the lock.
+func (l *Link) SaveCosts() {
+	if data, err := l.book.CostsJSON(); err == nil {
+		l.host.SetMeta(CostsMetaKey, data)
+	}
+}
+
+// The master's side of a worker's life (M4): join, heartbeats, claims, leave, death,
+// and the controls the master sends it. Each handler decodes the message, asks the
+// table under the host's lock, then answers, logs and stores outside it.
+
+// OnJoin answers a worker's join: a new name is a new worker and gets units at once;
+// a known name with a new incarnation restarted, and what its last life held goes
+// back to the queue first.
+func (l *Link) OnJoin(msg *nats.Msg) {
+	var j wire.Join
+	if err := cluster.Decode(msg.Data, &j, wire.MaxMessage); err != nil {
+		l.rejects.Add(cluster.Reason(err))
+		l.respond(msg, &wire.JoinReply{Error: err.Error()})
+		return
+	}
+	now := l.host.Now()
+	l.host.Lock()
+	grants, moved, release := l.book.Join(&j, now, l.perNode)
+	reply := wire.JoinReply{Settings: l.host.Settings(), Egress: grants, Paused: l.host.Paused(), PauseSeq: l.pauseSeq}
+	l.SaveNodes()
+	l.host.Unlock()
+	l.releaseAll(release)
+	l.host.Logf(view.LevelInfo, "worker %s joined (%d egresses granted); %d sites or keyword shards move to it", j.Node, len(grants), moved)
+	l.respond(msg, &reply)
+}
+
+// releaseAll asks each worker to release units (the table's moves), each in its
+// own goroutine.
+func (l *Link) releaseAll(release map[string][]string) {
+	for name, units := range release {
+		go l.release(name, units)
+	}
+}
+
+// release asks a worker to hand back the tasks of units that move away from it; the
+// ones it is fetching report as results, and the units move once all did.
+func (l *Link) release(name string, units []string) {
+	l.host.Lock()
+	hosts := l.book.HostsOf(units)
+	l.host.Unlock()
+	var reply wire.ControlReply
+	if err := l.Control(name, &wire.Control{Op: wire.OpRelease, Hosts: hosts, Units: units}, &reply); err != nil {
+		l.host.Logf(view.LevelWarn, "worker %s: release of %d units: %v (they move when its tasks report)", name, len(units), err)
+		return
+	}
+	l.host.Lock()
+	l.book.TakeBack(name, reply.Tasks)
+	l.host.Unlock()
+}
+
+// Control sends one worker a control request and decodes its reply.
+func (l *Link) Control(name string, c *wire.Control, reply *wire.ControlReply) error {
+	data, err := cluster.Encode(c)
+	if err != nil {
+		return err
+	}
+	msg, err := l.conn.NC.Request(l.sub.Control(name), data, 2*l.o.HeartbeatEvery)
+	if err != nil {
+		return err
+	}
+	if err := cluster.Decode(msg.Data, reply, 0); err != nil {
+		l.rejects.Add(cluster.Reason(err))
+		return err
+	}
+	if reply.Error != "" {
+		return errors.New(reply.Error)
+	}
+	return nil
+}
+
+// OnHeartbeat records a worker's sign of life and what it reports.
+func (l *Link) OnHeartbeat(msg *nats.Msg) {
+	var hb wire.Heartbeat
+	if err := cluster.Decode(msg.Data, &hb, wire.MaxMessage); err != nil {
+		l.rejects.Add(cluster.Reason(err))
+		return
+	}
+	l.host.Lock()
+	known := l.book.Heartbeat(hb, l.host.Now())
+	paused, seq := l.host.Paused(), l.pauseSeq
+	l.host.Unlock()
+	l.respond(msg, &wire.HeartbeatReply{Known: known, Paused: paused, PauseSeq: seq})
+}
+
+// OnLeave takes back what a leaving worker hands back; with Final it is gone.
+func (l *Link) OnLeave(msg *nats.Msg) {
+	var lv wire.Leave
+	if err := cluster.Decode(msg.Data, &lv, wire.MaxMessage*16); err != nil {
+		l.rejects.Add(cluster.Reason(err))
+		l.respond(msg, &wire.ControlReply{Error: err.Error()})
+		return
+	}
+	l.host.Lock()
+	first, back := l.book.Leave(&lv)
+	l.SaveNodes()
+	l.host.Unlock()
+	if first {
+		l.host.Logf(view.LevelInfo, "worker %s leaving: %d tasks handed back", lv.Node, back)
+	}
+	l.respond(msg, &wire.ControlReply{})
+}
+
+// CheckNodes declares dead the workers silent past the timeout.
+func (l *Link) CheckNodes(now time.Time) {
+	l.host.Lock()
+	dead := l.book.BuryDead(now, l.o.Timeout)
+	if len(dead) > 0 {
+		l.SaveNodes()
+	}
+	l.host.Unlock()
+	for _, name := range dead {
+		l.host.Logf(view.LevelWarn, "worker %s is dead (no heartbeat for %v): its sites, keyword shards and URLs went to others", name, l.o.Timeout)
+		l.purge(name)
+	}
+}
+
+// purge drops task batches a dead worker never took (a new incarnation of it must not
+// fetch them: they went to others).
+func (l *Link) purge(name string) {
+	ctx, cancel := context.WithTimeout(l.ctx, 5*time.Second)
+	defer cancel()
+	s, err := l.conn.JS.Stream(ctx, l.sub.TaskStream())
+	if err == nil {
+		err = s.Purge(ctx, jetstream.WithPurgeSubject(l.sub.Tasks(name)))
+	}
+	if err != nil && l.ctx.Err() == nil {
+		l.host.Logf(view.LevelWarn, "worker %s: purge its task batches: %v", name, err)
+	}
+}
+
+func (l *Link) respond(msg *nats.Msg, v any) {
+	if msg.Reply == "" {
+		return
+	}
+	if data, err := cluster.Encode(v); err == nil {
+		msg.Respond(data)
+	}
+}
+
+// PauseNode pauses or resumes one worker.
+func (l *Link) PauseNode(name string, paused bool) error {
+	l.host.Lock()
+	live := l.book.Live(name)
+	l.host.Unlock()
+	if !live {
+		return fmt.Errorf("no live worker %q", name)
+	}
+	op := wire.OpResume
+	if paused {
+		op = wire.OpPause
+	}
+	var reply wire.ControlReply
+	if err := l.Control(name, &wire.Control{Op: op}, &reply); err != nil {
+		return fmt.Errorf("worker %s: %v", name, err)
+	}
+	l.host.Lock()
+	l.book.SetPaused(name, paused)
+	l.host.Unlock()
+	l.host.Logf(view.LevelInfo, "worker %s %sd by operator", name, op)
+	return nil
+}
+
+// BroadcastPause sends the crawl's pause state (the console's global pause) to every
+// live worker, numbered: the state and its number are taken together, so of a pause
+// and a resume racing here the later-numbered carries the state the master ended in.
+func (l *Link) BroadcastPause() {
+	l.host.Lock()
+	l.pauseSeq++
+	paused, seq := l.host.Paused(), l.pauseSeq
+	names := l.book.LiveNames()
+	l.host.Unlock()
+	op := wire.OpCrawlResume // the crawl's pause, apart from a worker's own (PauseNode)
+	if paused {
+		op = wire.OpCrawlPause
+	}
+	for _, name := range names {
+		go l.Control(name, &wire.Control{Op: op, Seq: seq}, &wire.ControlReply{})
+	}
+}
+
+// ClusterStats is the master's part of the stats object.
+func (l *Link) ClusterStats() *view.ClusterStats {
+	l.host.Lock()
+	cs := l.book.Stats()
+	l.host.Unlock()
+	cs.Rejected = l.rejects.Snapshot()
+	return cs
+}
+
+// OnClaim grants a worker whose egresses were all refused one more from the account
+// table (seed 003 step 3-2-3), if one is free.
+func (l *Link) OnClaim(msg *nats.Msg) {
+	var c wire.Claim
+	if err := cluster.Decode(msg.Data, &c, wire.MaxMessage); err != nil {
+		l.rejects.Add(cluster.Reason(err))
+		l.respond(msg, &wire.ClaimReply{Error: err.Error()})
+		return
+	}
+	l.host.Lock()
+	g, err := l.book.Claim(&c)
+	if g != nil {
+		l.SaveNodes()
+	}
+	l.host.Unlock()
+	reply := wire.ClaimReply{Egress: g}
+	if err != nil {
+		reply.Error = err.Error()
+	}
+	if g != nil {
+		l.host.Logf(view.LevelInfo, "worker %s claimed egress %s from the account table", c.Node, g.Name)
+	}
+	l.respond(msg, &reply)
+}
