@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -34,8 +33,9 @@ type Worker struct {
 	hbEvery time.Duration
 	cons    jetstream.ConsumeContext
 	ctlSub  *nats.Subscription
-	ready   chan struct{}  // closed once the engine runs: control requests wait for it
-	box     *worker.Outbox // results and deferrals to the master
+	ready   chan struct{}    // closed once the engine runs: control requests wait for it
+	box     *worker.Outbox   // results and deferrals to the master
+	up      *worker.Upstream // join, heartbeat, claim and leave requests
 	quit    chan struct{}
 	bg      sync.WaitGroup
 	rejects cluster.Rejects
@@ -68,6 +68,7 @@ func StartWorker(o WorkerOptions) (*Worker, error) {
 		ready: make(chan struct{})}
 	w.ctx, w.cancel = context.WithCancel(context.Background())
 	w.box = worker.NewOutbox(w.ctx, w.quit, o.Conn, w.sub, o.Node, w.inc)
+	w.up = worker.NewUpstream(w.ctx, w.quit, o, w.inc)
 	// The control subject is live before the join: the master counts this worker
 	// joined as soon as it answers the join, and may send it a control at once (the
 	// operator's pause, a release); a subscription made after the join was not yet
@@ -76,51 +77,15 @@ func StartWorker(o WorkerOptions) (*Worker, error) {
 	if err := w.subscribeControl(); err != nil {
 		return nil, err
 	}
-	reply, err := w.join()
+	reply, err := w.up.Join()
 	if err != nil {
 		w.Close()
 		return nil, err
 	}
-	opts := DefaultOptions()
-	st := reply.Settings
-	opts.Lanes, opts.HostRate, opts.Robots, opts.UserAgent = st.Lanes, st.HostRate, st.Robots, st.UserAgent
-	opts.Fetch, opts.DNS, opts.DNSServers, opts.Rotation = st.Fetch, st.DNS, st.DNSServers, st.Rotation
-	if st.Politeness != nil {
-		opts.Politeness = *st.Politeness
-	}
-	if st.Cookies != nil {
-		opts.Cookies = *st.Cookies
-	}
-	if st.Etiquette != nil { // robots.txt caching and per-site overrides apply on the lanes
-		opts.Etiquette = *st.Etiquette
-	}
-	opts.Revisit.Enabled = false // the master schedules revisits
-	opts.AllowPrivate, opts.Resolver = o.AllowPrivate, o.Resolver
-	if len(o.DNSServers) > 0 {
-		opts.DNSServers = o.DNSServers
-	}
-	if o.LanesMax > 0 {
-		opts.Lanes.Max = o.LanesMax
-	}
-	if opts.Rotation.PerNode <= 0 || len(o.Egress) > 0 {
-		opts.Rotation.PerNode = 0 // every egress it was given or brought
-	}
-	w.hbEvery = st.HeartbeatEvery
-	if w.hbEvery <= 0 {
-		w.hbEvery = 5 * time.Second
-	}
-	// The worker's own egresses are named after it (w1-e1, w1-vpn), so they never
-	// collide with the names of the master's account table (e1, e2, ...) it grants.
-	own, _ := egress.ParseSpecs(o.Egress)
-	granted := make([]egress.Spec, 0, len(own)+len(reply.Egress))
-	for _, sp := range own {
-		sp.Name = o.Node + "-" + sp.Name
-		granted = append(granted, sp)
-	}
-	for _, g := range reply.Egress {
-		granted = append(granted, g.Spec())
-	}
-	e, err := newEngine(opts, roleWorker, &workerEgress{granted: granted, claim: w.claim})
+	var opts Options
+	opts, w.hbEvery = worker.Options(reply.Settings, o)
+	granted := worker.Egresses(o, reply.Egress)
+	e, err := newEngine(opts, roleWorker, &workerEgress{granted: granted, claim: w.up.Claim})
 	if err != nil {
 		w.Close()
 		return nil, err
@@ -152,72 +117,6 @@ func (w *Worker) Engine() *Engine { return w.e }
 
 // Name is the worker's name.
 func (w *Worker) Name() string { return w.o.Node }
-
-// request asks the master and waits at most timeout for the answer, less if ctx ends
-// first (the worker closing: a request to a master that is away must not hold it).
-func (w *Worker) request(ctx context.Context, subj string, data []byte, timeout time.Duration) (*nats.Msg, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	return w.nc.RequestWithContext(ctx, subj, data)
-}
-
-// claim asks the master's account table for one more egress (seed 003 step 3-2-3);
-// the rotation calls it when every egress of the worker was refused.
-func (w *Worker) claim() (egress.Spec, bool) {
-	data, err := cluster.Encode(&wire.Claim{Node: w.o.Node, Incarnation: w.inc})
-	if err != nil {
-		return egress.Spec{}, false
-	}
-	msg, err := w.request(w.ctx, w.sub.Claim(), data, 2*time.Second)
-	if err != nil {
-		return egress.Spec{}, false
-	}
-	var r wire.ClaimReply
-	if cluster.Decode(msg.Data, &r, wire.MaxMessage) != nil || r.Egress == nil {
-		return egress.Spec{}, false
-	}
-	return r.Egress.Spec(), true
-}
-
-// join introduces the worker to the master, retrying until it answers.
-func (w *Worker) join() (*wire.JoinReply, error) {
-	req, err := cluster.Encode(&wire.Join{Node: w.o.Node, Incarnation: w.inc, LanesMax: w.o.LanesMax, Egresses: maskedSpecs(w.o.Egress)})
-	if err != nil {
-		return nil, err
-	}
-	deadline := time.Now().Add(w.o.JoinTimeout)
-	for {
-		msg, err := w.request(w.ctx, w.sub.Join(), req, 2*time.Second)
-		if err == nil {
-			var reply wire.JoinReply
-			if err := cluster.Decode(msg.Data, &reply, wire.MaxMessage); err != nil {
-				return nil, fmt.Errorf("worker: the master's join reply: %w", err)
-			}
-			if reply.Error != "" {
-				return nil, fmt.Errorf("worker: the master refused the join: %s", reply.Error)
-			}
-			return &reply, nil
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("worker: no master answered on %s within %v (is `crawlconsole master` running with this --prefix?): %w",
-				w.sub.Join(), w.o.JoinTimeout, err)
-		}
-		select {
-		case <-w.quit:
-			return nil, errors.New("worker: closed while joining")
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-}
-
-func maskedSpecs(specs []string) []string {
-	parsed, _ := egress.ParseSpecs(specs)
-	out := make([]string, len(parsed))
-	for i, s := range parsed {
-		out[i] = s.Masked()
-	}
-	return out
-}
 
 // subscribeControl listens to the master's control requests and makes sure the
 // server knows the subscription (a flush: PING/PONG after the SUB) before the join
@@ -432,23 +331,15 @@ func (w *Worker) heartbeat() {
 		case <-t.C:
 		}
 		s := w.e.Snapshot()
-		hb := wire.Heartbeat{Node: w.o.Node, Incarnation: w.inc, Lanes: s.LanesBusy, LanesMax: s.LanesMax,
+		hb := wire.Heartbeat{Lanes: s.LanesBusy, LanesMax: s.LanesMax,
 			Queue: s.QueueDepth, PagesPerSec: s.PagesPerSec, Egresses: s.Egresses, Rows: s.Lanes,
 			Refused: s.Totals.Refused, Egress: s.Egress, DNS: s.DNS}
 		w.mu.Lock()
 		hb.Paused = w.nodePaused
 		w.mu.Unlock()
-		data, err := cluster.Encode(&hb)
+		r, err := w.up.Heartbeat(hb, w.hbEvery)
 		if err != nil {
-			continue
-		}
-		msg, err := w.request(w.ctx, w.sub.Heartbeat(w.o.Node), data, w.hbEvery)
-		if err != nil {
-			continue // the master is away; results wait in the publisher
-		}
-		var r wire.HeartbeatReply
-		if cluster.Decode(msg.Data, &r, wire.MaxMessage) != nil {
-			continue
+			continue // the master is away; results wait in the outbox
 		}
 		w.setCrawlPaused(r.PauseSeq, r.Paused, false)
 		if !r.Known {
@@ -464,7 +355,7 @@ func (w *Worker) rejoin() {
 	e.mu.Lock()
 	dropped := len(e.offBoard(e.board.TakeAll()))
 	e.mu.Unlock()
-	reply, err := w.join()
+	reply, err := w.up.Join()
 	if err != nil {
 		e.logf(LevelWarn, 0, "", "rejoin: %v", err)
 		return

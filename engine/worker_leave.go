@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine/cluster"
-	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
-	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/worker"
 )
 
@@ -26,7 +23,7 @@ func (w *Worker) Leave(ctx context.Context) error {
 	e.mu.Lock()
 	back := e.offBoard(e.board.TakeAll())
 	e.mu.Unlock()
-	handErr := w.sendLeave(lctx, back, false)
+	handErr := w.up.Leave(lctx, back, false)
 	notBack := 0 // unfetched URLs the master did not confirm taking back
 	if handErr != nil {
 		notBack = len(back)
@@ -53,7 +50,7 @@ func (w *Worker) Leave(ctx context.Context) error {
 	}
 	// The final leave buries the worker at the master, which queues again what it
 	// still held: the unfetched URLs too, had the hand-back above failed.
-	if err := w.sendLeave(lctx, nil, true); err != nil {
+	if err := w.up.Leave(lctx, nil, true); err != nil {
 		return w.gaveUp(lctx, fmt.Errorf("the master did not confirm the leave: %w", err), notBack)
 	}
 	w.Close()
@@ -83,15 +80,6 @@ func (w *Worker) gaveUp(lctx context.Context, what error, notBack int) error {
 	w.e.mu.Unlock()
 	w.Close() // the publisher has stopped once it returns
 	return &LeaveError{Cause: cause, Results: w.box.Unacked(), URLs: notBack + cut}
-}
-
-func (w *Worker) sendLeave(ctx context.Context, tasks []frontier.Task, final bool) error {
-	data, err := cluster.Encode(&wire.Leave{Node: w.o.Node, Incarnation: w.inc, Tasks: tasks, Final: final})
-	if err != nil {
-		return err
-	}
-	_, err = w.request(ctx, w.sub.Leave(), data, 5*time.Second)
-	return err
 }
 
 // stop tells the worker's goroutines and lanes to stop waiting for the master.
