@@ -389,6 +389,9 @@ func progress(s engine.Snapshot) string {
 	line := fmt.Sprintf("%s  %s  pages %d  %s  queue %d  lanes %d/%d  refused %d  errors %d  skipped %d",
 		time.Since(s.StartedAt).Truncate(time.Second), state, s.Totals.PagesFetched, rateText(s.PagesPerSec),
 		s.QueueDepth, s.LanesBusy, s.LanesMax, s.Totals.Refused, errs, skips)
+	if why, _ := limitedBy(s); why != "" && s.State == engine.StateRunning {
+		line += "  " + why
+	}
 	if s.StoreError != "" {
 		line += "  STORE FAILED: " + s.StoreError
 	}

@@ -32,6 +32,7 @@ type ctlStatusReport struct {
 	PausedLanes  []int            `json:"paused_lanes"`
 	PausedHosts  []string         `json:"paused_hosts"`
 	Disabled     []string         `json:"disabled_hosts"`
+	Waiting      map[string]int   `json:"lanes_waiting"`     // lanes waiting, by the term that holds them back
 	Workers      []ctlWorker      `json:"workers,omitempty"` // a master's
 	StoreError   string           `json:"store_error,omitempty"`
 }
@@ -62,6 +63,7 @@ func statusOf(s engine.Snapshot) ctlStatusReport {
 			r.PausedLanes = append(r.PausedLanes, l.ID)
 		}
 	}
+	_, r.Waiting = limitedBy(s)
 	for _, n := range s.Nodes {
 		r.Workers = append(r.Workers, ctlWorker{Name: n.Name, State: n.State, Lanes: n.Lanes, PagesPerS: n.PagesPerSec, Queue: n.Queue})
 	}
@@ -113,6 +115,9 @@ func ctlStatus(client *attach.Client, url, prefix string, asJSON bool, stdout, s
 	fmt.Fprintf(stdout, "%s  up %s  pages %d (stored %d)  %s  queue %d  done %d  lanes %d/%d  refused %d\n",
 		r.State, time.Since(r.StartedAt).Truncate(time.Second), r.PagesFetched, r.PagesStored, rateText(r.PagesPerS),
 		r.Queue, r.URLsDone, r.LanesBusy, r.LanesMax, r.Refused)
+	if why, _ := limitedBy(s); why != "" {
+		fmt.Fprintln(stdout, why)
+	}
 	fmt.Fprintf(stdout, "errors: %s\nskipped: %s\n", kindList(r.Errors), kindList(r.Skipped))
 	if len(r.PausedLanes) > 0 {
 		fmt.Fprintf(stdout, "paused lanes: %s\n", strings.Trim(fmt.Sprint(r.PausedLanes), "[]"))
@@ -234,4 +239,42 @@ func boolExit(ok bool) int {
 		return 0
 	}
 	return 1
+}
+
+// limitedBy says what holds the crawl back when most of its lanes wait rather than
+// fetch, so a polite crawl is not taken for a hung one: each waiting lane counts
+// under the term that sets its host's gap (delay, crawl-delay, latency, backoff), a
+// paused lane as paused. "" while most lanes fetch.
+func limitedBy(s engine.Snapshot) (text string, counts map[string]int) {
+	counts = map[string]int{}
+	waiting := 0
+	for _, l := range s.Lanes {
+		switch l.Status {
+		case engine.LaneWaiting, engine.LaneGated:
+			why := l.GapWhy
+			if why == "" {
+				why = "delay"
+			}
+			counts[why]++
+			waiting++
+		case engine.LanePaused:
+			counts["paused"]++
+			waiting++
+		}
+	}
+	if waiting == 0 || 2*waiting < len(s.Lanes) {
+		return "", counts
+	}
+	whys := make([]string, 0, len(counts))
+	for w := range counts {
+		whys = append(whys, w)
+	}
+	sort.Slice(whys, func(i, j int) bool {
+		return counts[whys[i]] > counts[whys[j]] || counts[whys[i]] == counts[whys[j]] && whys[i] < whys[j]
+	})
+	parts := make([]string, len(whys))
+	for i, w := range whys {
+		parts[i] = fmt.Sprintf("%s %d", w, counts[w])
+	}
+	return fmt.Sprintf("limited by politeness: %d of %d lanes wait (%s)", waiting, len(s.Lanes), strings.Join(parts, ", ")), counts
 }

@@ -137,3 +137,23 @@ func TestRateKeepsPoliteRates(t *testing.T) {
 		}
 	}
 }
+
+// When most lanes wait on politeness, the progress line says so and on what, so a
+// crawl at 0.3 pages/s is not taken for a hung one; while most fetch, it says
+// nothing.
+func TestProgressSaysPolitenessIsTheLimit(t *testing.T) {
+	s := engine.Snapshot{State: engine.StateRunning, StartedAt: time.Now(), PagesPerSec: 0.3, Lanes: []engine.Lane{
+		{ID: 1, Status: engine.LaneWaiting, GapWhy: "crawl-delay"},
+		{ID: 2, Status: engine.LaneGated, GapWhy: "crawl-delay"},
+		{ID: 3, Status: engine.LaneWaiting, GapWhy: "delay"},
+		{ID: 4, Status: engine.LaneFetching},
+	}}
+	line := progress(s)
+	if !strings.Contains(line, "limited by politeness: 3 of 4 lanes wait (crawl-delay 2, delay 1)") || !strings.Contains(line, "0.30 pages/s (18/min)") {
+		t.Errorf("progress line %q does not say politeness holds the lanes back, or rounds the rate", line)
+	}
+	s.Lanes[0].Status, s.Lanes[1].Status = engine.LaneFetching, engine.LaneFetching
+	if line := progress(s); strings.Contains(line, "limited by") {
+		t.Errorf("progress line %q says limited while most lanes fetch", line)
+	}
+}
