@@ -405,8 +405,8 @@ func summary(st engine.Stats) string {
 	if st.StoreError != "" {
 		head = "stopped, the store failed"
 	}
-	return fmt.Sprintf(head+": %d pages fetched, %d stored, %d refused, %d URLs queued, %d done, peak %d lanes, %.1fs, %.1f pages/s; errors: %s; skipped: %s",
-		st.PagesFetched, st.PagesStored, st.Refused, st.URLsQueued, st.URLsDone, st.LanesPeak, st.DurationS, st.PagesPerS,
+	return fmt.Sprintf(head+": %d pages fetched, %d stored, %d refused, %d URLs queued, %d done, peak %d lanes, %.1fs, %s; errors: %s; skipped: %s",
+		st.PagesFetched, st.PagesStored, st.Refused, st.URLsQueued, st.URLsDone, st.LanesPeak, st.DurationS, rateText(st.PagesPerS),
 		kindList(st.Errors), kindList(st.Skipped))
 }
 
