@@ -6,6 +6,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/crawlconsole/crawlconsole/ui/commands"
+	"github.com/crawlconsole/crawlconsole/ui/fake"
+	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
 // ctlRun runs ctl against url with the token file and returns its exit status and
@@ -109,5 +113,24 @@ func TestCtlRunsTheConsoleCommandsOnACrawl(t *testing.T) {
 	nobody := "nats://" + freeLoopbackAddr(t)
 	if code, _, errs := ctlRun(t, nobody, tokenFile, "status"); code != ExitUnreachable || !strings.Contains(errs, "nothing answers") {
 		t.Errorf("ctl status where nothing listens: exit %d, %q; want %d", code, errs, ExitUnreachable)
+	}
+}
+
+// ctl --help lists every command the console's ":" line offers (on a master, with
+// its node commands), but those that act on the console's screen.
+func TestCtlHelpListsEveryConsoleCommand(t *testing.T) {
+	snap := fake.New(fake.Config{Workers: 2, Sites: true}).Snapshot()
+	con := &ctlConsole{common: pane.NewCommon(nil), snap: &snap}
+	offered := commands.Offered(con)
+	if len(offered) < 20 {
+		t.Fatalf("the console offers %d commands; the test expects the full set", len(offered))
+	}
+	for _, c := range offered {
+		if consoleOnly[strings.Fields(c.Name)[0]] {
+			continue
+		}
+		if !strings.Contains(ctlUsage, "  "+c.Name+" ") && !strings.Contains(ctlUsage, "| "+c.Name+" ") {
+			t.Errorf("ctl --help does not list %q", c.Usage())
+		}
 	}
 }
