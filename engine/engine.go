@@ -52,7 +52,6 @@ type Engine struct {
 
 	mu          sync.Mutex
 	board       *lanes.Board
-	lanes       map[int]*lanes.Slot // the lanes running, by id, for the console
 	state       State
 	startedAt   time.Time
 	paused      bool
@@ -148,7 +147,6 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 		scope:       scope,
 		ctx:         ctx,
 		cancel:      cancel,
-		lanes:       map[int]*lanes.Slot{},
 		state:       StateStarting,
 		wake:        make(chan struct{}),
 		pausedHosts: map[string]bool{},
@@ -348,6 +346,7 @@ func (e *Engine) Stop() {
 		e.mu.Unlock()
 		e.crew.stop()
 		e.cancel()
+		e.run.Wait() // the lanes first, as they may still hand the front what they held
 		e.wg.Wait()
 		if e.dns != nil {
 			if e.st != nil {
@@ -386,8 +385,8 @@ func (e *Engine) closeLanes(at time.Time) {
 	}
 	var lanes []open
 	e.mu.Lock()
-	for id, ls := range e.lanes {
-		lanes = append(lanes, open{id, ls.Lane.Done()})
+	for _, ls := range e.run.Slots() {
+		lanes = append(lanes, open{ls.Lane.ID, ls.Lane.Done()})
 	}
 	e.mu.Unlock()
 	// Submitted without e.mu: a full write queue waits for the writer, whose

@@ -50,7 +50,7 @@ func (p lanePort) Next(s *lanes.Slot) (frontier.Task, bool) {
 			if s.Lane.Paused() {
 				continue
 			}
-			delete(e.lanes, s.Lane.ID)
+			e.run.Retire(s)
 			e.checkIdle()
 			id, done := s.Lane.ID, s.Lane.Done()
 			e.mu.Unlock()
@@ -149,21 +149,5 @@ func (e *Engine) waitWake() bool {
 	return e.ctx.Err() == nil
 }
 
-// startLane opens a lane the board made: its slot for the console and its run.
-// Caller holds e.mu.
-func (e *Engine) startLane(l *lanes.Lane) {
-	if e.ctx.Err() != nil {
-		// Stopping: a store callback placing a task late (a link insert committed
-		// by Stop's flush) opens no lane. Its goroutine would write to a store that
-		// is closing (LaneOpened: ErrClosed) and join a WaitGroup Stop has waited
-		// on; the task stays queued in the store for the next run.
-		return
-	}
-	s := lanes.NewSlot(l)
-	e.lanes[l.ID] = s
-	e.wg.Add(1)
-	go func() {
-		defer e.wg.Done()
-		e.run.Run(s)
-	}()
-}
+// startLane runs a lane the board opened (lanes.Runner.Start). Caller holds e.mu.
+func (e *Engine) startLane(l *lanes.Lane) { e.run.Start(l) }

@@ -37,7 +37,7 @@ func (e *Engine) Snapshot() Snapshot {
 	s.Lanes = make([]Lane, 0, len(views))
 	s.Groups = make([]Group, 0, len(views))
 	for _, v := range views {
-		ls := e.lanes[v.ID]
+		ls := e.run.Slot(v.ID)
 		row := Lane{ID: v.ID, Egress: v.Egress, Hosts: sortedKeys(v.Hosts), Parents: len(v.Parents),
 			Queued: v.Queued, Done: v.Done, Paused: v.Paused}
 		if ls != nil {

@@ -76,7 +76,7 @@ func TestPauseStopsALaneWaitingWithATaskInHand(t *testing.T) {
 			for victim == "" && time.Now().Before(deadline) {
 				e.mu.Lock()
 				mu.Lock()
-				for _, ls := range e.lanes {
+				for _, ls := range e.run.Slots() {
 					if ls.Status == LaneWaiting && ls.Current != "" {
 						path := ls.Current[strings.Index(ls.Current[len("http://"):], "/")+len("http://"):]
 						if _, done := requested[path]; !done {

@@ -211,12 +211,7 @@ func (e *Engine) addUrgent(t frontier.Task) {
 	if p.Lane == nil {
 		return
 	}
-	if ls := e.lanes[p.Lane.ID]; ls != nil {
-		select {
-		case ls.Kick <- struct{}{}:
-		default: // already told
-		}
-	}
+	e.run.Kick(p.Lane.ID)
 }
 
 // swapForUrgent gives the lane's task in hand back to the head of its queue, behind

@@ -24,11 +24,11 @@ type Runner struct {
 	// and the crawl-delays are guarded by it, and so are the front's Tasks calls
 	// marked so.
 	Mu    *sync.Mutex
-	Ctx   context.Context
-	Opts  *config.Options
-	Front Front
-	Board *Board
-	Gate  *Gate
+	Ctx   context.Context // ends every lane's run: the crawl is stopping
+	Opts  *config.Options // the crawl's options, read only
+	Front Front           // the port to the front
+	Board *Board          // binds tasks to lanes (guarded by Mu)
+	Gate  *Gate           // keeps adjacent requests apart and caps each host's rate
 	// Robots keeps robots.txt rules per origin, at most etiquette.robots_cache_for
 	// (RFC 9309).
 	Robots *robots.Cache
@@ -45,6 +45,8 @@ type Runner struct {
 	dialer *fetch.Dialer // checks cross-host redirect targets (SSRF)
 
 	crawlDelay map[string]time.Duration // robots.txt Crawl-delay per host (guarded by Mu)
+	slots      map[int]*Slot            // the lanes running, by id (guarded by Mu)
+	runs       sync.WaitGroup           // every lane's run
 	// ssrfWarned are the hosts whose refusal by the SSRF guard was logged (lower-case
 	// host -> struct{}): once per host, not per URL.
 	ssrfWarned sync.Map
@@ -58,7 +60,52 @@ type Runner struct {
 func NewRunner(ctx context.Context, mu *sync.Mutex, opts *config.Options, front Front) *Runner {
 	return &Runner{Mu: mu, Ctx: ctx, Opts: opts, Front: front,
 		Robots:     &robots.Cache{TTL: opts.Etiquette.RobotsCacheFor, Retry: opts.Etiquette.RobotsRetry, Now: opts.Now},
-		crawlDelay: map[string]time.Duration{}}
+		crawlDelay: map[string]time.Duration{}, slots: map[int]*Slot{}}
+}
+
+// Start runs a lane the board opened, on its own goroutine. Mu held. A crawl that
+// is stopping opens none: a task placed late (a link insert committed by the
+// front's last flush) stays queued for the next run.
+func (r *Runner) Start(l *Lane) {
+	if r.Ctx.Err() != nil {
+		return
+	}
+	s := NewSlot(l)
+	r.slots[l.ID] = s
+	r.runs.Add(1)
+	go func() {
+		defer r.runs.Done()
+		r.Run(s)
+	}()
+}
+
+// Wait returns when every lane's run has ended (Ctx ended them).
+func (r *Runner) Wait() { r.runs.Wait() }
+
+// Slot is lane id's slot, nil when it is not running. Mu held.
+func (r *Runner) Slot(id int) *Slot { return r.slots[id] }
+
+// Slots are the lanes running (a lane the stop ended is still one). Mu held.
+func (r *Runner) Slots() []*Slot {
+	out := make([]*Slot, 0, len(r.slots))
+	for _, s := range r.slots {
+		out = append(out, s)
+	}
+	return out
+}
+
+// Retire forgets the slot of a lane that ran dry. Mu held.
+func (r *Runner) Retire(s *Slot) { delete(r.slots, s.Lane.ID) }
+
+// Kick tells lane id that an operator's task joined the head of its queue: a lane
+// pausing, or waiting with an ordinary task in hand, takes it first. Mu held.
+func (r *Runner) Kick(id int) {
+	if s := r.slots[id]; s != nil {
+		select {
+		case s.Kick <- struct{}{}:
+		default: // already told
+		}
+	}
 }
 
 // Dialer is the dialer the rotation's egresses fetch through (nil on the direct
