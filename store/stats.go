@@ -183,14 +183,16 @@ func (st Stats) WriteText(w io.Writer) error {
 	} else {
 		p("first fetch\t-")
 	}
-	p("lanes opened\t%d (%d open now; the closed ones fetched %d pages, mean life %.1fs)", st.Lanes.Opened, st.Lanes.Open,
-		st.Lanes.Pages, st.Lanes.MeanLifetime)
+	// A lane's count is of responses (any status, stored or not): not "pages",
+	// which above are the pages stored.
+	p("lanes opened\t%d (%d open now; the closed ones got %s, mean life %.1fs)", st.Lanes.Opened, st.Lanes.Open,
+		countOf(st.Lanes.Pages, "response"), st.Lanes.MeanLifetime)
 	for _, e := range st.Lanes.ByEgress {
 		name := e.Egress
 		if name == "" {
 			name = "(default)"
 		}
-		p("  egress %s\t%d lanes, %d pages", name, e.Opened, e.Pages)
+		p("  egress %s\t%s, %s", name, countOf(e.Opened, "lane"), countOf(e.Pages, "response"))
 	}
 	p("events\t%d", st.Events)
 	if len(st.ErrorKinds) > 0 {
@@ -234,3 +236,11 @@ func humanBytes(n int64) string {
 // caller's code) since Open, not counting time waiting for operations: the serial
 // part of every write, and so what bounds the store's write rate.
 func (s *Store) WriterBusy() time.Duration { return time.Duration(s.w.busy.Load()) }
+
+// countOf is "1 response", "2 responses".
+func countOf(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
