@@ -27,13 +27,14 @@ const maxCodings = 3
 const zstdMaxWindow = 8 << 20
 
 // bodyCapper is the one place where response bodies are decoded and capped, below
-// the page and robots clients: it decodes Content-Encoding gzip, deflate and zstd
+// colly and the robots client: it decodes Content-Encoding gzip, deflate and zstd
 // itself, streaming, and counts the decoded bytes as they are read, so a body small
 // on the wire cannot inflate past the cap before anything looks at its size. The
 // response it returns is marked Uncompressed, with Content-Encoding removed, so
-// nothing above it decompresses again: a body whose Content-Type merely contains
-// "gzip", or whose path ends in .xml.gz, is kept as received. A coding it does not
-// implement (br, compress, ...) fails the request with KindEncoding.
+// nothing above it decompresses again: colly's own gunzip (taken when the
+// Content-Type merely contains "gzip" or the path ends in .xml.gz, and bounded only
+// on wire bytes) never runs, and such bodies are kept as received. A coding it does
+// not implement (br, compress, ...) fails the request with KindEncoding.
 type bodyCapper struct {
 	rt    http.RoundTripper
 	limit int64 // decoded bytes a body may have

@@ -134,9 +134,9 @@ func HeadText(h http.Header) string {
 }
 
 // exchangeHeader carries a fetch's id from Fetch down to bodyCapper, which records
-// each hop under it and strips it before the request is written. The HTTP client
-// copies a request's headers onto the requests of the redirects it follows, so
-// every hop carries the id.
+// each hop under it and strips it before the request is written. colly gives a
+// request no context of its own, and the HTTP client copies a request's headers
+// onto the requests of the redirects it follows, so every hop carries the id.
 const exchangeHeader = "X-Crawlconsole-Exchange"
 
 // redirectBodyMax bounds what is kept of a redirect hop's body.

@@ -1,10 +1,8 @@
-// Package fetch downloads pages for the lanes: one HTTP client with one keep-alive
+// Package fetch downloads pages for the lanes: one colly collector with one keep-alive
 // transport per egress, names resolved by the engine's resolver and every dial checked
 // by the SSRF guard, with timeouts, a body cap, a redirect limit, a content-type filter
-// and link extraction. Links are read in the page model's one tokenizer pass, not from
-// a DOM built per page (colly's goquery callbacks): that cost more than the fetch
-// itself. The request path is net/http's client alone: a scraping framework's per
-// request URL parse, context and callbacks were a tenth of a crawled page's CPU.
+// and link extraction. Links are read with the HTML tokenizer, not colly's goquery
+// callbacks: building a DOM per page to read hrefs costs more than the fetch itself.
 package fetch
 
 import (
@@ -20,6 +18,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gocolly/colly/v2"
 
 	"github.com/crawlconsole/crawlconsole/engine/discover"
 	"github.com/crawlconsole/crawlconsole/engine/page"
@@ -110,14 +110,17 @@ type Signed struct {
 type Fetcher struct {
 	cfg       Config
 	dialer    *Dialer
-	ctx       context.Context // bounds every request (engine stop)
-	client    *http.Client    // pages: redirects checked by checkRedirect
+	c         *colly.Collector
 	transport *http.Transport
 	robots    *http.Client
 	token     string   // our product token (robots.ProductToken of the User-Agent)
 	exchanges sync.Map // fetch id -> *exchangeLog, while the fetch runs
 	nextID    atomic.Uint64
 }
+
+type ctxKey string
+
+const resultKey ctxKey = "crawlconsole.result"
 
 type exchange struct {
 	res  *Result
@@ -141,12 +144,26 @@ func New(ctx context.Context, cfg Config, d *Dialer, tr *http.Transport) *Fetche
 			ForceAttemptHTTP2:     true,
 		}
 	}
+	// Build the collector by hand: colly.NewCollector lets COLLY_* environment
+	// variables override what we set, and nothing may silently override the operator.
+	c := &colly.Collector{}
+	c.Init()
+	c.UserAgent = cfg.UserAgent
+	c.AllowURLRevisit = true // the frontier dedupes (M4); colly's own visited set would grow forever
+	c.MaxBodySize = cfg.MaxBodyBytes + 1
+	c.ParseHTTPErrorResponse = true
+	c.IgnoreRobotsTxt = true // robots.txt is fetched by the lanes, through the politeness gate
+	c.Context = ctx
 	rt := &replayPacer{rt: tr, pause: cfg.RedirectPause}
-	f := &Fetcher{cfg: cfg, dialer: d, ctx: ctx, transport: tr, token: robots.ProductToken(cfg.UserAgent)}
-	// Bodies are decoded and capped on decoded bytes by bodyCapper; nothing above
-	// it decompresses. No jar until SetJar gives the egress's own.
-	f.client = &http.Client{Transport: &bodyCapper{rt: rt, limit: int64(cfg.MaxBodyBytes), exchanges: &f.exchanges},
-		Timeout: cfg.RequestTimeout, CheckRedirect: f.checkRedirect}
+	// Bodies are decoded and capped on decoded bytes below colly (bodyCapper), so
+	// colly never decompresses anything itself.
+	f := &Fetcher{cfg: cfg, dialer: d, c: c, transport: tr, token: robots.ProductToken(cfg.UserAgent)}
+	c.WithTransport(&bodyCapper{rt: rt, limit: int64(cfg.MaxBodyBytes), exchanges: &f.exchanges})
+	c.SetRequestTimeout(cfg.RequestTimeout)
+	c.DisableCookies() // colly's Init makes one jar for every site; SetJar gives the egress's own
+	c.SetRedirectHandler(f.checkRedirect)
+	c.OnResponseHeaders(f.onHeaders)
+	c.OnResponse(f.onResponse)
 	f.robots = &http.Client{Transport: &bodyCapper{rt: rt, limit: robotsMaxBytes, truncate: true}, Timeout: cfg.RequestTimeout, CheckRedirect: f.robotsRedirect}
 	return f
 }
@@ -184,11 +201,16 @@ func (p *replayPacer) RoundTrip(req *http.Request) (*http.Response, error) {
 	return p.rt.RoundTrip(req.WithContext(httptrace.WithClientTrace(ctx, trace)))
 }
 
+func exchangeOf(ctx *colly.Context) *exchange {
+	x, _ := ctx.GetAny(string(resultKey)).(*exchange)
+	return x
+}
+
 // SetJar gives the fetcher its egress's cookie jar (cookies.Jar: one session per
 // site, never shared between egresses); nil turns cookies off. Call it before the
 // first fetch. Pages and robots.txt share the jar, as a browser's tabs would.
 func (f *Fetcher) SetJar(j http.CookieJar) {
-	f.client.Jar = j
+	f.c.SetCookieJar(j)
 	f.robots.Jar = j
 }
 
@@ -200,6 +222,8 @@ func (f *Fetcher) Close() { f.transport.CloseIdleConnections() }
 // before it, Error.Exchanges).
 func (f *Fetcher) Fetch(url string, hdr http.Header) (*Result, error) {
 	x := &exchange{res: &Result{URL: url}}
+	cctx := colly.NewContext()
+	cctx.Put(string(resultKey), x)
 	h := http.Header{"User-Agent": {f.cfg.UserAgent}, "Accept": {"text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"}}
 	for k, v := range hdr {
 		h[k] = v
@@ -210,7 +234,7 @@ func (f *Fetcher) Fetch(url string, hdr http.Header) (*Result, error) {
 	f.exchanges.Store(id, log)
 	h.Set(exchangeHeader, id)
 	start := time.Now()
-	err := f.get(x, url, h)
+	err := f.c.Request(http.MethodGet, url, nil, cctx, h)
 	x.res.Duration = time.Since(start)
 	f.exchanges.Delete(id)
 	x.res.Exchanges = log.exchanges()
@@ -271,31 +295,33 @@ func (f *Fetcher) pauseRedirect(req *http.Request) error {
 	return nil
 }
 
-// onHeaders reads the final response's status and headers; false means the body
-// is not wanted (x.kind says why) and is not read.
-func (f *Fetcher) onHeaders(x *exchange, final *http.Request, res *http.Response) bool {
-	x.res.Status = res.StatusCode
-	x.res.Header = RedactHeaders(res.Header) // cookies never leave the jar
-	x.res.FinalURL = final.URL.String()
-	mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
+func (f *Fetcher) onHeaders(r *colly.Response) {
+	x := exchangeOf(r.Ctx)
+	if x == nil {
+		return
+	}
+	x.res.Status = r.StatusCode
+	x.res.Header = RedactHeaders(*r.Headers) // cookies never leave the jar
+	x.res.FinalURL = r.Request.URL.String()
+	mt, _, _ := mime.ParseMediaType(r.Headers.Get("Content-Type"))
 	x.res.ContentType = strings.ToLower(mt)
-	for _, v := range res.Header.Values("X-Robots-Tag") {
+	for _, v := range r.Headers.Values("X-Robots-Tag") {
 		x.res.Robots.AddHeader(v, f.token)
 	}
-	if res.StatusCode/100 == 2 && !f.allowedType(x.res.ContentType) {
+	if r.StatusCode/100 == 2 && !f.allowedType(x.res.ContentType) {
 		// With Discovery on, the types feeds and sitemaps come under are let in
 		// and decided by their content (onResponse); the rest stops here.
 		x.kind, x.err = KindContentType, fmt.Errorf("content type %q is not crawled", x.res.ContentType)
-		return false
+		r.Request.Abort()
+		return
 	}
-	if cl := res.Header.Get("Content-Length"); cl != "" {
+	if cl := r.Headers.Get("Content-Length"); cl != "" {
 		var n int64
 		if _, err := fmt.Sscan(cl, &n); err == nil && n > int64(f.cfg.MaxBodyBytes) {
 			x.kind, x.err = KindTooLarge, fmt.Errorf("Content-Length %d exceeds the %d-byte limit", n, f.cfg.MaxBodyBytes)
-			return false
+			r.Request.Abort()
 		}
 	}
-	return true
 }
 
 func (f *Fetcher) allowedType(mt string) bool {
@@ -318,19 +344,22 @@ func (f *Fetcher) pageType(mt string) bool {
 	return false
 }
 
-// onResponse reads the final response's body: links, directives, feeds and sitemaps.
-func (f *Fetcher) onResponse(x *exchange, status int, header http.Header, body []byte) {
-	x.res.Body = body
-	if len(body) > f.cfg.MaxBodyBytes {
+func (f *Fetcher) onResponse(r *colly.Response) {
+	x := exchangeOf(r.Ctx)
+	if x == nil {
+		return
+	}
+	x.res.Body = r.Body
+	if len(r.Body) > f.cfg.MaxBodyBytes {
 		x.kind, x.err = KindTooLarge, fmt.Errorf("body exceeds the %d-byte limit", f.cfg.MaxBodyBytes)
 		x.res.Body = nil
 		return
 	}
 	mt := x.res.ContentType
-	if f.cfg.Discovery && status/100 == 2 && f.readDiscovery(x, header, body) {
+	if f.cfg.Discovery && r.StatusCode/100 == 2 && f.readDiscovery(x, r) {
 		return
 	}
-	if status/100 == 2 && looksBinary(body) {
+	if r.StatusCode/100 == 2 && looksBinary(r.Body) {
 		x.kind, x.err = KindBinary, errors.New("binary content labelled as text")
 		x.res.Body = nil
 		return
@@ -340,9 +369,9 @@ func (f *Fetcher) onResponse(x *exchange, status int, header http.Header, body [
 		if f.cfg.KeepParse {
 			// Every reader of the answer (block-page judge, signature) takes it
 			// from this one pass, an error page's judge too.
-			p, x.res.Parsed = readPage(body, header.Get("Content-Type"), f.token)
+			p, x.res.Parsed = readPage(r.Body, r.Headers.Get("Content-Type"), f.token)
 		} else {
-			p = extractLinks(body, f.token)
+			p = extractLinks(r.Body, f.token)
 		}
 		x.res.Links, x.res.NofollowLinks, x.res.Base, x.res.Canonical = p.Links, p.Nofollow, p.Base, p.Canonical
 		x.res.Feeds = p.Feeds
@@ -356,12 +385,12 @@ func (f *Fetcher) onResponse(x *exchange, status int, header http.Header, body [
 // one goes on as a page; a body accepted only to be sniffed (text/plain,
 // octet-stream...) that is neither is refused as content_type, saying why. It
 // returns true when the body is dealt with.
-func (f *Fetcher) readDiscovery(x *exchange, header http.Header, body []byte) bool {
+func (f *Fetcher) readDiscovery(x *exchange, r *colly.Response) bool {
 	mt := x.res.ContentType
 	sniffedOnly := mt != "" && !f.pageType(mt) && !discoveryType(mt)
-	if !discoveryCandidate(mt, body) {
+	if !discoveryCandidate(mt, r.Body) {
 		if sniffedOnly {
-			why := fmt.Sprintf("neither a page nor a feed or sitemap: it starts %s", startOf(body))
+			why := fmt.Sprintf("neither a page nor a feed or sitemap: it starts %s", startOf(r.Body))
 			x.kind, x.err = KindContentType, fmt.Errorf("content type %q is not crawled, and the body is no feed or sitemap (%s)", mt, why)
 			x.res.DiscoveryError = why
 			x.res.Body = nil
@@ -369,8 +398,8 @@ func (f *Fetcher) readDiscovery(x *exchange, header http.Header, body []byte) bo
 		}
 		return false
 	}
-	src := discover.Source{URL: x.res.FinalURL, ContentType: header.Get("Content-Type")}
-	doc, err := discover.ParseFrom(body, src, discover.Limits{MaxBytes: int64(f.cfg.MaxBodyBytes)})
+	src := discover.Source{URL: x.res.FinalURL, ContentType: r.Headers.Get("Content-Type")}
+	doc, err := discover.ParseFrom(r.Body, src, discover.Limits{MaxBytes: int64(f.cfg.MaxBodyBytes)})
 	if err == nil || (len(doc.Entries) > 0 && doc.Kind != "") {
 		x.res.Discovered, x.res.DiscoveredKind = &doc, doc.Kind
 		if err != nil {

@@ -421,13 +421,6 @@ func simpleQuery(q string) bool {
 	return true
 }
 
-// IsCanonical reports whether raw is an http(s) URL already in the form Normalize
-// returns (Normalize(raw) == raw), told without parsing it: a URL the frontier
-// handed out usually is. Such a URL reads the same to the WHATWG parser and to
-// net/url, which prints it back unchanged. False says nothing: the URL may still be
-// canonical.
-func IsCanonical(raw string) bool { return canonicalAbsolute(raw) }
-
 // canonicalAbsolute reports whether raw is an http(s) URL already in the form Normalize
 // returns, so Normalize(raw) == raw.
 func canonicalAbsolute(raw string) bool {
