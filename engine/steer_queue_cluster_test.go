@@ -76,33 +76,25 @@ func TestMasterSteersQueuedSearches(t *testing.T) {
 		}
 		return out
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for len(searched(social.Keywords[0])) < 5 || len(searched(social.Keywords[1])) < 5 {
-		if time.Now().After(deadline) {
-			t.Fatal("the workers never got going on their keyword shards")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	enginetest.WaitFor(t, "the workers searching their keyword shards", func() bool {
+		return len(searched(social.Keywords[0])) >= 5 && len(searched(social.Keywords[1])) >= 5
+	})
 
 	t.Run("keyword added live is searched ahead of the worker's queue", func(t *testing.T) {
 		start := time.Now()
 		if _, err := c.master.Steer(engine.Steer{Op: engine.SteerKeywordAdd, Site: social.Domain, Keywords: []string{"zeppelin"}}); err != nil {
 			t.Fatal(err)
 		}
-		deadline := time.Now().Add(30 * time.Second)
 		var first sandbox.Request
-		for first.Start.IsZero() {
+		enginetest.WaitFor(t, "a search for the keyword added live", func() bool {
 			for _, r := range c.sb.Truth().Requests() {
 				if u, err := url.Parse(r.URL); err == nil && u.Path == "/search" && u.Query().Get("q") == "zeppelin" &&
 					(first.Start.IsZero() || r.Start.Before(first.Start)) {
 					first = r
 				}
 			}
-			if time.Now().After(deadline) {
-				t.Fatal("the new keyword was never searched")
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+			return !first.Start.IsZero()
+		})
 		// Judged by the order of the worker's requests, not by the wall clock: the
 		// worker that searched the new keyword had a full window of its shard's
 		// searches queued; ahead of them, the new search goes out at most behind the

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -50,7 +51,14 @@ type Worker struct {
 	crawlSeq    uint64     // the master's number of the crawl pause state recorded (wire.Control.Seq)
 	pauseMu     sync.Mutex // serialises pause decisions with the engine calls that apply them
 	closed      bool
+	// handedBack are the tasks releases took off the board, sent again with each
+	// heartbeat until a reply confirms the master has them (wire.Heartbeat.HandedBack).
+	handedBack []frontier.Task
 }
+
+// handBackPerBeat caps the hand-backs one heartbeat carries (a release gives back at
+// most the master's window, 512 by default); the rest go with the next ones.
+const handBackPerBeat = 512
 
 // StartWorker joins the master and starts fetching what it hands out.
 func StartWorker(o WorkerOptions) (*Worker, error) {
@@ -218,6 +226,9 @@ func (w *Worker) onControl(msg *nats.Msg) {
 			w.setCrawlPaused(c.Seq, c.Op == wire.OpCrawlPause, false)
 		case wire.OpRelease:
 			reply.Tasks = w.release(c.Hosts, c.Units)
+			w.mu.Lock()
+			w.handedBack = append(w.handedBack, reply.Tasks...)
+			w.mu.Unlock()
 		case wire.OpWithdraw: // sources the operator removed (steer_withdraw.go)
 			reply.Result = strconv.Itoa(w.withdraw(c.Tasks))
 		case wire.OpPauseLane:
@@ -336,11 +347,19 @@ func (w *Worker) heartbeat() {
 			Refused: s.Totals.Refused, Egress: s.Egress, DNS: s.DNS}
 		w.mu.Lock()
 		hb.Paused = w.nodePaused
+		hb.HandedBack = slices.Clone(w.handedBack[:min(len(w.handedBack), handBackPerBeat)])
 		w.mu.Unlock()
 		r, err := w.up.Heartbeat(hb, w.hbEvery)
 		if err != nil {
-			continue // the master is away; results wait in the outbox
+			continue // the master is away; results and hand-backs wait
 		}
+		w.mu.Lock()
+		if r.Known {
+			w.handedBack = w.handedBack[len(hb.HandedBack):] // the master has them
+		} else {
+			w.handedBack = nil // the master queued again all it had handed to this worker
+		}
+		w.mu.Unlock()
 		w.setCrawlPaused(r.PauseSeq, r.Paused, false)
 		if !r.Known {
 			w.rejoin()

@@ -129,7 +129,7 @@ func (l *Link) release(name string, units []string) {
 	l.host.Unlock()
 	var reply wire.ControlReply
 	if err := l.Control(name, &wire.Control{Op: wire.OpRelease, Hosts: hosts, Units: units}, &reply); err != nil {
-		l.host.Logf(view.LevelWarn, "worker %s: release of %d units: %v (they move when its tasks report)", name, len(units), err)
+		l.host.Logf(view.LevelWarn, "worker %s: release of %d units: %v (they move when its tasks report, those it handed back with its next heartbeat)", name, len(units), err)
 		return
 	}
 	l.host.Lock()
@@ -166,6 +166,9 @@ func (l *Link) OnHeartbeat(msg *nats.Msg) {
 	}
 	l.host.Lock()
 	known := l.book.Heartbeat(hb, l.host.Now())
+	if known {
+		l.book.TakeBack(hb.Node, hb.HandedBack)
+	}
 	paused, seq := l.host.Paused(), l.pauseSeq
 	l.host.Unlock()
 	l.respond(msg, &wire.HeartbeatReply{Known: known, Paused: paused, PauseSeq: seq})

@@ -114,6 +114,11 @@ type Heartbeat struct {
 	Refused     int64            `json:"refused"`          // refusals its rotation rerouted (never reach the master as results)
 	Egress      *view.EgressView `json:"egress,omitempty"` // its rotation state (M3), for the master's Egress pane
 	DNS         *view.DNSView    `json:"dns,omitempty"`    // its DNS cache (M5), for the master's DNS pane
+	// HandedBack are the tasks released units took off the worker's board that no
+	// heartbeat reply has confirmed yet: a release's own reply is lost when it
+	// comes after the master's request timed out, and the master would then wait
+	// for their results for good. Taking them back twice is harmless (by lease).
+	HandedBack []frontier.Task `json:"handed_back,omitempty"`
 }
 
 // Validate checks the worker's name and incarnation.

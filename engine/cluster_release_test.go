@@ -1,0 +1,74 @@
+package engine_test
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/enginetest"
+	"github.com/crawlconsole/crawlconsole/sandbox"
+)
+
+// TestReleaseAnsweredLateLosesNoTask: a worker that answers a release after the
+// master stopped waiting for it (a process stalled on a loaded box) still hands the
+// released tasks back, with its next heartbeat, so the unit moves on: the worker
+// that joined and was dealt a keyword shard searches it. Were they lost with the
+// reply, the master would wait for their results until it took the first worker
+// for dead, and the shard would sit idle meanwhile.
+func TestReleaseAnsweredLateLosesNoTask(t *testing.T) {
+	t.Parallel()
+	cfg := enginetest.SandboxConfig(21, 24)
+	cfg.Search.PagesPerKeyword, cfg.Search.ResultsPerPage, cfg.Search.Quota = 100, 1, 1_000_000
+	var social *sandbox.Site
+	c := prepareCluster(t, cfg, 300*time.Millisecond, func(o *engine.Options, sb *sandbox.Sandbox) {
+		o.Seeds = nil
+		for _, s := range sb.Info().Sites {
+			if s.Search != "" && len(s.Keywords) >= 2 {
+				social = &s
+				break
+			}
+		}
+		if social == nil {
+			return
+		}
+		social.Keywords = social.Keywords[:2] // one shard for each worker
+		o.Sites = []engine.SiteOptions{{Name: social.Domain, Kind: engine.SiteSocial, Search: social.Search,
+			Pages: 100, Keywords: social.Keywords, Class: social.Class}}
+	})
+	if social == nil {
+		t.Skip("this sandbox seed has no social site with two keywords")
+	}
+	c.window = 20 // a window's share of each shard queued on the worker, the rest at the master
+	// No worker is taken for dead: burying the stalled one would queue what it held
+	// again and hide a lost hand-back.
+	c.timeout = 10 * time.Minute
+	c.startMaster()
+	// searchedFrom tells which keywords ip searched.
+	searchedFrom := func(ip string) map[string]bool {
+		out := map[string]bool{}
+		for _, r := range c.sb.Truth().Requests() {
+			if u, err := url.Parse(r.URL); err == nil && r.IP == ip && u.Path == "/search" {
+				out[u.Query().Get("q")] = true
+			}
+		}
+		return out
+	}
+	w1 := c.worker("w1", "127.0.0.2")
+	enginetest.WaitFor(t, "w1, alone, searching both keyword shards", func() bool { return len(searchedFrom("127.0.0.2")) == 2 })
+
+	resume := engine.StallWorker(w1)
+	t.Cleanup(resume)
+	c.worker("w2", "127.0.0.3") // dealt one of w1's shards: w1 is asked to release it
+	enginetest.WaitFor(t, "the master giving up on w1's answer to the release", func() bool {
+		for _, ev := range c.master.EventsSince(0, 1000) {
+			if strings.Contains(ev.Msg, "worker w1: release of") {
+				return true
+			}
+		}
+		return false
+	})
+	resume()
+	enginetest.WaitFor(t, "w2 searching the keyword shard it was dealt", func() bool { return len(searchedFrom("127.0.0.3")) > 0 })
+}
