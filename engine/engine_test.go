@@ -124,8 +124,17 @@ func startEngine(t *testing.T, o Options) *Engine {
 	return e
 }
 
+// crawlPatience is the least waitDone waits (enginetest.CrawlPatience): the time a
+// test names is what its crawl takes on an idle box, and a loaded two-core box
+// running the whole suite may take several times that; the guard must never be
+// what decides a test.
+const crawlPatience = 3 * time.Minute
+
+// waitDone waits until e has nothing left to fetch, failing the test after d or
+// crawlPatience, whichever is longer.
 func waitDone(t *testing.T, e *Engine, d time.Duration) {
 	t.Helper()
+	d = max(d, crawlPatience)
 	select {
 	case <-e.Done():
 	case <-time.After(d):

@@ -256,7 +256,7 @@ func TestBatchCommitsOnSizeOrDelay(t *testing.T) {
 			for i := 0; i < 10; i++ {
 				s.AddURLs([]URL{testURL("a.test", i)}, nil)
 			}
-			waitFor(t, "10 URLs committed without Flush", 20*time.Second, func() bool {
+			waitFor(t, "10 URLs committed without Flush", 90*time.Second, func() bool {
 				c, err := s.Counts()
 				return err == nil && c.URLs == 10
 			})

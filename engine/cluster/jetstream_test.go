@@ -134,12 +134,12 @@ func checkSurvivesRestart(t *testing.T, c *Conn, stop, start func(), graceful bo
 	}
 
 	stop()
-	waitFor(t, 5*time.Second, "the client to notice the server is gone", func() bool { return !c.NC.IsConnected() })
+	waitFor(t, 90*time.Second, "the client to notice the server is gone", func() bool { return !c.NC.IsConnected() })
 	if err := c.NC.Publish("tasks.4", []byte("sent while the master was down")); err != nil {
 		t.Fatalf("publish while disconnected: %v (want it buffered)", err)
 	}
 	start()
-	waitFor(t, 10*time.Second, "the client to reconnect", c.NC.IsConnected)
+	waitFor(t, 90*time.Second, "the client to reconnect", c.NC.IsConnected)
 
 	seen := map[string]uint64{} // subject → times delivered
 	for seen["tasks.2"] == 0 || seen["tasks.3"] == 0 || seen["tasks.4"] == 0 {
