@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -50,7 +51,7 @@ type workerProc struct {
 // find it again by themselves). The crawl must end by itself with exactly the pages of
 // an uninterrupted single-process crawl, none twice, the database sound; and after
 // each worker kill, what the dead worker held for its hosts is fetched by others
-// within the heartbeat timeout plus a few seconds.
+// (how long after the kill is logged).
 func TestClusterKill9LosesNothing(t *testing.T) {
 	t.Parallel() // its own sandbox, store, ports and subprocesses
 	if testing.Short() {
@@ -122,8 +123,8 @@ func TestClusterKill9LosesNothing(t *testing.T) {
 		}
 	}
 	t.Logf("%d pages, identical to the uninterrupted crawl; %d master runs, %d workers started; %d hosts of killed workers "+
-		"re-fetched by others, slowest %v after the kill (limit %v); %d bans, %d adjacency violations; %v in all",
-		len(got), k.masters, len(k.clusterIP)/2, len(checked), worst.Round(time.Millisecond), k.redeliveryLimit(),
+		"re-fetched by others, slowest %v after the kill (heartbeat timeout %v); %d bans, %d adjacency violations; %v in all",
+		len(got), k.masters, len(k.clusterIP)/2, len(checked), worst.Round(time.Millisecond), 3*k.hb,
 		len(truth.Bans()), violations, time.Since(began).Round(time.Second))
 }
 
@@ -310,10 +311,12 @@ type redelivery struct {
 	after time.Duration
 }
 
-// redeliveryLimit is how soon a dead worker's URLs must be fetched again: the
-// heartbeat timeout (three periods) plus a few seconds for the master's check,
-// dispatch, the new owner's DNS, robots.txt and lane pause.
-func (k *killRun) redeliveryLimit() time.Duration { return 3*k.hb + 3*time.Second }
+// redeliveryLimit is how long the test waits for a dead worker's URLs to be fetched
+// again: the heartbeat timeout (three periods) plus a guard for the master's check,
+// dispatch, the new owner's DNS, robots.txt and lane pause. It is a guard, not the
+// measure: on an idle box they come a few seconds after the timeout (the worst is
+// logged), a loaded two-core box running the whole suite takes several times that.
+func (k *killRun) redeliveryLimit() time.Duration { return 3*k.hb + enginetest.Patience }
 
 // killWorker SIGKILLs a random live worker and, by mode, restarts it at once under
 // its name, replaces it by a new worker with new addresses, or restarts it once the

@@ -16,6 +16,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/ui"
 )
@@ -109,7 +110,7 @@ func TestKeywordAddOnRunningDemo(t *testing.T) {
 	var out bytes.Buffer
 	waitFor := func(what string) {
 		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
+		deadline := time.Now().Add(enginetest.Patience)
 		for !strings.Contains(out.String(), what) {
 			if time.Now().After(deadline) {
 				t.Fatalf("the console never showed %q; last output:\n%s", what, tail(out.String(), 3000))
@@ -126,14 +127,14 @@ func TestKeywordAddOnRunningDemo(t *testing.T) {
 	tm.Send(keyEnter())
 	// A running crawl: the social site has been searched (its robots.txt is read,
 	// its lanes are busy with searches for the other keywords).
-	searched(t, sb, socialSearchHost(t, opts, social), 10*time.Second)
+	searched(t, sb, socialSearchHost(t, opts, social), enginetest.Patience)
 	tm.Send(keyRunes(":keyword add " + social + " zeppelin"))
 	asked := time.Now()
 	// When the engine has the keyword (the console's way to it, a Cmd on a loaded
 	// machine, is not the lane's delay): watched from the engine's own view.
 	applied := make(chan time.Time, 1)
 	go func() {
-		for time.Since(asked) < 10*time.Second {
+		for time.Since(asked) < enginetest.Patience {
 			if v := eng.Snapshot().Sites; v != nil {
 				for _, row := range v.Sites {
 					if row.Name == social && slices.Contains(row.Keywords, "zeppelin") {
@@ -147,7 +148,7 @@ func TestKeywordAddOnRunningDemo(t *testing.T) {
 		applied <- time.Time{}
 	}()
 	tm.Send(keyEnter())
-	first := firstSearch(t, sb, "zeppelin", 10*time.Second)
+	first := firstSearch(t, sb, "zeppelin", enginetest.Patience)
 	at := <-applied
 	if at.IsZero() {
 		t.Fatal("the engine never had the new keyword")
@@ -237,7 +238,7 @@ func TestCtlSteersACrawlThroughItsOperatorPort(t *testing.T) {
 	if code := runCtl([]string{"--attach", attach, "budget", social, "10"}, &bytes.Buffer{}, &stderr); code != ExitUsage || !strings.Contains(stderr.String(), "no credential") {
 		t.Errorf("without a token: exit %d, %q", code, stderr.String())
 	}
-	firstSearch(t, sb, "storm surge", 10*time.Second)
+	firstSearch(t, sb, "storm surge", enginetest.Patience)
 	for _, s := range eng.Snapshot().Sites.Sites {
 		if s.Name == social && !strings.Contains(strings.Join(s.Keywords, ","), "storm surge") {
 			t.Errorf("%s keywords %v after ctl keyword add", social, s.Keywords)
