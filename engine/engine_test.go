@@ -124,6 +124,9 @@ func startEngine(t *testing.T, o Options) *Engine {
 	return e
 }
 
+// patience is how long a wait lasts before it fails the test (enginetest.Patience).
+const patience = 90 * time.Second
+
 // crawlPatience is the least waitDone waits (enginetest.CrawlPatience): the time a
 // test names is what its crawl takes on an idle box, and a loaded two-core box
 // running the whole suite may take several times that; the guard must never be
@@ -369,7 +372,7 @@ func TestBadSeedsAndOptions(t *testing.T) {
 // package, which this package's own tests cannot import).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(patience)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
