@@ -168,13 +168,12 @@ func TestBadDocumentsAreBoundedAndNamed(t *testing.T) {
 	s.pages["/lie/1.html"] = "<p>lie</p>"
 	o := robotsOptions(t, "http://"+h+"/")
 	o.Fetch.MaxBodyBytes = 32 << 20
-	start := time.Now()
+	// The crawl ends (their cost per document is judged in package discover, by
+	// what each keeps and allocates, its time by BenchmarkMillionLineTextSitemap;
+	// a wall clock here would judge the box).
 	e := startEngine(t, o)
 	waitDone(t, e, 30*time.Second)
 	e.Close()
-	if d := time.Since(start); d > 15*time.Second {
-		t.Errorf("crawl took %v", d)
-	}
 	for _, p := range []string{"/ok", "/lie/1.html"} {
 		if s.requested(p) != 1 {
 			t.Errorf("%s requested %d times, want once", p, s.requested(p))
