@@ -546,26 +546,19 @@ func TestSitesAndKeywordShardsAreDealtOverWorkers(t *testing.T) {
 // paused on its own stays paused through a crawl-wide resume.
 func TestGlobalPauseAndResumeReachWorkersAtOnce(t *testing.T) {
 	t.Parallel()
-	c := startClusterWith(t, enginetest.SandboxConfig(23, 6), 5*time.Second, nil)
+	// Heartbeats 10 minutes apart: a pause or resume that waited for the next one
+	// would outlast the waits below (enginetest.Patience), whatever the box's load;
+	// judged by that order, not by a second of clock.
+	c := startClusterWith(t, enginetest.SandboxConfig(23, 6), 10*time.Minute, nil)
 	w1, w2 := c.worker("w1", "127.0.0.2"), c.worker("w2", "127.0.0.3")
 	paused := func(w *engine.Worker) bool { return w.Engine().Snapshot().State == engine.StatePaused }
-	within := func(what string, d time.Duration, cond func() bool) {
-		t.Helper()
-		deadline := time.Now().Add(d)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("not within %v: %s", d, what)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
 	if err := c.master.PauseNode("w2", true); err != nil {
 		t.Fatal(err)
 	}
 	c.master.Pause()
-	within("both workers paused", time.Second, func() bool { return paused(w1) && paused(w2) })
+	enginetest.WaitFor(t, "both workers paused (before their next heartbeat)", func() bool { return paused(w1) && paused(w2) })
 	c.master.Resume()
-	within("w1 running again (well before its next heartbeat)", time.Second, func() bool { return !paused(w1) })
+	enginetest.WaitFor(t, "w1 running again (before its next heartbeat)", func() bool { return !paused(w1) })
 	if !paused(w2) {
 		t.Error("w2, paused by the operator on its own, runs again after a crawl-wide resume")
 	}
