@@ -21,6 +21,8 @@ import (
 type Cache struct {
 	opts Options
 	up   *upstream
+	// hosts are the static names (hosts file, localhost), answered before the caches.
+	hosts hostsTable
 
 	ctx    context.Context // ends on Close: cancels flights and prefetch workers
 	cancel context.CancelFunc
@@ -67,6 +69,7 @@ func New(opts Options) (*Cache, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Cache{
 		opts:    o,
+		hosts:   readHosts(o.HostsFile),
 		up:      &upstream{servers: o.Servers, timeout: o.Timeout, skipAAAA: o.SkipAAAA},
 		ctx:     ctx,
 		cancel:  cancel,
@@ -105,6 +108,9 @@ func (c *Cache) Close() {
 func (c *Cache) LookupAddrs(ctx context.Context, host string) ([]netip.Addr, error) {
 	if a, ok := ipLiteral(host); ok {
 		return []netip.Addr{a}, nil
+	}
+	if a, ok := c.hosts.lookup(host, c.opts.SkipAAAA); ok {
+		return a, nil // a static name: as an IP literal, not a lookup
 	}
 	c.st.lookups.Add(1)
 	name, err := canonicalName(host)

@@ -18,6 +18,9 @@ type Options struct {
 	Servers []string
 	// ResolvConf is the resolv.conf read when Servers is empty.
 	ResolvConf string
+	// HostsFile is the hosts file whose names are answered before any server is
+	// asked, as the box's other clients do (and localhost is always the loopback).
+	HostsFile string
 	// Timeout bounds one DNS exchange with one server (UDP, or TCP after truncation).
 	Timeout time.Duration
 	// SkipAAAA queries only A records (an IPv4-only crawl box gains nothing from AAAA).
@@ -90,6 +93,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{
 		ResolvConf:     "/etc/resolv.conf",
+		HostsFile:      "/etc/hosts",
 		Timeout:        2 * time.Second,
 		SlowThreshold:  500 * time.Millisecond,
 		MinTTL:         5 * time.Minute,
@@ -127,6 +131,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.ResolvConf == "" {
 		o.ResolvConf = d.ResolvConf
+	}
+	if o.HostsFile == "" {
+		o.HostsFile = d.HostsFile
 	}
 	fillDur(&o.Timeout, d.Timeout)
 	fillDur(&o.SlowThreshold, d.SlowThreshold)

@@ -86,6 +86,9 @@ func (c *Cache) Prefetch(hosts ...string) {
 		if _, ok := ipLiteral(h); ok {
 			continue
 		}
+		if _, ok := c.hosts.lookup(h, false); ok {
+			continue
+		}
 		if name, err := canonicalName(h); err == nil {
 			names = append(names, name)
 		}

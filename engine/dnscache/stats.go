@@ -16,7 +16,7 @@ type counters struct {
 // Stats are the cache's running totals: the `dns` object of --stats-json (M5's names).
 // Lookups = PositiveHits + NegativeHits + Misses + Rejected.
 type Stats struct {
-	Lookups          int64        `json:"lookups"`           // LookupAddrs calls for names (IP literals are not lookups)
+	Lookups          int64        `json:"lookups"`           // LookupAddrs calls for names (IP literals and static names are not lookups)
 	PositiveHits     int64        `json:"positive_hits"`     // answered from the positive cache, stale answers included
 	NegativeHits     int64        `json:"negative_hits"`     // answered from the negative cache (slow addresses or a cached failure)
 	Misses           int64        `json:"misses"`            // waited for an upstream resolution (own or joined)
