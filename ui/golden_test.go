@@ -76,7 +76,7 @@ func goldenScreen(t *testing.T, cfg fake.Config, w, h int, keys []string, wait s
 	var out bytes.Buffer
 	waitFor := func(texts ...string) {
 		t.Helper()
-		deadline := time.Now().Add(15 * time.Second)
+		deadline := time.Now().Add(90 * time.Second)
 		for {
 			if _, err := out.ReadFrom(tm.Output()); err != nil {
 				t.Fatal(err)
@@ -104,6 +104,6 @@ func goldenScreen(t *testing.T, cfg fake.Config, w, h int, keys []string, wait s
 	if err := tm.Quit(); err != nil {
 		t.Fatal(err)
 	}
-	final := tm.FinalModel(t, teatest.WithFinalTimeout(15*time.Second)).(*Model)
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(90*time.Second)).(*Model)
 	golden.RequireEqual(t, []byte(final.View()))
 }

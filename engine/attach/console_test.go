@@ -118,7 +118,7 @@ func TestConsoleOverNATS(t *testing.T) {
 	}
 	waitCall := func(call string) {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); !slices.Contains(ctrl.Calls(), call); {
+		for deadline := time.Now().Add(90 * time.Second); !slices.Contains(ctrl.Calls(), call); {
 			if time.Now().After(deadline) {
 				t.Fatalf("the master never saw %s; it saw %q", call, ctrl.Calls())
 			}

@@ -76,7 +76,7 @@ func (x *externalServer) start() {
 		_ = cmd.Wait()
 		close(done)
 	}(x.cmd, x.done)
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(90 * time.Second)
 	for {
 		c, err := Connect(x.url, ClientOptions{Name: "probe", Token: x.token, Timeout: time.Second})
 		if err == nil {
@@ -90,7 +90,7 @@ func (x *externalServer) start() {
 		}
 		if time.Now().After(deadline) {
 			x.kill()
-			x.t.Fatalf("nats-server did not accept clients within 10s (last error: %v):\n%s", err, x.log.String())
+			x.t.Fatalf("nats-server did not accept clients within 90s (last error: %v):\n%s", err, x.log.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

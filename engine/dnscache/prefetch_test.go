@@ -254,7 +254,7 @@ func TestCloseStopsWorkAndKeepsCache(t *testing.T) {
 	go func() { c.Close(); close(closed) }()
 	select {
 	case <-closed:
-	case <-time.After(10 * time.Second):
+	case <-time.After(90 * time.Second):
 		t.Fatal("Close did not return while upstream hung")
 	}
 	if err := <-waiting; err == nil {

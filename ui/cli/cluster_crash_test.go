@@ -173,7 +173,7 @@ func (k *killRun) startMaster() {
 	}
 	k.masters++
 	k.master = startChild(k.t, fmt.Sprintf("master run %d", k.masters), args...)
-	k.master.waitOutput(k.t, "workers join with", 30*time.Second)
+	k.master.waitOutput(k.t, "workers join with", 90*time.Second)
 }
 
 func (k *killRun) startWorker(name string, binds ...string) {
@@ -186,7 +186,7 @@ func (k *killRun) startWorker(name string, binds ...string) {
 	}
 	w := &workerProc{name: name, binds: binds, c: startChild(k.t, "worker "+name, args...)}
 	k.workers[name] = w
-	w.c.waitOutput(k.t, "worker "+name+": joined", 30*time.Second)
+	w.c.waitOutput(k.t, "worker "+name+": joined", 90*time.Second)
 }
 
 func (k *killRun) peek() peek {
@@ -201,7 +201,7 @@ func (k *killRun) peek() peek {
 // waitPages waits until the master has stored n pages.
 func (k *killRun) waitPages(n int64) {
 	k.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(90 * time.Second)
 	for {
 		p := k.peek()
 		if p.Pages >= n {
@@ -225,7 +225,7 @@ func (k *killRun) killMaster() {
 	at := time.Now()
 	before := k.peek().Pages
 	k.startMaster()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(90 * time.Second)
 	var rejoined time.Duration
 	for {
 		p := k.peek()

@@ -68,7 +68,7 @@ func TestClusterOnExternalNATSServer(t *testing.T) {
 		<-srvDone
 	})
 	url := "nats://" + addr
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(90 * time.Second)
 	var c *cluster.Conn
 	for c == nil {
 		c, err = cluster.Connect(url, cluster.ClientOptions{Name: "probe", Token: token, Timeout: time.Second})
@@ -101,7 +101,7 @@ func TestClusterOnExternalNATSServer(t *testing.T) {
 		args = append(args, s.Entry)
 	}
 	master := startChild(t, "master", args...)
-	master.waitOutput(t, "workers join with", 30*time.Second)
+	master.waitOutput(t, "workers join with", 90*time.Second)
 	if _, err := os.Stat(db + ".nats"); err == nil {
 		t.Errorf("the master started its embedded server (%s.nats exists) although --nats was given", db)
 	}
@@ -109,7 +109,7 @@ func TestClusterOnExternalNATSServer(t *testing.T) {
 		w := startChild(t, "worker "+name, "worker", "--join", url, "--name", name, "--token-file", tokenFile,
 			"--egress", fmt.Sprintf("bind:127.0.0.%d", 2+2*i), "--egress", fmt.Sprintf("bind:127.0.0.%d", 3+2*i),
 			"--allow-private", "127.0.0.0/8", "--dns-server", sb.DNSAddr())
-		w.waitOutput(t, "worker "+name+": joined", 30*time.Second)
+		w.waitOutput(t, "worker "+name+": joined", 90*time.Second)
 	}
 	if code := master.wait(t, 2*time.Minute); code != 0 || !strings.Contains(master.out.String(), "done:") {
 		t.Fatalf("master exited with status %d without finishing:\n%s", code, tail(master.out.String(), 20))
@@ -136,7 +136,7 @@ func TestClusterRefusesBadCredential(t *testing.T) {
 	// No worker ever joins: the master waits with its seed queued.
 	master := startChild(t, "master", "master", "--headless", "--db", db, "--listen", addr,
 		"--allow-private", "127.0.0.0/8", "http://127.0.0.1:9/")
-	master.waitOutput(t, "workers join with", 30*time.Second)
+	master.waitOutput(t, "workers join with", 90*time.Second)
 	url := "nats://" + addr
 	token, err := os.ReadFile(db + ".token")
 	if err != nil {
@@ -158,7 +158,7 @@ func TestClusterRefusesBadCredential(t *testing.T) {
 		t.Run("worker "+tc.name, func(t *testing.T) {
 			w := startChild(t, "worker", "worker", "--join", url, "--name", "w1", tc.flag, tc.value,
 				"--egress", "bind:127.0.0.2", "--allow-private", "127.0.0.0/8")
-			code := w.wait(t, 30*time.Second)
+			code := w.wait(t, 90*time.Second)
 			out := w.out.String()
 			if code != ExitUsage || !strings.Contains(out, "--token") || !strings.Contains(out, "--token-file") {
 				t.Fatalf("worker with a wrong %s: exit %d, want %d and a message naming --token / --token-file:\n%s", tc.flag, code, ExitUsage, out)

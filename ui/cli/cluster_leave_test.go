@@ -33,11 +33,11 @@ func TestWorkerStopsSoonWhenTheMasterIsGone(t *testing.T) {
 	worker := func(name string) *child {
 		w := startChild(t, "worker "+name, "worker", "--join", "nats://"+listen, "--name", name, "--token-file", db+".token",
 			"--allow-private", "127.0.0.0/8", "--dns-server", sb.DNSAddr(), "--egress", "bind:127.0.0.2", "--egress", "bind:127.0.0.3")
-		w.waitOutput(t, "worker "+name+": joined", 30*time.Second)
+		w.waitOutput(t, "worker "+name+": joined", 90*time.Second)
 		return w
 	}
 	m := startChild(t, "master", masterArgs...)
-	m.waitOutput(t, "workers join with", 30*time.Second)
+	m.waitOutput(t, "workers join with", 90*time.Second)
 	w := worker("w1")
 	deadline := time.Now().Add(60 * time.Second)
 	for p, err := peekDB(db); err != nil || p.Pages < 20; p, err = peekDB(db) {
@@ -53,7 +53,7 @@ func TestWorkerStopsSoonWhenTheMasterIsGone(t *testing.T) {
 	if err := w.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	code := w.wait(t, 15*time.Second) // engine.DefaultLeaveGrace is 5 s
+	code := w.wait(t, 90*time.Second) // engine.DefaultLeaveGrace is 5 s
 	took := time.Since(began)
 	out := w.out.String()
 	line := regexp.MustCompile(`(?m)^crawlconsole worker: w1 stopped: master unreachable \(no connection to its NATS server for 5s\): ` +
@@ -76,7 +76,7 @@ func TestWorkerStopsSoonWhenTheMasterIsGone(t *testing.T) {
 	// The master, restarted, queues again what w1 did not deliver; the crawl ends by
 	// itself with the pages of an uninterrupted one.
 	m = startChild(t, "master run 2", masterArgs...)
-	m.waitOutput(t, "workers join with", 30*time.Second)
+	m.waitOutput(t, "workers join with", 90*time.Second)
 	w = worker("w1")
 	if code := m.wait(t, 3*time.Minute); code != 0 || !strings.Contains(m.out.String(), "done:") {
 		t.Fatalf("the restarted master exited with status %d without finishing:\n%s", code, tail(m.out.String(), 20))

@@ -381,7 +381,7 @@ func TestMetricsFlagServes(t *testing.T) {
 				"--db", filepath.Join(t.TempDir(), "d.db"), "--metrics", "127.0.0.1:0"}, c.args...)
 			go func() { done <- runDemo(ctx, args, io.Discard, errb) }()
 			addr := metricsAddr(t, errb)
-			deadline := time.Now().Add(30 * time.Second)
+			deadline := time.Now().Add(90 * time.Second)
 			for {
 				f, raw := scrape(t, addr)
 				if c.check(f) {
@@ -455,7 +455,7 @@ func TestMetricsMasterAndWorker(t *testing.T) {
 
 	waitFor := func(addr, what string, ok func(map[string]*dto.MetricFamily) bool) {
 		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
+		deadline := time.Now().Add(90 * time.Second)
 		for {
 			f, raw := scrape(t, addr)
 			if ok(f) {
@@ -490,7 +490,7 @@ func TestMetricsMasterAndWorker(t *testing.T) {
 // metricsAddr waits for the "metrics on http://ADDR/metrics" line a command prints.
 func metricsAddr(t *testing.T, out *syncBuffer) string {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(90 * time.Second)
 	for {
 		if _, rest, ok := strings.Cut(out.String(), "metrics on http://"); ok {
 			if addr, _, ok := strings.Cut(rest, "/metrics"); ok {
