@@ -111,8 +111,13 @@ func (c *testCluster) worker(name string, binds ...string) *engine.Worker {
 	return w
 }
 
+// waitDone waits for the master's crawl to end, failing the test after d or
+// enginetest.CrawlPatience, whichever is longer (d is what the crawl takes on an
+// idle box, give or take; loaded, it takes several times that), then closes the
+// master and returns its stats.
 func (c *testCluster) waitDone(d time.Duration) engine.Stats {
 	c.t.Helper()
+	d = max(d, enginetest.CrawlPatience)
 	select {
 	case <-c.master.Done():
 	case <-time.After(d):

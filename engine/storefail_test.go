@@ -57,7 +57,7 @@ func TestMasterStopsOnAFailedStore(t *testing.T) {
 	c.worker("w1", "127.0.0.2", "127.0.0.3")
 	select {
 	case <-c.master.Failed():
-	case <-time.After(60 * time.Second):
+	case <-time.After(enginetest.Patience):
 		t.Fatalf("the master did not stop after its store failed: %+v", c.master.Stats())
 	}
 	s := c.master.Snapshot()
