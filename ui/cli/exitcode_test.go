@@ -8,9 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/crawlconsole/crawlconsole/sandbox"
 )
 
 // TestStoreFailureKeepsExitThreeWhenStatsFail crawls under a file-size limit small
@@ -21,26 +18,8 @@ func TestStoreFailureKeepsExitThreeWhenStatsFail(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a subprocess")
 	}
-	cfg := sandbox.DefaultConfig()
-	cfg.Seed, cfg.Hosts, cfg.Scale = 3, 16, 1000
-	cfg.AntiBot.Enabled = false
-	cfg.Faults.Shares = nil
-	cfg.DNS.NXDomainShare, cfg.DNS.ServFailShare, cfg.DNS.TimeoutShare = 0, 0, 0
-	cfg.DNS.LatencyMin, cfg.DNS.LatencyMax = 0, time.Millisecond
-	sb, err := sandbox.Start(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sb.Close()
-	var seeds []string
-	for _, s := range sb.Info().Sites {
-		seeds = append(seeds, s.Entry)
-	}
-	dir := t.TempDir()
-	conf := filepath.Join(dir, "crawl.yaml")
-	if err := os.WriteFile(conf, []byte("host_rate: 0\nlanes:\n  max: 8\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	sb, seeds, conf := fastSandbox(t)
+	dir := filepath.Dir(conf)
 	blocker := filepath.Join(dir, "not-a-dir")
 	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
 		t.Fatal(err)

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -57,26 +56,8 @@ func TestFullDiskStopsTheCrawlAndLosesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs subprocesses")
 	}
-	cfg := sandbox.DefaultConfig()
-	cfg.Seed, cfg.Hosts, cfg.Scale = 3, 16, 1000 // Crawl-delay 5 s web = 5 ms
-	cfg.AntiBot.Enabled = false
-	cfg.Faults.Shares = nil
-	cfg.DNS.NXDomainShare, cfg.DNS.ServFailShare, cfg.DNS.TimeoutShare = 0, 0, 0
-	cfg.DNS.LatencyMin, cfg.DNS.LatencyMax = 0, time.Millisecond
-	sb, err := sandbox.Start(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sb.Close()
-	var seeds []string
-	for _, s := range sb.Info().Sites {
-		seeds = append(seeds, s.Entry)
-	}
-	dir := t.TempDir()
-	conf := filepath.Join(dir, "crawl.yaml")
-	if err := os.WriteFile(conf, []byte("host_rate: 0 # no per-host cap: the test wants speed\nlanes:\n  max: 8\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	sb, seeds, conf := fastSandbox(t)
+	dir := filepath.Dir(conf)
 	type result struct {
 		code   int
 		out    string
