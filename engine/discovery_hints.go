@@ -151,7 +151,8 @@ func (d *discovery) hint(u, site string) {
 
 // hintDrop forgets a hinted fetch that teaches the site's Trust nothing: a first
 // fetch (a page whose date moved while it still waited in the queue), a failed or
-// unreadable one. Without it the mark stayed for the rest of the run.
+// unreadable one. No later fetch would take the mark away: it would stay for the
+// rest of the run, and the hinted set would only grow.
 func (e *Engine) hintDrop(u string) {
 	d := e.disc
 	if d == nil || d.nHinted.Load() == 0 {

@@ -12,9 +12,9 @@ import (
 // hostsTable holds the box's static names: the hosts file (/etc/hosts by default,
 // read once when the Cache is made), and localhost, which RFC 6761 §6.3 keeps on the
 // loopback whatever a server says. They are answered like IP literals, before the
-// caches and without a query: a crawl of http://localhost:8080/ on a box whose DNS
-// server does not know the name (or that has none) found nothing, where every other
-// client on the box (curl, a browser, Go's own resolver) reads the hosts file first.
+// caches and without a query, as every other client on the box (curl, a browser,
+// Go's own resolver) reads the hosts file first: a crawl of http://localhost:8080/
+// must work on a box whose DNS server does not know the name, or that has none.
 type hostsTable map[string][]netip.Addr
 
 // maxHostsFile bounds what is read of a hosts file.

@@ -13,7 +13,7 @@ import (
 // TestStoreFailureKeepsExitThreeWhenStatsFail crawls under a file-size limit small
 // enough for the store to fail early, with --stats-json where no file can be
 // written (as when it sits on the same full disk). The exit status must still be 3,
-// the store's: the stats failure is reported, but it does not turn 3 into 1.
+// the store's: 3 says what stopped the crawl, and the stats failure is only reported.
 func TestStoreFailureKeepsExitThreeWhenStatsFail(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a subprocess")
