@@ -318,7 +318,10 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		if m.filters[m.active].Active() {
 			m.setFilter(pane.Filter{})
 			m.setStatus("filter cleared", false)
+			return nil
 		}
+		// No filter to clear: esc is the pane's (the Log pane closes an opened row).
+		return m.panes[m.active].Update(msg)
 	default:
 		return m.panes[m.active].Update(msg)
 	}

@@ -43,7 +43,8 @@ type KeyMap struct {
 	DisableHost key.Binding // put the selected host on the host_disable_list, or take it off
 
 	// Log pane.
-	Level key.Binding
+	Level   key.Binding
+	OpenRow key.Binding // show the selected event whole, its message wrapped, with every field
 
 	// Revisit pane (M2).
 	RevisitNow key.Binding // refetch the selected page now
@@ -108,7 +109,8 @@ func DefaultKeyMap() *KeyMap {
 		Rotate:      b([]string{"e"}, "e", "rotate lane's egress"),
 		DisableHost: b([]string{"x"}, "x", "disable/enable host"),
 
-		Level: b([]string{"v"}, "v", "min level"),
+		Level:   b([]string{"v"}, "v", "min level"),
+		OpenRow: b([]string{"enter"}, "enter", "open/close row"),
 
 		RevisitNow: b([]string{"n"}, "n", "revisit page now"),
 		Behind:     b([]string{"b"}, "b", "due queue / not followed"),

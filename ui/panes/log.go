@@ -28,6 +28,9 @@ type logPane struct {
 	rows          []int // indexes into events that pass level and filter
 	filter        pane.Filter
 	list          pane.List
+	// open shows the selected event whole (enter): a row cuts the message at the
+	// pane's width, and the end of a warning is often the part that names the fix.
+	open bool
 }
 
 // eventsMsg carries events fetched by EventsSince; upTo is the newest Seq the
@@ -45,12 +48,15 @@ func (p *logPane) Title() string { return "Log" }
 
 func (p *logPane) ShortHelp() []key.Binding {
 	k := p.c.Keys
-	return []key.Binding{k.Level, k.Bottom}
+	if p.open {
+		return []key.Binding{k.OpenRow, k.Up, k.Down}
+	}
+	return []key.Binding{k.OpenRow, k.Level, k.Bottom}
 }
 
 func (p *logPane) FullHelp() [][]key.Binding {
 	k := p.c.Keys
-	return [][]key.Binding{{k.Level}, k.NavHelp()}
+	return [][]key.Binding{{k.OpenRow, k.Level}, k.NavHelp()}
 }
 
 func (p *logPane) SetSize(w, h int) {
@@ -173,6 +179,10 @@ func (p *logPane) Update(msg tea.Msg) tea.Cmd {
 	case tea.KeyMsg:
 		k := msg.String()
 		switch {
+		case pane.Matches(k, p.c.Keys.OpenRow):
+			p.open = !p.open && len(p.rows) > 0
+		case p.open && pane.Matches(k, p.c.Keys.Clear):
+			p.open = false
 		case pane.Matches(k, p.c.Keys.Level):
 			p.minLevel = (p.minLevel + 1) % (engine.LevelError + 1)
 			p.refilter()
@@ -215,6 +225,9 @@ func laneLabel(lane int) string {
 
 func (p *logPane) View() string {
 	st := p.c.Styles
+	if p.open && len(p.rows) > 0 {
+		return p.openView()
+	}
 	cols := p.columns()
 	var b strings.Builder
 	b.WriteString(pane.HeaderRow(st, cols, p.width))
