@@ -14,7 +14,7 @@ func (e *Engine) probes(host string) bool {
 	case ProbeOff:
 		return false
 	}
-	s := e.sites.Load().siteOf(host)
+	s := e.sites.Load().SiteOf(host)
 	return s != nil && s.Kind == SiteNews
 }
 

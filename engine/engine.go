@@ -17,6 +17,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
+	"github.com/crawlconsole/crawlconsole/engine/sites"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -63,13 +64,13 @@ type Engine struct {
 	early       map[string]earlyMark // steering's new sources placed before their insert commits (steer_early.go)
 	inHand      int                  // tasks taken by lanes whose processing has not ended
 	rv          *revisitRuntime
-	sites       atomic.Pointer[siteBook] // declared news and social sites (M3); swapped whole by live steering
-	round       *roundRuntime            // the current crawl round over the sites (M3)
-	budget      *budgetLedger            // page budgets per host and site (budget.go)
-	traps       *frontier.TrapGuard      // crawler-trap guards on found links; nil when all are off
-	guard       *fetch.Guard             // the SSRF policy, for seeds added while the crawl runs
-	steer       steerRuntime             // live steering: the changes made, their persistence (steer.go)
-	siteTally   siteTally                // per-site figures for the Sites pane (sitesview.go)
+	sites       atomic.Pointer[sites.Book] // declared news and social sites (M3); swapped whole by live steering
+	round       *roundRuntime              // the current crawl round over the sites (M3)
+	budget      *budgetLedger              // page budgets per host and site (budget.go)
+	traps       *frontier.TrapGuard        // crawler-trap guards on found links; nil when all are off
+	guard       *fetch.Guard               // the SSRF policy, for seeds added while the crawl runs
+	steer       steerRuntime               // live steering: the changes made, their persistence (steer.go)
+	siteTally   siteTally                  // per-site figures for the Sites pane (sitesview.go)
 	done        chan struct{}
 	failed      chan struct{} // closed when a store failure stopped the crawl (storefail.go)
 	failure     error         // that failure, a *StoreError (guarded by mu)
@@ -180,8 +181,8 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 		e.run.SSRFFix = "start this worker with --allow-private %s (every worker that may fetch it needs it)"
 	}
 	e.crew = localCrew{e}
-	e.sites.Store(newSiteBook(&e.opts))
-	e.sites.Load().declare(&e.rv.classes) // M3: social sites' domains are class soc
+	e.sites.Store(sites.FromOptions(&e.opts))
+	e.sites.Load().Declare(&e.rv.classes) // M3: social sites' domains are class soc
 	e.round = newRoundRuntime(st)
 	if st != nil {
 		e.loadSitePriors() // what each site's new pages showed in earlier runs
@@ -247,7 +248,7 @@ func (e *Engine) Start() error {
 		if e.disc != nil {
 			seeds = append(seeds[:len(seeds):len(seeds)], e.disc.seeds(e.opts.Discovery)...)
 		}
-		if err := e.queueSeeds(seeds, e.sites.Load().sources()); err != nil {
+		if err := e.queueSeeds(seeds, e.sites.Load().Sources()); err != nil {
 			return err
 		}
 	}
@@ -266,7 +267,7 @@ func (e *Engine) Start() error {
 		e.wg.Add(1)
 		go e.runRevisit()
 	}
-	if len(e.sites.Load().sites) > 0 && e.st != nil {
+	if len(e.sites.Load().Sites()) > 0 && e.st != nil {
 		e.startRounds()
 	}
 	e.wg.Add(1)

@@ -151,7 +151,7 @@ func urlErrKind(err error) string {
 func (e *Engine) linkRecord(n string, parent uint64, depth int) store.URL {
 	host := hostOf(n)
 	site := frontier.Site(host)
-	s := e.sites.Load().siteOf(host)
+	s := e.sites.Load().SiteOf(host)
 	if s != nil {
 		site = s.Name // M3: results and costs are counted per declared site
 	}

@@ -220,7 +220,7 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	if doc == nil { // a feed is no result of its own; the articles it announces are
 		e.collect(t, res, e.now())
 	}
-	if e.sites.Load().isSource[t.URL] && len(known) > 0 {
+	if e.sites.Load().IsSource(t.URL) && len(known) > 0 {
 		e.refetchResults(known, e.now()) // M3: entry/search results already in the URL index
 	}
 	stored := store.Page{
@@ -287,7 +287,7 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 		body, fetchedAt := res.Body, stored.FetchedAt
 		stored.Committed = func() { counted(); e.noteStored(t, body, fetchedAt) }
 	}
-	if prev != nil && e.sites.Load().isSource[t.URL] {
+	if prev != nil && e.sites.Load().IsSource(t.URL) {
 		e.siteTally.sourceFetched(t.Site, stored.FetchedAt) // the Sites pane's last round
 	}
 	if len(links) == 0 {

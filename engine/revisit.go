@@ -17,6 +17,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/page"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/engine/sites"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -158,7 +159,7 @@ func (rv *revisitRuntime) restore(st *store.Store) error {
 // classOf tags a host with its page class (M2/M3): declared social sites are soc,
 // the rest go by public suffix.
 func (e *Engine) classOf(host string) string {
-	return e.classIn(e.sites.Load().siteOf(host), host)
+	return e.classIn(e.sites.Load().SiteOf(host), host)
 }
 
 // classIn is classOf for a host already looked up in the site book (s may be nil):
@@ -166,7 +167,7 @@ func (e *Engine) classOf(host string) string {
 // classifier's.
 func (e *Engine) classIn(s *SiteOptions, host string) string {
 	if s != nil {
-		if c := siteClass(s); c != "" {
+		if c := sites.Class(s); c != "" {
 			return c
 		}
 	}

@@ -63,7 +63,7 @@ func (e *Engine) siteTask(t frontier.Task) *SiteOptions {
 	if t.Site == "" {
 		return nil
 	}
-	return e.sites.Load().byName[t.Site]
+	return e.sites.Load().Named(t.Site)
 }
 
 // countCost adds a fetch of a site's task to the round's cost table (M3: site or
@@ -98,7 +98,7 @@ func (e *Engine) collect(t frontier.Task, res *fetch.Result, at time.Time) {
 		if !ok {
 			return
 		}
-		for _, kw := range e.sites.Load().matches(s.Name, text) {
+		for _, kw := range e.sites.Load().Matches(s.Name, text) {
 			r.Keyword, r.Kind = kw, ResultNews
 			out = append(out, r)
 		}
@@ -227,7 +227,7 @@ func (e *Engine) startRound(now time.Time) {
 	e.round.n++
 	e.round.started = now
 	round := e.round.n
-	items := revisit.Interleave(e.sites.Load().sources(), e.round.rng)
+	items := revisit.Interleave(e.sites.Load().Sources(), e.round.rng)
 	e.round.mu.Unlock()
 	e.mu.Lock()
 	e.budget.newRound(now) // round budgets start afresh
@@ -318,7 +318,7 @@ func (e *Engine) refetchResults(known []string, now time.Time) {
 	book := e.sites.Load()
 	results := make([]string, 0, len(known)) // known is the caller's (discovery reads it too)
 	for _, u := range known {
-		if !book.isSource[u] {
+		if !book.IsSource(u) {
 			results = append(results, u)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/engine/sites"
 )
 
 // sitesExample is the config snippet offered for the README: shared keywords, one
@@ -46,9 +47,9 @@ func TestSitesConfigFromYAML(t *testing.T) {
 	if len(o.Sites) != 3 || o.Rounds.Every != 30*time.Minute || len(o.Keywords) != 2 {
 		t.Fatalf("decoded sites %+v rounds %+v keywords %v", o.Sites, o.Rounds, o.Keywords)
 	}
-	b := newSiteBook(&o)
+	b := sites.FromOptions(&o)
 	var c revisit.Classifier
-	b.declare(&c)
+	b.Declare(&c)
 	for _, tc := range []struct{ url, class string }{
 		{"https://m.chirp.example/p/1", revisit.ClassSocial}, // subdomain of a social site
 		{"https://water.example.org/a", revisit.ClassGov},    // declared class override
@@ -59,10 +60,10 @@ func TestSitesConfigFromYAML(t *testing.T) {
 			t.Errorf("class of %s = %s, want %s", tc.url, got, tc.class)
 		}
 	}
-	if got := b.keywords["harbor"]; strings.Join(got, ",") != "flood,台风" {
+	if got := b.Keywords("harbor"); strings.Join(got, ",") != "flood,台风" {
 		t.Errorf("news site keywords = %v, want the shared ones", got)
 	}
-	if got := b.keywords["chirp"]; strings.Join(got, ",") != "storm surge" {
+	if got := b.Keywords("chirp"); strings.Join(got, ",") != "storm surge" {
 		t.Errorf("social site keywords = %v, want its own", got)
 	}
 	// A strict decoder names a misspelt site key.
@@ -87,7 +88,7 @@ func TestSearchURLsExpandedPerKeywordAndPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, it := range newSiteBook(&o).sources() {
+	for _, it := range sites.FromOptions(&o).Sources() {
 		got = append(got, it.Site+"|"+it.Keyword+"|"+it.URL)
 	}
 	want := []string{

@@ -104,16 +104,16 @@ func (t *siteTally) fill(r *SiteRow, now time.Time) {
 // sites count it, with its publish time when the page states one.
 func (e *Engine) noteStored(t frontier.Task, body []byte, at time.Time) {
 	book := e.sites.Load()
-	if book.byName[t.Site] == nil {
+	if book.Named(t.Site) == nil {
 		return
 	}
-	e.siteTally.stored(t.Site, at, publishedAt(body), book.isSource[t.URL])
+	e.siteTally.stored(t.Site, at, publishedAt(body), book.IsSource(t.URL))
 }
 
 // restoreSiteCounts reads what earlier runs stored per site (the Sites pane) and
 // fetched per site and host (total page budgets).
 func (e *Engine) restoreSiteCounts() {
-	if len(e.sites.Load().sites) > 0 || len(e.steer.log) > 0 {
+	if len(e.sites.Load().Sites()) > 0 || len(e.steer.log) > 0 {
 		if by, err := e.st.StoredBySite(); err == nil {
 			e.siteTally.mu.Lock()
 			for s, n := range by {
@@ -136,17 +136,17 @@ func (e *Engine) restoreSiteCounts() {
 // registered domain); nil when no site is declared.
 func (e *Engine) sitesView(now time.Time, found []SiteDiscovery) *SitesView {
 	book := e.sites.Load()
-	if len(book.sites) == 0 {
+	if len(book.Sites()) == 0 {
 		return nil
 	}
 	v := &SitesView{Every: e.opts.Rounds.Every}
 	e.round.mu.Lock()
 	v.Round = e.round.n
 	e.round.mu.Unlock()
-	for i := range book.sites {
-		s := &book.sites[i]
+	for i := range book.Sites() {
+		s := &book.Sites()[i]
 		r := SiteRow{Name: s.Name, Kind: s.Kind, Class: e.classIn(s, hostOf(s.Entry)), Entry: s.Entry,
-			Keywords: slices.Clone(book.keywords[s.Name])}
+			Keywords: slices.Clone(book.Keywords(s.Name))}
 		if s.Kind == SiteSocial {
 			r.Entry, r.Class = s.Search, e.classIn(s, "")
 		}

@@ -4,17 +4,17 @@ package engine
 // view v (nil: no rotation); nil when there are neither declared sites nor rotation.
 func (e *Engine) sizing(v *EgressView) *Sizing {
 	book := e.sites.Load() // the sites as steered (live steering adds and removes some)
-	if len(book.sites) == 0 && v == nil {
+	if len(book.Sites()) == 0 && v == nil {
 		return nil
 	}
-	s := &Sizing{Sites: len(book.sites), PagesPerIP: e.opts.Rounds.PagesPerIP}
-	for i := range book.sites {
-		site := &book.sites[i]
+	s := &Sizing{Sites: len(book.Sites()), PagesPerIP: e.opts.Rounds.PagesPerIP}
+	for i := range book.Sites() {
+		site := &book.Sites()[i]
 		if site.Kind != SiteSocial {
 			continue
 		}
 		s.SocialSites++
-		s.Keywords += len(book.keywords[site.Name])
+		s.Keywords += len(book.Keywords(site.Name))
 		s.PagesPerKeyword = max(s.PagesPerKeyword, site.SearchPages())
 	}
 	if s.Sites > 0 {

@@ -17,6 +17,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/engine/sites"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -29,8 +30,8 @@ const SteeringMeta = "steering"
 type steerRuntime struct {
 	mu     sync.Mutex // one change at a time: each builds on the site book the last left
 	log    []Steer
-	before []*siteBook // the books around each change of log (steer_compact.go)
-	after  []*siteBook
+	before []*sites.Book // the books around each change of log (steer_compact.go)
+	after  []*sites.Book
 	// outs are the sources withdrawn by changes folded out of log, kept for the next
 	// start (steer_compact.go); outsChanged says they are not written yet.
 	outs        map[string]bool
@@ -206,15 +207,15 @@ func (e *Engine) steerSiteAdd(s *Steer, live bool) (string, error) {
 		// may have one: it is crawled, and steered from the config.)
 		return "", fmt.Errorf("site add: name %q has a space; steering commands split on spaces: use - or _ instead", site.Name)
 	}
-	if _, taken := book.byName[site.Name]; taken {
+	if book.Named(site.Name) != nil {
 		return "", fmt.Errorf("site add: a site named %q is declared already (keyword add %s WORD adds a keyword; site rm %s first to replace it)", site.Name, site.Name, site.Name)
 	}
-	check := Options{Sites: []SiteOptions{site}, Keywords: book.shared, Rounds: e.opts.Rounds}
+	check := Options{Sites: []SiteOptions{site}, Keywords: book.Shared(), Rounds: e.opts.Rounds}
 	if err := check.ValidateSites(); err != nil {
 		return "", fmt.Errorf("site add: %v", strings.TrimPrefix(err.Error(), "sites[0] "))
 	}
-	if d := site.Domain(); book.byDomain[d] != nil {
-		return "", fmt.Errorf("site add: %s is already crawled as site %q", d, book.byDomain[d].Name)
+	if d := site.Domain(); book.OfDomain(d) != nil {
+		return "", fmt.Errorf("site add: %s is already crawled as site %q", d, book.OfDomain(d).Name)
 	}
 	if live {
 		target := site.Entry
@@ -225,20 +226,20 @@ func (e *Engine) steerSiteAdd(s *Steer, live bool) (string, error) {
 			return "", fmt.Errorf("site add: %v; nothing queued", err)
 		}
 	}
-	next := buildSiteBook(append(slices.Clone(book.sites), site), book.shared, book.dropped)
+	next := sites.New(append(slices.Clone(book.Sites()), site), book.Shared(), book.Dropped())
 	e.sites.Store(next)
 	e.mu.Lock()
 	if site.Budget > 0 {
 		e.budget.siteRound[site.Name] = site.Budget
 	}
 	e.mu.Unlock()
-	items := next.sourcesOf(site.Name, "")
+	items := next.SourcesOf(site.Name, "")
 	e.keepSources(items) // a site removed before and added back
 	for _, it := range items {
 		e.scope.AddSeed(it.URL)
 	}
 	e.restoreDiscovery(site.Domain(), live) // and its feeds and sitemaps, due now
-	msg := fmt.Sprintf("%s site %s added, keywords: %s", site.Kind, site.Name, keywordList(next.keywords[site.Name]))
+	msg := fmt.Sprintf("%s site %s added, keywords: %s", site.Kind, site.Name, keywordList(next.Keywords(site.Name)))
 	if !live {
 		return msg, nil
 	}
@@ -253,16 +254,16 @@ func (e *Engine) steerSiteAdd(s *Steer, live bool) (string, error) {
 // stay; other URLs of it already queued are still fetched.
 func (e *Engine) steerSiteRm(s *Steer, live bool) (string, error) {
 	book := e.sites.Load()
-	if book.byName[s.Site] == nil {
+	if book.Named(s.Site) == nil {
 		return "", fmt.Errorf("site rm: no site named %q (sites: %s)", s.Site, siteNames(book))
 	}
-	domain := book.byName[s.Site].Domain()
-	sites := slices.DeleteFunc(slices.Clone(book.sites), func(o SiteOptions) bool { return o.Name == s.Site })
-	next := buildSiteBook(sites, book.shared, book.dropped)
+	domain := book.Named(s.Site).Domain()
+	list := slices.DeleteFunc(slices.Clone(book.Sites()), func(o SiteOptions) bool { return o.Name == s.Site })
+	next := sites.New(list, book.Shared(), book.Dropped())
 	e.sites.Store(next)
 	n := e.dropSources(book, next, s.Site, live)
 	feeds := "its feeds and sitemaps are no longer read"
-	if other := next.byDomain[domain]; other != nil { // another declared site of the same domain keeps them
+	if other := next.OfDomain(domain); other != nil { // another declared site of the same domain keeps them
 		feeds = "its domain's feeds and sitemaps are still read for site " + other.Name
 	} else {
 		n += e.withdrawDiscovery(domain, live)
@@ -275,34 +276,34 @@ func (e *Engine) steerSiteRm(s *Steer, live bool) (string, error) {
 func (e *Engine) steerKeywordAdd(s *Steer, live bool) (string, error) {
 	book := e.sites.Load()
 	kw := strings.TrimSpace(strings.Join(s.Keywords, " "))
-	same, has := sameKeyword(book.keywords[s.Site], kw)
-	cur := book.byName[s.Site]
+	same, has := sameKeyword(book.Keywords(s.Site), kw)
+	cur := book.Named(s.Site)
 	switch {
 	case cur == nil:
 		return "", fmt.Errorf("keyword add: no site named %q (sites: %s)", s.Site, siteNames(book))
 	case kw == "":
 		return "", errors.New("keyword add: an empty keyword")
 	case has:
-		// Keywords match pages regardless of case (siteBook.matches): "Storm"
+		// Keywords match pages regardless of case (sites.Book.Matches): "Storm"
 		// beside "storm" would only search the same thing twice.
 		return "", fmt.Errorf("keyword add: %s already has keyword %q (keywords match regardless of case)", s.Site, same)
 	}
-	sites := slices.Clone(book.sites)
-	dropped := cloneDropped(book.dropped)
-	for i := range sites {
-		if sites[i].Name == s.Site {
-			sites[i].Keywords = append(slices.Clone(sites[i].Keywords), kw)
+	list := slices.Clone(book.Sites())
+	dropped := cloneDropped(book.Dropped())
+	for i := range list {
+		if list[i].Name == s.Site {
+			list[i].Keywords = append(slices.Clone(list[i].Keywords), kw)
 		}
 	}
 	dropped[s.Site] = slices.DeleteFunc(dropped[s.Site], func(k string) bool { return k == kw })
-	next := buildSiteBook(sites, book.shared, dropped)
+	next := sites.New(list, book.Shared(), dropped)
 	e.sites.Store(next)
-	e.keepSources(next.sourcesOf(s.Site, kw)) // a keyword removed before and added back
+	e.keepSources(next.SourcesOf(s.Site, kw)) // a keyword removed before and added back
 	msg := fmt.Sprintf("keyword %q added to %s", kw, s.Site)
 	if !live || cur.Kind != SiteSocial {
 		return msg, nil
 	}
-	items := next.sourcesOf(s.Site, kw)
+	items := next.SourcesOf(s.Site, kw)
 	n := e.queueSources(items, e.now())
 	e.startRounds()
 	return fmt.Sprintf("%s; %s", msg, queuedNote(n, len(items), "search")), nil
@@ -313,32 +314,32 @@ func (e *Engine) steerKeywordAdd(s *Steer, live bool) (string, error) {
 // results already collected for it are kept.
 func (e *Engine) steerKeywordRm(s *Steer, live bool) (string, error) {
 	book := e.sites.Load()
-	kw, _ := sameKeyword(book.keywords[s.Site], strings.TrimSpace(strings.Join(s.Keywords, " ")))
+	kw, _ := sameKeyword(book.Keywords(s.Site), strings.TrimSpace(strings.Join(s.Keywords, " ")))
 	s.Keywords = []string{kw} // as the site spells it, for the steering log's folds
-	cur := book.byName[s.Site]
+	cur := book.Named(s.Site)
 	switch {
 	case cur == nil:
 		return "", fmt.Errorf("keyword rm: no site named %q (sites: %s)", s.Site, siteNames(book))
-	case !slices.Contains(book.keywords[s.Site], kw):
-		return "", fmt.Errorf("keyword rm: %s has no keyword %q (its keywords: %s)", s.Site, kw, keywordList(book.keywords[s.Site]))
+	case !slices.Contains(book.Keywords(s.Site), kw):
+		return "", fmt.Errorf("keyword rm: %s has no keyword %q (its keywords: %s)", s.Site, kw, keywordList(book.Keywords(s.Site)))
 	}
-	sites := slices.Clone(book.sites)
-	dropped := cloneDropped(book.dropped)
-	for i := range sites {
-		if sites[i].Name != s.Site {
+	list := slices.Clone(book.Sites())
+	dropped := cloneDropped(book.Dropped())
+	for i := range list {
+		if list[i].Name != s.Site {
 			continue
 		}
-		sites[i].Keywords = slices.DeleteFunc(slices.Clone(sites[i].Keywords), func(k string) bool { return k == kw })
-		if sites[i].Kind == SiteSocial && len(sites[i].Keywords) == 0 {
+		list[i].Keywords = slices.DeleteFunc(slices.Clone(list[i].Keywords), func(k string) bool { return k == kw })
+		if list[i].Kind == SiteSocial && len(list[i].Keywords) == 0 {
 			// A social site with none of its own searches the shared keywords
 			// (SiteOptions.keywords): taking its last one must not bring those in.
-			dropped[s.Site] = append(dropped[s.Site], book.shared...)
+			dropped[s.Site] = append(dropped[s.Site], book.Shared()...)
 		}
 	}
-	if slices.Contains(book.shared, kw) {
+	if slices.Contains(book.Shared(), kw) {
 		dropped[s.Site] = append(dropped[s.Site], kw)
 	}
-	next := buildSiteBook(sites, book.shared, dropped)
+	next := sites.New(list, book.Shared(), dropped)
 	e.sites.Store(next)
 	n := e.dropSources(book, next, s.Site, live)
 	return fmt.Sprintf("keyword %q removed from %s (%d queued searches withdrawn); its results are kept", kw, s.Site, n), nil
@@ -369,10 +370,10 @@ func (e *Engine) steerBudget(s *Steer, live bool) (string, error) {
 	} else {
 		book := e.sites.Load()
 		site = s.Site
-		if book.byName[site] == nil {
+		if book.Named(site) == nil {
 			if strings.Contains(site, ".") {
 				site = frontier.Site(strings.ToLower(site)) // undeclared: budgets go by registered domain
-				if d := book.byDomain[site]; d != nil {
+				if d := book.OfDomain(site); d != nil {
 					// A declared site's domain is that site: one budget, not two
 					// counting the same pages under two names.
 					site = d.Name
@@ -554,13 +555,13 @@ func cloneDropped(m map[string][]string) map[string][]string {
 	return out
 }
 
-func siteNames(b *siteBook) string {
-	if len(b.sites) == 0 {
+func siteNames(b *sites.Book) string {
+	if len(b.Sites()) == 0 {
 		return "none declared"
 	}
-	names := make([]string, len(b.sites))
-	for i := range b.sites {
-		names[i] = b.sites[i].Name
+	names := make([]string, len(b.Sites()))
+	for i := range b.Sites() {
+		names[i] = b.Sites()[i].Name
 	}
 	return strings.Join(names, ", ")
 }

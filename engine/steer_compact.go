@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/crawlconsole/crawlconsole/engine/sites"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -76,7 +77,7 @@ func sameBudget(a, b *Steer) bool {
 
 // keep folds one applied change into the list: before and after are the site books
 // around it. Caller holds r.mu.
-func (r *steerRuntime) keep(s Steer, before, after *siteBook) {
+func (r *steerRuntime) keep(s Steer, before, after *sites.Book) {
 	if s.Op == SteerBudget {
 		for i := len(r.log) - 1; i >= 0; i-- {
 			if sameBudget(&r.log[i], &s) {
@@ -136,11 +137,11 @@ func (r *steerRuntime) drop(i int) {
 // sameSite reports whether the site name stands the same in both books: declared or
 // not, with the same options and own keywords in the same order, and the same
 // shared keywords taken off it.
-func sameSite(a, b *siteBook, name string) bool {
+func sameSite(a, b *sites.Book, name string) bool {
 	if a == nil || b == nil {
 		return false
 	}
-	sa, sb := a.byName[name], b.byName[name]
+	sa, sb := a.Named(name), b.Named(name)
 	if (sa == nil) != (sb == nil) {
 		return false
 	}
@@ -154,7 +155,7 @@ func sameSite(a, b *siteBook, name string) bool {
 			return false
 		}
 	}
-	return sameSet(a.dropped[name], b.dropped[name])
+	return sameSet(a.Dropped()[name], b.Dropped()[name])
 }
 
 func sameSet(a, b []string) bool {
@@ -173,9 +174,9 @@ func sameSet(a, b []string) bool {
 
 // keepOut remembers the sources of site that book before had and after lacks: what
 // a folded rm withdrew.
-func (r *steerRuntime) keepOut(before, after *siteBook, site string) {
-	for _, it := range before.sourcesOf(site, "") {
-		if !after.isSource[it.URL] {
+func (r *steerRuntime) keepOut(before, after *sites.Book, site string) {
+	for _, it := range before.SourcesOf(site, "") {
+		if !after.IsSource(it.URL) {
 			if r.outs == nil {
 				r.outs = map[string]bool{}
 			}
@@ -209,7 +210,7 @@ func (e *Engine) restoreOut() {
 	book := e.sites.Load()
 	var cands []string
 	for u := range r.outs {
-		if !book.isSource[u] {
+		if !book.IsSource(u) {
 			cands = append(cands, u)
 		}
 	}

@@ -19,12 +19,12 @@ import (
 func steerState(e *Engine) string {
 	var b strings.Builder
 	book := e.sites.Load()
-	for _, s := range book.sites {
-		dropped := slices.Clone(book.dropped[s.Name])
+	for _, s := range book.Sites() {
+		dropped := slices.Clone(book.Dropped()[s.Name])
 		slices.Sort(dropped)
 		dropped = slices.Compact(dropped)
 		fmt.Fprintf(&b, "site %s %s entry=%s search=%s pages=%d class=%s budget=%d own=%q keywords=%q dropped=%q\n",
-			s.Name, s.Kind, s.Entry, s.Search, s.Pages, s.Class, s.Budget, s.Keywords, book.keywords[s.Name], dropped)
+			s.Name, s.Kind, s.Entry, s.Search, s.Pages, s.Class, s.Budget, s.Keywords, book.Keywords(s.Name), dropped)
 	}
 	e.mu.Lock()
 	var budgets []string

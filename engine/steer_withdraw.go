@@ -8,6 +8,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/engine/sites"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -250,10 +251,10 @@ func (w *Worker) withdraw(tasks []frontier.Task) int {
 // the replay runs before the queue is resumed (Start), so place withdraws them as
 // they are loaded, unless a later change of the log added them back. It returns how
 // many were withdrawn.
-func (e *Engine) dropSources(old, next *siteBook, site string, live bool) int {
+func (e *Engine) dropSources(old, next *sites.Book, site string, live bool) int {
 	var gone []revisit.Item
-	for _, it := range old.sourcesOf(site, "") {
-		if !next.isSource[it.URL] {
+	for _, it := range old.SourcesOf(site, "") {
+		if !next.IsSource(it.URL) {
 			gone = append(gone, it)
 		}
 	}
