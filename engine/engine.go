@@ -68,6 +68,7 @@ type Engine struct {
 	round       *roundRuntime              // the current crawl round over the sites (M3)
 	budget      *budgetLedger              // page budgets per host and site (budget.go)
 	traps       *frontier.TrapGuard        // crawler-trap guards on found links; nil when all are off
+	variants    *urlVariants               // URL variants collapsed before the dedupe filter (variants.go)
 	guard       *fetch.Guard               // the SSRF policy, for seeds added while the crawl runs
 	steer       steerRuntime               // live steering: the changes made, their persistence (steer.go)
 	siteTally   siteTally                  // per-site figures for the Sites pane (sitesview.go)
@@ -191,6 +192,7 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 	if opts.Traps != (frontier.TrapOptions{}) {
 		e.traps = frontier.NewTrapGuard(opts.Traps, opts.Now)
 	}
+	e.variants = newURLVariants(opts.URLVariants)
 	e.guard = guard
 	if st != nil && opts.Discovery.Enabled {
 		e.disc = newDiscovery(opts.Discovery)

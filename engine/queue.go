@@ -310,8 +310,8 @@ func (e *Engine) extractLinks(t frontier.Task, res *fetch.Result, known *[]strin
 	if !et.RelNofollow && len(res.NofollowLinks) > 0 {
 		links = append(links[:len(links):len(links)], res.NofollowLinks...)
 	}
-	if res.Canonical != "" {
-		links = append(links, res.Canonical)
+	if res.Canonical != "" && !e.canonicalStands(base, page, res.Canonical) {
+		links = append(links, res.Canonical) // another host's: only a link
 	}
 	seen := make(map[string]bool, len(links))
 	var pageURL *url.URL // for the query-growth trap guard
@@ -327,10 +327,15 @@ func (e *Engine) extractLinks(t frontier.Task, res *fetch.Result, known *[]strin
 			}
 			continue
 		}
+		n = e.variants.collapse(n)
 		if seen[n] {
 			continue
 		}
 		seen[n] = true
+		if e.variants.standsFor(n) {
+			e.c.addError(SkipCanonicalVariant)
+			continue
+		}
 		u, err := url.Parse(n)
 		if err != nil {
 			continue

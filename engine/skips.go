@@ -26,6 +26,7 @@ var skipKinds = [...]string{
 	frontier.TrapPathRepeat,  // trap guards (links, per page linking there): a path segment repeated
 	frontier.TrapQueryGrowth, // a query string growing on its own page, or too long
 	frontier.TrapCalendar,    // a calendar series running off
+	SkipCanonicalVariant,     // a same-host rel=canonical of a page fetched: the article is stored once (variants.go)
 	SkipSteeredOut,           // a queued entry or search whose keyword or site the operator removed (steer_withdraw.go)
 }
 

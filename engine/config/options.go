@@ -98,6 +98,10 @@ type Options struct {
 	Budgets BudgetOptions `yaml:"budgets"`
 	// Traps configures the crawler-trap guards on found links (frontier.TrapGuard).
 	Traps frontier.TrapOptions `yaml:"traps"`
+	// URLVariants collapses the variants of one URL before it is queued: tracking
+	// parameters (utm_*, fbclid, gclid, ...), session ids (jsessionid, PHPSESSID,
+	// token-like sid) and a page's rel=canonical on its own host.
+	URLVariants frontier.VariantOptions `yaml:"url_variants"`
 
 	// SteerBaseline (from code, not config) steers as the engine did before a lane
 	// traded its task for an operator's during its pause: the steering benchmark's
