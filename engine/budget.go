@@ -145,11 +145,31 @@ func (b *budgetLedger) admit(t frontier.Task, now time.Time) (kind string, until
 	if n := b.roundBudget(t.Site); n > 0 && b.siteRd[t.Site] >= n {
 		return SkipBudgetSite, next
 	}
+	b.count(t)
+	return "", time.Time{}
+}
+
+// count counts a task handed to a lane, budget or not: a budget set later counts
+// what is on its way already.
+func (b *budgetLedger) count(t frontier.Task) {
 	b.hostRound[t.Host]++
 	b.siteRd[t.Site]++
 	b.hostTotal[t.Host]++
 	b.siteTotal[t.Site]++
-	return "", time.Time{}
+}
+
+// unadmit takes back the count of a task admitted and never fetched (handed back
+// to the master, or its batch never sent): it is counted again when it is next
+// handed out. A round that began since may count one page fewer, never less than 0.
+func (b *budgetLedger) unadmit(t frontier.Task) {
+	for _, c := range []struct {
+		m map[string]int
+		k string
+	}{{b.hostRound, t.Host}, {b.siteRd, t.Site}, {b.hostTotal, t.Host}, {b.siteTotal, t.Site}} {
+		if c.m[c.k] > 0 {
+			c.m[c.k]--
+		}
+	}
 }
 
 // used is a site's pages this round and its round budget, for the Sites pane.
@@ -254,7 +274,11 @@ func (e *Engine) holdBack(t frontier.Task, kind string, until time.Time) {
 
 // admitTask is place's budget check. Caller holds e.mu. false: held back.
 func (e *Engine) admitTask(t frontier.Task) bool {
+	if e.crew.countsAtHandOut() {
+		return true // counted as it leaves for a worker (budget_cluster.go)
+	}
 	if !e.budget.active() {
+		e.budget.count(t)
 		return true
 	}
 	kind, until := e.budget.admit(t, e.now())

@@ -22,6 +22,10 @@ type hubWeb struct {
 	pages  int
 	mu     sync.Mutex
 	served map[string]int // host (no port) -> pages served
+	// hold, when set, keeps every request for a page past /p/0 waiting until it is
+	// closed (counted as served when it arrives); arrived hears of each.
+	hold    chan struct{}
+	arrived chan string
 }
 
 func newHubWeb(t *testing.T, nHosts, pages int) *hubWeb {
@@ -54,6 +58,13 @@ func (w *hubWeb) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	w.mu.Lock()
 	w.served[host]++
 	w.mu.Unlock()
+	if w.hold != nil && n > 0 {
+		select {
+		case w.arrived <- host:
+		default:
+		}
+		<-w.hold
+	}
 	rw.Header().Set("Content-Type", "text/html; charset=utf-8")
 	var b strings.Builder
 	fmt.Fprintf(&b, "<html><body><p>page %d of %s</p>", n, host)

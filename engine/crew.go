@@ -23,6 +23,14 @@ type crew interface {
 	// withdrawn); held withdraws those already handed out, without e.mu, and counts
 	// them. Caller holds e.mu.
 	withdraw(drop func(frontier.Task) bool) (n int, held func() int)
+	// countsAtHandOut tells whether the crew counts page budgets itself as it hands
+	// tasks out (a master, at dispatch: what its workers hold counts, not what waits
+	// at the master); place then leaves them to it.
+	countsAtHandOut() bool
+	// recall takes back, to be counted again, the tasks handed out that match
+	// selects and no lane has in hand (a budget lowered live), without e.mu, and
+	// returns how many came back.
+	recall(match func(frontier.Task) bool) int
 	// placesEarly tells whether steering's new sources are placed before their
 	// insert commits: not on a master, whose workers' queues are its board.
 	placesEarly() bool

@@ -405,6 +405,10 @@ func (e *Engine) steerBudget(s *Steer, live bool) (string, error) {
 	}
 	e.mu.Unlock()
 	e.flushDeferred() // their deferral is written before it is undone
+	recalled := 0
+	if live && !lift {
+		recalled = e.recallOver(key) // what queues hold, handed out before, is counted again
+	}
 	if lift && live && key.total {
 		// A total budget's URLs stay parked across restarts: those of earlier runs
 		// are in the store only.
@@ -431,6 +435,9 @@ func (e *Engine) steerBudget(s *Steer, live bool) (string, error) {
 		msg = fmt.Sprintf("%s: no cap %s", what, span)
 	}
 	msg += note
+	if recalled > 0 {
+		msg += fmt.Sprintf("; %d queued %s counted again", recalled, plural(recalled, "URL", "URLs"))
+	}
 	if len(back) > 0 {
 		msg += fmt.Sprintf("; %d held-back %s back", len(back), plural(len(back), "URL comes", "URLs come"))
 	}

@@ -16,6 +16,10 @@ import (
 // Front is what a Table tells the crawl's front as tasks move, so what the front
 // keeps about a task (a revisit's mark) follows it. Called with the table's lock held.
 type Front interface {
+	// Admit: t is next in line for a worker. false holds it back (a page budget
+	// over its count of what is handed out and in flight): the front has set it
+	// aside, and the table drops it from its queue.
+	Admit(t frontier.Task) bool
 	// HandedOut: t leaves the master's queue for a worker.
 	HandedOut(t frontier.Task)
 	// HandedBack: t, handed out earlier (its lease now 0), comes back to the
@@ -217,10 +221,15 @@ func (t *Table) Dispatch(window int) []Batch {
 		var tasks []frontier.Task
 		units := sortedKeys(n.units)
 		ready := func(u *unit) bool { return u != nil && u.owner == name && u.next == "" && len(u.tasks) > 0 }
-		hand := func(u *unit) {
+		// hand gives the unit's next task to n, or drops it when the front holds it
+		// back (false).
+		hand := func(u *unit) bool {
 			task := u.tasks[0]
 			u.tasks = u.tasks[1:]
 			t.pending--
+			if !t.front.Admit(task) {
+				return false
+			}
 			u.out++
 			t.lease++
 			task.Lease = t.lease
@@ -228,6 +237,7 @@ func (t *Table) Dispatch(window int) []Batch {
 			n.held[task.URL] = task
 			t.front.HandedOut(task)
 			tasks = append(tasks, task)
+			return true
 		}
 		// Urgent tasks (an entry or search the operator added live; Add put them
 		// first in their unit) go out now, past the window: waiting for a slot
@@ -245,8 +255,9 @@ func (t *Table) Dispatch(window int) []Batch {
 			took := false
 			for _, name := range units {
 				if u := t.units[name]; ready(u) && room > 0 {
-					hand(u)
-					room--
+					if hand(u) {
+						room--
+					}
 					took = true
 				}
 			}

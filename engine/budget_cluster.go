@@ -1,0 +1,67 @@
+package engine
+
+import (
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+)
+
+// Budgets on a master (M4). The master's queue is not where pages are fetched: a
+// budget counted there (as place does on one box) let every task already handed to
+// a worker through, and a worker holds a window of hundreds. So a master counts a
+// budget's pages as it hands them out (masterFront.Admit) and takes the count back
+// for a hand-out that comes back unfetched (HandedBack); a budget set or lowered
+// live recalls from the workers' queues what their lanes have not taken, and deals
+// it again within the budget. What the lanes hold is fetched: a host's pages end at
+// most its budget plus the lanes in flight on it.
+
+// Admit counts t against the page budgets as the master hands it to a worker, or
+// holds it back as place does on one box. Caller holds e.mu.
+func (f masterFront) Admit(t frontier.Task) bool {
+	e := f.e
+	kind, until := e.budget.admit(t, e.now()) // counted whether or not a budget is set: one set later counts the hand-outs
+	if kind == "" {
+		return true
+	}
+	e.rv.leftQueue(t.URL) // it leaves the master's queue unfetched
+	e.holdBack(t, kind, until)
+	return false
+}
+
+func (m *masterRuntime) countsAtHandOut() bool { return true }
+
+// recall has the workers hand back what they hold of match and their lanes have not
+// taken; it is counted again as it is dealt anew.
+func (m *masterRuntime) recall(match func(frontier.Task) bool) int {
+	back := m.link.Recall(match)
+	m.book.Kick()
+	return back
+}
+
+func (c localCrew) countsAtHandOut() bool { return false }
+
+// recall on one box takes what the board holds of match off it and places it again:
+// place counted it as it came, so its count is taken back and the budget now in
+// force admits it or holds it back.
+func (c localCrew) recall(match func(frontier.Task) bool) int {
+	e := c.e
+	e.mu.Lock()
+	back := e.offBoard(e.board.Withdraw(match))
+	for _, t := range back {
+		e.budget.unadmit(t)
+		e.place(t)
+	}
+	e.checkIdle()
+	e.mu.Unlock()
+	e.flushDeferred()
+	return len(back)
+}
+
+// recallOver takes back the hand-outs a budget k, just set or lowered, may hold
+// (its host's, or its site's): those no lane has in hand are counted again.
+func (e *Engine) recallOver(k budgetKey) int {
+	return e.crew.recall(func(t frontier.Task) bool {
+		if k.host {
+			return t.Host == k.name
+		}
+		return t.Site == k.name
+	})
+}

@@ -1,0 +1,109 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A total host budget set live on a master holds over its workers: the pages the
+// capped host serves end at the budget plus what the lanes had in hand when it was
+// set, where the workers used to fetch every task they had queued before it (a host
+// budget of 80 went to 279 pages). The host's links are all found and queued at the
+// workers before the budget is set (its pages past the first wait at the server
+// until then); the other hosts are crawled in full.
+func TestHostBudgetHoldsOnAMaster(t *testing.T) {
+	t.Parallel()
+	const pages, budget, lanes = 120, 10, 4
+	w := newHubWeb(t, 3, pages)
+	w.hold, w.arrived = make(chan struct{}), make(chan string, 64)
+	o := hubOptions(t, w)
+	_, conn := startTestNATS(t)
+	m, err := NewMaster(o, MasterOptions{Conn: conn("master"), HeartbeatEvery: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if err := m.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		name := fmt.Sprintf("w%d", i+1)
+		wk, err := StartWorker(WorkerOptions{Conn: conn(name), Node: name, Egress: []string{fmt.Sprintf("bind:127.0.0.%d", 71+i)},
+			AllowPrivate: []string{"127.0.0.0/8"}, LanesMax: lanes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer wk.Close()
+	}
+	capped := w.host(0)
+	select {
+	case <-waitHost(w.arrived, capped):
+	case <-time.After(3 * crawlPatience):
+		t.Fatalf("no request past the first page of %s", capped)
+	}
+	s, _ := ParseSteer(strings.Fields(fmt.Sprintf("budget host %s %d total", capped, budget)))
+	msg, err := m.Steer(s)
+	if err != nil || !strings.Contains(msg, fmt.Sprintf("%d pages in total", budget)) {
+		t.Fatalf("%s: %q %v", s, msg, err)
+	}
+	close(w.hold)
+	waitDone(t, m, 60*time.Second)
+	t.Logf("%s served %d pages under a budget of %d", capped, w.count(0), budget)
+	if got := w.count(0); got > budget+lanes {
+		t.Errorf("%s served %d pages under a total budget of %d set live; want at most %d (the budget and %d lanes in flight)",
+			capped, got, budget, budget+lanes, lanes)
+	}
+	for i := 1; i < 3; i++ {
+		if got := w.count(i); got != pages {
+			t.Errorf("uncapped host %s served %d of its %d pages", w.host(i), got, pages)
+		}
+	}
+	if n := skippedAs(m, SkipBudgetHost); n < pages-budget-lanes {
+		t.Errorf("%d URLs held back by the host budget, want at least %d", n, pages-budget-lanes)
+	}
+}
+
+// waitHost closes its channel once arrived names host (other hosts' arrivals are
+// dropped).
+func waitHost(arrived <-chan string, host string) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		for h := range arrived {
+			if h == host {
+				close(done)
+				return
+			}
+		}
+	}()
+	return done
+}
+
+// The same on one box: the tasks on the lanes' board when the budget is set are
+// counted again, and those over it held back, where the board used to be fetched
+// in full.
+func TestHostBudgetSetLiveHoldsWhatTheBoardHolds(t *testing.T) {
+	t.Parallel()
+	const pages, budget, lanes = 120, 10, 4
+	w := newHubWeb(t, 1, pages)
+	w.hold, w.arrived = make(chan struct{}), make(chan string, 64)
+	o := hubOptions(t, w)
+	o.Lanes.Max = lanes
+	e := startEngine(t, o)
+	select {
+	case <-w.arrived:
+	case <-time.After(3 * crawlPatience):
+		t.Fatal("no request past the first page")
+	}
+	waitFor(t, "the host's links on the board", func() bool { return e.Snapshot().QueueDepth >= pages/2 })
+	s, _ := ParseSteer(strings.Fields(fmt.Sprintf("budget host %s %d total", w.host(0), budget)))
+	if msg, err := e.Steer(s); err != nil || !strings.Contains(msg, "counted again") {
+		t.Fatalf("%s: %q %v", s, msg, err)
+	}
+	close(w.hold)
+	waitDone(t, e, 30*time.Second)
+	if got := w.count(0); got > budget+lanes {
+		t.Errorf("served %d pages under a total budget of %d set live; want at most %d", got, budget, budget+lanes)
+	}
+}
