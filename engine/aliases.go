@@ -5,6 +5,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/steer"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
@@ -210,3 +211,35 @@ const (
 	PagesPerIPObserved = view.PagesPerIPObserved
 	PagesPerIPFloor    = view.PagesPerIPFloor
 )
+
+// Live steering lives in engine/steer; these names keep engine.Steer and the rest
+// valid for the console, ctl and attach.
+type (
+	// Steer is steer.Change: one live steering change.
+	Steer = steer.Change
+)
+
+// Steering operations and budget spans (see engine/steer).
+const (
+	// SteerSeedAdd .. SteerBudget are steer's operations: the words of each command.
+	SteerSeedAdd    = steer.SeedAdd
+	SteerSiteAdd    = steer.SiteAdd
+	SteerSiteRm     = steer.SiteRm
+	SteerKeywordAdd = steer.KeywordAdd
+	SteerKeywordRm  = steer.KeywordRm
+	SteerBudget     = steer.Budget
+	// BudgetRound and BudgetTotal are steer's budget spans.
+	BudgetRound = steer.BudgetRound
+	BudgetTotal = steer.BudgetTotal
+	// SteeringMeta is steer.Meta: the store meta key of the steering changes.
+	SteeringMeta = steer.Meta
+	// SteeringOutMeta is steer.OutMeta: the store meta key of the sources folded
+	// changes withdrew.
+	SteeringOutMeta = steer.OutMeta
+)
+
+// SteerUsage is steer.Usage: the steering commands as typed.
+var SteerUsage = steer.Usage
+
+// ParseSteer is steer.Parse: a steering command read from its words.
+func ParseSteer(words []string) (Steer, error) { return steer.Parse(words) }

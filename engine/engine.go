@@ -18,6 +18,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
 	"github.com/crawlconsole/crawlconsole/engine/sites"
+	"github.com/crawlconsole/crawlconsole/engine/steer"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -61,7 +62,7 @@ type Engine struct {
 	q           queueState
 	outstanding int                  // URLs handed to the store whose insert result has not come back
 	maybeNew    map[string]struct{}  // Bloom "maybe" links the store did not have when asked, until it reports them
-	early       map[string]earlyMark // steering's new sources placed before their insert commits (steer_early.go)
+	early       map[string]earlyMark // steering's new sources placed before their insert commits (early.go)
 	inHand      int                  // tasks taken by lanes whose processing has not ended
 	rv          *revisitRuntime
 	sites       atomic.Pointer[sites.Book] // declared news and social sites (M3); swapped whole by live steering
@@ -70,7 +71,8 @@ type Engine struct {
 	traps       *frontier.TrapGuard        // crawler-trap guards on found links; nil when all are off
 	variants    *urlVariants               // URL variants collapsed before the dedupe filter (variants.go)
 	guard       *fetch.Guard               // the SSRF policy, for seeds added while the crawl runs
-	steer       steerRuntime               // live steering: the changes made, their persistence (steer.go)
+	steer       *steer.Steerer             // live steering: the changes made, their persistence
+	steered     steeredSources             // the sources steering added (urgent) and withdrew (withdrawals.go)
 	siteTally   siteTally                  // per-site figures for the Sites pane (sitesview.go)
 	done        chan struct{}
 	failed      chan struct{} // closed when a store failure stopped the crawl (storefail.go)
@@ -182,6 +184,7 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 		e.run.SSRFFix = "start this worker with --allow-private %s (every worker that may fetch it needs it)"
 	}
 	e.crew = localCrew{e}
+	e.steer = steer.New(steerPort{e}, opts.Rounds)
 	e.sites.Store(sites.FromOptions(&e.opts))
 	e.sites.Load().Declare(&e.rv.classes) // M3: social sites' domains are class soc
 	e.round = newRoundRuntime(st)
@@ -240,8 +243,8 @@ func (e *Engine) Start() error {
 		}
 		// Sites, keywords, budgets and seeds changed in earlier runs, before the queue
 		// is resumed: lanes start with the first task placed, and a search whose
-		// keyword was removed must meet its withdrawal (steer_withdraw.go) there.
-		e.replaySteering()
+		// keyword was removed must meet its withdrawal (withdrawals.go) there.
+		e.steer.Replay()
 		if err := e.resume(); err != nil {
 			return err
 		}

@@ -50,7 +50,7 @@ type frontPort interface {
 	// deferURLs sets URLs aside until a time (M3 disabled host, robots.txt down).
 	deferURLs(list []deferredTask)
 	// withdrawn ends a task the operator's steering took out of the queue
-	// (steer_withdraw.go): skipped, kind steered_out.
+	// (withdrawals.go): skipped, kind steered_out.
 	withdrawn(t frontier.Task)
 	// refused records a refusal the crawl acted on, with its evidence and what
 	// followed (`show URL` says why), in the store that has the URL.

@@ -189,8 +189,8 @@ func (e *Engine) boardAdd(t frontier.Task) {
 	if e.rv.queued[t.URL] {
 		e.rv.onBoard++
 	}
-	if e.steer.urgent[t.URL] { // steering: the operator's new source is the lane's next fetch
-		delete(e.steer.urgent, t.URL)
+	if e.steered.urgent[t.URL] { // steering: the operator's new source is the lane's next fetch
+		delete(e.steered.urgent, t.URL)
 		t.Urgent = true
 	}
 	if !t.Urgent && !t.Ahead && e.disc != nil && !e.rv.queued[t.URL] && e.disc.ahead.take(t.URL) {
@@ -253,7 +253,7 @@ func (e *Engine) offBoard(tasks []frontier.Task) []frontier.Task {
 // lane at work, no link insert outstanding, revisit tasks aside (they never end: a
 // crawl with revisits goes on until stopped). Caller holds e.mu.
 func (e *Engine) discoveryIdle() bool {
-	if e.outstanding != 0 || len(e.steer.out.pending) > 0 { // a withdrawn source not ended yet
+	if e.outstanding != 0 || len(e.steered.out.pending) > 0 { // a withdrawn source not ended yet
 		return false
 	}
 	_, inHand := e.crew.counts()

@@ -179,7 +179,7 @@ func (e *Engine) endRound(end time.Time) []ResultGroup {
 func (e *Engine) CostTable() []revisit.CostRow { return e.round.costs.Rows() }
 
 // startRounds starts the round loop once: at Start when sites are declared, or when
-// the first site is added while the crawl runs (steer.go). The first round's sources
+// the first site is added while the crawl runs (engine/steer). The first round's sources
 // are queued by the caller.
 func (e *Engine) startRounds() {
 	e.round.mu.Lock()

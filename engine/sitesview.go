@@ -113,7 +113,7 @@ func (e *Engine) noteStored(t frontier.Task, body []byte, at time.Time) {
 // restoreSiteCounts reads what earlier runs stored per site (the Sites pane) and
 // fetched per site and host (total page budgets).
 func (e *Engine) restoreSiteCounts() {
-	if len(e.sites.Load().Sites()) > 0 || len(e.steer.log) > 0 {
+	if len(e.sites.Load().Sites()) > 0 || e.steer.Len() > 0 {
 		if by, err := e.st.StoredBySite(); err == nil {
 			e.siteTally.mu.Lock()
 			for s, n := range by {

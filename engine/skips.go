@@ -27,7 +27,7 @@ var skipKinds = [...]string{
 	frontier.TrapQueryGrowth, // a query string growing on its own page, or too long
 	frontier.TrapCalendar,    // a calendar series running off
 	SkipCanonicalVariant,     // a same-host rel=canonical of a page fetched: the article is stored once (variants.go)
-	SkipSteeredOut,           // a queued entry or search whose keyword or site the operator removed (steer_withdraw.go)
+	SkipSteeredOut,           // a queued entry or search whose keyword or site the operator removed (withdrawals.go)
 }
 
 // skipScopePrefix names the out-of-scope skips after frontier.Scope's reasons. They

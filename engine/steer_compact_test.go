@@ -141,9 +141,7 @@ func TestSteeringListFolded(t *testing.T) {
 	if full := steerState(e3); full != live {
 		t.Errorf("state from the unfolded list:\n%s\nfrom the live changes:\n%s", full, live)
 	}
-	e3.steer.mu.Lock()
-	n := len(e3.steer.log)
-	e3.steer.mu.Unlock()
+	n := e3.steer.Len()
 	if n != len(want) {
 		t.Errorf("replaying %d changes kept %d, want %d", len(lines), n, len(want))
 	}
@@ -166,9 +164,7 @@ func TestFoldedRemovalStillWithdraws(t *testing.T) {
 			t.Fatalf("%s: %v", line, err)
 		}
 	}
-	e.steer.mu.Lock()
-	kept, outs := len(e.steer.log), len(e.steer.outs)
-	e.steer.mu.Unlock()
+	kept, outs := e.steer.Len(), e.steer.Outs()
 	if kept != 0 || outs != 2 {
 		t.Fatalf("%d changes kept, %d withdrawn sources remembered; want 0 and zebra's 2 searches", kept, outs)
 	}
@@ -207,9 +203,7 @@ func TestFoldedRemovalStillWithdraws(t *testing.T) {
 	}
 
 	e3 := startEngine(t, o)
-	e3.steer.mu.Lock()
-	outs = len(e3.steer.outs)
-	e3.steer.mu.Unlock()
+	outs = e3.steer.Outs()
 	if outs != 0 {
 		t.Errorf("%d withdrawn sources still remembered once the store shows them ended", outs)
 	}

@@ -56,7 +56,7 @@ func TestMasterSteersQueuedSearches(t *testing.T) {
 	// requested some of them (results on their way, the search in its lane's hand),
 	// their results then dropped as late: counted withdrawn by the master, requested
 	// in the sandbox's log, and the counts parted for good. That is a dead worker's
-	// at-least-once delivery (steer_withdraw.go), not this test's subject.
+	// at-least-once delivery (withdrawals.go), not this test's subject.
 	c.timeout = time.Minute
 	c.startMaster()
 	for i, name := range []string{"w1", "w2"} {

@@ -229,7 +229,7 @@ func (w *Worker) onControl(msg *nats.Msg) {
 			w.mu.Lock()
 			w.handedBack = append(w.handedBack, reply.Tasks...)
 			w.mu.Unlock()
-		case wire.OpWithdraw: // sources the operator removed (steer_withdraw.go)
+		case wire.OpWithdraw: // sources the operator removed (withdrawals.go)
 			reply.Result = strconv.Itoa(w.withdraw(c.Tasks))
 		case wire.OpPauseLane:
 			err = e.PauseLane(c.Lane, c.Paused)

@@ -8,7 +8,6 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
-	"github.com/crawlconsole/crawlconsole/engine/sites"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -29,7 +28,7 @@ import (
 // robots.txt exclusions do. A later `:keyword add` or `:site add` of the same
 // source queues it again (splitSources sees it finished).
 //
-// The withdrawn URLs are kept in steerRuntime.out, which place checks: a task that
+// The withdrawn URLs are kept in Engine.steered.out, which place checks: a task that
 // reaches the board later (paged in from the store, back from a deferral, an insert
 // confirmed after the command, a revisit) is withdrawn there. On a worker the set
 // holds the lease of each hand-out the master withdrew, so a later hand-out of the
@@ -38,6 +37,18 @@ import (
 // SkipSteeredOut is the skip kind of a queued entry or search URL withdrawn because
 // the operator removed its keyword or site while the crawl ran.
 const SkipSteeredOut = "steered_out"
+
+// steeredSources are the sources live steering (engine/steer) added and withdrew,
+// guarded by Engine.mu.
+type steeredSources struct {
+	// urgent are sources added live (seeds, entries, searches) that go to the head
+	// of their lane's queue (Engine.addUrgent): a lane holding an ordinary task it has
+	// not sent trades it for them, a pausing lane cuts its pause to delay_min for them
+	// (Engine.pause), and they go first at the host's gate, so an operator's new
+	// keyword is searched as soon as the host's gaps allow.
+	urgent map[string]bool
+	out    steerOut // queued sources withdrawn by :keyword rm and :site rm
+}
 
 // steerOut is the withdrawal state, guarded by Engine.mu.
 type steerOut struct {
@@ -51,18 +62,18 @@ type steerOut struct {
 
 // markOut records URLs as withdrawn. Caller holds e.mu.
 func (e *Engine) markOut(urls map[string]uint64) {
-	if e.steer.out.urls == nil {
-		e.steer.out.urls = map[string]uint64{}
+	if e.steered.out.urls == nil {
+		e.steered.out.urls = map[string]uint64{}
 	}
 	for u, lease := range urls {
-		e.steer.out.urls[u] = lease
+		e.steered.out.urls[u] = lease
 	}
 }
 
 // unmarkOut forgets withdrawals of sources added back. Caller holds e.mu.
 func (e *Engine) unmarkOut(items []revisit.Item) {
 	for _, it := range items {
-		delete(e.steer.out.urls, it.URL)
+		delete(e.steered.out.urls, it.URL)
 	}
 }
 
@@ -79,10 +90,10 @@ func (e *Engine) steeredOut(t frontier.Task) bool {
 // withdrawn tells whether t is a hand-out the operator's steering withdrew, without
 // ending it (steeredOut does). Caller holds e.mu.
 func (e *Engine) withdrawn(t frontier.Task) bool {
-	if len(e.steer.out.urls) == 0 {
+	if len(e.steered.out.urls) == 0 {
 		return false
 	}
-	lease, ok := e.steer.out.urls[t.URL]
+	lease, ok := e.steered.out.urls[t.URL]
 	return ok && lease == t.Lease
 }
 
@@ -90,8 +101,8 @@ func (e *Engine) withdrawn(t frontier.Task) bool {
 // no longer queued). Caller holds e.mu; the task is on no board.
 func (e *Engine) setOut(t frontier.Task) {
 	delete(e.rv.queued, t.URL)
-	delete(e.steer.urgent, t.URL)
-	if len(e.steer.out.pending) == 0 && e.ctx.Err() == nil {
+	delete(e.steered.urgent, t.URL)
+	if len(e.steered.out.pending) == 0 && e.ctx.Err() == nil {
 		// Ended at once, whoever placed it (a store callback confirming an insert, a
 		// refill paging spilled URLs in): the crawl is not idle until then.
 		e.wg.Add(1)
@@ -100,17 +111,17 @@ func (e *Engine) setOut(t frontier.Task) {
 			e.flushSteeredOut()
 		}()
 	}
-	e.steer.out.pending = append(e.steer.out.pending, t)
+	e.steered.out.pending = append(e.steered.out.pending, t)
 }
 
 // flushSteeredOut ends the tasks withdrawn so far on the frontier side (the store
 // here; the master, as results, on a worker), outside e.mu.
 func (e *Engine) flushSteeredOut() {
-	e.steer.out.flushing.Lock()
-	defer e.steer.out.flushing.Unlock()
+	e.steered.out.flushing.Lock()
+	defer e.steered.out.flushing.Unlock()
 	e.mu.Lock()
-	list := e.steer.out.pending
-	e.steer.out.pending = nil
+	list := e.steered.out.pending
+	e.steered.out.pending = nil
 	e.mu.Unlock()
 	if len(list) == 0 {
 		return
@@ -246,31 +257,6 @@ func (w *Worker) withdraw(tasks []frontier.Task) int {
 	return len(out)
 }
 
-// dropSources withdraws the sources of site that book old had and next lacks (a
-// keyword or the site removed). Replaying at start (live false) it only marks them:
-// the replay runs before the queue is resumed (Start), so place withdraws them as
-// they are loaded, unless a later change of the log added them back. It returns how
-// many were withdrawn.
-func (e *Engine) dropSources(old, next *sites.Book, site string, live bool) int {
-	var gone []revisit.Item
-	for _, it := range old.SourcesOf(site, "") {
-		if !next.IsSource(it.URL) {
-			gone = append(gone, it)
-		}
-	}
-	if live {
-		return e.withdraw(gone)
-	}
-	urls := make(map[string]uint64, len(gone))
-	for _, it := range gone {
-		urls[it.URL] = 0
-	}
-	e.mu.Lock()
-	e.markOut(urls)
-	e.mu.Unlock()
-	return 0
-}
-
 // keepSources forgets earlier withdrawals of sources added back. When some were
 // withdrawn, their end is written and committed first, so that the caller's
 // splitSources sees them finished and queues them again (rather than taking them for
@@ -279,7 +265,7 @@ func (e *Engine) keepSources(items []revisit.Item) {
 	e.mu.Lock()
 	back := false
 	for _, it := range items {
-		_, out := e.steer.out.urls[it.URL]
+		_, out := e.steered.out.urls[it.URL]
 		back = back || out
 	}
 	e.unmarkOut(items)

@@ -1,20 +1,23 @@
-package engine
+package steer
 
 import (
-	"encoding/json"
 	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/crawlconsole/crawlconsole/engine/sites"
-	"github.com/crawlconsole/crawlconsole/store"
 )
 
-// SteeringOutMeta is the store meta key holding the sources withdrawn by steering
-// changes the list no longer holds (a JSON list of URLs).
-const SteeringOutMeta = "steering_out"
+// Meta is the store meta key holding the steering changes made so far (a JSON list
+// of Change, oldest first, folded as it grows: Log), replayed over the config at
+// every start.
+const Meta = "steering"
 
-// Compaction of the steering list (meta key SteeringMeta). The list is replayed over
+// OutMeta is the store meta key holding the sources withdrawn by steering changes
+// the list no longer holds (a JSON list of URLs).
+const OutMeta = "steering_out"
+
+// Compaction of the steering list (meta key Meta). The list is replayed over
 // the config at every start, so a long-running crawl whose operator adds and takes
 // off keywords, sites and budgets all day would otherwise replay thousands of
 // changes that undo each other. Each change is folded in as it is kept:
@@ -35,21 +38,33 @@ const SteeringOutMeta = "steering_out"
 // gives every site, keyword and budget the longer one gives. Seeds stay: each one
 // added is state.
 //
-// A folded rm also withdrew its sources (steer_withdraw.go), and the replay of a
+// A folded rm also withdrew its sources (Crawl.Withdraw), and the replay of a
 // kept rm marks them again at start, so that searches an earlier run left queued,
 // deferred or planned for a revisit are withdrawn when they come back. The sources a
-// folded rm withdrew are kept apart for that (meta key SteeringOutMeta) and marked
+// folded rm withdrew are kept apart for that (meta key OutMeta) and marked
 // at start unless the sites have them again; those the store shows ended, or no
 // longer has, are forgotten then. The books before and after each kept change are held in memory
 // (books are immutable and shared, so this costs two pointers each).
 
+// Log is the list of steering changes kept in the store, folded as it grows (see
+// above), with what the folds withdrew. The Steerer guards it.
+type Log struct {
+	changes []Change
+	before  []*sites.Book // the books around each change of changes
+	after   []*sites.Book
+	// outs are the sources withdrawn by changes folded out of changes, kept for the
+	// next start; outsChanged says they are not written yet.
+	outs        map[string]bool
+	outsChanged bool
+}
+
 // steerName is the site a change is about ("" for seeds and host budgets): the
 // changes folded against each other share it.
-func steerName(s *Steer) string {
+func steerName(s *Change) string {
 	switch s.Op {
-	case SteerSiteAdd, SteerSiteRm, SteerKeywordAdd, SteerKeywordRm:
+	case SiteAdd, SiteRm, KeywordAdd, KeywordRm:
 		return s.Site
-	case SteerBudget:
+	case Budget:
 		if s.Host == "" {
 			return s.Site
 		}
@@ -58,35 +73,35 @@ func steerName(s *Steer) string {
 }
 
 // undoes reports whether b is the inverse of a.
-func undoes(a, b *Steer) bool {
-	kw := func(s *Steer) string { return strings.TrimSpace(strings.Join(s.Keywords, " ")) }
+func undoes(a, b *Change) bool {
+	kw := func(s *Change) string { return strings.TrimSpace(strings.Join(s.Keywords, " ")) }
 	switch {
-	case a.Op == SteerKeywordAdd && b.Op == SteerKeywordRm, a.Op == SteerKeywordRm && b.Op == SteerKeywordAdd:
+	case a.Op == KeywordAdd && b.Op == KeywordRm, a.Op == KeywordRm && b.Op == KeywordAdd:
 		return kw(a) == kw(b)
-	case a.Op == SteerSiteAdd && b.Op == SteerSiteRm:
+	case a.Op == SiteAdd && b.Op == SiteRm:
 		return true
 	}
 	return false
 }
 
 // sameBudget reports whether two budget changes set the same budget.
-func sameBudget(a, b *Steer) bool {
-	return a.Op == SteerBudget && b.Op == SteerBudget && a.Site == b.Site && a.Host == b.Host &&
+func sameBudget(a, b *Change) bool {
+	return a.Op == Budget && b.Op == Budget && a.Site == b.Site && a.Host == b.Host &&
 		(a.Per == BudgetTotal) == (b.Per == BudgetTotal)
 }
 
 // keep folds one applied change into the list: before and after are the site books
-// around it. Caller holds r.mu.
-func (r *steerRuntime) keep(s Steer, before, after *sites.Book) {
-	if s.Op == SteerBudget {
-		for i := len(r.log) - 1; i >= 0; i-- {
-			if sameBudget(&r.log[i], &s) {
+// around it.
+func (r *Log) keep(s Change, before, after *sites.Book) {
+	if s.Op == Budget {
+		for i := len(r.changes) - 1; i >= 0; i-- {
+			if sameBudget(&r.changes[i], &s) {
 				r.drop(i)
 				break // there is at most one: each was folded in the same way
 			}
 		}
 	}
-	r.log = append(r.log, s)
+	r.changes = append(r.changes, s)
 	r.before = append(r.before, before)
 	r.after = append(r.after, after)
 	if name := steerName(&s); name != "" {
@@ -99,23 +114,23 @@ func (r *steerRuntime) keep(s Steer, before, after *sites.Book) {
 // reports whether it found one. The two are next to each other among the site's
 // changes, budgets apart: a budget between keyword changes does not mind them, but
 // one between a site's add and rm needs the site (its replay would fail without it).
-func (r *steerRuntime) foldPair(name string) bool {
-	for i := range r.log {
-		if steerName(&r.log[i]) != name || r.log[i].Op == SteerBudget {
+func (r *Log) foldPair(name string) bool {
+	for i := range r.changes {
+		if steerName(&r.changes[i]) != name || r.changes[i].Op == Budget {
 			continue
 		}
 		budget := false
-		for j := i + 1; j < len(r.log); j++ {
-			if steerName(&r.log[j]) != name {
+		for j := i + 1; j < len(r.changes); j++ {
+			if steerName(&r.changes[j]) != name {
 				continue
 			}
-			if r.log[j].Op == SteerBudget {
+			if r.changes[j].Op == Budget {
 				budget = true
 				continue
 			}
-			if undoes(&r.log[i], &r.log[j]) && !(budget && r.log[j].Op == SteerSiteRm) &&
+			if undoes(&r.changes[i], &r.changes[j]) && !(budget && r.changes[j].Op == SiteRm) &&
 				sameSite(r.before[i], r.after[j], name) {
-				if r.log[j].Op == SteerKeywordRm || r.log[j].Op == SteerSiteRm {
+				if r.changes[j].Op == KeywordRm || r.changes[j].Op == SiteRm {
 					r.keepOut(r.before[j], r.after[j], name)
 				}
 				r.drop(j)
@@ -128,8 +143,8 @@ func (r *steerRuntime) foldPair(name string) bool {
 	return false
 }
 
-func (r *steerRuntime) drop(i int) {
-	r.log = slices.Delete(r.log, i, i+1)
+func (r *Log) drop(i int) {
+	r.changes = slices.Delete(r.changes, i, i+1)
 	r.before = slices.Delete(r.before, i, i+1)
 	r.after = slices.Delete(r.after, i, i+1)
 }
@@ -174,7 +189,7 @@ func sameSet(a, b []string) bool {
 
 // keepOut remembers the sources of site that book before had and after lacks: what
 // a folded rm withdrew.
-func (r *steerRuntime) keepOut(before, after *sites.Book, site string) {
+func (r *Log) keepOut(before, after *sites.Book, site string) {
 	for _, it := range before.SourcesOf(site, "") {
 		if !after.IsSource(it.URL) {
 			if r.outs == nil {
@@ -183,74 +198,5 @@ func (r *steerRuntime) keepOut(before, after *sites.Book, site string) {
 			r.outs[it.URL] = true
 			r.outsChanged = true
 		}
-	}
-}
-
-// restoreOut marks at start the sources folded rms withdrew in earlier runs (after
-// the replay, before the queue is resumed), but those the sites have again and those
-// the store shows ended (withdrawn, failed) or does not have. Caller holds
-// e.steer.mu.
-func (e *Engine) restoreOut() {
-	r := &e.steer
-	if data, err := e.st.GetMeta(SteeringOutMeta); err == nil && len(data) > 0 {
-		var list []string
-		if err := json.Unmarshal(data, &list); err != nil {
-			e.logf(LevelWarn, 0, "", "withdrawn sources of an earlier run unreadable, ignored: %v", err)
-		}
-		for _, u := range list {
-			if r.outs == nil {
-				r.outs = map[string]bool{}
-			}
-			r.outs[u] = true
-		}
-	}
-	if len(r.outs) == 0 {
-		return
-	}
-	book := e.sites.Load()
-	var cands []string
-	for u := range r.outs {
-		if !book.IsSource(u) {
-			cands = append(cands, u)
-		}
-	}
-	rows, err := e.st.URLStates(cands)
-	if err != nil {
-		e.logf(LevelWarn, 0, "", "withdrawn sources: store: %v (kept withdrawn)", err)
-		rows = nil
-		for _, u := range cands {
-			rows = append(rows, store.URL{URL: u})
-		}
-	}
-	kept := map[string]bool{}
-	marks := map[string]uint64{}
-	for _, row := range rows {
-		if row.State == store.Failed || row.State == store.Processed && row.ErrKind == SkipSteeredOut {
-			continue // ended: nothing brings it back but its source added back
-		}
-		kept[row.URL] = true
-		marks[row.URL] = 0
-	}
-	r.outsChanged = r.outsChanged || len(kept) != len(r.outs)
-	r.outs = kept
-	e.mu.Lock()
-	e.markOut(marks)
-	e.mu.Unlock()
-}
-
-// saveOut writes the withdrawn sources when they changed. Caller holds e.steer.mu.
-func (e *Engine) saveOut() {
-	r := &e.steer
-	if !r.outsChanged {
-		return
-	}
-	list := make([]string, 0, len(r.outs))
-	for u := range r.outs {
-		list = append(list, u)
-	}
-	slices.Sort(list)
-	if data, err := json.Marshal(list); err == nil {
-		e.st.SetMeta(SteeringOutMeta, data)
-		r.outsChanged = false
 	}
 }

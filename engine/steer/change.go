@@ -1,32 +1,36 @@
-package engine
+// Package steer is live steering: seeds, sites, keywords and budgets change while
+// the crawl runs — a breaking story needs a new keyword now, not after a restart.
+//
+// One Change value is one change; the console's ":" commands and `crawlconsole ctl`
+// both parse the same words with Parse and hand the result to the engine's
+// Control.Steer, so a script says exactly what an operator types. A Steerer makes
+// each change over the Crawl port (what steering needs of the crawl: its site book,
+// its store's meta table, its queue and budgets), keeps it in the store (meta key
+// Meta) folded as the list grows (Log), and replays the list over the config at the
+// next start.
+package steer
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"strconv"
 	"strings"
 	"time"
-)
 
-// Live steering: seeds, sites, keywords and budgets change while the
-// crawl runs — a breaking story needs a new keyword now, not after a restart. One
-// Steer value is one change; the console's ":" commands and `crawlconsole ctl` both
-// parse the same words with ParseSteer and hand the result to Control.Steer, so a
-// script says exactly what an operator types. Changes are kept in the store (meta
-// key SteeringMeta) and replayed over the config at the next start.
+	"github.com/crawlconsole/crawlconsole/engine/config"
+)
 
 // Steering operations: the words of the command that makes the change.
 const (
-	SteerSeedAdd    = "seed add"    // seed add URL
-	SteerSiteAdd    = "site add"    // site add news URL [KEYWORD...] | site add social NAME SEARCH-TEMPLATE [KEYWORD...]
-	SteerSiteRm     = "site rm"     // site rm NAME (what the site holds is kept)
-	SteerKeywordAdd = "keyword add" // keyword add SITE WORD...
-	SteerKeywordRm  = "keyword rm"  // keyword rm SITE WORD...
-	SteerBudget     = "budget"      // budget SITE N [round|total] | budget host HOST N [round|total] (0 = no cap)
+	SeedAdd    = "seed add"    // seed add URL
+	SiteAdd    = "site add"    // site add news URL [KEYWORD...] | site add social NAME SEARCH-TEMPLATE [KEYWORD...]
+	SiteRm     = "site rm"     // site rm NAME (what the site holds is kept)
+	KeywordAdd = "keyword add" // keyword add SITE WORD...
+	KeywordRm  = "keyword rm"  // keyword rm SITE WORD...
+	Budget     = "budget"      // budget SITE N [round|total] | budget host HOST N [round|total] (0 = no cap)
 )
 
-// Budget spans: what a :budget counts its pages over (Steer.Per).
+// Budget spans: what a :budget counts its pages over (Change.Per).
 const (
 	BudgetRound = "round" // pages per round (the default)
 	BudgetTotal = "total" // pages over the whole crawl, earlier runs included
@@ -36,8 +40,8 @@ const (
 // "host" still has its own: "budget host N" (the count follows the name).
 const budgetHostWord = "host"
 
-// SteerUsage lists the steering commands as typed, for help and usage errors.
-var SteerUsage = []string{
+// Usage lists the steering commands as typed, for help and usage errors.
+var Usage = []string{
 	"seed add URL",
 	"site add news URL [KEYWORD...]",
 	"site add social NAME SEARCH-TEMPLATE [KEYWORD...]",
@@ -48,9 +52,9 @@ var SteerUsage = []string{
 	"budget host HOST N [round|total]",
 }
 
-// Steer is one live steering change.
-type Steer struct {
-	Op       string    `json:"op"`                 // one of the Steer* operations
+// Change is one live steering change.
+type Change struct {
+	Op       string    `json:"op"`                 // one of the operations above
 	URL      string    `json:"url,omitempty"`      // seed add; a news site's entry
 	Site     string    `json:"site,omitempty"`     // the site's name (social add, rm, keyword, a site's budget)
 	Host     string    `json:"host,omitempty"`     // budget host: the host it caps
@@ -63,25 +67,25 @@ type Steer struct {
 }
 
 // String gives the change back as the command that makes it.
-func (s Steer) String() string {
+func (s Change) String() string {
 	w := []string{s.Op}
 	switch s.Op {
-	case SteerSeedAdd:
+	case SeedAdd:
 		w = append(w, s.URL)
-	case SteerSiteAdd:
+	case SiteAdd:
 		w = append(w, s.Kind)
-		if s.Kind == SiteSocial {
+		if s.Kind == config.SiteSocial {
 			w = append(w, s.Site, s.Search)
 		} else {
 			w = append(w, s.URL)
 		}
 		w = append(w, s.Keywords...)
-	case SteerSiteRm:
+	case SiteRm:
 		w = append(w, s.Site)
-	case SteerKeywordAdd, SteerKeywordRm:
+	case KeywordAdd, KeywordRm:
 		w = append(w, s.Site)
 		w = append(w, s.Keywords...)
-	case SteerBudget:
+	case Budget:
 		if s.Host != "" {
 			w = append(w, budgetHostWord, s.Host)
 		} else {
@@ -95,91 +99,91 @@ func (s Steer) String() string {
 	return strings.Join(w, " ")
 }
 
-// ParseSteer reads a steering command given as words ("site", "add", "news", URL,
+// Parse reads a steering command given as words ("site", "add", "news", URL,
 // ...): the words after ":" in the console, or after `crawlconsole ctl`. The error
 // names what was wrong and shows the form expected.
-func ParseSteer(words []string) (Steer, error) {
+func Parse(words []string) (Change, error) {
 	if len(words) == 0 {
-		return Steer{}, fmt.Errorf("no steering command (one of: %s)", strings.Join(SteerUsage, " | "))
+		return Change{}, fmt.Errorf("no steering command (one of: %s)", strings.Join(Usage, " | "))
 	}
 	usage := func(form string) error { return fmt.Errorf("usage: %s", form) }
 	op := words[0]
 	rest := words[1:]
-	if op != SteerBudget {
+	if op != Budget {
 		if len(words) < 2 {
-			return Steer{}, fmt.Errorf("unknown steering command %q (one of: %s)", op, strings.Join(SteerUsage, " | "))
+			return Change{}, fmt.Errorf("unknown steering command %q (one of: %s)", op, strings.Join(Usage, " | "))
 		}
 		op, rest = words[0]+" "+words[1], words[2:]
 	}
 	switch op {
-	case SteerSeedAdd:
+	case SeedAdd:
 		if len(rest) != 1 {
-			return Steer{}, usage(SteerUsage[0])
+			return Change{}, usage(Usage[0])
 		}
-		return Steer{Op: op, URL: rest[0]}, nil
-	case SteerSiteAdd:
+		return Change{Op: op, URL: rest[0]}, nil
+	case SiteAdd:
 		if len(rest) == 0 {
-			return Steer{}, usage(SteerUsage[1] + " | " + SteerUsage[2])
+			return Change{}, usage(Usage[1] + " | " + Usage[2])
 		}
 		switch rest[0] {
-		case SiteNews:
+		case config.SiteNews:
 			if len(rest) < 2 {
-				return Steer{}, usage(SteerUsage[1])
+				return Change{}, usage(Usage[1])
 			}
-			return Steer{Op: op, Kind: SiteNews, URL: rest[1], Keywords: rest[2:]}, nil
-		case SiteSocial:
+			return Change{Op: op, Kind: config.SiteNews, URL: rest[1], Keywords: rest[2:]}, nil
+		case config.SiteSocial:
 			if len(rest) < 3 {
-				return Steer{}, usage(SteerUsage[2])
+				return Change{}, usage(Usage[2])
 			}
-			return Steer{Op: op, Kind: SiteSocial, Site: rest[1], Search: rest[2], Keywords: rest[3:]}, nil
+			return Change{Op: op, Kind: config.SiteSocial, Site: rest[1], Search: rest[2], Keywords: rest[3:]}, nil
 		}
-		return Steer{}, fmt.Errorf("site kind must be %q or %q, got %q", SiteNews, SiteSocial, rest[0])
-	case SteerSiteRm:
+		return Change{}, fmt.Errorf("site kind must be %q or %q, got %q", config.SiteNews, config.SiteSocial, rest[0])
+	case SiteRm:
 		if len(rest) != 1 {
-			return Steer{}, usage(SteerUsage[3])
+			return Change{}, usage(Usage[3])
 		}
-		return Steer{Op: op, Site: rest[0]}, nil
-	case SteerKeywordAdd, SteerKeywordRm:
+		return Change{Op: op, Site: rest[0]}, nil
+	case KeywordAdd, KeywordRm:
 		if len(rest) < 2 {
-			if op == SteerKeywordAdd {
-				return Steer{}, usage(SteerUsage[4])
+			if op == KeywordAdd {
+				return Change{}, usage(Usage[4])
 			}
-			return Steer{}, usage(SteerUsage[5])
+			return Change{}, usage(Usage[5])
 		}
 		// The words after the site are one keyword: "storm surge" is typed unquoted.
-		return Steer{Op: op, Site: rest[0], Keywords: []string{strings.Join(rest[1:], " ")}}, nil
-	case SteerBudget:
+		return Change{Op: op, Site: rest[0], Keywords: []string{strings.Join(rest[1:], " ")}}, nil
+	case Budget:
 		return parseBudget(rest)
 	}
-	return Steer{}, fmt.Errorf("unknown steering command %q (one of: %s)", op, strings.Join(SteerUsage, " | "))
+	return Change{}, fmt.Errorf("unknown steering command %q (one of: %s)", op, strings.Join(Usage, " | "))
 }
 
 // parseBudget reads the words after "budget": SITE N [round|total], or host HOST N
 // [round|total]. "host N [round|total]" is the budget of a site named host; any
 // other words after "host" name a host.
-func parseBudget(rest []string) (Steer, error) {
-	s := Steer{Op: SteerBudget}
-	form := SteerUsage[6]
+func parseBudget(rest []string) (Change, error) {
+	s := Change{Op: Budget}
+	form := Usage[6]
 	siteHost := len(rest) >= 2 && isCount(rest[1]) && (len(rest) == 2 || len(rest) == 3 && (rest[2] == BudgetRound || rest[2] == BudgetTotal))
 	switch {
 	case len(rest) >= 2 && rest[0] == budgetHostWord && !siteHost:
-		host, err := budgetHost(rest[1])
+		host, err := BudgetHost(rest[1])
 		if err != nil {
-			return Steer{}, err
+			return Change{}, err
 		}
-		s.Host, rest, form = host, rest[2:], SteerUsage[7]
+		s.Host, rest, form = host, rest[2:], Usage[7]
 		if len(rest) == 0 {
-			return Steer{}, fmt.Errorf("budget host %s: the page count is missing; usage: %s", host, form)
+			return Change{}, fmt.Errorf("budget host %s: the page count is missing; usage: %s", host, form)
 		}
 	case len(rest) >= 1:
 		s.Site, rest = rest[0], rest[1:]
 	}
 	if len(rest) < 1 || len(rest) > 2 {
-		return Steer{}, fmt.Errorf("usage: %s | %s", SteerUsage[6], SteerUsage[7])
+		return Change{}, fmt.Errorf("usage: %s | %s", Usage[6], Usage[7])
 	}
 	n, err := strconv.Atoi(rest[0])
 	if err != nil || n < 0 {
-		return Steer{}, fmt.Errorf("budget: %q is not a page count (a whole number >= 0; 0 removes the cap); usage: %s", rest[0], form)
+		return Change{}, fmt.Errorf("budget: %q is not a page count (a whole number >= 0; 0 removes the cap); usage: %s", rest[0], form)
 	}
 	s.N = n
 	if len(rest) == 2 {
@@ -188,7 +192,7 @@ func parseBudget(rest []string) (Steer, error) {
 		case BudgetTotal:
 			s.Per = BudgetTotal
 		default:
-			return Steer{}, fmt.Errorf("budget: %q after the count must be %q (pages per round, the default) or %q (pages over the whole crawl); usage: %s", rest[1], BudgetRound, BudgetTotal, form)
+			return Change{}, fmt.Errorf("budget: %q after the count must be %q (pages per round, the default) or %q (pages over the whole crawl); usage: %s", rest[1], BudgetRound, BudgetTotal, form)
 		}
 	}
 	return s, nil
@@ -199,10 +203,10 @@ func isCount(w string) bool {
 	return err == nil
 }
 
-// budgetHost checks a host name given to "budget host": budgets count a host's pages
+// BudgetHost checks a host name given to "budget host": budgets count a host's pages
 // whatever the port or scheme (frontier.Task.Host), so a URL or a port is refused
 // rather than silently cut.
-func budgetHost(h string) (string, error) {
+func BudgetHost(h string) (string, error) {
 	if strings.Contains(h, "/") {
 		return "", fmt.Errorf("budget host: %q is a URL; give the host name alone (e.g. www.example.com)", h)
 	}
@@ -215,6 +219,3 @@ func budgetHost(h string) (string, error) {
 	}
 	return h, nil
 }
-
-// errSteerWorker is a worker's answer: its master owns the sites and the store.
-var errSteerWorker = errors.New("steering changes are made on the master of a distributed crawl (crawlconsole ctl --attach URL ...)")

@@ -1,0 +1,272 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"net/url"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/engine/sites"
+	"github.com/crawlconsole/crawlconsole/engine/steer"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// errSteerWorker is a worker's answer: its master owns the sites and the store.
+var errSteerWorker = errors.New("steering changes are made on the master of a distributed crawl (crawlconsole ctl --attach URL ...)")
+
+// Steer implements Control: it makes one change while the crawl runs (steer.Steerer),
+// keeps it in the store, and says what happened. Nothing changes when it returns an
+// error.
+func (e *Engine) Steer(s Steer) (string, error) {
+	if e.st == nil {
+		return "", errSteerWorker
+	}
+	e.mu.Lock()
+	state := e.state
+	e.mu.Unlock()
+	if state != StateRunning && state != StatePaused {
+		return "", fmt.Errorf("%s: the crawl is not running", s.Op)
+	}
+	return e.steer.Apply(s)
+}
+
+// steerPort is the engine as the crawl live steering changes (steer.Crawl): its site
+// book, its store's meta table, its queue, its withdrawals and its budgets.
+type steerPort struct{ e *Engine }
+
+var _ steer.Crawl = steerPort{}
+
+func (p steerPort) Sites() *sites.Book     { return p.e.sites.Load() }
+func (p steerPort) SetSites(b *sites.Book) { p.e.sites.Store(b) }
+func (p steerPort) Now() time.Time         { return p.e.now() }
+
+func (p steerPort) Logf(level Level, format string, args ...any) {
+	p.e.logf(level, 0, "", format, args...)
+}
+
+func (p steerPort) Kept(level Level, format string, args ...any) { p.e.logKept(level, format, args...) }
+
+func (p steerPort) Meta(key string) ([]byte, error) { return p.e.st.GetMeta(key) }
+func (p steerPort) SetMeta(key string, data []byte) { p.e.st.SetMeta(key, data) }
+func (p steerPort) CheckTarget(raw string) error    { return p.e.checkTarget(raw) }
+func (p steerPort) AddScope(u string)               { p.e.scope.AddSeed(u) }
+func (p steerPort) StartRounds()                    { p.e.startRounds() }
+
+func (p steerPort) QueueSources(items []revisit.Item) int { return p.e.queueSources(items, p.e.now()) }
+func (p steerPort) KeepSources(items []revisit.Item)      { p.e.keepSources(items) }
+func (p steerPort) Withdraw(items []revisit.Item) int     { return p.e.withdraw(items) }
+
+func (p steerPort) RestoreDiscovery(domain string, live bool) { p.e.restoreDiscovery(domain, live) }
+func (p steerPort) WithdrawDiscovery(domain string, live bool) int {
+	return p.e.withdrawDiscovery(domain, live)
+}
+
+func (p steerPort) MarkOut(urls []string) {
+	m := make(map[string]uint64, len(urls))
+	for _, u := range urls {
+		m[u] = 0
+	}
+	p.e.mu.Lock()
+	p.e.markOut(m)
+	p.e.mu.Unlock()
+}
+
+// Unended reads the store: a URL it does not have, or has ended (failed, or
+// withdrawn by steering), is left out.
+func (p steerPort) Unended(urls []string) ([]string, error) {
+	rows, err := p.e.st.URLStates(urls)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, row := range rows {
+		if row.State == store.Failed || row.State == store.Processed && row.ErrKind == SkipSteeredOut {
+			continue // ended: nothing brings it back but its source added back
+		}
+		out = append(out, row.URL)
+	}
+	return out, nil
+}
+
+func (p steerPort) SetSiteBudget(site string, n int) {
+	p.e.mu.Lock()
+	p.e.budget.siteRound[site] = n
+	p.e.mu.Unlock()
+}
+
+// SetBudget sets one budget (budget.go). Raising one brings back at once the URLs it
+// may have held: this run's, and for a total budget those earlier runs parked (in
+// the store only). Lowering one recalls what the queues hold of it, handed out
+// before, to count it again.
+func (p steerPort) SetBudget(c steer.Cap, n int, live bool) (back, recalled int, err error) {
+	e := p.e
+	key := budgetKey{host: c.Host, name: c.Name, total: c.Total}
+	e.mu.Lock()
+	readTotals := live && key.total && n > 0 && !e.budget.totalsRead
+	e.mu.Unlock()
+	if readTotals {
+		// The first total budget of this run: it counts what earlier runs fetched too
+		// (at start, restoreSiteCounts reads them after the replay).
+		if err := e.readBudgetTotals(); err != nil {
+			return 0, 0, fmt.Errorf("budget: earlier runs' page counts unreadable: %v; budget unchanged", err)
+		}
+	}
+	e.mu.Lock()
+	old := e.budget.set(key, n)
+	lift := n == 0 || old > 0 && n > old
+	var held []string
+	if lift {
+		held = e.budget.unpark(key)
+	}
+	e.mu.Unlock()
+	e.flushDeferred() // their deferral is written before it is undone
+	if live && !lift {
+		recalled = e.recallOver(key) // what queues hold, handed out before, is counted again
+	}
+	if lift && live && key.total {
+		// A total budget's URLs stay parked across restarts: those of earlier runs
+		// are in the store only.
+		earlier, err := e.parkedInStore(key)
+		if err != nil {
+			e.logf(LevelWarn, 0, "", "budget: URLs parked by earlier runs not read (%v): they come back at their deferral's end", err)
+		}
+		held = appendNew(held, earlier)
+	}
+	now := e.now()
+	for _, u := range held {
+		e.st.Defer(u, now) // due now: requeueDeferred brings it back
+	}
+	return len(held), recalled, nil
+}
+
+// QueueSeed queues an operator's new seed (normalised, checked) as its lane's next
+// fetch, unless the crawl has it already.
+func (p steerPort) QueueSeed(n string) error {
+	e := p.e
+	early := !e.opts.SteerBaseline // on the board at once, as a new search (early.go)
+	if early {
+		e.reserveEarly([]string{n})
+	}
+	if err := e.st.Flush(); err != nil && !errors.Is(err, store.ErrClosed) {
+		e.dropEarly([]string{n})
+		return fmt.Errorf("seed add: store: %v", err)
+	}
+	if row, err := e.st.URLState(n); err == nil {
+		e.dropEarly([]string{n})
+		return fmt.Errorf("seed add: %s is already in this crawl (%s); nothing queued", n, row.State)
+	} else if !errors.Is(err, store.ErrNotFound) {
+		e.dropEarly([]string{n})
+		return fmt.Errorf("seed add: store: %v", err)
+	}
+	e.scope.AddSeed(n)
+	fresh := []store.URL{e.linkRecord(n, 0, 0)}
+	if early {
+		fresh = e.settleEarly([]string{n}, fresh) // empty: a link to it was queued meanwhile
+	}
+	e.mu.Lock()
+	if e.steered.urgent == nil {
+		e.steered.urgent = map[string]bool{}
+	}
+	e.steered.urgent[n] = true // the operator's seed is its lane's next fetch, as a new search is
+	e.mu.Unlock()
+	e.dedupe.CheckURLs([]string{n})
+	e.submit(fresh, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
+	if early {
+		e.placeEarly(fresh)
+	}
+	return nil
+}
+
+// queueSources queues entry and search URLs now (M3): new ones through the store,
+// known ones back to the queue. It returns how many went.
+func (e *Engine) queueSources(items []revisit.Item, now time.Time) int {
+	// No Flush first: a source whose insert is still in the writer's batch reads as
+	// new here, and the store's unique index ignores it (INSERT OR IGNORE); waiting
+	// for the batch would only delay the operator's new search. The new ones go on
+	// the board at once (early.go).
+	early := !e.opts.SteerBaseline
+	urls := make([]string, len(items))
+	for i, it := range items {
+		urls[i] = it.URL
+	}
+	if early {
+		e.reserveEarly(urls)
+	}
+	fresh, again, err := e.splitSources(items)
+	if err != nil {
+		if early {
+			e.dropEarly(urls)
+		}
+		e.logf(LevelError, 0, "", "steering: %v", err)
+		return 0
+	}
+	if early {
+		fresh = e.settleEarly(urls, fresh)
+	}
+	seen := make([]string, len(fresh))
+	for i, r := range fresh {
+		seen[i] = r.URL
+	}
+	e.mu.Lock()
+	if e.steered.urgent == nil {
+		e.steered.urgent = map[string]bool{}
+	}
+	for _, it := range items {
+		e.steered.urgent[it.URL] = true
+	}
+	e.mu.Unlock()
+	e.dedupe.CheckURLs(seen)
+	e.submit(fresh, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
+	if early {
+		e.placeEarly(fresh)
+	}
+	n, err := e.requeue(again, now, true)
+	if err != nil {
+		e.logf(LevelWarn, 0, "", "steering: %v", err)
+	}
+	return len(fresh) + n
+}
+
+// checkTarget applies the SSRF policy (fetch.Guard) to a URL's host before it is
+// queued, so an operator learns at once that a seed on a private address will never
+// be fetched. The dialer checks again on every connection.
+func (e *Engine) checkTarget(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Hostname() == "" {
+		return fmt.Errorf("%q has no host", raw)
+	}
+	host := u.Hostname()
+	if a, err := netip.ParseAddr(host); err == nil {
+		return e.guard.Check(host, a.Unmap())
+	}
+	var r fetch.Resolver
+	switch {
+	case e.dns != nil:
+		r = e.dns
+	case e.opts.Resolver != nil:
+		r = e.opts.Resolver
+	case host == "localhost":
+		return e.guard.Check(host, netip.MustParseAddr("127.0.0.1"))
+	default:
+		// A master resolves nothing itself: its workers' DNS caches (and their
+		// dialers' guard, on every connection) do. A name on a private address is
+		// then refused at its fetch, counted as ssrf_blocked.
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(e.ctx, 5*time.Second)
+	defer cancel()
+	addrs, err := r.LookupAddrs(ctx, host)
+	if err != nil {
+		return fmt.Errorf("%s does not resolve (%v): check the name", host, err)
+	}
+	for _, a := range addrs {
+		if err := e.guard.Check(host, a.Unmap()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
