@@ -231,7 +231,7 @@ func (e *Engine) Start() error {
 	e.startedAt = e.now()
 	e.state = StateRunning
 	e.mu.Unlock()
-	for _, w := range e.opts.EtiquetteWarnings() {
+	for _, w := range append(e.opts.EtiquetteWarnings(), e.opts.SiteWarnings()...) {
 		e.logf(LevelWarn, 0, "", "%s", w)
 	}
 	if e.st != nil {

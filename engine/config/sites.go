@@ -57,7 +57,16 @@ type SiteOptions struct {
 	// Budget is the site's page budget per round (0: budgets.site_round); the
 	// console's :budget changes it while the crawl runs.
 	Budget int `yaml:"budget"`
+	// Hosts are the hosts the site covers besides its entry's (or search
+	// template's): a host name (live.harbor-times.com), or *.NAME for every host
+	// under NAME (not NAME itself). The most specific match wins: a host named,
+	// then the longest *.NAME, then the rest of a registered domain that only this
+	// site is declared on. No two sites may name the same host or pattern.
+	Hosts []string `yaml:"hosts"`
 }
+
+// maxSiteHosts bounds a site's host list (a config is read in bounded memory).
+const maxSiteHosts = 10_000
 
 // RoundOptions configures crawl rounds (M3, seed 003): each round queues the sites'
 // entry and search URLs again, and at its end stores its results in one batch and
@@ -126,6 +135,51 @@ func (s *SiteOptions) Domain() string {
 	return frontier.Site(u.Hostname())
 }
 
+// Host is the host of the site's entry (news) or search template (social), in
+// lower case; "" when it has neither.
+func (s *SiteOptions) Host() string {
+	raw := s.Entry
+	if s.Kind == SiteSocial {
+		raw = SearchURL(s.Search, "x", 1)
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(u.Hostname())
+}
+
+// HostPatterns are the hosts and *.NAME patterns the site names: its entry's or
+// search's host, then its hosts list, in lower case.
+func (s *SiteOptions) HostPatterns() []string {
+	var out []string
+	if h := s.Host(); h != "" {
+		out = append(out, h)
+	}
+	for _, h := range s.Hosts {
+		if h = strings.ToLower(strings.TrimSpace(h)); h != "" && !slices.Contains(out, h) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// checkHostPattern says why p is neither a host name nor *.NAME.
+func checkHostPattern(p string) error {
+	name := strings.TrimPrefix(p, "*.")
+	switch {
+	case strings.TrimSpace(p) == "":
+		return fmt.Errorf("an empty host")
+	case strings.ContainsAny(name, "*/:@?# \t"):
+		return fmt.Errorf("host %q is not a host name or *.NAME (no scheme, port, path or inner *)", p)
+	case strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".") || strings.Contains(name, ".."):
+		return fmt.Errorf("host %q has an empty label", p)
+	case len(name) > 253:
+		return fmt.Errorf("host %q is longer than a DNS name (253)", p[:40]+"...")
+	}
+	return nil
+}
+
 // ValidateSites reports the first unusable keyword, round or site entry, naming it
 // (a site by index and name): the part of Validate a site added at run time must
 // pass too.
@@ -142,6 +196,8 @@ func (o *Options) ValidateSites() error {
 		return fmt.Errorf("rounds.pages_per_ip must be >= 0 (0 = unknown), got %d", o.Rounds.PagesPerIP)
 	}
 	names := map[string]int{}
+	hosts := map[string]int{}   // host or pattern -> the site naming it
+	listed := map[string]bool{} // named in a hosts list (an entry's host may be shared, see SiteWarnings)
 	for i := range o.Sites {
 		s := &o.Sites[i]
 		bad := func(format string, args ...any) error {
@@ -198,8 +254,54 @@ func (o *Options) ValidateSites() error {
 		default:
 			return bad("kind must be %q or %q, got %q", SiteNews, SiteSocial, s.Kind)
 		}
+		if len(s.Hosts) > maxSiteHosts {
+			return bad("%d hosts, more than %d (use *.NAME patterns)", len(s.Hosts), maxSiteHosts)
+		}
+		for _, h := range s.Hosts {
+			if err := checkHostPattern(strings.TrimSpace(h)); err != nil {
+				return bad("hosts: %v", err)
+			}
+		}
+		// A host listed by two sites would merge them (its pages counted, dealt and
+		// budgeted as one site's): refused, not decided silently. Two sites whose
+		// entries share a host (sections of one site) are warned of (SiteWarnings).
+		for _, h := range s.Hosts {
+			h = strings.ToLower(strings.TrimSpace(h))
+			if j, taken := hosts[h]; taken && j != i {
+				return bad("hosts: %q is named by sites[%d] (name %q) too: two sites cannot share a host", h, j, o.Sites[j].Name)
+			}
+			hosts[h], listed[h] = i, true
+		}
+		if h := s.Host(); h != "" {
+			if j, taken := hosts[h]; taken && j != i && listed[h] {
+				return bad("its entry's host %q is listed in the hosts of sites[%d] (name %q): two sites cannot share a host", h, j, o.Sites[j].Name)
+			} else if !taken {
+				hosts[h] = i
+			}
+		}
 	}
 	return nil
+}
+
+// SiteWarnings name the hosts two declared sites' entries (or searches) share: the
+// pages of such a host count for the site declared first, the other gets none of
+// them but its entry's; said at start, never decided silently.
+func (o *Options) SiteWarnings() []string {
+	var out []string
+	first := map[string]int{}
+	for i := range o.Sites {
+		h := o.Sites[i].Host()
+		if h == "" {
+			continue
+		}
+		if j, taken := first[h]; taken {
+			out = append(out, fmt.Sprintf("sites %q and %q are both on host %s: its pages count for %q (declared first); give each its own entry host or a hosts list to tell them apart",
+				o.Sites[j].Name, o.Sites[i].Name, h, o.Sites[j].Name))
+			continue
+		}
+		first[h] = i
+	}
+	return out
 }
 
 // checkSiteURL says why raw is not an absolute http(s) URL with a host.

@@ -24,8 +24,17 @@ type Book struct {
 	dropped  map[string][]string // site name -> shared keywords taken off it (:keyword rm)
 	keywords map[string][]string // site name -> resolved keywords
 	byName   map[string]*config.SiteOptions
-	byDomain map[string]*config.SiteOptions // registered domain -> site
+	byDomain map[string]*config.SiteOptions // registered domain -> the first site declared on it
+	byHost   map[string]*config.SiteOptions // host named by a site (entry, search, hosts)
+	wild     []wildcard                     // *.NAME patterns, longest NAME first
+	rest     map[string]*config.SiteOptions // registered domain -> the one site declared on it
 	isSource map[string]bool                // entry and search URLs (normalised)
+}
+
+// wildcard is a site's *.NAME pattern: suffix is ".NAME".
+type wildcard struct {
+	suffix string
+	site   *config.SiteOptions
 }
 
 // FromOptions indexes the validated sites and shared keywords of o.
@@ -34,7 +43,9 @@ func FromOptions(o *config.Options) *Book { return New(o.Sites, o.Keywords, nil)
 // New indexes sites with the shared keywords, less those dropped per site.
 func New(sites []config.SiteOptions, shared []string, dropped map[string][]string) *Book {
 	b := &Book{sites: sites, shared: shared, dropped: dropped, keywords: map[string][]string{},
-		byName: map[string]*config.SiteOptions{}, byDomain: map[string]*config.SiteOptions{}, isSource: map[string]bool{}}
+		byName: map[string]*config.SiteOptions{}, byDomain: map[string]*config.SiteOptions{}, byHost: map[string]*config.SiteOptions{},
+		rest: map[string]*config.SiteOptions{}, isSource: map[string]bool{}}
+	common := map[string]bool{} // registered domains more than one site is declared on
 	for i := range b.sites {
 		s := &b.sites[i]
 		b.byName[s.Name] = s
@@ -42,9 +53,23 @@ func New(sites []config.SiteOptions, shared []string, dropped map[string][]strin
 		if d := s.Domain(); d != "" {
 			if _, taken := b.byDomain[d]; !taken {
 				b.byDomain[d] = s
+				b.rest[d] = s
+			} else {
+				common[d] = true
+			}
+		}
+		for _, p := range s.HostPatterns() {
+			if suffix, ok := strings.CutPrefix(p, "*"); ok {
+				b.wild = append(b.wild, wildcard{suffix: suffix, site: s})
+			} else if _, taken := b.byHost[p]; !taken { // Validate refuses a host named twice
+				b.byHost[p] = s
 			}
 		}
 	}
+	for d := range common {
+		delete(b.rest, d) // no one site holds the rest of a domain sites share
+	}
+	slices.SortStableFunc(b.wild, func(x, y wildcard) int { return len(y.suffix) - len(x.suffix) })
 	for _, it := range b.Sources() {
 		b.isSource[it.URL] = true
 	}
@@ -99,12 +124,26 @@ func (b *Book) Declare(c *revisit.Classifier) {
 	}
 }
 
-// SiteOf returns the declared site host belongs to (by registered domain), or nil.
+// SiteOf returns the declared site host belongs to, or nil (the host's registered
+// domain is then its site). The most specific declaration wins: a site naming the
+// host (its entry's or search's host, or its hosts list), then the one with the
+// longest *.NAME matching it, then the one site declared on the host's registered
+// domain. Sites that share a registered domain each hold only the hosts they name,
+// so nine sites under one organisation's domain stay nine sites.
 func (b *Book) SiteOf(host string) *config.SiteOptions {
-	if b == nil || len(b.byDomain) == 0 {
+	if b == nil || len(b.byName) == 0 {
 		return nil
 	}
-	return b.byDomain[frontier.Site(strings.ToLower(host))]
+	host = strings.ToLower(host)
+	if s := b.byHost[host]; s != nil {
+		return s
+	}
+	for _, w := range b.wild {
+		if strings.HasSuffix(host, w.suffix) {
+			return w.site
+		}
+	}
+	return b.rest[frontier.Site(host)]
 }
 
 // Sources are the URLs a round starts from (M3): every news site's entry, and every

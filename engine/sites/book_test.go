@@ -1,0 +1,61 @@
+package sites
+
+import (
+	"testing"
+
+	"github.com/crawlconsole/crawlconsole/engine/config"
+)
+
+// A site is what the operator declares. Nine news sites on the www., news. and
+// blog. hosts of three subdomains of one organisation's domain stay nine sites (they
+// used to be one, the first declared, which the master then dealt to one worker); a
+// host none of them names is no one's (its registered domain is its site); a site
+// alone on its registered domain covers the rest of it; a *.NAME pattern covers the
+// hosts under NAME, and the longest pattern wins over a shorter one.
+func TestSiteOfTakesTheMostSpecificDeclaration(t *testing.T) {
+	t.Parallel()
+	var list []config.SiteOptions
+	for _, sub := range []string{"a", "b", "c"} {
+		for _, h := range []string{"www", "news", "blog"} {
+			list = append(list, config.SiteOptions{Name: h + "-" + sub, Kind: config.SiteNews, Entry: "https://" + h + "." + sub + ".example.com/"})
+		}
+	}
+	list = append(list,
+		config.SiteOptions{Name: "harbor", Kind: config.SiteNews, Entry: "https://harbor-times.com/"},
+		config.SiteOptions{Name: "static", Kind: config.SiteNews, Entry: "https://www.static.example.org/",
+			Hosts: []string{"*.static.example.org", "Media.Example.net"}},
+		config.SiteOptions{Name: "img", Kind: config.SiteNews, Entry: "https://img.static.example.org/",
+			Hosts: []string{"*.img.static.example.org"}},
+		config.SiteOptions{Name: "chirp", Kind: config.SiteSocial, Search: "https://chirp.example/search?q={keyword}&page={page}", Keywords: []string{"flood"}},
+	)
+	o := config.DefaultOptions()
+	o.Sites = list
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	b := FromOptions(&o)
+	for _, tc := range []struct{ host, want string }{
+		{"www.a.example.com", "www-a"},
+		{"news.b.example.com", "news-b"},
+		{"BLOG.C.example.com", "blog-c"},
+		{"img.a.example.com", ""}, // under a domain nine sites share, named by none
+		{"example.com", ""},
+		{"harbor-times.com", "harbor"},
+		{"live.harbor-times.com", "harbor"}, // the rest of the domain only harbor is on
+		{"cdn.static.example.org", "static"},
+		{"media.example.net", "static"},
+		{"img.static.example.org", "img"},   // its entry's host, over static's *.static.example.org
+		{"x.img.static.example.org", "img"}, // the longer pattern wins
+		{"static.example.org", ""},          // *.NAME is not NAME, and static and img share example.org
+		{"chirp.example", "chirp"},          // a social site's search host
+		{"elsewhere.test", ""},
+	} {
+		got := ""
+		if s := b.SiteOf(tc.host); s != nil {
+			got = s.Name
+		}
+		if got != tc.want {
+			t.Errorf("SiteOf(%q) = %q, want %q", tc.host, got, tc.want)
+		}
+	}
+}
