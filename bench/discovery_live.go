@@ -277,6 +277,7 @@ func discLiveOptions(l discLive, sb *sandbox.Sandbox, crawl string, budget float
 	d := o.Discovery
 	d.Probe = engine.ProbeAll
 	d.MinPoll, d.MaxPoll = discLiveReal(l, d.MinPoll), discLiveReal(l, d.MaxPoll)
+	d.RateHalfLife = discLiveReal(l, d.RateHalfLife)
 	switch crawl {
 	case "entry_only":
 		d.Enabled = false

@@ -100,7 +100,7 @@ func newDiscovery(o DiscoveryOptions) *discovery {
 	budgeted := o.PollBudget > 0 || o.FetchBudget > 0
 	return &discovery{
 		tree:      discover.NewTree(),
-		poller:    &discover.Poller{MinInterval: o.MinPoll, MaxInterval: o.MaxPoll, Budget: o.PollBudget, FetchBudget: o.FetchBudget, KeepPace: budgeted},
+		poller:    &discover.Poller{MinInterval: o.MinPoll, MaxInterval: o.MaxPoll, RateHalfLife: o.RateHalfLife, Budget: o.PollBudget, FetchBudget: o.FetchBudget, KeepPace: budgeted},
 		cover:     &discover.Coverage{},
 		origins:   map[string]bool{},
 		cross:     map[string][]string{},

@@ -29,6 +29,12 @@ type DiscoveryOptions struct {
 	// (defaults 1m and 24h).
 	MinPoll time.Duration `yaml:"min_poll"`
 	MaxPoll time.Duration `yaml:"max_poll"`
+	// RateHalfLife is how fast a feed's or sitemap's learned publishing rate
+	// forgets (default 24h, discover.Poller.RateHalfLife): a newsroom's busy day
+	// shows at once and its weight halves every RateHalfLife, so a source that went
+	// quiet after a burst is read less within a day or two rather than for as long as
+	// the burst stays in its lifetime average.
+	RateHalfLife time.Duration `yaml:"rate_half_life"`
 	// PollBudget is how many feed and sitemap reads per hour the crawl may spend
 	// in all, split over them by the square-root rule (discover.Poller.Budget): the
 	// part of a fetch budget left after the articles. 0 (default): one read per new
@@ -61,7 +67,7 @@ const (
 // DefaultDiscovery is the discovery defaults: on, probing news sites, polls
 // between 1m and 24h, a feed's items followed off its site.
 func DefaultDiscovery() DiscoveryOptions {
-	return DiscoveryOptions{Enabled: true, Probe: ProbeNews, MinPoll: time.Minute, MaxPoll: 24 * time.Hour, FeedItemsOffSite: true}
+	return DiscoveryOptions{Enabled: true, Probe: ProbeNews, MinPoll: time.Minute, MaxPoll: 24 * time.Hour, RateHalfLife: 24 * time.Hour, FeedItemsOffSite: true}
 }
 
 func (o DiscoveryOptions) validate() error {
@@ -85,6 +91,9 @@ func (o DiscoveryOptions) validate() error {
 	}
 	if o.MinPoll < 0 || (o.MaxPoll > 0 && o.MaxPoll < o.MinPoll) {
 		return fmt.Errorf("discovery: need 0 <= min_poll <= max_poll, got %v..%v", o.MinPoll, o.MaxPoll)
+	}
+	if o.RateHalfLife < 0 {
+		return fmt.Errorf("discovery: rate_half_life must not be negative, got %v (0: the default, 24h)", o.RateHalfLife)
 	}
 	return nil
 }
