@@ -83,6 +83,14 @@ func (w *hubWeb) count(i int) int {
 	return w.served[w.host(i)]
 }
 
+// servedOn is the pages served for a host name (a name resolved to one of the
+// web's addresses).
+func (w *hubWeb) servedOn(host string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.served[host]
+}
+
 // host is the i-th host's name, without its port.
 func (w *hubWeb) host(i int) string { return strings.Split(w.hosts[i], ":")[0] }
 

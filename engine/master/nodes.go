@@ -291,8 +291,15 @@ func (t *Table) spread() (moved int, release map[string][]string) {
 	for _, pass := range []bool{true, false} {
 		for _, name := range units {
 			u := t.units[name]
-			n := t.nodes[u.owner]
-			if n == nil || give[n] == nil || !n.units[name] || u.next != "" || len(u.tasks) == 0 && u.out == 0 || (u.out == 0) != pass {
+			// A unit on its way to a worker is that worker's to give on: it has not
+			// started there (workers joining one after another find the second
+			// one's units still waiting for the first one's fetches in hand).
+			holder := u.owner
+			if u.next != "" {
+				holder = u.next
+			}
+			n := t.nodes[holder]
+			if n == nil || give[n] == nil || !n.units[name] || len(u.tasks) == 0 && u.out == 0 || (u.out == 0) != pass {
 				continue
 			}
 			give[n][unitKind(name)] = append(give[n][unitKind(name)], name)
@@ -326,9 +333,17 @@ func (t *Table) spread() (moved int, release map[string][]string) {
 			held[to][kind]++
 			moved++
 			u := t.units[name]
-			u.next = to.name
 			to.units[name] = true // counted as its share now; it starts once the move is done
 			delete(from.units, name)
+			if u.next != "" { // on its way already: its old owner was asked to release it
+				u.next = to.name
+				if to.name == u.owner { // back where it is: no move
+					u.next = ""
+					delete(t.moving, name)
+				}
+				continue
+			}
+			u.next = to.name
 			if u.out == 0 {
 				t.moveUnit(name, u)
 				continue

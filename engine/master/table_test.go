@@ -193,3 +193,42 @@ func TestBalancePlanAndApply(t *testing.T) {
 		t.Errorf("one live worker: %+v", p)
 	}
 }
+
+// Workers joining one after another while the first is still fetching every site it
+// holds: the second's sites wait for the first's fetches in hand, and the third's
+// join deals from those too (a unit on its way has not started at its receiver), so
+// nine sites end 3/3/3, where the third got 2 and the second kept 4. Once the first
+// worker reports, every unit is with the worker that counts it.
+func TestJoinsDealUnitsStillOnTheirWay(t *testing.T) {
+	t.Parallel()
+	tb := New(&keepAll{}, nil, 1)
+	tb.addNode("w1")
+	for i := range 9 {
+		host := fmt.Sprintf("s%d.example.test", i)
+		tb.Add(frontier.Task{URL: "http://" + host + "/1", Host: host, Site: host})
+		tb.Add(frontier.Task{URL: "http://" + host + "/2", Host: host, Site: host})
+	}
+	batches := tb.Dispatch(9) // one task of each site in w1's hands
+	for _, name := range []string{"w2", "w3"} {
+		tb.addNode(name)
+		tb.spread()
+	}
+	count := func() map[string]int {
+		out := map[string]int{}
+		for name, n := range tb.nodes {
+			out[name] = len(n.units)
+		}
+		return out
+	}
+	if c := count(); c["w1"] != 3 || c["w2"] != 3 || c["w3"] != 3 {
+		t.Errorf("sites per worker after w2 and w3 joined while w1 fetched all nine: %v, want 3 each", c)
+	}
+	for _, task := range batches[0].Tasks {
+		tb.Settle("w1", task, true)
+	}
+	for name, u := range tb.units {
+		if u.next != "" || !tb.nodes[u.owner].units[name] {
+			t.Errorf("%s: owner %q, next %q after w1 reported; want it with the worker counting it", name, u.owner, u.next)
+		}
+	}
+}
