@@ -98,6 +98,7 @@ func TestBodiesRoundTripWhateverTheyHold(t *testing.T) {
 		body []byte
 	}{
 		{"html", testPage("http://x/", 8000).Body},
+		{"small html", testPage("http://x/", 3000).Body},        // literals kept raw (smallBody)
 		{"html above 1 MiB", testPage("http://x/", 3<<20).Body}, // not the shared (de)compressor
 		{"incompressible binary", random},
 		{"empty", nil},
