@@ -81,38 +81,44 @@ type redirectError struct {
 
 func (e *redirectError) Error() string { return e.msg }
 
-// Kind classifies an error from a fetch.
+// Kind classifies an error from a fetch. It runs several times per fetch, mostly on
+// nil or on an *Error, so those cost no allocation (errors.AsType, not errors.As
+// with an escaping target).
 func Kind(err error) string {
-	var fe *Error
-	var be *BlockedError
-	var de *DNSError
-	var re *redirectError
-	var ne net.Error
-	switch {
-	case err == nil:
+	if err == nil {
 		return ""
-	case errors.As(err, &fe):
+	}
+	if fe, ok := errors.AsType[*Error](err); ok {
 		return fe.Kind
-	case errors.As(err, &be):
+	}
+	if _, ok := errors.AsType[*BlockedError](err); ok {
 		return KindBlocked
-	case errors.As(err, &re):
+	}
+	if re, ok := errors.AsType[*redirectError](err); ok {
 		return re.kind
-	case errors.As(err, &de):
+	}
+	if _, ok := errors.AsType[*DNSError](err); ok {
 		return KindDNS
+	}
+	switch {
 	case errors.Is(err, context.Canceled):
 		return KindCanceled
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+	case errors.Is(err, context.DeadlineExceeded):
 		return KindTimeout
+	}
+	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+		return KindTimeout
+	}
+	switch {
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF), errors.Is(err, syscall.EPIPE):
 		return KindReset
 	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
 		return KindConnect
 	}
-	var oe *net.OpError
-	if errors.As(err, &oe) && oe.Op == "dial" {
-		return KindConnect
-	}
-	if errors.As(err, &oe) {
+	if oe, ok := errors.AsType[*net.OpError](err); ok {
+		if oe.Op == "dial" {
+			return KindConnect
+		}
 		return KindReset
 	}
 	return KindOther
