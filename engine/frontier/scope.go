@@ -2,11 +2,13 @@ package frontier
 
 import (
 	"fmt"
+	"hash/maphash"
 	"net"
 	"net/url"
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/net/idna"
 	"golang.org/x/net/publicsuffix"
@@ -154,7 +156,30 @@ func (s *Scope) onSite(host string) bool {
 // Site returns the registered domain of host (eTLD+1 by the public suffix list: the
 // site of "a.b.example.co.uk" is "example.co.uk"). IP addresses, single-label names such
 // as "localhost" and public suffixes themselves are their own site.
+//
+// Every link found asks for its host's site, and the hosts of a page's links repeat,
+// so answers are kept in a small direct-mapped cache: the public suffix lookup (and its
+// failed IP parse of every name) runs once per host while it stays in its slot.
 func Site(host string) string {
+	slot := &siteCache[maphash.String(siteSeed, host)%uint64(len(siteCache))]
+	if e := slot.Load(); e != nil && e.host == host {
+		return e.site
+	}
+	site := siteOf(host)
+	slot.Store(&siteEntry{host: host, site: site})
+	return site
+}
+
+// siteEntry is one host's answer in siteCache.
+type siteEntry struct{ host, site string }
+
+var (
+	siteCache [4096]atomic.Pointer[siteEntry]
+	siteSeed  = maphash.MakeSeed()
+)
+
+// siteOf is Site without the cache.
+func siteOf(host string) string {
 	host = strings.ToLower(strings.TrimSuffix(strings.Trim(host, "[]"), "."))
 	if net.ParseIP(host) != nil {
 		return host
