@@ -65,6 +65,13 @@ func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
 	// message ID holds its lease, and JetStream drops a repeated ID as a duplicate
 	// (a new master counting from 1 lost results and hung).
 	m.book = master.New(masterFront{e}, m.accts, uint64(time.Now().UnixNano()))
+	m.book.LeaseFor = mo.Timeout
+	// What the last life handed out waits for its holders' claims (master/lease.go).
+	var held []frontier.Task
+	for _, r := range e.st.InProgress() {
+		held = append(held, taskOf(r))
+	}
+	m.book.Recover(held)
 	if b, err := e.st.GetMeta(master.CostsMetaKey); err == nil {
 		m.book.LoadCosts(b)
 	}
@@ -232,6 +239,10 @@ func (m *masterRuntime) start() error {
 		}
 		m.subs = append(m.subs, sub)
 	}
+	if n := m.book.Limbo(); n > 0 {
+		m.e.wg.Add(1)
+		go m.grace(n)
+	}
 	m.e.wg.Add(3)
 	go m.dispatchLoop()
 	go func() {
@@ -243,6 +254,27 @@ func (m *masterRuntime) start() error {
 		m.e.every(m.o.HeartbeatEvery/2, m.link.CheckNodes)
 	}()
 	return nil
+}
+
+// grace waits for the workers to claim the n URLs the master's last life had
+// handed out, for as long as a lease it granted may run (its timeout and margin,
+// from this start), then queues again what nobody claimed.
+func (m *masterRuntime) grace(n int) {
+	defer m.e.wg.Done()
+	d := m.o.Timeout + m.link.LeaseMargin()
+	m.e.logf(LevelInfo, 0, "", "restarted with %d URLs handed out by the last run: waiting %v for the workers to claim them or report them done", n, d)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-m.e.ctx.Done():
+		return
+	}
+	m.e.mu.Lock()
+	again := m.book.EndGrace()
+	m.e.checkIdle()
+	m.e.mu.Unlock()
+	m.e.logf(LevelInfo, 0, "", "grace period over: %d of the %d URLs handed out by the last run claimed or reported by no worker, queued again", again, n)
 }
 
 // stop ends listening; results not yet committed stay in the stream (redelivered
@@ -296,7 +328,7 @@ func (m *masterRuntime) dispatch() {
 			}
 			e.st.SetState(t.URL, store.InProgress, 0, "")
 		}
-		data, err := cluster.Encode(&wire.Tasks{Node: b.Node, Incarnation: b.Incarnation, Tasks: b.Tasks})
+		data, err := cluster.Encode(&wire.Tasks{Node: b.Node, Incarnation: b.Incarnation, Tasks: b.Tasks, LastRequest: b.LastRequest})
 		if err == nil {
 			ctx, cancel := context.WithTimeout(e.ctx, 5*time.Second)
 			_, err = m.conn.JS.Publish(ctx, m.sub.Tasks(b.Node), data)
@@ -337,6 +369,7 @@ func (m *masterRuntime) onResult(msg jetstream.Msg) {
 		// mean pause that follows it (politeness, not the fetch, is most of a site's
 		// crawl time; fetch times alone on a fast network are mostly noise).
 		m.book.AddCost(master.UnitOf(r.Task), r.Res.Duration+(e.opts.Lanes.DelayMin+e.opts.Lanes.DelayMax)/2)
+		m.book.Ended(r.Task, r.At)      // the host's next holder counts its gap from here
 		e.fetchCost.add(r.Res.Duration) // access time for the workers-needed estimate
 	}
 	e.mu.Unlock()

@@ -86,7 +86,10 @@ func (e *Engine) queueSeeds(seeds []string, sources []revisit.Item) error {
 		urls = append(urls, e.linkRecord(n, 0, 0))
 	}
 	e.mu.Lock()
-	resumable := e.queuedLen() > 0 || e.q.spillFrom != 0 // a master's queue is its units' (the board has none)
+	// A master's queue is its units' (the board has none), and what it handed out
+	// before a restart waits for its workers' claims.
+	waiting, out := e.crew.counts()
+	resumable := waiting+out > 0 || e.q.spillFrom != 0
 	e.mu.Unlock()
 	if resumable && len(seeds) == 0 && e.st != nil {
 		// Resumed on its database alone (after a kill -9, say): the scope is the

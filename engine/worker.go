@@ -37,6 +37,10 @@ type Worker struct {
 	ready   chan struct{}    // closed once the engine runs: control requests wait for it
 	box     *worker.Outbox   // results and deferrals to the master
 	up      *worker.Upstream // join, heartbeat, claim and leave requests
+	lease   *worker.Lease    // its hold on the hosts the master dealt it
+	// beats is held by a test to silence the heartbeats (a worker paused or cut
+	// off, as the master sees it).
+	beats   sync.Mutex
 	quit    chan struct{}
 	bg      sync.WaitGroup
 	rejects cluster.Rejects
@@ -77,6 +81,7 @@ func StartWorker(o WorkerOptions) (*Worker, error) {
 	w.ctx, w.cancel = context.WithCancel(context.Background())
 	w.box = worker.NewOutbox(w.ctx, w.quit, o.Conn, w.sub, o.Node, w.inc)
 	w.up = worker.NewUpstream(w.ctx, w.quit, o, w.inc)
+	w.lease = worker.NewLease(nil)
 	// The control subject is live before the join: the master counts this worker
 	// joined as soon as it answers the join, and may send it a control at once (the
 	// operator's pause, a release); a subscription made after the join was not yet
@@ -85,11 +90,13 @@ func StartWorker(o WorkerOptions) (*Worker, error) {
 	if err := w.subscribeControl(); err != nil {
 		return nil, err
 	}
-	reply, err := w.up.Join()
+	sent := time.Now() // the lease counts from before the first try (the safe side)
+	reply, err := w.up.Join(nil)
 	if err != nil {
 		w.Close()
 		return nil, err
 	}
+	w.lease.Grant(sent, reply.Lease)
 	var opts Options
 	opts, w.hbEvery = worker.Options(reply.Settings, o)
 	granted := worker.Egresses(o, reply.Egress)
@@ -99,6 +106,7 @@ func StartWorker(o WorkerOptions) (*Worker, error) {
 		return nil, err
 	}
 	e.front = &remoteFront{w: w}
+	e.run.Lease = w.lease.Wait
 	w.e = e
 	if err := e.Start(); err != nil {
 		w.Close()
@@ -194,6 +202,7 @@ func (w *Worker) onTasks(msg jetstream.Msg) {
 		return
 	}
 	e := w.e
+	w.carry(b.LastRequest) // before the tasks reach a lane
 	e.mu.Lock()
 	for _, t := range b.Tasks {
 		e.place(t)
@@ -201,6 +210,16 @@ func (w *Worker) onTasks(msg jetstream.Msg) {
 	e.mu.Unlock()
 	e.flushDeferred()
 	msg.Ack()
+}
+
+// carry gives the gate, by host, the end of the last request another worker made to
+// it: a host that changed hands keeps its gap.
+func (w *Worker) carry(last map[string]time.Time) {
+	if g := w.e.run.Gate; g != nil {
+		for host, at := range last {
+			g.Carry(host, at)
+		}
+	}
 }
 
 // onControl carries out the master's requests: pause, resume, release hosts. One
@@ -349,9 +368,15 @@ func (w *Worker) heartbeat() {
 		hb.Paused = w.nodePaused
 		hb.HandedBack = slices.Clone(w.handedBack[:min(len(w.handedBack), handBackPerBeat)])
 		w.mu.Unlock()
+		w.beats.Lock()
+		sent := time.Now()
 		r, err := w.up.Heartbeat(hb, w.hbEvery)
+		w.beats.Unlock()
 		if err != nil {
-			continue // the master is away; results and hand-backs wait
+			continue // the master is away; results and hand-backs wait (and requests, once the lease ends)
+		}
+		if r.Known {
+			w.lease.Grant(sent, r.Lease)
 		}
 		w.mu.Lock()
 		if r.Known {
@@ -367,21 +392,51 @@ func (w *Worker) heartbeat() {
 	}
 }
 
-// rejoin joins a master that restarted (or declared this worker dead): what the
-// board holds is dropped, as the master queued those URLs again itself.
+// rejoin joins a master that restarted (or declared this worker dead), claiming
+// what the worker still holds, queued on its board or in a lane's hand: the master
+// takes back what no other worker holds (the rest it queued again, or gave to
+// another worker). The worker goes on with what was taken back, on the lease the
+// join grants, and drops the rest unfetched: from the board now, from a lane's hand
+// when the lane gets to it (Lease.Wait answers ErrLeaseLost).
 func (w *Worker) rejoin() {
 	e := w.e
 	e.mu.Lock()
-	dropped := len(e.offBoard(e.board.TakeAll()))
+	holding := append(e.run.InHand(), e.board.Tasks()...)
 	e.mu.Unlock()
-	reply, err := w.up.Join()
+	claimed := make(map[uint64]bool, len(holding))
+	for _, t := range holding {
+		claimed[t.Lease] = true
+	}
+	if len(holding) > wire.MaxHolding {
+		holding = holding[:wire.MaxHolding] // the lanes' first; the others are dropped, the master queues them again
+	}
+	sent := time.Now()
+	reply, err := w.up.Join(holding)
 	if err != nil {
 		e.logf(LevelWarn, 0, "", "rejoin: %v", err)
 		return
 	}
+	kept := make(map[uint64]bool, len(reply.Kept))
+	for _, l := range reply.Kept {
+		kept[l] = true
+	}
+	var lost []uint64
+	for l := range claimed {
+		if !kept[l] {
+			lost = append(lost, l)
+		}
+	}
+	w.lease.Lose(lost)
+	w.carry(reply.LastRequest)
+	e.mu.Lock()
+	e.offBoard(e.board.Withdraw(func(t frontier.Task) bool { return claimed[t.Lease] && !kept[t.Lease] }))
+	e.mu.Unlock()
+	w.lease.Grant(sent, reply.Lease)
 	w.setCrawlPaused(reply.PauseSeq, reply.Paused, true)
 	if err := w.consumeTasks(); err != nil {
 		e.logf(LevelWarn, 0, "", "rejoin: %v", err)
 	}
-	e.logf(LevelWarn, 0, "", "the master did not know this worker (restarted, or it declared it dead): joined again, %d queued URLs dropped (the master queued them again)", dropped)
+	e.logf(LevelWarn, 0, "", "the master did not know this worker (restarted, or it declared it dead): joined again; "+
+		"of %d tasks held, %d taken back, %d dropped unfetched (the master queued them again or gave them to another worker)",
+		len(claimed), len(reply.Kept), len(lost))
 }

@@ -25,6 +25,9 @@ type Store struct {
 	rdb       *sql.DB // read-only pool
 	w         *writer
 	recovered int
+	// inProgress are the rows Open found InProgress, as they were (at most
+	// maxInProgressRows): a restarted master asks its workers about them.
+	inProgress []URL
 	// requeuedBlocked is how many URLs failed as ssrf_blocked went back to the queue
 	// at Open.
 	requeuedBlocked int
@@ -174,7 +177,11 @@ func (s *Store) open() error {
 	// Crash recovery: a URL InProgress was handed to a lane by a process that is gone
 	// (we hold the lock), so its fetch never committed — put it back in the queue.
 	// Lanes still open died with that process too.
-	res, err := st.recoverURLs.ExecContext(ctx)
+	s.inProgress, err = readInProgress(ctx, conn)
+	var res sql.Result
+	if err == nil {
+		res, err = st.recoverURLs.ExecContext(ctx)
+	}
 	if err == nil {
 		n, _ := res.RowsAffected()
 		s.recovered = int(n)
@@ -223,6 +230,33 @@ func (s *Store) open() error {
 
 // Path is the database file's path as given to Open.
 func (s *Store) Path() string { return s.path }
+
+// maxInProgressRows bounds the rows InProgress keeps: a master holds its window of
+// URLs per worker in progress, a crawl on one box its lanes'.
+const maxInProgressRows = 1 << 16
+
+// readInProgress reads the InProgress rows (maxInProgressRows at most, by seq).
+func readInProgress(ctx context.Context, conn *sql.Conn) ([]URL, error) {
+	rows, err := conn.QueryContext(ctx, `SELECT `+urlColumns+` FROM urls WHERE state = 1 ORDER BY seq LIMIT ?`, maxInProgressRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []URL
+	for rows.Next() {
+		u, err := scanURL(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
+// InProgress are the URLs Open found InProgress (put back to Unprocessed), as they
+// were, by seq: a master restarted on its database takes back from its workers
+// those they still hold (at most 65,536; the rest are only queued again).
+func (s *Store) InProgress() []URL { return s.inProgress }
 
 // Recovered is how many URLs Open found InProgress (left by a killed or crashed run)
 // and put back to Unprocessed.

@@ -49,6 +49,15 @@ func (r *Runner) fetchWithRetry(s *Slot, link *route.Link, t frontier.Task, hdr 
 		if err != nil {
 			return nil, nil, fetch.KindCanceled, false
 		}
+		// M4: the last moment before the request leaves; a worker paused past its
+		// lease (stopped, cut off) waits for a renewal here, or drops the task.
+		if err := r.leaseHeld(r.Ctx, t.Lease); err != nil {
+			r.Gate.Release(tk)
+			if r.Ctx.Err() != nil {
+				return nil, nil, fetch.KindCanceled, false
+			}
+			return nil, nil, kindLeaseLost, false
+		}
 		res, err := link.F.Fetch(t.URL, hdr)
 		r.Gate.Finish(tk, ResponseOf(res, err)) // the host's adaptive gap learns from the answer
 		var v egress.Verdict

@@ -124,3 +124,14 @@ func (b *Board) Withdraw(drop func(frontier.Task) bool) []frontier.Task {
 	b.forget(out)
 	return out
 }
+
+// Tasks lists every queued task (lanes and pending) and takes none: a worker that
+// rejoins its master claims them (M4).
+func (b *Board) Tasks() []frontier.Task {
+	var out []frontier.Task
+	b.Withdraw(func(t frontier.Task) bool {
+		out = append(out, t)
+		return false
+	})
+	return out
+}

@@ -260,6 +260,17 @@ func (g *Gate) give(k gateKey, now time.Time) {
 	}
 }
 
+// Carry tells the gate that the last request to host from elsewhere (another
+// worker, which held the host before this one) ended at end: the host's gap counts
+// from there if that is later than its own last response.
+func (g *Gate) Carry(host string, end time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if hs := g.host(host); end.After(hs.lastEnd) {
+		hs.lastEnd = end
+	}
+}
+
 // Gap is a host's current gap between the end of one response and the start of the
 // next request, and the term that sets it (for the Lanes and Groups panes). A host
 // the gate has not seen yet has the lane delay as its gap.

@@ -93,9 +93,10 @@ type Tally interface {
 type Slot struct {
 	Lane      *Lane
 	Status    view.LaneStatus
-	Current   string    // the URL in hand
-	NextFetch time.Time // when the lane's pause ends
-	FetchEnd  time.Time // when the lane's last response ended (its pause runs from here)
+	Current   string        // the URL in hand
+	Task      frontier.Task // the task in hand (zero when none)
+	NextFetch time.Time     // when the lane's pause ends
+	FetchEnd  time.Time     // when the lane's last response ended (its pause runs from here)
 
 	// An operator's task (steering, Board.AddFirst) joined the head of the lane's
 	// queue; a lane waiting with an ordinary task in hand trades it.

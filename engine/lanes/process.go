@@ -29,6 +29,10 @@ func (r *Runner) process(s *Slot, link *route.Link, t frontier.Task) (ended, swa
 		r.Front.Flush()
 		return false, false
 	}
+	if err := r.leaseHeld(r.Ctx, t.Lease); err != nil {
+		r.dropLost(l.ID, t)
+		return false, false
+	}
 	o := Outcome{Task: t, Lane: l.ID, Egress: link.Name}
 	r.Front.Prepare(&o) // M2: is it a refetch, and with which validators
 	t = o.Task
@@ -84,6 +88,10 @@ func (r *Runner) process(s *Slot, link *route.Link, t frontier.Task) (ended, swa
 	if kind == kindSwapped { // the operator's task goes before this one
 		return false, true
 	}
+	if kind == kindLeaseLost {
+		r.dropLost(l.ID, t)
+		return false, false
+	}
 	r.Mu.Lock()
 	s.FetchEnd = r.now()
 	r.Mu.Unlock()
@@ -125,6 +133,21 @@ func (r *Runner) process(s *Slot, link *route.Link, t frontier.Task) (ended, swa
 // kindSwapped is fetchWithRetry's answer when the lane traded its task for an
 // operator's before sending it (never recorded: the task is back in the queue).
 const kindSwapped = "swapped"
+
+// kindLeaseLost is fetchWithRetry's answer when the worker's lease on the task's
+// host was lost before the request left (never recorded: the master gave the task to
+// another worker, or queued it again).
+const kindLeaseLost = "lease_lost"
+
+// dropLost lets go of a task whose hand-out the worker lost (M4: paused past its
+// lease, the master gave its host to another worker): nothing was sent. When the
+// lease wait ended for the crawl stopping, nothing is said.
+func (r *Runner) dropLost(lane int, t frontier.Task) {
+	if r.Ctx.Err() != nil {
+		return
+	}
+	r.Front.Logf(view.LevelDebug, lane, t.Host, "%s dropped unfetched: the master gave its host to another worker while this one could not hear it", t.URL)
+}
 
 // Defaults of the caps on server hints, for options built without them.
 const (

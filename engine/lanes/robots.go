@@ -26,6 +26,12 @@ func (r *Runner) robotsFor(link *route.Link, u *url.URL) (*robots.Rules, error) 
 		egIdx := r.Index(link.Name)
 		r.Mu.Unlock()
 		tk, err := r.Gate.Acquire(ctx, egIdx, host, 0)
+		if err == nil {
+			err = r.leaseHeld(ctx, 0) // M4: a request to the host like any other
+			if err != nil {
+				r.Gate.Release(tk)
+			}
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -40,6 +40,11 @@ type Runner struct {
 	// SSRFFix says how to let a host refused by the SSRF guard through, on this
 	// node ("%s" is the address's prefix).
 	SSRFFix string
+	// Lease, if set, is asked right before each request leaves (after the gate's
+	// wait): it returns once the worker's lease on its hosts lets the request of
+	// the hand-out numbered lease start (0: a robots.txt), or ErrLeaseLost when the
+	// hand-out went to another worker (M4, worker.Lease). nil: no lease (one box).
+	Lease func(ctx context.Context, lease uint64) error
 
 	fcfg   fetch.Config  // for egresses added at run time
 	dialer *fetch.Dialer // checks cross-host redirect targets (SSRF)
@@ -77,6 +82,26 @@ func (r *Runner) Start(l *Lane) {
 		defer r.runs.Done()
 		r.Run(s)
 	}()
+}
+
+// InHand are the tasks the lanes hold (taken, not released). Mu held.
+func (r *Runner) InHand() []frontier.Task {
+	var out []frontier.Task
+	for _, s := range r.slots {
+		if s.Task.URL != "" {
+			out = append(out, s.Task)
+		}
+	}
+	return out
+}
+
+// leaseHeld is Lease's answer for the hand-out numbered lease: nil when there is no
+// lease to wait for.
+func (r *Runner) leaseHeld(ctx context.Context, lease uint64) error {
+	if r.Lease == nil {
+		return nil
+	}
+	return r.Lease(ctx, lease)
 }
 
 // Wait returns when every lane's run has ended (Ctx ended them).
@@ -204,6 +229,7 @@ func (r *Runner) Run(s *Slot) {
 			return
 		}
 		s.Status, s.Current, s.NextFetch = view.LaneFetching, t.URL, time.Time{}
+		s.Task = t
 		link := r.Links[s.Lane.Egress]
 		if s.Urgent && !r.Opts.SteerBaseline {
 			next = floor
@@ -222,6 +248,7 @@ func (r *Runner) Run(s *Slot) {
 			// moved the lane to another egress.
 			r.Mu.Lock()
 			if swapped { // the operator's task goes first; it waits until floor only (above)
+				s.Task = frontier.Task{}
 				r.Front.Release(t, false)
 				r.Mu.Unlock()
 				continue
@@ -238,6 +265,7 @@ func (r *Runner) Run(s *Slot) {
 		}
 		ended, swapped := r.process(s, link, t)
 		r.Mu.Lock()
+		s.Task = frontier.Task{}
 		r.Front.Release(t, ended)
 		r.Front.CheckIdle() // the last discovery task may have ended on a lane that goes on revisiting
 		r.Mu.Unlock()

@@ -97,19 +97,24 @@ func (l *Link) SaveCosts() {
 // back to the queue first.
 func (l *Link) OnJoin(msg *nats.Msg) {
 	var j wire.Join
-	if err := cluster.Decode(msg.Data, &j, wire.MaxMessage); err != nil {
+	if err := cluster.Decode(msg.Data, &j, wire.MaxJoin); err != nil {
 		l.rejects.Add(cluster.Reason(err))
 		l.respond(msg, &wire.JoinReply{Error: err.Error()})
 		return
 	}
 	now := l.host.Now()
 	l.host.Lock()
-	grants, moved, release := l.book.Join(&j, now, l.perNode)
-	reply := wire.JoinReply{Settings: l.host.Settings(), Egress: grants, Paused: l.host.Paused(), PauseSeq: l.pauseSeq}
+	r := l.book.Join(&j, now, l.perNode)
+	reply := wire.JoinReply{Settings: l.host.Settings(), Egress: r.Grants, Paused: l.host.Paused(), PauseSeq: l.pauseSeq,
+		Lease: l.book.Lease(j.Node), Kept: r.Kept, LastRequest: r.LastRequest}
 	l.SaveNodes()
 	l.host.Unlock()
-	l.releaseAll(release)
-	l.host.Logf(view.LevelInfo, "worker %s joined (%d egresses granted); %d sites or keyword shards move to it", j.Node, len(grants), moved)
+	l.releaseAll(r.Release)
+	l.host.Logf(view.LevelInfo, "worker %s joined (%d egresses granted); %d sites or keyword shards move to it", j.Node, len(r.Grants), r.Moved)
+	if len(j.Holding) > 0 {
+		l.host.Logf(view.LevelInfo, "worker %s rejoined holding %d tasks: %d taken back, the others are another worker's or done (it drops them unfetched)",
+			j.Node, len(j.Holding), len(r.Kept))
+	}
 	l.respond(msg, &reply)
 }
 
@@ -169,9 +174,12 @@ func (l *Link) OnHeartbeat(msg *nats.Msg) {
 	if known {
 		l.book.TakeBack(hb.Node, hb.HandedBack)
 	}
-	paused, seq := l.host.Paused(), l.pauseSeq
+	paused, seq, lease := l.host.Paused(), l.pauseSeq, l.book.Lease(hb.Node)
 	l.host.Unlock()
-	l.respond(msg, &wire.HeartbeatReply{Known: known, Paused: paused, PauseSeq: seq})
+	if !known {
+		lease = 0
+	}
+	l.respond(msg, &wire.HeartbeatReply{Known: known, Paused: paused, PauseSeq: seq, Lease: lease})
 }
 
 // OnLeave takes back what a leaving worker hands back; with Final it is gone.
@@ -192,19 +200,29 @@ func (l *Link) OnLeave(msg *nats.Msg) {
 	l.respond(msg, &wire.ControlReply{})
 }
 
-// CheckNodes declares dead the workers silent past the timeout.
+// CheckNodes declares dead the workers silent past the timeout and a lease margin
+// (LeaseMargin): a worker's lease, the timeout from its last heartbeat's sending,
+// has then ended on its own clock, so none of its requests can overlap those of
+// the hosts' next holders.
 func (l *Link) CheckNodes(now time.Time) {
 	l.host.Lock()
-	dead := l.book.BuryDead(now, l.o.Timeout)
+	dead := l.book.BuryDead(now, l.o.Timeout+l.LeaseMargin())
 	if len(dead) > 0 {
 		l.SaveNodes()
 	}
 	l.host.Unlock()
 	for _, name := range dead {
-		l.host.Logf(view.LevelWarn, "worker %s is dead (no heartbeat for %v): its sites, keyword shards and URLs went to others", name, l.o.Timeout)
+		l.host.Logf(view.LevelWarn, "worker %s is dead (no heartbeat for %v, its lease over): its sites, keyword shards and URLs went to others",
+			name, l.o.Timeout+l.LeaseMargin())
 		l.purge(name)
 	}
 }
+
+// LeaseMargin is how long after a worker's lease ends, as the master counts it,
+// the master waits before giving its hosts to others: a heartbeat period, for a
+// worker's clock running slower than the master's, and the moment between its last
+// check of the lease and its request leaving.
+func (l *Link) LeaseMargin() time.Duration { return l.o.HeartbeatEvery }
 
 // purge drops task batches a dead worker never took (a new incarnation of it must not
 // fetch them: they went to others).

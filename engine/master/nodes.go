@@ -11,13 +11,27 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
+// Joined is what a join did.
+type Joined struct {
+	Grants  []wire.Egress       // egresses granted from the account table
+	Moved   int                 // units that move (to the worker, or between others)
+	Release map[string][]string // the units each worker is to hand back
+	// Kept are the leases of the claimed tasks taken back (lease.go: adopt), and
+	// LastRequest when the last request to their hosts ended.
+	Kept        []uint64
+	LastRequest map[string]time.Time
+}
+
 // Join takes a worker's join: a new name is a new worker; a known name with a new
 // incarnation restarted, and what its last life held goes back to the queue first.
+// A rejoin (the same incarnation: the master restarted, or declared it dead) claims
+// what the worker still holds, and the master takes back what nobody else holds.
 // The worker is granted perNode egresses from the account table (those it held
 // already, on a repeated join). The units are spread again over the live workers:
 // moved is how many move, release the units each worker is to hand back (they move
 // once it reported their tasks).
-func (t *Table) Join(j *wire.Join, now time.Time, perNode int) (grants []wire.Egress, moved int, release map[string][]string) {
+func (t *Table) Join(j *wire.Join, now time.Time, perNode int) Joined {
+	var r Joined
 	if old := t.nodes[j.Node]; old != nil && old.inc != j.Incarnation && old.state != view.NodeDead {
 		t.bury(old)
 	}
@@ -32,6 +46,7 @@ func (t *Table) Join(j *wire.Join, now time.Time, perNode int) (grants []wire.Eg
 	}
 	n.state, n.heard = view.NodeActive, now
 	n.hb = wire.Heartbeat{Node: j.Node, Incarnation: j.Incarnation, LanesMax: j.LanesMax, Egresses: j.Egresses}
+	r.Kept, r.LastRequest = t.adopt(n, j.Holding) // before the spread: its units stay its own
 	if t.accounts != nil {
 		if len(n.grants) == 0 {
 			if perNode <= 0 {
@@ -41,13 +56,13 @@ func (t *Table) Join(j *wire.Join, now time.Time, perNode int) (grants []wire.Eg
 		}
 		for _, name := range n.grants {
 			if a, ok := t.accounts.Account(name); ok {
-				grants = append(grants, wire.Grant(a))
+				r.Grants = append(r.Grants, wire.Grant(a))
 			}
 		}
 	}
-	moved, release = t.spread()
+	r.Moved, r.Release = t.spread()
 	t.Kick()
-	return grants, moved, release
+	return r
 }
 
 // Heartbeat records a worker's sign of life and what it reports; known is false
@@ -119,6 +134,7 @@ func (t *Table) BuryDead(now time.Time, timeout time.Duration) []string {
 	var dead []string
 	for _, n := range t.nodes {
 		if n.state != view.NodeDead && now.Sub(n.heard) > timeout {
+			t.expire(n)
 			t.bury(n)
 			dead = append(dead, n.name)
 		}

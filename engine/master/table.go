@@ -50,6 +50,13 @@ type Table struct {
 	laneIDs  map[laneRef]int // the console's IDs of workers' lanes
 	laneRefs map[int]laneRef
 	nextLane int
+
+	// LeaseFor is how long a join or heartbeat holds a worker's hosts (lease.go);
+	// 0: no lease.
+	LeaseFor  time.Duration
+	limbo     map[string]*limboEntry // a restarted master's URLs in progress (lease.go)
+	waiting   int                    // limbo's URLs not taken
+	graceOver bool                   // the restart's grace period ended (EndGrace)
 }
 
 // New is an empty table. Leases count up from firstLease: a master starts it at the
@@ -92,6 +99,11 @@ type unit struct {
 	tasks []frontier.Task
 	out   int             // tasks handed to owner, not reported yet
 	hosts map[string]bool // hosts its tasks were on (a release names them to the worker)
+	// reserved: a restarted master waits for the worker that held the unit's
+	// tasks in progress to claim them before dealing any (lease.go).
+	reserved bool
+	last     map[string]time.Time // by host, the end of the last request reported
+	leaseEnd time.Time            // the end of the lease of a worker that died holding it
 }
 
 // UnitOf is a task's assignment unit: its site (a declared site's name, or the
@@ -150,12 +162,11 @@ func (t *Table) own(name string, u *unit) {
 // Add queues a task for its unit's worker; an urgent one (the operator's new search
 // or entry) goes first.
 func (t *Table) Add(task frontier.Task) {
-	name := UnitOf(task)
-	u := t.units[name]
-	if u == nil {
-		u = &unit{hosts: map[string]bool{}}
-		t.units[name] = u
+	if t.inLimbo(task) {
+		return
 	}
+	name := UnitOf(task)
+	u := t.unit(name)
 	u.hosts[task.Host] = true
 	t.own(name, u)
 	if task.Urgent {
@@ -207,6 +218,9 @@ func (t *Table) pick(unit string) string {
 type Batch struct {
 	Node, Incarnation string
 	Tasks             []frontier.Task
+	// LastRequest is, by host, when the last request to it ended as far as the
+	// table knows (wire.Tasks.LastRequest).
+	LastRequest map[string]time.Time
 }
 
 // Dispatch hands each live, unpaused worker tasks of its units, up to window held
@@ -219,8 +233,11 @@ func (t *Table) Dispatch(window int) []Batch {
 			continue
 		}
 		var tasks []frontier.Task
+		var last map[string]time.Time
 		units := sortedKeys(n.units)
-		ready := func(u *unit) bool { return u != nil && u.owner == name && u.next == "" && len(u.tasks) > 0 }
+		ready := func(u *unit) bool {
+			return u != nil && u.owner == name && u.next == "" && len(u.tasks) > 0 && !u.reserved
+		}
 		// hand gives the unit's next task to n, or drops it when the front holds it
 		// back (false).
 		hand := func(u *unit) bool {
@@ -237,6 +254,12 @@ func (t *Table) Dispatch(window int) []Batch {
 			n.held[task.URL] = task
 			t.front.HandedOut(task)
 			tasks = append(tasks, task)
+			if at := u.lastRequest(task.Host); !at.IsZero() {
+				if last == nil {
+					last = map[string]time.Time{}
+				}
+				last[task.Host] = at
+			}
 			return true
 		}
 		// Urgent tasks (an entry or search the operator added live; Add put them
@@ -266,7 +289,7 @@ func (t *Table) Dispatch(window int) []Batch {
 			}
 		}
 		if len(tasks) > 0 {
-			out = append(out, Batch{Node: name, Incarnation: n.inc, Tasks: tasks})
+			out = append(out, Batch{Node: name, Incarnation: n.inc, Tasks: tasks, LastRequest: last})
 		}
 	}
 	return out
@@ -371,6 +394,14 @@ func (t *Table) TakeBack(name string, tasks []frontier.Task) {
 func (t *Table) Settle(nodeName string, task frontier.Task, result bool) bool {
 	lease, ok := t.inflight[task.URL]
 	n := t.nodes[nodeName]
+	if !ok && t.take(task.URL) {
+		// Handed out by the master's last life and reported now: the first report
+		// of it counts (lease.go).
+		if n != nil && result {
+			n.results++
+		}
+		return true
+	}
 	if !ok || lease != task.Lease {
 		if n != nil {
 			n.late++
@@ -390,8 +421,9 @@ func (t *Table) Settle(nodeName string, task frontier.Task, result bool) bool {
 	return true
 }
 
-// Counts returns the tasks waiting at the master and those handed out.
-func (t *Table) Counts() (pending, out int) { return t.pending, len(t.inflight) }
+// Counts returns the tasks waiting at the master and those handed out (with those
+// in limbo after a restart, handed out by its last life).
+func (t *Table) Counts() (pending, out int) { return t.pending, len(t.inflight) + t.Limbo() }
 
 // Withdraw takes the tasks drop selects out of the units' queues (they are returned,
 // for the front to end as withdrawn) and says which hand-outs each live worker holds

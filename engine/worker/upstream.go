@@ -44,9 +44,10 @@ func (u *Upstream) request(ctx context.Context, subj string, v any, timeout time
 }
 
 // Join introduces the worker to the master, retrying until it answers or
-// WorkerOptions.JoinTimeout passes.
-func (u *Upstream) Join() (*wire.JoinReply, error) {
-	req := &wire.Join{Node: u.o.Node, Incarnation: u.inc, LanesMax: u.o.LanesMax, Egresses: maskedSpecs(u.o.Egress)}
+// WorkerOptions.JoinTimeout passes. holding are the tasks a rejoin claims
+// (wire.Join.Holding).
+func (u *Upstream) Join(holding []frontier.Task) (*wire.JoinReply, error) {
+	req := &wire.Join{Node: u.o.Node, Incarnation: u.inc, LanesMax: u.o.LanesMax, Egresses: maskedSpecs(u.o.Egress), Holding: holding}
 	deadline := time.Now().Add(u.o.JoinTimeout)
 	for {
 		msg, err := u.request(u.ctx, u.sub.Join(), req, 2*time.Second)

@@ -35,10 +35,27 @@ type Join struct {
 	Incarnation string   `json:"inc"`
 	LanesMax    int      `json:"lanes_max"`
 	Egresses    []string `json:"egresses"` // its own egresses (masked), from its --egress
+	// Holding are the tasks a rejoining worker still holds (queued on its board or
+	// in a lane's hand), at most MaxHolding: a master that restarted, or declared
+	// it dead, takes back those nobody else holds instead of queueing them again.
+	Holding []frontier.Task `json:"holding,omitempty"`
 }
 
-// Validate checks the worker's name and incarnation.
-func (m *Join) Validate() error { return checkNode(m.Node, m.Incarnation) }
+// MaxHolding bounds the tasks a join claims (a worker holds the master's window of
+// them, 512 by default, and its lanes'); those beyond it are dropped by the worker
+// and queued again by the master.
+const MaxHolding = 4096
+
+// MaxJoin bounds a join message (its claims).
+const MaxJoin = 16 * MaxMessage
+
+// Validate checks the worker's name and incarnation and bounds its claims.
+func (m *Join) Validate() error {
+	if len(m.Holding) > MaxHolding {
+		return fmt.Errorf("join claims %d tasks, at most %d", len(m.Holding), MaxHolding)
+	}
+	return checkNode(m.Node, m.Incarnation)
+}
 
 // Settings are the crawl settings a master gives each worker at join: the worker's
 // lanes, politeness and fetching follow the master's configuration.
@@ -93,7 +110,16 @@ type JoinReply struct {
 	Egress   []Egress `json:"egress"`
 	Paused   bool     `json:"paused"`
 	PauseSeq uint64   `json:"pause_seq,omitempty"` // numbers Paused (see Control.Seq)
-	Error    string   `json:"error,omitempty"`
+	// Lease is how long the worker holds its hosts from the moment it sent the
+	// join (its own clock); every known heartbeat renews it the same way. 0: no
+	// lease (a master that predates them).
+	Lease time.Duration `json:"lease,omitempty"`
+	// Kept are the leases of the claimed tasks (Join.Holding) the master took back:
+	// the worker goes on with those and drops the others unfetched.
+	Kept []uint64 `json:"kept,omitempty"`
+	// LastRequest is Tasks.LastRequest for the hosts of the tasks kept.
+	LastRequest map[string]time.Time `json:"last_request,omitempty"`
+	Error       string               `json:"error,omitempty"`
 }
 
 // Validate accepts any reply: an error travels in Error.
@@ -129,6 +155,9 @@ type HeartbeatReply struct {
 	Known    bool   `json:"known"` // false: the master does not know this incarnation (it restarted): join again
 	Paused   bool   `json:"paused"`
 	PauseSeq uint64 `json:"pause_seq,omitempty"` // numbers Paused (see Control.Seq)
+	// Lease renews the worker's hold on its hosts: until the heartbeat's sending
+	// plus Lease, on the worker's clock (JoinReply.Lease). Known only.
+	Lease time.Duration `json:"lease,omitempty"`
 }
 
 // Validate accepts any reply.
@@ -139,6 +168,11 @@ type Tasks struct {
 	Node        string          `json:"node"`
 	Incarnation string          `json:"inc"`
 	Tasks       []frontier.Task `json:"tasks"`
+	// LastRequest is, by host of the batch, when the last request another worker
+	// made to it ended, as far as the master knows (a result's end; for a worker
+	// declared dead, the end of its lease): the gate counts the host's gap from
+	// there, so a host that changes hands keeps its politeness.
+	LastRequest map[string]time.Time `json:"last_request,omitempty"`
 }
 
 // Validate checks the addressee and that every task has a URL, a host and a lease.
@@ -150,6 +184,9 @@ func (m *Tasks) Validate() error {
 		if t.URL == "" || t.Host == "" || t.Lease == 0 {
 			return errors.New("task without URL, host or lease")
 		}
+	}
+	if len(m.LastRequest) > len(m.Tasks) {
+		return errors.New("more last requests than tasks")
 	}
 	return nil
 }

@@ -1,0 +1,226 @@
+package master
+
+import (
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/view"
+)
+
+// Leases and restarts (M4). A worker holds the hosts of its units on a lease: the
+// join and every heartbeat the master knows renew it for Table.LeaseFor from the
+// moment the worker sent them, on the worker's clock, and the worker starts no
+// request on a host once it expired. The master counts the same lease from when
+// it heard the worker (later than the sending), and declares it dead, reassigning
+// its hosts, only a margin after that: the worker stopped starting requests before
+// anyone else may begin. The gate's gap follows a host that changes hands: a batch
+// carries, by host, when the last request another worker made to it ended.
+//
+// A master restarted on its database finds the URLs handed out by its last life
+// in progress. It does not queue them again at once: they wait in limbo for a grace
+// period (a lease and its margin: the longest the old master's leases can run),
+// while workers rejoin and claim what they still hold (Join.Holding) and results in
+// flight arrive; each claim or result takes its URL out of limbo. The units those
+// URLs belong to are reserved meanwhile (none of their tasks go to another worker,
+// whose requests would overlap the holder's). What no worker claimed by the end of
+// the grace period is queued again.
+
+// limboEntry is a URL the master's last life handed out.
+type limboEntry struct {
+	task   frontier.Task
+	loaded bool // the queue has paged it in (Add met it)
+	taken  bool // a worker claimed it, or its result came: not queued again
+}
+
+// Recover puts in limbo the tasks a restarted master found in progress (handed out
+// by its last life), their units reserved until claimed or EndGrace.
+func (t *Table) Recover(tasks []frontier.Task) {
+	if t.limbo == nil {
+		t.limbo = map[string]*limboEntry{}
+	}
+	for _, task := range tasks {
+		if t.limbo[task.URL] != nil {
+			continue
+		}
+		t.limbo[task.URL] = &limboEntry{task: task}
+		t.waiting++
+		u := t.unit(UnitOf(task))
+		u.hosts[task.Host] = true
+		u.reserved = true
+	}
+}
+
+// unit returns the named unit, created when absent.
+func (t *Table) unit(name string) *unit {
+	u := t.units[name]
+	if u == nil {
+		u = &unit{hosts: map[string]bool{}}
+		t.units[name] = u
+	}
+	return u
+}
+
+// inLimbo takes a task the queue pages in whose URL is in limbo: it waits there
+// (true), or it was claimed meanwhile and is dropped (true). false: not in limbo.
+func (t *Table) inLimbo(task frontier.Task) bool {
+	e := t.limbo[task.URL]
+	if e == nil {
+		return false
+	}
+	if e.taken {
+		delete(t.limbo, task.URL)
+		return true
+	}
+	e.task, e.loaded = task, true
+	return true
+}
+
+// take marks a limbo URL claimed or reported: it is not queued again.
+func (t *Table) take(url string) bool {
+	e := t.limbo[url]
+	if e == nil || e.taken {
+		return false
+	}
+	t.waiting--
+	if e.loaded {
+		delete(t.limbo, url) // the queue will not page it in again
+	} else {
+		e.taken = true // swallowed when the queue pages it in
+	}
+	return true
+}
+
+// Limbo is how many URLs wait in limbo, claimed by no worker yet.
+func (t *Table) Limbo() int { return t.waiting }
+
+// EndGrace ends the restart's grace period: what is still in limbo is queued again
+// (those the queue has not paged in yet are left to it), and reserved units are
+// dealt as any other. It returns how many URLs go back to the queue.
+func (t *Table) EndGrace() int {
+	t.graceOver = true
+	n := 0
+	for _, url := range sortedKeys(t.limbo) {
+		e := t.limbo[url]
+		if e.taken {
+			continue
+		}
+		delete(t.limbo, url)
+		t.waiting--
+		n++
+		if e.loaded { // else the queue pages it in as any other
+			t.Add(e.task)
+		}
+	}
+	for _, u := range t.units {
+		u.reserved = false
+	}
+	t.Kick()
+	return n
+}
+
+// adopt takes back the tasks a rejoining worker claims (Join.Holding): those in
+// limbo, or waiting in their unit's queue, whose unit no other worker holds tasks of
+// or is moving. Their units become the worker's. It returns the leases kept, and
+// when the last request to each of their hosts ended (another worker may have held
+// the unit since).
+func (t *Table) adopt(n *node, claims []frontier.Task) (kept []uint64, last map[string]time.Time) {
+	for _, c := range claims {
+		if c.Lease == 0 {
+			continue
+		}
+		if lease, ok := t.inflight[c.URL]; ok {
+			if held, mine := n.held[c.URL]; mine && held.Lease == c.Lease && lease == c.Lease {
+				kept = append(kept, c.Lease) // it still holds it as far as the table knows
+			}
+			continue
+		}
+		name := UnitOf(c)
+		u := t.unit(name)
+		if u.next != "" || u.owner != n.name && !t.ownerless(u) && u.out > 0 {
+			continue // another worker is on its hosts, or they are moving
+		}
+		if !t.take(c.URL) && !t.unqueue(u, c.URL) {
+			continue // fetched already, or never handed out: not this worker's
+		}
+		if u.owner != n.name {
+			if old := t.nodes[u.owner]; old != nil {
+				delete(old.units, name)
+			}
+			u.owner = n.name
+			n.units[name] = true
+		}
+		u.reserved = false
+		u.hosts[c.Host] = true
+		u.out++
+		t.inflight[c.URL] = c.Lease
+		n.held[c.URL] = c
+		kept = append(kept, c.Lease)
+		if at := u.lastRequest(c.Host); !at.IsZero() {
+			if last == nil {
+				last = map[string]time.Time{}
+			}
+			last[c.Host] = at
+		}
+	}
+	return kept, last
+}
+
+// unqueue takes url out of u's queue, if it waits there.
+func (t *Table) unqueue(u *unit, url string) bool {
+	for i, task := range u.tasks {
+		if task.URL == url {
+			u.tasks = append(u.tasks[:i], u.tasks[i+1:]...)
+			t.pending--
+			return true
+		}
+	}
+	return false
+}
+
+// Ended records that a request to task's host ended at at (a result's end): the
+// host's next holder counts its gap from there.
+func (t *Table) Ended(task frontier.Task, at time.Time) {
+	if at.IsZero() {
+		return
+	}
+	u := t.units[UnitOf(task)]
+	if u == nil {
+		return
+	}
+	if u.last == nil {
+		u.last = map[string]time.Time{}
+	}
+	if at.After(u.last[task.Host]) {
+		u.last[task.Host] = at
+	}
+}
+
+// lastRequest is when the last request to host (of u) ended, as far as the table
+// knows: a result's end, or the end of the lease of a worker that died holding u.
+func (u *unit) lastRequest(host string) time.Time {
+	at := u.last[host]
+	if u.leaseEnd.After(at) {
+		at = u.leaseEnd
+	}
+	return at
+}
+
+// expire records, for the units of a worker declared dead, when its lease ended:
+// it may have started a request on their hosts until then.
+func (t *Table) expire(n *node) {
+	end := n.heard.Add(t.LeaseFor)
+	for name := range n.units {
+		if u := t.units[name]; u != nil && u.owner == n.name && end.After(u.leaseEnd) {
+			u.leaseEnd = end
+		}
+	}
+}
+
+// Lease is the lease a join or heartbeat of name grants: LeaseFor while the worker
+// is known and not dead, 0 otherwise.
+func (t *Table) Lease(name string) time.Duration {
+	if n := t.nodes[name]; n != nil && n.state != view.NodeDead {
+		return t.LeaseFor
+	}
+	return 0
+}

@@ -1,0 +1,107 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// ErrLeaseLost is a Lease's answer for a task the master gave to another worker
+// while this one could not hear it (paused, cut off): the task is dropped unfetched.
+var ErrLeaseLost = errors.New("lease lost: the master gave the host to another worker")
+
+// Lease is a worker's hold on the hosts the master dealt it (M4). The master
+// grants it with the join and renews it with every heartbeat it knows, for a
+// duration counted from when the worker sent the request, on the worker's clock;
+// the master counts the same duration from when it heard the worker, and gives the
+// hosts to others only a margin after that. So a worker whose lease has run out
+// (it was paused, or cut off from the master) starts no request until a heartbeat
+// renews it, or a rejoin tells which of its tasks are still its own.
+//
+// A Lease is safe for concurrent use. The zero value is not usable: NewLease.
+type Lease struct {
+	now func() time.Time
+
+	mu      sync.Mutex
+	on      bool      // a master that grants leases granted one
+	until   time.Time // the lease's end on this worker's clock
+	changed chan struct{}
+	// lost are the hand-outs (by lease number) a rejoin's master did not take
+	// back; replaced at each rejoin (a lane holding one gives it up at once).
+	lost map[uint64]bool
+}
+
+// NewLease is a lease not granted yet (no request waits for it until one is:
+// a master that predates leases never grants any). now is the clock (nil:
+// time.Now, whose monotonic reading keeps running while the process is stopped).
+func NewLease(now func() time.Time) *Lease {
+	if now == nil {
+		now = time.Now
+	}
+	return &Lease{now: now, changed: make(chan struct{})}
+}
+
+// Grant renews the lease until sent+d: sent is when the worker sent the join or
+// heartbeat the master answered with d. d == 0 means the master grants none: the
+// worker's requests are not held.
+func (l *Lease) Grant(sent time.Time, d time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.on = d > 0
+	if end := sent.Add(d); end.After(l.until) || !l.on {
+		l.until = end
+	}
+	l.signal()
+}
+
+// Lose marks the hand-outs (by lease number) the master did not take back at a
+// rejoin: a lane holding one drops it unfetched.
+func (l *Lease) Lose(leases []uint64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lost = make(map[uint64]bool, len(leases))
+	for _, n := range leases {
+		l.lost[n] = true
+	}
+	l.signal()
+}
+
+// signal wakes every Wait. Caller holds l.mu.
+func (l *Lease) signal() {
+	close(l.changed)
+	l.changed = make(chan struct{})
+}
+
+// Until is the lease's end on the worker's clock; ok is false when no lease holds
+// the worker's requests.
+func (l *Lease) Until() (until time.Time, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.until, l.on
+}
+
+// Wait returns nil once a request for the hand-out numbered lease (0: any of the
+// worker's hosts, a robots.txt) may start: at once while the lease runs, else
+// when a heartbeat or a rejoin renews it. ErrLeaseLost: the rejoin's master gave
+// the hand-out to another worker. ctx's error when it ends first.
+func (l *Lease) Wait(ctx context.Context, lease uint64) error {
+	for {
+		l.mu.Lock()
+		if lease != 0 && l.lost[lease] {
+			l.mu.Unlock()
+			return ErrLeaseLost
+		}
+		if !l.on || l.now().Before(l.until) {
+			l.mu.Unlock()
+			return nil
+		}
+		ch := l.changed
+		l.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
