@@ -283,7 +283,7 @@ func (e *Engine) Start() error {
 	}
 	e.logf(LevelInfo, 0, "", "crawl started: %d lanes max, %d egress, delay %v..%v, host cap %.3g/s",
 		e.opts.Lanes.Max, len(e.run.Links), e.opts.Lanes.DelayMin, e.opts.Lanes.DelayMax, e.opts.HostRate)
-	if e.resumed > 0 {
+	if e.resumed > 0 && e.role != roleMaster { // a master's wait for its workers' claims (master/lease.go)
 		e.logf(LevelInfo, 0, "", "resumed: %d in-progress URLs went back to the queue", e.resumed)
 	}
 	if e.st != nil {

@@ -190,11 +190,21 @@ func (m *masterRuntime) start() error {
 		name, subjects string
 		storage        jetstream.StorageType
 	}{{m.sub.TaskStream(), m.sub.Tasks(">"), jetstream.MemoryStorage}, {m.sub.ResultStream(), m.sub.Results(">"), jetstream.FileStorage}} {
-		if _, err := m.conn.EnsureStream(ctx, jetstream.StreamConfig{
+		st, err := m.conn.EnsureStream(ctx, jetstream.StreamConfig{
 			Name: s.name, Subjects: []string{s.subjects},
 			Retention: jetstream.WorkQueuePolicy, Storage: s.storage,
-		}); err != nil {
+		})
+		if err != nil {
 			return err
+		}
+		// Batches a last life sent that no worker took are dropped (a NATS server
+		// that outlived the master keeps them): their URLs are in limbo until their
+		// holders claim them, and a worker that took one now would fetch it
+		// unclaimed while the master queues it again.
+		if s.storage == jetstream.MemoryStorage {
+			if err := st.Purge(ctx); err != nil {
+				return fmt.Errorf("master: purge the last run's task batches: %w", err)
+			}
 		}
 	}
 	cons, err := m.conn.EnsureConsumer(ctx, m.sub.ResultStream(), jetstream.ConsumerConfig{

@@ -86,3 +86,22 @@ func TestGateAcquireHonoursContext(t *testing.T) {
 		t.Fatal("Acquire must return the context's error when cancelled while blocked")
 	}
 }
+
+// A host handed over from another worker keeps its gap: the first request of its
+// new holder waits out the gap from the end of the old holder's last request
+// (Carry), though this gate has never seen the host. Before, it went at once.
+func TestGateCarriesAHostsGapOver(t *testing.T) {
+	t.Parallel()
+	gap := 300 * time.Millisecond
+	g := &Gate{Interval: func(string) (time.Duration, Reason) { return gap, ReasonDelay }}
+	ended := time.Now()
+	g.Carry("www.a.test", ended)
+	tk, err := g.Acquire(context.Background(), 0, "www.a.test", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if waited := time.Since(ended); waited < gap {
+		t.Fatalf("the new holder's first request went %v after the old holder's last, inside the host's gap of %v", waited, gap)
+	}
+	g.Release(tk)
+}

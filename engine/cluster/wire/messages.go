@@ -168,10 +168,10 @@ type Tasks struct {
 	Node        string          `json:"node"`
 	Incarnation string          `json:"inc"`
 	Tasks       []frontier.Task `json:"tasks"`
-	// LastRequest is, by host of the batch, when the last request another worker
-	// made to it ended, as far as the master knows (a result's end; for a worker
-	// declared dead, the end of its lease): the gate counts the host's gap from
-	// there, so a host that changes hands keeps its politeness.
+	// LastRequest is, by host of the batch, when the last request to it ended as
+	// far as the master knows (a result's end; for a worker declared dead holding
+	// it, the end of its lease): the gate counts the host's gap from there, so a
+	// host that changes hands keeps its politeness.
 	LastRequest map[string]time.Time `json:"last_request,omitempty"`
 }
 

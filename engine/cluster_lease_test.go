@@ -1,0 +1,168 @@
+package engine
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// freezableSite is endlessSite that logs who asked for what and when, and can hold
+// every request from one source address unanswered (the worker leaving from it
+// stopped mid-request, as far as its lanes go).
+type freezableSite struct {
+	url string
+
+	mu       sync.Mutex
+	starts   map[string][]time.Time // source IP -> request starts
+	frozenIP string
+	thaw     chan struct{}
+}
+
+func startFreezableSite(t *testing.T) *freezableSite {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &freezableSite{url: "http://" + ln.Addr().String(), starts: map[string][]time.Time{}}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ip, _, _ := net.SplitHostPort(r.RemoteAddr)
+		s.mu.Lock()
+		s.starts[ip] = append(s.starts[ip], time.Now())
+		thaw := s.thaw
+		if ip != s.frozenIP {
+			thaw = nil
+		}
+		s.mu.Unlock()
+		if thaw != nil {
+			select {
+			case <-thaw:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		n, err := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/p/"))
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<html><body><p>page %d</p>", n)
+		for i := 1; i <= 8; i++ {
+			fmt.Fprintf(w, `<a href="/p/%d">%d</a> `, 8*n+i, i)
+		}
+		fmt.Fprint(w, "</body></html>")
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { s.unfreeze(); srv.Close() })
+	return s
+}
+
+func (s *freezableSite) freeze(ip string) {
+	s.mu.Lock()
+	s.frozenIP, s.thaw = ip, make(chan struct{})
+	s.mu.Unlock()
+}
+
+func (s *freezableSite) unfreeze() {
+	s.mu.Lock()
+	if s.thaw != nil {
+		close(s.thaw)
+	}
+	s.frozenIP, s.thaw = "", nil
+	s.mu.Unlock()
+}
+
+// requestsSince counts the requests from ip that started after t.
+func (s *freezableSite) requestsSince(ip string, t time.Time) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, at := range s.starts[ip] {
+		if at.After(t) {
+			n++
+		}
+	}
+	return n
+}
+
+// A worker that stops (SIGSTOP, a long pause, a partition: silent, its requests
+// hanging) is declared dead and its host goes to another worker. When it comes back
+// it must not fetch the tasks it still holds for that host: its lease ran out while
+// it was away, so its lanes wait for the master, and the rejoin tells them the
+// tasks are another worker's: they are dropped unfetched. Before, the lanes went on
+// with their queue at once ("about 40 queued requests within milliseconds, for
+// hosts it no longer held").
+func TestPausedWorkerFetchesNothingOfLostHosts(t *testing.T) {
+	t.Parallel()
+	site := startFreezableSite(t)
+	dir, conn := startTestNATS(t)
+	o := DefaultOptions()
+	o.DB = filepath.Join(dir, "crawl.db")
+	o.Seeds = []string{site.url + "/p/0"}
+	o.AllowPrivate = []string{"127.0.0.0/8"}
+	o.HostRate = 0
+	o.Lanes.Max = 2
+	o.Lanes.DelayMin, o.Lanes.DelayMax = time.Millisecond, 2*time.Millisecond
+	o.Revisit.Enabled = false
+	m, err := NewMaster(o, MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	if err := m.Start(); err != nil {
+		t.Fatal(err)
+	}
+	worker := func(name, ip string) *Worker {
+		w, err := StartWorker(WorkerOptions{Conn: conn(name), Node: name, Egress: []string{"bind:" + ip}, AllowPrivate: []string{"127.0.0.0/8"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(w.Close)
+		return w
+	}
+	state := func(name string) NodeState {
+		for _, n := range m.Snapshot().Nodes {
+			if n.Name == name {
+				return n.State
+			}
+		}
+		return ""
+	}
+	w1 := worker("w1", "127.0.0.2")
+	waitFor(t, "w1 fetching with tasks queued", func() bool {
+		return site.requestsSince("127.0.0.2", time.Time{}) >= 3 && w1.Engine().Snapshot().QueueDepth >= 4
+	})
+	// w1 stops: its requests hang, its heartbeats stop.
+	site.freeze("127.0.0.2")
+	w1.beats.Lock()
+	waitFor(t, "w1 declared dead", func() bool { return state("w1") == NodeDead })
+	worker("w2", "127.0.0.3")
+	waitFor(t, "w2 fetching the host w1 lost", func() bool { return site.requestsSince("127.0.0.3", time.Time{}) >= 3 })
+	late := m.Stats().Cluster.LateResults
+	// w1 goes on: first its lanes (the request it hung in is answered), its
+	// heartbeats a moment later.
+	thawed := time.Now()
+	site.unfreeze()
+	waitFor(t, "w1's hung request reported (late), or w1 fetching again", func() bool {
+		return m.Stats().Cluster.LateResults > late || site.requestsSince("127.0.0.2", thawed) > 0
+	})
+	w1.beats.Unlock()
+	waitFor(t, "w1 rejoined and its lanes let go of what they held", func() bool {
+		rejoined := false
+		for _, ev := range w1.Engine().EventsSince(0, 0) {
+			rejoined = rejoined || strings.Contains(ev.Msg, "joined again")
+		}
+		s := w1.Engine().Snapshot()
+		return rejoined && s.QueueDepth == 0 && s.LanesBusy == 0
+	})
+	if n := site.requestsSince("127.0.0.2", thawed); n != 0 {
+		t.Fatalf("w1 sent %d requests after it came back, for a host the master had given to w2", n)
+	}
+}
