@@ -16,6 +16,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/page"
+	"github.com/crawlconsole/crawlconsole/engine/stories"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -31,6 +32,10 @@ type PageLine struct {
 	Text        string   `json:"text"`    // main text, the one revisit fingerprints (M2), one block per line
 	Links       []string `json:"links"`   // absolute, normalised, in document order, each once
 	SimHash     string   `json:"simhash"` // 64-bit SimHash of the main text, 16 hex digits ("" when none)
+	// Story groups the pages that carry one article under different URLs and on
+	// different sites (engine/stories): pages with the same story id are copies of
+	// one another. "" for a page without article prose (a listing, a form).
+	Story string `json:"story"`
 	Class       string   `json:"class"`   // soc, web_com, web_net, web_edu, web_gov
 	Site        string   `json:"site"`
 	Keyword     string   `json:"keyword"`
@@ -56,6 +61,7 @@ func JSONL(st *store.Store, w io.Writer, o JSONLOptions) (Report, error) {
 	bw := bufio.NewWriterSize(w, 256<<10)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
+	book := stories.NewBook() // in fetch order: a story's id is its first page's, known when that page is written
 	err := st.Pages(o.Since, func(r store.PageRow, bodyErr error) error {
 		if err := o.Context.Err(); err != nil {
 			return err
@@ -66,7 +72,7 @@ func JSONL(st *store.Store, w io.Writer, o JSONLOptions) (Report, error) {
 				o.Warn(fmt.Sprintf("%s: body left out: %v", r.Page.URL, bodyErr))
 			}
 		}
-		line := pageLine(r.Page, r.URL)
+		line := pageLine(r.Page, r.URL, book)
 		line.Node = r.Node
 		if err := enc.Encode(&line); err != nil {
 			return err
@@ -80,8 +86,8 @@ func JSONL(st *store.Store, w io.Writer, o JSONLOptions) (Report, error) {
 	return rep, err
 }
 
-// pageLine builds the line of one page.
-func pageLine(p store.Page, u store.URL) PageLine {
+// pageLine builds the line of one page, grouping it into its story in book.
+func pageLine(p store.Page, u store.URL, book *stories.Book) PageLine {
 	final := p.FinalURL
 	if final == "" {
 		final = p.URL
@@ -112,6 +118,11 @@ func pageLine(p store.Page, u store.URL) PageLine {
 	}
 	l.Title = strings.ToValidUTF8(title, "\uFFFD")
 	l.Links = resolveLinks(append(links.Links, links.Nofollow...), links.Base, final)
+	if _, main, ok := parsed.Sign(p.Body, p.ContentType); ok && p.Status/100 == 2 {
+		if fp, ok := stories.Fingerprint(main); ok {
+			l.Story, _ = book.Add(stories.Page{URL: p.URL, SimHash: fp, Fetched: p.FetchedAt})
+		}
+	}
 	return l
 }
 

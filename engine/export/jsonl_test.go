@@ -55,7 +55,7 @@ func TestJSONLExportOfASandboxCrawl(t *testing.T) {
 			t.Fatalf("line %d: %v", n, err)
 		}
 		for _, k := range []string{"url", "final_url", "status", "fetched_at", "content_type", "title", "text",
-			"links", "simhash", "class", "site", "keyword", "node", "egress"} {
+			"links", "simhash", "story", "class", "site", "keyword", "node", "egress"} {
 			if _, ok := raw[k]; !ok {
 				t.Errorf("line %d has no %q", n, k)
 			}

@@ -54,7 +54,12 @@ type Report struct {
 	Records   int      `json:"records"`   // WARC records written, warcinfo included
 	Responses int      `json:"responses"` // response records
 	Requests  int      `json:"requests"`  // request records
-	Revisits  int      `json:"revisits"`  // revisit records (unchanged refetches, 304s)
+	Revisits  int      `json:"revisits"`  // revisit records (unchanged refetches, 304s, duplicates)
+	// Duplicates are the revisit records of a response whose payload another URL's
+	// response already holds (the same article at two addresses): identical-payload-digest,
+	// referring to the first; BytesSaved is the payload bytes they did not repeat.
+	Duplicates int   `json:"duplicates"`
+	BytesSaved int64 `json:"bytes_saved"`
 	Pages     int      `json:"pages"`     // JSONL objects, or WARC exchanges exported
 	Rebuilt   int      `json:"rebuilt"`   // pages stored before captures existed, rebuilt from the page row
 	Warnings  int      `json:"warnings"`  // captures or pages skipped or exported incompletely
@@ -133,6 +138,10 @@ type warcExport struct {
 	// lastBody maps a URL to the newest capture with a 2xx body exported in this
 	// run: a 304 refers to it.
 	lastBody map[string]exported
+	// byDigest maps a payload digest to the first 2xx response exported in this run
+	// that holds it: a response of another URL with the same payload becomes a
+	// revisit of it.
+	byDigest map[string]exported
 }
 
 func (x *warcExport) warn(format string, a ...any) {
@@ -143,7 +152,7 @@ func (x *warcExport) warn(format string, a ...any) {
 }
 
 func (x *warcExport) run() error {
-	x.lastBody = map[string]exported{}
+	x.lastBody, x.byDigest = map[string]exported{}, map[string]exported{}
 	err := x.st.Captures(x.o.Since, func(c store.Capture, bodyErr error) error {
 		if err := x.o.Context.Err(); err != nil {
 			return err
@@ -182,11 +191,14 @@ func (x *warcExport) capture(c store.Capture) error {
 	}
 	var main gowarc.WarcRecord
 	var err error
+	dup, isDup := x.duplicateOf(c)
 	switch {
 	case c.Status == http.StatusNotModified:
 		main, err = x.revisitRecord(c, profileNotModified, x.notModifiedRef(c))
 	case c.RefersTo != 0:
 		main, err = x.revisitRecord(c, profileDigest, x.digestRef(c))
+	case isDup:
+		main, err = x.revisitRecord(c, profileDigest, dup)
 	default:
 		main, err = x.responseRecord(c)
 	}
@@ -208,6 +220,10 @@ func (x *warcExport) capture(c store.Capture) error {
 	}
 	if main.Type() == gowarc.Revisit {
 		x.rep.Revisits++
+		if isDup {
+			x.rep.Duplicates++
+			x.rep.BytesSaved += int64(len(c.Body))
+		}
 		return nil
 	}
 	x.rep.Responses++
@@ -215,8 +231,28 @@ func (x *warcExport) capture(c store.Capture) error {
 	x.ids[c.ID] = e
 	if c.Status/100 == 2 {
 		x.lastBody[c.URL] = e
+		if dedupable(c) {
+			x.byDigest[c.PayloadDigest] = e
+		}
 	}
 	return nil
+}
+
+// duplicateOf finds the response of another URL exported in this run whose payload
+// is c's, byte for byte (the same SHA-1): c is then written as a revisit of it. An
+// empty or cut body is no duplicate of anything.
+func (x *warcExport) duplicateOf(c store.Capture) (exported, bool) {
+	if c.Status/100 != 2 || c.RefersTo != 0 || !dedupable(c) {
+		return exported{}, false
+	}
+	e, ok := x.byDigest[c.PayloadDigest]
+	return e, ok && e.uri != c.URL
+}
+
+// dedupable says a capture's payload can stand for, or be stood for by, another
+// URL's: a whole, non-empty body with its digest.
+func dedupable(c store.Capture) bool {
+	return len(c.Body) > 0 && c.Truncated == "" && c.PayloadDigest != ""
 }
 
 // requestRecord is the request as sent: its head, no body (crawlconsole only GETs).

@@ -116,6 +116,9 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if *format == "warc" {
 		fmt.Fprintf(stderr, "exported %d exchanges (%d pages rebuilt from before captures) as %d records: %d responses, %d requests, %d revisits, in %d files; %d warnings; %.1fs\n",
 			rep.Pages, rep.Rebuilt, rep.Records, rep.Responses, rep.Requests, rep.Revisits, len(rep.Files), rep.Warnings, secs)
+		if rep.Duplicates > 0 {
+			fmt.Fprintf(stderr, "  %d of the revisits are the same payload under another URL: %d bytes not repeated\n", rep.Duplicates, rep.BytesSaved)
+		}
 	} else {
 		fmt.Fprintf(stderr, "exported %d pages; %d warnings; %.1fs\n", rep.Pages, rep.Warnings, secs)
 	}
