@@ -35,12 +35,12 @@ type PageLine struct {
 	// Story groups the pages that carry one article under different URLs and on
 	// different sites (engine/stories): pages with the same story id are copies of
 	// one another. "" for a page without article prose (a listing, a form).
-	Story string `json:"story"`
-	Class       string   `json:"class"`   // soc, web_com, web_net, web_edu, web_gov
-	Site        string   `json:"site"`
-	Keyword     string   `json:"keyword"`
-	Node        string   `json:"node"`   // worker that fetched it; "" in one process
-	Egress      string   `json:"egress"` // egress name (never its address or credentials)
+	Story   string `json:"story"`
+	Class   string `json:"class"` // soc, web_com, web_net, web_edu, web_gov
+	Site    string `json:"site"`
+	Keyword string `json:"keyword"`
+	Node    string `json:"node"`   // worker that fetched it; "" in one process
+	Egress  string `json:"egress"` // egress name (never its address or credentials)
 }
 
 // JSONLOptions says what to export.

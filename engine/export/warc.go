@@ -51,19 +51,19 @@ type WARCOptions struct {
 
 // Report sums up one export.
 type Report struct {
-	Records   int      `json:"records"`   // WARC records written, warcinfo included
-	Responses int      `json:"responses"` // response records
-	Requests  int      `json:"requests"`  // request records
-	Revisits  int      `json:"revisits"`  // revisit records (unchanged refetches, 304s, duplicates)
+	Records   int `json:"records"`   // WARC records written, warcinfo included
+	Responses int `json:"responses"` // response records
+	Requests  int `json:"requests"`  // request records
+	Revisits  int `json:"revisits"`  // revisit records (unchanged refetches, 304s, duplicates)
 	// Duplicates are the revisit records of a response whose payload another URL's
 	// response already holds (the same article at two addresses): identical-payload-digest,
 	// referring to the first; BytesSaved is the payload bytes they did not repeat.
-	Duplicates int   `json:"duplicates"`
-	BytesSaved int64 `json:"bytes_saved"`
-	Pages     int      `json:"pages"`     // JSONL objects, or WARC exchanges exported
-	Rebuilt   int      `json:"rebuilt"`   // pages stored before captures existed, rebuilt from the page row
-	Warnings  int      `json:"warnings"`  // captures or pages skipped or exported incompletely
-	Files     []string `json:"files"`     // paths of the files written, in order
+	Duplicates int      `json:"duplicates"`
+	BytesSaved int64    `json:"bytes_saved"`
+	Pages      int      `json:"pages"`    // JSONL objects, or WARC exchanges exported
+	Rebuilt    int      `json:"rebuilt"`  // pages stored before captures existed, rebuilt from the page row
+	Warnings   int      `json:"warnings"` // captures or pages skipped or exported incompletely
+	Files      []string `json:"files"`    // paths of the files written, in order
 }
 
 // revisit profiles (WARC 1.1 §6.7.2, §6.7.3).
