@@ -192,11 +192,12 @@ const (
 	LaneGated    = view.LaneGated
 	LanePaused   = view.LanePaused
 	LaneIdle     = view.LaneIdle
-	// NodeActive, NodePaused, NodeLeaving and NodeDead: view's worker states.
+	// NodeActive, NodePaused, NodeLeaving, NodeDead and NodeLeft: view's worker states.
 	NodeActive  = view.NodeActive
 	NodePaused  = view.NodePaused
 	NodeLeaving = view.NodeLeaving
 	NodeDead    = view.NodeDead
+	NodeLeft    = view.NodeLeft
 	// LevelDebug, LevelInfo, LevelWarn and LevelError: view's event levels, lowest first.
 	LevelDebug = view.LevelDebug
 	LevelInfo  = view.LevelInfo

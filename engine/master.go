@@ -99,7 +99,7 @@ func (m *masterRuntime) show(s *Snapshot) {
 	s.HeartbeatEvery = m.o.HeartbeatEvery
 	s.LanesMax = 0
 	for _, n := range s.Nodes {
-		if n.State != NodeDead {
+		if n.State != NodeDead && n.State != NodeLeft {
 			s.LanesMax += n.LanesMax
 		}
 	}

@@ -124,6 +124,7 @@ func (t *Table) Leave(l *wire.Leave) (first bool, back int) {
 			back += len(n.held) // bury queues them again
 		}
 		t.bury(n)
+		n.left = true
 	}
 	t.Kick()
 	return first, back
@@ -250,7 +251,7 @@ func (t *Table) NodesJSON() ([]byte, error) {
 	var rows []row
 	for _, name := range sortedKeys(t.nodes) {
 		n := t.nodes[name]
-		rows = append(rows, row{n.name, n.state, n.heard, n.joined, len(n.units), n.results, n.late})
+		rows = append(rows, row{n.name, n.shown(), n.heard, n.joined, len(n.units), n.results, n.late})
 	}
 	return json.Marshal(rows)
 }
@@ -260,7 +261,7 @@ func (t *Table) NodesJSON() ([]byte, error) {
 func (t *Table) Stats() *view.ClusterStats {
 	cs := &view.ClusterStats{Nodes: map[string]view.NodeStats{}, LateResults: t.late}
 	for name, n := range t.nodes {
-		cs.Nodes[name] = view.NodeStats{State: n.state, Results: n.results, Late: n.late, Hosts: len(n.units)}
+		cs.Nodes[name] = view.NodeStats{State: n.shown(), Results: n.results, Late: n.late, Hosts: len(n.units)}
 	}
 	return cs
 }

@@ -64,7 +64,7 @@ func (t *Table) View() ([]view.Node, []view.Lane) {
 	weights := t.weights(held)
 	for _, name := range sortedKeys(t.nodes) {
 		n := t.nodes[name]
-		row := view.Node{Name: name, State: n.state, Heartbeat: n.heard, Joined: n.joined,
+		row := view.Node{Name: name, State: n.shown(), Heartbeat: n.heard, Joined: n.joined,
 			Egresses: n.hb.Egresses, Lanes: n.hb.Lanes, LanesMax: n.hb.LanesMax, PagesPerSec: n.hb.PagesPerSec,
 			Queue: len(n.held), Results: n.results, Late: n.late}
 		if n.state == view.NodeDead {

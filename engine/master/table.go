@@ -84,9 +84,20 @@ type node struct {
 	late      int64
 	// refusedBefore keeps the refusals earlier incarnations of the name reported.
 	refusedBefore int64
+	// left: it left gracefully (dead to the table, shown as left).
+	left bool
 }
 
 func (n *node) live() bool { return n.state == view.NodeActive || n.state == view.NodePaused }
+
+// shown is the state the Nodes pane and the stats show: a worker that left is no
+// dead worker (the operator stopped it; nothing was lost).
+func (n *node) shown() view.NodeState {
+	if n.state == view.NodeDead && n.left {
+		return view.NodeLeft
+	}
+	return n.state
+}
 
 // unit is one assignment unit's URLs at the master and who holds the unit. A unit
 // belongs to one worker at a time, so a site's hosts do too (M1 lanes and the

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/balance"
+	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/view"
@@ -230,5 +231,28 @@ func TestJoinsDealUnitsStillOnTheirWay(t *testing.T) {
 		if u.next != "" || !tb.nodes[u.owner].units[name] {
 			t.Errorf("%s: owner %q, next %q after w1 reported; want it with the worker counting it", name, u.owner, u.next)
 		}
+	}
+}
+
+// A worker that leaves gracefully is shown as left (the Nodes pane, the stats), not
+// as dead like one that went silent: the operator stopped it and nothing was lost.
+func TestALeftWorkerIsShownAsLeft(t *testing.T) {
+	t.Parallel()
+	tb := New(&keepAll{}, nil, 1)
+	now := time.Unix(1700000000, 0)
+	tb.addNode("w1").heard = now
+	tb.addNode("w2").heard = now
+	tb.Leave(&wire.Leave{Node: "w1", Incarnation: "i", Final: true})
+	tb.BuryDead(now.Add(time.Hour), time.Minute) // w2 went silent
+	nodes, _ := tb.View()
+	got := map[string]view.NodeState{}
+	for _, n := range nodes {
+		got[n.Name] = n.State
+	}
+	if got["w1"] != view.NodeLeft || got["w2"] != view.NodeDead {
+		t.Errorf("states %v; want w1 left, w2 dead", got)
+	}
+	if s := tb.Stats().Nodes["w1"].State; s != view.NodeLeft {
+		t.Errorf("stats state of the worker that left: %q, want left", s)
 	}
 }

@@ -243,7 +243,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 			states[n.State]++
 			counter(clusterResults, float64(n.Results), name)
 		}
-		for _, st := range []engine.NodeState{engine.NodeActive, engine.NodePaused, engine.NodeLeaving, engine.NodeDead} {
+		for _, st := range []engine.NodeState{engine.NodeActive, engine.NodePaused, engine.NodeLeaving, engine.NodeDead, engine.NodeLeft} {
 			gauge(clusterWorkers, float64(states[st]), string(st))
 		}
 		counter(clusterLate, float64(cl.LateResults))

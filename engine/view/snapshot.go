@@ -78,7 +78,8 @@ const (
 	NodeActive  NodeState = "active"  // heartbeats arrive; it holds hosts and fetches
 	NodePaused  NodeState = "paused"  // paused by the operator: it keeps its hosts, fetches nothing
 	NodeLeaving NodeState = "leaving" // graceful leave: handing back what it has not fetched
-	NodeDead    NodeState = "dead"    // silent past the heartbeat timeout (or left): its hosts went to others
+	NodeDead    NodeState = "dead"    // silent past the heartbeat timeout: its hosts went to others
+	NodeLeft    NodeState = "left"    // left gracefully: what it had not fetched went back, its hosts to others
 )
 
 // Node is one worker of a distributed crawl, as the master's Nodes pane shows it.

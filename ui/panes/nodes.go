@@ -240,7 +240,7 @@ func (p *nodesPane) heartbeat(n *engine.Node) (string, bool) {
 		now = p.c.Now()
 	}
 	d := max(now.Sub(n.Heartbeat), 0)
-	if d > p.late() {
+	if d > p.late() && n.State != engine.NodeLeft { // a worker that left sends no heartbeat, rightly
 		return ago(d) + lateMark, true
 	}
 	return ago(d), false
@@ -269,6 +269,8 @@ func (p *nodesPane) stateStyle(s engine.NodeState) lipgloss.Style {
 		return st.State(string(engine.StatePaused))
 	case engine.NodeLeaving:
 		return st.State(string(engine.StateStopping))
+	case engine.NodeLeft:
+		return st.Muted // the operator stopped it; nothing was lost
 	}
 	return st.Bad
 }
@@ -281,12 +283,12 @@ func (p *nodesPane) summary() string {
 	rate := 0.0
 	for _, n := range p.nodes {
 		count[n.State]++
-		if n.State != engine.NodeDead { // a dead worker's last heartbeat is no rate
+		if n.State != engine.NodeDead && n.State != engine.NodeLeft { // a gone worker's last heartbeat is no rate
 			rate += n.PagesPerSec
 		}
 	}
 	var states []string
-	for _, s := range []engine.NodeState{engine.NodeActive, engine.NodePaused, engine.NodeLeaving, engine.NodeDead} {
+	for _, s := range []engine.NodeState{engine.NodeActive, engine.NodePaused, engine.NodeLeaving, engine.NodeDead, engine.NodeLeft} {
 		if count[s] > 0 {
 			states = append(states, fmt.Sprintf("%d %s", count[s], s))
 			delete(count, s)

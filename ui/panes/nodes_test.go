@@ -3,6 +3,7 @@ package panes
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -19,5 +20,31 @@ func TestNodesTotalRateLeavesTheDeadOut(t *testing.T) {
 	}}
 	if got := ansi.Strip(p.summary()); !strings.Contains(got, "1.4 pages/s") {
 		t.Errorf("summary %q, want the live workers' 1.4 pages/s", got)
+	}
+}
+
+// A worker that left gracefully shows as left, its old heartbeat unmarked: it used
+// to show as "dead" with the late mark, as a crashed one, though nothing was lost.
+func TestNodesShowsALeftWorkerAsLeft(t *testing.T) {
+	c := testCommon()
+	now := c.Now()
+	p := &nodesPane{c: c}
+	p.SetSize(160, 10)
+	p.SetSnapshot(&engine.Snapshot{At: now, HeartbeatEvery: time.Second, Nodes: []engine.Node{
+		{Name: "w1", State: engine.NodeActive, Heartbeat: now},
+		{Name: "w2", State: engine.NodeLeft, Heartbeat: now.Add(-5 * time.Minute)},
+	}})
+	view := ansi.Strip(p.View())
+	var row string
+	for _, line := range strings.Split(view, "\n") {
+		if strings.Contains(line, "w2") {
+			row = line
+		}
+	}
+	if !strings.Contains(row, "left") || strings.Contains(row, "dead") || strings.Contains(row, lateMark) {
+		t.Errorf("the left worker's row %q; want it shown as left, with no late mark", row)
+	}
+	if got := ansi.Strip(p.summary()); !strings.Contains(got, "1 left") {
+		t.Errorf("summary %q, want it to count 1 left", got)
 	}
 }
