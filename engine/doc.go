@@ -43,8 +43,9 @@
 // classes (soc, web_com, web_net, web_edu, web_gov) and a page older than its class's
 // window is no longer revisited. The default policy replaces next = last + t/x with a
 // change-rate estimator that spends a fetch budget (revisit.objective); the seed's rule
-// is kept as a policy. revisit.go, revisit_sched.go and revisit_sites.go join the
-// package to the store and the board.
+// is kept as a policy. Package refresh joins it to the store (each fetch observed into
+// the page's revisit row, site priors, the Revisit pane); revisit.go and requeue.go
+// join it to the board.
 //
 // # M3 egress rotation and site/keyword scheduling (packages egress, balance)
 //
@@ -94,7 +95,7 @@
 // seed -> queue.go (normalise, scope, dedupe, store insert, confirm) -> lanes.Board
 // (M1 lane) -> lanes.Runner (robots, politeness gate, fetch through the lane's
 // egress, classify, M3) -> record.go: store.SavePage with the links it found and the page's
-// revisit state (M2) -> queue.go for each link. Later, revisit_sched.go puts the page
+// revisit state (M2) -> queue.go for each link. Later, requeue.go puts the page
 // back on the board when it is due again; the refetch replaces the stored page.
 //
 // # Roles and the port between them

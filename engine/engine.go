@@ -174,7 +174,7 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 		e.resumed = st.Recovered()
 		e.dedupe = frontier.NewDedupe(opts.Dedupe.ExpectedURLs, opts.Dedupe.FalsePositive, opts.Dedupe.LRUSize)
 	}
-	if e.rv, err = newRevisitRuntime(opts.Revisit, st); err != nil {
+	if e.rv, err = e.newRevisitRuntime(opts.Revisit, st); err != nil {
 		return fail(err)
 	}
 	e.front = localFront{e}
@@ -186,10 +186,10 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 	e.crew = localCrew{e}
 	e.steer = steer.New(steerPort{e}, opts.Rounds)
 	e.sites.Store(sites.FromOptions(&e.opts))
-	e.sites.Load().Declare(&e.rv.classes) // M3: social sites' domains are class soc
+	e.sites.Load().Declare(&e.rv.Classes) // M3: social sites' domains are class soc
 	e.round = newRoundRuntime(st)
 	if st != nil {
-		e.loadSitePriors() // what each site's new pages showed in earlier runs
+		e.rv.LoadSitePriors() // what each site's new pages showed in earlier runs
 	}
 	e.budget = newBudgetLedger(opts.Budgets, opts.Rounds.Every)
 	if opts.Traps != (frontier.TrapOptions{}) {
@@ -235,7 +235,7 @@ func (e *Engine) Start() error {
 		e.logf(LevelWarn, 0, "", "%s", w)
 	}
 	if e.st != nil {
-		if err := e.rv.restore(e.st); err != nil {
+		if err := e.rv.Restore(); err != nil {
 			return fmt.Errorf("revisit state: %w", err)
 		}
 		if err := e.crew.start(); err != nil {
@@ -308,7 +308,7 @@ func (e *Engine) tick() {
 	e.every(time.Second, func(now time.Time) {
 		e.rate.sample(now, e.c.pagesFetched.Load())
 		e.keepDiscovery(now)
-		e.keepSitePriors(now)
+		e.rv.KeepSitePriors(now)
 	})
 }
 
@@ -365,7 +365,7 @@ func (e *Engine) Stop() {
 			if e.disc != nil {
 				e.saveDiscovery(e.now())
 			}
-			e.saveSitePriors(e.now())
+			e.rv.SaveSitePriors(e.now())
 			e.endRound(e.now()) // M3: the round's results are not lost to a stop
 			if err := e.st.Flush(); err != nil && e.Failure() == nil {
 				e.logf(LevelError, 0, "", "store: %v", err)
@@ -436,7 +436,7 @@ func (e *Engine) Stats() Stats {
 	}
 	s.Deferred = t.Deferred
 	s.Cookies = e.run.CookieStats()
-	s.Revisit = e.revisitStats()
+	s.Revisit = e.rv.Stats()
 	if e.dedupe != nil {
 		s.Dedupe = &DedupeStats{DedupeStats: e.dedupe.Stats(),
 			StoreChecks: e.c.dedupeStoreChecks.Load(), FalsePositives: e.c.dedupeFalsePositives.Load()}

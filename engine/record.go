@@ -249,7 +249,7 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	if track {
 		stored.Revisit = e.observeRevisit(t.URL, prev, stored.FetchedAt,
 			revisit.Outcome{Hash: hash, OK: ok, Sig: sig, HasDigest: ok})
-		e.keepReplacedText(t.URL, stored.Revisit)
+		e.rv.KeepReplacedText(t.URL, stored.Revisit)
 		if doc != nil {
 			e.schedulePoll(t.URL, doc, links, listingOf(links, known), stored.Revisit, at)
 		} else {

@@ -70,9 +70,9 @@ revisit:
 			t.Fatal(err)
 		}
 		defer e.Close()
-		planner, ok := e.rv.tracker.Policy().(revisit.Planner)
+		planner, ok := e.rv.Tracker.Policy().(revisit.Planner)
 		if !ok {
-			t.Fatalf("policy %T plans nothing", e.rv.tracker.Policy())
+			t.Fatalf("policy %T plans nothing", e.rv.Tracker.Policy())
 		}
 		for class, want := range map[string]struct {
 			objective string

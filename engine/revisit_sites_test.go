@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/refresh"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -29,8 +30,8 @@ func TestSitePriorsSurviveARestartOfTheCrawl(t *testing.T) {
 	for i := range 12 { // more than the evidence a site needs
 		p := &revisit.Page{URL: fmt.Sprintf("https://www.news.example/story/%d", i), Class: revisit.ClassCom}
 		at := t0.Add(time.Duration(i) * time.Minute)
-		e.rv.tracker.Observe(p, at, revisit.Outcome{Hash: 1, OK: true})
-		e.rv.tracker.Observe(p, p.Next, revisit.Outcome{Hash: 1, OK: true}) // unchanged at the first refetch
+		e.rv.Tracker.Observe(p, at, revisit.Outcome{Hash: 1, OK: true})
+		e.rv.Tracker.Observe(p, p.Next, revisit.Outcome{Hash: 1, OK: true}) // unchanged at the first refetch
 	}
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
@@ -40,7 +41,7 @@ func TestSitePriorsSurviveARestartOfTheCrawl(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := st.GetMeta(sitePriorsMetaKey)
+	b, err := st.GetMeta(refresh.SitePriorsMeta)
 	if err != nil {
 		t.Fatalf("no site priors stored at stop: %v", err)
 	}
@@ -50,7 +51,7 @@ func TestSitePriorsSurviveARestartOfTheCrawl(t *testing.T) {
 	}
 	plans[""] = append([]json.RawMessage{json.RawMessage(`{"site":"damaged.example","n":"eight"}`)}, plans[""]...)
 	b, _ = json.Marshal(plans)
-	st.SetMeta(sitePriorsMetaKey, b)
+	st.SetMeta(refresh.SitePriorsMeta, b)
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -64,11 +65,11 @@ func TestSitePriorsSurviveARestartOfTheCrawl(t *testing.T) {
 		// A page of another site, fetched twice, sets the fetch price as the stored
 		// pages' shares do when the crawl starts.
 		q := &revisit.Page{URL: "https://other.example/", Class: revisit.ClassCom}
-		e.rv.tracker.Observe(q, t0, revisit.Outcome{Hash: 1, OK: true})
-		e.rv.tracker.Observe(q, q.Next, revisit.Outcome{Hash: 2, OK: true})
+		e.rv.Tracker.Observe(q, t0, revisit.Outcome{Hash: 1, OK: true})
+		e.rv.Tracker.Observe(q, q.Next, revisit.Outcome{Hash: 2, OK: true})
 		p := &revisit.Page{URL: "https://section.news.example/story/new", Class: revisit.ClassCom}
 		at := t0.Add(6 * time.Hour)
-		e.rv.tracker.Observe(p, at, revisit.Outcome{Hash: 1, OK: true})
+		e.rv.Tracker.Observe(p, at, revisit.Outcome{Hash: 1, OK: true})
 		return p.Next.Sub(at)
 	}
 	if got := firstOf(o); got < 24*time.Hour {

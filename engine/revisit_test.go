@@ -361,11 +361,11 @@ func TestRevisitClassWindowsStopRevisits(t *testing.T) {
 	// what is scheduled, not what is already in a lane): the scheduler runs on and
 	// the class without a window is revisited until those have gone, however slow
 	// the box, before the windowed count is taken.
-	ticks := e.rv.ticks.Load()
+	ticks := e.rv.Ticks.Load()
 	_, unlimited := fetches()
 	waitFor(t, "the scheduler to run on after the windows closed", func() bool {
 		_, u := fetches()
-		return u >= unlimited+10 && e.rv.ticks.Load() >= ticks+20
+		return u >= unlimited+10 && e.rv.Ticks.Load() >= ticks+20
 	})
 	// and no lane holds or fetches a task of a windowed host any more.
 	windowedHost := func(h string) bool {
@@ -391,10 +391,10 @@ func TestRevisitClassWindowsStopRevisits(t *testing.T) {
 		return true
 	})
 	windowed, unlimited := fetches()
-	ticks = e.rv.ticks.Load()
+	ticks = e.rv.Ticks.Load()
 	waitFor(t, "more revisits of the class without a window", func() bool {
 		_, u := fetches()
-		return u >= unlimited+10 && e.rv.ticks.Load() >= ticks+20
+		return u >= unlimited+10 && e.rv.Ticks.Load() >= ticks+20
 	})
 	if w, _ := fetches(); w != windowed {
 		t.Errorf("%d more fetches of pages whose class window had closed", w-windowed)
@@ -516,7 +516,7 @@ func TestRevisitStateSurvivesARestart(t *testing.T) {
 	if inClasses != v.Tracked {
 		t.Errorf("class counts add up to %d of %d pages", inClasses, v.Tracked)
 	}
-	if _, pages := e2.rv.tracker.Policy().(*revisit.EstimatorPolicy).Demand(); pages != tracked {
+	if _, pages := e2.rv.Tracker.Policy().(*revisit.EstimatorPolicy).Demand(); pages != tracked {
 		t.Errorf("the estimator counts %d pages after the restart, %d had a budget share", pages, tracked)
 	}
 	waitFor(t, "refetches after the restart", func() bool { return e2.Stats().Revisit.Refetches >= 30 })
@@ -766,7 +766,7 @@ func TestRevisitVerdictsOfOneRefetchedPage(t *testing.T) {
 			if got := *e.Stats().Revisit; got != s.want {
 				t.Fatalf("stats %+v, want %+v", got, s.want)
 			}
-			if p, ok := e.rv.recent.Get(pageURL); !ok || p.X != s.x {
+			if p, ok := e.rv.Recent.Get(pageURL); !ok || p.X != s.x {
 				t.Fatalf("x = %d, want %d", p.X, s.x)
 			}
 		})

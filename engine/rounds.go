@@ -335,7 +335,7 @@ func (e *Engine) refetchResults(known []string, now time.Time) {
 		index[s.URL] = s.First
 	}
 	e.round.mu.Lock()
-	list := roundList(known, index, e.rv.classes, e.rv.windows, now, e.round.rng)
+	list := roundList(known, index, e.rv.Classes, e.rv.Windows, now, e.round.rng)
 	e.round.mu.Unlock()
 	if len(list) == 0 {
 		return

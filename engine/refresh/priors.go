@@ -1,4 +1,4 @@
-package engine
+package refresh
 
 import (
 	"encoding/json"
@@ -6,50 +6,52 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
 // The estimator policy's site priors (revisit.SitePriorKeeper: what each site's new
 // pages showed at their first refetch, which plans the first revisit of its next new
-// pages) are kept in the store's meta table under sitePriorsMetaKey, so that a
+// pages) are kept in the store's meta table under SitePriorsMeta, so that a
 // restarted crawl does not refetch each site's first new pages blind after
 // revisit.initial again. Written at stop and, while the sites' evidence changes, at
 // most every sitePriorsSaveEvery (about 260 bytes a site, at most 20,000 sites a
 // plan); read when the engine is built. Each site's record is read on its own, so a
 // damaged one costs that site only.
 
-const sitePriorsMetaKey = "revisit.sites.v1"
+// SitePriorsMeta is the store meta key holding the site priors.
+const SitePriorsMeta = "revisit.sites.v1"
 
 // sitePriorsSaveEvery is how often the priors are written while the crawl runs, at
 // most: a crash loses no more than this much of what the sites showed.
 const sitePriorsSaveEvery = 5 * time.Minute
 
 // sitePriors returns the policy's keeper, or nil (the seed rule keeps none).
-func (rv *revisitRuntime) sitePriors() revisit.SitePriorKeeper {
-	k, _ := rv.tracker.Policy().(revisit.SitePriorKeeper)
+func (r *Runtime) sitePriors() revisit.SitePriorKeeper {
+	k, _ := r.Tracker.Policy().(revisit.SitePriorKeeper)
 	return k
 }
 
-// loadSitePriors takes back an earlier run's site priors. A damaged record is
+// LoadSitePriors takes back an earlier run's site priors. A damaged record is
 // reported and that site learned afresh; a store that cannot be read is reported and
 // the priors are then not written either (the unreadable ones may be sound).
-func (e *Engine) loadSitePriors() {
-	k := e.rv.sitePriors()
+func (r *Runtime) LoadSitePriors() {
+	k := r.sitePriors()
 	if k == nil {
 		return
 	}
-	b, err := e.st.GetMeta(sitePriorsMetaKey)
+	b, err := r.st.GetMeta(SitePriorsMeta)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && len(b) == 0) {
 		return
 	}
 	if err != nil {
-		e.rv.sitesReadOnly = true
-		e.logf(LevelWarn, 0, "", "revisit: site priors of an earlier run unreadable (%v): new pages of every site get revisit.initial until their site shows again; they are not overwritten", err)
+		r.sitesReadOnly = true
+		r.logf(view.LevelWarn, "revisit: site priors of an earlier run unreadable (%v): new pages of every site get revisit.initial until their site shows again; they are not overwritten", err)
 		return
 	}
 	var raw map[string][]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
-		e.logf(LevelWarn, 0, "", "revisit: site priors of an earlier run unreadable (%v): new pages of every site get revisit.initial until their site shows again", err)
+		r.logf(view.LevelWarn, "revisit: site priors of an earlier run unreadable (%v): new pages of every site get revisit.initial until their site shows again", err)
 		return
 	}
 	plans := make(map[string][]revisit.SitePriorState, len(raw))
@@ -65,35 +67,35 @@ func (e *Engine) loadSitePriors() {
 		}
 	}
 	if n := bad + k.ImportSitePriors(plans); n > 0 {
-		e.logf(LevelWarn, 0, "", "revisit: %d sites' priors unusable, learned afresh", n)
+		r.logf(view.LevelWarn, "revisit: %d sites' priors unusable, learned afresh", n)
 	}
-	e.rv.sitesSaved = k.SitePriorsVersion()
+	r.sitesSaved = k.SitePriorsVersion()
 }
 
-// saveSitePriors writes the site priors when they changed since the last write.
-func (e *Engine) saveSitePriors(now time.Time) {
-	k := e.rv.sitePriors()
-	if k == nil || e.st == nil {
+// SaveSitePriors writes the site priors when they changed since the last write.
+func (r *Runtime) SaveSitePriors(now time.Time) {
+	k := r.sitePriors()
+	if k == nil || r.st == nil {
 		return
 	}
 	v := k.SitePriorsVersion()
-	if v == e.rv.sitesSaved || e.rv.sitesReadOnly {
+	if v == r.sitesSaved || r.sitesReadOnly {
 		return
 	}
-	e.rv.sitesSaved, e.rv.sitesSavedAt = v, now // a failure is not retried every second
+	r.sitesSaved, r.sitesSavedAt = v, now // a failure is not retried every second
 	b, err := json.Marshal(k.ExportSitePriors())
 	if err != nil {
-		e.logf(LevelWarn, 0, "", "revisit: site priors not kept: %v", err)
+		r.logf(view.LevelWarn, "revisit: site priors not kept: %v", err)
 		return
 	}
-	e.st.SetMeta(sitePriorsMetaKey, b)
+	r.st.SetMeta(SitePriorsMeta, b)
 }
 
-// keepSitePriors writes them at most every sitePriorsSaveEvery (from the engine's
+// KeepSitePriors writes them at most every sitePriorsSaveEvery (from the engine's
 // one-second tick).
-func (e *Engine) keepSitePriors(now time.Time) {
-	if e.st == nil || now.Sub(e.rv.sitesSavedAt) < sitePriorsSaveEvery {
+func (r *Runtime) KeepSitePriors(now time.Time) {
+	if r.st == nil || now.Sub(r.sitesSavedAt) < sitePriorsSaveEvery {
 		return
 	}
-	e.saveSitePriors(now)
+	r.SaveSitePriors(now)
 }

@@ -12,29 +12,6 @@ import (
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
-// revisitStore is the store as the revisit scheduler sees it (revisit.Store).
-type revisitStore struct{ st *store.Store }
-
-// Due implements revisit.Store: the first limit pages by ascending next.
-func (r revisitStore) Due(limit int) ([]revisit.Entry, error) {
-	d, err := r.st.DueRevisits(limit)
-	out := make([]revisit.Entry, len(d))
-	for i, e := range d {
-		out[i] = revisit.Entry{URL: e.URL, Next: e.Next}
-	}
-	return out, err
-}
-
-// SetNext implements revisit.Store. It waits for the commit, so that the next tick,
-// which reads committed state, cannot pick the same pages again. A write error is
-// not returned: it is the store's first error, reported through Store.Err, and not
-// this tick's to act on (the pages are parked whatever happened before).
-func (r revisitStore) SetNext(urls []string, next time.Time) error {
-	r.st.SetRevisitNext(urls, next)
-	_ = r.st.Flush()
-	return nil
-}
-
 // runRevisit is the revisit scheduler (M2, seed 001 step 3): every revisit.every it
 // takes the first m pages by ascending next and puts those due back in the crawl
 // queue, until the engine stops.
@@ -45,9 +22,7 @@ func (e *Engine) runRevisit() {
 
 // revisitTick runs one scheduler tick.
 func (e *Engine) revisitTick(now time.Time) {
-	urls, err := e.rv.sched.Tick(now)
-	e.rv.ticks.Add(1)
-	e.rv.lastTick.Store(now.UnixNano())
+	urls, err := e.rv.Tick(now)
 	if err != nil {
 		e.logf(LevelError, 0, "", "revisit: %v", err)
 		return
@@ -93,7 +68,7 @@ func (e *Engine) requeue(urls []string, now time.Time, force bool) (int, error) 
 		if !ok && !(force && r.ErrKind == SkipSteeredOut) { // a source withdrawn unfetched, added back
 			continue
 		}
-		if !force && !e.rv.windows.Active(e.classOf(r.Host), f, now) && !e.isDiscoverySource(r.URL) {
+		if !force && !e.rv.Windows.Active(e.classOf(r.Host), f, now) && !e.isDiscoverySource(r.URL) {
 			continue // M2/M3: past its class window, never revisited again
 		}
 		if r.State != store.Processed && r.State != store.Failed {
@@ -133,7 +108,7 @@ func (e *Engine) requeue(urls []string, now time.Time, force bool) (int, error) 
 		}
 	}
 	e.mu.Unlock()
-	e.rv.requeued.Add(int64(n))
+	e.rv.Requeued.Add(int64(n))
 	e.flushDeferred() // a disabled host's revisits were deferred, never dropped (M3)
 	return n, nil
 }
