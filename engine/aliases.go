@@ -142,6 +142,12 @@ type (
 	RevisitBehind = view.RevisitBehind
 	// SitesView is view.SitesView: the Sites pane.
 	SitesView = view.SitesView
+	// StoriesView is view.StoriesView: the Stories pane.
+	StoriesView = view.StoriesView
+	// StoryRow is view.StoryRow: one story of the Stories pane.
+	StoryRow = view.StoryRow
+	// StoryPage is view.StoryPage: one URL of a story.
+	StoryPage = view.StoryPage
 	// SiteRow is view.SiteRow: one declared site in the Sites pane.
 	SiteRow = view.SiteRow
 	// SiteDiscovery is view.SiteDiscovery: one site's feeds and sitemaps.

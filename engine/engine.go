@@ -19,6 +19,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
 	"github.com/crawlconsole/crawlconsole/engine/sites"
 	"github.com/crawlconsole/crawlconsole/engine/steer"
+	"github.com/crawlconsole/crawlconsole/engine/stories"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -70,6 +71,7 @@ type Engine struct {
 	budget      *budgetLedger              // page budgets per host and site (budget.go)
 	traps       *frontier.TrapGuard        // crawler-trap guards on found links; nil when all are off
 	variants    *urlVariants               // URL variants collapsed before the dedupe filter (variants.go)
+	stories     *stories.Book              // articles grouped into stories across URLs and sites (stories.go)
 	guard       *fetch.Guard               // the SSRF policy, for seeds added while the crawl runs
 	steer       *steer.Steerer             // live steering: the changes made, their persistence
 	steered     steeredSources             // the sources steering added (urgent) and withdrew (withdrawals.go)
@@ -196,6 +198,7 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 		e.traps = frontier.NewTrapGuard(opts.Traps, opts.Now)
 	}
 	e.variants = newURLVariants(opts.URLVariants)
+	e.stories = stories.NewBook()
 	e.guard = guard
 	if st != nil && opts.Discovery.Enabled {
 		e.disc = newDiscovery(opts.Discovery)

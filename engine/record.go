@@ -236,11 +236,15 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	// (res.Parsed: the fetcher's link pass already tokenized the page for it.)
 	// A worker's result comes signed (res.Signed): the master does not parse again.
 	var sig page.Signature
+	var text page.Text
 	var ok bool
 	if res.Signed != nil {
 		sig, ok = res.Signed.Sig, res.Signed.OK
 	} else {
-		sig, _, ok = res.Parsed.Sign(res.Body, res.Header.Get("Content-Type"))
+		sig, text, ok = res.Parsed.Sign(res.Body, res.Header.Get("Content-Type"))
+	}
+	if ok && doc == nil && prev == nil && res.Status/100 == 2 {
+		e.groupStory(t, res, text, at)
 	}
 	hash := sig.SimHash
 	if ok {

@@ -82,6 +82,13 @@ func (b *Book) Add(p Page) (id string, size int) {
 	return s.id, len(s.pages)
 }
 
+// Reset empties the book.
+func (b *Book) Reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.idx, b.stories, b.byURL, b.grouped = Index{}, nil, map[uint64]uint32{}, nil
+}
+
 // StoryOf returns the story url belongs to.
 func (b *Book) StoryOf(url string) (Story, bool) {
 	b.mu.Lock()

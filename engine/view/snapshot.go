@@ -58,6 +58,7 @@ type Snapshot struct {
 	Egress      *EgressView  // Egress pane (M3): account table, rotation state, disable list
 	Revisit     *RevisitView // Revisit pane (M2): due queue, refetches vs changes, windows, intervals
 	Sites       *SitesView   // Sites pane: declared sites as steered; nil without any
+	Stories     *StoriesView // Stories pane: articles found under several URLs; nil until one is
 	Sizing      *Sizing      // VPN estimate and its inputs for the Egress pane (M3); nil without declared sites or rotation
 	Nodes       []Node       // workers of a distributed crawl (M4), by name; nil on a single-process crawl
 	// HeartbeatEvery is the workers' heartbeat period (M4); 0 on a single-process crawl.
