@@ -52,7 +52,7 @@ func (e *Engine) pollEntry(t frontier.Task, fresh []store.URL, known []string, r
 	if d.poller.Knows(t.URL) {
 		d.ahead.mark(fresh, full)
 	}
-	d.poller.Observe(t.URL, at, newLinks, full)
+	d.poller.ObserveRead(t.URL, at, newLinks, len(fresh), full)
 	e.observeCoverage(t.URL, listing, false)
 	if next := at.Add(d.poller.Interval(t.URL)); rv.Next.IsZero() || next.Before(rv.Next) {
 		rv.Next = next

@@ -41,7 +41,7 @@ func (e *Engine) schedulePoll(src string, doc *discover.Doc, fresh []store.URL, 
 	if doc.Kind != discover.KindIndex && d.poller.Knows(src) {
 		d.ahead.mark(fresh, full)
 	}
-	d.poller.Observe(src, at, newLinks, full)
+	d.poller.ObserveRead(src, at, newLinks, len(fresh), full)
 	if doc.Kind != discover.KindIndex {
 		e.observeCoverage(src, listing, listing == nil)
 	}

@@ -311,3 +311,39 @@ func TestPollerKeepsPaceAfterALateRead(t *testing.T) {
 		}
 	}
 }
+
+// A fetch budget pays once for an article two sources list: a site's feed and
+// sitemap both bring each of its 4 articles an hour as news, but only the first
+// read fetches it. Counted twice, the reads would get 20 - 8 = 12 of a budget of
+// 20 fetches an hour; counted once, 20 - 4 = 16, and each source is read more often.
+func TestAFetchBudgetPaysOnceForWhatTwoSourcesList(t *testing.T) {
+	t0 := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	run := func(secondFresh bool) (time.Duration, PollState) {
+		p := &Poller{FetchBudget: 20}
+		at := t0
+		p.Observe("feed", at, 0, false)
+		p.Observe("sitemap", at, 0, false)
+		for range 7 * 24 {
+			at = at.Add(time.Hour)
+			p.ObserveRead("feed", at, 4, 4, false)
+			fresh := 0
+			if secondFresh {
+				fresh = 4
+			}
+			p.ObserveRead("sitemap", at, 4, fresh, false)
+		}
+		return p.Interval("feed"), p.Export()["sitemap"]
+	}
+	once, st := run(false)
+	twice, _ := run(true)
+	// 16 reads an hour over two equal sources: each every 7.5 min; 12: every 10.
+	if once > 8*time.Minute || twice < 9*time.Minute {
+		t.Errorf("feed read every %v when the sitemap's copies are counted once, %v when twice: want about 7.5 and 10 minutes", once, twice)
+	}
+	// What the sitemap brought that another path had first survives a restart.
+	q := &Poller{FetchBudget: 20}
+	q.Import(map[string]PollState{"sitemap": st})
+	if got := q.Export()["sitemap"]; math.Abs(got.Known-st.Known) > 1e-9 || st.Known < st.Items/2 {
+		t.Errorf("sitemap's known share %.2f of %.2f, restored %.2f: want most of it known, restored as it was", st.Known, st.Items, got.Known)
+	}
+}
