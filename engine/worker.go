@@ -58,6 +58,7 @@ type Worker struct {
 	// handedBack are the tasks releases took off the board, sent again with each
 	// heartbeat until a reply confirms the master has them (wire.Heartbeat.HandedBack).
 	handedBack []frontier.Task
+	reach      masterReach // whether the master answers the heartbeats (worker_reach.go)
 }
 
 // handBackPerBeat caps the hand-backs one heartbeat carries (a release gives back at
@@ -373,8 +374,10 @@ func (w *Worker) heartbeat() {
 		r, err := w.up.Heartbeat(hb, w.hbEvery)
 		w.beats.Unlock()
 		if err != nil {
+			w.reach.miss(w.e, err, sent)
 			continue // the master is away; results and hand-backs wait (and requests, once the lease ends)
 		}
+		w.reach.answer(w.e, time.Now())
 		if r.Known {
 			w.lease.Grant(sent, r.Lease)
 		}
@@ -436,7 +439,7 @@ func (w *Worker) rejoin() {
 	if err := w.consumeTasks(); err != nil {
 		e.logf(LevelWarn, 0, "", "rejoin: %v", err)
 	}
-	e.logf(LevelWarn, 0, "", "the master did not know this worker (restarted, or it declared it dead): joined again; "+
+	e.logf(LevelWarn, 0, "", "rejoined: the master did not know this worker (restarted, or it declared it dead), so it joined again; "+
 		"of %d tasks held, %d taken back, %d dropped unfetched (the master queued them again or gave them to another worker)",
 		len(claimed), len(reply.Kept), len(lost))
 }

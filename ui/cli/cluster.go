@@ -216,6 +216,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	prefix := fs.String("prefix", engine.DefaultClusterPrefix, "subject `PREFIX` of the crawl")
 	dnsServer := fs.String("dns-server", "", "resolve through the DNS server at `HOST:PORT` (default: the master's dns_servers)")
 	lanes := fs.Int("lanes", 0, "most lanes fetching at once on this worker (`N`; default: the master's lanes.max)")
+	joinWait := fs.Duration("join-wait", 0, "how long to wait for a master that does not answer yet (`DURATION`; 0: until it answers)")
 	var egressSpecs, allow listFlag
 	fs.Var(&egressSpecs, "egress", "this box's own egress `SPEC` (bind:IP, http://..., socks5://...); repeatable")
 	fs.Var(&allow, "allow-private", "let this worker's SSRF guard through `CIDR`; repeatable")
@@ -225,7 +226,8 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	tf.add(fs)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: crawlconsole worker --join URL --name NAME [--token-file FILE] [--egress SPEC]...\n\n"+
-			"Fetches for a master (crawlconsole master); SIGTERM leaves gracefully (with the master's server\n"+
+			"Fetches for a master (crawlconsole master), waiting for it (with backoff; --join-wait bounds it)\n"+
+			"when it does not answer yet; SIGTERM leaves gracefully (with the master's server\n"+
 			"out of reach for 5 s, or its tasks in hand unfinished after a minute, it stops anyway: exit 4,\n"+
 			"and a line counting what the master did not get).\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -262,32 +264,46 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err != nil {
 		return fail("%v", err)
 	}
-	conn, err := cluster.Connect(*join, cluster.ClientOptions{Name: *name, Token: token, CAFile: *ca})
-	if err != nil {
-		if msrv != nil {
-			msrv.Close()
-		}
-		return fail("%v", err)
+	if *joinWait < 0 {
+		return fail("--join-wait %v: a duration >= 0 (0: wait until the master answers)", *joinWait)
 	}
-	defer conn.Close()
-	wo := engine.WorkerOptions{Conn: conn, Prefix: *prefix, Node: *name, Egress: egressSpecs,
+	wo := engine.WorkerOptions{Prefix: *prefix, Node: *name, Egress: egressSpecs,
 		AllowPrivate: allow, LanesMax: *lanes}
 	if *dnsServer != "" {
 		wo.DNSServers = []string{*dnsServer}
 	}
-	w, err := engine.StartWorker(wo)
+	say := func(format string, a ...any) {
+		fmt.Fprintf(stderr, "worker %s: "+format+"\n", append([]any{*name}, a...)...)
+	}
+	conn, w, err := joinMaster(ctx, *join, cluster.ClientOptions{Name: *name, Token: token, CAFile: *ca}, wo, *joinWait, say)
 	if err != nil {
 		if msrv != nil {
 			msrv.Close()
 		}
+		if errors.Is(err, errStoppedJoining) {
+			say("%v", err)
+			return 1
+		}
 		return fail("%v", err)
 	}
+	defer conn.Close()
 	defer serveOn(msrv, w.Engine(), stderr)()
 	fmt.Fprintf(stdout, "worker %s: joined %s\n", *name, *join)
 	t := time.NewTicker(5 * time.Second)
 	defer t.Stop()
+	// Warnings (the master unreachable, back, a rejoin) are printed as they come.
+	events := time.NewTicker(time.Second)
+	defer events.Stop()
+	var lastEvent uint64
 	for {
 		select {
+		case <-events.C:
+			for _, ev := range w.Engine().EventsSince(lastEvent, 0) {
+				lastEvent = ev.Seq
+				if ev.Level >= engine.LevelWarn {
+					say("%s", ev.Msg)
+				}
+			}
 		case <-ctx.Done():
 			// Tasks in hand get a minute to finish; a master whose server is out of
 			// reach, engine.DefaultLeaveGrace to come back.
