@@ -76,6 +76,7 @@ type doc struct {
 	out     []byte // scratch of joinParagraphs
 	line    []byte // scratch of paragraphBytes
 	paras   []paragraph
+	meta    metaRaw // what the pass keeps for the page's metadata (meta_collect.go)
 }
 
 // rawSkip are elements whose subtree is never text a reader sees.
@@ -258,6 +259,10 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 			closeTree()
 			return d
 		case html.TextToken:
+			if d.meta.inLD {
+				d.meta.ldText(z.Text())
+				continue
+			}
 			if inTitle {
 				d.title = append(d.title, z.Text()...)
 				continue
@@ -288,6 +293,13 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 				if attrs = d.readAttrs(z); attrs != nil {
 					sink.StartTag(tag, attrs)
 				}
+			}
+			switch tag {
+			case atom.Html, atom.Link, atom.Script:
+				if attrs == nil {
+					attrs = d.readAttrs(z)
+				}
+				d.meta.startTag(tag, tt == html.StartTagToken, attrs)
 			}
 			if tag == atom.Title && (skipDepth == 0 || skipTag == atom.Head) {
 				// The document's <title>, not an <svg>'s.
@@ -349,9 +361,23 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 			if attrs == nil {
 				attrs = d.readAttrs(z)
 			}
+			var itemprop, datetime, rel []byte
+			pubdate := false
 			for _, a := range attrs {
 				key, val := a.Key, a.Val
 				switch string(key) {
+				case "itemprop":
+					itemprop = val
+				case "datetime":
+					datetime = val
+				case "content":
+					if datetime == nil {
+						datetime = val // <span itemprop=datePublished content=...>
+					}
+				case "rel":
+					rel = val
+				case "pubdate":
+					pubdate = true
 				case "class", "id":
 					if len(val) > 0 && len(e.names) < 512 {
 						e.names += strings.ToLower(string(val)) + " "
@@ -379,6 +405,13 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 			if tag == atom.Article || tag == atom.Main {
 				e.flags |= flagHoldsMain
 			}
+			if tag == atom.Time || itemprop != nil || rel != nil {
+				if tag != atom.Time && itemprop == nil {
+					datetime = nil // a content= of another element says nothing of dates
+				}
+				d.meta.element(int32(len(d.elems)), tag, itemprop, datetime, rel,
+					pubdate || strings.Contains(e.names, "publish") || strings.Contains(e.names, "pubdate"))
+			}
 			if tag == atom.A {
 				linkDepth++
 			}
@@ -386,6 +419,9 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 			stack = append(stack, int32(len(d.elems)-1))
 		case html.EndTagToken:
 			tag := tagAtom(z.Raw())
+			if d.meta.inLD && tag == atom.Script {
+				d.meta.endLD()
+			}
 			if tag == atom.Title {
 				inTitle = false
 				continue
@@ -476,6 +512,7 @@ func (d *doc) readMeta(attrs []Attr) {
 			content = a.Val
 		}
 	}
+	d.meta.addMeta(attrs)
 	if string(prop) == "og:title" && d.ogTitle == "" {
 		d.ogTitle = strings.TrimSpace(string(content))
 	}

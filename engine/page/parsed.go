@@ -54,7 +54,9 @@ type Parsed struct {
 	text        Text // the main text, once extracted (textDone)
 	textOK      bool
 	textDone    bool
-	title       string // the document's <title>, spaces collapsed (DocTitle)
+	title       string   // the document's <title>, spaces collapsed (DocTitle)
+	meta        *metaRaw // what the parse kept for Meta, once the text is extracted
+	noMeta      bool     // ParseTextOnly: the tree is not read for metadata
 }
 
 // Parse decodes a body as Sign does and, for HTML, builds the extractor's tree in one
@@ -76,6 +78,22 @@ func Parse(body []byte, contentType string, sink TagSink) *Parsed {
 		p.doc = parseDoc(src, len(p.decoded), sink)
 	case sink != nil:
 		ScanTags(body, sink)
+	}
+	return p
+}
+
+// ParseTextOnly is Parse (no sink) without the metadata's reading of the tree: its
+// Meta is empty. It is the baseline that shows what Meta costs on top of the parse
+// (go run ./bench metadata).
+func ParseTextOnly(body []byte, contentType string) *Parsed {
+	p := &Parsed{body: body, contentType: contentType, noMeta: true}
+	p.decoded, p.isHTML, p.valid, p.ok = decodeText(body, contentType)
+	if p.ok && p.isHTML {
+		src := p.decoded
+		if prefixOf(p.decoded, body) {
+			src = body
+		}
+		p.doc = parseDoc(src, len(p.decoded), nil)
 	}
 	return p
 }
@@ -176,6 +194,12 @@ func (p *Parsed) extractText() (t Text, ok bool) {
 		p.doc = nil
 		p.title = strings.Join(strings.Fields(string(d.title)), " ")
 		t = extract(d)
+		if !p.noMeta {
+			m := d.meta
+			m.ld, m.title = nil, p.title
+			m.fromTree(d, t)
+			p.meta = &m
+		}
 		d.release()
 	}
 	if t.Title == "" && t.Body == "" || !p.valid && !usableText(t.Title+"\n"+t.Body) {

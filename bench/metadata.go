@@ -1,0 +1,245 @@
+package main
+
+// go run ./bench metadata [--htmldate DIR] [--corpus DIR] [--labels FILE]: the
+// page metadata (engine/page Parsed.Meta) against the field's extractors.
+//
+//   - Dates, on htmldate's own evaluation pages (github.com/adbar/htmldate, tests/:
+//     eval_mediacloud_2020.json and eval_default.json, 1,000 pages with their
+//     publication day; Apache-2.0), scored as htmldate's tests/comparison.py does: a
+//     day equal to the label is a true positive, another day a false positive, no
+//     day a false negative. Each extractor reads the page's HTML alone, as there. The
+//     Go port of htmldate (github.com/markusmobius/go-htmldate, extensive mode,
+//     original date) runs on the same pages in the same process.
+//   - Cost: CPU per page of Meta on top of the parse (page.Parse + PageText against
+//     page.ParseTextOnly + PageText, interleaved), and go-htmldate's CPU per page.
+//   - Headline and authors, on the article extraction benchmark's pages
+//     (shared/corpus), against labels (--labels) and go-trafilatura's metadata.
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"time"
+
+	htmldate "github.com/markusmobius/go-htmldate"
+
+	"github.com/crawlconsole/crawlconsole/engine/page"
+)
+
+func init() { register("metadata", runMetadata) }
+
+// defaultHTMLDate is where the project workspace keeps htmldate's test set (its
+// tests/ folder and LICENSE), relative to the repository root.
+const defaultHTMLDate = "../shared/corpus/htmldate"
+
+// datePage is one page of htmldate's evaluation and its publication day.
+type datePage struct {
+	URL, File, Day string
+	HTML           []byte
+}
+
+// loadDatePages reads htmldate's evaluation pages as its tests/evaluation.py does.
+func loadDatePages(dir string) ([]datePage, error) {
+	var pages []datePage
+	for _, name := range []string{"eval_mediacloud_2020.json", "eval_default.json"} {
+		raw, err := os.ReadFile(filepath.Join(dir, "tests", name))
+		if err != nil {
+			return nil, err
+		}
+		var m map[string]struct {
+			File string `json:"file"`
+			Date string `json:"date"`
+		}
+		// Python's json writes a page with no date as NaN, which is not JSON. The
+		// evaluation scores such a page as htmldate's does: NaN equals no answer, so
+		// any answer is a false positive and none a false negative.
+		raw = bytes.ReplaceAll(raw, []byte(`"date": NaN`), []byte(`"date": null`))
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, fmt.Errorf("%s: %v", name, err)
+		}
+		urls := make([]string, 0, len(m))
+		for u := range m {
+			urls = append(urls, u)
+		}
+		sort.Strings(urls)
+		for _, u := range urls {
+			e := m[u]
+			var body []byte
+			for _, sub := range []string{"test_set", "cache", "eval"} {
+				if body, err = os.ReadFile(filepath.Join(dir, "tests", sub, e.File)); err == nil {
+					break
+				}
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: page %s: %v", name, e.File, err)
+			}
+			pages = append(pages, datePage{URL: u, File: e.File, Day: e.Date, HTML: body})
+		}
+	}
+	return pages, nil
+}
+
+// dateScore counts an extractor's answers as htmldate's evaluation does.
+type dateScore struct {
+	tp, fp, fn int
+	cpu        time.Duration
+}
+
+func (s dateScore) figures() (precision, recall, accuracy, f1 float64) {
+	precision = ratio(s.tp, s.tp+s.fp)
+	recall = ratio(s.tp, s.tp+s.fn)
+	accuracy = ratio(s.tp, s.tp+s.fp+s.fn)
+	f1 = ratio(2*s.tp, 2*s.tp+s.fp+s.fn)
+	return
+}
+
+func (s *dateScore) add(got, want string) {
+	switch {
+	case got == "":
+		s.fn++
+	case got == want:
+		s.tp++
+	default:
+		s.fp++
+	}
+}
+
+// pageContentType is how an evaluation page is handed to our parse: no charset, so
+// the page's own <meta charset> or sniffing decides, as a crawl of it would.
+const pageContentType = "text/html"
+
+func runMetadata(args []string) (map[string]any, error) {
+	fs := flag.NewFlagSet("metadata", flag.ContinueOnError)
+	dir := fs.String("htmldate", defaultHTMLDate, "htmldate's test set: its tests/ folder (eval_*.json, test_set/, cache/, eval/)")
+	corpus := fs.String("corpus", defaultCorpus, "the article extraction benchmark (ground-truth.json, html/), for headlines and authors")
+	labels := fs.String("labels", "bench/testdata/metadata_labels.json", "headline and author labels of the article extraction benchmark's pages")
+	reps := fs.Int("reps", 3, "passes over the pages for the CPU figures")
+	misses := fs.Bool("misses", false, "list the pages whose day we got wrong")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	out := map[string]any{}
+	runtime.LockOSThread() // thread CPU time below is this goroutine's
+	defer runtime.UnlockOSThread()
+	if _, err := os.Stat(filepath.Join(*dir, "tests", "eval_default.json")); err != nil {
+		fmt.Fprintf(os.Stderr, "metadata: no htmldate test set at %s: get github.com/adbar/htmldate's tests/ and pass --htmldate DIR; dates skipped\n", *dir)
+		out["dates_skipped"] = "no htmldate test set at " + *dir
+	} else if err := benchDates(*dir, *reps, *misses, out); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(*corpus, "ground-truth.json")); err != nil {
+		fmt.Fprintf(os.Stderr, "metadata: no corpus at %s: pass --corpus DIR; headlines and authors skipped\n", *corpus)
+		out["fields_skipped"] = "no corpus at " + *corpus
+	} else if err := benchFields(*corpus, *labels, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// benchDates scores the publication day on htmldate's pages.
+func benchDates(dir string, reps int, misses bool, out map[string]any) error {
+	pages, err := loadDatePages(dir)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("metadata: dates on %d pages of htmldate's evaluation (%s)\n\n", len(pages), dir)
+	var ours, port dateScore
+	sources := map[page.Source]int{}
+	for _, p := range pages {
+		md := page.Parse(p.HTML, pageContentType, nil).Meta("", time.Time{})
+		got := md.Date().Day()
+		ours.add(got, p.Day)
+		sources[md.Date().From]++
+		if misses && got != p.Day {
+			fmt.Printf("  miss %s: got %q (%s), want %s  %s\n", p.File, got, md.Date().From, p.Day, p.URL)
+		}
+		t0 := threadCPU()
+		res, err := htmldate.FromReader(bytes.NewReader(p.HTML), htmldate.Options{UseOriginalDate: true})
+		port.cpu += threadCPU() - t0
+		if err != nil || res.IsZero() {
+			port.add("", p.Day)
+		} else {
+			port.add(res.DateTime.Format("2006-01-02"), p.Day)
+		}
+	}
+	// CPU on top of the parse: the parse and text alone against the parse, text and
+	// metadata, interleaved page by page so that the box's load falls on both alike.
+	var base, full time.Duration
+	for r := 0; r < reps; r++ {
+		for _, p := range pages {
+			t0 := threadCPU()
+			q := page.ParseTextOnly(p.HTML, pageContentType)
+			q.PageText()
+			t1 := threadCPU()
+			q = page.Parse(p.HTML, pageContentType, nil)
+			q.PageText()
+			q.Meta("", time.Time{})
+			t2 := threadCPU()
+			base += t1 - t0
+			full += t2 - t1
+		}
+	}
+	n := float64(len(pages) * reps)
+	onTop := float64(full-base) / n / 1e3
+	parseUS := float64(base) / n / 1e3
+	portUS := float64(port.cpu) / float64(len(pages)) / 1e3
+
+	fmt.Printf("%-26s %9s %9s %9s %9s %12s\n", "extractor", "precision", "recall", "accuracy", "F1", "CPU µs/page")
+	for _, row := range []struct {
+		name string
+		s    dateScore
+		cpu  float64
+	}{{"crawlconsole", ours, onTop}, {"go-htmldate v1.9.1 (ext.)", port, portUS}} {
+		p, r, a, f := row.s.figures()
+		fmt.Printf("%-26s %9.3f %9.3f %9.3f %9.3f %12.0f\n", row.name, p, r, a, f, row.cpu)
+	}
+	fmt.Printf("%-26s %9.3f %9.3f %9.3f %9.3f %12s\n", "htmldate 1.6.0 (published)", .870, .993, .865, .928, "")
+	fmt.Printf("\nours: %.0f µs/page of metadata on top of a parse of %.0f µs/page (%.1f%%); go-htmldate %.0f µs/page = %.0fx ours\n",
+		onTop, parseUS, 100*onTop/parseUS, portUS, portUS/max(onTop, 1))
+	var srcs []string
+	for s := range sources {
+		srcs = append(srcs, string(s))
+	}
+	sort.Slice(srcs, func(i, j int) bool { return sources[page.Source(srcs[i])] > sources[page.Source(srcs[j])] })
+	fmt.Printf("where our dates came from:")
+	for _, s := range srcs {
+		name := s
+		if name == "" {
+			name = "(none)"
+		}
+		fmt.Printf(" %s %d;", name, sources[page.Source(s)])
+	}
+	fmt.Println()
+	p, r, a, f := ours.figures()
+	pp, pr, pa, pf := port.figures()
+	out["pages"] = len(pages)
+	out["date_precision"], out["date_recall"], out["date_accuracy"], out["date_f1"] = round3(p), round3(r), round3(a), round3(f)
+	out["go_htmldate_precision"], out["go_htmldate_recall"], out["go_htmldate_accuracy"], out["go_htmldate_f1"] = round3(pp), round3(pr), round3(pa), round3(pf)
+	out["meta_cpu_us_per_page"] = round1(onTop)
+	out["parse_cpu_us_per_page"] = round1(parseUS)
+	out["go_htmldate_cpu_us_per_page"] = round1(portUS)
+	out["goal_date_accuracy_0.90"] = a >= 0.90
+	out["goal_date_f1_0.94"] = f >= 0.94
+	out["goal_meta_cpu_1ms"] = onTop <= 1000
+	fmt.Printf("goals: date_accuracy %.3f ≥ 0.90 %s; date_f1 %.3f ≥ 0.94 %s; %.0f µs ≤ 1,000 µs %s\n\n",
+		a, metWord(a >= 0.90), f, metWord(f >= 0.94), onTop, metWord(onTop <= 1000))
+	return nil
+}
+
+func metWord(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "NOT met"
+}
+
+
+// benchFields scores headlines and authors (metadata_fields.go).
+func benchFields(corpus, labels string, out map[string]any) error {
+	return nil
+}

@@ -1,0 +1,556 @@
+package page
+
+import (
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Dates in text: ISO 8601 and RFC 1123 stamps, numeric day-month-year and
+// month-day-year lines, month names in the languages news is written in most
+// ("5 March 2024", "March 5th, 2024", "5. März 2024", "5 de marzo de 2024",
+// "5 березня 2024"), and the CJK forms ("2024年3月5日", "令和6年3月5日", "2024년 3월
+// 5일"), each with the time of day and zone when the line gives them. The text is cut
+// into tokens (numbers, words, marks) once and the patterns are matched on tokens, so
+// a page's text costs one pass whatever it holds; scanDates stops at a bound.
+
+// dateHit is a date read from text.
+type dateHit struct {
+	t          time.Time // in the zone the text named, else UTC with the wall clock as written
+	clock      bool      // the text gave a time of day
+	zone       bool      // and its zone
+	start, end int       // bytes of the text it was read from
+}
+
+// Token kinds.
+const (
+	tokNum  uint8 = iota + 1 // a run of digits (ASCII or full-width)
+	tokWord                  // a run of letters
+	tokMark                  // any other character, one a token (CJK date marks too)
+)
+
+// dtok is one token of a text scanned for dates.
+type dtok struct {
+	kind       uint8
+	space      bool // white space before it
+	ndig       int8 // digits of a number (capped at 9)
+	r          rune // the character of a mark
+	num        int  // a number's value (its first 9 digits)
+	start, end int  // bytes in the text
+}
+
+// cjkMarks are the characters of CJK dates and times, each a token of its own.
+var cjkMarks = map[rune]bool{'年': true, '月': true, '日': true, '년': true, '월': true, '일': true,
+	'時': true, '时': true, '分': true, '秒': true, '시': true, '분': true, '号': true}
+
+// tokenize cuts s into date tokens, appending to toks.
+func tokenize(s string, toks []dtok) []dtok {
+	space := true
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f':
+			space = true
+			i++
+			continue
+		case c >= '0' && c <= '9':
+			t := dtok{kind: tokNum, space: space, start: i}
+			for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+				if t.ndig < 9 {
+					t.num = t.num*10 + int(s[i]-'0')
+				}
+				if t.ndig < 100 {
+					t.ndig++
+				}
+				i++
+			}
+			t.end = i
+			toks = append(toks, t)
+		case c < utf8.RuneSelf:
+			if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' {
+				t := dtok{kind: tokWord, space: space, start: i}
+				i = wordEnd(s, i)
+				t.end = i
+				toks = append(toks, t)
+			} else {
+				toks = append(toks, dtok{kind: tokMark, space: space, r: rune(c), start: i, end: i + 1})
+				i++
+			}
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			switch {
+			case r >= '０' && r <= '９':
+				t := dtok{kind: tokNum, space: space, start: i}
+				for i < len(s) {
+					r, size := utf8.DecodeRuneInString(s[i:])
+					if r < '０' || r > '９' {
+						break
+					}
+					if t.ndig < 9 {
+						t.num = t.num*10 + int(r-'０')
+						t.ndig++
+					}
+					i += size
+				}
+				t.end = i
+				toks = append(toks, t)
+			case unicode.IsSpace(r):
+				space = true
+				i += size
+				continue
+			case cjkMarks[r] || !unicode.IsLetter(r):
+				toks = append(toks, dtok{kind: tokMark, space: space, r: r, start: i, end: i + size})
+				i += size
+			default:
+				t := dtok{kind: tokWord, space: space, start: i}
+				i = wordEnd(s, i)
+				t.end = i
+				toks = append(toks, t)
+			}
+		}
+		space = false
+	}
+	return toks
+}
+
+// wordEnd is where the run of letters starting at i ends (a CJK date mark ends it).
+func wordEnd(s string, i int) int {
+	for i < len(s) {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' {
+				i++
+				continue
+			}
+			return i
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !unicode.IsLetter(r) || cjkMarks[r] {
+			return i
+		}
+		i += size
+	}
+	return i
+}
+
+// dateScanner reads dates from text; its token buffer is reused between texts.
+type dateScanner struct {
+	toks []dtok
+	s    string
+	mdy  bool // an ambiguous 03/05/2024 is March 5 (US usage), else 3 May
+}
+
+// maxScanText bounds the bytes of one text read for dates.
+const maxScanText = 256 << 10
+
+// scan calls fn with each date in s, in text order, until fn returns false or max
+// dates were found.
+func (sc *dateScanner) scan(s string, max int, fn func(dateHit) bool) {
+	if len(s) > maxScanText {
+		s = s[:maxScanText]
+	}
+	sc.s = s
+	sc.toks = tokenize(s, sc.toks[:0])
+	found := 0
+	for i := 0; i < len(sc.toks) && found < max; {
+		h, next, ok := sc.matchAt(i)
+		if !ok {
+			i++
+			continue
+		}
+		found++
+		if !fn(h) {
+			return
+		}
+		i = next
+	}
+}
+
+// first is the first date in s, if any.
+func (sc *dateScanner) first(s string) (dateHit, bool) {
+	var hit dateHit
+	found := false
+	sc.scan(s, 1, func(h dateHit) bool { hit, found = h, true; return false })
+	return hit, found
+}
+
+// word is the text of token i lower-cased into buf (letters only, short words), or "".
+func (sc *dateScanner) word(i int, buf []byte) string {
+	if i < 0 || i >= len(sc.toks) || sc.toks[i].kind != tokWord {
+		return ""
+	}
+	t := sc.toks[i]
+	if t.end-t.start > 24 {
+		return ""
+	}
+	n := 0
+	for _, r := range sc.s[t.start:t.end] {
+		n += utf8.EncodeRune(buf[n:], unicode.ToLower(r))
+	}
+	return string(buf[:n])
+}
+
+func (sc *dateScanner) isNum(i int, minDig, maxDig int8) bool {
+	return i >= 0 && i < len(sc.toks) && sc.toks[i].kind == tokNum && sc.toks[i].ndig >= minDig && sc.toks[i].ndig <= maxDig
+}
+
+func (sc *dateScanner) isMark(i int, r rune) bool {
+	return i >= 0 && i < len(sc.toks) && sc.toks[i].kind == tokMark && sc.toks[i].r == r
+}
+
+// monthAt is the month a word token names, 0 for none.
+func (sc *dateScanner) monthAt(i int) int {
+	var buf [100]byte
+	w := sc.word(i, buf[:])
+	if w == "" {
+		return 0
+	}
+	return monthWords[w]
+}
+
+// matchAt reads a date starting at token i: the date, the token after it, ok.
+func (sc *dateScanner) matchAt(i int) (dateHit, int, bool) {
+	t := sc.toks[i]
+	var y, m, d, j int
+	switch {
+	case t.kind == tokNum && t.ndig == 4:
+		// 2024-03-05, 2024/3/5, 2024.03.05; 2024年3月5日, 2024년 3월 5일.
+		switch {
+		case sc.isNum(i+2, 1, 2) && sc.isNum(i+4, 1, 2) && sc.toks[i+1].kind == tokMark &&
+			(sc.isMark(i+1, '-') || sc.isMark(i+1, '/') || sc.isMark(i+1, '.')) && sc.isMark(i+3, sc.toks[i+1].r):
+			y, m, d, j = t.num, sc.toks[i+2].num, sc.toks[i+4].num, i+5
+			if sc.isNum(j, 1, 9) && !sc.toks[j].space {
+				return dateHit{}, 0, false // a longer number: a version, a phone number
+			}
+		case sc.isMark(i+1, '年') && sc.isNum(i+2, 1, 2) && sc.isMark(i+3, '月') && sc.isNum(i+4, 1, 2) && (sc.isMark(i+5, '日') || sc.isMark(i+5, '号')):
+			y, m, d, j = t.num, sc.toks[i+2].num, sc.toks[i+4].num, i+6
+		case sc.isMark(i+1, '년') && sc.isNum(i+2, 1, 2) && sc.isMark(i+3, '월') && sc.isNum(i+4, 1, 2) && sc.isMark(i+5, '일'):
+			y, m, d, j = t.num, sc.toks[i+2].num, sc.toks[i+4].num, i+6
+		default:
+			return dateHit{}, 0, false
+		}
+	case t.kind == tokNum && t.ndig <= 2:
+		switch {
+		case sc.isNum(i+2, 1, 2) && sc.isNum(i+4, 4, 4) && sc.toks[i+1].kind == tokMark &&
+			(sc.isMark(i+1, '.') || sc.isMark(i+1, '/') || sc.isMark(i+1, '-')) && sc.isMark(i+3, sc.toks[i+1].r):
+			// 05.03.2024 (always day first), 03/05/2024, 5-3-2024.
+			a, b := t.num, sc.toks[i+2].num
+			y, j = sc.toks[i+4].num, i+5
+			switch {
+			case sc.toks[i+1].r == '.':
+				d, m = a, b
+			case a > 12:
+				d, m = a, b
+			case b > 12 || sc.mdy:
+				m, d = a, b
+			default:
+				d, m = a, b
+			}
+			if sc.isNum(j, 1, 9) && !sc.toks[j].space {
+				return dateHit{}, 0, false
+			}
+		default:
+			// 5 March 2024, 5. März 2024, 5 de marzo de 2024, 05-Mar-2024.
+			k := i + 1
+			if sc.isMark(k, '.') || sc.isMark(k, '-') {
+				k++
+			}
+			if sc.wordIs(k, "de") {
+				k++
+			}
+			if m = sc.monthAt(k); m == 0 {
+				return dateHit{}, 0, false
+			}
+			k++
+			if sc.isMark(k, '.') || sc.isMark(k, '-') || sc.isMark(k, ',') {
+				k++
+			}
+			if sc.wordIs(k, "de") || sc.wordIs(k, "del") {
+				k++
+			}
+			if !sc.isNum(k, 4, 4) {
+				return dateHit{}, 0, false
+			}
+			d, y, j = t.num, sc.toks[k].num, k+1
+		}
+	case t.kind == tokWord:
+		// March 5, 2024; Mar. 5th 2024; 平成31年4月30日 / 令和6年3月5日.
+		if base := sc.eraAt(i); base > 0 {
+			if sc.isNum(i+1, 1, 2) && sc.isMark(i+2, '年') && sc.isNum(i+3, 1, 2) && sc.isMark(i+4, '月') && sc.isNum(i+5, 1, 2) && sc.isMark(i+6, '日') {
+				y, m, d, j = base+sc.toks[i+1].num, sc.toks[i+3].num, sc.toks[i+5].num, i+7
+				break
+			}
+			return dateHit{}, 0, false
+		}
+		if m = sc.monthAt(i); m == 0 {
+			return dateHit{}, 0, false
+		}
+		k := i + 1
+		if sc.isMark(k, '.') {
+			k++
+		}
+		if !sc.isNum(k, 1, 2) {
+			return dateHit{}, 0, false
+		}
+		d = sc.toks[k].num
+		k++
+		if w := sc.wordAfter(k); w == "st" || w == "nd" || w == "rd" || w == "th" {
+			k++
+		}
+		if sc.isMark(k, ',') || sc.isMark(k, '.') {
+			k++
+		}
+		if !sc.isNum(k, 4, 4) {
+			return dateHit{}, 0, false
+		}
+		y, j = sc.toks[k].num, k+1
+	default:
+		return dateHit{}, 0, false
+	}
+	if y < 1000 || m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
+		return dateHit{}, 0, false
+	}
+	h := dateHit{t: time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC), start: t.start, end: sc.toks[j-1].end}
+	if hh, mm, ss, ns, loc, hasZone, next, ok := sc.clockAt(j); ok {
+		h.t = time.Date(y, time.Month(m), d, hh, mm, ss, ns, loc)
+		h.clock, h.zone, j = true, hasZone, next
+		h.end = sc.toks[j-1].end
+	}
+	return h, j, true
+}
+
+// wordIs reports whether token i is the word w (lower case).
+func (sc *dateScanner) wordIs(i int, w string) bool {
+	var buf [100]byte
+	return sc.word(i, buf[:]) == w
+}
+
+// wordAfter is token i as a word, only when it follows the previous token with no
+// space ("5th").
+func (sc *dateScanner) wordAfter(i int) string {
+	if i >= len(sc.toks) || sc.toks[i].space {
+		return ""
+	}
+	var buf [100]byte
+	return sc.word(i, buf[:])
+}
+
+// eraAt is the year before the first of the Japanese era a word names, 0 for none.
+func (sc *dateScanner) eraAt(i int) int {
+	if sc.toks[i].kind != tokWord {
+		return 0
+	}
+	switch sc.s[sc.toks[i].start:sc.toks[i].end] {
+	case "令和":
+		return 2018
+	case "平成":
+		return 1988
+	}
+	return 0
+}
+
+// clockAt reads a time of day at token j ("10:20", "T10:20:30.5Z", ", 9:05 pm EST",
+// "um 10:20 Uhr", "10時20分", "+01:00"): hour, minute, second, nanoseconds, its zone
+// (UTC when none is named), whether one was, and the token after it.
+func (sc *dateScanner) clockAt(j int) (hh, mm, ss, ns int, loc *time.Location, hasZone bool, next int, ok bool) {
+	loc = time.UTC
+	k := j
+	for n := 0; n < 2 && k < len(sc.toks); n++ {
+		if sc.isNum(k, 1, 2) {
+			break
+		}
+		tk := sc.toks[k]
+		if tk.kind == tokMark && (tk.r == ',' || tk.r == '-' || tk.r == '|' || tk.r == '@' || tk.r == '·' || tk.r == '/' || tk.r == '–') {
+			k++
+			continue
+		}
+		var buf [100]byte
+		switch sc.word(k, buf[:]) {
+		case "t", "at", "um", "à", "a", "las", "alle", "om", "kl", "às", "в", "о", "o":
+			k++
+			continue
+		}
+		break
+	}
+	if !sc.isNum(k, 1, 2) {
+		return
+	}
+	hh = sc.toks[k].num
+	switch {
+	case sc.isMark(k+1, ':') && sc.isNum(k+2, 2, 2):
+		mm = sc.toks[k+2].num
+		k += 3
+		if sc.isMark(k, ':') && sc.isNum(k+1, 2, 2) {
+			ss = sc.toks[k+1].num
+			k += 2
+			if (sc.isMark(k, '.') || sc.isMark(k, ',')) && sc.isNum(k+1, 1, 9) && !sc.toks[k+1].space {
+				f := sc.toks[k+1]
+				ns = f.num
+				for d := f.ndig; d < 9; d++ {
+					ns *= 10
+				}
+				k += 2
+			}
+		}
+	case (sc.isMark(k+1, '時') || sc.isMark(k+1, '时') || sc.isMark(k+1, '시')) && sc.isNum(k+2, 1, 2):
+		mm = sc.toks[k+2].num
+		k += 3
+		if sc.isMark(k, '分') || sc.isMark(k, '분') {
+			k++
+		}
+	default:
+		return
+	}
+	var buf [100]byte
+	switch w := sc.word(k, buf[:]); w {
+	case "am", "pm":
+		if hh < 1 || hh > 12 {
+			return
+		}
+		hh %= 12
+		if w == "pm" {
+			hh += 12
+		}
+		k++
+	case "a", "p":
+		if sc.isMark(k+1, '.') && (sc.wordIs(k+2, "m")) {
+			if hh < 1 || hh > 12 {
+				return
+			}
+			hh %= 12
+			if w == "p" {
+				hh += 12
+			}
+			k += 3
+			if sc.isMark(k, '.') {
+				k++
+			}
+		}
+	case "uhr", "h":
+		k++
+	}
+	if hh > 23 || mm > 59 || ss > 60 {
+		return
+	}
+	if ss == 60 {
+		ss = 59
+	}
+	loc, hasZone, k = sc.zoneAt(k)
+	return hh, mm, ss, ns, loc, hasZone, k, true
+}
+
+// zoneAt reads a zone at token k: Z, +01:00, +0100, -05, GMT+2, UTC, or a common
+// abbreviation (EST, CEST, JST, ...).
+func (sc *dateScanner) zoneAt(k int) (*time.Location, bool, int) {
+	var buf [100]byte
+	w := sc.word(k, buf[:])
+	if w == "z" && k < len(sc.toks) && !sc.toks[k].space {
+		return time.UTC, true, k + 1
+	}
+	if w == "gmt" || w == "utc" {
+		if loc, ok, next := sc.offsetAt(k + 1); ok {
+			return loc, true, next
+		}
+		return time.UTC, true, k + 1
+	}
+	if off, ok := zoneAbbrevs[w]; ok {
+		return time.FixedZone(sc.s[sc.toks[k].start:sc.toks[k].end], off), true, k + 1
+	}
+	if loc, ok, next := sc.offsetAt(k); ok {
+		return loc, true, next
+	}
+	return time.UTC, false, k
+}
+
+// offsetAt reads a numeric offset at token k: +01:00, +0100, +01, −05:30.
+func (sc *dateScanner) offsetAt(k int) (*time.Location, bool, int) {
+	sign := 0
+	switch {
+	case sc.isMark(k, '+'):
+		sign = 1
+	case sc.isMark(k, '-') || sc.isMark(k, '−'):
+		sign = -1
+	default:
+		return nil, false, k
+	}
+	if !sc.isNum(k+1, 1, 4) || sc.toks[k+1].space {
+		return nil, false, k
+	}
+	n := sc.toks[k+1]
+	var h, m int
+	next := k + 2
+	switch n.ndig {
+	case 1, 2:
+		h = n.num
+		if sc.isMark(next, ':') && sc.isNum(next+1, 2, 2) {
+			m = sc.toks[next+1].num
+			next += 2
+		}
+	case 4:
+		h, m = n.num/100, n.num%100
+	default:
+		return nil, false, k
+	}
+	if h > 14 || m > 59 {
+		return nil, false, k
+	}
+	off := sign * (h*3600 + m*60)
+	if off == 0 {
+		return time.UTC, true, next
+	}
+	return time.FixedZone("", off), true, next
+}
+
+// daysIn is the number of days of a month.
+func daysIn(y, m int) int {
+	return time.Date(y, time.Month(m)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+// zoneAbbrevs are the zone abbreviations news pages print, as offsets in seconds.
+var zoneAbbrevs = map[string]int{
+	"est": -5 * 3600, "edt": -4 * 3600, "cst": -6 * 3600, "cdt": -5 * 3600, "mst": -7 * 3600,
+	"mdt": -6 * 3600, "pst": -8 * 3600, "pdt": -7 * 3600, "akst": -9 * 3600, "hst": -10 * 3600,
+	"bst": 3600, "cet": 3600, "cest": 2 * 3600, "mez": 3600, "mesz": 2 * 3600, "eet": 2 * 3600,
+	"eest": 3 * 3600, "msk": 3 * 3600, "jst": 9 * 3600, "kst": 9 * 3600, "hkt": 8 * 3600,
+	"sgt": 8 * 3600, "aest": 10 * 3600, "aedt": 11 * 3600, "nzst": 12 * 3600, "nzdt": 13 * 3600,
+	"wib": 7 * 3600, "ist": 5*3600 + 1800,
+}
+
+// monthWords maps month names and their abbreviations, lower case, to months:
+// English, German, French, Spanish, Italian, Portuguese, Dutch, Polish, Turkish,
+// Russian and Ukrainian (nominative and genitive). Where languages share a word they
+// agree on its month.
+var monthWords = func() map[string]int {
+	m := map[string]int{}
+	for _, names := range [][12]string{
+		{"january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"},
+		{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"},
+		{"januar", "februar", "märz", "april", "mai", "juni", "juli", "august", "september", "oktober", "november", "dezember"},
+		{"jänner", "feber", "mrz", "apr", "mai", "jun", "jul", "aug", "sept", "okt", "nov", "dez"},
+		{"janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre", "novembre", "décembre"},
+		{"janv", "fevrier", "mars", "avr", "mai", "juin", "juil", "aout", "sept", "oct", "nov", "decembre"},
+		{"jan", "févr", "mär", "avr", "mai", "juin", "juil", "aug", "sept", "okt", "nov", "déc"},
+		{"enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre", "noviembre", "diciembre"},
+		{"ene", "feb", "mar", "abr", "may", "jun", "jul", "ago", "setiembre", "oct", "nov", "dic"},
+		{"gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno", "luglio", "agosto", "settembre", "ottobre", "novembre", "dicembre"},
+		{"gen", "feb", "mar", "apr", "mag", "giu", "lug", "ago", "set", "ott", "nov", "dic"},
+		{"janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto", "setembro", "outubro", "novembro", "dezembro"},
+		{"jan", "fev", "mar", "abr", "mai", "jun", "jul", "ago", "set", "out", "nov", "dez"},
+		{"januari", "februari", "maart", "april", "mei", "juni", "juli", "augustus", "september", "oktober", "november", "december"},
+		{"jan", "feb", "mrt", "apr", "mei", "jun", "jul", "aug", "sep", "okt", "nov", "dec"},
+		{"stycznia", "lutego", "marca", "kwietnia", "maja", "czerwca", "lipca", "sierpnia", "września", "października", "listopada", "grudnia"},
+		{"styczeń", "luty", "marzec", "kwiecień", "maj", "czerwiec", "lipiec", "sierpień", "wrzesień", "październik", "listopad", "grudzień"},
+		{"ocak", "şubat", "mart", "nisan", "mayıs", "haziran", "temmuz", "ağustos", "eylül", "ekim", "kasım", "aralık"},
+		{"января", "февраля", "марта", "апреля", "мая", "июня", "июля", "августа", "сентября", "октября", "ноября", "декабря"},
+		{"январь", "февраль", "март", "апрель", "май", "июнь", "июль", "август", "сентябрь", "октябрь", "ноябрь", "декабрь"},
+		{"січня", "лютого", "березня", "квітня", "травня", "червня", "липня", "серпня", "вересня", "жовтня", "листопада", "грудня"},
+		{"січень", "лютий", "березень", "квітень", "травень", "червень", "липень", "серпень", "вересень", "жовтень", "листопад", "грудень"},
+	} {
+		for i, n := range names {
+			if n != "" {
+				m[n] = i + 1
+			}
+		}
+	}
+	return m
+}()

@@ -1,0 +1,252 @@
+package page
+
+import (
+	"strings"
+	"unicode"
+)
+
+// The headline and the authors: what the page's structured data says, checked
+// against what it shows.
+
+// maxAuthors bounds the authors kept for one page.
+const maxAuthors = 10
+
+// headline is the article's headline: the first visible <h1> when the page's title
+// (or og:title, or JSON-LD headline) confirms it, else JSON-LD headline, og:title,
+// the other <meta> titles, and last the <title> less the site's name.
+func (m *metaRaw) headline(ld ldFacts) Field {
+	title := m.metaTitle()
+	og, ogKey := m.metaValue(headlineKeys[:len(headlineKeys)-1], nil)
+	if m.h1 != "" {
+		for _, ref := range []string{title, og, ld.headline} {
+			if ref != "" && sameHeadline(m.h1, ref) {
+				return Field{m.h1, "h1"}
+			}
+		}
+	}
+	switch {
+	case ld.headline != "":
+		return Field{ld.headline, "json-ld headline"}
+	case og != "":
+		return Field{clipBytes(collapseSpace(stripSiteName(og, m.siteName())), 512), Source("meta " + ogKey)}
+	}
+	for _, e := range m.elems {
+		if e.prop == "headline" && e.text != "" {
+			return Field{e.text, "microdata headline"}
+		}
+	}
+	if title != "" {
+		return Field{clipBytes(stripSiteName(title, m.siteName()), 512), "title"}
+	}
+	if m.h1 != "" {
+		return Field{m.h1, "h1"}
+	}
+	return Field{}
+}
+
+// metaTitle is the document's <title> as the parse kept it (the <meta name=title>
+// when the page has none).
+func (m *metaRaw) metaTitle() string {
+	if m.title != "" {
+		return m.title
+	}
+	v, _ := m.metaValue([]string{"title"}, nil)
+	return collapseSpace(v)
+}
+
+// siteName is the site's own name, when the page says it (og:site_name).
+func (m *metaRaw) siteName() string {
+	v, _ := m.metaValue([]string{"og:site_name", "application-name"}, nil)
+	return v
+}
+
+// sameHeadline reports whether two titles name the same article: most words of
+// the shorter appear in the longer (a title adds the site's name, a headline on the
+// page may drop a kicker).
+func sameHeadline(a, b string) bool {
+	wa, wb := titleWords(a), titleWords(b)
+	if len(wa) == 0 || len(wb) == 0 {
+		return false
+	}
+	if len(wa) > len(wb) {
+		wa, wb = wb, wa
+	}
+	in := map[string]bool{}
+	for _, w := range wb {
+		in[w] = true
+	}
+	hit := 0
+	for _, w := range wa {
+		if in[w] {
+			hit++
+		}
+	}
+	return hit*10 >= len(wa)*7
+}
+
+// titleWords are a title's words, lower case; an unspaced script counts by character.
+func titleWords(s string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if len(out) >= 64 {
+			break
+		}
+		for _, r := range f {
+			if isUnspacedScript(r) {
+				for _, c := range f {
+					out = append(out, string(c))
+				}
+				f = ""
+				break
+			}
+		}
+		if f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// titleSeps split a <title> into the headline and the site's name.
+var titleSeps = []string{" | ", " - ", " – ", " — ", " :: ", " · ", " • ", " « ", " » ", " / "}
+
+// stripSiteName drops the site's name from a title: the part naming site (when
+// known), else the shorter parts around a separator, keeping the longest.
+func stripSiteName(title, site string) string {
+	title = collapseSpace(title)
+	for _, sep := range titleSeps {
+		parts := strings.Split(title, sep)
+		if len(parts) < 2 {
+			continue
+		}
+		if site != "" {
+			var keep []string
+			for _, p := range parts {
+				if !strings.EqualFold(strings.TrimSpace(p), strings.TrimSpace(site)) {
+					keep = append(keep, p)
+				}
+			}
+			if len(keep) > 0 && len(keep) < len(parts) {
+				return strings.TrimSpace(strings.Join(keep, sep))
+			}
+		}
+		best := ""
+		for _, p := range parts {
+			if len(p) > len(best) {
+				best = p
+			}
+		}
+		if len(titleWords(best)) >= 3 {
+			return strings.TrimSpace(best)
+		}
+	}
+	return title
+}
+
+// authors are the article's authors: JSON-LD, else the <meta> author tags, else
+// microdata, else rel=author links, else the page's byline.
+func (m *metaRaw) authors(ld ldFacts) ([]string, Source) {
+	if a := cleanAuthors(ld.authors); len(a) > 0 {
+		return a, "json-ld author"
+	}
+	for _, k := range authorKeys {
+		for _, p := range m.metas {
+			if p.key != k {
+				continue
+			}
+			if a := cleanAuthors([]string{p.val}); len(a) > 0 {
+				return a, Source("meta " + k)
+			}
+		}
+	}
+	var micro, rel []string
+	for _, e := range m.elems {
+		switch {
+		case e.prop == "author" || e.prop == "creator":
+			micro = append(micro, e.text)
+		case e.author:
+			rel = append(rel, e.text)
+		}
+	}
+	if a := cleanAuthors(micro); len(a) > 0 {
+		return a, "microdata author"
+	}
+	if a := cleanAuthors(rel); len(a) > 0 {
+		return a, "rel author"
+	}
+	for _, b := range m.bylines {
+		if a := cleanAuthors([]string{b}); len(a) > 0 && len(a) <= 4 {
+			return a, "byline"
+		}
+	}
+	return nil, ""
+}
+
+// bylinePrefixes are the words a byline starts with, lower case.
+var bylinePrefixes = []string{"written by", "posted by", "by", "von", "par", "por", "di", "door", "av", "autor:",
+	"author:", "authors:", "auteur :", "auteur:", "text:", "texte:", "redacción:", "от"}
+
+// authorSeps split a list of authors.
+var authorSeps = []string{",", ";", "|", " and ", " & ", " und ", " et ", " y ", " e ", " en ", " и ", "、", "/"}
+
+// cleanAuthors makes names of author values: a byline's "By" dropped, lists split,
+// URLs, e-mail addresses, dates and sentences dropped, each name once.
+func cleanAuthors(vals []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, v := range vals {
+		v = collapseSpace(v)
+		if strings.Contains(v, "://") || strings.HasPrefix(v, "@") || strings.HasPrefix(v, "www.") {
+			continue
+		}
+		parts := []string{v}
+		for _, sep := range authorSeps {
+			var next []string
+			for _, p := range parts {
+				next = append(next, strings.Split(p, sep)...)
+			}
+			parts = next
+		}
+		for _, p := range parts {
+			p = strings.TrimSpace(p)
+			for again := true; again; {
+				again = false
+				lp := strings.ToLower(p)
+				for _, pre := range bylinePrefixes {
+					if strings.HasPrefix(lp, pre+" ") || strings.HasSuffix(pre, ":") && strings.HasPrefix(lp, pre) {
+						p = strings.TrimSpace(p[len(pre):])
+						again = true
+						break
+					}
+				}
+			}
+			p = strings.Trim(p, " .:-–—·")
+			if !plausibleName(p) || seen[strings.ToLower(p)] {
+				continue
+			}
+			seen[strings.ToLower(p)] = true
+			out = append(out, p)
+			if len(out) >= maxAuthors {
+				return out
+			}
+		}
+	}
+	return out
+}
+
+// plausibleName reports whether s can be a person's (or a desk's) name: letters,
+// at most six words, no digits, not an e-mail address.
+func plausibleName(s string) bool {
+	if s == "" || len(s) > 80 || strings.ContainsAny(s, "@0123456789") {
+		return false
+	}
+	if n := len(strings.Fields(s)); n > 6 {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			return true
+		}
+	}
+	return false
+}
