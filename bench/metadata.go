@@ -155,12 +155,12 @@ func benchDates(dir string, reps int, misses bool, out map[string]any) error {
 		got := md.Date().Day()
 		ours.add(got, p.Day)
 		sources[md.Date().From]++
-		if misses && got != p.Day {
-			fmt.Printf("  miss %s: got %q (%s), want %s  %s\n", p.File, got, md.Date().From, p.Day, p.URL)
-		}
 		t0 := threadCPU()
 		res, err := htmldate.FromReader(bytes.NewReader(p.HTML), htmldate.Options{UseOriginalDate: true})
 		port.cpu += threadCPU() - t0
+		if misses && got != p.Day {
+			fmt.Printf("  miss %s: got %q (%s), want %s, go-htmldate %s  %s\n", p.File, got, md.Date().From, p.Day, res.DateTime.Format("2006-01-02"), p.URL)
+		}
 		if err != nil || res.IsZero() {
 			port.add("", p.Day)
 		} else {

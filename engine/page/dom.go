@@ -263,6 +263,10 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 				d.meta.ldText(z.Text())
 				continue
 			}
+			if d.meta.inScript {
+				d.meta.scriptText(z.Text())
+				continue
+			}
 			if inTitle {
 				d.title = append(d.title, z.Text()...)
 				continue
@@ -361,13 +365,19 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 			if attrs == nil {
 				attrs = d.readAttrs(z)
 			}
-			var itemprop, datetime, rel []byte
+			var itemprop, datetime, rel, title []byte
 			pubdate := false
 			for _, a := range attrs {
 				key, val := a.Key, a.Val
 				switch string(key) {
 				case "itemprop":
 					itemprop = val
+				case "property": // RDFa: property="schema:datePublished"
+					if itemprop == nil {
+						itemprop = rdfaProp(val)
+					}
+				case "title":
+					title = val
 				case "datetime":
 					datetime = val
 				case "content":
@@ -405,10 +415,14 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 			if tag == atom.Article || tag == atom.Main {
 				e.flags |= flagHoldsMain
 			}
-			if tag == atom.Time || itemprop != nil || rel != nil {
-				if tag != atom.Time && itemprop == nil {
-					datetime = nil // a content= of another element says nothing of dates
-				}
+			if tag != atom.Time && itemprop == nil {
+				datetime = nil // a content= of another element says nothing of dates
+			}
+			if title != nil && datetime == nil && hasAnyPart(e.names, dateNameParts) {
+				datetime = title // <div class="news-time" title="2020-09-20T14:20:02Z">
+				pubdate = true
+			}
+			if tag == atom.Time || itemprop != nil || rel != nil || datetime != nil {
 				d.meta.element(int32(len(d.elems)), tag, itemprop, datetime, rel,
 					pubdate || strings.Contains(e.names, "publish") || strings.Contains(e.names, "pubdate"))
 			}
@@ -419,8 +433,11 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 			stack = append(stack, int32(len(d.elems)-1))
 		case html.EndTagToken:
 			tag := tagAtom(z.Raw())
-			if d.meta.inLD && tag == atom.Script {
-				d.meta.endLD()
+			if tag == atom.Script {
+				if d.meta.inLD {
+					d.meta.endLD()
+				}
+				d.meta.inScript = false
 			}
 			if tag == atom.Title {
 				inTitle = false

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/net/html/atom"
 )
 
 // Metadata is what a news reader asks of a page besides its text: when it was
@@ -31,10 +33,12 @@ type Field struct {
 
 // Source says where a metadata field was read: the markup and, for <meta> tags and
 // JSON-LD, the name it was under. The values: "json-ld <key>", "meta <name>",
-// "microdata <itemprop>", "time datetime", "url", "date line" (an element whose
+// "microdata <itemprop>", "time datetime", "date attribute" (the title of an element
+// whose class or id names a date), "url", "date line" (an element whose
 // class or id names a date), "text" (a date line near the headline, or the page's
 // most frequent date), "h1", "title", "byline", "rel author", "lang attribute",
-// "script statistics", "link canonical".
+// "script <key>" (a JSON key in the page's scripts), "image url" (the lead image's
+// file name), "script statistics", "link canonical".
 type Source string
 
 // Date is a date the page gives, in the page's own zone when it names one.
@@ -148,40 +152,131 @@ func (m *metaRaw) build(pageURL string, now time.Time) Metadata {
 	// Publication: structured data first (JSON-LD, <meta>, microdata, <time>), then
 	// the URL, then the page's date line, then the visible text.
 	pub := func() Date {
-		if d := parse(ld.published, Source("json-ld "+ld.publishedKey)); !d.IsZero() {
-			return d
-		}
-		if d := m.metaDate(publishedKeys, parse); !d.IsZero() {
-			return d
-		}
-		if d := m.elemDate(parse, false); !d.IsZero() {
-			return d
-		}
-		for _, u := range []string{pageURL, m.canonical} {
+		// A date in the URL is the one the site filed the article under (as
+		// htmldate reads it): the canonical URL's first, and the page's.
+		for _, u := range []string{m.canonical, m.ogURL(), ld.url, pageURL} {
 			if t, ok := urlDate(u); ok && valid(t) {
 				return Date{Time: t, From: "url"}
 			}
 		}
-		for _, l := range m.dateLines {
-			if valid(l.hit.t) {
-				return Date{Time: l.hit.t, Clock: l.hit.clock, Zone: l.hit.zone, From: "date line"}
+		// The <meta> tags before JSON-LD: where they disagree, JSON-LD is more
+		// often a template's or a related item's.
+		if d := m.metaDate(publishedKeys, parse); !d.IsZero() {
+			return d
+		}
+		if ld.publishedKey != "uploadDate" {
+			if d := parse(ld.published, Source("json-ld "+ld.publishedKey)); !d.IsZero() {
+				return d
 			}
 		}
-		return m.textDate(valid)
+		if d := m.microdata(parse, false); !d.IsZero() {
+			return d
+		}
+		// Then what the page shows: a <time> (or a date-named element's title), a
+		// date line, a date in the text, each first near the headline (sidebars and
+		// related articles carry dates of their own), then anywhere.
+		for _, near := range []bool{true, false} {
+			line := Date{}
+			if i := m.nearHeadline(len(m.dateLines), func(i int) int { return m.dateLines[i].pos },
+				func(i int) bool { return valid(m.dateLines[i].hit.t) }, !near); i >= 0 {
+				h := m.dateLines[i].hit
+				line = Date{Time: h.t, Clock: h.clock, Zone: h.zone, From: "date line"}
+				if near && m.distance(m.dateLines[i].pos) < m.distance(m.timePos(parse)) {
+					return line // nearer the headline than any <time>
+				}
+			}
+			if d := m.timeDate(parse, near); !d.IsZero() {
+				return d
+			}
+			if near {
+				if d := parse(ld.published, Source("json-ld "+ld.publishedKey)); !d.IsZero() {
+					return d // a video's upload date
+				}
+			}
+			if !line.IsZero() {
+				return line
+			}
+			if d := m.textDate(valid, near); !d.IsZero() {
+				return d
+			}
+		}
+		// A date in the page's own scripts (its state as JSON), by key.
+		for _, k := range scriptKeys {
+			for _, p := range m.scriptDates {
+				if p.key == k {
+					if d := parse(p.val, Source("script "+k)); !d.IsZero() {
+						return d
+					}
+				}
+			}
+		}
+		// The date in the lead image's file name (a CMS names uploads by day).
+		if img, _ := m.metaValue([]string{"og:image", "twitter:image"}, nil); img != "" {
+			if t, ok := urlDate(img); ok && valid(t) {
+				return Date{Time: t, From: "image url"}
+			}
+		}
+		return Date{}
 	}
-	md.Published = pub()
+	md.Published = m.inPageZone(pub(), ld, parse)
 	md.Modified = parse(ld.modified, "json-ld dateModified")
 	if md.Modified.IsZero() {
 		md.Modified = m.metaDate(modifiedKeys, parse)
 	}
 	if md.Modified.IsZero() {
-		md.Modified = m.elemDate(parse, true)
+		md.Modified = m.microdata(parse, true)
 	}
+	md.Modified = m.inPageZone(md.Modified, ld, parse)
 	md.Headline = m.headline(ld)
 	md.Authors, md.AuthorsFrom = m.authors(ld)
 	md.Language = m.language(ld)
 	md.Canonical = m.canonicalURL(ld, pageURL)
 	return md
+}
+
+// inPageZone gives a date stamped in UTC in the zone the page's other stamps name:
+// a CMS that writes its JSON-LD in UTC and its <time> elements in local time means
+// the local day ("2023-11-09T03:28Z" is the evening of the 8th in New York).
+func (m *metaRaw) inPageZone(d Date, ld ldFacts, parse func(string, Source) Date) Date {
+	if d.IsZero() || !d.Zone || !d.Clock {
+		return d
+	}
+	if _, off := d.Time.Zone(); off != 0 {
+		return d
+	}
+	zoned := func(s string) bool {
+		z := parse(s, "")
+		if z.IsZero() || !z.Zone {
+			return false
+		}
+		if _, off := z.Time.Zone(); off != 0 {
+			d.Time = d.Time.In(z.Time.Location())
+			return true
+		}
+		return false
+	}
+	for _, e := range m.elems {
+		if e.datetime != "" && zoned(e.datetime) {
+			return d
+		}
+	}
+	for _, p := range m.metas {
+		if zoned(p.val) {
+			return d
+		}
+	}
+	for _, s := range []string{ld.published, ld.modified} {
+		if zoned(s) {
+			return d
+		}
+	}
+	return d
+}
+
+// ogURL is the page's og:url.
+func (m *metaRaw) ogURL() string {
+	v, _ := m.metaValue([]string{"og:url"}, nil)
+	return v
 }
 
 // metaDate is the first plausible date of the <meta> tags named keys, best key first.
@@ -198,10 +293,9 @@ func (m *metaRaw) metaDate(keys []string, parse func(string, Source) Date) Date 
 	return Date{}
 }
 
-// elemDate is the date of the microdata (itemprop datePublished, or dateModified
-// for modified) and then of the <time> elements: one marked as the publication
-// (pubdate, or a class naming it), else the first.
-func (m *metaRaw) elemDate(parse func(string, Source) Date, modified bool) Date {
+// microdata is the date of the microdata: itemprop datePublished (dateModified for
+// modified), its datetime or content, else its text.
+func (m *metaRaw) microdata(parse func(string, Source) Date, modified bool) Date {
 	props := []string{"datepublished", "datecreated"}
 	if modified {
 		props = []string{"datemodified"}
@@ -220,38 +314,106 @@ func (m *metaRaw) elemDate(parse func(string, Source) Date, modified bool) Date 
 			}
 		}
 	}
-	if modified {
-		return Date{}
-	}
-	first := Date{}
-	for _, e := range m.elems {
+	return Date{}
+}
+
+// timeDate is the date of a <time datetime> (or of a date-named element's title):
+// near the headline, or (near false) the first on the page. One marked as the
+// publication (pubdate, a class naming it) goes before the others.
+func (m *metaRaw) timeDate(parse func(string, Source) Date, near bool) Date {
+	dates := make([]Date, len(m.elems))
+	for i, e := range m.elems {
 		if e.datetime == "" || e.prop != "" && e.prop != "datepublished" {
 			continue
 		}
-		d := parse(e.datetime, "time datetime")
-		if d.IsZero() {
-			continue
+		src := Source("time datetime")
+		if e.tag != atom.Time {
+			src = "date attribute"
 		}
-		if e.pubdate {
-			return d
-		}
-		if first.IsZero() {
-			first = d
+		dates[i] = parse(e.datetime, src)
+	}
+	for _, marked := range []bool{true, false} {
+		i := m.nearHeadline(len(m.elems), func(i int) int { return m.elems[i].pos },
+			func(i int) bool { return !dates[i].IsZero() && (m.elems[i].pubdate || !marked) }, !near)
+		if i >= 0 {
+			return dates[i]
 		}
 	}
-	return first
+	return Date{}
 }
 
-// textDate is the date of the visible text: the first one in the lines just below
-// the headline, else the page's most frequent date (the first of equals).
-func (m *metaRaw) textDate(valid func(time.Time) bool) Date {
-	const nearHeadline = 2048
-	if m.headAt >= 0 {
-		for _, l := range m.textDates {
-			if l.pos >= m.headAt && l.pos < m.headAt+nearHeadline && valid(l.hit.t) {
-				return Date{Time: l.hit.t, Clock: l.hit.clock, Zone: l.hit.zone, From: "text"}
-			}
+// distance is how far a place in the visible text is from the headline, as
+// nearHeadline weighs it.
+func (m *metaRaw) distance(p int) int {
+	d := p - m.headAt
+	if d < 0 {
+		d = -2 * d
+	}
+	return d
+}
+
+// timePos is where the <time> timeDate picks near the headline stands (past the end
+// of any page when none).
+func (m *metaRaw) timePos(parse func(string, Source) Date) int {
+	best := 1 << 30
+	for _, e := range m.elems {
+		if e.datetime == "" || e.prop != "" && e.prop != "datepublished" || parse(e.datetime, "").IsZero() {
+			continue
 		}
+		if m.distance(e.pos) < m.distance(best) {
+			best = e.pos
+		}
+	}
+	return best
+}
+
+// nearHeadline picks among n dated things, of those ok accepts, the one nearest the
+// headline (above it counts double: a kicker or a category line is less often the
+// date than the line below); with no headline, or none near it, the first when anyway
+// is set; -1 for none.
+func (m *metaRaw) nearHeadline(n int, pos func(int) int, ok func(int) bool, anyway bool) int {
+	const below, above = 4096, 512
+	first, best, bestDist := -1, -1, 0
+	for i := 0; i < n; i++ {
+		if !ok(i) {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		if m.headAt < 0 {
+			break
+		}
+		p := pos(i)
+		dist := p - m.headAt
+		if dist < 0 {
+			dist = -2 * dist
+		}
+		if p < m.headAt-above || p >= m.headAt+below {
+			continue
+		}
+		if best < 0 || dist < bestDist {
+			best, bestDist = i, dist
+		}
+	}
+	if best < 0 && anyway {
+		return first
+	}
+	return best
+}
+
+// textDate is the date of the visible text: the one nearest the headline (near),
+// else the page's most frequent date (stamps with a time of day weigh more; the
+// first of equals).
+func (m *metaRaw) textDate(valid func(time.Time) bool, near bool) Date {
+	if near {
+		i := m.nearHeadline(len(m.textDates), func(i int) int { return m.textDates[i].pos },
+			func(i int) bool { return valid(m.textDates[i].hit.t) }, false)
+		if i < 0 {
+			return Date{}
+		}
+		h := m.textDates[i].hit
+		return Date{Time: h.t, Clock: h.clock, Zone: h.zone, From: "text"}
 	}
 	count := map[string]int{}
 	best, bestN := -1, 0
@@ -260,7 +422,13 @@ func (m *metaRaw) textDate(valid func(time.Time) bool) Date {
 			continue
 		}
 		day := l.hit.t.Format("2006-01-02")
-		count[day]++
+		// A date with its time of day is a stamp ("2016-11-18 06:31"), the page's
+		// own more often than a date named in its prose: it counts thrice.
+		if l.hit.clock {
+			count[day] += 3
+		} else {
+			count[day]++
+		}
 		if n := count[day]; n > bestN {
 			best, bestN = i, n
 		}
@@ -273,8 +441,9 @@ func (m *metaRaw) textDate(valid func(time.Time) bool) Date {
 	return Date{Time: h.t, Clock: h.clock, Zone: h.zone, From: "text"}
 }
 
-// urlDatePattern finds a date in a URL's path: /2024/03/05/, /2024-03-05-, /20240305.
-var urlDatePattern = regexp.MustCompile(`(?:^|[^0-9])((?:19|20)[0-9]{2})[/_.-]?(0[1-9]|1[0-2])[/_.-]?(0[1-9]|[12][0-9]|3[01])(?:$|[^0-9])`)
+// urlDatePattern finds a date in a URL's path: /2024/03/05/, /2024-03-05-, /20240305,
+// /2024/3/5/.
+var urlDatePattern = regexp.MustCompile(`(?:^|[^0-9])((?:19|20)[0-9]{2})(?:[/_.-]?(0[1-9]|1[0-2])[/_.-]?(0[1-9]|[12][0-9]|3[01])|/([1-9]|1[0-2])/([1-9]|[12][0-9]|3[01]))(?:$|[^0-9])`)
 
 // urlDate is the date a URL's path gives, if any.
 func urlDate(raw string) (time.Time, bool) {
@@ -289,6 +458,9 @@ func urlDate(raw string) (time.Time, bool) {
 	mm := urlDatePattern.FindStringSubmatch(path)
 	if mm == nil {
 		return time.Time{}, false
+	}
+	if mm[2] == "" {
+		mm[2], mm[3] = mm[4], mm[5] // /2017/7/12/
 	}
 	y, _ := strconv.Atoi(mm[1])
 	mo, _ := strconv.Atoi(mm[2])

@@ -37,19 +37,23 @@ type metaElem struct {
 	author   bool      // rel=author
 	pubdate  bool      // <time pubdate>, or a class naming publication
 	text     string    // its text, read from the tree before it is released (bounded)
+	pos      int       // where it is in the page's visible text
 }
 
 // metaRaw is what the parse collected; Parsed.Meta makes Metadata of it.
 type metaRaw struct {
-	htmlLang  string
-	canonical string
-	metas     []metaPair
-	jsonld    []string
-	ldBytes   int
-	inLD      bool   // inside a <script type=application/ld+json>
-	ld        []byte // the block being read
-	ldOver    bool   // it passed maxJSONLDBlock: dropped
-	elems     []metaElem
+	htmlLang    string
+	canonical   string
+	metas       []metaPair
+	jsonld      []string
+	ldBytes     int
+	inLD        bool       // inside a <script type=application/ld+json>
+	ld          []byte     // the block being read
+	ldOver      bool       // it passed maxJSONLDBlock: dropped
+	inScript    bool       // inside another <script>
+	scripted    int        // bytes of scripts searched for dates (maxScriptSearch)
+	scriptDates []metaPair // "key": "date" pairs found in scripts, first of each key
+	elems       []metaElem
 
 	// Read from the tree once the parse is done (fromTree).
 	title     string     // the document's <title>
@@ -83,6 +87,8 @@ func (m *metaRaw) startTag(tag atom.Atom, start bool, attrs []Attr) {
 	case atom.Script:
 		if v, _ := firstAttr(attrs, "type"); start && strings.Contains(strings.ToLower(v), "ld+json") {
 			m.inLD, m.ld, m.ldOver = true, m.ld[:0], false
+		} else if start {
+			m.inScript = true
 		}
 	}
 }
@@ -94,6 +100,50 @@ func (m *metaRaw) ldText(b []byte) {
 		return
 	}
 	m.ld = append(m.ld, b...)
+}
+
+// scriptKeys are the JSON keys of a publication date in a page's own scripts (a
+// React or Vue page's state, a CMS's data layer), best first.
+var scriptKeys = []string{"datePublished", "publishedDate", "published_at", "publishDate", "publishedAt",
+	"date_published", "pubDate", "createdAt", "created_at", "dateCreated"}
+
+// maxScriptSearch bounds the script text searched for dates on one page.
+const maxScriptSearch = 64 << 10
+
+// scriptText searches a script's text for the keys of a publication date.
+func (m *metaRaw) scriptText(b []byte) {
+	if m.scripted >= maxScriptSearch {
+		return
+	}
+	if len(b) > maxScriptSearch-m.scripted {
+		b = b[:maxScriptSearch-m.scripted]
+	}
+	m.scripted += len(b)
+	if bytes.IndexByte(b, '"') < 0 {
+		return
+	}
+	for _, k := range scriptKeys {
+		if len(m.scriptDates) >= len(scriptKeys) {
+			return
+		}
+		i := bytes.Index(b, []byte(`"`+k+`"`))
+		if i < 0 || m.hasScriptKey(k) {
+			continue
+		}
+		end := min(len(b), i+len(k)+2+64)
+		if v := jsonTextValue(string(b[i:end]), k); v != "" {
+			m.scriptDates = append(m.scriptDates, metaPair{key: k, val: v})
+		}
+	}
+}
+
+func (m *metaRaw) hasScriptKey(k string) bool {
+	for _, p := range m.scriptDates {
+		if p.key == k {
+			return true
+		}
+	}
+	return false
 }
 
 // endLD closes the JSON-LD block being read.
@@ -113,7 +163,7 @@ var metaKeys = map[string]bool{}
 
 func init() {
 	for _, list := range [][]string{publishedKeys, modifiedKeys, headlineKeys, authorKeys, langKeys,
-		{"og:url", "og:site_name", "application-name", "og:type"}} {
+		{"og:url", "og:site_name", "application-name", "og:type", "og:image", "twitter:image"}} {
 		for _, k := range list {
 			metaKeys[k] = true
 		}
@@ -183,6 +233,18 @@ func (m *metaRaw) element(idx int32, tag atom.Atom, itemprop, datetime, rel []by
 	m.elems = append(m.elems, e)
 }
 
+// rdfaProp is the schema.org name of an RDFa property ("schema:datePublished",
+// "http://schema.org/datePublished" → "datePublished"); other vocabularies' names
+// are kept whole, and match no itemprop.
+func rdfaProp(v []byte) []byte {
+	for _, prefix := range []string{"schema:", "http://schema.org/", "https://schema.org/"} {
+		if bytes.HasPrefix(v, []byte(prefix)) {
+			return v[len(prefix):]
+		}
+	}
+	return v
+}
+
 // lowerASCII appends b lower-cased (ASCII letters) to dst.
 func lowerASCII(dst, b []byte) []byte {
 	for _, c := range b {
@@ -227,6 +289,7 @@ var bylineNameParts = []string{"author", "byline", "autor", "writer", "creator",
 func (m *metaRaw) fromTree(d *doc, t Text) {
 	for i := range m.elems {
 		m.elems[i].text = d.elemText(m.elems[i].elem, maxElemText)
+		m.elems[i].pos = d.elemPos(m.elems[i].elem)
 	}
 	m.headAt = -1
 	for i := range d.elems {
@@ -255,7 +318,7 @@ func (m *metaRaw) fromTree(d *doc, t Text) {
 			}
 		}
 	}
-	sc.scan(string(d.text), maxTextDates, func(h dateHit) bool {
+	sc.scanYears(string(d.text), maxTextDates, func(h dateHit) bool {
 		m.textDates = append(m.textDates, dateLine{hit: h, pos: h.start})
 		return true
 	})
@@ -290,4 +353,16 @@ func (d *doc) elemText(i int32, max int) string {
 		}
 	}
 	return clipBytes(collapseSpace(string(b)), max)
+}
+
+// elemPos is where an element stands in the page's visible text: its first text, or
+// the text after it when it has none.
+func (d *doc) elemPos(i int32) int {
+	if i < 0 || int(i) >= len(d.elems) {
+		return len(d.text)
+	}
+	if r := d.elems[i].runStart; int(r) < len(d.runs) {
+		return int(d.runs[r].start)
+	}
+	return len(d.text)
 }

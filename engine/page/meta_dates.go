@@ -166,6 +166,63 @@ func (sc *dateScanner) scan(s string, max int, fn func(dateHit) bool) {
 	}
 }
 
+// scanYears calls fn with the dates of a long text, in text order, until fn returns
+// false or max were found. Every date it reads has a four-digit year, so only the
+// text around each number from 1900 to 2099 is tokenized: a page's text costs a byte
+// scan, not a tokenizer pass. (A Japanese era year, 令和6年, is read in short texts
+// only, by scan.)
+func (sc *dateScanner) scanYears(s string, limit int, fn func(dateHit) bool) {
+	const before, after = 40, 64
+	if len(s) > maxScanText {
+		s = s[:maxScanText]
+	}
+	found, done := 0, 0 // done: the text before it was read
+	for i := 0; i < len(s) && found < limit; i++ {
+		c := s[i]
+		if c != '1' && c != '2' || i+4 > len(s) || i < done {
+			continue
+		}
+		if i > 0 && isDigitByte(s[i-1]) || !isDigitByte(s[i+1]) || !isDigitByte(s[i+2]) || !isDigitByte(s[i+3]) ||
+			i+4 < len(s) && isDigitByte(s[i+4]) {
+			continue
+		}
+		if y := s[i : i+2]; y != "19" && y != "20" {
+			i += 3
+			continue
+		}
+		lo := max(done, i-before)
+		for lo > 0 && lo < len(s) && s[lo]&0xC0 == 0x80 {
+			lo++
+		}
+		hi := min(len(s), i+4+after)
+		for hi < len(s) && s[hi]&0xC0 == 0x80 {
+			hi++
+		}
+		sc.s = s[lo:hi]
+		sc.toks = tokenize(sc.s, sc.toks[:0])
+		year := i - lo
+		next := i + 4
+		for k := 0; k < len(sc.toks) && sc.toks[k].start <= year; k++ {
+			h, _, ok := sc.matchAt(k)
+			if !ok || h.end <= year {
+				continue
+			}
+			h.start += lo
+			h.end += lo
+			found++
+			next = h.end
+			if !fn(h) {
+				return
+			}
+			break
+		}
+		done = next
+		i = next - 1
+	}
+}
+
+func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
+
 // first is the first date in s, if any.
 func (sc *dateScanner) first(s string) (dateHit, bool) {
 	var hit dateHit
@@ -232,12 +289,13 @@ func (sc *dateScanner) matchAt(i int) (dateHit, int, bool) {
 	case t.kind == tokNum && t.ndig <= 2:
 		switch {
 		case sc.isNum(i+2, 1, 2) && sc.isNum(i+4, 4, 4) && sc.toks[i+1].kind == tokMark &&
-			(sc.isMark(i+1, '.') || sc.isMark(i+1, '/') || sc.isMark(i+1, '-')) && sc.isMark(i+3, sc.toks[i+1].r):
-			// 05.03.2024 (always day first), 03/05/2024, 5-3-2024.
+			(sc.isMark(i+1, '.') || sc.isMark(i+1, '/') || sc.isMark(i+1, '-') || sc.isMark(i+1, '|') && sc.toks[i+1].space) &&
+			sc.isMark(i+3, sc.toks[i+1].r):
+			// 05.03.2024 (always day first), 03/05/2024, 5-3-2024, 26 | 01 | 2022.
 			a, b := t.num, sc.toks[i+2].num
 			y, j = sc.toks[i+4].num, i+5
 			switch {
-			case sc.toks[i+1].r == '.':
+			case sc.toks[i+1].r == '.' || sc.toks[i+1].r == '|':
 				d, m = a, b
 			case a > 12:
 				d, m = a, b

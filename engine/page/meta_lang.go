@@ -20,6 +20,9 @@ type scriptCounts struct {
 	words                                          map[string]int // language → function words seen
 }
 
+// knownWords are the languages functionWords can tell apart.
+var knownWords = map[string]bool{"en": true, "de": true, "fr": true, "es": true, "it": true, "pt": true, "nl": true, "ru": true, "uk": true}
+
 // functionWords are frequent short words of languages written in Latin or Cyrillic
 // letters, each only in the list of one language.
 var functionWords = map[string]string{}
@@ -183,7 +186,8 @@ func (m *metaRaw) language(ld ldFacts) Field {
 		if lang == "" {
 			continue
 		}
-		if text != "" && text != lang && (scriptOf(text) != scriptOf(lang) || scriptOf(text) == "latn" && m.scripts.words[text] >= 3*m.scripts.words[lang]+3) {
+		if text != "" && text != lang && (scriptOf(text) != scriptOf(lang) ||
+			scriptOf(text) == "latn" && knownWords[lang] && m.scripts.words[text] >= 3*m.scripts.words[lang]+3) {
 			continue // the template's language, not the text's
 		}
 		return Field{lang, d.From}
