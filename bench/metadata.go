@@ -238,7 +238,6 @@ func metWord(ok bool) string {
 	return "NOT met"
 }
 
-
 // benchFields scores headlines and authors (metadata_fields.go).
 func benchFields(corpus, labels string, out map[string]any) error {
 	return nil

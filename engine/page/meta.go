@@ -156,6 +156,12 @@ func (m *metaRaw) build(pageURL string, now time.Time) Metadata {
 		// htmldate reads it): the canonical URL's first, and the page's.
 		for _, u := range []string{m.canonical, m.ogURL(), ld.url, pageURL} {
 			if t, ok := urlDate(u); ok && valid(t) {
+				// The page's own stamp of that day, when it has one, says the time.
+				for _, d := range []Date{m.metaDate(publishedKeys, parse), parse(ld.published, Source("json-ld "+ld.publishedKey))} {
+					if d.Day() == t.Format("2006-01-02") {
+						return d
+					}
+				}
 				return Date{Time: t, From: "url"}
 			}
 		}
@@ -177,12 +183,26 @@ func (m *metaRaw) build(pageURL string, now time.Time) Metadata {
 		// related articles carry dates of their own), then anywhere.
 		for _, near := range []bool{true, false} {
 			line := Date{}
+			timeDist := m.distance(m.timePos(parse))
+			lineDist := 1 << 30
 			if i := m.nearHeadline(len(m.dateLines), func(i int) int { return m.dateLines[i].pos },
 				func(i int) bool { return valid(m.dateLines[i].hit.t) }, !near); i >= 0 {
 				h := m.dateLines[i].hit
 				line = Date{Time: h.t, Clock: h.clock, Zone: h.zone, From: "date line"}
-				if near && m.distance(m.dateLines[i].pos) < m.distance(m.timePos(parse)) {
+				lineDist = m.distance(m.dateLines[i].pos)
+				if near && lineDist < timeDist {
 					return line // nearer the headline than any <time>
+				}
+			}
+			if near {
+				// A plain line of text right below the headline ("Published March
+				// 5, 2024") beats a <time> further away.
+				if i := m.nearHeadline(len(m.textDates), func(i int) int { return m.textDates[i].pos },
+					func(i int) bool { return valid(m.textDates[i].hit.t) }, false); i >= 0 {
+					if dist := m.distance(m.textDates[i].pos); dist < timeDist && dist < lineDist && dist < nearText {
+						h := m.textDates[i].hit
+						return Date{Time: h.t, Clock: h.clock, Zone: h.zone, From: "text"}
+					}
 				}
 			}
 			if d := m.timeDate(parse, near); !d.IsZero() {
@@ -341,6 +361,10 @@ func (m *metaRaw) timeDate(parse func(string, Source) Date, near bool) Date {
 	}
 	return Date{}
 }
+
+// nearText is the distance from the headline within which a line of text is
+// taken as the article's date line.
+const nearText = 256
 
 // distance is how far a place in the visible text is from the headline, as
 // nearHeadline weighs it.
