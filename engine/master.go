@@ -76,6 +76,11 @@ func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
 		m.book.LoadCosts(b)
 	}
 	m.link = master.NewLink(e.ctx, masterHost{m}, mo, opts.Balance, opts.Rotation.PerNode, m.book, m.accts)
+	if mo.Join != "" {
+		// The log's first line says how to add workers: the console may start
+		// before any joins, and the line printed before the screen took over is gone.
+		e.logf(LevelInfo, 0, "", "workers join with: %s", mo.Join)
+	}
 	e.cluster, e.crew = m, m
 	return e, nil
 }
@@ -97,6 +102,7 @@ func (m *masterRuntime) show(s *Snapshot) {
 	var rows []Lane
 	s.Nodes, rows = m.book.View()
 	s.HeartbeatEvery = m.o.HeartbeatEvery
+	s.Join = m.o.Join
 	s.LanesMax = 0
 	for _, n := range s.Nodes {
 		if n.State != NodeDead && n.State != NodeLeft {

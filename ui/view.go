@@ -164,6 +164,12 @@ func (m *Model) headerView(b *strings.Builder) {
 	for _, n := range s.Totals.Skipped {
 		skips += n // robots.txt, noindex, scope, content type: chosen, not failed
 	}
+	live := 0 // a master's workers that are not dead (M4)
+	for _, n := range s.Nodes {
+		if n.State != engine.NodeDead {
+			live++
+		}
+	}
 	type seg struct {
 		label, value string
 		bad          bool
@@ -173,6 +179,7 @@ func (m *Model) headerView(b *strings.Builder) {
 		{"stored", pane.Thousands(s.Totals.PagesStored), false},
 		{"queue", pane.Thousands(int64(s.QueueDepth)), false},
 		{"lanes", strconv.Itoa(s.LanesBusy) + "/" + strconv.Itoa(s.LanesMax), false},
+		{"workers", strconv.Itoa(live), s.Join != "" && live == 0},
 		{"errors", pane.Thousands(errs), errs > 0},
 		{"refused", pane.Thousands(s.Totals.Refused), s.Totals.Refused > 0},
 		{"paused hosts", strconv.Itoa(len(s.PausedHosts)), len(s.PausedHosts) > 0},
@@ -181,7 +188,8 @@ func (m *Model) headerView(b *strings.Builder) {
 	}
 	used := 0
 	for _, sg := range segs {
-		if sg.label == "paused hosts" && len(s.PausedHosts) == 0 || sg.label == "skipped" && skips == 0 {
+		if sg.label == "paused hosts" && len(s.PausedHosts) == 0 || sg.label == "skipped" && skips == 0 ||
+			sg.label == "workers" && s.Join == "" && len(s.Nodes) == 0 {
 			continue
 		}
 		w := 2 + len(sg.label) + 1 + len(sg.value) // "  label value"

@@ -32,6 +32,10 @@ type MasterOptions struct {
 	// moves (default 0.1).
 	BalanceEvery     time.Duration
 	BalanceThreshold float64
+	// Join is the command a worker joins this crawl with (`crawlconsole worker --join
+	// URL --name NAME ...`): the console shows it from its first frame, before any
+	// worker came, and the log starts with it. "" shows nothing.
+	Join string
 }
 
 // WorkerOptions configures a worker of a distributed crawl (M4): it runs M1 lanes,

@@ -59,10 +59,14 @@ type Snapshot struct {
 	Revisit     *RevisitView // Revisit pane (M2): due queue, refetches vs changes, windows, intervals
 	Sites       *SitesView   // Sites pane: declared sites as steered; nil without any
 	Stories     *StoriesView // Stories pane: articles found under several URLs; nil until one is
+	Hosts       *HostsView   // Hosts pane: the hosts report, per host, site and egress
 	Sizing      *Sizing      // VPN estimate and its inputs for the Egress pane (M3); nil without declared sites or rotation
 	Nodes       []Node       // workers of a distributed crawl (M4), by name; nil on a single-process crawl
 	// HeartbeatEvery is the workers' heartbeat period (M4); 0 on a single-process crawl.
 	HeartbeatEvery time.Duration
+	// Join is how a worker joins a master's crawl (M4), the command to paste; "" on
+	// a single-process crawl or a worker.
+	Join string
 	// StoreError is why the crawl stopped itself (State FAILED): the store's write
 	// error, e.g. "database or disk is full"; "" while the store is healthy.
 	StoreError string

@@ -163,18 +163,6 @@ func runMaster(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return ExitUsage
 	}
 	defer conn.Close()
-	eng, err := engine.NewMaster(opts, engine.MasterOptions{Conn: conn, Prefix: *prefix, HeartbeatEvery: *hb})
-	if err != nil {
-		fmt.Fprintf(stderr, "crawlconsole master: %v\n", err)
-		return ExitUsage
-	}
-	stopAttach, err := attach.Serve(conn.NC, *prefix, eng)
-	if err != nil {
-		fmt.Fprintf(stderr, "crawlconsole master: console subjects: %v\n", err)
-		eng.Close()
-		return 1
-	}
-	defer stopAttach()
 	// Lines to paste: the credential, and the CA when the others need one (a
 	// --tls-cert of its own, or the --ca it was given for a --nats server).
 	var join, after string
@@ -190,7 +178,20 @@ func runMaster(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		join += " --ca CA.pem"
 		after += "; CA.pem: the CA that signed " + *tlsCert
 	}
-	fmt.Fprintf(stderr, "crawlconsole master: workers join with: crawlconsole worker --join %s --name NAME%s%s\n", url, join, after)
+	joinCmd := fmt.Sprintf("crawlconsole worker --join %s --name NAME%s%s", url, join, after)
+	eng, err := engine.NewMaster(opts, engine.MasterOptions{Conn: conn, Prefix: *prefix, HeartbeatEvery: *hb, Join: joinCmd})
+	if err != nil {
+		fmt.Fprintf(stderr, "crawlconsole master: %v\n", err)
+		return ExitUsage
+	}
+	stopAttach, err := attach.Serve(conn.NC, *prefix, eng)
+	if err != nil {
+		fmt.Fprintf(stderr, "crawlconsole master: console subjects: %v\n", err)
+		eng.Close()
+		return 1
+	}
+	defer stopAttach()
+	fmt.Fprintf(stderr, "crawlconsole master: workers join with: %s\n", joinCmd)
 	fmt.Fprintf(stderr, "crawlconsole master: attach a console with: crawlconsole console --attach %s%s%s\n", url, join, after)
 	handed = true
 	return run(ctx, eng, runConfig{headless: c.headless, duration: c.duration, untilIdle: c.untilIdle,

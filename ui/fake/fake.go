@@ -45,6 +45,9 @@ type Config struct {
 	// Skips gives the crawl URLs skipped by choice (robots.txt, scope, content type),
 	// which the header counts apart from errors.
 	Skips bool
+	// Join makes a master no worker has joined yet (M4): Snapshot.Join is this
+	// command, and there are no lanes (they run on workers) nor nodes.
+	Join string
 }
 
 // Control is a fake engine.Control. It is safe for concurrent use (SSH sessions).
@@ -81,6 +84,10 @@ func New(cfg Config) *Control {
 	}
 	c := &Control{}
 	c.snap = buildSnapshot(cfg)
+	if cfg.Join != "" && cfg.Workers == 0 {
+		c.snap.Join, c.snap.HeartbeatEvery = cfg.Join, 5*time.Second
+		c.snap.Lanes, c.snap.Groups, c.snap.LanesBusy, c.snap.LanesMax, c.snap.PagesPerSec = nil, nil, 0, 0, 0
+	}
 	if cfg.Workers > 0 {
 		buildNodes(&c.snap, cfg)
 	}

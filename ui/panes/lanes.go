@@ -34,6 +34,9 @@ type lanesPane struct {
 	filter        pane.Filter
 	list          pane.List
 	fetched       int64 // pages fetched so far: no lane after some is "none open", not "none yet"
+	// join is a master's join command while no worker is alive (M4): a master has
+	// no lanes of its own, so its empty table says how to get some.
+	join string
 }
 
 // laneKey identifies a lane across snapshots: its worker (M4) and ID.
@@ -66,6 +69,10 @@ func (p *lanesPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
 	sel, had := p.selected()
 	p.lanes = s.Lanes
 	p.fetched = s.Totals.PagesFetched
+	p.join = ""
+	if s.Join != "" && liveNodes(s.Nodes) == 0 {
+		p.join = s.Join
+	}
 	p.pausedHosts = s.PausedHosts
 	p.egress = s.Egress
 	p.nodes = pane.NodeNames(s.Nodes)
@@ -224,6 +231,9 @@ func (p *lanesPane) View() string {
 		}
 		if p.filter.Active() {
 			msg = "  no lane matches the filter " + strconv.Quote(p.filter.String())
+		} else if p.join != "" {
+			b.WriteString(strings.TrimPrefix(joinLines(st, "no worker yet: a master's lanes run on its workers; start one with", p.join, p.width), "\n"))
+			return b.String()
 		}
 		b.WriteString(st.Muted.Render(pane.Fit(msg, p.width)))
 		return b.String()

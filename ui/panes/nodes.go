@@ -10,8 +10,10 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/themes"
 	"github.com/crawlconsole/crawlconsole/ui/commands"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
@@ -46,6 +48,7 @@ type nodesPane struct {
 	at            time.Time      // the snapshot's time: heartbeats are aged on the master's clock
 	hb            time.Duration  // the workers' heartbeat period (0: not given)
 	sizing        *engine.Sizing // seed 003's estimates (workers and VPNs needed)
+	join          string         // the command a worker joins with; "" off a master
 	rows          []int          // indexes into nodes that pass the filter
 	nameW         int
 	filter        pane.Filter
@@ -59,8 +62,9 @@ func newNodesPane(c *pane.Common) pane.Pane { return &nodesPane{c: c} }
 
 func (p *nodesPane) Title() string { return "Nodes" }
 
-// Shown: only a distributed crawl has workers.
-func (p *nodesPane) Shown() bool { return len(p.nodes) > 0 }
+// Shown: only a distributed crawl has workers; a master has the pane before the
+// first joins, to say how one does.
+func (p *nodesPane) Shown() bool { return len(p.nodes) > 0 || p.join != "" }
 
 func (p *nodesPane) ShortHelp() []key.Binding { return []key.Binding{p.c.Keys.PauseNode} }
 
@@ -80,6 +84,7 @@ func (p *nodesPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
 	p.at = s.At
 	p.hb = s.HeartbeatEvery
 	p.sizing = s.Sizing
+	p.join = s.Join
 	p.nameW = pane.NameWidth(p.nodes, func(n *engine.Node) string { return n.Name }, 4, 16)
 	p.refilter()
 	if had {
@@ -187,6 +192,10 @@ func (p *nodesPane) View() string {
 	b.WriteString("\n")
 	cols := p.columns()
 	b.WriteString(pane.HeaderRow(st, cols, p.width))
+	if len(p.nodes) == 0 {
+		b.WriteString(joinLines(st, "no worker has joined yet; start one on any box that reaches this master:", p.join, p.width))
+		return b.String()
+	}
 	if len(p.rows) == 0 {
 		b.WriteString("\n" + st.Muted.Render(pane.Fit("  no node matches the filter "+strconv.Quote(p.filter.String()), p.width)))
 		return b.String()
@@ -301,6 +310,9 @@ func (p *nodesPane) summary() string {
 	sort.Strings(other)
 	states = append(states, other...)
 	left := fmt.Sprintf(" %s: %s · %.1f pages/s", pane.Plural(len(p.nodes), "worker"), strings.Join(states, ", "), rate)
+	if len(p.nodes) == 0 {
+		left = " 0 workers: waiting for the first to join"
+	}
 	if z := p.sizing; z != nil && (z.Workers > 0 || z.VPNs > 0) { // seed 003's sizing estimates
 		q := func(n int) string {
 			if n <= 0 {
@@ -336,4 +348,33 @@ func sitesCell(n *engine.Node) string {
 		return strconv.Itoa(n.Sites)
 	}
 	return strconv.Itoa(n.Sites) + "+" + strconv.Itoa(n.Keywords)
+}
+
+// liveNodes counts the workers that are not dead.
+func liveNodes(nodes []engine.Node) int {
+	n := 0
+	for i := range nodes {
+		if nodes[i].State != engine.NodeDead {
+			n++
+		}
+	}
+	return n
+}
+
+// joinLines is a master's note while it has no worker: what to do, then the join
+// command whole, never cut: it is pasted into another terminal, so a line too long
+// breaks between words and ends in a shell's " \" continuation.
+func joinLines(st *themes.Styles, note, join string, width int) string {
+	var b strings.Builder
+	b.WriteString("\n" + st.Muted.Render(pane.Fit("  "+note, width)))
+	textW := max(width-6, 20) // indent, and room for the continuation
+	lines := strings.Split(ansi.Hardwrap(ansi.Wordwrap(join, textW, ""), textW, false), "\n")
+	for i, l := range lines {
+		l = strings.TrimRight(l, " ")
+		if i < len(lines)-1 {
+			l += " \\"
+		}
+		b.WriteString("\n    " + st.Value.Render(pane.Fit(l, width-4)))
+	}
+	return b.String()
 }

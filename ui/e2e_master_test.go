@@ -1,0 +1,68 @@
+package ui
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestMasterConsoleJoinInTmux runs `crawlconsole master` in a real terminal (tmux,
+// 120×40) with no worker: its first screen says how a worker joins (the Lanes pane,
+// the header's "workers 0"), the Nodes pane has a tab before any worker; a worker
+// started with that very command joins, and its arrival is in the log.
+func TestMasterConsoleJoinInTmux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end test: builds the binary and runs a master and a worker")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed; the end-to-end console test needs it")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "crawlconsole")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/crawlconsole/crawlconsole").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listen := l.Addr().String()
+	l.Close()
+
+	s := &tmuxSession{t: t, sock: filepath.Join(dir, "tmux.sock"), name: "master"}
+	db := filepath.Join(dir, "m.db")
+	// The seed is never fetched: a master fetches nothing itself, and no worker
+	// comes before the first screen is checked.
+	script := bin + " master http://site.invalid/ --db " + db + " --listen " + listen + `; echo "EXIT=$?"; sleep 600`
+	cmd := exec.Command("tmux", "-S", s.sock, "new-session", "-d", "-x", "120", "-y", "40", "-s", s.name, "sh", "-c", script)
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tmux new-session: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
+
+	// The first screen: no worker, and the command that brings one, whole.
+	scr := s.waitFor("the join command with 0 workers", func(scr string) bool {
+		return strings.Contains(scr, "workers 0") && strings.Contains(scr, "--token-file") && strings.Contains(scr, " 7 Nodes ")
+	})
+	joined := strings.ReplaceAll(strings.Join(strings.Fields(scr), " "), `\ `, "")
+	m := regexp.MustCompile(`crawlconsole worker --join (\S+) --name NAME --token-file (\S+)`).FindStringSubmatch(joined)
+	if m == nil || !strings.Contains(m[1], listen) || m[2] != db+".token" {
+		t.Fatalf("the screen's join command is not this master's (want --join …%s --token-file %s.token):\n%s", listen, db, scr)
+	}
+
+	// A worker started with it joins; the log says so.
+	w := exec.Command(bin, "worker", "--join", m[1], "--name", "w1", "--token-file", m[2])
+	w.Stdout, w.Stderr = os.Stderr, os.Stderr
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.Process.Kill(); _ = w.Wait() })
+	s.waitText("workers 1")
+	s.keys("3")
+	s.waitText("worker w1 joined")
+}
