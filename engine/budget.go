@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/hostreport"
 )
 
 // Page budgets: nothing else keeps one site from filling the queue, the
@@ -172,6 +173,11 @@ func (b *budgetLedger) unadmit(t frontier.Task) {
 	}
 }
 
+// hostUsed is a host's pages this round and its round budget, for the Hosts pane.
+func (b *budgetLedger) hostUsed(host string) (n, budget int) {
+	return b.hostRound[host], b.limit(budgetKey{host: true, name: host})
+}
+
 // used is a site's pages this round and its round budget, for the Sites pane.
 func (b *budgetLedger) used(site string) (n, budget int) {
 	return b.siteRd[site], b.roundBudget(site)
@@ -269,6 +275,7 @@ func (e *Engine) holdBack(t frontier.Task, kind string, until time.Time) {
 		e.budget.parked[t.Site] = append(p, t.URL)
 	}
 	e.c.addError(kind)
+	e.hosts.Record(hostreport.Ending{Host: t.Host, Site: siteOf(t), Kind: kind, Skip: true})
 	e.deferTask(t, until)
 }
 

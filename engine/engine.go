@@ -15,6 +15,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/hostreport"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
 	"github.com/crawlconsole/crawlconsole/engine/sites"
@@ -69,6 +70,7 @@ type Engine struct {
 	sites       atomic.Pointer[sites.Book] // declared news and social sites (M3); swapped whole by live steering
 	round       *roundRuntime              // the current crawl round over the sites (M3)
 	budget      *budgetLedger              // page budgets per host and site (budget.go)
+	hosts       *hostreport.Book           // the hosts report: per host, site and egress (hosts.go)
 	traps       *frontier.TrapGuard        // crawler-trap guards on found links; nil when all are off
 	variants    *urlVariants               // URL variants collapsed before the dedupe filter (variants.go)
 	stories     *stories.Book              // articles grouped into stories across URLs and sites (stories.go)
@@ -194,6 +196,7 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 		e.rv.LoadSitePriors() // what each site's new pages showed in earlier runs
 	}
 	e.budget = newBudgetLedger(opts.Budgets, opts.Rounds.Every)
+	e.hosts = hostreport.New()
 	if opts.Traps != (frontier.TrapOptions{}) {
 		e.traps = frontier.NewTrapGuard(opts.Traps, opts.Now)
 	}

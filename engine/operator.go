@@ -64,6 +64,7 @@ func (e *Engine) Snapshot() Snapshot {
 		s.Groups = append(s.Groups, g)
 	}
 	e.crew.show(&s)
+	s.Hosts = e.hostsView(s.Groups)
 	panes := e.crew.panes(now)
 	peak := e.lanesPeak()
 	e.mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/discover"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/hostreport"
 	"github.com/crawlconsole/crawlconsole/engine/page"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/store"
@@ -124,6 +125,8 @@ func (e *Engine) record(o Outcome) {
 	if res != nil {
 		e.c.response(res.Status)
 		e.c.bytesFetched.Add(int64(len(res.Body)))
+		e.hosts.Record(hostreport.Ending{Host: t.Host, Site: siteOf(t), Egress: o.Egress, Status: res.Status,
+			Bytes: int64(len(res.Body)), At: o.At, Refused: o.Kind == fetch.KindRefused})
 		e.countCost(t, res)
 		capture = e.saveCaptures(o, refetch, o.Kind == "" && res.Status/100 == 2)
 		if res.RobotsRead && e.disc != nil {
@@ -289,7 +292,7 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	} else { // a refetch replaces the page: it was counted when first stored
 		counted := e.onCommit(e.c.pageCommitted) // counted once committed: a full disk never inflates it
 		body, fetchedAt := res.Body, stored.FetchedAt
-		stored.Committed = func() { counted(); e.noteStored(t, body, fetchedAt) }
+		stored.Committed = func() { counted(); e.noteStored(t, body, fetchedAt); e.hosts.Stored(t.Host, siteOf(t), egress) }
 	}
 	if prev != nil && e.sites.Load().IsSource(t.URL) {
 		e.siteTally.sourceFetched(t.Site, stored.FetchedAt) // the Sites pane's last round
@@ -329,6 +332,7 @@ func (e *Engine) finish(t frontier.Task, refetch bool, lane int, st store.State,
 	if kind != "" {
 		e.c.addError(kind)
 		e.c.example(kind, t.URL)
+		e.hosts.Record(hostreport.Ending{Host: t.Host, Site: siteOf(t), Kind: kind, Skip: IsSkip(kind)})
 	}
 	if !refetch {
 		done := e.onCommit(e.c.urlDone)
