@@ -2,11 +2,13 @@ package main
 
 // Benchmark "console": what the operator console (package ui) costs.
 //
-//	go run ./bench console [-lanes 1000] [-frames 1000] [-idle 5s]
+//	go run ./bench console [-lanes 1000] [-hosts 10000] [-frames 1000] [-idle 5s]
 //
 // frame_ms_1000_lanes: one engine snapshot -> Update -> View at 120×40 with 1000
 // lanes, per pane, against the same frame with 10 lanes in the same run (the
 // console renders only the visible rows, so the ratio should stay near 1).
+// frame_ms_hosts: the same frame on the Hosts pane with -hosts hosts in the
+// report, in name order and sorted by a figure the ticks move, against 10 hosts.
 // idle_cpu_share: the console's CPU share of one core, running headless on a
 // pseudo-terminal at the default refresh over an idle crawl, measured with
 // getrusage over the whole process, against a bare Bubble Tea program on the same
@@ -26,6 +28,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/creack/pty"
 	"github.com/muesli/termenv"
 
@@ -40,11 +43,12 @@ func runConsole(args []string) (map[string]any, error) {
 	lanes := fs.Int("lanes", 1000, "lanes in the large snapshot")
 	frames := fs.Int("frames", 1000, "frames timed per pane and size")
 	idle := fs.Duration("idle", 5*time.Second, "how long the idle CPU share is measured")
+	hosts := fs.Int("hosts", 10000, "hosts in the Hosts pane's large report")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	if *lanes < 10 || *frames < 10 || *idle < time.Second {
-		return nil, errors.New("-lanes and -frames must be >= 10, -idle >= 1s")
+	if *lanes < 10 || *frames < 10 || *hosts < 10 || *idle < time.Second {
+		return nil, errors.New("-lanes, -hosts and -frames must be >= 10, -idle >= 1s")
 	}
 	fmt.Printf("console: GOMAXPROCS %d, %s, load average %s\n", runtime.GOMAXPROCS(0), runtime.Version(), loadAvg(3))
 
@@ -67,6 +71,29 @@ func runConsole(args []string) (map[string]any, error) {
 		worst = max(worst, big)
 	}
 	fmt.Printf("frame_ms_1000_lanes (worst pane, mean) = %.3f ms (goal <= 2 ms)\n", worst)
+
+	// The Hosts pane: 10 hosts (baseline) and -hosts hosts, in name order and sorted
+	// by a figure the ticks move (the sort the snapshot must redo).
+	fmt.Printf("\nHosts pane, %d frames each\n", *frames)
+	fmt.Printf("(cpu ms: the process's CPU time a frame, GC included: what a loaded box's wall clock hides)\n")
+	fmt.Printf("%-16s %12s %12s %12s %12s %12s %7s\n", "order", "10 hosts ms", "p99 ms", fmt.Sprintf("%d hosts ms", *hosts), "p99 ms", "cpu ms", "ratio")
+	worstHosts, worstHostsCPU := 0.0, 0.0
+	for _, order := range []struct {
+		name string
+		keys string
+	}{{"by name", ""}, {"by fetched", "o"}, {"by refused", "ooooooo"}} {
+		small, smallP99, _, err := hostsFrame(10, order.keys, *frames)
+		if err != nil {
+			return nil, err
+		}
+		big, bigP99, bigCPU, err := hostsFrame(*hosts, order.keys, *frames)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Printf("%-16s %12.3f %12.3f %12.3f %12.3f %12.3f %7.2f\n", order.name, small, smallP99, big, bigP99, bigCPU, big/small)
+		worstHosts, worstHostsCPU = max(worstHosts, big), max(worstHostsCPU, bigCPU)
+	}
+	fmt.Printf("frame_ms_%d_hosts (worst order, mean) = %.3f ms wall, %.3f ms CPU (goal <= 2 ms)\n", *hosts, worstHosts, worstHostsCPU)
 
 	// Idle CPU share on a pseudo-terminal.
 	fmt.Printf("\nidle CPU share of one core over %s on a pseudo-terminal (120x40), getrusage(RUSAGE_SELF)\n", *idle)
@@ -94,6 +121,9 @@ func runConsole(args []string) (map[string]any, error) {
 	return map[string]any{
 		"frame_ms_1000_lanes":         round3(worst),
 		"frame_ms_1000_lanes_by_pane": byPane,
+		"frame_ms_hosts":              round3(worstHosts),
+		"frame_cpu_ms_hosts":          round3(worstHostsCPU),
+		"hosts":                       *hosts,
 		"idle_cpu_share":              round4(console),
 		"idle_cpu_share_bare_tea":     round4(bare),
 		"lanes":                       *lanes,
@@ -139,6 +169,45 @@ func consoleFrame(n, pane, frames int) (mean, p99 float64, err error) {
 	}
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 	return ms(sum) / float64(frames), ms(times[frames*99/100]), nil
+}
+
+// hostsFrame times frames of the Hosts pane over a report of n hosts, ordered by
+// the sort keys typed (o: the next figure), and returns the mean and p99 in ms and
+// the process's CPU time a frame.
+func hostsFrame(n int, keys string, frames int) (mean, p99, cpu float64, err error) {
+	ctrl := fake.New(fake.Config{Hosts: n})
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.TrueColor)
+	m := ui.NewModel(ctrl, ui.Options{Clock: func() time.Time { return fake.Epoch }}, r)
+	m, _ = m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m = consoleSettle(m, ui.SnapshotMsg{Snapshot: ctrl.Snapshot()})
+	m = consoleSettle(m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'7'}})
+	for _, k := range keys {
+		m = consoleSettle(m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{k}})
+	}
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "[7 Hosts]") || !strings.Contains(v, ".test") {
+		return 0, 0, 0, fmt.Errorf("the Hosts pane shows no hosts:\n%s", v)
+	}
+	times := make([]time.Duration, frames)
+	var ticking time.Duration // CPU of the fake crawl's ticks, not the console's
+	c0 := crawlCPU()
+	for i := range frames {
+		t := crawlCPU()
+		ctrl.Tick()
+		ticking += crawlCPU() - t
+		t0 := time.Now()
+		s := ctrl.Snapshot()
+		m, _ = m.Update(ui.SnapshotMsg{Snapshot: s})
+		_ = m.View()
+		times[i] = time.Since(t0)
+	}
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	var sum time.Duration
+	for _, d := range times {
+		sum += d
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	return ms(sum) / float64(frames), ms(times[frames*99/100]), ms(crawlCPU()-c0-ticking) / float64(frames), nil
 }
 
 // consoleSettle delivers msg and the messages of the Cmds it returns (one level:

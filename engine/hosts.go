@@ -2,7 +2,6 @@ package engine
 
 import (
 	"net"
-	"sort"
 
 	"golang.org/x/net/publicsuffix"
 
@@ -30,32 +29,19 @@ func siteOf(t frontier.Task) string {
 	return h
 }
 
-// hostsView is the hosts report with what is live now: the politeness gap of every
-// host a lane holds (and why), and each host's pages this round against its budget.
-// Caller holds e.mu; groups are the snapshot's.
+// hostsView is the hosts report with what is live now for every host a lane holds:
+// its politeness gap (and why), its pages this round against its budget. Caller
+// holds e.mu; groups are the snapshot's.
 func (e *Engine) hostsView(groups []Group) *view.HostsView {
 	v := e.hosts.View()
-	rows := v.Hosts
-	if n := len(rows); n > 0 && rows[n-1].Name == view.OtherHosts {
-		rows = rows[:n-1] // sorted by name but for this one
-	}
-	find := func(h string) *view.HostRow {
-		i := sort.Search(len(rows), func(i int) bool { return rows[i].Name >= h })
-		if i < len(rows) && rows[i].Name == h {
-			return &rows[i]
-		}
-		return nil
-	}
+	v.Live = map[string]view.HostLive{}
 	for _, g := range groups {
 		for _, h := range g.Hosts {
-			if r := find(h.Host); r != nil {
-				r.Gap, r.GapWhy = h.Gap, h.GapWhy
+			l := view.HostLive{Gap: h.Gap, GapWhy: h.GapWhy}
+			if e.budget.active() {
+				l.BudgetUsed, l.Budget = e.budget.hostUsed(h.Host)
 			}
-		}
-	}
-	if e.budget.active() {
-		for i := range rows {
-			rows[i].BudgetUsed, rows[i].Budget = e.budget.hostUsed(rows[i].Name)
+			v.Live[h.Host] = l
 		}
 	}
 	return v

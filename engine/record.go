@@ -126,7 +126,7 @@ func (e *Engine) record(o Outcome) {
 		e.c.response(res.Status)
 		e.c.bytesFetched.Add(int64(len(res.Body)))
 		e.hosts.Record(hostreport.Ending{Host: t.Host, Site: siteOf(t), Egress: o.Egress, Status: res.Status,
-			Bytes: int64(len(res.Body)), At: o.At, Refused: o.Kind == fetch.KindRefused})
+			Refused: o.Kind == fetch.KindRefused})
 		e.countCost(t, res)
 		capture = e.saveCaptures(o, refetch, o.Kind == "" && res.Status/100 == 2)
 		if res.RobotsRead && e.disc != nil {

@@ -33,3 +33,23 @@ func BenchmarkFrame(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkHostsFrame is the same frame on the Hosts pane over 10,000 hosts, sorted
+// by pages fetched (go run ./bench console reports it against 10 hosts).
+func BenchmarkHostsFrame(b *testing.B) {
+	ctrl := fake.New(fake.Config{Hosts: 10000})
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.TrueColor)
+	m := newModel(ctrl, Options{Clock: fixedClock}, r)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	_, cmd := m.Update(SnapshotMsg{Snapshot: ctrl.Snapshot()})
+	settle(b, m, cmd, 0)
+	m.setActive(len(m.panes) - 1)
+	m.panes[m.active].Update(keyMsg("o"))
+	b.ReportAllocs()
+	for b.Loop() {
+		ctrl.Tick()
+		m.Update(SnapshotMsg{Snapshot: ctrl.Snapshot()})
+		_ = m.View()
+	}
+}

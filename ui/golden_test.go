@@ -46,6 +46,9 @@ func TestGolden(t *testing.T) {
 		{name: "lanes_nodes", wait: "blog-11.sandbox.test", cfg: fake.Config{Workers: 4}, sizes: [][2]int{{120, 40}}},
 		// Declared sites: the Sites pane.
 		{name: "sites", keys: []string{"7"}, wait: "tattle", cfg: fake.Config{Sites: true}},
+		// The hosts report, per host and added up per site.
+		{name: "hosts", keys: []string{"7"}, wait: "sort name", cfg: fake.Config{Hosts: 40}},
+		{name: "hosts_sites", keys: []string{"7", "m"}, wait: "hosts report per site", cfg: fake.Config{Hosts: 40}},
 		// A master no worker joined yet (M4): the join command from the first frame.
 		{name: "master_join", wait: "news.db.token", cfg: fake.Config{Join: fakeJoin}},
 		{name: "master_join_nodes", keys: []string{"7"}, wait: "waiting for the first to join", cfg: fake.Config{Join: fakeJoin}},

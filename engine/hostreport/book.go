@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
@@ -27,9 +26,12 @@ const maxKinds = 32
 
 // Book is the hosts report. It is safe for concurrent use.
 type Book struct {
-	mu       sync.Mutex
-	hosts    map[string]*view.HostRow
-	names    []string // hosts in name order: a View needs no sort
+	mu sync.Mutex
+	// chunks hold the hosts' rows in the order first seen, view.HostRowsChunk a
+	// chunk; shared marks those a View handed out, copied before a change.
+	chunks   [][]view.HostRow
+	shared   []bool
+	index    map[string]int // host -> position
 	sites    map[string]*view.HostRow
 	egresses map[string]*view.HostRow
 	other    *view.HostRow // the hosts past MaxHosts
@@ -41,7 +43,7 @@ func New() *Book { return NewCapped(MaxHosts) }
 
 // NewCapped returns an empty report that keeps at most max hosts apart (tests).
 func NewCapped(max int) *Book {
-	return &Book{hosts: map[string]*view.HostRow{}, sites: map[string]*view.HostRow{},
+	return &Book{index: map[string]int{}, sites: map[string]*view.HostRow{},
 		egresses: map[string]*view.HostRow{}, max: max}
 }
 
@@ -50,8 +52,6 @@ type Ending struct {
 	Host, Site, Egress string
 	// Status is the response's status; 0 when none came (a failure before any).
 	Status int
-	Bytes  int64
-	At     time.Time
 	// Kind is why the URL ended without a page ("" for a page to store), Skip
 	// whether that was by choice.
 	Kind    string
@@ -83,22 +83,40 @@ func (b *Book) Stored(host, site, egress string) {
 	b.row(b.egresses, egress).Stored++
 }
 
-// host is host's row, made on first sight; past the cap, the shared one.
+// host is host's row to change, made on first sight; past the cap, the shared one.
 func (b *Book) host(host, site string) *view.HostRow {
-	if r := b.hosts[host]; r != nil {
-		return r
+	if i, ok := b.index[host]; ok {
+		return b.writable(i)
 	}
-	if len(b.hosts) >= b.max {
+	if len(b.index) >= b.max {
 		if b.other == nil {
 			b.other = &view.HostRow{Name: view.OtherHosts}
 		}
 		return b.other
 	}
-	r := &view.HostRow{Name: host, Site: site}
-	b.hosts[host] = r
-	i, _ := slices.BinarySearch(b.names, host)
-	b.names = slices.Insert(b.names, i, host)
-	return r
+	i := len(b.index)
+	b.index[host] = i
+	if i%view.HostRowsChunk == 0 {
+		b.chunks = append(b.chunks, make([]view.HostRow, 0, view.HostRowsChunk))
+		b.shared = append(b.shared, false)
+	}
+	c := len(b.chunks) - 1
+	if b.shared[c] {
+		b.chunks[c] = append(make([]view.HostRow, 0, view.HostRowsChunk), b.chunks[c]...)
+		b.shared[c] = false
+	}
+	b.chunks[c] = append(b.chunks[c], view.HostRow{Name: host, Site: site})
+	return &b.chunks[c][i%view.HostRowsChunk]
+}
+
+// writable is row i, its chunk copied first if a View has it.
+func (b *Book) writable(i int) *view.HostRow {
+	c := i / view.HostRowsChunk
+	if b.shared[c] {
+		b.chunks[c] = append(make([]view.HostRow, 0, view.HostRowsChunk), b.chunks[c]...)
+		b.shared[c] = false
+	}
+	return &b.chunks[c][i%view.HostRowsChunk]
 }
 
 func (b *Book) row(m map[string]*view.HostRow, name string) *view.HostRow {
@@ -115,14 +133,12 @@ func (b *Book) row(m map[string]*view.HostRow, name string) *view.HostRow {
 func count(r *view.HostRow, e *Ending) {
 	if e.Status != 0 {
 		r.Fetched++
-		r.Bytes += e.Bytes
 		c := e.Status / 100
 		if c < 1 || c > 5 {
 			c = view.ClassOther
 		}
 		r.Classes[c]++
 		r.Egress = e.Egress
-		r.Last = e.At
 	}
 	if e.Refused {
 		r.Refused++
@@ -149,24 +165,32 @@ func count(r *view.HostRow, e *Ending) {
 	r.Kinds = kinds
 }
 
-// View copies the report: hosts in name order, then the one past the cap; sites and
-// egresses in name order.
+// View copies the report: the hosts in the order first seen (sharing the chunks no
+// host changed in since the last View), then the one past the cap; sites and
+// egresses by name.
 func (b *Book) View() *view.HostsView {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	v := &view.HostsView{Hosts: make([]view.HostRow, 0, len(b.names)+1)}
-	for _, h := range b.names {
-		v.Hosts = append(v.Hosts, *b.hosts[h])
+	chunks := slices.Clone(b.chunks)
+	for i := range b.shared {
+		b.shared[i] = true
 	}
+	v := &view.HostsView{}
 	if b.other != nil {
-		v.Hosts = append(v.Hosts, *b.other)
+		// Its own last chunk: the cap keeps every other chunk full or the last.
+		chunks = append(chunks, []view.HostRow{*b.other})
+		if n := len(b.index) % view.HostRowsChunk; n != 0 {
+			last := chunks[len(chunks)-2]
+			chunks[len(chunks)-2] = append(slices.Clip(last), *b.other)
+			chunks = chunks[:len(chunks)-1]
+		}
 		v.Untracked = b.other.Fetched + b.other.Skipped + b.other.Errors
 	}
+	v.Hosts = view.NewHostRows(chunks)
 	v.Sites = sortedRows(b.sites)
 	v.Egresses = sortedRows(b.egresses)
 	return v
 }
-
 func sortedRows(m map[string]*view.HostRow) []view.HostRow {
 	out := make([]view.HostRow, 0, len(m))
 	for _, r := range m {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // Epoch is the fixed "now" of the fake crawl; give the console a clock returning it
@@ -45,6 +46,8 @@ type Config struct {
 	// Skips gives the crawl URLs skipped by choice (robots.txt, scope, content type),
 	// which the header counts apart from errors.
 	Skips bool
+	// Hosts is how many hosts the hosts report has; 0: none yet (no Hosts tab).
+	Hosts int
 	// Join makes a master no worker has joined yet (M4): Snapshot.Join is this
 	// command, and there are no lanes (they run on workers) nor nodes.
 	Join string
@@ -61,6 +64,10 @@ type Control struct {
 	// addEgressErr, when set, decides AddEgress's error (see FailAddEgress).
 	addEgressErr func(spec string) error
 	added        int // egresses added so far, for their default names
+	// hostsFlat is the hosts report's rows, changed in place by Tick; hostsDirty,
+	// the chunks of it changed since the last snapshot.
+	hostsFlat  []view.HostRow
+	hostsDirty map[int]bool
 }
 
 var _ engine.Control = (*Control)(nil)
@@ -99,6 +106,10 @@ func New(cfg Config) *Control {
 	}
 	if cfg.Sites {
 		c.snap.Sites = buildSites()
+	}
+	if cfg.Hosts > 0 {
+		c.snap.Hosts, c.hostsFlat = buildHosts(cfg.Hosts, cfg.Egresses)
+		c.hostsDirty = map[int]bool{}
 	}
 	if cfg.Skips {
 		c.snap.Totals.Skipped = map[string]int64{"robots_disallowed": 360, "out_of_scope_off_site": 1204, "content_type": 9}
@@ -235,6 +246,7 @@ func (c *Control) Snapshot() engine.Snapshot {
 	s.Egress = cloneEgress(c.snap.Egress)
 	s.Revisit = cloneRevisit(c.snap.Revisit)
 	s.Sites = cloneSites(c.snap.Sites)
+	s.Hosts = c.hostsSnapshot()
 	if s.Egress != nil { // as the engine does: no sites declared, the estimate from the egresses
 		s.Sizing = &engine.Sizing{}
 		s.Sizing.Estimate(s.Egress)
@@ -522,6 +534,7 @@ func (c *Control) Tick() {
 	c.tickDNS()
 	c.tickEgress()
 	c.tickRevisit()
+	c.tickHosts()
 }
 
 // fakeGap is a host's politeness gap and its reason, cycling through the four terms:

@@ -50,6 +50,11 @@ type KeyMap struct {
 	RevisitNow key.Binding // refetch the selected page now
 	Behind     key.Binding // show the pages the budget cannot follow instead of the due queue
 
+	// Hosts pane.
+	Sort    key.Binding // sort by the next column
+	Reverse key.Binding // reverse the sort
+	GroupBy key.Binding // per host, per site, per egress
+
 	// Nodes pane (M4, a distributed crawl only).
 	PauseNode key.Binding // pause or resume the selected worker
 
@@ -114,6 +119,10 @@ func DefaultKeyMap() *KeyMap {
 
 		RevisitNow: b([]string{"n"}, "n", "revisit page now"),
 		Behind:     b([]string{"b"}, "b", "due queue / not followed"),
+
+		Sort:    b([]string{"o"}, "o", "sort by next column"),
+		Reverse: b([]string{"O"}, "O", "reverse sort"),
+		GroupBy: b([]string{"m"}, "m", "per host/site/egress"),
 
 		PauseNode: b([]string{" "}, "space", "(un)pause node"),
 
