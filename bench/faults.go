@@ -3,8 +3,9 @@ package main
 // Benchmark "faults": how crawlconsole holds up against its own inputs and a
 // flood at its SSH door, measured from outside, on the built binary.
 //
-//	go run ./bench faults [-only inputs|ssh] [-skip-valid] [-valid N] [-bin PATH]
+//	go run ./bench faults [-only inputs|ssh|cluster] [-skip-valid] [-valid N] [-bin PATH]
 //	                      [-ssh-tries 20] [-half-open 200]
+//	                      [-budget 80] [-budget-pages 400] [-site-pages 60] [-page-delay 10ms]
 //
 // Peak RSS is GNU time's (%M) of the child: see timed for why not wait4's.
 //
@@ -26,8 +27,10 @@ package main
 // closes it); ssh_server_rss_mb the SSH server's peak RSS (a process of its own, the
 // bench binary serving a fake engine: some 80 MB without a flood).
 //
-// Figures of the fault bench this one does not measure (leases, restarts, budgets,
-// site spread) are left out, not filled in.
+// budget_overshoot and site_spread: see faults_cluster.go.
+//
+// Figures of the fault bench this one does not measure (leases, restarts) are left
+// out, not filled in.
 
 import (
 	"bufio"
@@ -55,7 +58,11 @@ func runFaults(args []string) (map[string]any, error) {
 	skipValid := fs.Bool("skip-valid", false, "skip the 1,000,000-URL seeds run (minutes)")
 	tries := fs.Int("ssh-tries", 20, "OpenSSH client logins to try under the flood")
 	halfOpen := fs.Int("half-open", 200, "half-open connections held, one per loopback address")
-	only := fs.String("only", "", "run one part: inputs or ssh")
+	only := fs.String("only", "", "run one part: inputs, ssh or cluster")
+	budget := fs.Int("budget", 80, "the live host budget of the cluster part")
+	budgetPages := fs.Int("budget-pages", 400, "pages of each host of the budget run")
+	sitePages := fs.Int("site-pages", 60, "pages of each of the nine sites of the site run")
+	pageDelay := fs.Duration("page-delay", 10*time.Millisecond, "how long each page of the cluster part's web takes to answer")
 	binFlag := fs.String("bin", "", "measure this crawlconsole binary (an older build, say) instead of building one")
 	valid := fs.Int("valid", 1_000_000, "URLs in the all-valid seeds file")
 	if err := fs.Parse(args); err != nil {
@@ -66,8 +73,9 @@ func runFaults(args []string) (map[string]any, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
+	part := func(name string) bool { return *only == "" || *only == name }
 	bin := *binFlag
-	if bin == "" {
+	if bin == "" && part("inputs") {
 		bin = filepath.Join(dir, "crawlconsole")
 		fmt.Println("building crawlconsole ...")
 		if out, err := exec.Command("go", "build", "-o", bin, "github.com/crawlconsole/crawlconsole").CombinedOutput(); err != nil {
@@ -75,12 +83,17 @@ func runFaults(args []string) (map[string]any, error) {
 		}
 	}
 	out := map[string]any{}
-	if *only != "ssh" {
+	if part("cluster") {
+		if err := faultsCluster(dir, *budget, *budgetPages, *sitePages, *pageDelay, out); err != nil {
+			return nil, err
+		}
+	}
+	if part("inputs") {
 		if err := faultsInputs(bin, dir, *skipValid, *valid, out); err != nil {
 			return nil, err
 		}
 	}
-	if *only != "inputs" {
+	if part("ssh") {
 		logins, rss, held, err := sshFlood(dir, *tries, *halfOpen)
 		if err != nil {
 			return nil, err
