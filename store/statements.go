@@ -31,6 +31,8 @@ type statements struct {
 	captureRef         *sql.Stmt
 	captureOwn         *sql.Stmt
 	upsertChange       *sql.Stmt
+	upsertPageMeta     *sql.Stmt
+	deletePageMeta     *sql.Stmt
 	all                []*sql.Stmt
 }
 
@@ -101,6 +103,8 @@ func prepareStatements(ctx context.Context, conn *sql.Conn) (*statements, error)
 	prep(&st.captureRef, `SELECT id FROM captures INDEXED BY captures_url
 		WHERE url = ? AND payload_digest = ? AND refers_to IS NULL ORDER BY id LIMIT 1`)
 	prep(&st.upsertChange, upsertChangeSQL)
+	prep(&st.upsertPageMeta, upsertPageMetaSQL)
+	prep(&st.deletePageMeta, `DELETE FROM page_meta WHERE url = ?`)
 	if err != nil {
 		st.close()
 		return nil, err

@@ -64,6 +64,9 @@ type Page struct {
 	LastModified string
 	SimHash      uint64 // M2: SimHash of the main text
 	FinalURL     string // after redirects; empty when equal to URL
+	// Meta, when set, is the page's metadata (dates, headline, authors, language,
+	// canonical URL), written with the page; reads leave it nil (Store.PageMeta).
+	Meta *PageMeta
 	// Revisit, when set, is the page's revisit state (M2), written in the same
 	// transaction as the page.
 	Revisit *Revisit

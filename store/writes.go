@@ -194,6 +194,11 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 			return nil, err
 		}
 		pageWritten, _ := res.RowsAffected()
+		if pageWritten > 0 {
+			if err := w.upsertPageMeta(p.URL, p.Meta); err != nil {
+				return nil, err
+			}
+		}
 		if p.Revisit != nil {
 			if err := w.upsertRevisit(p.Revisit); err != nil {
 				return nil, err
