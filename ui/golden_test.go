@@ -52,6 +52,8 @@ func TestGolden(t *testing.T) {
 		// A master no worker joined yet (M4): the join command from the first frame.
 		{name: "master_join", wait: "news.db.token", cfg: fake.Config{Join: fakeJoin}},
 		{name: "master_join_nodes", keys: []string{"7"}, wait: "waiting for the first to join", cfg: fake.Config{Join: fakeJoin}},
+		// Articles found under several URLs: the Stories pane.
+		{name: "stories", keys: []string{"7"}, wait: "harbor-times.com/port/ferry-services-s", cfg: fake.Config{Stories: true}},
 	}
 	sizes := [][2]int{{80, 24}, {120, 40}}
 	for _, sz := range sizes {

@@ -43,6 +43,9 @@ type Config struct {
 	// Sites declares news and social sites: Snapshot.Sites lists them
 	// and the Sites pane shows.
 	Sites bool
+	// Stories gives the crawl articles found under several URLs: Snapshot.Stories
+	// lists them and the Stories pane shows.
+	Stories bool
 	// Skips gives the crawl URLs skipped by choice (robots.txt, scope, content type),
 	// which the header counts apart from errors.
 	Skips bool
@@ -110,6 +113,9 @@ func New(cfg Config) *Control {
 	if cfg.Hosts > 0 {
 		c.snap.Hosts, c.hostsFlat = buildHosts(cfg.Hosts, cfg.Egresses)
 		c.hostsDirty = map[int]bool{}
+	}
+	if cfg.Stories {
+		c.snap.Stories = buildStories()
 	}
 	if cfg.Skips {
 		c.snap.Totals.Skipped = map[string]int64{"robots_disallowed": 360, "out_of_scope_off_site": 1204, "content_type": 9}
@@ -247,6 +253,7 @@ func (c *Control) Snapshot() engine.Snapshot {
 	s.Revisit = cloneRevisit(c.snap.Revisit)
 	s.Sites = cloneSites(c.snap.Sites)
 	s.Hosts = c.hostsSnapshot()
+	s.Stories = cloneStories(c.snap.Stories)
 	if s.Egress != nil { // as the engine does: no sites declared, the estimate from the egresses
 		s.Sizing = &engine.Sizing{}
 		s.Sizing.Estimate(s.Egress)

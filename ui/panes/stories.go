@@ -1,0 +1,208 @@
+package panes
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/ui/pane"
+)
+
+func init() { pane.Register(90, newStoriesPane) }
+
+// storiesPane shows the stories: one article found under several URLs, on one site
+// or many (a wire story syndicated, an AMP or print copy), the latest joined first.
+// Each row is a story with its earliest publisher; the selected story's every URL
+// is listed above the table, earliest first. The pane exists once a story has two
+// pages.
+type storiesPane struct {
+	c             *pane.Common
+	width, height int
+	view          *engine.StoriesView
+	rows          []int // indexes into view.Rows that pass the filter
+	filter        pane.Filter
+	list          pane.List
+}
+
+func newStoriesPane(c *pane.Common) pane.Pane { return &storiesPane{c: c} }
+
+func (p *storiesPane) Title() string { return "Stories" }
+
+// Shown implements pane.Optional: no tab until an article is found twice.
+func (p *storiesPane) Shown() bool { return p.view != nil }
+
+func (p *storiesPane) ShortHelp() []key.Binding { return nil }
+
+func (p *storiesPane) FullHelp() [][]key.Binding { return [][]key.Binding{p.c.Keys.NavHelp()} }
+
+// detailRows is how many lines the selected story's URLs take above the table.
+func (p *storiesPane) detailRows() int { return max(min(p.height/4, 6), 2) }
+
+func (p *storiesPane) SetSize(w, h int) {
+	p.width, p.height = w, h
+	p.list.Height = max(h-3-p.detailRows(), 1) // summary, details, blank, column header
+	p.list.Clamp(len(p.rows))
+}
+
+func (p *storiesPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
+	sel := p.selected()
+	p.view = s.Stories
+	p.refilter()
+	p.reselect(sel)
+	return nil
+}
+
+func (p *storiesPane) SetFilter(f pane.Filter) {
+	sel := p.selected()
+	p.filter = f
+	p.refilter()
+	p.reselect(sel)
+}
+
+// refilter keeps the stories with a URL the filter matches.
+func (p *storiesPane) refilter() {
+	p.rows = p.rows[:0]
+	if p.view != nil {
+		for i := range p.view.Rows {
+			r := &p.view.Rows[i]
+			urls := make([]string, len(r.Pages))
+			for j, pg := range r.Pages {
+				urls[j] = pg.URL
+			}
+			if p.filter.Match(r.ID, strings.Join(urls, " ")) {
+				p.rows = append(p.rows, i)
+			}
+		}
+	}
+	p.list.Clamp(len(p.rows))
+}
+
+func (p *storiesPane) selected() string {
+	if p.view == nil || p.list.Cursor < 0 || p.list.Cursor >= len(p.rows) {
+		return ""
+	}
+	return p.view.Rows[p.rows[p.list.Cursor]].ID
+}
+
+func (p *storiesPane) reselect(id string) {
+	if id == "" {
+		return
+	}
+	for r, i := range p.rows {
+		if p.view.Rows[i].ID == id {
+			p.list.Cursor = r
+		}
+	}
+	p.list.Clamp(len(p.rows))
+}
+
+func (p *storiesPane) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		p.list.Navigate(p.c.Keys, msg.String(), len(p.rows))
+	case pane.ClickMsg:
+		if top := 3 + p.detailRows(); msg.Row >= top {
+			p.list.Cursor = p.list.Offset + msg.Row - top
+			p.list.Clamp(len(p.rows))
+		}
+	}
+	return nil
+}
+
+func (p *storiesPane) Position() string {
+	if p.view == nil {
+		return ""
+	}
+	return p.list.Position(len(p.rows))
+}
+
+func (p *storiesPane) View() string {
+	st := p.c.Styles
+	if p.view == nil {
+		return st.ColHeader.Render(pane.Fit("  STORIES", p.width)) + "\n" +
+			st.Muted.Render(pane.Fit("  no article found under two URLs yet", p.width))
+	}
+	var b strings.Builder
+	b.WriteString(figureLine(st, p.width, "stories", []figure{
+		{"under several URLs", pane.Thousands(int64(p.view.Grouped)), false},
+		{"stories", pane.Thousands(int64(p.view.Stories)), false},
+		{"articles", pane.Thousands(int64(p.view.Pages)), false},
+	}))
+	b.WriteString("\n")
+	b.WriteString(p.detailLines())
+	b.WriteString("\n")
+	cols := p.columns()
+	b.WriteString(pane.HeaderRow(st, cols, p.width))
+	if len(p.rows) == 0 {
+		b.WriteString("\n" + st.Muted.Render(pane.Fit("  no story matches the filter "+strconv.Quote(p.filter.String()), p.width)))
+		return b.String()
+	}
+	now := p.c.Now()
+	from, to := p.list.Visible(len(p.rows))
+	for r := from; r < to; r++ {
+		b.WriteString("\n")
+		b.WriteString(pane.TableRow(st, cols, p.cells(&p.view.Rows[p.rows[r]], now), p.width, r == p.list.Cursor, -1, nil))
+	}
+	return b.String()
+}
+
+// detailLines lists the selected story's URLs, earliest publisher first, each with
+// when it was published (its own date) or stored; the rest are counted.
+func (p *storiesPane) detailLines() string {
+	st := p.c.Styles
+	n := p.detailRows()
+	lines := make([]string, 0, n)
+	if len(p.rows) > 0 {
+		r := &p.view.Rows[p.rows[p.list.Cursor]]
+		for i, pg := range r.Pages {
+			if len(lines) == n-1 && len(r.Pages) > n {
+				lines = append(lines, st.Muted.Render("    … "+strconv.Itoa(len(r.Pages)-i)+" more"))
+				break
+			}
+			mark := "    "
+			if i == 0 {
+				mark = "  ▸ "
+			}
+			lines = append(lines, mark+st.Value.Render(pageWhen(pg).UTC().Format("01-02 15:04"))+" "+st.Label.Render(pg.URL))
+		}
+	}
+	for len(lines) < n {
+		lines = append(lines, "")
+	}
+	for i := range lines {
+		lines[i] = pane.Fit(lines[i], p.width)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// pageWhen is when a story's page counts as published: its own date, else stored.
+func pageWhen(pg engine.StoryPage) time.Time {
+	if !pg.Published.IsZero() {
+		return pg.Published
+	}
+	return pg.Fetched
+}
+
+// columns: the size of the story, how it spread, and who ran it first.
+func (p *storiesPane) columns() []pane.Column {
+	cols := []pane.Column{{Title: "PAGES", Width: 5, Right: true}, {Title: "SITES", Width: 5, Right: true},
+		{Title: "FIRST", Width: 6, Right: true}, {Title: "SPREAD", Width: 6, Right: true}, {Title: "EARLIEST PUBLISHER"}}
+	if p.width >= 110 {
+		cols = append(cols, pane.Column{Title: "LATEST", Width: 34})
+	}
+	return pane.LayoutColumns(cols, p.width)
+}
+
+func (p *storiesPane) cells(r *engine.StoryRow, now time.Time) []string {
+	first, last := pageWhen(r.Pages[0]), pageWhen(r.Pages[len(r.Pages)-1])
+	out := []string{strconv.Itoa(len(r.Pages)), strconv.Itoa(r.Sites),
+		longDuration(max(now.Sub(first), 0)), longDuration(max(last.Sub(first), 0)), r.Pages[0].URL}
+	if p.width >= 110 {
+		out = append(out, r.Pages[len(r.Pages)-1].URL)
+	}
+	return out
+}
