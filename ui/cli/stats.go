@@ -22,8 +22,10 @@ func runStats(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	db := fs.String("db", "", "SQLite store `PATH` to read")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
+	var hr hostsReport
+	hr.flags(fs)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: crawlconsole stats --db PATH [--json]\n\nFlags:\n")
+		fmt.Fprint(stderr, "Usage: crawlconsole stats --db PATH [--json] [--hosts [--by site] [--sort FIGURE] [--filter TEXT] [--top N]]\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -51,6 +53,9 @@ func runStats(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer st.Close()
+	if hr.on {
+		return hr.run(st, *asJSON, stdout, stderr)
+	}
 	s, err := st.Stats()
 	if err != nil {
 		fmt.Fprintf(stderr, "crawlconsole stats: %v\n", err)
