@@ -27,3 +27,22 @@ func TestHeaderSaysIdleUntilTheNextRoundAndPoliteRates(t *testing.T) {
 		}
 	}
 }
+
+// The header shows how far the crawl is (the URLs done of those taken, as a bar and
+// a share), what is queued and in flight, and a polite rate per minute as well.
+func TestHeaderShowsProgressAndARatePerMinute(t *testing.T) {
+	h := newHarness(t, 120, 30, Options{})
+	s := h.ctrl.Snapshot()
+	s.Totals.URLsDone, s.Totals.URLsQueued, s.PagesPerSec = 300, 1200, 0.25
+	h.send(SnapshotMsg{Snapshot: s})
+	if head := h.line(0); !strings.Contains(head, "▕███░░░░░░░▏ 25% done") || !strings.Contains(head, "0.25 pages/s (15/min)") {
+		t.Errorf("header: %q; want a bar at 25%% done and 0.25 pages/s (15/min)", head)
+	}
+	if line := h.line(1); !strings.Contains(line, "queue 4,567") || !strings.Contains(line, "in flight 3") {
+		t.Errorf("totals: %q; want the queue and the lanes fetching now", line)
+	}
+	h.send(windowSize(80, 24))
+	if head := h.line(0); !strings.Contains(head, " 25% done") || strings.Contains(head, "▕") {
+		t.Errorf("header at 80 columns: %q; want the share without the bar", head)
+	}
+}

@@ -141,7 +141,17 @@ func (m *Model) headerView(b *strings.Builder) {
 		left += "  read-only"
 		leftStyled += "  " + st.Muted.Render("read-only")
 	}
+	// Done of all the URLs the crawl took, as a bar: a crawl at polite rates moves
+	// little in a minute, and the bar says how far it is all the same.
+	if prog := progressBar(s.Totals.URLsDone, s.Totals.URLsQueued, m.width >= 100); prog != "" {
+		left += "  " + prog
+		leftStyled += "  " + st.Value.Render(prog)
+	}
 	rate := "  " + pane.Rate(s.PagesPerSec) + " "
+	if s.PagesPerSec > 0 && s.PagesPerSec < 1 {
+		// At a polite crawl's rate a page a minute is the figure that reads.
+		rate = "  " + pane.Rate(s.PagesPerSec) + " (" + strconv.FormatFloat(s.PagesPerSec*60, 'f', 0, 64) + "/min) "
+	}
 	up := "-"
 	if !s.StartedAt.IsZero() {
 		up = pane.ShortDuration(now.Sub(s.StartedAt))
@@ -182,6 +192,7 @@ func (m *Model) headerView(b *strings.Builder) {
 		{"workers", strconv.Itoa(live), s.Join != "" && live == 0},
 		{"errors", pane.Thousands(errs), errs > 0},
 		{"refused", pane.Thousands(s.Totals.Refused), s.Totals.Refused > 0},
+		{"in flight", strconv.Itoa(inFlight(s.Lanes)), false},
 		{"paused hosts", strconv.Itoa(len(s.PausedHosts)), len(s.PausedHosts) > 0},
 		{"skipped", pane.Thousands(skips), false},
 		{"bytes", pane.BytesHuman(s.Totals.BytesFetched), false},
@@ -336,4 +347,32 @@ func (m *Model) shortHelp(bs []key.Binding, width int) string {
 		b.WriteString(" ")
 	}
 	return b.String()
+}
+
+// progressBar is "▕████░░░░░░▏ 41% done": the URLs finished of those taken; "" before
+// any was taken.
+// Below 100 columns the bar goes and the share stays.
+func progressBar(done, taken int64, bar bool) string {
+	if taken <= 0 {
+		return ""
+	}
+	share := min(float64(done)/float64(taken), 1)
+	pct := strconv.Itoa(int(share*100)) + "% done"
+	if !bar {
+		return pct
+	}
+	const cells = 10
+	full := int(share*cells + 0.5)
+	return "▕" + strings.Repeat("█", full) + strings.Repeat("░", cells-full) + "▏ " + pct
+}
+
+// inFlight counts the lanes with a request out now.
+func inFlight(lanes []engine.Lane) int {
+	n := 0
+	for i := range lanes {
+		if lanes[i].Status == engine.LaneFetching {
+			n++
+		}
+	}
+	return n
 }
