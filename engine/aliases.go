@@ -150,6 +150,10 @@ type (
 	StoryPage = view.StoryPage
 	// SiteRow is view.SiteRow: one declared site in the Sites pane.
 	SiteRow = view.SiteRow
+	// HostsView is view.HostsView: the Hosts pane's hosts report.
+	HostsView = view.HostsView
+	// HostRow is view.HostRow: one host, site or egress of the hosts report.
+	HostRow = view.HostRow
 	// SiteDiscovery is view.SiteDiscovery: one site's feeds and sitemaps.
 	SiteDiscovery = view.SiteDiscovery
 	// Sizing is view.Sizing: the VPN and workers estimate.

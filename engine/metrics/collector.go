@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // Source is what the collector reads: *engine.Engine (local, master or a worker's).
@@ -65,6 +66,9 @@ var (
 	egressDisabled  = desc("egress_disabled_hosts", "Hosts on the disable list now.")
 	egressRequests  = desc("egress_requests_total", "Requests sent through each egress.", "egress")
 	egressRefusals  = desc("egress_refusals_total", "Site bans seen through each egress: 403/429, ban or captcha pages, and 503 with Retry-After (which refusals_total leaves out).", "egress")
+	egressResponses = desc("egress_responses_total", "Responses through each egress by HTTP status class (the hosts report's per-egress rows; \"direct\" without rotation).", "egress", "class")
+
+	hostsSeen = desc("hosts", "Hosts of the hosts report (per-host figures are in the console's Hosts pane and stats --hosts, not here: hosts are unbounded), by what their responses say: any (all of them), refusing (a refusal at least), failing (more 4xx and 5xx than 2xx).", "kind")
 
 	revisitRefetches = desc("revisit_refetches_total", "Fetches of pages already stored, 304s included (M2).")
 	revisitChanges   = desc("revisit_changes_total", "Refetches whose main text changed (M2).")
@@ -92,7 +96,7 @@ var allDescs = []*prometheus.Desc{nodeInfo, crawlState, startTime,
 	pagesFetched, pagesStored, bytesFetched, refusals, skipped, errorsTotal, urlsQueued, urlsDone, urlsDeferred,
 	queueURLs, lanes, lanesMax, lanesPeak, pausedHosts,
 	dnsLookups, dnsPrefetch, dnsUpstream, dnsStale, dnsEntries, dnsWait,
-	egressRotations, egressDisables, egressDisabled, egressRequests, egressRefusals,
+	egressRotations, egressDisables, egressDisabled, egressRequests, egressRefusals, egressResponses, hostsSeen,
 	revisitRefetches, revisitChanges, revisitNotMod, revisitTracked, revisitFirstPlan, revisitFirstProb,
 	discSources, discAnnounced, discHints, discUntrusted,
 	storeCommit, storeBusy, storeQueue,
@@ -190,6 +194,26 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 			counter(egressRequests, float64(row.Requests), row.Name)
 			counter(egressRefusals, float64(row.Refusals), row.Name)
 		}
+	}
+
+	if h := s.Hosts; h != nil {
+		classes := [view.StatusClassCount]string{"other", "1xx", "2xx", "3xx", "4xx", "5xx"}
+		for _, e := range h.Egresses {
+			for c, n := range e.Classes {
+				if n > 0 {
+					counter(egressResponses, float64(n), e.Name, classes[c])
+				}
+			}
+		}
+		var refusing, failing float64
+		for i := range h.Hosts.Len() {
+			r := h.Hosts.At(i)
+			refusing += b2f(r.Refused > 0)
+			failing += b2f(r.Classes[view.Class4xx]+r.Classes[view.Class5xx] > r.Classes[view.Class2xx])
+		}
+		gauge(hostsSeen, float64(h.Hosts.Len()), "any")
+		gauge(hostsSeen, refusing, "refusing")
+		gauge(hostsSeen, failing, "failing")
 	}
 
 	if r := s.Revisit; r != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // fakeNode is a Source with every part filled in, as a role would have it.
@@ -30,6 +31,13 @@ func node(role string) fakeNode {
 			DNS:     &engine.DNSView{},
 			Egress:  &engine.EgressView{Rotations: 2},
 			Revisit: &engine.RevisitView{Refetches: 3, Changes: 1},
+			Hosts: &engine.HostsView{
+				Hosts: view.HostRowsOf([]view.HostRow{
+					{Name: "a.example", Classes: [view.StatusClassCount]int64{view.Class2xx: 9}},
+					{Name: "b.example", Classes: [view.StatusClassCount]int64{view.Class4xx: 1}, Refused: 1},
+				}),
+				Egresses: []view.HostRow{{Name: "direct", Classes: [view.StatusClassCount]int64{view.Class2xx: 9, view.Class4xx: 1}}},
+			},
 			Discovery: []engine.SiteDiscovery{
 				{Site: "a.example", Feeds: []string{"http://a.example/feed"}, Sitemaps: []string{"http://a.example/sitemap.xml"},
 					Covered: map[string]string{"http://a.example/sitemap.xml": "http://a.example/feed"}, Found: 40, Hints: 2, DatesTrusted: true},
@@ -101,6 +109,35 @@ func TestCollectorLint(t *testing.T) {
 
 // TestCollectorValues: the figures come through unchanged, skips apart from errors,
 // every skip reason present (zeros too) so rate() has a series from the start.
+// The hosts report goes to /metrics only as bounded families: responses per egress
+// and status class, and how many hosts refuse or fail (never one series a host).
+func TestCollectorHostsFamiliesAreBounded(t *testing.T) {
+	col := NewCollector(node(engine.RoleLocal))
+	want := `
+# HELP crawlconsole_egress_responses_total Responses through each egress by HTTP status class (the hosts report's per-egress rows; "direct" without rotation).
+# TYPE crawlconsole_egress_responses_total counter
+crawlconsole_egress_responses_total{class="2xx",egress="direct"} 9
+crawlconsole_egress_responses_total{class="4xx",egress="direct"} 1
+`
+	if err := testutil.CollectAndCompare(col, strings.NewReader(want), "crawlconsole_egress_responses_total"); err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(col)
+	fams, _ := reg.Gather()
+	got := map[string]float64{}
+	for _, f := range fams {
+		if f.GetName() == "crawlconsole_hosts" {
+			for _, m := range f.Metric {
+				got[m.Label[0].GetValue()] = m.Gauge.GetValue()
+			}
+		}
+	}
+	if got["any"] != 2 || got["refusing"] != 1 || got["failing"] != 1 || len(got) != 3 {
+		t.Fatalf("crawlconsole_hosts = %v, want any 2, refusing 1, failing 1", got)
+	}
+}
+
 func TestCollectorValues(t *testing.T) {
 	col := NewCollector(node(engine.RoleLocal))
 	want := `
