@@ -83,6 +83,10 @@ type LayoutConfig struct {
 	// Keywords is the number of keywords per site: search terms on social sites, topic
 	// words woven into the text on news sites (default 8).
 	Keywords int
+	// URLVariants makes every link to an article or post come in several forms, with
+	// tracking parameters and session ids (utm_*, fbclid, gclid, ;jsessionid=,
+	// PHPSESSID, sid), all serving the same page (variants.go; default off).
+	URLVariants bool
 }
 
 // ChangeConfig is the change model of articles and posts: each changes as a Poisson

@@ -252,6 +252,9 @@ func (w *Web) lookupURL(raw string) page {
 // only canonical URLs (plus the hop parameter of redirect faults), so every page has
 // exactly one URL.
 func (w *Web) lookup(hostport, path, query string) page {
+	if w.cfg.Layout.URLVariants && (query != "" || strings.Contains(path, ";")) {
+		path, query, _ = strings.Cut(StripVariants(path+"?"+query), "?")
+	}
 	h := w.hostOf(hostport)
 	if h == nil {
 		if d := w.dead[normalizeHost(hostport)]; d != nil && path == "/" && query == "" {

@@ -236,16 +236,26 @@ func (w *Web) appendBody(buf []byte, p page, c *corpus, version int) []byte {
 
 // appendLink writes one link with the target's title as text.
 func (w *Web) appendLink(buf []byte, to page, text string) []byte {
-	buf = append(buf, "<a href=\""...)
-	buf = w.appendURL(buf, to)
-	buf = append(buf, "\">"...)
-	if text == "" {
-		rng := newPRNG(to.key() ^ 0x7171e)
-		buf = w.appendTitleOf(buf, to, &rng)
-	} else {
-		buf = append(buf, text...)
+	forms := 1
+	if w.cfg.Layout.URLVariants && to.leaf() {
+		forms = variantForms
 	}
-	return append(buf, "</a><br>\n"...)
+	for i := range forms {
+		buf = append(buf, "<a href=\""...)
+		buf = w.appendURL(buf, to)
+		if forms > 1 {
+			buf = appendVariant(buf, to, i)
+		}
+		buf = append(buf, "\">"...)
+		if text == "" {
+			rng := newPRNG(to.key() ^ 0x7171e)
+			buf = w.appendTitleOf(buf, to, &rng)
+		} else {
+			buf = append(buf, text...)
+		}
+		buf = append(buf, "</a><br>\n"...)
+	}
+	return buf
 }
 
 // appendLinks writes the page's outgoing links (see the link tree in pages.go).
