@@ -1,0 +1,89 @@
+package ui
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCrawlStatesInTmux crawls a small loopback site in a real terminal (tmux,
+// 120×40) and waits for each state the header names as it comes: RUNNING with the
+// progress bar, PAUSED on p, RUNNING again, then DONE once the site ran dry (revisits
+// off: nothing more will come), the bar full; with revisits on, the same crawl ends
+// IDLE instead (pages will come due again).
+func TestCrawlStatesInTmux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end test: builds the binary and crawls a loopback site in tmux")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed; the end-to-end console test needs it")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "crawlconsole")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/crawlconsole/crawlconsole").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	// Eight pages: the home page links four, each of which links one more.
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		switch {
+		case r.URL.Path == "/":
+			fmt.Fprint(w, `<html><body><a href="/a1">1</a> <a href="/a2">2</a> <a href="/a3">3</a> <a href="/a4">4</a></body></html>`)
+		case strings.HasPrefix(r.URL.Path, "/a"):
+			n := strings.TrimPrefix(r.URL.Path, "/a")
+			fmt.Fprintf(w, `<html><body><p>page %s</p><a href="/b%s">next</a></body></html>`, n, n)
+		default:
+			fmt.Fprint(w, `<html><body><p>leaf</p></body></html>`)
+		}
+	}))
+	defer site.Close()
+
+	run := func(name string, revisits bool) *tmuxSession {
+		s := &tmuxSession{t: t, sock: filepath.Join(dir, name+".sock"), name: name}
+		cfg := filepath.Join(dir, name+".yaml")
+		if err := os.WriteFile(cfg, []byte(fmt.Sprintf("revisit:\n  enabled: %v\n", revisits)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		script := fmt.Sprintf("%s crawl %s/ --allow-private 127.0.0.0/8 --delay 300ms..500ms --config %s --db %s; sleep 600",
+			bin, site.URL, cfg, filepath.Join(dir, name+".db"))
+		cmd := exec.Command("tmux", "-S", s.sock, "new-session", "-d", "-x", "120", "-y", "40", "-s", s.name, "sh", "-c", script)
+		cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("tmux new-session: %v\n%s", err, out)
+		}
+		t.Cleanup(func() { _ = exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
+		return s
+	}
+
+	s := run("done", false)
+	s.waitFor("RUNNING with the progress bar", func(scr string) bool {
+		return strings.Contains(scr, "RUNNING") && strings.Contains(scr, "% done") && strings.Contains(scr, "▕")
+	})
+	s.keys("p")
+	s.waitText("PAUSED")
+	s.keys("p")
+	s.waitText("RUNNING")
+	// The state is the header's, its first line (the Lanes pane has a DONE column).
+	state := func(want string) func(string) bool {
+		return func(scr string) bool { return strings.Contains(strings.SplitN(scr, "\n", 2)[0], "  "+want+"  ") }
+	}
+	scr := s.waitFor("DONE in the header", state("DONE"))
+	if !strings.Contains(scr, "▕██████████▏ 100% done") || fetched(scr) != 9 {
+		t.Fatalf("a crawl that ran dry should show the bar full and its 9 responses (8 pages and robots.txt's 404):\n%s", scr)
+	}
+
+	s = run("idle", true)
+	scr = s.waitFor("IDLE in the header", state("IDLE"))
+	if state("DONE")(scr) {
+		t.Fatalf("with revisits to come the crawl is IDLE, not DONE:\n%s", scr)
+	}
+}
