@@ -231,7 +231,7 @@ type realJudge struct {
 // anything from it, and why not.
 func (j realJudge) doc(d sandbox.RealDoc, expected []string) (realDoc, error) {
 	rd := realDoc{doc: d, url: j.w.DocURL(d)}
-	if n, err := frontier.Normalize(rd.url); err == nil {
+	if n, err := realNormalize(rd.url); err == nil {
 		rd.url = n
 	}
 	seen := map[string]bool{}
@@ -240,7 +240,7 @@ func (j realJudge) doc(d sandbox.RealDoc, expected []string) (realDoc, error) {
 		if !ok {
 			continue
 		}
-		if n, err := frontier.Normalize(m); err == nil {
+		if n, err := realNormalize(m); err == nil {
 			m = n
 		}
 		if !seen[m] {
@@ -369,7 +369,7 @@ func (p *realParsed) urls() []string {
 func (p *realParsed) count(listed []string) int {
 	got := map[string]bool{}
 	for _, raw := range p.urls() {
-		if n, err := frontier.Normalize(raw); err == nil {
+		if n, err := realNormalize(raw); err == nil {
 			got[n] = true
 		}
 	}
@@ -400,7 +400,7 @@ func realOthers(p *realParsed, listed []string) string {
 		if len(out) == 2 {
 			break
 		}
-		if n, err := frontier.Normalize(raw); err != nil || !slices.Contains(listed, n) {
+		if n, err := realNormalize(raw); err != nil || !slices.Contains(listed, n) {
 			out = append(out, raw)
 		}
 	}
@@ -427,7 +427,7 @@ func (j realJudge) urlReason(docURL, u string, p *realParsed) string {
 		}
 	}
 	for _, raw := range p.urls() {
-		if n, err := frontier.Normalize(raw); err == nil {
+		if n, err := realNormalize(raw); err == nil {
 			if n != u {
 				continue
 			}
@@ -446,7 +446,7 @@ func (j realJudge) urlReason(docURL, u string, p *realParsed) string {
 			return "listed by the parser and in scope, never queued (" + realSkips(j.skipped) + ")"
 		}
 		if ref, err := url.Parse(strings.TrimSpace(raw)); err == nil && base != nil {
-			if n, err := frontier.Normalize(base.ResolveReference(ref).String()); err == nil && n == u {
+			if n, err := realNormalize(base.ResolveReference(ref).String()); err == nil && n == u {
 				rawForm = raw
 			}
 		}
@@ -491,4 +491,18 @@ func peakRSSMB() float64 {
 		return 0
 	}
 	return float64(ru.Maxrss) * 1024 / 1e6
+}
+
+// realVariants is the crawl's URL variant collapsing (the engine's defaults): a
+// listed URL counts as stored under the URL the crawl keeps for it (a feed's
+// ?wt_mc=rss... tracking parameter dropped).
+var realVariants = frontier.NewVariants(engine.DefaultOptions().URLVariants)
+
+// realNormalize is frontier.Normalize and then the crawl's variant collapsing.
+func realNormalize(u string) (string, error) {
+	n, err := frontier.Normalize(u)
+	if err != nil {
+		return n, err
+	}
+	return realVariants.Collapse(n), nil
 }
