@@ -68,7 +68,7 @@ type Engine struct {
 	inHand      int                  // tasks taken by lanes whose processing has not ended
 	rv          *revisitRuntime
 	sites       atomic.Pointer[sites.Book] // declared news and social sites (M3); swapped whole by live steering
-	round       *roundRuntime              // the current crawl round over the sites (M3)
+	round       *sites.Rounds              // the current crawl round over the sites (M3)
 	budget      *budgetLedger              // page budgets per host and site (budget.go)
 	hosts       *hostreport.Book           // the hosts report: per host, site and egress (hosts.go)
 	traps       *frontier.TrapGuard        // crawler-trap guards on found links; nil when all are off
@@ -77,7 +77,7 @@ type Engine struct {
 	guard       *fetch.Guard               // the SSRF policy, for seeds added while the crawl runs
 	steer       *steer.Steerer             // live steering: the changes made, their persistence
 	steered     steeredSources             // the sources steering added (urgent) and withdrew (withdrawals.go)
-	siteTally   siteTally                  // per-site figures for the Sites pane (sitesview.go)
+	siteTally   sites.Tally                // per-site figures for the Sites pane
 	done        chan struct{}
 	failed      chan struct{} // closed when a store failure stopped the crawl (storefail.go)
 	failure     error         // that failure, a *StoreError (guarded by mu)
@@ -191,7 +191,7 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 	e.steer = steer.New(steerPort{e}, opts.Rounds)
 	e.sites.Store(sites.FromOptions(&e.opts))
 	e.sites.Load().Declare(&e.rv.Classes) // M3: social sites' domains are class soc
-	e.round = newRoundRuntime(st)
+	e.round = sites.NewRounds(st)
 	if st != nil {
 		e.rv.LoadSitePriors() // what each site's new pages showed in earlier runs
 	}

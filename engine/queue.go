@@ -9,6 +9,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/engine/sites"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -392,7 +393,7 @@ func (e *Engine) extractLinks(t frontier.Task, res *fetch.Result, known *[]strin
 			e.mu.Unlock()
 		}
 		rec := e.linkRecord(n, parent, t.Depth+1)
-		inherit(t, &rec)
+		sites.Inherit(t, &rec)
 		out = append(out, rec)
 	}
 	return out

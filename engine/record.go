@@ -295,7 +295,7 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 		stored.Committed = func() { counted(); e.noteStored(t, body, fetchedAt); e.hosts.Stored(t.Host, siteOf(t), egress) }
 	}
 	if prev != nil && e.sites.Load().IsSource(t.URL) {
-		e.siteTally.sourceFetched(t.Site, stored.FetchedAt) // the Sites pane's last round
+		e.siteTally.SourceFetched(t.Site, stored.FetchedAt) // the Sites pane's last round
 	}
 	if len(links) == 0 {
 		save(stored, nil, nil)

@@ -1,61 +1,28 @@
 package engine
 
 import (
-	"math/rand"
-	"slices"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
-	"github.com/crawlconsole/crawlconsole/engine/page"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/engine/sites"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
-// Crawl rounds over the declared sites (M3, seed 003). Each round queues every
-// site's entry and search URLs again; the links found on them go through the URL
-// index (known URLs are refetched only while inside their class window) and are
-// interleaved by host; the pages collected for a site (news pages holding a keyword,
-// social search pages and the posts they list) are cached and written in one batch
-// at the round's end, grouped by site and site+keyword, and the cost table is
-// updated. Plain seeds keep the discovery crawl of the engine core.
+// The crawl rounds over the declared sites (M3, seed 003) keep their state in
+// sites.Rounds; this file runs them over the queue and the store.
 
-// Result page types (store.Result.Kind).
+// Result page types (store.Result.Kind; see engine/sites).
 const (
-	ResultNews   = "news"   // a news page whose main text holds the keyword
-	ResultSearch = "search" // a social site's search result page
-	ResultPost   = "post"   // a page listed on a social search result page
+	ResultNews   = sites.ResultNews   // a news page whose main text holds the keyword
+	ResultSearch = sites.ResultSearch // a social site's search result page
+	ResultPost   = sites.ResultPost   // a page listed on a social search result page
 )
 
-// roundRuntime is the state of the current round.
-type roundRuntime struct {
-	mu      sync.Mutex
-	n       int       // rounds started
-	running bool      // the round loop runs (startRounds)
-	started time.Time // start of the current round
-	results []store.Result
-	costs   *revisit.CostTable
-	rng     *rand.Rand // Interleave's picks (guarded by mu)
-}
-
-// newRoundRuntime returns the round state with the cost table an earlier run left.
-func newRoundRuntime(st *store.Store) *roundRuntime {
-	r := &roundRuntime{costs: revisit.NewCostTable(), rng: rand.New(rand.NewSource(time.Now().UnixNano()))}
-	if st == nil {
-		return r // a worker: the master keeps the cost table
-	}
-	if rows, err := st.Costs(); err == nil {
-		restored := make([]revisit.CostRow, len(rows))
-		for i, c := range rows {
-			restored[i] = revisit.CostRow{CostKey: revisit.CostKey{Site: c.Site, Keyword: c.Keyword},
-				Cost: c.Cost, Pages: c.Pages, Round: c.Round}
-		}
-		r.costs.Restore(restored)
-	}
-	return r
-}
+// ResultGroup is sites.ResultGroup: the results of one site (news) or site+keyword
+// (social) in a round's batch.
+type ResultGroup = sites.ResultGroup
 
 // siteTask says what a task is collected for: the declared site (nil for a plain
 // crawl page), and the cost-table keyword (the social search keyword, "" for news).
@@ -72,102 +39,23 @@ func (e *Engine) countCost(t frontier.Task, res *fetch.Result) {
 	if res == nil || e.siteTask(t) == nil {
 		return
 	}
-	e.round.costs.Add(t.Site, t.Keyword, res.Duration)
+	e.round.CountCost(t.Site, t.Keyword, res.Duration)
 }
 
-// collect caches the results a stored page gives (M3): a social site's page found
-// for a keyword is a result for it (search page or post); a news site's page is a
-// result for each keyword its main text contains, and otherwise only feeds link
-// discovery.
+// collect caches the results a stored page gives (sites.Rounds.Collect).
 func (e *Engine) collect(t frontier.Task, res *fetch.Result, at time.Time) {
-	s := e.siteTask(t)
-	if s == nil {
-		return
+	if s := e.siteTask(t); s != nil {
+		e.round.Collect(e.sites.Load(), s, t, res, at)
 	}
-	r := store.Result{URL: t.URL, Site: s.Name, Host: t.Host, Cost: res.Duration, FetchedAt: at}
-	var out []store.Result
-	switch {
-	case s.Kind == SiteSocial && t.Keyword != "":
-		r.Keyword, r.Kind = t.Keyword, ResultPost
-		if t.Depth == 0 {
-			r.Kind = ResultSearch
-		}
-		out = append(out, r)
-	case s.Kind == SiteNews:
-		text, ok := page.PageText(res.Body, res.Header.Get("Content-Type"))
-		if !ok {
-			return
-		}
-		for _, kw := range e.sites.Load().Matches(s.Name, text) {
-			r.Keyword, r.Kind = kw, ResultNews
-			out = append(out, r)
-		}
-	}
-	if len(out) == 0 {
-		return
-	}
-	e.round.mu.Lock()
-	e.round.results = append(e.round.results, out...)
-	e.round.mu.Unlock()
-}
-
-// inherit gives a link found on a social search page its site and keyword (M3: the
-// posts a search lists are collected for the keyword searched).
-func inherit(parent frontier.Task, link *store.URL) {
-	if parent.Keyword != "" && parent.Depth == 0 && frontier.Site(link.Host) == frontier.Site(parent.Host) {
-		link.Site, link.Keyword = parent.Site, parent.Keyword
-	}
-}
-
-// ResultGroup is the results of one site (news) or site+keyword (social) in a
-// round's batch.
-type ResultGroup struct {
-	Site    string
-	Keyword string
-	Results []store.Result
-}
-
-// groupResults groups a round's results by site, then keyword (the order they are
-// stored in), keeping each group's pages in collection order.
-func groupResults(rs []store.Result) []ResultGroup {
-	sorted := slices.Clone(rs)
-	slices.SortStableFunc(sorted, func(a, b store.Result) int {
-		if c := strings.Compare(a.Site, b.Site); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Keyword, b.Keyword)
-	})
-	var out []ResultGroup
-	for _, r := range sorted {
-		if n := len(out); n > 0 && out[n-1].Site == r.Site && out[n-1].Keyword == r.Keyword {
-			out[n-1].Results = append(out[n-1].Results, r)
-			continue
-		}
-		out = append(out, ResultGroup{Site: r.Site, Keyword: r.Keyword, Results: []store.Result{r}})
-	}
-	return out
 }
 
 // endRound closes the current round at end: its results go to the store in one
 // batch grouped by site and site+keyword, and the cost table rows it touched are
 // stamped with end and stored. It returns the groups written.
 func (e *Engine) endRound(end time.Time) []ResultGroup {
-	e.round.mu.Lock()
-	rs := e.round.results
-	e.round.results = nil
-	e.round.mu.Unlock()
-	rows := e.round.costs.EndRound(end)
-	if len(rs) == 0 && len(rows) == 0 {
+	groups, flat, costs := e.round.End(end)
+	if groups == nil && costs == nil {
 		return nil
-	}
-	groups := groupResults(rs)
-	flat := make([]store.Result, 0, len(rs))
-	for _, g := range groups {
-		flat = append(flat, g.Results...)
-	}
-	costs := make([]store.Cost, len(rows))
-	for i, r := range rows {
-		costs[i] = store.Cost{Site: r.Site, Keyword: r.Keyword, Cost: r.Cost, Pages: r.Pages, Round: r.Round}
 	}
 	e.st.SaveRound(end, flat, costs)
 	e.logf(LevelInfo, 0, "", "round ended: %d results in %d site/keyword groups, %d cost rows", len(flat), len(groups), len(costs))
@@ -176,20 +64,13 @@ func (e *Engine) endRound(end time.Time) []ResultGroup {
 
 // CostTable returns the cost table: the latest closed round of every site and
 // site+keyword (M3).
-func (e *Engine) CostTable() []revisit.CostRow { return e.round.costs.Rows() }
+func (e *Engine) CostTable() []revisit.CostRow { return e.round.CostRows() }
 
 // startRounds starts the round loop once: at Start when sites are declared, or when
 // the first site is added while the crawl runs (engine/steer). The first round's sources
 // are queued by the caller.
 func (e *Engine) startRounds() {
-	e.round.mu.Lock()
-	started := e.round.running
-	e.round.running = true
-	if !started {
-		e.round.n, e.round.started = 1, e.now()
-	}
-	e.round.mu.Unlock()
-	if !started {
+	if e.round.Begin(e.now()) {
 		e.wg.Add(1)
 		go e.runRounds()
 	}
@@ -200,12 +81,7 @@ func (e *Engine) nextRoundAt() time.Time {
 	if e.round == nil {
 		return time.Time{}
 	}
-	e.round.mu.Lock()
-	defer e.round.mu.Unlock()
-	if !e.round.running {
-		return time.Time{}
-	}
-	return e.round.started.Add(e.opts.Rounds.Every)
+	return e.round.NextAt(e.opts.Rounds.Every)
 }
 
 // runRounds starts a round every rounds.every until the engine stops (the first
@@ -220,15 +96,10 @@ func (e *Engine) runRounds() {
 }
 
 // startRound begins a round at now: the sites' entry and search URLs, interleaved
-// by host (M3: a random host group, then a random unpicked URL of it), are queued:
-// new ones through the store, known ones back to the queue as refetches.
+// by host, are queued: new ones through the store, known ones back to the queue as
+// refetches.
 func (e *Engine) startRound(now time.Time) {
-	e.round.mu.Lock()
-	e.round.n++
-	e.round.started = now
-	round := e.round.n
-	items := revisit.Interleave(e.sites.Load().Sources(), e.round.rng)
-	e.round.mu.Unlock()
+	round, items := e.round.Next(now, e.sites.Load())
 	e.mu.Lock()
 	e.budget.newRound(now) // round budgets start afresh
 	e.mu.Unlock()
@@ -275,34 +146,6 @@ func (e *Engine) splitSources(items []revisit.Item) (fresh []store.URL, again []
 	return fresh, again, nil
 }
 
-// urlIndex is the URL index of seed 003 as FilterKnown reads it: first fetch times
-// of the URLs asked about.
-type urlIndex map[string]time.Time
-
-// FirstAccess implements revisit.URLIndex.
-func (x urlIndex) FirstAccess(u string) (time.Time, bool) {
-	t, ok := x[u]
-	return t, ok
-}
-
-// roundList keeps, of the links an entry or search page led to that are already in
-// the URL index, those still inside their class window (revisit.FilterKnown), in
-// host-interleaved order.
-func roundList(urls []string, index revisit.URLIndex, classes revisit.Classifier, windows revisit.Windows,
-	now time.Time, rng *rand.Rand) []string {
-	items := make([]revisit.Item, len(urls))
-	for i, u := range urls {
-		items[i] = revisit.Item{URL: u}
-	}
-	var out []string
-	for _, it := range revisit.Interleave(revisit.FilterKnown(items, index, classes, windows, now), rng) {
-		if !it.New { // not fetched yet: already on its way through the queue
-			out = append(out, it.URL)
-		}
-	}
-	return out
-}
-
 // refetchResults requeues the known links of an entry or search page that are still
 // inside their class window (M3); the others are dropped for this round.
 //
@@ -330,13 +173,11 @@ func (e *Engine) refetchResults(known []string, now time.Time) {
 		e.logf(LevelWarn, 0, "", "round: URL index: %v", err)
 		return
 	}
-	index := make(urlIndex, len(states))
+	index := make(sites.URLIndex, len(states))
 	for _, s := range states {
 		index[s.URL] = s.First
 	}
-	e.round.mu.Lock()
-	list := roundList(known, index, e.rv.Classes, e.rv.Windows, now, e.round.rng)
-	e.round.mu.Unlock()
+	list := e.round.Known(known, index, e.rv.Classes, e.rv.Windows, now)
 	if len(list) == 0 {
 		return
 	}

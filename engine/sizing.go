@@ -18,9 +18,7 @@ func (e *Engine) sizing(v *EgressView) *Sizing {
 		s.PagesPerKeyword = max(s.PagesPerKeyword, site.SearchPages())
 	}
 	if s.Sites > 0 {
-		e.round.mu.Lock()
-		s.Round = e.round.n
-		e.round.mu.Unlock()
+		s.Round = e.round.Round()
 		s.RoundPages = int(e.c.pagesFetched.Load() / int64(max(s.Round, 1)))
 		if f := e.fetchCost.mean(); f > 0 {
 			s.AccessTime = f + (e.opts.Lanes.DelayMin+e.opts.Lanes.DelayMax)/2

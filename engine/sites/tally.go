@@ -1,0 +1,140 @@
+package sites
+
+import (
+	"bytes"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/view"
+)
+
+// Tally keeps per-site figures for the Sites pane, on its own lock: pages are
+// stored on the store writer's goroutine. The zero Tally is ready to use.
+type Tally struct {
+	mu    sync.Mutex
+	sites map[string]*siteFigures
+}
+
+// siteFigures is one site's tally. New pages are counted per minute over the last
+// day (a ring of 1440 minutes), so the pane's hour and day counts cost a sum.
+type siteFigures struct {
+	stored    int64
+	minutes   [1440]int32
+	minuteAt  [1440]int64 // the Unix minute each slot counts
+	lastRound time.Time
+	delays    []time.Duration // last publish-to-store delays (ring of delaySamples)
+	next      int
+}
+
+const delaySamples = 256
+
+// Restore sets the pages each site stored in earlier runs (site -> pages).
+func (t *Tally) Restore(stored map[string]int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for s, n := range stored {
+		t.get(s).stored = n
+	}
+}
+
+func (t *Tally) get(site string) *siteFigures {
+	if t.sites == nil {
+		t.sites = map[string]*siteFigures{}
+	}
+	f := t.sites[site]
+	if f == nil {
+		f = &siteFigures{}
+		t.sites[site] = f
+	}
+	return f
+}
+
+// Stored counts a page of site first stored at, published at pub (zero: unknown).
+func (t *Tally) Stored(site string, at, pub time.Time, source bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f := t.get(site)
+	f.stored++
+	m := at.Unix() / 60
+	i := m % int64(len(f.minutes))
+	if f.minuteAt[i] != m {
+		f.minuteAt[i], f.minutes[i] = m, 0
+	}
+	f.minutes[i]++
+	if source {
+		f.lastRound = at
+	}
+	if !pub.IsZero() && !pub.After(at) {
+		if len(f.delays) < delaySamples {
+			f.delays = append(f.delays, at.Sub(pub))
+		} else {
+			f.delays[f.next] = at.Sub(pub)
+			f.next = (f.next + 1) % delaySamples
+		}
+	}
+}
+
+// SourceFetched notes a round's entry or search page fetched again.
+func (t *Tally) SourceFetched(site string, at time.Time) {
+	t.mu.Lock()
+	t.get(site).lastRound = at
+	t.mu.Unlock()
+}
+
+// Fill copies a site's figures into its row.
+func (t *Tally) Fill(r *view.SiteRow, now time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f := t.sites[r.Name]
+	if f == nil {
+		return
+	}
+	r.Stored, r.LastRound = f.stored, f.lastRound
+	nowMin := now.Unix() / 60
+	for i := range f.minutes {
+		age := nowMin - f.minuteAt[i]
+		if f.minutes[i] == 0 || age < 0 || age >= int64(len(f.minutes)) {
+			continue
+		}
+		r.NewDay += int(f.minutes[i])
+		if age < 60 {
+			r.NewHour += int(f.minutes[i])
+		}
+	}
+	if len(f.delays) > 0 {
+		d := slices.Clone(f.delays)
+		slices.Sort(d)
+		r.PublishDelay = d[len(d)/2]
+	}
+}
+
+// PublishedAt finds a page's publish time in its head: Open Graph's
+// <meta property="article:published_time" content="..."> or schema.org's
+// itemprop="datePublished" (content or datetime). Zero when it has neither; only a
+// bounded look at the first 64 KiB, without parsing the page again.
+func PublishedAt(body []byte) time.Time {
+	head := body[:min(len(body), 64<<10)]
+	for _, marker := range [][]byte{[]byte(`article:published_time`), []byte(`datePublished`)} {
+		i := bytes.Index(head, marker)
+		if i < 0 {
+			continue
+		}
+		rest := head[i:min(len(head), i+300)]
+		for _, attr := range [][]byte{[]byte(`content="`), []byte(`datetime="`)} {
+			j := bytes.Index(rest, attr)
+			if j < 0 {
+				continue
+			}
+			val := rest[j+len(attr):]
+			if k := bytes.IndexByte(val, '"'); k > 0 {
+				for _, layout := range []string{time.RFC3339, "2006-01-02T15:04:05Z0700", "2006-01-02"} {
+					if t, err := time.Parse(layout, string(val[:k])); err == nil {
+						return t
+					}
+				}
+			}
+		}
+	}
+	return time.Time{}
+}
