@@ -59,7 +59,8 @@
 // the refusal classifier; package lanes/route joins them to the lanes (one link per
 // egress with its cookie sessions) and routes.go builds them for a crawl.
 //
-// Declared sites are crawled in rounds (package sites: the book of sites, the rounds, the Sites pane's tally; rounds.go runs them). A news site is crawled
+// Declared sites are crawled in rounds (package sites: the book of sites, the
+// rounds' state, the Sites pane's tally; rounds.go runs them). A news site is crawled
 // from its entry URL and its pages are kept when they hold a keyword; a social site
 // is searched with each keyword through its search URL template. Each round queues
 // entries and searches again, interleaves them by host, and at its end writes the
