@@ -3,9 +3,10 @@ package main
 // Benchmark "faults": how crawlconsole holds up against its own inputs and a
 // flood at its SSH door, measured from outside, on the built binary.
 //
-//	go run ./bench faults [-only inputs|ssh|cluster] [-skip-valid] [-valid N] [-bin PATH]
+//	go run ./bench faults [-only inputs|ssh|cluster|lease|restart] [-skip-valid] [-valid N] [-bin PATH]
 //	                      [-ssh-tries 20] [-half-open 200]
 //	                      [-budget 80] [-budget-pages 400] [-site-pages 60] [-page-delay 10ms]
+//	                      [-stop 30s] [-after 1m] [-hb 1s] [-kill-at 1000]
 //
 // Peak RSS is GNU time's (%M) of the child: see timed for why not wait4's.
 //
@@ -29,8 +30,9 @@ package main
 //
 // budget_overshoot and site_spread: see faults_cluster.go.
 //
-// Figures of the fault bench this one does not measure (leases, restarts) are left
-// out, not filled in.
+// requests_on_lost_hosts, cross_node_overlaps, host_gap_breaks (a worker stopped
+// -stop and continued) and restart_duplicate_share, lost, stored_twice (the master
+// killed and restarted): see faults_leases.go.
 
 import (
 	"bufio"
@@ -58,7 +60,11 @@ func runFaults(args []string) (map[string]any, error) {
 	skipValid := fs.Bool("skip-valid", false, "skip the 1,000,000-URL seeds run (minutes)")
 	tries := fs.Int("ssh-tries", 20, "OpenSSH client logins to try under the flood")
 	halfOpen := fs.Int("half-open", 200, "half-open connections held, one per loopback address")
-	only := fs.String("only", "", "run one part: inputs, ssh or cluster")
+	only := fs.String("only", "", "run one part: inputs, ssh, cluster, lease or restart")
+	stop := fs.Duration("stop", 30*time.Second, "how long the lease part keeps a worker stopped (SIGSTOP)")
+	after := fs.Duration("after", time.Minute, "the window after SIGCONT the lease figures are judged over")
+	hb := fs.Duration("hb", time.Second, "the master's --heartbeat in the lease and restart parts")
+	killAt := fs.Int64("kill-at", 1000, "pages stored when the restart part kills the master")
 	budget := fs.Int("budget", 80, "the live host budget of the cluster part")
 	budgetPages := fs.Int("budget-pages", 400, "pages of each host of the budget run")
 	sitePages := fs.Int("site-pages", 60, "pages of each of the nine sites of the site run")
@@ -75,7 +81,7 @@ func runFaults(args []string) (map[string]any, error) {
 	defer os.RemoveAll(dir)
 	part := func(name string) bool { return *only == "" || *only == name }
 	bin := *binFlag
-	if bin == "" && part("inputs") {
+	if bin == "" && (part("inputs") || part("lease") || part("restart")) {
 		bin = filepath.Join(dir, "crawlconsole")
 		fmt.Println("building crawlconsole ...")
 		if out, err := exec.Command("go", "build", "-o", bin, "github.com/crawlconsole/crawlconsole").CombinedOutput(); err != nil {
@@ -86,6 +92,17 @@ func runFaults(args []string) (map[string]any, error) {
 	if part("cluster") {
 		if err := faultsCluster(dir, *budget, *budgetPages, *sitePages, *pageDelay, out); err != nil {
 			return nil, err
+		}
+	}
+	cb := &clusterBench{bin: bin, dir: dir, hb: *hb}
+	if part("lease") {
+		if err := cb.runLease(*stop, *after, out); err != nil {
+			return nil, fmt.Errorf("lease: %w", err)
+		}
+	}
+	if part("restart") {
+		if err := cb.runRestart(*killAt, out); err != nil {
+			return nil, fmt.Errorf("restart: %w", err)
 		}
 	}
 	if part("inputs") {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"time"
@@ -212,6 +213,14 @@ func (m *masterRuntime) start() error {
 				return fmt.Errorf("master: purge the last run's task batches: %w", err)
 			}
 		}
+	}
+	// Results a last life was handed and never acknowledged (it died committing
+	// them) would come again only after the consumer's AckWait, a minute: long past
+	// the grace period, their URLs queued and fetched again meanwhile. A new
+	// consumer gets every unacknowledged result at once (the stream keeps them until
+	// acknowledged).
+	if err := m.conn.JS.DeleteConsumer(ctx, m.sub.ResultStream(), "master"); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return fmt.Errorf("master: reset the results consumer: %w", err)
 	}
 	cons, err := m.conn.EnsureConsumer(ctx, m.sub.ResultStream(), jetstream.ConsumerConfig{
 		Durable: "master", FilterSubject: m.sub.Results(">"), AckPolicy: jetstream.AckExplicitPolicy,

@@ -20,7 +20,11 @@ import (
 // fetched once the server was gone.
 func TestLeaveWithTheMasterGoneStopsWithinTheGrace(t *testing.T) {
 	t.Parallel()
-	c := startCluster(t, enginetest.SandboxConfig(9, 12))
+	c := prepareCluster(t, enginetest.SandboxConfig(9, 12), 300*time.Millisecond, nil)
+	// A lease (the master's timeout) that outlasts the test: w1 goes on fetching
+	// with the master gone, as a worker does until its lease runs out.
+	c.timeout = 10 * time.Minute
+	c.startMaster()
 	w := c.worker("w1", "127.0.0.2", "127.0.0.3")
 	enginetest.WaitSnapshot(t, c.master, "w1 stores pages", func(s engine.Snapshot) bool { return s.Totals.PagesStored >= 20 })
 	// The server goes while w1 still holds tasks to fetch (else, under load, it may
