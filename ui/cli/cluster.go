@@ -115,7 +115,7 @@ func runMaster(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	tlsKey := c.fs.String("tls-key", "", "TLS key `FILE` of the embedded server")
 	ca := c.fs.String("ca", "", "CA `FILE` to trust the --nats server's TLS certificate")
 	prefix := c.fs.String("prefix", engine.DefaultClusterPrefix, "subject `PREFIX` of this crawl on the NATS server")
-	hb := c.fs.Duration("heartbeat", 5*time.Second, "workers' heartbeat period `D`; silent for 3 periods = dead")
+	hb := c.fs.Duration("heartbeat", 5*time.Second, "workers' heartbeat period `D`; a lease is 3 periods, and silent for 4 = dead")
 	var tf tokenFlags
 	tf.add(c.fs)
 	pos, code, done := c.parse(args)
