@@ -26,6 +26,10 @@ type discoSite struct {
 	robots string
 	pages  map[string]string
 	raw    map[string]func(n int) (ctype string, body []byte)
+	// hold, when set, is asked before each response (outside the lock) with the
+	// request's path and the number of requests served before it: a test blocks
+	// responses in it until the crawl has reached the state it looks at.
+	hold func(path string, served int)
 }
 
 func newDiscoSite(t *testing.T) *discoSite {
@@ -50,8 +54,11 @@ func (s *discoSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.log = append(s.log, r.URL.Path)
-	robots, page, raw := s.robots, s.pages[r.URL.Path], s.raw[r.URL.Path]
+	robots, page, raw, hold, served := s.robots, s.pages[r.URL.Path], s.raw[r.URL.Path], s.hold, len(s.log)-1
 	s.mu.Unlock()
+	if hold != nil {
+		hold(r.URL.Path, served)
+	}
 	switch {
 	case r.URL.Path == "/robots.txt":
 		fmt.Fprint(w, "User-agent: *\nAllow: /\n"+robots)
