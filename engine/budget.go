@@ -150,8 +150,7 @@ func (b *budgetLedger) admit(t frontier.Task, now time.Time) (kind string, until
 	return "", time.Time{}
 }
 
-// count counts a task handed to a lane, budget or not: a budget set later counts
-// what is on its way already.
+// count counts a task handed to a lane.
 func (b *budgetLedger) count(t frontier.Task) {
 	b.hostRound[t.Host]++
 	b.siteRd[t.Site]++
@@ -279,20 +278,22 @@ func (e *Engine) holdBack(t frontier.Task, kind string, until time.Time) {
 	e.deferTask(t, until)
 }
 
-// admitTask is place's budget check. Caller holds e.mu. false: held back.
-func (e *Engine) admitTask(t frontier.Task) bool {
+// admitTask is place's budget check; it marks t Budgeted when it counted it.
+// Caller holds e.mu. false: held back.
+func (e *Engine) admitTask(t *frontier.Task) bool {
+	t.Budgeted = false
 	if e.crew.countsAtHandOut() {
 		return true // counted as it leaves for a worker (budget_cluster.go)
 	}
 	if !e.budget.active() {
-		e.budget.count(t)
 		return true
 	}
-	kind, until := e.budget.admit(t, e.now())
+	kind, until := e.budget.admit(*t, e.now())
 	if kind == "" {
+		t.Budgeted = true
 		return true
 	}
-	e.holdBack(t, kind, until)
+	e.holdBack(*t, kind, until)
 	return false
 }
 

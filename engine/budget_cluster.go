@@ -7,22 +7,29 @@ import (
 // Budgets on a master (M4). The master's queue is not where pages are fetched: a
 // budget counted there (as place does on one box) let every task already handed to
 // a worker through, and a worker holds a window of hundreds. So a master counts a
-// budget's pages as it hands them out (masterFront.Admit) and takes the count back
-// for a hand-out that comes back unfetched (HandedBack); a budget set or lowered
-// live recalls from the workers' queues what their lanes have not taken, and deals
-// it again within the budget. What the lanes hold is fetched: a host's pages end at
-// most its budget plus the lanes in flight on it.
+// budget's pages as it hands them out (masterFront.Admit, which marks the task
+// Budgeted) and takes the count back for a hand-out that comes back unfetched
+// (HandedBack); a budget set or lowered live recalls from the workers' queues what
+// their lanes have not taken, and deals it again within the budget. What was handed
+// out before any budget was set is not counted until fetched (the totals read the
+// store then); what the lanes hold is fetched: a host's pages end at most at its
+// budget plus the lanes in flight on it.
 
 // Admit counts t against the page budgets as the master hands it to a worker, or
 // holds it back as place does on one box. Caller holds e.mu.
-func (f masterFront) Admit(t frontier.Task) bool {
+func (f masterFront) Admit(t *frontier.Task) bool {
 	e := f.e
-	kind, until := e.budget.admit(t, e.now()) // counted whether or not a budget is set: one set later counts the hand-outs
+	t.Budgeted = false
+	if !e.budget.active() {
+		return true // not counted: a budget set later counts what was fetched (the store) and recalls the rest
+	}
+	kind, until := e.budget.admit(*t, e.now())
 	if kind == "" {
+		t.Budgeted = true
 		return true
 	}
 	e.rv.leftQueue(t.URL) // it leaves the master's queue unfetched
-	e.holdBack(t, kind, until)
+	e.holdBack(*t, kind, until)
 	return false
 }
 
@@ -39,14 +46,16 @@ func (m *masterRuntime) recall(match func(frontier.Task) bool) int {
 func (c localCrew) countsAtHandOut() bool { return false }
 
 // recall on one box takes what the board holds of match off it and places it again:
-// place counted it as it came, so its count is taken back and the budget now in
-// force admits it or holds it back.
+// what place counted as it came (under a budget) is taken back, and the budget now
+// in force admits it or holds it back.
 func (c localCrew) recall(match func(frontier.Task) bool) int {
 	e := c.e
 	e.mu.Lock()
 	back := e.offBoard(e.board.Withdraw(match))
 	for _, t := range back {
-		e.budget.unadmit(t)
+		if t.Budgeted {
+			e.budget.unadmit(t)
+		}
 		e.place(t)
 	}
 	e.checkIdle()

@@ -176,7 +176,9 @@ type masterFront struct{ e *Engine }
 func (f masterFront) HandedOut(t frontier.Task) { f.e.rv.taken(t.URL) }
 
 func (f masterFront) HandedBack(t frontier.Task) bool {
-	f.e.budget.unadmit(t) // not fetched: counted again when next handed out
+	if t.Budgeted {
+		f.e.budget.unadmit(t) // not fetched: counted again when next handed out
+	}
 	f.e.rv.handedBack(t.URL)
 	if f.e.withdrawn(t) {
 		f.e.rv.leftQueue(t.URL) // before setOut drops the mark

@@ -228,7 +228,7 @@ func (e *Engine) place(t frontier.Task) {
 	if e.steeredOut(t) { // its keyword or site was removed while it waited
 		return
 	}
-	if !e.admitTask(t) { // a page budget holds it back until the next round (budget.go)
+	if !e.admitTask(&t) { // a page budget holds it back until the next round (budget.go)
 		return
 	}
 	e.crew.place(t)

@@ -18,8 +18,9 @@ import (
 type Front interface {
 	// Admit: t is next in line for a worker. false holds it back (a page budget
 	// over its count of what is handed out and in flight): the front has set it
-	// aside, and the table drops it from its queue.
-	Admit(t frontier.Task) bool
+	// aside, and the table drops it from its queue. The front may mark t (its
+	// Budgeted), and the hand-out keeps the mark.
+	Admit(t *frontier.Task) bool
 	// HandedOut: t leaves the master's queue for a worker.
 	HandedOut(t frontier.Task)
 	// HandedBack: t, handed out earlier (its lease now 0), comes back to the
@@ -255,7 +256,7 @@ func (t *Table) Dispatch(window int) []Batch {
 			task := u.tasks[0]
 			u.tasks = u.tasks[1:]
 			t.pending--
-			if !t.front.Admit(task) {
+			if !t.front.Admit(&task) {
 				return false
 			}
 			u.out++

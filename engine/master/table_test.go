@@ -17,8 +17,8 @@ import (
 // keepAll is a front that keeps every task handed back and notes hand-outs.
 type keepAll struct{ out, back int }
 
-func (f *keepAll) Admit(frontier.Task) bool { return true }
-func (f *keepAll) HandedOut(frontier.Task)  { f.out++ }
+func (f *keepAll) Admit(*frontier.Task) bool { return true }
+func (f *keepAll) HandedOut(frontier.Task)   { f.out++ }
 func (f *keepAll) HandedBack(frontier.Task) bool {
 	f.back++
 	return true
