@@ -253,6 +253,8 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	if ok {
 		stored.SimHash = hash
 	}
+	md := pageMeta(t, res, at)
+	stored.Meta = storeMeta(md)
 	if track {
 		stored.Revisit = e.observeRevisit(t.URL, prev, stored.FetchedAt,
 			revisit.Outcome{Hash: hash, OK: ok, Sig: sig, HasDigest: ok})
@@ -291,8 +293,8 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 		save = e.st.ReplacePage
 	} else { // a refetch replaces the page: it was counted when first stored
 		counted := e.onCommit(e.c.pageCommitted) // counted once committed: a full disk never inflates it
-		body, fetchedAt := res.Body, stored.FetchedAt
-		stored.Committed = func() { counted(); e.noteStored(t, body, fetchedAt); e.hosts.Stored(t.Host, siteOf(t), egress) }
+		pub, fetchedAt := md.Published.Time, stored.FetchedAt
+		stored.Committed = func() { counted(); e.noteStored(t, pub, fetchedAt); e.hosts.Stored(t.Host, siteOf(t), egress) }
 	}
 	if prev != nil && e.sites.Load().IsSource(t.URL) {
 		e.siteTally.SourceFetched(t.Site, stored.FetchedAt) // the Sites pane's last round

@@ -5,17 +5,18 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
-	"github.com/crawlconsole/crawlconsole/engine/sites"
 )
 
 // noteStored is savePage's hook for a page first stored (once committed): declared
-// sites count it, with its publish time when the page states one.
-func (e *Engine) noteStored(t frontier.Task, body []byte, at time.Time) {
+// sites count it, with its publication time when the page states one (its metadata,
+// engine/page: JSON-LD, <meta>, <time>, its date line), for the publish-to-store
+// delay of a site whose feed dates nothing or that has no feed.
+func (e *Engine) noteStored(t frontier.Task, pub time.Time, at time.Time) {
 	book := e.sites.Load()
 	if book.Named(t.Site) == nil {
 		return
 	}
-	e.siteTally.Stored(t.Site, at, sites.PublishedAt(body), book.IsSource(t.URL))
+	e.siteTally.Stored(t.Site, at, pub, book.IsSource(t.URL))
 }
 
 // restoreSiteCounts reads what earlier runs stored per site (the Sites pane) and

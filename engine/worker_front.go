@@ -24,7 +24,7 @@ func (f *remoteFront) deliver(o Outcome) {
 			// The signature from the parse that found the links (one tokenizer
 			// pass): the master stores it and does not parse the body again.
 			sig, _, ok := res.Parsed.Sign(res.Body, res.Header.Get("Content-Type"))
-			res.Signed = &fetch.Signed{Sig: sig, OK: ok}
+			res.Signed = &fetch.Signed{Sig: sig, OK: ok, Meta: parsedMeta(o.Task, &res, o.At)}
 		}
 		res.Parsed = nil
 		res.Header = make(http.Header, len(recordHeaders))

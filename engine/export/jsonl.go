@@ -41,6 +41,18 @@ type PageLine struct {
 	Keyword string `json:"keyword"`
 	Node    string `json:"node"`   // worker that fetched it; "" in one process
 	Egress  string `json:"egress"` // egress name (never its address or credentials)
+
+	// The page's metadata (engine/page Metadata), from the same parse as the text.
+	Published string   `json:"published"` // publication date as precisely as the page gave it: 2024-03-05, 2024-03-05T10:20:00, 2024-03-05T10:20:00+01:00; "" when none
+	Modified  string   `json:"modified"`  // last modification the page declares, likewise
+	Headline  string   `json:"headline"`  // the article's headline
+	Authors   []string `json:"authors"`   // its authors, each once
+	Language  string   `json:"language"`  // ISO 639 code, lower case
+	Canonical string   `json:"canonical"` // the page's canonical URL, absolute
+	// MetaFrom says where each metadata field was read (its source tag, e.g.
+	// "json-ld datePublished", "meta article:published_time", "h1", "lang attribute");
+	// a field the page did not give is absent.
+	MetaFrom map[string]string `json:"meta_from"`
 }
 
 // JSONLOptions says what to export.
@@ -95,7 +107,7 @@ func pageLine(p store.Page, u store.URL, book *stories.Book) PageLine {
 	l := PageLine{
 		URL: p.URL, FinalURL: final, Status: p.Status, FetchedAt: p.FetchedAt.UTC().Format(time.RFC3339),
 		ContentType: p.ContentType, Class: u.Class, Site: u.Site, Keyword: u.Keyword, Egress: p.Egress,
-		Links: []string{},
+		Links: []string{}, Authors: []string{}, MetaFrom: map[string]string{},
 	}
 	if p.SimHash != 0 {
 		l.SimHash = fmt.Sprintf("%016x", p.SimHash)
@@ -123,6 +135,7 @@ func pageLine(p store.Page, u store.URL, book *stories.Book) PageLine {
 			l.Story, _ = book.Add(stories.Page{URL: p.URL, SimHash: fp, Fetched: p.FetchedAt})
 		}
 	}
+	l.setMeta(parsed.Meta(final, p.FetchedAt))
 	return l
 }
 
@@ -182,4 +195,26 @@ func resolveLinks(raw []string, baseHref, pageURL string) []string {
 		out = append(out, n)
 	}
 	return out
+}
+
+// setMeta fills the line's metadata fields.
+func (l *PageLine) setMeta(m page.Metadata) {
+	valid := func(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
+	set := func(key string, dst *string, val string, from page.Source) {
+		if val != "" {
+			*dst = valid(val)
+			l.MetaFrom[key] = string(from)
+		}
+	}
+	set("published", &l.Published, m.Published.String(), m.Published.From)
+	set("modified", &l.Modified, m.Modified.String(), m.Modified.From)
+	set("headline", &l.Headline, m.Headline.Value, m.Headline.From)
+	set("language", &l.Language, m.Language.Value, m.Language.From)
+	set("canonical", &l.Canonical, m.Canonical.Value, m.Canonical.From)
+	for _, a := range m.Authors {
+		l.Authors = append(l.Authors, valid(a))
+	}
+	if len(m.Authors) > 0 {
+		l.MetaFrom["authors"] = string(m.AuthorsFrom)
+	}
 }

@@ -44,7 +44,7 @@ func TestJSONLExportOfASandboxCrawl(t *testing.T) {
 	}
 	sc := bufio.NewScanner(&out)
 	sc.Buffer(nil, 16<<20)
-	n, han, withLinks := 0, 0, 0
+	n, han, withLinks, withMeta := 0, 0, 0, 0
 	for sc.Scan() {
 		line := sc.Bytes()
 		if !utf8.Valid(line) {
@@ -55,7 +55,8 @@ func TestJSONLExportOfASandboxCrawl(t *testing.T) {
 			t.Fatalf("line %d: %v", n, err)
 		}
 		for _, k := range []string{"url", "final_url", "status", "fetched_at", "content_type", "title", "text",
-			"links", "simhash", "story", "class", "site", "keyword", "node", "egress"} {
+			"links", "simhash", "story", "class", "site", "keyword", "node", "egress",
+			"published", "modified", "headline", "authors", "language", "canonical", "meta_from"} {
 			if _, ok := raw[k]; !ok {
 				t.Errorf("line %d has no %q", n, k)
 			}
@@ -87,12 +88,29 @@ func TestJSONLExportOfASandboxCrawl(t *testing.T) {
 		if len(l.Links) > 0 {
 			withLinks++
 		}
+		// The metadata the crawl stored is the one the export reads from the body,
+		// each field with its source.
+		if m, err := st.PageMeta(l.URL); err != nil {
+			t.Fatal(err)
+		} else if m != nil {
+			withMeta++
+			if m.Published != l.Published || m.Headline != l.Headline || m.Language != l.Language ||
+				m.LanguageFrom != l.MetaFrom["language"] || m.PublishedFrom != l.MetaFrom["published"] {
+				t.Errorf("%s: stored metadata %+v, exported %q %q %q from %v", l.URL, m, l.Published, l.Headline, l.Language, l.MetaFrom)
+			}
+		}
+		if l.Status == 200 && strings.Contains(l.ContentType, "html") && (l.Headline == "" || l.Language == "" || l.MetaFrom["language"] == "") {
+			t.Errorf("%s: headline %q, language %q (from %q): want both from the page's <h1> and lang", l.URL, l.Headline, l.Language, l.MetaFrom["language"])
+		}
 		if strings.ContainsFunc(l.Text, func(r rune) bool { return unicode.Is(unicode.Han, r) }) && l.Title != "" {
 			han++
 		}
 	}
 	if int64(n) != counts.Pages || rep.Pages != n || rep.Warnings != 0 {
 		t.Errorf("%d lines, report %+v, store has %d pages", n, rep, counts.Pages)
+	}
+	if withMeta == 0 {
+		t.Errorf("no page of %d has metadata in the store", n)
 	}
 	if han == 0 || withLinks == 0 {
 		t.Errorf("%d Chinese pages with a title, %d pages with links; want some of each", han, withLinks)

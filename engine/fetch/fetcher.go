@@ -103,6 +103,8 @@ type Result struct {
 type Signed struct {
 	Sig page.Signature `json:"s"`
 	OK  bool           `json:"ok,omitempty"`
+	// Meta is the page's metadata from the same parse (nil when it has none).
+	Meta *page.Metadata `json:"m,omitempty"`
 }
 
 // Fetcher fetches through one egress. It is safe for concurrent use by the lanes

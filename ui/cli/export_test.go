@@ -169,6 +169,13 @@ func TestShowURL(t *testing.T) {
 		RequestHead: "GET /new HTTP/1.1\r\n", ResponseHead: "Content-Type: text/html\r\n", Body: []byte("<p>moved here</p>")})
 	s.AddRefusal(store.Refusal{URL: "http://a.example/b", At: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC), Host: "a.example",
 		Egress: "e2", Status: 405, Vendor: "AWS WAF", Evidence: "x-amzn-waf-action: captcha", Action: "pair e2 banned; retried via e1"})
+	// A news page with its metadata, and one stored before metadata was kept.
+	s.AddURLs([]store.URL{{URL: "http://a.example/news", Host: "a.example"}, {URL: "http://a.example/older", Host: "a.example"}}, nil)
+	s.SavePage(store.Page{URL: "http://a.example/news", FetchedAt: moved, Status: 200, ContentType: "text/html", Body: []byte("<h1>Flood</h1>"),
+		Meta: &store.PageMeta{Published: "2026-11-20T09:30:00+01:00", PublishedFrom: "json-ld datePublished", Headline: "Flood waters recede",
+			HeadlineFrom: "h1", Authors: []string{"Ana Ruiz", "Tom Li"}, AuthorsFrom: "json-ld author", Language: "en", LanguageFrom: "lang attribute"}}, nil, nil)
+	s.SavePage(store.Page{URL: "http://a.example/older", FetchedAt: moved, Status: 200, ContentType: "text/html",
+		Body: []byte(`<html lang="de"><head><meta property="article:published_time" content="2026-11-19"></head><h1>Hochwasser</h1></html>`)}, nil, nil)
 	if err := s.Flush(); err != nil {
 		t.Fatal(err)
 	}
@@ -178,6 +185,10 @@ func TestShowURL(t *testing.T) {
 		want []string
 		code int
 	}{
+		{"metadata", []string{"--db", db, "http://a.example/news"}, []string{"published  2026-11-20T09:30:00+01:00  (json-ld datePublished)",
+			"headline  Flood waters recede  (h1)", "authors  Ana Ruiz; Tom Li  (json-ld author)", "language  en  (lang attribute)", "canonical  -"}, 0},
+		{"metadata of an older store", []string{"--db", db, "http://a.example/older"}, []string{
+			"published  2026-11-19  (meta article:published_time, read from the stored body)", "language  de  (lang attribute, read from the stored body)"}, 0},
 		{"page", []string{"--db", db, "http://a.example/"}, []string{"state  processed", "status  200", "egress  e1",
 			"class / site / keyword  web_com / - / -", "revisit  class web_com, t 3h0m0s, x 2", "next  2026-11-20T10:00:00Z / 2026-11-20T11:30:00Z",
 			"last distance  7", "last change  2026-11-20T09:00:00Z, distance 9, main text edited",

@@ -110,6 +110,7 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 			p("final url\t%s", stored.FinalURL)
 		}
 		p("simhash\t%016x", stored.SimHash)
+		showMeta(p, st, raw, stored)
 	} else {
 		p("page\tnot stored")
 	}
@@ -240,4 +241,41 @@ func showExchange(w io.Writer, label string, c store.Capture) {
 	if c.Decoded != "" {
 		fmt.Fprintf(w, "  (body kept decoded from %s)\n", c.Decoded)
 	}
+}
+
+// showMeta prints a stored page's metadata, each field with its source; a page
+// stored before metadata was kept has it read from its stored body.
+func showMeta(p func(string, ...any), st *store.Store, url string, stored store.Page) {
+	m, err := st.PageMeta(url)
+	note := ""
+	if err == nil && m == nil {
+		final := stored.FinalURL
+		if final == "" {
+			final = stored.URL
+		}
+		md := page.Parse(stored.Body, stored.ContentType, nil).Meta(final, stored.FetchedAt)
+		m = &store.PageMeta{Published: md.Published.String(), PublishedFrom: string(md.Published.From),
+			Modified: md.Modified.String(), ModifiedFrom: string(md.Modified.From),
+			Headline: md.Headline.Value, HeadlineFrom: string(md.Headline.From),
+			Authors: md.Authors, AuthorsFrom: string(md.AuthorsFrom),
+			Language: md.Language.Value, LanguageFrom: string(md.Language.From),
+			Canonical: md.Canonical.Value, CanonicalFrom: string(md.Canonical.From)}
+		note = ", read from the stored body"
+	}
+	if m == nil {
+		return
+	}
+	field := func(name, val, from string) {
+		if val == "" {
+			p("%s\t-", name)
+			return
+		}
+		p("%s\t%s  (%s%s)", name, val, from, note)
+	}
+	field("published", m.Published, m.PublishedFrom)
+	field("modified", m.Modified, m.ModifiedFrom)
+	field("headline", m.Headline, m.HeadlineFrom)
+	field("authors", strings.Join(m.Authors, "; "), m.AuthorsFrom)
+	field("language", m.Language, m.LanguageFrom)
+	field("canonical", m.Canonical, m.CanonicalFrom)
 }

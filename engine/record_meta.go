@@ -1,0 +1,59 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/page"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// pageMeta is a fetched page's metadata (engine/page Metadata) from the parse that
+// found its links: a worker's result carries it, one process reads it from the
+// fetcher's parse. at bounds plausible dates (a page's date after it is an error).
+func pageMeta(t frontier.Task, res *fetch.Result, at time.Time) page.Metadata {
+	if res.Signed != nil {
+		if res.Signed.Meta != nil {
+			return *res.Signed.Meta
+		}
+		return page.Metadata{}
+	}
+	if m := parsedMeta(t, res, at); m != nil {
+		return *m
+	}
+	return page.Metadata{}
+}
+
+// parsedMeta reads the metadata of a 2xx page from the fetcher's parse; nil when
+// there is no parse or nothing in it.
+func parsedMeta(t frontier.Task, res *fetch.Result, at time.Time) *page.Metadata {
+	if res.Parsed == nil || res.Status/100 != 2 {
+		return nil
+	}
+	u := res.FinalURL
+	if u == "" {
+		u = t.URL
+	}
+	m := res.Parsed.Meta(u, at)
+	if storeMeta(m) == nil {
+		return nil
+	}
+	return &m
+}
+
+// storeMeta is the store's row of a page's metadata; nil when the page gave none.
+func storeMeta(m page.Metadata) *store.PageMeta {
+	sm := &store.PageMeta{
+		Published: m.Published.String(), PublishedFrom: string(m.Published.From), PublishedAt: m.Published.Time,
+		Modified: m.Modified.String(), ModifiedFrom: string(m.Modified.From),
+		Headline: m.Headline.Value, HeadlineFrom: string(m.Headline.From),
+		Authors: m.Authors, AuthorsFrom: string(m.AuthorsFrom),
+		Language: m.Language.Value, LanguageFrom: string(m.Language.From),
+		Canonical: m.Canonical.Value, CanonicalFrom: string(m.Canonical.From),
+	}
+	if sm.Published == "" && sm.Modified == "" && sm.Headline == "" && len(sm.Authors) == 0 && sm.Language == "" && sm.Canonical == "" {
+		return nil
+	}
+	return sm
+}
