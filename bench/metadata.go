@@ -13,7 +13,9 @@ package main
 //   - Cost: CPU per page of Meta on top of the parse (page.Parse + PageText against
 //     page.ParseTextOnly + PageText, interleaved), and go-htmldate's CPU per page.
 //   - Headline and authors, on the article extraction benchmark's pages
-//     (shared/corpus), against labels (--labels) and go-trafilatura's metadata.
+//     (shared/corpus): how many pages each extractor names them for, ours and
+//     go-trafilatura's, and how often the two agree. The benchmark labels bodies
+//     only, so precision and recall against labels are not measured here.
 
 import (
 	"bytes"
@@ -24,9 +26,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"time"
+	"unicode"
 
 	htmldate "github.com/markusmobius/go-htmldate"
+	trafilatura "github.com/markusmobius/go-trafilatura"
 
 	"github.com/crawlconsole/crawlconsole/engine/page"
 )
@@ -117,7 +122,6 @@ func runMetadata(args []string) (map[string]any, error) {
 	fs := flag.NewFlagSet("metadata", flag.ContinueOnError)
 	dir := fs.String("htmldate", defaultHTMLDate, "htmldate's test set: its tests/ folder (eval_*.json, test_set/, cache/, eval/)")
 	corpus := fs.String("corpus", defaultCorpus, "the article extraction benchmark (ground-truth.json, html/), for headlines and authors")
-	labels := fs.String("labels", "bench/testdata/metadata_labels.json", "headline and author labels of the article extraction benchmark's pages")
 	reps := fs.Int("reps", 3, "passes over the pages for the CPU figures")
 	misses := fs.Bool("misses", false, "list the pages whose day we got wrong")
 	if err := fs.Parse(args); err != nil {
@@ -135,7 +139,7 @@ func runMetadata(args []string) (map[string]any, error) {
 	if _, err := os.Stat(filepath.Join(*corpus, "ground-truth.json")); err != nil {
 		fmt.Fprintf(os.Stderr, "metadata: no corpus at %s: pass --corpus DIR; headlines and authors skipped\n", *corpus)
 		out["fields_skipped"] = "no corpus at " + *corpus
-	} else if err := benchFields(*corpus, *labels, out); err != nil {
+	} else if err := benchFields(*corpus, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -238,7 +242,62 @@ func metWord(ok bool) string {
 	return "NOT met"
 }
 
-// benchFields scores headlines and authors (metadata_fields.go).
-func benchFields(corpus, labels string, out map[string]any) error {
+// benchFields compares headlines and authors with go-trafilatura's on the article
+// extraction benchmark's pages: coverage of each, and agreement where both name one.
+func benchFields(corpus string, out map[string]any) error {
+	pages, err := loadCorpus(corpus)
+	if err != nil {
+		return err
+	}
+	var oursHead, tfHead, bothHead, sameHead, oursAuth, tfAuth, bothAuth, sameAuth int
+	for _, p := range pages {
+		md := page.Parse(p.HTML, corpusContentType, nil).Meta(p.URL, time.Time{})
+		var tf trafilatura.Metadata
+		if res, err := trafilatura.Extract(bytes.NewReader(p.HTML), trafilatura.Options{EnableFallback: true}); err == nil && res != nil {
+			tf = res.Metadata
+		}
+		if md.Headline.Value != "" {
+			oursHead++
+		}
+		if tf.Title != "" {
+			tfHead++
+		}
+		if md.Headline.Value != "" && tf.Title != "" {
+			bothHead++
+			if a, b := normTitle(md.Headline.Value), normTitle(tf.Title); a == b || strings.Contains(b, a) || strings.Contains(a, b) {
+				sameHead++ // one is the other with the site's name added
+			} else if os.Getenv("METADATA_DIFFS") != "" {
+				fmt.Printf("  headline differs: ours %q (%s), go-trafilatura %q\n", md.Headline.Value, md.Headline.From, tf.Title)
+			}
+		}
+		if len(md.Authors) > 0 {
+			oursAuth++
+		}
+		if tf.Author != "" {
+			tfAuth++
+		}
+		if len(md.Authors) > 0 && tf.Author != "" {
+			bothAuth++
+			if normTitle(strings.Join(md.Authors, " ")) == normTitle(strings.ReplaceAll(tf.Author, ";", " ")) {
+				sameAuth++
+			}
+		}
+	}
+	n := len(pages)
+	fmt.Printf("metadata: headlines and authors on %d pages of the article extraction benchmark (%s)\n", n, corpus)
+	fmt.Printf("  headline: ours %d pages, go-trafilatura %d; both %d, the same text (one within the other) on %d (%.3f)\n", oursHead, tfHead, bothHead, sameHead, ratio(sameHead, bothHead))
+	fmt.Printf("  authors:  ours %d pages, go-trafilatura %d; both %d, the same names on %d (%.3f)\n", oursAuth, tfAuth, bothAuth, sameAuth, ratio(sameAuth, bothAuth))
+	fmt.Println("  (the benchmark labels bodies only: precision and recall against labels are not measured)")
+	out["headline_coverage"], out["go_trafilatura_headline_coverage"] = round3(ratio(oursHead, n)), round3(ratio(tfHead, n))
+	out["headline_agreement"] = round3(ratio(sameHead, bothHead))
+	out["author_coverage"], out["go_trafilatura_author_coverage"] = round3(ratio(oursAuth, n)), round3(ratio(tfAuth, n))
+	out["author_agreement"] = round3(ratio(sameAuth, bothAuth))
 	return nil
+}
+
+// normTitle is a title compared loosely: letters and digits, lower case, one space.
+func normTitle(s string) string {
+	return strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}), " ")
 }
