@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -155,13 +154,13 @@ func TestExportOldSchema(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	// Make it the database the schema before captures left: no captures table (the
-	// captures migration is the newest).
+	// Make it the database the schema before captures left (version 7): no captures
+	// table, nor the tables of the migrations after it.
 	db, err := sql.Open("sqlite3", "file:"+path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(`DROP TABLE captures; PRAGMA user_version = ` + strconv.Itoa(store.SchemaVersion()-1)); err != nil {
+	if _, err := db.Exec(`DROP TABLE captures; DROP TABLE page_meta; PRAGMA user_version = 7`); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
