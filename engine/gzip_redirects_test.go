@@ -40,8 +40,10 @@ func gzipped(t *testing.T, b []byte) []byte {
 func TestGzipRedirectBodiesAreArchivedTruthfully(t *testing.T) {
 	t.Parallel()
 	moved := []byte("<html><p>moved, this body came gzip-coded</p></html>")
-	page := []byte("<html><p>the page, gzip-coded too</p></html>")
-	zMoved, zPage := gzipped(t, moved), gzipped(t, page)
+	// Each target's page differs: the same payload under two URLs would be exported
+	// as a revisit of the first (TestWARCDuplicatesAcrossURLs), not as a response.
+	page := func(path string) []byte { return []byte("<html><p>the page " + path + ", gzip-coded too</p></html>") }
+	zMoved := gzipped(t, moved)
 	// A valid gzip header, then a deflate stream that is not one.
 	corrupt := append(append([]byte(nil), zMoved[:10]...), bytes.Repeat([]byte{0xff}, 40)...)
 	bomb := gzipped(t, make([]byte, 64<<20)) // 64 MiB of zeros, ~64 KiB on the wire
@@ -61,6 +63,7 @@ func TestGzipRedirectBodiesAreArchivedTruthfully(t *testing.T) {
 	mux.HandleFunc("/corrupt/from", hop("/corrupt/to", corrupt))
 	mux.HandleFunc("/bomb/from", hop("/bomb/to", bomb))
 	for _, p := range []string{"/gzip/to", "/corrupt/to", "/bomb/to"} {
+		zPage := gzipped(t, page(p))
 		mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
 			w.Header().Set("Content-Encoding", "gzip")
@@ -153,7 +156,7 @@ func TestGzipRedirectBodiesAreArchivedTruthfully(t *testing.T) {
 			t.Errorf("%s: no 200 response record (%q)", p, r.status)
 			continue
 		}
-		decoded(u+p, r, page, false)
+		decoded(u+p, r, page(p), false)
 	}
 	decoded(u+"/gzip/from", got[u+"/gzip/from"], moved, false)
 

@@ -12,13 +12,12 @@ import (
 
 // groupStory puts a newly stored article in its story (engine/stories): the same
 // article found under other URLs and on other sites. text is the page's main text
-// when this process parsed it; a worker's signed result is read again from the body.
+// as this process parsed it. A worker's signed result carries no text, and a master
+// that parsed every page again would spend on it the CPU the workers saved it: the
+// live view of a distributed crawl stays empty (the JSONL export groups its pages).
 func (e *Engine) groupStory(t frontier.Task, res *fetch.Result, text page.Text, at time.Time) {
 	if res.Signed != nil {
-		var ok bool
-		if text, ok = page.MainText(res.Body, res.Header.Get("Content-Type")); !ok {
-			return
-		}
+		return
 	}
 	fp, ok := stories.Fingerprint(text)
 	if !ok {
