@@ -294,7 +294,12 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	} else { // a refetch replaces the page: it was counted when first stored
 		counted := e.onCommit(e.c.pageCommitted) // counted once committed: a full disk never inflates it
 		pub, fetchedAt := md.Published.Time, stored.FetchedAt
-		stored.Committed = func() { counted(); e.noteStored(t, pub, fetchedAt); e.hosts.Stored(t.Host, siteOf(t), egress) }
+		stored.Committed = func() {
+			counted()
+			e.c.storedAged(pub, fetchedAt)
+			e.noteStored(t, pub, fetchedAt)
+			e.hosts.Stored(t.Host, siteOf(t), egress)
+		}
 	}
 	if prev != nil && e.sites.Load().IsSource(t.URL) {
 		e.siteTally.SourceFetched(t.Site, stored.FetchedAt) // the Sites pane's last round

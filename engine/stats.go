@@ -30,6 +30,8 @@ type counters struct {
 
 	skipped skipCounters // URLs skipped by choice, by kind (skips.go)
 
+	storedByAge [7]atomic.Int64 // pages first stored, by view.AgeBand of their publication date
+
 	mu       sync.Mutex
 	errors   map[string]int64
 	examples map[string][]string // the first URLs of each kind (exampleKinds kinds at most)
@@ -77,6 +79,11 @@ func (c *counters) exampleURLs() map[string][]string {
 func (c *counters) pageCommitted() {
 	c.pagesStored.Add(1)
 	c.urlsDone.Add(1)
+}
+
+// storedAged counts a page first stored by how old it said it was (view.AgeBand).
+func (c *counters) storedAged(pub, at time.Time) {
+	c.storedByAge[view.AgeBand(pub, at)].Add(1)
 }
 
 // urlDone counts a URL finished without a page once its state is committed.

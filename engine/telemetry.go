@@ -26,6 +26,12 @@ func (e *Engine) Telemetry() Telemetry {
 		t.StoreQueue = e.st.WriteQueue()
 	}
 	t.Cluster = e.crew.clusterStats()
+	if e.role != roleWorker {
+		t.StoredByAge = make([]int64, len(e.c.storedByAge))
+		for i := range e.c.storedByAge {
+			t.StoredByAge[i] = e.c.storedByAge[i].Load()
+		}
+	}
 	return t
 }
 

@@ -82,6 +82,8 @@ var (
 	discHints     = desc("discovery_date_hints_total", "Dates in feeds and sitemaps that moved: followed (the page made due) or ignored (the site's dates are not trusted).", "outcome")
 	discUntrusted = desc("discovery_untrusted_sites", "Sites whose lastmod/pubDate dates are ignored: always the serving time, or moved without the content changing.")
 
+	storedByAge = desc("pages_stored_by_age_total", "Pages first stored, by how old their own publication date said they were when stored (age band; undated: the page states none).", "age")
+
 	storeCommit = desc("store_commit_seconds", "Duration of the store writer's batch commits.")
 	storeBusy   = desc("store_writer_busy_seconds_total", "Time the store writer spent applying and committing writes.")
 	storeQueue  = desc("store_write_queue", "Write operations waiting for the store writer.")
@@ -99,7 +101,7 @@ var allDescs = []*prometheus.Desc{nodeInfo, crawlState, startTime,
 	egressRotations, egressDisables, egressDisabled, egressRequests, egressRefusals, egressResponses, hostsSeen,
 	revisitRefetches, revisitChanges, revisitNotMod, revisitTracked, revisitFirstPlan, revisitFirstProb,
 	discSources, discAnnounced, discHints, discUntrusted,
-	storeCommit, storeBusy, storeQueue,
+	storedByAge, storeCommit, storeBusy, storeQueue,
 	clusterWorkers, clusterResults, clusterLate, clusterRejected}
 
 // Collector is a prometheus.Collector over one node's engine.
@@ -154,6 +156,14 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	counter(urlsQueued, float64(tot.URLsQueued))
 	counter(urlsDone, float64(tot.URLsDone))
 	counter(urlsDeferred, float64(tot.Deferred))
+
+	if t.StoredByAge != nil {
+		for i, band := range view.AgeBands {
+			if i < len(t.StoredByAge) {
+				counter(storedByAge, float64(t.StoredByAge[i]), band)
+			}
+		}
+	}
 
 	gauge(queueURLs, float64(s.QueueDepth))
 	byStatus := map[engine.LaneStatus]int{}

@@ -43,7 +43,7 @@ func node(role string) fakeNode {
 					Covered: map[string]string{"http://a.example/sitemap.xml": "http://a.example/feed"}, Found: 40, Hints: 2, DatesTrusted: true},
 				{Site: "b.example", Sitemaps: []string{"http://b.example/sitemap.xml"}, Found: 300, Ignored: 7},
 			}},
-		tel: engine.Telemetry{Role: role, DNSWait: h, StoreCommit: h},
+		tel: engine.Telemetry{Role: role, DNSWait: h, StoreCommit: h, StoredByAge: []int64{5, 2, 1, 0, 0, 3, 4}},
 	}
 	if role == engine.RoleMaster {
 		f.tel.DNSWait = nil
@@ -52,6 +52,7 @@ func node(role string) fakeNode {
 	}
 	if role == engine.RoleWorker {
 		f.tel.StoreCommit = nil
+		f.tel.StoredByAge = nil
 		f.snap.Revisit = nil
 	}
 	return f
@@ -66,12 +67,12 @@ func TestCollectorLint(t *testing.T) {
 		role      string
 		want, not []string
 	}{
-		{engine.RoleLocal, []string{"crawlconsole_dns_wait_seconds", "crawlconsole_store_commit_seconds", "crawlconsole_egress_rotations_total", "crawlconsole_discovery_sources"},
+		{engine.RoleLocal, []string{"crawlconsole_dns_wait_seconds", "crawlconsole_store_commit_seconds", "crawlconsole_pages_stored_by_age_total", "crawlconsole_egress_rotations_total", "crawlconsole_discovery_sources"},
 			[]string{"crawlconsole_cluster_workers"}},
 		{engine.RoleMaster, []string{"crawlconsole_cluster_workers", "crawlconsole_cluster_results_committed_total", "crawlconsole_store_commit_seconds", "crawlconsole_discovery_sources"},
 			[]string{"crawlconsole_dns_wait_seconds", "crawlconsole_dns_lookups_total", "crawlconsole_egress_rotations_total"}},
 		{engine.RoleWorker, []string{"crawlconsole_dns_wait_seconds", "crawlconsole_dns_lookups_total"},
-			[]string{"crawlconsole_store_commit_seconds", "crawlconsole_revisit_refetches_total", "crawlconsole_discovery_sources"}},
+			[]string{"crawlconsole_store_commit_seconds", "crawlconsole_revisit_refetches_total", "crawlconsole_discovery_sources", "crawlconsole_pages_stored_by_age_total"}},
 	}
 	for _, c := range cases {
 		t.Run(c.role, func(t *testing.T) {
@@ -146,6 +147,21 @@ func TestCollectorValues(t *testing.T) {
 crawlconsole_errors_total{kind="http_4xx"} 1
 `
 	if err := testutil.CollectAndCompare(col, strings.NewReader(want), "crawlconsole_errors_total"); err != nil {
+		t.Fatal(err)
+	}
+	// Articles by age band: every band, zeros too, a fixed list of seven series.
+	want = `
+# HELP crawlconsole_pages_stored_by_age_total Pages first stored, by how old their own publication date said they were when stored (age band; undated: the page states none).
+# TYPE crawlconsole_pages_stored_by_age_total counter
+crawlconsole_pages_stored_by_age_total{age="1d_7d"} 0
+crawlconsole_pages_stored_by_age_total{age="1h_6h"} 2
+crawlconsole_pages_stored_by_age_total{age="6h_24h"} 1
+crawlconsole_pages_stored_by_age_total{age="7d_30d"} 0
+crawlconsole_pages_stored_by_age_total{age="gt_30d"} 3
+crawlconsole_pages_stored_by_age_total{age="lt_1h"} 5
+crawlconsole_pages_stored_by_age_total{age="undated"} 4
+`
+	if err := testutil.CollectAndCompare(col, strings.NewReader(want), "crawlconsole_pages_stored_by_age_total"); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]float64{}

@@ -18,6 +18,31 @@ type Telemetry struct {
 
 	// Cluster is a master's view of its workers (M4); nil elsewhere.
 	Cluster *ClusterStats
+
+	// StoredByAge counts the pages first stored, by how old they said they were when
+	// stored (their own publication date, engine/page metadata), one count per
+	// AgeBands entry; nil on a worker (the master stores).
+	StoredByAge []int64
+}
+
+// AgeBands name the age bands of StoredByAge: a page stored under an hour after
+// its publication, under 6 hours, a day, a week, 30 days, older, and a page that
+// states no publication date. A fixed list: /metrics series stay bounded.
+var AgeBands = []string{"lt_1h", "1h_6h", "6h_24h", "1d_7d", "7d_30d", "gt_30d", "undated"}
+
+// AgeBand is the index in AgeBands of a page published at pub and stored at at (pub
+// zero: undated; a page stored before its stated time counts as under an hour).
+func AgeBand(pub, at time.Time) int {
+	if pub.IsZero() {
+		return len(AgeBands) - 1
+	}
+	age := at.Sub(pub)
+	for i, limit := range []time.Duration{time.Hour, 6 * time.Hour, 24 * time.Hour, 7 * 24 * time.Hour, 30 * 24 * time.Hour} {
+		if age < limit {
+			return i
+		}
+	}
+	return len(AgeBands) - 2
 }
 
 // Histogram is a latency histogram in Prometheus's shape: Buckets maps each upper
