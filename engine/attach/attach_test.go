@@ -76,7 +76,7 @@ func (f fixedSnapshot) Snapshot() engine.Snapshot { return f.s }
 // the fake leaves empty filled in, and times as the engine makes them (local zone,
 // monotonic clock reading).
 func richSnapshot() engine.Snapshot {
-	c := fake.New(fake.Config{Workers: 4, Sites: true, Hosts: 70})
+	c := fake.New(fake.Config{Workers: 4, Sites: true, Hosts: 70, Stories: true})
 	_ = c.PauseLane(2, true)
 	_ = c.PauseHost("news-00.sandbox.test", true)
 	s := c.Snapshot()
