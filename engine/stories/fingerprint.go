@@ -1,6 +1,7 @@
 package stories
 
 import (
+	"math/bits"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -34,8 +35,9 @@ import (
 const minParagraphWords = 12
 
 // maxStoryFeatures bounds the work on a huge page: the first this many features
-// decide (a long article has a few thousand).
-const maxStoryFeatures = 20000
+// decide (a long article has a few thousand; a syndicated copy keeps its
+// opening paragraphs, where the first 4,000 word pairs are).
+const maxStoryFeatures = 4000
 
 // Fingerprint returns the story fingerprint of an article: its main text's Body,
 // one paragraph a line (page.Text). ok is false when the body has no paragraph of
@@ -82,7 +84,18 @@ func fingerprint(t page.Text, maxFeats int) (fp uint64, ok bool) {
 			prev, havePrev = append(prev[:0], tok...), true
 			tok = tok[:0]
 		}
-		for _, r := range para {
+		for i := 0; i < len(para); {
+			if c := para[i]; c < utf8.RuneSelf { // the common case, without the Unicode tables
+				if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' {
+					tok = append(tok, c)
+				} else {
+					emit()
+				}
+				i++
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(para[i:])
+			i += size
 			switch {
 			case page.IsUnspacedScript(r):
 				emit()
@@ -104,14 +117,16 @@ func fingerprint(t page.Text, maxFeats int) (fp uint64, ok bool) {
 		if n+len(paraFeats) > maxFeats {
 			paraFeats = paraFeats[:maxFeats-n]
 		}
+		// Each feature votes +w on its set bits and -w on the others: the paragraph's
+		// vote on a bit is w·(2·ones − features).
+		var ones [64]int
 		for _, f := range paraFeats {
-			for bit := range 64 {
-				if f&(1<<bit) != 0 {
-					v[bit] += w
-				} else {
-					v[bit] -= w
-				}
+			for ; f != 0; f &= f - 1 {
+				ones[bits.TrailingZeros64(f)]++
 			}
+		}
+		for bit := range 64 {
+			v[bit] += w * (2*ones[bit] - len(paraFeats))
 		}
 		n += len(paraFeats)
 	}
@@ -130,7 +145,21 @@ const maxParagraphWeight = 80
 // unspaced script as one.
 func prose(p string) int {
 	words, unspaced, inWord := 0, 0, false
-	for _, r := range p {
+	for i := 0; i < len(p); {
+		if c := p[i]; c < utf8.RuneSelf {
+			if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+				if !inWord {
+					words++
+				}
+				inWord = true
+			} else {
+				inWord = false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(p[i:])
+		i += size
 		switch {
 		case page.IsUnspacedScript(r):
 			unspaced++
@@ -181,7 +210,16 @@ func hasUpper(s string) bool { return strings.IndexFunc(s, unicode.IsUpper) >= 0
 
 // fold is NFKC then case folding, as page's normalisation. (A Caser keeps state:
 // one per call.)
-func fold(s string) string { return cases.Fold().String(norm.NFKC.String(s)) }
+// ASCII is its own NFKC form and folds to lower case: most prose takes that path,
+// without the normalisation tables.
+func fold(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return cases.Fold().String(norm.NFKC.String(s))
+		}
+	}
+	return strings.ToLower(s)
+}
 
 func allDigits(b []byte) bool {
 	for _, c := range b {
