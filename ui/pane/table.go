@@ -42,6 +42,29 @@ func (l *List) Clamp(n int) {
 	}
 }
 
+// Row is the index in the pane's data of the row under the cursor, for a list whose
+// rows are indexes into that data (the rows a filter let through); false when the
+// list is empty.
+func (l *List) Row(rows []int) (int, bool) {
+	if l.Cursor < 0 || l.Cursor >= len(rows) {
+		return 0, false
+	}
+	return rows[l.Cursor], true
+}
+
+// Reselect puts the cursor back on the row whose data is, by same, the one it was on
+// before the data changed under it (a new snapshot); when that one is gone, the
+// cursor stays where it was.
+func (l *List) Reselect(rows []int, same func(i int) bool) {
+	for r, i := range rows {
+		if same(i) {
+			l.Cursor = r
+			break
+		}
+	}
+	l.Clamp(len(rows))
+}
+
 // Visible returns the half-open range of rows on screen.
 func (l *List) Visible(n int) (from, to int) {
 	return l.Offset, min(n, l.Offset+max(l.Height, 0))

@@ -108,21 +108,15 @@ func (p *dnsPane) refilter() {
 }
 
 func (p *dnsPane) selectedHost() (string, bool) {
-	if p.view == nil || p.list.Cursor < 0 || p.list.Cursor >= len(p.neg) {
-		return "", false
+	if i, ok := p.list.Row(p.neg); ok && p.view != nil {
+		return p.view.Negative[i].Host, true
 	}
-	return p.view.Negative[p.neg[p.list.Cursor]].Host, true
+	return "", false
 }
 
 // reselect keeps the cursor on the same negative entry across snapshots.
 func (p *dnsPane) reselect(host string) {
-	for r, i := range p.neg {
-		if p.view.Negative[i].Host == host {
-			p.list.Cursor = r
-			break
-		}
-	}
-	p.list.Clamp(len(p.neg))
+	p.list.Reselect(p.neg, func(i int) bool { return p.view.Negative[i].Host == host })
 }
 
 func (p *dnsPane) Update(msg tea.Msg) tea.Cmd {

@@ -108,21 +108,15 @@ func (p *lanesPane) refilter() {
 
 // reselect keeps the cursor on the same lane across snapshots and filters.
 func (p *lanesPane) reselect(k laneKey) {
-	for r, i := range p.rows {
-		if p.lanes[i].ID == k.id && p.lanes[i].Node == k.node {
-			p.list.Cursor = r
-			break
-		}
-	}
-	p.list.Clamp(len(p.rows))
+	p.list.Reselect(p.rows, func(i int) bool { return p.lanes[i].ID == k.id && p.lanes[i].Node == k.node })
 }
 
 // selected is the lane under the cursor.
 func (p *lanesPane) selected() (engine.Lane, bool) {
-	if p.list.Cursor < 0 || p.list.Cursor >= len(p.rows) {
-		return engine.Lane{}, false
+	if i, ok := p.list.Row(p.rows); ok {
+		return p.lanes[i], true
 	}
-	return p.lanes[p.rows[p.list.Cursor]], true
+	return engine.Lane{}, false
 }
 
 func (p *lanesPane) Update(msg tea.Msg) tea.Cmd {

@@ -115,20 +115,14 @@ func (p *nodesPane) refilter() {
 
 // reselect keeps the cursor on the same worker across snapshots and filters.
 func (p *nodesPane) reselect(name string) {
-	for r, i := range p.rows {
-		if p.nodes[i].Name == name {
-			p.list.Cursor = r
-			break
-		}
-	}
-	p.list.Clamp(len(p.rows))
+	p.list.Reselect(p.rows, func(i int) bool { return p.nodes[i].Name == name })
 }
 
 func (p *nodesPane) selected() (engine.Node, bool) {
-	if p.list.Cursor < 0 || p.list.Cursor >= len(p.rows) {
-		return engine.Node{}, false
+	if i, ok := p.list.Row(p.rows); ok {
+		return p.nodes[i], true
 	}
-	return p.nodes[p.rows[p.list.Cursor]], true
+	return engine.Node{}, false
 }
 
 func (p *nodesPane) Update(msg tea.Msg) tea.Cmd {

@@ -118,22 +118,16 @@ func (p *revisitPane) refilter() {
 }
 
 func (p *revisitPane) selectedURL() (string, bool) {
-	if p.view == nil || p.list.Cursor < 0 || p.list.Cursor >= len(p.rows) {
-		return "", false
+	if i, ok := p.list.Row(p.rows); ok && p.view != nil {
+		return p.view.Due[i].URL, true
 	}
-	return p.view.Due[p.rows[p.list.Cursor]].URL, true
+	return "", false
 }
 
 // reselect keeps the cursor on the same page; a page that left the queue (queued
 // for its refetch) leaves the cursor where it was, on the next page.
 func (p *revisitPane) reselect(u string) {
-	for r, i := range p.rows {
-		if p.view.Due[i].URL == u {
-			p.list.Cursor = r
-			break
-		}
-	}
-	p.list.Clamp(len(p.rows))
+	p.list.Reselect(p.rows, func(i int) bool { return p.view.Due[i].URL == u })
 }
 
 func (p *revisitPane) Update(msg tea.Msg) tea.Cmd {

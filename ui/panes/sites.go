@@ -80,22 +80,16 @@ func (p *sitesPane) refilter() {
 }
 
 func (p *sitesPane) selected() string {
-	if p.view == nil || p.list.Cursor < 0 || p.list.Cursor >= len(p.rows) {
-		return ""
+	if i, ok := p.list.Row(p.rows); ok && p.view != nil {
+		return p.view.Sites[i].Name
 	}
-	return p.view.Sites[p.rows[p.list.Cursor]].Name
+	return ""
 }
 
 func (p *sitesPane) reselect(name string) {
-	if name == "" {
-		return
+	if name != "" {
+		p.list.Reselect(p.rows, func(i int) bool { return p.view.Sites[i].Name == name })
 	}
-	for r, i := range p.rows {
-		if p.view.Sites[i].Name == name {
-			p.list.Cursor = r
-		}
-	}
-	p.list.Clamp(len(p.rows))
 }
 
 func (p *sitesPane) Update(msg tea.Msg) tea.Cmd {

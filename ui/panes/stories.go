@@ -82,22 +82,16 @@ func (p *storiesPane) refilter() {
 }
 
 func (p *storiesPane) selected() string {
-	if p.view == nil || p.list.Cursor < 0 || p.list.Cursor >= len(p.rows) {
-		return ""
+	if i, ok := p.list.Row(p.rows); ok && p.view != nil {
+		return p.view.Rows[i].ID
 	}
-	return p.view.Rows[p.rows[p.list.Cursor]].ID
+	return ""
 }
 
 func (p *storiesPane) reselect(id string) {
-	if id == "" {
-		return
+	if id != "" {
+		p.list.Reselect(p.rows, func(i int) bool { return p.view.Rows[i].ID == id })
 	}
-	for r, i := range p.rows {
-		if p.view.Rows[i].ID == id {
-			p.list.Cursor = r
-		}
-	}
-	p.list.Clamp(len(p.rows))
 }
 
 func (p *storiesPane) Update(msg tea.Msg) tea.Cmd {
