@@ -1,7 +1,6 @@
 package sites
 
 import (
-	"bytes"
 	"slices"
 	"sync"
 	"time"
@@ -107,34 +106,4 @@ func (t *Tally) Fill(r *view.SiteRow, now time.Time) {
 		slices.Sort(d)
 		r.PublishDelay = d[len(d)/2]
 	}
-}
-
-// PublishedAt finds a page's publish time in its head: Open Graph's
-// <meta property="article:published_time" content="..."> or schema.org's
-// itemprop="datePublished" (content or datetime). Zero when it has neither; only a
-// bounded look at the first 64 KiB, without parsing the page again.
-func PublishedAt(body []byte) time.Time {
-	head := body[:min(len(body), 64<<10)]
-	for _, marker := range [][]byte{[]byte(`article:published_time`), []byte(`datePublished`)} {
-		i := bytes.Index(head, marker)
-		if i < 0 {
-			continue
-		}
-		rest := head[i:min(len(head), i+300)]
-		for _, attr := range [][]byte{[]byte(`content="`), []byte(`datetime="`)} {
-			j := bytes.Index(rest, attr)
-			if j < 0 {
-				continue
-			}
-			val := rest[j+len(attr):]
-			if k := bytes.IndexByte(val, '"'); k > 0 {
-				for _, layout := range []string{time.RFC3339, "2006-01-02T15:04:05Z0700", "2006-01-02"} {
-					if t, err := time.Parse(layout, string(val[:k])); err == nil {
-						return t
-					}
-				}
-			}
-		}
-	}
-	return time.Time{}
 }

@@ -7,27 +7,6 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
-func TestPublishedAt(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		name, body string
-		want       time.Time
-	}{
-		{"open graph", `<head><meta property="article:published_time" content="2026-11-25T08:30:00Z"></head>`, time.Date(2026, 11, 25, 8, 30, 0, 0, time.UTC)},
-		{"schema.org time", `<time itemprop="datePublished" datetime="2026-11-24">yesterday</time>`, time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)},
-		{"offset", `<meta itemprop="datePublished" content="2026-11-25T10:00:00+02:00">`, time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC)},
-		{"none", `<html><body>no date here</body></html>`, time.Time{}},
-		{"garbage date", `<meta property="article:published_time" content="last tuesday">`, time.Time{}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			if got := PublishedAt([]byte(c.body)); !got.Equal(c.want) {
-				t.Errorf("PublishedAt = %v, want %v", got, c.want)
-			}
-		})
-	}
-}
-
 // The Sites pane's figures: new pages in the last hour and day from the minute
 // ring, the median publish-to-store delay over pages that stated a publish time.
 func TestSiteTally(t *testing.T) {
