@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"math"
 	"slices"
+
+	"github.com/crawlconsole/crawlconsole/sandbox"
 )
 
 // discoveryLaneBound is discoveryP95Bound with the lane in it: the least p95 delay
@@ -47,6 +49,11 @@ func discoveryLaneBound(pubs [][]float64, from, to, warm, slot float64) float64 
 		return 0
 	}
 	slotsPerSec := 1 / slot
+	order := make([]int, n) // busiest first
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(rates[b], rates[a]) })
 	const day = 86400.0
 	best := math.Inf(1)
 	for _, use := range []float64{1, 0.9, 0.8} {
@@ -58,11 +65,6 @@ func discoveryLaneBound(pubs [][]float64, from, to, warm, slot float64) float64 
 		for _, alpha := range []float64{0, 0.25, 0.5} {
 			plans = append(plans, discLaneSplit(rates, reads, alpha, day))
 		}
-		order := make([]int, n)
-		for i := range order {
-			order[i] = i
-		}
-		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(rates[b], rates[a]) })
 		for k := 1; k <= n; k++ {
 			left := reads - float64(n-k)/day
 			if left <= 0 {
@@ -159,4 +161,24 @@ func discLaneSimulate(pubs [][]float64, iv []float64, from, to, warm, slot float
 	}
 	slices.Sort(delays)
 	return delays[int(math.Ceil(0.95*float64(len(delays))))-1]
+}
+
+// discLivePublished is what the live bench's sites published from a day before its
+// measured window to the window's end, per site, in seconds from the web's epoch
+// (the bounds' input), how many of them fall in the window, and the window [from, to).
+func discLivePublished(l discLive, web *sandbox.Web) (pubs [][]float64, counts []int, from, to float64) {
+	from, to = l.webDays(l.warmup).Seconds(), l.webDays(l.warmup+l.measure).Seconds()
+	for _, ps := range web.PublishingSites() {
+		var p []float64
+		n := 0
+		for _, a := range web.Published(ps.Domain, web.Epoch().Add(l.webDays(l.warmup-1)), web.Epoch().Add(l.webDays(l.warmup+l.measure))) {
+			x := a.Published.Sub(web.Epoch()).Seconds()
+			p = append(p, x)
+			if x >= from && x < to {
+				n++
+			}
+		}
+		pubs, counts = append(pubs, p), append(counts, n)
+	}
+	return pubs, counts, from, to
 }

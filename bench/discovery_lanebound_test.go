@@ -43,22 +43,10 @@ func TestDiscoveryLaneBoundOnTheBench(t *testing.T) {
 		l := discLive{hosts: 60, dayReal: 30 * time.Second, backlog: 6 * time.Hour, warmup: 2, measure: 1.5, seed: seed, perArticle: 3}
 		web := sandbox.NewWeb(discLiveWeb(l))
 		rate := 0.0
-		var pubs [][]float64
-		var counts []int
-		from, to := l.webDays(l.warmup).Seconds(), l.webDays(l.warmup+l.measure).Seconds()
 		for _, ps := range web.PublishingSites() {
 			rate += ps.Rate / 24
-			var p []float64
-			n := 0
-			for _, a := range web.Published(ps.Domain, web.Epoch().Add(l.webDays(l.warmup-1)), web.Epoch().Add(l.webDays(l.warmup+l.measure))) {
-				x := a.Published.Sub(web.Epoch()).Seconds()
-				p = append(p, x)
-				if x >= from && x < to {
-					n++
-				}
-			}
-			pubs, counts = append(pubs, p), append(counts, n)
 		}
+		pubs, counts, from, to := discLivePublished(l, web)
 		budget := 3 * rate
 		prev := 0.0
 		for _, share := range []float64{1, 0.9, 0.8, 0.7, 0.6} {

@@ -173,19 +173,7 @@ func runDiscoveryLive(l discLive, bisect bool) (map[string]any, error) {
 	out["fetches_per_new_article_without_page_refetches"] = noRefetch
 	// The least p95 any periodic schedule could reach with the reads the budget
 	// leaves after the articles, knowing every site's rate (discoveryP95Bound).
-	var counts []int
-	for _, ps := range web.PublishingSites() {
-		counts = append(counts, len(web.Published(ps.Domain, web.Epoch().Add(l.webDays(l.warmup)), web.Epoch().Add(l.webDays(l.warmup+l.measure)))))
-	}
-	var pubs [][]float64
-	for _, ps := range web.PublishingSites() {
-		var p []float64
-		for _, a := range web.Published(ps.Domain, web.Epoch().Add(l.webDays(l.warmup-1)), web.Epoch().Add(l.webDays(l.warmup+l.measure))) {
-			p = append(p, a.Published.Sub(web.Epoch()).Seconds())
-		}
-		pubs = append(pubs, p)
-	}
-	from, to := l.webDays(l.warmup).Seconds(), l.webDays(l.warmup+l.measure).Seconds()
+	pubs, counts, from, to := discLivePublished(l, web)
 	bound := discoveryP95Bound(counts, l.measure*24, (budget-rate)*l.measure*24, 24) * 3600
 	fmt.Printf("bound: no schedule of periodic reads at the budget less the article rate (%.1f reads/web h, every site read at least daily) has an expected p95 below %.0f s here, knowing every site's rate (one source a site, Poisson publishing, articles fetched at once)\n",
 		budget-rate, bound)

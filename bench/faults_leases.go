@@ -142,6 +142,25 @@ func storedPages(db string) int64 {
 	return c.Pages
 }
 
+// startMaster starts a master of 32 lanes over sb on a free address, its store at
+// db, and waits until it listens. args start it again (a restart on its --db).
+func (c *clusterBench) startMaster(sb *sandbox.Sandbox, db string) (m *proc, listen string, args []string, err error) {
+	if listen, err = freeAddr(); err != nil {
+		return nil, "", nil, err
+	}
+	if args, err = c.masterArgs(sb, db, listen, 32); err != nil {
+		return nil, "", nil, err
+	}
+	if m, err = c.start("master", args...); err != nil {
+		return nil, "", nil, err
+	}
+	if err := waitFor("master listening", time.Minute, func() bool { return strings.Contains(m.out.String(), "workers join with") }); err != nil {
+		m.kill()
+		return nil, "", nil, fmt.Errorf("%v: %s", err, m.out.String())
+	}
+	return m, listen, args, nil
+}
+
 // runLease is the SIGSTOP scenario.
 func (c *clusterBench) runLease(stop, after time.Duration, out map[string]any) error {
 	cfg := enginetest.SandboxConfig(3, 60)
@@ -151,23 +170,12 @@ func (c *clusterBench) runLease(stop, after time.Duration, out map[string]any) e
 		return err
 	}
 	defer sb.Close()
-	listen, err := freeAddr()
-	if err != nil {
-		return err
-	}
 	db := filepath.Join(c.dir, "lease.db")
-	args, err := c.masterArgs(sb, db, listen, 32)
-	if err != nil {
-		return err
-	}
-	m, err := c.start("master", args...)
+	m, listen, _, err := c.startMaster(sb, db)
 	if err != nil {
 		return err
 	}
 	defer m.kill()
-	if err := waitFor("master listening", time.Minute, func() bool { return strings.Contains(m.out.String(), "workers join with") }); err != nil {
-		return fmt.Errorf("%v: %s", err, m.out.String())
-	}
 	ips := map[string]string{"w1": "127.0.0.2", "w2": "127.0.0.3", "w3": "127.0.0.4"}
 	who := map[string]string{}
 	var ws []*proc
@@ -323,23 +331,12 @@ func (c *clusterBench) runRestart(killAt int64, out map[string]any) error {
 		return err
 	}
 	defer sb.Close()
-	listen, err := freeAddr()
-	if err != nil {
-		return err
-	}
 	db := filepath.Join(c.dir, "restart.db")
-	args, err := c.masterArgs(sb, db, listen, 32)
+	m, listen, args, err := c.startMaster(sb, db)
 	if err != nil {
 		return err
 	}
-	m, err := c.start("master", args...)
-	if err != nil {
-		return err
-	}
-	defer func() { m.kill() }()
-	if err := waitFor("master listening", time.Minute, func() bool { return strings.Contains(m.out.String(), "workers join with") }); err != nil {
-		return fmt.Errorf("%v: %s", err, m.out.String())
-	}
+	defer func() { m.kill() }() // m is the restarted master by then
 	for i, name := range []string{"w1", "w2"} {
 		w, err := c.worker(sb, db, listen, name, fmt.Sprintf("127.0.0.%d", 2+i))
 		if err != nil {
