@@ -15,17 +15,7 @@ import (
 // the header's "workers 0"), the Nodes pane has a tab before any worker; a worker
 // started with that very command joins, and its arrival is in the log.
 func TestMasterConsoleJoinInTmux(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test: builds the binary and runs a master and a worker")
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed; the end-to-end console test needs it")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "crawlconsole")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/crawlconsole/crawlconsole").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	dir, bin := tmuxBinary(t, "runs a master and a worker")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

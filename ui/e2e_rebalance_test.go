@@ -118,12 +118,7 @@ func checkPlan(t *testing.T, scr string) string {
 // weight totals are far apart (a gap of ~0.3 of the total, threshold 0.1) within
 // seconds. If no plan shows within planWithin the test fails: it must be able to.
 func TestDemoWorkersRebalanceInTmux(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test: builds the binary and runs the demo with 3 workers")
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed; the end-to-end rebalance test needs it")
-	}
+	dir, bin := tmuxBinary(t, "runs the demo with 3 workers")
 	const (
 		// Guards, not measures: an idle box takes seconds for each, a loaded
 		// two-core box running the whole suite many times that.
@@ -131,11 +126,6 @@ func TestDemoWorkersRebalanceInTmux(t *testing.T) {
 		planWithin   = 3 * time.Minute  // the first plan with moves
 		answerWithin = 90 * time.Second // any one answer of the console
 	)
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "crawlconsole")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/crawlconsole/crawlconsole").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	s := &tmuxSession{t: t, sock: filepath.Join(dir, "tmux.sock"), name: "e2e"}
 	script := bin + " demo --workers 3 --db " + filepath.Join(dir, "demo.db") + `; echo "EXIT=$?"; sleep 600`
 	cmd := exec.Command("tmux", "-S", s.sock, "new-session", "-d", "-x", "120", "-y", "40", "-s", s.name, "sh", "-c", script)

@@ -17,17 +17,7 @@ import (
 // off: nothing more will come), the bar full; with revisits on, the same crawl ends
 // IDLE instead (pages will come due again).
 func TestCrawlStatesInTmux(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test: builds the binary and crawls a loopback site in tmux")
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed; the end-to-end console test needs it")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "crawlconsole")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/crawlconsole/crawlconsole").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	dir, bin := tmuxBinary(t, "crawls a loopback site in tmux")
 	// Eight pages: the home page links four, each of which links one more.
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {

@@ -86,24 +86,32 @@ func fetched(scr string) int {
 	return n
 }
 
+// tmuxBinary skips t under -short or where tmux is missing (why: what the test does
+// beyond building), and builds crawlconsole into a temporary directory: the
+// directory and the binary.
+func tmuxBinary(t *testing.T, why string) (dir, bin string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end test: builds the binary and " + why)
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed; the end-to-end console test needs it")
+	}
+	dir = t.TempDir()
+	bin = filepath.Join(dir, "crawlconsole")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/crawlconsole/crawlconsole").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return dir, bin
+}
+
 // TestDemoInTmux runs `crawlconsole demo` in a real terminal (tmux, 120×40): the lanes
 // fill, p pauses (PAUSED, the fetched count stops) and resumes, ? lists the keys, the
 // DNS, Revisit and Egress panes show the engine's data, :egress add with a password
 // never shows it, q asks and quits, and the terminal comes back cooked from the
 // alternate screen.
 func TestDemoInTmux(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test: builds the binary and runs the demo")
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed; the end-to-end console test needs it")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "crawlconsole")
-	build := exec.Command("go", "build", "-o", bin, "github.com/crawlconsole/crawlconsole")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	dir, bin := tmuxBinary(t, "runs the demo")
 	if out, err := exec.Command(bin, "demo", "--help").CombinedOutput(); err != nil || !strings.Contains(string(out), "demo") {
 		t.Skipf("`crawlconsole demo --help` does not work yet (%v); skipping the end-to-end console test", err)
 	}
