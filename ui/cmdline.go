@@ -11,12 +11,14 @@ import (
 )
 
 // commandKey edits the ":" line: enter runs it, tab completes, up and down walk
-// the history.
+// the history. A command that is refused closes the line too, its error in the
+// status line: keys typed next (p, q, a pane's number) act on the console, not on
+// a line the operator stopped looking at; ":" then up brings the line back to fix.
 func (m *Model) commandKey(msg tea.KeyMsg) tea.Cmd {
 	switch msg.Type {
 	case tea.KeyEsc, tea.KeyCtrlC:
 		m.focus = focusPane
-		m.cmdErr, m.cmdHint = "", nil
+		m.cmdHint = nil
 		return nil
 	case tea.KeyEnter:
 		line := strings.TrimSpace(m.cmdIn.String())
@@ -29,12 +31,16 @@ func (m *Model) commandKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		m.histPos = len(m.history)
 		cmd, err := commands.Run(console{m}, line)
+		m.cmdHint = nil
 		if err != nil {
-			// Inline error; the line stays for the operator to fix.
-			m.cmdErr, m.cmdHint = err.Error(), nil
+			m.focus = focusPane
+			fix := " (:↑ to edit)"
+			if commands.HasSecret(line) { // not in the history: typed again
+				fix = ""
+			}
+			m.setStatus(err.Error()+fix, true)
 			return nil
 		}
-		m.cmdErr, m.cmdHint = "", nil
 		if m.focus == focusCommand {
 			m.focus = focusPane
 		}
@@ -42,7 +48,7 @@ func (m *Model) commandKey(msg tea.KeyMsg) tea.Cmd {
 	case tea.KeyTab:
 		line, cands := commands.Complete(console{m}, m.cmdIn.String())
 		m.cmdIn.set(line)
-		m.cmdHint, m.cmdErr = cands, ""
+		m.cmdHint = cands
 		return nil
 	case tea.KeyUp:
 		if m.histPos > 0 {
@@ -61,7 +67,7 @@ func (m *Model) commandKey(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	if m.cmdIn.update(msg) {
-		m.cmdErr, m.cmdHint = "", nil
+		m.cmdHint = nil
 	}
 	return nil
 }

@@ -257,8 +257,8 @@ func TestEgressCommands(t *testing.T) {
 			h.mustCall(tc.calls...)
 			if tc.errText != "" {
 				h.mustShow(tc.errText)
-				if h.m.focus != focusCommand {
-					t.Fatal("an inline error keeps the command line open")
+				if h.m.focus != focusPane {
+					t.Fatal("a refused command closes the command line")
 				}
 				return
 			}

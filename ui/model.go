@@ -77,7 +77,6 @@ type Model struct {
 	filterOld pane.Filter // restored when the filter input is cancelled
 
 	cmdIn   lineInput
-	cmdErr  string   // inline error of the last command line
 	cmdHint []string // completion candidates
 	history []string
 	histPos int
@@ -299,7 +298,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	case pane.Matches(k, km.Command):
 		m.focus = focusCommand
 		m.cmdIn.set("")
-		m.cmdErr, m.cmdHint = "", nil
+		m.cmdHint = nil
 		m.histPos = len(m.history)
 	case pane.Matches(k, km.Rebalance):
 		return m.planRebalance()

@@ -304,8 +304,6 @@ func (m *Model) hintView() string {
 	switch m.focus {
 	case focusCommand:
 		switch {
-		case m.cmdErr != "":
-			return " " + st.StatusError.Render(ansi.Truncate(m.cmdErr, m.width-2, "…"))
 		case len(m.cmdHint) > 0:
 			return " " + st.Muted.Render(ansi.Truncate(strings.Join(m.cmdHint, "  "), m.width-2, "…"))
 		}
