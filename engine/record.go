@@ -246,14 +246,14 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	} else {
 		sig, text, ok = res.Parsed.Sign(res.Body, res.Header.Get("Content-Type"))
 	}
+	md := pageMeta(t, res, at)
 	if ok && doc == nil && prev == nil && res.Status/100 == 2 {
-		e.groupStory(t, res, text, at)
+		e.groupStory(t, res, text, md.Published.Time, at)
 	}
 	hash := sig.SimHash
 	if ok {
 		stored.SimHash = hash
 	}
-	md := pageMeta(t, res, at)
 	stored.Meta = storeMeta(md)
 	if track {
 		stored.Revisit = e.observeRevisit(t.URL, prev, stored.FetchedAt,

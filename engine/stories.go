@@ -12,21 +12,25 @@ import (
 
 // groupStory puts a newly stored article in its story (engine/stories): the same
 // article found under other URLs and on other sites. text is the page's main text
-// as this process parsed it. A worker's signed result carries no text, and a master
-// that parsed every page again would spend on it the CPU the workers saved it: the
-// live view of a distributed crawl stays empty (the JSONL export groups its pages).
-func (e *Engine) groupStory(t frontier.Task, res *fetch.Result, text page.Text, at time.Time) {
+// as this process parsed it; a worker's result carries the fingerprint instead
+// (fetch.Signed.Story), so a master groups its workers' pages without parsing them
+// again. published is the page's own date (zero when it gives none): a story lists
+// its earliest publisher first, by that date where pages have one.
+func (e *Engine) groupStory(t frontier.Task, res *fetch.Result, text page.Text, published, at time.Time) {
+	var fp uint64
+	var ok bool
 	if res.Signed != nil {
-		return
+		fp, ok = res.Signed.Story, res.Signed.HasStory
+	} else {
+		fp, ok = stories.Fingerprint(text)
 	}
-	fp, ok := stories.Fingerprint(text)
 	if !ok {
 		return
 	}
 	if pages, _, _ := e.stories.Len(); pages >= maxStoryPages {
 		e.stories.Reset() // bounded memory: the window starts again
 	}
-	e.stories.Add(stories.Page{URL: t.URL, Site: frontier.Site(t.Host), SimHash: fp, Fetched: at})
+	e.stories.Add(stories.Page{URL: t.URL, Site: frontier.Site(t.Host), SimHash: fp, Published: published, Fetched: at})
 }
 
 // maxStoryPages bounds the pages the live book holds (some 350 bytes each with the

@@ -6,6 +6,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/stories"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -23,8 +24,13 @@ func (f *remoteFront) deliver(o Outcome) {
 		if res.Parsed != nil && res.Status/100 == 2 {
 			// The signature from the parse that found the links (one tokenizer
 			// pass): the master stores it and does not parse the body again.
-			sig, _, ok := res.Parsed.Sign(res.Body, res.Header.Get("Content-Type"))
+			sig, text, ok := res.Parsed.Sign(res.Body, res.Header.Get("Content-Type"))
 			res.Signed = &fetch.Signed{Sig: sig, OK: ok, Meta: parsedMeta(o.Task, &res, o.At)}
+			if ok && res.DiscoveredKind == "" && !o.Task.Refetch {
+				// The master groups first fetches of articles into stories: the
+				// fingerprint goes with the result, as the signature does.
+				res.Signed.Story, res.Signed.HasStory = stories.Fingerprint(text)
+			}
 		}
 		res.Parsed = nil
 		res.Header = make(http.Header, len(recordHeaders))

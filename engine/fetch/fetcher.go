@@ -105,6 +105,10 @@ type Signed struct {
 	OK  bool           `json:"ok,omitempty"`
 	// Meta is the page's metadata from the same parse (nil when it has none).
 	Meta *page.Metadata `json:"m,omitempty"`
+	// Story is the main text's story fingerprint (engine/stories.Fingerprint),
+	// for the master's story index; HasStory false when the text gave none.
+	Story    uint64 `json:"st,omitempty"`
+	HasStory bool   `json:"hs,omitempty"`
 }
 
 // Fetcher fetches through one egress. It is safe for concurrent use by the lanes
