@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"maps"
 	"slices"
+	"strings"
 )
 
 // HostStats is one host in `stats --hosts`: what the store holds of it. Its JSON
@@ -21,6 +22,29 @@ type HostStats struct {
 	Kinds    []KindCount `json:"kinds"`
 	Refusals int64       `json:"refusals"` // answers punished as anti-bot refusals
 	Egresses []string    `json:"egresses"` // the egresses its stored pages came through
+	// ByEgress splits its stored pages and refusals by the egress they came
+	// through, in egress order: a host that refuses one egress and not another shows.
+	ByEgress []EgressStats `json:"by_egress"`
+}
+
+// EgressStats is what one egress brought of a host (or, added up, of the crawl).
+type EgressStats struct {
+	Egress   string           `json:"egress"` // "direct" without rotation
+	Stored   int64            `json:"stored"`
+	Status   map[string]int64 `json:"status_classes"`
+	Refusals int64            `json:"refusals"`
+}
+
+// egress returns h's row for the egress named e, made if new.
+func (h *HostStats) egress(e string) *EgressStats {
+	if e == "" {
+		e = "direct"
+	}
+	i, found := slices.BinarySearchFunc(h.ByEgress, e, func(x EgressStats, e string) int { return strings.Compare(x.Egress, e) })
+	if !found {
+		h.ByEgress = slices.Insert(h.ByEgress, i, EgressStats{Egress: e, Status: map[string]int64{}})
+	}
+	return &h.ByEgress[i]
 }
 
 // HostReport reads the hosts report from the store: per host its URLs by state, the
@@ -33,7 +57,7 @@ func (s *Store) HostReport() ([]HostStats, error) {
 		if r := hosts[h]; r != nil {
 			return r
 		}
-		r := &HostStats{Host: h, Status: map[string]int64{}, Kinds: []KindCount{}, Egresses: []string{}}
+		r := &HostStats{Host: h, Status: map[string]int64{}, Kinds: []KindCount{}, Egresses: []string{}, ByEgress: []EgressStats{}}
 		hosts[h] = r
 		return r
 	}
@@ -83,6 +107,9 @@ func (s *Store) HostReport() ([]HostStats, error) {
 		if egress == "" {
 			egress = "direct"
 		}
+		eg := row.egress(egress)
+		eg.Stored += n
+		eg.Status[name] += n
 		if !slices.Contains(row.Egresses, egress) {
 			row.Egresses = append(row.Egresses, egress)
 			slices.Sort(row.Egresses)
@@ -92,13 +119,15 @@ func (s *Store) HostReport() ([]HostStats, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = s.each(ctx, `SELECT host, COUNT(*) FROM refusals GROUP BY host`, func(r *sql.Rows) error {
-		var h string
+	err = s.each(ctx, `SELECT host, egress, COUNT(*) FROM refusals GROUP BY host, egress`, func(r *sql.Rows) error {
+		var h, egress string
 		var n int64
-		if err := r.Scan(&h, &n); err != nil {
+		if err := r.Scan(&h, &egress, &n); err != nil {
 			return err
 		}
-		get(h).Refusals = n
+		row := get(h)
+		row.Refusals += n
+		row.egress(egress).Refusals += n
 		return nil
 	})
 	if err != nil {

@@ -29,9 +29,11 @@ func TestStatsHostsReport(t *testing.T) {
 	}
 	add("http://b.example/", "b.example", "news")
 	add("http://b.example/x", "b.example", "news")
+	add("http://b.example/ok", "b.example", "news")
+	s.SavePage(store.Page{URL: "http://b.example/ok", FetchedAt: time.Now(), Status: 200, Egress: "egress-a"}, nil, nil)
 	s.SetState("http://b.example/", store.Failed, 1, "refused")
 	s.SetState("http://b.example/x", store.Failed, 1, "robots_disallowed")
-	s.AddRefusal(store.Refusal{URL: "http://b.example/", At: time.Now(), Host: "b.example", Status: 429})
+	s.AddRefusal(store.Refusal{URL: "http://b.example/", At: time.Now(), Host: "b.example", Egress: "egress-b", Status: 429})
 	add("http://c.test/", "c.test", "")
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -66,9 +68,38 @@ func TestStatsHostsReport(t *testing.T) {
 	if err := json.Unmarshal([]byte(run("--by", "site", "--json")), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.By != "site" || len(rep.Hosts) != 2 || rep.Hosts[0].Host != "news" || rep.Hosts[0].URLs != 5 || rep.Hosts[0].Refusals != 1 ||
-		rep.Hosts[0].Status["2xx"] != 3 || rep.Hosts[1].Host != "c.test" {
+	if rep.By != "site" || len(rep.Hosts) != 2 || rep.Hosts[0].Host != "news" || rep.Hosts[0].URLs != 6 || rep.Hosts[0].Refusals != 1 ||
+		rep.Hosts[0].Status["2xx"] != 4 || rep.Hosts[1].Host != "c.test" {
 		t.Fatalf("per site: %+v", rep)
+	}
+
+	// Names read from the left (HOST and each host at column 0), the egresses a
+	// host's pages came through at the end of its row.
+	if !strings.HasPrefix(lines[0], "HOST ") || !strings.HasPrefix(lines[1], "b.example ") || !strings.HasPrefix(lines[3], "c.test ") ||
+		!strings.HasSuffix(lines[0], "EGRESSES") || !strings.HasSuffix(lines[2], "  egress-a") {
+		t.Fatalf("host names should be left-aligned and the egresses last:\n%s", txt)
+	}
+	// Per egress: egress-a brought 4 pages of 2 hosts; the refusal came through
+	// egress-b, from b.example.
+	eg := run("--by", "egress")
+	el := strings.Split(eg, "\n")
+	if f := strings.Fields(el[1]); len(f) < 8 || f[0] != "egress-a" || f[1] != "2" || f[2] != "4" || f[3] != "4" || f[7] != "0" {
+		t.Fatalf("per egress, egress-a: 2 hosts, 4 stored, all 2xx, no refusal:\n%s", eg)
+	}
+	if f := strings.Fields(el[2]); len(f) < 9 || f[0] != "egress-b" || f[7] != "1" || f[8] != "b.example" {
+		t.Fatalf("per egress, egress-b: 1 refusal, from b.example:\n%s", eg)
+	}
+	var byEg struct {
+		Egresses []struct {
+			Egress       string   `json:"egress"`
+			Stored       int64    `json:"stored"`
+			Refusals     int64    `json:"refusals"`
+			RefusedHosts []string `json:"refused_hosts"`
+		} `json:"egresses"`
+	}
+	if err := json.Unmarshal([]byte(run("--by", "egress", "--json", "--sort", "refusals")), &byEg); err != nil || len(byEg.Egresses) != 2 ||
+		byEg.Egresses[0].Egress != "egress-b" || byEg.Egresses[0].RefusedHosts[0] != "b.example" || byEg.Egresses[1].Stored != 4 {
+		t.Fatalf("--by egress --json --sort refusals: %+v (%v)", byEg, err)
 	}
 
 	var errb bytes.Buffer
