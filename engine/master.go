@@ -352,6 +352,8 @@ func (m *masterRuntime) dispatch() {
 			t := &b.Tasks[i]
 			if prev, _ := e.revisitState(*t); prev != nil { // M2: a refetch, conditional
 				e.setValidators(t)
+			} else if e.variants.standsFor(t.URL) {
+				t.Stood = true // the worker ends it unsent (localFront.prepare)
 			}
 			e.st.SetState(t.URL, store.InProgress, 0, "")
 		}

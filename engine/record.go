@@ -40,7 +40,8 @@ var recordHeaders = []string{"Location", "Etag", "Last-Modified", "Content-Type"
 // record on one box, the master on a worker of a distributed crawl (M4).
 type frontPort interface {
 	// prepare completes a task a lane is about to fetch: a stored page is a
-	// refetch, with its validators for a conditional GET (M2).
+	// refetch, with its validators for a conditional GET (M2); a Kind it sets
+	// ends the task unsent (a URL a fetched page stands for as its canonical).
 	prepare(o *Outcome)
 	// begin marks the task in progress (back to unprocessed after a crash).
 	begin(t frontier.Task, lane int)
@@ -67,6 +68,12 @@ func (f localFront) prepare(o *Outcome) {
 	o.Note = p
 	if p.page != nil {
 		f.e.setValidators(&o.Task)
+		return
+	}
+	if f.e.variants.standsFor(o.Task.URL) {
+		// Queued before a page fetched since named it as its rel=canonical: the
+		// article is stored under that page's URL, and is not fetched again.
+		o.Kind = SkipCanonicalVariant
 	}
 }
 

@@ -6,9 +6,10 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 )
 
-// SkipCanonicalVariant is the skip kind of a link left unfetched because a fetched
-// page declared it as its rel=canonical: the article is in the store already, under
-// the URL it was fetched by (frontier.VariantOptions.NoCanonical turns this off).
+// SkipCanonicalVariant is the skip kind of a link, or a URL queued already, left
+// unfetched because a fetched page declared it as its rel=canonical: the article is
+// in the store already, under the URL it was fetched by
+// (frontier.VariantOptions.NoCanonical turns this off).
 const SkipCanonicalVariant = "canonical_variant"
 
 // canonicalMemory is how many canonical URLs standing for fetched pages the engine

@@ -8,15 +8,18 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
+	"github.com/crawlconsole/crawlconsole/sandbox"
 )
 
 // variantSite serves a home page linking articles 1-5 each under several URLs (a
 // campaign tag, a click id, a servlet session id, the configured "from" parameter)
-// and articles 6-8 by their AMP copies only. An AMP copy's rel=canonical is its
-// article, which it also links to, tagged and plain. The site counts the requests
+// articles 6-8 by their AMP copies only, and articles 9-10 by their AMP copies
+// first, then their own URLs. An AMP copy's rel=canonical is its article, which it
+// also links to, tagged and plain. The site counts the requests
 // for each article, whatever URL asked.
 type variantSite struct {
 	mu       sync.Mutex
@@ -37,6 +40,11 @@ func (s *variantSite) handler() http.Handler {
 		}
 		for i := 6; i <= 8; i++ {
 			fmt.Fprintf(&b, `<a href="/amp/news/%d">amp</a>`, i)
+		}
+		// Articles 9 and 10 under both URLs: the article is queued already when
+		// its AMP copy, fetched first, names it as canonical.
+		for i := 9; i <= 10; i++ {
+			fmt.Fprintf(&b, `<a href="/amp/news/%d">amp</a><a href="/news/%d">full</a>`, i, i)
 		}
 		b.WriteString("</body></html>")
 		w.Write([]byte(b.String()))
@@ -62,7 +70,7 @@ func (s *variantSite) handler() http.Handler {
 // TestURLVariantsFetchedOnce: each article, linked under four URLs, is fetched once
 // by default; with url_variants.keep (the crawler before) it is fetched once per
 // variant. An AMP copy fetched stands for its canonical article, which is not
-// fetched again.
+// fetched again, even when it was queued before the copy named it.
 func TestURLVariantsFetchedOnce(t *testing.T) {
 	t.Parallel()
 	crawl := func(t *testing.T, keep bool) map[string]int {
@@ -87,7 +95,7 @@ func TestURLVariantsFetchedOnce(t *testing.T) {
 	t.Run("collapsed", func(t *testing.T) {
 		t.Parallel()
 		got := crawl(t, false)
-		for i := 1; i <= 8; i++ {
+		for i := 1; i <= 10; i++ {
 			if n := got[fmt.Sprint(i)]; n != 1 {
 				t.Errorf("article %d fetched %d times, want once (requests %v)", i, n, got)
 			}
@@ -102,4 +110,30 @@ func TestURLVariantsFetchedOnce(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestCanonicalQueuedFetchedOnceDistributed: on a distributed crawl the master
+// remembers the canonical URLs its workers' pages stand for, and a hand-out of one
+// queued before (articles 9 and 10, linked after their AMP copies) ends unsent.
+func TestCanonicalQueuedFetchedOnceDistributed(t *testing.T) {
+	t.Parallel()
+	s := &variantSite{requests: map[string]int{}}
+	srv := httptest.NewServer(s.handler())
+	t.Cleanup(srv.Close)
+	c := prepareCluster(t, enginetest.SandboxConfig(5, 2), 300*time.Millisecond, func(o *engine.Options, _ *sandbox.Sandbox) {
+		quickSiteOptions(o, []string{srv.URL + "/"})
+		o.Robots = false
+		o.URLVariants.StripParams = []string{"from"}
+	})
+	c.window = 1 // a task stays at the master until the one before it is recorded
+	c.startMaster()
+	c.worker("w1", "127.0.0.2")
+	c.waitDone(time.Minute)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := 1; i <= 10; i++ {
+		if n := s.requests[fmt.Sprint(i)]; n != 1 {
+			t.Errorf("article %d fetched %d times, want once (requests %v)", i, n, s.requests)
+		}
+	}
 }

@@ -13,7 +13,14 @@ import (
 // remoteFront is the frontier side as a worker sees it: the master, over NATS.
 type remoteFront struct{ w *Worker }
 
-func (f *remoteFront) prepare(*Outcome)               {} // the master set Refetch and validators
+// prepare: the master set Refetch and validators, and Stood on a URL a fetched
+// page stands for as its canonical, which ends unsent.
+func (f *remoteFront) prepare(o *Outcome) {
+	if o.Task.Stood {
+		o.Kind = SkipCanonicalVariant
+	}
+}
+
 func (f *remoteFront) begin(frontier.Task, int)       {} // the master marked it in progress when it handed it out
 func (f *remoteFront) abandon(t frontier.Task, _ int) {} // stopping: the master requeues what this worker held
 func (f *remoteFront) deliver(o Outcome) {

@@ -57,6 +57,10 @@ type Task struct {
 	// (lanes.Board.AddAhead): an article a feed or sitemap read has just listed as
 	// new. It travels to a worker with the task, as Urgent does.
 	Ahead bool `json:",omitempty"`
+	// Stood: since it was queued, a page fetched named this URL as its
+	// rel=canonical and is stored standing for it. The lane ends it unsent (a
+	// master marks it so as it hands it to a worker, which has no such memory).
+	Stood bool `json:",omitempty"`
 	// Budgeted: the front counted the task against the page budgets as it placed it
 	// or handed it to a worker, so a hand-back takes the count back. It stays in
 	// this process.

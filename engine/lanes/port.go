@@ -59,7 +59,8 @@ type Tasks interface {
 // one box or on the master.
 type Record interface {
 	// Prepare completes a task a lane is about to fetch: a stored page is a
-	// refetch, with its validators for a conditional GET (M2).
+	// refetch, with its validators for a conditional GET (M2). A Kind it sets
+	// ends the task unsent: the lane delivers it as it is.
 	Prepare(o *Outcome)
 	// Begin marks the task in progress (back to unprocessed after a crash).
 	Begin(t frontier.Task, lane int)

@@ -35,6 +35,10 @@ func (r *Runner) process(s *Slot, link *route.Link, t frontier.Task) (ended, swa
 	}
 	o := Outcome{Task: t, Lane: l.ID, Egress: link.Name}
 	r.Front.Prepare(&o) // M2: is it a refetch, and with which validators
+	if o.Kind != "" { // the front ended it unsent (a canonical URL a fetched page stands for)
+		r.Front.Deliver(o)
+		return true, false
+	}
 	t = o.Task
 	u, err := url.Parse(t.URL)
 	if err != nil {
