@@ -35,7 +35,9 @@ func (r *Runner) process(s *Slot, link *route.Link, t frontier.Task) (ended, swa
 	}
 	o := Outcome{Task: t, Lane: l.ID, Egress: link.Name}
 	r.Front.Prepare(&o) // M2: is it a refetch, and with which validators
-	if o.Kind != "" { // the front ended it unsent (a canonical URL a fetched page stands for)
+	// A kind set by the front ends the task unsent (a canonical URL a fetched page
+	// stands for).
+	if o.Kind != "" {
 		r.Front.Deliver(o)
 		return true, false
 	}
