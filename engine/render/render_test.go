@@ -1,0 +1,152 @@
+package render
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+const spaShell = `<!doctype html><html><head><title>SPA</title></head><body><div id="root"></div>
+<noscript>Enable JavaScript</noscript><script src="/app.js"></script></body></html>`
+
+const spaApp = `fetch('/api/list').then(r=>r.json()).then(a=>{
+ const ul=document.createElement('ul');
+ for(const x of a){const l=document.createElement('a');l.href=x;l.textContent=x;ul.appendChild(l);}
+ document.getElementById('root').appendChild(ul);
+ const img=document.createElement('img'); img.src='/pic.png'; document.body.appendChild(img);
+ const s=document.createElement('script'); s.src='https://tracker.example/t.js'; document.body.appendChild(s);
+});`
+
+// testServer is a site whose pages build themselves; direct counts requests that
+// did not come through the job's Fetch (the browser's own network).
+type testServer struct {
+	*httptest.Server
+	direct, via, images atomic.Int64
+}
+
+const viaUA = "render-test-client"
+
+func newTestServer(t *testing.T) *testServer {
+	ts := &testServer{}
+	ts.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.UserAgent() == viaUA {
+			ts.via.Add(1)
+		} else {
+			ts.direct.Add(1)
+		}
+		switch r.URL.Path {
+		case "/app.js":
+			w.Header().Set("Content-Type", "application/javascript")
+			io.WriteString(w, spaApp)
+		case "/api/list":
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `["/a/1","/a/2","/a/3"]`)
+		case "/pic.png":
+			ts.images.Add(1)
+		case "/flood.js":
+			w.Header().Set("Content-Type", "application/javascript")
+			io.WriteString(w, `for(let i=0;i<10000;i++){fetch('/api/list?i='+i)}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+// job is a render of body as url's document, its requests sent with a plain client.
+func (ts *testServer) job(path, body string, status int) Job {
+	u := ts.URL + path
+	return Job{Egress: "direct", Site: strings.TrimPrefix(ts.URL, "http://"), URL: u, Status: status,
+		Header: http.Header{"Content-Type": {"text/html"}}, Body: []byte(body),
+		Fetch: func(ctx context.Context, req *http.Request) (*Response, error) {
+			req.Header.Set("User-Agent", viaUA)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return nil, err
+			}
+			defer resp.Body.Close()
+			b, err := io.ReadAll(resp.Body)
+			return &Response{Status: resp.StatusCode, Header: resp.Header, Body: b}, err
+		}}
+}
+
+func testPool(t *testing.T, cfg Config) *Pool {
+	t.Helper()
+	p, err := NewPool(cfg)
+	if err != nil {
+		t.Skip("render: no chromium-headless-shell; apt-get install chromium-headless-shell")
+	}
+	t.Cleanup(p.Close)
+	return p
+}
+
+// The page's script builds its list from the JSON API: the rendered DOM has the
+// links, every request went through the job's Fetch, the document was not fetched
+// again, images and third parties were never asked for; a non-2xx shell renders.
+func TestRenderSPAThroughTheCrawler(t *testing.T) {
+	ts := newTestServer(t)
+	p := testPool(t, Config{Timeout: 8 * time.Second, Settle: 200 * time.Millisecond})
+	for _, status := range []int{200, 404} {
+		out, err := p.Render(t.Context(), ts.job("/", spaShell, status))
+		if err != nil {
+			t.Fatalf("status %d: %v", status, err)
+		}
+		for _, l := range []string{`href="/a/1"`, `href="/a/3"`} {
+			if !strings.Contains(string(out.DOM), l) {
+				t.Fatalf("status %d: rendered DOM lacks %s:\n%s", status, l, out.DOM)
+			}
+		}
+		if out.Requests != 2 || out.Blocked != 1 {
+			t.Errorf("status %d: %d requests, %d blocked; want 2 (app.js, api) and 1 (the tracker; images are off)", status, out.Requests, out.Blocked)
+		}
+	}
+	if ts.direct.Load() != 0 || ts.images.Load() != 0 {
+		t.Errorf("server saw %d requests not from the crawler's client and %d image requests; want 0, 0", ts.direct.Load(), ts.images.Load())
+	}
+	if got := ts.via.Load(); got != 4 {
+		t.Errorf("server saw %d requests through the crawler; want 4 (app.js and the API, twice; never the page)", got)
+	}
+}
+
+// Hostile pages end in an error with the reason, the context is recycled, and the
+// next render on the pool works.
+func TestRenderHostilePagesAreCapped(t *testing.T) {
+	ts := newTestServer(t)
+	p := testPool(t, Config{Timeout: 3 * time.Second, Settle: 200 * time.Millisecond, MaxRequests: 50})
+	cases := []struct{ name, body, want string }{
+		{"busy loop", `<html><body><div id=root></div><script>while(true){}</script></body></html>`, "did not finish"},
+		{"10,000 requests", `<html><body><script src="/flood.js"></script></body></html>`, "more than 50 resources"},
+		{"navigates away", `<html><body><script>location.href='/elsewhere'</script></body></html>`, "navigated away"},
+	}
+	if _, err := p.Render(t.Context(), ts.job("/", spaShell, 200)); err != nil {
+		t.Fatal(err) // the browser's start is not a render's time
+	}
+	for _, c := range cases {
+		start := time.Now()
+		_, err := p.Render(t.Context(), ts.job("/"+strings.ReplaceAll(c.name, " ", ""), c.body, 200))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v; want one saying %q", c.name, err, c.want)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%s: took %v, past the 3 s cap", c.name, d)
+		}
+	}
+	out, err := p.Render(t.Context(), ts.job("/", spaShell, 200))
+	if err != nil || !strings.Contains(string(out.DOM), `href="/a/2"`) {
+		t.Fatalf("render after the hostile pages: %v", err)
+	}
+	st := p.Stats()
+	if st.Renders != 2 || st.Failed != 3 || st.Recycled < 3 || st.PSSMB == 0 {
+		t.Errorf("stats %+v; want 2 renders, 3 failed, 3 recycled, a PSS figure", st)
+	}
+	if ts.direct.Load() != 0 {
+		t.Errorf("server saw %d requests not from the crawler's client", ts.direct.Load())
+	}
+	t.Log(st)
+}

@@ -1,0 +1,308 @@
+package render
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// tab is one browser context with its one page target, serving one session.
+type tab struct {
+	key    tabKey
+	ctx    context.Context
+	cancel context.CancelFunc
+	mu     sync.Mutex // one render at a time
+	cur    atomic.Pointer[run]
+	frame  string // the main frame's id (a page target's id)
+	dead   atomic.Bool
+}
+
+// noPopups runs before every script of a page: a popup would be a page outside
+// our interception.
+const noPopups = `window.open = function() { return null; };`
+
+func newTab(browser context.Context, k tabKey) (*tab, error) {
+	ctx, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
+	t := &tab{key: k, ctx: ctx, cancel: cancel}
+	paused := chromedp.Events(ctx, fetch.RequestPaused) // opens the target; subscribe before enabling
+	if _, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{
+		Patterns: []*fetch.RequestPattern{{URLPattern: "*", RequestStage: fetch.RequestStageRequest}},
+	}); err != nil {
+		cancel()
+		return nil, fmt.Errorf("render: intercepting a new context's requests: %w", err)
+	}
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: noPopups}); err != nil {
+		cancel()
+		return nil, fmt.Errorf("render: preparing a new context: %w", err)
+	}
+	t.frame = string(chromedp.FromContext(ctx).Target.TargetID)
+	go func() {
+		for ev, err := range paused {
+			if err != nil {
+				t.dead.Store(true)
+				return
+			}
+			go t.handle(ev)
+		}
+		t.dead.Store(true)
+	}()
+	return t, nil
+}
+
+// close disposes the context in the background: a hung renderer takes the
+// browser seconds to kill, and the lane that rendered must not wait for it.
+func (t *tab) close() {
+	t.dead.Store(true)
+	go t.cancel()
+}
+
+// run is one render's state, read by the request handlers.
+type run struct {
+	job      *Job
+	cfg      *Config
+	ctx      context.Context // ends with the render
+	abort    context.CancelFunc
+	docURL   string
+	served   atomic.Bool // the document was answered
+	inflight atomic.Int32
+	quietAt  atomic.Int64 // unix ns of the last request's end
+	requests atomic.Int32
+	blocked  atomic.Int32
+	bytes    atomic.Int64
+	mu       sync.Mutex
+	reason   string // why the render was ended early
+}
+
+func (r *run) fail(why string) {
+	r.mu.Lock()
+	if r.reason == "" {
+		r.reason = why
+	}
+	r.mu.Unlock()
+	r.abort()
+}
+
+func (r *run) why() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.reason
+}
+
+// render runs one job in the tab. recycle says the context must go (the page
+// hung, crashed, or broke a cap).
+func (t *tab) render(ctx context.Context, j *Job, cfg Config) (out *Rendered, recycle bool, err error) {
+	start := time.Now()
+	rctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+	// A navigation the page starts itself must not outlive the render.
+	tctx, stopTab := context.WithCancel(t.ctx)
+	defer stopTab()
+	go func() {
+		<-rctx.Done()
+		stopTab()
+	}()
+	r := &run{job: j, cfg: &cfg, ctx: rctx, abort: cancel, docURL: stripFragment(j.URL)}
+	r.quietAt.Store(time.Now().UnixNano())
+	t.cur.Store(r)
+	defer t.cur.Store(nil)
+
+	navErr := chromedp.Do(tctx, chromedp.Navigate(j.URL))
+	if navErr == nil {
+		navErr = waitQuiet(tctx, r, cfg.Settle)
+	}
+	note := ""
+	dctx := tctx
+	if navErr != nil {
+		if why := r.why(); why != "" {
+			return nil, true, errors.New("render: " + why)
+		}
+		if t.ctx.Err() != nil || ctx.Err() != nil {
+			return nil, true, fmt.Errorf("render: stopped: %w", context.Cause(ctx))
+		}
+		// The time cap: a page still busy on the network (polling) has built
+		// what it will; a page whose script never yields cannot be read.
+		note = fmt.Sprintf("did not settle in %v: DOM read at the cap", cfg.Timeout)
+		var stop context.CancelFunc
+		dctx, stop = context.WithTimeout(t.ctx, time.Second)
+		defer stop()
+		recycle = true
+	}
+	dom, err := chromedp.Run(dctx, chromedp.Evaluate[string](`document.documentElement ? document.documentElement.outerHTML : ""`))
+	if err != nil {
+		if why := r.why(); why != "" {
+			return nil, true, errors.New("render: " + why)
+		}
+		if navErr != nil {
+			return nil, true, fmt.Errorf("render: the page did not finish in %v and its DOM could not be read (a script that never yields?)", cfg.Timeout)
+		}
+		return nil, true, fmt.Errorf("render: reading the DOM: %w", err)
+	}
+	if why := r.why(); why != "" {
+		return nil, true, errors.New("render: " + why)
+	}
+	return &Rendered{DOM: []byte("<!DOCTYPE html>" + dom), Requests: int(r.requests.Load()), Blocked: int(r.blocked.Load()),
+		Took: time.Since(start), Note: note}, recycle, nil
+}
+
+// waitQuiet waits until the page's network has been idle for settle.
+func waitQuiet(ctx context.Context, r *run, settle time.Duration) error {
+	tick := time.NewTicker(settle / 5)
+	defer tick.Stop()
+	for {
+		if r.inflight.Load() == 0 && time.Since(time.Unix(0, r.quietAt.Load())) >= settle {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// handle answers one paused request: from the plain fetch (the document), through
+// Job.Fetch, or with a refusal. It never lets Chrome's own network send it.
+func (t *tab) handle(ev fetch.EventRequestPaused) {
+	r := t.cur.Load()
+	failWith := func(reason network.ErrorReason) {
+		chromedp.Call(t.ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: reason})
+	}
+	if r == nil || r.ctx.Err() != nil || ev.Request == nil {
+		failWith(network.ErrorReasonAborted)
+		return
+	}
+	rq := ev.Request
+	if ev.ResourceType == network.ResourceTypeDocument {
+		if string(ev.FrameID) == t.frame && stripFragment(rq.URL) == r.docURL && r.served.CompareAndSwap(false, true) {
+			t.fulfil(ev.RequestID, r.job.Status, r.job.Header, r.job.Body)
+			return
+		}
+		if string(ev.FrameID) == t.frame {
+			failWith(network.ErrorReasonBlockedByClient)
+			r.fail("the page navigated away to " + rq.URL)
+			return
+		}
+	}
+	if slices.Contains(r.cfg.Block, string(ev.ResourceType)) || ev.ResourceType == network.ResourceTypeDocument ||
+		!r.allowedHost(rq.URL) {
+		r.blocked.Add(1)
+		failWith(network.ErrorReasonBlockedByClient)
+		return
+	}
+	if int(r.requests.Add(1)) > r.cfg.MaxRequests {
+		r.blocked.Add(1)
+		failWith(network.ErrorReasonBlockedByClient)
+		r.fail(fmt.Sprintf("the page asked for more than %d resources", r.cfg.MaxRequests))
+		return
+	}
+	req, err := http.NewRequestWithContext(r.ctx, rq.Method, rq.URL, postBody(rq))
+	if err != nil {
+		failWith(network.ErrorReasonFailed)
+		return
+	}
+	for k, v := range rq.Headers {
+		if s, ok := v.(string); ok && keepHeader(k) {
+			req.Header.Set(k, s)
+		}
+	}
+	r.inflight.Add(1)
+	resp, err := r.job.Fetch(r.ctx, req)
+	r.quietAt.Store(time.Now().UnixNano())
+	r.inflight.Add(-1)
+	if err != nil || resp == nil || resp.Status < 100 {
+		failWith(network.ErrorReasonFailed)
+		return
+	}
+	if r.bytes.Add(int64(len(resp.Body))) > r.cfg.MaxBytes {
+		failWith(network.ErrorReasonBlockedByClient)
+		r.fail(fmt.Sprintf("the page loaded more than %d bytes", r.cfg.MaxBytes))
+		return
+	}
+	t.fulfil(ev.RequestID, resp.Status, resp.Header, resp.Body)
+}
+
+func (t *tab) fulfil(id fetch.RequestID, status int, h http.Header, body []byte) {
+	var hdr []*fetch.HeaderEntry
+	for k, vs := range h {
+		switch http.CanonicalHeaderKey(k) {
+		case "Content-Encoding", "Content-Length", "Transfer-Encoding", "Set-Cookie":
+			continue // the body is decoded; cookies stay in the crawler's jar
+		}
+		for _, v := range vs {
+			hdr = append(hdr, &fetch.HeaderEntry{Name: k, Value: v})
+		}
+	}
+	if status == 0 {
+		status = http.StatusOK
+	}
+	chromedp.Call(t.ctx, fetch.FulfillRequest, fetch.FulfillRequestParams{
+		RequestID: id, ResponseCode: int64(status), ResponseHeaders: hdr, Body: body,
+	})
+}
+
+// allowedHost says whether a request may go to its host: the page's site and its
+// subdomains, and Config.AllowHosts.
+func (r *run) allowedHost(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	h := strings.ToLower(u.Hostname())
+	site := strings.ToLower(r.job.Site)
+	if i := strings.LastIndexByte(site, ':'); i >= 0 && !strings.Contains(site[i:], "]") {
+		site = site[:i]
+	}
+	if h == site || strings.HasSuffix(h, "."+site) {
+		return true
+	}
+	for _, a := range r.cfg.AllowHosts {
+		a = strings.ToLower(a)
+		if h == a || strings.HasSuffix(h, "."+a) {
+			return true
+		}
+	}
+	return false
+}
+
+// keepHeader says which of the browser's request headers go on: those a page's
+// script sets for its API (Accept, Content-Type, X-Requested-With...), never the
+// browser's identity or cookies (the crawler's client sets those).
+func keepHeader(k string) bool {
+	switch strings.ToLower(k) {
+	case "user-agent", "cookie", "host", "connection", "accept-encoding", "content-length",
+		"sec-ch-ua", "sec-ch-ua-mobile", "sec-ch-ua-platform", "upgrade-insecure-requests":
+		return false
+	}
+	return true
+}
+
+func postBody(rq *network.Request) io.Reader {
+	if !rq.HasPostData || len(rq.PostDataEntries) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	for _, e := range rq.PostDataEntries {
+		b.Write(e.Bytes)
+	}
+	return strings.NewReader(b.String())
+}
+
+func stripFragment(u string) string {
+	if i := strings.IndexByte(u, '#'); i >= 0 {
+		return u[:i]
+	}
+	return u
+}
