@@ -279,54 +279,36 @@ func TestLyingSiteStaysUntrustedAfterRestart(t *testing.T) {
 	}
 }
 
-// A site whose sitemap had to refuse pages of its own section host (off_host: that
-// host's robots.txt does not name the sitemap) is not covered by it, so its entry
-// page stays polled; a restart keeps that verdict. Before, the restarted crawl took
-// the site for covered (what the sitemap's last read refused was not kept), and the
-// entry page's first fetch after the restart dropped the pace its polls had learned.
-func TestSitemapGapIsKeptAcrossARestart(t *testing.T) {
-	t.Parallel()
-	e := &Engine{disc: newDiscovery(DefaultOptions().Discovery)}
-	sitemap := "http://www.paper.example/sitemap.xml"
-	task := frontier.Task{URL: sitemap, Host: "www.paper.example"}
-	doc := &discover.Doc{Kind: discover.KindSitemap, Entries: []discover.Entry{
-		{URL: "http://www.paper.example/story/1"},
-		{URL: "http://sport.paper.example/story/2"}, // its robots.txt does not vouch for the sitemap
-	}}
-	e.readDocument(task, &fetch.Result{}, doc, nil, time.Now())
-	if e.disc.covers("www.paper.example") {
-		t.Fatal("a sitemap that refused a page of its own site covers it")
-	}
-	r := restarted(t, e.disc)
-	if r.covers("www.paper.example") {
-		t.Error("after a restart the site is covered by a sitemap whose last read refused its section host's page")
-	}
-}
-
 // A child sitemap read after a restart before its index is read again still speaks
-// for the hosts whose robots.txt named the index (cross-submission): no false gap,
-// no off_host refusal. Before, which index listed it and who vouched for that index
-// were not kept.
+// for the hosts whose robots.txt named the index (cross-submission): their pages'
+// dates are hints, as before the restart. Before, which index listed it and who
+// vouched for that index were not kept, and the dates were dropped.
 func TestCrossSubmittedChildSitemapAfterARestart(t *testing.T) {
 	t.Parallel()
 	e := &Engine{disc: newDiscovery(DefaultOptions().Discovery)}
 	index := "http://www.paper.example/sitemap-index.xml"
 	child := "http://www.paper.example/sitemap-sport.xml"
+	page := "http://sport.paper.example/story/1"
 	e.disc.cross[index] = []string{"sport.paper.example"} // as the sport host's robots.txt registers it
 	e.readDocument(frontier.Task{URL: index, Host: "www.paper.example"}, &fetch.Result{},
 		&discover.Doc{Kind: discover.KindIndex, Entries: []discover.Entry{{URL: child}}}, nil, time.Now())
-	readChild := func(e *Engine) {
+	readChild := func(e *Engine) bool {
 		e.readDocument(frontier.Task{URL: child, Host: "www.paper.example"}, &fetch.Result{},
-			&discover.Doc{Kind: discover.KindSitemap, Entries: []discover.Entry{{URL: "http://sport.paper.example/story/1"}}}, nil, time.Now())
+			&discover.Doc{Kind: discover.KindSitemap, Entries: []discover.Entry{{URL: page, Modified: time.Now()}}}, nil, time.Now())
+		e.disc.hintMu.Lock()
+		defer e.disc.hintMu.Unlock()
+		_, dated := e.disc.hintSeen[page]
+		return dated
 	}
-	readChild(e)
-	if !e.disc.covers("www.paper.example") {
+	if !readChild(e) {
 		t.Fatal("before the restart the child sitemap does not speak for the host that vouched for its index")
 	}
 	r := &Engine{disc: restarted(t, e.disc)}
-	readChild(r)
-	if !r.disc.covers("www.paper.example") || r.disc.sites["paper.example"].warnings["off_host"] != 0 {
-		t.Errorf("after a restart the child sitemap refused the vouching host's page (off_host %d)", r.disc.sites["paper.example"].warnings["off_host"])
+	r.disc.hintMu.Lock()
+	clear(r.disc.hintSeen)
+	r.disc.hintMu.Unlock()
+	if !readChild(r) {
+		t.Error("after a restart the child sitemap no longer speaks for the vouching host: its page's date is not a hint")
 	}
 }
 
