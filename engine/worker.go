@@ -403,15 +403,19 @@ func (w *Worker) heartbeat() {
 // when the lane gets to it (Lease.Wait answers ErrLeaseLost).
 func (w *Worker) rejoin() {
 	e := w.e
+	// Reports not acknowledged first: fetched already, a claim keeps them from
+	// being queued again while they wait to go out (the master restarted).
+	holding := w.box.Unsettled()
+	reported := len(holding)
 	e.mu.Lock()
-	holding := append(e.run.InHand(), e.board.Tasks()...)
+	holding = append(append(holding, e.run.InHand()...), e.board.Tasks()...)
 	e.mu.Unlock()
-	claimed := make(map[uint64]bool, len(holding))
-	for _, t := range holding {
+	claimed := make(map[uint64]bool, len(holding)) // in hand or on the board
+	for _, t := range holding[reported:] {
 		claimed[t.Lease] = true
 	}
 	if len(holding) > wire.MaxHolding {
-		holding = holding[:wire.MaxHolding] // the lanes' first; the others are dropped, the master queues them again
+		holding = holding[:wire.MaxHolding] // the reports' and the lanes' first; the others are dropped, the master queues them again
 	}
 	sent := time.Now()
 	reply, err := w.up.Join(holding)
@@ -440,6 +444,6 @@ func (w *Worker) rejoin() {
 		e.logf(LevelWarn, 0, "", "rejoin: %v", err)
 	}
 	e.logf(LevelWarn, 0, "", "rejoined: the master did not know this worker (restarted, or it declared it dead), so it joined again; "+
-		"of %d tasks held, %d taken back, %d dropped unfetched (the master queued them again or gave them to another worker)",
-		len(claimed), len(reply.Kept), len(lost))
+		"of %d tasks held and %d reports not yet acknowledged, %d taken back, %d dropped unfetched (the master queued them again or gave them to another worker)",
+		len(claimed), reported, len(reply.Kept), len(lost))
 }

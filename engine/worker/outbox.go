@@ -39,6 +39,9 @@ type Outbox struct {
 	// unacked counts the reports taken that the master's server has not
 	// acknowledged yet (what a leave that gives up did not deliver).
 	unacked atomic.Int64
+	// unsettled are their tasks by lease: a rejoin claims them (Unsettled).
+	unsettledMu sync.Mutex
+	unsettled   map[uint64]frontier.Task
 
 	refusalsMu sync.Mutex
 	refusals   []store.Refusal // refusals not sent yet
@@ -48,7 +51,7 @@ type Outbox struct {
 // end with the worker; Run publishes.
 func NewOutbox(ctx context.Context, quit <-chan struct{}, conn *cluster.Conn, sub wire.Subjects, node, inc string) *Outbox {
 	return &Outbox{conn: conn, sub: sub, node: node, inc: inc, ctx: ctx, quit: quit,
-		out: make(chan report, 1024), flush: make(chan struct{}), done: make(chan struct{})}
+		out: make(chan report, 1024), flush: make(chan struct{}), done: make(chan struct{}), unsettled: map[uint64]frontier.Task{}}
 }
 
 // report is what a worker sends the master about one task: its result, or its
@@ -97,12 +100,46 @@ func (o *Outbox) post(r report) {
 		return
 	default:
 	}
+	lease := r.task().Lease
 	o.unacked.Add(1)
+	o.unsettledMu.Lock()
+	o.unsettled[lease] = r.task()
+	o.unsettledMu.Unlock()
 	select {
 	case o.out <- r:
 	case <-o.quit:
-		o.unacked.Add(-1)
+		o.settle(lease)
 	}
+}
+
+func (r report) task() frontier.Task {
+	if r.deferral != nil {
+		return r.deferral.Task
+	}
+	return r.result.Task
+}
+
+// settle records that the report on the hand-out lease is acknowledged (or given up).
+func (o *Outbox) settle(lease uint64) {
+	o.unacked.Add(-1)
+	o.unsettledMu.Lock()
+	delete(o.unsettled, lease)
+	o.unsettledMu.Unlock()
+}
+
+// Unsettled are the tasks whose reports the master's server has not acknowledged:
+// still the worker's, as far as a restarted master knows. A report published just
+// before the master died may wait ackWait before it goes again, longer than a
+// restarted master waits for claims (a lease and its margin); claimed at the
+// rejoin, its task is not queued again and fetched twice.
+func (o *Outbox) Unsettled() []frontier.Task {
+	o.unsettledMu.Lock()
+	defer o.unsettledMu.Unlock()
+	out := make([]frontier.Task, 0, len(o.unsettled))
+	for _, t := range o.unsettled {
+		out = append(out, t)
+	}
+	return out
 }
 
 // Flush makes Run publish what waits and return.
@@ -148,24 +185,27 @@ type pendingReport struct {
 	subject string
 	data    []byte
 	id      string
+	lease   uint64
 }
 
 // publishAsync publishes a report without waiting for the server's acknowledgement
 // (at most 256 outstanding: awaitAcks checks them in order); when even that fails it
 // publishes synchronously, retrying.
 func (o *Outbox) publishAsync(r report, pending chan<- pendingReport) {
+	lease := r.task().Lease
 	subject, data, id, ok := o.frame(r)
 	if !ok {
+		o.settle(lease) // unencodable: never sent (the master gives the task to others)
 		return
 	}
 	msg := &nats.Msg{Subject: subject, Data: data}
 	f, err := o.conn.JS.PublishMsgAsync(msg, jetstream.WithMsgID(id))
 	if err != nil {
-		o.publishSync(subject, data, id)
+		o.publishSync(subject, data, id, lease)
 		return
 	}
 	select {
-	case pending <- pendingReport{f, subject, data, id}:
+	case pending <- pendingReport{f, subject, data, id, lease}:
 	case <-o.quit:
 	}
 }
@@ -181,11 +221,11 @@ func (o *Outbox) awaitAcks(pending <-chan pendingReport, done chan<- struct{}) {
 		t := time.NewTimer(ackWait)
 		select {
 		case <-p.ack.Ok():
-			o.unacked.Add(-1)
+			o.settle(p.lease)
 		case <-p.ack.Err():
-			o.publishSync(p.subject, p.data, p.id)
+			o.publishSync(p.subject, p.data, p.id, p.lease)
 		case <-t.C:
-			o.publishSync(p.subject, p.data, p.id)
+			o.publishSync(p.subject, p.data, p.id, p.lease)
 		case <-o.quit:
 			t.Stop()
 			return
@@ -224,13 +264,13 @@ func (o *Outbox) frame(rep report) (subject string, data []byte, id string, ok b
 // publishSync publishes a framed report, retrying until the master's server takes
 // it (the message ID lets JetStream drop a retry of one it already has) or the worker
 // quits.
-func (o *Outbox) publishSync(subject string, data []byte, id string) {
+func (o *Outbox) publishSync(subject string, data []byte, id string, lease uint64) {
 	for backoff := 100 * time.Millisecond; ; backoff = min(2*backoff, 2*time.Second) {
 		ctx, cancel := context.WithTimeout(o.ctx, 5*time.Second)
 		_, err := o.conn.JS.Publish(ctx, subject, data, jetstream.WithMsgID(id))
 		cancel()
 		if err == nil {
-			o.unacked.Add(-1)
+			o.settle(lease)
 			return
 		}
 		select {

@@ -105,3 +105,48 @@ func TestOutboxSendsResultsAndDeferralsInOrder(t *testing.T) {
 		t.Fatalf("%d reports in the stream, want 4 (%v)", i, batch.Error())
 	}
 }
+
+// A report the master's server has not acknowledged (the master is down, say) is
+// still the worker's to claim at a rejoin: Unsettled lists its task until the
+// server takes the report, then no more.
+func TestOutboxUnsettledUntilAcknowledged(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv, err := cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: "tok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	conn, err := cluster.Connect(srv.ClientURL(), cluster.ClientOptions{Name: "w1", Token: "tok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Close)
+	sub := wire.Subjects("crawl")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	quit := make(chan struct{})
+	defer close(quit)
+	box := NewOutbox(ctx, quit, conn, sub, "w1", "inc1")
+	go box.Run()
+	task := frontier.Task{URL: "http://a.test/p", Host: "a.test", Lease: 42}
+	// No results stream yet: no server takes the report.
+	box.Result(wire.Result{Task: task, Kind: "timeout"})
+	if got := box.Unsettled(); len(got) != 1 || got[0].URL != task.URL || got[0].Lease != task.Lease {
+		t.Fatalf("unsettled %+v, want the task whose result no server acknowledged", got)
+	}
+	if _, err := conn.EnsureStream(ctx, jetstream.StreamConfig{Name: sub.ResultStream(), Subjects: []string{sub.Results(">")},
+		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.MemoryStorage}); err != nil {
+		t.Fatal(err)
+	}
+	for len(box.Unsettled()) > 0 {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the report was never acknowledged: %+v", box.Unsettled())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if n := box.Unacked(); n != 0 {
+		t.Fatalf("%d reports unacknowledged once the server took the only one", n)
+	}
+}
