@@ -73,6 +73,12 @@ func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
 		held = append(held, taskOf(r))
 	}
 	m.book.Recover(held)
+	// A master with workers ran on this database before: its workers may have
+	// requested any host until it died, so the hosts' gaps count from now (the
+	// wall clock, as the workers' gates count).
+	if nodes, err := e.st.GetMeta(master.NodesMetaKey); len(held) > 0 || err == nil && len(nodes) > len("null") {
+		m.book.Restarted(time.Now())
+	}
 	if b, err := e.st.GetMeta(master.CostsMetaKey); err == nil {
 		m.book.LoadCosts(b)
 	}

@@ -24,6 +24,15 @@ import (
 // URLs belong to are reserved meanwhile (none of their tasks go to another worker,
 // whose requests would overlap the holder's). What no worker claimed by the end of
 // the grace period is queued again.
+//
+// A restarted master knows no host's last request: its last life's workers may
+// have requested any host until it died, and a unit dealt anew may go to another
+// worker at once. So every host's gap counts from the restart at least (Restarted):
+// a worker that finished a request just before the master died started no other
+// since (its tasks were reported, or they wait in limbo, their unit reserved), and a
+// holder that never claimed its tasks had its lease run out by the restart plus a
+// lease, which the grace period's end counts for its units. What it costs: the first
+// request to each host after a restart waits the host's gap from the restart.
 
 // limboEntry is a URL the master's last life handed out.
 type limboEntry struct {
@@ -107,6 +116,13 @@ func (t *Table) EndGrace() int {
 		delete(t.limbo, url)
 		t.waiting--
 		n++
+		// Its holder never claimed it: it may have requested the unit's hosts
+		// until its lease, granted by the last life, ran out.
+		if u := t.units[UnitOf(e.task)]; u != nil && !t.restarted.IsZero() {
+			if end := t.restarted.Add(t.LeaseFor); end.After(u.leaseEnd) {
+				u.leaseEnd = end
+			}
+		}
 		if e.loaded { // else the queue pages it in as any other
 			t.Add(e.task)
 		}
@@ -155,7 +171,7 @@ func (t *Table) adopt(n *node, claims []frontier.Task) (kept []uint64, last map[
 		t.inflight[c.URL] = c.Lease
 		n.held[c.URL] = c
 		kept = append(kept, c.Lease)
-		if at := u.lastRequest(c.Host); !at.IsZero() {
+		if at := t.lastRequest(u, c.Host); !at.IsZero() {
 			if last == nil {
 				last = map[string]time.Time{}
 			}
@@ -196,14 +212,22 @@ func (t *Table) Ended(task frontier.Task, at time.Time) {
 }
 
 // lastRequest is when the last request to host (of u) ended, as far as the table
-// knows: a result's end, or the end of the lease of a worker that died holding u.
-func (u *unit) lastRequest(host string) time.Time {
+// knows: a result's end, the end of the lease of a worker that died holding u, or
+// the master's restart.
+func (t *Table) lastRequest(u *unit, host string) time.Time {
 	at := u.last[host]
 	if u.leaseEnd.After(at) {
 		at = u.leaseEnd
 	}
+	if t.restarted.After(at) {
+		at = t.restarted
+	}
 	return at
 }
+
+// Restarted tells the table that its master started at at on a database a master
+// with workers wrote before: the hosts' gaps count from at least at.
+func (t *Table) Restarted(at time.Time) { t.restarted = at }
 
 // expire records, for the units of a worker declared dead, when its lease ended:
 // it may have started a request on their hosts until then.

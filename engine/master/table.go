@@ -58,6 +58,7 @@ type Table struct {
 	limbo     map[string]*limboEntry // a restarted master's URLs in progress (lease.go)
 	waiting   int                    // limbo's URLs not taken
 	graceOver bool                   // the restart's grace period ended (EndGrace)
+	restarted time.Time              // when a restarted master started (Restarted)
 }
 
 // New is an empty table. Leases count up from firstLease: a master starts it at the
@@ -266,7 +267,7 @@ func (t *Table) Dispatch(window int) []Batch {
 			n.held[task.URL] = task
 			t.front.HandedOut(task)
 			tasks = append(tasks, task)
-			if at := u.lastRequest(task.Host); !at.IsZero() {
+			if at := t.lastRequest(u, task.Host); !at.IsZero() {
 				if last == nil {
 					last = map[string]time.Time{}
 				}
