@@ -12,6 +12,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/attach"
+	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
 // ctlStatusReport is `ctl status --json`: the console's header as one object. Its
@@ -242,39 +243,8 @@ func boolExit(ok bool) int {
 }
 
 // limitedBy says what holds the crawl back when most of its lanes wait rather than
-// fetch, so a polite crawl is not taken for a hung one: each waiting lane counts
-// under the term that sets its host's gap (delay, crawl-delay, latency, backoff), a
-// paused lane as paused. "" while most lanes fetch.
+// fetch ("" while most lanes fetch), and the waiting lanes by what holds them.
 func limitedBy(s engine.Snapshot) (text string, counts map[string]int) {
-	counts = map[string]int{}
-	waiting := 0
-	for _, l := range s.Lanes {
-		switch l.Status {
-		case engine.LaneWaiting, engine.LaneGated:
-			why := l.GapWhy
-			if why == "" {
-				why = "delay"
-			}
-			counts[why]++
-			waiting++
-		case engine.LanePaused:
-			counts["paused"]++
-			waiting++
-		}
-	}
-	if waiting == 0 || 2*waiting < len(s.Lanes) {
-		return "", counts
-	}
-	whys := make([]string, 0, len(counts))
-	for w := range counts {
-		whys = append(whys, w)
-	}
-	sort.Slice(whys, func(i, j int) bool {
-		return counts[whys[i]] > counts[whys[j]] || counts[whys[i]] == counts[whys[j]] && whys[i] < whys[j]
-	})
-	parts := make([]string, len(whys))
-	for i, w := range whys {
-		parts[i] = fmt.Sprintf("%s %d", w, counts[w])
-	}
-	return fmt.Sprintf("limited by politeness: %d of %d lanes wait (%s)", waiting, len(s.Lanes), strings.Join(parts, ", ")), counts
+	l := pane.LimitsOf(&s)
+	return l.Politeness(), l.By
 }

@@ -2,8 +2,6 @@ package panes
 
 import (
 	"fmt"
-	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,6 +35,7 @@ type lanesPane struct {
 	// join is a master's join command while no worker is alive (M4): a master has
 	// no lanes of its own, so its empty table says how to get some.
 	join string
+	snap *engine.Snapshot // for the limits line: the lanes' hosts' budgets
 }
 
 // laneKey identifies a lane across snapshots: its worker (M4) and ID.
@@ -61,13 +60,14 @@ func (p *lanesPane) FullHelp() [][]key.Binding {
 
 func (p *lanesPane) SetSize(w, h int) {
 	p.width, p.height = w, h
-	p.list.Height = h - 1 // column header
+	p.list.Height = h - 1 - p.limitLines() // column header, limits lines
 	p.list.Clamp(len(p.rows))
 }
 
 func (p *lanesPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
 	sel, had := p.selected()
 	p.lanes = s.Lanes
+	p.snap = s
 	p.fetched = s.Totals.PagesFetched
 	p.join = ""
 	if s.Join != "" && liveNodes(s.Nodes) == 0 {
@@ -137,7 +137,7 @@ func (p *lanesPane) Update(msg tea.Msg) tea.Cmd {
 			if !ok {
 				return pane.Status("no lane selected", true)
 			}
-			host := laneHost(l)
+			host := pane.LaneHost(l)
 			if host == "" {
 				return pane.Status(fmt.Sprintf("lane %d holds no host", l.ID), true)
 			}
@@ -157,7 +157,7 @@ func (p *lanesPane) Update(msg tea.Msg) tea.Cmd {
 			if !ok {
 				return pane.Status("no lane selected", true)
 			}
-			host := laneHost(l)
+			host := pane.LaneHost(l)
 			if host == "" {
 				return pane.Status(fmt.Sprintf("lane %d holds no host", l.ID), true)
 			}
@@ -168,19 +168,6 @@ func (p *lanesPane) Update(msg tea.Msg) tea.Cmd {
 		p.list.Clamp(len(p.rows))
 	}
 	return nil
-}
-
-// laneHost is "the lane's host" for H: the host of the URL it fetches, else its first.
-func laneHost(l engine.Lane) string {
-	if u, err := url.Parse(l.Current); err == nil && u.Hostname() != "" {
-		if slices.Contains(l.Hosts, u.Hostname()) || len(l.Hosts) == 0 {
-			return u.Hostname()
-		}
-	}
-	if len(l.Hosts) > 0 {
-		return l.Hosts[0]
-	}
-	return ""
 }
 
 func (p *lanesPane) Position() string { return p.list.Position(len(p.rows)) }
@@ -267,7 +254,37 @@ func (p *lanesPane) View() string {
 		b.WriteString("\n")
 		b.WriteString(pane.TableRow(st, cols, cells, p.width, r == p.list.Cursor, statusCol, &accent))
 	}
+	if lines := p.limitsLines(now); len(lines) > 0 {
+		b.WriteString(strings.Repeat("\n", p.list.Height-(to-from)))
+		for _, l := range lines {
+			b.WriteString("\n")
+			b.WriteString(st.Muted.Render(pane.Fit(" "+l, p.width)))
+		}
+	}
 	return b.String()
+}
+
+// limitLines is how many lines at the pane's foot say what holds the lanes back:
+// the crawl's and the selected lane's on a pane tall enough, else none.
+func (p *lanesPane) limitLines() int {
+	if p.height < 8 {
+		return 0
+	}
+	return 2
+}
+
+// limitsLines are the pane's last lines: what holds the crawl's lanes back, then
+// what the selected lane does and what holds it (its host's gap and the term that
+// sets it, a spent budget, a pause), so a polite crawl reads as polite, not hung.
+func (p *lanesPane) limitsLines(now time.Time) []string {
+	if p.snap == nil || p.limitLines() == 0 {
+		return nil
+	}
+	lines := []string{pane.LimitsOf(p.snap).Summary(), ""}
+	if l, ok := p.selected(); ok {
+		lines[1] = pane.LaneLimit(p.snap, l, now)
+	}
+	return lines
 }
 
 // gapCell is a host's politeness gap and the term that sets it: "1.2s
