@@ -221,7 +221,7 @@ func (o *Options) Validate() error {
 	case o.Lanes.Max < 1:
 		return fmt.Errorf("lanes.max (--lanes) must be at least 1, got %d", o.Lanes.Max)
 	case o.Lanes.DelayMin < 0 || o.Lanes.DelayMax < o.Lanes.DelayMin:
-		return fmt.Errorf("lane delay (--delay MIN..MAX) must satisfy 0 <= MIN <= MAX, got %v..%v", o.Lanes.DelayMin, o.Lanes.DelayMax)
+		return fmt.Errorf("lanes.delay_min and delay_max (--delay MIN..MAX) must satisfy 0 <= MIN <= MAX, got %v..%v", o.Lanes.DelayMin, o.Lanes.DelayMax)
 	case o.HostRate < 0:
 		return fmt.Errorf("host_rate must be >= 0 requests/s (0 = no cap), got %v", o.HostRate)
 	case strings.TrimSpace(o.UserAgent) == "":

@@ -282,3 +282,73 @@ func (p positiveInt) Set(v string) error {
 	*p.n = n
 	return nil
 }
+
+// configKeyRE matches a config key as the options' checks name it: lanes.max,
+// fetch.max_body_bytes, user_agent.
+var configKeyRE = regexp.MustCompile(`\b[a-z][a-z_]*(?:\.[a-z_]+)*\b`)
+
+// flagInMessage matches the flag a check names beside its key: "(--lanes)".
+var flagInMessage = regexp.MustCompile(`\(--([a-z-]+)`)
+
+// configLine puts the file and line on err, a value the options' checks refused
+// after the config decoded ("lanes.max (--lanes) must be at least 1"), when the
+// key it names is in the file and was not overridden by its flag. Otherwise err
+// is returned as it is.
+func configLine(path string, err error, set map[string]bool) error {
+	if m := flagInMessage.FindStringSubmatch(err.Error()); m != nil && set[m[1]] {
+		return err // the flag's value, not the file's
+	}
+	data, rerr := readCapped(path, maxConfigBytes)
+	if rerr != nil {
+		return err
+	}
+	var root yaml.Node
+	if yaml.Unmarshal(data, &root) != nil {
+		return err
+	}
+	parent := ""
+	for _, key := range configKeyRE.FindAllString(err.Error(), -1) {
+		paths := []string{key}
+		if parent != "" && !strings.Contains(key, ".") {
+			// "rotation.disable_for, pair_ban_for and ...": a bare key is the last
+			// dotted one's sibling.
+			paths = append(paths, parent+"."+key)
+		}
+		if i := strings.LastIndex(key, "."); i > 0 {
+			parent = key[:i]
+		}
+		for _, p := range paths {
+			if line := keyLine(&root, strings.Split(p, ".")); line > 0 {
+				return fmt.Errorf("config %s: line %d: %w", path, line, err)
+			}
+		}
+	}
+	return err
+}
+
+// keyLine is the line of the key at path in a YAML document, 0 if it is not there.
+func keyLine(n *yaml.Node, path []string) int {
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	for i, name := range path {
+		if n.Kind != yaml.MappingNode {
+			return 0
+		}
+		var next *yaml.Node
+		for j := 0; j+1 < len(n.Content); j += 2 {
+			if n.Content[j].Value == name {
+				if i == len(path)-1 {
+					return n.Content[j].Line
+				}
+				next = n.Content[j+1]
+				break
+			}
+		}
+		if next == nil {
+			return 0
+		}
+		n = next
+	}
+	return 0
+}

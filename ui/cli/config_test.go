@@ -148,3 +148,37 @@ func TestNothingToCrawlLeavesNoStore(t *testing.T) {
 		t.Errorf("a config declaring only a feed: %v", err)
 	}
 }
+
+// A value the options' checks refuse after the file decoded (out of range, not of
+// the wrong shape) names the file and the line of its key, like a YAML error; a
+// flag that overrides the key makes it the flag's, with no line.
+func TestConfigValueOutOfRangeNamesItsLine(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		file string
+		args []string
+		want string
+	}{
+		{"lanes:\n  max: -3\n", nil, "line 2: lanes.max (--lanes) must be at least 1"},
+		{"user_agent: x\nfetch:\n  retries: 2\n  max_body_bytes: 12\n", nil, "line 4: fetch.max_body_bytes must be at least 1024"},
+		{"rotation:\n  per_node: 1\n  pair_ban_for: -3s\n", nil, "line 3: rotation.disable_for, pair_ban_for"},
+		{"lanes:\n  max: 3\n  delay_min: 5s\n  delay_max: 1s\n", nil, "line 3: lanes.delay_min and delay_max (--delay MIN..MAX)"},
+		{"user_agent: from-file\n", []string{"--user-agent", ""}, "user_agent (--user-agent) must not be empty"},
+	} {
+		path := filepath.Join(dir, "c.yaml")
+		os.WriteFile(path, []byte(c.file), 0o644)
+		f := newCrawlFlags("crawl", "", &strings.Builder{})
+		pos, code, done := f.parse(append([]string{"--config", path, "https://example.com/"}, c.args...))
+		if done {
+			t.Fatalf("parse %q: code %d", c.file, code)
+		}
+		_, err := f.options(pos)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("config %q %v: %v; want %q", c.file, c.args, err, c.want)
+			continue
+		}
+		if fromFile := c.args == nil; fromFile != strings.HasPrefix(err.Error(), "config "+path+": line ") {
+			t.Errorf("config %q %v: %v; the file and line only when the file's value is refused", c.file, c.args, err)
+		}
+	}
+}

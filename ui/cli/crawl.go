@@ -120,6 +120,9 @@ func (c *crawlFlags) options(positional []string) (engine.Options, error) {
 		return opts, err
 	}
 	if err := opts.Validate(); err != nil {
+		if c.config != "" {
+			err = configLine(c.config, err, set)
+		}
 		return opts, err
 	}
 	if !opts.Declares() && opts.DB != "" {
