@@ -107,3 +107,64 @@ func TestHostBudgetSetLiveHoldsWhatTheBoardHolds(t *testing.T) {
 		t.Errorf("served %d pages under a total budget of %d set live; want at most %d", got, budget, budget+lanes)
 	}
 }
+
+// A total host budget set live holds across a master's restart: the restarted
+// master counts what its worker claims at the rejoin (handed out by its last life,
+// still to be fetched) against the budget, not only what is stored. The worker
+// holds a window of 20 of the host's tasks, its lanes hanging on 4 of them, when the
+// master stops; the restarted one used to hand out the budget again on top of the
+// 20 claimed (60 pages under a budget of 40).
+func TestHostBudgetHoldsAcrossAMasterRestart(t *testing.T) {
+	t.Parallel()
+	const pages, budget, lanes, window = 200, 40, 4, 20
+	w := newHubWeb(t, 1, pages)
+	w.hold, w.arrived = make(chan struct{}), make(chan string, 64)
+	o := hubOptions(t, w)
+	_, conn := startTestNATS(t)
+	master := func(name string) *Engine {
+		m, err := NewMaster(o, MasterOptions{Conn: conn(name), HeartbeatEvery: 200 * time.Millisecond, Window: window})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { m.Close() })
+		if err := m.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	m1 := master("master")
+	wk, err := StartWorker(WorkerOptions{Conn: conn("w1"), Node: "w1", Egress: []string{"bind:127.0.0.75"},
+		AllowPrivate: []string{"127.0.0.0/8"}, LanesMax: lanes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(wk.Close)
+	select {
+	case <-w.arrived:
+	case <-time.After(3 * crawlPatience):
+		t.Fatal("no request past the first page")
+	}
+	s, _ := ParseSteer(strings.Fields(fmt.Sprintf("budget host %s %d total", w.host(0), budget)))
+	if _, err := m1.Steer(s); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the worker holding its window", func() bool { return wk.Engine().Snapshot().QueueDepth >= window-lanes })
+	m1.Close()
+	o.Seeds = nil
+	m2 := master("master2")
+	waitFor(t, "the worker rejoined", func() bool {
+		for _, ev := range wk.Engine().EventsSince(0, 0) {
+			if strings.Contains(ev.Msg, "joined again") {
+				return true
+			}
+		}
+		return false
+	})
+	close(w.hold)
+	waitDone(t, m2, 60*time.Second)
+	t.Logf("%s served %d pages under a budget of %d", w.host(0), w.count(0), budget)
+	if got := w.count(0); got > budget+lanes {
+		t.Errorf("%s served %d pages under a total budget of %d set live before the master restarted; want at most %d (the budget and %d lanes in flight)",
+			w.host(0), got, budget, budget+lanes, lanes)
+	}
+}

@@ -181,6 +181,14 @@ type masterFront struct{ e *Engine }
 
 func (f masterFront) HandedOut(t frontier.Task) { f.e.rv.taken(t.URL) }
 
+// Fetched counts against the budgets a page the master's last life handed out
+// (counted then, by a ledger gone with it).
+func (f masterFront) Fetched(t frontier.Task) {
+	if f.e.budget.active() {
+		f.e.budget.count(t)
+	}
+}
+
 func (f masterFront) HandedBack(t frontier.Task) bool {
 	if t.Budgeted {
 		f.e.budget.unadmit(t) // not fetched: counted again when next handed out

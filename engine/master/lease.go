@@ -158,6 +158,12 @@ func (t *Table) adopt(n *node, claims []frontier.Task) (kept []uint64, last map[
 		if !t.take(c.URL) && !t.unqueue(u, c.URL) {
 			continue // fetched already, or never handed out: not this worker's
 		}
+		// Counted as a hand-out of this life: a budget holds back what is over it
+		// (the worker drops it unfetched), where a claim used to be fetched on top
+		// of the budget handed out again.
+		if !t.front.Admit(&c) {
+			continue
+		}
 		if u.owner != n.name {
 			if old := t.nodes[u.owner]; old != nil {
 				delete(old.units, name)

@@ -27,6 +27,9 @@ type Front interface {
 	// queue. false: the operator withdrew it meanwhile; the front ends it and the
 	// table drops it.
 	HandedBack(t frontier.Task) bool
+	// Fetched: t, handed out by the master's last life, was reported fetched
+	// (lease.go): no hand-out of this life counted it.
+	Fetched(t frontier.Task)
 }
 
 // Table is the master's bookkeeping: nodes, units, hand-outs, costs and lane IDs.
@@ -410,8 +413,11 @@ func (t *Table) Settle(nodeName string, task frontier.Task, result bool) bool {
 	if !ok && t.take(task.URL) {
 		// Handed out by the master's last life and reported now: the first report
 		// of it counts (lease.go).
-		if n != nil && result {
-			n.results++
+		if result {
+			t.front.Fetched(task)
+			if n != nil {
+				n.results++
+			}
 		}
 		return true
 	}
