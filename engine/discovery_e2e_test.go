@@ -415,7 +415,7 @@ func TestFeedsArePolledAtTheirOwnPace(t *testing.T) {
 	// Judged by what the poller learned of each feed, the rate its intervals follow,
 	// not by how many reads fitted in the wall-clock time the test ran: on a loaded
 	// box the busy feed's reads come late and the quiet one's on time.
-	p := e.disc.poller
+	p := e.disc.Poller()
 	busyURL, quietURL := "http://"+h+"/busy", "http://"+h+"/quiet"
 	br, qr := p.Rate(busyURL), p.Rate(quietURL)
 	t.Logf("busy feed: read %d times, %.0f new URLs/h, polled every %v; quiet one: read %d times, %.0f/h, every %v",

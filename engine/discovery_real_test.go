@@ -134,7 +134,7 @@ func TestMasterReparsesAWorkersFeedWithItsURLAndCharset(t *testing.T) {
 	}
 	res := &fetch.Result{URL: "http://a.test/feed", FinalURL: "http://a.test/rss/feed", Status: 200, ContentType: "text/plain",
 		Header: http.Header{"Content-Type": {"text/plain; charset=gb2312"}}, Body: []byte(body), DiscoveredKind: discover.KindFeed}
-	doc := e.discoverFrom(frontier.Task{URL: res.URL, Host: "a.test"}, res, nil, time.Now())
+	doc := e.disc.Read(frontier.Task{URL: res.URL, Host: "a.test"}, res, nil, time.Now())
 	if doc == nil || len(doc.Entries) != 1 || doc.Entries[0].Title != "台风" {
 		t.Fatalf("re-parsed %+v: want one entry titled 台风", doc)
 	}

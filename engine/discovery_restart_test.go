@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -10,9 +9,6 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
-	"github.com/crawlconsole/crawlconsole/engine/discover"
-	"github.com/crawlconsole/crawlconsole/engine/fetch"
-	"github.com/crawlconsole/crawlconsole/engine/frontier"
 )
 
 // restartRig runs a crawl, alone or as a master over one worker (M4), that can be
@@ -131,9 +127,9 @@ func TestPollPaceIsKeptAfterRestart(t *testing.T) {
 			e := rig.start()
 			waitFor(t, "three reads of the feed, the last one learned from", func() bool {
 				at := reads.times()
-				return len(at) >= 3 && e.disc.poller.Next(feed).After(at[len(at)-1])
+				return len(at) >= 3 && e.disc.Poller().Next(feed).After(at[len(at)-1])
 			})
-			learned := e.disc.poller.Interval(feed)
+			learned := e.disc.Poller().Interval(feed)
 			if err := e.Close(); err != nil {
 				t.Fatal(err)
 			}
@@ -152,7 +148,7 @@ func TestPollPaceIsKeptAfterRestart(t *testing.T) {
 			}
 			if gap := after[1].Sub(after[0]); gap < learned*8/10 {
 				t.Errorf("second read after the restart %v after the first, want its learned interval %v: the first was taken for news (now %v, rate %.1f/h)",
-					gap, learned, e.disc.poller.Interval(feed), e.disc.poller.Rate(feed))
+					gap, learned, e.disc.Poller().Interval(feed), e.disc.Poller().Rate(feed))
 			}
 		})
 	}
@@ -236,7 +232,7 @@ func TestLyingSiteStaysUntrustedAfterRestart(t *testing.T) {
 			o.Discovery.Probe = ProbeOff
 			rig := newRestartRig(t, o, clustered)
 			site := func(e *Engine) SiteDiscovery {
-				for _, v := range e.disc.view() {
+				for _, v := range e.disc.View() {
 					if len(v.Sitemaps) > 0 {
 						return v
 					}
@@ -245,9 +241,7 @@ func TestLyingSiteStaysUntrustedAfterRestart(t *testing.T) {
 			}
 			e := rig.start()
 			waitFor(t, "the site's dates found lying, no hinted refetch left", func() bool {
-				e.disc.mu.Lock()
-				pending := len(e.disc.hinted)
-				e.disc.mu.Unlock()
+				pending := e.disc.Hinted()
 				return !site(e).DatesTrusted && pending == 0
 			})
 			if err := e.Close(); err != nil {
@@ -276,39 +270,6 @@ func TestLyingSiteStaysUntrustedAfterRestart(t *testing.T) {
 				t.Errorf("%d page refetches after the restart for dates that lie", n)
 			}
 		})
-	}
-}
-
-// A child sitemap read after a restart before its index is read again still speaks
-// for the hosts whose robots.txt named the index (cross-submission): their pages'
-// dates are hints, as before the restart. Before, which index listed it and who
-// vouched for that index were not kept, and the dates were dropped.
-func TestCrossSubmittedChildSitemapAfterARestart(t *testing.T) {
-	t.Parallel()
-	e := &Engine{disc: newDiscovery(DefaultOptions().Discovery)}
-	index := "http://www.paper.example/sitemap-index.xml"
-	child := "http://www.paper.example/sitemap-sport.xml"
-	page := "http://sport.paper.example/story/1"
-	e.disc.cross[index] = []string{"sport.paper.example"} // as the sport host's robots.txt registers it
-	e.readDocument(frontier.Task{URL: index, Host: "www.paper.example"}, &fetch.Result{},
-		&discover.Doc{Kind: discover.KindIndex, Entries: []discover.Entry{{URL: child}}}, nil, time.Now())
-	readChild := func(e *Engine) bool {
-		e.readDocument(frontier.Task{URL: child, Host: "www.paper.example"}, &fetch.Result{},
-			&discover.Doc{Kind: discover.KindSitemap, Entries: []discover.Entry{{URL: page, Modified: time.Now()}}}, nil, time.Now())
-		e.disc.hintMu.Lock()
-		defer e.disc.hintMu.Unlock()
-		_, dated := e.disc.hintSeen[page]
-		return dated
-	}
-	if !readChild(e) {
-		t.Fatal("before the restart the child sitemap does not speak for the host that vouched for its index")
-	}
-	r := &Engine{disc: restarted(t, e.disc)}
-	r.disc.hintMu.Lock()
-	clear(r.disc.hintSeen)
-	r.disc.hintMu.Unlock()
-	if !readChild(r) {
-		t.Error("after a restart the child sitemap no longer speaks for the vouching host: its page's date is not a hint")
 	}
 }
 
@@ -372,23 +333,4 @@ func datedSitemap(s *discoSite, lastmod func(i int) string) {
 	}
 	s.robots = "Sitemap: http://" + h + "/sitemap.xml\n"
 	s.pages["/"] = `<html><body><p>front page</p></body></html>`
-}
-
-// restarted is d as a restarted crawl finds it: its state through the JSON the
-// store keeps, restored into a new discovery, with nothing left out.
-func restarted(t *testing.T, d *discovery) *discovery {
-	t.Helper()
-	b, err := json.Marshal(d.export())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var st discoveryState
-	if err := json.Unmarshal(b, &st); err != nil {
-		t.Fatal(err)
-	}
-	r := newDiscovery(DefaultOptions().Discovery)
-	if n := r.restore(st); n != 0 {
-		t.Fatalf("%d parts of the state left out after a restart", n)
-	}
-	return r
 }

@@ -69,20 +69,24 @@ func TestDiscoveryStateSurvivesRestart(t *testing.T) {
 // discoveryLearned lists, per feed and sitemap, its poll interval, rate and next poll,
 // and per site its feeds, sitemaps and date-trust verdict.
 func discoveryLearned(e *Engine) string {
-	d := e.disc
-	d.mu.Lock()
+	views := e.disc.View()
 	var srcs []string
-	for u, k := range d.sources {
-		srcs = append(srcs, u+" "+string(k))
+	for _, v := range views {
+		for _, u := range v.Feeds {
+			srcs = append(srcs, u+" feed")
+		}
+		for _, u := range v.Sitemaps {
+			srcs = append(srcs, u+" sitemap")
+		}
 	}
-	d.mu.Unlock()
 	slices.Sort(srcs)
+	p := e.disc.Poller()
 	var b strings.Builder
 	for _, line := range srcs {
 		u := strings.Fields(line)[0]
-		fmt.Fprintf(&b, "%s interval=%v rate=%.9f next=%s\n", line, d.poller.Interval(u), d.poller.Rate(u), d.poller.Next(u).Format(time.RFC3339Nano))
+		fmt.Fprintf(&b, "%s interval=%v rate=%.9f next=%s\n", line, p.Interval(u), p.Rate(u), p.Next(u).Format(time.RFC3339Nano))
 	}
-	for _, v := range d.view() {
+	for _, v := range views {
 		fmt.Fprintf(&b, "site %s feeds=%v sitemaps=%v trusted=%v (%s)\n", v.Site, v.Feeds, v.Sitemaps, v.DatesTrusted, v.Why)
 	}
 	return b.String()

@@ -45,7 +45,7 @@ func TestSiteRmStopsReadingItsFeeds(t *testing.T) {
 	e := startEngine(t, o)
 	waitFor(t, "both feeds read 3 times", func() bool { return a.requested("/feed") >= 3 && b.requested("/feed") >= 3 })
 	feedA := "http://" + a.host + "/feed"
-	learned := e.disc.poller.Rate(feedA)
+	learned := e.disc.Poller().Rate(feedA)
 	prior := (&discover.Poller{}).Rate("never polled")
 	if learned < 4*prior {
 		t.Fatalf("the feed's learned rate %.3f/h is not above the prior's %.3f/h: nothing to keep", learned, prior)
@@ -73,7 +73,7 @@ func TestSiteRmStopsReadingItsFeeds(t *testing.T) {
 		t.Errorf("the removed site's feed was read %d times after a restart, want none", got-readA)
 	}
 
-	if e.disc.poller.Knows(feedA) {
+	if e.disc.Poller().Knows(feedA) {
 		t.Errorf("the removed site's feed takes a share of the polls after a restart")
 	}
 
@@ -82,7 +82,7 @@ func TestSiteRmStopsReadingItsFeeds(t *testing.T) {
 	}
 	// It comes back at the pace it had learned, not the prior's (its first read
 	// after the pause, a backlog, does not count as a rate).
-	if got := e.disc.poller.Rate(feedA); got < learned/2 {
+	if got := e.disc.Poller().Rate(feedA); got < learned/2 {
 		t.Errorf("the re-added site's feed is polled at %.3f new URLs/h, want the %.3f/h learned before :site rm (prior %.3f/h)", got, learned, prior)
 	}
 	readA = a.requested("/feed")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/dnscache"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
+	"github.com/crawlconsole/crawlconsole/engine/feeds"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/hostreport"
@@ -31,11 +32,11 @@ type Engine struct {
 	st     *store.Store
 	scope  *frontier.Scope
 	dedupe *frontier.Dedupe
-	run    *lanes.Runner   // the lanes: their runs, egress links, robots.txt and crawl-delays
-	gate   *lanes.Gate     // the lanes' politeness gate (nil on a master)
-	pool   *egress.Pool    // M3 rotation; nil for the direct route
-	dns    *dnscache.Cache // M5: the resolver of every egress
-	disc   *discovery      // feeds and sitemaps; nil when discovery is off or on a worker
+	run    *lanes.Runner    // the lanes: their runs, egress links, robots.txt and crawl-delays
+	gate   *lanes.Gate      // the lanes' politeness gate (nil on a master)
+	pool   *egress.Pool     // M3 rotation; nil for the direct route
+	dns    *dnscache.Cache  // M5: the resolver of every egress
+	disc   *feeds.Discovery // feeds and sitemaps; nil when discovery is off or on a worker
 
 	// ssrfWarned are the (worker, host) pairs whose refusal by a worker's SSRF guard
 	// was logged (a sync.Map of string -> struct{}): once each, not per URL.
@@ -204,8 +205,8 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 	e.stories = stories.NewBook()
 	e.guard = guard
 	if st != nil && opts.Discovery.Enabled {
-		e.disc = newDiscovery(opts.Discovery)
-		e.loadDiscovery() // poll pace and date trust learned by earlier runs
+		e.disc = e.newFeeds()
+		e.disc.Load() // poll pace and date trust learned by earlier runs
 	}
 	if r == roleMaster { // the workers resolve, fetch and rotate egresses
 		e.board = lanes.NewBoard(opts.Lanes.Max, nil)
@@ -257,7 +258,7 @@ func (e *Engine) Start() error {
 		e.restoreSiteCounts()
 		seeds := e.opts.Seeds
 		if e.disc != nil {
-			seeds = append(seeds[:len(seeds):len(seeds)], e.disc.seeds(e.opts.Discovery)...)
+			seeds = append(seeds[:len(seeds):len(seeds)], e.disc.Seeds()...)
 		}
 		if err := e.queueSeeds(seeds, e.sites.Load().Sources()); err != nil {
 			return err
@@ -313,7 +314,7 @@ func (e *Engine) tick() {
 	defer e.wg.Done()
 	e.every(time.Second, func(now time.Time) {
 		e.rate.sample(now, e.c.pagesFetched.Load())
-		e.keepDiscovery(now)
+		e.disc.Keep(now)
 		e.rv.KeepSitePriors(now)
 	})
 }
@@ -369,7 +370,7 @@ func (e *Engine) Stop() {
 		if e.st != nil {
 			e.closeLanes(e.now())
 			if e.disc != nil {
-				e.saveDiscovery(e.now())
+				e.disc.Save(e.now())
 			}
 			e.rv.SaveSitePriors(e.now())
 			e.endRound(e.now()) // M3: the round's results are not lost to a stop

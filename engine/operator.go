@@ -21,7 +21,7 @@ func (e *Engine) Snapshot() Snapshot {
 		PausedHosts: sortedKeys(e.pausedHosts), Egresses: append([]string(nil), e.board.Egresses()...),
 	}
 	if e.disc != nil {
-		s.Discovery = e.disc.view() // its own lock, taken under e.mu (discovery never takes e.mu)
+		s.Discovery = e.disc.View() // its own lock, taken under e.mu (discovery never takes e.mu)
 	}
 	if e.q.spillFrom != 0 {
 		s.QueueDepth += int(e.q.maxSpilled - e.q.spillFrom + 1) // estimate of what waits in the store

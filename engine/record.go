@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/discover"
+	"github.com/crawlconsole/crawlconsole/engine/feeds"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/hostreport"
@@ -140,7 +141,7 @@ func (e *Engine) record(o Outcome) {
 			// The origin's robots.txt Sitemap lines ride on its first response,
 			// whatever it was: a 404 or a redirect never reaches discoverFrom, and
 			// the host's cross-submission would be lost for the crawl.
-			e.queueRobotsSitemaps(t, res)
+			e.disc.RobotsSitemaps(t, res)
 		}
 	} else {
 		// No response, and none counted; but the redirects answered before the
@@ -154,10 +155,10 @@ func (e *Engine) record(o Outcome) {
 		e.finish(t, refetch, l, failed, o.Kind)
 	case o.Kind != "":
 		if !IsSkip(o.Kind) {
-			e.sourceFailed(t.URL)
+			e.disc.SourceFailed(t.URL)
 		}
 		if o.Kind == fetch.KindContentType || o.Kind == fetch.KindBinary || o.Kind == fetch.KindTooLarge {
-			e.refusedDocument(t, o.Kind, res)
+			e.disc.RefusedDocument(t, o.Kind, res)
 		}
 		e.finish(t, refetch, l, failed, o.Kind)
 		switch {
@@ -170,7 +171,7 @@ func (e *Engine) record(o Outcome) {
 		if refetch {
 			// M2: unchanged, and it cost no body; the stored page is kept.
 			rv := e.observeRevisit(t.URL, prev, e.now(), revisit.Outcome{NotModified: true})
-			e.notModifiedSource(t.URL, rv)
+			e.disc.NotModified(t.URL, rv)
 			e.st.SaveRevisit(*rv)
 			observed = true
 		}
@@ -183,10 +184,10 @@ func (e *Engine) record(o Outcome) {
 	case res.Status/100 == 3 && res.Header.Get("Location") != "":
 		e.followRedirect(l, t, res, refetch)
 	case res.Status/100 == 4:
-		e.sourceFailed(t.URL)
+		e.disc.SourceFailed(t.URL)
 		e.finish(t, refetch, l, failed, fetch.KindHTTP4xx)
 	case res.Status/100 == 5:
-		e.sourceFailed(t.URL)
+		e.disc.SourceFailed(t.URL)
 		e.finish(t, refetch, l, failed, fetch.KindHTTP5xx)
 	default:
 		e.finish(t, refetch, l, failed, "http_"+strconv.Itoa(res.Status))
@@ -221,7 +222,7 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 		at = e.now()
 	}
 	var known []string
-	doc := e.discoverFrom(t, res, prev, at) // a feed or sitemap: its entries become its links
+	doc := e.disc.Read(t, res, prev, at) // a feed or sitemap: its entries become its links
 	var docKind discover.Kind
 	if doc != nil {
 		docKind = doc.Kind
@@ -267,14 +268,14 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 			revisit.Outcome{Hash: hash, OK: ok, Sig: sig, HasDigest: ok})
 		e.rv.KeepReplacedText(t.URL, stored.Revisit)
 		if doc != nil {
-			e.schedulePoll(t.URL, doc, links, listingOf(links, known), stored.Revisit, at)
+			e.disc.SchedulePoll(t.URL, doc, links, feeds.Listing(links, known), stored.Revisit, at)
 		} else {
-			e.awaitHint(t.URL, stored.Revisit)               // a page a trusted feed or sitemap dates
-			e.pollEntry(t, links, known, stored.Revisit, at) // a seed of a site with neither feed nor sitemap
+			e.disc.AwaitHint(t.URL, stored.Revisit)               // a page a trusted feed or sitemap dates
+			e.disc.PollEntry(t, links, known, stored.Revisit, at) // a seed of a site with neither feed nor sitemap
 			if prev != nil && stored.Revisit.Distance >= 0 {
-				e.hintOutcome(t.URL, stored.Revisit.Distance > e.opts.Revisit.Threshold)
+				e.disc.HintOutcome(t.URL, stored.Revisit.Distance > e.opts.Revisit.Threshold)
 			} else {
-				e.hintDrop(t.URL)
+				e.disc.HintDrop(t.URL)
 			}
 		}
 	}
@@ -342,7 +343,7 @@ func (e *Engine) followRedirect(lane int, t frontier.Task, res *fetch.Result, re
 // URL done: it was counted when first fetched.
 func (e *Engine) finish(t frontier.Task, refetch bool, lane int, st store.State, kind string) {
 	e.st.SetState(t.URL, st, lane, kind)
-	e.hintDrop(t.URL)
+	e.disc.HintDrop(t.URL)
 	if kind != "" {
 		e.c.addError(kind)
 		e.c.example(kind, t.URL)

@@ -68,7 +68,7 @@ func (e *Engine) requeue(urls []string, now time.Time, force bool) (int, error) 
 		if !ok && !(force && r.ErrKind == SkipSteeredOut) { // a source withdrawn unfetched, added back
 			continue
 		}
-		if !force && !e.rv.Windows.Active(e.classOf(r.Host), f, now) && !e.isDiscoverySource(r.URL) {
+		if !force && !e.rv.Windows.Active(e.classOf(r.Host), f, now) && !e.disc.IsSource(r.URL) {
 			continue // M2/M3: past its class window, never revisited again
 		}
 		if r.State != store.Processed && r.State != store.Failed {
@@ -168,7 +168,7 @@ func (e *Engine) boardAdd(t frontier.Task) {
 		delete(e.steered.urgent, t.URL)
 		t.Urgent = true
 	}
-	if !t.Urgent && !t.Ahead && e.disc != nil && !e.rv.queued[t.URL] && e.disc.ahead.take(t.URL) {
+	if !t.Urgent && !t.Ahead && !e.rv.queued[t.URL] && e.disc.TakeAhead(t.URL) {
 		t.Ahead = true // an article a read just listed: before the lane's due reads
 	}
 	e.crew.queue(t)

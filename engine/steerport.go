@@ -60,9 +60,9 @@ func (p steerPort) QueueSources(items []revisit.Item) int { return p.e.queueSour
 func (p steerPort) KeepSources(items []revisit.Item)      { p.e.keepSources(items) }
 func (p steerPort) Withdraw(items []revisit.Item) int     { return p.e.withdraw(items) }
 
-func (p steerPort) RestoreDiscovery(domain string, live bool) { p.e.restoreDiscovery(domain, live) }
+func (p steerPort) RestoreDiscovery(domain string, live bool) { p.e.disc.RestoreSite(domain, live) }
 func (p steerPort) WithdrawDiscovery(domain string, live bool) int {
-	return p.e.withdrawDiscovery(domain, live)
+	return p.e.disc.WithdrawSite(domain, live)
 }
 
 func (p steerPort) MarkOut(urls []string) {

@@ -1,4 +1,4 @@
-package engine
+package feeds
 
 import (
 	"sync"
@@ -22,7 +22,7 @@ import (
 // archive sitemap read late), and a read marks at most aheadPerRead URLs, so one
 // large listing never holds the lanes' other work back for long.
 type aheadMarks struct {
-	mu   sync.Mutex // its own lock: boardAdd asks under e.mu, which d.mu must not nest in
+	mu   sync.Mutex // its own lock: boardAdd asks under d.mu, which d.mu must not nest in
 	urls map[string]struct{}
 }
 

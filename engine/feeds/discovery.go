@@ -1,4 +1,4 @@
-package engine
+package feeds
 
 import (
 	"net/http"
@@ -13,7 +13,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
-	"github.com/crawlconsole/crawlconsole/store"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // News discovery: feeds and sitemaps are fetched like pages — through the
@@ -26,15 +26,22 @@ import (
 //   - Fetcher: with Discovery on it accepts XML and gzip bodies and parses feeds and
 //     sitemaps (engine/discover) under the page size cap; HTML pages report their
 //     <link rel="alternate"> feeds.
-//   - Frontier side (discoverFrom, here): sitemaps from robots.txt, /sitemap.xml when
+//   - Frontier side (Read, here): sitemaps from robots.txt, /sitemap.xml when
 //     robots.txt names none, and the config; index children admitted through a
 //     discover.Tree (bounded depth and count, no loops); entries scoped by
 //     discover.Allowed (a sitemap's own host, or hosts whose robots.txt names it);
 //     each source's next poll from discover.Poller; moved dates make stored pages due
 //     now unless the site's dates proved untrustworthy (discover.Trust).
 
-// discovery is the frontier side's discovery state.
-type discovery struct {
+// Discovery is the frontier side's discovery state: what the crawl knows of every
+// feed, sitemap and polled entry page, under its own locks. Its methods are safe
+// for concurrent use; the crawl reaches it only through them, and it reaches the
+// crawl only through its Crawl port.
+type Discovery struct {
+	c    Crawl
+	st   Store // nil in tests that read documents without a store
+	opts Options
+
 	tree   *discover.Tree
 	poller *discover.Poller
 	cover  *discover.Coverage
@@ -46,15 +53,15 @@ type discovery struct {
 	siteWide map[string]bool           // sources declared in the config: any host of their site
 	sources  map[string]discover.Kind  // feeds and sitemaps seen, by URL
 	hinted   map[string]string         // URL -> site: a refetch asked for by a moved date
-	nHinted  atomic.Int64              // len(hinted), read off d.mu by every task's end (hintDrop)
+	nHinted  atomic.Int64              // len(hinted), read off d.mu by every task's end (HintDrop)
 	sites    map[string]*siteDiscovery // by registered domain
 	warned   map[string]bool           // sites whose untrusted dates were logged
 	// hintSeen is URL -> newest date a source gave it, under its own lock: every
-	// stored page looks itself up (awaitHint) and must not wait on d.mu, which a
+	// stored page looks itself up (AwaitHint) and must not wait on d.mu, which a
 	// large sitemap's read holds for its whole parse.
 	hintMu   sync.Mutex
 	hintSeen map[string]time.Time
-	entries  map[string][]string // site -> its seed pages (pollEntry), polled while not covered
+	entries  map[string][]string // site -> its seed pages (PollEntry), polled while not covered
 	// shadowed is, per site, its sources another of its sources covers (Coverage),
 	// each with the one covering it: the Poller reads them at its longest interval.
 	// coverMu orders the Coverage's verdicts and their passing to the Poller, so
@@ -86,15 +93,22 @@ type siteDiscovery struct {
 	// problems is, per document of the site, why its last read yielded nothing.
 	problems map[string]string
 	// sitemapReads counts its sitemap reads: "lastmod is always now" shows from the
-	// second (discover.Trust), so dates from the first are not relied on (awaitHint).
+	// second (discover.Trust), so dates from the first are not relied on (AwaitHint).
 	sitemapReads int
 }
 
-func newDiscovery(o DiscoveryOptions) *discovery {
+// New builds the discovery state of a crawl: c is the crawl it queues for, st its
+// store (the discovery state is kept in its meta table; nil keeps nothing). Call
+// Load before the crawl fetches anything.
+func New(opts Options, c Crawl, st Store) *Discovery {
+	o := opts.Discovery
 	// With a budget the reads are a rate to spend: lateness in the lane's queue
 	// does not lower it (discover.Poller.KeepPace).
 	budgeted := o.PollBudget > 0 || o.FetchBudget > 0
-	return &discovery{
+	return &Discovery{
+		c:         c,
+		st:        st,
+		opts:      opts,
 		tree:      discover.NewTree(),
 		poller:    &discover.Poller{MinInterval: o.MinPoll, MaxInterval: o.MaxPoll, RateHalfLife: o.RateHalfLife, Budget: o.PollBudget, FetchBudget: o.FetchBudget, KeepPace: budgeted},
 		cover:     &discover.Coverage{},
@@ -117,7 +131,7 @@ func newDiscovery(o DiscoveryOptions) *discovery {
 	}
 }
 
-func (d *discovery) site(host string) *siteDiscovery {
+func (d *Discovery) site(host string) *siteDiscovery {
 	name := frontier.Site(host)
 	s := d.sites[name]
 	if s == nil {
@@ -128,18 +142,18 @@ func (d *discovery) site(host string) *siteDiscovery {
 }
 
 // seeds returns the configured sitemaps and feeds to queue with the seeds.
-func (d *discovery) seeds(o DiscoveryOptions) []string {
+func (d *Discovery) Seeds() []string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var out []string
-	for _, u := range o.Sitemaps {
+	for _, u := range d.opts.Discovery.Sitemaps {
 		if n, err := frontier.Normalize(u); err == nil {
 			d.siteWide[n] = true
 			d.tree.Root(frontier.Site(hostOf(n)), n)
 			out = append(out, n)
 		}
 	}
-	for _, u := range o.Feeds {
+	for _, u := range d.opts.Discovery.Feeds {
 		if n, err := frontier.Normalize(u); err == nil {
 			d.siteWide[n] = true
 			out = append(out, n)
@@ -148,23 +162,22 @@ func (d *discovery) seeds(o DiscoveryOptions) []string {
 	return out
 }
 
-// discoverFrom is the frontier side of discovery for one fetched response: it
+// Read is the frontier side of discovery for one fetched response: it
 // queues the origin's sitemaps, turns a feed's or sitemap's entries into the page's
 // links (res.Links, queued by savePage like any links) and applies date hints. It
 // returns the source's state for scheduling (nil for an ordinary page).
-func (e *Engine) discoverFrom(t frontier.Task, res *fetch.Result, prev *revisit.Page, at time.Time) *discover.Doc {
-	d := e.disc
+func (d *Discovery) Read(t frontier.Task, res *fetch.Result, prev *revisit.Page, at time.Time) *discover.Doc {
 	if d == nil {
 		return nil
 	}
 	if res.RobotsRead {
-		e.queueRobotsSitemaps(t, res)
+		d.RobotsSitemaps(t, res)
 	}
 	if res.DiscoveryError != "" {
 		d.mu.Lock()
 		d.site(t.Host).warnings["unreadable"]++
 		d.mu.Unlock()
-		e.c.addError("discovery_unreadable")
+		d.c.Count("discovery_unreadable")
 	}
 	if len(res.Feeds) > 0 {
 		d.announce(res)
@@ -174,25 +187,25 @@ func (e *Engine) discoverFrom(t frontier.Task, res *fetch.Result, prev *revisit.
 	if doc == nil && res.DiscoveredKind != "" && len(res.Body) > 0 {
 		// From a worker (M4): the parsed document stayed there; the body came raw,
 		// and is read as the worker read it (its URL, its Content-Type's charset).
-		parsed, err := discover.ParseFrom(res.Body, documentSource(t, res), discover.Limits{MaxBytes: int64(e.opts.Fetch.MaxBodyBytes)})
+		parsed, err := discover.ParseFrom(res.Body, documentSource(t, res), discover.Limits{MaxBytes: int64(d.opts.MaxBodyBytes)})
 		if err == nil || len(parsed.Entries) > 0 {
 			doc = &parsed
 		}
 	}
 	if doc == nil {
 		if res.DiscoveryError != "" {
-			e.documentProblem(t, res.DiscoveryError, true)
+			d.documentProblem(t, res.DiscoveryError, true)
 		}
 		return nil
 	}
-	due, dated := e.readDocument(t, res, doc, prev, at)
-	e.documentRead(t, res, doc)
+	due, dated := d.readDocument(t, res, doc, prev, at)
+	d.documentRead(t, res, doc)
 	if len(due) > 0 {
 		// Store reads and the requeue, off d.mu (as refetchResults does for rounds).
-		e.hintDue(due, at)
+		d.hintDue(due, at)
 	}
 	if len(dated) > 0 {
-		e.hintDueIfOlder(dated, frontier.Site(t.Host), at)
+		d.hintDueIfOlder(dated, frontier.Site(t.Host), at)
 	}
 	return doc
 }
@@ -201,12 +214,11 @@ func (e *Engine) discoverFrom(t frontier.Task, res *fetch.Result, prev *revisit.
 // children) become res.Links under the scope rule, its dates teach the site's Trust,
 // and it returns the stored pages to make due now: those a trusted moved date
 // names, and the site's entry pages when this read opened a gap in what its
-// sitemaps cover (pollEntry then polls them until the gap closes). dated are the
+// sitemaps cover (PollEntry then polls them until the gap closes). dated are the
 // entries of a trusted site dated after the source's last read that gave no date
 // before (the first read after a restart: the dates are not kept; or a new entry):
 // due if a stored copy is older than its date (hintDueIfOlder).
-func (e *Engine) readDocument(t frontier.Task, res *fetch.Result, doc *discover.Doc, prev *revisit.Page, at time.Time) (due []string, dated map[string]time.Time) {
-	d := e.disc
+func (d *Discovery) readDocument(t frontier.Task, res *fetch.Result, doc *discover.Doc, prev *revisit.Page, at time.Time) (due []string, dated map[string]time.Time) {
 	src := t.URL
 	siteName := frontier.Site(t.Host)
 	d.mu.Lock()
@@ -222,7 +234,7 @@ func (e *Engine) readDocument(t frontier.Task, res *fetch.Result, doc *discover.
 	}
 	for k, n := range doc.Warnings {
 		sd.warnings[k] += n
-		e.c.addError("discovery_" + k)
+		d.c.Count("discovery_" + k)
 	}
 	var links []string
 	if doc.Kind == discover.KindIndex {
@@ -234,7 +246,7 @@ func (e *Engine) readDocument(t frontier.Task, res *fetch.Result, doc *discover.
 			if why := d.tree.Child(siteName, src, c.URL); why != "" {
 				if why != "sitemap_loop" { // a known child listed again is the normal case
 					sd.warnings[why]++
-					e.c.addError("discovery_" + why)
+					d.c.Count("discovery_" + why)
 				}
 				continue
 			}
@@ -262,7 +274,7 @@ func (e *Engine) readDocument(t frontier.Task, res *fetch.Result, doc *discover.
 	var moved []string
 	for _, en := range doc.Entries {
 		if !discover.Allowed(doc.Kind, src, en.URL, d.crossOf(src)) && !d.siteWideOK(src, en.URL) {
-			if doc.Kind == discover.KindFeed && e.opts.Discovery.FeedItemsOffSite && discover.Allowed(doc.Kind, en.URL, en.URL, nil) {
+			if doc.Kind == discover.KindFeed && d.opts.Discovery.FeedItemsOffSite && discover.Allowed(doc.Kind, en.URL, en.URL, nil) {
 				// One hop off the site (extractLinks lets it past the scope); its date
 				// is no hint: the feed's site does not speak for another's pages.
 				links = append(links, en.URL)
@@ -326,7 +338,7 @@ func (e *Engine) readDocument(t frontier.Task, res *fetch.Result, doc *discover.
 			sd.ignored += int64(len(moved))
 			if !d.warned[siteName] {
 				d.warned[siteName] = true
-				e.logf(LevelWarn, 0, t.Host, "dates of %s are ignored: %s", siteName, why)
+				d.c.Logf(view.LevelWarn, t.Host, "dates of %s are ignored: %s", siteName, why)
 			}
 		} else {
 			sd.hints += int64(len(moved))
@@ -343,7 +355,7 @@ func (e *Engine) readDocument(t frontier.Task, res *fetch.Result, doc *discover.
 // of host's site, so that its entry pages need not be polled: a feed or a sitemap
 // brings every page of its site it lists (a sitemap's pages on hosts that have not
 // vouched for it as plain links).
-func (d *discovery) covers(host string) bool {
+func (d *Discovery) covers(host string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	s := d.sites[frontier.Site(host)]
@@ -363,7 +375,7 @@ func sameSite(src string, urls []string) []string {
 
 // siteWideOK lets a source the operator declared (or a sitemap listed by its index)
 // list any host of its own site. Caller holds d.mu.
-func (d *discovery) siteWideOK(src, page string) bool {
+func (d *Discovery) siteWideOK(src, page string) bool {
 	for i := 0; src != "" && i <= discover.MaxIndexDepth; i, src = i+1, d.parent[src] {
 		if d.siteWide[src] {
 			return discover.Allowed(discover.KindFeed, src, page, nil)
@@ -375,7 +387,7 @@ func (d *discovery) siteWideOK(src, page string) bool {
 // crossOf is the hosts whose robots.txt names src or an index above it: a
 // cross-submission covers the sitemaps its index lists. Read at each use, since a
 // host's robots.txt may be read after the sitemap. Caller holds d.mu.
-func (d *discovery) crossOf(src string) []string {
+func (d *Discovery) crossOf(src string) []string {
 	var out []string
 	for i := 0; src != "" && i <= discover.MaxIndexDepth; i, src = i+1, d.parent[src] {
 		out = append(out, d.cross[src]...)
@@ -383,10 +395,9 @@ func (d *discovery) crossOf(src string) []string {
 	return out
 }
 
-// queueRobotsSitemaps queues the sitemaps an origin's robots.txt names, or its
+// RobotsSitemaps queues the sitemaps an origin's robots.txt names, or its
 // /sitemap.xml when it names none (the usual place; a 404 costs one request).
-func (e *Engine) queueRobotsSitemaps(t frontier.Task, res *fetch.Result) {
-	d := e.disc
+func (d *Discovery) RobotsSitemaps(t frontier.Task, res *fetch.Result) {
 	u, err := url.Parse(t.URL)
 	if err != nil {
 		return
@@ -399,7 +410,7 @@ func (e *Engine) queueRobotsSitemaps(t frontier.Task, res *fetch.Result) {
 	}
 	d.origins[origin] = true
 	list := res.RobotsSitemaps
-	if len(list) == 0 && e.probes(u.Hostname()) {
+	if len(list) == 0 && d.probes(u.Hostname()) {
 		list = []string{origin + "/sitemap.xml"}
 	}
 	var admitted []string
@@ -421,36 +432,19 @@ func (e *Engine) queueRobotsSitemaps(t frontier.Task, res *fetch.Result) {
 		}
 	}
 	d.mu.Unlock()
-	var out []store.URL
-	for _, n := range admitted {
-		pu, err := url.Parse(n)
-		if err != nil {
-			continue
-		}
-		if ok, _ := e.scope.Allows(pu, 0); !ok {
-			e.c.addError("discovery_sitemap_out_of_scope")
-			continue
-		}
-		out = append(out, e.linkRecord(n, 0, 0))
+	if len(admitted) > 0 {
+		d.c.QueueSitemaps(admitted)
 	}
-	if len(out) == 0 {
-		return
-	}
-	ns := make([]string, len(out))
-	for i, r := range out {
-		ns[i] = r.URL
-	}
-	e.dedupe.CheckURLs(ns)
-	e.submit(out, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
 }
 
-// isSource says whether u is a known feed or sitemap.
-func (d *discovery) isSource(u string) bool {
+// IsSource says whether u is a known feed or sitemap of this run (false when
+// discovery is off: d is nil).
+func (d *Discovery) IsSource(u string) bool {
+	if d == nil {
+		return false
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	_, ok := d.sources[u]
 	return ok
 }
-
-// isDiscoverySource says whether u is a known feed or sitemap of this run.
-func (e *Engine) isDiscoverySource(u string) bool { return e.disc != nil && e.disc.isSource(u) }

@@ -1,4 +1,4 @@
-package engine
+package feeds
 
 import (
 	"slices"
@@ -8,7 +8,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
-// pollEntry makes a seed's page a discovery source while its site has no feed or
+// PollEntry makes a seed's page a discovery source while its site has no feed or
 // sitemap the crawl knows of that speaks for the whole site, so that sites with
 // neither are found as well as without discovery. A feed speaks for its site; a sitemap only for its own host
 // and the hosts whose robots.txt names it, so one whose last read had to refuse some
@@ -21,8 +21,7 @@ import (
 // as it does a feed's, and the page is due at the sooner of the two schedules (never
 // later than the revisit policy's). fresh and known are the page's links as extract
 // gave them: new to the crawl, and already known.
-func (e *Engine) pollEntry(t frontier.Task, fresh []store.URL, known []string, rv *store.Revisit, at time.Time) {
-	d := e.disc
+func (d *Discovery) PollEntry(t frontier.Task, fresh []store.URL, known []string, rv *store.Revisit, at time.Time) {
 	if d == nil || rv == nil || t.Depth != 0 || t.ParentHash != 0 || d.removedSource(t.URL) {
 		return // a removed site's page fetched from a lane's hand teaches nothing
 	}
@@ -33,7 +32,7 @@ func (e *Engine) pollEntry(t frontier.Task, fresh []store.URL, known []string, r
 	d.mu.Unlock()
 	if d.covers(t.Host) {
 		d.poller.Forget(t.URL) // polled while it was not covered: its share goes to the sources
-		e.forgetListed(t.URL)
+		d.forgetListed(t.URL)
 		return
 	}
 	// Its rate is what it lists anew since its last read, as a feed's is: counting
@@ -43,7 +42,7 @@ func (e *Engine) pollEntry(t frontier.Task, fresh []store.URL, known []string, r
 	// learned at 3 a day). Its listing is the links the crawl would follow (extract:
 	// resolved, in scope, past the trap guards and nofollow), new or known, so that
 	// rotating off-site ads or per-request tokens do not read as news.
-	listing := listingOf(fresh, known)
+	listing := Listing(fresh, known)
 	newLinks := len(fresh)
 	if n, ok := d.listedAnew(t.URL, listing); ok {
 		newLinks = n
@@ -53,14 +52,14 @@ func (e *Engine) pollEntry(t frontier.Task, fresh []store.URL, known []string, r
 		d.ahead.mark(fresh, full)
 	}
 	d.poller.ObserveRead(t.URL, at, newLinks, len(fresh), full)
-	e.observeCoverage(t.URL, listing, false)
+	d.observeCoverage(t.URL, listing, false)
 	if next := at.Add(d.poller.Interval(t.URL)); rv.Next.IsZero() || next.Before(rv.Next) {
 		rv.Next = next
 	}
 }
 
-// listingOf is a read's listing: the links extract gave, new to the crawl and known.
-func listingOf(fresh []store.URL, known []string) []string {
+// Listing is a read's listing: the links extract gave, new to the crawl and known.
+func Listing(fresh []store.URL, known []string) []string {
 	listing := make([]string, 0, len(fresh)+len(known))
 	for _, u := range fresh {
 		listing = append(listing, u.URL)

@@ -1,10 +1,11 @@
-package engine
+package feeds
 
 import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -14,12 +15,12 @@ import (
 // hintDueIfOlder makes due now the stored pages of dated whose last fetch is older
 // than the date their site's feed or sitemap gives them: they changed since. A page
 // not stored yet (a new entry, queued as a link) is left alone.
-func (e *Engine) hintDueIfOlder(dated map[string]time.Time, site string, now time.Time) {
+func (d *Discovery) hintDueIfOlder(dated map[string]time.Time, site string, now time.Time) {
 	urls := make([]string, 0, len(dated))
 	for u := range dated {
 		urls = append(urls, u)
 	}
-	states, err := e.st.Revisits(urls)
+	states, err := d.st.Revisits(urls)
 	if err != nil || len(states) == 0 {
 		return
 	}
@@ -32,7 +33,6 @@ func (e *Engine) hintDueIfOlder(dated map[string]time.Time, site string, now tim
 	if len(due) == 0 {
 		return
 	}
-	d := e.disc
 	d.mu.Lock()
 	if sd := d.sites[site]; sd != nil {
 		sd.hints += int64(len(due))
@@ -41,31 +41,23 @@ func (e *Engine) hintDueIfOlder(dated map[string]time.Time, site string, now tim
 		d.hint(u, site)
 	}
 	d.mu.Unlock()
-	if _, err := e.requeue(due, now, true); err != nil {
-		e.logf(LevelWarn, 0, "", "discovery hints: %v", err)
+	if _, err := d.c.Requeue(due, now); err != nil {
+		d.c.Logf(view.LevelWarn, "", "discovery hints: %v", err)
 	}
 }
 
 // hintDue makes stored pages due now: their date in a feed or sitemap moved, or
 // they are the entry pages of a site its sitemaps no longer cover.
-func (e *Engine) hintDue(urls []string, now time.Time) {
+func (d *Discovery) hintDue(urls []string, now time.Time) {
 	// A hinted page that is not refetched now drops its mark: not stored yet (its
 	// first fetch not committed when its date moved again), or already in the queue.
 	// Its mark would wait for a refetch that no hint asks for any more.
 	defer func() {
-		e.mu.Lock()
-		var idle []string
-		for _, u := range urls {
-			if !e.rv.queued[u] {
-				idle = append(idle, u)
-			}
-		}
-		e.mu.Unlock()
-		for _, u := range idle {
-			e.hintDrop(u)
+		for _, u := range d.c.NotQueued(urls) {
+			d.HintDrop(u)
 		}
 	}()
-	states, err := e.st.Revisits(urls)
+	states, err := d.st.Revisits(urls)
 	if err != nil || len(states) == 0 {
 		return
 	}
@@ -73,12 +65,12 @@ func (e *Engine) hintDue(urls []string, now time.Time) {
 	for _, s := range states {
 		due = append(due, s.URL)
 	}
-	if _, err := e.requeue(due, now, true); err != nil {
-		e.logf(LevelWarn, 0, "", "discovery hints: %v", err)
+	if _, err := d.c.Requeue(due, now); err != nil {
+		d.c.Logf(view.LevelWarn, "", "discovery hints: %v", err)
 	}
 }
 
-// awaitHint replaces a newly stored page's first revisit (revisit.initial, the
+// AwaitHint replaces a newly stored page's first revisit (revisit.initial, the
 // probe that M2 spends on every new page) when a feed or sitemap of a site whose
 // dates are trusted lists the page with a date: that source is read on its own
 // schedule and a date that moves makes the page due at once (readDocument), so a
@@ -89,10 +81,12 @@ func (e *Engine) hintDue(urls []string, now time.Time) {
 // only from one sitemap read has not shown yet whether its lastmod is always "now"
 // (that takes two): its pages get the initial delay too. A feed's dates are
 // publication dates, which do not lie that way (feeds are not judged on it).
-func (e *Engine) awaitHint(u string, rv *store.Revisit) {
-	d := e.disc
-	o := e.opts.Revisit
-	if d == nil || rv == nil || rv.Fetches != 1 || rv.Next.Equal(revisit.Never) || o.Policy != revisit.PolicyEstimator {
+func (d *Discovery) AwaitHint(u string, rv *store.Revisit) {
+	if d == nil {
+		return
+	}
+	o := d.opts.Revisit
+	if rv == nil || rv.Fetches != 1 || rv.Next.Equal(revisit.Never) || o.Policy != revisit.PolicyEstimator {
 		return
 	}
 	d.hintMu.Lock()
@@ -123,9 +117,8 @@ func (e *Engine) awaitHint(u string, rv *store.Revisit) {
 	}
 }
 
-// hintOutcome teaches the site's Trust what a hinted refetch found.
-func (e *Engine) hintOutcome(u string, changed bool) {
-	d := e.disc
+// HintOutcome teaches the site's Trust what a hinted refetch found.
+func (d *Discovery) HintOutcome(u string, changed bool) {
 	if d == nil {
 		return
 	}
@@ -144,17 +137,16 @@ func (e *Engine) hintOutcome(u string, changed bool) {
 }
 
 // hint marks u's next fetch as a hinted refetch of site's. Caller holds d.mu.
-func (d *discovery) hint(u, site string) {
+func (d *Discovery) hint(u, site string) {
 	d.hinted[u] = site
 	d.nHinted.Store(int64(len(d.hinted)))
 }
 
-// hintDrop forgets a hinted fetch that teaches the site's Trust nothing: a first
+// HintDrop forgets a hinted fetch that teaches the site's Trust nothing: a first
 // fetch (a page whose date moved while it still waited in the queue), a failed or
 // unreadable one. No later fetch would take the mark away: it would stay for the
 // rest of the run, and the hinted set would only grow.
-func (e *Engine) hintDrop(u string) {
-	d := e.disc
+func (d *Discovery) HintDrop(u string) {
 	if d == nil || d.nHinted.Load() == 0 {
 		return
 	}

@@ -1,30 +1,32 @@
-package engine
+package feeds
 
 import (
 	"maps"
 	"sort"
+
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // probes says whether host is asked for /sitemap.xml when robots.txt names no
-// sitemap (DiscoveryOptions.Probe).
-func (e *Engine) probes(host string) bool {
-	switch e.opts.Discovery.Probe {
-	case ProbeAll:
+// sitemap (config.DiscoveryOptions.Probe).
+func (d *Discovery) probes(host string) bool {
+	switch d.opts.Discovery.Probe {
+	case config.ProbeAll:
 		return true
-	case ProbeOff:
+	case config.ProbeOff:
 		return false
 	}
-	s := e.sites.Load().SiteOf(host)
-	return s != nil && s.Kind == SiteNews
+	return d.c.NewsSite(host)
 }
 
 // view lists the sites with feeds or sitemaps, by name.
-func (d *discovery) view() []SiteDiscovery {
+func (d *Discovery) View() []view.SiteDiscovery {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	var out []SiteDiscovery
+	var out []view.SiteDiscovery
 	for name, s := range d.sites {
-		v := SiteDiscovery{Site: name, Feeds: sortedKeys(s.feeds), Sitemaps: sortedKeys(s.sitemaps), Found: s.found,
+		v := view.SiteDiscovery{Site: name, Feeds: sortedKeys(s.feeds), Sitemaps: sortedKeys(s.sitemaps), Found: s.found,
 			Hints: s.hints, Ignored: s.ignored, Warnings: map[string]int{}}
 		v.DatesTrusted, v.Why = s.trust.Trusted()
 		for k, n := range s.warnings {

@@ -1,4 +1,4 @@
-package engine
+package feeds
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/discover"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // Why a feed or sitemap gave the crawl nothing is said once per document: a WARN
@@ -41,7 +42,7 @@ func documentSource(t frontier.Task, res *fetch.Result) discover.Source {
 
 // announce remembers the feeds a page announces (<link rel="alternate">), so that
 // one refused for what it turned out to be is reported as a document.
-func (d *discovery) announce(res *fetch.Result) {
+func (d *Discovery) announce(res *fetch.Result) {
 	page := res.FinalURL
 	if page == "" {
 		page = res.URL
@@ -65,7 +66,7 @@ func (d *discovery) announce(res *fetch.Result) {
 // expected says whether u is a document discovery asked for or knows: a sitemap of
 // the crawl, a feed or sitemap read before, one a page announced or the config
 // declared.
-func (d *discovery) expected(u string) bool {
+func (d *Discovery) expected(u string) bool {
 	if d.tree.Known(u) {
 		return true
 	}
@@ -75,11 +76,11 @@ func (d *discovery) expected(u string) bool {
 	return read || d.announced[u] || d.siteWide[u]
 }
 
-// refusedDocument is record's word on a fetch that ended without a document: a
+// RefusedDocument is record's word on a fetch that ended without a document: a
 // feed or sitemap refused for its content (content_type: neither a page nor a feed
 // or sitemap; binary; past the size cap) is a document that yielded nothing.
-func (e *Engine) refusedDocument(t frontier.Task, kind string, res *fetch.Result) {
-	if e.disc == nil || !e.disc.expected(t.URL) {
+func (d *Discovery) RefusedDocument(t frontier.Task, kind string, res *fetch.Result) {
+	if d == nil || !d.expected(t.URL) {
 		return
 	}
 	why := kind
@@ -88,13 +89,13 @@ func (e *Engine) refusedDocument(t frontier.Task, kind string, res *fetch.Result
 	} else if res != nil && res.ContentType != "" {
 		why += fmt.Sprintf(" (served as %s)", res.ContentType)
 	}
-	e.documentProblem(t, why, true)
+	d.documentProblem(t, why, true)
 }
 
 // documentRead looks at a document just read (readDocument): one that yielded no
 // page says why; one read with a problem worth knowing (a lying encoding, cut off)
 // says that; a document that yields pages again leaves the Sites pane's problems.
-func (e *Engine) documentRead(t frontier.Task, res *fetch.Result, doc *discover.Doc) {
+func (d *Discovery) documentRead(t frontier.Task, res *fetch.Result, doc *discover.Doc) {
 	var why string
 	switch {
 	case len(doc.Entries) == 0:
@@ -112,10 +113,9 @@ func (e *Engine) documentRead(t frontier.Task, res *fetch.Result, doc *discover.
 		}
 	}
 	if why != "" {
-		e.documentProblem(t, why, true)
+		d.documentProblem(t, why, true)
 		return
 	}
-	d := e.disc
 	d.mu.Lock()
 	delete(d.site(t.Host).problems, t.URL)
 	d.mu.Unlock()
@@ -124,15 +124,14 @@ func (e *Engine) documentRead(t frontier.Task, res *fetch.Result, doc *discover.
 		if res.DiscoveryError != "" {
 			msg = strings.TrimPrefix(res.DiscoveryError+"; "+w, "; ")
 		}
-		e.documentProblem(t, fmt.Sprintf("read %d entries with warnings: %s", len(doc.Entries), strings.TrimSuffix(msg, "; ")), false)
+		d.documentProblem(t, fmt.Sprintf("read %d entries with warnings: %s", len(doc.Entries), strings.TrimSuffix(msg, "; ")), false)
 	}
 }
 
 // documentProblem records why a document yielded nothing (nothing true: for the
 // Sites pane, until a read works) or was read with a problem, and logs it the first
 // time for that document.
-func (e *Engine) documentProblem(t frontier.Task, why string, nothing bool) {
-	d := e.disc
+func (d *Discovery) documentProblem(t frontier.Task, why string, nothing bool) {
 	d.mu.Lock()
 	if nothing {
 		sd := d.site(t.Host)
@@ -149,11 +148,11 @@ func (e *Engine) documentProblem(t frontier.Task, why string, nothing bool) {
 		return
 	}
 	if nothing {
-		e.c.addError("discovery_yielded_nothing")
-		e.logf(LevelWarn, 0, t.Host, "feed/sitemap %s yielded nothing: %s", t.URL, why)
+		d.c.Count("discovery_yielded_nothing")
+		d.c.Logf(view.LevelWarn, t.Host, "feed/sitemap %s yielded nothing: %s", t.URL, why)
 		return
 	}
-	e.logf(LevelWarn, 0, t.Host, "feed/sitemap %s: %s", t.URL, why)
+	d.c.Logf(view.LevelWarn, t.Host, "feed/sitemap %s: %s", t.URL, why)
 }
 
 // warningList spells a document's warnings ("encoding_mismatch 1, not_http 3"),

@@ -1,8 +1,10 @@
-package engine
+package feeds
 
 import (
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/config"
 )
 
 // A feed that had a busy run and went quiet is read less as the crawl's
@@ -10,9 +12,9 @@ import (
 // share of its rate; with the default day, most of it.
 func TestRateHalfLifeReachesThePoller(t *testing.T) {
 	rateAfterQuiet := func(half time.Duration) float64 {
-		o := DefaultOptions().Discovery
+		o := config.DefaultDiscovery()
 		o.RateHalfLife = half
-		d := newDiscovery(o)
+		d := New(Options{Discovery: o}, nopCrawl{}, nil)
 		const src = "http://news.example/feed.xml"
 		t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 		d.poller.Observe(src, t0, 0, false)

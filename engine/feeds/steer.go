@@ -1,4 +1,4 @@
-package engine
+package feeds
 
 import (
 	"slices"
@@ -6,6 +6,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/discover"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // A removed site's feeds and sitemaps (:site rm). Discovery polls every feed and
@@ -19,11 +20,10 @@ import (
 // puts them back, due at once and at the pace they had. What they brought in is
 // kept, as everything else the site held.
 
-// withdrawDiscovery stops polling domain's feeds and sitemaps. live: the command was
+// WithdrawSite stops polling domain's feeds and sitemaps. live: the command was
 // given now (not replayed at start, when the store holds them parked already). It
 // returns how many queued ones were withdrawn.
-func (e *Engine) withdrawDiscovery(domain string, live bool) int {
-	d := e.disc
+func (d *Discovery) WithdrawSite(domain string, live bool) int {
 	if d == nil || domain == "" {
 		return 0
 	}
@@ -55,21 +55,20 @@ func (e *Engine) withdrawDiscovery(domain string, live bool) int {
 	}
 	d.applyShadows(domain, d.cover.Shadowed(domain))
 	d.coverMu.Unlock()
-	if len(srcs) == 0 || e.st == nil {
+	if len(srcs) == 0 || d.st == nil {
 		return 0
 	}
-	n := e.withdraw(sourceItems(srcs))
-	e.st.SetRevisitNext(srcs, revisit.Never)
+	n := d.c.Withdraw(srcs)
+	d.st.SetRevisitNext(srcs, revisit.Never)
 	return n
 }
 
-// restoreDiscovery polls domain's feeds and sitemaps again (:site add after :site
+// RestoreSite polls domain's feeds and sitemaps again (:site add after :site
 // rm). live: those parked are due now, whether the removal was this run's or an
 // earlier one's (a log that folded an add and a remove away leaves them parked with
 // no removal to replay). Replayed at start, the store has them as the live command
 // left them. It returns how many were put back in the queue.
-func (e *Engine) restoreDiscovery(domain string, live bool) int {
-	d := e.disc
+func (d *Discovery) RestoreSite(domain string, live bool) int {
 	if d == nil || domain == "" {
 		return 0
 	}
@@ -101,13 +100,13 @@ func (e *Engine) restoreDiscovery(domain string, live bool) int {
 	if len(srcs) == 0 {
 		return 0
 	}
-	e.keepSources(sourceItems(srcs))
-	if !live || e.st == nil {
+	d.c.KeepSources(srcs)
+	if !live || d.st == nil {
 		return 0
 	}
-	states, err := e.st.Revisits(srcs)
+	states, err := d.st.Revisits(srcs)
 	if err != nil {
-		e.logf(LevelWarn, 0, "", "site add: its feeds and sitemaps: %v", err)
+		d.c.Logf(view.LevelWarn, "", "site add: its feeds and sitemaps: %v", err)
 		return 0
 	}
 	// Parked, or withdrawn before their first read (no revisit state: requeue
@@ -121,24 +120,15 @@ func (e *Engine) restoreDiscovery(domain string, live bool) int {
 	if len(parked) == 0 {
 		return 0
 	}
-	n, err := e.requeue(parked, e.now(), true)
+	n, err := d.c.Requeue(parked, d.c.Now())
 	if err != nil {
-		e.logf(LevelWarn, 0, "", "site add: its feeds and sitemaps: %v", err)
+		d.c.Logf(view.LevelWarn, "", "site add: its feeds and sitemaps: %v", err)
 	}
 	return n
 }
 
-// sourceItems are feed and sitemap URLs as the steering queue's items.
-func sourceItems(srcs []string) []revisit.Item {
-	items := make([]revisit.Item, len(srcs))
-	for i, u := range srcs {
-		items[i] = revisit.Item{URL: u, Host: hostOf(u)}
-	}
-	return items
-}
-
 // sourcesOfSite lists a site's feeds and sitemaps (indexes too). Caller holds d.mu.
-func (d *discovery) sourcesOfSite(domain string) []string {
+func (d *Discovery) sourcesOfSite(domain string) []string {
 	s := d.sites[domain]
 	if s == nil {
 		return nil
@@ -148,7 +138,7 @@ func (d *discovery) sourcesOfSite(domain string) []string {
 
 // removedSource says whether src is a feed or sitemap of a removed site: read once
 // more (it was in a lane's hand), it is parked rather than scheduled.
-func (d *discovery) removedSource(src string) bool {
+func (d *Discovery) removedSource(src string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return len(d.removed) > 0 && d.removed[frontier.Site(hostOf(src))]

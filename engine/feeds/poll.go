@@ -1,4 +1,4 @@
-package engine
+package feeds
 
 import (
 	"slices"
@@ -14,19 +14,18 @@ import (
 // what each read lists anew, and the sources of a site that cover each other
 // (discover.Coverage).
 
-// schedulePoll sets a feed's or sitemap's next fetch from its learned publishing
+// SchedulePoll sets a feed's or sitemap's next fetch from its learned publishing
 // rate (discover.Poller), in place of the page revisit policy's, and bypassing the
 // class window: a news feed is read as long as the crawl runs.
 // listing is what the read gave the crawl (its links, new and known; nil for a 304).
 // fresh are the read's links new to the crawl (nil for a 304).
-func (e *Engine) schedulePoll(src string, doc *discover.Doc, fresh []store.URL, listing []string, rv *store.Revisit, at time.Time) {
+func (d *Discovery) SchedulePoll(src string, doc *discover.Doc, fresh []store.URL, listing []string, rv *store.Revisit, at time.Time) {
 	if rv == nil {
 		return
 	}
-	d := e.disc
 	if d.removedSource(src) {
 		d.poller.Forget(src)
-		e.forgetCoverage(src)
+		d.forgetCoverage(src)
 		rv.Next = revisit.Never
 		return
 	}
@@ -43,7 +42,7 @@ func (e *Engine) schedulePoll(src string, doc *discover.Doc, fresh []store.URL, 
 	}
 	d.poller.ObserveRead(src, at, newLinks, len(fresh), full)
 	if doc.Kind != discover.KindIndex {
-		e.observeCoverage(src, listing, listing == nil)
+		d.observeCoverage(src, listing, listing == nil)
 	}
 	d.changes.Add(1)
 	rv.Next = at.Add(d.poller.Interval(src))
@@ -66,7 +65,7 @@ const (
 // articles of its last day missed). ok is false when there is no previous read to
 // compare with (the first, after a restart, or a source too large to remember).
 // A read with no entries (a 304's stand-in) leaves the remembered list as it is.
-func (d *discovery) newSinceLastRead(src string, doc *discover.Doc) (n int, ok bool) {
+func (d *Discovery) newSinceLastRead(src string, doc *discover.Doc) (n int, ok bool) {
 	if doc.Kind == discover.KindIndex {
 		return 0, false
 	}
@@ -78,8 +77,8 @@ func (d *discovery) newSinceLastRead(src string, doc *discover.Doc) (n int, ok b
 }
 
 // listedAnew is newSinceLastRead over a read's URLs: a document's entries, or the
-// links of an entry page polled in place of feeds (pollEntry).
-func (d *discovery) listedAnew(src string, urls []string) (n int, ok bool) {
+// links of an entry page polled in place of feeds (PollEntry).
+func (d *Discovery) listedAnew(src string, urls []string) (n int, ok bool) {
 	if len(urls) == 0 {
 		return 0, false
 	}
@@ -111,36 +110,34 @@ func (d *discovery) listedAnew(src string, urls []string) (n int, ok bool) {
 
 // forgetListed drops what src listed (an entry page no longer polled): the sources
 // it shadowed are read at their own rate again.
-func (e *Engine) forgetListed(src string) {
-	d := e.disc
+func (d *Discovery) forgetListed(src string) {
 	d.mu.Lock()
 	d.nListed -= len(d.listed[src])
 	delete(d.listed, src)
 	d.mu.Unlock()
-	e.forgetCoverage(src)
+	d.forgetCoverage(src)
 }
 
 // forgetCoverage takes src out of its site's Coverage (no longer a source, or its
 // read failed or listed nothing): the sources it shadowed are read at their own
 // rate again at once.
-func (e *Engine) forgetCoverage(src string) {
-	d := e.disc
+func (d *Discovery) forgetCoverage(src string) {
 	site := frontier.Site(hostOf(src))
 	d.coverMu.Lock()
 	d.cover.Forget(site, src)
 	freed := d.applyShadows(site, d.cover.Shadowed(site))
 	d.coverMu.Unlock()
-	e.resumePolls(freed, src)
+	d.resumePolls(freed, src)
 }
 
-// sourceFailed is a failed read (an HTTP error, a fetch error) of a feed, sitemap or
+// SourceFailed is a failed read (an HTTP error, a fetch error) of a feed, sitemap or
 // polled entry page: it covers nothing while it fails, so what it shadowed is read at
 // its own rate.
 // Every failed fetch of the crawl passes here: it asks the Poller (which has seen every
 // source Coverage has, first), never d.mu, which a large sitemap's read holds.
-func (e *Engine) sourceFailed(u string) {
-	if d := e.disc; d != nil && d.poller.Knows(u) {
-		e.forgetCoverage(u)
+func (d *Discovery) SourceFailed(u string) {
+	if d != nil && d.poller.Knows(u) {
+		d.forgetCoverage(u)
 	}
 }
 
@@ -148,10 +145,9 @@ func (e *Engine) sourceFailed(u string) {
 // same as its last read) and passes the site's shadowed sources to the Poller. A
 // read that listed nothing, or more than maxListed URLs (an archive), takes the
 // source out: it is never shadowed, and judges nothing.
-func (e *Engine) observeCoverage(src string, listing []string, same bool) {
-	d := e.disc
+func (d *Discovery) observeCoverage(src string, listing []string, same bool) {
 	if len(listing) > maxListed || (len(listing) == 0 && !same) {
-		e.forgetCoverage(src)
+		d.forgetCoverage(src)
 		return
 	}
 	var hs []uint64
@@ -165,13 +161,13 @@ func (e *Engine) observeCoverage(src string, listing []string, same bool) {
 	d.coverMu.Lock()
 	freed := d.applyShadows(site, d.cover.Observe(site, src, hs))
 	d.coverMu.Unlock()
-	e.resumePolls(freed, src)
+	d.resumePolls(freed, src)
 }
 
 // applyShadows makes the Poller read a site's shadowed sources at its longest
 // interval, and the others at their own rate again. It returns the sources no
 // longer shadowed.
-func (d *discovery) applyShadows(site string, now map[string]string) (freed []string) {
+func (d *Discovery) applyShadows(site string, now map[string]string) (freed []string) {
 	d.mu.Lock()
 	before := d.shadowed[site]
 	if len(now) == 0 {
@@ -196,22 +192,21 @@ func (d *discovery) applyShadows(site string, now map[string]string) (freed []st
 // longest interval to their own (their last read plus the Poller's interval; due
 // now if that has passed). but is the source being read, whose next read its caller
 // sets.
-func (e *Engine) resumePolls(freed []string, but string) {
-	if e.st == nil {
+func (d *Discovery) resumePolls(freed []string, but string) {
+	if d.st == nil {
 		return
 	}
 	for _, src := range freed {
-		if next := e.disc.poller.Next(src); src != but && !next.IsZero() { // zero: not polled (any more)
-			e.st.SetRevisitNext([]string{src}, next)
+		if next := d.poller.Next(src); src != but && !next.IsZero() { // zero: not polled (any more)
+			d.st.SetRevisitNext([]string{src}, next)
 		}
 	}
 }
 
-// notModifiedSource handles a 304 on the frontier side: a feed or sitemap brought
+// NotModified handles a 304 on the frontier side: a feed or sitemap brought
 // nothing new (its next poll comes from its learned rate); a page refetched for a
 // moved date did not change (the site's Trust learns it).
-func (e *Engine) notModifiedSource(u string, rv *store.Revisit) {
-	d := e.disc
+func (d *Discovery) NotModified(u string, rv *store.Revisit) {
 	if d == nil {
 		return
 	}
@@ -219,8 +214,8 @@ func (e *Engine) notModifiedSource(u string, rv *store.Revisit) {
 	kind, ok := d.sources[u]
 	d.mu.Unlock()
 	if ok {
-		e.schedulePoll(u, &discover.Doc{Kind: kind}, nil, nil, rv, e.now())
+		d.SchedulePoll(u, &discover.Doc{Kind: kind}, nil, nil, rv, d.c.Now())
 		return
 	}
-	e.hintOutcome(u, false)
+	d.HintOutcome(u, false)
 }

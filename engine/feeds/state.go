@@ -1,4 +1,4 @@
-package engine
+package feeds
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/discover"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // Discovery state kept across a restart: what the Poller learned of each feed and
@@ -32,7 +33,7 @@ const discoverySaveEvery = time.Minute
 type discoveryState struct {
 	Sources map[string]sourceState         `json:"sources,omitempty"` // by feed or sitemap URL
 	Trust   map[string]discover.TrustState `json:"trust,omitempty"`   // by registered domain
-	// Entries are the seed pages polled like feeds (pollEntry), by URL: they share
+	// Entries are the seed pages polled like feeds (PollEntry), by URL: they share
 	// the Poller's polls with the feeds and sitemaps (the square-root split).
 	Entries map[string]discover.PollState `json:"entries,omitempty"`
 	// Parked are the sources and seed pages of removed sites (:site rm), by URL:
@@ -44,7 +45,7 @@ type discoveryState struct {
 	Coverage map[string]discover.CoverState `json:"coverage,omitempty"`
 	// SitemapReads is, by site, how many of its sitemap reads the crawl has seen (at
 	// most 2 kept): one read cannot show a lastmod that is always "now", so a site's
-	// dates are relied on from its second (awaitHint), and a restart must not make
+	// dates are relied on from its second (AwaitHint), and a restart must not make
 	// that its first again.
 	SitemapReads map[string]int `json:"sitemap_reads,omitempty"`
 	// Parents is, by sitemap URL, the index that listed it, and Cross the hosts
@@ -64,7 +65,7 @@ type sourceState struct {
 }
 
 // export gathers the state to store.
-func (d *discovery) export() discoveryState {
+func (d *Discovery) export() discoveryState {
 	polls := d.poller.Export()
 	covered := d.cover.Export()
 	d.mu.Lock()
@@ -116,7 +117,7 @@ func (d *discovery) export() discoveryState {
 // restore takes an earlier run's state back: sources (with the Sites pane's feeds and
 // sitemaps), their poll state, and the sites' trust evidence and sitemap reads. It returns how many
 // poll states were unusable.
-func (d *discovery) restore(st discoveryState) (skipped int) {
+func (d *Discovery) restore(st discoveryState) (skipped int) {
 	polls := map[string]discover.PollState{}
 	d.mu.Lock()
 	for u, s := range st.Sources {
@@ -193,24 +194,27 @@ func afterRestart(p discover.PollState) discover.PollState {
 	return p
 }
 
-// loadDiscovery reads the state an earlier run kept (New, before anything is
+// Load reads the state an earlier run kept (New, before anything is
 // fetched). A damaged document is reported and discovery starts afresh; nothing
 // else depends on it.
-func (e *Engine) loadDiscovery() {
-	b, err := e.st.GetMeta(discoveryMetaKey)
+func (d *Discovery) Load() {
+	if d.st == nil {
+		return
+	}
+	b, err := d.st.GetMeta(discoveryMetaKey)
 	if err != nil || len(b) == 0 {
 		return
 	}
 	var st discoveryState
 	if err := json.Unmarshal(b, &st); err != nil {
-		e.logf(LevelWarn, 0, "", "feed/sitemap poll state of an earlier run unreadable (%v): polls and date trust are learned afresh", err)
+		d.c.Logf(view.LevelWarn, "", "feed/sitemap poll state of an earlier run unreadable (%v): polls and date trust are learned afresh", err)
 		return
 	}
-	if n := e.disc.restore(st); n > 0 {
-		e.logf(LevelWarn, 0, "", "feed/sitemap poll state: %d sources' state unusable, learned afresh", n)
+	if n := d.restore(st); n > 0 {
+		d.c.Logf(view.LevelWarn, "", "feed/sitemap poll state: %d sources' state unusable, learned afresh", n)
 	}
-	e.disc.saved = e.disc.changes.Load()
-	e.withdrawParked()
+	d.saved = d.changes.Load()
+	d.withdrawParked()
 }
 
 // withdrawParked keeps the parked feeds, sitemaps and seed pages of removed sites
@@ -218,33 +222,27 @@ func (e *Engine) loadDiscovery() {
 // queue by the store, and when the site's add and remove folded away in the steering
 // log no removal is replayed to withdraw it: it would be read again. A site the
 // config declares is left alone (the config speaks last); :site add brings the
-// others back (keepSources, restoreDiscovery).
-func (e *Engine) withdrawParked() {
+// others back (keepSources, RestoreSite).
+func (d *Discovery) withdrawParked() {
 	declared := map[string]bool{}
-	for i := range e.opts.Sites {
-		declared[e.opts.Sites[i].Domain()] = true
+	for _, site := range d.opts.Declared {
+		declared[site] = true
 	}
-	for _, s := range e.opts.Seeds {
-		declared[frontier.Site(hostOf(s))] = true
-	}
-	out := map[string]uint64{}
-	e.disc.mu.Lock()
-	for u := range e.disc.parked {
+	var out []string
+	d.mu.Lock()
+	for u := range d.parked {
 		if !declared[frontier.Site(hostOf(u))] {
-			out[u] = 0 // any hand-out
+			out = append(out, u)
 		}
 	}
-	e.disc.mu.Unlock()
+	d.mu.Unlock()
 	if len(out) > 0 {
-		e.mu.Lock()
-		e.markOut(out)
-		e.mu.Unlock()
+		d.c.MarkOut(out)
 	}
 }
 
-// saveDiscovery writes the state to the store when it changed since the last write.
-func (e *Engine) saveDiscovery(now time.Time) {
-	d := e.disc
+// Save writes the state to the store when it changed since the last write.
+func (d *Discovery) Save(now time.Time) {
 	v := d.changes.Load()
 	if v == d.saved {
 		return
@@ -253,14 +251,14 @@ func (e *Engine) saveDiscovery(now time.Time) {
 	if err != nil {
 		return
 	}
-	e.st.SetMeta(discoveryMetaKey, b)
+	d.st.SetMeta(discoveryMetaKey, b)
 	d.saved, d.savedAt = v, now
 }
 
-// keepDiscovery writes the state at most every discoverySaveEvery (from tick).
-func (e *Engine) keepDiscovery(now time.Time) {
-	if e.disc == nil || e.st == nil || now.Sub(e.disc.savedAt) < discoverySaveEvery {
+// Keep writes the state at most every discoverySaveEvery (from tick).
+func (d *Discovery) Keep(now time.Time) {
+	if d == nil || d.st == nil || now.Sub(d.savedAt) < discoverySaveEvery {
 		return
 	}
-	e.saveDiscovery(now)
+	d.Save(now)
 }
