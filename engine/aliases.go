@@ -232,13 +232,14 @@ type (
 
 // Steering operations and budget spans (see engine/steer).
 const (
-	// SteerSeedAdd .. SteerBudget are steer's operations: the words of each command.
+	// SteerSeedAdd .. SteerWindow are steer's operations: the words of each command.
 	SteerSeedAdd    = steer.SeedAdd
 	SteerSiteAdd    = steer.SiteAdd
 	SteerSiteRm     = steer.SiteRm
 	SteerKeywordAdd = steer.KeywordAdd
 	SteerKeywordRm  = steer.KeywordRm
 	SteerBudget     = steer.Budget
+	SteerWindow     = steer.Window
 	// BudgetRound and BudgetTotal are steer's budget spans.
 	BudgetRound = steer.BudgetRound
 	BudgetTotal = steer.BudgetTotal

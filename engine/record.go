@@ -228,8 +228,9 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 		docKind = doc.Kind
 	}
 	links := e.extractLinks(t, res, &known, docKind)
+	md := pageMeta(t, res, at)
 	if doc == nil { // a feed is no result of its own; the articles it announces are
-		e.collect(t, res, e.now())
+		e.collect(t, res, md.Published.Time, e.now())
 	}
 	if e.sites.Load().IsSource(t.URL) && len(known) > 0 {
 		e.refetchResults(known, e.now()) // M3: entry/search results already in the URL index
@@ -254,7 +255,6 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	} else {
 		sig, text, ok = res.Parsed.Sign(res.Body, res.Header.Get("Content-Type"))
 	}
-	md := pageMeta(t, res, at)
 	if ok && doc == nil && prev == nil && res.Status/100 == 2 {
 		e.groupStory(t, res, text, md.Published.Time, at)
 	}

@@ -42,10 +42,11 @@ func (e *Engine) countCost(t frontier.Task, res *fetch.Result) {
 	e.round.CountCost(t.Site, t.Keyword, res.Duration)
 }
 
-// collect caches the results a stored page gives (sites.Rounds.Collect).
-func (e *Engine) collect(t frontier.Task, res *fetch.Result, at time.Time) {
+// collect caches the results a stored page gives (sites.Rounds.Collect);
+// published is the page's own date (its metadata), for a site's date window.
+func (e *Engine) collect(t frontier.Task, res *fetch.Result, published, at time.Time) {
 	if s := e.siteTask(t); s != nil {
-		e.round.Collect(e.sites.Load(), s, t, res, at)
+		e.round.Collect(e.sites.Load(), s, t, res, published, at)
 	}
 }
 

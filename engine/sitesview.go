@@ -49,7 +49,7 @@ func (e *Engine) sitesView(now time.Time, found []SiteDiscovery) *SitesView {
 	for i := range book.Sites() {
 		s := &book.Sites()[i]
 		r := SiteRow{Name: s.Name, Kind: s.Kind, Class: e.classIn(s, hostOf(s.Entry)), Entry: s.Entry,
-			Keywords: slices.Clone(book.Keywords(s.Name))}
+			Keywords: slices.Clone(book.Keywords(s.Name)), WithinDays: s.WithinDays, OutOfWindow: e.round.OutOfWindow(s.Name)}
 		if s.Kind == SiteSocial {
 			r.Entry, r.Class = s.Search, e.classIn(s, "")
 		}

@@ -27,6 +27,8 @@ func TestParseSteer(t *testing.T) {
 		{line: "keyword add chirp storm surge", want: Steer{Op: SteerKeywordAdd, Site: "chirp", Keywords: []string{"storm surge"}}},
 		{line: "keyword rm chirp flood", want: Steer{Op: SteerKeywordRm, Site: "chirp", Keywords: []string{"flood"}}},
 		{line: "budget chirp 40", want: Steer{Op: SteerBudget, Site: "chirp", N: 40}},
+		{line: "window harbor 7", want: Steer{Op: SteerWindow, Site: "harbor", N: 7}},
+		{line: "window harbor 0", want: Steer{Op: SteerWindow, Site: "harbor"}},
 		{line: "budget chirp 40 total", want: Steer{Op: SteerBudget, Site: "chirp", N: 40, Per: BudgetTotal}},
 		{line: "budget host www.a.test 7", want: Steer{Op: SteerBudget, Host: "www.a.test", N: 7}},
 		{line: "budget host 127.0.0.9 0 total", want: Steer{Op: SteerBudget, Host: "127.0.0.9", N: 0, Per: BudgetTotal}},

@@ -109,7 +109,7 @@ func TestCommandCompletion(t *testing.T) {
 		{"zz", "zz", nil},
 		{"", "", []string{"budget", "disable host", "dns flush", "egress add", "egress rm", "enable host", "help", "keyword add",
 			"keyword rm", "lanes", "pause", "pause host", "pause lane", "quit", "rebalance", "resume", "resume host", "resume lane",
-			"revisit now", "rotate lane", "seed add", "site add", "site rm", "theme"}},
+			"revisit now", "rotate lane", "seed add", "site add", "site rm", "theme", "window"}},
 		{"eg", "egress ", []string{"egress add", "egress rm"}},
 		{"egress rm eg", "egress rm egress-", []string{"egress-a", "egress-b", "egress-c"}},
 		{"egress rm sp", "egress rm spare-1", nil},

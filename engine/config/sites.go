@@ -57,12 +57,26 @@ type SiteOptions struct {
 	// Budget is the site's page budget per round (0: budgets.site_round); the
 	// console's :budget changes it while the crawl runs.
 	Budget int `yaml:"budget"`
+	// WithinDays is a news site's date window: only its pages published in the
+	// last WithinDays days (the page's own date, against its fetch time) are
+	// keyword results; older ones are stored and their links followed, but not
+	// results. A page that gives no date is a result (it cannot be told old).
+	// 0: no window. The console's :window changes it while the crawl runs.
+	WithinDays int `yaml:"within_days"`
 	// Hosts are the hosts the site covers besides its entry's (or search
 	// template's): a host name (live.harbor-times.com), or *.NAME for every host
 	// under NAME (not NAME itself). The most specific match wins: a host named,
 	// then the longest *.NAME, then the rest of a registered domain that only this
 	// site is declared on. No two sites may name the same host or pattern.
 	Hosts []string `yaml:"hosts"`
+}
+
+// MaxWithinDays bounds a site's date window (sites[].within_days): ten years.
+const MaxWithinDays = 3660
+
+// Window is the site's date window as a duration; 0 when it has none.
+func (s *SiteOptions) Window() time.Duration {
+	return time.Duration(s.WithinDays) * 24 * time.Hour
 }
 
 // maxSiteHosts bounds a site's host list (a config is read in bounded memory).
@@ -215,6 +229,12 @@ func (o *Options) ValidateSites() error {
 		}
 		if s.Budget < 0 {
 			return bad("budget must be >= 0 pages per round (0 = budgets.site_round), got %d", s.Budget)
+		}
+		if s.WithinDays < 0 || s.WithinDays > MaxWithinDays {
+			return bad("within_days must be between 0 (no date window) and %d days, got %d", MaxWithinDays, s.WithinDays)
+		}
+		if s.WithinDays > 0 && s.Kind == SiteSocial {
+			return bad("within_days is a news site's date window over its keyword matches; a social site's search results are results as the site lists them (leave it out)")
 		}
 		if s.Pages < 0 {
 			return bad("pages must be >= 1 (default %d), got %d", DefaultSearchPages, s.Pages)

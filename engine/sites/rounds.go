@@ -40,6 +40,17 @@ type Rounds struct {
 	results []store.Result
 	costs   *revisit.CostTable
 	rng     *rand.Rand // Interleave's picks (guarded by mu)
+	// outOfWindow counts, per news site, the pages holding a keyword that were no
+	// result as their own date is older than the site's date window (this run).
+	outOfWindow map[string]int64
+}
+
+// OutOfWindow is how many pages of site held one of its keywords but were dated
+// before its date window, so were no result (this run).
+func (r *Rounds) OutOfWindow(site string) int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.outOfWindow[site]
 }
 
 // NewRounds returns the round state with the cost table an earlier run left in st
@@ -70,8 +81,11 @@ func (r *Rounds) CostRows() []revisit.CostRow { return r.costs.Rows() }
 // Collect caches the results a stored page of site s gives (M3): a social site's
 // page found for a keyword is a result for it (search page or post); a news site's
 // page is a result for each of its keywords (in book) its main text contains, and
-// otherwise only feeds link discovery.
-func (r *Rounds) Collect(book *Book, s *config.SiteOptions, t frontier.Task, res *fetch.Result, at time.Time) {
+// otherwise only feeds link discovery. published is the page's own date (zero when
+// it gives none): a news site with a date window (within_days) takes no result
+// from a page dated before the window, fetched at at; such a page that held a
+// keyword is counted (OutOfWindow), and an undated one is a result.
+func (r *Rounds) Collect(book *Book, s *config.SiteOptions, t frontier.Task, res *fetch.Result, published, at time.Time) {
 	row := store.Result{URL: t.URL, Site: s.Name, Host: t.Host, Cost: res.Duration, FetchedAt: at}
 	var out []store.Result
 	switch {
@@ -86,7 +100,17 @@ func (r *Rounds) Collect(book *Book, s *config.SiteOptions, t frontier.Task, res
 		if !ok {
 			return
 		}
-		for _, kw := range book.Matches(s.Name, text) {
+		kws := book.Matches(s.Name, text)
+		if w := s.Window(); w > 0 && len(kws) > 0 && !published.IsZero() && published.Before(at.Add(-w)) {
+			r.mu.Lock()
+			if r.outOfWindow == nil {
+				r.outOfWindow = map[string]int64{}
+			}
+			r.outOfWindow[s.Name]++
+			r.mu.Unlock()
+			return
+		}
+		for _, kw := range kws {
 			row.Keyword, row.Kind = kw, ResultNews
 			out = append(out, row)
 		}

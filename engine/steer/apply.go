@@ -30,6 +30,8 @@ func (r *Steerer) apply(s *Change, live bool) (string, error) {
 		return r.keywordRm(s, live)
 	case Budget:
 		return r.budget(s, live)
+	case Window:
+		return r.window(s)
 	}
 	return "", fmt.Errorf("unknown steering operation %q", s.Op)
 }
@@ -276,6 +278,33 @@ func (r *Steerer) budget(s *Change, live bool) (string, error) {
 		msg += fmt.Sprintf("; %d held-back %s back", back, plural(back, "URL comes", "URLs come"))
 	}
 	return msg, nil
+}
+
+// window sets a news site's date window: from now on, only its pages published in
+// the last s.N days (their own date) are keyword results; 0 removes it. Results
+// already collected stay.
+func (r *Steerer) window(s *Change) (string, error) {
+	book := r.c.Sites()
+	cur := book.Named(s.Site)
+	switch {
+	case cur == nil:
+		return "", fmt.Errorf("window: no site named %q (sites: %s)", s.Site, siteNames(book))
+	case cur.Kind != config.SiteNews:
+		return "", fmt.Errorf("window: %s is a %s site; the date window filters a news site's keyword matches (a social site's search results are results as the site lists them)", s.Site, cur.Kind)
+	case s.N < 0 || s.N > config.MaxWithinDays:
+		return "", fmt.Errorf("window: %d days is out of range (0 removes the window, at most %d)", s.N, config.MaxWithinDays)
+	}
+	list := slices.Clone(book.Sites())
+	for i := range list {
+		if list[i].Name == s.Site {
+			list[i].WithinDays = s.N
+		}
+	}
+	r.c.SetSites(sites.New(list, book.Shared(), book.Dropped()))
+	if s.N == 0 {
+		return fmt.Sprintf("%s: no date window; its pages holding a keyword are results whatever their date", s.Site), nil
+	}
+	return fmt.Sprintf("%s: keyword results only from pages published in the last %d %s (by the page's own date; undated pages still count); older pages are stored, not results", s.Site, s.N, plural(s.N, "day", "days")), nil
 }
 
 // sameKeyword returns the keyword of list that kw names regardless of case (as the

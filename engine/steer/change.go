@@ -1,4 +1,4 @@
-// Package steer is live steering: seeds, sites, keywords and budgets change while
+// Package steer is live steering: seeds, sites, keywords, budgets and date windows change while
 // the crawl runs — a breaking story needs a new keyword now, not after a restart.
 //
 // One Change value is one change; the console's ":" commands and `crawlconsole ctl`
@@ -28,6 +28,7 @@ const (
 	KeywordAdd = "keyword add" // keyword add SITE WORD...
 	KeywordRm  = "keyword rm"  // keyword rm SITE WORD...
 	Budget     = "budget"      // budget SITE N [round|total] | budget host HOST N [round|total] (0 = no cap)
+	Window     = "window"      // window SITE DAYS: a news site's keyword results only from pages published in the last DAYS days (0 = no window)
 )
 
 // Budget spans: what a :budget counts its pages over (Change.Per).
@@ -50,6 +51,7 @@ var Usage = []string{
 	"keyword rm SITE WORD...",
 	"budget SITE N [round|total]",
 	"budget host HOST N [round|total]",
+	"window SITE DAYS",
 }
 
 // Change is one live steering change.
@@ -61,7 +63,7 @@ type Change struct {
 	Kind     string    `json:"kind,omitempty"`     // site add: news or social
 	Search   string    `json:"search,omitempty"`   // site add social: the search URL template
 	Keywords []string  `json:"keywords,omitempty"` // site add: its keywords; keyword add/rm: the one keyword
-	N        int       `json:"n,omitempty"`        // budget: pages (0 = no cap)
+	N        int       `json:"n,omitempty"`        // budget: pages (0 = no cap); window: days (0 = no window)
 	Per      string    `json:"per,omitempty"`      // budget: BudgetRound ("" reads as round) or BudgetTotal
 	At       time.Time `json:"at,omitzero"`        // when it was made (kept with it in the store)
 }
@@ -95,6 +97,8 @@ func (s Change) String() string {
 		if s.Per == BudgetTotal {
 			w = append(w, BudgetTotal)
 		}
+	case Window:
+		w = append(w, s.Site, strconv.Itoa(s.N))
 	}
 	return strings.Join(w, " ")
 }
@@ -109,7 +113,7 @@ func Parse(words []string) (Change, error) {
 	usage := func(form string) error { return fmt.Errorf("usage: %s", form) }
 	op := words[0]
 	rest := words[1:]
-	if op != Budget {
+	if op != Budget && op != Window {
 		if len(words) < 2 {
 			return Change{}, fmt.Errorf("unknown steering command %q (one of: %s)", op, strings.Join(Usage, " | "))
 		}
@@ -154,6 +158,15 @@ func Parse(words []string) (Change, error) {
 		return Change{Op: op, Site: rest[0], Keywords: []string{strings.Join(rest[1:], " ")}}, nil
 	case Budget:
 		return parseBudget(rest)
+	case Window:
+		if len(rest) != 2 {
+			return Change{}, usage(Usage[8])
+		}
+		n, err := strconv.Atoi(rest[1])
+		if err != nil || n < 0 {
+			return Change{}, fmt.Errorf("window: %q is not a number of days (a whole number >= 0; 0 removes the window); usage: %s", rest[1], Usage[8])
+		}
+		return Change{Op: op, Site: rest[0], N: n}, nil
 	}
 	return Change{}, fmt.Errorf("unknown steering command %q (one of: %s)", op, strings.Join(Usage, " | "))
 }

@@ -23,7 +23,8 @@ const OutMeta = "steering_out"
 // changes that undo each other. Each change is folded in as it is kept:
 //
 //   - a budget replaces the earlier one for the same site or host and span (the last
-//     one set is the one in force);
+//     one set is the one in force), and a date window the earlier one for the same
+//     site;
 //   - a change that undoes the last change made to the same site — keyword add then
 //     rm of that keyword, rm then add, site add then rm — takes that change out
 //     instead of being added, when the site is left exactly as it was before it: the
@@ -68,9 +69,15 @@ func steerName(s *Change) string {
 		if s.Host == "" {
 			return s.Site
 		}
+	case Window:
+		return s.Site
 	}
 	return ""
 }
+
+// setting reports whether a change sets a value of a site (a budget, a date
+// window) rather than adding or removing something: the last one set is in force.
+func setting(s *Change) bool { return s.Op == Budget || s.Op == Window }
 
 // undoes reports whether b is the inverse of a.
 func undoes(a, b *Change) bool {
@@ -84,8 +91,12 @@ func undoes(a, b *Change) bool {
 	return false
 }
 
-// sameBudget reports whether two budget changes set the same budget.
-func sameBudget(a, b *Change) bool {
+// sameSetting reports whether two changes set the same budget, or the same
+// site's date window.
+func sameSetting(a, b *Change) bool {
+	if a.Op == Window || b.Op == Window {
+		return a.Op == b.Op && a.Site == b.Site
+	}
 	return a.Op == Budget && b.Op == Budget && a.Site == b.Site && a.Host == b.Host &&
 		(a.Per == BudgetTotal) == (b.Per == BudgetTotal)
 }
@@ -93,9 +104,9 @@ func sameBudget(a, b *Change) bool {
 // keep folds one applied change into the list: before and after are the site books
 // around it.
 func (r *Log) keep(s Change, before, after *sites.Book) {
-	if s.Op == Budget {
+	if setting(&s) {
 		for i := len(r.changes) - 1; i >= 0; i-- {
-			if sameBudget(&r.changes[i], &s) {
+			if sameSetting(&r.changes[i], &s) {
 				r.drop(i)
 				break // there is at most one: each was folded in the same way
 			}
@@ -116,7 +127,7 @@ func (r *Log) keep(s Change, before, after *sites.Book) {
 // one between a site's add and rm needs the site (its replay would fail without it).
 func (r *Log) foldPair(name string) bool {
 	for i := range r.changes {
-		if steerName(&r.changes[i]) != name || r.changes[i].Op == Budget {
+		if steerName(&r.changes[i]) != name || setting(&r.changes[i]) {
 			continue
 		}
 		budget := false
@@ -124,7 +135,7 @@ func (r *Log) foldPair(name string) bool {
 			if steerName(&r.changes[j]) != name {
 				continue
 			}
-			if r.changes[j].Op == Budget {
+			if setting(&r.changes[j]) {
 				budget = true
 				continue
 			}

@@ -39,9 +39,15 @@ type SiteRow struct {
 	// article:published_time or datePublished) to its storing, over its last
 	// pages that had one; 0 when none did.
 	PublishDelay time.Duration
-	BudgetUsed   int   // pages handed to lanes this round
-	Budget       int   // page budget per round (0 = no cap)
-	Held         int64 // URLs held back by a budget or trap guard (this run)
+	// WithinDays is a news site's date window (sites[].within_days, :window): its
+	// keyword results come only from pages published in the last WithinDays days;
+	// 0: none. OutOfWindow counts its pages that held a keyword but were older
+	// (this run): stored, not results.
+	WithinDays  int
+	OutOfWindow int64
+	BudgetUsed  int   // pages handed to lanes this round
+	Budget      int   // page budget per round (0 = no cap)
+	Held        int64 // URLs held back by a budget or trap guard (this run)
 	// TotalUsed and BudgetTotal are the pages handed to lanes over the whole crawl
 	// (counted while a total budget is set) and its page budget in total (0 = no cap).
 	TotalUsed, BudgetTotal int

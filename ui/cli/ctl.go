@@ -53,6 +53,7 @@ before the command. Commands:
   keyword rm SITE WORD...
   budget SITE N [round|total]
   budget host HOST N [round|total]
+  window SITE DAYS                a news site's keyword results only from pages published in the last DAYS days (0: any date)
 
 Exit status: 0 done; 1 the crawl refused (the reason on stderr); 2 usage (a bad
 flag, command or credential); 4 the crawl was not reached (nothing answers, or no

@@ -8,7 +8,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 )
 
-// Live steering: seeds, sites, keywords and budgets change while the
+// Live steering: seeds, sites, keywords, budgets and date windows change while the
 // crawl runs. Each command's words go to engine.ParseSteer, the parser
 // `crawlconsole ctl` uses too, and the change to Control.Steer: over SSH and over
 // NATS (console --attach) alike. A read-only session changes nothing.
@@ -29,6 +29,8 @@ func init() {
 			Complete: siteNames},
 		{Name: "budget", Args: "SITE N [round|total]", Min: 2, Max: 4, Help: "also: budget host HOST N …",
 			Complete: budgetTargets},
+		{Name: "window", Args: "SITE DAYS", Min: 2, Max: 2, Help: "news keyword results only from pages published in the last DAYS days (0: any date)",
+			Complete: siteNames},
 	} {
 		c.Control = true
 		c.Run = runSteer(c.Name)

@@ -160,7 +160,8 @@ func newestFirst(kws []string) string {
 }
 
 // detailLines spells out the selected site in full on two lines: its entry or
-// search template, every keyword and its total page budget when one is set; then
+// search template, every keyword, its date window (with the pages holding a keyword
+// it left out as older) and its total page budget when they are set; then
 // the feeds and sitemaps discovery found (one another covers marked: it is read at
 // the longest interval). On one line the keywords pushed the feeds off its end.
 func (p *sitesPane) detailLines() string {
@@ -186,12 +187,20 @@ func (p *sitesPane) detailLines() string {
 		}
 		return strings.Join(out, " ")
 	}
-	total := "" // a total budget: the crawl's pages against it (the table has the round's)
+	// The date window, with the keyword pages it left out of the results as older;
+	// a total budget: the crawl's pages against it (the table has the round's).
+	extra := ""
+	if s.WithinDays > 0 {
+		extra = "  " + st.Label.Render("window") + " " + st.Value.Render(strconv.Itoa(s.WithinDays)+"d")
+		if s.OutOfWindow > 0 {
+			extra += " " + st.Label.Render("older") + " " + st.Value.Render(pane.Thousands(s.OutOfWindow))
+		}
+	}
 	if s.BudgetTotal > 0 {
-		total = "  " + st.Label.Render("total budget") + " " + st.Value.Render(strconv.Itoa(s.TotalUsed)+"/"+strconv.Itoa(s.BudgetTotal))
+		extra += "  " + st.Label.Render("total budget") + " " + st.Value.Render(strconv.Itoa(s.TotalUsed)+"/"+strconv.Itoa(s.BudgetTotal))
 	}
 	return pane.Fit("  "+st.Label.Render("▸ "+s.Name)+"  "+st.Label.Render(what)+" "+st.Value.Render(s.Entry)+
-		"  "+st.Label.Render("keywords")+" "+st.Value.Render(newestFirst(s.Keywords))+total, p.width) + "\n" +
+		"  "+st.Label.Render("keywords")+" "+st.Value.Render(newestFirst(s.Keywords))+extra, p.width) + "\n" +
 		pane.Fit("    "+problemsOf(st, s.Problems)+st.Label.Render("feeds")+" "+st.Value.Render(found(s.Feeds))+
 			"  "+st.Label.Render("sitemaps")+" "+st.Value.Render(found(s.Sitemaps)), p.width)
 }
