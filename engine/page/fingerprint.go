@@ -61,22 +61,39 @@ func collapseLines(s string) string {
 
 // textSums are the figures Sign takes from a main text: its SimHash and the masked
 // digests of its body and headline.
-type textSums struct{ simhash, text, title uint64 }
+// With them, the story fingerprint (StoryFingerprint) of an article's text, made
+// from the same normalised body: storyDone is false for a page with no article
+// (Text.Fallback), whose story nobody asks.
+type textSums struct {
+	simhash, text, title uint64
+	story                uint64
+	storyOK, storyDone   bool
+}
 
-// textSignature returns a main text's sums, from the cache when the same text was
-// seen recently (most refetches: the chrome differs, the article does not).
-func textSignature(t Text) (textSums, bool) {
+// textKey is the cache's key of a main text: a digest of its headline and body.
+func textKey(t Text) uint64 {
 	kd := xxhash.New()
 	kd.WriteString(t.Title)
 	kd.WriteString("\x00")
 	kd.WriteString(t.Body)
-	key := kd.Sum64()
+	return kd.Sum64()
+}
+
+// textSignature returns a main text's sums, from the cache when the same text was
+// seen recently (most refetches: the chrome differs, the article does not).
+func textSignature(t Text) (textSums, bool) {
+	key := textKey(t)
 	if s, ok := recent.get(key); ok {
 		return s, true
 	}
-	s, ok := signText(normalize(t.Title), normalize(t.Body))
+	body := normalize(t.Body)
+	s, ok := signText(normalize(t.Title), body)
 	if !ok {
 		return textSums{}, false
+	}
+	if !t.Fallback {
+		s.story, s.storyOK = storyFingerprint(t.Body, body, MaxStoryFeatures)
+		s.storyDone = true
 	}
 	recent.put(key, s)
 	return s, true

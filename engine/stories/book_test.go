@@ -145,7 +145,7 @@ func TestPageFingerprintMissesSyndication(t *testing.T) {
 }
 
 // TestFingerprintBoundedOnHugeText: a body of millions of words costs at most
-// maxStoryFeatures features and is a fingerprint, not a hang.
+// page.MaxStoryFeatures features and is a fingerprint, not a hang.
 func TestFingerprintBoundedOnHugeText(t *testing.T) {
 	para := strings.Repeat("word after word of a very long paragraph ", 50)
 	body := strings.Repeat(para+"\n", 5000)

@@ -1,15 +1,13 @@
-package stories
+package page
 
 import (
 	"strings"
 	"testing"
-
-	"github.com/crawlconsole/crawlconsole/engine/page"
 )
 
-// BenchmarkFingerprint is the story fingerprint of an article of 40 paragraphs of
+// BenchmarkStoryFingerprint is the story fingerprint of an article of 40 paragraphs of
 // 60 words, the CPU it adds to each stored article.
-func BenchmarkFingerprint(b *testing.B) {
+func BenchmarkStoryFingerprint(b *testing.B) {
 	words := strings.Fields("the council voted on Tuesday to approve a new budget for the harbor district after months of debate among residents and officials who said")
 	var body strings.Builder
 	for p := range 40 {
@@ -19,10 +17,10 @@ func BenchmarkFingerprint(b *testing.B) {
 		}
 		body.WriteByte('\n')
 	}
-	text := page.Text{Body: body.String()}
+	text := Text{Body: body.String()}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, ok := Fingerprint(text); !ok {
+		if _, ok := StoryFingerprint(text); !ok {
 			b.Fatal("no fingerprint")
 		}
 	}

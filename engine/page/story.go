@@ -1,0 +1,289 @@
+package page
+
+import (
+	"math/bits"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/mfonda/simhash"
+)
+
+// The story fingerprint (engine/stories groups pages by it). The page fingerprint
+// (Signature.SimHash) answers "did this page change": it reads the headline and
+// every line of the article. A story is the same article republished, and what
+// changes between two outlets' copies is exactly what that fingerprint reads most:
+// the headline (desks rewrite it), the short lines in and around the article
+// (bylines, datelines, "Published ..." lines, "Advertisement", captions) and what
+// each outlet's template leaks into the extracted text. The story fingerprint
+// reads only the body's long paragraphs, the article's prose, which syndication
+// leaves alone.
+//
+// Features are word pairs in spaced scripts and character pairs in unspaced ones
+// (Chinese, Japanese, Thai: IsUnspacedScript), after NFKC and case folding, with
+// numbers dropped (a copy's figures get reformatted). mfonda/simhash's own
+// tokenizer splits on ASCII only, so the features are made here, hashed with
+// xxhash and voted, weighted, into a simhash.Vector that its Fingerprint folds.
+//
+// Sign computes it with the signature, from the body it has normalised already
+// (textSignature), so a fetched article's text is folded once for both.
+
+// minParagraphWords is the size of a paragraph of prose (two characters of an
+// unspaced script count as a word): shorter lines are bylines, datelines,
+// captions, ad labels and the like.
+const minParagraphWords = 12
+
+// MaxStoryFeatures bounds the work on a huge page: the first this many features
+// decide (a long article has a few thousand; a syndicated copy keeps its opening
+// paragraphs, where the first 4,000 word pairs are).
+const MaxStoryFeatures = 4000
+
+// StoryFingerprint returns the story fingerprint of an article: its main text's
+// Body, one paragraph a line (Text). ok is false when the body has no paragraph of
+// prose (a listing, a gallery, a form: nobody's story) or the text is the visible
+// text of a page with no article (Text.Fallback). When Sign has just read the same
+// text, the fingerprint it computed with the signature is returned.
+func StoryFingerprint(t Text) (fp uint64, ok bool) {
+	if t.Fallback {
+		return 0, false
+	}
+	if s, hit := recent.get(textKey(t)); hit && s.storyDone {
+		return s.story, s.storyOK
+	}
+	return storyFingerprint(t.Body, "", MaxStoryFeatures)
+}
+
+// storyFingerprint is the story fingerprint of a body of at most maxFeats features.
+// norm is normalize(body) when the caller has it ("" when not): its lines are the
+// body's lines folded, so a paragraph of prose is not folded again.
+func storyFingerprint(body, norm string, maxFeats int) (fp uint64, ok bool) {
+	if norm != "" && strings.Count(norm, "\n") != strings.Count(body, "\n") {
+		norm = "" // not line for line (it always is: NFKC and folding keep line breaks)
+	}
+	var v simhash.Vector
+	var sf storyFeatures
+	n := 0
+	for len(body) > 0 && n < maxFeats {
+		para, normPara := body, norm
+		if i := strings.IndexByte(body, '\n'); i >= 0 {
+			para, body = body[:i], body[i+1:]
+		} else {
+			body = ""
+		}
+		if norm != "" {
+			if i := strings.IndexByte(norm, '\n'); i >= 0 {
+				normPara, norm = norm[:i], norm[i+1:]
+			} else {
+				norm = ""
+			}
+		}
+		words := prose(para)
+		if words < minParagraphWords {
+			continue
+		}
+		feats := sf.paragraph(foldedProse(para, normPara))
+		// A paragraph's features weigh by the square of its length: the article's
+		// prose outweighs the newsletter pitch or the credits line an extractor let
+		// through (on the benchmark, 0.895 of truth-text copies grouped against
+		// 0.873 weighing by length).
+		w := min(words, maxParagraphWeight)
+		w *= w
+		if n+len(feats) > maxFeats {
+			feats = feats[:maxFeats-n]
+		}
+		// Each feature votes +w on its set bits and -w on the others: the paragraph's
+		// vote on a bit is w·(2·ones − features).
+		var ones [64]int
+		countBits(feats, &ones)
+		for bit := range 64 {
+			v[bit] += w * (2*ones[bit] - len(feats))
+		}
+		n += len(feats)
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return simhash.Fingerprint(v), true
+}
+
+// foldedProse is a paragraph of prose as its features are read: its datelines
+// stripped, then normalised. normPara, when not "", is normalize(para).
+func foldedProse(para, normPara string) string {
+	rest := stripDateline(para)
+	if normPara == "" {
+		return normalize(rest)
+	}
+	if len(rest) == len(para) {
+		return normPara
+	}
+	// The dateline ends before an ASCII character (white space was trimmed after a
+	// dash or colon): nothing composes across it, so the normalised paragraph is
+	// the normalised dateline followed by the normalised rest.
+	if rest != "" && rest[0] < utf8.RuneSelf {
+		if head := normalize(para[:len(para)-len(rest)]); strings.HasPrefix(normPara, head) {
+			return normPara[len(head):]
+		}
+	}
+	return normalize(rest)
+}
+
+// storyFeatures is the scratch of one fingerprint: the current paragraph's
+// features and the tokens it pairs.
+type storyFeatures struct {
+	feats          []uint64
+	prev, tok, buf []byte
+	havePrev       bool
+}
+
+// paragraph returns the features of a folded paragraph (valid until the next call):
+// the hashes of its consecutive word pairs, numbers left out.
+func (sf *storyFeatures) paragraph(para string) []uint64 {
+	sf.feats, sf.prev, sf.tok, sf.havePrev = sf.feats[:0], sf.prev[:0], sf.tok[:0], false
+	for i := 0; i < len(para); {
+		if c := para[i]; c < utf8.RuneSelf { // the common case, without the Unicode tables
+			if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' {
+				sf.tok = append(sf.tok, c)
+			} else {
+				sf.emit()
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(para[i:])
+		i += size
+		switch {
+		case isUnspacedScript(r):
+			sf.emit()
+			sf.tok = utf8.AppendRune(sf.tok, r)
+			sf.emit()
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
+			sf.tok = utf8.AppendRune(sf.tok, r)
+		default:
+			sf.emit()
+		}
+	}
+	sf.emit()
+	return sf.feats
+}
+
+// emit ends the current token: a number is dropped, a word pairs with the one
+// before it.
+func (sf *storyFeatures) emit() {
+	if len(sf.tok) == 0 {
+		return
+	}
+	if asciiDigits(sf.tok) {
+		sf.tok = sf.tok[:0]
+		return
+	}
+	if sf.havePrev {
+		sf.buf = append(append(append(sf.buf[:0], sf.prev...), ' '), sf.tok...)
+		sf.feats = append(sf.feats, xxhash.Sum64(sf.buf))
+	}
+	sf.prev, sf.havePrev = append(sf.prev[:0], sf.tok...), true
+	sf.tok = sf.tok[:0]
+}
+
+// countBits adds to ones[b], for each bit b, how many of fs have it set. The
+// counts are summed bit-sliced (counter k holds bit k of every column's count), a
+// few word operations a feature instead of one a set bit.
+func countBits(fs []uint64, ones *[64]int) {
+	var c [32]uint64
+	top := 0
+	for _, f := range fs {
+		k := 0
+		for carry := f; carry != 0; k++ {
+			c[k], carry = c[k]^carry, c[k]&carry
+		}
+		top = max(top, k)
+	}
+	for k := range top {
+		for w := c[k]; w != 0; w &= w - 1 {
+			ones[bits.TrailingZeros64(w)] += 1 << k
+		}
+	}
+}
+
+// maxParagraphWeight caps a paragraph's length in words where it weighs its
+// features (by the square: a 60-word paragraph of prose counts nine times a
+// 20-word credits line per feature).
+const maxParagraphWeight = 80
+
+// prose returns the size of a paragraph in words, counting two characters of an
+// unspaced script as one.
+func prose(p string) int {
+	words, unspaced, inWord := 0, 0, false
+	for i := 0; i < len(p); {
+		if c := p[i]; c < utf8.RuneSelf {
+			if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+				if !inWord {
+					words++
+				}
+				inWord = true
+			} else {
+				inWord = false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(p[i:])
+		i += size
+		switch {
+		case isUnspacedScript(r):
+			unspaced++
+			inWord = false
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if !inWord {
+				words++
+			}
+			inWord = true
+		default:
+			inWord = false
+		}
+	}
+	return words + unspaced/2
+}
+
+// stripDateline drops the datelines that open a paragraph: "WASHINGTON (AP) — ",
+// "BEIJING: ", "SAN FRANCISCO - ": up to a dash or colon within the first
+// maxDateline bytes, with no lower-case letter before it. Each outlet writes its
+// own, so they are no part of the story.
+func stripDateline(p string) string {
+	for range 3 { // "BEIJING — VIENNA — ...": a syndicator's before the wire's
+		cut := -1
+		for i, r := range p {
+			if i > maxDateline {
+				break
+			}
+			if r == '—' || r == '–' || r == ':' || r == '-' && i > 0 && p[i-1] == ' ' {
+				cut = i + utf8.RuneLen(r)
+				break
+			}
+			if unicode.IsLower(r) {
+				break
+			}
+		}
+		if cut <= 1 || !hasUpper(p[:cut]) {
+			return p
+		}
+		p = strings.TrimLeft(p[cut:], " ")
+	}
+	return p
+}
+
+// maxDateline is the longest dateline, in bytes: a city and an agency.
+const maxDateline = 48
+
+func hasUpper(s string) bool { return strings.IndexFunc(s, unicode.IsUpper) >= 0 }
+
+// asciiDigits reports whether a token is a number (the tokenizer keeps digits of
+// other scripts in words).
+func asciiDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,58 @@
+package page
+
+import (
+	"math/bits"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// TestStoryFingerprintFromSignIsTheFreshOne: Sign computes the story fingerprint
+// from the body it has normalised (datelines cut from the folded paragraph), and
+// StoryFingerprint hands that one back; it must be the fingerprint of the text read
+// afresh, in any script, or a page the crawler grouped would not group with the
+// same text read back from the store.
+func TestStoryFingerprintFromSignIsTheFreshOne(t *testing.T) {
+	prose := []string{
+		"WASHINGTON (AP) — The Senate voted on Tuesday to approve a new budget for the harbor district after months of debate among residents.",
+		"BEIJING: Officials said the new rules would take effect next month and apply to every company that sells goods online in the country.",
+		"MÜNCHEN — Die Stadtverwaltung hat am Dienstag beschlossen, den Hafen für weitere drei Jahre zu erneuern, nachdem die Bürger lange stritten.",
+		"ПАРИЖ – Власти города заявили во вторник, что новые правила вступят в силу в следующем месяце и коснутся всех жителей района.",
+		"ÉTÉ — Les habitants du quartier ont manifesté samedi contre la fermeture de l'école primaire, la dernière de la commune depuis vingt ans.",
+		"By Staff",
+	}
+	for i := range prose {
+		body := strings.Join(append(prose[i:], prose[:i]...), "\n")
+		html := "<html><body><article><h1>Budget</h1><p>" + strings.ReplaceAll(body, "\n", "</p><p>") + "</p></article></body></html>"
+		_, text, ok := Sign([]byte(html), "text/html")
+		if !ok {
+			t.Fatal("no signature")
+		}
+		got, gotOK := StoryFingerprint(text)
+		want, wantOK := storyFingerprint(text.Body, "", MaxStoryFeatures)
+		if got != want || gotOK != wantOK || !gotOK {
+			t.Fatalf("rotation %d: after Sign %x (%v), afresh %x (%v)", i, got, gotOK, want, wantOK)
+		}
+	}
+}
+
+// TestCountBitsCountsEachBit: the bit-sliced counts are the plain ones.
+func TestCountBitsCountsEachBit(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 3, 64, 1000, 5000} {
+		fs := make([]uint64, n)
+		for i := range fs {
+			fs[i] = r.Uint64()
+		}
+		var got, want [64]int
+		countBits(fs, &got)
+		for _, f := range fs {
+			for ; f != 0; f &= f - 1 {
+				want[bits.TrailingZeros64(f)]++
+			}
+		}
+		if got != want {
+			t.Fatalf("%d features: %v, want %v", n, got, want)
+		}
+	}
+}
