@@ -322,7 +322,7 @@ func (m *metaRaw) fromTree(d *doc, t Text) {
 		m.textDates = append(m.textDates, dateLine{hit: h, pos: h.start})
 		return true
 	})
-	m.scripts = countScripts(t.Title + "\n" + clipBytes(t.Body, maxScriptText))
+	m.scripts = countScripts(t.Title, clipBytes(t.Body, maxScriptText))
 }
 
 // commentParts name reader comments, whose dates and authors are not the article's.

@@ -3,6 +3,7 @@ package page
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // The page's language: what its markup declares (<html lang>, Content-Language,
@@ -17,15 +18,38 @@ type scriptCounts struct {
 	letters                                        int
 	latin, cyrillic, greek, arabic, hebrew, hangul int
 	han, kana, thai, devanagari                    int
-	words                                          map[string]int // language → function words seen
+	words                                          [len(wordLangs)]int // function words seen, by wordLangs
 }
 
-// knownWords are the languages functionWords can tell apart.
-var knownWords = map[string]bool{"en": true, "de": true, "fr": true, "es": true, "it": true, "pt": true, "nl": true, "ru": true, "uk": true}
+// wordLangs are the languages functionWords can tell apart.
+var wordLangs = [...]string{"en", "de", "fr", "es", "it", "pt", "nl", "ru", "uk"}
+
+// wordsOf is how many function words of lang the text has (0 for a language
+// functionWords does not know).
+func (c *scriptCounts) wordsOf(lang string) int {
+	if i := wordLang(lang); i >= 0 {
+		return c.words[i]
+	}
+	return 0
+}
+
+// wordLang is lang's index in wordLangs, -1 when it has no function words.
+func wordLang(lang string) int {
+	for i, l := range wordLangs {
+		if l == lang {
+			return i
+		}
+	}
+	return -1
+}
 
 // functionWords are frequent short words of languages written in Latin or Cyrillic
-// letters, each only in the list of one language.
-var functionWords = map[string]string{}
+// letters, each only in the list of one language: the index of the language in
+// wordLangs, -1 for a word in two lists (it tells nothing).
+var functionWords = map[string]int{}
+
+// maxFunctionWord is the length in bytes of the longest function word.
+var maxFunctionWord int
 
 func init() {
 	for lang, list := range map[string]string{
@@ -40,61 +64,113 @@ func init() {
 		"uk": "і та що не на це як від але він вона вони був для із",
 	} {
 		for _, w := range strings.Fields(list) {
+			maxFunctionWord = max(maxFunctionWord, len(w))
 			if _, dup := functionWords[w]; dup {
-				functionWords[w] = "" // shared: tells nothing
+				functionWords[w] = -1
 				continue
 			}
-			functionWords[w] = lang
+			functionWords[w] = wordLang(lang)
 		}
 	}
 }
 
-// countScripts counts a text's letters by script and its function words by language.
-func countScripts(s string) scriptCounts {
-	c := scriptCounts{words: map[string]int{}}
-	word := 0
+// countScripts counts the letters of a text (its headline, then its body) by
+// script, and its function words by language.
+func countScripts(title, body string) scriptCounts {
+	var c scriptCounts
 	nwords := 0
-	for i, r := range s {
-		if unicode.IsLetter(r) {
+	c.count(title, &nwords, false)
+	c.count(body, &nwords, true)
+	return c
+}
+
+// count counts s's letters and, of the text's first 4,000 words, its function
+// words; the last word of the text (last) is counted past them.
+func (c *scriptCounts) count(s string, nwords *int, last bool) {
+	word := 0
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		if r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
 			c.letters++
-			switch {
-			case r < 0x250:
-				c.latin++
-			case unicode.Is(unicode.Cyrillic, r):
-				c.cyrillic++
-			case unicode.Is(unicode.Greek, r):
-				c.greek++
-			case unicode.Is(unicode.Arabic, r):
-				c.arabic++
-			case unicode.Is(unicode.Hebrew, r):
-				c.hebrew++
-			case unicode.Is(unicode.Hangul, r):
-				c.hangul++
-			case unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r):
-				c.kana++
-			case unicode.Is(unicode.Han, r):
-				c.han++
-			case unicode.Is(unicode.Thai, r):
-				c.thai++
-			case unicode.Is(unicode.Devanagari, r):
-				c.devanagari++
-			}
+			c.latin++
+			i += size
 			continue
 		}
-		if i > word && nwords < 4000 {
-			if lang := functionWords[strings.ToLower(s[word:i])]; lang != "" {
-				c.words[lang]++
+		if r >= utf8.RuneSelf && unicode.IsLetter(r) {
+			c.letters++
+			c.script(r)
+			i += size
+			continue
+		}
+		if i > word && *nwords < 4000 {
+			c.countWord(s[word:i])
+			*nwords++
+		}
+		word = i + utf8.RuneLen(r) // (an invalid byte's U+FFFD is 3 bytes)
+		i += size
+	}
+	if word < len(s) && (last || *nwords < 4000) {
+		c.countWord(s[word:])
+		*nwords++
+	}
+}
+
+// countWord counts w if it is a function word.
+func (c *scriptCounts) countWord(w string) {
+	ascii := true
+	for j := 0; j < len(w); j++ {
+		if w[j] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	lang, ok := -1, false
+	switch {
+	case ascii && len(w) <= maxFunctionWord:
+		var buf [32]byte
+		for j := 0; j < len(w); j++ {
+			b := w[j]
+			if 'A' <= b && b <= 'Z' {
+				b += 'a' - 'A'
 			}
-			nwords++
+			buf[j] = b
 		}
-		word = i + len(string(r))
+		lang, ok = functionWords[string(buf[:len(w)])]
+	case !ascii && len(w) <= 3*maxFunctionWord: // lower case is at most three times shorter (K, the Kelvin sign)
+		lang, ok = functionWords[strings.ToLower(w)]
 	}
-	if word < len(s) {
-		if lang := functionWords[strings.ToLower(s[word:])]; lang != "" {
-			c.words[lang]++
-		}
+	if ok && lang >= 0 {
+		c.words[lang]++
 	}
-	return c
+}
+
+// script counts a non-ASCII letter in its script.
+func (c *scriptCounts) script(r rune) {
+	switch {
+	case r < 0x250:
+		c.latin++
+	case unicode.Is(unicode.Cyrillic, r):
+		c.cyrillic++
+	case unicode.Is(unicode.Greek, r):
+		c.greek++
+	case unicode.Is(unicode.Arabic, r):
+		c.arabic++
+	case unicode.Is(unicode.Hebrew, r):
+		c.hebrew++
+	case unicode.Is(unicode.Hangul, r):
+		c.hangul++
+	case unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r):
+		c.kana++
+	case unicode.Is(unicode.Han, r):
+		c.han++
+	case unicode.Is(unicode.Thai, r):
+		c.thai++
+	case unicode.Is(unicode.Devanagari, r):
+		c.devanagari++
+	}
 }
 
 // minLangLetters is the text below which the script statistics say nothing.
@@ -125,7 +201,7 @@ func (c scriptCounts) fromText() string {
 	case c.devanagari > half:
 		return "hi"
 	case c.cyrillic > half:
-		if c.words["uk"] > c.words["ru"] {
+		if c.wordsOf("uk") > c.wordsOf("ru") {
 			return "uk"
 		}
 		return "ru"
@@ -134,7 +210,7 @@ func (c scriptCounts) fromText() string {
 		for lang, k := range c.words {
 			total += k
 			if k > n {
-				best, n = lang, k
+				best, n = wordLangs[lang], k
 			}
 		}
 		if n >= 3 && n*2 > total {
@@ -187,7 +263,7 @@ func (m *metaRaw) language(ld ldFacts) Field {
 			continue
 		}
 		if text != "" && text != lang && (scriptOf(text) != scriptOf(lang) ||
-			scriptOf(text) == "latn" && knownWords[lang] && m.scripts.words[text] >= 3*m.scripts.words[lang]+3) {
+			scriptOf(text) == "latn" && wordLang(lang) >= 0 && m.scripts.wordsOf(text) >= 3*m.scripts.wordsOf(lang)+3) {
 			continue // the template's language, not the text's
 		}
 		return Field{lang, d.From}
