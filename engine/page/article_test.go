@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/crawlconsole/crawlconsole/engine/page/pagetest"
 )
@@ -130,14 +128,5 @@ func TestSummarizeChange(t *testing.T) {
 	}
 	if got := SummarizeChange("", after); got != "no change seen yet" {
 		t.Errorf("no previous text: %q", got)
-	}
-}
-
-// TestSpaceRune: the white space appendCollapsed folds is Unicode's, for every rune.
-func TestSpaceRune(t *testing.T) {
-	for r := rune(utf8.RuneSelf); r <= unicode.MaxRune; r++ {
-		if spaceRune(r) != unicode.IsSpace(r) {
-			t.Fatalf("%U: spaceRune %v, unicode.IsSpace %v", r, spaceRune(r), unicode.IsSpace(r))
-		}
 	}
 }

@@ -10,7 +10,11 @@
 //     article (Text.Fallback). The block-page judge (engine/blockpage) weighs it.
 //   - Fingerprint and signature: [Sign] gives the SimHash of the main text and the
 //     digests of the normalised headline, body and raw page that engine/revisit
-//     compares between fetches to tell a change from churn.
+//     compares between fetches to tell a change from churn; with them, the story
+//     fingerprint ([StoryFingerprint]) of the article's long paragraphs, by which
+//     engine/stories groups syndicated copies, from the same normalised text.
+//   - Metadata: [Parsed.Meta], the publication date, headline, authors, language and
+//     canonical URL, read by engine/page/meta from what the pass collected.
 //
 // [Read] (links and parse) and [Parse] (parse, any sink) run the pass and return a
 // [Parsed] page; its PageText and Sign finish the work from the tree, so a fetched

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/crawlconsole/crawlconsole/engine/page/meta"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -76,7 +77,7 @@ type doc struct {
 	out     []byte // scratch of joinParagraphs
 	line    []byte // scratch of paragraphBytes
 	paras   []paragraph
-	meta    metaRaw // what the pass keeps for the page's metadata (meta_collect.go)
+	meta    meta.Raw // what the pass keeps for the page's metadata (engine/page/meta)
 }
 
 // rawSkip are elements whose subtree is never text a reader sees.
@@ -259,22 +260,17 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 			closeTree()
 			return d
 		case html.TextToken:
-			if d.meta.inLD {
-				d.meta.ldText(z.Text())
-				continue
-			}
-			if d.meta.inScript {
-				d.meta.scriptText(z.Text())
+			t := z.Text() // (a second call reads nothing)
+			if d.meta.ScriptText(t) {
 				continue
 			}
 			if inTitle {
-				d.title = append(d.title, z.Text()...)
+				d.title = append(d.title, t...)
 				continue
 			}
 			if skipDepth > 0 {
 				continue
 			}
-			t := z.Text()
 			if len(bytes.TrimSpace(t)) == 0 {
 				if len(t) > 0 && len(d.runs) > 0 && !pendingBreak {
 					d.text = append(d.text, ' ')
@@ -303,7 +299,7 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 				if attrs == nil {
 					attrs = d.readAttrs(z)
 				}
-				d.meta.startTag(tag, tt == html.StartTagToken, attrs)
+				d.meta.StartTag(tag, tt == html.StartTagToken, attrs)
 			}
 			if tag == atom.Title && (skipDepth == 0 || skipTag == atom.Head) {
 				// The document's <title>, not an <svg>'s.
@@ -374,7 +370,7 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 					itemprop = val
 				case "property": // RDFa: property="schema:datePublished"
 					if itemprop == nil {
-						itemprop = rdfaProp(val)
+						itemprop = meta.RDFaProp(val)
 					}
 				case "title":
 					title = val
@@ -418,12 +414,12 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 			if tag != atom.Time && itemprop == nil {
 				datetime = nil // a content= of another element says nothing of dates
 			}
-			if title != nil && datetime == nil && hasAnyPart(e.names, dateNameParts) {
+			if title != nil && datetime == nil && meta.DateNamed(e.names) {
 				datetime = title // <div class="news-time" title="2020-09-20T14:20:02Z">
 				pubdate = true
 			}
 			if tag == atom.Time || itemprop != nil || rel != nil || datetime != nil {
-				d.meta.element(int32(len(d.elems)), tag, itemprop, datetime, rel,
+				d.meta.Element(int32(len(d.elems)), tag, itemprop, datetime, rel,
 					pubdate || strings.Contains(e.names, "publish") || strings.Contains(e.names, "pubdate"))
 			}
 			if tag == atom.A {
@@ -434,10 +430,7 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 		case html.EndTagToken:
 			tag := tagAtom(z.Raw())
 			if tag == atom.Script {
-				if d.meta.inLD {
-					d.meta.endLD()
-				}
-				d.meta.inScript = false
+				d.meta.EndScript()
 			}
 			if tag == atom.Title {
 				inTitle = false
@@ -529,7 +522,7 @@ func (d *doc) readMeta(attrs []Attr) {
 			content = a.Val
 		}
 	}
-	d.meta.addMeta(attrs)
+	d.meta.AddMeta(attrs)
 	if string(prop) == "og:title" && d.ogTitle == "" {
 		d.ogTitle = strings.TrimSpace(string(content))
 	}

@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/crawlconsole/crawlconsole/engine/page/internal/textutil"
 	"github.com/mfonda/simhash"
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
@@ -226,7 +227,7 @@ func isUnspacedScript(r rune) bool {
 	if r < runeClassSize {
 		return runeClasses()[r]&classUnspaced != 0
 	}
-	return unspacedScript(r)
+	return textutil.UnspacedScript(r)
 }
 
 // isWordRune reports whether r is part of a word in a spaced script. Combining marks
@@ -241,20 +242,9 @@ func isWordRune(r rune) bool {
 	return wordRune(r)
 }
 
-// unspacedScript and wordRune are isUnspacedScript and isWordRune by the Unicode
-// tables; every rune of a page's text goes through them several times (letters,
-// features, digest), so the Basic Multilingual Plane's answers are kept in a table.
-func unspacedScript(r rune) bool {
-	switch {
-	case r < 0x0E00:
-		return false
-	case r >= 0x4E00 && r <= 0x9FFF, r >= 0x3040 && r <= 0x30FF, r >= 0xAC00 && r <= 0xD7A3:
-		return true // the common CJK ideographs, kana and Hangul syllables, without a table walk
-	}
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul,
-		unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
-}
-
+// wordRune is isWordRune by the Unicode tables; every rune of a page's text goes
+// through isUnspacedScript and isWordRune several times (letters, features,
+// digest), so the Basic Multilingual Plane's answers are kept in a table.
 func wordRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.M, r)
 }
@@ -277,7 +267,7 @@ func runeClasses() *[runeClassSize]uint8 {
 	classOnce.Do(func() {
 		t := new([runeClassSize]uint8)
 		for r := rune(0); r < runeClassSize; r++ {
-			if unspacedScript(r) {
+			if textutil.UnspacedScript(r) {
 				t[r] |= classUnspaced
 			}
 			if r >= utf8.RuneSelf && wordRune(r) || r < utf8.RuneSelf && isWordRune(r) {

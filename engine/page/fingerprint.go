@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/crawlconsole/crawlconsole/engine/page/internal/textutil"
 	"github.com/mfonda/simhash"
 	"golang.org/x/net/html/charset"
 	"golang.org/x/text/encoding"
@@ -52,7 +53,7 @@ func collapseLines(s string) string {
 	lines := strings.Split(s, "\n")
 	out := lines[:0]
 	for _, l := range lines {
-		if l = collapseSpace(l); l != "" {
+		if l = textutil.CollapseSpace(l); l != "" {
 			out = append(out, l)
 		}
 	}

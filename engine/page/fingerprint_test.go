@@ -13,6 +13,7 @@ import (
 	"golang.org/x/text/encoding/simplifiedchinese"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/crawlconsole/crawlconsole/engine/page/internal/textutil"
 	"github.com/crawlconsole/crawlconsole/engine/page/pagetest"
 )
 
@@ -272,8 +273,8 @@ func TestRuneClassTable(t *testing.T) {
 		if r < utf8.RuneSelf {
 			word = r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
 		}
-		if isWordRune(r) != word || isUnspacedScript(r) != unspacedScript(r) {
-			t.Fatalf("%U %q: word %v unspaced %v, tables say %v %v", r, r, isWordRune(r), isUnspacedScript(r), word, unspacedScript(r))
+		if isWordRune(r) != word || isUnspacedScript(r) != textutil.UnspacedScript(r) {
+			t.Fatalf("%U %q: word %v unspaced %v, tables say %v %v", r, r, isWordRune(r), isUnspacedScript(r), word, textutil.UnspacedScript(r))
 		}
 	}
 }

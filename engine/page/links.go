@@ -5,6 +5,7 @@ import (
 
 	"golang.org/x/net/html/atom"
 
+	"github.com/crawlconsole/crawlconsole/engine/page/internal/textutil"
 	"github.com/crawlconsole/crawlconsole/engine/robots"
 )
 
@@ -45,22 +46,22 @@ func (r *LinkReader) StartTag(tag atom.Atom, attrs []Attr) {
 	case atom.A, atom.Area:
 		href, ok, rel, _ := attr2(attrs, "href", "rel")
 		if ok {
-			if hasToken(rel, "nofollow") {
+			if textutil.HasToken(rel, "nofollow") {
 				p.Nofollow = append(p.Nofollow, href)
 			} else {
 				p.Links = append(p.Links, href)
 			}
 		}
 	case atom.Base:
-		if v, ok := firstAttr(attrs, "href"); ok && p.Base == "" {
+		if v, ok := textutil.FirstAttr(attrs, "href"); ok && p.Base == "" {
 			p.Base = v
 		}
 	case atom.Link:
-		href, typ, rel := linkAttrs(attrs)
-		if p.Canonical == "" && href != "" && hasToken(rel, "canonical") {
+		href, typ, rel := textutil.LinkAttrs(attrs)
+		if p.Canonical == "" && href != "" && textutil.HasToken(rel, "canonical") {
 			p.Canonical = href
 		}
-		if href != "" && hasToken(rel, "alternate") && FeedType(typ) && len(p.Feeds) < MaxFeedLinks {
+		if href != "" && textutil.HasToken(rel, "alternate") && FeedType(typ) && len(p.Feeds) < MaxFeedLinks {
 			p.Feeds = append(p.Feeds, href)
 		}
 	case atom.Meta:
@@ -94,42 +95,8 @@ func attr2(attrs []Attr, n1, n2 string) (v1 string, ok1 bool, v2 string, ok2 boo
 	return
 }
 
-// firstAttr returns the first attribute of that name, trimmed.
-func firstAttr(attrs []Attr, name string) (string, bool) {
-	for _, a := range attrs {
-		if string(a.Key) == name {
-			return strings.TrimSpace(string(a.Val)), true
-		}
-	}
-	return "", false
-}
-
-func hasToken(list, tok string) bool {
-	for _, f := range strings.Fields(list) {
-		if strings.EqualFold(f, tok) {
-			return true
-		}
-	}
-	return false
-}
-
 // MaxFeedLinks bounds the feed links kept from one page.
 const MaxFeedLinks = 16
-
-// linkAttrs reads a <link>'s href, type and rel (the last of each, untrimmed).
-func linkAttrs(attrs []Attr) (href, typ, rel string) {
-	for _, a := range attrs {
-		switch string(a.Key) {
-		case "href":
-			href = string(a.Val)
-		case "type":
-			typ = string(a.Val)
-		case "rel":
-			rel = string(a.Val)
-		}
-	}
-	return
-}
 
 // FeedType says whether a media type names a feed, as RSS autodiscovery
 // (https://www.rssboard.org/rss-autodiscovery) and Atom (RFC 4287 §7) use them in

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/page/meta"
 )
 
 // Hostile and broken pages: bounded work, the most plausible date or none, never a
@@ -23,8 +25,8 @@ func TestMetadataHundredsOfDates(t *testing.T) {
 	if md.Published.Day() != "2024-03-05" {
 		t.Errorf("published %s (%s), want the date line below the headline, 2024-03-05", md.Published, md.Published.From)
 	}
-	if n := len(p.meta.textDates); n > maxTextDates {
-		t.Errorf("%d text dates kept, bound %d", n, maxTextDates)
+	if n := p.meta.Kept().TextDates; n > meta.Bounds.TextDates {
+		t.Errorf("%d text dates kept, bound %d", n, meta.Bounds.TextDates)
 	}
 }
 
@@ -97,8 +99,8 @@ func TestMetadataTenMegabytesOfScript(t *testing.T) {
 	if md.Published.Day() != "2024-03-05" || md.Published.From != "meta article:published_time" {
 		t.Errorf("published %s from %s, want 2024-03-05 from the meta tag (the oversized block dropped)", md.Published, md.Published.From)
 	}
-	if len(p.meta.jsonld) != 0 || p.meta.scripted > maxScriptSearch {
-		t.Errorf("kept %d JSON-LD blocks, searched %d bytes of script (bound %d)", len(p.meta.jsonld), p.meta.scripted, maxScriptSearch)
+	if k := p.meta.Kept(); k.JSONLD != 0 || k.ScriptBytes > meta.Bounds.ScriptBytes {
+		t.Errorf("kept %d JSON-LD blocks, searched %d bytes of script (bound %d)", k.JSONLD, k.ScriptBytes, meta.Bounds.ScriptBytes)
 	}
 	// The page is 20 MB; what the metadata keeps of it is bounded (the tokenizer's
 	// own buffer holds one token, the 10 MB script, at a time).
@@ -114,8 +116,8 @@ func TestMetadataManyMetaTagsAndElements(t *testing.T) {
 	}
 	p := Parse([]byte(`<html><head>`+b.String()+`</head><body><h1>x</h1></body></html>`), "text/html", nil)
 	md := p.Meta("", metaNow)
-	if len(p.meta.metas) > maxMetaPairs || len(p.meta.elems) > maxMetaElems {
-		t.Errorf("kept %d meta tags and %d elements, bounds %d and %d", len(p.meta.metas), len(p.meta.elems), maxMetaPairs, maxMetaElems)
+	if k := p.meta.Kept(); k.Metas > meta.Bounds.Metas || k.Elems > meta.Bounds.Elems {
+		t.Errorf("kept %d meta tags and %d elements, bounds %d and %d", k.Metas, k.Elems, meta.Bounds.Metas, meta.Bounds.Elems)
 	}
 	if md.Published.Day() != "2001-01-01" || len(md.Authors) != 1 {
 		t.Errorf("published %s, authors %q", md.Published, md.Authors)

@@ -18,6 +18,8 @@ func FuzzMeta(f *testing.F) {
 		f.Add([]byte(s), "https://example.com/2024/03/05/x")
 	}
 	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	minDate := time.Date(1990, 1, 1, 0, 0, 0, 0, time.UTC) // the metadata's earliest plausible date
+	const maxAuthors = 10                                  // the most authors it reads
 	f.Fuzz(func(t *testing.T, body []byte, pageURL string) {
 		md := Parse(body, "text/html", nil).Meta(pageURL, now)
 		for _, d := range []Date{md.Published, md.Modified} {

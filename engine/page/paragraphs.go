@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/crawlconsole/crawlconsole/engine/page/internal/textutil"
 	"golang.org/x/net/html/atom"
 )
 
@@ -44,7 +45,7 @@ func (d *doc) paragraphText(p paragraph) string {
 	for _, r := range d.runs[p.runStart:p.runEnd] {
 		sb.Write(d.runText(r))
 	}
-	return collapseSpace(sb.String())
+	return textutil.CollapseSpace(sb.String())
 }
 
 // paragraphs groups the runs into paragraphs.
@@ -107,12 +108,12 @@ func (d *doc) headline(removed []bool) string {
 			sb.Write(d.runText(r))
 			sb.WriteByte(' ')
 		}
-		return collapseSpace(sb.String())
+		return textutil.CollapseSpace(sb.String())
 	}
 	if d.ogTitle != "" {
-		return collapseSpace(d.ogTitle)
+		return textutil.CollapseSpace(d.ogTitle)
 	}
-	return string(appendCollapsed(nil, d.title))
+	return string(textutil.AppendCollapsed(nil, d.title))
 }
 
 // joinParagraphs returns the text of the paragraphs keep accepts, one a line. Each
@@ -133,7 +134,7 @@ func (d *doc) joinParagraphs(paras []paragraph, keep func(paragraph) bool) strin
 			out = append(out, '\n')
 		}
 		start := len(out)
-		if out = appendCollapsed(out, d.paragraphBytes(p)); len(out) == start {
+		if out = textutil.AppendCollapsed(out, d.paragraphBytes(p)); len(out) == start {
 			out = out[:mark] // all white space: no line
 		}
 	}
@@ -156,68 +157,4 @@ func (d *doc) paragraphBytes(p paragraph) []byte {
 		}
 	}
 	return d.text[runs[0].start:runs[len(runs)-1].end]
-}
-
-// collapseSpace trims s and folds each run of white space into one space.
-func collapseSpace(s string) string {
-	return string(appendCollapsed(make([]byte, 0, len(s)), []byte(s)))
-}
-
-// appendCollapsed appends s to dst trimmed, each run of white space (Unicode
-// spaces and NO-BREAK SPACE) folded into one space.
-func appendCollapsed(dst, s []byte) []byte {
-	start := len(dst)
-	space := false
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if asciiSpace(c) {
-				space = len(dst) > start
-				i++
-				continue
-			}
-			if space {
-				dst = append(dst, ' ')
-				space = false
-			}
-			j := i + 1 // the rest of the word is copied at once
-			for j < len(s) && s[j] < utf8.RuneSelf && !asciiSpace(s[j]) {
-				j++
-			}
-			dst = append(dst, s[i:j]...)
-			i = j
-			continue
-		}
-		r, n := utf8.DecodeRune(s[i:])
-		i += n
-		if spaceRune(r) {
-			space = len(dst) > start
-			continue
-		}
-		if space {
-			dst = append(dst, ' ')
-			space = false
-		}
-		if r == utf8.RuneError && n == 1 {
-			dst = utf8.AppendRune(dst, r) // an invalid byte reads as U+FFFD
-		} else {
-			dst = append(dst, s[i-n:i]...)
-		}
-	}
-	return dst
-}
-
-// spaceRune is unicode.IsSpace for runes above ASCII (NO-BREAK SPACE among them),
-// without its table walk: the Unicode White_Space runes are these few.
-func spaceRune(r rune) bool {
-	switch r {
-	case 0x85, 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000:
-		return true
-	}
-	return r >= 0x2000 && r <= 0x200A
-}
-
-// asciiSpace reports the ASCII white space collapseSpace folds.
-func asciiSpace(c byte) bool {
-	return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v'
 }

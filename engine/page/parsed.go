@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/crawlconsole/crawlconsole/engine/page/internal/textutil"
+	"github.com/crawlconsole/crawlconsole/engine/page/meta"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -20,7 +22,7 @@ import (
 // Attr is one attribute of a start tag as golang.org/x/net/html's tokenizer gives
 // it: the key lower-cased, the value unescaped. Both are valid only during the
 // TagSink.StartTag call.
-type Attr struct{ Key, Val []byte }
+type Attr = textutil.Attr
 
 // TagSink reads start tags during a page's tokenizer pass (Parse, ScanTags), so that
 // a caller that needs them, the fetcher's link extraction, does not tokenize the page
@@ -54,9 +56,9 @@ type Parsed struct {
 	text        Text // the main text, once extracted (textDone)
 	textOK      bool
 	textDone    bool
-	title       string   // the document's <title>, spaces collapsed (DocTitle)
-	meta        *metaRaw // what the parse kept for Meta, once the text is extracted
-	noMeta      bool     // ParseTextOnly: the tree is not read for metadata
+	title       string    // the document's <title>, spaces collapsed (DocTitle)
+	meta        *meta.Raw // what the parse kept for Meta, once the text is extracted
+	noMeta      bool      // ParseTextOnly: the tree is not read for metadata
 }
 
 // Parse decodes a body as Sign does and, for HTML, builds the extractor's tree in one
@@ -196,8 +198,7 @@ func (p *Parsed) extractText() (t Text, ok bool) {
 		t = extract(d)
 		if !p.noMeta {
 			m := d.meta
-			m.ld, m.title = nil, p.title
-			m.fromTree(d, t)
+			m.FromTree(d, p.title, t.Title, t.Body)
 			p.meta = &m
 		}
 		d.release()

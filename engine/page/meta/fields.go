@@ -1,8 +1,10 @@
-package page
+package meta
 
 import (
 	"strings"
 	"unicode"
+
+	"github.com/crawlconsole/crawlconsole/engine/page/internal/textutil"
 )
 
 // The headline and the authors: what the page's structured data says, checked
@@ -14,7 +16,7 @@ const maxAuthors = 10
 // headline is the article's headline: the first visible <h1> when the page's title
 // (or og:title, or JSON-LD headline) confirms it, else JSON-LD headline, og:title,
 // the other <meta> titles, and last the <title> less the site's name.
-func (m *metaRaw) headline(ld ldFacts) Field {
+func (m *Raw) headline(ld ldFacts) Field {
 	title := m.metaTitle()
 	og, ogKey := m.metaValue(headlineKeys[:len(headlineKeys)-1], nil)
 	if m.h1 != "" {
@@ -28,7 +30,7 @@ func (m *metaRaw) headline(ld ldFacts) Field {
 	case ld.headline != "":
 		return Field{ld.headline, "json-ld headline"}
 	case og != "":
-		return Field{clipBytes(collapseSpace(stripSiteName(og, m.siteName())), 512), Source("meta " + ogKey)}
+		return Field{textutil.ClipBytes(textutil.CollapseSpace(stripSiteName(og, m.siteName())), 512), Source("meta " + ogKey)}
 	}
 	for _, e := range m.elems {
 		if e.prop == "headline" && e.text != "" {
@@ -36,7 +38,7 @@ func (m *metaRaw) headline(ld ldFacts) Field {
 		}
 	}
 	if title != "" {
-		return Field{clipBytes(stripSiteName(title, m.siteName()), 512), "title"}
+		return Field{textutil.ClipBytes(stripSiteName(title, m.siteName()), 512), "title"}
 	}
 	if m.h1 != "" {
 		return Field{m.h1, "h1"}
@@ -46,16 +48,16 @@ func (m *metaRaw) headline(ld ldFacts) Field {
 
 // metaTitle is the document's <title> as the parse kept it (the <meta name=title>
 // when the page has none).
-func (m *metaRaw) metaTitle() string {
+func (m *Raw) metaTitle() string {
 	if m.title != "" {
 		return m.title
 	}
 	v, _ := m.metaValue([]string{"title"}, nil)
-	return collapseSpace(v)
+	return textutil.CollapseSpace(v)
 }
 
 // siteName is the site's own name, when the page says it (og:site_name).
-func (m *metaRaw) siteName() string {
+func (m *Raw) siteName() string {
 	v, _ := m.metaValue([]string{"og:site_name", "application-name"}, nil)
 	return v
 }
@@ -92,7 +94,7 @@ func titleWords(s string) []string {
 			break
 		}
 		for _, r := range f {
-			if isUnspacedScript(r) {
+			if textutil.UnspacedScript(r) {
 				for _, c := range f {
 					out = append(out, string(c))
 				}
@@ -113,7 +115,7 @@ var titleSeps = []string{" | ", " - ", " – ", " — ", " :: ", " · ", " • "
 // stripSiteName drops the site's name from a title: the part naming site (when
 // known), else the shorter parts around a separator, keeping the longest.
 func stripSiteName(title, site string) string {
-	title = collapseSpace(title)
+	title = textutil.CollapseSpace(title)
 	for _, sep := range titleSeps {
 		parts := strings.Split(title, sep)
 		if len(parts) < 2 {
@@ -145,7 +147,7 @@ func stripSiteName(title, site string) string {
 
 // authors are the article's authors: JSON-LD, else the <meta> author tags, else
 // microdata, else rel=author links, else the page's byline.
-func (m *metaRaw) authors(ld ldFacts) ([]string, Source) {
+func (m *Raw) authors(ld ldFacts) ([]string, Source) {
 	if a := cleanAuthors(ld.authors); len(a) > 0 {
 		return a, "json-ld author"
 	}
@@ -195,7 +197,7 @@ func cleanAuthors(vals []string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, v := range vals {
-		v = collapseSpace(v)
+		v = textutil.CollapseSpace(v)
 		if strings.Contains(v, "://") || strings.HasPrefix(v, "@") || strings.HasPrefix(v, "www.") {
 			continue
 		}

@@ -1,6 +1,10 @@
-package page
+package textutil
 
-import "testing"
+import (
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
 
 // TestCollapseSpace: main text is trimmed and each run of white space (ASCII,
 // Unicode spaces, NO-BREAK SPACE) reads as one space, so a page re-indented or
@@ -14,9 +18,18 @@ func TestCollapseSpace(t *testing.T) {
 		{"only space", " \n\u00a0\t", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := collapseSpace(tc.in); got != tc.want {
-				t.Fatalf("collapseSpace(%q) = %q, want %q", tc.in, got, tc.want)
+			if got := CollapseSpace(tc.in); got != tc.want {
+				t.Fatalf("CollapseSpace(%q) = %q, want %q", tc.in, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestSpaceRune: the white space AppendCollapsed folds is Unicode's, for every rune.
+func TestSpaceRune(t *testing.T) {
+	for r := rune(utf8.RuneSelf); r <= unicode.MaxRune; r++ {
+		if SpaceRune(r) != unicode.IsSpace(r) {
+			t.Fatalf("%U: SpaceRune %v, unicode.IsSpace %v", r, SpaceRune(r), unicode.IsSpace(r))
+		}
 	}
 }

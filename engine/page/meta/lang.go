@@ -1,4 +1,4 @@
-package page
+package meta
 
 import (
 	"strings"
@@ -250,7 +250,7 @@ func scriptOf(lang string) string {
 }
 
 // language is the page's language (see the top of this file).
-func (m *metaRaw) language(ld ldFacts) Field {
+func (m *Raw) language(ld ldFacts) Field {
 	text := m.scripts.fromText()
 	declared := []Field{{m.htmlLang, "lang attribute"}}
 	if v, k := m.metaValue(langKeys, nil); v != "" {

@@ -1,9 +1,10 @@
-package page
+package meta
 
 import (
 	"bytes"
 	"strings"
 
+	"github.com/crawlconsole/crawlconsole/engine/page/internal/textutil"
 	"golang.org/x/net/html/atom"
 )
 
@@ -40,8 +41,11 @@ type metaElem struct {
 	pos      int       // where it is in the page's visible text
 }
 
-// metaRaw is what the parse collected; Parsed.Meta makes Metadata of it.
-type metaRaw struct {
+// Raw is what a page's parse collected for its metadata; Build makes Metadata of
+// it. The parse (engine/page) hands it the tags and script text of its tokenizer
+// pass (StartTag, AddMeta, Element, ScriptText, EndScript), then the tree it
+// built (FromTree).
+type Raw struct {
 	htmlLang    string
 	canonical   string
 	metas       []metaPair
@@ -71,21 +75,21 @@ type dateLine struct {
 	pos int // byte offset in the page's visible text
 }
 
-// startTag reads the tags the tree does not keep: <html lang>, <link rel=canonical>,
-// and a <script> that opens a JSON-LD block.
-func (m *metaRaw) startTag(tag atom.Atom, start bool, attrs []Attr) {
+// StartTag reads the tags the tree does not keep: <html lang>, <link rel=canonical>,
+// and a <script> that opens a JSON-LD block (start: a start tag, not self-closing).
+func (m *Raw) StartTag(tag atom.Atom, start bool, attrs []textutil.Attr) {
 	switch tag {
 	case atom.Html:
-		if v, ok := firstAttr(attrs, "lang"); ok && m.htmlLang == "" {
-			m.htmlLang = clipBytes(v, 64)
+		if v, ok := textutil.FirstAttr(attrs, "lang"); ok && m.htmlLang == "" {
+			m.htmlLang = textutil.ClipBytes(v, 64)
 		}
 	case atom.Link:
-		href, _, rel := linkAttrs(attrs)
-		if m.canonical == "" && href != "" && hasToken(rel, "canonical") {
-			m.canonical = clipBytes(strings.TrimSpace(href), 2048)
+		href, _, rel := textutil.LinkAttrs(attrs)
+		if m.canonical == "" && href != "" && textutil.HasToken(rel, "canonical") {
+			m.canonical = textutil.ClipBytes(strings.TrimSpace(href), 2048)
 		}
 	case atom.Script:
-		if v, _ := firstAttr(attrs, "type"); start && strings.Contains(strings.ToLower(v), "ld+json") {
+		if v, _ := textutil.FirstAttr(attrs, "type"); start && strings.Contains(strings.ToLower(v), "ld+json") {
 			m.inLD, m.ld, m.ldOver = true, m.ld[:0], false
 		} else if start {
 			m.inScript = true
@@ -94,12 +98,34 @@ func (m *metaRaw) startTag(tag atom.Atom, start bool, attrs []Attr) {
 }
 
 // ldText adds the text of a JSON-LD block being read.
-func (m *metaRaw) ldText(b []byte) {
+func (m *Raw) ldText(b []byte) {
 	if m.ldOver || len(m.ld)+len(b) > maxJSONLDBlock {
 		m.ldOver = true
 		return
 	}
 	m.ld = append(m.ld, b...)
+}
+
+// ScriptText reads the text of a script: JSON-LD, or a script searched for dates.
+// It is false, and reads nothing, outside scripts.
+func (m *Raw) ScriptText(b []byte) bool {
+	switch {
+	case m.inLD:
+		m.ldText(b)
+	case m.inScript:
+		m.scriptText(b)
+	default:
+		return false
+	}
+	return true
+}
+
+// EndScript closes the script being read, at its end tag.
+func (m *Raw) EndScript() {
+	if m.inLD {
+		m.endLD()
+	}
+	m.inScript = false
 }
 
 // scriptKeys are the JSON keys of a publication date in a page's own scripts (a
@@ -111,7 +137,7 @@ var scriptKeys = []string{"datePublished", "publishedDate", "published_at", "pub
 const maxScriptSearch = 64 << 10
 
 // scriptText searches a script's text for the keys of a publication date.
-func (m *metaRaw) scriptText(b []byte) {
+func (m *Raw) scriptText(b []byte) {
 	if m.scripted >= maxScriptSearch {
 		return
 	}
@@ -137,7 +163,7 @@ func (m *metaRaw) scriptText(b []byte) {
 	}
 }
 
-func (m *metaRaw) hasScriptKey(k string) bool {
+func (m *Raw) hasScriptKey(k string) bool {
 	for _, p := range m.scriptDates {
 		if p.key == k {
 			return true
@@ -147,7 +173,7 @@ func (m *metaRaw) hasScriptKey(k string) bool {
 }
 
 // endLD closes the JSON-LD block being read.
-func (m *metaRaw) endLD() {
+func (m *Raw) endLD() {
 	m.inLD = false
 	if m.ldOver || len(m.jsonld) >= maxJSONLDBlocks || m.ldBytes+len(m.ld) > maxJSONLDTotal {
 		return
@@ -170,8 +196,8 @@ func init() {
 	}
 }
 
-// addMeta keeps a <meta> tag whose name the metadata reads.
-func (m *metaRaw) addMeta(attrs []Attr) {
+// AddMeta keeps a <meta> tag whose name the metadata reads.
+func (m *Raw) AddMeta(attrs []textutil.Attr) {
 	if len(m.metas) >= maxMetaPairs {
 		return
 	}
@@ -193,18 +219,21 @@ func (m *metaRaw) addMeta(attrs []Attr) {
 		return
 	}
 	var buf [64]byte
-	k := string(bytes.TrimSpace(lowerASCII(buf[:0], key)))
+	k := string(bytes.TrimSpace(textutil.LowerASCII(buf[:0], key)))
 	if !metaKeys[k] {
 		return
 	}
-	v := strings.TrimSpace(clipBytes(string(content), maxMetaVal))
+	v := strings.TrimSpace(textutil.ClipBytes(string(content), maxMetaVal))
 	if v != "" {
 		m.metas = append(m.metas, metaPair{key: k, val: v})
 	}
 }
 
-// element keeps an element of the tree that carries metadata.
-func (m *metaRaw) element(idx int32, tag atom.Atom, itemprop, datetime, rel []byte, pubdate bool) {
+// Element keeps an element of the tree that carries metadata: idx is its index in
+// the tree (for FromTree), itemprop its itemprop (or RDFa property, RDFaProp),
+// datetime its datetime or content, rel its rel; pubdate marks it as the
+// publication's.
+func (m *Raw) Element(idx int32, tag atom.Atom, itemprop, datetime, rel []byte, pubdate bool) {
 	if len(m.elems) >= maxMetaElems {
 		return
 	}
@@ -212,31 +241,31 @@ func (m *metaRaw) element(idx int32, tag atom.Atom, itemprop, datetime, rel []by
 	if len(itemprop) > 0 {
 		var buf [64]byte
 		if len(itemprop) <= len(buf) {
-			e.prop = string(lowerASCII(buf[:0], bytes.TrimSpace(itemprop)))
+			e.prop = string(textutil.LowerASCII(buf[:0], bytes.TrimSpace(itemprop)))
 		}
 		switch e.prop {
 		case "datepublished", "datecreated", "datemodified", "headline", "author", "creator", "inlanguage":
 		default:
-			if tag != atom.Time && !hasToken(string(rel), "author") {
+			if tag != atom.Time && !textutil.HasToken(string(rel), "author") {
 				return
 			}
 			e.prop = ""
 		}
 	}
 	if len(datetime) > 0 {
-		e.datetime = clipBytes(strings.TrimSpace(string(datetime)), 128)
+		e.datetime = textutil.ClipBytes(strings.TrimSpace(string(datetime)), 128)
 	}
-	e.author = hasToken(string(rel), "author")
+	e.author = textutil.HasToken(string(rel), "author")
 	if e.prop == "" && e.datetime == "" && !e.author {
 		return
 	}
 	m.elems = append(m.elems, e)
 }
 
-// rdfaProp is the schema.org name of an RDFa property ("schema:datePublished",
+// RDFaProp is the schema.org name of an RDFa property ("schema:datePublished",
 // "http://schema.org/datePublished" → "datePublished"); other vocabularies' names
 // are kept whole, and match no itemprop.
-func rdfaProp(v []byte) []byte {
+func RDFaProp(v []byte) []byte {
 	for _, prefix := range []string{"schema:", "http://schema.org/", "https://schema.org/"} {
 		if bytes.HasPrefix(v, []byte(prefix)) {
 			return v[len(prefix):]
@@ -245,124 +274,15 @@ func rdfaProp(v []byte) []byte {
 	return v
 }
 
-// lowerASCII appends b lower-cased (ASCII letters) to dst.
-func lowerASCII(dst, b []byte) []byte {
-	for _, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		dst = append(dst, c)
-	}
-	return dst
+// Kept is how much of a page its parse kept for the metadata: the dates of its
+// visible text, JSON-LD blocks, bytes of script searched for dates, <meta> tags
+// and elements. Each is bounded (Bounds), whatever the page holds.
+type Kept struct{ TextDates, JSONLD, ScriptBytes, Metas, Elems int }
+
+// Kept is what the parse kept (see the type).
+func (m *Raw) Kept() Kept {
+	return Kept{len(m.textDates), len(m.jsonld), m.scripted, len(m.metas), len(m.elems)}
 }
 
-// clip cuts s to at most n bytes, at a character boundary.
-func clipBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
-}
-
-// Bounds on what is read from the tree for the metadata.
-const (
-	maxDateElems  = 64       // date-named elements read
-	maxBylines    = 8        // author-named elements read
-	maxElemText   = 256      // bytes of one element's text
-	maxTextDates  = 256      // dates read from the visible text
-	maxScriptText = 16 << 10 // bytes of main text counted for its scripts
-)
-
-// dateNameParts are class/id parts of elements that hold a page's date line.
-var dateNameParts = []string{"date", "datum", "time", "publish", "posted", "submitted", "byline", "meta",
-	"subline", "fecha", "parution", "created", "info", "post-detail", "post_detail", "dateline", "timestamp"}
-
-// bylineNameParts are class/id parts of elements that hold a page's author line.
-var bylineNameParts = []string{"author", "byline", "autor", "writer", "creator", "auteur", "reporter"}
-
-// fromTree reads what the metadata needs from the tree before it goes back to the
-// pool: the text of the elements the parse kept, date and author lines, the dates of
-// the visible text, and the scripts the main text is written in.
-func (m *metaRaw) fromTree(d *doc, t Text) {
-	for i := range m.elems {
-		m.elems[i].text = d.elemText(m.elems[i].elem, maxElemText)
-		m.elems[i].pos = d.elemPos(m.elems[i].elem)
-	}
-	m.headAt = -1
-	for i := range d.elems {
-		e := &d.elems[i]
-		if e.tag == atom.H1 && e.letters > 0 && e.flags&flagHidden == 0 && m.h1 == "" && e.runStart < e.runEnd {
-			m.h1 = d.elemText(int32(i), 512)
-			m.headAt = int(d.runs[e.runStart].start)
-		}
-	}
-	var sc dateScanner
-	for i := range d.elems {
-		e := &d.elems[i]
-		if e.runStart >= e.runEnd || e.names == "" {
-			continue
-		}
-		if len(m.dateLines) < maxDateElems && hasAnyPart(e.names, dateNameParts) && !hasAnyPart(e.names, commentParts) {
-			txt := d.elemText(int32(i), maxElemText)
-			if h, ok := sc.first(txt); ok {
-				pos := int(d.runs[e.runStart].start)
-				m.dateLines = append(m.dateLines, dateLine{hit: h, pos: pos})
-			}
-		}
-		if len(m.bylines) < maxBylines && hasAnyPart(e.names, bylineNameParts) && !hasAnyPart(e.names, commentParts) {
-			if txt := d.elemText(int32(i), maxElemText); txt != "" {
-				m.bylines = append(m.bylines, txt)
-			}
-		}
-	}
-	sc.scanYears(string(d.text), maxTextDates, func(h dateHit) bool {
-		m.textDates = append(m.textDates, dateLine{hit: h, pos: h.start})
-		return true
-	})
-	m.scripts = countScripts(t.Title, clipBytes(t.Body, maxScriptText))
-}
-
-// commentParts name reader comments, whose dates and authors are not the article's.
-var commentParts = []string{"comment", "reply", "respond", "disqus", "related", "sidebar", "widget", "footer"}
-
-// hasAnyPart reports whether names contains any of parts.
-func hasAnyPart(names string, parts []string) bool {
-	for _, p := range parts {
-		if strings.Contains(names, p) {
-			return true
-		}
-	}
-	return false
-}
-
-// elemText is an element's text, spaces collapsed, at most max bytes.
-func (d *doc) elemText(i int32, max int) string {
-	if i < 0 || int(i) >= len(d.elems) {
-		return ""
-	}
-	e := &d.elems[i]
-	var b []byte
-	for _, r := range d.runs[e.runStart:e.runEnd] {
-		b = append(b, d.runText(r)...)
-		b = append(b, ' ')
-		if len(b) > 4*max {
-			break
-		}
-	}
-	return clipBytes(collapseSpace(string(b)), max)
-}
-
-// elemPos is where an element stands in the page's visible text: its first text, or
-// the text after it when it has none.
-func (d *doc) elemPos(i int32) int {
-	if i < 0 || int(i) >= len(d.elems) {
-		return len(d.text)
-	}
-	if r := d.elems[i].runStart; int(r) < len(d.runs) {
-		return int(d.runs[r].start)
-	}
-	return len(d.text)
-}
+// Bounds are the most a parse keeps (Kept).
+var Bounds = Kept{maxTextDates, maxJSONLDBlocks, maxScriptSearch, maxMetaPairs, maxMetaElems}

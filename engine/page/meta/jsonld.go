@@ -1,8 +1,10 @@
-package page
+package meta
 
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/crawlconsole/crawlconsole/engine/page/internal/textutil"
 )
 
 // JSON-LD (schema.org in <script type="application/ld+json">): the page's own
@@ -160,7 +162,7 @@ func readJSONLD(blocks []string) ldFacts {
 			f.lang = jsonTextValue(b, "inLanguage")
 		}
 	}
-	f.headline = clipBytes(collapseSpace(f.headline), 512)
+	f.headline = textutil.ClipBytes(textutil.CollapseSpace(f.headline), 512)
 	return f
 }
 
@@ -169,7 +171,7 @@ func readJSONLD(blocks []string) ldFacts {
 func ldString(v any) string {
 	switch x := v.(type) {
 	case string:
-		return strings.TrimSpace(clipBytes(x, maxMetaVal))
+		return strings.TrimSpace(textutil.ClipBytes(x, maxMetaVal))
 	case []any:
 		if len(x) > 0 {
 			return ldString(x[0])

@@ -1,0 +1,100 @@
+package meta
+
+import (
+	"strings"
+
+	"github.com/crawlconsole/crawlconsole/engine/page/internal/textutil"
+)
+
+// Tree is the page's element tree as FromTree reads it, once the parse is done:
+// elements by index in document order, and the page's visible text.
+type Tree interface {
+	// Elems is the number of elements.
+	Elems() int
+	// Names is an element's class and id, lower case ("" when it has none or no
+	// text).
+	Names(i int32) string
+	// ElemText is an element's text, spaces collapsed, at most max bytes.
+	ElemText(i int32, max int) string
+	// ElemPos is where an element stands in the visible text: its first text, or
+	// the text after it when it has none.
+	ElemPos(i int32) int
+	// H1 is the first visible <h1> with text, -1 when there is none.
+	H1() int32
+	// VisibleText is the page's visible text.
+	VisibleText() string
+}
+
+// Bounds on what is read from the tree for the metadata.
+const (
+	maxDateElems  = 64       // date-named elements read
+	maxBylines    = 8        // author-named elements read
+	maxElemText   = 256      // bytes of one element's text
+	maxTextDates  = 256      // dates read from the visible text
+	maxScriptText = 16 << 10 // bytes of main text counted for its scripts
+)
+
+// dateNameParts are class/id parts of elements that hold a page's date line.
+var dateNameParts = []string{"date", "datum", "time", "publish", "posted", "submitted", "byline", "meta",
+	"subline", "fecha", "parution", "created", "info", "post-detail", "post_detail", "dateline", "timestamp"}
+
+// DateNamed reports whether an element's class and id (lower case) speak of a
+// date: its title attribute may be the page's date.
+func DateNamed(names string) bool { return hasAnyPart(names, dateNameParts) }
+
+// bylineNameParts are class/id parts of elements that hold a page's author line.
+var bylineNameParts = []string{"author", "byline", "autor", "writer", "creator", "auteur", "reporter"}
+
+// FromTree reads what the metadata needs from the tree before it goes back to the
+// pool: the text of the elements the parse kept, date and author lines, the dates
+// of the visible text, and the scripts the main text (headline title, body) is
+// written in. docTitle is the document's <title>.
+func (m *Raw) FromTree(d Tree, docTitle, title, body string) {
+	m.title = docTitle
+	m.ld = nil // the pass's scratch
+	for i := range m.elems {
+		m.elems[i].text = d.ElemText(m.elems[i].elem, maxElemText)
+		m.elems[i].pos = d.ElemPos(m.elems[i].elem)
+	}
+	m.headAt = -1
+	if h := d.H1(); h >= 0 {
+		m.h1 = d.ElemText(h, 512)
+		m.headAt = d.ElemPos(h)
+	}
+	var sc dateScanner
+	for i := range int32(d.Elems()) {
+		names := d.Names(i)
+		if names == "" {
+			continue
+		}
+		if len(m.dateLines) < maxDateElems && hasAnyPart(names, dateNameParts) && !hasAnyPart(names, commentParts) {
+			txt := d.ElemText(i, maxElemText)
+			if h, ok := sc.first(txt); ok {
+				m.dateLines = append(m.dateLines, dateLine{hit: h, pos: d.ElemPos(i)})
+			}
+		}
+		if len(m.bylines) < maxBylines && hasAnyPart(names, bylineNameParts) && !hasAnyPart(names, commentParts) {
+			if txt := d.ElemText(i, maxElemText); txt != "" {
+				m.bylines = append(m.bylines, txt)
+			}
+		}
+	}
+	sc.scanYears(d.VisibleText(), maxTextDates, func(h dateHit) bool {
+		m.textDates = append(m.textDates, dateLine{hit: h, pos: h.start})
+		return true
+	})
+	m.scripts = countScripts(title, textutil.ClipBytes(body, maxScriptText))
+}
+
+// commentParts name reader comments, whose dates and authors are not the article's.
+var commentParts = []string{"comment", "reply", "respond", "disqus", "related", "sidebar", "widget", "footer"}
+
+// hasAnyPart reports whether names contains any of parts.
+func hasAnyPart(names string, parts []string) bool {
+	for _, p := range parts {
+		if strings.Contains(names, p) {
+			return true
+		}
+	}
+	return false
+}
