@@ -98,3 +98,75 @@ func TestNineSitesUnderOneDomainAreDealtOverJoiningWorkers(t *testing.T) {
 		}
 	}
 }
+
+// Sites added live follow the declared-site rules too: with www.a.example.test
+// declared, `site add news` on news.a. and blog.a. of the same registered domain
+// adds two sites of their own (named after their hosts), not a refusal ("already
+// crawled") or a merge into the first, and the master deals the three over its
+// three workers. A site that names the host already still refuses it.
+func TestSitesAddedLiveUnderOneDomainStaySites(t *testing.T) {
+	t.Parallel()
+	const pages, lanes = 10, 2
+	w := newHubWeb(t, 1, pages)
+	w.hold, w.arrived = make(chan struct{}), make(chan string, 1024)
+	defer close(w.hold)
+	port := strings.Split(w.hosts[0], ":")[1]
+	addr := netip.MustParseAddr(w.host(0))
+	entry := func(h string) string { return "http://" + h + ".a.example.test:" + port + "/p/0" }
+	o := DefaultOptions()
+	o.DB = filepath.Join(t.TempDir(), "crawl.db")
+	o.AllowPrivate = []string{"127.0.0.0/8"}
+	o.Lanes.DelayMin, o.Lanes.DelayMax = 0, time.Millisecond
+	o.HostRate = 0
+	o.Revisit.Enabled = false
+	o.Resolver = oneAddr(addr)
+	o.Sites = []SiteOptions{{Name: "www-a", Kind: SiteNews, Entry: entry("www")}}
+	_, conn := startTestNATS(t)
+	m, err := NewMaster(o, MasterOptions{Conn: conn("master"), HeartbeatEvery: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if err := m.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		name := fmt.Sprintf("w%d", i+1)
+		wk, err := StartWorker(WorkerOptions{Conn: conn(name), Node: name, Egress: []string{fmt.Sprintf("bind:127.0.0.%d", 85+i)},
+			AllowPrivate: []string{"127.0.0.0/8"}, LanesMax: lanes, Resolver: oneAddr(addr)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer wk.Close()
+	}
+	waitFor(t, "three workers joined", func() bool { return len(m.Snapshot().Nodes) == 3 })
+	for _, h := range []string{"news", "blog"} {
+		s, _ := ParseSteer([]string{"site", "add", "news", entry(h)})
+		msg, err := m.Steer(s)
+		if want := h + ".a.example.test"; err != nil || !strings.Contains(msg, "site "+want+" added") {
+			t.Fatalf("site add news %s: %q, %v; want site %s added", entry(h), msg, err, want)
+		}
+	}
+	book := m.sites.Load()
+	for _, h := range []string{"www", "news", "blog"} {
+		want := h + ".a.example.test"
+		if h == "www" {
+			want = "www-a"
+		}
+		if s := book.SiteOf(h + ".a.example.test"); s == nil || s.Name != want {
+			t.Errorf("%s.a.example.test is crawled as site %v, want %s", h, s, want)
+		}
+	}
+	s, _ := ParseSteer([]string{"site", "add", "news", "http://news.a.example.test:" + port + "/other"})
+	if _, err := m.Steer(s); err == nil || !strings.Contains(err.Error(), `"news.a.example.test"`) {
+		t.Errorf("a second site on news.a.example.test: %v, want it refused", err)
+	}
+	waitFor(t, "the three sites dealt one to each worker", func() bool {
+		for _, n := range m.Snapshot().Nodes {
+			if n.Sites != 1 {
+				return false
+			}
+		}
+		return true
+	})
+}

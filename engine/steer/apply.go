@@ -57,18 +57,19 @@ func (r *Steerer) seed(s *Change, live bool) (string, error) {
 	return "seed " + n + " queued", nil
 }
 
-// siteAdd declares a site: a news site named after its entry's registered domain, a
-// social site under the name given. Its entry or searches are queued at once (on a
-// master, new units go to the worker holding the fewest, seed 003).
+// siteAdd declares a site: a news site named after its entry's registered domain
+// (after its entry's host when a declared site holds that domain already), a social
+// site under the name given. A site holds the hosts it names, as a config's sites do
+// (sites.Book.SiteOf: the most specific declaration wins), so a news site added on
+// another host of a declared site's domain is a site of its own, not refused or
+// merged. Its entry or searches are queued at once (on a master, new units go to the
+// worker holding the fewest, seed 003).
 func (r *Steerer) siteAdd(s *Change, live bool) (string, error) {
 	book := r.c.Sites()
 	site := config.SiteOptions{Name: s.Site, Kind: s.Kind, Entry: s.URL, Search: s.Search, Keywords: s.Keywords}
 	if s.Kind == config.SiteNews {
-		if u, err := url.Parse(s.URL); err == nil && u.Hostname() != "" {
-			site.Name = frontier.Site(u.Hostname())
-		}
-		if site.Name == "" {
-			site.Name = s.URL
+		if site.Name == "" { // named at its first apply; a replay keeps the name
+			site.Name = newsSiteName(book, s.URL)
 		}
 		s.Site = site.Name
 	}
@@ -85,8 +86,12 @@ func (r *Steerer) siteAdd(s *Change, live bool) (string, error) {
 	if err := check.ValidateSites(); err != nil {
 		return "", fmt.Errorf("site add: %v", strings.TrimPrefix(err.Error(), "sites[0] "))
 	}
-	if d := site.Domain(); book.OfDomain(d) != nil {
-		return "", fmt.Errorf("site add: %s is already crawled as site %q", d, book.OfDomain(d).Name)
+	// A site naming the entry's host holds it: the new one would get none of its
+	// pages. One holding it as the rest of its domain, or by a *.NAME, gives it up
+	// to the new one, the more specific.
+	if other := book.SiteOf(site.Host()); other != nil && slices.Contains(other.HostPatterns(), site.Host()) {
+		return "", fmt.Errorf("site add: %s is already crawled as site %q, which names that host (site rm %s first to replace it)",
+			site.Host(), other.Name, other.Name)
 	}
 	if live {
 		target := site.Entry
@@ -115,6 +120,20 @@ func (r *Steerer) siteAdd(s *Change, live bool) (string, error) {
 	n := r.c.QueueSources(items)
 	r.c.StartRounds()
 	return fmt.Sprintf("%s; %s", msg, queuedNote(n, len(items), "entry/search")), nil
+}
+
+// newsSiteName names a news site added live after its entry's registered domain,
+// or after its entry's host when a declared site holds or is named that domain.
+func newsSiteName(book *sites.Book, entry string) string {
+	u, err := url.Parse(entry)
+	if err != nil || u.Hostname() == "" {
+		return entry
+	}
+	host := strings.ToLower(u.Hostname())
+	if d := frontier.Site(host); d != "" && book.OfDomain(d) == nil && book.Named(d) == nil {
+		return d
+	}
+	return host
 }
 
 // siteRm takes a site out of the rounds: its entry and searches are no longer
