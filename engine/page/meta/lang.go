@@ -2,6 +2,7 @@ package meta
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -48,8 +49,8 @@ func wordLang(lang string) int {
 // wordLangs, -1 for a word in two lists (it tells nothing).
 var functionWords = map[string]int{}
 
-// maxFunctionWord is the length in bytes of the longest function word.
-var maxFunctionWord int
+// maxFunctionRunes is the length in runes of the longest function word.
+var maxFunctionRunes int
 
 func init() {
 	for lang, list := range map[string]string{
@@ -64,7 +65,8 @@ func init() {
 		"uk": "і та що не на це як від але він вона вони був для із",
 	} {
 		for _, w := range strings.Fields(list) {
-			maxFunctionWord = max(maxFunctionWord, len(w))
+			maxFunctionRunes = max(maxFunctionRunes, utf8.RuneCountInString(w))
+			functionShapes[wordShape([]byte(w))] = true
 			if _, dup := functionWords[w]; dup {
 				functionWords[w] = -1
 				continue
@@ -87,21 +89,22 @@ func countScripts(title, body string) scriptCounts {
 // count counts s's letters and, of the text's first 4,000 words, its function
 // words; the last word of the text (last) is counted past them.
 func (c *scriptCounts) count(s string, nwords *int, last bool) {
+	table := letterTable()
 	word := 0
 	for i := 0; i < len(s); {
 		r, size := rune(s[i]), 1
 		if r >= utf8.RuneSelf {
 			r, size = utf8.DecodeRuneInString(s[i:])
 		}
-		if r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			c.letters++
-			c.latin++
-			i += size
-			continue
+		k := scNone
+		if r < 0x10000 {
+			k = table[r]
+		} else {
+			k = letterScript(r)
 		}
-		if r >= utf8.RuneSelf && unicode.IsLetter(r) {
+		if k != scNone {
 			c.letters++
-			c.script(r)
+			c.add(k)
 			i += size
 			continue
 		}
@@ -118,57 +121,125 @@ func (c *scriptCounts) count(s string, nwords *int, last bool) {
 	}
 }
 
-// countWord counts w if it is a function word.
+// countWord counts w if it is a function word. It is lower-cased rune by rune, as
+// strings.ToLower does, on the stack: a word of more runes than the longest
+// function word is none, nor is one whose shape no function word has.
 func (c *scriptCounts) countWord(w string) {
-	ascii := true
-	for j := 0; j < len(w); j++ {
-		if w[j] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
+	if len(w) > utf8.UTFMax*maxFunctionRunes {
+		return // more runes than that
 	}
-	lang, ok := -1, false
-	switch {
-	case ascii && len(w) <= maxFunctionWord:
-		var buf [32]byte
-		for j := 0; j < len(w); j++ {
-			b := w[j]
-			if 'A' <= b && b <= 'Z' {
-				b += 'a' - 'A'
+	var buf [64]byte
+	b, n := buf[:0], 0
+	for i := 0; i < len(w); {
+		if n++; n > maxFunctionRunes {
+			return
+		}
+		if ch := w[i]; ch < utf8.RuneSelf {
+			if 'A' <= ch && ch <= 'Z' {
+				ch += 'a' - 'A'
 			}
-			buf[j] = b
+			b = append(b, ch)
+			i++
+			continue
 		}
-		lang, ok = functionWords[string(buf[:len(w)])]
-	case !ascii && len(w) <= 3*maxFunctionWord: // lower case is at most three times shorter (K, the Kelvin sign)
-		lang, ok = functionWords[strings.ToLower(w)]
+		r, size := utf8.DecodeRuneInString(w[i:])
+		b = utf8.AppendRune(b, unicode.ToLower(r))
+		i += size
 	}
-	if ok && lang >= 0 {
+	if !functionShapes[wordShape(b)] {
+		return
+	}
+	if lang, ok := functionWords[string(b)]; ok && lang >= 0 {
 		c.words[lang]++
 	}
 }
 
-// script counts a non-ASCII letter in its script.
-func (c *scriptCounts) script(r rune) {
+// wordShape hashes a word's length and its first and last bytes: functionShapes
+// holds those of the function words, a filter before the map that lets most
+// other words go without hashing them whole.
+func wordShape(b []byte) uint16 {
+	return uint16((len(b)*61 + int(b[0])*31 + int(b[len(b)-1])) & (len(functionShapes) - 1))
+}
+
+var functionShapes [4096]bool
+
+// The scripts of letters countScripts tells apart; scNone is no letter.
+const (
+	scNone uint8 = iota
+	scOther
+	scLatin
+	scCyrillic
+	scGreek
+	scArabic
+	scHebrew
+	scHangul
+	scKana
+	scHan
+	scThai
+	scDevanagari
+)
+
+// letterScript is the script of a rune, scNone when it is no letter.
+func letterScript(r rune) uint8 {
 	switch {
+	case !unicode.IsLetter(r):
+		return scNone
 	case r < 0x250:
-		c.latin++
+		return scLatin
 	case unicode.Is(unicode.Cyrillic, r):
-		c.cyrillic++
+		return scCyrillic
 	case unicode.Is(unicode.Greek, r):
-		c.greek++
+		return scGreek
 	case unicode.Is(unicode.Arabic, r):
-		c.arabic++
+		return scArabic
 	case unicode.Is(unicode.Hebrew, r):
-		c.hebrew++
+		return scHebrew
 	case unicode.Is(unicode.Hangul, r):
-		c.hangul++
+		return scHangul
 	case unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r):
-		c.kana++
+		return scKana
 	case unicode.Is(unicode.Han, r):
-		c.han++
+		return scHan
 	case unicode.Is(unicode.Thai, r):
-		c.thai++
+		return scThai
 	case unicode.Is(unicode.Devanagari, r):
+		return scDevanagari
+	}
+	return scOther
+}
+
+// letterTable is letterScript of every rune of the Basic Multilingual Plane, built
+// on first use: every letter of a page's main text is looked up.
+var letterTable = sync.OnceValue(func() *[0x10000]uint8 {
+	t := new([0x10000]uint8)
+	for r := range rune(len(t)) {
+		t[r] = letterScript(r)
+	}
+	return t
+})
+
+// add counts a letter of script k.
+func (c *scriptCounts) add(k uint8) {
+	switch k {
+	case scLatin:
+		c.latin++
+	case scCyrillic:
+		c.cyrillic++
+	case scGreek:
+		c.greek++
+	case scArabic:
+		c.arabic++
+	case scHebrew:
+		c.hebrew++
+	case scHangul:
+		c.hangul++
+	case scKana:
+		c.kana++
+	case scHan:
+		c.han++
+	case scThai:
+		c.thai++
+	case scDevanagari:
 		c.devanagari++
 	}
 }
