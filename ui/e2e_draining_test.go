@@ -1,0 +1,95 @@
+package ui
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestMasterDrainingInTmux runs a master's console in a real terminal (tmux,
+// 120×40) with one worker crawling a two-page loopback site whose second page
+// answers only when the test lets it: with nothing left to hand out and the page
+// still in the worker's hands, the header says DRAINING; once the page is answered
+// and the site ran dry (revisits off), DONE.
+func TestMasterDrainingInTmux(t *testing.T) {
+	dir, bin := tmuxBinary(t, "runs a master and a worker on a loopback site")
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, `<html><body><a href="/slow">the last page</a></body></html>`)
+		case "/slow":
+			once.Do(func() { close(held) })
+			select {
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, `<html><body><p>at last</p></body></html>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer site.Close()
+	releaseOnce := sync.OnceFunc(func() { close(release) })
+	defer releaseOnce()
+
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listen := l.Addr().String()
+	l.Close()
+	cfg := filepath.Join(dir, "m.yaml")
+	if err := os.WriteFile(cfg, []byte("revisit:\n  enabled: false\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := &tmuxSession{t: t, sock: filepath.Join(dir, "tmux.sock"), name: "drain"}
+	db := filepath.Join(dir, "m.db")
+	script := fmt.Sprintf("%s master %s/ --db %s --listen %s --config %s --allow-private 127.0.0.0/8; echo \"EXIT=$?\"; sleep 600",
+		bin, site.URL, db, listen, cfg)
+	cmd := exec.Command("tmux", "-S", s.sock, "new-session", "-d", "-x", "120", "-y", "40", "-s", s.name, "sh", "-c", script)
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tmux new-session: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
+
+	scr := s.waitFor("the join command", func(scr string) bool { return strings.Contains(scr, "--token-file") })
+	joined := strings.ReplaceAll(strings.Join(strings.Fields(scr), " "), `\ `, "")
+	m := regexp.MustCompile(`crawlconsole worker --join (\S+) --name NAME --token-file (\S+)`).FindStringSubmatch(joined)
+	if m == nil {
+		t.Fatalf("no join command on the master's screen:\n%s", scr)
+	}
+	w := exec.Command(bin, "worker", "--join", m[1], "--name", "w1", "--token-file", m[2], "--allow-private", "127.0.0.0/8")
+	w.Stdout, w.Stderr = os.Stderr, os.Stderr
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.Process.Kill(); _ = w.Wait() })
+
+	// The state is the header's, its first line.
+	state := func(want string) func(string) bool {
+		return func(scr string) bool { return strings.Contains(strings.SplitN(scr, "\n", 2)[0], "  "+want+"  ") }
+	}
+	select { // the worker asked for the last page: the master has nothing left to hand out
+	case <-held:
+	case <-time.After(e2eDeadline):
+		t.Fatalf("the worker never asked for the last page:\n%s", s.screen())
+	}
+	s.waitFor("DRAINING while the worker holds the last page", state("DRAINING"))
+	releaseOnce()
+	s.waitFor("DONE once the last page came back", state("DONE"))
+}
