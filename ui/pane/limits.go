@@ -84,7 +84,7 @@ func laneHeldBy(s *engine.Snapshot, l *engine.Lane) string {
 	case engine.LanePaused:
 		return "paused"
 	case engine.LaneWaiting, engine.LaneGated:
-		if budgetSpent(s, LaneHost(*l)) {
+		if s.Hosts != nil && len(s.Hosts.Live) > 0 && budgetSpent(s, LaneHost(*l)) {
 			return "budget"
 		}
 		if l.GapWhy == "" {

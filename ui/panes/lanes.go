@@ -34,8 +34,9 @@ type lanesPane struct {
 	fetched       int64 // pages fetched so far: no lane after some is "none open", not "none yet"
 	// join is a master's join command while no worker is alive (M4): a master has
 	// no lanes of its own, so its empty table says how to get some.
-	join string
-	snap *engine.Snapshot // for the limits line: the lanes' hosts' budgets
+	join   string
+	snap   *engine.Snapshot // for the selected lane's limits line: its host's budget
+	limits string           // what holds the crawl's lanes back, read once a snapshot
 }
 
 // laneKey identifies a lane across snapshots: its worker (M4) and ID.
@@ -68,6 +69,7 @@ func (p *lanesPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
 	sel, had := p.selected()
 	p.lanes = s.Lanes
 	p.snap = s
+	p.limits = pane.LimitsOf(s).Summary()
 	p.fetched = s.Totals.PagesFetched
 	p.join = ""
 	if s.Join != "" && liveNodes(s.Nodes) == 0 {
@@ -280,7 +282,7 @@ func (p *lanesPane) limitsLines(now time.Time) []string {
 	if p.snap == nil || p.limitLines() == 0 {
 		return nil
 	}
-	lines := []string{pane.LimitsOf(p.snap).Summary(), ""}
+	lines := []string{p.limits, ""}
 	if l, ok := p.selected(); ok {
 		lines[1] = pane.LaneLimit(p.snap, l, now)
 	}
