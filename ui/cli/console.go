@@ -2,6 +2,9 @@ package cli
 
 import (
 	"context"
+	"os"
+
+	"github.com/charmbracelet/x/term"
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/ui"
@@ -23,4 +26,10 @@ func console(ctx context.Context, eng *engine.Engine, rc runConfig, idle <-chan 
 		}()
 	}
 	return ui.Run(ctx, eng, ui.Options{Theme: rc.theme, Mouse: rc.mouse, Title: "crawlconsole " + rc.title})
+}
+
+// onTerminal reports whether stdin and stdout are a terminal, as the console needs
+// (a variable: tests run where they may or may not be).
+var onTerminal = func() bool {
+	return term.IsTerminal(os.Stdin.Fd()) && term.IsTerminal(os.Stdout.Fd())
 }

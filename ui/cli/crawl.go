@@ -222,6 +222,13 @@ func run(ctx context.Context, eng *engine.Engine, rc runConfig, stdout, stderr i
 			rc.failedStart()
 		}
 	}
+	if !rc.headless && !onTerminal() {
+		// Said before the crawl starts: the console would fail once it had begun
+		// (Bubble Tea reads keys from stdin), with the store's files left behind.
+		fmt.Fprintln(stderr, "crawlconsole: the console needs a terminal, and stdin or stdout is not one: run it in a terminal, or add --headless for progress lines")
+		failedStart()
+		return ExitUsage
+	}
 	msrv, err := rc.metrics.listen()
 	if err != nil {
 		fmt.Fprintf(stderr, "crawlconsole: %v\n", err)

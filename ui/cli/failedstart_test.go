@@ -76,3 +76,21 @@ func TestBadFlagPrintsTheErrorAndAPointer(t *testing.T) {
 		t.Errorf("crawl --help: exit %d, no flag list:\n%s", code, help.String())
 	}
 }
+
+// A console crawl where stdin or stdout is no terminal (a pipe, cron, nohup) is
+// refused before it starts, saying to add --headless, and leaves no store (the
+// console failed once the crawl had begun, leaving the store and its lock).
+func TestConsoleWithoutATerminalLeavesNothing(t *testing.T) {
+	was := onTerminal
+	onTerminal = func() bool { return false }
+	defer func() { onTerminal = was }()
+	dir := t.TempDir()
+	var stderr strings.Builder
+	code := Main([]string{"crawl", "--db", filepath.Join(dir, "a.db"), "http://example.com/"}, &strings.Builder{}, &stderr)
+	if code != ExitUsage || !strings.Contains(stderr.String(), "needs a terminal") || !strings.Contains(stderr.String(), "--headless") {
+		t.Errorf("a console crawl off a terminal: exit %d, %q; want %d saying to add --headless", code, stderr.String(), ExitUsage)
+	}
+	if left, _ := os.ReadDir(dir); len(left) > 0 {
+		t.Errorf("the refused start left %d files in the --db directory (%s, ...)", len(left), left[0].Name())
+	}
+}
