@@ -19,6 +19,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/hostreport"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
+	"github.com/crawlconsole/crawlconsole/engine/render"
 	"github.com/crawlconsole/crawlconsole/engine/sites"
 	"github.com/crawlconsole/crawlconsole/engine/steer"
 	"github.com/crawlconsole/crawlconsole/engine/stories"
@@ -37,6 +38,8 @@ type Engine struct {
 	pool   *egress.Pool     // M3 rotation; nil for the direct route
 	dns    *dnscache.Cache  // M5: the resolver of every egress
 	disc   *feeds.Discovery // feeds and sitemaps; nil when discovery is off or on a worker
+	// renderer renders the pages built by script; nil without a browser or on a master.
+	renderer *render.Service
 
 	// ssrfWarned are the (worker, host) pairs whose refusal by a worker's SSRF guard
 	// was logged (a sync.Map of string -> struct{}): once each, not per URL.
@@ -228,6 +231,7 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 		return fail(err)
 	}
 	e.gate = e.run.NewGate()
+	e.setupRender()
 	return e, nil
 }
 
@@ -360,6 +364,7 @@ func (e *Engine) Stop() {
 		e.crew.stop()
 		e.cancel()
 		e.run.Wait() // the lanes first, as they may still hand the front what they held
+		e.closeRender()
 		e.wg.Wait()
 		if e.dns != nil {
 			if e.st != nil {

@@ -253,7 +253,7 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	if res.Signed != nil {
 		sig, ok = res.Signed.Sig, res.Signed.OK
 	} else {
-		sig, text, ok = res.Parsed.Sign(res.Body, res.Header.Get("Content-Type"))
+		sig, text, ok = res.Parsed.Sign(res.PageBody(), res.PageType())
 	}
 	if ok && doc == nil && prev == nil && res.Status/100 == 2 {
 		e.groupStory(t, res, text, md.Published.Time, at)

@@ -31,7 +31,7 @@ func (f *remoteFront) deliver(o Outcome) {
 		if res.Parsed != nil && res.Status/100 == 2 {
 			// The signature from the parse that found the links (one tokenizer
 			// pass): the master stores it and does not parse the body again.
-			sig, text, ok := res.Parsed.Sign(res.Body, res.Header.Get("Content-Type"))
+			sig, text, ok := res.Parsed.Sign(res.PageBody(), res.PageType())
 			res.Signed = &fetch.Signed{Sig: sig, OK: ok, Meta: parsedMeta(o.Task, &res, o.At)}
 			if ok && res.DiscoveredKind == "" && !o.Task.Refetch {
 				// The master groups first fetches of articles into stories: the

@@ -41,6 +41,8 @@ type Options struct {
 	Pacer pace.Pacer `yaml:"-"`
 	// Cookies keeps a cookie session per (egress, site).
 	Cookies CookieOptions `yaml:"cookies"`
+	// Render renders the pages built by script in a headless browser.
+	Render RenderOptions `yaml:"render"`
 	// Robots obeys robots.txt (default true).
 	Robots bool `yaml:"robots"`
 	// UserAgent is sent with every request. Its product token (the leading name,
@@ -270,6 +272,9 @@ func (o *Options) Validate() error {
 		return err
 	}
 	if err := o.Cookies.validate(); err != nil {
+		return err
+	}
+	if err := o.Render.validate(); err != nil {
 		return err
 	}
 	if err := o.checkMemory(physicalMemory()); err != nil {

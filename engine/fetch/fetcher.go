@@ -96,6 +96,9 @@ type Result struct {
 	// the result (M4): the master stores it instead of parsing the body again. nil
 	// where it was not computed (one box signs from Parsed itself).
 	Signed *Signed `json:"sig,omitempty"`
+	// Render is what rendering the page in a browser made of it (engine/render);
+	// nil when it was not rendered.
+	Render *Rendering `json:"render,omitempty"`
 }
 
 // Signed is a page's change signature as the lane's side computed it: OK false means

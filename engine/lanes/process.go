@@ -123,6 +123,9 @@ func (r *Runner) process(s *Slot, link *route.Link, t frontier.Task) (ended, swa
 			return false, false
 		}
 	}
+	if o.Kind == "" {
+		r.render(l.ID, link, t, rules, res)
+	}
 	r.attachRobotsSitemaps(u, rules, res) // the front queues them
 	r.Front.Deliver(o)
 	if o.Kind == fetch.KindRefused && r.Pool == nil {

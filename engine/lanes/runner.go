@@ -45,6 +45,8 @@ type Runner struct {
 	// the hand-out numbered lease start (0: a robots.txt), or ErrLeaseLost when the
 	// hand-out went to another worker (M4, worker.Lease). nil: no lease (one box).
 	Lease func(ctx context.Context, lease uint64) error
+	// Render renders the pages that need a browser; nil: none is.
+	Render Renderer
 
 	fcfg   fetch.Config  // for egresses added at run time
 	dialer *fetch.Dialer // checks cross-host redirect targets (SSRF)

@@ -1,0 +1,100 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// RenderOptions configures rendering pages in a headless Chromium (engine/render):
+// only the pages that need it, learned per host and path, or per site always or
+// never. No browser installed: no page is rendered, and the crawl says so once.
+type RenderOptions struct {
+	// Mode is auto (default: render the pages that look built by script, as
+	// learned per host), always, never (no page, but sites may say otherwise),
+	// or off (no browser at all).
+	Mode string `yaml:"mode"`
+	// Browser is the headless Chromium's path (default: chromium-headless-shell
+	// or chromium on PATH, or $CRAWLCONSOLE_BROWSER).
+	Browser string `yaml:"browser"`
+	// Contexts is how many browser contexts stay open at once (default 4).
+	Contexts int `yaml:"contexts"`
+	// Timeout caps one render (default 10s).
+	Timeout time.Duration `yaml:"timeout"`
+	// MaxRequests caps one render's requests (default 200).
+	MaxRequests int `yaml:"max_requests"`
+	// MemoryMB caps the browser's memory (PSS, default 400).
+	MemoryMB int `yaml:"memory_mb"`
+	// Block lists the resource types a page may not load (CDP names; default
+	// Image, Media, Font).
+	Block []string `yaml:"block"`
+	// AllowHosts are the hosts besides a page's own that it may load from.
+	AllowHosts []string `yaml:"allow_hosts"`
+	// RecheckEvery renders one in this many candidate pages of a section judged
+	// static, to see whether it changed (default 50).
+	RecheckEvery int `yaml:"recheck_every"`
+	// Sites set the mode for some hosts (a host matches its subdomains).
+	Sites []RenderSite `yaml:"sites"`
+}
+
+// RenderSite is one site's render mode.
+type RenderSite struct {
+	Host string `yaml:"host"`
+	Mode string `yaml:"mode"` // always, never or auto
+}
+
+var renderModes = map[string]bool{"": true, "auto": true, "always": true, "never": true, "off": true}
+
+var blockTypes = map[string]bool{"Document": true, "Stylesheet": true, "Image": true, "Media": true, "Font": true, "Script": true,
+	"TextTrack": true, "XHR": true, "Fetch": true, "Prefetch": true, "EventSource": true, "WebSocket": true, "Manifest": true,
+	"SignedExchange": true, "Ping": true, "CSPViolationReport": true, "Preflight": true, "FedCM": true, "Other": true}
+
+func (r RenderOptions) validate() error {
+	if !renderModes[strings.ToLower(r.Mode)] {
+		return fmt.Errorf("render.mode %q: use auto, always, never or off", r.Mode)
+	}
+	if r.Contexts < 0 || r.Timeout < 0 || r.MaxRequests < 0 || r.MemoryMB < 0 || r.RecheckEvery < 0 {
+		return fmt.Errorf("render.contexts, timeout, max_requests, memory_mb and recheck_every must be >= 0 (0 = default), got %d, %v, %d, %d, %d",
+			r.Contexts, r.Timeout, r.MaxRequests, r.MemoryMB, r.RecheckEvery)
+	}
+	for _, b := range r.Block {
+		if !blockTypes[b] {
+			return fmt.Errorf("render.block: %q is no resource type; use Image, Media, Font, Stylesheet, Script, XHR, Fetch, Other...", b)
+		}
+	}
+	for i, s := range r.Sites {
+		if strings.TrimSpace(s.Host) == "" {
+			return fmt.Errorf("render.sites[%d]: host is empty", i)
+		}
+		switch strings.ToLower(s.Mode) {
+		case "always", "never", "auto":
+		default:
+			return fmt.Errorf("render.sites[%d] (%s): mode %q: use always, never or auto", i, s.Host, s.Mode)
+		}
+	}
+	return nil
+}
+
+// RenderModeFor is a host's render mode: its site's, else render.mode (off and
+// empty read as never and auto).
+func (r RenderOptions) RenderModeFor(host string) string {
+	host = strings.ToLower(host)
+	best, mode := -1, ""
+	for _, s := range r.Sites {
+		h := strings.ToLower(strings.TrimSpace(s.Host))
+		if (host == h || strings.HasSuffix(host, "."+h)) && len(h) > best {
+			best, mode = len(h), strings.ToLower(s.Mode)
+		}
+	}
+	if mode != "" {
+		return mode
+	}
+	switch m := strings.ToLower(r.Mode); m {
+	case "", "auto":
+		return "auto"
+	case "off":
+		return "never"
+	default:
+		return m
+	}
+}

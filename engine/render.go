@@ -1,0 +1,42 @@
+package engine
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/crawlconsole/crawlconsole/engine/render"
+)
+
+// setupRender gives the lanes a renderer when a browser is found and render.mode
+// is not off; without a browser the crawl says so once and fetches plainly.
+func (e *Engine) setupRender() {
+	o := e.opts.Render
+	if strings.EqualFold(o.Mode, "off") {
+		return
+	}
+	pool, err := render.NewPool(render.Config{Browser: o.Browser, Contexts: o.Contexts, Timeout: o.Timeout,
+		MaxRequests: o.MaxRequests, MemoryMB: o.MemoryMB, Block: o.Block, AllowHosts: o.AllowHosts})
+	if err != nil {
+		if o.Browser != "" || !errors.Is(err, render.ErrNoBrowser) {
+			e.logf(LevelWarn, 0, "", "%v; pages are fetched without rendering", err)
+		}
+		return
+	}
+	opts := o
+	d := &render.Decider{RecheckEvery: o.RecheckEvery, ModeFor: func(host string) render.Mode {
+		m, _ := render.ParseMode(opts.RenderModeFor(host))
+		return m
+	}}
+	e.renderer = render.NewService(pool, d)
+	e.run.Render = e.renderer
+}
+
+// Renderer is the crawl's page renderer, nil when pages are not rendered.
+func (e *Engine) Renderer() *render.Service { return e.renderer }
+
+// closeRender ends the browser (after the lanes stopped).
+func (e *Engine) closeRender() {
+	if e.renderer != nil {
+		e.renderer.Pool.Close()
+	}
+}
