@@ -18,6 +18,9 @@ import (
 type Service struct {
 	Pool    *Pool
 	Decider *Decider
+	// OnPage, if set before the crawl starts, hears what became of each HTML page
+	// (benchmarks and tests compare crawls with it).
+	OnPage func(PageReport)
 
 	assets assetCache
 	mu     sync.Mutex
@@ -30,6 +33,15 @@ func NewService(pool *Pool, d *Decider) *Service {
 		d = &Decider{}
 	}
 	return &Service{Pool: pool, Decider: d, hosts: map[string]*HostStats{}}
+}
+
+// PageReport is what became of one HTML page: rendered or not, and what the crawl
+// read from it (the rendered DOM's features, or the plain fetch's).
+type PageReport struct {
+	URL, Host string
+	Rendered  bool   // a DOM replaced the plain page
+	Note      string // why a render failed or ended early
+	Features  Features
 }
 
 // HostStats are one host's renders and their cost.
@@ -61,6 +73,10 @@ func (s *Service) Page(ctx context.Context, egress string, res *fetch.Result, se
 	plain := PageFeatures(res)
 	need, _ := s.Decider.Need(host, res.FinalURL, plain)
 	hs := s.host(host)
+	rep := PageReport{URL: res.FinalURL, Host: host, Features: plain}
+	if s.OnPage != nil {
+		defer func() { s.OnPage(rep) }()
+	}
 	if !need {
 		return nil
 	}
@@ -92,11 +108,13 @@ func (s *Service) Page(ctx context.Context, egress string, res *fetch.Result, se
 	defer s.mu.Unlock()
 	if err != nil {
 		rd.Note = err.Error()
+		rep.Note = rd.Note
 		hs.Failed++
 		return rd
 	}
 	rd.DOM, rd.Requests, rd.Blocked, rd.Took, rd.Note = out.DOM, out.Requests, out.Blocked, out.Took, out.Note
 	rendered := DOMFeatures(out.DOM)
+	rep.Rendered, rep.Features, rep.Note = true, rendered, out.Note
 	s.Decider.Learn(host, res.FinalURL, plain, rendered)
 	hs.Renders++
 	hs.Requests += int64(out.Requests)
