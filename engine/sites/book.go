@@ -99,27 +99,41 @@ func (b *Book) OfDomain(d string) *config.SiteOptions { return b.byDomain[d] }
 // page a round starts from.
 func (b *Book) IsSource(u string) bool { return b.isSource[u] }
 
-// Declare tells the classifier about the sites (M2/M3 classes): social sites'
-// registered domains are soc, and a site's class override wins for its domain.
+// Declare tells the classifier about the sites (M2/M3 classes): a social site's
+// hosts are soc, and a site's class override wins for its hosts. A site's hosts are
+// those SiteOf gives it: the hosts it names, the hosts under a *.NAME it lists, and
+// its registered domain when it holds the rest of it (no other site is declared
+// there), so a class one site of an organisation declares is not the class of its
+// other sites.
 func (b *Book) Declare(c *revisit.Classifier) {
 	for i := range b.sites {
 		s := &b.sites[i]
-		d := s.Domain()
-		if d == "" {
+		cls := s.Class
+		if s.Kind == config.SiteSocial && cls == "" {
+			cls = revisit.ClassSocial
+		}
+		if cls == "" {
 			continue
 		}
-		if s.Kind == config.SiteSocial && (s.Class == "" || s.Class == revisit.ClassSocial) {
-			if c.Social == nil {
-				c.Social = map[string]bool{}
+		var keys []string
+		for _, p := range s.HostPatterns() {
+			keys = append(keys, strings.TrimPrefix(p, "*.")) // the classifier matches NAME's subdomains
+		}
+		if d := s.Domain(); d != "" && b.rest[d] == s {
+			keys = append(keys, d)
+		}
+		for _, k := range keys {
+			if cls == revisit.ClassSocial {
+				if c.Social == nil {
+					c.Social = map[string]bool{}
+				}
+				c.Social[k] = true
+				continue
 			}
-			c.Social[d] = true
-			continue
-		}
-		if s.Class != "" {
 			if c.Declared == nil {
 				c.Declared = map[string]string{}
 			}
-			c.Declared[d] = s.Class
+			c.Declared[k] = cls
 		}
 	}
 }

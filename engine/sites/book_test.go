@@ -1,9 +1,11 @@
 package sites
 
 import (
+	"net/url"
 	"testing"
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
 )
 
 // A site is what the operator declares. Nine news sites on the www., news. and
@@ -56,6 +58,38 @@ func TestSiteOfTakesTheMostSpecificDeclaration(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("SiteOf(%q) = %q, want %q", tc.host, got, tc.want)
+		}
+	}
+}
+
+// A class a site declares is the class of the hosts that site holds, not of its
+// registered domain: of two sites of one organisation, www. declaring web_gov, the
+// blog. beside it keeps the class of its suffix. A site alone on its domain, or a
+// social site, still gives its class to the rest of the domain.
+func TestDeclaredClassFollowsTheSitesHosts(t *testing.T) {
+	t.Parallel()
+	o := config.DefaultOptions()
+	o.Sites = []config.SiteOptions{
+		{Name: "www-a", Kind: config.SiteNews, Entry: "https://www.a.example.com/", Class: revisit.ClassGov},
+		{Name: "blog-a", Kind: config.SiteNews, Entry: "https://blog.a.example.com/"},
+		{Name: "harbor", Kind: config.SiteNews, Entry: "https://www.harbor-times.com/", Class: revisit.ClassEdu},
+		{Name: "chirp", Kind: config.SiteSocial, Search: "https://search.chirp.example/q?q={keyword}&page={page}", Keywords: []string{"flood"}},
+	}
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	var c revisit.Classifier
+	FromOptions(&o).Declare(&c)
+	for host, want := range map[string]string{
+		"www.a.example.com":     revisit.ClassGov,
+		"blog.a.example.com":    revisit.ClassCom, // its own site's (none: by suffix), not www-a's
+		"cdn.a.example.com":     revisit.ClassCom, // named by neither site of a.example.com
+		"live.harbor-times.com": revisit.ClassEdu, // the rest of harbor's domain
+		"search.chirp.example":  revisit.ClassSocial,
+		"users.chirp.example":   revisit.ClassSocial,
+	} {
+		if got := c.Class(&url.URL{Host: host}); got != want {
+			t.Errorf("class of %s = %s, want %s", host, got, want)
 		}
 	}
 }
