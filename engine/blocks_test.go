@@ -195,7 +195,7 @@ func TestSoftRefusalOfOneURLPunishesNoHost(t *testing.T) {
 	o.Egress = bindEgresses
 	o.Rotation.PerNode = 0
 	e := startEngine(t, o)
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(patience)
 	for {
 		v := e.Snapshot().Egress
 		setAside := false

@@ -581,7 +581,7 @@ func TestWorkerRefusalsReachTheMastersStore(t *testing.T) {
 		o.HostRate = 0
 	})
 	c.worker("w1", "127.0.0.2")
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(enginetest.Patience)
 	for c.master.Stats().Refused == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the worker was never refused: the test needs a ban")

@@ -504,7 +504,7 @@ func TestPublishingSandboxCrawl(t *testing.T) {
 		}
 		return out
 	}
-	for deadline := time.Now().Add(90 * time.Second); len(missing()) > 0 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(patience); len(missing()) > 0 && time.Now().Before(deadline); {
 		time.Sleep(50 * time.Millisecond)
 	}
 	if m := missing(); len(m) > 0 {

@@ -125,13 +125,13 @@ func startEngine(t *testing.T, o Options) *Engine {
 }
 
 // patience is how long a wait lasts before it fails the test (enginetest.Patience).
-const patience = 90 * time.Second
+const patience = 4 * time.Minute
 
 // crawlPatience is the least waitDone waits (enginetest.CrawlPatience): the time a
 // test names is what its crawl takes on an idle box, and a loaded two-core box
 // running the whole suite may take several times that; the guard must never be
 // what decides a test.
-const crawlPatience = 3 * time.Minute
+const crawlPatience = 6 * time.Minute
 
 // waitDone waits until e has nothing left to fetch, failing the test after d or
 // crawlPatience, whichever is longer.
@@ -255,7 +255,7 @@ func TestStopAndResumeLosesNothing(t *testing.T) {
 	if err := e.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(patience)
 	for e.Stats().PagesStored < 20 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}

@@ -15,7 +15,7 @@ func TestStoppedCrawlClosesItsLanesWithTheirPages(t *testing.T) {
 	w := newMiniWeb(t, 2, 100000, 2*time.Millisecond) // far more than the test fetches: lanes never run dry
 	o := testOptions(t, w)
 	e := startEngine(t, o)
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(patience)
 	for e.Stats().PagesFetched < 40 {
 		if time.Now().After(deadline) {
 			t.Fatalf("only %d pages fetched", e.Stats().PagesFetched)

@@ -56,7 +56,7 @@ func TestWorkerClaimsAnEgressFromTheMasterTable(t *testing.T) {
 		t.Fatal("a second claim succeeded; the table has no free egress left")
 	}
 	w.Close() // silent from now on: dead after the timeout, its grants return
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(patience)
 	for {
 		free := 0
 		for _, a := range m.cluster.accts.Accounts() {

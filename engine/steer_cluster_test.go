@@ -78,7 +78,7 @@ func TestMasterDealsAKeywordAddedLive(t *testing.T) {
 				got, b.Keywords, b.Sites+b.Keywords, name, nd.Keywords, nd.Sites+nd.Keywords)
 		}
 	}
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(enginetest.Patience)
 	for {
 		searched := ""
 		for _, r := range c.sb.Truth().Requests() {

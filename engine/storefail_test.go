@@ -81,7 +81,7 @@ func TestMasterStopsOnAFailedStore(t *testing.T) {
 	// is crawled (hundreds of pages).
 	truth := c.sb.Truth()
 	last, stable := len(truth.Requests()), time.Now()
-	for deadline := time.Now().Add(30 * time.Second); time.Since(stable) < 2*time.Second; {
+	for deadline := time.Now().Add(enginetest.Patience); time.Since(stable) < 2*time.Second; {
 		if time.Now().After(deadline) {
 			t.Fatalf("the workers still fetch 30 s after the master's store failed (%d requests)", last)
 		}

@@ -60,7 +60,7 @@ func TestWorkerAnswersControlsFromTheMomentItJoins(t *testing.T) {
 		if err != nil {
 			t.Fatalf("a pause sent to the worker as it joined: %v", err)
 		}
-	case <-time.After(90 * time.Second):
+	case <-time.After(patience):
 		t.Fatal("the pause sent to the worker as it joined got no answer")
 	}
 	if st := w.Engine().Snapshot().State; st != StatePaused {
@@ -108,7 +108,7 @@ func TestStaleHeartbeatReplyDoesNotUndoACrawlPause(t *testing.T) {
 	before := m.cluster.link.PauseSeq() // what a heartbeat reply sent now carries: running
 	m.mu.Unlock()
 	m.Pause()
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(patience)
 	for !paused() {
 		if time.Now().After(deadline) {
 			t.Fatal("worker not paused 90 s after p on the master")

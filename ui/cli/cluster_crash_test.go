@@ -201,7 +201,7 @@ func (k *killRun) peek() peek {
 // waitPages waits until the master has stored n pages.
 func (k *killRun) waitPages(n int64) {
 	k.t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(enginetest.Patience)
 	for {
 		p := k.peek()
 		if p.Pages >= n {
@@ -225,7 +225,7 @@ func (k *killRun) killMaster() {
 	at := time.Now()
 	before := k.peek().Pages
 	k.startMaster()
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(enginetest.Patience)
 	var rejoined time.Duration
 	for {
 		p := k.peek()

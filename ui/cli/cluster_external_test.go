@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 )
 
 // natsServerPackage is the Debian package that puts nats-server (2.9.x) on PATH.
@@ -68,7 +69,7 @@ func TestClusterOnExternalNATSServer(t *testing.T) {
 		<-srvDone
 	})
 	url := "nats://" + addr
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(enginetest.Patience)
 	var c *cluster.Conn
 	for c == nil {
 		c, err = cluster.Connect(url, cluster.ClientOptions{Name: "probe", Token: token, Timeout: time.Second})

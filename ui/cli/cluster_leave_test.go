@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 )
 
 // TestWorkerStopsSoonWhenTheMasterIsGone: SIGTERM to a `crawlconsole worker` whose
@@ -39,7 +41,7 @@ func TestWorkerStopsSoonWhenTheMasterIsGone(t *testing.T) {
 	m := startChild(t, "master", masterArgs...)
 	m.waitOutput(t, "workers join with", 90*time.Second)
 	w := worker("w1")
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(enginetest.Patience)
 	for p, err := peekDB(db); err != nil || p.Pages < 20; p, err = peekDB(db) {
 		if m.exited() || time.Now().After(deadline) {
 			t.Fatalf("master (exited %v) stored %d pages (%v) within 60s; want 20 before the kill:\n%s",

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/engine/metrics"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
@@ -117,7 +118,7 @@ func TestMetricsDuringSandboxCrawl(t *testing.T) {
 	}
 	waitScrape := func(what string, ok func(map[string]*dto.MetricFamily) bool) map[string]*dto.MetricFamily {
 		t.Helper()
-		deadline := time.Now().Add(60 * time.Second)
+		deadline := time.Now().Add(enginetest.Patience)
 		for {
 			f, _ := scrape(t, srv.Addr())
 			if ok(f) {
@@ -139,7 +140,7 @@ func TestMetricsDuringSandboxCrawl(t *testing.T) {
 	})
 	select {
 	case <-e.Done():
-	case <-time.After(120 * time.Second):
+	case <-time.After(enginetest.Patience):
 		t.Fatal("the sandbox crawl did not finish")
 	}
 	e.Stop() // nothing moves any more: the last scrape and the stats object see the same crawl
@@ -381,7 +382,7 @@ func TestMetricsFlagServes(t *testing.T) {
 				"--db", filepath.Join(t.TempDir(), "d.db"), "--metrics", "127.0.0.1:0"}, c.args...)
 			go func() { done <- runDemo(ctx, args, io.Discard, errb) }()
 			addr := metricsAddr(t, errb)
-			deadline := time.Now().Add(90 * time.Second)
+			deadline := time.Now().Add(enginetest.Patience)
 			for {
 				f, raw := scrape(t, addr)
 				if c.check(f) {
@@ -455,7 +456,7 @@ func TestMetricsMasterAndWorker(t *testing.T) {
 
 	waitFor := func(addr, what string, ok func(map[string]*dto.MetricFamily) bool) {
 		t.Helper()
-		deadline := time.Now().Add(90 * time.Second)
+		deadline := time.Now().Add(enginetest.Patience)
 		for {
 			f, raw := scrape(t, addr)
 			if ok(f) {
@@ -490,7 +491,7 @@ func TestMetricsMasterAndWorker(t *testing.T) {
 // metricsAddr waits for the "metrics on http://ADDR/metrics" line a command prints.
 func metricsAddr(t *testing.T, out *syncBuffer) string {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(enginetest.Patience)
 	for {
 		if _, rest, ok := strings.Cut(out.String(), "metrics on http://"); ok {
 			if addr, _, ok := strings.Cut(rest, "/metrics"); ok {

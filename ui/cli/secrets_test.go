@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 	"github.com/crawlconsole/crawlconsole/ui"
@@ -71,7 +72,7 @@ func TestSecretsNeverShown(t *testing.T) {
 	}
 	select {
 	case <-e.Done():
-	case <-time.After(90 * time.Second):
+	case <-time.After(enginetest.Patience):
 		t.Fatal("crawl through the proxies did not finish")
 	}
 

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 )
 
 // syncBuffer is a bytes.Buffer safe for the SSH reader goroutine and the test.
@@ -75,7 +77,7 @@ func TestServeSteersACrawlOverSSH(t *testing.T) {
 	}()
 
 	var client *gossh.Client
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(enginetest.Patience)
 	for {
 		client, err = gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "op", Auth: []gossh.AuthMethod{gossh.PublicKeys(signer)},
 			HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second})
@@ -103,7 +105,7 @@ func TestServeSteersACrawlOverSSH(t *testing.T) {
 	}
 	waitText := func(want string) {
 		t.Helper()
-		deadline := time.Now().Add(90 * time.Second)
+		deadline := time.Now().Add(enginetest.Patience)
 		for !strings.Contains(screen.String(), want) {
 			if time.Now().After(deadline) {
 				t.Fatalf("console never showed %q", want)
@@ -122,7 +124,7 @@ func TestServeSteersACrawlOverSSH(t *testing.T) {
 		if c != 0 {
 			t.Fatalf("serve exited %d: %s", c, errOut.String())
 		}
-	case <-time.After(90 * time.Second):
+	case <-time.After(enginetest.Patience):
 		t.Fatal("serve did not stop after its context ended")
 	}
 	if _, err := os.Stat(stats); err != nil {

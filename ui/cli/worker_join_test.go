@@ -9,12 +9,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 )
 
 // waitText waits for want in out (a 90 s guard: the box may be loaded).
 func waitText(t *testing.T, out *syncBuffer, want string) {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(enginetest.Patience)
 	for !strings.Contains(out.String(), want) {
 		if time.Now().After(deadline) {
 			t.Fatalf("never said %q:\n%s", want, out.String())
