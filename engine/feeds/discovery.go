@@ -90,6 +90,10 @@ type siteDiscovery struct {
 	found           int64 // URLs announced by its feeds and sitemaps
 	hints, ignored  int64 // date moves followed / ignored as untrusted
 	warnings        map[string]int
+	// refused is, per sitemap, how many pages of the site's own hosts its last read
+	// had to refuse (off_host): hosts whose robots.txt does not name it, or has not
+	// been read yet. While any is above zero the sitemaps miss part of the site.
+	refused map[string]int
 	// problems is, per document of the site, why its last read yielded nothing.
 	problems map[string]string
 	// sitemapReads counts its sitemap reads: "lastmod is always now" shows from the
@@ -135,7 +139,7 @@ func (d *Discovery) site(host string) *siteDiscovery {
 	name := frontier.Site(host)
 	s := d.sites[name]
 	if s == nil {
-		s = &siteDiscovery{feeds: map[string]bool{}, sitemaps: map[string]bool{}, warnings: map[string]int{}, problems: map[string]string{}}
+		s = &siteDiscovery{feeds: map[string]bool{}, sitemaps: map[string]bool{}, warnings: map[string]int{}, refused: map[string]int{}, problems: map[string]string{}}
 		d.sites[name] = s
 	}
 	return s
@@ -272,6 +276,7 @@ func (d *Discovery) readDocument(t frontier.Task, res *fetch.Result, doc *discov
 		since = prev.Last
 	}
 	var moved []string
+	refused := 0
 	for _, en := range doc.Entries {
 		if !discover.Allowed(doc.Kind, src, en.URL, d.crossOf(src)) && !d.siteWideOK(src, en.URL) {
 			if doc.Kind == discover.KindFeed && d.opts.Discovery.FeedItemsOffSite && discover.Allowed(doc.Kind, en.URL, en.URL, nil) {
@@ -280,26 +285,17 @@ func (d *Discovery) readDocument(t frontier.Task, res *fetch.Result, doc *discov
 				links = append(links, en.URL)
 				continue
 			}
-			if discover.Allowed(discover.KindFeed, src, en.URL, nil) {
-				// A page of the sitemap's own site on a host that has not vouched for
-				// it (sitemaps.org's rule: its robots.txt does not name the sitemap, or
-				// has not been read yet): followed as the same URL on one of the site's
-				// pages would be, with its alternates, its date no hint. Refused, it
-				// left the site uncovered and its entry page polled beside the sitemap
-				// (live discovery bench: a section-host site's entry page read 50
-				// times in 36 web hours for what its sitemap already listed).
-				links = append(links, en.URL)
-				links = append(links, sameSite(src, en.Alternates)...)
-				continue
-			}
 			sd.warnings["off_host"]++
+			if frontier.Site(hostOf(en.URL)) == siteName {
+				refused++
+			}
 			continue
 		}
 		links = append(links, en.URL)
 		for _, alt := range en.Alternates {
 			// The page in another language (hreflang): a page of the site too,
 			// under the same rule.
-			if discover.Allowed(doc.Kind, src, alt, d.crossOf(src)) || d.siteWideOK(src, alt) || discover.Allowed(discover.KindFeed, src, alt, nil) {
+			if discover.Allowed(doc.Kind, src, alt, d.crossOf(src)) || d.siteWideOK(src, alt) {
 				links = append(links, alt)
 			} else {
 				sd.warnings["off_host"]++
@@ -331,6 +327,16 @@ func (d *Discovery) readDocument(t frontier.Task, res *fetch.Result, doc *discov
 			}
 		}
 	}
+	if doc.Kind == discover.KindSitemap {
+		before, read := sd.refused[src]
+		sd.refused[src] = refused
+		if read && before == 0 && refused > 0 && len(sd.feeds) == 0 {
+			// A host of the site with pages the sitemap may not speak for (a new
+			// section, its robots.txt never read): the entry page, which links
+			// them, is what finds them now and brings that robots.txt in.
+			due = append(due, d.entries[siteName]...)
+		}
+	}
 	sd.found += int64(len(links))
 	res.Links = links
 	if len(moved) > 0 {
@@ -351,26 +357,28 @@ func (d *Discovery) readDocument(t frontier.Task, res *fetch.Result, doc *discov
 	return due, dated
 }
 
-// covers says whether the feeds and sitemaps the crawl knows of announce the pages
-// of host's site, so that its entry pages need not be polled: a feed or a sitemap
-// brings every page of its site it lists (a sitemap's pages on hosts that have not
-// vouched for it as plain links).
+// covers says whether the feeds and sitemaps the crawl knows of announce every
+// page of host's site: a feed speaks for its whole site; sitemaps do when their
+// last reads refused none of the site's own pages. A refusal for want of a
+// cross-submission not yet read lasts until the sitemap is read again after the
+// section host's robots.txt vouched for it (the entry page is polled meanwhile, and
+// its links to that host are what bring its robots.txt in).
 func (d *Discovery) covers(host string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	s := d.sites[frontier.Site(host)]
-	return s != nil && len(s.feeds)+len(s.sitemaps) > 0
-}
-
-// sameSite is the URLs of urls on src's site (registered domain).
-func sameSite(src string, urls []string) []string {
-	var out []string
-	for _, u := range urls {
-		if discover.Allowed(discover.KindFeed, src, u, nil) {
-			out = append(out, u)
+	if s == nil {
+		return false
+	}
+	if len(s.feeds) > 0 {
+		return true
+	}
+	for _, n := range s.refused {
+		if n > 0 {
+			return false
 		}
 	}
-	return out
+	return len(s.sitemaps) > 0
 }
 
 // siteWideOK lets a source the operator declared (or a sitemap listed by its index)

@@ -14,7 +14,7 @@ import (
 // Discovery state kept across a restart: what the Poller learned of each feed and
 // sitemap (its publishing rate and last poll), which sources of a site cover which
 // (Coverage), each site's date-trust evidence, and what each sitemap may speak for
-// (the index above it, the hosts vouching for it). Without it a restarted crawl
+// (the index above it, the hosts vouching for it, the pages its last read refused). Without it a restarted crawl
 // polls every feed at the prior's pace until it learns again, reads every covered
 // source at its own rate again, and trusts a site whose lastmod lied until it has
 // caught it again. It lives in the store's meta table under discoveryMetaKey (one
@@ -51,8 +51,8 @@ type discoveryState struct {
 	// Parents is, by sitemap URL, the index that listed it, and Cross the hosts
 	// whose robots.txt names a sitemap (cross-submission): what a sitemap may
 	// speak for (siteWideOK, crossOf). A child sitemap read after a restart before
-	// its index, or before the vouching host's robots.txt, took those hosts' pages
-	// for plain links and dropped their dates.
+	// its index, or before the vouching host's robots.txt, refused its pages as
+	// off_host and opened a false gap in the site's coverage.
 	Parents map[string]string   `json:"parents,omitempty"`
 	Cross   map[string][]string `json:"cross,omitempty"`
 }
@@ -62,6 +62,12 @@ type discoveryState struct {
 type sourceState struct {
 	Kind discover.Kind       `json:"kind"`
 	Poll *discover.PollState `json:"poll,omitempty"`
+	// Refused is, for a sitemap read, how many pages of its site's own hosts its
+	// last read had to refuse (off_host): while any, the sitemaps do not cover the
+	// site and its entry pages are polled (discovery.covers). Without it a restart
+	// took such a site for covered and dropped what its entry pages' polls had
+	// learned at their first fetch.
+	Refused *int `json:"refused,omitempty"`
 }
 
 // export gathers the state to store.
@@ -78,6 +84,11 @@ func (d *Discovery) export() discoveryState {
 		s := sourceState{Kind: k}
 		if p, ok := polls[u]; ok {
 			s.Poll = &p
+		}
+		if sd := d.sites[frontier.Site(hostOf(u))]; sd != nil {
+			if n, read := sd.refused[u]; read {
+				s.Refused = &n
+			}
 		}
 		st.Sources[u] = s
 	}
@@ -132,6 +143,9 @@ func (d *Discovery) restore(st discoveryState) (skipped int) {
 			sd.feeds[u] = true
 		} else {
 			sd.sitemaps[u] = true
+		}
+		if s.Refused != nil && *s.Refused >= 0 {
+			sd.refused[u] = *s.Refused
 		}
 		if s.Poll != nil {
 			polls[u] = afterRestart(*s.Poll)
