@@ -36,4 +36,14 @@ func TestLanesPaneSaysWhatHoldsTheLanesBack(t *testing.T) {
 	h.mustShow("lane 2 waits out slow.test's 5.0s crawl-delay gap, next request in 2.0s")
 	h.press("down")
 	h.mustShow("lane 3 waits: capped.test spent its round budget (40 of 40 pages)")
+
+	// The operator's pause is not politeness.
+	snap := h.m.snap
+	snap.State = engine.StatePaused
+	for i := range snap.Lanes {
+		snap.Lanes[i].Status = engine.LanePaused
+	}
+	h.send(SnapshotMsg{Snapshot: snap})
+	h.mustShow("4 of 4 lanes paused", "lane 3 is paused with the whole crawl (p resumes it)")
+	h.mustNotShow("limited by politeness")
 }

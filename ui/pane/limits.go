@@ -43,6 +43,9 @@ func (l Limits) Politeness() string {
 	if l.Waiting == 0 || 2*l.Waiting < l.Lanes {
 		return ""
 	}
+	if l.By["paused"] == l.Waiting { // the operator's pause, not the crawl's politeness
+		return fmt.Sprintf("%d of %d lanes paused", l.Waiting, l.Lanes)
+	}
 	return fmt.Sprintf("limited by politeness: %d of %d lanes wait (%s)", l.Waiting, l.Lanes, l.terms())
 }
 
@@ -119,8 +122,10 @@ func LaneLimit(s *engine.Snapshot, l engine.Lane, now time.Time) string {
 	switch why := laneHeldBy(s, &l); {
 	case l.Status == engine.LaneFetching:
 		return name + " fetches from " + orSomeHost(host)
+	case why == "paused" && s.State == engine.StatePaused:
+		return name + " is paused with the whole crawl (p resumes it)"
 	case why == "paused":
-		return name + " is paused (space resumes it; a paused host or crawl pauses it too)"
+		return name + " is paused, or its host is (space resumes the lane, H the host)"
 	case why == "budget":
 		live := s.Hosts.Live[host]
 		return fmt.Sprintf("%s waits: %s spent its round budget (%d of %d pages)", name, host, live.BudgetUsed, live.Budget)
