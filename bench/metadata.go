@@ -292,12 +292,24 @@ func benchFields(corpus string, out map[string]any) error {
 	if err != nil {
 		return err
 	}
+	labels, err := benchmarkHeadlines()
+	if err != nil {
+		return err
+	}
+	var oursLab, tfLab fieldScore // headlines against the hand-written labels
 	var oursHead, tfHead, bothHead, sameHead, oursAuth, tfAuth, bothAuth, sameAuth int
 	for _, p := range pages {
 		md := page.Parse(p.HTML, corpusContentType, nil).Meta(p.URL, time.Time{})
 		var tf trafilatura.Metadata
 		if res, err := trafilatura.Extract(bytes.NewReader(p.HTML), trafilatura.Options{EnableFallback: true}); err == nil && res != nil {
 			tf = res.Metadata
+		}
+		if want := labels[p.ID]; want != "" {
+			oursLab.add(fieldLabel{Headline: want}, md.Headline.Value, nil)
+			tfLab.add(fieldLabel{Headline: want}, tf.Title, nil)
+			if os.Getenv("METADATA_DIFFS") != "" && !sameHeadline(md.Headline.Value, want) {
+				fmt.Printf("  headline miss: ours %q, label %q\n", md.Headline.Value, want)
+			}
 		}
 		if md.Headline.Value != "" {
 			oursHead++
@@ -330,7 +342,16 @@ func benchFields(corpus string, out map[string]any) error {
 	fmt.Printf("metadata: headlines and authors on %d pages of the article extraction benchmark (%s)\n", n, corpus)
 	fmt.Printf("  headline: ours %d pages, go-trafilatura %d; both %d, the same text (one within the other) on %d (%.3f)\n", oursHead, tfHead, bothHead, sameHead, ratio(sameHead, bothHead))
 	fmt.Printf("  authors:  ours %d pages, go-trafilatura %d; both %d, the same names on %d (%.3f)\n", oursAuth, tfAuth, bothAuth, sameAuth, ratio(sameAuth, bothAuth))
-	fmt.Println("  (the benchmark labels bodies only: precision and recall against labels are not measured)")
+	fmt.Printf("  headline against hand-written labels (%d pages, bench/testdata/headlines):\n", oursLab.headLabelled)
+	for _, row := range []struct {
+		name, key string
+		s         fieldScore
+	}{{"crawlconsole", "bench_", oursLab}, {"go-trafilatura", "bench_go_trafilatura_", tfLab}} {
+		hp, hr := ratio(row.s.headTP, row.s.headGiven), ratio(row.s.headTP, row.s.headLabelled)
+		fmt.Printf("    %-16s precision %.3f recall %.3f\n", row.name, hp, hr)
+		out[row.key+"headline_precision"], out[row.key+"headline_recall"] = round3(hp), round3(hr)
+	}
+	fmt.Println("  (authors on these pages are not labelled: no precision or recall for them here)")
 	out["headline_coverage"], out["go_trafilatura_headline_coverage"] = round3(ratio(oursHead, n)), round3(ratio(tfHead, n))
 	out["headline_agreement"] = round3(ratio(sameHead, bothHead))
 	out["author_coverage"], out["go_trafilatura_author_coverage"] = round3(ratio(oursAuth, n)), round3(ratio(tfAuth, n))

@@ -26,6 +26,28 @@ import (
 //go:embed testdata/trafilatura-metadata/labels.json
 var trafilaturaLabelsJSON []byte
 
+// benchmarkHeadlinesJSON are hand-written headline labels for the article
+// extraction benchmark's 181 pages (bench/testdata/headlines: how they were made).
+//
+//go:embed testdata/headlines/extraction-benchmark.json
+var benchmarkHeadlinesJSON []byte
+
+// benchmarkHeadlines maps a benchmark page's id to its labelled headline.
+func benchmarkHeadlines() (map[string]string, error) {
+	var list []struct {
+		ID       string `json:"id"`
+		Headline string `json:"headline"`
+	}
+	if err := json.Unmarshal(benchmarkHeadlinesJSON, &list); err != nil {
+		return nil, fmt.Errorf("benchmark headline labels: %v", err)
+	}
+	m := make(map[string]string, len(list))
+	for _, l := range list {
+		m[l.ID] = l.Headline
+	}
+	return m, nil
+}
+
 // fieldLabel is one labelled page: its headline ("" when not labelled) and its
 // authors (nil when not labelled; empty when the page names none).
 type fieldLabel struct {
