@@ -76,7 +76,7 @@ type Engine struct {
 	budget      *budgetLedger              // page budgets per host and site (budget.go)
 	hosts       *hostreport.Book           // the hosts report: per host, site and egress (hosts.go)
 	traps       *frontier.TrapGuard        // crawler-trap guards on found links; nil when all are off
-	variants    *urlVariants               // URL variants collapsed before the dedupe filter (variants.go)
+	variants    *frontier.Canonicals       // URL variants collapsed before the dedupe filter, canonicals remembered
 	stories     *stories.Book              // articles grouped into stories across URLs and sites (stories.go)
 	guard       *fetch.Guard               // the SSRF policy, for seeds added while the crawl runs
 	steer       *steer.Steerer             // live steering: the changes made, their persistence
@@ -204,7 +204,7 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 	if opts.Traps != (frontier.TrapOptions{}) {
 		e.traps = frontier.NewTrapGuard(opts.Traps, opts.Now)
 	}
-	e.variants = newURLVariants(opts.URLVariants)
+	e.variants = frontier.NewCanonicals(opts.URLVariants)
 	e.stories = stories.NewBook()
 	e.guard = guard
 	if st != nil && opts.Discovery.Enabled {

@@ -366,7 +366,7 @@ func (m *masterRuntime) dispatch() {
 			t := &b.Tasks[i]
 			if prev, _ := e.revisitState(*t); prev != nil { // M2: a refetch, conditional
 				e.setValidators(t)
-			} else if e.variants.standsFor(t.URL) {
+			} else if e.variants.StandsFor(t.URL) {
 				t.Stood = true // the worker ends it unsent (localFront.prepare)
 			}
 			e.st.SetState(t.URL, store.InProgress, 0, "")

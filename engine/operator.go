@@ -81,7 +81,7 @@ func (e *Engine) Snapshot() Snapshot {
 	if e.st != nil { // a worker has no revisit state: the master schedules revisits
 		s.Revisit = e.revisitView(now)
 		s.Sites = e.sitesView(now, s.Discovery)
-		s.Stories = e.storiesView()
+		s.Stories = e.stories.View()
 	}
 	if e.pool != nil {
 		v := e.pool.View()

@@ -331,12 +331,12 @@ func (e *Engine) extractLinks(t frontier.Task, res *fetch.Result, known *[]strin
 			}
 			continue
 		}
-		n = e.variants.collapse(n)
+		n = e.variants.Collapse(n)
 		if seen[n] {
 			continue
 		}
 		seen[n] = true
-		if e.variants.standsFor(n) {
+		if e.variants.StandsFor(n) {
 			e.c.addError(SkipCanonicalVariant)
 			continue
 		}

@@ -71,7 +71,7 @@ func (f localFront) prepare(o *Outcome) {
 		f.e.setValidators(&o.Task)
 		return
 	}
-	if f.e.variants.standsFor(o.Task.URL) {
+	if f.e.variants.StandsFor(o.Task.URL) {
 		// Queued before a page fetched since named it as its rel=canonical: the
 		// article is stored under that page's URL, and is not fetched again.
 		o.Kind = SkipCanonicalVariant

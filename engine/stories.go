@@ -7,7 +7,6 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/page"
 	"github.com/crawlconsole/crawlconsole/engine/stories"
-	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // groupStory puts a newly stored article in its story (engine/stories): the same
@@ -27,31 +26,5 @@ func (e *Engine) groupStory(t frontier.Task, res *fetch.Result, text page.Text, 
 	if !ok {
 		return
 	}
-	if pages, _, _ := e.stories.Len(); pages >= maxStoryPages {
-		e.stories.Reset() // bounded memory: the window starts again
-	}
-	e.stories.Add(stories.Page{URL: t.URL, Site: frontier.Site(t.Host), SimHash: fp, Published: published, Fetched: at})
-}
-
-// maxStoryPages bounds the pages the live book holds (some 350 bytes each with the
-// index: `go run ./bench stories`), about 70 MB. Past it the book starts again
-// empty: the console shows the stories of the latest window, and the JSONL export,
-// which groups every stored page, is the complete account.
-const maxStoryPages = 200_000
-
-// storiesView is the Stories pane's data; nil until a story has two pages.
-func (e *Engine) storiesView() *view.StoriesView {
-	pages, all, grouped := e.stories.Len()
-	if grouped == 0 {
-		return nil
-	}
-	v := &view.StoriesView{Pages: pages, Stories: all, Grouped: grouped}
-	for _, s := range e.stories.Grouped(view.StoryRows) {
-		row := view.StoryRow{ID: s.ID, Sites: s.Sites}
-		for _, p := range s.Pages {
-			row.Pages = append(row.Pages, view.StoryPage{URL: p.URL, Site: p.Site, Published: p.Published, Fetched: p.Fetched})
-		}
-		v.Rows = append(v.Rows, row)
-	}
-	return v
+	e.stories.AddLive(stories.Page{URL: t.URL, Site: frontier.Site(t.Host), SimHash: fp, Published: published, Fetched: at})
 }
