@@ -144,6 +144,18 @@
 // lanes, the block-page judge, revisit and the export alike; discover reads feeds and
 // sitemaps.
 //
+// # Discovery over a port
+//
+// Package feeds is the front's side of news discovery: what a read of a feed,
+// sitemap or polled entry page announces, the pages a moved date makes due, each
+// source's next read, the state kept across a restart, the Sites pane's discovery
+// rows. It holds its state under its own locks and asks the crawl through
+// feeds.Crawl (queue sitemaps, requeue, withdraw, count, log, clock), the port it
+// defines; feedsport.go is the engine's side of it. It never takes Engine.mu, so
+// the engine may call it with Engine.mu held (the snapshot does). The same shape
+// serves steering (package steer over steer.Crawl, steerport.go) and M2 (package
+// refresh).
+//
 // # Locking
 //
 // Engine.mu guards the mutable state of both halves and the master's cluster maps
@@ -153,6 +165,7 @@
 // (seed 003 step 3-2-3), bounded by a 2 s timeout. Order: Engine.mu, then the egress
 // rotation's lock, then the dedupe shards; Engine.mu before the politeness gate's lock
 // (the gate calls lanes.Runner.HostInterval, which takes Engine.mu, only outside
-// its own). The lanes share Engine.mu (lanes.Runner.Mu). Store
+// its own). The lanes share Engine.mu (lanes.Runner.Mu); package feeds does not
+// (its locks are taken after Engine.mu, never before). Store
 // callbacks (LinkResult, AfterCommit) take Engine.mu on the writer's goroutine.
 package engine

@@ -68,15 +68,15 @@ type Discovery struct {
 	// that two reads of one site at once cannot leave the older verdict in force.
 	shadowed  map[string]map[string]string
 	coverMu   sync.Mutex
-	removed   map[string]bool               // sites the operator removed: their sources are not polled (discovery_steer.go)
+	removed   map[string]bool               // sites the operator removed: their sources are not polled (steer.go)
 	parked    map[string]discover.PollState // what the Poller had learned of removed sites' sources, by URL
 	listed    map[string][]uint64           // source -> sorted hashes of the URLs its last read listed (small sources)
-	noted     map[string]bool               // documents whose problem was logged (discovery_problems.go)
+	noted     map[string]bool               // documents whose problem was logged (problems.go)
 	announced map[string]bool               // feeds pages announced by <link rel="alternate">
 	nListed   int                           // hashes in listed, bounded by maxListedTotal
 	ahead     aheadMarks                    // URLs a read just listed as new, to go ahead on their lane
 
-	// changes counts what changed the kept state (discovery_state.go); saved and
+	// changes counts what changed the kept state (state.go); saved and
 	// savedAt are the count and time of its last write (tick and Stop only).
 	changes atomic.Int64
 	saved   int64
