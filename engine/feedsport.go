@@ -27,6 +27,12 @@ func (e *Engine) newFeeds() *feeds.Discovery {
 	for _, s := range e.opts.Seeds {
 		o.Declared = append(o.Declared, frontier.Site(hostOf(s)))
 	}
+	o.SiteOf = func(host string) string {
+		if s := e.sites.Load().SiteOf(host); s != nil {
+			return s.Name
+		}
+		return ""
+	}
 	return feeds.New(o, feedsPort{e}, e.st)
 }
 

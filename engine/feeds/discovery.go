@@ -362,12 +362,13 @@ func (d *Discovery) readDocument(t frontier.Task, res *fetch.Result, doc *discov
 // last reads refused none of the site's own pages. A refusal for want of a
 // cross-submission not yet read lasts until the sitemap is read again after the
 // section host's robots.txt vouched for it (the entry page is polled meanwhile, and
-// its links to that host are what bring its robots.txt in).
+// its links to that host are what bring its robots.txt in). Where sites are
+// declared, only a source on host's own declared site counts (ownSource).
 func (d *Discovery) covers(host string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	s := d.sites[frontier.Site(host)]
-	if s == nil {
+	if s == nil || !d.ownSource(s, host) {
 		return false
 	}
 	if len(s.feeds) > 0 {
@@ -379,6 +380,25 @@ func (d *Discovery) covers(host string) bool {
 		}
 	}
 	return len(s.sitemaps) > 0
+}
+
+// ownSource tells whether one of the feeds and sitemaps of s (host's registered
+// domain) is on host's declared site (or on no declared site, as host): of nine
+// news sites on the hosts of one registered domain, one's sitemap does not stop the
+// polling of the others' front pages, which it does not list. Caller holds d.mu.
+func (d *Discovery) ownSource(s *siteDiscovery, host string) bool {
+	if d.opts.SiteOf == nil {
+		return true
+	}
+	own := d.opts.SiteOf(host)
+	for _, list := range []map[string]bool{s.feeds, s.sitemaps} {
+		for u := range list {
+			if d.opts.SiteOf(hostOf(u)) == own {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // siteWideOK lets a source the operator declared (or a sitemap listed by its index)

@@ -343,3 +343,24 @@ func restarted(t *testing.T, d *Discovery) *Discovery {
 	}
 	return r
 }
+
+// Of two news sites declared on www. and news. of one registered domain, the
+// sitemap found on www. covers www.'s front page only: news.'s front page, which
+// that sitemap does not list, is still polled. Keyed by registered domain, the
+// www. sitemap stopped the polling of every site of the domain.
+func TestSitemapCoversItsOwnDeclaredSiteOnly(t *testing.T) {
+	t.Parallel()
+	d := New(Options{Discovery: config.DefaultDiscovery(), Revisit: config.DefaultRevisit(),
+		SiteOf: func(host string) string {
+			return map[string]string{"www.paper.example": "www", "news.paper.example": "news"}[host]
+		}}, nopCrawl{}, nil)
+	const sitemap = "http://www.paper.example/sitemap-news.xml"
+	doc := &discover.Doc{Kind: discover.KindSitemap, Entries: []discover.Entry{{URL: "http://www.paper.example/story/1"}}}
+	d.readDocument(frontier.Task{URL: sitemap, Host: "www.paper.example"}, &fetch.Result{}, doc, nil, time.Now())
+	if !d.covers("www.paper.example") {
+		t.Error("www's own sitemap does not cover its front page")
+	}
+	if d.covers("news.paper.example") {
+		t.Error("www's sitemap covers news's front page, another declared site's: it would no longer be polled")
+	}
+}

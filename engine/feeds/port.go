@@ -66,6 +66,10 @@ type Options struct {
 	// Declared are the sites (registered domains) the config declares or seeds:
 	// their sources are never left parked at start.
 	Declared []string
+	// SiteOf names the declared site a host belongs to ("" for none), as the
+	// crawl's site book resolves it at the call (sites added live included); nil:
+	// no site is declared.
+	SiteOf func(host string) string
 }
 
 // TakeAhead reports whether u is an article a read just listed as new (it goes
