@@ -34,6 +34,7 @@ type renderCrawl struct {
 	log     []sandbox.SPARequest
 	reports []render.PageReport
 	pool    render.Stats
+	hosts   []render.HostStats
 	peakPSS int
 	web     *sandbox.SPA
 }
@@ -63,6 +64,11 @@ func runRender(args []string) (map[string]any, error) {
 		}
 		crawls[mode] = c
 		fmt.Fprintf(os.Stderr, "render %-6s: %d pages in %.1f s (%.2f pages/s), pool %s\n", mode, c.pages, c.secs, float64(c.pages)/c.secs, c.pool)
+		if r := c.hosts; len(r) > 0 {
+			for _, h := range r {
+				fmt.Fprintf(os.Stderr, "  %s: %d renders, %d failed, %d requests, %v per render\n", h.Host, h.Renders, h.Failed, h.Requests, (h.Time / time.Duration(max(h.Renders, 1))).Round(time.Millisecond))
+			}
+		}
 	}
 	auto, always, plain := crawls["auto"], crawls["always"], crawls["off"]
 
@@ -126,6 +132,15 @@ func runRender(args []string) (map[string]any, error) {
 	for _, r := range auto.reports {
 		if r.Rendered {
 			rendered++
+		}
+	}
+	notes := 0
+	for _, c := range []*renderCrawl{auto, always} {
+		for _, r := range c.reports {
+			if r.Note != "" && notes < 8 {
+				notes++
+				fmt.Fprintf(os.Stderr, "%s: %s: %s\n", c.mode, r.URL, r.Note)
+			}
 		}
 	}
 	out := map[string]any{
@@ -233,6 +248,7 @@ wait:
 	c.pages = e.Stats().PagesFetched
 	if r := e.Renderer(); r != nil {
 		c.pool = r.Pool.Stats()
+		c.hosts = r.Hosts()
 		c.peakPSS = max(c.peakPSS, c.pool.PSSMB)
 	}
 	e.Close()

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/crawlconsole/crawlconsole/engine/render"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // setupRender gives the lanes a renderer when a browser is found and render.mode
@@ -39,4 +40,22 @@ func (e *Engine) closeRender() {
 	if e.renderer != nil {
 		e.renderer.Pool.Close()
 	}
+}
+
+// renderTelemetry is the renderer's pool and cost for /metrics and the console.
+func (e *Engine) renderTelemetry() *view.RenderStats {
+	if e.renderer == nil {
+		return nil
+	}
+	st := e.renderer.Pool.Stats()
+	r := &view.RenderStats{Running: st.Running, Contexts: st.Contexts, Busy: st.Busy, PSSMB: st.PSSMB,
+		Renders: st.Renders, Failed: st.Failed, Recycled: st.Recycled, Restarts: st.Restarts}
+	for i, h := range e.renderer.Hosts() {
+		r.Requests += h.Requests
+		r.Seconds += h.Time.Seconds()
+		if i < view.RenderTopHosts {
+			r.Hosts = append(r.Hosts, view.RenderHost{Host: h.Host, Renders: h.Renders, Failed: h.Failed, Requests: h.Requests, Seconds: h.Time.Seconds()})
+		}
+	}
+	return r
 }

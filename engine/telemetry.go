@@ -26,6 +26,7 @@ func (e *Engine) Telemetry() Telemetry {
 		t.StoreQueue = e.st.WriteQueue()
 	}
 	t.Cluster = e.crew.clusterStats()
+	t.Render = e.renderTelemetry()
 	if e.role != roleWorker {
 		t.StoredByAge = make([]int64, len(e.c.storedByAge))
 		for i := range e.c.storedByAge {

@@ -124,6 +124,7 @@ type verdict struct {
 	known, dynamic bool
 	candidates     int
 	compared       int
+	misses         int // renders in a row that showed nothing more, on a dynamic section
 }
 
 // maxSections bounds the decider's memory on a crawl of many hosts.
@@ -171,8 +172,20 @@ func (d *Decider) Learn(host, rawURL string, plain, rendered Features) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	v := d.section(host, rawURL)
-	v.known, v.dynamic = true, Gained(plain, rendered)
 	v.compared++
+	gained := Gained(plain, rendered)
+	switch {
+	case gained:
+		v.known, v.dynamic, v.misses = true, true, 0
+	case !v.known || !v.dynamic:
+		v.known, v.dynamic = true, false
+	default:
+		// A dynamic section turns static only after renders that agree: one page
+		// whose API call failed must not stop the section's rendering.
+		if v.misses++; v.misses >= 3 {
+			v.dynamic, v.misses = false, 0
+		}
+	}
 }
 
 // Verdict is a section's verdict: known and whether it needs rendering.

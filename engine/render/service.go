@@ -115,7 +115,9 @@ func (s *Service) Page(ctx context.Context, egress string, res *fetch.Result, se
 	rd.DOM, rd.Requests, rd.Blocked, rd.Took, rd.Note = out.DOM, out.Requests, out.Blocked, out.Took, out.Note
 	rendered := DOMFeatures(out.DOM)
 	rep.Rendered, rep.Features, rep.Note = true, rendered, out.Note
-	s.Decider.Learn(host, res.FinalURL, plain, rendered)
+	if out.Note == "" { // a page cut at the time cap says nothing of its section
+		s.Decider.Learn(host, res.FinalURL, plain, rendered)
+	}
 	hs.Renders++
 	hs.Requests += int64(out.Requests)
 	hs.Time += out.Took

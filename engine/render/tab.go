@@ -31,8 +31,14 @@ type tab struct {
 }
 
 // noPopups runs before every script of a page: a popup would be a page outside
-// our interception.
-const noPopups = `window.open = function() { return null; };`
+// our interception. It also counts the page's fetch and XHR calls under way, from
+// the moment the script makes them (the paused request reaches us later, and on a
+// loaded box after the network looked quiet).
+const noPopups = `window.open = function() { return null; };
+(function(){ var n = 0; window.__ccPending = function(){ return n; };
+var f = window.fetch; if (f) { window.fetch = function(){ n++; return f.apply(this, arguments).finally(function(){ n--; }); }; }
+var send = XMLHttpRequest.prototype.send; XMLHttpRequest.prototype.send = function(){ n++; this.addEventListener('loadend', function(){ n--; }); return send.apply(this, arguments); };
+})();`
 
 func newTab(browser context.Context, k tabKey) (*tab, error) {
 	ctx, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
@@ -121,6 +127,7 @@ func (t *tab) render(ctx context.Context, j *Job, cfg Config) (out *Rendered, re
 
 	navErr := chromedp.Do(tctx, chromedp.Navigate(j.URL))
 	if navErr == nil {
+		r.quietAt.Store(time.Now().UnixNano())
 		navErr = waitQuiet(tctx, r, cfg.Settle)
 	}
 	note := ""
@@ -157,13 +164,21 @@ func (t *tab) render(ctx context.Context, j *Job, cfg Config) (out *Rendered, re
 		Took: time.Since(start), Note: note}, recycle, nil
 }
 
-// waitQuiet waits until the page's network has been idle for settle.
+// waitQuiet waits until the page's network has been idle for settle and its
+// script has no fetch or XHR call under way.
 func waitQuiet(ctx context.Context, r *run, settle time.Duration) error {
 	tick := time.NewTicker(settle / 5)
 	defer tick.Stop()
 	for {
 		if r.inflight.Load() == 0 && time.Since(time.Unix(0, r.quietAt.Load())) >= settle {
-			return nil
+			n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.__ccPending ? window.__ccPending() : 0`))
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				return nil
+			}
+			r.quietAt.Store(time.Now().UnixNano())
 		}
 		select {
 		case <-ctx.Done():

@@ -1,6 +1,9 @@
 package view
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Telemetry is what a monitoring scrape (/metrics, engine/metrics) reads beyond the
 // Snapshot: the node's role and the histograms kept by the DNS cache and the store.
@@ -23,6 +26,44 @@ type Telemetry struct {
 	// stored (their own publication date, engine/page metadata), one count per
 	// AgeBands entry; nil on a worker (the master stores).
 	StoredByAge []int64
+
+	// Render is the page renderer's state and cost; nil when pages are not
+	// rendered (no browser, render.mode off, a master).
+	Render *RenderStats
+}
+
+// RenderStats are the headless browser's pool and the renders' cost.
+type RenderStats struct {
+	Running                             bool  // a browser process is up
+	Contexts, Busy, PSSMB               int   // browser contexts open, renders running, memory (PSS, MB)
+	Renders, Failed, Recycled, Restarts int64 // renders with a DOM, kept plain, contexts disposed, browser restarts
+	Requests                            int64 // the rendered pages' own requests
+	Seconds                             float64
+	// Hosts are the hosts with the most renders (at most RenderTopHosts: the
+	// series stay bounded).
+	Hosts []RenderHost
+}
+
+// RenderTopHosts bounds the hosts RenderStats lists.
+const RenderTopHosts = 20
+
+// RenderHost is one host's renders and their cost.
+type RenderHost struct {
+	Host                      string
+	Renders, Failed, Requests int64
+	Seconds                   float64
+}
+
+// String is the pool's state in one line, for the console.
+func (r *RenderStats) String() string {
+	if r == nil {
+		return "browser: off"
+	}
+	if !r.Running {
+		return fmt.Sprintf("browser: idle · %d renders, %d kept plain", r.Renders, r.Failed)
+	}
+	return fmt.Sprintf("browser: %d contexts (%d busy) · %d MB · %d renders, %d kept plain, %d recycled",
+		r.Contexts, r.Busy, r.PSSMB, r.Renders, r.Failed, r.Recycled)
 }
 
 // AgeBands name the age bands of StoredByAge: a page stored under an hour after
