@@ -24,6 +24,8 @@ func buildSites() *engine.SitesView {
 		if i == 1 { // a sitemap its front page covers: read daily only
 			r.Sitemaps = []string{"http://www." + d + "/sitemap.xml"}
 			r.Covered = map[string]string{r.Sitemaps[0]: r.Entry}
+			// Keyword results only from its last week's pages (:window).
+			r.WithinDays, r.OutOfWindow = 7, 12
 		}
 		if i == 2 {
 			r.PublishDelay = 0 // no page states a publish time
