@@ -158,6 +158,8 @@ type (
 	SiteDiscovery = view.SiteDiscovery
 	// Sizing is view.Sizing: the VPN and workers estimate.
 	Sizing = view.Sizing
+	// RenderStats is the headless browser's pool and renders (Snapshot.Render).
+	RenderStats = view.RenderStats
 	// PagesPerIPSource is view.PagesPerIPSource: where Sizing.PagesPerIP comes from.
 	PagesPerIPSource = view.PagesPerIPSource
 	// Stats is view.Stats: the --stats-json object.

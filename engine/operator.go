@@ -20,6 +20,7 @@ func (e *Engine) Snapshot() Snapshot {
 		QueueDepth: e.board.Queued(), LanesBusy: e.board.Len(), LanesMax: e.board.Max(),
 		PausedHosts: sortedKeys(e.pausedHosts), Egresses: append([]string(nil), e.board.Egresses()...),
 	}
+	s.Render = e.renderTelemetry() // the pool's own locks, never e.mu
 	if e.disc != nil {
 		s.Discovery = e.disc.View() // its own lock, taken under e.mu (discovery never takes e.mu)
 	}

@@ -196,11 +196,12 @@ func (m *Model) headerView(b *strings.Builder) {
 		{"paused hosts", strconv.Itoa(len(s.PausedHosts)), len(s.PausedHosts) > 0},
 		{"skipped", pane.Thousands(skips), false},
 		{"bytes", pane.BytesHuman(s.Totals.BytesFetched), false},
+		{"browser", browserSeg(s.Render), false},
 	}
 	used := 0
 	for _, sg := range segs {
 		if sg.label == "paused hosts" && len(s.PausedHosts) == 0 || sg.label == "skipped" && skips == 0 ||
-			sg.label == "workers" && s.Join == "" && len(s.Nodes) == 0 {
+			sg.label == "workers" && s.Join == "" && len(s.Nodes) == 0 || sg.label == "browser" && sg.value == "" {
 			continue
 		}
 		w := 2 + len(sg.label) + 1 + len(sg.value) // "  label value"
@@ -373,4 +374,13 @@ func inFlight(lanes []engine.Lane) int {
 		}
 	}
 	return n
+}
+
+// browserSeg is the browser pool's state on the totals line ("" without one: the
+// segment is left out).
+func browserSeg(r *engine.RenderStats) string {
+	if r == nil {
+		return ""
+	}
+	return r.Compact()
 }

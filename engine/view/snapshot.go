@@ -61,6 +61,7 @@ type Snapshot struct {
 	Stories     *StoriesView // Stories pane: articles found under several URLs; nil until one is
 	Hosts       *HostsView   // Hosts pane: the hosts report, per host, site and egress
 	Sizing      *Sizing      // VPN estimate and its inputs for the Egress pane (M3); nil without declared sites or rotation
+	Render      *RenderStats // the headless browser's pool and renders; nil when pages are not rendered
 	Nodes       []Node       // workers of a distributed crawl (M4), by name; nil on a single-process crawl
 	// HeartbeatEvery is the workers' heartbeat period (M4); 0 on a single-process crawl.
 	HeartbeatEvery time.Duration

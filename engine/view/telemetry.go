@@ -54,6 +54,14 @@ type RenderHost struct {
 	Seconds                   float64
 }
 
+// Compact is the pool's state in a few words, for the console's totals line.
+func (r *RenderStats) Compact() string {
+	if !r.Running {
+		return fmt.Sprintf("idle, %d renders", r.Renders)
+	}
+	return fmt.Sprintf("%d ctx %d MB %d renders %d plain", r.Contexts, r.PSSMB, r.Renders, r.Failed)
+}
+
 // String is the pool's state in one line, for the console.
 func (r *RenderStats) String() string {
 	if r == nil {
