@@ -59,6 +59,14 @@ type crew interface {
 	planRebalance() RebalancePlan
 	applyRebalance(p RebalancePlan) error
 	pauseNode(name string, paused bool) error
+	rotateLane(id int) (string, error)
+	setHostDisabled(host string, disabled bool) error
+	addEgress(spec string) (string, error)
+	removeEgress(name string) error
+	flushDNS(domain string) (int, error)
+	// busyState is the crawl's state while it has not run dry: RUNNING, or DRAINING
+	// on a master with nothing left to hand out. Caller holds e.mu.
+	busyState() State
 }
 
 // localCrew is this process's lanes: the board, the gate, the egresses.
@@ -115,6 +123,10 @@ func (c localCrew) stop()                       {}
 func (c localCrew) show(*Snapshot)              {}
 func (c localCrew) panes(time.Time) crewPanes   { return crewPanes{} }
 func (c localCrew) clusterStats() *ClusterStats { return nil }
+
+// busyState is RUNNING while the lanes work: they find links in every page they
+// fetch, so an empty queue on one box is no sign of an end.
+func (c localCrew) busyState() State { return StateRunning }
 
 // crewPanes are what a crew adds to the Egress and DNS panes and the refusals; zero
 // for this process's lanes, whose own figures the engine reads.

@@ -48,15 +48,13 @@ func (e *Engine) maintainDeferred() {
 				e.logf(LevelInfo, 0, "", "host_disable_list: %d hosts back in the crawl", len(removed))
 			}
 		}
-		e.requeueDeferred()
+		e.front.requeueDeferred()
 	})
 }
 
 // requeueDeferred brings back deferred URLs whose time has passed.
-func (e *Engine) requeueDeferred() {
-	if e.st == nil {
-		return // a worker: the master requeues what its workers deferred
-	}
+func (f localFront) requeueDeferred() {
+	e := f.e
 	rows, err := e.st.DueDeferred(1000)
 	if err != nil || len(rows) == 0 {
 		return

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"fmt"
-
-	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 )
 
 // dnsView is the DNS pane of this box's cache; nil with a custom resolver.
@@ -16,10 +14,11 @@ func (e *Engine) dnsView() *DNSView {
 }
 
 // FlushDNS implements Control.
-func (e *Engine) FlushDNS(domain string) (int, error) {
-	if e.cluster != nil { // M4: every worker has its own cache
-		return e.cluster.everyWorker(&wire.Control{Op: wire.OpFlushDNS, Domain: domain})
-	}
+func (e *Engine) FlushDNS(domain string) (int, error) { return e.crew.flushDNS(domain) }
+
+// flushDNS empties this process's DNS cache of domain (all of it for "").
+func (c localCrew) flushDNS(domain string) (int, error) {
+	e := c.e
 	if e.dns == nil {
 		return 0, fmt.Errorf("no DNS cache: a custom resolver is in use")
 	}

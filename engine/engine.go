@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -29,7 +28,7 @@ import (
 // Engine is one crawl: a store, a frontier, lanes and their egresses.
 type Engine struct {
 	opts   Options
-	role   role // one process, master or worker (M4)
+	role   role // one box, master or worker (M4), chosen by the constructor
 	st     *store.Store
 	scope  *frontier.Scope
 	dedupe *frontier.Dedupe
@@ -96,22 +95,13 @@ type Engine struct {
 	persist chan Event
 	resumed int
 
-	front   frontPort      // where lanes hand their tasks' outcomes: this process's store, or the master
-	crew    crew           // who fetches the tasks: this process's lanes, or a master's workers
-	cluster *masterRuntime // M4: the workers of a distributed crawl; nil in one process
+	front frontPort // where lanes hand their tasks' outcomes: this process's store, or the master
+	crew  crew      // who fetches the tasks: this process's lanes, or a master's workers
 }
 
-// role is which half (or both) of a crawl an Engine runs (M4).
-type role int
-
-const (
-	roleLocal  role = iota // one process: frontier, store and lanes
-	roleMaster             // the frontier and store; workers run the lanes
-	roleWorker             // the lanes; the master has the frontier and store
-)
-
-// New opens the store and builds a crawl from opts (validated). Call Start to begin.
-func New(opts Options) (*Engine, error) { return newEngine(opts, roleLocal, nil) }
+// New opens the store and builds a crawl from opts (validated): one box, whose
+// front and lanes are joined in process. Call Start to begin.
+func New(opts Options) (*Engine, error) { return newEngine(opts, localRole{}) }
 
 // workerEgress is what a worker's egresses come from besides opts.Egress (M4): the
 // ones its master granted at join, and a way to claim another from the master's
@@ -121,14 +111,10 @@ type workerEgress struct {
 	claim   func() (egress.Spec, bool)
 }
 
-// newEngine builds the parts of role r; we is a worker's egress supply (nil
-// otherwise).
-func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
+// newEngine builds the parts of a crawl in role r.
+func newEngine(opts Options, r role) (*Engine, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
-	}
-	if opts.DB == "" && r != roleWorker {
-		return nil, errors.New("no database path: set --db PATH")
 	}
 	guard, err := fetch.NewGuard(opts.AllowPrivate)
 	if err != nil {
@@ -141,11 +127,9 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 	if _, err := egress.ParseSpecs(opts.Egress); err != nil { // before the store: a typo costs nothing
 		return nil, err
 	}
-	var st *store.Store
-	if r != roleWorker {
-		if st, err = store.Open(opts.DB, opts.Store); err != nil {
-			return nil, err
-		}
+	st, err := r.openStore(opts)
+	if err != nil {
+		return nil, err
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -187,10 +171,7 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 	}
 	e.front = localFront{e}
 	e.run = lanes.NewRunner(ctx, &e.mu, &e.opts, lanePort{e})
-	e.run.SSRFFix = "start the crawl with --allow-private %s (on a distributed crawl, the workers need it too)"
-	if r == roleWorker {
-		e.run.SSRFFix = "start this worker with --allow-private %s (every worker that may fetch it needs it)"
-	}
+	e.run.SSRFFix = r.ssrfFix()
 	e.crew = localCrew{e}
 	e.steer = steer.New(steerPort{e}, opts.Rounds)
 	e.sites.Store(sites.FromOptions(&e.opts))
@@ -211,27 +192,9 @@ func newEngine(opts Options, r role, we *workerEgress) (*Engine, error) {
 		e.disc = e.newFeeds()
 		e.disc.Load() // poll pace and date trust learned by earlier runs
 	}
-	if r == roleMaster { // the workers resolve, fetch and rotate egresses
-		e.board = lanes.NewBoard(opts.Lanes.Max, nil)
-		e.run.Board = e.board
-		return e, nil
-	}
-	var resolver fetch.Resolver = opts.Resolver
-	if resolver == nil {
-		var meta lanes.Meta // the cache starts warm with what the last run left in the store
-		if st != nil {
-			meta = st
-		}
-		if e.dns, err = lanes.NewResolver(opts.DNS, opts.DNSServers, e.run.Holds, opts.Now, meta); err != nil {
-			return fail(err)
-		}
-		resolver = e.dns
-	}
-	if err := e.setupEgress(resolver, guard, e.run.FetchConfig(), we); err != nil {
+	if err := r.equip(e); err != nil {
 		return fail(err)
 	}
-	e.gate = e.run.NewGate()
-	e.setupRender()
 	return e, nil
 }
 
@@ -245,46 +208,16 @@ func (e *Engine) Start() error {
 	for _, w := range append(e.opts.EtiquetteWarnings(), e.opts.SiteWarnings()...) {
 		e.logf(LevelWarn, 0, "", "%s", w)
 	}
-	if e.st != nil {
-		if err := e.rv.Restore(); err != nil {
-			return fmt.Errorf("revisit state: %w", err)
-		}
-		if err := e.crew.start(); err != nil {
-			return err
-		}
-		// Sites, keywords, budgets and seeds changed in earlier runs, before the queue
-		// is resumed: lanes start with the first task placed, and a search whose
-		// keyword was removed must meet its withdrawal (withdrawals.go) there.
-		e.steer.Replay()
-		if err := e.resume(); err != nil {
-			return err
-		}
-		e.restoreSiteCounts()
-		seeds := e.opts.Seeds
-		if e.disc != nil {
-			seeds = append(seeds[:len(seeds):len(seeds)], e.disc.Seeds()...)
-		}
-		if err := e.queueSeeds(seeds, e.sites.Load().Sources()); err != nil {
-			return err
-		}
+	if err := e.front.start(); err != nil {
+		return err
 	}
 	e.wg.Add(2)
 	go e.tick()
 	go e.persistEvents()
-	if e.st != nil {
-		e.wg.Add(1)
-		go e.watchStore()
-	}
+	e.front.run()
 	if e.dns != nil && e.opts.DNS.Prefetch {
 		e.wg.Add(1)
 		go func() { defer e.wg.Done(); e.prefetch.Run(e.ctx, e.dns) }()
-	}
-	if e.opts.Revisit.Enabled && e.st != nil {
-		e.wg.Add(1)
-		go e.runRevisit()
-	}
-	if len(e.sites.Load().Sites()) > 0 && e.st != nil {
-		e.startRounds()
 	}
 	e.wg.Add(1)
 	go e.maintainDeferred()
@@ -294,17 +227,8 @@ func (e *Engine) Start() error {
 	}
 	e.logf(LevelInfo, 0, "", "crawl started: %d lanes max, %d egress, delay %v..%v, host cap %.3g/s",
 		e.opts.Lanes.Max, len(e.run.Links), e.opts.Lanes.DelayMin, e.opts.Lanes.DelayMax, e.opts.HostRate)
-	if e.resumed > 0 && e.role != roleMaster { // a master's wait for its workers' claims (master/lease.go)
-		e.logf(LevelInfo, 0, "", "resumed: %d in-progress URLs went back to the queue", e.resumed)
-	}
-	if e.st != nil {
-		if n := e.st.RequeuedBlocked(); n > 0 {
-			e.logf(LevelInfo, 0, "", "%d URLs the SSRF guard refused before are tried again under this run's allow_private", n)
-		}
-	}
-	if e.st != nil {
-		e.noteLastFailure()
-	}
+	e.role.started(e)
+	e.front.started()
 	e.mu.Lock()
 	e.checkIdle()
 	e.mu.Unlock()
@@ -366,22 +290,9 @@ func (e *Engine) Stop() {
 		e.run.Wait() // the lanes first, as they may still hand the front what they held
 		e.closeRender()
 		e.wg.Wait()
+		e.front.stop()
 		if e.dns != nil {
-			if e.st != nil {
-				lanes.SaveResolver(e.dns, e.st)
-			}
 			e.dns.Close()
-		}
-		if e.st != nil {
-			e.closeLanes(e.now())
-			if e.disc != nil {
-				e.disc.Save(e.now())
-			}
-			e.rv.SaveSitePriors(e.now())
-			e.endRound(e.now()) // M3: the round's results are not lost to a stop
-			if err := e.st.Flush(); err != nil && e.Failure() == nil {
-				e.logf(LevelError, 0, "", "store: %v", err)
-			}
 		}
 		e.mu.Lock()
 		e.state = StateDone
@@ -393,34 +304,10 @@ func (e *Engine) Stop() {
 	})
 }
 
-// closeLanes records the lanes still open when the crawl stops with the pages they
-// fetched: only a lane that ran dry was recorded, so a clean stop left the others
-// open with no pages (stats' lane history), until the next start closed them empty.
-func (e *Engine) closeLanes(at time.Time) {
-	type open struct {
-		id   int
-		done int64
-	}
-	var lanes []open
-	e.mu.Lock()
-	for _, ls := range e.run.Slots() {
-		lanes = append(lanes, open{ls.Lane.ID, ls.Lane.Done()})
-	}
-	e.mu.Unlock()
-	// Submitted without e.mu: a full write queue waits for the writer, whose
-	// callbacks take e.mu (as lanePort.Next does for a lane that ran dry).
-	for _, l := range lanes {
-		e.st.LaneRetired(l.id, at, l.done)
-	}
-}
-
 // Close stops the crawl and closes the store.
 func (e *Engine) Close() error {
 	e.Stop()
-	if e.st == nil {
-		return nil
-	}
-	return e.st.Close()
+	return e.front.close()
 }
 
 // Stats returns the --stats-json object.
@@ -520,16 +407,12 @@ func (e *Engine) persistEvents() {
 	for {
 		select {
 		case ev := <-e.persist:
-			if e.st != nil {
-				e.st.AddEvent(ev.At, int(ev.Level), ev.Lane, ev.Host, ev.Msg)
-			}
+			e.front.event(ev)
 		case <-e.ctx.Done():
 			for {
 				select {
 				case ev := <-e.persist:
-					if e.st != nil {
-						e.st.AddEvent(ev.At, int(ev.Level), ev.Lane, ev.Host, ev.Msg)
-					}
+					e.front.event(ev)
 				default:
 					return
 				}

@@ -21,9 +21,7 @@ type lanePort struct{ e *Engine }
 var _ lanes.Front = lanePort{}
 
 func (p lanePort) Opened(lane int, egress string) {
-	if p.e.st != nil {
-		p.e.st.LaneOpened(lane, egress, p.e.now())
-	}
+	p.e.front.laneOpened(lane, egress, p.e.now())
 }
 
 // Next blocks while the crawl or the lane is paused, then hands out the lane's next
@@ -54,9 +52,7 @@ func (p lanePort) Next(s *lanes.Slot) (frontier.Task, bool) {
 			e.checkIdle()
 			id, done := s.Lane.ID, s.Lane.Done()
 			e.mu.Unlock()
-			if e.st != nil {
-				e.st.LaneRetired(id, e.now(), done)
-			}
+			e.front.laneRetired(id, e.now(), done)
 			e.logf(LevelDebug, id, "", "lane %d retired", id)
 			e.mu.Lock()
 			return frontier.Task{}, false

@@ -14,6 +14,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/lanes"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
 	"github.com/crawlconsole/crawlconsole/engine/master"
 	"github.com/crawlconsole/crawlconsole/store"
@@ -44,7 +45,7 @@ func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := newEngine(opts, roleMaster, nil)
+	e, err := newEngine(opts, masterRole{})
 	if err != nil {
 		return nil, err
 	}
@@ -88,8 +89,30 @@ func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
 		// before any joins, and the line printed before the screen took over is gone.
 		e.logf(LevelInfo, 0, "", "workers join with: %s", mo.Join)
 	}
-	e.cluster, e.crew = m, m
+	e.crew = m
 	return e, nil
+}
+
+// masterRole is the master's part of a crawl (role): the front and its store, and
+// no lanes of its own.
+type masterRole struct{}
+
+func (masterRole) name() string                              { return RoleMaster }
+func (masterRole) openStore(o Options) (*store.Store, error) { return openStore(o) }
+func (masterRole) ssrfFix() string                           { return localRole{}.ssrfFix() }
+func (masterRole) waitsWhenDry(o *Options) bool              { return o.Revisit.Enabled }
+func (masterRole) telemetry(e *Engine, t *Telemetry)         { e.storeTelemetry(t) }
+
+// started leaves the resumed URLs unannounced: they wait for their holders' claims
+// (grace), which says what came back.
+func (masterRole) started(*Engine) {}
+
+// equip gives the master a board with no egress: the workers resolve, fetch and
+// rotate egresses.
+func (masterRole) equip(e *Engine) error {
+	e.board = lanes.NewBoard(e.opts.Lanes.Max, nil)
+	e.run.Board = e.board
+	return nil
 }
 
 // The master's crew is its workers (crew): a placed task goes to its unit's worker,
@@ -100,6 +123,16 @@ func (m *masterRuntime) queue(t frontier.Task)      { m.book.Add(t) }
 func (m *masterRuntime) counts() (waiting, out int) { return m.book.Counts() }
 func (m *masterRuntime) placesEarly() bool          { return false }
 func (m *masterRuntime) lanesPeak() int             { return max(m.e.board.Peak(), m.book.LanesPeak()) }
+
+// busyState is DRAINING once the master has nothing left to hand out: its workers
+// finish what they hold. Caller holds e.mu.
+func (m *masterRuntime) busyState() State {
+	e := m.e
+	if e.queuedLen() == 0 && e.q.spillFrom == 0 && e.outstanding == 0 {
+		return StateDraining
+	}
+	return StateRunning
+}
 
 // show adds the workers to a snapshot: the Nodes pane, their lanes, the tasks
 // waiting at the master and handed out. Caller holds e.mu.
@@ -144,13 +177,25 @@ func (m *masterRuntime) applyRebalance(p RebalancePlan) error { return m.link.Ap
 func (m *masterRuntime) pauseNode(name string, paused bool) error {
 	return m.link.PauseNode(name, paused)
 }
-func (m *masterRuntime) clusterStats() *ClusterStats              { return m.link.ClusterStats() }
-func (m *masterRuntime) rotateLane(id int) (string, error)        { return m.link.RotateLane(id) }
-func (m *masterRuntime) addEgress(spec string) (string, error)    { return m.link.AddEgress(spec) }
-func (m *masterRuntime) removeEgress(name string) error           { return m.link.RemoveEgress(name) }
-func (m *masterRuntime) everyWorker(c *wire.Control) (int, error) { return m.link.EveryWorker(c) }
-func (m *masterRuntime) hostControl(op, host string, on bool) error {
-	return m.link.HostControl(op, host, on)
+func (m *masterRuntime) clusterStats() *ClusterStats       { return m.link.ClusterStats() }
+func (m *masterRuntime) rotateLane(id int) (string, error) { return m.link.RotateLane(id) }
+func (m *masterRuntime) removeEgress(name string) error    { return m.link.RemoveEgress(name) }
+
+// addEgress adds an egress to the master's account table, checked as on one box.
+func (m *masterRuntime) addEgress(spec string) (string, error) {
+	if err := m.e.checkSessionEgress(spec); err != nil {
+		return "", err
+	}
+	return m.link.AddEgress(spec)
+}
+
+// flushDNS empties the workers' DNS caches (M4: every worker has its own).
+func (m *masterRuntime) flushDNS(domain string) (int, error) {
+	return m.link.EveryWorker(&wire.Control{Op: wire.OpFlushDNS, Domain: domain})
+}
+
+func (m *masterRuntime) setHostDisabled(host string, disabled bool) error {
+	return m.link.HostControl(wire.OpDisableHost, host, disabled)
 }
 
 // masterHost is the engine as the master's link sees it (master.Host).

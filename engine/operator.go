@@ -104,16 +104,10 @@ func (e *Engine) stateNow(nextRound time.Time, waiting int) State {
 	case e.paused:
 		return StatePaused
 	case !e.discoveryIdle():
-		if e.cluster != nil && e.queuedLen() == 0 && e.q.spillFrom == 0 && e.outstanding == 0 {
-			// A master with nothing left to hand out: its workers finish what they
-			// hold. (A one-box crawl's lanes find links in every page they fetch, so
-			// an empty queue there is no sign of an end.)
-			return StateDraining
-		}
-		return StateRunning
+		return e.crew.busyState()
 	case e.rv.onBoard+e.rv.inHand > 0:
 		return StateRunning // revisiting
-	case !nextRound.IsZero() || e.opts.Revisit.Enabled && e.st != nil || e.role == roleWorker:
+	case !nextRound.IsZero() || e.role.waitsWhenDry(&e.opts):
 		return StateIdle
 	}
 	return StateDone

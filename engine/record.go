@@ -58,6 +58,21 @@ type frontPort interface {
 	// refused records a refusal the crawl acted on, with its evidence and what
 	// followed (`show URL` says why), in the store that has the URL.
 	refused(r store.Refusal)
+	// requeueDeferred queues again the deferred URLs whose time has come (the
+	// master does it for what its workers deferred).
+	requeueDeferred()
+	// start, run, started and stop are the front's part of the crawl's Start and
+	// Stop (front.go); close closes its store, if it has one, once the crawl stopped.
+	start() error
+	run()
+	started()
+	stop()
+	close() error
+	// event keeps a warning or an error in the crawl's store.
+	event(ev Event)
+	// laneOpened and laneRetired keep the lanes' history.
+	laneOpened(lane int, egress string, at time.Time)
+	laneRetired(lane int, at time.Time, done int64)
 }
 
 // localFront is the frontier side in this process: the store and record.
@@ -89,6 +104,8 @@ func (f localFront) abandon(t frontier.Task, lane int) {
 func (f localFront) deliver(o Outcome) { f.e.record(o) }
 
 func (f localFront) refused(r store.Refusal) { f.e.st.AddRefusal(r) }
+
+func (f localFront) close() error { return f.e.st.Close() }
 
 func (f localFront) deferURLs(list []deferredTask) {
 	for _, d := range list {

@@ -14,10 +14,11 @@ var errNoRotation = fmt.Errorf("no egress rotation: the crawl goes direct (give 
 
 // RotateLane implements Control: the lane (with what it holds) moves to the least
 // recently used other egress that may serve its hosts.
-func (e *Engine) RotateLane(id int) (string, error) {
-	if e.cluster != nil {
-		return e.cluster.rotateLane(id)
-	}
+func (e *Engine) RotateLane(id int) (string, error) { return e.crew.rotateLane(id) }
+
+// rotateLane moves one of this process's lanes to another egress.
+func (c localCrew) rotateLane(id int) (string, error) {
+	e := c.e
 	if e.pool == nil {
 		return "", errNoRotation
 	}
@@ -31,9 +32,12 @@ func (e *Engine) RotateLane(id int) (string, error) {
 
 // SetHostDisabled implements Control.
 func (e *Engine) SetHostDisabled(host string, disabled bool) error {
-	if e.cluster != nil {
-		return e.cluster.hostControl("disable_host", host, disabled)
-	}
+	return e.crew.setHostDisabled(host, disabled)
+}
+
+// setHostDisabled disables or enables host on this process's egress rotation.
+func (c localCrew) setHostDisabled(host string, disabled bool) error {
+	e := c.e
 	if e.pool == nil {
 		return errNoRotation
 	}
@@ -63,23 +67,30 @@ func (e *Engine) SetHostDisabled(host string, disabled bool) error {
 // once (the operator wants it used), with its own transport. The spec comes from a
 // console session: a ${env:}/${file:} password reference is refused, and so is a
 // proxy on a loopback/private/link-local address that allow_private does not cover.
-func (e *Engine) AddEgress(spec string) (string, error) {
-	if e.cluster == nil && e.pool == nil {
-		return "", errNoRotation
-	}
+func (e *Engine) AddEgress(spec string) (string, error) { return e.crew.addEgress(spec) }
+
+// checkSessionEgress refuses an egress spec typed in a console session that names a
+// password reference or a proxy on an address allow_private does not cover.
+func (e *Engine) checkSessionEgress(spec string) error {
 	sp, err := egress.ParseSessionSpec(spec)
 	if err != nil {
-		return "", err
+		return err
 	}
 	var resolver fetch.Resolver
 	if d := e.run.Dialer(); d != nil {
 		resolver = d.Resolver
 	}
-	if err := route.CheckSessionProxy(e.ctx, sp, e.opts.AllowPrivate, resolver); err != nil {
-		return "", err
+	return route.CheckSessionProxy(e.ctx, sp, e.opts.AllowPrivate, resolver)
+}
+
+// addEgress adds an egress to this process's pool and opens lanes on it.
+func (c localCrew) addEgress(spec string) (string, error) {
+	e := c.e
+	if e.pool == nil {
+		return "", errNoRotation
 	}
-	if e.cluster != nil {
-		return e.cluster.addEgress(spec)
+	if err := e.checkSessionEgress(spec); err != nil {
+		return "", err
 	}
 	a, err := e.pool.Add(spec)
 	if err != nil {
@@ -101,10 +112,11 @@ func (e *Engine) AddEgress(spec string) (string, error) {
 }
 
 // RemoveEgress implements Control.
-func (e *Engine) RemoveEgress(name string) error {
-	if e.cluster != nil {
-		return e.cluster.removeEgress(name)
-	}
+func (e *Engine) RemoveEgress(name string) error { return e.crew.removeEgress(name) }
+
+// removeEgress takes an egress out of this process's pool.
+func (c localCrew) removeEgress(name string) error {
+	e := c.e
 	if e.pool == nil {
 		return errNoRotation
 	}

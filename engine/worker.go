@@ -19,6 +19,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/master"
 	"github.com/crawlconsole/crawlconsole/engine/worker"
+	"github.com/crawlconsole/crawlconsole/store"
 )
 
 // Worker is a running worker. Leave ends it gracefully; Close ends it at once (the
@@ -101,7 +102,7 @@ func StartWorker(o WorkerOptions) (*Worker, error) {
 	var opts Options
 	opts, w.hbEvery = worker.Options(reply.Settings, o)
 	granted := worker.Egresses(o, reply.Egress)
-	e, err := newEngine(opts, roleWorker, &workerEgress{granted: granted, claim: w.up.Claim})
+	e, err := newEngine(opts, workerRole{&workerEgress{granted: granted, claim: w.up.Claim}})
 	if err != nil {
 		w.Close()
 		return nil, err
@@ -128,6 +129,20 @@ func StartWorker(o WorkerOptions) (*Worker, error) {
 	e.logf(LevelInfo, 0, "", "worker %s joined the master (%d egresses granted)", o.Node, len(granted))
 	return w, nil
 }
+
+// workerRole is a worker's part of a crawl (role): the lanes, with the egresses its
+// master granted, and no store (its front is the master).
+type workerRole struct{ we *workerEgress }
+
+func (workerRole) name() string                            { return RoleWorker }
+func (workerRole) openStore(Options) (*store.Store, error) { return nil, nil }
+func (workerRole) ssrfFix() string {
+	return "start this worker with --allow-private %s (every worker that may fetch it needs it)"
+}
+func (r workerRole) equip(e *Engine) error           { return e.equipLanes(r.we) }
+func (workerRole) started(*Engine)                   {}              // nothing resumed: the queue is the master's
+func (workerRole) waitsWhenDry(*Options) bool        { return true } // the master decides the end
+func (workerRole) telemetry(e *Engine, t *Telemetry) { e.laneTelemetry(t) }
 
 // Engine is the worker's lane half, for a local console or tests (Snapshot).
 func (w *Worker) Engine() *Engine { return w.e }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
@@ -59,6 +60,19 @@ func (f *remoteFront) deferURLs(list []deferredTask) {
 		f.w.box.Defer(d.task, d.until)
 	}
 }
+
+func (f *remoteFront) requeueDeferred() {} // the master requeues what its workers deferred
+
+// The front's life and the lanes' history are the master's: nothing to keep here.
+
+func (f *remoteFront) start() error                      { return nil }
+func (f *remoteFront) run()                              {}
+func (f *remoteFront) started()                          {}
+func (f *remoteFront) stop()                             {}
+func (f *remoteFront) close() error                      { return nil }
+func (f *remoteFront) event(Event)                       {}
+func (f *remoteFront) laneOpened(int, string, time.Time) {}
+func (f *remoteFront) laneRetired(int, time.Time, int64) {}
 
 // refused keeps a refusal for the master's store: it travels with the next report.
 func (f *remoteFront) refused(r store.Refusal) { f.w.box.Refused(r) }

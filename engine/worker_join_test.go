@@ -105,7 +105,7 @@ func TestStaleHeartbeatReplyDoesNotUndoACrawlPause(t *testing.T) {
 	defer w.Close()
 	paused := func() bool { return w.Engine().Snapshot().State == StatePaused }
 	m.mu.Lock()
-	before := m.cluster.link.PauseSeq() // what a heartbeat reply sent now carries: running
+	before := m.crew.(*masterRuntime).link.PauseSeq() // what a heartbeat reply sent now carries: running
 	m.mu.Unlock()
 	m.Pause()
 	deadline := time.Now().Add(patience)

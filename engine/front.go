@@ -1,0 +1,115 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/lanes"
+)
+
+// The front's life in this process (one box, a master): what it restores and queues
+// at Start, the work it keeps running, and what it saves at Stop. A worker's front
+// is its master (remoteFront), which does all of this there.
+
+// start restores the revisit state, starts the crew, replays steering, resumes the
+// queue an earlier run left and queues the seeds.
+func (f localFront) start() error {
+	e := f.e
+	if err := e.rv.Restore(); err != nil {
+		return fmt.Errorf("revisit state: %w", err)
+	}
+	if err := e.crew.start(); err != nil {
+		return err
+	}
+	// Sites, keywords, budgets and seeds changed in earlier runs, before the queue
+	// is resumed: lanes start with the first task placed, and a search whose
+	// keyword was removed must meet its withdrawal (withdrawals.go) there.
+	e.steer.Replay()
+	if err := e.resume(); err != nil {
+		return err
+	}
+	e.restoreSiteCounts()
+	seeds := e.opts.Seeds
+	if e.disc != nil {
+		seeds = append(seeds[:len(seeds):len(seeds)], e.disc.Seeds()...)
+	}
+	return e.queueSeeds(seeds, e.sites.Load().Sources())
+}
+
+// run starts the front's own goroutines: the store's watch, the revisit scheduler
+// and the rounds over the sites.
+func (f localFront) run() {
+	e := f.e
+	e.wg.Add(1)
+	go e.watchStore()
+	if e.opts.Revisit.Enabled {
+		e.wg.Add(1)
+		go e.runRevisit()
+	}
+	if len(e.sites.Load().Sites()) > 0 {
+		e.startRounds()
+	}
+}
+
+// started logs what the store says of the run it resumed: the URLs the SSRF guard
+// refused before, the failure that stopped the last run.
+func (f localFront) started() {
+	e := f.e
+	if n := e.st.RequeuedBlocked(); n > 0 {
+		e.logf(LevelInfo, 0, "", "%d URLs the SSRF guard refused before are tried again under this run's allow_private", n)
+	}
+	e.noteLastFailure()
+}
+
+// stop saves what the crawl learned, once its lanes and goroutines are done: the
+// DNS cache, the lanes still open, the discovery state, the revisit site priors and
+// the round, and commits every write.
+func (f localFront) stop() {
+	e := f.e
+	if e.dns != nil {
+		lanes.SaveResolver(e.dns, e.st)
+	}
+	e.closeLanes(e.now())
+	if e.disc != nil {
+		e.disc.Save(e.now())
+	}
+	e.rv.SaveSitePriors(e.now())
+	e.endRound(e.now()) // M3: the round's results are not lost to a stop
+	if err := e.st.Flush(); err != nil && e.Failure() == nil {
+		e.logf(LevelError, 0, "", "store: %v", err)
+	}
+}
+
+// event keeps a warning or an error in the store's event table.
+func (f localFront) event(ev Event) {
+	f.e.st.AddEvent(ev.At, int(ev.Level), ev.Lane, ev.Host, ev.Msg)
+}
+
+// laneOpened and laneRetired keep the lanes' history (stats).
+func (f localFront) laneOpened(lane int, egress string, at time.Time) {
+	f.e.st.LaneOpened(lane, egress, at)
+}
+func (f localFront) laneRetired(lane int, at time.Time, done int64) {
+	f.e.st.LaneRetired(lane, at, done)
+}
+
+// closeLanes records the lanes still open when the crawl stops with the pages they
+// fetched: only a lane that ran dry was recorded, so a clean stop left the others
+// open with no pages (stats' lane history), until the next start closed them empty.
+func (e *Engine) closeLanes(at time.Time) {
+	type open struct {
+		id   int
+		done int64
+	}
+	var lanes []open
+	e.mu.Lock()
+	for _, ls := range e.run.Slots() {
+		lanes = append(lanes, open{ls.Lane.ID, ls.Lane.Done()})
+	}
+	e.mu.Unlock()
+	// Submitted without e.mu: a full write queue waits for the writer, whose
+	// callbacks take e.mu (as lanePort.Next does for a lane that ran dry).
+	for _, l := range lanes {
+		e.front.laneRetired(l.id, at, l.done)
+	}
+}

@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"errors"
+
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/lanes"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// role is what sets the three kinds of crawl apart where an Engine is built and
+// where it reports on itself: one box (localRole), a distributed crawl's master
+// (masterRole) or one of its workers (workerRole). The constructor picks it (New,
+// NewMaster, StartWorker); the paths that differ by role once the crawl runs go
+// through the crew and the front (crew.go, record.go), so no code asks which role
+// it is in.
+type role interface {
+	// name is the role as the telemetry names it (RoleLocal, RoleMaster, RoleWorker).
+	name() string
+	// openStore opens the crawl's store; nil, with no error, where the store is
+	// another process's (a worker's is its master's).
+	openStore(opts Options) (*store.Store, error)
+	// ssrfFix is the advice of an SSRF refusal's log line: who needs
+	// --allow-private for the address refused (a format with one %s).
+	ssrfFix() string
+	// equip builds the side that fetches: this process's resolver, egresses and
+	// gate, or a master's empty board (its workers fetch).
+	equip(e *Engine) error
+	// started logs, once the crawl started, what the role has to say about the run
+	// it resumed.
+	started(e *Engine)
+	// waitsWhenDry tells whether a crawl that ran dry waits for more (IDLE) rather
+	// than ending (DONE): with revisits on, or on a worker, whose master decides.
+	waitsWhenDry(opts *Options) bool
+	// telemetry adds the role's own figures to t.
+	telemetry(e *Engine, t *Telemetry)
+}
+
+// localRole is a crawl in one process: a front and its lanes joined in process.
+type localRole struct{}
+
+func (localRole) name() string                              { return RoleLocal }
+func (localRole) openStore(o Options) (*store.Store, error) { return openStore(o) }
+func (localRole) ssrfFix() string {
+	return "start the crawl with --allow-private %s (on a distributed crawl, the workers need it too)"
+}
+func (localRole) equip(e *Engine) error             { return e.equipLanes(nil) }
+func (localRole) started(e *Engine)                 { e.logResumed() }
+func (localRole) waitsWhenDry(o *Options) bool      { return o.Revisit.Enabled }
+func (localRole) telemetry(e *Engine, t *Telemetry) { e.laneTelemetry(t); e.storeTelemetry(t) }
+
+// openStore opens the store at opts.DB: the front's, on one box and on a master.
+func openStore(opts Options) (*store.Store, error) {
+	if opts.DB == "" {
+		return nil, errors.New("no database path: set --db PATH")
+	}
+	return store.Open(opts.DB, opts.Store)
+}
+
+// equipLanes builds this process's fetching side: the resolver (the DNS cache
+// unless Options.Resolver is set), the egresses (and a worker's egress supply we),
+// the politeness gate and the renderer of pages that need a browser.
+func (e *Engine) equipLanes(we *workerEgress) error {
+	var resolver fetch.Resolver = e.opts.Resolver
+	if resolver == nil {
+		var meta lanes.Meta // the cache starts warm with what the last run left in the store
+		if e.st != nil {
+			meta = e.st
+		}
+		var err error
+		if e.dns, err = lanes.NewResolver(e.opts.DNS, e.opts.DNSServers, e.run.Holds, e.opts.Now, meta); err != nil {
+			return err
+		}
+		resolver = e.dns
+	}
+	if err := e.setupEgress(resolver, e.guard, e.run.FetchConfig(), we); err != nil {
+		return err
+	}
+	e.gate = e.run.NewGate()
+	e.setupRender()
+	return nil
+}
+
+// logResumed says how many in-progress URLs a restart put back in the queue (a
+// master says it once its grace period is over: master/lease.go).
+func (e *Engine) logResumed() {
+	if e.resumed > 0 {
+		e.logf(LevelInfo, 0, "", "resumed: %d in-progress URLs went back to the queue", e.resumed)
+	}
+}
+
+// laneTelemetry adds this process's lanes' figures: the DNS cache's waits.
+func (e *Engine) laneTelemetry(t *Telemetry) {
+	if e.dns != nil {
+		h := histogramOf(e.dns.WaitHistogram())
+		t.DNSWait = &h
+	}
+}
+
+// storeTelemetry adds the front's figures: the store's commits and queue, the
+// pages stored by age.
+func (e *Engine) storeTelemetry(t *Telemetry) {
+	l := e.st.CommitLatency()
+	h := Histogram{Count: l.Count, Sum: l.Sum, Buckets: l.Buckets}
+	t.StoreCommit = &h
+	t.StoreBusy = e.st.WriterBusy()
+	t.StoreQueue = e.st.WriteQueue()
+	t.StoredByAge = make([]int64, len(e.c.storedByAge))
+	for i := range e.c.storedByAge {
+		t.StoredByAge[i] = e.c.storedByAge[i].Load()
+	}
+}
