@@ -148,7 +148,7 @@ func TestPausedWorkerFetchesNothingOfLostHosts(t *testing.T) {
 	})
 	// w1 stops: its requests hang, its heartbeats stop.
 	site.freeze("127.0.0.2")
-	w1.beats.Lock()
+	resumeBeats := w1.SilenceHeartbeats()
 	waitFor(t, "w1 declared dead", func() bool { return state("w1") == NodeDead })
 	worker("w2", "127.0.0.3")
 	waitFor(t, "w2 fetching the host w1 lost", func() bool { return site.requestsSince("127.0.0.3", time.Time{}) >= 3 })
@@ -161,7 +161,7 @@ func TestPausedWorkerFetchesNothingOfLostHosts(t *testing.T) {
 			return m.Stats().Cluster.LateResults > late || site.requestsSince("127.0.0.2", thawed) > 0
 		})
 	}
-	w1.beats.Unlock()
+	resumeBeats()
 	waitFor(t, "w1 rejoined and its lanes let go of what they held", func() bool {
 		rejoined := false
 		for _, ev := range w1.Engine().EventsSince(0, 0) {

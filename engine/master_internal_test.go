@@ -48,11 +48,11 @@ func TestWorkerClaimsAnEgressFromTheMasterTable(t *testing.T) {
 	if got := len(w.e.run.Links); got != 1 {
 		t.Fatalf("worker joined with %d egresses, want per_node = 1", got)
 	}
-	sp, ok := w.up.Claim()
+	sp, ok := w.Claim()
 	if !ok || sp.Address != "127.0.0.51" {
 		t.Fatalf("claim = %+v, %v; want the table's free bind:127.0.0.51", sp, ok)
 	}
-	if _, ok := w.up.Claim(); ok {
+	if _, ok := w.Claim(); ok {
 		t.Fatal("a second claim succeeded; the table has no free egress left")
 	}
 	w.Close() // silent from now on: dead after the timeout, its grants return

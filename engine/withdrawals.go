@@ -156,7 +156,7 @@ func (f localFront) withdrawn(t frontier.Task) { f.e.endSteeredOut(t) }
 // withdrawn reports a hand-out the master withdrew as a result of kind steered_out:
 // the master ends it under its lease, as any other result.
 func (f *remoteFront) withdrawn(t frontier.Task) {
-	f.send(wire.Result{Task: t, Kind: SkipSteeredOut, At: f.w.e.now()})
+	f.send(wire.Result{Task: t, Kind: SkipSteeredOut, At: f.e.now()})
 }
 
 // withdraw takes the sources a steering change removed out of the queue and keeps
@@ -231,30 +231,6 @@ func (m *masterRuntime) withdrawHeld(held map[string][]frontier.Task) int {
 	}
 	wg.Wait()
 	return total
-}
-
-// withdraw takes the master's withdrawn hand-outs off this worker's board and keeps
-// them off (a batch still in the task stream is withdrawn when it arrives); each is
-// reported as a result of kind steered_out. It returns how many it took off the board.
-func (w *Worker) withdraw(tasks []frontier.Task) int {
-	leases := make(map[string]uint64, len(tasks))
-	for _, t := range tasks {
-		leases[t.URL] = t.Lease
-	}
-	e := w.e
-	e.mu.Lock()
-	e.markOut(leases)
-	out := e.offBoard(e.board.Withdraw(func(t frontier.Task) bool {
-		lease, ok := leases[t.URL]
-		return ok && lease == t.Lease
-	}))
-	for _, t := range out {
-		e.setOut(t)
-	}
-	e.checkIdle()
-	e.mu.Unlock()
-	e.flushSteeredOut()
-	return len(out)
 }
 
 // keepSources forgets earlier withdrawals of sources added back. When some were

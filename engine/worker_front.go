@@ -8,11 +8,16 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/stories"
+	"github.com/crawlconsole/crawlconsole/engine/worker"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
-// remoteFront is the frontier side as a worker sees it: the master, over NATS.
-type remoteFront struct{ w *Worker }
+// remoteFront is the frontier side as a worker sees it: the master, over NATS
+// (through its node's outbox).
+type remoteFront struct {
+	e   *Engine
+	box *worker.Outbox
+}
 
 // prepare: the master set Refetch and validators, and Stood on a URL a fetched
 // page stands for as its canonical, which ends unsent.
@@ -26,8 +31,8 @@ func (f *remoteFront) begin(frontier.Task, int)       {} // the master marked it
 func (f *remoteFront) abandon(t frontier.Task, _ int) {} // stopping: the master requeues what this worker held
 func (f *remoteFront) deliver(o Outcome) {
 	if o.Res != nil {
-		f.w.e.c.response(o.Res.Status) // the worker's own rate, for its heartbeat
-		f.w.e.c.bytesFetched.Add(int64(len(o.Res.Body)))
+		f.e.c.response(o.Res.Status) // the worker's own rate, for its heartbeat
+		f.e.c.bytesFetched.Add(int64(len(o.Res.Body)))
 		res := *o.Res
 		if res.Parsed != nil && res.Status/100 == 2 {
 			// The signature from the parse that found the links (one tokenizer
@@ -52,12 +57,12 @@ func (f *remoteFront) deliver(o Outcome) {
 		}
 		o.Res = &res
 	}
-	f.w.box.Result(wire.Result{Task: o.Task, Lane: o.Lane, Egress: o.Egress, Kind: o.Kind, Res: o.Res, Hops: o.Hops, At: o.At})
+	f.box.Result(wire.Result{Task: o.Task, Lane: o.Lane, Egress: o.Egress, Kind: o.Kind, Res: o.Res, Hops: o.Hops, At: o.At})
 }
 
 func (f *remoteFront) deferURLs(list []deferredTask) {
 	for _, d := range list {
-		f.w.box.Defer(d.task, d.until)
+		f.box.Defer(d.task, d.until)
 	}
 }
 
@@ -75,7 +80,7 @@ func (f *remoteFront) laneOpened(int, string, time.Time) {}
 func (f *remoteFront) laneRetired(int, time.Time, int64) {}
 
 // refused keeps a refusal for the master's store: it travels with the next report.
-func (f *remoteFront) refused(r store.Refusal) { f.w.box.Refused(r) }
+func (f *remoteFront) refused(r store.Refusal) { f.box.Refused(r) }
 
 // send reports an outcome the worker decided itself (a task withdrawn from its board).
-func (f *remoteFront) send(r wire.Result) { f.w.box.Result(r) }
+func (f *remoteFront) send(r wire.Result) { f.box.Result(r) }

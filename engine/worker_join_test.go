@@ -87,53 +87,6 @@ func startIdleCluster(t *testing.T, hb time.Duration) (*Engine, func(name string
 	return m, conn
 }
 
-// TestStaleHeartbeatReplyDoesNotUndoACrawlPause: p on the master pauses a worker; a
-// heartbeat reply the master sent just before (crawl running) and the worker reads
-// just after leaves it paused, where it used to resume it until its next heartbeat.
-// The numbers also keep a pause and a resume that overtake each other in order, and
-// a join's state is taken whatever its number (a restarted master).
-func TestStaleHeartbeatReplyDoesNotUndoACrawlPause(t *testing.T) {
-	t.Parallel()
-	// No heartbeat during the test: the replies are played by hand, in a set order.
-	m, conn := startIdleCluster(t, time.Minute)
-	defer m.Close()
-	w, err := StartWorker(WorkerOptions{Conn: conn("w1"), Node: "w1", Egress: []string{"bind:127.0.0.61"},
-		AllowPrivate: []string{"127.0.0.0/8"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	paused := func() bool { return w.Engine().Snapshot().State == StatePaused }
-	m.mu.Lock()
-	before := m.crew.(*masterRuntime).link.PauseSeq() // what a heartbeat reply sent now carries: running
-	m.mu.Unlock()
-	m.Pause()
-	deadline := time.Now().Add(patience)
-	for !paused() {
-		if time.Now().After(deadline) {
-			t.Fatal("worker not paused 90 s after p on the master")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	for _, step := range []struct {
-		what         string
-		seq          uint64
-		paused, join bool
-		want         bool
-	}{
-		{"the heartbeat reply from before the pause", before, false, false, true},
-		{"an unnumbered state (a master of an older version)", 0, false, false, false},
-		{"the pause again, numbered", before + 1, true, false, true},
-		{"a resume numbered before that pause", before, false, false, true},
-		{"a join to a restarted master counting from lower", 1, false, true, false},
-	} {
-		w.setCrawlPaused(step.seq, step.paused, step.join)
-		if got := paused(); got != step.want {
-			t.Errorf("after %s: paused %v, want %v", step.what, got, step.want)
-		}
-	}
-}
-
 // startTestNATS starts an embedded NATS server (token "tok", its store in a temp
 // dir, shut down with the test) and returns the dir and conn, which connects a named
 // client to it (closed with the test).

@@ -1,8 +1,10 @@
-package engine
+package worker
 
 import (
 	"sync"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // masterReach is whether the master answers the worker's heartbeats, so that a
@@ -19,8 +21,8 @@ type masterReach struct {
 // its master is unreachable: one reply may be late from a busy master.
 const reachAfter = 2
 
-// miss counts a heartbeat the master did not answer (err says why).
-func (r *masterReach) miss(e *Engine, err error, at time.Time) {
+// miss counts a heartbeat the master did not answer (err says why); l logs.
+func (r *masterReach) miss(l Lanes, err error, at time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.missed == 0 {
@@ -29,17 +31,17 @@ func (r *masterReach) miss(e *Engine, err error, at time.Time) {
 	r.missed++
 	if r.missed >= reachAfter && !r.said {
 		r.said = true
-		e.logf(LevelWarn, 0, "", "master unreachable: %d heartbeats unanswered since %s (%v); results wait here until it answers",
+		l.Logf(view.LevelWarn, "master unreachable: %d heartbeats unanswered since %s (%v); results wait here until it answers",
 			r.missed, r.since.Format(time.TimeOnly), err)
 	}
 }
 
 // answer notes a heartbeat the master answered.
-func (r *masterReach) answer(e *Engine, at time.Time) {
+func (r *masterReach) answer(l Lanes, at time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.said {
-		e.logf(LevelWarn, 0, "", "master reachable again after %v", at.Sub(r.since).Round(time.Second))
+		l.Logf(view.LevelWarn, "master reachable again after %v", at.Sub(r.since).Round(time.Second))
 	}
 	r.missed, r.said = 0, false
 }
