@@ -8,6 +8,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/cookies"
+	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
 
@@ -52,8 +53,8 @@ func TestCookieSessionPerEgressAndSite(t *testing.T) {
 	}
 	select {
 	case <-e.Done():
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("crawl not done after 2 minutes: %+v", e.Stats())
+	case <-time.After(enginetest.CrawlPatience):
+		t.Fatalf("crawl not done after %v: %+v", enginetest.CrawlPatience, e.Stats())
 	}
 	e.Close()
 

@@ -771,9 +771,15 @@ func TestRevisitVerdictsOfOneRefetchedPage(t *testing.T) {
 			}
 		})
 	}
-	if err := e.st.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	// The stats count the refetch when its result is recorded; the store has it
+	// once its batch lands (under load the URL was still in progress here).
+	waitFor(t, "the last refetch's result in the store", func() bool {
+		if err := e.st.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		u, err := e.st.URLState(pageURL)
+		return err == nil && u.State != store.InProgress
+	})
 	srv.mu.Lock()
 	ims := slices.Clone(srv.ims)
 	srv.mu.Unlock()
