@@ -160,6 +160,8 @@ type (
 	Sizing = view.Sizing
 	// RenderStats is the headless browser's pool and renders (Snapshot.Render).
 	RenderStats = view.RenderStats
+	// RenderHost is one host's renders and their cost (RenderStats.Hosts).
+	RenderHost = view.RenderHost
 	// PagesPerIPSource is view.PagesPerIPSource: where Sizing.PagesPerIP comes from.
 	PagesPerIPSource = view.PagesPerIPSource
 	// Stats is view.Stats: the --stats-json object.

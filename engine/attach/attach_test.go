@@ -86,6 +86,8 @@ func richSnapshot() engine.Snapshot {
 		RoundPages: 900, AccessTime: 3 * time.Second, VPNConnect: 10 * time.Second, ExpectTime: time.Hour, LanesPerWorker: 8, Workers: 1}
 	s.NextRound = time.Now().Add(time.Hour).Round(0)
 	s.Totals.ConfirmFetches = 3
+	s.Render = &engine.RenderStats{Running: true, Contexts: 4, Busy: 1, PSSMB: 288, Renders: 31, Failed: 1, Recycled: 2, Restarts: 1,
+		Requests: 140, Seconds: 27.5, Hosts: []engine.RenderHost{{Host: "spa.sandbox.test", Renders: 31, Failed: 1, Requests: 140, Seconds: 27.5}}}
 	s.DNS.Stats.Rejected = 2
 	s.DNS.Stats.WaitP50Ms = 0.25
 	s.DNS.Stats.WaitHistogram = []dnscache.HistBucket{{UpToMs: 0, Count: 40000}, {UpToMs: 0.5, Count: 12}}
