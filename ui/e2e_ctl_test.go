@@ -1,0 +1,138 @@
+package ui
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestCtlAndLogRowInTmux steers a crawl's console and a master's console, each in a
+// real terminal (tmux, 120×40), from another process with `crawlconsole ctl`, as an
+// operator's script would: pause shows PAUSED in the console's header and in
+// `ctl --json status`, resume takes it back. In the crawl's Log pane, the row of a
+// seed the SSRF guard refused is cut at the pane's width before its fix; enter
+// opens it whole.
+func TestCtlAndLogRowInTmux(t *testing.T) {
+	dir, bin := tmuxBinary(t, "steers a crawl and a master with ctl")
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<html><body><p>page %s</p><a href="%s/n">next</a></body></html>`, r.URL.Path, strings.TrimSuffix(r.URL.Path, "/"))
+	}))
+	defer site.Close()
+	cfg := filepath.Join(dir, "revisits.yaml")
+	if err := os.WriteFile(cfg, []byte("revisit:\n  enabled: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	start := func(name, script string) *tmuxSession {
+		s := &tmuxSession{t: t, sock: filepath.Join(dir, name+".sock"), name: name}
+		cmd := exec.Command("tmux", "-S", s.sock, "new-session", "-d", "-x", "120", "-y", "40", "-s", s.name, "sh", "-c", script+"; sleep 600")
+		cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("tmux new-session: %v\n%s", err, out)
+		}
+		t.Cleanup(func() { _ = exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
+		return s
+	}
+	// ctl runs `crawlconsole ctl` against the operator port at addr of the crawl
+	// whose store is db (its token sits beside it): exit status and output.
+	ctl := func(addr, db string, args ...string) (int, string) {
+		t.Helper()
+		cmd := exec.Command(bin, append([]string{"ctl", "--attach", "nats://" + addr, "--token-file", db + ".token"}, args...)...)
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return exit.ExitCode(), string(out)
+		}
+		if err != nil {
+			t.Fatalf("ctl %v: %v", args, err)
+		}
+		return 0, string(out)
+	}
+	header := func(want string) func(string) bool {
+		return func(scr string) bool { return strings.Contains(strings.SplitN(scr, "\n", 2)[0], "  "+want+"  ") }
+	}
+	steer := func(s *tmuxSession, addr, db string) {
+		t.Helper()
+		if code, out := ctl(addr, db, "pause"); code != 0 {
+			t.Fatalf("%s: ctl pause: exit %d: %s", s.name, code, out)
+		}
+		s.waitFor("PAUSED in the header after ctl pause", header("PAUSED"))
+		code, out := ctl(addr, db, "--json", "status")
+		var st struct{ State string }
+		if err := json.Unmarshal([]byte(out), &st); code != 0 || err != nil || st.State != "PAUSED" {
+			t.Fatalf("%s: ctl --json status after pause: exit %d, %v, state %q: %s", s.name, code, err, st.State, out)
+		}
+		if code, out := ctl(addr, db, "resume"); code != 0 {
+			t.Fatalf("%s: ctl resume: exit %d: %s", s.name, code, out)
+		}
+		s.waitFor("the header no longer PAUSED after ctl resume", func(scr string) bool { return !header("PAUSED")(scr) })
+	}
+
+	// A one-box crawl. 127.0.0.2 is outside --allow-private: its seed is refused,
+	// with a warning whose end names the fix.
+	addr, db := freeAddr(t), filepath.Join(dir, "crawl.db")
+	s := start("crawl", fmt.Sprintf("%s crawl %s/ http://127.0.0.2:9/ --allow-private 127.0.0.1/32 --delay 300ms..500ms --config %s --db %s --operator %s",
+		bin, site.URL, cfg, db, addr))
+	s.waitText("RUNNING")
+	steer(s, addr, db)
+
+	const fix = "--allow-private 127.0.0.2/32"
+	s.keys("3")
+	s.waitText("SSRF guard")
+	if strings.Contains(s.screen(), fix) {
+		t.Fatalf("the log row shows the whole warning already; the test needs a longer one:\n%s", s.screen())
+	}
+	// Open rows from the newest up until the warning's is open.
+	s.keys("end")
+	open := regexp.MustCompile(`level {3}(DEBUG|INFO|WARN|ERROR)`) // an open row's field, not the footer's "min level"
+	opened := ""
+	for range 40 {
+		s.keys("Enter")
+		scr := s.waitFor("a row open", open.MatchString)
+		if words := strings.Join(strings.Fields(scr), " "); strings.Contains(words, fix) {
+			opened = words
+			break
+		}
+		s.keys("Escape")
+		s.waitFor("the row closed", func(scr string) bool { return !open.MatchString(scr) })
+		s.keys("Up")
+	}
+	if opened == "" {
+		t.Fatalf("no row of the Log pane opened to the SSRF warning's end (%s):\n%s", fix, s.screen())
+	}
+	if !strings.Contains(opened, fix+" (on a distributed crawl, the workers need it too)") || !strings.Contains(opened, "level WARN") {
+		t.Fatalf("the opened row lacks the warning's end or its level:\n%s", opened)
+	}
+
+	// A master with no worker yet: its console, steered the same way through the
+	// address its workers join (a master's operator port is its --listen).
+	maddr, mdb := freeAddr(t), filepath.Join(dir, "master.db")
+	m := start("master", fmt.Sprintf("%s master %s/ --allow-private 127.0.0.1/32 --db %s --listen %s", bin, site.URL, mdb, maddr))
+	m.waitText("workers 0")
+	steer(m, maddr, mdb)
+}
+
+// freeAddr is a loopback address nothing listens on (a port the kernel just gave).
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
