@@ -37,16 +37,7 @@ func TestCtlAndLogRowInTmux(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	start := func(name, script string) *tmuxSession {
-		s := &tmuxSession{t: t, sock: filepath.Join(dir, name+".sock"), name: name}
-		cmd := exec.Command("tmux", "-S", s.sock, "new-session", "-d", "-x", "120", "-y", "40", "-s", s.name, "sh", "-c", script+"; sleep 600")
-		cmd.Env = append(os.Environ(), "TERM=xterm-256color")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("tmux new-session: %v\n%s", err, out)
-		}
-		t.Cleanup(func() { _ = exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
-		return s
-	}
+	start := func(name, script string) *tmuxSession { return startTmux(t, dir, name, script+"; sleep 600") }
 	// ctl runs `crawlconsole ctl` against the operator port at addr of the crawl
 	// whose store is db (its token sits beside it): exit status and output.
 	ctl := func(addr, db string, args ...string) (int, string) {

@@ -56,16 +56,10 @@ func TestMasterDrainingInTmux(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("revisit:\n  enabled: false\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := &tmuxSession{t: t, sock: filepath.Join(dir, "tmux.sock"), name: "drain"}
 	db := filepath.Join(dir, "m.db")
 	script := fmt.Sprintf("%s master %s/ --db %s --listen %s --config %s --allow-private 127.0.0.0/8; echo \"EXIT=$?\"; sleep 600",
 		bin, site.URL, db, listen, cfg)
-	cmd := exec.Command("tmux", "-S", s.sock, "new-session", "-d", "-x", "120", "-y", "40", "-s", s.name, "sh", "-c", script)
-	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("tmux new-session: %v\n%s", err, out)
-	}
-	t.Cleanup(func() { _ = exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
+	s := startTmux(t, dir, "drain", script)
 
 	scr := s.waitFor("the join command", func(scr string) bool { return strings.Contains(scr, "--token-file") })
 	joined := strings.ReplaceAll(strings.Join(strings.Fields(scr), " "), `\ `, "")

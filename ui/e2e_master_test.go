@@ -23,17 +23,11 @@ func TestMasterConsoleJoinInTmux(t *testing.T) {
 	listen := l.Addr().String()
 	l.Close()
 
-	s := &tmuxSession{t: t, sock: filepath.Join(dir, "tmux.sock"), name: "master"}
 	db := filepath.Join(dir, "m.db")
 	// The seed is never fetched: a master fetches nothing itself, and no worker
 	// comes before the first screen is checked.
 	script := bin + " master http://site.invalid/ --db " + db + " --listen " + listen + `; echo "EXIT=$?"; sleep 600`
-	cmd := exec.Command("tmux", "-S", s.sock, "new-session", "-d", "-x", "120", "-y", "40", "-s", s.name, "sh", "-c", script)
-	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("tmux new-session: %v\n%s", err, out)
-	}
-	t.Cleanup(func() { _ = exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
+	s := startTmux(t, dir, "master", script)
 
 	// The first screen: no worker, and the command that brings one, whole.
 	scr := s.waitFor("the join command with 0 workers", func(scr string) bool {

@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -126,14 +124,8 @@ func TestDemoWorkersRebalanceInTmux(t *testing.T) {
 		planWithin   = 3 * time.Minute  // the first plan with moves
 		answerWithin = 90 * time.Second // any one answer of the console
 	)
-	s := &tmuxSession{t: t, sock: filepath.Join(dir, "tmux.sock"), name: "e2e"}
 	script := bin + " demo --workers 3 --db " + filepath.Join(dir, "demo.db") + `; echo "EXIT=$?"; sleep 600`
-	cmd := exec.Command("tmux", "-S", s.sock, "new-session", "-d", "-x", "120", "-y", "40", "-s", s.name, "sh", "-c", script)
-	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("tmux new-session: %v\n%s", err, out)
-	}
-	t.Cleanup(func() { _ = exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
+	s := startTmux(t, dir, "e2e", script)
 
 	// The Nodes pane: three active workers, and pages stored.
 	s.waitWithin(startWithin, "Nodes tab", func(scr string) bool { return strings.Contains(scr, "7 Nodes") })

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,20 +37,13 @@ func TestCrawlStatesInTmux(t *testing.T) {
 	defer site.Close()
 
 	run := func(name string, revisits bool) *tmuxSession {
-		s := &tmuxSession{t: t, sock: filepath.Join(dir, name+".sock"), name: name}
 		cfg := filepath.Join(dir, name+".yaml")
 		if err := os.WriteFile(cfg, []byte(fmt.Sprintf("revisit:\n  enabled: %v\n", revisits)), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		script := fmt.Sprintf("%s crawl %s/ --allow-private 127.0.0.0/8 --delay 300ms..500ms --config %s --db %s; sleep 600",
 			bin, site.URL, cfg, filepath.Join(dir, name+".db"))
-		cmd := exec.Command("tmux", "-S", s.sock, "new-session", "-d", "-x", "120", "-y", "40", "-s", s.name, "sh", "-c", script)
-		cmd.Env = append(os.Environ(), "TERM=xterm-256color")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("tmux new-session: %v\n%s", err, out)
-		}
-		t.Cleanup(func() { _ = exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
-		return s
+		return startTmux(t, dir, name, script)
 	}
 
 	s := run("done", false)

@@ -86,6 +86,20 @@ func fetched(scr string) int {
 	return n
 }
 
+// startTmux runs script in a new detached tmux session name (120×40, its socket in
+// dir), killed with the test.
+func startTmux(t *testing.T, dir, name, script string) *tmuxSession {
+	t.Helper()
+	s := &tmuxSession{t: t, sock: filepath.Join(dir, name+".sock"), name: name}
+	cmd := exec.Command("tmux", "-S", s.sock, "new-session", "-d", "-x", "120", "-y", "40", "-s", s.name, "sh", "-c", script)
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tmux new-session: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
+	return s
+}
+
 // tmuxBinary skips t under -short or where tmux is missing (why: what the test does
 // beyond building), and builds crawlconsole into a temporary directory: the
 // directory and the binary.
@@ -116,16 +130,10 @@ func TestDemoInTmux(t *testing.T) {
 		t.Skipf("`crawlconsole demo --help` does not work yet (%v); skipping the end-to-end console test", err)
 	}
 
-	s := &tmuxSession{t: t, sock: filepath.Join(dir, "tmux.sock"), name: "e2e"}
 	// After the demo, the shell reports its exit status and the terminal modes, then
 	// idles so the pane can be captured.
 	script := bin + " demo --db " + filepath.Join(dir, "demo.db") + `; echo "EXIT=$?"; stty -a; sleep 600`
-	cmd := exec.Command("tmux", "-S", s.sock, "new-session", "-d", "-x", "120", "-y", "40", "-s", s.name, "sh", "-c", script)
-	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("tmux new-session: %v\n%s", err, out)
-	}
-	t.Cleanup(func() { _ = exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
+	s := startTmux(t, dir, "e2e", script)
 
 	// Start: the console comes up and the lanes fill.
 	s.waitFor("RUNNING with lanes and pages fetched", func(scr string) bool {
