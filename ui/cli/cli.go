@@ -4,18 +4,18 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os/signal"
 	"syscall"
 
 	"github.com/crawlconsole/crawlconsole/sandbox"
+	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
+	"github.com/crawlconsole/crawlconsole/ui/cli/report"
 )
 
 // ExitUsage is the exit status for bad flags, config or arguments.
-const ExitUsage = 2
+const ExitUsage = clikit.ExitUsage
 
 // ExitStoreFailed is the exit status of a crawl that stopped itself because its store
 // could not commit (disk full, I/O error): the message on stderr says what to do.
@@ -66,11 +66,11 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	case "serve":
 		return runServe(ctx, args[1:], stdout, stderr)
 	case "stats":
-		return runStats(args[1:], stdout, stderr)
+		return report.Stats(args[1:], stdout, stderr)
 	case "export":
-		return runExport(ctx, args[1:], stdout, stderr)
+		return report.Export(ctx, args[1:], stdout, stderr)
 	case "show":
-		return runShow(args[1:], stdout, stderr)
+		return report.Show(args[1:], stdout, stderr)
 	case "master":
 		return runMaster(ctx, args[1:], stdout, stderr)
 	case "worker":
@@ -83,25 +83,4 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "crawlconsole: unknown command %q (want demo, crawl, sandbox, stats, export, show, serve, master, worker, console or ctl)\n", args[0])
 		return ExitUsage
 	}
-}
-
-// parseFlags is fs.Parse(args) that keeps a mistake readable: the error and one line
-// pointing at --help, not the whole flag list after it (which scrolled the error
-// away); the list is printed when asked for, with -h or --help.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	usage := fs.Usage
-	fs.Usage = func() {}
-	err := fs.Parse(args)
-	fs.Usage = usage
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		if usage != nil {
-			usage()
-		} else {
-			fs.PrintDefaults()
-		}
-	case err != nil:
-		fmt.Fprintf(fs.Output(), "Run \"crawlconsole %s --help\" for its flags.\n", fs.Name())
-	}
-	return err
 }

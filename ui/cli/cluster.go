@@ -16,6 +16,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/attach"
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
 	"github.com/crawlconsole/crawlconsole/ui"
+	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
 )
 
 // tokenEnv is where master and worker also look for the shared credential, so it
@@ -233,7 +234,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			"and a line counting what the master did not get).\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, args); err != nil {
+	if err := clikit.Parse(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
@@ -434,7 +435,7 @@ func runConsole(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			"--operator ADDR (its address and DB.token are printed at start). Quitting leaves the crawl running.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, args); err != nil {
+	if err := clikit.Parse(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
+
 	"gopkg.in/yaml.v3"
 
 	"github.com/crawlconsole/crawlconsole/engine"
@@ -242,7 +244,7 @@ func (d *delayFlag) Set(v string) error {
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
-		if err := parseFlags(fs, args); err != nil {
+		if err := clikit.Parse(fs, args); err != nil {
 			return nil, err
 		}
 		rest := fs.Args()
@@ -255,13 +257,6 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
-}
-
-// setFlags returns the names of flags given on the command line.
-func setFlags(fs *flag.FlagSet) map[string]bool {
-	m := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { m[f.Name] = true })
-	return m
 }
 
 // positiveInt is a flag.Value for counts >= 1 with a clear message.

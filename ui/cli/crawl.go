@@ -15,6 +15,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/themes"
+	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
 )
 
 // crawlFlags are the flags shared by crawl and serve.
@@ -83,7 +84,7 @@ func (c *crawlFlags) options(positional []string) (engine.Options, error) {
 			return opts, err
 		}
 	}
-	set := setFlags(c.fs)
+	set := clikit.Set(c.fs)
 	if set["seeds"] {
 		s, list, err := readSeeds(c.seedsFile, c.fs.Output())
 		if err != nil {

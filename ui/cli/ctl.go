@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
+
 	"github.com/nats-io/nats.go"
 
 	"github.com/crawlconsole/crawlconsole/engine"
@@ -79,7 +81,7 @@ func runCtl(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, ctlUsage)
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, args); err != nil {
+	if err := clikit.Parse(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}

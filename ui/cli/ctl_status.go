@@ -12,6 +12,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/attach"
+	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
@@ -185,10 +186,10 @@ func ctlHosts(client *attach.Client, url, prefix string, asJSON bool, stdout, st
 	fmt.Fprintln(tw, "HOST\tLANES\tSTATUS\tEGRESS\tPAUSED\tDISABLED")
 	for _, h := range hosts {
 		lanes := strings.Trim(fmt.Sprint(h.Lanes), "[]")
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", h.Host, orDash(lanes), orDash(strings.Join(h.Status, ",")),
-			orDash(strings.Join(slices.Compact(slices.Clone(h.Egress)), ",")), yesNo(h.Paused), yesNo(h.Disabled))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", h.Host, clikit.Dash(lanes), clikit.Dash(strings.Join(h.Status, ",")),
+			clikit.Dash(strings.Join(slices.Compact(slices.Clone(h.Egress)), ",")), yesNo(h.Paused), yesNo(h.Disabled))
 	}
-	return boolExit(tw.Flush() == nil)
+	return clikit.Exit(tw.Flush() == nil)
 }
 
 func hostsOf(s engine.Snapshot) []ctlHost {
@@ -221,25 +222,11 @@ func hostsOf(s engine.Snapshot) []ctlHost {
 	return out
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 func yesNo(b bool) string {
 	if b {
 		return "yes"
 	}
 	return "no"
-}
-
-func boolExit(ok bool) int {
-	if ok {
-		return 0
-	}
-	return 1
 }
 
 // limitedBy says what holds the crawl back when most of its lanes wait rather than

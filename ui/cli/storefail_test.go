@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/store"
+	"github.com/crawlconsole/crawlconsole/ui/cli/report"
 )
 
 // TestStoreFailChild is the crawl TestFullDiskStopsTheCrawlAndLosesNothing runs in a
@@ -162,7 +163,7 @@ func TestFullDiskStopsTheCrawlAndLosesNothing(t *testing.T) {
 	// `crawlconsole stats` tells what happened when the record fitted (one small row,
 	// best effort: it often fits where the failed batch's WAL frames were, not always).
 	var so, se bytes.Buffer
-	if code := runStats([]string{"--db", db}, &so, &se); code != 0 {
+	if code := report.Stats([]string{"--db", db}, &so, &se); code != 0 {
 		t.Fatalf("stats --db after the failure: exit %d\n%s", code, se.String())
 	}
 	recorded := strings.Contains(so.String(), "STORE FAILED at ")
@@ -177,7 +178,7 @@ func TestFullDiskStopsTheCrawlAndLosesNothing(t *testing.T) {
 	got := pageSet(t, db)
 	sameSet(t, "pages after the resume", got, want)
 	so.Reset()
-	if runStats([]string{"--db", db}, &so, &se); strings.Contains(so.String(), "STORE FAILED") {
+	if report.Stats([]string{"--db", db}, &so, &se); strings.Contains(so.String(), "STORE FAILED") {
 		t.Errorf("stats still reports the store failure after a complete resume:\n%s", so.String())
 	}
 	st, err := store.Open(db, store.Options{})

@@ -1,4 +1,4 @@
-package cli
+package report
 
 import (
 	"context"
@@ -14,11 +14,12 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/export"
 	"github.com/crawlconsole/crawlconsole/store"
+	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
 )
 
-// runExport implements `crawlconsole export --db PATH --format warc|jsonl --out DIR|-
+// Export implements `crawlconsole export --db PATH --format warc|jsonl --out DIR|-
 // [--since TIME] [--max-size SIZE]`: the crawl's data out, read-only like stats.
-func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func Export(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	db := fs.String("db", "", "SQLite store `PATH` to read")
@@ -30,15 +31,15 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprint(stderr, "Usage: crawlconsole export --db PATH --format warc|jsonl --out DIR|- [--since TIME] [--max-size 1GB]\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, args); err != nil {
+	if err := clikit.Parse(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
-		return ExitUsage
+		return clikit.ExitUsage
 	}
 	bad := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "crawlconsole export: "+format+"\n", a...)
-		return ExitUsage
+		return clikit.ExitUsage
 	}
 	if fs.NArg() > 0 {
 		return bad("unexpected argument %q (flags only)", fs.Arg(0))
@@ -61,7 +62,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err != nil {
 		return bad("--max-size %q: %v", *maxSize, err)
 	}
-	if *format == "jsonl" && setFlags(fs)["max-size"] {
+	if *format == "jsonl" && clikit.Set(fs)["max-size"] {
 		return bad("--max-size rotates WARC files only: a JSONL export is one file (split it with split -l if needed)")
 	}
 	if _, err := os.Stat(*db); err != nil {
@@ -164,7 +165,7 @@ func jsonlFile(st *store.Store, path string, o export.JSONLOptions) (export.Repo
 	return rep, os.Rename(tmp, path)
 }
 
-// openForReading opens a crawl database like stats does: read-only, so it works
+// openForReading opens a crawl database read-only, so it works
 // beside a running crawl; only a database an older crawlconsole wrote is opened for
 // writing, to migrate it (its pages then export from what the old schema kept).
 func openForReading(path string) (*store.Store, error) {

@@ -1,4 +1,4 @@
-package cli
+package report
 
 import (
 	"encoding/json"
@@ -14,10 +14,11 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/store"
+	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
 )
 
-// runStats implements `crawlconsole stats --db PATH [--json]`: what a crawl store holds.
-func runStats(args []string, stdout, stderr io.Writer) int {
+// Stats implements `crawlconsole stats --db PATH [--json]`: what a crawl store holds.
+func Stats(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("stats", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	db := fs.String("db", "", "SQLite store `PATH` to read")
@@ -28,26 +29,21 @@ func runStats(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, "Usage: crawlconsole stats --db PATH [--json] [--hosts [--by site] [--sort FIGURE] [--filter TEXT] [--top N]]\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, args); err != nil {
+	if err := clikit.Parse(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
-		return ExitUsage
+		return clikit.ExitUsage
 	}
 	if *db == "" {
 		fmt.Fprintln(stderr, "crawlconsole stats: --db PATH is required")
-		return ExitUsage
+		return clikit.ExitUsage
 	}
 	if _, err := os.Stat(*db); err != nil {
 		fmt.Fprintf(stderr, "crawlconsole stats: --db %s: no such store\n", *db)
-		return ExitUsage
+		return clikit.ExitUsage
 	}
-	// Read-only: works beside a crawl writing into the same file, and changes nothing.
-	// Only a database an older version wrote is opened for writing, to migrate it.
-	st, err := store.OpenReadOnly(*db)
-	if errors.Is(err, store.ErrOldSchema) {
-		st, err = store.Open(*db, store.Options{})
-	}
+	st, err := openForReading(*db)
 	if err != nil {
 		fmt.Fprintf(stderr, "crawlconsole stats: %v\n", err)
 		return 1

@@ -1,4 +1,4 @@
-package cli
+package report
 
 import (
 	"cmp"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/store"
+	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
 )
 
 // hostsReport is `stats --hosts`: the store's hosts report (Heritrix's hosts report,
@@ -48,12 +49,12 @@ func (r *hostsReport) flags(fs *flag.FlagSet) {
 func (r *hostsReport) run(st *store.Store, asJSON bool, stdout, stderr io.Writer) int {
 	if r.by != "host" && r.by != "site" && r.by != "egress" {
 		fmt.Fprintf(stderr, "crawlconsole stats: --by %q: give host, site or egress\n", r.by)
-		return ExitUsage
+		return clikit.ExitUsage
 	}
 	key, ok := hostSortKeys[r.sortBy]
 	if !ok && r.sortBy != "host" {
 		fmt.Fprintf(stderr, "crawlconsole stats: --sort %q: give one of host, %s\n", r.sortBy, strings.Join(slices.Sorted(maps.Keys(hostSortKeys)), ", "))
-		return ExitUsage
+		return clikit.ExitUsage
 	}
 	rows, err := st.HostReport()
 	if err != nil {
@@ -96,7 +97,7 @@ func (r *hostsReport) run(st *store.Store, asJSON bool, stdout, stderr io.Writer
 	t.add(name, "URLS", "STORED", "WAITING", "FAILED", "2XX", "3XX", "4XX", "5XX", "REFUSALS", "EGRESSES")
 	for _, h := range rows {
 		t.add(h.Host, h.URLs, h.Stored, h.Waiting, h.Failed, h.Status["2xx"], h.Status["3xx"], h.Status["4xx"], h.Status["5xx"],
-			h.Refusals, orDash(strings.Join(h.Egresses, ",")))
+			h.Refusals, clikit.Dash(strings.Join(h.Egresses, ",")))
 	}
 	if t.write(stdout) != nil {
 		return 1
@@ -242,15 +243,15 @@ func (r *hostsReport) printEgresses(hosts []store.HostStats, asJSON bool, stdout
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return boolExit(enc.Encode(map[string]any{"by": "egress", "egresses": rows}) == nil)
+		return clikit.Exit(enc.Encode(map[string]any{"by": "egress", "egresses": rows}) == nil)
 	}
 	t := table{left: map[int]bool{0: true, 8: true}}
 	t.add("EGRESS", "HOSTS", "STORED", "2XX", "3XX", "4XX", "5XX", "REFUSALS", "REFUSED MOST BY")
 	for _, e := range rows {
 		t.add(e.Egress, e.Hosts, e.Stored, e.Status["2xx"], e.Status["3xx"], e.Status["4xx"], e.Status["5xx"], e.Refusals,
-			orDash(strings.Join(e.RefusedHosts, ",")))
+			clikit.Dash(strings.Join(e.RefusedHosts, ",")))
 	}
-	return boolExit(t.write(stdout) == nil)
+	return clikit.Exit(t.write(stdout) == nil)
 }
 
 // table is a report's columns: names left-aligned, figures right-aligned, two

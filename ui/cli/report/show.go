@@ -1,4 +1,4 @@
-package cli
+package report
 
 import (
 	"errors"
@@ -14,11 +14,12 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/page"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/store"
+	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
 )
 
-// runShow implements `crawlconsole show --db PATH URL [--body]`: what the crawl knows
+// Show implements `crawlconsole show --db PATH URL [--body]`: what the crawl knows
 // of one URL, read-only beside a running crawl like stats.
-func runShow(args []string, stdout, stderr io.Writer) int {
+func Show(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("show", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	db := fs.String("db", "", "SQLite store `PATH` to read")
@@ -30,11 +31,11 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 	// Flags may come after the URL too (show URL --body).
 	var rest []string
 	for len(args) > 0 {
-		if err := parseFlags(fs, args); err != nil {
+		if err := clikit.Parse(fs, args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return 0
 			}
-			return ExitUsage
+			return clikit.ExitUsage
 		}
 		if fs.NArg() == 0 {
 			break
@@ -45,14 +46,14 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case *db == "":
 		fmt.Fprintln(stderr, "crawlconsole show: --db PATH is required")
-		return ExitUsage
+		return clikit.ExitUsage
 	case len(rest) != 1:
 		fmt.Fprintln(stderr, "crawlconsole show: give exactly one URL")
-		return ExitUsage
+		return clikit.ExitUsage
 	}
 	if _, err := os.Stat(*db); err != nil {
 		fmt.Fprintf(stderr, "crawlconsole show: --db %s: no such store\n", *db)
-		return ExitUsage
+		return clikit.ExitUsage
 	}
 	st, err := openForReading(*db)
 	if err != nil {
@@ -90,9 +91,9 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 	p("state\t%s", u.State)
 	p("lane\t%d", u.Lane)
 	p("attempts\t%d", u.Attempts)
-	p("error kind\t%s", dash(u.ErrKind))
+	p("error kind\t%s", clikit.Dash(u.ErrKind))
 	p("host\t%s", u.Host)
-	p("class / site / keyword\t%s / %s / %s", dash(u.Class), dash(u.Site), dash(u.Keyword))
+	p("class / site / keyword\t%s / %s / %s", clikit.Dash(u.Class), clikit.Dash(u.Site), clikit.Dash(u.Keyword))
 	p("depth\t%d", u.Depth)
 	p("discovered\t%s", stamp(u.DiscoveredAt))
 	p("updated\t%s", stamp(u.UpdatedAt))
@@ -102,10 +103,10 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 	if hasPage {
 		p("fetched\t%s", stamp(stored.FetchedAt))
 		p("status\t%d", stored.Status)
-		p("content type\t%s", dash(stored.ContentType))
+		p("content type\t%s", clikit.Dash(stored.ContentType))
 		p("bytes\t%d", stored.Bytes)
 		p("fetch time\t%s", stored.Duration)
-		p("egress\t%s", dash(stored.Egress))
+		p("egress\t%s", clikit.Dash(stored.Egress))
 		if stored.FinalURL != "" {
 			p("final url\t%s", stored.FinalURL)
 		}
@@ -115,7 +116,7 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 		p("page\tnot stored")
 	}
 	if rerr == nil {
-		p("revisit\tclass %s, t %s, x %d, fetches %d", dash(rv.Class), rv.T.Round(time.Second), rv.X, rv.Fetches)
+		p("revisit\tclass %s, t %s, x %d, fetches %d", clikit.Dash(rv.Class), rv.T.Round(time.Second), rv.X, rv.Fetches)
 		p("  last / next\t%s / %s", stamp(rv.Last), nextStamp(rv.Next))
 		if rv.Distance >= 0 {
 			p("  last distance\t%d", rv.Distance)
@@ -164,7 +165,7 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 		showExchange(stdout, "last exchange", capt)
 	} else if hasPage {
 		fmt.Fprintln(stdout, "\nheaders: not kept (stored before captures existed); validators:")
-		fmt.Fprintf(stdout, "  ETag: %s\n  Last-Modified: %s\n", dash(stored.ETag), dash(stored.LastModified))
+		fmt.Fprintf(stdout, "  ETag: %s\n  Last-Modified: %s\n", clikit.Dash(stored.ETag), clikit.Dash(stored.LastModified))
 	}
 	// What was punished as a refusal, and on what evidence.
 	if refs, err := st.Refusals(raw); err == nil && len(refs) > 0 {
@@ -174,7 +175,7 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 			if vendor == "" {
 				vendor = "no vendor"
 			}
-			fmt.Fprintf(stdout, "  %s  %d via %s  %s: %s\n", stamp(r.At), r.Status, dash(r.Egress), vendor, dash(r.Evidence))
+			fmt.Fprintf(stdout, "  %s  %d via %s  %s: %s\n", stamp(r.At), r.Status, clikit.Dash(r.Egress), vendor, clikit.Dash(r.Evidence))
 			if r.Action != "" {
 				fmt.Fprintf(stdout, "    then: %s\n", r.Action)
 			}
@@ -195,13 +196,6 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 func stamp(t time.Time) string {
@@ -230,7 +224,7 @@ func indent(w io.Writer, head string) {
 // showExchange prints one kept exchange: when, from where, the request and response
 // heads.
 func showExchange(w io.Writer, label string, c store.Capture) {
-	fmt.Fprintf(w, "\n%s (%s, from %s", label, stamp(c.FetchedAt), dash(c.RemoteIP))
+	fmt.Fprintf(w, "\n%s (%s, from %s", label, stamp(c.FetchedAt), clikit.Dash(c.RemoteIP))
 	if c.Egress != "" {
 		fmt.Fprintf(w, " via %s", c.Egress)
 	}

@@ -1,0 +1,57 @@
+// Package clikit holds what crawlconsole's commands share: the usage exit status, a
+// flag parse that says how to get help, and the cells of their text tables.
+package clikit
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+)
+
+// ExitUsage is the exit status for bad flags, config or arguments.
+const ExitUsage = 2
+
+// Parse is fs.Parse(args) that keeps a mistake readable: the error and one line
+// pointing at --help, not the whole flag list after it (which scrolled the error
+// away); the list is printed when asked for, with -h or --help.
+func Parse(fs *flag.FlagSet, args []string) error {
+	usage := fs.Usage
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.Usage = usage
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		if usage != nil {
+			usage()
+		} else {
+			fs.PrintDefaults()
+		}
+	case err != nil:
+		fmt.Fprintf(fs.Output(), "Run \"crawlconsole %s --help\" for its flags.\n", fs.Name())
+	}
+	return err
+}
+
+// Set returns the names of the flags given on the command line (not defaulted).
+func Set(fs *flag.FlagSet) map[string]bool {
+	m := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { m[f.Name] = true })
+	return m
+}
+
+// Dash is s, or "-" for an empty cell of a text table.
+func Dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// Exit is a command's exit status from whether its output could be written: 0, or
+// 1 when it could not.
+func Exit(ok bool) int {
+	if ok {
+		return 0
+	}
+	return 1
+}
