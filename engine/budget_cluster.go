@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 )
 
@@ -20,10 +21,10 @@ import (
 func (f masterFront) Admit(t *frontier.Task) bool {
 	e := f.e
 	t.Budgeted = false
-	if !e.budget.active() {
+	if !e.budget.Active() {
 		return true // not counted: a budget set later counts what was fetched (the store) and recalls the rest
 	}
-	kind, until := e.budget.admit(*t, e.now())
+	kind, until := e.budget.Admit(*t, e.now())
 	if kind == "" {
 		t.Budgeted = true
 		return true
@@ -54,7 +55,7 @@ func (c localCrew) recall(match func(frontier.Task) bool) int {
 	back := e.offBoard(e.board.Withdraw(match))
 	for _, t := range back {
 		if t.Budgeted {
-			e.budget.unadmit(t)
+			e.budget.Unadmit(t)
 		}
 		e.place(t)
 	}
@@ -66,11 +67,11 @@ func (c localCrew) recall(match func(frontier.Task) bool) int {
 
 // recallOver takes back the hand-outs a budget k, just set or lowered, may hold
 // (its host's, or its site's): those no lane has in hand are counted again.
-func (e *Engine) recallOver(k budgetKey) int {
+func (e *Engine) recallOver(k front.BudgetKey) int {
 	return e.crew.recall(func(t frontier.Task) bool {
-		if k.host {
-			return t.Host == k.name
+		if k.Host {
+			return t.Host == k.Name
 		}
-		return t.Site == k.name
+		return t.Site == k.Name
 	})
 }

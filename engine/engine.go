@@ -14,6 +14,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/feeds"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/hostreport"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
@@ -72,7 +73,7 @@ type Engine struct {
 	rv          *revisitRuntime
 	sites       atomic.Pointer[sites.Book] // declared news and social sites (M3); swapped whole by live steering
 	round       *sites.Rounds              // the current crawl round over the sites (M3)
-	budget      *budgetLedger              // page budgets per host and site (budget.go)
+	budget      *front.Budgets             // page budgets per host and site (engine/front)
 	hosts       *hostreport.Book           // the hosts report: per host, site and egress (hosts.go)
 	traps       *frontier.TrapGuard        // crawler-trap guards on found links; nil when all are off
 	variants    *frontier.Canonicals       // URL variants collapsed before the dedupe filter, canonicals remembered
@@ -180,7 +181,7 @@ func newEngine(opts Options, r role) (*Engine, error) {
 	if st != nil {
 		e.rv.LoadSitePriors() // what each site's new pages showed in earlier runs
 	}
-	e.budget = newBudgetLedger(opts.Budgets, opts.Rounds.Every)
+	e.budget = front.NewBudgets(opts.Budgets, opts.Rounds.Every)
 	e.hosts = hostreport.New()
 	if opts.Traps != (frontier.TrapOptions{}) {
 		e.traps = frontier.NewTrapGuard(opts.Traps, opts.Now)

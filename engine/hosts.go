@@ -38,8 +38,8 @@ func (e *Engine) hostsView(groups []Group) *view.HostsView {
 	for _, g := range groups {
 		for _, h := range g.Hosts {
 			l := view.HostLive{Gap: h.Gap, GapWhy: h.GapWhy}
-			if e.budget.active() {
-				l.BudgetUsed, l.Budget = e.budget.hostUsed(h.Host)
+			if e.budget.Active() {
+				l.BudgetUsed, l.Budget = e.budget.HostUsed(h.Host)
 			}
 			v.Live[h.Host] = l
 		}

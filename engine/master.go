@@ -229,14 +229,14 @@ func (f masterFront) HandedOut(t frontier.Task) { f.e.rv.taken(t.URL) }
 // Fetched counts against the budgets a page the master's last life handed out
 // (counted then, by a ledger gone with it).
 func (f masterFront) Fetched(t frontier.Task) {
-	if f.e.budget.active() {
-		f.e.budget.count(t)
+	if f.e.budget.Active() {
+		f.e.budget.Count(t)
 	}
 }
 
 func (f masterFront) HandedBack(t frontier.Task) bool {
 	if t.Budgeted {
-		f.e.budget.unadmit(t) // not fetched: counted again when next handed out
+		f.e.budget.Unadmit(t) // not fetched: counted again when next handed out
 	}
 	f.e.rv.handedBack(t.URL)
 	if f.e.withdrawn(t) {

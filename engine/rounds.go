@@ -102,7 +102,7 @@ func (e *Engine) runRounds() {
 func (e *Engine) startRound(now time.Time) {
 	round, items := e.round.Next(now, e.sites.Load())
 	e.mu.Lock()
-	e.budget.newRound(now) // round budgets start afresh
+	e.budget.NewRound(now) // round budgets start afresh
 	e.mu.Unlock()
 	fresh, again, err := e.splitSources(items)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 )
 
@@ -28,7 +29,7 @@ func (e *Engine) restoreSiteCounts() {
 		}
 	}
 	e.mu.Lock()
-	want := e.budget.wantsTotals()
+	want := e.budget.WantsTotals()
 	e.mu.Unlock()
 	if want {
 		if err := e.readBudgetTotals(); err != nil {
@@ -65,11 +66,11 @@ func (e *Engine) sitesView(now time.Time, found []SiteDiscovery) *SitesView {
 	e.mu.Lock()
 	for i := range v.Sites {
 		r := &v.Sites[i]
-		r.BudgetUsed, r.Budget = e.budget.used(r.Name)
-		if r.BudgetTotal = e.budget.limit(budgetKey{name: r.Name, total: true}); r.BudgetTotal > 0 {
-			r.TotalUsed = e.budget.siteTotal[r.Name]
+		r.BudgetUsed, r.Budget = e.budget.Used(r.Name)
+		if r.BudgetTotal = e.budget.Limit(front.BudgetKey{Name: r.Name, Total: true}); r.BudgetTotal > 0 {
+			r.TotalUsed = e.budget.SiteTotal(r.Name)
 		}
-		r.Held = e.budget.held[r.Name]
+		r.Held = e.budget.Held(r.Name)
 	}
 	e.mu.Unlock()
 	return v

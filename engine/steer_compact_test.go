@@ -28,11 +28,12 @@ func steerState(e *Engine) string {
 	}
 	e.mu.Lock()
 	var budgets []string
-	for site, n := range e.budget.siteRound {
-		budgets = append(budgets, fmt.Sprintf("budget site %s round %d", site, n))
-	}
-	for k, n := range e.budget.caps {
-		budgets = append(budgets, fmt.Sprintf("budget host=%v %s total=%v %d", k.host, k.name, k.total, n))
+	for k, n := range e.budget.Overrides() {
+		if !k.Host && !k.Total {
+			budgets = append(budgets, fmt.Sprintf("budget site %s round %d", k.Name, n))
+			continue
+		}
+		budgets = append(budgets, fmt.Sprintf("budget host=%v %s total=%v %d", k.Host, k.Name, k.Total, n))
 	}
 	e.mu.Unlock()
 	slices.Sort(budgets)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/engine/sites"
 	"github.com/crawlconsole/crawlconsole/engine/steer"
@@ -94,7 +95,7 @@ func (p steerPort) Unended(urls []string) ([]string, error) {
 
 func (p steerPort) SetSiteBudget(site string, n int) {
 	p.e.mu.Lock()
-	p.e.budget.siteRound[site] = n
+	p.e.budget.Set(front.BudgetKey{Name: site}, n)
 	p.e.mu.Unlock()
 }
 
@@ -104,9 +105,9 @@ func (p steerPort) SetSiteBudget(site string, n int) {
 // before, to count it again.
 func (p steerPort) SetBudget(c steer.Cap, n int, live bool) (back, recalled int, err error) {
 	e := p.e
-	key := budgetKey{host: c.Host, name: c.Name, total: c.Total}
+	key := front.BudgetKey{Host: c.Host, Name: c.Name, Total: c.Total}
 	e.mu.Lock()
-	readTotals := live && key.total && n > 0 && !e.budget.totalsRead
+	readTotals := live && key.Total && n > 0 && !e.budget.TotalsRead()
 	e.mu.Unlock()
 	if readTotals {
 		// The first total budget of this run: it counts what earlier runs fetched too
@@ -116,25 +117,25 @@ func (p steerPort) SetBudget(c steer.Cap, n int, live bool) (back, recalled int,
 		}
 	}
 	e.mu.Lock()
-	old := e.budget.set(key, n)
+	old := e.budget.Set(key, n)
 	lift := n == 0 || old > 0 && n > old
 	var held []string
 	if lift {
-		held = e.budget.unpark(key)
+		held = e.budget.Unpark(key)
 	}
 	e.mu.Unlock()
 	e.flushDeferred() // their deferral is written before it is undone
 	if live && !lift {
 		recalled = e.recallOver(key) // what queues hold, handed out before, is counted again
 	}
-	if lift && live && key.total {
+	if lift && live && key.Total {
 		// A total budget's URLs stay parked across restarts: those of earlier runs
 		// are in the store only.
 		earlier, err := e.parkedInStore(key)
 		if err != nil {
 			e.logf(LevelWarn, 0, "", "budget: URLs parked by earlier runs not read (%v): they come back at their deferral's end", err)
 		}
-		held = appendNew(held, earlier)
+		held = front.AppendNew(held, earlier)
 	}
 	now := e.now()
 	for _, u := range held {
