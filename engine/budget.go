@@ -8,12 +8,6 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/hostreport"
 )
 
-// Budget skip kinds: why a URL was held back (front.Budgets holds the ledger).
-const (
-	SkipBudgetHost = front.SkipBudgetHost // its host used up its page budget (round or total)
-	SkipBudgetSite = front.SkipBudgetSite // its site used up its page budget (round or total)
-)
-
 // readBudgetTotals counts what was fetched per site and host, earlier runs
 // included (one scan of the URL table), into the totals: at start when a total
 // budget is set, or when :budget sets the first one.
@@ -50,7 +44,7 @@ func (e *Engine) parkedInStore(k front.BudgetKey) ([]string, error) {
 // Caller holds e.mu.
 func (e *Engine) holdBack(t frontier.Task, kind string, until time.Time) {
 	e.budget.Park(t)
-	e.c.addError(kind)
+	e.c.AddError(kind)
 	e.hosts.Record(hostreport.Ending{Host: t.Host, Site: siteOf(t), Kind: kind, Skip: true})
 	e.deferTask(t, until)
 }
@@ -78,7 +72,7 @@ func (e *Engine) admitTask(t *frontier.Task) bool {
 // of the page that linked to it. The first few are logged with the URL so the
 // operator can tell a guard set too tight from a real trap.
 func (e *Engine) trapped(t frontier.Task, link, kind string) {
-	e.c.addError(kind)
+	e.c.AddError(kind)
 	e.mu.Lock()
 	n := e.budget.Trapped(t.Site)
 	e.mu.Unlock()

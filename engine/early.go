@@ -103,7 +103,7 @@ func (e *Engine) placeEarly(fresh []store.URL) {
 				continue
 			}
 			e.early[r.URL] = earlyPlaced
-			e.c.urlsQueued.Add(1)
+			e.c.URLsQueued.Add(1)
 			e.place(taskOf(r))
 		case earlyTaken:
 			delete(e.early, r.URL)

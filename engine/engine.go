@@ -90,7 +90,7 @@ type Engine struct {
 	parentURLs  *lru.Cache[uint64, string] // for the adjacency-groups pane
 	fetchCost   costMeter
 
-	c       counters
+	c       front.Counters
 	rate    rateMeter
 	events  eventRing
 	persist chan Event
@@ -242,7 +242,7 @@ func (e *Engine) Start() error {
 func (e *Engine) tick() {
 	defer e.wg.Done()
 	e.every(time.Second, func(now time.Time) {
-		e.rate.sample(now, e.c.pagesFetched.Load())
+		e.rate.sample(now, e.c.PagesFetched.Load())
 		e.disc.Keep(now)
 		e.rv.KeepSitePriors(now)
 	})
@@ -317,14 +317,14 @@ func (e *Engine) Stats() Stats {
 	peak := e.lanesPeak()
 	started := e.startedAt
 	e.mu.Unlock()
-	t := e.c.totals(peak)
+	t := e.c.Totals(peak)
 	d := e.now().Sub(started).Seconds()
 	s := Stats{
 		PagesFetched: t.PagesFetched, PagesStored: t.PagesStored, BytesFetched: t.BytesFetched,
 		Refused: t.Refused, ConfirmFetches: t.ConfirmFetches, Errors: t.Errors, URLsQueued: t.URLsQueued, URLsDone: t.URLsDone,
 		LanesPeak: peak, DurationS: d, RobotsSkips: t.Skipped[fetch.KindRobots], Resumed: e.resumed,
 		Skipped: t.Skipped, StatusClass: t.ByClass, StoreError: storeErrorText(e.Failure()),
-		Examples: e.c.exampleURLs(),
+		Examples: e.c.ExampleURLs(),
 	}
 	s.State = e.endState()
 	var view *EgressView // for the sizing estimate
@@ -339,7 +339,7 @@ func (e *Engine) Stats() Stats {
 	s.Revisit = e.rv.Stats()
 	if e.dedupe != nil {
 		s.Dedupe = &DedupeStats{DedupeStats: e.dedupe.Stats(),
-			StoreChecks: e.c.dedupeStoreChecks.Load(), FalsePositives: e.c.dedupeFalsePositives.Load()}
+			StoreChecks: e.c.DedupeStoreChecks.Load(), FalsePositives: e.c.DedupeFalsePositives.Load()}
 	}
 	s.Cluster = e.crew.clusterStats()
 	e.mu.Lock()

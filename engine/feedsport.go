@@ -37,7 +37,7 @@ func (e *Engine) newFeeds() *feeds.Discovery {
 }
 
 func (p feedsPort) Now() time.Time    { return p.e.now() }
-func (p feedsPort) Count(kind string) { p.e.c.addError(kind) }
+func (p feedsPort) Count(kind string) { p.e.c.AddError(kind) }
 
 func (p feedsPort) Logf(level Level, host, format string, args ...any) {
 	p.e.logf(level, 0, host, format, args...)
@@ -75,7 +75,7 @@ func (p feedsPort) QueueSitemaps(urls []string) {
 			continue
 		}
 		if ok, _ := e.scope.Allows(pu, 0); !ok {
-			e.c.addError("discovery_sitemap_out_of_scope")
+			e.c.AddError("discovery_sitemap_out_of_scope")
 			continue
 		}
 		out = append(out, e.linkRecord(n, 0, 0))

@@ -121,11 +121,11 @@ func (p lanePort) Begin(t frontier.Task, lane int)   { p.e.front.begin(t, lane) 
 func (p lanePort) Abandon(t frontier.Task, lane int) { p.e.front.abandon(t, lane) }
 func (p lanePort) Deliver(o Outcome)                 { p.e.front.deliver(o) }
 func (p lanePort) Refused(r store.Refusal)           { p.e.front.refused(r) }
-func (p lanePort) Error(kind string)                 { p.e.c.addError(kind) }
-func (p lanePort) Response(status int)               { p.e.c.response(status) }
-func (p lanePort) Fetched()                          { p.e.c.pagesFetched.Add(1) }
-func (p lanePort) Refusal()                          { p.e.c.refused.Add(1) }
-func (p lanePort) ConfirmFetch()                     { p.e.c.confirmFetches.Add(1) }
+func (p lanePort) Error(kind string)                 { p.e.c.AddError(kind) }
+func (p lanePort) Response(status int)               { p.e.c.Response(status) }
+func (p lanePort) Fetched()                          { p.e.c.PagesFetched.Add(1) }
+func (p lanePort) Refusal()                          { p.e.c.Refused.Add(1) }
+func (p lanePort) ConfirmFetch()                     { p.e.c.ConfirmFetches.Add(1) }
 func (p lanePort) Cost(d time.Duration)              { p.e.fetchCost.add(d) }
 
 func (p lanePort) Logf(level view.Level, lane int, host, format string, args ...any) {

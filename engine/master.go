@@ -491,7 +491,7 @@ func (m *masterRuntime) onDeferral(msg jetstream.Msg) {
 	}
 	m.e.mu.Unlock()
 	m.e.st.Defer(d.Task.URL, d.Until)
-	m.e.c.deferred.Add(1)
+	m.e.c.Deferred.Add(1)
 	m.committed(msg)
 }
 

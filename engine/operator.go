@@ -69,7 +69,7 @@ func (e *Engine) Snapshot() Snapshot {
 	panes := e.crew.panes(now)
 	peak := e.lanesPeak()
 	e.mu.Unlock()
-	s.Totals = e.c.totals(peak)
+	s.Totals = e.c.Totals(peak)
 	s.Totals.Refused += panes.refused
 	if panes.egress != nil {
 		s.Egress = panes.egress

@@ -77,8 +77,8 @@ func (e *Engine) queueSeeds(seeds []string, sources []revisit.Item) error {
 	for _, s := range seeds {
 		n, err := frontier.Normalize(strings.TrimSpace(s))
 		if err != nil {
-			e.c.addError(urlErrKind(err))
-			e.c.example(urlErrKind(err), s)
+			e.c.AddError(urlErrKind(err))
+			e.c.Example(urlErrKind(err), s)
 			e.logf(LevelWarn, 0, "", "seed skipped: %v", err)
 			bad = append(bad, err.Error()) // the URL cut, with why
 			continue
@@ -191,7 +191,7 @@ func (e *Engine) submit(urls []store.URL, write func([]store.URL, store.LinkResu
 		if _, ok := e.maybeNew[u]; ok {
 			delete(e.maybeNew, u)
 			if inserted {
-				e.c.dedupeFalsePositives.Add(1)
+				e.c.DedupeFalsePositives.Add(1)
 			}
 		}
 		if inserted {
@@ -211,7 +211,7 @@ func (e *Engine) confirm(t frontier.Task) {
 	if len(e.early) > 0 && !e.confirmEarly(t) {
 		return // an operator's new source, on the board since the command
 	}
-	e.c.urlsQueued.Add(1)
+	e.c.URLsQueued.Add(1)
 	if e.q.spillFrom != 0 || e.queuedLen() >= e.opts.QueueMemory {
 		if e.q.spillFrom == 0 {
 			e.q.spillFrom = t.Seq
@@ -327,7 +327,7 @@ func (e *Engine) extractLinks(t frontier.Task, res *fetch.Result, known *[]strin
 		n, err := base.Resolve(raw)
 		if err != nil {
 			if k := urlErrKind(err); k != frontier.KindScheme {
-				e.c.addError("link_" + k)
+				e.c.AddError("link_" + k)
 			}
 			continue
 		}
@@ -337,7 +337,7 @@ func (e *Engine) extractLinks(t frontier.Task, res *fetch.Result, known *[]strin
 		}
 		seen[n] = true
 		if e.variants.StandsFor(n) {
-			e.c.addError(SkipCanonicalVariant)
+			e.c.AddError(SkipCanonicalVariant)
 			continue
 		}
 		u, err := url.Parse(n)
@@ -346,11 +346,11 @@ func (e *Engine) extractLinks(t frontier.Task, res *fetch.Result, known *[]strin
 		}
 		if ok, reason := e.scope.Allows(u, t.Depth+1); !ok {
 			if !(reason == frontier.ReasonOffSite && doc == discover.KindFeed && i < nAnnounced) {
-				e.c.skipOutOfScope(reason)
+				e.c.SkipOutOfScope(reason)
 				continue
 			}
 			if ok, reason = e.scope.AllowsOffSite(u, t.Depth+1); !ok {
-				e.c.skipOutOfScope(reason)
+				e.c.SkipOutOfScope(reason)
 				continue
 			}
 		}
@@ -378,7 +378,7 @@ func (e *Engine) extractLinks(t frontier.Task, res *fetch.Result, known *[]strin
 		case frontier.Maybe:
 			// The Bloom filter claims it: only the store's unique index can tell a
 			// duplicate from a false positive.
-			e.c.dedupeStoreChecks.Add(1)
+			e.c.DedupeStoreChecks.Add(1)
 			if _, err := e.st.URLState(n); err == nil {
 				if known != nil {
 					*known = append(*known, n)

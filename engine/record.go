@@ -110,7 +110,7 @@ func (f localFront) close() error { return f.e.st.Close() }
 func (f localFront) deferURLs(list []deferredTask) {
 	for _, d := range list {
 		f.e.st.Defer(d.url, d.until)
-		f.e.c.deferred.Add(1)
+		f.e.c.Deferred.Add(1)
 	}
 }
 
@@ -148,8 +148,8 @@ func (e *Engine) record(o Outcome) {
 	}
 	var capture *store.Capture // the exchange of a page to store, stored with it
 	if res != nil {
-		e.c.response(res.Status)
-		e.c.bytesFetched.Add(int64(len(res.Body)))
+		e.c.Response(res.Status)
+		e.c.BytesFetched.Add(int64(len(res.Body)))
 		e.hosts.Record(hostreport.Ending{Host: t.Host, Site: siteOf(t), Egress: o.Egress, Status: res.Status,
 			Refused: o.Kind == fetch.KindRefused})
 		e.countCost(t, res)
@@ -168,7 +168,7 @@ func (e *Engine) record(o Outcome) {
 	l := o.Lane
 	switch {
 	case o.Kind == fetch.KindRefused && res != nil && e.pool == nil:
-		e.c.refused.Add(1)
+		e.c.Refused.Add(1)
 		e.finish(t, refetch, l, failed, o.Kind)
 	case o.Kind != "":
 		if !IsSkip(o.Kind) {
@@ -317,11 +317,11 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	if prev != nil {
 		save = e.st.ReplacePage
 	} else { // a refetch replaces the page: it was counted when first stored
-		counted := e.onCommit(e.c.pageCommitted) // counted once committed: a full disk never inflates it
+		counted := e.onCommit(e.c.PageCommitted) // counted once committed: a full disk never inflates it
 		pub, fetchedAt := md.Published.Time, stored.FetchedAt
 		stored.Committed = func() {
 			counted()
-			e.c.storedAged(pub, fetchedAt)
+			e.c.StoredAged(pub, fetchedAt)
 			e.noteStored(t, pub, fetchedAt)
 			e.hosts.Stored(t.Host, siteOf(t), egress)
 		}
@@ -353,7 +353,7 @@ func (e *Engine) followRedirect(lane int, t frontier.Task, res *fetch.Result, re
 	links := e.extract(t, &fetch.Result{FinalURL: res.FinalURL, Links: []string{res.Header.Get("Location")}}, nil)
 	e.submit(links, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
 	e.finish(t, refetch, lane, store.Processed, "")
-	e.c.addError("redirected") // not a failure: counted so the operator sees where pages went
+	e.c.AddError("redirected") // not a failure: counted so the operator sees where pages went
 }
 
 // finish records a task that ended without a stored page. A refetch (M2) is not a
@@ -362,12 +362,12 @@ func (e *Engine) finish(t frontier.Task, refetch bool, lane int, st store.State,
 	e.st.SetState(t.URL, st, lane, kind)
 	e.disc.HintDrop(t.URL)
 	if kind != "" {
-		e.c.addError(kind)
-		e.c.example(kind, t.URL)
+		e.c.AddError(kind)
+		e.c.Example(kind, t.URL)
 		e.hosts.Record(hostreport.Ending{Host: t.Host, Site: siteOf(t), Kind: kind, Skip: IsSkip(kind)})
 	}
 	if !refetch {
-		done := e.onCommit(e.c.urlDone)
+		done := e.onCommit(e.c.URLDone)
 		e.st.AfterCommit(func(err error) { // the store stops the crawl on an error
 			if err == nil {
 				done()

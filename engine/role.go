@@ -105,8 +105,8 @@ func (e *Engine) storeTelemetry(t *Telemetry) {
 	t.StoreCommit = &h
 	t.StoreBusy = e.st.WriterBusy()
 	t.StoreQueue = e.st.WriteQueue()
-	t.StoredByAge = make([]int64, len(e.c.storedByAge))
-	for i := range e.c.storedByAge {
-		t.StoredByAge[i] = e.c.storedByAge[i].Load()
+	t.StoredByAge = make([]int64, len(e.c.StoredByAge))
+	for i := range e.c.StoredByAge {
+		t.StoredByAge[i] = e.c.StoredByAge[i].Load()
 	}
 }

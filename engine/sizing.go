@@ -19,7 +19,7 @@ func (e *Engine) sizing(v *EgressView) *Sizing {
 	}
 	if s.Sites > 0 {
 		s.Round = e.round.Round()
-		s.RoundPages = int(e.c.pagesFetched.Load() / int64(max(s.Round, 1)))
+		s.RoundPages = int(e.c.PagesFetched.Load() / int64(max(s.Round, 1)))
 		if f := e.fetchCost.mean(); f > 0 {
 			s.AccessTime = f + (e.opts.Lanes.DelayMin+e.opts.Lanes.DelayMax)/2
 		}

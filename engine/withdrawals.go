@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
+	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/store"
@@ -36,7 +37,7 @@ import (
 
 // SkipSteeredOut is the skip kind of a queued entry or search URL withdrawn because
 // the operator removed its keyword or site while the crawl ran.
-const SkipSteeredOut = "steered_out"
+const SkipSteeredOut = front.SkipSteeredOut
 
 // steeredSources are the sources live steering (engine/steer) added and withdrew,
 // guarded by Engine.mu.

@@ -31,8 +31,8 @@ func (f *remoteFront) begin(frontier.Task, int)       {} // the master marked it
 func (f *remoteFront) abandon(t frontier.Task, _ int) {} // stopping: the master requeues what this worker held
 func (f *remoteFront) deliver(o Outcome) {
 	if o.Res != nil {
-		f.e.c.response(o.Res.Status) // the worker's own rate, for its heartbeat
-		f.e.c.bytesFetched.Add(int64(len(o.Res.Body)))
+		f.e.c.Response(o.Res.Status) // the worker's own rate, for its heartbeat
+		f.e.c.BytesFetched.Add(int64(len(o.Res.Body)))
 		res := *o.Res
 		if res.Parsed != nil && res.Status/100 == 2 {
 			// The signature from the parse that found the links (one tokenizer

@@ -1,4 +1,4 @@
-package engine
+package front
 
 import (
 	"sync/atomic"
@@ -21,14 +21,24 @@ var skipKinds = [...]string{
 	skipScopePrefix + frontier.ReasonTooDeep,
 	skipScopePrefix + frontier.ReasonExcluded,
 	skipScopePrefix + frontier.ReasonNotIncluded,
-	SkipBudgetHost,           // a page budget of its host held it back (deferred, not lost; budget.go)
+	SkipBudgetHost,           // a page budget of its host held it back (deferred, not lost; Budgets)
 	SkipBudgetSite,           // a page budget of its site held it back
 	frontier.TrapPathRepeat,  // trap guards (links, per page linking there): a path segment repeated
 	frontier.TrapQueryGrowth, // a query string growing on its own page, or too long
 	frontier.TrapCalendar,    // a calendar series running off
-	SkipCanonicalVariant,     // a same-host rel=canonical of a page fetched: the article is stored once (variants.go)
-	SkipSteeredOut,           // a queued entry or search whose keyword or site the operator removed (withdrawals.go)
+	SkipCanonicalVariant,     // a same-host rel=canonical of a page fetched: the article is stored once
+	SkipSteeredOut,           // a queued entry or search whose keyword or site the operator removed
 }
+
+// SkipCanonicalVariant is the skip kind of a link, or a URL queued already, left
+// unfetched because a fetched page declared it as its rel=canonical: the article is
+// in the store already, under the URL it was fetched by
+// (frontier.VariantOptions.NoCanonical turns this off).
+const SkipCanonicalVariant = "canonical_variant"
+
+// SkipSteeredOut is the skip kind of a queued entry or search URL withdrawn because
+// the operator removed its keyword or site while the crawl ran.
+const SkipSteeredOut = "steered_out"
 
 // skipScopePrefix names the out-of-scope skips after frontier.Scope's reasons. They
 // count links, once per page that links out of scope (the same off-site link on many
@@ -68,9 +78,9 @@ func (s *skipCounters) byKind() map[string]int64 {
 	return m
 }
 
-// skipOutOfScope counts one link that frontier.Scope refused, by its reason: an
+// SkipOutOfScope counts one link that frontier.Scope refused, by its reason: an
 // atomic add, no lock and no string built, since a page may carry hundreds.
-func (c *counters) skipOutOfScope(reason string) {
+func (c *Counters) SkipOutOfScope(reason string) {
 	if i, ok := scopeSkipIndex[reason]; ok {
 		c.skipped.add(i, 1)
 	}

@@ -1,0 +1,147 @@
+package front
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/view"
+)
+
+// Counters are the crawl's running totals: atomics on the hot path, a map under a
+// mutex for error kinds.
+type Counters struct {
+	PagesFetched atomic.Int64
+	ByClass      [len(statusClasses)]atomic.Int64 // PagesFetched by status class (/metrics, stats)
+	PagesStored  atomic.Int64
+	BytesFetched atomic.Int64
+	Refused      atomic.Int64
+	URLsQueued   atomic.Int64
+	URLsDone     atomic.Int64
+	Deferred     atomic.Int64
+
+	ConfirmFetches atomic.Int64 // refetches confirming a soft refusal
+
+	DedupeStoreChecks    atomic.Int64 // Maybe verdicts the store settled
+	DedupeFalsePositives atomic.Int64 // of those, URLs the store then inserted as new
+
+	skipped skipCounters // URLs skipped by choice, by kind (skips.go)
+
+	StoredByAge [7]atomic.Int64 // pages first stored, by view.AgeBand of their publication date
+
+	mu       sync.Mutex
+	errors   map[string]int64
+	examples map[string][]string // the first URLs of each kind (exampleKinds kinds at most)
+}
+
+// exampleKinds bounds the kinds Stats.Examples names: kinds are a fixed vocabulary
+// but for a few built from what a site sent, which must not grow the map.
+const exampleKinds = 64
+
+// exampleMax is the longest example kept whole: the longest URL the frontier takes.
+const exampleMax = frontier.MaxURLLength
+
+// Example keeps url as one of the first of its kind, for the end-of-crawl summary.
+func (c *Counters) Example(kind, url string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ex, ok := c.examples[kind]
+	if len(ex) >= view.ExampleURLs || (!ok && len(c.examples) >= exampleKinds) {
+		return
+	}
+	if c.examples == nil {
+		c.examples = map[string][]string{}
+	}
+	if len(url) > exampleMax { // a malformed seed may be any length
+		url = fmt.Sprintf("%s…(%d bytes)", url[:exampleMax], len(url))
+	}
+	c.examples[kind] = append(ex, url)
+}
+
+// ExampleURLs copies the examples kept.
+func (c *Counters) ExampleURLs() map[string][]string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.examples) == 0 {
+		return nil
+	}
+	m := make(map[string][]string, len(c.examples))
+	for k, v := range c.examples {
+		m[k] = append([]string(nil), v...)
+	}
+	return m
+}
+
+// PageCommitted counts a new page once the store committed it (store.Page.Committed).
+func (c *Counters) PageCommitted() {
+	c.PagesStored.Add(1)
+	c.URLsDone.Add(1)
+}
+
+// StoredAged counts a page first stored by how old it said it was (view.AgeBand).
+func (c *Counters) StoredAged(pub, at time.Time) {
+	c.StoredByAge[view.AgeBand(pub, at)].Add(1)
+}
+
+// URLDone counts a URL finished without a page once its state is committed.
+func (c *Counters) URLDone() { c.URLsDone.Add(1) }
+
+// AddError counts a URL that ended without a stored page under kind: among the skips
+// when the kind is one (skips.go), among the errors otherwise.
+func (c *Counters) AddError(kind string) {
+	if i := skipIndex(kind); i >= 0 {
+		c.skipped.add(i, 1)
+		return
+	}
+	c.mu.Lock()
+	if c.errors == nil {
+		c.errors = map[string]int64{}
+	}
+	c.errors[kind]++
+	c.mu.Unlock()
+}
+
+// Totals are the counts so far, with lanesPeak lanes alive at most at once.
+func (c *Counters) Totals(lanesPeak int) view.Totals {
+	t := view.Totals{
+		PagesFetched: c.PagesFetched.Load(),
+		PagesStored:  c.PagesStored.Load(),
+		BytesFetched: c.BytesFetched.Load(),
+		Refused:      c.Refused.Load(),
+		URLsQueued:   c.URLsQueued.Load(),
+		URLsDone:     c.URLsDone.Load(),
+		Deferred:     c.Deferred.Load(),
+		LanesPeak:    lanesPeak,
+		Errors:       map[string]int64{},
+		Skipped:      c.skipped.byKind(),
+		ByClass:      map[string]int64{},
+	}
+	for i := range c.ByClass {
+		if n := c.ByClass[i].Load(); n > 0 {
+			t.ByClass[statusClasses[i]] = n
+		}
+	}
+	t.ConfirmFetches = c.ConfirmFetches.Load()
+	c.mu.Lock()
+	for k, v := range c.errors {
+		t.Errors[k] = v
+	}
+	c.mu.Unlock()
+	return t
+}
+
+// statusClasses name the classes of HTTP status codes (RFC 9110 section 15), with
+// "other" for codes outside 100..599.
+var statusClasses = [...]string{"other", "1xx", "2xx", "3xx", "4xx", "5xx"}
+
+// Response counts one response received: pages fetched, by status class.
+func (c *Counters) Response(status int) {
+	c.PagesFetched.Add(1)
+	class := status / 100
+	if class < 1 || class > 5 {
+		class = 0
+	}
+	c.ByClass[class].Add(1)
+}
