@@ -385,7 +385,7 @@ func (p *hostsPane) View() string {
 		h := all.at(p.rows[r])
 		cells = append(cells[:0], h.Name)
 		if p.wide() && p.by == byHost {
-			cells = append(cells, orDash(h.Site), orDash(h.Egress))
+			cells = append(cells, pane.Dash(h.Site), pane.Dash(h.Egress))
 		}
 		cells = append(cells, pane.Thousands(h.Fetched))
 		if p.mid() {
@@ -431,17 +431,17 @@ func (p *hostsPane) summary(all hostTable) string {
 	if !p.desc {
 		dir = "↑"
 	}
-	figs := []figure{
-		{hostsByPlural[p.by], pane.Thousands(int64(all.len())), false},
-		{"fetched", pane.Thousands(fetched), false},
-		{"refused", pane.Thousands(refused), refused > 0},
-		{"refusing", pane.Thousands(blocked), blocked > 0},
-		{"sort", hostSorts[p.sortKey].name + " " + dir, false},
+	figs := []pane.Figure{
+		{Label: hostsByPlural[p.by], Value: pane.Thousands(int64(all.len()))},
+		{Label: "fetched", Value: pane.Thousands(fetched)},
+		{Label: "refused", Value: pane.Thousands(refused), Bad: refused > 0},
+		{Label: "refusing", Value: pane.Thousands(blocked), Bad: blocked > 0},
+		{Label: "sort", Value: hostSorts[p.sortKey].name + " " + dir},
 	}
 	if p.view != nil && p.view.Untracked > 0 {
-		figs = append(figs, figure{"past the cap", pane.Thousands(p.view.Untracked), false})
+		figs = append(figs, pane.Figure{Label: "past the cap", Value: pane.Thousands(p.view.Untracked)})
 	}
-	return figureLine(st, p.width, "report", figs)
+	return pane.FigureLine(st, p.width, "report", figs)
 }
 
 // kindsLine spells out the selected row: every skip and error kind with its count,

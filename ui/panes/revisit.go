@@ -186,9 +186,9 @@ func (p *revisitPane) View() string {
 			if i > 0 {
 				b.WriteString("\n")
 			}
-			b.WriteString(lineAt(left, i, p.width-histW-1))
+			b.WriteString(pane.LineAt(left, i, p.width-histW-1))
 			b.WriteString(" ")
-			b.WriteString(lineAt(right, i, histW))
+			b.WriteString(pane.LineAt(right, i, histW))
 		}
 	} else {
 		b.WriteString(p.schedulerLine(p.width) + "\n")
@@ -215,14 +215,14 @@ func (p *revisitPane) schedulerLine(width int) string {
 	if !v.LastTick.IsZero() {
 		last = pane.ShortDuration(max(p.c.Now().Sub(v.LastTick), 0)) + " ago"
 	}
-	state := figure{"policy", v.Policy, false}
+	state := pane.Figure{Label: "policy", Value: v.Policy}
 	if !v.Enabled {
-		state = figure{"off", "(revisit.enabled false)", true} // pages are tracked, none requeued
+		state = pane.Figure{Label: "off", Value: "(revisit.enabled false)", Bad: true} // pages are tracked, none requeued
 	}
-	return figureLine(p.c.Styles, width, "scheduler", []figure{
-		state, {"every", longDuration(v.Every), false}, {"last tick", last, false},
-		{"tracked", pane.Thousands(v.Tracked), false}, {"queued", strconv.Itoa(v.Queued), false},
-		{"threshold", strconv.Itoa(v.Threshold), false}, {"ticks", pane.Thousands(v.Ticks), false},
+	return pane.FigureLine(p.c.Styles, width, "scheduler", []pane.Figure{
+		state, {Label: "every", Value: longDuration(v.Every)}, {Label: "last tick", Value: last},
+		{Label: "tracked", Value: pane.Thousands(v.Tracked)}, {Label: "queued", Value: strconv.Itoa(v.Queued)},
+		{Label: "threshold", Value: strconv.Itoa(v.Threshold)}, {Label: "ticks", Value: pane.Thousands(v.Ticks)},
 	})
 }
 
@@ -233,11 +233,11 @@ func (p *revisitPane) refetchLine(width int) string {
 	if v.Refetches > 0 {
 		changes += " (" + pane.Percent(float64(v.Changes)/float64(v.Refetches)) + ")"
 	}
-	return figureLine(p.c.Styles, width, "refetches", []figure{
-		{"refetched", pane.Thousands(v.Refetches), false}, {"changed", changes, false},
-		{"304", pane.Thousands(v.NotModified), false}, {"unknown", pane.Thousands(v.Unknown), v.Unknown > 0},
-		{"requeued", pane.Thousands(v.Requeued), false},
-		{"first from site", firstFromSite(v), false},
+	return pane.FigureLine(p.c.Styles, width, "refetches", []pane.Figure{
+		{Label: "refetched", Value: pane.Thousands(v.Refetches)}, {Label: "changed", Value: changes},
+		{Label: "304", Value: pane.Thousands(v.NotModified)}, {Label: "unknown", Value: pane.Thousands(v.Unknown), Bad: v.Unknown > 0},
+		{Label: "requeued", Value: pane.Thousands(v.Requeued)},
+		{Label: "first from site", Value: firstFromSite(v)},
 	})
 }
 
@@ -253,11 +253,11 @@ func firstFromSite(v *engine.RevisitView) string {
 
 // windowsLine is the class windows on one line (narrow layout).
 func (p *revisitPane) windowsLine() string {
-	var figs []figure
+	var figs []pane.Figure
 	for _, w := range p.view.Windows {
-		figs = append(figs, figure{w.Class, windowText(w.Window), false})
+		figs = append(figs, pane.Figure{Label: w.Class, Value: windowText(w.Window)})
 	}
-	return figureLine(p.c.Styles, p.width, "windows", figs)
+	return pane.FigureLine(p.c.Styles, p.width, "windows", figs)
 }
 
 // windowsTable lists each class with its window and pages (wide layout).
@@ -283,11 +283,11 @@ func windowText(d time.Duration) string {
 
 // intervalsLine is the histogram on one line (narrow layout): pages per bucket.
 func (p *revisitPane) intervalsLine() string {
-	var figs []figure
+	var figs []pane.Figure
 	for _, b := range p.view.Intervals {
-		figs = append(figs, figure{bucketLabel(b), pane.Thousands(b.Pages), false})
+		figs = append(figs, pane.Figure{Label: bucketLabel(b), Value: pane.Thousands(b.Pages)})
 	}
-	return figureLine(p.c.Styles, p.width, "t/x", figs)
+	return pane.FigureLine(p.c.Styles, p.width, "t/x", figs)
 }
 
 // histogram draws the interval buckets as horizontal bars scaled to the largest,

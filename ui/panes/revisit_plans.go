@@ -40,15 +40,15 @@ func (p *revisitPane) planCells(class string) []string {
 
 // plansLine is the plans on one line (narrow layout): "soc age 1/d 62% 3h, ...".
 func (p *revisitPane) plansLine() string {
-	var figs []figure
+	var figs []pane.Figure
 	for _, pl := range p.view.Plans {
 		v := planText(pl)
 		if pl.Pages > 0 {
 			v += " " + planFresh(pl) + " " + planAge(pl)
 		}
-		figs = append(figs, figure{pl.Class, v, pl.Behind > 0})
+		figs = append(figs, pane.Figure{Label: pl.Class, Value: v, Bad: pl.Behind > 0})
 	}
-	return figureLine(p.c.Styles, p.width, "heading for", figs)
+	return pane.FigureLine(p.c.Styles, p.width, "heading for", figs)
 }
 
 // planText is a class's objective and budget: "balanced 0.1/d".

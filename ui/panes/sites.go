@@ -127,11 +127,11 @@ func (p *sitesPane) View() string {
 		held += s.Held
 	}
 	var b strings.Builder
-	b.WriteString(figureLine(st, p.width, "sites", []figure{
-		{"declared", strconv.Itoa(len(p.view.Sites)), false}, {"round", strconv.Itoa(p.view.Round), false},
-		{"every", longDuration(p.view.Every), false}, {"stored", pane.Thousands(int64(stored)), false},
-		{"new 1h", pane.Thousands(int64(hour)), false}, {"new 1d", pane.Thousands(int64(day)), false},
-		{"held back", pane.Thousands(held), held > 0},
+	b.WriteString(pane.FigureLine(st, p.width, "sites", []pane.Figure{
+		{Label: "declared", Value: strconv.Itoa(len(p.view.Sites))}, {Label: "round", Value: strconv.Itoa(p.view.Round)},
+		{Label: "every", Value: longDuration(p.view.Every)}, {Label: "stored", Value: pane.Thousands(int64(stored))},
+		{Label: "new 1h", Value: pane.Thousands(int64(hour))}, {Label: "new 1d", Value: pane.Thousands(int64(day))},
+		{Label: "held back", Value: pane.Thousands(held), Bad: held > 0},
 	}))
 	b.WriteString("\n")
 	b.WriteString(p.detailLines())

@@ -121,10 +121,10 @@ func (p *storiesPane) View() string {
 			st.Muted.Render(pane.Fit("  no article found under two URLs yet", p.width))
 	}
 	var b strings.Builder
-	b.WriteString(figureLine(st, p.width, "stories", []figure{
-		{"under several URLs", pane.Thousands(int64(p.view.Grouped)), false},
-		{"stories", pane.Thousands(int64(p.view.Stories)), false},
-		{"articles", pane.Thousands(int64(p.view.Pages)), false},
+	b.WriteString(pane.FigureLine(st, p.width, "stories", []pane.Figure{
+		{Label: "under several URLs", Value: pane.Thousands(int64(p.view.Grouped))},
+		{Label: "stories", Value: pane.Thousands(int64(p.view.Stories))},
+		{Label: "articles", Value: pane.Thousands(int64(p.view.Pages))},
 	}))
 	b.WriteString("\n")
 	b.WriteString(p.detailLines())

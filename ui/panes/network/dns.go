@@ -1,4 +1,8 @@
-package panes
+// Package network holds the console's tabs on the crawl's network side: DNS (M5's
+// resolver cache, its hit rates and prefetch) and Egress (M3's rotation, the accounts,
+// the sizing estimate of how many exits a keyword crawl needs). Package panes imports
+// it, so the tabs register with the stock ones.
+package network
 
 import (
 	"strconv"
@@ -9,7 +13,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/crawlconsole/crawlconsole/engine"
-	"github.com/crawlconsole/crawlconsole/themes"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
@@ -149,20 +152,20 @@ func (p *dnsPane) View() string {
 	v := p.view
 	var b strings.Builder
 	p.ratesView(&b)
-	lines := [][]figure{
-		{{"backlog", pane.Thousands(int64(v.Backlog)), false}, {"workers", strconv.Itoa(v.Workers), false},
-			{"in flight", strconv.Itoa(v.InFlight), false}, {"prefetched", pane.Thousands(v.Stats.Prefetched), false}},
-		{{"p50", millis(v.UpstreamP50Ms), false}, {"p99", millis(v.UpstreamP99Ms), false},
-			{"queries", pane.Thousands(v.Stats.UpstreamQueries), false}, {"stale served", pane.Thousands(v.Stats.StaleServed), v.Stats.StaleServed > 0}},
-		{{"hosts", pane.Thousands(int64(v.Hosts)), false}, {"domains", pane.Thousands(int64(v.Domains)), false},
-			{"negative", pane.Thousands(int64(v.NegativeCount)), false}, {"evicted", pane.Thousands(v.Stats.Evicted), false}},
-		{{"p50", millis(v.Stats.WaitP50Ms), false}, {"p99", millis(v.Stats.WaitP99Ms), false},
-			{"no wait", pane.Percent(v.Stats.ZeroWaitShare), false}, {"lookups", pane.Thousands(v.Stats.Lookups), false},
-			{"rejected", pane.Thousands(v.Stats.Rejected), v.Stats.Rejected > 0}},
+	lines := [][]pane.Figure{
+		{{Label: "backlog", Value: pane.Thousands(int64(v.Backlog))}, {Label: "workers", Value: strconv.Itoa(v.Workers)},
+			{Label: "in flight", Value: strconv.Itoa(v.InFlight)}, {Label: "prefetched", Value: pane.Thousands(v.Stats.Prefetched)}},
+		{{Label: "p50", Value: millis(v.UpstreamP50Ms)}, {Label: "p99", Value: millis(v.UpstreamP99Ms)},
+			{Label: "queries", Value: pane.Thousands(v.Stats.UpstreamQueries)}, {Label: "stale served", Value: pane.Thousands(v.Stats.StaleServed), Bad: v.Stats.StaleServed > 0}},
+		{{Label: "hosts", Value: pane.Thousands(int64(v.Hosts))}, {Label: "domains", Value: pane.Thousands(int64(v.Domains))},
+			{Label: "negative", Value: pane.Thousands(int64(v.NegativeCount))}, {Label: "evicted", Value: pane.Thousands(v.Stats.Evicted)}},
+		{{Label: "p50", Value: millis(v.Stats.WaitP50Ms)}, {Label: "p99", Value: millis(v.Stats.WaitP99Ms)},
+			{Label: "no wait", Value: pane.Percent(v.Stats.ZeroWaitShare)}, {Label: "lookups", Value: pane.Thousands(v.Stats.Lookups)},
+			{Label: "rejected", Value: pane.Thousands(v.Stats.Rejected), Bad: v.Stats.Rejected > 0}},
 	}
 	for i, title := range []string{"prefetch", "upstream", "cache", "fetch wait"} {
 		b.WriteString("\n")
-		b.WriteString(figureLine(st, p.width, title, lines[i]))
+		b.WriteString(pane.FigureLine(st, p.width, title, lines[i]))
 	}
 	b.WriteString("\n")
 
@@ -173,9 +176,9 @@ func (p *dnsPane) View() string {
 		right := p.negativeTable(p.width-leftW-1, negRows)
 		for i := range max(len(left), len(right)) {
 			b.WriteString("\n")
-			b.WriteString(lineAt(left, i, leftW))
+			b.WriteString(pane.LineAt(left, i, leftW))
 			b.WriteString(" ")
-			b.WriteString(lineAt(right, i, p.width-leftW-1))
+			b.WriteString(pane.LineAt(right, i, p.width-leftW-1))
 		}
 		return b.String()
 	}
@@ -313,52 +316,6 @@ func (p *dnsPane) negativeTable(width, rows int) []string {
 		out = append(out, pane.TableRow(st, cols, cells, width, r == p.list.Cursor, -1, nil))
 	}
 	return out
-}
-
-// lineAt is line i of a side-by-side column, or blanks below its end.
-func lineAt(lines []string, i, width int) string {
-	if i < len(lines) {
-		return lines[i]
-	}
-	return pane.Spaces(width)
-}
-
-// figure is one "label value" pair of a figures line.
-type figure struct {
-	label, value string
-	bad          bool // non-zero and worth the eye (styled like the header's errors)
-}
-
-// figureLine renders a titled line of figures, as many as fit in width, in the
-// order given (most telling first).
-func figureLine(st *themes.Styles, width int, title string, figs []figure) string {
-	const titleW = 12
-	var b strings.Builder
-	b.WriteString("  ")
-	b.WriteString(st.ColHeader.Render(pane.Fit(title, titleW)))
-	used := 2 + titleW
-	for i, f := range figs {
-		w := pane.CellWidth(f.label) + 1 + pane.CellWidth(f.value)
-		if i > 0 {
-			w += 2
-		}
-		if used+w > width {
-			break
-		}
-		if i > 0 {
-			b.WriteString("  ")
-		}
-		b.WriteString(st.Label.Render(f.label))
-		b.WriteString(" ")
-		if f.bad {
-			b.WriteString(st.Bad.Render(f.value))
-		} else {
-			b.WriteString(st.Value.Render(f.value))
-		}
-		used += w
-	}
-	b.WriteString(pane.Spaces(width - used))
-	return b.String()
 }
 
 // millis formats milliseconds with the precision that matters at that size:

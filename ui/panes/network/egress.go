@@ -1,4 +1,4 @@
-package panes
+package network
 
 import (
 	"strconv"
@@ -348,13 +348,13 @@ func (p *egressPane) View() string {
 	}
 	v := p.view
 	var b strings.Builder
-	b.WriteString(figureLine(st, p.width, "node "+v.Node, []figure{
-		{"on", orDash(v.Current), false},
-		{"rotations", pane.Thousands(v.Rotations), false},
-		{"disabled now", strconv.Itoa(len(v.Disabled)), len(v.Disabled) > 0},
-		{"deferred URLs", pane.Thousands(p.deferred), false},
-		{"hosts disabled", pane.Thousands(v.HostsDisabled), false},
-		{"pair bans", strconv.Itoa(len(v.PairBans)), false},
+	b.WriteString(pane.FigureLine(st, p.width, "node "+v.Node, []pane.Figure{
+		{Label: "on", Value: pane.Dash(v.Current)},
+		{Label: "rotations", Value: pane.Thousands(v.Rotations)},
+		{Label: "disabled now", Value: strconv.Itoa(len(v.Disabled)), Bad: len(v.Disabled) > 0},
+		{Label: "deferred URLs", Value: pane.Thousands(p.deferred)},
+		{Label: "hosts disabled", Value: pane.Thousands(v.HostsDisabled)},
+		{Label: "pair bans", Value: strconv.Itoa(len(v.PairBans))},
 	}))
 	b.WriteString("\n")
 	b.WriteString("  " + st.ColHeader.Render(pane.Fit("sizing", 12)) + st.Value.Render(pane.Fit(sizingFormula, max(p.width-14, 0))))
@@ -411,7 +411,7 @@ func (p *egressPane) lineView(l egressLine, ecols []pane.Column, sel bool) strin
 		}
 		cells := []string{r.Name, string(r.Kind), r.Address}
 		if p.wide() {
-			cells = append(cells, orDash(r.Node))
+			cells = append(cells, pane.Dash(r.Node))
 		}
 		cells = append(cells, clock(r.StartTime), r.RecentlyUsed, pane.Thousands(r.Requests), pane.Thousands(r.Refusals))
 		if p.wide() {
@@ -422,11 +422,11 @@ func (p *egressPane) lineView(l egressLine, ecols []pane.Column, sel bool) strin
 		return pane.TableRow(st, ecols, cells, p.width, sel, len(ecols)-1, &accent)
 	case lineDisabled:
 		d := &v.Disabled[l.index]
-		cells := []string{d.Host, pane.Countdown(d.Until, now), clock(d.Since), clock(d.Until), orDash(d.Why)}
+		cells := []string{d.Host, pane.Countdown(d.Until, now), clock(d.Since), clock(d.Until), pane.Dash(d.Why)}
 		return pane.TableRow(st, p.disabledColumns(), cells, p.width, sel, -1, nil)
 	case lineBan:
 		bn := &v.PairBans[l.index]
-		cells := []string{bn.Host, bn.Egress, pane.Countdown(bn.Until, now), clock(bn.At), orDash(bn.Why)}
+		cells := []string{bn.Host, bn.Egress, pane.Countdown(bn.Until, now), clock(bn.At), pane.Dash(bn.Why)}
 		return pane.TableRow(st, p.banColumns(), cells, p.width, sel, -1, nil)
 	}
 	return ""
@@ -438,11 +438,4 @@ func clock(t time.Time) string {
 		return "-"
 	}
 	return t.Format("15:04:05")
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

@@ -1,0 +1,61 @@
+package pane
+
+import (
+	"strings"
+
+	"github.com/crawlconsole/crawlconsole/themes"
+)
+
+// LineAt is line i of a side-by-side column, or blanks below its end.
+func LineAt(lines []string, i, width int) string {
+	if i < len(lines) {
+		return lines[i]
+	}
+	return Spaces(width)
+}
+
+// Figure is one "label value" pair of a figures line.
+type Figure struct {
+	Label, Value string
+	Bad          bool // non-zero and worth the eye (styled like the header's errors)
+}
+
+// FigureLine renders a titled line of figures, as many as fit in width, in the
+// order given (most telling first).
+func FigureLine(st *themes.Styles, width int, title string, figs []Figure) string {
+	const titleW = 12
+	var b strings.Builder
+	b.WriteString("  ")
+	b.WriteString(st.ColHeader.Render(Fit(title, titleW)))
+	used := 2 + titleW
+	for i, f := range figs {
+		w := CellWidth(f.Label) + 1 + CellWidth(f.Value)
+		if i > 0 {
+			w += 2
+		}
+		if used+w > width {
+			break
+		}
+		if i > 0 {
+			b.WriteString("  ")
+		}
+		b.WriteString(st.Label.Render(f.Label))
+		b.WriteString(" ")
+		if f.Bad {
+			b.WriteString(st.Bad.Render(f.Value))
+		} else {
+			b.WriteString(st.Value.Render(f.Value))
+		}
+		used += w
+	}
+	b.WriteString(Spaces(width - used))
+	return b.String()
+}
+
+// Dash is s, or "-" for an empty cell.
+func Dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
