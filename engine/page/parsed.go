@@ -151,6 +151,16 @@ func (p *Parsed) Sign(body []byte, contentType string) (sig Signature, t Text, o
 	return p.sign()
 }
 
+// PageTextOf returns PageText(body, contentType), from the parse when it was a parse
+// of that body and type (nothing is tokenized again), else (p nil, or another body)
+// by reading body afresh.
+func (p *Parsed) PageTextOf(body []byte, contentType string) (text string, ok bool) {
+	if p == nil || p.contentType != contentType || !sameBytes(p.body, body) {
+		p = Parse(body, contentType, nil)
+	}
+	return p.PageText()
+}
+
 // PageText is PageText of the parsed body: the headline, then one paragraph a line.
 // The tree goes back to a pool once the text is out; the text is kept for Sign.
 func (p *Parsed) PageText() (text string, ok bool) {

@@ -10,7 +10,6 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
-	"github.com/crawlconsole/crawlconsole/engine/page"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -96,7 +95,8 @@ func (r *Rounds) Collect(book *Book, s *config.SiteOptions, t frontier.Task, res
 		}
 		out = append(out, row)
 	case s.Kind == config.SiteNews:
-		text, ok := page.PageText(res.Body, res.Header.Get("Content-Type"))
+		// The fetcher's parse of the page (nil for a worker's result) has its text.
+		text, ok := res.Parsed.PageTextOf(res.PageBody(), res.PageType())
 		if !ok {
 			return
 		}
