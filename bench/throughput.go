@@ -46,6 +46,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/metrics"
+	"github.com/crawlconsole/crawlconsole/engine/page"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
 
@@ -92,6 +93,7 @@ func runThroughput(args []string) (map[string]any, error) {
 	memProfile := fs.String("memprofile", "", "write an allocation profile of the timed crawls to this file")
 	fs.BoolVar(&throughputTraps, "traps", true, "crawlconsole's crawler-trap guards on (false: their cost measured by difference)")
 	fs.BoolVar(&throughputAdaptive, "adaptive", false, "keep crawlconsole's adaptive politeness (delay_factor × latency, back-off) on; off by default like every other delay")
+	fs.DurationVar(&throughputStoreDelay, "store-delay", 0, "crawlconsole's store.Options.BatchDelay (0: the store's default)")
 	scrape := fs.Duration("scrape", 0, "serve crawlconsole's /metrics and scrape it every `D` during its runs (0: off)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -237,6 +239,10 @@ func runThroughput(args []string) (map[string]any, error) {
 // throughputTraps is -traps: the trap guards run on every link found.
 var throughputTraps = true
 
+// throughputStoreDelay is -store-delay: the store writer's batch delay, to weigh
+// what fewer, bigger commits save.
+var throughputStoreDelay time.Duration
+
 // throughputAdaptive keeps the adaptive politeness terms on (-adaptive): what the
 // default costs on healthy loopback hosts.
 var throughputAdaptive bool
@@ -262,6 +268,7 @@ func throughputCrawlconsole(sb *sandbox.Sandbox, seeds []string, par int, robots
 		o.Politeness = engine.FixedPoliteness() // the adaptive gap is a politeness delay too
 	}
 	o.Robots = robots
+	o.Store.BatchDelay = throughputStoreDelay
 	if !throughputTraps {
 		o.Traps = frontier.TrapOptions{}
 	}
@@ -299,6 +306,7 @@ func throughputCrawlconsole(sb *sandbox.Sandbox, seeds []string, par int, robots
 		}()
 		stopScraping = func() int { close(quit); return <-scraped }
 	}
+	passes0 := page.TokenizerPasses()
 	start := time.Now()
 	if err := e.Start(); err != nil {
 		e.Close()
@@ -324,7 +332,11 @@ func throughputCrawlconsole(sb *sandbox.Sandbox, seeds []string, par int, robots
 			errs += v
 		}
 	}
-	note := fmt.Sprintf("lanes peak %d, errors %d, close %.2fs", st.LanesPeak, errs, time.Since(closeStart).Seconds())
+	// Every body the crawl read (pages, error pages, redirects' bodies) counts; the
+	// goal is one tokenizer pass per response read, whoever reads it.
+	passes := page.TokenizerPasses() - passes0
+	note := fmt.Sprintf("lanes peak %d, errors %d, close %.2fs, tokenizer passes %d (%.3f per page fetched)",
+		st.LanesPeak, errs, time.Since(closeStart).Seconds(), passes, float64(passes)/float64(max(st.PagesFetched, 1)))
 	if scrape > 0 {
 		note += fmt.Sprintf(", %d scrapes of /metrics", scrapes)
 	}
