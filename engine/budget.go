@@ -54,7 +54,7 @@ func (e *Engine) holdBack(t frontier.Task, kind string, until time.Time) {
 func (e *Engine) admitTask(t *frontier.Task) bool {
 	t.Budgeted = false
 	if e.crew.countsAtHandOut() {
-		return true // counted as it leaves for a worker (budget_cluster.go)
+		return true // counted as it leaves for a worker (masterPort.Admit)
 	}
 	if !e.budget.Active() {
 		return true

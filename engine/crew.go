@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 )
 
@@ -284,3 +285,35 @@ func (c localCrew) applyRebalance(p RebalancePlan) error {
 var errNoNodes = errors.New("no workers: this crawl runs in one process (start a master and workers to have nodes)")
 
 func (c localCrew) pauseNode(string, bool) error { return errNoNodes }
+
+func (c localCrew) countsAtHandOut() bool { return false }
+
+// recall on one box takes what the board holds of match off it and places it again:
+// what place counted as it came (under a budget) is taken back, and the budget now
+// in force admits it or holds it back.
+func (c localCrew) recall(match func(frontier.Task) bool) int {
+	e := c.e
+	e.mu.Lock()
+	back := e.offBoard(e.board.Withdraw(match))
+	for _, t := range back {
+		if t.Budgeted {
+			e.budget.Unadmit(t)
+		}
+		e.place(t)
+	}
+	e.checkIdle()
+	e.mu.Unlock()
+	e.flushDeferred()
+	return len(back)
+}
+
+// recallOver takes back the hand-outs a budget k, just set or lowered, may hold
+// (its host's, or its site's): those no lane has in hand are counted again.
+func (e *Engine) recallOver(k front.BudgetKey) int {
+	return e.crew.recall(func(t frontier.Task) bool {
+		if k.Host {
+			return t.Host == k.Name
+		}
+		return t.Site == k.Name
+	})
+}

@@ -106,7 +106,7 @@
 // in:
 //
 //   - one box (New, localRole): a front and its lanes joined in process;
-//   - master (NewMaster, masterRole in master.go): the frontier half (store, dedupe,
+//   - master (NewMaster, masterRole in masterport.go): the frontier half (store, dedupe,
 //     revisit, rounds, discovery, the account table) with no lanes of its own; it
 //     hands each unit's URLs to the worker holding it;
 //   - worker (StartWorker, workerRole in worker.go): the lane half (lanes, gate,
@@ -139,7 +139,8 @@
 //
 // The other seam is the crew (crew.go): who fetches the front's tasks. On one box
 // and on a worker it is localCrew, this process's lane board; on a master it is the
-// master's runtime (master.go), which keeps who holds what in a master.Table (package
+// master's runtime (master.Runtime over its master.Crawl port, which masterport.go
+// implements), which keeps who holds what in a master.Table (package
 // master: the node table, the assignment units, the hand-outs and their leases, the
 // spread and balancing plans), talks to the workers through a master.Link (their
 // joins, heartbeats and leaves, the operator's controls) and commits their results. Placing a task, the queue
@@ -174,7 +175,7 @@
 // # Locking
 //
 // Engine.mu guards the mutable state of both halves and the master's cluster maps
-// (masterRuntime). Store calls never happen under it except the non-blocking queueing
+// (the master.Runtime's Table). Store calls never happen under it except the non-blocking queueing
 // ones (SetState, Defer, SaveRevisit, ...). NATS requests never happen under it, with
 // one exception: a worker's egress claim from its master runs inside the rotation
 // (seed 003 step 3-2-3), bounded by a 2 s timeout. Order: Engine.mu, then the egress

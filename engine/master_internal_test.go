@@ -59,7 +59,7 @@ func TestWorkerClaimsAnEgressFromTheMasterTable(t *testing.T) {
 	deadline := time.Now().Add(patience)
 	for {
 		free := 0
-		for _, a := range m.crew.(*masterRuntime).accts.Accounts() {
+		for _, a := range m.crew.(masterCrew).Accounts().Accounts() {
 			if a.Node == "" || a.State != "assigned" {
 				free++
 			}
@@ -68,7 +68,7 @@ func TestWorkerClaimsAnEgressFromTheMasterTable(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the dead worker's egresses did not return to the table: %+v", m.crew.(*masterRuntime).accts.Accounts())
+			t.Fatalf("the dead worker's egresses did not return to the table: %+v", m.crew.(masterCrew).Accounts().Accounts())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

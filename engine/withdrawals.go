@@ -2,7 +2,6 @@ package engine
 
 import (
 	"errors"
-	"strconv"
 	"sync"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
@@ -188,50 +187,6 @@ func (e *Engine) withdrawURLs(urls map[string]uint64) int {
 	e.mu.Unlock()
 	e.flushSteeredOut()
 	return n + held()
-}
-
-// withdraw takes the tasks drop selects out of the units' queues at the master (to
-// end as withdrawn); held asks the workers to withdraw those they hold of them.
-// Caller holds e.mu; held is called without it.
-func (m *masterRuntime) withdraw(drop func(frontier.Task) bool) (n int, held func() int) {
-	dropped, byWorker := m.book.Withdraw(drop)
-	for _, t := range dropped {
-		m.e.rv.leftQueue(t.URL)
-		m.e.setOut(t)
-	}
-	return len(dropped), func() int {
-		if len(byWorker) == 0 {
-			return 0
-		}
-		return m.withdrawHeld(byWorker)
-	}
-}
-
-// withdrawHeld asks each worker to take the hand-outs it holds of withdrawn sources
-// off its board, all at once, and waits for their answers: once it returns, none
-// of them is fetched but those already in a lane's hand. The worker reports each
-// as a result of kind steered_out. It returns how many the workers withdrew.
-func (m *masterRuntime) withdrawHeld(held map[string][]frontier.Task) int {
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	total := 0
-	for name, tasks := range held {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var reply wire.ControlReply
-			if err := m.link.Control(name, &wire.Control{Op: wire.OpWithdraw, Tasks: tasks}, &reply); err != nil {
-				m.e.logf(LevelWarn, 0, "", "worker %s: withdraw %d queued sources: %v (they may still be fetched)", name, len(tasks), err)
-				return
-			}
-			k, _ := strconv.Atoi(reply.Result)
-			mu.Lock()
-			total += k
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	return total
 }
 
 // keepSources forgets earlier withdrawals of sources added back. When some were

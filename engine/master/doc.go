@@ -10,8 +10,10 @@
 // heartbeats, claims, leaves and deaths, and the operator's controls and rebalances;
 // it asks the table under the lock the Host port gives, and reaches the crawl only
 // through that port (the event log, the clock, the crawl's pause, the settings a
-// worker follows, the store's meta table). The engine's master runtime keeps what
-// needs the crawl itself: dispatching batches, committing results and deferrals.
+// worker follows, the store's meta table). A Runtime runs the two over the
+// transport: it dispatches batches, commits the workers' results and deferrals and
+// carries out the operator's controls, reaching the crawl through the Crawl port
+// (the engine's masterport.go implements it).
 // What the table needs from the crawl's front while it moves tasks is the Front
 // port. So the dealing, the moves and the balancing are tested here on their own,
 // with no NATS server and no database.

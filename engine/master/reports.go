@@ -1,0 +1,301 @@
+package master
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/view"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// Start sets up the streams and listens to the workers: their joins, heartbeats,
+// claims and leaves, and the results they report. The crawl starts it.
+func (m *Runtime) Start() error {
+	ctx, cancel := context.WithTimeout(m.ctx, 10*time.Second)
+	defer cancel()
+	// Results are kept on file: what workers fetched while the master was down is
+	// committed when it is back. Task batches need not be: a master that restarts
+	// queues again, from its store, every URL it had handed out.
+	for _, s := range []struct {
+		name, subjects string
+		storage        jetstream.StorageType
+	}{{m.sub.TaskStream(), m.sub.Tasks(">"), jetstream.MemoryStorage}, {m.sub.ResultStream(), m.sub.Results(">"), jetstream.FileStorage}} {
+		st, err := m.conn.EnsureStream(ctx, jetstream.StreamConfig{
+			Name: s.name, Subjects: []string{s.subjects},
+			Retention: jetstream.WorkQueuePolicy, Storage: s.storage,
+		})
+		if err != nil {
+			return err
+		}
+		// Batches a last life sent that no worker took are dropped (a NATS server
+		// that outlived the master keeps them): their URLs are in limbo until their
+		// holders claim them, and a worker that took one now would fetch it
+		// unclaimed while the master queues it again.
+		if s.storage == jetstream.MemoryStorage {
+			if err := st.Purge(ctx); err != nil {
+				return fmt.Errorf("master: purge the last run's task batches: %w", err)
+			}
+		}
+	}
+	// Results a last life was handed and never acknowledged (it died committing
+	// them) would come again only after the consumer's AckWait, a minute: long past
+	// the grace period, their URLs queued and fetched again meanwhile. A new
+	// consumer gets every unacknowledged result at once (the stream keeps them until
+	// acknowledged).
+	if err := m.conn.JS.DeleteConsumer(ctx, m.sub.ResultStream(), "master"); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return fmt.Errorf("master: reset the results consumer: %w", err)
+	}
+	cons, err := m.conn.EnsureConsumer(ctx, m.sub.ResultStream(), jetstream.ConsumerConfig{
+		Durable: "master", FilterSubject: m.sub.Results(">"), AckPolicy: jetstream.AckExplicitPolicy,
+		AckWait: time.Minute, MaxAckPending: 20000, MaxDeliver: -1,
+	})
+	if err != nil {
+		return err
+	}
+	// Results are committed by as many goroutines as there are CPUs: on one box the
+	// lanes record their pages in parallel, and a single handler would cap the master.
+	m.results = make(chan jetstream.Msg, 256)
+	for range runtime.GOMAXPROCS(0) {
+		m.crawl.Go(func() {
+			for {
+				select {
+				case msg := <-m.results:
+					m.onResult(msg)
+				case <-m.ctx.Done():
+					return // what waits here is not acknowledged: redelivered to the next master
+				}
+			}
+		})
+	}
+	if m.consume, err = cons.Consume(func(msg jetstream.Msg) {
+		select {
+		case m.results <- msg:
+		case <-m.ctx.Done():
+		}
+	}, jetstream.PullMaxMessages(256)); err != nil {
+		return fmt.Errorf("master: consume results: %w", err)
+	}
+	for subj, h := range map[string]nats.MsgHandler{
+		m.sub.Join(): m.link.OnJoin, m.sub.Heartbeat("*"): m.link.OnHeartbeat, m.sub.Leave(): m.link.OnLeave,
+		m.sub.Claim(): m.link.OnClaim,
+	} {
+		sub, err := m.conn.NC.Subscribe(subj, h)
+		if err != nil {
+			return fmt.Errorf("master: subscribe %s: %w", subj, err)
+		}
+		m.subs = append(m.subs, sub)
+	}
+	if n := m.book.Limbo(); n > 0 {
+		m.crawl.Go(func() { m.grace(n) })
+	}
+	m.crawl.Go(m.dispatchLoop)
+	m.crawl.Go(func() { m.every(m.o.BalanceEvery, m.link.BalanceDaily) })
+	m.crawl.Go(func() { m.every(m.o.HeartbeatEvery/2, m.link.CheckNodes) })
+	return nil
+}
+
+// every calls f every d until the crawl ends (on the caller's goroutine).
+func (m *Runtime) every(d time.Duration, f func(now time.Time)) {
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-m.ctx.Done():
+			return
+		case <-t.C:
+			f(m.crawl.Now())
+		}
+	}
+}
+
+// grace waits for the workers to claim the n URLs the master's last life had
+// handed out, for as long as a lease it granted may run (its timeout and margin,
+// from this start), then queues again what nobody claimed.
+func (m *Runtime) grace(n int) {
+	d := m.o.Timeout + m.link.LeaseMargin()
+	m.crawl.Logf(view.LevelInfo, "restarted with %d URLs handed out by the last run: waiting %v for the workers to claim them or report them done", n, d)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-m.ctx.Done():
+		return
+	}
+	m.crawl.Lock()
+	again := m.book.EndGrace()
+	m.crawl.CheckIdle()
+	m.crawl.Unlock()
+	m.crawl.Logf(view.LevelInfo, "grace period over: %d of the %d URLs handed out by the last run claimed or reported by no worker, queued again", again, n)
+}
+
+// Stop ends listening; results not yet committed stay in the stream (redelivered
+// to the next master). The node and cost tables are kept in the store.
+func (m *Runtime) Stop() {
+	if m.consume != nil {
+		m.consume.Stop()
+	}
+	for _, s := range m.subs {
+		s.Unsubscribe()
+	}
+	m.crawl.Lock()
+	m.link.SaveNodes()
+	m.link.SaveCosts()
+	m.crawl.Unlock()
+}
+
+// dispatchLoop hands waiting tasks to their units' workers whenever something
+// changed (a task queued, a result in, a worker joined), and twice a heartbeat.
+func (m *Runtime) dispatchLoop() {
+	t := time.NewTicker(m.o.HeartbeatEvery / 2)
+	defer t.Stop()
+	for {
+		select {
+		case <-m.ctx.Done():
+			return
+		case <-m.book.Kicked():
+		case <-t.C:
+		}
+		m.dispatch()
+	}
+}
+
+// dispatch sends each live, unpaused worker tasks of its units up to its window,
+// marked in progress in the store (a refetch with its validators, M2).
+func (m *Runtime) dispatch() {
+	m.crawl.Lock()
+	if !m.crawl.Dispatching() {
+		m.crawl.Unlock()
+		return
+	}
+	out := m.book.Dispatch(m.o.Window)
+	m.crawl.Unlock()
+	for _, b := range out {
+		for i := range b.Tasks {
+			m.crawl.Prepare(&b.Tasks[i])
+		}
+		data, err := cluster.Encode(&wire.Tasks{Node: b.Node, Incarnation: b.Incarnation, Tasks: b.Tasks, LastRequest: b.LastRequest})
+		if err == nil {
+			ctx, cancel := context.WithTimeout(m.ctx, 5*time.Second)
+			_, err = m.conn.JS.Publish(ctx, m.sub.Tasks(b.Node), data)
+			cancel()
+		}
+		if err != nil && m.ctx.Err() == nil {
+			// Not handed out after all: the tasks wait for the next dispatch.
+			m.crawl.Logf(view.LevelWarn, "tasks for %s not sent: %v", b.Node, err)
+			m.crawl.Lock()
+			m.book.Undo(b)
+			m.crawl.Unlock()
+		}
+	}
+}
+
+// onResult commits one worker's result, or its deferral, and acknowledges it once
+// committed. A report that is not for its URL's current hand-out (a dead worker's
+// late result, a redelivery after the master's restart) is acknowledged and dropped:
+// each hand-out counts at most once, and only the current one.
+func (m *Runtime) onResult(msg jetstream.Msg) {
+	if m.sub.IsDeferral(msg.Subject()) {
+		m.onDeferral(msg)
+		return
+	}
+	var r wire.Result
+	if err := wire.DecodeResult(msg.Data(), &r); err != nil {
+		m.reject(msg, "result", err)
+		return
+	}
+	m.addRefusals(r.Refusals)
+	revisit, ok := m.settle(msg, r.Node, r.Task, true)
+	if !ok {
+		return
+	}
+	if r.Res != nil {
+		// Seed 003's cost table: the time a lane spent on the page, its fetch and the
+		// mean pause that follows it (politeness, not the fetch, is most of a site's
+		// crawl time; fetch times alone on a fast network are mostly noise).
+		m.book.AddCost(UnitOf(r.Task), r.Res.Duration+m.pause)
+		m.book.Ended(r.Task, r.At)        // the host's next holder counts its gap from here
+		m.crawl.FetchCost(r.Res.Duration) // access time for the workers-needed estimate
+	}
+	m.crawl.Unlock()
+	m.crawl.Commit(&r, revisit)
+	m.committed(msg)
+}
+
+// onDeferral sets aside a URL a worker deferred (M3: its host disabled, its
+// robots.txt unreachable) until the time it names: the store queues it again then.
+// It is no result: the worker's results and the URL's fetch history stay as they were.
+func (m *Runtime) onDeferral(msg jetstream.Msg) {
+	var d wire.Deferral
+	if err := cluster.Decode(msg.Data(), &d, wire.MaxMessage); err != nil {
+		m.reject(msg, "deferral", err)
+		return
+	}
+	m.addRefusals(d.Refusals)
+	if _, ok := m.settle(msg, d.Node, d.Task, false); !ok {
+		return
+	}
+	m.crawl.Unlock()
+	m.crawl.Defer(d.Task.URL, d.Until)
+	m.committed(msg)
+}
+
+// reject counts and drops a report that cannot be read.
+func (m *Runtime) reject(msg jetstream.Msg, what string, err error) {
+	m.link.Rejects().Add(cluster.Reason(err))
+	m.crawl.Logf(view.LevelWarn, "%s rejected: %v", what, err)
+	msg.Term()
+}
+
+// addRefusals stores the refusals a report carries: facts about the site, whatever
+// becomes of the report's hand-out.
+func (m *Runtime) addRefusals(rs []store.Refusal) {
+	if m.ctx.Err() != nil {
+		return
+	}
+	for _, rf := range rs {
+		m.crawl.Refused(rf)
+	}
+}
+
+// settle ends the hand-out of t that node reported on (a result, or a deferral):
+// with ok it returns holding the lock, and whether t was a revisit; without, the
+// report was acknowledged (late) or refused (stopping), and the lock is not held.
+func (m *Runtime) settle(msg jetstream.Msg, node string, t frontier.Task, result bool) (revisit, ok bool) {
+	m.crawl.Lock()
+	if m.ctx.Err() != nil {
+		m.crawl.Unlock()
+		msg.Nak() // stopping: the next master commits it
+		return false, false
+	}
+	if !m.book.Settle(node, t, result) {
+		m.crawl.Unlock()
+		msg.Ack() // late: each hand-out counts at most once, and only the current one
+		return false, false
+	}
+	return m.crawl.RevisitEnded(t.URL), true
+}
+
+// committed acknowledges a report once the store committed what it wrote, and lets
+// the crawl go on (idle check, dispatch).
+func (m *Runtime) committed(msg jetstream.Msg) {
+	m.crawl.AfterCommit(func(err error) {
+		if err != nil {
+			msg.Nak() // not stored: redelivered (the store error stops the crawl)
+			return
+		}
+		msg.Ack()
+	})
+	m.crawl.Lock()
+	m.crawl.CheckIdle()
+	m.crawl.Unlock()
+	m.book.Kick()
+}

@@ -1,0 +1,270 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
+	"github.com/crawlconsole/crawlconsole/engine/egress"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/lanes"
+	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
+	"github.com/crawlconsole/crawlconsole/engine/master"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// NewMaster builds the master of a distributed crawl: the frontier, dedupe and store
+// of New, and no lanes of its own; workers join over mo.Conn.
+func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
+	mo, err := mo.WithDefaults(opts.Balance)
+	if err != nil {
+		return nil, err
+	}
+	e, err := newEngine(opts, masterRole{})
+	if err != nil {
+		return nil, err
+	}
+	specs, err := egress.ParseSpecs(opts.Egress)
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	s := master.Setup{Balance: opts.Balance, PerNode: opts.Rotation.PerNode, Pause: (opts.Lanes.DelayMin + opts.Lanes.DelayMax) / 2}
+	// The account table (seed 003): workers are granted rotation.per_node egresses at
+	// join and claim more when theirs are refused; `:egress add` adds to it.
+	e.accounts = route.NewAccounts(e.st, func(msg string) { e.logf(LevelWarn, 0, "", "%s", msg) })
+	if s.Accounts, err = egress.OpenTable(e.accounts, specs); err != nil {
+		e.Close()
+		return nil, err
+	}
+	for _, r := range e.st.InProgress() {
+		s.Held = append(s.Held, taskOf(r))
+	}
+	// A master with workers ran on this database before: its workers may have
+	// requested any host until it died.
+	nodes, err := e.st.GetMeta(master.NodesMetaKey)
+	s.Restarted = len(s.Held) > 0 || err == nil && len(nodes) > len("null")
+	if b, err := e.st.GetMeta(master.CostsMetaKey); err == nil {
+		s.Costs = b
+	}
+	e.crew = masterCrew{e, master.NewRuntime(e.ctx, masterPort{e, mo.HeartbeatEvery}, mo, s)}
+	if mo.Join != "" {
+		// The log's first line says how to add workers: the console may start
+		// before any joins, and the line printed before the screen took over is gone.
+		e.logf(LevelInfo, 0, "", "workers join with: %s", mo.Join)
+	}
+	return e, nil
+}
+
+// masterRole is the master's part of a crawl (role): the front and its store, and
+// no lanes of its own.
+type masterRole struct{}
+
+func (masterRole) name() string                              { return RoleMaster }
+func (masterRole) openStore(o Options) (*store.Store, error) { return openStore(o) }
+func (masterRole) ssrfFix() string                           { return localRole{}.ssrfFix() }
+func (masterRole) waitsWhenDry(o *Options) bool              { return o.Revisit.Enabled }
+func (masterRole) telemetry(e *Engine, t *Telemetry)         { e.storeTelemetry(t) }
+
+// started leaves the resumed URLs unannounced: they wait for their holders' claims
+// (grace), which says what came back.
+func (masterRole) started(*Engine) {}
+
+// equip gives the master a board with no egress: the workers resolve, fetch and
+// rotate egresses.
+func (masterRole) equip(e *Engine) error {
+	e.board = lanes.NewBoard(e.opts.Lanes.Max, nil)
+	e.run.Board = e.board
+	return nil
+}
+
+// masterCrew is a master's workers as its crew: a placed task goes to its unit's
+// worker (master.Runtime), with the marks it carries.
+type masterCrew struct {
+	e *Engine
+	*master.Runtime
+}
+
+var _ crew = masterCrew{}
+
+func (c masterCrew) place(t frontier.Task)                 { c.e.boardAdd(t) }
+func (c masterCrew) queue(t frontier.Task)                 { c.Queue(t) }
+func (c masterCrew) counts() (waiting, out int)            { return c.Counts() }
+func (c masterCrew) placesEarly() bool                     { return false }
+func (c masterCrew) lanesPeak() int                        { return max(c.e.board.Peak(), c.LanesPeak()) }
+func (c masterCrew) countsAtHandOut() bool                 { return true }
+func (c masterCrew) recall(m func(frontier.Task) bool) int { return c.Recall(m) }
+func (c masterCrew) start() error                          { return c.Start() }
+func (c masterCrew) stop()                                 { c.Stop() }
+func (c masterCrew) show(s *Snapshot)                      { c.Show(s) }
+func (c masterCrew) pausedChanged()                        { c.PausedChanged() }
+func (c masterCrew) clusterStats() *ClusterStats           { return c.ClusterStats() }
+
+func (c masterCrew) panes(now time.Time) crewPanes {
+	eg, dns, refused := c.Panes(now)
+	return crewPanes{egress: eg, dns: dns, refused: refused}
+}
+
+// withdraw takes the tasks waiting at the master out of their units' queues; those
+// handed out are withdrawn from their workers (held). Caller holds e.mu.
+func (c masterCrew) withdraw(drop func(frontier.Task) bool) (n int, held func() int) {
+	dropped, held := c.Withdraw(drop)
+	for _, t := range dropped {
+		c.e.rv.leftQueue(t.URL)
+		c.e.setOut(t)
+	}
+	return len(dropped), held
+}
+
+// busyState is DRAINING once the master has nothing left to hand out: its workers
+// finish what they hold. Caller holds e.mu.
+func (c masterCrew) busyState() State {
+	e := c.e
+	if e.queuedLen() == 0 && e.q.spillFrom == 0 && e.outstanding == 0 {
+		return StateDraining
+	}
+	return StateRunning
+}
+
+func (c masterCrew) pauseLane(id int, paused bool) error      { return c.PauseLane(id, paused) }
+func (c masterCrew) pauseHost(host string, paused bool) error { return c.PauseHost(host, paused) }
+func (c masterCrew) setMaxLanes(n int) error                  { return c.SetMaxLanes(n) }
+func (c masterCrew) planRebalance() RebalancePlan             { return c.PlanRebalance() }
+func (c masterCrew) applyRebalance(p RebalancePlan) error     { return c.ApplyRebalance(p) }
+func (c masterCrew) pauseNode(name string, paused bool) error { return c.PauseNode(name, paused) }
+func (c masterCrew) rotateLane(id int) (string, error)        { return c.RotateLane(id) }
+func (c masterCrew) addEgress(spec string) (string, error)    { return c.AddEgress(spec) }
+func (c masterCrew) removeEgress(name string) error           { return c.RemoveEgress(name) }
+func (c masterCrew) flushDNS(domain string) (int, error)      { return c.FlushDNS(domain) }
+func (c masterCrew) setHostDisabled(host string, disabled bool) error {
+	return c.SetHostDisabled(host, disabled)
+}
+
+// masterPort is the engine as its master runtime's crawl (master.Crawl): the lock,
+// the log and the clock, the front's budgets and revisit marks as tasks move, and
+// the store's side of a hand-out and of a worker's report.
+type masterPort struct {
+	e  *Engine
+	hb time.Duration // the workers' heartbeat period, in the settings they follow
+}
+
+var _ master.Crawl = masterPort{}
+
+func (p masterPort) Lock()          { p.e.mu.Lock() }
+func (p masterPort) Unlock()        { p.e.mu.Unlock() }
+func (p masterPort) Now() time.Time { return p.e.now() }
+func (p masterPort) Paused() bool   { return p.e.paused }
+func (p masterPort) Logf(level Level, format string, args ...any) {
+	p.e.logf(level, 0, "", format, args...)
+}
+func (p masterPort) Settings() wire.Settings         { return p.e.workerSettings(p.hb) }
+func (p masterPort) SetMeta(key string, data []byte) { p.e.st.SetMeta(key, data) }
+func (p masterPort) Go(f func()) {
+	p.e.wg.Add(1)
+	go func() { defer p.e.wg.Done(); f() }()
+}
+func (p masterPort) Dispatching() bool             { return !p.e.paused && p.e.state == StateRunning }
+func (p masterPort) CheckIdle()                    { p.e.checkIdle() }
+func (p masterPort) RevisitEnded(url string) bool  { return p.e.rv.ended(url) }
+func (p masterPort) Refused(r store.Refusal)       { p.e.st.AddRefusal(r) }
+func (p masterPort) AfterCommit(f func(error))     { p.e.st.AfterCommit(f) }
+func (p masterPort) FetchCost(d time.Duration)     { p.e.fetchCost.add(d) }
+func (p masterPort) CheckEgress(spec string) error { return p.e.checkSessionEgress(spec) }
+func (p masterPort) HandedOut(t frontier.Task)     { p.e.rv.taken(t.URL) }
+
+// workerSettings are the crawl settings a worker follows.
+func (e *Engine) workerSettings(hb time.Duration) WorkerSettings {
+	o := e.opts
+	return WorkerSettings{Lanes: o.Lanes, HostRate: o.HostRate, Politeness: &o.Politeness, Cookies: &o.Cookies, Robots: o.Robots, UserAgent: o.UserAgent,
+		Fetch: o.Fetch, DNS: o.DNS, DNSServers: o.DNSServers, Rotation: o.Rotation, HeartbeatEvery: hb,
+		Etiquette: &o.Etiquette}
+}
+
+// Prepare marks a task in progress in the store as it leaves for a worker: a
+// refetch carries its validators (M2, a conditional GET), and a URL a fetched page
+// stands for as its canonical is marked Stood (the worker ends it unsent).
+func (p masterPort) Prepare(t *frontier.Task) {
+	e := p.e
+	if prev, _ := e.revisitState(*t); prev != nil {
+		e.setValidators(t)
+	} else if e.variants.StandsFor(t.URL) {
+		t.Stood = true
+	}
+	e.st.SetState(t.URL, store.InProgress, 0, "")
+}
+
+// Commit records a worker's result. A revisit is recorded as one: its stored state
+// read with the mark just dropped in mind. Read after the drop, it was a first fetch
+// every time (no history for the estimator, no date hints: a source's last read
+// unknown).
+func (p masterPort) Commit(r *wire.Result, revisit bool) {
+	e := p.e
+	if r.Kind == SkipSteeredOut { // withdrawn from the worker's board
+		e.endSteeredOut(r.Task)
+		return
+	}
+	o := Outcome{Task: r.Task, Lane: r.Lane, Egress: r.Egress, Node: r.Node, Kind: r.Kind, Res: r.Res, Hops: r.Hops, At: r.At}
+	pr := prior{}
+	pr.page, pr.track = e.revisitStateOf(o.Task, revisit)
+	o.Note = pr
+	e.record(o)
+}
+
+// Defer sets aside a URL a worker deferred: it is no result (the URL's fetch
+// history stays as it was), and the store queues it again at until.
+func (p masterPort) Defer(url string, until time.Time) {
+	p.e.st.Defer(url, until)
+	p.e.c.Deferred.Add(1)
+}
+
+// Budgets on a master (M4). The master's queue is not where pages are fetched: a
+// budget counted there (as place does on one box) let every task already handed to
+// a worker through, and a worker holds a window of hundreds. So a master counts a
+// budget's pages as it hands them out (masterPort.Admit, which marks the task
+// Budgeted) and takes the count back for a hand-out that comes back unfetched
+// (HandedBack); a budget set or lowered live recalls from the workers' queues what
+// their lanes have not taken, and deals it again within the budget. What was handed
+// out before any budget was set is not counted until fetched (the totals read the
+// store then); what the lanes hold is fetched: a host's pages end at most at its
+// budget plus the lanes in flight on it.
+
+// Admit counts t against the page budgets as the master hands it to a worker, or
+// holds it back as place does on one box. Caller holds e.mu.
+func (p masterPort) Admit(t *frontier.Task) bool {
+	e := p.e
+	t.Budgeted = false
+	if !e.budget.Active() {
+		return true // not counted: a budget set later counts what was fetched (the store) and recalls the rest
+	}
+	kind, until := e.budget.Admit(*t, e.now())
+	if kind == "" {
+		t.Budgeted = true
+		return true
+	}
+	e.rv.leftQueue(t.URL) // it leaves the master's queue unfetched
+	e.holdBack(*t, kind, until)
+	return false
+}
+
+// Fetched counts against the budgets a page the master's last life handed out
+// (counted then, by a ledger gone with it).
+func (p masterPort) Fetched(t frontier.Task) {
+	if p.e.budget.Active() {
+		p.e.budget.Count(t)
+	}
+}
+
+// HandedBack: a revisit's mark follows its task back to the master; a task
+// withdrawn while a worker held it ends instead of coming back.
+func (p masterPort) HandedBack(t frontier.Task) bool {
+	e := p.e
+	if t.Budgeted {
+		e.budget.Unadmit(t) // not fetched: counted again when next handed out
+	}
+	e.rv.handedBack(t.URL)
+	if e.withdrawn(t) {
+		e.rv.leftQueue(t.URL) // before setOut drops the mark
+		e.setOut(t)
+		return false
+	}
+	return true
+}
