@@ -131,17 +131,36 @@ func runMetadata(args []string) (map[string]any, error) {
 	mock := fs.String("trafilatura-mock", "", "go-trafilatura's test-files/mock folder, for the headline and author labels (default: the module's, found by go list -m)")
 	reps := fs.Int("reps", 3, "passes over the pages for the CPU figures")
 	misses := fs.Bool("misses", false, "list the pages whose day we got wrong")
+	postlight := fs.String("postlight", defaultPostlight, "the Postlight Parser's tests and fixtures (src/extractors/custom, fixtures/): the held-out dates and authors")
+	heldOutOnly := fs.Bool("heldout-only", false, "only the held-out dates and authors (--postlight)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	out := map[string]any{}
 	runtime.LockOSThread() // thread CPU time below is this goroutine's
 	defer runtime.UnlockOSThread()
+	tuningHosts := map[string]bool{}
 	if _, err := os.Stat(filepath.Join(*dir, "tests", "eval_default.json")); err != nil {
 		fmt.Fprintf(os.Stderr, "metadata: no htmldate test set at %s: get github.com/adbar/htmldate's tests/ and pass --htmldate DIR; dates skipped\n", *dir)
 		out["dates_skipped"] = "no htmldate test set at " + *dir
-	} else if err := benchDates(*dir, *reps, *misses, out); err != nil {
+	} else if pages, err := loadDatePages(*dir); err != nil {
 		return nil, err
+	} else {
+		tuningHosts = hostsOf(pages)
+		if !*heldOutOnly {
+			if err := benchDates(pages, *dir, *reps, *misses, out); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(*postlight, "fixtures")); err != nil {
+		fmt.Fprintf(os.Stderr, "metadata: no Postlight Parser tests at %s: see bench/testdata/postlight-dates and pass --postlight DIR; held-out dates skipped\n", *postlight)
+		out["heldout_skipped"] = "no Postlight Parser tests at " + *postlight
+	} else if err := benchHeldOut(*postlight, tuningHosts, *misses, out); err != nil {
+		return nil, err
+	}
+	if *heldOutOnly {
+		return out, nil
 	}
 	if err := benchLabelledFields(*mock, out); err != nil {
 		return nil, err
@@ -156,11 +175,7 @@ func runMetadata(args []string) (map[string]any, error) {
 }
 
 // benchDates scores the publication day on htmldate's pages.
-func benchDates(dir string, reps int, misses bool, out map[string]any) error {
-	pages, err := loadDatePages(dir)
-	if err != nil {
-		return err
-	}
+func benchDates(pages []datePage, dir string, reps int, misses bool, out map[string]any) error {
 	fmt.Printf("metadata: dates on %d pages of htmldate's evaluation (%s)\n\n", len(pages), dir)
 	var ours, port dateScore
 	var oursHalf, portHalf [2]dateScore // by halfOf
