@@ -103,9 +103,15 @@ type Slot struct {
 	// queue; a lane waiting with an ordinary task in hand trades it.
 	Kick   chan struct{} // signalled (never blocking) when such a task joins
 	Urgent bool          // the task in hand is one: it goes first at the gate
+
+	// HandedOff says the task just processed went on to be rendered: the render
+	// delivers it and releases it, not the lane. The lane's own goroutine sets and
+	// clears it.
+	HandedOff bool
+	renders   chan struct{} // one token per page of this lane rendering (laneRenders)
 }
 
 // NewSlot is a new lane's slot, idle.
 func NewSlot(l *Lane) *Slot {
-	return &Slot{Lane: l, Status: view.LaneIdle, Kick: make(chan struct{}, 1)}
+	return &Slot{Lane: l, Status: view.LaneIdle, Kick: make(chan struct{}, 1), renders: make(chan struct{}, laneRenders)}
 }

@@ -124,7 +124,20 @@ func (r *Runner) process(s *Slot, link *route.Link, t frontier.Task) (ended, swa
 		}
 	}
 	if o.Kind == "" {
-		r.render(l.ID, link, t, rules, res)
+		// A page to render is delivered when its render ends, beside the lane's
+		// next fetches (the task stays in hand until then); one whose render
+		// decides how its section's next pages are read is awaited.
+		render, learn := r.renderPlan(link, res)
+		switch {
+		case render == nil:
+		case learn:
+			r.finishRender(l.ID, link, t, rules, res, render)
+		case r.renderLater(s, link, t, u, rules, o, render):
+			s.HandedOff = true
+			return true, false
+		default: // stopping: the render ends at once, and the page is kept as fetched
+			r.finishRender(l.ID, link, t, rules, res, render)
+		}
 	}
 	r.attachRobotsSitemaps(u, rules, res) // the front queues them
 	r.Front.Deliver(o)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
@@ -12,30 +13,80 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
+// Send sends one of a rendered page's own requests through the lane and returns
+// the fetch's result.
+type Send = func(context.Context, *http.Request) (*fetch.Result, error)
+
 // Renderer renders the fetched pages that need a browser (engine/render.Service).
 // nil on the Runner: no page is rendered.
 type Renderer interface {
-	// Page renders res's page when it needs it, sending each of the page's own
-	// requests with send; nil: not rendered. A Rendering without a DOM says why
-	// the page is kept as fetched.
-	Page(ctx context.Context, egress string, res *fetch.Result, send func(context.Context, *http.Request) (*fetch.Result, error)) *fetch.Rendering
+	// Plan decides whether res's page is rendered: nil when it is not, else the
+	// render, which sends each of the page's own requests with send and blocks
+	// until the page is rendered or kept as fetched (a Rendering without a DOM
+	// says why). Plan is quick; the render is called once, on any goroutine.
+	// learn: the render teaches its section's verdict, which the section's next
+	// pages are decided on; the lane awaits it.
+	Plan(egress string, res *fetch.Result) (render func(ctx context.Context, send Send) *fetch.Rendering, learn bool)
 }
 
-// render hands a fetched HTML page to the Renderer; a rendered DOM replaces what
-// the page's links and parse were read from (fetch.Fetcher.Reread), the body the
-// server sent stays for the archive. A failed render leaves the page as fetched,
-// with the reason.
-func (r *Runner) render(lane int, link *route.Link, t frontier.Task, rules *robots.Rules, res *fetch.Result) {
+// laneRenders is how many of a lane's pages may be rendering at once while the
+// lane goes on fetching: a render takes far longer than a fetch, and the lane
+// must not hold its host's next request for it, but a lane whose renders fall
+// behind waits for one rather than keep fetched pages piling up in memory.
+const laneRenders = 3
+
+// renderPlan hands a fetched HTML page to the Renderer: nil when it is not to be
+// rendered; learn when the lane should await the render.
+func (r *Runner) renderPlan(link *route.Link, res *fetch.Result) (render func(context.Context, Send) *fetch.Rendering, learn bool) {
 	if r.Render == nil || res == nil || res.Body == nil || res.Discovered != nil {
-		return
+		return nil, false
 	}
+	return r.Render.Plan(link.Name, res)
+}
+
+// renderLater runs a page's render beside the lane's next fetches and delivers the
+// page when it ends: a rendered DOM replaces what the page's links and parse are
+// read from (fetch.Fetcher.Reread), the body the server sent stays for the
+// archive; a failed render leaves the page as fetched, with the reason. The task
+// stays in hand (the crawl is not idle, a worker reports it as its own) until
+// then. The lane waits here only when laneRenders of its pages are rendering.
+// false: the crawl is stopping and the page was not handed over (the lane
+// delivers it as fetched).
+func (r *Runner) renderLater(s *Slot, link *route.Link, t frontier.Task, u *url.URL, rules *robots.Rules, o Outcome,
+	render func(context.Context, Send) *fetch.Rendering) bool {
+	select {
+	case s.renders <- struct{}{}:
+	case <-r.Ctx.Done():
+		return false
+	}
+	r.Mu.Lock()
+	r.rendering[o.Res] = t
+	r.Mu.Unlock()
+	r.runs.Add(1) // the lane is running: Wait cannot have returned
+	go func() {
+		defer r.runs.Done()
+		defer func() { <-s.renders }()
+		r.finishRender(s.Lane.ID, link, t, rules, o.Res, render)
+		r.attachRobotsSitemaps(u, rules, o.Res)
+		r.Front.Deliver(o)
+		r.Mu.Lock()
+		delete(r.rendering, o.Res)
+		r.Front.Release(t, true)
+		r.Front.CheckIdle()
+		r.Mu.Unlock()
+	}()
+	return true
+}
+
+// finishRender renders res's page, its own requests sent through the lane: robots
+// (the page's host's rules, or the other host's), the SSRF guard (the egress's
+// dialer), the host gate and its adaptive gap, as any request to their host.
+func (r *Runner) finishRender(lane int, link *route.Link, t frontier.Task, rules *robots.Rules, res *fetch.Result,
+	render func(context.Context, Send) *fetch.Rendering) {
 	r.Mu.Lock()
 	egIdx := r.Index(link.Name)
 	r.Mu.Unlock()
 	send := func(ctx context.Context, req *http.Request) (*fetch.Result, error) {
-		// The page's own requests are requests to their host like any other:
-		// robots (the page's host's rules, or the other host's), the SSRF guard
-		// (the egress's dialer), the host gate and its adaptive gap.
 		host := req.URL.Hostname()
 		if r.Opts.EtiquetteFor(host).Robots {
 			hr := rules
@@ -57,7 +108,7 @@ func (r *Runner) render(lane int, link *route.Link, t frontier.Task, rules *robo
 		r.Gate.Finish(tk, ResponseOf(res, err))
 		return res, err
 	}
-	rd := r.Render.Page(r.Ctx, link.Name, res, send)
+	rd := render(r.Ctx, send)
 	if rd == nil {
 		return
 	}

@@ -53,7 +53,10 @@ type Runner struct {
 
 	crawlDelay map[string]time.Duration // robots.txt Crawl-delay per host (guarded by Mu)
 	slots      map[int]*Slot            // the lanes running, by id (guarded by Mu)
-	runs       sync.WaitGroup           // every lane's run
+	// rendering are the tasks whose page is rendering after its lane moved on,
+	// by the page's result: still in hand (guarded by Mu).
+	rendering map[*fetch.Result]frontier.Task
+	runs      sync.WaitGroup // every lane's run, and every render they handed off
 	// ssrfWarned are the hosts whose refusal by the SSRF guard was logged (lower-case
 	// host -> struct{}): once per host, not per URL.
 	ssrfWarned sync.Map
@@ -67,7 +70,7 @@ type Runner struct {
 func NewRunner(ctx context.Context, mu *sync.Mutex, opts *config.Options, front Front) *Runner {
 	return &Runner{Mu: mu, Ctx: ctx, Opts: opts, Front: front,
 		Robots:     &robots.Cache{TTL: opts.Etiquette.RobotsCacheFor, Retry: opts.Etiquette.RobotsRetry, Now: opts.Now},
-		crawlDelay: map[string]time.Duration{}, slots: map[int]*Slot{}}
+		crawlDelay: map[string]time.Duration{}, slots: map[int]*Slot{}, rendering: map[*fetch.Result]frontier.Task{}}
 }
 
 // Start runs a lane the board opened, on its own goroutine. Mu held. A crawl that
@@ -86,13 +89,17 @@ func (r *Runner) Start(l *Lane) {
 	}()
 }
 
-// InHand are the tasks the lanes hold (taken, not released). Mu held.
+// InHand are the tasks the lanes hold (taken, not released), those whose page is
+// rendering included. Mu held.
 func (r *Runner) InHand() []frontier.Task {
 	var out []frontier.Task
 	for _, s := range r.slots {
 		if s.Task.URL != "" {
 			out = append(out, s.Task)
 		}
+	}
+	for _, t := range r.rendering {
+		out = append(out, t)
 	}
 	return out
 }
@@ -106,7 +113,8 @@ func (r *Runner) leaseHeld(ctx context.Context, lease uint64) error {
 	return r.Lease(ctx, lease)
 }
 
-// Wait returns when every lane's run has ended (Ctx ended them).
+// Wait returns when every lane's run has ended (Ctx ended them), and every render
+// they handed off delivered its page.
 func (r *Runner) Wait() { r.runs.Wait() }
 
 // Slot is lane id's slot, nil when it is not running. Mu held.
@@ -268,7 +276,10 @@ func (r *Runner) Run(s *Slot) {
 		ended, swapped := r.process(s, link, t)
 		r.Mu.Lock()
 		s.Task = frontier.Task{}
-		r.Front.Release(t, ended)
+		if !s.HandedOff {
+			r.Front.Release(t, ended)
+		}
+		s.HandedOff = false
 		r.Front.CheckIdle() // the last discovery task may have ended on a lane that goes on revisiting
 		r.Mu.Unlock()
 		if swapped {

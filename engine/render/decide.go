@@ -130,6 +130,10 @@ type verdict struct {
 // maxSections bounds the decider's memory on a crawl of many hosts.
 const maxSections = 50000
 
+// WhyLearning is Need's reason for the render of a page whose section has no
+// verdict yet: what it shows decides the section's next pages.
+const WhyLearning = "looks built by script; learning"
+
 // Need says whether a fetched page is rendered, and why.
 func (d *Decider) Need(host, rawURL string, f Features) (bool, string) {
 	m := Auto
@@ -151,7 +155,7 @@ func (d *Decider) Need(host, rawURL string, f Features) (bool, string) {
 	v.candidates++
 	switch {
 	case !v.known:
-		return true, "looks built by script; learning"
+		return true, WhyLearning
 	case v.dynamic:
 		return true, "section needs rendering"
 	case v.candidates%d.every() == 0:

@@ -22,8 +22,9 @@ type Config struct {
 	Contexts int
 	// Timeout caps one render, from the document to the DOM read (default 10 s).
 	Timeout time.Duration
-	// Settle is how long the page's network stays quiet before its DOM is read
-	// (default 500 ms).
+	// Settle is how long the page's network and DOM stay quiet, with none of its
+	// script's fetch, XHR or short timers pending, before its DOM is read
+	// (default 150 ms).
 	Settle time.Duration
 	// MaxRequests caps the requests one render sends on (default 200).
 	MaxRequests int
@@ -53,7 +54,7 @@ func (c Config) withDefaults() Config {
 		c.Timeout = 10 * time.Second
 	}
 	if c.Settle <= 0 {
-		c.Settle = 500 * time.Millisecond
+		c.Settle = 150 * time.Millisecond
 	}
 	if c.MaxRequests <= 0 {
 		c.MaxRequests = 200

@@ -150,3 +150,24 @@ func TestRenderHostilePagesAreCapped(t *testing.T) {
 	}
 	t.Log(st)
 }
+
+// A page that builds its content a moment after load (a short timer, no request)
+// is read once it did, and a page that settles is read soon after: the settle
+// waits for the page's own work, not a fixed quiet time.
+func TestRenderWaitsForThePagesTimers(t *testing.T) {
+	ts := newTestServer(t)
+	p := testPool(t, Config{Timeout: 8 * time.Second})
+	late := `<html><body><div id="root"></div><script>setTimeout(function(){
+ var a = document.createElement('a'); a.href = '/late'; a.textContent = 'late'; document.getElementById('root').appendChild(a);
+}, 700);</script></body></html>`
+	out, err := p.Render(t.Context(), ts.job("/late-page", late, 200))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out.DOM), `href="/late"`) {
+		t.Errorf("the DOM was read before the page's timer built it:\n%s", out.DOM)
+	}
+	if out.Took < 700*time.Millisecond {
+		t.Errorf("render took %v, less than the page's 700 ms timer", out.Took)
+	}
+}

@@ -62,24 +62,46 @@ type Send = func(ctx context.Context, req *http.Request) (*fetch.Result, error)
 // Page renders res's page if it needs it, its requests sent with send. nil: not
 // rendered. A Rendering without a DOM says why the page is kept as fetched.
 func (s *Service) Page(ctx context.Context, egress string, res *fetch.Result, send Send) *fetch.Rendering {
+	if render, _ := s.Plan(egress, res); render != nil {
+		return render(ctx, send)
+	}
+	return nil
+}
+
+// Plan decides whether res's page is rendered: nil when it is not, else the render,
+// which blocks until the page is rendered or kept as fetched (a Rendering without a
+// DOM says why) and must be called once. Deciding is quick; the caller may run the
+// render beside its other work, unless learn says the render teaches its section's
+// verdict: the section's next pages are decided on it, so it is best awaited.
+func (s *Service) Plan(egress string, res *fetch.Result) (render func(ctx context.Context, send Send) *fetch.Rendering, learn bool) {
 	if res == nil || res.Body == nil || !strings.Contains(res.ContentType, "html") && res.ContentType != "" {
-		return nil
+		return nil, false
 	}
 	u, err := url.Parse(res.FinalURL)
 	if err != nil || u.Host == "" {
-		return nil
+		return nil, false
 	}
 	host := u.Hostname()
 	plain := PageFeatures(res)
-	need, _ := s.Decider.Need(host, res.FinalURL, plain)
+	need, why := s.Decider.Need(host, res.FinalURL, plain)
 	hs := s.host(host)
 	rep := PageReport{URL: res.FinalURL, Host: host, Features: plain}
-	if s.OnPage != nil {
-		defer func() { s.OnPage(rep) }()
-	}
 	if !need {
-		return nil
+		if s.OnPage != nil {
+			s.OnPage(rep)
+		}
+		return nil, false
 	}
+	return func(ctx context.Context, send Send) *fetch.Rendering {
+		rd := s.render(ctx, egress, host, res, send, plain, hs, &rep)
+		if s.OnPage != nil {
+			s.OnPage(rep)
+		}
+		return rd
+	}, why == WhyLearning
+}
+
+func (s *Service) render(ctx context.Context, egress, host string, res *fetch.Result, send Send, plain Features, hs *HostStats, rep *PageReport) *fetch.Rendering {
 	var mu sync.Mutex
 	var sub []fetch.Exchange
 	j := Job{Egress: egress, Site: host, URL: res.FinalURL, Status: res.Status, Header: res.Header, Body: res.Body,

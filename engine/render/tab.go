@@ -31,13 +31,24 @@ type tab struct {
 }
 
 // noPopups runs before every script of a page: a popup would be a page outside
-// our interception. It also counts the page's fetch and XHR calls under way, from
-// the moment the script makes them (the paused request reaches us later, and on a
-// loaded box after the network looked quiet).
+// our interception. It also keeps what the settle needs to know of the page's own
+// work: its fetch and XHR calls under way, counted from the moment the script makes
+// them (the paused request reaches us later, and on a loaded box after the network
+// looked quiet); its short timers (a script that builds the page a tick after its
+// data came) while the document is young; and when its DOM last changed.
 const noPopups = `window.open = function() { return null; };
-(function(){ var n = 0; window.__ccPending = function(){ return n; };
+(function(){ var n = 0, t0 = Date.now(), changed = t0, timers = {};
+window.__ccSettle = function(){ return [n, Date.now() - changed]; };
 var f = window.fetch; if (f) { window.fetch = function(){ n++; return f.apply(this, arguments).finally(function(){ n--; }); }; }
 var send = XMLHttpRequest.prototype.send; XMLHttpRequest.prototype.send = function(){ n++; this.addEventListener('loadend', function(){ n--; }); return send.apply(this, arguments); };
+var st = window.setTimeout, ct = window.clearTimeout;
+window.setTimeout = function(fn, d){
+  if (typeof fn !== 'function' || (d|0) > 1000 || Date.now() - t0 > 3000) { return st.apply(this, arguments); }
+  var args = Array.prototype.slice.call(arguments, 2), id;
+  n++; id = st(function(){ if (timers[id]) { delete timers[id]; n--; } return fn.apply(this, args); }, d); timers[id] = 1; return id;
+};
+window.clearTimeout = function(id){ if (timers[id]) { delete timers[id]; n--; } return ct(id); };
+new MutationObserver(function(){ changed = Date.now(); }).observe(document, {subtree: true, childList: true, characterData: true});
 })();`
 
 func newTab(browser context.Context, k tabKey) (*tab, error) {
@@ -164,21 +175,24 @@ func (t *tab) render(ctx context.Context, j *Job, cfg Config) (out *Rendered, re
 		Took: time.Since(start), Note: note}, recycle, nil
 }
 
-// waitQuiet waits until the page's network has been idle for settle and its
-// script has no fetch or XHR call under way.
+// waitQuiet waits until the page has settled: its network idle for settle, no
+// fetch, XHR or short timer of its script under way, and its DOM unchanged for
+// settle. The DOM's quiet is asked for only in the page's first domWait after
+// load: a ticker or carousel that changes it forever must not hold the render to
+// its time cap.
 func waitQuiet(ctx context.Context, r *run, settle time.Duration) error {
-	tick := time.NewTicker(settle / 5)
+	tick := time.NewTicker(max(settle/5, 10*time.Millisecond))
 	defer tick.Stop()
+	loaded := time.Now()
 	for {
 		if r.inflight.Load() == 0 && time.Since(time.Unix(0, r.quietAt.Load())) >= settle {
-			n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.__ccPending ? window.__ccPending() : 0`))
+			st, err := chromedp.Run(ctx, chromedp.Evaluate[[]int64](`window.__ccSettle ? window.__ccSettle() : [0, 1e9]`))
 			if err != nil {
 				return err
 			}
-			if n == 0 {
+			if len(st) == 2 && st[0] == 0 && (time.Duration(st[1])*time.Millisecond >= settle || time.Since(loaded) > domWait) {
 				return nil
 			}
-			r.quietAt.Store(time.Now().UnixNano())
 		}
 		select {
 		case <-ctx.Done():
@@ -187,6 +201,9 @@ func waitQuiet(ctx context.Context, r *run, settle time.Duration) error {
 		}
 	}
 }
+
+// domWait bounds how long after load the settle waits for the DOM to stop changing.
+const domWait = 2 * time.Second
 
 // handle answers one paused request: from the plain fetch (the document), through
 // Job.Fetch, or with a refusal. It never lets Chrome's own network send it.

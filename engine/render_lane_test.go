@@ -1,0 +1,96 @@
+package engine
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/render"
+)
+
+// slowRenderSite's /a/N pages build their body a second after load (a short
+// timer, which the render waits for) and only then link to /r/N; the home page
+// and /s/N are plain.
+type slowRenderSite struct {
+	mu  sync.Mutex
+	log map[string]time.Time // path -> when its request came
+}
+
+func (s *slowRenderSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	if _, ok := s.log[r.URL.Path]; !ok {
+		s.log[r.URL.Path] = time.Now()
+	}
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "text/html")
+	p := r.URL.Path
+	switch {
+	case p == "/robots.txt":
+		io.WriteString(w, "User-agent: *\nAllow: /\n")
+	case p == "/":
+		io.WriteString(w, `<html><body><a href="/a/1">1</a><a href="/a/2">2</a><a href="/a/3">3</a>`)
+		for i := 1; i <= 6; i++ {
+			fmt.Fprintf(w, `<a href="/s/%d">s%d</a>`, i, i)
+		}
+		io.WriteString(w, `</body></html>`)
+	case strings.HasPrefix(p, "/a/"):
+		fmt.Fprintf(w, `<html><body><div id="root"></div><noscript>JavaScript needed</noscript><script>
+setTimeout(function(){ var root = document.getElementById('root'), a = document.createElement('a'), t = document.createElement('p');
+a.href = '/r/%s'; a.textContent = 'more'; t.textContent = '%s'; root.appendChild(t); root.appendChild(a); }, 1000);</script></body></html>`,
+			strings.TrimPrefix(p, "/a/"), strings.Repeat("The story built by script, one sentence again. ", 10))
+	default:
+		fmt.Fprintf(w, `<html><body><p>%s</p></body></html>`, p)
+	}
+}
+
+func (s *slowRenderSite) at(path string) (time.Time, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.log[path]
+	return t, ok
+}
+
+// A page's render runs beside its lane's next fetches: once the first page of
+// /a/ taught that the section needs rendering, the plain pages queued behind the
+// next two, which take a second each to render, are fetched without waiting for
+// those renders, and the crawl still reads every rendered DOM (the links only
+// they have are fetched before the crawl ends).
+func TestRenderDoesNotHoldTheLane(t *testing.T) {
+	if _, err := render.Find(""); err != nil {
+		t.Skip("render: no chromium-headless-shell; apt-get install chromium-headless-shell")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	site := &slowRenderSite{log: map[string]time.Time{}}
+	srv := &http.Server{Handler: site}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	o := robotsOptions(t, "http://"+ln.Addr().String()+"/")
+	o.Lanes.Max = 1
+	o.Render.Timeout = 15 * time.Second
+	e := startEngine(t, o)
+	waitDone(t, e, 60*time.Second)
+	e.Close()
+	for i := 1; i <= 3; i++ {
+		if _, ok := site.at(fmt.Sprintf("/r/%d", i)); !ok {
+			t.Errorf("/r/%d never fetched: the rendered DOM of /a/%d was not read before the crawl ended", i, i)
+		}
+	}
+	a3, ok1 := site.at("/a/3")
+	s6, ok2 := site.at("/s/6")
+	if !ok1 || !ok2 {
+		t.Fatalf("/a/3 or /s/6 never fetched")
+	}
+	// Held by the renders, /s/6 would wait for /a/3's render at least (a second);
+	// beside them, it comes six fetches a few ms apart after /a/3.
+	if d := s6.Sub(a3); d > 900*time.Millisecond {
+		t.Errorf("/s/6 fetched %v after /a/3: the lane waited for the renders", d)
+	}
+}
