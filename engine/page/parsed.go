@@ -171,6 +171,19 @@ func (p *Parsed) PageText() (text string, ok bool) {
 	return t.joined(), true
 }
 
+// PageTextLen is len of PageText's text, without building it: what a reader that
+// weighs how much text a page has (the render decision) needs.
+func (p *Parsed) PageTextLen() (n int, ok bool) {
+	t, ok := p.mainText()
+	switch {
+	case !ok:
+		return 0, false
+	case t.Title == "":
+		return len(t.Body), true
+	}
+	return len(t.Title) + 1 + len(t.Body), true
+}
+
 // DocTitle is the document's <title> (not an <svg>'s), spaces collapsed, as the
 // parse read it; ok is false when there was no tree to read it from (not HTML, or
 // no usable text), for the caller to read the title its own way.

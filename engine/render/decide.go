@@ -53,8 +53,8 @@ const (
 func PageFeatures(res *fetch.Result) Features {
 	f := Features{Links: len(res.Links), Shell: scriptShell(res.Body)}
 	if res.Parsed != nil {
-		if t, ok := res.Parsed.PageText(); ok {
-			f.Text = len(t)
+		if n, ok := res.Parsed.PageTextLen(); ok {
+			f.Text = n
 		}
 	} else if t, ok := page.ParseTextOnly(res.Body, res.Header.Get("Content-Type")).PageText(); ok {
 		f.Text = len(t)

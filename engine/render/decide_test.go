@@ -80,3 +80,21 @@ func TestDeciderLearnsPerSection(t *testing.T) {
 		t.Errorf("dynamic section rendered %d/100, static section %d/100; want 100 and 10 (the rechecks)", rendered, static)
 	}
 }
+
+// Weighing a fetched page for rendering reads the length of its main text from the
+// fetcher's parse without copying the text: a crawl weighs every HTML page it fetches.
+// The length is the one the text itself has.
+func TestPageFeaturesWeighTextWithoutCopyingIt(t *testing.T) {
+	res := resultOf("http://news.test/a/1", staticPage())
+	text, ok := page.PageText(res.Body, "text/html")
+	if !ok {
+		t.Fatal("the article page has no main text")
+	}
+	f := PageFeatures(res) // extracts the text once
+	if f.Text != len(text) {
+		t.Fatalf("features count %d bytes of text, the page's text has %d", f.Text, len(text))
+	}
+	if n := testing.AllocsPerRun(100, func() { PageFeatures(res) }); n != 0 {
+		t.Fatalf("weighing a parsed page allocates %.0f times, want none", n)
+	}
+}
