@@ -106,7 +106,7 @@ func (c localCrew) queue(t frontier.Task) {
 
 func (c localCrew) withdraw(drop func(frontier.Task) bool) (n int, held func() int) {
 	for _, t := range c.e.offBoard(c.e.board.Withdraw(drop)) {
-		c.e.setOut(t)
+		c.e.fr.SetOut(t)
 		n++
 	}
 	return n, func() int { return 0 }
@@ -299,7 +299,7 @@ func (c localCrew) recall(match func(frontier.Task) bool) int {
 		if t.Budgeted {
 			e.budget.Unadmit(t)
 		}
-		e.place(t)
+		e.fr.Place(t)
 	}
 	e.checkIdle()
 	e.mu.Unlock()

@@ -3,6 +3,7 @@ package engine
 import (
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -32,7 +33,7 @@ func (e *Engine) flushDeferred() {
 	if len(list) > 0 {
 		e.front.deferURLs(list)
 	}
-	e.flushSteeredOut() // withdrawn on their way to the board, like deferrals
+	e.fr.FlushSteeredOut() // withdrawn on their way to the board, like deferrals
 }
 
 // maintainDeferred keeps deferred URLs moving while the crawl runs: deferrals are
@@ -64,7 +65,7 @@ func (f localFront) requeueDeferred() {
 	}
 	e.mu.Lock()
 	for _, r := range rows {
-		e.place(taskOf(r))
+		e.fr.Place(front.TaskOf(r))
 	}
 	e.mu.Unlock()
 	e.flushDeferred()

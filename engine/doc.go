@@ -93,10 +93,10 @@
 //
 // # One URL's way
 //
-// seed -> queue.go (normalise, scope, dedupe, store insert, confirm) -> lanes.Board
-// (M1 lane) -> lanes.Runner (robots, politeness gate, fetch through the lane's
-// egress, classify, M3) -> record.go: store.SavePage with the links it found and the page's
-// revisit state (M2) -> queue.go for each link. Later, requeue.go puts the page
+// seed -> front.Front (normalise, scope, dedupe, store insert, confirm, budgets)
+// -> lanes.Board (M1 lane) -> lanes.Runner (robots, politeness gate, fetch through
+// the lane's egress, classify, M3) -> record.go: store.SavePage with the links it
+// found and the page's revisit state (M2) -> front.Front for each link. Later, requeue.go puts the page
 // back on the board when it is due again; the refetch replaces the stored page.
 //
 // # Roles and the port between them

@@ -65,11 +65,7 @@ type Engine struct {
 	paused      bool
 	wake        chan struct{} // closed (and replaced) whenever something paused may go on
 	pausedHosts map[string]bool
-	q           queueState
-	outstanding int                  // URLs handed to the store whose insert result has not come back
-	maybeNew    map[string]struct{}  // Bloom "maybe" links the store did not have when asked, until it reports them
-	early       map[string]earlyMark // steering's new sources placed before their insert commits (early.go)
-	inHand      int                  // tasks taken by lanes whose processing has not ended
+	inHand      int // tasks taken by lanes whose processing has not ended
 	rv          *revisitRuntime
 	sites       atomic.Pointer[sites.Book] // declared news and social sites (M3); swapped whole by live steering
 	round       *sites.Rounds              // the current crawl round over the sites (M3)
@@ -80,7 +76,6 @@ type Engine struct {
 	stories     *stories.Book              // articles grouped into stories across URLs and sites (stories.go)
 	guard       *fetch.Guard               // the SSRF policy, for seeds added while the crawl runs
 	steer       *steer.Steerer             // live steering: the changes made, their persistence
-	steered     steeredSources             // the sources steering added (urgent) and withdrew (withdrawals.go)
 	siteTally   sites.Tally                // per-site figures for the Sites pane
 	done        chan struct{}
 	failed      chan struct{} // closed when a store failure stopped the crawl (storefail.go)
@@ -96,8 +91,9 @@ type Engine struct {
 	persist chan Event
 	resumed int
 
-	front frontPort // where lanes hand their tasks' outcomes: this process's store, or the master
-	crew  crew      // who fetches the tasks: this process's lanes, or a master's workers
+	fr    *front.Front // the store side of the queue: spill, inserts, steering's marks, budgets (engine/front)
+	front frontPort    // where lanes hand their tasks' outcomes: this process's store, or the master
+	crew  crew         // who fetches the tasks: this process's lanes, or a master's workers
 }
 
 // New opens the store and builds a crawl from opts (validated): one box, whose
@@ -147,7 +143,6 @@ func newEngine(opts Options, r role) (*Engine, error) {
 		state:       StateStarting,
 		wake:        make(chan struct{}),
 		pausedHosts: map[string]bool{},
-		maybeNew:    map[string]struct{}{},
 		done:        make(chan struct{}),
 		failed:      make(chan struct{}),
 		parentURLs:  parents,
@@ -187,6 +182,8 @@ func newEngine(opts Options, r role) (*Engine, error) {
 		e.traps = frontier.NewTrapGuard(opts.Traps, opts.Now)
 	}
 	e.variants = frontier.NewCanonicals(opts.URLVariants)
+	e.fr = front.New(front.Parts{Mu: &e.mu, Opts: &e.opts, Store: st, Counters: &e.c, Budgets: e.budget, Hosts: e.hosts,
+		Scope: scope, Dedupe: e.dedupe, Traps: e.traps, Variants: e.variants}, frontCrawl{e})
 	e.stories = stories.NewBook()
 	e.guard = guard
 	if st != nil && opts.Discovery.Enabled {
@@ -270,8 +267,8 @@ func (e *Engine) Done() <-chan struct{} { return e.done }
 // checkIdle closes done when nothing is left to discover. Caller holds e.mu.
 func (e *Engine) checkIdle() {
 	if e.discoveryIdle() && e.state == StateRunning {
-		if e.q.spillFrom != 0 {
-			e.startRefill()
+		if e.fr.Spilled() {
+			e.fr.StartRefill()
 			return
 		}
 		e.doneOnce.Do(func() { close(e.done) })
@@ -323,7 +320,7 @@ func (e *Engine) Stats() Stats {
 		PagesFetched: t.PagesFetched, PagesStored: t.PagesStored, BytesFetched: t.BytesFetched,
 		Refused: t.Refused, ConfirmFetches: t.ConfirmFetches, Errors: t.Errors, URLsQueued: t.URLsQueued, URLsDone: t.URLsDone,
 		LanesPeak: peak, DurationS: d, RobotsSkips: t.Skipped[fetch.KindRobots], Resumed: e.resumed,
-		Skipped: t.Skipped, StatusClass: t.ByClass, StoreError: storeErrorText(e.Failure()),
+		Skipped: t.Skipped, StatusClass: t.ByClass, StoreError: front.ErrorText(e.Failure()),
 		Examples: e.c.ExampleURLs(),
 	}
 	s.State = e.endState()

@@ -78,7 +78,7 @@ func (p feedsPort) QueueSitemaps(urls []string) {
 			e.c.AddError("discovery_sitemap_out_of_scope")
 			continue
 		}
-		out = append(out, e.linkRecord(n, 0, 0))
+		out = append(out, e.fr.LinkRecord(n, 0, 0))
 	}
 	if len(out) == 0 {
 		return
@@ -88,11 +88,11 @@ func (p feedsPort) QueueSitemaps(urls []string) {
 		ns[i] = r.URL
 	}
 	e.dedupe.CheckURLs(ns)
-	e.submit(out, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
+	e.fr.Submit(out, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
 }
 
-func (p feedsPort) Withdraw(urls []string) int { return p.e.withdraw(sourceItems(urls)) }
-func (p feedsPort) KeepSources(urls []string)  { p.e.keepSources(sourceItems(urls)) }
+func (p feedsPort) Withdraw(urls []string) int { return p.e.fr.Withdraw(sourceItems(urls)) }
+func (p feedsPort) KeepSources(urls []string)  { p.e.fr.KeepSources(sourceItems(urls)) }
 
 func (p feedsPort) MarkOut(urls []string) {
 	out := make(map[string]uint64, len(urls))
@@ -100,7 +100,7 @@ func (p feedsPort) MarkOut(urls []string) {
 		out[u] = 0 // any hand-out
 	}
 	p.e.mu.Lock()
-	p.e.markOut(out)
+	p.e.fr.MarkOut(out)
 	p.e.mu.Unlock()
 }
 

@@ -23,9 +23,9 @@ func (f localFront) start() error {
 	}
 	// Sites, keywords, budgets and seeds changed in earlier runs, before the queue
 	// is resumed: lanes start with the first task placed, and a search whose
-	// keyword was removed must meet its withdrawal (withdrawals.go) there.
+	// keyword was removed must meet its withdrawal (engine/front) there.
 	e.steer.Replay()
-	if err := e.resume(); err != nil {
+	if err := e.fr.Resume(); err != nil {
 		return err
 	}
 	e.restoreSiteCounts()
@@ -33,7 +33,7 @@ func (f localFront) start() error {
 	if e.disc != nil {
 		seeds = append(seeds[:len(seeds):len(seeds)], e.disc.Seeds()...)
 	}
-	return e.queueSeeds(seeds, e.sites.Load().Sources())
+	return e.fr.QueueSeeds(seeds, e.sites.Load().Sources())
 }
 
 // run starts the front's own goroutines: the store's watch, the revisit scheduler
@@ -58,7 +58,7 @@ func (f localFront) started() {
 	if n := e.st.RequeuedBlocked(); n > 0 {
 		e.logf(LevelInfo, 0, "", "%d URLs the SSRF guard refused before are tried again under this run's allow_private", n)
 	}
-	e.noteLastFailure()
+	e.fr.NoteLastFailure()
 }
 
 // stop saves what the crawl learned, once its lanes and goroutines are done: the

@@ -1,6 +1,11 @@
 package engine
 
-import "github.com/crawlconsole/crawlconsole/engine/front"
+import (
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/front"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+)
 
 // The front's names the engine's callers use (package front holds them).
 
@@ -17,3 +22,69 @@ func SkipKinds() []string { return front.SkipKinds() }
 // IsSkip reports whether a URL that ended with kind was skipped by choice (robots.txt,
 // noindex, scope, content type) rather than failed (front.IsSkip).
 func IsSkip(kind string) bool { return front.IsSkip(kind) }
+
+// SkipCanonicalVariant is the skip kind of a link, or a URL queued already, left
+// unfetched because a fetched page declared it as its rel=canonical
+// (front.SkipCanonicalVariant).
+const SkipCanonicalVariant = front.SkipCanonicalVariant
+
+// SkipSteeredOut is the skip kind of a queued entry or search URL withdrawn because
+// the operator removed its keyword or site while the crawl ran (front.SkipSteeredOut).
+const SkipSteeredOut = front.SkipSteeredOut
+
+// SeedError says no usable seed was given (front.SeedError).
+type SeedError = front.SeedError
+
+// hostOf is the host of a normalised URL (front.HostOf).
+func hostOf(normalized string) string { return front.HostOf(normalized) }
+
+// frontCrawl is the engine as its front's crawl (front.Crawl): the crew that
+// fetches, the revisit marks, the idle check, the background work, the clock and
+// the log.
+type frontCrawl struct{ e *Engine }
+
+var _ front.Crawl = frontCrawl{}
+
+func (p frontCrawl) Place(t frontier.Task)         { p.e.crew.place(t) }
+func (p frontCrawl) Counts() (waiting, inHand int) { return p.e.crew.counts() }
+func (p frontCrawl) CountsAtHandOut() bool         { return p.e.crew.countsAtHandOut() }
+func (p frontCrawl) PlacesEarly() bool             { return p.e.crew.placesEarly() }
+func (p frontCrawl) CheckIdle()                    { p.e.checkIdle() }
+func (p frontCrawl) Unmark(url string)             { delete(p.e.rv.queued, url) }
+func (p frontCrawl) Withdrawn(t frontier.Task)     { p.e.front.withdrawn(t) }
+func (p frontCrawl) Stopping() bool                { return p.e.ctx.Err() != nil }
+func (p frontCrawl) Now() time.Time                { return p.e.now() }
+
+func (p frontCrawl) Withdraw(drop func(frontier.Task) bool) (int, func() int) {
+	return p.e.crew.withdraw(drop)
+}
+
+func (p frontCrawl) TakeOff(match func(frontier.Task) bool) {
+	p.e.offBoard(p.e.board.Withdraw(match))
+}
+
+func (p frontCrawl) Defer(t frontier.Task, until time.Time) { p.e.deferTask(t, until) }
+
+func (p frontCrawl) Classify(host string) (site, class string) {
+	s := p.e.sites.Load().SiteOf(host)
+	if s != nil {
+		return s.Name, p.e.classIn(s, host)
+	}
+	return frontier.Site(host), p.e.classIn(nil, host)
+}
+
+func (p frontCrawl) Go(f func()) bool {
+	if p.e.ctx.Err() != nil {
+		return false
+	}
+	p.e.wg.Add(1)
+	go func() {
+		defer p.e.wg.Done()
+		f()
+	}()
+	return true
+}
+
+func (p frontCrawl) Logf(level Level, host, format string, args ...any) {
+	p.e.logf(level, 0, host, format, args...)
+}

@@ -1,33 +1,13 @@
 package engine
 
 import (
-	"net"
-
-	"golang.org/x/net/publicsuffix"
-
+	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
-// siteOf is the site a task's host is reported under: its declared site, else its
-// registered domain (the host itself for an IP address or a name with no public
-// suffix).
-func siteOf(t frontier.Task) string {
-	if t.Site != "" {
-		return t.Site
-	}
-	h := t.Host
-	if hp, _, err := net.SplitHostPort(h); err == nil {
-		h = hp
-	}
-	if net.ParseIP(h) != nil {
-		return h
-	}
-	if d, err := publicsuffix.EffectiveTLDPlusOne(h); err == nil {
-		return d
-	}
-	return h
-}
+// siteOf is the site a task's host is reported under (front.SiteOf).
+func siteOf(t frontier.Task) string { return front.SiteOf(t) }
 
 // hostsView is the hosts report with what is live now for every host a lane holds:
 // its politeness gap (and why), its pages this round against its budget. Caller

@@ -43,7 +43,7 @@ func (p lanePort) Next(s *lanes.Slot) (frontier.Task, bool) {
 		for _, l := range opened {
 			e.startLane(l)
 		}
-		e.startRefill()
+		e.fr.StartRefill()
 		if !ok {
 			if s.Lane.Paused() {
 				continue

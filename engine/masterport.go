@@ -5,6 +5,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
+	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
@@ -37,7 +38,7 @@ func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
 		return nil, err
 	}
 	for _, r := range e.st.InProgress() {
-		s.Held = append(s.Held, taskOf(r))
+		s.Held = append(s.Held, front.TaskOf(r))
 	}
 	// A master with workers ran on this database before: its workers may have
 	// requested any host until it died.
@@ -110,7 +111,7 @@ func (c masterCrew) withdraw(drop func(frontier.Task) bool) (n int, held func() 
 	dropped, held := c.Withdraw(drop)
 	for _, t := range dropped {
 		c.e.rv.leftQueue(t.URL)
-		c.e.setOut(t)
+		c.e.fr.SetOut(t)
 	}
 	return len(dropped), held
 }
@@ -119,7 +120,7 @@ func (c masterCrew) withdraw(drop func(frontier.Task) bool) (n int, held func() 
 // finish what they hold. Caller holds e.mu.
 func (c masterCrew) busyState() State {
 	e := c.e
-	if e.queuedLen() == 0 && e.q.spillFrom == 0 && e.outstanding == 0 {
+	if e.queuedLen() == 0 && e.fr.Settled() {
 		return StateDraining
 	}
 	return StateRunning
@@ -241,7 +242,7 @@ func (p masterPort) Admit(t *frontier.Task) bool {
 		return true
 	}
 	e.rv.leftQueue(t.URL) // it leaves the master's queue unfetched
-	e.holdBack(*t, kind, until)
+	e.fr.HoldBack(*t, kind, until)
 	return false
 }
 
@@ -261,9 +262,9 @@ func (p masterPort) HandedBack(t frontier.Task) bool {
 		e.budget.Unadmit(t) // not fetched: counted again when next handed out
 	}
 	e.rv.handedBack(t.URL)
-	if e.withdrawn(t) {
+	if e.fr.Withdrawn(t) {
 		e.rv.leftQueue(t.URL) // before setOut drops the mark
-		e.setOut(t)
+		e.fr.SetOut(t)
 		return false
 	}
 	return true

@@ -4,6 +4,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/front"
 )
 
 var _ Control = (*Engine)(nil)
@@ -24,16 +26,14 @@ func (e *Engine) Snapshot() Snapshot {
 	if e.disc != nil {
 		s.Discovery = e.disc.View() // its own lock, taken under e.mu (discovery never takes e.mu)
 	}
-	if e.q.spillFrom != 0 {
-		s.QueueDepth += int(e.q.maxSpilled - e.q.spillFrom + 1) // estimate of what waits in the store
-	}
-	waiting := s.QueueDepth // and the tasks bound to a lane, not yet in hand
+	s.QueueDepth += e.fr.SpilledCount() // an estimate of what waits in the store
+	waiting := s.QueueDepth             // and the tasks bound to a lane, not yet in hand
 	for _, v := range views {
 		waiting += v.Queued
 	}
 	s.State = e.stateNow(nextRound, waiting)
 	if e.failure != nil {
-		s.StoreError = storeErrorText(e.failure)
+		s.StoreError = front.ErrorText(e.failure)
 	}
 	s.Lanes = make([]Lane, 0, len(views))
 	s.Groups = make([]Group, 0, len(views))

@@ -53,7 +53,7 @@ type frontPort interface {
 	// deferURLs sets URLs aside until a time (M3 disabled host, robots.txt down).
 	deferURLs(list []deferredTask)
 	// withdrawn ends a task the operator's steering took out of the queue
-	// (withdrawals.go): skipped, kind steered_out.
+	// (front.Front.Withdraw): skipped, kind steered_out.
 	withdrawn(t frontier.Task)
 	// refused records a refusal the crawl acted on, with its evidence and what
 	// followed (`show URL` says why), in the store that has the URL.
@@ -244,7 +244,7 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	if doc != nil {
 		docKind = doc.Kind
 	}
-	links := e.extractLinks(t, res, &known, docKind)
+	links := e.fr.ExtractLinks(t, res, &known, docKind)
 	md := pageMeta(t, res, at)
 	if doc == nil { // a feed is no result of its own; the articles it announces are
 		e.collect(t, res, md.Published.Time, e.now())
@@ -305,7 +305,7 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 		if capture != nil {
 			e.st.SaveCapture(*capture) // the archive keeps what came, usable or not
 		}
-		e.submit(links, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
+		e.fr.Submit(links, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
 		e.finish(t, true, lane, store.Processed, "")
 		return
 	}
@@ -317,7 +317,7 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	if prev != nil {
 		save = e.st.ReplacePage
 	} else { // a refetch replaces the page: it was counted when first stored
-		counted := e.onCommit(e.c.PageCommitted) // counted once committed: a full disk never inflates it
+		counted := e.fr.OnCommit(e.c.PageCommitted) // counted once committed: a full disk never inflates it
 		pub, fetchedAt := md.Published.Time, stored.FetchedAt
 		stored.Committed = func() {
 			counted()
@@ -332,7 +332,7 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 	if len(links) == 0 {
 		save(stored, nil, nil)
 	} else {
-		e.submit(links, func(u []store.URL, done store.LinkResult) { save(stored, u, done) })
+		e.fr.Submit(links, func(u []store.URL, done store.LinkResult) { save(stored, u, done) })
 	}
 }
 
@@ -341,8 +341,8 @@ func (e *Engine) savePage(lane int, egress string, t frontier.Task, res *fetch.R
 // are still queued unless it also said nofollow (extract), as "noindex" alone allows.
 // A page stored by an earlier fetch keeps that copy (the URL stays processed).
 func (e *Engine) skipNoindex(lane int, t frontier.Task, res *fetch.Result, refetch bool, st store.State) {
-	if links := e.extract(t, res, nil); len(links) > 0 {
-		e.submit(links, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
+	if links := e.fr.Extract(t, res, nil); len(links) > 0 {
+		e.fr.Submit(links, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
 	}
 	e.finish(t, refetch, lane, st, fetch.KindNoindex)
 }
@@ -350,8 +350,8 @@ func (e *Engine) skipNoindex(lane int, t frontier.Task, res *fetch.Result, refet
 // followRedirect queues a cross-host redirect's target as a new task (the fetcher
 // follows same-host hops itself, paced) and records the redirecting URL as done.
 func (e *Engine) followRedirect(lane int, t frontier.Task, res *fetch.Result, refetch bool) {
-	links := e.extract(t, &fetch.Result{FinalURL: res.FinalURL, Links: []string{res.Header.Get("Location")}}, nil)
-	e.submit(links, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
+	links := e.fr.Extract(t, &fetch.Result{FinalURL: res.FinalURL, Links: []string{res.Header.Get("Location")}}, nil)
+	e.fr.Submit(links, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
 	e.finish(t, refetch, lane, store.Processed, "")
 	e.c.AddError("redirected") // not a failure: counted so the operator sees where pages went
 }
@@ -367,7 +367,7 @@ func (e *Engine) finish(t frontier.Task, refetch bool, lane int, st store.State,
 		e.hosts.Record(hostreport.Ending{Host: t.Host, Site: siteOf(t), Kind: kind, Skip: IsSkip(kind)})
 	}
 	if !refetch {
-		done := e.onCommit(e.c.URLDone)
+		done := e.fr.OnCommit(e.c.URLDone)
 		e.st.AfterCommit(func(err error) { // the store stops the crawl on an error
 			if err == nil {
 				done()

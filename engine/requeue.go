@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
@@ -74,7 +75,7 @@ func (e *Engine) requeue(urls []string, now time.Time, force bool) (int, error) 
 		if r.State != store.Processed && r.State != store.Failed {
 			continue // already in the crawl queue (e.g. resumed after a restart)
 		}
-		t := taskOf(r)
+		t := front.TaskOf(r)
 		t.Attempts = 0
 		tasks = append(tasks, t)
 	}
@@ -103,7 +104,7 @@ func (e *Engine) requeue(urls []string, now time.Time, force bool) (int, error) 
 	n := 0
 	for _, t := range claimed {
 		if e.state == StateRunning { // else unprocessed in the store: the next run resumes it
-			e.place(t)
+			e.fr.Place(t)
 			n++
 		}
 	}
@@ -164,8 +165,7 @@ func (e *Engine) boardAdd(t frontier.Task) {
 	if e.rv.queued[t.URL] {
 		e.rv.onBoard++
 	}
-	if e.steered.urgent[t.URL] { // steering: the operator's new source is the lane's next fetch
-		delete(e.steered.urgent, t.URL)
+	if e.fr.TakeUrgent(t.URL) { // steering: the operator's new source is the lane's next fetch
 		t.Urgent = true
 	}
 	if !t.Urgent && !t.Ahead && !e.rv.queued[t.URL] && e.disc.TakeAhead(t.URL) {
@@ -193,14 +193,14 @@ func (e *Engine) addUrgent(t frontier.Task) {
 // the operator's tasks, when one of those is waiting there and t is not one itself:
 // the lane then takes the operator's task without pausing again (it has served its
 // pause before taking t). A task withdrawn meanwhile (:keyword rm, :site rm) is not
-// given back but dropped: its end as steered_out is written by flushSteeredOut.
+// given back but dropped: its end as steered_out is written by Front.FlushSteeredOut.
 // Caller holds e.mu; the caller still releases t (lanePort.Release(t, false)).
 func (e *Engine) swapForUrgent(ls *lanes.Slot, t frontier.Task) (swapped, dropped bool) {
 	if ls.Urgent || !e.board.UrgentAhead(ls.Lane) {
 		return false, false
 	}
 	revisiting := e.rv.queued[t.URL]
-	if e.steeredOut(t) { // it is no longer a queued revisit: Release will not count it
+	if e.fr.SteeredOut(t) { // it is no longer a queued revisit: Release will not count it
 		if revisiting {
 			e.rv.inHand--
 		}
@@ -228,7 +228,7 @@ func (e *Engine) offBoard(tasks []frontier.Task) []frontier.Task {
 // lane at work, no link insert outstanding, revisit tasks aside (they never end: a
 // crawl with revisits goes on until stopped). Caller holds e.mu.
 func (e *Engine) discoveryIdle() bool {
-	if e.outstanding != 0 || len(e.steered.out.pending) > 0 { // a withdrawn source not ended yet
+	if e.fr.Busy() { // a write on its way, or a withdrawn source not ended yet
 		return false
 	}
 	_, inHand := e.crew.counts()

@@ -109,7 +109,7 @@ func (e *Engine) startRound(now time.Time) {
 		e.logf(LevelError, 0, "", "round %d: %v", round, err)
 		return
 	}
-	e.submit(fresh, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
+	e.fr.Submit(fresh, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
 	n, err := e.requeue(again, now, true) // sources are fetched every round, whatever their window
 	if err != nil {
 		e.logf(LevelError, 0, "", "round: %v", err)
@@ -137,7 +137,7 @@ func (e *Engine) splitSources(items []revisit.Item) (fresh []store.URL, again []
 		st, known := state[it.URL]
 		switch {
 		case !known:
-			r := e.linkRecord(it.URL, 0, 0)
+			r := e.fr.LinkRecord(it.URL, 0, 0)
 			r.Site, r.Keyword = it.Site, it.Keyword
 			fresh = append(fresh, r)
 		case st == store.Processed || st == store.Failed:

@@ -19,7 +19,7 @@ type SeedFeed struct {
 // once is not called idle before the rest comes. Close it when the list ends.
 func (e *Engine) OpenSeedFeed() *SeedFeed {
 	e.mu.Lock()
-	e.outstanding++ // as an insert on its way: checkIdle waits for it
+	e.fr.AddOutstanding(1) // as an insert on its way: checkIdle waits for it
 	e.mu.Unlock()
 	return &SeedFeed{e: e}
 }
@@ -38,7 +38,7 @@ func (f *SeedFeed) Queue(seeds []string) error {
 	if err := e.ctx.Err(); err != nil {
 		return err // stopping: the rest of the list is not queued
 	}
-	if err := e.queueSeeds(seeds, nil); err != nil {
+	if err := e.fr.QueueSeeds(seeds, nil); err != nil {
 		return err
 	}
 	f.queued += len(seeds)
@@ -57,7 +57,7 @@ func (f *SeedFeed) Close(err error) {
 			e.logf(LevelInfo, 0, "", "seed list: %d more seeds queued after the start", f.queued)
 		}
 		e.mu.Lock()
-		e.outstanding--
+		e.fr.AddOutstanding(-1)
 		e.checkIdle()
 		e.mu.Unlock()
 	})

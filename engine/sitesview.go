@@ -32,7 +32,7 @@ func (e *Engine) restoreSiteCounts() {
 	want := e.budget.WantsTotals()
 	e.mu.Unlock()
 	if want {
-		if err := e.readBudgetTotals(); err != nil {
+		if err := e.fr.ReadBudgetTotals(); err != nil {
 			e.logf(LevelWarn, 0, "", "page budgets: earlier runs' counts unreadable (%v): totals start from 0", err)
 		}
 	}

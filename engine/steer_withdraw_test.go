@@ -41,7 +41,7 @@ func TestSteerRmWithdrawsQueuedSearches(t *testing.T) {
 			searches := func() map[string]int { return w.fetched("/search?q=flood&") }
 			waitFor(t, "the first searches fetched", func() bool { return len(searches()) >= 3 })
 			e.mu.Lock()
-			spilled := e.q.spillFrom != 0
+			spilled := e.fr.Spilled()
 			e.mu.Unlock()
 			if spilled != c.spilled {
 				t.Fatalf("searches spilled to the store: %v, want %v (the case tests the wrong queue)", spilled, c.spilled)
@@ -252,7 +252,7 @@ func TestSwapDropsAWithdrawnTaskInHand(t *testing.T) {
 			ls := lanes.NewSlot(l)
 			inHand, _, _ := e.board.Next(l)
 			if withdrawn {
-				e.markOut(map[string]uint64{inHand.URL: 0})
+				e.fr.MarkOut(map[string]uint64{inHand.URL: 0})
 			}
 			e.board.AddFirst(frontier.Task{URL: "http://" + host + "/p/2", Host: host})
 			swapped, dropped := e.swapForUrgent(ls, inHand)

@@ -58,8 +58,8 @@ func (p steerPort) AddScope(u string)               { p.e.scope.AddSeed(u) }
 func (p steerPort) StartRounds()                    { p.e.startRounds() }
 
 func (p steerPort) QueueSources(items []revisit.Item) int { return p.e.queueSources(items, p.e.now()) }
-func (p steerPort) KeepSources(items []revisit.Item)      { p.e.keepSources(items) }
-func (p steerPort) Withdraw(items []revisit.Item) int     { return p.e.withdraw(items) }
+func (p steerPort) KeepSources(items []revisit.Item)      { p.e.fr.KeepSources(items) }
+func (p steerPort) Withdraw(items []revisit.Item) int     { return p.e.fr.Withdraw(items) }
 
 func (p steerPort) RestoreDiscovery(domain string, live bool) { p.e.disc.RestoreSite(domain, live) }
 func (p steerPort) WithdrawDiscovery(domain string, live bool) int {
@@ -72,7 +72,7 @@ func (p steerPort) MarkOut(urls []string) {
 		m[u] = 0
 	}
 	p.e.mu.Lock()
-	p.e.markOut(m)
+	p.e.fr.MarkOut(m)
 	p.e.mu.Unlock()
 }
 
@@ -99,7 +99,7 @@ func (p steerPort) SetSiteBudget(site string, n int) {
 	p.e.mu.Unlock()
 }
 
-// SetBudget sets one budget (budget.go). Raising one brings back at once the URLs it
+// SetBudget sets one budget (front.Budgets). Raising one brings back at once the URLs it
 // may have held: this run's, and for a total budget those earlier runs parked (in
 // the store only). Lowering one recalls what the queues hold of it, handed out
 // before, to count it again.
@@ -112,7 +112,7 @@ func (p steerPort) SetBudget(c steer.Cap, n int, live bool) (back, recalled int,
 	if readTotals {
 		// The first total budget of this run: it counts what earlier runs fetched too
 		// (at start, restoreSiteCounts reads them after the replay).
-		if err := e.readBudgetTotals(); err != nil {
+		if err := e.fr.ReadBudgetTotals(); err != nil {
 			return 0, 0, fmt.Errorf("budget: earlier runs' page counts unreadable: %v; budget unchanged", err)
 		}
 	}
@@ -131,7 +131,7 @@ func (p steerPort) SetBudget(c steer.Cap, n int, live bool) (back, recalled int,
 	if lift && live && key.Total {
 		// A total budget's URLs stay parked across restarts: those of earlier runs
 		// are in the store only.
-		earlier, err := e.parkedInStore(key)
+		earlier, err := e.fr.ParkedInStore(key)
 		if err != nil {
 			e.logf(LevelWarn, 0, "", "budget: URLs parked by earlier runs not read (%v): they come back at their deferral's end", err)
 		}
@@ -148,36 +148,33 @@ func (p steerPort) SetBudget(c steer.Cap, n int, live bool) (back, recalled int,
 // fetch, unless the crawl has it already.
 func (p steerPort) QueueSeed(n string) error {
 	e := p.e
-	early := !e.opts.SteerBaseline // on the board at once, as a new search (early.go)
+	early := !e.opts.SteerBaseline // on the board at once, as a new search (front.Front.ReserveEarly)
 	if early {
-		e.reserveEarly([]string{n})
+		e.fr.ReserveEarly([]string{n})
 	}
 	if err := e.st.Flush(); err != nil && !errors.Is(err, store.ErrClosed) {
-		e.dropEarly([]string{n})
+		e.fr.DropEarly([]string{n})
 		return fmt.Errorf("seed add: store: %v", err)
 	}
 	if row, err := e.st.URLState(n); err == nil {
-		e.dropEarly([]string{n})
+		e.fr.DropEarly([]string{n})
 		return fmt.Errorf("seed add: %s is already in this crawl (%s); nothing queued", n, row.State)
 	} else if !errors.Is(err, store.ErrNotFound) {
-		e.dropEarly([]string{n})
+		e.fr.DropEarly([]string{n})
 		return fmt.Errorf("seed add: store: %v", err)
 	}
 	e.scope.AddSeed(n)
-	fresh := []store.URL{e.linkRecord(n, 0, 0)}
+	fresh := []store.URL{e.fr.LinkRecord(n, 0, 0)}
 	if early {
-		fresh = e.settleEarly([]string{n}, fresh) // empty: a link to it was queued meanwhile
+		fresh = e.fr.SettleEarly([]string{n}, fresh) // empty: a link to it was queued meanwhile
 	}
 	e.mu.Lock()
-	if e.steered.urgent == nil {
-		e.steered.urgent = map[string]bool{}
-	}
-	e.steered.urgent[n] = true // the operator's seed is its lane's next fetch, as a new search is
+	e.fr.MarkUrgent(n) // the operator's seed is its lane's next fetch, as a new search is
 	e.mu.Unlock()
 	e.dedupe.CheckURLs([]string{n})
-	e.submit(fresh, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
+	e.fr.Submit(fresh, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
 	if early {
-		e.placeEarly(fresh)
+		e.fr.PlaceEarly(fresh)
 	}
 	return nil
 }
@@ -188,42 +185,39 @@ func (e *Engine) queueSources(items []revisit.Item, now time.Time) int {
 	// No Flush first: a source whose insert is still in the writer's batch reads as
 	// new here, and the store's unique index ignores it (INSERT OR IGNORE); waiting
 	// for the batch would only delay the operator's new search. The new ones go on
-	// the board at once (early.go).
+	// the board at once (front.Front.PlaceEarly).
 	early := !e.opts.SteerBaseline
 	urls := make([]string, len(items))
 	for i, it := range items {
 		urls[i] = it.URL
 	}
 	if early {
-		e.reserveEarly(urls)
+		e.fr.ReserveEarly(urls)
 	}
 	fresh, again, err := e.splitSources(items)
 	if err != nil {
 		if early {
-			e.dropEarly(urls)
+			e.fr.DropEarly(urls)
 		}
 		e.logf(LevelError, 0, "", "steering: %v", err)
 		return 0
 	}
 	if early {
-		fresh = e.settleEarly(urls, fresh)
+		fresh = e.fr.SettleEarly(urls, fresh)
 	}
 	seen := make([]string, len(fresh))
 	for i, r := range fresh {
 		seen[i] = r.URL
 	}
 	e.mu.Lock()
-	if e.steered.urgent == nil {
-		e.steered.urgent = map[string]bool{}
-	}
 	for _, it := range items {
-		e.steered.urgent[it.URL] = true
+		e.fr.MarkUrgent(it.URL)
 	}
 	e.mu.Unlock()
 	e.dedupe.CheckURLs(seen)
-	e.submit(fresh, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
+	e.fr.Submit(fresh, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
 	if early {
-		e.placeEarly(fresh)
+		e.fr.PlaceEarly(fresh)
 	}
 	n, err := e.requeue(again, now, true)
 	if err != nil {

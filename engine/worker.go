@@ -98,7 +98,7 @@ func (l workerLanes) Place(tasks []frontier.Task) {
 	e := l.e
 	e.mu.Lock()
 	for _, t := range tasks {
-		e.place(t)
+		e.fr.Place(t)
 	}
 	e.mu.Unlock()
 	e.flushDeferred()
@@ -131,14 +131,14 @@ func (l workerLanes) Release(hosts, units []string) []frontier.Task {
 		}
 	}
 	for _, t := range stay {
-		e.place(t)
+		e.fr.Place(t)
 	}
 	return out
 }
 
 // Withdraw takes the master's withdrawn hand-outs off this worker's board and keeps
 // them off (a batch still in the task stream is withdrawn when it arrives); each is
-// reported as a result of kind steered_out (withdrawals.go).
+// reported as a result of kind steered_out (front.Front.Withdraw).
 func (l workerLanes) Withdraw(tasks []frontier.Task) int {
 	leases := make(map[string]uint64, len(tasks))
 	for _, t := range tasks {
@@ -146,17 +146,17 @@ func (l workerLanes) Withdraw(tasks []frontier.Task) int {
 	}
 	e := l.e
 	e.mu.Lock()
-	e.markOut(leases)
+	e.fr.MarkOut(leases)
 	out := e.offBoard(e.board.Withdraw(func(t frontier.Task) bool {
 		lease, ok := leases[t.URL]
 		return ok && lease == t.Lease
 	}))
 	for _, t := range out {
-		e.setOut(t)
+		e.fr.SetOut(t)
 	}
 	e.checkIdle()
 	e.mu.Unlock()
-	e.flushSteeredOut()
+	e.fr.FlushSteeredOut()
 	return len(out)
 }
 

@@ -84,3 +84,9 @@ func (f *remoteFront) refused(r store.Refusal) { f.box.Refused(r) }
 
 // send reports an outcome the worker decided itself (a task withdrawn from its board).
 func (f *remoteFront) send(r wire.Result) { f.box.Result(r) }
+
+// withdrawn reports a hand-out the master withdrew as a result of kind steered_out:
+// the master ends it under its lease, as any other result.
+func (f *remoteFront) withdrawn(t frontier.Task) {
+	f.send(wire.Result{Task: t, Kind: SkipSteeredOut, At: f.e.now()})
+}

@@ -1,11 +1,12 @@
 package front
 
 import (
-	"net/url"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/hostreport"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // Page budgets: nothing else keeps one site from filling the queue, the
@@ -251,7 +252,7 @@ func (b *Budgets) Unpark(k BudgetKey) []string {
 	for site, urls := range b.parked {
 		keep := urls[:0]
 		for _, u := range urls {
-			if hostOf(u) == k.Name {
+			if HostOf(u) == k.Name {
 				out = append(out, u)
 			} else {
 				keep = append(keep, u)
@@ -277,11 +278,75 @@ func AppendNew(list, more []string) []string {
 	return list
 }
 
-// hostOf is the host of a normalised URL ("" when it does not parse).
-func hostOf(normalized string) string {
-	u, err := url.Parse(normalized)
-	if err != nil {
-		return ""
+// admit is placing's budget check; it marks t Budgeted when it counted it. Lock
+// held. false: held back (deferred, and counted as skipped under its reason).
+func (f *Front) admit(t *frontier.Task) bool {
+	t.Budgeted = false
+	if f.crawl.CountsAtHandOut() {
+		return true // counted as it leaves for a worker
 	}
-	return u.Hostname()
+	if !f.Budgets.Active() {
+		return true
+	}
+	kind, until := f.Budgets.Admit(*t, f.crawl.Now())
+	if kind == "" {
+		t.Budgeted = true
+		return true
+	}
+	f.HoldBack(*t, kind, until)
+	return false
+}
+
+// HoldBack defers a task a budget held back and counts it as skipped under kind.
+// Lock held.
+func (f *Front) HoldBack(t frontier.Task, kind string, until time.Time) {
+	f.Budgets.Park(t)
+	f.Counters.AddError(kind)
+	f.Hosts.Record(hostreport.Ending{Host: t.Host, Site: SiteOf(t), Kind: kind, Skip: true})
+	f.crawl.Defer(t, until)
+}
+
+// trapped counts a link a trap guard held back, as a skip of its kind, on the site
+// of the page that linked to it. The first few are logged with the URL so the
+// operator can tell a guard set too tight from a real trap.
+func (f *Front) trapped(t frontier.Task, link, kind string) {
+	f.Counters.AddError(kind)
+	f.Mu.Lock()
+	n := f.Budgets.Trapped(t.Site)
+	f.Mu.Unlock()
+	if n <= 20 {
+		f.crawl.Logf(view.LevelInfo, t.Host, "%s: link held back: %s (found on %s)", kind, link, t.URL)
+	}
+}
+
+// ReadBudgetTotals counts what was fetched per site and host, earlier runs
+// included (one scan of the URL table), into the totals: at start when a total
+// budget is set, or when :budget sets the first one.
+func (f *Front) ReadBudgetTotals() error {
+	rows, err := f.Store.FetchedBySiteHost()
+	if err != nil {
+		return err
+	}
+	bySite, byHost := map[string]int64{}, map[string]int64{}
+	for _, r := range rows {
+		bySite[r.Site] += r.N
+		byHost[r.Host] += r.N
+	}
+	f.Mu.Lock()
+	f.Budgets.Restore(bySite, byHost)
+	f.Mu.Unlock()
+	return nil
+}
+
+// ParkedInStore reads the URLs a total budget k parked, earlier runs' included:
+// those deferred further than any other deferral goes (ParkFor).
+func (f *Front) ParkedInStore(k BudgetKey) ([]string, error) {
+	if err := f.Store.Flush(); err != nil {
+		return nil, err
+	}
+	site, host := k.Name, ""
+	if k.Host {
+		site, host = "", k.Name
+	}
+	return f.Store.ParkedURLs(site, host, f.crawl.Now().Add(ParkFor/2), MaxParked)
 }

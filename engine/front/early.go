@@ -1,4 +1,4 @@
-package engine
+package front
 
 import (
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
@@ -13,13 +13,13 @@ import (
 // after it.
 //
 // A URL is queued once. The store's unique index lets one insert of a URL through;
-// its confirmation (Engine.confirm) is what places a URL found any other way (a link,
+// its confirmation (Front.confirm) is what places a URL found any other way (a link,
 // a round). So steering marks its new sources before it reads the store about them,
 // and a confirmation that meets a mark either places the URL itself (steering has
 // not yet: the mark says so, and steering leaves it) or places nothing (steering
 // placed it already).
 
-// earlyMark is where steering stands with one of its new sources (Engine.early).
+// earlyMark is where steering stands with one of its new sources (Front.early).
 type earlyMark uint8
 
 const (
@@ -33,52 +33,52 @@ const (
 	earlyPlaced
 )
 
-// reserveEarly marks sources before steering reads the store about them. One that
+// ReserveEarly marks sources before steering reads the store about them. One that
 // an earlier command placed early, its insert not yet confirmed, is settled first:
 // the store is flushed, so that it reads as known and is requeued, or left where it
-// waits. (Today a source comes back only after a removal, and keepSources flushes
+// waits. (Today a source comes back only after a removal, and KeepSources flushes
 // then already; this keeps "queued once, never lost" from resting on that.)
-func (e *Engine) reserveEarly(urls []string) {
-	e.mu.Lock()
+func (f *Front) ReserveEarly(urls []string) {
+	f.Mu.Lock()
 	pending := false
 	for _, u := range urls {
-		pending = pending || e.early[u] == earlyPlaced
+		pending = pending || f.early[u] == earlyPlaced
 	}
-	e.mu.Unlock()
+	f.Mu.Unlock()
 	if pending {
-		_ = e.st.Flush() // a failed store stops the crawl (storefail.go); nothing to add here
+		_ = f.Store.Flush() // a failed store stops the crawl; nothing to add here
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.early == nil {
-		e.early = map[string]earlyMark{}
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	if f.early == nil {
+		f.early = map[string]earlyMark{}
 	}
 	for _, u := range urls {
-		if e.early[u] == 0 {
-			e.early[u] = earlyReserved
+		if f.early[u] == 0 {
+			f.early[u] = earlyReserved
 		}
 	}
 }
 
-// settleEarly takes the marks off the sources the store knew (they are requeued, or
+// SettleEarly takes the marks off the sources the store knew (they are requeued, or
 // queued already) and returns the new ones that nothing queued meanwhile: those
 // steering inserts and places early.
-func (e *Engine) settleEarly(urls []string, fresh []store.URL) []store.URL {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+func (f *Front) SettleEarly(urls []string, fresh []store.URL) []store.URL {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	isFresh := make(map[string]bool, len(fresh))
 	for _, r := range fresh {
 		isFresh[r.URL] = true
 	}
 	for _, u := range urls {
-		if !isFresh[u] && e.early[u] != earlyPlaced {
-			delete(e.early, u)
+		if !isFresh[u] && f.early[u] != earlyPlaced {
+			delete(f.early, u)
 		}
 	}
 	kept := fresh[:0]
 	for _, r := range fresh {
-		if e.early[r.URL] == earlyTaken { // inserted and queued by a round or a link meanwhile
-			delete(e.early, r.URL)
+		if f.early[r.URL] == earlyTaken { // inserted and queued by a round or a link meanwhile
+			delete(f.early, r.URL)
 			continue
 		}
 		kept = append(kept, r)
@@ -86,67 +86,67 @@ func (e *Engine) settleEarly(urls []string, fresh []store.URL) []store.URL {
 	return kept
 }
 
-// placeEarly puts steering's new sources on the board once their insert is
+// PlaceEarly puts steering's new sources on the board once their insert is
 // submitted. One whose insert was confirmed already (a fast writer) was placed by
 // that confirmation. A crawl whose queue spills to the store leaves them to the
 // confirmation too (confirm decides what waits in memory), and so does a master
 // (its workers' queues are its board).
-func (e *Engine) placeEarly(fresh []store.URL) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	spilled := e.q.spillFrom != 0 || e.queuedLen() >= e.opts.QueueMemory || !e.crew.placesEarly()
+func (f *Front) PlaceEarly(fresh []store.URL) {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	spilled := f.q.spillFrom != 0 || f.queuedLen() >= f.Opts.QueueMemory || !f.crawl.PlacesEarly()
 	for _, r := range fresh {
-		switch e.early[r.URL] {
+		switch f.early[r.URL] {
 		case earlyReserved:
 			if spilled {
-				delete(e.early, r.URL)
+				delete(f.early, r.URL)
 				continue
 			}
-			e.early[r.URL] = earlyPlaced
-			e.c.URLsQueued.Add(1)
-			e.place(taskOf(r))
+			f.early[r.URL] = earlyPlaced
+			f.Counters.URLsQueued.Add(1)
+			f.Place(TaskOf(r))
 		case earlyTaken:
-			delete(e.early, r.URL)
+			delete(f.early, r.URL)
 		}
 	}
 }
 
 // confirmEarly is confirm's check of steering's marks: false when steering placed
-// t already (nothing more to do). Caller holds e.mu.
-func (e *Engine) confirmEarly(t frontier.Task) bool {
-	switch e.early[t.URL] {
+// t already (nothing more to do). Lock held.
+func (f *Front) confirmEarly(t frontier.Task) bool {
+	switch f.early[t.URL] {
 	case earlyReserved:
-		e.early[t.URL] = earlyTaken
+		f.early[t.URL] = earlyTaken
 	case earlyPlaced:
-		delete(e.early, t.URL)
-		if e.q.spillFrom != 0 && t.Seq >= e.q.spillFrom {
+		delete(f.early, t.URL)
+		if f.q.spillFrom != 0 && t.Seq >= f.q.spillFrom {
 			// The queue spilled while the insert was on its way: the store holds the
 			// URL past the spill mark, and paging in queues it (again, if a page-in
 			// read it already). One copy leaves the board: still waiting there, it
 			// comes back with the spilled ones; taken by a lane already, it is no
 			// longer queued in the store.
 			n := 1
-			e.offBoard(e.board.Withdraw(func(q frontier.Task) bool {
+			f.crawl.TakeOff(func(q frontier.Task) bool {
 				if q.URL != t.URL || n == 0 {
 					return false
 				}
 				n--
 				return true
-			}))
+			})
 		}
 		return false
 	}
 	return true
 }
 
-// dropEarly takes steering's marks off sources it will not queue (the store could
+// DropEarly takes steering's marks off sources it will not queue (the store could
 // not be read).
-func (e *Engine) dropEarly(urls []string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+func (f *Front) DropEarly(urls []string) {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	for _, u := range urls {
-		if e.early[u] != earlyPlaced {
-			delete(e.early, u)
+		if f.early[u] != earlyPlaced {
+			delete(f.early, u)
 		}
 	}
 }

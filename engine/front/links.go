@@ -1,0 +1,158 @@
+package front
+
+import (
+	"net/url"
+
+	"github.com/crawlconsole/crawlconsole/engine/discover"
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/sites"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// Extract turns a page's links into store rows: normalised, in scope, and not known
+// to the dedupe filter (M4, seed 002: LRU of recent URLs, then the Bloom filter, then
+// the store's unique index). A Bloom "maybe" is checked against the store, so a false
+// positive never drops a new URL; the INSERT OR IGNORE that follows is the final word.
+//
+// known, when not nil, collects the links dropped as already seen (M3: a round
+// refetches those still inside their class window).
+func (f *Front) Extract(t frontier.Task, res *fetch.Result, known *[]string) []store.URL {
+	return f.ExtractLinks(t, res, known, "")
+}
+
+// ExtractLinks is Extract; doc, when not "", says res.Links are the entries of the
+// feed or sitemap t fetched (the discovery's read of it). Those of its own site (registered domain)
+// are what the site announces as its pages: a trap guard's guess that a URL space
+// runs without end does not overrule the site's own list (a feed may date an event
+// years ahead; a sitemap may list a product page whose path holds a model number).
+// The page budgets still apply when they are placed. A feed's items on other sites
+// (discovery let them through under discovery.feed_items_off_site) pass the
+// scope's site rule, one hop, past the trap guards too (a leaf cannot run off), and
+// are otherwise checked as any link is.
+func (f *Front) ExtractLinks(t frontier.Task, res *fetch.Result, known *[]string, doc discover.Kind) []store.URL {
+	parent := frontier.Hash(t.URL)
+	page := res.FinalURL
+	if page == "" {
+		page = t.URL
+	}
+	base, err := frontier.ParseBase(page)
+	if err != nil {
+		return nil
+	}
+	if res.Base != "" { // <base href> changes what relative links mean
+		if abs, err := base.Resolve(res.Base); err == nil {
+			if b, err := frontier.ParseBase(abs); err == nil {
+				base = b
+			}
+		}
+	}
+	// Page-level etiquette: nofollow (meta robots, X-Robots-Tag) queues none of the
+	// page's links; rel="nofollow" links are left out unless the hint is off.
+	et := f.Opts.EtiquetteFor(t.Host)
+	if et.PageDirectives && res.Robots.NoFollow {
+		return nil
+	}
+	links := res.Links
+	nAnnounced, docSite := 0, "" // res.Links come first: the document's entries
+	if doc != "" {
+		nAnnounced, docSite = len(links), frontier.Site(t.Host)
+	}
+	if !et.RelNofollow && len(res.NofollowLinks) > 0 {
+		links = append(links[:len(links):len(links)], res.NofollowLinks...)
+	}
+	if res.Canonical != "" && !f.canonicalStands(base, page, res.Canonical) {
+		links = append(links, res.Canonical) // another host's: only a link
+	}
+	seen := make(map[string]bool, len(links))
+	var pageURL *url.URL // for the query-growth trap guard
+	if f.Traps != nil {
+		pageURL, _ = url.Parse(page)
+	}
+	var cands []string
+	for i, raw := range links {
+		n, err := base.Resolve(raw)
+		if err != nil {
+			if k := URLErrKind(err); k != frontier.KindScheme {
+				f.Counters.AddError("link_" + k)
+			}
+			continue
+		}
+		n = f.Variants.Collapse(n)
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		if f.Variants.StandsFor(n) {
+			f.Counters.AddError(SkipCanonicalVariant)
+			continue
+		}
+		u, err := url.Parse(n)
+		if err != nil {
+			continue
+		}
+		if ok, reason := f.Scope.Allows(u, t.Depth+1); !ok {
+			if !(reason == frontier.ReasonOffSite && doc == discover.KindFeed && i < nAnnounced) {
+				f.Counters.SkipOutOfScope(reason)
+				continue
+			}
+			if ok, reason = f.Scope.AllowsOffSite(u, t.Depth+1); !ok {
+				f.Counters.SkipOutOfScope(reason)
+				continue
+			}
+		}
+		// An entry of the site's own feed or sitemap is no trap candidate, nor is a
+		// feed's item on another site: one hop past the scope, it is a leaf, and a
+		// URL space that cannot be followed cannot run without end.
+		listed := i < nAnnounced && (doc == discover.KindFeed || u.Hostname() == t.Host || frontier.Site(u.Hostname()) == docSite)
+		if !listed {
+			if kind := f.Traps.Check(u, pageURL); kind != "" {
+				f.trapped(t, n, kind)
+				continue
+			}
+		}
+		cands = append(cands, n)
+	}
+	verdicts := f.Dedupe.CheckURLs(cands) // the page's links in one batch (M4: LRU, then Bloom)
+	var out []store.URL
+	for i, n := range cands {
+		switch verdicts[i] {
+		case frontier.Recent:
+			if known != nil {
+				*known = append(*known, n)
+			}
+			continue
+		case frontier.Maybe:
+			// The Bloom filter claims it: only the store's unique index can tell a
+			// duplicate from a false positive.
+			f.Counters.DedupeStoreChecks.Add(1)
+			if _, err := f.Store.URLState(n); err == nil {
+				if known != nil {
+					*known = append(*known, n)
+				}
+				continue // a true duplicate
+			}
+			// Not in the store yet: a Bloom false positive if the store inserts it
+			// as new (submit counts it then), or a link whose insert is still in the
+			// writer's queue, which the store will ignore.
+			f.Mu.Lock()
+			f.maybeNew[n] = struct{}{}
+			f.Mu.Unlock()
+		}
+		rec := f.LinkRecord(n, parent, t.Depth+1)
+		sites.Inherit(t, &rec)
+		out = append(out, rec)
+	}
+	return out
+}
+
+// canonicalStands resolves a page's rel=canonical href against its base and
+// reports whether it stands for the page fetched as page (frontier.Canonicals);
+// false leaves it to be queued as a link.
+func (f *Front) canonicalStands(base *frontier.Base, page, href string) bool {
+	stands, remembered := f.Variants.Declared(base, page, href)
+	if remembered {
+		f.Counters.AddError(SkipCanonicalVariant)
+	}
+	return stands
+}
