@@ -48,7 +48,7 @@ func TestDeadWorkersHandOutsComeBackInOrder(t *testing.T) {
 		other = "w2"
 	}
 	tb.nodes[other].heard = now.Add(time.Hour)
-	if dead := tb.BuryDead(now.Add(time.Hour), time.Minute); len(dead) != 1 || dead[0] != owner {
+	if dead := tb.BuryDead(now.Add(time.Hour), time.Minute); len(dead) != 1 || dead[0].Name != owner {
 		t.Fatalf("buried %v, want [%s]", dead, owner)
 	}
 	if got := tb.units["a.test"].owner; got != other {

@@ -211,10 +211,10 @@ func (l *Link) CheckNodes(now time.Time) {
 		l.SaveNodes()
 	}
 	l.host.Unlock()
-	for _, name := range dead {
+	for _, d := range dead {
 		l.host.Logf(view.LevelWarn, "worker %s is dead (no heartbeat for %v, its lease over): its sites, keyword shards and URLs went to others",
-			name, l.o.Timeout+l.LeaseMargin())
-		l.purge(name)
+			d.Name, l.o.Timeout+l.LeaseMargin())
+		l.purge(d.Name, d.PurgeTo)
 	}
 }
 
@@ -224,17 +224,38 @@ func (l *Link) CheckNodes(now time.Time) {
 // check of the lease and its request leaving.
 func (l *Link) LeaseMargin() time.Duration { return l.o.HeartbeatEvery }
 
-// purge drops task batches a dead worker never took (a new incarnation of it must not
-// fetch them: they went to others).
-func (l *Link) purge(name string) {
+// purge drops the task batches a dead worker never took, those stored up to the
+// stream's sequence upTo (Table.BuryDead): they went to others, and the worker,
+// rejoining under the same incarnation, must not fetch them. Only up to there: the
+// worker may have rejoined since, and a batch of its new life, dropped, would be
+// held by nobody while the master counts it handed out, and the crawl would never
+// end. A batch of the dead life stored later is dropped as it is sent (unsend).
+func (l *Link) purge(name string, upTo uint64) {
+	if upTo == 0 {
+		return
+	}
 	ctx, cancel := context.WithTimeout(l.ctx, 5*time.Second)
 	defer cancel()
 	s, err := l.conn.JS.Stream(ctx, l.sub.TaskStream())
 	if err == nil {
-		err = s.Purge(ctx, jetstream.WithPurgeSubject(l.sub.Tasks(name)))
+		err = s.Purge(ctx, jetstream.WithPurgeSubject(l.sub.Tasks(name)), jetstream.WithPurgeSequence(upTo+1))
 	}
 	if err != nil && l.ctx.Err() == nil {
 		l.host.Logf(view.LevelWarn, "worker %s: purge its task batches: %v", name, err)
+	}
+}
+
+// unsend drops the task batch stored at seq for a life of a worker that ended while
+// it was sent (Table.Sent): its tasks went back to the queue.
+func (l *Link) unsend(name string, seq uint64) {
+	ctx, cancel := context.WithTimeout(l.ctx, 5*time.Second)
+	defer cancel()
+	s, err := l.conn.JS.Stream(ctx, l.sub.TaskStream())
+	if err == nil {
+		err = s.DeleteMsg(ctx, seq)
+	}
+	if err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) && l.ctx.Err() == nil {
+		l.host.Logf(view.LevelWarn, "worker %s: drop a task batch sent as it was declared dead: %v (it may fetch those tasks again)", name, err)
 	}
 }
 

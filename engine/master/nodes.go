@@ -130,14 +130,21 @@ func (t *Table) Leave(l *wire.Leave) (first bool, back int) {
 	return first, back
 }
 
-// BuryDead declares dead the workers silent past timeout and returns their names.
-func (t *Table) BuryDead(now time.Time, timeout time.Duration) []string {
-	var dead []string
+// Buried is a worker BuryDead declared dead, and the task stream's sequence up to
+// which the batches sent to the life that ended are to be purged (0: none was sent).
+type Buried struct {
+	Name    string
+	PurgeTo uint64
+}
+
+// BuryDead declares dead the workers silent past timeout.
+func (t *Table) BuryDead(now time.Time, timeout time.Duration) []Buried {
+	var dead []Buried
 	for _, n := range t.nodes {
 		if n.state != view.NodeDead && now.Sub(n.heard) > timeout {
 			t.expire(n)
 			t.bury(n)
-			dead = append(dead, n.name)
+			dead = append(dead, Buried{n.name, n.purgeTo})
 		}
 	}
 	if len(dead) > 0 {
@@ -150,6 +157,8 @@ func (t *Table) BuryDead(now time.Time, timeout time.Duration) []string {
 // others, its egresses back to the account table.
 func (t *Table) bury(n *node) {
 	n.state = view.NodeDead
+	n.life++
+	n.purgeTo, n.sent = n.sent, 0
 	for _, task := range heldBack(n) {
 		t.unhand(n, task)
 		t.requeue(task)

@@ -183,12 +183,22 @@ func (m *Runtime) dispatch() {
 			m.crawl.Prepare(&b.Tasks[i])
 		}
 		data, err := cluster.Encode(&wire.Tasks{Node: b.Node, Incarnation: b.Incarnation, Tasks: b.Tasks, LastRequest: b.LastRequest})
+		var ack *jetstream.PubAck
 		if err == nil {
 			ctx, cancel := context.WithTimeout(m.ctx, 5*time.Second)
-			_, err = m.conn.JS.Publish(ctx, m.sub.Tasks(b.Node), data)
+			ack, err = m.conn.JS.Publish(ctx, m.sub.Tasks(b.Node), data)
 			cancel()
 		}
-		if err != nil && m.ctx.Err() == nil {
+		if err == nil {
+			m.crawl.Lock()
+			current := m.book.Sent(b, ack.Sequence)
+			m.crawl.Unlock()
+			if !current {
+				m.link.unsend(b.Node, ack.Sequence)
+			}
+			continue
+		}
+		if m.ctx.Err() == nil {
 			// Not handed out after all: the tasks wait for the next dispatch.
 			m.crawl.Logf(view.LevelWarn, "tasks for %s not sent: %v", b.Node, err)
 			m.crawl.Lock()

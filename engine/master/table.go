@@ -91,6 +91,13 @@ type node struct {
 	refusedBefore int64
 	// left: it left gracefully (dead to the table, shown as left).
 	left bool
+	// life counts the times the worker was declared dead: a rejoin under the same
+	// incarnation starts a new life, and a batch sent to an earlier one is stale.
+	life uint64
+	// sent is the task stream's sequence of the last batch stored for this life;
+	// purgeTo, that of the life last declared dead (its batches up to there are
+	// purged, and none of a later life).
+	sent, purgeTo uint64
 }
 
 func (n *node) live() bool { return n.state == view.NodeActive || n.state == view.NodePaused }
@@ -237,6 +244,7 @@ type Batch struct {
 	// LastRequest is, by host, when the last request to it ended as far as the
 	// table knows (wire.Tasks.LastRequest).
 	LastRequest map[string]time.Time
+	life        uint64 // the worker's life it was dealt to (node.life)
 }
 
 // Dispatch hands each live, unpaused worker tasks of its units, up to window held
@@ -305,10 +313,23 @@ func (t *Table) Dispatch(window int) []Batch {
 			}
 		}
 		if len(tasks) > 0 {
-			out = append(out, Batch{Node: name, Incarnation: n.inc, Tasks: tasks, LastRequest: last})
+			out = append(out, Batch{Node: name, Incarnation: n.inc, Tasks: tasks, LastRequest: last, life: n.life})
 		}
 	}
 	return out
+}
+
+// Sent records that batch b is stored in the task stream at seq. false: the life of
+// the worker it was dealt to ended meanwhile (declared dead, or restarted), its tasks
+// went back to the queue, and the batch is to be dropped: the worker, rejoining
+// under the same incarnation, would fetch them too.
+func (t *Table) Sent(b Batch, seq uint64) bool {
+	n := t.nodes[b.Node]
+	if n == nil || n.inc != b.Incarnation || n.life != b.life {
+		return false
+	}
+	n.sent = max(n.sent, seq)
+	return true
 }
 
 // Undo takes back a batch that could not be sent: its tasks wait for the next

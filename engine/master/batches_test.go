@@ -1,0 +1,215 @@
+package master
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/view"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// crawlStub is the crawl around a Runtime in these tests: a lock, a clock the test
+// moves, and hooks on the log and on a task's preparation (the moments a test
+// makes something happen at).
+type crawlStub struct {
+	sync.Mutex
+	keepAll
+	now       time.Time
+	onLog     func(msg string)
+	onPrepare func(t *frontier.Task)
+}
+
+func (c *crawlStub) Logf(_ view.Level, format string, args ...any) {
+	if c.onLog != nil {
+		c.onLog(fmt.Sprintf(format, args...))
+	}
+}
+func (c *crawlStub) Now() time.Time        { return c.now }
+func (*crawlStub) Paused() bool            { return false }
+func (*crawlStub) Settings() wire.Settings { return wire.Settings{} }
+func (*crawlStub) SetMeta(string, []byte)  {}
+func (*crawlStub) Go(f func())             { go f() }
+func (*crawlStub) Dispatching() bool       { return true }
+func (*crawlStub) CheckIdle()              {}
+func (c *crawlStub) Prepare(t *frontier.Task) {
+	if c.onPrepare != nil {
+		c.onPrepare(t)
+	}
+}
+func (*crawlStub) RevisitEnded(string) bool  { return false }
+func (*crawlStub) Commit(*wire.Result, bool) {}
+func (*crawlStub) Defer(string, time.Time)   {}
+func (*crawlStub) Refused(store.Refusal)     {}
+func (*crawlStub) AfterCommit(f func(error)) { f(nil) }
+func (*crawlStub) FetchCost(time.Duration)   {}
+func (*crawlStub) CheckEgress(string) error  { return nil }
+
+// batchRig is a master's Runtime over an embedded NATS server, its task stream
+// made, with no loop of its own running: the test dispatches, joins and checks
+// the workers itself.
+type batchRig struct {
+	m     *Runtime
+	c     *crawlStub
+	conn  *cluster.Conn
+	tasks jetstream.Stream
+}
+
+func newBatchRig(t *testing.T) *batchRig {
+	t.Helper()
+	srv, err := cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(t.TempDir(), "nats"), Token: "tok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	conn, err := cluster.Connect(srv.ClientURL(), cluster.ClientOptions{Name: "master", Token: "tok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	o := config.MasterOptions{Conn: conn, Prefix: "t", HeartbeatEvery: time.Second, Timeout: 3 * time.Second, Window: 8}
+	c := &crawlStub{now: time.Unix(1700000000, 0)}
+	m := NewRuntime(ctx, c, o, Setup{})
+	sub := wire.Subjects(o.Prefix)
+	st, err := conn.EnsureStream(ctx, jetstream.StreamConfig{Name: sub.TaskStream(), Subjects: []string{sub.Tasks(">")},
+		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.MemoryStorage})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &batchRig{m: m, c: c, conn: conn, tasks: st}
+}
+
+// join has worker name (incarnation inc) join, or rejoin, the master.
+func (r *batchRig) join(t *testing.T, name, inc string) {
+	t.Helper()
+	data, err := cluster.Encode(&wire.Join{Node: name, Incarnation: inc, LanesMax: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.m.link.OnJoin(&nats.Msg{Data: data})
+}
+
+// stored are the task batches for worker name in the stream, oldest first.
+func (r *batchRig) stored(t *testing.T, name string) []wire.Tasks {
+	t.Helper()
+	ctx := context.Background()
+	info, err := r.tasks.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []wire.Tasks
+	for seq := info.State.FirstSeq; seq != 0 && seq <= info.State.LastSeq; seq++ {
+		msg, err := r.tasks.GetMsg(ctx, seq)
+		if err != nil || msg.Subject != wire.Subjects("t").Tasks(name) {
+			continue // purged or deleted, or another worker's
+		}
+		var b wire.Tasks
+		if err := cluster.Decode(msg.Data, &b, 0); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// leases are the leases of the batches' tasks, batch by batch.
+func leases(bs []wire.Tasks) [][]uint64 {
+	out := [][]uint64{}
+	for _, b := range bs {
+		var l []uint64
+		for _, t := range b.Tasks {
+			l = append(l, t.Lease)
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// A worker declared dead while it was only slow rejoins under the same incarnation
+// and is dealt its task again, before the master got to purging the batches of its
+// life that ended. The purge drops those, never the batch of its new life: dropped,
+// that batch's task would be counted handed out to a worker that never gets it, and
+// the crawl would wait for it for ever (stuck DRAINING, "queue 1").
+func TestPurgeOfADeadLifeSparesTheRejoinedWorkersBatch(t *testing.T) {
+	t.Parallel()
+	r := newBatchRig(t)
+	r.join(t, "w1", "a")
+	r.c.Lock()
+	r.m.book.Add(frontier.Task{URL: "http://www.a.test/1", Host: "www.a.test"})
+	r.c.Unlock()
+	r.m.dispatch()
+	if b := r.stored(t, "w1"); len(b) != 1 || len(b[0].Tasks) != 1 {
+		t.Fatalf("w1's batches after the first dispatch hold leases %v; want one of one task", leases(b))
+	}
+
+	// w1 goes silent past its lease and is declared dead; its task goes back to the
+	// queue. As the master logs the death, w1's heartbeat is answered "unknown" and
+	// it rejoins, and a dispatch deals it the task again, before the purge.
+	r.c.onLog = func(msg string) {
+		if strings.Contains(msg, "worker w1 is dead") {
+			r.join(t, "w1", "a")
+			r.m.dispatch()
+		}
+	}
+	r.c.now = r.c.now.Add(time.Hour)
+	r.m.link.CheckNodes(r.c.now)
+	r.c.onLog = nil
+
+	r.c.Lock()
+	_, out := r.m.book.Counts()
+	lease := r.m.book.inflight["http://www.a.test/1"]
+	r.c.Unlock()
+	if out != 1 {
+		t.Fatalf("%d tasks handed out after the rejoin; want 1", out)
+	}
+	b := r.stored(t, "w1")
+	if len(b) != 1 || len(b[0].Tasks) != 1 || b[0].Tasks[0].Lease != lease {
+		t.Fatalf("w1's batches in the stream after its death's purge hold leases %v; want the one of its new life, lease %d "+
+			"(the master counts that hand-out out: purged, it is held by nobody and the crawl never ends)", leases(b), lease)
+	}
+}
+
+// A batch the master was sending as its worker was declared dead is dropped once
+// stored, not left for the worker: rejoining under the same incarnation, it would
+// fetch a task that went back to the queue and was dealt again (twice the request,
+// and with the task on another worker, two workers on one host).
+func TestBatchSentAsItsWorkerDiedIsDropped(t *testing.T) {
+	t.Parallel()
+	r := newBatchRig(t)
+	r.join(t, "w1", "a")
+	r.c.Lock()
+	r.m.book.Add(frontier.Task{URL: "http://www.a.test/1", Host: "www.a.test"})
+	r.c.Unlock()
+	// Between the deal and the send (the task's preparation), w1 is declared dead
+	// and rejoins.
+	var once sync.Once
+	r.c.onPrepare = func(*frontier.Task) {
+		once.Do(func() {
+			r.c.now = r.c.now.Add(time.Hour)
+			r.m.link.CheckNodes(r.c.now)
+			r.join(t, "w1", "a")
+		})
+	}
+	r.m.dispatch() // sends the dead life's batch
+	r.m.dispatch() // deals the task to the new life
+	r.c.Lock()
+	lease := r.m.book.inflight["http://www.a.test/1"]
+	r.c.Unlock()
+	b := r.stored(t, "w1")
+	if len(b) != 1 || len(b[0].Tasks) != 1 || b[0].Tasks[0].Lease != lease {
+		t.Fatalf("w1's batches in the stream hold leases %v; want only its new life's, lease %d", leases(b), lease)
+	}
+}
