@@ -3,6 +3,7 @@ package page
 import (
 	"math/bits"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -62,7 +63,8 @@ func storyFingerprint(body, norm string, maxFeats int) (fp uint64, ok bool) {
 		norm = "" // not line for line (it always is: NFKC and folding keep line breaks)
 	}
 	var v simhash.Vector
-	var sf storyFeatures
+	sf := storyScratch.Get().(*storyFeatures)
+	defer sf.release()
 	n := 0
 	for len(body) > 0 && n < maxFeats {
 		para, normPara := body, norm
@@ -134,6 +136,18 @@ type storyFeatures struct {
 	feats          []uint64
 	prev, tok, buf []byte
 	havePrev       bool
+}
+
+// storyScratch recycles the fingerprints' scratch: every article a crawl stores is
+// fingerprinted.
+var storyScratch = sync.Pool{New: func() any { return new(storyFeatures) }}
+
+// release gives the scratch back, unless a giant paragraph made it too big to keep.
+func (sf *storyFeatures) release() {
+	if cap(sf.feats) > 1<<14 || cap(sf.prev) > 1<<12 || cap(sf.tok) > 1<<12 || cap(sf.buf) > 1<<13 {
+		return
+	}
+	storyScratch.Put(sf)
 }
 
 // paragraph returns the features of a folded paragraph (valid until the next call):

@@ -56,3 +56,24 @@ func TestCountBitsCountsEachBit(t *testing.T) {
 		}
 	}
 }
+
+// TestStoryFingerprintReusesItsScratch: fingerprinting an article whose normalised
+// text Sign already has allocates nothing once warm (a crawl fingerprints every
+// article it stores), and gives the same fingerprint each time.
+func TestStoryFingerprintReusesItsScratch(t *testing.T) {
+	para := "The council voted on Tuesday to approve a new budget for the harbour district after months of debate among residents."
+	body := strings.Repeat(para+"\n", 12) + para
+	norm := normalize(body)
+	want, ok := storyFingerprint(body, norm, MaxStoryFeatures)
+	if !ok {
+		t.Fatal("no fingerprint for an article of prose")
+	}
+	allocs := testing.AllocsPerRun(50, func() {
+		if got, _ := storyFingerprint(body, norm, MaxStoryFeatures); got != want {
+			t.Fatalf("fingerprint %x, then %x", want, got)
+		}
+	})
+	if allocs >= 1 {
+		t.Fatalf("fingerprinting allocates %.1f times a page, want none once warm", allocs)
+	}
+}
