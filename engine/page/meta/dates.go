@@ -1,6 +1,7 @@
 package meta
 
 import (
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -138,6 +139,28 @@ type dateScanner struct {
 	toks []dtok
 	s    string
 	mdy  bool // an ambiguous 03/05/2024 is March 5 (US usage), else 3 May
+}
+
+// scanners recycles the scanners' token buffers: every page a crawl reads is
+// scanned for dates.
+var scanners = sync.Pool{New: func() any { return new(dateScanner) }}
+
+// newScanner returns an empty scanner; release gives it back.
+func newScanner() *dateScanner {
+	sc := scanners.Get().(*dateScanner)
+	sc.mdy = false
+	return sc
+}
+
+// release gives the scanner back (nothing it read may be used after), unless a
+// giant text made its buffer too big to keep.
+func (sc *dateScanner) release() {
+	sc.s = ""
+	if cap(sc.toks) > 1<<14 {
+		return
+	}
+	sc.toks = sc.toks[:0]
+	scanners.Put(sc)
 }
 
 // maxScanText bounds the bytes of one text read for dates.

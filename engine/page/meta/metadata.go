@@ -126,7 +126,8 @@ func (m *Raw) Build(pageURL string, now time.Time) Metadata {
 	valid := func(t time.Time) bool {
 		return !t.Before(minDate) && !t.After(now.Add(24*time.Hour))
 	}
-	var sc dateScanner
+	sc := newScanner()
+	defer sc.release()
 	parse := func(s string, from Source) Date {
 		h, ok := sc.first(s)
 		if !ok || !valid(h.t) {

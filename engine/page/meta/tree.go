@@ -61,7 +61,8 @@ func (m *Raw) FromTree(d Tree, docTitle, title, body string) {
 		m.h1 = d.ElemText(h, 512)
 		m.headAt = d.ElemPos(h)
 	}
-	var sc dateScanner
+	sc := newScanner()
+	defer sc.release()
 	for i := range int32(d.Elems()) {
 		names := d.Names(i)
 		if names == "" {
