@@ -2,8 +2,6 @@ package engine
 
 import (
 	"errors"
-	"fmt"
-	"sort"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/front"
@@ -187,98 +185,19 @@ func (c localCrew) setMaxLanes(n int) error {
 	return nil
 }
 
-// planRebalance re-deals lanes over the egress
-// addresses so each address carries about the same observed work: a lane's cost is
-// its queued tasks plus the one in hand, times (mean fetch time + mean lane pause).
-// The deal is longest-processing-time first onto the least-loaded address.
+// planRebalance re-deals this process's lanes over its egress addresses by their
+// observed work (lanes.Runner.PlanRebalance): a task costs the mean fetch time plus
+// the mean lane pause.
 func (c localCrew) planRebalance() RebalancePlan {
 	e := c.e
-	per := (e.fetchCost.mean() + (e.opts.Lanes.DelayMin+e.opts.Lanes.DelayMax)/2).Seconds()
-	e.mu.Lock()
-	views := e.board.View()
-	egs := append([]string(nil), e.board.Egresses()...)
-	e.mu.Unlock()
-	idx := map[string]int{}
-	for i, n := range egs {
-		idx[n] = i
-	}
-	before := make([]EgressLoad, len(egs))
-	after := make([]EgressLoad, len(egs))
-	for i, n := range egs {
-		before[i].Egress, after[i].Egress = n, n
-	}
-	type lc struct {
-		id   int
-		from int
-		cost float64
-	}
-	var ls []lc
-	for _, v := range views {
-		c := float64(v.Queued+1) * per
-		ls = append(ls, lc{v.ID, idx[v.Egress], c})
-		before[idx[v.Egress]].Lanes++
-		before[idx[v.Egress]].Cost += c
-	}
-	plan := RebalancePlan{Before: before}
-	if len(egs) < 2 {
-		plan.After = before
-		plan.Summary = "one egress address: nothing to rebalance"
-		return plan
-	}
-	sort.Slice(ls, func(i, j int) bool { return ls[i].cost > ls[j].cost || ls[i].cost == ls[j].cost && ls[i].id < ls[j].id })
-	for _, l := range ls {
-		best := l.from
-		for i := range after {
-			if after[i].Cost < after[best].Cost {
-				best = i
-			}
-		}
-		after[best].Lanes++
-		after[best].Cost += l.cost
-		if best != l.from {
-			plan.Moves = append(plan.Moves, LaneMove{Lane: l.id, From: egs[l.from], To: egs[best], Cost: l.cost})
-		}
-	}
-	plan.After = after
-	plan.Summary = fmt.Sprintf("move %d of %d lanes; busiest address %.1fs -> %.1fs of queued work",
-		len(plan.Moves), len(ls), maxCost(before), maxCost(after))
-	return plan
+	return e.run.PlanRebalance((e.fetchCost.mean() + (e.opts.Lanes.DelayMin+e.opts.Lanes.DelayMax)/2).Seconds())
 }
 
-func maxCost(loads []EgressLoad) float64 {
-	var m float64
-	for _, l := range loads {
-		m = max(m, l.Cost)
-	}
-	return m
-}
-
-// applyRebalance carries out a plan over egresses: each move rebinds a lane (and what it holds) to
-// another address, unless that address already holds something adjacent to it.
+// applyRebalance carries out a plan over this process's egresses.
 func (c localCrew) applyRebalance(p RebalancePlan) error {
-	e := c.e
-	e.mu.Lock()
-	idx := map[string]int{}
-	for i, n := range e.board.Egresses() {
-		idx[n] = i
-	}
-	var errs []error
-	moved := 0
-	for _, m := range p.Moves {
-		to, ok := idx[m.To]
-		if !ok {
-			errs = append(errs, fmt.Errorf("lane %d: no egress %q", m.Lane, m.To))
-			continue
-		}
-		if err := e.board.SetEgress(m.Lane, to); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		moved++
-	}
-	e.mu.Unlock()
-	e.logf(LevelInfo, 0, "", "rebalance applied: %d of %d lanes moved", moved, len(p.Moves))
-	return errors.Join(errs...)
+	moved, err := c.e.run.ApplyRebalance(p)
+	c.e.logf(LevelInfo, 0, "", "rebalance applied: %d of %d lanes moved", moved, len(p.Moves))
+	return err
 }
 
 // errNoNodes is the answer of the node controls on a single-process crawl.
