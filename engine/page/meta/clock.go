@@ -173,8 +173,10 @@ var zoneAbbrevs = map[string]int{
 
 // monthWords maps month names and their abbreviations, lower case, to months:
 // English, German, French, Spanish, Italian, Portuguese, Dutch, Polish, Turkish,
-// Russian and Ukrainian (nominative and genitive). Where languages share a word they
-// agree on its month.
+// Russian and Ukrainian (nominative and genitive), and Arabic (the Egyptian and Gulf
+// names and the Levantine ones, alef written with or without its hamza; the
+// Levantine two-word months are in arabicMonthPairs). Where languages share a word
+// they agree on its month.
 var monthWords = func() map[string]int {
 	m := map[string]int{}
 	for _, names := range [][12]string{
@@ -200,6 +202,11 @@ var monthWords = func() map[string]int {
 		{"январь", "февраль", "март", "апрель", "май", "июнь", "июль", "август", "сентябрь", "октябрь", "ноябрь", "декабрь"},
 		{"січня", "лютого", "березня", "квітня", "травня", "червня", "липня", "серпня", "вересня", "жовтня", "листопада", "грудня"},
 		{"січень", "лютий", "березень", "квітень", "травень", "червень", "липень", "серпень", "вересень", "жовтень", "листопад", "грудень"},
+		{"يناير", "فبراير", "مارس", "أبريل", "مايو", "يونيو", "يوليو", "أغسطس", "سبتمبر", "أكتوبر", "نوفمبر", "ديسمبر"},
+		{"", "", "", "ابريل", "", "يونية", "يولية", "اغسطس", "", "اكتوبر", "", ""},
+		{"", "", "", "إبريل", "", "", "", "", "", "", "", ""},
+		{"", "شباط", "آذار", "نيسان", "أيار", "حزيران", "تموز", "آب", "أيلول", "", "", ""},
+		{"", "", "اذار", "", "ايار", "", "", "اب", "ايلول", "", "", ""},
 	} {
 		for i, n := range names {
 			if n != "" {
@@ -209,3 +216,11 @@ var monthWords = func() map[string]int {
 	}
 	return m
 }()
+
+// arabicMonthPairs are the Levantine months written in two words, by their first
+// word: كانون الثاني is January, كانون الأول December, تشرين الأول October, تشرين
+// الثاني November.
+var arabicMonthPairs = map[string]map[string]int{
+	"كانون": {"الثاني": 1, "الأول": 12, "الاول": 12},
+	"تشرين": {"الأول": 10, "الاول": 10, "الثاني": 11},
+}

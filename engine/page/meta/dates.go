@@ -126,7 +126,7 @@ func wordEnd(s string, i int) int {
 			return i
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if !unicode.IsLetter(r) || cjkMarks[r] {
+		if !unicode.IsLetter(r) && !unicode.Is(unicode.Mn, r) || cjkMarks[r] {
 			return i
 		}
 		i += size
@@ -265,6 +265,9 @@ func (sc *dateScanner) word(i int, buf []byte) string {
 	}
 	n := 0
 	for _, r := range sc.s[t.start:t.end] {
+		if unicode.Is(unicode.Mn, r) {
+			continue // a vowel sign or shadda: أيّار is أيار
+		}
 		n += utf8.EncodeRune(buf[n:], unicode.ToLower(r))
 	}
 	return string(buf[:n])
@@ -286,6 +289,29 @@ func (sc *dateScanner) monthAt(i int) int {
 		return 0
 	}
 	return monthWords[w]
+}
+
+// monthSpan is the month named from token i and the token after the name: one word,
+// a Levantine month of two (تشرين الثاني), either followed by the same month in
+// another calendar's name after a slash, as Arabic news writes it ("24 نيسان /
+// أبريل 2020"). 0 for none.
+func (sc *dateScanner) monthSpan(i int) (int, int) {
+	m, next := sc.monthAt(i), i+1
+	if m == 0 {
+		var buf [100]byte
+		if pair := arabicMonthPairs[sc.word(i, buf[:])]; pair != nil {
+			m, next = pair[sc.word(i+1, buf[:])], i+2
+		}
+		if m == 0 {
+			return 0, i
+		}
+	}
+	if sc.isMark(next, '/') {
+		if m2, after := sc.monthSpan(next + 1); m2 == m {
+			return m, after
+		}
+	}
+	return m, next
 }
 
 // matchAt reads a date starting at token i: the date, the token after it, ok.
@@ -339,10 +365,9 @@ func (sc *dateScanner) matchAt(i int) (dateHit, int, bool) {
 			if sc.wordIs(k, "de") {
 				k++
 			}
-			if m = sc.monthAt(k); m == 0 {
+			if m, k = sc.monthSpan(k); m == 0 {
 				return dateHit{}, 0, false
 			}
-			k++
 			if sc.isMark(k, '.') || sc.isMark(k, '-') || sc.isMark(k, ',') {
 				k++
 			}
