@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -61,13 +60,8 @@ func TestMasterDrainingInTmux(t *testing.T) {
 		bin, site.URL, db, listen, cfg)
 	s := startTmux(t, dir, "drain", script)
 
-	scr := s.waitFor("the join command", func(scr string) bool { return strings.Contains(scr, "--token-file") })
-	joined := strings.ReplaceAll(strings.Join(strings.Fields(scr), " "), `\ `, "")
-	m := regexp.MustCompile(`crawlconsole worker --join (\S+) --name NAME --token-file (\S+)`).FindStringSubmatch(joined)
-	if m == nil {
-		t.Fatalf("no join command on the master's screen:\n%s", scr)
-	}
-	w := exec.Command(bin, "worker", "--join", m[1], "--name", "w1", "--token-file", m[2], "--allow-private", "127.0.0.0/8")
+	join, token, _ := s.joinCommand(db, func(string) bool { return true })
+	w := exec.Command(bin, "worker", "--join", join, "--name", "w1", "--token-file", token, "--allow-private", "127.0.0.0/8")
 	w.Stdout, w.Stderr = os.Stderr, os.Stderr
 	if err := w.Start(); err != nil {
 		t.Fatal(err)

@@ -10,12 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
-// e2eDeadline bounds each wait of the end-to-end test; the box is shared, so it is
-// generous, and every wait returns as soon as the screen shows what it waits for.
-const e2eDeadline = 90 * time.Second
+// e2eDeadline bounds each wait of the end-to-end tests: the engine tests' patience,
+// since a loaded 2-core box can take minutes to build a screen that an idle one
+// shows in seconds; every wait returns as soon as the screen shows what it waits for.
+const e2eDeadline = enginetest.Patience
 
 // tmuxSession is the demo running in a private tmux server (its own socket, so it
 // never touches anybody else's tmux).
@@ -55,6 +57,27 @@ func (s *tmuxSession) waitFor(what string, ok func(screen string) bool) string {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// joinRE is the join command a master's console shows while it has no worker.
+var joinRE = regexp.MustCompile(`crawlconsole worker --join (\S+) --name NAME --token-file (\S+)`)
+
+// joinCommand waits until the master's screen shows its whole join command, with
+// the token file beside the master's --db (db+".token"), and also(screen) holds; it
+// returns the command's --join URL and token file. The command wraps over two
+// lines, and under load a screen can be captured while its second line is still
+// being drawn ("--token-file /tmp/"), so the wait is for the whole path.
+func (s *tmuxSession) joinCommand(db string, also func(string) bool) (join, token, scr string) {
+	s.t.Helper()
+	scr = s.waitFor("the join command with the token file "+db+".token", func(scr string) bool {
+		m := joinRE.FindStringSubmatch(strings.ReplaceAll(strings.Join(strings.Fields(scr), " "), `\ `, ""))
+		if m == nil || m[2] != db+".token" || !also(scr) {
+			return false
+		}
+		join, token = m[1], m[2]
+		return true
+	})
+	return join, token, scr
 }
 
 func (s *tmuxSession) waitText(text string) string {
