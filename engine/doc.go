@@ -95,7 +95,7 @@
 //
 // seed -> front.Front (normalise, scope, dedupe, store insert, confirm, budgets)
 // -> lanes.Board (M1 lane) -> lanes.Runner (robots, politeness gate, fetch through
-// the lane's egress, classify, M3) -> record.go: store.SavePage with the links it
+// the lane's egress, classify, M3) -> front.Front.Record: store.SavePage with the links it
 // found and the page's revisit state (M2) -> front.Front for each link. Later, requeue.go puts the page
 // back on the board when it is due again; the refetch replaces the stored page.
 //
@@ -130,7 +130,7 @@
 // refetch, mark a task begun or abandoned, deliver its Outcome, defer URLs, record a
 // refusal, the counters). laneport.go is the engine's side of it; the record half
 // of it goes through frontPort (record.go). On one box and on a master the port is
-// localFront, which records into the store in process (record). On a worker it is
+// localFront, which records into the store in process (front.Front.Record). On a worker it is
 // remoteFront (worker_front.go), which sends each Outcome to the master as a result over
 // NATS, and each URL it set aside as a deferral (a message of its own: the master
 // defers the URL, it counts no fetch). Package cluster/wire holds the messages

@@ -41,10 +41,6 @@ type Engine struct {
 	// renderer renders the pages built by script; nil without a browser or on a master.
 	renderer *render.Service
 
-	// ssrfWarned are the (worker, host) pairs whose refusal by a worker's SSRF guard
-	// was logged (a sync.Map of string -> struct{}): once each, not per URL.
-	ssrfWarned sync.Map
-
 	accounts *route.Accounts // egress account table persistence
 	deferred []deferredTask  // deferrals waiting for flushDeferred (guarded by mu)
 	// deferredByHost remembers this run's deferred URLs per host, so enabling a host

@@ -3,8 +3,13 @@ package engine
 import (
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/feeds"
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/page"
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/store"
 )
 
 // The front's names the engine's callers use (package front holds them).
@@ -88,3 +93,40 @@ func (p frontCrawl) Go(f func()) bool {
 func (p frontCrawl) Logf(level Level, host, format string, args ...any) {
 	p.e.logf(level, 0, host, format, args...)
 }
+
+func (p frontCrawl) LaneLogf(level Level, lane int, host, format string, args ...any) {
+	p.e.logf(level, lane, host, format, args...)
+}
+
+func (p frontCrawl) RevisitState(t frontier.Task) (*revisit.Page, bool) { return p.e.revisitState(t) }
+
+func (p frontCrawl) Observe(u string, prev *revisit.Page, now time.Time, o revisit.Outcome) *store.Revisit {
+	return p.e.observeRevisit(u, prev, now, o)
+}
+
+func (p frontCrawl) KeepReplacedText(u string, rv *store.Revisit) { p.e.rv.KeepReplacedText(u, rv) }
+func (p frontCrawl) Discovery() *feeds.Discovery                  { return p.e.disc }
+func (p frontCrawl) DirectRefusals() bool                         { return p.e.pool == nil }
+func (p frontCrawl) CountCost(t frontier.Task, res *fetch.Result) { p.e.countCost(t, res) }
+
+func (p frontCrawl) SaveCaptures(o Outcome, refetch, keepPage bool) *store.Capture {
+	return p.e.saveCaptures(o, refetch, keepPage)
+}
+
+func (p frontCrawl) Collect(t frontier.Task, res *fetch.Result, published, now time.Time) {
+	p.e.collect(t, res, published, now)
+}
+
+func (p frontCrawl) IsSource(u string) bool                       { return p.e.sites.Load().IsSource(u) }
+func (p frontCrawl) RefetchResults(known []string, now time.Time) { p.e.refetchResults(known, now) }
+
+func (p frontCrawl) GroupStory(t frontier.Task, res *fetch.Result, text page.Text, published, at time.Time) {
+	p.e.groupStory(t, res, text, published, at)
+}
+
+func (p frontCrawl) NoteStored(t frontier.Task, published, at time.Time) {
+	p.e.noteStored(t, published, at)
+}
+
+func (p frontCrawl) SourceFetched(site string, at time.Time) { p.e.siteTally.SourceFetched(site, at) }
+func (p frontCrawl) LinkedFrom(hash uint64, u string)        { p.e.parentURLs.Add(hash, u) }

@@ -10,7 +10,7 @@ import (
 )
 
 // Outcome is how one task ended on a lane (lanes.Outcome): all that a worker sends
-// back to the master for it (M4). The frontier side records it (record).
+// back to the master for it (M4). The frontier side records it (front.Front.Record).
 type Outcome = lanes.Outcome
 
 // lanePort is the engine as its lanes' front (lanes.Front): the board's tasks with

@@ -204,10 +204,10 @@ func (p masterPort) Commit(r *wire.Result, revisit bool) {
 		return
 	}
 	o := Outcome{Task: r.Task, Lane: r.Lane, Egress: r.Egress, Node: r.Node, Kind: r.Kind, Res: r.Res, Hops: r.Hops, At: r.At}
-	pr := prior{}
-	pr.page, pr.track = e.revisitStateOf(o.Task, revisit)
+	pr := front.Prior{}
+	pr.Page, pr.Track = e.revisitStateOf(o.Task, revisit)
 	o.Note = pr
-	e.record(o)
+	e.fr.Record(o)
 }
 
 // Defer sets aside a URL a worker deferred: it is no result (the URL's fetch

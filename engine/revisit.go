@@ -114,13 +114,6 @@ func (e *Engine) observeRevisit(u string, prev *revisit.Page, now time.Time, o r
 	return e.rv.Observe(u, e.classOf(hostOf(u)), prev, now, o)
 }
 
-// refetchFailed records a refetch that brought no comparable content (an error, a
-// refusal, a redirect elsewhere, a 4xx/5xx): nothing is learned, and the page gets a
-// next due time again instead of staying parked (M2).
-func (e *Engine) refetchFailed(t frontier.Task, prev *revisit.Page) {
-	e.st.SaveRevisit(*e.observeRevisit(t.URL, prev, e.now(), revisit.Outcome{}))
-}
-
 // revisitView is the Revisit pane (refresh.Runtime.View) with the count of revisits
 // queued now.
 func (e *Engine) revisitView(now time.Time) *RevisitView {

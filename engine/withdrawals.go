@@ -22,7 +22,7 @@ func (e *Engine) endSteeredOut(t frontier.Task) {
 		state = store.Processed
 		e.st.SetRevisitNext([]string{t.URL}, revisit.Never)
 	}
-	e.finish(t, stored, 0, state, SkipSteeredOut)
+	e.fr.Finish(t, stored, 0, state, SkipSteeredOut)
 }
 
 func (f localFront) withdrawn(t frontier.Task) { f.e.endSteeredOut(t) }

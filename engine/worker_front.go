@@ -6,6 +6,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/stories"
 	"github.com/crawlconsole/crawlconsole/engine/worker"
@@ -38,7 +39,7 @@ func (f *remoteFront) deliver(o Outcome) {
 			// The signature from the parse that found the links (one tokenizer
 			// pass): the master stores it and does not parse the body again.
 			sig, text, ok := res.Parsed.Sign(res.PageBody(), res.PageType())
-			res.Signed = &fetch.Signed{Sig: sig, OK: ok, Meta: parsedMeta(o.Task, &res, o.At)}
+			res.Signed = &fetch.Signed{Sig: sig, OK: ok, Meta: front.ParsedMeta(o.Task, &res, o.At)}
 			if ok && res.DiscoveredKind == "" && !o.Task.Refetch {
 				// The master groups first fetches of articles into stories: the
 				// fingerprint goes with the result, as the signature does.
@@ -46,8 +47,8 @@ func (f *remoteFront) deliver(o Outcome) {
 			}
 		}
 		res.Parsed = nil
-		res.Header = make(http.Header, len(recordHeaders))
-		for _, k := range recordHeaders {
+		res.Header = make(http.Header, len(front.RecordHeaders))
+		for _, k := range front.RecordHeaders {
 			if v := o.Res.Header.Values(k); len(v) > 0 {
 				res.Header[k] = v
 			}

@@ -5,8 +5,13 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/feeds"
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/hostreport"
+	"github.com/crawlconsole/crawlconsole/engine/lanes"
+	"github.com/crawlconsole/crawlconsole/engine/page"
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -52,6 +57,47 @@ type Crawl interface {
 	Stopping() bool
 	Now() time.Time
 	Logf(level view.Level, host, format string, args ...any)
+	// LaneLogf is Logf for a lane's task.
+	LaneLogf(level view.Level, lane int, host, format string, args ...any)
+
+	// What recording a task's end needs besides the store: the revisit state (M2),
+	// the discovery (nil when off), the fetch costs, the archive, the rounds and
+	// the Sites pane, the stories and the adjacency pane.
+
+	// RevisitState is the revisit state of a page about to be fetched: prev nil for
+	// a first fetch; track false when it could not be read.
+	RevisitState(t frontier.Task) (prev *revisit.Page, track bool)
+	// Observe applies one fetch outcome to a page's state in its class and returns
+	// the state to store; prev is nil for a first fetch.
+	Observe(url string, prev *revisit.Page, now time.Time, o revisit.Outcome) *store.Revisit
+	// KeepReplacedText keeps the text a refetch replaces, for the Revisit pane.
+	KeepReplacedText(url string, rv *store.Revisit)
+	// Discovery is the crawl's news discovery; nil when it is off.
+	Discovery() *feeds.Discovery
+	// DirectRefusals tells whether a refusal is counted as the front records it
+	// (no egress rotation: nothing counted it on the lane).
+	DirectRefusals() bool
+	// CountCost adds a response's fetch cost to its site's (M3).
+	CountCost(t frontier.Task, res *fetch.Result)
+	// SaveCaptures archives the exchanges of o (WARC export) and returns the one to
+	// store with the page when keepPage.
+	SaveCaptures(o lanes.Outcome, refetch, keepPage bool) *store.Capture
+	// Collect counts a page toward its round's results (M3).
+	Collect(t frontier.Task, res *fetch.Result, published, now time.Time)
+	// IsSource tells whether a URL is a declared site's entry or search.
+	IsSource(url string) bool
+	// RefetchResults queues again the results of an entry or a search the URL
+	// index knew (M3: a round refetches those still inside their class window).
+	RefetchResults(known []string, now time.Time)
+	// GroupStory groups a first-fetched article into its story.
+	GroupStory(t frontier.Task, res *fetch.Result, text page.Text, published, at time.Time)
+	// NoteStored counts a page first stored, once committed, for its site.
+	NoteStored(t frontier.Task, published, at time.Time)
+	// SourceFetched notes a declared site's source fetched again (the Sites pane).
+	SourceFetched(site string, at time.Time)
+	// LinkedFrom remembers the URL of a page whose links were queued (the
+	// adjacency pane names a parent by it).
+	LinkedFrom(hash uint64, url string)
 }
 
 // Parts are what a front works with, built by the engine: its lock, options, store
@@ -83,6 +129,10 @@ type Front struct {
 	early       map[string]earlyMark // steering's new sources placed before their insert commits (early.go)
 	urgent      map[string]bool      // sources added live that go to the head of their lane's queue
 	out         steerOut             // queued sources withdrawn by :keyword rm and :site rm (withdrawals.go)
+
+	// ssrfWarned are the (worker, host) pairs whose refusal by a worker's SSRF guard
+	// was logged (a sync.Map of string -> struct{}): once each, not per URL.
+	ssrfWarned sync.Map
 }
 
 // New builds a crawl's front from its parts, reaching the crawl through c.

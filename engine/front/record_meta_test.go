@@ -1,4 +1,4 @@
-package engine
+package front
 
 import (
 	"testing"
@@ -33,7 +33,7 @@ func TestPageMetaFromTheFetchersParse(t *testing.T) {
 				t.Errorf("published = %v, want %v", got, c.want)
 			}
 			// A worker's result carries the same metadata to the master.
-			signed := &fetch.Result{Status: 200, Signed: &fetch.Signed{Meta: parsedMeta(frontier.Task{URL: "https://news.example/a"}, res, now)}}
+			signed := &fetch.Result{Status: 200, Signed: &fetch.Signed{Meta: ParsedMeta(frontier.Task{URL: "https://news.example/a"}, res, now)}}
 			if got := pageMeta(frontier.Task{}, signed, now).Published.Time; !got.Equal(c.want) {
 				t.Errorf("from a worker: published = %v, want %v", got, c.want)
 			}

@@ -1,4 +1,4 @@
-package engine
+package front
 
 import (
 	"time"
@@ -19,15 +19,15 @@ func pageMeta(t frontier.Task, res *fetch.Result, at time.Time) page.Metadata {
 		}
 		return page.Metadata{}
 	}
-	if m := parsedMeta(t, res, at); m != nil {
+	if m := ParsedMeta(t, res, at); m != nil {
 		return *m
 	}
 	return page.Metadata{}
 }
 
-// parsedMeta reads the metadata of a 2xx page from the fetcher's parse; nil when
+// ParsedMeta reads the metadata of a 2xx page from the fetcher's parse; nil when
 // there is no parse or nothing in it.
-func parsedMeta(t frontier.Task, res *fetch.Result, at time.Time) *page.Metadata {
+func ParsedMeta(t frontier.Task, res *fetch.Result, at time.Time) *page.Metadata {
 	if res.Parsed == nil || res.Status/100 != 2 {
 		return nil
 	}
