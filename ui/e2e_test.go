@@ -1,12 +1,14 @@
 package ui
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -134,12 +136,39 @@ func tmuxBinary(t *testing.T, why string) (dir, bin string) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed; the end-to-end console test needs it")
 	}
-	dir = t.TempDir()
-	bin = filepath.Join(dir, "crawlconsole")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/crawlconsole/crawlconsole").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	// The tmux tests wait on crawls in real time, not on the CPU, so they run side
+	// by side; they share one build of the binary.
+	t.Parallel()
+	e2eBuild.once.Do(func() {
+		e2eBuild.dir, e2eBuild.err = os.MkdirTemp("", "crawlconsole-e2e-")
+		if e2eBuild.err != nil {
+			return
+		}
+		e2eBuild.bin = filepath.Join(e2eBuild.dir, "crawlconsole")
+		if out, err := exec.Command("go", "build", "-o", e2eBuild.bin, "github.com/crawlconsole/crawlconsole").CombinedOutput(); err != nil {
+			e2eBuild.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if e2eBuild.err != nil {
+		t.Fatal(e2eBuild.err)
 	}
-	return dir, bin
+	return t.TempDir(), e2eBuild.bin
+}
+
+// e2eBuild is the one build of the binary the tmux tests run (removed by TestMain).
+var e2eBuild struct {
+	once     sync.Once
+	dir, bin string
+	err      error
+}
+
+// TestMain removes the tmux tests' build once every test has run.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if e2eBuild.dir != "" {
+		os.RemoveAll(e2eBuild.dir)
+	}
+	os.Exit(code)
 }
 
 // TestDemoInTmux runs `crawlconsole demo` in a real terminal (tmux, 120×40): the lanes
