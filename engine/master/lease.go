@@ -150,6 +150,9 @@ func (t *Table) adopt(n *node, claims []frontier.Task) (kept []uint64, last map[
 			}
 			continue
 		}
+		if t.reportedLate(c.Lease) {
+			continue // its report came, late, and will not come again
+		}
 		name := UnitOf(c)
 		u := t.unit(name)
 		if u.next != "" || u.owner != n.name && !t.ownerless(u) && u.out > 0 {
@@ -185,6 +188,40 @@ func (t *Table) adopt(n *node, claims []frontier.Task) (kept []uint64, last map[
 		}
 	}
 	return kept, last
+}
+
+// A worker declared dead while only slow may have sent a task's report before it
+// knew: the master, which put the task back in the queue, takes that report late and
+// drops it. Rejoining before its server's acknowledgement reached it, the worker
+// still claims the task among its unacknowledged reports, and a claim of a task in
+// the queue is taken back. That one must not be: its report came and will not come
+// again, and the task would be counted handed out for ever, the crawl never done.
+// So the table remembers the leases of the reports it took late, for at least the
+// last lateKept of them (a claim comes within seconds of its report), and refuses a
+// claim of one.
+
+// lateKept is how many leases of late reports a table remembers at least.
+const lateKept = 1 << 16
+
+// noteLate remembers the lease of a report taken late.
+func (t *Table) noteLate(lease uint64) {
+	if lease == 0 {
+		return
+	}
+	if t.lateLeases[0] == nil || len(t.lateLeases[0]) >= lateKept {
+		t.lateLeases[1], t.lateLeases[0] = t.lateLeases[0], map[uint64]struct{}{}
+	}
+	t.lateLeases[0][lease] = struct{}{}
+}
+
+// reportedLate tells whether a report of the hand-out lease was taken late.
+func (t *Table) reportedLate(lease uint64) bool {
+	for _, m := range t.lateLeases {
+		if _, ok := m[lease]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // unqueue takes url out of u's queue, if it waits there.

@@ -118,3 +118,40 @@ func TestRestartedMasterTakesBackWhatWorkersHold(t *testing.T) {
 		t.Fatalf("c.test/1 still queued after w4 took it back")
 	}
 }
+
+// A worker declared dead while it was only slow had fetched its task and sent the
+// result: the master, which had put the task back in the queue, takes that result
+// as late. The worker, rejoining before its server's acknowledgement reached it,
+// still claims the task among its unacknowledged reports. The claim is refused: its
+// report came already and will not come again, so a task taken back on it would be
+// counted handed out for ever with nobody to report it (the crawl stuck DRAINING
+// with one URL "in progress"). The task stays queued and is dealt again.
+func TestRejoinClaimOfAReportTakenLateIsRefused(t *testing.T) {
+	t.Parallel()
+	tb := New(&keepAll{}, nil, 100)
+	tb.LeaseFor = 15 * time.Second
+	now := time.Unix(1700000000, 0)
+	tb.addNode("w1").heard = now
+	tb.Add(task("http://www.a.test/1", "www.a.test"))
+	b := tb.Dispatch(10)
+	if len(b) != 1 || len(b[0].Tasks) != 1 {
+		t.Fatalf("dispatch %+v: want a.test/1 to w1", b)
+	}
+	handed := b[0].Tasks[0]
+	if dead := tb.BuryDead(now.Add(time.Hour), time.Minute); len(dead) != 1 {
+		t.Fatalf("buried %v, want [w1]", dead)
+	}
+	if tb.Settle("w1", handed, true) {
+		t.Fatal("the dead worker's result counted, its task back in the queue")
+	}
+	j := tb.Join(&wire.Join{Node: "w1", Incarnation: "i", Holding: []frontier.Task{handed}}, now.Add(time.Hour), 0)
+	if len(j.Kept) != 0 {
+		t.Fatalf("the claim of a task whose report came late was taken back (kept %v): nobody will report it again", j.Kept)
+	}
+	if p, o := tb.Counts(); p != 1 || o != 0 {
+		t.Fatalf("counts %d waiting, %d out; want a.test/1 waiting to be dealt again (1, 0)", p, o)
+	}
+	if b := tb.Dispatch(10); len(b) != 1 || len(b[0].Tasks) != 1 || b[0].Tasks[0].Lease == handed.Lease {
+		t.Fatalf("dispatch after the rejoin %+v: want a.test/1 dealt again under a new lease", b)
+	}
+}

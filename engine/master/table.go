@@ -47,6 +47,9 @@ type Table struct {
 	lease     uint64
 	pending   int   // tasks waiting at the master, over all units
 	late      int64 // reports for a hand-out that was not current
+	// lateLeases are the leases of the reports taken late lately (lease.go: a
+	// rejoin's claim of one is refused).
+	lateLeases [2]map[uint64]struct{}
 
 	costs  map[string]*unitCost // fetch seconds per unit
 	moving map[string]bool      // units a rebalance is moving (waiting for their old owner)
@@ -447,6 +450,7 @@ func (t *Table) Settle(nodeName string, task frontier.Task, result bool) bool {
 			n.late++
 		}
 		t.late++
+		t.noteLate(task.Lease)
 		return false
 	}
 	delete(t.inflight, task.URL)
