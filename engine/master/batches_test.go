@@ -213,3 +213,47 @@ func TestBatchSentAsItsWorkerDiedIsDropped(t *testing.T) {
 		t.Fatalf("w1's batches in the stream hold leases %v; want only its new life's, lease %d", leases(b), lease)
 	}
 }
+
+// A hand-out its worker never got (whatever dropped it) is queued again once the
+// worker has said for a lease that it holds nothing, and the operator is told which
+// URLs: the crawl does not wait for it for ever.
+func TestHandOutLostOnTheWayIsQueuedAgainWithAWarning(t *testing.T) {
+	t.Parallel()
+	r := newBatchRig(t)
+	r.join(t, "w1", "a")
+	r.c.Lock()
+	r.m.book.Add(frontier.Task{URL: "http://www.a.test/1", Host: "www.a.test"})
+	r.c.Unlock()
+	r.m.dispatch()
+	if err := r.tasks.Purge(context.Background()); err != nil { // the batch is lost
+		t.Fatal(err)
+	}
+	var warned []string
+	r.c.onLog = func(msg string) {
+		if strings.Contains(msg, "holds no task") {
+			warned = append(warned, msg)
+		}
+	}
+	beat := func() {
+		data, err := cluster.Encode(&wire.Heartbeat{Node: "w1", Incarnation: "a", Idle: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.m.link.OnHeartbeat(&nats.Msg{Data: data})
+	}
+	beat()
+	r.c.now = r.c.now.Add(r.m.o.Timeout)
+	beat()
+	if len(warned) != 1 || !strings.Contains(warned[0], "http://www.a.test/1") {
+		t.Fatalf("warnings %q; want one naming http://www.a.test/1", warned)
+	}
+	r.c.Lock()
+	p, o := r.m.book.Counts()
+	r.c.Unlock()
+	if p != 1 || o != 0 {
+		t.Fatalf("counts %d waiting, %d out; want the lost task queued again (1, 0)", p, o)
+	}
+	if n := r.m.ClusterStats().Reclaimed; n != 1 {
+		t.Fatalf("stats count %d hand-outs reclaimed, want 1", n)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
@@ -170,9 +172,12 @@ func (l *Link) OnHeartbeat(msg *nats.Msg) {
 		return
 	}
 	l.host.Lock()
-	known := l.book.Heartbeat(hb, l.host.Now())
+	now := l.host.Now()
+	known := l.book.Heartbeat(hb, now)
+	var lost []frontier.Task
 	if known {
 		l.book.TakeBack(hb.Node, hb.HandedBack)
+		lost = l.book.idleFor(hb.Node, hb.Idle, now)
 	}
 	paused, seq, lease := l.host.Paused(), l.pauseSeq, l.book.Lease(hb.Node)
 	l.host.Unlock()
@@ -180,6 +185,26 @@ func (l *Link) OnHeartbeat(msg *nats.Msg) {
 		lease = 0
 	}
 	l.respond(msg, &wire.HeartbeatReply{Known: known, Paused: paused, PauseSeq: seq, Lease: lease})
+	if len(lost) > 0 {
+		l.host.Logf(view.LevelWarn, "worker %s holds no task, but %d handed to it were not reported for %v: queued again (a hand-out lost between master and worker): %s",
+			hb.Node, len(lost), l.book.LeaseFor, urlList(lost, 5))
+	}
+}
+
+// urlList names the first max tasks' URLs, and how many more there are.
+func urlList(tasks []frontier.Task, max int) string {
+	var b strings.Builder
+	for i, t := range tasks {
+		if i == max {
+			fmt.Fprintf(&b, " and %d more", len(tasks)-max)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(t.URL)
+	}
+	return b.String()
 }
 
 // OnLeave takes back what a leaving worker hands back; with Final it is gone.

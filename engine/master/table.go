@@ -47,6 +47,7 @@ type Table struct {
 	lease     uint64
 	pending   int   // tasks waiting at the master, over all units
 	late      int64 // reports for a hand-out that was not current
+	reclaimed int64 // hand-outs taken back from workers that held none of them (reclaim.go)
 	// lateLeases are the leases of the reports taken late lately (lease.go: a
 	// rejoin's claim of one is refused).
 	lateLeases [2]map[uint64]struct{}
@@ -97,6 +98,11 @@ type node struct {
 	// life counts the times the worker was declared dead: a rejoin under the same
 	// incarnation starts a new life, and a batch sent to an earlier one is stale.
 	life uint64
+	// idleSince is when its heartbeats began saying it holds no task while the
+	// table counts some handed to it, and idleMark the last lease handed out then
+	// (reclaim.go).
+	idleSince time.Time
+	idleMark  uint64
 	// sent is the task stream's sequence of the last batch stored for this life;
 	// purgeTo, that of the life last declared dead (its batches up to there are
 	// purged, and none of a later life).
@@ -434,6 +440,9 @@ func (t *Table) TakeBack(name string, tasks []frontier.Task) {
 func (t *Table) Settle(nodeName string, task frontier.Task, result bool) bool {
 	lease, ok := t.inflight[task.URL]
 	n := t.nodes[nodeName]
+	if n != nil {
+		n.reported()
+	}
 	if !ok && t.take(task.URL) {
 		// Handed out by the master's last life and reported now: the first report
 		// of it counts (lease.go).

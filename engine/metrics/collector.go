@@ -100,6 +100,7 @@ var (
 	clusterWorkers  = desc("cluster_workers", "Workers known to the master, by state (M4).", "state")
 	clusterResults  = desc("cluster_results_committed_total", "Results from each worker committed by the master (M4).", "node")
 	clusterLate     = desc("cluster_late_results_total", "Results dropped as already committed (at-least-once delivery, M4).")
+	clusterReclaim  = desc("cluster_reclaimed_tasks_total", "Hand-outs the master took back from live workers that held none of them for a lease (M4).")
 	clusterRejected = desc("cluster_rejected_messages_total", "Malformed or oversize cluster messages the master refused, by reason.", "reason")
 )
 
@@ -112,7 +113,7 @@ var allDescs = []*prometheus.Desc{nodeInfo, crawlState, startTime,
 	discSources, discAnnounced, discHints, discUntrusted,
 	storedByAge, storeCommit, storeBusy, storeQueue,
 	renderPages, renderRequests, renderSeconds, renderContexts, renderPSS, renderRecycled, renderHost, renderHostSecs,
-	clusterWorkers, clusterResults, clusterLate, clusterRejected}
+	clusterWorkers, clusterResults, clusterLate, clusterReclaim, clusterRejected}
 
 // Collector is a prometheus.Collector over one node's engine.
 type Collector struct{ src Source }
@@ -307,6 +308,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 			gauge(clusterWorkers, float64(states[st]), string(st))
 		}
 		counter(clusterLate, float64(cl.LateResults))
+		counter(clusterReclaim, float64(cl.Reclaimed))
 		for _, k := range sortedKeys(cl.Rejected) {
 			counter(clusterRejected, float64(cl.Rejected[k]), k)
 		}

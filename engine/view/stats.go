@@ -48,7 +48,10 @@ type Stats struct {
 type ClusterStats struct {
 	Nodes       map[string]NodeStats `json:"nodes"`
 	LateResults int64                `json:"late_results"` // results dropped as already committed (at least once delivery)
-	Rejected    map[string]int64     `json:"rejected"`     // malformed or oversize messages, by reason
+	// Reclaimed counts hand-outs the master took back from live workers that held
+	// none of them for a lease (a hand-out lost between master and worker).
+	Reclaimed int64            `json:"reclaimed"`
+	Rejected  map[string]int64 `json:"rejected"` // malformed or oversize messages, by reason
 }
 
 // NodeStats is one worker in the stats object.

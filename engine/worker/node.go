@@ -375,14 +375,7 @@ func (n *Node) heartbeat() {
 			return
 		case <-t.C:
 		}
-		s := n.lanes.Snapshot()
-		hb := wire.Heartbeat{Lanes: s.LanesBusy, LanesMax: s.LanesMax,
-			Queue: s.QueueDepth, PagesPerSec: s.PagesPerSec, Egresses: s.Egresses, Rows: s.Lanes,
-			Refused: s.Totals.Refused, Egress: s.Egress, DNS: s.DNS}
-		n.mu.Lock()
-		hb.Paused = n.nodePaused
-		hb.HandedBack = slices.Clone(n.handedBack[:min(len(n.handedBack), handBackPerBeat)])
-		n.mu.Unlock()
+		hb := n.beat()
 		n.beats.Lock()
 		sent := time.Now()
 		r, err := n.up.Heartbeat(hb, n.hbEvery)
@@ -407,6 +400,23 @@ func (n *Node) heartbeat() {
 			n.rejoin()
 		}
 	}
+}
+
+// beat is the heartbeat the worker sends now: its figures, its pause, the tasks it
+// handed back unconfirmed, and whether it holds any task at all.
+func (n *Node) beat() wire.Heartbeat {
+	s := n.lanes.Snapshot()
+	hb := wire.Heartbeat{Lanes: s.LanesBusy, LanesMax: s.LanesMax,
+		Queue: s.QueueDepth, PagesPerSec: s.PagesPerSec, Egresses: s.Egresses, Rows: s.Lanes,
+		Refused: s.Totals.Refused, Egress: s.Egress, DNS: s.DNS}
+	n.mu.Lock()
+	hb.Paused = n.nodePaused
+	hb.HandedBack = slices.Clone(n.handedBack[:min(len(n.handedBack), handBackPerBeat)])
+	n.mu.Unlock()
+	// The lanes before the outbox: a lane posts its report before it lets go of
+	// the task, so a task between the two is seen in one or the other.
+	hb.Idle = len(n.lanes.Holding()) == 0 && n.box.Unacked() == 0
+	return hb
 }
 
 // rejoin joins a master that restarted (or declared this worker dead), claiming

@@ -1,8 +1,13 @@
 package worker
 
 import (
+	"context"
 	"sync"
 	"testing"
+
+	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // pauseLanes are lanes that only pause and resume (the rest of Lanes is not called).
@@ -45,5 +50,37 @@ func TestStaleHeartbeatReplyDoesNotUndoACrawlPause(t *testing.T) {
 		if got := l.Paused(); got != step.want {
 			t.Errorf("after %s: paused %v, want %v", step.what, got, step.want)
 		}
+	}
+}
+
+// holdingLanes are lanes holding some tasks (only Snapshot and Holding are called).
+type holdingLanes struct {
+	Lanes
+	tasks []frontier.Task
+}
+
+func (l *holdingLanes) Snapshot() view.Snapshot  { return view.Snapshot{} }
+func (l *holdingLanes) Holding() []frontier.Task { return l.tasks }
+
+// A worker's heartbeat says it is idle only when it holds no task at all: none on
+// its board or in a lane's hand, and no report its server has not acknowledged (the
+// master takes back what it counts handed to an idle worker: a task whose report is
+// still on its way is not lost).
+func TestHeartbeatIsIdleOnlyHoldingNothing(t *testing.T) {
+	l := &holdingLanes{tasks: []frontier.Task{{URL: "http://www.a.test/1", Lease: 7}}}
+	quit := make(chan struct{})
+	defer close(quit)
+	n := &Node{lanes: l, box: NewOutbox(context.Background(), quit, nil, wire.Subjects("t"), "w1", "i")}
+	if n.beat().Idle {
+		t.Fatal("idle with a task on its lanes")
+	}
+	l.tasks = nil
+	n.box.Result(wire.Result{Task: frontier.Task{URL: "http://www.a.test/1", Lease: 7}})
+	if n.beat().Idle {
+		t.Fatal("idle with a report its server has not acknowledged")
+	}
+	n.box.settle(7)
+	if !n.beat().Idle {
+		t.Fatal("not idle holding nothing")
 	}
 }

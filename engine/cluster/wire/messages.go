@@ -145,6 +145,10 @@ type Heartbeat struct {
 	// comes after the master's request timed out, and the master would then wait
 	// for their results for good. Taking them back twice is harmless (by lease).
 	HandedBack []frontier.Task `json:"handed_back,omitempty"`
+	// Idle: the worker holds no task (none on its board, none in a lane's hand, no
+	// report its server has not acknowledged). A master counting tasks handed to it
+	// for a whole lease of such heartbeats takes them back (they never reached it).
+	Idle bool `json:"idle,omitempty"`
 }
 
 // Validate checks the worker's name and incarnation.

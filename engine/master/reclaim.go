@@ -1,0 +1,56 @@
+package master
+
+import (
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+)
+
+// Reclaiming hand-outs nobody holds. The master counts a task handed out until its
+// worker reports it or is declared dead; the crawl ends only once none is. A
+// hand-out the worker never got, or dropped without a word, would keep the crawl
+// waiting for ever (DRAINING, "queue 1", every lane idle), and nothing on either
+// side would say why. A bug of that kind must not hang a crawl: a worker's
+// heartbeat says whether it holds any task at all (wire.Heartbeat.Idle: none on its
+// board, none in a lane's hand, no report its server has not acknowledged). When a
+// worker has said so for a whole lease, without a report of its reaching the master
+// meanwhile, the tasks the master counts handed to it before that stretch began are
+// held by nobody: they go back to the queue, named in a warning, and counted
+// (ClusterStats.Reclaimed). The lease covers a batch still on its way to the worker;
+// a report still on its way to the master resets the stretch. The cost of a wrong
+// call is one request made twice (the first report, late, is dropped).
+
+// idleFor records whether worker name's heartbeat at now said it holds nothing, and
+// returns the tasks the table counts handed to it that it has held nothing of for a
+// lease (taken out of its hand-outs and queued again).
+func (t *Table) idleFor(name string, idle bool, now time.Time) []frontier.Task {
+	n := t.nodes[name]
+	if n == nil || !n.live() || !idle || len(n.held) == 0 || t.LeaseFor <= 0 {
+		if n != nil {
+			n.idleSince = time.Time{}
+		}
+		return nil
+	}
+	if n.idleSince.IsZero() {
+		n.idleSince, n.idleMark = now, t.lease
+		return nil
+	}
+	if now.Sub(n.idleSince) < t.LeaseFor {
+		return nil
+	}
+	var lost []frontier.Task
+	for _, task := range heldBack(n) { // newest first: each goes first in line
+		if task.Lease <= n.idleMark {
+			t.unhand(n, task)
+			t.requeue(task)
+			lost = append(lost, task)
+		}
+	}
+	n.idleSince = time.Time{}
+	t.reclaimed += int64(len(lost))
+	return lost
+}
+
+// reported notes that a report of worker n reached the master: a stretch of its
+// heartbeats saying it holds nothing starts again.
+func (n *node) reported() { n.idleSince = time.Time{} }

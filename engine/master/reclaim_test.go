@@ -1,0 +1,76 @@
+package master
+
+import (
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+)
+
+// A hand-out lost between master and worker (a batch dropped on its way, a task
+// the worker let go of without a report) must not hang the crawl: once the worker's
+// heartbeats have said for a whole lease that it holds no task, with no report of
+// its coming in meanwhile, the master queues again what it counts handed to it from
+// before, and counts it. A task handed out during that stretch (its batch may still
+// be on its way) stays the worker's, a report resets the stretch, and so does a
+// heartbeat of a worker holding something.
+func TestHandOutsNobodyHoldsAreQueuedAgainAfterALease(t *testing.T) {
+	t.Parallel()
+	tb := New(&keepAll{}, nil, 100)
+	tb.LeaseFor = 15 * time.Second
+	now := time.Unix(1700000000, 0)
+	tb.addNode("w1").heard = now
+	for _, p := range []string{"1", "2", "3"} {
+		tb.Add(task("http://www.a.test/"+p, "www.a.test"))
+	}
+	lost := tb.Dispatch(2)[0].Tasks // the batch of a.test/1 and /2 never reaches w1
+	beat := func(at time.Duration, idle bool) []frontier.Task {
+		t.Helper()
+		if !tb.Heartbeat(wire.Heartbeat{Node: "w1", Incarnation: "i"}, now.Add(at)) {
+			t.Fatalf("w1's heartbeat at %v not known", at)
+		}
+		return tb.idleFor("w1", idle, now.Add(at))
+	}
+	urls := func(ts []frontier.Task) (out []string) {
+		for _, t := range ts {
+			out = append(out, t.URL)
+		}
+		return out
+	}
+	if back := beat(time.Second, true); len(back) != 0 {
+		t.Fatalf("the first heartbeat holding nothing took back %v; want nothing before a lease", urls(back))
+	}
+	third := tb.Dispatch(3)[0].Tasks[0] // handed out during the stretch: its batch may be on its way
+	if back := beat(10*time.Second, true); len(back) != 0 {
+		t.Fatalf("took back %v 9 s into the stretch; want nothing before a lease (15 s)", urls(back))
+	}
+	back := beat(16*time.Second, true)
+	if len(back) != 2 || back[0].URL != lost[1].URL || back[1].URL != lost[0].URL {
+		t.Fatalf("after a lease of heartbeats holding nothing, took back %v; want a.test/2 and /1 (not /3, handed out since)", urls(back))
+	}
+	if p, o := tb.Counts(); p != 2 || o != 1 {
+		t.Fatalf("counts %d waiting, %d out; want a.test/1 and /2 queued again, /3 still out (2, 1)", p, o)
+	}
+	// /3 is lost too. A report of w1's coming in starts the stretch again, and so
+	// does a heartbeat of it holding something.
+	beat(17*time.Second, true)
+	if tb.Settle("w1", frontier.Task{URL: "http://www.z.test/1", Lease: 1}, true) {
+		t.Fatal("a report of a URL never handed out counted")
+	}
+	beat(18*time.Second, true)
+	if back := beat(32*time.Second, true); len(back) != 0 {
+		t.Fatalf("took back %v 14 s after a report of w1's; want nothing before a lease", urls(back))
+	}
+	beat(33*time.Second, false)
+	beat(34*time.Second, true)
+	if back := beat(48*time.Second, true); len(back) != 0 {
+		t.Fatalf("took back %v 14 s after a heartbeat holding something; want nothing before a lease", urls(back))
+	}
+	if back := beat(49*time.Second, true); len(back) != 1 || back[0].URL != third.URL {
+		t.Fatalf("took back %v; want a.test/3", urls(back))
+	}
+	if s := tb.Stats(); s.Reclaimed != 3 {
+		t.Fatalf("stats count %d hand-outs reclaimed, want 3", s.Reclaimed)
+	}
+}
