@@ -177,7 +177,7 @@ func (l *Link) OnHeartbeat(msg *nats.Msg) {
 	var lost []frontier.Task
 	if known {
 		l.book.TakeBack(hb.Node, hb.HandedBack)
-		lost = l.book.idleFor(hb.Node, hb.Idle, now)
+		lost = l.book.idleFor(hb.Node, hb.Idle, hb.LastReport, now)
 	}
 	paused, seq, lease := l.host.Paused(), l.pauseSeq, l.book.Lease(hb.Node)
 	l.host.Unlock()

@@ -12,20 +12,26 @@ import (
 // waiting for ever (DRAINING, "queue 1", every lane idle), and nothing on either
 // side would say why. A bug of that kind must not hang a crawl: a worker's
 // heartbeat says whether it holds any task at all (wire.Heartbeat.Idle: none on its
-// board, none in a lane's hand, no report its server has not acknowledged). When a
-// worker has said so for a whole lease, without a report of its reaching the master
-// meanwhile, the tasks the master counts handed to it before that stretch began are
-// held by nobody: they go back to the queue, named in a warning, and counted
-// (ClusterStats.Reclaimed). The lease covers a batch still on its way to the worker;
-// a report still on its way to the master resets the stretch. The cost of a wrong
-// call is one request made twice (the first report, late, is dropped).
+// board, none in a lane's hand, no report its server has not acknowledged) and how
+// far the master must have read the results stream to have read all its reports
+// (wire.Heartbeat.LastReport). When a worker has said so for a whole lease, the
+// master caught up with its reports and none of them come in meanwhile, the tasks
+// the master counts handed to it before that stretch began are held by nobody: they
+// go back to the queue, named in a warning, and counted (ClusterStats.Reclaimed).
+// The lease covers a batch still on its way to the worker. The cost of a wrong call
+// is one request made twice (the first report, late, is dropped).
 
-// idleFor records whether worker name's heartbeat at now said it holds nothing, and
-// returns the tasks the table counts handed to it that it has held nothing of for a
-// lease (taken out of its hand-outs and queued again).
-func (t *Table) idleFor(name string, idle bool, now time.Time) []frontier.Task {
+// readReport records that the master read the report stored at seq in the results
+// stream.
+func (t *Table) readReport(seq uint64) { t.readSeq = max(t.readSeq, seq) }
+
+// idleFor records what worker name's heartbeat at now said: whether it holds
+// nothing, and the stream sequence of its last report. It returns the tasks the
+// table counts handed to it that it has held nothing of for a lease (taken out of
+// its hand-outs and queued again).
+func (t *Table) idleFor(name string, idle bool, lastReport uint64, now time.Time) []frontier.Task {
 	n := t.nodes[name]
-	if n == nil || !n.live() || !idle || len(n.held) == 0 || t.LeaseFor <= 0 {
+	if n == nil || !n.live() || !idle || lastReport > t.readSeq || len(n.held) == 0 || t.LeaseFor <= 0 {
 		if n != nil {
 			n.idleSince = time.Time{}
 		}

@@ -30,7 +30,7 @@ func TestHandOutsNobodyHoldsAreQueuedAgainAfterALease(t *testing.T) {
 		if !tb.Heartbeat(wire.Heartbeat{Node: "w1", Incarnation: "i"}, now.Add(at)) {
 			t.Fatalf("w1's heartbeat at %v not known", at)
 		}
-		return tb.idleFor("w1", idle, now.Add(at))
+		return tb.idleFor("w1", idle, 0, now.Add(at))
 	}
 	urls := func(ts []frontier.Task) (out []string) {
 		for _, t := range ts {
@@ -72,5 +72,35 @@ func TestHandOutsNobodyHoldsAreQueuedAgainAfterALease(t *testing.T) {
 	}
 	if s := tb.Stats(); s.Reclaimed != 3 {
 		t.Fatalf("stats count %d hand-outs reclaimed, want 3", s.Reclaimed)
+	}
+}
+
+// Until the master has read the results stream as far as a worker's last report
+// (the heartbeat says where it is), a report of a task the master counts handed out
+// may still be on its way: holding nothing, the worker has its tasks taken back only
+// a lease after the master caught up.
+func TestUnreadReportsHoldTheReclaimBack(t *testing.T) {
+	t.Parallel()
+	tb := New(&keepAll{}, nil, 100)
+	tb.LeaseFor = 15 * time.Second
+	now := time.Unix(1700000000, 0)
+	tb.addNode("w1").heard = now
+	tb.Add(task("http://www.a.test/1", "www.a.test"))
+	tb.Dispatch(10)
+	beat := func(at time.Duration) []frontier.Task {
+		tb.Heartbeat(wire.Heartbeat{Node: "w1", Incarnation: "i"}, now.Add(at))
+		return tb.idleFor("w1", true, 9, now.Add(at))
+	}
+	for _, at := range []time.Duration{time.Second, 20 * time.Second} {
+		if back := beat(at); len(back) != 0 {
+			t.Fatalf("took back %d tasks at %v with the worker's last report (9) unread", len(back), at)
+		}
+	}
+	tb.readReport(9)
+	if back := beat(21 * time.Second); len(back) != 0 {
+		t.Fatalf("took back %d tasks as the master caught up; want a lease first", len(back))
+	}
+	if back := beat(36 * time.Second); len(back) != 1 {
+		t.Fatalf("took back %d tasks a lease after the master caught up; want 1", len(back))
 	}
 }

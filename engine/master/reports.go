@@ -286,6 +286,9 @@ func (m *Runtime) settle(msg jetstream.Msg, node string, t frontier.Task, result
 		msg.Nak() // stopping: the next master commits it
 		return false, false
 	}
+	if md, err := msg.Metadata(); err == nil {
+		m.book.readReport(md.Sequence.Stream)
+	}
 	if !m.book.Settle(node, t, result) {
 		m.crawl.Unlock()
 		msg.Ack() // late: each hand-out counts at most once, and only the current one

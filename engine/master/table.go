@@ -45,9 +45,10 @@ type Table struct {
 	units     map[string]*unit  // assignment units (UnitOf) and who holds each
 	inflight  map[string]uint64 // URL -> lease of its hand-out (at most one report counts)
 	lease     uint64
-	pending   int   // tasks waiting at the master, over all units
-	late      int64 // reports for a hand-out that was not current
-	reclaimed int64 // hand-outs taken back from workers that held none of them (reclaim.go)
+	pending   int    // tasks waiting at the master, over all units
+	late      int64  // reports for a hand-out that was not current
+	reclaimed int64  // hand-outs taken back from workers that held none of them (reclaim.go)
+	readSeq   uint64 // the results stream's sequence of the last report read (reclaim.go)
 	// lateLeases are the leases of the reports taken late lately (lease.go: a
 	// rejoin's claim of one is refused).
 	lateLeases [2]map[uint64]struct{}

@@ -416,6 +416,7 @@ func (n *Node) beat() wire.Heartbeat {
 	// The lanes before the outbox: a lane posts its report before it lets go of
 	// the task, so a task between the two is seen in one or the other.
 	hb.Idle = len(n.lanes.Holding()) == 0 && n.box.Unacked() == 0
+	hb.LastReport = n.box.LastReport() // after Unacked: an acknowledged report's sequence is in
 	return hb
 }
 

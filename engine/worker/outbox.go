@@ -39,6 +39,8 @@ type Outbox struct {
 	// unacked counts the reports taken that the master's server has not
 	// acknowledged yet (what a leave that gives up did not deliver).
 	unacked atomic.Int64
+	// lastSeq is the results stream's sequence of the last report stored (LastReport).
+	lastSeq atomic.Uint64
 	// unsettled are their tasks by lease: a rejoin claims them (Unsettled).
 	unsettledMu sync.Mutex
 	unsettled   map[uint64]frontier.Task
@@ -126,6 +128,21 @@ func (o *Outbox) settle(lease uint64) {
 	delete(o.unsettled, lease)
 	o.unsettledMu.Unlock()
 }
+
+// stored records the results stream's sequence of a report the server stored.
+func (o *Outbox) stored(ack *jetstream.PubAck) {
+	for ack != nil {
+		last := o.lastSeq.Load()
+		if ack.Sequence <= last || o.lastSeq.CompareAndSwap(last, ack.Sequence) {
+			return
+		}
+	}
+}
+
+// LastReport is the results stream's sequence of the last report the server stored
+// (0: none yet): the master has read every report of the worker's once it has read
+// the stream that far (wire.Heartbeat.LastReport).
+func (o *Outbox) LastReport() uint64 { return o.lastSeq.Load() }
 
 // Unsettled are the tasks whose reports the master's server has not acknowledged:
 // still the worker's, as far as a restarted master knows. A report published just
@@ -220,7 +237,8 @@ func (o *Outbox) awaitAcks(pending <-chan pendingReport, done chan<- struct{}) {
 		// JetStream from storing it twice.
 		t := time.NewTimer(ackWait)
 		select {
-		case <-p.ack.Ok():
+		case ack := <-p.ack.Ok():
+			o.stored(ack)
 			o.settle(p.lease)
 		case <-p.ack.Err():
 			o.publishSync(p.subject, p.data, p.id, p.lease)
@@ -267,9 +285,10 @@ func (o *Outbox) frame(rep report) (subject string, data []byte, id string, ok b
 func (o *Outbox) publishSync(subject string, data []byte, id string, lease uint64) {
 	for backoff := 100 * time.Millisecond; ; backoff = min(2*backoff, 2*time.Second) {
 		ctx, cancel := context.WithTimeout(o.ctx, 5*time.Second)
-		_, err := o.conn.JS.Publish(ctx, subject, data, jetstream.WithMsgID(id))
+		ack, err := o.conn.JS.Publish(ctx, subject, data, jetstream.WithMsgID(id))
 		cancel()
 		if err == nil {
+			o.stored(ack)
 			o.settle(lease)
 			return
 		}

@@ -61,6 +61,10 @@ func TestOutboxSendsResultsAndDeferralsInOrder(t *testing.T) {
 	if n := box.Unacked(); n != 0 {
 		t.Fatalf("%d reports unacknowledged after Flush", n)
 	}
+	// The heartbeat tells the master how far to read the stream for all of them.
+	if seq := box.LastReport(); seq != 4 {
+		t.Fatalf("last report stored at sequence %d; want 4 (the fourth report)", seq)
+	}
 	cons, err := conn.EnsureConsumer(ctx, sub.ResultStream(), jetstream.ConsumerConfig{Durable: "check", AckPolicy: jetstream.AckExplicitPolicy})
 	if err != nil {
 		t.Fatal(err)

@@ -149,6 +149,10 @@ type Heartbeat struct {
 	// report its server has not acknowledged). A master counting tasks handed to it
 	// for a whole lease of such heartbeats takes them back (they never reached it).
 	Idle bool `json:"idle,omitempty"`
+	// LastReport is the results stream's sequence of the worker's last report the
+	// server stored: until the master has read the stream that far, a report of a
+	// task it counts handed out may still be on its way.
+	LastReport uint64 `json:"last_report,omitempty"`
 }
 
 // Validate checks the worker's name and incarnation.
