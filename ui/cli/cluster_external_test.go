@@ -28,6 +28,7 @@ const natsServerPackage = "nats-server"
 // in a config file, as the README tells operators) and two workers. The crawl ends
 // by itself with every page of a single-process crawl stored once, and no ban.
 func TestClusterOnExternalNATSServer(t *testing.T) {
+	t.Parallel() // its own sandbox, store, ports and subprocesses
 	if testing.Short() {
 		t.Skip("runs nats-server and crawlconsole subprocesses")
 	}

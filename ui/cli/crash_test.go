@@ -27,6 +27,7 @@ func TestCrashChild(t *testing.T) {
 // several points, restarts it until the crawl completes, and compares the store with
 // an uninterrupted run: same pages, none twice, integrity ok, nothing left in progress.
 func TestKill9AnywhereLosesNothing(t *testing.T) {
+	t.Parallel() // its own sandbox, store, ports and subprocesses
 	if testing.Short() {
 		t.Skip("crash test runs subprocesses")
 	}

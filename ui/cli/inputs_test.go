@@ -126,6 +126,7 @@ func TestSeedsFileOfJunkIsRefusedWithItsFirstBadLine(t *testing.T) {
 // the store. The seeds are loopback URLs the SSRF guard refuses: each ends at once,
 // nothing is fetched.
 func TestLongSeedsFileIsHeldABatchAtATime(t *testing.T) {
+	t.Parallel() // its own sandbox, store, ports and subprocesses
 	if testing.Short() {
 		t.Skip("crawls 25,000 refused URLs")
 	}

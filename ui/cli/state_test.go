@@ -94,6 +94,7 @@ func TestRanDryCrawlSaysDoneOrIdleUntilTheNextRound(t *testing.T) {
 // --stats-json says how the crawl ended: DONE when it ran dry, STOPPED when the
 // duration cut it short with URLs left.
 func TestStatsJSONSaysHowTheCrawlEnded(t *testing.T) {
+	t.Parallel() // its own sandbox, store, ports and subprocesses
 	srv := smallSite(t, 400)
 	for _, c := range []struct {
 		name string

@@ -54,6 +54,7 @@ func TestStoreFailChild(t *testing.T) {
 // sound database; resumed without the limit it must end with exactly the pages of an
 // uninterrupted crawl.
 func TestFullDiskStopsTheCrawlAndLosesNothing(t *testing.T) {
+	t.Parallel() // its own sandbox, store, ports and subprocesses
 	if testing.Short() {
 		t.Skip("runs subprocesses")
 	}

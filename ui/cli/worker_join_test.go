@@ -30,6 +30,7 @@ func waitText(t *testing.T, out *syncBuffer, want string) {
 // away it says so again, and when a master is back on the same database it says
 // it rejoined. Stopped, it leaves gracefully (exit 0).
 func TestWorkerWaitsForItsMasterAndSaysSo(t *testing.T) {
+	t.Parallel() // its own sandbox, store, ports and subprocesses
 	sb := clusterSandbox(t, 12, 8, nil)
 	dir := t.TempDir()
 	db := filepath.Join(dir, "m.db")
