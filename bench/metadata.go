@@ -312,7 +312,11 @@ func benchFields(corpus string, out map[string]any) error {
 	if err != nil {
 		return err
 	}
-	var oursLab, tfLab fieldScore // headlines against the hand-written labels
+	bylines, err := benchmarkBylines()
+	if err != nil {
+		return err
+	}
+	var oursLab, tfLab fieldScore // headlines and bylines against the hand-written labels
 	var oursHead, tfHead, bothHead, sameHead, oursAuth, tfAuth, bothAuth, sameAuth int
 	for _, p := range pages {
 		md := page.Parse(p.HTML, corpusContentType, nil).Meta(p.URL, time.Time{})
@@ -325,6 +329,19 @@ func benchFields(corpus string, out map[string]any) error {
 			tfLab.add(fieldLabel{Headline: want}, tf.Title, nil)
 			if os.Getenv("METADATA_DIFFS") != "" && !sameHeadline(md.Headline.Value, want) {
 				fmt.Printf("  headline miss: ours %q, label %q\n", md.Headline.Value, want)
+			}
+		}
+		if want, ok := bylines[p.ID]; ok {
+			var tfAuthors []string
+			for _, a := range strings.Split(tf.Author, ";") {
+				if a = strings.TrimSpace(a); a != "" {
+					tfAuthors = append(tfAuthors, a)
+				}
+			}
+			oursLab.add(fieldLabel{Authors: want}, "", md.Authors)
+			tfLab.add(fieldLabel{Authors: want}, "", tfAuthors)
+			if os.Getenv("METADATA_DIFFS") != "" {
+				fmt.Printf("  byline %s: ours %q (%s), go-trafilatura %q, label %q\n", p.ID[:8], md.Authors, md.AuthorsFrom, tfAuthors, want)
 			}
 		}
 		if md.Headline.Value != "" {
@@ -367,7 +384,15 @@ func benchFields(corpus string, out map[string]any) error {
 		fmt.Printf("    %-16s precision %.3f recall %.3f\n", row.name, hp, hr)
 		out[row.key+"headline_precision"], out[row.key+"headline_recall"] = round3(hp), round3(hr)
 	}
-	fmt.Println("  (authors on these pages are not labelled: no precision or recall for them here)")
+	fmt.Printf("  authors against hand-written byline labels (%d pages, %d names; bench/testdata/bylines):\n", len(bylines), oursLab.authLabelled)
+	for _, row := range []struct {
+		name, key string
+		s         fieldScore
+	}{{"crawlconsole", "bench_", oursLab}, {"go-trafilatura", "bench_go_trafilatura_", tfLab}} {
+		ap, ar := ratio(row.s.authTP, row.s.authGiven), ratio(row.s.authTP, row.s.authLabelled)
+		fmt.Printf("    %-16s precision %.3f recall %.3f\n", row.name, ap, ar)
+		out[row.key+"author_precision"], out[row.key+"author_recall"] = round3(ap), round3(ar)
+	}
 	out["headline_coverage"], out["go_trafilatura_headline_coverage"] = round3(ratio(oursHead, n)), round3(ratio(tfHead, n))
 	out["headline_agreement"] = round3(ratio(sameHead, bothHead))
 	out["author_coverage"], out["go_trafilatura_author_coverage"] = round3(ratio(oursAuth, n)), round3(ratio(tfAuth, n))

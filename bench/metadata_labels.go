@@ -32,6 +32,29 @@ var trafilaturaLabelsJSON []byte
 //go:embed testdata/headlines/extraction-benchmark.json
 var benchmarkHeadlinesJSON []byte
 
+// benchmarkBylinesJSON are hand-written byline labels for 153 of the article
+// extraction benchmark's 181 pages (bench/testdata/bylines: how they were made).
+//
+//go:embed testdata/bylines/extraction-benchmark.json
+var benchmarkBylinesJSON []byte
+
+// benchmarkBylines maps a labelled benchmark page's id to the names its byline
+// shows (empty: the page shows none).
+func benchmarkBylines() (map[string][]string, error) {
+	var list []struct {
+		ID      string   `json:"id"`
+		Authors []string `json:"authors"`
+	}
+	if err := json.Unmarshal(benchmarkBylinesJSON, &list); err != nil {
+		return nil, fmt.Errorf("benchmark byline labels: %v", err)
+	}
+	m := make(map[string][]string, len(list))
+	for _, l := range list {
+		m[l.ID] = append([]string{}, l.Authors...)
+	}
+	return m, nil
+}
+
 // benchmarkHeadlines maps a benchmark page's id to its labelled headline.
 func benchmarkHeadlines() (map[string]string, error) {
 	var list []struct {
