@@ -111,3 +111,17 @@ func TestMetadataBylineAndLanguage(t *testing.T) {
 		})
 	}
 }
+
+// The site's own name as the JSON-LD author (a CMS default) gives way to the people
+// the byline names, and stands when the page names nobody else.
+func TestMetadataSiteNameIsNoAuthor(t *testing.T) {
+	const ld = `<meta property="og:site_name" content="AppleInsider"><script type="application/ld+json">{"@type":"NewsArticle","headline":"Flood waters recede","author":{"@type":"Person","name":"AppleInsider"}}</script>`
+	md := metaOf(t, article(ld, `<p class="byline">By Mike Wuerthele and Malcolm Owen Monday, November 18, 2019</p>`), "")
+	if got := strings.Join(md.Authors, ";"); got != "Mike Wuerthele;Malcolm Owen" || md.AuthorsFrom != "byline" {
+		t.Errorf("authors %q from %s, want the byline's Mike Wuerthele;Malcolm Owen", got, md.AuthorsFrom)
+	}
+	md = metaOf(t, article(ld, ""), "")
+	if got := strings.Join(md.Authors, ";"); got != "AppleInsider" || md.AuthorsFrom != "json-ld author" {
+		t.Errorf("authors %q from %s, want the site's name from JSON-LD when nothing else names one", got, md.AuthorsFrom)
+	}
+}

@@ -1,6 +1,7 @@
 package meta
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -148,15 +149,23 @@ func stripSiteName(title, site string) string {
 // authors are the article's authors: JSON-LD, else the <meta> author tags, else
 // microdata, else rel=author links, else the page's byline.
 func (m *Raw) authors(ld ldFacts) ([]string, Source) {
-	if a := cleanAuthors(ld.authors); len(a) > 0 {
-		return a, "json-ld author"
+	site := m.siteName()
+	clean := func(vals []string) []string { return cleanAuthors(vals, site) }
+	// The site's own name as the JSON-LD author (a CMS default) is kept only
+	// when nothing else on the page names an author.
+	var siteOnly []string
+	if a := clean(ld.authors); len(a) > 0 {
+		if !isSiteName(a, site) {
+			return a, "json-ld author"
+		}
+		siteOnly = a
 	}
 	for _, k := range authorKeys {
 		for _, p := range m.metas {
 			if p.key != k {
 				continue
 			}
-			if a := cleanAuthors([]string{p.val}); len(a) > 0 {
+			if a := clean([]string{p.val}); len(a) > 0 {
 				return a, Source("meta " + k)
 			}
 		}
@@ -170,18 +179,42 @@ func (m *Raw) authors(ld ldFacts) ([]string, Source) {
 			rel = append(rel, e.text)
 		}
 	}
-	if a := cleanAuthors(micro); len(a) > 0 {
+	if a := clean(micro); len(a) > 0 {
 		return a, "microdata author"
 	}
-	if a := cleanAuthors(rel); len(a) > 0 {
+	if a := clean(rel); len(a) > 0 {
 		return a, "rel author"
 	}
 	for _, b := range m.bylines {
-		if a := cleanAuthors([]string{b}); len(a) > 0 && len(a) <= 4 {
+		if a := clean([]string{b}); len(a) > 0 && len(a) <= 4 {
 			return a, "byline"
 		}
 	}
+	if siteOnly != nil {
+		return siteOnly, "json-ld author"
+	}
 	return nil, ""
+}
+
+// isSiteName reports whether names is the site's own name alone (AppleInsider on
+// appleinsider.com, Sky on Sky News).
+func isSiteName(names []string, site string) bool {
+	if len(names) != 1 || site == "" {
+		return false
+	}
+	return strings.EqualFold(names[0], site) || hasWords(site, names[0])
+}
+
+// hasWords reports whether s holds the words of w, in order, as whole words (case
+// aside).
+func hasWords(s, w string) bool {
+	sf, wf := strings.Fields(strings.ToLower(s)), strings.Fields(strings.ToLower(w))
+	for i := 0; len(wf) > 0 && i+len(wf) <= len(sf); i++ {
+		if slices.Equal(sf[i:i+len(wf)], wf) {
+			return true
+		}
+	}
+	return false
 }
 
 // bylinePrefixes are the words a byline starts with, lower case.
@@ -192,8 +225,12 @@ var bylinePrefixes = []string{"written by", "posted by", "by", "von", "par", "po
 var authorSeps = []string{",", ";", "|", " and ", " & ", " und ", " et ", " y ", " e ", " en ", " и ", "、", "/"}
 
 // cleanAuthors makes names of author values: a byline's "By" dropped, lists split,
-// URLs, e-mail addresses, dates and sentences dropped, each name once.
-func cleanAuthors(vals []string) []string {
+// URLs, e-mail addresses, dates and sentences dropped, each name once. What a
+// byline writes after a name is not a name: a title ("AP Auto Writer", "CNN
+// Editor-at-large"), a degree ("MS, RD"), the outlet (site, the site's name, a
+// domain, an agency after the last name, one word after a full name: "Victor
+// Tangermann, Futurism"); nor is a URL slug ("kevin-r") or a phrase in lower case.
+func cleanAuthors(vals []string, site string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, v := range vals {
@@ -209,8 +246,22 @@ func cleanAuthors(vals []string) []string {
 			}
 			parts = next
 		}
+		full := false // a name of two words or more came before in this value
 		for _, p := range parts {
 			p = strings.TrimSpace(p)
+			if lp := strings.ToLower(p); strings.Count(lp, " ") >= 1 {
+				if w := strings.Fields(lp); len(w) >= 3 && w[1] == "by" {
+					p = strings.Join(strings.Fields(p)[2:], " ") // "Analysis by Chris Cillizza"
+				}
+			}
+			for w := strings.Fields(p); len(w) > 2 && weekdays[strings.ToLower(w[len(w)-1])]; w = w[:len(w)-1] {
+				p = strings.Join(w[:len(w)-1], " ") // "Jeff Foust Monday, November 18"
+			}
+			for _, agency := range agencies {
+				if rest, ok := strings.CutSuffix(p, " "+agency); ok && strings.Contains(strings.TrimSpace(rest), " ") {
+					p = rest // "ERIC TUCKER Associated Press"
+				}
+			}
 			for again := true; again; {
 				again = false
 				lp := strings.ToLower(p)
@@ -223,9 +274,10 @@ func cleanAuthors(vals []string) []string {
 				}
 			}
 			p = strings.Trim(p, " .:-–—·")
-			if !plausibleName(p) || seen[strings.ToLower(p)] {
+			if !plausibleName(p) || seen[strings.ToLower(p)] || notAName(p, site, full) {
 				continue
 			}
+			full = full || strings.Contains(p, " ")
 			seen[strings.ToLower(p)] = true
 			out = append(out, p)
 			if len(out) >= maxAuthors {
@@ -234,6 +286,48 @@ func cleanAuthors(vals []string) []string {
 		}
 	}
 	return out
+}
+
+// weekdays end a byline whose date follows the name.
+var weekdays = map[string]bool{"monday": true, "tuesday": true, "wednesday": true, "thursday": true,
+	"friday": true, "saturday": true, "sunday": true}
+
+// agencies are news agencies a byline writes after its last name.
+var agencies = []string{"Associated Press", "Reuters", "AFP", "AP", "dpa", "PTI", "ANI", "IANS"}
+
+// roleWords end a staff title ("AP National Political Writer", "Staff Writer").
+var roleWords = map[string]bool{"writer": true, "reporter": true, "correspondent": true, "editor": true,
+	"columnist": true, "contributor": true, "editor-at-large": true, "producer": true, "journalist": true}
+
+// degrees are the letters after a name ("Rachael Link, MS, RD").
+var degrees = map[string]bool{"ms": true, "rd": true, "rdn": true, "phd": true, "md": true, "mba": true,
+	"ma": true, "msc": true, "bsc": true, "rn": true, "cpa": true, "jd": true, "dr": true}
+
+// nameParticles may start a name in lower case ("van der Merwe").
+var nameParticles = map[string]bool{"van": true, "von": true, "de": true, "da": true, "di": true, "du": true,
+	"le": true, "la": true, "al": true, "el": true, "bin": true, "ibn": true, "ten": true, "ter": true}
+
+// notAName reports whether one part of an author list is a title, a degree, an
+// outlet, a slug or a phrase rather than a name; full says a full name came before
+// it in the same list.
+func notAName(p, site string, full bool) bool {
+	w := strings.Fields(p)
+	lw := strings.ToLower(w[len(w)-1])
+	switch {
+	case roleWords[lw] && len(w) > 1 || degrees[strings.ToLower(strings.ReplaceAll(p, ".", ""))]:
+		return true
+	case !strings.Contains(p, " ") && (strings.ContainsAny(p, "-_") && p == strings.ToLower(p)):
+		return true // a URL slug: kevin-r
+	case len(w) > 1 && unicode.IsLower([]rune(p)[0]) && !nameParticles[strings.ToLower(w[0])]:
+		return true // "exclusive discounts", a sentence's piece
+	case !full:
+		return false
+	case len(w) == 1, strings.Contains(p, ".") && !strings.Contains(p, " "):
+		return true // "Futurism", "Cleveland.com" after a full name
+	case site != "" && (strings.EqualFold(p, site) || hasWords(p, site)):
+		return true // "Business Insider", "CNN Business" on CNN
+	}
+	return false
 }
 
 // plausibleName reports whether s can be a person's (or a desk's) name: letters,
