@@ -80,6 +80,31 @@ func (f localFront) stop() {
 	}
 }
 
+// show adds the front's panes to a snapshot: the revisit schedule, the sites and
+// their discovery, the stories. Called without e.mu.
+func (f localFront) show(s *Snapshot, now time.Time) {
+	e := f.e
+	s.Revisit = e.revisitView(now)
+	s.Sites = e.sitesView(now, s.Discovery)
+	s.Stories = e.stories.View()
+}
+
+// undefer makes deferred URLs due now: requeueDeferred brings them back.
+func (f localFront) undefer(urls []string, now time.Time) {
+	for _, u := range urls {
+		f.e.st.Defer(u, now)
+	}
+}
+
+// feedSeeds queues a batch of a seed list as Start queues Options.Seeds and waits
+// for the store to take it in.
+func (f localFront) feedSeeds(seeds []string) error {
+	if err := f.e.fr.QueueSeeds(seeds, nil); err != nil {
+		return err
+	}
+	return f.e.st.Flush()
+}
+
 // event keeps a warning or an error in the store's event table.
 func (f localFront) event(ev Event) {
 	f.e.st.AddEvent(ev.At, int(ev.Level), ev.Lane, ev.Host, ev.Msg)

@@ -79,11 +79,7 @@ func (e *Engine) Snapshot() Snapshot {
 	if panes.dns != nil {
 		s.DNS = panes.dns
 	}
-	if e.st != nil { // a worker has no revisit state: the master schedules revisits
-		s.Revisit = e.revisitView(now)
-		s.Sites = e.sitesView(now, s.Discovery)
-		s.Stories = e.stories.View()
-	}
+	e.front.show(&s, now)
 	if e.pool != nil {
 		v := e.pool.View()
 		s.Egress = &v

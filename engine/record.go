@@ -44,6 +44,14 @@ type frontPort interface {
 	// laneOpened and laneRetired keep the lanes' history.
 	laneOpened(lane int, egress string, at time.Time)
 	laneRetired(lane int, at time.Time, done int64)
+	// The operator's side of the front (front.go): show adds its panes to a
+	// snapshot (revisit, sites, stories), undefer brings deferred URLs back now (a
+	// host enabled again), feedSeeds queues a batch of a seed list, and steer makes
+	// a live steering change. A worker's front is its master, which does these.
+	show(s *Snapshot, now time.Time)
+	undefer(urls []string, now time.Time)
+	feedSeeds(seeds []string) error
+	steer(s Steer) (string, error)
 }
 
 // localFront is the frontier side in this process: the store and record.

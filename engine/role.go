@@ -44,7 +44,7 @@ func (localRole) openStore(o Options) (*store.Store, error) { return openStore(o
 func (localRole) ssrfFix() string {
 	return "start the crawl with --allow-private %s (on a distributed crawl, the workers need it too)"
 }
-func (localRole) equip(e *Engine) error             { return e.equipLanes(nil) }
+func (localRole) equip(e *Engine) error             { return e.equipLanes(nil, e.st) }
 func (localRole) started(e *Engine)                 { e.logResumed() }
 func (localRole) waitsWhenDry(o *Options) bool      { return o.Revisit.Enabled }
 func (localRole) telemetry(e *Engine, t *Telemetry) { e.laneTelemetry(t); e.storeTelemetry(t) }
@@ -59,13 +59,15 @@ func openStore(opts Options) (*store.Store, error) {
 
 // equipLanes builds this process's fetching side: the resolver (the DNS cache
 // unless Options.Resolver is set), the egresses (and a worker's egress supply we),
-// the politeness gate and the renderer of pages that need a browser.
-func (e *Engine) equipLanes(we *workerEgress) error {
+// the politeness gate and the renderer of pages that need a browser. kept is the
+// store the DNS cache starts warm from and the egress accounts are kept in: this
+// process's own, none on a worker.
+func (e *Engine) equipLanes(we *workerEgress, kept *store.Store) error {
 	var resolver fetch.Resolver = e.opts.Resolver
 	if resolver == nil {
 		var meta lanes.Meta // the cache starts warm with what the last run left in the store
-		if e.st != nil {
-			meta = e.st
+		if kept != nil {
+			meta = kept
 		}
 		var err error
 		if e.dns, err = lanes.NewResolver(e.opts.DNS, e.opts.DNSServers, e.run.Holds, e.opts.Now, meta); err != nil {
@@ -73,7 +75,7 @@ func (e *Engine) equipLanes(we *workerEgress) error {
 		}
 		resolver = e.dns
 	}
-	if err := e.setupEgress(resolver, e.guard, e.run.FetchConfig(), we); err != nil {
+	if err := e.setupEgress(resolver, e.guard, e.run.FetchConfig(), we, kept); err != nil {
 		return err
 	}
 	e.gate = e.run.NewGate()

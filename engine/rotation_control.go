@@ -54,11 +54,7 @@ func (c localCrew) setHostDisabled(host string, disabled bool) error {
 	urls := e.deferredByHost[host]
 	delete(e.deferredByHost, host)
 	e.mu.Unlock()
-	for _, u := range urls {
-		if e.st != nil {
-			e.st.Defer(u, e.now()) // due now: requeueDeferred brings it back
-		}
-	}
+	e.front.undefer(urls, e.now())
 	e.logf(LevelInfo, 0, host, "host %s enabled by operator; %d deferred URLs come back", host, len(urls))
 	return nil
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"errors"
 	"sync"
 )
 
@@ -28,21 +27,17 @@ func (e *Engine) OpenSeedFeed() *SeedFeed {
 // logged and skipped) and returns once the store has taken them in: a feeder that
 // waits for Queue holds one batch at a time.
 func (f *SeedFeed) Queue(seeds []string) error {
-	e := f.e
-	if e.st == nil {
-		return errors.New("seed list: a worker has no queue of its own; give seeds to its master")
-	}
 	if len(seeds) == 0 {
 		return nil
 	}
-	if err := e.ctx.Err(); err != nil {
+	if err := f.e.ctx.Err(); err != nil {
 		return err // stopping: the rest of the list is not queued
 	}
-	if err := e.fr.QueueSeeds(seeds, nil); err != nil {
+	if err := f.e.front.feedSeeds(seeds); err != nil {
 		return err
 	}
 	f.queued += len(seeds)
-	return e.st.Flush()
+	return nil
 }
 
 // Close ends the feed; err, if not nil, is why the list was not read to its end, and

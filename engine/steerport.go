@@ -16,16 +16,14 @@ import (
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
-// errSteerWorker is a worker's answer: its master owns the sites and the store.
-var errSteerWorker = errors.New("steering changes are made on the master of a distributed crawl (crawlconsole ctl --attach URL ...)")
-
 // Steer implements Control: it makes one change while the crawl runs (steer.Steerer),
 // keeps it in the store, and says what happened. Nothing changes when it returns an
-// error.
-func (e *Engine) Steer(s Steer) (string, error) {
-	if e.st == nil {
-		return "", errSteerWorker
-	}
+// error. A worker's front answers that its master makes the changes.
+func (e *Engine) Steer(s Steer) (string, error) { return e.front.steer(s) }
+
+// steer makes a steering change in this process's front, while the crawl runs.
+func (f localFront) steer(s Steer) (string, error) {
+	e := f.e
 	e.mu.Lock()
 	state := e.state
 	e.mu.Unlock()

@@ -61,7 +61,7 @@ func (workerRole) openStore(Options) (*store.Store, error) { return nil, nil }
 func (workerRole) ssrfFix() string {
 	return "start this worker with --allow-private %s (every worker that may fetch it needs it)"
 }
-func (r workerRole) equip(e *Engine) error           { return e.equipLanes(r.we) }
+func (r workerRole) equip(e *Engine) error           { return e.equipLanes(r.we, nil) }
 func (workerRole) started(*Engine)                   {}              // nothing resumed: the queue is the master's
 func (workerRole) waitsWhenDry(*Options) bool        { return true } // the master decides the end
 func (workerRole) telemetry(e *Engine, t *Telemetry) { e.laneTelemetry(t) }

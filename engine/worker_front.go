@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"net/http"
 	"time"
 
@@ -79,6 +80,19 @@ func (f *remoteFront) close() error                      { return nil }
 func (f *remoteFront) event(Event)                       {}
 func (f *remoteFront) laneOpened(int, string, time.Time) {}
 func (f *remoteFront) laneRetired(int, time.Time, int64) {}
+
+// The operator's side of the front is the master's: a worker's console shows no
+// revisit, sites or stories pane, its deferred URLs come back at the master, and
+// seeds and steering go to the master.
+
+func (f *remoteFront) show(*Snapshot, time.Time)   {}
+func (f *remoteFront) undefer([]string, time.Time) {}
+func (f *remoteFront) feedSeeds([]string) error {
+	return errors.New("seed list: a worker has no queue of its own; give seeds to its master")
+}
+func (f *remoteFront) steer(Steer) (string, error) {
+	return "", errors.New("steering changes are made on the master of a distributed crawl (crawlconsole ctl --attach URL ...)")
+}
 
 // refused keeps a refusal for the master's store: it travels with the next report.
 func (f *remoteFront) refused(r store.Refusal) { f.box.Refused(r) }
