@@ -44,8 +44,9 @@
 // window is no longer revisited. The default policy replaces next = last + t/x with a
 // change-rate estimator that spends a fetch budget (revisit.objective); the seed's rule
 // is kept as a policy. Package refresh joins it to the store (each fetch observed into
-// the page's revisit row, site priors, the Revisit pane); revisit.go and requeue.go
-// join it to the board.
+// the page's revisit row, site priors, the Revisit pane); front.Front.Requeue puts
+// the due pages back in the queue, and revisit.go and board.go count them on the
+// board.
 //
 // # M3 egress rotation and site/keyword scheduling (packages egress, balance)
 //
@@ -95,9 +96,10 @@
 //
 // seed -> front.Front (normalise, scope, dedupe, store insert, confirm, budgets)
 // -> lanes.Board (M1 lane) -> lanes.Runner (robots, politeness gate, fetch through
-// the lane's egress, classify, M3) -> front.Front.Record: store.SavePage with the links it
-// found and the page's revisit state (M2) -> front.Front for each link. Later, requeue.go puts the page
-// back on the board when it is due again; the refetch replaces the stored page.
+// the lane's egress, classify, M3) -> front.Front.Record: store.SavePage with the
+// links it found and the page's revisit state (M2) -> front.Front for each link.
+// Later, front.Front.Requeue puts the page back on the board when it is due again;
+// the refetch replaces the stored page.
 //
 // # Roles and the port between them
 //

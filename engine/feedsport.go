@@ -44,7 +44,7 @@ func (p feedsPort) Logf(level Level, host, format string, args ...any) {
 }
 
 func (p feedsPort) Requeue(urls []string, now time.Time) (int, error) {
-	return p.e.requeue(urls, now, true)
+	return p.e.fr.Requeue(urls, now, true)
 }
 
 func (p feedsPort) NotQueued(urls []string) []string {

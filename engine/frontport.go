@@ -130,3 +130,21 @@ func (p frontCrawl) NoteStored(t frontier.Task, published, at time.Time) {
 
 func (p frontCrawl) SourceFetched(site string, at time.Time) { p.e.siteTally.SourceFetched(site, at) }
 func (p frontCrawl) LinkedFrom(hash uint64, u string)        { p.e.parentURLs.Add(hash, u) }
+
+func (p frontCrawl) Running() bool                               { return p.e.state == StateRunning }
+func (p frontCrawl) DueRevisits(now time.Time) ([]string, error) { return p.e.rv.Tick(now) }
+func (p frontCrawl) RevisitQueued(u string) bool                 { return p.e.rv.queued[u] }
+func (p frontCrawl) Requeued(n int)                              { p.e.rv.Requeued.Add(int64(n)) }
+func (p frontCrawl) FlushDeferred()                              { p.e.flushDeferred() }
+
+func (p frontCrawl) InWindow(host string, first, now time.Time) bool {
+	return p.e.rv.Windows.Active(p.e.classOf(host), first, now)
+}
+
+func (p frontCrawl) MarkRevisit(u string) bool {
+	if p.e.rv.queued[u] {
+		return false
+	}
+	p.e.rv.queued[u] = true
+	return true
+}

@@ -200,7 +200,7 @@ func (p masterPort) Prepare(t *frontier.Task) {
 func (p masterPort) Commit(r *wire.Result, revisit bool) {
 	e := p.e
 	if r.Kind == SkipSteeredOut { // withdrawn from the worker's board
-		e.endSteeredOut(r.Task)
+		e.fr.EndSteeredOut(r.Task)
 		return
 	}
 	o := Outcome{Task: r.Task, Lane: r.Lane, Egress: r.Egress, Node: r.Node, Kind: r.Kind, Res: r.Res, Hops: r.Hops, At: r.At}

@@ -80,7 +80,8 @@ func (f localFront) abandon(t frontier.Task, lane int) {
 	f.e.st.SetState(t.URL, store.Unprocessed, lane, "")
 }
 
-func (f localFront) deliver(o Outcome) { f.e.fr.Record(o) }
+func (f localFront) deliver(o Outcome)         { f.e.fr.Record(o) }
+func (f localFront) withdrawn(t frontier.Task) { f.e.fr.EndSteeredOut(t) }
 
 func (f localFront) refused(r store.Refusal) { f.e.st.AddRefusal(r) }
 

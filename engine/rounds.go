@@ -110,7 +110,7 @@ func (e *Engine) startRound(now time.Time) {
 		return
 	}
 	e.fr.Submit(fresh, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
-	n, err := e.requeue(again, now, true) // sources are fetched every round, whatever their window
+	n, err := e.fr.Requeue(again, now, true) // sources are fetched every round, whatever their window
 	if err != nil {
 		e.logf(LevelError, 0, "", "round: %v", err)
 	}
@@ -182,7 +182,7 @@ func (e *Engine) refetchResults(known []string, now time.Time) {
 	if len(list) == 0 {
 		return
 	}
-	if _, err := e.requeue(list, now, true); err != nil {
+	if _, err := e.fr.Requeue(list, now, true); err != nil {
 		e.logf(LevelWarn, 0, "", "round: %v", err)
 	}
 }

@@ -217,7 +217,7 @@ func (e *Engine) queueSources(items []revisit.Item, now time.Time) int {
 	if early {
 		e.fr.PlaceEarly(fresh)
 	}
-	n, err := e.requeue(again, now, true)
+	n, err := e.fr.Requeue(again, now, true)
 	if err != nil {
 		e.logf(LevelWarn, 0, "", "steering: %v", err)
 	}

@@ -95,6 +95,21 @@ type Crawl interface {
 	NoteStored(t frontier.Task, published, at time.Time)
 	// SourceFetched notes a declared site's source fetched again (the Sites pane).
 	SourceFetched(site string, at time.Time)
+	// Running reports whether the crawl is running (not starting, not stopping). Lock held.
+	Running() bool
+	// DueRevisits takes the pages due for a revisit now (M2), parked until requeued.
+	DueRevisits(now time.Time) ([]string, error)
+	// InWindow tells whether a page on host first fetched at first is inside its
+	// class's revisit window now (M2/M3).
+	InWindow(host string, first, now time.Time) bool
+	// MarkRevisit marks url queued as a revisit; false when it is already. Lock held.
+	MarkRevisit(url string) bool
+	// RevisitQueued tells whether url is queued as a revisit. Lock held.
+	RevisitQueued(url string) bool
+	// Requeued counts revisits put back in the queue.
+	Requeued(n int)
+	// FlushDeferred writes the deferrals set aside so far.
+	FlushDeferred()
 	// LinkedFrom remembers the URL of a page whose links were queued (the
 	// adjacency pane names a parent by it).
 	LinkedFrom(hash uint64, url string)

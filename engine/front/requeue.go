@@ -1,0 +1,168 @@
+package front
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/engine/view"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// RevisitTick runs one tick of the revisit scheduler (M2, seed 001 step 3): the
+// first m pages by ascending next, those due back in the crawl queue.
+func (f *Front) RevisitTick(now time.Time) {
+	urls, err := f.crawl.DueRevisits(now)
+	if err != nil {
+		f.crawl.Logf(view.LevelError, "", "revisit: %v", err)
+		return
+	}
+	if len(urls) == 0 {
+		return
+	}
+	n, err := f.Requeue(urls, now, false)
+	if err != nil {
+		f.crawl.Logf(view.LevelError, "", "revisit: %v", err)
+	}
+	if n > 0 {
+		f.crawl.Logf(view.LevelInfo, "", "revisit: %d due pages back in the queue", n)
+	}
+}
+
+// Requeue puts stored pages back in the crawl queue as revisits (M2). They are in
+// the store already (processed), so they bypass dedupe and the insert path: their
+// state goes back to unprocessed and the task, rebuilt from the store with its
+// original parent hash and depth so that M1 adjacency still holds, is placed on the
+// board directly. Pages whose class window has closed are left parked for good
+// unless force (the operator's :revisit now). It returns how many were requeued.
+//
+// The pages come parked (next = Never); any that cannot be queued now for a passing
+// reason (a read error, the engine stopping) are made due again, never left parked.
+func (f *Front) Requeue(urls []string, now time.Time, force bool) (int, error) {
+	states, err := f.Store.Revisits(urls)
+	var rows []store.URL
+	if err == nil {
+		rows, err = f.Store.URLStates(urls)
+	}
+	if err != nil {
+		f.Store.SetRevisitNext(urls, now)
+		return 0, err
+	}
+	firstFetch := make(map[string]time.Time, len(states))
+	for _, s := range states {
+		firstFetch[s.URL] = s.First
+	}
+	var tasks []frontier.Task
+	for _, r := range rows {
+		first, ok := firstFetch[r.URL]
+		if !ok && !(force && r.ErrKind == SkipSteeredOut) { // a source withdrawn unfetched, added back
+			continue
+		}
+		if !force && !f.crawl.InWindow(r.Host, first, now) && !f.crawl.Discovery().IsSource(r.URL) {
+			continue // M2/M3: past its class window, never revisited again
+		}
+		if r.State != store.Processed && r.State != store.Failed {
+			continue // already in the crawl queue (e.g. resumed after a restart)
+		}
+		t := TaskOf(r)
+		t.Attempts = 0
+		tasks = append(tasks, t)
+	}
+	// Store writes never happen under the lock (the writer's callbacks take it), so the
+	// tasks are claimed, marked unprocessed, then placed.
+	f.Mu.Lock()
+	var claimed []frontier.Task
+	var later []string
+	for _, t := range tasks {
+		switch {
+		case !f.crawl.Running():
+			later = append(later, t.URL)
+		case f.crawl.MarkRevisit(t.URL):
+			claimed = append(claimed, t)
+		}
+	}
+	f.Mu.Unlock()
+	if len(later) > 0 {
+		f.Store.SetRevisitNext(later, now) // due again when the crawl runs next
+	}
+	for _, t := range claimed {
+		f.Store.SetState(t.URL, store.Unprocessed, 0, "") // a stop before the fetch resumes it
+	}
+	f.Mu.Lock()
+	n := 0
+	for _, t := range claimed {
+		if f.crawl.Running() { // else unprocessed in the store: the next run resumes it
+			f.Place(t)
+			n++
+		}
+	}
+	f.Mu.Unlock()
+	f.crawl.Requeued(n)
+	f.crawl.FlushDeferred() // a disabled host's revisits were deferred, never dropped (M3)
+	return n, nil
+}
+
+// RevisitNow puts a stored page back in the crawl queue at once, whatever its next
+// due time and its class window (`:revisit now URL`).
+func (f *Front) RevisitNow(raw string) error {
+	u, err := frontier.Normalize(strings.TrimSpace(raw))
+	if err != nil {
+		return fmt.Errorf("revisit now: %q: %w", raw, err)
+	}
+	f.Mu.Lock()
+	running, queued := f.crawl.Running(), f.crawl.RevisitQueued(u)
+	f.Mu.Unlock()
+	switch {
+	case !running:
+		return errors.New("revisit now: the crawl is not running")
+	case queued:
+		return fmt.Errorf("revisit now: %s is already queued for a revisit", u)
+	}
+	// Read what was written so far: a page fetched a moment ago is still on its way to
+	// the store (writes are batched).
+	if err := f.Store.Flush(); err != nil && !errors.Is(err, store.ErrClosed) {
+		f.crawl.Logf(view.LevelWarn, "", "revisit now: store: %v", err)
+	}
+	row, err := f.Store.URLState(u)
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("revisit now: %s is not in this crawl", u)
+	} else if err != nil {
+		return fmt.Errorf("revisit now: %w", err)
+	}
+	if row.State != store.Processed && row.State != store.Failed {
+		return fmt.Errorf("revisit now: %s is %s: it is in the crawl queue already", u, row.State)
+	}
+	if _, err := f.Store.Revisit(u); errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("revisit now: %s has no stored page to revisit", u)
+	}
+	f.Store.SetRevisitNext([]string{u}, revisit.Never)
+	n, err := f.Requeue([]string{u}, f.crawl.Now(), true)
+	if err != nil {
+		return fmt.Errorf("revisit now: %w", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("revisit now: %s could not be queued", u)
+	}
+	f.crawl.Logf(view.LevelInfo, HostOf(u), "revisit now: %s queued by operator", u)
+	return nil
+}
+
+// EndSteeredOut ends a withdrawn task in the store: skipped, kind steered_out. A
+// stored page is kept (the URL stays processed) and is no longer revisited; its
+// revisit plan comes back with the source (Requeue).
+func (f *Front) EndSteeredOut(t frontier.Task) {
+	_, _, err := f.Store.PageValidators(t.URL)
+	stored := err == nil
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		stored = t.Refetch // unreadable: the master's mark, or none
+	}
+	state := store.Failed
+	if stored {
+		state = store.Processed
+		f.Store.SetRevisitNext([]string{t.URL}, revisit.Never)
+	}
+	f.Finish(t, stored, 0, state, SkipSteeredOut)
+}
