@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
 
@@ -17,8 +19,10 @@ import (
 type Config struct {
 	// Browser is the headless Chromium's path; empty: Find's search.
 	Browser string
-	// Contexts is how many browser contexts stay open at once (default 4); each
-	// belongs to one (egress, site).
+	// Contexts is how many pages render at once and stay open between renders
+	// (default 4). Each belongs to the browser context of one (egress, site): a
+	// session's pages share its cookies, and a busy session renders several of
+	// its pages at once.
 	Contexts int
 	// Timeout caps one render, from the document to the DOM read (default 10 s).
 	Timeout time.Duration
@@ -111,7 +115,8 @@ type Rendered struct {
 
 // Stats is the pool's state for the console and /metrics.
 type Stats struct {
-	Contexts int   // browser contexts open
+	Contexts int   // pages open (each in its session's browser context)
+	Sessions int   // browser contexts open: one per (egress, site)
 	Busy     int   // renders running
 	Renders  int64 // renders that gave a DOM
 	Failed   int64 // renders that ended without one (the page kept as fetched)
@@ -126,16 +131,16 @@ type Stats struct {
 type Pool struct {
 	cfg  Config
 	path string
-	sem  chan struct{} // one slot per render running
 
 	mu          sync.Mutex
 	browser     context.Context
 	stopBrowser context.CancelFunc
-	tabs        map[tabKey]*list.Element // of *tab, most recently used first
-	lru         *list.List
+	sessions    map[tabKey]*session // the browser contexts open
+	lru         *list.List          // every session's pages (*tab), most recently used first
 	sinceStart  int
 	started     bool
 	closed      bool
+	changed     chan struct{} // closed (and made anew) when a page goes idle or closes
 
 	renders, failed, recycled, restarts atomic.Int64
 	busy                                atomic.Int32
@@ -143,6 +148,13 @@ type Pool struct {
 }
 
 type tabKey struct{ egress, site string }
+
+// session is one (egress, site)'s browser context and the pages open in it.
+type session struct {
+	key  tabKey
+	id   cdp.BrowserContextID
+	tabs map[*tab]*list.Element // in Pool.lru
+}
 
 // NewPool returns a pool for the browser Find finds (the browser starts with the
 // first render). ErrNoBrowser when there is none.
@@ -152,8 +164,7 @@ func NewPool(cfg Config) (*Pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Pool{cfg: cfg, path: path, sem: make(chan struct{}, cfg.Contexts),
-		tabs: map[tabKey]*list.Element{}, lru: list.New()}, nil
+	return &Pool{cfg: cfg, path: path, sessions: map[tabKey]*session{}, lru: list.New(), changed: make(chan struct{})}, nil
 }
 
 // Config is the pool's configuration with its defaults filled in.
@@ -166,11 +177,12 @@ func (p *Pool) Close() {
 	for e := p.lru.Front(); e != nil; e = e.Next() {
 		e.Value.(*tab).cancel()
 	}
-	p.tabs, p.lru = map[tabKey]*list.Element{}, list.New()
+	p.sessions, p.lru = map[tabKey]*session{}, list.New()
 	if p.stopBrowser != nil {
 		p.stopBrowser()
 		p.browser, p.stopBrowser = nil, nil
 	}
+	p.wakeLocked()
 	p.mu.Unlock()
 }
 
@@ -190,21 +202,14 @@ var ErrClosed = errors.New("render: pool closed")
 // Render renders j's page. An error says why there is no DOM (time cap, request
 // cap, navigation away, crash...): the caller keeps the page as fetched plainly.
 func (p *Pool) Render(ctx context.Context, j Job) (*Rendered, error) {
-	select {
-	case p.sem <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	p.busy.Add(1)
-	defer func() { p.busy.Add(-1); <-p.sem }()
-	t, err := p.tabFor(tabKey{j.Egress, j.Site})
+	t, err := p.tabFor(ctx, tabKey{j.Egress, j.Site})
 	if err != nil {
 		p.failed.Add(1)
 		return nil, err
 	}
-	t.mu.Lock()
+	p.busy.Add(1)
+	defer p.busy.Add(-1)
 	out, recycle, err := t.render(ctx, &j, p.cfg)
-	t.mu.Unlock()
 	if err != nil {
 		p.failed.Add(1)
 	} else {
@@ -215,80 +220,202 @@ func (p *Pool) Render(ctx context.Context, j Job) (*Rendered, error) {
 	}
 	if recycle {
 		p.dispose(t)
+	} else {
+		p.mu.Lock()
+		t.busy, t.idleSince = false, time.Now()
+		p.wakeLocked()
+		p.mu.Unlock()
 	}
 	p.maybeRestart()
 	return out, err
 }
 
-// tabFor returns the context of a session, making one (and the browser) if need
-// be; the least recently used idle context makes room.
-func (p *Pool) tabFor(k tabKey) (*tab, error) {
+// tabFor takes an idle page of a session for one render, waiting for one when
+// Contexts pages are busy. With none idle in the session it opens one (and the
+// session's browser context, and the browser) while fewer than Contexts are open,
+// else in place of another session's idle page: one of a session that has more
+// pages than this one, or that sat idle a while. A session with a page of its own
+// otherwise waits for it rather than close and open pages in turn.
+func (p *Pool) tabFor(ctx context.Context, k tabKey) (*tab, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.closed {
-		return nil, ErrClosed
-	}
-	if e, ok := p.tabs[k]; ok {
-		t := e.Value.(*tab)
-		if !t.dead.Load() {
-			p.lru.MoveToFront(e)
-			return t, nil
+	for {
+		if p.closed {
+			return nil, ErrClosed
 		}
-		p.removeLocked(e)
+		s := p.sessions[k]
+		if s != nil {
+			for t, e := range s.tabs {
+				if t.busy {
+					continue
+				}
+				if t.dead.Load() {
+					p.removeLocked(t)
+					t.close()
+					continue
+				}
+				t.busy = true
+				p.lru.MoveToFront(e)
+				return t, nil
+			}
+		}
+		if p.lru.Len() < p.cfg.Contexts || p.evictLocked(s) {
+			return p.openLocked(k)
+		}
+		ch := p.changed
+		p.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			p.mu.Lock()
+			return nil, ctx.Err()
+		}
+		p.mu.Lock()
 	}
+}
+
+// idleFor is how long a page sits idle before another session may take its place
+// though its own has no more pages than the other.
+const idleFor = time.Second
+
+// evictLocked closes the least recently used idle page that a session s (nil: one
+// with no page yet) may take the place of. false: none.
+func (p *Pool) evictLocked(s *session) bool {
+	mine := 0
+	if s != nil {
+		mine = len(s.tabs)
+	}
+	for e := p.lru.Back(); e != nil; e = e.Prev() {
+		t := e.Value.(*tab)
+		if t.busy {
+			continue
+		}
+		other := p.sessions[t.key]
+		if mine == 0 || other == nil || len(other.tabs) > mine+1 || time.Since(t.idleSince) >= idleFor {
+			p.removeLocked(t)
+			t.close()
+			return true
+		}
+	}
+	return false
+}
+
+// openLocked opens a page for session k, busy, making the session's browser
+// context (and the browser) if need be.
+func (p *Pool) openLocked(k tabKey) (*tab, error) {
 	if err := p.startLocked(); err != nil {
 		return nil, err
 	}
-	for p.lru.Len() >= p.cfg.Contexts {
-		// With one render per slot and this caller holding one, some context is
-		// idle: the oldest idle one goes.
-		var victim *list.Element
-		for e := p.lru.Back(); e != nil; e = e.Prev() {
-			if e.Value.(*tab).mu.TryLock() {
-				e.Value.(*tab).mu.Unlock()
-				victim = e
-				break
-			}
+	s := p.sessions[k]
+	if s == nil {
+		var err error
+		if s, err = p.newSessionLocked(k); err != nil {
+			return nil, err
 		}
-		if victim == nil {
-			break
-		}
-		victim.Value.(*tab).close()
-		p.removeLocked(victim)
 	}
-	t, err := newTab(p.browser, k)
+	t, err := newTab(p.browser, s.id, k)
 	if err != nil {
 		if p.browser.Err() == nil {
+			if len(s.tabs) == 0 {
+				p.endSessionLocked(s)
+			}
 			return nil, err
 		}
 		// The browser died under us: start it again, once.
 		p.stopBrowser()
 		p.browser = nil
+		p.sessions, p.lru = map[tabKey]*session{}, list.New()
 		if err := p.startLocked(); err != nil {
 			return nil, err
 		}
-		if t, err = newTab(p.browser, k); err != nil {
+		if s, err = p.newSessionLocked(k); err != nil {
+			return nil, err
+		}
+		if t, err = newTab(p.browser, s.id, k); err != nil {
+			p.endSessionLocked(s)
 			return nil, err
 		}
 	}
-	p.tabs[k] = p.lru.PushFront(t)
+	t.busy = true
+	s.tabs[t] = p.lru.PushFront(t)
 	p.sinceStart++
 	return t, nil
 }
 
-func (p *Pool) removeLocked(e *list.Element) {
-	delete(p.tabs, e.Value.(*tab).key)
-	p.lru.Remove(e)
+// wakeLocked tells the renders waiting for a page that one went idle or closed.
+func (p *Pool) wakeLocked() {
+	close(p.changed)
+	p.changed = make(chan struct{})
 }
 
-// dispose closes a context (its cookies and cache go with it); the session's next
-// render makes a new one.
+// newSessionLocked opens a browser context for a session: its own cookies and
+// cache, shared by the session's pages.
+func (p *Pool) newSessionLocked(k tabKey) (*session, error) {
+	c := chromedp.FromContext(p.browser)
+	if c == nil || c.Browser == nil {
+		return nil, errors.New("render: the browser is not running")
+	}
+	dispose := true
+	res, err := cdp.Call(p.browser, c.Browser, target.CreateBrowserContext, target.CreateBrowserContextParams{DisposeOnDetach: &dispose})
+	if err != nil {
+		return nil, fmt.Errorf("render: opening a browser context: %w", err)
+	}
+	s := &session{key: k, id: res.BrowserContextID, tabs: map[*tab]*list.Element{}}
+	p.sessions[k] = s
+	return s, nil
+}
+
+// endSessionLocked disposes a session's browser context (its cookies and cache go
+// with it) in the background, once its pages are closed.
+func (p *Pool) endSessionLocked(s *session) {
+	if p.sessions[s.key] == s {
+		delete(p.sessions, s.key)
+	}
+	var tabs []*tab
+	for t, e := range s.tabs {
+		p.lru.Remove(e)
+		t.dead.Store(true)
+		tabs = append(tabs, t)
+	}
+	s.tabs = nil
+	b := p.browser
+	go func() {
+		for _, t := range tabs {
+			t.cancel()
+		}
+		if c := chromedp.FromContext(b); c != nil && c.Browser != nil && b.Err() == nil {
+			ctx, stop := context.WithTimeout(b, 5*time.Second)
+			cdp.Call(ctx, c.Browser, target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: s.id})
+			stop()
+		}
+	}()
+}
+
+// removeLocked takes a page off its session; the session's browser context ends
+// with its last page.
+func (p *Pool) removeLocked(t *tab) {
+	s := p.sessions[t.key]
+	if s == nil {
+		return
+	}
+	e, ok := s.tabs[t]
+	if !ok {
+		return
+	}
+	p.lru.Remove(e)
+	delete(s.tabs, t)
+	if len(s.tabs) == 0 {
+		p.endSessionLocked(s)
+	}
+	p.wakeLocked()
+}
+
+// dispose closes a page after a failure or over the memory cap; its session's
+// next render opens a new one.
 func (p *Pool) dispose(t *tab) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if e, ok := p.tabs[t.key]; ok && e.Value.(*tab) == t {
-		p.removeLocked(e)
-	}
+	p.removeLocked(t)
 	t.close()
 	p.recycled.Add(1)
 }
@@ -298,19 +425,25 @@ func (p *Pool) dispose(t *tab) {
 func (p *Pool) maybeRestart() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.browser == nil || p.busy.Load() > 0 {
+	if p.browser == nil {
 		return
 	}
-	over := p.lru.Len() == 0 && p.pss.mb(p.pid()) > p.cfg.MemoryMB
+	for e := p.lru.Front(); e != nil; e = e.Next() {
+		if e.Value.(*tab).busy {
+			return
+		}
+	}
+	over := p.lru.Len() == 0 && p.pss.mb(browserPID(p.browser)) > p.cfg.MemoryMB
 	if p.sinceStart < p.cfg.RestartAfter && !over {
 		return
 	}
 	for e := p.lru.Front(); e != nil; e = e.Next() {
 		e.Value.(*tab).close()
 	}
-	p.tabs, p.lru = map[tabKey]*list.Element{}, list.New()
+	p.sessions, p.lru = map[tabKey]*session{}, list.New()
 	p.stopBrowser()
 	p.browser, p.stopBrowser = nil, nil
+	p.wakeLocked()
 }
 
 // startLocked starts the browser if it is not running.
@@ -372,7 +505,7 @@ func browserPID(b context.Context) int {
 // Stats is the pool's state now.
 func (p *Pool) Stats() Stats {
 	p.mu.Lock()
-	s := Stats{Contexts: p.lru.Len(), Running: p.browser != nil && p.browser.Err() == nil}
+	s := Stats{Contexts: p.lru.Len(), Sessions: len(p.sessions), Running: p.browser != nil && p.browser.Err() == nil}
 	b := p.browser
 	p.mu.Unlock()
 	s.Busy = int(p.busy.Load())

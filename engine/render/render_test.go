@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -170,4 +171,58 @@ func TestRenderWaitsForThePagesTimers(t *testing.T) {
 	if out.Took < 700*time.Millisecond {
 		t.Errorf("render took %v, less than the page's 700 ms timer", out.Took)
 	}
+}
+
+// Pages of one session render at once in pages of its one browser context: two
+// renders of a second each end in well under two seconds, and a cookie the first
+// page's script set is the session's (the second page sees it), not another
+// egress's.
+func TestSessionRendersPagesAtOnce(t *testing.T) {
+	ts := newTestServer(t)
+	p := testPool(t, Config{Timeout: 8 * time.Second})
+	if _, err := p.Render(t.Context(), ts.job("/warm", `<html><body>warm</body></html>`, 200)); err != nil {
+		t.Fatal(err) // the browser's start is not a render's time
+	}
+	slow := `<html><body><div id="root"></div><script>document.cookie = 'seen=1; path=/';
+setTimeout(function(){ document.getElementById('root').textContent = 'built'; }, 1000);</script></body></html>`
+	start := time.Now()
+	errs := make(chan error, 2)
+	for _, path := range []string{"/one", "/two"} {
+		go func() {
+			out, err := p.Render(t.Context(), ts.job(path, slow, 200))
+			if err == nil && !strings.Contains(string(out.DOM), "built") {
+				err = errors.New(path + ": the DOM was read before the page built it")
+			}
+			errs <- err
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := time.Since(start); d >= 2*time.Second { // one after the other: two timers and two settles
+		t.Errorf("two one-second renders of a session took %v: they ran one after the other", d)
+	}
+	read := `<html><body><script>document.body.setAttribute('data-cookie', document.cookie || 'none');</script></body></html>`
+	out, err := p.Render(t.Context(), ts.job("/read", read, 200))
+	if err != nil || !strings.Contains(string(out.DOM), `data-cookie="seen=1"`) {
+		t.Errorf("the session's next page does not see the cookie its script set (%v):\n%s", err, domOf(out))
+	}
+	other := ts.job("/read", read, 200)
+	other.Egress = "another"
+	out, err = p.Render(t.Context(), other)
+	if err != nil || !strings.Contains(string(out.DOM), `data-cookie="none"`) {
+		t.Errorf("another egress's session sees this one's cookie (%v):\n%s", err, domOf(out))
+	}
+	if st := p.Stats(); st.Sessions != 2 {
+		t.Errorf("stats %+v; want 2 sessions (direct and another)", st)
+	}
+}
+
+func domOf(out *Rendered) string {
+	if out == nil {
+		return "(no render)"
+	}
+	return string(out.DOM)
 }

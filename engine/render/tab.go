@@ -13,21 +13,23 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
-// tab is one browser context with its one page target, serving one session.
+// tab is one page target in a session's browser context: one render at a time.
 type tab struct {
-	key    tabKey
-	ctx    context.Context
-	cancel context.CancelFunc
-	mu     sync.Mutex // one render at a time
-	cur    atomic.Pointer[run]
-	frame  string // the main frame's id (a page target's id)
-	dead   atomic.Bool
+	key       tabKey
+	ctx       context.Context
+	cancel    context.CancelFunc
+	busy      bool      // a render has it (guarded by Pool.mu)
+	idleSince time.Time // when its last render ended (guarded by Pool.mu)
+	cur       atomic.Pointer[run]
+	frame     string // the main frame's id (a page target's id)
+	dead      atomic.Bool
 }
 
 // noPopups runs before every script of a page: a popup would be a page outside
@@ -51,8 +53,8 @@ window.clearTimeout = function(id){ if (timers[id]) { delete timers[id]; n--; } 
 new MutationObserver(function(){ changed = Date.now(); }).observe(document, {subtree: true, childList: true, characterData: true});
 })();`
 
-func newTab(browser context.Context, k tabKey) (*tab, error) {
-	ctx, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
+func newTab(browser context.Context, bc cdp.BrowserContextID, k tabKey) (*tab, error) {
+	ctx, cancel := chromedp.NewContext(browser, chromedp.WithExistingBrowserContext(bc))
 	t := &tab{key: k, ctx: ctx, cancel: cancel}
 	paused := chromedp.Events(ctx, fetch.RequestPaused) // opens the target; subscribe before enabling
 	if _, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{
