@@ -2,14 +2,11 @@ package engine
 
 import (
 	"errors"
-	"net/http"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
-	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
-	"github.com/crawlconsole/crawlconsole/engine/stories"
 	"github.com/crawlconsole/crawlconsole/engine/worker"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -31,35 +28,14 @@ func (f *remoteFront) prepare(o *Outcome) {
 
 func (f *remoteFront) begin(frontier.Task, int)       {} // the master marked it in progress when it handed it out
 func (f *remoteFront) abandon(t frontier.Task, _ int) {} // stopping: the master requeues what this worker held
+// deliver sends an outcome to the master as a result (worker.Report: what the
+// master's record reads of the page, from the parse that found its links).
 func (f *remoteFront) deliver(o Outcome) {
 	if o.Res != nil {
 		f.e.c.Response(o.Res.Status) // the worker's own rate, for its heartbeat
 		f.e.c.BytesFetched.Add(int64(len(o.Res.Body)))
-		res := *o.Res
-		if res.Parsed != nil && res.Status/100 == 2 {
-			// The signature from the parse that found the links (one tokenizer
-			// pass): the master stores it and does not parse the body again.
-			sig, text, ok := res.Parsed.Sign(res.PageBody(), res.PageType())
-			res.Signed = &fetch.Signed{Sig: sig, OK: ok, Meta: front.ParsedMeta(o.Task, &res, o.At)}
-			if ok && res.DiscoveredKind == "" && !o.Task.Refetch {
-				// The master groups first fetches of articles into stories: the
-				// fingerprint goes with the result, as the signature does.
-				res.Signed.Story, res.Signed.HasStory = stories.Fingerprint(text)
-			}
-		}
-		res.Parsed = nil
-		res.Header = make(http.Header, len(front.RecordHeaders))
-		for _, k := range front.RecordHeaders {
-			if v := o.Res.Header.Values(k); len(v) > 0 {
-				res.Header[k] = v
-			}
-		}
-		if v := o.Res.Header.Get("Date"); v != "" && o.Res.DiscoveredKind != "" {
-			res.Header.Set("Date", v) // a sitemap's dates are judged against it (readDocument)
-		}
-		o.Res = &res
 	}
-	f.box.Result(wire.Result{Task: o.Task, Lane: o.Lane, Egress: o.Egress, Kind: o.Kind, Res: o.Res, Hops: o.Hops, At: o.At})
+	f.box.Result(worker.Report(o, front.RecordHeaders, front.ParsedMeta))
 }
 
 func (f *remoteFront) deferURLs(list []deferredTask) {

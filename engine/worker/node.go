@@ -56,10 +56,9 @@ type Lanes interface {
 	Resume()
 	// Snapshot is the worker's console view; the heartbeat carries its figures.
 	Snapshot() view.Snapshot
-	// Control carries out a control of the operator's that the master passed on
-	// (wire.OpPauseLane, OpRotateLane, OpPauseHost, OpDisableHost, OpRemoveEgress,
-	// OpSetLanes, OpFlushDNS); result is the reply's Result.
-	Control(c *wire.Control) (result string, err error)
+	// Controls are the operator's controls of the lanes, which the master passes
+	// on (controls.go).
+	Controls
 	// Logf adds an event to the worker's log.
 	Logf(level view.Level, format string, args ...any)
 }
@@ -308,7 +307,7 @@ func (n *Node) onControl(msg *nats.Msg) {
 		case wire.OpWithdraw: // sources the operator removed
 			reply.Result = strconv.Itoa(n.lanes.Withdraw(c.Tasks))
 		default:
-			reply.Result, err = n.lanes.Control(&c)
+			reply.Result, err = control(n.lanes, &c)
 		}
 		if err != nil {
 			reply.Error = err.Error()

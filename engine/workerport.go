@@ -1,10 +1,8 @@
 package engine
 
 import (
-	"strconv"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/master"
@@ -66,36 +64,34 @@ func (workerRole) started(*Engine)                   {}              // nothing 
 func (workerRole) waitsWhenDry(*Options) bool        { return true } // the master decides the end
 func (workerRole) telemetry(e *Engine, t *Telemetry) { e.laneTelemetry(t) }
 
-// workerLanes is a worker's engine as its node sees it (worker.Lanes).
-type workerLanes struct{ e *Engine }
+// workerLanes is a worker's engine as its node sees it (worker.Lanes): the
+// engine's own Start, Snapshot, Pause, Resume and operator's controls, and its
+// board's side of the master's batches, releases and withdrawals.
+type workerLanes struct{ *Engine }
 
 var _ worker.Lanes = workerLanes{}
 
-func (l workerLanes) Start() error       { return l.e.Start() }
-func (l workerLanes) Close()             { l.e.Close() }
-func (l workerLanes) Snapshot() Snapshot { return l.e.Snapshot() }
-func (l workerLanes) Pause()             { l.e.Pause() }
-func (l workerLanes) Resume()            { l.e.Resume() }
+func (l workerLanes) Close() { l.Engine.Close() }
 func (l workerLanes) Logf(level Level, format string, args ...any) {
-	l.e.logf(level, 0, "", format, args...)
+	l.logf(level, 0, "", format, args...)
 }
 
 func (l workerLanes) Paused() bool {
-	l.e.mu.Lock()
-	defer l.e.mu.Unlock()
-	return l.e.paused
+	l.Engine.mu.Lock()
+	defer l.Engine.mu.Unlock()
+	return l.Engine.paused
 }
 
 func (l workerLanes) InHand() int {
-	l.e.mu.Lock()
-	defer l.e.mu.Unlock()
-	return l.e.inHand
+	l.Engine.mu.Lock()
+	defer l.Engine.mu.Unlock()
+	return l.Engine.inHand
 }
 
 // Place puts a batch of the master's tasks on the board; those for a disabled
 // host are deferred back to the master at once.
 func (l workerLanes) Place(tasks []frontier.Task) {
-	e := l.e
+	e := l.Engine
 	e.mu.Lock()
 	for _, t := range tasks {
 		e.fr.Place(t)
@@ -105,7 +101,7 @@ func (l workerLanes) Place(tasks []frontier.Task) {
 }
 
 func (l workerLanes) Carry(host string, at time.Time) {
-	if g := l.e.run.Gate; g != nil {
+	if g := l.Engine.run.Gate; g != nil {
 		g.Carry(host, at)
 	}
 }
@@ -117,7 +113,7 @@ func (l workerLanes) Release(hosts, units []string) []frontier.Task {
 	for _, u := range units {
 		moving[u] = true
 	}
-	e := l.e
+	e := l.Engine
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var out, stay []frontier.Task
@@ -144,7 +140,7 @@ func (l workerLanes) Withdraw(tasks []frontier.Task) int {
 	for _, t := range tasks {
 		leases[t.URL] = t.Lease
 	}
-	e := l.e
+	e := l.Engine
 	e.mu.Lock()
 	e.fr.MarkOut(leases)
 	out := e.offBoard(e.board.Withdraw(func(t frontier.Task) bool {
@@ -161,44 +157,19 @@ func (l workerLanes) Withdraw(tasks []frontier.Task) int {
 }
 
 func (l workerLanes) Holding() []frontier.Task {
-	l.e.mu.Lock()
-	defer l.e.mu.Unlock()
-	return append(l.e.run.InHand(), l.e.board.Tasks()...)
+	l.Engine.mu.Lock()
+	defer l.Engine.mu.Unlock()
+	return append(l.Engine.run.InHand(), l.Engine.board.Tasks()...)
 }
 
 func (l workerLanes) Drop(drop func(frontier.Task) bool) {
-	l.e.mu.Lock()
-	l.e.offBoard(l.e.board.Withdraw(drop))
-	l.e.mu.Unlock()
+	l.Engine.mu.Lock()
+	l.Engine.offBoard(l.Engine.board.Withdraw(drop))
+	l.Engine.mu.Unlock()
 }
 
 func (l workerLanes) TakeAll() []frontier.Task {
-	l.e.mu.Lock()
-	defer l.e.mu.Unlock()
-	return l.e.offBoard(l.e.board.TakeAll())
-}
-
-// Control carries out the operator's controls the master passed on, as the
-// console's would on one box.
-func (l workerLanes) Control(c *wire.Control) (result string, err error) {
-	e := l.e
-	switch c.Op {
-	case wire.OpPauseLane:
-		err = e.PauseLane(c.Lane, c.Paused)
-	case wire.OpRotateLane:
-		result, err = e.RotateLane(c.Lane)
-	case wire.OpPauseHost:
-		err = e.PauseHost(c.Host, c.Paused)
-	case wire.OpDisableHost:
-		err = e.SetHostDisabled(c.Host, c.Paused)
-	case wire.OpRemoveEgress:
-		err = e.RemoveEgress(c.Host)
-	case wire.OpSetLanes:
-		err = e.SetMaxLanes(c.N)
-	case wire.OpFlushDNS:
-		var n int
-		n, err = e.FlushDNS(c.Domain)
-		result = strconv.Itoa(n)
-	}
-	return result, err
+	l.Engine.mu.Lock()
+	defer l.Engine.mu.Unlock()
+	return l.Engine.offBoard(l.Engine.board.TakeAll())
 }
