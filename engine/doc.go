@@ -111,7 +111,7 @@
 //   - master (NewMaster, masterRole in masterport.go): the frontier half (store, dedupe,
 //     revisit, rounds, discovery, the account table) with no lanes of its own; it
 //     hands each unit's URLs to the worker holding it;
-//   - worker (StartWorker, workerRole in worker.go): the lane half (lanes, gate,
+//   - worker (StartWorker, workerRole in workerport.go): the lane half (lanes, gate,
 //     robots, egress rotation, DNS cache, fetching) with no store.
 //
 // The role decides what is built (openStore: a store or none; equip: this
@@ -119,13 +119,17 @@
 // telemetry reports. Everything that differs once the crawl runs goes through two
 // ports held from the start, the front and the crew below: Start and Stop ask the
 // front to restore, resume, save and close its store (front.go: a worker's front
-// has none), the operator's controls ask the crew, and the crawl's state asks the
-// crew whether an unfinished crawl is draining. The distributed roles' own work
-// lives in their packages as adapters over ports: package worker's Node is a
-// worker's conversation with its master (join, heartbeats, task batches, controls,
-// leave) over the worker.Lanes port, which the engine's workerLanes implements;
-// package master's Table and Link are the master's bookkeeping and conversation
-// over its Front and Host ports.
+// has none), and so do the snapshot's store-side panes, a seed list's batches and
+// live steering (a worker's front refuses the last two: they are its master's);
+// the operator's controls ask the crew, and the crawl's state asks the crew
+// whether an unfinished crawl is draining. The distributed roles' own work lives
+// in their packages as adapters over ports: package worker's Node is a worker's
+// conversation with its master (join, heartbeats, task batches, the operator's
+// controls, leave) over the worker.Lanes port, which the engine's workerLanes
+// implements (workerport.go); package master's Runtime is the master's (task
+// streams, dispatch, the workers' reports committed, controls passed on), over
+// its Table and Link and the master.Crawl port, which masterPort implements
+// (masterport.go).
 //
 // The seam between the halves is lanes.Front, the port the lanes define: what a
 // lane needs from a front (its next task and the board's bookkeeping, prepare a
@@ -133,8 +137,8 @@
 // refusal, the counters). laneport.go is the engine's side of it; the record half
 // of it goes through frontPort (record.go). On one box and on a master the port is
 // localFront, which records into the store in process (front.Front.Record). On a worker it is
-// remoteFront (worker_front.go), which sends each Outcome to the master as a result over
-// NATS, and each URL it set aside as a deferral (a message of its own: the master
+// remoteFront (worker_front.go), which sends each Outcome to the master as a result
+// over NATS (worker.Report), and each URL it set aside as a deferral (a message of its own: the master
 // defers the URL, it counts no fetch). Package cluster/wire holds the messages
 // between master and workers, their subjects and the result frame (with its HTTP
 // exchanges); package cluster, the transport under them.
