@@ -125,3 +125,19 @@ func TestMetadataSiteNameIsNoAuthor(t *testing.T) {
 		t.Errorf("authors %q from %s, want the site's name from JSON-LD when nothing else names one", got, md.AuthorsFrom)
 	}
 }
+
+// Structured data that names the first of a byline's authors gives way to the
+// byline's full list, and only to a list of people's names.
+func TestMetadataFullerByline(t *testing.T) {
+	for _, tc := range []struct{ ld, byline, want string }{
+		{"Stefan Becket", "By Stefan Becket, Kathryn Watson, Grace Segers", "Stefan Becket;Kathryn Watson;Grace Segers"},
+		{"Reuters", "Reuters, Washington, Nov 20 2019", "Reuters"},
+		{"Bill Hoppe", "By Bill Hoppe, Special to the Pioneer Press", "Bill Hoppe"},
+	} {
+		ld := `<script type="application/ld+json">{"@type":"NewsArticle","author":{"@type":"Person","name":"` + tc.ld + `"}}</script>`
+		md := metaOf(t, article(ld, `<p class="byline">`+tc.byline+`</p>`), "")
+		if got := strings.Join(md.Authors, ";"); got != tc.want {
+			t.Errorf("JSON-LD %q, byline %q: authors %q, want %q", tc.ld, tc.byline, got, tc.want)
+		}
+	}
+}

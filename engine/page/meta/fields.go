@@ -156,7 +156,7 @@ func (m *Raw) authors(ld ldFacts) ([]string, Source) {
 	var siteOnly []string
 	if a := clean(ld.authors); len(a) > 0 {
 		if !isSiteName(a, site) {
-			return a, "json-ld author"
+			return m.fullerByline(a, clean), "json-ld author"
 		}
 		siteOnly = a
 	}
@@ -166,7 +166,7 @@ func (m *Raw) authors(ld ldFacts) ([]string, Source) {
 				continue
 			}
 			if a := clean([]string{p.val}); len(a) > 0 {
-				return a, Source("meta " + k)
+				return m.fullerByline(a, clean), Source("meta " + k)
 			}
 		}
 	}
@@ -194,6 +194,44 @@ func (m *Raw) authors(ld ldFacts) ([]string, Source) {
 		return siteOnly, "json-ld author"
 	}
 	return nil, ""
+}
+
+// fullerByline is the names of the page's byline when it shows every one of
+// names and more (structured data naming the first author of three), else names.
+func (m *Raw) fullerByline(names []string, clean func([]string) []string) []string {
+	for _, b := range m.bylines {
+		a := clean([]string{b})
+		if len(a) <= len(names) || len(a) > 4 {
+			continue
+		}
+		all := true
+		for _, x := range a {
+			all = all && personLike(x)
+		}
+		for _, n := range names {
+			all = all && slices.ContainsFunc(a, func(x string) bool { return strings.EqualFold(x, n) })
+		}
+		if all {
+			return a
+		}
+	}
+	return names
+}
+
+// personLike reports whether s reads as a person's full name: two words or more,
+// each starting with a capital or a name particle, no colon ("Kathryn Watson", not
+// "Washington", "Topic: Hardware" or "Special to the Pioneer Press").
+func personLike(s string) bool {
+	w := strings.Fields(s)
+	if len(w) < 2 || strings.Contains(s, ":") {
+		return false
+	}
+	for _, x := range w {
+		if r := []rune(x)[0]; !unicode.IsUpper(r) && !nameParticles[strings.ToLower(x)] {
+			return false
+		}
+	}
+	return true
 }
 
 // isSiteName reports whether names is the site's own name alone (AppleInsider on
@@ -254,9 +292,10 @@ func cleanAuthors(vals []string, site string) []string {
 					p = strings.Join(strings.Fields(p)[2:], " ") // "Analysis by Chris Cillizza"
 				}
 			}
-			for w := strings.Fields(p); len(w) > 2 && weekdays[strings.ToLower(w[len(w)-1])]; w = w[:len(w)-1] {
-				p = strings.Join(w[:len(w)-1], " ") // "Jeff Foust Monday, November 18"
+			for w := strings.Fields(p); len(w) > 2 && (weekdays[strings.ToLower(w[len(w)-1])] || monthWords[strings.ToLower(strings.TrimSuffix(w[len(w)-1], "."))] > 0 && len(w[len(w)-1]) > 2); w = w[:len(w)-1] {
+				p = strings.Join(w[:len(w)-1], " ") // "Jeff Foust Monday, November 18", "Chris Davies - Nov 19"
 			}
+			p = strings.TrimRight(p, " -–—|")
 			for _, agency := range agencies {
 				if rest, ok := strings.CutSuffix(p, " "+agency); ok && strings.Contains(strings.TrimSpace(rest), " ") {
 					p = rest // "ERIC TUCKER Associated Press"
