@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
@@ -66,7 +67,7 @@ func (r *Runner) renderLater(s *Slot, link *route.Link, t frontier.Task, u *url.
 	go func() {
 		defer r.runs.Done()
 		defer func() { <-s.renders }()
-		r.finishRender(s.Lane.ID, link, t, rules, o.Res, render)
+		o.Kind = r.finishRender(s.Lane.ID, link, t, rules, o.Res, render)
 		r.attachRobotsSitemaps(u, rules, o.Res)
 		r.Front.Deliver(o)
 		r.Mu.Lock()
@@ -80,9 +81,10 @@ func (r *Runner) renderLater(s *Slot, link *route.Link, t frontier.Task, u *url.
 
 // finishRender renders res's page, its own requests sent through the lane: robots
 // (the page's host's rules, or the other host's), the SSRF guard (the egress's
-// dialer), the host gate and its adaptive gap, as any request to their host.
+// dialer), the host gate and its adaptive gap, as any request to their host. kind
+// is the task's outcome kind: refused when the rendered page is a block page.
 func (r *Runner) finishRender(lane int, link *route.Link, t frontier.Task, rules *robots.Rules, res *fetch.Result,
-	render func(context.Context, Send) *fetch.Rendering) {
+	render func(context.Context, Send) *fetch.Rendering) (kind string) {
 	r.Mu.Lock()
 	egIdx := r.Index(link.Name)
 	r.Mu.Unlock()
@@ -110,12 +112,36 @@ func (r *Runner) finishRender(lane int, link *route.Link, t frontier.Task, rules
 	}
 	rd := render(r.Ctx, send)
 	if rd == nil {
-		return
+		return ""
 	}
 	res.Render = rd
 	if rd.DOM == nil {
 		r.Front.Logf(view.LevelInfo, lane, t.Host, "%s kept as fetched: %s", t.URL, rd.Note)
-		return
+		return ""
 	}
 	link.F.Reread(res)
+	return r.judgeRendered(link, t, res)
+}
+
+// judgeRendered gives the block-page judge the rendered page. A refusal ends the
+// task as refused, with its evidence stored; hard evidence also tells the
+// rotation, which moves the host's next tasks off the pair (the lane checks before
+// each fetch). Soft evidence punishes neither the host nor the egress: the render
+// is not fetched again to confirm it.
+func (r *Runner) judgeRendered(link *route.Link, t frontier.Task, res *fetch.Result) string {
+	v := route.RenderedVerdict(r.Judge, t.Host, res)
+	if v.Class != egress.SiteBan {
+		return ""
+	}
+	v.Reason = "rendered page: " + v.Reason
+	action := "URL refused; host and egress not punished (soft evidence in the rendered page)"
+	if !v.Confirm {
+		action = "URL refused"
+		if r.Pool != nil {
+			action = route.RotationAction(link.Name, r.Pool.Report(link.Name, t.Host, v))
+		}
+	}
+	r.punished(link, t, res, v, action)
+	r.Front.Refusal()
+	return fetch.KindRefused
 }

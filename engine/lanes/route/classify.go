@@ -61,3 +61,20 @@ func RotationAction(from string, d egress.Decision) string {
 	}
 	return "pair " + from + " banned"
 }
+
+// RenderedVerdict judges the page a render built (res.Render.DOM): a shell whose
+// script draws a captcha or a block notice is refused as the same page sent by the
+// server would be. The plain fetch's status and headers go with the DOM; its links
+// are counted again by the judge, and the host's template of ordinary pages learns
+// nothing (the plain fetch taught it already).
+func RenderedVerdict(judge *egress.Classifier, host string, res *fetch.Result) egress.Verdict {
+	if res == nil || res.Render == nil || res.Render.DOM == nil {
+		return egress.Verdict{Class: egress.OK}
+	}
+	r := egress.Response{Host: host, Status: res.Status, Header: res.Header, Body: res.Render.DOM,
+		BodyLen: int64(len(res.Render.DOM))}
+	if res.Parsed != nil {
+		r.Text = res.Parsed.PageText // Reread parsed the DOM
+	}
+	return judge.Classify(r)
+}
