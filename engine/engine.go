@@ -74,8 +74,6 @@ type Engine struct {
 	steer       *steer.Steerer             // live steering: the changes made, their persistence
 	siteTally   sites.Tally                // per-site figures for the Sites pane
 	done        chan struct{}
-	failed      chan struct{} // closed when a store failure stopped the crawl (storefail.go)
-	failure     error         // that failure, a *StoreError (guarded by mu)
 	doneOnce    sync.Once
 	stopOnce    sync.Once
 	parentURLs  *lru.Cache[uint64, string] // for the adjacency-groups pane
@@ -140,7 +138,6 @@ func newEngine(opts Options, r role) (*Engine, error) {
 		wake:        make(chan struct{}),
 		pausedHosts: map[string]bool{},
 		done:        make(chan struct{}),
-		failed:      make(chan struct{}),
 		parentURLs:  parents,
 		persist:     make(chan Event, 1024),
 	}

@@ -148,3 +148,6 @@ func (p frontCrawl) MarkRevisit(u string) bool {
 	p.e.rv.queued[u] = true
 	return true
 }
+
+func (p frontCrawl) Wake()   { p.e.broadcast() }
+func (p frontCrawl) Cancel() { p.e.cancel() }

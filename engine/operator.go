@@ -32,8 +32,8 @@ func (e *Engine) Snapshot() Snapshot {
 		waiting += v.Queued
 	}
 	s.State = e.stateNow(nextRound, waiting)
-	if e.failure != nil {
-		s.StoreError = front.ErrorText(e.failure)
+	if err := e.fr.Failure(); err != nil {
+		s.StoreError = front.ErrorText(err)
 	}
 	s.Lanes = make([]Lane, 0, len(views))
 	s.Groups = make([]Group, 0, len(views))
@@ -93,7 +93,7 @@ func (e *Engine) Snapshot() Snapshot {
 // has in hand yet. Caller holds e.mu.
 func (e *Engine) stateNow(nextRound time.Time, waiting int) State {
 	switch {
-	case e.failure != nil:
+	case e.fr.Failure() != nil:
 		return StateFailed
 	case e.state != StateRunning:
 		return e.state

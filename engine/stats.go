@@ -101,7 +101,7 @@ func (e *Engine) endState() State {
 	nextRound := e.nextRoundAt()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.failure == nil && (e.state == StateDone || e.state == StateStopping) {
+	if e.fr.Failure() == nil && (e.state == StateDone || e.state == StateStopping) {
 		select {
 		case <-e.done:
 			return StateDone

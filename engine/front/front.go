@@ -55,6 +55,10 @@ type Crawl interface {
 	Go(f func()) bool
 	// Stopping reports whether the crawl is stopping.
 	Stopping() bool
+	// Wake wakes everything waiting for a resume (a store failure stops them). Lock held.
+	Wake()
+	// Cancel stops the crawl's work: lanes, schedulers, the master's dispatch.
+	Cancel()
 	Now() time.Time
 	Logf(level view.Level, host, format string, args ...any)
 	// LaneLogf is Logf for a lane's task.
@@ -145,6 +149,9 @@ type Front struct {
 	urgent      map[string]bool      // sources added live that go to the head of their lane's queue
 	out         steerOut             // queued sources withdrawn by :keyword rm and :site rm (withdrawals.go)
 
+	failed  chan struct{} // closed when a store failure stopped the crawl (WatchStore)
+	failure error         // that failure, a *StoreError
+
 	// ssrfWarned are the (worker, host) pairs whose refusal by a worker's SSRF guard
 	// was logged (a sync.Map of string -> struct{}): once each, not per URL.
 	ssrfWarned sync.Map
@@ -152,5 +159,5 @@ type Front struct {
 
 // New builds a crawl's front from its parts, reaching the crawl through c.
 func New(p Parts, c Crawl) *Front {
-	return &Front{Parts: p, crawl: c, maybeNew: map[string]struct{}{}}
+	return &Front{Parts: p, crawl: c, maybeNew: map[string]struct{}{}, failed: make(chan struct{})}
 }

@@ -85,3 +85,43 @@ func (f *Front) NoteLastFailure() {
 	}
 	f.Store.SetMeta(StoreFailureMeta, []byte{})
 }
+
+// WatchStore waits, until done is closed, for the store's first failed write and
+// stops the crawl on it. Going on would fetch pages that cannot be stored, move
+// counters for writes that never happened, and leave link callbacks that never come
+// (the crawl would never run dry). Stopping, not pausing: after a lost batch the frontier in memory no longer
+// matches the file (URLs marked seen whose insert was rolled back), and the file is the
+// truth a restart resumes from — the same path as after kill -9.
+func (f *Front) WatchStore(done <-chan struct{}) {
+	select {
+	case <-done:
+		return
+	case <-f.Store.Failed():
+	}
+	err := &StoreError{DB: f.Store.Path(), Err: f.Store.Err()}
+	f.Mu.Lock()
+	if f.failure == nil {
+		f.failure = err
+		f.crawl.Wake()
+	}
+	f.Mu.Unlock()
+	f.crawl.Logf(view.LevelError, "", "STORE FAILED: %v; %s", err.Err, err.Advice())
+	close(f.failed)
+	// Best effort, for `crawlconsole stats`: a one-row write often still fits (the
+	// failed batch's frames left room at the end of the WAL); if not, the console,
+	// the stats object and the exit status have said it.
+	if b, jerr := json.Marshal(StoreFailure{At: f.crawl.Now(), Error: err.Err.Error()}); jerr == nil {
+		f.Store.SetMeta(StoreFailureMeta, b)
+	}
+	// Lanes abandon their requests, the master stops dispatching and leaves its
+	// workers' results unacknowledged in the stream (M4: the next master commits
+	// them), the revisit and round schedulers stop.
+	f.crawl.Cancel()
+}
+
+// Failed is closed when the crawl stopped itself because its store failed.
+func (f *Front) Failed() <-chan struct{} { return f.failed }
+
+// Failure is the error that stopped the crawl (a *StoreError), nil while it is
+// healthy. Lock held.
+func (f *Front) Failure() error { return f.failure }
