@@ -242,7 +242,7 @@ func TestHandOutLostOnTheWayIsQueuedAgainWithAWarning(t *testing.T) {
 		r.m.link.OnHeartbeat(&nats.Msg{Data: data})
 	}
 	beat()
-	r.c.now = r.c.now.Add(r.m.o.Timeout)
+	r.c.now = r.c.now.Add(max(r.m.o.Timeout, wire.TaskAckWait))
 	beat()
 	if len(warned) != 1 || !strings.Contains(warned[0], "http://www.a.test/1") {
 		t.Fatalf("warnings %q; want one naming http://www.a.test/1", warned)

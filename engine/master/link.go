@@ -187,7 +187,7 @@ func (l *Link) OnHeartbeat(msg *nats.Msg) {
 	l.respond(msg, &wire.HeartbeatReply{Known: known, Paused: paused, PauseSeq: seq, Lease: lease})
 	if len(lost) > 0 {
 		l.host.Logf(view.LevelWarn, "worker %s holds no task, but %d handed to it were not reported for %v: queued again (a hand-out lost between master and worker): %s",
-			hb.Node, len(lost), l.book.LeaseFor, urlList(lost, 5))
+			hb.Node, len(lost), max(l.book.LeaseFor, wire.TaskAckWait), urlList(lost, 5))
 	}
 }
 
@@ -279,7 +279,9 @@ func (l *Link) unsend(name string, seq uint64) {
 	if err == nil {
 		err = s.DeleteMsg(ctx, seq)
 	}
-	if err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) && l.ctx.Err() == nil {
+	// Unsuccessful: the batch is gone, taken by the worker already (it reports its
+	// tasks late) or purged.
+	if err != nil && !errors.Is(err, jetstream.ErrMsgDeleteUnsuccessful) && l.ctx.Err() == nil {
 		l.host.Logf(view.LevelWarn, "worker %s: drop a task batch sent as it was declared dead: %v (it may fetch those tasks again)", name, err)
 	}
 }

@@ -3,6 +3,7 @@ package master
 import (
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 )
 
@@ -18,8 +19,11 @@ import (
 // master caught up with its reports and none of them come in meanwhile, the tasks
 // the master counts handed to it before that stretch began are held by nobody: they
 // go back to the queue, named in a warning, and counted (ClusterStats.Reclaimed).
-// The lease covers a batch still on its way to the worker. The cost of a wrong call
-// is one request made twice (the first report, late, is dropped).
+// The stretch lasts a lease and at least the worker's task consumer's redelivery
+// wait (wire.TaskAckWait): a batch on its way to the worker may be that late (one
+// pulled by the consumption a rejoin replaced comes again only then), and this is a
+// guard against a hang, not a clock to race. The cost of a wrong call is one request
+// made twice (the first report, late, is dropped).
 
 // readReport records that the master read the report stored at seq in the results
 // stream.
@@ -41,7 +45,7 @@ func (t *Table) idleFor(name string, idle bool, lastReport uint64, now time.Time
 		n.idleSince, n.idleMark = now, t.lease
 		return nil
 	}
-	if now.Sub(n.idleSince) < t.LeaseFor {
+	if now.Sub(n.idleSince) < max(t.LeaseFor, wire.TaskAckWait) {
 		return nil
 	}
 	var lost []frontier.Task

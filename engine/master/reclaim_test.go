@@ -10,9 +10,9 @@ import (
 
 // A hand-out lost between master and worker (a batch dropped on its way, a task
 // the worker let go of without a report) must not hang the crawl: once the worker's
-// heartbeats have said for a whole lease that it holds no task, with no report of
-// its coming in meanwhile, the master queues again what it counts handed to it from
-// before, and counts it. A task handed out during that stretch (its batch may still
+// heartbeats have said for a whole lease (and at least a batch's redelivery wait)
+// that it holds no task, with no report of its coming in meanwhile, the master
+// queues again what it counts handed to it from before, and counts it. A task handed out during that stretch (its batch may still
 // be on its way) stays the worker's, a report resets the stretch, and so does a
 // heartbeat of a worker holding something.
 func TestHandOutsNobodyHoldsAreQueuedAgainAfterALease(t *testing.T) {
@@ -38,36 +38,41 @@ func TestHandOutsNobodyHoldsAreQueuedAgainAfterALease(t *testing.T) {
 		}
 		return out
 	}
+	d := max(tb.LeaseFor, wire.TaskAckWait) // the stretch: a lease, and a batch's redelivery wait
 	if back := beat(time.Second, true); len(back) != 0 {
-		t.Fatalf("the first heartbeat holding nothing took back %v; want nothing before a lease", urls(back))
+		t.Fatalf("the first heartbeat holding nothing took back %v; want nothing before %v", urls(back), d)
 	}
 	third := tb.Dispatch(3)[0].Tasks[0] // handed out during the stretch: its batch may be on its way
-	if back := beat(10*time.Second, true); len(back) != 0 {
-		t.Fatalf("took back %v 9 s into the stretch; want nothing before a lease (15 s)", urls(back))
+	if back := beat(time.Second+d/2, true); len(back) != 0 {
+		t.Fatalf("took back %v %v into the stretch; want nothing before %v", urls(back), d/2, d)
 	}
-	back := beat(16*time.Second, true)
+	at := time.Second + d
+	back := beat(at, true)
 	if len(back) != 2 || back[0].URL != lost[1].URL || back[1].URL != lost[0].URL {
-		t.Fatalf("after a lease of heartbeats holding nothing, took back %v; want a.test/2 and /1 (not /3, handed out since)", urls(back))
+		t.Fatalf("after %v of heartbeats holding nothing, took back %v; want a.test/2 and /1 (not /3, handed out since)", d, urls(back))
 	}
 	if p, o := tb.Counts(); p != 2 || o != 1 {
 		t.Fatalf("counts %d waiting, %d out; want a.test/1 and /2 queued again, /3 still out (2, 1)", p, o)
 	}
 	// /3 is lost too. A report of w1's coming in starts the stretch again, and so
 	// does a heartbeat of it holding something.
-	beat(17*time.Second, true)
+	beat(at+time.Second, true)
 	if tb.Settle("w1", frontier.Task{URL: "http://www.z.test/1", Lease: 1}, true) {
 		t.Fatal("a report of a URL never handed out counted")
 	}
-	beat(18*time.Second, true)
-	if back := beat(32*time.Second, true); len(back) != 0 {
-		t.Fatalf("took back %v 14 s after a report of w1's; want nothing before a lease", urls(back))
+	at += 2 * time.Second
+	beat(at, true)
+	if back := beat(at+d-time.Second, true); len(back) != 0 {
+		t.Fatalf("took back %v less than %v after a report of w1's", urls(back), d)
 	}
-	beat(33*time.Second, false)
-	beat(34*time.Second, true)
-	if back := beat(48*time.Second, true); len(back) != 0 {
-		t.Fatalf("took back %v 14 s after a heartbeat holding something; want nothing before a lease", urls(back))
+	at += d
+	beat(at, false)
+	at += time.Second
+	beat(at, true)
+	if back := beat(at+d-time.Second, true); len(back) != 0 {
+		t.Fatalf("took back %v less than %v after a heartbeat holding something", urls(back), d)
 	}
-	if back := beat(49*time.Second, true); len(back) != 1 || back[0].URL != third.URL {
+	if back := beat(at+d, true); len(back) != 1 || back[0].URL != third.URL {
 		t.Fatalf("took back %v; want a.test/3", urls(back))
 	}
 	if s := tb.Stats(); s.Reclaimed != 3 {
@@ -91,16 +96,18 @@ func TestUnreadReportsHoldTheReclaimBack(t *testing.T) {
 		tb.Heartbeat(wire.Heartbeat{Node: "w1", Incarnation: "i"}, now.Add(at))
 		return tb.idleFor("w1", true, 9, now.Add(at))
 	}
-	for _, at := range []time.Duration{time.Second, 20 * time.Second} {
+	d := max(tb.LeaseFor, wire.TaskAckWait)
+	for _, at := range []time.Duration{time.Second, 2*time.Second + d} {
 		if back := beat(at); len(back) != 0 {
 			t.Fatalf("took back %d tasks at %v with the worker's last report (9) unread", len(back), at)
 		}
 	}
 	tb.readReport(9)
-	if back := beat(21 * time.Second); len(back) != 0 {
-		t.Fatalf("took back %d tasks as the master caught up; want a lease first", len(back))
+	at := 3*time.Second + d
+	if back := beat(at); len(back) != 0 {
+		t.Fatalf("took back %d tasks as the master caught up; want a stretch of %v first", len(back), d)
 	}
-	if back := beat(36 * time.Second); len(back) != 1 {
-		t.Fatalf("took back %d tasks a lease after the master caught up; want 1", len(back))
+	if back := beat(at + d); len(back) != 1 {
+		t.Fatalf("took back %d tasks %v after the master caught up; want 1", len(back), d)
 	}
 }

@@ -223,7 +223,7 @@ func (n *Node) consumeTasks() error {
 	defer cancel()
 	cons, err := n.conn.EnsureConsumer(ctx, n.sub.TaskStream(), jetstream.ConsumerConfig{
 		Durable: "task_" + n.o.Node, FilterSubject: n.sub.Tasks(n.o.Node),
-		AckPolicy: jetstream.AckExplicitPolicy, AckWait: 30 * time.Second, MaxDeliver: -1,
+		AckPolicy: jetstream.AckExplicitPolicy, AckWait: wire.TaskAckWait, MaxDeliver: -1,
 	})
 	if err != nil {
 		return err

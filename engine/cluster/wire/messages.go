@@ -49,6 +49,11 @@ const MaxHolding = 4096
 // MaxJoin bounds a join message (its claims).
 const MaxJoin = 16 * MaxMessage
 
+// TaskAckWait is how long a worker's task consumer waits for a batch it pulled to be
+// taken before the server delivers it again: a batch pulled by a consumption the
+// worker replaced (at a rejoin) reaches it only then.
+const TaskAckWait = 30 * time.Second
+
 // Validate checks the worker's name and incarnation and bounds its claims.
 func (m *Join) Validate() error {
 	if len(m.Holding) > MaxHolding {
