@@ -24,5 +24,12 @@ func (e *Engine) hostsView(groups []Group) *view.HostsView {
 			v.Live[h.Host] = l
 		}
 	}
+	if e.renderer != nil { // the renderer's own lock, taken under e.mu (it never takes e.mu)
+		hs := e.renderer.Hosts()
+		v.Render = make(map[string]view.RenderHost, len(hs))
+		for _, h := range hs {
+			v.Render[h.Host] = view.RenderHost{Host: h.Host, Renders: h.Renders, Failed: h.Failed, Requests: h.Requests, Seconds: h.Time.Seconds()}
+		}
+	}
 	return v
 }

@@ -43,6 +43,7 @@ func (e *Engine) Snapshot() Snapshot {
 			Queued: v.Queued, Done: v.Done, Paused: v.Paused}
 		if ls != nil {
 			row.Status, row.Current, row.NextFetch = ls.Status, ls.Current, ls.NextFetch
+			row.Rendering, row.Rendered, row.RenderTime = ls.Rendering, ls.Rendered, ls.RenderTime
 		}
 		if v.Paused {
 			row.Status = LanePaused

@@ -98,6 +98,9 @@ func TestCrawlRendersScriptBuiltPage(t *testing.T) {
 			t.Errorf("%s requested %d times with agents %q; want once, as the crawler", p, n, agents)
 		}
 	}
+	if r := e.Snapshot().Hosts.Render["127.0.0.1"]; r.Renders != 1 || r.Seconds <= 0 {
+		t.Errorf("the Hosts view's renders of 127.0.0.1: %+v; want 1 render and its time", r)
+	}
 	hs := e.Renderer().HostFigures("127.0.0.1")
 	if hs.Renders != 1 || hs.Requests != 3 || !hs.Dynamic {
 		t.Errorf("host figures %+v; want 1 render with 3 requests (app.js, the API, the private call robots.txt refused), judged dynamic", hs)

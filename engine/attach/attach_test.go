@@ -109,6 +109,8 @@ func richSnapshot() engine.Snapshot {
 	s.Sites.Sites[0].TotalUsed, s.Sites.Sites[0].BudgetTotal = 41, 900
 	s.Join = "crawlconsole worker --join nats://127.0.0.1:4222 --name NAME --token-file m.db.token"
 	s.Hosts.Untracked = 2
+	s.Hosts.Render = map[string]engine.RenderHost{"spa.sandbox.test": {Host: "spa.sandbox.test", Renders: 31, Failed: 1, Requests: 140, Seconds: 27.5}}
+	s.Lanes[0].Rendered, s.Lanes[0].Rendering, s.Lanes[0].RenderTime = 31, 2, 27500*time.Millisecond
 	return s
 }
 

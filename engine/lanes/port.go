@@ -109,6 +109,12 @@ type Slot struct {
 	// clears it.
 	HandedOff bool
 	renders   chan struct{} // one token per page of this lane rendering (laneRenders)
+
+	// Rendering counts the lane's pages rendering now, Rendered those it rendered
+	// in a browser, RenderTime their renders' time.
+	Rendering  int
+	Rendered   int64
+	RenderTime time.Duration
 }
 
 // NewSlot is a new lane's slot, idle.

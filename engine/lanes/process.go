@@ -131,12 +131,12 @@ func (r *Runner) process(s *Slot, link *route.Link, t frontier.Task) (ended, swa
 		switch {
 		case render == nil:
 		case learn:
-			o.Kind = r.finishRender(l.ID, link, t, rules, res, render)
+			o.Kind = r.finishRender(s, link, t, rules, res, render)
 		case r.renderLater(s, link, t, u, rules, o, render):
 			s.HandedOff = true
 			return true, false
 		default: // stopping: the render ends at once, and the page is kept as fetched
-			o.Kind = r.finishRender(l.ID, link, t, rules, res, render)
+			o.Kind = r.finishRender(s, link, t, rules, res, render)
 		}
 	}
 	r.attachRobotsSitemaps(u, rules, res) // the front queues them

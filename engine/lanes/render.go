@@ -67,7 +67,7 @@ func (r *Runner) renderLater(s *Slot, link *route.Link, t frontier.Task, u *url.
 	go func() {
 		defer r.runs.Done()
 		defer func() { <-s.renders }()
-		o.Kind = r.finishRender(s.Lane.ID, link, t, rules, o.Res, render)
+		o.Kind = r.finishRender(s, link, t, rules, o.Res, render)
 		r.attachRobotsSitemaps(u, rules, o.Res)
 		r.Front.Deliver(o)
 		r.Mu.Lock()
@@ -83,10 +83,11 @@ func (r *Runner) renderLater(s *Slot, link *route.Link, t frontier.Task, u *url.
 // (the page's host's rules, or the other host's), the SSRF guard (the egress's
 // dialer), the host gate and its adaptive gap, as any request to their host. kind
 // is the task's outcome kind: refused when the rendered page is a block page.
-func (r *Runner) finishRender(lane int, link *route.Link, t frontier.Task, rules *robots.Rules, res *fetch.Result,
+func (r *Runner) finishRender(s *Slot, link *route.Link, t frontier.Task, rules *robots.Rules, res *fetch.Result,
 	render func(context.Context, Send) *fetch.Rendering) (kind string) {
 	r.Mu.Lock()
 	egIdx := r.Index(link.Name)
+	s.Rendering++
 	r.Mu.Unlock()
 	send := func(ctx context.Context, req *http.Request) (*fetch.Result, error) {
 		host := req.URL.Hostname()
@@ -111,12 +112,19 @@ func (r *Runner) finishRender(lane int, link *route.Link, t frontier.Task, rules
 		return res, err
 	}
 	rd := render(r.Ctx, send)
+	r.Mu.Lock()
+	s.Rendering--
+	if rd != nil && rd.DOM != nil {
+		s.Rendered++
+		s.RenderTime += rd.Took
+	}
+	r.Mu.Unlock()
 	if rd == nil {
 		return ""
 	}
 	res.Render = rd
 	if rd.DOM == nil {
-		r.Front.Logf(view.LevelInfo, lane, t.Host, "%s kept as fetched: %s", t.URL, rd.Note)
+		r.Front.Logf(view.LevelInfo, s.Lane.ID, t.Host, "%s kept as fetched: %s", t.URL, rd.Note)
 		return ""
 	}
 	link.F.Reread(res)

@@ -17,6 +17,9 @@ type HostsView struct {
 	// Untracked counts responses and endings of hosts past the report's cap
 	// (hostreport.MaxHosts), added up in the row named OtherHosts.
 	Untracked int64
+	// Render are the renders per host, for the hosts that had a page rendered;
+	// nil when the crawl renders no page (no browser, render.mode off).
+	Render map[string]RenderHost `json:",omitempty"`
 }
 
 // OtherHosts names the row that adds up the hosts past the report's cap.

@@ -144,6 +144,12 @@ type Lane struct {
 	// latency or backoff.
 	Gap    time.Duration
 	GapWhy string
+	// Rendering counts the lane's pages rendering now (the lane went on to its
+	// next fetch); Rendered its pages rendered in a browser, RenderTime their
+	// renders' time.
+	Rendering  int
+	Rendered   int64
+	RenderTime time.Duration
 }
 
 // Group is one adjacency group: the hosts and parent pages bound to a lane (M1).

@@ -2,9 +2,11 @@ package panes
 
 import (
 	"cmp"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -76,7 +78,40 @@ var hostSorts = []hostSort{
 	{"gap", func(r *view.HostRow, live map[string]view.HostLive) int64 { return int64(live[r.Name].Gap) }},
 }
 
+// rendersSort orders hosts by their renders; the hosts pane sets its key (the
+// renders are not in the row).
+const rendersSort = "renders"
+
 func newHostsPane(c *pane.Common) pane.Pane { return &hostsPane{c: c} }
+
+// sorts are the orders the pane offers: renders too when the crawl renders pages.
+func (p *hostsPane) sorts() []hostSort {
+	if !p.renders() {
+		return hostSorts
+	}
+	return append(hostSorts[:len(hostSorts):len(hostSorts)], hostSort{rendersSort, func(r *view.HostRow, _ map[string]view.HostLive) int64 {
+		return p.rendered(r.Name).Renders
+	}})
+}
+
+// renders says the crawl renders pages in a browser: the host rows get the
+// render columns.
+func (p *hostsPane) renders() bool { return p.view != nil && p.view.Render != nil && p.by == byHost }
+
+// rendered is a host's renders (zero when it had none). The renderer names a host
+// without its port.
+func (p *hostsPane) rendered(host string) view.RenderHost {
+	if p.view == nil || p.view.Render == nil {
+		return view.RenderHost{}
+	}
+	if r, ok := p.view.Render[host]; ok {
+		return r
+	}
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		return p.view.Render[strings.Trim(h, "[]")]
+	}
+	return view.RenderHost{}
+}
 
 func (p *hostsPane) Title() string { return "Hosts" }
 
@@ -204,7 +239,9 @@ func (p *hostsPane) passes(r *view.HostRow) bool {
 // sort orders the rows by the chosen figure, ties by name. Rows already in order
 // cost one pass (pdqsort).
 func (p *hostsPane) sort(all hostTable) {
-	k := hostSorts[p.sortKey].key
+	sorts := p.sorts()
+	p.sortKey = min(p.sortKey, len(sorts)-1)
+	k := sorts[p.sortKey].key
 	var live map[string]view.HostLive
 	if p.view != nil && p.by == byHost {
 		live = p.view.Live
@@ -285,8 +322,9 @@ func (p *hostsPane) Update(msg tea.Msg) tea.Cmd {
 		switch {
 		case p.list.Navigate(km, k, len(p.rows)):
 		case pane.Matches(k, km.Sort):
-			p.sortKey = (p.sortKey + 1) % len(hostSorts)
-			p.desc = hostSorts[p.sortKey].key != nil // figures: largest first
+			sorts := p.sorts()
+			p.sortKey = (p.sortKey + 1) % len(sorts)
+			p.desc = sorts[p.sortKey].key != nil // figures: largest first
 			return p.resort()
 		case pane.Matches(k, km.Reverse):
 			p.desc = !p.desc
@@ -315,13 +353,14 @@ func (p *hostsPane) resort() tea.Cmd {
 	if !p.desc {
 		dir = "smallest first"
 	}
-	if hostSorts[p.sortKey].key == nil {
+	sorts := p.sorts()
+	if sorts[p.sortKey].key == nil {
 		dir = "A to Z"
 		if p.desc {
 			dir = "Z to A"
 		}
 	}
-	return pane.Status("hosts sorted by "+hostSorts[p.sortKey].name+", "+dir, false)
+	return pane.Status("hosts sorted by "+sorts[p.sortKey].name+", "+dir, false)
 }
 
 func (p *hostsPane) Position() string { return p.list.Position(len(p.rows)) }
@@ -356,6 +395,9 @@ func (p *hostsPane) columns() []pane.Column {
 		cols = append(cols, pane.Column{Title: "GAP", Width: 12})
 		if p.mid() {
 			cols = append(cols, pane.Column{Title: "BUDGET", Width: 7, Right: true})
+		}
+		if p.mid() && p.renders() {
+			cols = append(cols, pane.Column{Title: "REND", Width: 5, Right: true}, pane.Column{Title: "R-AVG", Width: 6, Right: true})
 		}
 	}
 	return pane.LayoutColumns(cols, p.width)
@@ -403,6 +445,10 @@ func (p *hostsPane) View() string {
 			if p.mid() {
 				cells = append(cells, budgetCell(l))
 			}
+			if p.mid() && p.renders() {
+				rh := p.rendered(h.Name)
+				cells = append(cells, rendersCell(rh.Renders, rh.Failed), renderAvgCell(rh.Renders, rh.Seconds))
+			}
 		}
 		b.WriteString("\n")
 		bad := h.Refused > 0 || h.Classes[view.Class4xx]+h.Classes[view.Class5xx] > h.Classes[view.Class2xx]
@@ -436,7 +482,7 @@ func (p *hostsPane) summary(all hostTable) string {
 		{Label: "fetched", Value: pane.Thousands(fetched)},
 		{Label: "refused", Value: pane.Thousands(refused), Bad: refused > 0},
 		{Label: "refusing", Value: pane.Thousands(blocked), Bad: blocked > 0},
-		{Label: "sort", Value: hostSorts[p.sortKey].name + " " + dir},
+		{Label: "sort", Value: p.sorts()[min(p.sortKey, len(p.sorts())-1)].name + " " + dir},
 	}
 	if p.view != nil && p.view.Untracked > 0 {
 		figs = append(figs, pane.Figure{Label: "past the cap", Value: pane.Thousands(p.view.Untracked)})
@@ -472,4 +518,28 @@ func budgetCell(h view.HostLive) string {
 		return strconv.Itoa(h.BudgetUsed)
 	}
 	return "-"
+}
+
+// rendersCell is a host's or lane's pages rendered, with those whose render
+// failed (kept as fetched) after a slash: "31", "30/1", "-" for none.
+func rendersCell(renders, failed int64) string {
+	switch {
+	case renders+failed == 0:
+		return "-"
+	case failed > 0:
+		return pane.Thousands(renders) + "/" + pane.Thousands(failed)
+	}
+	return pane.Thousands(renders)
+}
+
+// renderAvgCell is the mean time of a render: "350ms", "1.2s", "-" for none.
+func renderAvgCell(renders int64, seconds float64) string {
+	if renders == 0 {
+		return "-"
+	}
+	avg := time.Duration(seconds / float64(renders) * float64(time.Second))
+	if avg < time.Second {
+		return strconv.FormatInt(avg.Milliseconds(), 10) + "ms"
+	}
+	return strconv.FormatFloat(avg.Seconds(), 'f', 1, 64) + "s"
 }

@@ -194,6 +194,9 @@ func (p *lanesPane) columns() []pane.Column {
 		pane.Column{Title: "DONE", Width: 6, Right: true},
 		pane.Column{Title: "Q", Width: 4, Right: true},
 	)
+	if p.wide() && p.renders() {
+		cols = append(cols, pane.Column{Title: "REND", Width: 6, Right: true}, pane.Column{Title: "R-AVG", Width: 6, Right: true})
+	}
 	if p.wide() {
 		cols = append(cols, pane.Column{Title: "HOSTS", Width: 26})
 	}
@@ -248,6 +251,9 @@ func (p *lanesPane) View() string {
 			pane.Thousands(l.Done),
 			strconv.Itoa(l.Queued),
 		)
+		if wide && p.renders() {
+			cells = append(cells, laneRendersCell(l), renderAvgCell(l.Rendered, l.RenderTime.Seconds()))
+		}
 		if wide {
 			cells = append(cells, hostsCell(l.Hosts))
 		}
@@ -318,6 +324,23 @@ func (p *lanesPane) gapWide() bool { return p.width >= 130 }
 
 // wide says whether the pane is wide enough for the HOSTS column.
 func (p *lanesPane) wide() bool { return p.width >= 110 }
+
+// renders says the crawl renders pages in a browser: the lanes get the render
+// columns.
+func (p *lanesPane) renders() bool { return p.snap != nil && p.snap.Render != nil }
+
+// laneRendersCell is a lane's pages rendered, and "+n" for those rendering now
+// beside its fetches: "31", "31+2", "-".
+func laneRendersCell(l *engine.Lane) string {
+	if l.Rendered == 0 && l.Rendering == 0 {
+		return "-"
+	}
+	s := pane.Thousands(l.Rendered)
+	if l.Rendering > 0 {
+		s += "+" + strconv.Itoa(l.Rendering)
+	}
+	return s
+}
 
 // hostsCell shows the first host and how many more the lane holds.
 func hostsCell(hosts []string) string {
