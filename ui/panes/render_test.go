@@ -32,7 +32,7 @@ func TestRenderColumnsInHostsAndLanes(t *testing.T) {
 	snap := &engine.Snapshot{At: time.Unix(0, 0),
 		Render: &view.RenderStats{Running: true, Renders: 31},
 		Hosts: &view.HostsView{
-			Hosts: view.HostRowsOf([]view.HostRow{{Name: "spa.test:8080", Fetched: 32}, {Name: "plain.test", Fetched: 40}}),
+			Hosts:  view.HostRowsOf([]view.HostRow{{Name: "spa.test:8080", Fetched: 32}, {Name: "plain.test", Fetched: 40}}),
 			Render: map[string]view.RenderHost{"spa.test": {Host: "spa.test", Renders: 30, Failed: 1, Seconds: 10.5}},
 		},
 		Lanes: []engine.Lane{
