@@ -166,6 +166,18 @@
 // lanes, the block-page judge, revisit and the export alike; discover reads feeds and
 // sitemaps.
 //
+// # The front's store side (package front)
+//
+// Package front owns the store side of the queue on one box and on a master: the
+// seeds and links handed to the store and queued as it confirms them (Submit), the
+// queue's spill to the store and its page-in, link extraction, recording a task's
+// end (Record), putting due pages back (Requeue), the page budgets, steering's
+// early marks, urgent sources and withdrawals, the counters and the store failure's
+// watch. It reaches the crawl through front.Crawl, the port it defines (the crew
+// that fetches, the revisit runtime, what a page feeds besides the store, the
+// crawl's life and log); frontport.go is the engine's side of it, and e.fr the
+// engine's way in. Its state is under Engine.mu (front.Parts.Mu), as the lanes'.
+//
 // # Discovery over a port
 //
 // Package feeds is the front's side of news discovery: what a read of a feed,
@@ -187,7 +199,8 @@
 // (seed 003 step 3-2-3), bounded by a 2 s timeout. Order: Engine.mu, then the egress
 // rotation's lock, then the dedupe shards; Engine.mu before the politeness gate's lock
 // (the gate calls lanes.Runner.HostInterval, which takes Engine.mu, only outside
-// its own). The lanes share Engine.mu (lanes.Runner.Mu); package feeds does not
+// its own). The lanes and the front share Engine.mu (lanes.Runner.Mu,
+// front.Parts.Mu); package feeds does not
 // (its locks are taken after Engine.mu, never before). Store
 // callbacks (LinkResult, AfterCommit) take Engine.mu on the writer's goroutine.
 package engine
