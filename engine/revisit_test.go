@@ -401,15 +401,44 @@ func TestRevisitClassWindowsStopRevisits(t *testing.T) {
 	}
 	e.Close()
 	rows := revisitRows(t, o.DB)
+	queued := queuedURLs(t, o.DB)
 	for u, p := range rows {
 		inWindow := p.Class == open
 		if !inWindow && !p.Next.Equal(revisit.Never) {
 			t.Errorf("%s (%s): next %v after its window closed, want never", u, p.Class, p.Next)
 		}
-		if inWindow && p.Next.Equal(revisit.Never) && p.Fetches < 3 {
+		// A revisit requeued as the crawl closed is never until it is fetched, but it
+		// stands in the queue the next run resumes: parked only if it is not queued.
+		if inWindow && p.Next.Equal(revisit.Never) && p.Fetches < 3 && !queued[u] {
 			t.Errorf("%s (%s, no window): parked after %d fetches", u, p.Class, p.Fetches)
 		}
 	}
+}
+
+// queuedURLs are the URLs the store at path holds queued or in a lane's hands:
+// those the next run resumes.
+func queuedURLs(t *testing.T, path string) map[string]bool {
+	t.Helper()
+	st, err := store.Open(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	urls, err := st.PageURLs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	states, err := st.URLStates(urls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, u := range states {
+		if u.State == store.Unprocessed || u.State == store.InProgress || u.State == store.Deferred {
+			out[u.URL] = true
+		}
+	}
+	return out
 }
 
 // :revisit now puts a stored page back in the queue at once, even with the scheduler
