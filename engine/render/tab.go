@@ -36,14 +36,16 @@ type tab struct {
 // our interception. It also keeps what the settle needs to know of the page's own
 // work: its fetch and XHR calls under way, counted from the moment the script makes
 // them (the paused request reaches us later, and on a loaded box after the network
-// looked quiet); its short timers (a script that builds the page a tick after its
+// looked quiet) until 100 ms after their answer came (the script reads the body and
+// builds the page from it after the call resolved); its short timers (a script that builds the page a tick after its
 // data came) while the document is young; and when its DOM last changed.
 const noPopups = `window.open = function() { return null; };
 (function(){ var n = 0, t0 = Date.now(), changed = t0, timers = {};
 window.__ccSettle = function(){ return [n, Date.now() - changed]; };
-var f = window.fetch; if (f) { window.fetch = function(){ n++; return f.apply(this, arguments).finally(function(){ n--; }); }; }
-var send = XMLHttpRequest.prototype.send; XMLHttpRequest.prototype.send = function(){ n++; this.addEventListener('loadend', function(){ n--; }); return send.apply(this, arguments); };
 var st = window.setTimeout, ct = window.clearTimeout;
+function done(){ st(function(){ n--; }, 100); }
+var f = window.fetch; if (f) { window.fetch = function(){ n++; var p = f.apply(this, arguments); p.then(done, done); return p; }; }
+var send = XMLHttpRequest.prototype.send; XMLHttpRequest.prototype.send = function(){ n++; this.addEventListener('loadend', done); return send.apply(this, arguments); };
 window.setTimeout = function(fn, d){
   if (typeof fn !== 'function' || (d|0) > 1000 || Date.now() - t0 > 3000) { return st.apply(this, arguments); }
   var args = Array.prototype.slice.call(arguments, 2), id;
@@ -253,9 +255,13 @@ func (t *tab) handle(ev fetch.EventRequestPaused) {
 		}
 	}
 	r.inflight.Add(1)
+	// The network is quiet from when the page has the answer, not from when the
+	// crawler had it: on a loaded box handing it over takes a while.
+	defer func() {
+		r.quietAt.Store(time.Now().UnixNano())
+		r.inflight.Add(-1)
+	}()
 	resp, err := r.job.Fetch(r.ctx, req)
-	r.quietAt.Store(time.Now().UnixNano())
-	r.inflight.Add(-1)
 	if err != nil || resp == nil || resp.Status < 100 {
 		failWith(network.ErrorReasonFailed)
 		return
