@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 
@@ -30,13 +31,41 @@ func (e *Engine) setupRender() {
 	}}
 	e.renderer = render.NewService(pool, d)
 	e.run.Render = e.renderer
+	if e.st != nil {
+		if b, err := e.st.GetMeta(renderVerdictsKey); err == nil {
+			var vs render.Verdicts
+			if json.Unmarshal(b, &vs) == nil {
+				d.Restore(vs)
+			}
+		}
+	}
+}
+
+// renderVerdictsKey is the store meta key of the sections' render verdicts, kept
+// across runs so that a restarted crawl does not learn its hosts again.
+const renderVerdictsKey = "render_verdicts"
+
+// saveRenderVerdicts keeps what the decider learned in the store (on stop).
+func (e *Engine) saveRenderVerdicts() {
+	if e.renderer == nil || e.st == nil {
+		return
+	}
+	vs := e.renderer.Decider.Verdicts()
+	if len(vs) == 0 {
+		return
+	}
+	if b, err := json.Marshal(vs); err == nil {
+		e.st.SetMeta(renderVerdictsKey, b)
+	}
 }
 
 // Renderer is the crawl's page renderer, nil when pages are not rendered.
 func (e *Engine) Renderer() *render.Service { return e.renderer }
 
-// closeRender ends the browser (after the lanes stopped).
+// closeRender keeps the render verdicts and ends the browser (after the lanes
+// stopped).
 func (e *Engine) closeRender() {
+	e.saveRenderVerdicts()
 	if e.renderer != nil {
 		e.renderer.Pool.Close()
 	}

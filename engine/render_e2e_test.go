@@ -105,4 +105,14 @@ func TestCrawlRendersScriptBuiltPage(t *testing.T) {
 	if hs.Renders != 1 || hs.Requests != 3 || !hs.Dynamic {
 		t.Errorf("host figures %+v; want 1 render with 3 requests (app.js, the API, the private call robots.txt refused), judged dynamic", hs)
 	}
+	// The next run on this database knows the home page's section needs
+	// rendering before it sees a page: no learning render again.
+	again, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if known, dynamic := again.Renderer().Decider.Verdict("127.0.0.1", "http://"+site.host+"/"); !known || !dynamic {
+		t.Errorf("restarted on the store: the home section's verdict known=%v dynamic=%v; want it kept as needing rendering", known, dynamic)
+	}
 }

@@ -240,3 +240,39 @@ func sectionKey(host, rawURL string) string {
 	}
 	return host + "/" + seg
 }
+
+// Verdicts are the sections' known verdicts, to keep across runs: section key
+// (host and first path segment) to whether its pages need rendering.
+type Verdicts map[string]bool
+
+// Verdicts is what the decider learned: every section with a verdict.
+func (d *Decider) Verdicts() Verdicts {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make(Verdicts, len(d.sections))
+	for k, v := range d.sections {
+		if v.known {
+			out[k] = v.dynamic
+		}
+	}
+	return out
+}
+
+// Restore takes the verdicts a past run learned: their sections' pages are
+// decided on them at once, without a learning render (a static section is still
+// rechecked at its rate). A verdict learned in this run stays.
+func (d *Decider) Restore(vs Verdicts) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.sections == nil {
+		d.sections = map[string]*verdict{}
+	}
+	for k, dynamic := range vs {
+		if len(d.sections) >= maxSections {
+			return
+		}
+		if _, ok := d.sections[k]; !ok {
+			d.sections[k] = &verdict{known: true, dynamic: dynamic}
+		}
+	}
+}

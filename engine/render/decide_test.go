@@ -98,3 +98,21 @@ func TestPageFeaturesWeighTextWithoutCopyingIt(t *testing.T) {
 		t.Fatalf("weighing a parsed page allocates %.0f times, want none", n)
 	}
 }
+
+// What one decider learned, restored into another, decides its sections at once;
+// a verdict the second learned itself stays.
+func TestDeciderVerdictsRestore(t *testing.T) {
+	shell := Features{Shell: true}
+	a := &Decider{}
+	a.Learn("spa.test", "http://spa.test/a/1", shell, Features{Links: 30, Text: 2000})
+	a.Learn("spa.test", "http://spa.test/news/1", shell, shell)
+	b := &Decider{}
+	b.Learn("spa.test", "http://spa.test/news/2", shell, Features{Links: 30, Text: 2000})
+	b.Restore(a.Verdicts())
+	if need, why := b.Need("spa.test", "http://spa.test/a/9", shell); !need || why == WhyLearning {
+		t.Errorf("restored dynamic section: need=%v (%s); want rendered on the verdict", need, why)
+	}
+	if known, dynamic := b.Verdict("spa.test", "http://spa.test/news/3"); !known || !dynamic {
+		t.Errorf("the section the decider learned itself: known=%v dynamic=%v; want its own verdict kept", known, dynamic)
+	}
+}
