@@ -51,7 +51,7 @@ func TestMasterRestartRefetchesNothing(t *testing.T) {
 	}
 	c.opts.Seeds = nil
 	c.startMaster()
-	c.waitDone(60 * time.Second)
+	st := c.waitDone(60 * time.Second)
 	asked := map[string]int{}
 	for _, r := range c.sb.Truth().Requests() { // before the reference crawl asks them again
 		if r.Kind != "robots" {
@@ -61,7 +61,14 @@ func TestMasterRestartRefetchesNothing(t *testing.T) {
 	want := uniqueCrawl(t, c.sb)
 	got := enginetest.StoredSet(t, c.opts.DB) // fails on a page stored twice
 	if len(got) != len(want) {
-		t.Fatalf("stored %d pages after the master's restart, a single-process crawl stores %d", len(got), len(want))
+		var missing []string
+		for u := range want {
+			if _, ok := got[u]; !ok && len(missing) < 5 {
+				missing = append(missing, u)
+			}
+		}
+		t.Fatalf("stored %d pages after the master's restart, a single-process crawl stores %d; missing %v (asked %v times); the restarted master's errors %v, skips %v, examples %v",
+			len(got), len(want), missing, askedOf(asked, missing), st.Errors, st.Skipped, st.Examples)
 	}
 	twice := 0
 	for _, n := range asked {
@@ -73,4 +80,13 @@ func TestMasterRestartRefetchesNothing(t *testing.T) {
 		t.Fatalf("%d of %d URLs requested twice across the master's restart; want at most 1%%", twice, len(asked))
 	}
 	t.Logf("%d pages, %d URLs requested, %d of them twice", len(got), len(asked), twice)
+}
+
+// askedOf is how many times the sandbox was asked each of urls.
+func askedOf(asked map[string]int, urls []string) []int {
+	out := make([]int, len(urls))
+	for i, u := range urls {
+		out[i] = asked[u]
+	}
+	return out
 }
