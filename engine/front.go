@@ -62,8 +62,8 @@ func (f localFront) started() {
 }
 
 // stop saves what the crawl learned, once its lanes and goroutines are done: the
-// DNS cache, the lanes still open, the discovery state, the revisit site priors and
-// the round, and commits every write.
+// DNS cache, the lanes still open, the discovery state, the revisit site priors,
+// the render verdicts and the round, and commits every write.
 func (f localFront) stop() {
 	e := f.e
 	if e.dns != nil {
@@ -74,6 +74,7 @@ func (f localFront) stop() {
 		e.disc.Save(e.now())
 	}
 	e.rv.SaveSitePriors(e.now())
+	e.saveRenderVerdicts(e.st)
 	e.endRound(e.now()) // M3: the round's results are not lost to a stop
 	if err := e.st.Flush(); err != nil && e.Failure() == nil {
 		e.logf(LevelError, 0, "", "store: %v", err)

@@ -7,11 +7,13 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/render"
 	"github.com/crawlconsole/crawlconsole/engine/view"
+	"github.com/crawlconsole/crawlconsole/store"
 )
 
 // setupRender gives the lanes a renderer when a browser is found and render.mode
-// is not off; without a browser the crawl says so once and fetches plainly.
-func (e *Engine) setupRender() {
+// is not off; without a browser the crawl says so once and fetches plainly. The
+// verdicts an earlier run kept come from kept, the role's store (none on a worker).
+func (e *Engine) setupRender(kept *store.Store) {
 	o := e.opts.Render
 	if strings.EqualFold(o.Mode, "off") {
 		return
@@ -31,8 +33,8 @@ func (e *Engine) setupRender() {
 	}}
 	e.renderer = render.NewService(pool, d)
 	e.run.Render = e.renderer
-	if e.st != nil {
-		if b, err := e.st.GetMeta(renderVerdictsKey); err == nil {
+	if kept != nil {
+		if b, err := kept.GetMeta(renderVerdictsKey); err == nil {
 			var vs render.Verdicts
 			if json.Unmarshal(b, &vs) == nil {
 				d.Restore(vs)
@@ -45,9 +47,9 @@ func (e *Engine) setupRender() {
 // across runs so that a restarted crawl does not learn its hosts again.
 const renderVerdictsKey = "render_verdicts"
 
-// saveRenderVerdicts keeps what the decider learned in the store (on stop).
-func (e *Engine) saveRenderVerdicts() {
-	if e.renderer == nil || e.st == nil {
+// saveRenderVerdicts keeps what the decider learned in st (the front's stop).
+func (e *Engine) saveRenderVerdicts(st *store.Store) {
+	if e.renderer == nil {
 		return
 	}
 	vs := e.renderer.Decider.Verdicts()
@@ -55,17 +57,15 @@ func (e *Engine) saveRenderVerdicts() {
 		return
 	}
 	if b, err := json.Marshal(vs); err == nil {
-		e.st.SetMeta(renderVerdictsKey, b)
+		st.SetMeta(renderVerdictsKey, b)
 	}
 }
 
 // Renderer is the crawl's page renderer, nil when pages are not rendered.
 func (e *Engine) Renderer() *render.Service { return e.renderer }
 
-// closeRender keeps the render verdicts and ends the browser (after the lanes
-// stopped).
+// closeRender ends the browser (after the lanes stopped).
 func (e *Engine) closeRender() {
-	e.saveRenderVerdicts()
 	if e.renderer != nil {
 		e.renderer.Pool.Close()
 	}

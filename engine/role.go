@@ -79,7 +79,7 @@ func (e *Engine) equipLanes(we *workerEgress, kept *store.Store) error {
 		return err
 	}
 	e.gate = e.run.NewGate()
-	e.setupRender()
+	e.setupRender(kept)
 	return nil
 }
 
