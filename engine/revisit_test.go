@@ -70,18 +70,27 @@ func revisitOptions(t *testing.T, sb *sandbox.Sandbox) Options {
 	return o
 }
 
-// revisitRows reads every page's revisit state from a closed crawl's store.
-func revisitRows(t *testing.T, path string) map[string]revisit.Page {
+// openPages opens a closed crawl's store and lists its pages' URLs; the caller
+// closes the store.
+func openPages(t *testing.T, path string) (*store.Store, []string) {
 	t.Helper()
 	st, err := store.Open(path, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
 	urls, err := st.PageURLs()
 	if err != nil {
+		st.Close()
 		t.Fatal(err)
 	}
+	return st, urls
+}
+
+// revisitRows reads every page's revisit state from a closed crawl's store.
+func revisitRows(t *testing.T, path string) map[string]revisit.Page {
+	t.Helper()
+	st, urls := openPages(t, path)
+	defer st.Close()
 	rows, err := st.Revisits(urls)
 	if err != nil {
 		t.Fatal(err)
@@ -419,15 +428,8 @@ func TestRevisitClassWindowsStopRevisits(t *testing.T) {
 // those the next run resumes.
 func queuedURLs(t *testing.T, path string) map[string]bool {
 	t.Helper()
-	st, err := store.Open(path, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, urls := openPages(t, path)
 	defer st.Close()
-	urls, err := st.PageURLs()
-	if err != nil {
-		t.Fatal(err)
-	}
 	states, err := st.URLStates(urls)
 	if err != nil {
 		t.Fatal(err)
