@@ -100,7 +100,7 @@ func TestClusterKill9LosesNothing(t *testing.T) {
 	}
 
 	// Let the crawl finish: the master ends by itself (--until-idle).
-	if code := k.master.wait(t, 3*time.Minute); code != 0 || !strings.Contains(k.master.out.String(), "done:") {
+	if code := k.master.wait(t); code != 0 || !strings.Contains(k.master.out.String(), "done:") {
 		k.fatalf("the last master exited with status %d without finishing", code)
 	}
 	for _, w := range k.workers {

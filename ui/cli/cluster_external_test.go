@@ -113,7 +113,7 @@ func TestClusterOnExternalNATSServer(t *testing.T) {
 			"--allow-private", "127.0.0.0/8", "--dns-server", sb.DNSAddr())
 		w.waitOutput(t, "worker "+name+": joined", 90*time.Second)
 	}
-	if code := master.wait(t, 2*time.Minute); code != 0 || !strings.Contains(master.out.String(), "done:") {
+	if code := master.wait(t); code != 0 || !strings.Contains(master.out.String(), "done:") {
 		t.Fatalf("master exited with status %d without finishing:\n%s", code, tail(master.out.String(), 20))
 	}
 	want := (<-ref).get(t)
@@ -160,7 +160,7 @@ func TestClusterRefusesBadCredential(t *testing.T) {
 		t.Run("worker "+tc.name, func(t *testing.T) {
 			w := startChild(t, "worker", "worker", "--join", url, "--name", "w1", tc.flag, tc.value,
 				"--egress", "bind:127.0.0.2", "--allow-private", "127.0.0.0/8")
-			code := w.wait(t, 90*time.Second)
+			code := w.wait(t)
 			out := w.out.String()
 			if code != ExitUsage || !strings.Contains(out, "--token") || !strings.Contains(out, "--token-file") {
 				t.Fatalf("worker with a wrong %s: exit %d, want %d and a message naming --token / --token-file:\n%s", tc.flag, code, ExitUsage, out)

@@ -80,13 +80,12 @@ func (c *child) exited() bool {
 }
 
 // wait waits for the process to exit and returns its exit status, failing the
-// test after d or enginetest.CrawlPatience, whichever is longer: d is what the
-// process takes on an idle box, and a loaded 2-core box takes several times that
-// (a killed cluster's crawl was still fetching 4.6 pages/s at 3 minutes). A test
-// that bounds how soon a process exits measures that itself.
-func (c *child) wait(t *testing.T, d time.Duration) int {
+// test after enginetest.CrawlPatience: a loaded 2-core box takes several times what
+// an idle one does (a killed cluster's crawl was still fetching 4.6 pages/s at 3
+// minutes). A test that bounds how soon a process exits measures that itself.
+func (c *child) wait(t *testing.T) int {
 	t.Helper()
-	d = max(d, enginetest.CrawlPatience)
+	d := enginetest.CrawlPatience
 	select {
 	case <-c.done:
 		return c.cmd.ProcessState.ExitCode()

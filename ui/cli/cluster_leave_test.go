@@ -55,7 +55,7 @@ func TestWorkerStopsSoonWhenTheMasterIsGone(t *testing.T) {
 	if err := w.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	code := w.wait(t, 90*time.Second) // engine.DefaultLeaveGrace is 5 s
+	code := w.wait(t) // engine.DefaultLeaveGrace is 5 s
 	took := time.Since(began)
 	out := w.out.String()
 	line := regexp.MustCompile(`(?m)^crawlconsole worker: w1 stopped: master unreachable \(no connection to its NATS server for 5s\): ` +
@@ -80,7 +80,7 @@ func TestWorkerStopsSoonWhenTheMasterIsGone(t *testing.T) {
 	m = startChild(t, "master run 2", masterArgs...)
 	m.waitOutput(t, "workers join with", 90*time.Second)
 	w = worker("w1")
-	if code := m.wait(t, 3*time.Minute); code != 0 || !strings.Contains(m.out.String(), "done:") {
+	if code := m.wait(t); code != 0 || !strings.Contains(m.out.String(), "done:") {
 		t.Fatalf("the restarted master exited with status %d without finishing:\n%s", code, tail(m.out.String(), 20))
 	}
 	w.kill()
