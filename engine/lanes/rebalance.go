@@ -11,12 +11,17 @@ import (
 // PlanRebalance re-deals the lanes over the egress addresses so each address
 // carries about the same observed work: a lane's cost is its queued tasks plus the
 // one in hand, times per (a task's seconds: mean fetch time plus mean lane pause).
-// The deal is longest-processing-time first onto the least-loaded address. It takes
+// The deal is longest-processing-time first onto the least-loaded address that can
+// take the lane: one where no other lane holds one of its hosts or parent pages (a
+// host bound to lanes on two addresses, as a social site's rotation does, cannot
+// join them) and that may serve its hosts (Board.Allowed). So every move the plan
+// lists is one ApplyRebalance makes, unless the board changes in between. It takes
 // the lock.
 func (r *Runner) PlanRebalance(per float64) view.RebalancePlan {
 	r.Mu.Lock()
 	views := r.Board.View()
 	egs := append([]string(nil), r.Board.Egresses()...)
+	binds := r.Board.bindings()
 	r.Mu.Unlock()
 	idx := map[string]int{}
 	for i, n := range egs {
@@ -49,10 +54,11 @@ func (r *Runner) PlanRebalance(per float64) view.RebalancePlan {
 	for _, l := range ls {
 		best := l.from
 		for i := range after {
-			if after[i].Cost < after[best].Cost {
+			if after[i].Cost < after[best].Cost && binds.free(l.id, i) {
 				best = i
 			}
 		}
+		binds.move(l.id, l.from, best)
 		after[best].Lanes++
 		after[best].Cost += l.cost
 		if best != l.from {
@@ -63,6 +69,88 @@ func (r *Runner) PlanRebalance(per float64) view.RebalancePlan {
 	plan.Summary = fmt.Sprintf("move %d of %d lanes; busiest address %.1fs -> %.1fs of queued work",
 		len(plan.Moves), len(ls), maxCost(before), maxCost(after))
 	return plan
+}
+
+// laneBindings is what binds each lane to its address, copied from the board for a
+// plan: the hosts and parent pages it holds, which lane holds each key on each
+// address, and the addresses each lane's hosts may not use.
+type laneBindings struct {
+	hosts    map[int][]string
+	parents  map[int][]uint64
+	banned   map[int]map[int]bool // lane -> egress its hosts may not use
+	byHost   []map[string]int     // per egress: host -> lane
+	byParent []map[uint64]int     // per egress: parent -> lane
+}
+
+// bindings copies the board's bindings. Caller holds the lock.
+func (b *Board) bindings() *laneBindings {
+	lb := &laneBindings{hosts: map[int][]string{}, parents: map[int][]uint64{}, banned: map[int]map[int]bool{}}
+	for e := range b.egresses {
+		hs := make(map[string]int, len(b.byHost[e]))
+		for h, l := range b.byHost[e] {
+			hs[h] = l.ID
+		}
+		ps := make(map[uint64]int, len(b.byParent[e]))
+		for p, l := range b.byParent[e] {
+			ps[p] = l.ID
+		}
+		lb.byHost, lb.byParent = append(lb.byHost, hs), append(lb.byParent, ps)
+	}
+	for id, l := range b.lanes {
+		for h := range l.hosts {
+			lb.hosts[id] = append(lb.hosts[id], h)
+			for e := range b.egresses {
+				if !b.allowed(e, h) {
+					if lb.banned[id] == nil {
+						lb.banned[id] = map[int]bool{}
+					}
+					lb.banned[id][e] = true
+				}
+			}
+		}
+		for p := range l.parents {
+			lb.parents[id] = append(lb.parents[id], p)
+		}
+	}
+	return lb
+}
+
+// free says whether lane id could be bound to egress e as the plan stands: no other
+// lane holds one of its keys there, and its hosts may use e.
+func (lb *laneBindings) free(id, e int) bool {
+	if lb.banned[id][e] {
+		return false
+	}
+	for _, h := range lb.hosts[id] {
+		if o, ok := lb.byHost[e][h]; ok && o != id {
+			return false
+		}
+	}
+	for _, p := range lb.parents[id] {
+		if o, ok := lb.byParent[e][p]; ok && o != id {
+			return false
+		}
+	}
+	return true
+}
+
+// move records lane id's keys as held on to instead of from.
+func (lb *laneBindings) move(id, from, to int) {
+	if from == to {
+		return
+	}
+	for _, h := range lb.hosts[id] {
+		if lb.byHost[from][h] == id {
+			delete(lb.byHost[from], h)
+		}
+		lb.byHost[to][h] = id
+	}
+	for _, p := range lb.parents[id] {
+		if lb.byParent[from][p] == id {
+			delete(lb.byParent[from], p)
+		}
+		lb.byParent[to][p] = id
+	}
 }
 
 func maxCost(loads []view.EgressLoad) float64 {

@@ -1,6 +1,7 @@
 package lanes
 
 import (
+	"fmt"
 	"sync"
 	"testing"
 )
@@ -32,5 +33,38 @@ func TestRebalanceSpreadsLanesOverEgresses(t *testing.T) {
 	}
 	if on["e1"] != 2 || on["e2"] != 2 {
 		t.Fatalf("lanes per egress after the rebalance: %v; want 2 and 2", on)
+	}
+}
+
+// TestRebalancePlansOnlyMovesItCanMake: a host bound to lanes on both addresses (a
+// social site's rotation) keeps its lane where it is, though its address is the
+// busier one, and every move the plan lists is then made: the operator is never
+// shown a move that the apply step refuses.
+func TestRebalancePlansOnlyMovesItCanMake(t *testing.T) {
+	b := NewBoard(8, []string{"e1", "e2"})
+	lane := map[string]*Lane{}
+	for i, h := range []string{"b", "b", "b", "c", "c", "c", "d", "d", "d", "a", "a"} {
+		t := task(fmt.Sprintf("http://%s/%d", h, i), h, 0)
+		if lane[h] == nil {
+			lane[h] = b.open(t, 0)
+		} else {
+			b.join(lane[h], t)
+		}
+	}
+	shared := lane["a"].ID
+	rotated := b.open(task("http://a/99", "a", 0), 1)
+	r := &Runner{Mu: &sync.Mutex{}, Board: b}
+	p := r.PlanRebalance(1)
+	if len(p.Moves) == 0 {
+		t.Fatalf("plan = %+v; want the busier address relieved", p)
+	}
+	for _, m := range p.Moves {
+		if m.Lane == shared || m.Lane == rotated.ID {
+			t.Errorf("plan moves lane %d (%s -> %s), which holds host a bound on both addresses", m.Lane, m.From, m.To)
+		}
+	}
+	moved, err := r.ApplyRebalance(p)
+	if err != nil || moved != len(p.Moves) {
+		t.Fatalf("applied %d of the plan's %d moves, %v; want every move made", moved, len(p.Moves), err)
 	}
 }
