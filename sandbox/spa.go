@@ -26,6 +26,9 @@ import (
 //   - StaticSite: plain articles and lists, with analytics script and a <noscript>
 //     pixel as many real sites have: nothing to render.
 //   - HangSite: / polls its API forever (never settles), /loop never yields.
+//
+// Every site also serves the cookie pages (spa_cookie.go): /c/welcome, /c/consent
+// and /c/gated, a consent flow whose cookie a script sets.
 type SPA struct {
 	Articles int // articles per site
 	sites    map[string]*spaSite
@@ -46,6 +49,7 @@ const (
 // SPARequest is one request a site served.
 type SPARequest struct {
 	Site, Host, Path, ClientIP, UserAgent string
+	Cookie                                string // the request's Cookie header
 	Start, End                            time.Time
 }
 
@@ -167,7 +171,7 @@ func (h *spaSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		h.spa.mu.Lock()
 		h.spa.log = append(h.spa.log, SPARequest{Site: h.kind, Host: h.host, Path: r.URL.Path, ClientIP: ip,
-			UserAgent: r.UserAgent(), Start: start, End: time.Now()})
+			UserAgent: r.UserAgent(), Cookie: r.Header.Get("Cookie"), Start: start, End: time.Now()})
 		h.spa.mu.Unlock()
 	}()
 	s, p := h.spa, r.URL.Path
@@ -186,6 +190,8 @@ func (h *spaSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeJSON(w, map[string]any{"title": fmt.Sprintf("Story %d", i), "paragraphs": spaArticleText(h.kind, i)})
+	case strings.HasPrefix(p, "/c/") || p == "/api/session":
+		cookiePages(w, r)
 	case p == "/api/poll":
 		writeJSON(w, map[string]any{"t": time.Now().UnixNano()})
 	case p == "/loop" && h.kind == HangSite:

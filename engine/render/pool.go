@@ -93,6 +93,11 @@ type Job struct {
 	// the request in the page. It is called from several goroutines at once and
 	// must honour ctx, which ends with the render.
 	Fetch func(ctx context.Context, req *http.Request) (*Response, error)
+	// Jar is the session's cookie jar (nil: none). Its cookies for the page are
+	// given to the browser context before the render, so that the page's script
+	// sees them; what the script set, changed or deleted is put back after it, so
+	// that the session's next plain fetch carries it.
+	Jar http.CookieJar
 }
 
 // Response is one answer Job.Fetch got for the page.

@@ -6,10 +6,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/cookies"
 )
 
 const spaShell = `<!doctype html><html><head><title>SPA</title></head><body><div id="root"></div>
@@ -225,4 +228,33 @@ func domOf(out *Rendered) string {
 		return "(no render)"
 	}
 	return string(out.DOM)
+}
+
+// The session's cookie jar and the page's script share the session's cookies: the
+// script sees the jar's (set by plain fetches, which the browser never saw), and
+// what it sets or deletes is in the jar after the render, for the next plain fetch.
+func TestRenderSharesTheSessionsCookieJar(t *testing.T) {
+	ts := newTestServer(t)
+	p := testPool(t, Config{Timeout: 8 * time.Second})
+	jar := cookies.New(cookies.Limits{}, nil)
+	u, _ := url.Parse(ts.URL + "/")
+	jar.SetCookies(u, []*http.Cookie{{Name: "visitor", Value: "v1"}, {Name: "old", Value: "1"}})
+	page := `<html><body><script>document.body.setAttribute('data-seen', document.cookie);
+document.cookie = 'consent=yes; path=/'; document.cookie = 'old=; max-age=0; path=/';</script></body></html>`
+	j := ts.job("/cookie", page, 200)
+	j.Jar = jar
+	out, err := p.Render(t.Context(), j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out.DOM), "visitor=v1") {
+		t.Errorf("the page's script did not see the jar's cookie visitor=v1:\n%s", out.DOM)
+	}
+	got := map[string]string{}
+	for _, c := range jar.Cookies(u) {
+		got[c.Name] = c.Value
+	}
+	if got["consent"] != "yes" || got["visitor"] != "v1" || got["old"] != "" {
+		t.Errorf("jar after the render: %v; want consent=yes (set by the script), visitor=v1 kept, old gone (deleted by the script)", got)
+	}
 }

@@ -21,6 +21,9 @@ type Service struct {
 	// OnPage, if set before the crawl starts, hears what became of each HTML page
 	// (benchmarks and tests compare crawls with it).
 	OnPage func(PageReport)
+	// Jar, if set before the crawl starts, is an egress's cookie jar (nil: none):
+	// the browser context of (egress, site) shares the session's cookies.
+	Jar func(egress string) http.CookieJar
 
 	assets assetCache
 	mu     sync.Mutex
@@ -122,6 +125,9 @@ func (s *Service) render(ctx context.Context, egress, host string, res *fetch.Re
 			s.assets.put(req, fr.ContentType, r)
 			return r, nil
 		}}
+	if s.Jar != nil {
+		j.Jar = s.Jar(egress)
+	}
 	out, err := s.Pool.Render(ctx, j)
 	mu.Lock()
 	rd := &fetch.Rendering{Sub: sub}

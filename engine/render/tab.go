@@ -28,7 +28,8 @@ type tab struct {
 	busy      bool      // a render has it (guarded by Pool.mu)
 	idleSince time.Time // when its last render ended (guarded by Pool.mu)
 	cur       atomic.Pointer[run]
-	frame     string // the main frame's id (a page target's id)
+	frame     string               // the main frame's id (a page target's id)
+	bc        cdp.BrowserContextID // its session's browser context
 	dead      atomic.Bool
 }
 
@@ -57,7 +58,7 @@ new MutationObserver(function(){ changed = Date.now(); }).observe(document, {sub
 
 func newTab(browser context.Context, bc cdp.BrowserContextID, k tabKey) (*tab, error) {
 	ctx, cancel := chromedp.NewContext(browser, chromedp.WithExistingBrowserContext(bc))
-	t := &tab{key: k, ctx: ctx, cancel: cancel}
+	t := &tab{key: k, ctx: ctx, cancel: cancel, bc: bc}
 	paused := chromedp.Events(ctx, fetch.RequestPaused) // opens the target; subscribe before enabling
 	if _, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{
 		Patterns: []*fetch.RequestPattern{{URLPattern: "*", RequestStage: fetch.RequestStageRequest}},
@@ -140,6 +141,7 @@ func (t *tab) render(ctx context.Context, j *Job, cfg Config) (out *Rendered, re
 	t.cur.Store(r)
 	defer t.cur.Store(nil)
 
+	cookiesBefore := giveCookies(tctx, t.bc, j.Jar, j.URL)
 	navErr := chromedp.Do(tctx, chromedp.Navigate(j.URL))
 	if navErr == nil {
 		r.quietAt.Store(time.Now().UnixNano())
@@ -175,6 +177,7 @@ func (t *tab) render(ctx context.Context, j *Job, cfg Config) (out *Rendered, re
 	if why := r.why(); why != "" {
 		return nil, true, errors.New("render: " + why)
 	}
+	takeCookies(dctx, t.bc, j.Jar, cookiesBefore)
 	return &Rendered{DOM: []byte("<!DOCTYPE html>" + dom), Requests: int(r.requests.Load()), Blocked: int(r.blocked.Load()),
 		Took: time.Since(start), Note: note}, recycle, nil
 }

@@ -1,0 +1,48 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/render"
+	"github.com/crawlconsole/crawlconsole/sandbox"
+)
+
+// A consent flow across a plain fetch, a render and a plain fetch again: the
+// script of the rendered page sees the cookie the plain fetch got, sets its own,
+// and its API call gets one by Set-Cookie; the next plain fetch of the site carries
+// all of them, so the site answers its article and not its consent wall.
+func TestRenderCookiesJoinTheSession(t *testing.T) {
+	if _, err := render.Find(""); err != nil {
+		t.Skip("render: no chromium-headless-shell; apt-get install chromium-headless-shell")
+	}
+	web, err := sandbox.StartSPA([]string{"127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1"}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(web.Close)
+	o := robotsOptions(t, web.URL(sandbox.SPASite)+"c/welcome")
+	o.Lanes.Max = 1
+	o.Render.Timeout = 8 * time.Second
+	e := startEngine(t, o)
+	waitDone(t, e, 30*time.Second)
+	e.Close()
+	var gated []string
+	paths := map[string]int{}
+	for _, r := range web.Log() {
+		if r.Host != web.Host(sandbox.SPASite) {
+			continue
+		}
+		paths[r.Path]++
+		if r.Path == "/c/gated" {
+			gated = append(gated, r.Cookie)
+		}
+	}
+	if len(gated) != 1 || !strings.Contains(gated[0], "consent=yes") || !strings.Contains(gated[0], "api=1") || !strings.Contains(gated[0], "visitor=v1") {
+		t.Errorf("/c/gated asked with cookies %q; want once, with visitor=v1 (plain fetch), consent=yes (the script) and api=1 (the script's API call)", gated)
+	}
+	if paths["/c/member"] != 1 || paths["/c/wall"] != 0 {
+		t.Errorf("fetched /c/member %d times and /c/wall %d times; want 1 and 0 (the site answered its article, not its consent wall): %v", paths["/c/member"], paths["/c/wall"], paths)
+	}
+}
