@@ -78,6 +78,8 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/balance"
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -113,12 +115,12 @@ type e2eRun struct {
 	bans     int
 	viol     int
 	late     int64
-	costs    []byte               // the cost table the master left (even rounds)
-	plan     engine.RebalancePlan // balanced rounds
-	movedAt  time.Duration        // t0 to ApplyRebalance (balanced rounds)
-	cores    float64              // this process's CPU from Resume to Done ÷ that time
-	bySite   map[string][]int     // per site: pages the sandbox answered each worker
-	lag      time.Duration        // Resume to t0
+	costs    []byte             // the cost table the master left (even rounds)
+	plan     view.RebalancePlan // balanced rounds
+	movedAt  time.Duration      // t0 to ApplyRebalance (balanced rounds)
+	cores    float64            // this process's CPU from Resume to Done ÷ that time
+	bySite   map[string][]int   // per site: pages the sandbox answered each worker
+	lag      time.Duration      // Resume to t0
 }
 
 func runBalanceE2EBench(args []string) (map[string]any, error) {
@@ -291,8 +293,8 @@ func balanceE2E(args []string) (map[string]any, error) {
 }
 
 // options are the crawl settings every round shares.
-func (s *e2eSetup) options(sb *sandbox.Sandbox, db string) engine.Options {
-	o := engine.DefaultOptions()
+func (s *e2eSetup) options(sb *sandbox.Sandbox, db string) config.Options {
+	o := config.DefaultOptions()
 	o.Seeds = crawlSeeds(sb)
 	o.DB = db
 	o.DNSServers = []string{sb.DNSAddr()}
@@ -401,7 +403,7 @@ func (s *e2eSetup) round(kind string, costs []byte) (e2eRun, error) {
 	for {
 		active, held := 0, 0
 		for _, n := range m.Snapshot().Nodes {
-			if n.State == engine.NodeActive || n.State == engine.NodePaused {
+			if n.State == view.NodeActive || n.State == view.NodePaused {
 				active++
 				held += n.Sites
 			}
@@ -523,7 +525,7 @@ func (s *e2eSetup) round(kind string, costs []byte) (e2eRun, error) {
 // startPausedCluster starts the server, a paused master for opts and n workers
 // (startDistCluster's calls, without the profile labels): the round starts when the
 // master is resumed, with every site dealt.
-func startPausedCluster(opts engine.Options, n int, hb time.Duration) (*distCluster, error) {
+func startPausedCluster(opts config.Options, n int, hb time.Duration) (*distCluster, error) {
 	dir, err := os.MkdirTemp("", "bench-balance-e2e-nats-")
 	if err != nil {
 		return nil, err
@@ -548,7 +550,7 @@ func startPausedCluster(opts engine.Options, n int, hb time.Duration) (*distClus
 	if err != nil {
 		return fail(err)
 	}
-	if c.master, err = engine.NewMaster(opts, engine.MasterOptions{Conn: conn, HeartbeatEvery: hb}); err != nil {
+	if c.master, err = engine.NewMaster(opts, config.MasterOptions{Conn: conn, HeartbeatEvery: hb}); err != nil {
 		return fail(err)
 	}
 	c.master.Pause()
@@ -565,7 +567,7 @@ func startPausedCluster(opts engine.Options, n int, hb time.Duration) (*distClus
 		for _, b := range workerBinds(i) {
 			egress = append(egress, "bind:"+b)
 		}
-		w, err := engine.StartWorker(engine.WorkerOptions{Conn: conn, Node: name, Egress: egress, AllowPrivate: opts.AllowPrivate})
+		w, err := engine.StartWorker(config.WorkerOptions{Conn: conn, Node: name, Egress: egress, AllowPrivate: opts.AllowPrivate})
 		if err != nil {
 			return fail(err)
 		}

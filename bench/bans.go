@@ -62,6 +62,7 @@ import (
 	"github.com/gocolly/colly/v2/storage"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 	"github.com/crawlconsole/crawlconsole/ui/cli"
@@ -303,7 +304,7 @@ func parsePause(v string) (float64, float64, error) {
 // bansEngineOptions are the demo's crawl settings (cli.DemoOptions: the sandbox's DNS,
 // loopback allowed, the four bind egresses all in use at once, timeouts, refusal
 // back-off and DNS TTLs scaled) with the benchmark's lane pauses, lanes and host cap.
-func bansEngineOptions(s bansSetup, sb *sandbox.Sandbox, db string) engine.Options {
+func bansEngineOptions(s bansSetup, sb *sandbox.Sandbox, db string) config.Options {
 	o := cli.DemoOptions(sb, db)
 	o.Lanes.Max = s.lanes
 	o.Lanes.DelayMin, o.Lanes.DelayMax = s.lo, s.hi

@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 	"github.com/crawlconsole/crawlconsole/ui/cli"
@@ -185,7 +186,7 @@ func blocksCrawl(corpus []sandbox.BlockAnswer, egresses []string, history, lanes
 		return blocksRun{}, err
 	}
 	defer os.RemoveAll(dir)
-	o := engine.DefaultOptions()
+	o := config.DefaultOptions()
 	for _, a := range corpus {
 		o.Seeds = append(o.Seeds, w.Seed(a.Name))
 	}

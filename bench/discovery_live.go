@@ -66,6 +66,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -255,9 +256,9 @@ func discLiveReal(l discLive, web time.Duration) time.Duration {
 }
 
 // discLiveOptions is the engine configuration of one crawl.
-func discLiveOptions(l discLive, sb *sandbox.Sandbox, crawl string, budget float64, fixed time.Duration, db string) engine.Options {
+func discLiveOptions(l discLive, sb *sandbox.Sandbox, crawl string, budget float64, fixed time.Duration, db string) config.Options {
 	scale := l.scale()
-	o := engine.DefaultOptions()
+	o := config.DefaultOptions()
 	for _, ps := range sb.Web().PublishingSites() {
 		// The www entry page, the seed of all three crawls: it lists the latest
 		// articles of every host of the site (section hosts have no page at /).
@@ -270,7 +271,7 @@ func discLiveOptions(l discLive, sb *sandbox.Sandbox, crawl string, budget float
 	o.Lanes.Max = 1
 	o.Lanes.DelayMin, o.Lanes.DelayMax = slot, slot
 	o.HostRate = scale // 1 request per web second per host
-	o.Politeness = engine.DefaultPoliteness().Scaled(scale)
+	o.Politeness = config.DefaultPoliteness().Scaled(scale)
 	o.Scope.Include = []string{`^https?://[^/]+/$`, `/story/`, `\.xml$`}
 	rv := o.Revisit
 	if discLiveRevisitBudget || crawl == "entry_only" {
@@ -285,7 +286,7 @@ func discLiveOptions(l discLive, sb *sandbox.Sandbox, crawl string, budget float
 	}
 	o.Revisit = rv.Scaled(scale)
 	d := o.Discovery
-	d.Probe = engine.ProbeAll
+	d.Probe = config.ProbeAll
 	d.MinPoll, d.MaxPoll = discLiveReal(l, d.MinPoll), discLiveReal(l, d.MaxPoll)
 	d.RateHalfLife = discLiveReal(l, d.RateHalfLife)
 	switch crawl {

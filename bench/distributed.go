@@ -64,6 +64,8 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
 
@@ -282,7 +284,7 @@ func (s *distSetup) scaleRun(n int, name string) (scaleRun, error) {
 		return r, err
 	}
 	defer os.RemoveAll(dir)
-	o := engine.DefaultOptions()
+	o := config.DefaultOptions()
 	o.Seeds = crawlSeeds(sb)
 	o.DB = filepath.Join(dir, "crawl.db")
 	o.DNSServers = []string{sb.DNSAddr()}
@@ -512,7 +514,7 @@ func (s *distSetup) overheadRun(sb *sandbox.Sandbox, seeds []string, workers int
 		return r, err
 	}
 	defer os.RemoveAll(dir)
-	o := engine.DefaultOptions()
+	o := config.DefaultOptions()
 	o.Seeds = seeds
 	o.DB = filepath.Join(dir, "crawl.db")
 	o.DNSServers = []string{sb.DNSAddr()}
@@ -537,7 +539,7 @@ func (s *distSetup) overheadRun(sb *sandbox.Sandbox, seeds []string, workers int
 	}
 	cpu0, start := crawlCPU(), time.Now()
 	var done <-chan struct{}
-	var stats func() engine.Stats
+	var stats func() view.Stats
 	var closeAll func() error
 	if workers == 0 {
 		var e *engine.Engine

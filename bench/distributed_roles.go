@@ -22,6 +22,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 )
 
 // The role label's values; a sample without one ran in a goroutine started by the
@@ -200,7 +201,7 @@ type distCluster struct {
 
 // startDistCluster starts the server, the master for opts (started) and n workers,
 // worker i leaving from binds(i).
-func startDistCluster(ctx context.Context, opts engine.Options, n int, binds func(i int) []string, hb time.Duration) (*distCluster, error) {
+func startDistCluster(ctx context.Context, opts config.Options, n int, binds func(i int) []string, hb time.Duration) (*distCluster, error) {
 	dir, err := os.MkdirTemp("", "bench-distributed-nats-")
 	if err != nil {
 		return nil, err
@@ -231,7 +232,7 @@ func startDistCluster(ctx context.Context, opts engine.Options, n int, binds fun
 		if conn, err = connect("master"); err != nil {
 			return
 		}
-		if c.master, err = engine.NewMaster(opts, engine.MasterOptions{Conn: conn, HeartbeatEvery: hb}); err != nil {
+		if c.master, err = engine.NewMaster(opts, config.MasterOptions{Conn: conn, HeartbeatEvery: hb}); err != nil {
 			return
 		}
 		err = c.master.Start()
@@ -251,7 +252,7 @@ func startDistCluster(ctx context.Context, opts engine.Options, n int, binds fun
 				egress = append(egress, "bind:"+b)
 			}
 			var w *engine.Worker
-			w, err = engine.StartWorker(engine.WorkerOptions{Conn: conn, Node: name, Egress: egress, AllowPrivate: opts.AllowPrivate})
+			w, err = engine.StartWorker(config.WorkerOptions{Conn: conn, Node: name, Egress: egress, AllowPrivate: opts.AllowPrivate})
 			if err == nil {
 				c.workers = append(c.workers, w)
 			}

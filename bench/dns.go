@@ -68,6 +68,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/ui/cli"
 )
@@ -347,13 +348,13 @@ func dnsCrawl(kind string, cfg sandbox.Config, f dnsBenchFlags, warmup time.Dura
 // dnsWatch waits for the crawl to run dry, printing progress, and for crawlconsole
 // returns the DNS-pane view that ends warm-up: the first one computed after every seed
 // host has been asked upstream and could have been answered (lat-max later).
-func dnsWatch(e *engine.Engine, sb *sandbox.Sandbox, cfg sandbox.Config, f dnsBenchFlags, kind string, start time.Time, r *dnsRun) (*engine.DNSView, error) {
+func dnsWatch(e *engine.Engine, sb *sandbox.Sandbox, cfg sandbox.Config, f dnsBenchFlags, kind string, start time.Time, r *dnsRun) (*view.DNSView, error) {
 	var seedHosts []string
 	for _, s := range sb.Info().Sites {
 		seedHosts = append(seedHosts, s.Hosts[0])
 	}
 	var seedsAsked time.Time
-	var warm *engine.DNSView
+	var warm *view.DNSView
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	lastProgress := start
@@ -433,14 +434,14 @@ func dnsAskedAll(sb *sandbox.Sandbox, hosts []string) bool {
 
 // dnsFreshView waits for a DNS-pane view computed after t (the engine refreshes it at
 // most once a second).
-func dnsFreshView(e *engine.Engine, t time.Time) (engine.DNSView, error) {
+func dnsFreshView(e *engine.Engine, t time.Time) (view.DNSView, error) {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		if v := e.Snapshot().DNS; v != nil && !v.At.Before(t) {
 			return *v, nil
 		}
 		if time.Now().After(deadline) {
-			return engine.DNSView{}, errors.New("no fresh DNS view within 5 s of the crawl's end")
+			return view.DNSView{}, errors.New("no fresh DNS view within 5 s of the crawl's end")
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -73,6 +73,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/ui/cli"
@@ -397,9 +398,9 @@ func truthWindow(sb *sandbox.Sandbox, start, end time.Time) ([]sandbox.Request, 
 // clock, 1 request per web second per host) with this benchmark's seeds, its four
 // bind egresses all on the node, its lanes and pauses, and no declared sites or
 // scaled revisits: every crawl of the comparison fetches the same plain seeds.
-func egressEngineOptions(s egressSetup, sb *sandbox.Sandbox, db string) engine.Options {
+func egressEngineOptions(s egressSetup, sb *sandbox.Sandbox, db string) config.Options {
 	o := cli.DemoOptions(sb, db)
-	def := engine.DefaultOptions()
+	def := config.DefaultOptions()
 	o.Sites, o.Rounds, o.Revisit = nil, def.Rounds, def.Revisit
 	o.Seeds = egressSeeds(sb)
 	o.Egress = nil

@@ -32,6 +32,8 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/steer"
 )
 
 // faultsCluster measures the budget and site figures into out.
@@ -136,7 +138,7 @@ type benchCluster struct {
 	conns   []*cluster.Conn
 }
 
-func startBenchCluster(dir string, o engine.Options) (*benchCluster, error) {
+func startBenchCluster(dir string, o config.Options) (*benchCluster, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -151,7 +153,7 @@ func startBenchCluster(dir string, o engine.Options) (*benchCluster, error) {
 		return nil, err
 	}
 	o.DB = filepath.Join(dir, "crawl.db")
-	if c.master, err = engine.NewMaster(o, engine.MasterOptions{Conn: conn, HeartbeatEvery: 500 * time.Millisecond}); err != nil {
+	if c.master, err = engine.NewMaster(o, config.MasterOptions{Conn: conn, HeartbeatEvery: 500 * time.Millisecond}); err != nil {
 		c.close()
 		return nil, err
 	}
@@ -177,7 +179,7 @@ func (c *benchCluster) worker(i, lanes int, r oneAddr) error {
 	if err != nil {
 		return err
 	}
-	wo := engine.WorkerOptions{Conn: conn, Node: name, Egress: []string{fmt.Sprintf("bind:127.0.0.%d", 90+i)},
+	wo := config.WorkerOptions{Conn: conn, Node: name, Egress: []string{fmt.Sprintf("bind:127.0.0.%d", 90+i)},
 		AllowPrivate: []string{"127.0.0.0/8"}, LanesMax: lanes}
 	if r != (oneAddr{}) {
 		wo.Resolver = r
@@ -207,8 +209,8 @@ func (c *benchCluster) close() {
 
 // clusterOptions are the crawl settings of both runs: no pause between a lane's
 // requests, no host cap (the page delay paces the crawl), no revisits.
-func clusterOptions() engine.Options {
-	o := engine.DefaultOptions()
+func clusterOptions() config.Options {
+	o := config.DefaultOptions()
 	o.AllowPrivate = []string{"127.0.0.0/8"}
 	o.Scope.SameSite = false
 	o.Lanes.DelayMin, o.Lanes.DelayMax = 0, time.Millisecond
@@ -262,7 +264,7 @@ func budgetOvershoot(dir string, budget, pages int, delay time.Duration) (budget
 	if err := waitUntil(5*time.Minute, "20 pages of the capped host", func() bool { return web.served(capped) >= 20 }); err != nil {
 		return budgetResult{}, err
 	}
-	s, err := engine.ParseSteer([]string{"budget", "host", capped, strconv.Itoa(budget), "total"})
+	s, err := steer.Parse([]string{"budget", "host", capped, strconv.Itoa(budget), "total"})
 	if err != nil {
 		return budgetResult{}, err
 	}
@@ -302,7 +304,7 @@ func siteSpread(dir string, pages int, delay time.Duration) (spreadResult, error
 	o := clusterOptions()
 	for _, sub := range []string{"a", "b", "c"} {
 		for _, h := range []string{"www", "news", "blog"} {
-			o.Sites = append(o.Sites, engine.SiteOptions{Name: h + "-" + sub, Kind: engine.SiteNews,
+			o.Sites = append(o.Sites, config.SiteOptions{Name: h + "-" + sub, Kind: config.SiteNews,
 				Entry: "http://" + h + "." + sub + ".example.test:" + port + "/p/0"})
 		}
 	}

@@ -26,10 +26,10 @@ package main
 // 1.1..1.3 × the human gap, 1 request per web second per host, refusal back-off 30
 // web s, everything on the sandbox's clock but the latency cap (real time, like the
 // sandbox's latencies). The policies:
-//   - fixed: today's fixed pause and host cap alone (engine.FixedPoliteness);
+//   - fixed: today's fixed pause and host cap alone (config.FixedPoliteness);
 //   - autothrottle: fixed plus a Scrapy-AutoThrottle-like pacer (below), written
-//     here and plugged in through engine.Options.Pacer;
-//   - adaptive: the new default (engine.DefaultPoliteness, on the sandbox's clock).
+//     here and plugged in through config.Options.Pacer;
+//   - adaptive: the new default (config.DefaultPoliteness, on the sandbox's clock).
 //
 // Figures, all from the sandbox's truth log: latency_inflation_p95 is the p95 of the
 // fragile hosts' page latencies ÷ their idle service time; pages_per_s counts the
@@ -54,6 +54,8 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/lanes"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
 
@@ -212,9 +214,9 @@ func politeHostKinds(cfg sandbox.Config) (fragile, throttling []string, err erro
 
 // politeOptions are the crawl settings of every run: the sandbox's DNS, loopback
 // allowed, the direct route, everything on the sandbox's clock.
-func politeOptions(s politeSetup, sb *sandbox.Sandbox, db string) engine.Options {
+func politeOptions(s politeSetup, sb *sandbox.Sandbox, db string) config.Options {
 	gap := time.Duration(float64(s.cfg.AntiBot.HumanGap) / s.scale)
-	o := engine.DefaultOptions()
+	o := config.DefaultOptions()
 	o.Seeds = crawlSeeds(sb)
 	o.DB = db
 	o.DNSServers = []string{sb.DNSAddr()}
@@ -230,7 +232,7 @@ func politeOptions(s politeSetup, sb *sandbox.Sandbox, db string) engine.Options
 	// The sandbox's latencies are real time (a network property, not scaled), so the
 	// cap on the latency term stays in real time too: scaled, 30 s would be 0.3 s
 	// here and cut delay_factor × a fragile host's 0.1 s latency short.
-	o.Politeness.MaxDelay = engine.DefaultPoliteness().MaxDelay
+	o.Politeness.MaxDelay = config.DefaultPoliteness().MaxDelay
 	o.Revisit.Enabled = false
 	return o
 }
@@ -258,9 +260,9 @@ func politeRun(s politeSetup, policy string) (politeResult, error) {
 	}
 	switch policy {
 	case "fixed":
-		o.Politeness = engine.FixedPoliteness()
+		o.Politeness = config.FixedPoliteness()
 	case "autothrottle":
-		o.Politeness = engine.FixedPoliteness()
+		o.Politeness = config.FixedPoliteness()
 		o.Pacer = newAutoThrottle(o.Lanes.DelayMin, time.Duration(float64(5*time.Second)/s.scale), time.Duration(float64(60*time.Second)/s.scale))
 	}
 	start := time.Now()
@@ -337,7 +339,7 @@ func politeCookieRun(s politeSetup, jar bool) (int, error) {
 }
 
 // politeCrawl runs one crawl until it is done or the cap.
-func politeCrawl(o engine.Options, limit time.Duration) error {
+func politeCrawl(o config.Options, limit time.Duration) error {
 	e, err := engine.New(o)
 	if err != nil {
 		return err
@@ -391,8 +393,8 @@ func (a *autoThrottle) slot(host string) *throttleSlot {
 	return s
 }
 
-// Observe implements engine.Pacer.
-func (a *autoThrottle) Observe(host string, r engine.PacerResponse, latency time.Duration) {
+// Observe implements lanes.Pacer.
+func (a *autoThrottle) Observe(host string, r lanes.Response, latency time.Duration) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s := a.slot(host)
@@ -406,7 +408,7 @@ func (a *autoThrottle) Observe(host string, r engine.PacerResponse, latency time
 	s.delay = nd
 }
 
-// Gap implements engine.Pacer.
+// Gap implements lanes.Pacer.
 func (a *autoThrottle) Gap(host string) time.Duration {
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/discover"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/sandbox"
@@ -153,7 +154,7 @@ func realCrawl(dir string, docs []sandbox.RealDoc, lanes int, limit time.Duratio
 	// as the block corpus is (bench blocks): every name resolves to 127.0.0.1,
 	// private addresses allowed there, pauses of a few ms since every host is the
 	// same local server.
-	o := engine.DefaultOptions()
+	o := config.DefaultOptions()
 	o.Seeds = w.Homes()
 	o.DB = filepath.Join(tmp, "crawl.db")
 	o.AllowPrivate = []string{"127.0.0.0/8"}
@@ -388,7 +389,7 @@ func (j realJudge) parse(d sandbox.RealDoc) *realParsed {
 		return &realParsed{err: err}
 	}
 	doc, err := discover.ParseFrom(body, discover.Source{URL: j.w.DocURL(d), ContentType: d.ContentType},
-		discover.Limits{MaxBytes: int64(engine.DefaultOptions().Fetch.MaxBodyBytes)})
+		discover.Limits{MaxBytes: int64(config.DefaultOptions().Fetch.MaxBodyBytes)})
 	return &realParsed{doc: doc, err: err}
 }
 
@@ -433,7 +434,7 @@ func (j realJudge) urlReason(docURL, u string, p *realParsed) string {
 			}
 			offSite := frontier.Site(hostOf(u)) != frontier.Site(hostOf(docURL))
 			switch {
-			case p.doc.Kind == discover.KindFeed && offSite && engine.DefaultOptions().Discovery.FeedItemsOffSite:
+			case p.doc.Kind == discover.KindFeed && offSite && config.DefaultOptions().Discovery.FeedItemsOffSite:
 				return "a feed's item on another site, let one hop past the scope (discovery.feed_items_off_site), never queued (" + realSkips(j.skipped) + ")"
 			case !discover.Allowed(p.doc.Kind, docURL, u, nil):
 				return fmt.Sprintf("refused off_host: a %s at %s may not announce it", p.doc.Kind, hostOf(docURL))
@@ -496,7 +497,7 @@ func peakRSSMB() float64 {
 // realVariants is the crawl's URL variant collapsing (the engine's defaults): a
 // listed URL counts as stored under the URL the crawl keeps for it (a feed's
 // ?wt_mc=rss... tracking parameter dropped).
-var realVariants = frontier.NewVariants(engine.DefaultOptions().URLVariants)
+var realVariants = frontier.NewVariants(config.DefaultOptions().URLVariants)
 
 // realNormalize is frontier.Normalize and then the crawl's variant collapsing.
 func realNormalize(u string) (string, error) {

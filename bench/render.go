@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/render"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
@@ -191,7 +192,7 @@ func renderCrawlOnce(mode string, articles int, gap time.Duration, contexts int,
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	o := engine.DefaultOptions()
+	o := config.DefaultOptions()
 	for _, k := range []string{sandbox.SPASite, sandbox.MixedSite, sandbox.ErrorSite, sandbox.StaticSite, sandbox.HangSite} {
 		o.Seeds = append(o.Seeds, web.URL(k))
 	}

@@ -54,6 +54,8 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/steer"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/ui/cli"
 )
@@ -250,7 +252,7 @@ func steerCrawl(s steerSetup, name string, baseline bool) (steerRun, error) {
 		kw := fmt.Sprintf("steer%02dword", i+1)
 		run.lanes = append(run.lanes, steerHostLanes(e.Snapshot(), searchHost))
 		at := time.Now()
-		if _, err := e.Steer(engine.Steer{Op: engine.SteerKeywordAdd, Site: social.Domain, Keywords: []string{kw}}); err != nil {
+		if _, err := e.Steer(steer.Change{Op: steer.KeywordAdd, Site: social.Domain, Keywords: []string{kw}}); err != nil {
 			return steerRun{}, fmt.Errorf("keyword add %s %s: %w", social.Domain, kw, err)
 		}
 		first, next := steerWait(sb, mark, searchHost, kw, cfg.Search.PagesPerKeyword, at.Add(s.timeout))
@@ -299,7 +301,7 @@ func steerWait(sb *sandbox.Sandbox, since int, host, kw string, pages int, deadl
 }
 
 // steerHostLanes describes the lanes holding host: status and backlog.
-func steerHostLanes(snap engine.Snapshot, host string) string {
+func steerHostLanes(snap view.Snapshot, host string) string {
 	var parts []string
 	for _, l := range snap.Lanes {
 		for _, h := range l.Hosts {

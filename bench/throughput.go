@@ -13,7 +13,7 @@ package main
 // Both crawl the whole sandbox from its sites' entry pages to completion, following
 // links inside the sandbox's hosts, with the same parallelism and every delay and
 // politeness cap off: crawlconsole with lanes.max = par, delay 0..0, host cap 0, no
-// adaptive gap (engine.FixedPoliteness; -adaptive keeps the default's on);
+// adaptive gap (config.FixedPoliteness; -adaptive keeps the default's on);
 // colly Async with LimitRule{DomainGlob: "*", Parallelism: par} (one semaphore for all
 // hosts) and its visited-set dedupe. robots.txt is honoured by both or by neither.
 // Anti-bot rule, faults, dead hosts and Crawl-delay are off in the sandbox, DNS answers
@@ -43,6 +43,7 @@ import (
 	"github.com/gocolly/colly/v2"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/metrics"
@@ -256,7 +257,7 @@ func throughputCrawlconsole(sb *sandbox.Sandbox, seeds []string, par int, robots
 		return 0, "", err
 	}
 	defer os.RemoveAll(dir)
-	o := engine.DefaultOptions()
+	o := config.DefaultOptions()
 	o.Seeds = seeds
 	o.DB = filepath.Join(dir, "crawl.db")
 	o.DNSServers = []string{sb.DNSAddr()}
@@ -265,7 +266,7 @@ func throughputCrawlconsole(sb *sandbox.Sandbox, seeds []string, par int, robots
 	o.Lanes.DelayMin, o.Lanes.DelayMax = 0, 0
 	o.HostRate = 0
 	if !throughputAdaptive {
-		o.Politeness = engine.FixedPoliteness() // the adaptive gap is a politeness delay too
+		o.Politeness = config.FixedPoliteness() // the adaptive gap is a politeness delay too
 	}
 	o.Robots = robots
 	o.Store.BatchDelay = throughputStoreDelay

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -29,7 +30,7 @@ func (loopResolver) LookupAddrs(context.Context, string) ([]netip.Addr, error) {
 // returns the engine (running) and its store path.
 func blockCrawl(t *testing.T, w *sandbox.BlockWeb, name string, egresses []string) (*Engine, string) {
 	t.Helper()
-	o := DefaultOptions()
+	o := config.DefaultOptions()
 	o.Seeds = []string{w.Seed(name)}
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	o.AllowPrivate = []string{"127.0.0.0/8"}
@@ -181,7 +182,7 @@ func TestSoftRefusalOfOneURLPunishesNoHost(t *testing.T) {
 	go srv.Serve(ln)
 	defer srv.Close()
 	port := ln.Addr().(*net.TCPAddr).Port
-	o := DefaultOptions()
+	o := config.DefaultOptions()
 	o.Seeds = []string{fmt.Sprintf("http://news.test:%d/", port)}
 	for i := range 3 {
 		o.Seeds = append(o.Seeds, fmt.Sprintf("http://shop.test:%d/item/%d", port, i))

@@ -5,6 +5,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/front"
+	"github.com/crawlconsole/crawlconsole/engine/steer"
 )
 
 // A total host budget set live on a master holds over its workers: the pages the
@@ -20,7 +24,7 @@ func TestHostBudgetHoldsOnAMaster(t *testing.T) {
 	w.hold, w.arrived = make(chan struct{}), make(chan string, 64)
 	o := hubOptions(t, w)
 	_, conn := startTestNATS(t)
-	m, err := NewMaster(o, MasterOptions{Conn: conn("master"), HeartbeatEvery: 500 * time.Millisecond})
+	m, err := NewMaster(o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +34,7 @@ func TestHostBudgetHoldsOnAMaster(t *testing.T) {
 	}
 	for i := range 3 {
 		name := fmt.Sprintf("w%d", i+1)
-		wk, err := StartWorker(WorkerOptions{Conn: conn(name), Node: name, Egress: []string{fmt.Sprintf("bind:127.0.0.%d", 71+i)},
+		wk, err := StartWorker(config.WorkerOptions{Conn: conn(name), Node: name, Egress: []string{fmt.Sprintf("bind:127.0.0.%d", 71+i)},
 			AllowPrivate: []string{"127.0.0.0/8"}, LanesMax: lanes})
 		if err != nil {
 			t.Fatal(err)
@@ -43,7 +47,7 @@ func TestHostBudgetHoldsOnAMaster(t *testing.T) {
 	case <-time.After(3 * crawlPatience):
 		t.Fatalf("no request past the first page of %s", capped)
 	}
-	s, _ := ParseSteer(strings.Fields(fmt.Sprintf("budget host %s %d total", capped, budget)))
+	s, _ := steer.Parse(strings.Fields(fmt.Sprintf("budget host %s %d total", capped, budget)))
 	msg, err := m.Steer(s)
 	if err != nil || !strings.Contains(msg, fmt.Sprintf("%d pages in total", budget)) {
 		t.Fatalf("%s: %q %v", s, msg, err)
@@ -60,7 +64,7 @@ func TestHostBudgetHoldsOnAMaster(t *testing.T) {
 			t.Errorf("uncapped host %s served %d of its %d pages", w.host(i), got, pages)
 		}
 	}
-	if n := skippedAs(m, SkipBudgetHost); n < pages-budget-lanes {
+	if n := skippedAs(m, front.SkipBudgetHost); n < pages-budget-lanes {
 		t.Errorf("%d URLs held back by the host budget, want at least %d", n, pages-budget-lanes)
 	}
 }
@@ -97,7 +101,7 @@ func TestHostBudgetSetLiveHoldsWhatTheBoardHolds(t *testing.T) {
 		t.Fatal("no request past the first page")
 	}
 	waitFor(t, "the host's links on the board", func() bool { return e.Snapshot().QueueDepth >= pages/2 })
-	s, _ := ParseSteer(strings.Fields(fmt.Sprintf("budget host %s %d total", w.host(0), budget)))
+	s, _ := steer.Parse(strings.Fields(fmt.Sprintf("budget host %s %d total", w.host(0), budget)))
 	if msg, err := e.Steer(s); err != nil || !strings.Contains(msg, "counted again") {
 		t.Fatalf("%s: %q %v", s, msg, err)
 	}
@@ -122,7 +126,7 @@ func TestHostBudgetHoldsAcrossAMasterRestart(t *testing.T) {
 	o := hubOptions(t, w)
 	_, conn := startTestNATS(t)
 	master := func(name string) *Engine {
-		m, err := NewMaster(o, MasterOptions{Conn: conn(name), HeartbeatEvery: 200 * time.Millisecond, Window: window})
+		m, err := NewMaster(o, config.MasterOptions{Conn: conn(name), HeartbeatEvery: 200 * time.Millisecond, Window: window})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,7 +137,7 @@ func TestHostBudgetHoldsAcrossAMasterRestart(t *testing.T) {
 		return m
 	}
 	m1 := master("master")
-	wk, err := StartWorker(WorkerOptions{Conn: conn("w1"), Node: "w1", Egress: []string{"bind:127.0.0.75"},
+	wk, err := StartWorker(config.WorkerOptions{Conn: conn("w1"), Node: "w1", Egress: []string{"bind:127.0.0.75"},
 		AllowPrivate: []string{"127.0.0.0/8"}, LanesMax: lanes})
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +148,7 @@ func TestHostBudgetHoldsAcrossAMasterRestart(t *testing.T) {
 	case <-time.After(3 * crawlPatience):
 		t.Fatal("no request past the first page")
 	}
-	s, _ := ParseSteer(strings.Fields(fmt.Sprintf("budget host %s %d total", w.host(0), budget)))
+	s, _ := steer.Parse(strings.Fields(fmt.Sprintf("budget host %s %d total", w.host(0), budget)))
 	if _, err := m1.Steer(s); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/front"
+	"github.com/crawlconsole/crawlconsole/engine/steer"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -94,8 +97,8 @@ func (w *hubWeb) servedOn(host string) int {
 // host is the i-th host's name, without its port.
 func (w *hubWeb) host(i int) string { return strings.Split(w.hosts[i], ":")[0] }
 
-func hubOptions(t *testing.T, w *hubWeb) Options {
-	o := DefaultOptions()
+func hubOptions(t *testing.T, w *hubWeb) config.Options {
+	o := config.DefaultOptions()
 	for _, h := range w.hosts {
 		o.Seeds = append(o.Seeds, "http://"+h+"/p/0")
 	}
@@ -113,9 +116,9 @@ func hubOptions(t *testing.T, w *hubWeb) Options {
 // console would have left them.
 func presetSteering(t *testing.T, db string, changes ...string) {
 	t.Helper()
-	var log []Steer
+	var log []steer.Change
 	for _, line := range changes {
-		s, err := ParseSteer(strings.Fields(line))
+		s, err := steer.Parse(strings.Fields(line))
 		if err != nil {
 			t.Fatalf("%s: %v", line, err)
 		}
@@ -129,7 +132,7 @@ func presetSteering(t *testing.T, db string, changes ...string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.SetMeta(SteeringMeta, data)
+	st.SetMeta(steer.Meta, data)
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -146,10 +149,10 @@ func TestSteerBudgetForms(t *testing.T) {
 		set, lift string // %s: the capped host
 		kind      string
 	}{
-		{"budget %s 3", "budget %s 0", SkipBudgetSite},
-		{"budget %s 3 total", "budget %s 0 total", SkipBudgetSite},
-		{"budget host %s 3", "budget host %s 0", SkipBudgetHost},
-		{"budget host %s 3 total", "budget host %s 0 total", SkipBudgetHost},
+		{"budget %s 3", "budget %s 0", front.SkipBudgetSite},
+		{"budget %s 3 total", "budget %s 0 total", front.SkipBudgetSite},
+		{"budget host %s 3", "budget host %s 0", front.SkipBudgetHost},
+		{"budget host %s 3 total", "budget host %s 0 total", front.SkipBudgetHost},
 	}
 	for _, c := range cases {
 		t.Run(strings.ReplaceAll(c.set, "%s", "HOST"), func(t *testing.T) {
@@ -165,14 +168,14 @@ func TestSteerBudgetForms(t *testing.T) {
 			if got := w.count(1); got != pages {
 				t.Errorf("the other host served %d pages, want all %d (the budget is %s's alone)", got, pages, capped)
 			}
-			other := map[string]string{SkipBudgetSite: SkipBudgetHost, SkipBudgetHost: SkipBudgetSite}[c.kind]
+			other := map[string]string{front.SkipBudgetSite: front.SkipBudgetHost, front.SkipBudgetHost: front.SkipBudgetSite}[c.kind]
 			if n := skippedAs(e, c.kind); n < pages-cap {
 				t.Errorf("%d URLs skipped as %s, want at least %d", n, c.kind, pages-cap)
 			}
 			if n := skippedAs(e, other); n != 0 {
 				t.Errorf("%d URLs skipped as %s: the wrong budget held them", n, other)
 			}
-			s, err := ParseSteer(strings.Fields(fmt.Sprintf(c.lift, capped)))
+			s, err := steer.Parse(strings.Fields(fmt.Sprintf(c.lift, capped)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -200,7 +203,7 @@ func TestBudgetRoundAgainTotalNot(t *testing.T) {
 	if got := w.count(1); got > 3 {
 		t.Errorf("host under a total budget of 3 served %d pages", got)
 	}
-	if n := skippedAs(e, SkipBudgetHost); n < 2*(pages-3) {
+	if n := skippedAs(e, front.SkipBudgetHost); n < 2*(pages-3) {
 		t.Errorf("%d URLs counted as held back by a host budget, want at least %d (each host's first hold)", n, 2*(pages-3))
 	}
 }
@@ -216,18 +219,18 @@ func TestBudgetTotalSetLiveCountsWhatWasFetched(t *testing.T) {
 	o := hubOptions(t, w)
 	e := startEngine(t, o)
 	waitDone(t, e, 30*time.Second)
-	s, _ := ParseSteer(strings.Fields("budget host " + w.host(0) + " 5 total"))
+	s, _ := steer.Parse(strings.Fields("budget host " + w.host(0) + " 5 total"))
 	if msg, err := e.Steer(s); err != nil || !strings.Contains(msg, "5 pages in total") {
 		t.Fatalf("%s: %q %v", s, msg, err)
 	}
 	for i := range w.hosts {
-		s := Steer{Op: SteerSeedAdd, URL: fmt.Sprintf("http://%s/p/500", w.hosts[i])}
+		s := steer.Change{Op: steer.SeedAdd, URL: fmt.Sprintf("http://%s/p/500", w.hosts[i])}
 		if _, err := e.Steer(s); err != nil {
 			t.Fatal(err)
 		}
 	}
 	waitFor(t, "the uncapped host's new seed fetched", func() bool { return w.count(1) == pages+1 })
-	waitFor(t, "the capped host's new seed held back", func() bool { return skippedAs(e, SkipBudgetHost) == 1 })
+	waitFor(t, "the capped host's new seed held back", func() bool { return skippedAs(e, front.SkipBudgetHost) == 1 })
 	if got := w.count(0); got != pages {
 		t.Errorf("capped host served %d pages, want %d: its total budget forgot what it had fetched", got, pages)
 	}
@@ -238,12 +241,12 @@ func TestBudgetTotalSetLiveCountsWhatWasFetched(t *testing.T) {
 	e2 := startEngine(t, o)
 	waitDone(t, e2, 30*time.Second)
 	for i := range w.hosts {
-		if _, err := e2.Steer(Steer{Op: SteerSeedAdd, URL: fmt.Sprintf("http://%s/p/501", w.hosts[i])}); err != nil {
+		if _, err := e2.Steer(steer.Change{Op: steer.SeedAdd, URL: fmt.Sprintf("http://%s/p/501", w.hosts[i])}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	waitFor(t, "the uncapped host's seed fetched after the restart", func() bool { return w.count(1) == pages+2 })
-	waitFor(t, "the capped host's seed held back after the restart", func() bool { return skippedAs(e2, SkipBudgetHost) == 1 })
+	waitFor(t, "the capped host's seed held back after the restart", func() bool { return skippedAs(e2, front.SkipBudgetHost) == 1 })
 	if got := w.count(0); got != pages {
 		t.Errorf("after the restart the capped host served %d pages, want %d", got, pages)
 	}
@@ -271,7 +274,7 @@ func TestBudgetTotalLiftedAfterRestart(t *testing.T) {
 	if got := w.count(0); got != cap {
 		t.Fatalf("the restart fetched %d pages past the total budget it replayed", got-cap)
 	}
-	s, _ := ParseSteer(strings.Fields("budget host " + w.host(0) + " 0 total"))
+	s, _ := steer.Parse(strings.Fields("budget host " + w.host(0) + " 0 total"))
 	msg, err := e2.Steer(s)
 	if err != nil || !strings.Contains(msg, fmt.Sprintf("%d held-back URLs come back", pages-cap)) {
 		t.Fatalf("%s: %q %v", s, msg, err)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/lanes"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -19,7 +20,7 @@ import (
 // refetch says the page was stored before (its records are revisits). With
 // keepPage the final exchange is not stored but returned: it goes with the page
 // (store.Page.Capture), in the page's transaction and sharing its compressed body.
-func (e *Engine) saveCaptures(o Outcome, refetch, keepPage bool) *store.Capture {
+func (e *Engine) saveCaptures(o lanes.Outcome, refetch, keepPage bool) *store.Capture {
 	res, xs := o.Res, o.Hops
 	if res != nil {
 		xs = res.Exchanges

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
@@ -35,7 +35,7 @@ func TestWorkerDeferralReachesTheMasterAsADeferral(t *testing.T) {
 	go srv.Serve(ln)
 	defer srv.Close()
 	seed := "http://" + ln.Addr().String() + "/p/0"
-	c := startClusterWith(t, enginetest.SandboxConfig(3, 2), 300*time.Millisecond, func(o *engine.Options, _ *sandbox.Sandbox) {
+	c := startClusterWith(t, enginetest.SandboxConfig(3, 2), 300*time.Millisecond, func(o *config.Options, _ *sandbox.Sandbox) {
 		o.Seeds = []string{seed}
 		o.HostRate = 0
 	})

@@ -10,6 +10,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // freezableSite is endlessSite that logs who asked for what and when, and can hold
@@ -110,7 +113,7 @@ func TestPausedWorkerFetchesNothingOfLostHosts(t *testing.T) {
 	t.Parallel()
 	site := startFreezableSite(t)
 	dir, conn := startTestNATS(t)
-	o := DefaultOptions()
+	o := config.DefaultOptions()
 	o.DB = filepath.Join(dir, "crawl.db")
 	o.Seeds = []string{site.url + "/p/0"}
 	o.AllowPrivate = []string{"127.0.0.0/8"}
@@ -118,7 +121,7 @@ func TestPausedWorkerFetchesNothingOfLostHosts(t *testing.T) {
 	o.Lanes.Max = 2
 	o.Lanes.DelayMin, o.Lanes.DelayMax = time.Millisecond, 2*time.Millisecond
 	o.Revisit.Enabled = false
-	m, err := NewMaster(o, MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond})
+	m, err := NewMaster(o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,14 +130,14 @@ func TestPausedWorkerFetchesNothingOfLostHosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	worker := func(name, ip string) *Worker {
-		w, err := StartWorker(WorkerOptions{Conn: conn(name), Node: name, Egress: []string{"bind:" + ip}, AllowPrivate: []string{"127.0.0.0/8"}})
+		w, err := StartWorker(config.WorkerOptions{Conn: conn(name), Node: name, Egress: []string{"bind:" + ip}, AllowPrivate: []string{"127.0.0.0/8"}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(w.Close)
 		return w
 	}
-	state := func(name string) NodeState {
+	state := func(name string) view.NodeState {
 		for _, n := range m.Snapshot().Nodes {
 			if n.Name == name {
 				return n.State
@@ -149,7 +152,7 @@ func TestPausedWorkerFetchesNothingOfLostHosts(t *testing.T) {
 	// w1 stops: its requests hang, its heartbeats stop.
 	site.freeze("127.0.0.2")
 	resumeBeats := w1.SilenceHeartbeats()
-	waitFor(t, "w1 declared dead", func() bool { return state("w1") == NodeDead })
+	waitFor(t, "w1 declared dead", func() bool { return state("w1") == view.NodeDead })
 	worker("w2", "127.0.0.3")
 	waitFor(t, "w2 fetching the host w1 lost", func() bool { return site.requestsSince("127.0.0.3", time.Time{}) >= 3 })
 	late := m.Stats().Cluster.LateResults

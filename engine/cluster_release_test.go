@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
@@ -22,7 +23,7 @@ func TestReleaseAnsweredLateLosesNoTask(t *testing.T) {
 	cfg := enginetest.SandboxConfig(21, 24)
 	cfg.Search.PagesPerKeyword, cfg.Search.ResultsPerPage, cfg.Search.Quota = 100, 1, 1_000_000
 	var social *sandbox.Site
-	c := prepareCluster(t, cfg, 300*time.Millisecond, func(o *engine.Options, sb *sandbox.Sandbox) {
+	c := prepareCluster(t, cfg, 300*time.Millisecond, func(o *config.Options, sb *sandbox.Sandbox) {
 		o.Seeds = nil
 		for _, s := range sb.Info().Sites {
 			if s.Search != "" && len(s.Keywords) >= 2 {
@@ -34,7 +35,7 @@ func TestReleaseAnsweredLateLosesNoTask(t *testing.T) {
 			return
 		}
 		social.Keywords = social.Keywords[:2] // one shard for each worker
-		o.Sites = []engine.SiteOptions{{Name: social.Domain, Kind: engine.SiteSocial, Search: social.Search,
+		o.Sites = []config.SiteOptions{{Name: social.Domain, Kind: config.SiteSocial, Search: social.Search,
 			Pages: 100, Keywords: social.Keywords, Class: social.Class}}
 	})
 	if social == nil {

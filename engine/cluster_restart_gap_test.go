@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/config"
 )
 
 // starts are the request starts from ip, in order.
@@ -24,7 +26,7 @@ func TestMasterRestartKeepsTheHostGap(t *testing.T) {
 	site := startFreezableSite(t)
 	dir, conn := startTestNATS(t)
 	const gap = 2 * time.Second
-	o := DefaultOptions()
+	o := config.DefaultOptions()
 	o.DB = filepath.Join(dir, "crawl.db")
 	o.Seeds = []string{site.url + "/p/0"}
 	o.AllowPrivate = []string{"127.0.0.0/8"}
@@ -33,7 +35,7 @@ func TestMasterRestartKeepsTheHostGap(t *testing.T) {
 	o.Lanes.DelayMin, o.Lanes.DelayMax = time.Millisecond, 2*time.Millisecond
 	o.Revisit.Enabled = false
 	master := func(name string) *Engine {
-		m, err := NewMaster(o, MasterOptions{Conn: conn(name), HeartbeatEvery: 100 * time.Millisecond})
+		m, err := NewMaster(o, config.MasterOptions{Conn: conn(name), HeartbeatEvery: 100 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +46,7 @@ func TestMasterRestartKeepsTheHostGap(t *testing.T) {
 		return m
 	}
 	worker := func(name, ip string) {
-		w, err := StartWorker(WorkerOptions{Conn: conn(name), Node: name, Egress: []string{"bind:" + ip}, AllowPrivate: []string{"127.0.0.0/8"}})
+		w, err := StartWorker(config.WorkerOptions{Conn: conn(name), Node: name, Egress: []string{"bind:" + ip}, AllowPrivate: []string{"127.0.0.0/8"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +54,7 @@ func TestMasterRestartKeepsTheHostGap(t *testing.T) {
 	}
 	m1 := master("master")
 	w1conn := conn("w1")
-	w1, err := StartWorker(WorkerOptions{Conn: w1conn, Node: "w1", Egress: []string{"bind:127.0.0.2"}, AllowPrivate: []string{"127.0.0.0/8"}})
+	w1, err := StartWorker(config.WorkerOptions{Conn: w1conn, Node: "w1", Egress: []string{"bind:127.0.0.2"}, AllowPrivate: []string{"127.0.0.0/8"}})
 	if err != nil {
 		t.Fatal(err)
 	}

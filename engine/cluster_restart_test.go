@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // TestMasterRestartKeepsWorkersResults: the master stops mid-crawl and a new one
@@ -17,7 +17,7 @@ func TestMasterRestartKeepsWorkersResults(t *testing.T) {
 	t.Parallel()
 	c := startCluster(t, enginetest.SandboxConfig(5, 12))
 	c.worker("w1", "127.0.0.2", "127.0.0.3")
-	enginetest.WaitSnapshot(t, c.master, "w1 stores pages", func(s engine.Snapshot) bool { return s.Totals.PagesStored >= 60 })
+	enginetest.WaitSnapshot(t, c.master, "w1 stores pages", func(s view.Snapshot) bool { return s.Totals.PagesStored >= 60 })
 	if err := c.master.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestMasterRestartRefetchesNothing(t *testing.T) {
 	c := startCluster(t, enginetest.SandboxConfig(11, 12))
 	c.worker("w1", "127.0.0.2", "127.0.0.3")
 	c.worker("w2", "127.0.0.4", "127.0.0.5")
-	enginetest.WaitSnapshot(t, c.master, "the workers store pages", func(s engine.Snapshot) bool { return s.Totals.PagesStored >= 60 })
+	enginetest.WaitSnapshot(t, c.master, "the workers store pages", func(s view.Snapshot) bool { return s.Totals.PagesStored >= 60 })
 	if err := c.master.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -11,9 +11,11 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/page"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -25,7 +27,7 @@ type testCluster struct {
 	sb      *sandbox.Sandbox
 	srv     *cluster.Server
 	token   string
-	opts    engine.Options
+	opts    config.Options
 	master  *engine.Engine
 	conns   []*cluster.Conn
 	hb      time.Duration
@@ -42,7 +44,7 @@ func startCluster(t *testing.T, cfg sandbox.Config) *testCluster {
 
 // startClusterWith starts a sandbox, the embedded server and a master whose options
 // are enginetest.PoliteOptions changed by setup (nil: unchanged), with heartbeat period hb.
-func startClusterWith(t *testing.T, cfg sandbox.Config, hb time.Duration, setup func(*engine.Options, *sandbox.Sandbox)) *testCluster {
+func startClusterWith(t *testing.T, cfg sandbox.Config, hb time.Duration, setup func(*config.Options, *sandbox.Sandbox)) *testCluster {
 	t.Helper()
 	c := prepareCluster(t, cfg, hb, setup)
 	c.startMaster()
@@ -51,7 +53,7 @@ func startClusterWith(t *testing.T, cfg sandbox.Config, hb time.Duration, setup 
 
 // prepareCluster is startClusterWith without the master: the caller may change the
 // cluster's settings, then calls startMaster.
-func prepareCluster(t *testing.T, cfg sandbox.Config, hb time.Duration, setup func(*engine.Options, *sandbox.Sandbox)) *testCluster {
+func prepareCluster(t *testing.T, cfg sandbox.Config, hb time.Duration, setup func(*config.Options, *sandbox.Sandbox)) *testCluster {
 	t.Helper()
 	sb := enginetest.StartSandbox(t, cfg)
 	dir := t.TempDir()
@@ -82,7 +84,7 @@ func (c *testCluster) connect(name string) *cluster.Conn {
 
 func (c *testCluster) startMaster() {
 	c.t.Helper()
-	m, err := engine.NewMaster(c.opts, engine.MasterOptions{Conn: c.connect("master"), HeartbeatEvery: c.hb, Window: c.window, Timeout: c.timeout})
+	m, err := engine.NewMaster(c.opts, config.MasterOptions{Conn: c.connect("master"), HeartbeatEvery: c.hb, Window: c.window, Timeout: c.timeout})
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -102,7 +104,7 @@ func (c *testCluster) worker(name string, binds ...string) *engine.Worker {
 	for _, b := range binds {
 		egress = append(egress, "bind:"+b)
 	}
-	w, err := engine.StartWorker(engine.WorkerOptions{Conn: c.connect(name), Node: name, Egress: egress,
+	w, err := engine.StartWorker(config.WorkerOptions{Conn: c.connect(name), Node: name, Egress: egress,
 		AllowPrivate: []string{"127.0.0.0/8"}, DNSServers: []string{c.sb.DNSAddr()}})
 	if err != nil {
 		c.t.Fatal(err)
@@ -115,7 +117,7 @@ func (c *testCluster) worker(name string, binds ...string) *engine.Worker {
 // enginetest.CrawlPatience, whichever is longer (d is what the crawl takes on an
 // idle box, give or take; loaded, it takes several times that), then closes the
 // master and returns its stats.
-func (c *testCluster) waitDone(d time.Duration) engine.Stats {
+func (c *testCluster) waitDone(d time.Duration) view.Stats {
 	c.t.Helper()
 	d = max(d, enginetest.CrawlPatience)
 	select {
@@ -144,7 +146,7 @@ func TestDistributedCrawlIsPoliteAndComplete(t *testing.T) {
 	}
 	// The master's panes show what the workers report: their egresses (a node
 	// column) and their DNS caches added up.
-	enginetest.WaitSnapshot(t, c.master, "workers' egress rows and DNS figures on the master", func(s engine.Snapshot) bool {
+	enginetest.WaitSnapshot(t, c.master, "workers' egress rows and DNS figures on the master", func(s view.Snapshot) bool {
 		nodes := map[string]bool{}
 		if s.Egress != nil {
 			for _, r := range s.Egress.Egresses {
@@ -208,7 +210,7 @@ func TestWorkerJoinsAndLeavesMidCrawl(t *testing.T) {
 	t.Parallel()
 	c := startCluster(t, enginetest.SandboxConfig(9, 12))
 	w1 := c.worker("w1", "127.0.0.2", "127.0.0.3")
-	enginetest.WaitSnapshot(t, c.master, "w1 stores pages", func(s engine.Snapshot) bool { return s.Totals.PagesStored >= 20 })
+	enginetest.WaitSnapshot(t, c.master, "w1 stores pages", func(s view.Snapshot) bool { return s.Totals.PagesStored >= 20 })
 	c.worker("w2", "127.0.0.4", "127.0.0.5")
 	// The master deals the new worker its share when it answers the join, not at a
 	// later heartbeat: the join's log line records how many units moved to it.
@@ -225,7 +227,7 @@ func TestWorkerJoinsAndLeavesMidCrawl(t *testing.T) {
 	if strings.Contains(joinedLine, "; 0 sites or keyword shards move to it") {
 		t.Errorf("the master dealt w2 nothing when it joined: %q", joinedLine)
 	}
-	enginetest.WaitSnapshot(t, c.master, "w2 holds tasks", func(s engine.Snapshot) bool {
+	enginetest.WaitSnapshot(t, c.master, "w2 holds tasks", func(s view.Snapshot) bool {
 		for _, n := range s.Nodes {
 			if n.Name == "w2" && n.Queue > 0 {
 				return true
@@ -265,7 +267,7 @@ func itoa(i int) string { return strconv.Itoa(i) }
 // (e1, e2, ...) never replace the worker's own.
 func TestWorkerKeepsItsOwnEgressesBesideGrantedOnes(t *testing.T) {
 	t.Parallel()
-	c := startClusterWith(t, enginetest.SandboxConfig(5, 6), 300*time.Millisecond, func(o *engine.Options, _ *sandbox.Sandbox) {
+	c := startClusterWith(t, enginetest.SandboxConfig(5, 6), 300*time.Millisecond, func(o *config.Options, _ *sandbox.Sandbox) {
 		o.Egress = []string{"bind:127.0.0.40", "bind:127.0.0.41", "bind:127.0.0.42"}
 		o.Rotation.PerNode = 2
 	})
@@ -313,8 +315,8 @@ func TestMasterControlsReachTheWorkers(t *testing.T) {
 	c := startCluster(t, enginetest.SandboxConfig(13, 12))
 	w1 := c.worker("w1", "127.0.0.2")
 	w2 := c.worker("w2", "127.0.0.3")
-	var target engine.Lane
-	enginetest.WaitSnapshot(t, c.master, "a worker lane on the master", func(s engine.Snapshot) bool {
+	var target view.Lane
+	enginetest.WaitSnapshot(t, c.master, "a worker lane on the master", func(s view.Snapshot) bool {
 		for _, l := range s.Lanes {
 			if l.Node != "" && l.Queued > 0 {
 				target = l
@@ -373,7 +375,7 @@ func TestMalformedMessagesAreCountedNotFatal(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	enginetest.WaitSnapshot(t, c.master, "the rejects counted", func(engine.Snapshot) bool {
+	enginetest.WaitSnapshot(t, c.master, "the rejects counted", func(view.Snapshot) bool {
 		r := c.master.Stats().Cluster.Rejected
 		return r["malformed"]+r["invalid"]+r["oversize"] >= 5
 	})
@@ -390,12 +392,12 @@ func TestMalformedMessagesAreCountedNotFatal(t *testing.T) {
 func TestSitesAndKeywordShardsAreDealtOverWorkers(t *testing.T) {
 	t.Parallel()
 	social := map[string]bool{}
-	c := startClusterWith(t, enginetest.SandboxConfig(21, 24), 300*time.Millisecond, func(o *engine.Options, sb *sandbox.Sandbox) {
+	c := startClusterWith(t, enginetest.SandboxConfig(21, 24), 300*time.Millisecond, func(o *config.Options, sb *sandbox.Sandbox) {
 		o.Seeds = nil
 		for _, s := range sb.Info().Sites {
-			site := engine.SiteOptions{Name: s.Domain, Kind: engine.SiteNews, Entry: s.Entry, Keywords: s.Keywords, Class: s.Class}
+			site := config.SiteOptions{Name: s.Domain, Kind: config.SiteNews, Entry: s.Entry, Keywords: s.Keywords, Class: s.Class}
 			if s.Search != "" {
-				site = engine.SiteOptions{Name: s.Domain, Kind: engine.SiteSocial, Search: s.Search,
+				site = config.SiteOptions{Name: s.Domain, Kind: config.SiteSocial, Search: s.Search,
 					Pages: 1, Keywords: s.Keywords, Class: s.Class}
 				social[s.Domain] = true
 			}
@@ -414,7 +416,7 @@ func TestSitesAndKeywordShardsAreDealtOverWorkers(t *testing.T) {
 		a := "127.0.0." + strconv.Itoa(2+i)
 		ws[a] = name
 		c.worker(name, a)
-		enginetest.WaitSnapshot(t, c.master, name+" holds units and tasks", func(s engine.Snapshot) bool {
+		enginetest.WaitSnapshot(t, c.master, name+" holds units and tasks", func(s view.Snapshot) bool {
 			for _, nd := range s.Nodes {
 				if nd.Name == name && nd.Sites+nd.Keywords > 0 && nd.Queue > 0 {
 					return true
@@ -423,8 +425,8 @@ func TestSitesAndKeywordShardsAreDealtOverWorkers(t *testing.T) {
 			return false
 		})
 	}
-	var nodes []engine.Node
-	enginetest.WaitSnapshot(t, c.master, "sites and keyword shards on all three workers", func(s engine.Snapshot) bool {
+	var nodes []view.Node
+	enginetest.WaitSnapshot(t, c.master, "sites and keyword shards on all three workers", func(s view.Snapshot) bool {
 		nodes = s.Nodes
 		n := 0
 		for _, nd := range s.Nodes {
@@ -435,7 +437,7 @@ func TestSitesAndKeywordShardsAreDealtOverWorkers(t *testing.T) {
 		return n == 3
 	})
 	// A part of the crawl is enough to judge the deal.
-	enginetest.WaitSnapshot(t, c.master, "300 pages stored", func(s engine.Snapshot) bool { return s.Totals.PagesStored >= 300 })
+	enginetest.WaitSnapshot(t, c.master, "300 pages stored", func(s view.Snapshot) bool { return s.Totals.PagesStored >= 300 })
 	c.master.Close()
 	// Who served each unit, and when: a unit may move between workers (the joins
 	// re-deal it; a unit can move more than once), but never be served by two at
@@ -556,7 +558,7 @@ func TestGlobalPauseAndResumeReachWorkersAtOnce(t *testing.T) {
 	// judged by that order, not by a second of clock.
 	c := startClusterWith(t, enginetest.SandboxConfig(23, 6), 10*time.Minute, nil)
 	w1, w2 := c.worker("w1", "127.0.0.2"), c.worker("w2", "127.0.0.3")
-	paused := func(w *engine.Worker) bool { return w.Engine().Snapshot().State == engine.StatePaused }
+	paused := func(w *engine.Worker) bool { return w.Engine().Snapshot().State == view.StatePaused }
 	if err := c.master.PauseNode("w2", true); err != nil {
 		t.Fatal(err)
 	}
@@ -580,7 +582,7 @@ func TestWorkerRefusalsReachTheMastersStore(t *testing.T) {
 	t.Parallel()
 	cfg := enginetest.SandboxConfig(7, 6)
 	cfg.AntiBot.HumanGap = time.Hour
-	c := startClusterWith(t, cfg, 300*time.Millisecond, func(o *engine.Options, _ *sandbox.Sandbox) {
+	c := startClusterWith(t, cfg, 300*time.Millisecond, func(o *config.Options, _ *sandbox.Sandbox) {
 		o.Lanes.DelayMin, o.Lanes.DelayMax = time.Millisecond, 2*time.Millisecond
 		o.HostRate = 0
 	})

@@ -1,12 +1,17 @@
 package engine
 
+import (
+	"github.com/crawlconsole/crawlconsole/engine/steer"
+	"github.com/crawlconsole/crawlconsole/engine/view"
+)
+
 // Control is everything the console and the CLI may ask of a running crawl. *Engine
 // implements it; the UI depends only on this interface (and tests use fakes).
 type Control interface {
 	// Snapshot returns a copy of the crawl's state for display.
-	Snapshot() Snapshot
+	Snapshot() view.Snapshot
 	// EventsSince returns up to max events with Seq > after, oldest first.
-	EventsSince(after uint64, max int) []Event
+	EventsSince(after uint64, max int) []view.Event
 	// Pause stops handing out new fetches; in-flight requests finish.
 	Pause()
 	// Resume undoes Pause.
@@ -21,9 +26,9 @@ type Control interface {
 	// SetMaxLanes changes lanes.max at run time (>= 1).
 	SetMaxLanes(n int) error
 	// PlanRebalance proposes a re-deal of lanes over egresses by observed cost.
-	PlanRebalance() RebalancePlan
+	PlanRebalance() view.RebalancePlan
 	// ApplyRebalance carries out a plan returned by PlanRebalance.
-	ApplyRebalance(p RebalancePlan) error
+	ApplyRebalance(p view.RebalancePlan) error
 
 	// RotateLane moves one lane to the least recently used other egress now (M3,
 	// the console's `e`); it returns the egress the lane moved to.
@@ -46,5 +51,5 @@ type Control interface {
 	// Steer makes one live steering change (seeds, sites, keywords, budgets;
 	// see ParseSteer), keeps it in the store so it survives a restart, and
 	// says what happened.
-	Steer(s Steer) (string, error)
+	Steer(s steer.Change) (string, error)
 }

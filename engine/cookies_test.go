@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/cookies"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/sandbox"
@@ -32,7 +33,7 @@ func TestCookieSessionPerEgressAndSite(t *testing.T) {
 	}
 	defer sb.Close()
 
-	o := engine.DefaultOptions()
+	o := config.DefaultOptions()
 	for _, s := range sb.Info().Sites {
 		o.Seeds = append(o.Seeds, s.Entry)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // crew is who fetches a crawl's tasks, as the front sees it: this process's lanes
@@ -45,18 +46,18 @@ type crew interface {
 	stop()
 	// show adds the crew's rows to a snapshot (a master's workers and their lanes).
 	// Caller holds e.mu.
-	show(s *Snapshot)
+	show(s *view.Snapshot)
 	// panes are the crew's Egress and DNS panes and refusals when they are not this
 	// process's (a master's, added up over its workers). Caller holds e.mu.
 	panes(now time.Time) crewPanes
 	// clusterStats is the stats object's part on the workers; nil without any.
-	clusterStats() *ClusterStats
+	clusterStats() *view.ClusterStats
 	// The operator's controls (Control's methods of the same names).
 	pauseLane(id int, paused bool) error
 	pauseHost(host string, paused bool) error
 	setMaxLanes(n int) error
-	planRebalance() RebalancePlan
-	applyRebalance(p RebalancePlan) error
+	planRebalance() view.RebalancePlan
+	applyRebalance(p view.RebalancePlan) error
 	pauseNode(name string, paused bool) error
 	rotateLane(id int) (string, error)
 	setHostDisabled(host string, disabled bool) error
@@ -65,7 +66,7 @@ type crew interface {
 	flushDNS(domain string) (int, error)
 	// busyState is the crawl's state while it has not run dry: RUNNING, or DRAINING
 	// on a master with nothing left to hand out. Caller holds e.mu.
-	busyState() State
+	busyState() view.State
 }
 
 // localCrew is this process's lanes: the board, the gate, the egresses.
@@ -116,22 +117,22 @@ func (c localCrew) counts() (waiting, inHand int) { return c.e.board.Queued(), c
 
 func (c localCrew) lanesPeak() int { return c.e.board.Peak() }
 
-func (c localCrew) pausedChanged()              {}
-func (c localCrew) start() error                { return nil }
-func (c localCrew) stop()                       {}
-func (c localCrew) show(*Snapshot)              {}
-func (c localCrew) panes(time.Time) crewPanes   { return crewPanes{} }
-func (c localCrew) clusterStats() *ClusterStats { return nil }
+func (c localCrew) pausedChanged()                   {}
+func (c localCrew) start() error                     { return nil }
+func (c localCrew) stop()                            {}
+func (c localCrew) show(*view.Snapshot)              {}
+func (c localCrew) panes(time.Time) crewPanes        { return crewPanes{} }
+func (c localCrew) clusterStats() *view.ClusterStats { return nil }
 
 // busyState is RUNNING while the lanes work: they find links in every page they
 // fetch, so an empty queue on one box is no sign of an end.
-func (c localCrew) busyState() State { return StateRunning }
+func (c localCrew) busyState() view.State { return view.StateRunning }
 
 // crewPanes are what a crew adds to the Egress and DNS panes and the refusals; zero
 // for this process's lanes, whose own figures the engine reads.
 type crewPanes struct {
-	egress  *EgressView
-	dns     *DNSView
+	egress  *view.EgressView
+	dns     *view.DNSView
 	refused int64 // refusals rerouted where the engine does not count them
 }
 
@@ -147,7 +148,7 @@ func (c localCrew) pauseLane(id int, paused bool) error {
 	if err != nil {
 		return err
 	}
-	e.logf(LevelInfo, id, "", "lane %d %s by operator", id, map[bool]string{true: "paused", false: "resumed"}[paused])
+	e.logf(view.LevelInfo, id, "", "lane %d %s by operator", id, map[bool]string{true: "paused", false: "resumed"}[paused])
 	return nil
 }
 
@@ -165,7 +166,7 @@ func (c localCrew) pauseHost(host string, paused bool) error {
 		e.broadcast()
 	}
 	e.mu.Unlock()
-	e.logf(LevelInfo, 0, host, "host %s %s by operator", host, map[bool]string{true: "paused", false: "resumed"}[paused])
+	e.logf(view.LevelInfo, 0, host, "host %s %s by operator", host, map[bool]string{true: "paused", false: "resumed"}[paused])
 	return nil
 }
 
@@ -181,22 +182,22 @@ func (c localCrew) setMaxLanes(n int) error {
 	if err != nil {
 		return err
 	}
-	e.logf(LevelInfo, 0, "", "lanes.max set to %d by operator", n)
+	e.logf(view.LevelInfo, 0, "", "lanes.max set to %d by operator", n)
 	return nil
 }
 
 // planRebalance re-deals this process's lanes over its egress addresses by their
 // observed work (lanes.Runner.PlanRebalance): a task costs the mean fetch time plus
 // the mean lane pause.
-func (c localCrew) planRebalance() RebalancePlan {
+func (c localCrew) planRebalance() view.RebalancePlan {
 	e := c.e
 	return e.run.PlanRebalance((e.fetchCost.mean() + (e.opts.Lanes.DelayMin+e.opts.Lanes.DelayMax)/2).Seconds())
 }
 
 // applyRebalance carries out a plan over this process's egresses.
-func (c localCrew) applyRebalance(p RebalancePlan) error {
+func (c localCrew) applyRebalance(p view.RebalancePlan) error {
 	moved, err := c.e.run.ApplyRebalance(p)
-	c.e.logf(LevelInfo, 0, "", "rebalance applied: %d of %d lanes moved", moved, len(p.Moves))
+	c.e.logf(view.LevelInfo, 0, "", "rebalance applied: %d of %d lanes moved", moved, len(p.Moves))
 	return err
 }
 

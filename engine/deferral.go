@@ -5,6 +5,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -46,7 +47,7 @@ func (e *Engine) maintainDeferred() {
 		e.flushDeferred()
 		if e.pool != nil {
 			if removed := e.pool.BeginRound(now); len(removed) > 0 {
-				e.logf(LevelInfo, 0, "", "host_disable_list: %d hosts back in the crawl", len(removed))
+				e.logf(view.LevelInfo, 0, "", "host_disable_list: %d hosts back in the crawl", len(removed))
 			}
 		}
 		e.front.requeueDeferred()

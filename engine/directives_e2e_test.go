@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -19,7 +21,7 @@ func TestPageDirectivesEndToEnd(t *testing.T) {
 	no := false
 	for _, c := range []struct {
 		name     string
-		override *EtiquetteSite
+		override *config.EtiquetteSite
 		stored   []string // of the pages that carry directives
 		fetched  []string // pages reached only through such pages' links
 		skipped  []string
@@ -33,7 +35,7 @@ func TestPageDirectivesEndToEnd(t *testing.T) {
 		},
 		{
 			name:     "overridden for the site",
-			override: &EtiquetteSite{Site: "127.0.0.1", Robots: &no, PageDirectives: &no, RelNofollow: &no},
+			override: &config.EtiquetteSite{Site: "127.0.0.1", Robots: &no, PageDirectives: &no, RelNofollow: &no},
 			stored:   []string{"/noindex", "/xrt-noindex", "/xrt-other"},
 			fetched:  []string{"/from-noindex", "/plain", "/from-nofollow", "/from-ours", "/from-xrt", "/hinted", "/private/x"},
 			warn:     true,
@@ -55,7 +57,7 @@ func TestPageDirectivesEndToEnd(t *testing.T) {
 			}
 			o := robotsOptions(t, "http://"+site.host+"/")
 			if c.override != nil {
-				o.Etiquette.Sites = []EtiquetteSite{*c.override}
+				o.Etiquette.Sites = []config.EtiquetteSite{*c.override}
 			}
 			e := startEngine(t, o)
 			waitDone(t, e, 20*time.Second)
@@ -99,7 +101,7 @@ func TestPageDirectivesEndToEnd(t *testing.T) {
 			}
 			warned := false
 			for _, ev := range e.EventsSince(0, 1<<20) {
-				if ev.Level >= LevelWarn && strings.Contains(ev.Msg, "etiquette override for 127.0.0.1") && strings.Contains(ev.Msg, "robots.txt IGNORED") {
+				if ev.Level >= view.LevelWarn && strings.Contains(ev.Msg, "etiquette override for 127.0.0.1") && strings.Contains(ev.Msg, "robots.txt IGNORED") {
 					warned = true
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 )
 
@@ -46,7 +47,7 @@ func TestArticlesAReadListsGoAheadOfTheLanesQueue(t *testing.T) {
 	s.pages["/a/2"] = "<html><body>two</body></html>"
 	feed := "http://" + h + "/feed.xml"
 	o := discoveryPollOptions(t, feed)
-	o.Discovery.Probe = ProbeOff
+	o.Discovery.Probe = config.ProbeOff
 	o.Discovery.MinPoll, o.Discovery.MaxPoll = time.Hour, time.Hour // read again only when asked
 	o.Lanes.Max = 1
 	o.HostRate = 50

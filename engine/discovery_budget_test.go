@@ -3,6 +3,8 @@ package engine
 import (
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/config"
 )
 
 // A budget sets the pace of the reads instead of each source's expected news: two
@@ -15,10 +17,10 @@ func TestBudgetSetsTheReadPace(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		name   string
-		budget func(o *Options)
+		budget func(o *config.Options)
 	}{
-		{"poll_budget", func(o *Options) { o.Discovery.PollBudget = 20 * 3600 }},
-		{"fetch_budget", func(o *Options) { o.Discovery.FetchBudget = 20 * 3600 }},
+		{"poll_budget", func(o *config.Options) { o.Discovery.PollBudget = 20 * 3600 }},
+		{"fetch_budget", func(o *config.Options) { o.Discovery.FetchBudget = 20 * 3600 }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -29,7 +31,7 @@ func TestBudgetSetsTheReadPace(t *testing.T) {
 			}
 			s.pages["/"] = `<html><head><link rel="alternate" type="application/rss+xml" href="/a"><link rel="alternate" type="application/rss+xml" href="/b"></head><body>front</body></html>`
 			o := discoveryPollOptions(t, "http://"+h+"/")
-			o.Discovery.Probe = ProbeOff
+			o.Discovery.Probe = config.ProbeOff
 			o.Discovery.MinPoll, o.Discovery.MaxPoll = 10*time.Millisecond, time.Hour
 			c.budget(&o)
 			startEngine(t, o)

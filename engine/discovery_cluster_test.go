@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
@@ -17,8 +17,8 @@ func TestDistributedCrawlReadsFeeds(t *testing.T) {
 	t.Parallel()
 	cfg := enginetest.SandboxConfig(5, 30)
 	cfg.Publishing = true
-	c := startClusterWith(t, cfg, 300*time.Millisecond, func(o *engine.Options, sb *sandbox.Sandbox) {
-		o.Discovery.Probe = engine.ProbeOff
+	c := startClusterWith(t, cfg, 300*time.Millisecond, func(o *config.Options, sb *sandbox.Sandbox) {
+		o.Discovery.Probe = config.ProbeOff
 	})
 	var want []string
 	for _, s := range c.sb.Web().PublishingSites() {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/config"
 )
 
 // newDiscoSiteOn is newDiscoSite on another loopback address (127.0.0.2: another
@@ -42,7 +44,7 @@ func TestCrossSubmissionAfterANotFoundFirstResponse(t *testing.T) {
 	sec.pages["/story/1"] = `<html><body><p>a story on the section host</p></body></html>`
 	o := discoveryPollOptions(t, "http://"+www.host+"/")
 	o.Seeds = append(o.Seeds, "http://"+sec.host+"/gone") // 404: the section host's first response
-	o.Discovery.Probe = ProbeOff
+	o.Discovery.Probe = config.ProbeOff
 	startEngine(t, o)
 	waitFor(t, "the section host's story the www sitemap lists", func() bool {
 		return sec.requested("/story/1") > 0
@@ -71,7 +73,7 @@ func TestEntryPageOfASiteWithNeitherIsPolled(t *testing.T) {
 		return "text/html", []byte(b.String())
 	}
 	o := discoveryPollOptions(t, "http://"+s.host+"/")
-	o.Discovery.Probe = ProbeOff
+	o.Discovery.Probe = config.ProbeOff
 	startEngine(t, o)
 	waitFor(t, "the entry page to be fetched 5 times", func() bool { return s.requested("/") >= 5 })
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/discover"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
@@ -125,7 +126,7 @@ func TestDiscoveryFindsArticlesOnlyFeedsAndSitemapsAnnounce(t *testing.T) {
 		},
 		{
 			name:   "no Sitemap line: /sitemap.xml (probe all), and the feed the entry page links to",
-			probe:  ProbeAll,
+			probe:  config.ProbeAll,
 			robots: "",
 			docs: map[string]func(string) (string, []byte){
 				"/sitemap.xml": func(h string) (string, []byte) {
@@ -248,7 +249,7 @@ func static(ctype, body string) func(int) (string, []byte) {
 
 // discoveryPollOptions crawls with revisiting on: feeds and sitemaps are polled every
 // 100-300 ms; pages are not revisited on their own schedule within the test.
-func discoveryPollOptions(t *testing.T, seed string) Options {
+func discoveryPollOptions(t *testing.T, seed string) config.Options {
 	o := robotsOptions(t, seed)
 	o.Revisit.Enabled = true
 	o.Revisit.Every = 20 * time.Millisecond
@@ -257,7 +258,7 @@ func discoveryPollOptions(t *testing.T, seed string) Options {
 	for c := range o.Revisit.Windows {
 		o.Revisit.Windows[c] = 0
 	}
-	o.Discovery.Probe = ProbeAll
+	o.Discovery.Probe = config.ProbeAll
 	o.Discovery.MinPoll, o.Discovery.MaxPoll = 100*time.Millisecond, 300*time.Millisecond
 	return o
 }
@@ -368,7 +369,7 @@ func TestKeywordFilterAppliesToDiscoveredPages(t *testing.T) {
 	o := robotsOptions(t, "")
 	o.Seeds = nil
 	o.Keywords = []string{"flood"}
-	o.Sites = []SiteOptions{{Name: "harbor", Kind: SiteNews, Entry: "http://" + h + "/"}}
+	o.Sites = []config.SiteOptions{{Name: "harbor", Kind: config.SiteNews, Entry: "http://" + h + "/"}}
 	e := startEngine(t, o)
 	waitDone(t, e, 20*time.Second)
 	if err := e.Close(); err != nil {
@@ -407,7 +408,7 @@ func TestFeedsArePolledAtTheirOwnPace(t *testing.T) {
 	s.raw["/quiet"] = static("application/rss+xml", `<rss version="2.0"><channel><title>quiet</title><item><link>http://`+h+`/q/1</link></item></channel></rss>`)
 	s.pages["/"] = `<html><head><link rel="alternate" type="application/rss+xml" href="/busy"><link rel="alternate" type="application/atom+xml" href="/quiet"></head><body>front</body></html>`
 	o := discoveryPollOptions(t, "http://"+h+"/")
-	o.Discovery.Probe = ProbeOff
+	o.Discovery.Probe = config.ProbeOff
 	o.Discovery.MinPoll, o.Discovery.MaxPoll = 50*time.Millisecond, 2*time.Second
 	e := startEngine(t, o)
 	waitFor(t, "the busy feed to be read 12 times", func() bool { return s.requested("/busy") >= 12 })
@@ -446,7 +447,7 @@ func TestPublishingSandboxCrawl(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sb.Close() })
-	o := DefaultOptions()
+	o := config.DefaultOptions()
 	announced := map[string]bool{}
 	for _, s := range sb.Web().PublishingSites() {
 		o.Seeds = append(o.Seeds, s.Entry)
@@ -460,7 +461,7 @@ func TestPublishingSandboxCrawl(t *testing.T) {
 	o.Lanes.DelayMin, o.Lanes.DelayMax = gap*5/4, gap*3
 	o.HostRate = publishingScale
 	o.Revisit = o.Revisit.Scaled(publishingScale)
-	o.Discovery.Probe = ProbeAll
+	o.Discovery.Probe = config.ProbeAll
 	o.Discovery.MinPoll, o.Discovery.MaxPoll = 100*time.Millisecond, 3*time.Second
 	e := startEngine(t, o)
 	from := sb.Now().Add(3 * time.Second * publishingScale) // 3 s in: the first reads are done

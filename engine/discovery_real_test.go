@@ -8,9 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/discover"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/simplifiedchinese"
@@ -103,13 +105,13 @@ func TestEmptyFeedSaysWhyOnce(t *testing.T) {
 	s.raw["/feed"] = static("text/plain; charset=utf-8", `<rss version="2.0"><channel><title>nothing yet</title></channel></rss>`)
 	s.pages["/"] = `<html><head><link rel="alternate" type="application/rss+xml" href="/feed"></head><body>front</body></html>`
 	o := discoveryPollOptions(t, "http://"+h+"/")
-	o.Discovery.Probe = ProbeOff
+	o.Discovery.Probe = config.ProbeOff
 	e := startEngine(t, o)
 	waitFor(t, "the feed to be read 4 times", func() bool { return s.requested("/feed") >= 4 })
 	e.Close()
 	var lines []string
 	for _, ev := range e.EventsSince(0, 1<<20) {
-		if strings.Contains(ev.Msg, "/feed") && ev.Level >= LevelWarn {
+		if strings.Contains(ev.Msg, "/feed") && ev.Level >= view.LevelWarn {
 			lines = append(lines, ev.Msg)
 		}
 	}

@@ -9,19 +9,21 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // restartRig runs a crawl, alone or as a master over one worker (M4), that can be
 // stopped and started again on the same store.
 type restartRig struct {
 	t         *testing.T
-	o         Options
+	o         config.Options
 	clustered bool
 	srv       *cluster.Server
 	worker    *Worker
 }
 
-func newRestartRig(t *testing.T, o Options, clustered bool) *restartRig {
+func newRestartRig(t *testing.T, o config.Options, clustered bool) *restartRig {
 	r := &restartRig{t: t, o: o, clustered: clustered}
 	if clustered {
 		srv, err := cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(t.TempDir(), "nats"), Token: "restart-token-0123456789"})
@@ -52,7 +54,7 @@ func (r *restartRig) start() *Engine {
 	// No worker is taken for dead here (Timeout a minute, not 3 heartbeats): a loaded
 	// box stalling the process for a second would bury the worker and drop what it
 	// held as late, a dead worker's at-least-once delivery, not these tests' subject.
-	m, err := NewMaster(r.o, MasterOptions{Conn: r.conn("master"), HeartbeatEvery: 300 * time.Millisecond, Timeout: time.Minute})
+	m, err := NewMaster(r.o, config.MasterOptions{Conn: r.conn("master"), HeartbeatEvery: 300 * time.Millisecond, Timeout: time.Minute})
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -61,7 +63,7 @@ func (r *restartRig) start() *Engine {
 		r.t.Fatal(err)
 	}
 	if r.worker == nil {
-		w, err := StartWorker(WorkerOptions{Conn: r.conn("w1"), Node: "w1", Egress: []string{"bind:127.0.0.3"}, AllowPrivate: []string{"127.0.0.0/8"}})
+		w, err := StartWorker(config.WorkerOptions{Conn: r.conn("w1"), Node: "w1", Egress: []string{"bind:127.0.0.3"}, AllowPrivate: []string{"127.0.0.0/8"}})
 		if err != nil {
 			r.t.Fatal(err)
 		}
@@ -119,7 +121,7 @@ func TestPollPaceIsKeptAfterRestart(t *testing.T) {
 			s.pages["/"] = `<html><head><link rel="alternate" type="application/rss+xml" href="/feed.xml"></head><body>front</body></html>`
 			feed := "http://" + h + "/feed.xml"
 			o := discoveryPollOptions(t, "http://"+h+"/")
-			o.Discovery.Probe = ProbeOff
+			o.Discovery.Probe = config.ProbeOff
 			const maxPoll = 1500 * time.Millisecond
 			o.Discovery.MinPoll, o.Discovery.MaxPoll = 50*time.Millisecond, maxPoll
 			rig := newRestartRig(t, o, clustered)
@@ -189,7 +191,7 @@ func TestHonestSitemapIsTrustedRightAfterRestart(t *testing.T) {
 				s.pages["/story/"+p] = `<html><body><p>the ` + p + ` story</p></body></html>`
 			}
 			o := discoveryPollOptions(t, "http://"+h+"/")
-			o.Discovery.Probe = ProbeOff
+			o.Discovery.Probe = config.ProbeOff
 			o.Revisit.Initial = 100 * time.Millisecond
 			rig := newRestartRig(t, o, clustered)
 			e := rig.start()
@@ -229,15 +231,15 @@ func TestLyingSiteStaysUntrustedAfterRestart(t *testing.T) {
 				return time.Now().Add(2 * time.Minute).UTC().Format(time.RFC3339Nano)
 			})
 			o := discoveryPollOptions(t, "http://"+h+"/")
-			o.Discovery.Probe = ProbeOff
+			o.Discovery.Probe = config.ProbeOff
 			rig := newRestartRig(t, o, clustered)
-			site := func(e *Engine) SiteDiscovery {
+			site := func(e *Engine) view.SiteDiscovery {
 				for _, v := range e.disc.View() {
 					if len(v.Sitemaps) > 0 {
 						return v
 					}
 				}
-				return SiteDiscovery{DatesTrusted: true}
+				return view.SiteDiscovery{DatesTrusted: true}
 			}
 			e := rig.start()
 			waitFor(t, "the site's dates found lying, no hinted refetch left", func() bool {
@@ -292,7 +294,7 @@ func TestDateMovedWhileStoppedIsAHint(t *testing.T) {
 		return fmt.Sprintf("2026-01-0%dT00:00:00Z", i)
 	})
 	o := discoveryPollOptions(t, "http://"+h+"/")
-	o.Discovery.Probe = ProbeOff
+	o.Discovery.Probe = config.ProbeOff
 	e := startEngine(t, o)
 	waitFor(t, "three reads of the sitemap, every page stored", func() bool {
 		return s.requested("/sitemap.xml") >= 3 && e.Snapshot().Totals.PagesStored >= 8

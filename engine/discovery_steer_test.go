@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/discover"
+	"github.com/crawlconsole/crawlconsole/engine/steer"
 )
 
 // newsSite makes s a news site: a front page linking its feed, which gains a story
@@ -40,8 +42,8 @@ func TestSiteRmStopsReadingItsFeeds(t *testing.T) {
 	entryA := "http://" + a.host + "/"
 	o := discoveryPollOptions(t, entryA)
 	o.Seeds = append(o.Seeds, "http://"+b.host+"/")
-	o.Sites = []SiteOptions{{Name: "127.0.0.1", Kind: SiteNews, Entry: entryA}}
-	o.Discovery.Probe = ProbeOff
+	o.Sites = []config.SiteOptions{{Name: "127.0.0.1", Kind: config.SiteNews, Entry: entryA}}
+	o.Discovery.Probe = config.ProbeOff
 	e := startEngine(t, o)
 	waitFor(t, "both feeds read 3 times", func() bool { return a.requested("/feed") >= 3 && b.requested("/feed") >= 3 })
 	feedA := "http://" + a.host + "/feed"
@@ -51,7 +53,7 @@ func TestSiteRmStopsReadingItsFeeds(t *testing.T) {
 		t.Fatalf("the feed's learned rate %.3f/h is not above the prior's %.3f/h: nothing to keep", learned, prior)
 	}
 
-	msg, err := e.Steer(Steer{Op: SteerSiteRm, Site: "127.0.0.1"})
+	msg, err := e.Steer(steer.Change{Op: steer.SiteRm, Site: "127.0.0.1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +79,7 @@ func TestSiteRmStopsReadingItsFeeds(t *testing.T) {
 		t.Errorf("the removed site's feed takes a share of the polls after a restart")
 	}
 
-	if _, err := e.Steer(Steer{Op: SteerSiteAdd, Kind: SiteNews, URL: entryA}); err != nil {
+	if _, err := e.Steer(steer.Change{Op: steer.SiteAdd, Kind: config.SiteNews, URL: entryA}); err != nil {
 		t.Fatal(err)
 	}
 	// It comes back at the pace it had learned, not the prior's (its first read
@@ -97,11 +99,11 @@ func TestSiteRmKeepsFeedsOfADomainAnotherSiteShares(t *testing.T) {
 	h := a.host
 	a.pages["/local"] = `<html><body>local news</body></html>`
 	o := discoveryPollOptions(t, "http://"+h+"/")
-	o.Sites = []SiteOptions{{Name: "front", Kind: SiteNews, Entry: "http://" + h + "/"}, {Name: "local", Kind: SiteNews, Entry: "http://" + h + "/local"}}
-	o.Discovery.Probe = ProbeOff
+	o.Sites = []config.SiteOptions{{Name: "front", Kind: config.SiteNews, Entry: "http://" + h + "/"}, {Name: "local", Kind: config.SiteNews, Entry: "http://" + h + "/local"}}
+	o.Discovery.Probe = config.ProbeOff
 	e := startEngine(t, o)
 	waitFor(t, "the feed read 3 times", func() bool { return a.requested("/feed") >= 3 })
-	msg, err := e.Steer(Steer{Op: SteerSiteRm, Site: "local"})
+	msg, err := e.Steer(steer.Change{Op: steer.SiteRm, Site: "local"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,9 +145,9 @@ func TestSiteAddAfterAFoldedAddAndRmReadsItsFeedAgain(t *testing.T) {
 			defer close(release)
 			entryA := "http://" + a.host + "/"
 			o := discoveryPollOptions(t, "http://"+b.host+"/")
-			o.Discovery.Probe = ProbeOff
+			o.Discovery.Probe = config.ProbeOff
 			e := startEngine(t, o)
-			if _, err := e.Steer(Steer{Op: SteerSiteAdd, Kind: SiteNews, URL: entryA}); err != nil {
+			if _, err := e.Steer(steer.Change{Op: steer.SiteAdd, Kind: config.SiteNews, URL: entryA}); err != nil {
 				t.Fatal(err)
 			}
 			waitFor(t, "the added site's feed read 3 times", func() bool { return a.requested("/feed") >= 3 })
@@ -153,7 +155,7 @@ func TestSiteAddAfterAFoldedAddAndRmReadsItsFeedAgain(t *testing.T) {
 				holding.Store(true)
 				<-held // a read of the feed is in a lane's hand, answered after the stop
 			}
-			if _, err := e.Steer(Steer{Op: SteerSiteRm, Site: "127.0.0.1"}); err != nil {
+			if _, err := e.Steer(steer.Change{Op: steer.SiteRm, Site: "127.0.0.1"}); err != nil {
 				t.Fatal(err)
 			}
 			e.Close()
@@ -164,7 +166,7 @@ func TestSiteAddAfterAFoldedAddAndRmReadsItsFeedAgain(t *testing.T) {
 			if got := a.requested("/feed"); got > readA {
 				t.Errorf("the removed site's feed was read %d times after a restart, want none", got-readA)
 			}
-			if _, err := e.Steer(Steer{Op: SteerSiteAdd, Kind: SiteNews, URL: entryA}); err != nil {
+			if _, err := e.Steer(steer.Change{Op: steer.SiteAdd, Kind: config.SiteNews, URL: entryA}); err != nil {
 				t.Fatal(err)
 			}
 			waitFor(t, "the re-added site's feed read again", func() bool { return a.requested("/feed") > readA })

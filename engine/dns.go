@@ -2,10 +2,12 @@ package engine
 
 import (
 	"fmt"
+
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // dnsView is the DNS pane of this box's cache; nil with a custom resolver.
-func (e *Engine) dnsView() *DNSView {
+func (e *Engine) dnsView() *view.DNSView {
 	if e.dns == nil {
 		return nil
 	}
@@ -23,6 +25,6 @@ func (c localCrew) flushDNS(domain string) (int, error) {
 		return 0, fmt.Errorf("no DNS cache: a custom resolver is in use")
 	}
 	n := e.dns.Flush(domain)
-	e.logf(LevelInfo, 0, "", "DNS cache flushed (%s): %d entries", map[bool]string{true: "all", false: domain}[domain == ""], n)
+	e.logf(view.LevelInfo, 0, "", "DNS cache flushed (%s): %d entries", map[bool]string{true: "all", false: domain}[domain == ""], n)
 	return n, nil
 }

@@ -1,7 +1,8 @@
 // Package engine is crawlconsole's crawl engine. Everything above it (CLI, console,
-// SSH server) uses only this package's API: New, NewMaster, StartWorker, Start, Done,
-// Stop, Close, Stats and the Control interface (snapshot, events, pause/resume, lanes,
-// rebalance, steering).
+// SSH server) runs a crawl through this package's API: New, NewMaster, StartWorker,
+// Start, Done, Stop, Close, Stats and the Control interface (snapshot, events,
+// pause/resume, lanes, rebalance, steering), with the options from package config and
+// the snapshot's types from package view.
 //
 // The crawler has one job: fetch as fast as possible from a few egress addresses
 // without being recognised as a bot, and keep what it fetched fresh. Five mechanisms,
@@ -160,8 +161,8 @@
 // Every option of a crawl, with its default and its validation, lives in package
 // config (Options and its parts, the YAML a config file holds); what the console
 // reads of a running crawl lives in package view (Snapshot and its rows, the Sites and
-// Revisit panes' views, Stats). The engine keeps an alias per type (aliases.go), so
-// callers may name either. Package page reads a fetched page once — one tokenizer
+// Revisit panes' views, Stats). Callers name them there; the engine package
+// keeps no alias of them. Package page reads a fetched page once — one tokenizer
 // pass gives its links, feed links, main text, fingerprint and signature — for the
 // lanes, the block-page judge, revisit and the export alike; discover reads feeds and
 // sitemaps.

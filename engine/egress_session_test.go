@@ -6,12 +6,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
 // egressTestOptions is a one-page crawl with egress rotation on (one bind egress).
-func egressTestOptions(t *testing.T) Options {
+func egressTestOptions(t *testing.T) config.Options {
 	w := newMiniWeb(t, 1, 1, 0)
 	o := testOptions(t, w)
 	o.Egress = []string{"wg=bind:127.0.0.1"}
@@ -44,7 +46,7 @@ func TestStoredUnresolvableSecretDoesNotStopStart(t *testing.T) {
 	for _, name := range []string{"stale", "gone"} {
 		found := false
 		for _, ev := range e.EventsSince(0, 1000) {
-			if ev.Level == LevelWarn && strings.Contains(ev.Msg, "stored egress "+name+" skipped") {
+			if ev.Level == view.LevelWarn && strings.Contains(ev.Msg, "stored egress "+name+" skipped") {
 				found = true
 			}
 		}

@@ -10,6 +10,7 @@ import (
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/dnscache"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/feeds"
@@ -23,12 +24,13 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/sites"
 	"github.com/crawlconsole/crawlconsole/engine/steer"
 	"github.com/crawlconsole/crawlconsole/engine/stories"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
 // Engine is one crawl: a store, a frontier, lanes and their egresses.
 type Engine struct {
-	opts   Options
+	opts   config.Options
 	role   role // one box, master or worker (M4), chosen by the constructor
 	st     *store.Store
 	scope  *frontier.Scope
@@ -56,7 +58,7 @@ type Engine struct {
 
 	mu          sync.Mutex
 	board       *lanes.Board
-	state       State
+	state       view.State
 	startedAt   time.Time
 	paused      bool
 	wake        chan struct{} // closed (and replaced) whenever something paused may go on
@@ -82,7 +84,7 @@ type Engine struct {
 	c       front.Counters
 	rate    rateMeter
 	events  eventRing
-	persist chan Event
+	persist chan view.Event
 	resumed int
 
 	fr    *front.Front // the store side of the queue: spill, inserts, steering's marks, budgets (engine/front)
@@ -92,7 +94,7 @@ type Engine struct {
 
 // New opens the store and builds a crawl from opts (validated): one box, whose
 // front and lanes are joined in process. Call Start to begin.
-func New(opts Options) (*Engine, error) { return newEngine(opts, localRole{}) }
+func New(opts config.Options) (*Engine, error) { return newEngine(opts, localRole{}) }
 
 // workerEgress is what a worker's egresses come from besides opts.Egress (M4): the
 // ones its master granted at join, and a way to claim another from the master's
@@ -103,7 +105,7 @@ type workerEgress struct {
 }
 
 // newEngine builds the parts of a crawl in role r.
-func newEngine(opts Options, r role) (*Engine, error) {
+func newEngine(opts config.Options, r role) (*Engine, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
@@ -134,12 +136,12 @@ func newEngine(opts Options, r role) (*Engine, error) {
 		scope:       scope,
 		ctx:         ctx,
 		cancel:      cancel,
-		state:       StateStarting,
+		state:       view.StateStarting,
 		wake:        make(chan struct{}),
 		pausedHosts: map[string]bool{},
 		done:        make(chan struct{}),
 		parentURLs:  parents,
-		persist:     make(chan Event, 1024),
+		persist:     make(chan view.Event, 1024),
 	}
 	fail := func(err error) (*Engine, error) {
 		if e.dns != nil {
@@ -194,10 +196,10 @@ func newEngine(opts Options, r role) (*Engine, error) {
 func (e *Engine) Start() error {
 	e.mu.Lock()
 	e.startedAt = e.now()
-	e.state = StateRunning
+	e.state = view.StateRunning
 	e.mu.Unlock()
 	for _, w := range append(e.opts.EtiquetteWarnings(), e.opts.SiteWarnings()...) {
-		e.logf(LevelWarn, 0, "", "%s", w)
+		e.logf(view.LevelWarn, 0, "", "%s", w)
 	}
 	if err := e.front.start(); err != nil {
 		return err
@@ -216,7 +218,7 @@ func (e *Engine) Start() error {
 		e.wg.Add(1)
 		go func() { defer e.wg.Done(); e.accounts.Run(e.ctx.Done()) }()
 	}
-	e.logf(LevelInfo, 0, "", "crawl started: %d lanes max, %d egress, delay %v..%v, host cap %.3g/s",
+	e.logf(view.LevelInfo, 0, "", "crawl started: %d lanes max, %d egress, delay %v..%v, host cap %.3g/s",
 		e.opts.Lanes.Max, len(e.run.Links), e.opts.Lanes.DelayMin, e.opts.Lanes.DelayMax, e.opts.HostRate)
 	e.role.started(e)
 	e.front.started()
@@ -259,7 +261,7 @@ func (e *Engine) Done() <-chan struct{} { return e.done }
 
 // checkIdle closes done when nothing is left to discover. Caller holds e.mu.
 func (e *Engine) checkIdle() {
-	if e.discoveryIdle() && e.state == StateRunning {
+	if e.discoveryIdle() && e.state == view.StateRunning {
 		if e.fr.Spilled() {
 			e.fr.StartRefill()
 			return
@@ -273,7 +275,7 @@ func (e *Engine) checkIdle() {
 func (e *Engine) Stop() {
 	e.stopOnce.Do(func() {
 		e.mu.Lock()
-		e.state = StateStopping
+		e.state = view.StateStopping
 		e.broadcast()
 		e.mu.Unlock()
 		e.crew.stop()
@@ -286,7 +288,7 @@ func (e *Engine) Stop() {
 			e.dns.Close()
 		}
 		e.mu.Lock()
-		e.state = StateDone
+		e.state = view.StateDone
 		e.mu.Unlock()
 		e.run.Close()
 		if e.pool != nil {
@@ -302,14 +304,14 @@ func (e *Engine) Close() error {
 }
 
 // Stats returns the --stats-json object.
-func (e *Engine) Stats() Stats {
+func (e *Engine) Stats() view.Stats {
 	e.mu.Lock()
 	peak := e.lanesPeak()
 	started := e.startedAt
 	e.mu.Unlock()
 	t := e.c.Totals(peak)
 	d := e.now().Sub(started).Seconds()
-	s := Stats{
+	s := view.Stats{
 		PagesFetched: t.PagesFetched, PagesStored: t.PagesStored, BytesFetched: t.BytesFetched,
 		Refused: t.Refused, ConfirmFetches: t.ConfirmFetches, Errors: t.Errors, URLsQueued: t.URLsQueued, URLsDone: t.URLsDone,
 		LanesPeak: peak, DurationS: d, RobotsSkips: t.Skipped[fetch.KindRobots], Resumed: e.resumed,
@@ -317,18 +319,18 @@ func (e *Engine) Stats() Stats {
 		Examples: e.c.ExampleURLs(),
 	}
 	s.State = e.endState()
-	var view *EgressView // for the sizing estimate
+	var egressView *view.EgressView // for the sizing estimate
 	if e.pool != nil {
 		es := e.pool.Stats()
 		s.Egress = &es
 		v := e.pool.View()
-		view = &v
+		egressView = &v
 	}
 	s.Deferred = t.Deferred
 	s.Cookies = e.run.CookieStats()
 	s.Revisit = e.rv.Stats()
 	if e.dedupe != nil {
-		s.Dedupe = &DedupeStats{DedupeStats: e.dedupe.Stats(),
+		s.Dedupe = &view.DedupeStats{DedupeStats: e.dedupe.Stats(),
 			StoreChecks: e.c.DedupeStoreChecks.Load(), FalsePositives: e.c.DedupeFalsePositives.Load()}
 	}
 	s.Cluster = e.crew.clusterStats()
@@ -337,8 +339,8 @@ func (e *Engine) Stats() Stats {
 	e.mu.Unlock()
 	s.Refused += panes.refused
 	if ev := panes.egress; ev != nil {
-		s.Egress = &EgressStats{Rotations: ev.Rotations, HostsDisabled: ev.HostsDisabled}
-		view = ev
+		s.Egress = &view.EgressStats{Rotations: ev.Rotations, HostsDisabled: ev.HostsDisabled}
+		egressView = ev
 	}
 	if dv := panes.dns; dv != nil {
 		ds := dv.Stats
@@ -346,7 +348,7 @@ func (e *Engine) Stats() Stats {
 		s.DNS = &ds
 	}
 	if len(e.opts.Sites) > 0 {
-		s.Sizing = e.sizing(view)
+		s.Sizing = e.sizing(egressView)
 	}
 	if e.dns != nil {
 		ds := e.dns.Stats()
@@ -371,15 +373,15 @@ func (e *Engine) broadcast() {
 // logf records an event in the ring; warnings and errors also go to the store's
 // event table, through a buffered channel so that logging never blocks (and may be
 // called with e.mu held).
-func (e *Engine) logf(level Level, lane int, host, format string, args ...any) {
-	ev := e.events.add(Event{At: e.now(), Level: level, Lane: lane, Host: host, Msg: fmt.Sprintf(format, args...)})
-	if level >= LevelWarn {
+func (e *Engine) logf(level view.Level, lane int, host, format string, args ...any) {
+	ev := e.events.add(view.Event{At: e.now(), Level: level, Lane: lane, Host: host, Msg: fmt.Sprintf(format, args...)})
+	if level >= view.LevelWarn {
 		e.persistEvent(ev)
 	}
 }
 
 // persistEvent hands ev to the store's event table without blocking.
-func (e *Engine) persistEvent(ev Event) {
+func (e *Engine) persistEvent(ev view.Event) {
 	select {
 	case e.persist <- ev:
 	default: // the store is behind: the ring still has it
@@ -388,8 +390,8 @@ func (e *Engine) persistEvent(ev Event) {
 
 // logKept is logf for an event the store keeps whatever its level: an operator's
 // steering change, accepted or refused, is the crawl's audit trail.
-func (e *Engine) logKept(level Level, format string, args ...any) {
-	e.persistEvent(e.events.add(Event{At: e.now(), Level: level, Msg: fmt.Sprintf(format, args...)}))
+func (e *Engine) logKept(level view.Level, format string, args ...any) {
+	e.persistEvent(e.events.add(view.Event{At: e.now(), Level: level, Msg: fmt.Sprintf(format, args...)}))
 }
 
 // persistEvents writes warnings and errors to the store until the engine stops.

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -99,8 +101,8 @@ func (w *miniWeb) want() []string {
 	return out
 }
 
-func testOptions(t *testing.T, w *miniWeb) Options {
-	o := DefaultOptions()
+func testOptions(t *testing.T, w *miniWeb) config.Options {
+	o := config.DefaultOptions()
 	o.Seeds = []string{"http://" + w.hosts[0] + "/p/0"}
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	o.AllowPrivate = []string{"127.0.0.0/8"}
@@ -111,7 +113,7 @@ func testOptions(t *testing.T, w *miniWeb) Options {
 	return o
 }
 
-func startEngine(t *testing.T, o Options) *Engine {
+func startEngine(t *testing.T, o config.Options) *Engine {
 	t.Helper()
 	e, err := New(o)
 	if err != nil {
@@ -212,7 +214,7 @@ func TestBloomFalsePositivesLoseNoPage(t *testing.T) {
 	t.Parallel()
 	w := newMiniWeb(t, 2, 400, 0)
 	o := testOptions(t, w)
-	o.Dedupe = DedupeOptions{ExpectedURLs: 1000, FalsePositive: 0.5, LRUSize: 16}
+	o.Dedupe = config.DedupeOptions{ExpectedURLs: 1000, FalsePositive: 0.5, LRUSize: 16}
 	o.Lanes.DelayMin, o.Lanes.DelayMax = 0, 0
 	e := startEngine(t, o)
 	waitDone(t, e, 60*time.Second)
@@ -284,12 +286,12 @@ func TestPauseHoldsEveryLane(t *testing.T) {
 	e := startEngine(t, o)
 	waitFor(t, "pages to be fetched", func() bool { return w.hits.Load() > 10 })
 	e.Pause()
-	if s := e.Snapshot(); s.State != StatePaused {
+	if s := e.Snapshot(); s.State != view.StatePaused {
 		t.Fatalf("state %s after Pause, want PAUSED", s.State)
 	}
 	waitFor(t, "every lane to reach the pause", func() bool {
 		for _, l := range e.Snapshot().Lanes {
-			if l.Status != LanePaused {
+			if l.Status != view.LanePaused {
 				return false
 			}
 		}
@@ -317,7 +319,7 @@ func TestPauseLaneAndHost(t *testing.T) {
 	}
 	waitFor(t, "lanes on the paused host to hold", func() bool {
 		for _, l := range e.Snapshot().Lanes {
-			if strings.Contains(l.Current, w.hosts[0]) && l.Status != LanePaused {
+			if strings.Contains(l.Current, w.hosts[0]) && l.Status != view.LanePaused {
 				return false
 			}
 		}
@@ -341,7 +343,7 @@ func TestPauseLaneAndHost(t *testing.T) {
 
 func TestBadSeedsAndOptions(t *testing.T) {
 	t.Parallel()
-	o := DefaultOptions()
+	o := config.DefaultOptions()
 	o.DB = filepath.Join(t.TempDir(), "c.db")
 	o.Seeds = []string{"mailto:x@example.com", "::not a url"}
 	e, err := New(o)
@@ -353,13 +355,13 @@ func TestBadSeedsAndOptions(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "mailto:x@example.com") {
 		t.Fatalf("only bad seeds: want an error naming them, got %v", err)
 	}
-	bad := DefaultOptions()
+	bad := config.DefaultOptions()
 	bad.DB = o.DB
 	bad.Lanes.Max = 0
 	if _, err := New(bad); err == nil || !strings.Contains(err.Error(), "--lanes") {
 		t.Fatalf("lanes 0: want an error naming --lanes, got %v", err)
 	}
-	bad = DefaultOptions()
+	bad = config.DefaultOptions()
 	bad.DB = o.DB
 	bad.Egress = []string{"carrier-pigeon"}
 	if _, err := New(bad); err == nil || !strings.Contains(err.Error(), "carrier-pigeon") {
@@ -400,7 +402,7 @@ func TestUnreachableRobotsDefersTheSite(t *testing.T) {
 	})}
 	go srv.Serve(ln)
 	defer srv.Close()
-	o := DefaultOptions()
+	o := config.DefaultOptions()
 	seed := "http://" + ln.Addr().String() + "/p/0"
 	o.Seeds = []string{seed}
 	o.DB = filepath.Join(t.TempDir(), "c.db")

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/engine/export"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
@@ -85,14 +85,14 @@ func startFailedRedirects(t *testing.T, maxRedirects int) *failedRedirects {
 
 // options crawls only the site's seeds, fast, with no retries (a reset's retry
 // would answer the same).
-func (f *failedRedirects) options(o *engine.Options, maxRedirects int) {
+func (f *failedRedirects) options(o *config.Options, maxRedirects int) {
 	quickSiteOptions(o, f.seeds)
 	o.Fetch.MaxRedirects = maxRedirects
 }
 
 // quickSiteOptions crawls only seeds, on loopback, fast: no host cap, no retries, no
 // revisits.
-func quickSiteOptions(o *engine.Options, seeds []string) {
+func quickSiteOptions(o *config.Options, seeds []string) {
 	o.Seeds = seeds
 	o.AllowPrivate = []string{"127.0.0.0/8"}
 	o.Scope.SameSite = true
@@ -224,7 +224,7 @@ func TestFailedRedirectChainsAreArchived(t *testing.T) {
 	t.Parallel()
 	const maxRedirects = 3
 	f := startFailedRedirects(t, maxRedirects)
-	o := engine.DefaultOptions()
+	o := config.DefaultOptions()
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	f.options(&o, maxRedirects)
 	e := enginetest.CrawlToDone(t, o)
@@ -250,7 +250,7 @@ func TestWorkersFailedRedirectChainsReachTheMaster(t *testing.T) {
 	t.Parallel()
 	const maxRedirects = 2
 	f := startFailedRedirects(t, maxRedirects)
-	c := startClusterWith(t, enginetest.SandboxConfig(5, 2), 300*time.Millisecond, func(o *engine.Options, _ *sandbox.Sandbox) {
+	c := startClusterWith(t, enginetest.SandboxConfig(5, 2), 300*time.Millisecond, func(o *config.Options, _ *sandbox.Sandbox) {
 		f.options(o, maxRedirects)
 	})
 	c.worker("w1", "127.0.0.2")

@@ -4,9 +4,12 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/feeds"
+	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -25,7 +28,7 @@ func (e *Engine) newFeeds() *feeds.Discovery {
 		o.Declared = append(o.Declared, e.opts.Sites[i].Domain())
 	}
 	for _, s := range e.opts.Seeds {
-		o.Declared = append(o.Declared, frontier.Site(hostOf(s)))
+		o.Declared = append(o.Declared, frontier.Site(front.HostOf(s)))
 	}
 	o.SiteOf = func(host string) string {
 		if s := e.sites.Load().SiteOf(host); s != nil {
@@ -39,7 +42,7 @@ func (e *Engine) newFeeds() *feeds.Discovery {
 func (p feedsPort) Now() time.Time    { return p.e.now() }
 func (p feedsPort) Count(kind string) { p.e.c.AddError(kind) }
 
-func (p feedsPort) Logf(level Level, host, format string, args ...any) {
+func (p feedsPort) Logf(level view.Level, host, format string, args ...any) {
 	p.e.logf(level, 0, host, format, args...)
 }
 
@@ -61,7 +64,7 @@ func (p feedsPort) NotQueued(urls []string) []string {
 
 func (p feedsPort) NewsSite(host string) bool {
 	s := p.e.sites.Load().SiteOf(host)
-	return s != nil && s.Kind == SiteNews
+	return s != nil && s.Kind == config.SiteNews
 }
 
 // QueueSitemaps queues the sitemaps an origin's robots.txt names (or its
@@ -108,7 +111,7 @@ func (p feedsPort) MarkOut(urls []string) {
 func sourceItems(srcs []string) []revisit.Item {
 	items := make([]revisit.Item, len(srcs))
 	for i, u := range srcs {
-		items[i] = revisit.Item{URL: u, Host: hostOf(u)}
+		items[i] = revisit.Item{URL: u, Host: front.HostOf(u)}
 	}
 	return items
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // The front's life in this process (one box, a master): what it restores and queues
@@ -56,7 +57,7 @@ func (f localFront) run() {
 func (f localFront) started() {
 	e := f.e
 	if n := e.st.RequeuedBlocked(); n > 0 {
-		e.logf(LevelInfo, 0, "", "%d URLs the SSRF guard refused before are tried again under this run's allow_private", n)
+		e.logf(view.LevelInfo, 0, "", "%d URLs the SSRF guard refused before are tried again under this run's allow_private", n)
 	}
 	e.fr.NoteLastFailure()
 }
@@ -77,13 +78,13 @@ func (f localFront) stop() {
 	e.saveRenderVerdicts(e.st)
 	e.endRound(e.now()) // M3: the round's results are not lost to a stop
 	if err := e.st.Flush(); err != nil && e.Failure() == nil {
-		e.logf(LevelError, 0, "", "store: %v", err)
+		e.logf(view.LevelError, 0, "", "store: %v", err)
 	}
 }
 
 // show adds the front's panes to a snapshot: the revisit schedule, the sites and
 // their discovery, the stories. Called without e.mu.
-func (f localFront) show(s *Snapshot, now time.Time) {
+func (f localFront) show(s *view.Snapshot, now time.Time) {
 	e := f.e
 	s.Revisit = e.revisitView(now)
 	s.Sites = e.sitesView(now, s.Discovery)
@@ -107,7 +108,7 @@ func (f localFront) feedSeeds(seeds []string) error {
 }
 
 // event keeps a warning or an error in the store's event table.
-func (f localFront) event(ev Event) {
+func (f localFront) event(ev view.Event) {
 	f.e.st.AddEvent(ev.At, int(ev.Level), ev.Lane, ev.Host, ev.Msg)
 }
 

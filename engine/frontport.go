@@ -7,41 +7,12 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/lanes"
 	"github.com/crawlconsole/crawlconsole/engine/page"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
-
-// The front's names the engine's callers use (package front holds them).
-
-// Budget skip kinds: why a URL was held back (front.Budgets holds the ledger).
-const (
-	SkipBudgetHost = front.SkipBudgetHost // its host used up its page budget (round or total)
-	SkipBudgetSite = front.SkipBudgetSite // its site used up its page budget (round or total)
-)
-
-// SkipKinds lists the kinds counted as skipped rather than failed, in a fixed order
-// (front.SkipKinds).
-func SkipKinds() []string { return front.SkipKinds() }
-
-// IsSkip reports whether a URL that ended with kind was skipped by choice (robots.txt,
-// noindex, scope, content type) rather than failed (front.IsSkip).
-func IsSkip(kind string) bool { return front.IsSkip(kind) }
-
-// SkipCanonicalVariant is the skip kind of a link, or a URL queued already, left
-// unfetched because a fetched page declared it as its rel=canonical
-// (front.SkipCanonicalVariant).
-const SkipCanonicalVariant = front.SkipCanonicalVariant
-
-// SkipSteeredOut is the skip kind of a queued entry or search URL withdrawn because
-// the operator removed its keyword or site while the crawl ran (front.SkipSteeredOut).
-const SkipSteeredOut = front.SkipSteeredOut
-
-// SeedError says no usable seed was given (front.SeedError).
-type SeedError = front.SeedError
-
-// hostOf is the host of a normalised URL (front.HostOf).
-func hostOf(normalized string) string { return front.HostOf(normalized) }
 
 // frontCrawl is the engine as its front's crawl (front.Crawl): the crew that
 // fetches, the revisit marks, the idle check, the background work, the clock and
@@ -90,11 +61,11 @@ func (p frontCrawl) Go(f func()) bool {
 	return true
 }
 
-func (p frontCrawl) Logf(level Level, host, format string, args ...any) {
+func (p frontCrawl) Logf(level view.Level, host, format string, args ...any) {
 	p.e.logf(level, 0, host, format, args...)
 }
 
-func (p frontCrawl) LaneLogf(level Level, lane int, host, format string, args ...any) {
+func (p frontCrawl) LaneLogf(level view.Level, lane int, host, format string, args ...any) {
 	p.e.logf(level, lane, host, format, args...)
 }
 
@@ -109,7 +80,7 @@ func (p frontCrawl) Discovery() *feeds.Discovery                  { return p.e.d
 func (p frontCrawl) DirectRefusals() bool                         { return p.e.pool == nil }
 func (p frontCrawl) CountCost(t frontier.Task, res *fetch.Result) { p.e.countCost(t, res) }
 
-func (p frontCrawl) SaveCaptures(o Outcome, refetch, keepPage bool) *store.Capture {
+func (p frontCrawl) SaveCaptures(o lanes.Outcome, refetch, keepPage bool) *store.Capture {
 	return p.e.saveCaptures(o, refetch, keepPage)
 }
 
@@ -131,7 +102,7 @@ func (p frontCrawl) NoteStored(t frontier.Task, published, at time.Time) {
 func (p frontCrawl) SourceFetched(site string, at time.Time) { p.e.siteTally.SourceFetched(site, at) }
 func (p frontCrawl) LinkedFrom(hash uint64, u string)        { p.e.parentURLs.Add(hash, u) }
 
-func (p frontCrawl) Running() bool                               { return p.e.state == StateRunning }
+func (p frontCrawl) Running() bool                               { return p.e.state == view.StateRunning }
 func (p frontCrawl) DueRevisits(now time.Time) ([]string, error) { return p.e.rv.Tick(now) }
 func (p frontCrawl) RevisitQueued(u string) bool                 { return p.e.rv.queued[u] }
 func (p frontCrawl) Requeued(n int)                              { p.e.rv.Requeued.Add(int64(n)) }

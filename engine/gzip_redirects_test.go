@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -74,7 +74,7 @@ func TestGzipRedirectBodiesAreArchivedTruthfully(t *testing.T) {
 	t.Cleanup(srv.Close)
 	u := srv.URL
 
-	o := engine.DefaultOptions()
+	o := config.DefaultOptions()
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	quickSiteOptions(&o, []string{u + "/gzip/from", u + "/corrupt/from", u + "/bomb/from"})
 	e := enginetest.CrawlToDone(t, o)

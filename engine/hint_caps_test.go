@@ -10,13 +10,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
 // hasEvent says whether a warning event on host contains every one of parts.
 func hasEvent(e *Engine, host string, parts ...string) bool {
 	for _, ev := range e.EventsSince(0, 1<<20) {
-		if ev.Level < LevelWarn || ev.Host != host {
+		if ev.Level < view.LevelWarn || ev.Host != host {
 			continue
 		}
 		all := true
@@ -163,19 +165,19 @@ func TestHugeCrawlDelayIsCapped(t *testing.T) {
 // positive, and default to 1h and 60s.
 func TestHintCapsAreValidated(t *testing.T) {
 	t.Parallel()
-	d := DefaultOptions()
+	d := config.DefaultOptions()
 	if d.Fetch.MaxRetryAfter != time.Hour || d.Fetch.MaxCrawlDelay != time.Minute {
 		t.Fatalf("defaults %v, %v: want 1h, 60s", d.Fetch.MaxRetryAfter, d.Fetch.MaxCrawlDelay)
 	}
-	refusedNaming(t, map[string]func(*Options){
-		"fetch.max_retry_after": func(o *Options) { o.Fetch.MaxRetryAfter = 0 },
-		"fetch.max_crawl_delay": func(o *Options) { o.Fetch.MaxCrawlDelay = -time.Second },
+	refusedNaming(t, map[string]func(*config.Options){
+		"fetch.max_retry_after": func(o *config.Options) { o.Fetch.MaxRetryAfter = 0 },
+		"fetch.max_crawl_delay": func(o *config.Options) { o.Fetch.MaxCrawlDelay = -time.Second },
 	})
 }
 
 // validOptions are the defaults with a seed and a database: they validate.
-func validOptions(t *testing.T) Options {
-	o := DefaultOptions()
+func validOptions(t *testing.T) config.Options {
+	o := config.DefaultOptions()
 	o.Seeds = []string{"http://example.com/"}
 	o.DB = filepath.Join(t.TempDir(), "c.db")
 	return o
@@ -183,7 +185,7 @@ func validOptions(t *testing.T) Options {
 
 // refusedNaming checks that each change to valid options fails Validate with an
 // error containing its key.
-func refusedNaming(t *testing.T, cases map[string]func(*Options)) {
+func refusedNaming(t *testing.T, cases map[string]func(*config.Options)) {
 	t.Helper()
 	for key, set := range cases {
 		o := validOptions(t)
@@ -199,12 +201,12 @@ func refusedNaming(t *testing.T, cases map[string]func(*Options)) {
 // max_ttl below min_ttl named the cache's field, not the config key.
 func TestRotationAndDNSSettingsAreValidated(t *testing.T) {
 	t.Parallel()
-	refusedNaming(t, map[string]func(*Options){
-		"rotation.per_node":    func(o *Options) { o.Rotation.PerNode = -1 },
-		"rotation.disable_for": func(o *Options) { o.Rotation.DisableFor = -2 * time.Hour },
-		"dns.workers":          func(o *Options) { o.DNS.Workers = -1 },
-		"dns.min_ttl, max_ttl, slow_threshold and timeout": func(o *Options) { o.DNS.Timeout = -time.Second },
-		"dns.max_ttl 1m0s is below dns.min_ttl 5m0s":       func(o *Options) { o.DNS.MinTTL, o.DNS.MaxTTL = 5*time.Minute, time.Minute },
+	refusedNaming(t, map[string]func(*config.Options){
+		"rotation.per_node":    func(o *config.Options) { o.Rotation.PerNode = -1 },
+		"rotation.disable_for": func(o *config.Options) { o.Rotation.DisableFor = -2 * time.Hour },
+		"dns.workers":          func(o *config.Options) { o.DNS.Workers = -1 },
+		"dns.min_ttl, max_ttl, slow_threshold and timeout": func(o *config.Options) { o.DNS.Timeout = -time.Second },
+		"dns.max_ttl 1m0s is below dns.min_ttl 5m0s":       func(o *config.Options) { o.DNS.MinTTL, o.DNS.MaxTTL = 5*time.Minute, time.Minute },
 	})
 	d := validOptions(t)
 	if err := d.Validate(); err != nil {

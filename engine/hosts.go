@@ -1,18 +1,13 @@
 package engine
 
 import (
-	"github.com/crawlconsole/crawlconsole/engine/front"
-	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
-
-// siteOf is the site a task's host is reported under (front.SiteOf).
-func siteOf(t frontier.Task) string { return front.SiteOf(t) }
 
 // hostsView is the hosts report with what is live now for every host a lane holds:
 // its politeness gap (and why), its pages this round against its budget. Caller
 // holds e.mu; groups are the snapshot's.
-func (e *Engine) hostsView(groups []Group) *view.HostsView {
+func (e *Engine) hostsView(groups []view.Group) *view.HostsView {
 	v := e.hosts.View()
 	v.Live = map[string]view.HostLive{}
 	for _, g := range groups {

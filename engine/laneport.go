@@ -9,10 +9,6 @@ import (
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
-// Outcome is how one task ended on a lane (lanes.Outcome): all that a worker sends
-// back to the master for it (M4). The frontier side records it (front.Front.Record).
-type Outcome = lanes.Outcome
-
 // lanePort is the engine as its lanes' front (lanes.Front): the board's tasks with
 // their pauses and revisit counts, the frontier side's record (e.front: this
 // process's store, or the master), the counters and the event log.
@@ -33,7 +29,7 @@ func (p lanePort) Next(s *lanes.Slot) (frontier.Task, bool) {
 			return frontier.Task{}, false
 		}
 		if e.paused || s.Lane.Paused() {
-			s.Status, s.NextFetch = LanePaused, time.Time{}
+			s.Status, s.NextFetch = view.LanePaused, time.Time{}
 			if !e.waitWake() {
 				return frontier.Task{}, false
 			}
@@ -53,7 +49,7 @@ func (p lanePort) Next(s *lanes.Slot) (frontier.Task, bool) {
 			id, done := s.Lane.ID, s.Lane.Done()
 			e.mu.Unlock()
 			e.front.laneRetired(id, e.now(), done)
-			e.logf(LevelDebug, id, "", "lane %d retired", id)
+			e.logf(view.LevelDebug, id, "", "lane %d retired", id)
 			e.mu.Lock()
 			return frontier.Task{}, false
 		}
@@ -76,7 +72,7 @@ func (p lanePort) Next(s *lanes.Slot) (frontier.Task, bool) {
 func (p lanePort) Hold(s *lanes.Slot, t frontier.Task) bool {
 	e := p.e
 	for (e.paused || s.Lane.Paused() || e.pausedHosts[t.Host]) && e.ctx.Err() == nil {
-		s.Status, s.Current, s.NextFetch = LanePaused, t.URL, time.Time{}
+		s.Status, s.Current, s.NextFetch = view.LanePaused, t.URL, time.Time{}
 		if !e.waitWake() {
 			break
 		}
@@ -116,10 +112,10 @@ func (p lanePort) Defer(t frontier.Task, until time.Time) { p.e.deferTask(t, unt
 
 func (p lanePort) Flush() { p.e.flushDeferred() }
 
-func (p lanePort) Prepare(o *Outcome)                { p.e.front.prepare(o) }
+func (p lanePort) Prepare(o *lanes.Outcome)          { p.e.front.prepare(o) }
 func (p lanePort) Begin(t frontier.Task, lane int)   { p.e.front.begin(t, lane) }
 func (p lanePort) Abandon(t frontier.Task, lane int) { p.e.front.abandon(t, lane) }
-func (p lanePort) Deliver(o Outcome)                 { p.e.front.deliver(o) }
+func (p lanePort) Deliver(o lanes.Outcome)           { p.e.front.deliver(o) }
 func (p lanePort) Refused(r store.Refusal)           { p.e.front.refused(r) }
 func (p lanePort) Error(kind string)                 { p.e.c.AddError(kind) }
 func (p lanePort) Response(status int)               { p.e.c.Response(status) }

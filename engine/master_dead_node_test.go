@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // endlessSite serves /p/N linking to /p/8N+1 … /p/8N+8 on a loopback address, each
@@ -52,7 +54,7 @@ func endlessSite(t *testing.T, delay time.Duration) string {
 func startEndlessCrawl(t *testing.T, delay time.Duration) (*Engine, func(name string) *cluster.Conn) {
 	t.Helper()
 	dir, conn := startTestNATS(t)
-	o := DefaultOptions()
+	o := config.DefaultOptions()
 	o.DB = filepath.Join(dir, "crawl.db")
 	o.Seeds = []string{endlessSite(t, delay) + "/p/0"}
 	o.AllowPrivate = []string{"127.0.0.0/8"}
@@ -62,7 +64,7 @@ func startEndlessCrawl(t *testing.T, delay time.Duration) (*Engine, func(name st
 	o.Lanes.Max = 2
 	o.Lanes.DelayMin, o.Lanes.DelayMax = time.Millisecond, 2*time.Millisecond
 	o.Revisit.Enabled = false
-	m, err := NewMaster(o, MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond})
+	m, err := NewMaster(o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,25 +83,25 @@ func startEndlessCrawl(t *testing.T, delay time.Duration) (*Engine, func(name st
 func TestDeadWorkersRowHoldsNothing(t *testing.T) {
 	t.Parallel()
 	m, conn := startEndlessCrawl(t, 0)
-	w, err := StartWorker(WorkerOptions{Conn: conn("b2"), Node: "b2", AllowPrivate: []string{"127.0.0.0/8"}})
+	w, err := StartWorker(config.WorkerOptions{Conn: conn("b2"), Node: "b2", AllowPrivate: []string{"127.0.0.0/8"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(w.Close)
-	row := func() Node {
+	row := func() view.Node {
 		for _, n := range m.Snapshot().Nodes {
 			if n.Name == "b2" {
 				return n
 			}
 		}
-		return Node{}
+		return view.Node{}
 	}
 	waitFor(t, "b2 fetching through m3 with a lane and a rate", func() bool {
 		n := row()
-		return n.State == NodeActive && n.Lanes > 0 && n.PagesPerSec > 0 && strings.Contains(strings.Join(n.Egresses, ","), "m3")
+		return n.State == view.NodeActive && n.Lanes > 0 && n.PagesPerSec > 0 && strings.Contains(strings.Join(n.Egresses, ","), "m3")
 	})
 	w.Close() // killed: no leave, no heartbeat from here
-	waitFor(t, "b2 declared dead", func() bool { return row().State == NodeDead })
+	waitFor(t, "b2 declared dead", func() bool { return row().State == view.NodeDead })
 	n := row()
 	if len(n.Egresses) != 0 || n.Lanes != 0 || n.PagesPerSec != 0 {
 		t.Errorf("dead b2's row: egresses %v, lanes %d/%d, %.1f pages/s; want none, 0, 0", n.Egresses, n.Lanes, n.LanesMax, n.PagesPerSec)
@@ -125,7 +127,7 @@ func TestDeadWorkersRowHoldsNothing(t *testing.T) {
 func TestWorkerLeaveIsLoggedOnce(t *testing.T) {
 	t.Parallel()
 	m, conn := startEndlessCrawl(t, 100*time.Millisecond) // slow pages: tasks wait on the worker's board
-	w, err := StartWorker(WorkerOptions{Conn: conn("b2"), Node: "b2", AllowPrivate: []string{"127.0.0.0/8"}})
+	w, err := StartWorker(config.WorkerOptions{Conn: conn("b2"), Node: "b2", AllowPrivate: []string{"127.0.0.0/8"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 )
 
 // TestWorkerClaimsAnEgressFromTheMasterTable: a worker whose egresses were all
@@ -27,13 +28,13 @@ func TestWorkerClaimsAnEgressFromTheMasterTable(t *testing.T) {
 		t.Cleanup(c.Close)
 		return c
 	}
-	o := DefaultOptions()
+	o := config.DefaultOptions()
 	o.DB = filepath.Join(dir, "crawl.db")
 	o.Seeds = []string{"http://example.test/"}
 	o.Egress = []string{"bind:127.0.0.50", "bind:127.0.0.51"}
 	o.Rotation.PerNode = 1
 	o.DNSServers = []string{"127.0.0.1:1"}
-	m, err := NewMaster(o, MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond})
+	m, err := NewMaster(o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +42,7 @@ func TestWorkerClaimsAnEgressFromTheMasterTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	w, err := StartWorker(WorkerOptions{Conn: conn("w1"), Node: "w1", AllowPrivate: []string{"127.0.0.0/8"}})
+	w, err := StartWorker(config.WorkerOptions{Conn: conn("w1"), Node: "w1", AllowPrivate: []string{"127.0.0.0/8"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,18 +4,20 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
 	"github.com/crawlconsole/crawlconsole/engine/master"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
 // NewMaster builds the master of a distributed crawl: the frontier, dedupe and store
 // of New, and no lanes of its own; workers join over mo.Conn.
-func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
+func NewMaster(opts config.Options, mo config.MasterOptions) (*Engine, error) {
 	mo, err := mo.WithDefaults(opts.Balance)
 	if err != nil {
 		return nil, err
@@ -32,7 +34,7 @@ func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
 	s := master.Setup{Balance: opts.Balance, PerNode: opts.Rotation.PerNode, Pause: (opts.Lanes.DelayMin + opts.Lanes.DelayMax) / 2}
 	// The account table (seed 003): workers are granted rotation.per_node egresses at
 	// join and claim more when theirs are refused; `:egress add` adds to it.
-	e.accounts = route.NewAccounts(e.st, func(msg string) { e.logf(LevelWarn, 0, "", "%s", msg) })
+	e.accounts = route.NewAccounts(e.st, func(msg string) { e.logf(view.LevelWarn, 0, "", "%s", msg) })
 	if s.Accounts, err = egress.OpenTable(e.accounts, specs); err != nil {
 		e.Close()
 		return nil, err
@@ -51,7 +53,7 @@ func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
 	if mo.Join != "" {
 		// The log's first line says how to add workers: the console may start
 		// before any joins, and the line printed before the screen took over is gone.
-		e.logf(LevelInfo, 0, "", "workers join with: %s", mo.Join)
+		e.logf(view.LevelInfo, 0, "", "workers join with: %s", mo.Join)
 	}
 	return e, nil
 }
@@ -60,11 +62,11 @@ func NewMaster(opts Options, mo MasterOptions) (*Engine, error) {
 // no lanes of its own.
 type masterRole struct{}
 
-func (masterRole) name() string                              { return RoleMaster }
-func (masterRole) openStore(o Options) (*store.Store, error) { return openStore(o) }
-func (masterRole) ssrfFix() string                           { return localRole{}.ssrfFix() }
-func (masterRole) waitsWhenDry(o *Options) bool              { return o.Revisit.Enabled }
-func (masterRole) telemetry(e *Engine, t *Telemetry)         { e.storeTelemetry(t) }
+func (masterRole) name() string                                     { return view.RoleMaster }
+func (masterRole) openStore(o config.Options) (*store.Store, error) { return openStore(o) }
+func (masterRole) ssrfFix() string                                  { return localRole{}.ssrfFix() }
+func (masterRole) waitsWhenDry(o *config.Options) bool              { return o.Revisit.Enabled }
+func (masterRole) telemetry(e *Engine, t *view.Telemetry)           { e.storeTelemetry(t) }
 
 // started leaves the resumed URLs unannounced: they wait for their holders' claims
 // (grace), which says what came back.
@@ -96,9 +98,9 @@ func (c masterCrew) countsAtHandOut() bool                 { return true }
 func (c masterCrew) recall(m func(frontier.Task) bool) int { return c.Recall(m) }
 func (c masterCrew) start() error                          { return c.Start() }
 func (c masterCrew) stop()                                 { c.Stop() }
-func (c masterCrew) show(s *Snapshot)                      { c.Show(s) }
+func (c masterCrew) show(s *view.Snapshot)                 { c.Show(s) }
 func (c masterCrew) pausedChanged()                        { c.PausedChanged() }
-func (c masterCrew) clusterStats() *ClusterStats           { return c.ClusterStats() }
+func (c masterCrew) clusterStats() *view.ClusterStats      { return c.ClusterStats() }
 
 func (c masterCrew) panes(now time.Time) crewPanes {
 	eg, dns, refused := c.Panes(now)
@@ -118,24 +120,24 @@ func (c masterCrew) withdraw(drop func(frontier.Task) bool) (n int, held func() 
 
 // busyState is DRAINING once the master has nothing left to hand out: its workers
 // finish what they hold. Caller holds e.mu.
-func (c masterCrew) busyState() State {
+func (c masterCrew) busyState() view.State {
 	e := c.e
 	if e.queuedLen() == 0 && e.fr.Settled() {
-		return StateDraining
+		return view.StateDraining
 	}
-	return StateRunning
+	return view.StateRunning
 }
 
-func (c masterCrew) pauseLane(id int, paused bool) error      { return c.PauseLane(id, paused) }
-func (c masterCrew) pauseHost(host string, paused bool) error { return c.PauseHost(host, paused) }
-func (c masterCrew) setMaxLanes(n int) error                  { return c.SetMaxLanes(n) }
-func (c masterCrew) planRebalance() RebalancePlan             { return c.PlanRebalance() }
-func (c masterCrew) applyRebalance(p RebalancePlan) error     { return c.ApplyRebalance(p) }
-func (c masterCrew) pauseNode(name string, paused bool) error { return c.PauseNode(name, paused) }
-func (c masterCrew) rotateLane(id int) (string, error)        { return c.RotateLane(id) }
-func (c masterCrew) addEgress(spec string) (string, error)    { return c.AddEgress(spec) }
-func (c masterCrew) removeEgress(name string) error           { return c.RemoveEgress(name) }
-func (c masterCrew) flushDNS(domain string) (int, error)      { return c.FlushDNS(domain) }
+func (c masterCrew) pauseLane(id int, paused bool) error       { return c.PauseLane(id, paused) }
+func (c masterCrew) pauseHost(host string, paused bool) error  { return c.PauseHost(host, paused) }
+func (c masterCrew) setMaxLanes(n int) error                   { return c.SetMaxLanes(n) }
+func (c masterCrew) planRebalance() view.RebalancePlan         { return c.PlanRebalance() }
+func (c masterCrew) applyRebalance(p view.RebalancePlan) error { return c.ApplyRebalance(p) }
+func (c masterCrew) pauseNode(name string, paused bool) error  { return c.PauseNode(name, paused) }
+func (c masterCrew) rotateLane(id int) (string, error)         { return c.RotateLane(id) }
+func (c masterCrew) addEgress(spec string) (string, error)     { return c.AddEgress(spec) }
+func (c masterCrew) removeEgress(name string) error            { return c.RemoveEgress(name) }
+func (c masterCrew) flushDNS(domain string) (int, error)       { return c.FlushDNS(domain) }
 func (c masterCrew) setHostDisabled(host string, disabled bool) error {
 	return c.SetHostDisabled(host, disabled)
 }
@@ -154,7 +156,7 @@ func (p masterPort) Lock()          { p.e.mu.Lock() }
 func (p masterPort) Unlock()        { p.e.mu.Unlock() }
 func (p masterPort) Now() time.Time { return p.e.now() }
 func (p masterPort) Paused() bool   { return p.e.paused }
-func (p masterPort) Logf(level Level, format string, args ...any) {
+func (p masterPort) Logf(level view.Level, format string, args ...any) {
 	p.e.logf(level, 0, "", format, args...)
 }
 func (p masterPort) Settings() wire.Settings         { return p.e.workerSettings(p.hb) }
@@ -163,7 +165,7 @@ func (p masterPort) Go(f func()) {
 	p.e.wg.Add(1)
 	go func() { defer p.e.wg.Done(); f() }()
 }
-func (p masterPort) Dispatching() bool             { return !p.e.paused && p.e.state == StateRunning }
+func (p masterPort) Dispatching() bool             { return !p.e.paused && p.e.state == view.StateRunning }
 func (p masterPort) CheckIdle()                    { p.e.checkIdle() }
 func (p masterPort) RevisitEnded(url string) bool  { return p.e.rv.ended(url) }
 func (p masterPort) Refused(r store.Refusal)       { p.e.st.AddRefusal(r) }
@@ -173,9 +175,9 @@ func (p masterPort) CheckEgress(spec string) error { return p.e.checkSessionEgre
 func (p masterPort) HandedOut(t frontier.Task)     { p.e.rv.taken(t.URL) }
 
 // workerSettings are the crawl settings a worker follows.
-func (e *Engine) workerSettings(hb time.Duration) WorkerSettings {
+func (e *Engine) workerSettings(hb time.Duration) wire.Settings {
 	o := e.opts
-	return WorkerSettings{Lanes: o.Lanes, HostRate: o.HostRate, Politeness: &o.Politeness, Cookies: &o.Cookies, Robots: o.Robots, UserAgent: o.UserAgent,
+	return wire.Settings{Lanes: o.Lanes, HostRate: o.HostRate, Politeness: &o.Politeness, Cookies: &o.Cookies, Robots: o.Robots, UserAgent: o.UserAgent,
 		Fetch: o.Fetch, DNS: o.DNS, DNSServers: o.DNSServers, Rotation: o.Rotation, HeartbeatEvery: hb,
 		Etiquette: &o.Etiquette}
 }
@@ -199,11 +201,11 @@ func (p masterPort) Prepare(t *frontier.Task) {
 // unknown).
 func (p masterPort) Commit(r *wire.Result, revisit bool) {
 	e := p.e
-	if r.Kind == SkipSteeredOut { // withdrawn from the worker's board
+	if r.Kind == front.SkipSteeredOut { // withdrawn from the worker's board
 		e.fr.EndSteeredOut(r.Task)
 		return
 	}
-	o := Outcome{Task: r.Task, Lane: r.Lane, Egress: r.Egress, Node: r.Node, Kind: r.Kind, Res: r.Res, Hops: r.Hops, At: r.At}
+	o := lanes.Outcome{Task: r.Task, Lane: r.Lane, Egress: r.Egress, Node: r.Node, Kind: r.Kind, Res: r.Res, Hops: r.Hops, At: r.At}
 	pr := front.Prior{}
 	pr.Page, pr.Track = e.revisitStateOf(o.Task, revisit)
 	o.Note = pr

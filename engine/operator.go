@@ -6,18 +6,19 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/front"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 var _ Control = (*Engine)(nil)
 
 // Snapshot implements Control.
-func (e *Engine) Snapshot() Snapshot {
+func (e *Engine) Snapshot() view.Snapshot {
 	now := e.now()
 	rate, hist := e.rate.current()
 	nextRound := e.nextRoundAt()
 	e.mu.Lock()
 	views := e.board.View()
-	s := Snapshot{
+	s := view.Snapshot{
 		At: now, State: e.state, StartedAt: e.startedAt, NextRound: nextRound, PagesPerSec: rate, RateHistory: hist,
 		QueueDepth: e.board.Queued(), LanesBusy: e.board.Len(), LanesMax: e.board.Max(),
 		PausedHosts: sortedKeys(e.pausedHosts), Egresses: append([]string(nil), e.board.Egresses()...),
@@ -35,32 +36,32 @@ func (e *Engine) Snapshot() Snapshot {
 	if err := e.fr.Failure(); err != nil {
 		s.StoreError = front.ErrorText(err)
 	}
-	s.Lanes = make([]Lane, 0, len(views))
-	s.Groups = make([]Group, 0, len(views))
+	s.Lanes = make([]view.Lane, 0, len(views))
+	s.Groups = make([]view.Group, 0, len(views))
 	for _, v := range views {
 		ls := e.run.Slot(v.ID)
-		row := Lane{ID: v.ID, Egress: v.Egress, Hosts: sortedKeys(v.Hosts), Parents: len(v.Parents),
+		row := view.Lane{ID: v.ID, Egress: v.Egress, Hosts: sortedKeys(v.Hosts), Parents: len(v.Parents),
 			Queued: v.Queued, Done: v.Done, Paused: v.Paused}
 		if ls != nil {
 			row.Status, row.Current, row.NextFetch = ls.Status, ls.Current, ls.NextFetch
 			row.Rendering, row.Rendered, row.RenderTime = ls.Rendering, ls.Rendered, ls.RenderTime
 		}
 		if v.Paused {
-			row.Status = LanePaused
+			row.Status = view.LanePaused
 		}
 		if h := laneGapHost(row); h != "" {
 			gap, why := e.hostGap(h) // lock order: e.mu, then the gate's
 			row.Gap, row.GapWhy = gap, string(why)
 		}
 		s.Lanes = append(s.Lanes, row)
-		g := Group{Lane: v.ID, Egress: v.Egress}
+		g := view.Group{Lane: v.ID, Egress: v.Egress}
 		for _, h := range row.Hosts {
 			gap, why := e.hostGap(h)
-			g.Hosts = append(g.Hosts, HostRef{Host: h, Tasks: v.Hosts[h], Gap: gap, GapWhy: string(why)})
+			g.Hosts = append(g.Hosts, view.HostRef{Host: h, Tasks: v.Hosts[h], Gap: gap, GapWhy: string(why)})
 		}
 		for p, n := range v.Parents {
 			u, _ := e.parentURLs.Peek(p)
-			g.Parents = append(g.Parents, ParentRef{Hash: p, URL: u, Tasks: n})
+			g.Parents = append(g.Parents, view.ParentRef{Hash: p, URL: u, Tasks: n})
 		}
 		sort.Slice(g.Parents, func(i, j int) bool { return g.Parents[i].URL < g.Parents[j].URL })
 		s.Groups = append(s.Groups, g)
@@ -92,26 +93,26 @@ func (e *Engine) Snapshot() Snapshot {
 // stateNow is the crawl's state as the header says it: RUNNING refined by what is
 // left (DRAINING, IDLE, DONE), PAUSED, FAILED. waiting counts the tasks no lane
 // has in hand yet. Caller holds e.mu.
-func (e *Engine) stateNow(nextRound time.Time, waiting int) State {
+func (e *Engine) stateNow(nextRound time.Time, waiting int) view.State {
 	switch {
 	case e.fr.Failure() != nil:
-		return StateFailed
-	case e.state != StateRunning:
+		return view.StateFailed
+	case e.state != view.StateRunning:
 		return e.state
 	case e.paused:
-		return StatePaused
+		return view.StatePaused
 	case !e.discoveryIdle():
 		return e.crew.busyState()
 	case e.rv.onBoard+e.rv.inHand > 0:
-		return StateRunning // revisiting
+		return view.StateRunning // revisiting
 	case !nextRound.IsZero() || e.role.waitsWhenDry(&e.opts):
-		return StateIdle
+		return view.StateIdle
 	}
-	return StateDone
+	return view.StateDone
 }
 
 // EventsSince implements Control.
-func (e *Engine) EventsSince(after uint64, max int) []Event { return e.events.since(after, max) }
+func (e *Engine) EventsSince(after uint64, max int) []view.Event { return e.events.since(after, max) }
 
 // Pause implements Control: lanes finish their current request, then wait.
 func (e *Engine) Pause() {
@@ -121,7 +122,7 @@ func (e *Engine) Pause() {
 	e.mu.Unlock()
 	e.crew.pausedChanged()
 	if changed {
-		e.logf(LevelInfo, 0, "", "crawl paused by operator")
+		e.logf(view.LevelInfo, 0, "", "crawl paused by operator")
 	}
 }
 
@@ -134,7 +135,7 @@ func (e *Engine) Resume() {
 	e.mu.Unlock()
 	e.crew.pausedChanged()
 	if changed {
-		e.logf(LevelInfo, 0, "", "crawl resumed by operator")
+		e.logf(view.LevelInfo, 0, "", "crawl resumed by operator")
 	}
 }
 
@@ -172,10 +173,10 @@ func (c *costMeter) mean() time.Duration {
 
 // PlanRebalance implements Control: on one box lanes over the egress addresses, on
 // a master sites and keyword shards over workers.
-func (e *Engine) PlanRebalance() RebalancePlan { return e.crew.planRebalance() }
+func (e *Engine) PlanRebalance() view.RebalancePlan { return e.crew.planRebalance() }
 
 // ApplyRebalance implements Control: it carries out a plan of PlanRebalance.
-func (e *Engine) ApplyRebalance(p RebalancePlan) error { return e.crew.applyRebalance(p) }
+func (e *Engine) ApplyRebalance(p view.RebalancePlan) error { return e.crew.applyRebalance(p) }
 
 // PauseNode implements Control.
 func (e *Engine) PauseNode(name string, paused bool) error { return e.crew.pauseNode(name, paused) }

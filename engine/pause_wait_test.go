@@ -9,6 +9,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // TestPauseStopsALaneWaitingWithATaskInHand: a lane that ran dry and took over tasks
@@ -55,7 +58,7 @@ func TestPauseStopsALaneWaitingWithATaskInHand(t *testing.T) {
 			go srv.Serve(ln)
 			defer srv.Close()
 
-			o := DefaultOptions()
+			o := config.DefaultOptions()
 			o.Seeds = []string{"http://" + ln.Addr().String() + "/p/0"}
 			o.DB = filepath.Join(t.TempDir(), "crawl.db")
 			o.AllowPrivate = []string{"127.0.0.0/8"}
@@ -66,7 +69,7 @@ func TestPauseStopsALaneWaitingWithATaskInHand(t *testing.T) {
 			const delay = 400 * time.Millisecond
 			o.Lanes.DelayMin, o.Lanes.DelayMax = delay, delay
 			o.HostRate = 0
-			o.Politeness = FixedPoliteness() // the slow egress must stay slow: no host gap shared with the fast one
+			o.Politeness = config.FixedPoliteness() // the slow egress must stay slow: no host gap shared with the fast one
 			e := startEngine(t, o)
 
 			// Wait for a lane waiting out its pause with a task in hand that was not
@@ -83,7 +86,7 @@ func TestPauseStopsALaneWaitingWithATaskInHand(t *testing.T) {
 				e.mu.Lock()
 				mu.Lock()
 				for _, ls := range e.run.Slots() {
-					if ls.Status == LaneWaiting && ls.Current != "" {
+					if ls.Status == view.LaneWaiting && ls.Current != "" {
 						if _, done := requested[path(ls.Current)]; !done {
 							victim = path(ls.Current)
 						}
@@ -95,7 +98,7 @@ func TestPauseStopsALaneWaitingWithATaskInHand(t *testing.T) {
 						allowed[p] = true
 					}
 					for _, ls := range e.run.Slots() {
-						if ls.Status == LaneFetching && ls.Current != "" {
+						if ls.Status == view.LaneFetching && ls.Current != "" {
 							allowed[path(ls.Current)] = true
 						}
 					}

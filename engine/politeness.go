@@ -5,13 +5,8 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
-
-// Pacer is a pluggable pacing policy for Options.Pacer (lanes.Pacer).
-type Pacer = lanes.Pacer
-
-// PacerResponse is what a Pacer learns from one answer (lanes.Response).
-type PacerResponse = lanes.Response
 
 // hostGap is the current gap of a host and why, for the Lanes and Groups panes.
 func (e *Engine) hostGap(host string) (time.Duration, lanes.Reason) {
@@ -23,7 +18,7 @@ func (e *Engine) hostGap(host string) (time.Duration, lanes.Reason) {
 
 // laneGapHost is the host whose gap a lane's row shows: the one it fetches (or
 // fetched last), else the first it holds.
-func laneGapHost(l Lane) string {
+func laneGapHost(l view.Lane) string {
 	if l.Current != "" {
 		if u, err := url.Parse(l.Current); err == nil && u.Hostname() != "" {
 			return u.Hostname()

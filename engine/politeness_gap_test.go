@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/config"
 )
 
 // slowHost is one host whose every page takes `took` to answer and links to the
@@ -81,15 +83,15 @@ func TestHostGapAsTheServerSeesIt(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		hostRate float64
-		polite   PolitenessOptions
+		polite   config.PolitenessOptions
 		want     time.Duration
 	}{
-		{"host cap from the end of the response", 1 / 0.2, FixedPoliteness(), 200 * time.Millisecond},
-		{"delay factor × latency", 0, PolitenessOptions{DelayFactor: 2}, 2 * took},
+		{"host cap from the end of the response", 1 / 0.2, config.FixedPoliteness(), 200 * time.Millisecond},
+		{"delay factor × latency", 0, config.PolitenessOptions{DelayFactor: 2}, 2 * took},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := newSlowHost(t, took, 6)
-			o := DefaultOptions()
+			o := config.DefaultOptions()
 			o.Seeds = []string{"http://" + h.addr + "/p/0"}
 			o.DB = filepath.Join(t.TempDir(), "crawl.db")
 			o.AllowPrivate = []string{"127.0.0.0/8"}

@@ -5,8 +5,9 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -122,11 +123,11 @@ func TestPoliteThroughConnectionResets(t *testing.T) {
 // crawlSandboxPolitely crawls a sandbox started with cfg to the end from four
 // loopback addresses with the demo's politeness scaled to the web's clock, and
 // returns the options, the crawl's stats and the sandbox's truth log.
-func crawlSandboxPolitely(t *testing.T, cfg sandbox.Config) (engine.Options, engine.Stats, *sandbox.Truth) {
+func crawlSandboxPolitely(t *testing.T, cfg sandbox.Config) (config.Options, view.Stats, *sandbox.Truth) {
 	t.Helper()
 	sb := enginetest.StartSandbox(t, cfg)
 	o := enginetest.PoliteOptions(sb, filepath.Join(t.TempDir(), "crawl.db"))
-	o.Revisit = engine.DefaultOptions().Revisit // the crawl revisits as a user's would
+	o.Revisit = config.DefaultOptions().Revisit // the crawl revisits as a user's would
 	o.Egress = []string{"bind:127.0.0.2", "bind:127.0.0.3", "bind:127.0.0.4", "bind:127.0.0.5"}
 	o.Rotation.PerNode = 0 // use all four at once
 	o.Politeness = o.Politeness.Scaled(cfg.Scale)

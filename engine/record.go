@@ -5,6 +5,9 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/lanes"
+	"github.com/crawlconsole/crawlconsole/engine/steer"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -14,13 +17,13 @@ type frontPort interface {
 	// prepare completes a task a lane is about to fetch: a stored page is a
 	// refetch, with its validators for a conditional GET (M2); a Kind it sets
 	// ends the task unsent (a URL a fetched page stands for as its canonical).
-	prepare(o *Outcome)
+	prepare(o *lanes.Outcome)
 	// begin marks the task in progress (back to unprocessed after a crash).
 	begin(t frontier.Task, lane int)
 	// abandon puts the task back to unprocessed: the lane let go of it (stopping).
 	abandon(t frontier.Task, lane int)
 	// deliver hands over a task that ended on the lane.
-	deliver(o Outcome)
+	deliver(o lanes.Outcome)
 	// deferURLs sets URLs aside until a time (M3 disabled host, robots.txt down).
 	deferURLs(list []deferredTask)
 	// withdrawn ends a task the operator's steering took out of the queue
@@ -40,7 +43,7 @@ type frontPort interface {
 	stop()
 	close() error
 	// event keeps a warning or an error in the crawl's store.
-	event(ev Event)
+	event(ev view.Event)
 	// laneOpened and laneRetired keep the lanes' history.
 	laneOpened(lane int, egress string, at time.Time)
 	laneRetired(lane int, at time.Time, done int64)
@@ -48,16 +51,16 @@ type frontPort interface {
 	// snapshot (revisit, sites, stories), undefer brings deferred URLs back now (a
 	// host enabled again), feedSeeds queues a batch of a seed list, and steer makes
 	// a live steering change. A worker's front is its master, which does these.
-	show(s *Snapshot, now time.Time)
+	show(s *view.Snapshot, now time.Time)
 	undefer(urls []string, now time.Time)
 	feedSeeds(seeds []string) error
-	steer(s Steer) (string, error)
+	steer(s steer.Change) (string, error)
 }
 
 // localFront is the frontier side in this process: the store and record.
 type localFront struct{ e *Engine }
 
-func (f localFront) prepare(o *Outcome) {
+func (f localFront) prepare(o *lanes.Outcome) {
 	p := front.Prior{}
 	p.Page, p.Track = f.e.revisitState(o.Task)
 	o.Note = p
@@ -68,7 +71,7 @@ func (f localFront) prepare(o *Outcome) {
 	if f.e.variants.StandsFor(o.Task.URL) {
 		// Queued before a page fetched since named it as its rel=canonical: the
 		// article is stored under that page's URL, and is not fetched again.
-		o.Kind = SkipCanonicalVariant
+		o.Kind = front.SkipCanonicalVariant
 	}
 }
 
@@ -80,7 +83,7 @@ func (f localFront) abandon(t frontier.Task, lane int) {
 	f.e.st.SetState(t.URL, store.Unprocessed, lane, "")
 }
 
-func (f localFront) deliver(o Outcome)         { f.e.fr.Record(o) }
+func (f localFront) deliver(o lanes.Outcome)   { f.e.fr.Record(o) }
 func (f localFront) withdrawn(t frontier.Task) { f.e.fr.EndSteeredOut(t) }
 
 func (f localFront) refused(r store.Refusal) { f.e.st.AddRefusal(r) }

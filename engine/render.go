@@ -23,7 +23,7 @@ func (e *Engine) setupRender(kept *store.Store) {
 		MaxRequests: o.MaxRequests, MemoryMB: o.MemoryMB, Block: o.Block, AllowHosts: o.AllowHosts})
 	if err != nil {
 		if o.Browser != "" || !errors.Is(err, render.ErrNoBrowser) {
-			e.logf(LevelWarn, 0, "", "%v; pages are fetched without rendering", err)
+			e.logf(view.LevelWarn, 0, "", "%v; pages are fetched without rendering", err)
 		}
 		return
 	}

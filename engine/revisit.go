@@ -4,10 +4,13 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/refresh"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/engine/sites"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -26,8 +29,8 @@ type revisitRuntime struct {
 
 // newRevisitRuntime builds M2's parts from o (already validated) over st (nil on a
 // worker).
-func (e *Engine) newRevisitRuntime(o RevisitOptions, st *store.Store) (*revisitRuntime, error) {
-	logf := func(level Level, format string, args ...any) { e.logf(level, 0, "", format, args...) }
+func (e *Engine) newRevisitRuntime(o config.RevisitOptions, st *store.Store) (*revisitRuntime, error) {
+	logf := func(level view.Level, format string, args ...any) { e.logf(level, 0, "", format, args...) }
 	r, err := refresh.New(o, st, logf)
 	if err != nil {
 		return nil, err
@@ -81,7 +84,7 @@ func (e *Engine) classOf(host string) string {
 // classIn is classOf for a host already looked up in the site book (s may be nil):
 // a site's declared class (sites added while the crawl runs included), else the
 // classifier's.
-func (e *Engine) classIn(s *SiteOptions, host string) string {
+func (e *Engine) classIn(s *config.SiteOptions, host string) string {
 	if s != nil {
 		if c := sites.Class(s); c != "" {
 			return c
@@ -111,12 +114,12 @@ func (e *Engine) revisitStateOf(t frontier.Task, requeued bool) (prev *revisit.P
 // (refresh.Runtime.Observe) and returns the state to store. prev is nil for a first
 // fetch.
 func (e *Engine) observeRevisit(u string, prev *revisit.Page, now time.Time, o revisit.Outcome) *store.Revisit {
-	return e.rv.Observe(u, e.classOf(hostOf(u)), prev, now, o)
+	return e.rv.Observe(u, e.classOf(front.HostOf(u)), prev, now, o)
 }
 
 // revisitView is the Revisit pane (refresh.Runtime.View) with the count of revisits
 // queued now.
-func (e *Engine) revisitView(now time.Time) *RevisitView {
+func (e *Engine) revisitView(now time.Time) *view.RevisitView {
 	return e.rv.View(now, func() int {
 		e.mu.Lock()
 		defer e.mu.Unlock()

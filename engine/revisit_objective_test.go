@@ -9,7 +9,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -19,29 +21,33 @@ func TestRevisitObjectiveOptions(t *testing.T) {
 	t.Parallel()
 	bad := []struct {
 		name string
-		set  func(o *RevisitOptions)
+		set  func(o *config.RevisitOptions)
 		want string
 	}{
-		{"unknown objective", func(o *RevisitOptions) { o.Objective = "fresh" },
+		{"unknown objective", func(o *config.RevisitOptions) { o.Objective = "fresh" },
 			`revisit.objective must be one of balanced, freshness, age, got "fresh"`},
-		{"empty objective", func(o *RevisitOptions) { o.Objective = "" }, "revisit.objective must be one of"},
-		{"infinite budget", func(o *RevisitOptions) { o.Budget = math.Inf(1) }, "revisit.budget must be positive"},
-		{"NaN budget", func(o *RevisitOptions) { o.Budget = math.NaN() }, "revisit.budget must be positive"},
-		{"unknown class", func(o *RevisitOptions) { o.Classes = map[string]ClassRevisit{"blog": {Objective: "age"}} },
+		{"empty objective", func(o *config.RevisitOptions) { o.Objective = "" }, "revisit.objective must be one of"},
+		{"infinite budget", func(o *config.RevisitOptions) { o.Budget = math.Inf(1) }, "revisit.budget must be positive"},
+		{"NaN budget", func(o *config.RevisitOptions) { o.Budget = math.NaN() }, "revisit.budget must be positive"},
+		{"unknown class", func(o *config.RevisitOptions) { o.Classes = map[string]config.ClassRevisit{"blog": {Objective: "age"}} },
 			`revisit.classes: unknown class "blog" (classes: soc, web_com, web_net, web_edu, web_gov)`},
-		{"class objective", func(o *RevisitOptions) { o.Classes = map[string]ClassRevisit{"soc": {Objective: "youth"}} },
+		{"class objective", func(o *config.RevisitOptions) {
+			o.Classes = map[string]config.ClassRevisit{"soc": {Objective: "youth"}}
+		},
 			`revisit.classes.soc.objective must be one of balanced, freshness, age (or empty for revisit.objective), got "youth"`},
-		{"negative class budget", func(o *RevisitOptions) { o.Classes = map[string]ClassRevisit{"soc": {Budget: -1}} },
+		{"negative class budget", func(o *config.RevisitOptions) { o.Classes = map[string]config.ClassRevisit{"soc": {Budget: -1}} },
 			"revisit.classes.soc.budget must be positive"},
-		{"NaN class budget", func(o *RevisitOptions) { o.Classes = map[string]ClassRevisit{"web_gov": {Budget: math.NaN()}} },
+		{"NaN class budget", func(o *config.RevisitOptions) {
+			o.Classes = map[string]config.ClassRevisit{"web_gov": {Budget: math.NaN()}}
+		},
 			"revisit.classes.web_gov.budget must be positive"},
-		{"class plan under the seed rule", func(o *RevisitOptions) {
-			o.Policy, o.Classes = revisit.PolicySeed, map[string]ClassRevisit{"soc": {Objective: "age"}}
+		{"class plan under the seed rule", func(o *config.RevisitOptions) {
+			o.Policy, o.Classes = revisit.PolicySeed, map[string]config.ClassRevisit{"soc": {Objective: "age"}}
 		}, `revisit.classes.soc: class plans need revisit.policy "estimator"`},
 	}
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
-			o := DefaultOptions()
+			o := config.DefaultOptions()
 			o.DB = filepath.Join(t.TempDir(), "c.db")
 			tc.set(&o.Revisit)
 			if _, err := New(o); err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -51,7 +57,7 @@ func TestRevisitObjectiveOptions(t *testing.T) {
 	}
 
 	t.Run("from a config file", func(t *testing.T) {
-		o := DefaultOptions()
+		o := config.DefaultOptions()
 		o.DB = filepath.Join(t.TempDir(), "c.db")
 		dec := yaml.NewDecoder(strings.NewReader(`
 revisit:
@@ -88,7 +94,7 @@ revisit:
 		}
 	})
 	t.Run("default", func(t *testing.T) {
-		if d := DefaultOptions().Revisit; d.Objective != revisit.ObjectiveBalanced {
+		if d := config.DefaultOptions().Revisit; d.Objective != revisit.ObjectiveBalanced {
 			t.Errorf("default objective %q, want %q", d.Objective, revisit.ObjectiveBalanced)
 		}
 	})
@@ -105,15 +111,15 @@ func TestRevisitClassPlansShowAndSurviveARestart(t *testing.T) {
 	o.Revisit.Budget = 86400 // about one visit per page per second
 	o.Revisit.MaxInterval = time.Second
 	// The sandbox's second site is a .gov one: its pages get an age plan of their own.
-	o.Revisit.Classes = map[string]ClassRevisit{revisit.ClassGov: {Objective: revisit.ObjectiveAge, Budget: 2 * 86400}}
+	o.Revisit.Classes = map[string]config.ClassRevisit{revisit.ClassGov: {Objective: revisit.ObjectiveAge, Budget: 2 * 86400}}
 	e := startEngine(t, o)
-	plan := func(v *RevisitView, class string) ClassPlan {
+	plan := func(v *view.RevisitView, class string) view.ClassPlan {
 		for _, p := range v.Plans {
 			if p.Class == class {
 				return p
 			}
 		}
-		return ClassPlan{}
+		return view.ClassPlan{}
 	}
 	waitFor(t, "estimates for web_gov and web_com pages", func() bool {
 		v := e.Snapshot().Revisit

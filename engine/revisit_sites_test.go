@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/refresh"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/store"
@@ -55,7 +56,7 @@ func TestSitePriorsSurviveARestartOfTheCrawl(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	firstOf := func(o Options) time.Duration {
+	firstOf := func(o config.Options) time.Duration {
 		t.Helper()
 		e, err := New(o)
 		if err != nil {

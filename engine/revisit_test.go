@@ -15,8 +15,11 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/page"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -48,8 +51,8 @@ func revisitWeb(t *testing.T, seed int64) *sandbox.Sandbox {
 }
 
 // revisitOptions crawls sb with the seed policy on a fast revisit clock.
-func revisitOptions(t *testing.T, sb *sandbox.Sandbox) Options {
-	o := DefaultOptions()
+func revisitOptions(t *testing.T, sb *sandbox.Sandbox) config.Options {
+	o := config.DefaultOptions()
 	for _, s := range sb.Info().Sites {
 		o.Seeds = append(o.Seeds, s.Entry)
 	}
@@ -230,8 +233,8 @@ func TestRevisitRefetchesOnScheduleAndSeesOnlyRealChanges(t *testing.T) {
 	for u, p := range rows {
 		refetches += int64(p.Fetches - 1)
 		changes += int64(p.X - 1)
-		if p.Class != sb.Web().HostClass(hostOf(u)) {
-			t.Errorf("%s: class %q, the sandbox says %q", u, p.Class, sb.Web().HostClass(hostOf(u)))
+		if p.Class != sb.Web().HostClass(front.HostOf(u)) {
+			t.Errorf("%s: class %q, the sandbox says %q", u, p.Class, sb.Web().HostClass(front.HostOf(u)))
 		}
 		if sb.Web().ChangeRate(u) == 0 && p.X != 1 {
 			t.Errorf("%s never changes, but %d changes were counted (boilerplate churn taken for a change)", u, p.X-1)
@@ -357,7 +360,7 @@ func TestRevisitClassWindowsStopRevisits(t *testing.T) {
 	closedAt := time.Now().Add(window)
 	fetches := func() (windowed, unlimited int) {
 		for u, rs := range truthFetches(sb) {
-			if sb.Web().HostClass(hostOf(u)) == open {
+			if sb.Web().HostClass(front.HostOf(u)) == open {
 				unlimited += len(rs)
 			} else {
 				windowed += len(rs)
@@ -393,7 +396,7 @@ func TestRevisitClassWindowsStopRevisits(t *testing.T) {
 			}
 		}
 		for _, l := range s.Lanes {
-			if l.Status == LaneFetching && l.Current != "" && windowedHost(hostOf(l.Current)) {
+			if l.Status == view.LaneFetching && l.Current != "" && windowedHost(front.HostOf(l.Current)) {
 				return false
 			}
 		}
@@ -618,23 +621,23 @@ func TestRevisitOptions(t *testing.T) {
 	t.Parallel()
 	bad := []struct {
 		name string
-		set  func(o *RevisitOptions)
+		set  func(o *config.RevisitOptions)
 		want string
 	}{
-		{"unknown policy", func(o *RevisitOptions) { o.Policy = "lru" }, "revisit.policy"},
-		{"threshold 0", func(o *RevisitOptions) { o.Threshold = 0 }, "revisit.threshold"},
-		{"threshold 64", func(o *RevisitOptions) { o.Threshold = 64 }, "revisit.threshold"},
-		{"unknown small-edit policy", func(o *RevisitOptions) { o.SmallEdits = "sometimes" }, "revisit.small_edits"},
-		{"no period", func(o *RevisitOptions) { o.Every = 0 }, "revisit.every"},
-		{"no batch", func(o *RevisitOptions) { o.Batch = 0 }, "revisit.batch"},
-		{"no budget", func(o *RevisitOptions) { o.Budget = 0 }, "revisit.budget"},
-		{"unknown class", func(o *RevisitOptions) { o.Windows["blog"] = time.Hour }, `unknown class "blog"`},
-		{"negative window", func(o *RevisitOptions) { o.Windows["soc"] = -time.Hour }, "revisit.windows.soc"},
-		{"social URL", func(o *RevisitOptions) { o.SocialDomains = []string{"https://weibo.com/"} }, "revisit.social_domains"},
+		{"unknown policy", func(o *config.RevisitOptions) { o.Policy = "lru" }, "revisit.policy"},
+		{"threshold 0", func(o *config.RevisitOptions) { o.Threshold = 0 }, "revisit.threshold"},
+		{"threshold 64", func(o *config.RevisitOptions) { o.Threshold = 64 }, "revisit.threshold"},
+		{"unknown small-edit policy", func(o *config.RevisitOptions) { o.SmallEdits = "sometimes" }, "revisit.small_edits"},
+		{"no period", func(o *config.RevisitOptions) { o.Every = 0 }, "revisit.every"},
+		{"no batch", func(o *config.RevisitOptions) { o.Batch = 0 }, "revisit.batch"},
+		{"no budget", func(o *config.RevisitOptions) { o.Budget = 0 }, "revisit.budget"},
+		{"unknown class", func(o *config.RevisitOptions) { o.Windows["blog"] = time.Hour }, `unknown class "blog"`},
+		{"negative window", func(o *config.RevisitOptions) { o.Windows["soc"] = -time.Hour }, "revisit.windows.soc"},
+		{"social URL", func(o *config.RevisitOptions) { o.SocialDomains = []string{"https://weibo.com/"} }, "revisit.social_domains"},
 	}
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
-			o := DefaultOptions()
+			o := config.DefaultOptions()
 			o.DB = filepath.Join(t.TempDir(), "c.db")
 			tc.set(&o.Revisit)
 			if _, err := New(o); err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -643,7 +646,7 @@ func TestRevisitOptions(t *testing.T) {
 		})
 	}
 	t.Run("seed policy needs no budget", func(t *testing.T) {
-		o := DefaultOptions()
+		o := config.DefaultOptions()
 		o.DB = filepath.Join(t.TempDir(), "c.db")
 		o.Revisit.Policy, o.Revisit.Budget = revisit.PolicySeed, 0
 		e, err := New(o)
@@ -653,7 +656,7 @@ func TestRevisitOptions(t *testing.T) {
 		e.Close()
 	})
 	t.Run("classes", func(t *testing.T) {
-		o := DefaultOptions()
+		o := config.DefaultOptions()
 		o.DB = filepath.Join(t.TempDir(), "c.db")
 		o.Revisit.SocialDomains = []string{"Weibo.com"}
 		e, err := New(o)
@@ -669,7 +672,7 @@ func TestRevisitOptions(t *testing.T) {
 		}
 	})
 	t.Run("scaled like the sandbox", func(t *testing.T) {
-		d := DefaultOptions().Revisit
+		d := config.DefaultOptions().Revisit
 		o := d.Scaled(20)
 		if o.Initial != 3*time.Minute || o.Every != 3*time.Second || o.MinInterval != 3*time.Second ||
 			o.Windows["soc"] != 3*24*time.Hour/20 || o.Budget != 2 || o.Threshold != d.Threshold {
@@ -756,7 +759,7 @@ func TestRevisitVerdictsOfOneRefetchedPage(t *testing.T) {
 	t.Cleanup(func() { hs.Close() })
 	pageURL := "http://" + ln.Addr().String() + "/a"
 
-	o := DefaultOptions()
+	o := config.DefaultOptions()
 	o.Seeds = []string{pageURL}
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	o.AllowPrivate = []string{"127.0.0.0/8"}
@@ -771,19 +774,19 @@ func TestRevisitVerdictsOfOneRefetchedPage(t *testing.T) {
 	steps := []struct {
 		name   string
 		answer func(w http.ResponseWriter)
-		want   RevisitStats // counters after the step
+		want   view.RevisitStats // counters after the step
 		x      int
 	}{
 		{"empty answer", func(w http.ResponseWriter) { w.Header().Set("Content-Type", "text/html") },
-			RevisitStats{Refetches: 1, Unknown: 1, Requeued: 1}, 1},
+			view.RevisitStats{Refetches: 1, Unknown: 1, Requeued: 1}, 1},
 		{"304", func(w http.ResponseWriter) { w.WriteHeader(http.StatusNotModified) },
-			RevisitStats{Refetches: 2, Unknown: 1, NotModified: 1, Requeued: 2}, 1},
+			view.RevisitStats{Refetches: 2, Unknown: 1, NotModified: 1, Requeued: 2}, 1},
 		{"boilerplate churned", article(subwayArticle, "19:42"),
-			RevisitStats{Refetches: 3, Unknown: 1, NotModified: 1, Requeued: 3}, 1},
+			view.RevisitStats{Refetches: 3, Unknown: 1, NotModified: 1, Requeued: 3}, 1},
 		{"another article", article(harvestArticle, "20:15"),
-			RevisitStats{Refetches: 4, Unknown: 1, NotModified: 1, Changes: 1, Requeued: 4}, 2},
+			view.RevisitStats{Refetches: 4, Unknown: 1, NotModified: 1, Changes: 1, Requeued: 4}, 2},
 		{"server error", func(w http.ResponseWriter) { w.WriteHeader(http.StatusInternalServerError) },
-			RevisitStats{Refetches: 5, Unknown: 2, NotModified: 1, Changes: 1, Requeued: 5}, 2},
+			view.RevisitStats{Refetches: 5, Unknown: 2, NotModified: 1, Changes: 1, Requeued: 5}, 2},
 	}
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
@@ -855,7 +858,7 @@ func TestRevisitVerdictsOfOneRefetchedPage(t *testing.T) {
 // windows per class on top of the defaults.
 func TestRevisitOptionsFromYAML(t *testing.T) {
 	t.Parallel()
-	o := DefaultOptions()
+	o := config.DefaultOptions()
 	dec := yaml.NewDecoder(strings.NewReader(`
 revisit:
   policy: seed

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/config"
 )
 
 // robotsSite is a loopback site for the robots.txt end-to-end tests: it logs every
@@ -77,8 +79,8 @@ func (s *robotsSite) requested(path string) int {
 	return n
 }
 
-func robotsOptions(t *testing.T, seed string) Options {
-	o := DefaultOptions()
+func robotsOptions(t *testing.T, seed string) config.Options {
+	o := config.DefaultOptions()
 	o.Seeds = []string{seed}
 	o.DB = filepath.Join(t.TempDir(), "c.db")
 	o.AllowPrivate = []string{"127.0.0.0/8"}

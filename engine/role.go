@@ -3,8 +3,10 @@ package engine
 import (
 	"errors"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -19,7 +21,7 @@ type role interface {
 	name() string
 	// openStore opens the crawl's store; nil, with no error, where the store is
 	// another process's (a worker's is its master's).
-	openStore(opts Options) (*store.Store, error)
+	openStore(opts config.Options) (*store.Store, error)
 	// ssrfFix is the advice of an SSRF refusal's log line: who needs
 	// --allow-private for the address refused (a format with one %s).
 	ssrfFix() string
@@ -31,26 +33,26 @@ type role interface {
 	started(e *Engine)
 	// waitsWhenDry tells whether a crawl that ran dry waits for more (IDLE) rather
 	// than ending (DONE): with revisits on, or on a worker, whose master decides.
-	waitsWhenDry(opts *Options) bool
+	waitsWhenDry(opts *config.Options) bool
 	// telemetry adds the role's own figures to t.
-	telemetry(e *Engine, t *Telemetry)
+	telemetry(e *Engine, t *view.Telemetry)
 }
 
 // localRole is a crawl in one process: a front and its lanes joined in process.
 type localRole struct{}
 
-func (localRole) name() string                              { return RoleLocal }
-func (localRole) openStore(o Options) (*store.Store, error) { return openStore(o) }
+func (localRole) name() string                                     { return view.RoleLocal }
+func (localRole) openStore(o config.Options) (*store.Store, error) { return openStore(o) }
 func (localRole) ssrfFix() string {
 	return "start the crawl with --allow-private %s (on a distributed crawl, the workers need it too)"
 }
-func (localRole) equip(e *Engine) error             { return e.equipLanes(nil, e.st) }
-func (localRole) started(e *Engine)                 { e.logResumed() }
-func (localRole) waitsWhenDry(o *Options) bool      { return o.Revisit.Enabled }
-func (localRole) telemetry(e *Engine, t *Telemetry) { e.laneTelemetry(t); e.storeTelemetry(t) }
+func (localRole) equip(e *Engine) error                  { return e.equipLanes(nil, e.st) }
+func (localRole) started(e *Engine)                      { e.logResumed() }
+func (localRole) waitsWhenDry(o *config.Options) bool    { return o.Revisit.Enabled }
+func (localRole) telemetry(e *Engine, t *view.Telemetry) { e.laneTelemetry(t); e.storeTelemetry(t) }
 
 // openStore opens the store at opts.DB: the front's, on one box and on a master.
-func openStore(opts Options) (*store.Store, error) {
+func openStore(opts config.Options) (*store.Store, error) {
 	if opts.DB == "" {
 		return nil, errors.New("no database path: set --db PATH")
 	}
@@ -87,12 +89,12 @@ func (e *Engine) equipLanes(we *workerEgress, kept *store.Store) error {
 // master says it once its grace period is over: master/lease.go).
 func (e *Engine) logResumed() {
 	if e.resumed > 0 {
-		e.logf(LevelInfo, 0, "", "resumed: %d in-progress URLs went back to the queue", e.resumed)
+		e.logf(view.LevelInfo, 0, "", "resumed: %d in-progress URLs went back to the queue", e.resumed)
 	}
 }
 
 // laneTelemetry adds this process's lanes' figures: the DNS cache's waits.
-func (e *Engine) laneTelemetry(t *Telemetry) {
+func (e *Engine) laneTelemetry(t *view.Telemetry) {
 	if e.dns != nil {
 		h := histogramOf(e.dns.WaitHistogram())
 		t.DNSWait = &h
@@ -101,9 +103,9 @@ func (e *Engine) laneTelemetry(t *Telemetry) {
 
 // storeTelemetry adds the front's figures: the store's commits and queue, the
 // pages stored by age.
-func (e *Engine) storeTelemetry(t *Telemetry) {
+func (e *Engine) storeTelemetry(t *view.Telemetry) {
 	l := e.st.CommitLatency()
-	h := Histogram{Count: l.Count, Sum: l.Sum, Buckets: l.Buckets}
+	h := view.Histogram{Count: l.Count, Sum: l.Sum, Buckets: l.Buckets}
 	t.StoreCommit = &h
 	t.StoreBusy = e.st.WriterBusy()
 	t.StoreQueue = e.st.WriteQueue()

@@ -7,6 +7,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // errNoRotation is the answer of the M3 controls on a crawl without egresses.
@@ -26,7 +27,7 @@ func (c localCrew) rotateLane(id int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	e.logf(LevelInfo, id, "", "lane %d rotated by operator: %s -> %s", id, from, to)
+	e.logf(view.LevelInfo, id, "", "lane %d rotated by operator: %s -> %s", id, from, to)
 	return to, nil
 }
 
@@ -46,7 +47,7 @@ func (c localCrew) setHostDisabled(host string, disabled bool) error {
 	}
 	if disabled {
 		until := e.run.DisableHost(host)
-		e.logf(LevelInfo, 0, host, "host %s disabled by operator until %s", host, until.Format(time.TimeOnly))
+		e.logf(view.LevelInfo, 0, host, "host %s disabled by operator until %s", host, until.Format(time.TimeOnly))
 		return nil
 	}
 	e.pool.Enable(host)
@@ -55,7 +56,7 @@ func (c localCrew) setHostDisabled(host string, disabled bool) error {
 	delete(e.deferredByHost, host)
 	e.mu.Unlock()
 	e.front.undefer(urls, e.now())
-	e.logf(LevelInfo, 0, host, "host %s enabled by operator; %d deferred URLs come back", host, len(urls))
+	e.logf(view.LevelInfo, 0, host, "host %s enabled by operator; %d deferred URLs come back", host, len(urls))
 	return nil
 }
 
@@ -103,7 +104,7 @@ func (c localCrew) addEgress(spec string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	e.logf(LevelInfo, 0, "", "egress %s added by operator", a.Name)
+	e.logf(view.LevelInfo, 0, "", "egress %s added by operator", a.Name)
 	return a.Name, nil
 }
 
@@ -119,6 +120,6 @@ func (c localCrew) removeEgress(name string) error {
 	if err := e.run.RemoveEgress(name); err != nil {
 		return err
 	}
-	e.logf(LevelInfo, 0, "", "egress %s removed by operator", name)
+	e.logf(view.LevelInfo, 0, "", "egress %s removed by operator", name)
 	return nil
 }

@@ -3,30 +3,21 @@ package engine
 import (
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/engine/sites"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
 // The crawl rounds over the declared sites (M3, seed 003) keep their state in
 // sites.Rounds; this file runs them over the queue and the store.
 
-// Result page types (store.Result.Kind; see engine/sites).
-const (
-	ResultNews   = sites.ResultNews   // a news page whose main text holds the keyword
-	ResultSearch = sites.ResultSearch // a social site's search result page
-	ResultPost   = sites.ResultPost   // a page listed on a social search result page
-)
-
-// ResultGroup is sites.ResultGroup: the results of one site (news) or site+keyword
-// (social) in a round's batch.
-type ResultGroup = sites.ResultGroup
-
 // siteTask says what a task is collected for: the declared site (nil for a plain
 // crawl page), and the cost-table keyword (the social search keyword, "" for news).
-func (e *Engine) siteTask(t frontier.Task) *SiteOptions {
+func (e *Engine) siteTask(t frontier.Task) *config.SiteOptions {
 	if t.Site == "" {
 		return nil
 	}
@@ -53,13 +44,13 @@ func (e *Engine) collect(t frontier.Task, res *fetch.Result, published, at time.
 // endRound closes the current round at end: its results go to the store in one
 // batch grouped by site and site+keyword, and the cost table rows it touched are
 // stamped with end and stored. It returns the groups written.
-func (e *Engine) endRound(end time.Time) []ResultGroup {
+func (e *Engine) endRound(end time.Time) []sites.ResultGroup {
 	groups, flat, costs := e.round.End(end)
 	if groups == nil && costs == nil {
 		return nil
 	}
 	e.st.SaveRound(end, flat, costs)
-	e.logf(LevelInfo, 0, "", "round ended: %d results in %d site/keyword groups, %d cost rows", len(flat), len(groups), len(costs))
+	e.logf(view.LevelInfo, 0, "", "round ended: %d results in %d site/keyword groups, %d cost rows", len(flat), len(groups), len(costs))
 	return groups
 }
 
@@ -106,15 +97,15 @@ func (e *Engine) startRound(now time.Time) {
 	e.mu.Unlock()
 	fresh, again, err := e.splitSources(items)
 	if err != nil {
-		e.logf(LevelError, 0, "", "round %d: %v", round, err)
+		e.logf(view.LevelError, 0, "", "round %d: %v", round, err)
 		return
 	}
 	e.fr.Submit(fresh, func(u []store.URL, done store.LinkResult) { e.st.AddURLs(u, done) })
 	n, err := e.fr.Requeue(again, now, true) // sources are fetched every round, whatever their window
 	if err != nil {
-		e.logf(LevelError, 0, "", "round: %v", err)
+		e.logf(view.LevelError, 0, "", "round: %v", err)
 	}
-	e.logf(LevelInfo, 0, "", "round %d started: %d new and %d known entry/search URLs queued", round, len(fresh), n)
+	e.logf(view.LevelInfo, 0, "", "round %d started: %d new and %d known entry/search URLs queued", round, len(fresh), n)
 }
 
 // splitSources sorts entry and search URLs by what the store knows of them: new ones
@@ -171,7 +162,7 @@ func (e *Engine) refetchResults(known []string, now time.Time) {
 	}
 	states, err := e.st.Revisits(known)
 	if err != nil {
-		e.logf(LevelWarn, 0, "", "round: URL index: %v", err)
+		e.logf(view.LevelWarn, 0, "", "round: URL index: %v", err)
 		return
 	}
 	index := make(sites.URLIndex, len(states))
@@ -183,6 +174,6 @@ func (e *Engine) refetchResults(known []string, now time.Time) {
 		return
 	}
 	if _, err := e.fr.Requeue(list, now, true); err != nil {
-		e.logf(LevelWarn, 0, "", "round: %v", err)
+		e.logf(view.LevelWarn, 0, "", "round: %v", err)
 	}
 }

@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/front"
+	"github.com/crawlconsole/crawlconsole/engine/steer"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -92,8 +95,8 @@ func (w *topicWeb) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func topicOptions(t *testing.T, w *topicWeb) Options {
-	o := DefaultOptions()
+func topicOptions(t *testing.T, w *topicWeb) config.Options {
+	o := config.DefaultOptions()
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	o.AllowPrivate = []string{"127.0.0.0/8"}
 	o.Lanes.Max = 4
@@ -101,9 +104,9 @@ func topicOptions(t *testing.T, w *topicWeb) Options {
 	o.HostRate = 0
 	o.Revisit.Enabled = false
 	o.Keywords = []string{"flood", "台风"}
-	o.Sites = []SiteOptions{
-		{Name: "harbor", Kind: SiteNews, Entry: "http://" + w.news + "/"},
-		{Name: "chirp", Kind: SiteSocial, Search: "http://" + w.social + "/search?q={keyword}&page={page}", Pages: 2,
+	o.Sites = []config.SiteOptions{
+		{Name: "harbor", Kind: config.SiteNews, Entry: "http://" + w.news + "/"},
+		{Name: "chirp", Kind: config.SiteSocial, Search: "http://" + w.social + "/search?q={keyword}&page={page}", Pages: 2,
 			Keywords: []string{"flood"}},
 	}
 	return o
@@ -303,14 +306,14 @@ func (w *pagerWeb) requested(q string) (pages, most int) {
 func TestSearchPagesLinkingEachOtherAreFetchedOncePerRound(t *testing.T) {
 	t.Parallel()
 	const pages = 12
-	options := func(w *pagerWeb) Options {
-		o := DefaultOptions()
+	options := func(w *pagerWeb) config.Options {
+		o := config.DefaultOptions()
 		o.DB = filepath.Join(t.TempDir(), "crawl.db")
 		o.AllowPrivate = []string{"127.0.0.0/8"}
 		o.HostRate = 0
 		o.Revisit.Enabled = false
 		o.Lanes.DelayMin, o.Lanes.DelayMax = 15*time.Millisecond, 25*time.Millisecond
-		o.Sites = []SiteOptions{{Name: "chirp", Kind: SiteSocial, Search: "http://" + w.addr + "/search?q={keyword}&page={page}",
+		o.Sites = []config.SiteOptions{{Name: "chirp", Kind: config.SiteSocial, Search: "http://" + w.addr + "/search?q={keyword}&page={page}",
 			Pages: pages, Keywords: []string{"flood"}}}
 		return o
 	}
@@ -326,7 +329,7 @@ func TestSearchPagesLinkingEachOtherAreFetchedOncePerRound(t *testing.T) {
 		w := newPagerWeb(t, pages)
 		e := startEngine(t, options(w))
 		waitFor(t, "half the searches", func() bool { n, _ := w.requested("flood"); return n >= pages/2 })
-		s, err := ParseSteer(strings.Fields("keyword rm chirp flood"))
+		s, err := steer.Parse(strings.Fields("keyword rm chirp flood"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -336,9 +339,9 @@ func TestSearchPagesLinkingEachOtherAreFetchedOncePerRound(t *testing.T) {
 		}
 		waitDone(t, e, 20*time.Second)
 		n, most := w.requested("flood")
-		if got, want := skippedAs(e, SkipSteeredOut), int64(pages-n); got != want || most != 1 {
+		if got, want := skippedAs(e, front.SkipSteeredOut), int64(pages-n); got != want || most != 1 {
 			t.Errorf("%d searches counted withdrawn (%s), want the %d never requested (%d of %d requested, one %d times; %q)",
-				got, SkipSteeredOut, want, n, pages, most, msg)
+				got, front.SkipSteeredOut, want, n, pages, most, msg)
 		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -18,7 +19,7 @@ func (e *Engine) setupEgress(resolver fetch.Resolver, guard *fetch.Guard, fcfg f
 		s.Granted, s.Claim = we.granted, we.claim
 	}
 	if kept != nil && (len(e.opts.Egress) > 0 || len(s.Granted) > 0) {
-		e.accounts = route.NewAccounts(kept, func(msg string) { e.logf(LevelWarn, 0, "", "%s", msg) })
+		e.accounts = route.NewAccounts(kept, func(msg string) { e.logf(view.LevelWarn, 0, "", "%s", msg) })
 		s.Accounts = e.accounts
 	}
 	if err := e.run.SetupEgress(s); err != nil {

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"sync"
+
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // SeedFeed queues a seed list too long to hold at once: Options.Seeds takes its
@@ -47,9 +49,9 @@ func (f *SeedFeed) Close(err error) {
 		e := f.e
 		switch {
 		case err != nil && e.ctx.Err() == nil:
-			e.logf(LevelWarn, 0, "", "seed list: stopped after %d more seeds: %v", f.queued, err)
+			e.logf(view.LevelWarn, 0, "", "seed list: stopped after %d more seeds: %v", f.queued, err)
 		case f.queued > 0:
-			e.logf(LevelInfo, 0, "", "seed list: %d more seeds queued after the start", f.queued)
+			e.logf(view.LevelInfo, 0, "", "seed list: %d more seeds queued after the start", f.queued)
 		}
 		e.mu.Lock()
 		e.fr.AddOutstanding(-1)

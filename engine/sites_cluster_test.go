@@ -8,6 +8,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/steer"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // oneAddr resolves every name to one address (the test's web serves them all).
@@ -29,7 +33,7 @@ func TestNineSitesUnderOneDomainAreDealtOverJoiningWorkers(t *testing.T) {
 	w.hold, w.arrived = make(chan struct{}), make(chan string, 1024)
 	port := strings.Split(w.hosts[0], ":")[1]
 	addr := netip.MustParseAddr(w.host(0))
-	o := DefaultOptions()
+	o := config.DefaultOptions()
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	o.AllowPrivate = []string{"127.0.0.0/8"}
 	o.Lanes.DelayMin, o.Lanes.DelayMax = 0, time.Millisecond
@@ -40,11 +44,11 @@ func TestNineSitesUnderOneDomainAreDealtOverJoiningWorkers(t *testing.T) {
 		for _, h := range []string{"www", "news", "blog"} {
 			host := h + "." + sub + ".example.test"
 			hosts = append(hosts, host)
-			o.Sites = append(o.Sites, SiteOptions{Name: h + "-" + sub, Kind: SiteNews, Entry: "http://" + host + ":" + port + "/p/0"})
+			o.Sites = append(o.Sites, config.SiteOptions{Name: h + "-" + sub, Kind: config.SiteNews, Entry: "http://" + host + ":" + port + "/p/0"})
 		}
 	}
 	_, conn := startTestNATS(t)
-	m, err := NewMaster(o, MasterOptions{Conn: conn("master"), HeartbeatEvery: 500 * time.Millisecond})
+	m, err := NewMaster(o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,8 +56,8 @@ func TestNineSitesUnderOneDomainAreDealtOverJoiningWorkers(t *testing.T) {
 	if err := m.Start(); err != nil {
 		t.Fatal(err)
 	}
-	nodes := func() map[string]Node {
-		out := map[string]Node{}
+	nodes := func() map[string]view.Node {
+		out := map[string]view.Node{}
 		for _, n := range m.Snapshot().Nodes {
 			out[n.Name] = n
 		}
@@ -61,13 +65,13 @@ func TestNineSitesUnderOneDomainAreDealtOverJoiningWorkers(t *testing.T) {
 	}
 	for i := range 3 {
 		name := fmt.Sprintf("w%d", i+1)
-		wk, err := StartWorker(WorkerOptions{Conn: conn(name), Node: name, Egress: []string{fmt.Sprintf("bind:127.0.0.%d", 81+i)},
+		wk, err := StartWorker(config.WorkerOptions{Conn: conn(name), Node: name, Egress: []string{fmt.Sprintf("bind:127.0.0.%d", 81+i)},
 			AllowPrivate: []string{"127.0.0.0/8"}, LanesMax: lanes, Resolver: oneAddr(addr)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer wk.Close()
-		waitFor(t, name+" joined", func() bool { n, ok := nodes()[name]; return ok && n.State == NodeActive })
+		waitFor(t, name+" joined", func() bool { n, ok := nodes()[name]; return ok && n.State == view.NodeActive })
 		if i == 0 {
 			// Every site's entry fetched and its pages queued before the others join.
 			waitFor(t, "the nine sites' pages queued", func() bool { return m.Snapshot().QueueDepth >= len(hosts)*(pages-1)-lanes })
@@ -113,16 +117,16 @@ func TestSitesAddedLiveUnderOneDomainStaySites(t *testing.T) {
 	port := strings.Split(w.hosts[0], ":")[1]
 	addr := netip.MustParseAddr(w.host(0))
 	entry := func(h string) string { return "http://" + h + ".a.example.test:" + port + "/p/0" }
-	o := DefaultOptions()
+	o := config.DefaultOptions()
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	o.AllowPrivate = []string{"127.0.0.0/8"}
 	o.Lanes.DelayMin, o.Lanes.DelayMax = 0, time.Millisecond
 	o.HostRate = 0
 	o.Revisit.Enabled = false
 	o.Resolver = oneAddr(addr)
-	o.Sites = []SiteOptions{{Name: "www-a", Kind: SiteNews, Entry: entry("www")}}
+	o.Sites = []config.SiteOptions{{Name: "www-a", Kind: config.SiteNews, Entry: entry("www")}}
 	_, conn := startTestNATS(t)
-	m, err := NewMaster(o, MasterOptions{Conn: conn("master"), HeartbeatEvery: 500 * time.Millisecond})
+	m, err := NewMaster(o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +136,7 @@ func TestSitesAddedLiveUnderOneDomainStaySites(t *testing.T) {
 	}
 	for i := range 3 {
 		name := fmt.Sprintf("w%d", i+1)
-		wk, err := StartWorker(WorkerOptions{Conn: conn(name), Node: name, Egress: []string{fmt.Sprintf("bind:127.0.0.%d", 85+i)},
+		wk, err := StartWorker(config.WorkerOptions{Conn: conn(name), Node: name, Egress: []string{fmt.Sprintf("bind:127.0.0.%d", 85+i)},
 			AllowPrivate: []string{"127.0.0.0/8"}, LanesMax: lanes, Resolver: oneAddr(addr)})
 		if err != nil {
 			t.Fatal(err)
@@ -141,7 +145,7 @@ func TestSitesAddedLiveUnderOneDomainStaySites(t *testing.T) {
 	}
 	waitFor(t, "three workers joined", func() bool { return len(m.Snapshot().Nodes) == 3 })
 	for _, h := range []string{"news", "blog"} {
-		s, _ := ParseSteer([]string{"site", "add", "news", entry(h)})
+		s, _ := steer.Parse([]string{"site", "add", "news", entry(h)})
 		msg, err := m.Steer(s)
 		if want := h + ".a.example.test"; err != nil || !strings.Contains(msg, "site "+want+" added") {
 			t.Fatalf("site add news %s: %q, %v; want site %s added", entry(h), msg, err, want)
@@ -157,7 +161,7 @@ func TestSitesAddedLiveUnderOneDomainStaySites(t *testing.T) {
 			t.Errorf("%s.a.example.test is crawled as site %v, want %s", h, s, want)
 		}
 	}
-	s, _ := ParseSteer([]string{"site", "add", "news", "http://news.a.example.test:" + port + "/other"})
+	s, _ := steer.Parse([]string{"site", "add", "news", "http://news.a.example.test:" + port + "/other"})
 	if _, err := m.Steer(s); err == nil || !strings.Contains(err.Error(), `"news.a.example.test"`) {
 		t.Errorf("a second site on news.a.example.test: %v, want it refused", err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/engine/sites"
 )
@@ -35,7 +36,7 @@ rounds:
 
 func TestSitesConfigFromYAML(t *testing.T) {
 	t.Parallel()
-	o := DefaultOptions()
+	o := config.DefaultOptions()
 	dec := yaml.NewDecoder(strings.NewReader(sitesExample))
 	dec.KnownFields(true)
 	if err := dec.Decode(&o); err != nil {
@@ -76,13 +77,13 @@ func TestSitesConfigFromYAML(t *testing.T) {
 
 func TestSearchURLsExpandedPerKeywordAndPage(t *testing.T) {
 	t.Parallel()
-	o := DefaultOptions()
+	o := config.DefaultOptions()
 	o.Keywords = []string{"shared"}
-	o.Sites = []SiteOptions{
-		{Name: "n", Kind: SiteNews, Entry: "https://News.example.com/"},
-		{Name: "s", Kind: SiteSocial, Search: "https://s.example/search?q={keyword}&page={page}", Pages: 2,
+	o.Sites = []config.SiteOptions{
+		{Name: "n", Kind: config.SiteNews, Entry: "https://News.example.com/"},
+		{Name: "s", Kind: config.SiteSocial, Search: "https://s.example/search?q={keyword}&page={page}", Pages: 2,
 			Keywords: []string{"台风", "storm surge"}},
-		{Name: "t", Kind: SiteSocial, Search: "https://t.example/find/{keyword}", Pages: 1},
+		{Name: "t", Kind: config.SiteSocial, Search: "https://t.example/find/{keyword}", Pages: 1},
 	}
 	if err := o.Validate(); err != nil {
 		t.Fatal(err)

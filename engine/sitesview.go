@@ -4,8 +4,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // noteStored is savePage's hook for a page first stored (once committed): declared
@@ -33,25 +35,25 @@ func (e *Engine) restoreSiteCounts() {
 	e.mu.Unlock()
 	if want {
 		if err := e.fr.ReadBudgetTotals(); err != nil {
-			e.logf(LevelWarn, 0, "", "page budgets: earlier runs' counts unreadable (%v): totals start from 0", err)
+			e.logf(view.LevelWarn, 0, "", "page budgets: earlier runs' counts unreadable (%v): totals start from 0", err)
 		}
 	}
 }
 
 // sitesView builds the Sites pane's data, with what discovery found per site (by
 // registered domain); nil when no site is declared.
-func (e *Engine) sitesView(now time.Time, found []SiteDiscovery) *SitesView {
+func (e *Engine) sitesView(now time.Time, found []view.SiteDiscovery) *view.SitesView {
 	book := e.sites.Load()
 	if len(book.Sites()) == 0 {
 		return nil
 	}
-	v := &SitesView{Every: e.opts.Rounds.Every}
+	v := &view.SitesView{Every: e.opts.Rounds.Every}
 	v.Round = e.round.Round()
 	for i := range book.Sites() {
 		s := &book.Sites()[i]
-		r := SiteRow{Name: s.Name, Kind: s.Kind, Class: e.classIn(s, hostOf(s.Entry)), Entry: s.Entry,
+		r := view.SiteRow{Name: s.Name, Kind: s.Kind, Class: e.classIn(s, front.HostOf(s.Entry)), Entry: s.Entry,
 			Keywords: slices.Clone(book.Keywords(s.Name)), WithinDays: s.WithinDays, OutOfWindow: e.round.OutOfWindow(s.Name)}
-		if s.Kind == SiteSocial {
+		if s.Kind == config.SiteSocial {
 			r.Entry, r.Class = s.Search, e.classIn(s, "")
 		}
 		e.siteTally.Fill(&r, now)

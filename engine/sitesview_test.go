@@ -3,6 +3,8 @@ package engine
 import (
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/config"
 )
 
 // The Sites pane shows what discovery found for a declared site: its sitemap, and
@@ -19,7 +21,7 @@ func TestSitesViewShowsWhatDiscoveryFound(t *testing.T) {
 	o := robotsOptions(t, "")
 	o.Seeds = nil
 	o.Keywords = []string{"flood"}
-	o.Sites = []SiteOptions{{Name: "harbor", Kind: SiteNews, Entry: "http://" + h + "/"}}
+	o.Sites = []config.SiteOptions{{Name: "harbor", Kind: config.SiteNews, Entry: "http://" + h + "/"}}
 	e := startEngine(t, o)
 	waitDone(t, e, 20*time.Second)
 	row := sitesByName(e.Snapshot().Sites)["harbor"]

@@ -1,16 +1,21 @@
 package engine
 
+import (
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/view"
+)
+
 // sizing computes the estimate from the site config, the round state and the egress
 // view v (nil: no rotation); nil when there are neither declared sites nor rotation.
-func (e *Engine) sizing(v *EgressView) *Sizing {
+func (e *Engine) sizing(v *view.EgressView) *view.Sizing {
 	book := e.sites.Load() // the sites as steered (live steering adds and removes some)
 	if len(book.Sites()) == 0 && v == nil {
 		return nil
 	}
-	s := &Sizing{Sites: len(book.Sites()), PagesPerIP: e.opts.Rounds.PagesPerIP}
+	s := &view.Sizing{Sites: len(book.Sites()), PagesPerIP: e.opts.Rounds.PagesPerIP}
 	for i := range book.Sites() {
 		site := &book.Sites()[i]
-		if site.Kind != SiteSocial {
+		if site.Kind != config.SiteSocial {
 			continue
 		}
 		s.SocialSites++

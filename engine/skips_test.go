@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/front"
 )
 
 // TestSkipsApartFromErrors crawls a small site that has one of each thing the crawl
@@ -41,7 +44,7 @@ func TestSkipsApartFromErrors(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 
-	o := DefaultOptions()
+	o := config.DefaultOptions()
 	o.Seeds = []string{srv.URL + "/"}
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	o.AllowPrivate = []string{"127.0.0.0/8"}
@@ -82,13 +85,13 @@ func TestSkipsApartFromErrors(t *testing.T) {
 	if classes != st.PagesFetched || st.StatusClass["4xx"] != 1 {
 		t.Errorf("status classes %v add up to %d, pages fetched %d (one 4xx)", st.StatusClass, classes, st.PagesFetched)
 	}
-	for _, k := range SkipKinds() {
-		if !IsSkip(k) {
+	for _, k := range front.SkipKinds() {
+		if !front.IsSkip(k) {
 			t.Errorf("IsSkip(%q) = false", k)
 		}
 	}
 	for _, k := range []string{"http_4xx", "timeout", "robots_unreachable", "redirected", ""} {
-		if IsSkip(k) {
+		if front.IsSkip(k) {
 			t.Errorf("IsSkip(%q) = true: a failure counted as a skip", k)
 		}
 	}

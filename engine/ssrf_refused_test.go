@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // refusedSite is a loopback site with three pages for the SSRF guard tests, and the
@@ -27,10 +30,10 @@ func (s *robotsSite) requests() int {
 }
 
 // warnings returns e's WARN events whose message contains every one of parts.
-func warnings(e *Engine, parts ...string) []Event {
-	var out []Event
+func warnings(e *Engine, parts ...string) []view.Event {
+	var out []view.Event
 	for _, ev := range e.EventsSince(0, 100000) {
-		if ev.Level != LevelWarn {
+		if ev.Level != view.LevelWarn {
 			continue
 		}
 		all := true
@@ -94,7 +97,7 @@ func TestSSRFRefusedSiteFailsAsSSRFBlocked(t *testing.T) {
 			if got := again.Stats().PagesFetched; got != 3 || site.requests() == 0 {
 				t.Errorf("restarted with --allow-private: %d pages fetched, %d requests; want the 3 pages", got, site.requests())
 			}
-			if ev := again.EventsSince(0, 1000); !slices.ContainsFunc(ev, func(ev Event) bool {
+			if ev := again.EventsSince(0, 1000); !slices.ContainsFunc(ev, func(ev view.Event) bool {
 				return strings.Contains(ev.Msg, "3 URLs the SSRF guard refused before are tried again")
 			}) {
 				t.Error("the restart did not say it tried the refused URLs again")
@@ -114,7 +117,7 @@ func TestWorkerSSRFRefusalReachesTheMaster(t *testing.T) {
 	site, seeds := refusedSite(t)
 	o := robotsOptions(t, seeds[0]) // the master allows loopback
 	o.Seeds = seeds
-	m, err := NewMaster(o, MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond})
+	m, err := NewMaster(o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +125,7 @@ func TestWorkerSSRFRefusalReachesTheMaster(t *testing.T) {
 	if err := m.Start(); err != nil {
 		t.Fatal(err)
 	}
-	w, err := StartWorker(WorkerOptions{Conn: conn("b2"), Node: "b2"}) // no AllowPrivate
+	w, err := StartWorker(config.WorkerOptions{Conn: conn("b2"), Node: "b2"}) // no AllowPrivate
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // rateMeter samples pages fetched once a second into a ring (the header sparkline).
@@ -50,14 +52,14 @@ func (r *rateMeter) current() (float64, []float64) {
 // eventRing keeps the newest events for the console's log pane.
 type eventRing struct {
 	mu   sync.Mutex
-	buf  []Event
+	buf  []view.Event
 	next int
 	seq  uint64
 }
 
 const eventRingSize = 2048
 
-func (r *eventRing) add(e Event) Event {
+func (r *eventRing) add(e view.Event) view.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.seq++
@@ -77,10 +79,10 @@ func (r *eventRing) last() uint64 {
 	return r.seq
 }
 
-func (r *eventRing) since(after uint64, max int) []Event {
+func (r *eventRing) since(after uint64, max int) []view.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []Event
+	var out []view.Event
 	n := len(r.buf)
 	for i := 0; i < n; i++ {
 		e := r.buf[(r.next+i)%n]
@@ -97,16 +99,16 @@ func (r *eventRing) since(after uint64, max int) []Event {
 
 // endState is the state Stats gives: once the crawl is stopped, DONE if it had run
 // dry, STOPPED if it was stopped with URLs left; before, the header's state.
-func (e *Engine) endState() State {
+func (e *Engine) endState() view.State {
 	nextRound := e.nextRoundAt()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.fr.Failure() == nil && (e.state == StateDone || e.state == StateStopping) {
+	if e.fr.Failure() == nil && (e.state == view.StateDone || e.state == view.StateStopping) {
 		select {
 		case <-e.done:
-			return StateDone
+			return view.StateDone
 		default:
-			return StateStopped
+			return view.StateStopped
 		}
 	}
 	waiting := e.board.Queued()

@@ -6,8 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
+	"github.com/crawlconsole/crawlconsole/engine/steer"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
 
@@ -19,17 +21,17 @@ import (
 func TestMasterDealsAKeywordAddedLive(t *testing.T) {
 	t.Parallel()
 	var social *sandbox.Site
-	c := startClusterWith(t, enginetest.SandboxConfig(21, 24), 300*time.Millisecond, func(o *engine.Options, sb *sandbox.Sandbox) {
+	c := startClusterWith(t, enginetest.SandboxConfig(21, 24), 300*time.Millisecond, func(o *config.Options, sb *sandbox.Sandbox) {
 		o.Seeds = nil
 		for _, s := range sb.Info().Sites {
-			site := engine.SiteOptions{Name: s.Domain, Kind: engine.SiteNews, Entry: s.Entry, Keywords: s.Keywords, Class: s.Class}
+			site := config.SiteOptions{Name: s.Domain, Kind: config.SiteNews, Entry: s.Entry, Keywords: s.Keywords, Class: s.Class}
 			if s.Search != "" {
 				if social != nil {
 					// One social site: the Nodes pane counts every social site's
 					// shards together, and the master deals by one site's.
 					continue
 				}
-				site = engine.SiteOptions{Name: s.Domain, Kind: engine.SiteSocial, Search: s.Search,
+				site = config.SiteOptions{Name: s.Domain, Kind: config.SiteSocial, Search: s.Search,
 					Pages: 1, Keywords: s.Keywords, Class: s.Class}
 				social = &s
 			}
@@ -45,7 +47,7 @@ func TestMasterDealsAKeywordAddedLive(t *testing.T) {
 		ips[name] = a
 		c.worker(name, a)
 	}
-	enginetest.WaitSnapshot(t, c.master, "sites dealt over both workers", func(s engine.Snapshot) bool {
+	enginetest.WaitSnapshot(t, c.master, "sites dealt over both workers", func(s view.Snapshot) bool {
 		n := 0
 		for _, nd := range s.Nodes {
 			if nd.Sites+nd.Keywords > 0 {
@@ -54,15 +56,15 @@ func TestMasterDealsAKeywordAddedLive(t *testing.T) {
 		}
 		return n == 2 && s.Totals.PagesStored >= 30
 	})
-	before := map[string]engine.Node{}
+	before := map[string]view.Node{}
 	for _, nd := range c.master.Snapshot().Nodes {
 		before[nd.Name] = nd
 	}
-	if _, err := c.master.Steer(engine.Steer{Op: engine.SteerKeywordAdd, Site: social.Domain, Keywords: []string{"zeppelin"}}); err != nil {
+	if _, err := c.master.Steer(steer.Change{Op: steer.KeywordAdd, Site: social.Domain, Keywords: []string{"zeppelin"}}); err != nil {
 		t.Fatal(err)
 	}
 	var got string
-	enginetest.WaitSnapshot(t, c.master, "the new keyword shard held by a worker", func(s engine.Snapshot) bool {
+	enginetest.WaitSnapshot(t, c.master, "the new keyword shard held by a worker", func(s view.Snapshot) bool {
 		for _, nd := range s.Nodes {
 			if nd.Keywords > before[nd.Name].Keywords {
 				got = nd.Name

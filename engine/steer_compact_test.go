@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/steer"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -75,7 +77,7 @@ func TestSteeringListFolded(t *testing.T) {
 	e := startEngine(t, o)
 	waitDone(t, e, 30*time.Second)
 	for _, line := range lines {
-		s, err := ParseSteer(strings.Fields(line))
+		s, err := steer.Parse(strings.Fields(line))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,11 +89,11 @@ func TestSteeringListFolded(t *testing.T) {
 	if err := e.st.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	data, err := e.st.GetMeta(SteeringMeta)
+	data, err := e.st.GetMeta(steer.Meta)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var kept []Steer
+	var kept []steer.Change
 	if err := json.Unmarshal(data, &kept); err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +162,7 @@ func TestFoldedRemovalStillWithdraws(t *testing.T) {
 	e := startEngine(t, o)
 	waitDone(t, e, 30*time.Second)
 	for _, line := range []string{"keyword add chirp zebra", "keyword rm chirp zebra"} {
-		s, _ := ParseSteer(strings.Fields(line))
+		s, _ := steer.Parse(strings.Fields(line))
 		if _, err := e.Steer(s); err != nil {
 			t.Fatalf("%s: %v", line, err)
 		}
@@ -196,8 +198,8 @@ func TestFoldedRemovalStillWithdraws(t *testing.T) {
 	if got := searches(); got != before {
 		t.Errorf("searches of the removed keyword fetched %d times after the restart", got-before)
 	}
-	if n := e2.Stats().Skipped[SkipSteeredOut]; n != 2 {
-		t.Errorf("%d withdrawn as %s after the restart, want the 2 searches left queued", n, SkipSteeredOut)
+	if n := e2.Stats().Skipped[front.SkipSteeredOut]; n != 2 {
+		t.Errorf("%d withdrawn as %s after the restart, want the 2 searches left queued", n, front.SkipSteeredOut)
 	}
 	if err := e2.Close(); err != nil {
 		t.Fatal(err)

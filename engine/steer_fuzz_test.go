@@ -3,6 +3,8 @@ package engine
 import (
 	"strings"
 	"testing"
+
+	"github.com/crawlconsole/crawlconsole/engine/steer"
 )
 
 // FuzzParseSteer: any words give a change or an error, never a panic, and a change
@@ -19,14 +21,14 @@ func FuzzParseSteer(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
-		s, err := ParseSteer(strings.Fields(line))
+		s, err := steer.Parse(strings.Fields(line))
 		if err != nil {
 			if err.Error() == "" {
 				t.Fatalf("%q: an empty error", line)
 			}
 			return
 		}
-		again, err := ParseSteer(strings.Fields(s.String()))
+		again, err := steer.Parse(strings.Fields(s.String()))
 		if err != nil {
 			t.Fatalf("%q parsed as %+v, whose command %q does not parse: %v", line, s, s.String(), err)
 		}

@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/steer"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -68,15 +71,15 @@ func (h *searchHost) count(req string) int {
 
 // searchOptions crawl a social site "chirp" on h's server, searched for "flood"
 // (three pages), nothing else.
-func searchOptions(t *testing.T, srv *httptest.Server) Options {
-	o := DefaultOptions()
+func searchOptions(t *testing.T, srv *httptest.Server) config.Options {
+	o := config.DefaultOptions()
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	o.AllowPrivate = []string{"127.0.0.0/8"}
 	o.Lanes.Max = 2
 	o.HostRate = 0
 	o.Revisit.Enabled = false
 	o.Discovery.Enabled = false
-	o.Sites = []SiteOptions{{Name: "chirp", Kind: SiteSocial, Search: srv.URL + "/search?q={keyword}&page={page}",
+	o.Sites = []config.SiteOptions{{Name: "chirp", Kind: config.SiteSocial, Search: srv.URL + "/search?q={keyword}&page={page}",
 		Pages: 3, Keywords: []string{"flood"}}}
 	return o
 }
@@ -102,14 +105,14 @@ func TestKeywordSearchedDuringTheLanePause(t *testing.T) {
 			return false
 		}
 		for _, l := range e.Snapshot().Lanes {
-			if l.Status == LaneWaiting && l.Queued == 2 {
+			if l.Status == view.LaneWaiting && l.Queued == 2 {
 				return true
 			}
 		}
 		return false
 	})
 	first := h.requests()[0]
-	if _, err := e.Steer(Steer{Op: SteerKeywordAdd, Site: "chirp", Keywords: []string{"storm"}}); err != nil {
+	if _, err := e.Steer(steer.Change{Op: steer.KeywordAdd, Site: "chirp", Keywords: []string{"storm"}}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the new keyword's three searches", func() bool { return len(h.requests()) >= 4 })
@@ -124,7 +127,7 @@ func TestKeywordSearchedDuringTheLanePause(t *testing.T) {
 	}
 	waitFor(t, "the lane back in its pause with flood's two other pages", func() bool {
 		for _, l := range e.Snapshot().Lanes {
-			if l.Status == LaneWaiting && l.Queued == 2 {
+			if l.Status == view.LaneWaiting && l.Queued == 2 {
 				return true
 			}
 		}
@@ -147,7 +150,7 @@ func TestKeywordSearchGoesBeforeTheStoreBatch(t *testing.T) {
 	o.Lanes.DelayMin, o.Lanes.DelayMax = time.Millisecond, 3*time.Millisecond
 	o.Store = store.Options{BatchDelay: time.Hour}
 	e := startEngine(t, o)
-	if _, err := e.Steer(Steer{Op: SteerKeywordAdd, Site: "chirp", Keywords: []string{"storm"}}); err != nil {
+	if _, err := e.Steer(steer.Change{Op: steer.KeywordAdd, Site: "chirp", Keywords: []string{"storm"}}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the new keyword's searches, with the store's batch still open", func() bool { return len(h.requests()) >= 3 })
@@ -155,7 +158,7 @@ func TestKeywordSearchGoesBeforeTheStoreBatch(t *testing.T) {
 		t.Fatalf("requests %v: want the operator's three searches first (the crawl's own wait for the store)", got)
 	}
 	seed := srv.URL + "/search?q=seed"
-	if _, err := e.Steer(Steer{Op: SteerSeedAdd, URL: seed}); err != nil { // flushes the store first
+	if _, err := e.Steer(steer.Change{Op: steer.SeedAdd, URL: seed}); err != nil { // flushes the store first
 		t.Fatal(err)
 	}
 	waitFor(t, "flood's searches and the seed fetched, every lane retired", func() bool {

@@ -6,8 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
+	"github.com/crawlconsole/crawlconsole/engine/front"
+	"github.com/crawlconsole/crawlconsole/engine/steer"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
 
@@ -25,7 +28,7 @@ func TestMasterSteersQueuedSearches(t *testing.T) {
 	cfg := enginetest.SandboxConfig(21, 24)
 	cfg.Search.PagesPerKeyword, cfg.Search.ResultsPerPage, cfg.Search.Quota = pages, 1, 1_000_000
 	var social *sandbox.Site
-	c := prepareCluster(t, cfg, 300*time.Millisecond, func(o *engine.Options, sb *sandbox.Sandbox) {
+	c := prepareCluster(t, cfg, 300*time.Millisecond, func(o *config.Options, sb *sandbox.Sandbox) {
 		o.Seeds = nil
 		for _, s := range sb.Info().Sites {
 			if s.Search != "" && len(s.Keywords) >= 2 {
@@ -37,7 +40,7 @@ func TestMasterSteersQueuedSearches(t *testing.T) {
 			return
 		}
 		social.Keywords = social.Keywords[:2] // one shard per worker
-		o.Sites = []engine.SiteOptions{{Name: social.Domain, Kind: engine.SiteSocial, Search: social.Search,
+		o.Sites = []config.SiteOptions{{Name: social.Domain, Kind: config.SiteSocial, Search: social.Search,
 			Pages: pages, Keywords: social.Keywords, Class: social.Class}}
 	})
 	if social == nil {
@@ -82,7 +85,7 @@ func TestMasterSteersQueuedSearches(t *testing.T) {
 
 	t.Run("keyword added live is searched ahead of the worker's queue", func(t *testing.T) {
 		start := time.Now()
-		if _, err := c.master.Steer(engine.Steer{Op: engine.SteerKeywordAdd, Site: social.Domain, Keywords: []string{"zeppelin"}}); err != nil {
+		if _, err := c.master.Steer(steer.Change{Op: steer.KeywordAdd, Site: social.Domain, Keywords: []string{"zeppelin"}}); err != nil {
 			t.Fatal(err)
 		}
 		var first sandbox.Request
@@ -114,7 +117,7 @@ func TestMasterSteersQueuedSearches(t *testing.T) {
 
 	t.Run("keyword removed live has its queued searches withdrawn", func(t *testing.T) {
 		kw := social.Keywords[1]
-		msg, err := c.master.Steer(engine.Steer{Op: engine.SteerKeywordRm, Site: social.Domain, Keywords: []string{kw}})
+		msg, err := c.master.Steer(steer.Change{Op: steer.KeywordRm, Site: social.Domain, Keywords: []string{kw}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,9 +133,9 @@ func TestMasterSteersQueuedSearches(t *testing.T) {
 				}
 			}
 		}()
-		enginetest.WaitSnapshot(t, c.master, "every search never requested counted as steered_out", func(s engine.Snapshot) bool {
+		enginetest.WaitSnapshot(t, c.master, "every search never requested counted as steered_out", func(s view.Snapshot) bool {
 			fetched = searched(kw)
-			skippedOut = s.Totals.Skipped[engine.SkipSteeredOut]
+			skippedOut = s.Totals.Skipped[front.SkipSteeredOut]
 			return skippedOut == int64(pages-len(fetched))
 		})
 		var late []string

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/steer"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -16,8 +18,8 @@ func TestSiteAddAgainQueuesItsEntryNow(t *testing.T) {
 	a := newsSite(newDiscoSite(t))
 	entry := "http://" + a.host + "/"
 	o := discoveryPollOptions(t, entry)
-	o.Sites = []SiteOptions{{Name: "127.0.0.1", Kind: SiteNews, Entry: entry}}
-	o.Discovery.Probe = ProbeOff
+	o.Sites = []config.SiteOptions{{Name: "127.0.0.1", Kind: config.SiteNews, Entry: entry}}
+	o.Discovery.Probe = config.ProbeOff
 	e := startEngine(t, o)
 	// Stored, not only requested: until its result is in, the entry is in a lane's
 	// hand and rightly not queued twice (the test raced with that 1 run in 10).
@@ -28,11 +30,11 @@ func TestSiteAddAgainQueuesItsEntryNow(t *testing.T) {
 		rows, err := e.st.URLStates([]string{entry})
 		return err == nil && len(rows) == 1 && rows[0].State == store.Processed
 	})
-	if _, err := e.Steer(Steer{Op: SteerSiteRm, Site: "127.0.0.1"}); err != nil {
+	if _, err := e.Steer(steer.Change{Op: steer.SiteRm, Site: "127.0.0.1"}); err != nil {
 		t.Fatal(err)
 	}
 	before := a.requested("/")
-	msg, err := e.Steer(Steer{Op: SteerSiteAdd, Kind: SiteNews, URL: entry})
+	msg, err := e.Steer(steer.Change{Op: steer.SiteAdd, Kind: config.SiteNews, URL: entry})
 	if err != nil {
 		t.Fatal(err)
 	}

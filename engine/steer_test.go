@@ -10,29 +10,33 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/steer"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 func TestParseSteer(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		line    string
-		want    Steer
+		want    steer.Change
 		wantErr string
 	}{
-		{line: "seed add http://a.test/", want: Steer{Op: SteerSeedAdd, URL: "http://a.test/"}},
-		{line: "site add news http://www.a.test/ flood 台风", want: Steer{Op: SteerSiteAdd, Kind: SiteNews, URL: "http://www.a.test/", Keywords: []string{"flood", "台风"}}},
-		{line: "site add social chirp http://c.test/s?q={keyword}&page={page}", want: Steer{Op: SteerSiteAdd, Kind: SiteSocial, Site: "chirp", Search: "http://c.test/s?q={keyword}&page={page}"}},
-		{line: "site rm chirp", want: Steer{Op: SteerSiteRm, Site: "chirp"}},
-		{line: "keyword add chirp storm surge", want: Steer{Op: SteerKeywordAdd, Site: "chirp", Keywords: []string{"storm surge"}}},
-		{line: "keyword rm chirp flood", want: Steer{Op: SteerKeywordRm, Site: "chirp", Keywords: []string{"flood"}}},
-		{line: "budget chirp 40", want: Steer{Op: SteerBudget, Site: "chirp", N: 40}},
-		{line: "window harbor 7", want: Steer{Op: SteerWindow, Site: "harbor", N: 7}},
-		{line: "window harbor 0", want: Steer{Op: SteerWindow, Site: "harbor"}},
-		{line: "budget chirp 40 total", want: Steer{Op: SteerBudget, Site: "chirp", N: 40, Per: BudgetTotal}},
-		{line: "budget host www.a.test 7", want: Steer{Op: SteerBudget, Host: "www.a.test", N: 7}},
-		{line: "budget host 127.0.0.9 0 total", want: Steer{Op: SteerBudget, Host: "127.0.0.9", N: 0, Per: BudgetTotal}},
-		{line: "budget host 5 total", want: Steer{Op: SteerBudget, Site: "host", N: 5, Per: BudgetTotal}}, // a site named host
+		{line: "seed add http://a.test/", want: steer.Change{Op: steer.SeedAdd, URL: "http://a.test/"}},
+		{line: "site add news http://www.a.test/ flood 台风", want: steer.Change{Op: steer.SiteAdd, Kind: config.SiteNews, URL: "http://www.a.test/", Keywords: []string{"flood", "台风"}}},
+		{line: "site add social chirp http://c.test/s?q={keyword}&page={page}", want: steer.Change{Op: steer.SiteAdd, Kind: config.SiteSocial, Site: "chirp", Search: "http://c.test/s?q={keyword}&page={page}"}},
+		{line: "site rm chirp", want: steer.Change{Op: steer.SiteRm, Site: "chirp"}},
+		{line: "keyword add chirp storm surge", want: steer.Change{Op: steer.KeywordAdd, Site: "chirp", Keywords: []string{"storm surge"}}},
+		{line: "keyword rm chirp flood", want: steer.Change{Op: steer.KeywordRm, Site: "chirp", Keywords: []string{"flood"}}},
+		{line: "budget chirp 40", want: steer.Change{Op: steer.Budget, Site: "chirp", N: 40}},
+		{line: "window harbor 7", want: steer.Change{Op: steer.Window, Site: "harbor", N: 7}},
+		{line: "window harbor 0", want: steer.Change{Op: steer.Window, Site: "harbor"}},
+		{line: "budget chirp 40 total", want: steer.Change{Op: steer.Budget, Site: "chirp", N: 40, Per: steer.BudgetTotal}},
+		{line: "budget host www.a.test 7", want: steer.Change{Op: steer.Budget, Host: "www.a.test", N: 7}},
+		{line: "budget host 127.0.0.9 0 total", want: steer.Change{Op: steer.Budget, Host: "127.0.0.9", N: 0, Per: steer.BudgetTotal}},
+		{line: "budget host 5 total", want: steer.Change{Op: steer.Budget, Site: "host", N: 5, Per: steer.BudgetTotal}}, // a site named host
 		{line: "budget chirp lots", wantErr: `"lots" is not a page count`},
 		{line: "budget chirp 4 weekly", wantErr: `"weekly" after the count must be "round"`},
 		{line: "budget chirp 4 total now", wantErr: "usage: budget SITE N [round|total] | budget host HOST N"},
@@ -50,7 +54,7 @@ func TestParseSteer(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.line, func(t *testing.T) {
-			got, err := ParseSteer(strings.Fields(c.line))
+			got, err := steer.Parse(strings.Fields(c.line))
 			if c.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 					t.Fatalf("error %v, want one containing %q", err, c.wantErr)
@@ -95,7 +99,7 @@ func TestSteerSeedAddBadInput(t *testing.T) {
 	before := e.Stats().URLsQueued
 	for _, c := range cases {
 		t.Run(c.url, func(t *testing.T) {
-			_, err := e.Steer(Steer{Op: SteerSeedAdd, URL: c.url})
+			_, err := e.Steer(steer.Change{Op: steer.SeedAdd, URL: c.url})
 			if err == nil || !strings.Contains(err.Error(), c.wantErr) || !strings.Contains(err.Error(), "nothing queued") {
 				t.Fatalf("seed add %s: %v, want %q and \"nothing queued\"", c.url, err, c.wantErr)
 			}
@@ -105,7 +109,7 @@ func TestSteerSeedAddBadInput(t *testing.T) {
 		t.Errorf("refused seeds queued %d URLs", got-before)
 	}
 	good := "http://" + other.hosts[0] + "/p/0" // same address as the web, another port
-	if msg, err := e.Steer(Steer{Op: SteerSeedAdd, URL: good}); err != nil || !strings.Contains(msg, "queued") {
+	if msg, err := e.Steer(steer.Change{Op: steer.SeedAdd, URL: good}); err != nil || !strings.Contains(msg, "queued") {
 		t.Fatalf("good seed: %q %v", msg, err)
 	}
 	waitFor(t, "the added seed fetched", func() bool { return other.hits.Load() >= 1 })
@@ -132,7 +136,7 @@ func TestSteeringSurvivesRestart(t *testing.T) {
 		"site add news http://127.0.0.33:9/",
 	}
 	for _, line := range steps {
-		s, err := ParseSteer(strings.Fields(line))
+		s, err := steer.Parse(strings.Fields(line))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +157,7 @@ func TestSteeringSurvivesRestart(t *testing.T) {
 		"keyword add chirp Flood":                     `already has keyword "flood" (keywords match regardless of case)`,
 		"keyword rm harbor typhoon":                   `harbor has no keyword "typhoon"`,
 	} {
-		s, _ := ParseSteer(strings.Fields(line))
+		s, _ := steer.Parse(strings.Fields(line))
 		if _, err := e.Steer(s); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", line, err, want)
 		}
@@ -161,10 +165,10 @@ func TestSteeringSurvivesRestart(t *testing.T) {
 	// A budget given by a declared site's domain is that site's: one budget, not two
 	// counting the same pages under two names.
 	socialHost, _, _ := strings.Cut(w.social, ":")
-	if msg, err := e.Steer(Steer{Op: SteerBudget, Site: socialHost, N: 70}); err != nil || !strings.Contains(msg, "budget of chirp: 70 pages per round") {
+	if msg, err := e.Steer(steer.Change{Op: steer.Budget, Site: socialHost, N: 70}); err != nil || !strings.Contains(msg, "budget of chirp: 70 pages per round") {
 		t.Errorf("budget %s 70: %q, %v; want chirp's budget", socialHost, msg, err)
 	}
-	if msg, err := e.Steer(Steer{Op: SteerBudget, Site: "nosuch.example", N: 5}); err != nil || !strings.Contains(msg, "no declared site") {
+	if msg, err := e.Steer(steer.Change{Op: steer.Budget, Site: "nosuch.example", N: 5}); err != nil || !strings.Contains(msg, "no declared site") {
 		t.Errorf("budget nosuch.example 5: %q, %v; want it accepted, saying no site is declared by that name", msg, err)
 	}
 	// Accepted and refused changes are both kept in the store's event log (the
@@ -183,7 +187,7 @@ func TestSteeringSurvivesRestart(t *testing.T) {
 	})
 	// A name with a space could be added but never steered (commands split on
 	// spaces): refused.
-	spaced := Steer{Op: SteerSiteAdd, Kind: SiteSocial, Site: "bad name", Search: "http://" + w.social + "/search?q={keyword}&page={page}", Keywords: []string{"x"}}
+	spaced := steer.Change{Op: steer.SiteAdd, Kind: config.SiteSocial, Site: "bad name", Search: "http://" + w.social + "/search?q={keyword}&page={page}", Keywords: []string{"x"}}
 	if _, err := e.Steer(spaced); err == nil || !strings.Contains(err.Error(), "has a space") {
 		t.Errorf("site add social with the name %q: %v, want it refused for its space", spaced.Site, err)
 	}
@@ -220,8 +224,8 @@ func TestSteeringSurvivesRestart(t *testing.T) {
 	}
 }
 
-func sitesByName(v *SitesView) map[string]*SiteRow {
-	out := map[string]*SiteRow{}
+func sitesByName(v *view.SitesView) map[string]*view.SiteRow {
+	out := map[string]*view.SiteRow{}
 	if v == nil {
 		return out
 	}
@@ -254,11 +258,11 @@ func TestBudgetHoldsBackAndRaisingBringsBack(t *testing.T) {
 	if n := e.Snapshot().Totals.PagesStored; n > 5 {
 		t.Fatalf("%d pages stored under a budget of 5 per round", n)
 	}
-	if skippedAs(e, SkipBudgetSite) == 0 {
+	if skippedAs(e, front.SkipBudgetSite) == 0 {
 		t.Fatalf("nothing counted as held back by the budget: %v", e.Stats().Errors)
 	}
 	waitFor(t, "held-back URLs deferred (kept in the store)", func() bool { return e.Snapshot().Totals.Deferred > 0 })
-	msg, err := e.Steer(Steer{Op: SteerBudget, Site: site, N: 0})
+	msg, err := e.Steer(steer.Change{Op: steer.Budget, Site: site, N: 0})
 	if err != nil || !strings.Contains(msg, "come back") {
 		t.Fatalf("raise budget of %s: %q %v", site, msg, err)
 	}
@@ -288,7 +292,7 @@ func TestTrapGuardEndsCalendarTrap(t *testing.T) {
 	})}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
-	o := DefaultOptions()
+	o := config.DefaultOptions()
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	o.AllowPrivate = []string{"127.0.0.0/8"}
 	o.Seeds = []string{"http://" + ln.Addr().String() + "/"}

@@ -8,6 +8,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/steer"
 )
 
 // orderWeb is one host whose pages each link to the next three, and which notes the
@@ -51,7 +54,7 @@ func TestOperatorSeedTakesTheSlotOfTheTaskInHand(t *testing.T) {
 	w := &orderWeb{}
 	srv := httptest.NewServer(w)
 	defer srv.Close()
-	o := DefaultOptions()
+	o := config.DefaultOptions()
 	o.Seeds = []string{srv.URL + "/p/0"}
 	o.DB = t.TempDir() + "/crawl.db"
 	o.AllowPrivate = []string{"127.0.0.0/8"}
@@ -64,7 +67,7 @@ func TestOperatorSeedTakesTheSlotOfTheTaskInHand(t *testing.T) {
 
 	seed := srv.URL + "/p/0?operator=1"
 	before := len(w.requests())
-	if _, err := e.Steer(Steer{Op: SteerSeedAdd, URL: seed}); err != nil {
+	if _, err := e.Steer(steer.Change{Op: steer.SeedAdd, URL: seed}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "a request after the seed was added", func() bool { return len(w.requests()) > before })

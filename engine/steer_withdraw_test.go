@@ -7,8 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
+	"github.com/crawlconsole/crawlconsole/engine/steer"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -46,7 +48,7 @@ func TestSteerRmWithdrawsQueuedSearches(t *testing.T) {
 			if spilled != c.spilled {
 				t.Fatalf("searches spilled to the store: %v, want %v (the case tests the wrong queue)", spilled, c.spilled)
 			}
-			s, err := ParseSteer(strings.Fields(c.command))
+			s, err := steer.Parse(strings.Fields(c.command))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -67,8 +69,8 @@ func TestSteerRmWithdrawsQueuedSearches(t *testing.T) {
 				t.Errorf("%d searches fetched after %q was acknowledged (%q), e.g. %v", len(late), c.command, msg, late[:min(len(late), 4)])
 			}
 			want := int64(c.pages - len(after))
-			if got := skippedAs(e, SkipSteeredOut); got != want {
-				t.Errorf("%d searches counted as skipped (%s), want %d: the %d never fetched (message %q)", got, SkipSteeredOut, want, want, msg)
+			if got := skippedAs(e, front.SkipSteeredOut); got != want {
+				t.Errorf("%d searches counted as skipped (%s), want %d: the %d never fetched (message %q)", got, front.SkipSteeredOut, want, want, msg)
 			}
 			if !strings.Contains(msg, "withdrawn") {
 				t.Errorf("message %q does not say what was withdrawn", msg)
@@ -90,8 +92,8 @@ func TestSteerRmWithdrawsQueuedSearches(t *testing.T) {
 				switch {
 				case fetched && (row.State != store.Processed || perr != nil):
 					t.Errorf("%s was fetched: state %v, page %v; want processed with its page kept", u, row.State, perr)
-				case !fetched && (row.State != store.Failed || row.ErrKind != SkipSteeredOut):
-					t.Errorf("%s never fetched: state %v kind %q, want failed, %s", u, row.State, row.ErrKind, SkipSteeredOut)
+				case !fetched && (row.State != store.Failed || row.ErrKind != front.SkipSteeredOut):
+					t.Errorf("%s never fetched: state %v kind %q, want failed, %s", u, row.State, row.ErrKind, front.SkipSteeredOut)
 				}
 			}
 		})
@@ -136,8 +138,8 @@ func TestSteerRmWithdrawsSearchesResumedAfterRestart(t *testing.T) {
 	if queued == 0 {
 		t.Fatal("no search left queued by the first run: nothing to test")
 	}
-	log, _ := json.Marshal([]Steer{{Op: SteerKeywordRm, Site: "chirp", Keywords: []string{"flood"}, At: time.Now()}})
-	st.SetMeta(SteeringMeta, log)
+	log, _ := json.Marshal([]steer.Change{{Op: steer.KeywordRm, Site: "chirp", Keywords: []string{"flood"}, At: time.Now()}})
+	st.SetMeta(steer.Meta, log)
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -147,8 +149,8 @@ func TestSteerRmWithdrawsSearchesResumedAfterRestart(t *testing.T) {
 	if got := searches(); got != before {
 		t.Errorf("%d searches of the removed keyword fetched after the restart", got-before)
 	}
-	if got, want := skippedAs(e2, SkipSteeredOut), int64(queued); got != want {
-		t.Errorf("%d searches counted as skipped (%s) after the restart, want %d (those the first run left queued)", got, SkipSteeredOut, want)
+	if got, want := skippedAs(e2, front.SkipSteeredOut), int64(queued); got != want {
+		t.Errorf("%d searches counted as skipped (%s) after the restart, want %d (those the first run left queued)", got, front.SkipSteeredOut, want)
 	}
 }
 
@@ -192,12 +194,12 @@ func TestSteerKeywordAddedBackQueuesWithdrawnSearches(t *testing.T) {
 	e := startEngine(t, o)
 	waitFor(t, "the first searches fetched", func() bool { return searched() >= 3 })
 	for _, line := range []string{"keyword rm chirp flood", "keyword add chirp flood"} {
-		s, _ := ParseSteer(strings.Fields(line))
+		s, _ := steer.Parse(strings.Fields(line))
 		if _, err := e.Steer(s); err != nil {
 			t.Fatalf("%s: %v", line, err)
 		}
 	}
-	if skippedAs(e, SkipSteeredOut) == 0 {
+	if skippedAs(e, front.SkipSteeredOut) == 0 {
 		t.Fatal("nothing withdrawn by the keyword rm: the test checks nothing")
 	}
 	waitFor(t, "every search page of the keyword added back fetched", func() bool { return searched() == pages })
@@ -217,7 +219,7 @@ func TestSteerKeywordRemovedWhileItsSearchesAreBeingQueued(t *testing.T) {
 	e := startEngine(t, o)
 	waitFor(t, "the crawl under way", func() bool { return e.Snapshot().Totals.PagesStored >= 3 })
 	for _, line := range []string{"keyword add chirp zeppelin", "keyword rm chirp zeppelin"} {
-		s, _ := ParseSteer(strings.Fields(line))
+		s, _ := steer.Parse(strings.Fields(line))
 		if _, err := e.Steer(s); err != nil {
 			t.Fatalf("%s: %v", line, err)
 		}
@@ -227,8 +229,8 @@ func TestSteerKeywordRemovedWhileItsSearchesAreBeingQueued(t *testing.T) {
 	if fetched > 1 {
 		t.Errorf("%d searches of the keyword removed at once fetched", fetched)
 	}
-	if got, want := skippedAs(e, SkipSteeredOut), int64(pages-fetched); got != want {
-		t.Errorf("%d searches counted as skipped (%s), want %d", got, SkipSteeredOut, want)
+	if got, want := skippedAs(e, front.SkipSteeredOut), int64(pages-fetched); got != want {
+		t.Errorf("%d searches counted as skipped (%s), want %d", got, front.SkipSteeredOut, want)
 	}
 }
 

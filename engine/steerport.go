@@ -13,21 +13,22 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/engine/sites"
 	"github.com/crawlconsole/crawlconsole/engine/steer"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
 // Steer implements Control: it makes one change while the crawl runs (steer.Steerer),
 // keeps it in the store, and says what happened. Nothing changes when it returns an
 // error. A worker's front answers that its master makes the changes.
-func (e *Engine) Steer(s Steer) (string, error) { return e.front.steer(s) }
+func (e *Engine) Steer(s steer.Change) (string, error) { return e.front.steer(s) }
 
 // steer makes a steering change in this process's front, while the crawl runs.
-func (f localFront) steer(s Steer) (string, error) {
+func (f localFront) steer(s steer.Change) (string, error) {
 	e := f.e
 	e.mu.Lock()
 	state := e.state
 	e.mu.Unlock()
-	if state != StateRunning && state != StatePaused {
+	if state != view.StateRunning && state != view.StatePaused {
 		return "", fmt.Errorf("%s: the crawl is not running", s.Op)
 	}
 	return e.steer.Apply(s)
@@ -43,11 +44,13 @@ func (p steerPort) Sites() *sites.Book     { return p.e.sites.Load() }
 func (p steerPort) SetSites(b *sites.Book) { p.e.sites.Store(b) }
 func (p steerPort) Now() time.Time         { return p.e.now() }
 
-func (p steerPort) Logf(level Level, format string, args ...any) {
+func (p steerPort) Logf(level view.Level, format string, args ...any) {
 	p.e.logf(level, 0, "", format, args...)
 }
 
-func (p steerPort) Kept(level Level, format string, args ...any) { p.e.logKept(level, format, args...) }
+func (p steerPort) Kept(level view.Level, format string, args ...any) {
+	p.e.logKept(level, format, args...)
+}
 
 func (p steerPort) Meta(key string) ([]byte, error) { return p.e.st.GetMeta(key) }
 func (p steerPort) SetMeta(key string, data []byte) { p.e.st.SetMeta(key, data) }
@@ -83,7 +86,7 @@ func (p steerPort) Unended(urls []string) ([]string, error) {
 	}
 	var out []string
 	for _, row := range rows {
-		if row.State == store.Failed || row.State == store.Processed && row.ErrKind == SkipSteeredOut {
+		if row.State == store.Failed || row.State == store.Processed && row.ErrKind == front.SkipSteeredOut {
 			continue // ended: nothing brings it back but its source added back
 		}
 		out = append(out, row.URL)
@@ -131,7 +134,7 @@ func (p steerPort) SetBudget(c steer.Cap, n int, live bool) (back, recalled int,
 		// are in the store only.
 		earlier, err := e.fr.ParkedInStore(key)
 		if err != nil {
-			e.logf(LevelWarn, 0, "", "budget: URLs parked by earlier runs not read (%v): they come back at their deferral's end", err)
+			e.logf(view.LevelWarn, 0, "", "budget: URLs parked by earlier runs not read (%v): they come back at their deferral's end", err)
 		}
 		held = front.AppendNew(held, earlier)
 	}
@@ -197,7 +200,7 @@ func (e *Engine) queueSources(items []revisit.Item, now time.Time) int {
 		if early {
 			e.fr.DropEarly(urls)
 		}
-		e.logf(LevelError, 0, "", "steering: %v", err)
+		e.logf(view.LevelError, 0, "", "steering: %v", err)
 		return 0
 	}
 	if early {
@@ -219,7 +222,7 @@ func (e *Engine) queueSources(items []revisit.Item, now time.Time) int {
 	}
 	n, err := e.fr.Requeue(again, now, true)
 	if err != nil {
-		e.logf(LevelWarn, 0, "", "steering: %v", err)
+		e.logf(view.LevelWarn, 0, "", "steering: %v", err)
 	}
 	return len(fresh) + n
 }

@@ -1,21 +1,5 @@
 package engine
 
-import (
-	"github.com/crawlconsole/crawlconsole/engine/front"
-)
-
-// StoreError is why a crawl stopped itself: its store could not commit a write
-// (front.StoreError).
-type StoreError = front.StoreError
-
-// StoreFailureMeta is the store meta key under which a crawl that stopped on a
-// store failure leaves a StoreFailure (front.StoreFailureMeta).
-const StoreFailureMeta = front.StoreFailureMeta
-
-// StoreFailure is the record of the store failure that stopped the last crawl
-// (front.StoreFailure).
-type StoreFailure = front.StoreFailure
-
 // Failed is closed when the crawl stopped itself because its store failed; Failure
 // says why. A crawl that only ran dry or was stopped never closes it.
 func (e *Engine) Failed() <-chan struct{} { return e.fr.Failed() }

@@ -7,8 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
+	"github.com/crawlconsole/crawlconsole/engine/front"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -51,7 +53,7 @@ func execSQL(t *testing.T, db, stmt string) {
 func TestMasterStopsOnAFailedStore(t *testing.T) {
 	t.Parallel()
 	const room = 40
-	c := startClusterWith(t, enginetest.SandboxConfig(5, 12), 300*time.Millisecond, func(o *engine.Options, _ *sandbox.Sandbox) {
+	c := startClusterWith(t, enginetest.SandboxConfig(5, 12), 300*time.Millisecond, func(o *config.Options, _ *sandbox.Sandbox) {
 		fillUpAt(t, o.DB, room)
 	})
 	c.worker("w1", "127.0.0.2", "127.0.0.3")
@@ -61,19 +63,19 @@ func TestMasterStopsOnAFailedStore(t *testing.T) {
 		t.Fatalf("the master did not stop after its store failed: %+v", c.master.Stats())
 	}
 	s := c.master.Snapshot()
-	if s.State != engine.StateFailed || !strings.Contains(s.StoreError, "disk is full (test)") {
+	if s.State != view.StateFailed || !strings.Contains(s.StoreError, "disk is full (test)") {
 		t.Errorf("snapshot after the failure: state %s, store error %q; want FAILED and the store's error", s.State, s.StoreError)
 	}
 	logged := false
 	for _, ev := range c.master.EventsSince(0, 0) {
-		if ev.Level == engine.LevelError && strings.Contains(ev.Msg, "STORE FAILED") && strings.Contains(ev.Msg, "--db "+c.opts.DB) {
+		if ev.Level == view.LevelError && strings.Contains(ev.Msg, "STORE FAILED") && strings.Contains(ev.Msg, "--db "+c.opts.DB) {
 			logged = true
 		}
 	}
 	if !logged {
 		t.Error("no error event saying the store failed and how to resume")
 	}
-	var se *engine.StoreError
+	var se *front.StoreError
 	if err := c.master.Failure(); !errors.As(err, &se) || se.DB != c.opts.DB {
 		t.Errorf("Failure() = %v; want a *StoreError for %s", err, c.opts.DB)
 	}

@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
 
@@ -20,7 +21,7 @@ import (
 func TestStoriesGroupedWhileCrawling(t *testing.T) {
 	t.Parallel()
 	srv := syndicationServer(t, nil)
-	o := engine.DefaultOptions()
+	o := config.DefaultOptions()
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	quickSiteOptions(&o, []string{srv.URL + "/"})
 	o.Robots = false
@@ -102,7 +103,7 @@ func TestStoryListsTheEarliestPublisherFirst(t *testing.T) {
 	local := time.Now().UTC().Add(-50 * time.Hour).Truncate(time.Second)
 	wire := local.Add(2 * time.Hour)
 	srv := syndicationServer(t, map[string]time.Time{"/wire/cold": wire, "/local/2026/brace-yourselves": local})
-	o := engine.DefaultOptions()
+	o := config.DefaultOptions()
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	quickSiteOptions(&o, []string{srv.URL + "/"})
 	o.Robots = false
@@ -125,12 +126,12 @@ func TestDistributedStoriesReachTheMaster(t *testing.T) {
 	t.Parallel()
 	local := time.Now().UTC().Add(-50 * time.Hour).Truncate(time.Second)
 	srv := syndicationServer(t, map[string]time.Time{"/wire/cold": local.Add(time.Hour), "/local/2026/brace-yourselves": local})
-	c := startClusterWith(t, enginetest.SandboxConfig(3, 2), 300*time.Millisecond, func(o *engine.Options, _ *sandbox.Sandbox) {
+	c := startClusterWith(t, enginetest.SandboxConfig(3, 2), 300*time.Millisecond, func(o *config.Options, _ *sandbox.Sandbox) {
 		quickSiteOptions(o, []string{srv.URL + "/"})
 		o.Robots = false
 	})
 	c.worker("w1", "127.0.0.2")
-	enginetest.WaitSnapshot(t, c.master, "the master's Stories view with the wire story", func(s engine.Snapshot) bool {
+	enginetest.WaitSnapshot(t, c.master, "the master's Stories view with the wire story", func(s view.Snapshot) bool {
 		return s.Stories != nil && len(s.Stories.Rows) == 1 && len(s.Stories.Rows[0].Pages) == 2
 	})
 	p := c.master.Snapshot().Stories.Rows[0].Pages

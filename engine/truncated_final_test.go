@@ -10,9 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -32,7 +33,7 @@ type cutFinal struct {
 func TestFinalResponsesCutMidBodyAreArchived(t *testing.T) {
 	t.Parallel()
 	srv, pages := startCutFinals(t)
-	o := engine.DefaultOptions()
+	o := config.DefaultOptions()
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	cutFinalOptions(&o, srv, pages)
 	e := enginetest.CrawlToDone(t, o)
@@ -49,7 +50,7 @@ func TestFinalResponsesCutMidBodyAreArchived(t *testing.T) {
 func TestWorkersCutFinalResponsesReachTheMaster(t *testing.T) {
 	t.Parallel()
 	srv, pages := startCutFinals(t)
-	c := startClusterWith(t, enginetest.SandboxConfig(5, 2), 300*time.Millisecond, func(o *engine.Options, _ *sandbox.Sandbox) {
+	c := startClusterWith(t, enginetest.SandboxConfig(5, 2), 300*time.Millisecond, func(o *config.Options, _ *sandbox.Sandbox) {
 		cutFinalOptions(o, srv, pages)
 	})
 	c.worker("w1", "127.0.0.2")
@@ -105,7 +106,7 @@ func startCutFinals(t *testing.T) (*httptest.Server, []cutFinal) {
 
 // cutFinalOptions crawls only the cut pages, fast, with no retries and a short
 // request timeout.
-func cutFinalOptions(o *engine.Options, srv *httptest.Server, pages []cutFinal) {
+func cutFinalOptions(o *config.Options, srv *httptest.Server, pages []cutFinal) {
 	var seeds []string
 	for _, p := range pages {
 		seeds = append(seeds, srv.URL+p.path)
@@ -115,7 +116,7 @@ func cutFinalOptions(o *engine.Options, srv *httptest.Server, pages []cutFinal) 
 }
 
 // checkCutFinalStats: every page failed under its kind, no response counted.
-func checkCutFinalStats(t *testing.T, s engine.Stats, pages []cutFinal) {
+func checkCutFinalStats(t *testing.T, s view.Stats, pages []cutFinal) {
 	t.Helper()
 	wantErrors := map[string]int64{}
 	for _, p := range pages {

@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
+	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
 
@@ -77,7 +78,7 @@ func TestURLVariantsFetchedOnce(t *testing.T) {
 		s := &variantSite{requests: map[string]int{}}
 		srv := httptest.NewServer(s.handler())
 		t.Cleanup(srv.Close)
-		o := engine.DefaultOptions()
+		o := config.DefaultOptions()
 		o.DB = filepath.Join(t.TempDir(), "crawl.db")
 		quickSiteOptions(&o, []string{srv.URL + "/"})
 		o.Robots = false
@@ -87,8 +88,8 @@ func TestURLVariantsFetchedOnce(t *testing.T) {
 		if keep {
 			return s.requests
 		}
-		if n := e.Stats().Skipped[engine.SkipCanonicalVariant]; n == 0 {
-			t.Errorf("no %s skip counted; stats %+v", engine.SkipCanonicalVariant, e.Stats().Skipped)
+		if n := e.Stats().Skipped[front.SkipCanonicalVariant]; n == 0 {
+			t.Errorf("no %s skip counted; stats %+v", front.SkipCanonicalVariant, e.Stats().Skipped)
 		}
 		return s.requests
 	}
@@ -120,7 +121,7 @@ func TestCanonicalQueuedFetchedOnceDistributed(t *testing.T) {
 	s := &variantSite{requests: map[string]int{}}
 	srv := httptest.NewServer(s.handler())
 	t.Cleanup(srv.Close)
-	c := prepareCluster(t, enginetest.SandboxConfig(5, 2), 300*time.Millisecond, func(o *engine.Options, _ *sandbox.Sandbox) {
+	c := prepareCluster(t, enginetest.SandboxConfig(5, 2), 300*time.Millisecond, func(o *config.Options, _ *sandbox.Sandbox) {
 		quickSiteOptions(o, []string{srv.URL + "/"})
 		o.Robots = false
 		o.URLVariants.StripParams = []string{"from"}

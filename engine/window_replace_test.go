@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/steer"
 )
 
 // generationNews is a news site whose entry lists, per generation of the test, an
@@ -84,7 +86,7 @@ func TestKeywordDateWindowLaterReplacesEarlier(t *testing.T) {
 	e := startEngine(t, o)
 	<-entered
 	for _, line := range []string{"window harbor 60", "window harbor 7"} {
-		s, err := ParseSteer(strings.Fields(line))
+		s, err := steer.Parse(strings.Fields(line))
 		if err != nil {
 			t.Fatal(err)
 		}

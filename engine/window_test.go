@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/steer"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -49,8 +52,8 @@ func datedNews(t *testing.T, entered chan<- struct{}, release <-chan struct{}) *
 	return srv
 }
 
-func windowOptions(t *testing.T, entry string, days int) Options {
-	o := DefaultOptions()
+func windowOptions(t *testing.T, entry string, days int) config.Options {
+	o := config.DefaultOptions()
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	o.AllowPrivate = []string{"127.0.0.0/8"}
 	o.Robots = false
@@ -58,16 +61,16 @@ func windowOptions(t *testing.T, entry string, days int) Options {
 	o.HostRate = 0
 	o.Revisit.Enabled = false
 	o.Keywords = []string{"flood"}
-	o.Sites = []SiteOptions{{Name: "harbor", Kind: SiteNews, Entry: entry, WithinDays: days}}
+	o.Sites = []config.SiteOptions{{Name: "harbor", Kind: config.SiteNews, Entry: entry, WithinDays: days}}
 	return o
 }
 
 // checkWindow: of the three articles holding the keyword, the fresh and the
 // undated one are results and the one dated thirty days ago is not; it is stored
 // all the same, and the Sites pane counts it.
-func checkWindow(t *testing.T, e *Engine, o Options, srv string) {
+func checkWindow(t *testing.T, e *Engine, o config.Options, srv string) {
 	t.Helper()
-	var row *SiteRow
+	var row *view.SiteRow
 	if v := e.Snapshot().Sites; v != nil && len(v.Sites) == 1 {
 		row = &v.Sites[0]
 	}
@@ -120,7 +123,7 @@ func TestKeywordDateWindowSteered(t *testing.T) {
 		"window nosuch 7":  `no site named "nosuch"`,
 		"window harbor -1": "",
 	} {
-		s, err := ParseSteer(strings.Fields(line))
+		s, err := steer.Parse(strings.Fields(line))
 		if err == nil {
 			_, err = e.Steer(s)
 		}
@@ -128,7 +131,7 @@ func TestKeywordDateWindowSteered(t *testing.T) {
 			t.Errorf("%s: %v, want an error saying %q", line, err, want)
 		}
 	}
-	s, err := ParseSteer(strings.Fields("window harbor 7"))
+	s, err := steer.Parse(strings.Fields("window harbor 7"))
 	if err != nil {
 		t.Fatal(err)
 	}

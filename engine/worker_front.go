@@ -7,6 +7,9 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/lanes"
+	"github.com/crawlconsole/crawlconsole/engine/steer"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/engine/worker"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -20,9 +23,9 @@ type remoteFront struct {
 
 // prepare: the master set Refetch and validators, and Stood on a URL a fetched
 // page stands for as its canonical, which ends unsent.
-func (f *remoteFront) prepare(o *Outcome) {
+func (f *remoteFront) prepare(o *lanes.Outcome) {
 	if o.Task.Stood {
-		o.Kind = SkipCanonicalVariant
+		o.Kind = front.SkipCanonicalVariant
 	}
 }
 
@@ -30,7 +33,7 @@ func (f *remoteFront) begin(frontier.Task, int)       {} // the master marked it
 func (f *remoteFront) abandon(t frontier.Task, _ int) {} // stopping: the master requeues what this worker held
 // deliver sends an outcome to the master as a result (worker.Report: what the
 // master's record reads of the page, from the parse that found its links).
-func (f *remoteFront) deliver(o Outcome) {
+func (f *remoteFront) deliver(o lanes.Outcome) {
 	if o.Res != nil {
 		f.e.c.Response(o.Res.Status) // the worker's own rate, for its heartbeat
 		f.e.c.BytesFetched.Add(int64(len(o.Res.Body)))
@@ -53,7 +56,7 @@ func (f *remoteFront) run()                              {}
 func (f *remoteFront) started()                          {}
 func (f *remoteFront) stop()                             {}
 func (f *remoteFront) close() error                      { return nil }
-func (f *remoteFront) event(Event)                       {}
+func (f *remoteFront) event(view.Event)                  {}
 func (f *remoteFront) laneOpened(int, string, time.Time) {}
 func (f *remoteFront) laneRetired(int, time.Time, int64) {}
 
@@ -61,12 +64,12 @@ func (f *remoteFront) laneRetired(int, time.Time, int64) {}
 // revisit, sites or stories pane, its deferred URLs come back at the master, and
 // seeds and steering go to the master.
 
-func (f *remoteFront) show(*Snapshot, time.Time)   {}
-func (f *remoteFront) undefer([]string, time.Time) {}
+func (f *remoteFront) show(*view.Snapshot, time.Time) {}
+func (f *remoteFront) undefer([]string, time.Time)    {}
 func (f *remoteFront) feedSeeds([]string) error {
 	return errors.New("seed list: a worker has no queue of its own; give seeds to its master")
 }
-func (f *remoteFront) steer(Steer) (string, error) {
+func (f *remoteFront) steer(steer.Change) (string, error) {
 	return "", errors.New("steering changes are made on the master of a distributed crawl (crawlconsole ctl --attach URL ...)")
 }
 
@@ -79,5 +82,5 @@ func (f *remoteFront) send(r wire.Result) { f.box.Result(r) }
 // withdrawn reports a hand-out the master withdrew as a result of kind steered_out:
 // the master ends it under its lease, as any other result.
 func (f *remoteFront) withdrawn(t frontier.Task) {
-	f.send(wire.Result{Task: t, Kind: SkipSteeredOut, At: f.e.now()})
+	f.send(wire.Result{Task: t, Kind: front.SkipSteeredOut, At: f.e.now()})
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // TestWorkerAnswersControlsFromTheMomentItJoins: the master counts a worker joined
@@ -27,12 +29,12 @@ func TestWorkerAnswersControlsFromTheMomentItJoins(t *testing.T) {
 	// second subscriber of the join subject sees the request as the master does.
 	op := conn("operator")
 	answered := make(chan error, 1)
-	sub, err := op.NC.Subscribe(DefaultClusterPrefix+".join", func(*nats.Msg) {
+	sub, err := op.NC.Subscribe(config.DefaultClusterPrefix+".join", func(*nats.Msg) {
 		go func() {
 			data, err := cluster.Encode(&wire.Control{Op: "pause"})
 			if err == nil {
 				var msg *nats.Msg
-				if msg, err = op.NC.Request(DefaultClusterPrefix+".ctl.w1", data, 10*time.Second); err == nil {
+				if msg, err = op.NC.Request(config.DefaultClusterPrefix+".ctl.w1", data, 10*time.Second); err == nil {
 					var r wire.ControlReply
 					if err = cluster.Decode(msg.Data, &r, 0); err == nil && r.Error != "" {
 						err = errors.New(r.Error)
@@ -49,7 +51,7 @@ func TestWorkerAnswersControlsFromTheMomentItJoins(t *testing.T) {
 	if err := op.NC.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	w, err := StartWorker(WorkerOptions{Conn: conn("w1"), Node: "w1", Egress: []string{"bind:127.0.0.60"},
+	w, err := StartWorker(config.WorkerOptions{Conn: conn("w1"), Node: "w1", Egress: []string{"bind:127.0.0.60"},
 		AllowPrivate: []string{"127.0.0.0/8"}})
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +65,7 @@ func TestWorkerAnswersControlsFromTheMomentItJoins(t *testing.T) {
 	case <-time.After(patience):
 		t.Fatal("the pause sent to the worker as it joined got no answer")
 	}
-	if st := w.Engine().Snapshot().State; st != StatePaused {
+	if st := w.Engine().Snapshot().State; st != view.StatePaused {
 		t.Errorf("worker state %v after the pause it answered; want paused", st)
 	}
 }
@@ -73,11 +75,11 @@ func TestWorkerAnswersControlsFromTheMomentItJoins(t *testing.T) {
 func startIdleCluster(t *testing.T, hb time.Duration) (*Engine, func(name string) *cluster.Conn) {
 	t.Helper()
 	dir, conn := startTestNATS(t)
-	o := DefaultOptions()
+	o := config.DefaultOptions()
 	o.DB = filepath.Join(dir, "crawl.db")
 	o.Seeds = []string{"http://example.test/"}
 	o.DNSServers = []string{"127.0.0.1:1"}
-	m, err := NewMaster(o, MasterOptions{Conn: conn("master"), HeartbeatEvery: hb})
+	m, err := NewMaster(o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: hb})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
+	"github.com/crawlconsole/crawlconsole/engine/view"
+	"github.com/crawlconsole/crawlconsole/engine/worker"
 )
 
 // TestLeaveWithTheMasterGoneStopsWithinTheGrace: the master's NATS server goes away
@@ -26,17 +27,17 @@ func TestLeaveWithTheMasterGoneStopsWithinTheGrace(t *testing.T) {
 	c.timeout = 10 * time.Minute
 	c.startMaster()
 	w := c.worker("w1", "127.0.0.2", "127.0.0.3")
-	enginetest.WaitSnapshot(t, c.master, "w1 stores pages", func(s engine.Snapshot) bool { return s.Totals.PagesStored >= 20 })
+	enginetest.WaitSnapshot(t, c.master, "w1 stores pages", func(s view.Snapshot) bool { return s.Totals.PagesStored >= 20 })
 	// The server goes while w1 still holds tasks to fetch (else, under load, it may
 	// have fetched all it had and never fetch again).
-	enginetest.WaitSnapshot(t, w.Engine(), "w1 holding tasks", func(s engine.Snapshot) bool { return s.QueueDepth > 0 })
+	enginetest.WaitSnapshot(t, w.Engine(), "w1 holding tasks", func(s view.Snapshot) bool { return s.QueueDepth > 0 })
 	c.srv.Shutdown()
 	// A page fetched from here has no server to take its result.
 	before := w.Engine().Snapshot().Totals.PagesFetched
-	enginetest.WaitSnapshot(t, w.Engine(), "w1 fetching with the master's server gone", func(s engine.Snapshot) bool {
+	enginetest.WaitSnapshot(t, w.Engine(), "w1 fetching with the master's server gone", func(s view.Snapshot) bool {
 		return s.Totals.PagesFetched > before
 	})
-	const bound = 15 * time.Second // engine.DefaultLeaveGrace is 5 s
+	const bound = 15 * time.Second // config.DefaultLeaveGrace is 5 s
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	began := time.Now()
@@ -49,8 +50,8 @@ func TestLeaveWithTheMasterGoneStopsWithinTheGrace(t *testing.T) {
 		t.Fatalf("Leave still waiting %v after the master's server went away", bound)
 	}
 	took := time.Since(began)
-	var le *engine.LeaveError
-	if !errors.As(err, &le) || !errors.Is(err, engine.ErrMasterUnreachable) {
+	var le *worker.LeaveError
+	if !errors.As(err, &le) || !errors.Is(err, worker.ErrMasterUnreachable) {
 		t.Fatalf("Leave after %v: %v; want a LeaveError for an unreachable master", took, err)
 	}
 	if !le.Lost() || le.Results < 1 {

@@ -3,9 +3,11 @@ package engine
 import (
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/master"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/engine/worker"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -20,9 +22,9 @@ type Worker struct {
 }
 
 // StartWorker joins the master and starts fetching what it hands out.
-func StartWorker(o WorkerOptions) (*Worker, error) {
+func StartWorker(o config.WorkerOptions) (*Worker, error) {
 	w := &Worker{}
-	n, err := worker.Start(o, func(n *worker.Node, opts Options, granted []egress.Spec) (worker.Lanes, error) {
+	n, err := worker.Start(o, func(n *worker.Node, opts config.Options, granted []egress.Spec) (worker.Lanes, error) {
 		e, err := newEngine(opts, workerRole{&workerEgress{granted: granted, claim: n.Claim}})
 		if err != nil {
 			return nil, err
@@ -42,27 +44,19 @@ func StartWorker(o WorkerOptions) (*Worker, error) {
 // Engine is the worker's lane half, for a local console or tests (Snapshot).
 func (w *Worker) Engine() *Engine { return w.e }
 
-// ErrMasterUnreachable is a LeaveError's cause when the connection to the master's
-// NATS server stayed down for the leave grace (WorkerOptions.LeaveGrace).
-var ErrMasterUnreachable = worker.ErrMasterUnreachable
-
-// LeaveError is Leave's error when the worker stopped before the master had all it
-// held (worker.LeaveError).
-type LeaveError = worker.LeaveError
-
 // workerRole is a worker's part of a crawl (role): the lanes, with the egresses its
 // master granted, and no store (its front is the master).
 type workerRole struct{ we *workerEgress }
 
-func (workerRole) name() string                            { return RoleWorker }
-func (workerRole) openStore(Options) (*store.Store, error) { return nil, nil }
+func (workerRole) name() string                                   { return view.RoleWorker }
+func (workerRole) openStore(config.Options) (*store.Store, error) { return nil, nil }
 func (workerRole) ssrfFix() string {
 	return "start this worker with --allow-private %s (every worker that may fetch it needs it)"
 }
-func (r workerRole) equip(e *Engine) error           { return e.equipLanes(r.we, nil) }
-func (workerRole) started(*Engine)                   {}              // nothing resumed: the queue is the master's
-func (workerRole) waitsWhenDry(*Options) bool        { return true } // the master decides the end
-func (workerRole) telemetry(e *Engine, t *Telemetry) { e.laneTelemetry(t) }
+func (r workerRole) equip(e *Engine) error                { return e.equipLanes(r.we, nil) }
+func (workerRole) started(*Engine)                        {}              // nothing resumed: the queue is the master's
+func (workerRole) waitsWhenDry(*config.Options) bool      { return true } // the master decides the end
+func (workerRole) telemetry(e *Engine, t *view.Telemetry) { e.laneTelemetry(t) }
 
 // workerLanes is a worker's engine as its node sees it (worker.Lanes): the
 // engine's own Start, Snapshot, Pause, Resume and operator's controls, and its
@@ -72,7 +66,7 @@ type workerLanes struct{ *Engine }
 var _ worker.Lanes = workerLanes{}
 
 func (l workerLanes) Close() { l.Engine.Close() }
-func (l workerLanes) Logf(level Level, format string, args ...any) {
+func (l workerLanes) Logf(level view.Level, format string, args ...any) {
 	l.logf(level, 0, "", format, args...)
 }
 

@@ -132,7 +132,7 @@ func (s *Store) Stats() (Stats, error) {
 // SeparateSkips moves the kinds skip says are skips (URLs the crawl chose not to fetch
 // or store: robots.txt, scope, ...) from ErrorKinds to SkippedKinds, keeping their
 // order. The store records both as a URL's kind; which ones are skips is the
-// engine's call (engine.IsSkip), so the caller passes it in.
+// engine's call (front.IsSkip), so the caller passes it in.
 func (st *Stats) SeparateSkips(skip func(kind string) bool) {
 	errs := st.ErrorKinds[:0:0]
 	for _, k := range st.ErrorKinds {

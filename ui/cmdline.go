@@ -5,7 +5,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/commands"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
@@ -76,7 +76,7 @@ func (m *Model) commandKey(msg tea.KeyMsg) tea.Cmd {
 type console struct{ m *Model }
 
 func (c console) Common() *pane.Common          { return c.m.c }
-func (c console) Snapshot() *engine.Snapshot    { return &c.m.snap }
+func (c console) Snapshot() *view.Snapshot      { return &c.m.snap }
 func (c console) SetPaused(paused bool) tea.Cmd { return c.m.setPaused(paused) }
 func (c console) SetTheme(name string) error    { return c.m.setTheme(name) }
 func (c console) PlanRebalance() tea.Cmd        { return c.m.planRebalance() }

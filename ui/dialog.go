@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
@@ -23,7 +24,7 @@ type dialog struct {
 }
 
 // planMsg carries a rebalance plan computed in a Cmd.
-type planMsg struct{ plan engine.RebalancePlan }
+type planMsg struct{ plan view.RebalancePlan }
 
 func (m *Model) openDialog(d *dialog) {
 	m.dialog = d
@@ -69,7 +70,7 @@ func (m *Model) planRebalance() tea.Cmd {
 }
 
 // showPlan opens the confirm dialog for a plan, or says there is nothing to do.
-func (m *Model) showPlan(p engine.RebalancePlan) tea.Cmd {
+func (m *Model) showPlan(p view.RebalancePlan) tea.Cmd {
 	if p.Workers {
 		return m.showWorkerPlan(p)
 	}
@@ -82,7 +83,7 @@ func (m *Model) showPlan(p engine.RebalancePlan) tea.Cmd {
 		moves[i] = fmt.Sprintf("lane %-4d %s -> %s  (%.1fs queued)", mv.Lane, mv.From, mv.To, mv.Cost)
 	}
 	m.openPlan(p, "Rebalance lanes over egresses", "Moves:", moves, "Egress load, before -> after:",
-		func(b, a engine.EgressLoad) string {
+		func(b, a view.EgressLoad) string {
 			return fmt.Sprintf("%3d lanes %7.1fs  ->  %3d lanes %7.1fs", b.Lanes, b.Cost, a.Lanes, a.Cost)
 		}, "rebalanced: ")
 	return nil
@@ -91,7 +92,7 @@ func (m *Model) showPlan(p engine.RebalancePlan) tea.Cmd {
 // showWorkerPlan opens the confirm dialog for seed 003's balancing over workers (a
 // master): what moves where, each worker's weight total and the variance before and
 // after.
-func (m *Model) showWorkerPlan(p engine.RebalancePlan) tea.Cmd {
+func (m *Model) showWorkerPlan(p view.RebalancePlan) tea.Cmd {
 	if len(p.Units) == 0 {
 		m.setStatus("rebalance: "+p.Summary, false)
 		return nil
@@ -101,7 +102,7 @@ func (m *Model) showWorkerPlan(p engine.RebalancePlan) tea.Cmd {
 		moves[i] = fmt.Sprintf("%s  %s -> %s  (%.3f)", mv.Unit, mv.From, mv.To, mv.Weight)
 	}
 	m.openPlan(p, "Rebalance sites over workers (seed 003)", "Moves (site or site · keyword, weight):", moves,
-		"Worker weight total, before -> after:", func(b, a engine.EgressLoad) string {
+		"Worker weight total, before -> after:", func(b, a view.EgressLoad) string {
 			return fmt.Sprintf("%3d sites %6.3f  ->  %3d sites %6.3f", b.Lanes, b.Cost, a.Lanes, a.Cost)
 		}, "rebalancing: ", fmt.Sprintf("  variance %.3g -> %.3g", p.VarianceBefore, p.VarianceAfter))
 	return nil
@@ -110,8 +111,8 @@ func (m *Model) showWorkerPlan(p engine.RebalancePlan) tea.Cmd {
 // openPlan shows a plan for confirmation: its summary, the moves (cut to fit the
 // terminal), each egress's or worker's load before -> after, and extra lines; y
 // applies it and reports done+summary.
-func (m *Model) openPlan(p engine.RebalancePlan, title, movesTitle string, moves []string, loadsTitle string,
-	load func(before, after engine.EgressLoad) string, done string, extra ...string) {
+func (m *Model) openPlan(p view.RebalancePlan, title, movesTitle string, moves []string, loadsTitle string,
+	load func(before, after view.EgressLoad) string, done string, extra ...string) {
 	m.status = statusLine{} // "planning…" is answered by the dialog
 	maxMoves := max(m.height-chromeLines-10-len(p.Before)-len(extra), 1)
 	lines := []string{p.Summary, "", movesTitle}
@@ -123,11 +124,11 @@ func (m *Model) openPlan(p engine.RebalancePlan, title, movesTitle string, moves
 		lines = append(lines, "  "+mv)
 	}
 	lines = append(lines, "", loadsTitle)
-	after := map[string]engine.EgressLoad{}
+	after := map[string]view.EgressLoad{}
 	for _, a := range p.After {
 		after[a.Egress] = a
 	}
-	ew := pane.EgressWidth(p.Before, func(l *engine.EgressLoad) string { return l.Egress })
+	ew := pane.EgressWidth(p.Before, func(l *view.EgressLoad) string { return l.Egress })
 	for _, b := range p.Before {
 		lines = append(lines, "  "+pane.Fit(b.Egress, ew)+" "+load(b, after[b.Egress]))
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/fake"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
@@ -58,7 +58,7 @@ func TestDNSPaneCountdownsMoveWithTheClock(t *testing.T) {
 func TestDNSSparklinesFollowSnapshots(t *testing.T) {
 	h := newHarness(t, 120, 40, Options{})
 	h.press("4")
-	views := []*engine.DNSView{h.ctrl.Snapshot().DNS}
+	views := []*view.DNSView{h.ctrl.Snapshot().DNS}
 	const ticks = 25
 	for range ticks {
 		h.ctrl.Tick()

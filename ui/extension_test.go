@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/commands"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
@@ -27,7 +28,7 @@ func (p *drainPane) ShortHelp() []key.Binding {
 }
 func (p *drainPane) FullHelp() [][]key.Binding { return [][]key.Binding{{p.drain}} }
 func (p *drainPane) SetSize(int, int)          {}
-func (p *drainPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
+func (p *drainPane) SetSnapshot(s *view.Snapshot) tea.Cmd {
 	p.lanes = len(s.Lanes)
 	return nil
 }

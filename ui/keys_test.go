@@ -7,7 +7,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
@@ -268,7 +268,7 @@ func TestRebalance(t *testing.T) {
 	}
 	t.Run("nothing to move", func(t *testing.T) {
 		h := newHarness(t, 120, 40, Options{})
-		h.ctrl.SetPlan(engine.RebalancePlan{Summary: "already even"})
+		h.ctrl.SetPlan(view.RebalancePlan{Summary: "already even"})
 		h.press("r")
 		h.mustShow("rebalance: nothing to move (already even)")
 		if h.m.dialog != nil {
@@ -277,12 +277,12 @@ func TestRebalance(t *testing.T) {
 	})
 	t.Run("many moves are cut to fit", func(t *testing.T) {
 		h := newHarness(t, 80, 24, Options{})
-		var p engine.RebalancePlan
+		var p view.RebalancePlan
 		for i := range 40 {
-			p.Moves = append(p.Moves, engine.LaneMove{Lane: i + 1, From: "egress-a", To: "egress-b", Cost: 1})
+			p.Moves = append(p.Moves, view.LaneMove{Lane: i + 1, From: "egress-a", To: "egress-b", Cost: 1})
 		}
-		p.Before = []engine.EgressLoad{{Egress: "egress-a", Lanes: 40}, {Egress: "egress-b"}}
-		p.After = []engine.EgressLoad{{Egress: "egress-a"}, {Egress: "egress-b", Lanes: 40}}
+		p.Before = []view.EgressLoad{{Egress: "egress-a", Lanes: 40}, {Egress: "egress-b"}}
+		p.After = []view.EgressLoad{{Egress: "egress-a"}, {Egress: "egress-b", Lanes: 40}}
 		p.Summary = "move 40 lanes"
 		h.ctrl.SetPlan(p)
 		h.press("r")
@@ -297,11 +297,11 @@ func TestRebalance(t *testing.T) {
 // what moves where, each worker's weight total and the variance before and after —
 // and y applies it; one worker has nothing to balance.
 func TestRebalanceOverWorkers(t *testing.T) {
-	plan := engine.RebalancePlan{Workers: true, Summary: "move 2 sites/keyword shards; gap 0.400 -> 0.050, variance 0.027 -> 0.00042",
-		Units: []engine.UnitMove{{Unit: "harbor-times.com", From: "w1", To: "w3", Weight: 0.2},
+	plan := view.RebalancePlan{Workers: true, Summary: "move 2 sites/keyword shards; gap 0.400 -> 0.050, variance 0.027 -> 0.00042",
+		Units: []view.UnitMove{{Unit: "harbor-times.com", From: "w1", To: "w3", Weight: 0.2},
 			{Unit: "chirp.example · flood", From: "w1", To: "w2", Weight: 0.05}},
-		Before:         []engine.EgressLoad{{Egress: "w1", Lanes: 5, Cost: 0.6}, {Egress: "w2", Lanes: 3, Cost: 0.2}, {Egress: "w3", Lanes: 2, Cost: 0.2}},
-		After:          []engine.EgressLoad{{Egress: "w1", Lanes: 3, Cost: 0.35}, {Egress: "w2", Lanes: 4, Cost: 0.25}, {Egress: "w3", Lanes: 3, Cost: 0.4}},
+		Before:         []view.EgressLoad{{Egress: "w1", Lanes: 5, Cost: 0.6}, {Egress: "w2", Lanes: 3, Cost: 0.2}, {Egress: "w3", Lanes: 2, Cost: 0.2}},
+		After:          []view.EgressLoad{{Egress: "w1", Lanes: 3, Cost: 0.35}, {Egress: "w2", Lanes: 4, Cost: 0.25}, {Egress: "w3", Lanes: 3, Cost: 0.4}},
 		VarianceBefore: 0.027, VarianceAfter: 0.00042}
 	h := newHarness(t, 120, 40, Options{})
 	h.ctrl.SetPlan(plan)
@@ -313,7 +313,7 @@ func TestRebalanceOverWorkers(t *testing.T) {
 	h.mustShow("rebalancing: move 2 sites")
 
 	one := newHarness(t, 120, 40, Options{})
-	one.ctrl.SetPlan(engine.RebalancePlan{Workers: true, Summary: "1 live worker: nothing to balance"})
+	one.ctrl.SetPlan(view.RebalancePlan{Workers: true, Summary: "1 live worker: nothing to balance"})
 	one.press("r")
 	one.mustShow("rebalance: 1 live worker: nothing to balance")
 	if one.m.dialog != nil {
@@ -325,7 +325,7 @@ func TestQuit(t *testing.T) {
 	tests := []struct {
 		name     string
 		opts     Options
-		state    engine.State
+		state    view.State
 		keys     []string
 		wantQuit bool
 		dialog   bool
@@ -336,9 +336,9 @@ func TestQuit(t *testing.T) {
 		{name: "n keeps watching", keys: []string{"q", "n"}},
 		{name: "esc keeps watching", keys: []string{"q", "esc"}},
 		{name: "ctrl+c twice quits", keys: []string{"ctrl+c", "ctrl+c"}, wantQuit: true},
-		{name: "paused crawl still asks", state: engine.StatePaused, keys: []string{"q"}, dialog: true},
-		{name: "finished crawl quits at once", state: engine.StateDone, keys: []string{"q"}, wantQuit: true},
-		{name: "crawl stopped by a store failure quits at once", state: engine.StateFailed, keys: []string{"q"}, wantQuit: true},
+		{name: "paused crawl still asks", state: view.StatePaused, keys: []string{"q"}, dialog: true},
+		{name: "finished crawl quits at once", state: view.StateDone, keys: []string{"q"}, wantQuit: true},
+		{name: "crawl stopped by a store failure quits at once", state: view.StateFailed, keys: []string{"q"}, wantQuit: true},
 		{name: "ssh session quits at once", opts: Options{Detached: true}, keys: []string{"q"}, wantQuit: true},
 		{name: ":quit asks too", keys: []string{":", "quit-typed", "enter"}, dialog: true},
 	}
@@ -512,7 +512,7 @@ func TestLogPane(t *testing.T) {
 	}
 	t.Run("new events arrive and are followed", func(t *testing.T) {
 		defer h.use(t)()
-		h.ctrl.Log(engine.LevelWarn, 4, "blog-99.sandbox.test", "banned: captcha page")
+		h.ctrl.Log(view.LevelWarn, 4, "blog-99.sandbox.test", "banned: captcha page")
 		h.refresh()
 		h.mustShow("≥DEBUG 41/41", "banned: captcha page")
 		if row := h.rowOf("▸"); !strings.Contains(row, "captcha") {
@@ -523,7 +523,7 @@ func TestLogPane(t *testing.T) {
 		defer h.use(t)()
 		h.press("up")
 		before := h.rowOf("▸")
-		h.ctrl.Log(engine.LevelInfo, 0, "", "second new event")
+		h.ctrl.Log(view.LevelInfo, 0, "", "second new event")
 		h.refresh()
 		if row := h.rowOf("▸"); row != before {
 			t.Fatalf("selection should stay put after scrolling up: %q, was %q", row, before)
@@ -547,7 +547,7 @@ func TestLogRingIsCapped(t *testing.T) {
 	h.press("3")
 	h.mustShow("≥DEBUG 25/25")
 	for i := range 60 {
-		h.ctrl.Log(engine.LevelInfo, 1, "", fmt.Sprintf("event %d", i))
+		h.ctrl.Log(view.LevelInfo, 1, "", fmt.Sprintf("event %d", i))
 	}
 	h.refresh() // 60 new > capacity: fetched in capped batches until caught up
 	h.mustShow("≥DEBUG 25/25", "event 59")
@@ -689,15 +689,15 @@ func TestEveryScreenFitsTheTerminal(t *testing.T) {
 func TestLogRingDropsDebugFirst(t *testing.T) {
 	h := newHarness(t, 120, 40, Options{LogLines: 25})
 	h.press("3")
-	h.ctrl.Log(engine.LevelInfo, 0, "", "steering: keyword \"storm\" added to capital")
+	h.ctrl.Log(view.LevelInfo, 0, "", "steering: keyword \"storm\" added to capital")
 	for i := range 60 {
-		h.ctrl.Log(engine.LevelDebug, 1, "", fmt.Sprintf("lane %d opened", i))
+		h.ctrl.Log(view.LevelDebug, 1, "", fmt.Sprintf("lane %d opened", i))
 	}
 	h.refresh()
 	h.mustShow("steering: keyword \"storm\" added to capital", "lane 59 opened")
 	h.mustNotShow("lane 30 opened ")
 	for i := range 30 { // with no debug left to drop, the oldest go
-		h.ctrl.Log(engine.LevelInfo, 1, "", fmt.Sprintf("event %d", i))
+		h.ctrl.Log(view.LevelInfo, 1, "", fmt.Sprintf("event %d", i))
 	}
 	h.refresh()
 	h.mustShow("event 29")
@@ -710,10 +710,10 @@ func TestLogRingKeepsTheSelectedEvent(t *testing.T) {
 	h := newHarness(t, 120, 40, Options{LogLines: 10})
 	h.press("3")
 	for i := 1; i <= 4; i++ {
-		h.ctrl.Log(engine.LevelInfo, 0, "", fmt.Sprintf("mark %d", i))
+		h.ctrl.Log(view.LevelInfo, 0, "", fmt.Sprintf("mark %d", i))
 	}
 	for i := 5; i <= 10; i++ {
-		h.ctrl.Log(engine.LevelDebug, 1, "", fmt.Sprintf("chatter %d", i))
+		h.ctrl.Log(view.LevelDebug, 1, "", fmt.Sprintf("chatter %d", i))
 	}
 	h.refresh()
 	for range 12 {
@@ -725,7 +725,7 @@ func TestLogRingKeepsTheSelectedEvent(t *testing.T) {
 	if row := h.rowOf("▸"); !strings.Contains(row, "mark 4") {
 		t.Fatalf("selected %q, want mark 4", row)
 	}
-	h.ctrl.Log(engine.LevelInfo, 0, "", "news")
+	h.ctrl.Log(view.LevelInfo, 0, "", "news")
 	h.refresh()
 	if row := h.rowOf("▸"); !strings.Contains(row, "mark 4") {
 		t.Errorf("after one more event the selection moved to %q, want it on mark 4", row)

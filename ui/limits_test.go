@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/fake"
 )
@@ -16,15 +15,15 @@ import (
 func TestLanesPaneSaysWhatHoldsTheLanesBack(t *testing.T) {
 	h := newHarness(t, 120, 40, Options{})
 	now := fake.Epoch
-	h.send(SnapshotMsg{Snapshot: engine.Snapshot{
-		State: engine.StateRunning, StartedAt: now.Add(-time.Minute), PagesPerSec: 0.3, LanesMax: 4, LanesBusy: 4,
-		Lanes: []engine.Lane{
-			{ID: 1, Status: engine.LaneFetching, Hosts: []string{"news.test"}, Current: "http://news.test/a"},
-			{ID: 2, Status: engine.LaneWaiting, Hosts: []string{"slow.test"}, Current: "http://slow.test/b",
+	h.send(SnapshotMsg{Snapshot: view.Snapshot{
+		State: view.StateRunning, StartedAt: now.Add(-time.Minute), PagesPerSec: 0.3, LanesMax: 4, LanesBusy: 4,
+		Lanes: []view.Lane{
+			{ID: 1, Status: view.LaneFetching, Hosts: []string{"news.test"}, Current: "http://news.test/a"},
+			{ID: 2, Status: view.LaneWaiting, Hosts: []string{"slow.test"}, Current: "http://slow.test/b",
 				Gap: 5 * time.Second, GapWhy: "crawl-delay", NextFetch: now.Add(2 * time.Second)},
-			{ID: 3, Status: engine.LaneWaiting, Hosts: []string{"capped.test"}, Current: "http://capped.test/c",
+			{ID: 3, Status: view.LaneWaiting, Hosts: []string{"capped.test"}, Current: "http://capped.test/c",
 				Gap: 2 * time.Second, GapWhy: "delay", NextFetch: now.Add(time.Second)},
-			{ID: 4, Status: engine.LaneWaiting, Hosts: []string{"plain.test"}, Current: "http://plain.test/d",
+			{ID: 4, Status: view.LaneWaiting, Hosts: []string{"plain.test"}, Current: "http://plain.test/d",
 				Gap: 3 * time.Second, GapWhy: "delay", NextFetch: now.Add(3 * time.Second)},
 		},
 		Hosts: &view.HostsView{Live: map[string]view.HostLive{"capped.test": {Budget: 40, BudgetUsed: 40}}},
@@ -39,9 +38,9 @@ func TestLanesPaneSaysWhatHoldsTheLanesBack(t *testing.T) {
 
 	// The operator's pause is not politeness.
 	snap := h.m.snap
-	snap.State = engine.StatePaused
+	snap.State = view.StatePaused
 	for i := range snap.Lanes {
-		snap.Lanes[i].Status = engine.LanePaused
+		snap.Lanes[i].Status = view.LanePaused
 	}
 	h.send(SnapshotMsg{Snapshot: snap})
 	h.mustShow("4 of 4 lanes paused", "lane 3 is paused with the whole crawl (p resumes it)")

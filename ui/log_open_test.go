@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // A row cuts a long message at the pane's width, and the cut-off end is where a
@@ -16,7 +16,7 @@ func TestLogRowOpensToTheWholeMessage(t *testing.T) {
 		"make the crawler reach the box's own services; to crawl it, start the crawl again with --allow-private 127.0.0.0/8"
 	for _, size := range [][2]int{{80, 24}, {120, 40}, {250, 40}} {
 		h := newHarness(t, size[0], size[1], Options{})
-		h.ctrl.Log(engine.LevelWarn, 3, "127.0.0.1:8000", msg)
+		h.ctrl.Log(view.LevelWarn, 3, "127.0.0.1:8000", msg)
 		h.refresh()
 		h.press("3", "end")
 		if strings.Contains(h.view(), "--allow-private 127.0.0.0/8") {

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/themes"
 	"github.com/crawlconsole/crawlconsole/ui/commands"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
@@ -38,7 +39,7 @@ const (
 // produces it; it is exported so a host embedding the model (or a benchmark) can
 // push one directly.
 type SnapshotMsg struct {
-	Snapshot engine.Snapshot
+	Snapshot view.Snapshot
 }
 
 // tickMsg is the refresh tick; the console re-arms it every time it fires.
@@ -66,7 +67,7 @@ type Model struct {
 
 	active        int
 	width, height int
-	snap          engine.Snapshot
+	snap          view.Snapshot
 	haveSnap      bool
 	frozen        bool
 	fetching      bool // a Snapshot call is in flight
@@ -197,7 +198,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // applySnapshot makes s the shown state and hands it to every pane.
-func (m *Model) applySnapshot(s *engine.Snapshot) tea.Cmd {
+func (m *Model) applySnapshot(s *view.Snapshot) tea.Cmd {
 	m.snap = *s
 	m.haveSnap = true
 	var cmds []tea.Cmd
@@ -344,7 +345,7 @@ func (m *Model) togglePause() tea.Cmd {
 	}
 	ctrl := m.ctrl
 	return func() tea.Msg {
-		if ctrl.Snapshot().State == engine.StatePaused {
+		if ctrl.Snapshot().State == view.StatePaused {
 			ctrl.Resume()
 			return pane.ControlDoneMsg{Text: "crawl resumed"}
 		}
@@ -363,8 +364,8 @@ func (m *Model) setPaused(paused bool) tea.Cmd {
 
 // requestQuit quits, first asking when quitting would stop a live crawl.
 func (m *Model) requestQuit() tea.Cmd {
-	if m.opts.Detached || m.snap.State == engine.StateDone || m.snap.State == engine.StateStopping ||
-		m.snap.State == engine.StateFailed {
+	if m.opts.Detached || m.snap.State == view.StateDone || m.snap.State == view.StateStopping ||
+		m.snap.State == view.StateFailed {
 		return tea.Quit
 	}
 	m.openDialog(quitDialog())

@@ -8,7 +8,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/fake"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
@@ -94,10 +94,10 @@ func TestNodesPaneShowsTheWorkers(t *testing.T) {
 	t.Run("seed 003's sizing estimates", func(t *testing.T) {
 		defer h.use(t)()
 		s := h.ctrl.Snapshot()
-		s.Sizing = &engine.Sizing{Workers: 3, VPNs: 2}
+		s.Sizing = &view.Sizing{Workers: 3, VPNs: 2}
 		h.send(SnapshotMsg{Snapshot: s})
 		h.mustShow("needed ≈ 3 workers, 2 VPNs")
-		s.Sizing = &engine.Sizing{VPNs: 2} // the workers' inputs still unknown
+		s.Sizing = &view.Sizing{VPNs: 2} // the workers' inputs still unknown
 		h.send(SnapshotMsg{Snapshot: s})
 		h.mustShow("needed ≈ ? workers, 2 VPNs")
 		h.refresh()
@@ -151,7 +151,7 @@ func TestSpacePausesTheSelectedNode(t *testing.T) {
 	t.Run("engine error", func(t *testing.T) {
 		defer h.use(t)()
 		s := h.ctrl.Snapshot()
-		s.Nodes = append(s.Nodes, engine.Node{Name: "worker-9", State: engine.NodeActive, Heartbeat: s.At})
+		s.Nodes = append(s.Nodes, view.Node{Name: "worker-9", State: view.NodeActive, Heartbeat: s.At})
 		h.send(SnapshotMsg{Snapshot: s}) // a worker the engine does not know (it just left)
 		h.press("7", "end", "space")
 		h.mustShow("could not pause node worker-9: worker worker-9: no such worker")

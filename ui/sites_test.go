@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/steer"
 	"github.com/crawlconsole/crawlconsole/ui/fake"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
@@ -85,7 +85,7 @@ func TestSteeringCommands(t *testing.T) {
 			t.Errorf("a viewer's steering reached the engine: %s", c)
 		}
 	}
-	_ = engine.SteerSeedAdd
+	_ = steer.SeedAdd
 }
 
 // :budget SITE N total reaches the engine, and the Sites pane's line of the selected

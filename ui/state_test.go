@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/fake"
 )
 
@@ -14,12 +14,12 @@ import (
 func TestHeaderSaysIdleUntilTheNextRoundAndPoliteRates(t *testing.T) {
 	h := newHarness(t, 120, 30, Options{Title: "demo"})
 	s := h.ctrl.Snapshot()
-	s.State, s.NextRound, s.PagesPerSec = engine.StateIdle, fake.Epoch.Add(90*time.Second), 0.04
+	s.State, s.NextRound, s.PagesPerSec = view.StateIdle, fake.Epoch.Add(90*time.Second), 0.04
 	h.send(SnapshotMsg{Snapshot: s})
 	if head := h.line(0); !strings.Contains(head, "IDLE (next round in 1m30s)") || !strings.Contains(head, "0.04 pages/s") {
 		t.Errorf("header between rounds: %q; want IDLE with the next round's countdown and 0.04 pages/s", head)
 	}
-	for _, st := range []engine.State{engine.StateDone, engine.StateDraining} {
+	for _, st := range []view.State{view.StateDone, view.StateDraining} {
 		s.State, s.NextRound = st, time.Time{}
 		h.send(SnapshotMsg{Snapshot: s})
 		if head := h.line(0); !strings.Contains(head, string(st)) || strings.Contains(head, "next round") {

@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
@@ -103,7 +103,7 @@ func (m *Model) headerView(b *strings.Builder) {
 
 	state := string(s.State)
 	if !m.haveSnap || state == "" {
-		state = string(engine.StateStarting)
+		state = string(view.StateStarting)
 	}
 	if s.StoreError != "" {
 		// The crawl stopped itself; the reason leads the header so it is
@@ -119,15 +119,15 @@ func (m *Model) headerView(b *strings.Builder) {
 	left := " " + m.opts.Title + "  " + state
 	stateStyle := st.State(state)
 	if s.StoreError != "" {
-		stateStyle = st.State(string(engine.StateFailed))
+		stateStyle = st.State(string(view.StateFailed))
 	}
-	if !knownState(engine.State(state)) && s.StoreError == "" {
+	if !knownState(view.State(state)) && s.StoreError == "" {
 		// A state the engine does not have: an attached console's "master
 		// unreachable" (engine/attach), showing the last snapshot it got.
 		stateStyle = st.Bad
 	}
 	leftStyled := " " + st.Title.Render(m.opts.Title) + "  " + stateStyle.Render(state)
-	if s.State == engine.StateIdle && !s.NextRound.IsZero() {
+	if s.State == view.StateIdle && !s.NextRound.IsZero() {
 		// Between rounds nothing is fetched for minutes: say when it goes on.
 		next := "next round in " + pane.ShortDuration(max(s.NextRound.Sub(now), 0))
 		left += " (" + next + ")"
@@ -176,7 +176,7 @@ func (m *Model) headerView(b *strings.Builder) {
 	}
 	live := 0 // a master's workers that are not dead (M4)
 	for _, n := range s.Nodes {
-		if n.State != engine.NodeDead {
+		if n.State != view.NodeDead {
 			live++
 		}
 	}
@@ -224,10 +224,10 @@ func (m *Model) headerView(b *strings.Builder) {
 }
 
 // knownState reports whether s is one of the engine's crawl states.
-func knownState(s engine.State) bool {
+func knownState(s view.State) bool {
 	switch s {
-	case engine.StateStarting, engine.StateRunning, engine.StatePaused, engine.StateStopping, engine.StateDone,
-		engine.StateFailed, engine.StateIdle, engine.StateDraining:
+	case view.StateStarting, view.StateRunning, view.StatePaused, view.StateStopping, view.StateDone,
+		view.StateFailed, view.StateIdle, view.StateDraining:
 		return true
 	}
 	return false
@@ -366,10 +366,10 @@ func progressBar(done, taken int64, bar bool) string {
 }
 
 // inFlight counts the lanes with a request out now.
-func inFlight(lanes []engine.Lane) int {
+func inFlight(lanes []view.Lane) int {
 	n := 0
 	for i := range lanes {
-		if lanes[i].Status == engine.LaneFetching {
+		if lanes[i].Status == view.LaneFetching {
 			n++
 		}
 	}
@@ -378,7 +378,7 @@ func inFlight(lanes []engine.Lane) int {
 
 // browserSeg is the browser pool's state on the totals line ("" without one: the
 // segment is left out).
-func browserSeg(r *engine.RenderStats) string {
+func browserSeg(r *view.RenderStats) string {
 	if r == nil {
 		return ""
 	}

@@ -66,38 +66,38 @@ func served(t *testing.T, ctrl engine.Control, opts ...attach.Option) (*attach.S
 // fixedSnapshot is a Control whose Snapshot is s; the rest is the fake's.
 type fixedSnapshot struct {
 	*fake.Control
-	s engine.Snapshot
+	s view.Snapshot
 }
 
-func (f fixedSnapshot) Snapshot() engine.Snapshot { return f.s }
+func (f fixedSnapshot) Snapshot() view.Snapshot { return f.s }
 
 // richSnapshot is a snapshot with every field set somewhere: a distributed crawl
 // from the fake (nodes, lanes on workers, DNS, egress and revisit views) with what
 // the fake leaves empty filled in, and times as the engine makes them (local zone,
 // monotonic clock reading).
-func richSnapshot() engine.Snapshot {
+func richSnapshot() view.Snapshot {
 	c := fake.New(fake.Config{Workers: 4, Sites: true, Hosts: 70, Stories: true})
 	_ = c.PauseLane(2, true)
 	_ = c.PauseHost("news-00.sandbox.test", true)
 	s := c.Snapshot()
 	s.At = time.Now()
 	s.Nodes[0].Heartbeat = time.Now().In(time.FixedZone("CEST", 2*3600))
-	s.Sizing = &engine.Sizing{Sites: 3, SocialSites: 1, Keywords: 4, PagesPerKeyword: 5, PagesPerIP: 500, PagesPerIPFrom: engine.PagesPerIPConfig, VPNs: 2, Round: 7,
+	s.Sizing = &view.Sizing{Sites: 3, SocialSites: 1, Keywords: 4, PagesPerKeyword: 5, PagesPerIP: 500, PagesPerIPFrom: view.PagesPerIPConfig, VPNs: 2, Round: 7,
 		RoundPages: 900, AccessTime: 3 * time.Second, VPNConnect: 10 * time.Second, ExpectTime: time.Hour, LanesPerWorker: 8, Workers: 1}
 	s.NextRound = time.Now().Add(time.Hour).Round(0)
 	s.Totals.ConfirmFetches = 3
-	s.Render = &engine.RenderStats{Running: true, Contexts: 4, Busy: 1, PSSMB: 288, Renders: 31, Failed: 1, Recycled: 2, Restarts: 1,
-		Requests: 140, Seconds: 27.5, Hosts: []engine.RenderHost{{Host: "spa.sandbox.test", Renders: 31, Failed: 1, Requests: 140, Seconds: 27.5}}}
+	s.Render = &view.RenderStats{Running: true, Contexts: 4, Busy: 1, PSSMB: 288, Renders: 31, Failed: 1, Recycled: 2, Restarts: 1,
+		Requests: 140, Seconds: 27.5, Hosts: []view.RenderHost{{Host: "spa.sandbox.test", Renders: 31, Failed: 1, Requests: 140, Seconds: 27.5}}}
 	s.DNS.Stats.Rejected = 2
 	s.DNS.Stats.WaitP50Ms = 0.25
 	s.DNS.Stats.WaitHistogram = []dnscache.HistBucket{{UpToMs: 0, Count: 40000}, {UpToMs: 0.5, Count: 12}}
 	s.Egress.Disabled = append(s.Egress.Disabled, egress.DisabledHost{Host: "x.example", Since: s.At, Until: s.At.Add(time.Hour), TimeLeft: time.Hour})
-	s.Revisit.Intervals = append(s.Revisit.Intervals, engine.IntervalBucket{Min: time.Minute, Max: time.Hour, Pages: 3})
+	s.Revisit.Intervals = append(s.Revisit.Intervals, view.IntervalBucket{Min: time.Minute, Max: time.Hour, Pages: 3})
 	s.Totals.Skipped = map[string]int64{"robots_disallowed": 360}
 	s.Totals.ByClass = map[string]int64{"2xx": 120001, "4xx": 3455}
 	s.LastEvent = math.MaxUint64 - 1 // beyond float64's exact integers
 	s.StoreError = "store: commit batch of 3 operations: database or disk is full"
-	s.Discovery = []engine.SiteDiscovery{{Site: "harbor-times.com", Feeds: []string{"http://www.harbor-times.com/feed"},
+	s.Discovery = []view.SiteDiscovery{{Site: "harbor-times.com", Feeds: []string{"http://www.harbor-times.com/feed"},
 		Sitemaps: []string{"http://www.harbor-times.com/sitemap.xml"}, Found: 120, DatesTrusted: true, Hints: 4, Ignored: 1,
 		Why: "dates are the serving time in 2 of its last 2 sitemaps/feeds", Warnings: map[string]int{"bad_date": 2},
 		Covered:  map[string]string{"http://www.harbor-times.com/sitemap.xml": "http://www.harbor-times.com/feed"},
@@ -109,7 +109,7 @@ func richSnapshot() engine.Snapshot {
 	s.Sites.Sites[0].TotalUsed, s.Sites.Sites[0].BudgetTotal = 41, 900
 	s.Join = "crawlconsole worker --join nats://127.0.0.1:4222 --name NAME --token-file m.db.token"
 	s.Hosts.Untracked = 2
-	s.Hosts.Render = map[string]engine.RenderHost{"spa.sandbox.test": {Host: "spa.sandbox.test", Renders: 31, Failed: 1, Requests: 140, Seconds: 27.5}}
+	s.Hosts.Render = map[string]view.RenderHost{"spa.sandbox.test": {Host: "spa.sandbox.test", Renders: 31, Failed: 1, Requests: 140, Seconds: 27.5}}
 	s.Lanes[0].Rendered, s.Lanes[0].Rendering, s.Lanes[0].RenderTime = 31, 2, 27500*time.Millisecond
 	return s
 }
@@ -165,7 +165,7 @@ func TestNonFiniteFiguresDoNotBlankTheConsole(t *testing.T) {
 	if err := cl.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if got.State != engine.StateRunning || got.PagesPerSec != 0 || got.Nodes[1].PagesPerSec != 0 ||
+	if got.State != view.StateRunning || got.PagesPerSec != 0 || got.Nodes[1].PagesPerSec != 0 ||
 		got.DNS.Stats.WaitHistogram[1].UpToMs != 0 || !slices.Equal(got.RateHistory, []float64{1, 0, 3}) ||
 		got.Nodes[0].PagesPerSec != s.Nodes[0].PagesPerSec {
 		t.Fatalf("got rate %v, node rates %v/%v, history %v", got.PagesPerSec, got.Nodes[0].PagesPerSec,

@@ -12,19 +12,21 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/steer"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // StateUnreachable is the State of a snapshot a Client could not get: the last one
 // it got, with this state, so the console's header says "master unreachable" over
 // the figures it last saw (which stop moving).
-const StateUnreachable engine.State = "master unreachable"
+const StateUnreachable view.State = "master unreachable"
 
 // StateCrawlUnreachable is StateUnreachable when the last snapshot came from a
 // one-box crawl's (or demo's) operator port: no master is involved.
-const StateCrawlUnreachable engine.State = "crawl unreachable"
+const StateCrawlUnreachable view.State = "crawl unreachable"
 
 // Unreachable says whether state is one a Client gives a snapshot it could not get.
-func Unreachable(state engine.State) bool {
+func Unreachable(state view.State) bool {
 	return state == StateUnreachable || state == StateCrawlUnreachable
 }
 
@@ -131,9 +133,9 @@ var zstdDec = func() *zstd.Decoder {
 // Snapshot asks the master for its snapshot. When it cannot get one it returns the
 // last one it got with State StateUnreachable (a zero snapshot before the first), or
 // StateCrawlUnreachable if that one came from a one-box crawl.
-func (c *Client) Snapshot() engine.Snapshot {
+func (c *Client) Snapshot() view.Snapshot {
 	body, err := c.request(c.subj.snapshot, nil)
-	var s engine.Snapshot
+	var s view.Snapshot
 	if err == nil {
 		if err = json.Unmarshal(body, &s); err == nil {
 			c.mu.Lock()
@@ -148,7 +150,7 @@ func (c *Client) Snapshot() engine.Snapshot {
 	c.mu.Lock()
 	last := c.last
 	c.mu.Unlock()
-	s = engine.Snapshot{}
+	s = view.Snapshot{}
 	if last != nil {
 		_ = json.Unmarshal(last, &s) // decoded once already; a fresh copy for the caller
 	}
@@ -161,7 +163,7 @@ func (c *Client) Snapshot() engine.Snapshot {
 
 // EventsSince asks the master for up to max events after the given one; none when
 // it cannot be reached.
-func (c *Client) EventsSince(after uint64, max int) []engine.Event {
+func (c *Client) EventsSince(after uint64, max int) []view.Event {
 	if max <= 0 {
 		return nil
 	}
@@ -170,7 +172,7 @@ func (c *Client) EventsSince(after uint64, max int) []engine.Event {
 	if err != nil {
 		return nil
 	}
-	var evs []engine.Event
+	var evs []view.Event
 	if err := json.Unmarshal(body, &evs); err != nil {
 		c.mu.Lock()
 		c.err = fmt.Errorf("master's events: %w", err)
@@ -240,16 +242,16 @@ func (c *Client) SetMaxLanes(n int) error {
 
 // PlanRebalance asks the master for a rebalance plan; an empty plan saying why
 // when it cannot be reached.
-func (c *Client) PlanRebalance() engine.RebalancePlan {
-	var p engine.RebalancePlan
+func (c *Client) PlanRebalance() view.RebalancePlan {
+	var p view.RebalancePlan
 	if err := c.call("plan_rebalance", controlArgs{}, &p); err != nil {
-		return engine.RebalancePlan{Summary: "no plan: " + err.Error()}
+		return view.RebalancePlan{Summary: "no plan: " + err.Error()}
 	}
 	return p
 }
 
 // ApplyRebalance carries out a plan PlanRebalance returned.
-func (c *Client) ApplyRebalance(p engine.RebalancePlan) error {
+func (c *Client) ApplyRebalance(p view.RebalancePlan) error {
 	return c.call("apply_rebalance", controlArgs{Plan: &p}, nil)
 }
 
@@ -292,7 +294,7 @@ func (c *Client) RevisitNow(url string) error {
 
 // Steer makes a live steering change on the master; it returns what
 // happened. `crawlconsole ctl --attach URL ...` is this call from a shell.
-func (c *Client) Steer(s engine.Steer) (string, error) {
+func (c *Client) Steer(s steer.Change) (string, error) {
 	var text string
 	err := c.call("steer", controlArgs{Steer: &s}, &text)
 	return text, err

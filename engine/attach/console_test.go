@@ -14,8 +14,8 @@ import (
 	"github.com/muesli/termenv"
 	"github.com/nats-io/nats.go"
 
-	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/attach"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui"
 	"github.com/crawlconsole/crawlconsole/ui/fake"
 )
@@ -32,7 +32,7 @@ func TestUnreachableMaster(t *testing.T) {
 	}
 	nc := connect(t, ns)
 	cl := attach.Dial(nc, prefix, attach.WithTimeout(300*time.Millisecond))
-	if s := cl.Snapshot(); s.State != engine.StateRunning || len(s.Nodes) != 4 {
+	if s := cl.Snapshot(); s.State != view.StateRunning || len(s.Nodes) != 4 {
 		t.Fatalf("first snapshot: %s, %d nodes (%v)", s.State, len(s.Nodes), cl.Err())
 	}
 
@@ -87,7 +87,7 @@ func TestUnreachableMaster(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer stop()
-		if s := cl.Snapshot(); s.State != engine.StateRunning || cl.Err() != nil {
+		if s := cl.Snapshot(); s.State != view.StateRunning || cl.Err() != nil {
 			t.Fatalf("state %q, err %v", s.State, cl.Err())
 		}
 	})
@@ -157,7 +157,7 @@ func TestUnreachableOneBoxCrawl(t *testing.T) {
 		t.Fatal(err)
 	}
 	cl := attach.Dial(connect(t, ns), prefix, attach.WithTimeout(300*time.Millisecond))
-	if s := cl.Snapshot(); s.State != engine.StateRunning || len(s.Nodes) != 0 || s.HeartbeatEvery != 0 {
+	if s := cl.Snapshot(); s.State != view.StateRunning || len(s.Nodes) != 0 || s.HeartbeatEvery != 0 {
 		t.Fatalf("first snapshot: %s, %d nodes, heartbeat %v (%v)", s.State, len(s.Nodes), s.HeartbeatEvery, cl.Err())
 	}
 	stop()

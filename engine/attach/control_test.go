@@ -10,6 +10,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/attach"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/fake"
 )
 
@@ -71,7 +72,7 @@ func TestEveryControlCallReachesTheMaster(t *testing.T) {
 			}
 		})
 	}
-	if s := cl.Snapshot(); s.State != engine.StateRunning || !s.Lanes[2].Paused || s.Nodes[1].State != engine.NodePaused {
+	if s := cl.Snapshot(); s.State != view.StateRunning || !s.Lanes[2].Paused || s.Nodes[1].State != view.NodePaused {
 		t.Fatalf("the master's state after the calls: %s, lane 3 paused %v, worker-2 %s", s.State, s.Lanes[2].Paused, s.Nodes[1].State)
 	}
 }
@@ -169,7 +170,7 @@ func TestBadRequestsAreAnsweredAndCounted(t *testing.T) {
 // panicky is a Control whose calls panic, as a buggy engine's might.
 type panicky struct{ *fake.Control }
 
-func (panicky) Snapshot() engine.Snapshot           { panic("snapshot exploded") }
+func (panicky) Snapshot() view.Snapshot             { panic("snapshot exploded") }
 func (panicky) PauseLane(id int, paused bool) error { panic("lane exploded") }
 
 // TestAPanicInTheControlIsAnError: the master process survives, the console hears

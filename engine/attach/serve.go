@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // Server answers a remote console's requests for one engine.Control.
@@ -204,7 +205,7 @@ func (s *Server) events(data []byte) ([]byte, error) {
 	}
 	evs := s.ctrl.EventsSince(req.After, min(req.Max, maxEvents))
 	if evs == nil {
-		evs = []engine.Event{} // "[]": the reply is always the list
+		evs = []view.Event{} // "[]": the reply is always the list
 	}
 	return marshalFinite(evs)
 }

@@ -5,8 +5,8 @@
 //
 // Three request/reply subjects sit under a prefix (the cluster's subject prefix):
 //
-//	PREFIX.console.snapshot  request: empty                   reply: JSON engine.Snapshot
-//	PREFIX.console.events    request: {"after":N,"max":M}     reply: JSON []engine.Event
+//	PREFIX.console.snapshot  request: empty                   reply: JSON view.Snapshot
+//	PREFIX.console.events    request: {"after":N,"max":M}     reply: JSON []view.Event
 //	PREFIX.console.control   request: {"op":OP,"args":{...}}  reply: {"result":R,"error":"..."}
 //
 // OP is one Control method in snake case (pause, resume, pause_lane, pause_node,
@@ -32,6 +32,8 @@ import (
 	"strings"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/steer"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // MaxRequest is the largest request the server reads (1 MiB); a larger one is
@@ -104,17 +106,17 @@ type controlReply struct {
 // controlArgs are the arguments of every op; each op takes exactly the ones it
 // names (op.args), so a missing or stray argument is a bad request, not a zero.
 type controlArgs struct {
-	ID       *int                  `json:"id,omitempty"`
-	Name     *string               `json:"name,omitempty"`
-	Host     *string               `json:"host,omitempty"`
-	Paused   *bool                 `json:"paused,omitempty"`
-	Disabled *bool                 `json:"disabled,omitempty"`
-	N        *int                  `json:"n,omitempty"`
-	Plan     *engine.RebalancePlan `json:"plan,omitempty"`
-	Spec     *string               `json:"spec,omitempty"`
-	Domain   *string               `json:"domain,omitempty"`
-	URL      *string               `json:"url,omitempty"`
-	Steer    *engine.Steer         `json:"steer,omitempty"`
+	ID       *int                `json:"id,omitempty"`
+	Name     *string             `json:"name,omitempty"`
+	Host     *string             `json:"host,omitempty"`
+	Paused   *bool               `json:"paused,omitempty"`
+	Disabled *bool               `json:"disabled,omitempty"`
+	N        *int                `json:"n,omitempty"`
+	Plan     *view.RebalancePlan `json:"plan,omitempty"`
+	Spec     *string             `json:"spec,omitempty"`
+	Domain   *string             `json:"domain,omitempty"`
+	URL      *string             `json:"url,omitempty"`
+	Steer    *steer.Change       `json:"steer,omitempty"`
 }
 
 // op is one Control method as a control request: the arguments it takes and the

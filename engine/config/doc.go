@@ -4,8 +4,6 @@
 // workers (MasterOptions, WorkerOptions). DefaultOptions gives the documented
 // defaults, Options.Validate names the first unusable setting and what is allowed.
 //
-// It holds settings only; nothing here runs a crawl. The engine reads these types,
-// and package engine declares an alias of each (engine.Options is config.Options)
-// and re-declares the constants its callers use, so that code outside the engine
-// (ui/, bench/, sandbox/, tests) can move to this package at its own pace.
+// It holds settings only; nothing here runs a crawl. The engine and its callers
+// (ui/, bench/, tests) name these types here: engine.New takes a config.Options.
 package config

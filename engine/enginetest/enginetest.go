@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -53,10 +55,10 @@ func StartSandbox(t testing.TB, cfg sandbox.Config) *sandbox.Sandbox {
 // PoliteOptions are the crawl settings of a sandbox's every site into db: lane
 // pauses of 1.25..2 anti-bot gaps at the web's scale, the host rate at that scale,
 // the sandbox's DNS, no revisits.
-func PoliteOptions(sb *sandbox.Sandbox, db string) engine.Options {
+func PoliteOptions(sb *sandbox.Sandbox, db string) config.Options {
 	cfg := sb.Config()
 	gap := time.Duration(float64(cfg.AntiBot.HumanGap) / cfg.Scale)
-	o := engine.DefaultOptions()
+	o := config.DefaultOptions()
 	for _, s := range sb.Info().Sites {
 		o.Seeds = append(o.Seeds, s.Entry)
 	}
@@ -71,7 +73,7 @@ func PoliteOptions(sb *sandbox.Sandbox, db string) engine.Options {
 }
 
 // Start creates and starts a crawl with o, closed with the test.
-func Start(t testing.TB, o engine.Options) *engine.Engine {
+func Start(t testing.TB, o config.Options) *engine.Engine {
 	t.Helper()
 	e, err := engine.New(o)
 	if err != nil {
@@ -96,7 +98,7 @@ func WaitDone(t testing.TB, e *engine.Engine, within time.Duration) {
 
 // CrawlToDone starts a crawl with o and waits until it has nothing left to fetch
 // (CrawlPatience at most); the crawl is closed with the test.
-func CrawlToDone(t testing.TB, o engine.Options) *engine.Engine {
+func CrawlToDone(t testing.TB, o config.Options) *engine.Engine {
 	t.Helper()
 	e := Start(t, o)
 	WaitDone(t, e, CrawlPatience)
@@ -105,7 +107,7 @@ func CrawlToDone(t testing.TB, o engine.Options) *engine.Engine {
 
 // Crawl runs a crawl with o to its end and closes it, for a goroutine beside the
 // test's own (it reports instead of failing the test).
-func Crawl(o engine.Options) error {
+func Crawl(o config.Options) error {
 	e, err := engine.New(o)
 	if err != nil {
 		return err
@@ -175,7 +177,7 @@ func WaitWithin(t testing.TB, within time.Duration, what string, cond func() boo
 }
 
 // WaitSnapshot polls e's snapshot until cond holds, failing the test after Patience.
-func WaitSnapshot(t testing.TB, e *engine.Engine, what string, cond func(engine.Snapshot) bool) {
+func WaitSnapshot(t testing.TB, e *engine.Engine, what string, cond func(view.Snapshot) bool) {
 	t.Helper()
 	WaitFor(t, what, func() bool { return cond(e.Snapshot()) })
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
@@ -148,7 +149,7 @@ func crawlFixture(t *testing.T) (string, *servedLog) {
 	}))
 	t.Cleanup(proxy.Close)
 
-	o := engine.DefaultOptions()
+	o := config.DefaultOptions()
 	var chinese string
 	for _, s := range sb.Info().Sites {
 		o.Seeds = append(o.Seeds, s.Entry)

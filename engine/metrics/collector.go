@@ -16,14 +16,14 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // Source is what the collector reads: *engine.Engine (local, master or a worker's).
 type Source interface {
-	Snapshot() engine.Snapshot
-	Telemetry() engine.Telemetry
+	Snapshot() view.Snapshot
+	Telemetry() view.Telemetry
 }
 
 const ns = "crawlconsole"
@@ -138,13 +138,13 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}
-	hist := func(d *prometheus.Desc, h *engine.Histogram) {
+	hist := func(d *prometheus.Desc, h *view.Histogram) {
 		ch <- prometheus.MustNewConstHistogram(d, h.Count, h.Sum, h.Buckets)
 	}
 
 	gauge(nodeInfo, 1, t.Role)
-	for _, st := range []engine.State{engine.StateStarting, engine.StateRunning, engine.StatePaused, engine.StateStopping, engine.StateDone, engine.StateFailed,
-		engine.StateIdle, engine.StateDraining} {
+	for _, st := range []view.State{view.StateStarting, view.StateRunning, view.StatePaused, view.StateStopping, view.StateDone, view.StateFailed,
+		view.StateIdle, view.StateDraining} {
 		gauge(crawlState, b2f(s.State == st), string(st))
 	}
 	if !s.StartedAt.IsZero() {
@@ -158,7 +158,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	counter(pagesStored, float64(tot.PagesStored))
 	counter(bytesFetched, float64(tot.BytesFetched))
 	counter(refusals, float64(tot.Refused))
-	for _, k := range engine.SkipKinds() { // every reason, zeros too: a series that appears late breaks rate()
+	for _, k := range front.SkipKinds() { // every reason, zeros too: a series that appears late breaks rate()
 		counter(skipped, float64(tot.Skipped[k]), k)
 	}
 	for _, k := range sortedKeys(tot.Errors) {
@@ -177,18 +177,18 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 
 	gauge(queueURLs, float64(s.QueueDepth))
-	byStatus := map[engine.LaneStatus]int{}
+	byStatus := map[view.LaneStatus]int{}
 	for _, l := range s.Lanes {
 		byStatus[l.Status]++
 	}
-	for _, st := range []engine.LaneStatus{engine.LaneFetching, engine.LaneWaiting, engine.LaneGated, engine.LanePaused, engine.LaneIdle} {
+	for _, st := range []view.LaneStatus{view.LaneFetching, view.LaneWaiting, view.LaneGated, view.LanePaused, view.LaneIdle} {
 		gauge(lanes, float64(byStatus[st]), string(st))
 	}
 	gauge(lanesMax, float64(s.LanesMax))
 	gauge(lanesPeak, float64(tot.LanesPeak))
 	gauge(pausedHosts, float64(len(s.PausedHosts)))
 
-	if s.DNS != nil && t.Role != engine.RoleMaster {
+	if s.DNS != nil && t.Role != view.RoleMaster {
 		d := s.DNS.Stats
 		counter(dnsLookups, float64(d.PositiveHits), "positive_hit")
 		counter(dnsLookups, float64(d.NegativeHits), "negative_hit")
@@ -204,7 +204,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		hist(dnsWait, t.DNSWait)
 	}
 
-	if e := s.Egress; e != nil && t.Role != engine.RoleMaster {
+	if e := s.Egress; e != nil && t.Role != view.RoleMaster {
 		counter(egressRotations, float64(e.Rotations))
 		counter(egressDisables, float64(e.HostsDisabled))
 		gauge(egressDisabled, float64(len(e.Disabled)))
@@ -246,7 +246,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		counter(revisitFirstProb, float64(r.FirstProbed))
 	}
 
-	if t.Role != engine.RoleWorker { // the frontier side reads feeds and sitemaps
+	if t.Role != view.RoleWorker { // the frontier side reads feeds and sitemaps
 		var announced, followed, ignored, untrusted float64
 		sources := map[[2]string]float64{}
 		for _, d := range s.Discovery {
@@ -298,13 +298,13 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 
 	if cl := t.Cluster; cl != nil {
-		states := map[engine.NodeState]int{}
+		states := map[view.NodeState]int{}
 		for _, name := range sortedKeys(cl.Nodes) {
 			n := cl.Nodes[name]
 			states[n.State]++
 			counter(clusterResults, float64(n.Results), name)
 		}
-		for _, st := range []engine.NodeState{engine.NodeActive, engine.NodePaused, engine.NodeLeaving, engine.NodeDead, engine.NodeLeft} {
+		for _, st := range []view.NodeState{view.NodeActive, view.NodePaused, view.NodeLeaving, view.NodeDead, view.NodeLeft} {
 			gauge(clusterWorkers, float64(states[st]), string(st))
 		}
 		counter(clusterLate, float64(cl.LateResults))

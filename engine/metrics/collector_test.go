@@ -8,49 +8,49 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // fakeNode is a Source with every part filled in, as a role would have it.
 type fakeNode struct {
-	snap engine.Snapshot
-	tel  engine.Telemetry
+	snap view.Snapshot
+	tel  view.Telemetry
 }
 
-func (f fakeNode) Snapshot() engine.Snapshot   { return f.snap }
-func (f fakeNode) Telemetry() engine.Telemetry { return f.tel }
+func (f fakeNode) Snapshot() view.Snapshot   { return f.snap }
+func (f fakeNode) Telemetry() view.Telemetry { return f.tel }
 
 func node(role string) fakeNode {
-	h := &engine.Histogram{Count: 5, Sum: 0.3, Buckets: map[float64]uint64{0: 2, 0.001: 3, 0.1: 5}}
+	h := &view.Histogram{Count: 5, Sum: 0.3, Buckets: map[float64]uint64{0: 2, 0.001: 3, 0.1: 5}}
 	f := fakeNode{
-		snap: engine.Snapshot{State: engine.StateRunning, StartedAt: time.Unix(1_700_000_000, 0),
-			Totals: engine.Totals{PagesFetched: 10, ByClass: map[string]int64{"2xx": 9, "4xx": 1},
+		snap: view.Snapshot{State: view.StateRunning, StartedAt: time.Unix(1_700_000_000, 0),
+			Totals: view.Totals{PagesFetched: 10, ByClass: map[string]int64{"2xx": 9, "4xx": 1},
 				Errors: map[string]int64{"http_4xx": 1}, Skipped: map[string]int64{"robots_disallowed": 4}},
-			Lanes:   []engine.Lane{{Status: engine.LaneFetching}, {Status: engine.LaneWaiting}},
-			DNS:     &engine.DNSView{},
-			Egress:  &engine.EgressView{Rotations: 2},
-			Revisit: &engine.RevisitView{Refetches: 3, Changes: 1},
-			Hosts: &engine.HostsView{
+			Lanes:   []view.Lane{{Status: view.LaneFetching}, {Status: view.LaneWaiting}},
+			DNS:     &view.DNSView{},
+			Egress:  &view.EgressView{Rotations: 2},
+			Revisit: &view.RevisitView{Refetches: 3, Changes: 1},
+			Hosts: &view.HostsView{
 				Hosts: view.HostRowsOf([]view.HostRow{
 					{Name: "a.example", Classes: [view.StatusClassCount]int64{view.Class2xx: 9}},
 					{Name: "b.example", Classes: [view.StatusClassCount]int64{view.Class4xx: 1}, Refused: 1},
 				}),
 				Egresses: []view.HostRow{{Name: "direct", Classes: [view.StatusClassCount]int64{view.Class2xx: 9, view.Class4xx: 1}}},
 			},
-			Discovery: []engine.SiteDiscovery{
+			Discovery: []view.SiteDiscovery{
 				{Site: "a.example", Feeds: []string{"http://a.example/feed"}, Sitemaps: []string{"http://a.example/sitemap.xml"},
 					Covered: map[string]string{"http://a.example/sitemap.xml": "http://a.example/feed"}, Found: 40, Hints: 2, DatesTrusted: true},
 				{Site: "b.example", Sitemaps: []string{"http://b.example/sitemap.xml"}, Found: 300, Ignored: 7},
 			}},
-		tel: engine.Telemetry{Role: role, DNSWait: h, StoreCommit: h, StoredByAge: []int64{5, 2, 1, 0, 0, 3, 4}},
+		tel: view.Telemetry{Role: role, DNSWait: h, StoreCommit: h, StoredByAge: []int64{5, 2, 1, 0, 0, 3, 4}},
 	}
-	if role == engine.RoleMaster {
+	if role == view.RoleMaster {
 		f.tel.DNSWait = nil
-		f.tel.Cluster = &engine.ClusterStats{Nodes: map[string]engine.NodeStats{"w1": {State: engine.NodeActive, Results: 7}},
+		f.tel.Cluster = &view.ClusterStats{Nodes: map[string]view.NodeStats{"w1": {State: view.NodeActive, Results: 7}},
 			Rejected: map[string]int64{"oversize": 1}}
 	}
-	if role == engine.RoleWorker {
+	if role == view.RoleWorker {
 		f.tel.StoreCommit = nil
 		f.tel.StoredByAge = nil
 		f.snap.Revisit = nil
@@ -67,11 +67,11 @@ func TestCollectorLint(t *testing.T) {
 		role      string
 		want, not []string
 	}{
-		{engine.RoleLocal, []string{"crawlconsole_dns_wait_seconds", "crawlconsole_store_commit_seconds", "crawlconsole_pages_stored_by_age_total", "crawlconsole_egress_rotations_total", "crawlconsole_discovery_sources"},
+		{view.RoleLocal, []string{"crawlconsole_dns_wait_seconds", "crawlconsole_store_commit_seconds", "crawlconsole_pages_stored_by_age_total", "crawlconsole_egress_rotations_total", "crawlconsole_discovery_sources"},
 			[]string{"crawlconsole_cluster_workers"}},
-		{engine.RoleMaster, []string{"crawlconsole_cluster_workers", "crawlconsole_cluster_results_committed_total", "crawlconsole_store_commit_seconds", "crawlconsole_discovery_sources"},
+		{view.RoleMaster, []string{"crawlconsole_cluster_workers", "crawlconsole_cluster_results_committed_total", "crawlconsole_store_commit_seconds", "crawlconsole_discovery_sources"},
 			[]string{"crawlconsole_dns_wait_seconds", "crawlconsole_dns_lookups_total", "crawlconsole_egress_rotations_total"}},
-		{engine.RoleWorker, []string{"crawlconsole_dns_wait_seconds", "crawlconsole_dns_lookups_total"},
+		{view.RoleWorker, []string{"crawlconsole_dns_wait_seconds", "crawlconsole_dns_lookups_total"},
 			[]string{"crawlconsole_store_commit_seconds", "crawlconsole_revisit_refetches_total", "crawlconsole_discovery_sources", "crawlconsole_pages_stored_by_age_total"}},
 	}
 	for _, c := range cases {
@@ -113,7 +113,7 @@ func TestCollectorLint(t *testing.T) {
 // The hosts report goes to /metrics only as bounded families: responses per egress
 // and status class, and how many hosts refuse or fail (never one series a host).
 func TestCollectorHostsFamiliesAreBounded(t *testing.T) {
-	col := NewCollector(node(engine.RoleLocal))
+	col := NewCollector(node(view.RoleLocal))
 	want := `
 # HELP crawlconsole_egress_responses_total Responses through each egress by HTTP status class (the hosts report's per-egress rows; "direct" without rotation).
 # TYPE crawlconsole_egress_responses_total counter
@@ -140,7 +140,7 @@ crawlconsole_egress_responses_total{class="4xx",egress="direct"} 1
 }
 
 func TestCollectorValues(t *testing.T) {
-	col := NewCollector(node(engine.RoleLocal))
+	col := NewCollector(node(view.RoleLocal))
 	want := `
 # HELP crawlconsole_errors_total URLs that ended in a failure, by error kind (skips are apart).
 # TYPE crawlconsole_errors_total counter
@@ -165,7 +165,7 @@ crawlconsole_pages_stored_by_age_total{age="undated"} 4
 		t.Fatal(err)
 	}
 	got := map[string]float64{}
-	for _, k := range engine.SkipKinds() {
+	for _, k := range front.SkipKinds() {
 		got[k] = -1
 	}
 	reg := prometheus.NewRegistry()
@@ -215,8 +215,8 @@ crawlconsole_discovery_untrusted_sites 1
 	}
 
 	// A crawl whose store failed says so, for an alert rule to page someone at night.
-	failed := node(engine.RoleLocal)
-	failed.snap.State = engine.StateFailed
+	failed := node(view.RoleLocal)
+	failed.snap.State = view.StateFailed
 	want = `
 # HELP crawlconsole_crawl_state 1 for the crawl's current state, 0 for the others; FAILED: the store failed and the crawl stopped itself.
 # TYPE crawlconsole_crawl_state gauge

@@ -4,8 +4,6 @@
 // object and the Telemetry a monitoring scrape reads. They are plain values, copied
 // out of the engine: nothing in them aliases engine memory.
 //
-// The engine fills them; package engine declares an alias of each type
-// (engine.Snapshot is view.Snapshot) and re-declares the constants, so that code
-// outside the engine (ui/, bench/, sandbox/, tests) can move to this package at its
-// own pace.
+// The engine fills them (Engine.Snapshot, Engine.Stats, Engine.Telemetry); its
+// callers (ui/, bench/, tests) name the types here.
 package view

@@ -16,7 +16,7 @@ type Stats struct {
 	BytesFetched int64            `json:"bytes_fetched"`
 	Refused      int64            `json:"refused"`
 	Errors       map[string]int64 `json:"errors"`  // failures by kind; skips are apart
-	Skipped      map[string]int64 `json:"skipped"` // URLs (scope: links) skipped by choice, by kind (engine.SkipKinds)
+	Skipped      map[string]int64 `json:"skipped"` // URLs (scope: links) skipped by choice, by kind (front.SkipKinds)
 	// Examples are the first URLs of this run that ended with each error or skip kind
 	// (at most ExampleURLs a kind), so a summary can name what failed, not only count it.
 	Examples    map[string][]string `json:"examples,omitempty"`

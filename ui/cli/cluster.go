@@ -15,6 +15,9 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/attach"
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/view"
+	"github.com/crawlconsole/crawlconsole/engine/worker"
 	"github.com/crawlconsole/crawlconsole/ui"
 	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
 )
@@ -115,7 +118,7 @@ func runMaster(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	tlsCert := c.fs.String("tls-cert", "", "TLS certificate `FILE` of the embedded server (workers then need --ca)")
 	tlsKey := c.fs.String("tls-key", "", "TLS key `FILE` of the embedded server")
 	ca := c.fs.String("ca", "", "CA `FILE` to trust the --nats server's TLS certificate")
-	prefix := c.fs.String("prefix", engine.DefaultClusterPrefix, "subject `PREFIX` of this crawl on the NATS server")
+	prefix := c.fs.String("prefix", config.DefaultClusterPrefix, "subject `PREFIX` of this crawl on the NATS server")
 	hb := c.fs.Duration("heartbeat", 5*time.Second, "workers' heartbeat period `D`; a lease is 3 periods, and silent for 4 = dead")
 	var tf tokenFlags
 	tf.add(c.fs)
@@ -180,7 +183,7 @@ func runMaster(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		after += "; CA.pem: the CA that signed " + *tlsCert
 	}
 	joinCmd := fmt.Sprintf("crawlconsole worker --join %s --name NAME%s%s", url, join, after)
-	eng, err := engine.NewMaster(opts, engine.MasterOptions{Conn: conn, Prefix: *prefix, HeartbeatEvery: *hb, Join: joinCmd})
+	eng, err := engine.NewMaster(opts, config.MasterOptions{Conn: conn, Prefix: *prefix, HeartbeatEvery: *hb, Join: joinCmd})
 	if err != nil {
 		fmt.Fprintf(stderr, "crawlconsole master: %v\n", err)
 		return ExitUsage
@@ -201,7 +204,7 @@ func runMaster(ctx context.Context, args []string, stdout, stderr io.Writer) int
 }
 
 // ExitUndelivered is the exit status of a worker that stopped before its master had
-// everything it held (its server out of reach for engine.DefaultLeaveGrace, or the
+// everything it held (its server out of reach for config.DefaultLeaveGrace, or the
 // minute for tasks in hand over): the message on stderr counts the results and URLs,
 // best effort, which the master queues again itself.
 const ExitUndelivered = 4
@@ -215,7 +218,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	join := fs.String("join", "", "the master's NATS `URL` (nats://HOST:4222, tls://... with TLS)")
 	name := fs.String("name", "", "this worker's `NAME`, unique in the crawl (letters, digits, - and _)")
 	ca := fs.String("ca", "", "CA `FILE` to trust a TLS master")
-	prefix := fs.String("prefix", engine.DefaultClusterPrefix, "subject `PREFIX` of the crawl")
+	prefix := fs.String("prefix", config.DefaultClusterPrefix, "subject `PREFIX` of the crawl")
 	dnsServer := fs.String("dns-server", "", "resolve through the DNS server at `HOST:PORT` (default: the master's dns_servers)")
 	lanes := fs.Int("lanes", 0, "most lanes fetching at once on this worker (`N`; default: the master's lanes.max)")
 	joinWait := fs.Duration("join-wait", 0, "how long to wait for a master that does not answer yet (`DURATION`; 0: until it answers)")
@@ -247,7 +250,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if *join == "" || *name == "" {
 		return fail("--join URL and --name NAME are required")
 	}
-	if err := engine.ValidNodeName(*name); err != nil {
+	if err := config.ValidNodeName(*name); err != nil {
 		return fail("%v", err)
 	}
 	if err := mf.check(); err != nil {
@@ -269,7 +272,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if *joinWait < 0 {
 		return fail("--join-wait %v: a duration >= 0 (0: wait until the master answers)", *joinWait)
 	}
-	wo := engine.WorkerOptions{Prefix: *prefix, Node: *name, Egress: egressSpecs,
+	wo := config.WorkerOptions{Prefix: *prefix, Node: *name, Egress: egressSpecs,
 		AllowPrivate: allow, LanesMax: *lanes}
 	if *dnsServer != "" {
 		wo.DNSServers = []string{*dnsServer}
@@ -302,17 +305,17 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		case <-events.C:
 			for _, ev := range w.Engine().EventsSince(lastEvent, 0) {
 				lastEvent = ev.Seq
-				if ev.Level >= engine.LevelWarn {
+				if ev.Level >= view.LevelWarn {
 					say("%s", ev.Msg)
 				}
 			}
 		case <-ctx.Done():
 			// Tasks in hand get a minute to finish; a master whose server is out of
-			// reach, engine.DefaultLeaveGrace to come back.
+			// reach, config.DefaultLeaveGrace to come back.
 			lctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			err := w.Leave(lctx)
 			cancel()
-			var le *engine.LeaveError
+			var le *worker.LeaveError
 			switch {
 			case errors.As(err, &le) && le.Lost():
 				fmt.Fprintf(stderr, "crawlconsole worker: %s stopped: %v\n", *name, err)
@@ -342,7 +345,7 @@ type LocalCluster struct {
 // StartLocalCluster starts the master for opts (not yet started: call Master.Start or
 // hand it to run) and, once it runs, n workers; worker i leaves from the addresses
 // binds(i) and resolves through dns (empty: the master's dns_servers).
-func StartLocalCluster(opts engine.Options, n int, binds func(i int) []string, dns []string, hb time.Duration) (*LocalCluster, error) {
+func StartLocalCluster(opts config.Options, n int, binds func(i int) []string, dns []string, hb time.Duration) (*LocalCluster, error) {
 	dir, err := os.MkdirTemp("", "crawlconsole-nats-")
 	if err != nil {
 		return nil, err
@@ -368,7 +371,7 @@ func StartLocalCluster(opts engine.Options, n int, binds func(i int) []string, d
 		lc.Close()
 		return nil, err
 	}
-	if lc.Master, err = engine.NewMaster(opts, engine.MasterOptions{Conn: conn, HeartbeatEvery: hb}); err != nil {
+	if lc.Master, err = engine.NewMaster(opts, config.MasterOptions{Conn: conn, HeartbeatEvery: hb}); err != nil {
 		lc.Close()
 		return nil, err
 	}
@@ -387,7 +390,7 @@ func StartLocalCluster(opts engine.Options, n int, binds func(i int) []string, d
 		for _, b := range binds(i) {
 			egress = append(egress, "bind:"+b)
 		}
-		w, err := engine.StartWorker(engine.WorkerOptions{Conn: c, Node: name, Egress: egress,
+		w, err := engine.StartWorker(config.WorkerOptions{Conn: c, Node: name, Egress: egress,
 			AllowPrivate: opts.AllowPrivate, DNSServers: dns})
 		if err != nil {
 			lc.Close()
@@ -424,7 +427,7 @@ func runConsole(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs.SetOutput(stderr)
 	url := fs.String("attach", "", "the crawl's operator `URL`: a master's NATS address (as workers --join it), or a crawl's or demo's --operator address")
 	ca := fs.String("ca", "", "CA `FILE` to trust a TLS master")
-	prefix := fs.String("prefix", engine.DefaultClusterPrefix, "subject `PREFIX` of the crawl")
+	prefix := fs.String("prefix", config.DefaultClusterPrefix, "subject `PREFIX` of the crawl")
 	theme := fs.String("theme", "dark", "console theme `NAME`: dark, light, high-contrast, mono")
 	mouse := fs.Bool("mouse", false, "enable mouse in the console")
 	var tf tokenFlags

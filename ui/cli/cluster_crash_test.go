@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -231,7 +231,7 @@ func (k *killRun) killMaster() {
 		p := k.peek()
 		joined := map[string]bool{}
 		for _, n := range p.Nodes {
-			if n.State == engine.NodeActive && n.Joined.After(at) {
+			if n.State == view.NodeActive && n.Joined.After(at) {
 				joined[n.Name] = true
 			}
 		}
@@ -430,7 +430,7 @@ func (k *killRun) killWorker(mode string) []redelivery {
 		for {
 			dead := false
 			for _, n := range k.peek().Nodes {
-				dead = dead || n.Name == victim.name && n.State == engine.NodeDead
+				dead = dead || n.Name == victim.name && n.State == view.NodeDead
 			}
 			if dead {
 				break

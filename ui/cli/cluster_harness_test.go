@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -247,9 +247,9 @@ type peek struct {
 }
 
 type peekNode struct {
-	Name   string           `json:"name"`
-	State  engine.NodeState `json:"state"`
-	Joined time.Time        `json:"joined"`
+	Name   string         `json:"name"`
+	State  view.NodeState `json:"state"`
+	Joined time.Time      `json:"joined"`
 }
 
 func peekDB(db string) (peek, error) {

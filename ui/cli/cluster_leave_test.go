@@ -55,7 +55,7 @@ func TestWorkerStopsSoonWhenTheMasterIsGone(t *testing.T) {
 	if err := w.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	code := w.wait(t) // engine.DefaultLeaveGrace is 5 s
+	code := w.wait(t) // config.DefaultLeaveGrace is 5 s
 	took := time.Since(began)
 	out := w.out.String()
 	line := regexp.MustCompile(`(?m)^crawlconsole worker: w1 stopped: master unreachable \(no connection to its NATS server for 5s\): ` +

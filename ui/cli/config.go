@@ -12,11 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
 
 	"gopkg.in/yaml.v3"
-
-	"github.com/crawlconsole/crawlconsole/engine"
 )
 
 // maxConfigBytes is the largest config file read. YAML is decoded whole, into a
@@ -28,7 +27,7 @@ const maxConfigBytes = 256 << 10
 // loadConfig decodes a YAML config file onto opts (defaults already in place), strictly:
 // an unknown key is an error naming the key and its line. A file over maxConfigBytes
 // is refused unread.
-func loadConfig(path string, opts *engine.Options) error {
+func loadConfig(path string, opts *config.Options) error {
 	data, err := readCapped(path, maxConfigBytes)
 	if err != nil {
 		return fmt.Errorf("--config: %v", err)
@@ -74,7 +73,7 @@ func byteSize(n int64) string {
 }
 
 // decodeConfig is loadConfig on the file's bytes.
-func decodeConfig(path string, data []byte, opts *engine.Options) error {
+func decodeConfig(path string, data []byte, opts *config.Options) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(opts); err != nil && !errors.Is(err, io.EOF) { // EOF: empty file
@@ -91,7 +90,7 @@ var (
 
 // yamlError rewrites yaml.v3's messages into ones an operator can act on: an unknown
 // key is named, and a value of the wrong shape says which key wanted what, in the
-// config's words rather than Go's types (`!!seq into engine.LaneOptions`).
+// config's words rather than Go's types (`!!seq into config.LaneOptions`).
 func yamlError(err error, data []byte) string {
 	var root yaml.Node
 	_ = yaml.Unmarshal(data, &root) // decodes if the typed decode got this far

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 )
 
 // FuzzConfig: any bytes as a config file give options or an error naming the file,
@@ -20,7 +20,7 @@ func FuzzConfig(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		opts := engine.DefaultOptions()
+		opts := config.DefaultOptions()
 		if err := decodeConfig("fuzz.yaml", data, &opts); err != nil && !strings.Contains(err.Error(), "fuzz.yaml") {
 			t.Fatalf("error does not name the file: %v", err)
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 )
 
 // The README's config reference must decode as it stands (strictly: every key known).
@@ -23,7 +23,7 @@ func TestREADMEConfigExampleDecodes(t *testing.T) {
 	block, _, _ := strings.Cut(rest, "```")
 	path := filepath.Join(t.TempDir(), "c.yaml")
 	os.WriteFile(path, []byte(block), 0o644)
-	o := engine.DefaultOptions()
+	o := config.DefaultOptions()
 	if err := loadConfig(path, &o); err != nil {
 		t.Fatalf("README config example: %v", err)
 	}
@@ -38,7 +38,7 @@ func TestREADMEConfigExampleDecodes(t *testing.T) {
 func TestConfigUnknownKeyNamesKeyAndLine(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.yaml")
 	os.WriteFile(path, []byte("lanes:\n  max: 4\n  dealy_min: 2s\n"), 0o644)
-	o := engine.DefaultOptions()
+	o := config.DefaultOptions()
 	err := loadConfig(path, &o)
 	if err == nil || !strings.Contains(err.Error(), `"dealy_min"`) || !strings.Contains(err.Error(), "line 3") {
 		t.Fatalf("want an error naming dealy_min and line 3, got %v", err)
@@ -102,7 +102,7 @@ func TestNegativeDurationRefused(t *testing.T) {
 }
 
 // A value of the wrong shape names its key and what it wants in the config's words,
-// not Go's types ("cannot unmarshal !!seq into engine.LaneOptions").
+// not Go's types ("cannot unmarshal !!seq into config.LaneOptions").
 func TestConfigWrongShapeNamesKeyAndWhatItWants(t *testing.T) {
 	for _, c := range []struct{ yaml, want string }{
 		{"seeds: http://example.com/\n", "line 1: seeds wants a list"},
@@ -113,7 +113,7 @@ func TestConfigWrongShapeNamesKeyAndWhatItWants(t *testing.T) {
 	} {
 		path := filepath.Join(t.TempDir(), "c.yaml")
 		os.WriteFile(path, []byte(c.yaml), 0o644)
-		o := engine.DefaultOptions()
+		o := config.DefaultOptions()
 		err := loadConfig(path, &o)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "unmarshal") {
 			t.Errorf("%q: want an error saying %q, got %v", c.yaml, c.want, err)

@@ -14,6 +14,9 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/front"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/themes"
 	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
 )
@@ -53,7 +56,7 @@ func newCrawlFlags(name, usageLine string, stderr io.Writer) *crawlFlags {
 		"optionally NAME=SPEC (a password may be ${env:VAR} or ${file:/path}); repeatable")
 	fs.Var(&c.allowPrivate, "allow-private", "let the SSRF guard through `CIDR`; repeatable")
 	fs.Var(positiveInt{&c.lanes}, "lanes", fmt.Sprintf("most lanes fetching at once (`N` >= 1; default: lanes.max of --config, else %d)",
-		engine.DefaultOptions().Lanes.Max))
+		config.DefaultOptions().Lanes.Max))
 	fs.Var(&c.delay, "delay", "random pause between a lane's requests, `MIN..MAX` (e.g. 2s..6s)")
 	fs.StringVar(&c.userAg, "user-agent", "", "User-Agent `UA` (default names crawlconsole)")
 	fs.StringVar(&c.theme, "theme", "dark", "console theme `NAME`: dark, light, high-contrast, mono")
@@ -67,8 +70,8 @@ func newCrawlFlags(name, usageLine string, stderr io.Writer) *crawlFlags {
 }
 
 // options builds engine options: defaults -> config file -> flags (only those given).
-func (c *crawlFlags) options(positional []string) (engine.Options, error) {
-	opts := engine.DefaultOptions()
+func (c *crawlFlags) options(positional []string) (config.Options, error) {
+	opts := config.DefaultOptions()
 	if err := checkTheme(c.theme); err != nil {
 		return opts, err
 	}
@@ -378,14 +381,14 @@ func headless(ctx context.Context, eng *engine.Engine, idle <-chan struct{}, w i
 
 // adviceOf is what the operator should do about a failure that stopped the crawl.
 func adviceOf(err error) string {
-	var se *engine.StoreError
+	var se *front.StoreError
 	if errors.As(err, &se) {
 		return se.Advice() + "."
 	}
 	return ""
 }
 
-func progress(s engine.Snapshot) string {
+func progress(s view.Snapshot) string {
 	var errs, skips int64
 	for _, n := range s.Totals.Errors {
 		errs += n
@@ -394,13 +397,13 @@ func progress(s engine.Snapshot) string {
 		skips += n
 	}
 	state := string(s.State)
-	if s.State == engine.StateIdle && !s.NextRound.IsZero() {
+	if s.State == view.StateIdle && !s.NextRound.IsZero() {
 		state += fmt.Sprintf(" (next round in %s)", max(time.Until(s.NextRound), 0).Truncate(time.Second))
 	}
 	line := fmt.Sprintf("%s  %s  pages %d  %s  queue %d  lanes %d/%d  refused %d  errors %d  skipped %d",
 		time.Since(s.StartedAt).Truncate(time.Second), state, s.Totals.PagesFetched, rateText(s.PagesPerSec),
 		s.QueueDepth, s.LanesBusy, s.LanesMax, s.Totals.Refused, errs, skips)
-	if why, _ := limitedBy(s); why != "" && s.State == engine.StateRunning {
+	if why, _ := limitedBy(s); why != "" && s.State == view.StateRunning {
 		line += "  " + why
 	}
 	if s.StoreError != "" {
@@ -410,8 +413,8 @@ func progress(s engine.Snapshot) string {
 }
 
 // summary is the end-of-crawl line: failures by kind, and apart from them the URLs
-// skipped by choice (robots.txt, noindex, scope, content type; engine.IsSkip).
-func summary(st engine.Stats) string {
+// skipped by choice (robots.txt, noindex, scope, content type; front.IsSkip).
+func summary(st view.Stats) string {
 	head := "done"
 	if st.StoreError != "" {
 		head = "stopped, the store failed"
@@ -434,7 +437,7 @@ func kindList(m map[string]int64) string {
 	return strings.Join(kinds, " ")
 }
 
-func writeStats(path string, st engine.Stats, extra func(map[string]any)) error {
+func writeStats(path string, st view.Stats, extra func(map[string]any)) error {
 	b, err := json.Marshal(st)
 	if err != nil {
 		return err

@@ -20,6 +20,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/attach"
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 )
 
 // Live steering from a shell: `crawlconsole ctl --attach URL WORDS...`
@@ -72,7 +73,7 @@ func runCtl(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	url := fs.String("attach", "", "the crawl's operator `URL` (a master's, or a crawl's --operator address)")
 	ca := fs.String("ca", "", "CA `FILE` to trust a TLS master")
-	prefix := fs.String("prefix", engine.DefaultClusterPrefix, "subject `PREFIX` of the crawl")
+	prefix := fs.String("prefix", config.DefaultClusterPrefix, "subject `PREFIX` of the crawl")
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout (the outcome, status or hosts), for scripts")
 	yes := fs.Bool("yes", false, "rebalance: apply the plan (without it, the plan is only printed)")
 	var tf tokenFlags
@@ -151,7 +152,7 @@ func flagAfterCommand(fs *flag.FlagSet, args []string) string {
 func checkSubjectPrefix(prefix string) error {
 	if attach.CheckPrefix(prefix) != nil {
 		return fmt.Errorf("--prefix %q is not a NATS subject prefix (dot-separated words, no wildcards or spaces, e.g. %q)",
-			prefix, engine.DefaultClusterPrefix)
+			prefix, config.DefaultClusterPrefix)
 	}
 	return nil
 }
@@ -171,7 +172,7 @@ func (e *unreachedError) Error() string {
 	case errors.Is(e.err, nats.ErrNoResponders):
 		return fmt.Sprintf("nothing answers at %s under subject prefix %q: is the crawl running there, and under that prefix? "+
 			"(a master started with --prefix P needs ctl --prefix P; a crawl's or demo's --operator port uses %q)",
-			e.url, e.prefix, engine.DefaultClusterPrefix)
+			e.url, e.prefix, config.DefaultClusterPrefix)
 	case errors.Is(e.err, nats.ErrTimeout), errors.Is(e.err, context.DeadlineExceeded):
 		return fmt.Sprintf("the crawl at %s (prefix %q) did not answer in time; the change may or may not have been made: "+
 			"look at the console before sending it again", e.url, e.prefix)
@@ -226,7 +227,7 @@ func operatorPort(addr, db string, eng engine.Control, stderr io.Writer, cmd str
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	stopAttach, err := attach.Serve(conn.NC, engine.DefaultClusterPrefix, eng)
+	stopAttach, err := attach.Serve(conn.NC, config.DefaultClusterPrefix, eng)
 	if err != nil {
 		conn.Close()
 		srv.Shutdown()

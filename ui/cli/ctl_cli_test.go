@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/attach"
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/steer"
 	"github.com/crawlconsole/crawlconsole/ui/fake"
 )
 
@@ -28,7 +29,7 @@ func dialOperator(t *testing.T, url, tokenFile string) *attach.Client {
 		t.Fatal(err)
 	}
 	t.Cleanup(conn.Close)
-	return attach.Dial(conn.NC, engine.DefaultClusterPrefix)
+	return attach.Dial(conn.NC, config.DefaultClusterPrefix)
 }
 
 // `demo --workers N --operator ADDR` serves the operator port on its master, as
@@ -97,8 +98,8 @@ type slowSteer struct {
 	release chan struct{}
 }
 
-func (s slowSteer) Steer(st engine.Steer) (string, error) {
-	if st.Op == engine.SteerSeedAdd {
+func (s slowSteer) Steer(st steer.Change) (string, error) {
+	if st.Op == steer.SeedAdd {
 		<-s.release
 	}
 	return s.Control.Steer(st)

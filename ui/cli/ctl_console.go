@@ -12,6 +12,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/attach"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/commands"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
@@ -32,7 +33,7 @@ var consoleOnly = map[string]bool{"theme": true, "quit": true, "help": true}
 type ctlConsole struct {
 	client *attach.Client
 	common *pane.Common
-	snap   *engine.Snapshot
+	snap   *view.Snapshot
 	yes    bool     // rebalance: apply the plan, not only show it
 	out    []string // plan lines for the operator, printed before the outcome
 }
@@ -44,7 +45,7 @@ func newCtlConsole(client *attach.Client, yes bool) *ctlConsole {
 func (c *ctlConsole) Common() *pane.Common { return c.common }
 
 // Snapshot is fetched on first need (lane numbers are checked against it).
-func (c *ctlConsole) Snapshot() *engine.Snapshot {
+func (c *ctlConsole) Snapshot() *view.Snapshot {
 	if c.snap == nil {
 		s := c.client.Snapshot()
 		c.snap = &s
@@ -87,7 +88,7 @@ func (c *ctlConsole) PlanRebalance() tea.Cmd {
 }
 
 // planLines is a rebalance plan as the console's dialog lists it.
-func planLines(p engine.RebalancePlan) []string {
+func planLines(p view.RebalancePlan) []string {
 	var out []string
 	for _, mv := range p.Moves {
 		out = append(out, fmt.Sprintf("  lane %-4d %s -> %s  (%.1fs queued)", mv.Lane, mv.From, mv.To, mv.Cost))

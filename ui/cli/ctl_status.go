@@ -10,8 +10,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/attach"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
@@ -19,7 +19,7 @@ import (
 // ctlStatusReport is `ctl status --json`: the console's header as one object. Its
 // field names are part of the command-line contract.
 type ctlStatusReport struct {
-	State        engine.State     `json:"state"`
+	State        view.State       `json:"state"`
 	StartedAt    time.Time        `json:"started_at"`
 	PagesFetched int64            `json:"pages_fetched"`
 	PagesStored  int64            `json:"pages_stored"`
@@ -41,14 +41,14 @@ type ctlStatusReport struct {
 
 // ctlWorker is one worker of a master in `ctl status`.
 type ctlWorker struct {
-	Name      string           `json:"name"`
-	State     engine.NodeState `json:"state"`
-	Lanes     int              `json:"lanes"`
-	PagesPerS float64          `json:"pages_per_s"`
-	Queue     int              `json:"queue"`
+	Name      string         `json:"name"`
+	State     view.NodeState `json:"state"`
+	Lanes     int            `json:"lanes"`
+	PagesPerS float64        `json:"pages_per_s"`
+	Queue     int            `json:"queue"`
 }
 
-func statusOf(s engine.Snapshot) ctlStatusReport {
+func statusOf(s view.Snapshot) ctlStatusReport {
 	r := ctlStatusReport{State: s.State, StartedAt: s.StartedAt, PagesFetched: s.Totals.PagesFetched,
 		PagesStored: s.Totals.PagesStored, PagesPerS: s.PagesPerSec, Queue: s.QueueDepth, URLsDone: s.Totals.URLsDone,
 		LanesBusy: s.LanesBusy, LanesMax: s.LanesMax, Refused: s.Totals.Refused, Errors: s.Totals.Errors,
@@ -61,7 +61,7 @@ func statusOf(s engine.Snapshot) ctlStatusReport {
 		r.Skipped = map[string]int64{}
 	}
 	for _, l := range s.Lanes {
-		if l.Status == engine.LanePaused && s.State != engine.StatePaused {
+		if l.Status == view.LanePaused && s.State != view.StatePaused {
 			r.PausedLanes = append(r.PausedLanes, l.ID)
 		}
 	}
@@ -72,7 +72,7 @@ func statusOf(s engine.Snapshot) ctlStatusReport {
 	return r
 }
 
-func disabledOf(s engine.Snapshot) []string {
+func disabledOf(s view.Snapshot) []string {
 	out := []string{}
 	if s.Egress != nil {
 		for _, d := range s.Egress.Disabled {
@@ -85,7 +85,7 @@ func disabledOf(s engine.Snapshot) []string {
 
 // snapshotOrFail fetches the crawl's snapshot, or prints why it could not (exit 4,
 // or 2 for a refused credential).
-func snapshotOrFail(client *attach.Client, url, prefix string, stderr io.Writer) (engine.Snapshot, int) {
+func snapshotOrFail(client *attach.Client, url, prefix string, stderr io.Writer) (view.Snapshot, int) {
 	s := client.Snapshot()
 	if attach.Unreachable(s.State) {
 		err := client.Err()
@@ -192,7 +192,7 @@ func ctlHosts(client *attach.Client, url, prefix string, asJSON bool, stdout, st
 	return clikit.Exit(tw.Flush() == nil)
 }
 
-func hostsOf(s engine.Snapshot) []ctlHost {
+func hostsOf(s view.Snapshot) []ctlHost {
 	by := map[string]*ctlHost{}
 	get := func(h string) *ctlHost {
 		if by[h] == nil {
@@ -231,7 +231,7 @@ func yesNo(b bool) string {
 
 // limitedBy says what holds the crawl back when most of its lanes wait rather than
 // fetch ("" while most lanes fetch), and the waiting lanes by what holds them.
-func limitedBy(s engine.Snapshot) (text string, counts map[string]int) {
+func limitedBy(s view.Snapshot) (text string, counts map[string]int) {
 	l := pane.LimitsOf(&s)
 	return l.Politeness(), l.By
 }

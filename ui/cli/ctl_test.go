@@ -16,6 +16,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/ui"
@@ -23,13 +24,13 @@ import (
 
 // steeringDemo is the demo's crawl of a fault-free sandbox (scale 50): its news and
 // social sites declared, running, and the first social site's name.
-func steeringDemo(t *testing.T) (*engine.Engine, *sandbox.Sandbox, string, engine.Options) {
+func steeringDemo(t *testing.T) (*engine.Engine, *sandbox.Sandbox, string, config.Options) {
 	t.Helper()
 	sb := clusterSandbox(t, 21, 24, nil)
 	opts := DemoOptions(sb, filepath.Join(t.TempDir(), "demo.db"))
 	social := ""
 	for _, s := range opts.Sites {
-		if s.Kind == engine.SiteSocial {
+		if s.Kind == config.SiteSocial {
 			social = s.Name
 			break
 		}
@@ -49,7 +50,7 @@ func steeringDemo(t *testing.T) (*engine.Engine, *sandbox.Sandbox, string, engin
 }
 
 // socialSearchHost is the host of the named social site's search template.
-func socialSearchHost(t *testing.T, opts engine.Options, name string) string {
+func socialSearchHost(t *testing.T, opts config.Options, name string) string {
 	t.Helper()
 	for _, s := range opts.Sites {
 		if s.Name == name {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
 )
@@ -181,23 +182,23 @@ func sandboxResolve(_ context.Context, _ string) ([]netip.Addr, error) {
 // DNS server, loopback allowed, four bind egresses, and lane pauses and a host cap
 // scaled like the sandbox's clock (human gap x1.25..x3; 1 request per web second;
 // the revisit clock).
-func DemoOptions(sb *sandbox.Sandbox, db string) engine.Options {
+func DemoOptions(sb *sandbox.Sandbox, db string) config.Options {
 	cfg := sb.Config()
 	scale := cfg.Scale
 	gap := time.Duration(float64(cfg.AntiBot.HumanGap) / scale)
-	o := engine.DefaultOptions()
+	o := config.DefaultOptions()
 	// M3: the sandbox's news sites are crawled from their entry and filtered by their
 	// keywords; its social sites are searched for each keyword, as many result pages
 	// as the sandbox serves.
 	for _, s := range sb.Info().Sites {
-		site := engine.SiteOptions{Name: s.Domain, Kind: engine.SiteNews, Entry: s.Entry, Keywords: s.Keywords, Class: s.Class}
+		site := config.SiteOptions{Name: s.Domain, Kind: config.SiteNews, Entry: s.Entry, Keywords: s.Keywords, Class: s.Class}
 		if s.Search != "" {
-			site = engine.SiteOptions{Name: s.Domain, Kind: engine.SiteSocial, Search: s.Search,
+			site = config.SiteOptions{Name: s.Domain, Kind: config.SiteSocial, Search: s.Search,
 				Pages: cfg.Search.PagesPerKeyword, Keywords: s.Keywords, Class: s.Class}
 		}
 		o.Sites = append(o.Sites, site)
 	}
-	o.Rounds.Every = time.Duration(float64(engine.DefaultRoundEvery) / scale)
+	o.Rounds.Every = time.Duration(float64(config.DefaultRoundEvery) / scale)
 	o.DB = db
 	o.DNSServers = []string{sb.DNSAddr()}
 	o.AllowPrivate = []string{"127.0.0.0/8"}

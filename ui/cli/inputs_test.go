@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
 // optionsOf parses args as `crawl` does and builds its options; warnings go to w.
-func optionsOf(t *testing.T, w *strings.Builder, args ...string) (*crawlFlags, engine.Options, error) {
+func optionsOf(t *testing.T, w *strings.Builder, args ...string) (*crawlFlags, config.Options, error) {
 	t.Helper()
 	c := newCrawlFlags("crawl", "", w)
 	pos, code, done := c.parse(args)
@@ -66,7 +66,7 @@ func TestConfigFromAPipeIsCapped(t *testing.T) {
 		}
 	}()
 	path := fmt.Sprintf("/dev/fd/%d", r.Fd())
-	o := engine.DefaultOptions()
+	o := config.DefaultOptions()
 	err = loadConfig(path, &o)
 	if err == nil || !strings.Contains(err.Error(), "over the 256 KiB") {
 		t.Fatalf("a config piped without end: %v; want it refused at the cap", err)

@@ -21,6 +21,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/engine/metrics"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
 
@@ -409,12 +410,12 @@ func TestMetricsFlagServes(t *testing.T) {
 // count robots.txt exclusions apart from errors (a 405-page crawl must not show
 // "errors 360" when all of them are robots.txt exclusions).
 func TestSummarySkippedApart(t *testing.T) {
-	st := engine.Stats{PagesFetched: 405, Errors: map[string]int64{"timeout": 2},
+	st := view.Stats{PagesFetched: 405, Errors: map[string]int64{"timeout": 2},
 		Skipped: map[string]int64{"robots_disallowed": 360, "out_of_scope_off_site": 40}}
 	cases := []struct{ name, got, want string }{
 		{"summary", summary(st), "errors: timeout=2; skipped: out_of_scope_off_site=40 robots_disallowed=360"},
-		{"summary, none", summary(engine.Stats{}), "errors: none; skipped: none"},
-		{"progress", progress(engine.Snapshot{Totals: engine.Totals{Errors: st.Errors, Skipped: st.Skipped}}), "errors 2  skipped 400"},
+		{"summary, none", summary(view.Stats{}), "errors: none; skipped: none"},
+		{"progress", progress(view.Snapshot{Totals: view.Totals{Errors: st.Errors, Skipped: st.Skipped}}), "errors 2  skipped 400"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

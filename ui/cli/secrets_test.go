@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
@@ -49,7 +50,7 @@ func TestSecretsNeverShown(t *testing.T) {
 
 	var seen []string // everything visible, to search at the end
 	for _, bad := range []string{"http://vpn:" + pw + "@", "socks5://vpn:" + pw + "@host", "ftp://vpn:" + pw + "@h:1"} {
-		o := engine.DefaultOptions()
+		o := config.DefaultOptions()
 		o.DB = filepath.Join(t.TempDir(), "bad.db")
 		o.Egress = []string{bad}
 		if _, err := engine.New(o); err == nil {

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // smallSite serves n linked pages on loopback.
@@ -34,8 +36,8 @@ func smallSite(t *testing.T, n int) *httptest.Server {
 }
 
 // stateOptions is a fast crawl of srv with loopback allowed.
-func stateOptions(t *testing.T, srv *httptest.Server) engine.Options {
-	o := engine.DefaultOptions()
+func stateOptions(t *testing.T, srv *httptest.Server) config.Options {
+	o := config.DefaultOptions()
 	o.DB = filepath.Join(t.TempDir(), "s.db")
 	o.AllowPrivate = []string{"127.0.0.0/8"}
 	o.Lanes.DelayMin, o.Lanes.DelayMax = 0, time.Millisecond
@@ -52,12 +54,12 @@ func TestRanDryCrawlSaysDoneOrIdleUntilTheNextRound(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		rounds bool
-		want   engine.State
-	}{{"seeds only", false, engine.StateDone}, {"a news site in rounds", true, engine.StateIdle}} {
+		want   view.State
+	}{{"seeds only", false, view.StateDone}, {"a news site in rounds", true, view.StateIdle}} {
 		t.Run(c.name, func(t *testing.T) {
 			o := stateOptions(t, srv)
 			if c.rounds {
-				o.Sites = []engine.SiteOptions{{Name: "local", Kind: engine.SiteNews, Entry: srv.URL + "/"}}
+				o.Sites = []config.SiteOptions{{Name: "local", Kind: config.SiteNews, Entry: srv.URL + "/"}}
 				o.Rounds.Every = time.Hour
 			} else {
 				o.Seeds = []string{srv.URL + "/"}
@@ -143,17 +145,17 @@ func TestRateKeepsPoliteRates(t *testing.T) {
 // crawl at 0.3 pages/s is not taken for a hung one; while most fetch, it says
 // nothing.
 func TestProgressSaysPolitenessIsTheLimit(t *testing.T) {
-	s := engine.Snapshot{State: engine.StateRunning, StartedAt: time.Now(), PagesPerSec: 0.3, Lanes: []engine.Lane{
-		{ID: 1, Status: engine.LaneWaiting, GapWhy: "crawl-delay"},
-		{ID: 2, Status: engine.LaneGated, GapWhy: "crawl-delay"},
-		{ID: 3, Status: engine.LaneWaiting, GapWhy: "delay"},
-		{ID: 4, Status: engine.LaneFetching},
+	s := view.Snapshot{State: view.StateRunning, StartedAt: time.Now(), PagesPerSec: 0.3, Lanes: []view.Lane{
+		{ID: 1, Status: view.LaneWaiting, GapWhy: "crawl-delay"},
+		{ID: 2, Status: view.LaneGated, GapWhy: "crawl-delay"},
+		{ID: 3, Status: view.LaneWaiting, GapWhy: "delay"},
+		{ID: 4, Status: view.LaneFetching},
 	}}
 	line := progress(s)
 	if !strings.Contains(line, "limited by politeness: 3 of 4 lanes wait (crawl-delay 2, delay 1)") || !strings.Contains(line, "0.30 pages/s (18/min)") {
 		t.Errorf("progress line %q does not say politeness holds the lanes back, or rounds the rate", line)
 	}
-	s.Lanes[0].Status, s.Lanes[1].Status = engine.LaneFetching, engine.LaneFetching
+	s.Lanes[0].Status, s.Lanes[1].Status = view.LaneFetching, view.LaneFetching
 	if line := progress(s); strings.Contains(line, "limited by") {
 		t.Errorf("progress line %q says limited while most lanes fetch", line)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // Without a console, the engine's warnings (the Log pane's WARN and ERROR rows)
@@ -31,7 +32,7 @@ const (
 // warnShape is one distinct warning: its first text and how often it came.
 type warnShape struct {
 	first string
-	level engine.Level
+	level view.Level
 	n     int
 	hosts []string // the first few hosts it named
 }
@@ -52,9 +53,9 @@ func newWarnReporter(w io.Writer) *warnReporter {
 // skip marks msgs as printed already (before the start).
 func (r *warnReporter) skip(msgs []string) {
 	for _, m := range msgs {
-		key := warnKey(engine.Event{Level: engine.LevelWarn, Msg: m})
+		key := warnKey(view.Event{Level: view.LevelWarn, Msg: m})
 		if r.shapes[key] == nil {
-			r.shapes[key] = &warnShape{first: m, level: engine.LevelWarn}
+			r.shapes[key] = &warnShape{first: m, level: view.LevelWarn}
 		}
 	}
 }
@@ -65,7 +66,7 @@ func (r *warnReporter) drain(ctrl engine.Control) {
 		evs := ctrl.EventsSince(r.after, eventsBatch)
 		for _, ev := range evs {
 			r.after = ev.Seq
-			if ev.Level >= engine.LevelWarn {
+			if ev.Level >= view.LevelWarn {
 				r.add(ev)
 			}
 		}
@@ -75,7 +76,7 @@ func (r *warnReporter) drain(ctrl engine.Control) {
 	}
 }
 
-func (r *warnReporter) add(ev engine.Event) {
+func (r *warnReporter) add(ev view.Event) {
 	key := warnKey(ev)
 	s := r.shapes[key]
 	if s == nil {
@@ -122,8 +123,8 @@ func (r *warnReporter) finish() {
 	}
 }
 
-func levelWord(l engine.Level) string {
-	if l >= engine.LevelError {
+func levelWord(l view.Level) string {
+	if l >= view.LevelError {
 		return "error"
 	}
 	return "warning"
@@ -136,7 +137,7 @@ var (
 
 // warnKey is what makes two warnings the same: their text with the host, URLs and
 // numbers taken out.
-func warnKey(ev engine.Event) string {
+func warnKey(ev view.Event) string {
 	m := ev.Msg
 	if ev.Host != "" {
 		m = strings.ReplaceAll(m, ev.Host, "HOST")
@@ -164,7 +165,7 @@ const exampleKinds = 8
 
 // kindReport is the end-of-crawl lines naming the failed and skipped kinds with
 // their first URLs, most frequent first: "  failed ssrf_blocked ×3: URL, URL …".
-func kindReport(st engine.Stats) []string {
+func kindReport(st view.Stats) []string {
 	var lines []string
 	for _, part := range []struct {
 		word  string
@@ -203,7 +204,7 @@ func kindReport(st engine.Stats) []string {
 // nothingFetched says why a crawl that fetched no page ended that way, with the fix
 // when there is one, or "" if it fetched something or was given nothing to fail on
 // (a finished store resumed, a crawl stopped before its first request).
-func nothingFetched(st engine.Stats) string {
+func nothingFetched(st view.Stats) string {
 	if st.PagesFetched > 0 || st.StoreError != "" {
 		return ""
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/config"
 )
 
 // The waits between tries to reach a master that is not there yet double from the
@@ -29,7 +30,7 @@ var errStoppedJoining = errors.New("stopped before the master answered")
 // or while the master restarts) until wait has passed (0: until the master answers
 // or ctx ends). It says once that the master is unreachable, and when it answered.
 // A refused credential or an untrusted certificate is returned at once.
-func joinMaster(ctx context.Context, url string, co cluster.ClientOptions, wo engine.WorkerOptions, wait time.Duration,
+func joinMaster(ctx context.Context, url string, co cluster.ClientOptions, wo config.WorkerOptions, wait time.Duration,
 	say func(format string, a ...any)) (*cluster.Conn, *engine.Worker, error) {
 	start := time.Now()
 	delay := joinRetryFirst

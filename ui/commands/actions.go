@@ -9,6 +9,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
@@ -111,7 +112,7 @@ func SetHostDisabled(c *pane.Common, host string, disabled bool) tea.Cmd {
 }
 
 // ToggleDisabled is x on a host shown in the Lanes or Groups pane.
-func ToggleDisabled(c *pane.Common, host string, v *engine.EgressView) tea.Cmd {
+func ToggleDisabled(c *pane.Common, host string, v *view.EgressView) tea.Cmd {
 	if c.ReadOnly {
 		return pane.Status(pane.ReadOnlyText, true)
 	}
@@ -119,7 +120,7 @@ func ToggleDisabled(c *pane.Common, host string, v *engine.EgressView) tea.Cmd {
 }
 
 // IsDisabled reports whether host is on the view's host_disable_list.
-func IsDisabled(v *engine.EgressView, host string) bool {
+func IsDisabled(v *view.EgressView, host string) bool {
 	if v == nil {
 		return false
 	}

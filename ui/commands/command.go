@@ -16,6 +16,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/themes"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
@@ -27,7 +28,7 @@ type Console interface {
 	// Common is the console's shared context: styles, keys, the engine controls.
 	Common() *pane.Common
 	// Snapshot is the state on screen (held still while the view is frozen).
-	Snapshot() *engine.Snapshot
+	Snapshot() *view.Snapshot
 	// SetPaused pauses or resumes the whole crawl.
 	SetPaused(paused bool) tea.Cmd
 	// SetTheme switches this console's theme; an unknown name is an error.

@@ -7,15 +7,15 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 func init() {
 	for _, c := range []Command{
 		{Name: "pause node", Args: "NAME", Min: 1, Max: 1, Control: true, Help: "pause one worker (it keeps its hosts)",
-			When: hasWorkers, Complete: nodesNot(engine.NodePaused), Run: nodeOp(true)},
+			When: hasWorkers, Complete: nodesNot(view.NodePaused), Run: nodeOp(true)},
 		{Name: "resume node", Args: "NAME", Min: 1, Max: 1, Control: true, Help: "resume a paused worker",
-			When: hasWorkers, Complete: nodesIn(engine.NodePaused), Run: nodeOp(false)},
+			When: hasWorkers, Complete: nodesIn(view.NodePaused), Run: nodeOp(false)},
 	} {
 		Register(c)
 	}
@@ -52,19 +52,19 @@ func parseNode(con Console, s string) (string, error) {
 }
 
 // nodesIn completes the names of the workers in state s; nodesNot the others'.
-func nodesIn(s engine.NodeState) func(Console) []string {
+func nodesIn(s view.NodeState) func(Console) []string {
 	return func(con Console) []string {
-		return nodeNamesWhere(con, func(n engine.NodeState) bool { return n == s })
+		return nodeNamesWhere(con, func(n view.NodeState) bool { return n == s })
 	}
 }
 
-func nodesNot(s engine.NodeState) func(Console) []string {
+func nodesNot(s view.NodeState) func(Console) []string {
 	return func(con Console) []string {
-		return nodeNamesWhere(con, func(n engine.NodeState) bool { return n != s })
+		return nodeNamesWhere(con, func(n view.NodeState) bool { return n != s })
 	}
 }
 
-func nodeNamesWhere(con Console, keep func(engine.NodeState) bool) []string {
+func nodeNamesWhere(con Console, keep func(view.NodeState) bool) []string {
 	var out []string
 	for _, n := range con.Snapshot().Nodes {
 		if keep(n.State) {

@@ -6,10 +6,11 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/steer"
 )
 
 // Live steering: seeds, sites, keywords, budgets and date windows change while the
-// crawl runs. Each command's words go to engine.ParseSteer, the parser
+// crawl runs. Each command's words go to steer.Parse, the parser
 // `crawlconsole ctl` uses too, and the change to Control.Steer: over SSH and over
 // NATS (console --attach) alike. A read-only session changes nothing.
 //
@@ -41,7 +42,7 @@ func init() {
 // runSteer parses a steering command's words and sends the change.
 func runSteer(name string) func(con Console, args []string) (tea.Cmd, error) {
 	return func(con Console, args []string) (tea.Cmd, error) {
-		s, err := engine.ParseSteer(append(strings.Fields(name), args...))
+		s, err := steer.Parse(append(strings.Fields(name), args...))
 		if err != nil {
 			return nil, err
 		}

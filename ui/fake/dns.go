@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/dnscache"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // ErrNoDNS is FlushDNS's answer on a crawl built with Config.NoDNS (the engine's
@@ -17,8 +17,8 @@ var ErrNoDNS = errors.New("no DNS cache: a custom resolver is in use")
 
 // buildDNS is the DNS pane's data (M5) of a crawl that has been running an hour:
 // mostly cache hits, a prefetch backlog, a few slow domains and negative entries.
-func buildDNS() *engine.DNSView {
-	v := &engine.DNSView{
+func buildDNS() *view.DNSView {
+	v := &view.DNSView{
 		At: Epoch,
 		Stats: dnscache.Stats{
 			Lookups: 48213, PositiveHits: 45102, NegativeHits: 1187, Misses: 1924,
@@ -97,7 +97,7 @@ func (c *Control) tickDNS() {
 	}
 }
 
-func cloneDNS(v *engine.DNSView) *engine.DNSView {
+func cloneDNS(v *view.DNSView) *view.DNSView {
 	if v == nil {
 		return nil
 	}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // ErrNoRotation is what the rotation controls answer on a crawl built with
@@ -33,8 +33,8 @@ const DisableFor = 2 * time.Hour
 // buildEgress is the Egress pane's data (M3): the node's list of n egresses (the
 // first in use, one cooling after proxy faults), a spare egress of the account
 // table, three disabled hosts and two pair bans.
-func buildEgress(n int) *engine.EgressView {
-	v := &engine.EgressView{At: Epoch, Node: "local", Current: egressName(0), Rotations: 37, HostsDisabled: 5}
+func buildEgress(n int) *view.EgressView {
+	v := &view.EgressView{At: Epoch, Node: "local", Current: egressName(0), Rotations: 37, HostsDisabled: 5}
 	v.PairBans = []egress.PairBan{
 		{Egress: egressName(0), Host: "social-41.sandbox.test", At: Epoch.Add(-5 * time.Minute), Until: Epoch.Add(25 * time.Minute),
 			Why: "AWS WAF: header x-amzn-waf-action: captcha"},
@@ -121,7 +121,7 @@ func (c *Control) tickEgress() {
 	}
 }
 
-func cloneEgress(v *engine.EgressView) *engine.EgressView {
+func cloneEgress(v *view.EgressView) *view.EgressView {
 	if v == nil {
 		return nil
 	}
@@ -161,7 +161,7 @@ func (c *Control) RotateLane(id int) (string, error) {
 	if v == nil {
 		return "", ErrNoRotation
 	}
-	li := slices.IndexFunc(c.snap.Lanes, func(l engine.Lane) bool { return l.ID == id })
+	li := slices.IndexFunc(c.snap.Lanes, func(l view.Lane) bool { return l.ID == id })
 	if li < 0 {
 		return "", fmt.Errorf("no lane %d", id)
 	}
@@ -290,7 +290,7 @@ func (c *Control) RemoveEgress(name string) error {
 func (c *Control) RetireLane(id int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.snap.Lanes = slices.DeleteFunc(slices.Clone(c.snap.Lanes), func(l engine.Lane) bool { return l.ID == id })
-	c.snap.Groups = slices.DeleteFunc(slices.Clone(c.snap.Groups), func(g engine.Group) bool { return g.Lane == id })
+	c.snap.Lanes = slices.DeleteFunc(slices.Clone(c.snap.Lanes), func(l view.Lane) bool { return l.ID == id })
+	c.snap.Groups = slices.DeleteFunc(slices.Clone(c.snap.Groups), func(g view.Group) bool { return g.Lane == id })
 	c.snap.LanesBusy = len(c.snap.Lanes)
 }

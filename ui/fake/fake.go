@@ -59,11 +59,11 @@ type Config struct {
 // Control is a fake engine.Control. It is safe for concurrent use (SSH sessions).
 type Control struct {
 	mu     sync.Mutex
-	snap   engine.Snapshot
-	events []engine.Event
+	snap   view.Snapshot
+	events []view.Event
 	calls  []string
 	// plan is what PlanRebalance returns; nil means "derive one from the lanes".
-	plan *engine.RebalancePlan
+	plan *view.RebalancePlan
 	// addEgressErr, when set, decides AddEgress's error (see FailAddEgress).
 	addEgressErr func(spec string) error
 	added        int // egresses added so far, for their default names
@@ -125,7 +125,7 @@ func New(cfg Config) *Control {
 		c.snap.Totals.Deferred = 57
 	}
 	for i := range cfg.Events {
-		c.addEvent(engine.Level(i%7%4), (i%cfg.Lanes)+1, hostName(i%9), eventText(i))
+		c.addEvent(view.Level(i%7%4), (i%cfg.Lanes)+1, hostName(i%9), eventText(i))
 	}
 	c.snap.LastEvent = uint64(len(c.events))
 	return c
@@ -150,12 +150,12 @@ func eventText(i int) string {
 	return msgs[i%len(msgs)]
 }
 
-func buildSnapshot(cfg Config) engine.Snapshot {
-	s := engine.Snapshot{
+func buildSnapshot(cfg Config) view.Snapshot {
+	s := view.Snapshot{
 		At:        Epoch,
-		State:     engine.StateRunning,
+		State:     view.StateRunning,
 		StartedAt: Epoch.Add(-(time.Hour + 2*time.Minute + 3*time.Second)),
-		Totals: engine.Totals{
+		Totals: view.Totals{
 			PagesFetched: 123456,
 			PagesStored:  120001,
 			BytesFetched: 4_321_000_000,
@@ -173,7 +173,7 @@ func buildSnapshot(cfg Config) engine.Snapshot {
 	for i := range 60 {
 		s.RateHistory = append(s.RateHistory, float64(20+(i*7)%30))
 	}
-	statuses := []engine.LaneStatus{engine.LaneFetching, engine.LaneWaiting, engine.LaneWaiting, engine.LaneGated, engine.LaneIdle}
+	statuses := []view.LaneStatus{view.LaneFetching, view.LaneWaiting, view.LaneWaiting, view.LaneGated, view.LaneIdle}
 	for i := range cfg.Lanes {
 		id := i + 1
 		eg := egressName(i % cfg.Egresses)
@@ -186,7 +186,7 @@ func buildSnapshot(cfg Config) engine.Snapshot {
 		}
 		sort.Strings(hosts)
 		st := statuses[i%len(statuses)]
-		l := engine.Lane{
+		l := view.Lane{
 			ID:      id,
 			Egress:  eg,
 			Hosts:   hosts,
@@ -196,18 +196,18 @@ func buildSnapshot(cfg Config) engine.Snapshot {
 			Done:    int64(100 + (i*37)%900),
 			Queued:  3 + i%11,
 		}
-		if st == engine.LaneWaiting || st == engine.LaneGated {
+		if st == view.LaneWaiting || st == view.LaneGated {
 			l.NextFetch = Epoch.Add(time.Duration(500+(i*731)%5500) * time.Millisecond)
 		}
 		l.Gap, l.GapWhy = fakeGap(i)
 		s.Lanes = append(s.Lanes, l)
-		g := engine.Group{Lane: id, Egress: eg}
+		g := view.Group{Lane: id, Egress: eg}
 		for j, h := range hosts {
 			gap, why := fakeGap(i + j)
-			g.Hosts = append(g.Hosts, engine.HostRef{Host: h, Tasks: 2 + (i+j)%6, Gap: gap, GapWhy: why})
+			g.Hosts = append(g.Hosts, view.HostRef{Host: h, Tasks: 2 + (i+j)%6, Gap: gap, GapWhy: why})
 		}
 		for p := range l.Parents {
-			ref := engine.ParentRef{Hash: uint64(0x9e3779b97f4a7c15) * uint64(id*10+p), Tasks: 1 + (p+i)%4}
+			ref := view.ParentRef{Hash: uint64(0x9e3779b97f4a7c15) * uint64(id*10+p), Tasks: 1 + (p+i)%4}
 			if p%3 != 2 {
 				ref.URL = fmt.Sprintf("http://%s/section/%d", hosts[0], p)
 			}
@@ -225,9 +225,9 @@ func buildSnapshot(cfg Config) engine.Snapshot {
 }
 
 // addEvent appends one event to the ring; the caller holds mu (or is building).
-func (c *Control) addEvent(lvl engine.Level, lane int, host, msg string) {
+func (c *Control) addEvent(lvl view.Level, lane int, host, msg string) {
 	seq := uint64(len(c.events) + 1)
-	c.events = append(c.events, engine.Event{
+	c.events = append(c.events, view.Event{
 		Seq:   seq,
 		At:    Epoch.Add(-time.Duration(600-len(c.events)) * time.Second),
 		Level: lvl,
@@ -240,7 +240,7 @@ func (c *Control) addEvent(lvl engine.Level, lane int, host, msg string) {
 
 // Snapshot returns a copy of the fake crawl's state (deep enough that the console
 // cannot alias the fake's slices).
-func (c *Control) Snapshot() engine.Snapshot {
+func (c *Control) Snapshot() view.Snapshot {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := c.snap
@@ -255,14 +255,14 @@ func (c *Control) Snapshot() engine.Snapshot {
 	s.Hosts = c.hostsSnapshot()
 	s.Stories = cloneStories(c.snap.Stories)
 	if s.Egress != nil { // as the engine does: no sites declared, the estimate from the egresses
-		s.Sizing = &engine.Sizing{}
+		s.Sizing = &view.Sizing{}
 		s.Sizing.Estimate(s.Egress)
 	}
 	return s
 }
 
 // EventsSince returns up to max events with Seq > after, oldest first.
-func (c *Control) EventsSince(after uint64, max int) []engine.Event {
+func (c *Control) EventsSince(after uint64, max int) []view.Event {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if after >= uint64(len(c.events)) || max <= 0 {
@@ -280,8 +280,8 @@ func (c *Control) Pause() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.calls = append(c.calls, "Pause")
-	c.snap.State = engine.StatePaused
-	c.addEvent(engine.LevelInfo, 0, "", "crawl paused by operator")
+	c.snap.State = view.StatePaused
+	c.addEvent(view.LevelInfo, 0, "", "crawl paused by operator")
 }
 
 // Resume restarts the fake crawl.
@@ -289,8 +289,8 @@ func (c *Control) Resume() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.calls = append(c.calls, "Resume")
-	c.snap.State = engine.StateRunning
-	c.addEvent(engine.LevelInfo, 0, "", "crawl resumed by operator")
+	c.snap.State = view.StateRunning
+	c.addEvent(view.LevelInfo, 0, "", "crawl resumed by operator")
 }
 
 // ErrNoLane is returned for a lane ID the fake does not have.
@@ -305,9 +305,9 @@ func (c *Control) PauseLane(id int, paused bool) error {
 		if c.snap.Lanes[i].ID == id {
 			c.snap.Lanes[i].Paused = paused
 			if paused {
-				c.snap.Lanes[i].Status = engine.LanePaused
+				c.snap.Lanes[i].Status = view.LanePaused
 			} else {
-				c.snap.Lanes[i].Status = engine.LaneWaiting
+				c.snap.Lanes[i].Status = view.LaneWaiting
 			}
 			return nil
 		}
@@ -325,17 +325,17 @@ func (c *Control) PauseNode(name string, paused bool) error {
 	c.calls = append(c.calls, fmt.Sprintf("PauseNode(%s,%v)", name, paused))
 	for i := range c.snap.Nodes {
 		if c.snap.Nodes[i].Name == name {
-			c.snap.Nodes[i].State = engine.NodeActive
+			c.snap.Nodes[i].State = view.NodeActive
 			if paused {
-				c.snap.Nodes[i].State = engine.NodePaused
+				c.snap.Nodes[i].State = view.NodePaused
 				c.snap.Nodes[i].PagesPerSec = 0
 			}
 			// The worker's lanes stop with it (not as operator-paused lanes).
 			for j := range c.snap.Lanes {
 				if l := &c.snap.Lanes[j]; l.Node == name && !l.Paused {
-					l.Status, l.NextFetch = engine.LaneWaiting, c.snap.At.Add(time.Second)
+					l.Status, l.NextFetch = view.LaneWaiting, c.snap.At.Add(time.Second)
 					if paused {
-						l.Status, l.NextFetch = engine.LanePaused, time.Time{}
+						l.Status, l.NextFetch = view.LanePaused, time.Time{}
 					}
 				}
 			}
@@ -373,23 +373,23 @@ func (c *Control) SetMaxLanes(n int) error {
 }
 
 // SetPlan fixes what PlanRebalance returns.
-func (c *Control) SetPlan(p engine.RebalancePlan) {
+func (c *Control) SetPlan(p view.RebalancePlan) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.plan = &p
 }
 
 // PlanRebalance proposes moving the first lane of the busiest egress to the idlest.
-func (c *Control) PlanRebalance() engine.RebalancePlan {
+func (c *Control) PlanRebalance() view.RebalancePlan {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.calls = append(c.calls, "PlanRebalance")
 	if c.plan != nil {
 		return *c.plan
 	}
-	load := map[string]*engine.EgressLoad{}
+	load := map[string]*view.EgressLoad{}
 	for _, e := range c.snap.Egresses {
-		load[e] = &engine.EgressLoad{Egress: e}
+		load[e] = &view.EgressLoad{Egress: e}
 	}
 	for _, l := range c.snap.Lanes {
 		if el := load[l.Egress]; el != nil {
@@ -397,7 +397,7 @@ func (c *Control) PlanRebalance() engine.RebalancePlan {
 			el.Cost += float64(l.Queued)
 		}
 	}
-	var p engine.RebalancePlan
+	var p view.RebalancePlan
 	for _, e := range c.snap.Egresses {
 		p.Before = append(p.Before, *load[e])
 	}
@@ -418,7 +418,7 @@ func (c *Control) PlanRebalance() engine.RebalancePlan {
 	p.After = slices.Clone(p.Before)
 	for _, l := range c.snap.Lanes {
 		if l.Egress == p.Before[hi].Egress && hi != lo {
-			p.Moves = append(p.Moves, engine.LaneMove{Lane: l.ID, From: l.Egress, To: p.Before[lo].Egress, Cost: float64(l.Queued)})
+			p.Moves = append(p.Moves, view.LaneMove{Lane: l.ID, From: l.Egress, To: p.Before[lo].Egress, Cost: float64(l.Queued)})
 			p.After[hi].Lanes--
 			p.After[hi].Cost -= float64(l.Queued)
 			p.After[lo].Lanes++
@@ -431,7 +431,7 @@ func (c *Control) PlanRebalance() engine.RebalancePlan {
 	return p
 }
 
-func spread(loads []engine.EgressLoad) float64 {
+func spread(loads []view.EgressLoad) float64 {
 	lo, hi := loads[0].Cost, loads[0].Cost
 	for _, l := range loads {
 		lo, hi = min(lo, l.Cost), max(hi, l.Cost)
@@ -440,7 +440,7 @@ func spread(loads []engine.EgressLoad) float64 {
 }
 
 // ApplyRebalance moves the plan's lanes to their new egress.
-func (c *Control) ApplyRebalance(p engine.RebalancePlan) error {
+func (c *Control) ApplyRebalance(p view.RebalancePlan) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if p.Workers {
@@ -475,11 +475,11 @@ func (c *Control) Calls() []string {
 func (c *Control) Paused() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.snap.State == engine.StatePaused
+	return c.snap.State == view.StatePaused
 }
 
 // SetState forces the crawl state (e.g. DONE, to test quitting without a confirm).
-func (c *Control) SetState(s engine.State) {
+func (c *Control) SetState(s view.State) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.snap.State = s
@@ -490,7 +490,7 @@ func (c *Control) SetState(s engine.State) {
 func (c *Control) FailStore(reason string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.snap.State, c.snap.StoreError = engine.StateFailed, reason
+	c.snap.State, c.snap.StoreError = view.StateFailed, reason
 }
 
 // Idle turns the fake into an idle crawl: no rate, every lane idle, no countdowns.
@@ -502,7 +502,7 @@ func (c *Control) Idle() {
 		c.snap.RateHistory[i] = 0
 	}
 	for i := range c.snap.Lanes {
-		c.snap.Lanes[i].Status = engine.LaneIdle
+		c.snap.Lanes[i].Status = view.LaneIdle
 		c.snap.Lanes[i].NextFetch = time.Time{}
 	}
 }
@@ -516,7 +516,7 @@ func (c *Control) RunDry() {
 }
 
 // Log appends an event to the ring, as the engine would for a lane or host.
-func (c *Control) Log(lvl engine.Level, lane int, host, msg string) {
+func (c *Control) Log(lvl view.Level, lane int, host, msg string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.addEvent(lvl, lane, host, msg)
@@ -527,11 +527,11 @@ func (c *Control) Log(lvl engine.Level, lane int, host, msg string) {
 func (c *Control) Tick() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.snap.State != engine.StateRunning {
+	if c.snap.State != view.StateRunning {
 		return
 	}
 	for i := range c.snap.Lanes {
-		if !c.snap.Lanes[i].Paused && c.snap.Lanes[i].Status != engine.LanePaused {
+		if !c.snap.Lanes[i].Paused && c.snap.Lanes[i].Status != view.LanePaused {
 			c.snap.Lanes[i].Done++
 			c.snap.Totals.PagesFetched++
 		}

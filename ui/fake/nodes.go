@@ -4,20 +4,20 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // nodeShape is how the fake's i-th worker stands (M4): its state and the age of
 // its last heartbeat. Workers past the list are active with a fresh heartbeat.
 var nodeShape = []struct {
-	state engine.NodeState
+	state view.NodeState
 	age   time.Duration
 }{
-	{engine.NodeActive, 2 * time.Second},
-	{engine.NodeActive, 12 * time.Second}, // missed two beats: the pane marks it
-	{engine.NodePaused, 3 * time.Second},  // paused workers still send heartbeats
-	{engine.NodeDead, 67 * time.Second},   // its hosts went to the others
-	{engine.NodeLeaving, 1 * time.Second},
+	{view.NodeActive, 2 * time.Second},
+	{view.NodeActive, 12 * time.Second}, // missed two beats: the pane marks it
+	{view.NodePaused, 3 * time.Second},  // paused workers still send heartbeats
+	{view.NodeDead, 67 * time.Second},   // its hosts went to the others
+	{view.NodeLeaving, 1 * time.Second},
 }
 
 func nodeName(i int) string { return fmt.Sprintf("worker-%d", i+1) }
@@ -25,13 +25,13 @@ func nodeName(i int) string { return fmt.Sprintf("worker-%d", i+1) }
 // buildNodes turns s into a distributed crawl's snapshot (M4): cfg.Workers workers,
 // the lanes and groups dealt round-robin over the live ones, each lane leaving from
 // one of its worker's egresses (worker i owns egresses i, i+W, i+2W, ...).
-func buildNodes(s *engine.Snapshot, cfg Config) {
+func buildNodes(s *view.Snapshot, cfg Config) {
 	w := cfg.Workers
 	var live []int
 	for i := range w {
-		n := engine.Node{
+		n := view.Node{
 			Name:     nodeName(i),
-			State:    engine.NodeActive,
+			State:    view.NodeActive,
 			LanesMax: max(cfg.LanesMax/2, 1),
 			Joined:   Epoch.Add(-time.Hour - time.Duration(i)*7*time.Minute),
 			Results:  int64(1200 + i*3517),
@@ -51,7 +51,7 @@ func buildNodes(s *engine.Snapshot, cfg Config) {
 		case len(n.Egresses) == 0: // fewer egresses than workers: they share
 			n.Egresses = []string{egressName(i % cfg.Egresses)}
 		}
-		if n.State != engine.NodeDead {
+		if n.State != view.NodeDead {
 			live = append(live, i)
 		} else {
 			n.Egresses = nil // the master took its grants back: a dead worker holds none
@@ -70,8 +70,8 @@ func buildNodes(s *engine.Snapshot, cfg Config) {
 		eg := n.Egresses[n.Lanes%len(n.Egresses)]
 		l.Node, l.Egress = n.Name, eg
 		g.Node, g.Egress = n.Name, eg
-		if n.State == engine.NodePaused {
-			l.Status, l.NextFetch = engine.LanePaused, time.Time{}
+		if n.State == view.NodePaused {
+			l.Status, l.NextFetch = view.LanePaused, time.Time{}
 		}
 		n.Lanes++
 		n.LanesMax = max(n.LanesMax, n.Lanes)
@@ -89,7 +89,7 @@ func buildNodes(s *engine.Snapshot, cfg Config) {
 		n.Sites, n.Keywords = (n.Hosts+1)/2, i%3 // a site per two hosts; some keyword shards
 		n.Weight = float64(n.Sites+n.Keywords) / 20
 		n.Cost = time.Duration(n.Sites+n.Keywords) * 7 * time.Second
-		if n.State == engine.NodeActive || n.State == engine.NodeLeaving {
+		if n.State == view.NodeActive || n.State == view.NodeLeaving {
 			n.PagesPerSec = float64(n.Lanes) * (3.1 + float64(i%3)*0.7)
 		}
 	}
@@ -100,11 +100,11 @@ func buildNodes(s *engine.Snapshot, cfg Config) {
 func (c *Control) tickNodes() {
 	for i := range c.snap.Nodes {
 		n := &c.snap.Nodes[i]
-		if n.State == engine.NodeDead {
+		if n.State == view.NodeDead {
 			continue
 		}
 		n.Heartbeat = n.Heartbeat.Add(time.Second)
-		if n.State == engine.NodeActive {
+		if n.State == view.NodeActive {
 			n.Results += int64(n.Lanes)
 		}
 	}

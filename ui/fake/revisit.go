@@ -7,14 +7,14 @@ import (
 	"slices"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // buildRevisit is the Revisit pane's data (M2): an hour into a crawl with some
 // pages refetched, a due queue of 50 pages (a few overdue), the class windows and
 // the interval histogram.
-func buildRevisit() *engine.RevisitView {
-	v := &engine.RevisitView{
+func buildRevisit() *view.RevisitView {
+	v := &view.RevisitView{
 		Enabled: true, Policy: "estimator", Threshold: 5, Every: time.Minute,
 		LastTick: Epoch.Add(-12 * time.Second), Ticks: 62,
 		Tracked: 48213, Queued: 34,
@@ -23,7 +23,7 @@ func buildRevisit() *engine.RevisitView {
 	}
 	classes := []string{"web_com", "soc", "web_net", "web_gov", "web_edu"}
 	for i := range 50 {
-		d := engine.RevisitDue{
+		d := view.RevisitDue{
 			URL:      fmt.Sprintf("http://%s/articles/%d/page-%d.html", hostName(i%9), 2000+i*13, i),
 			Class:    classes[i%3],
 			T:        time.Duration(3600+i*5417) * time.Second,
@@ -52,7 +52,7 @@ func buildRevisit() *engine.RevisitView {
 		}
 		v.Due = append(v.Due, d)
 	}
-	v.Windows = []engine.ClassWindow{
+	v.Windows = []view.ClassWindow{
 		{Class: "soc", Window: 3 * 24 * time.Hour, Pages: 15120},
 		{Class: "web_com", Window: 14 * 24 * time.Hour, Pages: 20544},
 		{Class: "web_net", Window: 14 * 24 * time.Hour, Pages: 9870},
@@ -63,14 +63,14 @@ func buildRevisit() *engine.RevisitView {
 	pages := []int64{12, 340, 1203, 5102, 2001, 88, 3}
 	lo := time.Duration(0)
 	for i, n := range pages {
-		b := engine.IntervalBucket{Min: lo, Pages: n}
+		b := view.IntervalBucket{Min: lo, Pages: n}
 		if i < len(bounds) {
 			b.Max, lo = bounds[i], bounds[i]
 		}
 		v.Intervals = append(v.Intervals, b)
 	}
 	// Class plans: social pages planned for age at a higher budget, the rest balanced.
-	v.Plans = []engine.ClassPlan{
+	v.Plans = []view.ClassPlan{
 		{Class: "soc", Objective: "age", Budget: 1, Pages: 15002, Fresh: 0.38, Age: 3*time.Hour + 12*time.Minute, Behind: 0},
 		{Class: "web_com", Objective: "balanced", Budget: 0.1, Pages: 20311, Fresh: 0.47, Age: 2*24*time.Hour + 5*time.Hour, Behind: 312},
 		{Class: "web_net", Objective: "balanced", Budget: 0.1, Pages: 9702, Fresh: 0.52, Age: 30 * time.Hour, Behind: 41},
@@ -78,7 +78,7 @@ func buildRevisit() *engine.RevisitView {
 		{Class: "web_gov", Objective: "freshness", Budget: 0.05, Pages: 1240, Fresh: 0.81, Age: 9 * 24 * time.Hour, Behind: 17},
 	}
 	for i := range 25 {
-		v.Behind = append(v.Behind, engine.RevisitBehind{URL: fmt.Sprintf("http://%s/live/%d.html", hostName(i%9), i),
+		v.Behind = append(v.Behind, view.RevisitBehind{URL: fmt.Sprintf("http://%s/live/%d.html", hostName(i%9), i),
 			Class: classes[i%2], Rate: 4 + float64(i*7%40), Freq: 0.1 + float64(i%3)*0.05})
 	}
 	return v
@@ -97,7 +97,7 @@ func (c *Control) tickRevisit() {
 	}
 }
 
-func cloneRevisit(v *engine.RevisitView) *engine.RevisitView {
+func cloneRevisit(v *view.RevisitView) *view.RevisitView {
 	if v == nil {
 		return nil
 	}
@@ -129,7 +129,7 @@ func (c *Control) RevisitNow(raw string) error {
 	if u, err := url.Parse(raw); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("revisit now: %q: not an http(s) URL", raw)
 	}
-	i := slices.IndexFunc(v.Due, func(d engine.RevisitDue) bool { return d.URL == raw })
+	i := slices.IndexFunc(v.Due, func(d view.RevisitDue) bool { return d.URL == raw })
 	if i < 0 {
 		return fmt.Errorf("revisit now: %s is not in this crawl", raw)
 	}

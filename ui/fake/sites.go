@@ -5,18 +5,20 @@ import (
 	"slices"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/steer"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // buildSites is the Sites pane's data: three news sites and two social
 // sites a few rounds into a crawl, one of them at its page budget.
-func buildSites() *engine.SitesView {
-	v := &engine.SitesView{Round: 7, Every: time.Hour}
+func buildSites() *view.SitesView {
+	v := &view.SitesView{Round: 7, Every: time.Hour}
 	news := []string{"capital-digest.com", "copper-register.net", "valley-academy.edu"}
 	classes := []string{"web_com", "web_net", "web_edu"}
 	for i, d := range news {
-		r := engine.SiteRow{
-			Name: d, Kind: engine.SiteNews, Class: classes[i], Entry: "http://www." + d + "/",
+		r := view.SiteRow{
+			Name: d, Kind: config.SiteNews, Class: classes[i], Entry: "http://www." + d + "/",
 			Keywords: []string{"flood", "台风"}, Stored: int64(1200 + i*731), NewHour: 3 + i*4, NewDay: 40 + i*17,
 			LastRound: Epoch.Add(-time.Duration(4+i*9) * time.Minute), PublishDelay: time.Duration(7+i*11) * time.Minute,
 			BudgetUsed: 120 + i*40, Budget: []int{0, 200, 0}[i],
@@ -36,8 +38,8 @@ func buildSites() *engine.SitesView {
 		v.Sites = append(v.Sites, r)
 	}
 	for i, name := range []string{"chirp", "tattle"} {
-		v.Sites = append(v.Sites, engine.SiteRow{
-			Name: name, Kind: engine.SiteSocial, Class: "soc",
+		v.Sites = append(v.Sites, view.SiteRow{
+			Name: name, Kind: config.SiteSocial, Class: "soc",
 			Entry:    fmt.Sprintf("http://www.%s-social.net/search?q={keyword}&page={page}", name),
 			Keywords: []string{"storm surge", "flood"}[:1+i], Stored: int64(800 + i*90), NewHour: 12 - i*5, NewDay: 130 + i*20,
 			LastRound: Epoch.Add(-time.Duration(2+i) * time.Minute), BudgetUsed: 50 + i*25, Budget: 75,
@@ -46,7 +48,7 @@ func buildSites() *engine.SitesView {
 	return v
 }
 
-func cloneSites(v *engine.SitesView) *engine.SitesView {
+func cloneSites(v *view.SitesView) *view.SitesView {
 	if v == nil {
 		return nil
 	}
@@ -60,14 +62,14 @@ func cloneSites(v *engine.SitesView) *engine.SitesView {
 
 // Steer makes a steering change on the fake crawl's sites the way the engine would
 // (a keyword shows at once), and records the call.
-func (c *Control) Steer(s engine.Steer) (string, error) {
+func (c *Control) Steer(s steer.Change) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.calls = append(c.calls, "Steer("+s.String()+")")
 	if c.snap.Sites == nil {
-		c.snap.Sites = &engine.SitesView{Every: time.Hour}
+		c.snap.Sites = &view.SitesView{Every: time.Hour}
 	}
-	find := func(name string) *engine.SiteRow {
+	find := func(name string) *view.SiteRow {
 		for i := range c.snap.Sites.Sites {
 			if c.snap.Sites.Sites[i].Name == name {
 				return &c.snap.Sites.Sites[i]
@@ -76,20 +78,20 @@ func (c *Control) Steer(s engine.Steer) (string, error) {
 		return nil
 	}
 	switch s.Op {
-	case engine.SteerKeywordAdd:
+	case steer.KeywordAdd:
 		r := find(s.Site)
 		if r == nil {
 			return "", fmt.Errorf("keyword add: no site named %q", s.Site)
 		}
 		r.Keywords = append(r.Keywords, s.Keywords...)
 		return fmt.Sprintf("keyword %q added to %s", s.Keywords[0], s.Site), nil
-	case engine.SteerSeedAdd:
+	case steer.SeedAdd:
 		return "seed " + s.URL + " queued", nil
-	case engine.SteerBudget:
+	case steer.Budget:
 		if s.Host != "" {
 			return s.String() + ": done", nil
 		}
-		if s.Per == engine.BudgetTotal {
+		if s.Per == steer.BudgetTotal {
 			if r := find(s.Site); r != nil {
 				r.BudgetTotal = s.N
 			}

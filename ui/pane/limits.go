@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // Limits is what holds a crawl's lanes back at one snapshot, so that a polite crawl
@@ -25,7 +25,7 @@ type Limits struct {
 }
 
 // LimitsOf reads what holds the lanes of s back.
-func LimitsOf(s *engine.Snapshot) Limits {
+func LimitsOf(s *view.Snapshot) Limits {
 	l := Limits{Lanes: len(s.Lanes), By: map[string]int{}}
 	for i := range s.Lanes {
 		if why := laneHeldBy(s, &s.Lanes[i]); why != "" {
@@ -82,11 +82,11 @@ func (l Limits) terms() string {
 }
 
 // laneHeldBy is the term that holds lane l back, "" if it fetches (or is idle).
-func laneHeldBy(s *engine.Snapshot, l *engine.Lane) string {
+func laneHeldBy(s *view.Snapshot, l *view.Lane) string {
 	switch l.Status {
-	case engine.LanePaused:
+	case view.LanePaused:
 		return "paused"
-	case engine.LaneWaiting, engine.LaneGated:
+	case view.LaneWaiting, view.LaneGated:
 		if s.Hosts != nil && len(s.Hosts.Live) > 0 && budgetSpent(s, LaneHost(*l)) {
 			return "budget"
 		}
@@ -99,7 +99,7 @@ func laneHeldBy(s *engine.Snapshot, l *engine.Lane) string {
 }
 
 // budgetSpent reports whether host has a round budget and has used it up.
-func budgetSpent(s *engine.Snapshot, host string) bool {
+func budgetSpent(s *view.Snapshot, host string) bool {
 	if s.Hosts == nil || host == "" {
 		return false
 	}
@@ -109,7 +109,7 @@ func budgetSpent(s *engine.Snapshot, host string) bool {
 
 // LaneLimit says what lane l is doing and, when it does not fetch, what holds it:
 // "lane 4 waits out news-03.example's 5.0s crawl-delay gap, next request in 2.1s".
-func LaneLimit(s *engine.Snapshot, l engine.Lane, now time.Time) string {
+func LaneLimit(s *view.Snapshot, l view.Lane, now time.Time) string {
 	host := LaneHost(l)
 	name := fmt.Sprintf("lane %d", l.ID)
 	if l.Node != "" {
@@ -120,18 +120,18 @@ func LaneLimit(s *engine.Snapshot, l engine.Lane, now time.Time) string {
 		next = ", next request in " + Countdown(l.NextFetch, now)
 	}
 	switch why := laneHeldBy(s, &l); {
-	case l.Status == engine.LaneFetching:
+	case l.Status == view.LaneFetching:
 		return name + " fetches from " + orSomeHost(host)
-	case why == "paused" && s.State == engine.StatePaused:
+	case why == "paused" && s.State == view.StatePaused:
 		return name + " is paused with the whole crawl (p resumes it)"
 	case why == "paused":
 		return name + " is paused, or its host is (space resumes the lane, H the host)"
 	case why == "budget":
 		live := s.Hosts.Live[host]
 		return fmt.Sprintf("%s waits: %s spent its round budget (%d of %d pages)", name, host, live.BudgetUsed, live.Budget)
-	case l.Status == engine.LaneGated:
+	case l.Status == view.LaneGated:
 		return name + " is gated: " + orSomeHost(host) + "'s cap of requests, or a fetch of an adjacent host on the same egress" + next
-	case l.Status == engine.LaneWaiting:
+	case l.Status == view.LaneWaiting:
 		gap := ""
 		if l.Gap > 0 {
 			gap = " " + Countdown(now.Add(l.Gap), now)
@@ -149,7 +149,7 @@ func orSomeHost(h string) string {
 }
 
 // LaneHost is "the lane's host": the host of the URL it fetches, else its first.
-func LaneHost(l engine.Lane) string {
+func LaneHost(l view.Lane) string {
 	if u, err := url.Parse(l.Current); err == nil && u.Hostname() != "" {
 		if slices.Contains(l.Hosts, u.Hostname()) || len(l.Hosts) == 0 {
 			return u.Hostname()

@@ -14,7 +14,7 @@ import (
 	"github.com/charmbracelet/bubbles/help"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // Pane is one tab of the console body (Lanes, Adjacency groups, Log, DNS, Egress,
@@ -33,7 +33,7 @@ type Pane interface {
 	SetSize(width, height int)
 	// SetSnapshot hands over a newly applied snapshot (not while the view is
 	// frozen). The pane may return a Cmd, e.g. to fetch events.
-	SetSnapshot(s *engine.Snapshot) tea.Cmd
+	SetSnapshot(s *view.Snapshot) tea.Cmd
 	// SetFilter sets the row filter typed after "/".
 	SetFilter(f Filter)
 	// Update handles a message; see the routing rule above.
@@ -140,7 +140,7 @@ func (f Filter) MatchOnNode(node string, nodes map[string]bool, fields ...string
 
 // NodeNames is the set MatchOnNode wants: the workers' names, lower-cased; nil on a
 // single-process crawl.
-func NodeNames(nodes []engine.Node) map[string]bool {
+func NodeNames(nodes []view.Node) map[string]bool {
 	if len(nodes) == 0 {
 		return nil
 	}

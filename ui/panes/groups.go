@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/themes"
 	"github.com/crawlconsole/crawlconsole/ui/commands"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
@@ -23,15 +23,15 @@ func init() { pane.Register(20, newGroupsPane) }
 type groupsPane struct {
 	c             *pane.Common
 	width, height int
-	groups        []engine.Group
+	groups        []view.Group
 	lanePaused    map[laneKey]bool
 	pausedHosts   []string
-	egress        *engine.EgressView // for x: is the host disabled (M3)
-	nodes         map[string]bool    // workers' names, lower-cased, for the filter (M4)
-	expanded      map[laneKey]bool   // by node and lane ID; survives snapshots
-	rows          []groupRow         // flattened visible tree
-	egressW       int                // EGRESS column width for the current groups
-	nodeW         int                // NODE column width; 0: a single-process crawl, no column
+	egress        *view.EgressView // for x: is the host disabled (M3)
+	nodes         map[string]bool  // workers' names, lower-cased, for the filter (M4)
+	expanded      map[laneKey]bool // by node and lane ID; survives snapshots
+	rows          []groupRow       // flattened visible tree
+	egressW       int              // EGRESS column width for the current groups
+	nodeW         int              // NODE column width; 0: a single-process crawl, no column
 	filter        pane.Filter
 	list          pane.List
 }
@@ -73,14 +73,14 @@ func (p *groupsPane) SetSize(w, h int) {
 	p.list.Clamp(len(p.rows))
 }
 
-func (p *groupsPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
+func (p *groupsPane) SetSnapshot(s *view.Snapshot) tea.Cmd {
 	key, had := p.cursorKey()
 	p.groups = s.Groups
 	p.pausedHosts = s.PausedHosts
 	p.egress = s.Egress
 	p.nodes = pane.NodeNames(s.Nodes)
-	p.egressW = pane.EgressWidth(p.groups, func(g *engine.Group) string { return g.Egress })
-	p.nodeW = pane.NodeWidth(p.groups, func(g *engine.Group) string { return g.Node })
+	p.egressW = pane.EgressWidth(p.groups, func(g *view.Group) string { return g.Egress })
+	p.nodeW = pane.NodeWidth(p.groups, func(g *view.Group) string { return g.Node })
 	clear(p.lanePaused)
 	for _, l := range s.Lanes {
 		if l.Paused {
@@ -111,7 +111,7 @@ type rowKey struct {
 }
 
 // laneOf is the key of group g's lane.
-func laneOf(g *engine.Group) laneKey { return laneKey{g.Node, g.Lane} }
+func laneOf(g *view.Group) laneKey { return laneKey{g.Node, g.Lane} }
 
 func (p *groupsPane) keyOf(r groupRow) rowKey {
 	g := &p.groups[r.group]
@@ -174,7 +174,7 @@ func (p *groupsPane) flatten() {
 	p.list.Clamp(len(p.rows))
 }
 
-func groupFields(g *engine.Group) []string {
+func groupFields(g *view.Group) []string {
 	f := []string{"lane " + strconv.Itoa(g.Lane), g.Egress}
 	for _, h := range g.Hosts {
 		f = append(f, h.Host)
@@ -241,7 +241,7 @@ func (p *groupsPane) Update(msg tea.Msg) tea.Cmd {
 }
 
 // rowHostName is the host H and x act on: the host row's, else the group's first.
-func rowHostName(g *engine.Group, r groupRow) string {
+func rowHostName(g *view.Group, r groupRow) string {
 	switch {
 	case r.kind == rowHost:
 		return g.Hosts[r.index].Host

@@ -11,7 +11,6 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
@@ -184,7 +183,7 @@ func (p *hostsPane) live(name string) view.HostLive {
 	return p.view.Live[name]
 }
 
-func (p *hostsPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
+func (p *hostsPane) SetSnapshot(s *view.Snapshot) tea.Cmd {
 	sel := p.selected()
 	p.view = s.Hosts
 	p.refilter()

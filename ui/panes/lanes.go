@@ -9,7 +9,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/commands"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
@@ -22,21 +22,21 @@ func init() { pane.Register(10, newLanesPane) }
 type lanesPane struct {
 	c             *pane.Common
 	width, height int
-	lanes         []engine.Lane
-	pausedHosts   []string           // sorted, from the snapshot
-	egress        *engine.EgressView // for x: is the lane's host disabled (M3)
-	nodes         map[string]bool    // workers' names, lower-cased, for the filter (M4)
-	rows          []int              // indexes into lanes that pass the filter
-	egressW       int                // EGRESS column width for the current lanes
-	nodeW         int                // NODE column width; 0: a single-process crawl, no column
+	lanes         []view.Lane
+	pausedHosts   []string         // sorted, from the snapshot
+	egress        *view.EgressView // for x: is the lane's host disabled (M3)
+	nodes         map[string]bool  // workers' names, lower-cased, for the filter (M4)
+	rows          []int            // indexes into lanes that pass the filter
+	egressW       int              // EGRESS column width for the current lanes
+	nodeW         int              // NODE column width; 0: a single-process crawl, no column
 	filter        pane.Filter
 	list          pane.List
 	fetched       int64 // pages fetched so far: no lane after some is "none open", not "none yet"
 	// join is a master's join command while no worker is alive (M4): a master has
 	// no lanes of its own, so its empty table says how to get some.
 	join   string
-	snap   *engine.Snapshot // for the selected lane's limits line: its host's budget
-	limits string           // what holds the crawl's lanes back, read once a snapshot
+	snap   *view.Snapshot // for the selected lane's limits line: its host's budget
+	limits string         // what holds the crawl's lanes back, read once a snapshot
 }
 
 // laneKey identifies a lane across snapshots: its worker (M4) and ID.
@@ -65,7 +65,7 @@ func (p *lanesPane) SetSize(w, h int) {
 	p.list.Clamp(len(p.rows))
 }
 
-func (p *lanesPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
+func (p *lanesPane) SetSnapshot(s *view.Snapshot) tea.Cmd {
 	sel, had := p.selected()
 	p.lanes = s.Lanes
 	p.snap = s
@@ -78,8 +78,8 @@ func (p *lanesPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
 	p.pausedHosts = s.PausedHosts
 	p.egress = s.Egress
 	p.nodes = pane.NodeNames(s.Nodes)
-	p.egressW = pane.EgressWidth(p.lanes, func(l *engine.Lane) string { return l.Egress })
-	p.nodeW = pane.NodeWidth(p.lanes, func(l *engine.Lane) string { return l.Node })
+	p.egressW = pane.EgressWidth(p.lanes, func(l *view.Lane) string { return l.Egress })
+	p.nodeW = pane.NodeWidth(p.lanes, func(l *view.Lane) string { return l.Node })
 	p.refilter()
 	if had {
 		p.reselect(laneKey{sel.Node, sel.ID})
@@ -114,11 +114,11 @@ func (p *lanesPane) reselect(k laneKey) {
 }
 
 // selected is the lane under the cursor.
-func (p *lanesPane) selected() (engine.Lane, bool) {
+func (p *lanesPane) selected() (view.Lane, bool) {
 	if i, ok := p.list.Row(p.rows); ok {
 		return p.lanes[i], true
 	}
-	return engine.Lane{}, false
+	return view.Lane{}, false
 }
 
 func (p *lanesPane) Update(msg tea.Msg) tea.Cmd {
@@ -331,7 +331,7 @@ func (p *lanesPane) renders() bool { return p.snap != nil && p.snap.Render != ni
 
 // laneRendersCell is a lane's pages rendered, and "+n" for those rendering now
 // beside its fetches: "31", "31+2", "-".
-func laneRendersCell(l *engine.Lane) string {
+func laneRendersCell(l *view.Lane) string {
 	if l.Rendered == 0 && l.Rendering == 0 {
 		return "-"
 	}

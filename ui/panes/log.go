@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
@@ -20,10 +21,10 @@ type logPane struct {
 	c             *pane.Common
 	width, height int
 	capacity      int
-	events        []engine.Event // oldest first, at most capacity
-	lastSeq       uint64         // newest Seq held
-	fetching      bool           // an EventsSince call is in flight
-	minLevel      engine.Level
+	events        []view.Event // oldest first, at most capacity
+	lastSeq       uint64       // newest Seq held
+	fetching      bool         // an EventsSince call is in flight
+	minLevel      view.Level
 	follow        bool
 	rows          []int // indexes into events that pass level and filter
 	filter        pane.Filter
@@ -36,7 +37,7 @@ type logPane struct {
 // eventsMsg carries events fetched by EventsSince; upTo is the newest Seq the
 // snapshot announced, so the pane knows whether to fetch again.
 type eventsMsg struct {
-	events []engine.Event
+	events []view.Event
 	upTo   uint64
 }
 
@@ -65,7 +66,7 @@ func (p *logPane) SetSize(w, h int) {
 	p.clamp()
 }
 
-func (p *logPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
+func (p *logPane) SetSnapshot(s *view.Snapshot) tea.Cmd {
 	if s.LastEvent <= p.lastSeq || p.fetching {
 		return nil
 	}
@@ -104,7 +105,7 @@ func (p *logPane) clamp() {
 }
 
 // add appends fetched events, dropping the oldest beyond capacity.
-func (p *logPane) add(evs []engine.Event) {
+func (p *logPane) add(evs []view.Event) {
 	for _, e := range evs {
 		if e.Seq <= p.lastSeq {
 			continue
@@ -126,7 +127,7 @@ func (p *logPane) trim(over int) {
 	older := len(p.events) - p.capacity/2 // the newest half always stays
 	debug := 0
 	for i := range p.events[:older] {
-		if p.events[i].Level < engine.LevelInfo {
+		if p.events[i].Level < view.LevelInfo {
 			debug++
 		}
 	}
@@ -144,9 +145,9 @@ func (p *logPane) trim(over int) {
 		drop := false
 		switch {
 		case i >= older:
-		case e.Level < engine.LevelInfo && dropDebug > 0:
+		case e.Level < view.LevelInfo && dropDebug > 0:
 			drop, dropDebug = true, dropDebug-1
-		case e.Level >= engine.LevelInfo && dropRest > 0:
+		case e.Level >= view.LevelInfo && dropRest > 0:
 			drop, dropRest = true, dropRest-1
 		}
 		if !drop {
@@ -164,7 +165,7 @@ func (p *logPane) trim(over int) {
 }
 
 // shows says whether e passes the level and the filter (is one of the rows).
-func (p *logPane) shows(e *engine.Event) bool {
+func (p *logPane) shows(e *view.Event) bool {
 	return e.Level >= p.minLevel && (!p.filter.Active() || p.filter.Match(e.Msg, e.Host, e.Level.String(), laneLabel(e.Lane)))
 }
 
@@ -184,7 +185,7 @@ func (p *logPane) Update(msg tea.Msg) tea.Cmd {
 		case p.open && pane.Matches(k, p.c.Keys.Clear):
 			p.open = false
 		case pane.Matches(k, p.c.Keys.Level):
-			p.minLevel = (p.minLevel + 1) % (engine.LevelError + 1)
+			p.minLevel = (p.minLevel + 1) % (view.LevelError + 1)
 			p.refilter()
 			return pane.Status("log shows "+p.minLevel.String()+" and above", false)
 		case p.list.Navigate(p.c.Keys, k, len(p.rows)):
@@ -233,7 +234,7 @@ func (p *logPane) View() string {
 	b.WriteString(pane.HeaderRow(st, cols, p.width))
 	if len(p.rows) == 0 {
 		msg := "  no events yet"
-		if p.filter.Active() || p.minLevel > engine.LevelDebug {
+		if p.filter.Active() || p.minLevel > view.LevelDebug {
 			msg = "  no event at " + p.minLevel.String() + " or above matches"
 		}
 		b.WriteString("\n" + st.Muted.Render(pane.Fit(msg, p.width)))

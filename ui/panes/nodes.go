@@ -12,7 +12,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/themes"
 	"github.com/crawlconsole/crawlconsole/ui/commands"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
@@ -44,12 +44,12 @@ const lateMark = " !"
 type nodesPane struct {
 	c             *pane.Common
 	width, height int
-	nodes         []engine.Node
-	at            time.Time      // the snapshot's time: heartbeats are aged on the master's clock
-	hb            time.Duration  // the workers' heartbeat period (0: not given)
-	sizing        *engine.Sizing // seed 003's estimates (workers and VPNs needed)
-	join          string         // the command a worker joins with; "" off a master
-	rows          []int          // indexes into nodes that pass the filter
+	nodes         []view.Node
+	at            time.Time     // the snapshot's time: heartbeats are aged on the master's clock
+	hb            time.Duration // the workers' heartbeat period (0: not given)
+	sizing        *view.Sizing  // seed 003's estimates (workers and VPNs needed)
+	join          string        // the command a worker joins with; "" off a master
+	rows          []int         // indexes into nodes that pass the filter
 	nameW         int
 	filter        pane.Filter
 	list          pane.List
@@ -78,14 +78,14 @@ func (p *nodesPane) SetSize(w, h int) {
 	p.list.Clamp(len(p.rows))
 }
 
-func (p *nodesPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
+func (p *nodesPane) SetSnapshot(s *view.Snapshot) tea.Cmd {
 	sel, had := p.selected()
 	p.nodes = s.Nodes
 	p.at = s.At
 	p.hb = s.HeartbeatEvery
 	p.sizing = s.Sizing
 	p.join = s.Join
-	p.nameW = pane.NameWidth(p.nodes, func(n *engine.Node) string { return n.Name }, 4, 16)
+	p.nameW = pane.NameWidth(p.nodes, func(n *view.Node) string { return n.Name }, 4, 16)
 	p.refilter()
 	if had {
 		p.reselect(sel.Name)
@@ -118,11 +118,11 @@ func (p *nodesPane) reselect(name string) {
 	p.list.Reselect(p.rows, func(i int) bool { return p.nodes[i].Name == name })
 }
 
-func (p *nodesPane) selected() (engine.Node, bool) {
+func (p *nodesPane) selected() (view.Node, bool) {
 	if i, ok := p.list.Row(p.rows); ok {
 		return p.nodes[i], true
 	}
-	return engine.Node{}, false
+	return view.Node{}, false
 }
 
 func (p *nodesPane) Update(msg tea.Msg) tea.Cmd {
@@ -137,7 +137,7 @@ func (p *nodesPane) Update(msg tea.Msg) tea.Cmd {
 			if !ok {
 				return pane.Status("no node selected", true)
 			}
-			return commands.SetNodePaused(p.c, n.Name, n.State != engine.NodePaused)
+			return commands.SetNodePaused(p.c, n.Name, n.State != view.NodePaused)
 		}
 	case pane.ClickMsg:
 		if msg.Row >= nodesTop {
@@ -234,7 +234,7 @@ func (p *nodesPane) View() string {
 // heartbeat is the age of a worker's last heartbeat ("2s ago") and whether it is
 // late. Ages are taken on the snapshot's clock, the master's, so a console attached
 // from another machine is not fooled by clock skew.
-func (p *nodesPane) heartbeat(n *engine.Node) (string, bool) {
+func (p *nodesPane) heartbeat(n *view.Node) (string, bool) {
 	if n.Heartbeat.IsZero() {
 		return "never", true
 	}
@@ -243,7 +243,7 @@ func (p *nodesPane) heartbeat(n *engine.Node) (string, bool) {
 		now = p.c.Now()
 	}
 	d := max(now.Sub(n.Heartbeat), 0)
-	if d > p.late() && n.State != engine.NodeLeft { // a worker that left sends no heartbeat, rightly
+	if d > p.late() && n.State != view.NodeLeft { // a worker that left sends no heartbeat, rightly
 		return ago(d) + lateMark, true
 	}
 	return ago(d), false
@@ -263,16 +263,16 @@ func ago(d time.Duration) string {
 }
 
 // stateStyle colours a worker's state like the crawl states in the header.
-func (p *nodesPane) stateStyle(s engine.NodeState) lipgloss.Style {
+func (p *nodesPane) stateStyle(s view.NodeState) lipgloss.Style {
 	st := p.c.Styles
 	switch s {
-	case engine.NodeActive:
-		return st.State(string(engine.StateRunning))
-	case engine.NodePaused:
-		return st.State(string(engine.StatePaused))
-	case engine.NodeLeaving:
-		return st.State(string(engine.StateStopping))
-	case engine.NodeLeft:
+	case view.NodeActive:
+		return st.State(string(view.StateRunning))
+	case view.NodePaused:
+		return st.State(string(view.StatePaused))
+	case view.NodeLeaving:
+		return st.State(string(view.StateStopping))
+	case view.NodeLeft:
 		return st.Muted // the operator stopped it; nothing was lost
 	}
 	return st.Bad
@@ -282,16 +282,16 @@ func (p *nodesPane) stateStyle(s engine.NodeState) lipgloss.Style {
 // what the heartbeat mark means.
 func (p *nodesPane) summary() string {
 	st := p.c.Styles
-	count := map[engine.NodeState]int{}
+	count := map[view.NodeState]int{}
 	rate := 0.0
 	for _, n := range p.nodes {
 		count[n.State]++
-		if n.State != engine.NodeDead && n.State != engine.NodeLeft { // a gone worker's last heartbeat is no rate
+		if n.State != view.NodeDead && n.State != view.NodeLeft { // a gone worker's last heartbeat is no rate
 			rate += n.PagesPerSec
 		}
 	}
 	var states []string
-	for _, s := range []engine.NodeState{engine.NodeActive, engine.NodePaused, engine.NodeLeaving, engine.NodeDead, engine.NodeLeft} {
+	for _, s := range []view.NodeState{view.NodeActive, view.NodePaused, view.NodeLeaving, view.NodeDead, view.NodeLeft} {
 		if count[s] > 0 {
 			states = append(states, fmt.Sprintf("%d %s", count[s], s))
 			delete(count, s)
@@ -337,7 +337,7 @@ func listCell(names []string, w int) string {
 
 // sitesCell is what a worker holds of seed 003's assignment: sites, plus keyword
 // shards of social sites ("3+5").
-func sitesCell(n *engine.Node) string {
+func sitesCell(n *view.Node) string {
 	if n.Keywords == 0 {
 		return strconv.Itoa(n.Sites)
 	}
@@ -345,10 +345,10 @@ func sitesCell(n *engine.Node) string {
 }
 
 // liveNodes counts the workers that are not dead.
-func liveNodes(nodes []engine.Node) int {
+func liveNodes(nodes []view.Node) int {
 	n := 0
 	for i := range nodes {
-		if nodes[i].State != engine.NodeDead {
+		if nodes[i].State != view.NodeDead {
 			n++
 		}
 	}

@@ -7,16 +7,16 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // The Nodes pane's total rate is the live workers': a dead one's last heartbeat
 // kept counting ("2 active, 1 dead · 2.6 pages/s" while the live ones did 1.4).
 func TestNodesTotalRateLeavesTheDeadOut(t *testing.T) {
-	p := &nodesPane{c: testCommon(), width: 160, nodes: []engine.Node{
-		{Name: "w1", State: engine.NodeActive, PagesPerSec: 0.9},
-		{Name: "w2", State: engine.NodeActive, PagesPerSec: 0.5},
-		{Name: "w3", State: engine.NodeDead, PagesPerSec: 1.2},
+	p := &nodesPane{c: testCommon(), width: 160, nodes: []view.Node{
+		{Name: "w1", State: view.NodeActive, PagesPerSec: 0.9},
+		{Name: "w2", State: view.NodeActive, PagesPerSec: 0.5},
+		{Name: "w3", State: view.NodeDead, PagesPerSec: 1.2},
 	}}
 	if got := ansi.Strip(p.summary()); !strings.Contains(got, "1.4 pages/s") {
 		t.Errorf("summary %q, want the live workers' 1.4 pages/s", got)
@@ -30,9 +30,9 @@ func TestNodesShowsALeftWorkerAsLeft(t *testing.T) {
 	now := c.Now()
 	p := &nodesPane{c: c}
 	p.SetSize(160, 10)
-	p.SetSnapshot(&engine.Snapshot{At: now, HeartbeatEvery: time.Second, Nodes: []engine.Node{
-		{Name: "w1", State: engine.NodeActive, Heartbeat: now},
-		{Name: "w2", State: engine.NodeLeft, Heartbeat: now.Add(-5 * time.Minute)},
+	p.SetSnapshot(&view.Snapshot{At: now, HeartbeatEvery: time.Second, Nodes: []view.Node{
+		{Name: "w1", State: view.NodeActive, Heartbeat: now},
+		{Name: "w2", State: view.NodeLeft, Heartbeat: now.Add(-5 * time.Minute)},
 	}})
 	view := ansi.Strip(p.View())
 	var row string

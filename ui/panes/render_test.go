@@ -7,7 +7,6 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
@@ -29,13 +28,13 @@ func rowOf(v, s string) string {
 // lanes that rendered nothing show a dash. A crawl without a browser shows no
 // render column.
 func TestRenderColumnsInHostsAndLanes(t *testing.T) {
-	snap := &engine.Snapshot{At: time.Unix(0, 0),
+	snap := &view.Snapshot{At: time.Unix(0, 0),
 		Render: &view.RenderStats{Running: true, Renders: 31},
 		Hosts: &view.HostsView{
 			Hosts:  view.HostRowsOf([]view.HostRow{{Name: "spa.test:8080", Fetched: 32}, {Name: "plain.test", Fetched: 40}}),
 			Render: map[string]view.RenderHost{"spa.test": {Host: "spa.test", Renders: 30, Failed: 1, Seconds: 10.5}},
 		},
-		Lanes: []engine.Lane{
+		Lanes: []view.Lane{
 			{ID: 1, Egress: "direct", Hosts: []string{"spa.test"}, Current: "http://spa.test:8080/a/9", Rendered: 30, Rendering: 2, RenderTime: 10500 * time.Millisecond},
 			{ID: 2, Egress: "direct", Hosts: []string{"plain.test"}, Current: "http://plain.test/x"},
 		},

@@ -9,7 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/commands"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
@@ -23,8 +23,8 @@ func init() { pane.Register(60, newRevisitPane) }
 type revisitPane struct {
 	c             *pane.Common
 	width, height int
-	view          *engine.RevisitView // nil: the crawl keeps no revisit state
-	rows          []int               // indexes into view.Due that pass the filter
+	view          *view.RevisitView // nil: the crawl keeps no revisit state
+	rows          []int             // indexes into view.Due that pass the filter
 	filter        pane.Filter
 	list          pane.List
 	showBehind    bool // b: the pages the budget cannot follow instead of the due queue
@@ -61,14 +61,14 @@ func (p *revisitPane) top() int {
 	return 5
 }
 
-func (p *revisitPane) windows() []engine.ClassWindow {
+func (p *revisitPane) windows() []view.ClassWindow {
 	if p.view == nil {
 		return nil
 	}
 	return p.view.Windows
 }
 
-func (p *revisitPane) intervals() []engine.IntervalBucket {
+func (p *revisitPane) intervals() []view.IntervalBucket {
 	if p.view == nil {
 		return nil
 	}
@@ -85,7 +85,7 @@ func (p *revisitPane) resize() {
 	p.list.Clamp(len(p.rows))
 }
 
-func (p *revisitPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
+func (p *revisitPane) SetSnapshot(s *view.Snapshot) tea.Cmd {
 	sel, had := p.selectedURL()
 	p.view = s.Revisit
 	p.refilter()
@@ -244,7 +244,7 @@ func (p *revisitPane) refetchLine(width int) string {
 // firstFromSite is how many new pages had their first revisit planned from their
 // site's earlier pages, and how many of those sites' new pages were still probed at
 // revisit.initial.
-func firstFromSite(v *engine.RevisitView) string {
+func firstFromSite(v *view.RevisitView) string {
 	if v.FirstPlanned == 0 && v.FirstProbed == 0 {
 		return "0"
 	}
@@ -317,7 +317,7 @@ func (p *revisitPane) histogram(width int) []string {
 }
 
 // bucketLabel names a histogram bucket by its bounds: "<1m", "1m-10m", ">=1w".
-func bucketLabel(b engine.IntervalBucket) string {
+func bucketLabel(b view.IntervalBucket) string {
 	switch {
 	case b.Min <= 0 && b.Max > 0:
 		return "<" + longDuration(b.Max)
@@ -391,7 +391,7 @@ func nextIn(next time.Duration) string {
 
 // learnedT is the T cell: the time over which changes were counted, "-" before a
 // second fetch has given the page any (a 0s read as "changes every instant").
-func learnedT(d *engine.RevisitDue) string {
+func learnedT(d *view.RevisitDue) string {
 	if d.Fetches < 2 && d.T == 0 {
 		return "-"
 	}
@@ -403,7 +403,7 @@ func learnedT(d *engine.RevisitDue) string {
 const evidenceMinWidth = 140
 
 // changeDistance is the SimHash distance of the page's last change, "-" before any.
-func changeDistance(d *engine.RevisitDue) string {
+func changeDistance(d *view.RevisitDue) string {
 	if d.ChangeDistance < 0 || d.ChangeReason == "" || d.ChangeReason == "-" {
 		return "-"
 	}
@@ -413,7 +413,7 @@ func changeDistance(d *engine.RevisitDue) string {
 // changeWhy says why the last change counted and, when the latest
 // comparison was not a change, why not ("only boilerplate moved"); "no article"
 // flags a page fingerprinted on all its visible text.
-func changeWhy(d *engine.RevisitDue) string {
+func changeWhy(d *view.RevisitDue) string {
 	why := d.ChangeReason
 	if why == "" || why == "-" {
 		why = d.LastReason

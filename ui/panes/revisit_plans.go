@@ -7,7 +7,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
@@ -52,12 +52,12 @@ func (p *revisitPane) plansLine() string {
 }
 
 // planText is a class's objective and budget: "balanced 0.1/d".
-func planText(pl engine.ClassPlan) string {
+func planText(pl view.ClassPlan) string {
 	return pl.Objective + " " + strconv.FormatFloat(pl.Budget, 'g', 3, 64) + "/d"
 }
 
 // planFresh is the expected share fresh, "-" before any page has an estimate.
-func planFresh(pl engine.ClassPlan) string {
+func planFresh(pl view.ClassPlan) string {
 	if pl.Pages == 0 {
 		return "-"
 	}
@@ -65,7 +65,7 @@ func planFresh(pl engine.ClassPlan) string {
 }
 
 // planAge is the expected mean age.
-func planAge(pl engine.ClassPlan) string {
+func planAge(pl view.ClassPlan) string {
 	if pl.Pages == 0 {
 		return "-"
 	}
@@ -73,7 +73,7 @@ func planAge(pl engine.ClassPlan) string {
 }
 
 // planBehind is how many pages the budget cannot follow.
-func planBehind(pl engine.ClassPlan) string {
+func planBehind(pl view.ClassPlan) string {
 	if pl.Pages == 0 {
 		return "-"
 	}

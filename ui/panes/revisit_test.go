@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 func TestLongDuration(t *testing.T) {
@@ -22,12 +22,12 @@ func TestLongDuration(t *testing.T) {
 		}
 	}
 	buckets := []struct {
-		b    engine.IntervalBucket
+		b    view.IntervalBucket
 		want string
 	}{
-		{engine.IntervalBucket{Max: time.Minute}, "<1m"},
-		{engine.IntervalBucket{Min: time.Hour, Max: 6 * time.Hour}, "1h-6h"},
-		{engine.IntervalBucket{Min: 7 * 24 * time.Hour}, ">=7d"},
+		{view.IntervalBucket{Max: time.Minute}, "<1m"},
+		{view.IntervalBucket{Min: time.Hour, Max: 6 * time.Hour}, "1h-6h"},
+		{view.IntervalBucket{Min: 7 * 24 * time.Hour}, ">=7d"},
 	}
 	for _, tc := range buckets {
 		if got := bucketLabel(tc.b); got != tc.want {
@@ -49,13 +49,13 @@ func TestDueCellsSayWhatTheyMean(t *testing.T) {
 			t.Errorf("nextIn(%v) = %q, want %q", c.d, got, c.want)
 		}
 	}
-	if got := learnedT(&engine.RevisitDue{Fetches: 1}); got != "-" {
+	if got := learnedT(&view.RevisitDue{Fetches: 1}); got != "-" {
 		t.Errorf("T of a page fetched once: %q, want -", got)
 	}
-	if got := learnedT(&engine.RevisitDue{Fetches: 3, T: 2 * time.Hour}); got != "2h" {
+	if got := learnedT(&view.RevisitDue{Fetches: 3, T: 2 * time.Hour}); got != "2h" {
 		t.Errorf("T of a page fetched thrice: %q, want 2h", got)
 	}
-	if got := changeWhy(&engine.RevisitDue{Fallback: true, ChangeReason: "-"}); got != "no article" {
+	if got := changeWhy(&view.RevisitDue{Fallback: true, ChangeReason: "-"}); got != "no article" {
 		t.Errorf("WHY of a page without an article and no reason: %q", got)
 	}
 }

@@ -10,7 +10,8 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/themes"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
@@ -25,7 +26,7 @@ func init() { pane.Register(80, newSitesPane) }
 type sitesPane struct {
 	c             *pane.Common
 	width, height int
-	view          *engine.SitesView
+	view          *view.SitesView
 	rows          []int // indexes into view.Sites that pass the filter
 	filter        pane.Filter
 	list          pane.List
@@ -51,7 +52,7 @@ func (p *sitesPane) SetSize(w, h int) {
 	p.list.Clamp(len(p.rows))
 }
 
-func (p *sitesPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
+func (p *sitesPane) SetSnapshot(s *view.Snapshot) tea.Cmd {
 	sel := p.selected()
 	p.view = s.Sites
 	p.refilter()
@@ -171,7 +172,7 @@ func (p *sitesPane) detailLines() string {
 	}
 	s := &p.view.Sites[p.rows[p.list.Cursor]]
 	what := "entry"
-	if s.Kind == engine.SiteSocial {
+	if s.Kind == config.SiteSocial {
 		what = "search"
 	}
 	found := func(list []string) string {
@@ -238,7 +239,7 @@ func (p *sitesPane) columns() []pane.Column {
 	return pane.LayoutColumns(cols, p.width)
 }
 
-func (p *sitesPane) cells(s *engine.SiteRow, now time.Time) []string {
+func (p *sitesPane) cells(s *view.SiteRow, now time.Time) []string {
 	round, delay := "-", "-"
 	if !s.LastRound.IsZero() {
 		round = longDuration(max(now.Sub(s.LastRound), 0))

@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
@@ -22,7 +22,7 @@ func init() { pane.Register(90, newStoriesPane) }
 type storiesPane struct {
 	c             *pane.Common
 	width, height int
-	view          *engine.StoriesView
+	view          *view.StoriesView
 	rows          []int // indexes into view.Rows that pass the filter
 	filter        pane.Filter
 	list          pane.List
@@ -48,7 +48,7 @@ func (p *storiesPane) SetSize(w, h int) {
 	p.list.Clamp(len(p.rows))
 }
 
-func (p *storiesPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
+func (p *storiesPane) SetSnapshot(s *view.Snapshot) tea.Cmd {
 	sel := p.selected()
 	p.view = s.Stories
 	p.refilter()
@@ -174,7 +174,7 @@ func (p *storiesPane) detailLines() string {
 }
 
 // pageWhen is when a story's page counts as published: its own date, else stored.
-func pageWhen(pg engine.StoryPage) time.Time {
+func pageWhen(pg view.StoryPage) time.Time {
 	if !pg.Published.IsZero() {
 		return pg.Published
 	}
@@ -191,7 +191,7 @@ func (p *storiesPane) columns() []pane.Column {
 	return pane.LayoutColumns(cols, p.width)
 }
 
-func (p *storiesPane) cells(r *engine.StoryRow, now time.Time) []string {
+func (p *storiesPane) cells(r *view.StoryRow, now time.Time) []string {
 	first, last := pageWhen(r.Pages[0]), pageWhen(r.Pages[len(r.Pages)-1])
 	out := []string{strconv.Itoa(len(r.Pages)), strconv.Itoa(r.Sites),
 		longDuration(max(now.Sub(first), 0)), longDuration(max(last.Sub(first), 0)), r.Pages[0].URL}

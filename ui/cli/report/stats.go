@@ -12,7 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/store"
 	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
 )
@@ -57,7 +57,7 @@ func Stats(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "crawlconsole stats: %v\n", err)
 		return 1
 	}
-	s.SeparateSkips(engine.IsSkip)
+	s.SeparateSkips(front.IsSkip)
 	nodes, err := readNodes(st)
 	if err != nil {
 		// The rest of the report stands; only the node table is left out.
@@ -112,16 +112,16 @@ type statsReport struct {
 	Nodes map[string]nodeStats `json:"nodes,omitempty"`
 	// StoreFailure is the store failure that stopped the last crawl, when
 	// it could be recorded; no later crawl has resumed since.
-	StoreFailure *engine.StoreFailure `json:"store_failure,omitempty"`
+	StoreFailure *front.StoreFailure `json:"store_failure,omitempty"`
 }
 
 // readStoreFailure is the failure the last crawl left in the store, if any.
-func readStoreFailure(st *store.Store) *engine.StoreFailure {
-	b, err := st.GetMeta(engine.StoreFailureMeta)
+func readStoreFailure(st *store.Store) *front.StoreFailure {
+	b, err := st.GetMeta(front.StoreFailureMeta)
 	if err != nil || len(b) == 0 {
 		return nil
 	}
-	var f engine.StoreFailure
+	var f front.StoreFailure
 	if json.Unmarshal(b, &f) != nil {
 		return nil
 	}

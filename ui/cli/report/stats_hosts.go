@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/store"
 	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
 )
@@ -107,7 +107,7 @@ func (r *hostsReport) run(st *store.Store, asJSON bool, stdout, stderr io.Writer
 		var errs, skips []string
 		for _, k := range h.Kinds {
 			item := fmt.Sprintf("%s=%d", k.Kind, k.Count)
-			if engine.IsSkip(k.Kind) {
+			if front.IsSkip(k.Kind) {
 				skips = append(skips, item)
 			} else {
 				errs = append(errs, item)

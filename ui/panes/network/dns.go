@@ -12,7 +12,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
@@ -25,7 +25,7 @@ func init() { pane.Register(40, newDNSPane) }
 type dnsPane struct {
 	c             *pane.Common
 	width, height int
-	view          *engine.DNSView // nil: the crawl has no DNS cache
+	view          *view.DNSView // nil: the crawl has no DNS cache
 	hist          hitHistory
 	slow, neg     []int // indexes into view.Slowest / view.Negative that pass the filter
 	filter        pane.Filter
@@ -71,7 +71,7 @@ func (p *dnsPane) layout() (slowRows, negRows int) {
 	return slowRows, negRows
 }
 
-func (p *dnsPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
+func (p *dnsPane) SetSnapshot(s *view.Snapshot) tea.Cmd {
 	sel, had := p.selectedHost()
 	p.view = s.DNS
 	if p.view != nil {

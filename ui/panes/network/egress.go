@@ -8,8 +8,8 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/commands"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
@@ -27,13 +27,13 @@ func init() { pane.Register(50, newEgressPane) }
 type egressPane struct {
 	c             *pane.Common
 	width, height int
-	view          *engine.EgressView // nil: the crawl goes direct
-	lanes         []engine.Lane      // to find the lanes on an egress
-	deferred      int64              // Totals.Deferred
-	sizing        *engine.Sizing     // the VPN estimate and its inputs (nil: none)
-	lines         []egressLine       // the list below the summary, all sections
-	rows          []int              // indexes into lines that can be selected
-	offset        int                // first line shown
+	view          *view.EgressView // nil: the crawl goes direct
+	lanes         []view.Lane      // to find the lanes on an egress
+	deferred      int64            // Totals.Deferred
+	sizing        *view.Sizing     // the VPN estimate and its inputs (nil: none)
+	lines         []egressLine     // the list below the summary, all sections
+	rows          []int            // indexes into lines that can be selected
+	offset        int              // first line shown
 	filter        pane.Filter
 	list          pane.List // the cursor, over rows
 }
@@ -90,7 +90,7 @@ func (p *egressPane) SetSize(w, h int) {
 	p.scroll()
 }
 
-func (p *egressPane) SetSnapshot(s *engine.Snapshot) tea.Cmd {
+func (p *egressPane) SetSnapshot(s *view.Snapshot) tea.Cmd {
 	sel, had := p.selectedKey()
 	p.view, p.lanes, p.deferred, p.sizing = s.Egress, s.Lanes, s.Totals.Deferred, s.Sizing
 	p.build()

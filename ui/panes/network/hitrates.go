@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
@@ -22,8 +22,8 @@ type hitSample struct {
 // hitHistory is the DNS pane's memory of hit rates, oldest first.
 type hitHistory struct {
 	capacity int
-	lastAt   time.Time       // time of the newest view taken
-	last     engine.DNSStats // its counters
+	lastAt   time.Time     // time of the newest view taken
+	last     view.DNSStats // its counters
 	have     bool
 	samples  []hitSample
 }
@@ -41,7 +41,7 @@ const (
 // second while the console pulls snapshots several times a second, so a view seen
 // before (same time) is skipped; counters going back mean a new crawl, and the
 // history starts again.
-func (h *hitHistory) add(v *engine.DNSView) {
+func (h *hitHistory) add(v *view.DNSView) {
 	if h.have && !v.At.After(h.lastAt) {
 		return
 	}

@@ -6,14 +6,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/dnscache"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/fake"
 )
 
 func TestHitHistory(t *testing.T) {
-	view := func(sec int, lookups, pos, neg, miss int64) *engine.DNSView {
-		return &engine.DNSView{At: fake.Epoch.Add(time.Duration(sec) * time.Second),
+	view := func(sec int, lookups, pos, neg, miss int64) *view.DNSView {
+		return &view.DNSView{At: fake.Epoch.Add(time.Duration(sec) * time.Second),
 			Stats: dnscache.Stats{Lookups: lookups, PositiveHits: pos, NegativeHits: neg, Misses: miss}}
 	}
 	t.Run("deltas between views", func(t *testing.T) {

@@ -3,7 +3,7 @@ package network
 import (
 	"strconv"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
@@ -15,12 +15,12 @@ const sizingFormula = "VPNs needed ≈ ceil(keywords × pages/keyword ÷ pages p
 // ones), the engine's result when every input is known, and what is missing; long
 // is the wide terminal's version with where each figure comes from. s nil: nothing
 // is known.
-func sizingFigures(s *engine.Sizing, long bool) string {
-	var z engine.Sizing
+func sizingFigures(s *view.Sizing, long bool) string {
+	var z view.Sizing
 	if s != nil {
 		z = *s
 	}
-	floor := z.PagesPerIPFrom == engine.PagesPerIPFloor
+	floor := z.PagesPerIPFrom == view.PagesPerIPFloor
 	q := func(n int) string {
 		if n <= 0 {
 			return "?"
@@ -59,11 +59,11 @@ func sizingFigures(s *engine.Sizing, long bool) string {
 			out += " (not in the snapshot)"
 		}
 		switch z.PagesPerIPFrom {
-		case engine.PagesPerIPFloor:
+		case view.PagesPerIPFloor:
 			out += "; pages per IP ≥ the busiest egress's requests, none refused yet"
-		case engine.PagesPerIPObserved:
+		case view.PagesPerIPObserved:
 			out += "; pages per IP observed as requests per refusal"
-		case engine.PagesPerIPConfig:
+		case view.PagesPerIPConfig:
 			out += "; pages per IP from rounds.pages_per_ip"
 		}
 	}
