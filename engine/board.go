@@ -20,13 +20,11 @@ func (e *Engine) RevisitNow(raw string) error { return e.fr.RevisitNow(raw) }
 // boardAdd places a task on the board by the M1 rule, counting revisit tasks apart
 // (Done ignores them). Caller holds e.mu.
 func (e *Engine) boardAdd(t frontier.Task) {
-	if e.rv.queued[t.URL] {
-		e.rv.onBoard++
-	}
+	e.fr.Marks().Placed(t.URL)
 	if e.fr.TakeUrgent(t.URL) { // steering: the operator's new source is the lane's next fetch
 		t.Urgent = true
 	}
-	if !t.Urgent && !t.Ahead && !e.rv.queued[t.URL] && e.disc.TakeAhead(t.URL) {
+	if !t.Urgent && !t.Ahead && !e.fr.Marks().Queued(t.URL) && e.disc.TakeAhead(t.URL) {
 		t.Ahead = true // an article a read just listed: before the lane's due reads
 	}
 	e.crew.queue(t)
@@ -57,17 +55,16 @@ func (e *Engine) swapForUrgent(ls *lanes.Slot, t frontier.Task) (swapped, droppe
 	if ls.Urgent || !e.board.UrgentAhead(ls.Lane) {
 		return false, false
 	}
-	revisiting := e.rv.queued[t.URL]
+	marks := e.fr.Marks()
+	revisiting := marks.Queued(t.URL)
 	if e.fr.SteeredOut(t) { // it is no longer a queued revisit: Release will not count it
 		if revisiting {
-			e.rv.inHand--
+			marks.DroppedInHand()
 		}
 		return true, true
 	}
 	e.board.PutBack(ls.Lane, t)
-	if revisiting {
-		e.rv.onBoard++
-	}
+	marks.Placed(t.URL)
 	return true, false
 }
 
@@ -75,9 +72,7 @@ func (e *Engine) swapForUrgent(ls *lanes.Slot, t frontier.Task) (swapped, droppe
 // host); whoever took them places or defers them again. Caller holds e.mu.
 func (e *Engine) offBoard(tasks []frontier.Task) []frontier.Task {
 	for _, t := range tasks {
-		if e.rv.queued[t.URL] {
-			e.rv.onBoard--
-		}
+		e.fr.Marks().LeftQueue(t.URL)
 	}
 	return tasks
 }
@@ -90,7 +85,7 @@ func (e *Engine) discoveryIdle() bool {
 		return false
 	}
 	_, inHand := e.crew.counts()
-	if revisits := e.rv.onBoard + e.rv.inHand; revisits > 0 {
+	if revisits := e.fr.Marks().Pending(); revisits > 0 {
 		return e.queuedLen()+inHand == revisits
 	}
 	return e.board.Len() == 0 && e.queuedLen() == 0 && inHand == 0

@@ -46,8 +46,8 @@
 // change-rate estimator that spends a fetch budget (revisit.objective); the seed's rule
 // is kept as a policy. Package refresh joins it to the store (each fetch observed into
 // the page's revisit row, site priors, the Revisit pane); front.Front.Requeue puts
-// the due pages back in the queue, and revisit.go and board.go count them on the
-// board.
+// the due pages back in the queue and marks them (front.Marks: where each queued
+// revisit is, on the board or in hand), so that the idle check leaves them aside.
 //
 // # M3 egress rotation and site/keyword scheduling (packages egress, balance)
 //

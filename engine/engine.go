@@ -20,6 +20,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/hostreport"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
+	"github.com/crawlconsole/crawlconsole/engine/refresh"
 	"github.com/crawlconsole/crawlconsole/engine/render"
 	"github.com/crawlconsole/crawlconsole/engine/sites"
 	"github.com/crawlconsole/crawlconsole/engine/steer"
@@ -63,8 +64,8 @@ type Engine struct {
 	paused      bool
 	wake        chan struct{} // closed (and replaced) whenever something paused may go on
 	pausedHosts map[string]bool
-	inHand      int // tasks taken by lanes whose processing has not ended
-	rv          *revisitRuntime
+	inHand      int                        // tasks taken by lanes whose processing has not ended
+	rv          *refresh.Runtime           // M2: the revisit tracker, policy, classes and scheduler
 	sites       atomic.Pointer[sites.Book] // declared news and social sites (M3); swapped whole by live steering
 	round       *sites.Rounds              // the current crawl round over the sites (M3)
 	budget      *front.Budgets             // page budgets per host and site (engine/front)

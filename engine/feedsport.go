@@ -55,7 +55,7 @@ func (p feedsPort) NotQueued(urls []string) []string {
 	defer p.e.mu.Unlock()
 	var idle []string
 	for _, u := range urls {
-		if !p.e.rv.queued[u] {
+		if !p.e.fr.Marks().Queued(u) {
 			idle = append(idle, u)
 		}
 	}

@@ -15,7 +15,7 @@ import (
 )
 
 // frontCrawl is the engine as its front's crawl (front.Crawl): the crew that
-// fetches, the revisit marks, the idle check, the background work, the clock and
+// fetches, the revisit runtime, the idle check, the background work, the clock and
 // the log.
 type frontCrawl struct{ e *Engine }
 
@@ -26,7 +26,6 @@ func (p frontCrawl) Counts() (waiting, inHand int) { return p.e.crew.counts() }
 func (p frontCrawl) CountsAtHandOut() bool         { return p.e.crew.countsAtHandOut() }
 func (p frontCrawl) PlacesEarly() bool             { return p.e.crew.placesEarly() }
 func (p frontCrawl) CheckIdle()                    { p.e.checkIdle() }
-func (p frontCrawl) Unmark(url string)             { delete(p.e.rv.queued, url) }
 func (p frontCrawl) Withdrawn(t frontier.Task)     { p.e.front.withdrawn(t) }
 func (p frontCrawl) Stopping() bool                { return p.e.ctx.Err() != nil }
 func (p frontCrawl) Now() time.Time                { return p.e.now() }
@@ -104,20 +103,11 @@ func (p frontCrawl) LinkedFrom(hash uint64, u string)        { p.e.parentURLs.Ad
 
 func (p frontCrawl) Running() bool                               { return p.e.state == view.StateRunning }
 func (p frontCrawl) DueRevisits(now time.Time) ([]string, error) { return p.e.rv.Tick(now) }
-func (p frontCrawl) RevisitQueued(u string) bool                 { return p.e.rv.queued[u] }
 func (p frontCrawl) Requeued(n int)                              { p.e.rv.Requeued.Add(int64(n)) }
 func (p frontCrawl) FlushDeferred()                              { p.e.flushDeferred() }
 
 func (p frontCrawl) InWindow(host string, first, now time.Time) bool {
 	return p.e.rv.Windows.Active(p.e.classOf(host), first, now)
-}
-
-func (p frontCrawl) MarkRevisit(u string) bool {
-	if p.e.rv.queued[u] {
-		return false
-	}
-	p.e.rv.queued[u] = true
-	return true
 }
 
 func (p frontCrawl) Wake()   { p.e.broadcast() }

@@ -55,10 +55,7 @@ func (p lanePort) Next(s *lanes.Slot) (frontier.Task, bool) {
 		}
 		s.Urgent = s.Lane.TookUrgent()
 		e.inHand++ // in hand from here, even while its host is paused: not idle
-		if e.rv.queued[t.URL] {
-			e.rv.onBoard--
-			e.rv.inHand++
-		}
+		e.fr.Marks().Taken(t.URL)
 		if !p.Hold(s, t) {
 			return frontier.Task{}, false
 		}
@@ -90,12 +87,7 @@ func (p lanePort) Hold(s *lanes.Slot, t frontier.Task) bool {
 func (p lanePort) Release(t frontier.Task, ended bool) {
 	e := p.e
 	e.inHand--
-	if e.rv.queued[t.URL] {
-		e.rv.inHand--
-		if ended {
-			delete(e.rv.queued, t.URL)
-		}
-	}
+	e.fr.Marks().Released(t.URL, ended)
 }
 
 func (p lanePort) CheckIdle() { p.e.checkIdle() }

@@ -112,7 +112,7 @@ func (c masterCrew) panes(now time.Time) crewPanes {
 func (c masterCrew) withdraw(drop func(frontier.Task) bool) (n int, held func() int) {
 	dropped, held := c.Withdraw(drop)
 	for _, t := range dropped {
-		c.e.rv.leftQueue(t.URL)
+		c.e.fr.Marks().LeftQueue(t.URL)
 		c.e.fr.SetOut(t)
 	}
 	return len(dropped), held
@@ -167,12 +167,12 @@ func (p masterPort) Go(f func()) {
 }
 func (p masterPort) Dispatching() bool             { return !p.e.paused && p.e.state == view.StateRunning }
 func (p masterPort) CheckIdle()                    { p.e.checkIdle() }
-func (p masterPort) RevisitEnded(url string) bool  { return p.e.rv.ended(url) }
+func (p masterPort) RevisitEnded(url string) bool  { return p.e.fr.Marks().Ended(url) }
 func (p masterPort) Refused(r store.Refusal)       { p.e.st.AddRefusal(r) }
 func (p masterPort) AfterCommit(f func(error))     { p.e.st.AfterCommit(f) }
 func (p masterPort) FetchCost(d time.Duration)     { p.e.fetchCost.add(d) }
 func (p masterPort) CheckEgress(spec string) error { return p.e.checkSessionEgress(spec) }
-func (p masterPort) HandedOut(t frontier.Task)     { p.e.rv.taken(t.URL) }
+func (p masterPort) HandedOut(t frontier.Task)     { p.e.fr.Marks().Taken(t.URL) }
 
 // workerSettings are the crawl settings a worker follows.
 func (e *Engine) workerSettings(hb time.Duration) wire.Settings {
@@ -243,7 +243,7 @@ func (p masterPort) Admit(t *frontier.Task) bool {
 		t.Budgeted = true
 		return true
 	}
-	e.rv.leftQueue(t.URL) // it leaves the master's queue unfetched
+	e.fr.Marks().LeftQueue(t.URL) // it leaves the master's queue unfetched
 	e.fr.HoldBack(*t, kind, until)
 	return false
 }
@@ -263,9 +263,9 @@ func (p masterPort) HandedBack(t frontier.Task) bool {
 	if t.Budgeted {
 		e.budget.Unadmit(t) // not fetched: counted again when next handed out
 	}
-	e.rv.handedBack(t.URL)
+	e.fr.Marks().HandedBack(t.URL)
 	if e.fr.Withdrawn(t) {
-		e.rv.leftQueue(t.URL) // before setOut drops the mark
+		e.fr.Marks().LeftQueue(t.URL) // before setOut drops the mark
 		e.fr.SetOut(t)
 		return false
 	}

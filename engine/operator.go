@@ -103,7 +103,7 @@ func (e *Engine) stateNow(nextRound time.Time, waiting int) view.State {
 		return view.StatePaused
 	case !e.discoveryIdle():
 		return e.crew.busyState()
-	case e.rv.onBoard+e.rv.inHand > 0:
+	case e.fr.Marks().Pending() > 0:
 		return view.StateRunning // revisiting
 	case !nextRound.IsZero() || e.role.waitsWhenDry(&e.opts):
 		return view.StateIdle

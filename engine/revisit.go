@@ -14,65 +14,11 @@ import (
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
-// revisitRuntime is the engine's side of M2: the crawl's revisit runtime (the
-// tracker and policy, the classifier, the scheduler, the pane: refresh.Runtime) and
-// where the revisits put back in the queue are, which the idle check needs to know.
-type revisitRuntime struct {
-	*refresh.Runtime
-
-	// Guarded by Engine.mu: URLs requeued as revisits whose fetch has not ended, and
-	// how many of them wait on the board or are being fetched (Done ignores them).
-	queued  map[string]bool
-	onBoard int
-	inHand  int
-}
-
 // newRevisitRuntime builds M2's parts from o (already validated) over st (nil on a
-// worker).
-func (e *Engine) newRevisitRuntime(o config.RevisitOptions, st *store.Store) (*revisitRuntime, error) {
+// worker): the tracker and policy, the classifier, the scheduler, the pane.
+func (e *Engine) newRevisitRuntime(o config.RevisitOptions, st *store.Store) (*refresh.Runtime, error) {
 	logf := func(level view.Level, format string, args ...any) { e.logf(level, 0, "", format, args...) }
-	r, err := refresh.New(o, st, logf)
-	if err != nil {
-		return nil, err
-	}
-	return &revisitRuntime{Runtime: r, queued: map[string]bool{}}, nil
-}
-
-// The revisit marks' whereabouts, kept by whoever moves a marked task (a lane, the
-// master handing it to a worker). Caller holds Engine.mu.
-
-// taken counts a marked task leaving the queue to be fetched.
-func (rv *revisitRuntime) taken(url string) {
-	if rv.queued[url] {
-		rv.onBoard--
-		rv.inHand++
-	}
-}
-
-// handedBack counts a marked task in hand going back to the queue.
-func (rv *revisitRuntime) handedBack(url string) {
-	if rv.queued[url] {
-		rv.inHand--
-		rv.onBoard++
-	}
-}
-
-// leftQueue counts a marked task leaving the queue unfetched (withdrawn).
-func (rv *revisitRuntime) leftQueue(url string) {
-	if rv.queued[url] {
-		rv.onBoard--
-	}
-}
-
-// ended drops the mark of a task whose fetch ended; it reports whether the task
-// was a revisit.
-func (rv *revisitRuntime) ended(url string) bool {
-	if !rv.queued[url] {
-		return false
-	}
-	rv.inHand--
-	delete(rv.queued, url)
-	return true
+	return refresh.New(o, st, logf)
 }
 
 // classOf tags a host with its page class (M2/M3): declared social sites are soc,
@@ -98,7 +44,7 @@ func (e *Engine) classIn(s *config.SiteOptions, host string) string {
 // state could not be read.
 func (e *Engine) revisitState(t frontier.Task) (prev *revisit.Page, track bool) {
 	e.mu.Lock()
-	requeued := e.rv.queued[t.URL]
+	requeued := e.fr.Marks().Queued(t.URL)
 	e.mu.Unlock()
 	return e.revisitStateOf(t, requeued)
 }
@@ -123,6 +69,6 @@ func (e *Engine) revisitView(now time.Time) *view.RevisitView {
 	return e.rv.View(now, func() int {
 		e.mu.Lock()
 		defer e.mu.Unlock()
-		return len(e.rv.queued)
+		return e.fr.Marks().Len()
 	})
 }

@@ -38,6 +38,7 @@ type Front struct {
 	early       map[string]earlyMark // steering's new sources placed before their insert commits (early.go)
 	urgent      map[string]bool      // sources added live that go to the head of their lane's queue
 	out         steerOut             // queued sources withdrawn by :keyword rm and :site rm (withdrawals.go)
+	marks       Marks                // the revisits queued and where they are (marks.go)
 
 	failed  chan struct{} // closed when a store failure stopped the crawl (WatchStore)
 	failure error         // that failure, a *StoreError

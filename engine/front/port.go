@@ -53,8 +53,7 @@ type Crew interface {
 	Withdrawn(t frontier.Task)
 }
 
-// Revisits is the crawl's revisit runtime (M2) and the marks of the revisits
-// queued.
+// Revisits is the crawl's revisit runtime (M2).
 type Revisits interface {
 	// RevisitState is the revisit state of a page about to be fetched: prev nil for
 	// a first fetch; track false when it could not be read.
@@ -69,12 +68,6 @@ type Revisits interface {
 	// InWindow tells whether a page on host first fetched at first is inside its
 	// class's revisit window now (M2/M3).
 	InWindow(host string, first, now time.Time) bool
-	// MarkRevisit marks url queued as a revisit; false when it is already. Lock held.
-	MarkRevisit(url string) bool
-	// RevisitQueued tells whether url is queued as a revisit. Lock held.
-	RevisitQueued(url string) bool
-	// Unmark drops the revisit mark of a task that left the queue for good. Lock held.
-	Unmark(url string)
 	// Requeued counts revisits put back in the queue.
 	Requeued(n int)
 }

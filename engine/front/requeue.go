@@ -80,7 +80,7 @@ func (f *Front) Requeue(urls []string, now time.Time, force bool) (int, error) {
 		switch {
 		case !f.crawl.Running():
 			later = append(later, t.URL)
-		case f.crawl.MarkRevisit(t.URL):
+		case f.marks.Mark(t.URL):
 			claimed = append(claimed, t)
 		}
 	}
@@ -113,7 +113,7 @@ func (f *Front) RevisitNow(raw string) error {
 		return fmt.Errorf("revisit now: %q: %w", raw, err)
 	}
 	f.Mu.Lock()
-	running, queued := f.crawl.Running(), f.crawl.RevisitQueued(u)
+	running, queued := f.crawl.Running(), f.marks.Queued(u)
 	f.Mu.Unlock()
 	switch {
 	case !running:

@@ -98,7 +98,7 @@ func (f *Front) Withdrawn(t frontier.Task) bool {
 // SetOut queues a withdrawn task for its end, out of the revisit bookkeeping (it is
 // no longer queued). Lock held; the task is on no board.
 func (f *Front) SetOut(t frontier.Task) {
-	f.crawl.Unmark(t.URL)
+	f.marks.drop(t.URL)
 	delete(f.urgent, t.URL)
 	if len(f.out.pending) == 0 {
 		// Ended at once, whoever placed it (a store callback confirming an insert, a
