@@ -74,33 +74,29 @@ func (p *groupsPane) SetSize(w, h int) {
 }
 
 func (p *groupsPane) SetSnapshot(s *view.Snapshot) tea.Cmd {
-	key, had := p.cursorKey()
-	p.groups = s.Groups
-	p.pausedHosts = s.PausedHosts
-	p.egress = s.Egress
-	p.nodes = pane.NodeNames(s.Nodes)
-	p.egressW = pane.EgressWidth(p.groups, func(g *view.Group) string { return g.Egress })
-	p.nodeW = pane.NodeWidth(p.groups, func(g *view.Group) string { return g.Node })
-	clear(p.lanePaused)
-	for _, l := range s.Lanes {
-		if l.Paused {
-			p.lanePaused[laneKey{l.Node, l.ID}] = true
+	pane.Keep(p.cursorKey, func() {
+		p.groups = s.Groups
+		p.pausedHosts = s.PausedHosts
+		p.egress = s.Egress
+		p.nodes = pane.NodeNames(s.Nodes)
+		p.egressW = pane.EgressWidth(p.groups, func(g *view.Group) string { return g.Egress })
+		p.nodeW = pane.NodeWidth(p.groups, func(g *view.Group) string { return g.Node })
+		clear(p.lanePaused)
+		for _, l := range s.Lanes {
+			if l.Paused {
+				p.lanePaused[laneKey{l.Node, l.ID}] = true
+			}
 		}
-	}
-	p.flatten()
-	if had {
-		p.restore(key)
-	}
+		p.flatten()
+	}, p.restore)
 	return nil
 }
 
 func (p *groupsPane) SetFilter(f pane.Filter) {
-	key, had := p.cursorKey()
-	p.filter = f
-	p.flatten()
-	if had {
-		p.restore(key)
-	}
+	pane.Keep(p.cursorKey, func() {
+		p.filter = f
+		p.flatten()
+	}, p.restore)
 }
 
 // rowKey identifies a row across snapshots: the lane, kind and the host/parent.
@@ -286,11 +282,11 @@ func (p *groupsPane) View() string {
 	var b strings.Builder
 	b.WriteString(pane.HeaderRow(st, cols, p.width))
 	if len(p.rows) == 0 {
-		msg := "  no adjacency groups yet: a lane binds the hosts and parent pages of its URLs (M1)"
+		msg := "no adjacency groups yet: a lane binds the hosts and parent pages of its URLs (M1)"
 		if p.filter.Active() {
-			msg = "  no group matches the filter " + strconv.Quote(p.filter.String())
+			msg = pane.NoMatch("group", p.filter)
 		}
-		b.WriteString("\n" + st.Muted.Render(pane.Fit(msg, p.width)))
+		b.WriteString("\n" + pane.Note(st, msg, p.width))
 		return b.String()
 	}
 	cells := make([]string, 0, len(cols))

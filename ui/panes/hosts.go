@@ -184,19 +184,19 @@ func (p *hostsPane) live(name string) view.HostLive {
 }
 
 func (p *hostsPane) SetSnapshot(s *view.Snapshot) tea.Cmd {
-	sel := p.selected()
-	p.view = s.Hosts
-	p.refilter()
-	p.reselect(sel)
+	pane.Keep(p.selected, func() {
+		p.view = s.Hosts
+		p.refilter()
+	}, p.reselect)
 	return nil
 }
 
 func (p *hostsPane) SetFilter(f pane.Filter) {
-	sel := p.selected()
-	p.filter = f
-	p.refiltering = true
-	p.refilter()
-	p.reselect(sel)
+	pane.Keep(p.selected, func() {
+		p.filter = f
+		p.refiltering = true
+		p.refilter()
+	}, p.reselect)
 }
 
 // refilter keeps the rows that pass the filter, in the chosen order. The rows of
@@ -287,19 +287,17 @@ func repair(rows []int, order func(a, b int) int) bool {
 	return true
 }
 
-func (p *hostsPane) selected() string {
+// selected is the name of the row under the cursor.
+func (p *hostsPane) selected() (string, bool) {
 	all := p.all()
 	if p.list.Cursor < 0 || p.list.Cursor >= len(p.rows) || p.rows[p.list.Cursor] >= all.len() {
-		return ""
+		return "", false
 	}
-	return all.at(p.rows[p.list.Cursor]).Name
+	return all.at(p.rows[p.list.Cursor]).Name, true
 }
 
 // reselect keeps the cursor on the same row across snapshots and sorts.
 func (p *hostsPane) reselect(name string) {
-	if name == "" {
-		return
-	}
 	all := p.all()
 	if c := p.list.Cursor; c >= 0 && c < len(p.rows) && all.at(p.rows[c]).Name == name {
 		return
@@ -345,9 +343,7 @@ func (p *hostsPane) Update(msg tea.Msg) tea.Cmd {
 }
 
 func (p *hostsPane) resort() tea.Cmd {
-	sel := p.selected()
-	p.sort(p.all())
-	p.reselect(sel)
+	pane.Keep(p.selected, func() { p.sort(p.all()) }, p.reselect)
 	dir := "largest first"
 	if !p.desc {
 		dir = "smallest first"
@@ -412,17 +408,12 @@ func (p *hostsPane) View() string {
 	b.WriteString("\n")
 	cols := p.columns()
 	b.WriteString(pane.HeaderRow(st, cols, p.width))
-	if len(p.rows) == 0 {
-		msg := "  nothing fetched yet: a row comes with each host's first response or skip"
-		if p.filter.Active() {
-			msg = "  no " + hostsByName[p.by] + " matches the filter " + strconv.Quote(p.filter.String())
-		}
-		b.WriteString("\n" + st.Muted.Render(pane.Fit(msg, p.width)))
-		return b.String()
+	none := "nothing fetched yet: a row comes with each host's first response or skip"
+	if p.filter.Active() {
+		none = pane.NoMatch(hostsByName[p.by], p.filter)
 	}
 	cells := make([]string, 0, len(cols))
-	from, to := p.list.Visible(len(p.rows))
-	for r := from; r < to; r++ {
+	p.list.WriteBody(&b, st, p.width, len(p.rows), none, func(r int, sel bool) string {
 		h := all.at(p.rows[r])
 		cells = append(cells[:0], h.Name)
 		if p.wide() && p.by == byHost {
@@ -449,14 +440,13 @@ func (p *hostsPane) View() string {
 				cells = append(cells, rendersCell(rh.Renders, rh.Failed), renderAvgCell(rh.Renders, rh.Seconds))
 			}
 		}
-		b.WriteString("\n")
 		bad := h.Refused > 0 || h.Classes[view.Class4xx]+h.Classes[view.Class5xx] > h.Classes[view.Class2xx]
 		accent := -1
 		if bad {
 			accent = 0
 		}
-		b.WriteString(pane.TableRow(st, cols, cells, p.width, r == p.list.Cursor, accent, &st.Bad))
-	}
+		return pane.TableRow(st, cols, cells, p.width, sel, accent, &st.Bad)
+	})
 	return b.String()
 }
 

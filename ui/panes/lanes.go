@@ -23,15 +23,13 @@ type lanesPane struct {
 	c             *pane.Common
 	width, height int
 	lanes         []view.Lane
-	pausedHosts   []string         // sorted, from the snapshot
-	egress        *view.EgressView // for x: is the lane's host disabled (M3)
-	nodes         map[string]bool  // workers' names, lower-cased, for the filter (M4)
-	rows          []int            // indexes into lanes that pass the filter
-	egressW       int              // EGRESS column width for the current lanes
-	nodeW         int              // NODE column width; 0: a single-process crawl, no column
-	filter        pane.Filter
-	list          pane.List
-	fetched       int64 // pages fetched so far: no lane after some is "none open", not "none yet"
+	pausedHosts   []string           // sorted, from the snapshot
+	egress        *view.EgressView   // for x: is the lane's host disabled (M3)
+	nodes         map[string]bool    // workers' names, lower-cased, for the filter (M4)
+	rows          pane.Rows[laneKey] // over lanes
+	egressW       int                // EGRESS column width for the current lanes
+	nodeW         int                // NODE column width; 0: a single-process crawl, no column
+	fetched       int64              // pages fetched so far: no lane after some is "none open", not "none yet"
 	// join is a master's join command while no worker is alive (M4): a master has
 	// no lanes of its own, so its empty table says how to get some.
 	join   string
@@ -45,7 +43,15 @@ type laneKey struct {
 	id   int
 }
 
-func newLanesPane(c *pane.Common) pane.Pane { return &lanesPane{c: c} }
+func newLanesPane(c *pane.Common) pane.Pane {
+	p := &lanesPane{c: c}
+	p.rows = pane.NewRows(func() int { return len(p.lanes) }, func(i int) laneKey { return laneKey{p.lanes[i].Node, p.lanes[i].ID} },
+		func(f pane.Filter, i int) bool {
+			l := &p.lanes[i]
+			return f.MatchOnNode(l.Node, p.nodes, append([]string{l.Egress, l.Current, string(l.Status), strconv.Itoa(l.ID)}, l.Hosts...)...)
+		})
+	return p
+}
 
 func (p *lanesPane) Title() string { return "Lanes" }
 
@@ -61,61 +67,33 @@ func (p *lanesPane) FullHelp() [][]key.Binding {
 
 func (p *lanesPane) SetSize(w, h int) {
 	p.width, p.height = w, h
-	p.list.Height = h - 1 - p.limitLines() // column header, limits lines
-	p.list.Clamp(len(p.rows))
+	p.rows.SetHeight(h - 1 - p.limitLines()) // column header, limits lines
 }
 
 func (p *lanesPane) SetSnapshot(s *view.Snapshot) tea.Cmd {
-	sel, had := p.selected()
-	p.lanes = s.Lanes
-	p.snap = s
-	p.limits = pane.LimitsOf(s).Summary()
-	p.fetched = s.Totals.PagesFetched
-	p.join = ""
-	if s.Join != "" && liveNodes(s.Nodes) == 0 {
-		p.join = s.Join
-	}
-	p.pausedHosts = s.PausedHosts
-	p.egress = s.Egress
-	p.nodes = pane.NodeNames(s.Nodes)
-	p.egressW = pane.EgressWidth(p.lanes, func(l *view.Lane) string { return l.Egress })
-	p.nodeW = pane.NodeWidth(p.lanes, func(l *view.Lane) string { return l.Node })
-	p.refilter()
-	if had {
-		p.reselect(laneKey{sel.Node, sel.ID})
-	}
+	p.rows.Change(func() {
+		p.lanes = s.Lanes
+		p.snap = s
+		p.limits = pane.LimitsOf(s).Summary()
+		p.fetched = s.Totals.PagesFetched
+		p.join = ""
+		if s.Join != "" && liveNodes(s.Nodes) == 0 {
+			p.join = s.Join
+		}
+		p.pausedHosts = s.PausedHosts
+		p.egress = s.Egress
+		p.nodes = pane.NodeNames(s.Nodes)
+		p.egressW = pane.EgressWidth(p.lanes, func(l *view.Lane) string { return l.Egress })
+		p.nodeW = pane.NodeWidth(p.lanes, func(l *view.Lane) string { return l.Node })
+	})
 	return nil
 }
 
-func (p *lanesPane) SetFilter(f pane.Filter) {
-	sel, had := p.selected()
-	p.filter = f
-	p.refilter()
-	if had {
-		p.reselect(laneKey{sel.Node, sel.ID})
-	}
-}
-
-// refilter recomputes which lanes are listed.
-func (p *lanesPane) refilter() {
-	p.rows = p.rows[:0]
-	for i := range p.lanes {
-		l := &p.lanes[i]
-		if !p.filter.Active() || p.filter.MatchOnNode(l.Node, p.nodes, append([]string{l.Egress, l.Current, string(l.Status), strconv.Itoa(l.ID)}, l.Hosts...)...) {
-			p.rows = append(p.rows, i)
-		}
-	}
-	p.list.Clamp(len(p.rows))
-}
-
-// reselect keeps the cursor on the same lane across snapshots and filters.
-func (p *lanesPane) reselect(k laneKey) {
-	p.list.Reselect(p.rows, func(i int) bool { return p.lanes[i].ID == k.id && p.lanes[i].Node == k.node })
-}
+func (p *lanesPane) SetFilter(f pane.Filter) { p.rows.SetFilter(f) }
 
 // selected is the lane under the cursor.
 func (p *lanesPane) selected() (view.Lane, bool) {
-	if i, ok := p.list.Row(p.rows); ok {
+	if i, ok := p.rows.At(); ok {
 		return p.lanes[i], true
 	}
 	return view.Lane{}, false
@@ -125,7 +103,7 @@ func (p *lanesPane) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		k := msg.String()
-		if p.list.Navigate(p.c.Keys, k, len(p.rows)) {
+		if p.rows.Navigate(p.c.Keys, k) {
 			return nil
 		}
 		l, ok := p.selected()
@@ -166,13 +144,13 @@ func (p *lanesPane) Update(msg tea.Msg) tea.Cmd {
 			return commands.ToggleDisabled(p.c, host, p.egress)
 		}
 	case pane.ClickMsg:
-		p.list.Cursor = p.list.Offset + msg.Row - 1
-		p.list.Clamp(len(p.rows))
+		p.rows.List.Cursor = p.rows.List.Offset + msg.Row - 1
+		p.rows.List.Clamp(p.rows.Len())
 	}
 	return nil
 }
 
-func (p *lanesPane) Position() string { return p.list.Position(len(p.rows)) }
+func (p *lanesPane) Position() string { return p.rows.Position() }
 
 // columns lays out the table for the pane width; wide terminals get a host column,
 // a distributed crawl a node column.
@@ -209,19 +187,18 @@ func (p *lanesPane) View() string {
 	cols := p.columns()
 	var b strings.Builder
 	b.WriteString(pane.HeaderRow(st, cols, p.width))
-	if len(p.rows) == 0 {
-		b.WriteString("\n")
-		msg := "  no lanes yet: the crawl opens one per group of adjacent URLs (M1)"
+	if p.rows.Len() == 0 {
+		msg := "no lanes yet: the crawl opens one per group of adjacent URLs (M1)"
 		if p.fetched > 0 {
-			msg = "  no lane open: nothing queued is ready to fetch (a lane opens per group of adjacent URLs, M1)"
+			msg = "no lane open: nothing queued is ready to fetch (a lane opens per group of adjacent URLs, M1)"
 		}
-		if p.filter.Active() {
-			msg = "  no lane matches the filter " + strconv.Quote(p.filter.String())
+		if p.rows.Filter.Active() {
+			msg = pane.NoMatch("lane", p.rows.Filter)
 		} else if p.join != "" {
-			b.WriteString(strings.TrimPrefix(joinLines(st, "no worker yet: a master's lanes run on its workers; start one with", p.join, p.width), "\n"))
+			b.WriteString(joinLines(st, "no worker yet: a master's lanes run on its workers; start one with", p.join, p.width))
 			return b.String()
 		}
-		b.WriteString(st.Muted.Render(pane.Fit(msg, p.width)))
+		b.WriteString("\n" + pane.Note(st, msg, p.width))
 		return b.String()
 	}
 	now := p.c.Now()
@@ -231,9 +208,9 @@ func (p *lanesPane) View() string {
 		statusCol++
 	}
 	cells := make([]string, len(cols))
-	from, to := p.list.Visible(len(p.rows))
+	from, to := p.rows.List.Visible(p.rows.Len())
 	for r := from; r < to; r++ {
-		l := &p.lanes[p.rows[r]]
+		l := &p.lanes[p.rows.Index[r]]
 		cells = append(cells[:0], strconv.Itoa(l.ID))
 		if p.nodeW > 0 {
 			cells = append(cells, l.Node)
@@ -260,10 +237,10 @@ func (p *lanesPane) View() string {
 		cells = append(cells, l.Current)
 		accent := st.LaneStatus(string(l.Status))
 		b.WriteString("\n")
-		b.WriteString(pane.TableRow(st, cols, cells, p.width, r == p.list.Cursor, statusCol, &accent))
+		b.WriteString(pane.TableRow(st, cols, cells, p.width, r == p.rows.List.Cursor, statusCol, &accent))
 	}
 	if lines := p.limitsLines(now); len(lines) > 0 {
-		b.WriteString(strings.Repeat("\n", p.list.Height-(to-from)))
+		b.WriteString(strings.Repeat("\n", p.rows.List.Height-(to-from)))
 		for _, l := range lines {
 			b.WriteString("\n")
 			b.WriteString(st.Muted.Render(pane.Fit(" "+l, p.width)))

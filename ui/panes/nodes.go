@@ -45,20 +45,26 @@ type nodesPane struct {
 	c             *pane.Common
 	width, height int
 	nodes         []view.Node
-	at            time.Time     // the snapshot's time: heartbeats are aged on the master's clock
-	hb            time.Duration // the workers' heartbeat period (0: not given)
-	sizing        *view.Sizing  // seed 003's estimates (workers and VPNs needed)
-	join          string        // the command a worker joins with; "" off a master
-	rows          []int         // indexes into nodes that pass the filter
+	at            time.Time         // the snapshot's time: heartbeats are aged on the master's clock
+	hb            time.Duration     // the workers' heartbeat period (0: not given)
+	sizing        *view.Sizing      // seed 003's estimates (workers and VPNs needed)
+	join          string            // the command a worker joins with; "" off a master
+	rows          pane.Rows[string] // over nodes, keyed by name
 	nameW         int
-	filter        pane.Filter
-	list          pane.List
 }
 
 // nodesTop is the lines above the table: the summary and the column header.
 const nodesTop = 2
 
-func newNodesPane(c *pane.Common) pane.Pane { return &nodesPane{c: c} }
+func newNodesPane(c *pane.Common) pane.Pane {
+	p := &nodesPane{c: c}
+	p.rows = pane.NewRows(func() int { return len(p.nodes) }, func(i int) string { return p.nodes[i].Name },
+		func(f pane.Filter, i int) bool {
+			n := &p.nodes[i]
+			return f.Match(append([]string{n.Name, string(n.State)}, n.Egresses...)...)
+		})
+	return p
+}
 
 func (p *nodesPane) Title() string { return "Nodes" }
 
@@ -74,81 +80,45 @@ func (p *nodesPane) FullHelp() [][]key.Binding {
 
 func (p *nodesPane) SetSize(w, h int) {
 	p.width, p.height = w, h
-	p.list.Height = max(h-nodesTop, 1)
-	p.list.Clamp(len(p.rows))
+	p.rows.SetHeight(max(h-nodesTop, 1))
 }
 
 func (p *nodesPane) SetSnapshot(s *view.Snapshot) tea.Cmd {
-	sel, had := p.selected()
-	p.nodes = s.Nodes
-	p.at = s.At
-	p.hb = s.HeartbeatEvery
-	p.sizing = s.Sizing
-	p.join = s.Join
-	p.nameW = pane.NameWidth(p.nodes, func(n *view.Node) string { return n.Name }, 4, 16)
-	p.refilter()
-	if had {
-		p.reselect(sel.Name)
-	}
+	p.rows.Change(func() {
+		p.nodes = s.Nodes
+		p.at = s.At
+		p.hb = s.HeartbeatEvery
+		p.sizing = s.Sizing
+		p.join = s.Join
+		p.nameW = pane.NameWidth(p.nodes, func(n *view.Node) string { return n.Name }, 4, 16)
+	})
 	return nil
 }
 
-func (p *nodesPane) SetFilter(f pane.Filter) {
-	sel, had := p.selected()
-	p.filter = f
-	p.refilter()
-	if had {
-		p.reselect(sel.Name)
-	}
-}
-
-func (p *nodesPane) refilter() {
-	p.rows = p.rows[:0]
-	for i := range p.nodes {
-		n := &p.nodes[i]
-		if !p.filter.Active() || p.filter.Match(append([]string{n.Name, string(n.State)}, n.Egresses...)...) {
-			p.rows = append(p.rows, i)
-		}
-	}
-	p.list.Clamp(len(p.rows))
-}
-
-// reselect keeps the cursor on the same worker across snapshots and filters.
-func (p *nodesPane) reselect(name string) {
-	p.list.Reselect(p.rows, func(i int) bool { return p.nodes[i].Name == name })
-}
-
-func (p *nodesPane) selected() (view.Node, bool) {
-	if i, ok := p.list.Row(p.rows); ok {
-		return p.nodes[i], true
-	}
-	return view.Node{}, false
-}
+func (p *nodesPane) SetFilter(f pane.Filter) { p.rows.SetFilter(f) }
 
 func (p *nodesPane) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		k := msg.String()
-		if p.list.Navigate(p.c.Keys, k, len(p.rows)) {
+		if p.rows.Navigate(p.c.Keys, k) {
 			return nil
 		}
 		if pane.Matches(k, p.c.Keys.PauseNode) {
-			n, ok := p.selected()
+			i, ok := p.rows.At()
 			if !ok {
 				return pane.Status("no node selected", true)
 			}
+			n := &p.nodes[i]
 			return commands.SetNodePaused(p.c, n.Name, n.State != view.NodePaused)
 		}
 	case pane.ClickMsg:
-		if msg.Row >= nodesTop {
-			p.list.Cursor = p.list.Offset + msg.Row - nodesTop
-			p.list.Clamp(len(p.rows))
-		}
+		p.rows.Click(msg.Row, nodesTop)
 	}
 	return nil
 }
 
-func (p *nodesPane) Position() string { return p.list.Position(len(p.rows)) }
+func (p *nodesPane) Position() string { return p.rows.Position() }
 
 func (p *nodesPane) columns() []pane.Column {
 	cols := []pane.Column{
@@ -190,14 +160,9 @@ func (p *nodesPane) View() string {
 		b.WriteString(joinLines(st, "no worker has joined yet; start one on any box that reaches this master:", p.join, p.width))
 		return b.String()
 	}
-	if len(p.rows) == 0 {
-		b.WriteString("\n" + st.Muted.Render(pane.Fit("  no node matches the filter "+strconv.Quote(p.filter.String()), p.width)))
-		return b.String()
-	}
 	cells := make([]string, 0, len(cols))
-	from, to := p.list.Visible(len(p.rows))
-	for r := from; r < to; r++ {
-		n := &p.nodes[p.rows[r]]
+	p.rows.WriteBody(&b, st, p.width, pane.NoMatch("node", p.rows.Filter), func(i int, sel bool) string {
+		n := &p.nodes[i]
 		age, late := p.heartbeat(n)
 		cells = append(cells[:0],
 			n.Name,
@@ -217,8 +182,7 @@ func (p *nodesPane) View() string {
 			pane.Thousands(n.Late),
 		)
 		state := p.stateStyle(n.State)
-		b.WriteString("\n")
-		b.WriteString(pane.StyledRow(st, cols, cells, p.width, r == p.list.Cursor, func(i int) *lipgloss.Style {
+		return pane.StyledRow(st, cols, cells, p.width, sel, func(i int) *lipgloss.Style {
 			switch {
 			case i == nodeStateCol:
 				return &state
@@ -226,8 +190,8 @@ func (p *nodesPane) View() string {
 				return &st.Bad
 			}
 			return nil
-		}))
-	}
+		})
+	})
 	return b.String()
 }
 
@@ -360,7 +324,7 @@ func liveNodes(nodes []view.Node) int {
 // breaks between words and ends in a shell's " \" continuation.
 func joinLines(st *themes.Styles, note, join string, width int) string {
 	var b strings.Builder
-	b.WriteString("\n" + st.Muted.Render(pane.Fit("  "+note, width)))
+	b.WriteString("\n" + pane.Note(st, note, width))
 	textW := max(width-6, 20) // indent, and room for the continuation
 	lines := strings.Split(ansi.Hardwrap(ansi.Wordwrap(join, textW, ""), textW, false), "\n")
 	for i, l := range lines {

@@ -28,7 +28,7 @@ func TestNodesTotalRateLeavesTheDeadOut(t *testing.T) {
 func TestNodesShowsALeftWorkerAsLeft(t *testing.T) {
 	c := testCommon()
 	now := c.Now()
-	p := &nodesPane{c: c}
+	p := newNodesPane(c).(*nodesPane)
 	p.SetSize(160, 10)
 	p.SetSnapshot(&view.Snapshot{At: now, HeartbeatEvery: time.Second, Nodes: []view.Node{
 		{Name: "w1", State: view.NodeActive, Heartbeat: now},

@@ -52,7 +52,7 @@ func TestRenderColumnsInHostsAndLanes(t *testing.T) {
 	if r := rowOf(hv, "plain.test"); !strings.HasSuffix(strings.TrimSpace(r), "-") {
 		t.Errorf("plain.test row %q; want a dash for no render", r)
 	}
-	lp := &lanesPane{c: testCommon()}
+	lp := newLanesPane(testCommon()).(*lanesPane)
 	lp.SetSize(160, 12)
 	lp.SetSnapshot(snap)
 	lv := lp.View()

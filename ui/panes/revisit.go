@@ -24,16 +24,25 @@ type revisitPane struct {
 	c             *pane.Common
 	width, height int
 	view          *view.RevisitView // nil: the crawl keeps no revisit state
-	rows          []int             // indexes into view.Due that pass the filter
-	filter        pane.Filter
-	list          pane.List
-	showBehind    bool // b: the pages the budget cannot follow instead of the due queue
+	rows          pane.Rows[string] // over view.Due, keyed by URL
+	showBehind    bool              // b: the pages the budget cannot follow instead of the due queue
 }
 
 // histW is the width of the interval histogram beside the figures (wide layout).
 const histW = 46
 
-func newRevisitPane(c *pane.Common) pane.Pane { return &revisitPane{c: c} }
+func newRevisitPane(c *pane.Common) pane.Pane {
+	p := &revisitPane{c: c}
+	p.rows = pane.NewRows(func() int {
+		if p.view == nil {
+			return 0
+		}
+		return len(p.view.Due)
+	}, func(i int) string { return p.view.Due[i].URL }, func(f pane.Filter, i int) bool {
+		return f.Match(p.view.Due[i].URL, p.view.Due[i].Class)
+	})
+	return p
+}
 
 func (p *revisitPane) Title() string { return "Revisit" }
 
@@ -80,55 +89,21 @@ func (p *revisitPane) SetSize(w, h int) {
 	p.resize()
 }
 
-func (p *revisitPane) resize() {
-	p.list.Height = max(p.height-p.top()-1, 1)
-	p.list.Clamp(len(p.rows))
-}
+func (p *revisitPane) resize() { p.rows.SetHeight(max(p.height-p.top()-1, 1)) }
 
 func (p *revisitPane) SetSnapshot(s *view.Snapshot) tea.Cmd {
-	sel, had := p.selectedURL()
-	p.view = s.Revisit
-	p.refilter()
-	p.resize()
-	if had {
-		p.reselect(sel)
-	}
+	// A page that left the queue (queued for its refetch) leaves the cursor where
+	// it was, on the next page. The height depends on the view: it is set before
+	// the cursor goes back to its page, so that page is scrolled into sight.
+	pane.Keep(p.rows.Selected, func() {
+		p.view = s.Revisit
+		p.rows.Refilter()
+		p.resize()
+	}, p.rows.Reselect)
 	return nil
 }
 
-func (p *revisitPane) SetFilter(f pane.Filter) {
-	sel, had := p.selectedURL()
-	p.filter = f
-	p.refilter()
-	if had {
-		p.reselect(sel)
-	}
-}
-
-func (p *revisitPane) refilter() {
-	p.rows = p.rows[:0]
-	if p.view != nil {
-		for i, d := range p.view.Due {
-			if p.filter.Match(d.URL, d.Class) {
-				p.rows = append(p.rows, i)
-			}
-		}
-	}
-	p.list.Clamp(len(p.rows))
-}
-
-func (p *revisitPane) selectedURL() (string, bool) {
-	if i, ok := p.list.Row(p.rows); ok && p.view != nil {
-		return p.view.Due[i].URL, true
-	}
-	return "", false
-}
-
-// reselect keeps the cursor on the same page; a page that left the queue (queued
-// for its refetch) leaves the cursor where it was, on the next page.
-func (p *revisitPane) reselect(u string) {
-	p.list.Reselect(p.rows, func(i int) bool { return p.view.Due[i].URL == u })
-}
+func (p *revisitPane) SetFilter(f pane.Filter) { p.rows.SetFilter(f) }
 
 func (p *revisitPane) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
@@ -137,14 +112,14 @@ func (p *revisitPane) Update(msg tea.Msg) tea.Cmd {
 		if p.showBehind {
 			return p.updateBehind(k) // the due queue is hidden: its keys wait
 		}
-		if p.list.Navigate(p.c.Keys, k, len(p.rows)) {
+		if p.rows.Navigate(p.c.Keys, k) {
 			return nil
 		}
 		if pane.Matches(k, p.c.Keys.RevisitNow) {
 			if p.c.ReadOnly {
 				return pane.Status(pane.ReadOnlyText, true)
 			}
-			u, ok := p.selectedURL()
+			u, ok := p.rows.Selected()
 			if !ok {
 				return pane.Status("no page selected", true)
 			}
@@ -155,10 +130,8 @@ func (p *revisitPane) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 	case pane.ClickMsg:
-		first := p.top() + 1 // below the due queue's header
-		if msg.Row >= first && !p.showBehind {
-			p.list.Cursor = p.list.Offset + msg.Row - first
-			p.list.Clamp(len(p.rows))
+		if !p.showBehind {
+			p.rows.Click(msg.Row, p.top()+1) // below the due queue's header
 		}
 	}
 	return nil
@@ -168,14 +141,13 @@ func (p *revisitPane) Position() string {
 	if p.view == nil {
 		return ""
 	}
-	return p.list.Position(len(p.rows))
+	return p.rows.Position()
 }
 
 func (p *revisitPane) View() string {
 	st := p.c.Styles
 	if p.view == nil {
-		return st.ColHeader.Render(pane.Fit("  REVISIT", p.width)) + "\n" +
-			st.Muted.Render(pane.Fit("  no revisit state in this crawl: pages are fetched once (M2)", p.width))
+		return pane.Empty(st, "REVISIT", "no revisit state in this crawl: pages are fetched once (M2)", p.width)
 	}
 	var b strings.Builder
 	if p.wide() {
@@ -344,19 +316,14 @@ func (p *revisitPane) dueTable() string {
 	cols := pane.LayoutColumns(spec, p.width)
 	var b strings.Builder
 	b.WriteString(pane.HeaderRow(st, cols, p.width))
-	if len(p.rows) == 0 {
-		msg := "  no page due: the scheduler requeued them, or none was fetched yet"
-		if p.filter.Active() && len(p.view.Due) > 0 {
-			msg = "  no due page matches the filter " + strconv.Quote(p.filter.String())
-		}
-		b.WriteString("\n" + st.Muted.Render(pane.Fit(msg, p.width)))
-		return b.String()
+	none := "no page due: the scheduler requeued them, or none was fetched yet"
+	if p.rows.Filter.Active() && len(p.view.Due) > 0 {
+		none = pane.NoMatch("due page", p.rows.Filter)
 	}
 	now := p.c.Now()
 	cells := make([]string, 0, len(cols))
-	from, to := p.list.Visible(len(p.rows))
-	for r := from; r < to; r++ {
-		d := &p.view.Due[p.rows[r]]
+	p.rows.WriteBody(&b, st, p.width, none, func(i int, sel bool) string {
+		d := &p.view.Due[i]
 		ham := "-"
 		if d.Distance >= 0 {
 			ham = strconv.Itoa(d.Distance)
@@ -370,9 +337,8 @@ func (p *revisitPane) dueTable() string {
 			a := st.Bad // changed at the last comparison
 			accent = &a
 		}
-		b.WriteString("\n")
-		b.WriteString(pane.TableRow(st, cols, cells, p.width, r == p.list.Cursor, 5, accent))
-	}
+		return pane.TableRow(st, cols, cells, p.width, sel, 5, accent)
+	})
 	return b.String()
 }
 

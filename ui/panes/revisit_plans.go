@@ -109,7 +109,7 @@ func (p *revisitPane) behindTable() string {
 		b.WriteString("\n" + st.Muted.Render(pane.Fit(msg, p.width)))
 		return b.String()
 	}
-	rows := min(len(p.view.Behind), max(p.list.Height, 1))
+	rows := min(len(p.view.Behind), max(p.rows.List.Height, 1))
 	for _, r := range p.view.Behind[:rows] {
 		b.WriteString("\n")
 		b.WriteString(pane.TableRow(st, cols, []string{r.URL, r.Class, rateText(r.Rate), rateText(r.Freq)}, p.width, false, -1, nil))

@@ -27,12 +27,22 @@ type sitesPane struct {
 	c             *pane.Common
 	width, height int
 	view          *view.SitesView
-	rows          []int // indexes into view.Sites that pass the filter
-	filter        pane.Filter
-	list          pane.List
+	rows          pane.Rows[string] // over view.Sites, keyed by name
 }
 
-func newSitesPane(c *pane.Common) pane.Pane { return &sitesPane{c: c} }
+func newSitesPane(c *pane.Common) pane.Pane {
+	p := &sitesPane{c: c}
+	p.rows = pane.NewRows(func() int {
+		if p.view == nil {
+			return 0
+		}
+		return len(p.view.Sites)
+	}, func(i int) string { return p.view.Sites[i].Name }, func(f pane.Filter, i int) bool {
+		s := &p.view.Sites[i]
+		return f.Match(s.Name, s.Kind, s.Class, s.Entry, strings.Join(s.Keywords, " "))
+	})
+	return p
+}
 
 func (p *sitesPane) Title() string { return "Sites" }
 
@@ -48,60 +58,22 @@ func (p *sitesPane) wide() bool { return p.width >= 110 }
 
 func (p *sitesPane) SetSize(w, h int) {
 	p.width, p.height = w, h
-	p.list.Height = max(h-4, 1) // summary, the selected site's two lines, column header
-	p.list.Clamp(len(p.rows))
+	p.rows.SetHeight(max(h-4, 1)) // summary, the selected site's two lines, column header
 }
 
 func (p *sitesPane) SetSnapshot(s *view.Snapshot) tea.Cmd {
-	sel := p.selected()
-	p.view = s.Sites
-	p.refilter()
-	p.reselect(sel)
+	p.rows.Change(func() { p.view = s.Sites })
 	return nil
 }
 
-func (p *sitesPane) SetFilter(f pane.Filter) {
-	sel := p.selected()
-	p.filter = f
-	p.refilter()
-	p.reselect(sel)
-}
-
-func (p *sitesPane) refilter() {
-	p.rows = p.rows[:0]
-	if p.view != nil {
-		for i := range p.view.Sites {
-			s := &p.view.Sites[i]
-			if p.filter.Match(s.Name, s.Kind, s.Class, s.Entry, strings.Join(s.Keywords, " ")) {
-				p.rows = append(p.rows, i)
-			}
-		}
-	}
-	p.list.Clamp(len(p.rows))
-}
-
-func (p *sitesPane) selected() string {
-	if i, ok := p.list.Row(p.rows); ok && p.view != nil {
-		return p.view.Sites[i].Name
-	}
-	return ""
-}
-
-func (p *sitesPane) reselect(name string) {
-	if name != "" {
-		p.list.Reselect(p.rows, func(i int) bool { return p.view.Sites[i].Name == name })
-	}
-}
+func (p *sitesPane) SetFilter(f pane.Filter) { p.rows.SetFilter(f) }
 
 func (p *sitesPane) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
-		p.list.Navigate(p.c.Keys, msg.String(), len(p.rows))
+		p.rows.Navigate(p.c.Keys, msg.String())
 	case pane.ClickMsg:
-		if msg.Row >= 4 {
-			p.list.Cursor = p.list.Offset + msg.Row - 4
-			p.list.Clamp(len(p.rows))
-		}
+		p.rows.Click(msg.Row, 4)
 	}
 	return nil
 }
@@ -110,14 +82,13 @@ func (p *sitesPane) Position() string {
 	if p.view == nil {
 		return ""
 	}
-	return p.list.Position(len(p.rows))
+	return p.rows.Position()
 }
 
 func (p *sitesPane) View() string {
 	st := p.c.Styles
 	if p.view == nil {
-		return st.ColHeader.Render(pane.Fit("  SITES", p.width)) + "\n" +
-			st.Muted.Render(pane.Fit("  no sites declared: :site add news URL or :site add social NAME TEMPLATE", p.width))
+		return pane.Empty(st, "SITES", "no sites declared: :site add news URL or :site add social NAME TEMPLATE", p.width)
 	}
 	var stored, hour, day int
 	var held int64
@@ -139,16 +110,10 @@ func (p *sitesPane) View() string {
 	b.WriteString("\n")
 	cols := p.columns()
 	b.WriteString(pane.HeaderRow(st, cols, p.width))
-	if len(p.rows) == 0 {
-		b.WriteString("\n" + st.Muted.Render(pane.Fit("  no site matches the filter "+strconv.Quote(p.filter.String()), p.width)))
-		return b.String()
-	}
 	now := p.c.Now()
-	from, to := p.list.Visible(len(p.rows))
-	for r := from; r < to; r++ {
-		b.WriteString("\n")
-		b.WriteString(pane.TableRow(st, cols, p.cells(&p.view.Sites[p.rows[r]], now), p.width, r == p.list.Cursor, -1, nil))
-	}
+	p.rows.WriteBody(&b, st, p.width, pane.NoMatch("site", p.rows.Filter), func(i int, sel bool) string {
+		return pane.TableRow(st, cols, p.cells(&p.view.Sites[i], now), p.width, sel, -1, nil)
+	})
 	return b.String()
 }
 
@@ -167,10 +132,11 @@ func newestFirst(kws []string) string {
 // the longest interval). On one line the keywords pushed the feeds off its end.
 func (p *sitesPane) detailLines() string {
 	st := p.c.Styles
-	if len(p.rows) == 0 {
+	i, ok := p.rows.At()
+	if !ok {
 		return pane.Fit("", p.width) + "\n" + pane.Fit("", p.width)
 	}
-	s := &p.view.Sites[p.rows[p.list.Cursor]]
+	s := &p.view.Sites[i]
 	what := "entry"
 	if s.Kind == config.SiteSocial {
 		what = "search"

@@ -23,12 +23,19 @@ type storiesPane struct {
 	c             *pane.Common
 	width, height int
 	view          *view.StoriesView
-	rows          []int // indexes into view.Rows that pass the filter
-	filter        pane.Filter
-	list          pane.List
+	rows          pane.Rows[string] // over view.Rows, keyed by story ID
 }
 
-func newStoriesPane(c *pane.Common) pane.Pane { return &storiesPane{c: c} }
+func newStoriesPane(c *pane.Common) pane.Pane {
+	p := &storiesPane{c: c}
+	p.rows = pane.NewRows(func() int {
+		if p.view == nil {
+			return 0
+		}
+		return len(p.view.Rows)
+	}, func(i int) string { return p.view.Rows[i].ID }, p.matches)
+	return p
+}
 
 func (p *storiesPane) Title() string { return "Stories" }
 
@@ -44,65 +51,32 @@ func (p *storiesPane) detailRows() int { return max(min(p.height/4, 6), 2) }
 
 func (p *storiesPane) SetSize(w, h int) {
 	p.width, p.height = w, h
-	p.list.Height = max(h-3-p.detailRows(), 1) // summary, details, blank, column header
-	p.list.Clamp(len(p.rows))
+	p.rows.SetHeight(max(h-3-p.detailRows(), 1)) // summary, details, blank, column header
 }
 
 func (p *storiesPane) SetSnapshot(s *view.Snapshot) tea.Cmd {
-	sel := p.selected()
-	p.view = s.Stories
-	p.refilter()
-	p.reselect(sel)
+	p.rows.Change(func() { p.view = s.Stories })
 	return nil
 }
 
-func (p *storiesPane) SetFilter(f pane.Filter) {
-	sel := p.selected()
-	p.filter = f
-	p.refilter()
-	p.reselect(sel)
-}
+func (p *storiesPane) SetFilter(f pane.Filter) { p.rows.SetFilter(f) }
 
-// refilter keeps the stories with a URL the filter matches.
-func (p *storiesPane) refilter() {
-	p.rows = p.rows[:0]
-	if p.view != nil {
-		for i := range p.view.Rows {
-			r := &p.view.Rows[i]
-			urls := make([]string, len(r.Pages))
-			for j, pg := range r.Pages {
-				urls[j] = pg.URL
-			}
-			if p.filter.Match(r.ID, strings.Join(urls, " ")) {
-				p.rows = append(p.rows, i)
-			}
-		}
+// matches keeps the stories with a URL the filter matches.
+func (p *storiesPane) matches(f pane.Filter, i int) bool {
+	r := &p.view.Rows[i]
+	urls := make([]string, len(r.Pages))
+	for j, pg := range r.Pages {
+		urls[j] = pg.URL
 	}
-	p.list.Clamp(len(p.rows))
-}
-
-func (p *storiesPane) selected() string {
-	if i, ok := p.list.Row(p.rows); ok && p.view != nil {
-		return p.view.Rows[i].ID
-	}
-	return ""
-}
-
-func (p *storiesPane) reselect(id string) {
-	if id != "" {
-		p.list.Reselect(p.rows, func(i int) bool { return p.view.Rows[i].ID == id })
-	}
+	return f.Match(r.ID, strings.Join(urls, " "))
 }
 
 func (p *storiesPane) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
-		p.list.Navigate(p.c.Keys, msg.String(), len(p.rows))
+		p.rows.Navigate(p.c.Keys, msg.String())
 	case pane.ClickMsg:
-		if top := 3 + p.detailRows(); msg.Row >= top {
-			p.list.Cursor = p.list.Offset + msg.Row - top
-			p.list.Clamp(len(p.rows))
-		}
+		p.rows.Click(msg.Row, 3+p.detailRows())
 	}
 	return nil
 }
@@ -111,14 +85,13 @@ func (p *storiesPane) Position() string {
 	if p.view == nil {
 		return ""
 	}
-	return p.list.Position(len(p.rows))
+	return p.rows.Position()
 }
 
 func (p *storiesPane) View() string {
 	st := p.c.Styles
 	if p.view == nil {
-		return st.ColHeader.Render(pane.Fit("  STORIES", p.width)) + "\n" +
-			st.Muted.Render(pane.Fit("  no article found under two URLs yet", p.width))
+		return pane.Empty(st, "STORIES", "no article found under two URLs yet", p.width)
 	}
 	var b strings.Builder
 	b.WriteString(pane.FigureLine(st, p.width, "stories", []pane.Figure{
@@ -131,16 +104,10 @@ func (p *storiesPane) View() string {
 	b.WriteString("\n")
 	cols := p.columns()
 	b.WriteString(pane.HeaderRow(st, cols, p.width))
-	if len(p.rows) == 0 {
-		b.WriteString("\n" + st.Muted.Render(pane.Fit("  no story matches the filter "+strconv.Quote(p.filter.String()), p.width)))
-		return b.String()
-	}
 	now := p.c.Now()
-	from, to := p.list.Visible(len(p.rows))
-	for r := from; r < to; r++ {
-		b.WriteString("\n")
-		b.WriteString(pane.TableRow(st, cols, p.cells(&p.view.Rows[p.rows[r]], now), p.width, r == p.list.Cursor, -1, nil))
-	}
+	p.rows.WriteBody(&b, st, p.width, pane.NoMatch("story", p.rows.Filter), func(i int, sel bool) string {
+		return pane.TableRow(st, cols, p.cells(&p.view.Rows[i], now), p.width, sel, -1, nil)
+	})
 	return b.String()
 }
 
@@ -150,8 +117,8 @@ func (p *storiesPane) detailLines() string {
 	st := p.c.Styles
 	n := p.detailRows()
 	lines := make([]string, 0, n)
-	if len(p.rows) > 0 {
-		r := &p.view.Rows[p.rows[p.list.Cursor]]
+	if at, ok := p.rows.At(); ok {
+		r := &p.view.Rows[at]
 		for i, pg := range r.Pages {
 			if len(lines) == n-1 && len(r.Pages) > n {
 				lines = append(lines, st.Muted.Render("    … "+strconv.Itoa(len(r.Pages)-i)+" more"))

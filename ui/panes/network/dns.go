@@ -27,9 +27,8 @@ type dnsPane struct {
 	width, height int
 	view          *view.DNSView // nil: the crawl has no DNS cache
 	hist          hitHistory
-	slow, neg     []int // indexes into view.Slowest / view.Negative that pass the filter
-	filter        pane.Filter
-	list          pane.List // over neg
+	slow          pane.Rows[string] // over view.Slowest, by domain; its cursor is not used
+	neg           pane.Rows[string] // over view.Negative, by host: the cursor walks these
 }
 
 // recentWindow is the span of the LAST 10S column.
@@ -39,7 +38,26 @@ const recentWindow = 10 * time.Second
 // rows, four figure rows and a blank line.
 const dnsTop = 9
 
-func newDNSPane(c *pane.Common) pane.Pane { return &dnsPane{c: c, hist: hitHistory{capacity: 240}} }
+func newDNSPane(c *pane.Common) pane.Pane {
+	p := &dnsPane{c: c, hist: hitHistory{capacity: 240}}
+	p.slow = pane.NewRows(func() int {
+		if p.view == nil {
+			return 0
+		}
+		return len(p.view.Slowest)
+	}, func(i int) string { return p.view.Slowest[i].Domain }, func(f pane.Filter, i int) bool {
+		return f.Match(p.view.Slowest[i].Domain)
+	})
+	p.neg = pane.NewRows(func() int {
+		if p.view == nil {
+			return 0
+		}
+		return len(p.view.Negative)
+	}, func(i int) string { return p.view.Negative[i].Host }, func(f pane.Filter, i int) bool {
+		return f.Match(p.view.Negative[i].Host, p.view.Negative[i].Reason)
+	})
+	return p
+}
 
 func (p *dnsPane) Title() string { return "DNS" }
 
@@ -66,72 +84,34 @@ func (p *dnsPane) layout() (slowRows, negRows int) {
 		slowRows = min(3, max(rows-4, 0))
 		negRows = max(rows-slowRows-3, 0)
 	}
-	p.list.Height = negRows
-	p.list.Clamp(len(p.neg))
+	p.neg.SetHeight(negRows)
 	return slowRows, negRows
 }
 
 func (p *dnsPane) SetSnapshot(s *view.Snapshot) tea.Cmd {
-	sel, had := p.selectedHost()
-	p.view = s.DNS
-	if p.view != nil {
-		p.hist.add(p.view)
-	}
-	p.refilter()
-	if had {
-		p.reselect(sel)
-	}
+	p.neg.Change(func() {
+		p.view = s.DNS
+		if p.view != nil {
+			p.hist.add(p.view)
+		}
+		p.slow.Refilter()
+	})
 	return nil
 }
 
 func (p *dnsPane) SetFilter(f pane.Filter) {
-	sel, had := p.selectedHost()
-	p.filter = f
-	p.refilter()
-	if had {
-		p.reselect(sel)
-	}
-}
-
-func (p *dnsPane) refilter() {
-	p.slow, p.neg = p.slow[:0], p.neg[:0]
-	if p.view != nil {
-		for i, d := range p.view.Slowest {
-			if p.filter.Match(d.Domain) {
-				p.slow = append(p.slow, i)
-			}
-		}
-		for i, e := range p.view.Negative {
-			if p.filter.Match(e.Host, e.Reason) {
-				p.neg = append(p.neg, i)
-			}
-		}
-	}
-	p.list.Clamp(len(p.neg))
-}
-
-func (p *dnsPane) selectedHost() (string, bool) {
-	if i, ok := p.list.Row(p.neg); ok && p.view != nil {
-		return p.view.Negative[i].Host, true
-	}
-	return "", false
-}
-
-// reselect keeps the cursor on the same negative entry across snapshots.
-func (p *dnsPane) reselect(host string) {
-	p.list.Reselect(p.neg, func(i int) bool { return p.view.Negative[i].Host == host })
+	p.slow.Filter = f
+	p.slow.Refilter()
+	p.neg.SetFilter(f)
 }
 
 func (p *dnsPane) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
-		p.list.Navigate(p.c.Keys, msg.String(), len(p.neg))
+		p.neg.Navigate(p.c.Keys, msg.String())
 	case pane.ClickMsg:
 		// Only the negative entries select; a click above them changes nothing.
-		if first := p.negFirst(); msg.Row >= first {
-			p.list.Cursor = p.list.Offset + msg.Row - first
-			p.list.Clamp(len(p.neg))
-		}
+		p.neg.Click(msg.Row, p.negFirst())
 	}
 	return nil
 }
@@ -140,14 +120,13 @@ func (p *dnsPane) Position() string {
 	if p.view == nil {
 		return ""
 	}
-	return p.list.Position(len(p.neg))
+	return p.neg.Position()
 }
 
 func (p *dnsPane) View() string {
 	st := p.c.Styles
 	if p.view == nil {
-		return st.ColHeader.Render(pane.Fit("  DNS CACHE", p.width)) + "\n" +
-			st.Muted.Render(pane.Fit("  no DNS cache in this crawl: a custom resolver answers, so there are no hit rates (M5)", p.width))
+		return pane.Empty(st, "DNS CACHE", "no DNS cache in this crawl: a custom resolver answers, so there are no hit rates (M5)", p.width)
 	}
 	v := p.view
 	var b strings.Builder
@@ -202,8 +181,8 @@ func (p *dnsPane) negFirst() int {
 	}
 	slowRows, _ := p.layout()
 	shown := 1 // the note of an empty table
-	if len(p.slow) > 0 {
-		shown = min(slowRows, len(p.slow))
+	if p.slow.Len() > 0 {
+		shown = min(slowRows, p.slow.Len())
 	}
 	return dnsTop + 1 + shown + 2
 }
@@ -256,15 +235,15 @@ func (p *dnsPane) slowestTable(width, rows int) []string {
 	}
 	cols = pane.LayoutColumns(cols, width)
 	out := []string{pane.HeaderRow(st, cols, width)}
-	if len(p.slow) == 0 {
-		msg := "  the positive cache is empty"
-		if p.filter.Active() && len(p.view.Slowest) > 0 {
-			msg = "  no domain matches the filter"
+	if p.slow.Len() == 0 {
+		msg := "the positive cache is empty"
+		if p.slow.Filter.Active() && len(p.view.Slowest) > 0 {
+			msg = "no domain matches the filter"
 		}
-		return append(out, st.Muted.Render(pane.Fit(msg, width)))
+		return append(out, pane.Note(st, msg, width))
 	}
 	cells := make([]string, 0, len(cols))
-	for _, i := range p.slow[:min(rows, len(p.slow))] {
+	for _, i := range p.slow.Index[:min(rows, p.slow.Len())] {
 		d := &p.view.Slowest[i]
 		cells = append(cells[:0], d.Domain, strconv.Itoa(d.Hosts), millis(d.MeanMs), millis(d.MaxMs))
 		out = append(out, pane.TableRow(st, cols, cells, width, false, -1, nil))
@@ -283,20 +262,19 @@ func (p *dnsPane) negativeTable(width, rows int) []string {
 	}
 	cols = pane.LayoutColumns(cols, width)
 	out := []string{pane.HeaderRow(st, cols, width)}
-	if len(p.neg) == 0 {
-		msg := "  no negative entries: every name resolved, fast"
-		if p.filter.Active() && len(p.view.Negative) > 0 {
-			msg = "  no negative entry matches the filter"
+	if p.neg.Len() == 0 {
+		msg := "no negative entries: every name resolved, fast"
+		if p.neg.Filter.Active() && len(p.view.Negative) > 0 {
+			msg = "no negative entry matches the filter"
 		}
-		return append(out, st.Muted.Render(pane.Fit(msg, width)))
+		return append(out, pane.Note(st, msg, width))
 	}
 	now := p.c.Now()
 	cells := make([]string, 0, len(cols))
-	p.list.Height = rows
-	p.list.Clamp(len(p.neg))
-	from, to := p.list.Visible(len(p.neg))
+	p.neg.SetHeight(rows)
+	from, to := p.neg.List.Visible(p.neg.Len())
 	for r := from; r < to; r++ {
-		e := &p.view.Negative[p.neg[r]]
+		e := &p.view.Negative[p.neg.Index[r]]
 		fails := "-"
 		if e.Failures > 0 {
 			fails = strconv.Itoa(e.Failures)
@@ -313,7 +291,7 @@ func (p *dnsPane) negativeTable(width, rows int) []string {
 		}
 		cells = append(cells[:0], e.Host, e.Reason, left, fails, addrs,
 			strconv.FormatFloat(e.Weight, 'f', 2, 64))
-		out = append(out, pane.TableRow(st, cols, cells, width, r == p.list.Cursor, -1, nil))
+		out = append(out, pane.TableRow(st, cols, cells, width, r == p.neg.List.Cursor, -1, nil))
 	}
 	return out
 }

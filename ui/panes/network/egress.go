@@ -91,22 +91,18 @@ func (p *egressPane) SetSize(w, h int) {
 }
 
 func (p *egressPane) SetSnapshot(s *view.Snapshot) tea.Cmd {
-	sel, had := p.selectedKey()
-	p.view, p.lanes, p.deferred, p.sizing = s.Egress, s.Lanes, s.Totals.Deferred, s.Sizing
-	p.build()
-	if had {
-		p.reselect(sel)
-	}
+	pane.Keep(p.selectedKey, func() {
+		p.view, p.lanes, p.deferred, p.sizing = s.Egress, s.Lanes, s.Totals.Deferred, s.Sizing
+		p.build()
+	}, p.reselect)
 	return nil
 }
 
 func (p *egressPane) SetFilter(f pane.Filter) {
-	sel, had := p.selectedKey()
-	p.filter = f
-	p.build()
-	if had {
-		p.reselect(sel)
-	}
+	pane.Keep(p.selectedKey, func() {
+		p.filter = f
+		p.build()
+	}, p.reselect)
 }
 
 // build lays out the list: the egress table, the disable list, the pair bans.
@@ -343,8 +339,7 @@ func (p *egressPane) egressColumns() []pane.Column {
 func (p *egressPane) View() string {
 	st := p.c.Styles
 	if p.view == nil {
-		return st.ColHeader.Render(pane.Fit("  EGRESS ROTATION", p.width)) + "\n" +
-			st.Muted.Render(pane.Fit("  no egress rotation: the crawl goes direct from this box (give --egress SPEC, M3)", p.width))
+		return pane.Empty(st, "EGRESS ROTATION", "no egress rotation: the crawl goes direct from this box (give --egress SPEC, M3)", p.width)
 	}
 	v := p.view
 	var b strings.Builder
@@ -402,7 +397,7 @@ func (p *egressPane) lineView(l egressLine, ecols []pane.Column, sel bool) strin
 			return pane.HeaderRow(st, p.banColumns(), p.width)
 		}
 	case lineNote:
-		return st.Muted.Render(pane.Fit("  "+l.text, p.width))
+		return pane.Note(st, l.text, p.width)
 	case lineEgress:
 		r := &v.Egresses[l.index]
 		state := r.State
