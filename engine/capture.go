@@ -28,6 +28,9 @@ func (e *Engine) saveCaptures(o lanes.Outcome, refetch, keepPage bool) *store.Ca
 	if len(xs) == 0 || o.Kind == fetch.KindContentType || o.Kind == fetch.KindBinary {
 		return nil
 	}
+	if res != nil && res.Render != nil && len(xs) > 0 {
+		e.saveRendering(o, xs[len(xs)-1], res.Render)
+	}
 	last := len(xs) - 1
 	if res == nil {
 		last = -1 // every hop holds its own body: none is the Result's
@@ -63,4 +66,37 @@ func (e *Engine) saveCaptures(o lanes.Outcome, refetch, keepPage bool) *store.Ca
 		e.st.SaveCapture(c)
 	}
 	return nil
+}
+
+// saveRendering stores what a render of the page added to the archive: each request
+// the page made through the crawler, as exchanges, and the DOM the browser built,
+// dated as the page's response (final) it was built from. A render that gave no
+// DOM keeps its requests all the same: they crossed the wire.
+func (e *Engine) saveRendering(o lanes.Outcome, final fetch.Exchange, rd *fetch.Rendering) {
+	at := final.At
+	if at.IsZero() {
+		at = o.At
+	}
+	for _, ex := range rd.Sub {
+		c := store.Capture{
+			URL: ex.URL, FetchedAt: ex.At, Status: ex.Status, StatusLine: ex.StatusLine,
+			RequestHead: ex.RequestHead, ResponseHead: ex.ResponseHead, RemoteIP: ex.RemoteIP,
+			Decoded: ex.Decoded, Body: ex.Body, Lane: o.Lane, Egress: o.Egress, Node: o.Node,
+			Refetch: true, // a site's scripts and API answers repeat across its pages
+		}
+		if ex.BodyCut {
+			c.Truncated = fetch.TruncatedLength
+			if ex.Failed != "" {
+				c.Truncated = ex.Failed
+			}
+		}
+		if c.FetchedAt.IsZero() {
+			c.FetchedAt = at
+		}
+		e.st.SaveCapture(c)
+	}
+	if rd.DOM != nil && !at.IsZero() {
+		e.st.SaveCapture(store.Capture{URL: final.URL, FetchedAt: at, Kind: store.CaptureRendered, Body: rd.DOM,
+			Lane: o.Lane, Egress: o.Egress, Node: o.Node})
+	}
 }

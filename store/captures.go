@@ -37,11 +37,18 @@ type Capture struct {
 	Lane     int
 	Egress   string
 	Node     string
+	// Kind is what the capture is: "" an HTTP exchange, CaptureRendered the DOM a
+	// browser built of the page at URL (FetchedAt is its response's).
+	Kind string
 	// Refetch says the URL may have been captured before (a revisit): only then does
 	// the writer look for an earlier copy of the body to refer to, a lookup a first
 	// fetch, the common case, is spared.
 	Refetch bool
 }
+
+// CaptureRendered is the Kind of a capture that holds the DOM a headless browser
+// built of a page (the page's rendered HTML), not an exchange.
+const CaptureRendered = "rendered"
 
 // PayloadDigest is the WARC-Payload-Digest of body: "sha1:" and its base32 SHA-1, the
 // form Heritrix, wget and the CDX indexes use.
@@ -89,14 +96,14 @@ func (w *writer) insertCapture(c *Capture, body []byte, codec int, inPage bool) 
 	}
 	_, err := w.st.insertCapture.ExecContext(w.ctx, c.URL, nanos(c.FetchedAt), c.Status, c.StatusLine,
 		c.RequestHead, c.ResponseHead, c.RemoteIP, c.Decoded, c.Truncated, c.PayloadDigest, c.Bytes,
-		codec, stored, ref, c.Lane, c.Egress, c.Node, inPage && !ref.Valid)
+		codec, stored, ref, c.Lane, c.Egress, c.Node, inPage && !ref.Valid, c.Kind)
 	return err
 }
 
 const captureColumns = `c.id, c.url, c.fetched_at, c.status, c.status_line, c.request_head, c.response_head,
 	c.remote_ip, c.decoded, c.truncated, c.payload_digest, c.bytes,
 	CASE WHEN c.in_page = 1 THEN COALESCE(p.body_codec, 0) ELSE c.body_codec END,
-	CASE WHEN c.in_page = 1 THEN p.body ELSE c.body END, c.refers_to, c.lane, c.egress, c.node`
+	CASE WHEN c.in_page = 1 THEN p.body ELSE c.body END, c.refers_to, c.lane, c.egress, c.node, c.kind`
 
 // Captures calls fn for each capture fetched at or after since (zero: all), in ID
 // order, bodies decompressed. A capture whose body does not decompress (a damaged
@@ -128,7 +135,7 @@ func (s *Store) Captures(since time.Time, fn func(c Capture, bodyErr error) erro
 			var ref sql.NullInt64
 			if err := rows.Scan(&r.c.ID, &r.c.URL, &fetched, &r.c.Status, &r.c.StatusLine, &r.c.RequestHead,
 				&r.c.ResponseHead, &r.c.RemoteIP, &r.c.Decoded, &r.c.Truncated, &r.c.PayloadDigest, &r.c.Bytes,
-				&r.codec, &r.stored, &ref, &r.c.Lane, &r.c.Egress, &r.c.Node); err != nil {
+				&r.codec, &r.stored, &ref, &r.c.Lane, &r.c.Egress, &r.c.Node, &r.c.Kind); err != nil {
 				rows.Close()
 				return s.readErr(err)
 			}
@@ -169,14 +176,15 @@ func (s *Store) Capture(id int64) (Capture, error) {
 	return c, s.readErr(err)
 }
 
-// LatestCapture returns the newest capture of url without its body, or ErrNotFound.
+// LatestCapture returns the newest exchange captured of url without its body, or
+// ErrNotFound.
 func (s *Store) LatestCapture(url string) (Capture, error) {
 	var c Capture
 	var fetched int64
 	var ref sql.NullInt64
 	err := s.rdb.QueryRowContext(context.Background(), `SELECT id, url, fetched_at, status, status_line,
 		request_head, response_head, remote_ip, decoded, truncated, payload_digest, bytes, refers_to, lane, egress, node
-		FROM captures WHERE url = ? ORDER BY id DESC LIMIT 1`, url).Scan(&c.ID, &c.URL, &fetched, &c.Status,
+		FROM captures WHERE url = ? AND kind = '' ORDER BY id DESC LIMIT 1`, url).Scan(&c.ID, &c.URL, &fetched, &c.Status,
 		&c.StatusLine, &c.RequestHead, &c.ResponseHead, &c.RemoteIP, &c.Decoded, &c.Truncated, &c.PayloadDigest,
 		&c.Bytes, &ref, &c.Lane, &c.Egress, &c.Node)
 	c.FetchedAt, c.RefersTo = fromNanos(fetched), ref.Int64
@@ -286,7 +294,7 @@ func (s *Store) LastBodyCapture(url string, beforeID int64) (Capture, error) {
 	var c Capture
 	var fetched int64
 	err := s.rdb.QueryRowContext(context.Background(), `SELECT id, url, fetched_at, status, payload_digest, bytes
-		FROM captures WHERE url = ? AND id < ? AND refers_to IS NULL AND status BETWEEN 200 AND 299
+		FROM captures WHERE url = ? AND id < ? AND refers_to IS NULL AND status BETWEEN 200 AND 299 AND kind = ''
 		ORDER BY id DESC LIMIT 1`, url, beforeID).Scan(&c.ID, &c.URL, &fetched, &c.Status, &c.PayloadDigest, &c.Bytes)
 	c.FetchedAt = fromNanos(fetched)
 	return c, s.readErr(err)

@@ -92,7 +92,7 @@ func prepareStatements(ctx context.Context, conn *sql.Conn) (*statements, error)
 	prep(&st.setRevisitNext, `UPDATE revisit SET next = ? WHERE url = ?`)
 	prep(&st.insertCapture, `INSERT INTO captures(url, fetched_at, status, status_line, request_head,
 		response_head, remote_ip, decoded, truncated, payload_digest, bytes, body_codec, body, refers_to,
-		lane, egress, node, in_page) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		lane, egress, node, in_page, kind) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	// Before a page's body is replaced by a different one, the capture that shared
 	// the old body takes its own copy.
 	prep(&st.captureOwn, `UPDATE captures SET in_page = 0,
@@ -101,7 +101,7 @@ func prepareStatements(ctx context.Context, conn *sql.Conn) (*statements, error)
 	// The capture holding this URL's body with this digest, if any (the first:
 	// revisits always point at a record that has the payload).
 	prep(&st.captureRef, `SELECT id FROM captures INDEXED BY captures_url
-		WHERE url = ? AND payload_digest = ? AND refers_to IS NULL ORDER BY id LIMIT 1`)
+		WHERE url = ? AND payload_digest = ? AND refers_to IS NULL AND kind = '' ORDER BY id LIMIT 1`)
 	prep(&st.upsertChange, upsertChangeSQL)
 	prep(&st.upsertPageMeta, upsertPageMetaSQL)
 	prep(&st.deletePageMeta, `DELETE FROM page_meta WHERE url = ?`)

@@ -55,6 +55,9 @@ type Report struct {
 	Responses int `json:"responses"` // response records
 	Requests  int `json:"requests"`  // request records
 	Revisits  int `json:"revisits"`  // revisit records (unchanged refetches, 304s, duplicates)
+	// Conversions are the conversion records of rendered pages: the DOM a
+	// headless browser built of a page, referring to the page's response.
+	Conversions int `json:"conversions,omitempty"`
 	// Duplicates are the revisit records of a response whose payload another URL's
 	// response already holds (the same article at two addresses): identical-payload-digest,
 	// referring to the first; BytesSaved is the payload bytes they did not repeat.
@@ -138,6 +141,12 @@ type warcExport struct {
 	// lastBody maps a URL to the newest capture with a 2xx body exported in this
 	// run: a 304 refers to it.
 	lastBody map[string]exported
+	// byFetch maps a URL and fetch time to the response (or revisit) record of that
+	// fetch exported in this run: a rendered page's conversion record refers to it.
+	byFetch map[fetchKey]exported
+	// waiting holds the rendered DOMs whose response is not exported yet (the store
+	// may keep a DOM before its page's capture): each follows its response.
+	waiting map[fetchKey][]store.Capture
 	// byDigest maps a payload digest to the first 2xx response exported in this run
 	// that holds it: a response of another URL with the same payload becomes a
 	// revisit of it.
@@ -153,6 +162,7 @@ func (x *warcExport) warn(format string, a ...any) {
 
 func (x *warcExport) run() error {
 	x.lastBody, x.byDigest = map[string]exported{}, map[string]exported{}
+	x.byFetch, x.waiting = map[fetchKey]exported{}, map[fetchKey][]store.Capture{}
 	err := x.st.Captures(x.o.Since, func(c store.Capture, bodyErr error) error {
 		if err := x.o.Context.Err(); err != nil {
 			return err
@@ -161,9 +171,15 @@ func (x *warcExport) run() error {
 			x.warn("skipped %s fetched %s: %v", c.URL, c.FetchedAt.UTC().Format(time.RFC3339), bodyErr)
 			return nil
 		}
+		if c.Kind == store.CaptureRendered {
+			return x.rendered(c)
+		}
 		return x.capture(c)
 	})
 	if err != nil {
+		return err
+	}
+	if err := x.orphanRenders(); err != nil {
 		return err
 	}
 	return x.st.UncapturedPages(x.o.Since, func(p store.Page, bodyErr error) error {
@@ -217,6 +233,11 @@ func (x *warcExport) capture(c store.Capture) error {
 	x.rep.Records += len(recs)
 	if len(recs) > 1 {
 		x.rep.Requests++
+	}
+	k := fetchKey{c.URL, c.FetchedAt.UnixNano()}
+	x.byFetch[k] = exported{id: main.WarcHeader().GetId(gowarc.WarcRecordID), uri: c.URL, date: c.FetchedAt}
+	if err := x.flushRenders(k); err != nil {
+		return err
 	}
 	if main.Type() == gowarc.Revisit {
 		x.rep.Revisits++
