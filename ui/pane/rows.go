@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/crawlconsole/crawlconsole/themes"
 )
 
@@ -94,8 +96,39 @@ func (r *Rows[K]) Click(row, first int) {
 	}
 }
 
+// Handle moves the cursor for a navigation key or a click, first being the pane
+// row of the first listed row; it reports whether msg was one of them.
+func (r *Rows[K]) Handle(km *KeyMap, msg tea.Msg, first int) bool {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		return r.Navigate(km, msg.String())
+	case ClickMsg:
+		r.Click(msg.Row, first)
+		return true
+	}
+	return false
+}
+
 // Position is the "row/rows" note shown in the tab bar.
 func (r *Rows[K]) Position() string { return r.List.Position(len(r.Index)) }
+
+// PositionIf is Position for a pane that has a list only while shown is true
+// (its data came): "" until then.
+func (r *Rows[K]) PositionIf(shown bool) string {
+	if !shown {
+		return ""
+	}
+	return r.Position()
+}
+
+// WriteTable writes a plain table: its header row, then the rows on screen, the
+// cells of data row i being cells(i), or the note none when no row is listed.
+func (r *Rows[K]) WriteTable(b *strings.Builder, st *themes.Styles, cols []Column, width int, none string, cells func(i int) []string) {
+	b.WriteString(HeaderRow(st, cols, width))
+	r.WriteBody(b, st, width, none, func(i int, selected bool) string {
+		return TableRow(st, cols, cells(i), width, selected, -1, nil)
+	})
+}
 
 // WriteBody writes the rows on screen below a table's header, each after a
 // newline, row(i, selected) rendering data row i; with no row listed it writes

@@ -137,12 +137,7 @@ func (p *revisitPane) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (p *revisitPane) Position() string {
-	if p.view == nil {
-		return ""
-	}
-	return p.rows.Position()
-}
+func (p *revisitPane) Position() string { return p.rows.PositionIf(p.view != nil) }
 
 func (p *revisitPane) View() string {
 	st := p.c.Styles

@@ -69,21 +69,11 @@ func (p *sitesPane) SetSnapshot(s *view.Snapshot) tea.Cmd {
 func (p *sitesPane) SetFilter(f pane.Filter) { p.rows.SetFilter(f) }
 
 func (p *sitesPane) Update(msg tea.Msg) tea.Cmd {
-	switch msg := msg.(type) {
-	case tea.KeyMsg:
-		p.rows.Navigate(p.c.Keys, msg.String())
-	case pane.ClickMsg:
-		p.rows.Click(msg.Row, 4)
-	}
+	p.rows.Handle(p.c.Keys, msg, 4)
 	return nil
 }
 
-func (p *sitesPane) Position() string {
-	if p.view == nil {
-		return ""
-	}
-	return p.rows.Position()
-}
+func (p *sitesPane) Position() string { return p.rows.PositionIf(p.view != nil) }
 
 func (p *sitesPane) View() string {
 	st := p.c.Styles
@@ -108,12 +98,9 @@ func (p *sitesPane) View() string {
 	b.WriteString("\n")
 	b.WriteString(p.detailLines())
 	b.WriteString("\n")
-	cols := p.columns()
-	b.WriteString(pane.HeaderRow(st, cols, p.width))
 	now := p.c.Now()
-	p.rows.WriteBody(&b, st, p.width, pane.NoMatch("site", p.rows.Filter), func(i int, sel bool) string {
-		return pane.TableRow(st, cols, p.cells(&p.view.Sites[i], now), p.width, sel, -1, nil)
-	})
+	p.rows.WriteTable(&b, st, p.columns(), p.width, pane.NoMatch("site", p.rows.Filter),
+		func(i int) []string { return p.cells(&p.view.Sites[i], now) })
 	return b.String()
 }
 

@@ -72,21 +72,11 @@ func (p *storiesPane) matches(f pane.Filter, i int) bool {
 }
 
 func (p *storiesPane) Update(msg tea.Msg) tea.Cmd {
-	switch msg := msg.(type) {
-	case tea.KeyMsg:
-		p.rows.Navigate(p.c.Keys, msg.String())
-	case pane.ClickMsg:
-		p.rows.Click(msg.Row, 3+p.detailRows())
-	}
+	p.rows.Handle(p.c.Keys, msg, 3+p.detailRows())
 	return nil
 }
 
-func (p *storiesPane) Position() string {
-	if p.view == nil {
-		return ""
-	}
-	return p.rows.Position()
-}
+func (p *storiesPane) Position() string { return p.rows.PositionIf(p.view != nil) }
 
 func (p *storiesPane) View() string {
 	st := p.c.Styles
@@ -102,12 +92,9 @@ func (p *storiesPane) View() string {
 	b.WriteString("\n")
 	b.WriteString(p.detailLines())
 	b.WriteString("\n")
-	cols := p.columns()
-	b.WriteString(pane.HeaderRow(st, cols, p.width))
 	now := p.c.Now()
-	p.rows.WriteBody(&b, st, p.width, pane.NoMatch("story", p.rows.Filter), func(i int, sel bool) string {
-		return pane.TableRow(st, cols, p.cells(&p.view.Rows[i], now), p.width, sel, -1, nil)
-	})
+	p.rows.WriteTable(&b, st, p.columns(), p.width, pane.NoMatch("story", p.rows.Filter),
+		func(i int) []string { return p.cells(&p.view.Rows[i], now) })
 	return b.String()
 }
 

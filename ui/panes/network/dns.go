@@ -106,22 +106,12 @@ func (p *dnsPane) SetFilter(f pane.Filter) {
 }
 
 func (p *dnsPane) Update(msg tea.Msg) tea.Cmd {
-	switch msg := msg.(type) {
-	case tea.KeyMsg:
-		p.neg.Navigate(p.c.Keys, msg.String())
-	case pane.ClickMsg:
-		// Only the negative entries select; a click above them changes nothing.
-		p.neg.Click(msg.Row, p.negFirst())
-	}
+	// Only the negative entries select; a click above them changes nothing.
+	p.neg.Handle(p.c.Keys, msg, p.negFirst())
 	return nil
 }
 
-func (p *dnsPane) Position() string {
-	if p.view == nil {
-		return ""
-	}
-	return p.neg.Position()
-}
+func (p *dnsPane) Position() string { return p.neg.PositionIf(p.view != nil) }
 
 func (p *dnsPane) View() string {
 	st := p.c.Styles
