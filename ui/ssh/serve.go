@@ -92,28 +92,21 @@ func (so ServeOptions) withDefaults() ServeOptions {
 	if so.Logger == nil {
 		so.Logger = io.Discard
 	}
-	if so.RateLimit <= 0 {
-		so.RateLimit = 1
-	}
-	if so.RateBurst <= 0 {
-		so.RateBurst = 5
-	}
-	if so.LoginGrace <= 0 {
-		so.LoginGrace = 30 * time.Second
-	}
-	if so.MaxUnauthenticated <= 0 {
-		so.MaxUnauthenticated = 64
-	}
-	if so.MaxUnauthenticatedPerIP <= 0 {
-		so.MaxUnauthenticatedPerIP = 8
-	}
-	if so.IdleTimeout <= 0 {
-		so.IdleTimeout = 30 * time.Minute
-	}
-	if so.KeyRecheck <= 0 {
-		so.KeyRecheck = 2 * time.Second
-	}
+	orDefault(&so.RateLimit, 1)
+	orDefault(&so.RateBurst, 5)
+	orDefault(&so.LoginGrace, 30*time.Second)
+	orDefault(&so.MaxUnauthenticated, 64)
+	orDefault(&so.MaxUnauthenticatedPerIP, 8)
+	orDefault(&so.IdleTimeout, 30*time.Minute)
+	orDefault(&so.KeyRecheck, 2*time.Second)
 	return so
+}
+
+// orDefault sets an option left at zero (or given below it) to its default d.
+func orDefault[T ~int | ~int64 | ~float64](v *T, d T) {
+	if *v <= 0 {
+		*v = d
+	}
 }
 
 // role is what an authenticated key may do.

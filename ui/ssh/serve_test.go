@@ -109,6 +109,26 @@ func (w *sshWorld) start(so ServeOptions) {
 	})
 }
 
+// serving is a world whose server runs with so.
+func serving(t *testing.T, so ServeOptions) *sshWorld {
+	t.Helper()
+	w := newSSHWorld(t)
+	w.start(so)
+	return w
+}
+
+// login connects with signer, which must be let in; the client is closed at
+// cleanup if the test has not closed it.
+func (w *sshWorld) login(signer gossh.Signer) *gossh.Client {
+	w.t.Helper()
+	c, _, err := w.dial(signer)
+	if err != nil {
+		w.t.Fatalf("logging in: %v", err)
+	}
+	w.t.Cleanup(func() { c.Close() })
+	return c
+}
+
 // dial connects with signer and returns the client and the host key fingerprint.
 func (w *sshWorld) dial(signer gossh.Signer) (*gossh.Client, string, error) {
 	var fp string
@@ -218,13 +238,8 @@ func (s *screen) press(keys string) {
 
 func TestSSHOperatorCanPause(t *testing.T) {
 	t.Parallel()
-	w := newSSHWorld(t)
-	w.start(ServeOptions{})
-	c, _, err := w.dial(w.operator)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	w := serving(t, ServeOptions{})
+	c := w.login(w.operator)
 	s := openScreen(t, c)
 	s.waitFor("RUNNING", "blog-11.sandbox.test")
 	s.press("p")
@@ -234,13 +249,8 @@ func TestSSHOperatorCanPause(t *testing.T) {
 
 func TestSSHViewerCannotPause(t *testing.T) {
 	t.Parallel()
-	w := newSSHWorld(t)
-	w.start(ServeOptions{})
-	c, _, err := w.dial(w.viewer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	w := serving(t, ServeOptions{})
+	c := w.login(w.viewer)
 	s := openScreen(t, c)
 	s.waitFor("RUNNING", "read-only", "blog-11.sandbox.test")
 	s.press("p")
@@ -256,8 +266,7 @@ func TestSSHViewerCannotPause(t *testing.T) {
 
 func TestSSHUnknownKeyIsRefused(t *testing.T) {
 	t.Parallel()
-	w := newSSHWorld(t)
-	w.start(ServeOptions{})
+	w := serving(t, ServeOptions{})
 	stranger, _ := newKey(t)
 	c, _, err := w.dial(stranger)
 	if err == nil {
@@ -271,8 +280,7 @@ func TestSSHUnknownKeyIsRefused(t *testing.T) {
 
 func TestSSHHostKeySurvivesRestart(t *testing.T) {
 	t.Parallel()
-	w := newSSHWorld(t)
-	w.start(ServeOptions{})
+	w := serving(t, ServeOptions{})
 	c, fp1, err := w.dial(w.operator)
 	if err != nil {
 		t.Fatal(err)
@@ -304,18 +312,9 @@ func TestSSHHostKeySurvivesRestart(t *testing.T) {
 
 func TestSSHSessionsHaveTheirOwnView(t *testing.T) {
 	t.Parallel()
-	w := newSSHWorld(t)
-	w.start(ServeOptions{})
-	c1, _, err := w.dial(w.operator)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c1.Close()
-	c2, _, err := w.dial(w.viewer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c2.Close()
+	w := serving(t, ServeOptions{})
+	c1 := w.login(w.operator)
+	c2 := w.login(w.viewer)
 	a, b := openScreen(t, c1), openScreen(t, c2)
 	a.waitFor("RUNNING")
 	b.waitFor("RUNNING")
@@ -343,13 +342,8 @@ func TestSSHSessionsHaveTheirOwnView(t *testing.T) {
 
 func TestSSHWithoutATerminalIsRefused(t *testing.T) {
 	t.Parallel()
-	w := newSSHWorld(t)
-	w.start(ServeOptions{})
-	c, _, err := w.dial(w.operator)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	w := serving(t, ServeOptions{})
+	c := w.login(w.operator)
 	sess, err := c.NewSession()
 	if err != nil {
 		t.Fatal(err)
@@ -366,13 +360,8 @@ func TestSSHWithoutATerminalIsRefused(t *testing.T) {
 
 func TestSSHRateLimit(t *testing.T) {
 	t.Parallel()
-	w := newSSHWorld(t)
-	w.start(ServeOptions{RateLimit: 0.001, RateBurst: 1})
-	c, _, err := w.dial(w.operator)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	w := serving(t, ServeOptions{RateLimit: 0.001, RateBurst: 1})
+	c := w.login(w.operator)
 	first := openScreen(t, c)
 	first.waitFor("RUNNING")
 	sess, err := c.NewSession()
@@ -390,13 +379,8 @@ func TestSSHRateLimit(t *testing.T) {
 
 func TestServeClosesSessionsWhenCancelled(t *testing.T) {
 	t.Parallel()
-	w := newSSHWorld(t)
-	w.start(ServeOptions{})
-	c, _, err := w.dial(w.operator)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	w := serving(t, ServeOptions{})
+	c := w.login(w.operator)
 	s := openScreen(t, c)
 	s.waitFor("RUNNING")
 	if err := w.stop(); err != nil {
@@ -459,14 +443,10 @@ func TestServeRejectsBadSetup(t *testing.T) {
 // TestSSHDroppedConnectionLeaksNothing is not parallel: it counts the process's
 // goroutines.
 func TestSSHDroppedConnectionLeaksNothing(t *testing.T) {
-	w := newSSHWorld(t)
-	w.start(ServeOptions{})
+	w := serving(t, ServeOptions{})
 	// Warm up with one full session so goroutines the runtime starts once (the
 	// os/signal loop, for SIGWINCH) are in the baseline.
-	c, _, err := w.dial(w.operator)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := w.login(w.operator)
 	openScreen(t, c).waitFor("RUNNING")
 	c.Close()
 	settle := func() int {
@@ -482,10 +462,7 @@ func TestSSHDroppedConnectionLeaksNothing(t *testing.T) {
 		return a == b
 	})
 	for range 3 {
-		c, _, err := w.dial(w.operator)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := w.login(w.operator)
 		s := openScreen(t, c)
 		s.waitFor("RUNNING", "blog-11.sandbox.test")
 		c.Close() // the connection drops without the console quitting
@@ -561,11 +538,7 @@ func TestSSHConnectionsMustLogInSoon(t *testing.T) {
 		}
 	}
 	// Logged in, the session lives past the grace time.
-	cl, _, err := w.dial(w.operator)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	cl := w.login(w.operator)
 	scr := openScreen(t, cl)
 	scr.waitFor("RUNNING")
 	time.Sleep(grace + 200*time.Millisecond) // past the grace time: the session must still be there
@@ -576,13 +549,8 @@ func TestSSHConnectionsMustLogInSoon(t *testing.T) {
 // TestSSHRemovedKeyEndsItsSession: taking an operator's key out of the key file ends
 // that operator's live session: a key taken out no longer controls the crawl.
 func TestSSHRemovedKeyEndsItsSession(t *testing.T) {
-	w := newSSHWorld(t)
-	w.start(ServeOptions{KeyRecheck: 100 * time.Millisecond})
-	cl, _, err := w.dial(w.operator)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	w := serving(t, ServeOptions{KeyRecheck: 100 * time.Millisecond})
+	cl := w.login(w.operator)
 	scr := openScreen(t, cl)
 	scr.waitFor("RUNNING")
 	_, other := newKey(t)
@@ -628,11 +596,7 @@ func TestSSHLogSaysWhoCameAndWhoWasRefused(t *testing.T) {
 	if n := strings.Count(logs.String(), refused); n != 1 {
 		t.Errorf("the refused key is logged %d times, want once:\n%s", n, logs.String())
 	}
-	c, _, err := w.dial(w.viewer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := w.login(w.viewer)
 	s := openScreen(t, c)
 	s.waitFor("read-only")
 	viewer := "viewer (read-only) session for key " + gossh.FingerprintSHA256(w.viewer.PublicKey())
