@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/attach"
 	"github.com/crawlconsole/crawlconsole/engine/view"
+	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
 	"github.com/crawlconsole/crawlconsole/ui/commands"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
@@ -120,9 +120,7 @@ func runCtlCommand(con *ctlConsole, words []string, url, prefix string, asJSON b
 	o := ctlOutcome{Command: line}
 	finish := func() int {
 		if asJSON {
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			enc.Encode(o)
+			clikit.WriteJSON(stdout, o) // the outcome's exit status stands: it says what the command did
 		} else if o.OK {
 			for _, l := range o.Plan {
 				fmt.Fprintln(stdout, l)

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -107,12 +106,7 @@ func ctlStatus(client *attach.Client, url, prefix string, asJSON bool, stdout, s
 	}
 	r := statusOf(s)
 	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(r); err != nil {
-			return 1
-		}
-		return 0
+		return clikit.WriteJSON(stdout, r)
 	}
 	fmt.Fprintf(stdout, "%s  up %s  pages %d (stored %d)  %s  queue %d  done %d  lanes %d/%d  refused %d\n",
 		r.State, time.Since(r.StartedAt).Truncate(time.Second), r.PagesFetched, r.PagesStored, rateText(r.PagesPerS),
@@ -171,12 +165,7 @@ func ctlHosts(client *attach.Client, url, prefix string, asJSON bool, stdout, st
 	}
 	hosts := hostsOf(s)
 	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(hosts); err != nil {
-			return 1
-		}
-		return 0
+		return clikit.WriteJSON(stdout, hosts)
 	}
 	if len(hosts) == 0 {
 		fmt.Fprintln(stdout, "no host is on a lane, paused or disabled now")

@@ -98,14 +98,11 @@ func (c *Control) tickDNS() {
 }
 
 func cloneDNS(v *view.DNSView) *view.DNSView {
-	if v == nil {
-		return nil
-	}
-	cp := *v
-	cp.Slowest = slices.Clone(v.Slowest)
-	cp.Negative = slices.Clone(v.Negative)
-	cp.Stats.WaitHistogram = slices.Clone(v.Stats.WaitHistogram)
-	return &cp
+	return cloned(v, func(cp *view.DNSView) {
+		cp.Slowest = slices.Clone(cp.Slowest)
+		cp.Negative = slices.Clone(cp.Negative)
+		cp.Stats.WaitHistogram = slices.Clone(cp.Stats.WaitHistogram)
+	})
 }
 
 // FlushDNS drops the fake cache's entries for domain and the names under it (all

@@ -122,14 +122,11 @@ func (c *Control) tickEgress() {
 }
 
 func cloneEgress(v *view.EgressView) *view.EgressView {
-	if v == nil {
-		return nil
-	}
-	cp := *v
-	cp.Egresses = slices.Clone(v.Egresses)
-	cp.Disabled = slices.Clone(v.Disabled)
-	cp.PairBans = slices.Clone(v.PairBans)
-	return &cp
+	return cloned(v, func(cp *view.EgressView) {
+		cp.Egresses = slices.Clone(cp.Egresses)
+		cp.Disabled = slices.Clone(cp.Disabled)
+		cp.PairBans = slices.Clone(cp.PairBans)
+	})
 }
 
 // egressRow finds an egress of the table by name; the caller holds mu.

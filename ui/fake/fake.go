@@ -557,3 +557,25 @@ func fakeGap(i int) (time.Duration, string) {
 	}
 	return 2 * time.Second, "delay"
 }
+
+// cloned is a copy of the view v (nil for nil) whose slices deep, given the copy,
+// replaces with copies of their own: the snapshot handed out must not change while
+// the fake's crawl goes on.
+func cloned[V any](v *V, deep func(cp *V)) *V {
+	if v == nil {
+		return nil
+	}
+	cp := *v
+	deep(&cp)
+	return &cp
+}
+
+// clonedRows is a copy of rows in which deep replaces what each row holds by
+// reference with a copy of its own.
+func clonedRows[R any](rows []R, deep func(r *R)) []R {
+	out := slices.Clone(rows)
+	for i := range out {
+		deep(&out[i])
+	}
+	return out
+}

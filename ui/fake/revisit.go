@@ -98,16 +98,13 @@ func (c *Control) tickRevisit() {
 }
 
 func cloneRevisit(v *view.RevisitView) *view.RevisitView {
-	if v == nil {
-		return nil
-	}
-	cp := *v
-	cp.Due = slices.Clone(v.Due)
-	cp.Windows = slices.Clone(v.Windows)
-	cp.Intervals = slices.Clone(v.Intervals)
-	cp.Plans = slices.Clone(v.Plans)
-	cp.Behind = slices.Clone(v.Behind)
-	return &cp
+	return cloned(v, func(cp *view.RevisitView) {
+		cp.Due = slices.Clone(cp.Due)
+		cp.Windows = slices.Clone(cp.Windows)
+		cp.Intervals = slices.Clone(cp.Intervals)
+		cp.Plans = slices.Clone(cp.Plans)
+		cp.Behind = slices.Clone(cp.Behind)
+	})
 }
 
 // ErrNoRevisit is RevisitNow's answer on a crawl built with Config.NoRevisit.

@@ -49,15 +49,9 @@ func buildSites() *view.SitesView {
 }
 
 func cloneSites(v *view.SitesView) *view.SitesView {
-	if v == nil {
-		return nil
-	}
-	c := *v
-	c.Sites = slices.Clone(v.Sites)
-	for i := range c.Sites {
-		c.Sites[i].Keywords = slices.Clone(c.Sites[i].Keywords)
-	}
-	return &c
+	return cloned(v, func(cp *view.SitesView) {
+		cp.Sites = clonedRows(cp.Sites, func(r *view.SiteRow) { r.Keywords = slices.Clone(r.Keywords) })
+	})
 }
 
 // Steer makes a steering change on the fake crawl's sites the way the engine would

@@ -34,13 +34,7 @@ func buildStories() *view.StoriesView {
 }
 
 func cloneStories(v *view.StoriesView) *view.StoriesView {
-	if v == nil {
-		return nil
-	}
-	c := *v
-	c.Rows = slices.Clone(v.Rows)
-	for i := range c.Rows {
-		c.Rows[i].Pages = slices.Clone(c.Rows[i].Pages)
-	}
-	return &c
+	return cloned(v, func(cp *view.StoriesView) {
+		cp.Rows = clonedRows(cp.Rows, func(r *view.StoryRow) { r.Pages = slices.Clone(r.Pages) })
+	})
 }

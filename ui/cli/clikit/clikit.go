@@ -3,9 +3,11 @@
 package clikit
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 )
 
 // ExitUsage is the exit status for bad flags, config or arguments.
@@ -45,6 +47,14 @@ func Dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// WriteJSON writes v as one indented JSON document, a command's --json output, and
+// returns the command's exit status: 0, or 1 when it could not be written.
+func WriteJSON(w io.Writer, v any) int {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return Exit(enc.Encode(v) == nil)
 }
 
 // Exit is a command's exit status from whether its output could be written: 0, or

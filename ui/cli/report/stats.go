@@ -65,12 +65,7 @@ func Stats(args []string, stdout, stderr io.Writer) int {
 	}
 	failure := readStoreFailure(st)
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(statsReport{Stats: s, Nodes: nodes, StoreFailure: failure}); err != nil {
-			return 1
-		}
-		return 0
+		return clikit.WriteJSON(stdout, statsReport{Stats: s, Nodes: nodes, StoreFailure: failure})
 	}
 	if failure != nil {
 		fmt.Fprintf(stdout, "STORE FAILED at %s: %s\n  the crawl stopped there; free disk space, then resume with --db %s\n",

@@ -2,7 +2,6 @@ package report
 
 import (
 	"cmp"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -82,12 +81,7 @@ func (r *hostsReport) run(st *store.Store, asJSON bool, stdout, stderr io.Writer
 		rows = rows[:r.top]
 	}
 	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(map[string]any{"by": r.by, "hosts": rows}); err != nil {
-			return 1
-		}
-		return 0
+		return clikit.WriteJSON(stdout, map[string]any{"by": r.by, "hosts": rows})
 	}
 	name := "HOST"
 	if r.by == "site" {
@@ -241,9 +235,7 @@ func (r *hostsReport) printEgresses(hosts []store.HostStats, asJSON bool, stdout
 		rows = rows[:r.top]
 	}
 	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return clikit.Exit(enc.Encode(map[string]any{"by": "egress", "egresses": rows}) == nil)
+		return clikit.WriteJSON(stdout, map[string]any{"by": "egress", "egresses": rows})
 	}
 	t := table{left: map[int]bool{0: true, 8: true}}
 	t.add("EGRESS", "HOSTS", "STORED", "2XX", "3XX", "4XX", "5XX", "REFUSALS", "REFUSED MOST BY")
