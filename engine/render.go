@@ -34,6 +34,7 @@ func (e *Engine) setupRender(kept *store.Store) {
 	}}
 	e.renderer = render.NewService(pool, d)
 	e.renderer.Jar = e.egressJar
+	e.renderer.ScrollFor = opts.RenderScrollFor
 	e.run.Render = e.renderer
 	if kept != nil {
 		if b, err := kept.GetMeta(renderVerdictsKey); err == nil {

@@ -28,7 +28,9 @@ import (
 //   - HangSite: / polls its API forever (never settles), /loop never yields.
 //
 // Every site also serves the cookie pages (spa_cookie.go): /c/welcome, /c/consent
-// and /c/gated, a consent flow whose cookie a script sets.
+// and /c/gated, a consent flow whose cookie a script sets; and the search pages
+// (spa_search.go): /search/more and /search/scroll, results appended by a "Load
+// more" button or on scrolling.
 type SPA struct {
 	Articles int // articles per site
 	sites    map[string]*spaSite
@@ -192,6 +194,8 @@ func (h *spaSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"title": fmt.Sprintf("Story %d", i), "paragraphs": spaArticleText(h.kind, i)})
 	case strings.HasPrefix(p, "/c/") || p == "/api/session":
 		cookiePages(w, r)
+	case strings.HasPrefix(p, "/search/") || strings.HasPrefix(p, "/r/") || p == "/api/search":
+		searchPages(w, r)
 	case p == "/api/poll":
 		writeJSON(w, map[string]any{"t": time.Now().UnixNano()})
 	case p == "/loop" && h.kind == HangSite:

@@ -41,7 +41,17 @@ type RenderOptions struct {
 type RenderSite struct {
 	Host string `yaml:"host"`
 	Mode string `yaml:"mode"` // always, never or auto
+	// Scroll is how many scroll steps a render of the site's pages takes (0:
+	// none, at most MaxRenderScroll): each presses the page's "load more"
+	// control or scrolls to the bottom, and waits for the page to settle, for the
+	// search results and feeds of social sites that show more as the reader
+	// scrolls. The steps stop early when one shows nothing new.
+	Scroll int `yaml:"scroll"`
 }
+
+// MaxRenderScroll bounds render.sites[].scroll: each step costs a settle and the
+// page's requests, within the render's time cap.
+const MaxRenderScroll = 20
 
 var renderModes = map[string]bool{"": true, "auto": true, "always": true, "never": true, "off": true}
 
@@ -68,23 +78,50 @@ func (r RenderOptions) validate() error {
 		}
 		switch strings.ToLower(s.Mode) {
 		case "always", "never", "auto":
+		case "":
+			if s.Scroll == 0 {
+				return fmt.Errorf("render.sites[%d] (%s): mode is empty: use always, never or auto", i, s.Host)
+			}
 		default:
 			return fmt.Errorf("render.sites[%d] (%s): mode %q: use always, never or auto", i, s.Host, s.Mode)
+		}
+		if s.Scroll < 0 || s.Scroll > MaxRenderScroll {
+			return fmt.Errorf("render.sites[%d] (%s): scroll %d: use 0 to %d steps", i, s.Host, s.Scroll, MaxRenderScroll)
 		}
 	}
 	return nil
 }
 
+// RenderScrollFor is how many scroll steps a render of host's pages takes: its
+// site's (the longest host that matches), else none.
+func (r RenderOptions) RenderScrollFor(host string) int {
+	if s := r.site(host, func(s RenderSite) bool { return s.Scroll > 0 }); s != nil {
+		return s.Scroll
+	}
+	return 0
+}
+
+// site is the entry of render.sites for host that has what has asks: the
+// longest host matching (a host matches its subdomains); nil if none.
+func (r RenderOptions) site(host string, has func(RenderSite) bool) *RenderSite {
+	host = strings.ToLower(host)
+	best := -1
+	var out *RenderSite
+	for i, s := range r.Sites {
+		h := strings.ToLower(strings.TrimSpace(s.Host))
+		if (host == h || strings.HasSuffix(host, "."+h)) && len(h) > best && has(s) {
+			best, out = len(h), &r.Sites[i]
+		}
+	}
+	return out
+}
+
 // RenderModeFor is a host's render mode: its site's, else render.mode (off and
 // empty read as never and auto).
 func (r RenderOptions) RenderModeFor(host string) string {
-	host = strings.ToLower(host)
-	best, mode := -1, ""
-	for _, s := range r.Sites {
-		h := strings.ToLower(strings.TrimSpace(s.Host))
-		if (host == h || strings.HasSuffix(host, "."+h)) && len(h) > best {
-			best, mode = len(h), strings.ToLower(s.Mode)
-		}
+	mode := ""
+	if s := r.site(host, func(s RenderSite) bool { return s.Mode != "" }); s != nil {
+		mode = strings.ToLower(s.Mode)
 	}
 	if mode != "" {
 		return mode

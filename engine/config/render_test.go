@@ -31,3 +31,24 @@ func TestRenderOptions(t *testing.T) {
 		}
 	}
 }
+
+// A site's scroll steps are its own (its subdomains' too), bounded; a site entry
+// may give steps without a mode, and the mode then comes from elsewhere.
+func TestRenderScrollPerSite(t *testing.T) {
+	r := RenderOptions{Sites: []RenderSite{{Host: "social.test", Mode: "always", Scroll: 3}, {Host: "m.social.test", Scroll: 1}}}
+	if err := r.validate(); err != nil {
+		t.Fatal(err)
+	}
+	for host, want := range map[string]int{"social.test": 3, "www.social.test": 3, "m.social.test": 1, "news.test": 0} {
+		if got := r.RenderScrollFor(host); got != want {
+			t.Errorf("RenderScrollFor(%s) = %d; want %d", host, got, want)
+		}
+	}
+	if got := r.RenderModeFor("m.social.test"); got != "always" {
+		t.Errorf("RenderModeFor(m.social.test) = %s; want always (its parent's: its own entry gives no mode)", got)
+	}
+	bad := RenderOptions{Sites: []RenderSite{{Host: "social.test", Mode: "always", Scroll: 50}}}
+	if err := bad.validate(); err == nil || !strings.Contains(err.Error(), "scroll 50: use 0 to 20 steps") {
+		t.Errorf("scroll 50: error %v; want one naming the bound", err)
+	}
+}

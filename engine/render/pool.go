@@ -93,6 +93,11 @@ type Job struct {
 	// the request in the page. It is called from several goroutines at once and
 	// must honour ctx, which ends with the render.
 	Fetch func(ctx context.Context, req *http.Request) (*Response, error)
+	// Scroll is how many scroll steps the render takes once the page settled
+	// (0: none): each presses the page's "load more" control, or scrolls to the
+	// bottom, and waits for the page to settle again; the steps stop early when
+	// one shows nothing new. The links the page showed after each step are kept.
+	Scroll int
 	// Jar is the session's cookie jar (nil: none). Its cookies for the page are
 	// given to the browser context before the render, so that the page's script
 	// sees them; what the script set, changed or deleted is put back after it, so
@@ -116,6 +121,8 @@ type Rendered struct {
 	// Note says how the render ended when the page did not settle (its network
 	// still busy at the time cap): the DOM is what the page had built by then.
 	Note string
+	// Steps are the scroll steps taken (Job.Scroll).
+	Steps int
 }
 
 // Stats is the pool's state for the console and /metrics.

@@ -24,6 +24,9 @@ type Service struct {
 	// Jar, if set before the crawl starts, is an egress's cookie jar (nil: none):
 	// the browser context of (egress, site) shares the session's cookies.
 	Jar func(egress string) http.CookieJar
+	// ScrollFor, if set before the crawl starts, is how many scroll steps a
+	// render of host's pages takes (Job.Scroll; nil: none).
+	ScrollFor func(host string) int
 
 	assets assetCache
 	mu     sync.Mutex
@@ -127,6 +130,9 @@ func (s *Service) render(ctx context.Context, egress, host string, res *fetch.Re
 		}}
 	if s.Jar != nil {
 		j.Jar = s.Jar(egress)
+	}
+	if s.ScrollFor != nil {
+		j.Scroll = s.ScrollFor(host)
 	}
 	out, err := s.Pool.Render(ctx, j)
 	mu.Lock()

@@ -149,6 +149,21 @@ func (t *tab) render(ctx context.Context, j *Job, cfg Config) (out *Rendered, re
 	}
 	note := ""
 	dctx := tctx
+	steps := 0
+	if navErr == nil && j.Scroll > 0 {
+		var err error
+		steps, err = t.scroll(tctx, r, j.Scroll, func(ctx context.Context) error { return waitQuiet(ctx, r, cfg.Settle) })
+		if err != nil && r.why() == "" && t.ctx.Err() == nil && ctx.Err() == nil {
+			// The cap came during the steps: the page settled before them, and
+			// what it showed by now is read.
+			note = fmt.Sprintf("took %d of %d scroll steps in %v: DOM read at the cap", steps, j.Scroll, cfg.Timeout)
+			var stop context.CancelFunc
+			dctx, stop = context.WithTimeout(t.ctx, time.Second)
+			defer stop()
+		} else if err != nil {
+			navErr = err
+		}
+	}
 	if navErr != nil {
 		if why := r.why(); why != "" {
 			return nil, true, errors.New("render: " + why)
@@ -163,6 +178,11 @@ func (t *tab) render(ctx context.Context, j *Job, cfg Config) (out *Rendered, re
 		dctx, stop = context.WithTimeout(t.ctx, time.Second)
 		defer stop()
 		recycle = true
+	}
+	if steps > 0 {
+		if _, err := keepScrolled(dctx); err != nil && r.why() == "" {
+			note = strings.TrimPrefix(note+"; ", "; ") + err.Error()
+		}
 	}
 	dom, err := chromedp.Run(dctx, chromedp.Evaluate[string](`document.documentElement ? document.documentElement.outerHTML : ""`))
 	if err != nil {
@@ -179,7 +199,7 @@ func (t *tab) render(ctx context.Context, j *Job, cfg Config) (out *Rendered, re
 	}
 	takeCookies(dctx, t.bc, j.Jar, cookiesBefore)
 	return &Rendered{DOM: []byte("<!DOCTYPE html>" + dom), Requests: int(r.requests.Load()), Blocked: int(r.blocked.Load()),
-		Took: time.Since(start), Note: note}, recycle, nil
+		Took: time.Since(start), Note: note, Steps: steps}, recycle, nil
 }
 
 // waitQuiet waits until the page has settled: its network idle for settle, no

@@ -1,0 +1,41 @@
+package engine
+
+import (
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/render"
+	"github.com/crawlconsole/crawlconsole/sandbox"
+)
+
+// A social site's search page with render.sites[].scroll: the crawl follows every
+// result the page shows over its "load more" steps, not only the first page's.
+func TestCrawlScrollsSearchResults(t *testing.T) {
+	if _, err := render.Find(""); err != nil {
+		t.Skip("render: no chromium-headless-shell; apt-get install chromium-headless-shell")
+	}
+	web, err := sandbox.StartSPA([]string{"127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1"}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(web.Close)
+	seed := web.URL(sandbox.SPASite) + "search/more"
+	u, _ := url.Parse(seed)
+	o := robotsOptions(t, seed)
+	o.Render.Timeout = 8 * time.Second
+	o.Render.Sites = []config.RenderSite{{Host: u.Hostname(), Scroll: 3}}
+	e := startEngine(t, o)
+	waitDone(t, e, 30*time.Second)
+	e.Close()
+	fetched := map[string]int{}
+	for _, r := range web.Log() {
+		fetched[r.Path]++
+	}
+	for _, p := range sandbox.SearchTruth() {
+		if fetched[p] != 1 {
+			t.Errorf("result %s fetched %d times; want 1 (the page shows it after a \"load more\" step)", p, fetched[p])
+		}
+	}
+}
