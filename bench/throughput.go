@@ -160,7 +160,7 @@ func runThroughput(args []string) (map[string]any, error) {
 		a := crawlAccountSince(sb, mark, 0)
 		return throughputRun{crawler: name, pages: a.pages, unique: a.unique, reqs: a.requests, wall: wall, cpu: cpu, note: note}, nil
 	}
-	fmt.Printf("%-4s %-13s %7s %7s %9s %9s %12s  %s\n", "run", "crawler", "pages", "unique", "wall s", "pages/s", "CPU µs/page", "notes")
+	fmt.Printf("%-4s %-13s %7s %7s %7s %9s %9s %12s  %s\n", "run", "crawler", "pages", "unique", "reqs", "wall s", "pages/s", "CPU µs/page", "notes")
 	var runs []throughputRun
 	for i := 0; i < *reps; i++ {
 		order := []string{crawlerCC, crawlerColly}
@@ -176,7 +176,7 @@ func runThroughput(args []string) (map[string]any, error) {
 				return nil, err
 			}
 			runs = append(runs, r)
-			fmt.Printf("%-4d %-13s %7d %7d %9.2f %9.0f %12.0f  %s\n", len(runs), r.crawler, r.pages, r.unique, r.wall.Seconds(), r.rate(), r.cpuPerPage(), r.note)
+			fmt.Printf("%-4d %-13s %7d %7d %7d %9.2f %9.0f %12.0f  %s\n", len(runs), r.crawler, r.pages, r.unique, r.reqs, r.wall.Seconds(), r.rate(), r.cpuPerPage(), r.note)
 		}
 	}
 

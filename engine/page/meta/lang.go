@@ -87,15 +87,29 @@ func countScripts(title, body string) scriptCounts {
 }
 
 // count counts s's letters and, of the text's first 4,000 words, its function
-// words; the last word of the text (last) is counted past them.
+// words; the last word of the text (last) is counted past them. ASCII, most of
+// most pages, takes a path of its own: an ASCII letter is Latin, and a word of
+// ASCII letters is lower-cased byte for byte.
 func (c *scriptCounts) count(s string, nwords *int, last bool) {
 	table := letterTable()
-	word := 0
+	word, ascii := 0, true // the current word starts at word; all its letters ASCII so far
 	for i := 0; i < len(s); {
-		r, size := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(s[i:])
+		if ch := s[i]; ch < utf8.RuneSelf {
+			if lower := ch | 0x20; 'a' <= lower && lower <= 'z' {
+				c.letters++
+				c.latin++
+				i++
+				continue
+			}
+			if i > word && *nwords < 4000 {
+				c.countWordOf(s[word:i], ascii)
+				*nwords++
+			}
+			word, ascii = i+1, true
+			i++
+			continue
 		}
+		r, size := utf8.DecodeRuneInString(s[i:])
 		k := scNone
 		if r < 0x10000 {
 			k = table[r]
@@ -105,19 +119,42 @@ func (c *scriptCounts) count(s string, nwords *int, last bool) {
 		if k != scNone {
 			c.letters++
 			c.add(k)
+			ascii = false
 			i += size
 			continue
 		}
 		if i > word && *nwords < 4000 {
-			c.countWord(s[word:i])
+			c.countWordOf(s[word:i], ascii)
 			*nwords++
 		}
-		word = i + utf8.RuneLen(r) // (an invalid byte's U+FFFD is 3 bytes)
+		word, ascii = i+utf8.RuneLen(r), true // (an invalid byte's U+FFFD is 3 bytes)
 		i += size
 	}
 	if word < len(s) && (last || *nwords < 4000) {
-		c.countWord(s[word:])
+		c.countWordOf(s[word:], ascii)
 		*nwords++
+	}
+}
+
+// countWordOf is countWord, told whether w is ASCII letters only.
+func (c *scriptCounts) countWordOf(w string, ascii bool) {
+	if !ascii {
+		c.countWord(w)
+		return
+	}
+	// One byte a rune, and lower-casing keeps each byte's place: the length and
+	// shape are known before anything is copied.
+	n := len(w)
+	if n > maxFunctionRunes || !functionShapes[shapeOf(n, w[0]|0x20, w[n-1]|0x20)] {
+		return
+	}
+	var buf [64]byte
+	b := buf[:n]
+	for i := range n {
+		b[i] = w[i] | 0x20
+	}
+	if lang, ok := functionWords[string(b)]; ok && lang >= 0 {
+		c.words[lang]++
 	}
 }
 
@@ -157,8 +194,11 @@ func (c *scriptCounts) countWord(w string) {
 // wordShape hashes a word's length and its first and last bytes: functionShapes
 // holds those of the function words, a filter before the map that lets most
 // other words go without hashing them whole.
-func wordShape(b []byte) uint16 {
-	return uint16((len(b)*61 + int(b[0])*31 + int(b[len(b)-1])) & (len(functionShapes) - 1))
+func wordShape(b []byte) uint16 { return shapeOf(len(b), b[0], b[len(b)-1]) }
+
+// shapeOf is wordShape of a word of n bytes that starts with first and ends with last.
+func shapeOf(n int, first, last byte) uint16 {
+	return uint16((n*61 + int(first)*31 + int(last)) & (len(functionShapes) - 1))
 }
 
 var functionShapes [4096]bool
