@@ -292,10 +292,19 @@ func (fs *featureSet) add(text string, weight int, maskNumbers bool) {
 
 // allDigits reports whether a word is a number.
 func allDigits(word []byte) bool {
-	for _, r := range string(word) {
+	for i := 0; i < len(word); {
+		if c := word[i]; c < utf8.RuneSelf { // an ASCII number is a digit
+			if c < '0' || c > '9' {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(word[i:])
 		if !unicode.IsNumber(r) {
 			return false
 		}
+		i += size
 	}
 	return true
 }

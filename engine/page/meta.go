@@ -2,6 +2,7 @@ package page
 
 import (
 	"time"
+	"unsafe"
 
 	"github.com/crawlconsole/crawlconsole/engine/page/internal/textutil"
 	"github.com/crawlconsole/crawlconsole/engine/page/meta"
@@ -67,8 +68,10 @@ func (d *doc) H1() int32 {
 	return -1
 }
 
-// VisibleText is the page's visible text.
-func (d *doc) VisibleText() string { return string(d.text) }
+// VisibleText is the page's visible text, read in place (not copied: the metadata
+// scans it once per page): it is valid until the tree is released, and nothing
+// that reads it keeps it.
+func (d *doc) VisibleText() string { return unsafe.String(unsafe.SliceData(d.text), len(d.text)) }
 func (d *doc) ElemText(i int32, max int) string {
 	if i < 0 || int(i) >= len(d.elems) {
 		return ""

@@ -21,7 +21,8 @@ type Tree interface {
 	ElemPos(i int32) int
 	// H1 is the first visible <h1> with text, -1 when there is none.
 	H1() int32
-	// VisibleText is the page's visible text.
+	// VisibleText is the page's visible text. It may share the tree's memory: it
+	// is read during FromTree and not kept.
 	VisibleText() string
 }
 
