@@ -191,7 +191,7 @@ func (c localCrew) setMaxLanes(n int) error {
 // the mean lane pause.
 func (c localCrew) planRebalance() view.RebalancePlan {
 	e := c.e
-	return e.run.PlanRebalance((e.fetchCost.mean() + (e.opts.Lanes.DelayMin+e.opts.Lanes.DelayMax)/2).Seconds())
+	return e.run.PlanRebalance((e.fetchCost.Mean() + (e.opts.Lanes.DelayMin+e.opts.Lanes.DelayMax)/2).Seconds())
 }
 
 // applyRebalance carries out a plan over this process's egresses.

@@ -62,9 +62,10 @@
 // egress with its cookie sessions) and routes.go builds them for a crawl.
 //
 // Declared sites are crawled in rounds (package sites: the book of sites, the
-// rounds' state, the Sites pane's tally; rounds.go runs them). A news site is crawled
-// from its entry URL and its pages are kept when they hold a keyword; a social site
-// is searched with each keyword through its search URL template. Each round queues
+// rounds' state, the Sites pane's tally; package front runs them over the queue and
+// the store, front/rounds.go). A news site is crawled from its entry URL and its
+// pages are kept when they hold a keyword; a social site is searched with each
+// keyword through its search URL template. Each round queues
 // entries and searches again, interleaves them by host, and at its end writes the
 // results in one batch grouped by site and by site+keyword, with the fetch cost of
 // each. Those costs feed the load balancing of M4 (package balance).
@@ -172,12 +173,16 @@
 // Package front owns the store side of the queue on one box and on a master: the
 // seeds and links handed to the store and queued as it confirms them (Submit), the
 // queue's spill to the store and its page-in, link extraction, recording a task's
-// end (Record), putting due pages back (Requeue), the page budgets, steering's
-// early marks, urgent sources and withdrawals, the counters and the store failure's
-// watch. It reaches the crawl through front.Crawl, the port it defines (the crew
-// that fetches, the revisit runtime, what a page feeds besides the store, the
-// crawl's life and log); frontport.go is the engine's side of it, and e.fr the
-// engine's way in. Its state is under Engine.mu (front.Parts.Mu), as the lanes'.
+// end (Record: the page, its revisit state, its captures, its site's results and
+// costs, its story), putting due pages back (Requeue) and the marks of the revisits
+// queued (Marks), the rounds over the declared sites and the Sites pane, the page
+// budgets, steering's early marks, urgent sources and withdrawals, the counters and
+// the store failure's watch. Its parts (front.Parts) are built by the engine: the
+// store, the frontier's filters, the site book, the rounds, the revisit runtime, the
+// stories. It reaches the crawl through front.Crawl, the port it defines (the crew
+// that fetches, what a page feeds besides the front's parts, the crawl's life and
+// log); frontport.go is the engine's side of it, and e.fr the engine's way in. Its
+// state is under Engine.mu (front.Parts.Mu), as the lanes'.
 //
 // # Discovery over a port
 //

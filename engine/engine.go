@@ -20,6 +20,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/hostreport"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
+	"github.com/crawlconsole/crawlconsole/engine/meter"
 	"github.com/crawlconsole/crawlconsole/engine/refresh"
 	"github.com/crawlconsole/crawlconsole/engine/render"
 	"github.com/crawlconsole/crawlconsole/engine/sites"
@@ -67,24 +68,21 @@ type Engine struct {
 	inHand      int                        // tasks taken by lanes whose processing has not ended
 	rv          *refresh.Runtime           // M2: the revisit tracker, policy, classes and scheduler
 	sites       atomic.Pointer[sites.Book] // declared news and social sites (M3); swapped whole by live steering
-	round       *sites.Rounds              // the current crawl round over the sites (M3)
 	budget      *front.Budgets             // page budgets per host and site (engine/front)
 	hosts       *hostreport.Book           // the hosts report: per host, site and egress (hosts.go)
 	traps       *frontier.TrapGuard        // crawler-trap guards on found links; nil when all are off
 	variants    *frontier.Canonicals       // URL variants collapsed before the dedupe filter, canonicals remembered
-	stories     *stories.Book              // articles grouped into stories across URLs and sites (stories.go)
 	guard       *fetch.Guard               // the SSRF policy, for seeds added while the crawl runs
 	steer       *steer.Steerer             // live steering: the changes made, their persistence
-	siteTally   sites.Tally                // per-site figures for the Sites pane
 	done        chan struct{}
 	doneOnce    sync.Once
 	stopOnce    sync.Once
 	parentURLs  *lru.Cache[uint64, string] // for the adjacency-groups pane
-	fetchCost   costMeter
+	fetchCost   meter.Cost
 
 	c       front.Counters
-	rate    rateMeter
-	events  eventRing
+	rate    meter.Rate
+	events  meter.Events
 	persist chan view.Event
 	resumed int
 
@@ -168,7 +166,6 @@ func newEngine(opts config.Options, r role) (*Engine, error) {
 	e.steer = steer.New(steerPort{e}, opts.Rounds)
 	e.sites.Store(sites.FromOptions(&e.opts))
 	e.sites.Load().Declare(&e.rv.Classes) // M3: social sites' domains are class soc
-	e.round = sites.NewRounds(st)
 	if st != nil {
 		e.rv.LoadSitePriors() // what each site's new pages showed in earlier runs
 	}
@@ -179,8 +176,8 @@ func newEngine(opts config.Options, r role) (*Engine, error) {
 	}
 	e.variants = frontier.NewCanonicals(opts.URLVariants)
 	e.fr = front.New(front.Parts{Mu: &e.mu, Opts: &e.opts, Store: st, Counters: &e.c, Budgets: e.budget, Hosts: e.hosts,
-		Scope: scope, Dedupe: e.dedupe, Traps: e.traps, Variants: e.variants}, frontCrawl{e})
-	e.stories = stories.NewBook()
+		Scope: scope, Dedupe: e.dedupe, Traps: e.traps, Variants: e.variants,
+		Sites: &e.sites, Rounds: sites.NewRounds(st), Tally: &sites.Tally{}, Revisit: e.rv, Stories: stories.NewBook()}, frontCrawl{e})
 	e.guard = guard
 	if st != nil && opts.Discovery.Enabled {
 		e.disc = e.newFeeds()
@@ -235,7 +232,7 @@ func (e *Engine) Start() error {
 func (e *Engine) tick() {
 	defer e.wg.Done()
 	e.every(time.Second, func(now time.Time) {
-		e.rate.sample(now, e.c.PagesFetched.Load())
+		e.rate.Sample(now, e.c.PagesFetched.Load())
 		e.disc.Keep(now)
 		e.rv.KeepSitePriors(now)
 	})
@@ -375,7 +372,7 @@ func (e *Engine) broadcast() {
 // event table, through a buffered channel so that logging never blocks (and may be
 // called with e.mu held).
 func (e *Engine) logf(level view.Level, lane int, host, format string, args ...any) {
-	ev := e.events.add(view.Event{At: e.now(), Level: level, Lane: lane, Host: host, Msg: fmt.Sprintf(format, args...)})
+	ev := e.events.Add(view.Event{At: e.now(), Level: level, Lane: lane, Host: host, Msg: fmt.Sprintf(format, args...)})
 	if level >= view.LevelWarn {
 		e.persistEvent(ev)
 	}
@@ -392,7 +389,7 @@ func (e *Engine) persistEvent(ev view.Event) {
 // logKept is logf for an event the store keeps whatever its level: an operator's
 // steering change, accepted or refused, is the crawl's audit trail.
 func (e *Engine) logKept(level view.Level, format string, args ...any) {
-	e.persistEvent(e.events.add(view.Event{At: e.now(), Level: level, Msg: fmt.Sprintf(format, args...)}))
+	e.persistEvent(e.events.Add(view.Event{At: e.now(), Level: level, Msg: fmt.Sprintf(format, args...)}))
 }
 
 // persistEvents writes warnings and errors to the store until the engine stops.

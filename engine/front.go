@@ -29,7 +29,7 @@ func (f localFront) start() error {
 	if err := e.fr.Resume(); err != nil {
 		return err
 	}
-	e.restoreSiteCounts()
+	e.fr.RestoreSiteCounts(e.steer.Len() > 0)
 	seeds := e.opts.Seeds
 	if e.disc != nil {
 		seeds = append(seeds[:len(seeds):len(seeds)], e.disc.Seeds()...)
@@ -76,7 +76,7 @@ func (f localFront) stop() {
 	}
 	e.rv.SaveSitePriors(e.now())
 	e.saveRenderVerdicts(e.st)
-	e.endRound(e.now()) // M3: the round's results are not lost to a stop
+	e.fr.EndRound(e.now()) // M3: the round's results are not lost to a stop
 	if err := e.st.Flush(); err != nil && e.Failure() == nil {
 		e.logf(view.LevelError, 0, "", "store: %v", err)
 	}
@@ -87,8 +87,8 @@ func (f localFront) stop() {
 func (f localFront) show(s *view.Snapshot, now time.Time) {
 	e := f.e
 	s.Revisit = e.revisitView(now)
-	s.Sites = e.sitesView(now, s.Discovery)
-	s.Stories = e.stories.View()
+	s.Sites = e.fr.SitesView(now, s.Discovery)
+	s.Stories = e.fr.Stories.View()
 }
 
 // undefer makes deferred URLs due now: requeueDeferred brings them back.

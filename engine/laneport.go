@@ -114,7 +114,7 @@ func (p lanePort) Response(status int)               { p.e.c.Response(status) }
 func (p lanePort) Fetched()                          { p.e.c.PagesFetched.Add(1) }
 func (p lanePort) Refusal()                          { p.e.c.Refused.Add(1) }
 func (p lanePort) ConfirmFetch()                     { p.e.c.ConfirmFetches.Add(1) }
-func (p lanePort) Cost(d time.Duration)              { p.e.fetchCost.add(d) }
+func (p lanePort) Cost(d time.Duration)              { p.e.fetchCost.Add(d) }
 
 func (p lanePort) Logf(level view.Level, lane int, host, format string, args ...any) {
 	p.e.logf(level, lane, host, format, args...)

@@ -170,7 +170,7 @@ func (p masterPort) CheckIdle()                    { p.e.checkIdle() }
 func (p masterPort) RevisitEnded(url string) bool  { return p.e.fr.Marks().Ended(url) }
 func (p masterPort) Refused(r store.Refusal)       { p.e.st.AddRefusal(r) }
 func (p masterPort) AfterCommit(f func(error))     { p.e.st.AfterCommit(f) }
-func (p masterPort) FetchCost(d time.Duration)     { p.e.fetchCost.add(d) }
+func (p masterPort) FetchCost(d time.Duration)     { p.e.fetchCost.Add(d) }
 func (p masterPort) CheckEgress(spec string) error { return p.e.checkSessionEgress(spec) }
 func (p masterPort) HandedOut(t frontier.Task)     { p.e.fr.Marks().Taken(t.URL) }
 
@@ -187,7 +187,7 @@ func (e *Engine) workerSettings(hb time.Duration) wire.Settings {
 // stands for as its canonical is marked Stood (the worker ends it unsent).
 func (p masterPort) Prepare(t *frontier.Task) {
 	e := p.e
-	if prev, _ := e.revisitState(*t); prev != nil {
+	if prev, _ := e.fr.RevisitState(*t); prev != nil {
 		e.setValidators(t)
 	} else if e.variants.StandsFor(t.URL) {
 		t.Stood = true
@@ -207,7 +207,7 @@ func (p masterPort) Commit(r *wire.Result, revisit bool) {
 	}
 	o := lanes.Outcome{Task: r.Task, Lane: r.Lane, Egress: r.Egress, Node: r.Node, Kind: r.Kind, Res: r.Res, Hops: r.Hops, At: r.At}
 	pr := front.Prior{}
-	pr.Page, pr.Track = e.revisitStateOf(o.Task, revisit)
+	pr.Page, pr.Track = e.rv.State(o.Task, revisit)
 	o.Note = pr
 	e.fr.Record(o)
 }

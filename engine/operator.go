@@ -2,7 +2,6 @@ package engine
 
 import (
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/front"
@@ -14,8 +13,8 @@ var _ Control = (*Engine)(nil)
 // Snapshot implements Control.
 func (e *Engine) Snapshot() view.Snapshot {
 	now := e.now()
-	rate, hist := e.rate.current()
-	nextRound := e.nextRoundAt()
+	rate, hist := e.rate.Current()
+	nextRound := e.fr.NextRoundAt()
 	e.mu.Lock()
 	views := e.board.View()
 	s := view.Snapshot{
@@ -76,7 +75,7 @@ func (e *Engine) Snapshot() view.Snapshot {
 	if panes.egress != nil {
 		s.Egress = panes.egress
 	}
-	s.LastEvent = e.events.last()
+	s.LastEvent = e.events.Last()
 	s.DNS = e.dnsView()
 	if panes.dns != nil {
 		s.DNS = panes.dns
@@ -112,7 +111,7 @@ func (e *Engine) stateNow(nextRound time.Time, waiting int) view.State {
 }
 
 // EventsSince implements Control.
-func (e *Engine) EventsSince(after uint64, max int) []view.Event { return e.events.since(after, max) }
+func (e *Engine) EventsSince(after uint64, max int) []view.Event { return e.events.Since(after, max) }
 
 // Pause implements Control: lanes finish their current request, then wait.
 func (e *Engine) Pause() {
@@ -147,29 +146,6 @@ func (e *Engine) PauseHost(host string, paused bool) error { return e.crew.pause
 
 // SetMaxLanes implements Control.
 func (e *Engine) SetMaxLanes(n int) error { return e.crew.setMaxLanes(n) }
-
-// costMeter keeps the mean fetch duration, the basis of lane cost estimates.
-type costMeter struct {
-	mu    sync.Mutex
-	n     int64
-	total time.Duration
-}
-
-func (c *costMeter) add(d time.Duration) {
-	c.mu.Lock()
-	c.n++
-	c.total += d
-	c.mu.Unlock()
-}
-
-func (c *costMeter) mean() time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.n == 0 {
-		return 0
-	}
-	return c.total / time.Duration(c.n)
-}
 
 // PlanRebalance implements Control: on one box lanes over the egress addresses, on
 // a master sites and keyword shards over workers.

@@ -62,7 +62,7 @@ type localFront struct{ e *Engine }
 
 func (f localFront) prepare(o *lanes.Outcome) {
 	p := front.Prior{}
-	p.Page, p.Track = f.e.revisitState(o.Task)
+	p.Page, p.Track = f.e.fr.RevisitState(o.Task)
 	o.Note = p
 	if p.Page != nil {
 		f.e.setValidators(&o.Task)

@@ -666,7 +666,7 @@ func TestRevisitOptions(t *testing.T) {
 		defer e.Close()
 		for host, want := range map[string]string{"m.weibo.com": "soc", "weibo.com": "soc", "news.example.com": "web_com",
 			"mof.gov.cn": "web_gov", "cs.stanford.edu": "web_edu", "example.net": "web_net"} {
-			if got := e.classOf(host); got != want {
+			if got := e.fr.ClassOf(host); got != want {
 				t.Errorf("class of %s = %s, want %s", host, got, want)
 			}
 		}

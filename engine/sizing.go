@@ -23,9 +23,9 @@ func (e *Engine) sizing(v *view.EgressView) *view.Sizing {
 		s.PagesPerKeyword = max(s.PagesPerKeyword, site.SearchPages())
 	}
 	if s.Sites > 0 {
-		s.Round = e.round.Round()
+		s.Round = e.fr.Rounds.Round()
 		s.RoundPages = int(e.c.PagesFetched.Load() / int64(max(s.Round, 1)))
-		if f := e.fetchCost.mean(); f > 0 {
+		if f := e.fetchCost.Mean(); f > 0 {
 			s.AccessTime = f + (e.opts.Lanes.DelayMin+e.opts.Lanes.DelayMax)/2
 		}
 		s.VPNConnect, s.ExpectTime = e.opts.Rounds.VPNConnect, e.opts.Rounds.ExpectTime

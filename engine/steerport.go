@@ -195,7 +195,7 @@ func (e *Engine) queueSources(items []revisit.Item, now time.Time) int {
 	if early {
 		e.fr.ReserveEarly(urls)
 	}
-	fresh, again, err := e.splitSources(items)
+	fresh, again, err := e.fr.SplitSources(items)
 	if err != nil {
 		if early {
 			e.fr.DropEarly(urls)

@@ -2,10 +2,14 @@ package front
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/hostreport"
+	"github.com/crawlconsole/crawlconsole/engine/refresh"
+	"github.com/crawlconsole/crawlconsole/engine/sites"
+	"github.com/crawlconsole/crawlconsole/engine/stories"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -22,6 +26,12 @@ type Parts struct {
 	Dedupe   *frontier.Dedupe     // nil on a worker
 	Traps    *frontier.TrapGuard  // nil when every trap guard is off
 	Variants *frontier.Canonicals // URL variants and the canonicals remembered
+
+	Sites   *atomic.Pointer[sites.Book] // the declared sites, swapped whole by live steering
+	Rounds  *sites.Rounds               // the rounds over the declared sites (M3)
+	Tally   *sites.Tally                // per-site figures for the Sites pane
+	Revisit *refresh.Runtime            // M2: the revisit tracker, policy, classes and scheduler
+	Stories *stories.Book               // articles grouped into stories across URLs and sites
 }
 
 // Front is the store side of a crawl's queue: what is queued in memory and what

@@ -183,7 +183,7 @@ func URLErrKind(err error) string {
 // page's URL, one level deeper) or a seed (parent 0, depth 0).
 func (f *Front) LinkRecord(n string, parent uint64, depth int) store.URL {
 	host := HostOf(n)
-	site, class := f.crawl.Classify(host) // M3: results and costs are counted per declared site
+	site, class := f.Classify(host) // M3: results and costs are counted per declared site
 	return store.URL{URL: n, Host: host, ParentHash: parent, Depth: depth, Class: class, Site: site}
 }
 

@@ -5,11 +5,14 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/refresh"
+	"github.com/crawlconsole/crawlconsole/engine/sites"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -30,8 +33,6 @@ func (c *fakeCrawl) CheckIdle()                              { c.idle <- struct{
 func (c *fakeCrawl) Stopping() bool                          { return false }
 func (c *fakeCrawl) Now() time.Time                          { return time.Now() }
 func (c *fakeCrawl) Logf(view.Level, string, string, ...any) {}
-
-func (c *fakeCrawl) Classify(host string) (site, class string) { return frontier.Site(host), "web_com" }
 
 func (c *fakeCrawl) Go(f func()) bool {
 	c.wg.Add(1)
@@ -54,8 +55,14 @@ func TestQueueSpillsToTheStoreAndPagesBackInOrder(t *testing.T) {
 	var mu sync.Mutex
 	opts := &config.Options{QueueMemory: 4}
 	c := &fakeCrawl{idle: make(chan struct{}, 1000)}
+	rv, err := refresh.New(config.DefaultOptions().Revisit, st, func(view.Level, string, ...any) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var book atomic.Pointer[sites.Book]
+	book.Store(sites.FromOptions(opts))
 	f := New(Parts{Mu: &mu, Opts: opts, Store: st, Counters: &Counters{}, Budgets: NewBudgets(config.BudgetOptions{}, 0),
-		Scope: scope}, c)
+		Scope: scope, Sites: &book, Revisit: rv}, c)
 	const n = 10
 	var rows []store.URL
 	var want []string

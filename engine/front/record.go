@@ -31,7 +31,7 @@ func (f *Front) priorOf(o lanes.Outcome) (*revisit.Page, bool) {
 	if p, ok := o.Note.(Prior); ok {
 		return p.Page, p.Track
 	}
-	return f.crawl.RevisitState(o.Task)
+	return f.RevisitState(o.Task)
 }
 
 // RecordHeaders are the response headers record reads; a worker sends only these
@@ -65,8 +65,8 @@ func (f *Front) Record(o lanes.Outcome) {
 		f.Counters.BytesFetched.Add(int64(len(res.Body)))
 		f.Hosts.Record(hostreport.Ending{Host: t.Host, Site: SiteOf(t), Egress: o.Egress, Status: res.Status,
 			Refused: o.Kind == fetch.KindRefused})
-		f.crawl.CountCost(t, res)
-		capture = f.crawl.SaveCaptures(o, refetch, o.Kind == "" && res.Status/100 == 2)
+		f.countCost(t, res)
+		capture = f.saveCaptures(o, refetch, o.Kind == "" && res.Status/100 == 2)
 		if res.RobotsRead && f.crawl.Discovery() != nil {
 			// The origin's robots.txt Sitemap lines ride on its first response,
 			// whatever it was: a 404 or a redirect never reaches discoverFrom, and
@@ -76,7 +76,7 @@ func (f *Front) Record(o lanes.Outcome) {
 	} else {
 		// No response, and none counted; but the redirects answered before the
 		// fetch failed (Outcome.Hops) are archived like any response received.
-		f.crawl.SaveCaptures(o, refetch, false)
+		f.saveCaptures(o, refetch, false)
 	}
 	l := o.Lane
 	switch {
@@ -100,7 +100,7 @@ func (f *Front) Record(o lanes.Outcome) {
 	case res.Status == http.StatusNotModified:
 		if refetch {
 			// M2: unchanged, and it cost no body; the stored page is kept.
-			rv := f.crawl.Observe(t.URL, prev, f.crawl.Now(), revisit.Outcome{NotModified: true})
+			rv := f.observe(t.URL, prev, f.crawl.Now(), revisit.Outcome{NotModified: true})
 			f.crawl.Discovery().NotModified(t.URL, rv)
 			f.Store.SaveRevisit(*rv)
 			observed = true
@@ -128,7 +128,7 @@ func (f *Front) Record(o lanes.Outcome) {
 // refusal, a redirect elsewhere, a 4xx/5xx): nothing is learned, and the page gets a
 // next due time again instead of staying parked (M2).
 func (f *Front) refetchFailed(t frontier.Task, prev *revisit.Page) {
-	f.Store.SaveRevisit(*f.crawl.Observe(t.URL, prev, f.crawl.Now(), revisit.Outcome{}))
+	f.Store.SaveRevisit(*f.observe(t.URL, prev, f.crawl.Now(), revisit.Outcome{}))
 }
 
 // warnRefusedOn is the frontier side's word on a URL a worker's SSRF guard refused
@@ -167,10 +167,10 @@ func (f *Front) savePage(lane int, egress string, t frontier.Task, res *fetch.Re
 	links := f.ExtractLinks(t, res, &known, docKind)
 	md := pageMeta(t, res, at)
 	if doc == nil { // a feed is no result of its own; the articles it announces are
-		f.crawl.Collect(t, res, md.Published.Time, f.crawl.Now())
+		f.collect(t, res, md.Published.Time, f.crawl.Now())
 	}
-	if f.crawl.IsSource(t.URL) && len(known) > 0 {
-		f.crawl.RefetchResults(known, f.crawl.Now()) // M3: entry/search results already in the URL index
+	if f.isSource(t.URL) && len(known) > 0 {
+		f.refetchResults(known, f.crawl.Now()) // M3: entry/search results already in the URL index
 	}
 	stored := store.Page{
 		URL: t.URL, FetchedAt: at, Status: res.Status, ContentType: res.ContentType, Body: res.Body,
@@ -193,7 +193,7 @@ func (f *Front) savePage(lane int, egress string, t frontier.Task, res *fetch.Re
 		sig, text, ok = res.Parsed.Sign(res.PageBody(), res.PageType())
 	}
 	if ok && doc == nil && prev == nil && res.Status/100 == 2 {
-		f.crawl.GroupStory(t, res, text, md.Published.Time, at)
+		f.groupStory(t, res, text, md.Published.Time, at)
 	}
 	hash := sig.SimHash
 	if ok {
@@ -201,9 +201,9 @@ func (f *Front) savePage(lane int, egress string, t frontier.Task, res *fetch.Re
 	}
 	stored.Meta = storeMeta(md)
 	if track {
-		stored.Revisit = f.crawl.Observe(t.URL, prev, stored.FetchedAt,
+		stored.Revisit = f.observe(t.URL, prev, stored.FetchedAt,
 			revisit.Outcome{Hash: hash, OK: ok, Sig: sig, HasDigest: ok})
-		f.crawl.KeepReplacedText(t.URL, stored.Revisit)
+		f.Revisit.KeepReplacedText(t.URL, stored.Revisit)
 		if doc != nil {
 			f.crawl.Discovery().SchedulePoll(t.URL, doc, links, feeds.Listing(links, known), stored.Revisit, at)
 		} else {
@@ -242,12 +242,12 @@ func (f *Front) savePage(lane int, egress string, t frontier.Task, res *fetch.Re
 		stored.Committed = func() {
 			counted()
 			f.Counters.StoredAged(pub, fetchedAt)
-			f.crawl.NoteStored(t, pub, fetchedAt)
+			f.noteStored(t, pub, fetchedAt)
 			f.Hosts.Stored(t.Host, SiteOf(t), egress)
 		}
 	}
-	if prev != nil && f.crawl.IsSource(t.URL) {
-		f.crawl.SourceFetched(t.Site, stored.FetchedAt) // the Sites pane's last round
+	if prev != nil && f.isSource(t.URL) {
+		f.sourceFetched(t.Site, stored.FetchedAt) // the Sites pane's last round
 	}
 	if len(links) == 0 {
 		save(stored, nil, nil)

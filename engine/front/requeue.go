@@ -15,7 +15,7 @@ import (
 // RevisitTick runs one tick of the revisit scheduler (M2, seed 001 step 3): the
 // first m pages by ascending next, those due back in the crawl queue.
 func (f *Front) RevisitTick(now time.Time) {
-	urls, err := f.crawl.DueRevisits(now)
+	urls, err := f.Revisit.Tick(now)
 	if err != nil {
 		f.crawl.Logf(view.LevelError, "", "revisit: %v", err)
 		return
@@ -61,7 +61,7 @@ func (f *Front) Requeue(urls []string, now time.Time, force bool) (int, error) {
 		if !ok && !(force && r.ErrKind == SkipSteeredOut) { // a source withdrawn unfetched, added back
 			continue
 		}
-		if !force && !f.crawl.InWindow(r.Host, first, now) && !f.crawl.Discovery().IsSource(r.URL) {
+		if !force && !f.inWindow(r.Host, first, now) && !f.crawl.Discovery().IsSource(r.URL) {
 			continue // M2/M3: past its class window, never revisited again
 		}
 		if r.State != store.Processed && r.State != store.Failed {
@@ -100,7 +100,7 @@ func (f *Front) Requeue(urls []string, now time.Time, force bool) (int, error) {
 		}
 	}
 	f.Mu.Unlock()
-	f.crawl.Requeued(n)
+	f.Revisit.Requeued.Add(int64(n))
 	f.crawl.FlushDeferred() // a disabled host's revisits were deferred, never dropped (M3)
 	return n, nil
 }

@@ -1,4 +1,4 @@
-package engine
+package front
 
 import (
 	"time"
@@ -15,7 +15,7 @@ import (
 // (fetch.Signed.Story), so a master groups its workers' pages without parsing them
 // again. published is the page's own date (zero when it gives none): a story lists
 // its earliest publisher first, by that date where pages have one.
-func (e *Engine) groupStory(t frontier.Task, res *fetch.Result, text page.Text, published, at time.Time) {
+func (f *Front) groupStory(t frontier.Task, res *fetch.Result, text page.Text, published, at time.Time) {
 	var fp uint64
 	var ok bool
 	if res.Signed != nil {
@@ -26,5 +26,5 @@ func (e *Engine) groupStory(t frontier.Task, res *fetch.Result, text page.Text, 
 	if !ok {
 		return
 	}
-	e.stories.AddLive(stories.Page{URL: t.URL, Site: frontier.Site(t.Host), SimHash: fp, Published: published, Fetched: at})
+	f.Stories.AddLive(stories.Page{URL: t.URL, Site: frontier.Site(t.Host), SimHash: fp, Published: published, Fetched: at})
 }

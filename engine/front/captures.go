@@ -1,4 +1,4 @@
-package engine
+package front
 
 import (
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
@@ -20,7 +20,7 @@ import (
 // refetch says the page was stored before (its records are revisits). With
 // keepPage the final exchange is not stored but returned: it goes with the page
 // (store.Page.Capture), in the page's transaction and sharing its compressed body.
-func (e *Engine) saveCaptures(o lanes.Outcome, refetch, keepPage bool) *store.Capture {
+func (f *Front) saveCaptures(o lanes.Outcome, refetch, keepPage bool) *store.Capture {
 	res, xs := o.Res, o.Hops
 	if res != nil {
 		xs = res.Exchanges
@@ -29,7 +29,7 @@ func (e *Engine) saveCaptures(o lanes.Outcome, refetch, keepPage bool) *store.Ca
 		return nil
 	}
 	if res != nil && res.Render != nil && len(xs) > 0 {
-		e.saveRendering(o, xs[len(xs)-1], res.Render)
+		f.saveRendering(o, xs[len(xs)-1], res.Render)
 	}
 	last := len(xs) - 1
 	if res == nil {
@@ -58,12 +58,12 @@ func (e *Engine) saveCaptures(o lanes.Outcome, refetch, keepPage bool) *store.Ca
 			c.FetchedAt = o.At
 		}
 		if c.FetchedAt.IsZero() {
-			c.FetchedAt = e.now()
+			c.FetchedAt = f.crawl.Now()
 		}
 		if i == last && keepPage {
 			return &c
 		}
-		e.st.SaveCapture(c)
+		f.Store.SaveCapture(c)
 	}
 	return nil
 }
@@ -72,7 +72,7 @@ func (e *Engine) saveCaptures(o lanes.Outcome, refetch, keepPage bool) *store.Ca
 // the page made through the crawler, as exchanges, and the DOM the browser built,
 // dated as the page's response (final) it was built from. A render that gave no
 // DOM keeps its requests all the same: they crossed the wire.
-func (e *Engine) saveRendering(o lanes.Outcome, final fetch.Exchange, rd *fetch.Rendering) {
+func (f *Front) saveRendering(o lanes.Outcome, final fetch.Exchange, rd *fetch.Rendering) {
 	at := final.At
 	if at.IsZero() {
 		at = o.At
@@ -93,10 +93,10 @@ func (e *Engine) saveRendering(o lanes.Outcome, final fetch.Exchange, rd *fetch.
 		if c.FetchedAt.IsZero() {
 			c.FetchedAt = at
 		}
-		e.st.SaveCapture(c)
+		f.Store.SaveCapture(c)
 	}
 	if rd.DOM != nil && !at.IsZero() {
-		e.st.SaveCapture(store.Capture{URL: final.URL, FetchedAt: at, Kind: store.CaptureRendered, Body: rd.DOM,
+		f.Store.SaveCapture(store.Capture{URL: final.URL, FetchedAt: at, Kind: store.CaptureRendered, Body: rd.DOM,
 			Lane: o.Lane, Egress: o.Egress, Node: o.Node})
 	}
 }
