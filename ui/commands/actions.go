@@ -126,3 +126,38 @@ func IsDisabled(v *view.EgressView, host string) bool {
 	}
 	return slices.ContainsFunc(v.Disabled, func(d egress.DisabledHost) bool { return d.Host == host })
 }
+
+// LaneTarget is what the lane keys (p, H, e, x) act on, in the Lanes and the
+// Groups pane alike: a lane, whether it is paused, its egress, and the host H and
+// x take ("" when the lane holds none).
+type LaneTarget struct {
+	Lane   int
+	Paused bool
+	Egress string
+	Host   string
+}
+
+// LaneKey runs the lane key k (PauseLane, PauseHost, Rotate, DisableHost) on t,
+// nil when no row is selected (none says so: "no lane selected"); the paused hosts
+// and the egress view decide which way H and x toggle. It reports false for any
+// other key. e and x are refused in a read-only session before anything else.
+func LaneKey(c *pane.Common, k string, t *LaneTarget, none string, pausedHosts []string, eg *view.EgressView) (tea.Cmd, bool) {
+	km := c.Keys
+	switch {
+	case !pane.Matches(k, km.PauseLane, km.PauseHost, km.Rotate, km.DisableHost):
+		return nil, false
+	case c.ReadOnly && pane.Matches(k, km.Rotate, km.DisableHost):
+		return pane.Status(pane.ReadOnlyText, true), true
+	case t == nil:
+		return pane.Status(none, true), true
+	case t.Host == "" && pane.Matches(k, km.PauseHost, km.DisableHost):
+		return pane.Status(fmt.Sprintf("lane %d holds no host", t.Lane), true), true
+	case pane.Matches(k, km.PauseLane):
+		return ToggleLane(c, t.Lane, t.Paused), true
+	case pane.Matches(k, km.PauseHost):
+		return ToggleHost(c, t.Host, pausedHosts), true
+	case pane.Matches(k, km.Rotate):
+		return RotateLane(c, t.Lane, t.Egress), true
+	}
+	return ToggleDisabled(c, t.Host, eg), true
+}

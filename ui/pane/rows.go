@@ -48,6 +48,15 @@ func (r *Rows[K]) Selected() (K, bool) {
 	return zero, false
 }
 
+// Why is the note of a list with no row listed: empty when the data has no row
+// or no filter is set, else noMatch (the filter hides every row).
+func (r *Rows[K]) Why(empty, noMatch string) string {
+	if r.Filter.Active() && r.count() > 0 {
+		return noMatch
+	}
+	return empty
+}
+
 // Refilter lists again the data rows that pass the filter.
 func (r *Rows[K]) Refilter() {
 	r.Index = r.Index[:0]

@@ -136,3 +136,16 @@ func TestEmptyIsTitleAndWhy(t *testing.T) {
 		t.Errorf("Empty gives %q, want %q", got, want)
 	}
 }
+
+// An empty table says why: nothing there yet, or the filter hides what is.
+func TestRowsWhySaysNothingYetOrFiltered(t *testing.T) {
+	n := newNames()
+	n.rows.SetFilter(ParseFilter("a"))
+	if got := n.rows.Why("nothing yet", "filtered"); got != "nothing yet" {
+		t.Errorf("no data, a filter: %q, want nothing yet", got)
+	}
+	n.rows.Change(func() { n.data = []string{"bob"} })
+	if got := n.rows.Why("nothing yet", "filtered"); got != "filtered" {
+		t.Errorf("data the filter hides: %q, want filtered", got)
+	}
+}

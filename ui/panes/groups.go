@@ -188,47 +188,25 @@ func (p *groupsPane) Update(msg tea.Msg) tea.Cmd {
 		if p.list.Navigate(p.c.Keys, k, len(p.rows)) {
 			return nil
 		}
-		if p.list.Cursor >= len(p.rows) {
-			if pane.Matches(k, p.c.Keys.Rotate, p.c.Keys.DisableHost) && p.c.ReadOnly {
-				return pane.Status(pane.ReadOnlyText, true)
+		var t *commands.LaneTarget
+		if p.list.Cursor < len(p.rows) {
+			r := p.rows[p.list.Cursor]
+			g := &p.groups[r.group]
+			switch {
+			case pane.Matches(k, p.c.Keys.Toggle):
+				p.setExpanded(laneOf(g), !p.expanded[laneOf(g)])
+				return nil
+			case pane.Matches(k, p.c.Keys.Expand):
+				p.setExpanded(laneOf(g), true)
+				return nil
+			case pane.Matches(k, p.c.Keys.Collapse):
+				p.setExpanded(laneOf(g), false)
+				return nil
 			}
-			if pane.Matches(k, p.c.Keys.PauseLane, p.c.Keys.PauseHost, p.c.Keys.Rotate, p.c.Keys.DisableHost) {
-				return pane.Status("no group selected", true)
-			}
-			return nil
+			t = &commands.LaneTarget{Lane: g.Lane, Paused: p.lanePaused[laneOf(g)], Egress: g.Egress, Host: rowHostName(g, r)}
 		}
-		r := p.rows[p.list.Cursor]
-		g := &p.groups[r.group]
-		switch {
-		case pane.Matches(k, p.c.Keys.Toggle):
-			p.setExpanded(laneOf(g), !p.expanded[laneOf(g)])
-		case pane.Matches(k, p.c.Keys.Expand):
-			p.setExpanded(laneOf(g), true)
-		case pane.Matches(k, p.c.Keys.Collapse):
-			p.setExpanded(laneOf(g), false)
-		case pane.Matches(k, p.c.Keys.PauseLane):
-			return commands.ToggleLane(p.c, g.Lane, p.lanePaused[laneOf(g)])
-		case pane.Matches(k, p.c.Keys.PauseHost):
-			host := rowHostName(g, r)
-			if host == "" {
-				return pane.Status(fmt.Sprintf("lane %d holds no host", g.Lane), true)
-			}
-			return commands.ToggleHost(p.c, host, p.pausedHosts)
-		case pane.Matches(k, p.c.Keys.Rotate):
-			if p.c.ReadOnly {
-				return pane.Status(pane.ReadOnlyText, true)
-			}
-			return commands.RotateLane(p.c, g.Lane, g.Egress)
-		case pane.Matches(k, p.c.Keys.DisableHost):
-			if p.c.ReadOnly {
-				return pane.Status(pane.ReadOnlyText, true)
-			}
-			host := rowHostName(g, r)
-			if host == "" {
-				return pane.Status(fmt.Sprintf("lane %d holds no host", g.Lane), true)
-			}
-			return commands.ToggleDisabled(p.c, host, p.egress)
-		}
+		cmd, _ := commands.LaneKey(p.c, k, t, "no group selected", p.pausedHosts, p.egress)
+		return cmd
 	case pane.ClickMsg:
 		p.list.Cursor = p.list.Offset + msg.Row - 1
 		p.list.Clamp(len(p.rows))

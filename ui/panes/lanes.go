@@ -1,7 +1,6 @@
 package panes
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -106,43 +105,12 @@ func (p *lanesPane) Update(msg tea.Msg) tea.Cmd {
 		if p.rows.Navigate(p.c.Keys, k) {
 			return nil
 		}
-		l, ok := p.selected()
-		switch {
-		case pane.Matches(k, p.c.Keys.PauseLane):
-			if !ok {
-				return pane.Status("no lane selected", true)
-			}
-			return commands.ToggleLane(p.c, l.ID, l.Paused)
-		case pane.Matches(k, p.c.Keys.PauseHost):
-			if !ok {
-				return pane.Status("no lane selected", true)
-			}
-			host := pane.LaneHost(l)
-			if host == "" {
-				return pane.Status(fmt.Sprintf("lane %d holds no host", l.ID), true)
-			}
-			return commands.ToggleHost(p.c, host, p.pausedHosts)
-		case pane.Matches(k, p.c.Keys.Rotate):
-			if p.c.ReadOnly {
-				return pane.Status(pane.ReadOnlyText, true)
-			}
-			if !ok {
-				return pane.Status("no lane selected", true)
-			}
-			return commands.RotateLane(p.c, l.ID, l.Egress)
-		case pane.Matches(k, p.c.Keys.DisableHost):
-			if p.c.ReadOnly {
-				return pane.Status(pane.ReadOnlyText, true)
-			}
-			if !ok {
-				return pane.Status("no lane selected", true)
-			}
-			host := pane.LaneHost(l)
-			if host == "" {
-				return pane.Status(fmt.Sprintf("lane %d holds no host", l.ID), true)
-			}
-			return commands.ToggleDisabled(p.c, host, p.egress)
+		var t *commands.LaneTarget
+		if l, ok := p.selected(); ok {
+			t = &commands.LaneTarget{Lane: l.ID, Paused: l.Paused, Egress: l.Egress, Host: pane.LaneHost(l)}
 		}
+		cmd, _ := commands.LaneKey(p.c, k, t, "no lane selected", p.pausedHosts, p.egress)
+		return cmd
 	case pane.ClickMsg:
 		p.rows.List.Cursor = p.rows.List.Offset + msg.Row - 1
 		p.rows.List.Clamp(p.rows.Len())

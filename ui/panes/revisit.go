@@ -311,10 +311,7 @@ func (p *revisitPane) dueTable() string {
 	cols := pane.LayoutColumns(spec, p.width)
 	var b strings.Builder
 	b.WriteString(pane.HeaderRow(st, cols, p.width))
-	none := "no page due: the scheduler requeued them, or none was fetched yet"
-	if p.rows.Filter.Active() && len(p.view.Due) > 0 {
-		none = pane.NoMatch("due page", p.rows.Filter)
-	}
+	none := p.rows.Why("no page due: the scheduler requeued them, or none was fetched yet", pane.NoMatch("due page", p.rows.Filter))
 	now := p.c.Now()
 	cells := make([]string, 0, len(cols))
 	p.rows.WriteBody(&b, st, p.width, none, func(i int, sel bool) string {

@@ -226,11 +226,7 @@ func (p *dnsPane) slowestTable(width, rows int) []string {
 	cols = pane.LayoutColumns(cols, width)
 	out := []string{pane.HeaderRow(st, cols, width)}
 	if p.slow.Len() == 0 {
-		msg := "the positive cache is empty"
-		if p.slow.Filter.Active() && len(p.view.Slowest) > 0 {
-			msg = "no domain matches the filter"
-		}
-		return append(out, pane.Note(st, msg, width))
+		return append(out, pane.Note(st, p.slow.Why("the positive cache is empty", "no domain matches the filter"), width))
 	}
 	cells := make([]string, 0, len(cols))
 	for _, i := range p.slow.Index[:min(rows, p.slow.Len())] {
@@ -253,11 +249,7 @@ func (p *dnsPane) negativeTable(width, rows int) []string {
 	cols = pane.LayoutColumns(cols, width)
 	out := []string{pane.HeaderRow(st, cols, width)}
 	if p.neg.Len() == 0 {
-		msg := "no negative entries: every name resolved, fast"
-		if p.neg.Filter.Active() && len(p.view.Negative) > 0 {
-			msg = "no negative entry matches the filter"
-		}
-		return append(out, pane.Note(st, msg, width))
+		return append(out, pane.Note(st, p.neg.Why("no negative entries: every name resolved, fast", "no negative entry matches the filter"), width))
 	}
 	now := p.c.Now()
 	cells := make([]string, 0, len(cols))
