@@ -45,9 +45,7 @@ func TestCommands(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.line, func(t *testing.T) {
 			h := newHarness(t, 120, 40, Options{})
-			h.press(":")
-			h.typeText(tc.line)
-			h.press("enter")
+			h.command(tc.line)
 			h.mustCall(tc.wantCalls...)
 			h.mustShow(tc.show...)
 			if tc.errText == "" {
@@ -76,9 +74,7 @@ func TestCommandThemeChangesStyles(t *testing.T) {
 	if h.m.c.Styles.Theme.Name != "dark" {
 		t.Fatalf("default theme = %s", h.m.c.Styles.Theme.Name)
 	}
-	h.press(":")
-	h.typeText("theme light")
-	h.press("enter")
+	h.command("theme light")
 	if h.m.c.Styles.Theme.Name != "light" {
 		t.Fatalf("theme = %s, want light", h.m.c.Styles.Theme.Name)
 	}
@@ -181,8 +177,6 @@ func TestEngineErrorsShowInTheStatusLine(t *testing.T) {
 	// The fake has lanes 1..12; the snapshot is stale once the lane retired.
 	h.m.snap.Lanes = append(h.m.snap.Lanes, h.m.snap.Lanes[0])
 	h.m.snap.Lanes[len(h.m.snap.Lanes)-1].ID = 13
-	h.press(":")
-	h.typeText("pause lane 13")
-	h.press("enter")
+	h.command("pause lane 13")
 	h.mustShow("could not pause lane 13: no such lane")
 }

@@ -127,9 +127,7 @@ func TestDNSPaneWithoutACache(t *testing.T) {
 	h := newHarnessWith(t, 80, 24, Options{}, fake.Config{NoDNS: true})
 	h.press("4")
 	h.mustShow("[4 DNS]", "no DNS cache in this crawl")
-	h.press(":")
-	h.typeText("dns flush")
-	h.press("enter")
+	h.command("dns flush")
 	h.mustCall("FlushDNS()")
 	h.mustShow("could not flush the DNS cache: " + fake.ErrNoDNS.Error())
 }
@@ -159,9 +157,8 @@ func TestDNSFlushCommand(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.line, func(t *testing.T) {
 			h := newHarness(t, 120, 40, Options{})
-			h.press("4", ":")
-			h.typeText(tc.line)
-			h.press("enter")
+			h.press("4")
+			h.command(tc.line)
 			if tc.errText != "" {
 				h.mustShow(tc.errText)
 				h.mustCall()

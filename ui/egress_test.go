@@ -248,9 +248,8 @@ func TestEgressCommands(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.line, func(t *testing.T) {
 			h := newHarnessWith(t, 120, 40, Options{}, tc.cfg)
-			h.press("5", ":")
-			h.typeText(tc.line)
-			h.press("enter")
+			h.press("5")
+			h.command(tc.line)
 			if strings.Contains(h.m.View(), "hunter2") {
 				t.Fatalf("the password shows:\n%s", h.view())
 			}
@@ -296,9 +295,7 @@ func TestEgressAddNeverEchoesThePassword(t *testing.T) {
 
 	t.Run("an engine error quoting the spec is masked", func(t *testing.T) {
 		h.ctrl.FailAddEgress(func(spec string) error { return fmt.Errorf("dial %s: connection refused (password %s)", spec, secret) })
-		h.press(":")
-		h.typeText("egress add http://bob:" + secret + "@127.0.0.1:3128")
-		h.press("enter")
+		h.command("egress add http://bob:" + secret + "@127.0.0.1:3128")
 		h.mustShow("could not add egress http://bob:***@127.0.0.1:3128: dial http://bob:***@127.0.0.1:3128: connection refused (password ***)")
 		if strings.Contains(h.m.View(), secret) {
 			t.Fatalf("the password shows:\n%s", h.view())
@@ -306,9 +303,7 @@ func TestEgressAddNeverEchoesThePassword(t *testing.T) {
 	})
 	t.Run("a %-escaped password is masked in both forms", func(t *testing.T) {
 		h.ctrl.FailAddEgress(func(string) error { return errors.New("proxy said: bad password p@ss") })
-		h.press(":")
-		h.typeText("egress add http://bob:p%40ss@127.0.0.1:3128")
-		h.press("enter")
+		h.command("egress add http://bob:p%40ss@127.0.0.1:3128")
 		h.mustShow("proxy said: bad password ***")
 		if strings.Contains(h.m.View(), "p@ss") || strings.Contains(h.m.View(), "p%40ss") {
 			t.Fatalf("the password shows:\n%s", h.view())

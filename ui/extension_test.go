@@ -76,15 +76,12 @@ func TestALaterPaneAndCommandPlugIn(t *testing.T) {
 			t.Fatalf("completion = %q", got)
 		}
 		h.typeText("worker-2")
-		h.press("enter", ":")
-		h.typeText("node drain")
 		h.press("enter")
+		h.command("node drain")
 		if strings.Join(drained, ",") != "worker-2," {
 			t.Fatalf("drained = %q", drained)
 		}
-		h.press(":")
-		h.typeText("node drain a b")
-		h.press("enter")
+		h.command("node drain a b")
 		h.mustShow("usage: :node drain [name]")
 	}()
 	h := newHarness(t, 120, 40, Options{})

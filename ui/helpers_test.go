@@ -119,6 +119,26 @@ func (h *harness) press(keys ...string) {
 	}
 }
 
+// command runs a ":" command line: the colon, the line typed, enter.
+func (h *harness) command(line string) {
+	h.t.Helper()
+	h.press(":")
+	h.typeText(line)
+	h.press("enter")
+}
+
+// mustAnswer checks what a command did: the engine calls it made, then its
+// refusal errText when one is expected, else what it shows.
+func (h *harness) mustAnswer(calls []string, errText, show string) {
+	h.t.Helper()
+	h.mustCall(calls...)
+	if errText != "" {
+		h.mustShow(errText)
+		return
+	}
+	h.mustShow(show)
+}
+
 // typeText types s rune by rune.
 func (h *harness) typeText(s string) {
 	h.t.Helper()

@@ -620,9 +620,7 @@ func TestReadOnlySession(t *testing.T) {
 		"disable host x.test", "enable host x.test", "revisit now http://news-00.sandbox.test/"} {
 		t.Run(":"+line, func(t *testing.T) {
 			h := newHarness(t, 120, 40, Options{ReadOnly: true})
-			h.press(":")
-			h.typeText(line)
-			h.press("enter")
+			h.command(line)
 			h.mustShow(pane.ReadOnlyText)
 			h.mustCall()
 		})
@@ -630,9 +628,8 @@ func TestReadOnlySession(t *testing.T) {
 	t.Run("watching still works", func(t *testing.T) {
 		h := newHarness(t, 120, 40, Options{ReadOnly: true})
 		h.mustShow("read-only")
-		h.press("tab", "f", ":")
-		h.typeText("theme light")
-		h.press("enter")
+		h.press("tab", "f")
+		h.command("theme light")
 		h.mustShow("[2 Groups]", "FROZEN", "theme light")
 		h.mustCall()
 	})
@@ -752,9 +749,7 @@ func TestLanesPaneAfterTheCrawlRanDry(t *testing.T) {
 	h.refresh()
 	h.mustShow("no lane open: nothing queued is ready to fetch")
 	h.mustNotShow("no lanes yet")
-	h.press(":")
-	h.typeText("pause lane 9")
-	h.press("enter")
+	h.command("pause lane 9")
 	h.mustShow("no lane 9: no lane is open")
 }
 

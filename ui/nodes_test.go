@@ -193,22 +193,13 @@ func TestNodeCommands(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.line, func(t *testing.T) {
 			h := newHarnessWith(t, 120, 40, Options{}, distributed)
-			h.press(":")
-			h.typeText(tc.line)
-			h.press("enter")
-			h.mustCall(tc.wantCalls...)
-			if tc.errText != "" {
-				h.mustShow(tc.errText)
-				return
-			}
-			h.mustShow(tc.show)
+			h.command(tc.line)
+			h.mustAnswer(tc.wantCalls, tc.errText, tc.show)
 		})
 	}
 	t.Run("single process", func(t *testing.T) {
 		h := newHarness(t, 120, 40, Options{})
-		h.press(":")
-		h.typeText("pause node worker-1")
-		h.press("enter")
+		h.command("pause node worker-1")
 		h.mustCall()
 		h.mustShow("no nodes: this crawl runs in one process")
 	})

@@ -125,15 +125,9 @@ func TestRevisitNow(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.line, func(t *testing.T) {
 			h := newHarnessWith(t, 200, 40, Options{}, tc.cfg)
-			h.press("6", ":")
-			h.typeText(tc.line)
-			h.press("enter")
-			h.mustCall(tc.calls...)
-			if tc.errText != "" {
-				h.mustShow(tc.errText)
-				return
-			}
-			h.mustShow(tc.show)
+			h.press("6")
+			h.command(tc.line)
+			h.mustAnswer(tc.calls, tc.errText, tc.show)
 		})
 	}
 	t.Run("completion offers the due queue", func(t *testing.T) {

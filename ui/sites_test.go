@@ -51,9 +51,8 @@ func TestSitesPaneShowsEachSite(t *testing.T) {
 // sends nothing; a viewer session is refused.
 func TestSteeringCommands(t *testing.T) {
 	h := newHarnessWith(t, 120, 40, Options{}, fake.Config{Sites: true})
-	h.press("7", ":")
-	h.typeText("keyword add chirp hurricane")
-	h.press("enter")
+	h.press("7")
+	h.command("keyword add chirp hurricane")
 	h.mustCall("Steer(keyword add chirp hurricane)")
 	h.mustShow(`keyword "hurricane" added to chirp`)
 	h.refresh()
@@ -65,9 +64,7 @@ func TestSteeringCommands(t *testing.T) {
 		{"budget chirp 5 weekly", `"weekly" after the count must be "round"`},
 		{"site add blog http://x.test/", `site kind must be "news" or "social"`},
 	} {
-		h.press(":")
-		h.typeText(tc.line)
-		h.press("enter")
+		h.command(tc.line)
 		h.mustShow(tc.want)
 		h.press("esc")
 	}
@@ -76,9 +73,7 @@ func TestSteeringCommands(t *testing.T) {
 	}
 
 	ro := newHarnessWith(t, 120, 40, Options{ReadOnly: true}, fake.Config{Sites: true})
-	ro.press(":")
-	ro.typeText("seed add http://x.test/")
-	ro.press("enter")
+	ro.command("seed add http://x.test/")
 	ro.mustShow(pane.ReadOnlyText)
 	for _, c := range ro.calls() {
 		if strings.HasPrefix(c, "Steer(") {
@@ -92,9 +87,8 @@ func TestSteeringCommands(t *testing.T) {
 // site shows its pages against its total budget (the table has the round's).
 func TestSitesPaneShowsTotalBudget(t *testing.T) {
 	h := newHarnessWith(t, 120, 40, Options{}, fake.Config{Sites: true})
-	h.press("7", ":")
-	h.typeText("budget capital-digest.com 900 total")
-	h.press("enter")
+	h.press("7")
+	h.command("budget capital-digest.com 900 total")
 	h.mustCall("Steer(budget capital-digest.com 900 total)")
 	h.mustShow("budget of capital-digest.com: 900 pages in total")
 	h.refresh()

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,33 +104,8 @@ func TestKill9AnywhereLosesNothing(t *testing.T) {
 	if resumedSaid == 0 {
 		t.Errorf("after %d kills no restart said it put in-progress URLs back in the queue", killed)
 	}
-	got := pageSet(t, db)
-	var missing, extra []string
-	for u := range want {
-		if !got[u] {
-			missing = append(missing, u)
-		}
-	}
-	for u := range got {
-		if !want[u] {
-			extra = append(extra, u)
-		}
-	}
-	if len(missing)+len(extra) > 0 {
-		t.Fatalf("after %d kills: %d pages missing (e.g. %v), %d extra (e.g. %v)", killed, len(missing), first(missing), len(extra), first(extra))
-	}
-	st, err := store.Open(db, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	c, err := st.Counts()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Pages != int64(len(want)) {
-		t.Fatalf("%d page rows for %d pages: a page was stored twice", c.Pages, len(want))
-	}
+	got := finalStore(t, db)
+	sameSet(t, fmt.Sprintf("after %d kills", killed), got, want)
 	t.Logf("killed %d times; %d pages, identical to the uninterrupted run", killed, len(got))
 }
 

@@ -176,19 +176,10 @@ func TestFullDiskStopsTheCrawlAndLosesNothing(t *testing.T) {
 	if r := crawl(db, 0, 5*time.Minute); r.code != 0 {
 		t.Fatalf("resumed crawl: exit %d\n%s", r.code, tail(r.out, 2000))
 	}
-	got := pageSet(t, db)
-	sameSet(t, "pages after the resume", got, want)
+	sameSet(t, "pages after the resume", finalStore(t, db), want)
 	so.Reset()
 	if report.Stats([]string{"--db", db}, &so, &se); strings.Contains(so.String(), "STORE FAILED") {
 		t.Errorf("stats still reports the store failure after a complete resume:\n%s", so.String())
-	}
-	st, err := store.Open(db, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if c, err := st.Counts(); err != nil || c.Pages != int64(len(want)) {
-		t.Fatalf("%d page rows for %d pages (%v): a page was stored twice", c.Pages, len(want), err)
 	}
 	t.Logf("limit %d bytes: %d of %d pages committed before the failure (%v fetched; failure recorded for stats: %v); resumed to all %d",
 		limit, c.Pages, len(want), fetched, recorded, len(want))
