@@ -23,7 +23,8 @@ func (e *Engine) hostsView(groups []view.Group) *view.HostsView {
 		hs := e.renderer.Hosts()
 		v.Render = make(map[string]view.RenderHost, len(hs))
 		for _, h := range hs {
-			v.Render[h.Host] = view.RenderHost{Host: h.Host, Renders: h.Renders, Failed: h.Failed, Requests: h.Requests, Seconds: h.Time.Seconds()}
+			v.Render[h.Host] = view.RenderHost{Host: h.Host, Renders: h.Renders, Failed: h.Failed, Requests: h.Requests,
+				Seconds: h.Time.Seconds(), Unsettled: h.Unsettled}
 		}
 	}
 	return v

@@ -92,12 +92,13 @@ func (e *Engine) renderTelemetry() *view.RenderStats {
 	}
 	st := e.renderer.Pool.Stats()
 	r := &view.RenderStats{Running: st.Running, Contexts: st.Contexts, Busy: st.Busy, PSSMB: st.PSSMB,
-		Renders: st.Renders, Failed: st.Failed, Recycled: st.Recycled, Restarts: st.Restarts}
+		Renders: st.Renders, Failed: st.Failed, Recycled: st.Recycled, Restarts: st.Restarts, Unsettled: st.Unsettled}
 	for i, h := range e.renderer.Hosts() {
 		r.Requests += h.Requests
 		r.Seconds += h.Time.Seconds()
 		if i < view.RenderTopHosts {
-			r.Hosts = append(r.Hosts, view.RenderHost{Host: h.Host, Renders: h.Renders, Failed: h.Failed, Requests: h.Requests, Seconds: h.Time.Seconds()})
+			r.Hosts = append(r.Hosts, view.RenderHost{Host: h.Host, Renders: h.Renders, Failed: h.Failed, Requests: h.Requests,
+				Seconds: h.Time.Seconds(), Unsettled: h.Unsettled})
 		}
 	}
 	return r

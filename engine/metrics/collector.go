@@ -88,14 +88,16 @@ var (
 	storeBusy   = desc("store_writer_busy_seconds_total", "Time the store writer spent applying and committing writes.")
 	storeQueue  = desc("store_write_queue", "Write operations waiting for the store writer.")
 
-	renderPages    = desc("render_pages_total", "HTML pages given to the headless browser, by outcome: rendered (the DOM was read) or kept_plain (the render failed: time or request cap, navigation away, crash).", "outcome")
-	renderRequests = desc("render_requests_total", "The rendered pages' own requests (scripts, API calls) sent through the lanes.")
-	renderSeconds  = desc("render_seconds_total", "Time spent rendering pages.")
-	renderContexts = desc("render_contexts", "Browser contexts open, by state (open, busy).", "state")
-	renderPSS      = desc("render_browser_pss_bytes", "Proportional memory of the browser's processes.")
-	renderRecycled = desc("render_contexts_recycled_total", "Browser contexts disposed after a failed render or over the memory cap.")
-	renderHost     = desc("render_host_pages_total", "Pages rendered on the hosts with the most renders (at most 20 hosts), by outcome.", "host", "outcome")
-	renderHostSecs = desc("render_host_seconds_total", "Time spent rendering the pages of the hosts with the most renders (at most 20 hosts).", "host")
+	renderPages     = desc("render_pages_total", "HTML pages given to the headless browser, by outcome: rendered (the DOM was read) or kept_plain (the render failed: time or request cap, navigation away, crash).", "outcome")
+	renderRequests  = desc("render_requests_total", "The rendered pages' own requests (scripts, API calls) sent through the lanes.")
+	renderSeconds   = desc("render_seconds_total", "Time spent rendering pages.")
+	renderContexts  = desc("render_contexts", "Browser contexts open, by state (open, busy).", "state")
+	renderPSS       = desc("render_browser_pss_bytes", "Proportional memory of the browser's processes.")
+	renderRecycled  = desc("render_contexts_recycled_total", "Browser contexts disposed after a failed render or over the memory cap.")
+	renderHost      = desc("render_host_pages_total", "Pages rendered on the hosts with the most renders (at most 20 hosts), by outcome.", "host", "outcome")
+	renderHostSecs  = desc("render_host_seconds_total", "Time spent rendering the pages of the hosts with the most renders (at most 20 hosts).", "host")
+	renderUnsettled = desc("render_unsettled_total", "Renders of pages that never settled: a polling page read early or at the time cap, or a script that never yielded, ended before the cap.")
+	renderHostUns   = desc("render_host_unsettled_total", "Renders of pages that never settled on the hosts with the most renders (at most 20 hosts); such a host's next pages render in half the time.", "host")
 
 	clusterWorkers  = desc("cluster_workers", "Workers known to the master, by state (M4).", "state")
 	clusterResults  = desc("cluster_results_committed_total", "Results from each worker committed by the master (M4).", "node")
@@ -113,6 +115,7 @@ var allDescs = []*prometheus.Desc{nodeInfo, crawlState, startTime,
 	discSources, discAnnounced, discHints, discUntrusted,
 	storedByAge, storeCommit, storeBusy, storeQueue,
 	renderPages, renderRequests, renderSeconds, renderContexts, renderPSS, renderRecycled, renderHost, renderHostSecs,
+	renderUnsettled, renderHostUns,
 	clusterWorkers, clusterResults, clusterLate, clusterReclaim, clusterRejected}
 
 // Collector is a prometheus.Collector over one node's engine.
@@ -290,10 +293,12 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		gauge(renderContexts, float64(r.Busy), "busy")
 		gauge(renderPSS, float64(r.PSSMB)*1024*1024)
 		counter(renderRecycled, float64(r.Recycled))
+		counter(renderUnsettled, float64(r.Unsettled))
 		for _, h := range r.Hosts {
 			counter(renderHost, float64(h.Renders), h.Host, "rendered")
 			counter(renderHost, float64(h.Failed), h.Host, "kept_plain")
 			counter(renderHostSecs, h.Seconds, h.Host)
+			counter(renderHostUns, float64(h.Unsettled), h.Host)
 		}
 	}
 

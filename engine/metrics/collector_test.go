@@ -233,3 +233,25 @@ crawlconsole_crawl_state{state="STOPPING"} 0
 		t.Fatal(err)
 	}
 }
+
+// Renders of pages that never settled are counted, in all and per host.
+func TestCollectorRenderUnsettled(t *testing.T) {
+	n := node(view.RoleLocal)
+	n.tel.Render = &view.RenderStats{Running: true, Renders: 5, Unsettled: 2,
+		Hosts: []view.RenderHost{{Host: "hang.test", Renders: 2, Unsettled: 2}}}
+	want := `
+# HELP crawlconsole_render_unsettled_total Renders of pages that never settled: a polling page read early or at the time cap, or a script that never yielded, ended before the cap.
+# TYPE crawlconsole_render_unsettled_total counter
+crawlconsole_render_unsettled_total 2
+# HELP crawlconsole_render_host_unsettled_total Renders of pages that never settled on the hosts with the most renders (at most 20 hosts); such a host's next pages render in half the time.
+# TYPE crawlconsole_render_host_unsettled_total counter
+crawlconsole_render_host_unsettled_total{host="hang.test"} 2
+`
+	if err := testutil.CollectAndCompare(NewCollector(n), strings.NewReader(want), "crawlconsole_render_unsettled_total",
+		"crawlconsole_render_host_unsettled_total"); err != nil {
+		t.Fatal(err)
+	}
+	if probs, err := testutil.CollectAndLint(NewCollector(n)); err != nil || len(probs) > 0 {
+		t.Errorf("lint: %v %v", probs, err)
+	}
+}

@@ -98,6 +98,9 @@ type Job struct {
 	// bottom, and waits for the page to settle again; the steps stop early when
 	// one shows nothing new. The links the page showed after each step are kept.
 	Scroll int
+	// Hurry halves the render's time cap and its watches for a page that does
+	// not settle: its host had such pages before.
+	Hurry bool
 	// Jar is the session's cookie jar (nil: none). Its cookies for the page are
 	// given to the browser context before the render, so that the page's script
 	// sees them; what the script set, changed or deleted is put back after it, so
@@ -123,6 +126,9 @@ type Rendered struct {
 	Note string
 	// Steps are the scroll steps taken (Job.Scroll).
 	Steps int
+	// Unsettled says the page never settled: it polled with its DOM unchanged,
+	// or was still busy at the time cap (Note says which).
+	Unsettled bool
 }
 
 // Stats is the pool's state for the console and /metrics.
@@ -133,9 +139,12 @@ type Stats struct {
 	Renders  int64 // renders that gave a DOM
 	Failed   int64 // renders that ended without one (the page kept as fetched)
 	Recycled int64 // contexts disposed after a failure or over the memory cap
-	Restarts int64 // browser starts after the first
-	PSSMB    int   // proportional memory of the browser's processes, MB (sampled)
-	Running  bool  // a browser process is up
+	// Unsettled are the renders of pages that never settled: read early or at
+	// the cap (a polling page), or ended for a script that did not yield.
+	Unsettled int64
+	Restarts  int64 // browser starts after the first
+	PSSMB     int   // proportional memory of the browser's processes, MB (sampled)
+	Running   bool  // a browser process is up
 }
 
 // Pool renders pages in one headless Chromium with a few browser contexts.
@@ -155,6 +164,7 @@ type Pool struct {
 	changed     chan struct{} // closed (and made anew) when a page goes idle or closes
 
 	renders, failed, recycled, restarts atomic.Int64
+	unsettled                           atomic.Int64
 	busy                                atomic.Int32
 	pss                                 pssSampler
 }
@@ -222,6 +232,9 @@ func (p *Pool) Render(ctx context.Context, j Job) (*Rendered, error) {
 	p.busy.Add(1)
 	defer p.busy.Add(-1)
 	out, recycle, err := t.render(ctx, &j, p.cfg)
+	if out != nil && out.Unsettled || errors.Is(err, ErrNoYield) {
+		p.unsettled.Add(1)
+	}
 	if err != nil {
 		p.failed.Add(1)
 	} else {
@@ -522,7 +535,7 @@ func (p *Pool) Stats() Stats {
 	p.mu.Unlock()
 	s.Busy = int(p.busy.Load())
 	s.Renders, s.Failed = p.renders.Load(), p.failed.Load()
-	s.Recycled, s.Restarts = p.recycled.Load(), p.restarts.Load()
+	s.Recycled, s.Restarts, s.Unsettled = p.recycled.Load(), p.restarts.Load(), p.unsettled.Load()
 	s.PSSMB = p.pss.mb(browserPID(b))
 	return s
 }

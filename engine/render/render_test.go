@@ -124,7 +124,7 @@ func TestRenderHostilePagesAreCapped(t *testing.T) {
 	ts := newTestServer(t)
 	p := testPool(t, Config{Timeout: 3 * time.Second, Settle: 200 * time.Millisecond, MaxRequests: 50})
 	cases := []struct{ name, body, want string }{
-		{"busy loop", `<html><body><div id=root></div><script>while(true){}</script></body></html>`, "did not finish"},
+		{"busy loop", `<html><body><div id=root></div><script>while(true){}</script></body></html>`, "did not yield"},
 		{"10,000 requests", `<html><body><script src="/flood.js"></script></body></html>`, "more than 50 resources"},
 		{"navigates away", `<html><body><script>location.href='/elsewhere'</script></body></html>`, "navigated away"},
 	}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"sort"
@@ -58,7 +59,10 @@ type HostStats struct {
 	Failed   int64         // renders that ended without one (pages kept as fetched)
 	Requests int64         // the pages' own requests sent through the egress
 	Time     time.Duration // time spent rendering
-	Dynamic  bool          // the host's last verdict: its pages gain from rendering
+	// Unsettled are its pages that never settled (Rendered.Unsettled, or a
+	// script that did not yield): its next pages render in a hurry (Job.Hurry).
+	Unsettled int64
+	Dynamic   bool // the host's last verdict: its pages gain from rendering
 }
 
 // Send sends one of a page's requests through the lane (egress, SSRF guard,
@@ -134,6 +138,9 @@ func (s *Service) render(ctx context.Context, egress, host string, res *fetch.Re
 	if s.ScrollFor != nil {
 		j.Scroll = s.ScrollFor(host)
 	}
+	s.mu.Lock()
+	j.Hurry = hs.Unsettled > 0
+	s.mu.Unlock()
 	out, err := s.Pool.Render(ctx, j)
 	mu.Lock()
 	rd := &fetch.Rendering{Sub: sub}
@@ -144,7 +151,13 @@ func (s *Service) render(ctx context.Context, egress, host string, res *fetch.Re
 		rd.Note = err.Error()
 		rep.Note = rd.Note
 		hs.Failed++
+		if errors.Is(err, ErrNoYield) {
+			hs.Unsettled++
+		}
 		return rd
+	}
+	if out.Unsettled {
+		hs.Unsettled++
 	}
 	rd.DOM, rd.Requests, rd.Blocked, rd.Took, rd.Note = out.DOM, out.Requests, out.Blocked, out.Took, out.Note
 	rendered := DOMFeatures(out.DOM)

@@ -106,6 +106,9 @@ type run struct {
 	bytes    atomic.Int64
 	mu       sync.Mutex
 	reason   string // why the render was ended early
+	noYield  atomic.Bool
+	done     recent        // the page's last requests answered (the poll check)
+	domStill time.Duration // how long a polling page's DOM stays unchanged before it is read
 }
 
 func (r *run) fail(why string) {
@@ -127,6 +130,7 @@ func (r *run) why() string {
 // hung, crashed, or broke a cap).
 func (t *tab) render(ctx context.Context, j *Job, cfg Config) (out *Rendered, recycle bool, err error) {
 	start := time.Now()
+	cfg.Timeout = hurry(j, cfg.Timeout)
 	rctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 	// A navigation the page starts itself must not outlive the render.
@@ -136,10 +140,13 @@ func (t *tab) render(ctx context.Context, j *Job, cfg Config) (out *Rendered, re
 		<-rctx.Done()
 		stopTab()
 	}()
-	r := &run{job: j, cfg: &cfg, ctx: rctx, abort: cancel, docURL: stripFragment(j.URL)}
+	r := &run{job: j, cfg: &cfg, ctx: rctx, abort: cancel, docURL: stripFragment(j.URL), domStill: hurry(j, domStill)}
 	r.quietAt.Store(time.Now().UnixNano())
 	t.cur.Store(r)
 	defer t.cur.Store(nil)
+	watched := make(chan struct{})
+	defer close(watched)
+	go t.watchYield(r, hurry(j, yieldLimit), cfg.Timeout, watched)
 
 	cookiesBefore := giveCookies(tctx, t.bc, j.Jar, j.URL)
 	navErr := chromedp.Do(tctx, chromedp.Navigate(j.URL))
@@ -164,8 +171,18 @@ func (t *tab) render(ctx context.Context, j *Job, cfg Config) (out *Rendered, re
 			navErr = err
 		}
 	}
+	unsettled := false
+	if errors.Is(navErr, errUnsettled) {
+		// A polling page: what it built is read now, not at the cap.
+		note = fmt.Sprintf("did not settle: asked its server again and again with its DOM unchanged for %v; DOM read after %v",
+			r.domStill, time.Since(start).Round(10*time.Millisecond))
+		navErr, unsettled, recycle = nil, true, true
+	}
 	if navErr != nil {
 		if why := r.why(); why != "" {
+			if r.noYield.Load() {
+				return nil, true, fmt.Errorf("render: %w", noYieldErr(why))
+			}
 			return nil, true, errors.New("render: " + why)
 		}
 		if t.ctx.Err() != nil || ctx.Err() != nil {
@@ -174,6 +191,7 @@ func (t *tab) render(ctx context.Context, j *Job, cfg Config) (out *Rendered, re
 		// The time cap: a page still busy on the network (polling) has built
 		// what it will; a page whose script never yields cannot be read.
 		note = fmt.Sprintf("did not settle in %v: DOM read at the cap", cfg.Timeout)
+		unsettled = true
 		var stop context.CancelFunc
 		dctx, stop = context.WithTimeout(t.ctx, time.Second)
 		defer stop()
@@ -187,6 +205,9 @@ func (t *tab) render(ctx context.Context, j *Job, cfg Config) (out *Rendered, re
 	dom, err := chromedp.Run(dctx, chromedp.Evaluate[string](`document.documentElement ? document.documentElement.outerHTML : ""`))
 	if err != nil {
 		if why := r.why(); why != "" {
+			if r.noYield.Load() {
+				return nil, true, fmt.Errorf("render: %w", noYieldErr(why))
+			}
 			return nil, true, errors.New("render: " + why)
 		}
 		if navErr != nil {
@@ -199,7 +220,7 @@ func (t *tab) render(ctx context.Context, j *Job, cfg Config) (out *Rendered, re
 	}
 	takeCookies(dctx, t.bc, j.Jar, cookiesBefore)
 	return &Rendered{DOM: []byte("<!DOCTYPE html>" + dom), Requests: int(r.requests.Load()), Blocked: int(r.blocked.Load()),
-		Took: time.Since(start), Note: note, Steps: steps}, recycle, nil
+		Took: time.Since(start), Note: note, Steps: steps, Unsettled: unsettled}, recycle, nil
 }
 
 // waitQuiet waits until the page has settled: its network idle for settle, no
@@ -211,14 +232,23 @@ func waitQuiet(ctx context.Context, r *run, settle time.Duration) error {
 	tick := time.NewTicker(max(settle/5, 10*time.Millisecond))
 	defer tick.Stop()
 	loaded := time.Now()
+	var probed time.Time
 	for {
-		if r.inflight.Load() == 0 && time.Since(time.Unix(0, r.quietAt.Load())) >= settle {
+		quiet := r.inflight.Load() == 0 && time.Since(time.Unix(0, r.quietAt.Load())) >= settle
+		if quiet || time.Since(probed) >= busyProbe {
+			probed = time.Now()
 			st, err := chromedp.Run(ctx, chromedp.Evaluate[[]int64](`window.__ccSettle ? window.__ccSettle() : [0, 1e9]`))
 			if err != nil {
 				return err
 			}
-			if len(st) == 2 && st[0] == 0 && (time.Duration(st[1])*time.Millisecond >= settle || time.Since(loaded) > domWait) {
-				return nil
+			if len(st) == 2 {
+				still := time.Duration(st[1]) * time.Millisecond
+				if quiet && st[0] == 0 && (still >= settle || time.Since(loaded) > domWait) {
+					return nil
+				}
+				if still >= r.domStill && r.done.repeats(time.Now().Add(-still)) >= pollRepeats {
+					return errUnsettled
+				}
 			}
 		}
 		select {
@@ -282,6 +312,7 @@ func (t *tab) handle(ev fetch.EventRequestPaused) {
 	// crawler had it: on a loaded box handing it over takes a while.
 	defer func() {
 		r.quietAt.Store(time.Now().UnixNano())
+		r.done.add(rq.URL)
 		r.inflight.Add(-1)
 	}()
 	resp, err := r.job.Fetch(r.ctx, req)

@@ -37,6 +37,7 @@ type RenderStats struct {
 	Running                             bool  // a browser process is up
 	Contexts, Busy, PSSMB               int   // browser contexts open, renders running, memory (PSS, MB)
 	Renders, Failed, Recycled, Restarts int64 // renders with a DOM, kept plain, contexts disposed, browser restarts
+	Unsettled                           int64 // renders of pages that never settled (read early or at the cap, or a script that never yielded)
 	Requests                            int64 // the rendered pages' own requests
 	Seconds                             float64
 	// Hosts are the hosts with the most renders (at most RenderTopHosts: the
@@ -52,6 +53,7 @@ type RenderHost struct {
 	Host                      string
 	Renders, Failed, Requests int64
 	Seconds                   float64
+	Unsettled                 int64 // its pages that never settled: its next pages render in half the time
 }
 
 // Compact is the pool's state in a few words, for the console's totals line.

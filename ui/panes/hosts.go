@@ -392,7 +392,8 @@ func (p *hostsPane) columns() []pane.Column {
 			cols = append(cols, pane.Column{Title: "BUDGET", Width: 7, Right: true})
 		}
 		if p.mid() && p.renders() {
-			cols = append(cols, pane.Column{Title: "REND", Width: 5, Right: true}, pane.Column{Title: "R-AVG", Width: 6, Right: true})
+			cols = append(cols, pane.Column{Title: "REND", Width: 5, Right: true}, pane.Column{Title: "R-AVG", Width: 6, Right: true},
+				pane.Column{Title: "UNSET", Width: 5, Right: true})
 		}
 	}
 	return pane.LayoutColumns(cols, p.width)
@@ -437,7 +438,7 @@ func (p *hostsPane) View() string {
 			}
 			if p.mid() && p.renders() {
 				rh := p.rendered(h.Name)
-				cells = append(cells, rendersCell(rh.Renders, rh.Failed), renderAvgCell(rh.Renders, rh.Seconds))
+				cells = append(cells, rendersCell(rh.Renders, rh.Failed), renderAvgCell(rh.Renders, rh.Seconds), pane.Dash(unsettledCell(rh.Unsettled)))
 			}
 		}
 		bad := h.Refused > 0 || h.Classes[view.Class4xx]+h.Classes[view.Class5xx] > h.Classes[view.Class2xx]
@@ -519,6 +520,14 @@ func rendersCell(renders, failed int64) string {
 		return pane.Thousands(renders) + "/" + pane.Thousands(failed)
 	}
 	return pane.Thousands(renders)
+}
+
+// unsettledCell is a host's renders of pages that never settled, "" for none.
+func unsettledCell(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	return pane.Thousands(n)
 }
 
 // renderAvgCell is the mean time of a render: "350ms", "1.2s", "-" for none.

@@ -1,0 +1,73 @@
+package render
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+)
+
+// A page that polls its server forever with a DOM that no longer changes is read
+// once it showed it polls, not at the time cap; a page whose script never yields
+// is ended once the renderer stops answering, not at the cap. Both are counted,
+// and the host's next page that does not settle is given half the time.
+func TestRenderUnsettledPagesEndSooner(t *testing.T) {
+	ts := newTestServer(t)
+	p := testPool(t, Config{Timeout: 8 * time.Second})
+	if _, err := p.Render(t.Context(), ts.job("/warm", `<html><body>warm</body></html>`, 200)); err != nil {
+		t.Fatal(err) // the browser's start is not a render's time
+	}
+	poll := `<html><body><div id="root"><a href="/a/1">one</a></div><script>setInterval(function(){ fetch('/api/list'); }, 100);</script></body></html>`
+	start := time.Now()
+	out, err := p.Render(t.Context(), ts.job("/poll", poll, 200))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 4*time.Second || !out.Unsettled || !strings.Contains(out.Note, "did not settle") ||
+		!strings.Contains(string(out.DOM), `href="/a/1"`) {
+		t.Errorf("polling page: %v, unsettled %v, note %q; want its DOM read well before the 8s cap, marked unsettled", d, out.Unsettled, out.Note)
+	}
+	loop := `<html><body><div id="root"></div><script>while(true){}</script></body></html>`
+	start = time.Now()
+	_, err = p.Render(t.Context(), ts.job("/loop", loop, 200))
+	if d := time.Since(start); !errors.Is(err, ErrNoYield) || d > 5*time.Second {
+		t.Errorf("looping page: %v after %v; want ErrNoYield well before the 8s cap", err, d)
+	}
+	if st := p.Stats(); st.Unsettled != 2 {
+		t.Errorf("stats %+v; want 2 unsettled", st)
+	}
+
+	// The service remembers the host: its next polling page is read in a hurry.
+	s := NewService(p, &Decider{ModeFor: func(string) Mode { return Always }})
+	send := func(ctx context.Context, req *http.Request) (*fetch.Result, error) {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return &fetch.Result{URL: req.URL.String(), FinalURL: req.URL.String(), Status: resp.StatusCode, Header: resp.Header,
+			Body: b, ContentType: resp.Header.Get("Content-Type")}, nil
+	}
+	var notes []string
+	for _, path := range []string{"/poll1", "/poll2"} {
+		res := &fetch.Result{URL: ts.URL + path, FinalURL: ts.URL + path, Status: 200, ContentType: "text/html", Body: []byte(poll),
+			Header: http.Header{"Content-Type": {"text/html"}}}
+		rd := s.Page(t.Context(), "direct", res, send)
+		if rd == nil || rd.DOM == nil {
+			t.Fatalf("%s: not rendered: %+v", path, rd)
+		}
+		notes = append(notes, rd.Note)
+	}
+	if !strings.Contains(notes[0], "unchanged for 1s") || !strings.Contains(notes[1], "unchanged for 500ms") {
+		t.Errorf("notes %q; want the host's second polling page read after half the stillness", notes)
+	}
+	if hs := s.HostFigures("127.0.0.1"); hs.Unsettled != 2 {
+		t.Errorf("host figures %+v; want 2 unsettled", hs)
+	}
+}
