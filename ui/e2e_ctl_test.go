@@ -4,15 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
-	"net/http/httptest"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/crawlconsole/crawlconsole/ui/internal/uitest"
 )
 
 // TestCtlAndLogRowInTmux steers a crawl's console and a master's console, each in a
@@ -23,15 +23,9 @@ import (
 // opens it whole.
 func TestCtlAndLogRowInTmux(t *testing.T) {
 	dir, bin := tmuxBinary(t, "steers a crawl and a master with ctl")
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprintf(w, `<html><body><p>page %s</p><a href="%s/n">next</a></body></html>`, r.URL.Path, strings.TrimSuffix(r.URL.Path, "/"))
-	}))
-	defer site.Close()
+	site := uitest.HTMLSite(t, func(w io.Writer, path string) {
+		fmt.Fprintf(w, `<html><body><p>page %s</p><a href="%s/n">next</a></body></html>`, path, strings.TrimSuffix(path, "/"))
+	})
 	cfg := filepath.Join(dir, "revisits.yaml")
 	if err := os.WriteFile(cfg, []byte("revisit:\n  enabled: true\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -75,7 +69,7 @@ func TestCtlAndLogRowInTmux(t *testing.T) {
 
 	// A one-box crawl. 127.0.0.2 is outside --allow-private: its seed is refused,
 	// with a warning whose end names the fix.
-	addr, db := freeAddr(t), filepath.Join(dir, "crawl.db")
+	addr, db := uitest.FreeAddr(t), filepath.Join(dir, "crawl.db")
 	s := start("crawl", fmt.Sprintf("%s crawl %s/ http://127.0.0.2:9/ --allow-private 127.0.0.1/32 --delay 300ms..500ms --config %s --db %s --operator %s",
 		bin, site.URL, cfg, db, addr))
 	s.waitText("RUNNING")
@@ -111,19 +105,8 @@ func TestCtlAndLogRowInTmux(t *testing.T) {
 
 	// A master with no worker yet: its console, steered the same way through the
 	// address its workers join (a master's operator port is its --listen).
-	maddr, mdb := freeAddr(t), filepath.Join(dir, "master.db")
+	maddr, mdb := uitest.FreeAddr(t), filepath.Join(dir, "master.db")
 	m := start("master", fmt.Sprintf("%s master %s/ --allow-private 127.0.0.1/32 --db %s --listen %s", bin, site.URL, mdb, maddr))
 	m.waitText("workers 0")
 	steer(m, maddr, mdb)
-}
-
-// freeAddr is a loopback address nothing listens on (a port the kernel just gave).
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }

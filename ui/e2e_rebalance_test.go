@@ -3,7 +3,6 @@ package ui
 import (
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,17 +17,7 @@ var (
 )
 
 // stored reads the header's stored counter (-1 if absent).
-func stored(scr string) int {
-	m := storedRe.FindStringSubmatch(scr)
-	if m == nil {
-		return -1
-	}
-	n, err := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
-	if err != nil {
-		return -1
-	}
-	return n
-}
+func stored(scr string) int { return counter(storedRe, scr) }
 
 // waitWithin is waitFor with its own deadline: the rebalance test keeps to a budget.
 func (s *tmuxSession) waitWithin(d time.Duration, what string, ok func(screen string) bool) string {

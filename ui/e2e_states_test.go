@@ -2,12 +2,13 @@ package ui
 
 import (
 	"fmt"
-	"net/http"
-	"net/http/httptest"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/crawlconsole/crawlconsole/ui/internal/uitest"
 )
 
 // TestCrawlStatesInTmux crawls a small loopback site in a real terminal (tmux,
@@ -18,23 +19,17 @@ import (
 func TestCrawlStatesInTmux(t *testing.T) {
 	dir, bin := tmuxBinary(t, "crawls a loopback site in tmux")
 	// Eight pages: the home page links four, each of which links one more.
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	site := uitest.HTMLSite(t, func(w io.Writer, path string) {
 		switch {
-		case r.URL.Path == "/":
+		case path == "/":
 			fmt.Fprint(w, `<html><body><a href="/a1">1</a> <a href="/a2">2</a> <a href="/a3">3</a> <a href="/a4">4</a></body></html>`)
-		case strings.HasPrefix(r.URL.Path, "/a"):
-			n := strings.TrimPrefix(r.URL.Path, "/a")
+		case strings.HasPrefix(path, "/a"):
+			n := strings.TrimPrefix(path, "/a")
 			fmt.Fprintf(w, `<html><body><p>page %s</p><a href="/b%s">next</a></body></html>`, n, n)
 		default:
 			fmt.Fprint(w, `<html><body><p>leaf</p></body></html>`)
 		}
-	}))
-	defer site.Close()
+	})
 
 	run := func(name string, revisits bool) *tmuxSession {
 		cfg := filepath.Join(dir, name+".yaml")

@@ -99,8 +99,12 @@ var (
 )
 
 // fetched reads the header's fetched counter (-1 if absent).
-func fetched(scr string) int {
-	m := fetchedRe.FindStringSubmatch(scr)
+func fetched(scr string) int { return counter(fetchedRe, scr) }
+
+// counter reads the figure re captures on the screen, thousands separators and
+// all (-1 if absent).
+func counter(re *regexp.Regexp, scr string) int {
+	m := re.FindStringSubmatch(scr)
 	if m == nil {
 		return -1
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
+	"github.com/crawlconsole/crawlconsole/ui/internal/uitest"
 )
 
 // killRun is a distributed crawl of a sandbox web whose master and workers the test
@@ -69,7 +70,7 @@ func TestClusterKill9LosesNothing(t *testing.T) {
 	dir := t.TempDir()
 	ref := referenceCrawl(sb, dir)
 	k := &killRun{t: t, sb: sb, rng: rand.New(rand.NewPCG(seed, 1)), db: filepath.Join(dir, "crawl.db"),
-		conf: politeConfig(t, sb, dir, 0), listen: freeLoopbackAddr(t), hb: 300 * time.Millisecond,
+		conf: politeConfig(t, sb, dir, 0), listen: uitest.FreeAddr(t), hb: 300 * time.Millisecond,
 		workers: map[string]*workerProc{}, clusterIP: map[string]string{}, deaths: map[string][]time.Time{}}
 	k.startMaster()
 	// The master keeps the crawl's credential next to the database, for its workers

@@ -18,6 +18,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
+	"github.com/crawlconsole/crawlconsole/ui/internal/uitest"
 )
 
 // natsServerPackage is the Debian package that puts nats-server (2.9.x) on PATH.
@@ -47,7 +48,7 @@ func TestClusterOnExternalNATSServer(t *testing.T) {
 	// nats-server 2.9 has no flag for max_payload: a config file sets it (crawl
 	// results carry page bodies; the stock 1MB would turn big pages into
 	// body_too_large).
-	addr := freeLoopbackAddr(t)
+	addr := uitest.FreeAddr(t)
 	conf := filepath.Join(dir, "nats.conf")
 	confText := fmt.Sprintf("# nats-server for a crawlconsole master (--nats)\nlisten: %q\nmax_payload: 16MB\n"+
 		"jetstream {\n  store_dir: %q\n}\n", addr, filepath.Join(dir, "jetstream"))
@@ -134,7 +135,7 @@ func TestClusterRefusesBadCredential(t *testing.T) {
 	}
 	dir := t.TempDir()
 	db := filepath.Join(dir, "crawl.db")
-	addr := freeLoopbackAddr(t)
+	addr := uitest.FreeAddr(t)
 	// No worker ever joins: the master waits with its seed queued.
 	master := startChild(t, "master", "master", "--headless", "--db", db, "--listen", addr,
 		"--allow-private", "127.0.0.0/8", "http://127.0.0.1:9/")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
+	"github.com/crawlconsole/crawlconsole/ui/internal/uitest"
 )
 
 // TestWorkerStopsSoonWhenTheMasterIsGone: SIGTERM to a `crawlconsole worker` whose
@@ -26,7 +27,7 @@ func TestWorkerStopsSoonWhenTheMasterIsGone(t *testing.T) {
 	sb := clusterSandbox(t, 13, 12, nil)
 	dir := t.TempDir()
 	ref := referenceCrawl(sb, dir)
-	db, listen := filepath.Join(dir, "crawl.db"), freeLoopbackAddr(t)
+	db, listen := filepath.Join(dir, "crawl.db"), uitest.FreeAddr(t)
 	masterArgs := []string{"master", "--config", politeConfig(t, sb, dir, 0), "--headless", "--until-idle", "--db", db,
 		"--listen", listen, "--allow-private", "127.0.0.0/8", "--dns-server", sb.DNSAddr(), "--heartbeat", "300ms"}
 	for _, s := range sb.Info().Sites {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/ui/commands"
 	"github.com/crawlconsole/crawlconsole/ui/fake"
+	"github.com/crawlconsole/crawlconsole/ui/internal/uitest"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
@@ -110,7 +111,7 @@ func TestCtlRunsTheConsoleCommandsOnACrawl(t *testing.T) {
 		t.Errorf("ctl --json of a refused change: exit %d, %+v (%v)", code, o, err)
 	}
 
-	nobody := "nats://" + freeLoopbackAddr(t)
+	nobody := "nats://" + uitest.FreeAddr(t)
 	if code, _, errs := ctlRun(t, nobody, tokenFile, "status"); code != ExitUnreachable || !strings.Contains(errs, "nothing answers") {
 		t.Errorf("ctl status where nothing listens: exit %d, %q; want %d", code, errs, ExitUnreachable)
 	}

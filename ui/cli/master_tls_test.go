@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster/clustertest"
+	"github.com/crawlconsole/crawlconsole/ui/internal/uitest"
 )
 
 // A master serving TLS with a certificate from a private CA starts without --ca
@@ -28,7 +29,7 @@ func TestTLSMasterStartsWithoutItsCA(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	code := runMaster(ctx, []string{"--headless", "--duration", "300ms", "--db", filepath.Join(dir, "m.db"),
-		"--listen", freeLoopbackAddr(t), "--tls-cert", pki.CertFile, "--tls-key", pki.KeyFile,
+		"--listen", uitest.FreeAddr(t), "--tls-cert", pki.CertFile, "--tls-key", pki.KeyFile,
 		"--allow-private", "127.0.0.0/8", site.URL + "/"}, &strings.Builder{}, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())

@@ -23,6 +23,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/metrics"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/sandbox"
+	"github.com/crawlconsole/crawlconsole/ui/internal/uitest"
 )
 
 // scrape fetches /metrics and parses it with Prometheus's own text parser; it also
@@ -434,7 +435,7 @@ func TestMetricsMasterAndWorker(t *testing.T) {
 	sb := clusterSandbox(t, 11, 8, nil)
 	dir := t.TempDir()
 	db := filepath.Join(dir, "m.db")
-	listen := freeLoopbackAddr(t)
+	listen := uitest.FreeAddr(t)
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	masterErr, workerErr := &syncBuffer{}, &syncBuffer{}

@@ -3,7 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
+	"io"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -14,25 +14,19 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/view"
+	"github.com/crawlconsole/crawlconsole/ui/internal/uitest"
 )
 
 // smallSite serves n linked pages on loopback.
 func smallSite(t *testing.T, n int) *httptest.Server {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html")
+	return uitest.HTMLSite(t, func(w io.Writer, _ string) {
 		fmt.Fprint(w, "<html><body><p>page</p>")
 		for i := range n {
 			fmt.Fprintf(w, `<a href="/p%d">p%d</a>`, i, i)
 		}
 		fmt.Fprint(w, "</body></html>")
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+	})
 }
 
 // stateOptions is a fast crawl of srv with loopback allowed.

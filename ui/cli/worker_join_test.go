@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
+	"github.com/crawlconsole/crawlconsole/ui/internal/uitest"
 )
 
 // waitText waits for want in out (a 90 s guard: the box may be loaded).
@@ -37,7 +38,7 @@ func TestWorkerWaitsForItsMasterAndSaysSo(t *testing.T) {
 	if err := os.WriteFile(db+".token", []byte("a-token-copied-before-the-master-ran\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	listen := freeLoopbackAddr(t)
+	listen := uitest.FreeAddr(t)
 	wctx, stopWorker := context.WithCancel(context.Background())
 	defer stopWorker()
 	werr := &syncBuffer{}
@@ -77,7 +78,7 @@ func TestWorkerWaitsForItsMasterAndSaysSo(t *testing.T) {
 func TestWorkerJoinWaitBoundsTheWait(t *testing.T) {
 	t.Parallel()
 	var out, errb bytes.Buffer
-	code := Main([]string{"worker", "--join", "nats://" + freeLoopbackAddr(t), "--name", "w1", "--token", "x", "--join-wait", "1s"}, &out, &errb)
+	code := Main([]string{"worker", "--join", "nats://" + uitest.FreeAddr(t), "--name", "w1", "--token", "x", "--join-wait", "1s"}, &out, &errb)
 	if code != ExitUsage || !strings.Contains(errb.String(), "master unreachable") || !strings.Contains(errb.String(), "gave up after --join-wait 1s") {
 		t.Fatalf("exit %d, stderr %q: want exit %d, the master unreachable, and giving up after 1s", code, errb.String(), ExitUsage)
 	}

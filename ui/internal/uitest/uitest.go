@@ -1,11 +1,44 @@
-// Package uitest holds the waiting the console's tests share across packages (ui,
-// ui/ssh): a wait on a condition the test can observe, bounded by one deadline.
+// Package uitest holds what the console's tests share across packages (ui, ui/ssh,
+// ui/cli): a wait on a condition the test can observe, bounded by one deadline, and
+// a free loopback address.
 package uitest
 
 import (
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 )
+
+// HTMLSite is a loopback web site without a robots.txt whose every page is the
+// HTML page(w, path) writes; it is closed at cleanup.
+func HTMLSite(t testing.TB, page func(w io.Writer, path string)) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		page(w, r.URL.Path)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// FreeAddr is a loopback "127.0.0.1:PORT" that was free a moment ago (a port the
+// kernel just gave and took back).
+func FreeAddr(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
 
 // Deadline bounds every wait: generous, as the box running the tests may be shared
 // and loaded. A wait that reaches it failed; one that succeeds returns as soon as its
