@@ -4,7 +4,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
@@ -225,15 +224,4 @@ func (c localCrew) recall(match func(frontier.Task) bool) int {
 	e.mu.Unlock()
 	e.flushDeferred()
 	return len(back)
-}
-
-// recallOver takes back the hand-outs a budget k, just set or lowered, may hold
-// (its host's, or its site's): those no lane has in hand are counted again.
-func (e *Engine) recallOver(k front.BudgetKey) int {
-	return e.crew.recall(func(t frontier.Task) bool {
-		if k.Host {
-			return t.Host == k.Name
-		}
-		return t.Site == k.Name
-	})
 }

@@ -35,6 +35,8 @@ func (p frontCrawl) TakeOff(match func(frontier.Task) bool) {
 
 func (p frontCrawl) Defer(t frontier.Task, until time.Time) { p.e.deferTask(t, until) }
 
+func (p frontCrawl) Recall(match func(frontier.Task) bool) int { return p.e.crew.recall(match) }
+
 func (p frontCrawl) Go(f func()) bool {
 	if p.e.ctx.Err() != nil {
 		return false

@@ -41,6 +41,14 @@ type BudgetKey struct {
 	Total bool   // pages over the whole crawl (else per round)
 }
 
+// Holds tells whether the budget counts t: its host's, or its site's.
+func (k BudgetKey) Holds(t frontier.Task) bool {
+	if k.Host {
+		return t.Host == k.Name
+	}
+	return t.Site == k.Name
+}
+
 // Budgets is the ledger of the pages handed to lanes per host and site. It takes
 // no lock of its own: every method expects the engine's lock (Engine.mu) held, as
 // the queue's placing runs under it.

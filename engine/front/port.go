@@ -42,6 +42,10 @@ type Crew interface {
 	Defer(t frontier.Task, until time.Time)
 	// FlushDeferred writes the deferrals set aside so far.
 	FlushDeferred()
+	// Recall takes back, to be counted again, the tasks handed out that match
+	// selects and no lane has in hand (a budget lowered live), and returns how many
+	// came back.
+	Recall(match func(frontier.Task) bool) int
 	// Withdrawn ends a task the operator's steering withdrew, on the frontier side
 	// (the store here; the master, as a result, on a worker).
 	Withdrawn(t frontier.Task)
