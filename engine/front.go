@@ -12,15 +12,19 @@ import (
 // at Start, the work it keeps running, and what it saves at Stop. A worker's front
 // is its master (remoteFront), which does all of this there.
 
-// start restores the revisit state, starts the crew, replays steering, resumes the
-// queue an earlier run left and queues the seeds.
+// start restores the revisit state, replays steering, resumes the queue an earlier
+// run left, queues the seeds, and only then starts the crew.
+//
+// The crew starts last because a master's crew takes its workers' results and
+// joins from its first moment, and a restarted master finds results waiting in the
+// stream: one committed before the front is whole had its links judged by a scope
+// without the seeds' sites (all off-site, a whole subtree never queued), went to a
+// queue the resume then loaded again, and was counted against budgets the replay
+// and the site counts had not restored yet.
 func (f localFront) start() error {
 	e := f.e
 	if err := e.rv.Restore(); err != nil {
 		return fmt.Errorf("revisit state: %w", err)
-	}
-	if err := e.crew.start(); err != nil {
-		return err
 	}
 	// Sites, keywords, budgets and seeds changed in earlier runs, before the queue
 	// is resumed: lanes start with the first task placed, and a search whose
@@ -34,8 +38,22 @@ func (f localFront) start() error {
 	if e.disc != nil {
 		seeds = append(seeds[:len(seeds):len(seeds)], e.disc.Seeds()...)
 	}
-	return e.fr.QueueSeeds(seeds, e.sites.Load().Sources())
+	if err := e.fr.QueueSeeds(seeds, e.sites.Load().Sources()); err != nil {
+		return err
+	}
+	if err := e.crew.start(); err != nil {
+		return err
+	}
+	if crewStarted != nil {
+		crewStarted(e)
+	}
+	return nil
 }
+
+// crewStarted, when set (tests only), runs as soon as the crew started, before the
+// crawl's other work: a test holds the start there to see what the crew takes
+// first.
+var crewStarted func(*Engine)
 
 // run starts the front's own goroutines: the store's watch, the revisit scheduler
 // and the rounds over the sites.
