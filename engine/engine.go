@@ -32,6 +32,7 @@ import (
 
 // Engine is one crawl: a store, a frontier, lanes and their egresses.
 type Engine struct {
+	end    endCheck // the store's word before the crawl says it ran dry
 	opts   config.Options
 	role   role // one box, master or worker (M4), chosen by the constructor
 	st     *store.Store
@@ -263,6 +264,9 @@ func (e *Engine) checkIdle() {
 		if e.fr.Spilled() {
 			e.fr.StartRefill()
 			return
+		}
+		if !e.endChecked() {
+			return // the store is asked first (endcheck.go)
 		}
 		e.doneOnce.Do(func() { close(e.done) })
 	}

@@ -41,6 +41,17 @@ func (s *Store) Queued(afterSeq int64, limit int) ([]URL, error) {
 	) ORDER BY seq LIMIT ?3`, afterSeq, time.Now().UnixNano(), limit)
 }
 
+// Unfinished returns up to limit URLs still queued (unprocessed, not deferred) or
+// in progress, by seq: at the end of a crawl there should be none (engine's end
+// check); one found there was lost on its way to the queue.
+func (s *Store) Unfinished(limit int) ([]URL, error) {
+	return s.queryURLs(`SELECT `+urlColumns+` FROM (
+		SELECT * FROM (SELECT * FROM urls WHERE state = 0 ORDER BY seq LIMIT ?1)
+		UNION ALL
+		SELECT * FROM (SELECT * FROM urls WHERE state = 1 ORDER BY seq LIMIT ?1)
+	) ORDER BY seq LIMIT ?1`, limit)
+}
+
 // DueDeferred returns up to limit Deferred URLs whose time has passed, earliest due
 // first, whatever their seq.
 func (s *Store) DueDeferred(limit int) ([]URL, error) {
