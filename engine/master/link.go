@@ -108,7 +108,7 @@ func (l *Link) OnJoin(msg *nats.Msg) {
 	l.host.Lock()
 	r := l.book.Join(&j, now, l.perNode)
 	reply := wire.JoinReply{Settings: l.host.Settings(), Egress: r.Grants, Paused: l.host.Paused(), PauseSeq: l.pauseSeq,
-		Lease: l.book.Lease(j.Node), Kept: r.Kept, LastRequest: r.LastRequest}
+		Lease: l.book.Lease(j.Node), Kept: r.Kept, LastRequest: r.LastRequest, Since: r.Since}
 	l.SaveNodes()
 	l.host.Unlock()
 	l.releaseAll(r.Release)

@@ -20,6 +20,8 @@ type Joined struct {
 	// LastRequest when the last request to their hosts ended.
 	Kept        []uint64
 	LastRequest map[string]time.Time
+	// Since is the first lease the new life can be handed (wire.JoinReply.Since).
+	Since uint64
 }
 
 // Join takes a worker's join: a new name is a new worker; a known name with a new
@@ -61,6 +63,7 @@ func (t *Table) Join(j *wire.Join, now time.Time, perNode int) Joined {
 		}
 	}
 	r.Moved, r.Release = t.spread()
+	r.Since = t.lease + 1 // every hand-out of this life is numbered after the join
 	t.Kick()
 	return r
 }

@@ -257,3 +257,47 @@ func TestALeftWorkerIsShownAsLeft(t *testing.T) {
 		t.Errorf("stats state of the worker that left: %q, want left", s)
 	}
 }
+
+// A worker declared dead while only slow rejoins under the same incarnation: the
+// join tells it the first lease its new life can be handed, above every hand-out
+// of the life that ended (queued again, and handed out anew above it), so the
+// worker can drop a batch of that life that reaches it late.
+func TestRejoinSaysWhereTheNewLifesLeasesStart(t *testing.T) {
+	t.Parallel()
+	tb := New(&keepAll{}, nil, 1000)
+	join := func() Joined {
+		return tb.Join(&wire.Join{Node: "w1", Incarnation: "i", LanesMax: 4}, time.Now(), 0)
+	}
+	join()
+	for i := range 3 {
+		tb.Add(frontier.Task{URL: fmt.Sprintf("http://a.test/%d", i), Host: "a.test"})
+	}
+	var old []uint64
+	for _, b := range tb.Dispatch(10) {
+		for _, task := range b.Tasks {
+			old = append(old, task.Lease)
+		}
+	}
+	if len(old) != 3 {
+		t.Fatalf("handed out %d tasks, want 3", len(old))
+	}
+	tb.BuryDead(time.Now().Add(time.Hour), time.Minute) // its tasks go back to the queue
+	r := join()
+	for _, l := range old {
+		if l >= r.Since {
+			t.Fatalf("the rejoin says the new life starts at lease %d; the ended life was handed %d", r.Since, l)
+		}
+	}
+	again := 0
+	for _, b := range tb.Dispatch(10) {
+		for _, task := range b.Tasks {
+			again++
+			if task.Lease < r.Since {
+				t.Fatalf("the new life was handed lease %d, below the %d its join said", task.Lease, r.Since)
+			}
+		}
+	}
+	if again != 3 {
+		t.Fatalf("the new life was handed %d tasks, want the 3 queued again", again)
+	}
+}

@@ -30,6 +30,11 @@ type Lease struct {
 	// lost are the hand-outs (by lease number) a rejoin's master did not take
 	// back; replaced at each rejoin (a lane holding one gives it up at once).
 	lost map[uint64]bool
+	// since is the first lease of the life the last rejoin began, kept the
+	// hand-outs of earlier lives it took back: any other numbered below since
+	// was handed to a life the master ended (Stale).
+	since uint64
+	kept  map[uint64]bool
 }
 
 // NewLease is a lease not granted yet (no request waits for it until one is:
@@ -67,6 +72,39 @@ func (l *Lease) Lose(leases []uint64) {
 	l.signal()
 }
 
+// Begin records the life a rejoin began: the master hands it leases from since
+// on, and took back the hand-outs of earlier lives numbered in kept. Every other
+// hand-out numbered below since is stale: the master queued it again when it
+// ended the life it went to. since 0 (a master that does not say) changes nothing.
+func (l *Lease) Begin(since uint64, kept []uint64) {
+	if since == 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.since = since
+	l.kept = make(map[uint64]bool, len(kept))
+	for _, n := range kept {
+		l.kept[n] = true
+	}
+	l.signal()
+}
+
+// Stale tells whether the hand-out numbered lease is no longer this worker's:
+// the last rejoin's master did not take it back, or it went to a life that
+// ended before that rejoin (a batch of it reaching the worker late). A stale
+// task is dropped unfetched.
+func (l *Lease) Stale(lease uint64) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.stale(lease)
+}
+
+// stale is Stale. Caller holds l.mu.
+func (l *Lease) stale(lease uint64) bool {
+	return lease != 0 && (l.lost[lease] || lease < l.since && !l.kept[lease])
+}
+
 // signal wakes every Wait. Caller holds l.mu.
 func (l *Lease) signal() {
 	close(l.changed)
@@ -83,12 +121,12 @@ func (l *Lease) Until() (until time.Time, ok bool) {
 
 // Wait returns nil once a request for the hand-out numbered lease (0: any of the
 // worker's hosts, a robots.txt) may start: at once while the lease runs, else
-// when a heartbeat or a rejoin renews it. ErrLeaseLost: the rejoin's master gave
-// the hand-out to another worker. ctx's error when it ends first.
+// when a heartbeat or a rejoin renews it. ErrLeaseLost: the hand-out is stale
+// (the rejoin's master gave it to another worker, or queued it again). ctx's error when it ends first.
 func (l *Lease) Wait(ctx context.Context, lease uint64) error {
 	for {
 		l.mu.Lock()
-		if lease != 0 && l.lost[lease] {
+		if l.stale(lease) {
 			l.mu.Unlock()
 			return ErrLeaseLost
 		}

@@ -266,8 +266,15 @@ func (n *Node) onTasks(msg jetstream.Msg) {
 		msg.Ack()
 		return
 	}
+	// A batch of a life the master ended (it declared this worker dead while only
+	// slow, then took its rejoin) can reach the worker after the rejoin: the
+	// client had pulled it already. Its tasks were queued again and may be another
+	// worker's now: dropped unfetched, nothing handed back.
+	tasks := slices.DeleteFunc(slices.Clone(b.Tasks), func(t frontier.Task) bool { return n.lease.Stale(t.Lease) })
 	n.carry(b.LastRequest) // before the tasks reach a lane
-	n.lanes.Place(b.Tasks)
+	if len(tasks) > 0 {
+		n.lanes.Place(tasks)
+	}
 	msg.Ack()
 }
 
@@ -444,6 +451,21 @@ func (n *Node) rejoin() {
 		n.lanes.Logf(view.LevelWarn, "rejoin: %v", err)
 		return
 	}
+	lost := n.rejoined(sent, reply, claimed)
+	if err := n.consumeTasks(); err != nil {
+		n.lanes.Logf(view.LevelWarn, "rejoin: %v", err)
+	}
+	n.lanes.Logf(view.LevelWarn, "rejoined: the master did not know this worker (restarted, or it declared it dead), so it joined again; "+
+		"of %d tasks held and %d reports not yet acknowledged, %d taken back, %d dropped unfetched (the master queued them again or gave them to another worker)",
+		len(claimed), reported, len(reply.Kept), lost)
+}
+
+// rejoined takes the master's reply to a rejoin sent at sent, claiming the tasks
+// numbered in claimed: those it did not take back are lost, and so is any task of
+// an earlier life (numbered below reply.Since) it did not take back, on the board
+// now or reaching it later; the lanes drop them unfetched. It returns how many of
+// the claimed were lost.
+func (n *Node) rejoined(sent time.Time, reply *wire.JoinReply, claimed map[uint64]bool) int {
 	kept := make(map[uint64]bool, len(reply.Kept))
 	for _, l := range reply.Kept {
 		kept[l] = true
@@ -455,14 +477,11 @@ func (n *Node) rejoin() {
 		}
 	}
 	n.lease.Lose(lost)
+	n.lease.Begin(reply.Since, reply.Kept)
 	n.carry(reply.LastRequest)
-	n.lanes.Drop(func(t frontier.Task) bool { return claimed[t.Lease] && !kept[t.Lease] })
+	// The board's stale tasks too: a batch placed after the claim was read.
+	n.lanes.Drop(func(t frontier.Task) bool { return claimed[t.Lease] && !kept[t.Lease] || n.lease.Stale(t.Lease) })
 	n.lease.Grant(sent, reply.Lease)
 	n.setCrawlPaused(reply.PauseSeq, reply.Paused, true)
-	if err := n.consumeTasks(); err != nil {
-		n.lanes.Logf(view.LevelWarn, "rejoin: %v", err)
-	}
-	n.lanes.Logf(view.LevelWarn, "rejoined: the master did not know this worker (restarted, or it declared it dead), so it joined again; "+
-		"of %d tasks held and %d reports not yet acknowledged, %d taken back, %d dropped unfetched (the master queued them again or gave them to another worker)",
-		len(claimed), reported, len(reply.Kept), len(lost))
+	return len(lost)
 }

@@ -124,7 +124,13 @@ type JoinReply struct {
 	Kept []uint64 `json:"kept,omitempty"`
 	// LastRequest is Tasks.LastRequest for the hosts of the tasks kept.
 	LastRequest map[string]time.Time `json:"last_request,omitempty"`
-	Error       string               `json:"error,omitempty"`
+	// Since is the first lease the worker's new life can be handed: a task
+	// numbered below it and not in Kept was handed to a life the master ended
+	// (it queued the task again), and the worker drops it unfetched wherever it
+	// meets it, a batch of that life reaching it late included. 0: not said (a
+	// master of an older version).
+	Since uint64 `json:"since,omitempty"`
+	Error string `json:"error,omitempty"`
 }
 
 // Validate accepts any reply: an error travels in Error.
