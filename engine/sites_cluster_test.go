@@ -96,6 +96,10 @@ func TestNineSitesUnderOneDomainAreDealtOverJoiningWorkers(t *testing.T) {
 		}
 		return n >= len(hosts)*pages
 	})
+	// A request the site answered is a result on its way to the master: the
+	// counts are read once the master stored every page (the last burst of
+	// fetches after the hold may be all of one worker's).
+	waitFor(t, "every page stored by the master", func() bool { return m.Snapshot().Totals.PagesStored >= int64(len(hosts)*pages) })
 	for name, n := range nodes() {
 		if n.Results == 0 {
 			t.Errorf("worker %s fetched nothing (sites per worker %v)", name, sites)
