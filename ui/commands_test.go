@@ -117,10 +117,7 @@ func TestCommandCompletion(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.typed, func(t *testing.T) {
 			h := newHarness(t, 120, 40, Options{})
-			h.press(":")
-			h.typeText(tc.typed)
-			h.press("tab")
-			if got := h.m.cmdIn.String(); got != tc.want {
+			if got := h.complete(tc.typed); got != tc.want {
 				t.Fatalf("completed %q to %q, want %q", tc.typed, got, tc.want)
 			}
 			if strings.Join(h.m.cmdHint, ",") != strings.Join(tc.hint, ",") {

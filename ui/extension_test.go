@@ -69,10 +69,8 @@ func TestALaterPaneAndCommandPlugIn(t *testing.T) {
 		h.typeText("drain")
 		h.press("enter")
 		h.mustShow(fmt.Sprintf("Drain pane (%d)", stock+1), "drain node", ":node drain [name]")
-		h.press("esc", ":")
-		h.typeText("no")
-		h.press("tab")
-		if got := h.m.cmdIn.String(); got != "node drain " {
+		h.press("esc")
+		if got := h.complete("no"); got != "node drain " {
 			t.Fatalf("completion = %q", got)
 		}
 		h.typeText("worker-2")

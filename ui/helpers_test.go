@@ -127,6 +127,29 @@ func (h *harness) command(line string) {
 	h.press("enter")
 }
 
+// complete types ":" and typed, presses tab, and returns the completed line.
+func (h *harness) complete(typed string) string {
+	h.t.Helper()
+	h.press(":")
+	h.typeText(typed)
+	h.press("tab")
+	return h.m.cmdIn.String()
+}
+
+// mustFit checks that the frame is exactly height lines, none wider than width.
+func (h *harness) mustFit(width, height int) {
+	h.t.Helper()
+	lines := strings.Split(h.view(), "\n")
+	if len(lines) != height {
+		h.t.Fatalf("%d lines, want %d", len(lines), height)
+	}
+	for i, l := range lines {
+		if w := displayWidth(l); w > width {
+			h.t.Fatalf("line %d is %d wide (> %d): %q", i, w, width, l)
+		}
+	}
+}
+
 // mustAnswer checks what a command did: the engine calls it made, then its
 // refusal errText when one is expected, else what it shows.
 func (h *harness) mustAnswer(calls []string, errText, show string) {

@@ -667,15 +667,7 @@ func TestEveryScreenFitsTheTerminal(t *testing.T) {
 			t.Run(fmt.Sprint(size, keys), func(t *testing.T) {
 				h := newHarness(t, size[0], size[1], Options{})
 				h.press(keys...)
-				lines := strings.Split(h.view(), "\n")
-				if len(lines) != size[1] {
-					t.Fatalf("%d lines, want %d", len(lines), size[1])
-				}
-				for i, l := range lines {
-					if w := displayWidth(l); w > size[0] {
-						t.Fatalf("line %d is %d wide (> %d): %q", i, w, size[0], l)
-					}
-				}
+				h.mustFit(size[0], size[1])
 			})
 		}
 	}

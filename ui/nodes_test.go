@@ -217,10 +217,7 @@ func TestNodeCommands(t *testing.T) {
 	for _, tc := range completions {
 		t.Run("complete "+tc.typed, func(t *testing.T) {
 			h := newHarnessWith(t, 120, 40, Options{}, distributed)
-			h.press(":")
-			h.typeText(tc.typed)
-			h.press("tab")
-			if got := h.m.cmdIn.String(); got != tc.want {
+			if got := h.complete(tc.typed); got != tc.want {
 				t.Fatalf("completed %q to %q, want %q", tc.typed, got, tc.want)
 			}
 			if strings.Join(h.m.cmdHint, ",") != strings.Join(tc.hint, ",") {
@@ -316,15 +313,7 @@ func TestNodeScreensFitTheTerminal(t *testing.T) {
 			t.Run(fmt.Sprint(size, keys), func(t *testing.T) {
 				h := newHarnessWith(t, size[0], size[1], Options{}, fake.Config{Workers: 40, Lanes: 60, LanesMax: 80})
 				h.press(keys...)
-				lines := strings.Split(h.view(), "\n")
-				if len(lines) != size[1] {
-					t.Fatalf("%d lines, want %d", len(lines), size[1])
-				}
-				for i, l := range lines {
-					if w := displayWidth(l); w > size[0] {
-						t.Fatalf("line %d is %d wide (> %d): %q", i, w, size[0], l)
-					}
-				}
+				h.mustFit(size[0], size[1])
 			})
 		}
 	}

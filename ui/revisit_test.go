@@ -132,10 +132,7 @@ func TestRevisitNow(t *testing.T) {
 	}
 	t.Run("completion offers the due queue", func(t *testing.T) {
 		h := newHarness(t, 120, 40, Options{})
-		h.press(":")
-		h.typeText("revisit now http://blog-08")
-		h.press("tab")
-		if got := h.m.cmdIn.String(); !strings.HasPrefix(got, "revisit now http://blog-08.sandbox.test/articles/2") {
+		if got := h.complete("revisit now http://blog-08"); !strings.HasPrefix(got, "revisit now http://blog-08.sandbox.test/articles/2") {
 			t.Fatalf("completed to %q", got)
 		}
 	})

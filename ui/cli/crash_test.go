@@ -11,17 +11,40 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
 // TestCrashChild is the crawl the crash test runs in a subprocess; it does nothing
 // unless CRASH_CHILD_ARGS is set.
 func TestCrashChild(t *testing.T) {
-	args := os.Getenv("CRASH_CHILD_ARGS")
+	os.Exit(Main(childArgs(t, "CRASH_CHILD_ARGS", "TestKill9AnywhereLosesNothing"), os.Stdout, os.Stderr))
+}
+
+// childArgs is the command line a test child (TestCrashChild, TestStoreFailChild)
+// runs, from its environment variable argsEnv; without it the child is skipped,
+// being only the helper process of the test parent.
+func childArgs(t *testing.T, argsEnv, parent string) []string {
+	args := os.Getenv(argsEnv)
 	if args == "" {
-		t.Skip("helper process for TestKill9AnywhereLosesNothing")
+		t.Skip("helper process for " + parent)
 	}
-	os.Exit(Main(strings.Split(args, "\x1f"), os.Stdout, os.Stderr))
+	return strings.Split(args, "\x1f")
+}
+
+// childCmd runs `crawlconsole ARGS...` in a subprocess: the test child, handed
+// args in its variable argsEnv, with env (NAME=value) added to the environment.
+func childCmd(child, argsEnv string, args []string, env ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^"+child+"$")
+	cmd.Env = append(append(os.Environ(), argsEnv+"="+strings.Join(args, "\x1f")), env...)
+	return cmd
+}
+
+// sandboxCrawl is the command line of a headless crawl of the fast sandbox (its
+// config conf and seeds) into db, with the extra flags.
+func sandboxCrawl(sb *sandbox.Sandbox, conf, db string, seeds []string, extra ...string) []string {
+	args := append([]string{"crawl", "--config", conf, "--headless", "--until-idle", "--db", db}, extra...)
+	return append(append(args, "--dns-server", sb.DNSAddr(), "--allow-private", "127.0.0.0/8", "--delay", "0s..2ms"), seeds...)
 }
 
 // TestKill9AnywhereLosesNothing crawls the sandbox in a subprocess, SIGKILLs it at
@@ -35,11 +58,7 @@ func TestKill9AnywhereLosesNothing(t *testing.T) {
 	sb, seeds, conf := fastSandbox(t)
 	dir := filepath.Dir(conf)
 	crawl := func(db string) *exec.Cmd {
-		args := append([]string{"crawl", "--config", conf, "--headless", "--until-idle", "--db", db, "--dns-server", sb.DNSAddr(),
-			"--allow-private", "127.0.0.0/8", "--delay", "0s..2ms"}, seeds...)
-		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$")
-		cmd.Env = append(os.Environ(), "CRASH_CHILD_ARGS="+strings.Join(args, "\x1f"))
-		return cmd
+		return childCmd("TestCrashChild", "CRASH_CHILD_ARGS", sandboxCrawl(sb, conf, db, seeds))
 	}
 
 	ref := filepath.Join(dir, "ref.db")

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -26,11 +25,7 @@ func TestStoreFailureKeepsExitThreeWhenStatsFail(t *testing.T) {
 	}
 	statsPath := filepath.Join(blocker, "stats.json") // ENOTDIR: the write fails
 	db := filepath.Join(dir, "full.db")
-	args := append([]string{"crawl", "--config", conf, "--headless", "--until-idle", "--db", db,
-		"--stats-json", statsPath, "--dns-server", sb.DNSAddr(),
-		"--allow-private", "127.0.0.0/8", "--delay", "0s..2ms"}, seeds...)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestStoreFailChild$")
-	cmd.Env = append(os.Environ(), "STOREFAIL_CHILD_ARGS="+strings.Join(args, "\x1f"),
+	cmd := childCmd("TestStoreFailChild", "STOREFAIL_CHILD_ARGS", sandboxCrawl(sb, conf, db, seeds, "--stats-json", statsPath),
 		"STOREFAIL_CHILD_FSIZE="+strconv.Itoa(storeFailFsize))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

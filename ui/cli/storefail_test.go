@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -21,10 +20,7 @@ import (
 // subprocess under a file-size limit; it does nothing unless STOREFAIL_CHILD_ARGS is
 // set.
 func TestStoreFailChild(t *testing.T) {
-	args := os.Getenv("STOREFAIL_CHILD_ARGS")
-	if args == "" {
-		t.Skip("helper process for TestFullDiskStopsTheCrawlAndLosesNothing")
-	}
+	args := childArgs(t, "STOREFAIL_CHILD_ARGS", "TestFullDiskStopsTheCrawlAndLosesNothing")
 	if v := os.Getenv("STOREFAIL_CHILD_FSIZE"); v != "" {
 		limit, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
@@ -43,7 +39,7 @@ func TestStoreFailChild(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	os.Exit(Main(strings.Split(args, "\x1f"), os.Stdout, os.Stderr))
+	os.Exit(Main(args, os.Stdout, os.Stderr))
 }
 
 // TestFullDiskStopsTheCrawlAndLosesNothing crawls the sandbox in a subprocess whose
@@ -69,14 +65,11 @@ func TestFullDiskStopsTheCrawlAndLosesNothing(t *testing.T) {
 	crawl := func(db string, fsize int64, deadline time.Duration) result {
 		t.Helper()
 		statsPath := db + ".stats.json"
-		args := append([]string{"crawl", "--config", conf, "--headless", "--until-idle", "--db", db,
-			"--stats-json", statsPath, "--dns-server", sb.DNSAddr(),
-			"--allow-private", "127.0.0.0/8", "--delay", "0s..2ms"}, seeds...)
-		cmd := exec.Command(os.Args[0], "-test.run=^TestStoreFailChild$")
-		cmd.Env = append(os.Environ(), "STOREFAIL_CHILD_ARGS="+strings.Join(args, "\x1f"))
+		var limit []string
 		if fsize > 0 {
-			cmd.Env = append(cmd.Env, "STOREFAIL_CHILD_FSIZE="+strconv.FormatInt(fsize, 10))
+			limit = append(limit, "STOREFAIL_CHILD_FSIZE="+strconv.FormatInt(fsize, 10))
 		}
+		cmd := childCmd("TestStoreFailChild", "STOREFAIL_CHILD_ARGS", sandboxCrawl(sb, conf, db, seeds, "--stats-json", statsPath), limit...)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {

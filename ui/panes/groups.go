@@ -25,15 +25,11 @@ type groupsPane struct {
 	width, height int
 	groups        []view.Group
 	lanePaused    map[laneKey]bool
-	pausedHosts   []string
-	egress        *view.EgressView // for x: is the host disabled (M3)
-	nodes         map[string]bool  // workers' names, lower-cased, for the filter (M4)
-	expanded      map[laneKey]bool // by node and lane ID; survives snapshots
-	rows          []groupRow       // flattened visible tree
-	egressW       int              // EGRESS column width for the current groups
-	nodeW         int              // NODE column width; 0: a single-process crawl, no column
-	filter        pane.Filter
-	list          pane.List
+	laneSide
+	expanded map[laneKey]bool // by node and lane ID; survives snapshots
+	rows     []groupRow       // flattened visible tree
+	filter   pane.Filter
+	list     pane.List
 }
 
 // groupRow is one line of the flattened tree: a group, or one of its hosts/parents.
@@ -76,11 +72,7 @@ func (p *groupsPane) SetSize(w, h int) {
 func (p *groupsPane) SetSnapshot(s *view.Snapshot) tea.Cmd {
 	pane.Keep(p.cursorKey, func() {
 		p.groups = s.Groups
-		p.pausedHosts = s.PausedHosts
-		p.egress = s.Egress
-		p.nodes = pane.NodeNames(s.Nodes)
-		p.egressW = pane.EgressWidth(p.groups, func(g *view.Group) string { return g.Egress })
-		p.nodeW = pane.NodeWidth(p.groups, func(g *view.Group) string { return g.Node })
+		setLaneSide(&p.laneSide, s, p.groups, func(g *view.Group) string { return g.Egress }, func(g *view.Group) string { return g.Node })
 		clear(p.lanePaused)
 		for _, l := range s.Lanes {
 			if l.Paused {

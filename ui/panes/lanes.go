@@ -22,18 +22,34 @@ type lanesPane struct {
 	c             *pane.Common
 	width, height int
 	lanes         []view.Lane
-	pausedHosts   []string           // sorted, from the snapshot
-	egress        *view.EgressView   // for x: is the lane's host disabled (M3)
-	nodes         map[string]bool    // workers' names, lower-cased, for the filter (M4)
-	rows          pane.Rows[laneKey] // over lanes
-	egressW       int                // EGRESS column width for the current lanes
-	nodeW         int                // NODE column width; 0: a single-process crawl, no column
-	fetched       int64              // pages fetched so far: no lane after some is "none open", not "none yet"
+	laneSide
+	rows    pane.Rows[laneKey] // over lanes
+	fetched int64              // pages fetched so far: no lane after some is "none open", not "none yet"
 	// join is a master's join command while no worker is alive (M4): a master has
 	// no lanes of its own, so its empty table says how to get some.
 	join   string
 	snap   *view.Snapshot // for the selected lane's limits line: its host's budget
 	limits string         // what holds the crawl's lanes back, read once a snapshot
+}
+
+// laneSide is what the Lanes and the Groups pane take alike from a snapshot: what
+// the lane keys toggle against, the workers for the filter, the column widths.
+type laneSide struct {
+	pausedHosts []string         // sorted, from the snapshot
+	egress      *view.EgressView // for x: is the host disabled (M3)
+	nodes       map[string]bool  // workers' names, lower-cased, for the filter (M4)
+	egressW     int              // EGRESS column width for the current rows
+	nodeW       int              // NODE column width; 0: a single-process crawl, no column
+}
+
+// setLaneSide reads s into l, the rows being items with their egress and worker
+// (node) names.
+func setLaneSide[T any](l *laneSide, s *view.Snapshot, items []T, egress, node func(*T) string) {
+	l.pausedHosts = s.PausedHosts
+	l.egress = s.Egress
+	l.nodes = pane.NodeNames(s.Nodes)
+	l.egressW = pane.EgressWidth(items, egress)
+	l.nodeW = pane.NodeWidth(items, node)
 }
 
 // laneKey identifies a lane across snapshots: its worker (M4) and ID.
@@ -79,11 +95,7 @@ func (p *lanesPane) SetSnapshot(s *view.Snapshot) tea.Cmd {
 		if s.Join != "" && liveNodes(s.Nodes) == 0 {
 			p.join = s.Join
 		}
-		p.pausedHosts = s.PausedHosts
-		p.egress = s.Egress
-		p.nodes = pane.NodeNames(s.Nodes)
-		p.egressW = pane.EgressWidth(p.lanes, func(l *view.Lane) string { return l.Egress })
-		p.nodeW = pane.NodeWidth(p.lanes, func(l *view.Lane) string { return l.Node })
+		setLaneSide(&p.laneSide, s, p.lanes, func(l *view.Lane) string { return l.Egress }, func(l *view.Lane) string { return l.Node })
 	})
 	return nil
 }

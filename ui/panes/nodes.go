@@ -98,22 +98,16 @@ func (p *nodesPane) SetSnapshot(s *view.Snapshot) tea.Cmd {
 func (p *nodesPane) SetFilter(f pane.Filter) { p.rows.SetFilter(f) }
 
 func (p *nodesPane) Update(msg tea.Msg) tea.Cmd {
-	switch msg := msg.(type) {
-	case tea.KeyMsg:
-		k := msg.String()
-		if p.rows.Navigate(p.c.Keys, k) {
-			return nil
+	if p.rows.Handle(p.c.Keys, msg, nodesTop) {
+		return nil
+	}
+	if k, ok := msg.(tea.KeyMsg); ok && pane.Matches(k.String(), p.c.Keys.PauseNode) {
+		i, ok := p.rows.At()
+		if !ok {
+			return pane.Status("no node selected", true)
 		}
-		if pane.Matches(k, p.c.Keys.PauseNode) {
-			i, ok := p.rows.At()
-			if !ok {
-				return pane.Status("no node selected", true)
-			}
-			n := &p.nodes[i]
-			return commands.SetNodePaused(p.c, n.Name, n.State != view.NodePaused)
-		}
-	case pane.ClickMsg:
-		p.rows.Click(msg.Row, nodesTop)
+		n := &p.nodes[i]
+		return commands.SetNodePaused(p.c, n.Name, n.State != view.NodePaused)
 	}
 	return nil
 }
