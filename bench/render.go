@@ -67,7 +67,7 @@ func runRender(args []string) (map[string]any, error) {
 		fmt.Fprintf(os.Stderr, "render %-6s: %d pages in %.1f s (%.2f pages/s), pool %s\n", mode, c.pages, c.secs, float64(c.pages)/c.secs, c.pool)
 		if r := c.hosts; len(r) > 0 {
 			for _, h := range r {
-				fmt.Fprintf(os.Stderr, "  %s: %d renders, %d failed, %d requests, %v per render\n", h.Host, h.Renders, h.Failed, h.Requests, (h.Time / time.Duration(max(h.Renders, 1))).Round(time.Millisecond))
+				fmt.Fprintf(os.Stderr, "  %s: %d renders, %d failed, %d unsettled, %d requests, %v per render\n", h.Host, h.Renders, h.Failed, h.Unsettled, h.Requests, (h.Time / time.Duration(max(h.Renders, 1))).Round(time.Millisecond))
 			}
 		}
 	}
@@ -158,6 +158,8 @@ func runRender(args []string) (map[string]any, error) {
 		"gap_breaks":            breaks,
 		"wrong_egress_requests": wrong,
 		"renders_failed_auto":   auto.pool.Failed,
+		"unsettled_auto":        auto.pool.Unsettled,
+		"unsettled_always":      always.pool.Unsettled,
 	}
 	return out, nil
 }
