@@ -180,46 +180,36 @@ func (m *Model) headerView(b *strings.Builder) {
 			live++
 		}
 	}
-	type seg struct {
-		label, value string
-		bad          bool
-	}
-	segs := []seg{
-		{"fetched", pane.Thousands(s.Totals.PagesFetched), false},
-		{"stored", pane.Thousands(s.Totals.PagesStored), false},
-		{"queue", pane.Thousands(int64(s.QueueDepth)), false},
-		{"lanes", strconv.Itoa(s.LanesBusy) + "/" + strconv.Itoa(s.LanesMax), false},
-		{"workers", strconv.Itoa(live), s.Join != "" && live == 0},
-		{"errors", pane.Thousands(errs), errs > 0},
-		{"refused", pane.Thousands(s.Totals.Refused), s.Totals.Refused > 0},
-		{"in flight", strconv.Itoa(inFlight(s.Lanes)), false},
-		{"paused hosts", strconv.Itoa(len(s.PausedHosts)), len(s.PausedHosts) > 0},
-		{"skipped", pane.Thousands(skips), false},
-		{"bytes", pane.BytesHuman(s.Totals.BytesFetched), false},
-		{"browser", browserSeg(s.Render), false},
+	segs := []pane.Figure{
+		{Label: "fetched", Value: pane.Thousands(s.Totals.PagesFetched)},
+		{Label: "stored", Value: pane.Thousands(s.Totals.PagesStored)},
+		{Label: "queue", Value: pane.Thousands(int64(s.QueueDepth))},
+		{Label: "lanes", Value: strconv.Itoa(s.LanesBusy) + "/" + strconv.Itoa(s.LanesMax)},
+		{Label: "workers", Value: strconv.Itoa(live), Bad: s.Join != "" && live == 0},
+		{Label: "errors", Value: pane.Thousands(errs), Bad: errs > 0},
+		{Label: "refused", Value: pane.Thousands(s.Totals.Refused), Bad: s.Totals.Refused > 0},
+		{Label: "in flight", Value: strconv.Itoa(inFlight(s.Lanes))},
+		{Label: "paused hosts", Value: strconv.Itoa(len(s.PausedHosts)), Bad: len(s.PausedHosts) > 0},
+		{Label: "skipped", Value: pane.Thousands(skips)},
+		{Label: "bytes", Value: pane.BytesHuman(s.Totals.BytesFetched)},
+		{Label: "browser", Value: browserSeg(s.Render)},
 	}
 	used := 0
 	for _, sg := range segs {
-		if sg.label == "paused hosts" && len(s.PausedHosts) == 0 || sg.label == "skipped" && skips == 0 ||
-			sg.label == "workers" && s.Join == "" && len(s.Nodes) == 0 || sg.label == "browser" && sg.value == "" {
+		if sg.Label == "paused hosts" && len(s.PausedHosts) == 0 || sg.Label == "skipped" && skips == 0 ||
+			sg.Label == "workers" && s.Join == "" && len(s.Nodes) == 0 || sg.Label == "browser" && sg.Value == "" {
 			continue
 		}
-		w := 2 + len(sg.label) + 1 + len(sg.value) // "  label value"
+		w := 2 + len(sg.Label) + 1 + len(sg.Value) // "  label value"
 		if used == 0 {
 			w-- // the first segment has one leading space
 		}
 		if used+w > m.width {
 			break
 		}
-		b.WriteString("  "[:w-len(sg.label)-1-len(sg.value)])
+		b.WriteString("  "[:w-len(sg.Label)-1-len(sg.Value)])
 		used += w
-		b.WriteString(st.Label.Render(sg.label))
-		b.WriteString(" ")
-		if sg.bad {
-			b.WriteString(st.Bad.Render(sg.value))
-		} else {
-			b.WriteString(st.Value.Render(sg.value))
-		}
+		b.WriteString(sg.Render(st))
 	}
 }
 

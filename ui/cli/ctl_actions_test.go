@@ -40,17 +40,7 @@ func ctlStatusJSON(t *testing.T, url, tokenFile string) ctlStatusReport {
 // address where nothing listens exits 4.
 func TestCtlRunsTheConsoleCommandsOnACrawl(t *testing.T) {
 	eng, _, _, opts := steeringDemo(t)
-	var banner bytes.Buffer
-	stop, err := operatorPort("127.0.0.1:0", opts.DB, eng, &banner, "crawl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
-	m := operatorLineRE.FindStringSubmatch(banner.String())
-	if m == nil {
-		t.Fatalf("no attach line in %q", banner.String())
-	}
-	url, tokenFile := m[1], m[2]
+	url, tokenFile := servedOperator(t, opts.DB, eng)
 
 	if code, out, errs := ctlRun(t, url, tokenFile, "pause"); code != 0 || !strings.Contains(out, "crawl paused") {
 		t.Fatalf("ctl pause: exit %d, stdout %q, stderr %q", code, out, errs)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/attach"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/steer"
@@ -20,6 +21,24 @@ import (
 // operatorLineRE is the line `--operator` prints: where ctl attaches, and the
 // credential's file.
 var operatorLineRE = regexp.MustCompile(`crawlconsole ctl --attach (\S+) --token-file (\S+)`)
+
+// servedOperator serves ctrl on a loopback operator port (its store db) until the
+// test ends, and returns where ctl attaches and the credential's file, as the port
+// prints them.
+func servedOperator(t *testing.T, db string, ctrl engine.Control) (url, tokenFile string) {
+	t.Helper()
+	var banner bytes.Buffer
+	stop, err := operatorPort("127.0.0.1:0", db, ctrl, &banner, "crawl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	m := operatorLineRE.FindStringSubmatch(banner.String())
+	if m == nil {
+		t.Fatalf("no attach line in %q", banner.String())
+	}
+	return m[1], m[2]
+}
 
 // dialOperator connects to an operator port as console --attach does.
 func dialOperator(t *testing.T, url, tokenFile string) *attach.Client {
@@ -110,18 +129,8 @@ func (s slowSteer) Steer(st steer.Change) (string, error) {
 // (another --prefix) and no answer in time exit 4, and say what to check.
 func TestCtlUnreachableIsNotARefusal(t *testing.T) {
 	ctrl := slowSteer{fake.New(fake.Config{Sites: true}), make(chan struct{})}
-	var banner bytes.Buffer
-	stop, err := operatorPort("127.0.0.1:0", filepath.Join(t.TempDir(), "c.db"), ctrl, &banner, "crawl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
-	defer close(ctrl.release) // before stop: the served request returns
-	m := operatorLineRE.FindStringSubmatch(banner.String())
-	if m == nil {
-		t.Fatalf("no attach line in %q", banner.String())
-	}
-	url, tokenFile := m[1], m[2]
+	url, tokenFile := servedOperator(t, filepath.Join(t.TempDir(), "c.db"), ctrl)
+	defer close(ctrl.release) // before the port stops (at cleanup): the served request returns
 	wrongToken := filepath.Join(t.TempDir(), "wrong.token")
 	os.WriteFile(wrongToken, []byte("not-the-token\n"), 0o600)
 	cases := []struct {
@@ -222,21 +231,12 @@ func TestHelpSaysWhatTheFlagsTake(t *testing.T) {
 // console --attach is titled after what it is attached to: a one-box crawl's
 // operator port is not a master.
 func TestAttachedTitleSaysWhatItIsAttachedTo(t *testing.T) {
-	var banner bytes.Buffer
-	stop, err := operatorPort("127.0.0.1:0", filepath.Join(t.TempDir(), "c.db"), fake.New(fake.Config{}), &banner, "crawl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
-	m := operatorLineRE.FindStringSubmatch(banner.String())
-	if m == nil {
-		t.Fatalf("no attach line in %q", banner.String())
-	}
-	if title := attachedTitle(dialOperator(t, m[1], m[2])); title != "crawlconsole crawl (attached)" {
+	url, tokenFile := servedOperator(t, filepath.Join(t.TempDir(), "c.db"), fake.New(fake.Config{}))
+	if title := attachedTitle(dialOperator(t, url, tokenFile)); title != "crawlconsole crawl (attached)" {
 		t.Errorf("console --attach to a one-box crawl is titled %q; want it to say crawl", title)
 	}
 	// Nothing answers (another prefix): the title claims neither.
-	conn, err := operatorConn(m[1], "", &tokenFlags{file: m[2]}, "test", "the crawl's")
+	conn, err := operatorConn(url, "", &tokenFlags{file: tokenFile}, "test", "the crawl's")
 	if err != nil {
 		t.Fatal(err)
 	}

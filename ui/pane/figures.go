@@ -20,6 +20,15 @@ type Figure struct {
 	Bad          bool // non-zero and worth the eye (styled like the header's errors)
 }
 
+// Render is the figure styled: its label, a space, its value (marked when Bad).
+func (f Figure) Render(st *themes.Styles) string {
+	value := st.Value
+	if f.Bad {
+		value = st.Bad
+	}
+	return st.Label.Render(f.Label) + " " + value.Render(f.Value)
+}
+
 // FigureLine renders a titled line of figures, as many as fit in width, in the
 // order given (most telling first).
 func FigureLine(st *themes.Styles, width int, title string, figs []Figure) string {
@@ -39,13 +48,7 @@ func FigureLine(st *themes.Styles, width int, title string, figs []Figure) strin
 		if i > 0 {
 			b.WriteString("  ")
 		}
-		b.WriteString(st.Label.Render(f.Label))
-		b.WriteString(" ")
-		if f.Bad {
-			b.WriteString(st.Bad.Render(f.Value))
-		} else {
-			b.WriteString(st.Value.Render(f.Value))
-		}
+		b.WriteString(f.Render(st))
 		used += w
 	}
 	b.WriteString(Spaces(width - used))
