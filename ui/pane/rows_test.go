@@ -149,3 +149,4 @@ func TestRowsWhySaysNothingYetOrFiltered(t *testing.T) {
 		t.Errorf("data the filter hides: %q, want filtered", got)
 	}
 }
+
