@@ -149,4 +149,3 @@ func TestRowsWhySaysNothingYetOrFiltered(t *testing.T) {
 		t.Errorf("data the filter hides: %q, want filtered", got)
 	}
 }
-
