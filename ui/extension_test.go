@@ -65,9 +65,7 @@ func TestALaterPaneAndCommandPlugIn(t *testing.T) {
 		h.press("D")
 		h.mustShow("node drained")
 		h.press("?")
-		h.press("/")
-		h.typeText("drain")
-		h.press("enter")
+		h.filter("drain")
 		h.mustShow(fmt.Sprintf("Drain pane (%d)", stock+1), "drain node", ":node drain [name]")
 		h.press("esc")
 		if got := h.complete("no"); got != "node drain " {

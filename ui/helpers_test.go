@@ -127,6 +127,15 @@ func (h *harness) command(line string) {
 	h.press("enter")
 }
 
+// filter sets the active pane's filter (or the help's search) to text: "/", the
+// line cleared, text typed, enter.
+func (h *harness) filter(text string) {
+	h.t.Helper()
+	h.press("/", "ctrl+u")
+	h.typeText(text)
+	h.press("enter")
+}
+
 // complete types ":" and typed, presses tab, and returns the completed line.
 func (h *harness) complete(typed string) string {
 	h.t.Helper()

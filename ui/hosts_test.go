@@ -43,9 +43,7 @@ func TestHostsPaneSortsFiltersAndGroups(t *testing.T) {
 	h.press("O")
 	h.mustShow("sort refused ↑")
 
-	h.press("/")
-	h.typeText("social-1")
-	h.press("enter")
+	h.filter("social-1")
 	body := h.body()
 	for _, l := range strings.Split(body, "\n")[3:] {
 		if strings.TrimSpace(l) != "" && !strings.Contains(l, "social-1") {

@@ -381,22 +381,14 @@ func TestHelpOverlayListsTheRealKeys(t *testing.T) {
 
 	t.Run("egress keys and commands", func(t *testing.T) {
 		defer h.use(t)()
-		h.press("/")
-		h.typeText("egress")
-		h.press("enter")
+		h.filter("egress")
 		h.mustShow(km.Rotate.Help().Key+"  ", km.Rotate.Help().Desc, "Egress pane (5)", "move lanes off egress",
 			":egress add SPEC", ":egress rm NAME")
-		h.press("/", "ctrl+u")
-		h.typeText("host")
-		h.press("enter")
+		h.filter("host")
 		h.mustShow(km.DisableHost.Help().Desc, ":disable host NAME", ":enable host NAME")
-		h.press("/", "ctrl+u")
-		h.typeText("dns")
-		h.press("enter")
+		h.filter("dns")
 		h.mustShow(":dns flush [domain]")
-		h.press("/", "ctrl+u")
-		h.typeText("revisit")
-		h.press("enter")
+		h.filter("revisit")
 		h.mustShow("Revisit pane (6)", km.RevisitNow.Help().Desc, ":revisit now URL")
 		h.press("/", "esc")
 	})
@@ -535,9 +527,7 @@ func TestLogPane(t *testing.T) {
 	})
 	t.Run("filter", func(t *testing.T) {
 		defer h.use(t)()
-		h.press("/")
-		h.typeText("captcha")
-		h.press("enter")
+		h.filter("captcha")
 		h.mustShow("≥DEBUG 1/1")
 	})
 }

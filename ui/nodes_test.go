@@ -115,14 +115,10 @@ func TestNodesPaneShowsTheWorkers(t *testing.T) {
 	})
 	t.Run("filter", func(t *testing.T) {
 		defer h.use(t)()
-		h.press("/")
-		h.typeText("dead")
-		h.press("enter")
+		h.filter("dead")
 		h.mustShow("worker-4", "1/1")
 		h.mustNotShow("worker-1")
-		h.press("/", "ctrl+u")
-		h.typeText("zzz")
-		h.press("enter")
+		h.filter("zzz")
 		h.mustShow(`no node matches the filter "zzz"`)
 		h.press("esc")
 	})
@@ -261,27 +257,19 @@ func TestFilterByNodeName(t *testing.T) {
 		t.Run("pane "+pane, func(t *testing.T) {
 			h := newHarnessWith(t, 120, 40, Options{}, cfg)
 			h.press(pane)
-			h.press("/")
-			h.typeText("worker-1")
-			h.press("enter")
+			h.filter("worker-1")
 			if got, all := count(h, "worker-1"), rows(h); got != 3 || all != 3 {
 				t.Fatalf("/worker-1 shows %d rows, %d of them worker-1's; want 3 of 3:\n%s", all, got, h.body())
 			}
-			h.press("/", "ctrl+u")
-			h.typeText("WORKER-10")
-			h.press("enter")
+			h.filter("WORKER-10")
 			if got, all := count(h, "worker-10"), rows(h); got != 3 || all != 3 {
 				t.Fatalf("/WORKER-10 shows %d rows, %d of them worker-10's; want 3 of 3", all, got)
 			}
-			h.press("/", "ctrl+u")
-			h.typeText("!worker-1")
-			h.press("enter")
+			h.filter("!worker-1")
 			if got, all := count(h, "worker-1"), rows(h); got != 0 || all != 27 {
 				t.Fatalf("!worker-1 shows %d rows, %d of them worker-1's; want 27, none", all, got)
 			}
-			h.press("/", "ctrl+u")
-			h.typeText("worker-")
-			h.press("enter")
+			h.filter("worker-")
 			if all := rows(h); all != 30 {
 				t.Fatalf("/worker- (no node's name) shows %d rows, want all 30", all)
 			}

@@ -154,18 +154,14 @@ func TestRevisitFilterAndScroll(t *testing.T) {
 	if row := h.rowOf("▸"); !fieldsInOrder(row, "web_gov", "3d02h", "2", "1h14m") || !strings.Contains(row, "social-04.sandbox.test") {
 		t.Fatalf("last due page row = %q", row)
 	}
-	h.press("/")
-	h.typeText("web_gov")
-	h.press("enter")
+	h.filter("web_gov")
 	for _, l := range strings.Split(h.body(), "\n") {
 		if strings.Contains(l, "http://") && !strings.Contains(l, "web_gov") {
 			t.Fatalf("filter web_gov lets through %q", l)
 		}
 	}
 	h.mustShow("filtered 3/3")
-	h.press("/", "ctrl+u")
-	h.typeText("nothing-like-this")
-	h.press("enter")
+	h.filter("nothing-like-this")
 	h.mustShow(`no due page matches the filter "nothing-like-this"`)
 }
 
