@@ -171,17 +171,10 @@ func (c localCrew) pauseHost(host string, paused bool) error {
 
 // setMaxLanes sets how many lanes this process runs at most.
 func (c localCrew) setMaxLanes(n int) error {
-	e := c.e
-	e.mu.Lock()
-	opened, err := e.board.SetMax(n)
-	for _, l := range opened {
-		e.startLane(l)
-	}
-	e.mu.Unlock()
-	if err != nil {
+	if err := c.e.run.SetMax(n); err != nil {
 		return err
 	}
-	e.logf(view.LevelInfo, 0, "", "lanes.max set to %d by operator", n)
+	c.e.logf(view.LevelInfo, 0, "", "lanes.max set to %d by operator", n)
 	return nil
 }
 

@@ -11,25 +11,12 @@ import (
 
 // deferTask sets a task aside until a time (M3: disabled host). The store write
 // happens in flushDeferred, outside e.mu. Caller holds e.mu.
-func (e *Engine) deferTask(t frontier.Task, until time.Time) {
-	e.deferred = append(e.deferred, deferredTask{url: t.URL, until: until, task: t})
-	if e.deferredByHost == nil {
-		e.deferredByHost = map[string][]string{}
-	}
-	e.deferredByHost[t.Host] = append(e.deferredByHost[t.Host], t.URL)
-}
+func (e *Engine) deferTask(t frontier.Task, until time.Time) { e.deferred.Add(t, until) }
 
-type deferredTask struct {
-	url   string
-	until time.Time
-	task  frontier.Task // what a worker reports to its master (M4)
-}
-
-// flushDeferred writes pending deferrals to the store.
+// flushDeferred writes pending deferrals to the front.
 func (e *Engine) flushDeferred() {
 	e.mu.Lock()
-	list := e.deferred
-	e.deferred = nil
+	list := e.deferred.Take()
 	e.mu.Unlock()
 	if len(list) > 0 {
 		e.front.deferURLs(list)

@@ -39,7 +39,6 @@ type Engine struct {
 	scope  *frontier.Scope
 	dedupe *frontier.Dedupe
 	run    *lanes.Runner    // the lanes: their runs, egress links, robots.txt and crawl-delays
-	gate   *lanes.Gate      // the lanes' politeness gate (nil on a master)
 	pool   *egress.Pool     // M3 rotation; nil for the direct route
 	dns    *dnscache.Cache  // M5: the resolver of every egress
 	disc   *feeds.Discovery // feeds and sitemaps; nil when discovery is off or on a worker
@@ -47,10 +46,7 @@ type Engine struct {
 	renderer *render.Service
 
 	accounts *route.Accounts // egress account table persistence
-	deferred []deferredTask  // deferrals waiting for flushDeferred (guarded by mu)
-	// deferredByHost remembers this run's deferred URLs per host, so enabling a host
-	// brings them back at once (guarded by mu).
-	deferredByHost map[string][]string
+	deferred lanes.Deferrals // deferrals waiting for flushDeferred, and this run's per host (guarded by mu)
 
 	prefetch lanes.Prefetcher   // queued hosts for the DNS cache to resolve ahead (M5)
 	dnsViewC lanes.ResolverView // the DNS pane, refreshed at most once a second

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"sort"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/front"
@@ -35,36 +34,10 @@ func (e *Engine) Snapshot() view.Snapshot {
 	if err := e.fr.Failure(); err != nil {
 		s.StoreError = front.ErrorText(err)
 	}
-	s.Lanes = make([]view.Lane, 0, len(views))
-	s.Groups = make([]view.Group, 0, len(views))
-	for _, v := range views {
-		ls := e.run.Slot(v.ID)
-		row := view.Lane{ID: v.ID, Egress: v.Egress, Hosts: sortedKeys(v.Hosts), Parents: len(v.Parents),
-			Queued: v.Queued, Done: v.Done, Paused: v.Paused}
-		if ls != nil {
-			row.Status, row.Current, row.NextFetch = ls.Status, ls.Current, ls.NextFetch
-			row.Rendering, row.Rendered, row.RenderTime = ls.Rendering, ls.Rendered, ls.RenderTime
-		}
-		if v.Paused {
-			row.Status = view.LanePaused
-		}
-		if h := laneGapHost(row); h != "" {
-			gap, why := e.hostGap(h) // lock order: e.mu, then the gate's
-			row.Gap, row.GapWhy = gap, string(why)
-		}
-		s.Lanes = append(s.Lanes, row)
-		g := view.Group{Lane: v.ID, Egress: v.Egress}
-		for _, h := range row.Hosts {
-			gap, why := e.hostGap(h)
-			g.Hosts = append(g.Hosts, view.HostRef{Host: h, Tasks: v.Hosts[h], Gap: gap, GapWhy: string(why)})
-		}
-		for p, n := range v.Parents {
-			u, _ := e.parentURLs.Peek(p)
-			g.Parents = append(g.Parents, view.ParentRef{Hash: p, URL: u, Tasks: n})
-		}
-		sort.Slice(g.Parents, func(i, j int) bool { return g.Parents[i].URL < g.Parents[j].URL })
-		s.Groups = append(s.Groups, g)
-	}
+	s.Lanes, s.Groups = e.run.Rows(views, func(hash uint64) string {
+		u, _ := e.parentURLs.Peek(hash)
+		return u
+	})
 	e.crew.show(&s)
 	s.Hosts = e.hostsView(s.Groups)
 	panes := e.crew.panes(now)

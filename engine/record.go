@@ -25,7 +25,7 @@ type frontPort interface {
 	// deliver hands over a task that ended on the lane.
 	deliver(o lanes.Outcome)
 	// deferURLs sets URLs aside until a time (M3 disabled host, robots.txt down).
-	deferURLs(list []deferredTask)
+	deferURLs(list []lanes.Deferred)
 	// withdrawn ends a task the operator's steering took out of the queue
 	// (front.Front.Withdraw): skipped, kind steered_out.
 	withdrawn(t frontier.Task)
@@ -90,9 +90,9 @@ func (f localFront) refused(r store.Refusal) { f.e.st.AddRefusal(r) }
 
 func (f localFront) close() error { return f.e.st.Close() }
 
-func (f localFront) deferURLs(list []deferredTask) {
+func (f localFront) deferURLs(list []lanes.Deferred) {
 	for _, d := range list {
-		f.e.st.Defer(d.url, d.until)
+		f.e.st.Defer(d.Task.URL, d.Until)
 		f.e.c.Deferred.Add(1)
 	}
 }

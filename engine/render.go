@@ -3,7 +3,6 @@ package engine
 import (
 	"encoding/json"
 	"errors"
-	"net/http"
 	"strings"
 
 	"github.com/crawlconsole/crawlconsole/engine/render"
@@ -33,7 +32,7 @@ func (e *Engine) setupRender(kept *store.Store) {
 		return m
 	}}
 	e.renderer = render.NewService(pool, d)
-	e.renderer.Jar = e.egressJar
+	e.renderer.Jar = e.run.Jar
 	e.renderer.ScrollFor = opts.RenderScrollFor
 	e.run.Render = e.renderer
 	if kept != nil {
@@ -44,17 +43,6 @@ func (e *Engine) setupRender(kept *store.Store) {
 			}
 		}
 	}
-}
-
-// egressJar is the cookie jar of the egress named name, nil with cookies off: a
-// render's browser context shares its session's cookies.
-func (e *Engine) egressJar(name string) http.CookieJar {
-	e.run.Mu.Lock()
-	defer e.run.Mu.Unlock()
-	if i := e.run.Index(name); i >= 0 && e.run.Links[i].Jar != nil {
-		return e.run.Links[i].Jar
-	}
-	return nil
 }
 
 // renderVerdictsKey is the store meta key of the sections' render verdicts, kept

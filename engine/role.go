@@ -80,7 +80,7 @@ func (e *Engine) equipLanes(we *workerEgress, kept *store.Store) error {
 	if err := e.setupEgress(resolver, e.guard, e.run.FetchConfig(), we, kept); err != nil {
 		return err
 	}
-	e.gate = e.run.NewGate()
+	e.run.NewGate()
 	e.setupRender(kept)
 	return nil
 }

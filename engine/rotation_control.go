@@ -52,8 +52,7 @@ func (c localCrew) setHostDisabled(host string, disabled bool) error {
 	}
 	e.pool.Enable(host)
 	e.mu.Lock()
-	urls := e.deferredByHost[host]
-	delete(e.deferredByHost, host)
+	urls := e.deferred.TakeHost(host)
 	e.mu.Unlock()
 	e.front.undefer(urls, e.now())
 	e.logf(view.LevelInfo, 0, host, "host %s enabled by operator; %d deferred URLs come back", host, len(urls))
@@ -89,23 +88,12 @@ func (c localCrew) addEgress(spec string) (string, error) {
 	if err := e.checkSessionEgress(spec); err != nil {
 		return "", err
 	}
-	a, err := e.pool.Add(spec)
+	name, err := e.run.AddEgress(spec)
 	if err != nil {
 		return "", err
 	}
-	e.pool.Rotation().Add(a.Name)
-	e.mu.Lock()
-	_, err = e.run.AddLink(a.Name)
-	opened, _ := e.board.SetMax(e.board.Max()) // new room: pending tasks may open lanes on it
-	for _, l := range opened {
-		e.startLane(l)
-	}
-	e.mu.Unlock()
-	if err != nil {
-		return "", err
-	}
-	e.logf(view.LevelInfo, 0, "", "egress %s added by operator", a.Name)
-	return a.Name, nil
+	e.logf(view.LevelInfo, 0, "", "egress %s added by operator", name)
+	return name, nil
 }
 
 // RemoveEgress implements Control.

@@ -41,9 +41,9 @@ func (f *remoteFront) deliver(o lanes.Outcome) {
 	f.box.Result(worker.Report(o, front.RecordHeaders, front.ParsedMeta))
 }
 
-func (f *remoteFront) deferURLs(list []deferredTask) {
+func (f *remoteFront) deferURLs(list []lanes.Deferred) {
 	for _, d := range list {
-		f.box.Defer(d.task, d.until)
+		f.box.Defer(d.Task, d.Until)
 	}
 }
 

@@ -2,6 +2,7 @@ package lanes
 
 import (
 	"fmt"
+	"net/http"
 	"time"
 )
 
@@ -61,4 +62,50 @@ func (r *Runner) DisableHost(host string) (until time.Time) {
 	r.Mu.Unlock()
 	r.Front.Flush()
 	return until
+}
+
+// Jar is the cookie jar of the egress named name, nil with cookies off: a render's
+// browser context shares its session's cookies. Mu not held.
+func (r *Runner) Jar(name string) http.CookieJar {
+	r.Mu.Lock()
+	defer r.Mu.Unlock()
+	if i := r.Index(name); i >= 0 && r.Links[i].Jar != nil {
+		return r.Links[i].Jar
+	}
+	return nil
+}
+
+// SetMax sets how many lanes run at most (the operator's lanes.max); room made
+// opens lanes for the tasks waiting. Mu not held.
+func (r *Runner) SetMax(n int) error {
+	r.Mu.Lock()
+	defer r.Mu.Unlock()
+	opened, err := r.Board.SetMax(n)
+	for _, l := range opened {
+		r.Start(l)
+	}
+	return err
+}
+
+// AddEgress adds an egress to the table and this node's rotation at once (the
+// operator wants it used), with its own transport, and opens lanes on it for the
+// tasks waiting; it returns the egress's name. The rotation is on (Pool set); the
+// spec was checked as a console session's (CheckSessionProxy).
+func (r *Runner) AddEgress(spec string) (string, error) {
+	a, err := r.Pool.Add(spec)
+	if err != nil {
+		return "", err
+	}
+	r.Pool.Rotation().Add(a.Name)
+	r.Mu.Lock()
+	_, err = r.AddLink(a.Name)
+	opened, _ := r.Board.SetMax(r.Board.Max()) // new room: pending tasks may open lanes on it
+	for _, l := range opened {
+		r.Start(l)
+	}
+	r.Mu.Unlock()
+	if err != nil {
+		return "", err
+	}
+	return a.Name, nil
 }
