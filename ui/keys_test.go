@@ -165,23 +165,24 @@ func TestPaneSwitching(t *testing.T) {
 
 func TestFilterRows(t *testing.T) {
 	h := newHarness(t, 120, 40, Options{})
-	countLanes := func() int {
+	// lanes checks how many lane rows show (a lane row holds its URL), when saying
+	// what was done.
+	lanes := func(want int, when string) {
+		h.t.Helper()
 		n := 0
 		for _, l := range strings.Split(h.view(), "\n") {
 			if strings.Contains(l, "http://") {
 				n++
 			}
 		}
-		return n
+		if n != want {
+			h.t.Fatalf("%s: %d lanes, want %d", when, n, want)
+		}
 	}
-	if n := countLanes(); n != 12 {
-		t.Fatalf("lanes shown = %d, want 12", n)
-	}
+	lanes(12, "lanes shown")
 	h.press("/")
 	h.typeText("social")
-	if n := countLanes(); n != 4 {
-		t.Fatalf("live filter social: %d lanes, want 4", n)
-	}
+	lanes(4, "live filter social")
 	h.press("enter")
 	h.mustShow(`filter "social"`)
 	t.Run("inverted", func(t *testing.T) {
@@ -190,9 +191,7 @@ func TestFilterRows(t *testing.T) {
 		h.press("home")
 		h.typeText("!")
 		h.press("enter")
-		if n := countLanes(); n != 8 {
-			t.Fatalf("!social: %d lanes, want 8", n)
-		}
+		lanes(8, "!social")
 		h.mustNotShow("social-01")
 	})
 	t.Run("esc in the input restores the previous filter", func(t *testing.T) {
@@ -201,9 +200,7 @@ func TestFilterRows(t *testing.T) {
 		h.typeText("zzz")
 		h.mustShow("no lane matches")
 		h.press("esc")
-		if n := countLanes(); n != 8 {
-			t.Fatalf("after esc: %d lanes, want the 8 of !social", n)
-		}
+		lanes(8, "after esc")
 	})
 	t.Run("q typed in the filter does not quit", func(t *testing.T) {
 		defer h.use(t)()
@@ -216,22 +213,17 @@ func TestFilterRows(t *testing.T) {
 	t.Run("esc in the pane clears it", func(t *testing.T) {
 		defer h.use(t)()
 		h.press("esc")
-		if n := countLanes(); n != 12 {
-			t.Fatalf("after clearing: %d lanes, want 12", n)
-		}
+		lanes(12, "after clearing")
 		h.mustShow("filter cleared")
 	})
 	t.Run("filters are per pane", func(t *testing.T) {
 		defer h.use(t)()
-		h.press("2", "/")
-		h.typeText("lane 7")
-		h.press("enter")
+		h.press("2")
+		h.filter("lane 7")
 		h.mustShow("news-06.sandbox.test")
 		h.mustNotShow("news-03.sandbox.test")
 		h.press("1")
-		if n := countLanes(); n != 12 {
-			t.Fatalf("lanes pane should be unfiltered: %d", n)
-		}
+		lanes(12, "lanes pane should be unfiltered")
 	})
 }
 
