@@ -88,6 +88,15 @@ func TestNineSitesUnderOneDomainAreDealtOverJoiningWorkers(t *testing.T) {
 	if hi-lo > 1 || len(sites) != 3 {
 		t.Errorf("sites per worker %v after three joins; want 3 workers within one site of each other", sites)
 	}
+	// A site moves once w1 handed back its queued tasks (a release the master
+	// sends it) and its lanes' requests to the site are over: at most two sites
+	// wait for the held requests, so each joiner is handed tasks of another first.
+	// Opened before that, w1's lanes fetched every page it still held in a few
+	// milliseconds, and under load the others fetched nothing.
+	waitFor(t, "every worker handed tasks of its sites", func() bool {
+		ns := nodes()
+		return ns["w1"].Queue > 0 && ns["w2"].Queue > 0 && ns["w3"].Queue > 0
+	})
 	close(w.hold)
 	waitFor(t, "every page fetched", func() bool {
 		n := 0
