@@ -130,6 +130,7 @@ func (r *run) why() string {
 // hung, crashed, or broke a cap).
 func (t *tab) render(ctx context.Context, j *Job, cfg Config) (out *Rendered, recycle bool, err error) {
 	start := time.Now()
+	yieldAfter := hurry(j, min(yieldLimit, cfg.Timeout/2))
 	cfg.Timeout = hurry(j, cfg.Timeout)
 	rctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
@@ -146,7 +147,7 @@ func (t *tab) render(ctx context.Context, j *Job, cfg Config) (out *Rendered, re
 	defer t.cur.Store(nil)
 	watched := make(chan struct{})
 	defer close(watched)
-	go t.watchYield(r, hurry(j, yieldLimit), cfg.Timeout, watched)
+	go t.watchYield(r, yieldAfter, cfg.Timeout, watched)
 
 	cookiesBefore := giveCookies(tctx, t.bc, j.Jar, j.URL)
 	navErr := chromedp.Do(tctx, chromedp.Navigate(j.URL))

@@ -15,9 +15,10 @@ import (
 // script never yields burns a core for it. Two watches end them sooner:
 //
 //   - the yield watch asks the page's renderer a trivial question every
-//     yieldEvery; one unanswered for yieldLimit means its script holds the main
-//     thread (a loop that never yields): the render ends there (ErrNoYield), its
-//     context recycled, instead of at the cap.
+//     yieldEvery; one unanswered for yieldLimit (at most half the cap) means its
+//     script holds the main thread (a loop that never yields): the render ends
+//     there (ErrNoYield), its context recycled, instead of at the cap. The limit
+//     leaves room for a heavy site's first script on a loaded box.
 //   - the settle sees a polling page: its DOM unchanged for domStill while it
 //     asks the same URLs again and again (pollRepeats repeats since the DOM last
 //     changed). It has built what it will: its DOM is read then (ErrUnsettled's
@@ -36,7 +37,7 @@ var errUnsettled = errors.New("render: the page polls without changing its DOM")
 
 const (
 	yieldEvery  = 250 * time.Millisecond
-	yieldLimit  = 2 * time.Second
+	yieldLimit  = 3 * time.Second
 	domStill    = time.Second
 	pollRepeats = 3
 	// busyProbe is how often the settle looks at a page whose network is busy.
