@@ -185,15 +185,7 @@ func (e *Engine) workerSettings(hb time.Duration) wire.Settings {
 // Prepare marks a task in progress in the store as it leaves for a worker: a
 // refetch carries its validators (M2, a conditional GET), and a URL a fetched page
 // stands for as its canonical is marked Stood (the worker ends it unsent).
-func (p masterPort) Prepare(t *frontier.Task) {
-	e := p.e
-	if prev, _ := e.fr.RevisitState(*t); prev != nil {
-		e.setValidators(t)
-	} else if e.variants.StandsFor(t.URL) {
-		t.Stood = true
-	}
-	e.st.SetState(t.URL, store.InProgress, 0, "")
-}
+func (p masterPort) Prepare(t *frontier.Task) { p.e.fr.PrepareHandOut(t) }
 
 // Commit records a worker's result. A revisit is recorded as one: its stored state
 // read with the mark just dropped in mind. Read after the drop, it was a first fetch

@@ -3,7 +3,6 @@ package engine
 import (
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
 	"github.com/crawlconsole/crawlconsole/engine/steer"
@@ -60,20 +59,7 @@ type frontPort interface {
 // localFront is the frontier side in this process: the store and record.
 type localFront struct{ e *Engine }
 
-func (f localFront) prepare(o *lanes.Outcome) {
-	p := front.Prior{}
-	p.Page, p.Track = f.e.fr.RevisitState(o.Task)
-	o.Note = p
-	if p.Page != nil {
-		f.e.setValidators(&o.Task)
-		return
-	}
-	if f.e.variants.StandsFor(o.Task.URL) {
-		// Queued before a page fetched since named it as its rel=canonical: the
-		// article is stored under that page's URL, and is not fetched again.
-		o.Kind = front.SkipCanonicalVariant
-	}
-}
+func (f localFront) prepare(o *lanes.Outcome) { f.e.fr.Prepare(o) }
 
 func (f localFront) begin(t frontier.Task, lane int) {
 	f.e.st.SetState(t.URL, store.InProgress, lane, "")
@@ -94,17 +80,5 @@ func (f localFront) deferURLs(list []lanes.Deferred) {
 	for _, d := range list {
 		f.e.st.Defer(d.Task.URL, d.Until)
 		f.e.c.Deferred.Add(1)
-	}
-}
-
-// setValidators marks a task as a refetch of a stored page and gives it the page's
-// validators for a conditional GET (M2), when conditional GET is on.
-func (e *Engine) setValidators(t *frontier.Task) {
-	t.Refetch = true
-	if !e.opts.Revisit.ConditionalGet {
-		return
-	}
-	if etag, lm, err := e.st.PageValidators(t.URL); err == nil {
-		t.ETag, t.LastModified = etag, lm
 	}
 }

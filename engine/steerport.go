@@ -67,15 +67,7 @@ func (p steerPort) WithdrawDiscovery(domain string, live bool) int {
 	return p.e.disc.WithdrawSite(domain, live)
 }
 
-func (p steerPort) MarkOut(urls []string) {
-	m := make(map[string]uint64, len(urls))
-	for _, u := range urls {
-		m[u] = 0
-	}
-	p.e.mu.Lock()
-	p.e.fr.MarkOut(m)
-	p.e.mu.Unlock()
-}
+func (p steerPort) MarkOut(urls []string) { p.e.fr.MarkOutAny(urls) }
 
 func (p steerPort) Unended(urls []string) ([]string, error) { return p.e.fr.Unended(urls) }
 func (p steerPort) QueueSeed(n string) error                { return p.e.fr.QueueSeed(n) }
