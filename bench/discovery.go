@@ -95,9 +95,6 @@ type discResult struct {
 	warnings       map[string]int
 }
 
-// discAgeExponent is ours' discover.Poller.AgeExponent (-age-exponent).
-var discAgeExponent = 0.0
-
 func runDiscoveryBench(args []string) (map[string]any, error) {
 	fs := flag.NewFlagSet("discovery", flag.ContinueOnError)
 	hosts := fs.Int("hosts", 240, "-sim: sandbox hosts")
@@ -117,7 +114,6 @@ func runDiscoveryBench(args []string) (map[string]any, error) {
 	fs.Float64Var(&discLiveOursShare, "ours-share", 0, "-live: run ours at this share of the budget in the main run (one bisection step, to look at with -trace; the goals then compare unequal budgets)")
 	bisect := fs.Bool("bisect", true, "-live: find budget_share_to_match_fixed_p95 by bisection (up to 5 more runs of ours, one after another); -bisect=false for a quick run")
 	fs.BoolVar(&discLiveRevisitBudget, "revisit-budget", false, "-live: ours and fixed_poller get entry_only's raised revisit budget too (default: the engine's default revisit.budget)")
-	fs.Float64Var(&discAgeExponent, "age-exponent", discAgeExponent, "ours: discover.Poller.AgeExponent (0: even intervals)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -247,7 +243,7 @@ func discoveryRun(web *sandbox.Web, sites []discSite, crawl string, budget float
 	tree := discover.NewTree()
 	var queue []string // found, not yet fetched
 	slot := time.Duration(float64(time.Hour) / budget)
-	var poller discPoller = countPoller{&discover.Poller{MinInterval: slot, MaxInterval: 24 * time.Hour, AgeExponent: discAgeExponent}}
+	var poller discPoller = countPoller{&discover.Poller{MinInterval: slot, MaxInterval: 24 * time.Hour}}
 	if crawl == discoveryEstimatorCrawl {
 		poller = newEstimatorPoller(slot, 24*time.Hour)
 	}
