@@ -111,11 +111,15 @@ func runDiscoveryBench(args []string) (map[string]any, error) {
 	liveWarm := fs.Float64("live-warmup", 2, "-live: web days before measuring (two: at a share of the budget below one, ours is still fetching the first day's backlog after one)")
 	liveMeasure := fs.Float64("live-measure", 1.5, "-live: web days measured")
 	fs.StringVar(&discLiveTrace, "trace", "", "-live: print this crawl's feeds and sitemaps, every request and every missed article")
-	fs.Float64Var(&discLiveOursShare, "ours-share", 0, "-live: run ours at this share of the budget in the main run (one bisection step, to look at with -trace; the goals then compare unequal budgets)")
+	fs.Float64Var(&discLiveOursShare, "ours-share", 0, "run ours at this share of the budget in the main run (live: one bisection step, to look at with -trace; -sim: ours and ours_revisit_estimator; the goals then compare unequal budgets)")
 	bisect := fs.Bool("bisect", true, "-live: find budget_share_to_match_fixed_p95 by bisection (up to 5 more runs of ours, one after another); -bisect=false for a quick run")
 	fs.BoolVar(&discLiveRevisitBudget, "revisit-budget", false, "-live: ours and fixed_poller get entry_only's raised revisit budget too (default: the engine's default revisit.budget)")
+	runs := fs.Int("runs", 1, "-live: run the bench this many times, one after another, printing each run and the median of each figure (the goals judged on the medians); the simulation is deterministic, one run is all of it")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if *runs < 1 {
+		return nil, fmt.Errorf("-runs %d: want at least 1", *runs)
 	}
 	if *live && !*sim {
 		budgetSet := false
@@ -126,8 +130,12 @@ func runDiscoveryBench(args []string) (map[string]any, error) {
 			// saturates and queues, and the comparison measures the queue.
 			*perArticle = discLiveDefaultBudget
 		}
-		return runDiscoveryLive(discLive{hosts: *liveHosts, seed: *seed, dayReal: *day, backlog: *liveBacklog, warmup: *liveWarm,
-			measure: *liveMeasure, grace: *grace, perArticle: *perArticle}, *bisect)
+		l := discLive{hosts: *liveHosts, seed: *seed, dayReal: *day, backlog: *liveBacklog, warmup: *liveWarm,
+			measure: *liveMeasure, grace: *grace, perArticle: *perArticle}
+		if *runs > 1 {
+			return discoveryRepeat(*runs, func() (map[string]any, error) { return runDiscoveryLive(l, *bisect) })
+		}
+		return runDiscoveryLive(l, *bisect)
 	}
 	cfg := sandbox.DefaultConfig()
 	cfg.Seed = *seed
