@@ -63,10 +63,11 @@ func cutByte(x *fetch.Exchange) byte {
 
 var errExchanges = errors.New("bad exchanges")
 
-// readExchanges decodes what appendExchanges wrote; b must hold exactly that.
-func readExchanges(b []byte) ([]fetch.Exchange, error) {
+// readExchanges decodes what appendExchanges wrote, at most limit exchanges; b
+// must hold exactly that.
+func readExchanges(b []byte, limit int) ([]fetch.Exchange, error) {
 	n, k := binary.Uvarint(b)
-	if k <= 0 || n > maxWireExchanges {
+	if k <= 0 || n > uint64(limit) {
 		return nil, errExchanges
 	}
 	b = b[k:]

@@ -29,6 +29,13 @@ type Result struct {
 	// Hops are the responses a failed fetch received, in the frame's binary part
 	// like a response's exchanges.
 	Hops []fetch.Exchange `json:"-"`
+	// RenderLen and DOMLen are the lengths of a rendered page's own requests
+	// (Res.Render.Sub, encoded as exchanges) and of its rendered DOM
+	// (Res.Render.DOM), after the exchanges and before the body; 0 for none. The
+	// master archives them as a one-box crawl does (WARC request, response and
+	// conversion records).
+	RenderLen int `json:"rxl,omitempty"`
+	DOMLen    int `json:"doml,omitempty"`
 	// Refusals are the refusals the worker acted on since its last report, for the
 	// master's store: `show URL` on the master says why.
 	Refusals []store.Refusal `json:"refusals,omitempty"`
@@ -108,12 +115,21 @@ func EncodeResult(r *Result) ([]byte, error) {
 			exchanges = appendExchanges(nil, res.Exchanges)
 			res.Exchanges = nil
 		}
+		if rd := res.Render; rd != nil {
+			if len(rd.Sub) > 0 {
+				n := len(exchanges)
+				exchanges = appendExchanges(exchanges, rd.Sub)
+				meta.RenderLen = len(exchanges) - n
+			}
+			exchanges = append(exchanges, rd.DOM...)
+			meta.DOMLen = len(rd.DOM)
+		}
 		meta.Res = &res
 	} else if len(r.Hops) > 0 {
 		exchanges = appendExchanges(nil, r.Hops)
 	}
 	meta.Hops = nil
-	meta.ExchangesLen = len(exchanges)
+	meta.ExchangesLen = len(exchanges) - meta.RenderLen - meta.DOMLen
 	js, err := cluster.Encode(&meta)
 	if err != nil {
 		return nil, err
@@ -142,7 +158,7 @@ func DecodeResult(data []byte, r *Result) error {
 		if xl < 0 || xl > len(body) {
 			return fmt.Errorf("cluster: %w: %w: %d bytes of exchanges in %d", cluster.ErrMalformed, cluster.ErrInvalid, xl, len(body))
 		}
-		xs, err := readExchanges(body[:xl])
+		xs, err := readExchanges(body[:xl], maxWireExchanges)
 		if err != nil {
 			return fmt.Errorf("cluster: %w: %w", cluster.ErrMalformed, err)
 		}
@@ -156,11 +172,47 @@ func DecodeResult(data []byte, r *Result) error {
 		}
 		body = body[xl:]
 	}
+	if err := decodeRender(r, &body); err != nil {
+		return fmt.Errorf("cluster: %w: %w: %w", cluster.ErrMalformed, cluster.ErrInvalid, err)
+	}
 	if len(body) > 0 {
 		if r.Res == nil {
 			return fmt.Errorf("cluster: %w: %w: a body without a response", cluster.ErrMalformed, cluster.ErrInvalid)
 		}
 		r.Res.Body = body
 	}
+	return nil
+}
+
+// MaxRenderExchanges bounds the requests of a rendered page a result may carry
+// (render.max_requests, 200 by default, and their redirects).
+const MaxRenderExchanges = 1000
+
+// decodeRender reads a rendered page's requests and DOM (RenderLen, DOMLen) off
+// the front of *body into r.Res.Render.
+func decodeRender(r *Result, body *[]byte) error {
+	rl, dl := r.RenderLen, r.DOMLen
+	if rl == 0 && dl == 0 {
+		return nil
+	}
+	if r.Res == nil || r.Res.Render == nil {
+		return errors.New("a render's requests or DOM without a rendered response")
+	}
+	if rl < 0 || dl < 0 || rl > len(*body) || dl > len(*body)-rl {
+		return fmt.Errorf("%d bytes of render requests and %d of DOM in %d", rl, dl, len(*body))
+	}
+	rd := *r.Res.Render // the JSON's, never shared: a copy all the same
+	if rl > 0 {
+		xs, err := readExchanges((*body)[:rl], MaxRenderExchanges)
+		if err != nil {
+			return fmt.Errorf("render requests: %w", err)
+		}
+		rd.Sub = xs
+	}
+	if dl > 0 {
+		rd.DOM = (*body)[rl : rl+dl]
+	}
+	r.Res.Render = &rd
+	*body = (*body)[rl+dl:]
 	return nil
 }
