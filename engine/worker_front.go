@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
@@ -19,6 +20,8 @@ import (
 type remoteFront struct {
 	e   *Engine
 	box *worker.Outbox
+	// renderCuts counts the pages whose render captures were cut to fit a report.
+	renderCuts atomic.Int64
 }
 
 // prepare: the master set Refetch and validators, and Stood on a URL a fetched
@@ -38,7 +41,13 @@ func (f *remoteFront) deliver(o lanes.Outcome) {
 		f.e.c.Response(o.Res.Status) // the worker's own rate, for its heartbeat
 		f.e.c.BytesFetched.Add(int64(len(o.Res.Body)))
 	}
-	f.box.Result(worker.Report(o, front.RecordHeaders, front.ParsedMeta))
+	r := worker.Report(o, front.RecordHeaders, front.ParsedMeta)
+	if cut := worker.FitRender(&r, worker.MaxRenderBytes); cut != "" {
+		n := f.renderCuts.Add(1)
+		f.e.logf(view.LevelWarn, o.Lane, o.Task.Host, "render captures of %s over a report's %d MiB: %s left out of the master's archive (%d pages so far)",
+			o.Task.URL, worker.MaxRenderBytes>>20, cut, n)
+	}
+	f.box.Result(r)
 }
 
 func (f *remoteFront) deferURLs(list []lanes.Deferred) {

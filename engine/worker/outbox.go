@@ -270,6 +270,13 @@ func (o *Outbox) frame(rep report) (subject string, data []byte, id string, ok b
 	if err != nil {
 		return "", nil, "", false
 	}
+	if max := o.conn.NC.MaxPayload(); max > 0 && int64(len(data)) > max-1024 && r.Res != nil && r.Res.Render != nil {
+		// A render's captures give way before the page itself.
+		FitRender(&r, 0)
+		if data, err = wire.EncodeResult(&r); err != nil {
+			return "", nil, "", false
+		}
+	}
 	if max := o.conn.NC.MaxPayload(); max > 0 && int64(len(data)) > max-1024 {
 		r.Res, r.Kind = nil, fetch.KindTooLarge
 		if data, err = wire.EncodeResult(&r); err != nil {
