@@ -1,0 +1,79 @@
+package engine_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/enginetest"
+	"github.com/crawlconsole/crawlconsole/engine/render"
+	"github.com/crawlconsole/crawlconsole/sandbox"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// TestWorkersRenderReachesTheMastersWARC: a worker renders the SPA sandbox's
+// script-built pages, and the master's WARC export holds what a one-box crawl's
+// does: the requests the pages' script made through the crawler (request and
+// response records) and each page's rendered DOM as a conversion record referring
+// to the page's response.
+func TestWorkersRenderReachesTheMastersWARC(t *testing.T) {
+	t.Parallel()
+	if _, err := render.Find(""); err != nil {
+		t.Skip("render: no chromium-headless-shell; apt-get install chromium-headless-shell")
+	}
+	web, err := sandbox.StartSPA([]string{"127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1"}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(web.Close)
+	home := web.URL(sandbox.SPASite)
+	c := startClusterWith(t, enginetest.SandboxConfig(5, 2), 300*time.Millisecond, func(o *config.Options, _ *sandbox.Sandbox) {
+		quickSiteOptions(o, []string{home})
+		o.Render.Timeout = 8 * time.Second
+	})
+	c.worker("w1", "127.0.0.2")
+	c.waitDone(time.Minute)
+	st, err := store.OpenReadOnly(c.opts.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	recs, rep := exportedRecords(t, st)
+	root := strings.TrimSuffix(home, "/")
+	article := root + "/a/1"
+	count := map[string]int{} // "type uri"
+	byID := map[string]warcRec{}
+	for _, r := range recs {
+		count[r.header["WARC-Type"]+" "+r.header["WARC-Target-URI"]]++
+		byID[r.header["WARC-Record-ID"]] = r
+	}
+	for _, u := range []string{root + "/app.js", root + "/api/list", root + "/api/article/1"} {
+		if count["request "+u] != 1 || count["response "+u] != 1 {
+			t.Errorf("%s, a request of the rendered pages' script: %d request and %d response records in the master's WARC; want 1 and 1",
+				u, count["request "+u], count["response "+u])
+		}
+	}
+	for _, page := range []struct{ uri, want string }{{home, `href="/a/1"`}, {article, "Paragraph 1 of story 1"}} {
+		var conv []warcRec
+		for _, r := range recs {
+			if r.header["WARC-Type"] == "conversion" && r.header["WARC-Target-URI"] == page.uri {
+				conv = append(conv, r)
+			}
+		}
+		if len(conv) != 1 {
+			t.Errorf("%s: %d conversion records in the master's WARC; want 1 (the DOM the worker's browser built)", page.uri, len(conv))
+			continue
+		}
+		ref := byID[conv[0].header["WARC-Refers-To"]]
+		if ref.header["WARC-Type"] != "response" || ref.header["WARC-Target-URI"] != page.uri {
+			t.Errorf("%s: the conversion record refers to %s %s; want the page's response", page.uri, ref.header["WARC-Type"], ref.header["WARC-Target-URI"])
+		}
+		if !strings.Contains(string(conv[0].block), page.want) {
+			t.Errorf("%s: the conversion record lacks %q, which only the rendered DOM has:\n%.400s", page.uri, page.want, conv[0].block)
+		}
+	}
+	if rep.Conversions < 2 {
+		t.Errorf("export report %+v: want a conversion per rendered page", rep)
+	}
+}
