@@ -172,3 +172,73 @@ func TestHostBudgetHoldsAcrossAMasterRestart(t *testing.T) {
 			w.host(0), got, budget, budget+lanes, lanes)
 	}
 }
+
+// The same budget holds when the worker's rejoin is the first thing the restarted
+// master takes: its start is held right after its crew began listening until the
+// worker rejoined. Its claims must meet the budget the steering list replays and
+// the counts read back from the store; before, the crew listened before either
+// was back, and a rejoin taken then had its claims admitted with no budget at all.
+func TestHostBudgetHoldsWhenTheRejoinComesFirst(t *testing.T) {
+	const pages, budget, lanes, window = 200, 40, 4, 20
+	w := newHubWeb(t, 1, pages)
+	w.hold, w.arrived = make(chan struct{}), make(chan string, 64)
+	o := hubOptions(t, w)
+	_, conn := startTestNATS(t)
+	mo := config.MasterOptions{HeartbeatEvery: 200 * time.Millisecond, Window: window}
+	mo.Conn = conn("master")
+	m1, err := NewMaster(o, mo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m1.Close() })
+	if err := m1.Start(); err != nil {
+		t.Fatal(err)
+	}
+	wk, err := StartWorker(config.WorkerOptions{Conn: conn("w1"), Node: "w1", Egress: []string{"bind:127.0.0.76"},
+		AllowPrivate: []string{"127.0.0.0/8"}, LanesMax: lanes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(wk.Close)
+	select {
+	case <-w.arrived:
+	case <-time.After(3 * crawlPatience):
+		t.Fatal("no request past the first page")
+	}
+	s, _ := steer.Parse(strings.Fields(fmt.Sprintf("budget host %s %d total", w.host(0), budget)))
+	if _, err := m1.Steer(s); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the worker holding its window", func() bool { return wk.Engine().Snapshot().QueueDepth >= window-lanes })
+	m1.Close()
+	o.Seeds = nil
+	mo.Conn = conn("master2")
+	m2, err := NewMaster(o, mo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m2.Close() })
+	crewStarted = func(e *Engine) {
+		if e != m2 {
+			return
+		}
+		waitFor(t, "the worker rejoined", func() bool {
+			for _, ev := range wk.Engine().EventsSince(0, 0) {
+				if strings.Contains(ev.Msg, "joined again") {
+					return true
+				}
+			}
+			return false
+		})
+	}
+	t.Cleanup(func() { crewStarted = nil })
+	if err := m2.Start(); err != nil {
+		t.Fatal(err)
+	}
+	close(w.hold)
+	waitDone(t, m2, 60*time.Second)
+	if got := w.count(0); got > budget+lanes {
+		t.Errorf("%s served %d pages under a total budget of %d set live before the master restarted, its worker's rejoin taken first; want at most %d",
+			w.host(0), got, budget, budget+lanes)
+	}
+}
