@@ -66,7 +66,7 @@ func (masterRole) name() string                                     { return vie
 func (masterRole) openStore(o config.Options) (*store.Store, error) { return openStore(o) }
 func (masterRole) ssrfFix() string                                  { return localRole{}.ssrfFix() }
 func (masterRole) waitsWhenDry(o *config.Options) bool              { return o.Revisit.Enabled }
-func (masterRole) telemetry(e *Engine, t *view.Telemetry)           { e.storeTelemetry(t) }
+func (masterRole) telemetry(e *Engine, t *view.Telemetry)           { e.fr.Telemetry(t) }
 
 // started leaves the resumed URLs unannounced: they wait for their holders' claims
 // (grace), which says what came back.

@@ -49,7 +49,7 @@ func (localRole) ssrfFix() string {
 func (localRole) equip(e *Engine) error                  { return e.equipLanes(nil, e.st) }
 func (localRole) started(e *Engine)                      { e.logResumed() }
 func (localRole) waitsWhenDry(o *config.Options) bool    { return o.Revisit.Enabled }
-func (localRole) telemetry(e *Engine, t *view.Telemetry) { e.laneTelemetry(t); e.storeTelemetry(t) }
+func (localRole) telemetry(e *Engine, t *view.Telemetry) { e.laneTelemetry(t); e.fr.Telemetry(t) }
 
 // openStore opens the store at opts.DB: the front's, on one box and on a master.
 func openStore(opts config.Options) (*store.Store, error) {
@@ -98,19 +98,5 @@ func (e *Engine) laneTelemetry(t *view.Telemetry) {
 	if e.dns != nil {
 		h := histogramOf(e.dns.WaitHistogram())
 		t.DNSWait = &h
-	}
-}
-
-// storeTelemetry adds the front's figures: the store's commits and queue, the
-// pages stored by age.
-func (e *Engine) storeTelemetry(t *view.Telemetry) {
-	l := e.st.CommitLatency()
-	h := view.Histogram{Count: l.Count, Sum: l.Sum, Buckets: l.Buckets}
-	t.StoreCommit = &h
-	t.StoreBusy = e.st.WriterBusy()
-	t.StoreQueue = e.st.WriteQueue()
-	t.StoredByAge = make([]int64, len(e.c.StoredByAge))
-	for i := range e.c.StoredByAge {
-		t.StoredByAge[i] = e.c.StoredByAge[i].Load()
 	}
 }

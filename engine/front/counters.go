@@ -145,3 +145,16 @@ func (c *Counters) Response(status int) {
 	}
 	c.ByClass[class].Add(1)
 }
+
+// Telemetry adds the front's figures to a monitoring scrape: the store's commits
+// and write queue, the pages stored by age.
+func (f *Front) Telemetry(t *view.Telemetry) {
+	l := f.Store.CommitLatency()
+	t.StoreCommit = &view.Histogram{Count: l.Count, Sum: l.Sum, Buckets: l.Buckets}
+	t.StoreBusy = f.Store.WriterBusy()
+	t.StoreQueue = f.Store.WriteQueue()
+	t.StoredByAge = make([]int64, len(f.Counters.StoredByAge))
+	for i := range f.Counters.StoredByAge {
+		t.StoredByAge[i] = f.Counters.StoredByAge[i].Load()
+	}
+}
