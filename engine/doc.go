@@ -81,7 +81,7 @@
 // a false positive. The master deals units (a news site, a social site's keyword
 // shard, the registered domain of any other host) to workers, one owner per unit, and
 // re-deals them from measured fetch costs when the workers' loads drift apart
-// (master_balance.go over package balance). Workers send heartbeats, and one that goes
+// (master/balance.go over package balance). Workers send heartbeats, and one that goes
 // silent is dead: its units go to the others and its URLs back to the queue. Package
 // attach serves a running crawl's Control to a console on another terminal or box.
 //
