@@ -177,9 +177,11 @@ func (p masterPort) HandedOut(t frontier.Task)     { p.e.fr.Marks().Taken(t.URL)
 // workerSettings are the crawl settings a worker follows.
 func (e *Engine) workerSettings(hb time.Duration) wire.Settings {
 	o := e.opts
+	render := o.Render
+	render.Browser = "" // a path on the master's box: the worker finds its own
 	return wire.Settings{Lanes: o.Lanes, HostRate: o.HostRate, Politeness: &o.Politeness, Cookies: &o.Cookies, Robots: o.Robots, UserAgent: o.UserAgent,
 		Fetch: o.Fetch, DNS: o.DNS, DNSServers: o.DNSServers, Rotation: o.Rotation, HeartbeatEvery: hb,
-		Etiquette: &o.Etiquette}
+		Etiquette: &o.Etiquette, Render: &render}
 }
 
 // Prepare marks a task in progress in the store as it leaves for a worker: a

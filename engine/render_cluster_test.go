@@ -77,3 +77,39 @@ func TestWorkersRenderReachesTheMastersWARC(t *testing.T) {
 		t.Errorf("export report %+v: want a conversion per rendered page", rep)
 	}
 }
+
+// TestWorkerFollowsTheMastersRenderMode: with render.mode off on the master, its
+// worker renders nothing: the SPA's script is never requested and the master's
+// WARC has no conversion record.
+func TestWorkerFollowsTheMastersRenderMode(t *testing.T) {
+	t.Parallel()
+	if _, err := render.Find(""); err != nil {
+		t.Skip("render: no chromium-headless-shell; apt-get install chromium-headless-shell")
+	}
+	web, err := sandbox.StartSPA([]string{"127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1"}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(web.Close)
+	home := web.URL(sandbox.SPASite)
+	c := startClusterWith(t, enginetest.SandboxConfig(5, 2), 300*time.Millisecond, func(o *config.Options, _ *sandbox.Sandbox) {
+		quickSiteOptions(o, []string{home})
+		o.Render.Mode = "off"
+	})
+	c.worker("w1", "127.0.0.2")
+	c.waitDone(time.Minute)
+	st, err := store.OpenReadOnly(c.opts.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	recs, rep := exportedRecords(t, st)
+	for _, r := range recs {
+		if u := r.header["WARC-Target-URI"]; strings.HasSuffix(u, "/app.js") || r.header["WARC-Type"] == "conversion" {
+			t.Errorf("%s record of %s: the master said render.mode off, yet its worker rendered", r.header["WARC-Type"], u)
+		}
+	}
+	if rep.Pages == 0 {
+		t.Errorf("export report %+v: want the home page stored, fetched plainly", rep)
+	}
+}

@@ -134,6 +134,10 @@ func Options(st wire.Settings, o config.WorkerOptions) (opts config.Options, eve
 	if st.Etiquette != nil { // robots.txt caching and per-site overrides apply on the lanes
 		opts.Etiquette = *st.Etiquette
 	}
+	if st.Render != nil { // the master's render mode, sites and caps; the browser is found here
+		opts.Render = *st.Render
+		opts.Render.Browser = ""
+	}
 	opts.Revisit.Enabled = false // the master schedules revisits
 	opts.AllowPrivate, opts.Resolver = o.AllowPrivate, o.Resolver
 	if len(o.DNSServers) > 0 {

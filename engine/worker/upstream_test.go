@@ -32,3 +32,18 @@ func TestWorkerOptionsFollowTheMasterWithItsOwnOverrides(t *testing.T) {
 		t.Errorf("egresses %+v: want the worker's own as w1-e1, then the granted e1", specs)
 	}
 }
+
+// A worker renders as its master says (mode, sites, caps), with a browser of its
+// own box: the master's browser path does not apply there.
+func TestWorkerRendersAsItsMasterSays(t *testing.T) {
+	t.Parallel()
+	st := wire.Settings{Render: &config.RenderOptions{Mode: "off", Timeout: 3 * time.Second, Browser: "/opt/master/chromium",
+		Sites: []config.RenderSite{{Host: "spa.test", Mode: "always"}}}}
+	opts, _ := Options(st, config.WorkerOptions{Node: "w1"})
+	if opts.Render.Mode != "off" || opts.Render.Timeout != 3*time.Second || opts.Render.Browser != "" || opts.Render.RenderModeFor("spa.test") != "always" {
+		t.Errorf("render options %+v; want the master's, without its browser path", opts.Render)
+	}
+	if opts, _ := Options(wire.Settings{}, config.WorkerOptions{Node: "w1"}); opts.Render.Mode != config.DefaultOptions().Render.Mode {
+		t.Errorf("from a master that sends none: render mode %q; want the default", opts.Render.Mode)
+	}
+}

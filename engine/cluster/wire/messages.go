@@ -79,6 +79,9 @@ type Settings struct {
 	DNSServers     []string                  `json:"dns_servers"`
 	Rotation       config.RotationOptions    `json:"rotation"`
 	HeartbeatEvery time.Duration             `json:"heartbeat_every"`
+	// Render is how the worker renders pages built by script (its browser is its
+	// own: Browser is not the master's path); nil from a master that predates it.
+	Render *config.RenderOptions `json:"render,omitempty"`
 }
 
 // Egress is an egress the master grants from its account table. The password
