@@ -159,9 +159,9 @@ func (c localCrew) pauseHost(host string, paused bool) error {
 	}
 	e.mu.Lock()
 	if paused {
-		e.pausedHosts[host] = true
+		e.run.SetHostPaused(host, true)
 	} else {
-		delete(e.pausedHosts, host)
+		e.run.SetHostPaused(host, false)
 		e.broadcast()
 	}
 	e.mu.Unlock()

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -55,27 +54,26 @@ type Engine struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	mu          sync.Mutex
-	board       *lanes.Board
-	state       view.State
-	startedAt   time.Time
-	paused      bool
-	wake        chan struct{} // closed (and replaced) whenever something paused may go on
-	pausedHosts map[string]bool
-	inHand      int                        // tasks taken by lanes whose processing has not ended
-	rv          *refresh.Runtime           // M2: the revisit tracker, policy, classes and scheduler
-	sites       atomic.Pointer[sites.Book] // declared news and social sites (M3); swapped whole by live steering
-	budget      *front.Budgets             // page budgets per host and site (engine/front)
-	hosts       *hostreport.Book           // the hosts report: per host, site and egress (hosts.go)
-	traps       *frontier.TrapGuard        // crawler-trap guards on found links; nil when all are off
-	variants    *frontier.Canonicals       // URL variants collapsed before the dedupe filter, canonicals remembered
-	guard       *fetch.Guard               // the SSRF policy, for seeds added while the crawl runs
-	steer       *steer.Steerer             // live steering: the changes made, their persistence
-	done        chan struct{}
-	doneOnce    sync.Once
-	stopOnce    sync.Once
-	parentURLs  *lru.Cache[uint64, string] // for the adjacency-groups pane
-	fetchCost   meter.Cost
+	mu         sync.Mutex
+	board      *lanes.Board
+	state      view.State
+	startedAt  time.Time
+	paused     bool
+	wake       chan struct{}              // closed (and replaced) whenever something paused may go on
+	inHand     int                        // tasks taken by lanes whose processing has not ended
+	rv         *refresh.Runtime           // M2: the revisit tracker, policy, classes and scheduler
+	sites      atomic.Pointer[sites.Book] // declared news and social sites (M3); swapped whole by live steering
+	budget     *front.Budgets             // page budgets per host and site (engine/front)
+	hosts      *hostreport.Book           // the hosts report: per host, site and egress (hosts.go)
+	traps      *frontier.TrapGuard        // crawler-trap guards on found links; nil when all are off
+	variants   *frontier.Canonicals       // URL variants collapsed before the dedupe filter, canonicals remembered
+	guard      *fetch.Guard               // the SSRF policy, for seeds added while the crawl runs
+	steer      *steer.Steerer             // live steering: the changes made, their persistence
+	done       chan struct{}
+	doneOnce   sync.Once
+	stopOnce   sync.Once
+	parentURLs *lru.Cache[uint64, string] // for the adjacency-groups pane
+	fetchCost  meter.Cost
 
 	c       front.Counters
 	rate    meter.Rate
@@ -126,18 +124,17 @@ func newEngine(opts config.Options, r role) (*Engine, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	parents, _ := lru.New[uint64, string](8192)
 	e := &Engine{
-		opts:        opts,
-		role:        r,
-		st:          st,
-		scope:       scope,
-		ctx:         ctx,
-		cancel:      cancel,
-		state:       view.StateStarting,
-		wake:        make(chan struct{}),
-		pausedHosts: map[string]bool{},
-		done:        make(chan struct{}),
-		parentURLs:  parents,
-		persist:     make(chan view.Event, 1024),
+		opts:       opts,
+		role:       r,
+		st:         st,
+		scope:      scope,
+		ctx:        ctx,
+		cancel:     cancel,
+		state:      view.StateStarting,
+		wake:       make(chan struct{}),
+		done:       make(chan struct{}),
+		parentURLs: parents,
+		persist:    make(chan view.Event, 1024),
 	}
 	fail := func(err error) (*Engine, error) {
 		if e.dns != nil {
@@ -410,16 +407,6 @@ func (e *Engine) persistEvents() {
 			}
 		}
 	}
-}
-
-// sortedKeys returns a map's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // lanesPeak is the most lanes alive at once: the board's, or on a master its

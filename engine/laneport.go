@@ -68,7 +68,7 @@ func (p lanePort) Next(s *lanes.Slot) (frontier.Task, bool) {
 // is released.
 func (p lanePort) Hold(s *lanes.Slot, t frontier.Task) bool {
 	e := p.e
-	for (e.paused || s.Lane.Paused() || e.pausedHosts[t.Host]) && e.ctx.Err() == nil {
+	for (e.paused || s.Lane.Paused() || e.run.HostPaused(t.Host)) && e.ctx.Err() == nil {
 		s.Status, s.Current, s.NextFetch = view.LanePaused, t.URL, time.Time{}
 		if !e.waitWake() {
 			break

@@ -19,7 +19,7 @@ func (e *Engine) Snapshot() view.Snapshot {
 	s := view.Snapshot{
 		At: now, State: e.state, StartedAt: e.startedAt, NextRound: nextRound, PagesPerSec: rate, RateHistory: hist,
 		QueueDepth: e.board.Queued(), LanesBusy: e.board.Len(), LanesMax: e.board.Max(),
-		PausedHosts: sortedKeys(e.pausedHosts), Egresses: append([]string(nil), e.board.Egresses()...),
+		PausedHosts: e.run.PausedHosts(), Egresses: append([]string(nil), e.board.Egresses()...),
 	}
 	s.Render = e.renderTelemetry() // the pool's own locks, never e.mu
 	if e.disc != nil {

@@ -25,7 +25,7 @@ func TestPauseStopsALaneWaitingWithATaskInHand(t *testing.T) {
 		resume func(e *Engine)
 	}{
 		{"crawl", func(e *Engine) { e.paused = true }, func(e *Engine) { e.Resume() }},
-		{"host", func(e *Engine) { e.pausedHosts["127.0.0.1"] = true }, func(e *Engine) { e.PauseHost("127.0.0.1", false) }},
+		{"host", func(e *Engine) { e.run.SetHostPaused("127.0.0.1", true) }, func(e *Engine) { e.PauseHost("127.0.0.1", false) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -14,7 +14,7 @@ import (
 // master's table.
 func (e *Engine) setupEgress(resolver fetch.Resolver, guard *fetch.Guard, fcfg fetch.Config, we *workerEgress, kept *store.Store) error {
 	s := lanes.EgressSetup{Resolver: resolver, Guard: guard, Fetch: fcfg,
-		Held: func(host string) bool { return e.pausedHosts[host] }} // board calls run under e.mu
+		Held: e.run.HostPaused} // board calls run under e.mu
 	if we != nil {
 		s.Granted, s.Claim = we.granted, we.claim
 	}

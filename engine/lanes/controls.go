@@ -109,3 +109,20 @@ func (r *Runner) AddEgress(spec string) (string, error) {
 	}
 	return a.Name, nil
 }
+
+// SetHostPaused holds or lets go this node's requests to host (the operator's
+// pause): a lane with one of its tasks keeps it in hand, and the board places its
+// tasks on no lane. Mu held.
+func (r *Runner) SetHostPaused(host string, paused bool) {
+	if paused {
+		r.heldHosts[host] = true
+	} else {
+		delete(r.heldHosts, host)
+	}
+}
+
+// HostPaused reports whether the operator paused host. Mu held.
+func (r *Runner) HostPaused(host string) bool { return r.heldHosts[host] }
+
+// PausedHosts are the hosts the operator paused, in order. Mu held.
+func (r *Runner) PausedHosts() []string { return sortedKeys(r.heldHosts) }

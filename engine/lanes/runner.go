@@ -52,6 +52,7 @@ type Runner struct {
 	dialer *fetch.Dialer // checks cross-host redirect targets (SSRF)
 
 	crawlDelay map[string]time.Duration // robots.txt Crawl-delay per host (guarded by Mu)
+	heldHosts  map[string]bool          // hosts the operator paused (guarded by Mu)
 	slots      map[int]*Slot            // the lanes running, by id (guarded by Mu)
 	// rendering are the tasks whose page is rendering after its lane moved on,
 	// by the page's result: still in hand (guarded by Mu).
@@ -70,7 +71,7 @@ type Runner struct {
 func NewRunner(ctx context.Context, mu *sync.Mutex, opts *config.Options, front Front) *Runner {
 	return &Runner{Mu: mu, Ctx: ctx, Opts: opts, Front: front,
 		Robots:     &robots.Cache{TTL: opts.Etiquette.RobotsCacheFor, Retry: opts.Etiquette.RobotsRetry, Now: opts.Now},
-		crawlDelay: map[string]time.Duration{}, slots: map[int]*Slot{}, rendering: map[*fetch.Result]frontier.Task{}}
+		crawlDelay: map[string]time.Duration{}, heldHosts: map[string]bool{}, slots: map[int]*Slot{}, rendering: map[*fetch.Result]frontier.Task{}}
 }
 
 // Start runs a lane the board opened, on its own goroutine. Mu held. A crawl that
