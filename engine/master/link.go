@@ -144,13 +144,20 @@ func (l *Link) release(name string, units []string) {
 	l.host.Unlock()
 }
 
+// controlWaitMin is the least a control request waits for the worker's answer
+// (two heartbeat periods otherwise): a worker on a loaded box takes longer than a
+// short heartbeat period to answer, and a control given up on is a command that
+// failed for the operator (a release given up on is answered with the next
+// heartbeat).
+const controlWaitMin = 5 * time.Second
+
 // Control sends one worker a control request and decodes its reply.
 func (l *Link) Control(name string, c *wire.Control, reply *wire.ControlReply) error {
 	data, err := cluster.Encode(c)
 	if err != nil {
 		return err
 	}
-	msg, err := l.conn.NC.Request(l.sub.Control(name), data, 2*l.o.HeartbeatEvery)
+	msg, err := l.conn.NC.Request(l.sub.Control(name), data, max(2*l.o.HeartbeatEvery, controlWaitMin))
 	if err != nil {
 		return err
 	}
