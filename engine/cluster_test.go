@@ -236,7 +236,9 @@ func TestWorkerJoinsAndLeavesMidCrawl(t *testing.T) {
 		return false
 	})
 	t.Logf("%s", joinedLine)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// The leave waits for the fetches in hand, each behind its host's gap: a
+	// loaded box took more than 30 s for five of them.
+	ctx, cancel := context.WithTimeout(context.Background(), enginetest.Patience)
 	defer cancel()
 	if err := w1.Leave(ctx); err != nil {
 		t.Fatalf("leave: %v", err)
