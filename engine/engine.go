@@ -43,6 +43,8 @@ type Engine struct {
 	disc   *feeds.Discovery // feeds and sitemaps; nil when discovery is off or on a worker
 	// renderer renders the pages built by script; nil without a browser or on a master.
 	renderer *render.Service
+	// verdicts are a master's copy of its workers' render verdicts.
+	verdicts verdictBook
 
 	accounts *route.Accounts // egress account table persistence
 	deferred lanes.Deferrals // deferrals waiting for flushDeferred, and this run's per host (guarded by mu)

@@ -181,7 +181,7 @@ func (e *Engine) workerSettings(hb time.Duration) wire.Settings {
 	render.Browser = "" // a path on the master's box: the worker finds its own
 	return wire.Settings{Lanes: o.Lanes, HostRate: o.HostRate, Politeness: &o.Politeness, Cookies: &o.Cookies, Robots: o.Robots, UserAgent: o.UserAgent,
 		Fetch: o.Fetch, DNS: o.DNS, DNSServers: o.DNSServers, Rotation: o.Rotation, HeartbeatEvery: hb,
-		Etiquette: &o.Etiquette, Render: &render}
+		Etiquette: &o.Etiquette, Render: &render, RenderVerdicts: e.verdicts.snapshot(e.st)}
 }
 
 // Prepare marks a task in progress in the store as it leaves for a worker: a
@@ -198,6 +198,9 @@ func (p masterPort) Commit(r *wire.Result, revisit bool) {
 	if r.Kind == front.SkipSteeredOut { // withdrawn from the worker's board
 		e.fr.EndSteeredOut(r.Task)
 		return
+	}
+	if r.Res != nil {
+		e.verdicts.note(e.st, r.Res.Render)
 	}
 	o := lanes.Outcome{Task: r.Task, Lane: r.Lane, Egress: r.Egress, Node: r.Node, Kind: r.Kind, Res: r.Res, Hops: r.Hops, At: r.At}
 	pr := front.Prior{}

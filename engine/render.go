@@ -51,10 +51,12 @@ const renderVerdictsKey = "render_verdicts"
 
 // saveRenderVerdicts keeps what the decider learned in st (the front's stop).
 func (e *Engine) saveRenderVerdicts(st *store.Store) {
-	if e.renderer == nil {
-		return
+	var vs render.Verdicts
+	if e.renderer != nil {
+		vs = e.renderer.Decider.Verdicts()
+	} else {
+		vs = e.verdicts.snapshot(st) // a master's: its workers' and the last run's
 	}
-	vs := e.renderer.Decider.Verdicts()
 	if len(vs) == 0 {
 		return
 	}

@@ -113,3 +113,43 @@ func TestWorkerFollowsTheMastersRenderMode(t *testing.T) {
 		t.Errorf("export report %+v: want the home page stored, fetched plainly", rep)
 	}
 }
+
+// TestWorkersRenderVerdictsOutliveTheCrawl: what a worker's renders taught (the
+// SPA's articles need rendering) is kept in the master's store, and a worker
+// joining the restarted crawl starts from it, without learning renders again.
+func TestWorkersRenderVerdictsOutliveTheCrawl(t *testing.T) {
+	t.Parallel()
+	if _, err := render.Find(""); err != nil {
+		t.Skip("render: no chromium-headless-shell; apt-get install chromium-headless-shell")
+	}
+	web, err := sandbox.StartSPA([]string{"127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1"}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(web.Close)
+	home := web.URL(sandbox.SPASite)
+	c := startClusterWith(t, enginetest.SandboxConfig(5, 2), 300*time.Millisecond, func(o *config.Options, _ *sandbox.Sandbox) {
+		quickSiteOptions(o, []string{home})
+		o.Render.Timeout = 8 * time.Second
+	})
+	c.worker("w1", "127.0.0.2")
+	c.waitDone(time.Minute)
+	st, err := store.OpenReadOnly(c.opts.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := st.GetMeta("render_verdicts")
+	st.Close()
+	if err != nil || !strings.Contains(string(raw), `"127.0.0.1/a":true`) {
+		t.Errorf("the master's store keeps render verdicts %s (%v); want the SPA's article section (/a/) as needing rendering", raw, err)
+	}
+	c.startMaster() // the crawl restarted on its store
+	w := c.worker("w2", "127.0.0.3")
+	r := w.Engine().Renderer()
+	if r == nil {
+		t.Fatal("the worker has no renderer")
+	}
+	if known, dynamic := r.Decider.Verdict("127.0.0.1", strings.TrimSuffix(home, "/")+"/a/1"); !known || !dynamic {
+		t.Errorf("a worker joining the restarted crawl: the SPA article section's verdict known=%v dynamic=%v; want it known as needing rendering", known, dynamic)
+	}
+}

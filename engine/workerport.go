@@ -29,6 +29,9 @@ func StartWorker(o config.WorkerOptions) (*Worker, error) {
 		if err != nil {
 			return nil, err
 		}
+		if e.renderer != nil { // what the crawl learned before this worker joined
+			e.renderer.Decider.Restore(n.RenderVerdicts())
+		}
 		e.front = &remoteFront{e: e, box: n.Outbox()}
 		e.run.Lease = n.LeaseWait
 		w.e = e

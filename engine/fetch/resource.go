@@ -23,6 +23,11 @@ type Rendering struct {
 	// failed: time cap, request cap, navigation away, crash), or how a render
 	// ended early; empty for a clean render.
 	Note string `json:"note,omitempty"`
+	// Section and Dynamic are the verdict the render taught its section
+	// (engine/render.Verdicts: the section's key and whether its pages need
+	// rendering); Section is empty when the render taught nothing.
+	Section string `json:"section,omitempty"`
+	Dynamic bool   `json:"dynamic,omitempty"`
 	// Sub are the page's own requests and their responses as they crossed the
 	// wire, each with its body (Exchange.Body), for the archive.
 	Sub []Exchange `json:"-"`

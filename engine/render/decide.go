@@ -173,8 +173,15 @@ func (d *Decider) every() int {
 
 // Learn keeps what a render showed against the plain fetch for the page's section.
 func (d *Decider) Learn(host, rawURL string, plain, rendered Features) {
+	d.LearnVerdict(host, rawURL, plain, rendered)
+}
+
+// LearnVerdict is Learn, returning the section (its Verdicts key) and its verdict
+// after it: what a worker sends its master, which keeps it for the crawl's next run.
+func (d *Decider) LearnVerdict(host, rawURL string, plain, rendered Features) (section string, dynamic bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	section = sectionKey(host, rawURL)
 	v := d.section(host, rawURL)
 	v.compared++
 	gained := Gained(plain, rendered)
@@ -190,6 +197,7 @@ func (d *Decider) Learn(host, rawURL string, plain, rendered Features) {
 			v.dynamic, v.misses = false, 0
 		}
 	}
+	return section, v.dynamic
 }
 
 // Verdict is a section's verdict: known and whether it needs rendering.

@@ -116,3 +116,17 @@ func TestDeciderVerdictsRestore(t *testing.T) {
 		t.Errorf("the section the decider learned itself: known=%v dynamic=%v; want its own verdict kept", known, dynamic)
 	}
 }
+
+// LearnVerdict names the section a render taught and its verdict, as Verdicts
+// keys it: what a worker sends its master.
+func TestLearnVerdictNamesTheSection(t *testing.T) {
+	d := &Decider{}
+	shell := Features{Links: 2, Shell: true}
+	sec, dynamic := d.LearnVerdict("spa.test", "http://spa.test/a/1", shell, Features{Links: 30, Text: 2000})
+	if sec != "spa.test/a" || !dynamic {
+		t.Errorf("LearnVerdict = %q, %v; want spa.test/a, true", sec, dynamic)
+	}
+	if vs := d.Verdicts(); len(vs) != 1 || !vs[sec] {
+		t.Errorf("Verdicts %v; want the section LearnVerdict named", vs)
+	}
+}

@@ -163,7 +163,7 @@ func (s *Service) render(ctx context.Context, egress, host string, res *fetch.Re
 	rendered := DOMFeatures(out.DOM)
 	rep.Rendered, rep.Features, rep.Note = true, rendered, out.Note
 	if out.Note == "" { // a page cut at the time cap says nothing of its section
-		s.Decider.Learn(host, res.FinalURL, plain, rendered)
+		rd.Section, rd.Dynamic = s.Decider.LearnVerdict(host, res.FinalURL, plain, rendered)
 	}
 	hs.Renders++
 	hs.Requests += int64(out.Requests)

@@ -81,12 +81,14 @@ type Node struct {
 	sub   wire.Subjects
 
 	hbEvery time.Duration
-	cons    jetstream.ConsumeContext
-	ctlSub  *nats.Subscription
-	ready   chan struct{} // closed once the lanes run: control requests wait for it
-	box     *Outbox       // results and deferrals to the master
-	up      *Upstream     // join, heartbeat, claim and leave requests
-	lease   *Lease        // its hold on the hosts the master dealt it
+	// verdicts are the render verdicts the master gave at join (RenderVerdicts).
+	verdicts map[string]bool
+	cons     jetstream.ConsumeContext
+	ctlSub   *nats.Subscription
+	ready    chan struct{} // closed once the lanes run: control requests wait for it
+	box      *Outbox       // results and deferrals to the master
+	up       *Upstream     // join, heartbeat, claim and leave requests
+	lease    *Lease        // its hold on the hosts the master dealt it
 	// beats is held to silence the heartbeats (a worker paused or cut off, as the
 	// master sees it).
 	beats   sync.Mutex
@@ -113,6 +115,10 @@ type Node struct {
 // handBackPerBeat caps the hand-backs one heartbeat carries (a release gives back at
 // most the master's window, 512 by default); the rest go with the next ones.
 const handBackPerBeat = 512
+
+// RenderVerdicts are the render verdicts the master gave at join: the crawl's
+// sections known to need rendering or not, for the worker's decider to start from.
+func (n *Node) RenderVerdicts() map[string]bool { return n.verdicts }
 
 // Start joins the master, builds the lanes with build and starts fetching what the
 // master hands out.
@@ -150,6 +156,7 @@ func Start(o config.WorkerOptions, build Build) (*Node, error) {
 	n.lease.Grant(sent, reply.Lease)
 	var opts config.Options
 	opts, n.hbEvery = Options(reply.Settings, o)
+	n.verdicts = reply.Settings.RenderVerdicts
 	granted := Egresses(o, reply.Egress)
 	l, err := build(n, opts, granted)
 	if err != nil {

@@ -82,6 +82,10 @@ type Settings struct {
 	// Render is how the worker renders pages built by script (its browser is its
 	// own: Browser is not the master's path); nil from a master that predates it.
 	Render *config.RenderOptions `json:"render,omitempty"`
+	// RenderVerdicts are the render verdicts the crawl learned (engine/render.Verdicts:
+	// a section of a host to whether its pages need rendering), so that a worker
+	// does not learn again what another worker, or the last run, did.
+	RenderVerdicts map[string]bool `json:"render_verdicts,omitempty"`
 }
 
 // Egress is an egress the master grants from its account table. The password

@@ -1,0 +1,77 @@
+package engine
+
+import (
+	"encoding/json"
+	"sync"
+
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/render"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// verdictBook is a master's copy of the render verdicts its workers learned (each
+// rendering page's result says its section's verdict): kept in the store at the
+// front's stop as a one-box crawl keeps its decider's, and given to every worker
+// at join, so that a restarted crawl, or a host dealt to another worker, is not
+// learned again.
+type verdictBook struct {
+	once sync.Once
+	mu   sync.Mutex
+	m    render.Verdicts
+}
+
+// maxBookVerdicts bounds the book (render's own bound on its sections) and what a
+// join reply carries of it: a section key is some 40 bytes of JSON, and a reply
+// is at most wire.MaxMessage (1 MiB).
+const maxBookVerdicts = 10000
+
+// load reads the last run's verdicts from st, once.
+func (b *verdictBook) load(st *store.Store) {
+	b.once.Do(func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		b.m = render.Verdicts{}
+		if st == nil {
+			return
+		}
+		if raw, err := st.GetMeta(renderVerdictsKey); err == nil {
+			var vs render.Verdicts
+			if json.Unmarshal(raw, &vs) == nil {
+				for k, v := range vs {
+					if len(b.m) >= maxBookVerdicts {
+						break
+					}
+					b.m[k] = v
+				}
+			}
+		}
+	})
+}
+
+// note keeps the verdict a worker's render taught its section.
+func (b *verdictBook) note(st *store.Store, rd *fetch.Rendering) {
+	if rd == nil || rd.Section == "" || len(rd.Section) > 300 {
+		return
+	}
+	b.load(st)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if _, ok := b.m[rd.Section]; ok || len(b.m) < maxBookVerdicts {
+		b.m[rd.Section] = rd.Dynamic
+	}
+}
+
+// snapshot is a copy of the book (nil when empty).
+func (b *verdictBook) snapshot(st *store.Store) map[string]bool {
+	b.load(st)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.m) == 0 {
+		return nil
+	}
+	out := make(map[string]bool, len(b.m))
+	for k, v := range b.m {
+		out[k] = v
+	}
+	return out
+}
