@@ -86,8 +86,8 @@ func richSnapshot() view.Snapshot {
 		RoundPages: 900, AccessTime: 3 * time.Second, VPNConnect: 10 * time.Second, ExpectTime: time.Hour, LanesPerWorker: 8, Workers: 1}
 	s.NextRound = time.Now().Add(time.Hour).Round(0)
 	s.Totals.ConfirmFetches = 3
-	s.Render = &view.RenderStats{Running: true, Contexts: 4, Busy: 1, PSSMB: 288, Renders: 31, Failed: 1, Recycled: 2, Restarts: 1,
-		Requests: 140, Seconds: 27.5, Hosts: []view.RenderHost{{Host: "spa.sandbox.test", Renders: 31, Failed: 1, Requests: 140, Seconds: 27.5}}}
+	s.Render = &view.RenderStats{Running: true, Contexts: 4, Busy: 1, PSSMB: 288, Renders: 31, Failed: 1, Recycled: 2, Restarts: 1, Unsettled: 2,
+		Requests: 140, Seconds: 27.5, Hosts: []view.RenderHost{{Host: "spa.sandbox.test", Renders: 31, Failed: 1, Requests: 140, Seconds: 27.5, Unsettled: 2}}}
 	s.DNS.Stats.Rejected = 2
 	s.DNS.Stats.WaitP50Ms = 0.25
 	s.DNS.Stats.WaitHistogram = []dnscache.HistBucket{{UpToMs: 0, Count: 40000}, {UpToMs: 0.5, Count: 12}}
@@ -109,7 +109,7 @@ func richSnapshot() view.Snapshot {
 	s.Sites.Sites[0].TotalUsed, s.Sites.Sites[0].BudgetTotal = 41, 900
 	s.Join = "crawlconsole worker --join nats://127.0.0.1:4222 --name NAME --token-file m.db.token"
 	s.Hosts.Untracked = 2
-	s.Hosts.Render = map[string]view.RenderHost{"spa.sandbox.test": {Host: "spa.sandbox.test", Renders: 31, Failed: 1, Requests: 140, Seconds: 27.5}}
+	s.Hosts.Render = map[string]view.RenderHost{"spa.sandbox.test": {Host: "spa.sandbox.test", Renders: 31, Failed: 1, Requests: 140, Seconds: 27.5, Unsettled: 2}}
 	s.Lanes[0].Rendered, s.Lanes[0].Rendering, s.Lanes[0].RenderTime = 31, 2, 27500*time.Millisecond
 	return s
 }
