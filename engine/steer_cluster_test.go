@@ -21,7 +21,7 @@ import (
 func TestMasterDealsAKeywordAddedLive(t *testing.T) {
 	t.Parallel()
 	var social *sandbox.Site
-	c := startClusterWith(t, enginetest.SandboxConfig(21, 24), 300*time.Millisecond, func(o *config.Options, sb *sandbox.Sandbox) {
+	c := prepareCluster(t, enginetest.SandboxConfig(21, 24), 300*time.Millisecond, func(o *config.Options, sb *sandbox.Sandbox) {
 		o.Seeds = nil
 		for _, s := range sb.Info().Sites {
 			site := config.SiteOptions{Name: s.Domain, Kind: config.SiteNews, Entry: s.Entry, Keywords: s.Keywords, Class: s.Class}
@@ -41,6 +41,14 @@ func TestMasterDealsAKeywordAddedLive(t *testing.T) {
 	if social == nil {
 		t.Skip("this sandbox seed has no social site")
 	}
+	// No worker is taken for dead: the shard's owner is read as the worker whose
+	// shard count rose after the command, so only the deal may change who holds
+	// what. With the default timeout (3 heartbeats, 900 ms here) a loaded machine
+	// stalling a worker got it buried and rejoined meanwhile: its units went to the
+	// other worker and came back in the rejoin's spread, and the count that rose
+	// was not the one of the worker the keyword was dealt to.
+	c.timeout = time.Minute
+	c.startMaster()
 	ips := map[string]string{}
 	for i, name := range []string{"w1", "w2"} {
 		a := "127.0.0." + strconv.Itoa(2+i)
