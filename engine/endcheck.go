@@ -34,10 +34,11 @@ const (
 
 // endChecked tells whether the store agreed the crawl ran dry; false starts the
 // check (or waits for the one running), which calls checkIdle again. A crawl with
-// no store of its own (a worker: its master decides), or with revisits waiting
-// in memory (their rows unprocessed by design), is not checked. Caller holds e.mu.
+// revisits waiting in memory (their rows unprocessed by design) is not checked.
+// It is the front's on one box and a master (a worker's master checks its own).
+// Caller holds e.mu.
 func (e *Engine) endChecked() bool {
-	if e.st == nil || e.end.passed || e.fr.Marks().Pending() > 0 {
+	if e.end.passed || e.fr.Marks().Pending() > 0 {
 		return true
 	}
 	if !e.end.running {

@@ -260,7 +260,7 @@ func (e *Engine) checkIdle() {
 			e.fr.StartRefill()
 			return
 		}
-		if !e.endChecked() {
+		if !e.front.endChecked() {
 			return // the store is asked first (endcheck.go)
 		}
 		e.doneOnce.Do(func() { close(e.done) })

@@ -34,6 +34,10 @@ type frontPort interface {
 	// requeueDeferred queues again the deferred URLs whose time has come (the
 	// master does it for what its workers deferred).
 	requeueDeferred()
+	// endChecked tells whether the front's store agreed that the crawl ran dry,
+	// false while it is asked (endcheck.go); a worker's master decides, so a
+	// worker's front always agrees.
+	endChecked() bool
 	// start, run, started and stop are the front's part of the crawl's Start and
 	// Stop (front.go); close closes its store, if it has one, once the crawl stopped.
 	start() error
@@ -75,6 +79,8 @@ func (f localFront) withdrawn(t frontier.Task) { f.e.fr.EndSteeredOut(t) }
 func (f localFront) refused(r store.Refusal) { f.e.st.AddRefusal(r) }
 
 func (f localFront) close() error { return f.e.st.Close() }
+
+func (f localFront) endChecked() bool { return f.e.endChecked() }
 
 func (f localFront) deferURLs(list []lanes.Deferred) {
 	for _, d := range list {
