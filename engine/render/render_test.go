@@ -30,7 +30,7 @@ const spaApp = `fetch('/api/list').then(r=>r.json()).then(a=>{
 // did not come through the job's Fetch (the browser's own network).
 type testServer struct {
 	*httptest.Server
-	direct, via, images atomic.Int64
+	direct, via, images, popups atomic.Int64
 }
 
 const viaUA = "render-test-client"
@@ -52,6 +52,8 @@ func newTestServer(t *testing.T) *testServer {
 			io.WriteString(w, `["/a/1","/a/2","/a/3"]`)
 		case "/pic.png":
 			ts.images.Add(1)
+		case "/popup":
+			ts.popups.Add(1)
 		case "/flood.js":
 			w.Header().Set("Content-Type", "application/javascript")
 			io.WriteString(w, `for(let i=0;i<10000;i++){fetch('/api/list?i='+i)}`)
@@ -153,6 +155,38 @@ func TestRenderHostilePagesAreCapped(t *testing.T) {
 		t.Errorf("server saw %d requests not from the crawler's client", ts.direct.Load())
 	}
 	t.Log(st)
+}
+
+// A page that opens popups is read as itself, and none of its popups is loaded; a
+// page that allocates until its renderer dies fails alone, within the cap, and the
+// pool renders the next page in a fresh context.
+func TestRenderContainsPopupsAndMemoryHogs(t *testing.T) {
+	ts := newTestServer(t)
+	p := testPool(t, Config{Timeout: 3 * time.Second, Settle: 200 * time.Millisecond})
+	popups := `<html><body><div id=root></div><script>for(let i=0;i<20;i++){window.open('/popup')}
+document.getElementById('root').textContent='built after the popups';</script></body></html>`
+	out, err := p.Render(t.Context(), ts.job("/opens", popups, 200))
+	if err != nil || !strings.Contains(string(out.DOM), "built after the popups") {
+		t.Fatalf("popup page: %v; want its own DOM read", err)
+	}
+	if n := ts.popups.Load(); n != 0 {
+		t.Errorf("the popups were loaded %d times; want none", n)
+	}
+	hog := `<html><body><div id=root></div><script>const a=[];for(;;){a.push(new Array(1<<20).fill(1.5))}</script></body></html>`
+	start := time.Now()
+	if _, err := p.Render(t.Context(), ts.job("/hog", hog, 200)); err == nil {
+		t.Error("a page that allocates without end rendered; want it failed")
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the memory hog took %v, past the 3 s cap", d)
+	}
+	out, err = p.Render(t.Context(), ts.job("/", spaShell, 200))
+	if err != nil || !strings.Contains(string(out.DOM), `href="/a/2"`) {
+		t.Fatalf("render after the memory hog: %v", err)
+	}
+	if st := p.Stats(); st.Failed != 1 || st.Recycled < 1 {
+		t.Errorf("stats %+v; want the hog alone failed and its context recycled", st)
+	}
 }
 
 // A page that builds its content a moment after load (a short timer, no request)
