@@ -7,7 +7,6 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
-	"github.com/crawlconsole/crawlconsole/engine/render"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -19,14 +18,7 @@ import (
 // to the page's response.
 func TestWorkersRenderReachesTheMastersWARC(t *testing.T) {
 	t.Parallel()
-	if _, err := render.Find(""); err != nil {
-		t.Skip("render: no chromium-headless-shell; apt-get install chromium-headless-shell")
-	}
-	web, err := sandbox.StartSPA([]string{"127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1"}, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(web.Close)
+	web := enginetest.SPAWeb(t, 2)
 	home := web.URL(sandbox.SPASite)
 	c := startClusterWith(t, enginetest.SandboxConfig(5, 2), 300*time.Millisecond, func(o *config.Options, _ *sandbox.Sandbox) {
 		quickSiteOptions(o, []string{home})
@@ -83,14 +75,7 @@ func TestWorkersRenderReachesTheMastersWARC(t *testing.T) {
 // WARC has no conversion record.
 func TestWorkerFollowsTheMastersRenderMode(t *testing.T) {
 	t.Parallel()
-	if _, err := render.Find(""); err != nil {
-		t.Skip("render: no chromium-headless-shell; apt-get install chromium-headless-shell")
-	}
-	web, err := sandbox.StartSPA([]string{"127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1"}, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(web.Close)
+	web := enginetest.SPAWeb(t, 2)
 	home := web.URL(sandbox.SPASite)
 	c := startClusterWith(t, enginetest.SandboxConfig(5, 2), 300*time.Millisecond, func(o *config.Options, _ *sandbox.Sandbox) {
 		quickSiteOptions(o, []string{home})
@@ -119,14 +104,7 @@ func TestWorkerFollowsTheMastersRenderMode(t *testing.T) {
 // joining the restarted crawl starts from it, without learning renders again.
 func TestWorkersRenderVerdictsOutliveTheCrawl(t *testing.T) {
 	t.Parallel()
-	if _, err := render.Find(""); err != nil {
-		t.Skip("render: no chromium-headless-shell; apt-get install chromium-headless-shell")
-	}
-	web, err := sandbox.StartSPA([]string{"127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1"}, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(web.Close)
+	web := enginetest.SPAWeb(t, 2)
 	home := web.URL(sandbox.SPASite)
 	c := startClusterWith(t, enginetest.SandboxConfig(5, 2), 300*time.Millisecond, func(o *config.Options, _ *sandbox.Sandbox) {
 		quickSiteOptions(o, []string{home})

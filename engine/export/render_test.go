@@ -8,8 +8,8 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/engine/export"
-	"github.com/crawlconsole/crawlconsole/engine/render"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -20,14 +20,7 @@ import (
 // and a response record), and the DOM the browser built, as a conversion record
 // referring to the page's response; warcio.js reads every record.
 func TestWARCExportOfRenderedPages(t *testing.T) {
-	if _, err := render.Find(""); err != nil {
-		t.Skip("render: no chromium-headless-shell; apt-get install chromium-headless-shell")
-	}
-	web, err := sandbox.StartSPA([]string{"127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1"}, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(web.Close)
+	web := enginetest.SPAWeb(t, 2)
 	o := config.DefaultOptions()
 	o.Seeds = []string{web.URL(sandbox.SPASite)}
 	o.DB = filepath.Join(t.TempDir(), "c.db")
