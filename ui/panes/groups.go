@@ -200,8 +200,10 @@ func (p *groupsPane) Update(msg tea.Msg) tea.Cmd {
 		cmd, _ := commands.LaneKey(p.c, k, t, "no group selected", p.pausedHosts, p.egress)
 		return cmd
 	case pane.ClickMsg:
-		p.list.Cursor = p.list.Offset + msg.Row - 1
-		p.list.Clamp(len(p.rows))
+		if msg.Row >= 1 { // row 0 is the column header
+			p.list.Cursor = p.list.Offset + msg.Row - 1
+			p.list.Clamp(len(p.rows))
+		}
 	}
 	return nil
 }

@@ -124,8 +124,7 @@ func (p *lanesPane) Update(msg tea.Msg) tea.Cmd {
 		cmd, _ := commands.LaneKey(p.c, k, t, "no lane selected", p.pausedHosts, p.egress)
 		return cmd
 	case pane.ClickMsg:
-		p.rows.List.Cursor = p.rows.List.Offset + msg.Row - 1
-		p.rows.List.Clamp(p.rows.Len())
+		p.rows.Click(msg.Row, 1) // row 0 is the column header
 	}
 	return nil
 }
