@@ -65,48 +65,20 @@ func discLaneSimulateHazard(pubs [][]float64, plan discHazardPlan, from, to, war
 		d := plan.c * math.Pow(mean[i], plan.beta) * math.Pow(a, plan.gamma)
 		return min(wait+max(d, slot), 86400)
 	}
-	var queue []float64
-	var delays []float64
-	end := to + 86400
-	for now := start; now < end && len(delays) < measured; now += slot {
-		if len(queue) > 0 {
-			if pub := queue[0]; pub >= from && pub < to {
-				delays = append(delays, now-pub)
-			}
-			queue = queue[1:]
-			continue
-		}
-		due := -1
-		for i := range n {
-			if next[i] <= now && (due < 0 || next[i] < next[due]) {
-				due = i
-			}
-		}
-		if due < 0 {
-			continue
-		}
-		if now >= from && now < to {
-			reads++
-		}
-		found := false
+	return discLaneRun(start, from, to, slot, measured, next, func(due int, now float64) []float64 {
+		first := seen[due]
 		for seen[due] < len(sorted[due]) && sorted[due][seen[due]] <= now {
-			queue = append(queue, sorted[due][seen[due]])
 			if plan.dated {
 				last[due] = sorted[due][seen[due]]
 			}
 			seen[due]++
-			found = true
 		}
-		if found && !plan.dated {
+		if seen[due] > first && !plan.dated {
 			last[due] = now
 		}
 		next[due] = now + interval(due, now)
-	}
-	if len(delays) < measured {
-		return math.Inf(1), reads
-	}
-	slices.Sort(delays)
-	return delays[int(math.Ceil(0.95*float64(len(delays))))-1], reads
+		return sorted[due][first:seen[due]]
+	})
 }
 
 // discHazardBest is the least p95 over c for one (beta, gamma): a golden-section

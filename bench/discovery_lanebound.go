@@ -127,6 +127,27 @@ func discLaneSimulate(pubs [][]float64, iv []float64, from, to, warm, slot float
 			}
 		}
 	}
+	p95, _ := discLaneRun(start, from, to, slot, measured, next, func(due int, now float64) []float64 {
+		first := seen[due]
+		for seen[due] < len(sorted[due]) && sorted[due][seen[due]] <= now {
+			seen[due]++
+		}
+		next[due] += iv[due]
+		if next[due] < now {
+			next[due] = now + iv[due] // a read that came late does not bunch the next
+		}
+		return sorted[due][first:seen[due]]
+	})
+	return p95
+}
+
+// discLaneRun is the one-fetch-a-slot server both lane bounds run. From start, each
+// slot fetches the article found first and not yet fetched, or else reads the site
+// most overdue (next[i] <= now): read returns the articles that read found and sets
+// next[due]. It returns the p95 delay of the measured articles published in
+// [from, to) (+Inf if one is never fetched by to plus a day) and the reads made in
+// that window.
+func discLaneRun(start, from, to, slot float64, measured int, next []float64, read func(due int, now float64) []float64) (p95 float64, reads int) {
 	var queue []float64 // found articles' publication times, in the order found
 	var delays []float64
 	end := to + 86400
@@ -139,7 +160,7 @@ func discLaneSimulate(pubs [][]float64, iv []float64, from, to, warm, slot float
 			continue
 		}
 		due := -1
-		for i := range n {
+		for i := range next {
 			if next[i] <= now && (due < 0 || next[i] < next[due]) {
 				due = i
 			}
@@ -147,20 +168,16 @@ func discLaneSimulate(pubs [][]float64, iv []float64, from, to, warm, slot float
 		if due < 0 {
 			continue // the slot goes unused
 		}
-		for seen[due] < len(sorted[due]) && sorted[due][seen[due]] <= now {
-			queue = append(queue, sorted[due][seen[due]])
-			seen[due]++
+		if now >= from && now < to {
+			reads++
 		}
-		next[due] += iv[due]
-		if next[due] < now {
-			next[due] = now + iv[due] // a read that came late does not bunch the next
-		}
+		queue = append(queue, read(due, now)...)
 	}
 	if len(delays) < measured {
-		return math.Inf(1)
+		return math.Inf(1), reads
 	}
 	slices.Sort(delays)
-	return delays[int(math.Ceil(0.95*float64(len(delays))))-1]
+	return delays[int(math.Ceil(0.95*float64(len(delays))))-1], reads
 }
 
 // discLivePublished is what the live bench's sites published from a day before its
