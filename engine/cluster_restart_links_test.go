@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
-	"github.com/crawlconsole/crawlconsole/store"
 )
 
 // A master restarted on its database alone (no seeds given) takes the results its
@@ -75,21 +74,9 @@ func TestMasterRestartQueuesTheLinksOfResultsItFindsWaiting(t *testing.T) {
 	if err := m2.Start(); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-m2.Done():
-	case <-time.After(patience):
-		t.Fatalf("the restarted master's crawl did not end within %v", patience)
-	}
+	waitDone(t, m2, patience)
 	m2.Close()
-	st, err := store.OpenReadOnly(o.DB)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	pages, err := st.PageURLs()
-	if err != nil {
-		t.Fatal(err)
-	}
+	pages := storedPages(t, o.DB)
 	if len(pages) != 9 {
 		t.Fatalf("stored %d pages (%s); want the seed and its 8 links: the links of the page the restarted master took first were lost",
 			len(pages), strings.Join(pages, " "))

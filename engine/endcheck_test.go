@@ -49,21 +49,9 @@ func TestCrawlDoesNotEndWithAURLLeftQueuedInTheStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	site.unfreeze()
-	select {
-	case <-e.Done():
-	case <-time.After(patience):
-		t.Fatalf("the crawl did not end within %v", patience)
-	}
+	waitDone(t, e, patience)
 	e.Close()
-	st, err := store.OpenReadOnly(o.DB)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	pages, err := st.PageURLs()
-	if err != nil {
-		t.Fatal(err)
-	}
+	pages := storedPages(t, o.DB)
 	if !slices.Contains(pages, lost) {
 		t.Fatalf("the crawl ended with %v stored; %s, queued in the store, was never fetched", pages, lost)
 	}
