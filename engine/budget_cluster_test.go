@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/cluster"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/steer"
@@ -120,57 +121,13 @@ func TestHostBudgetSetLiveHoldsWhatTheBoardHolds(t *testing.T) {
 // 20 claimed (60 pages under a budget of 40).
 func TestHostBudgetHoldsAcrossAMasterRestart(t *testing.T) {
 	t.Parallel()
-	const pages, budget, lanes, window = 200, 40, 4, 20
-	w := newHubWeb(t, 1, pages)
-	w.hold, w.arrived = make(chan struct{}), make(chan string, 64)
-	o := hubOptions(t, w)
-	_, conn := startTestNATS(t)
-	master := func(name string) *Engine {
-		m, err := NewMaster(o, config.MasterOptions{Conn: conn(name), HeartbeatEvery: 200 * time.Millisecond, Window: window})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { m.Close() })
-		if err := m.Start(); err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
-	m1 := master("master")
-	wk, err := StartWorker(config.WorkerOptions{Conn: conn("w1"), Node: "w1", Egress: []string{"bind:127.0.0.75"},
-		AllowPrivate: []string{"127.0.0.0/8"}, LanesMax: lanes})
-	if err != nil {
+	r := budgetBeforeRestart(t, "127.0.0.75")
+	m2 := r.master(t, "master2")
+	if err := m2.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(wk.Close)
-	select {
-	case <-w.arrived:
-	case <-time.After(3 * crawlPatience):
-		t.Fatal("no request past the first page")
-	}
-	s, _ := steer.Parse(strings.Fields(fmt.Sprintf("budget host %s %d total", w.host(0), budget)))
-	if _, err := m1.Steer(s); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the worker holding its window", func() bool { return wk.Engine().Snapshot().QueueDepth >= window-lanes })
-	m1.Close()
-	o.Seeds = nil
-	m2 := master("master2")
-	waitFor(t, "the worker rejoined", func() bool {
-		for _, ev := range wk.Engine().EventsSince(0, 0) {
-			if strings.Contains(ev.Msg, "joined again") {
-				return true
-			}
-		}
-		return false
-	})
-	close(w.hold)
-	waitDone(t, m2, 60*time.Second)
-	t.Logf("%s served %d pages under a budget of %d", w.host(0), w.count(0), budget)
-	if got := w.count(0); got > budget+lanes {
-		t.Errorf("%s served %d pages under a total budget of %d set live before the master restarted; want at most %d (the budget and %d lanes in flight)",
-			w.host(0), got, budget, budget+lanes, lanes)
-	}
+	waitFor(t, "the worker rejoined", r.rejoined)
+	r.check(t, m2, "")
 }
 
 // The same budget holds when the worker's rejoin is the first thing the restarted
@@ -179,66 +136,95 @@ func TestHostBudgetHoldsAcrossAMasterRestart(t *testing.T) {
 // the counts read back from the store; before, the crew listened before either
 // was back, and a rejoin taken then had its claims admitted with no budget at all.
 func TestHostBudgetHoldsWhenTheRejoinComesFirst(t *testing.T) {
-	const pages, budget, lanes, window = 200, 40, 4, 20
-	w := newHubWeb(t, 1, pages)
-	w.hold, w.arrived = make(chan struct{}), make(chan string, 64)
-	o := hubOptions(t, w)
-	_, conn := startTestNATS(t)
-	mo := config.MasterOptions{HeartbeatEvery: 200 * time.Millisecond, Window: window}
-	mo.Conn = conn("master")
-	m1, err := NewMaster(o, mo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m1.Close() })
-	if err := m1.Start(); err != nil {
-		t.Fatal(err)
-	}
-	wk, err := StartWorker(config.WorkerOptions{Conn: conn("w1"), Node: "w1", Egress: []string{"bind:127.0.0.76"},
-		AllowPrivate: []string{"127.0.0.0/8"}, LanesMax: lanes})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(wk.Close)
-	select {
-	case <-w.arrived:
-	case <-time.After(3 * crawlPatience):
-		t.Fatal("no request past the first page")
-	}
-	s, _ := steer.Parse(strings.Fields(fmt.Sprintf("budget host %s %d total", w.host(0), budget)))
-	if _, err := m1.Steer(s); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the worker holding its window", func() bool { return wk.Engine().Snapshot().QueueDepth >= window-lanes })
-	m1.Close()
-	o.Seeds = nil
-	mo.Conn = conn("master2")
-	m2, err := NewMaster(o, mo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m2.Close() })
+	r := budgetBeforeRestart(t, "127.0.0.76")
+	m2 := r.master(t, "master2")
 	crewStarted = func(e *Engine) {
-		if e != m2 {
-			return
+		if e == m2 {
+			waitFor(t, "the worker rejoined", r.rejoined)
 		}
-		waitFor(t, "the worker rejoined", func() bool {
-			for _, ev := range wk.Engine().EventsSince(0, 0) {
-				if strings.Contains(ev.Msg, "joined again") {
-					return true
-				}
-			}
-			return false
-		})
 	}
 	t.Cleanup(func() { crewStarted = nil })
 	if err := m2.Start(); err != nil {
 		t.Fatal(err)
 	}
-	close(w.hold)
+	r.check(t, m2, ", its worker's rejoin taken first")
+}
+
+// budgetRestart is a crawl of one host of 200 pages by a master and one worker of
+// 4 lanes, with a total budget of 40 set live on the host and the master stopped
+// while the worker holds a window of 20 of its tasks, its lanes hanging on 4.
+type budgetRestart struct {
+	w    *hubWeb
+	o    config.Options
+	conn func(name string) *cluster.Conn
+	wk   *Worker
+}
+
+const budgetRestartPages, budgetRestartBudget, budgetRestartLanes, budgetRestartWindow = 200, 40, 4, 20
+
+// budgetBeforeRestart runs the crawl up to the master's stop, its worker bound to bind.
+func budgetBeforeRestart(t *testing.T, bind string) *budgetRestart {
+	w := newHubWeb(t, 1, budgetRestartPages)
+	w.hold, w.arrived = make(chan struct{}), make(chan string, 64)
+	_, conn := startTestNATS(t)
+	r := &budgetRestart{w: w, o: hubOptions(t, w), conn: conn}
+	m1 := r.master(t, "master")
+	if err := m1.Start(); err != nil {
+		t.Fatal(err)
+	}
+	wk, err := StartWorker(config.WorkerOptions{Conn: conn("w1"), Node: "w1", Egress: []string{"bind:" + bind},
+		AllowPrivate: []string{"127.0.0.0/8"}, LanesMax: budgetRestartLanes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(wk.Close)
+	r.wk = wk
+	select {
+	case <-w.arrived:
+	case <-time.After(3 * crawlPatience):
+		t.Fatal("no request past the first page")
+	}
+	s, _ := steer.Parse(strings.Fields(fmt.Sprintf("budget host %s %d total", w.host(0), budgetRestartBudget)))
+	if _, err := m1.Steer(s); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the worker holding its window", func() bool {
+		return wk.Engine().Snapshot().QueueDepth >= budgetRestartWindow-budgetRestartLanes
+	})
+	m1.Close()
+	r.o.Seeds = nil
+	return r
+}
+
+// master builds (does not start) a master of the crawl named name.
+func (r *budgetRestart) master(t *testing.T, name string) *Engine {
+	m, err := NewMaster(r.o, config.MasterOptions{Conn: r.conn(name), HeartbeatEvery: 200 * time.Millisecond, Window: budgetRestartWindow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+// rejoined says whether the worker joined the restarted master.
+func (r *budgetRestart) rejoined() bool {
+	for _, ev := range r.wk.Engine().EventsSince(0, 0) {
+		if strings.Contains(ev.Msg, "joined again") {
+			return true
+		}
+	}
+	return false
+}
+
+// check lets the host's pages go, waits for the restarted master m2 to end the
+// crawl and checks the budget held (how is how the restart went, for the message).
+func (r *budgetRestart) check(t *testing.T, m2 *Engine, how string) {
+	close(r.w.hold)
 	waitDone(t, m2, 60*time.Second)
-	if got := w.count(0); got > budget+lanes {
-		t.Errorf("%s served %d pages under a total budget of %d set live before the master restarted, its worker's rejoin taken first; want at most %d",
-			w.host(0), got, budget, budget+lanes)
+	budget, lanes := budgetRestartBudget, budgetRestartLanes
+	t.Logf("%s served %d pages under a budget of %d", r.w.host(0), r.w.count(0), budget)
+	if got := r.w.count(0); got > budget+lanes {
+		t.Errorf("%s served %d pages under a total budget of %d set live before the master restarted%s; want at most %d (the budget and %d lanes in flight)",
+			r.w.host(0), got, budget, how, budget+lanes, lanes)
 	}
 }
