@@ -18,18 +18,7 @@ import (
 // to the page's response.
 func TestWorkersRenderReachesTheMastersWARC(t *testing.T) {
 	t.Parallel()
-	web := enginetest.SPAWeb(t, 2)
-	home := web.URL(sandbox.SPASite)
-	c := startClusterWith(t, enginetest.SandboxConfig(5, 2), 300*time.Millisecond, func(o *config.Options, _ *sandbox.Sandbox) {
-		quickSiteOptions(o, []string{home})
-		o.Render.Timeout = 8 * time.Second
-	})
-	c.worker("w1", "127.0.0.2")
-	c.waitDone(time.Minute)
-	st, err := store.OpenReadOnly(c.opts.DB)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, home, st := spaClusterCrawl(t, func(r *config.RenderOptions) { r.Timeout = 8 * time.Second })
 	defer st.Close()
 	recs, rep := exportedRecords(t, st)
 	root := strings.TrimSuffix(home, "/")
@@ -75,18 +64,7 @@ func TestWorkersRenderReachesTheMastersWARC(t *testing.T) {
 // WARC has no conversion record.
 func TestWorkerFollowsTheMastersRenderMode(t *testing.T) {
 	t.Parallel()
-	web := enginetest.SPAWeb(t, 2)
-	home := web.URL(sandbox.SPASite)
-	c := startClusterWith(t, enginetest.SandboxConfig(5, 2), 300*time.Millisecond, func(o *config.Options, _ *sandbox.Sandbox) {
-		quickSiteOptions(o, []string{home})
-		o.Render.Mode = "off"
-	})
-	c.worker("w1", "127.0.0.2")
-	c.waitDone(time.Minute)
-	st, err := store.OpenReadOnly(c.opts.DB)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, st := spaClusterCrawl(t, func(r *config.RenderOptions) { r.Mode = "off" })
 	defer st.Close()
 	recs, rep := exportedRecords(t, st)
 	for _, r := range recs {
@@ -104,18 +82,7 @@ func TestWorkerFollowsTheMastersRenderMode(t *testing.T) {
 // joining the restarted crawl starts from it, without learning renders again.
 func TestWorkersRenderVerdictsOutliveTheCrawl(t *testing.T) {
 	t.Parallel()
-	web := enginetest.SPAWeb(t, 2)
-	home := web.URL(sandbox.SPASite)
-	c := startClusterWith(t, enginetest.SandboxConfig(5, 2), 300*time.Millisecond, func(o *config.Options, _ *sandbox.Sandbox) {
-		quickSiteOptions(o, []string{home})
-		o.Render.Timeout = 8 * time.Second
-	})
-	c.worker("w1", "127.0.0.2")
-	c.waitDone(time.Minute)
-	st, err := store.OpenReadOnly(c.opts.DB)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, home, st := spaClusterCrawl(t, func(r *config.RenderOptions) { r.Timeout = 8 * time.Second })
 	raw, err := st.GetMeta("render_verdicts")
 	st.Close()
 	if err != nil || !strings.Contains(string(raw), `"127.0.0.1/a":true`) {
@@ -130,4 +97,24 @@ func TestWorkersRenderVerdictsOutliveTheCrawl(t *testing.T) {
 	if known, dynamic := r.Decider.Verdict("127.0.0.1", strings.TrimSuffix(home, "/")+"/a/1"); !known || !dynamic {
 		t.Errorf("a worker joining the restarted crawl: the SPA article section's verdict known=%v dynamic=%v; want it known as needing rendering", known, dynamic)
 	}
+}
+
+// spaClusterCrawl crawls the SPA sandbox with a master, its render options set by
+// render, and one worker (w1) to the crawl's end, and returns the cluster, the
+// SPA's home URL and the master's store opened read-only, for the caller to close.
+func spaClusterCrawl(t *testing.T, render func(*config.RenderOptions)) (*testCluster, string, *store.Store) {
+	t.Helper()
+	web := enginetest.SPAWeb(t, 2)
+	home := web.URL(sandbox.SPASite)
+	c := startClusterWith(t, enginetest.SandboxConfig(5, 2), 300*time.Millisecond, func(o *config.Options, _ *sandbox.Sandbox) {
+		quickSiteOptions(o, []string{home})
+		render(&o.Render)
+	})
+	c.worker("w1", "127.0.0.2")
+	c.waitDone(time.Minute)
+	st, err := store.OpenReadOnly(c.opts.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, home, st
 }
