@@ -18,7 +18,7 @@ import (
 // to the page's response.
 func TestWorkersRenderReachesTheMastersWARC(t *testing.T) {
 	t.Parallel()
-	_, home, st := spaClusterCrawl(t, func(r *config.RenderOptions) { r.Timeout = 8 * time.Second })
+	_, home, st := spaClusterCrawl(t, func(r *config.RenderOptions) { r.Timeout = time.Minute })
 	defer st.Close()
 	recs, rep := exportedRecords(t, st)
 	root := strings.TrimSuffix(home, "/")
@@ -82,7 +82,7 @@ func TestWorkerFollowsTheMastersRenderMode(t *testing.T) {
 // joining the restarted crawl starts from it, without learning renders again.
 func TestWorkersRenderVerdictsOutliveTheCrawl(t *testing.T) {
 	t.Parallel()
-	c, home, st := spaClusterCrawl(t, func(r *config.RenderOptions) { r.Timeout = 8 * time.Second })
+	c, home, st := spaClusterCrawl(t, func(r *config.RenderOptions) { r.Timeout = time.Minute })
 	raw, err := st.GetMeta("render_verdicts")
 	st.Close()
 	if err != nil || !strings.Contains(string(raw), `"127.0.0.1/a":true`) {

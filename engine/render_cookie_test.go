@@ -24,7 +24,7 @@ func TestRenderCookiesJoinTheSession(t *testing.T) {
 	t.Cleanup(web.Close)
 	o := robotsOptions(t, web.URL(sandbox.SPASite)+"c/welcome")
 	o.Lanes.Max = 1
-	o.Render.Timeout = 8 * time.Second
+	o.Render.Timeout = time.Minute // a patience for a loaded box, not a property under test
 	e := startEngine(t, o)
 	waitDone(t, e, 30*time.Second)
 	e.Close()

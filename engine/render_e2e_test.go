@@ -77,7 +77,7 @@ func TestCrawlRendersScriptBuiltPage(t *testing.T) {
 	t.Cleanup(func() { srv.Close() })
 	o := robotsOptions(t, "http://"+site.host+"/")
 	o.UserAgent = "crawlconsole-test/1 (+render)"
-	o.Render.Timeout = 8 * time.Second
+	o.Render.Timeout = time.Minute // a patience for a loaded box, not a property under test
 	e := startEngine(t, o)
 	waitDone(t, e, 30*time.Second)
 	e.Close()

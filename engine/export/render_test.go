@@ -29,7 +29,7 @@ func TestWARCExportOfRenderedPages(t *testing.T) {
 	o.Lanes.Max = 1
 	o.Lanes.DelayMin, o.Lanes.DelayMax = time.Millisecond, 2*time.Millisecond
 	o.Revisit.Enabled = false
-	o.Render.Timeout = 8 * time.Second
+	o.Render.Timeout = time.Minute // a patience for a loaded box, not a property under test
 	e, err := engine.New(o)
 	if err != nil {
 		t.Fatal(err)
