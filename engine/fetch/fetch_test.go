@@ -173,16 +173,20 @@ func TestFetchLimitsAndKinds(t *testing.T) {
 			c.(*net.TCPConn).SetLinger(0)
 			c.Close()
 		case "/slow":
-			time.Sleep(300 * time.Millisecond)
-			fmt.Fprint(w, "late")
+			<-r.Context().Done() // answers never: only the request timeout ends it
 		case "/gone":
 			http.Error(w, "gone", http.StatusNotFound)
 		}
 	}))
 	defer srv.Close()
-	cfg := Config{UserAgent: "t", ConnectTimeout: time.Second, RequestTimeout: 150 * time.Millisecond,
+	// A request timeout that load cannot reach for the documents that must end
+	// otherwise (2 MB of /big read at load 20 took longer than 150 ms once), and a
+	// short one for /slow alone.
+	cfg := Config{UserAgent: "t", ConnectTimeout: time.Second, RequestTimeout: time.Minute,
 		MaxBodyBytes: 1 << 20, MaxRedirects: 3, ContentTypes: []string{"text/html"}}
 	f, _ := testFetcher(t, mapResolver{}, []string{"127.0.0.0/8"}, cfg)
+	cfg.RequestTimeout = 150 * time.Millisecond
+	short, _ := testFetcher(t, mapResolver{}, []string{"127.0.0.0/8"}, cfg)
 
 	res, err := f.Fetch(srv.URL+"/page", nil)
 	if err != nil {
@@ -208,7 +212,11 @@ func TestFetchLimitsAndKinds(t *testing.T) {
 		{"/slow", KindTimeout},
 	} {
 		t.Run(c.path, func(t *testing.T) {
-			_, err := f.Fetch(srv.URL+c.path, nil)
+			g := f
+			if c.kind == KindTimeout {
+				g = short
+			}
+			_, err := g.Fetch(srv.URL+c.path, nil)
 			if got := Kind(err); got != c.kind {
 				t.Fatalf("kind %q (%v), want %q", got, err, c.kind)
 			}
