@@ -17,19 +17,6 @@ func (e *Engine) runRevisit() {
 // whatever its next due time and its class window (`:revisit now URL`).
 func (e *Engine) RevisitNow(raw string) error { return e.fr.RevisitNow(raw) }
 
-// boardAdd places a task on the board by the M1 rule, counting revisit tasks apart
-// (Done ignores them). Caller holds e.mu.
-func (e *Engine) boardAdd(t frontier.Task) {
-	e.fr.Marks().Placed(t.URL)
-	if e.fr.TakeUrgent(t.URL) { // steering: the operator's new source is the lane's next fetch
-		t.Urgent = true
-	}
-	if !t.Urgent && !t.Ahead && !e.fr.Marks().Queued(t.URL) && e.disc.TakeAhead(t.URL) {
-		t.Ahead = true // an article a read just listed: before the lane's due reads
-	}
-	e.crew.queue(t)
-}
-
 // addUrgent puts an operator's task (a keyword or site added live) at the
 // head of its lane's queue and tells the lane, so that a lane waiting with an
 // ordinary task in hand trades it for this one (see swapForUrgent). Caller holds e.mu.
@@ -84,7 +71,7 @@ func (e *Engine) discoveryIdle() bool {
 	if e.fr.Busy() { // a write on its way, or a withdrawn source not ended yet
 		return false
 	}
-	_, inHand := e.crew.counts()
+	_, inHand := e.crew.Counts()
 	if revisits := e.fr.Marks().Pending(); revisits > 0 {
 		return e.queuedLen()+inHand == revisits
 	}
@@ -94,6 +81,6 @@ func (e *Engine) discoveryIdle() bool {
 // queuedLen is how many queued tasks wait in memory: on the lane board, or at the
 // master for its workers (M4). Caller holds e.mu.
 func (e *Engine) queuedLen() int {
-	waiting, _ := e.crew.counts()
+	waiting, _ := e.crew.Counts()
 	return waiting
 }

@@ -8,70 +8,10 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
-// crew is who fetches a crawl's tasks, as the front sees it: this process's lanes
-// (one box; a worker, whose front is its master) or a master's workers. An Engine
-// holds one from the start (localCrew, or the master's runtime), and the paths that
-// differ between the two ask it instead of checking the role.
-type crew interface {
-	// place queues a task the front admitted (steering and budgets checked).
-	// Caller holds e.mu.
-	place(t frontier.Task)
-	// queue puts a task in line with its marks set (urgent, ahead). Caller holds e.mu.
-	queue(t frontier.Task)
-	// withdraw takes the tasks drop selects out of the queue (they end as
-	// withdrawn); held withdraws those already handed out, without e.mu, and counts
-	// them. Caller holds e.mu.
-	withdraw(drop func(frontier.Task) bool) (n int, held func() int)
-	// countsAtHandOut tells whether the crew counts page budgets itself as it hands
-	// tasks out (a master, at dispatch: what its workers hold counts, not what waits
-	// at the master); place then leaves them to it.
-	countsAtHandOut() bool
-	// recall takes back, to be counted again, the tasks handed out that match
-	// selects and no lane has in hand (a budget lowered live), without e.mu, and
-	// returns how many came back.
-	recall(match func(frontier.Task) bool) int
-	// placesEarly tells whether steering's new sources are placed before their
-	// insert commits: not on a master, whose workers' queues are its board.
-	placesEarly() bool
-	// counts are the tasks waiting in memory and those being fetched. Caller holds e.mu.
-	counts() (waiting, inHand int)
-	// lanesPeak is the most lanes alive at once. Caller holds e.mu.
-	lanesPeak() int
-	// pausedChanged passes the crawl's pause or resume on.
-	pausedChanged()
-	// start and stop begin and end the crew's own work (a master's listening to its
-	// workers), within Engine.Start and Engine.Stop.
-	start() error
-	stop()
-	// show adds the crew's rows to a snapshot (a master's workers and their lanes).
-	// Caller holds e.mu.
-	show(s *view.Snapshot)
-	// panes are the crew's Egress and DNS panes and refusals when they are not this
-	// process's (a master's, added up over its workers). Caller holds e.mu.
-	panes(now time.Time) crewPanes
-	// clusterStats is the stats object's part on the workers; nil without any.
-	clusterStats() *view.ClusterStats
-	// The operator's controls (Control's methods of the same names).
-	pauseLane(id int, paused bool) error
-	pauseHost(host string, paused bool) error
-	setMaxLanes(n int) error
-	planRebalance() view.RebalancePlan
-	applyRebalance(p view.RebalancePlan) error
-	pauseNode(name string, paused bool) error
-	rotateLane(id int) (string, error)
-	setHostDisabled(host string, disabled bool) error
-	addEgress(spec string) (string, error)
-	removeEgress(name string) error
-	flushDNS(domain string) (int, error)
-	// busyState is the crawl's state while it has not run dry: RUNNING, or DRAINING
-	// on a master with nothing left to hand out. Caller holds e.mu.
-	busyState() view.State
-}
-
 // localCrew is this process's lanes: the board, the gate, the egresses.
 type localCrew struct{ e *Engine }
 
-func (c localCrew) place(t frontier.Task) {
+func (c localCrew) Place(t frontier.Task) {
 	e := c.e
 	if e.pool != nil {
 		if until, off := e.pool.Rotation().DisabledUntil(t.Host); off {
@@ -79,7 +19,7 @@ func (c localCrew) place(t frontier.Task) {
 			return
 		}
 	}
-	e.boardAdd(t)
+	c.queue(e.fr.Placing(t))
 	if e.dns != nil && e.opts.DNS.Prefetch {
 		e.prefetch.Add(t.Host)
 	}
@@ -102,7 +42,7 @@ func (c localCrew) queue(t frontier.Task) {
 	}
 }
 
-func (c localCrew) withdraw(drop func(frontier.Task) bool) (n int, held func() int) {
+func (c localCrew) Withdraw(drop func(frontier.Task) bool) (n int, held func() int) {
 	for _, t := range c.e.offBoard(c.e.board.Withdraw(drop)) {
 		c.e.fr.SetOut(t)
 		n++
@@ -110,33 +50,25 @@ func (c localCrew) withdraw(drop func(frontier.Task) bool) (n int, held func() i
 	return n, func() int { return 0 }
 }
 
-func (c localCrew) placesEarly() bool { return true }
+func (c localCrew) PlacesEarly() bool { return true }
 
-func (c localCrew) counts() (waiting, inHand int) { return c.e.board.Queued(), c.e.inHand }
+func (c localCrew) Counts() (waiting, inHand int) { return c.e.board.Queued(), c.e.inHand }
 
-func (c localCrew) lanesPeak() int { return c.e.board.Peak() }
+func (c localCrew) LanesPeak() int { return c.e.board.Peak() }
 
-func (c localCrew) pausedChanged()                   {}
-func (c localCrew) start() error                     { return nil }
-func (c localCrew) stop()                            {}
-func (c localCrew) show(*view.Snapshot)              {}
-func (c localCrew) panes(time.Time) crewPanes        { return crewPanes{} }
-func (c localCrew) clusterStats() *view.ClusterStats { return nil }
+func (c localCrew) PausedChanged()                                           {}
+func (c localCrew) Start() error                                             { return nil }
+func (c localCrew) Stop()                                                    {}
+func (c localCrew) Show(*view.Snapshot)                                      {}
+func (c localCrew) Panes(time.Time) (*view.EgressView, *view.DNSView, int64) { return nil, nil, 0 }
+func (c localCrew) ClusterStats() *view.ClusterStats                         { return nil }
 
-// busyState is RUNNING while the lanes work: they find links in every page they
+// BusyState is RUNNING while the lanes work: they find links in every page they
 // fetch, so an empty queue on one box is no sign of an end.
-func (c localCrew) busyState() view.State { return view.StateRunning }
+func (c localCrew) BusyState() view.State { return view.StateRunning }
 
-// crewPanes are what a crew adds to the Egress and DNS panes and the refusals; zero
-// for this process's lanes, whose own figures the engine reads.
-type crewPanes struct {
-	egress  *view.EgressView
-	dns     *view.DNSView
-	refused int64 // refusals rerouted where the engine does not count them
-}
-
-// pauseLane pauses or resumes one of this process's lanes.
-func (c localCrew) pauseLane(id int, paused bool) error {
+// PauseLane pauses or resumes one of this process's lanes.
+func (c localCrew) PauseLane(id int, paused bool) error {
 	e := c.e
 	e.mu.Lock()
 	err := e.board.SetPaused(id, paused)
@@ -151,8 +83,8 @@ func (c localCrew) pauseLane(id int, paused bool) error {
 	return nil
 }
 
-// pauseHost holds or lets go this process's requests to host.
-func (c localCrew) pauseHost(host string, paused bool) error {
+// PauseHost holds or lets go this process's requests to host.
+func (c localCrew) PauseHost(host string, paused bool) error {
 	e := c.e
 	if host == "" {
 		return errors.New("no host given")
@@ -169,8 +101,8 @@ func (c localCrew) pauseHost(host string, paused bool) error {
 	return nil
 }
 
-// setMaxLanes sets how many lanes this process runs at most.
-func (c localCrew) setMaxLanes(n int) error {
+// SetMaxLanes sets how many lanes this process runs at most.
+func (c localCrew) SetMaxLanes(n int) error {
 	if err := c.e.run.SetMax(n); err != nil {
 		return err
 	}
@@ -178,16 +110,16 @@ func (c localCrew) setMaxLanes(n int) error {
 	return nil
 }
 
-// planRebalance re-deals this process's lanes over its egress addresses by their
+// PlanRebalance re-deals this process's lanes over its egress addresses by their
 // observed work (lanes.Runner.PlanRebalance): a task costs the mean fetch time plus
 // the mean lane pause.
-func (c localCrew) planRebalance() view.RebalancePlan {
+func (c localCrew) PlanRebalance() view.RebalancePlan {
 	e := c.e
 	return e.run.PlanRebalance((e.fetchCost.Mean() + (e.opts.Lanes.DelayMin+e.opts.Lanes.DelayMax)/2).Seconds())
 }
 
-// applyRebalance carries out a plan over this process's egresses.
-func (c localCrew) applyRebalance(p view.RebalancePlan) error {
+// ApplyRebalance carries out a plan over this process's egresses.
+func (c localCrew) ApplyRebalance(p view.RebalancePlan) error {
 	moved, err := c.e.run.ApplyRebalance(p)
 	c.e.logf(view.LevelInfo, 0, "", "rebalance applied: %d of %d lanes moved", moved, len(p.Moves))
 	return err
@@ -196,14 +128,14 @@ func (c localCrew) applyRebalance(p view.RebalancePlan) error {
 // errNoNodes is the answer of the node controls on a single-process crawl.
 var errNoNodes = errors.New("no workers: this crawl runs in one process (start a master and workers to have nodes)")
 
-func (c localCrew) pauseNode(string, bool) error { return errNoNodes }
+func (c localCrew) PauseNode(string, bool) error { return errNoNodes }
 
-func (c localCrew) countsAtHandOut() bool { return false }
+func (c localCrew) CountsAtHandOut() bool { return false }
 
-// recall on one box takes what the board holds of match off it and places it again:
+// Recall on one box takes what the board holds of match off it and places it again:
 // what place counted as it came (under a budget) is taken back, and the budget now
 // in force admits it or holds it back.
-func (c localCrew) recall(match func(frontier.Task) bool) int {
+func (c localCrew) Recall(match func(frontier.Task) bool) int {
 	e := c.e
 	e.mu.Lock()
 	back := e.offBoard(e.board.Withdraw(match))

@@ -16,10 +16,10 @@ func (e *Engine) dnsView() *view.DNSView {
 }
 
 // FlushDNS implements Control.
-func (e *Engine) FlushDNS(domain string) (int, error) { return e.crew.flushDNS(domain) }
+func (e *Engine) FlushDNS(domain string) (int, error) { return e.crew.FlushDNS(domain) }
 
-// flushDNS empties this process's DNS cache of domain (all of it for "").
-func (c localCrew) flushDNS(domain string) (int, error) {
+// FlushDNS empties this process's DNS cache of domain (all of it for "").
+func (c localCrew) FlushDNS(domain string) (int, error) {
 	e := c.e
 	if e.dns == nil {
 		return 0, fmt.Errorf("no DNS cache: a custom resolver is in use")

@@ -10,6 +10,7 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/crew"
 	"github.com/crawlconsole/crawlconsole/engine/dnscache"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/feeds"
@@ -85,7 +86,7 @@ type Engine struct {
 
 	fr    *front.Front // the store side of the queue: spill, inserts, steering's marks, budgets (engine/front)
 	front frontPort    // where lanes hand their tasks' outcomes: this process's store, or the master
-	crew  crew         // who fetches the tasks: this process's lanes, or a master's workers
+	crew  crew.Crew    // who fetches the tasks: this process's lanes, or a master's workers
 }
 
 // New opens the store and builds a crawl from opts (validated): one box, whose
@@ -275,7 +276,7 @@ func (e *Engine) Stop() {
 		e.state = view.StateStopping
 		e.broadcast()
 		e.mu.Unlock()
-		e.crew.stop()
+		e.crew.Stop()
 		e.cancel()
 		e.run.Wait() // the lanes first, as they may still hand the front what they held
 		e.closeRender()
@@ -330,16 +331,16 @@ func (e *Engine) Stats() view.Stats {
 		s.Dedupe = &view.DedupeStats{DedupeStats: e.dedupe.Stats(),
 			StoreChecks: e.c.DedupeStoreChecks.Load(), FalsePositives: e.c.DedupeFalsePositives.Load()}
 	}
-	s.Cluster = e.crew.clusterStats()
+	s.Cluster = e.crew.ClusterStats()
 	e.mu.Lock()
-	panes := e.crew.panes(e.now())
+	crewEgress, crewDNS, crewRefused := e.crew.Panes(e.now())
 	e.mu.Unlock()
-	s.Refused += panes.refused
-	if ev := panes.egress; ev != nil {
+	s.Refused += crewRefused
+	if ev := crewEgress; ev != nil {
 		s.Egress = &view.EgressStats{Rotations: ev.Rotations, HostsDisabled: ev.HostsDisabled}
 		egressView = ev
 	}
-	if dv := panes.dns; dv != nil {
+	if dv := crewDNS; dv != nil {
 		ds := dv.Stats
 		ds.WaitHistogram = nil
 		s.DNS = &ds
@@ -413,4 +414,4 @@ func (e *Engine) persistEvents() {
 
 // lanesPeak is the most lanes alive at once: the board's, or on a master its
 // workers' (the master's board has none). Caller holds e.mu.
-func (e *Engine) lanesPeak() int { return e.crew.lanesPeak() }
+func (e *Engine) lanesPeak() int { return e.crew.LanesPeak() }

@@ -41,7 +41,7 @@ func (f localFront) start() error {
 	if err := e.fr.QueueSeeds(seeds, e.sites.Load().Sources()); err != nil {
 		return err
 	}
-	if err := e.crew.start(); err != nil {
+	if err := e.crew.Start(); err != nil {
 		return err
 	}
 	if crewStarted != nil {

@@ -16,17 +16,17 @@ type frontCrawl struct{ e *Engine }
 
 var _ front.Crawl = frontCrawl{}
 
-func (p frontCrawl) Place(t frontier.Task)         { p.e.crew.place(t) }
-func (p frontCrawl) Counts() (waiting, inHand int) { return p.e.crew.counts() }
-func (p frontCrawl) CountsAtHandOut() bool         { return p.e.crew.countsAtHandOut() }
-func (p frontCrawl) PlacesEarly() bool             { return p.e.crew.placesEarly() }
+func (p frontCrawl) Place(t frontier.Task)         { p.e.crew.Place(t) }
+func (p frontCrawl) Counts() (waiting, inHand int) { return p.e.crew.Counts() }
+func (p frontCrawl) CountsAtHandOut() bool         { return p.e.crew.CountsAtHandOut() }
+func (p frontCrawl) PlacesEarly() bool             { return p.e.crew.PlacesEarly() }
 func (p frontCrawl) CheckIdle()                    { p.e.checkIdle() }
 func (p frontCrawl) Withdrawn(t frontier.Task)     { p.e.front.withdrawn(t) }
 func (p frontCrawl) Stopping() bool                { return p.e.ctx.Err() != nil }
 func (p frontCrawl) Now() time.Time                { return p.e.now() }
 
 func (p frontCrawl) Withdraw(drop func(frontier.Task) bool) (int, func() int) {
-	return p.e.crew.withdraw(drop)
+	return p.e.crew.Withdraw(drop)
 }
 
 func (p frontCrawl) TakeOff(match func(frontier.Task) bool) {
@@ -35,7 +35,7 @@ func (p frontCrawl) TakeOff(match func(frontier.Task) bool) {
 
 func (p frontCrawl) Defer(t frontier.Task, until time.Time) { p.e.deferTask(t, until) }
 
-func (p frontCrawl) Recall(match func(frontier.Task) bool) int { return p.e.crew.recall(match) }
+func (p frontCrawl) Recall(match func(frontier.Task) bool) int { return p.e.crew.Recall(match) }
 
 func (p frontCrawl) Go(f func()) bool {
 	if p.e.ctx.Err() != nil {

@@ -96,7 +96,7 @@ func (p lanePort) SwapForUrgent(s *lanes.Slot, t frontier.Task) (swapped, droppe
 	return p.e.swapForUrgent(s, t)
 }
 
-func (p lanePort) Place(t frontier.Task) { p.e.boardAdd(t) }
+func (p lanePort) Place(t frontier.Task) { localCrew{p.e}.queue(p.e.fr.Placing(t)) }
 
 func (p lanePort) OffBoard(ts []frontier.Task) []frontier.Task { return p.e.offBoard(ts) }
 

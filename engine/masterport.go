@@ -5,6 +5,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/crew"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
@@ -87,30 +88,18 @@ type masterCrew struct {
 	*master.Runtime
 }
 
-var _ crew = masterCrew{}
+var _ crew.Crew = masterCrew{}
 
-func (c masterCrew) place(t frontier.Task)                 { c.e.boardAdd(t) }
-func (c masterCrew) queue(t frontier.Task)                 { c.Queue(t) }
-func (c masterCrew) counts() (waiting, out int)            { return c.Counts() }
-func (c masterCrew) placesEarly() bool                     { return false }
-func (c masterCrew) lanesPeak() int                        { return max(c.e.board.Peak(), c.LanesPeak()) }
-func (c masterCrew) countsAtHandOut() bool                 { return true }
-func (c masterCrew) recall(m func(frontier.Task) bool) int { return c.Recall(m) }
-func (c masterCrew) start() error                          { return c.Start() }
-func (c masterCrew) stop()                                 { c.Stop() }
-func (c masterCrew) show(s *view.Snapshot)                 { c.Show(s) }
-func (c masterCrew) pausedChanged()                        { c.PausedChanged() }
-func (c masterCrew) clusterStats() *view.ClusterStats      { return c.ClusterStats() }
+func (c masterCrew) Place(t frontier.Task)      { c.Queue(c.e.fr.Placing(t)) }
+func (c masterCrew) PlacesEarly() bool          { return false }
+func (c masterCrew) LanesPeak() int             { return max(c.e.board.Peak(), c.Runtime.LanesPeak()) }
+func (c masterCrew) CountsAtHandOut() bool      { return true }
+func (c masterCrew) Counts() (waiting, out int) { return c.Runtime.Counts() }
 
-func (c masterCrew) panes(now time.Time) crewPanes {
-	eg, dns, refused := c.Panes(now)
-	return crewPanes{egress: eg, dns: dns, refused: refused}
-}
-
-// withdraw takes the tasks waiting at the master out of their units' queues; those
+// Withdraw takes the tasks waiting at the master out of their units' queues; those
 // handed out are withdrawn from their workers (held). Caller holds e.mu.
-func (c masterCrew) withdraw(drop func(frontier.Task) bool) (n int, held func() int) {
-	dropped, held := c.Withdraw(drop)
+func (c masterCrew) Withdraw(drop func(frontier.Task) bool) (n int, held func() int) {
+	dropped, held := c.Runtime.Withdraw(drop)
 	for _, t := range dropped {
 		c.e.fr.Marks().LeftQueue(t.URL)
 		c.e.fr.SetOut(t)
@@ -118,28 +107,14 @@ func (c masterCrew) withdraw(drop func(frontier.Task) bool) (n int, held func() 
 	return len(dropped), held
 }
 
-// busyState is DRAINING once the master has nothing left to hand out: its workers
+// BusyState is DRAINING once the master has nothing left to hand out: its workers
 // finish what they hold. Caller holds e.mu.
-func (c masterCrew) busyState() view.State {
+func (c masterCrew) BusyState() view.State {
 	e := c.e
 	if e.queuedLen() == 0 && e.fr.Settled() {
 		return view.StateDraining
 	}
 	return view.StateRunning
-}
-
-func (c masterCrew) pauseLane(id int, paused bool) error       { return c.PauseLane(id, paused) }
-func (c masterCrew) pauseHost(host string, paused bool) error  { return c.PauseHost(host, paused) }
-func (c masterCrew) setMaxLanes(n int) error                   { return c.SetMaxLanes(n) }
-func (c masterCrew) planRebalance() view.RebalancePlan         { return c.PlanRebalance() }
-func (c masterCrew) applyRebalance(p view.RebalancePlan) error { return c.ApplyRebalance(p) }
-func (c masterCrew) pauseNode(name string, paused bool) error  { return c.PauseNode(name, paused) }
-func (c masterCrew) rotateLane(id int) (string, error)         { return c.RotateLane(id) }
-func (c masterCrew) addEgress(spec string) (string, error)     { return c.AddEgress(spec) }
-func (c masterCrew) removeEgress(name string) error            { return c.RemoveEgress(name) }
-func (c masterCrew) flushDNS(domain string) (int, error)       { return c.FlushDNS(domain) }
-func (c masterCrew) setHostDisabled(host string, disabled bool) error {
-	return c.SetHostDisabled(host, disabled)
 }
 
 // masterPort is the engine as its master runtime's crawl (master.Crawl): the lock,

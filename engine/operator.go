@@ -38,20 +38,20 @@ func (e *Engine) Snapshot() view.Snapshot {
 		u, _ := e.parentURLs.Peek(hash)
 		return u
 	})
-	e.crew.show(&s)
+	e.crew.Show(&s)
 	s.Hosts = e.hostsView(s.Groups)
-	panes := e.crew.panes(now)
+	crewEgress, crewDNS, crewRefused := e.crew.Panes(now)
 	peak := e.lanesPeak()
 	e.mu.Unlock()
 	s.Totals = e.c.Totals(peak)
-	s.Totals.Refused += panes.refused
-	if panes.egress != nil {
-		s.Egress = panes.egress
+	s.Totals.Refused += crewRefused
+	if crewEgress != nil {
+		s.Egress = crewEgress
 	}
 	s.LastEvent = e.events.Last()
 	s.DNS = e.dnsView()
-	if panes.dns != nil {
-		s.DNS = panes.dns
+	if crewDNS != nil {
+		s.DNS = crewDNS
 	}
 	e.front.show(&s, now)
 	if e.pool != nil {
@@ -74,7 +74,7 @@ func (e *Engine) stateNow(nextRound time.Time, waiting int) view.State {
 	case e.paused:
 		return view.StatePaused
 	case !e.discoveryIdle():
-		return e.crew.busyState()
+		return e.crew.BusyState()
 	case e.fr.Marks().Pending() > 0:
 		return view.StateRunning // revisiting
 	case !nextRound.IsZero() || e.role.waitsWhenDry(&e.opts):
@@ -92,7 +92,7 @@ func (e *Engine) Pause() {
 	changed := !e.paused
 	e.paused = true
 	e.mu.Unlock()
-	e.crew.pausedChanged()
+	e.crew.PausedChanged()
 	if changed {
 		e.logf(view.LevelInfo, 0, "", "crawl paused by operator")
 	}
@@ -105,27 +105,27 @@ func (e *Engine) Resume() {
 	e.paused = false
 	e.broadcast()
 	e.mu.Unlock()
-	e.crew.pausedChanged()
+	e.crew.PausedChanged()
 	if changed {
 		e.logf(view.LevelInfo, 0, "", "crawl resumed by operator")
 	}
 }
 
 // PauseLane implements Control.
-func (e *Engine) PauseLane(id int, paused bool) error { return e.crew.pauseLane(id, paused) }
+func (e *Engine) PauseLane(id int, paused bool) error { return e.crew.PauseLane(id, paused) }
 
 // PauseHost implements Control: every lane holds its requests to host.
-func (e *Engine) PauseHost(host string, paused bool) error { return e.crew.pauseHost(host, paused) }
+func (e *Engine) PauseHost(host string, paused bool) error { return e.crew.PauseHost(host, paused) }
 
 // SetMaxLanes implements Control.
-func (e *Engine) SetMaxLanes(n int) error { return e.crew.setMaxLanes(n) }
+func (e *Engine) SetMaxLanes(n int) error { return e.crew.SetMaxLanes(n) }
 
 // PlanRebalance implements Control: on one box lanes over the egress addresses, on
 // a master sites and keyword shards over workers.
-func (e *Engine) PlanRebalance() view.RebalancePlan { return e.crew.planRebalance() }
+func (e *Engine) PlanRebalance() view.RebalancePlan { return e.crew.PlanRebalance() }
 
 // ApplyRebalance implements Control: it carries out a plan of PlanRebalance.
-func (e *Engine) ApplyRebalance(p view.RebalancePlan) error { return e.crew.applyRebalance(p) }
+func (e *Engine) ApplyRebalance(p view.RebalancePlan) error { return e.crew.ApplyRebalance(p) }
 
 // PauseNode implements Control.
-func (e *Engine) PauseNode(name string, paused bool) error { return e.crew.pauseNode(name, paused) }
+func (e *Engine) PauseNode(name string, paused bool) error { return e.crew.PauseNode(name, paused) }

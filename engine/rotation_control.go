@@ -15,10 +15,10 @@ var errNoRotation = fmt.Errorf("no egress rotation: the crawl goes direct (give 
 
 // RotateLane implements Control: the lane (with what it holds) moves to the least
 // recently used other egress that may serve its hosts.
-func (e *Engine) RotateLane(id int) (string, error) { return e.crew.rotateLane(id) }
+func (e *Engine) RotateLane(id int) (string, error) { return e.crew.RotateLane(id) }
 
-// rotateLane moves one of this process's lanes to another egress.
-func (c localCrew) rotateLane(id int) (string, error) {
+// RotateLane moves one of this process's lanes to another egress.
+func (c localCrew) RotateLane(id int) (string, error) {
 	e := c.e
 	if e.pool == nil {
 		return "", errNoRotation
@@ -33,11 +33,11 @@ func (c localCrew) rotateLane(id int) (string, error) {
 
 // SetHostDisabled implements Control.
 func (e *Engine) SetHostDisabled(host string, disabled bool) error {
-	return e.crew.setHostDisabled(host, disabled)
+	return e.crew.SetHostDisabled(host, disabled)
 }
 
-// setHostDisabled disables or enables host on this process's egress rotation.
-func (c localCrew) setHostDisabled(host string, disabled bool) error {
+// SetHostDisabled disables or enables host on this process's egress rotation.
+func (c localCrew) SetHostDisabled(host string, disabled bool) error {
 	e := c.e
 	if e.pool == nil {
 		return errNoRotation
@@ -63,7 +63,7 @@ func (c localCrew) setHostDisabled(host string, disabled bool) error {
 // once (the operator wants it used), with its own transport. The spec comes from a
 // console session: a ${env:}/${file:} password reference is refused, and so is a
 // proxy on a loopback/private/link-local address that allow_private does not cover.
-func (e *Engine) AddEgress(spec string) (string, error) { return e.crew.addEgress(spec) }
+func (e *Engine) AddEgress(spec string) (string, error) { return e.crew.AddEgress(spec) }
 
 // checkSessionEgress refuses an egress spec typed in a console session that names a
 // password reference or a proxy on an address allow_private does not cover.
@@ -79,8 +79,8 @@ func (e *Engine) checkSessionEgress(spec string) error {
 	return route.CheckSessionProxy(e.ctx, sp, e.opts.AllowPrivate, resolver)
 }
 
-// addEgress adds an egress to this process's pool and opens lanes on it.
-func (c localCrew) addEgress(spec string) (string, error) {
+// AddEgress adds an egress to this process's pool and opens lanes on it.
+func (c localCrew) AddEgress(spec string) (string, error) {
 	e := c.e
 	if e.pool == nil {
 		return "", errNoRotation
@@ -97,10 +97,10 @@ func (c localCrew) addEgress(spec string) (string, error) {
 }
 
 // RemoveEgress implements Control.
-func (e *Engine) RemoveEgress(name string) error { return e.crew.removeEgress(name) }
+func (e *Engine) RemoveEgress(name string) error { return e.crew.RemoveEgress(name) }
 
-// removeEgress takes an egress out of this process's pool.
-func (c localCrew) removeEgress(name string) error {
+// RemoveEgress takes an egress out of this process's pool.
+func (c localCrew) RemoveEgress(name string) error {
 	e := c.e
 	if e.pool == nil {
 		return errNoRotation

@@ -10,7 +10,7 @@ import (
 func (e *Engine) Telemetry() view.Telemetry {
 	t := view.Telemetry{Role: e.role.name()}
 	e.role.telemetry(e, &t)
-	t.Cluster = e.crew.clusterStats()
+	t.Cluster = e.crew.ClusterStats()
 	t.Render = e.renderTelemetry()
 	return t
 }

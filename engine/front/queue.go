@@ -275,3 +275,18 @@ func (f *Front) StartRefill() {
 		f.crawl.CheckIdle()
 	})
 }
+
+// Placing marks a task on its way to its crew's queue (by the M1 rule on a lane
+// board, or to a master's unit): a queued revisit is counted as placed, an
+// operator's new source becomes urgent (its lane's next fetch), and an article a
+// discovery read just listed goes ahead of its lane's due reads. Lock held.
+func (f *Front) Placing(t frontier.Task) frontier.Task {
+	f.marks.Placed(t.URL)
+	if f.TakeUrgent(t.URL) {
+		t.Urgent = true
+	}
+	if !t.Urgent && !t.Ahead && !f.marks.Queued(t.URL) && f.crawl.Discovery().TakeAhead(t.URL) {
+		t.Ahead = true
+	}
+	return t
+}
