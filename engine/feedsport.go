@@ -27,12 +27,7 @@ func (e *Engine) newFeeds() *feeds.Discovery {
 	for _, s := range e.opts.Seeds {
 		o.Declared = append(o.Declared, frontier.Site(front.HostOf(s)))
 	}
-	o.SiteOf = func(host string) string {
-		if s := e.sites.Load().SiteOf(host); s != nil {
-			return s.Name
-		}
-		return ""
-	}
+	o.Sites = e.sites.Load // discovery keeps its state per declared site, following live steering
 	return feeds.New(o, feedsPort{e}, e.st)
 }
 

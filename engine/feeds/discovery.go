@@ -13,6 +13,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/engine/sites"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
@@ -54,14 +55,16 @@ type Discovery struct {
 	sources  map[string]discover.Kind  // feeds and sitemaps seen, by URL
 	hinted   map[string]string         // URL -> site: a refetch asked for by a moved date
 	nHinted  atomic.Int64              // len(hinted), read off d.mu by every task's end (HintDrop)
-	sites    map[string]*siteDiscovery // by registered domain
-	warned   map[string]bool           // sites whose untrusted dates were logged
+	sites    map[string]*siteDiscovery // by unit: declared site's name, else registered domain (units.go)
+	warned   map[string]bool           // units whose untrusted dates were logged
+	// followed is the site book the units were last keyed under (follow).
+	followed atomic.Pointer[sites.Book]
 	// hintSeen is URL -> newest date a source gave it, under its own lock: every
 	// stored page looks itself up (AwaitHint) and must not wait on d.mu, which a
 	// large sitemap's read holds for its whole parse.
 	hintMu   sync.Mutex
 	hintSeen map[string]time.Time
-	entries  map[string][]string // site -> its seed pages (PollEntry), polled while not covered
+	entries  map[string][]string // unit -> its seed pages (PollEntry), polled while not covered
 	// shadowed is, per site, its sources another of its sources covers (Coverage),
 	// each with the one covering it: the Poller reads them at its longest interval.
 	// coverMu orders the Coverage's verdicts and their passing to the Poller, so
@@ -83,7 +86,7 @@ type Discovery struct {
 	savedAt time.Time
 }
 
-// siteDiscovery is what discovery knows of one site, for the snapshot.
+// siteDiscovery is what discovery knows of one unit (units.go), for the snapshot.
 type siteDiscovery struct {
 	feeds, sitemaps map[string]bool
 	trust           discover.Trust
@@ -109,7 +112,7 @@ func New(opts Options, c Crawl, st Store) *Discovery {
 	// With a budget the reads are a rate to spend: lateness in the lane's queue
 	// does not lower it (discover.Poller.KeepPace).
 	budgeted := o.PollBudget > 0 || o.FetchBudget > 0
-	return &Discovery{
+	d := &Discovery{
 		c:         c,
 		st:        st,
 		opts:      opts,
@@ -133,16 +136,8 @@ func New(opts Options, c Crawl, st Store) *Discovery {
 		noted:     map[string]bool{},
 		announced: map[string]bool{},
 	}
-}
-
-func (d *Discovery) site(host string) *siteDiscovery {
-	name := frontier.Site(host)
-	s := d.sites[name]
-	if s == nil {
-		s = &siteDiscovery{feeds: map[string]bool{}, sitemaps: map[string]bool{}, warnings: map[string]int{}, refused: map[string]int{}, problems: map[string]string{}}
-		d.sites[name] = s
-	}
-	return s
+	d.followed.Store(d.book())
+	return d
 }
 
 // seeds returns the configured sitemaps and feeds to queue with the seeds.
@@ -153,7 +148,7 @@ func (d *Discovery) Seeds() []string {
 	for _, u := range d.opts.Discovery.Sitemaps {
 		if n, err := frontier.Normalize(u); err == nil {
 			d.siteWide[n] = true
-			d.tree.Root(frontier.Site(hostOf(n)), n)
+			d.tree.Root(d.unitOf(hostOf(n)), n)
 			out = append(out, n)
 		}
 	}
@@ -174,6 +169,7 @@ func (d *Discovery) Read(t frontier.Task, res *fetch.Result, prev *revisit.Page,
 	if d == nil {
 		return nil
 	}
+	d.follow()
 	if res.RobotsRead {
 		d.RobotsSitemaps(t, res)
 	}
@@ -209,7 +205,7 @@ func (d *Discovery) Read(t frontier.Task, res *fetch.Result, prev *revisit.Page,
 		d.hintDue(due, at)
 	}
 	if len(dated) > 0 {
-		d.hintDueIfOlder(dated, frontier.Site(t.Host), at)
+		d.hintDueIfOlder(dated, d.unitOf(t.Host), at)
 	}
 	return doc
 }
@@ -224,7 +220,7 @@ func (d *Discovery) Read(t frontier.Task, res *fetch.Result, prev *revisit.Page,
 // due if a stored copy is older than its date (hintDueIfOlder).
 func (d *Discovery) readDocument(t frontier.Task, res *fetch.Result, doc *discover.Doc, prev *revisit.Page, at time.Time) (due []string, dated map[string]time.Time) {
 	src := t.URL
-	siteName := frontier.Site(t.Host)
+	siteName := d.unitOf(t.Host)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	sd := d.site(t.Host)
@@ -286,7 +282,7 @@ func (d *Discovery) readDocument(t frontier.Task, res *fetch.Result, doc *discov
 				continue
 			}
 			sd.warnings["off_host"]++
-			if frontier.Site(hostOf(en.URL)) == siteName {
+			if d.unitOf(hostOf(en.URL)) == siteName {
 				refused++
 			}
 			continue
@@ -362,13 +358,15 @@ func (d *Discovery) readDocument(t frontier.Task, res *fetch.Result, doc *discov
 // last reads refused none of the site's own pages. A refusal for want of a
 // cross-submission not yet read lasts until the sitemap is read again after the
 // section host's robots.txt vouched for it (the entry page is polled meanwhile, and
-// its links to that host are what bring its robots.txt in). Where sites are
-// declared, only a source on host's own declared site counts (ownSource).
+// its links to that host are what bring its robots.txt in). Only sources on host's
+// own unit count: of nine news sites declared on the hosts of one registered domain,
+// one's sitemap does not stop the polling of the others' front pages, which it does
+// not list.
 func (d *Discovery) covers(host string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	s := d.sites[frontier.Site(host)]
-	if s == nil || !d.ownSource(s, host) {
+	s := d.sites[d.unitOf(host)]
+	if s == nil {
 		return false
 	}
 	if len(s.feeds) > 0 {
@@ -380,25 +378,6 @@ func (d *Discovery) covers(host string) bool {
 		}
 	}
 	return len(s.sitemaps) > 0
-}
-
-// ownSource tells whether one of the feeds and sitemaps of s (host's registered
-// domain) is on host's declared site (or on no declared site, as host): of nine
-// news sites on the hosts of one registered domain, one's sitemap does not stop the
-// polling of the others' front pages, which it does not list. Caller holds d.mu.
-func (d *Discovery) ownSource(s *siteDiscovery, host string) bool {
-	if d.opts.SiteOf == nil {
-		return true
-	}
-	own := d.opts.SiteOf(host)
-	for _, list := range []map[string]bool{s.feeds, s.sitemaps} {
-		for u := range list {
-			if d.opts.SiteOf(hostOf(u)) == own {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // siteWideOK lets a source the operator declared (or a sitemap listed by its index)
@@ -455,7 +434,7 @@ func (d *Discovery) RobotsSitemaps(t frontier.Task, res *fetch.Result) {
 				d.cross[n] = append(d.cross[n], u.Hostname())
 			}
 		}
-		if d.tree.Root(frontier.Site(hostOf(n)), n) {
+		if d.tree.Root(d.unitOf(hostOf(n)), n) {
 			admitted = append(admitted, n)
 		}
 	}

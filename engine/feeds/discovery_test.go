@@ -12,6 +12,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/discover"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/sites"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -350,10 +351,12 @@ func restarted(t *testing.T, d *Discovery) *Discovery {
 // www. sitemap stopped the polling of every site of the domain.
 func TestSitemapCoversItsOwnDeclaredSiteOnly(t *testing.T) {
 	t.Parallel()
+	book := sites.New([]config.SiteOptions{
+		{Name: "www", Kind: config.SiteNews, Entry: "http://www.paper.example/"},
+		{Name: "news", Kind: config.SiteNews, Entry: "http://news.paper.example/"},
+	}, nil, nil)
 	d := New(Options{Discovery: config.DefaultDiscovery(), Revisit: config.DefaultRevisit(),
-		SiteOf: func(host string) string {
-			return map[string]string{"www.paper.example": "www", "news.paper.example": "news"}[host]
-		}}, nopCrawl{}, nil)
+		Sites: func() *sites.Book { return book }}, nopCrawl{}, nil)
 	const sitemap = "http://www.paper.example/sitemap-news.xml"
 	doc := &discover.Doc{Kind: discover.KindSitemap, Entries: []discover.Entry{{URL: "http://www.paper.example/story/1"}}}
 	d.readDocument(frontier.Task{URL: sitemap, Host: "www.paper.example"}, &fetch.Result{}, doc, nil, time.Now())

@@ -25,8 +25,9 @@ func (d *Discovery) PollEntry(t frontier.Task, fresh []store.URL, known []string
 	if d == nil || rv == nil || t.Depth != 0 || t.ParentHash != 0 || d.removedSource(t.URL) {
 		return // a removed site's page fetched from a lane's hand teaches nothing
 	}
+	d.follow()
 	d.mu.Lock()
-	if site := frontier.Site(t.Host); !slices.Contains(d.entries[site], t.URL) {
+	if site := d.unitOf(t.Host); !slices.Contains(d.entries[site], t.URL) {
 		d.entries[site] = append(d.entries[site], t.URL)
 	}
 	d.mu.Unlock()

@@ -3,7 +3,6 @@ package feeds
 import (
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
@@ -95,9 +94,10 @@ func (d *Discovery) AwaitHint(u string, rv *store.Revisit) {
 	if !dated {
 		return
 	}
+	d.follow()
 	d.mu.Lock()
 	trusted := false
-	if s := d.sites[frontier.Site(hostOf(u))]; s != nil && (len(s.feeds) > 0 || s.sitemapReads >= 2) {
+	if s := d.sites[d.unitOf(hostOf(u))]; s != nil && (len(s.feeds) > 0 || s.sitemapReads >= 2) {
 		trusted, _ = s.trust.Trusted()
 	}
 	d.mu.Unlock()
@@ -122,6 +122,7 @@ func (d *Discovery) HintOutcome(u string, changed bool) {
 	if d == nil {
 		return
 	}
+	d.follow()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	site, ok := d.hinted[u]

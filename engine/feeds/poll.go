@@ -23,6 +23,7 @@ func (d *Discovery) SchedulePoll(src string, doc *discover.Doc, fresh []store.UR
 	if rv == nil {
 		return
 	}
+	d.follow()
 	if d.removedSource(src) {
 		d.poller.Forget(src)
 		d.forgetCoverage(src)
@@ -122,7 +123,7 @@ func (d *Discovery) forgetListed(src string) {
 // read failed or listed nothing): the sources it shadowed are read at their own
 // rate again at once.
 func (d *Discovery) forgetCoverage(src string) {
-	site := frontier.Site(hostOf(src))
+	site := d.unitOf(hostOf(src))
 	d.coverMu.Lock()
 	d.cover.Forget(site, src)
 	freed := d.applyShadows(site, d.cover.Shadowed(site))
@@ -157,7 +158,7 @@ func (d *Discovery) observeCoverage(src string, listing []string, same bool) {
 			hs[i] = frontier.Hash(u)
 		}
 	}
-	site := frontier.Site(hostOf(src))
+	site := d.unitOf(hostOf(src))
 	d.coverMu.Lock()
 	freed := d.applyShadows(site, d.cover.Observe(site, src, hs))
 	d.coverMu.Unlock()

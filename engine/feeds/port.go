@@ -18,6 +18,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/discover"
+	"github.com/crawlconsole/crawlconsole/engine/sites"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -63,13 +64,14 @@ type Options struct {
 	Revisit   config.RevisitOptions // the page revisit policy (AwaitHint)
 	// MaxBodyBytes caps a document parsed again from its raw body (Read).
 	MaxBodyBytes int64
-	// Declared are the sites (registered domains) the config declares or seeds:
-	// their sources are never left parked at start.
+	// Declared are the registered domains the config declares sites on or seeds:
+	// their sources are never left parked at start. A site's removal parks its
+	// domain's sources (steer.go), so this is by domain too.
 	Declared []string
-	// SiteOf names the declared site a host belongs to ("" for none), as the
-	// crawl's site book resolves it at the call (sites added live included); nil:
-	// no site is declared.
-	SiteOf func(host string) string
+	// Sites is the crawl's site book now (live steering swaps it whole): discovery
+	// keeps its per-site state by the declared site a host belongs to, else by its
+	// registered domain (units.go). nil: no site is declared.
+	Sites func() *sites.Book
 }
 
 // TakeAhead reports whether u is an article a read just listed as new (it goes

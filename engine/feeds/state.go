@@ -31,8 +31,11 @@ const discoverySaveEvery = time.Minute
 
 // discoveryState is the stored form.
 type discoveryState struct {
-	Sources map[string]sourceState         `json:"sources,omitempty"` // by feed or sitemap URL
-	Trust   map[string]discover.TrustState `json:"trust,omitempty"`   // by registered domain
+	Sources map[string]sourceState `json:"sources,omitempty"` // by feed or sitemap URL
+	// Trust, Coverage and SitemapReads are by unit (units.go): a declared site's
+	// name, else a registered domain; a store written before sites were units keyed
+	// them all by registered domain. restore maps either to today's units.
+	Trust map[string]discover.TrustState `json:"trust,omitempty"`
 	// Entries are the seed pages polled like feeds (PollEntry), by URL: they share
 	// the Poller's polls with the feeds and sitemaps (the square-root split).
 	Entries map[string]discover.PollState `json:"entries,omitempty"`
@@ -68,10 +71,16 @@ type sourceState struct {
 	// took such a site for covered and dropped what its entry pages' polls had
 	// learned at their first fetch.
 	Refused *int `json:"refused,omitempty"`
+	// Site is the unit the source was kept under when that is a declared site
+	// (units.go); empty: its registered domain (and in every older store). restore
+	// follows it to hand the unit's trust, coverage and sitemap reads to the units
+	// its sources belong to now.
+	Site string `json:"site,omitempty"`
 }
 
 // export gathers the state to store.
 func (d *Discovery) export() discoveryState {
+	d.follow()
 	polls := d.poller.Export()
 	covered := d.cover.Export()
 	d.mu.Lock()
@@ -85,10 +94,14 @@ func (d *Discovery) export() discoveryState {
 		if p, ok := polls[u]; ok {
 			s.Poll = &p
 		}
-		if sd := d.sites[frontier.Site(hostOf(u))]; sd != nil {
+		unit := d.unitOf(hostOf(u))
+		if sd := d.sites[unit]; sd != nil {
 			if n, read := sd.refused[u]; read {
 				s.Refused = &n
 			}
+		}
+		if unit != frontier.Site(hostOf(u)) {
+			s.Site = unit
 		}
 		st.Sources[u] = s
 	}
@@ -128,8 +141,18 @@ func (d *Discovery) export() discoveryState {
 // restore takes an earlier run's state back: sources (with the Sites pane's feeds and
 // sitemaps), their poll state, and the sites' trust evidence and sitemap reads. It returns how many
 // poll states were unusable.
+//
+// Each source goes to its unit under today's site book. A unit the store names
+// (a declared site then, or a registered domain, as every store written before
+// sites were units names them) hands its trust evidence and sitemap reads to the
+// units its sources belong to now: an old registered-domain key to each site
+// declared on it that holds one of its sources, or to the domain itself where its
+// sources are undeclared. Which source earned the evidence is not kept, so each
+// gets all of it. Its coverage goes to the one unit all its sources belong to now,
+// and is learned again where they split.
 func (d *Discovery) restore(st discoveryState) (skipped int) {
 	polls := map[string]discover.PollState{}
+	went := map[string]map[string]bool{} // stored unit -> today's units of its sources
 	d.mu.Lock()
 	for u, s := range st.Sources {
 		host := hostOf(u)
@@ -138,7 +161,15 @@ func (d *Discovery) restore(st discoveryState) (skipped int) {
 			continue
 		}
 		d.sources[u] = s.Kind
-		sd := d.site(host)
+		was, now := s.Site, d.unitOf(host)
+		if was == "" {
+			was = frontier.Site(host)
+		}
+		if went[was] == nil {
+			went[was] = map[string]bool{}
+		}
+		went[was][now] = true
+		sd := d.row(now)
 		if s.Kind == discover.KindFeed {
 			sd.feeds[u] = true
 		} else {
@@ -151,8 +182,14 @@ func (d *Discovery) restore(st discoveryState) (skipped int) {
 			polls[u] = afterRestart(*s.Poll)
 		}
 	}
-	for name, ts := range st.Trust {
-		d.site(name).trust.Restore(ts)
+	// A unit's own evidence first; a unit that takes in another's sources takes its
+	// evidence only when it has none of its own (inherit).
+	stored := sortedKeys(st.Trust)
+	slices.SortStableFunc(stored, func(a, b string) int { return cmpBool(!d.ownUnit(went, a), !d.ownUnit(went, b)) })
+	for _, name := range stored {
+		for _, to := range d.storedUnitNow(went, name) {
+			inherit(d.row(to), &siteDiscovery{trust: trustOf(st.Trust[name])})
+		}
 	}
 	for u, idx := range st.Parents {
 		if _, ok := d.parent[u]; !ok {
@@ -167,8 +204,10 @@ func (d *Discovery) restore(st discoveryState) (skipped int) {
 		}
 	}
 	for name, n := range st.SitemapReads {
-		if sd := d.site(name); n > sd.sitemapReads {
-			sd.sitemapReads = n
+		for _, to := range d.storedUnitNow(went, name) {
+			if sd := d.row(to); n > sd.sitemapReads {
+				sd.sitemapReads = n
+			}
 		}
 	}
 	for u, p := range st.Parked {
@@ -180,20 +219,80 @@ func (d *Discovery) restore(st discoveryState) (skipped int) {
 	}
 	for u, p := range st.Entries {
 		if host := hostOf(u); host != "" {
-			site := frontier.Site(host)
+			site := d.unitOf(host)
 			d.entries[site] = append(d.entries[site], u)
 			polls[u] = afterRestart(p)
 		}
 	}
+	covered := d.coverageNow(st.Coverage)
 	d.mu.Unlock()
 	skipped += d.poller.Import(polls)
-	skipped += d.cover.Import(st.Coverage)
+	skipped += d.cover.Import(covered)
 	d.coverMu.Lock()
-	for site := range st.Coverage {
+	for site := range covered {
 		d.applyShadows(site, d.cover.Shadowed(site))
 	}
 	d.coverMu.Unlock()
 	return skipped
+}
+
+// storedUnitNow is where the state a store kept under unit name goes now: the
+// units its sources belong to (went), else the site of that name if one is still
+// declared, else the unit of name as a host (a registered domain).
+func (d *Discovery) storedUnitNow(went map[string]map[string]bool, name string) []string {
+	if tos := went[name]; len(tos) > 0 {
+		return sortedKeys(tos)
+	}
+	if d.book().Named(name) != nil {
+		return []string{name}
+	}
+	return []string{d.unitOf(name)}
+}
+
+// ownUnit says whether the stored unit name is a unit today, holding its sources.
+func (d *Discovery) ownUnit(went map[string]map[string]bool, name string) bool {
+	tos := d.storedUnitNow(went, name)
+	return len(tos) == 1 && tos[0] == name
+}
+
+// coverageNow re-keys stored coverage to today's units: a unit's coverage whose
+// sources all belong to one unit now goes to it; one whose sources split over
+// several is left out (their coverage is learned again). Caller holds d.mu.
+func (d *Discovery) coverageNow(stored map[string]discover.CoverState) map[string]discover.CoverState {
+	out := map[string]discover.CoverState{}
+	for _, name := range sortedKeys(stored) {
+		cs := stored[name]
+		units := map[string]bool{}
+		for _, s := range cs.Sources {
+			units[d.unitOf(hostOf(s.URL))] = true
+		}
+		if len(units) != 1 {
+			continue
+		}
+		for to := range units {
+			if _, taken := out[to]; !taken || to == name {
+				out[to] = cs
+			}
+		}
+	}
+	return out
+}
+
+// trustOf is a Trust holding the stored evidence ts.
+func trustOf(ts discover.TrustState) discover.Trust {
+	var t discover.Trust
+	t.Restore(ts)
+	return t
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
 }
 
 // afterRestart is a source's poll state as a restarted crawl takes it: its rate and

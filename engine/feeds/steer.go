@@ -19,6 +19,11 @@ import (
 // read already in a lane's hand is not polled again. :site add of the same domain
 // puts them back, due at once and at the pace they had. What they brought in is
 // kept, as everything else the site held.
+//
+// A removal goes by registered domain, across the units its hosts are kept under
+// (units.go): steering withdraws a domain's feeds and sitemaps only when no other
+// declared site is on it, and a restart leaves the domain parked unless the config
+// declares a site on it (withdrawParked).
 
 // WithdrawSite stops polling domain's feeds and sitemaps. live: the command was
 // given now (not replayed at start, when the store holds them parked already). It
@@ -27,10 +32,11 @@ func (d *Discovery) WithdrawSite(domain string, live bool) int {
 	if d == nil || domain == "" {
 		return 0
 	}
+	d.follow()
 	d.mu.Lock()
 	d.removed[domain] = true
 	srcs := d.sourcesOfSite(domain)
-	polled := append(slices.Clone(d.entries[domain]), srcs...) // its entry is withdrawn with the site (dropSources)
+	polled := append(d.entriesOfDomain(domain), srcs...) // its entry is withdrawn with the site (dropSources)
 	d.mu.Unlock()
 	// What the Poller learned of them is kept for a :site add, replayed at start
 	// or live: the site comes back at the pace it had (parked states are stored
@@ -50,10 +56,15 @@ func (d *Discovery) WithdrawSite(domain string, live bool) int {
 		return 0
 	}
 	d.coverMu.Lock()
+	units := map[string]bool{}
 	for _, src := range polled {
-		d.cover.Forget(domain, src)
+		unit := d.unitOf(hostOf(src))
+		d.cover.Forget(unit, src)
+		units[unit] = true
 	}
-	d.applyShadows(domain, d.cover.Shadowed(domain))
+	for unit := range units {
+		d.applyShadows(unit, d.cover.Shadowed(unit))
+	}
 	d.coverMu.Unlock()
 	if len(srcs) == 0 || d.st == nil {
 		return 0
@@ -72,16 +83,23 @@ func (d *Discovery) RestoreSite(domain string, live bool) int {
 	if d == nil || domain == "" {
 		return 0
 	}
+	d.follow()
 	d.mu.Lock()
 	delete(d.removed, domain)
 	srcs := d.sourcesOfSite(domain)
 	back := map[string]discover.PollState{}
+	units := map[string]bool{}
+	for _, u := range srcs {
+		units[d.unitOf(hostOf(u))] = true
+	}
 	for u, st := range d.parked { // its feeds, sitemaps and seed pages
 		if frontier.Site(hostOf(u)) == domain {
 			back[u] = st
 			delete(d.parked, u)
-			if _, source := d.sources[u]; !source && !slices.Contains(d.entries[domain], u) {
-				d.entries[domain] = append(d.entries[domain], u) // a seed page: kept with the state
+			unit := d.unitOf(hostOf(u))
+			units[unit] = true
+			if _, source := d.sources[u]; !source && !slices.Contains(d.entries[unit], u) {
+				d.entries[unit] = append(d.entries[unit], u) // a seed page: kept with the state
 			}
 		}
 	}
@@ -92,7 +110,9 @@ func (d *Discovery) RestoreSite(domain string, live bool) int {
 		d.poller.Import(back) // replayed at start: as they were stored
 	}
 	d.coverMu.Lock() // the covered ones among them are read at the longest interval again
-	d.applyShadows(domain, d.cover.Shadowed(domain))
+	for unit := range units {
+		d.applyShadows(unit, d.cover.Shadowed(unit))
+	}
 	d.coverMu.Unlock()
 	if len(back) > 0 {
 		d.changes.Add(1)
@@ -127,13 +147,36 @@ func (d *Discovery) RestoreSite(domain string, live bool) int {
 	return n
 }
 
-// sourcesOfSite lists a site's feeds and sitemaps (indexes too). Caller holds d.mu.
+// sourcesOfSite lists the feeds and sitemaps (indexes too) on the hosts of a
+// registered domain, whichever units they are kept under. Caller holds d.mu.
 func (d *Discovery) sourcesOfSite(domain string) []string {
-	s := d.sites[domain]
-	if s == nil {
-		return nil
+	var out []string
+	for _, s := range d.sites {
+		for _, list := range []map[string]bool{s.feeds, s.sitemaps} {
+			for u := range list {
+				if frontier.Site(hostOf(u)) == domain {
+					out = append(out, u)
+				}
+			}
+		}
 	}
-	return append(sortedKeys(s.feeds), sortedKeys(s.sitemaps)...)
+	slices.Sort(out)
+	return out
+}
+
+// entriesOfDomain lists the polled seed pages on the hosts of a registered domain.
+// Caller holds d.mu.
+func (d *Discovery) entriesOfDomain(domain string) []string {
+	var out []string
+	for _, urls := range d.entries {
+		for _, u := range urls {
+			if frontier.Site(hostOf(u)) == domain {
+				out = append(out, u)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // removedSource says whether src is a feed or sitemap of a removed site: read once

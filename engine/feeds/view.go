@@ -20,8 +20,10 @@ func (d *Discovery) probes(host string) bool {
 	return d.c.NewsSite(host)
 }
 
-// view lists the sites with feeds or sitemaps, by name.
+// View lists the units with feeds or sitemaps (units.go: a declared site by its
+// name, else a registered domain), by name.
 func (d *Discovery) View() []view.SiteDiscovery {
+	d.follow()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var out []view.SiteDiscovery

@@ -78,7 +78,9 @@ func (f *Front) RestoreSiteCounts(steered bool) {
 }
 
 // SitesView builds the Sites pane's data, with what discovery found per site (by
-// registered domain); nil when no site is declared. Called without the lock.
+// the site's name: discovery keeps a declared site's state apart from the other
+// sites of its registered domain); nil when no site is declared. Called without
+// the lock.
 func (f *Front) SitesView(now time.Time, found []view.SiteDiscovery) *view.SitesView {
 	book := f.Sites.Load()
 	if len(book.Sites()) == 0 {
@@ -95,7 +97,7 @@ func (f *Front) SitesView(now time.Time, found []view.SiteDiscovery) *view.Sites
 		}
 		f.Tally.Fill(&r, now)
 		for _, d := range found {
-			if d.Site == s.Domain() {
+			if d.Site == s.Name {
 				r.Feeds, r.Sitemaps, r.Covered, r.Problems = d.Feeds, d.Sitemaps, d.Covered, d.Problems
 				r.DatesTrusted = map[bool]string{true: "yes", false: "no"}[d.DatesTrusted]
 			}

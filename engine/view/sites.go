@@ -18,7 +18,7 @@ type SiteRow struct {
 	Entry    string // a news site's entry URL, a social site's search template
 	Keywords []string
 	// Feeds and Sitemaps are the feeds and sitemaps discovery found for the site
-	// (Snapshot.Discovery, by the site's registered domain).
+	// (Snapshot.Discovery, by the site's name).
 	Feeds    []string
 	Sitemaps []string
 	// Covered is those of them another covers, each with the one covering it
