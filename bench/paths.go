@@ -1,0 +1,309 @@
+package main
+
+// bench paths: how one task's path moves through the product's files and packages,
+// measured by a static walk (paths_walk.go) over the call graph of the module's
+// product packages (everything but bench/ and sandbox/):
+//
+//	go run ./bench paths [-role local|worker] [-top N] [-v] [-trace]
+//
+// For each role and each of its entries, the walk goes depth first from the entry,
+// each function's calls in source order (a closure's calls where the closure is
+// written, a defer's where the defer is), each function expanded once. It prints
+// the files (and packages) entered, the re-entries (a call into a file the walk had
+// been in and left), the returns to a file left, the files re-entered more than
+// twice, and whether the path reaches the store package, with the chain of calls.
+//
+// Interface and function-value calls are resolved by the call graph (VTA), then
+// narrowed to the role: the methods of the types a role never builds are dropped
+// (roles below). A call into the standard library or a third-party package is not
+// followed, nor what such code calls back.
+
+import (
+	"flag"
+	"fmt"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+func init() { register("paths", runPaths) }
+
+// pathRole is one kind of crawl's wiring as the walk sees it.
+type pathRole struct {
+	name string
+	// entries are where a task's path starts in this role, as the walk names
+	// functions ("engine/lanes.(*Runner).process").
+	entries []string
+	// absent are the types this role never builds (bare names match a type of that
+	// name in any product package): a dynamic call skips their methods.
+	absent []string
+	// handoffs are the functions whose go statements carry the task on (the
+	// goroutine delivers it): the walk follows them. Every other go statement
+	// starts other work (another lane, a background refill) and is not followed.
+	handoffs []string
+	// storeFree says the goal: no function of the store package on the path.
+	storeFree bool
+}
+
+// pathRoles are the roles' wiring on main: engine.newEngine builds a localFront and
+// a localCrew, StartWorker replaces the front by a remoteFront (the master over
+// NATS), NewMaster the crew by a masterCrew. Edit here when the wiring moves: the
+// command says which names it no longer finds.
+var pathRoles = []pathRole{
+	{
+		name: "local",
+		entries: []string{
+			"engine/lanes.(*Runner).process", // what a lane does with one task it took
+			"engine/lanes.(*Runner).Run",     // the lane's loop: take, pause, process, release
+			"engine/front.(*Front).Record",   // the store half: a task's outcome recorded
+		},
+		absent:   []string{"remoteFront", "masterCrew", "masterRole", "workerRole", "masterPort", "workerLanes"},
+		handoffs: []string{"engine/lanes.(*Runner).renderLater"}, // a page rendered beside the lane's next fetches
+	},
+	{
+		name: "worker",
+		entries: []string{
+			"engine/worker.(*Node).onTasks",  // a batch of the master's tasks arrives
+			"engine/lanes.(*Runner).process", // a lane fetches and processes one of them
+			"engine/lanes.(*Runner).Run",
+		},
+		absent:    []string{"localFront", "masterCrew", "masterRole", "localRole", "masterPort"},
+		handoffs:  []string{"engine/lanes.(*Runner).renderLater"},
+		storeFree: true,
+	},
+}
+
+// pathGuard is the package a worker's path must not enter.
+const pathGuard = "store"
+
+// pathFigures are one walk's figures.
+type pathFigures struct {
+	Role, Entry      string
+	Functions        int
+	FilesEntered     int
+	FileReentries    int
+	FileReturns      int
+	FilesOverTwice   int
+	PackagesEntered  int
+	PackageReentries int
+	GoNotFollowed    int
+	StoreReached     bool
+	StoreEntries     int
+	StoreChains      [][]string `json:"-"`
+	TopFiles         []string   // "file N"
+}
+
+func runPaths(args []string) (map[string]any, error) {
+	fs := flag.NewFlagSet("paths", flag.ContinueOnError)
+	dir := fs.String("dir", ".", "the module's directory")
+	role := fs.String("role", "", "walk only this role (local, worker)")
+	top := fs.Int("top", 8, "how many of the most re-entered files to show")
+	verbose := fs.Bool("v", false, "show each re-entry of the files re-entered more than twice, and every chain into the store")
+	trace := fs.Bool("trace", false, "print each walk's calls that change file, indented by depth of first entry")
+	skip := fs.String("skip", "bench,sandbox", "folders (module-relative) not walked")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	prog, err := loadPathProgram(*dir, strings.Split(*skip, ","))
+	if err != nil {
+		return nil, err
+	}
+	fmt.Printf("paths: %s, %d packages walked (all but %s), %d functions, call graph VTA\n\n", prog.module, prog.packags, *skip, prog.funcs)
+
+	var guard *types.Package
+	for pkg := range prog.walked {
+		if prog.relPkg(pkg) == pathGuard {
+			guard = pkg
+		}
+	}
+	out := map[string]any{}
+	var rows []pathFigures
+	for _, r := range pathRoles {
+		if *role != "" && *role != r.name {
+			continue
+		}
+		absent, missing := prog.absentTypes(r.absent)
+		for _, m := range missing {
+			fmt.Printf("role %s: no type %q in the product: the wiring table (bench/paths.go) is stale\n", r.name, m)
+		}
+		handoff, unknown := prog.handoffs(r.handoffs)
+		for _, m := range unknown {
+			fmt.Printf("role %s: no function %s in the product: the hand-offs (bench/paths.go) are stale\n", r.name, m)
+		}
+		for _, name := range r.entries {
+			entry := prog.entry(name)
+			if entry == nil {
+				fmt.Printf("role %s: no function %s in the product: the entries (bench/paths.go) are stale\n\n", r.name, name)
+				continue
+			}
+			w := prog.walkPath(entry, absent, handoff, guard)
+			f := w.figures(r.name, *top)
+			rows = append(rows, f)
+			printPathWalk(w, f, r, *verbose, *trace)
+			out[r.name+" "+name] = f
+		}
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("no walk: role %q unknown or its entries not found", *role)
+	}
+	// The goals (issue: one house for one crawler): a worker's path never enters
+	// store/; a lane's path re-enters no file more than twice.
+	workerStoreFree, overTwice := true, 0
+	for _, f := range rows {
+		if f.Role == "worker" && f.StoreReached {
+			workerStoreFree = false
+		}
+		overTwice += f.FilesOverTwice
+	}
+	fmt.Printf("goal: a worker's path never enters %s/: %v\n", pathGuard, passFail(workerStoreFree))
+	fmt.Printf("goal: no file re-entered more than twice: %v (%d files over, summed over the walks)\n", passFail(overTwice == 0), overTwice)
+	out["worker_store_free"] = workerStoreFree
+	out["files_over_twice"] = overTwice
+	return out, nil
+}
+
+func passFail(ok bool) string {
+	if ok {
+		return "pass"
+	}
+	return "FAIL"
+}
+
+// entry is the walked function of that name.
+func (p *pathProgram) entry(name string) *ssa.Function {
+	return p.byName[name]
+}
+
+// handoffs is a test for the named functions (their closures included), and the
+// names no product function has.
+func (p *pathProgram) handoffs(names []string) (func(*ssa.Function) bool, []string) {
+	set := map[*ssa.Function]bool{}
+	var missing []string
+	for _, n := range names {
+		if fn := p.byName[n]; fn != nil {
+			set[fn] = true
+		} else {
+			missing = append(missing, n)
+		}
+	}
+	return func(fn *ssa.Function) bool {
+		for fn.Parent() != nil {
+			fn = fn.Parent()
+		}
+		return set[fn]
+	}, missing
+}
+
+// absentTypes is a test for the named types, and the names no product type has.
+func (p *pathProgram) absentTypes(names []string) (func(*types.TypeName) bool, []string) {
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	found := map[string]bool{}
+	for pkg := range p.walked {
+		for _, n := range names {
+			bare := n
+			if i := strings.LastIndex(n, "."); i >= 0 {
+				bare = n[i+1:]
+				if p.relPkg(pkg) != n[:i] {
+					continue
+				}
+			}
+			if tn, ok := pkg.Scope().Lookup(bare).(*types.TypeName); ok && tn != nil {
+				found[n] = true
+			}
+		}
+	}
+	var missing []string
+	for _, n := range names {
+		if !found[n] {
+			missing = append(missing, n)
+		}
+	}
+	return func(tn *types.TypeName) bool {
+		if tn.Pkg() == nil || !p.walked[tn.Pkg()] {
+			return false
+		}
+		return want[tn.Name()] || want[p.relPkg(tn.Pkg())+"."+tn.Name()]
+	}, missing
+}
+
+func (w *pathWalk) figures(role string, top int) pathFigures {
+	f := pathFigures{
+		Role: role, Entry: w.prog.funcName(w.order[0]), Functions: len(w.order),
+		FilesEntered: len(w.files.entered), FileReentries: w.files.nReenter, FileReturns: w.files.nReturns,
+		PackagesEntered: len(w.pkgs.entered), PackageReentries: w.pkgs.nReenter,
+		GoNotFollowed: len(w.spawns),
+		StoreReached:  len(w.guarded) > 0, StoreEntries: len(w.guarded),
+	}
+	for _, n := range w.files.reenter {
+		if n > 2 {
+			f.FilesOverTwice++
+		}
+	}
+	for _, file := range topUnits(w.files.reenter, top) {
+		f.TopFiles = append(f.TopFiles, fmt.Sprintf("%s %d", file, w.files.reenter[file]))
+	}
+	for _, fn := range w.guarded {
+		f.StoreChains = append(f.StoreChains, w.chain(fn))
+	}
+	return f
+}
+
+func printPathWalk(w *pathWalk, f pathFigures, r pathRole, verbose, trace bool) {
+	fmt.Printf("role %s · entry %s\n", f.Role, f.Entry)
+	if trace {
+		for _, fn := range w.order[1:] {
+			st := w.from[fn]
+			if w.prog.file(fn) != w.prog.file(st.caller) {
+				fmt.Printf("    %-44s %s -> %s\n", w.prog.where(st.pos), w.prog.funcName(st.caller), w.prog.funcName(fn))
+			}
+		}
+	}
+	fmt.Printf("  functions %d · files entered %d · re-entries %d · returns to a file left %d · files re-entered more than twice %d\n",
+		f.Functions, f.FilesEntered, f.FileReentries, f.FileReturns, f.FilesOverTwice)
+	fmt.Printf("  packages entered %d · re-entries %d (most: %s)\n", f.PackagesEntered, f.PackageReentries,
+		strings.Join(withCounts(topUnits(w.pkgs.reenter, 4), w.pkgs.reenter), ", "))
+	if len(f.TopFiles) > 0 {
+		fmt.Printf("  most re-entered files: %s\n", strings.Join(f.TopFiles, ", "))
+	}
+	if verbose {
+		for _, file := range topUnits(w.files.reenter, len(w.files.reenter)) {
+			if w.files.reenter[file] <= 2 {
+				break
+			}
+			fmt.Printf("  %s re-entered %d times:\n", file, w.files.reenter[file])
+			for _, why := range w.files.reasons[file] {
+				fmt.Printf("      %s\n", why)
+			}
+		}
+	}
+	switch {
+	case !f.StoreReached:
+		fmt.Printf("  %s/: not reached\n", pathGuard)
+	default:
+		verdict := ""
+		if r.storeFree {
+			verdict = " (goal: never)"
+		}
+		fmt.Printf("  %s/: reached%s, entered from outside by %d functions; the first by\n", pathGuard, verdict, len(f.StoreChains))
+		n := 1
+		if verbose {
+			n = len(f.StoreChains)
+		}
+		for _, c := range f.StoreChains[:n] {
+			fmt.Printf("      %s\n", strings.Join(c, "\n        -> "))
+		}
+	}
+	fmt.Println()
+}
+
+func withCounts(names []string, counts map[string]int) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = fmt.Sprintf("%s %d", n, counts[n])
+	}
+	return out
+}
