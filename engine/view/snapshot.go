@@ -71,7 +71,8 @@ type Snapshot struct {
 	// StoreError is why the crawl stopped itself (State FAILED): the store's write
 	// error, e.g. "database or disk is full"; "" while the store is healthy.
 	StoreError string
-	// Discovery lists the sites with feeds or sitemaps, whether their dates are
+	// Discovery lists the sites with feeds or sitemaps (a declared site by its
+	// name, a host no site holds by its registered domain), whether their dates are
 	// trusted and why not (for the Sites pane); nil when discovery is off.
 	Discovery []SiteDiscovery
 }
