@@ -57,8 +57,12 @@ type Discovery struct {
 	nHinted  atomic.Int64              // len(hinted), read off d.mu by every task's end (HintDrop)
 	sites    map[string]*siteDiscovery // by unit: declared site's name, else registered domain (units.go)
 	warned   map[string]bool           // units whose untrusted dates were logged
-	// followed is the site book the units were last keyed under (follow).
-	followed atomic.Pointer[sites.Book]
+	// followed is the site book the units were last keyed under (follow), and
+	// unshadowed the sources a re-keying took out of a covering source's shadow,
+	// whose next read follow brings back to their own pace.
+	followed      atomic.Pointer[sites.Book]
+	unshadowed    []string
+	unshadowedAny atomic.Bool // len(unshadowed) > 0, read off d.mu
 	// hintSeen is URL -> newest date a source gave it, under its own lock: every
 	// stored page looks itself up (AwaitHint) and must not wait on d.mu, which a
 	// large sitemap's read holds for its whole parse.

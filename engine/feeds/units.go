@@ -60,7 +60,27 @@ func (d *Discovery) site(host string) *siteDiscovery { return d.row(d.unitOf(hos
 // follow re-keys the state when live steering swapped the site book since the last
 // call. Callers hold none of discovery's locks.
 func (d *Discovery) follow() {
-	if d == nil || d.followed.Load() == d.book() {
+	if d == nil {
+		return
+	}
+	d.rekeyed()
+	if !d.unshadowedAny.Load() { // every call of a page's end passes here: no lock
+		return
+	}
+	d.mu.Lock()
+	freed := d.unshadowed
+	d.unshadowed = nil
+	d.unshadowedAny.Store(false)
+	d.mu.Unlock()
+	d.resumePolls(freed, "")
+}
+
+// rekeyed is follow without the store writes that bring the next reads of sources
+// no longer shadowed back to their own pace: those wait for the next follow. For
+// View, which the engine calls under its lock, where a store write may wait on the
+// store's writer.
+func (d *Discovery) rekeyed() {
+	if d.followed.Load() == d.book() {
 		return
 	}
 	d.coverMu.Lock()
@@ -81,7 +101,12 @@ func (d *Discovery) follow() {
 		freed = append(freed, d.applyShadows(old, d.cover.Shadowed(old))...)
 	}
 	d.coverMu.Unlock()
-	d.resumePolls(freed, "")
+	if len(freed) > 0 {
+		d.mu.Lock()
+		d.unshadowed = append(d.unshadowed, freed...)
+		d.unshadowedAny.Store(true)
+		d.mu.Unlock()
+	}
 	if len(moved) > 0 {
 		d.changes.Add(1)
 	}

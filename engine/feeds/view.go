@@ -23,7 +23,7 @@ func (d *Discovery) probes(host string) bool {
 // View lists the units with feeds or sitemaps (units.go: a declared site by its
 // name, else a registered domain), by name.
 func (d *Discovery) View() []view.SiteDiscovery {
-	d.follow()
+	d.rekeyed()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var out []view.SiteDiscovery
