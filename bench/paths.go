@@ -58,7 +58,8 @@ var pathRoles = []pathRole{
 			"engine/lanes.(*Runner).Run",     // the lane's loop: take, pause, process, release
 			"engine/front.(*Front).Record",   // the store half: a task's outcome recorded
 		},
-		absent:   []string{"remoteFront", "masterCrew", "masterRole", "workerRole", "masterPort", "workerLanes"},
+		absent: []string{"remoteFront", "masterCrew", "masterRole", "workerRole", "masterPort", "workerLanes",
+			"engine/worker.Node", "engine/worker.Upstream", "engine/worker.Outbox"}, // a worker's node: its egress claims, its reports
 		handoffs: []string{"engine/lanes.(*Runner).renderLater"}, // a page rendered beside the lane's next fetches
 	},
 	{
@@ -102,6 +103,7 @@ func runPaths(args []string) (map[string]any, error) {
 	verbose := fs.Bool("v", false, "show each re-entry of the files re-entered more than twice, and every chain into the store")
 	trace := fs.Bool("trace", false, "print each walk's calls that change file, indented by depth of first entry")
 	skip := fs.String("skip", "bench,sandbox", "folders (module-relative) not walked")
+	within := fs.String("within", "", "walk only these packages (module-relative, comma-separated, e.g. engine,engine/lanes): the others count as third party")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -109,14 +111,16 @@ func runPaths(args []string) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	fmt.Printf("paths: %s, %d packages walked (all but %s), %d functions, call graph VTA\n\n", prog.module, prog.packags, *skip, prog.funcs)
-
-	var guard *types.Package
-	for pkg := range prog.walked {
-		if prog.relPkg(pkg) == pathGuard {
-			guard = pkg
+	walked := "all but " + *skip
+	if *within != "" {
+		if err := prog.restrict(strings.Split(*within, ",")); err != nil {
+			return nil, err
 		}
+		walked = "only " + *within
 	}
+	fmt.Printf("paths: %s, %d packages walked (%s), %d functions, call graph VTA\n\n", prog.module, len(prog.walked), walked, prog.funcs)
+
+	guard := prog.pkg(pathGuard)
 	out := map[string]any{}
 	var rows []pathFigures
 	for _, r := range pathRoles {
@@ -168,6 +172,30 @@ func passFail(ok bool) string {
 		return "pass"
 	}
 	return "FAIL"
+}
+
+// restrict walks only the packages named (module-relative paths).
+func (p *pathProgram) restrict(rels []string) error {
+	keep := map[*types.Package]bool{}
+	for _, r := range rels {
+		pkg := p.pkg(r)
+		if pkg == nil {
+			return fmt.Errorf("-within: no package %q among those walked", r)
+		}
+		keep[pkg] = true
+	}
+	p.walked = keep
+	return nil
+}
+
+// pkg is the walked package of that module-relative path, nil if none.
+func (p *pathProgram) pkg(rel string) *types.Package {
+	for pkg := range p.walked {
+		if p.relPkg(pkg) == rel {
+			return pkg
+		}
+	}
+	return nil
 }
 
 // entry is the walked function of that name.
@@ -281,6 +309,8 @@ func printPathWalk(w *pathWalk, f pathFigures, r pathRole, verbose, trace bool) 
 		}
 	}
 	switch {
+	case w.guard == nil:
+		fmt.Printf("  %s/: not among the packages walked\n", pathGuard)
 	case !f.StoreReached:
 		fmt.Printf("  %s/: not reached\n", pathGuard)
 	default:

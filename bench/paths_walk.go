@@ -22,6 +22,7 @@ import (
 // pathProgram is a module's packages in SSA form with their call graph (VTA over
 // CHA): the code a walk may enter and the callees of each of its call sites.
 type pathProgram struct {
+	ssa     *ssa.Program
 	root    string // the module's directory: files are named relative to it
 	module  string // the module's path: packages are named relative to it
 	fset    *token.FileSet
@@ -74,7 +75,7 @@ func loadPathProgram(dir string, skip []string) (*pathProgram, error) {
 	prog, spkgs := ssautil.Packages(pkgs, ssa.InstantiateGenerics)
 	prog.Build()
 
-	p := &pathProgram{root: root, fset: prog.Fset, walked: map[*types.Package]bool{}, byName: map[string]*ssa.Function{}}
+	p := &pathProgram{ssa: prog, root: root, fset: prog.Fset, walked: map[*types.Package]bool{}, byName: map[string]*ssa.Function{}}
 	if m := pkgs[0].Module; m != nil {
 		p.module = m.Path
 	}
@@ -273,11 +274,17 @@ func (u *pathUnits) back(unit string) {
 func (p *pathProgram) walkPath(entry *ssa.Function, absent func(*types.TypeName) bool, handoff func(*ssa.Function) bool, guard *types.Package) *pathWalk {
 	w := &pathWalk{prog: p, absent: absent, handoff: handoff, guard: guard, expanded: map[*ssa.Function]bool{},
 		from: map[*ssa.Function]pathStep{}, files: newPathUnits(), pkgs: newPathUnits()}
-	w.visit(entry, "entry")
+	w.visit(entry, "entry", nil)
 	return w
 }
 
-func (w *pathWalk) visit(fn *ssa.Function, why string) {
+// binding is what an expansion's parameters were given at the call that led the
+// walk there: a call through a parameter goes to what it was given (a function
+// literal, a method value, a concrete type in an interface), not to everything
+// the context-free call graph lets reach it.
+type binding map[*ssa.Parameter]ssa.Value
+
+func (w *pathWalk) visit(fn *ssa.Function, why string, bind binding) {
 	p := w.prog
 	w.expanded[fn] = true
 	w.order = append(w.order, fn)
@@ -290,16 +297,125 @@ func (w *pathWalk) visit(fn *ssa.Function, why string) {
 		}
 	}
 	for _, s := range w.sites(fn) {
-		for _, callee := range w.callees(s) {
-			if w.expanded[callee] {
-				continue
+		for _, callee := range w.callees(s, bind) {
+			w.call(s, callee, w.bindArgs(s, callee, bind), file, pkg)
+		}
+		// A function this site hands to a callee expanded before (at another
+		// site) runs here: the callee calls it.
+		if c := s.Common().StaticCallee(); c != nil && w.prog.isWalked(c) && len(c.Params) == len(s.Common().Args) {
+			for i, a := range s.Common().Args {
+				if lit := funcOf(resolve(a, bind)); lit != nil && w.prog.isWalked(lit) && callsParam(c, c.Params[i]) {
+					w.call(s, lit, nil, file, pkg)
+				}
 			}
-			w.from[callee] = pathStep{caller: s.Parent(), pos: s.Pos()}
-			w.visit(callee, fmt.Sprintf("%s %s -> %s", p.where(s.Pos()), p.funcName(s.Parent()), p.funcName(callee)))
-			w.files.back(file)
-			w.pkgs.back(pkg)
 		}
 	}
+}
+
+// call walks into callee from site s, unless it was expanded before, and comes back
+// to the caller's file and package.
+func (w *pathWalk) call(s ssa.CallInstruction, callee *ssa.Function, bind binding, file, pkg string) {
+	if w.expanded[callee] {
+		return
+	}
+	p := w.prog
+	w.from[callee] = pathStep{caller: s.Parent(), pos: s.Pos()}
+	w.visit(callee, fmt.Sprintf("%s %s -> %s", p.where(s.Pos()), p.funcName(s.Parent()), p.funcName(callee)), bind)
+	w.files.back(file)
+	w.pkgs.back(pkg)
+}
+
+// funcOf is the function a value is, when it is one (a function literal, a named
+// function, a method value).
+func funcOf(v ssa.Value) *ssa.Function {
+	switch x := v.(type) {
+	case *ssa.MakeClosure:
+		fn, _ := x.Fn.(*ssa.Function)
+		return fn
+	case *ssa.Function:
+		return x
+	}
+	return nil
+}
+
+// callsParam tells whether fn calls its parameter prm itself (not on a goroutine).
+func callsParam(fn *ssa.Function, prm *ssa.Parameter) bool {
+	for _, b := range fn.Blocks {
+		for _, in := range b.Instrs {
+			if c, ok := in.(*ssa.Call); ok && c.Call.Value == prm {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// bindArgs is callee's binding at call site s (made in a function bound by bind).
+func (w *pathWalk) bindArgs(s ssa.CallInstruction, callee *ssa.Function, bind binding) binding {
+	c := s.Common()
+	args := c.Args
+	if c.IsInvoke() {
+		args = append([]ssa.Value{c.Value}, args...)
+	}
+	if len(args) != len(callee.Params) {
+		return nil // a closure handed to std code, a wrapper between: nothing known
+	}
+	out := binding{}
+	for i, a := range args {
+		out[callee.Params[i]] = resolve(a, bind)
+	}
+	return out
+}
+
+// resolve is what a value stands for in a binding: a parameter's argument.
+func resolve(v ssa.Value, bind binding) ssa.Value {
+	if prm, ok := v.(*ssa.Parameter); ok && bind[prm] != nil {
+		return bind[prm]
+	}
+	return v
+}
+
+// bound is the function a call site's binding settles it to, if it does: a call of
+// a parameter given a function literal or a method value, or an interface method
+// called on a parameter given a concrete type.
+func (w *pathWalk) bound(s ssa.CallInstruction, bind binding) *ssa.Function {
+	c := s.Common()
+	v := c.Value
+	if c.IsInvoke() {
+		for { // v.(Validator).Validate(): look through assertions to the parameter
+			switch x := v.(type) {
+			case *ssa.TypeAssert:
+				v = x.X
+				continue
+			case *ssa.ChangeInterface:
+				v = x.X
+				continue
+			case *ssa.Extract:
+				if ta, ok := x.Tuple.(*ssa.TypeAssert); ok && x.Index == 0 {
+					v = ta.X
+					continue
+				}
+			}
+			break
+		}
+	}
+	prm, ok := v.(*ssa.Parameter)
+	if !ok || bind[prm] == nil {
+		return nil
+	}
+	b := bind[prm]
+	if c.IsInvoke() {
+		mi, ok := b.(*ssa.MakeInterface)
+		if !ok || types.IsInterface(mi.X.Type()) {
+			return nil
+		}
+		sel := w.prog.ssa.MethodSets.MethodSet(mi.X.Type()).Lookup(c.Method.Pkg(), c.Method.Name())
+		if sel == nil {
+			return nil
+		}
+		return w.prog.ssa.MethodValue(sel)
+	}
+	return funcOf(b)
 }
 
 // sites are fn's call sites in source order. A go statement starts other work, not
@@ -327,7 +443,7 @@ func (w *pathWalk) sites(fn *ssa.Function) []ssa.CallInstruction {
 // callees are the walked functions a call site may reach: through synthetic
 // wrappers (bound and promoted methods, instances without source), which the walk
 // does not count as a place.
-func (w *pathWalk) callees(s ssa.CallInstruction) []*ssa.Function {
+func (w *pathWalk) callees(s ssa.CallInstruction, bind binding) []*ssa.Function {
 	node := w.prog.graph.Nodes[s.Parent()]
 	if node == nil {
 		return nil
@@ -359,9 +475,13 @@ func (w *pathWalk) callees(s ssa.CallInstruction) []*ssa.Function {
 			}
 		}
 	}
-	for _, e := range node.Out {
-		if e.Site == s {
-			reach(e.Callee.Func, 0)
+	if fn := w.bound(s, bind); fn != nil {
+		reach(fn, 0)
+	} else {
+		for _, e := range node.Out {
+			if e.Site == s {
+				reach(e.Callee.Func, 0)
+			}
 		}
 	}
 	// A closure handed to code the walk does not enter (sort.Slice, slices.IndexFunc,
@@ -369,14 +489,7 @@ func (w *pathWalk) callees(s ssa.CallInstruction) []*ssa.Function {
 	// it later, on its own.
 	if len(out) == 0 && !async(s.Common().StaticCallee()) {
 		for _, a := range s.Common().Args {
-			var fn *ssa.Function
-			switch v := a.(type) {
-			case *ssa.MakeClosure:
-				fn, _ = v.Fn.(*ssa.Function)
-			case *ssa.Function:
-				fn = v
-			}
-			if fn != nil && fn.Parent() != nil && w.prog.isWalked(fn) && !seen[fn] {
+			if fn := funcOf(resolve(a, bind)); fn != nil && w.prog.isWalked(fn) && !seen[fn] {
 				seen[fn] = true
 				out = append(out, fn)
 			}

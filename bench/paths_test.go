@@ -1,0 +1,109 @@
+package main
+
+import (
+	"slices"
+	"testing"
+)
+
+// The fixture (testdata/paths) is small enough to walk by hand; the comments in its
+// files say what each call does to the counts.
+func loadFixture(t *testing.T) *pathProgram {
+	t.Helper()
+	prog, err := loadPathProgram("testdata/paths", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prog
+}
+
+func walkFixture(t *testing.T, prog *pathProgram, entry string, absent ...string) *pathWalk {
+	t.Helper()
+	fn := prog.entry(entry)
+	if fn == nil {
+		t.Fatalf("no function %s in the fixture", entry)
+	}
+	isAbsent, missing := prog.absentTypes(absent)
+	if len(missing) > 0 {
+		t.Fatalf("no types %v in the fixture", missing)
+	}
+	var guard = prog.pkg("store")
+	return prog.walkPath(fn, isAbsent, nil, guard)
+}
+
+func names(w *pathWalk) []string {
+	var out []string
+	for _, fn := range w.order {
+		out = append(out, w.prog.funcName(fn))
+	}
+	return out
+}
+
+func TestPathsCountsEntriesReentriesAndReturnsByHand(t *testing.T) {
+	prog := loadFixture(t)
+	for _, c := range []struct {
+		role, absent          string
+		funcs, files          []string
+		reentries, returns    int
+		store                 []string
+		pkgEntered, pkgReturn int
+	}{
+		{
+			role: "one box", absent: "Remote",
+			funcs: []string{"lane.Process", "lane.prepare", "lane.helper", "front.(Local).Deliver", "store.Save", "lane.finish"},
+			files: []string{"lane/a.go", "lane/b.go", "front/local.go", "store/store.go"},
+			// a.go by helper, b.go by finish; returns: b.go after helper, a.go after
+			// prepare, local.go after Save, a.go after Deliver and after finish.
+			reentries: 2, returns: 5,
+			store:      []string{"lane.Process", "front.(Local).Deliver (lane/a.go:10)", "store.Save (front/local.go:10)"},
+			pkgEntered: 3, pkgReturn: 2,
+		},
+		{
+			role: "worker", absent: "front.Local",
+			funcs:     []string{"lane.Process", "lane.prepare", "lane.helper", "front.(Remote).Deliver", "front.send", "lane.finish"},
+			files:     []string{"lane/a.go", "lane/b.go", "front/remote.go"},
+			reentries: 2, returns: 4,
+			pkgEntered: 2, pkgReturn: 1,
+		},
+	} {
+		w := walkFixture(t, prog, "lane.Process", c.absent)
+		if got := names(w); !slices.Equal(got, c.funcs) {
+			t.Errorf("%s: walked %v, want %v", c.role, got, c.funcs)
+		}
+		if !slices.Equal(w.files.entered, c.files) {
+			t.Errorf("%s: files entered %v, want %v", c.role, w.files.entered, c.files)
+		}
+		if w.files.nReenter != c.reentries || w.files.reenter["lane/a.go"] != 1 || w.files.reenter["lane/b.go"] != 1 {
+			t.Errorf("%s: re-entries %d %v, want %d (a.go 1, b.go 1)", c.role, w.files.nReenter, w.files.reenter, c.reentries)
+		}
+		if w.files.nReturns != c.returns {
+			t.Errorf("%s: returns to a file left %d %v, want %d", c.role, w.files.nReturns, w.files.returns, c.returns)
+		}
+		if len(w.pkgs.entered) != c.pkgEntered || w.pkgs.nReenter != 0 || w.pkgs.nReturns != c.pkgReturn {
+			t.Errorf("%s: packages entered %v, re-entered %d, returns %d; want %d, 0, %d",
+				c.role, w.pkgs.entered, w.pkgs.nReenter, w.pkgs.nReturns, c.pkgEntered, c.pkgReturn)
+		}
+		if len(w.spawns) != 1 {
+			t.Errorf("%s: %d go statements left, want 1 (go background(), which would reach the store)", c.role, len(w.spawns))
+		}
+		var chain []string
+		if len(w.guarded) > 0 {
+			chain = w.chain(w.guarded[0])
+		}
+		if len(w.guarded) > 1 || !slices.Equal(chain, c.store) {
+			t.Errorf("%s: store entered by %d functions, first chain %q; want %q", c.role, len(w.guarded), chain, c.store)
+		}
+	}
+}
+
+func TestPathsFollowsFunctionsToWhatTheyWereGiven(t *testing.T) {
+	prog := loadFixture(t)
+	w := walkFixture(t, prog, "lane.Twice")
+	want := []string{"lane.Twice", "lane.Each", "lane.first", "lane.second", "lane.Check", "lane.(A).Validate", "lane.Twice$1", "lane.less"}
+	if got := names(w); !slices.Equal(got, want) {
+		t.Errorf("walked %v, want %v (never lane.Third nor lane.(B).Validate: main hands those, not Twice)", got, want)
+	}
+	if !slices.Equal(w.files.entered, []string{"lane/c.go", "lane/d.go", "lane/e.go"}) || w.files.nReenter != 2 || w.files.nReturns != 4 {
+		t.Errorf("files entered %v, re-entries %d, returns %d; want c, d, e, 2 (d.go by A.Validate, e.go by less), 4",
+			w.files.entered, w.files.nReenter, w.files.nReturns)
+	}
+}

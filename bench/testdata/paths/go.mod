@@ -1,0 +1,3 @@
+module pathsfixture
+
+go 1.26.0
