@@ -185,7 +185,12 @@ func (d *Discovery) restore(st discoveryState) (skipped int) {
 	// A unit's own evidence first; a unit that takes in another's sources takes its
 	// evidence only when it has none of its own (inherit).
 	stored := sortedKeys(st.Trust)
-	slices.SortStableFunc(stored, func(a, b string) int { return cmpBool(!d.ownUnit(went, a), !d.ownUnit(went, b)) })
+	own := map[string]bool{}
+	for _, name := range stored {
+		tos := d.storedUnitNow(went, name)
+		own[name] = len(tos) == 1 && tos[0] == name
+	}
+	slices.SortStableFunc(stored, func(a, b string) int { return cmpBool(!own[a], !own[b]) })
 	for _, name := range stored {
 		for _, to := range d.storedUnitNow(went, name) {
 			inherit(d.row(to), &siteDiscovery{trust: trustOf(st.Trust[name])})
@@ -243,16 +248,10 @@ func (d *Discovery) storedUnitNow(went map[string]map[string]bool, name string) 
 	if tos := went[name]; len(tos) > 0 {
 		return sortedKeys(tos)
 	}
-	if d.book().Named(name) != nil {
+	if b := d.book(); b != nil && b.Named(name) != nil {
 		return []string{name}
 	}
 	return []string{d.unitOf(name)}
-}
-
-// ownUnit says whether the stored unit name is a unit today, holding its sources.
-func (d *Discovery) ownUnit(went map[string]map[string]bool, name string) bool {
-	tos := d.storedUnitNow(went, name)
-	return len(tos) == 1 && tos[0] == name
 }
 
 // coverageNow re-keys stored coverage to today's units: a unit's coverage whose

@@ -242,3 +242,18 @@ func TestLiveSiteChangesMoveDiscoveryState(t *testing.T) {
 		t.Errorf("after news is removed: %+v, want the domain's one row with both sitemaps", v)
 	}
 }
+
+// A stored unit with trust evidence and no source (nothing names its hosts) keeps
+// its evidence under its own name, with or without a site book.
+func TestStoredTrustWithoutSourcesStaysWithItsUnit(t *testing.T) {
+	t.Parallel()
+	st := discoveryState{Trust: map[string]discover.TrustState{"liar.example": {NowLike: []bool{true, true, true}}}}
+	for _, d := range []*Discovery{newTestDiscovery(), New(Options{Discovery: config.DefaultDiscovery(), Sites: newsAndBlog}, nopCrawl{}, nil)} {
+		if n := d.restore(st); n != 0 {
+			t.Fatalf("%d parts left out", n)
+		}
+		if r := rowOf(d, "liar.example"); r == nil || r.DatesTrusted {
+			t.Errorf("stored evidence of liar.example restored as %+v: want its row, dates ignored", r)
+		}
+	}
+}
