@@ -83,20 +83,25 @@ func prepareCapture(c *Capture, compressed []byte, codec int) ([]byte, int) {
 // insertCapture writes a prepared capture inside the writer's transaction. inPage
 // says the page row of the URL holds this very body: it is not written twice.
 func (w *writer) insertCapture(c *Capture, body []byte, codec int, inPage bool) error {
-	var ref sql.NullInt64
+	var ref int64
+	var found bool
 	if c.Bytes > 0 && c.Refetch {
-		err := w.st.captureRef.QueryRowContext(w.ctx, c.URL, c.PayloadDigest).Scan(&ref)
-		if err != nil && err != sql.ErrNoRows {
+		var err error
+		if ref, found, err = w.queryInt64(w.st.captureRef, c.URL, c.PayloadDigest); err != nil {
 			return err
 		}
 	}
 	var stored any = body
-	if ref.Valid || inPage {
+	var refersTo any // NULL: this capture holds its body
+	if found || inPage {
 		stored, codec = nil, codecRaw
 	}
-	_, err := w.st.insertCapture.ExecContext(w.ctx, c.URL, nanos(c.FetchedAt), c.Status, c.StatusLine,
+	if found {
+		refersTo = ref
+	}
+	_, err := w.exec(w.st.insertCapture, c.URL, nanos(c.FetchedAt), c.Status, c.StatusLine,
 		c.RequestHead, c.ResponseHead, c.RemoteIP, c.Decoded, c.Truncated, c.PayloadDigest, c.Bytes,
-		codec, stored, ref, c.Lane, c.Egress, c.Node, inPage && !ref.Valid, c.Kind)
+		codec, stored, refersTo, c.Lane, c.Egress, c.Node, inPage && !found, c.Kind)
 	return err
 }
 

@@ -41,14 +41,14 @@ const upsertPageMetaSQL = `INSERT INTO page_meta(url, published, published_from,
 // has no metadata loses the old copy's.
 func (w *writer) upsertPageMeta(url string, m *PageMeta) error {
 	if m == nil || m.empty() {
-		_, err := w.st.deletePageMeta.ExecContext(w.ctx, url)
+		_, err := w.exec(w.st.deletePageMeta, url)
 		return err
 	}
 	var at int64
 	if !m.PublishedAt.IsZero() {
 		at = m.PublishedAt.UnixNano()
 	}
-	_, err := w.st.upsertPageMeta.ExecContext(w.ctx, url, m.Published, m.PublishedFrom, at,
+	_, err := w.exec(w.st.upsertPageMeta, url, m.Published, m.PublishedFrom, at,
 		m.Modified, m.ModifiedFrom, m.Headline, m.HeadlineFrom, strings.Join(m.Authors, "\n"), m.AuthorsFrom,
 		m.Language, m.LanguageFrom, m.Canonical, m.CanonicalFrom)
 	return err

@@ -22,7 +22,7 @@ type Refusal struct {
 // host and ban), so the statement is not prepared.
 func (s *Store) AddRefusal(r Refusal) {
 	s.submit(&writeOp{what: "add refusal", key: r.URL, apply: func(w *writer) (func(), error) {
-		_, err := w.conn.ExecContext(w.ctx, `INSERT INTO refusals(url, at, host, egress, status, vendor, evidence, action)
+		_, err := w.execSQL(`INSERT INTO refusals(url, at, host, egress, status, vendor, evidence, action)
 			VALUES(?, ?, ?, ?, ?, ?, ?, ?)`, r.URL, nanos(r.At), r.Host, r.Egress, r.Status, r.Vendor, r.Evidence, r.Action)
 		return nil, err
 	}})

@@ -36,7 +36,7 @@ type Cost struct {
 func (s *Store) SaveRound(end time.Time, results []Result, costs []Cost) {
 	results, costs = slices.Clone(results), slices.Clone(costs)
 	s.submit(&writeOp{what: "save round", key: end.UTC().Format(time.RFC3339), apply: func(w *writer) (func(), error) {
-		ins, err := w.conn.PrepareContext(w.ctx, `INSERT INTO results(url, keyword, site, kind, host, cost,
+		ins, err := w.dc.PrepareContext(w.ctx, `INSERT INTO results(url, keyword, site, kind, host, cost,
 			fetched_at, round) VALUES(?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(url, keyword) DO UPDATE SET
 			site = excluded.site, kind = excluded.kind, host = excluded.host, cost = excluded.cost,
 			fetched_at = excluded.fetched_at, round = excluded.round`)
@@ -45,13 +45,13 @@ func (s *Store) SaveRound(end time.Time, results []Result, costs []Cost) {
 		}
 		defer ins.Close()
 		for _, r := range results {
-			if _, err := ins.ExecContext(w.ctx, r.URL, r.Keyword, r.Site, r.Kind, r.Host, int64(r.Cost),
+			if _, err := w.exec(ins, r.URL, r.Keyword, r.Site, r.Kind, r.Host, int64(r.Cost),
 				nanos(r.FetchedAt), nanos(end)); err != nil {
 				return nil, err
 			}
 		}
 		for _, c := range costs {
-			if _, err := w.conn.ExecContext(w.ctx, `INSERT INTO costs(site, keyword, cost, pages, round)
+			if _, err := w.execSQL(`INSERT INTO costs(site, keyword, cost, pages, round)
 				VALUES(?, ?, ?, ?, ?) ON CONFLICT(site, keyword) DO UPDATE SET cost = excluded.cost,
 				pages = excluded.pages, round = excluded.round`,
 				c.Site, c.Keyword, int64(c.Cost), c.Pages, nanos(c.Round)); err != nil {

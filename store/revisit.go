@@ -62,7 +62,7 @@ func (s *Store) SetRevisitNext(urls []string, next time.Time) {
 	s.submit(&writeOp{what: "set revisit next", key: key, apply: func(w *writer) (func(), error) {
 		n := nanos(next)
 		for _, u := range urls {
-			if _, err := w.st.setRevisitNext.ExecContext(w.ctx, n, u); err != nil {
+			if _, err := w.exec(w.st.setRevisitNext, n, u); err != nil {
 				return nil, err
 			}
 		}
@@ -72,7 +72,7 @@ func (s *Store) SetRevisitNext(urls []string, next time.Time) {
 
 // upsertRevisit writes r inside the open transaction.
 func (w *writer) upsertRevisit(r *Revisit) error {
-	_, err := w.st.upsertRevisit.ExecContext(w.ctx, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
+	_, err := w.exec(w.st.upsertRevisit, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
 		nanos(r.Last), nanos(r.Next), int64(r.Hash), r.HasHash, r.Fetches, r.Distance, r.Freq, r.Price, r.Policy,
 		finiteOr(r.Fresh, -1), finiteOr(r.Age, 0), r.Behind)
 	if err == nil && r.Change != nil {

@@ -39,7 +39,7 @@ const upsertChangeSQL = `INSERT INTO revisit_change(url, text_digest, title_dige
 
 // upsertChange writes c for url inside the open transaction.
 func (w *writer) upsertChange(url string, c *RevisitChange) error {
-	_, err := w.st.upsertChange.ExecContext(w.ctx, url, int64(c.Text), int64(c.Title), int64(c.Page),
+	_, err := w.exec(w.st.upsertChange, url, int64(c.Text), int64(c.Title), int64(c.Page),
 		c.Fallback, c.Reason, nanos(c.ChangeAt), c.ChangeDistance, c.ChangeReason, c.PrevText, c.Shift)
 	return err
 }

@@ -44,7 +44,7 @@ func (w *writer) writeStart(url string) error {
 	if !ok {
 		return nil
 	}
-	_, err := w.st.setState.ExecContext(w.ctx, int(InProgress), m.lane, m.errKind, m.at, url)
+	_, err := w.exec(w.st.setState, int(InProgress), m.lane, m.errKind, m.at, url)
 	return err
 }
 

@@ -2,38 +2,36 @@ package store
 
 import (
 	"context"
-	"database/sql"
+	"database/sql/driver"
 	"errors"
 )
 
 // statements are the writer's prepared statements, compiled once on the write
-// connection and reused by every batch.
+// connection (the driver's, see rawconn.go) and reused by every batch.
 type statements struct {
-	insertURL   *sql.Stmt
-	setState    *sql.Stmt
-	deferURL    *sql.Stmt
-	markFetched *sql.Stmt
+	insertURL   driver.Stmt
+	setState    driver.Stmt
+	deferURL    driver.Stmt
+	markFetched driver.Stmt
 	// markFetchedStarted is markFetched that also counts the attempt of an
 	// InProgress mark held back in the same batch (starts.go).
-	markFetchedStarted *sql.Stmt
-	insertPage         *sql.Stmt
-	replacePage        *sql.Stmt
-	retireLane         *sql.Stmt
-	openLane           *sql.Stmt
-	insertEvent        *sql.Stmt
-	pruneEvents        *sql.Stmt
-	setMeta            *sql.Stmt
-	recoverURLs        *sql.Stmt
-	retireLanes        *sql.Stmt
-	upsertRevisit      *sql.Stmt
-	setRevisitNext     *sql.Stmt
-	insertCapture      *sql.Stmt
-	captureRef         *sql.Stmt
-	captureOwn         *sql.Stmt
-	upsertChange       *sql.Stmt
-	upsertPageMeta     *sql.Stmt
-	deletePageMeta     *sql.Stmt
-	all                []*sql.Stmt
+	markFetchedStarted driver.Stmt
+	insertPage         driver.Stmt
+	replacePage        driver.Stmt
+	retireLane         driver.Stmt
+	openLane           driver.Stmt
+	insertEvent        driver.Stmt
+	pruneEvents        driver.Stmt
+	setMeta            driver.Stmt
+	upsertRevisit      driver.Stmt
+	setRevisitNext     driver.Stmt
+	insertCapture      driver.Stmt
+	captureRef         driver.Stmt
+	captureOwn         driver.Stmt
+	upsertChange       driver.Stmt
+	upsertPageMeta     driver.Stmt
+	deletePageMeta     driver.Stmt
+	all                []driver.Stmt
 }
 
 const pageColumns = `url, fetched_at, status, content_type, bytes, stored_bytes, body_codec, body,
@@ -42,10 +40,10 @@ const pageColumns = `url, fetched_at, status, content_type, bytes, stored_bytes,
 const pageValues = `?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?`
 
 // prepareStatements compiles the writer's statements on conn.
-func prepareStatements(ctx context.Context, conn *sql.Conn) (*statements, error) {
+func prepareStatements(ctx context.Context, conn rawConn) (*statements, error) {
 	st := &statements{}
 	var err error
-	prep := func(dst **sql.Stmt, query string) {
+	prep := func(dst *driver.Stmt, query string) {
 		if err != nil {
 			return
 		}
@@ -79,8 +77,6 @@ func prepareStatements(ctx context.Context, conn *sql.Conn) (*statements, error)
 	prep(&st.pruneEvents, `DELETE FROM events WHERE id <= (SELECT MAX(id) FROM events) - ?`)
 	prep(&st.setMeta, `INSERT INTO meta(key, value) VALUES(?, ?)
 		ON CONFLICT(key) DO UPDATE SET value = excluded.value`)
-	prep(&st.recoverURLs, `UPDATE urls SET state = 0 WHERE state = 1`)
-	prep(&st.retireLanes, `UPDATE lanes SET retired_at = ? WHERE retired_at = 0`)
 	prep(&st.upsertRevisit, `INSERT INTO revisit(url, class, first, t, x, last, next, hash, has_hash,
 		fetches, distance, freq, price, policy, fresh, age, behind)
 		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)

@@ -169,23 +169,18 @@ func (s *Store) open() error {
 		conn.Close()
 		return err
 	}
-	st, err := prepareStatements(ctx, conn)
-	if err != nil {
-		conn.Close()
-		return fmt.Errorf("store: open %s: %w", s.path, err)
-	}
 	// Crash recovery: a URL InProgress was handed to a lane by a process that is gone
 	// (we hold the lock), so its fetch never committed — put it back in the queue.
 	// Lanes still open died with that process too.
 	s.inProgress, err = readInProgress(ctx, conn)
 	var res sql.Result
 	if err == nil {
-		res, err = st.recoverURLs.ExecContext(ctx)
+		res, err = conn.ExecContext(ctx, `UPDATE urls SET state = 0 WHERE state = 1`)
 	}
 	if err == nil {
 		n, _ := res.RowsAffected()
 		s.recovered = int(n)
-		_, err = st.retireLanes.ExecContext(ctx, time.Now().UnixNano())
+		_, err = conn.ExecContext(ctx, `UPDATE lanes SET retired_at = ? WHERE retired_at = 0`, time.Now().UnixNano())
 	}
 	if err == nil {
 		// A URL the SSRF guard refused failed by policy, not for anything of its
@@ -199,7 +194,6 @@ func (s *Store) open() error {
 		}
 	}
 	if err != nil {
-		st.close()
 		conn.Close()
 		return fmt.Errorf("store: open %s: recover: %w", s.path, err)
 	}
@@ -209,9 +203,20 @@ func (s *Store) open() error {
 		err = s.rdb.PingContext(ctx)
 	}
 	if err != nil {
-		st.close()
 		conn.Close()
 		return fmt.Errorf("store: open %s: read pool: %w", s.path, err)
+	}
+	var st *statements
+	err = conn.Raw(func(dc any) error {
+		rc, err := asRawConn(dc)
+		if err == nil {
+			st, err = prepareStatements(ctx, rc)
+		}
+		return err
+	})
+	if err != nil {
+		conn.Close()
+		return fmt.Errorf("store: open %s: %w", s.path, err)
 	}
 	s.w = &writer{
 		ctx:       ctx,
@@ -283,7 +288,7 @@ func (s *Store) Close() error {
 	close(s.w.ops)
 	s.mu.Unlock()
 	<-s.w.done
-	errs := []error{s.w.firstErr(), s.w.st.close(), s.w.conn.Close()}
+	errs := []error{s.w.firstErr(), s.w.closeErr, s.w.conn.Close()}
 	errs = append(errs, s.closeConns(), s.lock.release())
 	return errors.Join(errs...)
 }

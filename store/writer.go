@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"slices"
@@ -27,8 +28,10 @@ type writeOp struct {
 // append and a lock round-trip, a statement inside a transaction costs microseconds.
 type writer struct {
 	ctx   context.Context
-	conn  *sql.Conn
-	st    *statements
+	conn  *sql.Conn   // the write connection; run holds its driver connection (rawconn.go)
+	dc    rawConn     // the driver connection, set while run holds it
+	st    *statements // prepared on dc
+	args  []driver.NamedValue
 	ops   chan *writeOp
 	done  chan struct{} // closed when run returns
 	size  int
@@ -45,6 +48,8 @@ type writer struct {
 	errMu  sync.Mutex
 	err    error         // first write error; sticky
 	failed chan struct{} // closed at the first write error (Store.Failed); nil on a read-only store
+
+	closeErr error // closing the statements when run ended
 
 	busy    atomic.Int64 // ns spent applying and committing, not waiting for ops
 	commits commitHist   // duration of each batch's COMMIT (CommitLatency)
@@ -70,11 +75,40 @@ func (w *writer) firstErr() error {
 	return w.err
 }
 
-// run is the writer loop: take the first queued op, keep the transaction open for up
-// to delay or size ops, commit, run the callbacks, repeat. A barrier (Flush) or the
-// closed queue (Close) commits at once.
+// run holds the write connection's driver connection until the queue is closed,
+// runs the writer loop on it, and closes the statements.
 func (w *writer) run() {
 	defer close(w.done)
+	err := w.conn.Raw(func(dc any) error {
+		rc, err := asRawConn(dc)
+		if err != nil {
+			return err
+		}
+		w.dc = rc
+		defer func() { w.dc = nil }()
+		w.loop()
+		w.closeErr = w.st.close()
+		return nil
+	})
+	if err != nil {
+		w.setErr(fmt.Errorf("store: writer: %w", err))
+		w.drain()
+	}
+}
+
+// drain refuses every queued op once the writer cannot write, releasing Flush.
+func (w *writer) drain() {
+	for op := range w.ops {
+		if op.barrier != nil {
+			close(op.barrier)
+		}
+	}
+}
+
+// loop is the writer loop: take the first queued op, keep the transaction open for up
+// to delay or size ops, commit, run the callbacks, repeat. A barrier (Flush) or the
+// closed queue (Close) commits at once.
+func (w *writer) loop() {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	for {
@@ -130,7 +164,7 @@ func (w *writer) add(op *writeOp) {
 func (w *writer) applyFrom(i int) {
 	for i < len(w.pending) {
 		if !w.inTx {
-			if _, err := w.conn.ExecContext(w.ctx, "BEGIN IMMEDIATE"); err != nil {
+			if _, err := w.execSQL("BEGIN IMMEDIATE"); err != nil {
 				w.setErr(fmt.Errorf("store: begin batch: %w", err))
 				w.pending, w.afters = w.pending[:0], w.afters[:0]
 				return
@@ -157,7 +191,7 @@ func (w *writer) applyFrom(i int) {
 // rollback abandons the open transaction.
 func (w *writer) rollback() {
 	if w.inTx {
-		_, _ = w.conn.ExecContext(w.ctx, "ROLLBACK")
+		_, _ = w.execSQL("ROLLBACK")
 		w.inTx = false
 	}
 	clear(w.starts) // the replay holds them again
@@ -183,12 +217,12 @@ func (w *writer) commit() {
 	}
 	w.pruneEvents()
 	commitStart := time.Now()
-	_, err := w.conn.ExecContext(w.ctx, "COMMIT")
+	_, err := w.execSQL("COMMIT")
 	w.commits.observe(time.Since(commitStart))
 	w.inTx = false
 	if err != nil {
 		w.setErr(fmt.Errorf("store: commit batch of %d operations: %w", len(w.pending), err))
-		_, _ = w.conn.ExecContext(w.ctx, "ROLLBACK")
+		_, _ = w.execSQL("ROLLBACK")
 		return
 	}
 	for _, f := range w.afters {
@@ -203,7 +237,7 @@ func (w *writer) pruneEvents() {
 		return
 	}
 	w.eventsAdded = 0
-	if _, err := w.st.pruneEvents.ExecContext(w.ctx, w.maxEvents); err != nil {
+	if _, err := w.exec(w.st.pruneEvents, w.maxEvents); err != nil {
 		w.setErr(fmt.Errorf("store: prune events: %w", err))
 	}
 }

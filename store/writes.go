@@ -43,7 +43,7 @@ func (w *writer) insertURLs(urls []URL, st State, now int64, out []linkOutcome) 
 		if err := w.writeStart(u.URL); err != nil {
 			return out, err
 		}
-		res, err := w.st.insertURL.ExecContext(w.ctx, u.URL, u.Host, int64(u.ParentHash), u.Depth,
+		res, err := w.exec(w.st.insertURL, u.URL, u.Host, int64(u.ParentHash), u.Depth,
 			u.Class, u.Site, u.Keyword, int(st), u.Lane, now)
 		if err != nil {
 			return out, err
@@ -99,7 +99,7 @@ func (s *Store) SetState(url string, st State, lane int, errKind string) {
 		if err := w.writeStart(url); err != nil {
 			return nil, err
 		}
-		_, err := w.st.setState.ExecContext(w.ctx, int(st), lane, errKind, nowNanos(), url)
+		_, err := w.exec(w.st.setState, int(st), lane, errKind, nowNanos(), url)
 		return nil, err
 	}})
 }
@@ -111,7 +111,7 @@ func (s *Store) Defer(url string, until time.Time) {
 		if err := w.writeStart(url); err != nil {
 			return nil, err
 		}
-		_, err := w.st.deferURL.ExecContext(w.ctx, nanos(until), time.Now().UnixNano(), url)
+		_, err := w.exec(w.st.deferURL, nanos(until), time.Now().UnixNano(), url)
 		return nil, err
 	}})
 }
@@ -162,7 +162,7 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 		if _, started := w.takeStart(p.URL); started {
 			mark = w.st.markFetchedStarted // the held InProgress mark's attempt, counted here
 		}
-		res, err := mark.ExecContext(w.ctx, p.Lane, now, p.URL)
+		res, err := w.exec(mark, p.Lane, now, p.URL)
 		if err != nil {
 			return nil, err
 		}
@@ -183,11 +183,11 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 			if capture != nil {
 				digest = capture.PayloadDigest
 			}
-			if _, err := w.st.captureOwn.ExecContext(w.ctx, p.URL, digest); err != nil {
+			if _, err := w.exec(w.st.captureOwn, p.URL, digest); err != nil {
 				return nil, err
 			}
 		}
-		res, err = stmt.ExecContext(w.ctx, p.URL, nanos(p.FetchedAt), p.Status, p.ContentType,
+		res, err = w.exec(stmt, p.URL, nanos(p.FetchedAt), p.Status, p.ContentType,
 			size, len(body), codec, body, p.Duration.Milliseconds(), p.Lane, p.Egress, p.ETag,
 			p.LastModified, int64(p.SimHash), p.FinalURL)
 		if err != nil {
@@ -234,10 +234,10 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 // same id still open is retired first: lane numbers are reused.
 func (s *Store) LaneOpened(id int, egress string, at time.Time) {
 	s.submit(&writeOp{what: "open lane", key: strconv.Itoa(id), apply: func(w *writer) (func(), error) {
-		if _, err := w.st.retireLane.ExecContext(w.ctx, nanos(at), 0, id); err != nil {
+		if _, err := w.exec(w.st.retireLane, nanos(at), 0, id); err != nil {
 			return nil, err
 		}
-		_, err := w.st.openLane.ExecContext(w.ctx, id, nanos(at), egress)
+		_, err := w.exec(w.st.openLane, id, nanos(at), egress)
 		return nil, err
 	}})
 }
@@ -245,7 +245,7 @@ func (s *Store) LaneOpened(id int, egress string, at time.Time) {
 // LaneRetired records that lane id ran dry and retired after fetching pages pages.
 func (s *Store) LaneRetired(id int, at time.Time, pages int64) {
 	s.submit(&writeOp{what: "retire lane", key: strconv.Itoa(id), apply: func(w *writer) (func(), error) {
-		_, err := w.st.retireLane.ExecContext(w.ctx, nanos(at), pages, id)
+		_, err := w.exec(w.st.retireLane, nanos(at), pages, id)
 		return nil, err
 	}})
 }
@@ -254,7 +254,7 @@ func (s *Store) LaneRetired(id int, at time.Time, pages int64) {
 func (s *Store) AddEvent(at time.Time, level int, lane int, host, msg string) {
 	s.submit(&writeOp{what: "add event", key: host, apply: func(w *writer) (func(), error) {
 		w.eventsAdded++
-		_, err := w.st.insertEvent.ExecContext(w.ctx, nanos(at), level, lane, host, msg)
+		_, err := w.exec(w.st.insertEvent, nanos(at), level, lane, host, msg)
 		return nil, err
 	}})
 }
@@ -264,7 +264,7 @@ func (s *Store) AddEvent(at time.Time, level int, lane int, host, msg string) {
 func (s *Store) SetMeta(key string, v []byte) {
 	v = slices.Clone(v)
 	s.submit(&writeOp{what: "set meta", key: key, apply: func(w *writer) (func(), error) {
-		_, err := w.st.setMeta.ExecContext(w.ctx, key, v)
+		_, err := w.exec(w.st.setMeta, key, v)
 		return nil, err
 	}})
 }

@@ -1,0 +1,102 @@
+package store
+
+import (
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// The writer drives its connection through the driver's own interfaces
+// (database/sql/driver) rather than database/sql: every statement of a batch would
+// otherwise go through database/sql's argument conversion (a reflective check and a
+// copy of each argument, about 3.7 KB allocated per stored page) and its per-call
+// locking, for a connection nobody else uses. The connection is reached with
+// sql.Conn.Raw, whose callback holds it for as long as the writer runs, so
+// database/sql never touches it meanwhile; the statements prepared on it are used
+// only inside such callbacks.
+
+// rawConn is what the writer needs of its driver connection.
+type rawConn interface {
+	driver.ExecerContext
+	driver.ConnPrepareContext
+}
+
+// asRawConn checks that the driver's connection offers what the writer needs.
+func asRawConn(dc any) (rawConn, error) {
+	rc, ok := dc.(rawConn)
+	if !ok {
+		return nil, fmt.Errorf("store: the sqlite3 driver's connection (%T) cannot run statements directly", dc)
+	}
+	return rc, nil
+}
+
+// named binds args by position, reusing the writer's slice. The driver takes
+// int64, float64, bool, string, []byte and nil; an int is widened to int64 here so
+// that callers can pass lanes and counts as they are, and anything else goes through
+// database/sql's default conversion (named types such as State).
+func (w *writer) named(args []any) []driver.NamedValue {
+	nv := w.args[:0]
+	for i, a := range args {
+		switch v := a.(type) {
+		case int:
+			a = int64(v)
+		case nil, int64, float64, bool, string, []byte:
+		default:
+			if c, err := driver.DefaultParameterConverter.ConvertValue(a); err == nil {
+				a = c
+			}
+		}
+		nv = append(nv, driver.NamedValue{Ordinal: i + 1, Value: a})
+	}
+	w.args = nv
+	return nv
+}
+
+// exec runs a statement prepared on the writer's connection.
+func (w *writer) exec(s driver.Stmt, args ...any) (driver.Result, error) {
+	x, ok := s.(driver.StmtExecContext)
+	if !ok {
+		return nil, errors.New("store: the sqlite3 driver's statement cannot be executed with a context")
+	}
+	res, err := x.ExecContext(w.ctx, w.named(args))
+	clear(w.args) // drop references to the page's strings and body
+	return res, err
+}
+
+// execSQL runs query once (not prepared: rare writes).
+func (w *writer) execSQL(query string, args ...any) (driver.Result, error) {
+	res, err := w.dc.ExecContext(w.ctx, query, w.named(args))
+	clear(w.args)
+	return res, err
+}
+
+// queryInt64 runs a prepared query that selects one integer and returns it, with
+// found false when no row came back.
+func (w *writer) queryInt64(s driver.Stmt, args ...any) (v int64, found bool, err error) {
+	q, ok := s.(driver.StmtQueryContext)
+	if !ok {
+		return 0, false, errors.New("store: the sqlite3 driver's statement cannot be queried with a context")
+	}
+	rows, err := q.QueryContext(w.ctx, w.named(args))
+	clear(w.args)
+	if err != nil {
+		return 0, false, err
+	}
+	defer rows.Close()
+	dest := make([]driver.Value, len(rows.Columns()))
+	if err := rows.Next(dest); err != nil {
+		if errors.Is(err, io.EOF) {
+			return 0, false, nil
+		}
+		return 0, false, err
+	}
+	switch x := dest[0].(type) {
+	case int64:
+		return x, true, nil
+	case nil:
+		return 0, false, nil
+	default:
+		return 0, false, fmt.Errorf("store: query returned %T, want an integer", x)
+	}
+}
