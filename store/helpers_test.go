@@ -100,3 +100,32 @@ type linkCall struct {
 func (l *linkLog) record(url string, inserted bool, seq int64) {
 	l.calls = append(l.calls, linkCall{url, inserted, seq})
 }
+
+// beforeChangeInRevisit turns a store's revisit table back into what the schemas
+// before 0011 had: the change signal in its own table revisit_change (rows moved
+// there), no change columns on revisit. Tests that fake an older store run it before
+// lowering user_version, so that 0011 runs again on open.
+const beforeChangeInRevisit = `CREATE TABLE revisit_change (
+    url             TEXT    NOT NULL PRIMARY KEY,
+    text_digest     INTEGER NOT NULL DEFAULT 0,
+    title_digest    INTEGER NOT NULL DEFAULT 0,
+    page_digest     INTEGER NOT NULL DEFAULT 0,
+    fallback        INTEGER NOT NULL DEFAULT 0,
+    reason          INTEGER NOT NULL DEFAULT 0,
+    change_at       INTEGER NOT NULL DEFAULT 0,
+    change_distance INTEGER NOT NULL DEFAULT -1,
+    change_reason   INTEGER NOT NULL DEFAULT 0,
+    prev_text       TEXT    NOT NULL DEFAULT ''
+) WITHOUT ROWID;
+INSERT INTO revisit_change SELECT url, text_digest, title_digest, page_digest, fallback, reason,
+    change_at, change_distance, change_reason, prev_text FROM revisit WHERE has_change = 1;
+ALTER TABLE revisit DROP COLUMN has_change;
+ALTER TABLE revisit DROP COLUMN text_digest;
+ALTER TABLE revisit DROP COLUMN title_digest;
+ALTER TABLE revisit DROP COLUMN page_digest;
+ALTER TABLE revisit DROP COLUMN fallback;
+ALTER TABLE revisit DROP COLUMN reason;
+ALTER TABLE revisit DROP COLUMN change_at;
+ALTER TABLE revisit DROP COLUMN change_distance;
+ALTER TABLE revisit DROP COLUMN change_reason;
+ALTER TABLE revisit DROP COLUMN prev_text;`

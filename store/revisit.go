@@ -31,8 +31,7 @@ type Revisit struct {
 	Age      float64       // expected age at Freq, days (estimator)
 	Behind   bool          // the page probably changes far faster than it is fetched
 
-	// Change is the change signal beside Hash (nil: none kept), in its own
-	// table (revisit_change.go).
+	// Change is the change signal beside Hash (nil: none kept; revisit_change.go).
 	Change *RevisitChange
 }
 
@@ -70,14 +69,20 @@ func (s *Store) SetRevisitNext(urls []string, next time.Time) {
 	}})
 }
 
-// upsertRevisit writes r inside the open transaction.
+// upsertRevisit writes r inside the open transaction, with its change signal when
+// r has one; without, a stored signal stays as it was.
 func (w *writer) upsertRevisit(r *Revisit) error {
+	if c := r.Change; c != nil {
+		_, err := w.exec(w.st.upsertRevisitChange, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
+			nanos(r.Last), nanos(r.Next), int64(r.Hash), r.HasHash, r.Fetches, r.Distance, r.Freq, r.Price, r.Policy,
+			finiteOr(r.Fresh, -1), finiteOr(r.Age, 0), r.Behind,
+			int64(c.Text), int64(c.Title), int64(c.Page), c.Fallback, c.Reason, nanos(c.ChangeAt),
+			c.ChangeDistance, c.ChangeReason, c.PrevText, c.Shift)
+		return err
+	}
 	_, err := w.exec(w.st.upsertRevisit, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
 		nanos(r.Last), nanos(r.Next), int64(r.Hash), r.HasHash, r.Fetches, r.Distance, r.Freq, r.Price, r.Policy,
 		finiteOr(r.Fresh, -1), finiteOr(r.Age, 0), r.Behind)
-	if err == nil && r.Change != nil {
-		err = w.upsertChange(r.URL, r.Change)
-	}
 	return err
 }
 

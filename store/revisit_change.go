@@ -11,7 +11,7 @@ import (
 // the article text, headline and raw page, the last comparison's reason, the last
 // change, and the main text from before the last change, which `show URL` diffs
 // with the stored page's. Meanings belong to engine/revisit; the store keeps them
-// (table revisit_change).
+// in the page's revisit row.
 type RevisitChange struct {
 	Text, Title, Page uint64 // digests: article body, headline (masked), raw body
 	Fallback          bool   // the page had no recognisable article
@@ -27,22 +27,19 @@ type RevisitChange struct {
 	Shift    bool
 }
 
-// upsertChangeSQL writes a RevisitChange; prev_text only when shift is set.
-const upsertChangeSQL = `INSERT INTO revisit_change(url, text_digest, title_digest, page_digest,
-	fallback, reason, change_at, change_distance, change_reason, prev_text)
-	VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, CASE WHEN ?11 THEN ?10 ELSE '' END)
-	ON CONFLICT(url) DO UPDATE SET text_digest = excluded.text_digest,
-	title_digest = excluded.title_digest, page_digest = excluded.page_digest,
-	fallback = excluded.fallback, reason = excluded.reason, change_at = excluded.change_at,
-	change_distance = excluded.change_distance, change_reason = excluded.change_reason,
-	prev_text = CASE WHEN ?11 THEN ?10 ELSE revisit_change.prev_text END`
-
-// upsertChange writes c for url inside the open transaction.
-func (w *writer) upsertChange(url string, c *RevisitChange) error {
-	_, err := w.exec(w.st.upsertChange, url, int64(c.Text), int64(c.Title), int64(c.Page),
-		c.Fallback, c.Reason, nanos(c.ChangeAt), c.ChangeDistance, c.ChangeReason, c.PrevText, c.Shift)
-	return err
-}
+// upsertRevisitChangeSQL is upsertRevisitSQL that also writes the change signal
+// (has_change = 1); prev_text only when ?28 (Shift) is set, else the stored one stays.
+const upsertRevisitChangeSQL = `INSERT INTO revisit(url, class, first, t, x, last, next, hash, has_hash,
+	fetches, distance, freq, price, policy, fresh, age, behind, has_change, text_digest, title_digest,
+	page_digest, fallback, reason, change_at, change_distance, change_reason, prev_text)
+	VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
+	1, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, CASE WHEN ?27 THEN ?26 ELSE '' END)
+	ON CONFLICT(url) DO UPDATE SET ` + revisitUpdates + `, has_change = 1,
+	text_digest = excluded.text_digest, title_digest = excluded.title_digest,
+	page_digest = excluded.page_digest, fallback = excluded.fallback, reason = excluded.reason,
+	change_at = excluded.change_at, change_distance = excluded.change_distance,
+	change_reason = excluded.change_reason,
+	prev_text = CASE WHEN ?27 THEN ?26 ELSE revisit.prev_text END`
 
 // RevisitChange returns url's change signal, or nil (no error) when none was kept
 // (pages fetched before it existed).
@@ -51,7 +48,7 @@ func (s *Store) RevisitChange(url string) (*RevisitChange, error) {
 	var text, title, page, at int64
 	err := s.rdb.QueryRowContext(context.Background(), `SELECT text_digest, title_digest, page_digest,
 		fallback, reason, change_at, change_distance, change_reason, prev_text
-		FROM revisit_change WHERE url = ?`, url).Scan(&text, &title, &page, &c.Fallback, &c.Reason,
+		FROM revisit WHERE url = ? AND has_change = 1`, url).Scan(&text, &title, &page, &c.Fallback, &c.Reason,
 		&at, &c.ChangeDistance, &c.ChangeReason, &c.PrevText)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
@@ -68,7 +65,7 @@ func (s *Store) RevisitChange(url string) (*RevisitChange, error) {
 func (s *Store) RevisitChanges(urls []string) (map[string]RevisitChange, error) {
 	out := make(map[string]RevisitChange, len(urls))
 	err := s.inChunks(urls, `SELECT url, fallback, reason, change_at, change_distance, change_reason
-		FROM revisit_change WHERE url IN (%s)`, func(row interface{ Scan(...any) error }) error {
+		FROM revisit WHERE has_change = 1 AND url IN (%s)`, func(row interface{ Scan(...any) error }) error {
 		var u string
 		var c RevisitChange
 		var at int64

@@ -53,3 +53,51 @@ func TestRevisitChangeKeepsTheReplacedMainText(t *testing.T) {
 		t.Errorf("RevisitChanges = %+v", m)
 	}
 }
+
+// A store written while the change signal had its own table (schema 10) opens with
+// every page's signal, main text of the replaced copy included, and a page without
+// one still has none.
+func TestRevisitChangeOfAnOlderStoreIsKept(t *testing.T) {
+	s, path := openTemp(t, Options{})
+	at := time.Unix(1_700_007_200, 0)
+	want := RevisitChange{Text: 4, Title: 2, Page: 5, Fallback: true, Reason: 1, ChangeAt: at,
+		ChangeDistance: 3, ChangeReason: 1, PrevText: "Headline\nv1", Shift: true}
+	with, without := testRevisit("http://a.test/with", at), testRevisit("http://a.test/without", at)
+	with.Change = &want
+	s.SaveRevisit(with)
+	s.SaveRevisit(without)
+	mustFlush(t, s)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db := rawDB(t, path)
+	for _, q := range []string{beforeChangeInRevisit, `PRAGMA user_version = 10`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := queryInt(t, db, `SELECT COUNT(*) FROM revisit_change`); n != 1 {
+		t.Fatalf("the schema-10 store has %d change rows, want 1", n)
+	}
+	db.Close()
+
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatalf("open a schema-10 store: %v", err)
+	}
+	defer s.Close()
+	got, err := s.RevisitChange(with.URL)
+	want.Shift = false // not stored: it only says whether PrevText is written
+	if err == nil && got != nil && got.ChangeAt.Equal(want.ChangeAt) {
+		got.ChangeAt = want.ChangeAt
+	}
+	if err != nil || got == nil || *got != want {
+		t.Fatalf("change signal after the upgrade: %+v, %v; want %+v", got, err, want)
+	}
+	if got, err := s.RevisitChange(without.URL); got != nil || err != nil {
+		t.Errorf("a page stored without a change signal has %+v, %v after the upgrade", got, err)
+	}
+	if r, err := s.Revisit(with.URL); err != nil || r.Change == nil || r.Change.PrevText != want.PrevText || r.X != with.X {
+		t.Errorf("Revisit after the upgrade: %+v, %v", r, err)
+	}
+}

@@ -24,20 +24,34 @@ type statements struct {
 	pruneEvents        driver.Stmt
 	setMeta            driver.Stmt
 	upsertRevisit      driver.Stmt
-	setRevisitNext     driver.Stmt
-	insertCapture      driver.Stmt
-	captureRef         driver.Stmt
-	captureOwn         driver.Stmt
-	upsertChange       driver.Stmt
-	upsertPageMeta     driver.Stmt
-	deletePageMeta     driver.Stmt
-	all                []driver.Stmt
+	// upsertRevisitChange is upsertRevisit with the change signal.
+	upsertRevisitChange driver.Stmt
+	setRevisitNext      driver.Stmt
+	insertCapture       driver.Stmt
+	captureRef          driver.Stmt
+	captureOwn          driver.Stmt
+	upsertPageMeta      driver.Stmt
+	deletePageMeta      driver.Stmt
+	all                 []driver.Stmt
 }
 
 const pageColumns = `url, fetched_at, status, content_type, bytes, stored_bytes, body_codec, body,
 	duration_ms, lane, egress, etag, last_modified, simhash, final_url`
 
 const pageValues = `?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?`
+
+// revisitUpdates is what an upsert of a revisit row sets on a stored one.
+const revisitUpdates = `class = excluded.class, first = excluded.first, t = excluded.t,
+	x = excluded.x, last = excluded.last, next = excluded.next, hash = excluded.hash,
+	has_hash = excluded.has_hash, fetches = excluded.fetches, distance = excluded.distance,
+	freq = excluded.freq, price = excluded.price, policy = excluded.policy,
+	fresh = excluded.fresh, age = excluded.age, behind = excluded.behind`
+
+// upsertRevisitSQL writes a page's revisit state; a stored change signal stays.
+const upsertRevisitSQL = `INSERT INTO revisit(url, class, first, t, x, last, next, hash, has_hash,
+	fetches, distance, freq, price, policy, fresh, age, behind)
+	VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT(url) DO UPDATE SET ` + revisitUpdates
 
 // prepareStatements compiles the writer's statements on conn.
 func prepareStatements(ctx context.Context, conn rawConn) (*statements, error) {
@@ -77,14 +91,8 @@ func prepareStatements(ctx context.Context, conn rawConn) (*statements, error) {
 	prep(&st.pruneEvents, `DELETE FROM events WHERE id <= (SELECT MAX(id) FROM events) - ?`)
 	prep(&st.setMeta, `INSERT INTO meta(key, value) VALUES(?, ?)
 		ON CONFLICT(key) DO UPDATE SET value = excluded.value`)
-	prep(&st.upsertRevisit, `INSERT INTO revisit(url, class, first, t, x, last, next, hash, has_hash,
-		fetches, distance, freq, price, policy, fresh, age, behind)
-		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT(url) DO UPDATE SET class = excluded.class, first = excluded.first, t = excluded.t,
-		x = excluded.x, last = excluded.last, next = excluded.next, hash = excluded.hash,
-		has_hash = excluded.has_hash, fetches = excluded.fetches, distance = excluded.distance,
-		freq = excluded.freq, price = excluded.price, policy = excluded.policy,
-		fresh = excluded.fresh, age = excluded.age, behind = excluded.behind`)
+	prep(&st.upsertRevisit, upsertRevisitSQL)
+	prep(&st.upsertRevisitChange, upsertRevisitChangeSQL)
 	prep(&st.setRevisitNext, `UPDATE revisit SET next = ? WHERE url = ?`)
 	prep(&st.insertCapture, `INSERT INTO captures(url, fetched_at, status, status_line, request_head,
 		response_head, remote_ip, decoded, truncated, payload_digest, bytes, body_codec, body, refers_to,
@@ -98,7 +106,6 @@ func prepareStatements(ctx context.Context, conn rawConn) (*statements, error) {
 	// revisits always point at a record that has the payload).
 	prep(&st.captureRef, `SELECT id FROM captures INDEXED BY captures_url
 		WHERE url = ? AND payload_digest = ? AND refers_to IS NULL AND kind = '' ORDER BY id LIMIT 1`)
-	prep(&st.upsertChange, upsertChangeSQL)
 	prep(&st.upsertPageMeta, upsertPageMetaSQL)
 	prep(&st.deletePageMeta, `DELETE FROM page_meta WHERE url = ?`)
 	if err != nil {

@@ -160,7 +160,19 @@ func TestExportOldSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(`DROP TABLE captures; DROP TABLE page_meta; PRAGMA user_version = 7`); err != nil {
+	// (0011 moved the change signal into revisit: its table comes back, the columns go.)
+	if _, err := db.Exec(`DROP TABLE captures; DROP TABLE page_meta;
+		CREATE TABLE revisit_change (url TEXT NOT NULL PRIMARY KEY, text_digest INTEGER NOT NULL DEFAULT 0,
+			title_digest INTEGER NOT NULL DEFAULT 0, page_digest INTEGER NOT NULL DEFAULT 0,
+			fallback INTEGER NOT NULL DEFAULT 0, reason INTEGER NOT NULL DEFAULT 0,
+			change_at INTEGER NOT NULL DEFAULT 0, change_distance INTEGER NOT NULL DEFAULT -1,
+			change_reason INTEGER NOT NULL DEFAULT 0, prev_text TEXT NOT NULL DEFAULT '') WITHOUT ROWID;
+		ALTER TABLE revisit DROP COLUMN has_change; ALTER TABLE revisit DROP COLUMN text_digest;
+		ALTER TABLE revisit DROP COLUMN title_digest; ALTER TABLE revisit DROP COLUMN page_digest;
+		ALTER TABLE revisit DROP COLUMN fallback; ALTER TABLE revisit DROP COLUMN reason;
+		ALTER TABLE revisit DROP COLUMN change_at; ALTER TABLE revisit DROP COLUMN change_distance;
+		ALTER TABLE revisit DROP COLUMN change_reason; ALTER TABLE revisit DROP COLUMN prev_text;
+		PRAGMA user_version = 7`); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
