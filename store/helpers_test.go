@@ -101,11 +101,11 @@ func (l *linkLog) record(url string, inserted bool, seq int64) {
 	l.calls = append(l.calls, linkCall{url, inserted, seq})
 }
 
-// beforeChangeInRevisit turns a store's revisit table back into what the schemas
-// before 0011 had: the change signal in its own table revisit_change (rows moved
-// there), no change columns on revisit. Tests that fake an older store run it before
-// lowering user_version, so that 0011 runs again on open.
-const beforeChangeInRevisit = `CREATE TABLE revisit_change (
+// beforeFold turns a store back into what the schemas before 0011 had: the change
+// signal in its own table revisit_change and the metadata in page_meta (rows moved
+// there), no such columns on revisit and pages. Tests that fake an older store run
+// it before lowering user_version, so that 0011 runs again on open.
+const beforeFold = `CREATE TABLE revisit_change (
     url             TEXT    NOT NULL PRIMARY KEY,
     text_digest     INTEGER NOT NULL DEFAULT 0,
     title_digest    INTEGER NOT NULL DEFAULT 0,
@@ -128,4 +128,36 @@ ALTER TABLE revisit DROP COLUMN reason;
 ALTER TABLE revisit DROP COLUMN change_at;
 ALTER TABLE revisit DROP COLUMN change_distance;
 ALTER TABLE revisit DROP COLUMN change_reason;
-ALTER TABLE revisit DROP COLUMN prev_text;`
+ALTER TABLE revisit DROP COLUMN prev_text;
+CREATE TABLE page_meta (
+    url            TEXT    NOT NULL PRIMARY KEY,
+    published      TEXT    NOT NULL DEFAULT '',
+    published_from TEXT    NOT NULL DEFAULT '',
+    published_at   INTEGER NOT NULL DEFAULT 0,
+    modified       TEXT    NOT NULL DEFAULT '',
+    modified_from  TEXT    NOT NULL DEFAULT '',
+    headline       TEXT    NOT NULL DEFAULT '',
+    headline_from  TEXT    NOT NULL DEFAULT '',
+    authors        TEXT    NOT NULL DEFAULT '',
+    authors_from   TEXT    NOT NULL DEFAULT '',
+    language       TEXT    NOT NULL DEFAULT '',
+    language_from  TEXT    NOT NULL DEFAULT '',
+    canonical      TEXT    NOT NULL DEFAULT '',
+    canonical_from TEXT    NOT NULL DEFAULT ''
+) WITHOUT ROWID;
+INSERT INTO page_meta SELECT url, published, published_from, published_at, modified, modified_from, headline, headline_from, authors, authors_from, language, language_from, canonical, canonical_from
+    FROM pages WHERE published != '' OR modified != '' OR headline != '' OR authors != ''
+    OR language != '' OR canonical != '';
+ALTER TABLE pages DROP COLUMN published;
+ALTER TABLE pages DROP COLUMN published_from;
+ALTER TABLE pages DROP COLUMN published_at;
+ALTER TABLE pages DROP COLUMN modified;
+ALTER TABLE pages DROP COLUMN modified_from;
+ALTER TABLE pages DROP COLUMN headline;
+ALTER TABLE pages DROP COLUMN headline_from;
+ALTER TABLE pages DROP COLUMN authors;
+ALTER TABLE pages DROP COLUMN authors_from;
+ALTER TABLE pages DROP COLUMN language;
+ALTER TABLE pages DROP COLUMN language_from;
+ALTER TABLE pages DROP COLUMN canonical;
+ALTER TABLE pages DROP COLUMN canonical_from;`

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// PageMeta is a stored page's metadata (table page_meta): what engine/page's
+// PageMeta is a stored page's metadata (columns of its pages row): what engine/page's
 // Metadata read from the page, as text, each field beside its source tag. Meanings
 // belong to engine/page; the store keeps them.
 type PageMeta struct {
@@ -28,30 +28,33 @@ func (m *PageMeta) empty() bool {
 		m.Language == "" && m.Canonical == ""
 }
 
-const upsertPageMetaSQL = `INSERT INTO page_meta(url, published, published_from, published_at,
-	modified, modified_from, headline, headline_from, authors, authors_from, language, language_from,
-	canonical, canonical_from) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-	ON CONFLICT(url) DO UPDATE SET published = excluded.published, published_from = excluded.published_from,
+// pageMetaColumns are the metadata columns of a pages row, in metaArgs' order.
+const pageMetaColumns = `published, published_from, published_at, modified, modified_from,
+	headline, headline_from, authors, authors_from, language, language_from, canonical, canonical_from`
+
+const pageMetaValues = `?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?`
+
+// pageMetaUpdates is what a replaced page sets: the new copy's metadata, empty when
+// it has none (the old copy's does not stay).
+const pageMetaUpdates = `published = excluded.published, published_from = excluded.published_from,
 	published_at = excluded.published_at, modified = excluded.modified, modified_from = excluded.modified_from,
 	headline = excluded.headline, headline_from = excluded.headline_from, authors = excluded.authors,
 	authors_from = excluded.authors_from, language = excluded.language, language_from = excluded.language_from,
 	canonical = excluded.canonical, canonical_from = excluded.canonical_from`
 
-// upsertPageMeta writes m for url inside the open transaction; a page whose new copy
-// has no metadata loses the old copy's.
-func (w *writer) upsertPageMeta(url string, m *PageMeta) error {
+// appendMetaArgs appends m's values for pageMetaColumns; nil or empty metadata is
+// stored as empty columns.
+func appendMetaArgs(args []any, m *PageMeta) []any {
 	if m == nil || m.empty() {
-		_, err := w.exec(w.st.deletePageMeta, url)
-		return err
+		return append(args, "", "", int64(0), "", "", "", "", "", "", "", "", "", "")
 	}
 	var at int64
 	if !m.PublishedAt.IsZero() {
 		at = m.PublishedAt.UnixNano()
 	}
-	_, err := w.exec(w.st.upsertPageMeta, url, m.Published, m.PublishedFrom, at,
-		m.Modified, m.ModifiedFrom, m.Headline, m.HeadlineFrom, strings.Join(m.Authors, "\n"), m.AuthorsFrom,
-		m.Language, m.LanguageFrom, m.Canonical, m.CanonicalFrom)
-	return err
+	return append(args, m.Published, m.PublishedFrom, at, m.Modified, m.ModifiedFrom, m.Headline,
+		m.HeadlineFrom, strings.Join(m.Authors, "\n"), m.AuthorsFrom, m.Language, m.LanguageFrom,
+		m.Canonical, m.CanonicalFrom)
 }
 
 // PageMeta returns url's stored metadata, or nil (no error) when none was kept (a
@@ -62,7 +65,7 @@ func (s *Store) PageMeta(url string) (*PageMeta, error) {
 	var authors string
 	err := s.rdb.QueryRowContext(context.Background(), `SELECT published, published_from, published_at,
 		modified, modified_from, headline, headline_from, authors, authors_from, language, language_from,
-		canonical, canonical_from FROM page_meta WHERE url = ?`, url).Scan(&m.Published, &m.PublishedFrom, &at,
+		canonical, canonical_from FROM pages WHERE url = ?`, url).Scan(&m.Published, &m.PublishedFrom, &at,
 		&m.Modified, &m.ModifiedFrom, &m.Headline, &m.HeadlineFrom, &authors, &m.AuthorsFrom,
 		&m.Language, &m.LanguageFrom, &m.Canonical, &m.CanonicalFrom)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -70,6 +73,9 @@ func (s *Store) PageMeta(url string) (*PageMeta, error) {
 	}
 	if err != nil {
 		return nil, s.readErr(err)
+	}
+	if authors == "" && m.empty() {
+		return nil, nil // a page stored without metadata
 	}
 	if at != 0 {
 		m.PublishedAt = time.Unix(0, at).UTC()

@@ -54,10 +54,10 @@ func TestRevisitChangeKeepsTheReplacedMainText(t *testing.T) {
 	}
 }
 
-// A store written while the change signal had its own table (schema 10) opens with
-// every page's signal, main text of the replaced copy included, and a page without
-// one still has none.
-func TestRevisitChangeOfAnOlderStoreIsKept(t *testing.T) {
+// A store written while the change signal and the page metadata had tables of their
+// own (schema 10) opens with every page's signal, main text of the replaced copy
+// included, and its metadata; a page without either still has none.
+func TestSideTablesOfAnOlderStoreAreKept(t *testing.T) {
 	s, path := openTemp(t, Options{})
 	at := time.Unix(1_700_007_200, 0)
 	want := RevisitChange{Text: 4, Title: 2, Page: 5, Fallback: true, Reason: 1, ChangeAt: at,
@@ -66,18 +66,27 @@ func TestRevisitChangeOfAnOlderStoreIsKept(t *testing.T) {
 	with.Change = &want
 	s.SaveRevisit(with)
 	s.SaveRevisit(without)
+	meta := &PageMeta{Published: "2024-03-05", PublishedFrom: "json-ld", PublishedAt: time.Date(2024, 3, 5, 0, 0, 0, 0, time.UTC),
+		Headline: "Flood", HeadlineFrom: "og", Authors: []string{"A. One", "B. Two"}, AuthorsFrom: "meta"}
+	withPage, withoutPage := testPage(with.URL, 100), testPage(without.URL, 100)
+	withPage.Meta = meta
+	s.SavePage(withPage, nil, nil)
+	s.SavePage(withoutPage, nil, nil)
 	mustFlush(t, s)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
 	db := rawDB(t, path)
-	for _, q := range []string{beforeChangeInRevisit, `PRAGMA user_version = 10`} {
+	for _, q := range []string{beforeFold, `PRAGMA user_version = 10`} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if n := queryInt(t, db, `SELECT COUNT(*) FROM revisit_change`); n != 1 {
 		t.Fatalf("the schema-10 store has %d change rows, want 1", n)
+	}
+	if n := queryInt(t, db, `SELECT COUNT(*) FROM page_meta`); n != 1 {
+		t.Fatalf("the schema-10 store has %d metadata rows, want 1", n)
 	}
 	db.Close()
 
@@ -99,5 +108,13 @@ func TestRevisitChangeOfAnOlderStoreIsKept(t *testing.T) {
 	}
 	if r, err := s.Revisit(with.URL); err != nil || r.Change == nil || r.Change.PrevText != want.PrevText || r.X != with.X {
 		t.Errorf("Revisit after the upgrade: %+v, %v", r, err)
+	}
+	m, err := s.PageMeta(with.URL)
+	if err != nil || m == nil || m.Headline != "Flood" || m.Published != meta.Published || !m.PublishedAt.Equal(meta.PublishedAt) ||
+		len(m.Authors) != 2 || m.Authors[1] != "B. Two" || m.AuthorsFrom != "meta" {
+		t.Errorf("metadata after the upgrade: %+v, %v; want %+v", m, err, meta)
+	}
+	if m, err := s.PageMeta(without.URL); m != nil || err != nil {
+		t.Errorf("a page stored without metadata has %+v, %v after the upgrade", m, err)
 	}
 }

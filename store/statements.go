@@ -77,14 +77,16 @@ func prepareStatements(ctx context.Context, conn rawConn) (*statements, error) {
 	prep(&st.markFetched, `UPDATE urls SET state = 2, lane = ?, err_kind = '', updated_at = ? WHERE url = ?`)
 	prep(&st.markFetchedStarted, `UPDATE urls SET state = 2, lane = ?, err_kind = '', attempts = attempts + 1,
 		updated_at = ? WHERE url = ?`)
-	prep(&st.insertPage, `INSERT INTO pages(`+pageColumns+`) VALUES(`+pageValues+`)
-		ON CONFLICT(url) DO NOTHING`)
-	prep(&st.replacePage, `INSERT INTO pages(`+pageColumns+`) VALUES(`+pageValues+`)
+	prep(&st.insertPage, `INSERT INTO pages(`+pageColumns+`, `+pageMetaColumns+`)
+		VALUES(`+pageValues+`, `+pageMetaValues+`) ON CONFLICT(url) DO NOTHING`)
+	prep(&st.replacePage, `INSERT INTO pages(`+pageColumns+`, `+pageMetaColumns+`)
+		VALUES(`+pageValues+`, `+pageMetaValues+`)
 		ON CONFLICT(url) DO UPDATE SET fetched_at = excluded.fetched_at, status = excluded.status,
 		content_type = excluded.content_type, bytes = excluded.bytes, stored_bytes = excluded.stored_bytes,
 		body_codec = excluded.body_codec, body = excluded.body, duration_ms = excluded.duration_ms,
 		lane = excluded.lane, egress = excluded.egress, etag = excluded.etag,
-		last_modified = excluded.last_modified, simhash = excluded.simhash, final_url = excluded.final_url`)
+		last_modified = excluded.last_modified, simhash = excluded.simhash, final_url = excluded.final_url,
+		`+pageMetaUpdates)
 	prep(&st.retireLane, `UPDATE lanes SET retired_at = ?, pages = ? WHERE id = ? AND retired_at = 0`)
 	prep(&st.openLane, `INSERT INTO lanes(id, opened_at, egress) VALUES(?, ?, ?)`)
 	prep(&st.insertEvent, `INSERT INTO events(at, level, lane, host, msg) VALUES(?, ?, ?, ?, ?)`)
@@ -106,8 +108,6 @@ func prepareStatements(ctx context.Context, conn rawConn) (*statements, error) {
 	// revisits always point at a record that has the payload).
 	prep(&st.captureRef, `SELECT id FROM captures INDEXED BY captures_url
 		WHERE url = ? AND payload_digest = ? AND refers_to IS NULL AND kind = '' ORDER BY id LIMIT 1`)
-	prep(&st.upsertPageMeta, upsertPageMetaSQL)
-	prep(&st.deletePageMeta, `DELETE FROM page_meta WHERE url = ?`)
 	if err != nil {
 		st.close()
 		return nil, err

@@ -187,18 +187,14 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 				return nil, err
 			}
 		}
-		res, err = w.exec(stmt, p.URL, nanos(p.FetchedAt), p.Status, p.ContentType,
+		args := append(make([]any, 0, 28), p.URL, nanos(p.FetchedAt), p.Status, p.ContentType,
 			size, len(body), codec, body, p.Duration.Milliseconds(), p.Lane, p.Egress, p.ETag,
 			p.LastModified, int64(p.SimHash), p.FinalURL)
+		res, err = w.exec(stmt, appendMetaArgs(args, p.Meta)...)
 		if err != nil {
 			return nil, err
 		}
 		pageWritten, _ := res.RowsAffected()
-		if pageWritten > 0 {
-			if err := w.upsertPageMeta(p.URL, p.Meta); err != nil {
-				return nil, err
-			}
-		}
 		if p.Revisit != nil {
 			if err := w.upsertRevisit(p.Revisit); err != nil {
 				return nil, err

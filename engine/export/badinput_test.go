@@ -160,8 +160,9 @@ func TestExportOldSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// (0011 moved the change signal into revisit: its table comes back, the columns go.)
-	if _, err := db.Exec(`DROP TABLE captures; DROP TABLE page_meta;
+	// (0011 moved the change signal into revisit and page_meta into pages: the
+	// change table comes back, the columns go.)
+	if _, err := db.Exec(`DROP TABLE captures;
 		CREATE TABLE revisit_change (url TEXT NOT NULL PRIMARY KEY, text_digest INTEGER NOT NULL DEFAULT 0,
 			title_digest INTEGER NOT NULL DEFAULT 0, page_digest INTEGER NOT NULL DEFAULT 0,
 			fallback INTEGER NOT NULL DEFAULT 0, reason INTEGER NOT NULL DEFAULT 0,
@@ -172,6 +173,11 @@ func TestExportOldSchema(t *testing.T) {
 		ALTER TABLE revisit DROP COLUMN fallback; ALTER TABLE revisit DROP COLUMN reason;
 		ALTER TABLE revisit DROP COLUMN change_at; ALTER TABLE revisit DROP COLUMN change_distance;
 		ALTER TABLE revisit DROP COLUMN change_reason; ALTER TABLE revisit DROP COLUMN prev_text;
+		ALTER TABLE pages DROP COLUMN published; ALTER TABLE pages DROP COLUMN published_from; ALTER TABLE pages DROP COLUMN published_at;
+		ALTER TABLE pages DROP COLUMN modified; ALTER TABLE pages DROP COLUMN modified_from; ALTER TABLE pages DROP COLUMN headline;
+		ALTER TABLE pages DROP COLUMN headline_from; ALTER TABLE pages DROP COLUMN authors; ALTER TABLE pages DROP COLUMN authors_from;
+		ALTER TABLE pages DROP COLUMN language; ALTER TABLE pages DROP COLUMN language_from; ALTER TABLE pages DROP COLUMN canonical;
+		ALTER TABLE pages DROP COLUMN canonical_from;
 		PRAGMA user_version = 7`); err != nil {
 		t.Fatal(err)
 	}
