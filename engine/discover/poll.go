@@ -111,9 +111,12 @@ type pollSource struct {
 	resumed bool
 	// cSqrt, cRate and cFresh are its terms in the Poller's sums.
 	cSqrt, cRate, cFresh float64
-	// want is the interval asked for at its last read; late is how much later
-	// than that its last read came, at most half of it (KeepPace).
-	want, late time.Duration
+	// want is the interval its last read gave before lateness; asked is the one
+	// Interval gave then (want less late, with KeepPace), the read's due time;
+	// late is how much later than due its last read came, at most half of want.
+	// Measured from want instead of asked, a steady wait comes off every other
+	// interval only, and the reads fall short of the budget by half the wait.
+	want, asked, late time.Duration
 }
 
 // update puts s's current rate in the sums in place of its old terms (gone: takes
@@ -197,7 +200,11 @@ func (p *Poller) ObserveRead(src string, at time.Time, newItems, fresh int, full
 	}
 	s.late = 0
 	if s.want > 0 {
-		s.late = max(0, min(at.Sub(s.last)-s.want, s.want/2))
+		asked := s.asked
+		if asked <= 0 {
+			asked = s.want
+		}
+		s.late = max(0, min(at.Sub(s.last)-asked, s.want/2))
 	}
 	dt := at.Sub(s.last).Hours()
 	if dt < 0 {
@@ -210,6 +217,11 @@ func (p *Poller) ObserveRead(src string, at time.Time, newItems, fresh int, full
 	s.last, s.full = at, full && newItems > 0
 	p.update(s, false)
 	s.want = p.interval(s)
+	s.asked = s.want
+	if p.KeepPace && s.late > 0 && !s.shadow {
+		lo, _, _, _ := p.defaults()
+		s.asked = max(lo, s.want-s.late)
+	}
 }
 
 // Forget drops src: it is no longer polled (an entry page whose site its feeds and
