@@ -23,10 +23,11 @@ const (
 	discBisectShareAboveFull = 2.0  // tried when ours misses at the full budget
 )
 
-// discoveryLiveExtras are the live mode's figures the goals need beyond the table.
+// discoveryLiveExtras are the figures the goals need beyond the table: fetches per
+// hour (both modes), the bisection and the fixed budget (live).
 type discoveryLiveExtras struct {
 	live           bool
-	perHour        map[string]float64 // fetches per web hour, by crawl
+	perHour        map[string]float64 // fetches per web hour, by crawl (nil: not checked)
 	bisected       bool
 	share          float64 // budget_share_to_match_fixed_p95; +Inf: not reached at discBisectShareAboveFull
 	fixedBudgetPer float64 // fixed_poller's fetch budget, fetches per web hour
@@ -83,7 +84,7 @@ func discoveryGoals(out map[string]any, figs map[string]discoveryFigures, x disc
 		}
 		fmt.Printf("  %s %s\n", verdict, fmt.Sprintf(format, args...))
 	}
-	if x.live {
+	if x.perHour != nil {
 		of, ff := x.perHour["ours"], x.perHour["fixed_poller"]
 		ratio := of / math.Max(ff, 1e-9)
 		check("equal_budget", math.Abs(ratio-1) <= discGoalEqualBudget,
