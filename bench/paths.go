@@ -101,8 +101,9 @@ func runPaths(args []string) (map[string]any, error) {
 	role := fs.String("role", "", "walk only this role (local, worker)")
 	top := fs.Int("top", 8, "how many of the most re-entered files to show")
 	verbose := fs.Bool("v", false, "show each re-entry of the files re-entered more than twice, and every chain into the store")
-	trace := fs.Bool("trace", false, "print each walk's calls that change file, indented by depth of first entry")
+	trace := fs.Bool("trace", false, "print, in walk order, each call the walk followed into another file")
 	skip := fs.String("skip", "bench,sandbox", "folders (module-relative) not walked")
+	entries := fs.String("entry", "", "walk from these functions instead (comma-separated, as the walk names them: engine/lanes.(*Runner).process), with -role's wiring if given")
 	within := fs.String("within", "", "walk only these packages (module-relative, comma-separated, e.g. engine,engine/lanes): the others count as third party")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -121,10 +122,21 @@ func runPaths(args []string) (map[string]any, error) {
 	fmt.Printf("paths: %s, %d packages walked (%s), %d functions, call graph VTA\n\n", prog.module, len(prog.walked), walked, prog.funcs)
 
 	guard := prog.pkg(pathGuard)
+	roles := pathRoles
+	if *entries != "" {
+		custom := pathRole{name: "custom", entries: strings.Split(*entries, ",")}
+		for _, r := range pathRoles {
+			if r.name == *role {
+				custom = r
+				custom.entries = strings.Split(*entries, ",")
+			}
+		}
+		roles = []pathRole{custom}
+	}
 	out := map[string]any{}
 	var rows []pathFigures
-	for _, r := range pathRoles {
-		if *role != "" && *role != r.name {
+	for _, r := range roles {
+		if *role != "" && *role != r.name && *entries == "" {
 			continue
 		}
 		absent, missing := prog.absentTypes(r.absent)
