@@ -104,6 +104,7 @@ func runPaths(args []string) (map[string]any, error) {
 	trace := fs.Bool("trace", false, "print, in walk order, each call the walk followed into another file")
 	skip := fs.String("skip", "bench,sandbox", "folders (module-relative) not walked")
 	entries := fs.String("entry", "", "walk from these functions instead (comma-separated, as the walk names them: engine/lanes.(*Runner).process), with -role's wiring if given")
+	followGo := fs.Bool("go", false, "follow every go statement too (an upper bound: another lane's work, background refills)")
 	within := fs.String("within", "", "walk only these packages (module-relative, comma-separated, e.g. engine,engine/lanes): the others count as third party")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -144,6 +145,9 @@ func runPaths(args []string) (map[string]any, error) {
 			fmt.Printf("role %s: no type %q in the product: the wiring table (bench/paths.go) is stale\n", r.name, m)
 		}
 		handoff, unknown := prog.handoffs(r.handoffs)
+		if *followGo {
+			handoff = func(*ssa.Function) bool { return true }
+		}
 		for _, m := range unknown {
 			fmt.Printf("role %s: no function %s in the product: the hand-offs (bench/paths.go) are stale\n", r.name, m)
 		}
@@ -318,6 +322,12 @@ func printPathWalk(w *pathWalk, f pathFigures, r pathRole, verbose, trace bool) 
 			for _, why := range w.files.reasons[file] {
 				fmt.Printf("      %s\n", why)
 			}
+		}
+	}
+	if verbose && len(w.spawns) > 0 {
+		fmt.Printf("  go statements not followed (other work than the task's; what they run is not counted):\n")
+		for _, g := range w.spawns {
+			fmt.Printf("      %s in %s\n", w.prog.where(g.Pos()), w.prog.funcName(g.Parent()))
 		}
 	}
 	switch {
