@@ -92,7 +92,7 @@ func TestArticlesAReadListsGoAheadOfTheLanesQueue(t *testing.T) {
 		}
 		e.mu.Lock()
 		defer e.mu.Unlock()
-		return slices.ContainsFunc(e.board.Tasks(), func(t frontier.Task) bool { return t.URL == article })
+		return slices.ContainsFunc(e.lanes.Board.Tasks(), func(t frontier.Task) bool { return t.URL == article })
 	})
 	close(release)
 	waitFor(t, "the article of the feed's second read and the whole tree fetched", func() bool {

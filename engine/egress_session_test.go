@@ -53,11 +53,11 @@ func TestStoredUnresolvableSecretDoesNotStopStart(t *testing.T) {
 		if !found {
 			t.Errorf("no warning naming stored egress %s; events: %+v", name, e.EventsSince(0, 1000))
 		}
-		if _, err := e.pool.Egress(name); err == nil {
+		if _, err := e.lanes.Pool.Egress(name); err == nil {
 			t.Errorf("egress %s with an unresolvable secret joined the table", name)
 		}
 	}
-	if _, err := e.pool.Egress("wg"); err != nil {
+	if _, err := e.lanes.Pool.Egress("wg"); err != nil {
 		t.Fatalf("the configured egress is missing: %v", err)
 	}
 }
@@ -87,7 +87,7 @@ func TestAddEgressFromSessionPolicy(t *testing.T) {
 			t.Errorf("the refusal shows the secret: %v", err)
 		}
 	}
-	if _, err := e.pool.Egress("e1"); err == nil {
+	if _, err := e.lanes.Pool.Egress("e1"); err == nil {
 		t.Fatal("a refused spec joined the table as e1")
 	}
 	if name, err := e.AddEgress("pub=http://u:pw@203.0.113.7:3128"); err != nil || name != "pub" {

@@ -57,7 +57,7 @@ func (e *Engine) endChecked() bool {
 func (e *Engine) checkEnd() {
 	// Deferrals (a budget's held-back URLs, a disabled host's) and withdrawals
 	// wait in memory to be written: written first, they are no queued URL.
-	e.flushDeferred()
+	e.lanes.FlushDeferred()
 	err := e.st.Flush()
 	var rows []store.URL
 	if err == nil {

@@ -11,18 +11,16 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/crew"
-	"github.com/crawlconsole/crawlconsole/engine/dnscache"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/feeds"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/hostreport"
-	"github.com/crawlconsole/crawlconsole/engine/lanes"
+	"github.com/crawlconsole/crawlconsole/engine/lanes/local"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
 	"github.com/crawlconsole/crawlconsole/engine/meter"
 	"github.com/crawlconsole/crawlconsole/engine/refresh"
-	"github.com/crawlconsole/crawlconsole/engine/render"
 	"github.com/crawlconsole/crawlconsole/engine/sites"
 	"github.com/crawlconsole/crawlconsole/engine/steer"
 	"github.com/crawlconsole/crawlconsole/engine/stories"
@@ -38,32 +36,24 @@ type Engine struct {
 	st     *store.Store
 	scope  *frontier.Scope
 	dedupe *frontier.Dedupe
-	run    *lanes.Runner    // the lanes: their runs, egress links, robots.txt and crawl-delays
-	pool   *egress.Pool     // M3 rotation; nil for the direct route
-	dns    *dnscache.Cache  // M5: the resolver of every egress
 	disc   *feeds.Discovery // feeds and sitemaps; nil when discovery is off or on a worker
-	// renderer renders the pages built by script; nil without a browser or on a master.
-	renderer *render.Service
+	// lanes are this process's: their runs and board, egresses, DNS cache,
+	// renderer and deferrals (a master's have a board and no egress).
+	lanes *local.Crew
 	// verdicts are a master's copy of its workers' render verdicts.
 	verdicts verdictBook
 
 	accounts *route.Accounts // egress account table persistence
-	deferred lanes.Deferrals // deferrals waiting for flushDeferred, and this run's per host (guarded by mu)
-
-	prefetch lanes.Prefetcher   // queued hosts for the DNS cache to resolve ahead (M5)
-	dnsViewC lanes.ResolverView // the DNS pane, refreshed at most once a second
 
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
 	mu         sync.Mutex
-	board      *lanes.Board
 	state      view.State
 	startedAt  time.Time
 	paused     bool
 	wake       chan struct{}              // closed (and replaced) whenever something paused may go on
-	inHand     int                        // tasks taken by lanes whose processing has not ended
 	rv         *refresh.Runtime           // M2: the revisit tracker, policy, classes and scheduler
 	sites      atomic.Pointer[sites.Book] // declared news and social sites (M3); swapped whole by live steering
 	budget     *front.Budgets             // page budgets per host and site (engine/front)
@@ -92,14 +82,6 @@ type Engine struct {
 // New opens the store and builds a crawl from opts (validated): one box, whose
 // front and lanes are joined in process. Call Start to begin.
 func New(opts config.Options) (*Engine, error) { return newEngine(opts, localRole{}) }
-
-// workerEgress is what a worker's egresses come from besides opts.Egress (M4): the
-// ones its master granted at join, and a way to claim another from the master's
-// account table when all of its own were refused (seed 003 step 3-2-3).
-type workerEgress struct {
-	granted []egress.Spec
-	claim   func() (egress.Spec, bool)
-}
 
 // newEngine builds the parts of a crawl in role r.
 func newEngine(opts config.Options, r role) (*Engine, error) {
@@ -140,8 +122,8 @@ func newEngine(opts config.Options, r role) (*Engine, error) {
 		persist:    make(chan view.Event, 1024),
 	}
 	fail := func(err error) (*Engine, error) {
-		if e.dns != nil {
-			e.dns.Close()
+		if e.lanes != nil {
+			e.lanes.Close()
 		}
 		if st != nil {
 			st.Close()
@@ -157,9 +139,6 @@ func newEngine(opts config.Options, r role) (*Engine, error) {
 		return fail(err)
 	}
 	e.front = localFront{e}
-	e.run = lanes.NewRunner(ctx, &e.mu, &e.opts, lanePort{e})
-	e.run.SSRFFix = r.ssrfFix()
-	e.crew = localCrew{e}
 	e.steer = steer.New(steerPort{e}, opts.Rounds)
 	e.sites.Store(sites.FromOptions(&e.opts))
 	e.sites.Load().Declare(&e.rv.Classes) // M3: social sites' domains are class soc
@@ -175,6 +154,9 @@ func newEngine(opts config.Options, r role) (*Engine, error) {
 	e.fr = front.New(front.Parts{Mu: &e.mu, Opts: &e.opts, Store: st, Counters: &e.c, Budgets: e.budget, Hosts: e.hosts,
 		Scope: scope, Dedupe: e.dedupe, Traps: e.traps, Variants: e.variants,
 		Sites: &e.sites, Rounds: sites.NewRounds(st), Tally: &sites.Tally{}, Revisit: e.rv, Stories: stories.NewBook()}, frontCrawl{e})
+	e.lanes = local.New(local.Parts{Mu: &e.mu, Ctx: ctx, Opts: &e.opts, Front: e.fr, Counters: &e.c, Budgets: e.budget,
+		Cost: &e.fetchCost, SSRFFix: r.ssrfFix()}, lanesPort{e})
+	e.crew = e.lanes
 	e.guard = guard
 	if st != nil && opts.Discovery.Enabled {
 		e.disc = e.newFeeds()
@@ -203,18 +185,15 @@ func (e *Engine) Start() error {
 	go e.tick()
 	go e.persistEvents()
 	e.front.run()
-	if e.dns != nil && e.opts.DNS.Prefetch {
-		e.wg.Add(1)
-		go func() { defer e.wg.Done(); e.prefetch.Run(e.ctx, e.dns) }()
-	}
-	e.wg.Add(1)
-	go e.maintainDeferred()
+	e.wg.Add(2)
+	go func() { defer e.wg.Done(); e.lanes.RunPrefetch() }()
+	go func() { defer e.wg.Done(); e.lanes.KeepDeferred() }()
 	if e.accounts != nil {
 		e.wg.Add(1)
 		go func() { defer e.wg.Done(); e.accounts.Run(e.ctx.Done()) }()
 	}
 	e.logf(view.LevelInfo, 0, "", "crawl started: %d lanes max, %d egress, delay %v..%v, host cap %.3g/s",
-		e.opts.Lanes.Max, len(e.run.Links), e.opts.Lanes.DelayMin, e.opts.Lanes.DelayMax, e.opts.HostRate)
+		e.opts.Lanes.Max, len(e.lanes.Run.Links), e.opts.Lanes.DelayMin, e.opts.Lanes.DelayMax, e.opts.HostRate)
 	e.role.started(e)
 	e.front.started()
 	e.mu.Lock()
@@ -278,20 +257,13 @@ func (e *Engine) Stop() {
 		e.mu.Unlock()
 		e.crew.Stop()
 		e.cancel()
-		e.run.Wait() // the lanes first, as they may still hand the front what they held
-		e.closeRender()
+		e.lanes.Wait() // the lanes first, as they may still hand the front what they held
 		e.wg.Wait()
 		e.front.stop()
-		if e.dns != nil {
-			e.dns.Close()
-		}
+		e.lanes.Close()
 		e.mu.Lock()
 		e.state = view.StateDone
 		e.mu.Unlock()
-		e.run.Close()
-		if e.pool != nil {
-			e.pool.Close()
-		}
 	})
 }
 
@@ -318,14 +290,14 @@ func (e *Engine) Stats() view.Stats {
 	}
 	s.State = e.endState()
 	var egressView *view.EgressView // for the sizing estimate
-	if e.pool != nil {
-		es := e.pool.Stats()
+	if pool := e.lanes.Pool; pool != nil {
+		es := pool.Stats()
 		s.Egress = &es
-		v := e.pool.View()
+		v := pool.View()
 		egressView = &v
 	}
 	s.Deferred = t.Deferred
-	s.Cookies = e.run.CookieStats()
+	s.Cookies = e.lanes.Run.CookieStats()
 	s.Revisit = e.rv.Stats()
 	if e.dedupe != nil {
 		s.Dedupe = &view.DedupeStats{DedupeStats: e.dedupe.Stats(),
@@ -348,8 +320,8 @@ func (e *Engine) Stats() view.Stats {
 	if len(e.opts.Sites) > 0 {
 		s.Sizing = e.sizing(egressView)
 	}
-	if e.dns != nil {
-		ds := e.dns.Stats()
+	if e.lanes.DNS != nil {
+		ds := e.lanes.DNS.Stats()
 		ds.WaitHistogram = nil // the console shows it; the stats object stays small
 		s.DNS = &ds
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine/lanes"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
@@ -85,10 +84,7 @@ func (f localFront) started() {
 // the render verdicts and the round, and commits every write.
 func (f localFront) stop() {
 	e := f.e
-	if e.dns != nil {
-		lanes.SaveResolver(e.dns, e.st)
-	}
-	e.closeLanes(e.now())
+	e.lanes.Save(e.st, e.now())
 	if e.disc != nil {
 		e.disc.Save(e.now())
 	}
@@ -136,25 +132,4 @@ func (f localFront) laneOpened(lane int, egress string, at time.Time) {
 }
 func (f localFront) laneRetired(lane int, at time.Time, done int64) {
 	f.e.st.LaneRetired(lane, at, done)
-}
-
-// closeLanes records the lanes still open when the crawl stops with the pages they
-// fetched: only a lane that ran dry was recorded, so a clean stop left the others
-// open with no pages (stats' lane history), until the next start closed them empty.
-func (e *Engine) closeLanes(at time.Time) {
-	type open struct {
-		id   int
-		done int64
-	}
-	var lanes []open
-	e.mu.Lock()
-	for _, ls := range e.run.Slots() {
-		lanes = append(lanes, open{ls.Lane.ID, ls.Lane.Done()})
-	}
-	e.mu.Unlock()
-	// Submitted without e.mu: a full write queue waits for the writer, whose
-	// callbacks take e.mu (as lanePort.Next does for a lane that ran dry).
-	for _, l := range lanes {
-		e.front.laneRetired(l.id, at, l.done)
-	}
 }

@@ -30,10 +30,10 @@ func (p frontCrawl) Withdraw(drop func(frontier.Task) bool) (int, func() int) {
 }
 
 func (p frontCrawl) TakeOff(match func(frontier.Task) bool) {
-	p.e.offBoard(p.e.board.Withdraw(match))
+	p.e.lanes.OffBoard(p.e.lanes.Board.Withdraw(match))
 }
 
-func (p frontCrawl) Defer(t frontier.Task, until time.Time) { p.e.deferTask(t, until) }
+func (p frontCrawl) Defer(t frontier.Task, until time.Time) { p.e.lanes.Defer(t, until) }
 
 func (p frontCrawl) Recall(match func(frontier.Task) bool) int { return p.e.crew.Recall(match) }
 
@@ -58,12 +58,12 @@ func (p frontCrawl) LaneLogf(level view.Level, lane int, host, format string, ar
 }
 
 func (p frontCrawl) Discovery() *feeds.Discovery { return p.e.disc }
-func (p frontCrawl) DirectRefusals() bool        { return p.e.pool == nil }
+func (p frontCrawl) DirectRefusals() bool        { return p.e.lanes.Pool == nil }
 
 func (p frontCrawl) LinkedFrom(hash uint64, u string) { p.e.parentURLs.Add(hash, u) }
 
 func (p frontCrawl) Running() bool  { return p.e.state == view.StateRunning }
-func (p frontCrawl) FlushDeferred() { p.e.flushDeferred() }
+func (p frontCrawl) FlushDeferred() { p.e.lanes.FlushDeferred() }
 
 func (p frontCrawl) Wake()   { p.e.broadcast() }
 func (p frontCrawl) Cancel() { p.e.cancel() }

@@ -149,7 +149,7 @@ func TestHugeCrawlDelayIsCapped(t *testing.T) {
 	e := startEngine(t, o)
 	waitDone(t, e, 20*time.Second)
 	h, _, _ := net.SplitHostPort(host)
-	if iv, _ := e.run.HostInterval(h); iv <= 0 || iv > o.Fetch.MaxCrawlDelay {
+	if iv, _ := e.lanes.Run.HostInterval(h); iv <= 0 || iv > o.Fetch.MaxCrawlDelay {
 		t.Fatalf("hostInterval(%s) = %v, want capped at fetch.max_crawl_delay %v", h, iv, o.Fetch.MaxCrawlDelay)
 	}
 	e.Close()

@@ -19,8 +19,8 @@ func (e *Engine) hostsView(groups []view.Group) *view.HostsView {
 			v.Live[h.Host] = l
 		}
 	}
-	if e.renderer != nil { // the renderer's own lock, taken under e.mu (it never takes e.mu)
-		hs := e.renderer.Hosts()
+	if rd := e.lanes.Renderer; rd != nil { // the renderer's own lock, taken under e.mu (it never takes e.mu)
+		hs := rd.Hosts()
 		v.Render = make(map[string]view.RenderHost, len(hs))
 		for _, h := range hs {
 			v.Render[h.Host] = view.RenderHost{Host: h.Host, Renders: h.Renders, Failed: h.Failed, Requests: h.Requests,

@@ -46,7 +46,7 @@ func TestWorkerClaimsAnEgressFromTheMasterTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := len(w.e.run.Links); got != 1 {
+	if got := len(w.e.lanes.Run.Links); got != 1 {
 		t.Fatalf("worker joined with %d egresses, want per_node = 1", got)
 	}
 	sp, ok := w.Claim()

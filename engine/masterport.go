@@ -76,8 +76,7 @@ func (masterRole) started(*Engine) {}
 // equip gives the master a board with no egress: the workers resolve, fetch and
 // rotate egresses.
 func (masterRole) equip(e *Engine) error {
-	e.board = lanes.NewBoard(e.opts.Lanes.Max, nil)
-	e.run.Board = e.board
+	e.lanes.EquipBoard()
 	return nil
 }
 
@@ -92,7 +91,7 @@ var _ crew.Crew = masterCrew{}
 
 func (c masterCrew) Place(t frontier.Task)      { c.Queue(c.e.fr.Placing(t)) }
 func (c masterCrew) PlacesEarly() bool          { return false }
-func (c masterCrew) LanesPeak() int             { return max(c.e.board.Peak(), c.Runtime.LanesPeak()) }
+func (c masterCrew) LanesPeak() int             { return max(c.e.lanes.Board.Peak(), c.Runtime.LanesPeak()) }
 func (c masterCrew) CountsAtHandOut() bool      { return true }
 func (c masterCrew) Counts() (waiting, out int) { return c.Runtime.Counts() }
 
@@ -146,7 +145,7 @@ func (p masterPort) RevisitEnded(url string) bool  { return p.e.fr.Marks().Ended
 func (p masterPort) Refused(r store.Refusal)       { p.e.st.AddRefusal(r) }
 func (p masterPort) AfterCommit(f func(error))     { p.e.st.AfterCommit(f) }
 func (p masterPort) FetchCost(d time.Duration)     { p.e.fetchCost.Add(d) }
-func (p masterPort) CheckEgress(spec string) error { return p.e.checkSessionEgress(spec) }
+func (p masterPort) CheckEgress(spec string) error { return p.e.lanes.CheckSessionEgress(spec) }
 func (p masterPort) HandedOut(t frontier.Task)     { p.e.fr.Marks().Taken(t.URL) }
 
 // workerSettings are the crawl settings a worker follows.

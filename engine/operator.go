@@ -15,13 +15,13 @@ func (e *Engine) Snapshot() view.Snapshot {
 	rate, hist := e.rate.Current()
 	nextRound := e.fr.NextRoundAt()
 	e.mu.Lock()
-	views := e.board.View()
+	views := e.lanes.Board.View()
 	s := view.Snapshot{
 		At: now, State: e.state, StartedAt: e.startedAt, NextRound: nextRound, PagesPerSec: rate, RateHistory: hist,
-		QueueDepth: e.board.Queued(), LanesBusy: e.board.Len(), LanesMax: e.board.Max(),
-		PausedHosts: e.run.PausedHosts(), Egresses: append([]string(nil), e.board.Egresses()...),
+		QueueDepth: e.lanes.Board.Queued(), LanesBusy: e.lanes.Board.Len(), LanesMax: e.lanes.Board.Max(),
+		PausedHosts: e.lanes.Run.PausedHosts(), Egresses: append([]string(nil), e.lanes.Board.Egresses()...),
 	}
-	s.Render = e.renderTelemetry() // the pool's own locks, never e.mu
+	s.Render = e.lanes.RenderTelemetry() // the pool's own locks, never e.mu
 	if e.disc != nil {
 		s.Discovery = e.disc.View() // its own lock, taken under e.mu (discovery never takes e.mu)
 	}
@@ -34,7 +34,7 @@ func (e *Engine) Snapshot() view.Snapshot {
 	if err := e.fr.Failure(); err != nil {
 		s.StoreError = front.ErrorText(err)
 	}
-	s.Lanes, s.Groups = e.run.Rows(views, func(hash uint64) string {
+	s.Lanes, s.Groups = e.lanes.Run.Rows(views, func(hash uint64) string {
 		u, _ := e.parentURLs.Peek(hash)
 		return u
 	})
@@ -49,13 +49,13 @@ func (e *Engine) Snapshot() view.Snapshot {
 		s.Egress = crewEgress
 	}
 	s.LastEvent = e.events.Last()
-	s.DNS = e.dnsView()
+	s.DNS = e.lanes.DNSView(now)
 	if crewDNS != nil {
 		s.DNS = crewDNS
 	}
 	e.front.show(&s, now)
-	if e.pool != nil {
-		v := e.pool.View()
+	if pool := e.lanes.Pool; pool != nil {
+		v := pool.View()
 		s.Egress = &v
 	}
 	s.Sizing = e.sizing(s.Egress)
@@ -129,3 +129,24 @@ func (e *Engine) ApplyRebalance(p view.RebalancePlan) error { return e.crew.Appl
 
 // PauseNode implements Control.
 func (e *Engine) PauseNode(name string, paused bool) error { return e.crew.PauseNode(name, paused) }
+
+// RotateLane implements Control: the lane (with what it holds) moves to the least
+// recently used other egress that may serve its hosts.
+func (e *Engine) RotateLane(id int) (string, error) { return e.crew.RotateLane(id) }
+
+// SetHostDisabled implements Control.
+func (e *Engine) SetHostDisabled(host string, disabled bool) error {
+	return e.crew.SetHostDisabled(host, disabled)
+}
+
+// AddEgress implements Control: the egress joins the table and the node's list at
+// once (the operator wants it used), with its own transport. The spec comes from a
+// console session: a ${env:}/${file:} password reference is refused, and so is a
+// proxy on a loopback/private/link-local address that allow_private does not cover.
+func (e *Engine) AddEgress(spec string) (string, error) { return e.crew.AddEgress(spec) }
+
+// RemoveEgress implements Control.
+func (e *Engine) RemoveEgress(name string) error { return e.crew.RemoveEgress(name) }
+
+// FlushDNS implements Control.
+func (e *Engine) FlushDNS(domain string) (int, error) { return e.crew.FlushDNS(domain) }

@@ -25,7 +25,7 @@ func TestPauseStopsALaneWaitingWithATaskInHand(t *testing.T) {
 		resume func(e *Engine)
 	}{
 		{"crawl", func(e *Engine) { e.paused = true }, func(e *Engine) { e.Resume() }},
-		{"host", func(e *Engine) { e.run.SetHostPaused("127.0.0.1", true) }, func(e *Engine) { e.PauseHost("127.0.0.1", false) }},
+		{"host", func(e *Engine) { e.lanes.Run.SetHostPaused("127.0.0.1", true) }, func(e *Engine) { e.PauseHost("127.0.0.1", false) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -85,7 +85,7 @@ func TestPauseStopsALaneWaitingWithATaskInHand(t *testing.T) {
 			for victim == "" && time.Now().Before(deadline) {
 				e.mu.Lock()
 				mu.Lock()
-				for _, ls := range e.run.Slots() {
+				for _, ls := range e.lanes.Run.Slots() {
 					if ls.Status == view.LaneWaiting && ls.Current != "" {
 						if _, done := requested[path(ls.Current)]; !done {
 							victim = path(ls.Current)
@@ -97,7 +97,7 @@ func TestPauseStopsALaneWaitingWithATaskInHand(t *testing.T) {
 					for p := range requested {
 						allowed[p] = true
 					}
-					for _, ls := range e.run.Slots() {
+					for _, ls := range e.lanes.Run.Slots() {
 						if ls.Status == view.LaneFetching && ls.Current != "" {
 							allowed[path(ls.Current)] = true
 						}

@@ -34,7 +34,7 @@ func (b *verdictBook) load(st *store.Store) {
 		if st == nil {
 			return
 		}
-		if raw, err := st.GetMeta(renderVerdictsKey); err == nil {
+		if raw, err := st.GetMeta(render.VerdictsKey); err == nil {
 			var vs render.Verdicts
 			if json.Unmarshal(raw, &vs) == nil {
 				for k, v := range vs {

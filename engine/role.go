@@ -4,8 +4,7 @@ import (
 	"errors"
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
-	"github.com/crawlconsole/crawlconsole/engine/fetch"
-	"github.com/crawlconsole/crawlconsole/engine/lanes"
+	"github.com/crawlconsole/crawlconsole/engine/lanes/local"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -49,7 +48,7 @@ func (localRole) ssrfFix() string {
 func (localRole) equip(e *Engine) error                  { return e.equipLanes(nil, e.st) }
 func (localRole) started(e *Engine)                      { e.logResumed() }
 func (localRole) waitsWhenDry(o *config.Options) bool    { return o.Revisit.Enabled }
-func (localRole) telemetry(e *Engine, t *view.Telemetry) { e.laneTelemetry(t); e.fr.Telemetry(t) }
+func (localRole) telemetry(e *Engine, t *view.Telemetry) { e.lanes.Telemetry(t); e.fr.Telemetry(t) }
 
 // openStore opens the store at opts.DB: the front's, on one box and on a master.
 func openStore(opts config.Options) (*store.Store, error) {
@@ -59,29 +58,15 @@ func openStore(opts config.Options) (*store.Store, error) {
 	return store.Open(opts.DB, opts.Store)
 }
 
-// equipLanes builds this process's fetching side: the resolver (the DNS cache
-// unless Options.Resolver is set), the egresses (and a worker's egress supply we),
-// the politeness gate and the renderer of pages that need a browser. kept is the
-// store the DNS cache starts warm from and the egress accounts are kept in: this
+// equipLanes builds this process's fetching side (local.Crew.Equip): its
+// resolver, egresses (and a worker's supply), gate and renderer. kept is the store
+// the DNS cache starts warm from and the egress accounts are kept in: this
 // process's own, none on a worker.
-func (e *Engine) equipLanes(we *workerEgress, kept *store.Store) error {
-	var resolver fetch.Resolver = e.opts.Resolver
-	if resolver == nil {
-		var meta lanes.Meta // the cache starts warm with what the last run left in the store
-		if kept != nil {
-			meta = kept
-		}
-		var err error
-		if e.dns, err = lanes.NewResolver(e.opts.DNS, e.opts.DNSServers, e.run.Holds, e.opts.Now, meta); err != nil {
-			return err
-		}
-		resolver = e.dns
-	}
-	if err := e.setupEgress(resolver, e.guard, e.run.FetchConfig(), we, kept); err != nil {
+func (e *Engine) equipLanes(supply *local.Supply, kept *store.Store) error {
+	if err := e.lanes.Equip(e.guard, supply, kept); err != nil {
 		return err
 	}
-	e.run.NewGate()
-	e.setupRender(kept)
+	e.accounts = e.lanes.Accounts
 	return nil
 }
 
@@ -90,13 +75,5 @@ func (e *Engine) equipLanes(we *workerEgress, kept *store.Store) error {
 func (e *Engine) logResumed() {
 	if e.resumed > 0 {
 		e.logf(view.LevelInfo, 0, "", "resumed: %d in-progress URLs went back to the queue", e.resumed)
-	}
-}
-
-// laneTelemetry adds this process's lanes' figures: the DNS cache's waits.
-func (e *Engine) laneTelemetry(t *view.Telemetry) {
-	if e.dns != nil {
-		h := histogramOf(e.dns.WaitHistogram())
-		t.DNSWait = &h
 	}
 }

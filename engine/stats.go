@@ -16,8 +16,8 @@ func (e *Engine) endState() view.State {
 			return view.StateStopped
 		}
 	}
-	waiting := e.board.Queued()
-	for _, v := range e.board.View() {
+	waiting := e.lanes.Board.Queued()
+	for _, v := range e.lanes.Board.View() {
 		waiting += v.Queued
 	}
 	return e.stateNow(nextRound, waiting)

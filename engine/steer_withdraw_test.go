@@ -250,20 +250,20 @@ func TestSwapDropsAWithdrawnTaskInHand(t *testing.T) {
 			defer e.Close()
 			host := w.hosts[0]
 			e.mu.Lock()
-			l := e.board.Add(frontier.Task{URL: "http://" + host + "/p/1", Host: host}).Lane
+			l := e.lanes.Board.Add(frontier.Task{URL: "http://" + host + "/p/1", Host: host}).Lane
 			ls := lanes.NewSlot(l)
-			inHand, _, _ := e.board.Next(l)
+			inHand, _, _ := e.lanes.Board.Next(l)
 			if withdrawn {
 				e.fr.MarkOut(map[string]uint64{inHand.URL: 0})
 			}
-			e.board.AddFirst(frontier.Task{URL: "http://" + host + "/p/2", Host: host})
-			swapped, dropped := e.swapForUrgent(ls, inHand)
+			e.lanes.Board.AddFirst(frontier.Task{URL: "http://" + host + "/p/2", Host: host})
+			swapped, dropped := e.lanes.SwapForUrgent(ls, inHand)
 			if !swapped {
 				t.Fatal("no swap for the operator's task")
 			}
 			var next []string
 			for {
-				tk, ok, _ := e.board.Next(l)
+				tk, ok, _ := e.lanes.Board.Next(l)
 				if !ok {
 					break
 				}

@@ -96,8 +96,8 @@ func (e *Engine) checkTarget(raw string) error {
 	}
 	var r fetch.Resolver
 	switch {
-	case e.dns != nil:
-		r = e.dns
+	case e.lanes.DNS != nil:
+		r = e.lanes.DNS
 	case e.opts.Resolver != nil:
 		r = e.opts.Resolver
 	case host == "localhost":

@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"github.com/crawlconsole/crawlconsole/engine/dnscache"
-	"github.com/crawlconsole/crawlconsole/engine/view"
-)
+import "github.com/crawlconsole/crawlconsole/engine/view"
 
 // Telemetry gathers the scrape-time figures; cheap (a few atomic loads and, on a
 // master, one pass over the workers under the engine lock).
@@ -11,10 +8,6 @@ func (e *Engine) Telemetry() view.Telemetry {
 	t := view.Telemetry{Role: e.role.name()}
 	e.role.telemetry(e, &t)
 	t.Cluster = e.crew.ClusterStats()
-	t.Render = e.renderTelemetry()
+	t.Render = e.lanes.RenderTelemetry()
 	return t
-}
-
-func histogramOf(c dnscache.Cumulative) view.Histogram {
-	return view.Histogram{Count: c.Count, Sum: c.Sum, Buckets: c.Buckets}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/lanes/local"
 	"github.com/crawlconsole/crawlconsole/engine/master"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/engine/worker"
@@ -25,15 +26,15 @@ type Worker struct {
 func StartWorker(o config.WorkerOptions) (*Worker, error) {
 	w := &Worker{}
 	n, err := worker.Start(o, func(n *worker.Node, opts config.Options, granted []egress.Spec) (worker.Lanes, error) {
-		e, err := newEngine(opts, workerRole{&workerEgress{granted: granted, claim: n.Claim}})
+		e, err := newEngine(opts, workerRole{&local.Supply{Granted: granted, Claim: n.Claim}})
 		if err != nil {
 			return nil, err
 		}
-		if e.renderer != nil { // what the crawl learned before this worker joined
-			e.renderer.Decider.Restore(n.RenderVerdicts())
+		if rd := e.lanes.Renderer; rd != nil { // what the crawl learned before this worker joined
+			rd.Decider.Restore(n.RenderVerdicts())
 		}
 		e.front = &remoteFront{e: e, box: n.Outbox()}
-		e.run.Lease = n.LeaseWait
+		e.lanes.Run.Lease = n.LeaseWait
 		w.e = e
 		return workerLanes{e}, nil
 	})
@@ -49,7 +50,7 @@ func (w *Worker) Engine() *Engine { return w.e }
 
 // workerRole is a worker's part of a crawl (role): the lanes, with the egresses its
 // master granted, and no store (its front is the master).
-type workerRole struct{ we *workerEgress }
+type workerRole struct{ we *local.Supply }
 
 func (workerRole) name() string                                   { return view.RoleWorker }
 func (workerRole) openStore(config.Options) (*store.Store, error) { return nil, nil }
@@ -59,7 +60,7 @@ func (workerRole) ssrfFix() string {
 func (r workerRole) equip(e *Engine) error                { return e.equipLanes(r.we, nil) }
 func (workerRole) started(*Engine)                        {}              // nothing resumed: the queue is the master's
 func (workerRole) waitsWhenDry(*config.Options) bool      { return true } // the master decides the end
-func (workerRole) telemetry(e *Engine, t *view.Telemetry) { e.laneTelemetry(t) }
+func (workerRole) telemetry(e *Engine, t *view.Telemetry) { e.lanes.Telemetry(t) }
 
 // workerLanes is a worker's engine as its node sees it (worker.Lanes): the
 // engine's own Start, Snapshot, Pause, Resume and operator's controls, and its
@@ -82,7 +83,7 @@ func (l workerLanes) Paused() bool {
 func (l workerLanes) InHand() int {
 	l.Engine.mu.Lock()
 	defer l.Engine.mu.Unlock()
-	return l.Engine.inHand
+	return l.Engine.lanes.InHand()
 }
 
 // Place puts a batch of the master's tasks on the board; those for a disabled
@@ -94,11 +95,11 @@ func (l workerLanes) Place(tasks []frontier.Task) {
 		e.fr.Place(t)
 	}
 	e.mu.Unlock()
-	e.flushDeferred()
+	e.lanes.FlushDeferred()
 }
 
 func (l workerLanes) Carry(host string, at time.Time) {
-	if g := l.Engine.run.Gate; g != nil {
+	if g := l.Engine.lanes.Run.Gate; g != nil {
 		g.Carry(host, at)
 	}
 }
@@ -115,7 +116,7 @@ func (l workerLanes) Release(hosts, units []string) []frontier.Task {
 	defer e.mu.Unlock()
 	var out, stay []frontier.Task
 	for _, h := range hosts {
-		for _, t := range e.offBoard(e.board.DropHost(h)) {
+		for _, t := range e.lanes.OffBoard(e.lanes.Board.DropHost(h)) {
 			if len(units) == 0 || moving[master.UnitOf(t)] {
 				out = append(out, t)
 			} else {
@@ -140,7 +141,7 @@ func (l workerLanes) Withdraw(tasks []frontier.Task) int {
 	e := l.Engine
 	e.mu.Lock()
 	e.fr.MarkOut(leases)
-	out := e.offBoard(e.board.Withdraw(func(t frontier.Task) bool {
+	out := e.lanes.OffBoard(e.lanes.Board.Withdraw(func(t frontier.Task) bool {
 		lease, ok := leases[t.URL]
 		return ok && lease == t.Lease
 	}))
@@ -156,17 +157,17 @@ func (l workerLanes) Withdraw(tasks []frontier.Task) int {
 func (l workerLanes) Holding() []frontier.Task {
 	l.Engine.mu.Lock()
 	defer l.Engine.mu.Unlock()
-	return append(l.Engine.run.InHand(), l.Engine.board.Tasks()...)
+	return append(l.Engine.lanes.Run.InHand(), l.Engine.lanes.Board.Tasks()...)
 }
 
 func (l workerLanes) Drop(drop func(frontier.Task) bool) {
 	l.Engine.mu.Lock()
-	l.Engine.offBoard(l.Engine.board.Withdraw(drop))
+	l.Engine.lanes.OffBoard(l.Engine.lanes.Board.Withdraw(drop))
 	l.Engine.mu.Unlock()
 }
 
 func (l workerLanes) TakeAll() []frontier.Task {
 	l.Engine.mu.Lock()
 	defer l.Engine.mu.Unlock()
-	return l.Engine.offBoard(l.Engine.board.TakeAll())
+	return l.Engine.lanes.OffBoard(l.Engine.lanes.Board.TakeAll())
 }

@@ -249,6 +249,10 @@ func sectionKey(host, rawURL string) string {
 	return host + "/" + seg
 }
 
+// VerdictsKey is the store meta key the sections' render verdicts are kept under
+// across runs, so that a restarted crawl does not learn its hosts again.
+const VerdictsKey = "render_verdicts"
+
 // Verdicts are the sections' known verdicts, to keep across runs: section key
 // (host and first path segment) to whether its pages need rendering.
 type Verdicts map[string]bool

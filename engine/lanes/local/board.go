@@ -1,0 +1,72 @@
+package local
+
+import (
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/lanes"
+)
+
+// queue puts a task the front marked (front.Placing) on the board: an operator's
+// at the head of its lane, an article discovery just listed ahead of the lane's
+// due reads, the others in line; a lane the board opens starts. Mu held.
+func (c *Crew) queue(t frontier.Task) {
+	if t.Urgent {
+		c.addUrgent(t)
+		return
+	}
+	if t.Ahead {
+		if p := c.Board.AddAhead(t); p.Opened {
+			c.Run.Start(p.Lane)
+		}
+		return
+	}
+	if p := c.Board.Add(t); p.Opened {
+		c.Run.Start(p.Lane)
+	}
+}
+
+// addUrgent puts an operator's task (a keyword or site added live) at the head of
+// its lane's queue and tells the lane, so that a lane waiting with an ordinary task
+// in hand trades it for this one (see SwapForUrgent). Mu held.
+func (c *Crew) addUrgent(t frontier.Task) {
+	p := c.Board.AddFirst(t)
+	if p.Opened {
+		c.Run.Start(p.Lane)
+		return
+	}
+	if p.Lane == nil {
+		return
+	}
+	c.Run.Kick(p.Lane.ID)
+}
+
+// SwapForUrgent gives the lane's task in hand back to the head of its queue, behind
+// the operator's tasks, when one of those is waiting there and t is not one itself:
+// the lane then takes the operator's task without pausing again (it has served its
+// pause before taking t). A task withdrawn meanwhile (:keyword rm, :site rm) is not
+// given back but dropped: its end as steered_out is written by Front.FlushSteeredOut.
+// Mu held; the caller still releases t (lanes.Front.Release(t, false)).
+func (c *Crew) SwapForUrgent(ls *lanes.Slot, t frontier.Task) (swapped, dropped bool) {
+	if ls.Urgent || !c.Board.UrgentAhead(ls.Lane) {
+		return false, false
+	}
+	marks := c.fr.Marks()
+	revisiting := marks.Queued(t.URL)
+	if c.fr.SteeredOut(t) { // it is no longer a queued revisit: Release will not count it
+		if revisiting {
+			marks.DroppedInHand()
+		}
+		return true, true
+	}
+	c.Board.PutBack(ls.Lane, t)
+	marks.Placed(t.URL)
+	return true, false
+}
+
+// OffBoard uncounts tasks the board gave back (evicted, dropped for a disabled
+// host, withdrawn); whoever took them places, defers or ends them. Mu held.
+func (c *Crew) OffBoard(tasks []frontier.Task) []frontier.Task {
+	for _, t := range tasks {
+		c.fr.Marks().LeftQueue(t.URL)
+	}
+	return tasks
+}

@@ -1,0 +1,117 @@
+package local
+
+import (
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/lanes"
+	"github.com/crawlconsole/crawlconsole/engine/view"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// lanePort is the crew as its lanes' front (lanes.Front): the board's tasks with
+// their pauses and revisit marks, the crawl's record of them, the counters and the
+// event log.
+type lanePort struct{ c *Crew }
+
+var _ lanes.Front = lanePort{}
+
+func (p lanePort) Opened(lane int, egress string) {
+	p.c.crawl.LaneOpened(lane, egress, p.c.crawl.Now())
+}
+
+// Next blocks while the crawl or the lane is paused, then hands out the lane's next
+// task (held while its host is paused). Mu held.
+func (p lanePort) Next(s *lanes.Slot) (frontier.Task, bool) {
+	c := p.c
+	for {
+		if c.parts.Ctx.Err() != nil {
+			return frontier.Task{}, false
+		}
+		if c.crawl.Paused() || s.Lane.Paused() {
+			s.Status, s.NextFetch = view.LanePaused, time.Time{}
+			if !c.crawl.Wait() {
+				return frontier.Task{}, false
+			}
+			continue
+		}
+		t, ok, opened := c.Board.Next(s.Lane)
+		for _, l := range opened {
+			c.Run.Start(l)
+		}
+		c.fr.StartRefill()
+		if !ok {
+			if s.Lane.Paused() {
+				continue
+			}
+			c.Run.Retire(s)
+			c.crawl.CheckIdle()
+			id, done := s.Lane.ID, s.Lane.Done()
+			c.parts.Mu.Unlock()
+			c.crawl.LaneRetired(id, c.crawl.Now(), done)
+			c.crawl.Logf(view.LevelDebug, id, "", "lane %d retired", id)
+			c.parts.Mu.Lock()
+			return frontier.Task{}, false
+		}
+		s.Urgent = s.Lane.TookUrgent()
+		c.inHand++ // in hand from here, even while its host is paused: not idle
+		c.fr.Marks().Taken(t.URL)
+		if !p.Hold(s, t) {
+			return frontier.Task{}, false
+		}
+		return t, true
+	}
+}
+
+// Hold keeps a task the lane took in hand while the crawl, the lane or the task's
+// host is paused. Mu held. false means the crawl is stopping: the task is
+// released.
+func (p lanePort) Hold(s *lanes.Slot, t frontier.Task) bool {
+	c := p.c
+	for (c.crawl.Paused() || s.Lane.Paused() || c.Run.HostPaused(t.Host)) && c.parts.Ctx.Err() == nil {
+		s.Status, s.Current, s.NextFetch = view.LanePaused, t.URL, time.Time{}
+		if !c.crawl.Wait() {
+			break
+		}
+	}
+	if c.parts.Ctx.Err() != nil {
+		p.Release(t, false)
+		return false
+	}
+	return true
+}
+
+// Release ends a lane's hold on a task taken by Next; ended says its fetch is over
+// (not moved to another egress or deferred), so a revisit is no longer queued.
+// Mu held.
+func (p lanePort) Release(t frontier.Task, ended bool) {
+	p.c.inHand--
+	p.c.fr.Marks().Released(t.URL, ended)
+}
+
+func (p lanePort) CheckIdle() { p.c.crawl.CheckIdle() }
+
+func (p lanePort) SwapForUrgent(s *lanes.Slot, t frontier.Task) (swapped, dropped bool) {
+	return p.c.SwapForUrgent(s, t)
+}
+
+func (p lanePort) Place(t frontier.Task)                       { p.c.queue(p.c.fr.Placing(t)) }
+func (p lanePort) OffBoard(ts []frontier.Task) []frontier.Task { return p.c.OffBoard(ts) }
+func (p lanePort) Defer(t frontier.Task, until time.Time)      { p.c.Defer(t, until) }
+func (p lanePort) Flush()                                      { p.c.FlushDeferred() }
+
+func (p lanePort) Prepare(o *lanes.Outcome)          { p.c.crawl.Prepare(o) }
+func (p lanePort) Begin(t frontier.Task, lane int)   { p.c.crawl.Begin(t, lane) }
+func (p lanePort) Abandon(t frontier.Task, lane int) { p.c.crawl.Abandon(t, lane) }
+func (p lanePort) Deliver(o lanes.Outcome)           { p.c.crawl.Deliver(o) }
+func (p lanePort) Refused(r store.Refusal)           { p.c.crawl.Refused(r) }
+func (p lanePort) Error(kind string)                 { p.c.parts.Counters.AddError(kind) }
+func (p lanePort) Response(status int)               { p.c.parts.Counters.Response(status) }
+func (p lanePort) Fetched()                          { p.c.parts.Counters.PagesFetched.Add(1) }
+func (p lanePort) Refusal()                          { p.c.parts.Counters.Refused.Add(1) }
+func (p lanePort) ConfirmFetch()                     { p.c.parts.Counters.ConfirmFetches.Add(1) }
+func (p lanePort) Cost(d time.Duration)              { p.c.parts.Cost.Add(d) }
+
+func (p lanePort) Logf(level view.Level, lane int, host, format string, args ...any) {
+	p.c.crawl.Logf(level, lane, host, format, args...)
+}
