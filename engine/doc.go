@@ -30,8 +30,8 @@
 // parallel, and a lane that runs dry retires. Adjacency is judged per egress address,
 // since that is what a server sees. lanes.Board binds tasks to lanes; lanes.Gate keeps
 // adjacent requests from one address apart across lanes and caps each host's rate.
-// lanes.Runner runs each lane (package lanes, over the engine as its lanes.Front:
-// laneport.go).
+// lanes.Runner runs each lane (package lanes); package lanes/local joins the lanes
+// to a crawl: it is their lanes.Front, and this process's crew (below).
 //
 // # M2 adaptive revisit (package revisit)
 //
@@ -59,7 +59,8 @@
 // free the host goes on the host_disable_list (two hours by default) with its URLs
 // deferred, never dropped. Package egress holds the rotation, the account table and
 // the refusal classifier; package lanes/route joins them to the lanes (one link per
-// egress with its cookie sessions) and routes.go builds them for a crawl.
+// egress with its cookie sessions) and lanes/local builds them for a crawl
+// (local.Crew.Equip).
 //
 // Declared sites are crawled in rounds (package sites: the book of sites, the
 // rounds' state, the Sites pane's tally; package front runs them over the queue and
@@ -136,8 +137,9 @@
 // The seam between the halves is lanes.Front, the port the lanes define: what a
 // lane needs from a front (its next task and the board's bookkeeping, prepare a
 // refetch, mark a task begun or abandoned, deliver its Outcome, defer URLs, record a
-// refusal, the counters). laneport.go is the engine's side of it; the record half
-// of it goes through frontPort (record.go). On one box and on a master the port is
+// refusal, the counters). Package lanes/local implements it over the board, and
+// reaches the crawl through local.Crawl, the port it defines (laneport.go is the
+// engine's side of that); the record half goes through frontPort (record.go). On one box and on a master the port is
 // localFront, which records into the store in process (front.Front.Record). On a worker it is
 // remoteFront (worker_front.go), which sends each Outcome to the master as a result
 // over NATS (worker.Report), and each URL it set aside as a deferral (a message of its own: the master
@@ -145,8 +147,10 @@
 // between master and workers, their subjects and the result frame (with its HTTP
 // exchanges); package cluster, the transport under them.
 //
-// The other seam is the crew (crew.go): who fetches the front's tasks. On one box
-// and on a worker it is localCrew, this process's lane board; on a master it is the
+// The other seam is the crew (package crew, crew.Crew): who fetches the front's
+// tasks. On one box and on a worker it is local.Crew, this process's lanes (package
+// lanes/local: the runner and board, the egresses, the DNS cache, the renderer, the
+// deferrals on their way to the front); on a master it is the
 // master's runtime (master.Runtime over its master.Crawl port, which masterport.go
 // implements), which keeps who holds what in a master.Table (package
 // master: the node table, the assignment units, the hand-outs and their leases, the
@@ -206,7 +210,7 @@
 // rotation's lock, then the dedupe shards; Engine.mu before the politeness gate's lock
 // (the gate calls lanes.Runner.HostInterval, which takes Engine.mu, only outside
 // its own). The lanes and the front share Engine.mu (lanes.Runner.Mu,
-// front.Parts.Mu); package feeds does not
+// local.Parts.Mu, front.Parts.Mu); package feeds does not
 // (its locks are taken after Engine.mu, never before). Store
 // callbacks (LinkResult, AfterCommit) take Engine.mu on the writer's goroutine.
 package engine

@@ -21,6 +21,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
 	"github.com/crawlconsole/crawlconsole/engine/meter"
 	"github.com/crawlconsole/crawlconsole/engine/refresh"
+	"github.com/crawlconsole/crawlconsole/engine/render"
 	"github.com/crawlconsole/crawlconsole/engine/sites"
 	"github.com/crawlconsole/crawlconsole/engine/steer"
 	"github.com/crawlconsole/crawlconsole/engine/stories"
@@ -30,7 +31,6 @@ import (
 
 // Engine is one crawl: a store, a frontier, lanes and their egresses.
 type Engine struct {
-	end    endCheck // the store's word before the crawl says it ran dry
 	opts   config.Options
 	role   role // one box, master or worker (M4), chosen by the constructor
 	st     *store.Store
@@ -241,10 +241,31 @@ func (e *Engine) checkIdle() {
 			return
 		}
 		if !e.front.endChecked() {
-			return // the store is asked first (endcheck.go)
+			return // the store is asked first (front.Front.EndChecked)
 		}
 		e.doneOnce.Do(func() { close(e.done) })
 	}
+}
+
+// discoveryIdle reports whether the discovery crawl has run dry: nothing queued, no
+// lane at work, no link insert outstanding, revisit tasks aside (they never end: a
+// crawl with revisits goes on until stopped). Caller holds e.mu.
+func (e *Engine) discoveryIdle() bool {
+	if e.fr.Busy() { // a write on its way, or a withdrawn source not ended yet
+		return false
+	}
+	_, inHand := e.crew.Counts()
+	if revisits := e.fr.Marks().Pending(); revisits > 0 {
+		return e.queuedLen()+inHand == revisits
+	}
+	return e.lanes.Board.Len() == 0 && e.queuedLen() == 0 && inHand == 0
+}
+
+// queuedLen is how many queued tasks wait in memory: on the lane board, or at the
+// master for its workers (M4). Caller holds e.mu.
+func (e *Engine) queuedLen() int {
+	waiting, _ := e.crew.Counts()
+	return waiting
 }
 
 // Stop ends the crawl gracefully: lanes finish or abandon their current request
@@ -387,3 +408,6 @@ func (e *Engine) persistEvents() {
 // lanesPeak is the most lanes alive at once: the board's, or on a master its
 // workers' (the master's board has none). Caller holds e.mu.
 func (e *Engine) lanesPeak() int { return e.crew.LanesPeak() }
+
+// Renderer is the crawl's page renderer, nil when pages are not rendered.
+func (e *Engine) Renderer() *render.Service { return e.lanes.Renderer }

@@ -1,10 +1,14 @@
 package engine
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/front"
+	"github.com/crawlconsole/crawlconsole/engine/render"
 	"github.com/crawlconsole/crawlconsole/engine/view"
+	"github.com/crawlconsole/crawlconsole/store"
 )
 
 // The front's life in this process (one box, a master): what it restores and queues
@@ -132,4 +136,38 @@ func (f localFront) laneOpened(lane int, egress string, at time.Time) {
 }
 func (f localFront) laneRetired(lane int, at time.Time, done int64) {
 	f.e.st.LaneRetired(lane, at, done)
+}
+
+// requeueDeferred brings back deferred URLs whose time has passed.
+func (f localFront) requeueDeferred() {
+	e := f.e
+	rows, err := e.st.DueDeferred(1000)
+	if err != nil || len(rows) == 0 {
+		return
+	}
+	for _, r := range rows {
+		e.st.SetState(r.URL, store.Unprocessed, 0, "")
+	}
+	e.mu.Lock()
+	for _, r := range rows {
+		e.fr.Place(front.TaskOf(r))
+	}
+	e.mu.Unlock()
+	e.lanes.FlushDeferred()
+}
+
+// saveRenderVerdicts keeps what the decider learned in st (the front's stop).
+func (e *Engine) saveRenderVerdicts(st *store.Store) {
+	var vs render.Verdicts
+	if e.lanes.Renderer != nil {
+		vs = e.lanes.Renderer.Decider.Verdicts()
+	} else {
+		vs = e.verdicts.snapshot(st) // a master's: its workers' and the last run's
+	}
+	if len(vs) == 0 {
+		return
+	}
+	if b, err := json.Marshal(vs); err == nil {
+		st.SetMeta(render.VerdictsKey, b)
+	}
 }

@@ -21,6 +21,7 @@ func (p frontCrawl) Counts() (waiting, inHand int) { return p.e.crew.Counts() }
 func (p frontCrawl) CountsAtHandOut() bool         { return p.e.crew.CountsAtHandOut() }
 func (p frontCrawl) PlacesEarly() bool             { return p.e.crew.PlacesEarly() }
 func (p frontCrawl) CheckIdle()                    { p.e.checkIdle() }
+func (p frontCrawl) Dry() bool                     { return p.e.discoveryIdle() }
 func (p frontCrawl) Withdrawn(t frontier.Task)     { p.e.front.withdrawn(t) }
 func (p frontCrawl) Stopping() bool                { return p.e.ctx.Err() != nil }
 func (p frontCrawl) Now() time.Time                { return p.e.now() }

@@ -35,7 +35,7 @@ type frontPort interface {
 	// master does it for what its workers deferred).
 	requeueDeferred()
 	// endChecked tells whether the front's store agreed that the crawl ran dry,
-	// false while it is asked (endcheck.go); a worker's master decides, so a
+	// false while it is asked (front.Front.EndChecked); a worker's master decides, so a
 	// worker's front always agrees.
 	endChecked() bool
 	// start, run, started and stop are the front's part of the crawl's Start and
@@ -80,7 +80,7 @@ func (f localFront) refused(r store.Refusal) { f.e.st.AddRefusal(r) }
 
 func (f localFront) close() error { return f.e.st.Close() }
 
-func (f localFront) endChecked() bool { return f.e.endChecked() }
+func (f localFront) endChecked() bool { return f.e.fr.EndChecked() }
 
 func (f localFront) deferURLs(list []lanes.Deferred) {
 	for _, d := range list {

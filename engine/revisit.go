@@ -25,3 +25,15 @@ func (e *Engine) revisitView(now time.Time) *view.RevisitView {
 		return e.fr.Marks().Len()
 	})
 }
+
+// runRevisit is the revisit scheduler (M2, seed 001 step 3): every revisit.every it
+// takes the first m pages by ascending next and puts those due back in the crawl
+// queue, until the engine stops.
+func (e *Engine) runRevisit() {
+	defer e.wg.Done()
+	e.every(e.opts.Revisit.Every, e.fr.RevisitTick)
+}
+
+// RevisitNow implements Control: the page goes back in the crawl queue at once,
+// whatever its next due time and its class window (`:revisit now URL`).
+func (e *Engine) RevisitNow(raw string) error { return e.fr.RevisitNow(raw) }

@@ -13,7 +13,7 @@ import (
 // where it reports on itself: one box (localRole), a distributed crawl's master
 // (masterRole) or one of its workers (workerRole). The constructor picks it (New,
 // NewMaster, StartWorker); the paths that differ by role once the crawl runs go
-// through the crew and the front (crew.go, record.go), so no code asks which role
+// through the crew and the front (crew.Crew, record.go), so no code asks which role
 // it is in.
 type role interface {
 	// name is the role as the telemetry names it (RoleLocal, RoleMaster, RoleWorker).

@@ -8,7 +8,8 @@ import (
 
 // aheadMarks are the URLs a source's read has just listed as new (articles
 // published since its previous read), waiting for the store to confirm their insert:
-// boardAdd then places them ahead of their lane's ordinary tasks (lanes.Board.AddAhead).
+// front.Front.Placing then marks them to go ahead of their lane's ordinary tasks
+// (lanes.Board.AddAhead).
 //
 // Why: the lane that reads a feed is, at a crawl's fetch budget, busy all the time,
 // and its queue always holds reads that came due while it fetched. In arrival order
@@ -22,7 +23,7 @@ import (
 // archive sitemap read late), and a read marks at most aheadPerRead URLs, so one
 // large listing never holds the lanes' other work back for long.
 type aheadMarks struct {
-	mu   sync.Mutex // its own lock: boardAdd asks under d.mu, which d.mu must not nest in
+	mu   sync.Mutex // its own lock: Placing asks under the engine's lock, which d.mu must not nest in
 	urls map[string]struct{}
 }
 

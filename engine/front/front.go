@@ -49,6 +49,7 @@ type Front struct {
 	urgent      map[string]bool      // sources added live that go to the head of their lane's queue
 	out         steerOut             // queued sources withdrawn by :keyword rm and :site rm (withdrawals.go)
 	marks       Marks                // the revisits queued and where they are (marks.go)
+	end         endCheck             // the store's word before the crawl says it ran dry (endcheck.go)
 
 	failed  chan struct{} // closed when a store failure stopped the crawl (WatchStore)
 	failure error         // that failure, a *StoreError

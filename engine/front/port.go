@@ -70,6 +70,9 @@ type Life interface {
 	Running() bool
 	// CheckIdle ends the crawl's discovery when nothing is left. Lock held.
 	CheckIdle()
+	// Dry reports whether the crawl's discovery has run dry: nothing queued, no
+	// lane at work, no link insert outstanding. Lock held.
+	Dry() bool
 	// Go runs f in the background, counted by the crawl's Stop; false, and f not
 	// run, when the crawl is stopping.
 	Go(f func()) bool

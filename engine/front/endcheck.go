@@ -1,10 +1,9 @@
-package engine
+package front
 
 import (
 	"strconv"
 	"strings"
 
-	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -17,7 +16,7 @@ import (
 // The check runs again at the next end, endCheckPasses times at most, so a URL
 // that cannot be queued never keeps a crawl from ending.
 
-// endCheck is the state of the end's check. Guarded by e.mu.
+// endCheck is the state of the end's check. Guarded by the lock.
 type endCheck struct {
 	running bool // the store is being asked
 	passed  bool // the store agreed (or gave up): the crawl may say it ran dry
@@ -32,65 +31,60 @@ const (
 	endCheckShown  = 5
 )
 
-// endChecked tells whether the store agreed the crawl ran dry; false starts the
-// check (or waits for the one running), which calls checkIdle again. A crawl with
-// revisits waiting in memory (their rows unprocessed by design) is not checked.
-// It is the front's on one box and a master (a worker's master checks its own).
-// Caller holds e.mu.
-func (e *Engine) endChecked() bool {
-	if e.end.passed || e.fr.Marks().Pending() > 0 {
+// EndChecked tells whether the store agreed the crawl ran dry; false starts the
+// check (or waits for the one running), which calls Crawl.CheckIdle again. A crawl
+// with revisits waiting in memory (their rows unprocessed by design) is not
+// checked. It is the front's on one box and on a master (a worker's master checks
+// its own). Lock held.
+func (f *Front) EndChecked() bool {
+	if f.end.passed || f.marks.Pending() > 0 {
 		return true
 	}
-	if !e.end.running {
-		e.end.running = true
-		e.wg.Add(1)
-		go func() {
-			defer e.wg.Done()
-			e.checkEnd()
-		}()
+	if !f.end.running {
+		f.end.running = f.crawl.Go(f.checkEnd)
 	}
 	return false
 }
 
 // checkEnd reads, once every write is committed, what the store still holds
 // queued or in progress, and queues it again if the crawl is still dry.
-func (e *Engine) checkEnd() {
+func (f *Front) checkEnd() {
 	// Deferrals (a budget's held-back URLs, a disabled host's) and withdrawals
 	// wait in memory to be written: written first, they are no queued URL.
-	e.lanes.FlushDeferred()
-	err := e.st.Flush()
+	f.crawl.FlushDeferred()
+	err := f.Store.Flush()
 	var rows []store.URL
 	if err == nil {
-		rows, err = e.st.Unfinished(endCheckRows)
+		rows, err = f.Store.Unfinished(endCheckRows)
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.end.running = false
-	if e.state != view.StateRunning {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	f.end.running = false
+	if !f.crawl.Running() {
 		return
 	}
-	if !e.discoveryIdle() || e.fr.Spilled() {
+	if !f.crawl.Dry() || f.Spilled() {
 		return // work came meanwhile: asked again at the next end
 	}
 	switch {
 	case err != nil:
-		e.logf(view.LevelWarn, 0, "", "end of crawl: the store's queue could not be read to check that nothing was left behind: %v", err)
+		f.crawl.Logf(view.LevelWarn, "", "end of crawl: the store's queue could not be read to check that nothing was left behind: %v", err)
 	case len(rows) == 0:
-	case e.end.passes >= endCheckPasses:
-		e.logf(view.LevelError, 0, "", "end of crawl: %d URLs still queued or in progress in the store after %d tries to queue them again, left for the next run on this database: %s",
-			len(rows), e.end.passes, urlsShown(rows))
+	case f.end.passes >= endCheckPasses:
+		f.crawl.Logf(view.LevelError, "", "end of crawl: %d URLs still queued or in progress in the store after %d tries to queue them again, left for the next run on this database: %s",
+			len(rows), f.end.passes, urlsShown(rows))
 	default:
-		e.end.passes++
-		e.logf(view.LevelError, 0, "", "end of crawl: %d URLs the store holds queued or in progress were in no queue (lost on their way to it, a bug worth reporting): queued again: %s",
+		f.end.passes++
+		f.crawl.Logf(view.LevelError, "", "end of crawl: %d URLs the store holds queued or in progress were in no queue (lost on their way to it, a bug worth reporting): queued again: %s",
 			len(rows), urlsShown(rows))
 		for _, r := range rows {
-			e.fr.Place(front.TaskOf(r))
+			f.Place(TaskOf(r))
 		}
-		e.checkIdle()
+		f.crawl.CheckIdle()
 		return
 	}
-	e.end.passed = true
-	e.checkIdle()
+	f.end.passed = true
+	f.crawl.CheckIdle()
 }
 
 // urlsShown names the first endCheckShown URLs of rows, and how many more.
