@@ -56,12 +56,17 @@ func readPID(f *os.File) int {
 	return pid
 }
 
-// release drops the lock.
+// release drops the lock. It unlocks before it closes: closing releases a flock
+// only with the last descriptor of the open file, and a child process this one is
+// starting (a browser for the renderer) holds a copy of every descriptor between
+// its fork and its exec, so a database closed then and opened again at once was
+// found in use by this very process.
 func (l *dbLock) release() error {
 	if l == nil || l.f == nil {
 		return nil
 	}
-	err := l.f.Close() // closing the last descriptor releases the flock
+	unlockErr := syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+	err := l.f.Close()
 	l.f = nil
-	return err
+	return errors.Join(unlockErr, err)
 }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -185,6 +186,27 @@ func TestSecondOpenInSameProcessIsInUse(t *testing.T) {
 	s2, err := Open(path, Options{})
 	if err != nil {
 		t.Fatalf("Open after Close: %v", err)
+	}
+	s2.Close()
+}
+
+// TestReopenWhileAChildHoldsTheLockDescriptor: a process starting a child (the
+// renderer's browser) lends it every descriptor between fork and exec; a database
+// closed in that window must still be free to open again at once. The child's copy
+// is played by a duplicate of the lock's descriptor, held open across Close.
+func TestReopenWhileAChildHoldsTheLockDescriptor(t *testing.T) {
+	s, path := openTemp(t, Options{})
+	copyFD, err := syscall.Dup(int(s.lock.f.Fd()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(copyFD)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := Open(path, Options{})
+	if err != nil {
+		t.Fatalf("Open after Close, with the descriptor's copy still open: %v", err)
 	}
 	s2.Close()
 }
