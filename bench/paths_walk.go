@@ -22,15 +22,14 @@ import (
 // pathProgram is a module's packages in SSA form with their call graph (VTA over
 // CHA): the code a walk may enter and the callees of each of its call sites.
 type pathProgram struct {
-	ssa     *ssa.Program
-	root    string // the module's directory: files are named relative to it
-	module  string // the module's path: packages are named relative to it
-	fset    *token.FileSet
-	walked  map[*types.Package]bool // the packages a walk enters (the others are left alone)
-	graph   *callgraph.Graph
-	byName  map[string]*ssa.Function // walked functions by pathFuncName
-	funcs   int                      // functions with a body in the walked packages
-	packags int
+	ssa    *ssa.Program
+	root   string // the module's directory: files are named relative to it
+	module string // the module's path: packages are named relative to it
+	fset   *token.FileSet
+	walked map[*types.Package]bool // the packages a walk enters (the others are left alone)
+	graph  *callgraph.Graph
+	byName map[string]*ssa.Function // walked functions by funcName
+	funcs  int                      // functions with a body in the walked packages
 }
 
 // loadPathProgram loads the module's packages in dir but those under the folders
@@ -82,7 +81,6 @@ func loadPathProgram(dir string, skip []string) (*pathProgram, error) {
 	for _, sp := range spkgs {
 		if sp != nil {
 			p.walked[sp.Pkg] = true
-			p.packags++
 		}
 	}
 	all := ssautil.AllFunctions(prog)
