@@ -178,13 +178,13 @@ func (e *Engine) Start() error {
 	for _, w := range append(e.opts.EtiquetteWarnings(), e.opts.SiteWarnings()...) {
 		e.logf(view.LevelWarn, 0, "", "%s", w)
 	}
-	if err := e.front.start(); err != nil {
+	if err := e.front.Start(); err != nil {
 		return err
 	}
 	e.wg.Add(2)
 	go e.tick()
 	go e.persistEvents()
-	e.front.run()
+	e.front.Run()
 	e.wg.Add(2)
 	go func() { defer e.wg.Done(); e.lanes.RunPrefetch() }()
 	go func() { defer e.wg.Done(); e.lanes.KeepDeferred() }()
@@ -195,7 +195,7 @@ func (e *Engine) Start() error {
 	e.logf(view.LevelInfo, 0, "", "crawl started: %d lanes max, %d egress, delay %v..%v, host cap %.3g/s",
 		e.opts.Lanes.Max, len(e.lanes.Run.Links), e.opts.Lanes.DelayMin, e.opts.Lanes.DelayMax, e.opts.HostRate)
 	e.role.started(e)
-	e.front.started()
+	e.front.Started()
 	e.mu.Lock()
 	e.checkIdle()
 	e.mu.Unlock()
@@ -240,7 +240,7 @@ func (e *Engine) checkIdle() {
 			e.fr.StartRefill()
 			return
 		}
-		if !e.front.endChecked() {
+		if !e.front.EndChecked() {
 			return // the store is asked first (front.Front.EndChecked)
 		}
 		e.doneOnce.Do(func() { close(e.done) })
@@ -280,7 +280,7 @@ func (e *Engine) Stop() {
 		e.cancel()
 		e.lanes.Wait() // the lanes first, as they may still hand the front what they held
 		e.wg.Wait()
-		e.front.stop()
+		e.front.Stop()
 		e.lanes.Close()
 		e.mu.Lock()
 		e.state = view.StateDone
@@ -291,7 +291,7 @@ func (e *Engine) Stop() {
 // Close stops the crawl and closes the store.
 func (e *Engine) Close() error {
 	e.Stop()
-	return e.front.close()
+	return e.front.Close()
 }
 
 // Stats returns the --stats-json object.
@@ -391,12 +391,12 @@ func (e *Engine) persistEvents() {
 	for {
 		select {
 		case ev := <-e.persist:
-			e.front.event(ev)
+			e.front.Event(ev)
 		case <-e.ctx.Done():
 			for {
 				select {
 				case ev := <-e.persist:
-					e.front.event(ev)
+					e.front.Event(ev)
 				default:
 					return
 				}

@@ -15,7 +15,7 @@ import (
 // at Start, the work it keeps running, and what it saves at Stop. A worker's front
 // is its master (remoteFront), which does all of this there.
 
-// start restores the revisit state, replays steering, resumes the queue an earlier
+// Start restores the revisit state, replays steering, resumes the queue an earlier
 // run left, queues the seeds, and only then starts the crew.
 //
 // The crew starts last because a master's crew takes its workers' results and
@@ -24,7 +24,7 @@ import (
 // without the seeds' sites (all off-site, a whole subtree never queued), went to a
 // queue the resume then loaded again, and was counted against budgets the replay
 // and the site counts had not restored yet.
-func (f localFront) start() error {
+func (f localFront) Start() error {
 	e := f.e
 	if err := e.rv.Restore(); err != nil {
 		return fmt.Errorf("revisit state: %w", err)
@@ -58,9 +58,9 @@ func (f localFront) start() error {
 // first.
 var crewStarted func(*Engine)
 
-// run starts the front's own goroutines: the store's watch, the revisit scheduler
+// Run starts the front's own goroutines: the store's watch, the revisit scheduler
 // and the rounds over the sites.
-func (f localFront) run() {
+func (f localFront) Run() {
 	e := f.e
 	e.wg.Add(1)
 	go e.watchStore()
@@ -73,9 +73,9 @@ func (f localFront) run() {
 	}
 }
 
-// started logs what the store says of the run it resumed: the URLs the SSRF guard
+// Started logs what the store says of the run it resumed: the URLs the SSRF guard
 // refused before, the failure that stopped the last run.
-func (f localFront) started() {
+func (f localFront) Started() {
 	e := f.e
 	if n := e.st.RequeuedBlocked(); n > 0 {
 		e.logf(view.LevelInfo, 0, "", "%d URLs the SSRF guard refused before are tried again under this run's allow_private", n)
@@ -83,10 +83,10 @@ func (f localFront) started() {
 	e.fr.NoteLastFailure()
 }
 
-// stop saves what the crawl learned, once its lanes and goroutines are done: the
+// Stop saves what the crawl learned, once its lanes and goroutines are done: the
 // DNS cache, the lanes still open, the discovery state, the revisit site priors,
 // the render verdicts and the round, and commits every write.
-func (f localFront) stop() {
+func (f localFront) Stop() {
 	e := f.e
 	e.lanes.Save(e.st, e.now())
 	if e.disc != nil {
@@ -100,46 +100,46 @@ func (f localFront) stop() {
 	}
 }
 
-// show adds the front's panes to a snapshot: the revisit schedule, the sites and
+// Show adds the front's panes to a snapshot: the revisit schedule, the sites and
 // their discovery, the stories. Called without e.mu.
-func (f localFront) show(s *view.Snapshot, now time.Time) {
+func (f localFront) Show(s *view.Snapshot, now time.Time) {
 	e := f.e
 	s.Revisit = e.revisitView(now)
 	s.Sites = e.fr.SitesView(now, s.Discovery)
 	s.Stories = e.fr.Stories.View()
 }
 
-// undefer makes deferred URLs due now: requeueDeferred brings them back.
-func (f localFront) undefer(urls []string, now time.Time) {
+// Undefer makes deferred URLs due now: RequeueDeferred brings them back.
+func (f localFront) Undefer(urls []string, now time.Time) {
 	for _, u := range urls {
 		f.e.st.Defer(u, now)
 	}
 }
 
-// feedSeeds queues a batch of a seed list as Start queues Options.Seeds and waits
+// FeedSeeds queues a batch of a seed list as Start queues Options.Seeds and waits
 // for the store to take it in.
-func (f localFront) feedSeeds(seeds []string) error {
+func (f localFront) FeedSeeds(seeds []string) error {
 	if err := f.e.fr.QueueSeeds(seeds, nil); err != nil {
 		return err
 	}
 	return f.e.st.Flush()
 }
 
-// event keeps a warning or an error in the store's event table.
-func (f localFront) event(ev view.Event) {
+// Event keeps a warning or an error in the store's event table.
+func (f localFront) Event(ev view.Event) {
 	f.e.st.AddEvent(ev.At, int(ev.Level), ev.Lane, ev.Host, ev.Msg)
 }
 
-// laneOpened and laneRetired keep the lanes' history (stats).
-func (f localFront) laneOpened(lane int, egress string, at time.Time) {
+// LaneOpened and LaneRetired keep the lanes' history (stats).
+func (f localFront) LaneOpened(lane int, egress string, at time.Time) {
 	f.e.st.LaneOpened(lane, egress, at)
 }
-func (f localFront) laneRetired(lane int, at time.Time, done int64) {
+func (f localFront) LaneRetired(lane int, at time.Time, done int64) {
 	f.e.st.LaneRetired(lane, at, done)
 }
 
-// requeueDeferred brings back deferred URLs whose time has passed.
-func (f localFront) requeueDeferred() {
+// RequeueDeferred brings back deferred URLs whose time has passed.
+func (f localFront) RequeueDeferred() {
 	e := f.e
 	rows, err := e.st.DueDeferred(1000)
 	if err != nil || len(rows) == 0 {

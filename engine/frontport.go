@@ -22,7 +22,7 @@ func (p frontCrawl) CountsAtHandOut() bool         { return p.e.crew.CountsAtHan
 func (p frontCrawl) PlacesEarly() bool             { return p.e.crew.PlacesEarly() }
 func (p frontCrawl) CheckIdle()                    { p.e.checkIdle() }
 func (p frontCrawl) Dry() bool                     { return p.e.discoveryIdle() }
-func (p frontCrawl) Withdrawn(t frontier.Task)     { p.e.front.withdrawn(t) }
+func (p frontCrawl) Withdrawn(t frontier.Task)     { p.e.front.Withdrawn(t) }
 func (p frontCrawl) Stopping() bool                { return p.e.ctx.Err() != nil }
 func (p frontCrawl) Now() time.Time                { return p.e.now() }
 

@@ -17,21 +17,21 @@ type lanesPort struct{ e *Engine }
 
 var _ local.Crawl = lanesPort{}
 
-func (p lanesPort) Prepare(o *lanes.Outcome)          { p.e.front.prepare(o) }
-func (p lanesPort) Begin(t frontier.Task, lane int)   { p.e.front.begin(t, lane) }
-func (p lanesPort) Abandon(t frontier.Task, lane int) { p.e.front.abandon(t, lane) }
-func (p lanesPort) Deliver(o lanes.Outcome)           { p.e.front.deliver(o) }
-func (p lanesPort) Refused(r store.Refusal)           { p.e.front.refused(r) }
-func (p lanesPort) DeferURLs(list []lanes.Deferred)   { p.e.front.deferURLs(list) }
-func (p lanesPort) RequeueDeferred()                  { p.e.front.requeueDeferred() }
+func (p lanesPort) Prepare(o *lanes.Outcome)          { p.e.front.Prepare(o) }
+func (p lanesPort) Begin(t frontier.Task, lane int)   { p.e.front.Begin(t, lane) }
+func (p lanesPort) Abandon(t frontier.Task, lane int) { p.e.front.Abandon(t, lane) }
+func (p lanesPort) Deliver(o lanes.Outcome)           { p.e.front.Deliver(o) }
+func (p lanesPort) Refused(r store.Refusal)           { p.e.front.Refused(r) }
+func (p lanesPort) DeferURLs(list []lanes.Deferred)   { p.e.front.DeferURLs(list) }
+func (p lanesPort) RequeueDeferred()                  { p.e.front.RequeueDeferred() }
 func (p lanesPort) Undefer(urls []string, now time.Time) {
-	p.e.front.undefer(urls, now)
+	p.e.front.Undefer(urls, now)
 }
 func (p lanesPort) LaneOpened(lane int, egress string, at time.Time) {
-	p.e.front.laneOpened(lane, egress, at)
+	p.e.front.LaneOpened(lane, egress, at)
 }
 func (p lanesPort) LaneRetired(lane int, at time.Time, done int64) {
-	p.e.front.laneRetired(lane, at, done)
+	p.e.front.LaneRetired(lane, at, done)
 }
 
 func (p lanesPort) Paused() bool   { return p.e.paused }

@@ -53,7 +53,7 @@ func (e *Engine) Snapshot() view.Snapshot {
 	if crewDNS != nil {
 		s.DNS = crewDNS
 	}
-	e.front.show(&s, now)
+	e.front.Show(&s, now)
 	if pool := e.lanes.Pool; pool != nil {
 		v := pool.View()
 		s.Egress = &v

@@ -35,7 +35,7 @@ func (f *SeedFeed) Queue(seeds []string) error {
 	if err := f.e.ctx.Err(); err != nil {
 		return err // stopping: the rest of the list is not queued
 	}
-	if err := f.e.front.feedSeeds(seeds); err != nil {
+	if err := f.e.front.FeedSeeds(seeds); err != nil {
 		return err
 	}
 	f.queued += len(seeds)

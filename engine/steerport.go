@@ -18,10 +18,10 @@ import (
 // Steer implements Control: it makes one change while the crawl runs (steer.Steerer),
 // keeps it in the store, and says what happened. Nothing changes when it returns an
 // error. A worker's front answers that its master makes the changes.
-func (e *Engine) Steer(s steer.Change) (string, error) { return e.front.steer(s) }
+func (e *Engine) Steer(s steer.Change) (string, error) { return e.front.Steer(s) }
 
 // steer makes a steering change in this process's front, while the crawl runs.
-func (f localFront) steer(s steer.Change) (string, error) {
+func (f localFront) Steer(s steer.Change) (string, error) {
 	e := f.e
 	e.mu.Lock()
 	state := e.state
