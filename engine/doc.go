@@ -195,7 +195,8 @@
 // source's next read, the state kept across a restart, the Sites pane's discovery
 // rows. It holds its state under its own locks and asks the crawl through
 // feeds.Crawl (queue sitemaps, requeue, withdraw, count, log, clock), the port it
-// defines; feedsport.go is the engine's side of it. It never takes Engine.mu, so
+// defines; package front implements it over its queue (front/feeds.go, built by
+// front.Front.NewFeeds). It never takes Engine.mu, so
 // the engine may call it with Engine.mu held (the snapshot does). The same shape
 // serves steering (package steer over steer.Crawl, steerport.go) and M2 (package
 // refresh).

@@ -60,7 +60,6 @@ type Engine struct {
 	hosts      *hostreport.Book           // the hosts report: per host, site and egress (hosts.go)
 	traps      *frontier.TrapGuard        // crawler-trap guards on found links; nil when all are off
 	variants   *frontier.Canonicals       // URL variants collapsed before the dedupe filter, canonicals remembered
-	guard      *fetch.Guard               // the SSRF policy, for seeds added while the crawl runs
 	steer      *steer.Steerer             // live steering: the changes made, their persistence
 	done       chan struct{}
 	doneOnce   sync.Once
@@ -155,11 +154,10 @@ func newEngine(opts config.Options, r role) (*Engine, error) {
 		Scope: scope, Dedupe: e.dedupe, Traps: e.traps, Variants: e.variants,
 		Sites: &e.sites, Rounds: sites.NewRounds(st), Tally: &sites.Tally{}, Revisit: e.rv, Stories: stories.NewBook()}, frontCrawl{e})
 	e.lanes = local.New(local.Parts{Mu: &e.mu, Ctx: ctx, Opts: &e.opts, Front: e.fr, Counters: &e.c, Budgets: e.budget,
-		Cost: &e.fetchCost, SSRFFix: r.ssrfFix()}, lanesPort{e})
+		Cost: &e.fetchCost, Guard: guard, SSRFFix: r.ssrfFix()}, lanesPort{e})
 	e.crew = e.lanes
-	e.guard = guard
 	if st != nil && opts.Discovery.Enabled {
-		e.disc = e.newFeeds()
+		e.disc = e.fr.NewFeeds()
 		e.disc.Load() // poll pace and date trust learned by earlier runs
 	}
 	if err := r.equip(e); err != nil {

@@ -63,7 +63,7 @@ func openStore(opts config.Options) (*store.Store, error) {
 // the DNS cache starts warm from and the egress accounts are kept in: this
 // process's own, none on a worker.
 func (e *Engine) equipLanes(supply *local.Supply, kept *store.Store) error {
-	if err := e.lanes.Equip(e.guard, supply, kept); err != nil {
+	if err := e.lanes.Equip(supply, kept); err != nil {
 		return err
 	}
 	e.accounts = e.lanes.Accounts

@@ -1,13 +1,9 @@
 package engine
 
 import (
-	"context"
 	"fmt"
-	"net/netip"
-	"net/url"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/engine/sites"
@@ -52,7 +48,7 @@ func (p steerPort) Kept(level view.Level, format string, args ...any) {
 
 func (p steerPort) Meta(key string) ([]byte, error) { return p.e.st.GetMeta(key) }
 func (p steerPort) SetMeta(key string, data []byte) { p.e.st.SetMeta(key, data) }
-func (p steerPort) CheckTarget(raw string) error    { return p.e.checkTarget(raw) }
+func (p steerPort) CheckTarget(raw string) error    { return p.e.lanes.CheckTarget(raw) }
 func (p steerPort) AddScope(u string)               { p.e.scope.AddSeed(u) }
 func (p steerPort) StartRounds()                    { p.e.startRounds() }
 
@@ -80,44 +76,4 @@ func (p steerPort) SetSiteBudget(site string, n int) {
 
 func (p steerPort) SetBudget(c steer.Cap, n int, live bool) (back, recalled int, err error) {
 	return p.e.fr.SetBudget(front.BudgetKey{Host: c.Host, Name: c.Name, Total: c.Total}, n, live)
-}
-
-// checkTarget applies the SSRF policy (fetch.Guard) to a URL's host before it is
-// queued, so an operator learns at once that a seed on a private address will never
-// be fetched. The dialer checks again on every connection.
-func (e *Engine) checkTarget(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil || u.Hostname() == "" {
-		return fmt.Errorf("%q has no host", raw)
-	}
-	host := u.Hostname()
-	if a, err := netip.ParseAddr(host); err == nil {
-		return e.guard.Check(host, a.Unmap())
-	}
-	var r fetch.Resolver
-	switch {
-	case e.lanes.DNS != nil:
-		r = e.lanes.DNS
-	case e.opts.Resolver != nil:
-		r = e.opts.Resolver
-	case host == "localhost":
-		return e.guard.Check(host, netip.MustParseAddr("127.0.0.1"))
-	default:
-		// A master resolves nothing itself: its workers' DNS caches (and their
-		// dialers' guard, on every connection) do. A name on a private address is
-		// then refused at its fetch, counted as ssrf_blocked.
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(e.ctx, 5*time.Second)
-	defer cancel()
-	addrs, err := r.LookupAddrs(ctx, host)
-	if err != nil {
-		return fmt.Errorf("%s does not resolve (%v): check the name", host, err)
-	}
-	for _, a := range addrs {
-		if err := e.guard.Check(host, a.Unmap()); err != nil {
-			return err
-		}
-	}
-	return nil
 }

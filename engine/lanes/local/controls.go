@@ -1,7 +1,11 @@
 package local
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"net/netip"
+	"net/url"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/egress"
@@ -167,4 +171,44 @@ func (c *Crew) FlushDNS(domain string) (int, error) {
 	}
 	c.crawl.Logf(view.LevelInfo, 0, "", "DNS cache flushed (%s): %d entries", what, n)
 	return n, nil
+}
+
+// CheckTarget applies the SSRF policy (fetch.Guard) to a URL's host before it is
+// queued, so an operator learns at once that a seed on a private address will never
+// be fetched. The dialer checks again on every connection.
+func (c *Crew) CheckTarget(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Hostname() == "" {
+		return fmt.Errorf("%q has no host", raw)
+	}
+	host := u.Hostname()
+	if a, err := netip.ParseAddr(host); err == nil {
+		return c.parts.Guard.Check(host, a.Unmap())
+	}
+	var r fetch.Resolver
+	switch {
+	case c.DNS != nil:
+		r = c.DNS
+	case c.parts.Opts.Resolver != nil:
+		r = c.parts.Opts.Resolver
+	case host == "localhost":
+		return c.parts.Guard.Check(host, netip.MustParseAddr("127.0.0.1"))
+	default:
+		// A master resolves nothing itself: its workers' DNS caches (and their
+		// dialers' guard, on every connection) do. A name on a private address is
+		// then refused at its fetch, counted as ssrf_blocked.
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(c.parts.Ctx, 5*time.Second)
+	defer cancel()
+	addrs, err := r.LookupAddrs(ctx, host)
+	if err != nil {
+		return fmt.Errorf("%s does not resolve (%v): check the name", host, err)
+	}
+	for _, a := range addrs {
+		if err := c.parts.Guard.Check(host, a.Unmap()); err != nil {
+			return err
+		}
+	}
+	return nil
 }

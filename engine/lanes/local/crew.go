@@ -18,6 +18,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/crew"
 	"github.com/crawlconsole/crawlconsole/engine/dnscache"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
@@ -67,7 +68,8 @@ type Parts struct {
 	Front    *front.Front
 	Counters *front.Counters
 	Budgets  *front.Budgets
-	Cost     *meter.Cost // every fetch's time (the sizing estimate, the rebalance plan)
+	Cost     *meter.Cost  // every fetch's time (the sizing estimate, the rebalance plan)
+	Guard    *fetch.Guard // the SSRF policy: every egress's dialer, and targets added live
 	// SSRFFix says how to let a host refused by the SSRF guard through, on this
 	// node (lanes.Runner.SSRFFix).
 	SSRFFix string

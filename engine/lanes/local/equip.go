@@ -29,7 +29,7 @@ type Supply struct {
 // the board, the politeness gate and the renderer of pages that need a browser.
 // kept is the store the DNS cache starts warm from and the egress accounts and
 // render verdicts are kept in: this process's own, nil on a worker.
-func (c *Crew) Equip(guard *fetch.Guard, supply *Supply, kept *store.Store) error {
+func (c *Crew) Equip(supply *Supply, kept *store.Store) error {
 	o := c.parts.Opts
 	var resolver fetch.Resolver = o.Resolver
 	if resolver == nil {
@@ -43,7 +43,7 @@ func (c *Crew) Equip(guard *fetch.Guard, supply *Supply, kept *store.Store) erro
 		}
 		resolver = c.DNS
 	}
-	s := lanes.EgressSetup{Resolver: resolver, Guard: guard, Fetch: c.Run.FetchConfig(),
+	s := lanes.EgressSetup{Resolver: resolver, Guard: c.parts.Guard, Fetch: c.Run.FetchConfig(),
 		Held: c.Run.HostPaused} // board calls run under Mu
 	if supply != nil {
 		s.Granted, s.Claim = supply.Granted, supply.Claim
