@@ -2,6 +2,8 @@ package engine
 
 import (
 	"fmt"
+	"net"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -171,5 +173,79 @@ func TestSiteAddAfterAFoldedAddAndRmReadsItsFeedAgain(t *testing.T) {
 			}
 			waitFor(t, "the re-added site's feed read again", func() bool { return a.requested("/feed") > readA })
 		})
+	}
+}
+
+// :site rm of one of two sites declared on one registered domain (news. and blog.
+// of example.test) stops reading that site's feed, at most the one read in a
+// lane's hand, and not after a restart either, while its sibling's is read on; the
+// log says so, and the Sites pane lists the removed site's feed under no site (not
+// under news, which holds blog's host as the rest of the domain once blog is gone).
+// :site add of blog's entry (named after its host: news holds the domain) reads it
+// again. Before, the removal went by registered domain: news being on it too, blog's
+// feed was read on, listed under news.
+func TestSiteRmOfOneOfTwoSitesOnADomainStopsItsFeedsOnly(t *testing.T) {
+	t.Parallel()
+	news, blog := newsSite(newDiscoSite(t)), newsSite(newDiscoSite(t))
+	named := func(s *discoSite, name string) string {
+		_, port, _ := net.SplitHostPort(s.host)
+		return name + ".example.test:" + port
+	}
+	nh, bh := named(news, "news"), named(blog, "blog")
+	o := discoveryPollOptions(t, "http://"+nh+"/")
+	o.Seeds = append(o.Seeds, "http://"+bh+"/")
+	o.Resolver = loopResolver{}
+	o.Sites = []config.SiteOptions{
+		{Name: "news", Kind: config.SiteNews, Entry: "http://" + nh + "/"},
+		{Name: "blog", Kind: config.SiteNews, Entry: "http://" + bh + "/"},
+	}
+	o.Discovery.Probe = config.ProbeOff
+	newsFeed, blogFeed := "http://"+nh+"/feed", "http://"+bh+"/feed"
+	e := startEngine(t, o)
+	waitFor(t, "both feeds read 3 times", func() bool { return news.requested("/feed") >= 3 && blog.requested("/feed") >= 3 })
+
+	msg, err := e.Steer(steer.Change{Op: steer.SiteRm, Site: "blog"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(msg, "its feeds and sitemaps are no longer read") || !strings.Contains(msg, "site news") {
+		t.Errorf("message %q does not say blog's feeds are no longer read and news's are", msg)
+	}
+	readN, readB := news.requested("/feed"), blog.requested("/feed")
+	waitFor(t, "news's feed read 10 more times", func() bool { return news.requested("/feed") >= readN+10 })
+	if got := blog.requested("/feed"); got > readB+1 {
+		t.Errorf("blog's feed was read %d times after :site rm blog while news's was read 10 times, want at most the 1 in a lane's hand", got-readB)
+	}
+	pane := func(e *Engine) map[string][]string {
+		feeds := map[string][]string{}
+		for _, r := range e.fr.SitesView(time.Now(), e.disc.View()).Sites {
+			feeds[r.Name] = r.Feeds
+		}
+		return feeds
+	}
+	if got := pane(e); len(got) != 1 || !slices.Equal(got["news"], []string{newsFeed}) {
+		t.Errorf("the Sites pane after :site rm blog lists feeds %v, want news with its own feed only", got)
+	}
+	for _, r := range e.Snapshot().Discovery {
+		if slices.Contains(r.Feeds, blogFeed) {
+			t.Errorf("the removed site's feed is shown under %s, as if read", r.Site)
+		}
+	}
+
+	e.Close()
+	e = startEngine(t, o)
+	readN, readB = news.requested("/feed"), blog.requested("/feed")
+	waitFor(t, "news's feed read 10 more times after a restart", func() bool { return news.requested("/feed") >= readN+10 })
+	if got := blog.requested("/feed"); got > readB {
+		t.Errorf("blog's feed was read %d times after a restart, want none", got-readB)
+	}
+
+	if _, err := e.Steer(steer.Change{Op: steer.SiteAdd, Kind: config.SiteNews, URL: "http://" + bh + "/"}); err != nil {
+		t.Fatal(err)
+	}
+	readB = blog.requested("/feed")
+	waitFor(t, "blog's feed read again after :site add", func() bool { return blog.requested("/feed") >= readB+3 })
+	if got := pane(e); !slices.Equal(got["blog.example.test"], []string{blogFeed}) || !slices.Equal(got["news"], []string{newsFeed}) {
+		t.Errorf("the Sites pane after :site add lists feeds %v, want blog.example.test's and news's each its own", got)
 	}
 }

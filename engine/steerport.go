@@ -58,9 +58,11 @@ func (p steerPort) QueueSources(items []revisit.Item) int {
 func (p steerPort) KeepSources(items []revisit.Item)  { p.e.fr.KeepSources(items) }
 func (p steerPort) Withdraw(items []revisit.Item) int { return p.e.fr.Withdraw(items) }
 
-func (p steerPort) RestoreDiscovery(domain string, live bool) { p.e.disc.RestoreSite(domain, live) }
-func (p steerPort) WithdrawDiscovery(domain string, live bool) int {
-	return p.e.disc.WithdrawSite(domain, live)
+func (p steerPort) RestoreDiscovery(site string, after *sites.Book, live bool) {
+	p.e.disc.RestoreSite(site, after, live)
+}
+func (p steerPort) WithdrawDiscovery(site string, before *sites.Book, live bool) int {
+	return p.e.disc.WithdrawSite(site, before, live)
 }
 
 func (p steerPort) MarkOut(urls []string) { p.e.fr.MarkOutAny(urls) }

@@ -75,7 +75,7 @@ type Discovery struct {
 	// that two reads of one site at once cannot leave the older verdict in force.
 	shadowed  map[string]map[string]string
 	coverMu   sync.Mutex
-	removed   map[string]bool               // sites the operator removed: their sources are not polled (steer.go)
+	removed   map[string]*sites.Book        // sites the operator removed, by name, with the book before: their hosts' sources are not polled (steer.go)
 	parked    map[string]discover.PollState // what the Poller had learned of removed sites' sources, by URL
 	listed    map[string][]uint64           // source -> sorted hashes of the URLs its last read listed (small sources)
 	noted     map[string]bool               // documents whose problem was logged (problems.go)
@@ -135,7 +135,7 @@ func New(opts Options, c Crawl, st Store) *Discovery {
 		entries:   map[string][]string{},
 		listed:    map[string][]uint64{},
 		shadowed:  map[string]map[string]string{},
-		removed:   map[string]bool{},
+		removed:   map[string]*sites.Book{},
 		parked:    map[string]discover.PollState{},
 		noted:     map[string]bool{},
 		announced: map[string]bool{},

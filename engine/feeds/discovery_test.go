@@ -256,8 +256,9 @@ func TestASitemapTheFrontPageCoversIsReadDaily(t *testing.T) {
 	re := r
 	rate := r.poller.Rate(sitemap)
 	restored := r.poller.Export()[sitemap]
-	re.WithdrawSite("paper.example", false)
-	re.RestoreSite("paper.example", false)
+	paper := sites.New([]config.SiteOptions{{Name: "paper.example", Kind: config.SiteNews, Entry: entry}}, nil, nil)
+	re.WithdrawSite("paper.example", paper, false)
+	re.RestoreSite("paper.example", paper, false)
 	if d := r.poller.Interval(sitemap); d != 24*time.Hour || r.shadowed["paper.example"][sitemap] != entry {
 		t.Errorf("after replaying :site rm and :site add the sitemap is read every %v, covered by %q: want 24h, by the front page", d, r.shadowed["paper.example"][sitemap])
 	}

@@ -64,10 +64,11 @@ type Options struct {
 	Revisit   config.RevisitOptions // the page revisit policy (AwaitHint)
 	// MaxBodyBytes caps a document parsed again from its raw body (Read).
 	MaxBodyBytes int64
-	// Declared are the registered domains the config declares sites on or seeds:
-	// their sources are never left parked at start. A site's removal parks its
-	// domain's sources (steer.go), so this is by domain too.
-	Declared []string
+	// Seeded are the registered domains of the config's seeds: the sources of
+	// their hosts that no declared site holds are never left parked at start (an
+	// undeclared host's unit is its registered domain). Those of a declared site's
+	// hosts are left parked unless the config declares the site (withdrawParked).
+	Seeded []string
 	// Sites is the crawl's site book now (live steering swaps it whole): discovery
 	// keeps its per-site state by the declared site a host belongs to, else by its
 	// registered domain (units.go). nil: no site is declared.

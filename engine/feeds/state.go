@@ -332,18 +332,21 @@ func (d *Discovery) Load() {
 // withdrawParked keeps the parked feeds, sitemaps and seed pages of removed sites
 // out of the queue at start. One a lane had in hand at the stop is put back in the
 // queue by the store, and when the site's add and remove folded away in the steering
-// log no removal is replayed to withdraw it: it would be read again. A site the
-// config declares is left alone (the config speaks last); :site add brings the
-// others back (keepSources, RestoreSite).
+// log no removal is replayed to withdraw it: it would be read again. One whose host
+// a site of the config holds, or, held by none, whose registered domain the config
+// seeds, is left alone (the config speaks last); :site add brings the others back
+// (keepSources, RestoreSite). Called at Load, when the book is the config's.
 func (d *Discovery) withdrawParked() {
-	declared := map[string]bool{}
-	for _, site := range d.opts.Declared {
-		declared[site] = true
+	seeded := map[string]bool{}
+	for _, domain := range d.opts.Seeded {
+		seeded[domain] = true
 	}
+	book := d.book()
 	var out []string
 	d.mu.Lock()
 	for u := range d.parked {
-		if !declared[frontier.Site(hostOf(u))] {
+		host := hostOf(u)
+		if book.SiteOf(host) == nil && !seeded[frontier.Site(host)] {
 			out = append(out, u)
 		}
 	}

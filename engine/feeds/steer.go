@@ -4,8 +4,8 @@ import (
 	"slices"
 
 	"github.com/crawlconsole/crawlconsole/engine/discover"
-	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/engine/sites"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
@@ -16,27 +16,34 @@ import (
 // as the site's entry is (steered_out, counted), the others are parked in the store
 // (a restart does not bring them back), and the Poller forgets them, so their share
 // goes to the sites still crawled; what it had learned of them is kept (parked). A
-// read already in a lane's hand is not polled again. :site add of the same domain
-// puts them back, due at once and at the pace they had. What they brought in is
-// kept, as everything else the site held.
+// read already in a lane's hand is not polled again. :site add of a site holding
+// their hosts puts them back, due at once and at the pace they had. What they
+// brought in is kept, as everything else the site held.
 //
-// A removal goes by registered domain, across the units its hosts are kept under
-// (units.go): steering withdraws a domain's feeds and sitemaps only when no other
-// declared site is on it, and a restart leaves the domain parked unless the config
-// declares a site on it (withdrawParked).
+// A removal goes by the site: the hosts the site book before it gave the removed
+// site (sites.Book.SiteOf: the hosts it named, its *.NAME patterns, the rest of its
+// registered domain when it was the only site there). Its sibling sites on the
+// same registered domain keep theirs; a host the removal hands to a sibling (the
+// rest of the domain, once the sibling is the only site left on it) stays parked,
+// as the operator took it out. A host stays removed until a site declared after
+// the removal holds it, or the removed site is added back by name. A restart
+// leaves parked ones parked unless the config declares a site holding their host
+// or seeds their registered domain (withdrawParked).
 
-// WithdrawSite stops polling domain's feeds and sitemaps. live: the command was
-// given now (not replayed at start, when the store holds them parked already). It
-// returns how many queued ones were withdrawn.
-func (d *Discovery) WithdrawSite(domain string, live bool) int {
-	if d == nil || domain == "" {
+// WithdrawSite stops polling the feeds and sitemaps of the site called name, on the
+// hosts the site book before its removal gave it. live: the command was given now
+// (not replayed at start, when the store holds them parked already). It returns
+// how many queued ones were withdrawn.
+func (d *Discovery) WithdrawSite(name string, before *sites.Book, live bool) int {
+	if d == nil || name == "" || before == nil || before.Named(name) == nil {
 		return 0
 	}
 	d.follow()
 	d.mu.Lock()
-	d.removed[domain] = true
-	srcs := d.sourcesOfSite(domain)
-	polled := append(d.entriesOfDomain(domain), srcs...) // its entry is withdrawn with the site (dropSources)
+	d.removed[name] = before
+	held := func(host string) bool { return holds(before, name, host) }
+	srcs := d.sourcesWhere(held)
+	polled := append(d.entriesWhere(held), srcs...) // its entry is withdrawn with the site (dropSources)
 	d.mu.Unlock()
 	// What the Poller learned of them is kept for a :site add, replayed at start
 	// or live: the site comes back at the pace it had (parked states are stored
@@ -74,34 +81,43 @@ func (d *Discovery) WithdrawSite(domain string, live bool) int {
 	return n
 }
 
-// RestoreSite polls domain's feeds and sitemaps again (:site add after :site
-// rm). live: those parked are due now, whether the removal was this run's or an
-// earlier one's (a log that folded an add and a remove away leaves them parked with
-// no removal to replay). Replayed at start, the store has them as the live command
-// left them. It returns how many were put back in the queue.
-func (d *Discovery) RestoreSite(domain string, live bool) int {
-	if d == nil || domain == "" {
+// RestoreSite polls again the feeds and sitemaps of the site called name, just
+// declared (:site add after :site rm), on the hosts the site book after its adding
+// gives it; and every other parked one whose host no removal holds any more. live:
+// those parked are due now, whether the removal was this run's or an earlier one's
+// (a log that folded an add and a remove away leaves them parked with no removal to
+// replay). Replayed at start, the store has them as the live command left them. It
+// returns how many were put back in the queue.
+func (d *Discovery) RestoreSite(name string, after *sites.Book, live bool) int {
+	if d == nil || name == "" {
 		return 0
 	}
 	d.follow()
 	d.mu.Lock()
-	delete(d.removed, domain)
-	srcs := d.sourcesOfSite(domain)
+	delete(d.removed, name)
+	free := func(host string) bool { return !d.removedHost(host, after) }
+	srcs := d.sourcesWhere(func(host string) bool { return holds(after, name, host) && free(host) })
 	back := map[string]discover.PollState{}
 	units := map[string]bool{}
+	for u, st := range d.parked { // feeds, sitemaps and seed pages
+		if !free(hostOf(u)) {
+			continue
+		}
+		back[u] = st
+		delete(d.parked, u)
+		unit := d.unitOf(hostOf(u))
+		units[unit] = true
+		if _, source := d.sources[u]; source {
+			if !slices.Contains(srcs, u) {
+				srcs = append(srcs, u)
+			}
+		} else if !slices.Contains(d.entries[unit], u) {
+			d.entries[unit] = append(d.entries[unit], u) // a seed page: kept with the state
+		}
+	}
+	slices.Sort(srcs)
 	for _, u := range srcs {
 		units[d.unitOf(hostOf(u))] = true
-	}
-	for u, st := range d.parked { // its feeds, sitemaps and seed pages
-		if frontier.Site(hostOf(u)) == domain {
-			back[u] = st
-			delete(d.parked, u)
-			unit := d.unitOf(hostOf(u))
-			units[unit] = true
-			if _, source := d.sources[u]; !source && !slices.Contains(d.entries[unit], u) {
-				d.entries[unit] = append(d.entries[unit], u) // a seed page: kept with the state
-			}
-		}
 	}
 	d.mu.Unlock()
 	if live {
@@ -147,14 +163,41 @@ func (d *Discovery) RestoreSite(domain string, live bool) int {
 	return n
 }
 
-// sourcesOfSite lists the feeds and sitemaps (indexes too) on the hosts of a
-// registered domain, whichever units they are kept under. Caller holds d.mu.
-func (d *Discovery) sourcesOfSite(domain string) []string {
+// holds says whether book b gives host to the site called name.
+func holds(b *sites.Book, name, host string) bool {
+	s := b.SiteOf(host)
+	return s != nil && s.Name == name
+}
+
+// removedHost says whether host belongs to a removed site: a removal's book gave it
+// to the removed site, and no site declared since holds it under book now (a
+// sibling that took it in with the rest of the domain was declared before: the
+// host stays out). Caller holds d.mu.
+func (d *Discovery) removedHost(host string, now *sites.Book) bool {
+	if len(d.removed) == 0 {
+		return false
+	}
+	cur := now.SiteOf(host)
+	for name, before := range d.removed {
+		if !holds(before, name, host) {
+			continue
+		}
+		if cur != nil && before.Named(cur.Name) == nil {
+			continue // declared since the removal: the host is that site's now
+		}
+		return true
+	}
+	return false
+}
+
+// sourcesWhere lists the feeds and sitemaps (indexes too) on the hosts keep
+// accepts, whichever units they are kept under. Caller holds d.mu.
+func (d *Discovery) sourcesWhere(keep func(host string) bool) []string {
 	var out []string
 	for _, s := range d.sites {
 		for _, list := range []map[string]bool{s.feeds, s.sitemaps} {
 			for u := range list {
-				if frontier.Site(hostOf(u)) == domain {
+				if keep(hostOf(u)) {
 					out = append(out, u)
 				}
 			}
@@ -164,13 +207,13 @@ func (d *Discovery) sourcesOfSite(domain string) []string {
 	return out
 }
 
-// entriesOfDomain lists the polled seed pages on the hosts of a registered domain.
-// Caller holds d.mu.
-func (d *Discovery) entriesOfDomain(domain string) []string {
+// entriesWhere lists the polled seed pages on the hosts keep accepts. Caller
+// holds d.mu.
+func (d *Discovery) entriesWhere(keep func(host string) bool) []string {
 	var out []string
 	for _, urls := range d.entries {
 		for _, u := range urls {
-			if frontier.Site(hostOf(u)) == domain {
+			if keep(hostOf(u)) {
 				out = append(out, u)
 			}
 		}
@@ -179,10 +222,11 @@ func (d *Discovery) entriesOfDomain(domain string) []string {
 	return out
 }
 
-// removedSource says whether src is a feed or sitemap of a removed site: read once
-// more (it was in a lane's hand), it is parked rather than scheduled.
+// removedSource says whether src is a feed, sitemap or seed page of a removed
+// site: read once more (it was in a lane's hand), it is parked rather than
+// scheduled.
 func (d *Discovery) removedSource(src string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return len(d.removed) > 0 && d.removed[frontier.Site(hostOf(src))]
+	return d.removedHost(hostOf(src), d.book())
 }

@@ -2,6 +2,7 @@ package feeds
 
 import (
 	"maps"
+	"slices"
 	"sort"
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
@@ -21,15 +22,24 @@ func (d *Discovery) probes(host string) bool {
 }
 
 // View lists the units with feeds or sitemaps (units.go: a declared site by its
-// name, else a registered domain), by name.
+// name, else a registered domain), by name. The sources of removed sites are left
+// out (steer.go): they are parked, not read, whichever unit their hosts fall to
+// now; a unit with only those is not listed.
 func (d *Discovery) View() []view.SiteDiscovery {
 	d.rekeyed()
+	b := d.book()
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	read := func(srcs map[string]bool) []string {
+		return slices.DeleteFunc(sortedKeys(srcs), func(u string) bool { return d.removedHost(hostOf(u), b) })
+	}
 	var out []view.SiteDiscovery
 	for name, s := range d.sites {
-		v := view.SiteDiscovery{Site: name, Feeds: sortedKeys(s.feeds), Sitemaps: sortedKeys(s.sitemaps), Found: s.found,
+		v := view.SiteDiscovery{Site: name, Feeds: read(s.feeds), Sitemaps: read(s.sitemaps), Found: s.found,
 			Hints: s.hints, Ignored: s.ignored, Warnings: map[string]int{}}
+		if len(v.Feeds)+len(v.Sitemaps) == 0 && len(s.feeds)+len(s.sitemaps) > 0 {
+			continue
+		}
 		v.DatesTrusted, v.Why = s.trust.Trusted()
 		for k, n := range s.warnings {
 			v.Warnings[k] = n
@@ -37,6 +47,7 @@ func (d *Discovery) View() []view.SiteDiscovery {
 		v.Covered = maps.Clone(d.shadowed[name])
 		if len(s.problems) > 0 {
 			v.Problems = maps.Clone(s.problems)
+			maps.DeleteFunc(v.Problems, func(u, _ string) bool { return d.removedHost(hostOf(u), b) })
 		}
 		out = append(out, v)
 	}

@@ -13,11 +13,8 @@ import (
 // its crawl (feeds.Crawl); the caller reads what earlier runs learned (Load).
 func (f *Front) NewFeeds() *feeds.Discovery {
 	o := feeds.Options{Discovery: f.Opts.Discovery, Revisit: f.Opts.Revisit, MaxBodyBytes: int64(f.Opts.Fetch.MaxBodyBytes)}
-	for i := range f.Opts.Sites {
-		o.Declared = append(o.Declared, f.Opts.Sites[i].Domain())
-	}
 	for _, s := range f.Opts.Seeds {
-		o.Declared = append(o.Declared, frontier.Site(HostOf(s)))
+		o.Seeded = append(o.Seeded, frontier.Site(HostOf(s)))
 	}
 	o.Sites = f.Sites.Load // discovery keeps its state per declared site, following live steering
 	return feeds.New(o, feedsPort{f}, f.Store)

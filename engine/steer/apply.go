@@ -112,7 +112,7 @@ func (r *Steerer) siteAdd(s *Change, live bool) (string, error) {
 	for _, it := range items {
 		r.c.AddScope(it.URL)
 	}
-	r.c.RestoreDiscovery(site.Domain(), live) // and its feeds and sitemaps, due now
+	r.c.RestoreDiscovery(site.Name, next, live) // and its hosts' feeds and sitemaps, due now
 	msg := fmt.Sprintf("%s site %s added, keywords: %s", site.Kind, site.Name, keywordList(next.Keywords(site.Name)))
 	if !live {
 		return msg, nil
@@ -138,25 +138,50 @@ func newsSiteName(book *sites.Book, entry string) string {
 
 // siteRm takes a site out of the rounds: its entry and searches are no longer
 // queued, those queued already are withdrawn (Crawl.Withdraw), and its pages are no
-// longer collected. Nothing it holds is deleted: stored pages, results and costs
-// stay; other URLs of it already queued are still fetched.
+// longer collected. The feeds and sitemaps of its hosts (those the book gave it:
+// not its sibling sites' on the same registered domain) are no longer read.
+// Nothing it holds is deleted: stored pages, results and costs stay; other URLs of
+// it already queued are still fetched.
 func (r *Steerer) siteRm(s *Change, live bool) (string, error) {
 	book := r.c.Sites()
-	if book.Named(s.Site) == nil {
+	cur := book.Named(s.Site)
+	if cur == nil {
 		return "", fmt.Errorf("site rm: no site named %q (sites: %s)", s.Site, siteNames(book))
 	}
-	domain := book.Named(s.Site).Domain()
 	list := slices.DeleteFunc(slices.Clone(book.Sites()), func(o config.SiteOptions) bool { return o.Name == s.Site })
 	next := sites.New(list, book.Shared(), book.Dropped())
 	r.c.SetSites(next)
 	n := r.dropSources(book, next, s.Site, live)
+	n += r.c.WithdrawDiscovery(s.Site, book, live)
 	feeds := "its feeds and sitemaps are no longer read"
-	if other := next.OfDomain(domain); other != nil { // another declared site of the same domain keeps them
-		feeds = "its domain's feeds and sitemaps are still read for site " + other.Name
-	} else {
-		n += r.c.WithdrawDiscovery(domain, live)
+	if owner := book.SiteOf(cur.Host()); owner != nil && owner.Name != s.Site {
+		// Its entry's host counted for a site declared before on it: that host's
+		// feeds and sitemaps were never this site's.
+		feeds = fmt.Sprintf("the feeds and sitemaps of its entry's host %s are still read for site %s", cur.Host(), owner.Name)
+	} else if sib := siblings(next, cur.Domain()); sib != "" {
+		feeds += "; those of " + sib + ", on its registered domain too, are still read"
 	}
 	return fmt.Sprintf("site %s removed from the rounds (%d queued entry/search/feed/sitemap URLs withdrawn; %s); its stored pages and results are kept", s.Site, n, feeds), nil
+}
+
+// siblings names the sites of book b declared on registered domain d ("" when
+// none), the first three by name and how many more.
+func siblings(b *sites.Book, d string) string {
+	var names []string
+	for i := range b.Sites() {
+		if d != "" && b.Sites()[i].Domain() == d {
+			names = append(names, b.Sites()[i].Name)
+		}
+	}
+	switch {
+	case len(names) == 0:
+		return ""
+	case len(names) == 1:
+		return "site " + names[0]
+	case len(names) <= 3:
+		return "sites " + strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("sites %s and %d more", strings.Join(names[:3], ", "), len(names)-3)
 }
 
 // keywordAdd adds a keyword to a site: a news site's pages holding it become

@@ -56,11 +56,13 @@ type Crawl interface {
 	// Unended are those of urls the store holds and has not ended (withdrawn by
 	// steering, or failed).
 	Unended(urls []string) ([]string, error)
-	// RestoreDiscovery reads a domain's feeds and sitemaps again (due now when
-	// live); WithdrawDiscovery stops reading them and returns how many queued ones
-	// it withdrew.
-	RestoreDiscovery(domain string, live bool)
-	WithdrawDiscovery(domain string, live bool) int
+	// RestoreDiscovery reads again (due now when live) the parked feeds and
+	// sitemaps of the hosts the site book after gives the site just added, and
+	// those no removal holds any more. WithdrawDiscovery stops reading those of
+	// the hosts the book before gave the site just removed, leaving its sibling
+	// sites' alone, and returns how many queued ones it withdrew.
+	RestoreDiscovery(site string, after *sites.Book, live bool)
+	WithdrawDiscovery(site string, before *sites.Book, live bool) int
 	// SetSiteBudget sets a declared site's pages per round (a site added with one).
 	SetSiteBudget(site string, n int)
 	// SetBudget sets the page budget c to n (0: no cap) and returns how many URLs
