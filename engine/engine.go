@@ -40,8 +40,6 @@ type Engine struct {
 	// lanes are this process's: their runs and board, egresses, DNS cache,
 	// renderer and deferrals (a master's have a board and no egress).
 	lanes *local.Crew
-	// verdicts are a master's copy of its workers' render verdicts.
-	verdicts verdictBook
 
 	accounts *route.Accounts // egress account table persistence
 

@@ -158,12 +158,7 @@ func (f localFront) RequeueDeferred() {
 
 // saveRenderVerdicts keeps what the decider learned in st (the front's stop).
 func (e *Engine) saveRenderVerdicts(st *store.Store) {
-	var vs render.Verdicts
-	if e.lanes.Renderer != nil {
-		vs = e.lanes.Renderer.Decider.Verdicts()
-	} else {
-		vs = e.verdicts.snapshot(st) // a master's: its workers' and the last run's
-	}
+	vs := e.role.verdicts(e)
 	if len(vs) == 0 {
 		return
 	}

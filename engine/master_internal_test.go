@@ -7,6 +7,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
 	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/master"
 )
 
 // TestWorkerClaimsAnEgressFromTheMasterTable: a worker whose egresses were all
@@ -60,7 +61,7 @@ func TestWorkerClaimsAnEgressFromTheMasterTable(t *testing.T) {
 	deadline := time.Now().Add(patience)
 	for {
 		free := 0
-		for _, a := range m.crew.(masterCrew).Accounts().Accounts() {
+		for _, a := range m.crew.(*master.Crew).Accounts().Accounts() {
 			if a.Node == "" || a.State != "assigned" {
 				free++
 			}
@@ -69,7 +70,7 @@ func TestWorkerClaimsAnEgressFromTheMasterTable(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the dead worker's egresses did not return to the table: %+v", m.crew.(masterCrew).Accounts().Accounts())
+			t.Fatalf("the dead worker's egresses did not return to the table: %+v", m.crew.(*master.Crew).Accounts().Accounts())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/local"
+	"github.com/crawlconsole/crawlconsole/engine/render"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -35,6 +36,10 @@ type role interface {
 	waitsWhenDry(opts *config.Options) bool
 	// telemetry adds the role's own figures to t.
 	telemetry(e *Engine, t *view.Telemetry)
+	// verdicts are the render verdicts the crawl learned, which its front keeps
+	// in the store at its stop: this process's renderer's, or on a master its
+	// workers' (and the last run's).
+	verdicts(e *Engine) render.Verdicts
 }
 
 // localRole is a crawl in one process: a front and its lanes joined in process.
@@ -49,6 +54,7 @@ func (localRole) equip(e *Engine) error                  { return e.equipLanes(n
 func (localRole) started(e *Engine)                      { e.logResumed() }
 func (localRole) waitsWhenDry(o *config.Options) bool    { return o.Revisit.Enabled }
 func (localRole) telemetry(e *Engine, t *view.Telemetry) { e.lanes.Telemetry(t); e.fr.Telemetry(t) }
+func (localRole) verdicts(e *Engine) render.Verdicts     { return e.laneVerdicts() }
 
 // openStore opens the store at opts.DB: the front's, on one box and on a master.
 func openStore(opts config.Options) (*store.Store, error) {
@@ -76,4 +82,13 @@ func (e *Engine) logResumed() {
 	if e.resumed > 0 {
 		e.logf(view.LevelInfo, 0, "", "resumed: %d in-progress URLs went back to the queue", e.resumed)
 	}
+}
+
+// laneVerdicts are the render verdicts this process's renderer learned (none
+// without a browser).
+func (e *Engine) laneVerdicts() render.Verdicts {
+	if rd := e.lanes.Renderer; rd != nil {
+		return rd.Decider.Verdicts()
+	}
+	return nil
 }

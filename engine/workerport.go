@@ -4,6 +4,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/local"
+	"github.com/crawlconsole/crawlconsole/engine/render"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/engine/worker"
 	"github.com/crawlconsole/crawlconsole/store"
@@ -54,6 +55,7 @@ func (r workerRole) equip(e *Engine) error                { return e.equipLanes(
 func (workerRole) started(*Engine)                        {}              // nothing resumed: the queue is the master's
 func (workerRole) waitsWhenDry(*config.Options) bool      { return true } // the master decides the end
 func (workerRole) telemetry(e *Engine, t *view.Telemetry) { e.lanes.Telemetry(t) }
+func (workerRole) verdicts(e *Engine) render.Verdicts     { return e.laneVerdicts() }
 
 // workerCrawl is the engine as its worker node's crawl (worker.Crawl).
 type workerCrawl struct{ *Engine }

@@ -1,4 +1,4 @@
-package engine
+package master
 
 import (
 	"encoding/json"
@@ -9,12 +9,12 @@ import (
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
-// verdictBook is a master's copy of the render verdicts its workers learned (each
+// VerdictBook is a master's copy of the render verdicts its workers learned (each
 // rendering page's result says its section's verdict): kept in the store at the
 // front's stop as a one-box crawl keeps its decider's, and given to every worker
 // at join, so that a restarted crawl, or a host dealt to another worker, is not
-// learned again.
-type verdictBook struct {
+// learned again. The zero book is ready for use, and safe for concurrent use.
+type VerdictBook struct {
 	once sync.Once
 	mu   sync.Mutex
 	m    render.Verdicts
@@ -25,8 +25,8 @@ type verdictBook struct {
 // is at most wire.MaxMessage (1 MiB).
 const maxBookVerdicts = 10000
 
-// load reads the last run's verdicts from st, once.
-func (b *verdictBook) load(st *store.Store) {
+// load reads the last run's verdicts from st (none: nil), once.
+func (b *VerdictBook) load(st *store.Store) {
 	b.once.Do(func() {
 		b.mu.Lock()
 		defer b.mu.Unlock()
@@ -48,8 +48,8 @@ func (b *verdictBook) load(st *store.Store) {
 	})
 }
 
-// note keeps the verdict a worker's render taught its section.
-func (b *verdictBook) note(st *store.Store, rd *fetch.Rendering) {
+// Note keeps the verdict a worker's render taught its section.
+func (b *VerdictBook) Note(st *store.Store, rd *fetch.Rendering) {
 	if rd == nil || rd.Section == "" || len(rd.Section) > 300 {
 		return
 	}
@@ -61,8 +61,9 @@ func (b *verdictBook) note(st *store.Store, rd *fetch.Rendering) {
 	}
 }
 
-// snapshot is a copy of the book (nil when empty).
-func (b *verdictBook) snapshot(st *store.Store) map[string]bool {
+// Snapshot is a copy of the book with the last run's verdicts read from st
+// (nil when empty).
+func (b *VerdictBook) Snapshot(st *store.Store) map[string]bool {
 	b.load(st)
 	b.mu.Lock()
 	defer b.mu.Unlock()
