@@ -111,28 +111,37 @@
 // in:
 //
 //   - one box (New, localRole): a front and its lanes joined in process;
-//   - master (NewMaster, masterRole in masterport.go): the frontier half (store, dedupe,
+//   - master (NewMaster, masterRole): the frontier half (store, dedupe,
 //     revisit, rounds, discovery, the account table) with no lanes of its own; it
 //     hands each unit's URLs to the worker holding it;
-//   - worker (StartWorker, workerRole in workerport.go): the lane half (lanes, gate,
+//   - worker (StartWorker, workerRole): the lane half (lanes, gate,
 //     robots, egress rotation, DNS cache, fetching) with no store.
 //
 // The role decides what is built (openStore: a store or none; equip: this
 // process's resolver, egresses and gate, or a master's empty board) and what the
-// telemetry reports. Everything that differs once the crawl runs goes through two
+// telemetry reports; role.go holds the three and their constructors, each a few
+// lines that build its adapters and join them to the Engine. Everything that differs once the crawl runs goes through two
 // ports held from the start, the front and the crew below: Start and Stop ask the
 // front to restore, resume, save and close its store (front.go: a worker's front
 // has none), and so do the snapshot's store-side panes, a seed list's batches and
 // live steering (a worker's front refuses the last two: they are its master's);
 // the operator's controls ask the crew, and the crawl's state asks the crew
 // whether an unfinished crawl is draining. The distributed roles' own work lives
-// in their packages as adapters over ports: package worker's Node is a worker's
-// conversation with its master (join, heartbeats, task batches, the operator's
-// controls, leave) over the worker.Lanes port, which the engine's workerLanes
-// implements (workerport.go); package master's Runtime is the master's (task
-// streams, dispatch, the workers' reports committed, controls passed on), over
-// its Table and Link and the master.Crawl port, which masterPort implements
-// (masterport.go).
+// in their packages as adapters over ports, none of which sees the Engine:
+//
+//   - package worker's Node is a worker's conversation with its master (join,
+//     heartbeats, task batches, the operator's controls, leave) over the
+//     worker.Lanes port, which worker.Join builds from this process's lanes and
+//     front queue (worker.Parts) and the crawl's life (worker.Crawl, which the
+//     engine's workerCrawl implements); a worker's front is worker.Front, the
+//     master over the node's outbox;
+//   - package master's Crew is the master's crew: its Runtime (task streams,
+//     dispatch, the workers' reports committed, controls passed on, over its
+//     Table and Link) and the Runtime's master.Crawl port, which the crew
+//     implements over the crawl's parts (master.Parts: store, front, budgets,
+//     revisit runtime, counters, the render verdicts its workers learn in a
+//     master.VerdictBook) and life (master.Shell, which the engine's masterShell
+//     implements).
 //
 // The seam between the halves is lanes.Front, the port the lanes define: what a
 // lane needs from a front (its next task and the board's bookkeeping, prepare a
@@ -141,7 +150,7 @@
 // reaches the crawl through local.Crawl, the port it defines (laneport.go is the
 // engine's side of that); the record half goes through frontPort (record.go). On one box and on a master the port is
 // localFront, which records into the store in process (front.Front.Record). On a worker it is
-// remoteFront (worker_front.go), which sends each Outcome to the master as a result
+// worker.Front, which sends each Outcome to the master as a result
 // over NATS (worker.Report), and each URL it set aside as a deferral (a message of its own: the master
 // defers the URL, it counts no fetch). Package cluster/wire holds the messages
 // between master and workers, their subjects and the result frame (with its HTTP
@@ -151,8 +160,8 @@
 // tasks. On one box and on a worker it is local.Crew, this process's lanes (package
 // lanes/local: the runner and board, the egresses, the DNS cache, the renderer, the
 // deferrals on their way to the front); on a master it is the
-// master's runtime (master.Runtime over its master.Crawl port, which masterport.go
-// implements), which keeps who holds what in a master.Table (package
+// master's crew (master.Crew: its master.Runtime over the master.Crawl port),
+// which keeps who holds what in a master.Table (package
 // master: the node table, the assignment units, the hand-outs and their leases, the
 // spread and balancing plans), talks to the workers through a master.Link (their
 // joins, heartbeats and leaves, the operator's controls) and commits their results. Placing a task, the queue

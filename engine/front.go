@@ -13,7 +13,7 @@ import (
 
 // The front's life in this process (one box, a master): what it restores and queues
 // at Start, the work it keeps running, and what it saves at Stop. A worker's front
-// is its master (remoteFront), which does all of this there.
+// is its master (worker.Front), which does all of this there.
 
 // Start restores the revisit state, replays steering, resumes the queue an earlier
 // run left, queues the seeds, and only then starts the crew.

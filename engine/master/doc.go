@@ -12,8 +12,11 @@
 // through that port (the event log, the clock, the crawl's pause, the settings a
 // worker follows, the store's meta table). A Runtime runs the two over the
 // transport: it dispatches batches, commits the workers' results and deferrals and
-// carries out the operator's controls, reaching the crawl through the Crawl port
-// (the engine's masterport.go implements it).
+// carries out the operator's controls, reaching the crawl through the Crawl port.
+// A Crew is the master as its crawl's crew (package crew): the Runtime, and its
+// Crawl port over the crawl's parts (Parts: store, front, budgets, revisit
+// runtime) and life (Shell: lock, clock, log, pause), with the render verdicts its
+// workers learn (VerdictBook).
 // What the table needs from the crawl's front while it moves tasks is the Front
 // port. So the dealing, the moves and the balancing are tested here on their own,
 // with no NATS server and no database.

@@ -1,7 +1,3 @@
-// Package worker holds the parts of a distributed crawl's worker (M4) that need
-// nothing of the engine: the outbox that publishes its reports to the master, and
-// the leave's bookkeeping (how long the master may stay unreachable, what a leave
-// that gave up did not deliver).
 package worker
 
 import (
