@@ -1,0 +1,66 @@
+package master
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/render"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// TestVerdictBookStartsFromTheLastRunAndStaysBounded: a restarted master gives its
+// workers what the last run's workers learned (read from the store), and its book
+// stays within what a join reply can carry however many sections the workers
+// report: a full book still takes a new verdict for a section it has, and a
+// section key too long to be one is ignored.
+func TestVerdictBookStartsFromTheLastRunAndStaysBounded(t *testing.T) {
+	st, err := store.Open(filepath.Join(t.TempDir(), "crawl.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	last, _ := json.Marshal(render.Verdicts{"shop.test/app": true})
+	st.SetMeta(render.VerdictsKey, last)
+	if err := st.Flush(); err != nil {
+		t.Fatal(err)
+	}
+
+	var b VerdictBook
+	if got := b.Snapshot(st); !got["shop.test/app"] || len(got) != 1 {
+		t.Fatalf("a restarted master's book = %v, want the last run's shop.test/app: true", got)
+	}
+	for i := 0; i < maxBookVerdicts-1; i++ { // the last run's section fills the last place
+		b.Note(st, &fetch.Rendering{Section: fmt.Sprintf("host%d.test/", i), Dynamic: i%2 == 0})
+	}
+	b.Note(st, &fetch.Rendering{Section: "one-too-many.test/", Dynamic: true})
+	b.Note(st, &fetch.Rendering{Section: "shop.test/app", Dynamic: false})
+	b.Note(st, &fetch.Rendering{Section: "long.test/" + strings.Repeat("x", 300), Dynamic: true})
+	got := b.Snapshot(st)
+	if len(got) != maxBookVerdicts {
+		t.Fatalf("the book holds %d sections, want at most %d", len(got), maxBookVerdicts)
+	}
+	if _, ok := got["one-too-many.test/"]; ok {
+		t.Error("a full book took a new section")
+	}
+	if v, ok := got["shop.test/app"]; !ok || v {
+		t.Errorf("shop.test/app = %v (kept %v), want the workers' new verdict false", v, ok)
+	}
+}
+
+// TestVerdictBookWithoutAStoreStartsEmpty: a book with no store (nothing kept)
+// snapshots as nil, which a join reply leaves out.
+func TestVerdictBookWithoutAStoreStartsEmpty(t *testing.T) {
+	var b VerdictBook
+	if got := b.Snapshot(nil); got != nil {
+		t.Fatalf("empty book = %v, want nil", got)
+	}
+	b.Note(nil, nil)
+	b.Note(nil, &fetch.Rendering{})
+	if got := b.Snapshot(nil); got != nil {
+		t.Fatalf("after renders that taught nothing, book = %v, want nil", got)
+	}
+}
