@@ -96,10 +96,11 @@ func newEngine(opts config.Options, r role) (*Engine, error) {
 	if _, err := egress.ParseSpecs(opts.Egress); err != nil { // before the store: a typo costs nothing
 		return nil, err
 	}
-	st, err := r.openStore(opts)
+	k, err := r.openStore(opts)
 	if err != nil {
 		return nil, err
 	}
+	st := k.st
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -109,6 +110,8 @@ func newEngine(opts config.Options, r role) (*Engine, error) {
 		opts:       opts,
 		role:       r,
 		st:         st,
+		resumed:    k.resumed,
+		dedupe:     k.dedupe,
 		scope:      scope,
 		ctx:        ctx,
 		cancel:     cancel,
@@ -128,10 +131,6 @@ func newEngine(opts config.Options, r role) (*Engine, error) {
 		cancel()
 		return nil, err
 	}
-	if st != nil {
-		e.resumed = st.Recovered()
-		e.dedupe = frontier.NewDedupe(opts.Dedupe.ExpectedURLs, opts.Dedupe.FalsePositive, opts.Dedupe.LRUSize)
-	}
 	if e.rv, err = e.newRevisitRuntime(opts.Revisit, st); err != nil {
 		return fail(err)
 	}
@@ -139,9 +138,6 @@ func newEngine(opts config.Options, r role) (*Engine, error) {
 	e.steer = steer.New(steerPort{e}, opts.Rounds)
 	e.sites.Store(sites.FromOptions(&e.opts))
 	e.sites.Load().Declare(&e.rv.Classes) // M3: social sites' domains are class soc
-	if st != nil {
-		e.rv.LoadSitePriors() // what each site's new pages showed in earlier runs
-	}
 	e.budget = front.NewBudgets(opts.Budgets, opts.Rounds.Every)
 	e.hosts = hostreport.New()
 	if opts.Traps != (frontier.TrapOptions{}) {
@@ -154,10 +150,6 @@ func newEngine(opts config.Options, r role) (*Engine, error) {
 	e.lanes = local.New(local.Parts{Mu: &e.mu, Ctx: ctx, Opts: &e.opts, Front: e.fr, Counters: &e.c, Budgets: e.budget,
 		Cost: &e.fetchCost, Guard: guard, SSRFFix: r.ssrfFix()}, lanesPort{e})
 	e.crew = e.lanes
-	if st != nil && opts.Discovery.Enabled {
-		e.disc = e.fr.NewFeeds()
-		e.disc.Load() // poll pace and date trust learned by earlier runs
-	}
 	if err := r.equip(e); err != nil {
 		return fail(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/local"
 	"github.com/crawlconsole/crawlconsole/engine/master"
 	"github.com/crawlconsole/crawlconsole/engine/render"
@@ -23,14 +24,16 @@ import (
 type role interface {
 	// name is the role as the telemetry names it (RoleLocal, RoleMaster, RoleWorker).
 	name() string
-	// openStore opens the crawl's store; nil, with no error, where the store is
-	// another process's (a worker's is its master's).
-	openStore(opts config.Options) (*store.Store, error)
+	// openStore opens the crawl's store with what it recovered and the dedupe
+	// over it; none, with no error, where the store is another process's (a
+	// worker's is its master's).
+	openStore(opts config.Options) (kept, error)
 	// ssrfFix is the advice of an SSRF refusal's log line: who needs
 	// --allow-private for the address refused (a format with one %s).
 	ssrfFix() string
 	// equip builds the side that fetches: this process's resolver, egresses and
-	// gate, or a master's empty board (its workers fetch).
+	// gate, or a master's empty board (its workers fetch); a role that keeps the
+	// store restores first what earlier runs kept for the front (restoreFront).
 	equip(e *Engine) error
 	// started logs, once the crawl started, what the role has to say about the run
 	// it resumed.
@@ -49,23 +52,46 @@ type role interface {
 // localRole is a crawl in one process: a front and its lanes joined in process.
 type localRole struct{}
 
-func (localRole) name() string                                     { return view.RoleLocal }
-func (localRole) openStore(o config.Options) (*store.Store, error) { return openStore(o) }
+func (localRole) name() string                             { return view.RoleLocal }
+func (localRole) openStore(o config.Options) (kept, error) { return openStore(o) }
 func (localRole) ssrfFix() string {
 	return "start the crawl with --allow-private %s (on a distributed crawl, the workers need it too)"
 }
-func (localRole) equip(e *Engine) error                  { return e.equipLanes(nil, e.st) }
+func (localRole) equip(e *Engine) error                  { e.restoreFront(); return e.equipLanes(nil, e.st) }
 func (localRole) started(e *Engine)                      { e.logResumed() }
 func (localRole) waitsWhenDry(o *config.Options) bool    { return o.Revisit.Enabled }
 func (localRole) telemetry(e *Engine, t *view.Telemetry) { e.lanes.Telemetry(t); e.fr.Telemetry(t) }
 func (localRole) verdicts(e *Engine) render.Verdicts     { return e.laneVerdicts() }
 
+// kept is what a role that keeps the crawl's store opens at build: the store, the
+// in-progress URLs it put back in the queue, and the dedupe over its URLs.
+type kept struct {
+	st      *store.Store
+	resumed int
+	dedupe  *frontier.Dedupe
+}
+
 // openStore opens the store at opts.DB: the front's, on one box and on a master.
-func openStore(opts config.Options) (*store.Store, error) {
+func openStore(opts config.Options) (kept, error) {
 	if opts.DB == "" {
-		return nil, errors.New("no database path: set --db PATH")
+		return kept{}, errors.New("no database path: set --db PATH")
 	}
-	return store.Open(opts.DB, opts.Store)
+	st, err := store.Open(opts.DB, opts.Store)
+	if err != nil {
+		return kept{}, err
+	}
+	d := opts.Dedupe
+	return kept{st: st, resumed: st.Recovered(), dedupe: frontier.NewDedupe(d.ExpectedURLs, d.FalsePositive, d.LRUSize)}, nil
+}
+
+// restoreFront reads what earlier runs kept for the front: what each site's new
+// pages showed (the revisit priors), and discovery's poll pace and date trust.
+func (e *Engine) restoreFront() {
+	e.rv.LoadSitePriors()
+	if e.opts.Discovery.Enabled {
+		e.disc = e.fr.NewFeeds()
+		e.disc.Load()
+	}
 }
 
 // equipLanes builds this process's fetching side (local.Crew.Equip): its
@@ -124,20 +150,21 @@ func NewMaster(opts config.Options, mo config.MasterOptions) (*Engine, error) {
 // no lanes of its own; book is its copy of the render verdicts its workers learn.
 type masterRole struct{ book *master.VerdictBook }
 
-func (masterRole) name() string                                     { return view.RoleMaster }
-func (masterRole) openStore(o config.Options) (*store.Store, error) { return openStore(o) }
-func (masterRole) ssrfFix() string                                  { return localRole{}.ssrfFix() }
-func (masterRole) waitsWhenDry(o *config.Options) bool              { return o.Revisit.Enabled }
-func (masterRole) telemetry(e *Engine, t *view.Telemetry)           { e.fr.Telemetry(t) }
-func (r masterRole) verdicts(e *Engine) render.Verdicts             { return r.book.Snapshot(e.st) }
+func (masterRole) name() string                             { return view.RoleMaster }
+func (masterRole) openStore(o config.Options) (kept, error) { return openStore(o) }
+func (masterRole) ssrfFix() string                          { return localRole{}.ssrfFix() }
+func (masterRole) waitsWhenDry(o *config.Options) bool      { return o.Revisit.Enabled }
+func (masterRole) telemetry(e *Engine, t *view.Telemetry)   { e.fr.Telemetry(t) }
+func (r masterRole) verdicts(e *Engine) render.Verdicts     { return r.book.Snapshot(e.st) }
 
 // started leaves the resumed URLs unannounced: they wait for their holders' claims
 // (grace), which says what came back.
 func (masterRole) started(*Engine) {}
 
-// equip gives the master a board with no egress: the workers resolve, fetch and
-// rotate egresses.
+// equip restores the front's kept state and gives the master a board with no
+// egress: the workers resolve, fetch and rotate egresses.
 func (masterRole) equip(e *Engine) error {
+	e.restoreFront()
 	e.lanes.EquipBoard()
 	return nil
 }
@@ -197,8 +224,8 @@ func (w *Worker) Engine() *Engine { return w.e }
 // master granted, and no store (its front is the master).
 type workerRole struct{ we *local.Supply }
 
-func (workerRole) name() string                                   { return view.RoleWorker }
-func (workerRole) openStore(config.Options) (*store.Store, error) { return nil, nil }
+func (workerRole) name() string                           { return view.RoleWorker }
+func (workerRole) openStore(config.Options) (kept, error) { return kept{}, nil }
 func (workerRole) ssrfFix() string {
 	return "start this worker with --allow-private %s (every worker that may fetch it needs it)"
 }
