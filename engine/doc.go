@@ -121,8 +121,8 @@
 // none; equip: the front's state earlier runs kept, where there is a store, and
 // this process's resolver, egresses and gate, or a master's empty board) and what
 // the telemetry reports; role.go holds the three and their constructors, each a
-// few lines that build its adapters and join them to the Engine, so that the
-// engine checks no store or role for nil. Everything that differs once the crawl runs goes through two
+// few lines that build its adapters and join them to the Engine, so that
+// building a crawl checks no store or role for nil. Everything that differs once the crawl runs goes through two
 // ports held from the start, the front and the crew below: Start and Stop ask the
 // front to restore, resume, save and close its store (front.go: a worker's front
 // has none), and so do the snapshot's store-side panes, a seed list's batches and

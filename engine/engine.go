@@ -125,9 +125,7 @@ func newEngine(opts config.Options, r role) (*Engine, error) {
 		if e.lanes != nil {
 			e.lanes.Close()
 		}
-		if st != nil {
-			st.Close()
-		}
+		k.close()
 		cancel()
 		return nil, err
 	}

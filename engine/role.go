@@ -84,6 +84,13 @@ func openStore(opts config.Options) (kept, error) {
 	return kept{st: st, resumed: st.Recovered(), dedupe: frontier.NewDedupe(d.ExpectedURLs, d.FalsePositive, d.LRUSize)}, nil
 }
 
+// close closes the store a crawl failed to be built around, if it opened one.
+func (k kept) close() {
+	if k.st != nil {
+		k.st.Close()
+	}
+}
+
 // restoreFront reads what earlier runs kept for the front: what each site's new
 // pages showed (the revisit priors), and discovery's poll pace and date trust.
 func (e *Engine) restoreFront() {
