@@ -47,9 +47,10 @@ type pathRole struct {
 }
 
 // pathRoles are the roles' wiring on main: engine.newEngine builds a localFront and
-// a localCrew, StartWorker replaces the front by a remoteFront (the master over
-// NATS), NewMaster the crew by a masterCrew. Edit here when the wiring moves: the
-// command says which names it no longer finds.
+// a local.Crew, StartWorker replaces the front by a worker.Front (the master over
+// NATS) and joins the lanes to its node (worker.Join), NewMaster the crew by a
+// master.Crew (over its crawlPort and the engine's masterShell). Edit here when
+// the wiring moves: the command says which names it no longer finds.
 var pathRoles = []pathRole{
 	{
 		name: "local",
@@ -58,7 +59,8 @@ var pathRoles = []pathRole{
 			"engine/lanes.(*Runner).Run",     // the lane's loop: take, pause, process, release
 			"engine/front.(*Front).Record",   // the store half: a task's outcome recorded
 		},
-		absent: []string{"remoteFront", "masterCrew", "masterRole", "workerRole", "masterPort", "workerLanes",
+		absent: []string{"engine/worker.Front", "engine/master.Crew", "masterRole", "workerRole", "engine/master.crawlPort", "masterShell",
+			"engine/worker.joined", "workerCrawl",
 			"engine/worker.Node", "engine/worker.Upstream", "engine/worker.Outbox"}, // a worker's node: its egress claims, its reports
 		handoffs: []string{"engine/lanes.(*Runner).renderLater"}, // a page rendered beside the lane's next fetches
 	},
@@ -69,7 +71,7 @@ var pathRoles = []pathRole{
 			"engine/lanes.(*Runner).process", // a lane fetches and processes one of them
 			"engine/lanes.(*Runner).Run",
 		},
-		absent:    []string{"localFront", "masterCrew", "masterRole", "localRole", "masterPort"},
+		absent:    []string{"localFront", "engine/master.Crew", "masterRole", "localRole", "engine/master.crawlPort", "masterShell"},
 		handoffs:  []string{"engine/lanes.(*Runner).renderLater"},
 		storeFree: true,
 	},
