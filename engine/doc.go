@@ -118,18 +118,18 @@
 //     robots, egress rotation, DNS cache, fetching) with no store.
 //
 // The role decides what is built (openStore: a store, with the dedupe over it, or
-// none; equip: the front's state earlier runs kept, where there is a store, and
-// this process's resolver, egresses and gate, or a master's empty board) and what
-// the telemetry reports; role.go holds the three and their constructors, each a
-// few lines that build its adapters and join them to the Engine, so that
-// building a crawl checks no store or role for nil. Everything that differs once the crawl runs goes through two
-// ports held from the start, the front and the crew below: Start and Stop ask the
-// front to restore, resume, save and close its store (front.go: a worker's front
-// has none), and so do the snapshot's store-side panes, a seed list's batches and
-// live steering (a worker's front refuses the last two: they are its master's);
-// the operator's controls ask the crew, and the crawl's state asks the crew
-// whether an unfinished crawl is draining. The distributed roles' own work lives
-// in their packages as adapters over ports, none of which sees the Engine:
+// none; equip: the front's state earlier runs kept, where there is a store, and this
+// process's resolver, egresses and gate, or a master's empty board) and what the
+// telemetry reports; role.go holds the three and their constructors, each a few
+// lines that build its adapters and join them to the Engine, so that building a
+// crawl checks no store or role for nil. Everything that differs once the crawl runs
+// goes through two ports held from the start, the front and the crew below: Start
+// and Stop ask the front to restore, resume, save and close its store (front.go: a
+// worker's front has none), and so do the snapshot's store-side panes, a seed list's
+// batches and live steering (a worker's front refuses the last two: they are its
+// master's); the operator's controls ask the crew, and the crawl's state asks the
+// crew whether an unfinished crawl is draining. The distributed roles' own work
+// lives in their packages as adapters over ports, none of which sees the Engine:
 //
 //   - package worker's Node is a worker's conversation with its master (join,
 //     heartbeats, task batches, the operator's controls, leave) over the
