@@ -132,10 +132,13 @@ func (l *Link) releaseAll(release map[string][]string) {
 // ones it is fetching report as results, and the units move once all did.
 func (l *Link) release(name string, units []string) {
 	l.host.Lock()
-	hosts := l.book.HostsOf(units)
+	// The units no longer go to this worker: every task of them it was handed
+	// has a lease up to the last one handed out (a batch of them may reach it
+	// after the release).
+	hosts, upTo := l.book.HostsOf(units), l.book.LastLease()
 	l.host.Unlock()
 	var reply wire.ControlReply
-	if err := l.Control(name, &wire.Control{Op: wire.OpRelease, Hosts: hosts, Units: units}, &reply); err != nil {
+	if err := l.Control(name, &wire.Control{Op: wire.OpRelease, Hosts: hosts, Units: units, Lease: upTo}, &reply); err != nil {
 		l.host.Logf(view.LevelWarn, "worker %s: release of %d units: %v (they move when its tasks report, those it handed back with its next heartbeat)", name, len(units), err)
 		return
 	}

@@ -512,6 +512,9 @@ func (t *Table) Withdraw(drop func(frontier.Task) bool) (dropped []frontier.Task
 	return dropped, held
 }
 
+// LastLease is the lease of the last hand-out.
+func (t *Table) LastLease() uint64 { return t.lease }
+
 // HostsOf are the hosts the units' tasks were on, sorted (a release names them).
 func (t *Table) HostsOf(units []string) []string {
 	set := map[string]bool{}

@@ -110,6 +110,10 @@ type Node struct {
 	// heartbeat until a reply confirms the master has them (wire.Heartbeat.HandedBack).
 	handedBack []frontier.Task
 	reach      masterReach // whether the master answers the heartbeats (reach.go)
+	// placeMu orders placing a batch against a release (release.go), and
+	// released are the units released, by name.
+	placeMu  sync.Mutex
+	released map[string]released
 }
 
 // handBackPerBeat caps the hand-backs one heartbeat carries (a release gives back at
@@ -279,9 +283,15 @@ func (n *Node) onTasks(msg jetstream.Msg) {
 	// worker's now: dropped unfetched, nothing handed back.
 	tasks := slices.DeleteFunc(slices.Clone(b.Tasks), func(t frontier.Task) bool { return n.lease.Stale(t.Lease) })
 	n.carry(b.LastRequest) // before the tasks reach a lane
+	// Under placeMu, so a release cannot come between the check and the placing
+	// (release.go: tasks of a unit released since they were handed out go back).
+	n.placeMu.Lock()
+	tasks, back := n.unreleased(tasks)
 	if len(tasks) > 0 {
 		n.lanes.Place(tasks)
 	}
+	n.placeMu.Unlock()
+	n.handBack(back)
 	msg.Ack()
 }
 
@@ -314,10 +324,7 @@ func (n *Node) onControl(msg *nats.Msg) {
 		case wire.OpCrawlPause, wire.OpCrawlResume: // the whole crawl (p on the master)
 			n.setCrawlPaused(c.Seq, c.Op == wire.OpCrawlPause, false)
 		case wire.OpRelease:
-			reply.Tasks = n.lanes.Release(c.Hosts, c.Units)
-			n.mu.Lock()
-			n.handedBack = append(n.handedBack, reply.Tasks...)
-			n.mu.Unlock()
+			reply.Tasks = n.release(&c)
 		case wire.OpWithdraw: // sources the operator removed
 			reply.Result = strconv.Itoa(n.lanes.Withdraw(c.Tasks))
 		default:

@@ -1,0 +1,85 @@
+package worker
+
+import (
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/master"
+)
+
+// Releases. The master moves a unit away from this worker by asking it to hand
+// back the unit's tasks on its board (wire.OpRelease); the unit moves once every
+// task the master counts handed out of it came back or reported. The release is a
+// request and the tasks come in batches over the task stream, two paths that do
+// not keep each other's order: a batch the master handed out before the release
+// can reach the board after it. Placed, its tasks would wait for this worker's
+// lanes, which may be busy for long (a slow host holding them), and the unit would
+// sit with no worker fetching it. So the worker remembers, by unit, the last
+// lease the master had handed out when it asked (wire.Control.Lease), and hands
+// back the tasks of that unit numbered up to it that a batch brings later. A
+// unit dealt back to this worker afterwards is handed out under later leases and
+// placed as any other.
+
+// releasedKept is how long the worker remembers a release: far longer than a
+// batch takes to come (the stream delivers one again after wire.TaskAckWait), and
+// it bounds the memory a long crawl's moves take.
+const releasedKept = 20 * wire.TaskAckWait
+
+// released is a unit released: its tasks numbered up to upTo are the master's.
+type released struct {
+	upTo uint64
+	at   time.Time
+}
+
+// release carries out the master's release: the tasks of c.Units on c.Hosts
+// waiting on the board are handed back (returned, and sent again with the
+// heartbeats until the master confirms them), and so are those a batch brings
+// later under a lease up to c.Lease.
+func (n *Node) release(c *wire.Control) []frontier.Task {
+	n.placeMu.Lock()
+	defer n.placeMu.Unlock()
+	now := time.Now()
+	if c.Lease > 0 && len(c.Units) > 0 {
+		if n.released == nil {
+			n.released = map[string]released{}
+		}
+		for u, r := range n.released {
+			if now.Sub(r.at) > releasedKept {
+				delete(n.released, u)
+			}
+		}
+		for _, u := range c.Units {
+			n.released[u] = released{upTo: max(c.Lease, n.released[u].upTo), at: now}
+		}
+	}
+	tasks := n.lanes.Release(c.Hosts, c.Units)
+	n.handBack(tasks)
+	return tasks
+}
+
+// unreleased splits a batch's tasks into those to place and those of units
+// released after they were handed out (to hand back). Caller holds n.placeMu.
+func (n *Node) unreleased(tasks []frontier.Task) (place, back []frontier.Task) {
+	if len(n.released) == 0 {
+		return tasks, nil
+	}
+	for _, t := range tasks {
+		if r, ok := n.released[master.UnitOf(t)]; ok && t.Lease != 0 && t.Lease <= r.upTo {
+			back = append(back, t)
+		} else {
+			place = append(place, t)
+		}
+	}
+	return place, back
+}
+
+// handBack queues tasks for the master with the heartbeats (wire.Heartbeat.HandedBack).
+func (n *Node) handBack(tasks []frontier.Task) {
+	if len(tasks) == 0 {
+		return
+	}
+	n.mu.Lock()
+	n.handedBack = append(n.handedBack, tasks...)
+	n.mu.Unlock()
+}
