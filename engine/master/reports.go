@@ -20,7 +20,10 @@ import (
 // Start sets up the streams and listens to the workers: their joins, heartbeats,
 // claims and leaves, and the results they report. The crawl starts it.
 func (m *Runtime) Start() error {
-	ctx, cancel := context.WithTimeout(m.ctx, 10*time.Second)
+	// A minute for all of the setup: a JetStream file stream created on a box at
+	// load 30 took longer than the 10 s this once had, and the master then failed
+	// to start; a server that never answers is still reported, only later.
+	ctx, cancel := context.WithTimeout(m.ctx, time.Minute)
 	defer cancel()
 	// Results are kept on file: what workers fetched while the master was down is
 	// committed when it is back. Task batches need not be: a master that restarts
