@@ -44,7 +44,6 @@ type Front struct {
 
 	q           queueState
 	outstanding int                  // URLs handed to the store whose insert result has not come back
-	maybeNew    map[string]struct{}  // Bloom "maybe" links the store did not have when asked, until it reports them
 	early       map[string]earlyMark // steering's new sources placed before their insert commits (early.go)
 	urgent      map[string]bool      // sources added live that go to the head of their lane's queue
 	out         steerOut             // queued sources withdrawn by :keyword rm and :site rm (withdrawals.go)
@@ -61,5 +60,5 @@ type Front struct {
 
 // New builds a crawl's front from its parts, reaching the crawl through c.
 func New(p Parts, c Crawl) *Front {
-	return &Front{Parts: p, crawl: c, maybeNew: map[string]struct{}{}, failed: make(chan struct{})}
+	return &Front{Parts: p, crawl: c, failed: make(chan struct{})}
 }

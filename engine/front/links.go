@@ -16,10 +16,19 @@ import (
 // positive never drops a new URL; the INSERT OR IGNORE that follows is the final word.
 //
 // known, when not nil, collects the links dropped as already seen (M3: a round
-// refetches those still inside their class window).
-func (f *Front) Extract(t frontier.Task, res *fetch.Result, known *[]string) []store.URL {
+// refetches those still inside their class window). The Claims go with the rows to
+// SubmitLinks, which counts the false positives among them.
+func (f *Front) Extract(t frontier.Task, res *fetch.Result, known *[]string) ([]store.URL, Claims) {
 	return f.ExtractLinks(t, res, known, "")
 }
+
+// Claims are the rows of one batch of links that the Bloom filter called Maybe and
+// the store did not hold when asked (nil when none). Such a link is a false positive
+// only if this batch's own insert is the one the store takes: another lane may have
+// recorded the same URL as New a moment before, its insert still in the writer's
+// queue, and that insert must not be counted as this batch's rescue. So the claim
+// travels with its batch, not in a table by URL that any batch's insert would settle.
+type Claims map[string]struct{}
 
 // ExtractLinks is Extract; doc, when not "", says res.Links are the entries of the
 // feed or sitemap t fetched (the discovery's read of it). Those of its own site (registered domain)
@@ -30,7 +39,7 @@ func (f *Front) Extract(t frontier.Task, res *fetch.Result, known *[]string) []s
 // (discovery let them through under discovery.feed_items_off_site) pass the
 // scope's site rule, one hop, past the trap guards too (a leaf cannot run off), and
 // are otherwise checked as any link is.
-func (f *Front) ExtractLinks(t frontier.Task, res *fetch.Result, known *[]string, doc discover.Kind) []store.URL {
+func (f *Front) ExtractLinks(t frontier.Task, res *fetch.Result, known *[]string, doc discover.Kind) (out []store.URL, maybe Claims) {
 	parent := frontier.Hash(t.URL)
 	page := res.FinalURL
 	if page == "" {
@@ -38,7 +47,7 @@ func (f *Front) ExtractLinks(t frontier.Task, res *fetch.Result, known *[]string
 	}
 	base, err := frontier.ParseBase(page)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	if res.Base != "" { // <base href> changes what relative links mean
 		if abs, err := base.Resolve(res.Base); err == nil {
@@ -51,7 +60,7 @@ func (f *Front) ExtractLinks(t frontier.Task, res *fetch.Result, known *[]string
 	// page's links; rel="nofollow" links are left out unless the hint is off.
 	et := f.Opts.EtiquetteFor(t.Host)
 	if et.PageDirectives && res.Robots.NoFollow {
-		return nil
+		return nil, nil
 	}
 	links := res.Links
 	nAnnounced, docSite := 0, "" // res.Links come first: the document's entries
@@ -114,7 +123,6 @@ func (f *Front) ExtractLinks(t frontier.Task, res *fetch.Result, known *[]string
 		cands = append(cands, n)
 	}
 	verdicts := f.Dedupe.CheckURLs(cands) // the page's links in one batch (M4: LRU, then Bloom)
-	var out []store.URL
 	for i, n := range cands {
 		switch verdicts[i] {
 		case frontier.Recent:
@@ -132,18 +140,20 @@ func (f *Front) ExtractLinks(t frontier.Task, res *fetch.Result, known *[]string
 				}
 				continue // a true duplicate
 			}
-			// Not in the store yet: a Bloom false positive if the store inserts it
-			// as new (submit counts it then), or a link whose insert is still in the
-			// writer's queue, which the store will ignore.
-			f.Mu.Lock()
-			f.maybeNew[n] = struct{}{}
-			f.Mu.Unlock()
+			// Not in the store yet: a Bloom false positive if this batch's insert
+			// is the one the store takes (SubmitLinks counts it then), or a link
+			// whose first insert is still in the writer's queue, which the store
+			// will take instead of this one.
+			if maybe == nil {
+				maybe = Claims{}
+			}
+			maybe[n] = struct{}{}
 		}
 		rec := f.LinkRecord(n, parent, t.Depth+1)
 		sites.Inherit(t, &rec)
 		out = append(out, rec)
 	}
-	return out
+	return out, maybe
 }
 
 // canonicalStands resolves a page's rel=canonical href against its base and

@@ -191,6 +191,13 @@ func (f *Front) LinkRecord(n string, parent uint64, depth int) store.URL {
 // queues it. Inserts not yet confirmed count as outstanding, so the crawl is not
 // called idle while links are on their way into the queue.
 func (f *Front) Submit(urls []store.URL, write func([]store.URL, store.LinkResult)) {
+	f.SubmitLinks(urls, nil, write)
+}
+
+// SubmitLinks is Submit for the rows of a page's links with their Claims (Extract):
+// each claimed URL that this write inserts as new is a Bloom false positive the
+// store rescued, counted once, by the batch that carried the claim.
+func (f *Front) SubmitLinks(urls []store.URL, maybe Claims, write func([]store.URL, store.LinkResult)) {
 	if len(urls) == 0 {
 		return
 	}
@@ -205,13 +212,10 @@ func (f *Front) Submit(urls []store.URL, write func([]store.URL, store.LinkResul
 		f.Mu.Lock()
 		defer f.Mu.Unlock()
 		f.outstanding--
-		if _, ok := f.maybeNew[u]; ok {
-			delete(f.maybeNew, u)
-			if inserted {
+		if inserted {
+			if _, claimed := maybe[u]; claimed {
 				f.Counters.DedupeFalsePositives.Add(1)
 			}
-		}
-		if inserted {
 			r := urls[byURL[u]]
 			r.Seq = seq
 			f.confirm(TaskOf(r))

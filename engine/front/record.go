@@ -164,7 +164,7 @@ func (f *Front) savePage(lane int, egress string, t frontier.Task, res *fetch.Re
 	if doc != nil {
 		docKind = doc.Kind
 	}
-	links := f.ExtractLinks(t, res, &known, docKind)
+	links, maybe := f.ExtractLinks(t, res, &known, docKind)
 	md := pageMeta(t, res, at)
 	if doc == nil { // a feed is no result of its own; the articles it announces are
 		f.collect(t, res, md.Published.Time, f.crawl.Now())
@@ -225,7 +225,7 @@ func (f *Front) savePage(lane int, egress string, t frontier.Task, res *fetch.Re
 		if capture != nil {
 			f.Store.SaveCapture(*capture) // the archive keeps what came, usable or not
 		}
-		f.Submit(links, func(u []store.URL, done store.LinkResult) { f.Store.AddURLs(u, done) })
+		f.SubmitLinks(links, maybe, func(u []store.URL, done store.LinkResult) { f.Store.AddURLs(u, done) })
 		f.Finish(t, true, lane, store.Processed, "")
 		return
 	}
@@ -252,7 +252,7 @@ func (f *Front) savePage(lane int, egress string, t frontier.Task, res *fetch.Re
 	if len(links) == 0 {
 		save(stored, nil, nil)
 	} else {
-		f.Submit(links, func(u []store.URL, done store.LinkResult) { save(stored, u, done) })
+		f.SubmitLinks(links, maybe, func(u []store.URL, done store.LinkResult) { save(stored, u, done) })
 	}
 }
 
@@ -261,8 +261,8 @@ func (f *Front) savePage(lane int, egress string, t frontier.Task, res *fetch.Re
 // are still queued unless it also said nofollow (extract), as "noindex" alone allows.
 // A page stored by an earlier fetch keeps that copy (the URL stays processed).
 func (f *Front) skipNoindex(lane int, t frontier.Task, res *fetch.Result, refetch bool, st store.State) {
-	if links := f.Extract(t, res, nil); len(links) > 0 {
-		f.Submit(links, func(u []store.URL, done store.LinkResult) { f.Store.AddURLs(u, done) })
+	if links, maybe := f.Extract(t, res, nil); len(links) > 0 {
+		f.SubmitLinks(links, maybe, func(u []store.URL, done store.LinkResult) { f.Store.AddURLs(u, done) })
 	}
 	f.Finish(t, refetch, lane, st, fetch.KindNoindex)
 }
@@ -270,8 +270,8 @@ func (f *Front) skipNoindex(lane int, t frontier.Task, res *fetch.Result, refetc
 // followRedirect queues a cross-host redirect's target as a new task (the fetcher
 // follows same-host hops itself, paced) and records the redirecting URL as done.
 func (f *Front) followRedirect(lane int, t frontier.Task, res *fetch.Result, refetch bool) {
-	links := f.Extract(t, &fetch.Result{FinalURL: res.FinalURL, Links: []string{res.Header.Get("Location")}}, nil)
-	f.Submit(links, func(u []store.URL, done store.LinkResult) { f.Store.AddURLs(u, done) })
+	links, maybe := f.Extract(t, &fetch.Result{FinalURL: res.FinalURL, Links: []string{res.Header.Get("Location")}}, nil)
+	f.SubmitLinks(links, maybe, func(u []store.URL, done store.LinkResult) { f.Store.AddURLs(u, done) })
 	f.Finish(t, refetch, lane, store.Processed, "")
 	f.Counters.AddError("redirected") // not a failure: counted so the operator sees where pages went
 }
