@@ -224,10 +224,14 @@ func TestSteerKeywordRemovedWhileItsSearchesAreBeingQueued(t *testing.T) {
 			t.Fatalf("%s: %v", line, err)
 		}
 	}
+	// What a lane fetched between the two commands is the operator's to expect
+	// (on a loaded box the second one can come a few searches later); after the
+	// removal returned, at most the one a lane had on the wire may still arrive.
+	atRemoval := len(w.fetched("/search?q=zeppelin&"))
 	waitDone(t, e, 30*time.Second)
 	fetched := len(w.fetched("/search?q=zeppelin&"))
-	if fetched > 1 {
-		t.Errorf("%d searches of the keyword removed at once fetched", fetched)
+	if after := fetched - atRemoval; after > 1 {
+		t.Errorf("%d searches of the removed keyword fetched after its removal returned (%d before)", after, atRemoval)
 	}
 	if got, want := skippedAs(e, front.SkipSteeredOut), int64(pages-fetched); got != want {
 		t.Errorf("%d searches counted as skipped (%s), want %d", got, front.SkipSteeredOut, want)
