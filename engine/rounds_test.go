@@ -25,7 +25,8 @@ import (
 type topicWeb struct {
 	news, social string // "127.0.0.x:port"
 	mu           sync.Mutex
-	hits         map[string]int // path?query -> requests
+	hits         map[string]int            // path?query -> requests
+	agents       map[string]map[string]int // User-Agent -> path?query -> requests
 }
 
 var topicArticles = map[string]string{
@@ -33,6 +34,22 @@ var topicArticles = map[string]string{
 	"/a/2": "台风「海葵」今晨登陆，沿海多地停课停工，渡轮全部停航。",
 	"/a/3": "The city council approved the new library budget after a long debate on Tuesday.",
 	"/a/4": "FLOOD warnings after the 台风: the harbour master asks boats to stay in port until Friday.",
+}
+
+// fetchedBy is how often each page whose path?query starts with prefix was asked
+// for by a crawler sending agent as its User-Agent: a test tells two runs of a crawl
+// apart by it, as a request the first run had sent may reach the server only after
+// that run was closed.
+func (w *topicWeb) fetchedBy(agent, prefix string) map[string]int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := map[string]int{}
+	for uri, n := range w.agents[agent] {
+		if strings.HasPrefix(uri, prefix) {
+			out[uri] = n
+		}
+	}
+	return out
 }
 
 // fetched is how often each page whose path?query starts with prefix was asked for.
@@ -50,7 +67,7 @@ func (w *topicWeb) fetched(prefix string) map[string]int {
 
 func newTopicWeb(t *testing.T) *topicWeb {
 	t.Helper()
-	w := &topicWeb{hits: map[string]int{}}
+	w := &topicWeb{hits: map[string]int{}, agents: map[string]map[string]int{}}
 	for i, dst := range []*string{&w.news, &w.social} {
 		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.%d:0", 31+i))
 		if err != nil {
@@ -71,6 +88,10 @@ func (w *topicWeb) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	}
 	w.mu.Lock()
 	w.hits[r.URL.RequestURI()]++
+	if w.agents[r.UserAgent()] == nil {
+		w.agents[r.UserAgent()] = map[string]int{}
+	}
+	w.agents[r.UserAgent()][r.URL.RequestURI()]++
 	w.mu.Unlock()
 	rw.Header().Set("Content-Type", "text/html; charset=utf-8")
 	page := func(body string) {
