@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -105,18 +106,7 @@ func (l *linkLog) record(url string, inserted bool, seq int64) {
 // signal in its own table revisit_change and the metadata in page_meta (rows moved
 // there), no such columns on revisit and pages. Tests that fake an older store run
 // it before lowering user_version, so that 0011 runs again on open.
-const beforeFold = `CREATE TABLE revisit_change (
-    url             TEXT    NOT NULL PRIMARY KEY,
-    text_digest     INTEGER NOT NULL DEFAULT 0,
-    title_digest    INTEGER NOT NULL DEFAULT 0,
-    page_digest     INTEGER NOT NULL DEFAULT 0,
-    fallback        INTEGER NOT NULL DEFAULT 0,
-    reason          INTEGER NOT NULL DEFAULT 0,
-    change_at       INTEGER NOT NULL DEFAULT 0,
-    change_distance INTEGER NOT NULL DEFAULT -1,
-    change_reason   INTEGER NOT NULL DEFAULT 0,
-    prev_text       TEXT    NOT NULL DEFAULT ''
-) WITHOUT ROWID;
+var beforeFold = oldTable("0007_change_signal.sql", "revisit_change") + `
 INSERT INTO revisit_change SELECT url, text_digest, title_digest, page_digest, fallback, reason,
     change_at, change_distance, change_reason, prev_text FROM revisit WHERE has_change = 1;
 ALTER TABLE revisit DROP COLUMN has_change;
@@ -129,22 +119,7 @@ ALTER TABLE revisit DROP COLUMN change_at;
 ALTER TABLE revisit DROP COLUMN change_distance;
 ALTER TABLE revisit DROP COLUMN change_reason;
 ALTER TABLE revisit DROP COLUMN prev_text;
-CREATE TABLE page_meta (
-    url            TEXT    NOT NULL PRIMARY KEY,
-    published      TEXT    NOT NULL DEFAULT '',
-    published_from TEXT    NOT NULL DEFAULT '',
-    published_at   INTEGER NOT NULL DEFAULT 0,
-    modified       TEXT    NOT NULL DEFAULT '',
-    modified_from  TEXT    NOT NULL DEFAULT '',
-    headline       TEXT    NOT NULL DEFAULT '',
-    headline_from  TEXT    NOT NULL DEFAULT '',
-    authors        TEXT    NOT NULL DEFAULT '',
-    authors_from   TEXT    NOT NULL DEFAULT '',
-    language       TEXT    NOT NULL DEFAULT '',
-    language_from  TEXT    NOT NULL DEFAULT '',
-    canonical      TEXT    NOT NULL DEFAULT '',
-    canonical_from TEXT    NOT NULL DEFAULT ''
-) WITHOUT ROWID;
+` + oldTable("0009_page_meta.sql", "page_meta") + `
 INSERT INTO page_meta SELECT url, published, published_from, published_at, modified, modified_from, headline, headline_from, authors, authors_from, language, language_from, canonical, canonical_from
     FROM pages WHERE published != '' OR modified != '' OR headline != '' OR authors != ''
     OR language != '' OR canonical != '';
@@ -161,3 +136,18 @@ ALTER TABLE pages DROP COLUMN language;
 ALTER TABLE pages DROP COLUMN language_from;
 ALTER TABLE pages DROP COLUMN canonical;
 ALTER TABLE pages DROP COLUMN canonical_from;`
+
+// oldTable is the CREATE TABLE statement of table name as the migration file wrote
+// it, so that a faked older store has exactly the table that schema had.
+func oldTable(file, name string) string {
+	b, err := migrationFiles.ReadFile("migrations/" + file)
+	if err != nil {
+		panic(err)
+	}
+	s, end := string(b), ") WITHOUT ROWID;"
+	i := strings.Index(s, "CREATE TABLE "+name+" (")
+	if i < 0 || !strings.Contains(s[i:], end) {
+		panic("no CREATE TABLE " + name + " in " + file)
+	}
+	return s[i : i+strings.Index(s[i:], end)+len(end)]
+}
