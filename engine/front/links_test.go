@@ -18,6 +18,13 @@ import (
 // dedupeFront is a front over a fresh store whose dedupe keeps one URL in its LRU:
 // a link checked twice with another between is a Bloom "maybe" the second time.
 func dedupeFront(t *testing.T) (*Front, *fakeCrawl, *store.Store) {
+	opts := config.DefaultOptions()
+	return storeFront(t, &opts, frontier.NewDedupe(1000, 0.01, 1))
+}
+
+// storeFront is a front of a.test over a fresh store, with these options and
+// dedupe (nil: none); its crawl counts up to 1,000 idle checks.
+func storeFront(t *testing.T, opts *config.Options, dedupe *frontier.Dedupe) (*Front, *fakeCrawl, *store.Store) {
 	t.Helper()
 	st, err := store.Open(filepath.Join(t.TempDir(), "crawl.db"), store.Options{})
 	if err != nil {
@@ -28,18 +35,19 @@ func dedupeFront(t *testing.T) (*Front, *fakeCrawl, *store.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := config.DefaultOptions()
-	c := &fakeCrawl{idle: make(chan struct{}, 100)}
-	rv, err := refresh.New(opts.Revisit, st, func(view.Level, string, ...any) {})
+	c := &fakeCrawl{idle: make(chan struct{}, 1000)}
+	rv, err := refresh.New(config.DefaultOptions().Revisit, st, func(view.Level, string, ...any) {})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var book atomic.Pointer[sites.Book]
-	book.Store(sites.FromOptions(&opts))
-	f := New(Parts{Mu: &sync.Mutex{}, Opts: &opts, Store: st, Counters: &Counters{},
-		Budgets: NewBudgets(config.BudgetOptions{}, 0), Scope: scope, Sites: &book, Revisit: rv,
-		Dedupe: frontier.NewDedupe(1000, 0.01, 1), Variants: frontier.NewCanonicals(opts.URLVariants)}, c)
-	return f, c, st
+	book.Store(sites.FromOptions(opts))
+	p := Parts{Mu: &sync.Mutex{}, Opts: opts, Store: st, Counters: &Counters{},
+		Budgets: NewBudgets(config.BudgetOptions{}, 0), Scope: scope, Sites: &book, Revisit: rv, Dedupe: dedupe}
+	if dedupe != nil {
+		p.Variants = frontier.NewCanonicals(opts.URLVariants)
+	}
+	return New(p, c), c, st
 }
 
 // extract is Extract for a fetched page of a.test with these links.

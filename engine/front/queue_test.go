@@ -2,17 +2,13 @@ package front
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
-	"github.com/crawlconsole/crawlconsole/engine/refresh"
-	"github.com/crawlconsole/crawlconsole/engine/sites"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -43,26 +39,9 @@ func (c *fakeCrawl) Go(f func()) bool {
 // URLs confirmed beyond the queue's memory wait in the store and come back as the
 // lanes drain the queue: every one of them once, in the order they were queued.
 func TestQueueSpillsToTheStoreAndPagesBackInOrder(t *testing.T) {
-	st, err := store.Open(filepath.Join(t.TempDir(), "crawl.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	scope, err := frontier.NewScope([]string{"http://a.test/"}, frontier.ScopeConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
 	opts := &config.Options{QueueMemory: 4}
-	c := &fakeCrawl{idle: make(chan struct{}, 1000)}
-	rv, err := refresh.New(config.DefaultOptions().Revisit, st, func(view.Level, string, ...any) {})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var book atomic.Pointer[sites.Book]
-	book.Store(sites.FromOptions(opts))
-	f := New(Parts{Mu: &mu, Opts: opts, Store: st, Counters: &Counters{}, Budgets: NewBudgets(config.BudgetOptions{}, 0),
-		Scope: scope, Sites: &book, Revisit: rv}, c)
+	f, c, st := storeFront(t, opts, nil)
+	mu := f.Mu
 	const n = 10
 	var rows []store.URL
 	var want []string
