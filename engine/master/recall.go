@@ -40,13 +40,16 @@ func (t *Table) Holding(match func(frontier.Task) bool) map[string][]string {
 // (through Front.Admit). It returns how many tasks came back.
 func (l *Link) Recall(match func(frontier.Task) bool) int {
 	l.host.Lock()
-	holding := l.book.Holding(match)
+	// A batch of those hosts' tasks handed out before may still be on its way
+	// to the worker (the task stream and the request keep no order between
+	// them): the worker hands those back too, up to the last lease handed out.
+	holding, upTo := l.book.Holding(match), l.book.LastLease()
 	l.host.Unlock()
 	done := make(chan int, len(holding))
 	for name, hosts := range holding {
 		go func() {
 			var reply wire.ControlReply
-			if err := l.Control(name, &wire.Control{Op: wire.OpRelease, Hosts: hosts}, &reply); err != nil {
+			if err := l.Control(name, &wire.Control{Op: wire.OpRelease, Hosts: hosts, Lease: upTo}, &reply); err != nil {
 				l.host.Logf(view.LevelWarn, "worker %s: recall of its queued tasks on %d hosts: %v (those it queued may be fetched)", name, len(hosts), err)
 				done <- 0
 				return

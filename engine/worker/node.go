@@ -110,10 +110,12 @@ type Node struct {
 	// heartbeat until a reply confirms the master has them (wire.Heartbeat.HandedBack).
 	handedBack []frontier.Task
 	reach      masterReach // whether the master answers the heartbeats (reach.go)
-	// placeMu orders placing a batch against a release (release.go), and
-	// released are the units released, by name.
+	// placeMu orders placing a batch against a release (release.go); released
+	// are the units released, by name, and recalled the hosts a budget's recall
+	// took back.
 	placeMu  sync.Mutex
 	released map[string]released
+	recalled map[string]released
 }
 
 // handBackPerBeat caps the hand-backs one heartbeat carries (a release gives back at

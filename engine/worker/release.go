@@ -20,6 +20,12 @@ import (
 // back the tasks of that unit numbered up to it that a batch brings later. A
 // unit dealt back to this worker afterwards is handed out under later leases and
 // placed as any other.
+//
+// A budget's recall is a release that names hosts and no unit (the units stay
+// here): it asks for the queued tasks of those hosts, handed out before a page
+// budget was set or lowered, so they are counted against it. A batch on its way
+// would escape it the same way, so the worker remembers the recalled hosts too,
+// with the master's last lease, and hands back their tasks numbered up to it.
 
 // releasedKept is how long the worker remembers a release: far longer than a
 // batch takes to come (the stream delivers one again after wire.TaskAckWait), and
@@ -35,22 +41,17 @@ type released struct {
 // release carries out the master's release: the tasks of c.Units on c.Hosts
 // waiting on the board are handed back (returned, and sent again with the
 // heartbeats until the master confirms them), and so are those a batch brings
-// later under a lease up to c.Lease.
+// later under a lease up to c.Lease. A release with no unit (a budget's recall)
+// is of every task on c.Hosts, waiting now or brought later under such a lease.
 func (n *Node) release(c *wire.Control) []frontier.Task {
 	n.placeMu.Lock()
 	defer n.placeMu.Unlock()
-	now := time.Now()
-	if c.Lease > 0 && len(c.Units) > 0 {
-		if n.released == nil {
-			n.released = map[string]released{}
-		}
-		for u, r := range n.released {
-			if now.Sub(r.at) > releasedKept {
-				delete(n.released, u)
-			}
-		}
-		for _, u := range c.Units {
-			n.released[u] = released{upTo: max(c.Lease, n.released[u].upTo), at: now}
+	if c.Lease > 0 {
+		now := time.Now()
+		if len(c.Units) > 0 {
+			n.released = remember(n.released, c.Units, c.Lease, now)
+		} else {
+			n.recalled = remember(n.recalled, c.Hosts, c.Lease, now)
 		}
 	}
 	tasks := n.lanes.Release(c.Hosts, c.Units)
@@ -58,14 +59,35 @@ func (n *Node) release(c *wire.Control) []frontier.Task {
 	return tasks
 }
 
-// unreleased splits a batch's tasks into those to place and those of units
-// released after they were handed out (to hand back). Caller holds n.placeMu.
+// remember records that the master took back names (units or hosts) up to lease
+// upTo, and forgets the releases older than releasedKept.
+func remember(m map[string]released, names []string, upTo uint64, now time.Time) map[string]released {
+	if m == nil {
+		m = map[string]released{}
+	}
+	for name, r := range m {
+		if now.Sub(r.at) > releasedKept {
+			delete(m, name)
+		}
+	}
+	for _, name := range names {
+		m[name] = released{upTo: max(upTo, m[name].upTo), at: now}
+	}
+	return m
+}
+
+// unreleased splits a batch's tasks into those to place and those the master took
+// back after they were handed out, their unit released or their host recalled (to
+// hand back). Caller holds n.placeMu.
 func (n *Node) unreleased(tasks []frontier.Task) (place, back []frontier.Task) {
-	if len(n.released) == 0 {
+	if len(n.released) == 0 && len(n.recalled) == 0 {
 		return tasks, nil
 	}
+	takenBack := func(r released, ok bool, t frontier.Task) bool { return ok && t.Lease != 0 && t.Lease <= r.upTo }
 	for _, t := range tasks {
-		if r, ok := n.released[master.UnitOf(t)]; ok && t.Lease != 0 && t.Lease <= r.upTo {
+		r, ok := n.released[master.UnitOf(t)]
+		h, hok := n.recalled[t.Host]
+		if takenBack(r, ok, t) || takenBack(h, hok, t) {
 			back = append(back, t)
 		} else {
 			place = append(place, t)

@@ -263,8 +263,9 @@ type Control struct {
 	// Tasks are withdraw's hand-outs (URL and lease): sources the operator removed.
 	Tasks []frontier.Task `json:"tasks,omitempty"`
 	// Lease is release's last lease handed out when the master asked: the tasks
-	// of Units numbered up to it that reach the worker afterwards (their batch was
-	// on its way) are handed back too. 0: only those on the board.
+	// of Units (with no unit, a budget's recall: of Hosts) numbered up to it that
+	// reach the worker afterwards (their batch was on its way) are handed back
+	// too. 0: only those on the board.
 	Lease uint64 `json:"lease,omitempty"`
 }
 
