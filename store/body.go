@@ -3,51 +3,60 @@ package store
 import (
 	"bytes"
 	"compress/zlib"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"sync"
 
+	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
 )
 
-// Page bodies are kept compressed with zstd (klauspost/compress) at SpeedFastest, and
-// the frame's content checksum catches a damaged body on read. Bodies under
-// smallBody keep their literals raw (no Huffman pass): building the Huffman table
-// is most of the cost of compressing a few kilobytes (the sandbox's 2-8 KB pages:
-// about 0.4x the CPU, ratio 1.60 instead of 2.12; real pages cut to 4 KB: ratio 2.36
-// instead of 3.07), and the kilobytes it would save are few; larger bodies, where
-// the disk goes, keep it (the extraction benchmark's real pages: ratio 4.77). Both
-// are plain zstd frames (codec 2). Compression runs on the caller's goroutine in
-// SavePage, not on the writer, so it spreads over the engine's lanes while the
-// single writer only does SQL. Databases written before kept zlib (codec 1); those
-// bodies still read.
+// Page bodies are kept compressed. Bodies under smallBody (the sandbox's 2-8 KB
+// pages, most article pages cut to their HTML) are S2 blocks (klauspost/compress/s2,
+// codec 3): on them zstd's best trade was SpeedFastest with raw literals (no Huffman
+// table: building one is most of the cost of a few kilobytes), and S2 compresses as
+// well as that (the sandbox's pages: ratio 1.60 against 1.55) at about 0.4x its CPU
+// (7 against 17 µs for a 3.6 KB page). Larger bodies, where the disk goes, are zstd
+// frames at SpeedFastest with Huffman literals (codec 2; the extraction benchmark's
+// real pages: ratio 4.77). An S2 block carries no checksum, so the store prefixes
+// the CRC-32C of the decoded body; zstd frames carry their own content checksum:
+// either way a damaged body is an error on read, never wrong bytes. Compression runs
+// on the caller's goroutine in SavePage, not on the writer, so it spreads over the
+// engine's lanes while the single writer only does SQL. Databases written before
+// kept zlib (codec 1) and zstd for small bodies too; those bodies still read.
 const (
 	codecRaw  = 0 // body stored as is (empty, or compression did not help)
 	codecZlib = 1 // read only: bodies of databases written before codec 2
 	codecZstd = 2
+	codecS2   = 3 // CRC-32C of the decoded body (4 bytes, little-endian), then an S2 block
 )
+
+// castagnoli is the CRC-32C table (hardware-assisted on amd64 and arm64).
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // zstdEnc and zstdDec are shared: EncodeAll and DecodeAll are safe for concurrent use
 // and keep a small pool of (de)compressors inside. Those keep buffers as large as the
 // largest body they handled, so bodies above sharedMax get a one-off (de)compressor
 // instead: memory stays bounded by a few MiB whatever the crawl fetched.
 var (
-	zstdEnc      = newZstdEncoder(0, false)
-	zstdEncSmall = newZstdEncoder(0, true)
-	zstdDec      = newZstdDecoder(0)
+	zstdEnc = newZstdEncoder(0)
+	zstdDec = newZstdDecoder(0)
 )
 
-// smallBody is the size under which a body's literals are stored raw.
+// smallBody is the size under which a body is an S2 block rather than a zstd frame.
 const smallBody = 8 << 10
 
 const sharedMax = 1 << 20
 
-// newZstdEncoder makes a SpeedFastest compressor with content checksums, literals raw
-// if rawLiterals; concurrency 0 means GOMAXPROCS. The 1 MiB window costs nothing on
-// HTML pages and bounds its buffers on huge bodies.
-func newZstdEncoder(concurrency int, rawLiterals bool) *zstd.Encoder {
+// newZstdEncoder makes a SpeedFastest compressor with content checksums; concurrency
+// 0 means GOMAXPROCS. The 1 MiB window costs nothing on HTML pages and bounds its
+// buffers on huge bodies.
+func newZstdEncoder(concurrency int) *zstd.Encoder {
 	opts := []zstd.EOption{zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderCRC(true),
-		zstd.WithWindowSize(1 << 20), zstd.WithNoEntropyCompression(rawLiterals)}
+		zstd.WithWindowSize(1 << 20)}
 	if concurrency > 0 {
 		opts = append(opts, zstd.WithEncoderConcurrency(concurrency))
 	}
@@ -61,7 +70,7 @@ func newZstdEncoder(concurrency int, rawLiterals bool) *zstd.Encoder {
 // newZstdDecoder makes a decompressor; concurrency 0 means GOMAXPROCS. A stored body
 // decodes to at most what was fetched; 1 GiB bounds a damaged frame's claimed size.
 func newZstdDecoder(concurrency int) *zstd.Decoder {
-	dec, err := zstd.NewReader(nil, zstd.WithDecoderMaxMemory(1<<30), zstd.WithDecoderConcurrency(concurrency))
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderMaxMemory(maxBody), zstd.WithDecoderConcurrency(concurrency))
 	if err != nil {
 		panic(err) // only for invalid options, which are constants here
 	}
@@ -75,16 +84,19 @@ func compressBody(body []byte) ([]byte, int) {
 	if len(body) == 0 {
 		return nil, codecRaw
 	}
-	enc := zstdEnc
-	switch {
-	case len(body) < smallBody:
-		enc = zstdEncSmall
-	case len(body) > sharedMax:
-		enc = newZstdEncoder(1, false)
-		defer enc.Close()
-	}
 	scratch := bodyScratch.Get().(*[]byte)
-	out := enc.EncodeAll(body, (*scratch)[:0])
+	var out []byte
+	codec := codecZstd
+	if len(body) < smallBody {
+		out, codec = encodeS2(body, (*scratch)[:0]), codecS2
+	} else {
+		enc := zstdEnc
+		if len(body) > sharedMax {
+			enc = newZstdEncoder(1)
+			defer enc.Close()
+		}
+		out = enc.EncodeAll(body, (*scratch)[:0])
+	}
 	defer func() {
 		if cap(out) <= sharedMax {
 			*scratch = out[:0]
@@ -96,8 +108,42 @@ func compressBody(body []byte) ([]byte, int) {
 		// reuse its buffer once SavePage returns).
 		return bytes.Clone(body), codecRaw
 	}
-	return bytes.Clone(out), codecZstd
+	return bytes.Clone(out), codec
 }
+
+// encodeS2 appends body's codec 3 form to dst: its CRC-32C, then its S2 block.
+func encodeS2(body, dst []byte) []byte {
+	n := 4 + s2.MaxEncodedLen(len(body))
+	if cap(dst) < n {
+		dst = make([]byte, 0, n)
+	}
+	dst = binary.LittleEndian.AppendUint32(dst[:0], crc32.Checksum(body, castagnoli))
+	block := s2.Encode(dst[4:n], body)
+	return dst[:4+len(block)]
+}
+
+// errDamaged is what a body that fails its checksum or does not decode reads as.
+var errDamaged = errors.New("damaged body (checksum or block does not match)")
+
+// decodeS2 reverses encodeS2, refusing a block whose claimed size passes maxBody or
+// whose content does not match its checksum.
+func decodeS2(stored []byte) ([]byte, error) {
+	if len(stored) < 4 {
+		return nil, errDamaged
+	}
+	n, err := s2.DecodedLen(stored[4:])
+	if err != nil || n > maxBody {
+		return nil, errDamaged
+	}
+	out, err := s2.Decode(make([]byte, n), stored[4:])
+	if err != nil || crc32.Checksum(out, castagnoli) != binary.LittleEndian.Uint32(stored) {
+		return nil, errDamaged
+	}
+	return out, nil
+}
+
+// maxBody bounds the size a damaged stored body may claim to decode to.
+const maxBody = 1 << 30
 
 // bodyScratch holds compressBody's scratch buffers (*[]byte), up to sharedMax each.
 var bodyScratch = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
@@ -105,12 +151,14 @@ var bodyScratch = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); retu
 // decompressBody reverses compressBody, and reads zlib bodies of older databases.
 func decompressBody(stored []byte, codec int, sizeHint int64) ([]byte, error) {
 	var capHint int
-	if sizeHint > 0 && sizeHint < 1<<30 {
+	if sizeHint > 0 && sizeHint < maxBody {
 		capHint = int(sizeHint)
 	}
 	switch codec {
 	case codecRaw:
 		return stored, nil
+	case codecS2:
+		return decodeS2(stored)
 	case codecZstd:
 		dec := zstdDec
 		if capHint > sharedMax || len(stored) > sharedMax {

@@ -376,3 +376,63 @@ func TestAnotherApplicationsDatabaseIsLeftAlone(t *testing.T) {
 		}
 	})
 }
+
+// A schema-11 store (small bodies as zstd frames, no S2) opens at the newest
+// version with its pages as they were, says which codecs its bodies may use, and
+// stores new small bodies as S2.
+func TestSchema11StoreOpensWithItsBodies(t *testing.T) {
+	s, path := openTemp(t, Options{})
+	before := testPage("http://before.test/", 4000)
+	s.SavePage(before, nil, nil)
+	s.Close()
+	db := rawDB(t, path)
+	body, codec := compressZstdForTest(t, before.Body)
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`UPDATE pages SET body_codec = ?, body = ? WHERE url = ?`, []any{codec, body, before.URL}},
+		{`UPDATE meta SET value = '0 raw, 1 zlib, 2 zstd' WHERE key = 'store.body_codecs'`, nil},
+		{`PRAGMA user_version = 11`, nil},
+	} {
+		if _, err := db.Exec(q.sql, q.args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := testPage("http://after.test/", 4000)
+	s.SavePage(after, nil, nil)
+	mustFlush(t, s)
+	for _, p := range []Page{before, after} {
+		if got, err := s.Page(p.URL); err != nil || !bytes.Equal(got.Body, p.Body) {
+			t.Errorf("%s: %d bytes, %v; want the %d bytes stored", p.URL, len(got.Body), err, len(p.Body))
+		}
+	}
+	s.Close()
+	db = rawDB(t, path)
+	defer db.Close()
+	if v := queryInt(t, db, "PRAGMA user_version"); v != int64(SchemaVersion()) {
+		t.Errorf("user_version = %d after open, want %d", v, SchemaVersion())
+	}
+	var codecs string
+	if err := db.QueryRow(`SELECT value FROM meta WHERE key = 'store.body_codecs'`).Scan(&codecs); err != nil || !strings.Contains(codecs, "3 s2") {
+		t.Errorf("store.body_codecs = %q, %v; want it to name 3 s2", codecs, err)
+	}
+	if c := queryInt(t, db, `SELECT body_codec FROM pages WHERE url = ?`, before.URL); c != codecZstd {
+		t.Errorf("the schema-11 page's body was rewritten (codec %d)", c)
+	}
+	if c := queryInt(t, db, `SELECT body_codec FROM pages WHERE url = ?`, after.URL); c != codecS2 {
+		t.Errorf("a new 4 KB body stored with codec %d, want %d (s2)", c, codecS2)
+	}
+}
+
+// compressZstdForTest is body as a zstd frame (codec 2), as older stores kept it.
+func compressZstdForTest(t *testing.T, body []byte) ([]byte, int) {
+	t.Helper()
+	return zstdEnc.EncodeAll(body, nil), codecZstd
+}

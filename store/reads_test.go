@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 func TestQueuedOrderPagingAndDeferred(t *testing.T) {
@@ -127,13 +129,16 @@ func TestBodiesRoundTripWhateverTheyHold(t *testing.T) {
 	}
 }
 
-// Databases written before zstd (codec 2) hold zlib bodies (codec 1): they must still
-// read, and a damaged body must be an error, never wrong bytes.
-func TestOlderZlibBodiesStillReadAndDamageIsAnError(t *testing.T) {
+// Databases written before zstd (codec 2) hold zlib bodies (codec 1), and those
+// written before S2 (codec 3) hold small bodies as zstd frames: they must still read,
+// and a damaged body of any codec must be an error, never wrong bytes.
+func TestOlderBodiesStillReadAndDamageIsAnError(t *testing.T) {
 	s, path := openTemp(t, Options{})
-	old, cur := testPage("http://old.test/", 6000), testPage("http://new.test/", 6000)
-	s.SavePage(old, nil, nil)
-	s.SavePage(cur, nil, nil)
+	old, small, big := testPage("http://old.test/", 6000), testPage("http://small.test/", 6000), testPage("http://big.test/", 20000)
+	oldSmall := testPage("http://old-small.test/", 5000)
+	for _, p := range []Page{old, small, big, oldSmall} {
+		s.SavePage(p, nil, nil)
+	}
 	mustFlush(t, s)
 	s.Close()
 
@@ -141,45 +146,63 @@ func TestOlderZlibBodiesStillReadAndDamageIsAnError(t *testing.T) {
 	zw := zlib.NewWriter(&zbuf)
 	zw.Write(old.Body)
 	zw.Close()
-	db := rawDB(t, path)
-	if _, err := db.Exec(`UPDATE pages SET body_codec = 1, body = ?, stored_bytes = ? WHERE url = ?`,
-		zbuf.Bytes(), zbuf.Len(), old.URL); err != nil {
+	// A small body as the schema before S2 stored it: a zstd frame, raw literals.
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderCRC(true),
+		zstd.WithNoEntropyCompression(true))
+	if err != nil {
 		t.Fatal(err)
 	}
-	if codec := queryInt(t, db, `SELECT body_codec FROM pages WHERE url = ?`, cur.URL); codec != codecZstd {
-		t.Errorf("new HTML body stored with codec %d, want %d (zstd)", codec, codecZstd)
+	zs := enc.EncodeAll(oldSmall.Body, nil)
+	db := rawDB(t, path)
+	for _, x := range []struct {
+		url   string
+		codec int
+		body  []byte
+	}{{old.URL, codecZlib, zbuf.Bytes()}, {oldSmall.URL, codecZstd, zs}} {
+		if _, err := db.Exec(`UPDATE pages SET body_codec = ?, body = ?, stored_bytes = ? WHERE url = ?`,
+			x.codec, x.body, len(x.body), x.url); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for u, want := range map[string]int64{small.URL: codecS2, big.URL: codecZstd} {
+		if codec := queryInt(t, db, `SELECT body_codec FROM pages WHERE url = ?`, u); codec != want {
+			t.Errorf("%s: HTML body stored with codec %d, want %d", u, codec, want)
+		}
 	}
 	db.Close()
 
-	s, err := Open(path, Options{})
+	s, err = Open(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if got, err := s.Page(old.URL); err != nil || !bytes.Equal(got.Body, old.Body) {
-		t.Errorf("zlib body: %d bytes, %v; want the %d bytes written", len(got.Body), err, len(old.Body))
-	}
-	if got, err := s.Page(cur.URL); err != nil || !bytes.Equal(got.Body, cur.Body) {
-		t.Errorf("zstd body: %d bytes, %v; want the %d bytes written", len(got.Body), err, len(cur.Body))
+	pages := []Page{old, small, big, oldSmall}
+	for _, p := range pages {
+		if got, err := s.Page(p.URL); err != nil || !bytes.Equal(got.Body, p.Body) {
+			t.Errorf("%s: %d bytes, %v; want the %d bytes written", p.URL, len(got.Body), err, len(p.Body))
+		}
 	}
 
-	// Flip one byte in the middle of each compressed body.
-	db = rawDB(t, path)
-	for _, u := range []string{old.URL, cur.URL} {
-		var b []byte
-		if err := db.QueryRow(`SELECT body FROM pages WHERE url = ?`, u).Scan(&b); err != nil {
-			t.Fatal(err)
+	// Flip one byte in the middle of each compressed body, then the first byte (an S2
+	// body's checksum, a zstd frame's magic number).
+	for _, at := range []func(n int) int{func(n int) int { return n / 2 }, func(int) int { return 0 }} {
+		db = rawDB(t, path)
+		for _, p := range pages {
+			var b []byte
+			if err := db.QueryRow(`SELECT body FROM pages WHERE url = ?`, p.URL).Scan(&b); err != nil {
+				t.Fatal(err)
+			}
+			b[at(len(b))] ^= 0x55
+			if _, err := db.Exec(`UPDATE pages SET body = ? WHERE url = ?`, b, p.URL); err != nil {
+				t.Fatal(err)
+			}
 		}
-		b[len(b)/2] ^= 0x55
-		if _, err := db.Exec(`UPDATE pages SET body = ? WHERE url = ?`, b, u); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
-	for _, u := range []string{old.URL, cur.URL} {
-		if got, err := s.Page(u); err == nil {
-			t.Errorf("%s: damaged body read without error (%d bytes, equal: %v)", u, len(got.Body),
-				bytes.Equal(got.Body, old.Body) || bytes.Equal(got.Body, cur.Body))
+		db.Close()
+		for _, p := range pages {
+			if got, err := s.Page(p.URL); err == nil {
+				t.Errorf("%s: damaged body read without error (%d bytes, equal: %v)", p.URL, len(got.Body),
+					bytes.Equal(got.Body, p.Body))
+			}
 		}
 	}
 }
