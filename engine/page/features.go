@@ -55,6 +55,7 @@ type featureSet struct {
 	mixed bool // some feature's weight is not 1
 	sh    shingler
 	dg    digester
+	st    storyWalk
 }
 
 // GetFeatures implements simhash.FeatureSet.
@@ -128,8 +129,16 @@ func putFeatureSet(fs *featureSet) {
 	if cap(fs.store) > 1<<16 {
 		return // a giant page's buffers are not worth keeping
 	}
+	if fs.st.sf != nil {
+		fs.st.sf.release()
+		fs.st.sf = nil
+	}
+	if cap(fs.st.feats) > 1<<14 {
+		fs.st.feats = nil
+	}
 	clear(fs.feats)
 	fs.store, fs.feats, fs.mixed = fs.store[:0], fs.feats[:0], false
+	fs.dg.text, fs.st.raw = "", "" // the texts walked are not kept
 	featureSets.Put(fs)
 }
 
@@ -249,10 +258,18 @@ func wordRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.M, r)
 }
 
+// storyWordRune reports whether r is part of a word as the story fingerprint reads
+// it (storyFeatures.paragraph): fewer runes than isWordRune (no letter-like numbers,
+// no spacing or enclosing marks).
+func storyWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
+}
+
 // Rune classes of the table.
 const (
 	classUnspaced uint8 = 1 << iota
 	classWord
+	classStoryOdd // classWord, but no part of a word to the story (storyWordRune)
 
 	runeClassSize = 0x10000 // the Basic Multilingual Plane
 )
@@ -272,6 +289,9 @@ func runeClasses() *[runeClassSize]uint8 {
 			}
 			if r >= utf8.RuneSelf && wordRune(r) || r < utf8.RuneSelf && isWordRune(r) {
 				t[r] |= classWord
+				if !storyWordRune(r) {
+					t[r] |= classStoryOdd
+				}
 			}
 		}
 		classTable = t

@@ -87,14 +87,12 @@ func textSignature(t Text) (textSums, bool) {
 	if s, ok := recent.get(key); ok {
 		return s, true
 	}
-	body := normalize(t.Body)
-	s, ok := signText(normalize(t.Title), body)
+	fs := getFeatureSet()
+	defer putFeatureSet(fs)
+	// The story fingerprint of an article is made in the same walk (storyWalk).
+	s, ok := fs.signWalk(normalize(t.Title), normalize(t.Body), t.Body, !t.Fallback)
 	if !ok {
 		return textSums{}, false
-	}
-	if !t.Fallback {
-		s.story, s.storyOK = storyFingerprint(t.Body, body, MaxStoryFeatures)
-		s.storyDone = true
 	}
 	recent.put(key, s)
 	return s, true

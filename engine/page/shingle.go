@@ -1,6 +1,7 @@
 package page
 
 import (
+	"strings"
 	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
@@ -17,6 +18,7 @@ const (
 	kindWord            // part of a word of a spaced script (isWordRune)
 	kindUnspaced        // a character of an unspaced script (isUnspacedScript)
 	kindInvalid         // utf8.RuneError: a stray invalid byte
+	kindWordOdd         // part of a word that the story fingerprint reads as no letter (storyWordRune)
 )
 
 // classOf is the kind of a rune.
@@ -29,9 +31,22 @@ func classOf(r rune) uint8 {
 		return kindOther
 	case r == utf8.RuneError:
 		return kindInvalid
+	case r < runeClassSize:
+		switch c := runeClasses()[r]; {
+		case c&classUnspaced != 0:
+			return kindUnspaced
+		case c&classWord == 0:
+			return kindOther
+		case c&classStoryOdd != 0:
+			return kindWordOdd
+		}
+		return kindWord
 	case isUnspacedScript(r):
 		return kindUnspaced
 	case isWordRune(r):
+		if !storyWordRune(r) {
+			return kindWordOdd
+		}
 		return kindWord
 	}
 	return kindOther
@@ -50,6 +65,7 @@ type shingler struct {
 	chainLen    int    // words in the current chain
 	prevCJK     rune   // previous rune of the current unspaced run, -1 if none
 	runLen      int
+	story       *storyWalk // the story fingerprint's machine, fed the words (nil: none)
 }
 
 // shingler starts a block of features of one weight.
@@ -58,15 +74,18 @@ func (fs *featureSet) shingler(weight int, maskNumbers bool) *shingler {
 		fs.mixed = true
 	}
 	sh := &fs.sh
-	sh.fs, sh.weight, sh.maskNumbers = fs, weight, maskNumbers
+	sh.fs, sh.weight, sh.maskNumbers, sh.story = fs, weight, maskNumbers, nil
 	sh.word, sh.chainLen, sh.prevCJK, sh.runLen = sh.word[:0], 0, -1, 0
 	return sh
 }
 
-func (sh *shingler) emit(b []byte) {
+// emit adds the feature of b and returns its hash.
+func (sh *shingler) emit(b []byte) uint64 {
+	sum := xxhash.Sum64(b)
 	if len(sh.fs.store) < maxFeatures {
-		sh.fs.store = append(sh.fs.store, feature{sum: xxhash.Sum64(b), weight: sh.weight})
+		sh.fs.store = append(sh.fs.store, feature{sum: sum, weight: sh.weight})
 	}
+	return sum
 }
 
 // step reads one rune of kind k.
@@ -76,6 +95,9 @@ func (sh *shingler) step(r rune, k uint8) {
 		// A stray invalid byte is not text: skip it without breaking the word or
 		// the run it fell into, so the same page with its bad bytes elsewhere
 		// (they move with the boilerplate) keeps its features.
+		if sh.story != nil {
+			sh.story.odd = true // the story breaks its word there
+		}
 	case kindUnspaced:
 		if sh.runLen == 0 {
 			// An unspaced run interrupts the word chain on both sides.
@@ -87,11 +109,23 @@ func (sh *shingler) step(r rune, k uint8) {
 		}
 		sh.prevCJK = r
 		sh.runLen++
+		if sh.story != nil {
+			sh.buf = utf8.AppendRune(sh.buf[:0], r)
+			sh.story.unspaced(sh.buf)
+		}
 	case kindWord:
 		if sh.runLen > 0 {
 			sh.endRun()
 		}
 		sh.word = utf8.AppendRune(sh.word, r)
+	case kindWordOdd:
+		if sh.runLen > 0 {
+			sh.endRun()
+		}
+		sh.word = utf8.AppendRune(sh.word, r)
+		if sh.story != nil {
+			sh.story.odd = true
+		}
 	default:
 		sh.endWord()
 		if sh.runLen > 0 {
@@ -112,12 +146,20 @@ func (sh *shingler) endWord() {
 	if len(sh.word) == 0 {
 		return
 	}
-	if sh.maskNumbers && allDigits(sh.word) {
+	masked := sh.maskNumbers && allDigits(sh.word)
+	if masked {
+		if sh.story != nil {
+			sh.story.number(sh.word)
+		}
 		sh.word = append(sh.word[:0], '#')
 	}
+	var h uint64
 	if sh.chainLen > 0 {
 		sh.buf = append(append(append(sh.buf[:0], sh.prevWord...), ' '), sh.word...)
-		sh.emit(sh.buf)
+		h = sh.emit(sh.buf)
+	}
+	if sh.story != nil && !masked {
+		sh.story.word(sh.word, h, sh.chainLen > 0)
 	}
 	sh.prevWord = append(sh.prevWord[:0], sh.word...)
 	sh.chainLen++
@@ -162,7 +204,7 @@ func (d *digester) step(i int, r rune, k uint8) {
 	case kindUnspaced:
 		d.endWord(i)
 		d.token(d.text[i : i+utf8.RuneLen(r)])
-	case kindWord:
+	case kindWord, kindWordOdd:
 		if d.start < 0 {
 			d.start = i
 		}
@@ -216,6 +258,12 @@ func (d *digester) token(tok string) {
 func signText(title, body string) (s textSums, ok bool) {
 	fs := getFeatureSet()
 	defer putFeatureSet(fs)
+	return fs.signWalk(title, body, "", false)
+}
+
+// signWalk is signText in fs; with story, the walk also makes the story fingerprint
+// of the body (storyFingerprint), raw being the body before it was normalised.
+func (fs *featureSet) signWalk(title, body, raw string, story bool) (s textSums, ok bool) {
 	d := &fs.dg
 	d.reset(title)
 	if title != "" {
@@ -228,12 +276,26 @@ func signText(title, body string) (s textSums, ok bool) {
 		sh.end()
 	}
 	s.title = d.sum()
+	var st *storyWalk
+	if story && strings.Count(body, "\n") == strings.Count(raw, "\n") {
+		// (NFKC and folding keep line breaks: the lines are the same lines)
+		st = &fs.st
+		st.start(raw)
+	}
+	walked := st != nil
 	d.reset(body)
 	sh := fs.shingler(1, true)
+	sh.story = st
+	line := 0 // where the line being read starts
 	for i, r := range body {
 		if r == '\n' { // a paragraph ends: its words do not pair with the next one's
 			sh.end()
+			if st != nil && !st.lineEnd(body[line:i]) {
+				st = nil // the story has all its features
+			}
+			line = i + 1
 			sh = fs.shingler(1, true)
+			sh.story = st
 			d.step(i, r, kindOther)
 			continue
 		}
@@ -242,11 +304,22 @@ func signText(title, body string) (s textSums, ok bool) {
 		d.step(i, r, k)
 	}
 	sh.end()
+	if st != nil {
+		st.lineEnd(body[line:])
+	}
 	s.text = d.sum()
 	if len(fs.store) == 0 {
 		return textSums{}, false
 	}
 	s.simhash = simhash.Fingerprint(fs.vector())
+	switch {
+	case walked:
+		s.story, s.storyOK = fs.st.sum()
+		s.storyDone = true
+	case story:
+		s.story, s.storyOK = storyFingerprint(raw, "", MaxStoryFeatures)
+		s.storyDone = true
+	}
 	return s, true
 }
 

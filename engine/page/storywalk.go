@@ -1,0 +1,114 @@
+package page
+
+import (
+	"strings"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/mfonda/simhash"
+)
+
+// The story fingerprint as a third machine of Sign's walk over the normalised body
+// (signText): the shingler already cuts the body into the words the story reads and
+// hashes most of the word pairs the story votes with. A story feature is the hash of
+// "previous-word word" with numbers left out, a SimHash feature the same pair with a
+// number read as "#": where no number, unspaced character or rune the two read
+// differently stands between two words, the shingler's hash is the story's and is
+// not computed again. The result is storyFingerprint's, bit for bit
+// (TestStoryWalkIsStoryFingerprint): a paragraph that holds a rune the two
+// tokenizers read differently, or that opens with a dateline, is read the old way.
+
+// storyWalk is the story's machine: the features of the current line, and the vote
+// of the lines done.
+type storyWalk struct {
+	feats      []uint64
+	prev, buf  []byte
+	havePrev   bool
+	prevShared bool // prev is the shingler's previous word in its chain: its pair hash is ours
+	odd        bool // the line holds a rune the story reads otherwise (kindWordOdd, kindInvalid)
+
+	raw string // the rest of the body as extracted: its lines are the walk's lines, folded
+	v   simhash.Vector
+	n   int // features voted
+	sf  *storyFeatures
+}
+
+// start readies the machine for a body whose extracted text is raw.
+func (st *storyWalk) start(raw string) {
+	st.feats, st.prev, st.havePrev, st.prevShared, st.odd = st.feats[:0], st.prev[:0], false, false, false
+	st.raw, st.v, st.n = raw, simhash.Vector{}, 0
+}
+
+// word reads a word the shingler ended, not masked: h is the hash of the shingler's
+// pair ending with it when paired.
+func (st *storyWalk) word(w []byte, h uint64, paired bool) {
+	if st.havePrev {
+		if paired && st.prevShared {
+			st.feats = append(st.feats, h)
+		} else {
+			st.pair(w)
+		}
+	}
+	st.prev, st.havePrev, st.prevShared = append(st.prev[:0], w...), true, true
+}
+
+// number reads a word the shingler masked as a number: an ASCII number is left out
+// of the story, another script's digits are a word of it.
+func (st *storyWalk) number(w []byte) {
+	st.prevShared = false
+	if !asciiDigits(w) {
+		st.own(w)
+	}
+}
+
+// unspaced reads a character of an unspaced script, a word of its own to the story
+// (the shingler pairs characters without a space, and not across a word).
+func (st *storyWalk) unspaced(c []byte) {
+	st.prevShared = false
+	st.own(c)
+}
+
+// own reads a word whose pair with the previous one the shingler did not hash.
+func (st *storyWalk) own(w []byte) {
+	if st.havePrev {
+		st.pair(w)
+	}
+	st.prev, st.havePrev = append(st.prev[:0], w...), true
+}
+
+// pair adds the feature of the previous word and w.
+func (st *storyWalk) pair(w []byte) {
+	st.buf = append(append(append(st.buf[:0], st.prev...), ' '), w...)
+	st.feats = append(st.feats, xxhash.Sum64(st.buf))
+}
+
+// lineEnd votes the line that ended, norm being its folded text, as storyFingerprint
+// does, and readies the machine for the next; it reports false once the features
+// are all voted (MaxStoryFeatures), when nothing more need be read.
+func (st *storyWalk) lineEnd(norm string) bool {
+	para := st.raw
+	if i := strings.IndexByte(st.raw, '\n'); i >= 0 {
+		para, st.raw = st.raw[:i], st.raw[i+1:]
+	} else {
+		st.raw = ""
+	}
+	feats := st.feats
+	if words := prose(para); words >= minParagraphWords {
+		if st.odd || len(stripDateline(para)) != len(para) {
+			if st.sf == nil {
+				st.sf = storyScratch.Get().(*storyFeatures) // given back with the feature set
+			}
+			feats = st.sf.paragraph(foldedProse(para, norm))
+		}
+		st.n = voteParagraph(&st.v, feats, words, st.n, MaxStoryFeatures)
+	}
+	st.feats, st.havePrev, st.prevShared, st.odd = st.feats[:0], false, false, false
+	return st.n < MaxStoryFeatures
+}
+
+// sum is the fingerprint of the lines voted.
+func (st *storyWalk) sum() (fp uint64, ok bool) {
+	if st.n == 0 {
+		return 0, false
+	}
+	return simhash.Fingerprint(st.v), true
+}

@@ -1,0 +1,51 @@
+package page
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// TestStoryWalkIsStoryFingerprint: the story fingerprint Sign's walk makes is the
+// one storyFingerprint makes of the text read afresh, on random paragraphs mixing
+// words, numbers in two scripts, unspaced characters, runes the story and the
+// SimHash read differently (Ⅻ, ½, spacing and enclosing marks), invalid bytes,
+// datelines and texts past MaxStoryFeatures.
+func TestStoryWalkIsStoryFingerprint(t *testing.T) {
+	tokens := []string{"the", "Council", "voted", "on", "Tuesday", "to", "approve", "budget", "harbor",
+		"2024", "5", "1,204", "٣", "٢٠٢٤", "5m", "3rd", "本市", "地铁", "线路", "ＡＢＣ", "ﬁne", "Straße",
+		"Ⅻ", "½", "क़ा", "नमस्ते", "e\u20dd", "a\u0301", "\xff", "\ufffd", "über", "—", ":", "-", "(AP)",
+		"WASHINGTON", "Москва", "вторник", "ΑΘΗΝΑ", "ε", "ไทย", "한국어", "x.", "«quote»", "don't"}
+	rng := rand.New(rand.NewPCG(7, 31))
+	for round := range 400 {
+		var paras []string
+		nParas := 1 + rng.IntN(12)
+		if round%50 == 0 {
+			nParas = 300 // past MaxStoryFeatures
+		}
+		for range nParas {
+			n := rng.IntN(40)
+			var b strings.Builder
+			if rng.IntN(5) == 0 {
+				b.WriteString([]string{"WASHINGTON (AP) — ", "BEIJING: ", "SAN FRANCISCO - ", "МОСКВА — ", "北京 — "}[rng.IntN(5)])
+			}
+			for i := range n {
+				if i > 0 {
+					b.WriteString([]string{" ", " ", " ", ", ", "", "  "}[rng.IntN(6)])
+				}
+				b.WriteString(tokens[rng.IntN(len(tokens))])
+			}
+			paras = append(paras, b.String())
+		}
+		text := Text{Title: "A title 3", Body: strings.Join(paras, "\n")}
+		recent = fingerprintCache{}
+		s, ok := textSignature(text)
+		want, wantOK := storyFingerprint(text.Body, "", MaxStoryFeatures)
+		if !ok {
+			continue
+		}
+		if !s.storyDone || s.story != want || s.storyOK != wantOK {
+			t.Fatalf("round %d: walk %x %v (done %v), afresh %x %v\n%q", round, s.story, s.storyOK, s.storyDone, want, wantOK, text.Body)
+		}
+	}
+}
