@@ -56,6 +56,7 @@ type featureSet struct {
 	sh    shingler
 	dg    digester
 	st    storyWalk
+	norm  []byte // the normalised texts of a walk (textSignature)
 }
 
 // GetFeatures implements simhash.FeatureSet.
@@ -136,6 +137,9 @@ func putFeatureSet(fs *featureSet) {
 	if cap(fs.st.feats) > 1<<14 {
 		fs.st.feats = nil
 	}
+	if cap(fs.norm) > 1<<20 {
+		fs.norm = nil
+	}
 	clear(fs.feats)
 	fs.store, fs.feats, fs.mixed = fs.store[:0], fs.feats[:0], false
 	fs.dg.text, fs.st.raw = "", "" // the texts walked are not kept
@@ -160,6 +164,42 @@ func normalize(s string) string {
 		return out
 	}
 	return cases.Fold().String(norm.NFKC.String(s))
+}
+
+// appendNormalized appends normalize(s) to dst, walking s once: ASCII is lower-cased
+// byte by byte and the fold table's runes are looked up as they come; on the first
+// rune the table does not hold, what was appended is dropped and s takes the long
+// way. The bytes are normalize's whatever s holds (TestNormalizeFoldTable).
+func appendNormalized(dst []byte, s string) []byte {
+	start := len(dst)
+	var t *[runeClassSize]uint16 // the fold table, from the first rune that is not ASCII
+	nul := false                 // the table has no NUL: normalize takes the long way for it beside such a rune
+	long := false
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A' // the table's folding of ASCII (TestNormalizeFoldTable)
+			}
+			nul = nul || c == 0
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		if t == nil {
+			t = foldTable()
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r >= runeClassSize || t[r] == 0 {
+			long = true // also an invalid byte: U+FFFD of size 1 is not in the table
+			break
+		}
+		dst = utf8.AppendRune(dst, rune(t[r]))
+		i += n
+	}
+	if long || nul && t != nil {
+		return append(dst[:start], cases.Fold().String(norm.NFKC.String(s))...)
+	}
+	return dst
 }
 
 // foldStable is normalize for text whose every rune is in the fold table (most
@@ -270,6 +310,7 @@ const (
 	classUnspaced uint8 = 1 << iota
 	classWord
 	classStoryOdd // classWord, but no part of a word to the story (storyWordRune)
+	classProse    // a letter or a digit (unicode.IsLetter, unicode.IsDigit): what prose counts as words
 
 	runeClassSize = 0x10000 // the Basic Multilingual Plane
 )
@@ -292,6 +333,9 @@ func runeClasses() *[runeClassSize]uint8 {
 				if !storyWordRune(r) {
 					t[r] |= classStoryOdd
 				}
+			}
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				t[r] |= classProse
 			}
 		}
 		classTable = t

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/crawlconsole/crawlconsole/engine/page/internal/textutil"
@@ -89,8 +90,14 @@ func textSignature(t Text) (textSums, bool) {
 	}
 	fs := getFeatureSet()
 	defer putFeatureSet(fs)
-	// The story fingerprint of an article is made in the same walk (storyWalk).
-	s, ok := fs.signWalk(normalize(t.Title), normalize(t.Body), t.Body, !t.Fallback)
+	// The normalised texts live in the feature set's buffer for the walk only: its
+	// strings share the buffer and are not kept. The story fingerprint of an
+	// article is made in the same walk (storyWalk).
+	fs.norm = appendNormalized(fs.norm[:0], t.Body)
+	nb := len(fs.norm)
+	fs.norm = appendNormalized(fs.norm, t.Title)
+	body, title := unsafe.String(unsafe.SliceData(fs.norm), nb), unsafe.String(unsafe.SliceData(fs.norm[nb:]), len(fs.norm)-nb)
+	s, ok := fs.signWalk(title, body, t.Body, !t.Fallback)
 	if !ok {
 		return textSums{}, false
 	}

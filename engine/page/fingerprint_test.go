@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/mfonda/simhash"
@@ -314,10 +315,19 @@ func TestNormalizeFoldTable(t *testing.T) {
 			texts = append(texts, string(r)+string(in[rng.Intn(len(in))])+string(r)+string(all[rng.Intn(len(all))]))
 		}
 	}
+	for c := rune(1); c < utf8.RuneSelf; c++ { // appendNormalized folds ASCII as the table does
+		if want := unicode.ToLower(c); rune(foldTable()[c]) != want {
+			t.Fatalf("the table folds %q to %q, not %q", c, rune(foldTable()[c]), want)
+		}
+	}
+	texts = append(texts, "\x00", "a\x00B", "\x00é", "É\x00", "ÀB\x00\u0301", "x\xffÉ\x00", "ＡＢ")
 	short := 0
 	for _, s := range texts {
 		if got, want := normalize(s), slow(s); got != want {
 			t.Fatalf("normalize(%+q) = %+q, NFKC and folding give %+q", s, got, want)
+		}
+		if got, want := string(appendNormalized([]byte("kept"), s)), "kept"+normalize(s); got != want {
+			t.Fatalf("appendNormalized(%+q) = %+q, normalize gives %+q", s, got, want)
 		}
 		if _, ok := foldStable(s); ok {
 			short++

@@ -234,6 +234,7 @@ const maxParagraphWeight = 80
 // unspaced script as one.
 func prose(p string) int {
 	words, unspaced, inWord := 0, 0, false
+	table := runeClasses()
 	for i := 0; i < len(p); {
 		if c := p[i]; c < utf8.RuneSelf {
 			if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
@@ -249,11 +250,22 @@ func prose(p string) int {
 		}
 		r, size := utf8.DecodeRuneInString(p[i:])
 		i += size
+		c := uint8(0)
+		if r < runeClassSize {
+			c = table[r]
+		} else {
+			if isUnspacedScript(r) {
+				c |= classUnspaced
+			}
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				c |= classProse
+			}
+		}
 		switch {
-		case isUnspacedScript(r):
+		case c&classUnspaced != 0:
 			unspaced++
 			inWord = false
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
+		case c&classProse != 0:
 			if !inWord {
 				words++
 			}
