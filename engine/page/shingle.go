@@ -21,6 +21,14 @@ const (
 	kindWordOdd         // part of a word that the story fingerprint reads as no letter (storyWordRune)
 )
 
+// asciiWord holds the ASCII bytes of kind kindWord.
+var asciiWord = func() (t [utf8.RuneSelf]bool) {
+	for c := range rune(utf8.RuneSelf) {
+		t[c] = classOf(c) == kindWord
+	}
+	return t
+}()
+
 // classOf is the kind of a rune.
 func classOf(r rune) uint8 {
 	switch {
@@ -287,8 +295,28 @@ func (fs *featureSet) signWalk(title, body, raw string, story bool) (s textSums,
 	sh := fs.shingler(1, true)
 	sh.story = st
 	line := 0 // where the line being read starts
-	for i, r := range body {
-		if r == '\n' { // a paragraph ends: its words do not pair with the next one's
+	for i := 0; i < len(body); {
+		c := body[i]
+		if c >= utf8.RuneSelf {
+			r, n := utf8.DecodeRuneInString(body[i:])
+			k := classOf(r)
+			sh.step(r, k)
+			d.step(i, r, k)
+			i += n
+			continue
+		}
+		// ASCII, most of most texts, without the calls: sh.step and d.step of the
+		// byte's kind, written out.
+		switch {
+		case asciiWord[c]:
+			if sh.runLen > 0 {
+				sh.endRun()
+			}
+			sh.word = append(sh.word, c)
+			if d.start < 0 {
+				d.start = i
+			}
+		case c == '\n': // a paragraph ends: its words do not pair with the next one's
 			sh.end()
 			if st != nil && !st.lineEnd(body[line:i]) {
 				st = nil // the story has all its features
@@ -296,12 +324,17 @@ func (fs *featureSet) signWalk(title, body, raw string, story bool) (s textSums,
 			line = i + 1
 			sh = fs.shingler(1, true)
 			sh.story = st
-			d.step(i, r, kindOther)
-			continue
+			d.endWord(i)
+		default:
+			if len(sh.word) > 0 {
+				sh.endWord()
+			}
+			if sh.runLen > 0 {
+				sh.endRun()
+			}
+			d.endWord(i)
 		}
-		k := classOf(r)
-		sh.step(r, k)
-		d.step(i, r, k)
+		i++
 	}
 	sh.end()
 	if st != nil {
