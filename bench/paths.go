@@ -4,7 +4,7 @@ package main
 // measured by a static walk (paths_walk.go) over the call graph of the module's
 // product packages (everything but bench/ and sandbox/):
 //
-//	go run ./bench paths [-role local|worker] [-top N] [-v] [-trace]
+//	go run ./bench paths [-role local|worker] [-top N] [-v] [-trace] [-cover DIR [-pages N]]
 //
 // For each role and each of its entries, the walk goes depth first from the entry,
 // each function's calls in source order (a closure's calls where the closure is
@@ -17,6 +17,11 @@ package main
 // narrowed to the role: the methods of the types a role never builds are dropped
 // (roles below). A call into the standard library or a third-party package is not
 // followed, nor what such code calls back.
+//
+// A static walk follows every branch, the rare and the failing ones too. With
+// -cover, the command also traces real crawls (paths_cover.go, paths_crawl.go) and
+// walks again, restricted to the functions they ran ("ran"), and to those one more
+// page made run again ("task"): the same order, fewer branches.
 
 import (
 	"flag"
@@ -83,6 +88,7 @@ const pathGuard = "store"
 // pathFigures are one walk's figures.
 type pathFigures struct {
 	Role, Entry      string
+	Mode             string // static, ran (a traced crawl ran it), task (one more page ran it)
 	Functions        int
 	FilesEntered     int
 	FileReentries    int
@@ -91,6 +97,7 @@ type pathFigures struct {
 	PackagesEntered  int
 	PackageReentries int
 	GoNotFollowed    int
+	NotRan           int // callees left out: the traced crawls never ran them (or not again for one more page)
 	StoreReached     bool
 	StoreEntries     int
 	StoreChains      [][]string `json:"-"`
@@ -108,6 +115,8 @@ func runPaths(args []string) (map[string]any, error) {
 	entries := fs.String("entry", "", "walk from these functions instead (comma-separated, as the walk names them: engine/lanes.(*Runner).process), with -role's wiring if given")
 	followGo := fs.Bool("go", false, "follow every go statement too (an upper bound: another lane's work, background refills)")
 	within := fs.String("within", "", "walk only these packages (module-relative, comma-separated, e.g. engine,engine/lanes): the others count as third party")
+	coverDir := fs.String("cover", "", "also walk what real crawls ran: their coverage goes to this directory (kept; the profiles found there are used again, remove it to trace anew)")
+	pages := fs.Int("pages", 2, "with -cover: the traced crawls fetch this many pages and one more")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -123,6 +132,12 @@ func runPaths(args []string) (map[string]any, error) {
 		walked = "only " + *within
 	}
 	fmt.Printf("paths: %s, %d packages walked (%s), %d functions, call graph VTA\n\n", prog.module, len(prog.walked), walked, prog.funcs)
+	var traces map[string]pathTrace
+	if *coverDir != "" {
+		if traces, err = prog.trace(*coverDir, *pages); err != nil {
+			return nil, err
+		}
+	}
 
 	guard := prog.pkg(pathGuard)
 	roles := pathRoles
@@ -159,30 +174,83 @@ func runPaths(args []string) (map[string]any, error) {
 				fmt.Printf("role %s: no function %s in the product: the entries (bench/paths.go) are stale\n\n", r.name, name)
 				continue
 			}
-			w := prog.walkPath(entry, absent, handoff, guard)
-			f := w.figures(r.name, *top)
-			rows = append(rows, f)
-			printPathWalk(w, f, r, *verbose, *trace)
-			out[r.name+" "+name] = f
+			modes := []string{"static"}
+			if traces != nil {
+				modes = append(modes, "ran", "task")
+			}
+			for _, mode := range modes {
+				var ran func(*ssa.Function) bool
+				switch mode {
+				case "ran":
+					ran = prog.ranIn(traces[r.name].large)
+				case "task":
+					ran = prog.grewIn(traces[r.name].small, traces[r.name].large)
+				}
+				if ran != nil && !ran(entry) {
+					fmt.Printf("role %s · entry %s · %s: the traced crawls never ran it\n\n", r.name, name, mode)
+					continue
+				}
+				w := prog.walkRan(entry, absent, handoff, guard, ran)
+				f := w.figures(r.name, *top)
+				f.Mode = mode
+				rows = append(rows, f)
+				printPathWalk(w, f, r, *verbose, *trace)
+				key := r.name + " " + name
+				if mode != "static" {
+					key += " " + mode
+				}
+				out[key] = f
+			}
 		}
 	}
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("no walk: role %q unknown or its entries not found", *role)
 	}
+	if traces != nil {
+		printPathTable(rows)
+	}
 	// The goals (issue: one house for one crawler): a worker's path never enters
 	// store/; a lane's path re-enters no file more than twice.
-	workerStoreFree, overTwice := true, 0
-	for _, f := range rows {
-		if f.Role == "worker" && f.StoreReached {
-			workerStoreFree = false
+	for _, mode := range []string{"static", "ran", "task"} {
+		workerStoreFree, overTwice, walks := true, 0, 0
+		for _, f := range rows {
+			if f.Mode != mode {
+				continue
+			}
+			walks++
+			if f.Role == "worker" && f.StoreReached {
+				workerStoreFree = false
+			}
+			overTwice += f.FilesOverTwice
 		}
-		overTwice += f.FilesOverTwice
+		if walks == 0 {
+			continue
+		}
+		fmt.Printf("goal (%s): a worker's path never enters %s/: %v\n", mode, pathGuard, passFail(workerStoreFree))
+		fmt.Printf("goal (%s): no file re-entered more than twice: %v (%d files over, summed over the walks)\n", mode, passFail(overTwice == 0), overTwice)
+		suffix := ""
+		if mode != "static" {
+			suffix = "_" + mode
+		}
+		out["worker_store_free"+suffix] = workerStoreFree
+		out["files_over_twice"+suffix] = overTwice
 	}
-	fmt.Printf("goal: a worker's path never enters %s/: %v\n", pathGuard, passFail(workerStoreFree))
-	fmt.Printf("goal: no file re-entered more than twice: %v (%d files over, summed over the walks)\n", passFail(overTwice == 0), overTwice)
-	out["worker_store_free"] = workerStoreFree
-	out["files_over_twice"] = overTwice
 	return out, nil
+}
+
+// printPathTable sets each walk's figures beside the same entry's in the other
+// modes.
+func printPathTable(rows []pathFigures) {
+	fmt.Printf("%-8s %-34s %-6s %9s %6s %11s %8s %9s %6s\n", "role", "entry", "mode", "functions", "files", "re-entries", "returns", "files >2", "store")
+	for _, f := range rows {
+		store := "no"
+		if f.StoreReached {
+			store = "yes"
+		}
+		fmt.Printf("%-8s %-34s %-6s %9d %6d %11d %8d %9d %6s\n", f.Role, strings.TrimPrefix(f.Entry, "engine/"), f.Mode,
+			f.Functions, f.FilesEntered, f.FileReentries, f.FileReturns, f.FilesOverTwice, store)
+	}
+	fmt.Println()
 }
 
 func passFail(ok bool) string {
@@ -304,8 +372,8 @@ func (w *pathWalk) figures(role string, top int) pathFigures {
 		Role: role, Entry: w.prog.funcName(w.order[0]), Functions: len(w.order),
 		FilesEntered: len(w.files.entered), FileReentries: w.files.nReenter, FileReturns: w.files.nReturns,
 		PackagesEntered: len(w.pkgs.entered), PackageReentries: w.pkgs.nReenter,
-		GoNotFollowed: len(w.spawns),
-		StoreReached:  len(w.guarded) > 0, StoreEntries: len(w.guarded),
+		GoNotFollowed: len(w.spawns), NotRan: len(w.unran),
+		StoreReached: len(w.guarded) > 0, StoreEntries: len(w.guarded),
 	}
 	for _, n := range w.files.reenter {
 		if n > 2 {
@@ -322,7 +390,7 @@ func (w *pathWalk) figures(role string, top int) pathFigures {
 }
 
 func printPathWalk(w *pathWalk, f pathFigures, r pathRole, verbose, trace bool) {
-	fmt.Printf("role %s · entry %s\n", f.Role, f.Entry)
+	fmt.Printf("role %s · entry %s · %s\n", f.Role, f.Entry, f.Mode)
 	if trace {
 		for _, fn := range w.order[1:] {
 			st := w.from[fn]
@@ -333,6 +401,9 @@ func printPathWalk(w *pathWalk, f pathFigures, r pathRole, verbose, trace bool) 
 	}
 	fmt.Printf("  functions %d · files entered %d · re-entries %d · returns to a file left %d · files re-entered more than twice %d\n",
 		f.Functions, f.FilesEntered, f.FileReentries, f.FileReturns, f.FilesOverTwice)
+	if f.Mode != "static" {
+		fmt.Printf("  callees left out (the traced crawls did not run them%s): %d\n", map[bool]string{true: " again for one more page"}[f.Mode == "task"], f.NotRan)
+	}
 	fmt.Printf("  packages entered %d · re-entries %d (most: %s)\n", f.PackagesEntered, f.PackageReentries,
 		strings.Join(withCounts(topUnits(w.pkgs.reenter, 4), w.pkgs.reenter), ", "))
 	if len(f.TopFiles) > 0 {

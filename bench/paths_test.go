@@ -1,8 +1,12 @@
 package main
 
 import (
+	"fmt"
+	"path/filepath"
 	"slices"
 	"testing"
+
+	"golang.org/x/tools/go/ssa"
 )
 
 // The fixture (testdata/paths) is small enough to walk by hand; the comments in its
@@ -105,5 +109,50 @@ func TestPathsFollowsFunctionsToWhatTheyWereGiven(t *testing.T) {
 	if !slices.Equal(w.files.entered, []string{"lane/c.go", "lane/d.go", "lane/e.go"}) || w.files.nReenter != 2 || w.files.nReturns != 4 {
 		t.Errorf("files entered %v, re-entries %d, returns %d; want c, d, e, 2 (d.go by A.Validate, e.go by less), 4",
 			w.files.entered, w.files.nReenter, w.files.nReturns)
+	}
+}
+
+// A traced walk keeps the static walk's order but only what a run of the fixture
+// ran: its Remote front, not the Local one (nor the store) main could have handed;
+// and for one task, what a run of two tasks ran more often than a run of one (not
+// the first task's warm-up).
+func TestPathsTracedWalkKeepsWhatTheRunRan(t *testing.T) {
+	prog := loadFixture(t)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "fixture")
+	if err := prog.buildCovered(".", bin); err != nil {
+		t.Fatal(err)
+	}
+	counts := map[int]pathCounts{}
+	for _, n := range []int{1, 2} {
+		txt, err := runCovered([]string{bin, "tasks", fmt.Sprint(n)}, filepath.Join(dir, fmt.Sprintf("tasks-%d", n)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if counts[n], err = prog.countsOf(txt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	task := prog.entry("lane.Task")
+	if got := counts[2][task]; got != 2 {
+		t.Errorf("lane.Task entered %d times by a run of two tasks, want 2", got)
+	}
+	guard := prog.pkg("store")
+	for _, c := range []struct {
+		mode string
+		ran  func(*ssa.Function) bool
+		want []string
+	}{
+		{"static", nil, []string{"lane.Task", "lane.warm", "front.(Local).Deliver", "store.Save", "front.(Remote).Deliver", "front.send"}},
+		{"ran", prog.ranIn(counts[2]), []string{"lane.Task", "lane.warm", "front.(Remote).Deliver", "front.send"}},
+		{"task", prog.grewIn(counts[1], counts[2]), []string{"lane.Task", "front.(Remote).Deliver", "front.send"}},
+	} {
+		w := prog.walkRan(task, nil, nil, guard, c.ran)
+		if got := names(w); !slices.Equal(got, c.want) {
+			t.Errorf("%s: walked %v, want %v", c.mode, got, c.want)
+		}
+		if reached := len(w.guarded) > 0; reached != (c.mode == "static") {
+			t.Errorf("%s: store reached %v", c.mode, reached)
+		}
 	}
 }

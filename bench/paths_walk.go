@@ -30,6 +30,7 @@ type pathProgram struct {
 	graph  *callgraph.Graph
 	byName map[string]*ssa.Function // walked functions by funcName
 	funcs  int                      // functions with a body in the walked packages
+	all    map[*ssa.Function]bool   // every function of the program
 }
 
 // loadPathProgram loads the module's packages in dir but those under the folders
@@ -74,7 +75,8 @@ func loadPathProgram(dir string, skip []string) (*pathProgram, error) {
 	prog, spkgs := ssautil.Packages(pkgs, ssa.InstantiateGenerics)
 	prog.Build()
 
-	p := &pathProgram{ssa: prog, root: root, fset: prog.Fset, walked: map[*types.Package]bool{}, byName: map[string]*ssa.Function{}}
+	all := ssautil.AllFunctions(prog)
+	p := &pathProgram{ssa: prog, root: root, fset: prog.Fset, walked: map[*types.Package]bool{}, byName: map[string]*ssa.Function{}, all: all}
 	if m := pkgs[0].Module; m != nil {
 		p.module = m.Path
 	}
@@ -83,7 +85,6 @@ func loadPathProgram(dir string, skip []string) (*pathProgram, error) {
 			p.walked[sp.Pkg] = true
 		}
 	}
-	all := ssautil.AllFunctions(prog)
 	for fn := range all {
 		if p.isWalked(fn) && fn.Blocks != nil {
 			p.funcs++
@@ -204,14 +205,16 @@ type pathWalk struct {
 	absent  func(*types.TypeName) bool // the types the role does not build: dynamic calls skip their methods
 	handoff func(*ssa.Function) bool   // the functions whose go statements carry the task on
 	guard   *types.Package             // the package the path must not reach (nil: none)
+	ran     func(*ssa.Function) bool   // the functions a traced crawl ran (nil: a static walk, every one)
 
 	expanded map[*ssa.Function]bool
 	from     map[*ssa.Function]pathStep // how the walk first came to a function
 	order    []*ssa.Function            // functions in the order the walk expanded them
 	files    pathUnits
 	pkgs     pathUnits
-	guarded  []*ssa.Function       // the guard package's functions entered from outside it
-	spawns   []ssa.CallInstruction // the go statements not followed
+	guarded  []*ssa.Function        // the guard package's functions entered from outside it
+	spawns   []ssa.CallInstruction  // the go statements not followed
+	unran    map[*ssa.Function]bool // callees left out because the traced crawl never ran them
 }
 
 // pathStep is a call the walk followed: the caller and the call's position.
@@ -270,8 +273,14 @@ func (u *pathUnits) back(unit string) {
 // callee the call graph gives it but the methods of the types absent says the role
 // does not build.
 func (p *pathProgram) walkPath(entry *ssa.Function, absent func(*types.TypeName) bool, handoff func(*ssa.Function) bool, guard *types.Package) *pathWalk {
-	w := &pathWalk{prog: p, absent: absent, handoff: handoff, guard: guard, expanded: map[*ssa.Function]bool{},
-		from: map[*ssa.Function]pathStep{}, files: newPathUnits(), pkgs: newPathUnits()}
+	return p.walkRan(entry, absent, handoff, guard, nil)
+}
+
+// walkRan is walkPath restricted to the functions ran says a traced crawl ran: a
+// call to any other is not followed (nil ran: every function, a static walk).
+func (p *pathProgram) walkRan(entry *ssa.Function, absent func(*types.TypeName) bool, handoff func(*ssa.Function) bool, guard *types.Package, ran func(*ssa.Function) bool) *pathWalk {
+	w := &pathWalk{prog: p, absent: absent, handoff: handoff, guard: guard, ran: ran, expanded: map[*ssa.Function]bool{},
+		from: map[*ssa.Function]pathStep{}, files: newPathUnits(), pkgs: newPathUnits(), unran: map[*ssa.Function]bool{}}
 	w.visit(entry, "entry", nil)
 	return w
 }
@@ -314,6 +323,10 @@ func (w *pathWalk) visit(fn *ssa.Function, why string, bind binding) {
 // to the caller's file and package.
 func (w *pathWalk) call(s ssa.CallInstruction, callee *ssa.Function, bind binding, file, pkg string) {
 	if w.expanded[callee] {
+		return
+	}
+	if w.ran != nil && !w.ran(callee) {
+		w.unran[callee] = true
 		return
 	}
 	p := w.prog

@@ -3,11 +3,22 @@
 package main
 
 import (
+	"os"
+	"strconv"
+
 	"pathsfixture/front"
 	"pathsfixture/lane"
 )
 
 func main() {
+	if len(os.Args) == 3 && os.Args[1] == "tasks" { // the traced test's run: N tasks on a worker
+		n, _ := strconv.Atoi(os.Args[2])
+		for range n {
+			lane.Task(front.Remote{})
+		}
+		return
+	}
+	lane.Task(front.Local{})          // never run by the traced test
 	lane.Process(front.Local{}, nil)  // one box
 	lane.Process(front.Remote{}, nil) // a worker
 	lane.Twice()
