@@ -37,9 +37,11 @@ func (f *Front) SpilledCount() int {
 func (f *Front) Settled() bool { return f.q.spillFrom == 0 && f.outstanding == 0 }
 
 // Busy reports whether a write the crawl waits for is on its way (a link insert, a
-// counted commit, a seed list) or a withdrawn source has not ended yet: the crawl
-// is not idle. Lock held.
-func (f *Front) Busy() bool { return f.outstanding != 0 || len(f.out.pending) > 0 }
+// counted commit, a seed list) or a withdrawn source has not ended yet (waiting
+// for its flush, or being ended by one): the crawl is not idle. Lock held.
+func (f *Front) Busy() bool {
+	return f.outstanding != 0 || len(f.out.pending) > 0 || f.out.ending > 0
+}
 
 // AddOutstanding counts writes on their way (d > 0) or arrived (d < 0), as a seed
 // list open for more counts as one. Lock held.

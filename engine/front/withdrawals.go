@@ -37,6 +37,10 @@ import (
 type steerOut struct {
 	urls    map[string]uint64 // withdrawn URL -> lease of the hand-out withdrawn (0: any, one box and master)
 	pending []frontier.Task   // withdrawn, not yet ended on the frontier side (FlushSteeredOut)
+	// ending counts the tasks a flush took off pending and is ending now (outside
+	// the lock): until their end is handed to the frontier side they are in
+	// neither pending nor the store's writes, and the crawl is not idle.
+	ending int
 	// flushing is held (not under the engine's lock) while a flush hands its tasks
 	// to the frontier side: a flush that finds nothing left waits for one under
 	// way, so its caller knows every withdrawal so far is written (KeepSources).
@@ -116,6 +120,7 @@ func (f *Front) FlushSteeredOut() {
 	f.Mu.Lock()
 	list := f.out.pending
 	f.out.pending = nil
+	f.out.ending += len(list)
 	f.Mu.Unlock()
 	if len(list) == 0 {
 		return
@@ -124,6 +129,7 @@ func (f *Front) FlushSteeredOut() {
 		f.crawl.Withdrawn(t)
 	}
 	f.Mu.Lock()
+	f.out.ending -= len(list)
 	f.crawl.CheckIdle()
 	f.Mu.Unlock()
 }
