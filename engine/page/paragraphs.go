@@ -72,6 +72,7 @@ func (d *doc) paragraphs() []paragraph {
 // scripts that have them (Readability counts ','; Chinese and Japanese write '，'
 // and '、', Arabic '،'), in one pass with an ASCII fast path.
 func textCounts(b []byte) (letters, commas int) {
+	var table *[runeClassSize]uint8 // the rune table, from the first rune that is not ASCII
 	for len(b) > 0 {
 		c := b[0]
 		if c < utf8.RuneSelf {
@@ -86,8 +87,13 @@ func textCounts(b []byte) (letters, commas int) {
 		}
 		r, size := utf8.DecodeRune(b)
 		b = b[size:]
+		if table == nil {
+			table = runeClasses()
+		}
 		switch {
-		case isUnspacedScript(r) || isWordRune(r):
+		case r < runeClassSize && table[r]&(classUnspaced|classWord) != 0:
+			letters++ // isUnspacedScript || isWordRune, looked up once
+		case r >= runeClassSize && (isUnspacedScript(r) || isWordRune(r)):
 			letters++
 		case r == '，' || r == '、' || r == '،' || r == '；':
 			commas++

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/crawlconsole/crawlconsole/engine/page/internal/textutil"
 )
@@ -92,8 +93,10 @@ func titleWords(s string) []string {
 		}
 		for _, r := range f {
 			if textutil.UnspacedScript(r) {
-				for _, c := range f {
-					out = append(out, string(c))
+				// f is valid UTF-8 (strings.ToLower wrote U+FFFD for any invalid
+				// byte): each character is a slice of it, not a string of its own.
+				for i, c := range f {
+					out = append(out, f[i:i+utf8.RuneLen(c)])
 				}
 				f = ""
 				break

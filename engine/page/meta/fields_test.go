@@ -1,8 +1,12 @@
 package meta
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"unicode"
+
+	"github.com/crawlconsole/crawlconsole/engine/page/internal/textutil"
 )
 
 // What a byline writes around its names — titles, degrees, the outlet, an agency,
@@ -35,6 +39,37 @@ func TestCleanAuthors(t *testing.T) {
 	} {
 		if got := strings.Join(cleanAuthors(tc.in, tc.site), ";"); got != tc.want {
 			t.Errorf("%q (site %q): %q, want %q", tc.in, tc.site, got, tc.want)
+		}
+	}
+}
+
+// TestTitleWordsCharacters: an unspaced script's characters are the words they
+// were as strings of their own, invalid bytes among them.
+func TestTitleWordsCharacters(t *testing.T) {
+	old := func(s string) []string {
+		var out []string
+		for _, f := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			if len(out) >= 64 {
+				break
+			}
+			for _, r := range f {
+				if textutil.UnspacedScript(r) {
+					for _, c := range f {
+						out = append(out, string(c))
+					}
+					f = ""
+					break
+				}
+			}
+			if f != "" {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	for _, s := range []string{"", "本市地铁 线路 Opens", "台风\xff来袭\xfe", "\xff本", "ＡＢ本市", "ไทย 한국어 ok", "X\xc3本\xe4\xb8"} {
+		if got, want := titleWords(s), old(s); !slices.Equal(got, want) {
+			t.Fatalf("titleWords(%q) = %q, want %q", s, got, want)
 		}
 	}
 }
