@@ -303,6 +303,14 @@ func looksBinary(body []byte) bool {
 // guessed reports the remaining case: no declaration, not UTF-8, read as windows-1252
 // by the HTML standard's default.
 func decode(body []byte, contentType string) (out []byte, guessed bool) {
+	switch contentType {
+	case "text/html; charset=utf-8", "text/html; charset=UTF-8":
+		// What DetermineEncoding makes of the commonest header, without parsing it:
+		// UTF-8, unless a UTF-16 byte order mark overrides it.
+		if !bytes.HasPrefix(body, []byte{0xFE, 0xFF}) && !bytes.HasPrefix(body, []byte{0xFF, 0xFE}) {
+			return body, false
+		}
+	}
 	enc, name, certain := charset.DetermineEncoding(body, contentType)
 	if !certain && name == "windows-1252" {
 		if utf8.Valid(body) {

@@ -16,28 +16,38 @@ func AppendCollapsed(dst, s []byte) []byte {
 	start := len(dst)
 	space := false
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if ASCIISpace(c) {
-				space = len(dst) > start
-				i++
+		// The run of characters at i that are neither white space nor invalid bytes
+		// is copied at once.
+		j := i
+		for j < len(s) {
+			if c := s[j]; c < utf8.RuneSelf {
+				if ASCIISpace(c) {
+					break
+				}
+				j++
 				continue
 			}
+			r, n := utf8.DecodeRune(s[j:])
+			if SpaceRune(r) || r == utf8.RuneError && n == 1 {
+				break
+			}
+			j += n
+		}
+		if j > i {
 			if space {
 				dst = append(dst, ' ')
 				space = false
-			}
-			j := i + 1 // the rest of the word is copied at once
-			for j < len(s) && s[j] < utf8.RuneSelf && !ASCIISpace(s[j]) {
-				j++
 			}
 			dst = append(dst, s[i:j]...)
 			i = j
 			continue
 		}
-		r, n := utf8.DecodeRune(s[i:])
+		r, n := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRune(s[i:])
+		}
 		i += n
-		if SpaceRune(r) {
+		if r < utf8.RuneSelf || SpaceRune(r) {
 			space = len(dst) > start
 			continue
 		}
@@ -45,11 +55,7 @@ func AppendCollapsed(dst, s []byte) []byte {
 			dst = append(dst, ' ')
 			space = false
 		}
-		if r == utf8.RuneError && n == 1 {
-			dst = utf8.AppendRune(dst, r) // an invalid byte reads as U+FFFD
-		} else {
-			dst = append(dst, s[i-n:i]...)
-		}
+		dst = utf8.AppendRune(dst, r) // an invalid byte reads as U+FFFD
 	}
 	return dst
 }

@@ -1,6 +1,7 @@
 package textutil
 
 import (
+	"math/rand/v2"
 	"testing"
 	"unicode"
 	"unicode/utf8"
@@ -30,6 +31,44 @@ func TestSpaceRune(t *testing.T) {
 	for r := rune(utf8.RuneSelf); r <= unicode.MaxRune; r++ {
 		if SpaceRune(r) != unicode.IsSpace(r) {
 			t.Fatalf("%U: SpaceRune %v, unicode.IsSpace %v", r, SpaceRune(r), unicode.IsSpace(r))
+		}
+	}
+}
+
+// TestAppendCollapsedRandom: runs copied at once give what a rune at a time gave,
+// on random mixes of spaces, words, unspaced and invalid bytes.
+func TestAppendCollapsedRandom(t *testing.T) {
+	runeAtATime := func(dst, s []byte) []byte {
+		start := len(dst)
+		space := false
+		for i := 0; i < len(s); {
+			r, n := utf8.DecodeRune(s[i:])
+			i += n
+			if r < utf8.RuneSelf && ASCIISpace(byte(r)) || r >= utf8.RuneSelf && SpaceRune(r) {
+				space = len(dst) > start
+				continue
+			}
+			if space {
+				dst = append(dst, ' ')
+				space = false
+			}
+			if r == utf8.RuneError && n == 1 {
+				dst = utf8.AppendRune(dst, r)
+			} else {
+				dst = append(dst, s[i-n:i]...)
+			}
+		}
+		return dst
+	}
+	pieces := []string{" ", "\n", "\t ", "\u00a0", "\u3000", "\u2009", "word", "本市", "é", "\xff", "\xe4\xb8", "\ufffd", "x", "\u0085"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 5000 {
+		var b []byte
+		for range rng.IntN(12) {
+			b = append(b, pieces[rng.IntN(len(pieces))]...)
+		}
+		if got, want := AppendCollapsed([]byte("k"), b), runeAtATime([]byte("k"), b); string(got) != string(want) {
+			t.Fatalf("AppendCollapsed(%q) = %q, want %q", b, got, want)
 		}
 	}
 }
