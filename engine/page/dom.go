@@ -75,6 +75,7 @@ type doc struct {
 	ogTitle string
 	attrs   []Attr // the current tag's attributes (readAttrs)
 	out     []byte // scratch of joinParagraphs
+	names   []byte // scratch of an element's names (parseDoc)
 	line    []byte // scratch of paragraphBytes
 	paras   []paragraph
 	meta    meta.Raw // what the pass keeps for the page's metadata (engine/page/meta)
@@ -363,6 +364,7 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 			}
 			var itemprop, datetime, rel, title []byte
 			pubdate := false
+			names := d.names[:0] // class and id, lower case: one string an element
 			for _, a := range attrs {
 				key, val := a.Key, a.Val
 				switch string(key) {
@@ -385,8 +387,9 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 				case "pubdate":
 					pubdate = true
 				case "class", "id":
-					if len(val) > 0 && len(e.names) < 512 {
-						e.names += strings.ToLower(string(val)) + " "
+					if len(val) > 0 && len(names) < 512 {
+						names = appendLower(names, val)
+						names = append(names, ' ')
 					}
 				case "hidden":
 					e.flags |= flagHidden
@@ -405,6 +408,10 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 					}
 				}
 			}
+			if len(names) > 0 {
+				e.names = string(names)
+			}
+			d.names = names
 			if kind&kindChrome != 0 {
 				e.flags |= flagChromeTag
 			}
@@ -474,6 +481,23 @@ func (d *doc) readAttrs(z *html.Tokenizer) []Attr {
 		return nil
 	}
 	return d.attrs
+}
+
+// appendLower appends strings.ToLower(string(b)) to dst, without the string when b
+// is ASCII.
+func appendLower(dst, b []byte) []byte {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return append(dst, strings.ToLower(string(b))...)
+		}
+	}
+	for _, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
 }
 
 // tagAtom is atom.Lookup(z.TagName()) read from the raw tag (z.Raw()): TagName

@@ -96,9 +96,13 @@ func (c *scriptCounts) count(s string, nwords *int, last bool) {
 	for i := 0; i < len(s); {
 		if ch := s[i]; ch < utf8.RuneSelf {
 			if lower := ch | 0x20; 'a' <= lower && lower <= 'z' {
-				c.letters++
-				c.latin++
-				i++
+				j := i + 1 // the run of ASCII letters, counted at once
+				for j < len(s) && 'a' <= s[j]|0x20 && s[j]|0x20 <= 'z' {
+					j++
+				}
+				c.letters += j - i
+				c.latin += j - i
+				i = j
 				continue
 			}
 			if i > word && *nwords < 4000 {
