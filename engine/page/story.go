@@ -231,7 +231,8 @@ func countBits(fs []uint64, ones *[64]int) {
 const maxParagraphWeight = 80
 
 // prose returns the size of a paragraph in words, counting two characters of an
-// unspaced script as one.
+// unspaced script as one, up to maxParagraphWeight: past it a paragraph weighs the
+// same (voteParagraph), so the rest of a long one is not read.
 func prose(p string) int {
 	words, unspaced, inWord := 0, 0, false
 	table := runeClasses()
@@ -239,7 +240,9 @@ func prose(p string) int {
 		if c := p[i]; c < utf8.RuneSelf {
 			if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
 				if !inWord {
-					words++
+					if words++; words+unspaced/2 >= maxParagraphWeight {
+						return words + unspaced/2
+					}
 				}
 				inWord = true
 			} else {
@@ -263,11 +266,15 @@ func prose(p string) int {
 		}
 		switch {
 		case c&classUnspaced != 0:
-			unspaced++
+			if unspaced++; words+unspaced/2 >= maxParagraphWeight {
+				return words + unspaced/2
+			}
 			inWord = false
 		case c&classProse != 0:
 			if !inWord {
-				words++
+				if words++; words+unspaced/2 >= maxParagraphWeight {
+					return words + unspaced/2
+				}
 			}
 			inWord = true
 		default:

@@ -68,7 +68,8 @@ func (m *Raw) siteName() string {
 // the shorter appear in the longer (a title adds the site's name, a headline on the
 // page may drop a kicker).
 func sameHeadline(a, b string) bool {
-	wa, wb := titleWords(a), titleWords(b)
+	var bufA, bufB [64]string // the words, on the stack for most titles
+	wa, wb := appendTitleWords(bufA[:0], a), appendTitleWords(bufB[:0], b)
 	if len(wa) == 0 || len(wb) == 0 {
 		return false
 	}
@@ -85,28 +86,49 @@ func sameHeadline(a, b string) bool {
 }
 
 // titleWords are a title's words, lower case; an unspaced script counts by character.
-func titleWords(s string) []string {
-	var out []string
-	for _, f := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if len(out) >= 64 {
-			break
-		}
-		for _, r := range f {
-			if textutil.UnspacedScript(r) {
-				// f is valid UTF-8 (strings.ToLower wrote U+FFFD for any invalid
-				// byte): each character is a slice of it, not a string of its own.
-				for i, c := range f {
-					out = append(out, f[i:i+utf8.RuneLen(c)])
-				}
-				f = ""
-				break
+func titleWords(s string) []string { return appendTitleWords(nil, s) }
+
+// appendTitleWords appends titleWords(s) to out: the fields of the lower-cased title
+// between runes that are neither letters nor digits (strings.FieldsFunc's), at most
+// 64 fields read.
+func appendTitleWords(out []string, s string) []string {
+	s = strings.ToLower(s) // valid UTF-8 from here: ToLower wrote U+FFFD for any invalid byte
+	start := len(out)
+	field := -1 // where the field being read starts
+	for i, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if field < 0 {
+				field = i
 			}
+			continue
 		}
-		if f != "" {
-			out = append(out, f)
+		if field >= 0 {
+			if len(out)-start >= 64 {
+				return out
+			}
+			out = appendTitleField(out, s[field:i])
+			field = -1
 		}
 	}
+	if field >= 0 && len(out)-start < 64 {
+		out = appendTitleField(out, s[field:])
+	}
 	return out
+}
+
+// appendTitleField appends a field of a title: the field, or each of its characters
+// when it holds an unspaced script's.
+func appendTitleField(out []string, f string) []string {
+	for _, r := range f {
+		if textutil.UnspacedScript(r) {
+			// f is valid UTF-8: each character is a slice of it, not a string of its own.
+			for i, c := range f {
+				out = append(out, f[i:i+utf8.RuneLen(c)])
+			}
+			return out
+		}
+	}
+	return append(out, f)
 }
 
 // titleSeps split a <title> into the headline and the site's name.

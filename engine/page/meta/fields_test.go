@@ -67,7 +67,9 @@ func TestTitleWordsCharacters(t *testing.T) {
 		}
 		return out
 	}
-	for _, s := range []string{"", "本市地铁 线路 Opens", "台风\xff来袭\xfe", "\xff本", "ＡＢ本市", "ไทย 한국어 ok", "X\xc3本\xe4\xb8"} {
+	long := strings.Repeat("Word 本市 ", 40)
+	for _, s := range []string{"", "本市地铁 线路 Opens", "台风\xff来袭\xfe", "\xff本", "ＡＢ本市", "ไทย 한국어 ok", "X\xc3本\xe4\xb8",
+		long, long + "tail", "  lead, trail!  ", "a-b_c d’e ½ Ⅻ 3.5"} {
 		if got, want := titleWords(s), old(s); !slices.Equal(got, want) {
 			t.Fatalf("titleWords(%q) = %q, want %q", s, got, want)
 		}
