@@ -92,7 +92,8 @@ func countScripts(title, body string) scriptCounts {
 // ASCII letters is lower-cased byte for byte.
 func (c *scriptCounts) count(s string, nwords *int, last bool) {
 	table := letterTable()
-	word, ascii := 0, true // the current word starts at word; all its letters ASCII so far
+	var scripts [scDevanagari + 1]int // letters by script, added to c at the end
+	word, ascii := 0, true            // the current word starts at word; all its letters ASCII so far
 	for i := 0; i < len(s); {
 		if ch := s[i]; ch < utf8.RuneSelf {
 			if lower := ch | 0x20; 'a' <= lower && lower <= 'z' {
@@ -100,8 +101,7 @@ func (c *scriptCounts) count(s string, nwords *int, last bool) {
 				for j < len(s) && 'a' <= s[j]|0x20 && s[j]|0x20 <= 'z' {
 					j++
 				}
-				c.letters += j - i
-				c.latin += j - i
+				scripts[scLatin] += j - i
 				i = j
 				continue
 			}
@@ -121,8 +121,7 @@ func (c *scriptCounts) count(s string, nwords *int, last bool) {
 			k = letterScript(r)
 		}
 		if k != scNone {
-			c.letters++
-			c.add(k)
+			scripts[k]++
 			ascii = false
 			i += size
 			continue
@@ -137,6 +136,12 @@ func (c *scriptCounts) count(s string, nwords *int, last bool) {
 	if word < len(s) && (last || *nwords < 4000) {
 		c.countWordOf(s[word:], ascii)
 		*nwords++
+	}
+	for k, n := range scripts {
+		if k != int(scNone) {
+			c.letters += n
+			c.add(uint8(k), n)
+		}
 	}
 }
 
@@ -262,29 +267,29 @@ var letterTable = sync.OnceValue(func() *[0x10000]uint8 {
 	return t
 })
 
-// add counts a letter of script k.
-func (c *scriptCounts) add(k uint8) {
+// add counts n letters of script k.
+func (c *scriptCounts) add(k uint8, n int) {
 	switch k {
 	case scLatin:
-		c.latin++
+		c.latin += n
 	case scCyrillic:
-		c.cyrillic++
+		c.cyrillic += n
 	case scGreek:
-		c.greek++
+		c.greek += n
 	case scArabic:
-		c.arabic++
+		c.arabic += n
 	case scHebrew:
-		c.hebrew++
+		c.hebrew += n
 	case scHangul:
-		c.hangul++
+		c.hangul += n
 	case scKana:
-		c.kana++
+		c.kana += n
 	case scHan:
-		c.han++
+		c.han += n
 	case scThai:
-		c.thai++
+		c.thai += n
 	case scDevanagari:
-		c.devanagari++
+		c.devanagari += n
 	}
 }
 
