@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/discover"
-	"github.com/crawlconsole/crawlconsole/sandbox"
 )
 
 // discoSite is a loopback site for the discovery tests: every request logged,
@@ -424,158 +422,4 @@ func TestFeedsArePolledAtTheirOwnPace(t *testing.T) {
 	if s.requested("/quiet") == 0 || br < 3*qr {
 		t.Errorf("the poller learned %.0f new URLs/h for the busy feed, %.0f for the quiet one: want the busy one polled at least 3x as often", br, qr)
 	}
-}
-
-// publishingScale runs the publishing sandbox 600x real time: a web hour in 6 s.
-const publishingScale = 600
-
-// On the sandbox's publishing sites, the crawl reads their feeds and
-// sitemaps through the lanes — no anti-bot violation, no ban — and every article
-// published while it runs on a site with a feed or an honest sitemap is fetched
-// within a few reads of its site's feeds and sitemaps (on an idle box, seconds).
-// Before, no feed or sitemap was ever requested.
-func TestPublishingSandboxCrawl(t *testing.T) {
-	t.Parallel()
-	cfg := sandbox.DefaultConfig()
-	cfg.Seed, cfg.Hosts, cfg.Scale, cfg.Publishing = 3, 40, publishingScale, true
-	cfg.Faults.Shares = nil
-	cfg.DNS.NXDomainShare, cfg.DNS.ServFailShare, cfg.DNS.TimeoutShare = 0, 0, 0
-	cfg.DNS.LatencyMin, cfg.DNS.LatencyMax = 0, time.Millisecond
-	cfg.Robots.CrawlDelayShare = 0
-	sb, err := sandbox.Start(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sb.Close() })
-	o := config.DefaultOptions()
-	announced := map[string]bool{}
-	for _, s := range sb.Web().PublishingSites() {
-		o.Seeds = append(o.Seeds, s.Entry)
-		announced[s.Domain] = s.Announce != sandbox.AnnounceNone && s.Announce != sandbox.AnnounceLyingLM
-	}
-	o.DB = filepath.Join(t.TempDir(), "crawl.db")
-	o.DNSServers = []string{sb.DNSAddr()}
-	o.AllowPrivate = []string{"127.0.0.0/8"}
-	gap := time.Duration(float64(cfg.AntiBot.HumanGap) / publishingScale)
-	o.Lanes.Max = 8
-	o.Lanes.DelayMin, o.Lanes.DelayMax = gap*5/4, gap*3
-	o.HostRate = publishingScale
-	o.Revisit = o.Revisit.Scaled(publishingScale)
-	o.Discovery.Probe = config.ProbeAll
-	o.Discovery.MinPoll, o.Discovery.MaxPoll = 100*time.Millisecond, 3*time.Second
-	e := startEngine(t, o)
-	from := sb.Now().Add(3 * time.Second * publishingScale) // 3 s in: the first reads are done
-	to := from.Add(8 * time.Second * publishingScale)
-	var want []sandbox.Article
-	waitFor(t, "the measured window to pass", func() bool { return sb.Now().After(to) })
-	for _, s := range sb.Web().PublishingSites() {
-		if announced[s.Domain] {
-			want = append(want, sb.Web().Published(s.Domain, from, to)...)
-		}
-	}
-	if len(want) < 5 {
-		t.Fatalf("only %d articles published in the window: the test web is too quiet", len(want))
-	}
-	notModified := 0
-	fetched := func() (map[string]time.Time, int) {
-		got, docs := map[string]time.Time{}, 0
-		notModified = 0
-		for _, r := range sb.Truth().Requests() {
-			if r.Kind == sandbox.KindDiscovery && r.Status == http.StatusNotModified {
-				notModified++
-			}
-			if r.Status == http.StatusOK {
-				if _, ok := got[r.URL]; !ok {
-					got[r.URL] = r.End
-				}
-			}
-			if r.Kind == sandbox.KindDiscovery {
-				docs++
-			}
-		}
-		return got, docs
-	}
-	missing := func() []string {
-		got, _ := fetched()
-		var out []string
-		for _, a := range want {
-			if _, ok := got[a.URL]; !ok {
-				out = append(out, a.URL)
-			}
-		}
-		return out
-	}
-	for deadline := time.Now().Add(patience); len(missing()) > 0 && time.Now().Before(deadline); {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if m := missing(); len(m) > 0 {
-		reads := map[string]int{}
-		for _, r := range sb.Truth().Requests() {
-			if r.Kind == sandbox.KindDiscovery || strings.HasSuffix(r.URL, "/robots.txt") {
-				reads[fmt.Sprintf("%s %d", r.URL, r.Status)]++
-			}
-		}
-		t.Fatalf("%d of %d articles never fetched, e.g. %v; feed/sitemap reads: %v; discovery %+v", len(m), len(want), m[:min(3, len(m))], reads, e.Snapshot().Discovery)
-	}
-	e.Close()
-	got, docs := fetched()
-	// Promptness is judged by the crawl's own steps, not by the wall clock (on a
-	// loaded box every step comes later): after an article is published, its site's
-	// feeds and sitemaps are read at the poller's pace, and the first read that
-	// lists it queues it at once, so at most a few of its site's reads go by before
-	// the article is fetched.
-	siteOf := map[string]string{} // host -> site domain
-	for _, s := range sb.Web().PublishingSites() {
-		for _, h := range s.Hosts {
-			siteOf[h] = s.Domain
-		}
-	}
-	reqs := sb.Truth().Requests()
-	worstReads, worstURL := 0, ""
-	for _, a := range want {
-		pub, site := sb.RealTime(a.Published), siteOf[a.Host]
-		var fetchedAt time.Time
-		for _, r := range reqs {
-			if r.URL == a.URL && r.Status == http.StatusOK {
-				fetchedAt = r.Start
-				break
-			}
-		}
-		reads := 0
-		for _, r := range reqs {
-			if r.Kind == sandbox.KindDiscovery && siteOf[r.Host] == site && r.Start.After(pub) && r.End.Before(fetchedAt) {
-				reads++
-			}
-		}
-		if reads > worstReads {
-			worstReads, worstURL = reads, a.URL
-		}
-	}
-	// On an idle box 3 reads at most, 10 on a loaded one (the reads keep their timer
-	// pace while the lanes slow down); an article queued behind the crawl's other
-	// pages instead of at once would see dozens.
-	if worstReads > 20 {
-		t.Errorf("%d reads of its site's feeds and sitemaps went by between %s's publication and its fetch: want it fetched within a few (20)", worstReads, worstURL)
-	}
-	if docs == 0 || notModified == 0 {
-		t.Errorf("%d feed/sitemap reads, %d answered 304: want reads, conditional", docs, notModified)
-	}
-	var violations int
-	for _, r := range sb.Truth().Requests() {
-		if r.Violation || r.Banned {
-			violations++
-			if violations < 6 {
-				t.Logf("violation: %s %s %v", r.Kind, r.URL, r.Start.Format("15:04:05.000"))
-			}
-		}
-	}
-	if violations > 0 || len(sb.Truth().Bans()) > 0 {
-		t.Errorf("%d anti-bot violations, %d bans: discovery went around the politeness gate", violations, len(sb.Truth().Bans()))
-	}
-	var worst time.Duration
-	for _, a := range want {
-		worst = max(worst, got[a.URL].Sub(sb.RealTime(a.Published)))
-	}
-	t.Logf("%d articles in the window, all fetched, slowest %v after publication (%d of its site's reads before it at most); %d feed/sitemap reads, %d of them 304",
-		len(want), worst, worstReads, docs, notModified)
 }
