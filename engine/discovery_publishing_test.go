@@ -92,6 +92,7 @@ func TestPublishingSandboxCrawl(t *testing.T) {
 	o.Lanes.Max = 8
 	o.Lanes.DelayMin, o.Lanes.DelayMax = gap*5/4, gap*3
 	o.HostRate = publishingScale
+	atWebPace(&o, publishingScale)
 	o.Revisit = o.Revisit.Scaled(publishingScale)
 	// Pages are fetched once (their class windows close at once); feeds and sitemaps
 	// are read on the Poller's own schedule, which windows do not bound. Refetched
