@@ -23,10 +23,9 @@ func (c *endingCrawl) Withdrawn(t frontier.Task) {
 // A search withdrawn as it reaches the queue (its keyword removed, here in an
 // earlier run's steering log replayed before the resume) keeps the crawl busy
 // until its end is handed to the store, not only until a flush takes it off the
-// list of those waiting. In between, the crawl was judged idle: the end of crawl
-// check read the store before the withdrawal was written, took the search for a
-// URL lost on its way to the queue (an error "a bug worth reporting"), queued it
-// again, and it was withdrawn and counted as skipped twice.
+// list of those waiting. In between, Busy said idle: the crawl could be judged
+// dry with a withdrawal unwritten (one box's end check still waits for the flush
+// under way, through FlushDeferred; a worker's idle check asks no store).
 func TestAWithdrawnTaskKeepsTheCrawlBusyUntilItsEndIsWritten(t *testing.T) {
 	f, fc, _ := storeFront(t, &config.Options{QueueMemory: 100}, nil)
 	c := &endingCrawl{fakeCrawl: fc, ending: make(chan frontier.Task, 1), release: make(chan struct{})}
