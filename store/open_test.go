@@ -436,3 +436,65 @@ func compressZstdForTest(t *testing.T, body []byte) ([]byte, int) {
 	t.Helper()
 	return zstdEnc.EncodeAll(body, nil), codecZstd
 }
+
+// A schema-12 store (pages keyed by their URL's text) opens with every page as it
+// was, each now under its URL's row id, a page whose URL had no urls row included;
+// a page saved again is still stored once.
+func TestSchema12StoreKeysPagesByTheirURLRow(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "crawl.db")
+	db := rawDB(t, path)
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, _ := migrations()
+	if _, err := migrate(context.Background(), conn, path, ms[:12]); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	a, b, orphan := testPage("http://a.test/1", 3000), testPage("http://b.test/2", 20000), testPage("http://c.test/3", 500)
+	for _, u := range []string{"http://z.test/first", b.URL, a.URL} { // seq order differs from URL order
+		if _, err := db.Exec(`INSERT INTO urls(url, host, state) VALUES(?, 'h', 2)`, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, p := range []Page{a, b, orphan} {
+		body, codec := compressBody(p.Body)
+		if _, err := db.Exec(`INSERT INTO pages(id, url, fetched_at, status, content_type, bytes, stored_bytes,
+			body_codec, body, etag, final_url, headline) VALUES(?, ?, ?, 200, 'text/html', ?, ?, ?, ?, ?, ?, ?)`,
+			100+i, p.URL, p.FetchedAt.UnixNano(), len(p.Body), len(body), codec, body, p.ETag, p.FinalURL,
+			"headline "+p.URL); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []Page{a, b, orphan} {
+		got, err := s.Page(p.URL)
+		if err != nil || !bytes.Equal(got.Body, p.Body) || got.ETag != p.ETag || got.FinalURL != p.FinalURL {
+			t.Errorf("%s: %d bytes, etag %q, final %q, %v; want the page stored before", p.URL, len(got.Body),
+				got.ETag, got.FinalURL, err)
+		}
+		if m, err := s.PageMeta(p.URL); err != nil || m == nil || m.Headline != "headline "+p.URL {
+			t.Errorf("%s: metadata %+v, %v; want its headline kept", p.URL, m, err)
+		}
+	}
+	s.SavePage(a, nil, nil) // a fetch again after a crash: still one page
+	mustFlush(t, s)
+	if c, err := s.Counts(); err != nil || c.Pages != 3 {
+		t.Errorf("Counts = %+v, %v; want 3 pages", c, err)
+	}
+	s.Close()
+	db = rawDB(t, path)
+	defer db.Close()
+	if n := queryInt(t, db, `SELECT COUNT(*) FROM pages p JOIN urls u ON u.seq = p.id AND u.url = p.url`); n != 3 {
+		t.Errorf("%d pages under their URL's row id, want 3", n)
+	}
+	if n := queryInt(t, db, `SELECT COUNT(*) FROM urls WHERE url = ? AND state = 2`, orphan.URL); n != 1 {
+		t.Errorf("the page without a URL row got %d processed urls rows, want 1", n)
+	}
+}
