@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/crawlconsole/crawlconsole/engine/page/internal/textutil"
 	"github.com/crawlconsole/crawlconsole/engine/page/meta"
@@ -217,7 +218,7 @@ func (p *Parsed) extractText() (t Text, ok bool) {
 			d = parseDoc(p.decoded, len(p.decoded), nil)
 		}
 		p.doc = nil
-		p.title = strings.Join(strings.Fields(string(d.title)), " ")
+		p.title = collapseTitle(d.title)
 		t = extract(d)
 		if !p.noMeta {
 			m := d.meta
@@ -232,6 +233,20 @@ func (p *Parsed) extractText() (t Text, ok bool) {
 		return Text{}, false
 	}
 	return t, true
+}
+
+// collapseTitle is strings.Join(strings.Fields(string(b)), " "): the fields between
+// white space (unicode.IsSpace, the runes textutil.AppendCollapsed folds) joined by
+// one space, built once for valid UTF-8 (AppendCollapsed would write U+FFFD for an
+// invalid byte that Fields keeps).
+func collapseTitle(b []byte) string {
+	if !utf8.Valid(b) {
+		return strings.Join(strings.Fields(string(b)), " ")
+	}
+	if len(b) == 0 {
+		return ""
+	}
+	return string(textutil.AppendCollapsed(make([]byte, 0, len(b)), b))
 }
 
 // docs recycles the trees' buffers: a crawler parses every page it fetches.
