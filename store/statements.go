@@ -47,11 +47,14 @@ const revisitUpdates = `class = excluded.class, first = excluded.first, t = excl
 	freq = excluded.freq, price = excluded.price, policy = excluded.policy,
 	fresh = excluded.fresh, age = excluded.age, behind = excluded.behind`
 
-// upsertRevisitSQL writes a page's revisit state; a stored change signal stays.
-const upsertRevisitSQL = `INSERT INTO revisit(url, class, first, t, x, last, next, hash, has_hash,
+// upsertRevisitSQL writes a page's revisit state; a stored change signal stays. The
+// row is keyed by the URL's row (revisit.seq = urls.seq, migration 14): a URL without
+// one writes nothing (upsertRevisit adds the URL first then).
+const upsertRevisitSQL = `INSERT INTO revisit(seq, url, class, first, t, x, last, next, hash, has_hash,
 	fetches, distance, freq, price, policy, fresh, age, behind)
-	VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-	ON CONFLICT(url) DO UPDATE SET ` + revisitUpdates
+	SELECT seq, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17
+	FROM urls WHERE url = ?1
+	ON CONFLICT(seq) DO UPDATE SET ` + revisitUpdates
 
 // prepareStatements compiles the writer's statements on conn.
 func prepareStatements(ctx context.Context, conn rawConn) (*statements, error) {
@@ -98,7 +101,7 @@ func prepareStatements(ctx context.Context, conn rawConn) (*statements, error) {
 		ON CONFLICT(key) DO UPDATE SET value = excluded.value`)
 	prep(&st.upsertRevisit, upsertRevisitSQL)
 	prep(&st.upsertRevisitChange, upsertRevisitChangeSQL)
-	prep(&st.setRevisitNext, `UPDATE revisit SET next = ? WHERE url = ?`)
+	prep(&st.setRevisitNext, `UPDATE revisit SET next = ? WHERE seq = (SELECT seq FROM urls WHERE url = ?)`)
 	prep(&st.insertCapture, `INSERT INTO captures(url, fetched_at, status, status_line, request_head,
 		response_head, remote_ip, decoded, truncated, payload_digest, bytes, body_codec, body, refers_to,
 		lane, egress, node, in_page, kind) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
