@@ -148,8 +148,25 @@ func waitDone(t *testing.T, e *Engine, d time.Duration) {
 	select {
 	case <-e.Done():
 	case <-time.After(d):
-		t.Fatalf("crawl not done after %v: %+v", d, e.Stats())
+		t.Fatalf("crawl not done after %v: %+v\n%s", d, e.Stats(), stuckState(e))
 	}
+}
+
+// stuckState says what keeps a crawl from ending: the front's and the crew's
+// counts the idle check reads, and each lane's status, task and host gap (a task
+// in a lane's hand waiting out a back-off, or a queue no lane serves).
+func stuckState(e *Engine) string {
+	snap := e.Snapshot()
+	e.mu.Lock()
+	waiting, inHand := e.crew.Counts()
+	b := fmt.Sprintf("front busy %v, spilled %v; crew waiting %d, in hand %d; board lanes %d, pending %d; paused %v",
+		e.fr.Busy(), e.fr.Spilled(), waiting, inHand, e.lanes.Board.Len(), e.lanes.Board.Pending(), e.paused)
+	e.mu.Unlock()
+	for _, l := range snap.Lanes {
+		b += fmt.Sprintf("\n  lane %d %v hosts %v queued %d current %s next %v gap %v (%s)",
+			l.ID, l.Status, l.Hosts, l.Queued, l.Current, l.NextFetch.Format(time.TimeOnly), l.Gap, l.GapWhy)
+	}
+	return b
 }
 
 func storedPages(t *testing.T, path string) []string {
