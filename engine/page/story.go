@@ -238,7 +238,7 @@ func prose(p string) int {
 	table := runeClasses()
 	for i := 0; i < len(p); {
 		if c := p[i]; c < utf8.RuneSelf {
-			if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			if asciiWord[c] { // an ASCII letter or digit
 				if !inWord {
 					if words++; words+unspaced/2 >= maxParagraphWeight {
 						return words + unspaced/2
