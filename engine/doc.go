@@ -145,12 +145,14 @@
 //     master.VerdictBook) and life (master.Shell, which the engine's masterShell
 //     implements).
 //
-// The seam between the halves is lanes.Front, the port the lanes define: what a
-// lane needs from a front (its next task and the board's bookkeeping, prepare a
-// refetch, mark a task begun or abandoned, deliver its Outcome, defer URLs, record a
-// refusal, the counters). Package lanes/local implements it over the board, and
-// reaches the crawl through local.Crawl, the port it defines (laneport.go is the
-// engine's side of that); the record half goes through frontPort (record.go). On one box and on a master the port is
+// The seam between the halves is two ports the lanes define. lanes.Front is what a
+// lane needs from the side that hands it tasks (its next task and the board's
+// bookkeeping, defer URLs, the counters); package lanes/local implements it over the
+// board, and reaches the crawl through local.Crawl, the port it defines (laneport.go
+// is the engine's side of that). lanes.Record is where each task goes on its way in
+// and out (prepare a refetch, mark a task begun or abandoned, deliver its Outcome,
+// record a refusal): the lanes call the crawl's frontPort (record.go) directly, no
+// adapter between. On one box and on a master the record is
 // localFront, which records into the store in process (front.Front.Record). On a worker it is
 // worker.Front, which sends each Outcome to the master as a result
 // over NATS (worker.Report), and each URL it set aside as a deferral (a message of its own: the master

@@ -3,27 +3,21 @@ package engine
 import (
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/local"
 	"github.com/crawlconsole/crawlconsole/engine/view"
-	"github.com/crawlconsole/crawlconsole/store"
 )
 
-// lanesPort is the engine as its lanes' crawl (local.Crawl): the record of their
-// tasks (e.front: this process's store, or the master), the crawl's pause, idle
-// check, log and clock.
+// lanesPort is the engine as its lanes' crawl (local.Crawl): where their deferrals
+// and history go (e.front: this process's store, or the master), the crawl's pause,
+// idle check, log and clock. The record of their tasks is e.front itself, handed to
+// the lanes as it is (local.Parts.Record).
 type lanesPort struct{ e *Engine }
 
 var _ local.Crawl = lanesPort{}
 
-func (p lanesPort) Prepare(o *lanes.Outcome)          { p.e.front.Prepare(o) }
-func (p lanesPort) Begin(t frontier.Task, lane int)   { p.e.front.Begin(t, lane) }
-func (p lanesPort) Abandon(t frontier.Task, lane int) { p.e.front.Abandon(t, lane) }
-func (p lanesPort) Deliver(o lanes.Outcome)           { p.e.front.Deliver(o) }
-func (p lanesPort) Refused(r store.Refusal)           { p.e.front.Refused(r) }
-func (p lanesPort) DeferURLs(list []lanes.Deferred)   { p.e.front.DeferURLs(list) }
-func (p lanesPort) RequeueDeferred()                  { p.e.front.RequeueDeferred() }
+func (p lanesPort) DeferURLs(list []lanes.Deferred) { p.e.front.DeferURLs(list) }
+func (p lanesPort) RequeueDeferred()                { p.e.front.RequeueDeferred() }
 func (p lanesPort) Undefer(urls []string, now time.Time) {
 	p.e.front.Undefer(urls, now)
 }

@@ -214,6 +214,7 @@ func StartWorker(o config.WorkerOptions) (*Worker, error) {
 			return nil, err
 		}
 		e.front = n.Front(&e.c, e.logf, e.now)
+		e.lanes.SetRecord(e.front) // the lanes record their tasks at the master
 		w.e = e
 		return worker.Join(n, worker.Parts{Mu: &e.mu, Lanes: e.lanes, Front: e.fr}, workerCrawl{e}), nil
 	})

@@ -40,7 +40,7 @@ func (r *Runner) fetchWithRetry(s *Slot, link *route.Link, t frontier.Task, hdr 
 			r.Mu.Unlock()
 			if swapped {
 				if !dropped { // a withdrawn task's end is written by the front
-					r.Front.Abandon(t, s.Lane.ID)
+					r.Record.Abandon(t, s.Lane.ID)
 				}
 				return nil, nil, kindSwapped, false
 			}

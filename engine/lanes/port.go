@@ -8,13 +8,13 @@ import (
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
-// Front is the port the lanes need from a front, the side that owns the queue and
-// the store: on one box the engine's own, on a worker the master's proxy. A lane
-// asks it for tasks (Tasks), hands it what each task came to (Record), moves the
-// crawl's figures (Tally) and says what it did (Logf).
+// Front is the port the lanes need from the side that hands them tasks (on one box
+// and on a worker, this process's crew over its board): a lane asks it for tasks
+// (Tasks), moves the crawl's figures (Tally) and says what it did (Logf). What each
+// task came to goes to the Record port, the crawl's record itself (Runner.Record):
+// a task's way in and out calls the record directly, through no other adapter.
 type Front interface {
 	Tasks
-	Record
 	Tally
 	// Logf says what a lane did, in the crawl's event log.
 	Logf(level view.Level, lane int, host, format string, args ...any)
@@ -56,7 +56,7 @@ type Tasks interface {
 }
 
 // Record is where a task's end goes (Mu not held): the store that has the URL, on
-// one box or on the master.
+// one box or on the master (a worker's record sends it there).
 type Record interface {
 	// Prepare completes a task a lane is about to fetch: a stored page is a
 	// refetch, with its validators for a conditional GET (M2). A Kind it sets

@@ -34,18 +34,18 @@ func (r *Runner) process(s *Slot, link *route.Link, t frontier.Task) (ended, swa
 		return false, false
 	}
 	o := Outcome{Task: t, Lane: l.ID, Egress: link.Name}
-	r.Front.Prepare(&o) // M2: is it a refetch, and with which validators
+	r.Record.Prepare(&o) // M2: is it a refetch, and with which validators
 	// A kind set by the front ends the task unsent (a canonical URL a fetched page
 	// stands for).
 	if o.Kind != "" {
-		r.Front.Deliver(o)
+		r.Record.Deliver(o)
 		return true, false
 	}
 	t = o.Task
 	u, err := url.Parse(t.URL)
 	if err != nil {
 		o.Kind = frontier.KindMalformed
-		r.Front.Deliver(o)
+		r.Record.Deliver(o)
 		return true, false
 	}
 	var rules *robots.Rules
@@ -62,7 +62,7 @@ func (r *Runner) process(s *Slot, link *route.Link, t frontier.Task) (ended, swa
 			// and tried again, it would never get anywhere under this policy.
 			r.warnRefused(be, t.URL)
 			o.Kind = fetch.KindBlocked
-			r.Front.Deliver(o)
+			r.Record.Deliver(o)
 			return true, false
 		}
 		if rules.Unreachable && !t.Refetch {
@@ -85,11 +85,11 @@ func (r *Runner) process(s *Slot, link *route.Link, t frontier.Task) (ended, swa
 			if rules.Unreachable {
 				o.Kind = fetch.KindRobotsDown
 			}
-			r.Front.Deliver(o)
+			r.Record.Deliver(o)
 			return true, false
 		}
 	}
-	r.Front.Begin(t, l.ID)
+	r.Record.Begin(t, l.ID)
 	res, hops, kind, moved := r.fetchWithRetry(s, link, t, conditionalHeaders(t))
 	if kind == kindSwapped { // the operator's task goes before this one
 		return false, true
@@ -105,7 +105,7 @@ func (r *Runner) process(s *Slot, link *route.Link, t frontier.Task) (ended, swa
 		return false, false // M3 rerouted or deferred the task
 	}
 	if kind == fetch.KindCanceled || r.Ctx.Err() != nil {
-		r.Front.Abandon(t, l.ID) // resumes next run
+		r.Record.Abandon(t, l.ID) // resumes next run
 		return false, false
 	}
 	o.Res, o.Hops, o.Kind, o.At = res, hops, kind, s.FetchEnd
@@ -140,7 +140,7 @@ func (r *Runner) process(s *Slot, link *route.Link, t frontier.Task) (ended, swa
 		}
 	}
 	r.attachRobotsSitemaps(u, rules, res) // the front queues them
-	r.Front.Deliver(o)
+	r.Record.Deliver(o)
 	if o.Kind == fetch.KindRefused && r.Pool == nil {
 		wait := r.Opts.Fetch.RefusalBackoff // a Retry-After above it deferred the URL
 		r.Front.Logf(view.LevelWarn, l.ID, t.Host, "refused (%d) %s; lane backs off %v", res.Status, t.URL, wait)

@@ -89,7 +89,7 @@ func (r *Runner) punished(link *route.Link, t frontier.Task, res *fetch.Result, 
 		status = res.Status
 	}
 	r.Front.Logf(view.LevelWarn, 0, t.Host, "refusal of %s via %s (%d): %s; %s", t.URL, link.Name, status, v.Reason, action)
-	r.Front.Refused(store.Refusal{URL: t.URL, At: r.now(), Host: t.Host, Egress: link.Name, Status: status,
+	r.Record.Refused(store.Refusal{URL: t.URL, At: r.now(), Host: t.Host, Egress: link.Name, Status: status,
 		Vendor: v.Vendor, Evidence: v.Reason, Action: action})
 }
 

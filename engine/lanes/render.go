@@ -69,7 +69,7 @@ func (r *Runner) renderLater(s *Slot, link *route.Link, t frontier.Task, u *url.
 		defer func() { <-s.renders }()
 		o.Kind = r.finishRender(s, link, t, rules, o.Res, render)
 		r.attachRobotsSitemaps(u, rules, o.Res)
-		r.Front.Deliver(o)
+		r.Record.Deliver(o)
 		r.Mu.Lock()
 		delete(r.rendering, o.Res)
 		r.Front.Release(t, true)

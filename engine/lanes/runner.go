@@ -26,9 +26,12 @@ type Runner struct {
 	Mu    *sync.Mutex
 	Ctx   context.Context // ends every lane's run: the crawl is stopping
 	Opts  *config.Options // the crawl's options, read only
-	Front Front           // the port to the front
-	Board *Board          // binds tasks to lanes (guarded by Mu)
-	Gate  *Gate           // keeps adjacent requests apart and caps each host's rate
+	Front Front           // the port to the front: tasks, figures, log
+	// Record is where a task's end goes: the crawl's record (the store on one box
+	// and on a master, the master on a worker), called with no adapter between.
+	Record Record
+	Board  *Board // binds tasks to lanes (guarded by Mu)
+	Gate   *Gate  // keeps adjacent requests apart and caps each host's rate
 	// Robots keeps robots.txt rules per origin, at most etiquette.robots_cache_for
 	// (RFC 9309).
 	Robots *robots.Cache
@@ -66,10 +69,10 @@ type Runner struct {
 	sitemapOrigins sync.Map
 }
 
-// NewRunner is a crawl's lane runner over front, before its egresses are set
-// (SetupEgress). mu is the crawl's lock.
-func NewRunner(ctx context.Context, mu *sync.Mutex, opts *config.Options, front Front) *Runner {
-	return &Runner{Mu: mu, Ctx: ctx, Opts: opts, Front: front,
+// NewRunner is a crawl's lane runner over front, recording its tasks' ends in
+// record, before its egresses are set (SetupEgress). mu is the crawl's lock.
+func NewRunner(ctx context.Context, mu *sync.Mutex, opts *config.Options, front Front, record Record) *Runner {
+	return &Runner{Mu: mu, Ctx: ctx, Opts: opts, Front: front, Record: record,
 		Robots:     &robots.Cache{TTL: opts.Etiquette.RobotsCacheFor, Retry: opts.Etiquette.RobotsRetry, Now: opts.Now},
 		crawlDelay: map[string]time.Duration{}, heldHosts: map[string]bool{}, slots: map[int]*Slot{}, rendering: map[*fetch.Result]frontier.Task{}}
 }

@@ -51,7 +51,7 @@ func TestRunnerNeedsOnlyItsPort(t *testing.T) {
 	opts.HostRate = 0 // one host here (127.0.0.1): no per-host cap to wait on
 	var runMu sync.Mutex
 	f := &fakeFront{}
-	r := lanes.NewRunner(context.Background(), &runMu, &opts, f)
+	r := lanes.NewRunner(context.Background(), &runMu, &opts, f, f)
 	guard, err := fetch.NewGuard([]string{"127.0.0.0/8"})
 	if err != nil {
 		t.Fatal(err)

@@ -28,12 +28,11 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
-// Crawl is what this process's lanes need from the crawl they run in: the record
-// of their tasks (this process's store, or the master on a worker), where their
-// deferrals go, the lanes' history, and the crawl's pause, idle check, log and
-// clock. "Mu held" marks the calls made with the crawl's lock held.
+// Crawl is what this process's lanes need from the crawl they run in, besides the
+// record of their tasks (Parts.Record): where their deferrals go, the lanes'
+// history, and the crawl's pause, idle check, log and clock. "Mu held" marks the
+// calls made with the crawl's lock held.
 type Crawl interface {
-	lanes.Record
 	// DeferURLs writes deferrals to the front.
 	DeferURLs(list []lanes.Deferred)
 	// RequeueDeferred queues again the deferred URLs whose time has come.
@@ -62,9 +61,12 @@ type Crawl interface {
 // front (the queue the crew's tasks come from and go back to), the counters and
 // budgets it moves, and the fetch cost it learns.
 type Parts struct {
-	Mu       *sync.Mutex
-	Ctx      context.Context // ends with the crawl
-	Opts     *config.Options
+	Mu   *sync.Mutex
+	Ctx  context.Context // ends with the crawl
+	Opts *config.Options
+	// Record is where the lanes' tasks end (this process's store, or the master on
+	// a worker): the runner calls it as it is (SetRecord replaces it).
+	Record   lanes.Record
 	Front    *front.Front
 	Counters *front.Counters
 	Budgets  *front.Budgets
@@ -100,10 +102,14 @@ var _ crew.Crew = (*Crew)(nil)
 // master's EquipBoard) gives them their board before the crawl starts.
 func New(p Parts, c Crawl) *Crew {
 	k := &Crew{parts: p, crawl: c, fr: p.Front}
-	k.Run = lanes.NewRunner(p.Ctx, p.Mu, p.Opts, lanePort{k})
+	k.Run = lanes.NewRunner(p.Ctx, p.Mu, p.Opts, lanePort{k}, p.Record)
 	k.Run.SSRFFix = p.SSRFFix
 	return k
 }
+
+// SetRecord replaces where the lanes' tasks end (a worker's, once its master's
+// proxy is built), before the crawl starts.
+func (c *Crew) SetRecord(r lanes.Record) { c.Run.Record = r }
 
 // Place puts a task the front admitted on the board by the M1 rule, or defers it
 // while its host is disabled (M3: its URLs wait, never lost). Mu held.

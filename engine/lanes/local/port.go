@@ -6,12 +6,11 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
 	"github.com/crawlconsole/crawlconsole/engine/view"
-	"github.com/crawlconsole/crawlconsole/store"
 )
 
 // lanePort is the crew as its lanes' front (lanes.Front): the board's tasks with
-// their pauses and revisit marks, the crawl's record of them, the counters and the
-// event log.
+// their pauses and revisit marks, the counters and the event log. (Their record is
+// the crawl's own, lanes.Runner.Record.)
 type lanePort struct{ c *Crew }
 
 var _ lanes.Front = lanePort{}
@@ -100,17 +99,12 @@ func (p lanePort) OffBoard(ts []frontier.Task) []frontier.Task { return p.c.OffB
 func (p lanePort) Defer(t frontier.Task, until time.Time)      { p.c.Defer(t, until) }
 func (p lanePort) Flush()                                      { p.c.FlushDeferred() }
 
-func (p lanePort) Prepare(o *lanes.Outcome)          { p.c.crawl.Prepare(o) }
-func (p lanePort) Begin(t frontier.Task, lane int)   { p.c.crawl.Begin(t, lane) }
-func (p lanePort) Abandon(t frontier.Task, lane int) { p.c.crawl.Abandon(t, lane) }
-func (p lanePort) Deliver(o lanes.Outcome)           { p.c.crawl.Deliver(o) }
-func (p lanePort) Refused(r store.Refusal)           { p.c.crawl.Refused(r) }
-func (p lanePort) Error(kind string)                 { p.c.parts.Counters.AddError(kind) }
-func (p lanePort) Response(status int)               { p.c.parts.Counters.Response(status) }
-func (p lanePort) Fetched()                          { p.c.parts.Counters.PagesFetched.Add(1) }
-func (p lanePort) Refusal()                          { p.c.parts.Counters.Refused.Add(1) }
-func (p lanePort) ConfirmFetch()                     { p.c.parts.Counters.ConfirmFetches.Add(1) }
-func (p lanePort) Cost(d time.Duration)              { p.c.parts.Cost.Add(d) }
+func (p lanePort) Error(kind string)    { p.c.parts.Counters.AddError(kind) }
+func (p lanePort) Response(status int)  { p.c.parts.Counters.Response(status) }
+func (p lanePort) Fetched()             { p.c.parts.Counters.PagesFetched.Add(1) }
+func (p lanePort) Refusal()             { p.c.parts.Counters.Refused.Add(1) }
+func (p lanePort) ConfirmFetch()        { p.c.parts.Counters.ConfirmFetches.Add(1) }
+func (p lanePort) Cost(d time.Duration) { p.c.parts.Cost.Add(d) }
 
 func (p lanePort) Logf(level view.Level, lane int, host, format string, args ...any) {
 	p.c.crawl.Logf(level, lane, host, format, args...)
