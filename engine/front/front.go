@@ -16,9 +16,13 @@ import (
 // Parts are what a front works with, built by the engine: its lock, options, store
 // (nil on a worker) and the frontier's parts it shares with the rest of the crawl.
 type Parts struct {
-	Mu       *sync.Mutex      // the engine's lock: guards the front's state
-	Opts     *config.Options  // the crawl's options (the engine's copy)
-	Store    *store.Store     // nil on a worker, whose front is its master
+	Mu   *sync.Mutex     // the engine's lock: guards the front's state
+	Opts *config.Options // the crawl's options (the engine's copy)
+	// Store is nil on a worker, whose front is its master (worker.Front): there the
+	// lanes only take their tasks from this front (placing, marks); seeds,
+	// steering, discovery and records go to the master, so no path of a worker
+	// reaches a method that writes or reads the store, and none checks for nil.
+	Store    *store.Store
 	Counters *Counters        // the crawl's running totals
 	Budgets  *Budgets         // the page budgets' ledger
 	Hosts    *hostreport.Book // the hosts report

@@ -122,7 +122,7 @@ func (f *Front) QueueSeeds(seeds []string, sources []revisit.Item) error {
 	waiting, out := f.crawl.Counts()
 	resumable := waiting+out > 0 || f.q.spillFrom != 0
 	f.Mu.Unlock()
-	if resumable && len(seeds) == 0 && f.Store != nil {
+	if resumable && len(seeds) == 0 {
 		// Resumed on its database alone (after a kill -9, say): the scope is the
 		// sites of the seeds it was started with, or every link would be off-site.
 		hosts, err := f.Store.SeedHosts()

@@ -177,7 +177,7 @@ func (f *Front) KeepSources(items []revisit.Item) {
 		delete(f.out.urls, it.URL)
 	}
 	f.Mu.Unlock()
-	if back && f.Store != nil {
+	if back {
 		f.FlushSteeredOut()
 		if err := f.Store.Flush(); err != nil && !errors.Is(err, store.ErrClosed) {
 			f.crawl.Logf(view.LevelWarn, "", "steering: store: %v", err)
