@@ -308,3 +308,23 @@ func (g *Gate) sweep(now time.Time) {
 		}
 	}
 }
+
+// HostInterval is the aggregate floor of the gap between two requests to one host
+// over all egresses: 1/host_rate, raised by robots.txt Crawl-delay, and which of
+// the two it is (the gate's Interval).
+func (r *Runner) HostInterval(host string) (time.Duration, Reason) {
+	var iv time.Duration
+	if r.Opts.HostRate > 0 {
+		iv = time.Duration(float64(time.Second) / r.Opts.HostRate)
+	}
+	r.Mu.Lock()
+	cd := r.crawlDelay[host]
+	r.Mu.Unlock()
+	if cd > iv {
+		return cd, ReasonCrawlDelay
+	}
+	if iv > 0 {
+		return iv, ReasonDelay
+	}
+	return 0, ""
+}

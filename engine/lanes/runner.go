@@ -400,26 +400,6 @@ func (r *Runner) sleep(d time.Duration) bool {
 
 func (r *Runner) now() time.Time { return r.Opts.Now() }
 
-// HostInterval is the aggregate floor of the gap between two requests to one host
-// over all egresses: 1/host_rate, raised by robots.txt Crawl-delay, and which of
-// the two it is (the gate's Interval).
-func (r *Runner) HostInterval(host string) (time.Duration, Reason) {
-	var iv time.Duration
-	if r.Opts.HostRate > 0 {
-		iv = time.Duration(float64(time.Second) / r.Opts.HostRate)
-	}
-	r.Mu.Lock()
-	cd := r.crawlDelay[host]
-	r.Mu.Unlock()
-	if cd > iv {
-		return cd, ReasonCrawlDelay
-	}
-	if iv > 0 {
-		return iv, ReasonDelay
-	}
-	return 0, ""
-}
-
 // AdaptiveOf is the politeness options as the gate takes them.
 func AdaptiveOf(p config.PolitenessOptions) Adaptive {
 	return Adaptive{DelayFactor: p.DelayFactor, MaxDelay: p.MaxDelay, BackoffMin: p.BackoffMin, BackoffMax: p.BackoffMax, ForgiveAfter: p.ForgiveAfter}
