@@ -123,7 +123,7 @@ func (s *Store) Captures(since time.Time, fn func(c Capture, bodyErr error) erro
 	for {
 		// A capture sharing its page's body (in_page) reads it from pages.
 		rows, err := s.rdb.QueryContext(ctx, `SELECT `+captureColumns+` FROM captures c
-			LEFT JOIN urls pu ON c.in_page = 1 AND pu.url = c.url LEFT JOIN pages p ON p.id = pu.seq
+			LEFT JOIN pages p ON c.in_page = 1 AND p.url = c.url
 			WHERE c.id > ? AND c.fetched_at >= ? ORDER BY c.id LIMIT ?`, after, nanos(since), pageSize)
 		if err != nil {
 			return s.readErr(err)
@@ -246,7 +246,7 @@ func (s *Store) Pages(since time.Time, fn func(r PageRow, bodyErr error) error) 
 			p.body_codec, p.body, p.duration_ms, p.lane, p.egress, p.etag, p.last_modified, p.simhash, p.final_url,
 			COALESCE(u.class, ''), COALESCE(u.site, ''), COALESCE(u.keyword, ''), COALESCE(u.state, 0),
 			COALESCE((SELECT node FROM captures c WHERE c.url = p.url ORDER BY c.id DESC LIMIT 1), '')
-			FROM pages p LEFT JOIN urls u ON u.seq = p.id
+			FROM pages p LEFT JOIN urls u ON u.url = p.url
 			WHERE (p.fetched_at, p.url) > (?, ?) ORDER BY p.fetched_at, p.url LIMIT ?`, afterAt, afterURL, pageSize)
 		if err != nil {
 			return s.readErr(err)

@@ -99,8 +99,7 @@ func (s *Store) URLStates(urls []string) ([]URL, error) {
 // PageValidators returns the ETag and Last-Modified stored with url's page, for a
 // conditional GET when it is fetched again (M2), or ErrNotFound.
 func (s *Store) PageValidators(url string) (etag, lastModified string, err error) {
-	err = s.rdb.QueryRowContext(context.Background(), `SELECT etag, last_modified FROM pages
-		WHERE id = (SELECT seq FROM urls WHERE url = ?)`, url).
+	err = s.rdb.QueryRowContext(context.Background(), `SELECT etag, last_modified FROM pages WHERE url = ?`, url).
 		Scan(&etag, &lastModified)
 	return etag, lastModified, s.readErr(err)
 }
@@ -186,8 +185,7 @@ func (s *Store) Page(url string) (Page, error) {
 	var fetched, durMS, simhash int64
 	var codec int
 	var stored []byte
-	err := s.rdb.QueryRowContext(context.Background(), `SELECT `+pageColumns+` FROM pages
-		WHERE id = (SELECT seq FROM urls WHERE url = ?)`, url).
+	err := s.rdb.QueryRowContext(context.Background(), `SELECT `+pageColumns+` FROM pages WHERE url = ?`, url).
 		Scan(&p.URL, &fetched, &p.Status, &p.ContentType, &p.Bytes, new(int64), &codec, &stored,
 			&durMS, &p.Lane, &p.Egress, &p.ETag, &p.LastModified, &simhash, &p.FinalURL)
 	if err != nil {

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql/driver"
 	"math"
 	"slices"
 	"strings"
@@ -71,41 +70,20 @@ func (s *Store) SetRevisitNext(urls []string, next time.Time) {
 }
 
 // upsertRevisit writes r inside the open transaction, with its change signal when
-// r has one; without, a stored signal stays as it was. The row is keyed by its URL's
-// row: state for a URL the store never saw (a page is always added first) adds the
-// URL, processed, as SavePage does.
+// r has one; without, a stored signal stays as it was.
 func (w *writer) upsertRevisit(r *Revisit) error {
-	n, err := w.writeRevisit(r)
-	if err != nil || n > 0 {
-		return err
-	}
-	self := []URL{{URL: r.URL, Host: hostOf(r.URL)}}
-	if _, err := w.insertURLs(self, Processed, nowNanos(), nil); err != nil {
-		return err
-	}
-	_, err = w.writeRevisit(r)
-	return err
-}
-
-// writeRevisit runs r's upsert and says how many rows it wrote (0: no URL row).
-func (w *writer) writeRevisit(r *Revisit) (int64, error) {
-	var res driver.Result
-	var err error
 	if c := r.Change; c != nil {
-		res, err = w.exec(w.st.upsertRevisitChange, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
+		_, err := w.exec(w.st.upsertRevisitChange, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
 			nanos(r.Last), nanos(r.Next), int64(r.Hash), r.HasHash, r.Fetches, r.Distance, r.Freq, r.Price, r.Policy,
 			finiteOr(r.Fresh, -1), finiteOr(r.Age, 0), r.Behind,
 			int64(c.Text), int64(c.Title), int64(c.Page), c.Fallback, c.Reason, nanos(c.ChangeAt),
 			c.ChangeDistance, c.ChangeReason, c.PrevText, c.Shift)
-	} else {
-		res, err = w.exec(w.st.upsertRevisit, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
-			nanos(r.Last), nanos(r.Next), int64(r.Hash), r.HasHash, r.Fetches, r.Distance, r.Freq, r.Price, r.Policy,
-			finiteOr(r.Fresh, -1), finiteOr(r.Age, 0), r.Behind)
+		return err
 	}
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
+	_, err := w.exec(w.st.upsertRevisit, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
+		nanos(r.Last), nanos(r.Next), int64(r.Hash), r.HasHash, r.Fetches, r.Distance, r.Freq, r.Price, r.Policy,
+		finiteOr(r.Fresh, -1), finiteOr(r.Age, 0), r.Behind)
+	return err
 }
 
 // revisitColumns are the columns scanRevisit reads, policy state last.
@@ -129,7 +107,7 @@ func scanRevisit(row interface{ Scan(...any) error }, withPolicy bool) (Revisit,
 // fetched (or fetched before revisit state was kept).
 func (s *Store) Revisit(url string) (Revisit, error) {
 	r, err := scanRevisit(s.rdb.QueryRowContext(context.Background(),
-		`SELECT `+revisitColumns+`, policy FROM revisit WHERE seq = (SELECT seq FROM urls WHERE url = ?)`, url), true)
+		`SELECT `+revisitColumns+`, policy FROM revisit WHERE url = ?`, url), true)
 	if err == nil {
 		r.Change, err = s.RevisitChange(url)
 	}
@@ -140,8 +118,7 @@ func (s *Store) Revisit(url string) (Revisit, error) {
 // particular order.
 func (s *Store) Revisits(urls []string) ([]Revisit, error) {
 	var out []Revisit
-	err := s.inChunks(urls, `SELECT `+revisitColumns+`, policy FROM revisit
-		WHERE seq IN (SELECT seq FROM urls WHERE url IN (%s))`, func(row interface{ Scan(...any) error }) error {
+	err := s.inChunks(urls, `SELECT `+revisitColumns+`, policy FROM revisit WHERE url IN (%s)`, func(row interface{ Scan(...any) error }) error {
 		r, err := scanRevisit(row, true)
 		out = append(out, r)
 		return err

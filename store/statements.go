@@ -38,7 +38,7 @@ type statements struct {
 const pageColumns = `url, fetched_at, status, content_type, bytes, stored_bytes, body_codec, body,
 	duration_ms, lane, egress, etag, last_modified, simhash, final_url`
 
-const pageValues = `?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15`
+const pageValues = `?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?`
 
 // revisitUpdates is what an upsert of a revisit row sets on a stored one.
 const revisitUpdates = `class = excluded.class, first = excluded.first, t = excluded.t,
@@ -47,14 +47,11 @@ const revisitUpdates = `class = excluded.class, first = excluded.first, t = excl
 	freq = excluded.freq, price = excluded.price, policy = excluded.policy,
 	fresh = excluded.fresh, age = excluded.age, behind = excluded.behind`
 
-// upsertRevisitSQL writes a page's revisit state; a stored change signal stays. The
-// row is keyed by the URL's row (revisit.seq = urls.seq, migration 14): a URL without
-// one writes nothing (upsertRevisit adds the URL first then).
-const upsertRevisitSQL = `INSERT INTO revisit(seq, url, class, first, t, x, last, next, hash, has_hash,
+// upsertRevisitSQL writes a page's revisit state; a stored change signal stays.
+const upsertRevisitSQL = `INSERT INTO revisit(url, class, first, t, x, last, next, hash, has_hash,
 	fetches, distance, freq, price, policy, fresh, age, behind)
-	SELECT seq, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17
-	FROM urls WHERE url = ?1
-	ON CONFLICT(seq) DO UPDATE SET ` + revisitUpdates
+	VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT(url) DO UPDATE SET ` + revisitUpdates
 
 // prepareStatements compiles the writer's statements on conn.
 func prepareStatements(ctx context.Context, conn rawConn) (*statements, error) {
@@ -80,14 +77,11 @@ func prepareStatements(ctx context.Context, conn rawConn) (*statements, error) {
 	prep(&st.markFetched, `UPDATE urls SET state = 2, lane = ?, err_kind = '', updated_at = ? WHERE url = ?`)
 	prep(&st.markFetchedStarted, `UPDATE urls SET state = 2, lane = ?, err_kind = '', attempts = attempts + 1,
 		updated_at = ? WHERE url = ?`)
-	// A page's row is keyed by its URL's row (pages.id = urls.seq, migration 13);
-	// the writer stores a page only after its URL row exists (queuePage), and a URL
-	// without one stores nothing rather than a row under a made-up id.
-	prep(&st.insertPage, `INSERT INTO pages(id, `+pageColumns+`, `+pageMetaColumns+`)
-		SELECT seq, `+pageValues+`, `+pageMetaValues+` FROM urls WHERE url = ?1 ON CONFLICT(id) DO NOTHING`)
-	prep(&st.replacePage, `INSERT INTO pages(id, `+pageColumns+`, `+pageMetaColumns+`)
-		SELECT seq, `+pageValues+`, `+pageMetaValues+` FROM urls WHERE url = ?1
-		ON CONFLICT(id) DO UPDATE SET fetched_at = excluded.fetched_at, status = excluded.status,
+	prep(&st.insertPage, `INSERT INTO pages(`+pageColumns+`, `+pageMetaColumns+`)
+		VALUES(`+pageValues+`, `+pageMetaValues+`) ON CONFLICT(url) DO NOTHING`)
+	prep(&st.replacePage, `INSERT INTO pages(`+pageColumns+`, `+pageMetaColumns+`)
+		VALUES(`+pageValues+`, `+pageMetaValues+`)
+		ON CONFLICT(url) DO UPDATE SET fetched_at = excluded.fetched_at, status = excluded.status,
 		content_type = excluded.content_type, bytes = excluded.bytes, stored_bytes = excluded.stored_bytes,
 		body_codec = excluded.body_codec, body = excluded.body, duration_ms = excluded.duration_ms,
 		lane = excluded.lane, egress = excluded.egress, etag = excluded.etag,
@@ -101,15 +95,14 @@ func prepareStatements(ctx context.Context, conn rawConn) (*statements, error) {
 		ON CONFLICT(key) DO UPDATE SET value = excluded.value`)
 	prep(&st.upsertRevisit, upsertRevisitSQL)
 	prep(&st.upsertRevisitChange, upsertRevisitChangeSQL)
-	prep(&st.setRevisitNext, `UPDATE revisit SET next = ? WHERE seq = (SELECT seq FROM urls WHERE url = ?)`)
+	prep(&st.setRevisitNext, `UPDATE revisit SET next = ? WHERE url = ?`)
 	prep(&st.insertCapture, `INSERT INTO captures(url, fetched_at, status, status_line, request_head,
 		response_head, remote_ip, decoded, truncated, payload_digest, bytes, body_codec, body, refers_to,
 		lane, egress, node, in_page, kind) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	// Before a page's body is replaced by a different one, the capture that shared
 	// the old body takes its own copy.
 	prep(&st.captureOwn, `UPDATE captures SET in_page = 0,
-		body = (SELECT body FROM pages WHERE id = (SELECT seq FROM urls WHERE url = ?1)),
-		body_codec = (SELECT body_codec FROM pages WHERE id = (SELECT seq FROM urls WHERE url = ?1))
+		body = (SELECT body FROM pages WHERE url = ?1), body_codec = (SELECT body_codec FROM pages WHERE url = ?1)
 		WHERE url = ?1 AND in_page = 1 AND payload_digest != ?2`)
 	// The capture holding this URL's body with this digest, if any (the first:
 	// revisits always point at a record that has the payload).
