@@ -169,9 +169,8 @@ func (sh *shingler) endWord() {
 	if sh.story != nil && !masked {
 		sh.story.word(sh.word, h, sh.chainLen > 0)
 	}
-	sh.prevWord = append(sh.prevWord[:0], sh.word...)
+	sh.prevWord, sh.word = sh.word, sh.prevWord[:0] // the word is the previous one now: no copy
 	sh.chainLen++
-	sh.word = sh.word[:0]
 }
 
 func (sh *shingler) endChain() {
