@@ -39,6 +39,11 @@ type Gate struct {
 	Pacer Pacer
 	// Now is the clock (tests inject one).
 	Now func() time.Time
+	// Stalled is the total time the crawler's own process stood still so far,
+	// on the real clock like the answers' response times (politeness_stall.go):
+	// the rising-latency signal discounts what of an answer's time was the
+	// crawler's and not the server's. nil: the process-wide hiccup probe.
+	Stalled func() time.Duration
 
 	mu    sync.Mutex
 	keys  map[gateKey]*keyState
@@ -65,6 +70,9 @@ type Ticket struct {
 	host   string
 	parent uint64
 	start  time.Time
+
+	stalled time.Duration // the crawler's stalls so far, at Acquire
+	probe   bool          // holds the process's stall probe
 }
 
 func (g *Gate) now() time.Time {
@@ -179,8 +187,10 @@ func (g *Gate) AcquireWith(ctx context.Context, w Wait, egress int, host string,
 			}
 			agg.take()
 			g.sweep(now)
+			t := Ticket{egress: egress, host: host, parent: parent, start: now}
+			t.stalled, t.probe = g.stallsFrom()
 			g.mu.Unlock()
-			return Ticket{egress: egress, host: host, parent: parent, start: now}, nil
+			return t, nil
 		}
 		g.mu.Unlock()
 		if busy != nil {
@@ -204,6 +214,27 @@ func (g *Gate) AcquireWith(ctx context.Context, w Wait, egress int, host string,
 			return Ticket{}, ErrStopped
 		}
 	}
+}
+
+// stallsFrom starts counting the crawler's stalls for a request leaving now: the
+// stalls so far, and whether the request holds the process's probe. Only the
+// rising-latency back-off reads them.
+func (g *Gate) stallsFrom() (time.Duration, bool) {
+	switch {
+	case g.Adapt.BackoffMin <= 0:
+		return 0, false
+	case g.Stalled != nil:
+		return g.Stalled(), false
+	}
+	processStalls.hold()
+	return processStalls.Stalled(), true
+}
+
+func (g *Gate) stalled() time.Duration {
+	if g.Stalled != nil {
+		return g.Stalled()
+	}
+	return processStalls.Stalled()
 }
 
 func (g *Gate) take(s *keyState) {
@@ -234,8 +265,15 @@ func (g *Gate) Finish(t Ticket, r Response) {
 	if t.parent != 0 {
 		g.give(gateKey{egress: t.egress, parent: t.parent}, now)
 	}
+	var stall time.Duration
+	if t.probe || g.Stalled != nil {
+		stall = g.stalled() - t.stalled
+	}
+	if t.probe {
+		processStalls.release()
+	}
 	if hs := g.hosts[t.host]; hs != nil {
-		hs.give(now, t.start, r, g.Adapt)
+		hs.give(now, t.start, r, g.Adapt, stall)
 	}
 	if g.Pacer != nil && (r.Status != 0 || r.Timeout) {
 		lat := r.Latency

@@ -127,8 +127,9 @@ func (h *hostState) gap(now time.Time, a Adaptive) (time.Duration, Reason) {
 	return gap, why
 }
 
-// give ends one request to the host and learns from its answer.
-func (h *hostState) give(now, start time.Time, r Response, a Adaptive) {
+// give ends one request to the host and learns from its answer; stall is how long
+// the crawler itself stood still while the request was out (politeness_stall.go).
+func (h *hostState) give(now, start time.Time, r Response, a Adaptive, stall time.Duration) {
 	if h.inflight > 0 {
 		h.inflight--
 		if h.inflight == 0 {
@@ -147,7 +148,12 @@ func (h *hostState) give(now, start time.Time, r Response, a Adaptive) {
 	}
 	rising := false
 	if !r.Timeout && lat > 0 { // a timeout's duration is the client's limit, not the server's pace
-		if h.usual > 0 && lat > riseFactor*h.usual && lat-h.usual >= riseFloor {
+		// The server's share of the answer's time: a crawler that stood still
+		// while the answer was out read it late, and every host would look slow.
+		// What is left is judged as before, so a server that slows down on a
+		// crawler that runs is backed off as soon as ever.
+		srv := max(lat-stall, time.Microsecond)
+		if h.usual > 0 && srv > riseFactor*h.usual && srv-h.usual >= riseFloor {
 			h.slowRun++
 		} else {
 			h.slowRun = 0
@@ -155,9 +161,9 @@ func (h *hostState) give(now, start time.Time, r Response, a Adaptive) {
 		rising = h.slowRun >= riseRun
 		h.latency = lat
 		if h.usual == 0 {
-			h.usual = lat
+			h.usual = srv
 		} else {
-			h.usual += (lat - h.usual) / 8
+			h.usual += (srv - h.usual) / 8
 		}
 	}
 	overloaded := r.Timeout || rising ||

@@ -3,6 +3,7 @@ package lanes
 import (
 	"context"
 	"net/http"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -172,4 +173,81 @@ func TestGateBackoffAndForgiveness(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A crawler starved of CPU reads every answer late: a loopback host looks three
+// times slower, three times in a row, though the server answered as fast as ever.
+// The time the crawler itself stood still while the request was out is not the
+// server's, so a healthy host is not backed off; a server that really slows down is
+// backed off at the same answer and by the same gap as on a crawler that runs.
+func TestGateRisingLatencyDiscountsTheCrawlersOwnStalls(t *testing.T) {
+	a := Adaptive{BackoffMin: time.Second, BackoffMax: 6 * time.Second, ForgiveAfter: time.Minute, Jitter: func() float64 { return 0.5 }}
+	type answer struct {
+		lat   time.Duration // the response time the crawler measured
+		stall time.Duration // how long the crawler stood still meanwhile
+	}
+	usual := []answer{{lat: 20 * time.Millisecond}, {lat: 20 * time.Millisecond}}
+	slow := func(lat, stall time.Duration) []answer {
+		return append(append([]answer{}, usual...), answer{lat, stall}, answer{lat, stall}, answer{lat, stall})
+	}
+	for _, c := range []struct {
+		name    string
+		answers []answer
+		backoff bool
+	}{
+		{"starved crawler, healthy host", slow(900*time.Millisecond, 885*time.Millisecond), false},
+		{"starved crawler, host slower by less than the floor", slow(900*time.Millisecond, 820*time.Millisecond), false},
+		{"crawler that runs, slowing host", slow(900*time.Millisecond, 0), true},
+		{"crawler stalled a little, slowing host", slow(900*time.Millisecond, 300*time.Millisecond), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			clk := &fakeClock{frozen: true}
+			var stalled time.Duration
+			g := &Gate{Now: clk.now, Adapt: a, Stalled: func() time.Duration { return stalled }}
+			for i, ans := range c.answers {
+				tk, err := g.Acquire(context.Background(), 0, "h", 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				stalled += ans.stall
+				g.Finish(tk, Response{Status: 200, Latency: ans.lat})
+				gap, why := g.Gap("h")
+				last := i == len(c.answers)-1
+				switch {
+				case c.backoff && last:
+					if gap != 1250*time.Millisecond || why != ReasonBackoff {
+						t.Fatalf("after the third slow answer: gap %v %q, want 1.25s backoff (BackoffMin with its jitter)", gap, why)
+					}
+				case why == ReasonBackoff:
+					t.Fatalf("answer %d (%v, %v of it the crawler's own stall): host backed off for %v", i, ans.lat, ans.stall, gap)
+				}
+			}
+		})
+	}
+}
+
+// The probe counts how late it woke (beyond timer noise) while requests are out,
+// and stops once none has been out for a while.
+func TestStallMeterCountsLateWakeUpsAndStopsWhenIdle(t *testing.T) {
+	clk := &fakeClock{frozen: true}
+	ticks := make(chan time.Duration) // how late the probe's next wake-up is
+	m := &stallMeter{now: clk.now, sleep: func(d time.Duration) { clk.advance(d + <-ticks) }}
+	m.hold()
+	for _, l := range []time.Duration{0, 50 * time.Millisecond, time.Millisecond, 0} {
+		ticks <- l // received: every wake-up before it is counted
+	}
+	if got := m.Stalled(); got != 50*time.Millisecond {
+		t.Fatalf("stalled %v after wake-ups late by 0, 50ms, 1ms, want 50ms (1ms is timer noise)", got)
+	}
+	m.release()
+	for m.running.Load() { // idle wake-ups until stallLinger has passed
+		select {
+		case ticks <- 600 * time.Millisecond:
+		default:
+			runtime.Gosched()
+		}
+	}
+	m.hold() // a request again: the probe runs again
+	ticks <- 0
+	m.release()
 }
