@@ -242,3 +242,74 @@ func (r *budgetRestart) check(t *testing.T, m2 *Engine, how string) {
 			r.w.host(0), got, budget, how, budget+lanes, lanes)
 	}
 }
+
+// A crawl capped by a total budget in its options ends on a master as it does on
+// one box, however its last steps fall. Here the master hands out one task at a
+// time and is paused while the budget's last page is fetched, so the URLs over
+// the budget are held back by the hand-out that follows the resume, when the
+// last result is stored and no report is to come. The master used to stay open
+// then, its pages fetched and the rest held back and deferred, never done (and
+// without the pause too, when the last page's store commit came before that
+// hand-out).
+func TestTotalBudgetInTheOptionsEndsOnAMaster(t *testing.T) {
+	t.Parallel()
+	for i, tc := range []struct {
+		name string
+		set  func(*config.BudgetOptions)
+		kind string
+	}{
+		{"host", func(b *config.BudgetOptions) { b.HostTotal = 2 }, front.SkipBudgetHost},
+		{"site", func(b *config.BudgetOptions) { b.SiteTotal = 2 }, front.SkipBudgetSite},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			const pages = 22
+			w := newHubWeb(t, 1, pages)
+			w.hold, w.arrived = make(chan struct{}), make(chan string, 64)
+			o := hubOptions(t, w)
+			tc.set(&o.Budgets)
+			_, conn := startTestNATS(t)
+			m, err := NewMaster(o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond, Window: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			if err := m.Start(); err != nil {
+				t.Fatal(err)
+			}
+			wk, err := StartWorker(config.WorkerOptions{Conn: conn("w1"), Node: "w1", Egress: []string{fmt.Sprintf("bind:127.0.0.%d", 77+i)},
+				AllowPrivate: []string{"127.0.0.0/8"}, LanesMax: 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer wk.Close()
+			// The second page, the budget's last, waits at the server until the
+			// links of the first are queued at the master and the master paused.
+			select {
+			case <-w.arrived:
+			case <-time.After(3 * crawlPatience):
+				t.Fatal("no request past the first page")
+			}
+			waitFor(t, "the first page's links queued at the master", func() bool {
+				m.mu.Lock()
+				defer m.mu.Unlock()
+				return m.queuedLen() == pages-2
+			})
+			m.Pause()
+			close(w.hold)
+			waitFor(t, "the second page stored, every write committed", func() bool {
+				m.mu.Lock()
+				defer m.mu.Unlock()
+				return m.c.PagesStored.Load() == 2 && !m.fr.Busy()
+			})
+			m.Resume()
+			waitDone(t, m, time.Minute)
+			if got := w.count(0); got != 2 {
+				t.Errorf("%d pages served under a total budget of 2", got)
+			}
+			if n := skippedAs(m, tc.kind); n != pages-2 {
+				t.Errorf("%d URLs held back as %s, want %d", n, tc.kind, pages-2)
+			}
+		})
+	}
+}

@@ -180,6 +180,9 @@ func (m *Runtime) dispatch() {
 		return
 	}
 	out := m.book.Dispatch(m.o.Window)
+	// A budget may have held back every task left, with nothing in flight: no
+	// report is to come, so the end is checked here or never.
+	m.crawl.CheckIdle()
 	m.crawl.Unlock()
 	for _, b := range out {
 		for i := range b.Tasks {
