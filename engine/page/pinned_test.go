@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -18,7 +17,6 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/crawlconsole/crawlconsole/engine/page/pagetest"
-	"github.com/crawlconsole/crawlconsole/sandbox"
 )
 
 // Signatures and story fingerprints are stored and compared across runs and
@@ -268,41 +266,24 @@ func readSandboxSnapshot(t testing.TB) []pinPage {
 // markup, binary bodies) breadth first from the sites' entries and keeps every
 // site's entry and the first pinnedPages pages in all.
 func writeSandboxSnapshot(t testing.TB) {
-	cfg := sandbox.DefaultConfig()
-	cfg.Seed = 1
-	w := sandbox.NewWeb(cfg)
-	var queue []string
-	seen := map[string]bool{}
-	push := func(u string) {
-		if !seen[u] {
-			seen[u] = true
-			queue = append(queue, u)
+	links := func(_ string, body []byte) []string {
+		var out []string
+		for _, l := range ScanLinks(body, "").Links {
+			if strings.HasPrefix(l, "http") {
+				out = append(out, l)
+			}
 		}
+		return out
 	}
-	for _, s := range w.Sites() {
-		push(s.Entry)
-	}
+	// Every third page in breadth-first order, so that the snapshot reaches past
+	// the entry pages to articles.
+	keep := func(i int) bool { return i%3 == 0 || i < 8 }
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
 	enc := json.NewEncoder(zw)
-	n := 0
-	for i := 0; i < len(queue) && n < pinnedPages; i++ {
-		status, h, body := w.Render(queue[i], cfg.Epoch, int64(i))
-		if status == 0 || len(body) == 0 {
-			continue
-		}
-		// Every third page in breadth-first order, so that the snapshot reaches past
-		// the entry pages to articles.
-		if i%3 == 0 || i < 8 {
-			if err := enc.Encode(pinPage{Name: "sandbox/" + queue[i], ContentType: h.Get("Content-Type"), Body: body}); err != nil {
-				t.Fatal(err)
-			}
-			n++
-		}
-		for _, l := range ScanLinks(body, "").Links {
-			if strings.HasPrefix(l, "http") {
-				push(l)
-			}
+	for _, p := range pagetest.SandboxPages(pinnedPages, true, links, keep) {
+		if err := enc.Encode(pinPage{Name: "sandbox/" + p.URL, ContentType: p.ContentType, Body: p.Body}); err != nil {
+			t.Fatal(err)
 		}
 	}
 	if err := zw.Close(); err != nil {
@@ -319,27 +300,13 @@ func writeSandboxSnapshot(t testing.TB) {
 // pinCorpusPages reads the article extraction benchmark's pages, nil when absent.
 func pinCorpusPages(t testing.TB) []pinPage {
 	t.Helper()
-	dir := os.Getenv("CRAWLCONSOLE_CORPUS")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "corpus", "article-extraction-benchmark")
+	ps, err := pagetest.CorpusPages(pagetest.CorpusDir(filepath.Join("..", "..", "..")))
+	if err != nil {
+		t.Fatal(err)
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "html", "*.html.gz"))
 	var out []pinPage
-	for _, name := range files {
-		f, err := os.Open(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		z, err := gzip.NewReader(f)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		body, err := io.ReadAll(z)
-		f.Close()
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		out = append(out, pinPage{Name: corpusPrefix + filepath.Base(name), ContentType: "text/html; charset=utf-8", Body: body})
+	for _, p := range ps {
+		out = append(out, pinPage{Name: corpusPrefix + filepath.Base(p.URL), ContentType: p.ContentType, Body: p.Body})
 	}
 	return out
 }
