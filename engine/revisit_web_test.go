@@ -26,12 +26,7 @@ func revisitWeb(t *testing.T, seed int64) *sandbox.Sandbox {
 	cfg := sandbox.DefaultConfig()
 	cfg.Seed, cfg.Hosts, cfg.Scale = seed, 7, revisitScale
 	cfg.Faults.Shares = nil
-	cfg.DNS.NXDomainShare, cfg.DNS.ServFailShare, cfg.DNS.TimeoutShare = 0, 0, 0
-	cfg.DNS.LatencyMin, cfg.DNS.LatencyMax = 0, time.Millisecond
-	cfg.Robots.CrawlDelayShare = 0
-	cfg.Layout.ListingPages, cfg.Layout.ArticlesPerListing, cfg.Layout.TopStories = 1, 5, 2
-	cfg.Layout.CrossSiteLinks, cfg.Layout.Keywords = 1, 2
-	cfg.Search.PagesPerKeyword, cfg.Search.ResultsPerPage = 1, 3
+	cfg.Small()
 	sb, err := sandbox.Start(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -255,6 +255,19 @@ func (c *Config) SetFaultShare(total float64) {
 	}
 }
 
+// Small shapes c into a small web that a crawl finishes in seconds, for tests that
+// crawl to the end: no DNS failures and answers within a millisecond, no
+// Crawl-delay, one short listing a site, one cross-site link, two keywords with one
+// page of three search results.
+func (c *Config) Small() {
+	c.DNS.NXDomainShare, c.DNS.ServFailShare, c.DNS.TimeoutShare = 0, 0, 0
+	c.DNS.LatencyMin, c.DNS.LatencyMax = 0, time.Millisecond
+	c.Robots.CrawlDelayShare = 0
+	c.Layout.ListingPages, c.Layout.ArticlesPerListing, c.Layout.TopStories = 1, 5, 2
+	c.Layout.CrossSiteLinks, c.Layout.Keywords = 1, 2
+	c.Search.PagesPerKeyword, c.Search.ResultsPerPage = 1, 3
+}
+
 // FaultShare is the total share of articles and posts that carry a fault.
 func (c Config) FaultShare() float64 {
 	var sum float64
