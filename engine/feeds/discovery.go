@@ -94,9 +94,10 @@ type Discovery struct {
 type siteDiscovery struct {
 	feeds, sitemaps map[string]bool
 	trust           discover.Trust
-	found           int64 // URLs announced by its feeds and sitemaps
-	hints, ignored  int64 // date moves followed / ignored as untrusted
-	warnings        map[string]int
+	// counts are what its documents gave, by the host that served them: a live
+	// change of the site book moves hosts between units, and their counts with
+	// them (units.go).
+	counts map[string]*tally
 	// refused is, per sitemap, how many pages of the site's own hosts its last read
 	// had to refuse (off_host): hosts whose robots.txt does not name it, or has not
 	// been read yet. While any is above zero the sitemaps miss part of the site.
@@ -179,7 +180,7 @@ func (d *Discovery) Read(t frontier.Task, res *fetch.Result, prev *revisit.Page,
 	}
 	if res.DiscoveryError != "" {
 		d.mu.Lock()
-		d.site(t.Host).warnings["unreadable"]++
+		d.site(t.Host).at(t.Host).warnings["unreadable"]++
 		d.mu.Unlock()
 		d.c.Count("discovery_unreadable")
 	}
@@ -228,6 +229,7 @@ func (d *Discovery) readDocument(t frontier.Task, res *fetch.Result, doc *discov
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	sd := d.site(t.Host)
+	tl := sd.at(t.Host)
 	d.sources[src] = doc.Kind
 	d.changes.Add(1)
 	if doc.Kind == discover.KindFeed {
@@ -237,19 +239,19 @@ func (d *Discovery) readDocument(t frontier.Task, res *fetch.Result, doc *discov
 		sd.sitemapReads++
 	}
 	for k, n := range doc.Warnings {
-		sd.warnings[k] += n
+		tl.warnings[k] += n
 		d.c.Count("discovery_" + k)
 	}
 	var links []string
 	if doc.Kind == discover.KindIndex {
 		for _, c := range doc.Entries {
 			if !discover.Allowed(discover.KindSitemap, src, c.URL, d.crossOf(src)) && !d.siteWideOK(src, c.URL) {
-				sd.warnings["off_host"]++
+				tl.warnings["off_host"]++
 				continue
 			}
 			if why := d.tree.Child(siteName, src, c.URL); why != "" {
 				if why != "sitemap_loop" { // a known child listed again is the normal case
-					sd.warnings[why]++
+					tl.warnings[why]++
 					d.c.Count("discovery_" + why)
 				}
 				continue
@@ -285,7 +287,7 @@ func (d *Discovery) readDocument(t frontier.Task, res *fetch.Result, doc *discov
 				links = append(links, en.URL)
 				continue
 			}
-			sd.warnings["off_host"]++
+			tl.warnings["off_host"]++
 			if d.unitOf(hostOf(en.URL)) == siteName {
 				refused++
 			}
@@ -298,7 +300,7 @@ func (d *Discovery) readDocument(t frontier.Task, res *fetch.Result, doc *discov
 			if discover.Allowed(doc.Kind, src, alt, d.crossOf(src)) || d.siteWideOK(src, alt) {
 				links = append(links, alt)
 			} else {
-				sd.warnings["off_host"]++
+				tl.warnings["off_host"]++
 			}
 		}
 		date := en.Latest()
@@ -337,17 +339,17 @@ func (d *Discovery) readDocument(t frontier.Task, res *fetch.Result, doc *discov
 			due = append(due, d.entries[siteName]...)
 		}
 	}
-	sd.found += int64(len(links))
+	tl.found += int64(len(links))
 	res.Links = links
 	if len(moved) > 0 {
 		if !trusted {
-			sd.ignored += int64(len(moved))
+			tl.ignored += int64(len(moved))
 			if !d.warned[siteName] {
 				d.warned[siteName] = true
 				d.c.Logf(view.LevelWarn, t.Host, "dates of %s are ignored: %s", siteName, why)
 			}
 		} else {
-			sd.hints += int64(len(moved))
+			tl.hints += int64(len(moved))
 			for _, u := range moved {
 				d.hint(u, siteName)
 			}
@@ -428,7 +430,7 @@ func (d *Discovery) RobotsSitemaps(t frontier.Task, res *fetch.Result) {
 	for _, raw := range list {
 		n, err := frontier.Normalize(strings.TrimSpace(raw))
 		if err != nil {
-			d.site(t.Host).warnings["bad_sitemap_url"]++
+			d.site(t.Host).at(t.Host).warnings["bad_sitemap_url"]++
 			continue
 		}
 		if hostOf(n) != u.Hostname() {

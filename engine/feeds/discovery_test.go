@@ -322,8 +322,8 @@ func TestCrossSubmittedChildSitemapAfterARestart(t *testing.T) {
 	}
 	r := restarted(t, e)
 	readChild(r)
-	if !r.covers("www.paper.example") || r.sites["paper.example"].warnings["off_host"] != 0 {
-		t.Errorf("after a restart the child sitemap refused the vouching host's page (off_host %d)", r.sites["paper.example"].warnings["off_host"])
+	if !r.covers("www.paper.example") || r.sites["paper.example"].total().warnings["off_host"] != 0 {
+		t.Errorf("after a restart the child sitemap refused the vouching host's page (off_host %d)", r.sites["paper.example"].total().warnings["off_host"])
 	}
 }
 

@@ -34,7 +34,9 @@ func (d *Discovery) hintDueIfOlder(dated map[string]time.Time, site string, now 
 	}
 	d.mu.Lock()
 	if sd := d.sites[site]; sd != nil {
-		sd.hints += int64(len(due))
+		for _, u := range due {
+			sd.at(hostOf(u)).hints++
+		}
 	}
 	for _, u := range due {
 		d.hint(u, site)

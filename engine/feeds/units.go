@@ -21,9 +21,10 @@ import (
 // belongs to. What is kept per unit only and cannot be split by source (the date
 // trust evidence, the sitemap reads) goes with the sources: a unit that takes in
 // the sources of another and has no evidence of its own takes that unit's. The
-// counts (found, hints, warnings) stay with the row that keeps any of its sources,
-// or go to the one unit that took them all. A moved source's coverage is learned
-// again in its new unit.
+// counts (found, hints, warnings) are kept by the host that served the document,
+// and go with their host: a row split over several sites leaves each its own
+// hosts' counts, and none is lost (the metrics' counters are their sums). A moved
+// source's coverage is learned again in its new unit.
 
 // unitIn is host's unit under book b (nil: no site declared).
 func unitIn(b *sites.Book, host string) string {
@@ -48,7 +49,7 @@ func (d *Discovery) unitOf(host string) string { return unitIn(d.book(), host) }
 func (d *Discovery) row(key string) *siteDiscovery {
 	s := d.sites[key]
 	if s == nil {
-		s = &siteDiscovery{feeds: map[string]bool{}, sitemaps: map[string]bool{}, warnings: map[string]int{}, refused: map[string]int{}, problems: map[string]string{}}
+		s = &siteDiscovery{feeds: map[string]bool{}, sitemaps: map[string]bool{}, counts: map[string]*tally{}, refused: map[string]int{}, problems: map[string]string{}}
 		d.sites[key] = s
 	}
 	return s
@@ -148,26 +149,23 @@ func (d *Discovery) rekey(b *sites.Book) map[string][]string {
 			went[key][to] = true
 		}
 	}
+	for _, key := range sortedKeys(d.sites) {
+		sd := d.sites[key]
+		for host, c := range sd.counts {
+			if to := unitIn(b, host); to != key {
+				d.row(to).at(host).add(c)
+				delete(sd.counts, host)
+			}
+		}
+	}
 	for key, tos := range went {
 		sd := d.sites[key]
 		for to := range tos {
 			inherit(d.sites[to], sd)
 		}
-		if len(rowURLs(sd)) > 0 {
-			continue
+		if len(rowURLs(sd)) == 0 && len(sd.counts) == 0 {
+			delete(d.sites, key)
 		}
-		if len(tos) == 1 {
-			for to := range tos {
-				dst := d.sites[to]
-				dst.found += sd.found
-				dst.hints += sd.hints
-				dst.ignored += sd.ignored
-				for k, n := range sd.warnings {
-					dst.warnings[k] += n
-				}
-			}
-		}
-		delete(d.sites, key)
 	}
 	for key, urls := range d.entries {
 		for _, u := range urls {
@@ -217,4 +215,41 @@ func inherit(dst, from *siteDiscovery) {
 		dst.trust.Restore(from.trust.State())
 	}
 	dst.sitemapReads = max(dst.sitemapReads, from.sitemapReads)
+}
+
+// tally is what one host's discovery documents gave its unit, for the Sites pane
+// and the metrics.
+type tally struct {
+	found          int64 // URLs announced by its feeds and sitemaps
+	hints, ignored int64 // date moves followed / ignored as untrusted
+	warnings       map[string]int
+}
+
+// at is host's tally in the unit, made when missing. Caller holds d.mu.
+func (sd *siteDiscovery) at(host string) *tally {
+	c := sd.counts[host]
+	if c == nil {
+		c = &tally{warnings: map[string]int{}}
+		sd.counts[host] = c
+	}
+	return c
+}
+
+// add adds o's counts to c.
+func (c *tally) add(o *tally) {
+	c.found += o.found
+	c.hints += o.hints
+	c.ignored += o.ignored
+	for k, n := range o.warnings {
+		c.warnings[k] += n
+	}
+}
+
+// total is the unit's counts over its hosts.
+func (sd *siteDiscovery) total() tally {
+	t := tally{warnings: map[string]int{}}
+	for _, c := range sd.counts {
+		t.add(c)
+	}
+	return t
 }

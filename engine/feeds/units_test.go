@@ -257,3 +257,55 @@ func TestStoredTrustWithoutSourcesStaysWithItsUnit(t *testing.T) {
 		}
 	}
 }
+
+// When a live change splits one discovery row over several sites, what the row
+// counted (URLs announced, date moves followed and ignored, warnings) goes with the
+// hosts that counted it: each new row shows its own hosts' counts and none is lost,
+// so the metrics' counters summed over the rows (announced, hints) never go back.
+// The emptied row's counts used to be dropped: news and blog both showed 0.
+func TestASplitRowKeepsItsCountsWithTheirHosts(t *testing.T) {
+	t.Parallel()
+	var book atomic.Pointer[sites.Book]
+	d := unitDiscovery(&book)
+	at := time.Now()
+	readSitemap(d, "news.example.test", false, at)
+	for i := range 3 {
+		readSitemap(d, "blog.example.test", true, at.Add(time.Duration(i)*time.Hour))
+	}
+	d.readDocument(frontier.Task{URL: "http://blog.example.test/feed.xml", Host: "blog.example.test"}, &fetch.Result{},
+		&discover.Doc{Kind: discover.KindFeed, Warnings: map[string]int{"bad_date": 2}}, nil, at)
+	dom := rowOf(d, "example.test")
+	if dom == nil || dom.Found != 24 || dom.Warnings["bad_date"] != 2 {
+		t.Fatalf("before any site is declared: %+v, want the domain's row with 24 URLs announced and 2 bad dates", d.View())
+	}
+	sum := func(v []view.SiteDiscovery) (found, hints, ignored int64, warnings int) {
+		for _, r := range v {
+			found, hints, ignored = found+r.Found, hints+r.Hints, ignored+r.Ignored
+			for _, n := range r.Warnings {
+				warnings += n
+			}
+		}
+		return
+	}
+	f0, h0, i0, w0 := sum(d.View())
+	book.Store(newsAndBlog())
+	v := d.View()
+	news, blog := rowOf(d, "news"), rowOf(d, "blog")
+	if news == nil || blog == nil || rowOf(d, "example.test") != nil {
+		t.Fatalf("after news and blog are declared: %+v, want rows news and blog only", v)
+	}
+	if news.Found != 6 || blog.Found != 18 {
+		t.Errorf("after the split: news announced %d and blog %d; want each its own host's 6 and 18", news.Found, blog.Found)
+	}
+	if news.Warnings["bad_date"] != 0 || blog.Warnings["bad_date"] != 2 {
+		t.Errorf("after the split: bad dates news %d, blog %d; want blog's own 2 with blog", news.Warnings["bad_date"], blog.Warnings["bad_date"])
+	}
+	if f, h, i, w := sum(v); f != f0 || h != h0 || i != i0 || w != w0 {
+		t.Errorf("after the split the rows sum to %d announced, %d hints, %d ignored, %d warnings; before, %d, %d, %d, %d: a counter went back",
+			f, h, i, w, f0, h0, i0, w0)
+	}
+	book.Store(nil)
+	if r := rowOf(d, "example.test"); r == nil || r.Found != 24 || r.Warnings["bad_date"] != 2 {
+		t.Errorf("after the sites are removed again: %+v, want the domain's row with all 24 URLs and 2 bad dates", d.View())
+	}
+}

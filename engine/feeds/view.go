@@ -35,15 +35,13 @@ func (d *Discovery) View() []view.SiteDiscovery {
 	}
 	var out []view.SiteDiscovery
 	for name, s := range d.sites {
-		v := view.SiteDiscovery{Site: name, Feeds: read(s.feeds), Sitemaps: read(s.sitemaps), Found: s.found,
-			Hints: s.hints, Ignored: s.ignored, Warnings: map[string]int{}}
+		c := s.total()
+		v := view.SiteDiscovery{Site: name, Feeds: read(s.feeds), Sitemaps: read(s.sitemaps), Found: c.found,
+			Hints: c.hints, Ignored: c.ignored, Warnings: c.warnings}
 		if len(v.Feeds)+len(v.Sitemaps) == 0 && len(s.feeds)+len(s.sitemaps) > 0 {
 			continue
 		}
 		v.DatesTrusted, v.Why = s.trust.Trusted()
-		for k, n := range s.warnings {
-			v.Warnings[k] = n
-		}
 		v.Covered = maps.Clone(d.shadowed[name])
 		if len(s.problems) > 0 {
 			v.Problems = maps.Clone(s.problems)
