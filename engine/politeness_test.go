@@ -130,7 +130,6 @@ func crawlSandboxPolitely(t *testing.T, cfg sandbox.Config) (config.Options, vie
 	o.Revisit = config.DefaultOptions().Revisit // the crawl revisits as a user's would
 	o.Egress = []string{"bind:127.0.0.2", "bind:127.0.0.3", "bind:127.0.0.4", "bind:127.0.0.5"}
 	o.Rotation.PerNode = 0 // use all four at once
-	o.Politeness = o.Politeness.Scaled(cfg.Scale)
 	e := enginetest.CrawlToDone(t, o)
 	if err := e.Close(); err != nil {
 		t.Fatal(err)

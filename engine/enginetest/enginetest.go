@@ -18,6 +18,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/render"
+	"github.com/crawlconsole/crawlconsole/engine/robots"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
@@ -55,8 +56,8 @@ func StartSandbox(t testing.TB, cfg sandbox.Config) *sandbox.Sandbox {
 }
 
 // PoliteOptions are the crawl settings of a sandbox's every site into db: lane
-// pauses of 1.25..2 anti-bot gaps at the web's scale, the host rate at that scale,
-// the sandbox's DNS, no revisits.
+// pauses of 1.25..2 anti-bot gaps at the web's scale, the host rate and the
+// adaptive politeness at that scale (AtWebPace), the sandbox's DNS, no revisits.
 func PoliteOptions(sb *sandbox.Sandbox, db string) config.Options {
 	cfg := sb.Config()
 	gap := time.Duration(float64(cfg.AntiBot.HumanGap) / cfg.Scale)
@@ -70,8 +71,23 @@ func PoliteOptions(sb *sandbox.Sandbox, db string) config.Options {
 	o.Lanes.Max = 16
 	o.Lanes.DelayMin, o.Lanes.DelayMax = gap*5/4, gap*2
 	o.HostRate = cfg.Scale
+	AtWebPace(&o, cfg.Scale)
 	o.Revisit.Enabled = false
 	return o
+}
+
+// AtWebPace sets o's adaptive politeness (its back-off, forgiveness and latency
+// cap) and robots.txt's retry to a web that runs scale times faster than real
+// time, as its lane pauses and host rate already are: a sandbox's minute is
+// 1/scale of one. Left at their real-time defaults, one overload signal (a 429, a
+// timeout, or three slow answers on a starved box) held a host for a real minute,
+// scale minutes of the web's, and a test spent them waiting.
+func AtWebPace(o *config.Options, scale float64) {
+	if !(scale > 1) {
+		return
+	}
+	o.Politeness = o.Politeness.Scaled(scale)
+	o.Etiquette.RobotsRetry = max(time.Duration(float64(robots.DefaultRetry)/scale), time.Millisecond)
 }
 
 // Start creates and starts a crawl with o, closed with the test.

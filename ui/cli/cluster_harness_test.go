@@ -129,16 +129,20 @@ func clusterSandbox(t *testing.T, seed int64, hosts int, edit func(*sandbox.Conf
 	return enginetest.StartSandbox(t, cfg)
 }
 
-// politeConfig writes enginetest.PoliteOptions as the master's --config file, with lanes.max
-// (each worker's) set to lanes when > 0.
+// politeConfig writes enginetest.PoliteOptions as the master's --config file (its
+// lanes, host rate, and politeness and robots.txt retry at the web's pace), with
+// lanes.max (each worker's) set to lanes when > 0.
 func politeConfig(t *testing.T, sb *sandbox.Sandbox, dir string, lanes int) string {
 	t.Helper()
 	o := enginetest.PoliteOptions(sb, "")
 	if lanes > 0 {
 		o.Lanes.Max = lanes
 	}
-	yaml := fmt.Sprintf("lanes: {max: %d, delay_min: %s, delay_max: %s}\nhost_rate: %g\nrevisit: {enabled: false}\n",
-		o.Lanes.Max, o.Lanes.DelayMin, o.Lanes.DelayMax, o.HostRate)
+	p := o.Politeness
+	yaml := fmt.Sprintf("lanes: {max: %d, delay_min: %s, delay_max: %s}\nhost_rate: %g\nrevisit: {enabled: false}\n"+
+		"politeness: {max_delay: %s, backoff_min: %s, backoff_max: %s, forgive_after: %s}\netiquette: {robots_retry: %s}\n",
+		o.Lanes.Max, o.Lanes.DelayMin, o.Lanes.DelayMax, o.HostRate,
+		p.MaxDelay, p.BackoffMin, p.BackoffMax, p.ForgiveAfter, o.Etiquette.RobotsRetry)
 	file := filepath.Join(dir, "crawl.yaml")
 	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
