@@ -90,14 +90,18 @@ func (f *failedRedirects) options(o *config.Options, maxRedirects int) {
 	o.Fetch.MaxRedirects = maxRedirects
 }
 
-// quickSiteOptions crawls only seeds, on loopback, fast: no host cap, no retries, no
-// revisits.
+// quickSiteOptions crawls only seeds, on loopback, fast: no host cap, no adaptive
+// politeness, no retries, no revisits. A loopback web's answer time is this box's
+// load, not a server's: with the default politeness, a loaded box's slow answers
+// read as a sinking host, backed off for a minute; the page's next requests (a
+// rendered page's own included, which wait at the host's gate) waited for it.
 func quickSiteOptions(o *config.Options, seeds []string) {
 	o.Seeds = seeds
 	o.AllowPrivate = []string{"127.0.0.0/8"}
 	o.Scope.SameSite = true
 	o.Lanes.DelayMin, o.Lanes.DelayMax = time.Millisecond, 2*time.Millisecond
 	o.HostRate = 0
+	o.Politeness = config.FixedPoliteness()
 	o.Fetch.Retries = 0
 	o.Revisit.Enabled = false
 }

@@ -18,7 +18,7 @@ import (
 // to the page's response.
 func TestWorkersRenderReachesTheMastersWARC(t *testing.T) {
 	t.Parallel()
-	_, home, st := spaClusterCrawl(t, func(r *config.RenderOptions) { r.Timeout = time.Minute })
+	_, home, st := spaClusterCrawl(t, renderPatiently)
 	defer st.Close()
 	recs, rep := exportedRecords(t, st)
 	root := strings.TrimSuffix(home, "/")
@@ -82,7 +82,7 @@ func TestWorkerFollowsTheMastersRenderMode(t *testing.T) {
 // joining the restarted crawl starts from it, without learning renders again.
 func TestWorkersRenderVerdictsOutliveTheCrawl(t *testing.T) {
 	t.Parallel()
-	c, home, st := spaClusterCrawl(t, func(r *config.RenderOptions) { r.Timeout = time.Minute })
+	c, home, st := spaClusterCrawl(t, renderPatiently)
 	raw, err := st.GetMeta("render_verdicts")
 	st.Close()
 	if err != nil || !strings.Contains(string(raw), `"127.0.0.1/a":true`) {
@@ -98,6 +98,13 @@ func TestWorkersRenderVerdictsOutliveTheCrawl(t *testing.T) {
 		t.Errorf("a worker joining the restarted crawl: the SPA article section's verdict known=%v dynamic=%v; want it known as needing rendering", known, dynamic)
 	}
 }
+
+// renderPatiently caps a render at enginetest.Patience: a guard against a render
+// that hangs, not a measure of speed. A render is wall-clock by nature (the page's
+// script runs in real time), and the tests below need each page rendered: on a
+// loaded box a render of the SPA's pages, which take about a second idle, can take
+// far longer than the default 10 s cap.
+func renderPatiently(r *config.RenderOptions) { r.Timeout = enginetest.Patience }
 
 // spaClusterCrawl crawls the SPA sandbox with a master, its render options set by
 // render, and one worker (w1) to the crawl's end, and returns the cluster, the
