@@ -8,8 +8,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
-	"sync"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -36,31 +37,21 @@ const zstdMaxWindow = 8 << 20
 // on wire bytes) never runs, and such bodies are kept as received. A coding it does
 // not implement (br, compress, ...) fails the request with KindEncoding.
 type bodyCapper struct {
-	rt    http.RoundTripper
+	rt http.RoundTripper
+	// pause paces a request net/http replays on a new connection (replayPause);
+	// nil: no pacing.
+	pause func() time.Duration
 	limit int64 // decoded bytes a body may have
 	// truncate ends the body with EOF at the limit instead of failing with
 	// KindTooLarge (robots.txt: RFC 9309 asks to parse the first 500 KiB).
 	truncate bool
 	// exchanges, when set, holds the exchange logs of the fetches under way by id
 	// (exchangeHeader): each hop is recorded as it crosses the wire.
-	exchanges *sync.Map
+	exchanges *exchangeBook
 }
 
 func (b *bodyCapper) RoundTrip(req *http.Request) (*http.Response, error) {
-	id := req.Header.Get(exchangeHeader)
-	if req.Header.Get("Accept-Encoding") == "" || id != "" {
-		req = req.Clone(req.Context())
-		req.Header.Del(exchangeHeader)
-		if req.Header.Get("Accept-Encoding") == "" {
-			req.Header.Set("Accept-Encoding", acceptEncoding)
-		}
-	}
-	var hop *hopRecord
-	if b.exchanges != nil && id != "" {
-		if log, ok := b.exchanges.Load(id); ok {
-			req, hop = traceHop(req, log.(*exchangeLog))
-		}
-	}
+	req, hop := b.prepare(req)
 	res, err := b.rt.RoundTrip(req)
 	if err != nil {
 		return nil, err
@@ -100,6 +91,48 @@ func (b *bodyCapper) RoundTrip(req *http.Request) (*http.Response, error) {
 		res.Body = &teeBody{ReadCloser: res.Body, h: hop, b: hop.tee, decoded: true}
 	}
 	return res, nil
+}
+
+// prepare returns the request as it goes out: without the exchange id and with
+// our Accept-Encoding (the caller's request is left as it is, a new header map
+// given to a shallow copy), traced when its fetch's exchanges are recorded (hop)
+// or its replays paced. One copy of the request and one client trace at most.
+func (b *bodyCapper) prepare(req *http.Request) (*http.Request, *hopRecord) {
+	id := req.Header.Get(exchangeHeader)
+	hdr := req.Header
+	copied := id != "" || hdr.Get("Accept-Encoding") == ""
+	if copied {
+		hdr = make(http.Header, len(req.Header)+1)
+		for k, v := range req.Header {
+			if k != exchangeHeader {
+				hdr[k] = v
+			}
+		}
+		if hdr.Get("Accept-Encoding") == "" {
+			hdr["Accept-Encoding"] = []string{acceptEncoding}
+		}
+	}
+	var pace *replayPause
+	if b.pause != nil {
+		pace = &replayPause{pause: b.pause, ctx: req.Context()}
+	}
+	var hop *hopRecord
+	var trace *httptrace.ClientTrace
+	if log := b.exchanges.get(id); log != nil {
+		hop, trace = traceHop(req, log, pace)
+	} else if pace != nil {
+		trace = &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { pace.gotConn() }}
+	}
+	if trace == nil && !copied {
+		return req, nil
+	}
+	ctx := req.Context()
+	if trace != nil {
+		ctx = httptrace.WithClientTrace(ctx, trace)
+	}
+	out := req.WithContext(ctx)
+	out.Header = hdr
+	return out, hop
 }
 
 // contentCodings lists the codings to undo, outermost (last applied) first.

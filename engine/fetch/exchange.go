@@ -297,18 +297,24 @@ func (l *exchangeLog) received(kind string) []Exchange {
 }
 
 // traceHop starts recording req's hop: the request line now, the header fields and
-// the connection's address as the transport writes and dials (httptrace).
-func traceHop(req *http.Request, log *exchangeLog) (*http.Request, *hopRecord) {
+// the connection's address as the transport writes and dials (the trace it
+// returns). pace, when set, paces a replay on a new connection from the same hook.
+func traceHop(req *http.Request, log *exchangeLog, pace *replayPause) (*hopRecord, *httptrace.ClientTrace) {
 	h := &hopRecord{ex: Exchange{URL: req.URL.String()}}
 	line := req.Method + " " + req.URL.RequestURI() + " HTTP/1.1\r\n"
+	h.head.Grow(len(line) + 256)
 	h.head.WriteString(line)
 	trace := &httptrace.ClientTrace{
 		GotConn: func(ci httptrace.GotConnInfo) {
+			if pace != nil {
+				pace.gotConn()
+			}
 			h.mu.Lock()
 			defer h.mu.Unlock()
 			// A replay on a new connection (net/http retries an idempotent
 			// request) writes the head again: keep the last one.
 			h.head.Reset()
+			h.head.Grow(len(line) + 256)
 			h.head.WriteString(line)
 			if ci.Conn != nil {
 				if host, _, err := net.SplitHostPort(ci.Conn.RemoteAddr().String()); err == nil {
@@ -334,7 +340,44 @@ func traceHop(req *http.Request, log *exchangeLog) (*http.Request, *hopRecord) {
 		},
 	}
 	log.add(h)
-	return req.WithContext(httptrace.WithClientTrace(req.Context(), trace)), h
+	return h, trace
+}
+
+// exchangeBook holds the exchange logs of the fetches under way, by the id their
+// requests carry down to bodyCapper (exchangeHeader).
+type exchangeBook struct {
+	mu   sync.Mutex
+	logs map[string]*exchangeLog
+	next uint64
+}
+
+// add books log and returns its id.
+func (b *exchangeBook) add(log *exchangeLog) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.next++
+	id := strconv.FormatUint(b.next, 10)
+	if b.logs == nil {
+		b.logs = make(map[string]*exchangeLog)
+	}
+	b.logs[id] = log
+	return id
+}
+
+// get returns the log booked under id; nil when there is none (or no book).
+func (b *exchangeBook) get(id string) *exchangeLog {
+	if b == nil || id == "" {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.logs[id]
+}
+
+func (b *exchangeBook) remove(id string) {
+	b.mu.Lock()
+	delete(b.logs, id)
+	b.mu.Unlock()
 }
 
 // received records the response of a hop, before its body is decoded. Its body is

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
-	"net/http/httptrace"
 	"strconv"
 	"strings"
 	"sync"
@@ -122,9 +121,9 @@ type Fetcher struct {
 	c         *colly.Collector
 	transport *http.Transport
 	robots    *http.Client
-	token     string   // our product token (robots.ProductToken of the User-Agent)
-	exchanges sync.Map // fetch id -> *exchangeLog, while the fetch runs
-	nextID    atomic.Uint64
+	token     string       // our product token (robots.ProductToken of the User-Agent)
+	exchanges exchangeBook // the exchange logs of the fetches under way
+	types     mediaTypes   // Content-Type values read before
 }
 
 type ctxKey string
@@ -163,51 +162,47 @@ func New(ctx context.Context, cfg Config, d *Dialer, tr *http.Transport) *Fetche
 	c.ParseHTTPErrorResponse = true
 	c.IgnoreRobotsTxt = true // robots.txt is fetched by the lanes, through the politeness gate
 	c.Context = ctx
-	rt := &replayPacer{rt: tr, pause: cfg.RedirectPause}
 	// Bodies are decoded and capped on decoded bytes below colly (bodyCapper), so
 	// colly never decompresses anything itself.
 	f := &Fetcher{cfg: cfg, dialer: d, c: c, transport: tr, token: robots.ProductToken(cfg.UserAgent)}
-	c.WithTransport(&bodyCapper{rt: rt, limit: int64(cfg.MaxBodyBytes), exchanges: &f.exchanges})
+	c.WithTransport(&bodyCapper{rt: tr, pause: cfg.RedirectPause, limit: int64(cfg.MaxBodyBytes), exchanges: &f.exchanges})
 	c.SetRequestTimeout(cfg.RequestTimeout)
 	c.DisableCookies() // colly's Init makes one jar for every site; SetJar gives the egress's own
 	c.SetRedirectHandler(f.checkRedirect)
 	c.OnResponseHeaders(f.onHeaders)
 	c.OnResponse(f.onResponse)
-	f.robots = &http.Client{Transport: &bodyCapper{rt: rt, limit: robotsMaxBytes, truncate: true}, Timeout: cfg.RequestTimeout, CheckRedirect: f.robotsRedirect}
+	f.robots = &http.Client{Transport: &bodyCapper{rt: tr, pause: cfg.RedirectPause, limit: robotsMaxBytes, truncate: true}, Timeout: cfg.RequestTimeout, CheckRedirect: f.robotsRedirect}
 	return f
 }
 
-// replayPacer paces the requests net/http sends again by itself. When a kept-alive
+// replayPause paces the requests net/http sends again by itself. When a kept-alive
 // connection fails after the request went out and before a response came (the server
 // hung up or reset it), the transport replays an idempotent request on a new
 // connection at once; the server may well have read the first one, and to a site's
 // bot rule the replay is a second request right behind it (M1's gap). So a request's
 // second connection waits the same pause as a same-host redirect hop (Config.
 // RedirectPause) before the request is written: GotConn runs on the requesting
-// goroutine between getting a connection and writing to it.
-type replayPacer struct {
-	rt    http.RoundTripper
-	pause func() time.Duration // nil: no pacing
+// goroutine between getting a connection and writing to it. One replayPause serves
+// one RoundTrip; bodyCapper calls it from the hop's own trace, so a request carries
+// one client trace, not two composed (httptrace composes hooks by reflection).
+type replayPause struct {
+	pause func() time.Duration
+	ctx   context.Context
+	conns atomic.Int32
 }
 
-func (p *replayPacer) RoundTrip(req *http.Request) (*http.Response, error) {
-	if p.pause == nil {
-		return p.rt.RoundTrip(req)
+// gotConn waits the pause before the request is written on any connection but the
+// first.
+func (p *replayPause) gotConn() {
+	if p.conns.Add(1) == 1 {
+		return
 	}
-	ctx := req.Context()
-	var conns atomic.Int32
-	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) {
-		if conns.Add(1) == 1 {
-			return
-		}
-		t := time.NewTimer(p.pause())
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-ctx.Done(): // the write that follows fails on the cancelled context
-		}
-	}}
-	return p.rt.RoundTrip(req.WithContext(httptrace.WithClientTrace(ctx, trace)))
+	t := time.NewTimer(p.pause())
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-p.ctx.Done(): // the write that follows fails on the cancelled context
+	}
 }
 
 func exchangeOf(ctx *colly.Context) *exchange {
@@ -233,19 +228,21 @@ func (f *Fetcher) Fetch(url string, hdr http.Header) (*Result, error) {
 	x := &exchange{res: &Result{URL: url}}
 	cctx := colly.NewContext()
 	cctx.Put(string(resultKey), x)
-	h := http.Header{"User-Agent": {f.cfg.UserAgent}, "Accept": {"text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"}}
+	h := make(http.Header, len(hdr)+4)
+	h["User-Agent"] = []string{f.cfg.UserAgent}
+	h["Accept"] = []string{"text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"}
+	h["Accept-Encoding"] = []string{acceptEncoding}
 	for k, v := range hdr {
 		h[k] = v
 	}
-	id := strconv.FormatUint(f.nextID.Add(1), 10)
 	log := &exchangeLog{}
 	defer log.release() // after Exchanges (and Error.Exchanges) copied what they keep
-	f.exchanges.Store(id, log)
-	h.Set(exchangeHeader, id)
+	id := f.exchanges.add(log)
+	h[exchangeHeader] = []string{id}
 	start := time.Now()
 	err := f.c.Request(http.MethodGet, url, nil, cctx, h)
 	x.res.Duration = time.Since(start)
-	f.exchanges.Delete(id)
+	f.exchanges.remove(id)
 	x.res.Exchanges = log.exchanges()
 	switch {
 	case x.kind != "":
@@ -312,8 +309,7 @@ func (f *Fetcher) onHeaders(r *colly.Response) {
 	x.res.Status = r.StatusCode
 	x.res.Header = RedactHeaders(*r.Headers) // cookies never leave the jar
 	x.res.FinalURL = r.Request.URL.String()
-	mt, _, _ := mime.ParseMediaType(r.Headers.Get("Content-Type"))
-	x.res.ContentType = strings.ToLower(mt)
+	x.res.ContentType = f.types.mediaType(r.Headers.Get("Content-Type"))
 	for _, v := range r.Headers.Values("X-Robots-Tag") {
 		x.res.Robots.AddHeader(v, f.token)
 	}
@@ -325,12 +321,45 @@ func (f *Fetcher) onHeaders(r *colly.Response) {
 		return
 	}
 	if cl := r.Headers.Get("Content-Length"); cl != "" {
-		var n int64
-		if _, err := fmt.Sscan(cl, &n); err == nil && n > int64(f.cfg.MaxBodyBytes) {
+		if n, err := strconv.ParseInt(strings.TrimSpace(cl), 10, 64); err == nil && n > int64(f.cfg.MaxBodyBytes) {
 			x.kind, x.err = KindTooLarge, fmt.Errorf("Content-Length %d exceeds the %d-byte limit", n, f.cfg.MaxBodyBytes)
 			r.Request.Abort()
 		}
 	}
+}
+
+// mediaTypes remembers the media types of the Content-Type values a fetcher met:
+// a crawl meets a handful of values again and again, and parsing one
+// (mime.ParseMediaType builds a parameter map) cost more than the rest of reading
+// the response's header. At most maxMediaTypes values are kept, so a server that
+// sends a new value with every response only costs the parse.
+type mediaTypes struct {
+	mu   sync.Mutex
+	seen map[string]string
+}
+
+const maxMediaTypes = 64
+
+// mediaType is v's media type, lower-case, without parameters; "" when v is empty
+// or not a media type.
+func (m *mediaTypes) mediaType(v string) string {
+	m.mu.Lock()
+	mt, ok := m.seen[v]
+	m.mu.Unlock()
+	if ok {
+		return mt
+	}
+	mt, _, _ = mime.ParseMediaType(v)
+	mt = strings.ToLower(mt)
+	m.mu.Lock()
+	if m.seen == nil {
+		m.seen = make(map[string]string)
+	}
+	if len(m.seen) < maxMediaTypes {
+		m.seen[v] = mt
+	}
+	m.mu.Unlock()
+	return mt
 }
 
 func (f *Fetcher) allowedType(mt string) bool {

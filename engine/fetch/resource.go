@@ -6,7 +6,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -81,14 +80,13 @@ func (f *Fetcher) Reread(r *Result) {
 func (f *Fetcher) Resource(ctx context.Context, req *http.Request) (*Result, error) {
 	req = req.Clone(ctx)
 	req.Header.Set("User-Agent", f.cfg.UserAgent)
-	id := strconv.FormatUint(f.nextID.Add(1), 10)
 	log := &exchangeLog{}
 	defer log.release()
-	f.exchanges.Store(id, log)
-	defer f.exchanges.Delete(id)
+	id := f.exchanges.add(log)
+	defer f.exchanges.remove(id)
 	req.Header.Set(exchangeHeader, id)
 	c := &http.Client{
-		Transport: &bodyCapper{rt: &replayPacer{rt: f.transport, pause: f.cfg.RedirectPause}, limit: int64(f.cfg.MaxBodyBytes), exchanges: &f.exchanges},
+		Transport: &bodyCapper{rt: f.transport, pause: f.cfg.RedirectPause, limit: int64(f.cfg.MaxBodyBytes), exchanges: &f.exchanges},
 		Jar:       f.robots.Jar,
 		Timeout:   f.cfg.RequestTimeout,
 		CheckRedirect: func(next *http.Request, via []*http.Request) error {

@@ -91,6 +91,9 @@ func (r *Runner) attachRobotsSitemaps(u *url.URL, rules *robots.Rules, res *fetc
 		return
 	}
 	origin := u.Scheme + "://" + u.Host
+	if _, seen := r.sitemapOrigins.Load(origin); seen { // every response but an origin's first: no store
+		return
+	}
 	if _, seen := r.sitemapOrigins.LoadOrStore(origin, struct{}{}); seen {
 		return
 	}

@@ -102,22 +102,26 @@ func match(path, pattern string) bool {
 	if strings.HasSuffix(pattern, "$") {
 		pattern, end = pattern[:len(pattern)-1], true
 	}
-	segs := strings.Split(pattern, "*")
-	first := segs[0]
+	// Segments are cut from the pattern in place: every URL is matched against
+	// every rule of its group, and a split would allocate each time.
+	first, stars, ok := strings.Cut(pattern, "*")
 	if !strings.HasPrefix(path, first) {
 		return false
 	}
-	if len(segs) == 1 {
+	if !ok {
 		return !end || len(path) == len(first)
 	}
 	rest := path[len(first):]
-	last := segs[len(segs)-1]
-	for _, s := range segs[1 : len(segs)-1] {
-		i := strings.Index(rest, s)
-		if i < 0 {
-			return false
+	last := stars
+	if i := strings.LastIndexByte(stars, '*'); i >= 0 {
+		last = stars[i+1:]
+		for s := range strings.SplitSeq(stars[:i], "*") {
+			j := strings.Index(rest, s)
+			if j < 0 {
+				return false
+			}
+			rest = rest[j+len(s):]
 		}
-		rest = rest[i+len(s):]
 	}
 	if end {
 		// The last segment must end the path; it may start anywhere after what the
