@@ -307,7 +307,7 @@ func (f *Fetcher) onHeaders(r *colly.Response) {
 		return
 	}
 	x.res.Status = r.StatusCode
-	x.res.Header = RedactHeaders(*r.Headers) // cookies never leave the jar
+	x.res.Header = keptHeader(*r.Headers) // cookies never leave the jar
 	x.res.FinalURL = r.Request.URL.String()
 	x.res.ContentType = f.types.mediaType(r.Headers.Get("Content-Type"))
 	for _, v := range r.Headers.Values("X-Robots-Tag") {
@@ -360,6 +360,18 @@ func (m *mediaTypes) mediaType(v string) string {
 	}
 	m.mu.Unlock()
 	return mt
+}
+
+// keptHeader is a response's header as a Result keeps it: h itself when no field
+// of it is redacted (the response is the fetch's own, and nothing writes to its
+// header once it came up to colly), else RedactHeaders' copy.
+func keptHeader(h http.Header) http.Header {
+	for k := range h {
+		if RedactHeader(k) {
+			return RedactHeaders(h)
+		}
+	}
+	return h
 }
 
 func (f *Fetcher) allowedType(mt string) bool {
