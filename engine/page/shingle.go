@@ -72,6 +72,7 @@ type shingler struct {
 	word        []byte // word being read
 	chainLen    int    // words in the current chain
 	prevCJK     rune   // previous rune of the current unspaced run, -1 if none
+	prevEnd     int    // where prevCJK ends in the text unspacedAt reads, -1 if it was not read there
 	runLen      int
 	story       *storyWalk // the story fingerprint's machine, fed the words (nil: none)
 }
@@ -83,7 +84,7 @@ func (fs *featureSet) shingler(weight int, maskNumbers bool) *shingler {
 	}
 	sh := &fs.sh
 	sh.fs, sh.weight, sh.maskNumbers, sh.story = fs, weight, maskNumbers, nil
-	sh.word, sh.chainLen, sh.prevCJK, sh.runLen = sh.word[:0], 0, -1, 0
+	sh.word, sh.chainLen, sh.prevCJK, sh.prevEnd, sh.runLen = sh.word[:0], 0, -1, -1, 0
 	return sh
 }
 
@@ -115,7 +116,7 @@ func (sh *shingler) step(r rune, k uint8) {
 			sh.buf = utf8.AppendRune(utf8.AppendRune(sh.buf[:0], sh.prevCJK), r)
 			sh.emit(sh.buf)
 		}
-		sh.prevCJK = r
+		sh.prevCJK, sh.prevEnd = r, -1
 		sh.runLen++
 		if sh.story != nil {
 			sh.buf = utf8.AppendRune(sh.buf[:0], r)
@@ -139,6 +140,36 @@ func (sh *shingler) step(r rune, k uint8) {
 		if sh.runLen > 0 {
 			sh.endRun()
 		}
+	}
+}
+
+// unspacedAt is step(r, kindUnspaced) for the rune r that text holds at [i, j):
+// the character pair of a run read from one text is hashed where it stands, and
+// the story reads the character from the text, not from a copy (most of an
+// unspaced page's walk is here).
+func (sh *shingler) unspacedAt(text string, i, j int, r rune) {
+	if sh.runLen == 0 {
+		sh.endChain()
+	}
+	if sh.prevCJK >= 0 {
+		if sh.prevEnd == i {
+			sh.emitString(text[i-utf8.RuneLen(sh.prevCJK) : j])
+		} else {
+			sh.buf = utf8.AppendRune(utf8.AppendRune(sh.buf[:0], sh.prevCJK), r)
+			sh.emit(sh.buf)
+		}
+	}
+	sh.prevCJK, sh.prevEnd = r, j
+	sh.runLen++
+	if sh.story != nil {
+		sh.story.unspacedString(text[i:j])
+	}
+}
+
+// emitString is emit of a feature's bytes held in a string.
+func (sh *shingler) emitString(s string) {
+	if len(sh.fs.store) < maxFeatures {
+		sh.fs.store = append(sh.fs.store, feature{sum: xxhash.Sum64String(s), weight: sh.weight})
 	}
 }
 
@@ -186,7 +217,7 @@ func (sh *shingler) endRun() {
 		sh.buf = utf8.AppendRune(sh.buf[:0], sh.prevCJK)
 		sh.emit(sh.buf)
 	}
-	sh.prevCJK, sh.runLen = -1, 0
+	sh.prevCJK, sh.prevEnd, sh.runLen = -1, -1, 0
 }
 
 // digester is maskedDigest as a machine: the tokens of a text (words of spaced
@@ -298,9 +329,17 @@ func (fs *featureSet) signWalk(title, body, raw string, story bool) (s textSums,
 		c := body[i]
 		if c >= utf8.RuneSelf {
 			r, n := utf8.DecodeRuneInString(body[i:])
-			k := classOf(r)
-			sh.step(r, k)
-			d.step(i, r, k)
+			if k := classOf(r); k == kindUnspaced {
+				// sh.step and d.step of a character of an unspaced script, read
+				// where it stands (a rune of this kind is valid: its n bytes are
+				// utf8.RuneLen(r))
+				sh.unspacedAt(body, i, i+n, r)
+				d.endWord(i)
+				d.token(body[i : i+n])
+			} else {
+				sh.step(r, k)
+				d.step(i, r, k)
+			}
 			i += n
 			continue
 		}

@@ -23,7 +23,8 @@ func TestSignTextAsTwoWalks(t *testing.T) {
 	}
 	texts = append(texts, "", "\n\n", "updated 5 minutes ago, 1,204 comments\nMay 3 2024 12:01 UTC",
 		"3分钟前 发布\n台风来袭，沿海地区发布预警。", "bad \xff bytes in\xfe a word\n\xff", "one",
-		"тест 12 минут назад\nмарт 2024", "a\u0301 combining\nx ½ ﬁ", "word\n\nword two")
+		"тест 12 минут назад\nмарт 2024", "a\u0301 combining\nx ½ ﬁ", "word\n\nword two",
+		"中\xff文字，台\xfe风 来袭\xff。中", "字\n文")
 	for i, body := range texts {
 		title := texts[(i+1)%len(texts)]
 		title = strings.ReplaceAll(title, "\n", " ")

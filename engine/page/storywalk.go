@@ -67,6 +67,16 @@ func (st *storyWalk) unspaced(c []byte) {
 	st.own(c)
 }
 
+// unspacedString is unspaced of a character held in a string.
+func (st *storyWalk) unspacedString(c string) {
+	st.prevShared = false
+	if st.havePrev {
+		st.buf = append(append(append(st.buf[:0], st.prev...), ' '), c...)
+		st.feats = append(st.feats, xxhash.Sum64(st.buf))
+	}
+	st.prev, st.havePrev = append(st.prev[:0], c...), true
+}
+
 // own reads a word whose pair with the previous one the shingler did not hash.
 func (st *storyWalk) own(w []byte) {
 	if st.havePrev {
