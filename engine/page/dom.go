@@ -78,7 +78,8 @@ type doc struct {
 	names   []byte // scratch of an element's names (parseDoc)
 	line    []byte // scratch of paragraphBytes
 	paras   []paragraph
-	meta    meta.Raw // what the pass keeps for the page's metadata (engine/page/meta)
+	meta    meta.Raw  // what the pass keeps for the page's metadata (engine/page/meta)
+	mt      meta.Tree // the tree as the metadata reads it (metaTree)
 }
 
 // rawSkip are elements whose subtree is never text a reader sees.

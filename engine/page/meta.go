@@ -4,7 +4,6 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/crawlconsole/crawlconsole/engine/page/internal/textutil"
 	"github.com/crawlconsole/crawlconsole/engine/page/meta"
 	"golang.org/x/net/html/atom"
 )
@@ -43,22 +42,27 @@ func (p *Parsed) Meta(pageURL string, now time.Time) Metadata {
 	return p.meta.Build(pageURL, now)
 }
 
-// The tree as the metadata reads it (meta.Tree).
-
-// Elems is the number of elements of the tree.
-func (d *doc) Elems() int { return len(d.elems) }
-
-// Names is an element's class and id, "" when it has no text.
-func (d *doc) Names(i int32) string {
-	e := &d.elems[i]
-	if e.runStart >= e.runEnd {
-		return ""
+// metaTree is the tree as the metadata reads it (meta.Tree), built in the doc's
+// buffers: the visible text read in place (not copied: the metadata scans it once
+// per page), valid until the tree is released, and nothing that reads it keeps it.
+func (d *doc) metaTree() *meta.Tree {
+	t := &d.mt
+	t.Text = unsafe.String(unsafe.SliceData(d.text), len(d.text))
+	t.Runs = t.Runs[:0]
+	for _, r := range d.runs {
+		t.Runs = append(t.Runs, meta.Span{Start: r.start, End: r.end})
 	}
-	return e.names
+	t.Elems = t.Elems[:0]
+	for i := range d.elems {
+		e := &d.elems[i]
+		t.Elems = append(t.Elems, meta.Elem{Names: e.names, RunStart: e.runStart, RunEnd: e.runEnd})
+	}
+	t.H1 = d.h1()
+	return t
 }
 
-// H1 is the first visible <h1> with letters, -1 when there is none.
-func (d *doc) H1() int32 {
+// h1 is the first visible <h1> with letters, -1 when there is none.
+func (d *doc) h1() int32 {
 	for i := range d.elems {
 		e := &d.elems[i]
 		if e.tag == atom.H1 && e.letters > 0 && e.flags&flagHidden == 0 && e.runStart < e.runEnd {
@@ -66,36 +70,4 @@ func (d *doc) H1() int32 {
 		}
 	}
 	return -1
-}
-
-// VisibleText is the page's visible text, read in place (not copied: the metadata
-// scans it once per page): it is valid until the tree is released, and nothing
-// that reads it keeps it.
-func (d *doc) VisibleText() string { return unsafe.String(unsafe.SliceData(d.text), len(d.text)) }
-func (d *doc) ElemText(i int32, max int) string {
-	if i < 0 || int(i) >= len(d.elems) {
-		return ""
-	}
-	e := &d.elems[i]
-	var b []byte
-	for _, r := range d.runs[e.runStart:e.runEnd] {
-		b = append(b, d.runText(r)...)
-		b = append(b, ' ')
-		if len(b) > 4*max {
-			break
-		}
-	}
-	return textutil.ClipBytes(textutil.CollapseSpace(string(b)), max)
-}
-
-// ElemPos is where an element stands in the page's visible text: its first text, or
-// the text after it when it has none.
-func (d *doc) ElemPos(i int32) int {
-	if i < 0 || int(i) >= len(d.elems) {
-		return len(d.text)
-	}
-	if r := d.elems[i].runStart; int(r) < len(d.runs) {
-		return int(d.runs[r].start)
-	}
-	return len(d.text)
 }

@@ -222,7 +222,7 @@ func (p *Parsed) extractText() (t Text, ok bool) {
 		t = extract(d)
 		if !p.noMeta {
 			m := d.meta
-			m.FromTree(d, p.title, t.Title, t.Body)
+			m.FromTree(d.metaTree(), p.title, t.Title, t.Body)
 			p.meta = &m
 		}
 		d.release()
@@ -265,12 +265,14 @@ func newDoc() *doc {
 // release gives the tree's buffers back (nothing of it may be used after), unless a
 // giant page made them too big to keep.
 func (d *doc) release() {
-	if cap(d.elems) > 1<<14 || cap(d.runs) > 1<<15 || cap(d.paras) > 1<<15 || cap(d.text) > 1<<20 || cap(d.out) > 1<<20 || cap(d.names) > 1<<16 {
+	if cap(d.elems) > 1<<14 || cap(d.runs) > 1<<15 || cap(d.mt.Elems) > 1<<14 || cap(d.mt.Runs) > 1<<15 || cap(d.paras) > 1<<15 || cap(d.text) > 1<<20 || cap(d.out) > 1<<20 || cap(d.names) > 1<<16 {
 		return
 	}
 	clear(d.elems) // names strings
 	clear(d.attrs)
+	clear(d.mt.Elems)
 	*d = doc{elems: d.elems[:0], runs: d.runs[:0], text: d.text[:0], title: d.title[:0], attrs: d.attrs[:0],
-		out: d.out[:0], line: d.line[:0], paras: d.paras[:0], names: d.names[:0]}
+		out: d.out[:0], line: d.line[:0], paras: d.paras[:0], names: d.names[:0],
+		mt: meta.Tree{Runs: d.mt.Runs[:0], Elems: d.mt.Elems[:0]}}
 	docs.Put(d)
 }

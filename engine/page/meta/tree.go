@@ -6,24 +6,62 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/page/internal/textutil"
 )
 
-// Tree is the page's element tree as FromTree reads it, once the parse is done:
-// elements by index in document order, and the page's visible text.
-type Tree interface {
-	// Elems is the number of elements.
-	Elems() int
-	// Names is an element's class and id, lower case ("" when it has none or no
-	// text).
-	Names(i int32) string
-	// ElemText is an element's text, spaces collapsed, at most max bytes.
-	ElemText(i int32, max int) string
-	// ElemPos is where an element stands in the visible text: its first text, or
-	// the text after it when it has none.
-	ElemPos(i int32) int
-	// H1 is the first visible <h1> with text, -1 when there is none.
-	H1() int32
-	// VisibleText is the page's visible text. It may share the tree's memory: it
-	// is read during FromTree and not kept.
-	VisibleText() string
+// Tree is the page's element tree as FromTree reads it, once the parse is done,
+// handed over whole: elements by index in document order, the runs of text they
+// hold, and the page's visible text. FromTree reads from it what it needs and
+// calls nothing back. Its strings and slices may share the parse's memory: they
+// are read during FromTree and not kept.
+type Tree struct {
+	Text  string // the page's visible text
+	Runs  []Span // its runs of text, in document order
+	Elems []Elem // the elements, by index in document order
+	H1    int32  // the first visible <h1> with text, -1 when there is none
+}
+
+// Span is a run of the visible text: Text[Start:End].
+type Span struct{ Start, End int32 }
+
+// Elem is one element of the tree.
+type Elem struct {
+	Names            string // lower-case class and id ("" when none)
+	RunStart, RunEnd int32  // the runs of its subtree: Runs[RunStart:RunEnd]
+}
+
+// names is an element's class and id, "" when it has none or no text.
+func (t *Tree) names(i int32) string {
+	if e := &t.Elems[i]; e.RunStart < e.RunEnd {
+		return e.Names
+	}
+	return ""
+}
+
+// elemText is an element's text, spaces collapsed, at most max bytes.
+func (t *Tree) elemText(i int32, max int) string {
+	if i < 0 || int(i) >= len(t.Elems) {
+		return ""
+	}
+	e := &t.Elems[i]
+	var b []byte
+	for _, r := range t.Runs[e.RunStart:e.RunEnd] {
+		b = append(b, t.Text[r.Start:r.End]...)
+		b = append(b, ' ')
+		if len(b) > 4*max {
+			break
+		}
+	}
+	return textutil.ClipBytes(textutil.CollapseSpace(string(b)), max)
+}
+
+// elemPos is where an element stands in the visible text: its first text, or the
+// text after it when it has none.
+func (t *Tree) elemPos(i int32) int {
+	if i < 0 || int(i) >= len(t.Elems) {
+		return len(t.Text)
+	}
+	if r := t.Elems[i].RunStart; int(r) < len(t.Runs) {
+		return int(t.Runs[r].Start)
+	}
+	return len(t.Text)
 }
 
 // Bounds on what is read from the tree for the metadata.
@@ -50,38 +88,38 @@ var bylineNameParts = []string{"author", "byline", "autor", "writer", "creator",
 // pool: the text of the elements the parse kept, date and author lines, the dates
 // of the visible text, and the scripts the main text (headline title, body) is
 // written in. docTitle is the document's <title>.
-func (m *Raw) FromTree(d Tree, docTitle, title, body string) {
+func (m *Raw) FromTree(d *Tree, docTitle, title, body string) {
 	m.title = docTitle
 	m.ld = nil // the pass's scratch
 	for i := range m.elems {
-		m.elems[i].text = d.ElemText(m.elems[i].elem, maxElemText)
-		m.elems[i].pos = d.ElemPos(m.elems[i].elem)
+		m.elems[i].text = d.elemText(m.elems[i].elem, maxElemText)
+		m.elems[i].pos = d.elemPos(m.elems[i].elem)
 	}
 	m.headAt = -1
-	if h := d.H1(); h >= 0 {
-		m.h1 = d.ElemText(h, 512)
-		m.headAt = d.ElemPos(h)
+	if h := d.H1; h >= 0 {
+		m.h1 = d.elemText(h, 512)
+		m.headAt = d.elemPos(h)
 	}
 	sc := newScanner()
 	defer sc.release()
-	for i := range int32(d.Elems()) {
-		names := d.Names(i)
+	for i := range int32(len(d.Elems)) {
+		names := d.names(i)
 		if names == "" {
 			continue
 		}
 		if len(m.dateLines) < maxDateElems && hasAnyPart(names, dateNameParts) && !hasAnyPart(names, commentParts) {
-			txt := d.ElemText(i, maxElemText)
+			txt := d.elemText(i, maxElemText)
 			if h, ok := sc.first(txt); ok {
-				m.dateLines = append(m.dateLines, dateLine{hit: h, pos: d.ElemPos(i)})
+				m.dateLines = append(m.dateLines, dateLine{hit: h, pos: d.elemPos(i)})
 			}
 		}
 		if len(m.bylines) < maxBylines && hasAnyPart(names, bylineNameParts) && !hasAnyPart(names, commentParts) {
-			if txt := d.ElemText(i, maxElemText); txt != "" {
+			if txt := d.elemText(i, maxElemText); txt != "" {
 				m.bylines = append(m.bylines, txt)
 			}
 		}
 	}
-	sc.scanYears(d.VisibleText(), maxTextDates, func(h dateHit) bool {
+	sc.scanYears(d.Text, maxTextDates, func(h dateHit) bool {
 		m.textDates = append(m.textDates, dateLine{hit: h, pos: h.start})
 		return true
 	})
