@@ -1,7 +1,6 @@
 package page
 
 import (
-	"math/bits"
 	"strings"
 	"sync"
 	"unicode"
@@ -66,84 +65,6 @@ func (fs *featureSet) GetFeatures() []simhash.Feature {
 		fs.feats = append(fs.feats, &fs.store[i])
 	}
 	return fs.feats
-}
-
-// vector is simhash.Vectorize(fs.GetFeatures()), the library's vote of the weighted
-// features bit by bit, computed without an interface call per feature and over set
-// bits only: v[i] = Σ w·(+1 if bit i is set, else -1) = 2·Σ_{bit i set} w - Σ w. The
-// vote is a third of the fingerprint path's CPU; the fingerprint, simhash.Fingerprint
-// of this vector, is the library's (TestVectorMatchesLibrary).
-func (fs *featureSet) vector() simhash.Vector {
-	var ones [64]int
-	total := 0
-	if fs.mixed {
-		for _, f := range fs.store {
-			total += f.weight
-			for sum := f.sum; sum != 0; sum &= sum - 1 {
-				ones[bits.TrailingZeros64(sum)] += f.weight
-			}
-		}
-	} else {
-		total = len(fs.store)
-		unitOnes(fs.store, &ones)
-	}
-	var v simhash.Vector
-	for i := range v {
-		v[i] = 2*ones[i] - total
-	}
-	return v
-}
-
-// unitOnes counts, for each bit, the features that have it set, when every weight
-// is 1 (as in Sign): eight bits of every byte are counted at once, each in a byte of
-// an accumulator that is emptied before it can overflow.
-func unitOnes(store []feature, ones *[64]int) {
-	const lsb = 0x0101010101010101
-	var acc [8]uint64
-	flush := func() {
-		for j := range acc {
-			for k := 0; k < 8; k++ {
-				ones[k*8+j] += int(acc[j] >> (8 * k) & 0xFF)
-			}
-			acc[j] = 0
-		}
-	}
-	for i, f := range store {
-		for j := range acc {
-			acc[j] += f.sum >> j & lsb
-		}
-		if i%255 == 254 {
-			flush()
-		}
-	}
-	flush()
-}
-
-// featureSets recycles feature buffers between fingerprints: a crawler fingerprints
-// every page it fetches, and the garbage would otherwise dominate.
-var featureSets = sync.Pool{New: func() any { return &featureSet{} }}
-
-// getFeatureSet returns an empty feature set; putFeatureSet gives it back.
-func getFeatureSet() *featureSet { return featureSets.Get().(*featureSet) }
-
-func putFeatureSet(fs *featureSet) {
-	if cap(fs.store) > 1<<16 {
-		return // a giant page's buffers are not worth keeping
-	}
-	if fs.st.sf != nil {
-		fs.st.sf.release()
-		fs.st.sf = nil
-	}
-	if cap(fs.st.feats) > 1<<14 {
-		fs.st.feats = nil
-	}
-	if cap(fs.norm) > 1<<20 {
-		fs.norm = nil
-	}
-	clear(fs.feats)
-	fs.store, fs.feats, fs.mixed = fs.store[:0], fs.feats[:0], false
-	fs.dg.text, fs.st.raw = "", "" // the texts walked are not kept
-	featureSets.Put(fs)
 }
 
 // normalize applies NFKC and Unicode case folding. ASCII text (most of the web's
@@ -352,23 +273,4 @@ func (fs *featureSet) add(text string, weight int, maskNumbers bool) {
 		sh.step(r, classOf(r))
 	}
 	sh.end()
-}
-
-// allDigits reports whether a word is a number.
-func allDigits(word []byte) bool {
-	for i := 0; i < len(word); {
-		if c := word[i]; c < utf8.RuneSelf { // an ASCII number is a digit
-			if c < '0' || c > '9' {
-				return false
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(word[i:])
-		if !unicode.IsNumber(r) {
-			return false
-		}
-		i += size
-	}
-	return true
 }
