@@ -233,3 +233,14 @@ func (d *doc) removable() []bool {
 	}
 	return out
 }
+
+// inCaption reports whether el is inside a <figure> or <figcaption>: photo captions
+// and credits are not the article's text.
+func (d *doc) inCaption(el int32) bool {
+	for a := el; a > 0; a = d.elems[a].parent {
+		if t := d.elems[a].tag; t == atom.Figure || t == atom.Figcaption {
+			return true
+		}
+	}
+	return false
+}

@@ -11,17 +11,6 @@ import (
 // Paragraphs of the light tree (consecutive text runs of one block element), the
 // unit the extractor scores and keeps, and the text it makes of them.
 
-// inCaption reports whether el is inside a <figure> or <figcaption>: photo captions
-// and credits are not the article's text.
-func (d *doc) inCaption(el int32) bool {
-	for a := el; a > 0; a = d.elems[a].parent {
-		if t := d.elems[a].tag; t == atom.Figure || t == atom.Figcaption {
-			return true
-		}
-	}
-	return false
-}
-
 // isHeading reports a sub-heading (h2..h6) of the article, or an item of a list or
 // table in it: short, and content all the same.
 func (d *doc) isHeading(el int32) bool {
