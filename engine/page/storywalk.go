@@ -1,6 +1,7 @@
 package page
 
 import (
+	"math/bits"
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
@@ -121,4 +122,47 @@ func (st *storyWalk) sum() (fp uint64, ok bool) {
 		return 0, false
 	}
 	return simhash.Fingerprint(st.v), true
+}
+
+// voteParagraph adds to v the vote of a paragraph of prose of the given size in
+// words, whose features are feats, n features having been voted before it; it
+// returns the features voted, at most maxFeats.
+func voteParagraph(v *simhash.Vector, feats []uint64, words, n, maxFeats int) int {
+	// A paragraph's features weigh by the square of its length: the article's
+	// prose outweighs the newsletter pitch or the credits line an extractor let
+	// through (on the benchmark, 0.895 of truth-text copies grouped against
+	// 0.873 weighing by length).
+	w := min(words, maxParagraphWeight)
+	w *= w
+	if n+len(feats) > maxFeats {
+		feats = feats[:maxFeats-n]
+	}
+	// Each feature votes +w on its set bits and -w on the others: the paragraph's
+	// vote on a bit is w·(2·ones − features).
+	var ones [64]int
+	countBits(feats, &ones)
+	for bit := range 64 {
+		v[bit] += w * (2*ones[bit] - len(feats))
+	}
+	return n + len(feats)
+}
+
+// countBits adds to ones[b], for each bit b, how many of fs have it set. The
+// counts are summed bit-sliced (counter k holds bit k of every column's count), a
+// few word operations a feature instead of one a set bit.
+func countBits(fs []uint64, ones *[64]int) {
+	var c [32]uint64
+	top := 0
+	for _, f := range fs {
+		k := 0
+		for carry := f; carry != 0; k++ {
+			c[k], carry = c[k]^carry, c[k]&carry
+		}
+		top = max(top, k)
+	}
+	for k := range top {
+		for w := c[k]; w != 0; w &= w - 1 {
+			ones[bits.TrailingZeros64(w)] += 1 << k
+		}
+	}
 }
