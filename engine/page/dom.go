@@ -3,6 +3,7 @@ package page
 import (
 	"bytes"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/crawlconsole/crawlconsole/engine/page/meta"
@@ -80,95 +81,6 @@ type doc struct {
 	paras   []paragraph
 	meta    meta.Raw  // what the pass keeps for the page's metadata (engine/page/meta)
 	mt      meta.Tree // the tree as the metadata reads it (metaTree)
-}
-
-// rawSkip are elements whose subtree is never text a reader sees.
-var rawSkip = map[atom.Atom]bool{
-	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
-	atom.Svg: true, atom.Math: true, atom.Iframe: true, atom.Object: true,
-	atom.Embed: true, atom.Canvas: true, atom.Select: true, atom.Textarea: true,
-	atom.Button: true, atom.Head: true, atom.Dialog: true, atom.Video: true, atom.Audio: true,
-	atom.Picture: true, atom.Map: true,
-}
-
-// headTags may appear in <head>; any other start tag ends an unclosed one.
-var headTags = map[atom.Atom]bool{
-	atom.Meta: true, atom.Link: true, atom.Title: true, atom.Style: true, atom.Script: true,
-	atom.Noscript: true, atom.Base: true, atom.Template: true, atom.Head: true,
-}
-
-// chromeTags are elements that are page chrome by their HTML5 meaning, unless they
-// hold the article (a site that wraps its whole page in <header> or <form>).
-var chromeTags = map[atom.Atom]bool{
-	atom.Nav: true, atom.Aside: true, atom.Footer: true, atom.Header: true, atom.Menu: true,
-	atom.Form: true, atom.Time: true,
-}
-
-// blockTags delimit paragraphs; inline elements (a, span, b, ...) do not.
-var blockTags = map[atom.Atom]bool{
-	atom.P: true, atom.Div: true, atom.Li: true, atom.Td: true, atom.Th: true,
-	atom.H1: true, atom.H2: true, atom.H3: true, atom.H4: true, atom.H5: true,
-	atom.H6: true, atom.Article: true, atom.Section: true, atom.Main: true,
-	atom.Blockquote: true, atom.Pre: true, atom.Dd: true, atom.Dt: true,
-	atom.Table: true, atom.Tr: true, atom.Ul: true, atom.Ol: true, atom.Dl: true,
-	atom.Figure: true, atom.Figcaption: true, atom.Address: true, atom.Body: true,
-	atom.Html: true, atom.Nav: true, atom.Aside: true, atom.Footer: true, atom.Header: true,
-	atom.Form: true, atom.Caption: true, atom.Tbody: true, atom.Thead: true, atom.Tfoot: true,
-	atom.Menu: true, atom.Fieldset: true, atom.Details: true, atom.Summary: true,
-	atom.Center: true, atom.Hgroup: true,
-}
-
-// voidTags never have an end tag.
-var voidTags = map[atom.Atom]bool{
-	atom.Area: true, atom.Base: true, atom.Br: true, atom.Col: true, atom.Embed: true,
-	atom.Hr: true, atom.Img: true, atom.Input: true, atom.Link: true, atom.Meta: true,
-	atom.Source: true, atom.Track: true, atom.Wbr: true, atom.Param: true,
-}
-
-// closesP are start tags that end an open <p> (HTML5 "close a p element").
-var closesP = map[atom.Atom]bool{
-	atom.P: true, atom.Div: true, atom.Ul: true, atom.Ol: true, atom.Dl: true,
-	atom.Table: true, atom.H1: true, atom.H2: true, atom.H3: true, atom.H4: true,
-	atom.H5: true, atom.H6: true, atom.Pre: true, atom.Blockquote: true,
-	atom.Section: true, atom.Article: true, atom.Aside: true, atom.Nav: true,
-	atom.Header: true, atom.Footer: true, atom.Figure: true, atom.Main: true,
-	atom.Address: true, atom.Form: true, atom.Hr: true, atom.Fieldset: true,
-	atom.Details: true, atom.Menu: true,
-}
-
-// Tag kinds: the sets above as bits of one table (tagKinds), so that a tag is looked
-// up once, not once per set; a page has thousands of tags.
-const (
-	kindRawSkip uint8 = 1 << iota
-	kindHead
-	kindChrome
-	kindBlock
-	kindVoid
-	kindClosesP
-)
-
-// tagKinds maps a tag to its kinds; a tag in none is absent (0).
-var tagKinds = func() map[atom.Atom]uint8 {
-	m := map[atom.Atom]uint8{}
-	for kind, set := range map[uint8]map[atom.Atom]bool{kindRawSkip: rawSkip, kindHead: headTags,
-		kindChrome: chromeTags, kindBlock: blockTags, kindVoid: voidTags, kindClosesP: closesP} {
-		for tag := range set {
-			m[tag] |= kind
-		}
-	}
-	return m
-}()
-
-// siblingScope maps an element that closes an open element of its kind to the
-// elements that bound the search: a new <li> closes the open <li> of its list.
-var siblingScope = map[atom.Atom][]atom.Atom{
-	atom.Li:     {atom.Ul, atom.Ol, atom.Menu},
-	atom.Dt:     {atom.Dl},
-	atom.Dd:     {atom.Dl},
-	atom.Tr:     {atom.Table, atom.Tbody, atom.Thead, atom.Tfoot},
-	atom.Td:     {atom.Tr, atom.Table},
-	atom.Th:     {atom.Tr, atom.Table},
-	atom.Option: {atom.Select, atom.Datalist},
 }
 
 // parseDoc builds the light tree of a UTF-8 HTML document from the tokens that start
@@ -581,4 +493,32 @@ func letterCount(b []byte) int {
 		}
 	}
 	return n
+}
+
+// docs recycles the trees' buffers: a crawler parses every page it fetches.
+var docs = sync.Pool{New: func() any { return new(doc) }}
+
+// newDoc returns an empty tree holding only its root.
+func newDoc() *doc {
+	d := docs.Get().(*doc)
+	if d.elems == nil {
+		d.elems = make([]elem, 0, 256)
+	}
+	d.elems = append(d.elems, elem{tag: atom.Html, kind: tagKinds[atom.Html], parent: -1})
+	return d
+}
+
+// release gives the tree's buffers back (nothing of it may be used after), unless a
+// giant page made them too big to keep.
+func (d *doc) release() {
+	if cap(d.elems) > 1<<14 || cap(d.runs) > 1<<15 || cap(d.mt.Elems) > 1<<14 || cap(d.mt.Runs) > 1<<15 || cap(d.paras) > 1<<15 || cap(d.text) > 1<<20 || cap(d.out) > 1<<20 || cap(d.names) > 1<<16 {
+		return
+	}
+	clear(d.elems) // names strings
+	clear(d.attrs)
+	clear(d.mt.Elems)
+	*d = doc{elems: d.elems[:0], runs: d.runs[:0], text: d.text[:0], title: d.title[:0], attrs: d.attrs[:0],
+		out: d.out[:0], line: d.line[:0], paras: d.paras[:0], names: d.names[:0],
+		mt: meta.Tree{Runs: d.mt.Runs[:0], Elems: d.mt.Elems[:0]}}
+	docs.Put(d)
 }

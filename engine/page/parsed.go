@@ -3,7 +3,6 @@ package page
 import (
 	"bytes"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"unicode/utf8"
 
@@ -247,32 +246,4 @@ func collapseTitle(b []byte) string {
 		return ""
 	}
 	return string(textutil.AppendCollapsed(make([]byte, 0, len(b)), b))
-}
-
-// docs recycles the trees' buffers: a crawler parses every page it fetches.
-var docs = sync.Pool{New: func() any { return new(doc) }}
-
-// newDoc returns an empty tree holding only its root.
-func newDoc() *doc {
-	d := docs.Get().(*doc)
-	if d.elems == nil {
-		d.elems = make([]elem, 0, 256)
-	}
-	d.elems = append(d.elems, elem{tag: atom.Html, kind: tagKinds[atom.Html], parent: -1})
-	return d
-}
-
-// release gives the tree's buffers back (nothing of it may be used after), unless a
-// giant page made them too big to keep.
-func (d *doc) release() {
-	if cap(d.elems) > 1<<14 || cap(d.runs) > 1<<15 || cap(d.mt.Elems) > 1<<14 || cap(d.mt.Runs) > 1<<15 || cap(d.paras) > 1<<15 || cap(d.text) > 1<<20 || cap(d.out) > 1<<20 || cap(d.names) > 1<<16 {
-		return
-	}
-	clear(d.elems) // names strings
-	clear(d.attrs)
-	clear(d.mt.Elems)
-	*d = doc{elems: d.elems[:0], runs: d.runs[:0], text: d.text[:0], title: d.title[:0], attrs: d.attrs[:0],
-		out: d.out[:0], line: d.line[:0], paras: d.paras[:0], names: d.names[:0],
-		mt: meta.Tree{Runs: d.mt.Runs[:0], Elems: d.mt.Elems[:0]}}
-	docs.Put(d)
 }
