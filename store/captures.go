@@ -123,7 +123,7 @@ func (s *Store) Captures(since time.Time, fn func(c Capture, bodyErr error) erro
 	for {
 		// A capture sharing its page's body (in_page) reads it from pages.
 		rows, err := s.rdb.QueryContext(ctx, `SELECT `+captureColumns+` FROM captures c
-			LEFT JOIN pages p ON c.in_page = 1 AND p.url = c.url
+			LEFT JOIN urls u ON c.in_page = 1 AND u.url = c.url LEFT JOIN pages p ON p.id = u.page
 			WHERE c.id > ? AND c.fetched_at >= ? ORDER BY c.id LIMIT ?`, after, nanos(since), pageSize)
 		if err != nil {
 			return s.readErr(err)

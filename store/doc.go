@@ -9,8 +9,8 @@
 // Reads use a separate read-only connection pool and never wait for the writer (WAL).
 //
 // Crash safety rests on three things: SQLite's WAL journal (a commit is atomic and
-// survives kill -9), the unique indexes on urls.url and pages.url (nothing is stored
-// twice, whatever is replayed after a restart), and Open putting URLs that were in
+// survives kill -9), the unique index on urls.url with the page id its row keeps
+// (nothing is stored twice, whatever is replayed after a restart), and Open putting URLs that were in
 // progress back into the queue. An advisory lock next to the database keeps a second
 // crawlconsole process out.
 package store

@@ -102,6 +102,18 @@ func (l *linkLog) record(url string, inserted bool, seq int64) {
 	l.calls = append(l.calls, linkCall{url, inserted, seq})
 }
 
+// beforePageRow turns a store back into what the schemas before 0015 had: pages
+// found by a unique index on their URL's text, no page column on urls. Tests that
+// fake a store older than 15 run it first, so that 0015 runs again on open.
+var beforePageRow = strings.NewReplacer("pages_by_row", "pages_old",
+	"url            TEXT    NOT NULL REFERENCES", "url            TEXT    NOT NULL UNIQUE REFERENCES").
+	Replace(createTable("0015_pages_found_by_url_row.sql", "pages_by_row", ");")) + `
+INSERT INTO pages_old SELECT * FROM pages;
+DROP TABLE pages;
+ALTER TABLE pages_old RENAME TO pages;
+CREATE INDEX pages_fetch ON pages(fetched_at, bytes, stored_bytes);
+ALTER TABLE urls DROP COLUMN page;`
+
 // beforeFold turns a store back into what the schemas before 0011 had: the change
 // signal in its own table revisit_change and the metadata in page_meta (rows moved
 // there), no such columns on revisit and pages. Tests that fake an older store run
@@ -140,11 +152,17 @@ ALTER TABLE pages DROP COLUMN canonical_from;`
 // oldTable is the CREATE TABLE statement of table name as the migration file wrote
 // it, so that a faked older store has exactly the table that schema had.
 func oldTable(file, name string) string {
+	return createTable(file, name, ") WITHOUT ROWID;")
+}
+
+// createTable is the CREATE TABLE statement of table name in a migration file, up to
+// and including end.
+func createTable(file, name, end string) string {
 	b, err := migrationFiles.ReadFile("migrations/" + file)
 	if err != nil {
 		panic(err)
 	}
-	s, end := string(b), ") WITHOUT ROWID;"
+	s := string(b)
 	i := strings.Index(s, "CREATE TABLE "+name+" (")
 	if i < 0 || !strings.Contains(s[i:], end) {
 		panic("no CREATE TABLE " + name + " in " + file)

@@ -89,7 +89,7 @@ func (s *Store) HostReport() ([]HostStats, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = s.each(ctx, `SELECT u.host, p.status / 100, p.egress, COUNT(*) FROM pages p JOIN urls u ON u.url = p.url
+	err = s.each(ctx, `SELECT u.host, p.status / 100, p.egress, COUNT(*) FROM urls u JOIN pages p ON p.id = u.page
 		GROUP BY 1, 2, 3`, func(r *sql.Rows) error {
 		var h, egress string
 		var class int

@@ -26,8 +26,15 @@ type migration struct {
 	sql     string
 }
 
+// withdrawnVersions are schema versions no release writes: a development build used
+// 13 and 14 for pages and revisit rows keyed by their URL's row id, a layout then
+// taken back. The numbering skips them so that such a store is never taken for one
+// at this layout's version; Open refuses it instead (withdrawnErr).
+var withdrawnVersions = map[int]bool{13: true, 14: true}
+
 // migrations parses the embedded files, checking that versions run 1, 2, 3, ... with
-// no gap or duplicate (a gap would mean a file was lost in a merge).
+// no gap or duplicate but the withdrawn versions (a gap would mean a file was lost in
+// a merge).
 func migrations() ([]migration, error) {
 	entries, err := fs.ReadDir(migrationFiles, "migrations")
 	if err != nil {
@@ -48,10 +55,15 @@ func migrations() ([]migration, error) {
 		ms = append(ms, migration{version: v, name: name, sql: string(body)})
 	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	for i, m := range ms {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("store: migration %s: expected version %d", m.name, i+1)
+	want := 1
+	for _, m := range ms {
+		for withdrawnVersions[want] {
+			want++
 		}
+		if m.version != want {
+			return nil, fmt.Errorf("store: migration %s: expected version %d", m.name, want)
+		}
+		want++
 	}
 	return ms, nil
 }
@@ -59,10 +71,17 @@ func migrations() ([]migration, error) {
 // SchemaVersion is the schema version this build writes: the newest migration.
 func SchemaVersion() int {
 	ms, err := migrations()
-	if err != nil {
+	if err != nil || len(ms) == 0 {
 		return 0
 	}
-	return len(ms)
+	return ms[len(ms)-1].version
+}
+
+// withdrawnErr refuses a store at a withdrawn schema version, saying what to do.
+func withdrawnErr(dbPath string, version int) error {
+	return fmt.Errorf("store: open %s: schema version %d was written by a development build whose layout was withdrawn, "+
+		"and this crawlconsole cannot convert it: %w; crawl into a new --db path (the build that made this file can still read it)",
+		dbPath, version, ErrWithdrawnSchema)
 }
 
 // migrate brings the database on conn up to the newest schema. Each step runs in its
@@ -74,12 +93,22 @@ func migrate(ctx context.Context, conn *sql.Conn, dbPath string, ms []migration)
 	if err := conn.QueryRowContext(ctx, "PRAGMA user_version").Scan(&have); err != nil {
 		return 0, fmt.Errorf("store: open %s: read schema version: %w", dbPath, err)
 	}
-	if have > len(ms) {
+	newest := 0
+	if len(ms) > 0 {
+		newest = ms[len(ms)-1].version
+	}
+	if have > newest {
 		return 0, fmt.Errorf("store: open %s: schema version %d, this crawlconsole knows up to %d: %w; upgrade crawlconsole",
-			dbPath, have, len(ms), ErrNewerSchema)
+			dbPath, have, newest, ErrNewerSchema)
+	}
+	if withdrawnVersions[have] {
+		return 0, withdrawnErr(dbPath, have)
 	}
 	ran := 0
-	for _, m := range ms[have:] {
+	for _, m := range ms {
+		if m.version <= have {
+			continue
+		}
 		if err := applyMigration(ctx, conn, m); err != nil {
 			return ran, fmt.Errorf("store: open %s: migration %s: %w", dbPath, m.name, err)
 		}

@@ -65,7 +65,7 @@ func (s *Store) PageMeta(url string) (*PageMeta, error) {
 	var authors string
 	err := s.rdb.QueryRowContext(context.Background(), `SELECT published, published_from, published_at,
 		modified, modified_from, headline, headline_from, authors, authors_from, language, language_from,
-		canonical, canonical_from FROM pages WHERE url = ?`, url).Scan(&m.Published, &m.PublishedFrom, &at,
+		canonical, canonical_from FROM pages WHERE id = (SELECT page FROM urls WHERE url = ?)`, url).Scan(&m.Published, &m.PublishedFrom, &at,
 		&m.Modified, &m.ModifiedFrom, &m.Headline, &m.HeadlineFrom, &authors, &m.AuthorsFrom,
 		&m.Language, &m.LanguageFrom, &m.Canonical, &m.CanonicalFrom)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -74,29 +74,44 @@ func (w *writer) execSQL(query string, args ...any) (driver.Result, error) {
 // queryInt64 runs a prepared query that selects one integer and returns it, with
 // found false when no row came back.
 func (w *writer) queryInt64(s driver.Stmt, args ...any) (v int64, found bool, err error) {
+	var dest [1]int64
+	found, err = w.queryInts(s, dest[:], args...)
+	return dest[0], found, err
+}
+
+// queryInts runs a prepared statement that returns one row of integers (a SELECT, or
+// a write with RETURNING) and reads its first len(dest) columns into dest, with found
+// false when no row came back. NULL reads as 0.
+func (w *writer) queryInts(s driver.Stmt, dest []int64, args ...any) (found bool, err error) {
 	q, ok := s.(driver.StmtQueryContext)
 	if !ok {
-		return 0, false, errors.New("store: the sqlite3 driver's statement cannot be queried with a context")
+		return false, errors.New("store: the sqlite3 driver's statement cannot be queried with a context")
 	}
 	rows, err := q.QueryContext(w.ctx, w.named(args))
 	clear(w.args)
 	if err != nil {
-		return 0, false, err
+		return false, err
 	}
 	defer rows.Close()
-	dest := make([]driver.Value, len(rows.Columns()))
-	if err := rows.Next(dest); err != nil {
+	vals := make([]driver.Value, len(rows.Columns()))
+	if len(vals) < len(dest) {
+		return false, fmt.Errorf("store: query returned %d columns, want %d", len(vals), len(dest))
+	}
+	if err := rows.Next(vals); err != nil {
 		if errors.Is(err, io.EOF) {
-			return 0, false, nil
+			return false, nil
 		}
-		return 0, false, err
+		return false, err
 	}
-	switch x := dest[0].(type) {
-	case int64:
-		return x, true, nil
-	case nil:
-		return 0, false, nil
-	default:
-		return 0, false, fmt.Errorf("store: query returned %T, want an integer", x)
+	for i := range dest {
+		switch x := vals[i].(type) {
+		case int64:
+			dest[i] = x
+		case nil:
+			dest[i] = 0
+		default:
+			return false, fmt.Errorf("store: query returned %T in column %d, want an integer", x, i+1)
+		}
 	}
+	return true, nil
 }

@@ -34,6 +34,9 @@ func OpenReadOnly(path string) (*Store, error) {
 		return nil, fmt.Errorf("store: open %s read-only: %w", path, err)
 	}
 	switch want := SchemaVersion(); {
+	case withdrawnVersions[have]:
+		s.rdb.Close()
+		return nil, withdrawnErr(path, have)
 	case have < want:
 		s.rdb.Close()
 		return nil, fmt.Errorf("store: open %s read-only: %w (version %d, this program's is %d); open it with Open to migrate", path, ErrOldSchema, have, want)

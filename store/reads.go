@@ -99,7 +99,8 @@ func (s *Store) URLStates(urls []string) ([]URL, error) {
 // PageValidators returns the ETag and Last-Modified stored with url's page, for a
 // conditional GET when it is fetched again (M2), or ErrNotFound.
 func (s *Store) PageValidators(url string) (etag, lastModified string, err error) {
-	err = s.rdb.QueryRowContext(context.Background(), `SELECT etag, last_modified FROM pages WHERE url = ?`, url).
+	err = s.rdb.QueryRowContext(context.Background(), `SELECT etag, last_modified FROM pages
+		WHERE id = (SELECT page FROM urls WHERE url = ?)`, url).
 		Scan(&etag, &lastModified)
 	return etag, lastModified, s.readErr(err)
 }
@@ -150,7 +151,7 @@ func (s *Store) Counts() (Counts, error) {
 
 // PageURLs returns the URLs of all stored pages, sorted.
 func (s *Store) PageURLs() ([]string, error) {
-	return s.strings(`SELECT url FROM pages ORDER BY url`)
+	return s.strings(`SELECT url FROM urls WHERE page != 0 ORDER BY url`)
 }
 
 // SeedHosts lists the hosts of the crawl's seeds (URLs at depth 0 that no page
@@ -185,7 +186,8 @@ func (s *Store) Page(url string) (Page, error) {
 	var fetched, durMS, simhash int64
 	var codec int
 	var stored []byte
-	err := s.rdb.QueryRowContext(context.Background(), `SELECT `+pageColumns+` FROM pages WHERE url = ?`, url).
+	err := s.rdb.QueryRowContext(context.Background(), `SELECT `+pageColumns+` FROM pages
+		WHERE id = (SELECT page FROM urls WHERE url = ?)`, url).
 		Scan(&p.URL, &fetched, &p.Status, &p.ContentType, &p.Bytes, new(int64), &codec, &stored,
 			&durMS, &p.Lane, &p.Egress, &p.ETag, &p.LastModified, &simhash, &p.FinalURL)
 	if err != nil {

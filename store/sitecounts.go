@@ -33,7 +33,7 @@ func (s *Store) FetchedBySiteHost() ([]SiteHostCount, error) {
 // restored at start).
 func (s *Store) StoredBySite() (map[string]int64, error) {
 	out := map[string]int64{}
-	err := s.each(context.Background(), `SELECT u.site, COUNT(*) FROM pages p JOIN urls u ON u.url = p.url GROUP BY u.site`,
+	err := s.each(context.Background(), `SELECT site, COUNT(*) FROM urls WHERE page != 0 GROUP BY site`,
 		func(rows *sql.Rows) error {
 			var site string
 			var n int64

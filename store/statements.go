@@ -16,14 +16,16 @@ type statements struct {
 	// markFetchedStarted is markFetched that also counts the attempt of an
 	// InProgress mark held back in the same batch (starts.go).
 	markFetchedStarted driver.Stmt
-	insertPage         driver.Stmt
-	replacePage        driver.Stmt
-	retireLane         driver.Stmt
-	openLane           driver.Stmt
-	insertEvent        driver.Stmt
-	pruneEvents        driver.Stmt
-	setMeta            driver.Stmt
-	upsertRevisit      driver.Stmt
+	// setURLPage records a stored page's row id in its URL's row.
+	setURLPage    driver.Stmt
+	insertPage    driver.Stmt
+	replacePage   driver.Stmt
+	retireLane    driver.Stmt
+	openLane      driver.Stmt
+	insertEvent   driver.Stmt
+	pruneEvents   driver.Stmt
+	setMeta       driver.Stmt
+	upsertRevisit driver.Stmt
 	// upsertRevisitChange is upsertRevisit with the change signal.
 	upsertRevisitChange driver.Stmt
 	setRevisitNext      driver.Stmt
@@ -74,14 +76,18 @@ func prepareStatements(ctx context.Context, conn rawConn) (*statements, error) {
 	prep(&st.setState, `UPDATE urls SET state = ?1, lane = ?2, err_kind = ?3,
 		attempts = attempts + (?1 = 1), updated_at = ?4 WHERE url = ?5`)
 	prep(&st.deferURL, `UPDATE urls SET state = 4, deferred_until = ?, updated_at = ? WHERE url = ?`)
-	prep(&st.markFetched, `UPDATE urls SET state = 2, lane = ?, err_kind = '', updated_at = ? WHERE url = ?`)
+	// A fetched URL's row says which page is stored for it (0: none yet), so that the
+	// writer stores a first page once and replaces a stored one in place.
+	prep(&st.markFetched, `UPDATE urls SET state = 2, lane = ?, err_kind = '', updated_at = ? WHERE url = ?
+		RETURNING seq, page`)
 	prep(&st.markFetchedStarted, `UPDATE urls SET state = 2, lane = ?, err_kind = '', attempts = attempts + 1,
-		updated_at = ? WHERE url = ?`)
+		updated_at = ? WHERE url = ? RETURNING seq, page`)
+	prep(&st.setURLPage, `UPDATE urls SET page = ? WHERE seq = ?`)
 	prep(&st.insertPage, `INSERT INTO pages(`+pageColumns+`, `+pageMetaColumns+`)
-		VALUES(`+pageValues+`, `+pageMetaValues+`) ON CONFLICT(url) DO NOTHING`)
-	prep(&st.replacePage, `INSERT INTO pages(`+pageColumns+`, `+pageMetaColumns+`)
-		VALUES(`+pageValues+`, `+pageMetaValues+`)
-		ON CONFLICT(url) DO UPDATE SET fetched_at = excluded.fetched_at, status = excluded.status,
+		VALUES(`+pageValues+`, `+pageMetaValues+`)`)
+	prep(&st.replacePage, `INSERT INTO pages(`+pageColumns+`, `+pageMetaColumns+`, id)
+		VALUES(`+pageValues+`, `+pageMetaValues+`, ?)
+		ON CONFLICT(id) DO UPDATE SET url = excluded.url, fetched_at = excluded.fetched_at, status = excluded.status,
 		content_type = excluded.content_type, bytes = excluded.bytes, stored_bytes = excluded.stored_bytes,
 		body_codec = excluded.body_codec, body = excluded.body, duration_ms = excluded.duration_ms,
 		lane = excluded.lane, egress = excluded.egress, etag = excluded.etag,
@@ -102,7 +108,7 @@ func prepareStatements(ctx context.Context, conn rawConn) (*statements, error) {
 	// Before a page's body is replaced by a different one, the capture that shared
 	// the old body takes its own copy.
 	prep(&st.captureOwn, `UPDATE captures SET in_page = 0,
-		body = (SELECT body FROM pages WHERE url = ?1), body_codec = (SELECT body_codec FROM pages WHERE url = ?1)
+		body = (SELECT body FROM pages WHERE id = ?3), body_codec = (SELECT body_codec FROM pages WHERE id = ?3)
 		WHERE url = ?1 AND in_page = 1 AND payload_digest != ?2`)
 	// The capture holding this URL's body with this digest, if any (the first:
 	// revisits always point at a record that has the payload).

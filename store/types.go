@@ -120,6 +120,9 @@ var (
 	ErrClosed = errors.New("store is closed")
 	// ErrNewerSchema means the database was written by a newer crawlconsole.
 	ErrNewerSchema = errors.New("database schema is newer than this crawlconsole")
+	// ErrWithdrawnSchema means the database is at a schema version only a
+	// development build wrote, whose layout no release reads.
+	ErrWithdrawnSchema = errors.New("database schema version was withdrawn")
 	// ErrNotDatabase means the file exists but is not an SQLite database.
 	ErrNotDatabase = errors.New("not an SQLite database")
 	// ErrReadOnly is recorded by the write methods of a store opened with OpenReadOnly.

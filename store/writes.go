@@ -162,39 +162,54 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 		if _, started := w.takeStart(p.URL); started {
 			mark = w.st.markFetchedStarted // the held InProgress mark's attempt, counted here
 		}
-		res, err := w.exec(mark, p.Lane, now, p.URL)
+		var row [2]int64 // the URL's seq and its stored page's id (0: none)
+		found, err := w.queryInts(mark, row[:], p.Lane, now, p.URL)
 		if err != nil {
 			return nil, err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
+		if !found {
 			// A page for a URL the store never saw (e.g. a seed the engine did not
 			// add first): record the URL too, so pages.url always has its urls row.
 			self := []URL{{URL: p.URL, Host: hostOf(p.URL), Lane: p.Lane}}
-			if _, err := w.insertURLs(self, Processed, now, nil); err != nil {
+			out, err := w.insertURLs(self, Processed, now, make([]linkOutcome, 0, 1))
+			if err != nil {
 				return nil, err
 			}
+			row[0] = out[0].seq
 		}
-		stmt := w.st.insertPage
-		if replace {
-			stmt = w.st.replacePage
-			// The capture sharing the body about to be replaced keeps a copy of it
-			// (unless the new body is the same: then it still matches).
-			digest := ""
-			if capture != nil {
-				digest = capture.PayloadDigest
+		seq, stored := row[0], row[1]
+		// A page is stored once per URL (a fetch again after a crash keeps the first);
+		// a replacement overwrites the stored row in place.
+		pageWritten := stored == 0 || replace
+		if pageWritten {
+			args := append(make([]any, 0, 29), p.URL, nanos(p.FetchedAt), p.Status, p.ContentType,
+				size, len(body), codec, body, p.Duration.Milliseconds(), p.Lane, p.Egress, p.ETag,
+				p.LastModified, int64(p.SimHash), p.FinalURL)
+			args = appendMetaArgs(args, p.Meta)
+			if stored == 0 {
+				res, err := w.exec(w.st.insertPage, args...)
+				if err != nil {
+					return nil, err
+				}
+				id, _ := res.LastInsertId()
+				if _, err := w.exec(w.st.setURLPage, id, seq); err != nil {
+					return nil, err
+				}
+			} else {
+				// The capture sharing the body about to be replaced keeps a copy of
+				// it (unless the new body is the same: then it still matches).
+				digest := ""
+				if capture != nil {
+					digest = capture.PayloadDigest
+				}
+				if _, err := w.exec(w.st.captureOwn, p.URL, digest, stored); err != nil {
+					return nil, err
+				}
+				if _, err := w.exec(w.st.replacePage, append(args, stored)...); err != nil {
+					return nil, err
+				}
 			}
-			if _, err := w.exec(w.st.captureOwn, p.URL, digest); err != nil {
-				return nil, err
-			}
 		}
-		args := append(make([]any, 0, 28), p.URL, nanos(p.FetchedAt), p.Status, p.ContentType,
-			size, len(body), codec, body, p.Duration.Milliseconds(), p.Lane, p.Egress, p.ETag,
-			p.LastModified, int64(p.SimHash), p.FinalURL)
-		res, err = w.exec(stmt, appendMetaArgs(args, p.Meta)...)
-		if err != nil {
-			return nil, err
-		}
-		pageWritten, _ := res.RowsAffected()
 		if p.Revisit != nil {
 			if err := w.upsertRevisit(p.Revisit); err != nil {
 				return nil, err
@@ -204,7 +219,7 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 			// Stored with the page's body when the page row now holds it under the
 			// same URL (not after redirects: the capture is the final hop's); a page
 			// already stored (a fetch again after a crash) keeps its first body.
-			inPage := pageWritten > 0 && capture.URL == p.URL
+			inPage := pageWritten && capture.URL == p.URL
 			if err := w.insertCapture(capture, captureBody, codec, inPage); err != nil {
 				return nil, err
 			}
