@@ -161,7 +161,7 @@ func TestExportOldSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	// (0011 moved the change signal into revisit and page_meta into pages: the
-	// change table comes back, the columns go.)
+	// change table comes back, the columns go; 0015 added urls.page, which goes.)
 	if _, err := db.Exec(`DROP TABLE captures;
 		CREATE TABLE revisit_change (url TEXT NOT NULL PRIMARY KEY, text_digest INTEGER NOT NULL DEFAULT 0,
 			title_digest INTEGER NOT NULL DEFAULT 0, page_digest INTEGER NOT NULL DEFAULT 0,
@@ -178,6 +178,7 @@ func TestExportOldSchema(t *testing.T) {
 		ALTER TABLE pages DROP COLUMN headline_from; ALTER TABLE pages DROP COLUMN authors; ALTER TABLE pages DROP COLUMN authors_from;
 		ALTER TABLE pages DROP COLUMN language; ALTER TABLE pages DROP COLUMN language_from; ALTER TABLE pages DROP COLUMN canonical;
 		ALTER TABLE pages DROP COLUMN canonical_from;
+		ALTER TABLE urls DROP COLUMN page;
 		PRAGMA user_version = 7`); err != nil {
 		t.Fatal(err)
 	}
