@@ -41,6 +41,7 @@ package main
 // new article (all fetches of the measured period over articles found in it).
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"math"
@@ -71,6 +72,12 @@ type discSource struct {
 	kind  string // "entry", "doc"
 	cross []string
 	known bool // an index admitted to the tree
+	// body, doc and err are its last read's document and what Parse made of it: a
+	// read that serves the same bytes again is not parsed again (the simulation's
+	// time goes to parsing 1,000-URL sitemaps that did not change).
+	body []byte
+	doc  discover.Doc
+	err  error
 }
 
 type discSite struct {
@@ -110,10 +117,11 @@ func runDiscoveryBench(args []string) (map[string]any, error) {
 	liveBacklog := fs.Duration("live-backlog", 6*time.Hour, "-live: web time the sites have published before the crawl starts")
 	liveWarm := fs.Float64("live-warmup", 2, "-live: web days before measuring (two: at a share of the budget below one, ours is still fetching the first day's backlog after one)")
 	liveMeasure := fs.Float64("live-measure", 1.5, "-live: web days measured")
-	fs.StringVar(&discLiveTrace, "trace", "", "-live: print this crawl's feeds and sitemaps, every request and every missed article")
+	fs.StringVar(&discLiveTrace, "trace", "", "-live: print this crawl's feeds and sitemaps, every request and every missed article; -sim: each measured article's latency, the read that found it and its wait in the queue")
 	fs.Float64Var(&discLiveOursShare, "ours-share", 0, "run ours at this share of the budget in the main run (live: one bisection step, to look at with -trace; -sim: ours and ours_revisit_estimator; the goals then compare unequal budgets)")
-	bisect := fs.Bool("bisect", true, "-live: find budget_share_to_match_fixed_p95 by bisection (up to 5 more runs of ours, one after another); -bisect=false for a quick run")
+	bisect := fs.Bool("bisect", true, "find budget_share_to_match_fixed_p95 by bisection (up to 5 more runs of ours, one after another; -sim: the same steps on the simulation); -bisect=false for a quick run")
 	fs.BoolVar(&discLiveRevisitBudget, "revisit-budget", false, "-live: ours and fixed_poller get entry_only's raised revisit budget too (default: the engine's default revisit.budget)")
+	estimator := fs.Bool("estimator", true, "-sim: run ours_revisit_estimator too")
 	runs := fs.Int("runs", 1, "-live: run the bench this many times, one after another, printing each run and the median of each figure (the goals judged on the medians); the simulation is deterministic, one run is all of it")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -159,7 +167,10 @@ func runDiscoveryBench(args []string) (map[string]any, error) {
 	fmt.Printf("discovery: %d publishing sites, %.1f articles/hour, budget %.1f fetches/hour, %.0f days (load %s)\n",
 		len(sites), rate, budget, *days, loadAvg(1))
 	results := map[string]*discResult{}
-	crawls := append(discoveryCrawls[:len(discoveryCrawls):len(discoveryCrawls)], discoveryEstimatorCrawl)
+	crawls := discoveryCrawls
+	if *estimator {
+		crawls = append(crawls[:len(crawls):len(crawls)], discoveryEstimatorCrawl)
+	}
 	for _, c := range crawls {
 		began := time.Now()
 		b := budget
@@ -172,12 +183,22 @@ func runDiscoveryBench(args []string) (map[string]any, error) {
 	out, figs := discoveryReport(results)
 	// entry_only and fixed_poller spend every slot; ours leaves a slot unspent when
 	// no source is due, so its fetches per hour are checked as the live run's are.
-	// No bisection over the budget.
 	x := discoveryLiveExtras{perHour: map[string]float64{}, fixedBudgetPer: budget}
 	perHour := map[string]any{}
 	for _, c := range discoveryCrawls {
 		x.perHour[c] = float64(results[c].fetches) / until.Sub(from).Hours()
 		perHour[c] = crawlRound(x.perHour[c], 1)
+	}
+	if *bisect {
+		full := results["ours"]
+		if discLiveOursShare > 0 && discLiveOursShare != 1 {
+			full = discoveryRun(web, sites, "ours", budget, start, end, from, until)
+		}
+		x.share, out["budget_share_steps"] = discoverySimShare(full, figs["fixed_poller"].p95, budget, until.Sub(from).Hours(),
+			func(share float64) *discResult {
+				return discoveryRun(web, sites, "ours", share*budget, start, end, from, until)
+			})
+		x.bisected = true
 	}
 	discoveryGoals(out, figs, x)
 	out["fetches_per_hour"] = perHour
@@ -234,8 +255,10 @@ func discoveryRun(web *sandbox.Web, sites []discSite, crawl string, budget float
 		byURL[s.url] = s
 	}
 	announced := map[string]bool{}
+	rateOf := map[string]float64{}
 	for _, s := range sites {
 		announced[s.ps.Domain] = s.announced
+		rateOf[s.ps.Domain] = s.ps.Rate
 	}
 	pubAt := map[string]time.Time{}
 	siteOf := map[string]string{}
@@ -267,6 +290,19 @@ func discoveryRun(web *sandbox.Web, sites []discSite, crawl string, budget float
 		poller = newEstimatorPoller(slot, 24*time.Hour)
 	}
 	rr := 0
+	// -trace CRAWL on the simulation: for each measured article, the read that
+	// found it (its source, when, the interval since that source's read before)
+	// and its fetch.
+	tracing := crawl == discLiveTrace
+	type foundBy struct {
+		src        string
+		read, prev time.Time
+	}
+	var by map[string]foundBy
+	lastRead := map[string]time.Time{}
+	if tracing {
+		by = map[string]foundBy{}
+	}
 	var fetchTimes []time.Time // ours: recent article fetches, for the poll budget
 	for now := start; now.Before(end); now = now.Add(slot) {
 		measured := !now.Before(from) && now.Before(until)
@@ -279,6 +315,11 @@ func discoveryRun(web *sandbox.Web, sites []discSite, crawl string, budget float
 			fetchTimes = append(fetchTimes, now)
 			if p, ok := pubAt[u]; ok && !p.Before(from) && !p.After(until) {
 				lat := now.Sub(p).Seconds()
+				if tracing {
+					f := by[u]
+					fmt.Printf("simtrace %s: article %s site %s rate %.1f/d latency %.0f s: read %.0f s after publish by %s (%.0f s after its read before), fetched %.0f s after that read\n",
+						crawl, u, siteOf[u], rateOf[siteOf[u]], lat, f.read.Sub(p).Seconds(), f.src, f.read.Sub(f.prev).Seconds(), now.Sub(f.read).Seconds())
+				}
 				res.found++
 				res.latencies = append(res.latencies, lat)
 				if announced[siteOf[u]] {
@@ -322,7 +363,14 @@ func discoveryRun(web *sandbox.Web, sites []discSite, crawl string, budget float
 			res.fetches++
 			res.polls++
 		}
+		queued := len(queue)
 		newItems, total := discoveryPoll(web, src, now, crawl, byURL, &sources, seen, lastDate, trust, tree, &queue, res, measured)
+		if tracing {
+			for _, u := range queue[queued:] {
+				by[u] = foundBy{src: src.url, read: now, prev: lastRead[src.url]}
+			}
+			lastRead[src.url] = now
+		}
 		if crawl != "entry_only" && crawl != "fixed_poller" {
 			poller.Observe(src.url, now, newItems, total > 0 && newItems == total)
 		}
@@ -374,7 +422,11 @@ func discoveryPoll(web *sandbox.Web, src *discSource, now time.Time, crawl strin
 		res.warnings["not_found"]++
 		return 0, 0
 	}
-	doc, err := discover.Parse(body, discover.Limits{})
+	if src.body == nil || !bytes.Equal(body, src.body) {
+		src.body = body
+		src.doc, src.err = discover.Parse(body, discover.Limits{})
+	}
+	doc, err := src.doc, src.err
 	for k, n := range doc.Warnings {
 		res.warnings[k] += n
 	}

@@ -62,6 +62,25 @@ func discoveryShare(oursAtFull bool, meets func(share float64) bool) float64 {
 	return discoveryBisect(1, discBisectShareAboveFull, discBisectTolerance, discBisectSteps-1, meets)
 }
 
+// discoverySimShare is budget_share_to_match_fixed_p95 on the simulation: the live
+// bisection's steps, with ours run alone again at each share (run) against the main
+// run's fixed_poller p95. full is ours at the whole budget; hours the measured window.
+func discoverySimShare(full *discResult, fixedP95, budget, hours float64, run func(share float64) *discResult) (float64, []map[string]any) {
+	var steps []map[string]any
+	step := func(share float64, r *discResult) bool {
+		p95 := discoveryFiguresOf(r).p95
+		ok := p95 >= 0 && p95 <= fixedP95
+		perHour := crawlRound(float64(r.fetches)/hours, 1)
+		steps = append(steps, map[string]any{"share": share, "latency_p95_s": p95, "fetches_per_hour": perHour, "matches": ok})
+		fmt.Printf("bisect: ours at %.3f of the budget (%.1f fetches/h): p95 %.0f s vs fixed_poller's %.0f s: %v; %.1f fetches/h spent\n",
+			share, share*budget, p95, fixedP95, map[bool]string{true: "matches", false: "misses"}[ok], perHour)
+		return ok
+	}
+	atFull := step(1, full)
+	share := discoveryShare(atFull, func(share float64) bool { return step(share, run(share)) })
+	return share, steps
+}
+
 // jsonNumber is x for the JSON line, nil (null) when it is not finite.
 func jsonNumber(x float64) any {
 	if math.IsInf(x, 0) || math.IsNaN(x) {
