@@ -343,43 +343,6 @@ func traceHop(req *http.Request, log *exchangeLog, pace *replayPause) (*hopRecor
 	return h, trace
 }
 
-// exchangeBook holds the exchange logs of the fetches under way, by the id their
-// requests carry down to bodyCapper (exchangeHeader).
-type exchangeBook struct {
-	mu   sync.Mutex
-	logs map[string]*exchangeLog
-	next uint64
-}
-
-// add books log and returns its id.
-func (b *exchangeBook) add(log *exchangeLog) string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.next++
-	id := strconv.FormatUint(b.next, 10)
-	if b.logs == nil {
-		b.logs = make(map[string]*exchangeLog)
-	}
-	b.logs[id] = log
-	return id
-}
-
-// get returns the log booked under id; nil when there is none (or no book).
-func (b *exchangeBook) get(id string) *exchangeLog {
-	if b == nil || id == "" {
-		return nil
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.logs[id]
-}
-
-func (b *exchangeBook) remove(id string) {
-	b.mu.Lock()
-	delete(b.logs, id)
-	b.mu.Unlock()
-}
-
 // received records the response of a hop, before its body is decoded. Its body is
 // recorded as it is read (teeBody, set up by bodyCapper), a redirect's up to
 // redirectBodyMax bytes, any other's up to finalMax (the body cap).

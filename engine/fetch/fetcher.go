@@ -175,6 +175,43 @@ func New(ctx context.Context, cfg Config, d *Dialer, tr *http.Transport) *Fetche
 	return f
 }
 
+// exchangeBook holds the exchange logs of the fetches under way, by the id their
+// requests carry down to bodyCapper (exchangeHeader).
+type exchangeBook struct {
+	mu   sync.Mutex
+	logs map[string]*exchangeLog
+	next uint64
+}
+
+// add books log and returns its id.
+func (b *exchangeBook) add(log *exchangeLog) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.next++
+	id := strconv.FormatUint(b.next, 10)
+	if b.logs == nil {
+		b.logs = make(map[string]*exchangeLog)
+	}
+	b.logs[id] = log
+	return id
+}
+
+// get returns the log booked under id; nil when there is none (or no book).
+func (b *exchangeBook) get(id string) *exchangeLog {
+	if b == nil || id == "" {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.logs[id]
+}
+
+func (b *exchangeBook) remove(id string) {
+	b.mu.Lock()
+	delete(b.logs, id)
+	b.mu.Unlock()
+}
+
 // replayPause paces the requests net/http sends again by itself. When a kept-alive
 // connection fails after the request went out and before a response came (the server
 // hung up or reset it), the transport replays an idempotent request on a new

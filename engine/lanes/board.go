@@ -93,8 +93,6 @@ type Board struct {
 	Held func(host string) bool
 }
 
-func (b *Board) allowed(e int, host string) bool { return b.Allowed == nil || b.Allowed(e, host) }
-
 // NewBoard returns a Board for max lanes over the named egresses (at least one; the
 // default egress is the host's own address).
 func NewBoard(max int, egresses []string) *Board {

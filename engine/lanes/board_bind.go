@@ -141,6 +141,9 @@ func (b *Board) forget(tasks []frontier.Task) {
 // choose returns the lane an adjacent task must join, or nil when the task should
 // open a new lane (not adjacent anywhere, or adjacent only to busy lanes while
 // another egress is free of adjacency and a lane slot is open).
+// allowed is Allowed's answer, true when there is no rule.
+func (b *Board) allowed(e int, host string) bool { return b.Allowed == nil || b.Allowed(e, host) }
+
 func (b *Board) choose(t frontier.Task) *Lane {
 	var best *Lane
 	free := false // some egress has no lane adjacent to t
@@ -367,6 +370,23 @@ func (b *Board) Next(l *Lane) (t frontier.Task, ok bool, opened []*Lane) {
 	}
 	delete(b.ahead, t.URL)
 	return t, true, opened
+}
+
+// Turn is what a lane's turn at the board gives its runner: Next's answer, and the
+// lane's figures that go with it, so that the lane's front reads them in the one
+// call.
+type Turn struct {
+	Task   frontier.Task
+	OK     bool    // false: no task (the lane retired, or it is paused)
+	Opened []*Lane // lanes opened on the way for pending tasks, to start
+	Urgent bool    // the task is an operator's (Lane.TookUrgent)
+	Done   int64   // the tasks the lane has taken (Lane.Done)
+}
+
+// Take is Next, with the lane's figures (Turn).
+func (b *Board) Take(l *Lane) Turn {
+	t, ok, opened := b.Next(l)
+	return Turn{Task: t, OK: ok, Opened: opened, Urgent: l.tookFirst, Done: l.done}
 }
 
 // StealBacklog is the backlog a lane on another egress must have before a lane that

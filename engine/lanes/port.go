@@ -24,7 +24,8 @@ type Front interface {
 // takes back and sets aside. Calls marked "Mu held" are made with Runner.Mu held,
 // and a call that waits releases it meanwhile; the others without it.
 type Tasks interface {
-	// Opened says a lane began, on egress (Mu not held).
+	// Opened says a lane began, on egress, in the crawl's history and log (Mu not
+	// held).
 	Opened(lane int, egress string)
 	// Next blocks while the crawl or the lane is paused, then hands out the lane's
 	// next task, kept in hand while the task's host is paused. false: the lane
@@ -35,9 +36,11 @@ type Tasks interface {
 	// released. Mu held.
 	Hold(s *Slot, t frontier.Task) bool
 	// Release ends the lane's hold on a task taken by Next; ended says its fetch is
-	// over (not moved to another egress, deferred or left queued). Mu held.
+	// over (not moved to another egress, deferred or left queued). The front then
+	// sees whether the crawl ran dry. Mu held.
 	Release(t frontier.Task, ended bool)
-	// CheckIdle lets the front see whether the crawl ran dry. Mu held.
+	// CheckIdle lets the front see whether the crawl ran dry (a task ended with
+	// no Release of the lane's: its render delivers it). Mu held.
 	CheckIdle()
 	// SwapForUrgent gives the lane's task in hand back to the head of its queue,
 	// behind an operator's task waiting there (the lane takes that one first);

@@ -73,7 +73,6 @@ func (r *Runner) renderLater(s *Slot, link *route.Link, t frontier.Task, u *url.
 		r.Mu.Lock()
 		delete(r.rendering, o.Res)
 		r.Front.Release(t, true)
-		r.Front.CheckIdle()
 		r.Mu.Unlock()
 	}()
 	return true

@@ -228,7 +228,6 @@ func (r *Runner) Run(s *Slot) {
 	name := r.Links[l.Egress].Name // Egress is guarded by Mu (rebalance moves lanes)
 	r.Mu.Unlock()
 	r.Front.Opened(l.ID, name)
-	r.Front.Logf(view.LevelDebug, l.ID, "", "lane %d opened on %s", l.ID, name)
 	// next is the earliest start of the lane's next request (M1's random pause);
 	// floor is delay_min after the last response, the shortest pause the lane ever
 	// draws: an operator's task (steering) waits only until then, and the gate still
@@ -280,11 +279,12 @@ func (r *Runner) Run(s *Slot) {
 		ended, swapped := r.process(s, link, t)
 		r.Mu.Lock()
 		s.Task = frontier.Task{}
-		if !s.HandedOff {
-			r.Front.Release(t, ended)
+		if s.HandedOff {
+			r.Front.CheckIdle() // its render releases the task
+		} else {
+			r.Front.Release(t, ended) // the front checks whether the crawl ran dry
 		}
 		s.HandedOff = false
-		r.Front.CheckIdle() // the last discovery task may have ended on a lane that goes on revisiting
 		r.Mu.Unlock()
 		if swapped {
 			continue // nothing was sent: the lane's pause is already served

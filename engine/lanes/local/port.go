@@ -15,8 +15,10 @@ type lanePort struct{ c *Crew }
 
 var _ lanes.Front = lanePort{}
 
+// Opened records the lane in the crawl's history and says so in its log.
 func (p lanePort) Opened(lane int, egress string) {
-	p.c.crawl.LaneOpened(lane, egress, p.c.crawl.Now())
+	p.c.crawl.LaneOpened(lane, egress, p.c.parts.Opts.Now())
+	p.c.crawl.Logf(view.LevelDebug, lane, "", "lane %d opened on %s", lane, egress)
 }
 
 // Next blocks while the crawl or the lane is paused, then hands out the lane's next
@@ -34,25 +36,26 @@ func (p lanePort) Next(s *lanes.Slot) (frontier.Task, bool) {
 			}
 			continue
 		}
-		t, ok, opened := c.Board.Next(s.Lane)
-		for _, l := range opened {
+		turn := c.Board.Take(s.Lane)
+		for _, l := range turn.Opened {
 			c.Run.Start(l)
 		}
 		c.fr.StartRefill()
-		if !ok {
+		if !turn.OK {
 			if s.Lane.Paused() {
 				continue
 			}
 			c.Run.Retire(s)
 			c.crawl.CheckIdle()
-			id, done := s.Lane.ID, s.Lane.Done()
+			id := s.Lane.ID
 			c.parts.Mu.Unlock()
-			c.crawl.LaneRetired(id, c.crawl.Now(), done)
+			c.crawl.LaneRetired(id, c.parts.Opts.Now(), turn.Done)
 			c.crawl.Logf(view.LevelDebug, id, "", "lane %d retired", id)
 			c.parts.Mu.Lock()
 			return frontier.Task{}, false
 		}
-		s.Urgent = s.Lane.TookUrgent()
+		t := turn.Task
+		s.Urgent = turn.Urgent
 		c.inHand++ // in hand from here, even while its host is paused: not idle
 		c.fr.Marks().Taken(t.URL)
 		if !p.Hold(s, t) {
@@ -81,11 +84,13 @@ func (p lanePort) Hold(s *lanes.Slot, t frontier.Task) bool {
 }
 
 // Release ends a lane's hold on a task taken by Next; ended says its fetch is over
-// (not moved to another egress or deferred), so a revisit is no longer queued.
-// Mu held.
+// (not moved to another egress or deferred), so a revisit is no longer queued. The
+// crawl then sees whether it ran dry: the last task may have ended on a lane that
+// goes on revisiting. Mu held.
 func (p lanePort) Release(t frontier.Task, ended bool) {
 	p.c.inHand--
 	p.c.fr.Marks().Released(t.URL, ended)
+	p.c.crawl.CheckIdle()
 }
 
 func (p lanePort) CheckIdle() { p.c.crawl.CheckIdle() }
