@@ -15,10 +15,12 @@ import (
 // A page that polls its server forever with a DOM that no longer changes is read
 // once it showed it polls, not at the time cap; a page whose script never yields
 // is ended once the renderer stops answering, not at the cap. Both are counted,
-// and the host's next page that does not settle is given half the time.
+// and the host's next page that does not settle is given half the time. Which of
+// the ways ended a render is told by its note or error, not by how long it took:
+// the cap is a minute, far past what either needs on a loaded box.
 func TestRenderUnsettledPagesEndSooner(t *testing.T) {
 	ts := newTestServer(t)
-	p := testPool(t, Config{Timeout: 8 * time.Second})
+	p := testPool(t, Config{Timeout: time.Minute})
 	if _, err := p.Render(t.Context(), ts.job("/warm", `<html><body>warm</body></html>`, 200)); err != nil {
 		t.Fatal(err) // the browser's start is not a render's time
 	}
@@ -28,15 +30,15 @@ func TestRenderUnsettledPagesEndSooner(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d > 4*time.Second || !out.Unsettled || !strings.Contains(out.Note, "did not settle") ||
-		!strings.Contains(string(out.DOM), `href="/a/1"`) {
-		t.Errorf("polling page: %v, unsettled %v, note %q; want its DOM read well before the 8s cap, marked unsettled", d, out.Unsettled, out.Note)
+	if !out.Unsettled || !strings.Contains(out.Note, "asked its server again and again") || !strings.Contains(string(out.DOM), `href="/a/1"`) {
+		t.Errorf("polling page after %v: unsettled %v, note %q; want its DOM read once it showed it polls (not at the cap), marked unsettled",
+			time.Since(start), out.Unsettled, out.Note)
 	}
 	loop := `<html><body><div id="root"></div><script>while(true){}</script></body></html>`
 	start = time.Now()
 	_, err = p.Render(t.Context(), ts.job("/loop", loop, 200))
-	if d := time.Since(start); !errors.Is(err, ErrNoYield) || d > 5*time.Second {
-		t.Errorf("looping page: %v after %v; want ErrNoYield well before the 8s cap", err, d)
+	if !errors.Is(err, ErrNoYield) {
+		t.Errorf("looping page: %v after %v; want ErrNoYield (ended by the yield watch, not at the cap)", err, time.Since(start))
 	}
 	if st := p.Stats(); st.Unsettled != 2 {
 		t.Errorf("stats %+v; want 2 unsettled", st)
