@@ -22,16 +22,14 @@ type Options struct {
 	// BusyTimeout is how long a connection waits on a lock held inside SQLite (e.g. a
 	// checkpoint) before failing. Default 5s.
 	BusyTimeout time.Duration
-	// CacheMiB is the writer connection's page cache in MiB. Default 4.
+	// CacheMiB is the writer connection's page cache in MiB. Default 8.
 	//
 	// Bigger is not faster here: when a B-tree page splits, SQLite renumbers pages
 	// through a temporary page number far past the end of the file, and the next
 	// COMMIT then walks the whole page cache to drop pages past the end
-	// (pcache1TruncateUnsafe): a cost per batch that grows with the cache, and
-	// faster than the cache once its headers no longer stay in the CPU's caches. In
-	// a throughput crawl sampled with perf on a loaded box, that walk took 26-33 µs
-	// a page at 8 MiB and 3-4 µs at 4 MiB, with as many reads from the file (the
-	// pages a crawl touches again stay cached at 4); 2 MiB saved no more.
+	// (pcache1TruncateUnsafe): a cost per batch that grows with the cache. At 32 MiB
+	// that walk was 3% of a crawl's CPU; the store bench's CPU per record was no
+	// better at 32 than at 4 or 8 (209 and 201 µs against 183–200).
 	CacheMiB int
 }
 
@@ -56,7 +54,7 @@ func (o Options) withDefaults() Options {
 		o.BusyTimeout = 5 * time.Second
 	}
 	if o.CacheMiB <= 0 {
-		o.CacheMiB = 4
+		o.CacheMiB = 8
 	}
 	return o
 }
