@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"net/netip"
 	"strings"
 	"sync/atomic"
@@ -93,6 +94,37 @@ func get(c *http.Client, url string) (int, string, error) {
 	return resp.StatusCode, string(b), err
 }
 
+// getKept is get that returns once the request's connection is back in the
+// transport's idle pool (or could not be put there: an error saying why). A next
+// request sent before then, as a loaded box's scheduling allows, dials a second
+// connection even though the first is about to be free.
+func getKept(c *http.Client, url string) (int, string, error) {
+	idle := make(chan error, 1)
+	ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{PutIdleConn: func(err error) { idle <- err }})
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, "", err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return resp.StatusCode, string(b), err
+	}
+	select {
+	case err := <-idle:
+		if err != nil {
+			return resp.StatusCode, string(b), fmt.Errorf("the connection was not kept for the next request: %w", err)
+		}
+	case <-time.After(time.Minute):
+		return resp.StatusCode, string(b), errors.New("the connection did not come back to the idle pool within a minute")
+	}
+	return resp.StatusCode, string(b), nil
+}
+
 // egressCase is one kind of egress under test, with the proxy behind it if any.
 type egressCase struct {
 	name  string
@@ -136,7 +168,7 @@ func TestKeepAlivePerEgress(t *testing.T) {
 				}
 				c := &http.Client{Transport: tr}
 				for i := 0; i < n; i++ {
-					code, body, err := get(c, tg.url(fmt.Sprintf("/page/%d", i)))
+					code, body, err := getKept(c, tg.url(fmt.Sprintf("/page/%d", i)))
 					if err != nil || code != 200 || body != "127.0.0.1" {
 						t.Fatalf("request %d: %d %q %v", i, code, body, err)
 					}
