@@ -470,31 +470,6 @@ func (fs *featureSet) vector() simhash.Vector {
 	return v
 }
 
-// unitOnes counts, for each bit, the features that have it set, when every weight
-// is 1 (as in Sign): eight bits of every byte are counted at once, each in a byte of
-// an accumulator that is emptied before it can overflow.
-func unitOnes(store []feature, ones *[64]int) {
-	const lsb = 0x0101010101010101
-	var acc [8]uint64
-	flush := func() {
-		for j := range acc {
-			for k := 0; k < 8; k++ {
-				ones[k*8+j] += int(acc[j] >> (8 * k) & 0xFF)
-			}
-			acc[j] = 0
-		}
-	}
-	for i, f := range store {
-		for j := range acc {
-			acc[j] += f.sum >> j & lsb
-		}
-		if i%255 == 254 {
-			flush()
-		}
-	}
-	flush()
-}
-
 // allDigits reports whether a word is a number.
 func allDigits(word []byte) bool {
 	for i := 0; i < len(word); {

@@ -1,7 +1,6 @@
 package page
 
 import (
-	"math/bits"
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
@@ -145,24 +144,4 @@ func voteParagraph(v *simhash.Vector, feats []uint64, words, n, maxFeats int) in
 		v[bit] += w * (2*ones[bit] - len(feats))
 	}
 	return n + len(feats)
-}
-
-// countBits adds to ones[b], for each bit b, how many of fs have it set. The
-// counts are summed bit-sliced (counter k holds bit k of every column's count), a
-// few word operations a feature instead of one a set bit.
-func countBits(fs []uint64, ones *[64]int) {
-	var c [32]uint64
-	top := 0
-	for _, f := range fs {
-		k := 0
-		for carry := f; carry != 0; k++ {
-			c[k], carry = c[k]^carry, c[k]&carry
-		}
-		top = max(top, k)
-	}
-	for k := range top {
-		for w := c[k]; w != 0; w &= w - 1 {
-			ones[bits.TrailingZeros64(w)] += 1 << k
-		}
-	}
 }
