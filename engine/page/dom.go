@@ -89,7 +89,9 @@ type doc struct {
 func parseDoc(src []byte, limit int, sink TagSink) *doc {
 	passes.Add(1)
 	d := newDoc()
-	z := html.NewTokenizer(bytes.NewReader(src))
+	tz := newTokenizer(src)
+	defer tz.release()
+	z := &tz.z
 	off := 0              // where the current token starts in src
 	treeDone := false     // past limit: the tree is closed, only the sink reads on
 	stack := []int32{0}   // open elements; the root is never popped

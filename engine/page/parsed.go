@@ -1,7 +1,6 @@
 package page
 
 import (
-	"bytes"
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
@@ -116,7 +115,9 @@ func sameBytes(a, b []byte) bool {
 // broken markup and invalid UTF-8 yield what can be read.
 func ScanTags(body []byte, sink TagSink) {
 	passes.Add(1)
-	z := html.NewTokenizer(bytes.NewReader(body))
+	tz := newTokenizer(body)
+	defer tz.release()
+	z := &tz.z
 	var attrs []Attr
 	for {
 		switch z.Next() {
