@@ -9,7 +9,6 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
-	"github.com/crawlconsole/crawlconsole/engine/robots"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -68,7 +67,7 @@ func revisitOptions(t *testing.T, sb *sandbox.Sandbox) config.Options {
 // waiting on the box's own slowness.
 func atWebPace(o *config.Options, scale float64) {
 	o.Politeness = o.Politeness.Scaled(scale)
-	o.Etiquette.RobotsRetry = max(time.Duration(float64(robots.DefaultRetry)/scale), time.Millisecond)
+	o.Etiquette = o.Etiquette.Scaled(scale)
 	o.DNS.Timeout = o.Fetch.Timeout // a patience for a loaded box, not a property under test
 }
 

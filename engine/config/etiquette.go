@@ -44,6 +44,16 @@ func DefaultEtiquette() EtiquetteOptions {
 	return EtiquetteOptions{RobotsCacheFor: robots.DefaultTTL, RobotsRetry: robots.DefaultRetry, PageDirectives: true, RelNofollow: true}
 }
 
+// Scaled is o for a web whose clock runs k times faster than real time (the
+// sandbox's, in the demo and the tests): the first wait before an unreachable
+// robots.txt is read again. At its real-time default a robots.txt that timed out
+// once on a loaded box deferred its site for k of the web's minutes. Never below a
+// millisecond, which validation would refuse as zero.
+func (o EtiquetteOptions) Scaled(k float64) EtiquetteOptions {
+	o.RobotsRetry = max(time.Duration(float64(o.RobotsRetry)/k), time.Millisecond)
+	return o
+}
+
 // Etiquette is what the crawler obeys on one host.
 type Etiquette struct {
 	Robots         bool // robots.txt

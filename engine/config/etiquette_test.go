@@ -42,3 +42,21 @@ func TestEtiquetteOptionsValidated(t *testing.T) {
 		t.Fatalf("a suffix that is not a subdomain must not match: %+v", et)
 	}
 }
+
+// A web that runs k times faster retries an unreachable robots.txt k times sooner,
+// and a huge k still leaves a retry that validation accepts.
+func TestEtiquetteScaledToAFasterWeb(t *testing.T) {
+	t.Parallel()
+	o := DefaultOptions()
+	def := o.Etiquette.RobotsRetry
+	if got := o.Etiquette.Scaled(60).RobotsRetry; got != def/60 {
+		t.Fatalf("retry at 60x: %v, want %v", got, def/60)
+	}
+	o.Etiquette = o.Etiquette.Scaled(1e12)
+	if o.Etiquette.RobotsRetry <= 0 {
+		t.Fatalf("retry at 1e12x: %v, want positive", o.Etiquette.RobotsRetry)
+	}
+	if err := o.Validate(); err != nil {
+		t.Fatalf("options with a scaled etiquette refused: %v", err)
+	}
+}

@@ -18,7 +18,6 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/render"
-	"github.com/crawlconsole/crawlconsole/engine/robots"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
@@ -87,7 +86,7 @@ func AtWebPace(o *config.Options, scale float64) {
 		return
 	}
 	o.Politeness = o.Politeness.Scaled(scale)
-	o.Etiquette.RobotsRetry = max(time.Duration(float64(robots.DefaultRetry)/scale), time.Millisecond)
+	o.Etiquette = o.Etiquette.Scaled(scale)
 }
 
 // Start creates and starts a crawl with o, closed with the test.

@@ -217,6 +217,7 @@ func DemoOptions(sb *sandbox.Sandbox, db string) config.Options {
 	o.DNS.MaxTTL = time.Duration(float64(6*time.Hour) / scale)
 	o.Revisit = o.Revisit.Scaled(scale)       // M2: initial delay, scheduler period, class windows
 	o.Politeness = o.Politeness.Scaled(scale) // back-off and latency caps on the sandbox's clock
+	o.Etiquette = o.Etiquette.Scaled(scale)   // an unreachable robots.txt's retry too
 	return o
 }
 
