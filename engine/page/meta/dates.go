@@ -1,6 +1,7 @@
 package meta
 
 import (
+	"math/bits"
 	"sync"
 	"time"
 	"unicode"
@@ -201,9 +202,8 @@ func (sc *dateScanner) scanYears(s string, limit int, fn func(dateHit) bool) {
 	}
 	found, done := 0, 0 // done: the text before it was read
 	for i := 0; i < len(s) && found < limit; i++ {
-		c := s[i]
-		if c != '1' && c != '2' || i+4 > len(s) || i < done {
-			continue
+		if i = nextYearDigit(s, max(i, done)); i+4 > len(s) {
+			break
 		}
 		if i > 0 && isDigitByte(s[i-1]) || !isDigitByte(s[i+1]) || !isDigitByte(s[i+2]) || !isDigitByte(s[i+3]) ||
 			i+4 < len(s) && isDigitByte(s[i+4]) {
@@ -245,6 +245,28 @@ func (sc *dateScanner) scanYears(s string, limit int, fn func(dateHit) bool) {
 }
 
 func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
+
+// nextYearDigit is the index of the first '1' or '2' of s at or after i, len(s) when
+// there is none: the byte scan of scanYears, eight bytes at a time.
+func nextYearDigit(s string, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		// A byte of x^'1' or of x^'2' is zero where x has that digit; the lowest
+		// byte flagged in either is a true one (a borrow only flags bytes above it).
+		a, b := x^(ones*'1'), x^(ones*'2')
+		if z := ((a-ones)&^a | (b-ones)&^b) & highs; z != 0 {
+			return i + bits.TrailingZeros64(z)/8
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c == '1' || c == '2' {
+			return i
+		}
+	}
+	return len(s)
+}
 
 // first is the first date in s, if any.
 func (sc *dateScanner) first(s string) (dateHit, bool) {

@@ -52,6 +52,21 @@ var functionWords = map[string]int{}
 // maxFunctionRunes is the length in runes of the longest function word.
 var maxFunctionRunes int
 
+// shapeWords are the function words that tell a language (not those in two lists)
+// of each wordShape, at shapeIndex[shape]-1 (shapeIndex is 0 for a shape no such word
+// has): a word of text is compared byte for byte with the few of its shape, without
+// hashing it, and most words are ruled out by a look-up in a table of 4 KB.
+var (
+	shapeIndex [1 << 12]uint8
+	shapeWords [][]shapeWord
+)
+
+// shapeWord is a function word and the index of its language in wordLangs.
+type shapeWord struct {
+	w    string
+	lang int
+}
+
 func init() {
 	for lang, list := range map[string]string{
 		"en": "the and of to in is that for with was on are as this by be from have it has",
@@ -66,7 +81,6 @@ func init() {
 	} {
 		for _, w := range strings.Fields(list) {
 			maxFunctionRunes = max(maxFunctionRunes, utf8.RuneCountInString(w))
-			functionShapes[wordShape([]byte(w))] = true
 			if _, dup := functionWords[w]; dup {
 				functionWords[w] = -1
 				continue
@@ -74,7 +88,34 @@ func init() {
 			functionWords[w] = wordLang(lang)
 		}
 	}
+	for w, lang := range functionWords {
+		if lang >= 0 {
+			k := wordShape([]byte(w))
+			if shapeIndex[k] == 0 {
+				shapeWords = append(shapeWords, nil)
+				shapeIndex[k] = uint8(len(shapeWords)) // (fewer than 256 words)
+			}
+			shapeWords[shapeIndex[k]-1] = append(shapeWords[shapeIndex[k]-1], shapeWord{w, lang})
+		}
+	}
+	for r := range rune(len(lowerRunes)) {
+		lowerRunes[r] = unicode.ToLower(r)
+	}
+	for w := range functionWords {
+		for _, r := range w {
+			if int(r) >= len(lowerRunes) {
+				panic("meta: function word " + w + " has a letter past lowerRunes")
+			}
+		}
+	}
 }
+
+// lowerRunes is unicode.ToLower of the runes of the Latin, Greek and Cyrillic
+// blocks, looked up for each letter of a short word that is not ASCII. Every
+// function word is written in them (init checks): a word with a letter whose lower
+// case is past them is none (letterTable marks the few of the Basic Multilingual
+// Plane whose lower case is in them, the Kelvin sign's k among them).
+var lowerRunes [0x530]rune
 
 // countScripts counts the letters of a text (its headline, then its body) by
 // script, and its function words by language.
@@ -116,7 +157,7 @@ func (c *scriptCounts) count(s string, nwords *int, last bool) {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		k := scNone
 		if r < 0x10000 {
-			k = table[r]
+			k = table[r] &^ lowerInWords
 		} else {
 			k = letterScript(r)
 		}
@@ -148,29 +189,44 @@ func (c *scriptCounts) count(s string, nwords *int, last bool) {
 // countWordOf is countWord, told whether w is ASCII letters only.
 func (c *scriptCounts) countWordOf(w string, ascii bool) {
 	if !ascii {
-		c.countWord(w)
+		c.countWord(w, letterTable())
 		return
 	}
 	// One byte a rune, and lower-casing keeps each byte's place: the length and
-	// shape are known before anything is copied.
+	// shape are known before anything is copied, and a candidate is compared
+	// with each byte lower-cased in place.
 	n := len(w)
-	if n > maxFunctionRunes || !functionShapes[shapeOf(n, w[0]|0x20, w[n-1]|0x20)] {
+	if n > maxFunctionRunes {
 		return
 	}
-	var buf [64]byte
-	b := buf[:n]
-	for i := range n {
-		b[i] = w[i] | 0x20
+	k := shapeIndex[shapeOf(n, w[0]|0x20, w[n-1]|0x20)]
+	if k == 0 {
+		return
 	}
-	if lang, ok := functionWords[string(b)]; ok && lang >= 0 {
-		c.words[lang]++
+	for _, f := range shapeWords[k-1] {
+		if len(f.w) == n && equalLowerASCII(w, f.w) {
+			c.words[f.lang]++
+			return
+		}
 	}
+}
+
+// equalLowerASCII reports whether w, ASCII letters, lower-cased is lower, of the
+// same length.
+func equalLowerASCII(w, lower string) bool {
+	for i := range len(w) {
+		if w[i]|0x20 != lower[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // countWord counts w if it is a function word. It is lower-cased rune by rune, as
 // strings.ToLower does, on the stack: a word of more runes than the longest
-// function word is none, nor is one whose shape no function word has.
-func (c *scriptCounts) countWord(w string) {
+// function word is none, nor is one with a letter no function word has in lower
+// case, nor one whose shape no function word has. table is letterTable().
+func (c *scriptCounts) countWord(w string, table *[0x10000]uint8) {
 	if len(w) > utf8.UTFMax*maxFunctionRunes {
 		return // more runes than that
 	}
@@ -189,28 +245,38 @@ func (c *scriptCounts) countWord(w string) {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(w[i:])
-		b = utf8.AppendRune(b, unicode.ToLower(r))
+		switch {
+		case int(r) < len(lowerRunes):
+			r = lowerRunes[r]
+		case r < 0x10000 && table[r]&lowerInWords == 0:
+			return // (U+FFFD for an invalid byte among them)
+		default:
+			r = unicode.ToLower(r)
+		}
+		b = utf8.AppendRune(b, r)
 		i += size
 	}
-	if !functionShapes[wordShape(b)] {
+	k := shapeIndex[wordShape(b)]
+	if k == 0 {
 		return
 	}
-	if lang, ok := functionWords[string(b)]; ok && lang >= 0 {
-		c.words[lang]++
+	for _, f := range shapeWords[k-1] {
+		if f.w == string(b) {
+			c.words[f.lang]++
+			return
+		}
 	}
 }
 
-// wordShape hashes a word's length and its first and last bytes: functionShapes
-// holds those of the function words, a filter before the map that lets most
-// other words go without hashing them whole.
+// wordShape hashes a word's length and its first and last bytes: shapeIndex holds
+// those of the function words, a filter that lets most other words go without
+// reading them whole.
 func wordShape(b []byte) uint16 { return shapeOf(len(b), b[0], b[len(b)-1]) }
 
 // shapeOf is wordShape of a word of n bytes that starts with first and ends with last.
 func shapeOf(n int, first, last byte) uint16 {
-	return uint16((n*61 + int(first)*31 + int(last)) & (len(functionShapes) - 1))
+	return uint16((n*61 + int(first)*31 + int(last)) & (len(shapeIndex) - 1))
 }
-
-var functionShapes [4096]bool
 
 // The scripts of letters countScripts tells apart; scNone is no letter.
 const (
@@ -258,14 +324,22 @@ func letterScript(r rune) uint8 {
 }
 
 // letterTable is letterScript of every rune of the Basic Multilingual Plane, built
-// on first use: every letter of a page's main text is looked up.
+// on first use: every letter of a page's main text is looked up. Past lowerRunes,
+// a rune whose lower case is in them also has lowerInWords.
 var letterTable = sync.OnceValue(func() *[0x10000]uint8 {
 	t := new([0x10000]uint8)
 	for r := range rune(len(t)) {
 		t[r] = letterScript(r)
+		if int(r) >= len(lowerRunes) && int(unicode.ToLower(r)) < len(lowerRunes) {
+			t[r] |= lowerInWords
+		}
 	}
 	return t
 })
+
+// lowerInWords marks a rune of letterTable past lowerRunes whose lower case is in
+// them: it may be the letter of a function word.
+const lowerInWords uint8 = 0x80
 
 // add counts n letters of script k.
 func (c *scriptCounts) add(k uint8, n int) {
