@@ -62,20 +62,17 @@ func (d *doc) paragraphs() []paragraph {
 // and '、', Arabic '،'), in one pass with an ASCII fast path.
 func textCounts(b []byte) (letters, commas int) {
 	var table *[runeClassSize]uint8 // the rune table, from the first rune that is not ASCII
-	for len(b) > 0 {
-		c := b[0]
+	for i := 0; i < len(b); {
+		c := b[i]
 		if c < utf8.RuneSelf {
-			switch {
-			case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9':
-				letters++
-			case c == ',' || c == ';':
-				commas++
-			}
-			b = b[1:]
+			k := asciiCounts[c]
+			letters += int(k & 1)
+			commas += int(k >> 1)
+			i++
 			continue
 		}
-		r, size := utf8.DecodeRune(b)
-		b = b[size:]
+		r, size := utf8.DecodeRune(b[i:])
+		i += size
 		if table == nil {
 			table = runeClasses()
 		}
@@ -90,6 +87,20 @@ func textCounts(b []byte) (letters, commas int) {
 	}
 	return letters, commas
 }
+
+// asciiCounts is what textCounts counts of each ASCII character: 1 for a letter or
+// digit, 2 for a clause separator.
+var asciiCounts = func() (t [utf8.RuneSelf]uint8) {
+	for c := range byte(utf8.RuneSelf) {
+		switch {
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9':
+			t[c] = 1
+		case c == ',' || c == ';':
+			t[c] = 2
+		}
+	}
+	return t
+}()
 
 // headline returns the page's headline (see Text.Title).
 func (d *doc) headline(removed []bool) string {

@@ -16,21 +16,29 @@ func AppendCollapsed(dst, s []byte) []byte {
 	space := false
 	for i := 0; i < len(s); {
 		// The run of characters at i that are neither white space nor invalid bytes
-		// is copied at once.
+		// is copied at once, with the single spaces between its words: a ' ' after
+		// a character of the run and before an ASCII one that is no space is what
+		// the fold would write there.
 		j := i
+	run:
 		for j < len(s) {
-			if c := s[j]; c < utf8.RuneSelf {
-				if ASCIISpace(c) {
-					break
-				}
+			switch asciiClass[s[j]] {
+			case asciiPlain:
 				j++
-				continue
+			case asciiSpace:
+				if j == i || j+1 == len(s) || asciiClass[s[j+1]] != asciiPlain {
+					break run
+				}
+				j += 2
+			case asciiOtherSpace:
+				break run
+			default:
+				r, n := utf8.DecodeRune(s[j:])
+				if SpaceRune(r) || r == utf8.RuneError && n == 1 {
+					break run
+				}
+				j += n
 			}
-			r, n := utf8.DecodeRune(s[j:])
-			if SpaceRune(r) || r == utf8.RuneError && n == 1 {
-				break
-			}
-			j += n
 		}
 		if j > i {
 			if space {
@@ -58,6 +66,29 @@ func AppendCollapsed(dst, s []byte) []byte {
 	}
 	return dst
 }
+
+// Byte classes of AppendCollapsed.
+const (
+	asciiPlain      uint8 = iota // an ASCII character that is no white space
+	asciiSpace                   // ' '
+	asciiOtherSpace              // the other ASCII white space (ASCIISpace)
+	nonASCII                     // a byte of a multi-byte character, or invalid
+)
+
+// asciiClass is the class of each byte.
+var asciiClass = func() (t [256]uint8) {
+	for c := range 256 {
+		switch {
+		case c >= utf8.RuneSelf:
+			t[c] = nonASCII
+		case c == ' ':
+			t[c] = asciiSpace
+		case ASCIISpace(byte(c)):
+			t[c] = asciiOtherSpace
+		}
+	}
+	return t
+}()
 
 // SpaceRune is unicode.IsSpace for runes above ASCII (NO-BREAK SPACE among them),
 // without its table walk: the Unicode White_Space runes are these few.

@@ -35,32 +35,34 @@ func TestSpaceRune(t *testing.T) {
 	}
 }
 
+// runeAtATime is AppendCollapsed a rune at a time.
+func runeAtATime(dst, s []byte) []byte {
+	start := len(dst)
+	space := false
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRune(s[i:])
+		i += n
+		if r < utf8.RuneSelf && ASCIISpace(byte(r)) || r >= utf8.RuneSelf && SpaceRune(r) {
+			space = len(dst) > start
+			continue
+		}
+		if space {
+			dst = append(dst, ' ')
+			space = false
+		}
+		if r == utf8.RuneError && n == 1 {
+			dst = utf8.AppendRune(dst, r)
+		} else {
+			dst = append(dst, s[i-n:i]...)
+		}
+	}
+	return dst
+}
+
 // TestAppendCollapsedRandom: runs copied at once give what a rune at a time gave,
 // on random mixes of spaces, words, unspaced and invalid bytes.
 func TestAppendCollapsedRandom(t *testing.T) {
-	runeAtATime := func(dst, s []byte) []byte {
-		start := len(dst)
-		space := false
-		for i := 0; i < len(s); {
-			r, n := utf8.DecodeRune(s[i:])
-			i += n
-			if r < utf8.RuneSelf && ASCIISpace(byte(r)) || r >= utf8.RuneSelf && SpaceRune(r) {
-				space = len(dst) > start
-				continue
-			}
-			if space {
-				dst = append(dst, ' ')
-				space = false
-			}
-			if r == utf8.RuneError && n == 1 {
-				dst = utf8.AppendRune(dst, r)
-			} else {
-				dst = append(dst, s[i-n:i]...)
-			}
-		}
-		return dst
-	}
-	pieces := []string{" ", "\n", "\t ", "\u00a0", "\u3000", "\u2009", "word", "本市", "é", "\xff", "\xe4\xb8", "\ufffd", "x", "\u0085"}
+	pieces := []string{" ", "\n", "\t ", "\u00a0", "\u3000", "\u2009", "word", "本市", "é", "\xff", "\xe4\xb8", "\ufffd", "x", "\u0085", "a b", " c", "d ", "\x01", ". "}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 5000 {
 		var b []byte
@@ -71,4 +73,15 @@ func TestAppendCollapsedRandom(t *testing.T) {
 			t.Fatalf("AppendCollapsed(%q) = %q, want %q", b, got, want)
 		}
 	}
+}
+
+func FuzzAppendCollapsed(f *testing.F) {
+	for _, s := range []string{"", " a b  c ", "The  council\n\tmet", "a \xff b", "x \u00a0y", "本 市 a é b"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := AppendCollapsed([]byte("k"), b), runeAtATime([]byte("k"), b); string(got) != string(want) {
+			t.Fatalf("AppendCollapsed(%q) = %q, want %q", b, got, want)
+		}
+	})
 }
