@@ -39,7 +39,8 @@ fetch('/api/gate').then(function(r){ return r.json(); }).then(function(g){ docum
 	t.Cleanup(func() { srv.Close() })
 	seed := "http://" + ln.Addr().String() + "/"
 	o := robotsOptions(t, seed)
-	o.Render.Timeout = time.Minute // a patience for a loaded box, not a property under test
+	o.Render.Timeout = time.Minute         // a patience for a loaded box, not a property under test
+	o.Render.YieldLimit = 20 * time.Second // likewise: a starved renderer is slow to answer, not a script that never yields
 	o.Fetch.RefusalBackoff = 10 * time.Millisecond
 	e := startEngine(t, o)
 	waitDone(t, e, 30*time.Second)

@@ -24,7 +24,8 @@ func TestRenderCookiesJoinTheSession(t *testing.T) {
 	t.Cleanup(web.Close)
 	o := robotsOptions(t, web.URL(sandbox.SPASite)+"c/welcome")
 	o.Lanes.Max = 1
-	o.Render.Timeout = time.Minute // a patience for a loaded box, not a property under test
+	o.Render.Timeout = time.Minute         // a patience for a loaded box, not a property under test
+	o.Render.YieldLimit = 20 * time.Second // likewise: a starved renderer is slow to answer, not a script that never yields
 	e := startEngine(t, o)
 	waitDone(t, e, 30*time.Second)
 	e.Close()

@@ -21,6 +21,10 @@ type RenderOptions struct {
 	Contexts int `yaml:"contexts"`
 	// Timeout caps one render (default 10s).
 	Timeout time.Duration `yaml:"timeout"`
+	// YieldLimit is how long the page's renderer may leave a trivial question
+	// unanswered before its script is judged to hold the main thread and the
+	// render ends (default 3s, at most half of Timeout).
+	YieldLimit time.Duration `yaml:"yield_limit"`
 	// MaxRequests caps one render's requests (default 200).
 	MaxRequests int `yaml:"max_requests"`
 	// MemoryMB caps the browser's memory (PSS, default 400).
@@ -63,9 +67,9 @@ func (r RenderOptions) validate() error {
 	if !renderModes[strings.ToLower(r.Mode)] {
 		return fmt.Errorf("render.mode %q: use auto, always, never or off", r.Mode)
 	}
-	if r.Contexts < 0 || r.Timeout < 0 || r.MaxRequests < 0 || r.MemoryMB < 0 || r.RecheckEvery < 0 {
-		return fmt.Errorf("render.contexts, timeout, max_requests, memory_mb and recheck_every must be >= 0 (0 = default), got %d, %v, %d, %d, %d",
-			r.Contexts, r.Timeout, r.MaxRequests, r.MemoryMB, r.RecheckEvery)
+	if r.Contexts < 0 || r.Timeout < 0 || r.YieldLimit < 0 || r.MaxRequests < 0 || r.MemoryMB < 0 || r.RecheckEvery < 0 {
+		return fmt.Errorf("render.contexts, timeout, yield_limit, max_requests, memory_mb and recheck_every must be >= 0 (0 = default), got %d, %v, %v, %d, %d, %d",
+			r.Contexts, r.Timeout, r.YieldLimit, r.MaxRequests, r.MemoryMB, r.RecheckEvery)
 	}
 	for _, b := range r.Block {
 		if !blockTypes[b] {

@@ -29,7 +29,8 @@ func TestWARCExportOfRenderedPages(t *testing.T) {
 	o.Lanes.Max = 1
 	o.Lanes.DelayMin, o.Lanes.DelayMax = time.Millisecond, 2*time.Millisecond
 	o.Revisit.Enabled = false
-	o.Render.Timeout = time.Minute // a patience for a loaded box, not a property under test
+	o.Render.Timeout = time.Minute         // a patience for a loaded box, not a property under test
+	o.Render.YieldLimit = 20 * time.Second // likewise: a starved renderer is slow to answer, not a script that never yields
 	e, err := engine.New(o)
 	if err != nil {
 		t.Fatal(err)

@@ -48,6 +48,11 @@ type Config struct {
 	// RestartAfter restarts the browser after this many renders (default 1000):
 	// a long-lived Chromium grows.
 	RestartAfter int
+	// YieldLimit is how long the page's renderer may leave a trivial question
+	// unanswered before its script is judged never to yield and the render ends
+	// (default 3 s; never more than half of Timeout). A box that runs many
+	// browsers beside the crawl, or sites with a heavy first script, want more.
+	YieldLimit time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -74,6 +79,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.RestartAfter <= 0 {
 		c.RestartAfter = 1000
+	}
+	if c.YieldLimit <= 0 {
+		c.YieldLimit = yieldLimit
 	}
 	return c
 }

@@ -130,7 +130,7 @@ func (r *run) why() string {
 // hung, crashed, or broke a cap).
 func (t *tab) render(ctx context.Context, j *Job, cfg Config) (out *Rendered, recycle bool, err error) {
 	start := time.Now()
-	yieldAfter := hurry(j, min(yieldLimit, cfg.Timeout/2))
+	yieldAfter := hurry(j, min(cfg.YieldLimit, cfg.Timeout/2))
 	cfg.Timeout = hurry(j, cfg.Timeout)
 	rctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()

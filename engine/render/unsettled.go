@@ -15,7 +15,8 @@ import (
 // script never yields burns a core for it. Two watches end them sooner:
 //
 //   - the yield watch asks the page's renderer a trivial question every
-//     yieldEvery; one unanswered for yieldLimit (at most half the cap) means its
+//     yieldEvery; one unanswered for Config.YieldLimit (default yieldLimit, at
+//     most half the cap) means its
 //     script holds the main thread (a loop that never yields): the render ends
 //     there (ErrNoYield), its context recycled, instead of at the cap. The limit
 //     leaves room for a heavy site's first script on a loaded box.

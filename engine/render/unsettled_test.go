@@ -73,3 +73,31 @@ func TestRenderUnsettledPagesEndSooner(t *testing.T) {
 		t.Errorf("host figures %+v; want 2 unsettled", hs)
 	}
 }
+
+// render.yield_limit is the operator's: a page whose first script holds the main
+// thread for two seconds is ended by a yield watch of half a second and rendered
+// whole by one of half a minute. Neither depends on the box's speed: the script
+// waits on the clock, so a loaded box only makes it hold longer.
+func TestRenderYieldLimitIsASetting(t *testing.T) {
+	ts := newTestServer(t)
+	heavy := `<html><body><div id="root"></div><script>var t = Date.now(); while (Date.now() - t < 2000) {}
+document.getElementById('root').innerHTML = '<a href="/drawn">drawn</a>';</script></body></html>`
+	for _, c := range []struct {
+		limit time.Duration
+		ended bool
+	}{{500 * time.Millisecond, true}, {30 * time.Second, false}} {
+		p := testPool(t, Config{Timeout: 2 * time.Minute, YieldLimit: c.limit})
+		if _, err := p.Render(t.Context(), ts.job("/warm", `<html><body>warm</body></html>`, 200)); err != nil {
+			t.Fatal(err) // the browser's start is not a render's time
+		}
+		out, err := p.Render(t.Context(), ts.job("/heavy", heavy, 200))
+		switch {
+		case c.ended && !errors.Is(err, ErrNoYield):
+			t.Errorf("yield limit %v: %v; want ErrNoYield", c.limit, err)
+		case !c.ended && err != nil:
+			t.Errorf("yield limit %v: %v; want the page rendered", c.limit, err)
+		case !c.ended && !strings.Contains(string(out.DOM), `href="/drawn"`):
+			t.Errorf("yield limit %v: DOM %q; want what the script drew", c.limit, out.DOM)
+		}
+	}
+}
