@@ -109,7 +109,7 @@ func appendNormalized(dst []byte, s string) []byte {
 		if t == nil {
 			t = foldTable()
 		}
-		r, n := utf8.DecodeRuneInString(s[i:])
+		r, n := decodeRune(s, i)
 		if r >= runeClassSize || t[r] == 0 {
 			long = true // also an invalid byte: U+FFFD of size 1 is not in the table
 			break

@@ -331,7 +331,7 @@ func (fs *featureSet) signWalk(title, body, raw string, story bool) (s textSums,
 	for i := 0; i < len(body); {
 		c := body[i]
 		if c >= utf8.RuneSelf {
-			r, n := utf8.DecodeRuneInString(body[i:])
+			r, n := decodeRune(body, i)
 			if k := classOf(r); k == kindUnspaced {
 				// sh.step and d.step of a character of an unspaced script, read
 				// where it stands (a rune of this kind is valid: its n bytes are

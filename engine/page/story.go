@@ -146,7 +146,7 @@ func (sf *storyFeatures) paragraph(para string) []uint64 {
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(para[i:])
+		r, size := decodeRune(para, i)
 		i += size
 		switch {
 		case isUnspacedScript(r):
@@ -207,7 +207,7 @@ func prose(p string) int {
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(p[i:])
+		r, size := decodeRune(p, i)
 		i += size
 		c := uint8(0)
 		if r < runeClassSize {
