@@ -382,16 +382,10 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 
 // readAttrs reads the current tag's attributes into the document's reused buffer,
 // valid until the next tag; nil when it has none (the tokenizer keeps no attribute
-// with an empty name) or they were read already.
+// with an empty name). A tag's attributes are read once: TagAttr, for the tags
+// that need it (tagAttrs), gives them only once.
 func (d *doc) readAttrs(z *html.Tokenizer) []Attr {
-	d.attrs = d.attrs[:0]
-	for more := true; more; {
-		var a Attr
-		if a.Key, a.Val, more = z.TagAttr(); len(a.Key) == 0 {
-			break
-		}
-		d.attrs = append(d.attrs, a)
-	}
+	d.attrs = tagAttrs(z, d.attrs[:0])
 	if len(d.attrs) == 0 {
 		return nil
 	}

@@ -128,14 +128,7 @@ func ScanTags(body []byte, sink TagSink) {
 			if !sink.Wants(tag) {
 				continue
 			}
-			attrs = attrs[:0]
-			for more := true; more; {
-				var a Attr
-				if a.Key, a.Val, more = z.TagAttr(); len(a.Key) == 0 {
-					break
-				}
-				attrs = append(attrs, a)
-			}
+			attrs = tagAttrs(z, attrs[:0])
 			if len(attrs) > 0 {
 				sink.StartTag(tag, attrs)
 			}
