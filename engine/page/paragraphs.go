@@ -71,7 +71,7 @@ func textCounts(b []byte) (letters, commas int) {
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRune(b[i:])
+		r, size := textutil.DecodeRune(b[i:])
 		i += size
 		if table == nil {
 			table = runeClasses()

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/crawlconsole/crawlconsole/engine/page/internal/textutil"
 )
 
 // The page's language: what its markup declares (<html lang>, Content-Language,
@@ -154,7 +156,7 @@ func (c *scriptCounts) count(s string, nwords *int, last bool) {
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+		r, size := textutil.DecodeRuneInString(s[i:])
 		k := scNone
 		if r < 0x10000 {
 			k = table[r] &^ lowerInWords
@@ -244,7 +246,7 @@ func (c *scriptCounts) countWord(w string, table *[0x10000]uint8) {
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(w[i:])
+		r, size := textutil.DecodeRuneInString(w[i:])
 		switch {
 		case int(r) < len(lowerRunes):
 			r = lowerRunes[r]

@@ -33,7 +33,7 @@ func AppendCollapsed(dst, s []byte) []byte {
 			case asciiOtherSpace:
 				break run
 			default:
-				r, n := utf8.DecodeRune(s[j:])
+				r, n := DecodeRune(s[j:])
 				if SpaceRune(r) || r == utf8.RuneError && n == 1 {
 					break run
 				}
@@ -51,7 +51,7 @@ func AppendCollapsed(dst, s []byte) []byte {
 		}
 		r, n := rune(s[i]), 1
 		if r >= utf8.RuneSelf {
-			r, n = utf8.DecodeRune(s[i:])
+			r, n = DecodeRune(s[i:])
 		}
 		i += n
 		if r < utf8.RuneSelf || SpaceRune(r) {
