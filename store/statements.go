@@ -18,6 +18,7 @@ type statements struct {
 	markFetchedStarted driver.Stmt
 	// setURLPage records a stored page's row id in its URL's row.
 	setURLPage    driver.Stmt
+	lastPageID    driver.Stmt
 	insertPage    driver.Stmt
 	replacePage   driver.Stmt
 	retireLane    driver.Stmt
@@ -77,14 +78,17 @@ func prepareStatements(ctx context.Context, conn rawConn) (*statements, error) {
 		attempts = attempts + (?1 = 1), updated_at = ?4 WHERE url = ?5`)
 	prep(&st.deferURL, `UPDATE urls SET state = 4, deferred_until = ?, updated_at = ? WHERE url = ?`)
 	// A fetched URL's row says which page is stored for it (0: none yet), so that the
-	// writer stores a first page once and replaces a stored one in place.
-	prep(&st.markFetched, `UPDATE urls SET state = 2, lane = ?, err_kind = '', updated_at = ? WHERE url = ?
-		RETURNING seq, page`)
-	prep(&st.markFetchedStarted, `UPDATE urls SET state = 2, lane = ?, err_kind = '', attempts = attempts + 1,
-		updated_at = ? WHERE url = ? RETURNING seq, page`)
+	// writer stores a first page once and replaces a stored one in place. A row
+	// without one takes ?4, the id the page is about to be inserted under
+	// (pageids.go): one update of the row instead of a second one after the insert.
+	prep(&st.markFetched, `UPDATE urls SET state = 2, lane = ?1, err_kind = '', updated_at = ?2,
+		page = CASE page WHEN 0 THEN ?4 ELSE page END WHERE url = ?3 RETURNING seq, page`)
+	prep(&st.markFetchedStarted, `UPDATE urls SET state = 2, lane = ?1, err_kind = '', attempts = attempts + 1,
+		updated_at = ?2, page = CASE page WHEN 0 THEN ?4 ELSE page END WHERE url = ?3 RETURNING seq, page`)
 	prep(&st.setURLPage, `UPDATE urls SET page = ? WHERE seq = ?`)
-	prep(&st.insertPage, `INSERT INTO pages(`+pageColumns+`, `+pageMetaColumns+`)
-		VALUES(`+pageValues+`, `+pageMetaValues+`)`)
+	prep(&st.lastPageID, `SELECT COALESCE(MAX(id), 0) FROM pages`)
+	prep(&st.insertPage, `INSERT INTO pages(`+pageColumns+`, `+pageMetaColumns+`, id)
+		VALUES(`+pageValues+`, `+pageMetaValues+`, ?)`)
 	prep(&st.replacePage, `INSERT INTO pages(`+pageColumns+`, `+pageMetaColumns+`, id)
 		VALUES(`+pageValues+`, `+pageMetaValues+`, ?)
 		ON CONFLICT(id) DO UPDATE SET url = excluded.url, fetched_at = excluded.fetched_at, status = excluded.status,

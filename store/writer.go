@@ -41,6 +41,7 @@ type writer struct {
 	eventsAdded int // in the open batch (over-counted after a replay; harmless)
 
 	inTx    bool
+	pageID  int64                // the highest pages.id in the open transaction; 0: not read yet (pageids.go)
 	pending []*writeOp           // applied in the open transaction, in submission order
 	afters  []func()             // their post-commit callbacks
 	starts  map[string]startMark // InProgress marks held back in the open transaction (starts.go)
@@ -170,6 +171,7 @@ func (w *writer) applyFrom(i int) {
 				return
 			}
 			w.inTx = true
+			w.pageID = 0
 		}
 		op := w.pending[i]
 		after, err := op.apply(w)

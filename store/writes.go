@@ -162,8 +162,14 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 		if _, started := w.takeStart(p.URL); started {
 			mark = w.st.markFetchedStarted // the held InProgress mark's attempt, counted here
 		}
-		var row [2]int64 // the URL's seq and its stored page's id (0: none)
-		found, err := w.queryInts(mark, row[:], p.Lane, now, p.URL)
+		id, err := w.nextPageID()
+		if err != nil {
+			return nil, err
+		}
+		// The URL's seq and its stored page's id: id when it had none (the update
+		// set it), an older page's otherwise.
+		var row [2]int64
+		found, err := w.queryInts(mark, row[:], p.Lane, now, p.URL, id)
 		if err != nil {
 			return nil, err
 		}
@@ -176,8 +182,15 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 				return nil, err
 			}
 			row[0] = out[0].seq
+			if _, err := w.exec(w.st.setURLPage, id, row[0]); err != nil {
+				return nil, err
+			}
+			row[1] = id
 		}
-		seq, stored := row[0], row[1]
+		stored := row[1]
+		if stored == id {
+			stored = 0 // none before: the page is inserted under id
+		}
 		// A page is stored once per URL (a fetch again after a crash keeps the first);
 		// a replacement overwrites the stored row in place.
 		pageWritten := stored == 0 || replace
@@ -187,14 +200,10 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 				p.LastModified, int64(p.SimHash), p.FinalURL)
 			args = appendMetaArgs(args, p.Meta)
 			if stored == 0 {
-				res, err := w.exec(w.st.insertPage, args...)
-				if err != nil {
+				if _, err := w.exec(w.st.insertPage, append(args, id)...); err != nil {
 					return nil, err
 				}
-				id, _ := res.LastInsertId()
-				if _, err := w.exec(w.st.setURLPage, id, seq); err != nil {
-					return nil, err
-				}
+				w.pageID = id
 			} else {
 				// The capture sharing the body about to be replaced keeps a copy of
 				// it (unless the new body is the same: then it still matches).
