@@ -1,7 +1,10 @@
 package page
 
 import (
+	"bytes"
+	"slices"
 	"strings"
+	"sync"
 
 	"golang.org/x/net/html/atom"
 
@@ -24,6 +27,72 @@ type Links struct {
 type LinkReader struct {
 	Links
 	Token string // our product token, for <meta name="TOKEN">
+
+	// The a/area hrefs, end to end, until the pass is done (Done): a page's links
+	// are then one string and one slice or two, not a string and a slice growth
+	// each (a crawler reads every page's links).
+	hrefs *hrefScratch
+}
+
+// hrefScratch holds the hrefs of a pass.
+type hrefScratch struct {
+	buf  []byte
+	ends []hrefEnd
+}
+
+// hrefEnd is where an href ends in hrefScratch.buf, and whether it was rel=nofollow.
+type hrefEnd struct {
+	end      int
+	nofollow bool
+}
+
+// hrefScratches recycles the scratch of finished passes.
+var hrefScratches = sync.Pool{New: func() any { return new(hrefScratch) }}
+
+// addHref keeps a link's trimmed href.
+func (r *LinkReader) addHref(href []byte, nofollow bool) {
+	if r.hrefs == nil {
+		r.hrefs = hrefScratches.Get().(*hrefScratch)
+	}
+	h := r.hrefs
+	h.buf = append(h.buf, href...)
+	h.ends = append(h.ends, hrefEnd{end: len(h.buf), nofollow: nofollow})
+}
+
+// Done ends the pass: the hrefs kept become Links and Nofollow, in document order.
+// A pass that hands its tags to a LinkReader calls it before reading Links.
+func (r *LinkReader) Done() {
+	h := r.hrefs
+	if h == nil {
+		return
+	}
+	r.hrefs = nil
+	all := string(h.buf)
+	nofollow := 0
+	for _, e := range h.ends {
+		if e.nofollow {
+			nofollow++
+		}
+	}
+	if n := len(h.ends) - nofollow; n > 0 {
+		r.Links.Links = slices.Grow(r.Links.Links, n)
+	}
+	if nofollow > 0 {
+		r.Nofollow = slices.Grow(r.Nofollow, nofollow)
+	}
+	start := 0
+	for _, e := range h.ends {
+		if e.nofollow {
+			r.Nofollow = append(r.Nofollow, all[start:e.end])
+		} else {
+			r.Links.Links = append(r.Links.Links, all[start:e.end])
+		}
+		start = e.end
+	}
+	if cap(h.buf) <= 1<<16 && cap(h.ends) <= 1<<12 {
+		h.buf, h.ends = h.buf[:0], h.ends[:0]
+		hrefScratches.Put(h)
+	}
 }
 
 // Wants implements TagSink: the tags links and directives are read from.
@@ -44,13 +113,8 @@ func (r *LinkReader) StartTag(tag atom.Atom, attrs []Attr) {
 	p := &r.Links
 	switch tag {
 	case atom.A, atom.Area:
-		href, ok, rel, _ := attr2(attrs, "href", "rel")
-		if ok {
-			if textutil.HasToken(rel, "nofollow") {
-				p.Nofollow = append(p.Nofollow, href)
-			} else {
-				p.Links = append(p.Links, href)
-			}
+		if href, ok, rel, _ := attr2(attrs, "href", "rel"); ok {
+			r.addHref(href, textutil.HasToken(string(rel), "nofollow"))
 		}
 	case atom.Base:
 		if v, ok := textutil.FirstAttr(attrs, "href"); ok && p.Base == "" {
@@ -65,8 +129,8 @@ func (r *LinkReader) StartTag(tag atom.Atom, attrs []Attr) {
 			p.Feeds = append(p.Feeds, href)
 		}
 	case atom.Meta:
-		if name, ok, content, _ := attr2(attrs, "name", "content"); ok {
-			p.Robots.AddMeta(name, content, r.Token)
+		if name, ok, content, _ := attr2(attrs, "name", "content"); ok && r.robotsMeta(name) {
+			p.Robots.AddMeta(string(name), string(content), r.Token)
 		}
 	}
 }
@@ -78,18 +142,28 @@ func (r *LinkReader) StartTag(tag atom.Atom, attrs []Attr) {
 func ScanLinks(body []byte, token string) Links {
 	r := LinkReader{Token: token}
 	ScanTags(body, &r)
+	r.Done()
 	return r.Links
 }
 
+// robotsMeta reports whether a <meta name> is one whose directives Robots.AddMeta
+// reads: "robots" or our token, in any case. The others (a page has a dozen
+// metas) are not copied.
+func (r *LinkReader) robotsMeta(name []byte) bool {
+	n := bytes.TrimSpace(name)
+	return strings.EqualFold(string(n), "robots") || r.Token != "" && strings.EqualFold(string(n), r.Token)
+}
+
 // attr2 returns two attributes of a tag (the first of each), trimmed, without
-// allocating a map per tag: a page has hundreds of links.
-func attr2(attrs []Attr, n1, n2 string) (v1 string, ok1 bool, v2 string, ok2 bool) {
+// allocating a map per tag: a page has hundreds of links. The values are the
+// tag's (valid while the tokenizer is on it).
+func attr2(attrs []Attr, n1, n2 string) (v1 []byte, ok1 bool, v2 []byte, ok2 bool) {
 	for _, a := range attrs {
 		switch {
 		case !ok1 && string(a.Key) == n1:
-			v1, ok1 = strings.TrimSpace(string(a.Val)), true
+			v1, ok1 = bytes.TrimSpace(a.Val), true
 		case !ok2 && string(a.Key) == n2:
-			v2, ok2 = strings.TrimSpace(string(a.Val)), true
+			v2, ok2 = bytes.TrimSpace(a.Val), true
 		}
 	}
 	return
@@ -119,5 +193,6 @@ func FeedType(mt string) bool {
 func Read(body []byte, contentType, token string) (Links, *Parsed) {
 	r := LinkReader{Token: token}
 	parsed := Parse(body, contentType, &r)
+	r.Done()
 	return r.Links, parsed
 }

@@ -35,7 +35,7 @@ func LinkAttrs(attrs []Attr) (href, typ, rel string) {
 // HasToken reports whether a space-separated list (a rel attribute) holds tok, in
 // any case.
 func HasToken(list, tok string) bool {
-	for _, f := range strings.Fields(list) {
+	for f := range strings.FieldsSeq(list) { // Fields' words, without their slice
 		if strings.EqualFold(f, tok) {
 			return true
 		}
