@@ -73,12 +73,13 @@ func (f *Front) ExtractLinks(t frontier.Task, res *fetch.Result, known *[]string
 	if res.Canonical != "" && !f.canonicalStands(base, page, res.Canonical) {
 		links = append(links, res.Canonical) // another host's: only a link
 	}
-	seen := make(map[string]bool, len(links))
+	var seen linkSet
 	var pageURL *url.URL // for the query-growth trap guard
 	if f.Traps != nil {
 		pageURL, _ = url.Parse(page)
 	}
-	var cands []string
+	cands := make([]string, 0, len(links))
+	var parsed url.URL // the link being checked, when ParseCanonical reads it
 	for i, raw := range links {
 		n, err := base.Resolve(raw)
 		if err != nil {
@@ -88,17 +89,18 @@ func (f *Front) ExtractLinks(t frontier.Task, res *fetch.Result, known *[]string
 			continue
 		}
 		n = f.Variants.Collapse(n)
-		if seen[n] {
+		if !seen.add(n) {
 			continue
 		}
-		seen[n] = true
 		if f.Variants.StandsFor(n) {
 			f.Counters.AddError(SkipCanonicalVariant)
 			continue
 		}
-		u, err := url.Parse(n)
-		if err != nil {
-			continue
+		u := &parsed // the scope and the trap guard read it, and keep nothing of it
+		if !frontier.ParseCanonical(n, u) {
+			if u, err = url.Parse(n); err != nil {
+				continue
+			}
 		}
 		if ok, reason := f.Scope.Allows(u, t.Depth+1); !ok {
 			if !(reason == frontier.ReasonOffSite && doc == discover.KindFeed && i < nAnnounced) {
@@ -165,4 +167,42 @@ func (f *Front) canonicalStands(base *frontier.Base, page, href string) bool {
 		f.Counters.AddError(SkipCanonicalVariant)
 	}
 	return stands
+}
+
+// linkSet is the set of a page's links seen so far: a list while short (most
+// pages' link lists are, and a map costs allocations a page), a map past that.
+type linkSet struct {
+	list [maxListedLinks]string
+	n    int
+	m    map[string]struct{}
+}
+
+// maxListedLinks is how many links linkSet searches in a list.
+const maxListedLinks = 32
+
+// add adds n, reporting whether it is new.
+func (s *linkSet) add(n string) bool {
+	if s.m != nil {
+		if _, ok := s.m[n]; ok {
+			return false
+		}
+		s.m[n] = struct{}{}
+		return true
+	}
+	for _, l := range s.list[:s.n] {
+		if l == n {
+			return false
+		}
+	}
+	if s.n < len(s.list) {
+		s.list[s.n] = n
+		s.n++
+		return true
+	}
+	s.m = make(map[string]struct{}, 2*len(s.list))
+	for _, l := range s.list {
+		s.m[l] = struct{}{}
+	}
+	s.m[n] = struct{}{}
+	return true
 }

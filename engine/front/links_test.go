@@ -24,7 +24,7 @@ func dedupeFront(t *testing.T) (*Front, *fakeCrawl, *store.Store) {
 
 // storeFront is a front of a.test over a fresh store, with these options and
 // dedupe (nil: none); its crawl counts up to 1,000 idle checks.
-func storeFront(t *testing.T, opts *config.Options, dedupe *frontier.Dedupe) (*Front, *fakeCrawl, *store.Store) {
+func storeFront(t testing.TB, opts *config.Options, dedupe *frontier.Dedupe) (*Front, *fakeCrawl, *store.Store) {
 	t.Helper()
 	st, err := store.Open(filepath.Join(t.TempDir(), "crawl.db"), store.Options{})
 	if err != nil {

@@ -1,0 +1,42 @@
+package frontier
+
+import (
+	"net/url"
+	"strings"
+)
+
+// ParseCanonical fills u as url.Parse(raw) would, without allocating, for raw in
+// the plain canonical form most links resolve to (Base.Resolve's fast path: http
+// or https, a simple host and port, a path and query of plain characters). It
+// reports false, leaving u as it was, for any other URL: the caller parses it with
+// url.Parse. A crawl checks every link of every page against its scope and trap
+// guards, which read the URL parsed; url.Parse allocates a URL each time.
+func ParseCanonical(raw string, u *url.URL) bool {
+	if !canonicalAbsolute(raw) {
+		return false
+	}
+	scheme, rest, _ := strings.Cut(raw, "://")
+	slash := strings.IndexByte(rest, '/')
+	path, query, _ := strings.Cut(rest[slash:], "?")
+	for i := 0; i < len(path); i++ {
+		if !goPathByte(path[i]) {
+			return false // url.Parse keeps the path's raw form in RawPath
+		}
+	}
+	*u = url.URL{Scheme: scheme, Host: rest[:slash], Path: path, RawQuery: query}
+	return true
+}
+
+// goPathByte reports a byte that net/url leaves as it is when it escapes a path:
+// a path of these has no RawPath.
+func goPathByte(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	switch c {
+	case '-', '_', '.', '~', '$', '&', '+', ',', '/', ':', ';', '=', '@':
+		return true
+	}
+	return false
+}
