@@ -33,6 +33,20 @@ func AppendCollapsed(dst, s []byte) []byte {
 			case asciiOtherSpace:
 				break run
 			default:
+				// A valid two- or three-byte character is no space unless its
+				// first byte is a space's (C2, E1 to E3): it is skipped unread.
+				if j+2 < len(s) {
+					c0, c1 := s[j], s[j+1]
+					if c0-0xC3 <= 0xDF-0xC3 && c1&0xC0 == 0x80 {
+						j += 2
+						continue
+					}
+					if c0&0xF0 == 0xE0 && c0-0xE1 > 0xE3-0xE1 && c1&0xC0 == 0x80 && s[j+2]&0xC0 == 0x80 &&
+						(c0 != 0xE0 || c1 >= 0xA0) && (c0 != 0xED || c1 < 0xA0) {
+						j += 3
+						continue
+					}
+				}
 				r, n := DecodeRune(s[j:])
 				if SpaceRune(r) || r == utf8.RuneError && n == 1 {
 					break run
