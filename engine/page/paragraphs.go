@@ -63,12 +63,20 @@ func (d *doc) paragraphs() []paragraph {
 func textCounts(b []byte) (letters, commas int) {
 	var table *[runeClassSize]uint8 // the rune table, from the first rune that is not ASCII
 	for i := 0; i < len(b); {
-		c := b[i]
-		if c < utf8.RuneSelf {
-			k := asciiCounts[c]
-			letters += int(k & 1)
-			commas += int(k >> 1)
-			i++
+		if b[i] < utf8.RuneSelf {
+			// The run of ASCII at i, both counts in one sum (asciiCounts).
+			var sum uint64
+			j := i
+			for _, c := range b[i:] {
+				if c >= utf8.RuneSelf {
+					break
+				}
+				sum += asciiCounts[c]
+				j++
+			}
+			letters += int(uint32(sum))
+			commas += int(sum >> 32)
+			i = j
 			continue
 		}
 		r, size := textutil.DecodeRune(b[i:])
@@ -89,14 +97,14 @@ func textCounts(b []byte) (letters, commas int) {
 }
 
 // asciiCounts is what textCounts counts of each ASCII character: 1 for a letter or
-// digit, 2 for a clause separator.
-var asciiCounts = func() (t [utf8.RuneSelf]uint8) {
+// digit, 1<<32 for a clause separator, so that a run's counts add up in one sum.
+var asciiCounts = func() (t [utf8.RuneSelf]uint64) {
 	for c := range byte(utf8.RuneSelf) {
 		switch {
 		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9':
 			t[c] = 1
 		case c == ',' || c == ';':
-			t[c] = 2
+			t[c] = 1 << 32
 		}
 	}
 	return t
