@@ -1,7 +1,10 @@
 package page
 
 import (
+	"encoding/binary"
 	"strings"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/mfonda/simhash"
@@ -25,6 +28,7 @@ type storyWalk struct {
 	havePrev   bool
 	prevShared bool // prev is the shingler's previous word in its chain: its pair hash is ours
 	odd        bool // the line holds a rune the story reads otherwise (kindWordOdd, kindInvalid)
+	words      int  // words of the line the shingler ended (word, number)
 
 	raw string // the rest of the body as extracted: its lines are the walk's lines, folded
 	v   simhash.Vector
@@ -34,13 +38,14 @@ type storyWalk struct {
 
 // start readies the machine for a body whose extracted text is raw.
 func (st *storyWalk) start(raw string) {
-	st.feats, st.prev, st.havePrev, st.prevShared, st.odd = st.feats[:0], st.prev[:0], false, false, false
+	st.feats, st.prev, st.havePrev, st.prevShared, st.odd, st.words = st.feats[:0], st.prev[:0], false, false, false, 0
 	st.raw, st.v, st.n = raw, simhash.Vector{}, 0
 }
 
 // word reads a word the shingler ended, not masked: h is the hash of the shingler's
 // pair ending with it when paired.
 func (st *storyWalk) word(w []byte, h uint64, paired bool) {
+	st.words++
 	if st.havePrev {
 		if paired && st.prevShared {
 			st.feats = append(st.feats, h)
@@ -54,6 +59,7 @@ func (st *storyWalk) word(w []byte, h uint64, paired bool) {
 // number reads a word the shingler masked as a number: an ASCII number is left out
 // of the story, another script's digits are a word of it.
 func (st *storyWalk) number(w []byte) {
+	st.words++
 	st.prevShared = false
 	if !asciiDigits(w) {
 		st.own(w)
@@ -102,7 +108,14 @@ func (st *storyWalk) lineEnd(norm string) bool {
 		st.raw = ""
 	}
 	feats := st.feats
-	if words := prose(para); words >= minParagraphWords {
+	// The prose of an ASCII line is its words, which the shingler counted as it
+	// ended them: prose's words are its runs of letters and digits, and so are
+	// the shingler's on the same line lower-cased.
+	words := min(st.words, maxParagraphWeight)
+	if !asciiOnly(para) {
+		words = prose(para)
+	}
+	if words >= minParagraphWords {
 		if st.odd || len(stripDateline(para)) != len(para) {
 			if st.sf == nil {
 				st.sf = storyScratch.Get().(*storyFeatures) // given back with the feature set
@@ -111,7 +124,7 @@ func (st *storyWalk) lineEnd(norm string) bool {
 		}
 		st.n = voteParagraph(&st.v, feats, words, st.n, MaxStoryFeatures)
 	}
-	st.feats, st.havePrev, st.prevShared, st.odd = st.feats[:0], false, false, false
+	st.feats, st.havePrev, st.prevShared, st.odd, st.words = st.feats[:0], false, false, false, 0
 	return st.n < MaxStoryFeatures
 }
 
@@ -144,4 +157,20 @@ func voteParagraph(v *simhash.Vector, feats []uint64, words, n, maxFeats int) in
 		v[bit] += w * (2*ones[bit] - len(feats))
 	}
 	return n + len(feats)
+}
+
+// asciiOnly reports whether s is all ASCII, eight bytes at a time.
+func asciiOnly(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

@@ -49,3 +49,21 @@ func TestStoryWalkIsStoryFingerprint(t *testing.T) {
 		}
 	}
 }
+
+// TestASCIIOnly: a byte past ASCII anywhere, in the eight-byte words or the tail,
+// makes a line other than ASCII.
+func TestASCIIOnly(t *testing.T) {
+	for n := range 20 {
+		s := []byte(strings.Repeat("a", n))
+		if !asciiOnly(string(s)) {
+			t.Fatalf("%d ASCII bytes read as other", n)
+		}
+		for i := range s {
+			s[i] = 0x80
+			if asciiOnly(string(s)) {
+				t.Fatalf("%q read as ASCII", s)
+			}
+			s[i] = 'a'
+		}
+	}
+}
