@@ -138,7 +138,8 @@ func (c *scriptCounts) count(s string, nwords *int, last bool) {
 	var scripts [scDevanagari + 1]int // letters by script, added to c at the end
 	word, ascii := 0, true            // the current word starts at word; all its letters ASCII so far
 	for i := 0; i < len(s); {
-		if ch := s[i]; ch < utf8.RuneSelf {
+		ch := s[i]
+		if ch < utf8.RuneSelf {
 			if lower := ch | 0x20; 'a' <= lower && lower <= 'z' {
 				j := i + 1 // the run of ASCII letters, counted at once
 				for j < len(s) && 'a' <= s[j]|0x20 && s[j]|0x20 <= 'z' {
@@ -156,7 +157,21 @@ func (c *scriptCounts) count(s string, nwords *int, last bool) {
 			i++
 			continue
 		}
-		r, size := textutil.DecodeRuneInString(s[i:])
+		// textutil.DecodeRuneInString, its two- and three-byte forms written out:
+		// every letter of a text past ASCII comes here.
+		var r rune
+		size := 0
+		if i+2 < len(s) {
+			c1, c2 := s[i+1], s[i+2]
+			if ch-0xC2 <= 0xDF-0xC2 && c1&0xC0 == 0x80 {
+				r, size = rune(ch&0x1F)<<6|rune(c1&0x3F), 2
+			} else if ch&0xF0 == 0xE0 && c1&0xC0 == 0x80 && c2&0xC0 == 0x80 && (ch != 0xE0 || c1 >= 0xA0) && (ch != 0xED || c1 < 0xA0) {
+				r, size = rune(ch&0x0F)<<12|rune(c1&0x3F)<<6|rune(c2&0x3F), 3
+			}
+		}
+		if size == 0 {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
 		k := scNone
 		if r < 0x10000 {
 			k = table[r] &^ lowerInWords
