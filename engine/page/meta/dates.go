@@ -251,8 +251,9 @@ func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
 func nextYearDigit(s string, i int) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	for ; i+8 <= len(s); i += 8 {
-		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		w := s[i : i+8] // (one bounds check for the eight bytes)
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
 		// A byte of x^'1' or of x^'2' is zero where x has that digit; the lowest
 		// byte flagged in either is a true one (a borrow only flags bytes above it).
 		a, b := x^(ones*'1'), x^(ones*'2')
