@@ -188,7 +188,10 @@ func (sh *shingler) endWord() {
 	if len(sh.word) == 0 {
 		return
 	}
-	masked := sh.maskNumbers && allDigits(sh.word)
+	// (a word opening with an ASCII byte other than a digit, most words, is no
+	// number: the call is spared)
+	c := sh.word[0]
+	masked := sh.maskNumbers && (c >= utf8.RuneSelf || '0' <= c && c <= '9') && allDigits(sh.word)
 	if masked {
 		if sh.story != nil {
 			sh.story.number(sh.word)
