@@ -99,7 +99,7 @@ func (w *writer) insertCapture(c *Capture, body []byte, codec int, inPage bool) 
 	if found {
 		refersTo = ref
 	}
-	_, err := w.exec(w.st.insertCapture, c.URL, nanos(c.FetchedAt), c.Status, c.StatusLine,
+	_, err := w.execSparse(w.st.insertCapture, c.URL, nanos(c.FetchedAt), c.Status, c.StatusLine,
 		c.RequestHead, c.ResponseHead, c.RemoteIP, c.Decoded, c.Truncated, c.PayloadDigest, c.Bytes,
 		codec, stored, refersTo, c.Lane, c.Egress, c.Node, inPage && !found, c.Kind)
 	return err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 )
 
 // The writer drives its connection through the driver's own interfaces
@@ -34,8 +35,9 @@ func asRawConn(dc any) (rawConn, error) {
 // named binds args by position, reusing the writer's slice. The driver takes
 // int64, float64, bool, string, []byte and nil; an int is widened to int64 here so
 // that callers can pass lanes and counts as they are, and anything else goes through
-// database/sql's default conversion (named types such as State).
-func (w *writer) named(args []any) []driver.NamedValue {
+// database/sql's default conversion (named types such as State). With sparse, zero
+// values (nil, "", 0, false, +0.0) are left out: see execSparse.
+func (w *writer) named(args []any, sparse bool) []driver.NamedValue {
 	nv := w.args[:0]
 	for i, a := range args {
 		switch v := a.(type) {
@@ -47,26 +49,66 @@ func (w *writer) named(args []any) []driver.NamedValue {
 				a = c
 			}
 		}
+		if sparse && isZero(a) {
+			continue
+		}
 		nv = append(nv, driver.NamedValue{Ordinal: i + 1, Value: a})
 	}
 	w.args = nv
 	return nv
 }
 
+// isZero reports whether v is a zero value that execSparse leaves unbound.
+func isZero(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case int64:
+		return x == 0
+	case string:
+		return x == ""
+	case bool:
+		return !x
+	case float64:
+		return x == 0 && !math.Signbit(x)
+	case []byte:
+		return x == nil
+	}
+	return false
+}
+
 // exec runs a statement prepared on the writer's connection.
 func (w *writer) exec(s driver.Stmt, args ...any) (driver.Result, error) {
+	return w.execArgs(s, args, false)
+}
+
+// execSparse is exec for a statement whose parameters were written by sparseParams:
+// a zero value is not bound at all. The driver clears every parameter to NULL
+// before binding a statement's values, and the statement reads a NULL as the
+// parameter's zero value, so the row written is the same. Binding a value costs a
+// cgo call, and a text a copy the statement allocates and frees; a first crawl's
+// page row, revisit state and exchange have a dozen or two empty or zero columns.
+func (w *writer) execSparse(s driver.Stmt, args ...any) (driver.Result, error) {
+	return w.execArgs(s, args, !bindZeros)
+}
+
+// bindZeros makes execSparse bind every value, as exec does: tests compare the rows
+// written either way.
+var bindZeros = false
+
+func (w *writer) execArgs(s driver.Stmt, args []any, sparse bool) (driver.Result, error) {
 	x, ok := s.(driver.StmtExecContext)
 	if !ok {
 		return nil, errors.New("store: the sqlite3 driver's statement cannot be executed with a context")
 	}
-	res, err := x.ExecContext(w.ctx, w.named(args))
+	res, err := x.ExecContext(w.ctx, w.named(args, sparse))
 	clear(w.args) // drop references to the page's strings and body
 	return res, err
 }
 
 // execSQL runs query once (not prepared: rare writes).
 func (w *writer) execSQL(query string, args ...any) (driver.Result, error) {
-	res, err := w.dc.ExecContext(w.ctx, query, w.named(args))
+	res, err := w.dc.ExecContext(w.ctx, query, w.named(args, false))
 	clear(w.args)
 	return res, err
 }
@@ -87,7 +129,7 @@ func (w *writer) queryInts(s driver.Stmt, dest []int64, args ...any) (found bool
 	if !ok {
 		return false, errors.New("store: the sqlite3 driver's statement cannot be queried with a context")
 	}
-	rows, err := q.QueryContext(w.ctx, w.named(args))
+	rows, err := q.QueryContext(w.ctx, w.named(args, false))
 	clear(w.args)
 	if err != nil {
 		return false, err

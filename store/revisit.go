@@ -73,14 +73,14 @@ func (s *Store) SetRevisitNext(urls []string, next time.Time) {
 // r has one; without, a stored signal stays as it was.
 func (w *writer) upsertRevisit(r *Revisit) error {
 	if c := r.Change; c != nil {
-		_, err := w.exec(w.st.upsertRevisitChange, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
+		_, err := w.execSparse(w.st.upsertRevisitChange, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
 			nanos(r.Last), nanos(r.Next), int64(r.Hash), r.HasHash, r.Fetches, r.Distance, r.Freq, r.Price, r.Policy,
 			finiteOr(r.Fresh, -1), finiteOr(r.Age, 0), r.Behind,
 			int64(c.Text), int64(c.Title), int64(c.Page), c.Fallback, c.Reason, nanos(c.ChangeAt),
 			c.ChangeDistance, c.ChangeReason, c.PrevText, c.Shift)
 		return err
 	}
-	_, err := w.exec(w.st.upsertRevisit, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
+	_, err := w.execSparse(w.st.upsertRevisit, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
 		nanos(r.Last), nanos(r.Next), int64(r.Hash), r.HasHash, r.Fetches, r.Distance, r.Freq, r.Price, r.Policy,
 		finiteOr(r.Fresh, -1), finiteOr(r.Age, 0), r.Behind)
 	return err

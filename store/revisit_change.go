@@ -29,17 +29,17 @@ type RevisitChange struct {
 
 // upsertRevisitChangeSQL is upsertRevisitSQL that also writes the change signal
 // (has_change = 1); prev_text only when ?28 (Shift) is set, else the stored one stays.
-const upsertRevisitChangeSQL = `INSERT INTO revisit(url, class, first, t, x, last, next, hash, has_hash,
+var upsertRevisitChangeSQL = `INSERT INTO revisit(url, class, first, t, x, last, next, hash, has_hash,
 	fetches, distance, freq, price, policy, fresh, age, behind, has_change, text_digest, title_digest,
 	page_digest, fallback, reason, change_at, change_distance, change_reason, prev_text)
-	VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-	1, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, CASE WHEN ?27 THEN ?26 ELSE '' END)
+	VALUES(` + revisitValues + `,
+	1, ` + sparseParams(18, "iiiiiiii") + `, CASE WHEN ?27 THEN IFNULL(?26, '') ELSE '' END)
 	ON CONFLICT(url) DO UPDATE SET ` + revisitUpdates + `, has_change = 1,
 	text_digest = excluded.text_digest, title_digest = excluded.title_digest,
 	page_digest = excluded.page_digest, fallback = excluded.fallback, reason = excluded.reason,
 	change_at = excluded.change_at, change_distance = excluded.change_distance,
 	change_reason = excluded.change_reason,
-	prev_text = CASE WHEN ?27 THEN ?26 ELSE revisit.prev_text END`
+	prev_text = CASE WHEN ?27 THEN IFNULL(?26, '') ELSE revisit.prev_text END`
 
 // RevisitChange returns url's change signal, or nil (no error) when none was kept
 // (pages fetched before it existed).

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
+	"strconv"
+	"strings"
 )
 
 // statements are the writer's prepared statements, compiled once on the write
@@ -41,7 +43,8 @@ type statements struct {
 const pageColumns = `url, fetched_at, status, content_type, bytes, stored_bytes, body_codec, body,
 	duration_ms, lane, egress, etag, last_modified, simhash, final_url`
 
-const pageValues = `?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?`
+// pageValues are pageColumns' parameters, ?1 to ?15, for execSparse.
+var pageValues = sparseParams(1, "tiitiiiniitttit")
 
 // revisitUpdates is what an upsert of a revisit row sets on a stored one.
 const revisitUpdates = `class = excluded.class, first = excluded.first, t = excluded.t,
@@ -50,11 +53,43 @@ const revisitUpdates = `class = excluded.class, first = excluded.first, t = excl
 	freq = excluded.freq, price = excluded.price, policy = excluded.policy,
 	fresh = excluded.fresh, age = excluded.age, behind = excluded.behind`
 
+// revisitValues are the parameters of a revisit row's first 17 columns (url to
+// behind), ?1 to ?17, for execSparse.
+var revisitValues = sparseParams(1, "ttiiiiiiiiirrnrri")
+
 // upsertRevisitSQL writes a page's revisit state; a stored change signal stays.
-const upsertRevisitSQL = `INSERT INTO revisit(url, class, first, t, x, last, next, hash, has_hash,
+var upsertRevisitSQL = `INSERT INTO revisit(url, class, first, t, x, last, next, hash, has_hash,
 	fetches, distance, freq, price, policy, fresh, age, behind)
-	VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	VALUES(` + revisitValues + `)
 	ON CONFLICT(url) DO UPDATE SET ` + revisitUpdates
+
+// sparseParams writes the parameters ?first, ?first+1, ... of a statement run with
+// execSparse, which leaves zero values unbound (rawconn.go): one for each character
+// of kinds, read as its type's zero value when unbound: t a text (”), i an integer
+// or a bool (0), r a real (0.0); n is left as it is (a blob, or a value whose NULL
+// means something, NULL being what a nil binds).
+func sparseParams(first int, kinds string) string {
+	var b strings.Builder
+	for i, k := range kinds {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		p := "?" + strconv.Itoa(first+i)
+		switch k {
+		case 't':
+			b.WriteString("IFNULL(" + p + ", '')")
+		case 'i':
+			b.WriteString("IFNULL(" + p + ", 0)")
+		case 'r':
+			b.WriteString("IFNULL(" + p + ", 0.0)")
+		case 'n':
+			b.WriteString(p)
+		default:
+			panic("sparseParams: unknown kind " + string(k))
+		}
+	}
+	return b.String()
+}
 
 // prepareStatements compiles the writer's statements on conn.
 func prepareStatements(ctx context.Context, conn rawConn) (*statements, error) {
@@ -72,7 +107,7 @@ func prepareStatements(ctx context.Context, conn rawConn) (*statements, error) {
 	// The unique index on url settles dedupe; DO NOTHING leaves changes() at 0 for a
 	// known URL, which is how AddURLs tells new from known.
 	prep(&st.insertURL, `INSERT INTO urls(url, host, parent_hash, depth, class, site, keyword,
-		state, lane, discovered_at, updated_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)
+		state, lane, discovered_at, updated_at) VALUES(`+sparseParams(1, "ttiitttiii")+`, IFNULL(?10, 0))
 		ON CONFLICT(url) DO NOTHING`)
 	prep(&st.setState, `UPDATE urls SET state = ?1, lane = ?2, err_kind = ?3,
 		attempts = attempts + (?1 = 1), updated_at = ?4 WHERE url = ?5`)
@@ -88,9 +123,9 @@ func prepareStatements(ctx context.Context, conn rawConn) (*statements, error) {
 	prep(&st.setURLPage, `UPDATE urls SET page = ? WHERE seq = ?`)
 	prep(&st.lastPageID, `SELECT COALESCE(MAX(id), 0) FROM pages`)
 	prep(&st.insertPage, `INSERT INTO pages(`+pageColumns+`, `+pageMetaColumns+`, id)
-		VALUES(`+pageValues+`, `+pageMetaValues+`, ?)`)
+		VALUES(`+pageValues+`, `+pageMetaValues+`, ?29)`)
 	prep(&st.replacePage, `INSERT INTO pages(`+pageColumns+`, `+pageMetaColumns+`, id)
-		VALUES(`+pageValues+`, `+pageMetaValues+`, ?)
+		VALUES(`+pageValues+`, `+pageMetaValues+`, ?29)
 		ON CONFLICT(id) DO UPDATE SET url = excluded.url, fetched_at = excluded.fetched_at, status = excluded.status,
 		content_type = excluded.content_type, bytes = excluded.bytes, stored_bytes = excluded.stored_bytes,
 		body_codec = excluded.body_codec, body = excluded.body, duration_ms = excluded.duration_ms,
@@ -108,7 +143,7 @@ func prepareStatements(ctx context.Context, conn rawConn) (*statements, error) {
 	prep(&st.setRevisitNext, `UPDATE revisit SET next = ? WHERE url = ?`)
 	prep(&st.insertCapture, `INSERT INTO captures(url, fetched_at, status, status_line, request_head,
 		response_head, remote_ip, decoded, truncated, payload_digest, bytes, body_codec, body, refers_to,
-		lane, egress, node, in_page, kind) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		lane, egress, node, in_page, kind) VALUES(`+sparseParams(1, "tiitttttttiinnittit")+`)`)
 	// Before a page's body is replaced by a different one, the capture that shared
 	// the old body takes its own copy.
 	prep(&st.captureOwn, `UPDATE captures SET in_page = 0,

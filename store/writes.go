@@ -43,7 +43,7 @@ func (w *writer) insertURLs(urls []URL, st State, now int64, out []linkOutcome) 
 		if err := w.writeStart(u.URL); err != nil {
 			return out, err
 		}
-		res, err := w.exec(w.st.insertURL, u.URL, u.Host, int64(u.ParentHash), u.Depth,
+		res, err := w.execSparse(w.st.insertURL, u.URL, u.Host, int64(u.ParentHash), u.Depth,
 			u.Class, u.Site, u.Keyword, int(st), u.Lane, now)
 		if err != nil {
 			return out, err
@@ -200,7 +200,7 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 				p.LastModified, int64(p.SimHash), p.FinalURL)
 			args = appendMetaArgs(args, p.Meta)
 			if stored == 0 {
-				if _, err := w.exec(w.st.insertPage, append(args, id)...); err != nil {
+				if _, err := w.execSparse(w.st.insertPage, append(args, id)...); err != nil {
 					return nil, err
 				}
 				w.pageID = id
@@ -214,7 +214,7 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 				if _, err := w.exec(w.st.captureOwn, p.URL, digest, stored); err != nil {
 					return nil, err
 				}
-				if _, err := w.exec(w.st.replacePage, append(args, stored)...); err != nil {
+				if _, err := w.execSparse(w.st.replacePage, append(args, stored)...); err != nil {
 					return nil, err
 				}
 			}
