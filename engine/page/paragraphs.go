@@ -63,7 +63,8 @@ func (d *doc) paragraphs() []paragraph {
 func textCounts(b []byte) (letters, commas int) {
 	var table *[runeClassSize]uint8 // the rune table, from the first rune that is not ASCII
 	for i := 0; i < len(b); {
-		if b[i] < utf8.RuneSelf {
+		c := b[i]
+		if c < utf8.RuneSelf {
 			// The run of ASCII at i, both counts in one sum (asciiCounts).
 			var sum uint64
 			j := i
@@ -79,7 +80,21 @@ func textCounts(b []byte) (letters, commas int) {
 			i = j
 			continue
 		}
-		r, size := textutil.DecodeRune(b[i:])
+		// textutil.DecodeRune, its two- and three-byte forms written out: every
+		// character of a page's text past ASCII comes here.
+		var r rune
+		size := 0
+		if i+2 < len(b) {
+			c1, c2 := b[i+1], b[i+2]
+			if c-0xC2 <= 0xDF-0xC2 && c1&0xC0 == 0x80 {
+				r, size = rune(c&0x1F)<<6|rune(c1&0x3F), 2
+			} else if c&0xF0 == 0xE0 && c1&0xC0 == 0x80 && c2&0xC0 == 0x80 && (c != 0xE0 || c1 >= 0xA0) && (c != 0xED || c1 < 0xA0) {
+				r, size = rune(c&0x0F)<<12|rune(c1&0x3F)<<6|rune(c2&0x3F), 3
+			}
+		}
+		if size == 0 {
+			r, size = utf8.DecodeRune(b[i:])
+		}
 		i += size
 		if table == nil {
 			table = runeClasses()
