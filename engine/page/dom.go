@@ -176,7 +176,7 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 			closeTree()
 			return d
 		case html.TextToken:
-			t := z.Text() // (a second call reads nothing)
+			t := tokenText(z)
 			if d.meta.ScriptText(t) {
 				continue
 			}

@@ -1,9 +1,12 @@
 package page
 
 import (
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
 )
 
 // TestTokenizerReuseReadsEachPageAfresh: a page read right after others (a giant one
@@ -30,5 +33,37 @@ func TestTokenizerReuseReadsEachPageAfresh(t *testing.T) {
 		if !slices.Equal(links.Links, wantLinks.Links) || !slices.Equal(links.Nofollow, wantLinks.Nofollow) || text != wantText {
 			t.Fatalf("after a page of %d bytes: links %v, text %q; on its own %v, %q", len(before), links, text, wantLinks, wantText)
 		}
+	}
+}
+
+// TestTokenTextIsText: a text token's text read from its raw bytes is the
+// tokenizer's Text, in every kind of text (plain, script, style, title, textarea,
+// plaintext) around the bytes Text changes: entities, "\r\n", NUL.
+func TestTokenTextIsText(t *testing.T) {
+	pieces := []string{"a", "word ", " ", "\n", "\r", "\r\n", "&amp;", "&lt", "&#65;", "&", "\x00", "é", "中",
+		"<p>", "</p>", "<script>", "</script>", "<style>", "</style>", "<title>", "</title>", "<textarea>",
+		"</textarea>", "<!-- c -->", "<b class=x>", "<", ">", "</", "<plaintext>"}
+	r := rand.New(rand.NewPCG(9, 10))
+	texts := 0
+	for range 20_000 {
+		var b strings.Builder
+		for range r.IntN(16) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		// the same text in two tokenizers, one read with tokenText, one with Text
+		z, zt := html.NewTokenizer(strings.NewReader(b.String())), html.NewTokenizer(strings.NewReader(b.String()))
+		for tt := z.Next(); tt != html.ErrorToken; tt = z.Next() {
+			zt.Next()
+			if tt != html.TextToken {
+				continue
+			}
+			texts++
+			if got, want := string(tokenText(z)), string(zt.Text()); got != want {
+				t.Fatalf("%q: text %q, tokenizer %q", b.String(), got, want)
+			}
+		}
+	}
+	if texts < 10_000 {
+		t.Fatalf("only %d texts read", texts)
 	}
 }
