@@ -25,9 +25,9 @@ import (
 // (fetch.Error.Exchanges), for the archive; nil otherwise.
 func (r *Runner) fetchWithRetry(s *Slot, link *route.Link, t frontier.Task, hdr http.Header) (res *fetch.Result, hops []fetch.Exchange, kind string, moved bool) {
 	r.Mu.Lock()
-	egIdx := r.Index(link.Name)
 	urgent := s.Urgent
 	r.Mu.Unlock()
+	egIdx := link.Index
 	for attempt := 0; ; attempt++ {
 		w := Wait{Urgent: urgent}
 		if attempt == 0 && !urgent {

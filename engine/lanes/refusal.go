@@ -105,7 +105,7 @@ func (r *Runner) reroute(link *route.Link, t frontier.Task, v egress.Verdict, d 
 			r.Front.Logf(view.LevelError, 0, "", "egress %s: %v", d.Claimed, err)
 		}
 	}
-	idx := r.Index(link.Name)
+	idx := link.Index
 	if v.Class != egress.ProxyFault {
 		// The session belongs to an address the site refused: the host goes on
 		// from another egress with that egress's own jar.

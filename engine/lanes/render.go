@@ -84,8 +84,8 @@ func (r *Runner) renderLater(s *Slot, link *route.Link, t frontier.Task, u *url.
 // is the task's outcome kind: refused when the rendered page is a block page.
 func (r *Runner) finishRender(s *Slot, link *route.Link, t frontier.Task, rules *robots.Rules, res *fetch.Result,
 	render func(context.Context, Send) *fetch.Rendering) (kind string) {
+	egIdx := link.Index
 	r.Mu.Lock()
-	egIdx := r.Index(link.Name)
 	s.Rendering++
 	r.Mu.Unlock()
 	send := func(ctx context.Context, req *http.Request) (*fetch.Result, error) {

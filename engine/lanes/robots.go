@@ -22,10 +22,7 @@ func (r *Runner) robotsFor(link *route.Link, u *url.URL) (*robots.Rules, error) 
 	origin := u.Scheme + "://" + u.Host
 	host := u.Hostname()
 	return r.Robots.Get(r.Ctx, origin, func(ctx context.Context) (*robots.Rules, error) {
-		r.Mu.Lock()
-		egIdx := r.Index(link.Name)
-		r.Mu.Unlock()
-		tk, err := r.Gate.Acquire(ctx, egIdx, host, 0)
+		tk, err := r.Gate.Acquire(ctx, link.Index, host, 0)
 		if err == nil {
 			err = r.leaseHeld(ctx, 0) // M4: a request to the host like any other
 			if err != nil {

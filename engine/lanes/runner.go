@@ -133,8 +133,21 @@ func (r *Runner) Slots() []*Slot {
 	return out
 }
 
-// Retire forgets the slot of a lane that ran dry. Mu held.
-func (r *Runner) Retire(s *Slot) { delete(r.slots, s.Lane.ID) }
+// Take is lane s's turn at the board (Board.Take), with the runner's side of it:
+// the lanes the board opened on the way start, and a lane that ran dry retires
+// (its slot is forgotten) unless it is paused, when it waits for work instead.
+// retired says it did. Mu held.
+func (r *Runner) Take(s *Slot) (turn Turn, retired bool) {
+	turn = r.Board.Take(s.Lane)
+	for _, l := range turn.Opened {
+		r.Start(l)
+	}
+	if turn.OK || s.Lane.Paused() {
+		return turn, false
+	}
+	delete(r.slots, s.Lane.ID)
+	return turn, true
+}
 
 // Kick tells lane id that an operator's task joined the head of its queue: a lane
 // pausing, or waiting with an ordinary task in hand, takes it first. Mu held.
@@ -172,6 +185,7 @@ func (r *Runner) AddLink(name string) (int, error) {
 		return 0, err
 	}
 	link := r.NewLink(name, fetch.New(r.Ctx, r.fcfg, r.dialer, tr), eg)
+	link.Index = i
 	if i < len(r.Links) {
 		r.Links[i] = link
 	} else {

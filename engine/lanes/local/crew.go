@@ -39,9 +39,16 @@ type Crawl interface {
 	RequeueDeferred()
 	// Undefer makes deferred URLs due now (a host enabled again).
 	Undefer(urls []string, now time.Time)
-	// LaneOpened and LaneRetired keep the lanes' history.
+	// LaneOpened keeps a lane's opening in the lanes' history and the log.
 	LaneOpened(lane int, egress string, at time.Time)
+	// LaneRetired keeps a lane's end in the lanes' history (a lane still open
+	// when the crawl stopped).
 	LaneRetired(lane int, at time.Time, done int64)
+	// LaneRanDry is a lane that ran dry and retired: the crawl sees whether it
+	// ran dry too, then keeps the lane's end in the history and the log. Mu held;
+	// released while the history is written (a full write queue waits for the
+	// writer, whose callbacks take Mu).
+	LaneRanDry(lane int, at time.Time, done int64)
 	// Paused tells whether the operator paused the crawl. Mu held.
 	Paused() bool
 	// Wait releases Mu until something paused may go on or the crawl stops, and

@@ -15,10 +15,9 @@ type lanePort struct{ c *Crew }
 
 var _ lanes.Front = lanePort{}
 
-// Opened records the lane in the crawl's history and says so in its log.
+// Opened records the lane in the crawl's history and log.
 func (p lanePort) Opened(lane int, egress string) {
 	p.c.crawl.LaneOpened(lane, egress, p.c.parts.Opts.Now())
-	p.c.crawl.Logf(view.LevelDebug, lane, "", "lane %d opened on %s", lane, egress)
 }
 
 // Next blocks while the crawl or the lane is paused, then hands out the lane's next
@@ -36,23 +35,14 @@ func (p lanePort) Next(s *lanes.Slot) (frontier.Task, bool) {
 			}
 			continue
 		}
-		turn := c.Board.Take(s.Lane)
-		for _, l := range turn.Opened {
-			c.Run.Start(l)
-		}
+		turn, retired := c.Run.Take(s)
 		c.fr.StartRefill()
-		if !turn.OK {
-			if s.Lane.Paused() {
-				continue
-			}
-			c.Run.Retire(s)
-			c.crawl.CheckIdle()
-			id := s.Lane.ID
-			c.parts.Mu.Unlock()
-			c.crawl.LaneRetired(id, c.parts.Opts.Now(), turn.Done)
-			c.crawl.Logf(view.LevelDebug, id, "", "lane %d retired", id)
-			c.parts.Mu.Lock()
+		if retired {
+			c.crawl.LaneRanDry(s.Lane.ID, c.parts.Opts.Now(), turn.Done)
 			return frontier.Task{}, false
+		}
+		if !turn.OK { // the lane is paused: it waits above
+			continue
 		}
 		t := turn.Task
 		s.Urgent = turn.Urgent

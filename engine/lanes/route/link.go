@@ -13,9 +13,12 @@ import (
 // Link is one egress address with its keep-alive transport (one per egress).
 type Link struct {
 	Name string
-	F    *fetch.Fetcher
-	Eg   *egress.Egress // nil for the direct route
-	Jar  *cookies.Jar   // this egress's cookie sessions, one per site; nil with cookies off
+	// Index is the egress's index on the lane board (lanes.Runner.Links), fixed
+	// once the egress is added: a lane's requests take their host's gate by it.
+	Index int
+	F     *fetch.Fetcher
+	Eg    *egress.Egress // nil for the direct route
+	Jar   *cookies.Jar   // this egress's cookie sessions, one per site; nil with cookies off
 }
 
 // NewLink joins an egress's fetcher to its own cookie jar (jar nil: cookies off).
