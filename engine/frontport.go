@@ -3,7 +3,6 @@ package engine
 import (
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine/feeds"
 	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/view"
@@ -58,8 +57,7 @@ func (p frontCrawl) LaneLogf(level view.Level, lane int, host, format string, ar
 	p.e.logf(level, lane, host, format, args...)
 }
 
-func (p frontCrawl) Discovery() *feeds.Discovery { return p.e.disc }
-func (p frontCrawl) DirectRefusals() bool        { return p.e.lanes.Pool == nil }
+func (p frontCrawl) DirectRefusals() bool { return p.e.lanes.Pool == nil }
 
 func (p frontCrawl) LinkedFrom(hash uint64, u string) { p.e.parentURLs.Add(hash, u) }
 

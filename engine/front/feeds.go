@@ -10,14 +10,16 @@ import (
 )
 
 // NewFeeds builds the news discovery of a crawl with a store, over this front as
-// its crawl (feeds.Crawl); the caller reads what earlier runs learned (Load).
+// its crawl (feeds.Crawl), and keeps it: the pages the front records feed it. The
+// caller reads what earlier runs learned (Load).
 func (f *Front) NewFeeds() *feeds.Discovery {
 	o := feeds.Options{Discovery: f.Opts.Discovery, Revisit: f.Opts.Revisit, MaxBodyBytes: int64(f.Opts.Fetch.MaxBodyBytes)}
 	for _, s := range f.Opts.Seeds {
 		o.Seeded = append(o.Seeded, frontier.Site(HostOf(s)))
 	}
 	o.Sites = f.Sites.Load // discovery keeps its state per declared site, following live steering
-	return feeds.New(o, feedsPort{f}, f.Store)
+	f.disc = feeds.New(o, feedsPort{f}, f.Store)
+	return f.disc
 }
 
 // feedsPort is the front as news discovery's crawl (feeds.Crawl): its queue, its

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/feeds"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/hostreport"
 	"github.com/crawlconsole/crawlconsole/engine/refresh"
@@ -45,6 +46,7 @@ type Parts struct {
 type Front struct {
 	Parts
 	crawl Crawl
+	disc  *feeds.Discovery // news discovery (NewFeeds); nil when it is off
 
 	q           queueState
 	outstanding int                  // URLs handed to the store whose insert result has not come back

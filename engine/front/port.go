@@ -3,7 +3,6 @@ package front
 import (
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine/feeds"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
@@ -52,10 +51,8 @@ type Crew interface {
 }
 
 // Pages is what a link and a recorded page feed besides the store and the front's
-// own parts: discovery (nil when off), the refusals' count and the adjacency pane.
+// own parts: the refusals' count and the adjacency pane.
 type Pages interface {
-	// Discovery is the crawl's news discovery; nil when it is off.
-	Discovery() *feeds.Discovery
 	// DirectRefusals tells whether a refusal is counted as the front records it
 	// (no egress rotation: nothing counted it on the lane).
 	DirectRefusals() bool

@@ -291,7 +291,7 @@ func (f *Front) Placing(t frontier.Task) frontier.Task {
 	if f.TakeUrgent(t.URL) {
 		t.Urgent = true
 	}
-	if !t.Urgent && !t.Ahead && !f.marks.Queued(t.URL) && f.crawl.Discovery().TakeAhead(t.URL) {
+	if !t.Urgent && !t.Ahead && !f.marks.Queued(t.URL) && f.disc.TakeAhead(t.URL) {
 		t.Ahead = true
 	}
 	return t

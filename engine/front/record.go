@@ -67,11 +67,11 @@ func (f *Front) Record(o lanes.Outcome) {
 			Refused: o.Kind == fetch.KindRefused})
 		f.countCost(t, res)
 		capture = f.saveCaptures(o, refetch, o.Kind == "" && res.Status/100 == 2)
-		if res.RobotsRead && f.crawl.Discovery() != nil {
+		if res.RobotsRead && f.disc != nil {
 			// The origin's robots.txt Sitemap lines ride on its first response,
 			// whatever it was: a 404 or a redirect never reaches discoverFrom, and
 			// the host's cross-submission would be lost for the crawl.
-			f.crawl.Discovery().RobotsSitemaps(t, res)
+			f.disc.RobotsSitemaps(t, res)
 		}
 	} else {
 		// No response, and none counted; but the redirects answered before the
@@ -85,10 +85,10 @@ func (f *Front) Record(o lanes.Outcome) {
 		f.Finish(t, refetch, l, failed, o.Kind)
 	case o.Kind != "":
 		if !IsSkip(o.Kind) {
-			f.crawl.Discovery().SourceFailed(t.URL)
+			f.disc.SourceFailed(t.URL)
 		}
 		if o.Kind == fetch.KindContentType || o.Kind == fetch.KindBinary || o.Kind == fetch.KindTooLarge {
-			f.crawl.Discovery().RefusedDocument(t, o.Kind, res)
+			f.disc.RefusedDocument(t, o.Kind, res)
 		}
 		f.Finish(t, refetch, l, failed, o.Kind)
 		switch {
@@ -101,7 +101,7 @@ func (f *Front) Record(o lanes.Outcome) {
 		if refetch {
 			// M2: unchanged, and it cost no body; the stored page is kept.
 			rv := f.observe(t.URL, prev, f.crawl.Now(), revisit.Outcome{NotModified: true})
-			f.crawl.Discovery().NotModified(t.URL, rv)
+			f.disc.NotModified(t.URL, rv)
 			f.Store.SaveRevisit(*rv)
 			observed = true
 		}
@@ -114,10 +114,10 @@ func (f *Front) Record(o lanes.Outcome) {
 	case res.Status/100 == 3 && res.Header.Get("Location") != "":
 		f.followRedirect(l, t, res, refetch)
 	case res.Status/100 == 4:
-		f.crawl.Discovery().SourceFailed(t.URL)
+		f.disc.SourceFailed(t.URL)
 		f.Finish(t, refetch, l, failed, fetch.KindHTTP4xx)
 	case res.Status/100 == 5:
-		f.crawl.Discovery().SourceFailed(t.URL)
+		f.disc.SourceFailed(t.URL)
 		f.Finish(t, refetch, l, failed, fetch.KindHTTP5xx)
 	default:
 		f.Finish(t, refetch, l, failed, "http_"+strconv.Itoa(res.Status))
@@ -159,7 +159,7 @@ func (f *Front) savePage(lane int, egress string, t frontier.Task, res *fetch.Re
 		at = f.crawl.Now()
 	}
 	var known []string
-	doc := f.crawl.Discovery().Read(t, res, prev, at) // a feed or sitemap: its entries become its links
+	doc := f.disc.Read(t, res, prev, at) // a feed or sitemap: its entries become its links
 	var docKind discover.Kind
 	if doc != nil {
 		docKind = doc.Kind
@@ -205,14 +205,14 @@ func (f *Front) savePage(lane int, egress string, t frontier.Task, res *fetch.Re
 			revisit.Outcome{Hash: hash, OK: ok, Sig: sig, HasDigest: ok})
 		f.Revisit.KeepReplacedText(t.URL, stored.Revisit)
 		if doc != nil {
-			f.crawl.Discovery().SchedulePoll(t.URL, doc, links, feeds.Listing(links, known), stored.Revisit, at)
+			f.disc.SchedulePoll(t.URL, doc, links, feeds.Listing(links, known), stored.Revisit, at)
 		} else {
-			f.crawl.Discovery().AwaitHint(t.URL, stored.Revisit)               // a page a trusted feed or sitemap dates
-			f.crawl.Discovery().PollEntry(t, links, known, stored.Revisit, at) // a seed of a site with neither feed nor sitemap
+			f.disc.AwaitHint(t.URL, stored.Revisit)               // a page a trusted feed or sitemap dates
+			f.disc.PollEntry(t, links, known, stored.Revisit, at) // a seed of a site with neither feed nor sitemap
 			if prev != nil && stored.Revisit.Distance >= 0 {
-				f.crawl.Discovery().HintOutcome(t.URL, stored.Revisit.Distance > f.Opts.Revisit.Threshold)
+				f.disc.HintOutcome(t.URL, stored.Revisit.Distance > f.Opts.Revisit.Threshold)
 			} else {
-				f.crawl.Discovery().HintDrop(t.URL)
+				f.disc.HintDrop(t.URL)
 			}
 		}
 	}
@@ -280,7 +280,7 @@ func (f *Front) followRedirect(lane int, t frontier.Task, res *fetch.Result, ref
 // URL done: it was counted when first fetched.
 func (f *Front) Finish(t frontier.Task, refetch bool, lane int, st store.State, kind string) {
 	f.Store.SetState(t.URL, st, lane, kind)
-	f.crawl.Discovery().HintDrop(t.URL)
+	f.disc.HintDrop(t.URL)
 	if kind != "" {
 		f.Counters.AddError(kind)
 		f.Counters.Example(kind, t.URL)

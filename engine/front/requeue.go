@@ -61,7 +61,7 @@ func (f *Front) Requeue(urls []string, now time.Time, force bool) (int, error) {
 		if !ok && !(force && r.ErrKind == SkipSteeredOut) { // a source withdrawn unfetched, added back
 			continue
 		}
-		if !force && !f.inWindow(r.Host, first, now) && !f.crawl.Discovery().IsSource(r.URL) {
+		if !force && !f.inWindow(r.Host, first, now) && !f.disc.IsSource(r.URL) {
 			continue // M2/M3: past its class window, never revisited again
 		}
 		if r.State != store.Processed && r.State != store.Failed {
