@@ -109,12 +109,30 @@ func appendNormalized(dst []byte, s string) []byte {
 		if t == nil {
 			t = foldTable()
 		}
-		r, n := decodeRune(s, i)
+		var r rune
+		n := 3
+		if c0, c1, c2 := s[i], byte(0), byte(0); c0&0xF0 == 0xE0 && i+2 < len(s) {
+			// A three-byte rune (CJK, most of what is not ASCII), decoded here as
+			// decodeRune does, saves a call a rune.
+			c1, c2 = s[i+1], s[i+2]
+			r = rune(c0&0x0F)<<12 | rune(c1&0x3F)<<6 | rune(c2&0x3F)
+			if c1&0xC0 != 0x80 || c2&0xC0 != 0x80 || r < 0x800 || 0xD800 <= r && r <= 0xDFFF {
+				r, n = decodeRune(s, i)
+			}
+		} else {
+			r, n = decodeRune(s, i)
+		}
 		if r >= runeClassSize || t[r] == 0 {
 			long = true // also an invalid byte: U+FFFD of size 1 is not in the table
 			break
 		}
-		dst = utf8.AppendRune(dst, rune(t[r]))
+		if f := rune(t[r]); f != r {
+			dst = utf8.AppendRune(dst, f)
+		} else if n == 3 { // most runes fold to themselves: their bytes are copied
+			dst = append(dst, s[i], s[i+1], s[i+2])
+		} else {
+			dst = append(dst, s[i:i+n]...)
+		}
 		i += n
 	}
 	if long || nul && t != nil {
