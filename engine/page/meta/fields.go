@@ -90,13 +90,24 @@ func titleWords(s string) []string { return appendTitleWords(nil, s) }
 
 // appendTitleWords appends titleWords(s) to out: the fields of the lower-cased title
 // between runes that are neither letters nor digits (strings.FieldsFunc's), at most
-// 64 fields read.
+// 64 fields read. Runes of the Basic Multilingual Plane are classed by letterTable.
 func appendTitleWords(out []string, s string) []string {
-	s = strings.ToLower(s) // valid UTF-8 from here: ToLower wrote U+FFFD for any invalid byte
+	table := letterTable()
+	s = toLower(s, table) // valid UTF-8 from here: ToLower wrote U+FFFD for any invalid byte
 	start := len(out)
 	field := -1 // where the field being read starts
 	for i, r := range s {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+		var word bool
+		switch {
+		case r < utf8.RuneSelf:
+			c := byte(r) | 0x20
+			word = 'a' <= c && c <= 'z' || '0' <= r && r <= '9'
+		case r < 0x10000:
+			word = table[r]&(scriptBits|digitRune) != 0
+		default:
+			word = unicode.IsLetter(r) || unicode.IsDigit(r)
+		}
+		if word {
 			if field < 0 {
 				field = i
 			}
@@ -106,21 +117,24 @@ func appendTitleWords(out []string, s string) []string {
 			if len(out)-start >= 64 {
 				return out
 			}
-			out = appendTitleField(out, s[field:i])
+			out = appendTitleField(out, s[field:i], table)
 			field = -1
 		}
 	}
 	if field >= 0 && len(out)-start < 64 {
-		out = appendTitleField(out, s[field:])
+		out = appendTitleField(out, s[field:], table)
 	}
 	return out
 }
 
 // appendTitleField appends a field of a title: the field, or each of its characters
-// when it holds an unspaced script's.
-func appendTitleField(out []string, f string) []string {
+// when it holds an unspaced script's. table is letterTable().
+func appendTitleField(out []string, f string, table *[0x10000]uint8) []string {
 	for _, r := range f {
-		if textutil.UnspacedScript(r) {
+		if r < utf8.RuneSelf {
+			continue
+		}
+		if r < 0x10000 && table[r]&unspacedRune != 0 || r >= 0x10000 && textutil.UnspacedScript(r) {
 			// f is valid UTF-8: each character is a slice of it, not a string of its own.
 			for i, c := range f {
 				out = append(out, f[i:i+utf8.RuneLen(c)])
@@ -129,6 +143,55 @@ func appendTitleField(out []string, f string) []string {
 		}
 	}
 	return append(out, f)
+}
+
+// toLower is strings.ToLower(s), the runes of the Basic Multilingual Plane that it
+// leaves as they are known from table (letterTable) without unicode.ToLower's walk.
+func toLower(s string, table *[0x10000]uint8) string {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				return lowerFrom(s, i, table)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 || r >= 0x10000 || table[r]&changesLower != 0 {
+			return lowerFrom(s, i, table)
+		}
+		i += n
+	}
+	return s
+}
+
+// lowerFrom is toLower(s) when s[:i] is as strings.ToLower writes it.
+func lowerFrom(s string, i int, table *[0x10000]uint8) string {
+	b := make([]byte, i, len(s)+utf8.UTFMax)
+	copy(b, s[:i])
+	for i < len(s) {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b = append(b, c)
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b = utf8.AppendRune(b, utf8.RuneError) // an invalid byte
+		case r < 0x10000 && table[r]&changesLower == 0:
+			b = append(b, s[i:i+n]...)
+		default:
+			b = utf8.AppendRune(b, unicode.ToLower(r))
+		}
+		i += n
+	}
+	return string(b)
 }
 
 // titleSeps split a <title> into the headline and the site's name.

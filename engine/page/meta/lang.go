@@ -174,7 +174,7 @@ func (c *scriptCounts) count(s string, nwords *int, last bool) {
 		}
 		k := scNone
 		if r < 0x10000 {
-			k = table[r] &^ lowerInWords
+			k = table[r] & scriptBits
 		} else {
 			k = letterScript(r)
 		}
@@ -340,23 +340,41 @@ func letterScript(r rune) uint8 {
 	return scOther
 }
 
-// letterTable is letterScript of every rune of the Basic Multilingual Plane, built
-// on first use: every letter of a page's main text is looked up. Past lowerRunes,
-// a rune whose lower case is in them also has lowerInWords.
+// letterTable is letterScript of every rune of the Basic Multilingual Plane (its
+// scriptBits), built on first use: every letter of a page's main text is looked up.
+// Its other bits say what a title's words and a short word's lower case need to know
+// of each rune without the Unicode tables' walks.
 var letterTable = sync.OnceValue(func() *[0x10000]uint8 {
 	t := new([0x10000]uint8)
 	for r := range rune(len(t)) {
 		t[r] = letterScript(r)
-		if int(r) >= len(lowerRunes) && int(unicode.ToLower(r)) < len(lowerRunes) {
+		lower := unicode.ToLower(r)
+		if int(r) >= len(lowerRunes) && int(lower) < len(lowerRunes) {
 			t[r] |= lowerInWords
+		}
+		if lower != r {
+			t[r] |= changesLower
+		}
+		if unicode.IsDigit(r) {
+			t[r] |= digitRune
+		}
+		if textutil.UnspacedScript(r) {
+			t[r] |= unspacedRune
 		}
 	}
 	return t
 })
 
-// lowerInWords marks a rune of letterTable past lowerRunes whose lower case is in
-// them: it may be the letter of a function word.
-const lowerInWords uint8 = 0x80
+// The bits of letterTable.
+const (
+	scriptBits   uint8 = 0x0F // letterScript (scNone: no letter)
+	unspacedRune uint8 = 0x10 // textutil.UnspacedScript
+	digitRune    uint8 = 0x20 // unicode.IsDigit
+	changesLower uint8 = 0x40 // unicode.ToLower changes it
+	// lowerInWords marks a rune past lowerRunes whose lower case is in them: it
+	// may be the letter of a function word.
+	lowerInWords uint8 = 0x80
+)
 
 // add counts n letters of script k.
 func (c *scriptCounts) add(k uint8, n int) {
