@@ -166,14 +166,17 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 		if err != nil {
 			return nil, err
 		}
-		// The URL's seq and its stored page's id: id when it had none (the update
-		// set it), an older page's otherwise.
-		var row [2]int64
-		found, err := w.queryInts(mark, row[:], p.Lane, now, p.URL, id)
+		var row [2]int64 // the URL's seq and its stored page's id (0: none)
+		found, err := w.queryInts(w.st.findURL, row[:], p.URL)
 		if err != nil {
 			return nil, err
 		}
-		if !found {
+		if found {
+			// Without a stored page, the row takes id, the page's about to be inserted.
+			if _, err := w.exec(mark, p.Lane, now, row[0], id); err != nil {
+				return nil, err
+			}
+		} else {
 			// A page for a URL the store never saw (e.g. a seed the engine did not
 			// add first): record the URL too, so pages.url always has its urls row.
 			self := []URL{{URL: p.URL, Host: hostOf(p.URL), Lane: p.Lane}}
@@ -181,16 +184,11 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 			if err != nil {
 				return nil, err
 			}
-			row[0] = out[0].seq
-			if _, err := w.exec(w.st.setURLPage, id, row[0]); err != nil {
+			if _, err := w.exec(w.st.setURLPage, id, out[0].seq); err != nil {
 				return nil, err
 			}
-			row[1] = id
 		}
 		stored := row[1]
-		if stored == id {
-			stored = 0 // none before: the page is inserted under id
-		}
 		// A page is stored once per URL (a fetch again after a crash keeps the first);
 		// a replacement overwrites the stored row in place.
 		pageWritten := stored == 0 || replace
