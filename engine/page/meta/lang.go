@@ -348,22 +348,51 @@ var letterTable = sync.OnceValue(func() *[0x10000]uint8 {
 	t := new([0x10000]uint8)
 	for r := range rune(len(t)) {
 		t[r] = letterScript(r)
-		lower := unicode.ToLower(r)
-		if int(r) >= len(lowerRunes) && int(lower) < len(lowerRunes) {
-			t[r] |= lowerInWords
+	}
+	// unicode.ToLower and unicode.IsDigit, from their tables' ranges rather than a
+	// walk of them for each rune (TestLetterTable checks every rune against them).
+	for _, cr := range unicode.CaseRanges {
+		for r := rune(cr.Lo); r <= rune(cr.Hi) && r < rune(len(t)); r++ {
+			lower := r + cr.Delta[unicode.LowerCase]
+			if cr.Delta[unicode.LowerCase] > unicode.MaxRune { // an upper, lower, upper... run
+				lower = rune(cr.Lo) + ((r-rune(cr.Lo))&^1 | 1)
+			}
+			if lower != r {
+				t[r] |= changesLower
+			}
+			if int(r) >= len(lowerRunes) && int(lower) < len(lowerRunes) {
+				t[r] |= lowerInWords
+			}
 		}
-		if lower != r {
-			t[r] |= changesLower
-		}
-		if unicode.IsDigit(r) {
+	}
+	for _, rg := range unicode.Digit.R16 {
+		for r := int(rg.Lo); r <= int(rg.Hi); r += int(rg.Stride) {
 			t[r] |= digitRune
 		}
-		if textutil.UnspacedScript(r) {
-			t[r] |= unspacedRune
+	}
+	// textutil.UnspacedScript, from its tables' ranges rather than a walk of them
+	// for each rune (TestLetterTable checks every rune against it).
+	for _, tab := range unspacedTables {
+		for _, rg := range tab.R16 {
+			for r := int(rg.Lo); r <= int(rg.Hi); r += int(rg.Stride) {
+				t[r] |= unspacedRune
+			}
 		}
+	}
+	for _, rg := range [][2]rune{{0x4E00, 0x9FFF}, {0x3040, 0x30FF}, {0xAC00, 0xD7A3}} {
+		for r := rg[0]; r <= rg[1]; r++ {
+			t[r] |= unspacedRune // textutil.UnspacedScript's ranges read without the tables
+		}
+	}
+	for r := range rune(0x0E00) {
+		t[r] &^= unspacedRune
 	}
 	return t
 })
+
+// unspacedTables are the scripts of textutil.UnspacedScript.
+var unspacedTables = []*unicode.RangeTable{unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul,
+	unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar}
 
 // The bits of letterTable.
 const (

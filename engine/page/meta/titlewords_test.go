@@ -105,5 +105,8 @@ func TestLetterTable(t *testing.T) {
 		if got, want := k&changesLower != 0, unicode.ToLower(r) != r; got != want {
 			t.Fatalf("%U: changes in lower case %v, want %v", r, got, want)
 		}
+		if got, want := k&lowerInWords != 0, int(r) >= len(lowerRunes) && int(unicode.ToLower(r)) < len(lowerRunes); got != want {
+			t.Fatalf("%U: lower case in lowerRunes %v, want %v", r, got, want)
+		}
 	}
 }
