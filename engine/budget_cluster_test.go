@@ -288,7 +288,7 @@ func TestTotalBudgetInTheOptionsEndsOnAMaster(t *testing.T) {
 			select {
 			case <-w.arrived:
 			case <-time.After(3 * crawlPatience):
-				t.Fatal("no request past the first page")
+				t.Fatalf("no request past the first page; the master: %s", masterSays(m))
 			}
 			waitFor(t, "the first page's links queued at the master", func() bool {
 				m.mu.Lock()
@@ -312,4 +312,19 @@ func TestTotalBudgetInTheOptionsEndsOnAMaster(t *testing.T) {
 			}
 		})
 	}
+}
+
+// masterSays is what a master shows an operator, for a test's failure message: its
+// state, queue, totals, workers and its last events.
+func masterSays(m *Engine) string {
+	s := m.Snapshot()
+	var b strings.Builder
+	fmt.Fprintf(&b, "state %v, queue %d, fetched %d, stored %d, skipped %v", s.State, s.QueueDepth, s.Totals.PagesFetched, s.Totals.PagesStored, s.Totals.Skipped)
+	for _, n := range s.Nodes {
+		fmt.Fprintf(&b, "; worker %s %s (lanes %d/%d, queue %d, results %d, heartbeat %s)", n.Name, n.State, n.Lanes, n.LanesMax, n.Queue, n.Results, n.Heartbeat.Format("15:04:05.000"))
+	}
+	for _, ev := range m.EventsSince(0, 1<<20) {
+		fmt.Fprintf(&b, "\n  %s %s %s", ev.At.Format("15:04:05.000"), ev.Host, ev.Msg)
+	}
+	return b.String()
 }

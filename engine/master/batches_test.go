@@ -29,6 +29,7 @@ type crawlStub struct {
 	now       time.Time
 	onLog     func(msg string)
 	onPrepare func(t *frontier.Task)
+	onCommit  func(r *wire.Result)
 }
 
 func (c *crawlStub) Logf(_ view.Level, format string, args ...any) {
@@ -48,8 +49,12 @@ func (c *crawlStub) Prepare(t *frontier.Task) {
 		c.onPrepare(t)
 	}
 }
-func (*crawlStub) RevisitEnded(string) bool  { return false }
-func (*crawlStub) Commit(*wire.Result, bool) {}
+func (*crawlStub) RevisitEnded(string) bool { return false }
+func (c *crawlStub) Commit(r *wire.Result, _ bool) {
+	if c.onCommit != nil {
+		c.onCommit(r)
+	}
+}
 func (*crawlStub) Defer(string, time.Time)   {}
 func (*crawlStub) Refused(store.Refusal)     {}
 func (*crawlStub) AfterCommit(f func(error)) { f(nil) }
@@ -255,5 +260,67 @@ func TestHandOutLostOnTheWayIsQueuedAgainWithAWarning(t *testing.T) {
 	}
 	if n := r.m.ClusterStats().Reclaimed; n != 1 {
 		t.Fatalf("stats count %d hand-outs reclaimed, want 1", n)
+	}
+}
+
+// reportMsg is a worker's report as the master's consumer hands it over: its
+// subject and frame, acknowledged into acked.
+type reportMsg struct {
+	jetstream.Msg
+	subject string
+	data    []byte
+	acked   chan<- string
+}
+
+func (m *reportMsg) Subject() string { return m.subject }
+func (m *reportMsg) Data() []byte    { return m.data }
+func (m *reportMsg) Metadata() (*jetstream.MsgMetadata, error) {
+	return &jetstream.MsgMetadata{Sequence: jetstream.SequencePair{Stream: 1}}, nil
+}
+func (m *reportMsg) Ack() error  { m.acked <- "ack"; return nil }
+func (m *reportMsg) Nak() error  { m.acked <- "nak"; return nil }
+func (m *reportMsg) Term() error { m.acked <- "term"; return nil }
+
+// A result's task counts as in hand from the moment it leaves the hand-outs until
+// its commit is in the store's queue. The lock is let go between the two, and an
+// idle check there found nothing queued and nothing handed out while the store still
+// held the URL in progress: the crawl took it for lost on its way, queued it again
+// and fetched it twice (under a host budget of two pages, its links were then all
+// held back).
+func TestAResultBeingCommittedIsStillInHand(t *testing.T) {
+	t.Parallel()
+	r := newBatchRig(t)
+	r.join(t, "w1", "a")
+	r.c.Lock()
+	r.m.book.Add(frontier.Task{URL: "http://www.a.test/1", Host: "www.a.test"})
+	r.c.Unlock()
+	r.m.dispatch()
+	b := r.stored(t, "w1")
+	if len(b) != 1 || len(b[0].Tasks) != 1 {
+		t.Fatalf("w1's batches hold leases %v; want one of one task", leases(b))
+	}
+	data, err := wire.EncodeResult(&wire.Result{Node: "w1", Incarnation: "a", Task: b[0].Tasks[0], Kind: "timeout", At: r.c.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inHand := -1
+	r.c.onCommit = func(*wire.Result) {
+		r.c.Lock()
+		_, inHand = r.m.book.Counts()
+		r.c.Unlock()
+	}
+	acked := make(chan string, 1)
+	r.m.onResult(&reportMsg{subject: wire.Subjects("t").Results("w1"), data: data, acked: acked})
+	if got := <-acked; got != "ack" {
+		t.Fatalf("the result was answered %s; want ack", got)
+	}
+	if inHand != 1 {
+		t.Fatalf("%d tasks in hand while the result was being committed; want 1", inHand)
+	}
+	r.c.Lock()
+	_, out := r.m.book.Counts()
+	r.c.Unlock()
+	if out != 0 {
+		t.Fatalf("%d tasks in hand once the result was committed; want 0", out)
 	}
 }

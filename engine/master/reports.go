@@ -300,11 +300,14 @@ func (m *Runtime) settle(msg jetstream.Msg, node string, t frontier.Task, result
 		msg.Ack() // late: each hand-out counts at most once, and only the current one
 		return false, false
 	}
+	m.book.Committing(1) // in hand until committed
 	return m.crawl.RevisitEnded(t.URL), true
 }
 
 // committed acknowledges a report once the store committed what it wrote, and lets
-// the crawl go on (idle check, dispatch).
+// the crawl go on (idle check, dispatch). Its task, settled, counted as in hand
+// until here: the lock is let go between the settle and the commit, and an idle
+// check there saw no task anywhere while the store still held it in progress.
 func (m *Runtime) committed(msg jetstream.Msg) {
 	m.crawl.AfterCommit(func(err error) {
 		if err != nil {
@@ -314,6 +317,7 @@ func (m *Runtime) committed(msg jetstream.Msg) {
 		msg.Ack()
 	})
 	m.crawl.Lock()
+	m.book.Committing(-1)
 	m.crawl.CheckIdle()
 	m.crawl.Unlock()
 	m.book.Kick()

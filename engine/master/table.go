@@ -44,11 +44,15 @@ type Table struct {
 	lanesPeak int
 	units     map[string]*unit  // assignment units (UnitOf) and who holds each
 	inflight  map[string]uint64 // URL -> lease of its hand-out (at most one report counts)
-	lease     uint64
-	pending   int    // tasks waiting at the master, over all units
-	late      int64  // reports for a hand-out that was not current
-	reclaimed int64  // hand-outs taken back from workers that held none of them (reclaim.go)
-	readSeq   uint64 // the results stream's sequence of the last report read (reclaim.go)
+	// committing counts reports settled (out of inflight) whose commit has not
+	// reached the store yet: their URLs are still in progress there, and a crawl
+	// that looked dry meanwhile took them for lost and fetched them again.
+	committing int
+	lease      uint64
+	pending    int    // tasks waiting at the master, over all units
+	late       int64  // reports for a hand-out that was not current
+	reclaimed  int64  // hand-outs taken back from workers that held none of them (reclaim.go)
+	readSeq    uint64 // the results stream's sequence of the last report read (reclaim.go)
 	// lateLeases are the leases of the reports taken late lately (lease.go: a
 	// rejoin's claim of one is refused).
 	lateLeases [2]map[uint64]struct{}
@@ -476,8 +480,15 @@ func (t *Table) Settle(nodeName string, task frontier.Task, result bool) bool {
 }
 
 // Counts returns the tasks waiting at the master and those handed out (with those
-// in limbo after a restart, handed out by its last life).
-func (t *Table) Counts() (pending, out int) { return t.pending, len(t.inflight) + t.Limbo() }
+// in limbo after a restart, handed out by its last life, and those reported whose
+// commit is on its way: Committing).
+func (t *Table) Counts() (pending, out int) {
+	return t.pending, len(t.inflight) + t.Limbo() + t.committing
+}
+
+// Committing counts a settled report whose commit is on its way (d > 0), or done
+// (d < 0): until then its task is still in hand.
+func (t *Table) Committing(d int) { t.committing += d }
 
 // Withdraw takes the tasks drop selects out of the units' queues (they are returned,
 // for the front to end as withdrawn) and says which hand-outs each live worker holds
