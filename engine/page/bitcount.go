@@ -1,94 +1,19 @@
 package page
 
-// The SimHash votes count, for each of the 64 bits, how many features have it set:
-// a few hundred features a page for the SimHash and as many for the story. Counting
-// set bits one by one, or an 8-lane accumulator walked in a loop, costs about a
-// hundred instructions a feature; here the counts are kept in lanes of registers.
-// Four accumulators of sixteen 4-bit lanes take bits j, j+4, j+8, ... of each word
-// (a dozen operations a word); every 15 words, before a 4-bit lane can overflow,
-// they are spread into eight accumulators of 8-bit lanes, and those, every 17
-// spreads (255 words), into the counts.
-
-// nibbleMask picks bit 0 of each 4-bit lane.
-const nibbleMask = 0x1111111111111111
-
-// nibbles are four accumulators of sixteen 4-bit lanes: lane m of a counts bit 4m,
-// of b bit 4m+1, of c bit 4m+2, of d bit 4m+3. A struct of four words stays in
-// registers.
-type nibbles struct{ a, b, c, d uint64 }
-
-// add counts the set bits of f.
-func (q nibbles) add(f uint64) nibbles {
-	return nibbles{q.a + f&nibbleMask, q.b + f>>1&nibbleMask, q.c + f>>2&nibbleMask, q.d + f>>3&nibbleMask}
-}
-
-// nibbleWords is how many words the 4-bit lanes hold.
-const nibbleWords = 15
-
-// byteLanes are eight accumulators of eight 8-bit lanes: lane k of acc[j] counts bit
-// 8k+j.
-type byteLanes struct {
-	acc    [8]uint64
-	spread int // nibble groups added since the counts were last updated
-}
-
-// add spreads a group of at most nibbleWords words into the byte lanes, and the
-// byte lanes into ones before they can overflow.
-func (t *byteLanes) add(q nibbles, ones *[64]int) {
-	const low = 0x0F0F0F0F0F0F0F0F
-	t.acc[0] += q.a & low
-	t.acc[4] += q.a >> 4 & low
-	t.acc[1] += q.b & low
-	t.acc[5] += q.b >> 4 & low
-	t.acc[2] += q.c & low
-	t.acc[6] += q.c >> 4 & low
-	t.acc[3] += q.d & low
-	t.acc[7] += q.d >> 4 & low
-	if t.spread++; t.spread == 255/nibbleWords {
-		t.flush(ones)
-	}
-}
-
-// flush adds the byte lanes to ones and empties them.
-func (t *byteLanes) flush(ones *[64]int) {
-	for j, a := range t.acc {
-		if a == 0 {
-			continue
-		}
-		for k := 0; k < 8; k++ {
-			ones[k*8+j] += int(a >> (8 * k) & 0xFF)
-		}
-	}
-	t.acc, t.spread = [8]uint64{}, 0
-}
-
-// countBits adds to ones[b], for each bit b, how many of fs have it set.
-func countBits(fs []uint64, ones *[64]int) {
-	var t byteLanes
-	for len(fs) > 0 {
-		n := min(len(fs), nibbleWords)
-		var q nibbles
-		for _, f := range fs[:n] {
-			q = q.add(f)
-		}
-		t.add(q, ones)
-		fs = fs[n:]
-	}
-	t.flush(ones)
-}
+import "github.com/crawlconsole/crawlconsole/engine/page/internal/bitvote"
 
 // unitOnes counts, for each bit, the features that have it set, when every weight
-// is 1 (as in Sign): countBits of the features' sums.
+// is 1 (as in Sign): bitvote.Count of the features' sums.
 func unitOnes(store []feature, ones *[64]int) {
-	var t byteLanes
+	var t bitvote.ByteLanes
 	for len(store) > 0 {
-		n := min(len(store), nibbleWords)
-		var q nibbles
+		n := min(len(store), bitvote.NibbleWords)
+		var q bitvote.Nibbles
 		for i := range store[:n] {
-			q = q.add(store[i].sum)
+			q = q.Add(store[i].sum)
 		}
-		t.add(q, ones)
+		t.Add(q, ones)
 		store = store[n:]
 	}
-	t.flush(ones)
+	t.Flush(ones)
 }

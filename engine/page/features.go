@@ -117,10 +117,10 @@ func appendNormalized(dst []byte, s string) []byte {
 			c1, c2 = s[i+1], s[i+2]
 			r = rune(c0&0x0F)<<12 | rune(c1&0x3F)<<6 | rune(c2&0x3F)
 			if c1&0xC0 != 0x80 || c2&0xC0 != 0x80 || r < 0x800 || 0xD800 <= r && r <= 0xDFFF {
-				r, n = decodeRune(s, i)
+				r, n = textutil.DecodeRuneInString(s[i:])
 			}
 		} else {
-			r, n = decodeRune(s, i)
+			r, n = textutil.DecodeRuneInString(s[i:])
 		}
 		if r >= runeClassSize || t[r] == 0 {
 			long = true // also an invalid byte: U+FFFD of size 1 is not in the table

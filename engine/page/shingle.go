@@ -9,6 +9,8 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/mfonda/simhash"
+
+	"github.com/crawlconsole/crawlconsole/engine/page/internal/textutil"
 )
 
 // The two readings of a normalised main text, SimHash features (features.go) and
@@ -334,7 +336,7 @@ func (fs *featureSet) signWalk(title, body, raw string, story bool) (s textSums,
 	for i := 0; i < len(body); {
 		c := body[i]
 		if c >= utf8.RuneSelf {
-			r, n := decodeRune(body, i)
+			r, n := textutil.DecodeRuneInString(body[i:])
 			if k := classOf(r); k == kindUnspaced {
 				// sh.step and d.step of a character of an unspaced script, read
 				// where it stands (a rune of this kind is valid: its n bytes are

@@ -8,6 +8,8 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/mfonda/simhash"
+
+	"github.com/crawlconsole/crawlconsole/engine/page/internal/textutil"
 )
 
 // The story fingerprint (engine/stories groups pages by it). The page fingerprint
@@ -146,7 +148,7 @@ func (sf *storyFeatures) paragraph(para string) []uint64 {
 			i++
 			continue
 		}
-		r, size := decodeRune(para, i)
+		r, size := textutil.DecodeRuneInString(para[i:])
 		i += size
 		switch {
 		case isUnspacedScript(r):
@@ -207,7 +209,7 @@ func prose(p string) int {
 			i++
 			continue
 		}
-		r, size := decodeRune(p, i)
+		r, size := textutil.DecodeRuneInString(p[i:])
 		i += size
 		c := uint8(0)
 		if r < runeClassSize {

@@ -1,8 +1,6 @@
 package page
 
 import (
-	"math/bits"
-	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -32,27 +30,6 @@ func TestStoryFingerprintFromSignIsTheFreshOne(t *testing.T) {
 		want, wantOK := storyFingerprint(text.Body, "", MaxStoryFeatures)
 		if got != want || gotOK != wantOK || !gotOK {
 			t.Fatalf("rotation %d: after Sign %x (%v), afresh %x (%v)", i, got, gotOK, want, wantOK)
-		}
-	}
-}
-
-// TestCountBitsCountsEachBit: the bit-sliced counts are the plain ones.
-func TestCountBitsCountsEachBit(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	for _, n := range []int{0, 1, 3, 64, 1000, 5000} {
-		fs := make([]uint64, n)
-		for i := range fs {
-			fs[i] = r.Uint64()
-		}
-		var got, want [64]int
-		countBits(fs, &got)
-		for _, f := range fs {
-			for ; f != 0; f &= f - 1 {
-				want[bits.TrailingZeros64(f)]++
-			}
-		}
-		if got != want {
-			t.Fatalf("%d features: %v, want %v", n, got, want)
 		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/mfonda/simhash"
+
+	"github.com/crawlconsole/crawlconsole/engine/page/internal/bitvote"
 )
 
 // The story fingerprint as a third machine of Sign's walk over the normalised body
@@ -162,7 +164,7 @@ func voteParagraph(v *simhash.Vector, feats []uint64, words, n, maxFeats int) in
 	// Each feature votes +w on its set bits and -w on the others: the paragraph's
 	// vote on a bit is w·(2·ones − features).
 	var ones [64]int
-	countBits(feats, &ones)
+	bitvote.Count(feats, &ones)
 	for bit := range 64 {
 		v[bit] += w * (2*ones[bit] - len(feats))
 	}
