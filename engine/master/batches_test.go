@@ -107,6 +107,22 @@ func (r *batchRig) join(t *testing.T, name, inc string) {
 	r.m.link.OnJoin(&nats.Msg{Data: data})
 }
 
+// handOutOne has worker w1 join (incarnation a) and hands it one task of
+// www.a.test: the one batch it returns is in the stream.
+func (r *batchRig) handOutOne(t *testing.T) wire.Tasks {
+	t.Helper()
+	r.join(t, "w1", "a")
+	r.c.Lock()
+	r.m.book.Add(frontier.Task{URL: "http://www.a.test/1", Host: "www.a.test"})
+	r.c.Unlock()
+	r.m.dispatch()
+	b := r.stored(t, "w1")
+	if len(b) != 1 || len(b[0].Tasks) != 1 {
+		t.Fatalf("w1's batches after the first dispatch hold leases %v; want one of one task", leases(b))
+	}
+	return b[0]
+}
+
 // stored are the task batches for worker name in the stream, oldest first.
 func (r *batchRig) stored(t *testing.T, name string) []wire.Tasks {
 	t.Helper()
@@ -151,14 +167,7 @@ func leases(bs []wire.Tasks) [][]uint64 {
 func TestPurgeOfADeadLifeSparesTheRejoinedWorkersBatch(t *testing.T) {
 	t.Parallel()
 	r := newBatchRig(t)
-	r.join(t, "w1", "a")
-	r.c.Lock()
-	r.m.book.Add(frontier.Task{URL: "http://www.a.test/1", Host: "www.a.test"})
-	r.c.Unlock()
-	r.m.dispatch()
-	if b := r.stored(t, "w1"); len(b) != 1 || len(b[0].Tasks) != 1 {
-		t.Fatalf("w1's batches after the first dispatch hold leases %v; want one of one task", leases(b))
-	}
+	r.handOutOne(t)
 
 	// w1 goes silent past its lease and is declared dead; its task goes back to the
 	// queue. As the master logs the death, w1's heartbeat is answered "unknown" and
@@ -290,16 +299,8 @@ func (m *reportMsg) Term() error { m.acked <- "term"; return nil }
 func TestAResultBeingCommittedIsStillInHand(t *testing.T) {
 	t.Parallel()
 	r := newBatchRig(t)
-	r.join(t, "w1", "a")
-	r.c.Lock()
-	r.m.book.Add(frontier.Task{URL: "http://www.a.test/1", Host: "www.a.test"})
-	r.c.Unlock()
-	r.m.dispatch()
-	b := r.stored(t, "w1")
-	if len(b) != 1 || len(b[0].Tasks) != 1 {
-		t.Fatalf("w1's batches hold leases %v; want one of one task", leases(b))
-	}
-	data, err := wire.EncodeResult(&wire.Result{Node: "w1", Incarnation: "a", Task: b[0].Tasks[0], Kind: "timeout", At: r.c.now})
+	b := r.handOutOne(t)
+	data, err := wire.EncodeResult(&wire.Result{Node: "w1", Incarnation: "a", Task: b.Tasks[0], Kind: "timeout", At: r.c.now})
 	if err != nil {
 		t.Fatal(err)
 	}
