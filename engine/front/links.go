@@ -81,14 +81,16 @@ func (f *Front) ExtractLinks(t frontier.Task, res *fetch.Result, known *[]string
 	cands := make([]string, 0, len(links))
 	var parsed url.URL // the link being checked, when ParseCanonical reads it
 	for i, raw := range links {
-		n, err := base.Resolve(raw)
+		n, checked, err := base.ResolveCanonical(raw)
 		if err != nil {
 			if k := URLErrKind(err); k != frontier.KindScheme {
 				f.Counters.AddError("link_" + k)
 			}
 			continue
 		}
-		n = f.Variants.Collapse(n)
+		if c := f.Variants.Collapse(n); c != n {
+			n, checked = c, false
+		}
 		if !seen.add(n) {
 			continue
 		}
@@ -97,7 +99,13 @@ func (f *Front) ExtractLinks(t frontier.Task, res *fetch.Result, known *[]string
 			continue
 		}
 		u := &parsed // the scope and the trap guard read it, and keep nothing of it
-		if !frontier.ParseCanonical(n, u) {
+		var read bool
+		if checked { // the link's canonical form was checked as it was resolved
+			read = frontier.ParseCanonicalChecked(n, u)
+		} else {
+			read = frontier.ParseCanonical(n, u)
+		}
+		if !read {
 			if u, err = url.Parse(n); err != nil {
 				continue
 			}

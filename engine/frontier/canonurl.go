@@ -12,9 +12,29 @@ import (
 // url.Parse. A crawl checks every link of every page against its scope and trap
 // guards, which read the URL parsed; url.Parse allocates a URL each time.
 func ParseCanonical(raw string, u *url.URL) bool {
-	if !canonicalAbsolute(raw) {
-		return false
+	return canonicalAbsolute(raw) && ParseCanonicalChecked(raw, u)
+}
+
+// ResolveCanonical is Resolve, also reporting checked when the URL it returns was
+// found to be in the plain canonical form on the way (an absolute link already
+// canonical, most of a crawl's): ParseCanonicalChecked then reads it without
+// checking it again. The check reads the whole URL, and a crawl makes it for every
+// link of every page.
+func (b *Base) ResolveCanonical(ref string) (n string, checked bool, err error) {
+	if b.canon != "" && len(ref) <= MaxURLLength && (strings.HasPrefix(ref, "http://") || strings.HasPrefix(ref, "https://")) {
+		// resolveSimple's case of an absolute link: the link itself, less its fragment,
+		// when it is canonical.
+		if r, _, _ := strings.Cut(ref, "#"); canonicalAbsolute(r) {
+			return r, true, nil
+		}
 	}
+	n, err = b.Resolve(ref)
+	return n, false, err
+}
+
+// ParseCanonicalChecked is ParseCanonical of a URL known to be in the plain
+// canonical form (ResolveCanonical reported it checked).
+func ParseCanonicalChecked(raw string, u *url.URL) bool {
 	scheme, rest, _ := strings.Cut(raw, "://")
 	slash := strings.IndexByte(rest, '/')
 	path, query, _ := strings.Cut(rest[slash:], "?")

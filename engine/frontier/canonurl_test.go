@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -44,4 +45,97 @@ func TestParseCanonicalIsURLParse(t *testing.T) {
 			t.Fatalf("%q not read", raw)
 		}
 	}
+}
+
+// TestResolveCanonicalIsResolve: ResolveCanonical resolves every link as Resolve
+// does, and what it reports checked is canonical and read by ParseCanonicalChecked
+// as ParseCanonical reads it.
+func TestResolveCanonicalIsResolve(t *testing.T) {
+	pieces := []string{"", "/", "//", "a", "B", "..", ".", "%41", "?", "#", "#f", "x=1", "&", "'", ":", "@", " ", "ä",
+		"http:", "http://", "https://", "HTTP://", "a.example", "1.2", "xn--", ":80", ":443", ":8080", "_", "-", "~", "$", "*"}
+	bases := []string{"http://www.a.test/dir/p.html", "https://www.example.com/dir/", "http://example.com:8080/a/b.html?x=1",
+		"https://example.com/%7Euser/p?q#f", "http://[::1]/a/", "http://A.test/"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	checked := 0
+	for i := range 60_000 {
+		var sb strings.Builder
+		if i%2 == 0 {
+			sb.WriteString([]string{"http://", "https://", "http://a.test", "https://b.test/"}[rng.IntN(4)])
+		}
+		for k := rng.IntN(6) + 1; k > 0; k-- {
+			sb.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		ref := sb.String()
+		b, err := ParseBase(bases[i%len(bases)])
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wantErr := b.Resolve(ref)
+		got, ok, err := b.ResolveCanonical(ref)
+		if got != want || (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+			t.Fatalf("base %q ref %q: %q, %v; Resolve %q, %v", bases[i%len(bases)], ref, got, err, want, wantErr)
+		}
+		if !ok {
+			continue
+		}
+		checked++
+		if !canonicalAbsolute(got) {
+			t.Fatalf("ref %q: %q reported checked, not canonical", ref, got)
+		}
+		var u, v url.URL
+		if ParseCanonicalChecked(got, &u) != ParseCanonical(got, &v) || u != v {
+			t.Fatalf("%q: ParseCanonicalChecked %#v, ParseCanonical %#v", got, u, v)
+		}
+	}
+	if checked < 2_000 {
+		t.Fatalf("only %d links checked on the way", checked)
+	}
+}
+
+// simpleHostByRules is simpleHost as its rules read, a check at a time.
+func simpleHostByRules(h string) bool {
+	if h == "" || h[0] == '.' || h[len(h)-1] == '.' || strings.Contains(h, "..") || strings.Contains(h, "xn--") {
+		return false
+	}
+	for i := 0; i < len(h); i++ {
+		if c := h[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	last := h[strings.LastIndexByte(h, '.')+1:]
+	return !('0' <= last[0] && last[0] <= '9')
+}
+
+// TestSimpleHostByRules: the one-pass simpleHost takes the hosts its rules take.
+func TestSimpleHostByRules(t *testing.T) {
+	pieces := []string{"a", "z", "x", "n", "xn", "-", "--", "xn--", "x-n--", ".", "..", "0", "9", "1a", "_", "A", "é", ":", "%", "www", "test"}
+	rng := rand.New(rand.NewPCG(9, 10))
+	took := 0
+	for range 200_000 {
+		var sb strings.Builder
+		for k := rng.IntN(7); k > 0; k-- {
+			sb.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		h := sb.String()
+		if got, want := simpleHost(h), simpleHostByRules(h); got != want {
+			t.Fatalf("simpleHost(%q) = %v, by its rules %v", h, got, want)
+		} else if got {
+			took++
+		}
+	}
+	if took < 10_000 {
+		t.Fatalf("only %d hosts taken", took)
+	}
+}
+
+// FuzzSimpleHost: simpleHost against its rules on any host.
+func FuzzSimpleHost(f *testing.F) {
+	for _, h := range []string{"a.test", "xn--a.test", "a..b", "1.2.3.4", "a.1b", "a-b_c.d9", "axn--b.c", ".a", "a."} {
+		f.Add(h)
+	}
+	f.Fuzz(func(t *testing.T, h string) {
+		if got, want := simpleHost(h), simpleHostByRules(h); got != want {
+			t.Fatalf("simpleHost(%q) = %v, by its rules %v", h, got, want)
+		}
+	})
 }

@@ -451,18 +451,29 @@ func canonicalAbsolute(raw string) bool {
 
 // simpleHost: lower-case letters, digits, "-", "_" in non-empty labels; the last label
 // not starting with a digit (WHATWG would read the host as an IPv4 address) and no "xn--"
-// label (IDNA would validate it).
+// (IDNA would validate it). One pass: every link of every page crawled comes here.
 func simpleHost(h string) bool {
-	if h == "" || h[0] == '.' || h[len(h)-1] == '.' || strings.Contains(h, "..") || strings.Contains(h, "xn--") {
+	if h == "" || h[0] == '.' || h[len(h)-1] == '.' {
 		return false
 	}
+	last := 0 // where the last label starts
 	for i := 0; i < len(h); i++ {
-		if c := h[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+		switch c := h[i]; {
+		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_':
+		case c == '-':
+			if i >= 3 && h[i-1] == '-' && h[i-2] == 'n' && h[i-3] == 'x' {
+				return false // "xn--"
+			}
+		case c == '.':
+			if h[i-1] == '.' { // (h[0] is no '.')
+				return false // an empty label
+			}
+			last = i + 1
+		default:
 			return false
 		}
 	}
-	last := h[strings.LastIndexByte(h, '.')+1:]
-	return !('0' <= last[0] && last[0] <= '9')
+	return !('0' <= h[last] && h[last] <= '9')
 }
 
 // simplePort: 1 to 65535 in canonical decimal, not the scheme's default.
