@@ -442,3 +442,12 @@ func compressZstdForTest(t *testing.T, body []byte) ([]byte, int) {
 	t.Helper()
 	return zstdEnc.EncodeAll(body, nil), codecZstd
 }
+
+// TestSQLiteMemoryStatisticsOff: SQLite's global memory statistics, which cost a
+// process-wide mutex around every allocation of the writer, are off in this build
+// (sqlite3_config was found and SQLite had not initialized before the store's init).
+func TestSQLiteMemoryStatisticsOff(t *testing.T) {
+	if memstatusOff != 0 {
+		t.Fatalf("sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) = %d, want 0 (SQLITE_OK)", memstatusOff)
+	}
+}
