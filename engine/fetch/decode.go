@@ -5,6 +5,7 @@ import (
 	"compress/flate"
 	"compress/gzip"
 	"compress/zlib"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -51,7 +52,7 @@ type bodyCapper struct {
 }
 
 func (b *bodyCapper) RoundTrip(req *http.Request) (*http.Response, error) {
-	req, hop := b.prepare(req)
+	req, hop, deadline := b.prepare(req)
 	res, err := b.rt.RoundTrip(req)
 	if err != nil {
 		return nil, err
@@ -83,7 +84,7 @@ func (b *bodyCapper) RoundTrip(req *http.Request) (*http.Response, error) {
 		res.ContentLength = -1
 	}
 	res.Uncompressed = true
-	res.Body = &cappedBody{r: body, closer: res.Body, left: b.limit, truncate: b.truncate, limit: b.limit, url: req.URL.String()}
+	res.Body = &cappedBody{r: body, closer: res.Body, left: b.limit, truncate: b.truncate, limit: b.limit, url: req.URL.String(), deadline: deadline}
 	if teed {
 		// A hop's body is kept as the client reads it: decoded and capped like a
 		// final page's, so that its Exchange.Decoded is true of it. A final
@@ -96,8 +97,10 @@ func (b *bodyCapper) RoundTrip(req *http.Request) (*http.Response, error) {
 // prepare returns the request as it goes out: without the exchange id and with
 // our Accept-Encoding (the caller's request is left as it is, a new header map
 // given to a shallow copy), traced when its fetch's exchanges are recorded (hop)
-// or its replays paced. One copy of the request and one client trace at most.
-func (b *bodyCapper) prepare(req *http.Request) (*http.Request, *hopRecord) {
+// or its replays paced, under its fetch's deadline when the fetch has one
+// (exchangeLog.ctx, returned as deadline). One copy of the request and one client
+// trace at most.
+func (b *bodyCapper) prepare(req *http.Request) (out *http.Request, hop *hopRecord, deadline context.Context) {
 	id := req.Header.Get(exchangeHeader)
 	hdr := req.Header
 	copied := id != "" || hdr.Get("Accept-Encoding") == ""
@@ -112,27 +115,30 @@ func (b *bodyCapper) prepare(req *http.Request) (*http.Request, *hopRecord) {
 			hdr["Accept-Encoding"] = []string{acceptEncoding}
 		}
 	}
+	ctx := req.Context()
+	log := b.exchanges.get(id)
+	if log != nil && log.ctx != nil {
+		ctx, deadline = log.ctx, log.ctx
+	}
 	var pace *replayPause
 	if b.pause != nil {
-		pace = &replayPause{pause: b.pause, ctx: req.Context()}
+		pace = &replayPause{pause: b.pause, ctx: ctx}
 	}
-	var hop *hopRecord
 	var trace *httptrace.ClientTrace
-	if log := b.exchanges.get(id); log != nil {
+	if log != nil {
 		hop, trace = traceHop(req, log, pace)
 	} else if pace != nil {
 		trace = &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { pace.gotConn() }}
 	}
 	if trace == nil && !copied {
-		return req, nil
+		return req, nil, nil
 	}
-	ctx := req.Context()
 	if trace != nil {
 		ctx = httptrace.WithClientTrace(ctx, trace)
 	}
-	out := req.WithContext(ctx)
+	out = req.WithContext(ctx)
 	out.Header = hdr
-	return out, hop
+	return out, hop, deadline
 }
 
 // contentCodings lists the codings to undo, outermost (last applied) first.
@@ -252,9 +258,22 @@ type cappedBody struct {
 	limit    int64
 	truncate bool
 	url      string
+	// deadline is the fetch's context when the fetch set its own deadline
+	// (exchangeLog.ctx): a read it cut short fails as a timeout, whatever the
+	// layer below made of the cancelled read (a decoder reports it as a corrupt
+	// stream). nil: the HTTP client's Timeout, if any, says so itself.
+	deadline context.Context
 }
 
 func (c *cappedBody) Read(p []byte) (int, error) {
+	n, err := c.read(p)
+	if err != nil && err != io.EOF && c.deadline != nil && c.deadline.Err() == context.DeadlineExceeded {
+		err = &Error{Kind: KindTimeout, URL: c.url, Err: fmt.Errorf("request timed out while reading the body: %w", err)}
+	}
+	return n, err
+}
+
+func (c *cappedBody) read(p []byte) (int, error) {
 	if c.left <= 0 {
 		if c.truncate {
 			return 0, io.EOF

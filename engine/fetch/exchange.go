@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net"
 	"net/http"
@@ -146,6 +147,9 @@ const redirectBodyMax = 64 << 10
 type exchangeLog struct {
 	mu   sync.Mutex
 	hops []*hopRecord
+	// ctx, when set, is the fetch's context with its deadline (the request
+	// timeout, redirects and body included): every hop goes out under it.
+	ctx context.Context
 }
 
 type hopRecord struct {

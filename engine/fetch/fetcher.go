@@ -166,7 +166,11 @@ func New(ctx context.Context, cfg Config, d *Dialer, tr *http.Transport) *Fetche
 	// colly never decompresses anything itself.
 	f := &Fetcher{cfg: cfg, dialer: d, c: c, transport: tr, token: robots.ProductToken(cfg.UserAgent)}
 	c.WithTransport(&bodyCapper{rt: tr, pause: cfg.RedirectPause, limit: int64(cfg.MaxBodyBytes), exchanges: &f.exchanges})
-	c.SetRequestTimeout(cfg.RequestTimeout)
+	// The request timeout is a deadline on the fetch's own context (Fetch), not
+	// the client's Timeout: with a Timeout, net/http cancels a request that goes
+	// through a RoundTripper it does not know (bodyCapper) with a timer and two
+	// goroutines of its own per request, where a context deadline costs one timer.
+	c.SetRequestTimeout(0)
 	c.DisableCookies() // colly's Init makes one jar for every site; SetJar gives the egress's own
 	c.SetRedirectHandler(f.checkRedirect)
 	c.OnResponseHeaders(f.onHeaders)
@@ -274,6 +278,13 @@ func (f *Fetcher) Fetch(url string, hdr http.Header) (*Result, error) {
 	}
 	log := &exchangeLog{}
 	defer log.release() // after Exchanges (and Error.Exchanges) copied what they keep
+	if f.cfg.RequestTimeout > 0 {
+		// colly reads the whole body before Request returns: the deadline
+		// covers every hop, the redirect pauses and the body.
+		var cancel context.CancelFunc
+		log.ctx, cancel = context.WithTimeout(f.c.Context, f.cfg.RequestTimeout)
+		defer cancel()
+	}
 	id := f.exchanges.add(log)
 	h[exchangeHeader] = []string{id}
 	start := time.Now()

@@ -1,0 +1,93 @@
+package fetch
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRequestTimeoutCoversTheWholeFetch: fetch.timeout bounds a fetch from its first
+// request to the last byte of its body: hops that each answer within it but not
+// together time out, and a body that stalls midway, compressed or not, fails as a
+// timeout whose response is archived with the bytes received, decoded, cut for
+// "time".
+func TestRequestTimeoutCoversTheWholeFetch(t *testing.T) {
+	stop := make(chan struct{})
+	text := strings.Repeat("<p>part of a page</p>\n", 40)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(text))
+	zw.Flush() // the text so far, decodable, and no end of stream
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/hop":
+			n, _ := strconv.Atoi(r.URL.Query().Get("n"))
+			select {
+			case <-time.After(150 * time.Millisecond):
+			case <-r.Context().Done():
+				return
+			}
+			if n < 3 {
+				http.Redirect(w, r, fmt.Sprintf("/hop?n=%d", n+1), http.StatusFound)
+				return
+			}
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte(text))
+		case "/stall", "/stall-gzip":
+			w.Header().Set("Content-Type", "text/html")
+			body := []byte(text)
+			if r.URL.Path == "/stall-gzip" {
+				w.Header().Set("Content-Encoding", "gzip")
+				body = gz.Bytes()
+			}
+			w.Header().Set("Content-Length", strconv.Itoa(4*len(body)))
+			w.Write(body)
+			http.NewResponseController(w).Flush()
+			select { // the rest never comes
+			case <-r.Context().Done():
+			case <-stop:
+			}
+		}
+	}))
+	defer srv.Close()
+	defer close(stop) // before srv.Close
+	cfg := Config{UserAgent: "t", ConnectTimeout: time.Second, RequestTimeout: 400 * time.Millisecond,
+		MaxBodyBytes: 1 << 20, MaxRedirects: 5, ContentTypes: []string{"text/html"}}
+	f, _ := testFetcher(t, mapResolver{}, []string{"127.0.0.0/8"}, cfg)
+
+	// Four hops of 150 ms: each within the timeout, 600 ms together.
+	start := time.Now()
+	_, err := f.Fetch(srv.URL+"/hop?n=0", nil)
+	if Kind(err) != KindTimeout {
+		t.Fatalf("four slow hops: kind %q (%v) after %v, want %q", Kind(err), err, time.Since(start), KindTimeout)
+	}
+
+	for _, c := range []struct{ path, decoded string }{{"/stall", ""}, {"/stall-gzip", "gzip"}} {
+		t.Run(c.path, func(t *testing.T) {
+			res, err := f.Fetch(srv.URL+c.path, nil)
+			if Kind(err) != KindTimeout || res != nil {
+				t.Fatalf("kind %q (%v), result %v; want %q and no result", Kind(err), err, res, KindTimeout)
+			}
+			var fe *Error
+			if !errors.As(err, &fe) || len(fe.Exchanges) != 1 {
+				t.Fatalf("exchanges of the failed fetch: %v", err)
+			}
+			ex := fe.Exchanges[0]
+			if ex.Status != http.StatusOK || ex.Failed != TruncatedTime || !ex.BodyCut {
+				t.Fatalf("archived response: status %d failed %q cut %v; want 200, %q, cut", ex.Status, ex.Failed, ex.BodyCut, TruncatedTime)
+			}
+			// What came of the body, decoded: the part of the text sent (a
+			// stream cut by the timeout is not an undecodable one).
+			if ex.Decoded != c.decoded || len(ex.Body) == 0 || !strings.HasPrefix(text, string(ex.Body)) {
+				t.Fatalf("archived body: decoded %q, %d bytes %.40q; want decoded %q and a prefix of the text", ex.Decoded, len(ex.Body), ex.Body, c.decoded)
+			}
+		})
+	}
+}
