@@ -1,6 +1,8 @@
 package page
 
 import (
+	"slices"
+
 	"github.com/cespare/xxhash/v2"
 	"golang.org/x/net/html/atom"
 )
@@ -125,8 +127,11 @@ func (d *doc) inside(marked []bool) []bool {
 // figures or pull quotes is one article (Readability's sibling step only looks one
 // level up). Chrome subtrees do not count.
 func (d *doc) widen(top int32, paras []paragraph, removed []bool) int32 {
-	prose := make([]int32, len(d.elems))   // letters of prose paragraphs outside chrome
-	letters := make([]int32, len(d.elems)) // all letters outside chrome
+	n := len(d.elems)
+	d.sums = slices.Grow(d.sums[:0], 2*n)[:2*n]
+	clear(d.sums)
+	prose := d.sums[:n:n] // letters of prose paragraphs outside chrome
+	letters := d.sums[n:] // all letters outside chrome
 	for _, p := range paras {
 		if removed[p.block] || d.inCaption(p.block) {
 			continue
@@ -211,9 +216,12 @@ func (d *doc) markNamedChrome() {
 }
 
 // removable marks the elements that are chrome by tag, name or hidden state and hold
-// too little of the page's text to be its article.
+// too little of the page's text to be its article. The marks are the tree's own
+// buffer, good until the next call.
 func (d *doc) removable() []bool {
-	out := make([]bool, len(d.elems))
+	d.marks = slices.Grow(d.marks[:0], len(d.elems))[:len(d.elems)]
+	out := d.marks
+	clear(out)
 	total := float64(d.elems[0].paraLetters)
 	for i := 1; i < len(d.elems); i++ {
 		e := &d.elems[i]

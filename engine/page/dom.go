@@ -74,10 +74,12 @@ type doc struct {
 	text    []byte
 	title   []byte
 	ogTitle string
-	attrs   []Attr // the current tag's attributes (readAttrs)
-	out     []byte // scratch of joinParagraphs
-	names   []byte // scratch of an element's names (parseDoc)
-	line    []byte // scratch of paragraphBytes
+	attrs   []Attr  // the current tag's attributes (readAttrs)
+	out     []byte  // scratch of joinParagraphs
+	names   []byte  // scratch of an element's names (parseDoc)
+	line    []byte  // scratch of paragraphBytes and headline
+	marks   []bool  // scratch of removable
+	sums    []int32 // scratch of widen
 	paras   []paragraph
 	meta    meta.Raw  // what the pass keeps for the page's metadata (engine/page/meta)
 	mt      meta.Tree // the tree as the metadata reads it (metaTree)
@@ -507,14 +509,14 @@ func newDoc() *doc {
 // release gives the tree's buffers back (nothing of it may be used after), unless a
 // giant page made them too big to keep.
 func (d *doc) release() {
-	if cap(d.elems) > 1<<14 || cap(d.runs) > 1<<15 || cap(d.mt.Elems) > 1<<14 || cap(d.mt.Runs) > 1<<15 || cap(d.paras) > 1<<15 || cap(d.text) > 1<<20 || cap(d.out) > 1<<20 || cap(d.names) > 1<<16 {
+	if cap(d.elems) > 1<<14 || cap(d.runs) > 1<<15 || cap(d.mt.Elems) > 1<<14 || cap(d.mt.Runs) > 1<<15 || cap(d.paras) > 1<<15 || cap(d.text) > 1<<20 || cap(d.out) > 1<<20 || cap(d.names) > 1<<16 || cap(d.sums) > 1<<15 {
 		return
 	}
 	clear(d.elems) // names strings
 	clear(d.attrs)
 	clear(d.mt.Elems)
 	*d = doc{elems: d.elems[:0], runs: d.runs[:0], text: d.text[:0], title: d.title[:0], attrs: d.attrs[:0],
-		out: d.out[:0], line: d.line[:0], paras: d.paras[:0], names: d.names[:0],
+		out: d.out[:0], line: d.line[:0], paras: d.paras[:0], names: d.names[:0], marks: d.marks[:0], sums: d.sums[:0],
 		mt: meta.Tree{Runs: d.mt.Runs[:0], Elems: d.mt.Elems[:0]}}
 	docs.Put(d)
 }

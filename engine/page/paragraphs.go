@@ -132,12 +132,12 @@ func (d *doc) headline(removed []bool) string {
 		if e.tag != atom.H1 || e.letters == 0 || removed[i] {
 			continue
 		}
-		var sb strings.Builder
+		line := d.line[:0]
 		for _, r := range d.runs[e.runStart:e.runEnd] {
-			sb.Write(d.runText(r))
-			sb.WriteByte(' ')
+			line = append(append(line, d.runText(r)...), ' ')
 		}
-		return textutil.CollapseSpace(sb.String())
+		d.line = line
+		return textutil.CollapseBytes(line)
 	}
 	if d.ogTitle != "" {
 		return textutil.CollapseSpace(d.ogTitle)

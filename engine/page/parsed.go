@@ -236,8 +236,5 @@ func collapseTitle(b []byte) string {
 	if !utf8.Valid(b) {
 		return strings.Join(strings.Fields(string(b)), " ")
 	}
-	if len(b) == 0 {
-		return ""
-	}
-	return string(textutil.AppendCollapsed(make([]byte, 0, len(b)), b))
+	return textutil.CollapseBytes(b)
 }

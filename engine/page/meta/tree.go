@@ -49,7 +49,7 @@ func (t *Tree) elemText(i int32, max int) string {
 			break
 		}
 	}
-	return textutil.ClipBytes(textutil.CollapseSpace(string(b)), max)
+	return textutil.ClipBytes(textutil.CollapseBytes(b), max)
 }
 
 // elemPos is where an element stands in the visible text: its first text, or the

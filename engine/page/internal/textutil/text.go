@@ -2,11 +2,23 @@ package textutil
 
 import (
 	"unicode/utf8"
+	"unsafe"
 )
 
 // CollapseSpace trims s and folds each run of white space into one space.
 func CollapseSpace(s string) string {
-	return string(AppendCollapsed(make([]byte, 0, len(s)), []byte(s)))
+	return CollapseBytes(unsafe.Slice(unsafe.StringData(s), len(s))) // read, never written
+}
+
+// CollapseBytes is CollapseSpace(string(b)) in one allocation: the string is the
+// buffer the text is collapsed into, which nothing else holds. Titles, headlines
+// and element texts of every page parsed come here.
+func CollapseBytes(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	out := AppendCollapsed(make([]byte, 0, len(b)), b)
+	return unsafe.String(unsafe.SliceData(out), len(out))
 }
 
 // AppendCollapsed appends s to dst trimmed, each run of white space (Unicode

@@ -72,6 +72,24 @@ func TestAppendCollapsedRandom(t *testing.T) {
 		if got, want := AppendCollapsed([]byte("k"), b), runeAtATime([]byte("k"), b); string(got) != string(want) {
 			t.Fatalf("AppendCollapsed(%q) = %q, want %q", b, got, want)
 		}
+		collapsedStrings(t, b)
+	}
+}
+
+// collapsedStrings checks that CollapseBytes and CollapseSpace of b are the text
+// collapsed a rune at a time, and that b is left as it was.
+func collapsedStrings(t *testing.T, b []byte) {
+	t.Helper()
+	in := string(b)
+	want := string(runeAtATime(nil, b))
+	if got := CollapseBytes(b); got != want {
+		t.Fatalf("CollapseBytes(%q) = %q, want %q", b, got, want)
+	}
+	if got := CollapseSpace(in); got != want {
+		t.Fatalf("CollapseSpace(%q) = %q, want %q", in, got, want)
+	}
+	if string(b) != in {
+		t.Fatalf("CollapseBytes changed its input: %q, was %q", b, in)
 	}
 }
 
@@ -83,5 +101,6 @@ func FuzzAppendCollapsed(f *testing.F) {
 		if got, want := AppendCollapsed([]byte("k"), b), runeAtATime([]byte("k"), b); string(got) != string(want) {
 			t.Fatalf("AppendCollapsed(%q) = %q, want %q", b, got, want)
 		}
+		collapsedStrings(t, b)
 	})
 }
