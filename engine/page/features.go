@@ -250,6 +250,7 @@ const (
 	classWord
 	classStoryOdd // classWord, but no part of a word to the story (storyWordRune)
 	classProse    // a letter or a digit (unicode.IsLetter, unicode.IsDigit): what prose counts as words
+	classNumber   // unicode.IsNumber: what a number is made of (allDigits)
 
 	runeClassSize = 0x10000 // the Basic Multilingual Plane
 )
@@ -275,6 +276,9 @@ func runeClasses() *[runeClassSize]uint8 {
 			}
 			if unicode.IsLetter(r) || unicode.IsDigit(r) {
 				t[r] |= classProse
+			}
+			if unicode.IsNumber(r) {
+				t[r] |= classNumber
 			}
 		}
 		classTable = t

@@ -34,6 +34,13 @@ var asciiWord = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
+// asciiWordByte is asciiWord over every byte value (false past ASCII), for loops
+// that read bytes without checking them against utf8.RuneSelf first.
+var asciiWordByte = func() (t [256]bool) {
+	copy(t[:], asciiWord[:])
+	return t
+}()
+
 // classOf is the kind of a rune.
 func classOf(r rune) uint8 {
 	switch {
@@ -355,13 +362,21 @@ func (fs *featureSet) signWalk(title, body, raw string, story bool) (s textSums,
 		// byte's kind, written out.
 		switch {
 		case asciiWord[c]:
+			// The run of ASCII word bytes at i, stepped at once: after its first
+			// byte, a byte's steps only append it to the word.
+			j := i + 1
+			for j < len(body) && asciiWordByte[body[j]] {
+				j++
+			}
 			if sh.runLen > 0 {
 				sh.endRun()
 			}
-			sh.word = append(sh.word, c)
+			sh.word = append(sh.word, body[i:j]...)
 			if d.start < 0 {
 				d.start = i
 			}
+			i = j
+			continue
 		case c == '\n': // a paragraph ends: its words do not pair with the next one's
 			sh.end()
 			if st != nil && !st.lineEnd(body[line:i]) {
@@ -486,7 +501,7 @@ func allDigits(word []byte) bool {
 			continue
 		}
 		r, size := utf8.DecodeRune(word[i:])
-		if !unicode.IsNumber(r) {
+		if r < runeClassSize && runeClasses()[r]&classNumber == 0 || r >= runeClassSize && !unicode.IsNumber(r) {
 			return false
 		}
 		i += size

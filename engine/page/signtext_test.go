@@ -3,6 +3,7 @@ package page
 import (
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
@@ -116,5 +117,26 @@ func TestMonthCandidate(t *testing.T) {
 	}
 	if monthCandidate("article") || monthCandidate("x") || monthCandidate("данные") {
 		t.Fatal("words of no month's shape let through")
+	}
+}
+
+// TestAllDigitsIsUnicode: a word is a number when each of its runes is one by the
+// Unicode tables (an ASCII one a digit), whatever the rune table says, for every
+// rune alone and after a digit, and with an invalid byte.
+func TestAllDigitsIsUnicode(t *testing.T) {
+	byTables := func(w []byte) bool {
+		for _, r := range string(w) {
+			if r < utf8.RuneSelf && (r < '0' || r > '9') || r >= utf8.RuneSelf && !unicode.IsNumber(r) {
+				return false
+			}
+		}
+		return true
+	}
+	for r := rune(0); r < 0x20000; r++ {
+		for _, w := range [][]byte{utf8.AppendRune(nil, r), utf8.AppendRune([]byte("7"), r), append(utf8.AppendRune(nil, r), 0xff)} {
+			if got, want := allDigits(w), byTables(w); got != want {
+				t.Fatalf("allDigits(%q) = %v, the Unicode tables say %v", w, got, want)
+			}
+		}
 	}
 }
