@@ -98,10 +98,21 @@ func appendNormalized(dst []byte, s string) []byte {
 	long := false
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
-			if 'A' <= c && c <= 'Z' {
+			switch {
+			case 'A' <= c && c <= 'Z':
 				c += 'a' - 'A' // the table's folding of ASCII (TestNormalizeFoldTable)
+			case c == 0:
+				nul = true
+			default:
+				// The run of ASCII at i that folds to itself, copied at once.
+				j := i + 1
+				for j < len(s) && asciiFolded[s[j]] {
+					j++
+				}
+				dst = append(dst, s[i:j]...)
+				i = j
+				continue
 			}
-			nul = nul || c == 0
 			dst = append(dst, c)
 			i++
 			continue
@@ -140,6 +151,15 @@ func appendNormalized(dst []byte, s string) []byte {
 	}
 	return dst
 }
+
+// asciiFolded holds the bytes that appendNormalized copies as they are: ASCII but
+// the upper-case letters and NUL.
+var asciiFolded = func() (t [256]bool) {
+	for c := 1; c < utf8.RuneSelf; c++ {
+		t[c] = c < 'A' || c > 'Z'
+	}
+	return t
+}()
 
 // foldStable is normalize for text whose every rune is in the fold table (most
 // Cyrillic, Greek, CJK and accented Latin text, full-width punctuation): runes that

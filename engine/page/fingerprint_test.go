@@ -321,7 +321,8 @@ func TestNormalizeFoldTable(t *testing.T) {
 		}
 	}
 	texts = append(texts, "\x00", "a\x00B", "\x00é", "É\x00", "ÀB\x00\u0301", "x\xffÉ\x00", "ＡＢ",
-		"\xe0\x80\x80中", "a\xed\xa0\x80b", "中\xe4\xb8", "\xe4\xb8a中", "\xe4a\xb8", "中\xef\xbf\xbd文") // three-byte forms that are no rune
+		"\xe0\x80\x80中", "a\xed\xa0\x80b", "中\xe4\xb8", "\xe4\xb8a中", "\xe4a\xb8", "中\xef\xbf\xbd文", // three-byte forms that are no rune
+		"plain lower-case run, 12 digits", "The Council met AT 9.\x00 then", "abc\x00def", "a\x00", "\x00a", "MiXeD rUn ÀÉ z", "x\x7f~{") // ASCII runs
 	short := 0
 	for _, s := range texts {
 		if got, want := normalize(s), slow(s); got != want {
