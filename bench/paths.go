@@ -4,11 +4,13 @@ package main
 // measured by a static walk (paths_walk.go) over the call graph of the module's
 // product packages (everything but bench/ and sandbox/):
 //
-//	go run ./bench paths [-role local|worker] [-top N] [-v] [-trace] [-cover DIR [-pages N]]
+//	go run ./bench paths [-role local|worker] [-top N] [-v] [-trace] [-noops] [-cover DIR [-pages N]]
 //
 // For each role and each of its entries, the walk goes depth first from the entry,
 // each function's calls in source order (a closure's calls where the closure is
-// written, a defer's where the defer is), each function expanded once. It prints
+// written, a defer's where the defer is), each function expanded once. A call to a
+// function that does nothing of its own (an empty body, an accessor: noop in
+// paths_walk.go) is not a step unless -noops says to count them. It prints
 // the files (and packages) entered, the re-entries (a call into a file the walk had
 // been in and left), the returns to a file left, the files re-entered more than
 // twice, and whether the path reaches the store package, with the chain of calls.
@@ -27,6 +29,7 @@ import (
 	"flag"
 	"fmt"
 	"go/types"
+	"sort"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
@@ -98,6 +101,7 @@ type pathFigures struct {
 	PackageReentries int
 	GoNotFollowed    int
 	NotRan           int // callees left out: the traced crawls never ran them (or not again for one more page)
+	Noops            int // callees left out: they do nothing of their own (an empty body, an accessor)
 	StoreReached     bool
 	StoreEntries     int
 	StoreChains      [][]string `json:"-"`
@@ -116,6 +120,7 @@ func runPaths(args []string) (map[string]any, error) {
 	followGo := fs.Bool("go", false, "follow every go statement too (an upper bound: another lane's work, background refills)")
 	within := fs.String("within", "", "walk only these packages (module-relative, comma-separated, e.g. engine,engine/lanes): the others count as third party")
 	coverDir := fs.String("cover", "", "also walk what real crawls ran: their coverage goes to this directory (kept; the profiles found there are used again, remove it to trace anew)")
+	noops := fs.Bool("noops", false, "walk into the functions that do nothing of their own too (an empty body, an accessor): by default a call to one is not a step")
 	pages := fs.Int("pages", 2, "with -cover: the traced crawls fetch this many pages and one more")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -124,6 +129,7 @@ func runPaths(args []string) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	prog.countNoops = *noops
 	walked := "all but " + *skip
 	if *within != "" {
 		if err := prog.restrict(strings.Split(*within, ",")); err != nil {
@@ -372,7 +378,7 @@ func (w *pathWalk) figures(role string, top int) pathFigures {
 		Role: role, Entry: w.prog.funcName(w.order[0]), Functions: len(w.order),
 		FilesEntered: len(w.files.entered), FileReentries: w.files.nReenter, FileReturns: w.files.nReturns,
 		PackagesEntered: len(w.pkgs.entered), PackageReentries: w.pkgs.nReenter,
-		GoNotFollowed: len(w.spawns), NotRan: len(w.unran),
+		GoNotFollowed: len(w.spawns), NotRan: len(w.unran), Noops: len(w.noops),
 		StoreReached: len(w.guarded) > 0, StoreEntries: len(w.guarded),
 	}
 	for _, n := range w.files.reenter {
@@ -401,6 +407,9 @@ func printPathWalk(w *pathWalk, f pathFigures, r pathRole, verbose, trace bool) 
 	}
 	fmt.Printf("  functions %d · files entered %d · re-entries %d · returns to a file left %d · files re-entered more than twice %d\n",
 		f.Functions, f.FilesEntered, f.FileReentries, f.FileReturns, f.FilesOverTwice)
+	if !w.prog.countNoops {
+		fmt.Printf("  callees left out as doing nothing of their own (an empty body, an accessor): %d\n", f.Noops)
+	}
 	if f.Mode != "static" {
 		fmt.Printf("  callees left out (the traced crawls did not run them%s): %d\n", map[bool]string{true: " again for one more page"}[f.Mode == "task"], f.NotRan)
 	}
@@ -419,6 +428,14 @@ func printPathWalk(w *pathWalk, f pathFigures, r pathRole, verbose, trace bool) 
 				fmt.Printf("      %s\n", why)
 			}
 		}
+	}
+	if verbose && len(w.noops) > 0 {
+		var names []string
+		for fn := range w.noops {
+			names = append(names, w.prog.funcName(fn))
+		}
+		sort.Strings(names)
+		fmt.Printf("  callees left out as doing nothing of their own: %s\n", strings.Join(names, ", "))
 	}
 	if verbose && len(w.spawns) > 0 {
 		fmt.Printf("  go statements not followed (other work than the task's; what they run is not counted):\n")

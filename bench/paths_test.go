@@ -17,6 +17,7 @@ func loadFixture(t *testing.T) *pathProgram {
 	if err != nil {
 		t.Fatal(err)
 	}
+	prog.countNoops = true // the fixture's empty functions stand for work
 	return prog
 }
 
@@ -153,6 +154,34 @@ func TestPathsTracedWalkKeepsWhatTheRunRan(t *testing.T) {
 		}
 		if reached := len(w.guarded) > 0; reached != (c.mode == "static") {
 			t.Errorf("%s: store reached %v", c.mode, reached)
+		}
+	}
+}
+
+// A call to a function that does nothing of its own (an empty body, an accessor) is
+// no step of the path: the walk leaves it out, unless told to count them.
+func TestPathsLeavesOutCallsThatDoNothing(t *testing.T) {
+	prog := loadFixture(t)
+	for _, c := range []struct {
+		count bool
+		funcs []string
+		files []string
+		reent int
+	}{
+		{false, []string{"lane.Steps", "lane.(*Counter).Add", "lane.(*Counter).Sum", "lane.sum"}, []string{"lane/g.go", "lane/h.go"}, 1},
+		{true, []string{"lane.Steps", "lane.(*Counter).Touch", "lane.(*Counter).Len", "lane.(*Counter).Add", "lane.(*Counter).Sum", "lane.sum"},
+			[]string{"lane/g.go", "lane/h.go"}, 3},
+	} {
+		prog.countNoops = c.count
+		w := walkFixture(t, prog, "lane.Steps")
+		if got := names(w); !slices.Equal(got, c.funcs) {
+			t.Errorf("count no-ops %v: walked %v, want %v", c.count, got, c.funcs)
+		}
+		if !slices.Equal(w.files.entered, c.files) || w.files.nReenter != c.reent {
+			t.Errorf("count no-ops %v: files entered %v, re-entries %d; want %v, %d", c.count, w.files.entered, w.files.nReenter, c.files, c.reent)
+		}
+		if want := map[bool]int{false: 2, true: 0}[c.count]; len(w.noops) != want {
+			t.Errorf("count no-ops %v: %d callees left out as doing nothing, want %d (Touch, Len)", c.count, len(w.noops), want)
 		}
 	}
 }

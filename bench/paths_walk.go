@@ -6,6 +6,7 @@ package main
 
 import (
 	"fmt"
+	"go/ast"
 	"go/token"
 	"go/types"
 	"path/filepath"
@@ -31,6 +32,9 @@ type pathProgram struct {
 	byName map[string]*ssa.Function // walked functions by funcName
 	funcs  int                      // functions with a body in the walked packages
 	all    map[*ssa.Function]bool   // every function of the program
+	// countNoops walks into the functions that do nothing of their own (noop):
+	// off, a call to one is not a step of the path.
+	countNoops bool
 }
 
 // loadPathProgram loads the module's packages in dir but those under the folders
@@ -215,6 +219,7 @@ type pathWalk struct {
 	guarded  []*ssa.Function        // the guard package's functions entered from outside it
 	spawns   []ssa.CallInstruction  // the go statements not followed
 	unran    map[*ssa.Function]bool // callees left out because the traced crawl never ran them
+	noops    map[*ssa.Function]bool // callees left out because they do nothing of their own (noop)
 }
 
 // pathStep is a call the walk followed: the caller and the call's position.
@@ -280,7 +285,8 @@ func (p *pathProgram) walkPath(entry *ssa.Function, absent func(*types.TypeName)
 // call to any other is not followed (nil ran: every function, a static walk).
 func (p *pathProgram) walkRan(entry *ssa.Function, absent func(*types.TypeName) bool, handoff func(*ssa.Function) bool, guard *types.Package, ran func(*ssa.Function) bool) *pathWalk {
 	w := &pathWalk{prog: p, absent: absent, handoff: handoff, guard: guard, ran: ran, expanded: map[*ssa.Function]bool{},
-		from: map[*ssa.Function]pathStep{}, files: newPathUnits(), pkgs: newPathUnits(), unran: map[*ssa.Function]bool{}}
+		from: map[*ssa.Function]pathStep{}, files: newPathUnits(), pkgs: newPathUnits(), unran: map[*ssa.Function]bool{},
+		noops: map[*ssa.Function]bool{}}
 	w.visit(entry, "entry", nil)
 	return w
 }
@@ -325,6 +331,10 @@ func (w *pathWalk) call(s ssa.CallInstruction, callee *ssa.Function, bind bindin
 	if w.expanded[callee] {
 		return
 	}
+	if !w.prog.countNoops && noop(callee) {
+		w.noops[callee] = true
+		return
+	}
 	if w.ran != nil && !w.ran(callee) {
 		w.unran[callee] = true
 		return
@@ -334,6 +344,46 @@ func (w *pathWalk) call(s ssa.CallInstruction, callee *ssa.Function, bind bindin
 	w.visit(callee, fmt.Sprintf("%s %s -> %s", p.where(s.Pos()), p.funcName(s.Parent()), p.funcName(callee)), bind)
 	w.files.back(file)
 	w.pkgs.back(pkg)
+}
+
+// noop tells whether a function does nothing of its own: an empty body (a role's
+// method with nothing to do there, such as a worker's front told a task began), or
+// one return of values read without a call but len and cap (an accessor: m.n,
+// len(b.lanes), m.queued[url]), which the compiler inlines into its caller. No
+// statement of its file runs when it is called, so the path does not go there; a
+// traced walk could not tell either apart anyway: an empty body has no counter, so
+// it was kept as run, and an accessor's counter says the state was read, not that
+// the task went anywhere.
+func noop(fn *ssa.Function) bool {
+	decl, ok := fn.Syntax().(*ast.FuncDecl)
+	if !ok || decl.Body == nil {
+		return false
+	}
+	switch len(decl.Body.List) {
+	case 0:
+		return true
+	case 1:
+		ret, ok := decl.Body.List[0].(*ast.ReturnStmt)
+		if !ok {
+			return false
+		}
+		pure := true
+		for _, r := range ret.Results {
+			ast.Inspect(r, func(n ast.Node) bool {
+				switch x := n.(type) {
+				case *ast.FuncLit:
+					pure = false
+				case *ast.CallExpr:
+					if id, ok := x.Fun.(*ast.Ident); !ok || id.Name != "len" && id.Name != "cap" {
+						pure = false
+					}
+				}
+				return pure
+			})
+		}
+		return pure
+	}
+	return false
 }
 
 // funcOf is the function a value is, when it is one (a function literal, a named
