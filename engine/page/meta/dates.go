@@ -164,6 +164,26 @@ func (sc *dateScanner) release() {
 	scanners.Put(sc)
 }
 
+// readDates reads the tree's dates with one scanner: the first date of each element
+// whose names speak of a date (not a comment's), and the dates of the visible text.
+func (m *Raw) readDates(d *Tree) {
+	sc := newScanner()
+	defer sc.release()
+	for i := int32(0); i < int32(len(d.Elems)) && len(m.dateLines) < maxDateElems; i++ {
+		names := d.names(i)
+		if names == "" || !hasAnyPart(names, dateNameParts) || hasAnyPart(names, commentParts) {
+			continue
+		}
+		if h, ok := sc.first(d.elemText(i, maxElemText)); ok {
+			m.dateLines = append(m.dateLines, dateLine{hit: h, pos: d.elemPos(i)})
+		}
+	}
+	sc.scanYears(d.Text, maxTextDates, func(h dateHit) bool {
+		m.textDates = append(m.textDates, dateLine{hit: h, pos: h.start})
+		return true
+	})
+}
+
 // maxScanText bounds the bytes of one text read for dates.
 const maxScanText = 256 << 10
 

@@ -100,29 +100,15 @@ func (m *Raw) FromTree(d *Tree, docTitle, title, body string) {
 		m.h1 = d.elemText(h, 512)
 		m.headAt = d.elemPos(h)
 	}
-	sc := newScanner()
-	defer sc.release()
-	for i := range int32(len(d.Elems)) {
+	for i := int32(0); i < int32(len(d.Elems)) && len(m.bylines) < maxBylines; i++ {
 		names := d.names(i)
-		if names == "" {
-			continue
-		}
-		if len(m.dateLines) < maxDateElems && hasAnyPart(names, dateNameParts) && !hasAnyPart(names, commentParts) {
-			txt := d.elemText(i, maxElemText)
-			if h, ok := sc.first(txt); ok {
-				m.dateLines = append(m.dateLines, dateLine{hit: h, pos: d.elemPos(i)})
-			}
-		}
-		if len(m.bylines) < maxBylines && hasAnyPart(names, bylineNameParts) && !hasAnyPart(names, commentParts) {
+		if names != "" && hasAnyPart(names, bylineNameParts) && !hasAnyPart(names, commentParts) {
 			if txt := d.elemText(i, maxElemText); txt != "" {
 				m.bylines = append(m.bylines, txt)
 			}
 		}
 	}
-	sc.scanYears(d.Text, maxTextDates, func(h dateHit) bool {
-		m.textDates = append(m.textDates, dateLine{hit: h, pos: h.start})
-		return true
-	})
+	m.readDates(d)
 	m.scripts = countScripts(title, textutil.ClipBytes(body, maxScriptText))
 }
 
