@@ -339,12 +339,42 @@ func (fs *featureSet) signWalk(title, body, raw string, story bool) (s textSums,
 	d.reset(body)
 	sh := fs.shingler(1, true)
 	sh.story = st
-	line := 0 // where the line being read starts
+	line := 0                       // where the line being read starts
+	var table *[runeClassSize]uint8 // the rune classes, from the first rune past ASCII
 	for i := 0; i < len(body); {
 		c := body[i]
 		if c >= utf8.RuneSelf {
-			r, n := textutil.DecodeRuneInString(body[i:])
-			if k := classOf(r); k == kindUnspaced {
+			// textutil.DecodeRuneInString and classOf of a rune of the Basic
+			// Multilingual Plane, written out: every character past ASCII comes here.
+			var r rune
+			n := 0
+			if i+2 < len(body) {
+				if c1, c2 := body[i+1], body[i+2]; c&0xF0 == 0xE0 && c1&0xC0 == 0x80 && c2&0xC0 == 0x80 && (c != 0xE0 || c1 >= 0xA0) && (c != 0xED || c1 < 0xA0) {
+					r, n = rune(c&0x0F)<<12|rune(c1&0x3F)<<6|rune(c2&0x3F), 3
+				}
+			}
+			if n == 0 {
+				r, n = textutil.DecodeRuneInString(body[i:])
+			}
+			var k uint8
+			if r < runeClassSize && r != utf8.RuneError {
+				if table == nil {
+					table = runeClasses()
+				}
+				switch cl := table[r]; {
+				case cl&classUnspaced != 0:
+					k = kindUnspaced
+				case cl&classWord == 0:
+					k = kindOther
+				case cl&classStoryOdd != 0:
+					k = kindWordOdd
+				default:
+					k = kindWord
+				}
+			} else {
+				k = classOf(r)
+			}
+			if k == kindUnspaced {
 				// sh.step and d.step of a character of an unspaced script, read
 				// where it stands (a rune of this kind is valid: its n bytes are
 				// utf8.RuneLen(r))

@@ -195,7 +195,8 @@ func prose(p string) int {
 	words, unspaced, inWord := 0, 0, false
 	table := runeClasses()
 	for i := 0; i < len(p); {
-		if c := p[i]; c < utf8.RuneSelf {
+		c := p[i]
+		if c < utf8.RuneSelf {
 			if asciiWord[c] { // an ASCII letter or digit
 				if !inWord {
 					if words++; words+unspaced/2 >= maxParagraphWeight {
@@ -203,32 +204,45 @@ func prose(p string) int {
 					}
 				}
 				inWord = true
-			} else {
-				inWord = false
+				// the rest of the word's ASCII letters and digits change nothing
+				for i++; i < len(p) && asciiWordByte[p[i]]; i++ {
+				}
+				continue
 			}
+			inWord = false
 			i++
 			continue
 		}
-		r, size := textutil.DecodeRuneInString(p[i:])
+		// textutil.DecodeRuneInString, its three-byte form (CJK) written out.
+		var r rune
+		size := 0
+		if i+2 < len(p) {
+			if c1, c2 := p[i+1], p[i+2]; c&0xF0 == 0xE0 && c1&0xC0 == 0x80 && c2&0xC0 == 0x80 && (c != 0xE0 || c1 >= 0xA0) && (c != 0xED || c1 < 0xA0) {
+				r, size = rune(c&0x0F)<<12|rune(c1&0x3F)<<6|rune(c2&0x3F), 3
+			}
+		}
+		if size == 0 {
+			r, size = textutil.DecodeRuneInString(p[i:])
+		}
 		i += size
-		c := uint8(0)
+		cl := uint8(0)
 		if r < runeClassSize {
-			c = table[r]
+			cl = table[r]
 		} else {
 			if isUnspacedScript(r) {
-				c |= classUnspaced
+				cl |= classUnspaced
 			}
 			if unicode.IsLetter(r) || unicode.IsDigit(r) {
-				c |= classProse
+				cl |= classProse
 			}
 		}
 		switch {
-		case c&classUnspaced != 0:
+		case cl&classUnspaced != 0:
 			if unspaced++; words+unspaced/2 >= maxParagraphWeight {
 				return words + unspaced/2
 			}
 			inWord = false
-		case c&classProse != 0:
+		case cl&classProse != 0:
 			if !inWord {
 				if words++; words+unspaced/2 >= maxParagraphWeight {
 					return words + unspaced/2

@@ -1,8 +1,10 @@
 package page
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // TestStoryFingerprintFromSignIsTheFreshOne: Sign computes the story fingerprint
@@ -52,5 +54,45 @@ func TestStoryFingerprintReusesItsScratch(t *testing.T) {
 	})
 	if allocs >= 1 {
 		t.Fatalf("fingerprinting allocates %.1f times a page, want none once warm", allocs)
+	}
+}
+
+// proseByRunes is prose a rune at a time, by the Unicode tables.
+func proseByRunes(p string) int {
+	words, unspaced, inWord := 0, 0, false
+	for _, r := range p {
+		switch {
+		case isUnspacedScript(r):
+			unspaced++
+			inWord = false
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if !inWord {
+				words++
+			}
+			inWord = true
+		default:
+			inWord = false
+		}
+		if words+unspaced/2 >= maxParagraphWeight {
+			break
+		}
+	}
+	return words + unspaced/2
+}
+
+// TestProseByRunes: prose counts what a rune at a time counts, on random mixes of
+// words, unspaced characters, marks, invalid bytes and runes past the Basic
+// Multilingual Plane, short and past maxParagraphWeight.
+func TestProseByRunes(t *testing.T) {
+	pieces := []string{" ", "word", "W0rd9", "é", "日本", "中", "\xff", "\xe4\xb8", "ä", "\u0301", "𝐀", "𠀀", ",", "-", "5", "ﬁ", "\ufffd", "Ж", "ก"}
+	rng := rand.New(rand.NewPCG(3, 5))
+	for range 20_000 {
+		var sb strings.Builder
+		for k := rng.IntN(200); k > 0; k-- {
+			sb.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		if got, want := prose(sb.String()), proseByRunes(sb.String()); got != want {
+			t.Fatalf("prose(%q) = %d, a rune at a time %d", sb.String(), got, want)
+		}
 	}
 }
