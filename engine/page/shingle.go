@@ -380,7 +380,11 @@ func (fs *featureSet) signWalk(title, body, raw string, story bool) (s textSums,
 				// utf8.RuneLen(r))
 				sh.unspacedAt(body, i, i+n, r)
 				d.endWord(i)
-				d.token(body[i : i+n])
+				if d.afterNumber {
+					d.token(body[i : i+n])
+				} else {
+					d.emit(body[i : i+n]) // token's: a character past ASCII is no number nor month
+				}
 			} else {
 				sh.step(r, k)
 				d.step(i, r, k)
