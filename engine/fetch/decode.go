@@ -52,7 +52,11 @@ type bodyCapper struct {
 }
 
 func (b *bodyCapper) RoundTrip(req *http.Request) (*http.Response, error) {
-	req, hop, deadline := b.prepare(req)
+	req, hop, log := b.prepare(req)
+	var deadline context.Context
+	if log != nil {
+		deadline = log.ctx
+	}
 	res, err := b.rt.RoundTrip(req)
 	if err != nil {
 		return nil, err
@@ -89,18 +93,38 @@ func (b *bodyCapper) RoundTrip(req *http.Request) (*http.Response, error) {
 		// A hop's body is kept as the client reads it: decoded and capped like a
 		// final page's, so that its Exchange.Decoded is true of it. A final
 		// response's copy is archived only if reading it fails (exchangeLog.received).
-		res.Body = &teeBody{ReadCloser: res.Body, h: hop, b: hop.tee, decoded: true}
+		t := &teeBody{ReadCloser: res.Body, h: hop, b: hop.tee, decoded: true}
+		// A page's body is read whole into the hop's copy and handed to the fetch
+		// from there (exchangeLog.wholeBody): colly reads a body with io.ReadAll,
+		// which grows it through a chain of ever larger buffers and copies it into
+		// a last one, beside the copy kept here. Not a redirect's (colly's
+		// answer for a 3xx it is handed is what it read), nor a body colly would
+		// re-encode to UTF-8 (collyKeepsBody).
+		t.whole = log.whole && res.StatusCode/100 != 3 && collyKeepsBody(res.Header.Get("Content-Type"))
+		res.Body = t
 	}
 	return res, nil
 }
 
+// collyKeepsBody says whether colly hands a body with this Content-Type up as it
+// was read: it re-encodes one whose charset is named and is not UTF-8 (colly's
+// Response.fixCharset, with charset detection off as the fetcher leaves it).
+func collyKeepsBody(contentType string) bool {
+	ct := strings.ToLower(contentType)
+	for _, media := range [...]string{"image/", "video/", "audio/", "font/"} {
+		if strings.Contains(ct, media) {
+			return true
+		}
+	}
+	return !strings.Contains(ct, "charset") || strings.Contains(ct, "utf-8") || strings.Contains(ct, "utf8")
+}
+
 // prepare returns the request as it goes out: without the exchange id and with
 // our Accept-Encoding (the caller's request is left as it is, a new header map
-// given to a shallow copy), traced when its fetch's exchanges are recorded (hop)
-// or its replays paced, under its fetch's deadline when the fetch has one
-// (exchangeLog.ctx, returned as deadline). One copy of the request and one client
-// trace at most.
-func (b *bodyCapper) prepare(req *http.Request) (out *http.Request, hop *hopRecord, deadline context.Context) {
+// given to a shallow copy), traced when its fetch's exchanges are recorded (hop,
+// in log) or its replays paced, under its fetch's deadline when the fetch has one
+// (exchangeLog.ctx). One copy of the request and one client trace at most.
+func (b *bodyCapper) prepare(req *http.Request) (out *http.Request, hop *hopRecord, log *exchangeLog) {
 	id := req.Header.Get(exchangeHeader)
 	hdr := req.Header
 	copied := id != "" || hdr.Get("Accept-Encoding") == ""
@@ -116,9 +140,9 @@ func (b *bodyCapper) prepare(req *http.Request) (out *http.Request, hop *hopReco
 		}
 	}
 	ctx := req.Context()
-	log := b.exchanges.get(id)
+	log = b.exchanges.get(id)
 	if log != nil && log.ctx != nil {
-		ctx, deadline = log.ctx, log.ctx
+		ctx = log.ctx
 	}
 	var pace *replayPause
 	if b.pause != nil {
@@ -138,7 +162,7 @@ func (b *bodyCapper) prepare(req *http.Request) (out *http.Request, hop *hopReco
 	}
 	out = req.WithContext(ctx)
 	out.Header = hdr
-	return out, hop, deadline
+	return out, hop, log
 }
 
 // contentCodings lists the codings to undo, outermost (last applied) first.

@@ -150,6 +150,28 @@ type exchangeLog struct {
 	// ctx, when set, is the fetch's context with its deadline (the request
 	// timeout, redirects and body included): every hop goes out under it.
 	ctx context.Context
+	// whole says the fetch takes its final response's body from the log
+	// (wholeBody), read whole below the client (teeBody.whole).
+	whole bool
+}
+
+// wholeBody returns the final hop's body when it was read whole (teeBody.whole),
+// as the fetch's own copy (the hop's goes back to the pool); ok is false when it
+// was not, and the client's reader has the body.
+func (l *exchangeLog) wholeBody() (body []byte, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.hops) == 0 {
+		return nil, false
+	}
+	h := l.hops[len(l.hops)-1]
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.whole {
+		return nil, false
+	}
+	// Never nil, as the client's reader answers an empty body.
+	return append([]byte{}, h.tee.bytes()...), true
 }
 
 type hopRecord struct {
@@ -167,6 +189,9 @@ type hopRecord struct {
 	// failed is the kind of the error that ended reading the body (or refused it:
 	// an unsupported coding) before its end; "" when none did.
 	failed string
+	// whole says tee holds the whole body, read at once to its end
+	// (teeBody.whole).
+	whole bool
 }
 
 // hopBody is what was read of a hop's body, up to max bytes.
@@ -316,10 +341,13 @@ func traceHop(req *http.Request, log *exchangeLog, pace *replayPause) (*hopRecor
 			h.mu.Lock()
 			defer h.mu.Unlock()
 			// A replay on a new connection (net/http retries an idempotent
-			// request) writes the head again: keep the last one.
-			h.head.Reset()
-			h.head.Grow(len(line) + 256)
-			h.head.WriteString(line)
+			// request) writes the head again: keep the last one. (On the first
+			// connection the head is the request line alone.)
+			if h.head.Len() != len(line) {
+				h.head.Reset()
+				h.head.Grow(len(line) + 256)
+				h.head.WriteString(line)
+			}
 			if ci.Conn != nil {
 				if host, _, err := net.SplitHostPort(ci.Conn.RemoteAddr().String()); err == nil {
 					h.ex.RemoteIP = host
@@ -383,15 +411,24 @@ func reversed(cs []string) []string {
 // the decoder (the body as the client reads it, decoded), or below it (wire: the
 // body as received). Above the decoder, an error that ends the read is the hop's
 // failure (hopRecord.failed).
+//
+// With whole set, the first Read reads the body to its end into b and the reader
+// above gets no byte of it, only its end (or the error that ended it): the fetch
+// takes the body from the hop (exchangeLog.wholeBody).
 type teeBody struct {
 	io.ReadCloser
 	h       *hopRecord
 	b       *hopBody
 	decoded bool // above the decoder: a decoding error marks the hop undecodable
+	whole   bool
 	eof     bool
+	err     error // what ended a whole read
 }
 
 func (t *teeBody) Read(p []byte) (int, error) {
+	if t.whole {
+		return 0, t.readWhole()
+	}
 	n, err := t.ReadCloser.Read(p)
 	if err == io.EOF {
 		t.eof = true
@@ -418,6 +455,39 @@ func (t *teeBody) Read(p []byte) (int, error) {
 		t.h.mu.Unlock()
 	}
 	return n, err
+}
+
+// readWhole reads the body to its end into b (once) and returns io.EOF, or the
+// error that ended it, recorded as the hop's failure like any other read's.
+func (t *teeBody) readWhole() error {
+	if t.eof {
+		return io.EOF
+	}
+	if t.err != nil {
+		return t.err
+	}
+	buf := hopBufs.Get().(*bytes.Buffer)
+	buf.Reset()
+	_, err := buf.ReadFrom(t.ReadCloser) // straight into the buffer, no chunk in between
+	t.h.mu.Lock()
+	defer t.h.mu.Unlock()
+	t.b.release()
+	t.b.buf = buf
+	if buf.Len() > t.b.max { // (the body cap below stops it first)
+		buf.Truncate(t.b.max)
+		t.b.cut = true
+	}
+	if err != nil {
+		t.err = err
+		t.h.failed = Kind(err)
+		if t.h.failed == KindEncoding {
+			t.h.undecodable = true
+		}
+		return err
+	}
+	t.eof = true
+	t.h.whole = !t.b.cut
+	return io.EOF
 }
 
 func (t *teeBody) Close() error {

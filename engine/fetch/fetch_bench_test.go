@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -43,4 +44,29 @@ func processCPU() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkFetchBody is BenchmarkFetch with a body the size of a sandbox page
+// (3.4 KB on average), as text/plain so that no page parse runs: what reading a
+// body costs on top of the exchange.
+func BenchmarkFetchBody(b *testing.B) {
+	body := []byte(strings.Repeat("A line of text of a page, as long as the sandbox's pages are.\n", 55))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Write(body)
+	}))
+	defer srv.Close()
+	g, _ := NewGuard([]string{"127.0.0.0/8"})
+	cfg := Config{UserAgent: "crawlconsole-bench", ConnectTimeout: 2 * time.Second, RequestTimeout: 5 * time.Second,
+		MaxBodyBytes: 1 << 20, MaxRedirects: 3, ContentTypes: []string{"text/plain"}, KeepParse: true,
+		RedirectPause: func() time.Duration { return 0 }}
+	f := New(context.Background(), cfg, &Dialer{Resolver: mapResolver{}, Guard: g, Timeout: time.Second}, nil)
+	defer f.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := f.Fetch(srv.URL+"/p", nil)
+		if err != nil || len(res.Body) != len(body) {
+			b.Fatal(res, err)
+		}
+	}
 }

@@ -134,6 +134,7 @@ type exchange struct {
 	res  *Result
 	kind string // set when a callback rejects the response
 	err  error
+	log  *exchangeLog
 }
 
 // New returns a Fetcher. tr is the egress's keep-alive transport (M3 builds one per
@@ -276,7 +277,8 @@ func (f *Fetcher) Fetch(url string, hdr http.Header) (*Result, error) {
 	for k, v := range hdr {
 		h[k] = v
 	}
-	log := &exchangeLog{}
+	log := &exchangeLog{whole: true}
+	x.log = log
 	defer log.release() // after Exchanges (and Error.Exchanges) copied what they keep
 	if f.cfg.RequestTimeout > 0 {
 		// colly reads the whole body before Request returns: the deadline
@@ -447,17 +449,21 @@ func (f *Fetcher) onResponse(r *colly.Response) {
 	if x == nil {
 		return
 	}
-	x.res.Body = r.Body
-	if len(r.Body) > f.cfg.MaxBodyBytes {
+	body := r.Body
+	if b, ok := x.log.wholeBody(); ok {
+		body = b
+	}
+	x.res.Body = body
+	if len(body) > f.cfg.MaxBodyBytes {
 		x.kind, x.err = KindTooLarge, fmt.Errorf("body exceeds the %d-byte limit", f.cfg.MaxBodyBytes)
 		x.res.Body = nil
 		return
 	}
 	mt := x.res.ContentType
-	if f.cfg.Discovery && r.StatusCode/100 == 2 && f.readDiscovery(x, r) {
+	if f.cfg.Discovery && r.StatusCode/100 == 2 && f.readDiscovery(x, r, body) {
 		return
 	}
-	if r.StatusCode/100 == 2 && looksBinary(r.Body) {
+	if r.StatusCode/100 == 2 && looksBinary(body) {
 		x.kind, x.err = KindBinary, errors.New("binary content labelled as text")
 		x.res.Body = nil
 		return
@@ -467,9 +473,9 @@ func (f *Fetcher) onResponse(r *colly.Response) {
 		if f.cfg.KeepParse {
 			// Every reader of the answer (block-page judge, signature) takes it
 			// from this one pass, an error page's judge too.
-			p, x.res.Parsed = readPage(r.Body, r.Headers.Get("Content-Type"), f.token)
+			p, x.res.Parsed = readPage(body, r.Headers.Get("Content-Type"), f.token)
 		} else {
-			p = extractLinks(r.Body, f.token)
+			p = extractLinks(body, f.token)
 		}
 		x.res.Links, x.res.NofollowLinks, x.res.Base, x.res.Canonical = p.Links, p.Nofollow, p.Base, p.Canonical
 		x.res.Feeds = p.Feeds
@@ -483,12 +489,12 @@ func (f *Fetcher) onResponse(r *colly.Response) {
 // one goes on as a page; a body accepted only to be sniffed (text/plain,
 // octet-stream...) that is neither is refused as content_type, saying why. It
 // returns true when the body is dealt with.
-func (f *Fetcher) readDiscovery(x *exchange, r *colly.Response) bool {
+func (f *Fetcher) readDiscovery(x *exchange, r *colly.Response, body []byte) bool {
 	mt := x.res.ContentType
 	sniffedOnly := mt != "" && !f.pageType(mt) && !discoveryType(mt)
-	if !discoveryCandidate(mt, r.Body) {
+	if !discoveryCandidate(mt, body) {
 		if sniffedOnly {
-			why := fmt.Sprintf("neither a page nor a feed or sitemap: it starts %s", startOf(r.Body))
+			why := fmt.Sprintf("neither a page nor a feed or sitemap: it starts %s", startOf(body))
 			x.kind, x.err = KindContentType, fmt.Errorf("content type %q is not crawled, and the body is no feed or sitemap (%s)", mt, why)
 			x.res.DiscoveryError = why
 			x.res.Body = nil
@@ -497,7 +503,7 @@ func (f *Fetcher) readDiscovery(x *exchange, r *colly.Response) bool {
 		return false
 	}
 	src := discover.Source{URL: x.res.FinalURL, ContentType: r.Headers.Get("Content-Type")}
-	doc, err := discover.ParseFrom(r.Body, src, discover.Limits{MaxBytes: int64(f.cfg.MaxBodyBytes)})
+	doc, err := discover.ParseFrom(body, src, discover.Limits{MaxBytes: int64(f.cfg.MaxBodyBytes)})
 	if err == nil || (len(doc.Entries) > 0 && doc.Kind != "") {
 		x.res.Discovered, x.res.DiscoveredKind = &doc, doc.Kind
 		if err != nil {

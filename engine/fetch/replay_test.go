@@ -97,6 +97,11 @@ func TestReplayAfterHangUpWaitsThePause(t *testing.T) {
 	if gap := seen[2].Sub(seen[1]); gap < pause {
 		t.Fatalf("the replay came %v after the request the server read, want at least the %v pause", gap, pause)
 	}
+	// The archived request is the one the page came from, written once.
+	if len(res.Exchanges) != 1 || !strings.HasPrefix(res.Exchanges[0].RequestHead, "GET /b HTTP/1.1\r\n") ||
+		strings.Count(res.Exchanges[0].RequestHead, "\r\nUser-Agent: ") != 1 {
+		t.Fatalf("exchanges of the replayed fetch: %+v", res.Exchanges)
+	}
 }
 
 type stringBody struct{ *strings.Reader }
