@@ -50,12 +50,13 @@ func (r *Runner) process(s *Slot, link *route.Link, t frontier.Task) (ended, swa
 	}
 	var rules *robots.Rules
 	if r.Opts.EtiquetteFor(t.Host).Robots {
+		var be *fetch.BlockedError
 		var err error
-		rules, err = r.robotsFor(link, u)
+		rules, be, err = r.robotsFor(link, u)
 		if err != nil { // stopping: leave the URL queued
 			return false, false
 		}
-		if be := refusedOrigin(rules, u); be != nil {
+		if be != nil {
 			// The SSRF guard refused the site's own address: robots.txt was never
 			// asked for, and the page would be refused the same way. The URL fails
 			// as the page would (ssrf_blocked), not as a site that is down: deferred

@@ -17,11 +17,13 @@ import (
 // lane's egress and the gate when they are missing or older than
 // etiquette.robots_cache_for (a robots.txt request is a request to the host like any
 // other, for the site's bot detection). Each fetch sets the host's Crawl-delay anew,
-// capped at fetch.max_crawl_delay.
-func (r *Runner) robotsFor(link *route.Link, u *url.URL) (*robots.Rules, error) {
+// capped at fetch.max_crawl_delay. refused is the SSRF guard's refusal of u's own
+// host when that is why robots.txt got no answer (refusedOrigin), nil otherwise: the
+// site's pages would be refused the same way.
+func (r *Runner) robotsFor(link *route.Link, u *url.URL) (rules *robots.Rules, refused *fetch.BlockedError, err error) {
 	origin := u.Scheme + "://" + u.Host
 	host := u.Hostname()
-	return r.Robots.Get(r.Ctx, origin, func(ctx context.Context) (*robots.Rules, error) {
+	rules, err = r.Robots.Get(r.Ctx, origin, func(ctx context.Context) (*robots.Rules, error) {
 		tk, err := r.Gate.Acquire(ctx, link.Index, host, 0)
 		if err == nil {
 			err = r.leaseHeld(ctx, 0) // M4: a request to the host like any other
@@ -54,6 +56,10 @@ func (r *Runner) robotsFor(link *route.Link, u *url.URL) (*robots.Rules, error) 
 		r.Front.Logf(view.LevelDebug, 0, host, "robots.txt for %s: %s", origin, rules)
 		return rules, nil
 	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return rules, refusedOrigin(rules, u), nil
 }
 
 // refusedOrigin returns the SSRF guard's refusal of u's own host when that is why
