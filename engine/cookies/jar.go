@@ -73,6 +73,10 @@ type Jar struct {
 	mu      sync.Mutex
 	sites   *lru.Cache[string, *siteJar]
 	dropped atomic.Int64
+	// siteOf is Site of the hosts asked for, as every request asks (Cookies)
+	// and Site parses the host and walks the public suffix list; it starts
+	// over when it holds lim.Sites hosts. Guarded by mu.
+	siteOf map[string]string
 }
 
 // siteJar is one site's session and what it holds, for the bounds.
@@ -90,7 +94,7 @@ func New(lim Limits, now func() time.Time) *Jar {
 		now = time.Now
 	}
 	c, _ := lru.New[string, *siteJar](lim.Sites) // only fails for a size <= 0
-	return &Jar{lim: lim, now: now, sites: c}
+	return &Jar{lim: lim, now: now, sites: c, siteOf: map[string]string{}}
 }
 
 // Site is the registrable domain of a host (eTLD+1 by the public suffix list); an IP
@@ -110,9 +114,17 @@ func Site(host string) string {
 }
 
 func (j *Jar) site(u *url.URL, create bool) *siteJar {
-	s := Site(u.Hostname())
+	host := u.Hostname()
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	s, ok := j.siteOf[host]
+	if !ok {
+		s = Site(host)
+		if len(j.siteOf) >= j.lim.Sites {
+			clear(j.siteOf)
+		}
+		j.siteOf[host] = s
+	}
 	sj, ok := j.sites.Get(s)
 	if !ok && create {
 		cj, _ := cookiejar.New(&cookiejar.Options{PublicSuffixList: publicsuffix.List}) // never fails

@@ -145,3 +145,37 @@ func TestJarDeletionFreesRoom(t *testing.T) {
 		t.Fatalf("after deleting a and setting c: %d cookies, %d dropped; want 2 and 1", n, j.Dropped())
 	}
 }
+
+// TestJarScopesBySiteAcrossManyHosts: a jar asked for more hosts than it keeps
+// sites for still sends each host its own site's cookies and no other's.
+func TestJarScopesBySiteAcrossManyHosts(t *testing.T) {
+	j := New(Limits{Sites: 3}, nil)
+	j.SetCookies(mustURL(t, "http://www.example.com/"), []*http.Cookie{{Name: "sid", Value: "1", Domain: "example.com", Path: "/"}})
+	for round := range 3 {
+		for i := range 10 {
+			u := mustURL(t, fmt.Sprintf("http://h%d.Other%d.org/", i, i%4))
+			if n := len(j.Cookies(u)); n != 0 {
+				t.Fatalf("round %d: %s got %d cookies of example.com", round, u, n)
+			}
+		}
+		for _, h := range []string{"news.example.com", "NEWS.example.com", "example.com", "www.example.com"} {
+			if ck := j.Cookies(mustURL(t, "http://"+h+"/a")); len(ck) != 1 || ck[0].Value != "1" {
+				t.Fatalf("round %d: %s got %v, want sid=1", round, h, ck)
+			}
+		}
+	}
+}
+
+// BenchmarkJarCookies is what each request asks of its egress's jar: the cookies
+// for a page of a site that set none, on a jar that holds another site's.
+func BenchmarkJarCookies(b *testing.B) {
+	j := New(Limits{}, nil)
+	j.SetCookies(&url.URL{Scheme: "http", Host: "www.example.com", Path: "/"}, []*http.Cookie{{Name: "sid", Value: "1", Path: "/"}})
+	u := &url.URL{Scheme: "http", Host: "news.site-17.sandbox.test", Path: "/p/1"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(j.Cookies(u)) != 0 {
+			b.Fatal("cookies from another site")
+		}
+	}
+}
