@@ -2,6 +2,5 @@
 
 package store
 
-// Without cgo go-sqlite3 is a stub that opens nothing; there are no statistics to
-// switch off.
-var memstatusOff = -1
+// Without cgo go-sqlite3 is a stub that opens nothing; there is nothing to set.
+var sqliteConfig = [2]int{-1, -1}
