@@ -137,6 +137,9 @@ func (f *Front) ExtractLinks(t frontier.Task, res *fetch.Result, known *[]string
 		switch verdicts[i] {
 		case frontier.Recent:
 			if known != nil {
+				if *known == nil { // most of a page's links are known: room for the rest at once
+					*known = make([]string, 0, len(cands)-i)
+				}
 				*known = append(*known, n)
 			}
 			continue
