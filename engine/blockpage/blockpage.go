@@ -193,11 +193,12 @@ func vendorVerdict(a Answer, hits []pattern, p *answerText) (Verdict, bool) {
 		loc = strings.ToLower(a.Header.Get("Location"))
 	}
 	final := strings.ToLower(stripScheme(a.URL))
-	for i, sig := range vendors {
+	for i := range vendors {
+		sig := &vendors[i] // not a copy of the whole signature a vendor
 		var ev []string
-		for name, val := range sig.BlockHeaders {
-			if hv := headerValue(a.Header, name); hv != "" && (val == "" || strings.Contains(strings.ToLower(hv), val)) {
-				ev = append(ev, "header "+name+": "+clip(hv, 40))
+		for _, bh := range blockHeaders[i] {
+			if hv := keyValue(a.Header, bh.key); hv != "" && (bh.val == "" || strings.Contains(strings.ToLower(hv), bh.val)) {
+				ev = append(ev, "header "+bh.name+": "+clip(hv, 40))
 			}
 		}
 		for _, c := range sig.ChallengeCookies {
@@ -387,16 +388,16 @@ func challengeScript(lower []byte) bool {
 // there is a verdict to label: on an ordinary page it was half the judge's time.
 func presentVendor(a Answer) string {
 	cookies := setCookieNames(a.Header)
-	for _, sig := range vendors {
-		if presence(sig, a.Header, cookies) != "" {
-			return sig.Label
+	for i := range vendors {
+		if presence(&vendors[i], a.Header, cookies) != "" {
+			return vendors[i].Label
 		}
 	}
 	return ""
 }
 
 // presence says which presence signal of sig the answer carries, "" if none.
-func presence(sig Signature, h http.Header, cookies []string) string {
+func presence(sig *Signature, h http.Header, cookies []string) string {
 	for name, val := range sig.PresenceHeaders {
 		if strings.HasSuffix(name, "-") { // a header family: x-px-*
 			for k := range h {
@@ -427,12 +428,20 @@ func headerValue(h http.Header, name string) string {
 	return h.Get(name)
 }
 
+// keyValue is headerValue for a name already in net/http's canonical form.
+func keyValue(h http.Header, key string) string {
+	if vs := h[key]; len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
+
 // setCookieNames returns the (lower-case) names of the first maxCookies cookies set.
 func setCookieNames(h http.Header) []string {
 	if h == nil {
 		return nil
 	}
-	lines := h.Values("Set-Cookie")
+	lines := h["Set-Cookie"] // canonical: no Values, which canonicalizes it on every answer
 	if len(lines) > maxCookies {
 		lines = lines[:maxCookies]
 	}

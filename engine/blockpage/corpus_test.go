@@ -1,6 +1,7 @@
 package blockpage_test
 
 import (
+	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -128,5 +129,33 @@ func TestCorpusSize(t *testing.T) {
 		if !seen[v] {
 			t.Errorf("no corpus answer of vendor %s", v)
 		}
+	}
+}
+
+// TestBlockHeadersAloneAreRefusals: a vendor's block header is hard evidence by
+// itself, on a 200 with an ordinary page, named after the vendor with the header
+// in the evidence.
+func TestBlockHeadersAloneAreRefusals(t *testing.T) {
+	body := []byte("<html><head><title>City news</title></head><body>" +
+		strings.Repeat(`<p>The council met on Tuesday to discuss the budget. <a href="/x">more</a></p>`, 30) + "</body></html>")
+	n := 0
+	for _, s := range blockpage.Vendors() {
+		for name, val := range s.BlockHeaders {
+			n++
+			h := http.Header{"Content-Type": {"text/html"}}
+			h.Set(name, "Value "+strings.ToUpper(val)+" seen")
+			a := blockpage.Answer{URL: "http://news.test/a", Host: "news.test", Status: 200, Header: h, Body: body, BodyLen: int64(len(body)), Links: 30}
+			v := blockpage.Judge(a, nil)
+			if !v.Refusal() || v.Vendor != s.Label || len(v.Evidence) == 0 || !strings.HasPrefix(v.Evidence[0], "header "+name+": ") {
+				t.Errorf("%s: header %s alone judged %+v, want a refusal by %s with the header as evidence", s.Name, name, v, s.Label)
+			}
+			h.Set(name, "unrelated")
+			if v := blockpage.Judge(a, nil); val != "" && v.Refusal() {
+				t.Errorf("%s: header %s without %q judged a refusal: %+v", s.Name, name, val, v)
+			}
+		}
+	}
+	if n < 5 {
+		t.Fatalf("only %d block headers in the table", n)
 	}
 }

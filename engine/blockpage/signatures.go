@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 )
@@ -41,6 +42,27 @@ type Signature struct {
 // vendors is the compiled table, in file order (the first vendor with hard
 // evidence names the verdict).
 var vendors = mustLoad(signaturesJSON)
+
+// blockHeaders are each vendor's BlockHeaders (by index in vendors), sorted by
+// name, with the name as net/http keys a header map: every answer is looked at
+// for them, and Header.Get would canonicalize (and allocate) each name again.
+var blockHeaders = headerPatterns(vendors)
+
+// headerPattern is a header field to look for: name as the table spells it, key
+// as a header map holds it, and a lower-case substring its value must contain
+// ("": any value).
+type headerPattern struct{ name, key, val string }
+
+func headerPatterns(sigs []Signature) [][]headerPattern {
+	out := make([][]headerPattern, len(sigs))
+	for i, s := range sigs {
+		for name, val := range s.BlockHeaders {
+			out[i] = append(out[i], headerPattern{name: name, key: http.CanonicalHeaderKey(name), val: val})
+		}
+		slices.SortFunc(out[i], func(a, b headerPattern) int { return strings.Compare(a.name, b.name) })
+	}
+	return out
+}
 
 // Vendors returns the vendor table (a copy), for documentation and tests.
 func Vendors() []Signature { return slices.Clone(vendors) }
