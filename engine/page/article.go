@@ -5,6 +5,8 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"golang.org/x/net/html/atom"
+
+	"github.com/crawlconsole/crawlconsole/engine/page/internal/chrome"
 )
 
 // The article extractor: which part of a page is its main text (M2: "extract the
@@ -209,7 +211,7 @@ func (d *doc) sumFigures(paras []paragraph) {
 // markNamedChrome flags elements whose class or id names page chrome.
 func (d *doc) markNamedChrome() {
 	for i := range d.elems {
-		if d.elems[i].names != "" && chromeName(d.elems[i].names) {
+		if d.elems[i].names != "" && chrome.Name(d.elems[i].names) {
 			d.elems[i].flags |= flagNamedChrom
 		}
 	}

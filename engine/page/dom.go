@@ -42,7 +42,7 @@ type elem struct {
 	// runs owned by the subtree: runs[runStart:runEnd]
 	runStart, runEnd int32
 	flags            uint8
-	kind             uint8 // the tag's kinds (tagKinds)
+	kind             uint8 // the tag's kinds (tagKind)
 
 	// Figures summed over the subtree by the extractor.
 	letters, linkLetters, paraLetters int32
@@ -55,7 +55,7 @@ const (
 	flagChromeTag  uint8 = 1 << iota // nav, aside, footer, header, form-ish: chrome unless it holds the article
 	flagHidden                       // hidden, aria-hidden, display:none
 	flagHoldsMain                    // is or contains <article> or <main>
-	flagNamedChrom                   // class/id names chrome (see chromeName)
+	flagNamedChrom                   // class/id names chrome (see chrome.Name)
 )
 
 // run is one piece of text in document order.
@@ -233,7 +233,7 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 					continue
 				}
 			}
-			kind := tagKinds[tag]
+			kind, bounds := tagKind(tag)
 			if skipDepth > 0 && skipTag == atom.Head && kind&kindHead == 0 {
 				skipDepth = 0 // HTML5 "in head": any other element ends an unclosed <head>
 			}
@@ -261,7 +261,7 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 					closeTo(i)
 				}
 			}
-			if bounds, ok := siblingScope[tag]; ok {
+			if bounds != nil {
 				if i := findOpen(tag, bounds); i > 0 {
 					closeTo(i)
 				}
@@ -496,13 +496,16 @@ func letterCount(b []byte) int {
 // docs recycles the trees' buffers: a crawler parses every page it fetches.
 var docs = sync.Pool{New: func() any { return new(doc) }}
 
+// htmlKind is the root's kinds.
+var htmlKind, _ = tagKind(atom.Html)
+
 // newDoc returns an empty tree holding only its root.
 func newDoc() *doc {
 	d := docs.Get().(*doc)
 	if d.elems == nil {
 		d.elems = make([]elem, 0, 256)
 	}
-	d.elems = append(d.elems, elem{tag: atom.Html, kind: tagKinds[atom.Html], parent: -1})
+	d.elems = append(d.elems, elem{tag: atom.Html, kind: htmlKind, parent: -1})
 	return d
 }
 

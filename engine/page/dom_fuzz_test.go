@@ -2,6 +2,7 @@ package page
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,4 +34,25 @@ func FuzzTagAtom(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestTagKindIsTheSets: the probed table answers as the sets and siblingScope do
+// for every atom value up to 1<<20 (the package's own reach 0x72b04) and for 0.
+func TestTagKindIsTheSets(t *testing.T) {
+	sets := map[uint8]map[atom.Atom]bool{kindRawSkip: rawSkip, kindHead: headTags, kindChrome: chromeTags,
+		kindBlock: blockTags, kindVoid: voidTags, kindClosesP: closesP}
+	for v := range uint32(1 << 20) {
+		tag := atom.Atom(v)
+		want := uint8(0)
+		for kind, set := range sets {
+			if set[tag] {
+				want |= kind
+			}
+		}
+		kind, bounds := tagKind(tag)
+		wantBounds, ok := siblingScope[tag]
+		if kind != want || ok != (bounds != nil) || !slices.Equal(bounds, wantBounds) {
+			t.Fatalf("%v (%#x): kind %b, bounds %v; the sets say %b, %v", tag, v, kind, bounds, want, wantBounds)
+		}
+	}
 }

@@ -152,8 +152,7 @@ func appendNormalized(dst []byte, s string) []byte {
 	return dst
 }
 
-// asciiFolded holds the bytes that appendNormalized copies as they are: ASCII but
-// the upper-case letters and NUL.
+// asciiFolded holds the bytes appendNormalized copies as they are: ASCII but A-Z, NUL.
 var asciiFolded = func() (t [256]bool) {
 	for c := 1; c < utf8.RuneSelf; c++ {
 		t[c] = c < 'A' || c > 'Z'

@@ -1,6 +1,10 @@
 package page
 
-import "golang.org/x/net/html/atom"
+import (
+	"golang.org/x/net/html/atom"
+
+	"github.com/crawlconsole/crawlconsole/engine/page/internal/chrome"
+)
 
 // Readability's candidate scoring (Arc90; Mozilla's Readability.js: initializeNode,
 // getClassWeight, the top-candidates' common ancestor, the sibling join), over the
@@ -56,7 +60,7 @@ func (d *doc) scoreCandidates(paras []paragraph, removed []bool) int32 {
 			e := &d.elems[a]
 			if !e.scored {
 				e.scored = true
-				e.score = initialScore(e.tag) + classWeight(e.names)
+				e.score = initialScore(e.tag) + chrome.ClassWeight(e.names)
 			}
 			switch level {
 			case 0:
@@ -115,7 +119,7 @@ func (d *doc) scoreCandidates(paras []paragraph, removed []bool) int32 {
 		}
 		if !d.elems[top].scored {
 			d.elems[top].scored = true
-			d.elems[top].score = initialScore(d.elems[top].tag) + classWeight(d.elems[top].names)
+			d.elems[top].score = initialScore(d.elems[top].tag) + chrome.ClassWeight(d.elems[top].names)
 		}
 		best = d.elems[top].score
 	}

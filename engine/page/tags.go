@@ -58,7 +58,7 @@ var closesP = map[atom.Atom]bool{
 	atom.Details: true, atom.Menu: true,
 }
 
-// Tag kinds: the sets above as bits of one table (tagKinds), so that a tag is looked
+// Tag kinds: the sets above as bits of one table (tagSlots), so that a tag is looked
 // up once, not once per set; a page has thousands of tags.
 const (
 	kindRawSkip uint8 = 1 << iota
@@ -68,18 +68,6 @@ const (
 	kindVoid
 	kindClosesP
 )
-
-// tagKinds maps a tag to its kinds; a tag in none is absent (0).
-var tagKinds = func() map[atom.Atom]uint8 {
-	m := map[atom.Atom]uint8{}
-	for kind, set := range map[uint8]map[atom.Atom]bool{kindRawSkip: rawSkip, kindHead: headTags,
-		kindChrome: chromeTags, kindBlock: blockTags, kindVoid: voidTags, kindClosesP: closesP} {
-		for tag := range set {
-			m[tag] |= kind
-		}
-	}
-	return m
-}()
 
 // siblingScope maps an element that closes an open element of its kind to the
 // elements that bound the search: a new <li> closes the open <li> of its list.
@@ -91,4 +79,46 @@ var siblingScope = map[atom.Atom][]atom.Atom{
 	atom.Td:     {atom.Tr, atom.Table},
 	atom.Th:     {atom.Tr, atom.Table},
 	atom.Option: {atom.Select, atom.Datalist},
+}
+
+// tagSlots holds a tag's kinds and its siblingScope (index in scopes plus one), probed
+// by the atom: parseDoc looks up every tag of a page, and a map costs several probes.
+var tagSlots, scopes = func() (t [256]struct {
+	tag         atom.Atom
+	kind, scope uint8
+}, scopes [][]atom.Atom) {
+	slot := func(tag atom.Atom) int {
+		i := tagSlot(tag)
+		for t[i].tag != tag && t[i].tag != 0 {
+			i = (i + 1) % len(t)
+		}
+		t[i].tag = tag
+		return i
+	}
+	for kind, set := range map[uint8]map[atom.Atom]bool{kindRawSkip: rawSkip, kindHead: headTags,
+		kindChrome: chromeTags, kindBlock: blockTags, kindVoid: voidTags, kindClosesP: closesP} {
+		for tag := range set {
+			t[slot(tag)].kind |= kind
+		}
+	}
+	for tag, bounds := range siblingScope {
+		scopes = append(scopes, bounds)
+		t[slot(tag)].scope = uint8(len(scopes))
+	}
+	return t, scopes
+}()
+
+// tagSlot is where a tag's probe starts in tagSlots.
+func tagSlot(tag atom.Atom) int { return int(uint32(tag) * 0x9E3779B1 >> 24) }
+
+// tagKind is a tag's kinds (0 for a tag in no set) and its siblingScope (nil).
+func tagKind(tag atom.Atom) (kind uint8, bounds []atom.Atom) {
+	for i := tagSlot(tag); ; i = (i + 1) % len(tagSlots) {
+		if s := &tagSlots[i]; s.tag == tag || s.tag == 0 {
+			if s.scope > 0 {
+				bounds = scopes[s.scope-1]
+			}
+			return s.kind, bounds
+		}
+	}
 }

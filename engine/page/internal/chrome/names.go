@@ -1,12 +1,14 @@
-package page
+// Package chrome reads an element's class and id names as the article extractor
+// does (engine/page): whether they name page chrome, and how they weigh a candidate.
+//
+// The names tell chrome from content after Readability.js (unlikelyCandidates,
+// okMaybeItsACandidate, positive and negative), plus the consent managers and ad
+// slots the revisit bench's churn comes from. A name only marks an element as a
+// candidate for removal: the extractor decides, and never removes what holds the
+// article.
+package chrome
 
 import "strings"
-
-// Class and id names that tell chrome from content, after Readability.js
-// (unlikelyCandidates, okMaybeItsACandidate, positive and negative), plus the
-// consent managers and ad slots the revisit bench's churn comes from. A name only
-// marks an element as a candidate for removal: article.go decides, and never removes
-// what holds the article.
 
 // chromeParts are substrings of a class or id that name page chrome.
 var chromeParts = []string{
@@ -34,8 +36,8 @@ var chromeTokens = map[string]bool{
 // contentParts rescue a chrome-looking name (Readability's okMaybeItsACandidate).
 var contentParts = []string{"and", "article", "body", "column", "content", "main", "shadow"}
 
-// chromeName reports whether a lower-cased class/id list names page chrome.
-func chromeName(names string) bool {
+// Name reports whether a lower-cased class/id list names page chrome.
+func Name(names string) bool {
 	for _, p := range contentParts {
 		if strings.Contains(names, p) {
 			return false
@@ -46,19 +48,18 @@ func chromeName(names string) bool {
 			return true
 		}
 	}
-	for _, tok := range nameTokens(names) {
-		if chromeTokens[tok] {
+	// Its words ("f_ads_x i-nav": f ads x i nav), read in place.
+	for i := 0; i < len(names); {
+		j := i
+		for j < len(names) && (names[j] >= 'a' && names[j] <= 'z' || names[j] >= '0' && names[j] <= '9') {
+			j++
+		}
+		if j > i && chromeTokens[names[i:j]] {
 			return true
 		}
+		i = j + 1
 	}
 	return false
-}
-
-// nameTokens splits a class/id list into words: "f_ads_x i-nav" -> f ads x i nav.
-func nameTokens(names string) []string {
-	return strings.FieldsFunc(names, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
-	})
 }
 
 // positiveParts and negativeParts weigh a candidate by its names (Readability's
@@ -72,8 +73,8 @@ var (
 		"shopping", "tags", "widget"}
 )
 
-// classWeight is Readability's class weight of a lower-cased class/id list.
-func classWeight(names string) float64 {
+// ClassWeight is Readability's class weight of a lower-cased class/id list.
+func ClassWeight(names string) float64 {
 	if names == "" {
 		return 0
 	}

@@ -1,0 +1,62 @@
+package chrome
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// nameByFields is Name with the list split by strings.FieldsFunc.
+func nameByFields(names string) bool {
+	for _, p := range contentParts {
+		if strings.Contains(names, p) {
+			return false
+		}
+	}
+	for _, p := range chromeParts {
+		if strings.Contains(names, p) {
+			return true
+		}
+	}
+	for _, tok := range strings.FieldsFunc(names, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }) {
+		if chromeTokens[tok] {
+			return true
+		}
+	}
+	return false
+}
+
+// TestNameReadsWords: Name reads a list's words in place as FieldsFunc splits them,
+// on lists of chrome words, other words and separators (ASCII, other scripts,
+// invalid bytes).
+func TestNameReadsWords(t *testing.T) {
+	pieces := []string{"ad", "ads", "nav", "gg", "x", "navx", "9", " ", "-", "_", "é", "广告", "\xff", "promo", "a", "d", "views", "login2"}
+	rng := rand.New(rand.NewPCG(1, 9))
+	chrome := 0
+	for range 100_000 {
+		var sb strings.Builder
+		for k := rng.IntN(6); k > 0; k-- {
+			sb.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		got, want := Name(sb.String()), nameByFields(sb.String())
+		if got != want {
+			t.Fatalf("Name(%q) = %v, split by FieldsFunc %v", sb.String(), got, want)
+		}
+		if got {
+			chrome++
+		}
+	}
+	if chrome < 10_000 {
+		t.Fatalf("only %d lists named chrome", chrome)
+	}
+	for _, names := range []string{"f_ads_x i-nav", "site-nav", "adv", "gg"} {
+		if !Name(names) {
+			t.Errorf("%q not chrome", names)
+		}
+	}
+	for _, names := range []string{"header-content", "badge", "navy", ""} {
+		if Name(names) {
+			t.Errorf("%q named chrome", names)
+		}
+	}
+}
