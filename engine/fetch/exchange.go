@@ -88,11 +88,39 @@ const Redacted = "[redacted]"
 // credentials for the server or a proxy (RFC 9110 §11.6). It is the one list every
 // writer of stored headers uses.
 func RedactHeader(name string) bool {
-	switch http.CanonicalHeaderKey(name) {
-	case "Cookie", "Set-Cookie", "Set-Cookie2", "Authorization", "Proxy-Authorization":
-		return true
+	// What http.CanonicalHeaderKey(name) equal to one of them means, without
+	// canonicalizing every field of every response: the same letters and dashes
+	// in any case (a name with any other byte is left as it is by the
+	// canonicalization, and so equals none of them).
+	for _, r := range redactedNames {
+		if len(name) == len(r) && asciiEqualFold(name, r) {
+			return true
+		}
 	}
 	return false
+}
+
+var redactedNames = [...]string{"Cookie", "Set-Cookie", "Set-Cookie2", "Authorization", "Proxy-Authorization"}
+
+// asciiEqualFold says a and b (of one length) are equal but for the case of ASCII
+// letters.
+func asciiEqualFold(a, b string) bool {
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if x == y {
+			continue
+		}
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }
 
 // HeadText is h in wire form ("Name: value" CRLF per field, sorted by name), the
@@ -117,7 +145,7 @@ func HeadText(h http.Header) string {
 			}
 			// A field value cannot hold CR or LF on the wire; net/http's parser
 			// never yields them, but the text must stay one field per line.
-			if strings.ContainsAny(v, "\r\n") {
+			if strings.IndexByte(v, '\r') >= 0 || strings.IndexByte(v, '\n') >= 0 {
 				v = strings.Map(func(r rune) rune {
 					if r == '\r' || r == '\n' {
 						return ' '

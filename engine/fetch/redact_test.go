@@ -64,3 +64,58 @@ func TestFetcherReturnsCookiesButNeverHandsThemUp(t *testing.T) {
 		t.Fatalf("the cookie did not come back on the next request: %q", second.Body)
 	}
 }
+
+// BenchmarkHeadText is the response head an exchange keeps for the archive, for a
+// page's usual header fields.
+func BenchmarkHeadText(b *testing.B) {
+	h := http.Header{
+		"Content-Type":   {"text/html; charset=utf-8"},
+		"Content-Length": {"3438"},
+		"Date":           {"Mon, 30 Nov 2026 09:00:00 GMT"},
+		"Last-Modified":  {"Mon, 30 Nov 2026 02:00:00 GMT"},
+		"Etag":           {`"5f1c-3438"`},
+		"Cache-Control":  {"max-age=60"},
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if HeadText(h) == "" || keptHeader(h) == nil {
+			b.Fatal("no head")
+		}
+	}
+}
+
+// TestRedactHeaderIsTheCanonicalNames: RedactHeader says yes exactly for the names
+// http.CanonicalHeaderKey turns into one of the five, over every case of them and
+// each with one byte changed (letters, dashes, spaces, underscores, a byte of a
+// character that folds to an ASCII letter).
+func TestRedactHeaderIsTheCanonicalNames(t *testing.T) {
+	want := func(name string) bool {
+		switch http.CanonicalHeaderKey(name) {
+		case "Cookie", "Set-Cookie", "Set-Cookie2", "Authorization", "Proxy-Authorization":
+			return true
+		}
+		return false
+	}
+	names := []string{"", "Content-Type", "Last-Modified", "Cache-Control", "X-Robots-Tag", "Cookie2", "Cookies", "ſet-cookie", "Set-Coo\u212aie", "Proxy-Authenticate", "Www-Authenticate"}
+	for _, base := range []string{"Cookie", "Set-Cookie", "Set-Cookie2", "Authorization", "Proxy-Authorization"} {
+		names = append(names, base, strings.ToLower(base), strings.ToUpper(base))
+		for i := range len(base) {
+			for _, c := range []byte{'a', 'Z', 'e', 'E', '-', ' ', '_', '2', 0xc5, 0x7f} {
+				b := []byte(strings.ToLower(base))
+				b[i] = c
+				names = append(names, string(b), strings.ToUpper(string(b)))
+			}
+		}
+	}
+	yes := 0
+	for _, n := range names {
+		if got := RedactHeader(n); got != want(n) {
+			t.Errorf("RedactHeader(%q) = %v, want %v", n, got, want(n))
+		} else if got {
+			yes++
+		}
+	}
+	if yes < 15 {
+		t.Fatalf("only %d names redacted: the cases were not tried", yes)
+	}
+}
