@@ -14,7 +14,8 @@ import (
 // TestFetchedBodiesAreHandedUpAsRead: a page's body comes up byte for byte as sent
 // (decoded), whatever its size; an empty one is empty, not missing; one whose
 // Content-Type names another charset than UTF-8 comes up in UTF-8, as colly
-// re-encodes it; a redirect's target page is the body, not the redirect's.
+// re-encodes it; a redirect's target page is the body, not the redirect's, and
+// its URL the final one.
 func TestFetchedBodiesAreHandedUpAsRead(t *testing.T) {
 	big := []byte(strings.Repeat("<p>a paragraph of a long page, with a word or two more</p>\n", 10000)) // 600 KB
 	var gz bytes.Buffer
@@ -64,6 +65,13 @@ func TestFetchedBodiesAreHandedUpAsRead(t *testing.T) {
 			}
 			if res.Body == nil || !bytes.Equal(res.Body, c.want) {
 				t.Fatalf("body: %d bytes %.60q (nil %v), want %d bytes %.60q", len(res.Body), res.Body, res.Body == nil, len(c.want), c.want)
+			}
+			final := srv.URL + c.path
+			if c.path == "/moved" {
+				final = srv.URL + "/big"
+			}
+			if res.FinalURL != final {
+				t.Fatalf("final URL %q, want %q", res.FinalURL, final)
 			}
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
+	"net/url"
 	"strings"
 	"time"
 
@@ -88,7 +89,7 @@ func (b *bodyCapper) RoundTrip(req *http.Request) (*http.Response, error) {
 		res.ContentLength = -1
 	}
 	res.Uncompressed = true
-	res.Body = &cappedBody{r: body, closer: res.Body, left: b.limit, truncate: b.truncate, limit: b.limit, url: req.URL.String(), deadline: deadline}
+	res.Body = &cappedBody{r: body, closer: res.Body, left: b.limit, truncate: b.truncate, limit: b.limit, url: req.URL, deadline: deadline}
 	if teed {
 		// A hop's body is kept as the client reads it: decoded and capped like a
 		// final page's, so that its Exchange.Decoded is true of it. A final
@@ -281,7 +282,7 @@ type cappedBody struct {
 	left     int64
 	limit    int64
 	truncate bool
-	url      string
+	url      *url.URL // for errors only: a body read to its end never formats it
 	// deadline is the fetch's context when the fetch set its own deadline
 	// (exchangeLog.ctx): a read it cut short fails as a timeout, whatever the
 	// layer below made of the cancelled read (a decoder reports it as a corrupt
@@ -292,7 +293,7 @@ type cappedBody struct {
 func (c *cappedBody) Read(p []byte) (int, error) {
 	n, err := c.read(p)
 	if err != nil && err != io.EOF && c.deadline != nil && c.deadline.Err() == context.DeadlineExceeded {
-		err = &Error{Kind: KindTimeout, URL: c.url, Err: fmt.Errorf("request timed out while reading the body: %w", err)}
+		err = &Error{Kind: KindTimeout, URL: c.url.String(), Err: fmt.Errorf("request timed out while reading the body: %w", err)}
 	}
 	return n, err
 }
@@ -307,7 +308,7 @@ func (c *cappedBody) read(p []byte) (int, error) {
 		for {
 			n, err := c.r.Read(one[:])
 			if n > 0 {
-				return 0, &Error{Kind: KindTooLarge, URL: c.url, Err: fmt.Errorf("decoded body exceeds the %d-byte limit", c.limit)}
+				return 0, &Error{Kind: KindTooLarge, URL: c.url.String(), Err: fmt.Errorf("decoded body exceeds the %d-byte limit", c.limit)}
 			}
 			if err != nil {
 				return 0, err

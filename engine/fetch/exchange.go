@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -183,6 +184,17 @@ type exchangeLog struct {
 	whole bool
 }
 
+// urlOf returns u spelt out: the last hop's Exchange.URL when u is that hop's
+// request URL (the response's, as colly hands it up), without spelling it again.
+func (l *exchangeLog) urlOf(u *url.URL) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n := len(l.hops); n > 0 && l.hops[n-1].u == u {
+		return l.hops[n-1].ex.URL // set before the hop went out, never written after
+	}
+	return u.String()
+}
+
 // wholeBody returns the final hop's body when it was read whole (teeBody.whole),
 // as the fetch's own copy (the hop's goes back to the pool); ok is false when it
 // was not, and the client's reader has the body.
@@ -220,6 +232,7 @@ type hopRecord struct {
 	// whole says tee holds the whole body, read at once to its end
 	// (teeBody.whole).
 	whole bool
+	u     *url.URL // the hop's request URL, which ex.URL spells
 }
 
 // hopBody is what was read of a hop's body, up to max bytes.
@@ -357,7 +370,7 @@ func (l *exchangeLog) received(kind string) []Exchange {
 // the connection's address as the transport writes and dials (the trace it
 // returns). pace, when set, paces a replay on a new connection from the same hook.
 func traceHop(req *http.Request, log *exchangeLog, pace *replayPause) (*hopRecord, *httptrace.ClientTrace) {
-	h := &hopRecord{ex: Exchange{URL: req.URL.String()}}
+	h := &hopRecord{ex: Exchange{URL: req.URL.String()}, u: req.URL}
 	line := req.Method + " " + req.URL.RequestURI() + " HTTP/1.1\r\n"
 	h.head.Grow(len(line) + 256)
 	h.head.WriteString(line)

@@ -358,7 +358,7 @@ func (f *Fetcher) onHeaders(r *colly.Response) {
 	}
 	x.res.Status = r.StatusCode
 	x.res.Header = keptHeader(*r.Headers) // cookies never leave the jar
-	x.res.FinalURL = r.Request.URL.String()
+	x.res.FinalURL = x.log.urlOf(r.Request.URL)
 	x.res.ContentType = f.types.mediaType(r.Headers.Get("Content-Type"))
 	for _, v := range r.Headers.Values("X-Robots-Tag") {
 		x.res.Robots.AddHeader(v, f.token)
