@@ -20,7 +20,11 @@ import (
 // the cap is a minute, far past what either needs on a loaded box.
 func TestRenderUnsettledPagesEndSooner(t *testing.T) {
 	ts := newTestServer(t)
-	p := testPool(t, Config{Timeout: time.Minute})
+	// The page polls every 100 ms; with the default settle of 150 ms a loaded box
+	// that delays the page's timer by 50 ms makes it look quiet (settled at 285 ms
+	// once, at load 16). A settle of a second leaves that margin to the poll, and the
+	// stillness watch (a second of unchanged DOM) still ends the render first.
+	p := testPool(t, Config{Timeout: time.Minute, Settle: time.Second})
 	if _, err := p.Render(t.Context(), ts.job("/warm", `<html><body>warm</body></html>`, 200)); err != nil {
 		t.Fatal(err) // the browser's start is not a render's time
 	}
