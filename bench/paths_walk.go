@@ -331,7 +331,10 @@ func (w *pathWalk) call(s ssa.CallInstruction, callee *ssa.Function, bind bindin
 	if w.expanded[callee] {
 		return
 	}
-	if !w.prog.countNoops && noop(callee) {
+	// A call into the guarded package is a step even when it does nothing of its
+	// own: the guard says the path never goes there, an accessor included.
+	guarded := w.guard != nil && pkgOf(callee) == w.guard
+	if !w.prog.countNoops && !guarded && noop(callee) {
 		w.noops[callee] = true
 		return
 	}
