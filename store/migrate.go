@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"embed"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"sort"
@@ -87,8 +88,9 @@ func withdrawnErr(dbPath string, version int) error {
 // migrate brings the database on conn up to the newest schema. Each step runs in its
 // own transaction together with the PRAGMA user_version bump (the header write is
 // transactional), so a crash mid-migration leaves the previous version intact and the
-// step is simply retried on the next Open. It returns how many steps ran.
-func migrate(ctx context.Context, conn *sql.Conn, dbPath string, ms []migration) (int, error) {
+// step is simply retried on the next Open. A step that copies a big table reports
+// its progress to report (nil: silent). It returns how many steps ran.
+func migrate(ctx context.Context, conn *sql.Conn, dbPath string, ms []migration, report io.Writer) (int, error) {
 	var have int
 	if err := conn.QueryRowContext(ctx, "PRAGMA user_version").Scan(&have); err != nil {
 		return 0, fmt.Errorf("store: open %s: read schema version: %w", dbPath, err)
@@ -109,7 +111,10 @@ func migrate(ctx context.Context, conn *sql.Conn, dbPath string, ms []migration)
 		if m.version <= have {
 			continue
 		}
-		if err := applyMigration(ctx, conn, m); err != nil {
+		r := startReport(ctx, conn, report, dbPath, m)
+		err := applyMigration(ctx, conn, m)
+		r.finish(conn, err)
+		if err != nil {
 			return ran, fmt.Errorf("store: open %s: migration %s: %w", dbPath, m.name, err)
 		}
 		ran++

@@ -50,7 +50,7 @@ func TestMigrationsRunOnceAndReopenKeepsData(t *testing.T) {
 		t.Fatal(err)
 	}
 	ms, _ := migrations()
-	if ran, err := migrate(context.Background(), conn, path, ms); err != nil || ran != 0 {
+	if ran, err := migrate(context.Background(), conn, path, ms, nil); err != nil || ran != 0 {
 		t.Errorf("second migrate ran %d steps, err %v; want 0, nil", ran, err)
 	}
 	conn.Close()
@@ -80,7 +80,7 @@ func TestFailedMigrationRollsBack(t *testing.T) {
 		{1, "0001_a.sql", "CREATE TABLE a (x INTEGER);"},
 		{2, "0002_b.sql", "CREATE TABLE b (x INTEGER); INSERT INTO nowhere VALUES (1);"},
 	}
-	ran, err := migrate(context.Background(), conn, "m.db", ms)
+	ran, err := migrate(context.Background(), conn, "m.db", ms, nil)
 	if err == nil || ran != 1 || !strings.Contains(err.Error(), "0002_b.sql") {
 		t.Fatalf("migrate = %d, %v; want 1 step then an error naming 0002_b.sql", ran, err)
 	}
@@ -91,7 +91,7 @@ func TestFailedMigrationRollsBack(t *testing.T) {
 		t.Errorf("table b of the failed step exists")
 	}
 	ms[1].sql = "CREATE TABLE b (x INTEGER);"
-	if ran, err := migrate(context.Background(), conn, "m.db", ms); err != nil || ran != 1 {
+	if ran, err := migrate(context.Background(), conn, "m.db", ms, nil); err != nil || ran != 1 {
 		t.Errorf("retry ran %d, %v; want step 2 only", ran, err)
 	}
 }

@@ -21,7 +21,7 @@ func TestRevisitOutlookColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	ms, _ := migrations()
-	if _, err := migrate(context.Background(), conn, path, ms[:4]); err != nil {
+	if _, err := migrate(context.Background(), conn, path, ms[:4], nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := conn.ExecContext(context.Background(),

@@ -320,7 +320,7 @@ func TestSchemaOneDatabaseGainsRevisitState(t *testing.T) {
 		t.Fatal(err)
 	}
 	ms, _ := migrations()
-	if _, err := migrate(context.Background(), conn, path, ms[:1]); err != nil {
+	if _, err := migrate(context.Background(), conn, path, ms[:1], nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := conn.ExecContext(context.Background(), `INSERT INTO urls(url, state) VALUES('http://old.test/', 2)`); err != nil {

@@ -1,0 +1,92 @@
+package store
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A schema-12 store upgraded through 0015, which copies the pages table row by row,
+// says so before it starts (what it does, how many pages) and when it is done (how
+// many pages it copied), with its pages readable afterwards. On a big store that
+// step takes minutes; here the size threshold is lowered to see the lines.
+func TestUpgradeCopyingPagesIsReported(t *testing.T) {
+	defer func(rows int64, every time.Duration) { migrationReportRows, migrationReportEvery = rows, every }(migrationReportRows, migrationReportEvery)
+	migrationReportRows, migrationReportEvery = 1, time.Hour
+	s, path := openTemp(t, Options{})
+	const n = 300
+	var urls []URL
+	for i := range n {
+		urls = append(urls, testURL("a.test", i))
+	}
+	s.AddURLs(urls, nil)
+	for _, u := range urls {
+		s.SavePage(testPage(u.URL, 500), nil, nil)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db := rawDB(t, path)
+	for _, q := range []string{beforePageRow, `PRAGMA user_version = 12`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+
+	var out bytes.Buffer
+	s, err := Open(path, Options{Progress: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	prefix := "store: upgrading " + path + " to schema 15: "
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], prefix+"moving the pages into a table") ||
+		!strings.Contains(lines[0], fmt.Sprintf(", %d pages;", n)) ||
+		!strings.HasPrefix(lines[1], prefix+"done in ") || !strings.HasSuffix(lines[1], fmt.Sprintf(", %d pages copied", n)) {
+		t.Errorf("upgrade report:\n%s\nwant a line saying what 0015 does to the %d pages and one saying it copied them", out.String(), n)
+	}
+	if c, err := s.Counts(); err != nil || c.Pages != n {
+		t.Errorf("%d pages after the upgrade, %v; want %d", c.Pages, err, n)
+	}
+	last := testPage(urls[n-1].URL, 500)
+	if p, err := s.Page(last.URL); err != nil || !bytes.Equal(p.Body, last.Body) {
+		t.Errorf("last page after the upgrade: %d bytes, %v; want the %d stored", len(p.Body), err, len(last.Body))
+	}
+}
+
+// A store below the threshold upgrades silently, as does a step that copies no table.
+func TestSmallUpgradeSaysNothing(t *testing.T) {
+	s, path := openTemp(t, Options{})
+	s.SavePage(testPage("http://a.test/p/1", 500), nil, nil)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db := rawDB(t, path)
+	for _, q := range []string{beforePageRow, `PRAGMA user_version = 12`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	var out bytes.Buffer
+	s, err := Open(path, Options{Progress: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if out.Len() != 0 {
+		t.Errorf("a one-page upgrade printed %q", out.String())
+	}
+}
+
+func TestGroupDigits(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 98765: "98,765", 1234567: "1,234,567", -1500: "-1,500"} {
+		if got := groupDigits(n); got != want {
+			t.Errorf("groupDigits(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
