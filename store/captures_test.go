@@ -1,6 +1,8 @@
 package store
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -84,5 +86,56 @@ func TestCapturesKeepEveryBodyOnce(t *testing.T) {
 				t.Errorf("%d captures share the page's body, want %d", c, tc.wantShared)
 			}
 		})
+	}
+}
+
+// A schema-15 store (with the index on captures.fetched_at that 0016 drops) opens at
+// the newest version with every exchange kept, and an incremental export (since a
+// time) still reads exactly the captures fetched from then on, in ID order.
+func TestSchema15StoreKeepsItsCaptures(t *testing.T) {
+	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	s, path := openTemp(t, Options{})
+	for i := range 6 {
+		u := testURL("a.test", i).URL
+		s.SavePage(Page{URL: u, FetchedAt: at.Add(time.Duration(i) * time.Hour), Status: 200, Body: []byte("<p>page</p>"),
+			Capture: &Capture{URL: u, FetchedAt: at.Add(time.Duration(i) * time.Hour), Status: 200, StatusLine: "HTTP/1.1 200 OK"}}, nil, nil)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db := rawDB(t, path)
+	for _, q := range []string{`CREATE INDEX captures_fetched ON captures(fetched_at)`, `PRAGMA user_version = 15`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatalf("open a schema-15 store: %v", err)
+	}
+	s.SaveCapture(Capture{URL: testURL("a.test", 6).URL, FetchedAt: at.Add(6 * time.Hour), Status: 404})
+	mustFlush(t, s)
+	var ids []int64
+	var hours []int
+	if err := s.Captures(at.Add(3*time.Hour), func(c Capture, bodyErr error) error {
+		ids = append(ids, c.ID)
+		hours = append(hours, int(c.FetchedAt.Sub(at)/time.Hour))
+		return bodyErr
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(hours) != "[3 4 5 6]" || !slices.IsSorted(ids) {
+		t.Errorf("captures since hour 3: hours %v, ids %v; want hours 3 to 6 in ID order", hours, ids)
+	}
+	s.Close()
+	db = rawDB(t, path)
+	defer db.Close()
+	if n := queryInt(t, db, `SELECT COUNT(*) FROM sqlite_master WHERE name = 'captures_fetched'`); n != 0 {
+		t.Errorf("captures_fetched still there after the upgrade")
+	}
+	if v := queryInt(t, db, "PRAGMA user_version"); v != int64(SchemaVersion()) {
+		t.Errorf("user_version = %d after open, want %d", v, SchemaVersion())
 	}
 }
