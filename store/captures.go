@@ -64,7 +64,7 @@ func PayloadDigest(body []byte) string {
 func (s *Store) SaveCapture(c Capture) {
 	body, codec := prepareCapture(&c, nil, 0)
 	s.submit(&writeOp{what: "save capture", key: c.URL, apply: func(w *writer) (func(), error) {
-		return nil, w.insertCapture(&c, body, codec, false)
+		return nil, w.insertCapture(&c, body, codec, false, 0)
 	}})
 }
 
@@ -81,13 +81,22 @@ func prepareCapture(c *Capture, compressed []byte, codec int) ([]byte, int) {
 }
 
 // insertCapture writes a prepared capture inside the writer's transaction. inPage
-// says the page row of the URL holds this very body: it is not written twice.
-func (w *writer) insertCapture(c *Capture, body []byte, codec int, inPage bool) error {
+// says the page row of the URL holds this very body: it is not written twice. seq
+// is the row id of the capture's URL when the caller has it, else 0: it is looked
+// up, and stays 0 (NULL) for a URL the store has no row for.
+func (w *writer) insertCapture(c *Capture, body []byte, codec int, inPage bool, seq int64) error {
+	if seq == 0 {
+		var row [2]int64
+		if _, err := w.queryInts(w.st.findURL, row[:], c.URL); err != nil {
+			return err
+		}
+		seq = row[0]
+	}
 	var ref int64
 	var found bool
 	if c.Bytes > 0 && c.Refetch {
 		var err error
-		if ref, found, err = w.queryInt64(w.st.captureRef, c.URL, c.PayloadDigest); err != nil {
+		if ref, found, err = w.queryInt64(w.st.captureRef, c.URL, c.PayloadDigest, seq); err != nil {
 			return err
 		}
 	}
@@ -101,7 +110,7 @@ func (w *writer) insertCapture(c *Capture, body []byte, codec int, inPage bool) 
 	}
 	_, err := w.execSparse(w.st.insertCapture, c.URL, nanos(c.FetchedAt), c.Status, c.StatusLine,
 		c.RequestHead, c.ResponseHead, c.RemoteIP, c.Decoded, c.Truncated, c.PayloadDigest, c.Bytes,
-		codec, stored, refersTo, c.Lane, c.Egress, c.Node, inPage && !found, c.Kind)
+		codec, stored, refersTo, c.Lane, c.Egress, c.Node, inPage && !found, c.Kind, seq)
 	return err
 }
 
@@ -181,6 +190,11 @@ func (s *Store) Capture(id int64) (Capture, error) {
 	return c, s.readErr(err)
 }
 
+// capturesOf selects the captures of the URL bound as ?1: those under its row's seq
+// and those under its text without one (a URL the store had no row for when they
+// were stored, and every capture stored before migration 17).
+const capturesOf = `(seq = (SELECT seq FROM urls WHERE url = ?1) OR (seq IS NULL AND url = ?1))`
+
 // LatestCapture returns the newest exchange captured of url without its body, or
 // ErrNotFound.
 func (s *Store) LatestCapture(url string) (Capture, error) {
@@ -189,7 +203,7 @@ func (s *Store) LatestCapture(url string) (Capture, error) {
 	var ref sql.NullInt64
 	err := s.rdb.QueryRowContext(context.Background(), `SELECT id, url, fetched_at, status, status_line,
 		request_head, response_head, remote_ip, decoded, truncated, payload_digest, bytes, refers_to, lane, egress, node
-		FROM captures WHERE url = ? AND kind = '' ORDER BY id DESC LIMIT 1`, url).Scan(&c.ID, &c.URL, &fetched, &c.Status,
+		FROM captures WHERE `+capturesOf+` AND kind = '' ORDER BY id DESC LIMIT 1`, url).Scan(&c.ID, &c.URL, &fetched, &c.Status,
 		&c.StatusLine, &c.RequestHead, &c.ResponseHead, &c.RemoteIP, &c.Decoded, &c.Truncated, &c.PayloadDigest,
 		&c.Bytes, &ref, &c.Lane, &c.Egress, &c.Node)
 	c.FetchedAt, c.RefersTo = fromNanos(fetched), ref.Int64
@@ -203,8 +217,10 @@ func (s *Store) LatestCapture(url string) (Capture, error) {
 // under its final URL.
 func (s *Store) UncapturedPages(since time.Time, fn func(p Page, bodyErr error) error) error {
 	urls, err := s.strings(`SELECT url FROM pages
-		WHERE fetched_at >= ? AND NOT EXISTS (SELECT 1 FROM captures c
-			WHERE c.url IN (pages.url, pages.final_url) AND c.status BETWEEN 200 AND 299)
+		WHERE fetched_at >= ? AND NOT EXISTS (SELECT 1 FROM urls u JOIN captures c ON c.seq = u.seq
+			WHERE u.url IN (pages.url, pages.final_url) AND c.status BETWEEN 200 AND 299)
+		AND NOT EXISTS (SELECT 1 FROM captures c
+			WHERE c.seq IS NULL AND c.url IN (pages.url, pages.final_url) AND c.status BETWEEN 200 AND 299)
 		ORDER BY fetched_at, url`, nanos(since))
 	if err != nil {
 		return err
@@ -245,7 +261,8 @@ func (s *Store) Pages(since time.Time, fn func(r PageRow, bodyErr error) error) 
 		rows, err := s.rdb.QueryContext(ctx, `SELECT p.url, p.fetched_at, p.status, p.content_type, p.bytes,
 			p.body_codec, p.body, p.duration_ms, p.lane, p.egress, p.etag, p.last_modified, p.simhash, p.final_url,
 			COALESCE(u.class, ''), COALESCE(u.site, ''), COALESCE(u.keyword, ''), COALESCE(u.state, 0),
-			COALESCE((SELECT node FROM captures c WHERE c.url = p.url ORDER BY c.id DESC LIMIT 1), '')
+			COALESCE((SELECT node FROM captures c WHERE c.seq = u.seq OR (c.seq IS NULL AND c.url = p.url)
+				ORDER BY c.id DESC LIMIT 1), '')
 			FROM pages p LEFT JOIN urls u ON u.url = p.url
 			WHERE (p.fetched_at, p.url) > (?, ?) ORDER BY p.fetched_at, p.url LIMIT ?`, afterAt, afterURL, pageSize)
 		if err != nil {
@@ -299,7 +316,7 @@ func (s *Store) LastBodyCapture(url string, beforeID int64) (Capture, error) {
 	var c Capture
 	var fetched int64
 	err := s.rdb.QueryRowContext(context.Background(), `SELECT id, url, fetched_at, status, payload_digest, bytes
-		FROM captures WHERE url = ? AND id < ? AND refers_to IS NULL AND status BETWEEN 200 AND 299 AND kind = ''
+		FROM captures WHERE `+capturesOf+` AND id < ?2 AND refers_to IS NULL AND status BETWEEN 200 AND 299 AND kind = ''
 		ORDER BY id DESC LIMIT 1`, url, beforeID).Scan(&c.ID, &c.URL, &fetched, &c.Status, &c.PayloadDigest, &c.Bytes)
 	c.FetchedAt = fromNanos(fetched)
 	return c, s.readErr(err)

@@ -114,6 +114,14 @@ ALTER TABLE pages_old RENAME TO pages;
 CREATE INDEX pages_fetch ON pages(fetched_at, bytes, stored_bytes);
 ALTER TABLE urls DROP COLUMN page;`
 
+// beforeCaptureSeq turns a store back into what the schemas before 0017 had:
+// captures found by their URL's text alone, no seq column. Tests that fake a store
+// older than 17 run it first, so that 0017 runs again on open.
+const beforeCaptureSeq = `DROP INDEX captures_seq;
+DROP INDEX captures_url;
+ALTER TABLE captures DROP COLUMN seq;
+CREATE INDEX captures_url ON captures(url, payload_digest);`
+
 // beforeFold turns a store back into what the schemas before 0011 had: the change
 // signal in its own table revisit_change and the metadata in page_meta (rows moved
 // there), no such columns on revisit and pages. Tests that fake an older store run

@@ -19,6 +19,8 @@ type rebuild struct {
 	total  string // query: the rows to copy (at most: ids may have gaps)
 	copyTo string // the table the step fills, row by row
 	link   string // a table whose rows the step then updates, one per copied row ("" none)
+	// With no copyTo the step builds an index over total rows, which the update
+	// hook does not see: only its start, its time and its end are reported.
 	linked string // what an update of link does ("URLs pointed at their page")
 }
 
@@ -33,6 +35,11 @@ var rebuilds = map[int]rebuild{
 		copyTo: "pages_by_row",
 		link:   "urls",
 		linked: "URLs pointed at their page",
+	},
+	17: {
+		what:  "indexing the exchanges stored so far by their URL's text, apart from the new ones",
+		unit:  "exchanges",
+		total: `SELECT COALESCE(MAX(id), 0) FROM captures`,
 	},
 }
 
@@ -125,6 +132,8 @@ func (r *migrationReport) tick() {
 func (r *migrationReport) progress() string {
 	copied, updated := r.copied.Load(), r.updated.Load()
 	switch {
+	case r.rb.copyTo == "":
+		return fmt.Sprintf("indexing %s %s", groupDigits(r.total), r.rb.unit)
 	case updated == 0 && copied < r.total:
 		return fmt.Sprintf("%s of %s %s copied (%d%%)", groupDigits(copied), groupDigits(r.total), r.rb.unit, copied*100/r.total)
 	case r.rb.link != "" && updated < copied:
@@ -150,6 +159,10 @@ func (r *migrationReport) finish(conn *sql.Conn, err error) {
 	took := time.Since(r.start).Round(100 * time.Millisecond)
 	if err != nil {
 		fmt.Fprintf(r.w, "%s: failed after %s, rolled back (the store is as it was): %v\n", r.prefix, took, err)
+		return
+	}
+	if r.rb.copyTo == "" {
+		fmt.Fprintf(r.w, "%s: done in %s\n", r.prefix, took)
 		return
 	}
 	fmt.Fprintf(r.w, "%s: done in %s, %s %s copied\n", r.prefix, took, groupDigits(r.copied.Load()), r.rb.unit)

@@ -29,7 +29,7 @@ func TestUpgradeCopyingPagesIsReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := rawDB(t, path)
-	for _, q := range []string{beforePageRow, `PRAGMA user_version = 12`} {
+	for _, q := range []string{beforeCaptureSeq, beforePageRow, `PRAGMA user_version = 12`} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +66,7 @@ func TestSmallUpgradeSaysNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := rawDB(t, path)
-	for _, q := range []string{beforePageRow, `PRAGMA user_version = 12`} {
+	for _, q := range []string{beforeCaptureSeq, beforePageRow, `PRAGMA user_version = 12`} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}
@@ -88,5 +88,38 @@ func TestGroupDigits(t *testing.T) {
 		if got := groupDigits(n); got != want {
 			t.Errorf("groupDigits(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// The upgrade to 0017, which indexes the exchanges already stored anew, says so on a
+// store big enough, and when it is done.
+func TestUpgradeIndexingCapturesIsReported(t *testing.T) {
+	defer func(rows int64) { migrationReportRows = rows }(migrationReportRows)
+	migrationReportRows = 3
+	s, path := openTemp(t, Options{})
+	for i := range 3 {
+		s.SaveCapture(Capture{URL: testURL("a.test", i).URL, FetchedAt: time.Now(), Status: 404})
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db := rawDB(t, path)
+	for _, q := range []string{beforeCaptureSeq, `PRAGMA user_version = 16`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	var out bytes.Buffer
+	s, err := Open(path, Options{Progress: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	prefix := "store: upgrading " + path + " to schema 17: "
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], prefix+"indexing the exchanges") || !strings.Contains(lines[0], ", 3 exchanges;") ||
+		!strings.HasPrefix(lines[1], prefix+"done in ") {
+		t.Errorf("upgrade report:\n%s\nwant a line saying what 0017 does to the 3 exchanges and one saying it is done", out.String())
 	}
 }

@@ -396,6 +396,7 @@ func TestSchema11StoreOpensWithItsBodies(t *testing.T) {
 		sql  string
 		args []any
 	}{
+		{beforeCaptureSeq, nil},
 		{beforePageRow, nil},
 		{`UPDATE pages SET body_codec = ?, body = ? WHERE url = ?`, []any{codec, body, before.URL}},
 		{`UPDATE meta SET value = '0 raw, 1 zlib, 2 zstd' WHERE key = 'store.body_codecs'`, nil},

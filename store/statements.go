@@ -147,18 +147,23 @@ func prepareStatements(ctx context.Context, conn rawConn) (*statements, error) {
 	prep(&st.upsertRevisit, upsertRevisitSQL)
 	prep(&st.upsertRevisitChange, upsertRevisitChangeSQL)
 	prep(&st.setRevisitNext, `UPDATE revisit SET next = ? WHERE url = ?`)
+	// seq is the URL's row id, NULL when the store has no row for the URL (migration
+	// 17): a URL's captures are those under its seq and those under its text with
+	// seq NULL, which is what the OR in the statements below asks (SQLite runs it as
+	// one lookup in each index, captures_seq and captures_url).
 	prep(&st.insertCapture, `INSERT INTO captures(url, fetched_at, status, status_line, request_head,
 		response_head, remote_ip, decoded, truncated, payload_digest, bytes, body_codec, body, refers_to,
-		lane, egress, node, in_page, kind) VALUES(`+sparseParams(1, "tiitttttttiinnittit")+`)`)
+		lane, egress, node, in_page, kind, seq) VALUES(`+sparseParams(1, "tiitttttttiinnittitn")+`)`)
 	// Before a page's body is replaced by a different one, the capture that shared
 	// the old body takes its own copy.
 	prep(&st.captureOwn, `UPDATE captures SET in_page = 0,
 		body = (SELECT body FROM pages WHERE id = ?3), body_codec = (SELECT body_codec FROM pages WHERE id = ?3)
-		WHERE url = ?1 AND in_page = 1 AND payload_digest != ?2`)
+		WHERE (seq = ?4 OR (seq IS NULL AND url = ?1)) AND in_page = 1 AND payload_digest != ?2`)
 	// The capture holding this URL's body with this digest, if any (the first:
 	// revisits always point at a record that has the payload).
-	prep(&st.captureRef, `SELECT id FROM captures INDEXED BY captures_url
-		WHERE url = ? AND payload_digest = ? AND refers_to IS NULL AND kind = '' ORDER BY id LIMIT 1`)
+	prep(&st.captureRef, `SELECT id FROM captures
+		WHERE (seq = ?3 OR (seq IS NULL AND url = ?1)) AND payload_digest = ?2 AND refers_to IS NULL AND kind = ''
+		ORDER BY id LIMIT 1`)
 	if err != nil {
 		st.close()
 		return nil, err

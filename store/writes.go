@@ -186,6 +186,7 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 			if _, err := w.exec(w.st.setURLPage, id, out[0].seq); err != nil {
 				return nil, err
 			}
+			row[0] = out[0].seq
 		}
 		stored := row[1]
 		// A page is stored once per URL (a fetch again after a crash keeps the first);
@@ -208,7 +209,7 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 				if capture != nil {
 					digest = capture.PayloadDigest
 				}
-				if _, err := w.exec(w.st.captureOwn, p.URL, digest, stored); err != nil {
+				if _, err := w.exec(w.st.captureOwn, p.URL, digest, stored, row[0]); err != nil {
 					return nil, err
 				}
 				if _, err := w.execSparse(w.st.replacePage, append(args, stored)...); err != nil {
@@ -226,7 +227,11 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 			// same URL (not after redirects: the capture is the final hop's); a page
 			// already stored (a fetch again after a crash) keeps its first body.
 			inPage := pageWritten && capture.URL == p.URL
-			if err := w.insertCapture(capture, captureBody, codec, inPage); err != nil {
+			var seq int64 // the capture's URL's row: the page's, or looked up (after redirects)
+			if capture.URL == p.URL {
+				seq = row[0]
+			}
+			if err := w.insertCapture(capture, captureBody, codec, inPage, seq); err != nil {
 				return nil, err
 			}
 		}
