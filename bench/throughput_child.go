@@ -6,7 +6,7 @@ package main
 // counted apart. The two talk over the child's stdin and stdout, one line each way:
 //
 //	child:  {"info": …, "ceiling": …}      once, when it serves (the start's event)
-//	parent: mark                            child: {"next": N, "cpu_ns": …}
+//	parent: mark                            child: {"next": N, "dns": …, "cpu_ns": …}
 //	parent: account N                       child: {"cpu_ns": …, "requests": …, …}
 //
 // The child reads its CPU time last when marking and first when accounting, so that
@@ -32,7 +32,7 @@ import (
 )
 
 // throughputSandboxEnv, set to 1, makes this process the throughput bench's sandbox
-// child: it takes -hosts, -par and -ceiling-d from its arguments.
+// child: it takes -hosts, -par, -ceiling-d and -cpuprofile from its arguments.
 const throughputSandboxEnv = "CRAWLCONSOLE_BENCH_THROUGHPUT_SANDBOX"
 
 func init() {
@@ -51,6 +51,7 @@ type throughputReady struct {
 type throughputReply struct {
 	CPU      int64  `json:"cpu_ns"` // the child's CPU time so far
 	Next     int    `json:"next,omitempty"`
+	DNS      int    `json:"dns,omitempty"` // DNS queries answered so far
 	Requests int    `json:"requests,omitempty"`
 	Pages    int    `json:"pages,omitempty"`
 	Unique   int    `json:"unique,omitempty"`
@@ -65,6 +66,7 @@ func throughputSandboxChild(args []string, in io.Reader, out, errOut io.Writer) 
 	hosts := fs.Int("hosts", 240, "sandbox virtual hosts")
 	par := fs.Int("par", 16, "connections of the ceiling measurement")
 	ceilingD := fs.Duration("ceiling-d", 0, "duration of the ceiling measurement (0: none)")
+	cpuProfile := fs.String("cpuprofile", "", "CPU profile of the child after the ceiling, until it ends")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -86,6 +88,11 @@ func throughputSandboxChild(args []string, in io.Reader, out, errOut io.Writer) 
 			return fail(fmt.Errorf("ceiling: %w", err))
 		}
 	}
+	stop, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		return fail(err)
+	}
+	defer stop()
 	enc := json.NewEncoder(out)
 	if err := enc.Encode(ready); err != nil {
 		return fail(err)
@@ -97,6 +104,7 @@ func throughputSandboxChild(args []string, in io.Reader, out, errOut io.Writer) 
 		switch cmd {
 		case "mark":
 			_, r.Next = sb.Truth().RequestsSince(1 << 62)
+			r.DNS = sb.Truth().DNSTotal()
 			r.CPU = int64(crawlCPU())
 		case "account":
 			r.CPU = int64(crawlCPU())
@@ -106,7 +114,7 @@ func throughputSandboxChild(args []string, in io.Reader, out, errOut io.Writer) 
 				break
 			}
 			a := crawlAccountSince(sb, since, 0)
-			r.Requests, r.Pages, r.Unique = a.requests, a.pages, a.unique
+			r.Requests, r.Pages, r.Unique, r.DNS = a.requests, a.pages, a.unique, sb.Truth().DNSTotal()
 		default:
 			r.Err = fmt.Sprintf("unknown command %q", sc.Text())
 		}
@@ -130,12 +138,12 @@ type throughputSandbox struct {
 // startThroughputSandbox starts the sandbox child and returns once it serves (its
 // first line). The child is killed when ctx ends, and exits by itself when this
 // process closes its stdin or dies.
-func startThroughputSandbox(ctx context.Context, hosts, par int, ceilingD time.Duration) (*throughputSandbox, error) {
+func startThroughputSandbox(ctx context.Context, hosts, par int, ceilingD time.Duration, cpuProfile string) (*throughputSandbox, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, self, "-hosts", strconv.Itoa(hosts), "-par", strconv.Itoa(par), "-ceiling-d", ceilingD.String())
+	cmd := exec.CommandContext(ctx, self, "-hosts", strconv.Itoa(hosts), "-par", strconv.Itoa(par), "-ceiling-d", ceilingD.String(), "-cpuprofile", cpuProfile)
 	cmd.Env = append(os.Environ(), throughputSandboxEnv+"=1")
 	cmd.Stderr = os.Stderr
 	// Pipes of our own rather than StdinPipe/StdoutPipe, whose ends Wait closes: here
@@ -198,17 +206,24 @@ func (s *throughputSandbox) ask(cmd string) (throughputReply, error) {
 	return r, nil
 }
 
-// mark returns the truth log's next request index and the child's CPU time so far.
-func (s *throughputSandbox) mark() (int, time.Duration, error) {
-	r, err := s.ask("mark")
-	return r.Next, time.Duration(r.CPU), err
+// throughputMark is where a run starts in the child's accounts.
+type throughputMark struct {
+	next, dns int
+	cpu       time.Duration
 }
 
-// account returns what the sandbox served from request index since on, and the
-// child's CPU time before it counted.
-func (s *throughputSandbox) account(since int) (crawlAccount, time.Duration, error) {
-	r, err := s.ask("account " + strconv.Itoa(since))
-	return crawlAccount{requests: r.Requests, pages: r.Pages, unique: r.Unique}, time.Duration(r.CPU), err
+// mark returns the truth log's next request index, the DNS queries answered and the
+// child's CPU time so far.
+func (s *throughputSandbox) mark() (throughputMark, error) {
+	r, err := s.ask("mark")
+	return throughputMark{next: r.Next, dns: r.DNS, cpu: time.Duration(r.CPU)}, err
+}
+
+// account returns what the sandbox served since m: the HTTP account, the DNS
+// queries it answered, and its CPU time over the window.
+func (s *throughputSandbox) account(m throughputMark) (crawlAccount, int, time.Duration, error) {
+	r, err := s.ask("account " + strconv.Itoa(m.next))
+	return crawlAccount{requests: r.Requests, pages: r.Pages, unique: r.Unique}, r.DNS - m.dns, time.Duration(r.CPU) - m.cpu, err
 }
 
 // seeds and hosts are crawlSeeds and crawlHosts of the child's sandbox.
