@@ -91,11 +91,19 @@ func normalize(s string) string {
 // byte by byte and the fold table's runes are looked up as they come; on the first
 // rune the table does not hold, what was appended is dropped and s takes the long
 // way. The bytes are normalize's whatever s holds (TestNormalizeFoldTable).
-func appendNormalized(dst []byte, s string) []byte {
+//
+// sameProse reports that the text appended is s rune for rune with each rune's
+// prose class kept (proseClasses: what prose counts): a line's prose is then the
+// same read from either text, and Sign's walk counts it over the normalised text
+// as it goes (storyWalk.lineEnd). Only a rune the fold changes can change class,
+// so it is checked there. false says nothing (the long way, a class changed).
+func appendNormalized(dst []byte, s string) (_ []byte, sameProse bool) {
 	start := len(dst)
 	var t *[runeClassSize]uint16 // the fold table, from the first rune that is not ASCII
-	nul := false                 // the table has no NUL: normalize takes the long way for it beside such a rune
+	var classes *[runeClassSize]uint8
+	nul := false // the table has no NUL: normalize takes the long way for it beside such a rune
 	long := false
+	sameProse = true
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
 			switch {
@@ -138,6 +146,12 @@ func appendNormalized(dst []byte, s string) []byte {
 			break
 		}
 		if f := rune(t[r]); f != r {
+			if classes == nil {
+				classes = runeClasses()
+			}
+			if classes[f]&proseClasses != classes[r]&proseClasses {
+				sameProse = false // ² and ① fold to a digit, which prose counts
+			}
 			dst = utf8.AppendRune(dst, f)
 		} else if n == 3 { // most runes fold to themselves: their bytes are copied
 			dst = append(dst, s[i], s[i+1], s[i+2])
@@ -147,9 +161,9 @@ func appendNormalized(dst []byte, s string) []byte {
 		i += n
 	}
 	if long || nul && t != nil {
-		return append(dst[:start], cases.Fold().String(norm.NFKC.String(s))...)
+		return append(dst[:start], cases.Fold().String(norm.NFKC.String(s))...), false
 	}
-	return dst
+	return dst, sameProse
 }
 
 // asciiFolded holds the bytes appendNormalized copies as they are: ASCII but A-Z, NUL.
@@ -270,6 +284,9 @@ const (
 	classStoryOdd // classWord, but no part of a word to the story (storyWordRune)
 	classProse    // a letter or a digit (unicode.IsLetter, unicode.IsDigit): what prose counts as words
 	classNumber   // unicode.IsNumber: what a number is made of (allDigits)
+
+	// proseClasses are the classes prose tells runes apart by.
+	proseClasses = classUnspaced | classProse
 
 	runeClassSize = 0x10000 // the Basic Multilingual Plane
 )

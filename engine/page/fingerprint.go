@@ -93,11 +93,12 @@ func textSignature(t Text) (textSums, bool) {
 	// The normalised texts live in the feature set's buffer for the walk only: its
 	// strings share the buffer and are not kept. The story fingerprint of an
 	// article is made in the same walk (storyWalk).
-	fs.norm = appendNormalized(fs.norm[:0], t.Body)
+	var sameProse bool
+	fs.norm, sameProse = appendNormalized(fs.norm[:0], t.Body)
 	nb := len(fs.norm)
-	fs.norm = appendNormalized(fs.norm, t.Title)
+	fs.norm, _ = appendNormalized(fs.norm, t.Title)
 	body, title := unsafe.String(unsafe.SliceData(fs.norm), nb), unsafe.String(unsafe.SliceData(fs.norm[nb:]), len(fs.norm)-nb)
-	s, ok := fs.signWalk(title, body, t.Body, !t.Fallback)
+	s, ok := fs.signWalk(title, body, t.Body, !t.Fallback, sameProse)
 	if !ok {
 		return textSums{}, false
 	}

@@ -323,21 +323,52 @@ func TestNormalizeFoldTable(t *testing.T) {
 	texts = append(texts, "\x00", "a\x00B", "\x00é", "É\x00", "ÀB\x00\u0301", "x\xffÉ\x00", "ＡＢ",
 		"\xe0\x80\x80中", "a\xed\xa0\x80b", "中\xe4\xb8", "\xe4\xb8a中", "\xe4a\xb8", "中\xef\xbf\xbd文", // three-byte forms that are no rune
 		"plain lower-case run, 12 digits", "The Council met AT 9.\x00 then", "abc\x00def", "a\x00", "\x00a", "MiXeD rUn ÀÉ z", "x\x7f~{") // ASCII runs
-	short := 0
+	short, same := 0, 0
 	for _, s := range texts {
 		if got, want := normalize(s), slow(s); got != want {
 			t.Fatalf("normalize(%+q) = %+q, NFKC and folding give %+q", s, got, want)
 		}
-		if got, want := string(appendNormalized([]byte("kept"), s)), "kept"+normalize(s); got != want {
-			t.Fatalf("appendNormalized(%+q) = %+q, normalize gives %+q", s, got, want)
+		got, sameProse := appendNormalized([]byte("kept"), s)
+		if string(got) != "kept"+normalize(s) {
+			t.Fatalf("appendNormalized(%+q) = %+q, normalize gives %+q", s, got, "kept"+normalize(s))
+		}
+		if sameProse && !sameProseClasses(s, normalize(s)) {
+			t.Fatalf("appendNormalized(%+q) says its runes kept their prose classes: %+q", s, normalize(s))
+		}
+		if sameProse {
+			same++
 		}
 		if _, ok := foldStable(s); ok {
 			short++
 		}
 	}
-	if short < len(texts)/4 {
-		t.Fatalf("only %d of %d texts took the short way", short, len(texts))
+	if short < len(texts)/4 || same < len(texts)/4 {
+		t.Fatalf("only %d of %d texts took the short way, %d kept their prose classes", short, len(texts), same)
 	}
+}
+
+// sameProseClasses reports whether b is a rune for rune, each rune of the same
+// class to prose: a character of an unspaced script, a letter or digit, another.
+func sameProseClasses(a, b string) bool {
+	ra, rb := []rune(a), []rune(b)
+	if len(ra) != len(rb) {
+		return false
+	}
+	class := func(r rune) int {
+		switch {
+		case isUnspacedScript(r):
+			return 2
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			return 1
+		}
+		return 0
+	}
+	for i := range ra {
+		if class(ra[i]) != class(rb[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // TestDecodeCommonHeaderShortcut: the commonest Content-Type decodes as the same

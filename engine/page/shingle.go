@@ -311,12 +311,23 @@ func (d *digester) token(tok string) {
 func signText(title, body string) (s textSums, ok bool) {
 	fs := getFeatureSet()
 	defer putFeatureSet(fs)
-	return fs.signWalk(title, body, "", false)
+	return fs.signWalk(title, body, "", false, false)
 }
 
 // signWalk is signText in fs; with story, the walk also makes the story fingerprint
-// of the body (storyFingerprint), raw being the body before it was normalised.
-func (fs *featureSet) signWalk(title, body, raw string, story bool) (s textSums, ok bool) {
+// of the body (storyFingerprint), raw being the body before it was normalised and
+// sameProse appendNormalized's word on it.
+func (fs *featureSet) signWalk(title, body, raw string, story, sameProse bool) (s textSums, ok bool) {
+	// The story's machine is readied before the shingler that feeds it runs (its
+	// title has no story), so that the walk goes into it at the start, with the
+	// shingler's words and at each line's end, and nowhere else.
+	var st *storyWalk
+	if story && strings.Count(body, "\n") == strings.Count(raw, "\n") {
+		// (NFKC and folding keep line breaks: the lines are the same lines)
+		st = &fs.st
+		st.start(raw, sameProse)
+	}
+	walked := st != nil
 	d := &fs.dg
 	d.reset(title)
 	if title != "" {
@@ -329,18 +340,15 @@ func (fs *featureSet) signWalk(title, body, raw string, story bool) (s textSums,
 		sh.end()
 	}
 	s.title = d.sum()
-	var st *storyWalk
-	if story && strings.Count(body, "\n") == strings.Count(raw, "\n") {
-		// (NFKC and folding keep line breaks: the lines are the same lines)
-		st = &fs.st
-		st.start(raw)
-	}
-	walked := st != nil
 	d.reset(body)
 	sh := fs.shingler(1, true)
 	sh.story = st
 	line := 0                       // where the line being read starts
 	var table *[runeClassSize]uint8 // the rune classes, from the first rune past ASCII
+	// The line's prose as the story weighs it (prose), counted here: its words are
+	// the shingler's words unless a rune of one is no letter nor digit (proseOdd),
+	// and its characters of unspaced scripts are these.
+	unspaced, proseOdd := 0, false
 	for i := 0; i < len(body); {
 		c := body[i]
 		if c >= utf8.RuneSelf {
@@ -367,14 +375,16 @@ func (fs *featureSet) signWalk(title, body, raw string, story bool) (s textSums,
 				case cl&classWord == 0:
 					k = kindOther
 				case cl&classStoryOdd != 0:
-					k = kindWordOdd
+					k, proseOdd = kindWordOdd, true
 				default:
 					k = kindWord
+					proseOdd = proseOdd || cl&classProse == 0 // a mark: prose ends a word there
 				}
 			} else {
-				k = classOf(r)
+				k, proseOdd = classOf(r), true
 			}
 			if k == kindUnspaced {
+				unspaced++
 				// sh.step and d.step of a character of an unspaced script, read
 				// where it stands (a rune of this kind is valid: its n bytes are
 				// utf8.RuneLen(r))
@@ -413,10 +423,10 @@ func (fs *featureSet) signWalk(title, body, raw string, story bool) (s textSums,
 			continue
 		case c == '\n': // a paragraph ends: its words do not pair with the next one's
 			sh.end()
-			if st != nil && !st.lineEnd(body[line:i]) {
+			if st != nil && !st.lineEnd(body[line:i], unspaced, proseOdd, false) {
 				st = nil // the story has all its features
 			}
-			line = i + 1
+			line, unspaced, proseOdd = i+1, 0, false
 			sh = fs.shingler(1, true)
 			sh.story = st
 			d.endWord(i)
@@ -433,7 +443,7 @@ func (fs *featureSet) signWalk(title, body, raw string, story bool) (s textSums,
 	}
 	sh.end()
 	if st != nil {
-		st.lineEnd(body[line:])
+		st.lineEnd(body[line:], unspaced, proseOdd, true)
 	}
 	s.text = d.sum()
 	if len(fs.store) == 0 {
@@ -442,7 +452,7 @@ func (fs *featureSet) signWalk(title, body, raw string, story bool) (s textSums,
 	s.simhash = simhash.Fingerprint(fs.vector())
 	switch {
 	case walked:
-		s.story, s.storyOK = fs.st.sum()
+		s.story, s.storyOK = fs.st.fingerprint()
 		s.storyDone = true
 	case story:
 		s.story, s.storyOK = storyFingerprint(raw, "", MaxStoryFeatures)

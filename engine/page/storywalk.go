@@ -32,17 +32,24 @@ type storyWalk struct {
 	odd        bool // the line holds a rune the story reads otherwise (kindWordOdd, kindInvalid)
 	words      int  // words of the line the shingler ended (word, number)
 
-	raw string // the rest of the body as extracted: its lines are the walk's lines, folded
-	v   simhash.Vector
-	n   int // features voted
-	sf  *storyFeatures
+	raw       string // the rest of the body as extracted: its lines are the walk's lines, folded
+	sameProse bool   // raw's prose is the folded text's, rune for rune (appendNormalized)
+	v         simhash.Vector
+	n         int // features voted
+	sf        *storyFeatures
+	fp        uint64 // the fingerprint, once the last line is voted
+	fpOK      bool
 }
 
-// start readies the machine for a body whose extracted text is raw.
-func (st *storyWalk) start(raw string) {
+// start readies the machine for a body whose extracted text is raw; sameProse is
+// appendNormalized's word on it.
+func (st *storyWalk) start(raw string, sameProse bool) {
 	st.feats, st.prev, st.havePrev, st.prevShared, st.odd, st.words = st.feats[:0], st.prev[:0], false, false, false, 0
-	st.raw, st.v, st.n = raw, simhash.Vector{}, 0
+	st.raw, st.sameProse, st.v, st.n, st.fp, st.fpOK = raw, sameProse, simhash.Vector{}, 0, 0, false
 }
+
+// fingerprint is the story fingerprint of the lines voted, once the walk is done.
+func (st *storyWalk) fingerprint() (fp uint64, ok bool) { return st.fp, st.fpOK }
 
 // word reads a word the shingler ended, not masked: h is the hash of the shingler's
 // pair ending with it when paired.
@@ -111,8 +118,11 @@ func (st *storyWalk) pair(w []byte) {
 
 // lineEnd votes the line that ended, norm being its folded text, as storyFingerprint
 // does, and readies the machine for the next; it reports false once the features
-// are all voted (MaxStoryFeatures), when nothing more need be read.
-func (st *storyWalk) lineEnd(norm string) bool {
+// are all voted (MaxStoryFeatures), when nothing more need be read. The walk gives
+// the line's characters of unspaced scripts, and proseOdd when one of its words
+// holds a rune that is no letter nor digit; last is the body's last line. Once the
+// last line, or the last feature, is voted, the fingerprint is made.
+func (st *storyWalk) lineEnd(norm string, unspaced int, proseOdd, last bool) bool {
 	para := st.raw
 	if i := strings.IndexByte(st.raw, '\n'); i >= 0 {
 		para, st.raw = st.raw[:i], st.raw[i+1:]
@@ -120,11 +130,19 @@ func (st *storyWalk) lineEnd(norm string) bool {
 		st.raw = ""
 	}
 	feats := st.feats
-	// The prose of an ASCII line is its words, which the shingler counted as it
-	// ended them: prose's words are its runs of letters and digits, and so are
-	// the shingler's on the same line lower-cased.
-	words := min(st.words, maxParagraphWeight)
-	if !asciiOnly(para) {
+	// prose(para) from what the walk counted, without reading the line again:
+	// prose's words are the runs of letters and digits and its other runes its
+	// characters of unspaced scripts, and so are the shingler's words and the
+	// walk's unspaced characters on the folded line when no word holds another
+	// rune (proseOdd) and the fold kept every rune's class (sameProse; an ASCII
+	// line is only lower-cased).
+	var words int
+	switch {
+	case st.sameProse && !proseOdd:
+		words = min(st.words+unspaced/2, maxParagraphWeight)
+	case asciiOnly(para):
+		words = min(st.words, maxParagraphWeight)
+	default:
 		words = prose(para)
 	}
 	if words >= minParagraphWords {
@@ -137,15 +155,11 @@ func (st *storyWalk) lineEnd(norm string) bool {
 		st.n = voteParagraph(&st.v, feats, words, st.n, MaxStoryFeatures)
 	}
 	st.feats, st.havePrev, st.prevShared, st.odd, st.words = st.feats[:0], false, false, false, 0
-	return st.n < MaxStoryFeatures
-}
-
-// sum is the fingerprint of the lines voted.
-func (st *storyWalk) sum() (fp uint64, ok bool) {
-	if st.n == 0 {
-		return 0, false
+	more := st.n < MaxStoryFeatures
+	if (last || !more) && st.n > 0 {
+		st.fp, st.fpOK = simhash.Fingerprint(st.v), true
 	}
-	return simhash.Fingerprint(st.v), true
+	return more
 }
 
 // voteParagraph adds to v the vote of a paragraph of prose of the given size in

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/mfonda/simhash"
 )
 
 // TestStoryWalkIsStoryFingerprint: the story fingerprint Sign's walk makes is the
@@ -65,5 +67,69 @@ func TestASCIIOnly(t *testing.T) {
 			}
 			s[i] = 'a'
 		}
+	}
+}
+
+// TestStoryWalkCountsProse: the weight the walk gives each line of prose, from
+// the words and characters it counted on the folded text, is prose's of the line
+// as extracted: the walk's vote is storyFingerprint's, vector for vector, on texts
+// whose fold keeps every rune's class (the walk's count) and on texts with runes
+// the fold gives another class (², ①) or marks inside words (the line read again).
+func TestStoryWalkCountsProse(t *testing.T) {
+	kept := []string{"the", "Council", "VOTED", "on", "Tuesday", "2024", "5", "1,204", "٣", "١٢", "本市", "地铁",
+		"ＡＢＣ", "ｶﾀｶﾅ", "Москва", "ВТОРНИК", "ΑΘΗΝΑ", "ε", "ไทย", "한국어", "हिंदी", "किताब", "हँस",
+		"x.", "«quote»", "don't", "—"}
+	classed := append([]string{"²", "①"}, kept...)                       // the fold gives a digit
+	long := append([]string{"Straße", "Ǆemal", "e\u0301", "Ⅻ"}, kept...) // the fold takes the long way
+	rng := rand.New(rand.NewPCG(3, 9))
+	fast, marks := 0, 0
+	for round := range 600 {
+		tokens := kept
+		switch round % 4 {
+		case 0:
+			tokens = long
+		case 1:
+			tokens = classed
+		}
+		var paras []string
+		for range 1 + rng.IntN(10) {
+			var b strings.Builder
+			for i := range rng.IntN(60) {
+				if i > 0 {
+					b.WriteString([]string{" ", " ", ", ", "", "  "}[rng.IntN(5)])
+				}
+				b.WriteString(tokens[rng.IntN(len(tokens))])
+			}
+			paras = append(paras, b.String())
+		}
+		body := strings.Join(paras, "\n")
+		norm, same := appendNormalized(nil, body)
+		if same {
+			fast++
+			if strings.Contains(body, "ँ") {
+				marks++
+			}
+		}
+		fs := getFeatureSet()
+		if _, ok := fs.signWalk("title", string(norm), body, true, same); !ok {
+			putFeatureSet(fs)
+			continue
+		}
+		got := fs.st.v
+		putFeatureSet(fs)
+		var want simhash.Vector
+		sf := new(storyFeatures)
+		n := 0
+		for _, para := range paras {
+			if words := prose(para); words >= minParagraphWords {
+				n = voteParagraph(&want, sf.paragraph(foldedProse(para, "")), words, n, MaxStoryFeatures)
+			}
+		}
+		if got != want {
+			t.Fatalf("round %d (fold keeps classes: %v): the walk's vote differs from storyFingerprint's\n%q", round, same, body)
+		}
+	}
+	if fast < 300 || marks < 150 || fast == 600 {
+		t.Fatalf("%d texts of 600 kept their classes (%d with marks): too few to tell", fast, marks)
 	}
 }
