@@ -138,6 +138,8 @@ func appendNormalized(dst []byte, s string) (_ []byte, sameProse bool) {
 			if c1&0xC0 != 0x80 || c2&0xC0 != 0x80 || r < 0x800 || 0xD800 <= r && r <= 0xDFFF {
 				r, n = textutil.DecodeRuneInString(s[i:])
 			}
+		} else if c0-0xC2 <= 0xDF-0xC2 && i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
+			r, n = rune(c0&0x1F)<<6|rune(s[i+1]&0x3F), 2 // two bytes: Cyrillic, Greek, accented Latin
 		} else {
 			r, n = textutil.DecodeRuneInString(s[i:])
 		}
@@ -155,6 +157,8 @@ func appendNormalized(dst []byte, s string) (_ []byte, sameProse bool) {
 			dst = utf8.AppendRune(dst, f)
 		} else if n == 3 { // most runes fold to themselves: their bytes are copied
 			dst = append(dst, s[i], s[i+1], s[i+2])
+		} else if n == 2 {
+			dst = append(dst, s[i], s[i+1])
 		} else {
 			dst = append(dst, s[i:i+n]...)
 		}

@@ -361,6 +361,9 @@ func (fs *featureSet) signWalk(title, body, raw string, story, sameProse bool) (
 					r, n = rune(c&0x0F)<<12|rune(c1&0x3F)<<6|rune(c2&0x3F), 3
 				}
 			}
+			if n == 0 && c-0xC2 <= 0xDF-0xC2 && i+1 < len(body) && body[i+1]&0xC0 == 0x80 {
+				r, n = rune(c&0x1F)<<6|rune(body[i+1]&0x3F), 2
+			}
 			if n == 0 {
 				r, n = textutil.DecodeRuneInString(body[i:])
 			}

@@ -150,7 +150,9 @@ func (c *scriptCounts) count(s string, nwords *int, last bool) {
 				continue
 			}
 			if i > word && *nwords < 4000 {
-				c.countWordOf(s[word:i], ascii)
+				if w := s[word:i]; !ascii || asciiShape(w) != 0 {
+					c.countWordOf(w, ascii, table)
+				}
 				*nwords++
 			}
 			word, ascii = i+1, true
@@ -185,14 +187,16 @@ func (c *scriptCounts) count(s string, nwords *int, last bool) {
 			continue
 		}
 		if i > word && *nwords < 4000 {
-			c.countWordOf(s[word:i], ascii)
+			if w := s[word:i]; !ascii || asciiShape(w) != 0 {
+				c.countWordOf(w, ascii, table)
+			}
 			*nwords++
 		}
 		word, ascii = i+utf8.RuneLen(r), true // (an invalid byte's U+FFFD is 3 bytes)
 		i += size
 	}
 	if word < len(s) && (last || *nwords < 4000) {
-		c.countWordOf(s[word:], ascii)
+		c.countWordOf(s[word:], ascii, table)
 		*nwords++
 	}
 	for k, n := range scripts {
@@ -203,29 +207,36 @@ func (c *scriptCounts) count(s string, nwords *int, last bool) {
 	}
 }
 
-// countWordOf is countWord, told whether w is ASCII letters only.
-func (c *scriptCounts) countWordOf(w string, ascii bool) {
+// countWordOf is countWord, told whether w is ASCII letters only; table is
+// letterTable().
+func (c *scriptCounts) countWordOf(w string, ascii bool, table *[0x10000]uint8) {
 	if !ascii {
-		c.countWord(w, letterTable())
+		c.countWord(w, table)
 		return
 	}
 	// One byte a rune, and lower-casing keeps each byte's place: the length and
 	// shape are known before anything is copied, and a candidate is compared
 	// with each byte lower-cased in place.
-	n := len(w)
-	if n > maxFunctionRunes {
-		return
-	}
-	k := shapeIndex[shapeOf(n, w[0]|0x20, w[n-1]|0x20)]
+	k := asciiShape(w)
 	if k == 0 {
 		return
 	}
 	for _, f := range shapeWords[k-1] {
-		if len(f.w) == n && equalLowerASCII(w, f.w) {
+		if len(f.w) == len(w) && equalLowerASCII(w, f.w) {
 			c.words[f.lang]++
 			return
 		}
 	}
+}
+
+// asciiShape is shapeIndex of w, a word of ASCII letters, 0 when no function word
+// has its length and shape, as most words: count lets those go without a call.
+func asciiShape(w string) uint8 {
+	n := len(w)
+	if n > maxFunctionRunes {
+		return 0
+	}
+	return shapeIndex[shapeOf(n, w[0]|0x20, w[n-1]|0x20)]
 }
 
 // equalLowerASCII reports whether w, ASCII letters, lower-cased is lower, of the
@@ -261,7 +272,13 @@ func (c *scriptCounts) countWord(w string, table *[0x10000]uint8) {
 			i++
 			continue
 		}
-		r, size := textutil.DecodeRuneInString(w[i:])
+		var r rune
+		var size int
+		if c0 := w[i]; c0-0xC2 <= 0xDF-0xC2 && i+1 < len(w) && w[i+1]&0xC0 == 0x80 {
+			r, size = rune(c0&0x1F)<<6|rune(w[i+1]&0x3F), 2 // two bytes (Cyrillic, Greek), decoded here
+		} else {
+			r, size = textutil.DecodeRuneInString(w[i:])
+		}
 		switch {
 		case int(r) < len(lowerRunes):
 			r = lowerRunes[r]
