@@ -1,6 +1,8 @@
 package page
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"strings"
 	"unicode/utf8"
 
@@ -65,10 +67,21 @@ func textCounts(b []byte) (letters, commas int) {
 	for i := 0; i < len(b); {
 		c := b[i]
 		if c < utf8.RuneSelf {
-			// The run of ASCII at i, both counts in one sum (asciiCounts).
-			var sum uint64
+			// The run of ASCII at i: eight bytes at a time while they are all
+			// ASCII (asciiWordCounts), then byte by byte, both counts in one sum
+			// (asciiCounts).
 			j := i
-			for _, c := range b[i:] {
+			for ; j+8 <= len(b); j += 8 {
+				x := binary.LittleEndian.Uint64(b[j:])
+				if x&highBits != 0 {
+					break
+				}
+				l, c := asciiWordCounts(x)
+				letters += l
+				commas += c
+			}
+			var sum uint64
+			for _, c := range b[j:] {
 				if c >= utf8.RuneSelf {
 					break
 				}
@@ -109,6 +122,25 @@ func textCounts(b []byte) (letters, commas int) {
 		}
 	}
 	return letters, commas
+}
+
+// Eight bytes in one word, for asciiWordCounts.
+const (
+	lowBits  = 0x0101010101010101 // each byte's lowest bit
+	highBits = 0x8080808080808080 // each byte's highest bit
+)
+
+// asciiWordCounts is textCounts of eight ASCII bytes read as one little-endian
+// word: its letters and digits, and its ',' and ';'. Each byte is below 0x80, so
+// adding a byte's worth to each sets its high bit without carrying into the next:
+// x + (0x80-lo) has it from lo up, and y + 0x7F from 1 up (y is 0 where x is the
+// byte y was made with).
+func asciiWordCounts(x uint64) (letters, commas int) {
+	lower := x | 0x20*lowBits // an upper-case letter as its lower case (and other bytes elsewhere, no letter)
+	alpha := (lower + (0x80-'a')*lowBits) &^ (lower + (0x80-'z'-1)*lowBits)
+	digit := (x + (0x80-'0')*lowBits) &^ (x + (0x80-'9'-1)*lowBits)
+	sep := ^((x ^ ','*lowBits + 0x7F*lowBits) & (x ^ ';'*lowBits + 0x7F*lowBits))
+	return bits.OnesCount64((alpha | digit) & highBits), bits.OnesCount64(sep & highBits)
 }
 
 // asciiCounts is what textCounts counts of each ASCII character: 1 for a letter or

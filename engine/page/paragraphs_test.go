@@ -1,6 +1,8 @@
 package page
 
 import (
+	"encoding/binary"
+	"math/rand/v2"
 	"testing"
 	"unicode/utf8"
 )
@@ -36,6 +38,31 @@ func TestTextCounts(t *testing.T) {
 	}
 	for _, p := range readSandboxSnapshot(t) {
 		checkTextCounts(t, p.Body)
+	}
+}
+
+// TestASCIIWordCounts: eight ASCII bytes counted at once count as each byte does
+// (asciiCounts), every byte value in every place among random neighbours.
+func TestASCIIWordCounts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var w [8]byte
+	for c := range byte(utf8.RuneSelf) {
+		for at := range w {
+			for range 16 {
+				for i := range w {
+					w[i] = byte(rng.IntN(utf8.RuneSelf))
+				}
+				w[at] = c
+				var sum uint64
+				for _, b := range w {
+					sum += asciiCounts[b]
+				}
+				letters, commas := asciiWordCounts(binary.LittleEndian.Uint64(w[:]))
+				if letters != int(uint32(sum)) || commas != int(sum>>32) {
+					t.Fatalf("asciiWordCounts(%q) = %d, %d; a byte at a time %d, %d", w, letters, commas, uint32(sum), sum>>32)
+				}
+			}
+		}
 	}
 }
 
