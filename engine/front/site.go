@@ -2,7 +2,6 @@ package front
 
 import (
 	"net"
-	"net/url"
 
 	"golang.org/x/net/publicsuffix"
 
@@ -30,10 +29,4 @@ func SiteOf(t frontier.Task) string {
 }
 
 // HostOf is the host of a normalised URL ("" when it does not parse).
-func HostOf(normalized string) string {
-	u, err := url.Parse(normalized)
-	if err != nil {
-		return ""
-	}
-	return u.Hostname()
-}
+func HostOf(normalized string) string { return frontier.Hostname(normalized) }

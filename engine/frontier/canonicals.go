@@ -1,8 +1,6 @@
 package frontier
 
 import (
-	"net/url"
-
 	lru "github.com/hashicorp/golang-lru/v2"
 )
 
@@ -62,17 +60,9 @@ func (c *Canonicals) Declared(base *Base, page, href string) (stands, remembered
 	if canon == self {
 		return true, false
 	}
-	if hostname(canon) != hostname(self) {
+	if Hostname(canon) != Hostname(self) {
 		return false, false
 	}
 	c.stands.Add(Hash(canon), struct{}{})
 	return true, true
-}
-
-func hostname(normalized string) string {
-	u, err := url.Parse(normalized)
-	if err != nil {
-		return ""
-	}
-	return u.Hostname()
 }

@@ -15,6 +15,22 @@ func ParseCanonical(raw string, u *url.URL) bool {
 	return canonicalAbsolute(raw) && ParseCanonicalChecked(raw, u)
 }
 
+// Hostname is url.Parse(raw)'s Hostname, "" when raw does not parse. A URL in the
+// plain canonical form (most of a crawl's: every task's, most links') is read
+// where it stands; url.Parse allocates a URL, and a page's task asks for its host
+// at several steps (its class, its site's prior, the render decision).
+func Hostname(raw string) string {
+	var u url.URL
+	if ParseCanonical(raw, &u) {
+		return u.Hostname()
+	}
+	pu, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return pu.Hostname()
+}
+
 // ResolveCanonical is Resolve, also reporting checked when the URL it returns was
 // found to be in the plain canonical form on the way (an absolute link already
 // canonical, most of a crawl's): ParseCanonicalChecked then reads it without

@@ -139,3 +139,33 @@ func FuzzSimpleHost(f *testing.F) {
 		}
 	})
 }
+
+// TestHostnameIsURLParse: Hostname answers what url.Parse's Hostname does (""
+// where url.Parse fails), for canonical URLs read in place and for the rest, and
+// reads a canonical URL without allocating.
+func TestHostnameIsURLParse(t *testing.T) {
+	pieces := []string{"a", "B", "/", "?", "#", ":", "@", "%41", "%", " ", "é", "[", "]", ":8080", "?q=1", "\x7f"}
+	heads := []string{"http://a.test", "https://www.a.test", "http://a.test:8080", "http://A.test", "http://[::1]:80",
+		"http://u@h.test", "ftp://a.test", "http://1.2.3.4", "a.test/x", "http://", "//h.test", ""}
+	r := rand.New(rand.NewPCG(9, 10))
+	for range 50_000 {
+		raw := heads[r.IntN(len(heads))]
+		for range r.IntN(6) {
+			raw += pieces[r.IntN(len(pieces))]
+		}
+		want := ""
+		if u, err := url.Parse(raw); err == nil {
+			want = u.Hostname()
+		}
+		if got := Hostname(raw); got != want {
+			t.Fatalf("Hostname(%q) = %q, url.Parse's %q", raw, got, want)
+		}
+	}
+	raw := "http://www.site1.test:8080/top/0-zoning.html?p=2"
+	if got := Hostname(raw); got != "www.site1.test" {
+		t.Fatalf("Hostname(%q) = %q", raw, got)
+	}
+	if n := testing.AllocsPerRun(100, func() { Hostname(raw) }); n != 0 {
+		t.Fatalf("Hostname of a canonical URL: %v allocations, want 0", n)
+	}
+}

@@ -42,7 +42,7 @@ func (r *Runner) process(s *Slot, link *route.Link, t frontier.Task) (ended, swa
 		return true, false
 	}
 	t = o.Task
-	u, err := url.Parse(t.URL)
+	u, err := parseTaskURL(t.URL)
 	if err != nil {
 		o.Kind = frontier.KindMalformed
 		r.Record.Deliver(o)
@@ -229,4 +229,14 @@ func conditionalHeaders(t frontier.Task) http.Header {
 		return http.Header{"If-Modified-Since": {t.LastModified}}
 	}
 	return nil
+}
+
+// parseTaskURL is url.Parse(raw), reading a URL in the frontier's plain canonical
+// form (almost every task's) without url.Parse's scan.
+func parseTaskURL(raw string) (*url.URL, error) {
+	u := new(url.URL)
+	if frontier.ParseCanonical(raw, u) {
+		return u, nil
+	}
+	return url.Parse(raw)
 }

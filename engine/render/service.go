@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
 )
 
 // Service renders the pages that need it: the Decider picks them, the Pool renders
@@ -87,8 +88,16 @@ func (s *Service) Plan(egress string, res *fetch.Result) (render func(ctx contex
 	if res == nil || res.Body == nil || !strings.Contains(res.ContentType, "html") && res.ContentType != "" {
 		return nil, false
 	}
-	u, err := url.Parse(res.FinalURL)
-	if err != nil || u.Host == "" {
+	// Read where it stands when canonical (every fetched page is asked for).
+	var pu url.URL
+	u := &pu
+	if !frontier.ParseCanonical(res.FinalURL, u) {
+		var err error
+		if u, err = url.Parse(res.FinalURL); err != nil {
+			return nil, false
+		}
+	}
+	if u.Host == "" {
 		return nil, false
 	}
 	host := u.Hostname()

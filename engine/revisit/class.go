@@ -1,9 +1,11 @@
 package revisit
 
 import (
+	"hash/maphash"
 	"net"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/net/publicsuffix"
@@ -52,11 +54,37 @@ func (c Classifier) Class(u *url.URL) string {
 	if cls, ok := c.lookup(host); ok {
 		return cls
 	}
-	if host == "" || net.ParseIP(host) != nil {
+	if host == "" {
 		return ClassCom
 	}
-	return classBySuffix(host)
+	return suffixClass(host)
 }
+
+// suffixClass is the class host's public suffix gives it (an IP address:
+// ClassCom). Every page stored and every new link asks for its host's class, and
+// hosts repeat, so answers are kept in a small direct-mapped cache: the suffix
+// lookup (and its failed IP parse of every name) runs once per host while it stays
+// in its slot.
+func suffixClass(host string) string {
+	slot := &suffixCache[maphash.String(suffixSeed, host)%uint64(len(suffixCache))]
+	if e := slot.Load(); e != nil && e.host == host {
+		return e.class
+	}
+	class := ClassCom
+	if net.ParseIP(host) == nil {
+		class = classBySuffix(host)
+	}
+	slot.Store(&suffixEntry{host: host, class: class})
+	return class
+}
+
+// suffixEntry is one host's answer in suffixCache.
+type suffixEntry struct{ host, class string }
+
+var (
+	suffixCache [4096]atomic.Pointer[suffixEntry]
+	suffixSeed  = maphash.MakeSeed()
+)
 
 // lookup finds a declaration for host or any parent domain of it.
 func (c Classifier) lookup(host string) (string, bool) {

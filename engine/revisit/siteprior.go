@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"maps"
 	"math"
-	"net/url"
 	"slices"
 	"time"
 
@@ -54,11 +53,11 @@ const (
 
 // siteKey is the registered domain of u's host ("" for an unparsable URL).
 func siteKey(u string) string {
-	pu, err := url.Parse(u)
-	if err != nil || pu.Hostname() == "" {
+	h := frontier.Hostname(u)
+	if h == "" {
 		return ""
 	}
-	return frontier.Site(pu.Hostname())
+	return frontier.Site(h)
 }
 
 // learnSiteLocked folds a page's first comparison (its history's log-likelihood)
