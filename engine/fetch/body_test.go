@@ -29,7 +29,15 @@ func TestFetchedBodiesAreHandedUpAsRead(t *testing.T) {
 			w.Write(big)
 		case "/each":
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			w.Write(eachPage(r.URL.Query().Get("i"), big))
+			page := eachPage(r.URL.Query().Get("i"), big)
+			if r.URL.Query().Has("sized") {
+				w.Header().Set("Content-Length", strconv.Itoa(len(page)))
+			}
+			w.Write(page)
+		case "/big-sized":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Header().Set("Content-Length", strconv.Itoa(len(big)))
+			w.Write(big)
 		case "/big-gzip":
 			w.Header().Set("Content-Type", "text/html")
 			w.Header().Set("Content-Encoding", "gzip")
@@ -53,6 +61,7 @@ func TestFetchedBodiesAreHandedUpAsRead(t *testing.T) {
 		want []byte
 	}{
 		{"/big", big},
+		{"/big-sized", big},
 		{"/big-gzip", big},
 		{"/empty", []byte{}},
 		{"/latin1", []byte("<p>café crème</p>")},
@@ -76,12 +85,17 @@ func TestFetchedBodiesAreHandedUpAsRead(t *testing.T) {
 		})
 	}
 	// Fetches one after another and at once share the buffers a body is read
-	// into: each keeps its own page.
+	// into: each keeps its own page, of a length announced (Content-Length) or
+	// not (chunked).
 	bodies := make([][]byte, 24)
 	var wg sync.WaitGroup
 	for i := range bodies {
 		get := func() {
-			if res, err := f.Fetch(srv.URL+"/each?i="+strconv.Itoa(i), nil); err == nil {
+			u := srv.URL + "/each?i=" + strconv.Itoa(i)
+			if i%2 == 1 {
+				u += "&sized"
+			}
+			if res, err := f.Fetch(u, nil); err == nil {
 				bodies[i] = res.Body
 			}
 		}

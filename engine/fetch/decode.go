@@ -79,7 +79,7 @@ func (b *bodyCapper) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if teed && hop.wire != nil {
 		// The body as received, kept in case it does not decode.
-		res.Body = &teeBody{ReadCloser: res.Body, h: hop, b: hop.wire}
+		res.Body = &teeBody{ReadCloser: res.Body, h: hop, b: hop.wire, size: -1}
 	}
 	var body io.Reader = res.Body
 	if len(codings) > 0 {
@@ -94,7 +94,7 @@ func (b *bodyCapper) RoundTrip(req *http.Request) (*http.Response, error) {
 		// A hop's body is kept as the client reads it: decoded and capped like a
 		// final page's, so that its Exchange.Decoded is true of it. A final
 		// response's copy is archived only if reading it fails (exchangeLog.received).
-		t := &teeBody{ReadCloser: res.Body, h: hop, b: hop.tee, decoded: true}
+		t := &teeBody{ReadCloser: res.Body, h: hop, b: hop.tee, decoded: true, size: res.ContentLength}
 		// A page's body is read whole into the hop's copy and handed to the fetch
 		// from there (exchangeLog.wholeBody): colly reads a body with io.ReadAll,
 		// which grows it through a chain of ever larger buffers and copies it into
@@ -137,7 +137,7 @@ func (b *bodyCapper) prepare(req *http.Request) (out *http.Request, hop *hopReco
 			}
 		}
 		if hdr.Get("Accept-Encoding") == "" {
-			hdr["Accept-Encoding"] = []string{acceptEncoding}
+			hdr["Accept-Encoding"] = acceptEncodingValue
 		}
 	}
 	ctx := req.Context()

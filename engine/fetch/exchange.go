@@ -210,6 +210,9 @@ func (l *exchangeLog) wholeBody() (body []byte, ok bool) {
 	if !h.whole {
 		return nil, false
 	}
+	if h.tee.own {
+		return h.tee.bytes(), true // read into the fetch's own buffer (never nil)
+	}
 	// Never nil, as the client's reader answers an empty body.
 	return append([]byte{}, h.tee.bytes()...), true
 }
@@ -233,6 +236,9 @@ type hopRecord struct {
 	// (teeBody.whole).
 	whole bool
 	u     *url.URL // the hop's request URL, which ex.URL spells
+	// trace records the hop as the transport writes it (traceHop); in the
+	// record, one allocation with it.
+	trace httptrace.ClientTrace
 }
 
 // hopBody is what was read of a hop's body, up to max bytes.
@@ -240,6 +246,10 @@ type hopBody struct {
 	buf *bytes.Buffer // from hopBufs on the first byte kept; back there at release
 	max int
 	cut bool // more came than was kept, or the reader stopped before the end
+	// own says buf is no pooled buffer but one made for this body, read whole to
+	// the length its response announced (teeBody.size): the fetch takes it as its
+	// body (exchangeLog.wholeBody), and it never goes back to hopBufs.
+	own bool
 }
 
 // hopBufs recycles hop body copies: a final response's is kept only in case its
@@ -277,7 +287,7 @@ func (b *hopBody) release() {
 	if b == nil || b.buf == nil {
 		return
 	}
-	if b.buf.Cap() <= maxPooledHopBuf {
+	if !b.own && b.buf.Cap() <= maxPooledHopBuf {
 		b.buf.Reset()
 		hopBufs.Put(b.buf)
 	}
@@ -371,10 +381,14 @@ func (l *exchangeLog) received(kind string) []Exchange {
 // returns). pace, when set, paces a replay on a new connection from the same hook.
 func traceHop(req *http.Request, log *exchangeLog, pace *replayPause) (*hopRecord, *httptrace.ClientTrace) {
 	h := &hopRecord{ex: Exchange{URL: req.URL.String()}, u: req.URL}
-	line := req.Method + " " + req.URL.RequestURI() + " HTTP/1.1\r\n"
-	h.head.Grow(len(line) + 256)
-	h.head.WriteString(line)
-	trace := &httptrace.ClientTrace{
+	uri := req.URL.RequestURI()
+	lineLen := len(req.Method) + 1 + len(uri) + len(" HTTP/1.1\r\n")
+	h.head.Grow(lineLen + 256)
+	h.head.WriteString(req.Method) // the request line, spelt into the head
+	h.head.WriteByte(' ')
+	h.head.WriteString(uri)
+	h.head.WriteString(" HTTP/1.1\r\n")
+	h.trace = httptrace.ClientTrace{
 		GotConn: func(ci httptrace.GotConnInfo) {
 			if pace != nil {
 				pace.gotConn()
@@ -384,15 +398,14 @@ func traceHop(req *http.Request, log *exchangeLog, pace *replayPause) (*hopRecor
 			// A replay on a new connection (net/http retries an idempotent
 			// request) writes the head again: keep the last one. (On the first
 			// connection the head is the request line alone.)
-			if h.head.Len() != len(line) {
+			if h.head.Len() != lineLen {
+				line := h.head.String()[:lineLen] // Reset leaves what it spelt as it is
 				h.head.Reset()
-				h.head.Grow(len(line) + 256)
+				h.head.Grow(lineLen + 256)
 				h.head.WriteString(line)
 			}
 			if ci.Conn != nil {
-				if host, _, err := net.SplitHostPort(ci.Conn.RemoteAddr().String()); err == nil {
-					h.ex.RemoteIP = host
-				}
+				h.ex.RemoteIP = remoteIP(ci.Conn.RemoteAddr())
 			}
 		},
 		WroteHeaderField: func(key string, value []string) {
@@ -413,7 +426,24 @@ func traceHop(req *http.Request, log *exchangeLog, pace *replayPause) (*hopRecor
 		},
 	}
 	log.add(h)
-	return h, trace
+	return h, &h.trace
+}
+
+// remoteIP is the host part of a connection's remote address ("" when it has
+// none): a TCP address's IP spelt directly, without the address's host:port text
+// to split again.
+func remoteIP(a net.Addr) string {
+	if ta, ok := a.(*net.TCPAddr); ok && ta.Zone == "" {
+		if len(ta.IP) == 0 {
+			return ""
+		}
+		return ta.IP.String()
+	}
+	host, _, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return ""
+	}
+	return host
 }
 
 // received records the response of a hop, before its body is decoded. Its body is
@@ -462,8 +492,13 @@ type teeBody struct {
 	b       *hopBody
 	decoded bool // above the decoder: a decoding error marks the hop undecodable
 	whole   bool
-	eof     bool
-	err     error // what ended a whole read
+	// size is the body's length as its response announced it (Content-Length,
+	// no coding undone), -1 when unknown: a whole read of a known length goes
+	// into a buffer made to that size, which the fetch then keeps as its body,
+	// instead of a pooled buffer the fetch copies the body out of.
+	size int64
+	eof  bool
+	err  error // what ended a whole read
 }
 
 func (t *teeBody) Read(p []byte) (int, error) {
@@ -507,13 +542,22 @@ func (t *teeBody) readWhole() error {
 	if t.err != nil {
 		return t.err
 	}
-	buf := hopBufs.Get().(*bytes.Buffer)
-	buf.Reset()
-	_, err := buf.ReadFrom(t.ReadCloser) // straight into the buffer, no chunk in between
+	var buf *bytes.Buffer
+	var err error
+	own := t.size >= 0 && t.size <= int64(t.b.max)
+	if own {
+		var b []byte
+		b, err = readSized(t.ReadCloser, int(t.size))
+		buf = bytes.NewBuffer(b)
+	} else {
+		buf = hopBufs.Get().(*bytes.Buffer)
+		buf.Reset()
+		_, err = buf.ReadFrom(t.ReadCloser) // straight into the buffer, no chunk in between
+	}
 	t.h.mu.Lock()
 	defer t.h.mu.Unlock()
 	t.b.release()
-	t.b.buf = buf
+	t.b.buf, t.b.own = buf, own
 	if buf.Len() > t.b.max { // (the body cap below stops it first)
 		buf.Truncate(t.b.max)
 		t.b.cut = true
@@ -529,6 +573,25 @@ func (t *teeBody) readWhole() error {
 	t.eof = true
 	t.h.whole = !t.b.cut
 	return io.EOF
+}
+
+// readSized reads r to its end into a slice made for size bytes, with room for one
+// more so that the end is seen without growing it (it grows if r has more).
+func readSized(r io.Reader, size int) ([]byte, error) {
+	b := make([]byte, 0, size+1)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
 }
 
 func (t *teeBody) Close() error {

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -146,5 +147,26 @@ func TestRedirectHopBodiesAreDecodedLikeThePage(t *testing.T) {
 		b.Decoded != "" || !bytes.Equal(b.Body, corrupt) || b.BodyCut {
 		t.Errorf("loop hops: %q %q (cut %v), %q %q (cut %v); want the first decoded, the second as received",
 			a.Decoded, a.Body, a.BodyCut, b.Decoded, b.Body, b.BodyCut)
+	}
+}
+
+// TestRemoteIPIsTheAddressHost: the address an exchange records is the host part
+// of the connection's remote address, whatever kind of address it is.
+func TestRemoteIPIsTheAddressHost(t *testing.T) {
+	for _, a := range []net.Addr{
+		&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 80},
+		&net.TCPAddr{IP: net.ParseIP("::1"), Port: 8080},
+		&net.TCPAddr{IP: net.ParseIP("fe80::1"), Port: 80, Zone: "eth0"},
+		&net.TCPAddr{Port: 80},
+		&net.UnixAddr{Name: "/tmp/sock", Net: "unix"},
+		&net.UDPAddr{IP: net.IPv4(10, 1, 2, 3), Port: 53},
+	} {
+		want, _, err := net.SplitHostPort(a.String())
+		if err != nil {
+			want = ""
+		}
+		if got := remoteIP(a); got != want {
+			t.Errorf("remoteIP(%v) = %q, want %q", a, got, want)
+		}
 	}
 }

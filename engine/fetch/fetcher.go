@@ -121,9 +121,19 @@ type Fetcher struct {
 	transport *http.Transport
 	robots    *http.Client
 	token     string       // our product token (robots.ProductToken of the User-Agent)
+	userAgent []string     // the User-Agent header's value, shared by every request (acceptValue)
 	exchanges exchangeBook // the exchange logs of the fetches under way
 	types     mediaTypes   // Content-Type values read before
 }
+
+// The values of the header fields every request carries, shared by the requests'
+// header maps: nothing below Fetch writes into a header value in place (net/http
+// and colly set or add fields, which replaces or regrows a one-element slice), and
+// a request's header map is built anew with each fetch.
+var (
+	acceptValue         = []string{"text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"}
+	acceptEncodingValue = []string{acceptEncoding}
+)
 
 type ctxKey string
 
@@ -134,6 +144,10 @@ type exchange struct {
 	kind string // set when a callback rejects the response
 	err  error
 	log  *exchangeLog
+	// result and record are what res and log point to in a fetch's exchange
+	// (Fetch): one allocation for the three.
+	result Result
+	record exchangeLog
 }
 
 // New returns a Fetcher. tr is the egress's keep-alive transport (M3 builds one per
@@ -164,7 +178,7 @@ func New(ctx context.Context, cfg Config, d *Dialer, tr *http.Transport) *Fetche
 	c.Context = ctx
 	// Bodies are decoded and capped on decoded bytes below colly (bodyCapper), so
 	// colly never decompresses anything itself.
-	f := &Fetcher{cfg: cfg, dialer: d, c: c, transport: tr, token: robots.ProductToken(cfg.UserAgent)}
+	f := &Fetcher{cfg: cfg, dialer: d, c: c, transport: tr, token: robots.ProductToken(cfg.UserAgent), userAgent: []string{cfg.UserAgent}}
 	c.WithTransport(&bodyCapper{rt: tr, pause: cfg.RedirectPause, limit: int64(cfg.MaxBodyBytes), exchanges: &f.exchanges})
 	// The request timeout is a deadline on the fetch's own context (Fetch), not
 	// the client's Timeout: with a Timeout, net/http cancels a request that goes
@@ -266,18 +280,18 @@ func (f *Fetcher) Close() { f.transport.CloseIdleConnections() }
 // usable HTTP response return an *Error with its kind (and the redirect hops answered
 // before it, Error.Exchanges).
 func (f *Fetcher) Fetch(url string, hdr http.Header) (*Result, error) {
-	x := &exchange{res: &Result{URL: url}}
+	x := &exchange{result: Result{URL: url}, record: exchangeLog{whole: true}}
+	x.res, x.log = &x.result, &x.record
 	cctx := colly.NewContext()
 	cctx.Put(string(resultKey), x)
 	h := make(http.Header, len(hdr)+4)
-	h["User-Agent"] = []string{f.cfg.UserAgent}
-	h["Accept"] = []string{"text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"}
-	h["Accept-Encoding"] = []string{acceptEncoding}
+	h["User-Agent"] = f.userAgent
+	h["Accept"] = acceptValue
+	h["Accept-Encoding"] = acceptEncodingValue
 	for k, v := range hdr {
 		h[k] = v
 	}
-	log := &exchangeLog{whole: true}
-	x.log = log
+	log := x.log
 	defer log.release() // after Exchanges (and Error.Exchanges) copied what they keep
 	if f.cfg.RequestTimeout > 0 {
 		// colly reads the whole body before Request returns: the deadline
