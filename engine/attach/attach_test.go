@@ -142,7 +142,9 @@ func TestBigSnapshotIsCompressed(t *testing.T) {
 	if b, _ := json.Marshal(want); len(b) < 2<<20 {
 		t.Fatalf("snapshot is only %d bytes; the test wants one over the max payload", len(b))
 	}
-	_, cl := served(t, ctrl)
+	// The reply is judged for its size, not its speed: building, compressing and
+	// reading 2 MB of JSON took more than the client's default 2 s on a loaded box.
+	_, cl := served(t, ctrl, attach.WithTimeout(time.Minute))
 	got := cl.Snapshot()
 	if err := cl.Err(); err != nil {
 		t.Fatal(err)
