@@ -38,7 +38,7 @@ func TestCapturesStoredBeforeTheUpgradeStayFound(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := rawDB(t, path)
-	for _, q := range []string{beforeCaptureSeq, `PRAGMA user_version = 16`} {
+	for _, q := range []string{beforeRevisitSeq, beforeCaptureSeq, `PRAGMA user_version = 16`} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}

@@ -104,7 +104,7 @@ func TestSchema15StoreKeepsItsCaptures(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := rawDB(t, path)
-	for _, q := range []string{beforeCaptureSeq, `CREATE INDEX captures_fetched ON captures(fetched_at)`, `PRAGMA user_version = 15`} {
+	for _, q := range []string{beforeRevisitSeq, beforeCaptureSeq, `CREATE INDEX captures_fetched ON captures(fetched_at)`, `PRAGMA user_version = 15`} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}

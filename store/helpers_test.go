@@ -122,6 +122,39 @@ DROP INDEX captures_url;
 ALTER TABLE captures DROP COLUMN seq;
 CREATE INDEX captures_url ON captures(url, payload_digest);`
 
+// beforeRevisitSeq turns a store back into what the schemas before 0018 had: revisit
+// rows keyed by their URL's text (WITHOUT ROWID), the due order's index on next alone.
+// Tests that fake a store older than 18 run it first, so that 0018 runs again on open.
+const beforeRevisitSeq = `CREATE TABLE revisit_old (
+    url      TEXT    NOT NULL PRIMARY KEY,
+    class    TEXT    NOT NULL DEFAULT '',
+    first    INTEGER NOT NULL DEFAULT 0,
+    t        INTEGER NOT NULL DEFAULT 0,
+    x        INTEGER NOT NULL DEFAULT 1,
+    last     INTEGER NOT NULL DEFAULT 0,
+    next     INTEGER NOT NULL DEFAULT 0,
+    hash     INTEGER NOT NULL DEFAULT 0,
+    has_hash INTEGER NOT NULL DEFAULT 0,
+    fetches  INTEGER NOT NULL DEFAULT 0,
+    distance INTEGER NOT NULL DEFAULT -1,
+    freq     REAL    NOT NULL DEFAULT 0,
+    price    REAL    NOT NULL DEFAULT 0,
+    policy   BLOB,
+    fresh REAL NOT NULL DEFAULT -1, age REAL NOT NULL DEFAULT 0, behind INTEGER NOT NULL DEFAULT 0,
+    has_change INTEGER NOT NULL DEFAULT 0, text_digest INTEGER NOT NULL DEFAULT 0,
+    title_digest INTEGER NOT NULL DEFAULT 0, page_digest INTEGER NOT NULL DEFAULT 0,
+    fallback INTEGER NOT NULL DEFAULT 0, reason INTEGER NOT NULL DEFAULT 0,
+    change_at INTEGER NOT NULL DEFAULT 0, change_distance INTEGER NOT NULL DEFAULT -1,
+    change_reason INTEGER NOT NULL DEFAULT 0, prev_text TEXT NOT NULL DEFAULT ''
+) WITHOUT ROWID;
+INSERT INTO revisit_old SELECT url, class, first, t, x, last, next, hash, has_hash, fetches, distance,
+    freq, price, policy, fresh, age, behind, has_change, text_digest, title_digest, page_digest,
+    fallback, reason, change_at, change_distance, change_reason, prev_text FROM revisit;
+DROP TABLE revisit;
+ALTER TABLE revisit_old RENAME TO revisit;
+CREATE INDEX revisit_next ON revisit(next);
+CREATE INDEX revisit_behind ON revisit(url) WHERE behind = 1;`
+
 // beforeFold turns a store back into what the schemas before 0011 had: the change
 // signal in its own table revisit_change and the metadata in page_meta (rows moved
 // there), no such columns on revisit and pages. Tests that fake an older store run

@@ -41,6 +41,12 @@ var rebuilds = map[int]rebuild{
 		unit:  "exchanges",
 		total: `SELECT COALESCE(MAX(id), 0) FROM captures`,
 	},
+	18: {
+		what:   "moving the pages' revisit states into a table keyed by their URL's row",
+		unit:   "revisit states",
+		total:  `SELECT COUNT(*) FROM revisit`,
+		copyTo: "revisit_by_seq",
+	},
 }
 
 // Report thresholds, variables so that tests can see the lines on a small store.

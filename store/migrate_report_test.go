@@ -29,7 +29,7 @@ func TestUpgradeCopyingPagesIsReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := rawDB(t, path)
-	for _, q := range []string{beforeCaptureSeq, beforePageRow, `PRAGMA user_version = 12`} {
+	for _, q := range []string{beforeRevisitSeq, beforeCaptureSeq, beforePageRow, `PRAGMA user_version = 12`} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +66,7 @@ func TestSmallUpgradeSaysNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := rawDB(t, path)
-	for _, q := range []string{beforeCaptureSeq, beforePageRow, `PRAGMA user_version = 12`} {
+	for _, q := range []string{beforeRevisitSeq, beforeCaptureSeq, beforePageRow, `PRAGMA user_version = 12`} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}
@@ -104,7 +104,7 @@ func TestUpgradeIndexingCapturesIsReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := rawDB(t, path)
-	for _, q := range []string{beforeCaptureSeq, `PRAGMA user_version = 16`} {
+	for _, q := range []string{beforeRevisitSeq, beforeCaptureSeq, `PRAGMA user_version = 16`} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}
@@ -121,5 +121,40 @@ func TestUpgradeIndexingCapturesIsReported(t *testing.T) {
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], prefix+"indexing the exchanges") || !strings.Contains(lines[0], ", 3 exchanges;") ||
 		!strings.HasPrefix(lines[1], prefix+"done in ") {
 		t.Errorf("upgrade report:\n%s\nwant a line saying what 0017 does to the 3 exchanges and one saying it is done", out.String())
+	}
+}
+
+// The upgrade to 0018, which copies the revisit table, says so on a store big
+// enough, and how many rows it copied.
+func TestUpgradeCopyingRevisitIsReported(t *testing.T) {
+	defer func(rows int64) { migrationReportRows = rows }(migrationReportRows)
+	migrationReportRows = 3
+	s, path := openTemp(t, Options{})
+	for i := range 3 {
+		u := testURL("a.test", i)
+		s.AddURLs([]URL{u}, nil)
+		s.SaveRevisit(testRevisit(u.URL, time.Now()))
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db := rawDB(t, path)
+	for _, q := range []string{beforeRevisitSeq, `PRAGMA user_version = 17`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	var out bytes.Buffer
+	s, err := Open(path, Options{Progress: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	prefix := "store: upgrading " + path + " to schema 18: "
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], prefix+"moving the pages' revisit states") || !strings.Contains(lines[0], ", 3 revisit states;") ||
+		!strings.HasPrefix(lines[1], prefix+"done in ") || !strings.HasSuffix(lines[1], ", 3 revisit states copied") {
+		t.Errorf("upgrade report:\n%s\nwant a line saying what 0018 does to the 3 revisit states and one saying it copied them", out.String())
 	}
 }

@@ -396,6 +396,7 @@ func TestSchema11StoreOpensWithItsBodies(t *testing.T) {
 		sql  string
 		args []any
 	}{
+		{beforeRevisitSeq, nil},
 		{beforeCaptureSeq, nil},
 		{beforePageRow, nil},
 		{`UPDATE pages SET body_codec = ?, body = ? WHERE url = ?`, []any{codec, body, before.URL}},

@@ -42,7 +42,7 @@ func TestPageMetaKeptWithThePageAndOlderStoresRead(t *testing.T) {
 	// its pages as before, with no metadata known. (What later migrations added
 	// goes too.)
 	db := rawDB(t, path)
-	for _, q := range []string{beforeCaptureSeq, beforePageRow, beforeFold, `ALTER TABLE captures DROP COLUMN kind`, `DROP TABLE page_meta`, `PRAGMA user_version = 8`} {
+	for _, q := range []string{beforeRevisitSeq, beforeCaptureSeq, beforePageRow, beforeFold, `ALTER TABLE captures DROP COLUMN kind`, `DROP TABLE page_meta`, `PRAGMA user_version = 8`} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}

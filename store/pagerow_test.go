@@ -26,7 +26,7 @@ func TestSchema12StoreOpensWithItsPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := rawDB(t, path)
-	for _, q := range []string{beforeCaptureSeq, beforePageRow, `PRAGMA user_version = 12`} {
+	for _, q := range []string{beforeRevisitSeq, beforeCaptureSeq, beforePageRow, `PRAGMA user_version = 12`} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}

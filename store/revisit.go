@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql/driver"
 	"math"
 	"slices"
 	"strings"
@@ -70,20 +71,41 @@ func (s *Store) SetRevisitNext(urls []string, next time.Time) {
 }
 
 // upsertRevisit writes r inside the open transaction, with its change signal when
-// r has one; without, a stored signal stays as it was.
+// r has one; without, a stored signal stays as it was. The row is keyed by its URL's
+// row: state for a URL the store never saw (a fetched page always has one) adds the
+// URL, processed, as SavePage does.
 func (w *writer) upsertRevisit(r *Revisit) error {
+	n, err := w.writeRevisit(r)
+	if err != nil || n > 0 {
+		return err
+	}
+	self := []URL{{URL: r.URL, Host: hostOf(r.URL)}}
+	if _, err := w.insertURLs(self, Processed, nowNanos(), nil); err != nil {
+		return err
+	}
+	_, err = w.writeRevisit(r)
+	return err
+}
+
+// writeRevisit runs r's upsert and says how many rows it wrote (0: no URL row).
+func (w *writer) writeRevisit(r *Revisit) (int64, error) {
+	var res driver.Result
+	var err error
 	if c := r.Change; c != nil {
-		_, err := w.execSparse(w.st.upsertRevisitChange, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
+		res, err = w.execSparse(w.st.upsertRevisitChange, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
 			nanos(r.Last), nanos(r.Next), int64(r.Hash), r.HasHash, r.Fetches, r.Distance, r.Freq, r.Price, r.Policy,
 			finiteOr(r.Fresh, -1), finiteOr(r.Age, 0), r.Behind,
 			int64(c.Text), int64(c.Title), int64(c.Page), c.Fallback, c.Reason, nanos(c.ChangeAt),
 			c.ChangeDistance, c.ChangeReason, c.PrevText, c.Shift)
-		return err
+	} else {
+		res, err = w.execSparse(w.st.upsertRevisit, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
+			nanos(r.Last), nanos(r.Next), int64(r.Hash), r.HasHash, r.Fetches, r.Distance, r.Freq, r.Price, r.Policy,
+			finiteOr(r.Fresh, -1), finiteOr(r.Age, 0), r.Behind)
 	}
-	_, err := w.execSparse(w.st.upsertRevisit, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
-		nanos(r.Last), nanos(r.Next), int64(r.Hash), r.HasHash, r.Fetches, r.Distance, r.Freq, r.Price, r.Policy,
-		finiteOr(r.Fresh, -1), finiteOr(r.Age, 0), r.Behind)
-	return err
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }
 
 // revisitColumns are the columns scanRevisit reads, policy state last.
@@ -107,7 +129,7 @@ func scanRevisit(row interface{ Scan(...any) error }, withPolicy bool) (Revisit,
 // fetched (or fetched before revisit state was kept).
 func (s *Store) Revisit(url string) (Revisit, error) {
 	r, err := scanRevisit(s.rdb.QueryRowContext(context.Background(),
-		`SELECT `+revisitColumns+`, policy FROM revisit WHERE url = ?`, url), true)
+		`SELECT `+revisitColumns+`, policy FROM revisit WHERE seq = (SELECT seq FROM urls WHERE url = ?)`, url), true)
 	if err == nil {
 		r.Change, err = s.RevisitChange(url)
 	}
@@ -118,7 +140,8 @@ func (s *Store) Revisit(url string) (Revisit, error) {
 // particular order.
 func (s *Store) Revisits(urls []string) ([]Revisit, error) {
 	var out []Revisit
-	err := s.inChunks(urls, `SELECT `+revisitColumns+`, policy FROM revisit WHERE url IN (%s)`, func(row interface{ Scan(...any) error }) error {
+	err := s.inChunks(urls, `SELECT `+revisitColumns+`, policy FROM revisit
+		WHERE seq IN (SELECT seq FROM urls WHERE url IN (%s))`, func(row interface{ Scan(...any) error }) error {
 		r, err := scanRevisit(row, true)
 		out = append(out, r)
 		return err
@@ -180,10 +203,10 @@ type RevisitSummary struct {
 	Behind      bool    // the budget cannot follow the page
 }
 
-// EachRevisitSummary calls fn with the summary of every page's revisit state, in URL
-// order (the estimator's budget sums and the console's class counts and interval
-// histogram, at engine start). It reads five columns per row, about a second per
-// million pages, and stops at fn's first error, which it returns.
+// EachRevisitSummary calls fn with the summary of every page's revisit state, in the
+// order of their URLs' rows (the estimator's budget sums and the console's class
+// counts and interval histogram, at engine start). It reads five columns per row,
+// about a second per million pages, and stops at fn's first error, which it returns.
 func (s *Store) EachRevisitSummary(fn func(RevisitSummary) error) error {
 	rows, err := s.rdb.QueryContext(context.Background(), `SELECT class, t, x, freq, price, fresh, age, behind FROM revisit`)
 	if err != nil {

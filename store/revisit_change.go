@@ -29,12 +29,13 @@ type RevisitChange struct {
 
 // upsertRevisitChangeSQL is upsertRevisitSQL that also writes the change signal
 // (has_change = 1); prev_text only when ?28 (Shift) is set, else the stored one stays.
-var upsertRevisitChangeSQL = `INSERT INTO revisit(url, class, first, t, x, last, next, hash, has_hash,
+var upsertRevisitChangeSQL = `INSERT INTO revisit(seq, url, class, first, t, x, last, next, hash, has_hash,
 	fetches, distance, freq, price, policy, fresh, age, behind, has_change, text_digest, title_digest,
 	page_digest, fallback, reason, change_at, change_distance, change_reason, prev_text)
-	VALUES(` + revisitValues + `,
-	1, ` + sparseParams(18, "iiiiiiii") + `, CASE WHEN ?27 THEN IFNULL(?26, '') ELSE '' END)
-	ON CONFLICT(url) DO UPDATE SET ` + revisitUpdates + `, has_change = 1,
+	SELECT seq, ` + revisitValues + `,
+	1, ` + sparseParams(18, "iiiiiiii") + `, CASE WHEN ?27 THEN IFNULL(?26, '') ELSE '' END
+	FROM urls WHERE url = ?1
+	ON CONFLICT(seq) DO UPDATE SET ` + revisitUpdates + `, has_change = 1,
 	text_digest = excluded.text_digest, title_digest = excluded.title_digest,
 	page_digest = excluded.page_digest, fallback = excluded.fallback, reason = excluded.reason,
 	change_at = excluded.change_at, change_distance = excluded.change_distance,
@@ -48,7 +49,7 @@ func (s *Store) RevisitChange(url string) (*RevisitChange, error) {
 	var text, title, page, at int64
 	err := s.rdb.QueryRowContext(context.Background(), `SELECT text_digest, title_digest, page_digest,
 		fallback, reason, change_at, change_distance, change_reason, prev_text
-		FROM revisit WHERE url = ? AND has_change = 1`, url).Scan(&text, &title, &page, &c.Fallback, &c.Reason,
+		FROM revisit WHERE seq = (SELECT seq FROM urls WHERE url = ?) AND has_change = 1`, url).Scan(&text, &title, &page, &c.Fallback, &c.Reason,
 		&at, &c.ChangeDistance, &c.ChangeReason, &c.PrevText)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
@@ -65,7 +66,7 @@ func (s *Store) RevisitChange(url string) (*RevisitChange, error) {
 func (s *Store) RevisitChanges(urls []string) (map[string]RevisitChange, error) {
 	out := make(map[string]RevisitChange, len(urls))
 	err := s.inChunks(urls, `SELECT url, fallback, reason, change_at, change_distance, change_reason
-		FROM revisit WHERE has_change = 1 AND url IN (%s)`, func(row interface{ Scan(...any) error }) error {
+		FROM revisit WHERE has_change = 1 AND seq IN (SELECT seq FROM urls WHERE url IN (%s))`, func(row interface{ Scan(...any) error }) error {
 		var u string
 		var c RevisitChange
 		var at int64

@@ -77,7 +77,7 @@ func TestSideTablesOfAnOlderStoreAreKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := rawDB(t, path)
-	for _, q := range []string{beforeCaptureSeq, beforePageRow, beforeFold, `PRAGMA user_version = 10`} {
+	for _, q := range []string{beforeRevisitSeq, beforeCaptureSeq, beforePageRow, beforeFold, `PRAGMA user_version = 10`} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}

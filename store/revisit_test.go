@@ -240,13 +240,15 @@ func TestBatchReadsSpanChunks(t *testing.T) {
 	for i := range 1234 {
 		u := testURL(fmt.Sprintf("h%d.test", i%7), i)
 		rows = append(rows, u)
-		if i%2 == 0 {
-			s.SaveRevisit(testRevisit(u.URL, time.Unix(int64(i), 0)))
-			want = append(want, u.URL)
-		}
 		urls = append(urls, u.URL)
 	}
-	s.AddURLs(rows, nil)
+	s.AddURLs(rows, nil) // revisit state is kept for URLs the store has
+	for i, u := range urls {
+		if i%2 == 0 {
+			s.SaveRevisit(testRevisit(u, time.Unix(int64(i), 0)))
+			want = append(want, u)
+		}
+	}
 	p := testPage(urls[0], 500)
 	s.SavePage(p, nil, nil)
 	mustFlush(t, s)
@@ -340,5 +342,70 @@ func TestSchemaOneDatabaseGainsRevisitState(t *testing.T) {
 	mustFlush(t, s)
 	if _, err := s.Revisit("http://old.test/"); err != nil {
 		t.Fatalf("revisit state in an upgraded database: %v", err)
+	}
+}
+
+// A schema-17 store (revisit rows keyed by their URL's text) opens with every row as
+// it was, each now under its URL's row id, one whose URL had no urls row included:
+// the due order, the rows, the change signal and prev_text read back the same, and
+// the due order's query still reads its index alone.
+func TestSchema17StoreKeysRevisitByTheURLRow(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "crawl.db")
+	db := rawDB(t, path)
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, _ := migrations()
+	n17 := slices.IndexFunc(ms, func(m migration) bool { return m.version == 17 }) + 1
+	if _, err := migrate(context.Background(), conn, path, ms[:n17], nil); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	base := time.Unix(1_800_000_000, 0)
+	a, b, orphan := testRevisit("http://a.test/", base.Add(2*time.Hour)), testRevisit("http://b.test/", base), testRevisit("http://c.test/", base.Add(time.Hour))
+	for _, u := range []string{b.URL, a.URL} {
+		if _, err := db.Exec(`INSERT INTO urls(url, host, state) VALUES(?, 'h', 2)`, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, r := range []Revisit{a, b, orphan} {
+		if _, err := db.Exec(`INSERT INTO revisit(url, class, first, t, x, last, next, hash, has_hash, fetches,
+			distance, freq, price, policy, has_change, text_digest, change_reason, prev_text)
+			VALUES(?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, 1, ?, 2, ?)`, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
+			nanos(r.Last), nanos(r.Next), int64(r.Hash), r.Fetches, r.Distance, r.Freq, r.Price, r.Policy,
+			100+i, "before "+r.URL); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i, want := range []Revisit{a, b, orphan} {
+		got, err := s.Revisit(want.URL)
+		got.Change, want.Fresh = nil, -1 // the signal is compared below; fresh's default is -1
+		if err != nil || !sameRevisit(got, want) {
+			t.Errorf("%s: %+v, %v; want %+v", want.URL, got, err, want)
+		}
+		c, err := s.RevisitChange(want.URL)
+		if err != nil || c == nil || c.Text != uint64(100+i) || c.ChangeReason != 2 || c.PrevText != "before "+want.URL {
+			t.Errorf("%s: change signal %+v, %v; want the one stored before", want.URL, c, err)
+		}
+	}
+	due, err := s.DueRevisits(10)
+	if err != nil || len(due) != 3 || due[0].URL != b.URL || due[1].URL != orphan.URL || due[2].URL != a.URL {
+		t.Errorf("DueRevisits = %+v, %v; want b, c, a", due, err)
+	}
+	s.SetRevisitNext([]string{a.URL}, base.Add(-time.Hour))
+	mustFlush(t, s)
+	if due, _ := s.DueRevisits(1); len(due) != 1 || due[0].URL != a.URL {
+		t.Errorf("after SetRevisitNext, DueRevisits(1) = %+v; want a", due)
+	}
+	if n := queryInt(t, s.rdb, `SELECT COUNT(*) FROM revisit r JOIN urls u ON u.seq = r.seq AND u.url = r.url`); n != 3 {
+		t.Errorf("%d revisit rows under their URL's row id, want 3", n)
 	}
 }

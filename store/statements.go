@@ -58,11 +58,13 @@ const revisitUpdates = `class = excluded.class, first = excluded.first, t = excl
 // behind), ?1 to ?17, for execSparse.
 var revisitValues = sparseParams(1, "ttiiiiiiiiirrnrri")
 
-// upsertRevisitSQL writes a page's revisit state; a stored change signal stays.
-var upsertRevisitSQL = `INSERT INTO revisit(url, class, first, t, x, last, next, hash, has_hash,
+// upsertRevisitSQL writes a page's revisit state; a stored change signal stays. The
+// row is keyed by its URL's row (revisit.seq = urls.seq, migration 18): for a URL
+// without one it writes nothing (upsertRevisit adds the URL first then).
+var upsertRevisitSQL = `INSERT INTO revisit(seq, url, class, first, t, x, last, next, hash, has_hash,
 	fetches, distance, freq, price, policy, fresh, age, behind)
-	VALUES(` + revisitValues + `)
-	ON CONFLICT(url) DO UPDATE SET ` + revisitUpdates
+	SELECT seq, ` + revisitValues + ` FROM urls WHERE url = ?1
+	ON CONFLICT(seq) DO UPDATE SET ` + revisitUpdates
 
 // sparseParams writes the parameters ?first, ?first+1, ... of a statement run with
 // execSparse, which leaves zero values unbound (rawconn.go): one for each character
@@ -146,7 +148,7 @@ func prepareStatements(ctx context.Context, conn rawConn) (*statements, error) {
 		ON CONFLICT(key) DO UPDATE SET value = excluded.value`)
 	prep(&st.upsertRevisit, upsertRevisitSQL)
 	prep(&st.upsertRevisitChange, upsertRevisitChangeSQL)
-	prep(&st.setRevisitNext, `UPDATE revisit SET next = ? WHERE url = ?`)
+	prep(&st.setRevisitNext, `UPDATE revisit SET next = ?1 WHERE seq = (SELECT seq FROM urls WHERE url = ?2)`)
 	// seq is the URL's row id, NULL when the store has no row for the URL (migration
 	// 17): a URL's captures are those under its seq and those under its text with
 	// seq NULL, which is what the OR in the statements below asks (SQLite runs it as
