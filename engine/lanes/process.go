@@ -52,7 +52,7 @@ func (r *Runner) process(s *Slot, link *route.Link, t frontier.Task) (ended, swa
 	if r.Opts.EtiquetteFor(t.Host).Robots {
 		var be *fetch.BlockedError
 		var err error
-		rules, be, err = r.robotsFor(link, u)
+		rules, be, err = r.robotsFor(link, t.URL, u)
 		if err != nil { // stopping: leave the URL queued
 			return false, false
 		}

@@ -94,7 +94,7 @@ func (r *Runner) finishRender(s *Slot, link *route.Link, t frontier.Task, rules 
 			hr := rules
 			if host != t.Host || hr == nil {
 				var err error
-				if hr, _, err = r.robotsFor(link, req.URL); err != nil {
+				if hr, _, err = r.robotsFor(link, "", req.URL); err != nil {
 					return nil, err
 				}
 			}

@@ -13,15 +13,15 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
-// robotsFor returns the robots.txt rules of u's origin, fetching them through this
-// lane's egress and the gate when they are missing or older than
-// etiquette.robots_cache_for (a robots.txt request is a request to the host like any
+// robotsFor returns the robots.txt rules of u's origin (raw: the text u was read
+// from, or ""), fetching them through this lane's egress and the gate when they
+// are missing or older than etiquette.robots_cache_for (a robots.txt request is a request to the host like any
 // other, for the site's bot detection). Each fetch sets the host's Crawl-delay anew,
 // capped at fetch.max_crawl_delay. refused is the SSRF guard's refusal of u's own
 // host when that is why robots.txt got no answer (refusedOrigin), nil otherwise: the
 // site's pages would be refused the same way.
-func (r *Runner) robotsFor(link *route.Link, u *url.URL) (rules *robots.Rules, refused *fetch.BlockedError, err error) {
-	origin := u.Scheme + "://" + u.Host
+func (r *Runner) robotsFor(link *route.Link, raw string, u *url.URL) (rules *robots.Rules, refused *fetch.BlockedError, err error) {
+	origin := originOf(raw, u)
 	host := u.Hostname()
 	rules, err = r.Robots.Get(r.Ctx, origin, func(ctx context.Context) (*robots.Rules, error) {
 		tk, err := r.Gate.Acquire(ctx, link.Index, host, 0)
@@ -66,8 +66,16 @@ func (r *Runner) robotsFor(link *route.Link, u *url.URL) (rules *robots.Rules, r
 // its robots.txt got no answer (rules unreachable), nil otherwise: a robots.txt
 // redirected to a refused address leaves the site itself allowed, and unreachable.
 func refusedOrigin(rules *robots.Rules, u *url.URL) *fetch.BlockedError {
+	if rules == nil || !rules.Unreachable {
+		return nil // (every page asks: errors.As's target is made only when it may match)
+	}
+	return refusedHost(rules.Err, u.Hostname())
+}
+
+// refusedHost is err's refusal of host by the SSRF guard, nil when it is none.
+func refusedHost(err error, host string) *fetch.BlockedError {
 	var be *fetch.BlockedError
-	if rules == nil || !rules.Unreachable || !errors.As(rules.Err, &be) || !strings.EqualFold(be.Host, u.Hostname()) {
+	if !errors.As(err, &be) || !strings.EqualFold(be.Host, host) {
 		return nil
 	}
 	return be
@@ -104,4 +112,14 @@ func (r *Runner) attachRobotsSitemaps(u *url.URL, rules *robots.Rules, res *fetc
 	if rules != nil {
 		res.RobotsSitemaps = rules.Sitemaps
 	}
+}
+
+// originOf is u's scheme://host: raw's own prefix when raw is the text u was read
+// from and spells it so (a task's URL, every page asks), else spelt anew.
+func originOf(raw string, u *url.URL) string {
+	n := len(u.Scheme) + len("://") + len(u.Host)
+	if len(raw) >= n && raw[:len(u.Scheme)] == u.Scheme && raw[len(u.Scheme):len(u.Scheme)+3] == "://" && raw[len(u.Scheme)+3:n] == u.Host {
+		return raw[:n]
+	}
+	return u.Scheme + "://" + u.Host
 }
