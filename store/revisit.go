@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql/driver"
 	"math"
 	"slices"
 	"strings"
@@ -47,7 +46,7 @@ type DueRevisit struct {
 func (s *Store) SaveRevisit(r Revisit) {
 	r.Policy = slices.Clone(r.Policy)
 	s.submit(&writeOp{what: "save revisit state", key: r.URL, apply: func(w *writer) (func(), error) {
-		return nil, w.upsertRevisit(&r)
+		return nil, w.upsertRevisit(&r, 0)
 	}})
 }
 
@@ -72,40 +71,39 @@ func (s *Store) SetRevisitNext(urls []string, next time.Time) {
 
 // upsertRevisit writes r inside the open transaction, with its change signal when
 // r has one; without, a stored signal stays as it was. The row is keyed by its URL's
-// row: state for a URL the store never saw (a fetched page always has one) adds the
-// URL, processed, as SavePage does.
-func (w *writer) upsertRevisit(r *Revisit) error {
-	n, err := w.writeRevisit(r)
-	if err != nil || n > 0 {
-		return err
+// row id, seq, which the caller passes when it has it (SavePage), else 0: it is
+// looked up, and state for a URL the store never saw (a fetched page always has
+// one) adds the URL, processed, as SavePage does.
+func (w *writer) upsertRevisit(r *Revisit, seq int64) error {
+	if seq == 0 {
+		var row [2]int64
+		found, err := w.queryInts(w.st.findURL, row[:], r.URL)
+		if err != nil {
+			return err
+		}
+		if !found {
+			self := []URL{{URL: r.URL, Host: hostOf(r.URL)}}
+			out, err := w.insertURLs(self, Processed, nowNanos(), make([]linkOutcome, 0, 1))
+			if err != nil {
+				return err
+			}
+			row[0] = out[0].seq
+		}
+		seq = row[0]
 	}
-	self := []URL{{URL: r.URL, Host: hostOf(r.URL)}}
-	if _, err := w.insertURLs(self, Processed, nowNanos(), nil); err != nil {
-		return err
-	}
-	_, err = w.writeRevisit(r)
-	return err
-}
-
-// writeRevisit runs r's upsert and says how many rows it wrote (0: no URL row).
-func (w *writer) writeRevisit(r *Revisit) (int64, error) {
-	var res driver.Result
 	var err error
 	if c := r.Change; c != nil {
-		res, err = w.execSparse(w.st.upsertRevisitChange, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
+		_, err = w.execSparse(w.st.upsertRevisitChange, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
 			nanos(r.Last), nanos(r.Next), int64(r.Hash), r.HasHash, r.Fetches, r.Distance, r.Freq, r.Price, r.Policy,
 			finiteOr(r.Fresh, -1), finiteOr(r.Age, 0), r.Behind,
 			int64(c.Text), int64(c.Title), int64(c.Page), c.Fallback, c.Reason, nanos(c.ChangeAt),
-			c.ChangeDistance, c.ChangeReason, c.PrevText, c.Shift)
+			c.ChangeDistance, c.ChangeReason, c.PrevText, c.Shift, seq)
 	} else {
-		res, err = w.execSparse(w.st.upsertRevisit, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
+		_, err = w.execSparse(w.st.upsertRevisit, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
 			nanos(r.Last), nanos(r.Next), int64(r.Hash), r.HasHash, r.Fetches, r.Distance, r.Freq, r.Price, r.Policy,
-			finiteOr(r.Fresh, -1), finiteOr(r.Age, 0), r.Behind)
+			finiteOr(r.Fresh, -1), finiteOr(r.Age, 0), r.Behind, seq)
 	}
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
+	return err
 }
 
 // revisitColumns are the columns scanRevisit reads, policy state last.

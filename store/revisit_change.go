@@ -28,13 +28,13 @@ type RevisitChange struct {
 }
 
 // upsertRevisitChangeSQL is upsertRevisitSQL that also writes the change signal
-// (has_change = 1); prev_text only when ?28 (Shift) is set, else the stored one stays.
-var upsertRevisitChangeSQL = `INSERT INTO revisit(seq, url, class, first, t, x, last, next, hash, has_hash,
+// (has_change = 1); prev_text only when ?27 (Shift) is set, else the stored one stays.
+// The URL's row id is ?28.
+var upsertRevisitChangeSQL = `INSERT INTO revisit(url, class, first, t, x, last, next, hash, has_hash,
 	fetches, distance, freq, price, policy, fresh, age, behind, has_change, text_digest, title_digest,
-	page_digest, fallback, reason, change_at, change_distance, change_reason, prev_text)
-	SELECT seq, ` + revisitValues + `,
-	1, ` + sparseParams(18, "iiiiiiii") + `, CASE WHEN ?27 THEN IFNULL(?26, '') ELSE '' END
-	FROM urls WHERE url = ?1
+	page_digest, fallback, reason, change_at, change_distance, change_reason, prev_text, seq)
+	VALUES(` + revisitValues + `,
+	1, ` + sparseParams(18, "iiiiiiii") + `, CASE WHEN ?27 THEN IFNULL(?26, '') ELSE '' END, ?28)
 	ON CONFLICT(seq) DO UPDATE SET ` + revisitUpdates + `, has_change = 1,
 	text_digest = excluded.text_digest, title_digest = excluded.title_digest,
 	page_digest = excluded.page_digest, fallback = excluded.fallback, reason = excluded.reason,

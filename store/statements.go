@@ -59,11 +59,10 @@ const revisitUpdates = `class = excluded.class, first = excluded.first, t = excl
 var revisitValues = sparseParams(1, "ttiiiiiiiiirrnrri")
 
 // upsertRevisitSQL writes a page's revisit state; a stored change signal stays. The
-// row is keyed by its URL's row (revisit.seq = urls.seq, migration 18): for a URL
-// without one it writes nothing (upsertRevisit adds the URL first then).
-var upsertRevisitSQL = `INSERT INTO revisit(seq, url, class, first, t, x, last, next, hash, has_hash,
-	fetches, distance, freq, price, policy, fresh, age, behind)
-	SELECT seq, ` + revisitValues + ` FROM urls WHERE url = ?1
+// row is keyed by its URL's row id, ?18 (revisit.seq = urls.seq, migration 18).
+var upsertRevisitSQL = `INSERT INTO revisit(url, class, first, t, x, last, next, hash, has_hash,
+	fetches, distance, freq, price, policy, fresh, age, behind, seq)
+	VALUES(` + revisitValues + `, ?18)
 	ON CONFLICT(seq) DO UPDATE SET ` + revisitUpdates
 
 // sparseParams writes the parameters ?first, ?first+1, ... of a statement run with

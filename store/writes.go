@@ -218,7 +218,11 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 			}
 		}
 		if p.Revisit != nil {
-			if err := w.upsertRevisit(p.Revisit); err != nil {
+			var seq int64 // the page's URL's row, when the state is the page's
+			if p.Revisit.URL == p.URL {
+				seq = row[0]
+			}
+			if err := w.upsertRevisit(p.Revisit, seq); err != nil {
 				return nil, err
 			}
 		}
