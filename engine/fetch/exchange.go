@@ -127,7 +127,8 @@ func asciiEqualFold(a, b string) bool {
 // HeadText is h in wire form ("Name: value" CRLF per field, sorted by name), the
 // values of RedactHeader fields replaced by Redacted.
 func HeadText(h http.Header) string {
-	keys := make([]string, 0, len(h))
+	var room [32]string // a response's fields, mostly: the names sorted without an allocation
+	keys := room[:0]
 	n := 0
 	for k, vs := range h {
 		keys = append(keys, k)

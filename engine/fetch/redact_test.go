@@ -119,3 +119,20 @@ func TestRedactHeaderIsTheCanonicalNames(t *testing.T) {
 		t.Fatalf("only %d names redacted: the cases were not tried", yes)
 	}
 }
+
+// TestHeadTextSortsEveryField: the head lists every field once per value, sorted
+// by name, however many fields a response has.
+func TestHeadTextSortsEveryField(t *testing.T) {
+	for _, n := range []int{0, 1, 31, 32, 33, 80} {
+		h := http.Header{}
+		var want []string
+		for i := n - 1; i >= 0; i-- {
+			k := fmt.Sprintf("X-Field-%03d", i)
+			h[k] = []string{"v"}
+			want = append([]string{k + ": v\r\n"}, want...)
+		}
+		if got := HeadText(h); got != strings.Join(want, "") {
+			t.Errorf("%d fields: %q", n, got)
+		}
+	}
+}
