@@ -174,6 +174,13 @@ func TestPausedWorkerFetchesNothingOfLostHosts(t *testing.T) {
 		return rejoined && s.QueueDepth == 0 && s.LanesBusy == 0
 	})
 	if n := site.requestsSince("127.0.0.2", thawed); n != 0 {
-		t.Fatalf("w1 sent %d requests after it came back, for a host the master had given to w2", n)
+		var rejoin []string
+		for _, ev := range w1.Engine().EventsSince(0, 0) {
+			if strings.Contains(ev.Msg, "rejoin") {
+				rejoin = append(rejoin, ev.Msg)
+			}
+		}
+		t.Fatalf("w1 sent %d requests after it came back, for a host the master had given to w2 (w2 sent %d since); w1's rejoin: %q",
+			n, site.requestsSince("127.0.0.3", thawed), rejoin)
 	}
 }
