@@ -113,7 +113,7 @@ func migrate(ctx context.Context, conn *sql.Conn, dbPath string, ms []migration,
 		}
 		r := startReport(ctx, conn, report, dbPath, m)
 		err := applyMigration(ctx, conn, m)
-		r.finish(conn, err)
+		r.Finish(conn, err)
 		if err != nil {
 			return ran, fmt.Errorf("store: open %s: migration %s: %w", dbPath, m.name, err)
 		}

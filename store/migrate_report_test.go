@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/store/internal/upgrade"
 )
 
 // A schema-12 store upgraded through 0015, which copies the pages table row by row,
@@ -13,8 +15,8 @@ import (
 // many pages it copied), with its pages readable afterwards. On a big store that
 // step takes minutes; here the size threshold is lowered to see the lines.
 func TestUpgradeCopyingPagesIsReported(t *testing.T) {
-	defer func(rows int64, every time.Duration) { migrationReportRows, migrationReportEvery = rows, every }(migrationReportRows, migrationReportEvery)
-	migrationReportRows, migrationReportEvery = 1, time.Hour
+	defer func(rows int64, every time.Duration) { upgrade.ReportRows, upgrade.ReportEvery = rows, every }(upgrade.ReportRows, upgrade.ReportEvery)
+	upgrade.ReportRows, upgrade.ReportEvery = 1, time.Hour
 	s, path := openTemp(t, Options{})
 	const n = 300
 	var urls []URL
@@ -83,19 +85,11 @@ func TestSmallUpgradeSaysNothing(t *testing.T) {
 	}
 }
 
-func TestGroupDigits(t *testing.T) {
-	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 98765: "98,765", 1234567: "1,234,567", -1500: "-1,500"} {
-		if got := groupDigits(n); got != want {
-			t.Errorf("groupDigits(%d) = %q, want %q", n, got, want)
-		}
-	}
-}
-
 // The upgrade to 0017, which indexes the exchanges already stored anew, says so on a
 // store big enough, and when it is done.
 func TestUpgradeIndexingCapturesIsReported(t *testing.T) {
-	defer func(rows int64) { migrationReportRows = rows }(migrationReportRows)
-	migrationReportRows = 3
+	defer func(rows int64) { upgrade.ReportRows = rows }(upgrade.ReportRows)
+	upgrade.ReportRows = 3
 	s, path := openTemp(t, Options{})
 	for i := range 3 {
 		s.SaveCapture(Capture{URL: testURL("a.test", i).URL, FetchedAt: time.Now(), Status: 404})
@@ -127,8 +121,8 @@ func TestUpgradeIndexingCapturesIsReported(t *testing.T) {
 // The upgrade to 0018, which copies the revisit table, says so on a store big
 // enough, and how many rows it copied.
 func TestUpgradeCopyingRevisitIsReported(t *testing.T) {
-	defer func(rows int64) { migrationReportRows = rows }(migrationReportRows)
-	migrationReportRows = 3
+	defer func(rows int64) { upgrade.ReportRows = rows }(upgrade.ReportRows)
+	upgrade.ReportRows = 3
 	s, path := openTemp(t, Options{})
 	for i := range 3 {
 		u := testURL("a.test", i)
