@@ -13,6 +13,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/page"
+	"github.com/crawlconsole/crawlconsole/engine/page/change"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
@@ -182,7 +183,7 @@ func TestRevisitVerdictsOfOneRefetchedPage(t *testing.T) {
 		t.Fatalf("change signal %+v", c)
 	}
 	now, _ := page.PageText(stored.Body, stored.ContentType)
-	if sum := page.SummarizeChange(c.PrevText, now); !strings.Contains(sum, "+ ") || !strings.Contains(sum, "- ") ||
+	if sum := change.Summarize(c.PrevText, now); !strings.Contains(sum, "+ ") || !strings.Contains(sum, "- ") ||
 		!strings.Contains(now, "harvest") {
 		t.Errorf("summary of the change:\n%s", sum)
 	}

@@ -258,7 +258,7 @@ func changeRow(p *revisit.Page, o revisit.Outcome, v revisit.Verdict) *store.Rev
 }
 
 // KeepReplacedText sets a change's PrevText to the main text of the stored copy the
-// refetch replaces, for `show URL` (page.SummarizeChange). It reads the stored
+// refetch replaces, for `show URL` (change.Summarize). It reads the stored
 // page only on a change, which is rare next to fetches; a copy that cannot be read
 // leaves the text empty ("no change seen yet" is then all the summary says).
 func (r *Runtime) KeepReplacedText(u string, row *store.Revisit) {

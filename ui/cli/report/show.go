@@ -12,6 +12,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/page"
+	"github.com/crawlconsole/crawlconsole/engine/page/change"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/store"
 	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
@@ -139,7 +140,7 @@ func Show(args []string, stdout, stderr io.Writer) int {
 		}
 		if hasPage {
 			if now, ok := page.PageText(stored.Body, stored.ContentType); ok {
-				diff = page.SummarizeChange(c.PrevText, now)
+				diff = change.Summarize(c.PrevText, now)
 			}
 		}
 	}

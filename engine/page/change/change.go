@@ -1,4 +1,6 @@
-package page
+// Package change says how a page's stored main text changed between two fetches,
+// for `crawlconsole show URL`.
+package change
 
 import (
 	"fmt"
@@ -6,13 +8,13 @@ import (
 	"unicode/utf8"
 )
 
-// SummarizeChange describes, in a few lines for `crawlconsole show URL`, how a page's
+// Summarize describes, in a few lines for `crawlconsole show URL`, how a page's
 // main text changed between two fetches. Both texts are as stored (PageText's form:
 // the headline on the first line, then one paragraph a line); before is empty when
 // no change was seen yet (store.RevisitChange: PrevText, MainText). Paragraphs are matched
 // with a longest common subsequence, so a paragraph edited in place reads as
 // "replaced" and an update at the end as "added".
-func SummarizeChange(before, after string) string {
+func Summarize(before, after string) string {
 	if before == "" {
 		return "no change seen yet"
 	}
