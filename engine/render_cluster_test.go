@@ -117,7 +117,25 @@ func spaClusterCrawl(t *testing.T, render func(*config.RenderOptions)) (*testClu
 		quickSiteOptions(o, []string{home})
 		render(&o.Render)
 	})
-	c.worker("w1", "127.0.0.2")
+	w := c.worker("w1", "127.0.0.2")
+	// A failure below says what the worker's renderer did: its per-host figures
+	// (renders, failed, unsettled) and its log (a page kept as fetched names why).
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		if r := w.Engine().Renderer(); r == nil {
+			t.Logf("worker w1 had no renderer")
+		} else {
+			t.Logf("worker w1's renderer: pool %v, hosts %+v", r.Pool.Stats(), r.Hosts())
+		}
+		for _, ev := range w.Engine().EventsSince(0, 500) {
+			t.Logf("w1 log: %s %v lane %d %s: %s", ev.At.Format("15:04:05.000"), ev.Level, ev.Lane, ev.Host, ev.Msg)
+		}
+		for _, ev := range c.master.EventsSince(0, 500) {
+			t.Logf("master log: %s %v %s: %s", ev.At.Format("15:04:05.000"), ev.Level, ev.Host, ev.Msg)
+		}
+	})
 	c.waitDone(time.Minute)
 	st, err := store.OpenReadOnly(c.opts.DB)
 	if err != nil {
