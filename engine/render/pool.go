@@ -175,6 +175,15 @@ type Pool struct {
 	unsettled                           atomic.Int64
 	busy                                atomic.Int32
 	pss                                 pssSampler
+	// shown is what Stats last read under mu: what it shows while mu is held.
+	shown atomic.Pointer[shownState]
+}
+
+// shownState is the part of the pool's state that Stats reads under Pool.mu.
+type shownState struct {
+	contexts, sessions int
+	running            bool
+	browser            context.Context
 }
 
 type tabKey struct{ egress, site string }
@@ -535,12 +544,22 @@ func browserPID(b context.Context) int {
 	return c.Browser.Process().Pid
 }
 
-// Stats is the pool's state now.
+// Stats is the pool's state now. It never waits for the pool's lock: a render
+// holds it while it starts the browser or opens a context, which takes seconds on
+// a loaded box, and a worker's heartbeat reads these figures (a heartbeat held
+// that long got the worker declared dead and its tasks dealt again). While the
+// lock is held, the contexts, sessions and browser are those last read.
 func (p *Pool) Stats() Stats {
-	p.mu.Lock()
-	s := Stats{Contexts: p.lru.Len(), Sessions: len(p.sessions), Running: p.browser != nil && p.browser.Err() == nil}
-	b := p.browser
-	p.mu.Unlock()
+	var st shownState
+	if p.mu.TryLock() {
+		st = shownState{contexts: p.lru.Len(), sessions: len(p.sessions), running: p.browser != nil && p.browser.Err() == nil, browser: p.browser}
+		p.mu.Unlock()
+		p.shown.Store(&st)
+	} else if last := p.shown.Load(); last != nil {
+		st = *last
+	}
+	s := Stats{Contexts: st.contexts, Sessions: st.sessions, Running: st.running}
+	b := st.browser
 	s.Busy = int(p.busy.Load())
 	s.Renders, s.Failed = p.renders.Load(), p.failed.Load()
 	s.Recycled, s.Restarts, s.Unsettled = p.recycled.Load(), p.restarts.Load(), p.unsettled.Load()
