@@ -492,10 +492,17 @@ func (t *teeBody) readWhole() error {
 	return io.EOF
 }
 
+// sizedReadUpFront bounds what readSized allocates before the body arrives.
+const sizedReadUpFront = 256 << 10
+
 // readSized reads r to its end into a slice made for size bytes, with room for one
 // more so that the end is seen without growing it (it grows if r has more).
 func readSized(r io.Reader, size int) ([]byte, error) {
-	b := make([]byte, 0, size+1)
+	// The announcement is the server's word, not bytes: a slice of it is made up
+	// front (most pages fit in it), and the rest grows with what arrives, so that a
+	// host announcing megabytes and sending a few bytes, on every lane, costs no more
+	// than it sends.
+	b := make([]byte, 0, min(size, sizedReadUpFront)+1)
 	for {
 		if len(b) == cap(b) {
 			b = append(b, 0)[:len(b)]
