@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -150,5 +151,48 @@ func TestUpgradeCopyingRevisitIsReported(t *testing.T) {
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], prefix+"moving the pages' revisit states") || !strings.Contains(lines[0], ", 3 revisit states;") ||
 		!strings.HasPrefix(lines[1], prefix+"done in ") || !strings.HasSuffix(lines[1], ", 3 revisit states copied") {
 		t.Errorf("upgrade report:\n%s\nwant a line saying what 0018 does to the 3 revisit states and one saying it copied them", out.String())
+	}
+}
+
+// Revisit state whose URL the store has no row for gets one at the upgrade to 0018,
+// under the host url.Hostname reads, as a runtime save of such state does.
+func TestUpgradeGivesARevisitOnlyURLItsHost(t *testing.T) {
+	s, path := openTemp(t, Options{})
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db := rawDB(t, path)
+	urls := map[string]string{
+		"http://news.example/a/1":          "news.example",
+		"https://user@x.example:8443/p?q":  "x.example",
+		"http://[::1]:8080/v6":             "::1",
+		"http://bare.example?only=a-query": "bare.example",
+	}
+	for _, q := range []string{beforeRevisitSeq, `PRAGMA user_version = 17`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for u := range urls {
+		if _, err := db.Exec(`INSERT INTO revisit(url, next) VALUES(?, 1)`, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	s, err := Open(path, Options{Progress: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	db = rawDB(t, path)
+	defer db.Close()
+	for u, want := range urls {
+		var host string
+		if err := db.QueryRow(`SELECT host FROM urls WHERE url = ?`, u).Scan(&host); err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		if host != want {
+			t.Errorf("%s: host %q after the upgrade, want %q", u, host, want)
+		}
 	}
 }

@@ -8,8 +8,17 @@
 -- (next, url), so "the first m URLs by ascending next" still reads that index alone.
 --
 -- Revisit state whose URL has no urls row (a page fetched always has one) gets one,
--- processed, first.
-INSERT INTO urls(url, state) SELECT url, 2 FROM revisit WHERE url NOT IN (SELECT url FROM urls);
+-- processed, first, under its host as url.Hostname reads it (the per-host figures
+-- group by it): the authority after "://", without userinfo and port, an IPv6
+-- literal without its brackets.
+WITH a AS (SELECT url, substr(url, instr(url, '://') + 3) AS rest FROM revisit
+           WHERE url NOT IN (SELECT url FROM urls)),
+     b AS (SELECT url, substr(rest, 1, min(instr(rest || '/', '/'), instr(rest || '?', '?'), instr(rest || '#', '#')) - 1) AS hp FROM a),
+     c AS (SELECT url, substr(hp, instr(hp, '@') + 1) AS h FROM b)
+INSERT INTO urls(url, state, host)
+SELECT url, 2, CASE WHEN h LIKE '[%' THEN substr(h, 2, instr(h, ']') - 2)
+                    WHEN instr(h, ':') > 0 THEN substr(h, 1, instr(h, ':') - 1)
+                    ELSE h END FROM c;
 CREATE TABLE revisit_by_seq (
     seq             INTEGER PRIMARY KEY,   -- urls.seq of url
     url             TEXT    NOT NULL,
