@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 	"time"
@@ -31,26 +30,14 @@ func TestUpgradeCopyingPagesIsReported(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db := rawDB(t, path)
-	for _, q := range []string{beforeRevisitSeq, beforeCaptureSeq, beforePageRow, `PRAGMA user_version = 12`} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
-
-	var out bytes.Buffer
-	s, err := Open(path, Options{Progress: &out})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, out := reopenAt(t, path, beforeRevisitSeq, beforeCaptureSeq, beforePageRow, `PRAGMA user_version = 12`)
 	defer s.Close()
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
 	prefix := "store: upgrading " + path + " to schema 15: "
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], prefix+"moving the pages into a table") ||
 		!strings.Contains(lines[0], fmt.Sprintf(", %d pages;", n)) ||
 		!strings.HasPrefix(lines[1], prefix+"done in ") || !strings.HasSuffix(lines[1], fmt.Sprintf(", %d pages copied", n)) {
-		t.Errorf("upgrade report:\n%s\nwant a line saying what 0015 does to the %d pages and one saying it copied them", out.String(), n)
+		t.Errorf("upgrade report:\n%s\nwant a line saying what 0015 does to the %d pages and one saying it copied them", out, n)
 	}
 	if c, err := s.Counts(); err != nil || c.Pages != n {
 		t.Errorf("%d pages after the upgrade, %v; want %d", c.Pages, err, n)
@@ -68,21 +55,10 @@ func TestSmallUpgradeSaysNothing(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db := rawDB(t, path)
-	for _, q := range []string{beforeRevisitSeq, beforeCaptureSeq, beforePageRow, `PRAGMA user_version = 12`} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
-	var out bytes.Buffer
-	s, err := Open(path, Options{Progress: &out})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, out := reopenAt(t, path, beforeRevisitSeq, beforeCaptureSeq, beforePageRow, `PRAGMA user_version = 12`)
 	s.Close()
-	if out.Len() != 0 {
-		t.Errorf("a one-page upgrade printed %q", out.String())
+	if out != "" {
+		t.Errorf("a one-page upgrade printed %q", out)
 	}
 }
 
@@ -98,24 +74,13 @@ func TestUpgradeIndexingCapturesIsReported(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db := rawDB(t, path)
-	for _, q := range []string{beforeRevisitSeq, beforeCaptureSeq, `PRAGMA user_version = 16`} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
-	var out bytes.Buffer
-	s, err := Open(path, Options{Progress: &out})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, out := reopenAt(t, path, beforeRevisitSeq, beforeCaptureSeq, `PRAGMA user_version = 16`)
 	s.Close()
 	prefix := "store: upgrading " + path + " to schema 17: "
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], prefix+"indexing the exchanges") || !strings.Contains(lines[0], ", 3 exchanges;") ||
 		!strings.HasPrefix(lines[1], prefix+"done in ") {
-		t.Errorf("upgrade report:\n%s\nwant a line saying what 0017 does to the 3 exchanges and one saying it is done", out.String())
+		t.Errorf("upgrade report:\n%s\nwant a line saying what 0017 does to the 3 exchanges and one saying it is done", out)
 	}
 }
 
@@ -133,24 +98,13 @@ func TestUpgradeCopyingRevisitIsReported(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db := rawDB(t, path)
-	for _, q := range []string{beforeRevisitSeq, `PRAGMA user_version = 17`} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
-	var out bytes.Buffer
-	s, err := Open(path, Options{Progress: &out})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, out := reopenAt(t, path, beforeRevisitSeq, `PRAGMA user_version = 17`)
 	s.Close()
 	prefix := "store: upgrading " + path + " to schema 18: "
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], prefix+"moving the pages' revisit states") || !strings.Contains(lines[0], ", 3 revisit states;") ||
 		!strings.HasPrefix(lines[1], prefix+"done in ") || !strings.HasSuffix(lines[1], ", 3 revisit states copied") {
-		t.Errorf("upgrade report:\n%s\nwant a line saying what 0018 does to the 3 revisit states and one saying it copied them", out.String())
+		t.Errorf("upgrade report:\n%s\nwant a line saying what 0018 does to the 3 revisit states and one saying it copied them", out)
 	}
 }
 
@@ -161,30 +115,19 @@ func TestUpgradeGivesARevisitOnlyURLItsHost(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db := rawDB(t, path)
 	urls := map[string]string{
 		"http://news.example/a/1":          "news.example",
 		"https://user@x.example:8443/p?q":  "x.example",
 		"http://[::1]:8080/v6":             "::1",
 		"http://bare.example?only=a-query": "bare.example",
 	}
-	for _, q := range []string{beforeRevisitSeq, `PRAGMA user_version = 17`} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	stmts := []string{beforeRevisitSeq, `PRAGMA user_version = 17`}
 	for u := range urls {
-		if _, err := db.Exec(`INSERT INTO revisit(url, next) VALUES(?, 1)`, u); err != nil {
-			t.Fatal(err)
-		}
+		stmts = append(stmts, `INSERT INTO revisit(url, next) VALUES('`+u+`', 1)`)
 	}
-	db.Close()
-	s, err := Open(path, Options{Progress: io.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, _ = reopenAt(t, path, stmts...)
 	s.Close()
-	db = rawDB(t, path)
+	db := rawDB(t, path)
 	defer db.Close()
 	for u, want := range urls {
 		var host string
@@ -195,4 +138,24 @@ func TestUpgradeGivesARevisitOnlyURLItsHost(t *testing.T) {
 			t.Errorf("%s: host %q after the upgrade, want %q", u, host, want)
 		}
 	}
+}
+
+// reopenAt rewrites the closed store at path with stmts (an older schema's layout and
+// its user_version) and opens it again, returning the store and what its upgrade
+// printed.
+func reopenAt(t *testing.T, path string, stmts ...string) (*Store, string) {
+	t.Helper()
+	db := rawDB(t, path)
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	var out bytes.Buffer
+	s, err := Open(path, Options{Progress: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, out.String()
 }
