@@ -47,9 +47,14 @@ func (t *Table) Join(j *wire.Join, now time.Time, perNode int) Joined {
 		t.nodes[j.Node] = n
 	}
 	n.state, n.heard = view.NodeActive, now
+	if n.leaving {
+		// Declared dead during its leave (late heartbeats), it rejoins to report
+		// the fetches in its hand: it takes no task, unit or egress any more.
+		n.state = view.NodeLeaving
+	}
 	n.hb = wire.Heartbeat{Node: j.Node, Incarnation: j.Incarnation, LanesMax: j.LanesMax, Egresses: j.Egresses}
 	r.Kept, r.LastRequest = t.adopt(n, j.Holding) // before the spread: its units stay its own
-	if t.accounts != nil {
+	if t.accounts != nil && !n.leaving {
 		if len(n.grants) == 0 {
 			if perNode <= 0 {
 				perNode = 2
@@ -101,15 +106,17 @@ func (t *Table) Heartbeat(hb wire.Heartbeat, now time.Time) (known bool) {
 
 // Leave takes a worker's leave. A leave is two requests: the hand-back of what the
 // worker had not fetched, then the final one once its fetches reported. first is
-// true at the first (the leave is logged once), with back the tasks it handed back,
-// or, when the hand-back never came, those the final one makes the master take back.
+// true at the first of the incarnation (the leave is logged once, even when the
+// worker was declared dead and rejoined between the two), with back the tasks it
+// handed back, or, when the hand-back never came, those the final one makes the
+// master take back.
 func (t *Table) Leave(l *wire.Leave) (first bool, back int) {
 	n := t.nodes[l.Node]
 	if n == nil || n.inc != l.Incarnation || n.state == view.NodeDead {
 		return false, 0
 	}
-	first = n.state != view.NodeLeaving
-	n.state = view.NodeLeaving
+	first = !n.leaving
+	n.state, n.leaving = view.NodeLeaving, true
 	back = t.takeBack(n, l.Tasks)
 	// Its units go to others as soon as it reported what it still fetches.
 	for name := range n.units {

@@ -100,6 +100,10 @@ type node struct {
 	refusedBefore int64
 	// left: it left gracefully (dead to the table, shown as left).
 	left bool
+	// leaving: this incarnation began its graceful leave. It outlives a death
+	// declared before the final leave: the worker, still finishing its fetches,
+	// rejoins as a leaving worker, not an active one.
+	leaving bool
 	// life counts the times the worker was declared dead: a rejoin under the same
 	// incarnation starts a new life, and a batch sent to an earlier one is stale.
 	life uint64
