@@ -56,6 +56,11 @@ type Front struct {
 	marks       Marks                // the revisits queued and where they are (marks.go)
 	end         endCheck             // the store's word before the crawl says it ran dry (endcheck.go)
 
+	// fresh counts, by URL, the links the dedupe called New whose insert has not
+	// come back (Extract to SubmitLinks): a "maybe" batch whose insert of one of
+	// them lands first rescued no Bloom false positive.
+	fresh map[string]int
+
 	failed  chan struct{} // closed when a store failure stopped the crawl (WatchStore)
 	failure error         // that failure, a *StoreError
 
@@ -66,5 +71,5 @@ type Front struct {
 
 // New builds a crawl's front from its parts, reaching the crawl through c.
 func New(p Parts, c Crawl) *Front {
-	return &Front{Parts: p, crawl: c, failed: make(chan struct{})}
+	return &Front{Parts: p, crawl: c, fresh: map[string]int{}, failed: make(chan struct{})}
 }

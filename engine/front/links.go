@@ -133,6 +133,7 @@ func (f *Front) ExtractLinks(t frontier.Task, res *fetch.Result, known *[]string
 		cands = append(cands, n)
 	}
 	verdicts := f.Dedupe.CheckURLs(cands) // the page's links in one batch (M4: LRU, then Bloom)
+	f.markFresh(cands, verdicts)
 	for i, n := range cands {
 		switch verdicts[i] {
 		case frontier.Recent:
@@ -154,9 +155,9 @@ func (f *Front) ExtractLinks(t frontier.Task, res *fetch.Result, known *[]string
 				continue // a true duplicate
 			}
 			// Not in the store yet: a Bloom false positive if this batch's insert
-			// is the one the store takes (SubmitLinks counts it then), or a link
-			// whose first insert is still in the writer's queue, which the store
-			// will take instead of this one.
+			// is the one the store takes while no batch that found it New is on
+			// its way (SubmitLinks counts it then), or a link whose first insert
+			// is still to come or in the writer's queue.
 			if maybe == nil {
 				maybe = Claims{}
 			}
@@ -167,6 +168,25 @@ func (f *Front) ExtractLinks(t frontier.Task, res *fetch.Result, known *[]string
 		out = append(out, rec)
 	}
 	return out, maybe
+}
+
+// markFresh records the links the dedupe called New as on their way to the store,
+// until SubmitLinks hears back from their insert. Marked as soon as the verdicts
+// are in, before the store lookups of the page's other links: another lane's
+// "maybe" for one of them can come any time after the dedupe recorded it.
+func (f *Front) markFresh(cands []string, verdicts []frontier.Verdict) {
+	locked := false
+	for i, v := range verdicts {
+		if v != frontier.New {
+			continue
+		}
+		if !locked {
+			f.Mu.Lock()
+			defer f.Mu.Unlock()
+			locked = true
+		}
+		f.fresh[cands[i]]++
+	}
 }
 
 // canonicalStands resolves a page's rel=canonical href against its base and

@@ -97,6 +97,29 @@ func TestLinkFoundNewByOneLaneIsNoRescueForAnother(t *testing.T) {
 	checkRescues(t, f, st, 0)
 }
 
+// The same race, with the second finder's insert reaching the store first (the first
+// lane still signing its page): the store takes the "maybe" batch's row and ignores
+// the first finder's. The link was new, never a Bloom false positive: the figure the
+// console shows stays 0, where it counted the link both as new and as rescued.
+func TestLinkFoundNewByOneLaneIsNoRescueWhenTheOtherInsertLandsFirst(t *testing.T) {
+	f, c, st := dedupeFront(t)
+	rowsA, maybeA := extract(f, "/a", "/x")
+	rowsB, maybeB := extract(f, "/b", "/y", "/x") // /y pushes /x out of the LRU
+	if len(rowsA) != 1 || len(maybeA) != 0 || len(rowsB) != 2 || len(maybeB) != 1 {
+		t.Fatalf("rows %d and %d, claims %v and %v: want /x new on /a, a maybe on /b", len(rowsA), len(rowsB), maybeA, maybeB)
+	}
+	submitted(f, c, st, rowsB, maybeB) // the second finder's insert lands first
+	submitted(f, c, st, rowsA, maybeA)
+	checkRescues(t, f, st, 0)
+	// Once both inserts are in, a real false positive is counted again.
+	f.Dedupe.Warm(func(yield func(string) bool) {
+		_ = yield("http://a.test/z") && yield("http://a.test/w") // /w leaves /z out of the LRU
+	})
+	rowsC, maybeC := extract(f, "/c", "/z")
+	submitted(f, c, st, rowsC, maybeC)
+	checkRescues(t, f, st, 1)
+}
+
 // A real Bloom false positive, claimed by two lanes before either insert lands, is
 // rescued once: by the batch whose insert the store takes.
 func TestBloomFalsePositiveIsRescuedOnce(t *testing.T) {

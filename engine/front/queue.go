@@ -193,13 +193,21 @@ func (f *Front) LinkRecord(n string, parent uint64, depth int) store.URL {
 // queues it. Inserts not yet confirmed count as outstanding, so the crawl is not
 // called idle while links are on their way into the queue.
 func (f *Front) Submit(urls []store.URL, write func([]store.URL, store.LinkResult)) {
-	f.SubmitLinks(urls, nil, write)
+	f.submit(urls, nil, false, write)
 }
 
 // SubmitLinks is Submit for the rows of a page's links with their Claims (Extract):
 // each claimed URL that this write inserts as new is a Bloom false positive the
-// store rescued, counted once, by the batch that carried the claim.
+// store rescued, counted once, by the batch that carried the claim, unless a batch
+// that found it New is still on its way (that batch's insert, ignored, is the
+// link's first). Every row Extract returned must come here: the others are those
+// New verdicts, which are on their way until their insert comes back.
 func (f *Front) SubmitLinks(urls []store.URL, maybe Claims, write func([]store.URL, store.LinkResult)) {
+	f.submit(urls, maybe, true, write)
+}
+
+// submit is Submit, and SubmitLinks when links (the rows are Extract's).
+func (f *Front) submit(urls []store.URL, maybe Claims, links bool, write func([]store.URL, store.LinkResult)) {
 	if len(urls) == 0 {
 		return
 	}
@@ -214,8 +222,16 @@ func (f *Front) SubmitLinks(urls []store.URL, maybe Claims, write func([]store.U
 		f.Mu.Lock()
 		defer f.Mu.Unlock()
 		f.outstanding--
+		_, claimed := maybe[u]
+		if links && !claimed { // a New verdict's insert is back
+			if n := f.fresh[u] - 1; n > 0 {
+				f.fresh[u] = n
+			} else {
+				delete(f.fresh, u)
+			}
+		}
 		if inserted {
-			if _, claimed := maybe[u]; claimed {
+			if claimed && f.fresh[u] == 0 {
 				f.Counters.DedupeFalsePositives.Add(1)
 			}
 			r := urls[byURL[u]]
