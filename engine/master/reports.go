@@ -133,11 +133,86 @@ func (m *Runtime) grace(n int) {
 	case <-m.ctx.Done():
 		return
 	}
+	if !m.readBacklog(d) {
+		return
+	}
 	m.crawl.Lock()
 	again := m.book.EndGrace()
 	m.crawl.CheckIdle()
 	m.crawl.Unlock()
 	m.crawl.Logf(view.LevelInfo, "grace period over: %d of the %d URLs handed out by the last run claimed or reported by no worker, queued again", again, n)
+}
+
+// readBacklog waits, at the grace period's end, until the master has read the
+// results stream up to its last report: a result a worker published while the
+// master was down, still unread behind a backlog of commits, takes its URL out of
+// limbo. Queued again, that URL would be fetched twice and the result, read then,
+// dropped as late. It gives up once a wait of d brings no progress (a stream it
+// cannot read: the crawl goes on without it), and returns false when the crawl ends.
+func (m *Runtime) readBacklog(d time.Duration) bool {
+	last, ok := m.lastReport()
+	if !ok {
+		return m.ctx.Err() == nil
+	}
+	logged := false
+	t := time.NewTicker(max(m.o.HeartbeatEvery/4, 10*time.Millisecond))
+	defer t.Stop()
+	var read uint64
+	progress := time.Now()
+	for {
+		m.crawl.Lock()
+		now := m.book.readSeq
+		m.crawl.Unlock()
+		if now >= last {
+			return true
+		}
+		if now != read {
+			read, progress = now, time.Now()
+		}
+		if first, ok := m.firstReport(); !ok || first > last {
+			return true // read and acknowledged (or dropped) meanwhile
+		}
+		if time.Since(progress) > d {
+			m.crawl.Logf(view.LevelWarn, "grace period over: the results stream is read no further than report %d of %d after %v; queuing again what is unclaimed", read, last, d)
+			return true
+		}
+		if !logged {
+			logged = true
+			m.crawl.Logf(view.LevelInfo, "grace period over: reading the results stream up to report %d before queuing again what no worker claimed or reported", last)
+		}
+		select {
+		case <-m.ctx.Done():
+			return false
+		case <-t.C:
+		}
+	}
+}
+
+// lastReport is the results stream's last sequence while it holds reports (ok).
+func (m *Runtime) lastReport() (uint64, bool) {
+	st, ok := m.resultsState()
+	return st.LastSeq, ok && st.Msgs > 0
+}
+
+// firstReport is the results stream's first sequence while it holds reports (ok).
+func (m *Runtime) firstReport() (uint64, bool) {
+	st, ok := m.resultsState()
+	return st.FirstSeq, ok && st.Msgs > 0
+}
+
+// resultsState is the results stream's state; ok false when it cannot be read.
+func (m *Runtime) resultsState() (jetstream.StreamState, bool) {
+	ctx, cancel := context.WithTimeout(m.ctx, 5*time.Second)
+	defer cancel()
+	s, err := m.conn.JS.Stream(ctx, m.sub.ResultStream())
+	if err != nil {
+		return jetstream.StreamState{}, false
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		return jetstream.StreamState{}, false
+	}
+	return info.State, true
 }
 
 // Stop ends listening; results not yet committed stay in the stream (redelivered

@@ -1,0 +1,124 @@
+package master
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+)
+
+// A master restarted with two URLs its last life handed out finds, in the results
+// stream, the result of one of them that a worker published while it was down, not
+// read yet when the grace period ends (a backlog of results to commit, a slow
+// store). That URL is no URL "claimed or reported by no worker": it is not queued
+// again (the site would be asked for the page twice) and the page is stored, not
+// dropped as a late report. Before, the grace's end queued both again, and the
+// result, read a moment later, counted late and was thrown away.
+func TestGraceEndReadsTheResultsInTheStreamFirst(t *testing.T) {
+	t.Parallel()
+	srv, err := cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(t.TempDir(), "nats"), Token: "tok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	conn, err := cluster.Connect(srv.ClientURL(), cluster.ClientOptions{Name: "master", Token: "tok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	sub := wire.Subjects("t")
+	results, err := conn.EnsureStream(ctx, jetstream.StreamConfig{Name: sub.ResultStream(), Subjects: []string{sub.Results(">")},
+		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.MemoryStorage})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := []frontier.Task{
+		{URL: "http://www.a.test/1", Host: "www.a.test", Lease: 7},
+		{URL: "http://www.b.test/1", Host: "www.b.test", Lease: 8},
+	}
+	// The result of a.test/1, published by its worker while the master was down.
+	data, err := wire.EncodeResult(&wire.Result{Node: "w1", Incarnation: "a", Task: held[0], At: time.Now(),
+		Res: &fetch.Result{Status: 200, FinalURL: held[0].URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.JS.Publish(ctx, sub.Results("w1"), data); err != nil {
+		t.Fatal(err)
+	}
+
+	c := &crawlStub{now: time.Unix(1700000000, 0)}
+	var mu sync.Mutex
+	var committed []string
+	c.onCommit = func(r *wire.Result) {
+		mu.Lock()
+		committed = append(committed, r.Task.URL)
+		mu.Unlock()
+	}
+	graceLog := make(chan string, 4)
+	c.onLog = func(msg string) {
+		if strings.Contains(msg, "grace period over") {
+			graceLog <- msg
+		}
+	}
+	o := config.MasterOptions{Conn: conn, Prefix: "t", HeartbeatEvery: 50 * time.Millisecond, Timeout: 150 * time.Millisecond, Window: 8}
+	m := NewRuntime(ctx, c, o, Setup{Held: held, Restarted: true})
+	c.Lock()
+	for _, task := range held { // the queue pages them in from the store, in progress
+		task.Lease = 0
+		m.book.Add(task)
+	}
+	c.Unlock()
+	done := make(chan struct{})
+	go func() { defer close(done); m.grace(len(held)) }()
+
+	// The grace period ends with the result still unread: either it queued the
+	// URLs again and returned, or it says it reads the stream first.
+	var first string
+	select {
+	case first = <-graceLog:
+	case <-done:
+	}
+	// The result is read now, as the master's consumer would.
+	cons, err := results.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{Durable: "master", AckPolicy: jetstream.AckExplicitPolicy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch, err := cons.Fetch(1, jetstream.FetchMaxWait(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for msg := range batch.Messages() {
+		m.onResult(msg)
+	}
+	<-done
+	var last string
+	for len(graceLog) > 0 {
+		last = <-graceLog
+	}
+	if last == "" {
+		last = first
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(committed) != 1 || committed[0] != held[0].URL {
+		t.Errorf("results committed: %v; want the page of %s, read from the stream after the grace period", committed, held[0].URL)
+	}
+	c.Lock()
+	pending, _ := m.book.Counts()
+	c.Unlock()
+	if !strings.Contains(last, "1 of the 2 URLs") || pending != 1 {
+		t.Errorf("the grace period's end: %q, %d URLs queued again; want 1 of the 2 (only b.test/1 went unreported)", last, pending)
+	}
+}
