@@ -89,12 +89,20 @@ func (b *bodyCapper) RoundTrip(req *http.Request) (*http.Response, error) {
 		res.ContentLength = -1
 	}
 	res.Uncompressed = true
-	res.Body = &cappedBody{r: body, closer: res.Body, left: b.limit, truncate: b.truncate, limit: b.limit, url: req.URL, deadline: deadline}
+	capped := cappedBody{r: body, closer: res.Body, left: b.limit, truncate: b.truncate, limit: b.limit, url: req.URL, deadline: deadline}
+	if hop != nil {
+		hop.capped = capped
+		res.Body = &hop.capped
+	} else {
+		c := capped // (allocated here only: a hop's is in its record)
+		res.Body = &c
+	}
 	if teed {
 		// A hop's body is kept as the client reads it: decoded and capped like a
 		// final page's, so that its Exchange.Decoded is true of it. A final
 		// response's copy is archived only if reading it fails (exchangeLog.received).
-		t := &teeBody{ReadCloser: res.Body, h: hop, b: hop.tee, decoded: true, size: res.ContentLength}
+		t := &hop.teeRead
+		*t = teeBody{ReadCloser: res.Body, h: hop, b: hop.tee, decoded: true, size: res.ContentLength}
 		// A page's body is read whole into the hop's copy and handed to the fetch
 		// from there (exchangeLog.wholeBody): colly reads a body with io.ReadAll,
 		// which grows it through a chain of ever larger buffers and copies it into
@@ -145,14 +153,11 @@ func (b *bodyCapper) prepare(req *http.Request) (out *http.Request, hop *hopReco
 	if log != nil && log.ctx != nil {
 		ctx = log.ctx
 	}
-	var pace *replayPause
-	if b.pause != nil {
-		pace = &replayPause{pause: b.pause, ctx: ctx}
-	}
 	var trace *httptrace.ClientTrace
 	if log != nil {
-		hop, trace = traceHop(req, log, pace)
-	} else if pace != nil {
+		hop, trace = traceHop(req, log, b.pause, ctx)
+	} else if b.pause != nil {
+		pace := &replayPause{pause: b.pause, ctx: ctx}
 		trace = &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { pace.gotConn() }}
 	}
 	if trace == nil && !copied {

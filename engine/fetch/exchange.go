@@ -93,6 +93,9 @@ const redirectBodyMax = 64 << 10
 type exchangeLog struct {
 	mu   sync.Mutex
 	hops []*hopRecord
+	// first backs hops for the fetch's first hop, the only one of most fetches:
+	// no slice of its own to allocate.
+	first [1]*hopRecord
 	// ctx, when set, is the fetch's context with its deadline (the request
 	// timeout, redirects and body included): every hop goes out under it.
 	ctx context.Context
@@ -156,6 +159,13 @@ type hopRecord struct {
 	// trace records the hop as the transport writes it (traceHop); in the
 	// record, one allocation with it.
 	trace httptrace.ClientTrace
+	// What a hop's round trip makes once, in the same allocation: the pacer of
+	// its replays (traceHop), its body as the client reads it (received, tee) and
+	// the readers the client reads it through (bodyCapper.RoundTrip).
+	pace    replayPause
+	teeBody hopBody
+	capped  cappedBody
+	teeRead teeBody
 }
 
 // hopBody is what was read of a hop's body, up to max bytes.
@@ -241,6 +251,9 @@ func (l *exchangeLog) release() {
 
 func (l *exchangeLog) add(h *hopRecord) {
 	l.mu.Lock()
+	if l.hops == nil {
+		l.hops = l.first[:0]
+	}
 	l.hops = append(l.hops, h)
 	l.mu.Unlock()
 }
@@ -295,9 +308,15 @@ func (l *exchangeLog) received(kind string) []Exchange {
 
 // traceHop starts recording req's hop: the request line now, the header fields and
 // the connection's address as the transport writes and dials (the trace it
-// returns). pace, when set, paces a replay on a new connection from the same hook.
-func traceHop(req *http.Request, log *exchangeLog, pace *replayPause) (*hopRecord, *httptrace.ClientTrace) {
+// returns). pause, when set, paces a replay on a new connection from the same hook
+// (replayPause, under ctx).
+func traceHop(req *http.Request, log *exchangeLog, pause func() time.Duration, ctx context.Context) (*hopRecord, *httptrace.ClientTrace) {
 	h := &hopRecord{ex: Exchange{URL: req.URL.String()}, u: req.URL}
+	var pace *replayPause
+	if pause != nil {
+		h.pace = replayPause{pause: pause, ctx: ctx}
+		pace = &h.pace
+	}
 	uri := req.URL.RequestURI()
 	lineLen := len(req.Method) + 1 + len(uri) + len(" HTTP/1.1\r\n")
 	h.head.Grow(lineLen + 256)
@@ -380,7 +399,8 @@ func (h *hopRecord) received(res *http.Response, codings []string, finalMax int)
 	if res.StatusCode/100 != 3 {
 		limit = finalMax
 	}
-	h.tee = &hopBody{max: limit}
+	h.teeBody = hopBody{max: limit}
+	h.tee = &h.teeBody
 	if len(codings) > 0 {
 		h.wire = &hopBody{max: limit}
 	}

@@ -145,9 +145,11 @@ type exchange struct {
 	err  error
 	log  *exchangeLog
 	// result and record are what res and log point to in a fetch's exchange
-	// (Fetch): one allocation for the three.
+	// (Fetch): one allocation for the three. id is the value of the request's
+	// exchangeHeader field, the log's id in the fetcher's book.
 	result Result
 	record exchangeLog
+	id     [1]string
 }
 
 // New returns a Fetcher. tr is the egress's keep-alive transport (M3 builds one per
@@ -300,12 +302,12 @@ func (f *Fetcher) Fetch(url string, hdr http.Header) (*Result, error) {
 		log.ctx, cancel = context.WithTimeout(f.c.Context, f.cfg.RequestTimeout)
 		defer cancel()
 	}
-	id := f.exchanges.add(log)
-	h[exchangeHeader] = []string{id}
+	x.id[0] = f.exchanges.add(log)
+	h[exchangeHeader] = x.id[:]
 	start := time.Now()
 	err := f.c.Request(http.MethodGet, url, nil, cctx, h)
 	x.res.Duration = time.Since(start)
-	f.exchanges.remove(id)
+	f.exchanges.remove(x.id[0])
 	x.res.Exchanges = log.exchanges()
 	switch {
 	case x.kind != "":
