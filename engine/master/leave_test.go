@@ -89,3 +89,22 @@ func TestWorkerDeclaredDeadDuringItsLeaveIsLoggedLeavingOnce(t *testing.T) {
 		t.Fatalf("the master logged w1's leave %d times: %q; want once", len(leaving), leaving)
 	}
 }
+
+// A worker declared dead during its leave whose final leave comes before any rejoin
+// (its heartbeat's "unknown" not yet answered) left all the same: the Nodes pane
+// shows it left, as the operator who stopped it expects, not dead.
+func TestWorkerDeclaredDeadBeforeItsFinalLeaveIsShownLeft(t *testing.T) {
+	t.Parallel()
+	r := newBatchRig(t)
+	r.handOutOne(t)
+	r.leave(t, "w1", "a", nil, false)
+	r.c.now = r.c.now.Add(time.Hour)
+	r.m.link.CheckNodes(r.c.now)
+	r.leave(t, "w1", "a", nil, true)
+	r.c.Lock()
+	nodes, _ := r.m.book.View()
+	r.c.Unlock()
+	if len(nodes) != 1 || nodes[0].State != view.NodeLeft {
+		t.Fatalf("nodes after w1's final leave: %+v; want w1 left", nodes)
+	}
+}

@@ -112,7 +112,13 @@ func (t *Table) Heartbeat(hb wire.Heartbeat, now time.Time) (known bool) {
 // master take back.
 func (t *Table) Leave(l *wire.Leave) (first bool, back int) {
 	n := t.nodes[l.Node]
-	if n == nil || n.inc != l.Incarnation || n.state == view.NodeDead {
+	if n == nil || n.inc != l.Incarnation {
+		return false, 0
+	}
+	if n.state == view.NodeDead {
+		// Declared dead while it finished its leave: what it held went back to
+		// the queue then, and it left all the same.
+		n.left = n.left || l.Final && n.leaving
 		return false, 0
 	}
 	first = !n.leaving
