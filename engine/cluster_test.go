@@ -209,6 +209,7 @@ func TestDistributedCrawlIsPoliteAndComplete(t *testing.T) {
 func TestWorkerJoinsAndLeavesMidCrawl(t *testing.T) {
 	t.Parallel()
 	c := startCluster(t, enginetest.SandboxConfig(9, 12))
+	ref := enginetest.StartReference(t, c.sb)
 	w1 := c.worker("w1", "127.0.0.2", "127.0.0.3")
 	enginetest.WaitSnapshot(t, c.master, "w1 stores pages", func(s view.Snapshot) bool { return s.Totals.PagesStored >= 20 })
 	c.worker("w2", "127.0.0.4", "127.0.0.5")
@@ -244,22 +245,12 @@ func TestWorkerJoinsAndLeavesMidCrawl(t *testing.T) {
 		t.Fatalf("leave: %v", err)
 	}
 	stats := c.waitDone(3 * time.Minute)
-	want := uniqueCrawl(t, c.sb)
+	want := ref.Pages(t)
 	got := enginetest.StoredSet(t, c.opts.DB)
 	if len(got) != len(want) {
 		t.Fatalf("stored %d pages, a single-process crawl of the same web stores %d", len(got), len(want))
 	}
 	t.Logf("%d pages; w1 left, w2 finished; %+v", len(got), stats.Cluster)
-}
-
-// uniqueCrawl is enginetest.ReferenceCrawl of the sandbox.
-func uniqueCrawl(t *testing.T, sb *sandbox.Sandbox) map[string]bool {
-	t.Helper()
-	pages, err := enginetest.ReferenceCrawl(sb, filepath.Join(t.TempDir(), "single.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pages
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

@@ -11,6 +11,7 @@ package enginetest
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -208,16 +209,50 @@ var ReferenceEgresses = []string{"127.0.0.8", "127.0.0.9"}
 // PoliteOptions from ReferenceEgresses into db, and returns its stored page set:
 // what a distributed or interrupted crawl of the same web must store.
 func ReferenceCrawl(sb *sandbox.Sandbox, db string) (map[string]bool, error) {
+	if err := Crawl(referenceOptions(sb, db)); err != nil {
+		return nil, err
+	}
+	return PageSet(db)
+}
+
+func referenceOptions(sb *sandbox.Sandbox, db string) config.Options {
 	o := PoliteOptions(sb, db)
 	for _, ip := range ReferenceEgresses {
 		o.Egress = append(o.Egress, "bind:"+ip)
 	}
 	o.Rotation.PerNode = 0 // all of them at once
-	if err := Crawl(o); err != nil {
-		return nil, err
-	}
-	return PageSet(db)
+	return o
 }
+
+// Reference is a ReferenceCrawl running beside the test's own crawl of the same
+// sandbox: the paced crawls wait side by side instead of one after the other.
+type Reference struct {
+	e  *engine.Engine
+	db string
+}
+
+// StartReference starts the reference crawl of sb; it is closed with the test,
+// before the sandbox when sb was started first. Requests from ReferenceEgresses
+// in the sandbox's truth log are its own.
+func StartReference(t testing.TB, sb *sandbox.Sandbox) *Reference {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "reference.db")
+	return &Reference{e: Start(t, referenceOptions(sb, db)), db: db}
+}
+
+// Pages waits for the reference crawl to end (CrawlPatience at most), closes it
+// and returns its stored page set.
+func (r *Reference) Pages(t testing.TB) map[string]bool {
+	t.Helper()
+	WaitDone(t, r.e, CrawlPatience)
+	if err := r.e.Close(); err != nil {
+		t.Fatalf("reference crawl: %v", err)
+	}
+	return StoredSet(t, r.db)
+}
+
+// IsReference says whether ip is one of ReferenceEgresses.
+func IsReference(ip string) bool { return slices.Contains(ReferenceEgresses, ip) }
 
 // SPAWeb starts the SPA sandbox (pages built by script, sandbox.StartSPA) on five
 // loopback hosts with articles articles, closed at the test's end. The test is
