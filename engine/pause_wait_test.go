@@ -19,6 +19,7 @@ import (
 // pause. Pausing the crawl or the task's host during that wait must still stop the
 // request, as it does for any lane.
 func TestPauseStopsALaneWaitingWithATaskInHand(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		pause  func(e *Engine) // under e.mu, as Pause and PauseHost do

@@ -15,6 +15,7 @@ import (
 // the rendered DOM, the page is refused with the rendered evidence stored, and its
 // link to the site's content (there only to a visitor who passed) is not followed.
 func TestRenderedCaptchaIsRefused(t *testing.T) {
+	t.Parallel()
 	if _, err := render.Find(""); err != nil {
 		t.Skip("render: no chromium-headless-shell; apt-get install chromium-headless-shell")
 	}

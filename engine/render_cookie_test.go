@@ -14,6 +14,7 @@ import (
 // and its API call gets one by Set-Cookie; the next plain fetch of the site carries
 // all of them, so the site answers its article and not its consent wall.
 func TestRenderCookiesJoinTheSession(t *testing.T) {
+	t.Parallel()
 	if _, err := render.Find(""); err != nil {
 		t.Skip("render: no chromium-headless-shell; apt-get install chromium-headless-shell")
 	}

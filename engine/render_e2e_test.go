@@ -64,6 +64,7 @@ func (s *spaSite) requests(path string) (n int, agents []string) {
 // links only the rendered DOM has, sends the page's own requests as the crawler
 // (its User-Agent, robots.txt obeyed) and fetches the page itself once.
 func TestCrawlRendersScriptBuiltPage(t *testing.T) {
+	t.Parallel()
 	if _, err := render.Find(""); err != nil {
 		t.Skip("render: no chromium-headless-shell; apt-get install chromium-headless-shell")
 	}

@@ -13,6 +13,7 @@ import (
 // A social site's search page with render.sites[].scroll: the crawl follows every
 // result the page shows over its "load more" steps, not only the first page's.
 func TestCrawlScrollsSearchResults(t *testing.T) {
+	t.Parallel()
 	if _, err := render.Find(""); err != nil {
 		t.Skip("render: no chromium-headless-shell; apt-get install chromium-headless-shell")
 	}
