@@ -3,6 +3,7 @@ package engine_test
 import (
 	"database/sql"
 	"testing"
+	"time"
 
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
@@ -23,6 +24,12 @@ func TestFaultyWebIsAccountedFor(t *testing.T) {
 		cfg.Faults.Shares[k] = 0.02 // 10 kinds: 20% of the pages
 	}
 	cfg.Faults.HugeBytes = 12 << 20 // past the 10 MiB body cap, without streaming 64 MiB
+	// Slow and trickled still: a first byte 15 anti-bot gaps late, a body in 256-byte
+	// chunks (a 4 KB page in 300 ms), and the latency term of the host's gap stays
+	// at its cap (5 × 600 ms > 600 ms, politeness.max_delay at this scale); at the
+	// real-time defaults (3 s, 100 ms a chunk) each such page held its host's lane
+	// for seconds.
+	cfg.Faults.SlowFirstByte, cfg.Faults.TrickleInterval = 600*time.Millisecond, 20*time.Millisecond
 	cfg.DNS.NXDomainShare, cfg.DNS.ServFailShare, cfg.DNS.TimeoutShare = 0, 0, 0
 	o, stats, truth := crawlSandboxPolitely(t, cfg)
 	st, err := store.OpenReadOnly(o.DB)
