@@ -200,7 +200,7 @@ func runMaster(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	handed = true
 	return run(ctx, eng, runConfig{headless: c.headless, duration: c.duration, untilIdle: c.untilIdle,
 		statsJSON: c.statsJSON, theme: c.theme, mouse: c.mouse, title: "master", metrics: c.metrics, seeds: c.seeds, said: c.said,
-		failedStart: func() { handed = false }}, stdout, stderr)
+		failedStart: func() { handed = false }, db: opts.DB}, stdout, stderr)
 }
 
 // ExitUndelivered is the exit status of a worker that stopped before its master had

@@ -17,6 +17,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/view"
+	"github.com/crawlconsole/crawlconsole/store"
 	"github.com/crawlconsole/crawlconsole/themes"
 	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
 )
@@ -169,11 +170,15 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return ExitUsage
 	}
 	fresh := absentFiles(opts.DB)
+	resuming := resumeNote(opts.DB)
 	eng, err := engine.New(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "crawlconsole crawl: %v\n", err)
 		fresh.remove()
 		return ExitUsage
+	}
+	if resuming != "" {
+		fmt.Fprintf(stderr, "crawlconsole crawl: %s\n", resuming)
 	}
 	if *operator != "" {
 		stop, err := operatorPort(*operator, opts.DB, eng, stderr, "crawl")
@@ -187,7 +192,30 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	return run(ctx, eng, runConfig{headless: c.headless, duration: c.duration, untilIdle: c.untilIdle,
 		statsJSON: c.statsJSON, theme: c.theme, mouse: c.mouse, title: "crawl", metrics: c.metrics, seeds: c.seeds, said: c.said,
-		failedStart: fresh.remove}, stdout, stderr)
+		failedStart: fresh.remove, db: opts.DB}, stdout, stderr)
+}
+
+// resumeNote says what an existing store at path holds before a crawl goes on with
+// it ("" for a new store, or one that cannot be read now: the start says why). The
+// operator who stopped a crawl sees that what it stored is kept and how much is left.
+func resumeNote(path string) string {
+	if path == "" {
+		return ""
+	}
+	if _, err := os.Stat(path); err != nil {
+		return ""
+	}
+	st, err := store.OpenReadOnly(path)
+	if err != nil {
+		return ""
+	}
+	defer st.Close()
+	n, err := st.Counts()
+	if err != nil || n.URLs == 0 {
+		return ""
+	}
+	return fmt.Sprintf("resuming the crawl in %s: %d pages stored (kept), %d URLs left to fetch, %d URLs done, %d failed or skipped",
+		path, n.Pages, n.Unprocessed+n.InProgress+n.Deferred, n.Processed, n.Failed)
 }
 
 // runConfig says how a started crawl is watched and ended.
@@ -214,6 +242,9 @@ type runConfig struct {
 	// failedStart, if set, removes what a start that failed created (the store's
 	// files), once the engine is closed.
 	failedStart func()
+	// db is the store a crawl stopped with URLs left goes on from ("" for none
+	// worth naming).
+	db string
 }
 
 // run starts eng, watches it (console or progress lines) until the user quits, a
@@ -345,6 +376,11 @@ func run(ctx context.Context, eng *engine.Engine, rc runConfig, stdout, stderr i
 	fmt.Fprintln(stdout, summary(st))
 	for _, l := range kindReport(st) {
 		fmt.Fprintln(stdout, l)
+	}
+	if st.State == view.StateStopped && failure == nil && rc.db != "" {
+		// The summary reads "done:" whatever the end; a stop with URLs left says
+		// how to go on, as the store keeps everything for the next run.
+		fmt.Fprintf(stderr, "crawlconsole: stopped with URLs left to fetch; what was stored is kept in %s: to go on, start the crawl again with --db %s\n", rc.db, rc.db)
 	}
 	if why := nothingFetched(st); why != "" && code == 0 {
 		fmt.Fprintf(stderr, "crawlconsole: %s\n", why)

@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"context"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestStoppedCrawlSaysHowToGoOnAndItsResumeWhatItKeeps stops a crawl with URLs left
+// (its --duration) and starts it again on the same --db: the stop says the store
+// keeps what was crawled and how to go on, and the second start says what it resumes
+// (pages kept, URLs left), which a graceful stop left unsaid.
+func TestStoppedCrawlSaysHowToGoOnAndItsResumeWhatItKeeps(t *testing.T) {
+	t.Parallel()
+	sb, seeds, conf := fastSandbox(t)
+	db := filepath.Join(filepath.Dir(conf), "resume.db")
+	args := func(extra ...string) []string {
+		a := append([]string{"--config", conf, "--headless", "--db", db, "--dns-server", sb.DNSAddr(),
+			"--allow-private", "127.0.0.0/8", "--delay", "0s..2ms", "--lanes", "2"}, extra...)
+		return append(a, seeds...)
+	}
+	var out1, err1 strings.Builder
+	if code := runCrawl(context.Background(), args("--duration", "3s"), &out1, &err1); code != 0 {
+		t.Fatalf("first run: exit %d\n%s%s", code, out1.String(), err1.String())
+	}
+	if strings.Contains(err1.String(), "resuming") {
+		t.Errorf("a new store is not resumed, yet the first start said:\n%s", err1.String())
+	}
+	if want := "to go on, start the crawl again with --db " + db; !strings.Contains(err1.String(), want) {
+		t.Fatalf("a crawl stopped with URLs left does not say how to go on (%q):\n%s", want, err1.String())
+	}
+	var out2, err2 strings.Builder
+	if code := runCrawl(context.Background(), []string{"--headless", "--db", db, "--dns-server", sb.DNSAddr(),
+		"--allow-private", "127.0.0.0/8", "--duration", "200ms"}, &out2, &err2); code != 0 {
+		t.Fatalf("resumed run: exit %d\n%s%s", code, out2.String(), err2.String())
+	}
+	m := regexp.MustCompile(`resuming the crawl in \S+: (\d+) pages stored \(kept\), (\d+) URLs left to fetch`).FindStringSubmatch(err2.String())
+	if m == nil {
+		t.Fatalf("the resumed start does not say what it resumes:\n%s", err2.String())
+	}
+	if m[1] == "0" || m[2] == "0" {
+		t.Errorf("resume note %q: want the pages the first run stored and the URLs it left", m[0])
+	}
+}
