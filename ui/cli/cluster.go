@@ -182,7 +182,7 @@ func runMaster(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		join += " --ca CA.pem"
 		after += "; CA.pem: the CA that signed " + *tlsCert
 	}
-	joinCmd := fmt.Sprintf("crawlconsole worker --join %s --name NAME%s%s", url, join, after)
+	joinCmd := fmt.Sprintf("crawlconsole worker --join %s --name NAME%s%s%s", url, join, privateFlags(opts.AllowPrivate), after)
 	eng, err := engine.NewMaster(opts, config.MasterOptions{Conn: conn, Prefix: *prefix, HeartbeatEvery: *hb, Join: joinCmd})
 	if err != nil {
 		fmt.Fprintf(stderr, "crawlconsole master: %v\n", err)
@@ -476,4 +476,16 @@ func attachedTitle(ctrl engine.Control) string {
 	default:
 		return "crawlconsole crawl (attached)"
 	}
+}
+
+// privateFlags are the --allow-private flags a worker needs to fetch what the
+// master was told to crawl: the SSRF guard is each worker's own, so a worker
+// started from a join line without them fails every loopback or LAN URL as
+// ssrf_blocked.
+func privateFlags(ranges []string) string {
+	var b strings.Builder
+	for _, r := range ranges {
+		b.WriteString(" --allow-private " + r)
+	}
+	return b.String()
 }
