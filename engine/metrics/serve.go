@@ -48,7 +48,7 @@ func Listen(addr string, public bool) (*Server, error) {
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("--metrics %s: %v", addr, err)
+		return nil, fmt.Errorf("--metrics %s: %w", addr, err)
 	}
 	return &Server{ln: ln}, nil
 }

@@ -195,6 +195,21 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		failedStart: fresh.remove, db: opts.DB}, stdout, stderr)
 }
 
+// storeCounts reads the URL and page counts of the store at path, read-only; ok is
+// false when there is none or it cannot be read.
+func storeCounts(path string) (n store.Counts, ok bool) {
+	if _, err := os.Stat(path); err != nil {
+		return n, false
+	}
+	st, err := store.OpenReadOnly(path)
+	if err != nil {
+		return n, false
+	}
+	defer st.Close()
+	n, err = st.Counts()
+	return n, err == nil
+}
+
 // resumeNote says what an existing store at path holds before a crawl goes on with
 // it ("" for a new store, or one that cannot be read now: the start says why). The
 // operator who stopped a crawl sees that what it stored is kept and how much is left.
@@ -202,20 +217,12 @@ func resumeNote(path string) string {
 	if path == "" {
 		return ""
 	}
-	if _, err := os.Stat(path); err != nil {
-		return ""
-	}
-	st, err := store.OpenReadOnly(path)
-	if err != nil {
-		return ""
-	}
-	defer st.Close()
-	n, err := st.Counts()
-	if err != nil || n.URLs == 0 {
+	n, ok := storeCounts(path)
+	if !ok || n.URLs == 0 {
 		return ""
 	}
 	return fmt.Sprintf("resuming the crawl in %s: %d pages stored (kept), %d URLs left to fetch, %d URLs done, %d failed or skipped",
-		path, n.Pages, n.Unprocessed+n.InProgress+n.Deferred, n.Processed, n.Failed)
+		path, n.Pages, n.Unprocessed+n.InProgress, n.Processed, n.Failed)
 }
 
 // runConfig says how a started crawl is watched and ended.
@@ -377,10 +384,13 @@ func run(ctx context.Context, eng *engine.Engine, rc runConfig, stdout, stderr i
 	for _, l := range kindReport(st) {
 		fmt.Fprintln(stdout, l)
 	}
-	if st.State == view.StateStopped && failure == nil && rc.db != "" {
+	if failure == nil && rc.db != "" {
 		// The summary reads "done:" whatever the end; a stop with URLs left says
 		// how to go on, as the store keeps everything for the next run.
-		fmt.Fprintf(stderr, "crawlconsole: stopped with URLs left to fetch; what was stored is kept in %s: to go on, start the crawl again with --db %s\n", rc.db, rc.db)
+		if n, ok := storeCounts(rc.db); ok && n.Unprocessed+n.InProgress > 0 {
+			fmt.Fprintf(stderr, "crawlconsole: stopped with %d URLs left to fetch; the %d pages stored are kept in %s: to go on, start the crawl again with --db %s\n",
+				n.Unprocessed+n.InProgress, n.Pages, rc.db, rc.db)
+		}
 	}
 	if why := nothingFetched(st); why != "" && code == 0 {
 		fmt.Fprintf(stderr, "crawlconsole: %s\n", why)

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
 
@@ -208,6 +209,13 @@ func operatorPort(addr, db string, eng engine.Control, stderr io.Writer, cmd str
 	if host, _, err := net.SplitHostPort(addr); err != nil || !isLoopbackHost(host) {
 		return nil, fmt.Errorf("--operator %q: give a loopback address such as 127.0.0.1:4223 (the port steers the crawl; for other boxes run a master)", addr)
 	}
+	// Tried first, to say what to do: the embedded server's own error names its
+	// --listen flag and NATS's wording, and nothing the crawl command takes.
+	if ln, err := net.Listen("tcp", addr); err != nil {
+		return nil, fmt.Errorf("--operator %s: %v%s", addr, err, inUseAdvice(err, "--operator"))
+	} else {
+		ln.Close()
+	}
 	token, file, err := masterToken(&tokenFlags{}, db)
 	if err != nil {
 		return nil, err
@@ -251,4 +259,13 @@ func isLoopbackHost(host string) bool {
 	}
 	a, err := netip.ParseAddr(host)
 	return err == nil && a.IsLoopback()
+}
+
+// inUseAdvice is what to do about a listen error of flag's address: another process
+// has the port ("" for other errors).
+func inUseAdvice(err error, flag string) string {
+	if !errors.Is(err, syscall.EADDRINUSE) {
+		return ""
+	}
+	return fmt.Sprintf(" (another process listens on that port: give %s another port, or stop that process)", flag)
 }

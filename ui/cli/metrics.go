@@ -34,7 +34,11 @@ func (m metricsFlags) listen() (*metrics.Server, error) {
 	if m.addr == "" {
 		return nil, nil
 	}
-	return metrics.Listen(m.addr, m.public)
+	srv, err := metrics.Listen(m.addr, m.public)
+	if err != nil {
+		return nil, fmt.Errorf("%w%s", err, inUseAdvice(err, "--metrics"))
+	}
+	return srv, nil
 }
 
 // serveOn serves src's figures on srv (bound by listen) until the returned stop is

@@ -18,18 +18,18 @@ func TestStoppedCrawlSaysHowToGoOnAndItsResumeWhatItKeeps(t *testing.T) {
 	db := filepath.Join(filepath.Dir(conf), "resume.db")
 	args := func(extra ...string) []string {
 		a := append([]string{"--config", conf, "--headless", "--db", db, "--dns-server", sb.DNSAddr(),
-			"--allow-private", "127.0.0.0/8", "--delay", "0s..2ms", "--lanes", "2"}, extra...)
+			"--allow-private", "127.0.0.0/8", "--delay", "40ms..40ms", "--lanes", "2"}, extra...)
 		return append(a, seeds...)
 	}
 	var out1, err1 strings.Builder
-	if code := runCrawl(context.Background(), args("--duration", "3s"), &out1, &err1); code != 0 {
+	if code := runCrawl(context.Background(), args("--duration", "2s"), &out1, &err1); code != 0 {
 		t.Fatalf("first run: exit %d\n%s%s", code, out1.String(), err1.String())
 	}
 	if strings.Contains(err1.String(), "resuming") {
 		t.Errorf("a new store is not resumed, yet the first start said:\n%s", err1.String())
 	}
-	if want := "to go on, start the crawl again with --db " + db; !strings.Contains(err1.String(), want) {
-		t.Fatalf("a crawl stopped with URLs left does not say how to go on (%q):\n%s", want, err1.String())
+	if want := "kept in " + db + ": to go on, start the crawl again with --db " + db; !strings.Contains(err1.String(), want) {
+		t.Fatalf("a crawl stopped with URLs left does not say how to go on (%q):\n%s%s", want, out1.String(), err1.String())
 	}
 	var out2, err2 strings.Builder
 	if code := runCrawl(context.Background(), []string{"--headless", "--db", db, "--dns-server", sb.DNSAddr(),
