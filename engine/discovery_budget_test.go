@@ -34,7 +34,35 @@ func TestBudgetSetsTheReadPace(t *testing.T) {
 			o.Discovery.Probe = config.ProbeOff
 			o.Discovery.MinPoll, o.Discovery.MaxPoll = 10*time.Millisecond, time.Hour
 			c.budget(&o)
-			startEngine(t, o)
+			e := startEngine(t, o)
+			t.Cleanup(func() {
+				if !t.Failed() {
+					return
+				}
+				count := map[string]int{}
+				for _, p := range s.paths() {
+					count[p]++
+				}
+				t.Logf("requests by path: %v", count)
+				pl := e.disc.Poller()
+				for _, f := range []string{"/a", "/b", "/"} {
+					u := "http://" + h + f
+					rv, rerr := e.st.Revisit(u)
+					us, uerr := e.st.URLState(u)
+					t.Logf("%s: poller knows %v shadowed %v interval %v rate %.3f; revisit next in %v (%v); state %v %s attempts %d (%v)",
+						u, pl.Knows(u), pl.Shadowed(u), pl.Interval(u), pl.Rate(u), time.Until(rv.Next), rerr, us.State, us.ErrKind, us.Attempts, uerr)
+				}
+				snap := e.Snapshot()
+				for _, g := range snap.Groups {
+					t.Logf("lane %d hosts %+v", g.Lane, g.Hosts)
+				}
+				for _, l := range snap.Lanes {
+					t.Logf("lane %d: %v %s gap %v %s", l.ID, l.Status, l.Current, l.Gap, l.GapWhy)
+				}
+				for _, ev := range e.EventsSince(0, 100) {
+					t.Logf("log: %s %v %s: %s", ev.At.Format("15:04:05.000"), ev.Level, ev.Host, ev.Msg)
+				}
+			})
 			waitFor(t, "each quiet feed to be read 10 times", func() bool {
 				return s.requested("/a") >= 10 && s.requested("/b") >= 10
 			})

@@ -56,6 +56,7 @@ func (f *Front) Requeue(urls []string, now time.Time, force bool) (int, error) {
 		firstFetch[s.URL] = s.First
 	}
 	var tasks []frontier.Task
+	var inQueue, busy []string // busy: marked queued already, not queued again, not left parked
 	for _, r := range rows {
 		first, ok := firstFetch[r.URL]
 		if !ok && !(force && r.ErrKind == SkipSteeredOut) { // a source withdrawn unfetched, added back
@@ -65,7 +66,8 @@ func (f *Front) Requeue(urls []string, now time.Time, force bool) (int, error) {
 			continue // M2/M3: past its class window, never revisited again
 		}
 		if r.State != store.Processed && r.State != store.Failed {
-			continue // already in the crawl queue (e.g. resumed after a restart)
+			inQueue = append(inQueue, r.URL) // already in the crawl queue (e.g. resumed after a restart)
+			continue
 		}
 		t := TaskOf(r)
 		t.Attempts = 0
@@ -76,17 +78,36 @@ func (f *Front) Requeue(urls []string, now time.Time, force bool) (int, error) {
 	f.Mu.Lock()
 	var claimed []frontier.Task
 	var later []string
+	for _, u := range inQueue {
+		if f.marks.Queued(u) {
+			busy = append(busy, u)
+		}
+	}
 	for _, t := range tasks {
 		switch {
 		case !f.crawl.Running():
 			later = append(later, t.URL)
 		case f.marks.Mark(t.URL):
 			claimed = append(claimed, t)
+		default:
+			busy = append(busy, t.URL)
 		}
 	}
 	f.Mu.Unlock()
 	if len(later) > 0 {
 		f.Store.SetRevisitNext(later, now) // due again when the crawl runs next
+	}
+	// A page still marked as a queued revisit may be one whose fetch has ended and
+	// stored its next due time, its lane not yet done with it (the mark goes when
+	// the lane lets the task go, after the result is recorded; a 304's state may
+	// still read in progress). Left parked, it was never revisited again: a feed
+	// read every 50 ms stopped for good. Due again now (no sooner than it was due:
+	// it was found due), the next tick queues it once the lane let go; one truly
+	// waiting in the queue gets its next due time from its fetch. Only the
+	// scheduler's pages (not forced) come parked: a hint's or a round's page in a
+	// lane's hand keeps the due time its fetch is about to store.
+	if len(busy) > 0 && !force {
+		f.Store.SetRevisitNext(busy, now)
 	}
 	for _, t := range claimed {
 		f.Store.SetState(t.URL, store.Unprocessed, 0, "") // a stop before the fetch resumes it
