@@ -1,7 +1,9 @@
 package engine_test
 
 import (
+	"bytes"
 	"net/url"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -61,6 +63,27 @@ func TestReleaseAnsweredLateLosesNoTask(t *testing.T) {
 
 	resume := engine.StallWorker(w1)
 	t.Cleanup(resume)
+	// A failure below says what the master saw and where the cluster's goroutines
+	// stand: a release given up on is logged within 5 s of the join, so a wait of
+	// minutes is a release never asked for or a master that stopped.
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		for _, n := range c.master.Snapshot().Nodes {
+			t.Logf("node %s: %s, heartbeat %s, queue %d, keyword shards %d, hosts %d", n.Name, n.State, n.Heartbeat.Format("15:04:05.000"), n.Queue, n.Keywords, n.Hosts)
+		}
+		for _, ev := range c.master.EventsSince(0, 200) {
+			t.Logf("master log: %s %v %s: %s", ev.At.Format("15:04:05.000"), ev.Level, ev.Host, ev.Msg)
+		}
+		buf := make([]byte, 8<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		for _, g := range bytes.Split(buf, []byte("\n\n")) {
+			if bytes.Contains(g, []byte("engine/master")) || bytes.Contains(g, []byte("engine/worker")) {
+				t.Logf("goroutine: %s", g)
+			}
+		}
+	})
 	c.worker("w2", "127.0.0.3") // dealt one of w1's shards: w1 is asked to release it
 	enginetest.WaitFor(t, "the master giving up on w1's answer to the release", func() bool {
 		for _, ev := range c.master.EventsSince(0, 1000) {

@@ -67,6 +67,10 @@ func TestRevisitRefetchesOnScheduleAndSeesOnlyRealChanges(t *testing.T) {
 			}
 			if gap := reqs[i].Start.Sub(reqs[i-1].Start); gap < least {
 				t.Errorf("%s: fetch %d came %v after the one before, before its due time (>= %v)", u, i+1, gap, least)
+				for j, r := range reqs {
+					t.Logf("%s: request %d at +%v, status %d", u, j+1, r.Start.Sub(reqs[0].Start), r.Status)
+				}
+				t.Logf("%s: state of %d fetches, history %+v", u, p.Fetches, p.History)
 			}
 		}
 	}
