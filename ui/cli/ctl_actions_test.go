@@ -86,7 +86,7 @@ func TestCtlRunsTheConsoleCommandsOnACrawl(t *testing.T) {
 		err  string
 	}{
 		{[]string{"theme", "dark"}, ExitUsage, "acts on a console's screen"},
-		{[]string{"frobnicate"}, ExitUsage, `unknown command "frobnicate"`},
+		{[]string{"frobnicate"}, ExitUsage, `unknown command "frobnicate" (crawlconsole ctl --help lists them)`},
 		{[]string{"pause", "lane", "9999"}, ExitUsage, "no lane 9999"},
 		{[]string{"lanes", "zero"}, ExitUsage, "N must be a whole number"},
 		{[]string{"keyword", "rm", "nosuchsite", "x"}, 1, `no site named "nosuchsite"`},

@@ -144,6 +144,9 @@ func runCtlCommand(con *ctlConsole, words []string, url, prefix string, asJSON b
 			o.Error, o.Unreachable, o.Exit = line+": "+u.Error(), true, unreachedExit(u)
 			return finish()
 		}
+		if uc := (*commands.UnknownCommandError)(nil); errors.As(err, &uc) {
+			err = fmt.Errorf("unknown command %q (crawlconsole ctl --help lists them)", uc.Word)
+		}
 		o.Error, o.Exit = line+": "+err.Error(), ExitUsage
 		return finish()
 	}

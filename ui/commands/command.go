@@ -95,6 +95,14 @@ func Offered(con Console) []*Command {
 	return out
 }
 
+// UnknownCommandError is a line whose first word names no command; ctl says where
+// its own list is, as ":help" is the console's.
+type UnknownCommandError struct{ Word string }
+
+func (e *UnknownCommandError) Error() string {
+	return fmt.Sprintf("unknown command %q (try :help)", e.Word)
+}
+
 // lookupCommand finds the command whose name is the longest run of leading words of
 // line, and returns it with the remaining words as arguments.
 func lookupCommand(con Console, line string) (*Command, []string, error) {
@@ -122,7 +130,7 @@ func lookupCommand(con Console, line string) (*Command, []string, error) {
 		}
 	}
 	if best == nil {
-		return nil, nil, fmt.Errorf("unknown command %q (try :help)", words[0])
+		return nil, nil, &UnknownCommandError{Word: words[0]}
 	}
 	args := words[bestLen:]
 	if len(args) < best.Min || len(args) > best.Max {
