@@ -255,12 +255,22 @@ func TestWorkerJoinsAndLeavesMidCrawl(t *testing.T) {
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
+// smallWeb is enginetest.SandboxConfig with two listing pages per section host
+// instead of four: about half the pages, for the tests that crawl to the end to
+// see the crawl end and judge a few dozen pages (a single-address worker fetches
+// a host's pages one after the other, so the crawl takes half as long).
+func smallWeb(seed int64, hosts int) sandbox.Config {
+	cfg := enginetest.SandboxConfig(seed, hosts)
+	cfg.Layout.ListingPages = 2
+	return cfg
+}
+
 // TestWorkerKeepsItsOwnEgressesBesideGrantedOnes: a worker's own --egress and the
 // egresses the master grants from its account table are all used; the table's names
 // (e1, e2, ...) never replace the worker's own.
 func TestWorkerKeepsItsOwnEgressesBesideGrantedOnes(t *testing.T) {
 	t.Parallel()
-	c := startClusterWith(t, enginetest.SandboxConfig(5, 6), 300*time.Millisecond, func(o *config.Options, _ *sandbox.Sandbox) {
+	c := startClusterWith(t, smallWeb(5, 6), 300*time.Millisecond, func(o *config.Options, _ *sandbox.Sandbox) {
 		o.Egress = []string{"bind:127.0.0.40", "bind:127.0.0.41", "bind:127.0.0.42"}
 		o.Rotation.PerNode = 2
 	})
@@ -305,7 +315,7 @@ func TestWorkerKeepsItsOwnEgressesBesideGrantedOnes(t *testing.T) {
 // reaches every worker, and a DNS flush is summed over them.
 func TestMasterControlsReachTheWorkers(t *testing.T) {
 	t.Parallel()
-	c := startCluster(t, enginetest.SandboxConfig(13, 12))
+	c := startCluster(t, smallWeb(13, 12))
 	w1 := c.worker("w1", "127.0.0.2")
 	w2 := c.worker("w2", "127.0.0.3")
 	var target view.Lane
@@ -354,7 +364,7 @@ func TestMasterControlsReachTheWorkers(t *testing.T) {
 // goes on to the end.
 func TestMalformedMessagesAreCountedNotFatal(t *testing.T) {
 	t.Parallel()
-	c := startCluster(t, enginetest.SandboxConfig(17, 6))
+	c := startCluster(t, smallWeb(17, 6))
 	c.worker("w1", "127.0.0.2")
 	conn := c.connect("stranger-with-token")
 	nc := conn.NC
@@ -633,7 +643,7 @@ func TestWorkerRefusalsReachTheMastersStore(t *testing.T) {
 // the one its stored body gives.
 func TestMasterStoresTheWorkersSignature(t *testing.T) {
 	t.Parallel()
-	c := startCluster(t, enginetest.SandboxConfig(11, 6))
+	c := startCluster(t, smallWeb(11, 6))
 	c.worker("w1", "127.0.0.2")
 	c.waitDone(2 * time.Minute)
 	st, err := store.OpenReadOnly(c.opts.DB)
