@@ -33,7 +33,8 @@ func TestStoppedCrawlSaysHowToGoOnAndItsResumeWhatItKeeps(t *testing.T) {
 	}
 	var out2, err2 strings.Builder
 	if code := runCrawl(context.Background(), []string{"--headless", "--db", db, "--dns-server", sb.DNSAddr(),
-		"--allow-private", "127.0.0.0/8", "--duration", "200ms"}, &out2, &err2); code != 0 {
+		"--allow-private", "127.0.0.0/8", "--duration", "200ms"}, &out2, &err2); code != 0 && code != ExitNothingFetched {
+		// 200 ms may end before its first page while a robots.txt skip is counted: exit 5.
 		t.Fatalf("resumed run: exit %d\n%s%s", code, out2.String(), err2.String())
 	}
 	m := regexp.MustCompile(`resuming the crawl in \S+: (\d+) pages stored \(kept\), (\d+) URLs left to fetch`).FindStringSubmatch(err2.String())
