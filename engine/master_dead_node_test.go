@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -53,10 +54,16 @@ func endlessSite(t *testing.T, delay time.Duration) string {
 // for a worker; conn connects a client to the server.
 func startEndlessCrawl(t *testing.T, delay time.Duration) (*Engine, func(name string) *cluster.Conn) {
 	t.Helper()
+	return startCrawlOf(t, endlessSite(t, delay)+"/p/0")
+}
+
+// startCrawlOf is startEndlessCrawl for the site of seed.
+func startCrawlOf(t *testing.T, seed string) (*Engine, func(name string) *cluster.Conn) {
+	t.Helper()
 	dir, conn := startTestNATS(t)
 	o := config.DefaultOptions()
 	o.DB = filepath.Join(dir, "crawl.db")
-	o.Seeds = []string{endlessSite(t, delay) + "/p/0"}
+	o.Seeds = []string{seed}
 	o.AllowPrivate = []string{"127.0.0.0/8"}
 	o.Egress = []string{"m3=bind:127.0.0.72"} // the master's table: granted to the worker
 	o.Rotation.PerNode = 1
@@ -150,5 +157,96 @@ func TestWorkerLeaveIsLoggedOnce(t *testing.T) {
 	var n int
 	if _, err := fmt.Sscanf(lines[0], "worker b2 leaving: %d tasks handed back", &n); err != nil || n < 1 {
 		t.Errorf("the leave line %q; want the tasks b2 handed back (it had some queued)", lines[0])
+	}
+}
+
+// A worker whose heartbeats stop while it finishes its leave (a loaded box) is
+// declared dead, answered "unknown" once they come again, and rejoins to report the
+// fetches in its hand before its final leave. The master's log says it left once,
+// and the Nodes pane shows it leaving after the rejoin, then left. Before, the
+// rejoin made it active again and its final leave was logged a second time:
+// "worker b2 leaving: 1 tasks handed back", then "worker b2 leaving: 2 tasks
+// handed back".
+func TestWorkerDeclaredDeadMidLeaveIsLoggedLeavingOnce(t *testing.T) {
+	t.Parallel()
+	// /p/0 links to eight pages, each answered only once the test lets them go:
+	// b2's lane on the host hangs on one of them, the others wait on its board.
+	gate := make(chan struct{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, "/p/") {
+			http.NotFound(w, r) // robots.txt among them
+			return
+		}
+		if r.URL.Path != "/p/0" {
+			select {
+			case <-gate:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<html><body>")
+		if r.URL.Path == "/p/0" {
+			for i := 1; i <= 8; i++ {
+				fmt.Fprintf(w, `<a href="/p/%d">%d</a> `, i, i)
+			}
+		}
+		fmt.Fprint(w, "</body></html>")
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	var once sync.Once
+	open := func() { once.Do(func() { close(gate) }) }
+	t.Cleanup(open)
+
+	m, conn := startCrawlOf(t, "http://"+ln.Addr().String()+"/p/0")
+	w, err := StartWorker(config.WorkerOptions{Conn: conn("b2"), Node: "b2", AllowPrivate: []string{"127.0.0.0/8"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	row := func() view.Node {
+		for _, n := range m.Snapshot().Nodes {
+			if n.Name == "b2" {
+				return n
+			}
+		}
+		return view.Node{}
+	}
+	waitFor(t, "b2 fetching a held page, others queued", func() bool {
+		s := w.Engine().Snapshot()
+		return s.LanesBusy > 0 && s.QueueDepth > 0
+	})
+	resume := w.SilenceHeartbeats()
+	defer resume()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	left := make(chan error, 1)
+	go func() { left <- w.Leave(ctx) }()
+	waitFor(t, "b2 declared dead during its leave", func() bool { return row().State == view.NodeDead })
+	resume()
+	waitFor(t, "b2 rejoined", func() bool { return row().State != view.NodeDead })
+	if s := row().State; s != view.NodeLeaving {
+		t.Errorf("b2 is %q on the Nodes pane after its rejoin mid-leave; want leaving", s)
+	}
+	open() // its last fetches end and report: the final leave
+	if err := <-left; err != nil {
+		t.Fatalf("leave: %v", err)
+	}
+	var lines []string
+	for _, ev := range m.EventsSince(0, 100000) {
+		if strings.Contains(ev.Msg, "worker b2 leaving") {
+			lines = append(lines, ev.Msg)
+		}
+	}
+	if len(lines) != 1 {
+		t.Errorf("the master logged b2's leave %d times: %q; want once", len(lines), lines)
+	}
+	if s := row().State; s != view.NodeLeft {
+		t.Errorf("b2 is %q after its final leave; want left", s)
 	}
 }
