@@ -34,7 +34,7 @@ func TestCommands(t *testing.T) {
 		{line: "pause host a b", errText: "usage: :pause | :pause host NAME | :pause lane N"},
 		{line: "pause lane x", errText: `lane must be a lane number, not "x"`},
 		{line: "pause lane -2", errText: `lane must be a lane number, not "-2"`},
-		{line: "resume lane 99", errText: "no lane 99 (lanes shown: 12)"},
+		{line: "resume lane 99", errText: "no lane 99 (12 lanes open: 1, 2, 3, 4, 5, 6, 7, 8, …, 12)"},
 		{line: "lanes", errText: "usage: :lanes N"},
 		{line: "lanes 0", errText: `lanes: N must be a whole number >= 1, not "0"`},
 		{line: "lanes many", errText: `lanes: N must be a whole number >= 1, not "many"`},

@@ -237,7 +237,7 @@ func TestEgressCommands(t *testing.T) {
 		{line: "egress rm e1", cfg: fake.Config{Direct: true}, calls: []string{"RemoveEgress(e1)"},
 			show: []string{"could not remove egress e1: " + fake.ErrNoRotation.Error()}},
 		{line: "rotate lane 3", calls: []string{"RotateLane(3)"}, show: []string{"lane 3 rotated: egress-c -> egress-a"}},
-		{line: "rotate lane 99", errText: "no lane 99 (lanes shown: 12)"},
+		{line: "rotate lane 99", errText: "no lane 99 (12 lanes open: 1, 2, 3, 4, 5, 6, 7, 8, …, 12)"},
 		{line: "rotate lane x", errText: `lane must be a lane number, not "x"`},
 		{line: "disable host Blog-02.sandbox.test", calls: []string{"SetHostDisabled(blog-02.sandbox.test,true)"},
 			show: []string{"host blog-02.sandbox.test disabled", "disabled now 4"}},

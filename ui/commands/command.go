@@ -245,7 +245,36 @@ func parseLaneID(con Console, s string) (int, error) {
 	if len(con.Snapshot().Lanes) == 0 {
 		return 0, fmt.Errorf("no lane %d: no lane is open", id)
 	}
-	return 0, fmt.Errorf("no lane %d (lanes shown: %d)", id, len(con.Snapshot().Lanes))
+	var ids []int
+	for _, l := range con.Snapshot().Lanes {
+		ids = append(ids, l.ID)
+	}
+	return 0, fmt.Errorf("no lane %d (%s)", id, openLanes(ids))
+}
+
+// openLanes names the open lanes' numbers, which are not 1..N (a lane keeps its
+// number while others close): "12 lanes open: 1, 2, 3, 4, 5, 6, 7, 8, …, 12".
+func openLanes(ids []int) string {
+	slices.Sort(ids)
+	var b strings.Builder
+	if len(ids) == 1 {
+		b.WriteString("1 lane open: ")
+	} else {
+		fmt.Fprintf(&b, "%d lanes open: ", len(ids))
+	}
+	for i, id := range ids {
+		switch {
+		case len(ids) > 10 && i == 8:
+			b.WriteString(", …")
+		case len(ids) > 10 && i > 8 && i < len(ids)-1:
+		default:
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(strconv.Itoa(id))
+		}
+	}
+	return b.String()
 }
 
 // knownHosts lists the hosts bound to lanes, for completion.
