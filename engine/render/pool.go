@@ -53,6 +53,10 @@ type Config struct {
 	// (default 3 s; never more than half of Timeout). A box that runs many
 	// browsers beside the crawl, or sites with a heavy first script, want more.
 	YieldLimit time.Duration
+	// StartTimeout bounds the browser's start, from its launch to its first
+	// page (default 30 s): a browser that takes longer is killed, and the renders
+	// waiting for it keep their pages as fetched.
+	StartTimeout time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -82,6 +86,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.YieldLimit <= 0 {
 		c.YieldLimit = yieldLimit
+	}
+	if c.StartTimeout <= 0 {
+		c.StartTimeout = defaultStartTimeout
 	}
 	return c
 }
@@ -153,46 +160,57 @@ type Stats struct {
 	Restarts  int64 // browser starts after the first
 	PSSMB     int   // proportional memory of the browser's processes, MB (sampled)
 	Running   bool  // a browser process is up
+	Starting  bool  // a browser is starting: none serves yet
+	Stopping  bool  // a browser is stopping (a restart): the next starts once it is gone
 }
 
 // Pool renders pages in one headless Chromium with a few browser contexts.
 // Its methods are safe for concurrent use.
+//
+// Pool.mu guards the pool's state only: the browser's start and stop, making a
+// session's browser context and a page's first setup calls are round trips to the
+// browser (seconds on a loaded box) and run outside it, the state saying what is
+// under way, so that the other sessions' renders, Stats and Close go on meanwhile.
 type Pool struct {
 	cfg  Config
 	path string
+	// openTab opens a page in a session's browser context (newTab; a test's may
+	// be slower).
+	openTab func(browser context.Context, bc cdp.BrowserContextID, k tabKey) (*tab, error)
 
-	mu          sync.Mutex
-	browser     context.Context
-	stopBrowser context.CancelFunc
-	sessions    map[tabKey]*session // the browser contexts open
-	lru         *list.List          // every session's pages (*tab), most recently used first
-	sinceStart  int
-	started     bool
-	closed      bool
-	changed     chan struct{} // closed (and made anew) when a page goes idle or closes
+	mu         sync.Mutex
+	br         *browserRun         // the browser serving, nil when none
+	start      *starting           // the browser's start under way, nil when none
+	stopping   int                 // browsers stopping, the next start waits for them
+	sessions   map[tabKey]*session // the browser contexts open or opening, all in br
+	lru        *list.List          // every session's pages (*tab), most recently used first
+	opening    int                 // pages being opened: they count against Contexts
+	sinceStart int
+	started    bool
+	closed     bool
+	changed    chan struct{} // closed (and made anew) when a page goes idle or closes, or the browser's state changes
+	// browsers counts the starts and stops under way: Close waits for them, so
+	// that no browser process outlives it.
+	browsers sync.WaitGroup
 
 	renders, failed, recycled, restarts atomic.Int64
 	unsettled                           atomic.Int64
 	busy                                atomic.Int32
 	pss                                 pssSampler
-	// shown is what Stats last read under mu: what it shows while mu is held.
-	shown atomic.Pointer[shownState]
-}
-
-// shownState is the part of the pool's state that Stats reads under Pool.mu.
-type shownState struct {
-	contexts, sessions int
-	running            bool
-	browser            context.Context
 }
 
 type tabKey struct{ egress, site string }
 
 // session is one (egress, site)'s browser context and the pages open in it.
 type session struct {
-	key  tabKey
-	id   cdp.BrowserContextID
-	tabs map[*tab]*list.Element // in Pool.lru
+	key   tabKey
+	id    cdp.BrowserContextID
+	ready chan struct{} // closed once the browser context is made, or failed (err)
+	err   error
+	tabs  map[*tab]*list.Element // in Pool.lru
+	// opening counts the pages being opened in it (and its own making): the
+	// browser context stays while it is not 0.
+	opening int
 }
 
 // NewPool returns a pool for the browser Find finds (the browser starts with the
@@ -203,36 +221,34 @@ func NewPool(cfg Config) (*Pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Pool{cfg: cfg, path: path, sessions: map[tabKey]*session{}, lru: list.New(), changed: make(chan struct{})}, nil
+	return &Pool{cfg: cfg, path: path, openTab: newTab, sessions: map[tabKey]*session{}, lru: list.New(), changed: make(chan struct{})}, nil
 }
 
 // Config is the pool's configuration with its defaults filled in.
 func (p *Pool) Config() Config { return p.cfg }
 
-// Close ends every render and the browser.
+// Close ends every render, a start under way and the browser, and returns once
+// no browser process of the pool is left.
 func (p *Pool) Close() {
 	p.mu.Lock()
 	p.closed = true
-	for e := p.lru.Front(); e != nil; e = e.Next() {
-		e.Value.(*tab).cancel()
+	if p.start != nil {
+		p.start.abort()
 	}
-	p.sessions, p.lru = map[tabKey]*session{}, list.New()
-	if p.stopBrowser != nil {
-		p.stopBrowser()
-		p.browser, p.stopBrowser = nil, nil
+	if p.br != nil {
+		p.retireLocked()
 	}
 	p.wakeLocked()
 	p.mu.Unlock()
+	p.browsers.Wait()
 }
 
 // Start starts the browser now rather than at the first render (a second or two).
 func (p *Pool) Start() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.closed {
-		return ErrClosed
-	}
-	return p.startLocked()
+	_, err := p.browserLocked(context.Background())
+	return err
 }
 
 // ErrClosed says the pool was closed.
@@ -301,8 +317,14 @@ func (p *Pool) tabFor(ctx context.Context, k tabKey) (*tab, error) {
 				return t, nil
 			}
 		}
-		if p.lru.Len() < p.cfg.Contexts || p.evictLocked(s) {
-			return p.openLocked(k)
+		if p.lru.Len()+p.opening < p.cfg.Contexts || p.evictLocked(s) {
+			p.opening++
+			t, err := p.openLocked(ctx, k)
+			p.opening--
+			if err != nil {
+				p.wakeLocked() // the place it held is free
+			}
+			return t, err
 		}
 		ch := p.changed
 		p.mu.Unlock()
@@ -343,68 +365,120 @@ func (p *Pool) evictLocked(s *session) bool {
 }
 
 // openLocked opens a page for session k, busy, making the session's browser
-// context (and the browser) if need be.
-func (p *Pool) openLocked(k tabKey) (*tab, error) {
-	if err := p.startLocked(); err != nil {
-		return nil, err
-	}
-	s := p.sessions[k]
-	if s == nil {
-		var err error
-		if s, err = p.newSessionLocked(k); err != nil {
+// context (and starting the browser) if need be. p.mu is held on entry and on
+// return, and released for the calls to the browser.
+func (p *Pool) openLocked(ctx context.Context, k tabKey) (*tab, error) {
+	for again := true; ; again = false {
+		b, err := p.browserLocked(ctx)
+		if err != nil {
 			return nil, err
 		}
-	}
-	t, err := newTab(p.browser, s.id, k)
-	if err != nil {
-		if p.browser.Err() == nil {
-			if len(s.tabs) == 0 {
-				p.endSessionLocked(s)
+		s, err := p.sessionLocked(ctx, b, k)
+		if err != nil {
+			if p.br != b && again && !p.closed {
+				continue // the browser went meanwhile
 			}
 			return nil, err
 		}
-		// The browser died under us: start it again, once.
-		p.stopBrowser()
-		p.browser = nil
-		p.sessions, p.lru = map[tabKey]*session{}, list.New()
-		if err := p.startLocked(); err != nil {
-			return nil, err
+		s.opening++
+		p.mu.Unlock()
+		t, err := p.openTab(b.ctx, s.id, k)
+		p.mu.Lock()
+		s.opening--
+		current := !p.closed && p.br == b && p.sessions[k] == s
+		if err == nil && current {
+			t.busy = true
+			s.tabs[t] = p.lru.PushFront(t)
+			p.sinceStart++
+			return t, nil
 		}
-		if s, err = p.newSessionLocked(k); err != nil {
-			return nil, err
+		if err == nil {
+			t.close()
+			err = errors.New("render: the browser stopped while a page opened")
 		}
-		if t, err = newTab(p.browser, s.id, k); err != nil {
+		if current && len(s.tabs) == 0 && s.opening == 0 {
 			p.endSessionLocked(s)
-			return nil, err
 		}
+		if p.closed {
+			return nil, ErrClosed
+		}
+		if b.ctx.Err() != nil && again {
+			// The browser died under us: start it again, once.
+			if p.br == b {
+				p.retireLocked()
+			}
+			continue
+		}
+		return nil, err
 	}
-	t.busy = true
-	s.tabs[t] = p.lru.PushFront(t)
-	p.sinceStart++
-	return t, nil
 }
 
-// wakeLocked tells the renders waiting for a page that one went idle or closed.
+// sessionLocked returns session k's browser context in b, made by this render or
+// by another one it waits for. p.mu is held on entry and on return, and released
+// while the browser makes it.
+func (p *Pool) sessionLocked(ctx context.Context, b *browserRun, k tabKey) (*session, error) {
+	for {
+		if p.closed {
+			return nil, ErrClosed
+		}
+		if p.br != b {
+			return nil, errors.New("render: the browser stopped while a page opened")
+		}
+		s := p.sessions[k]
+		if s == nil {
+			s = &session{key: k, ready: make(chan struct{}), tabs: map[*tab]*list.Element{}, opening: 1}
+			p.sessions[k] = s
+			p.mu.Unlock()
+			id, err := newBrowserContext(b.ctx)
+			p.mu.Lock()
+			s.opening--
+			s.id, s.err = id, err
+			close(s.ready)
+			if err != nil && p.sessions[k] == s {
+				delete(p.sessions, k)
+			}
+			return s, err
+		}
+		select {
+		case <-s.ready:
+			if s.err != nil {
+				return nil, s.err
+			}
+			return s, nil
+		default:
+		}
+		p.mu.Unlock()
+		select {
+		case <-s.ready:
+		case <-ctx.Done():
+		}
+		p.mu.Lock()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// wakeLocked tells the renders waiting for a page that one went idle or closed,
+// or that the browser started or stopped.
 func (p *Pool) wakeLocked() {
 	close(p.changed)
 	p.changed = make(chan struct{})
 }
 
-// newSessionLocked opens a browser context for a session: its own cookies and
+// newBrowserContext opens a browser context for a session: its own cookies and
 // cache, shared by the session's pages.
-func (p *Pool) newSessionLocked(k tabKey) (*session, error) {
-	c := chromedp.FromContext(p.browser)
+func newBrowserContext(b context.Context) (cdp.BrowserContextID, error) {
+	c := chromedp.FromContext(b)
 	if c == nil || c.Browser == nil {
-		return nil, errors.New("render: the browser is not running")
+		return "", errors.New("render: the browser is not running")
 	}
 	dispose := true
-	res, err := cdp.Call(p.browser, c.Browser, target.CreateBrowserContext, target.CreateBrowserContextParams{DisposeOnDetach: &dispose})
+	res, err := cdp.Call(b, c.Browser, target.CreateBrowserContext, target.CreateBrowserContextParams{DisposeOnDetach: &dispose})
 	if err != nil {
-		return nil, fmt.Errorf("render: opening a browser context: %w", err)
+		return "", fmt.Errorf("render: opening a browser context: %w", err)
 	}
-	s := &session{key: k, id: res.BrowserContextID, tabs: map[*tab]*list.Element{}}
-	p.sessions[k] = s
-	return s, nil
+	return res.BrowserContextID, nil
 }
 
 // endSessionLocked disposes a session's browser context (its cookies and cache go
@@ -420,10 +494,16 @@ func (p *Pool) endSessionLocked(s *session) {
 		tabs = append(tabs, t)
 	}
 	s.tabs = nil
-	b := p.browser
+	var b context.Context
+	if p.br != nil {
+		b = p.br.ctx
+	}
 	go func() {
 		for _, t := range tabs {
 			t.cancel()
+		}
+		if b == nil {
+			return
 		}
 		if c := chromedp.FromContext(b); c != nil && c.Browser != nil && b.Err() == nil {
 			ctx, stop := context.WithTimeout(b, 5*time.Second)
@@ -434,7 +514,7 @@ func (p *Pool) endSessionLocked(s *session) {
 }
 
 // removeLocked takes a page off its session; the session's browser context ends
-// with its last page.
+// with its last page, unless another is being opened in it.
 func (p *Pool) removeLocked(t *tab) {
 	s := p.sessions[t.key]
 	if s == nil {
@@ -446,7 +526,7 @@ func (p *Pool) removeLocked(t *tab) {
 	}
 	p.lru.Remove(e)
 	delete(s.tabs, t)
-	if len(s.tabs) == 0 {
+	if len(s.tabs) == 0 && s.opening == 0 {
 		p.endSessionLocked(s)
 	}
 	p.wakeLocked()
@@ -465,9 +545,11 @@ func (p *Pool) dispose(t *tab) {
 // maybeRestart restarts an idle browser that served RestartAfter contexts or stays
 // over the memory cap with no context open.
 func (p *Pool) maybeRestart() {
+	pid := p.pid()
+	over := p.pss.mb(pid) > p.cfg.MemoryMB // read aside: a walk of /proc
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.browser == nil {
+	if p.br == nil || p.br.pid != pid || p.opening > 0 {
 		return
 	}
 	for e := p.lru.Front(); e != nil; e = e.Next() {
@@ -475,102 +557,52 @@ func (p *Pool) maybeRestart() {
 			return
 		}
 	}
-	over := p.lru.Len() == 0 && p.pss.mb(browserPID(p.browser)) > p.cfg.MemoryMB
-	if p.sinceStart < p.cfg.RestartAfter && !over {
+	if p.sinceStart < p.cfg.RestartAfter && !(over && p.lru.Len() == 0) {
 		return
 	}
-	for e := p.lru.Front(); e != nil; e = e.Next() {
-		e.Value.(*tab).close()
-	}
-	p.sessions, p.lru = map[tabKey]*session{}, list.New()
-	p.stopBrowser()
-	p.browser, p.stopBrowser = nil, nil
-	p.wakeLocked()
+	p.retireLocked()
 }
 
-// startLocked starts the browser if it is not running.
-func (p *Pool) startLocked() error {
-	if p.browser != nil && p.browser.Err() == nil {
-		return nil
-	}
-	if p.stopBrowser != nil {
-		p.stopBrowser()
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(p.path),
-		chromedp.NoSandbox, // root cannot use Chrome's sandbox; the pages run behind our network anyway
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("blink-settings", "imagesEnabled=false"),
-		chromedp.Flag("js-flags", "--max-old-space-size=128"),
-		// Belt and braces: every request is intercepted and answered by the crawler;
-		// one that is not (a WebSocket, a service worker) goes to a dead proxy.
-		chromedp.ProxyServer("127.0.0.1:9"),
-		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
-	)
-	alloc, stopAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	bctx, stopB := chromedp.NewContext(alloc)
-	if err := chromedp.Do(bctx); err != nil {
-		stopB()
-		stopAlloc()
-		return fmt.Errorf("render: starting %s: %w", p.path, err)
-	}
-	p.browser = bctx
-	p.stopBrowser = func() { stopB(); stopAlloc() }
-	p.sinceStart = 0
-	if p.started {
-		p.restarts.Add(1)
-	}
-	p.started = true
-	return nil
-}
-
-// pid is the browser process's id, 0 when none runs.
+// pid is the browser process's id, 0 when none serves.
 func (p *Pool) pid() int {
 	p.mu.Lock()
-	b := p.browser
-	p.mu.Unlock()
-	return browserPID(b)
-}
-
-func browserPID(b context.Context) int {
-	if b == nil {
+	defer p.mu.Unlock()
+	if p.br == nil {
 		return 0
 	}
-	c := chromedp.FromContext(b)
-	if c == nil || c.Browser == nil || c.Browser.Process() == nil {
-		return 0
-	}
-	return c.Browser.Process().Pid
+	return p.br.pid
 }
 
-// Stats is the pool's state now. It never waits for the pool's lock: a render
-// holds it while it starts the browser or opens a context, which takes seconds on
-// a loaded box, and a worker's heartbeat reads these figures (a heartbeat held
-// that long got the worker declared dead and its tasks dealt again). While the
-// lock is held, the contexts, sessions and browser are those last read.
+// Stats is the pool's state now. The pool's lock is held only for its bookkeeping,
+// never across a call to the browser, so Stats never waits long: a worker's
+// heartbeat reads these figures (a heartbeat held for a browser's start got the
+// worker declared dead and its tasks dealt again). During a restart it says so:
+// Stopping, then Starting, with no process and no memory to read.
 func (p *Pool) Stats() Stats {
-	var st shownState
-	if p.mu.TryLock() {
-		st = shownState{contexts: p.lru.Len(), sessions: len(p.sessions), running: p.browser != nil && p.browser.Err() == nil, browser: p.browser}
-		p.mu.Unlock()
-		p.shown.Store(&st)
-	} else if last := p.shown.Load(); last != nil {
-		st = *last
+	p.mu.Lock()
+	s := Stats{Contexts: p.lru.Len(), Sessions: len(p.sessions), Starting: p.start != nil, Stopping: p.stopping > 0}
+	pid := 0
+	if p.br != nil && p.br.ctx.Err() == nil {
+		s.Running, pid = true, p.br.pid
 	}
-	s := Stats{Contexts: st.contexts, Sessions: st.sessions, Running: st.running}
-	b := st.browser
+	p.mu.Unlock()
 	s.Busy = int(p.busy.Load())
 	s.Renders, s.Failed = p.renders.Load(), p.failed.Load()
 	s.Recycled, s.Restarts, s.Unsettled = p.recycled.Load(), p.restarts.Load(), p.unsettled.Load()
-	s.PSSMB = p.pss.mb(browserPID(b))
+	s.PSSMB = p.pss.mb(pid)
 	return s
 }
 
 // String is the pool's state in one line, for the console.
 func (s Stats) String() string {
 	if !s.Running {
-		return fmt.Sprintf("browser: idle · %d renders, %d kept plain", s.Renders, s.Failed)
+		state := "idle"
+		if s.Starting {
+			state = "starting"
+		} else if s.Stopping {
+			state = "stopping"
+		}
+		return fmt.Sprintf("browser: %s · %d renders, %d kept plain", state, s.Renders, s.Failed)
 	}
 	return fmt.Sprintf("browser: %d contexts (%d busy) · %d MB · %d renders, %d kept plain, %d recycled, %d restarts",
 		s.Contexts, s.Busy, s.PSSMB, s.Renders, s.Failed, s.Recycled, s.Restarts)

@@ -1,0 +1,193 @@
+package render
+
+import (
+	"container/list"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// The browser's start and stop take seconds on a loaded box (a process to launch
+// or kill, its user data directory to remove). They run outside Pool.mu, with
+// the pool's state saying so: a render that needs the browser waits for the start
+// under way (or the stop, so that two browsers never run at once), Stats says
+// Starting or Stopping, and Close ends a start at once.
+
+// defaultStartTimeout bounds the browser's start when Config.StartTimeout is not
+// set: Chromium starts in a second or two, and a loaded box takes a few times more.
+const defaultStartTimeout = 30 * time.Second
+
+// browserRun is one browser process, from its start to its stop.
+type browserRun struct {
+	ctx  context.Context // the browser's; ends when it stops or dies
+	stop func()          // kills the process and waits until it and its data are gone
+	pid  int
+}
+
+// starting is a start under way: every render that needs the browser waits for it.
+type starting struct {
+	done  chan struct{} // closed when the start ended; err is set before
+	err   error
+	abort context.CancelFunc // Close ends the start
+}
+
+// browserLocked returns the browser, started if none runs: by this render, or by
+// the start or after the stop under way, which it waits for. p.mu is held on entry
+// and on return, and released while it waits. A start does not end with the
+// render that asked for it (others wait for it too): only Close or its limit ends it.
+func (p *Pool) browserLocked(ctx context.Context) (*browserRun, error) {
+	for {
+		if p.closed {
+			return nil, ErrClosed
+		}
+		if b := p.br; b != nil {
+			if b.ctx.Err() == nil {
+				return b, nil
+			}
+			p.retireLocked() // it died: stop what is left of it and start anew
+			continue
+		}
+		if st := p.start; st != nil {
+			p.mu.Unlock()
+			select {
+			case <-st.done:
+			case <-ctx.Done():
+			}
+			p.mu.Lock()
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if st.err != nil {
+				return nil, st.err
+			}
+			continue
+		}
+		if p.stopping > 0 {
+			ch := p.changed
+			p.mu.Unlock()
+			select {
+			case <-ch:
+			case <-ctx.Done():
+			}
+			p.mu.Lock()
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			continue
+		}
+		sctx, abort := context.WithTimeout(context.Background(), p.cfg.StartTimeout)
+		p.start = &starting{done: make(chan struct{}), abort: abort}
+		p.browsers.Add(1)
+		go p.runStart(sctx, p.start)
+	}
+}
+
+// runStart starts the browser and hands it to the pool, or stops it when the
+// pool closed meanwhile.
+func (p *Pool) runStart(ctx context.Context, st *starting) {
+	defer p.browsers.Done()
+	b, err := p.launch(ctx)
+	st.abort()
+	p.mu.Lock()
+	p.start = nil
+	switch {
+	case err != nil:
+		st.err = err
+	case p.closed:
+		st.err = ErrClosed
+	default:
+		p.br = b
+		p.sinceStart = 0
+		if p.started {
+			p.restarts.Add(1)
+		}
+		p.started = true
+	}
+	close(st.done)
+	p.wakeLocked()
+	p.mu.Unlock()
+	if err == nil && st.err != nil {
+		b.stop()
+	}
+}
+
+// launch starts a browser process and connects to it within ctx: its limit
+// (Config.StartTimeout), or Close.
+func (p *Pool) launch(ctx context.Context) (*browserRun, error) {
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(p.path),
+		chromedp.NoSandbox, // root cannot use Chrome's sandbox; the pages run behind our network anyway
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("blink-settings", "imagesEnabled=false"),
+		chromedp.Flag("js-flags", "--max-old-space-size=128"),
+		// Belt and braces: every request is intercepted and answered by the crawler;
+		// one that is not (a WebSocket, a service worker) goes to a dead proxy.
+		chromedp.ProxyServer("127.0.0.1:9"),
+		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
+	)
+	// The browser lives until stop; kill ends it at once, at any point of its start.
+	life, kill := context.WithCancel(context.Background())
+	alloc, stopAlloc := chromedp.NewExecAllocator(life, opts...)
+	bctx, stopB := chromedp.NewContext(alloc)
+	stop := func() { stopB(); stopAlloc(); kill() }
+	// chromedp waits for the browser's first answer with no limit of its own: the
+	// start runs aside, and ending it kills the process, which ends that wait.
+	started := make(chan error, 1)
+	go func() { started <- chromedp.Do(bctx) }()
+	select {
+	case err := <-started:
+		if err != nil {
+			stop()
+			return nil, fmt.Errorf("render: starting %s: %w", p.path, err)
+		}
+		return &browserRun{ctx: bctx, stop: stop, pid: browserPID(bctx)}, nil
+	case <-ctx.Done():
+		// Killed first, then waited for: stopped early in its start, chromedp
+		// would return before its process is gone.
+		kill()
+		<-started
+		stop()
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, fmt.Errorf("render: %s did not start in %v (render.start_timeout; a loaded box may need more)", p.path, p.cfg.StartTimeout)
+		}
+		return nil, ErrClosed
+	}
+}
+
+// retireLocked takes the running browser out of the pool, its sessions and pages
+// with it, and stops it aside: the renders that need a browser wait until it is
+// gone, then start another.
+func (p *Pool) retireLocked() {
+	b := p.br
+	p.br = nil
+	for e := p.lru.Front(); e != nil; e = e.Next() {
+		e.Value.(*tab).close()
+	}
+	p.sessions, p.lru = map[tabKey]*session{}, list.New()
+	p.stopping++
+	p.browsers.Add(1)
+	go func() {
+		defer p.browsers.Done()
+		b.stop()
+		p.mu.Lock()
+		p.stopping--
+		p.wakeLocked()
+		p.mu.Unlock()
+	}()
+	p.wakeLocked()
+}
+
+func browserPID(b context.Context) int {
+	if b == nil {
+		return 0
+	}
+	c := chromedp.FromContext(b)
+	if c == nil || c.Browser == nil || c.Browser.Process() == nil {
+		return 0
+	}
+	return c.Browser.Process().Pid
+}
