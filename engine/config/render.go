@@ -25,6 +25,9 @@ type RenderOptions struct {
 	// unanswered before its script is judged to hold the main thread and the
 	// render ends (default 3s, at most half of Timeout).
 	YieldLimit time.Duration `yaml:"yield_limit"`
+	// StartTimeout bounds the browser's start (default 30s): one that takes
+	// longer is killed, and the pages waiting for it are kept as fetched.
+	StartTimeout time.Duration `yaml:"start_timeout"`
 	// MaxRequests caps one render's requests (default 200).
 	MaxRequests int `yaml:"max_requests"`
 	// MemoryMB caps the browser's memory (PSS, default 400).
@@ -67,9 +70,9 @@ func (r RenderOptions) validate() error {
 	if !renderModes[strings.ToLower(r.Mode)] {
 		return fmt.Errorf("render.mode %q: use auto, always, never or off", r.Mode)
 	}
-	if r.Contexts < 0 || r.Timeout < 0 || r.YieldLimit < 0 || r.MaxRequests < 0 || r.MemoryMB < 0 || r.RecheckEvery < 0 {
-		return fmt.Errorf("render.contexts, timeout, yield_limit, max_requests, memory_mb and recheck_every must be >= 0 (0 = default), got %d, %v, %v, %d, %d, %d",
-			r.Contexts, r.Timeout, r.YieldLimit, r.MaxRequests, r.MemoryMB, r.RecheckEvery)
+	if r.Contexts < 0 || r.Timeout < 0 || r.YieldLimit < 0 || r.StartTimeout < 0 || r.MaxRequests < 0 || r.MemoryMB < 0 || r.RecheckEvery < 0 {
+		return fmt.Errorf("render.contexts, timeout, yield_limit, start_timeout, max_requests, memory_mb and recheck_every must be >= 0 (0 = default), got %d, %v, %v, %v, %d, %d, %d",
+			r.Contexts, r.Timeout, r.YieldLimit, r.StartTimeout, r.MaxRequests, r.MemoryMB, r.RecheckEvery)
 	}
 	for _, b := range r.Block {
 		if !blockTypes[b] {

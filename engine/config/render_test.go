@@ -3,6 +3,7 @@ package config
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // Bad render settings are refused naming the field and what to write instead;
@@ -16,6 +17,7 @@ func TestRenderOptions(t *testing.T) {
 		{RenderOptions{Sites: []RenderSite{{Host: "x.test", Mode: "yes"}}}, "render.sites[0] (x.test): mode \"yes\""},
 		{RenderOptions{Block: []string{"images"}}, "render.block: \"images\" is no resource type"},
 		{RenderOptions{Timeout: -1}, "must be >= 0"},
+		{RenderOptions{StartTimeout: -time.Second}, "start_timeout"},
 	} {
 		if err := c.r.validate(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: error %v; want one with %q", c.r, err, c.want)

@@ -35,6 +35,7 @@ type Telemetry struct {
 // RenderStats are the headless browser's pool and the renders' cost.
 type RenderStats struct {
 	Running                             bool  // a browser process is up
+	Starting                            bool  // a browser is starting: none serves yet
 	Contexts, Busy, PSSMB               int   // browser contexts open, renders running, memory (PSS, MB)
 	Renders, Failed, Recycled, Restarts int64 // renders with a DOM, kept plain, contexts disposed, browser restarts
 	Unsettled                           int64 // renders of pages that never settled (read early or at the cap, or a script that never yielded)
@@ -59,7 +60,7 @@ type RenderHost struct {
 // Compact is the pool's state in a few words, for the console's totals line.
 func (r *RenderStats) Compact() string {
 	if !r.Running {
-		return fmt.Sprintf("idle, %d renders", r.Renders)
+		return fmt.Sprintf("%s, %d renders", r.idle(), r.Renders)
 	}
 	return fmt.Sprintf("%d ctx %d MB %d renders %d plain", r.Contexts, r.PSSMB, r.Renders, r.Failed)
 }
@@ -70,10 +71,18 @@ func (r *RenderStats) String() string {
 		return "browser: off"
 	}
 	if !r.Running {
-		return fmt.Sprintf("browser: idle · %d renders, %d kept plain", r.Renders, r.Failed)
+		return fmt.Sprintf("browser: %s · %d renders, %d kept plain", r.idle(), r.Renders, r.Failed)
 	}
 	return fmt.Sprintf("browser: %d contexts (%d busy) · %d MB · %d renders, %d kept plain, %d recycled",
 		r.Contexts, r.Busy, r.PSSMB, r.Renders, r.Failed, r.Recycled)
+}
+
+// idle is the word for a pool with no browser serving.
+func (r *RenderStats) idle() string {
+	if r.Starting {
+		return "starting"
+	}
+	return "idle"
 }
 
 // AgeBands name the age bands of StoredByAge: a page stored under an hour after

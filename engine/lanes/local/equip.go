@@ -77,7 +77,7 @@ func (c *Crew) setupRender(kept *store.Store) {
 		return
 	}
 	pool, err := render.NewPool(render.Config{Browser: o.Browser, Contexts: o.Contexts, Timeout: o.Timeout,
-		YieldLimit: o.YieldLimit, MaxRequests: o.MaxRequests, MemoryMB: o.MemoryMB, Block: o.Block, AllowHosts: o.AllowHosts})
+		YieldLimit: o.YieldLimit, StartTimeout: o.StartTimeout, MaxRequests: o.MaxRequests, MemoryMB: o.MemoryMB, Block: o.Block, AllowHosts: o.AllowHosts})
 	if err != nil {
 		if o.Browser != "" || !errors.Is(err, render.ErrNoBrowser) {
 			c.crawl.Logf(view.LevelWarn, 0, "", "%v; pages are fetched without rendering", err)
@@ -185,7 +185,7 @@ func (c *Crew) RenderTelemetry() *view.RenderStats {
 		return nil
 	}
 	st := c.Renderer.Pool.Stats()
-	r := &view.RenderStats{Running: st.Running, Contexts: st.Contexts, Busy: st.Busy, PSSMB: st.PSSMB,
+	r := &view.RenderStats{Running: st.Running, Starting: st.Starting, Contexts: st.Contexts, Busy: st.Busy, PSSMB: st.PSSMB,
 		Renders: st.Renders, Failed: st.Failed, Recycled: st.Recycled, Restarts: st.Restarts, Unsettled: st.Unsettled}
 	for i, h := range c.Renderer.Hosts() {
 		r.Requests += h.Requests
