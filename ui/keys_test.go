@@ -740,3 +740,14 @@ func TestHelpOverlayOfAViewer(t *testing.T) {
 	op.mustShow(km.Pause.Help().Desc, ":pause host NAME")
 	op.mustNotShow("Read-only session")
 }
+
+// A crawl whose every URL failed before a page was fetched (every seed refused by
+// the SSRF guard): the Lanes pane says so and where the reason is, not "no lanes
+// yet", which read as a crawl still starting.
+func TestLanesPaneWhenEveryURLFailed(t *testing.T) {
+	h := newHarness(t, 160, 40, Options{})
+	h.ctrl.FailAll("ssrf_blocked", 2)
+	h.refresh()
+	h.mustShow("nothing was fetched and nothing is queued; the URLs ended ssrf_blocked ×2: the Log pane says why")
+	h.mustNotShow("no lanes yet")
+}

@@ -515,6 +515,17 @@ func (c *Control) RunDry() {
 	c.snap.Lanes, c.snap.Groups, c.snap.LanesBusy, c.snap.PagesPerSec = nil, nil, 0, 0
 }
 
+// FailAll ends the crawl as one whose every URL failed as kind before a page was
+// fetched (every seed refused by the SSRF guard, say): no lane, nothing queued.
+func (c *Control) FailAll(kind string, n int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.snap.Lanes, c.snap.Groups, c.snap.LanesBusy, c.snap.PagesPerSec, c.snap.QueueDepth = nil, nil, 0, 0, 0
+	c.snap.Totals.PagesFetched, c.snap.Totals.PagesStored = 0, 0
+	c.snap.Totals.Errors = map[string]int64{kind: n}
+	c.snap.Totals.Skipped = nil
+}
+
 // Log appends an event to the ring, as the engine would for a lane or host.
 func (c *Control) Log(lvl view.Level, lane int, host, msg string) {
 	c.mu.Lock()

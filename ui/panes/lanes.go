@@ -1,6 +1,8 @@
 package panes
 
 import (
+	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -161,6 +163,32 @@ func (p *lanesPane) columns() []pane.Column {
 	return pane.LayoutColumns(cols, p.width)
 }
 
+// endedKinds lists the kinds the crawl's URLs failed or were skipped as, most
+// frequent first ("ssrf_blocked ×2, robots_disallowed ×1"), "" for none.
+func endedKinds(s *view.Snapshot) string {
+	if s == nil {
+		return ""
+	}
+	type kc struct {
+		kind string
+		n    int64
+	}
+	var ks []kc
+	for _, m := range []map[string]int64{s.Totals.Errors, s.Totals.Skipped} {
+		for k, n := range m {
+			if n > 0 {
+				ks = append(ks, kc{k, n})
+			}
+		}
+	}
+	sort.Slice(ks, func(i, j int) bool { return ks[i].n > ks[j].n || ks[i].n == ks[j].n && ks[i].kind < ks[j].kind })
+	parts := make([]string, len(ks))
+	for i, k := range ks {
+		parts[i] = fmt.Sprintf("%s ×%d", k.kind, k.n)
+	}
+	return strings.Join(parts, ", ")
+}
+
 func (p *lanesPane) View() string {
 	st := p.c.Styles
 	cols := p.columns()
@@ -170,6 +198,10 @@ func (p *lanesPane) View() string {
 		msg := "no lanes yet: the crawl opens one per group of adjacent URLs (M1)"
 		if p.fetched > 0 {
 			msg = "no lane open: nothing queued is ready to fetch (a lane opens per group of adjacent URLs, M1)"
+		} else if ended := endedKinds(p.snap); ended != "" && p.snap.QueueDepth == 0 {
+			// Not "yet": every URL it had ended without a page, and the Log pane
+			// holds each kind's warning with what to do.
+			msg = "no lane open: nothing was fetched and nothing is queued; the URLs ended " + ended + ": the Log pane says why"
 		}
 		if p.rows.Filter.Active() {
 			msg = pane.NoMatch("lane", p.rows.Filter)
