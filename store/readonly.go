@@ -31,7 +31,23 @@ func OpenReadOnly(path string) (*Store, error) {
 	var have int
 	if err := s.rdb.QueryRowContext(context.Background(), "PRAGMA user_version").Scan(&have); err != nil {
 		s.rdb.Close()
-		return nil, fmt.Errorf("store: open %s read-only: %w", path, err)
+		// A WAL reader needs the -shm file, which a read-only directory (a mounted
+		// snapshot, a copy on read-only media) cannot hold: SQLite says "unable to open
+		// database file: no such file or directory" of a file that is there. With no
+		// log left beside it, everything committed is in the file itself: read it as
+		// immutable.
+		if fi, werr := os.Stat(path + "-wal"); werr == nil && fi.Size() > 0 {
+			return nil, fmt.Errorf("store: open %s read-only: %w (its -wal holds commits not yet in the file and its -shm cannot be made: open it where it can be written, or copy the database, -wal included, to a writable directory)", path, err)
+		}
+		s.rdb, err = sql.Open("sqlite3", dsn(path, "mode=ro&immutable=1"))
+		if err != nil {
+			return nil, fmt.Errorf("store: open %s: %w", path, err)
+		}
+		s.rdb.SetMaxOpenConns(s.opts.ReadConns)
+		if err2 := s.rdb.QueryRowContext(context.Background(), "PRAGMA user_version").Scan(&have); err2 != nil {
+			s.rdb.Close()
+			return nil, fmt.Errorf("store: open %s read-only: %w", path, err)
+		}
 	}
 	switch want := SchemaVersion(); {
 	case withdrawnVersions[have]:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -87,5 +88,52 @@ func TestReadOnlyErrors(t *testing.T) {
 	db.Close()
 	if _, err := OpenReadOnly(old); !errors.Is(err, ErrOldSchema) {
 		t.Errorf("schema 1 database: %v, want ErrOldSchema", err)
+	}
+}
+
+// TestReadOnlyOnAReadOnlyDirectory: a closed store in a read-only directory (a
+// mounted snapshot, read-only media) is read from the file itself. SQLite's WAL
+// reader, unable to make the -shm there, failed with "unable to open database file:
+// no such file or directory" of a file that is there, and `stats`, `show` and
+// `export` with it. The directory is made read-only by a bind mount in a mount
+// namespace of a child (a chmod does not stop root), so the test needs unshare.
+func TestReadOnlyOnAReadOnlyDirectory(t *testing.T) {
+	if dir := os.Getenv("STORE_RO_CHILD"); dir != "" {
+		ro, err := OpenReadOnly(filepath.Join(dir, "c.db"))
+		if err != nil {
+			t.Fatalf("OpenReadOnly on a read-only directory: %v", err)
+		}
+		defer ro.Close()
+		if c, err := ro.Counts(); err != nil || c.Pages != 1 || c.URLs != 1 {
+			t.Fatalf("counts %+v, %v; want 1 page, 1 URL", c, err)
+		}
+		return
+	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil || os.Geteuid() != 0 {
+		t.Skip("needs root and unshare for a read-only bind mount")
+	}
+	dir := t.TempDir()
+	s, err := Open(filepath.Join(dir, "c.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.AddURLs([]URL{{URL: "http://a.example/", Host: "a.example"}}, nil)
+	s.SavePage(testPage("http://a.example/", 1), nil, nil)
+	mustFlush(t, s)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"c.db-shm", "c.db-wal", "c.db.lock"} {
+		os.Remove(filepath.Join(dir, f))
+	}
+	cmd := exec.Command(unshare, "-m", "sh", "-c", `mount --bind -o ro "$1" "$1" && exec "$2" -test.run '^TestReadOnlyOnAReadOnlyDirectory$' -test.count=1`,
+		"sh", dir, os.Args[0])
+	cmd.Env = append(os.Environ(), "STORE_RO_CHILD="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		if bytes.Contains(out, []byte("mount:")) || bytes.Contains(out, []byte("unshare:")) {
+			t.Skipf("no read-only bind mount here: %s", out)
+		}
+		t.Fatalf("child: %v\n%s", err, out)
 	}
 }
