@@ -74,6 +74,10 @@ func TestGraceEndReadsTheResultsInTheStreamFirst(t *testing.T) {
 	}
 	o := config.MasterOptions{Conn: conn, Prefix: "t", HeartbeatEvery: 50 * time.Millisecond, Timeout: 150 * time.Millisecond, Window: 8}
 	m := NewRuntime(ctx, c, o, Setup{Held: held, Restarted: true})
+	// The grace period stays short, but the wait for the stream's reading is long:
+	// the test reads the result when the master says it waits for it, however
+	// slowly a loaded box creates the consumer.
+	m.backlogWait = time.Minute
 	c.Lock()
 	for _, task := range held { // the queue pages them in from the store, in progress
 		task.Lease = 0

@@ -133,7 +133,11 @@ func (m *Runtime) grace(n int) {
 	case <-m.ctx.Done():
 		return
 	}
-	if !m.readBacklog(d) {
+	wait := d
+	if m.backlogWait > 0 {
+		wait = m.backlogWait
+	}
+	if !m.readBacklog(wait) {
 		return
 	}
 	m.crawl.Lock()

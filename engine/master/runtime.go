@@ -94,6 +94,10 @@ type Runtime struct {
 	subs    []*nats.Subscription
 	consume jetstream.ConsumeContext
 	results chan jetstream.Msg // from the consumer to the result handlers
+	// backlogWait is how long the grace period's end waits for the results
+	// stream's reading to progress before it gives up on it; zero: the grace
+	// period's own length.
+	backlogWait time.Duration
 }
 
 // NewRuntime builds a master over crawl with options o (defaults applied) from s;
