@@ -185,7 +185,7 @@ func runMaster(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	joinCmd := fmt.Sprintf("crawlconsole worker --join %s --name NAME%s%s%s", url, join, privateFlags(opts.AllowPrivate), after)
 	eng, err := engine.NewMaster(opts, config.MasterOptions{Conn: conn, Prefix: *prefix, HeartbeatEvery: *hb, Join: joinCmd})
 	if err != nil {
-		fmt.Fprintf(stderr, "crawlconsole master: %v\n", err)
+		fmt.Fprintf(stderr, "crawlconsole master: %v%s\n", err, unwritableAdvice(err))
 		return ExitUsage
 	}
 	stopAttach, err := attach.Serve(conn.NC, *prefix, eng)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
@@ -173,7 +174,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	resuming := resumeNote(opts.DB)
 	eng, err := engine.New(opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "crawlconsole crawl: %v\n", err)
+		fmt.Fprintf(stderr, "crawlconsole crawl: %v%s\n", err, unwritableAdvice(err))
 		fresh.remove()
 		return ExitUsage
 	}
@@ -193,6 +194,16 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return run(ctx, eng, runConfig{headless: c.headless, duration: c.duration, untilIdle: c.untilIdle,
 		statsJSON: c.statsJSON, theme: c.theme, mouse: c.mouse, title: "crawl", metrics: c.metrics, seeds: c.seeds, said: c.said,
 		failedStart: fresh.remove, db: opts.DB}, stdout, stderr)
+}
+
+// unwritableAdvice is what to do about a store the crawl cannot write (a read-only
+// disk or directory): "" for other errors.
+func unwritableAdvice(err error) string {
+	if !errors.Is(err, syscall.EROFS) && !errors.Is(err, syscall.EACCES) && !errors.Is(err, syscall.EPERM) {
+		return ""
+	}
+	return "; a crawl writes its store and a lock file beside it: give --db a path in a writable directory " +
+		"(copy the store there to go on with it; crawlconsole stats, show and export read it where it is)"
 }
 
 // storeCounts reads the URL and page counts of the store at path, read-only; ok is
