@@ -42,6 +42,8 @@ func TestARevisitDueBeforeItsLaneLetGoIsNotParkedForGood(t *testing.T) {
 			}
 			f.Mu.Lock()
 			f.marks.Mark(u) // the revisit that fetched it, still in its lane's hand
+			f.marks.Placed(u)
+			hand := f.marks.Taken(u)
 			f.Mu.Unlock()
 
 			f.RevisitTick(time.Now())
@@ -61,7 +63,7 @@ func TestARevisitDueBeforeItsLaneLetGoIsNotParkedForGood(t *testing.T) {
 
 			st.SetState(u, store.Processed, 0, "")
 			f.Mu.Lock()
-			f.marks.Released(u, true) // the lane lets go
+			f.marks.Released(u, hand, true) // the lane lets go
 			f.Mu.Unlock()
 			if err := st.Flush(); err != nil {
 				t.Fatal(err)
@@ -71,5 +73,57 @@ func TestARevisitDueBeforeItsLaneLetGoIsNotParkedForGood(t *testing.T) {
 				t.Fatalf("the tick after the lane let go queued %v; want the page's revisit", fc.placed)
 			}
 		})
+	}
+}
+
+// A page's first fetch is still in its lane's hand (its result stored, the lane not
+// yet done with it) when the scheduler finds the page due and queues its revisit.
+// The first fetch's release must leave the revisit's mark alone: it took it off by
+// URL, and the revisit, no longer marked, was fetched as a first fetch and counted
+// done a second time ("Done with 38 of 37 URLs done"), the counts of revisits
+// waiting and in hand off by one each.
+func TestAFirstFetchsReleaseLeavesItsRevisitsMark(t *testing.T) {
+	f, fc, st := storeFront(t, &config.Options{QueueMemory: 100}, nil)
+	f.crawl = runningCrawl{fc}
+	const u = "http://a.test/feed.xml"
+	marks := f.Marks()
+
+	f.Mu.Lock()
+	first := marks.Taken(u) // the first fetch, taken by a lane
+	f.Mu.Unlock()
+	fetched := time.Now().Add(-time.Second)
+	st.SavePage(store.Page{URL: u, FetchedAt: fetched, Status: 200, Body: []byte("<rss/>"),
+		Revisit: &store.Revisit{URL: u, Class: "web_com", First: fetched, X: 1, Last: fetched, Next: fetched.Add(50 * time.Millisecond), Fetches: 1}}, nil, nil)
+	st.SetState(u, store.Processed, 0, "")
+	if err := st.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.RevisitTick(time.Now()) // due: its revisit is queued while the first fetch is in hand
+	if len(fc.placed) != 1 || fc.placed[0].URL != u {
+		t.Fatalf("the tick queued %v; want the page's revisit", fc.placed)
+	}
+	revisit := fc.placed[0]
+	f.Mu.Lock()
+	marks.Placed(revisit.URL) // on the lane board
+	marks.Released(u, first, true)
+	queued, pending := marks.Queued(u), marks.Pending()
+	f.Mu.Unlock()
+	if !queued || pending != 1 {
+		t.Fatalf("after the first fetch's release: queued as a revisit %v, %d revisits waiting or in hand; want true and 1 (the revisit waiting)", queued, pending)
+	}
+
+	f.Mu.Lock()
+	hand := marks.Taken(revisit.URL) // a lane takes the revisit
+	f.Mu.Unlock()
+	if prev, _ := f.RevisitState(revisit); prev == nil {
+		t.Fatal("the revisit is fetched as a first fetch")
+	}
+	f.Mu.Lock()
+	pending = marks.Pending()
+	marks.Released(u, hand, true)
+	queued, after := marks.Queued(u), marks.Pending()
+	f.Mu.Unlock()
+	if pending != 1 || queued || after != 0 {
+		t.Fatalf("revisit in hand: %d pending, want 1; after its release: queued %v, %d pending, want false and 0", pending, queued, after)
 	}
 }

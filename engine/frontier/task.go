@@ -49,6 +49,10 @@ type Task struct {
 	ETag         string // validators of the stored page, for a conditional refetch (M2)
 	LastModified string
 	Lease        uint64 // M4: which hand-out of the URL to a worker this is (0 in one process)
+	// Hand: the lane that took the task holds its URL's revisit mark with this hold
+	// (front.Marks.Taken; 0: the task is not the marked revisit), so that only its
+	// release lets the mark go. It stays in this process.
+	Hand uint64 `json:"-"`
 	// Urgent asks the lane board for the head of its lane's queue (lanes.Board.AddFirst):
 	// an entry or search URL the operator added while the crawl runs. It
 	// travels to a worker with the task (M4), so the worker's board does the same.

@@ -50,7 +50,7 @@ func (c *Crew) SwapForUrgent(ls *lanes.Slot, t frontier.Task) (swapped, dropped 
 		return false, false
 	}
 	marks := c.fr.Marks()
-	revisiting := marks.Queued(t.URL)
+	revisiting := marks.Holds(t.URL, t.Hand)
 	if c.fr.SteeredOut(t) { // it is no longer a queued revisit: Release will not count it
 		if revisiting {
 			marks.DroppedInHand()
@@ -58,7 +58,7 @@ func (c *Crew) SwapForUrgent(ls *lanes.Slot, t frontier.Task) (swapped, dropped 
 		return true, true
 	}
 	c.Board.PutBack(ls.Lane, t)
-	marks.Placed(t.URL)
+	marks.PutBack(t.URL, t.Hand) // waiting again: Release will not count it
 	return true, false
 }
 

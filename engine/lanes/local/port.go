@@ -47,7 +47,7 @@ func (p lanePort) Next(s *lanes.Slot) (frontier.Task, bool) {
 		t := turn.Task
 		s.Urgent = turn.Urgent
 		c.inHand++ // in hand from here, even while its host is paused: not idle
-		c.fr.Marks().Taken(t.URL)
+		t.Hand = c.fr.Marks().Taken(t.URL)
 		if !p.Hold(s, t) {
 			return frontier.Task{}, false
 		}
@@ -79,7 +79,7 @@ func (p lanePort) Hold(s *lanes.Slot, t frontier.Task) bool {
 // goes on revisiting. Mu held.
 func (p lanePort) Release(t frontier.Task, ended bool) {
 	p.c.inHand--
-	p.c.fr.Marks().Released(t.URL, ended)
+	p.c.fr.Marks().Released(t.URL, t.Hand, ended)
 	p.c.crawl.CheckIdle()
 }
 
