@@ -355,7 +355,28 @@ func TestMasterControlsReachTheWorkers(t *testing.T) {
 	if _, err := c.master.FlushDNS(""); err != nil {
 		t.Errorf("FlushDNS on the master: %v", err)
 	}
-	c.master.PauseLane(target.ID, false)
+	if err := c.master.PauseLane(target.ID, false); err != nil {
+		t.Errorf("PauseLane(%d, false) on the master: %v", target.ID, err)
+	}
+	c.waitDone(2 * time.Minute)
+}
+
+// TestAWorkerJoiningLaterGetsTheMastersLanesMax: lanes.max set on the master reaches
+// a worker that was not live when it was set (joining later, or declared dead then
+// and rejoining): it ran the lanes it had, 16, while the others ran 3.
+func TestAWorkerJoiningLaterGetsTheMastersLanesMax(t *testing.T) {
+	t.Parallel()
+	c := startCluster(t, smallWeb(14, 12))
+	w1 := c.worker("w1", "127.0.0.2")
+	if err := c.master.SetMaxLanes(3); err != nil {
+		t.Fatal(err)
+	}
+	w2 := c.worker("w2", "127.0.0.3") // the join's reply is applied before StartWorker returns
+	for name, w := range map[string]*engine.Worker{"w1": w1, "w2": w2} {
+		if got := w.Engine().Snapshot().LanesMax; got != 3 {
+			t.Errorf("%s lanes.max %d after SetMaxLanes(3) on the master, want 3", name, got)
+		}
+	}
 	c.waitDone(2 * time.Minute)
 }
 

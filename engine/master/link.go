@@ -51,6 +51,8 @@ type Link struct {
 	accts    *egress.Table
 	rejects  cluster.Rejects
 	pauseSeq uint64 // numbers the crawl-wide pause states sent (wire.Control.Seq)
+	lanesMax int    // the operator's last lanes.max for the workers (0: none), for those joining
+	lanesSeq uint64 // numbers the lanes.max values sent (wire.Control.Seq)
 }
 
 // NewLink is the master's link over o.Conn, keeping its bookkeeping in book (whose
@@ -58,7 +60,7 @@ type Link struct {
 // leases are, so a restarted master's numbers are newer.
 func NewLink(ctx context.Context, host Host, o config.MasterOptions, b config.BalanceOptions, perNode int, book *Table, accts *egress.Table) *Link {
 	return &Link{host: host, ctx: ctx, conn: o.Conn, sub: wire.Subjects(o.Prefix), o: o, balance: b, perNode: perNode,
-		book: book, accts: accts, pauseSeq: uint64(time.Now().UnixNano())}
+		book: book, accts: accts, pauseSeq: uint64(time.Now().UnixNano()), lanesSeq: uint64(time.Now().UnixNano())}
 }
 
 // PauseSeq is the number of the crawl's pause state last sent to the workers (a
@@ -109,6 +111,9 @@ func (l *Link) OnJoin(msg *nats.Msg) {
 	r := l.book.Join(&j, now, l.perNode)
 	reply := wire.JoinReply{Settings: l.host.Settings(), Egress: r.Grants, Paused: l.host.Paused(), PauseSeq: l.pauseSeq,
 		Lease: l.book.Lease(j.Node), Kept: r.Kept, LastRequest: r.LastRequest, Since: r.Since}
+	if l.lanesMax > 0 {
+		reply.LanesMax, reply.LanesSeq = l.lanesMax, l.lanesSeq
+	}
 	l.SaveNodes()
 	l.host.Unlock()
 	l.releaseAll(r.Release)

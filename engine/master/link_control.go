@@ -48,12 +48,20 @@ func (l *Link) PauseHost(host string, paused bool) error {
 	return l.HostControl(wire.OpPauseHost, host, paused)
 }
 
-// SetMaxLanes sets lanes.max on every worker.
+// SetMaxLanes sets lanes.max on every worker. A worker not live now (joining, or
+// declared dead and rejoining) gets it with its join's reply: recorded before the
+// live workers are listed, so a join answered after that carries it, and one
+// answered before is listed.
 func (l *Link) SetMaxLanes(n int) error {
 	if n < 1 {
 		return fmt.Errorf("lanes.max must be at least 1, got %d", n)
 	}
-	_, err := l.EveryWorker(&wire.Control{Op: wire.OpSetLanes, N: n})
+	l.host.Lock()
+	l.lanesSeq++
+	l.lanesMax = n
+	seq := l.lanesSeq
+	l.host.Unlock()
+	_, err := l.EveryWorker(&wire.Control{Op: wire.OpSetLanes, N: n, Seq: seq})
 	return err
 }
 

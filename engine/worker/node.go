@@ -105,6 +105,8 @@ type Node struct {
 	crawlPaused bool       // the operator paused the whole crawl
 	crawlSeq    uint64     // the master's number of the crawl pause state recorded (wire.Control.Seq)
 	pauseMu     sync.Mutex // serialises pause decisions with the lane calls that apply them
+	lanesSeq    uint64     // the master's number of the lanes.max applied (wire.Control.Seq); under lanesMu
+	lanesMu     sync.Mutex // serialises lanes.max decisions with the lane calls that apply them
 	closed      bool
 	// handedBack are the tasks releases took off the board, sent again with each
 	// heartbeat until a reply confirms the master has them (wire.Heartbeat.HandedBack).
@@ -175,6 +177,7 @@ func Start(o config.WorkerOptions, build Build) (*Node, error) {
 		return nil, err
 	}
 	n.setCrawlPaused(reply.PauseSeq, reply.Paused, true)
+	n.joinLanesMax(reply)
 	close(n.ready) // after the join reply's pause: a control sent since is newer
 	if err := n.consumeTasks(); err != nil {
 		n.Close()
@@ -325,6 +328,8 @@ func (n *Node) onControl(msg *nats.Msg) {
 			n.setPaused(c.Op == wire.OpPause)
 		case wire.OpCrawlPause, wire.OpCrawlResume: // the whole crawl (p on the master)
 			n.setCrawlPaused(c.Seq, c.Op == wire.OpCrawlPause, false)
+		case wire.OpSetLanes:
+			err = n.setMaxLanes(c.Seq, c.N)
 		case wire.OpRelease:
 			reply.Tasks = n.release(&c)
 		case wire.OpWithdraw: // sources the operator removed
@@ -338,6 +343,31 @@ func (n *Node) onControl(msg *nats.Msg) {
 	}
 	if data, err := cluster.Encode(&reply); err == nil {
 		msg.Respond(data)
+	}
+}
+
+// setMaxLanes applies the operator's lanes.max numbered seq, unless one numbered
+// higher was applied already (a join's reply can come after a later control).
+func (n *Node) setMaxLanes(seq uint64, max int) error {
+	n.lanesMu.Lock()
+	defer n.lanesMu.Unlock()
+	if seq != 0 && seq < n.lanesSeq {
+		return nil
+	}
+	if seq != 0 {
+		n.lanesSeq = seq
+	}
+	return n.lanes.SetMaxLanes(max)
+}
+
+// joinLanesMax applies the lanes.max the operator set on the master before this
+// worker joined (or while the master counted it dead).
+func (n *Node) joinLanesMax(reply *wire.JoinReply) {
+	if reply.LanesMax <= 0 {
+		return
+	}
+	if err := n.setMaxLanes(reply.LanesSeq, reply.LanesMax); err != nil {
+		n.lanes.Logf(view.LevelWarn, "lanes.max %d from the master: %v", reply.LanesMax, err)
 	}
 }
 
@@ -499,5 +529,6 @@ func (n *Node) rejoined(sent time.Time, reply *wire.JoinReply, claimed map[uint6
 	n.lanes.Drop(func(t frontier.Task) bool { return claimed[t.Lease] && !kept[t.Lease] || n.lease.Stale(t.Lease) })
 	n.lease.Grant(sent, reply.Lease)
 	n.setCrawlPaused(reply.PauseSeq, reply.Paused, true)
+	n.joinLanesMax(reply)
 	return len(lost)
 }

@@ -122,6 +122,12 @@ type JoinReply struct {
 	Egress   []Egress `json:"egress"`
 	Paused   bool     `json:"paused"`
 	PauseSeq uint64   `json:"pause_seq,omitempty"` // numbers Paused (see Control.Seq)
+	// LanesMax is the lanes.max the operator last set on the master (set_lanes),
+	// numbered by LanesSeq as the controls are (Control.Seq): a worker that was not
+	// live when it was sent (joining later, or declared dead then) runs it too. 0:
+	// not set, the worker keeps its own.
+	LanesMax int    `json:"lanes_max,omitempty"`
+	LanesSeq uint64 `json:"lanes_seq,omitempty"`
 	// Lease is how long the worker holds its hosts from the moment it sent the
 	// join (its own clock); every known heartbeat renews it the same way. 0: no
 	// lease (a master that predates them).
@@ -258,7 +264,8 @@ type Control struct {
 	// Seq numbers a crawl_pause or crawl_resume: the master counts up at every
 	// crawl-wide pause and resume, and a worker ignores a state numbered below the
 	// one it applied (a heartbeat reply can come after a later control, and two
-	// broadcasts can overtake each other). 0: unnumbered, always applied.
+	// broadcasts can overtake each other). 0: unnumbered, always applied. A
+	// set_lanes is numbered likewise, against the join reply's LanesSeq.
 	Seq uint64 `json:"seq,omitempty"`
 	// Tasks are withdraw's hand-outs (URL and lease): sources the operator removed.
 	Tasks []frontier.Task `json:"tasks,omitempty"`
