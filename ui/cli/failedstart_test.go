@@ -59,17 +59,24 @@ func TestFailedExportLeavesNoDirectory(t *testing.T) {
 	}
 }
 
-// A mistyped flag prints the error and one line pointing at --help, not the flag
-// list (40 lines, which scrolled the error away); --help prints the list.
+// A mistyped flag prints the error, named after its command like every other
+// error, and one line pointing at --help, not the flag list (40 lines, which
+// scrolled the error away); --help prints the list. A bad flag value reads the same.
 func TestBadFlagPrintsTheErrorAndAPointer(t *testing.T) {
-	for _, cmd := range []string{"crawl", "ctl", "export", "stats", "master", "worker", "demo"} {
+	for _, cmd := range []string{"crawl", "ctl", "export", "stats", "show", "serve", "master", "worker", "console", "demo"} {
 		var stderr strings.Builder
 		code := Main([]string{cmd, "--no-such-flag"}, &strings.Builder{}, &stderr)
 		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
-		if code != ExitUsage || len(lines) != 2 || !strings.Contains(lines[0], "no-such-flag") ||
+		if code != ExitUsage || len(lines) != 2 || !strings.HasPrefix(lines[0], "crawlconsole "+cmd+": ") ||
+			!strings.Contains(lines[0], "no-such-flag") ||
 			lines[1] != `Run "crawlconsole `+cmd+` --help" for its flags.` {
 			t.Errorf("%s --no-such-flag: exit %d, stderr:\n%s", cmd, code, stderr.String())
 		}
+	}
+	var stderr strings.Builder
+	if code := Main([]string{"crawl", "--lanes", "0"}, &strings.Builder{}, &stderr); code != ExitUsage ||
+		!strings.HasPrefix(stderr.String(), "crawlconsole crawl: invalid value \"0\" for flag -lanes") {
+		t.Errorf("crawl --lanes 0: exit %d, stderr:\n%s", code, stderr.String())
 	}
 	var help strings.Builder
 	if code := Main([]string{"crawl", "--help"}, &strings.Builder{}, &help); code != 0 || !strings.Contains(help.String(), "-allow-private") {

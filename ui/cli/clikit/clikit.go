@@ -13,14 +13,19 @@ import (
 // ExitUsage is the exit status for bad flags, config or arguments.
 const ExitUsage = 2
 
-// Parse is fs.Parse(args) that keeps a mistake readable: the error and one line
-// pointing at --help, not the whole flag list after it (which scrolled the error
-// away); the list is printed when asked for, with -h or --help.
+// Parse is fs.Parse(args) that keeps a mistake readable: the error, named after
+// its command like the command's other errors, and one line pointing at --help,
+// not the whole flag list after it (which scrolled the error away); the list is
+// printed when asked for, with -h or --help.
 func Parse(fs *flag.FlagSet, args []string) error {
-	usage := fs.Usage
+	usage, out := fs.Usage, fs.Output()
+	// The flag package prints its error bare ("flag provided but not defined:
+	// -bogus"); it is printed here instead, with the command's name.
 	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
 	err := fs.Parse(args)
 	fs.Usage = usage
+	fs.SetOutput(out)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		if usage != nil {
@@ -29,7 +34,7 @@ func Parse(fs *flag.FlagSet, args []string) error {
 			fs.PrintDefaults()
 		}
 	case err != nil:
-		fmt.Fprintf(fs.Output(), "Run \"crawlconsole %s --help\" for its flags.\n", fs.Name())
+		fmt.Fprintf(out, "crawlconsole %s: %v\nRun \"crawlconsole %s --help\" for its flags.\n", fs.Name(), err, fs.Name())
 	}
 	return err
 }
