@@ -443,6 +443,10 @@ func TestUnreachableRobotsDefersTheSite(t *testing.T) {
 	if pages.Load() != 0 || st.Deferred != 1 || st.Errors["robots_unreachable"] != 1 {
 		t.Fatalf("pages fetched %d, deferred %d, robots_unreachable %d: want 0, 1, 1", pages.Load(), st.Deferred, st.Errors["robots_unreachable"])
 	}
+	// The end-of-crawl summary names the URL, as it does for every other kind.
+	if ex := st.Examples["robots_unreachable"]; len(ex) != 1 || ex[0] != seed {
+		t.Errorf("robots_unreachable examples %q, want [%s]", ex, seed)
+	}
 	s, err := store.Open(o.DB, store.Options{})
 	if err != nil {
 		t.Fatal(err)

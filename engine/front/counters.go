@@ -57,6 +57,13 @@ func (c *Counters) Example(kind, url string) {
 	if len(url) > exampleMax { // a malformed seed may be any length
 		url = fmt.Sprintf("%s…(%d bytes)", url[:exampleMax], len(url))
 	}
+	// A URL deferred again (robots_unreachable while the site stays down) counts
+	// again but is one example: the examples name different URLs.
+	for _, u := range ex {
+		if u == url {
+			return
+		}
+	}
 	c.examples[kind] = append(ex, url)
 }
 

@@ -78,8 +78,9 @@ type Record interface {
 
 // Tally is the crawl's figures a lane moves (Mu not held).
 type Tally interface {
-	// Error counts a URL that ended here without a page, under kind.
-	Error(kind string)
+	// Error counts a URL that ended here without a page, under kind; url is kept
+	// as an example of the kind for the end-of-crawl summary.
+	Error(kind, url string)
 	// Response counts a response the lane handled itself (not delivered).
 	Response(status int)
 	// Fetched counts a fetch whose response the lane set aside (not delivered).

@@ -70,7 +70,7 @@ func (r *Runner) process(s *Slot, link *route.Link, t frontier.Task) (ended, swa
 			// RFC 9309 §2.3.1.4: an unreachable robots.txt (429, 5xx, no answer)
 			// disallows everything, for now. The site's URLs wait (deferred, never
 			// dropped) until robots.txt is tried again, with backoff.
-			r.Front.Error(fetch.KindRobotsDown)
+			r.Front.Error(fetch.KindRobotsDown, t.URL)
 			until := r.Robots.Expires(u.Scheme + "://" + u.Host)
 			if !until.After(r.now()) {
 				until = r.now().Add(r.Robots.RetryAfter(1))

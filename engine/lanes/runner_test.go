@@ -138,7 +138,7 @@ func (f *fakeFront) Begin(t frontier.Task, _ int) {
 func (f *fakeFront) Abandon(frontier.Task, int)                   {}
 func (f *fakeFront) Deliver(o lanes.Outcome)                      { f.delivered = append(f.delivered, o) }
 func (f *fakeFront) Refused(store.Refusal)                        {}
-func (f *fakeFront) Error(string)                                 {}
+func (f *fakeFront) Error(string, string)                         {}
 func (f *fakeFront) Response(int)                                 {}
 func (f *fakeFront) Fetched()                                     {}
 func (f *fakeFront) Refusal()                                     {}

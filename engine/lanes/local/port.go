@@ -94,7 +94,11 @@ func (p lanePort) OffBoard(ts []frontier.Task) []frontier.Task { return p.c.OffB
 func (p lanePort) Defer(t frontier.Task, until time.Time)      { p.c.Defer(t, until) }
 func (p lanePort) Flush()                                      { p.c.FlushDeferred() }
 
-func (p lanePort) Error(kind string)    { p.c.parts.Counters.AddError(kind) }
+func (p lanePort) Error(kind, url string) {
+	p.c.parts.Counters.AddError(kind)
+	p.c.parts.Counters.Example(kind, url)
+}
+
 func (p lanePort) Response(status int)  { p.c.parts.Counters.Response(status) }
 func (p lanePort) Fetched()             { p.c.parts.Counters.PagesFetched.Add(1) }
 func (p lanePort) Refusal()             { p.c.parts.Counters.Refused.Add(1) }
