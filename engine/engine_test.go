@@ -306,16 +306,19 @@ func TestStopAndResumeLosesNothing(t *testing.T) {
 	}
 }
 
+// A paused crawl sends nothing, and its rate reads 0 pages/s at once: it read the
+// last five seconds' mean (32.8 pages/s beside PAUSED in the header) until the
+// window passed.
 func TestPauseHoldsEveryLane(t *testing.T) {
 	t.Parallel()
-	w := newMiniWeb(t, 3, 200, time.Millisecond)
+	w := newMiniWeb(t, 3, 2000, time.Millisecond)
 	o := testOptions(t, w)
 	o.Lanes.DelayMin, o.Lanes.DelayMax = 5*time.Millisecond, 10*time.Millisecond
 	e := startEngine(t, o)
-	waitFor(t, "pages to be fetched", func() bool { return w.hits.Load() > 10 })
+	waitFor(t, "pages to be fetched at a rate", func() bool { return w.hits.Load() > 10 && e.Snapshot().PagesPerSec > 0 })
 	e.Pause()
-	if s := e.Snapshot(); s.State != view.StatePaused {
-		t.Fatalf("state %s after Pause, want PAUSED", s.State)
+	if s := e.Snapshot(); s.State != view.StatePaused || s.PagesPerSec != 0 {
+		t.Fatalf("state %s, %.2f pages/s after Pause, want PAUSED at 0 pages/s", s.State, s.PagesPerSec)
 	}
 	waitFor(t, "every lane to reach the pause", func() bool {
 		for _, l := range e.Snapshot().Lanes {

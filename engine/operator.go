@@ -31,6 +31,12 @@ func (e *Engine) Snapshot() view.Snapshot {
 		waiting += v.Queued
 	}
 	s.State = e.stateNow(nextRound, waiting)
+	if s.State == view.StatePaused {
+		// A paused crawl fetches nothing: the rate reads 0 at once (header, ctl
+		// status, progress lines), not the last seconds' mean falling over the
+		// window while the fetches in hand end; the sparkline keeps the history.
+		s.PagesPerSec = 0
+	}
 	if err := e.fr.Failure(); err != nil {
 		s.StoreError = front.ErrorText(err)
 	}
