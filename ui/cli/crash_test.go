@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"database/sql"
 	"fmt"
 	"os"
 	"os/exec"
@@ -73,11 +74,19 @@ func TestKill9AnywhereLosesNothing(t *testing.T) {
 	}
 
 	db := filepath.Join(dir, "crash.db")
-	// Kill points as shares of the uninterrupted run's time: early (during start-up
-	// and the first batches) to late, each run resuming what the last one left.
-	var kills []time.Duration
-	for _, f := range []float64{0.1, 0.3, 0.2, 0.05, 0.4} {
-		kills = append(kills, time.Duration(f*float64(whole)))
+	// Kill points, each run resuming what the last one left: after the first
+	// batches, at a third of the pages, nearer half, one during start-up (a share
+	// of the uninterrupted run's time, far too short to crawl what is left), and
+	// late. They are set by the pages the store holds, read beside the crawl, not
+	// by the clock: on a box whose load moves, runs timed by the reference crawl's
+	// pace could finish before their kill point.
+	stored := storedPages(t, db)
+	kills := []struct {
+		pages int           // kill once the store holds this many pages
+		after time.Duration // or kill this long after the start
+	}{
+		{pages: len(want) / 10}, {pages: len(want) * 3 / 10}, {pages: len(want) * 45 / 100},
+		{after: time.Duration(0.05 * float64(whole))}, {pages: len(want) * 7 / 10},
 	}
 	killed, resumedSaid := 0, 0
 	for run := 0; ; run++ {
@@ -93,12 +102,30 @@ func TestKill9AnywhereLosesNothing(t *testing.T) {
 		exited := make(chan error, 1)
 		go func() { exited <- cmd.Wait() }()
 		if run < len(kills) {
-			select {
-			case err := <-exited:
-				if err != nil {
-					t.Fatalf("run %d failed: %v\n%s", run, err, out.String())
+			k := kills[run]
+			var timer <-chan time.Time
+			if k.after > 0 {
+				timer = time.After(k.after)
+			}
+			poll := time.NewTicker(10 * time.Millisecond)
+			kill := false
+			for done := false; !done; {
+				select {
+				case err := <-exited:
+					if err != nil {
+						t.Fatalf("run %d failed: %v\n%s", run, err, out.String())
+					}
+					done = true
+				case <-timer:
+					kill, done = true, true
+				case <-poll.C:
+					if k.after == 0 && stored() >= k.pages {
+						kill, done = true, true
+					}
 				}
-			case <-time.After(kills[run]):
+			}
+			poll.Stop()
+			if kill {
 				cmd.Process.Signal(syscall.SIGKILL)
 				<-exited
 				killed++
@@ -126,6 +153,27 @@ func TestKill9AnywhereLosesNothing(t *testing.T) {
 	got := finalStore(t, db)
 	sameSet(t, fmt.Sprintf("after %d kills", killed), got, want)
 	t.Logf("killed %d times; %d pages, identical to the uninterrupted run", killed, len(got))
+}
+
+// storedPages reads, beside the crawl writing db, how many pages its store has
+// committed (a WAL reader never blocks the writer); 0 while it cannot tell (no
+// store yet, a store being recovered after a kill).
+func storedPages(t *testing.T, db string) func() int {
+	h, err := sql.Open("sqlite3", "file:"+db+"?mode=ro&_busy_timeout=1000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	h.SetMaxOpenConns(1)
+	return func() int {
+		var n int
+		if err := h.QueryRow("SELECT count(*) FROM pages").Scan(&n); err != nil {
+			h.SetMaxIdleConns(0) // a connection that failed opens afresh next time
+			h.SetMaxIdleConns(1)
+			return 0
+		}
+		return n
+	}
 }
 
 func first(s []string) []string {
