@@ -172,19 +172,23 @@ func TestPausedWorkerFetchesNothingOfLostHosts(t *testing.T) {
 		})
 	}
 	resumeBeats()
+	var rejoinedAt time.Time
 	waitFor(t, "w1 rejoined and its lanes let go of what they held", func() bool {
-		rejoined := false
 		for _, ev := range w1.Engine().EventsSince(0, 0) {
-			rejoined = rejoined || strings.Contains(ev.Msg, "joined again")
+			if rejoinedAt.IsZero() && strings.Contains(ev.Msg, "joined again") {
+				rejoinedAt = ev.At
+			}
 		}
 		s := w1.Engine().Snapshot()
-		return rejoined && s.QueueDepth == 0 && s.LanesBusy == 0
+		return !rejoinedAt.IsZero() && s.QueueDepth == 0 && s.LanesBusy == 0
 	})
 	// The host is w2's as long as the master hears from w2: on a starved box w2
 	// too can stay silent past the timeout (800 ms here), and then the master
-	// rightly gives the host back to w1, the one worker left. w1's requests count
-	// up to the master's word that w2 was dead (logged as it hands w2's hosts on,
-	// before any of them can reach a lane).
+	// rightly gives the host back to w1, the one worker left — but only once w1
+	// has rejoined (the master deals nothing to a dead node). So w1's requests
+	// count up to the later of the master's word that w2 was dead (logged as it
+	// hands w2's hosts on) and w1's rejoin (logged by w1 once the master took
+	// it back); with w2 alive, to the end.
 	var w2Dead time.Time
 	var deaths []string
 	for _, ev := range m.EventsSince(0, 0) {
@@ -198,7 +202,11 @@ func TestPausedWorkerFetchesNothingOfLostHosts(t *testing.T) {
 	if !w2Dead.IsZero() {
 		t.Logf("w2 was declared dead %v after w1's thaw: w1's requests count up to then; the master's log: %q", w2Dead.Sub(thawed), deaths)
 	}
-	if n := site.requestsBetween("127.0.0.2", thawed, w2Dead); n != 0 {
+	until := w2Dead
+	if !until.IsZero() && until.Before(rejoinedAt) {
+		until = rejoinedAt
+	}
+	if n := site.requestsBetween("127.0.0.2", thawed, until); n != 0 {
 		var rejoin []string
 		for _, ev := range w1.Engine().EventsSince(0, 0) {
 			if strings.Contains(ev.Msg, "rejoin") {
