@@ -51,14 +51,8 @@ func (p *Pool) browserLocked(ctx context.Context) (*browserRun, error) {
 			continue
 		}
 		if st := p.start; st != nil {
-			p.mu.Unlock()
-			select {
-			case <-st.done:
-			case <-ctx.Done():
-			}
-			p.mu.Lock()
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
+			if err := p.waitLocked(ctx, st.done); err != nil {
+				return nil, err
 			}
 			if st.err != nil {
 				return nil, st.err
@@ -67,14 +61,8 @@ func (p *Pool) browserLocked(ctx context.Context) (*browserRun, error) {
 		}
 		if p.stopping > 0 {
 			ch := p.changed
-			p.mu.Unlock()
-			select {
-			case <-ch:
-			case <-ctx.Done():
-			}
-			p.mu.Lock()
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
+			if err := p.waitLocked(ctx, ch); err != nil {
+				return nil, err
 			}
 			continue
 		}

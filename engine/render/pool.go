@@ -327,14 +327,9 @@ func (p *Pool) tabFor(ctx context.Context, k tabKey) (*tab, error) {
 			return t, err
 		}
 		ch := p.changed
-		p.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			p.mu.Lock()
-			return nil, ctx.Err()
+		if err := p.waitLocked(ctx, ch); err != nil {
+			return nil, err
 		}
-		p.mu.Lock()
 	}
 }
 
@@ -447,16 +442,22 @@ func (p *Pool) sessionLocked(ctx context.Context, b *browserRun, k tabKey) (*ses
 			return s, nil
 		default:
 		}
-		p.mu.Unlock()
-		select {
-		case <-s.ready:
-		case <-ctx.Done():
-		}
-		p.mu.Lock()
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+		if err := p.waitLocked(ctx, s.ready); err != nil {
+			return nil, err
 		}
 	}
+}
+
+// waitLocked lets go of the pool's lock until ch closes or ctx ends, and takes
+// it again; it returns ctx's error if ctx ended (ch may have closed too).
+func (p *Pool) waitLocked(ctx context.Context, ch <-chan struct{}) error {
+	p.mu.Unlock()
+	select {
+	case <-ch:
+	case <-ctx.Done():
+	}
+	p.mu.Lock()
+	return ctx.Err()
 }
 
 // wakeLocked tells the renders waiting for a page that one went idle or closed,
