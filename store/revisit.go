@@ -69,6 +69,26 @@ func (s *Store) SetRevisitNext(urls []string, next time.Time) {
 	}})
 }
 
+// SetRevisitNextIf queues setting next for each of urls whose next is still was
+// when the write is applied; a URL whose next was written since (a fetch's result
+// queued before this write) keeps that value. Unknown URLs are ignored.
+func (s *Store) SetRevisitNextIf(urls []string, was, next time.Time) {
+	urls = slices.Clone(urls)
+	key := ""
+	if len(urls) > 0 {
+		key = urls[0]
+	}
+	s.submit(&writeOp{what: "set revisit next", key: key, apply: func(w *writer) (func(), error) {
+		n, old := nanos(next), nanos(was)
+		for _, u := range urls {
+			if _, err := w.exec(w.st.setRevisitNextIf, n, u, old); err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	}})
+}
+
 // upsertRevisit writes r inside the open transaction, with its change signal when
 // r has one; without, a stored signal stays as it was. The row is keyed by its URL's
 // row id, seq, which the caller passes when it has it (SavePage), else 0: it is

@@ -122,6 +122,36 @@ func TestFailedSavePageLeavesNoRevisitState(t *testing.T) {
 	}
 }
 
+// SetRevisitNextIf writes only where next still holds the value the caller read: a
+// parked page is made due, and a page whose fetch stored its next due time in a
+// write queued before it keeps that time.
+func TestSetRevisitNextIfLeavesANextWrittenSince(t *testing.T) {
+	s, _ := openTemp(t, Options{})
+	never := time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := time.Unix(1_700_100_000, 0)
+	fetched, parked := testURL("a.test", 1), testURL("a.test", 2)
+	for _, u := range []URL{fetched, parked} {
+		p := testPage(u.URL, 500)
+		r := testRevisit(u.URL, never)
+		p.Revisit = &r
+		s.SavePage(p, nil, nil)
+	}
+	mustFlush(t, s)
+	stored := now.Add(time.Hour)
+	s.SaveRevisit(testRevisit(fetched.URL, stored)) // the fetch's result, queued first
+	s.SetRevisitNextIf([]string{fetched.URL, parked.URL, "http://unknown.test/"}, never, now)
+	mustFlush(t, s)
+	if r, err := s.Revisit(fetched.URL); err != nil || !r.Next.Equal(stored) {
+		t.Errorf("fetched page: next %v, %v; want the %v its fetch stored", r.Next, err, stored)
+	}
+	if r, err := s.Revisit(parked.URL); err != nil || !r.Next.Equal(now) {
+		t.Errorf("parked page: next %v, %v; want %v", r.Next, err, now)
+	}
+	if _, err := s.Revisit("http://unknown.test/"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("SetRevisitNextIf created state for an unknown URL: %v", err)
+	}
+}
+
 func TestDueRevisitsInNextOrder(t *testing.T) {
 	s, _ := openTemp(t, Options{})
 	rng := rand.New(rand.NewPCG(1, 2))

@@ -33,6 +33,7 @@ type statements struct {
 	// upsertRevisitChange is upsertRevisit with the change signal.
 	upsertRevisitChange driver.Stmt
 	setRevisitNext      driver.Stmt
+	setRevisitNextIf    driver.Stmt // setRevisitNext where next still holds a given value
 	insertCapture       driver.Stmt
 	captureRef          driver.Stmt
 	captureOwn          driver.Stmt
@@ -148,6 +149,7 @@ func prepareStatements(ctx context.Context, conn rawConn) (*statements, error) {
 	prep(&st.upsertRevisit, upsertRevisitSQL)
 	prep(&st.upsertRevisitChange, upsertRevisitChangeSQL)
 	prep(&st.setRevisitNext, `UPDATE revisit SET next = ?1 WHERE seq = (SELECT seq FROM urls WHERE url = ?2)`)
+	prep(&st.setRevisitNextIf, `UPDATE revisit SET next = ?1 WHERE seq = (SELECT seq FROM urls WHERE url = ?2) AND next = ?3`)
 	// seq is the URL's row id, NULL when the store has no row for the URL (migration
 	// 17): a URL's captures are those under its seq and those under its text with
 	// seq NULL, which is what the OR in the statements below asks (SQLite runs it as

@@ -48,7 +48,7 @@ func (f *Front) Requeue(urls []string, now time.Time, force bool) (int, error) {
 		rows, err = f.Store.URLStates(urls)
 	}
 	if err != nil {
-		f.Store.SetRevisitNext(urls, now)
+		f.dueAgain(urls, now, force)
 		return 0, err
 	}
 	firstFetch := make(map[string]time.Time, len(states))
@@ -95,19 +95,19 @@ func (f *Front) Requeue(urls []string, now time.Time, force bool) (int, error) {
 	}
 	f.Mu.Unlock()
 	if len(later) > 0 {
-		f.Store.SetRevisitNext(later, now) // due again when the crawl runs next
+		f.dueAgain(later, now, force) // due again when the crawl runs next
 	}
 	// A page still marked as a queued revisit may be one whose fetch has ended and
 	// stored its next due time, its lane not yet done with it (the mark goes when
 	// the lane lets the task go, after the result is recorded; a 304's state may
-	// still read in progress). Left parked, it was never revisited again: a feed
-	// read every 50 ms stopped for good. Due again now (no sooner than it was due:
-	// it was found due), the next tick queues it once the lane let go; one truly
-	// waiting in the queue gets its next due time from its fetch. Only the
-	// scheduler's pages (not forced) come parked: a hint's or a round's page in a
-	// lane's hand keeps the due time its fetch is about to store.
+	// still read in progress). Left parked, it would never be revisited again. Still
+	// parked, it is due again now (no sooner than it was due: it was found due), and
+	// the next tick queues it once the lane let go; one truly waiting in the queue
+	// gets its next due time from its fetch. Only the scheduler's pages (not forced)
+	// come parked: a hint's or a round's page in a lane's hand keeps the due time
+	// its fetch is about to store.
 	if len(busy) > 0 && !force {
-		f.Store.SetRevisitNext(busy, now)
+		f.dueAgain(busy, now, false)
 	}
 	for _, t := range claimed {
 		f.Store.SetState(t.URL, store.Unprocessed, 0, "") // a stop before the fetch resumes it
@@ -124,6 +124,20 @@ func (f *Front) Requeue(urls []string, now time.Time, force bool) (int, error) {
 	f.Revisit.Requeued.Add(int64(n))
 	f.crawl.FlushDeferred() // a disabled host's revisits were deferred, never dropped (M3)
 	return n, nil
+}
+
+// dueAgain makes pages that Requeue did not queue due at now. The scheduler's
+// pages (not forced) were parked by its tick, and only those still parked are made
+// due: a page in a lane's hand may have had its fetch's result, with its next due
+// time, written since the tick read it, and that time stands (overwritten with now,
+// the page would be fetched again at the next tick, right after its fetch). A
+// forced caller's pages are due now whatever their next.
+func (f *Front) dueAgain(urls []string, now time.Time, force bool) {
+	if force {
+		f.Store.SetRevisitNext(urls, now)
+		return
+	}
+	f.Store.SetRevisitNextIf(urls, revisit.Never, now)
 }
 
 // RevisitNow puts a stored page back in the crawl queue at once, whatever its next

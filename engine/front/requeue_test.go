@@ -18,9 +18,10 @@ func (runningCrawl) FlushDeferred() {}
 // A revisit whose fetch has ended and stored its next due time, while its lane has
 // not yet let the task go (the mark goes after the result is recorded), may be due
 // by the scheduler's next tick on a loaded box. That tick cannot queue it again (it
-// is still marked); before, it left the page parked (next = never) all the same,
-// and the page was never revisited again: a feed read every 50 ms stopped for good.
-// It is now due again, and queued by the first tick after the lane let go.
+// is still marked), and must not leave it parked (next = never), which no tick picks
+// again: a feed read every 50 ms would stop for good. The page must be due again,
+// not queued while in the lane's hand, and queued by the first tick after the lane
+// let go.
 func TestARevisitDueBeforeItsLaneLetGoIsNotParkedForGood(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -76,12 +77,63 @@ func TestARevisitDueBeforeItsLaneLetGoIsNotParkedForGood(t *testing.T) {
 	}
 }
 
+// A page queued by another path (a hint, a round) with a past due time is found
+// due by a tick; its fetch records its result (next due in an hour) between the
+// tick's read and Requeue's write, the lane still holding the mark. The due time
+// the fetch stored must stand: overwritten with the tick's time, the page is
+// fetched again at the next tick, right after its fetch.
+func TestARevisitDueWhileInALanesHandKeepsTheDueTimeItsFetchStored(t *testing.T) {
+	f, fc, st := storeFront(t, &config.Options{QueueMemory: 100}, nil)
+	f.crawl = runningCrawl{fc}
+	const u = "http://a.test/feed.xml"
+	fetched := time.Now().Add(-time.Second)
+	st.SavePage(store.Page{URL: u, FetchedAt: fetched, Status: 200, Body: []byte("<rss/>"),
+		Revisit: &store.Revisit{URL: u, Class: "web_com", First: fetched, X: 1, Last: fetched, Next: fetched.Add(50 * time.Millisecond), Fetches: 2}}, nil, nil)
+	st.SetState(u, store.Unprocessed, 0, "") // queued again by a hint, not parked
+	if err := st.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Mu.Lock()
+	f.marks.Mark(u)
+	f.marks.Taken(u) // in a lane's hand
+	f.Mu.Unlock()
+
+	now := time.Now()
+	urls, err := f.Revisit.Tick(now) // the tick reads it due and parks it
+	if err != nil || len(urls) != 1 {
+		t.Fatalf("tick: %v %v", urls, err)
+	}
+	// The lane's fetch ends now: its result stores the next due time, an hour on.
+	done := time.Now()
+	next := done.Add(time.Hour)
+	st.SavePage(store.Page{URL: u, FetchedAt: done, Status: 200, Body: []byte("<rss/>"),
+		Revisit: &store.Revisit{URL: u, Class: "web_com", First: fetched, X: 1, Last: done, Next: next, Fetches: 3}}, nil, nil)
+	st.SetState(u, store.Processed, 0, "")
+	if err := st.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	// Requeue runs with the lane still holding the mark.
+	if _, err := f.Requeue(urls, now, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	rv, err := st.Revisit(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rv.Next.Before(next.Add(-time.Second)) {
+		t.Fatalf("next due %v (in %v) after the fetch stored %v: the page is fetched again at the next tick", rv.Next, time.Until(rv.Next).Round(time.Millisecond), next)
+	}
+}
+
 // A page's first fetch is still in its lane's hand (its result stored, the lane not
 // yet done with it) when the scheduler finds the page due and queues its revisit.
-// The first fetch's release must leave the revisit's mark alone: it took it off by
-// URL, and the revisit, no longer marked, was fetched as a first fetch and counted
-// done a second time ("Done with 38 of 37 URLs done"), the counts of revisits
-// waiting and in hand off by one each.
+// The first fetch's release must leave the revisit's mark alone, and the revisit
+// must be fetched as a revisit: a mark taken off by URL leaves the revisit
+// unmarked, fetched as a first fetch and counted done a second time ("Done with 38
+// of 37 URLs done"), the counts of revisits waiting and in hand off by one each.
 func TestAFirstFetchsReleaseLeavesItsRevisitsMark(t *testing.T) {
 	f, fc, st := storeFront(t, &config.Options{QueueMemory: 100}, nil)
 	f.crawl = runningCrawl{fc}
