@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,10 +23,25 @@ import (
 // read yet when the grace period ends (a backlog of results to commit, a slow
 // store). That URL is no URL "claimed or reported by no worker": it is not queued
 // again (the site would be asked for the page twice) and the page is stored, not
-// dropped as a late report. Before, the grace's end queued both again, and the
-// result, read a moment later, counted late and was thrown away.
+// dropped as a late report; only the other URL is queued again.
 func TestGraceEndReadsTheResultsInTheStreamFirst(t *testing.T) {
 	t.Parallel()
+	graceReadsTheStream(t, 0)
+}
+
+// The grace period's end reads the results stream's state to know how far to read;
+// a read that fails (a timeout, the server busy) is no empty stream: the next
+// tick reads it again, and the result waiting in it is read before anything is
+// queued again, as when the first read succeeds.
+func TestGraceEndRetriesAStreamStateItCouldNotRead(t *testing.T) {
+	t.Parallel()
+	graceReadsTheStream(t, 3)
+}
+
+// graceReadsTheStream runs a restarted master's grace period over two URLs, the
+// result of the first waiting in the stream, the first failedReads reads of the
+// stream's state failing; it fails t unless only the second URL is queued again.
+func graceReadsTheStream(t *testing.T, failedReads int) {
 	srv, err := cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(t.TempDir(), "nats"), Token: "tok"})
 	if err != nil {
 		t.Fatal(err)
@@ -78,6 +94,17 @@ func TestGraceEndReadsTheResultsInTheStreamFirst(t *testing.T) {
 	// the test reads the result when the master says it waits for it, however
 	// slowly a loaded box creates the consumer.
 	m.backlogWait = time.Minute
+	var reads atomic.Int32
+	m.streamState = func(ctx context.Context) (jetstream.StreamState, error) {
+		if int(reads.Add(1)) <= failedReads {
+			return jetstream.StreamState{}, context.DeadlineExceeded
+		}
+		info, err := results.Info(ctx)
+		if err != nil {
+			return jetstream.StreamState{}, err
+		}
+		return info.State, nil
+	}
 	c.Lock()
 	for _, task := range held { // the queue pages them in from the store, in progress
 		task.Lease = 0
@@ -124,5 +151,8 @@ func TestGraceEndReadsTheResultsInTheStreamFirst(t *testing.T) {
 	c.Unlock()
 	if !strings.Contains(last, "1 of the 2 URLs") || pending != 1 {
 		t.Errorf("the grace period's end: %q, %d URLs queued again; want 1 of the 2 (only b.test/1 went unreported)", last, pending)
+	}
+	if n := int(reads.Load()); n <= failedReads {
+		t.Errorf("the stream's state was read %d times; the test fails the first %d", n, failedReads)
 	}
 }

@@ -153,34 +153,50 @@ func (m *Runtime) grace(n int) {
 // limbo. Queued again, that URL would be fetched twice and the result, read then,
 // dropped as late. It gives up once a wait of d brings no progress (a stream it
 // cannot read: the crawl goes on without it), and returns false when the crawl ends.
+// A failed read of the stream's state is no answer (not an empty stream): it is
+// tried again at the next tick, and until the stream's last report is known no
+// wait counts as progress.
 func (m *Runtime) readBacklog(d time.Duration) bool {
-	last, ok := m.lastReport()
-	if !ok {
-		return m.ctx.Err() == nil
-	}
-	logged := false
+	var last uint64
+	known, logged := false, false
 	t := time.NewTicker(max(m.o.HeartbeatEvery/4, 10*time.Millisecond))
 	defer t.Stop()
 	var read uint64
+	var readErr error
 	progress := time.Now()
 	for {
-		m.crawl.Lock()
-		now := m.book.readSeq
-		m.crawl.Unlock()
-		if now >= last {
-			return true
+		if known {
+			m.crawl.Lock()
+			now := m.book.readSeq
+			m.crawl.Unlock()
+			if now >= last {
+				return true
+			}
+			if now != read {
+				read, progress = now, time.Now()
+			}
 		}
-		if now != read {
-			read, progress = now, time.Now()
-		}
-		if first, ok := m.firstReport(); !ok || first > last {
+		st, err := m.resultsState()
+		switch {
+		case err != nil:
+			readErr = err
+		case st.Msgs == 0:
+			return m.ctx.Err() == nil // empty, or read and acknowledged (or dropped) meanwhile
+		case !known:
+			last, known = st.LastSeq, true
+			continue // compare it with what is read already
+		case st.FirstSeq > last:
 			return true // read and acknowledged (or dropped) meanwhile
 		}
 		if time.Since(progress) > d {
-			m.crawl.Logf(view.LevelWarn, "grace period over: the results stream is read no further than report %d of %d after %v; queuing again what is unclaimed", read, last, d)
+			if !known {
+				m.crawl.Logf(view.LevelWarn, "grace period over: the results stream's state could not be read for %v (%v); queuing again what is unclaimed", d, readErr)
+			} else {
+				m.crawl.Logf(view.LevelWarn, "grace period over: the results stream is read no further than report %d of %d after %v; queuing again what is unclaimed", read, last, d)
+			}
 			return true
 		}
-		if !logged {
+		if known && !logged {
 			logged = true
 			m.crawl.Logf(view.LevelInfo, "grace period over: reading the results stream up to report %d before queuing again what no worker claimed or reported", last)
 		}
@@ -192,31 +208,22 @@ func (m *Runtime) readBacklog(d time.Duration) bool {
 	}
 }
 
-// lastReport is the results stream's last sequence while it holds reports (ok).
-func (m *Runtime) lastReport() (uint64, bool) {
-	st, ok := m.resultsState()
-	return st.LastSeq, ok && st.Msgs > 0
-}
-
-// firstReport is the results stream's first sequence while it holds reports (ok).
-func (m *Runtime) firstReport() (uint64, bool) {
-	st, ok := m.resultsState()
-	return st.FirstSeq, ok && st.Msgs > 0
-}
-
-// resultsState is the results stream's state; ok false when it cannot be read.
-func (m *Runtime) resultsState() (jetstream.StreamState, bool) {
+// resultsState is the results stream's state, read through m.streamState when set.
+func (m *Runtime) resultsState() (jetstream.StreamState, error) {
 	ctx, cancel := context.WithTimeout(m.ctx, 5*time.Second)
 	defer cancel()
+	if m.streamState != nil {
+		return m.streamState(ctx)
+	}
 	s, err := m.conn.JS.Stream(ctx, m.sub.ResultStream())
 	if err != nil {
-		return jetstream.StreamState{}, false
+		return jetstream.StreamState{}, err
 	}
 	info, err := s.Info(ctx)
 	if err != nil {
-		return jetstream.StreamState{}, false
+		return jetstream.StreamState{}, err
 	}
-	return info.State, true
+	return info.State, nil
 }
 
 // Stop ends listening; results not yet committed stay in the stream (redelivered

@@ -98,6 +98,9 @@ type Runtime struct {
 	// stream's reading to progress before it gives up on it; zero: the grace
 	// period's own length.
 	backlogWait time.Duration
+	// streamState, when set, reads the results stream's state in place of the
+	// stream itself (a test's failing read).
+	streamState func(context.Context) (jetstream.StreamState, error)
 }
 
 // NewRuntime builds a master over crawl with options o (defaults applied) from s;
