@@ -156,3 +156,39 @@ func graceReadsTheStream(t *testing.T, failedReads int) {
 		t.Errorf("the stream's state was read %d times; the test fails the first %d", n, failedReads)
 	}
 }
+
+// A results stream whose state cannot be read at all does not hold the grace
+// period's end for ever: it gives up once the no-progress limit has passed (not at
+// the first failed read), says why, and the crawl goes on.
+func TestGraceEndGivesUpOnAStreamStateNeverRead(t *testing.T) {
+	t.Parallel()
+	c := &crawlStub{now: time.Unix(1700000000, 0)}
+	var mu sync.Mutex
+	var logs []string
+	c.onLog = func(msg string) {
+		mu.Lock()
+		logs = append(logs, msg)
+		mu.Unlock()
+	}
+	o := config.MasterOptions{Prefix: "t", HeartbeatEvery: 50 * time.Millisecond, Timeout: 150 * time.Millisecond, Window: 8}
+	m := NewRuntime(t.Context(), c, o, Setup{Restarted: true})
+	var reads atomic.Int32
+	m.streamState = func(context.Context) (jetstream.StreamState, error) {
+		reads.Add(1)
+		return jetstream.StreamState{}, context.DeadlineExceeded
+	}
+	const limit = 200 * time.Millisecond
+	start := time.Now()
+	if !m.readBacklog(limit) {
+		t.Fatal("readBacklog returned false: the crawl has not ended")
+	}
+	took := time.Since(start)
+	mu.Lock()
+	defer mu.Unlock()
+	if took < limit || reads.Load() < 2 {
+		t.Errorf("gave up after %v and %d reads of the stream's state; want the no-progress limit (%v) waited, the state read again each tick", took, reads.Load(), limit)
+	}
+	if len(logs) != 1 || !strings.Contains(logs[0], "could not be read") || !strings.Contains(logs[0], context.DeadlineExceeded.Error()) {
+		t.Errorf("logged %q; want one warning that the stream's state could not be read, with the error", logs)
+	}
+}
