@@ -31,6 +31,15 @@ func (w *Web) realTime(web time.Time) time.Time {
 	return w.clock.realAt(web)
 }
 
+// date is web time t as the web writes it in pages, feeds and sitemaps: t itself, or
+// its real time under Config.RealDates.
+func (w *Web) date(t time.Time) time.Time {
+	if w.cfg.RealDates {
+		return w.realTime(t)
+	}
+	return t
+}
+
 // realDur is the real duration of a web duration.
 func (w *Web) realDur(d time.Duration) time.Duration {
 	return time.Duration(float64(d) / w.cfg.Scale)

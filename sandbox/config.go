@@ -25,6 +25,13 @@ type Config struct {
 	// Epoch is the web time at which every page exists at content version 0; the
 	// sandbox clock reads Epoch at Start (default 2025-01-01T00:00:00Z).
 	Epoch time.Time
+	// RealDates makes the dates the web writes (article, feed and sitemap dates, a
+	// page's <time>, a feed's Date header) real times: web time t is written as the
+	// real moment the sandbox clock read t. Web time runs Scale× ahead of real time,
+	// so a web date is in the future of the real moment it is served; a real date is
+	// at or before it, as a reader watching a crawl expects. Default false: dates are
+	// web times, the ones ChangeTimes, Published and the truth dump give.
+	RealDates bool
 	// HTTPAddr is the loopback address of the virtual-host HTTP server (default
 	// "127.0.0.1:0", a free port).
 	HTTPAddr string

@@ -236,27 +236,27 @@ func (w *Web) RenderDiscovery(url string, at time.Time) (body []byte, contentTyp
 	case path == "/feed.xml" && p.announce == AnnounceRSS:
 		fmt.Fprintf(&b, `<?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>%s</title><link>%s/</link>`, h.site.Name, www)
 		for _, a := range w.latest(h.site.Domain, "", at, PublishFeedItems, time.Time{}) {
-			fmt.Fprintf(&b, "\n<item><title>%s</title><link>%s</link><guid>%s</guid><pubDate>%s</pubDate></item>", a.URL, a.URL, a.URL, a.Published.UTC().Format(time.RFC1123Z))
+			fmt.Fprintf(&b, "\n<item><title>%s</title><link>%s</link><guid>%s</guid><pubDate>%s</pubDate></item>", a.URL, a.URL, a.URL, w.date(a.Published).UTC().Format(time.RFC1123Z))
 		}
 		b.WriteString("</channel></rss>")
 		return []byte(b.String()), "application/rss+xml", true
 	case path == "/atom.xml" && p.announce == AnnounceAtom:
-		fmt.Fprintf(&b, `<?xml version="1.0" encoding="UTF-8"?><feed xmlns="http://www.w3.org/2005/Atom"><title>%s</title><id>%s/</id><updated>%s</updated>`, h.site.Name, www, at.UTC().Format(time.RFC3339))
+		fmt.Fprintf(&b, `<?xml version="1.0" encoding="UTF-8"?><feed xmlns="http://www.w3.org/2005/Atom"><title>%s</title><id>%s/</id><updated>%s</updated>`, h.site.Name, www, w.date(at).UTC().Format(time.RFC3339))
 		for _, a := range w.latest(h.site.Domain, "", at, PublishFeedItems, time.Time{}) {
-			fmt.Fprintf(&b, "\n<entry><title>%s</title><id>%s</id><link href=\"%s\"/><published>%s</published><updated>%s</updated></entry>", a.URL, a.URL, a.URL, a.Published.UTC().Format(time.RFC3339), a.Published.UTC().Format(time.RFC3339))
+			fmt.Fprintf(&b, "\n<entry><title>%s</title><id>%s</id><link href=\"%s\"/><published>%s</published><updated>%s</updated></entry>", a.URL, a.URL, a.URL, w.date(a.Published).UTC().Format(time.RFC3339), w.date(a.Published).UTC().Format(time.RFC3339))
 		}
 		b.WriteString("</feed>")
 		return []byte(b.String()), "application/atom+xml", true
 	case path == "/sitemap_index.xml" && p.announce == AnnounceIndex:
 		b.WriteString(`<?xml version="1.0" encoding="UTF-8"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
-		fmt.Fprintf(&b, "<sitemap><loc>%s/sitemap-news.xml</loc><lastmod>%s</lastmod></sitemap>", www, at.UTC().Format(time.RFC3339))
+		fmt.Fprintf(&b, "<sitemap><loc>%s/sitemap-news.xml</loc><lastmod>%s</lastmod></sitemap>", www, w.date(at).UTC().Format(time.RFC3339))
 		fmt.Fprintf(&b, "<sitemap><loc>%s/sitemap-archive.xml</loc></sitemap></sitemapindex>", www)
 		return []byte(b.String()), "application/xml", true
 	case path == "/sitemap-news.xml" && (p.announce == AnnounceNewsSitemap || p.announce == AnnounceIndex):
 		b.WriteString(`<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:news="http://www.google.com/schemas/sitemap-news/0.9">`)
 		for _, a := range w.latest(h.site.Domain, "", at, PublishSitemapURLs, at.Add(-newsSitemapWindow)) {
 			fmt.Fprintf(&b, "\n<url><loc>%s</loc><news:news><news:publication><news:name>%s</news:name><news:language>en</news:language></news:publication><news:publication_date>%s</news:publication_date><news:title>%s</news:title><news:keywords>%s</news:keywords></news:news></url>",
-				a.URL, h.site.Name, a.Published.UTC().Format(time.RFC3339), a.URL, strings.Join(h.site.keywords, ", "))
+				a.URL, h.site.Name, w.date(a.Published).UTC().Format(time.RFC3339), a.URL, strings.Join(h.site.keywords, ", "))
 		}
 		b.WriteString("</urlset>")
 		return []byte(b.String()), "application/xml", true
@@ -272,7 +272,7 @@ func (w *Web) RenderDiscovery(url string, at time.Time) (body []byte, contentTyp
 			if p.announce == AnnounceLyingLM {
 				lm = at // the lie: every page "changed" just now
 			}
-			fmt.Fprintf(&b, "\n<url><loc>%s</loc><lastmod>%s</lastmod></url>", a.URL, lm.UTC().Format(time.RFC3339))
+			fmt.Fprintf(&b, "\n<url><loc>%s</loc><lastmod>%s</lastmod></url>", a.URL, w.date(lm).UTC().Format(time.RFC3339))
 		}
 		b.WriteString("</urlset>")
 		return []byte(b.String()), "application/xml", true

@@ -69,9 +69,10 @@ func (s *Sandbox) servePublishing(w http.ResponseWriter, r *http.Request, start 
 		etag := `"` + strconv.FormatInt(s.web.newestAt(h.site.Domain, now).UnixNano(), 36) + `"`
 		w.Header().Set("ETag", etag)
 		w.Header().Set("Content-Type", ctype)
-		// The server's clock is the web clock: a lying lastmod equals the Date it is
-		// served with, as on a real site (net/http would stamp real time).
-		w.Header().Set("Date", now.UTC().Format(http.TimeFormat))
+		// The Date is the web clock's, written as the web writes its dates
+		// (Config.RealDates): a lying lastmod equals the Date it is served with, as on
+		// a real site; net/http would stamp real time.
+		w.Header().Set("Date", s.web.date(now).UTC().Format(http.TimeFormat))
 		lying := s.web.publishers()[h.site.Domain].announce == AnnounceLyingLM // new on every request
 		if r.Header.Get("If-None-Match") == etag && !lying {
 			x.finish(http.StatusNotModified)
@@ -91,7 +92,7 @@ func (s *Sandbox) servePublishing(w http.ResponseWriter, r *http.Request, start 
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		x.finish(http.StatusOK)
 		fmt.Fprintf(w, "<!DOCTYPE html><html><head><title>%s</title></head><body><nav><a href=\"/\">%s</a></nav><article><h1>%s</h1><p>Published %s. %s reports on %s.</p>%s</article></body></html>\n",
-			html.EscapeString(path), h.site.Name, html.EscapeString(path), a.Published.UTC().Format(time.RFC3339), h.site.Name,
+			html.EscapeString(path), h.site.Name, html.EscapeString(path), s.web.date(a.Published).UTC().Format(time.RFC3339), h.site.Name,
 			strings.Join(h.site.keywords, ", "), storyText(path))
 		return true
 	}

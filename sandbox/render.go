@@ -162,7 +162,7 @@ func (w *Web) appendHTML(buf []byte, p page, at time.Time, reqNo int64, version 
 	buf = append(buf, "\">"...)
 	buf = append(buf, s.Name...)
 	buf = append(buf, "</a> · <time>"...)
-	buf = at.UTC().AppendFormat(buf, time.RFC3339)
+	buf = w.date(at).UTC().AppendFormat(buf, time.RFC3339)
 	buf = append(buf, "</time></header>\n<aside class=\"ad\">"...)
 	buf = append(buf, ads[uint64(reqNo)%uint64(len(ads))]...)
 	buf = append(buf, " <small>ad "...)

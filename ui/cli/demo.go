@@ -70,10 +70,11 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cfg := sandbox.DefaultConfig()
 	cfg.Seed, cfg.Hosts, cfg.Scale = *seed, *hosts, *scale
-	// The web's clock starts now: from its fixed default epoch every page the demo
-	// stored was dated years ago (the Sites pane's publish-to-store delay read 698d,
-	// /metrics counted every page gt_30d old).
-	cfg.Epoch = time.Now().UTC().Truncate(time.Second)
+	// The web's clock runs --scale× ahead of the operator's: its pages, feeds and
+	// sitemaps are dated in real time, so a page is dated when it was published as the
+	// operator saw it, never after its fetch, and the Sites pane's publish-to-store
+	// delay and /metrics' age bands read the time the crawl took to find it.
+	cfg.RealDates = true
 	sb, err := sandbox.Start(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "crawlconsole demo: sandbox: %v\n", err)

@@ -3,8 +3,10 @@ package cli
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,16 +17,18 @@ import (
 
 // TestDemoPagesAreDatedNow: the demo's web publishes as it runs, so the pages it
 // stores are recent by their own dates (/metrics' age bands; the Sites pane's
-// publish-to-store delay). From the sandbox's fixed epoch every page was dated
-// years before the crawl: all of them counted gt_30d, the delay 698 days.
+// publish-to-store delay), and no page is dated after its fetch: the web's clock
+// runs --scale× ahead of real time, and its dates written in web time lie in the
+// future, which the delay drops and the age bands count as under an hour old.
 func TestDemoPagesAreDatedNow(t *testing.T) {
 	t.Parallel()
 	addr := uitest.FreeAddr(t)
+	db := filepath.Join(t.TempDir(), "demo.db")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan int, 1)
 	go func() {
-		done <- runDemo(ctx, []string{"--headless", "--hosts", "8", "--lanes", "4", "--metrics", addr}, io.Discard, io.Discard)
+		done <- runDemo(ctx, []string{"--headless", "--hosts", "8", "--lanes", "4", "--metrics", addr, "--db", db}, io.Discard, io.Discard)
 	}()
 	bands := map[string]float64{}
 	deadline := time.Now().Add(90 * time.Second)
@@ -61,5 +65,22 @@ func TestDemoPagesAreDatedNow(t *testing.T) {
 	<-done
 	if bands["gt_30d"] > 0 || bands["7d_30d"] > 0 {
 		t.Errorf("demo pages dated weeks or years before the crawl: %v", bands)
+	}
+	h, err := sql.Open("sqlite3", "file:"+db+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	var dated, future int
+	var ahead sql.NullFloat64
+	if err := h.QueryRow(`select count(*), coalesce(sum(published_at > fetched_at), 0), max(published_at - fetched_at) / 1e9
+		from pages where published_at > 0`).Scan(&dated, &future, &ahead); err != nil {
+		t.Fatal(err)
+	}
+	if dated < 20 {
+		t.Fatalf("the store holds %d dated pages, /metrics counted %v", dated, bands)
+	}
+	if future > 0 {
+		t.Errorf("%d of %d dated pages are dated after their fetch, up to %.1f s", future, dated, ahead.Float64)
 	}
 }
