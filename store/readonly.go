@@ -3,8 +3,13 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+
+	"github.com/mattn/go-sqlite3"
+	"golang.org/x/sys/unix"
 )
 
 // OpenReadOnly opens an existing crawl database for reading only, without taking the
@@ -35,7 +40,13 @@ func OpenReadOnly(path string) (*Store, error) {
 		// snapshot, a copy on read-only media) cannot hold: SQLite says "unable to open
 		// database file: no such file or directory" of a file that is there. With no
 		// log left beside it, everything committed is in the file itself: read it as
-		// immutable.
+		// immutable. Only there: an immutable open reads without locks, so where a
+		// crawl can be writing (a writable directory) or on any other error (busy, I/O)
+		// it would read pages half-written; those errors are returned.
+		var se sqlite3.Error
+		if !errors.As(err, &se) || se.Code != sqlite3.ErrCantOpen || unix.Access(filepath.Dir(path), unix.W_OK) == nil {
+			return nil, fmt.Errorf("store: open %s read-only: %w", path, err)
+		}
 		if fi, werr := os.Stat(path + "-wal"); werr == nil && fi.Size() > 0 {
 			return nil, fmt.Errorf("store: open %s read-only: %w (its -wal holds commits not yet in the file and its -shm cannot be made: open it where it can be written, or copy the database, -wal included, to a writable directory)", path, err)
 		}

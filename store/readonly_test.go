@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -135,5 +136,38 @@ func TestReadOnlyOnAReadOnlyDirectory(t *testing.T) {
 			t.Skipf("no read-only bind mount here: %s", out)
 		}
 		t.Fatalf("child: %v\n%s", err, out)
+	}
+}
+
+// TestReadOnlyDoesNotReadALiveStoreAsImmutable: where the directory can be written
+// (a crawl may be writing the file), a WAL reader that cannot open its -shm is an
+// error, not a read of the file as immutable, which takes no locks and would read
+// a running crawl's pages half-written. The -shm is made unopenable as a link into
+// a directory that is not there.
+func TestReadOnlyDoesNotReadALiveStoreAsImmutable(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.db")
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.AddURLs([]URL{{URL: "http://a.example/", Host: "a.example"}}, nil)
+	mustFlush(t, s)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"c.db-shm", "c.db-wal"} {
+		os.Remove(filepath.Join(dir, f))
+	}
+	if err := os.Symlink(filepath.Join(dir, "gone", "c.db-shm"), path+"-shm"); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := OpenReadOnly(path)
+	if err == nil {
+		ro.Close()
+		t.Fatal("OpenReadOnly read a store in a writable directory whose -shm cannot be opened; want an error")
+	}
+	if !strings.Contains(err.Error(), "unable to open") {
+		t.Errorf("error %q, want SQLite's cannot-open", err)
 	}
 }
