@@ -93,11 +93,11 @@ func TestReadOnlyErrors(t *testing.T) {
 }
 
 // TestReadOnlyOnAReadOnlyDirectory: a closed store in a read-only directory (a
-// mounted snapshot, read-only media) is read from the file itself. SQLite's WAL
-// reader, unable to make the -shm there, failed with "unable to open database file:
-// no such file or directory" of a file that is there, and `stats`, `show` and
-// `export` with it. The directory is made read-only by a bind mount in a mount
-// namespace of a child (a chmod does not stop root), so the test needs unshare.
+// mounted snapshot, read-only media) is read from the file itself, for `stats`,
+// `show` and `export`: SQLite's WAL reader cannot make the -shm there and says
+// "unable to open database file: no such file or directory" of a file that is there.
+// The directory is made read-only by a bind mount in a mount namespace of a child (a
+// chmod does not stop root), so the test needs unshare.
 func TestReadOnlyOnAReadOnlyDirectory(t *testing.T) {
 	if dir := os.Getenv("STORE_RO_CHILD"); dir != "" {
 		ro, err := OpenReadOnly(filepath.Join(dir, "c.db"))
