@@ -58,6 +58,25 @@ func startEndlessCrawl(t *testing.T, delay time.Duration) (*Engine, func(name st
 }
 
 // startCrawlOf is startEndlessCrawl for the site of seed.
+// startNodeB2 starts worker b2 for the master m and returns it with a reading of
+// its row on m's Nodes pane (empty while m has none).
+func startNodeB2(t *testing.T, m *Engine, conn func(name string) *cluster.Conn) (*Worker, func() view.Node) {
+	t.Helper()
+	w, err := StartWorker(config.WorkerOptions{Conn: conn("b2"), Node: "b2", AllowPrivate: []string{"127.0.0.0/8"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	return w, func() view.Node {
+		for _, n := range m.Snapshot().Nodes {
+			if n.Name == "b2" {
+				return n
+			}
+		}
+		return view.Node{}
+	}
+}
+
 func startCrawlOf(t *testing.T, seed string) (*Engine, func(name string) *cluster.Conn) {
 	t.Helper()
 	dir, conn := startTestNATS(t)
@@ -90,19 +109,7 @@ func startCrawlOf(t *testing.T, seed string) (*Engine, func(name string) *cluste
 func TestDeadWorkersRowHoldsNothing(t *testing.T) {
 	t.Parallel()
 	m, conn := startEndlessCrawl(t, 0)
-	w, err := StartWorker(config.WorkerOptions{Conn: conn("b2"), Node: "b2", AllowPrivate: []string{"127.0.0.0/8"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Close)
-	row := func() view.Node {
-		for _, n := range m.Snapshot().Nodes {
-			if n.Name == "b2" {
-				return n
-			}
-		}
-		return view.Node{}
-	}
+	w, row := startNodeB2(t, m, conn)
 	waitFor(t, "b2 fetching through m3 with a lane and a rate", func() bool {
 		n := row()
 		return n.State == view.NodeActive && n.Lanes > 0 && n.PagesPerSec > 0 && strings.Contains(strings.Join(n.Egresses, ","), "m3")
@@ -204,19 +211,7 @@ func TestWorkerDeclaredDeadMidLeaveIsLoggedLeavingOnce(t *testing.T) {
 	t.Cleanup(open)
 
 	m, conn := startCrawlOf(t, "http://"+ln.Addr().String()+"/p/0")
-	w, err := StartWorker(config.WorkerOptions{Conn: conn("b2"), Node: "b2", AllowPrivate: []string{"127.0.0.0/8"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Close)
-	row := func() view.Node {
-		for _, n := range m.Snapshot().Nodes {
-			if n.Name == "b2" {
-				return n
-			}
-		}
-		return view.Node{}
-	}
+	w, row := startNodeB2(t, m, conn)
 	waitFor(t, "b2 fetching a held page, others queued", func() bool {
 		s := w.Engine().Snapshot()
 		return s.LanesBusy > 0 && s.QueueDepth > 0
