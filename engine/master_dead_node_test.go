@@ -77,6 +77,17 @@ func startNodeB2(t *testing.T, m *Engine, conn func(name string) *cluster.Conn) 
 	}
 }
 
+// logLines is the master m's log lines that hold sub, oldest first.
+func logLines(m *Engine, sub string) []string {
+	var lines []string
+	for _, ev := range m.EventsSince(0, 100000) {
+		if strings.Contains(ev.Msg, sub) {
+			lines = append(lines, ev.Msg)
+		}
+	}
+	return lines
+}
+
 func startCrawlOf(t *testing.T, seed string) (*Engine, func(name string) *cluster.Conn) {
 	t.Helper()
 	dir, conn := startTestNATS(t)
@@ -152,12 +163,7 @@ func TestWorkerLeaveIsLoggedOnce(t *testing.T) {
 	if err := w.Leave(ctx); err != nil {
 		t.Fatalf("leave: %v", err)
 	}
-	var lines []string
-	for _, ev := range m.EventsSince(0, 100000) {
-		if strings.Contains(ev.Msg, "worker b2 leaving") {
-			lines = append(lines, ev.Msg)
-		}
-	}
+	lines := logLines(m, "worker b2 leaving")
 	if len(lines) != 1 {
 		t.Fatalf("the master logged b2's leave %d times: %q; want once", len(lines), lines)
 	}
@@ -232,12 +238,7 @@ func TestWorkerDeclaredDeadMidLeaveIsLoggedLeavingOnce(t *testing.T) {
 	if err := <-left; err != nil {
 		t.Fatalf("leave: %v", err)
 	}
-	var lines []string
-	for _, ev := range m.EventsSince(0, 100000) {
-		if strings.Contains(ev.Msg, "worker b2 leaving") {
-			lines = append(lines, ev.Msg)
-		}
-	}
+	lines := logLines(m, "worker b2 leaving")
 	if len(lines) != 1 {
 		t.Errorf("the master logged b2's leave %d times: %q; want once", len(lines), lines)
 	}
