@@ -46,3 +46,17 @@ func TestHeaderShowsProgressAndARatePerMinute(t *testing.T) {
 		t.Errorf("header at 80 columns: %q; want the share without the bar", head)
 	}
 }
+
+// One rate reads the same in the header as on `ctl status` and the progress lines:
+// a stopped crawl's was "0.00 pages/s" in the header and "0 pages/s" in ctl.
+func TestHeaderRateReadsAsCtlDoes(t *testing.T) {
+	h := newHarness(t, 120, 30, Options{})
+	s := h.ctrl.Snapshot()
+	for rate, want := range map[float64]string{0: "  0 pages/s ", 0.25: "  0.25 pages/s (15/min) ", 3.456: "  3.46 pages/s ", 42.5: "  42.5 pages/s "} {
+		s.PagesPerSec = rate
+		h.send(SnapshotMsg{Snapshot: s})
+		if head := h.line(0); !strings.Contains(head, want) {
+			t.Errorf("header at %v pages/s: %q; want %q", rate, head, want)
+		}
+	}
+}

@@ -148,10 +148,6 @@ func (m *Model) headerView(b *strings.Builder) {
 		leftStyled += "  " + st.Value.Render(prog)
 	}
 	rate := "  " + pane.Rate(s.PagesPerSec) + " "
-	if s.PagesPerSec > 0 && s.PagesPerSec < 1 {
-		// At a polite crawl's rate a page a minute is the figure that reads.
-		rate = "  " + pane.Rate(s.PagesPerSec) + " (" + strconv.FormatFloat(s.PagesPerSec*60, 'f', 0, 64) + "/min) "
-	}
 	up := "-"
 	if !s.StartedAt.IsZero() {
 		up = pane.ShortDuration(now.Sub(s.StartedAt))

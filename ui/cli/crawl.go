@@ -21,6 +21,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/store"
 	"github.com/crawlconsole/crawlconsole/themes"
 	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
+	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
 // crawlFlags are the flags shared by crawl and serve.
@@ -458,7 +459,7 @@ func progress(s view.Snapshot) string {
 		state += fmt.Sprintf(" (next round in %s)", max(time.Until(s.NextRound), 0).Truncate(time.Second))
 	}
 	line := fmt.Sprintf("%s  %s  pages %d  %s  queue %d  lanes %d/%d  refused %d  errors %d  skipped %d",
-		time.Since(s.StartedAt).Truncate(time.Second), state, s.Totals.PagesFetched, rateText(s.PagesPerSec),
+		time.Since(s.StartedAt).Truncate(time.Second), state, s.Totals.PagesFetched, pane.Rate(s.PagesPerSec),
 		s.QueueDepth, s.LanesBusy, s.LanesMax, s.Totals.Refused, errs, skips)
 	if why, _ := limitedBy(s); why != "" && s.State == view.StateRunning {
 		line += "  " + why
@@ -477,7 +478,7 @@ func summary(st view.Stats) string {
 		head = "stopped, the store failed"
 	}
 	return fmt.Sprintf(head+": %d pages fetched, %d stored, %d refused, %d URLs queued, %d done, peak %d lanes, %.1fs, %s; errors: %s; skipped: %s",
-		st.PagesFetched, st.PagesStored, st.Refused, st.URLsQueued, st.URLsDone, st.LanesPeak, st.DurationS, rateText(st.PagesPerS),
+		st.PagesFetched, st.PagesStored, st.Refused, st.URLsQueued, st.URLsDone, st.LanesPeak, st.DurationS, pane.Rate(st.PagesPerS),
 		kindList(st.Errors), kindList(st.Skipped))
 }
 

@@ -109,7 +109,7 @@ func ctlStatus(client *attach.Client, url, prefix string, asJSON bool, stdout, s
 		return clikit.WriteJSON(stdout, r)
 	}
 	fmt.Fprintf(stdout, "%s  up %s  pages %d (stored %d)  %s  queue %d  done %d  lanes %d/%d  refused %d\n",
-		r.State, time.Since(r.StartedAt).Truncate(time.Second), r.PagesFetched, r.PagesStored, rateText(r.PagesPerS),
+		r.State, time.Since(r.StartedAt).Truncate(time.Second), r.PagesFetched, r.PagesStored, pane.Rate(r.PagesPerS),
 		r.Queue, r.URLsDone, r.LanesBusy, r.LanesMax, r.Refused)
 	if why, _ := limitedBy(s); why != "" {
 		fmt.Fprintln(stdout, why)
@@ -125,26 +125,12 @@ func ctlStatus(client *attach.Client, url, prefix string, asJSON bool, stdout, s
 		fmt.Fprintf(stdout, "disabled hosts: %s\n", strings.Join(r.Disabled, ", "))
 	}
 	for _, w := range r.Workers {
-		fmt.Fprintf(stdout, "worker %s: %s, %d lanes, %s, queue %d\n", w.Name, w.State, w.Lanes, rateText(w.PagesPerS), w.Queue)
+		fmt.Fprintf(stdout, "worker %s: %s, %d lanes, %s, queue %d\n", w.Name, w.State, w.Lanes, pane.Rate(w.PagesPerS), w.Queue)
 	}
 	if r.StoreError != "" {
 		fmt.Fprintf(stdout, "STORE FAILED: %s\n", r.StoreError)
 	}
 	return 0
-}
-
-// rateText is a fetch rate with the precision polite rates need: 0.25 pages/s is
-// not 0.2 or 0.3, and under one page a second it is also said per minute.
-func rateText(perS float64) string {
-	switch {
-	case perS == 0:
-		return "0 pages/s"
-	case perS < 1:
-		return fmt.Sprintf("%.2f pages/s (%.0f/min)", perS, perS*60)
-	case perS < 10:
-		return fmt.Sprintf("%.2f pages/s", perS)
-	}
-	return fmt.Sprintf("%.1f pages/s", perS)
 }
 
 // ctlHost is one host of `ctl hosts`.

@@ -15,6 +15,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/internal/uitest"
+	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
 // smallSite serves n linked pages on loopback.
@@ -129,8 +130,8 @@ func TestStatsJSONSaysHowTheCrawlEnded(t *testing.T) {
 // Polite rates keep their figures: 0.25 pages/s is not rounded to 0.2 or 0.3.
 func TestRateKeepsPoliteRates(t *testing.T) {
 	for in, want := range map[float64]string{0.25: "0.25 pages/s (15/min)", 0.04: "0.04 pages/s (2/min)", 3.456: "3.46 pages/s", 42.5: "42.5 pages/s", 0: "0 pages/s"} {
-		if got := rateText(in); got != want {
-			t.Errorf("rateText(%v) = %q, want %q", in, got, want)
+		if got := pane.Rate(in); got != want {
+			t.Errorf("pane.Rate(%v) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -123,9 +123,17 @@ func Percent(share float64) string {
 }
 
 // Rate formats a fetch rate with the precision polite rates need: two decimals
-// under 10 pages/s (0.25 is not rounded to 0.2 or 0.3, nor 0.04 to 0.0), one above.
+// under 10 pages/s (0.25 is not rounded to 0.2 or 0.3, nor 0.04 to 0.0), one above,
+// and under one page a second also per minute, the figure that reads at a polite
+// crawl's pace. The header, the progress lines and ctl all print it, so one rate
+// reads the same everywhere (0 pages/s, not 0.00 in one place and 0 in another).
 func Rate(perS float64) string {
-	if perS < 10 {
+	switch {
+	case perS == 0:
+		return "0 pages/s"
+	case perS < 1:
+		return fmt.Sprintf("%.2f pages/s (%.0f/min)", perS, perS*60)
+	case perS < 10:
 		return fmt.Sprintf("%.2f pages/s", perS)
 	}
 	return fmt.Sprintf("%.1f pages/s", perS)

@@ -261,7 +261,7 @@ func (p *nodesPane) summary() string {
 	}
 	sort.Strings(other)
 	states = append(states, other...)
-	left := fmt.Sprintf(" %s: %s · %.1f pages/s", pane.Plural(len(p.nodes), "worker"), strings.Join(states, ", "), rate)
+	left := fmt.Sprintf(" %s: %s · %s", pane.Plural(len(p.nodes), "worker"), strings.Join(states, ", "), pane.Rate(rate))
 	if len(p.nodes) == 0 {
 		left = " 0 workers: waiting for the first to join"
 	}

@@ -18,8 +18,8 @@ func TestNodesTotalRateLeavesTheDeadOut(t *testing.T) {
 		{Name: "w2", State: view.NodeActive, PagesPerSec: 0.5},
 		{Name: "w3", State: view.NodeDead, PagesPerSec: 1.2},
 	}}
-	if got := ansi.Strip(p.summary()); !strings.Contains(got, "1.4 pages/s") {
-		t.Errorf("summary %q, want the live workers' 1.4 pages/s", got)
+	if got := ansi.Strip(p.summary()); !strings.Contains(got, "· 1.40 pages/s") {
+		t.Errorf("summary %q, want the live workers' 1.40 pages/s", got)
 	}
 }
 
