@@ -91,6 +91,9 @@ func NewCrew(ctx context.Context, sh Shell, p Parts, mo config.MasterOptions) (*
 	// requested any host until it died.
 	nodes, err := p.Store.GetMeta(NodesMetaKey)
 	s.Restarted = len(s.Held) > 0 || err == nil && len(nodes) > len("null")
+	if err == nil {
+		s.Nodes = LiveNodes(nodes)
+	}
 	if b, err := p.Store.GetMeta(CostsMetaKey); err == nil {
 		s.Costs = b
 	}

@@ -3,6 +3,7 @@ package master
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -190,5 +191,90 @@ func TestGraceEndGivesUpOnAStreamStateNeverRead(t *testing.T) {
 	}
 	if len(logs) != 1 || !strings.Contains(logs[0], "could not be read") || !strings.Contains(logs[0], context.DeadlineExceeded.Error()) {
 		t.Errorf("logged %q; want one warning that the stream's state could not be read, with the error", logs)
+	}
+}
+
+// A restarted master whose last run's workers have all rejoined has every claim
+// it waits for: the grace period ends then, not a lease later (with a lease of an
+// hour here, the only way it can end within the test). What no worker claimed is
+// queued again, and a worker of the last run that has not rejoined yet holds the
+// grace period, as before.
+func TestGraceEndsOnceEveryWorkerOfTheLastRunRejoined(t *testing.T) {
+	t.Parallel()
+	c := &crawlStub{now: time.Unix(1700000000, 0)}
+	graceLog := make(chan string, 4)
+	c.onLog = func(msg string) {
+		if strings.Contains(msg, "grace period") {
+			graceLog <- msg
+		}
+	}
+	held := []frontier.Task{
+		{URL: "http://www.a.test/1", Host: "www.a.test", Lease: 7},
+		{URL: "http://www.b.test/1", Host: "www.b.test", Lease: 8},
+	}
+	o := config.MasterOptions{Prefix: "t", HeartbeatEvery: 50 * time.Millisecond, Timeout: time.Hour, Window: 8}
+	m := NewRuntime(t.Context(), c, o, Setup{Held: held, Restarted: true, Nodes: []string{"w1", "w2"}})
+	m.streamState = func(context.Context) (jetstream.StreamState, error) { return jetstream.StreamState{}, nil } // nothing unread
+	c.Lock()
+	for _, task := range held { // the queue pages them in from the store, in progress
+		task.Lease = 0
+		m.book.Add(task)
+	}
+	c.Unlock()
+	done := make(chan struct{})
+	go func() { defer close(done); m.grace(len(held)) }()
+
+	c.Lock()
+	m.book.Join(&wire.Join{Node: "w1", Incarnation: "i", LanesMax: 4, Holding: held[:1]}, c.now, 0)
+	rejoined := m.book.Rejoined()
+	c.Unlock()
+	select {
+	case <-rejoined:
+		t.Fatal("the grace period may end with w2, a worker of the last run, not rejoined")
+	default:
+	}
+	c.Lock()
+	m.book.Join(&wire.Join{Node: "w2", Incarnation: "j", LanesMax: 4}, c.now, 0) // restarted: it holds nothing
+	c.Unlock()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the grace period goes on after every worker of the last run rejoined")
+	}
+	var last string
+	for len(graceLog) > 0 {
+		last = <-graceLog
+	}
+	c.Lock()
+	pending, _ := m.book.Counts()
+	c.Unlock()
+	if !strings.Contains(last, "1 of the 2 URLs") || pending != 1 {
+		t.Errorf("the grace period's end: %q, %d URLs queued again; want 1 of the 2 (b.test/1, which no worker claimed)", last, pending)
+	}
+}
+
+// The workers a restarted master waits for are those its saved node table shows
+// neither dead nor left: a dead worker's URLs went back to the queue, and one that
+// left handed back what it held.
+func TestLiveNodesOfTheSavedNodeTable(t *testing.T) {
+	t.Parallel()
+	tb := New(&keepAll{}, nil, 1)
+	now := time.Unix(1700000000, 0)
+	for _, name := range []string{"w1", "w2", "w3", "w4"} {
+		tb.addNode(name).heard = now
+	}
+	tb.nodes["w3"].heard, tb.nodes["w4"].heard = now.Add(time.Hour), now.Add(time.Hour)
+	tb.Leave(&wire.Leave{Node: "w1", Incarnation: "i", Final: true})
+	tb.Leave(&wire.Leave{Node: "w3", Incarnation: "i"}) // leaving, not gone yet
+	tb.BuryDead(now.Add(time.Hour), time.Minute)        // w2 went silent
+	data, err := tb.NodesJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := LiveNodes(data); !slices.Equal(got, []string{"w3", "w4"}) {
+		t.Errorf("live nodes of %s: %v; want w3 (leaving) and w4", data, got)
+	}
+	if got := LiveNodes([]byte("null")); got != nil {
+		t.Errorf("live nodes of no table: %v", got)
 	}
 }

@@ -102,6 +102,36 @@ func (t *Table) take(url string) bool {
 // Limbo is how many URLs wait in limbo, claimed by no worker yet.
 func (t *Table) Limbo() int { return t.waiting }
 
+// Await names the workers the last life knew live (its saved node table): once
+// each has joined this life, every claim the grace period waits for is in (a
+// rejoin claims all its worker holds at once, and a worker that restarted holds
+// nothing of the last life), so the grace period need not wait out their leases.
+func (t *Table) Await(names []string) {
+	if len(names) == 0 {
+		return
+	}
+	t.awaiting = make(map[string]bool, len(names))
+	for _, n := range names {
+		t.awaiting[n] = true
+	}
+	t.rejoined = make(chan struct{})
+}
+
+// Rejoined is closed once every worker named to Await has joined this life; nil
+// (never ready) when none was named: the grace period then waits its full length.
+func (t *Table) Rejoined() <-chan struct{} { return t.rejoined }
+
+// joinedAgain records that name joined this life (Await).
+func (t *Table) joinedAgain(name string) {
+	if !t.awaiting[name] {
+		return
+	}
+	delete(t.awaiting, name)
+	if len(t.awaiting) == 0 {
+		close(t.rejoined)
+	}
+}
+
 // EndGrace ends the restart's grace period: what is still in limbo is queued again
 // (those the queue has not paged in yet are left to it), and reserved units are
 // dealt as any other. It returns how many URLs go back to the queue.

@@ -54,6 +54,7 @@ func (t *Table) Join(j *wire.Join, now time.Time, perNode int) Joined {
 	}
 	n.hb = wire.Heartbeat{Node: j.Node, Incarnation: j.Incarnation, LanesMax: j.LanesMax, Egresses: j.Egresses}
 	r.Kept, r.LastRequest = t.adopt(n, j.Holding) // before the spread: its units stay its own
+	t.joinedAgain(j.Node)
 	if t.accounts != nil && !n.leaving {
 		if len(n.grants) == 0 {
 			if perNode <= 0 {
@@ -279,6 +280,26 @@ func (t *Table) NodesJSON() ([]byte, error) {
 		rows = append(rows, row{n.name, n.shown(), n.heard, n.joined, len(n.units), n.results, n.late})
 	}
 	return json.Marshal(rows)
+}
+
+// LiveNodes are the workers a node table saved by NodesJSON shows neither dead nor
+// left: those a restarted master's last life may have handed URLs to. nil when
+// data is not such a table.
+func LiveNodes(data []byte) []string {
+	var rows []struct {
+		Name  string         `json:"name"`
+		State view.NodeState `json:"state"`
+	}
+	if json.Unmarshal(data, &rows) != nil {
+		return nil
+	}
+	var out []string
+	for _, r := range rows {
+		if r.Name != "" && r.State != view.NodeDead && r.State != view.NodeLeft {
+			out = append(out, r.Name)
+		}
+	}
+	return out
 }
 
 // Stats is the master's part of the stats object (without the rejected messages,

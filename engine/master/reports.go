@@ -126,10 +126,15 @@ func (m *Runtime) every(d time.Duration, f func(now time.Time)) {
 func (m *Runtime) grace(n int) {
 	d := m.o.Timeout + m.link.LeaseMargin()
 	m.crawl.Logf(view.LevelInfo, "restarted with %d URLs handed out by the last run: waiting %v for the workers to claim them or report them done", n, d)
+	m.crawl.Lock()
+	rejoined := m.book.Rejoined()
+	m.crawl.Unlock()
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
+	case <-rejoined:
+		m.crawl.Logf(view.LevelInfo, "every worker of the last run rejoined: the grace period ends before its %v", d)
 	case <-m.ctx.Done():
 		return
 	}

@@ -65,6 +65,10 @@ type Setup struct {
 	// Restarted: a master with workers ran on this database before, so every
 	// host's gap counts from this start.
 	Restarted bool
+	// Nodes are the workers the last life knew live (LiveNodes of its saved node
+	// table): the grace period ends once each has rejoined. nil: it waits its
+	// full length.
+	Nodes []string
 	// Costs is the cost table the last life kept (nil: none).
 	Costs []byte
 	// Balance and PerNode are the crawl's balancing options and the egresses each
@@ -114,6 +118,7 @@ func NewRuntime(ctx context.Context, crawl Crawl, o config.MasterOptions, s Setu
 	m.book = New(crawl, s.Accounts, uint64(time.Now().UnixNano()))
 	m.book.LeaseFor = o.Timeout
 	m.book.Recover(s.Held) // they wait for their holders' claims (lease.go)
+	m.book.Await(s.Nodes)
 	if s.Restarted {
 		// Its workers may have requested any host until it died, so the hosts' gaps
 		// count from now (the wall clock, as the workers' gates count).

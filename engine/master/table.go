@@ -71,6 +71,10 @@ type Table struct {
 	waiting   int                    // limbo's URLs not taken
 	graceOver bool                   // the restart's grace period ended (EndGrace)
 	restarted time.Time              // when a restarted master started (Restarted)
+	// awaiting are the last life's live workers that have not joined this life
+	// yet (Await); rejoined is closed once the last of them joined.
+	awaiting map[string]bool
+	rejoined chan struct{}
 }
 
 // New is an empty table. Leases count up from firstLease: a master starts it at the
