@@ -51,12 +51,19 @@ func (r *Runner) PlanRebalance(per float64) view.RebalancePlan {
 		return plan
 	}
 	sort.Slice(ls, func(i, j int) bool { return ls[i].cost > ls[j].cost || ls[i].cost == ls[j].cost && ls[i].id < ls[j].id })
+	held := 0 // lanes the bindings kept off a less loaded address
 	for _, l := range ls {
-		best := l.from
+		best, lightest := l.from, l.from
 		for i := range after {
 			if after[i].Cost < after[best].Cost && binds.free(l.id, i) {
 				best = i
 			}
+			if after[i].Cost < after[lightest].Cost {
+				lightest = i
+			}
+		}
+		if after[lightest].Cost < after[best].Cost {
+			held++
 		}
 		binds.move(l.id, l.from, best)
 		after[best].Lanes++
@@ -66,9 +73,49 @@ func (r *Runner) PlanRebalance(per float64) view.RebalancePlan {
 		}
 	}
 	plan.After = after
+	if len(plan.Moves) == 0 {
+		plan.Summary = stayReason(before, views, held)
+		return plan
+	}
 	plan.Summary = fmt.Sprintf("move %d of %d lanes; busiest address %.1fs -> %.1fs of queued work",
 		len(plan.Moves), len(ls), maxCost(before), maxCost(after))
 	return plan
+}
+
+// stayReason says why a plan moves no lane, with the busiest address's load, so that
+// "busiest address 113.9s -> 113.9s" does not read as a move that changed nothing.
+func stayReason(before []view.EgressLoad, views []LaneView, held int) string {
+	if len(views) == 0 {
+		return "no lanes open"
+	}
+	busiest := 0
+	for i := range before {
+		if before[i].Cost > before[busiest].Cost {
+			busiest = i
+		}
+	}
+	b := before[busiest]
+	switch {
+	case b.Lanes == 1:
+		lane := 0
+		for _, v := range views {
+			if v.Egress == b.Egress {
+				lane = v.ID
+			}
+		}
+		return fmt.Sprintf("the busiest address, %s, carries one lane (lane %d, %.1fs of queued work), and a lane moves whole", b.Egress, lane, b.Cost)
+	case held > 0:
+		return fmt.Sprintf("lanes that would even the load are bound where they are (%d: a host or parent page of theirs is held on the less loaded address, or it may not serve their hosts); busiest address %s, %.1fs of queued work",
+			held, b.Egress, b.Cost)
+	}
+	return fmt.Sprintf("already even: no move of a whole lane makes the busiest address, %s (%.1fs of queued work in %s), lighter", b.Egress, b.Cost, plural(b.Lanes, "lane"))
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // laneBindings is what binds each lane to its address, copied from the board for a

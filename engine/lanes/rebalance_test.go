@@ -2,6 +2,7 @@ package lanes
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -67,4 +68,40 @@ func TestRebalancePlansOnlyMovesItCanMake(t *testing.T) {
 	if err != nil || moved != len(p.Moves) {
 		t.Fatalf("applied %d of the plan's %d moves, %v; want every move made", moved, len(p.Moves), err)
 	}
+}
+
+// TestRebalanceSaysWhyNothingMoves: a plan that moves no lane says why, not
+// "busiest address 113.9s -> 113.9s" as if something had changed: one lane carries
+// the busiest address's whole load, or the lanes are already even.
+func TestRebalanceSaysWhyNothingMoves(t *testing.T) {
+	t.Run("one lane on the busiest address", func(t *testing.T) {
+		b := NewBoard(8, []string{"e1", "e2"})
+		a := b.open(task("http://a/0", "a", 0), 0)
+		for i := 1; i < 5; i++ {
+			b.join(a, task(fmt.Sprintf("http://a/%d", i), "a", 0))
+		}
+		b.open(task("http://b/1", "b", 0), 1)
+		r := &Runner{Mu: &sync.Mutex{}, Board: b}
+		p := r.PlanRebalance(1)
+		if len(p.Moves) != 0 {
+			t.Fatalf("plan = %+v; want no move", p)
+		}
+		if strings.Contains(p.Summary, "->") || !strings.Contains(p.Summary, "carries one lane") || !strings.Contains(p.Summary, "6.0s") {
+			t.Errorf("summary %q; want why nothing moves: one lane carries the busiest address's 6.0s (5 queued, 1 in hand)", p.Summary)
+		}
+	})
+	t.Run("already even", func(t *testing.T) {
+		b := NewBoard(8, []string{"e1", "e2"})
+		for i, h := range []string{"a", "b", "c", "d"} {
+			b.open(task("http://"+h+"/1", h, 0), i%2)
+		}
+		r := &Runner{Mu: &sync.Mutex{}, Board: b}
+		p := r.PlanRebalance(1)
+		if len(p.Moves) != 0 {
+			t.Fatalf("plan = %+v; want no move", p)
+		}
+		if strings.Contains(p.Summary, "->") || !strings.Contains(p.Summary, "already even") {
+			t.Errorf("summary %q; want it to say the lanes are already even", p.Summary)
+		}
+	})
 }
