@@ -439,3 +439,44 @@ func TestSchema17StoreKeysRevisitByTheURLRow(t *testing.T) {
 		t.Errorf("%d revisit rows under their URL's row id, want 3", n)
 	}
 }
+
+// ParkRevisits parks a page only where next still holds the value the caller read,
+// and returns those it parked: a page whose fetch stored a new next due time in a
+// write queued before the park keeps that time and is not returned.
+func TestParkRevisitsLeavesANextWrittenSince(t *testing.T) {
+	s, _ := openTemp(t, Options{})
+	never := time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
+	due := time.Unix(1_700_100_000, 0)
+	fetched, waiting := testURL("a.test", 1), testURL("a.test", 2)
+	for _, u := range []URL{fetched, waiting} {
+		p := testPage(u.URL, 500)
+		r := testRevisit(u.URL, due)
+		p.Revisit = &r
+		s.SavePage(p, nil, nil)
+	}
+	mustFlush(t, s)
+	read, err := s.DueRevisits(10)
+	if err != nil || len(read) != 2 {
+		t.Fatalf("DueRevisits = %v, %v; want the 2 pages", read, err)
+	}
+	read = append(read, DueRevisit{URL: "http://unknown.test/", Next: due})
+	stored := due.Add(time.Hour)
+	s.SaveRevisit(testRevisit(fetched.URL, stored)) // the fetch's result, queued after the read
+	parked := s.ParkRevisits(read, never)
+	if !slices.Equal(parked, []string{waiting.URL}) {
+		t.Errorf("parked %v; want only %s", parked, waiting.URL)
+	}
+	if r, err := s.Revisit(fetched.URL); err != nil || !r.Next.Equal(stored) {
+		t.Errorf("fetched page: next %v, %v; want the %v its fetch stored", r.Next, err, stored)
+	}
+	if r, err := s.Revisit(waiting.URL); err != nil || !r.Next.Equal(never) {
+		t.Errorf("waiting page: next %v, %v; want parked at %v", r.Next, err, never)
+	}
+	if _, err := s.Revisit("http://unknown.test/"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("ParkRevisits created state for an unknown URL: %v", err)
+	}
+	s.Close()
+	if got := s.ParkRevisits(read, never); got != nil {
+		t.Errorf("a closed store parked %v", got)
+	}
+}

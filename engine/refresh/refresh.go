@@ -129,14 +129,16 @@ func (r dueStore) Due(limit int) ([]revisit.Entry, error) {
 	return out, err
 }
 
-// SetNext implements revisit.Store. It waits for the commit, so that the next tick,
-// which reads committed state, cannot pick the same pages again. A write error is
-// not returned: it is the store's first error, reported through Store.Err, and not
-// this tick's to act on (the pages are parked whatever happened before).
-func (r dueStore) SetNext(urls []string, next time.Time) error {
-	r.st.SetRevisitNext(urls, next)
-	_ = r.st.Flush()
-	return nil
+// Park implements revisit.Store: the store's conditional park (ParkRevisits). It
+// waits for the commit, so that the next tick, which reads committed state, cannot
+// pick the same pages again. A write error is not returned: it is the store's first
+// error, reported through Store.Err, and a park that failed parked nothing.
+func (r dueStore) Park(due []revisit.Entry, park time.Time) ([]string, error) {
+	d := make([]store.DueRevisit, len(due))
+	for i, e := range due {
+		d[i] = store.DueRevisit{URL: e.URL, Next: e.Next}
+	}
+	return r.st.ParkRevisits(d, park), nil
 }
 
 // Tick runs one scheduler tick (M2, seed 001 step 3): the pages due now, parked in

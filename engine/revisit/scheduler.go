@@ -17,8 +17,11 @@ type Entry struct {
 type Store interface {
 	// Due returns the first limit entries by ascending next (ties in URL order).
 	Due(limit int) ([]Entry, error)
-	// SetNext sets next for each of urls.
-	SetNext(urls []string, next time.Time) error
+	// Park sets next to park for each of due whose next is still the Next that Due
+	// read, and returns their URLs. A page whose next was set anew since (its fetch
+	// stored its next due time, the operator rescheduled it) keeps that time and is
+	// left out.
+	Park(due []Entry, park time.Time) ([]string, error)
 }
 
 // Scheduler defaults.
@@ -53,21 +56,28 @@ func NewScheduler(store Store, batch int) (*Scheduler, error) {
 
 // Tick requeues the pages due at now, at most one batch of them, in ascending next
 // order. A page returned by Tick is not returned again until its next is set anew.
+//
+// Only the pages still as Due read them are parked and returned: a fetch of a page
+// (a first fetch, a hint's or the operator's refetch) may end between the read and
+// the park and store the page's next due time, and parked, the page lost that time;
+// returned, it was fetched again at once.
 func (s *Scheduler) Tick(now time.Time) (requeue []string, err error) {
 	entries, err := s.store.Due(s.batch)
 	if err != nil {
 		return nil, fmt.Errorf("revisit: due pages: %w", err)
 	}
+	due := entries[:0]
 	for _, e := range entries {
 		if e.Next.After(now) {
 			break // ascending: nothing further is due
 		}
-		requeue = append(requeue, e.URL)
+		due = append(due, e)
 	}
-	if len(requeue) == 0 {
+	if len(due) == 0 {
 		return nil, nil
 	}
-	if err := s.store.SetNext(requeue, Never); err != nil {
+	requeue, err = s.store.Park(due, Never)
+	if err != nil {
 		return nil, fmt.Errorf("revisit: park requeued pages: %w", err)
 	}
 	return requeue, nil

@@ -116,12 +116,65 @@ func TestSchedulerRequeuesAfterRefetch(t *testing.T) {
 	}
 }
 
+// raceStore is a MemStore on which between runs after Due read the pages, before
+// the tick parks them: a fetch ending, the operator rescheduling a page.
+type raceStore struct {
+	*MemStore
+	between func()
+}
+
+func (r raceStore) Due(limit int) ([]Entry, error) {
+	d, err := r.MemStore.Due(limit)
+	r.between()
+	return d, err
+}
+
+// A page whose next is set anew between the tick's read and its park keeps that
+// next and is not requeued: its fetch's due time stands (parked at Never it was
+// lost, and requeued the page was fetched again right after its fetch). A page
+// rescheduled to a time still due is taken by the next tick.
+func TestSchedulerTickLeavesANextSetSinceItsRead(t *testing.T) {
+	t0 := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
+	const fetched, moved, earlier, waiting = "https://a.example/fetched", "https://a.example/moved",
+		"https://a.example/earlier", "https://a.example/waiting"
+	mem := NewMemStore()
+	for _, u := range []string{fetched, moved, earlier, waiting} {
+		mem.Set(u, t0)
+	}
+	now := t0.Add(time.Minute)
+	st := raceStore{MemStore: mem, between: func() {}}
+	st.between = func() {
+		mem.Set(fetched, now.Add(time.Hour))   // its fetch ended and stored its next due time
+		mem.Set(moved, now.Add(2*time.Hour))   // the operator moved it later
+		mem.Set(earlier, t0.Add(-time.Second)) // the operator moved it earlier, still due
+		st.between = func() {}
+	}
+	s, _ := NewScheduler(st, 10)
+	got, err := s.Tick(now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, []string{waiting}) {
+		t.Errorf("first tick requeued %v; want only %s", got, waiting)
+	}
+	for u, want := range map[string]time.Time{fetched: now.Add(time.Hour), moved: now.Add(2 * time.Hour), waiting: Never} {
+		if next, _ := mem.Next(u); !next.Equal(want) {
+			t.Errorf("%s: next %v after the tick; want %v", u, next, want)
+		}
+	}
+	if got, _ := s.Tick(now); !slices.Equal(got, []string{earlier}) {
+		t.Errorf("second tick requeued %v; want %s", got, earlier)
+	}
+}
+
 type failingStore struct{ dueErr, setErr error }
 
 func (f failingStore) Due(int) ([]Entry, error) {
 	return []Entry{{URL: "u", Next: time.Time{}}}, f.dueErr
 }
-func (f failingStore) SetNext([]string, time.Time) error { return f.setErr }
+func (f failingStore) Park(due []Entry, _ time.Time) ([]string, error) {
+	return []string{due[0].URL}, f.setErr
+}
 
 func TestSchedulerReportsStoreErrors(t *testing.T) {
 	boom := errors.New("disk full")
