@@ -98,6 +98,7 @@ type node struct {
 	held      map[string]frontier.Task // URL -> task handed to it, not reported yet
 	hb        wire.Heartbeat
 	grants    []string // egress names granted from the table
+	served    string   // the unit Dispatch last handed a task of to it (its round-robin goes on after it)
 	results   int64
 	late      int64
 	// refusedBefore keeps the refusals earlier incarnations of the name reported.
@@ -319,13 +320,24 @@ func (t *Table) Dispatch(window int) []Batch {
 		}
 		room := window - len(n.held)
 		// Round-robin over the worker's units, so one big unit does not fill the
-		// window while others wait.
+		// window while others wait. It goes on from the unit after the one served
+		// last: a window full but for the slot or two its reports freed gets the
+		// next units' tasks in turn. Started from the first unit each time, that
+		// unit took every freed slot until it ran dry, and the worker's other sites
+		// and keyword shards sat with nothing handed out meanwhile.
+		if i, found := slices.BinarySearch(units, n.served); n.served != "" {
+			if found {
+				i++
+			}
+			units = slices.Concat(units[i:], units[:i])
+		}
 		for room > 0 {
 			took := false
 			for _, name := range units {
 				if u := t.units[name]; ready(u) && room > 0 {
 					if hand(u) {
 						room--
+						n.served = name
 					}
 					took = true
 				}

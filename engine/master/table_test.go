@@ -301,3 +301,44 @@ func TestRejoinSaysWhereTheNewLifesLeasesStart(t *testing.T) {
 		t.Fatalf("the new life was handed %d tasks, want the 3 queued again", again)
 	}
 }
+
+// A worker's window, full but for the slot a report freed, is dealt its units in
+// turn: each of its two sites keeps tasks handed out while both have work waiting.
+// Started from the first unit at each dispatch, a.test took every freed slot and
+// b.test, with eight tasks waiting, had none out after its first one reported.
+func TestDispatchDealsFreedSlotsToEachUnitInTurn(t *testing.T) {
+	t.Parallel()
+	tb := New(&keepAll{}, nil, 1)
+	tb.Join(&wire.Join{Node: "w1", Incarnation: "i", LanesMax: 4}, time.Now(), 0)
+	for i := range 10 {
+		tb.Add(frontier.Task{URL: fmt.Sprintf("http://a.test/%d", i), Host: "a.test"})
+		tb.Add(frontier.Task{URL: fmt.Sprintf("http://b.test/%d", i), Host: "b.test"})
+	}
+	const window = 2
+	var held []frontier.Task // in the order handed out: the worker reports the oldest first
+	dealt := map[string]int{}
+	deal := func() {
+		for _, b := range tb.Dispatch(window) {
+			for _, task := range b.Tasks {
+				held = append(held, task)
+				dealt[task.Host]++
+			}
+		}
+	}
+	deal()
+	for range 8 {
+		if !tb.Settle("w1", held[0], true) {
+			t.Fatalf("the report of %s was refused", held[0].URL)
+		}
+		held = held[1:]
+		deal()
+		out := map[string]int{}
+		for _, task := range held {
+			out[task.Host]++
+		}
+		if out["a.test"] == 0 || out["b.test"] == 0 {
+			t.Fatalf("after %d reports the worker holds %v of its two sites (dealt %v so far); want a task of each out while both have work waiting",
+				dealt["a.test"]+dealt["b.test"]-window, out, dealt)
+		}
+	}
+}
