@@ -31,8 +31,9 @@ type testCluster struct {
 	master  *engine.Engine
 	conns   []*cluster.Conn
 	hb      time.Duration
-	window  int           // MasterOptions.Window (0: its default)
-	timeout time.Duration // MasterOptions.Timeout (0: its default, 3 heartbeat periods)
+	window  int              // MasterOptions.Window (0: its default)
+	timeout time.Duration    // MasterOptions.Timeout (0: its default, 3 heartbeat periods)
+	workers []*engine.Worker // started by worker, for a failure's report
 }
 
 const testToken = "test-token-0123456789"
@@ -110,6 +111,7 @@ func (c *testCluster) worker(name string, binds ...string) *engine.Worker {
 		c.t.Fatal(err)
 	}
 	c.t.Cleanup(w.Close)
+	c.workers = append(c.workers, w)
 	return w
 }
 
@@ -123,7 +125,20 @@ func (c *testCluster) waitDone(d time.Duration) view.Stats {
 	select {
 	case <-c.master.Done():
 	case <-time.After(d):
-		c.t.Fatalf("distributed crawl not done after %v: %+v", d, c.master.Stats())
+		// What the master still waits for, and its last words.
+		for _, ev := range c.master.EventsSince(0, 300) {
+			c.t.Logf("master log: %s %v %s: %s", ev.At.Format("15:04:05.000"), ev.Level, ev.Host, ev.Msg)
+		}
+		for _, n := range c.master.Snapshot().Nodes {
+			c.t.Logf("node %s: %s, heartbeat %s, queue %d, hosts %d", n.Name, n.State, n.Heartbeat.Format("15:04:05.000"), n.Queue, n.Hosts)
+		}
+		for i, w := range c.workers {
+			c.t.Logf("worker %d: %s", i, engine.IdleReport(w.Engine()))
+			for _, ev := range w.Engine().EventsSince(0, 100) {
+				c.t.Logf("worker %d log: %s %v lane %d %s: %s", i, ev.At.Format("15:04:05.000"), ev.Level, ev.Lane, ev.Host, ev.Msg)
+			}
+		}
+		c.t.Fatalf("distributed crawl not done after %v: %s; %+v", d, engine.IdleReport(c.master), c.master.Stats())
 	}
 	s := c.master.Stats()
 	if err := c.master.Close(); err != nil {
