@@ -41,26 +41,39 @@ func (f *Front) RevisitTick(now time.Time) {
 //
 // The pages come parked (next = Never); any that cannot be queued now for a passing
 // reason (a read error, the engine stopping) are made due again, never left parked.
+//
+// A scheduler's page (not forced) whose next is no longer Never had a fetch end
+// since the tick parked it (a hint's, or one queued while the page was due again):
+// its result stored its next due time, which stands, and it is not queued, or it
+// would be fetched again right after. The URL states are read before the revisit
+// states for this: a fetch's result writes the page's revisit state before its URL
+// state, in one ordered queue of commits, so a URL read processed has its fetch's
+// next due time in the read that follows, and a fetch not committed yet leaves the
+// URL in progress, not queued here.
 func (f *Front) Requeue(urls []string, now time.Time, force bool) (int, error) {
-	states, err := f.Store.Revisits(urls)
-	var rows []store.URL
+	rows, err := f.Store.URLStates(urls)
+	var states []store.Revisit
 	if err == nil {
-		rows, err = f.Store.URLStates(urls)
+		states, err = f.Store.Revisits(urls)
 	}
 	if err != nil {
 		f.dueAgain(urls, now, force)
 		return 0, err
 	}
-	firstFetch := make(map[string]time.Time, len(states))
+	stored := make(map[string]store.Revisit, len(states))
 	for _, s := range states {
-		firstFetch[s.URL] = s.First
+		stored[s.URL] = s
 	}
 	var tasks []frontier.Task
 	var inQueue, busy []string // busy: marked queued already, not queued again, not left parked
 	for _, r := range rows {
-		first, ok := firstFetch[r.URL]
+		s, ok := stored[r.URL]
+		first := s.First
 		if !ok && !(force && r.ErrKind == SkipSteeredOut) { // a source withdrawn unfetched, added back
 			continue
+		}
+		if ok && !force && !s.Next.Equal(revisit.Never) {
+			continue // fetched since the tick parked it: its next due time stands
 		}
 		if !force && !f.inWindow(r.Host, first, now) && !f.disc.IsSource(r.URL) {
 			continue // M2/M3: past its class window, never revisited again

@@ -179,3 +179,68 @@ func TestAFirstFetchsReleaseLeavesItsRevisitsMark(t *testing.T) {
 		t.Fatalf("revisit in hand: %d pending, want 1; after its release: queued %v, %d pending, want false and 0", pending, queued, after)
 	}
 }
+
+// A page found due while a fetch of it was on its way (a hint's, or one made due
+// again while its revisit was marked) is parked by the tick; its fetch then ends,
+// stores its next due time (an hour on) and its lane lets go, all before Requeue
+// claims the page. The page must not be queued: its fetch just ended, and its next
+// due time stands.
+func TestAPageWhoseFetchEndedAfterTheTicksParkIsNotQueued(t *testing.T) {
+	f, fc, st := storeFront(t, &config.Options{QueueMemory: 100}, nil)
+	f.crawl = runningCrawl{fc}
+	const u, other = "http://a.test/feed.xml", "http://a.test/other.xml"
+	fetched := time.Now().Add(-time.Second)
+	for _, p := range []string{u, other} {
+		st.SavePage(store.Page{URL: p, FetchedAt: fetched, Status: 200, Body: []byte("<rss/>"),
+			Revisit: &store.Revisit{URL: p, Class: "web_com", First: fetched, X: 1, Last: fetched, Next: fetched.Add(50 * time.Millisecond), Fetches: 2}}, nil, nil)
+	}
+	st.SetState(u, store.InProgress, 0, "") // queued again by a hint, not parked
+	if err := st.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Mu.Lock()
+	f.marks.Mark(u)
+	hand := f.marks.Taken(u) // in a lane's hand
+	f.Mu.Unlock()
+
+	now := time.Now()
+	urls, err := f.Revisit.Tick(now) // the tick reads both due and parks them
+	if err != nil || len(urls) != 2 {
+		t.Fatalf("tick: %v %v; want both pages", urls, err)
+	}
+	// The lane's fetch ends: its result stores the next due time, an hour on, and the
+	// lane lets go.
+	done := time.Now()
+	next := done.Add(time.Hour)
+	st.SavePage(store.Page{URL: u, FetchedAt: done, Status: 200, Body: []byte("<rss/>"),
+		Revisit: &store.Revisit{URL: u, Class: "web_com", First: fetched, X: 1, Last: done, Next: next, Fetches: 3}}, nil, nil)
+	st.SetState(u, store.Processed, 0, "")
+	if err := st.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Mu.Lock()
+	f.marks.Released(u, hand, true)
+	f.Mu.Unlock()
+
+	if _, err := f.Requeue(urls, now, false); err != nil {
+		t.Fatal(err)
+	}
+	if len(fc.placed) != 1 || fc.placed[0].URL != other {
+		t.Errorf("queued %v; want only %s (%s was fetched a moment ago)", fc.placed, other, u)
+	}
+	f.Mu.Lock()
+	queued := f.marks.Queued(u)
+	f.Mu.Unlock()
+	if queued {
+		t.Errorf("%s is marked as a queued revisit, with nothing queued", u)
+	}
+	if err := st.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if rv, err := st.Revisit(u); err != nil || !rv.Next.Equal(next) {
+		t.Errorf("next due %v, %v; want the %v its fetch stored", rv.Next, err, next)
+	}
+	if s, err := st.URLState(u); err != nil || s.State != store.Processed {
+		t.Errorf("state %v, %v; want processed (its fetch ended)", s.State, err)
+	}
+}
