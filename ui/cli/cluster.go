@@ -111,7 +111,7 @@ func masterToken(t *tokenFlags, db string) (tok, file string, err error) {
 // runMaster implements `crawlconsole master`: the frontier, dedupe, store and console
 // of a distributed crawl, with an embedded NATS server (JetStream) by default.
 func runMaster(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newCrawlFlags("master", "crawlconsole master [URL...] [crawl flags] [--listen ADDR | --nats URL]", stderr)
+	c := newCrawlFlags("master", "crawlconsole master [URL...] [crawl flags] [--listen ADDR | --nats URL]", stdout, stderr)
 	listen := c.fs.String("listen", "127.0.0.1:4222", "embedded NATS server's client `ADDR` (loopback unless --listen-remote)")
 	remote := c.fs.Bool("listen-remote", false, "allow a --listen address other than loopback (workers on other boxes)")
 	natsURL := c.fs.String("nats", "", "use the NATS server (JetStream on) at `URL` instead of the embedded one")
@@ -230,14 +230,14 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	var tf tokenFlags
 	tf.add(fs)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: crawlconsole worker --join URL --name NAME [--token-file FILE] [--egress SPEC]...\n\n"+
+		fmt.Fprint(fs.Output(), "Usage: crawlconsole worker --join URL --name NAME [--token-file FILE] [--egress SPEC]...\n\n"+
 			"Fetches for a master (crawlconsole master), waiting for it (with backoff; --join-wait bounds it)\n"+
 			"when it does not answer yet; SIGTERM leaves gracefully (with the master's server\n"+
 			"out of reach for 5 s, or its tasks in hand unfinished after a minute, it stops anyway: exit 4,\n"+
 			"and a line counting what the master did not get).\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := clikit.Parse(fs, args); err != nil {
+	if err := clikit.Parse(fs, args, stdout); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
@@ -433,12 +433,12 @@ func runConsole(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	var tf tokenFlags
 	tf.add(fs)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: crawlconsole console --attach URL --token-file FILE\n\n"+
+		fmt.Fprint(fs.Output(), "Usage: crawlconsole console --attach URL --token-file FILE\n\n"+
 			"Attaches the console to a running master, or to a one-box crawl or demo started with\n"+
 			"--operator ADDR (its address and DB.token are printed at start). Quitting leaves the crawl running.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := clikit.Parse(fs, args); err != nil {
+	if err := clikit.Parse(fs, args, stdout); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}

@@ -240,10 +240,10 @@ func (d *delayFlag) Set(v string) error {
 
 // parseInterspersed parses flags that may come before, between or after positional
 // arguments (crawl URL --lanes 4 URL2), returning the positionals.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+func parseInterspersed(fs *flag.FlagSet, args []string, help io.Writer) ([]string, error) {
 	var pos []string
 	for {
-		if err := clikit.Parse(fs, args); err != nil {
+		if err := clikit.Parse(fs, args, help); err != nil {
 			return nil, err
 		}
 		rest := fs.Args()

@@ -48,7 +48,7 @@ func TestConfigUnknownKeyNamesKeyAndLine(t *testing.T) {
 func TestFlagsOverrideConfig(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.yaml")
 	os.WriteFile(path, []byte("lanes: {max: 4, delay_min: 3s, delay_max: 9s}\nuser_agent: from-file\n"), 0o644)
-	c := newCrawlFlags("crawl", "", &strings.Builder{})
+	c := newCrawlFlags("crawl", "", io.Discard, &strings.Builder{})
 	pos, code, done := c.parse([]string{"--config", path, "https://example.com/", "--lanes", "7"})
 	if done || code != 0 {
 		t.Fatalf("parse: code %d", code)
@@ -60,7 +60,7 @@ func TestFlagsOverrideConfig(t *testing.T) {
 	if o.Lanes.Max != 7 || o.Lanes.DelayMin.String() != "3s" || o.UserAgent != "from-file" || len(o.Seeds) != 1 {
 		t.Fatalf("defaults -> file -> flags broken: %+v", o.Lanes)
 	}
-	if _, code, done := newCrawlFlags("crawl", "", &strings.Builder{}).parse([]string{"--lanes", "0"}); !done || code != ExitUsage {
+	if _, code, done := newCrawlFlags("crawl", "", io.Discard, &strings.Builder{}).parse([]string{"--lanes", "0"}); !done || code != ExitUsage {
 		t.Fatalf("--lanes 0 must be a usage error (exit 2), got done=%v code=%d", done, code)
 	}
 }
@@ -139,7 +139,7 @@ func TestNothingToCrawlLeavesNoStore(t *testing.T) {
 	// A config that declares only feeds or sitemaps for discovery has something to crawl.
 	conf := filepath.Join(t.TempDir(), "feeds.yaml")
 	os.WriteFile(conf, []byte("discovery:\n  feeds: [\"http://127.0.0.1:1/feed.xml\"]\n"), 0o644)
-	c := newCrawlFlags("crawl", "", &strings.Builder{})
+	c := newCrawlFlags("crawl", "", io.Discard, &strings.Builder{})
 	pos, code, done := c.parse([]string{"--config", conf, "--db", filepath.Join(dir, "feeds.db")})
 	if done || code != 0 {
 		t.Fatalf("parse: code %d", code)
@@ -167,7 +167,7 @@ func TestConfigValueOutOfRangeNamesItsLine(t *testing.T) {
 	} {
 		path := filepath.Join(dir, "c.yaml")
 		os.WriteFile(path, []byte(c.file), 0o644)
-		f := newCrawlFlags("crawl", "", &strings.Builder{})
+		f := newCrawlFlags("crawl", "", io.Discard, &strings.Builder{})
 		pos, code, done := f.parse(append([]string{"--config", path, "https://example.com/"}, c.args...))
 		if done {
 			t.Fatalf("parse %q: code %d", c.file, code)

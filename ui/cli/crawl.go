@@ -37,10 +37,11 @@ type crawlFlags struct {
 	metrics                                             metricsFlags
 	seeds                                               *seedList // --seeds, once options has read its head
 	said                                                []string  // warnings options printed on stderr already
+	help                                                io.Writer // where --help prints: the command's stdout
 }
 
-func newCrawlFlags(name, usageLine string, stderr io.Writer) *crawlFlags {
-	c := &crawlFlags{fs: flag.NewFlagSet(name, flag.ContinueOnError)}
+func newCrawlFlags(name, usageLine string, stdout, stderr io.Writer) *crawlFlags {
+	c := &crawlFlags{fs: flag.NewFlagSet(name, flag.ContinueOnError), help: stdout}
 	fs := c.fs
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.seedsFile, "seeds", "", "read seed URLs from `FILE`, one per line")
@@ -66,7 +67,7 @@ func newCrawlFlags(name, usageLine string, stderr io.Writer) *crawlFlags {
 	fs.BoolVar(&c.mouse, "mouse", false, mouse)
 	c.metrics.add(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: %s\n\nFlags:\n", usageLine)
+		fmt.Fprintf(fs.Output(), "Usage: %s\n\nFlags:\n", usageLine)
 		fs.PrintDefaults()
 	}
 	return c
@@ -149,7 +150,7 @@ func (c *crawlFlags) options(positional []string) (config.Options, error) {
 
 // parse parses args; done=true means return code now (help or usage error).
 func (c *crawlFlags) parse(args []string) (pos []string, code int, done bool) {
-	pos, err := parseInterspersed(c.fs, args)
+	pos, err := parseInterspersed(c.fs, args, c.help)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil, 0, true
 	}
@@ -160,7 +161,7 @@ func (c *crawlFlags) parse(args []string) (pos []string, code int, done bool) {
 }
 
 func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newCrawlFlags("crawl", "crawlconsole crawl [URL...] [flags]", stderr)
+	c := newCrawlFlags("crawl", "crawlconsole crawl [URL...] [flags]", stdout, stderr)
 	operator := c.fs.String("operator", "", "serve live steering (crawlconsole ctl) and console --attach on loopback `ADDR`, e.g. 127.0.0.1:4223")
 	pos, code, done := c.parse(args)
 	if done {

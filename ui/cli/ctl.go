@@ -80,10 +80,10 @@ func runCtl(args []string, stdout, stderr io.Writer) int {
 	var tf tokenFlags
 	tf.add(fs)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, ctlUsage)
+		fmt.Fprint(fs.Output(), ctlUsage)
 		fs.PrintDefaults()
 	}
-	if err := clikit.Parse(fs, args); err != nil {
+	if err := clikit.Parse(fs, args, stdout); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}

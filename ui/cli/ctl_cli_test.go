@@ -201,7 +201,7 @@ func TestCtlFlagsGoBeforeTheCommand(t *testing.T) {
 // port too.
 func TestHelpSaysWhatTheFlagsTake(t *testing.T) {
 	var crawlHelp bytes.Buffer
-	if code := runCrawl(context.Background(), []string{"--help"}, io.Discard, &crawlHelp); code != 0 {
+	if code := runCrawl(context.Background(), []string{"--help"}, &crawlHelp, io.Discard); code != 0 {
 		t.Fatalf("crawl --help: exit %d", code)
 	}
 	flagHelp := func(help, name string) string {
@@ -220,7 +220,7 @@ func TestHelpSaysWhatTheFlagsTake(t *testing.T) {
 		t.Errorf("crawl --help: -egress %s; want the forms bind:IP, http://, socks5://", eg)
 	}
 	var consoleHelp bytes.Buffer
-	if code := runConsole(context.Background(), []string{"--help"}, io.Discard, &consoleHelp); code != 0 {
+	if code := runConsole(context.Background(), []string{"--help"}, &consoleHelp, io.Discard); code != 0 {
 		t.Fatalf("console --help: exit %d", code)
 	}
 	if !strings.Contains(consoleHelp.String(), "--operator") {

@@ -43,10 +43,10 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	mf.add(fs)
 	workers := fs.Int("workers", 0, "run a master and `N` workers in this process (M4), each worker with two loopback addresses of its own")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: crawlconsole demo [flags]\n\nCrawls the built-in sandbox web (loopback only) with the console.\n\nFlags:\n")
+		fmt.Fprint(fs.Output(), "Usage: crawlconsole demo [flags]\n\nCrawls the built-in sandbox web (loopback only) with the console.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := clikit.Parse(fs, args); err != nil {
+	if err := clikit.Parse(fs, args, stdout); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,7 +28,7 @@ func TestEtiquetteOverrideWarnsAtStart(t *testing.T) {
 				t.Fatal(err)
 			}
 			var stderr bytes.Buffer
-			f := newCrawlFlags("crawl", "crawlconsole crawl", &stderr)
+			f := newCrawlFlags("crawl", "crawlconsole crawl", io.Discard, &stderr)
 			pos, _, done := f.parse([]string{"--config", cfg, "--db", filepath.Join(dir, "c.db"), "https://example.com/"})
 			if done {
 				t.Fatalf("flags refused: %s", stderr.String())

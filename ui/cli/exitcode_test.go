@@ -46,3 +46,18 @@ func TestStoreFailureKeepsExitThreeWhenStatsFail(t *testing.T) {
 // storeFailFsize is a file-size limit under which a crawl's store opens and then
 // fails part way.
 const storeFailFsize = 400 << 10
+
+// Help asked for is the command's output: every command's --help goes to stdout with
+// exit 0, so `crawlconsole crawl --help | less` pages it (it went to stderr, and the
+// pipe got nothing, while `crawlconsole --help` and `sandbox --help` used stdout).
+func TestHelpGoesToStdout(t *testing.T) {
+	for _, cmd := range []string{"demo", "crawl", "sandbox", "stats", "export", "show", "serve", "master", "worker", "console", "ctl"} {
+		t.Run(cmd, func(t *testing.T) {
+			var stdout, stderr strings.Builder
+			code := Main([]string{cmd, "--help"}, &stdout, &stderr)
+			if code != 0 || !strings.Contains(stdout.String(), "Usage: crawlconsole "+cmd) || stderr.Len() != 0 {
+				t.Errorf("%s --help: exit %d, stdout %d bytes (%.40q), stderr %q; want the usage on stdout, exit 0", cmd, code, stdout.Len(), stdout.String(), stderr.String())
+			}
+		})
+	}
+}

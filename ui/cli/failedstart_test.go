@@ -79,7 +79,7 @@ func TestBadFlagPrintsTheErrorAndAPointer(t *testing.T) {
 		t.Errorf("crawl --lanes 0: exit %d, stderr:\n%s", code, stderr.String())
 	}
 	var help strings.Builder
-	if code := Main([]string{"crawl", "--help"}, &strings.Builder{}, &help); code != 0 || !strings.Contains(help.String(), "-allow-private") {
+	if code := Main([]string{"crawl", "--help"}, &help, &strings.Builder{}); code != 0 || !strings.Contains(help.String(), "-allow-private") {
 		t.Errorf("crawl --help: exit %d, no flag list:\n%s", code, help.String())
 	}
 }

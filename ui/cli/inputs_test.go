@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +15,7 @@ import (
 // optionsOf parses args as `crawl` does and builds its options; warnings go to w.
 func optionsOf(t *testing.T, w *strings.Builder, args ...string) (*crawlFlags, config.Options, error) {
 	t.Helper()
-	c := newCrawlFlags("crawl", "", w)
+	c := newCrawlFlags("crawl", "", io.Discard, w)
 	pos, code, done := c.parse(args)
 	if done || code != 0 {
 		t.Fatalf("parse %v: code %d\n%s", args, code, w)

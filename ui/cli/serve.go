@@ -17,7 +17,7 @@ import (
 // the console is served to SSH clients (operators steer, viewers watch). Closing a
 // session never stops the crawl; SIGINT/SIGTERM (or --duration) does.
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newCrawlFlags("serve", "crawlconsole serve --ssh ADDR --host-key FILE --authorized-keys FILE [--viewer-keys FILE] [crawl flags] [URL...]", stderr)
+	c := newCrawlFlags("serve", "crawlconsole serve --ssh ADDR --host-key FILE --authorized-keys FILE [--viewer-keys FILE] [crawl flags] [URL...]", stdout, stderr)
 	addr := c.fs.String("ssh", "", "listen for SSH on `ADDR` (e.g. 127.0.0.1:2222)")
 	hostKey := c.fs.String("host-key", "", "SSH host key `FILE` (ed25519, created with mode 0600 if missing)")
 	operators := c.fs.String("authorized-keys", "", "operators' public keys `FILE` (authorized_keys format)")

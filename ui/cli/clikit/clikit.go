@@ -16,8 +16,10 @@ const ExitUsage = 2
 // Parse is fs.Parse(args) that keeps a mistake readable: the error, named after
 // its command like the command's other errors, and one line pointing at --help,
 // not the whole flag list after it (which scrolled the error away); the list is
-// printed when asked for, with -h or --help.
-func Parse(fs *flag.FlagSet, args []string) error {
+// printed when asked for, with -h or --help, on help (the command's stdout: asked
+// for, it is the command's output, and `crawlconsole crawl --help | less` pages
+// it), the command's usage writing to fs.Output().
+func Parse(fs *flag.FlagSet, args []string, help io.Writer) error {
 	usage, out := fs.Usage, fs.Output()
 	// The flag package prints its error bare ("flag provided but not defined:
 	// -bogus"); it is printed here instead, with the command's name.
@@ -28,11 +30,13 @@ func Parse(fs *flag.FlagSet, args []string) error {
 	fs.SetOutput(out)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
+		fs.SetOutput(help)
 		if usage != nil {
 			usage()
 		} else {
 			fs.PrintDefaults()
 		}
+		fs.SetOutput(out)
 	case err != nil:
 		fmt.Fprintf(out, "crawlconsole %s: %v\nRun \"crawlconsole %s --help\" for its flags.\n", fs.Name(), err, fs.Name())
 	}

@@ -28,10 +28,10 @@ func Export(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	since := fs.String("since", "", "export only what was fetched at or after `TIME`: RFC 3339, YYYY-MM-DD (UTC), or a duration ago (24h)")
 	maxSize := fs.String("max-size", "1GB", "rotate WARC files at about this `SIZE` (e.g. 1GB, 500MB, 1GiB)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: crawlconsole export --db PATH --format warc|jsonl --out DIR|- [--since TIME] [--max-size 1GB]\n\nFlags:\n")
+		fmt.Fprint(fs.Output(), "Usage: crawlconsole export --db PATH --format warc|jsonl --out DIR|- [--since TIME] [--max-size 1GB]\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := clikit.Parse(fs, args); err != nil {
+	if err := clikit.Parse(fs, args, stdout); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}

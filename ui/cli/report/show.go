@@ -26,13 +26,13 @@ func Show(args []string, stdout, stderr io.Writer) int {
 	db := fs.String("db", "", "SQLite store `PATH` to read")
 	body := fs.Bool("body", false, "print the stored body after the report")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: crawlconsole show --db PATH [--body] URL\n\nFlags:\n")
+		fmt.Fprint(fs.Output(), "Usage: crawlconsole show --db PATH [--body] URL\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	// Flags may come after the URL too (show URL --body).
 	var rest []string
 	for len(args) > 0 {
-		if err := clikit.Parse(fs, args); err != nil {
+		if err := clikit.Parse(fs, args, stdout); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return 0
 			}

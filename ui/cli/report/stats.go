@@ -26,10 +26,10 @@ func Stats(args []string, stdout, stderr io.Writer) int {
 	var hr hostsReport
 	hr.flags(fs)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: crawlconsole stats --db PATH [--json] [--hosts [--by site] [--sort FIGURE] [--filter TEXT] [--top N]]\n\nFlags:\n")
+		fmt.Fprint(fs.Output(), "Usage: crawlconsole stats --db PATH [--json] [--hosts [--by site] [--sort FIGURE] [--filter TEXT] [--top N]]\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := clikit.Parse(fs, args); err != nil {
+	if err := clikit.Parse(fs, args, stdout); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
