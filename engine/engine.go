@@ -62,6 +62,7 @@ type Engine struct {
 	done       chan struct{}
 	doneOnce   sync.Once
 	stopOnce   sync.Once
+	releaseGC  func()                     // puts back the collector's pace Start set (gc.go); nil before Start
 	parentURLs *lru.Cache[uint64, string] // for the adjacency-groups pane
 	fetchCost  meter.Cost
 
@@ -160,6 +161,9 @@ func (e *Engine) Start() error {
 	e.mu.Lock()
 	e.startedAt = e.now()
 	e.state = view.StateRunning
+	if e.releaseGC == nil {
+		e.releaseGC = holdGC(e.opts.GCPercent)
+	}
 	e.mu.Unlock()
 	for _, w := range append(e.opts.EtiquetteWarnings(), e.opts.SiteWarnings()...) {
 		e.logf(view.LevelWarn, 0, "", "%s", w)
@@ -270,6 +274,9 @@ func (e *Engine) Stop() {
 		e.lanes.Close()
 		e.mu.Lock()
 		e.state = view.StateDone
+		if e.releaseGC != nil {
+			e.releaseGC()
+		}
 		e.mu.Unlock()
 	})
 }

@@ -81,6 +81,14 @@ type Options struct {
 	QueueMemory int `yaml:"queue_memory"`
 	// Revisit configures adaptive revisit (M2) and page classes and windows.
 	Revisit RevisitOptions `yaml:"revisit"`
+	// GCPercent is the Go collector's GOGC while the engine runs: the heap grows
+	// this many percent past what the last collection kept before the next one.
+	// 0 (default) is 200, or the GOGC environment variable's value when it is
+	// set: a crawl allocates fast and keeps little, so collecting half as often
+	// trades tens of MB for CPU (see README, throughput). Above 100 the heap is
+	// held under a soft limit of half this machine's memory (GOMEMLIMIT, when
+	// set, instead), past which the collector runs as often as it must.
+	GCPercent int `yaml:"gc_percent"`
 
 	// Sites declares news and social sites (M3): news sites are crawled from their
 	// entry and filtered by keyword, social sites searched for each keyword.
@@ -253,6 +261,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("dedupe.lru_size must be at least 16, got %d", o.Dedupe.LRUSize)
 	case o.QueueMemory < 100:
 		return fmt.Errorf("queue_memory must be at least 100, got %d", o.QueueMemory)
+	case o.GCPercent < 0:
+		return fmt.Errorf("gc_percent must be >= 0 (0 = default, 200), got %d", o.GCPercent)
 	case o.Rotation.PerNode < 0:
 		return fmt.Errorf("rotation.per_node must be >= 0 (0 = every egress), got %d", o.Rotation.PerNode)
 	case o.Rotation.DisableFor < 0 || o.Rotation.PairBanFor < 0 || o.Rotation.FaultCooldown < 0:

@@ -71,3 +71,18 @@ func TestUserAgentIsBounded(t *testing.T) {
 		t.Fatalf("a User-Agent with a line break: %v; want it refused", err)
 	}
 }
+
+// TestGCPercentMustNotBeNegative: a negative gc_percent (GOGC off: a heap that only
+// the memory limit bounds) is refused at start-up, naming the setting.
+func TestGCPercentMustNotBeNegative(t *testing.T) {
+	t.Parallel()
+	o := DefaultOptions()
+	o.GCPercent = -1
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "gc_percent") {
+		t.Fatalf("gc_percent -1: %v; want an error naming gc_percent", err)
+	}
+	o.GCPercent = 300
+	if err := o.Validate(); err != nil {
+		t.Fatalf("gc_percent 300: %v", err)
+	}
+}
