@@ -25,7 +25,8 @@ type RenderOptions struct {
 	// unanswered before its script is judged to hold the main thread and the
 	// render ends (default 3s, at most half of Timeout).
 	YieldLimit time.Duration `yaml:"yield_limit"`
-	// StartTimeout bounds the browser's start (default 30s): one that takes
+	// StartTimeout bounds the browser's start (default 30s), and its answer when
+	// a session's browser context or a new page is made: a browser that takes
 	// longer is killed, and the pages waiting for it are kept as fetched.
 	StartTimeout time.Duration `yaml:"start_timeout"`
 	// MaxRequests caps one render's requests (default 200).

@@ -20,6 +20,11 @@ import (
 // set: Chromium starts in a second or two, and a loaded box takes a few times more.
 const defaultStartTimeout = 30 * time.Second
 
+// stopWait bounds Close's wait for a browser's stop before it kills the browser's
+// processes: a stop takes a few seconds at most (the process killed, its leftovers
+// looked for over 2 s, its data directory removed, retried for up to 5 s).
+const stopWait = 15 * time.Second
+
 // browserRun is one browser process, from its start to its stop.
 type browserRun struct {
 	ctx  context.Context // the browser's; ends when it stops or dies
@@ -59,7 +64,7 @@ func (p *Pool) browserLocked(ctx context.Context) (*browserRun, error) {
 			}
 			continue
 		}
-		if p.stopping > 0 {
+		if len(p.stopping) > 0 {
 			ch := p.changed
 			if err := p.waitLocked(ctx, ch); err != nil {
 				return nil, err
@@ -156,17 +161,35 @@ func (p *Pool) retireLocked() {
 		e.Value.(*tab).close()
 	}
 	p.sessions, p.lru = map[tabKey]*session{}, list.New()
-	p.stopping++
+	p.stopping[b] = nil
 	p.browsers.Add(1)
 	go func() {
 		defer p.browsers.Done()
+		// Its processes as they are now: the stop kills the wrapper script
+		// first, and its children are nobody's then.
+		procs := processesOf(b.pid)
+		p.mu.Lock()
+		if _, ok := p.stopping[b]; ok {
+			p.stopping[b] = procs
+		}
+		p.mu.Unlock()
 		b.stop()
 		p.mu.Lock()
-		p.stopping--
+		delete(p.stopping, b)
 		p.wakeLocked()
 		p.mu.Unlock()
 	}()
 	p.wakeLocked()
+}
+
+// kill kills the browser's processes at once: the Debian wrapper script, the
+// browser and its children (zygotes, renderers, the network service). A child that
+// does not answer either outlives the browser otherwise: chromedp's clean-up finds
+// leftovers by their --user-data-dir, which Chromium's children are not given.
+func (b *browserRun) kill() {
+	for _, pr := range processesOf(b.pid) {
+		pr.kill()
+	}
 }
 
 func browserPID(b context.Context) int {
@@ -178,4 +201,62 @@ func browserPID(b context.Context) int {
 		return 0
 	}
 	return c.Browser.Process().Pid
+}
+
+// errNoAnswer says the browser did not answer a call in time: it was killed.
+var errNoAnswer = errors.New("the browser did not answer")
+
+// answer makes call, a round trip to browser b outside a render (a session's
+// browser context, a new page's setup: chromedp waits for these as long as it
+// takes), and waits for its answer at most p.answerWait, or until ctx ends. A
+// browser silent that long has stopped answering (hung, stopped, starved): it is
+// killed, counted and logged, the renders waiting for it keep their pages as
+// fetched, and the next render starts another. What call gives after it was given
+// up goes to drop. p.mu is not held.
+func answer[T any](ctx context.Context, p *Pool, b *browserRun, what string, call func() (T, error), drop func(T)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	got := make(chan result, 1)
+	go func() {
+		v, err := call()
+		got <- result{v, err}
+	}()
+	late := func() {
+		if r := <-got; r.err == nil && drop != nil {
+			drop(r.v)
+		}
+	}
+	limit := time.NewTimer(p.answerWait)
+	defer limit.Stop()
+	var zero T
+	select {
+	case r := <-got:
+		return r.v, r.err
+	case <-ctx.Done():
+		go late()
+		return zero, ctx.Err()
+	case <-limit.C:
+	}
+	go late()
+	p.mu.Lock()
+	killed := p.br == b // else already retired, by Close or another call it did not answer
+	if killed {
+		b.kill()
+		p.retireLocked()
+	}
+	p.mu.Unlock()
+	if killed {
+		p.hung.Add(1)
+		p.logf("render: the browser (pid %d) did not answer %s in %v (render.start_timeout): killed; the next render starts another", b.pid, what, p.answerWait)
+	}
+	return zero, fmt.Errorf("render: %w %s in %v (render.start_timeout)", errNoAnswer, what, p.answerWait)
+}
+
+// logf logs through Config.Logf, if set.
+func (p *Pool) logf(format string, args ...any) {
+	if p.cfg.Logf != nil {
+		p.cfg.Logf(format, args...)
+	}
 }

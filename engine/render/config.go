@@ -42,8 +42,14 @@ type Config struct {
 	YieldLimit time.Duration
 	// StartTimeout bounds the browser's start, from its launch to its first
 	// page (default 30 s): a browser that takes longer is killed, and the renders
-	// waiting for it keep their pages as fetched.
+	// waiting for it keep their pages as fetched. It bounds as well the browser's
+	// answer when a session's browser context or a new page is made: a browser
+	// that gives none by then has stopped answering, and is killed and started
+	// anew.
 	StartTimeout time.Duration
+	// Logf, if set, hears what the operator should know of the browser itself:
+	// one killed for not answering, or not stopping in time.
+	Logf func(format string, args ...any)
 }
 
 func (c Config) withDefaults() Config {

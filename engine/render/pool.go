@@ -80,10 +80,13 @@ type Stats struct {
 	// the cap (a polling page), or ended for a script that did not yield.
 	Unsettled int64
 	Restarts  int64 // browser starts after the first
-	PSSMB     int   // proportional memory of the browser's processes, MB (sampled)
-	Running   bool  // a browser process is up
-	Starting  bool  // a browser is starting: none serves yet
-	Stopping  bool  // a browser is stopping (a restart): the next starts once it is gone
+	// Hung are the browsers killed for not answering in time (Config.StartTimeout)
+	// when a session's browser context or a new page was made.
+	Hung     int64
+	PSSMB    int  // proportional memory of the browser's processes, MB (sampled)
+	Running  bool // a browser process is up
+	Starting bool // a browser is starting: none serves yet
+	Stopping bool // a browser is stopping (a restart, or one killed): the next starts once it is gone
 }
 
 // Pool renders pages in one headless Chromium with a few browser contexts.
@@ -99,11 +102,19 @@ type Pool struct {
 	// openTab opens a page in a session's browser context (newTab; a test's may
 	// be slower).
 	openTab func(browser context.Context, bc cdp.BrowserContextID, k tabKey) (*tab, error)
+	// answerWait bounds the browser's answer to a call made outside a render
+	// (Config.StartTimeout; a test's may be shorter).
+	answerWait time.Duration
+	// stopWait bounds Close's wait for a browser's stop (stopWait; a test's may
+	// be shorter).
+	stopWait time.Duration
 
-	mu         sync.Mutex
-	br         *browserRun         // the browser serving, nil when none
-	start      *starting           // the browser's start under way, nil when none
-	stopping   int                 // browsers stopping, the next start waits for them
+	mu    sync.Mutex
+	br    *browserRun // the browser serving, nil when none
+	start *starting   // the browser's start under way, nil when none
+	// stopping are the browsers stopping, each with its processes (read as its
+	// stop begins): the next start waits for them, Close kills them if need be.
+	stopping   map[*browserRun][]process
 	sessions   map[tabKey]*session // the browser contexts open or opening, all in br
 	lru        *list.List          // every session's pages (*tab), most recently used first
 	opening    int                 // pages being opened: they count against Contexts
@@ -116,7 +127,7 @@ type Pool struct {
 	browsers sync.WaitGroup
 
 	renders, failed, recycled, restarts atomic.Int64
-	unsettled                           atomic.Int64
+	unsettled, hung                     atomic.Int64
 	busy                                atomic.Int32
 	pss                                 pssSampler
 }
@@ -143,14 +154,17 @@ func NewPool(cfg Config) (*Pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Pool{cfg: cfg, path: path, openTab: newTab, sessions: map[tabKey]*session{}, lru: list.New(), changed: make(chan struct{})}, nil
+	return &Pool{cfg: cfg, path: path, openTab: newTab, answerWait: cfg.StartTimeout, stopWait: stopWait,
+		stopping: map[*browserRun][]process{}, sessions: map[tabKey]*session{}, lru: list.New(), changed: make(chan struct{})}, nil
 }
 
 // Config is the pool's configuration with its defaults filled in.
 func (p *Pool) Config() Config { return p.cfg }
 
 // Close ends every render, a start under way and the browser, and returns once
-// no browser process of the pool is left.
+// no browser process of the pool is left, or after twice stopWait: a browser
+// whose stop has not ended in stopWait is killed, and one still not gone stopWait
+// later is left behind; the log says which.
 func (p *Pool) Close() {
 	p.mu.Lock()
 	p.closed = true
@@ -162,7 +176,41 @@ func (p *Pool) Close() {
 	}
 	p.wakeLocked()
 	p.mu.Unlock()
-	p.browsers.Wait()
+	stopped := make(chan struct{})
+	go func() {
+		p.browsers.Wait()
+		close(stopped)
+	}()
+	limit := time.NewTimer(p.stopWait)
+	defer limit.Stop()
+	select {
+	case <-stopped:
+		return
+	case <-limit.C:
+	}
+	p.mu.Lock()
+	var pids []int
+	for b, procs := range p.stopping {
+		for _, pr := range procs {
+			pr.kill()
+		}
+		b.kill()
+		pids = append(pids, b.pid)
+	}
+	starting := p.start != nil
+	p.mu.Unlock()
+	if len(pids) > 0 {
+		p.logf("render: the browser (pid %v) did not stop in %v; killed", pids, p.stopWait)
+	}
+	if starting {
+		p.logf("render: the browser's start did not end in %v after it was told to", p.stopWait)
+	}
+	limit.Reset(p.stopWait)
+	select {
+	case <-stopped:
+	case <-limit.C:
+		p.logf("render: the browser's stop (pid %v) or start still had not ended %v later; left behind", pids, p.stopWait)
+	}
 }
 
 // Start starts the browser now rather than at the first render (a second or two).
@@ -292,14 +340,14 @@ func (p *Pool) openLocked(ctx context.Context, k tabKey) (*tab, error) {
 		}
 		s, err := p.sessionLocked(ctx, b, k)
 		if err != nil {
-			if p.br != b && again && !p.closed {
+			if p.br != b && again && !p.closed && !errors.Is(err, errNoAnswer) && ctx.Err() == nil {
 				continue // the browser went meanwhile
 			}
 			return nil, err
 		}
 		s.opening++
 		p.mu.Unlock()
-		t, err := p.openTab(b.ctx, s.id, k)
+		t, err := answer(ctx, p, b, "a new page's setup", func() (*tab, error) { return p.openTab(b.ctx, s.id, k) }, (*tab).close)
 		p.mu.Lock()
 		s.opening--
 		current := !p.closed && p.br == b && p.sessions[k] == s
@@ -319,7 +367,7 @@ func (p *Pool) openLocked(ctx context.Context, k tabKey) (*tab, error) {
 		if p.closed {
 			return nil, ErrClosed
 		}
-		if b.ctx.Err() != nil && again {
+		if b.ctx.Err() != nil && again && !errors.Is(err, errNoAnswer) && ctx.Err() == nil {
 			// The browser died under us: start it again, once.
 			if p.br == b {
 				p.retireLocked()
@@ -346,7 +394,8 @@ func (p *Pool) sessionLocked(ctx context.Context, b *browserRun, k tabKey) (*ses
 			s = &session{key: k, ready: make(chan struct{}), tabs: map[*tab]*list.Element{}, opening: 1}
 			p.sessions[k] = s
 			p.mu.Unlock()
-			id, err := newBrowserContext(b.ctx)
+			id, err := answer(ctx, p, b, "a session's new browser context", func() (cdp.BrowserContextID, error) { return newBrowserContext(b.ctx) },
+				func(id cdp.BrowserContextID) { disposeBrowserContext(b.ctx, id) })
 			p.mu.Lock()
 			s.opening--
 			s.id, s.err = id, err
@@ -428,12 +477,17 @@ func (p *Pool) endSessionLocked(s *session) {
 		if b == nil {
 			return
 		}
-		if c := chromedp.FromContext(b); c != nil && c.Browser != nil && b.Err() == nil {
-			ctx, stop := context.WithTimeout(b, 5*time.Second)
-			cdp.Call(ctx, c.Browser, target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: s.id})
-			stop()
-		}
+		disposeBrowserContext(b, s.id)
 	}()
+}
+
+// disposeBrowserContext closes a session's browser context, its pages with it.
+func disposeBrowserContext(b context.Context, id cdp.BrowserContextID) {
+	if c := chromedp.FromContext(b); c != nil && c.Browser != nil && b.Err() == nil {
+		ctx, stop := context.WithTimeout(b, 5*time.Second)
+		cdp.Call(ctx, c.Browser, target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: id})
+		stop()
+	}
 }
 
 // removeLocked takes a page off its session; the session's browser context ends
@@ -503,7 +557,7 @@ func (p *Pool) pid() int {
 // Stopping, then Starting, with no process and no memory to read.
 func (p *Pool) Stats() Stats {
 	p.mu.Lock()
-	s := Stats{Contexts: p.lru.Len(), Sessions: len(p.sessions), Starting: p.start != nil, Stopping: p.stopping > 0}
+	s := Stats{Contexts: p.lru.Len(), Sessions: len(p.sessions), Starting: p.start != nil, Stopping: len(p.stopping) > 0}
 	pid := 0
 	if p.br != nil && p.br.ctx.Err() == nil {
 		s.Running, pid = true, p.br.pid
@@ -512,6 +566,7 @@ func (p *Pool) Stats() Stats {
 	s.Busy = int(p.busy.Load())
 	s.Renders, s.Failed = p.renders.Load(), p.failed.Load()
 	s.Recycled, s.Restarts, s.Unsettled = p.recycled.Load(), p.restarts.Load(), p.unsettled.Load()
+	s.Hung = p.hung.Load()
 	s.PSSMB = p.pss.mb(pid)
 	return s
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -34,42 +35,75 @@ func (s *pssSampler) mb(pid int) int {
 
 // treePSS is the PSS in kB of pid and its descendants.
 func treePSS(root int) int {
+	total := 0
+	for _, pr := range processesOf(root) {
+		total += pss(pr.pid)
+	}
+	return total
+}
+
+// process is one process, told from a later one given the same id by its start
+// time.
+type process struct {
+	pid   int
+	start string // clock ticks after boot (/proc/PID/stat)
+}
+
+// kill kills the process if it is still the one read.
+func (pr process) kill() {
+	if _, start, ok := procStat(pr.pid); ok && start == pr.start {
+		syscall.Kill(pr.pid, syscall.SIGKILL)
+	}
+}
+
+// procStat reads a process's parent and start time.
+func procStat(pid int) (ppid int, start string, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, "", false
+	}
+	// pid (comm) state ppid ... starttime (the 22nd field): comm may hold spaces
+	// and parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, "", false
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 20 {
+		return 0, "", false
+	}
+	ppid, _ = strconv.Atoi(string(f[1]))
+	return ppid, string(f[19]), true
+}
+
+// processesOf is root and its descendants (none when root is gone): the browser's
+// processes, which the Debian wrapper script starts below its own.
+func processesOf(root int) []process {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
-		return 0
+		return nil
 	}
 	parent := map[int]int{}
+	start := map[int]string{}
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		st, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
+		if pp, st, ok := procStat(pid); ok {
+			parent[pid], start[pid] = pp, st
 		}
-		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
-		i := bytes.LastIndexByte(st, ')')
-		if i < 0 {
-			continue
-		}
-		f := bytes.Fields(st[i+1:])
-		if len(f) < 2 {
-			continue
-		}
-		pp, _ := strconv.Atoi(string(f[1]))
-		parent[pid] = pp
 	}
-	total := 0
+	var tree []process
 	for pid := range parent {
 		for q, n := pid, 0; q > 1 && n < 64; q, n = parent[q], n+1 {
 			if q == root {
-				total += pss(pid)
+				tree = append(tree, process{pid, start[pid]})
 				break
 			}
 		}
 	}
-	return total
+	return tree
 }
 
 func pss(pid int) int {

@@ -1,0 +1,170 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+)
+
+// logLines keeps what a pool logged (Config.Logf).
+type logLines struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logLines) add(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, fmt.Sprintf(format, args...))
+}
+
+// with returns the lines that contain s.
+func (l *logLines) with(s string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, x := range l.lines {
+		if strings.Contains(x, s) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// A browser that stops answering holds a render no longer than the pool's wait
+// for its answers: a new page's setup, or a new session's browser context, asked
+// of a browser that never answers fails within that wait, the browser is killed,
+// counted (Hung) and logged, and the next render starts another browser.
+func TestPoolKillsABrowserThatStopsAnswering(t *testing.T) {
+	ts := newTestServer(t)
+	var logs logLines
+	p := testPool(t, Config{Timeout: time.Minute, Logf: logs.add})
+	p.answerWait = time.Second
+	// The first page's setup never gets its answer: the browser's first
+	// context is opened, and the browser is alive, but silent.
+	var silent atomic.Bool
+	silent.Store(true)
+	p.openTab = func(b context.Context, bc cdp.BrowserContextID, k tabKey) (*tab, error) {
+		if silent.CompareAndSwap(true, false) {
+			<-b.Done()
+			return nil, b.Err()
+		}
+		return newTab(b, bc, k)
+	}
+	page := ts.job("/", `<html><body>warm</body></html>`, 200)
+	err := wait(t, renderAside(p, page), gateWait, "a render whose page's setup the browser never answers")
+	if err == nil || !strings.Contains(err.Error(), "did not answer") {
+		t.Fatalf("render whose page's setup is never answered: %v; want an error saying the browser did not answer", err)
+	}
+	if st := p.Stats(); st.Hung != 1 {
+		t.Errorf("stats after a page's setup went unanswered: %+v; want 1 hung browser", st)
+	}
+	if _, err := p.Render(t.Context(), page); err != nil {
+		t.Fatalf("the render after the hung browser: %v", err)
+	}
+
+	// A browser whose processes stop (SIGSTOP) answers no new session's
+	// browser context.
+	pid := p.pid()
+	var tree []int
+	for _, pr := range processesOf(pid) {
+		tree = append(tree, pr.pid)
+		syscall.Kill(pr.pid, syscall.SIGSTOP)
+	}
+	t.Cleanup(func() {
+		for _, q := range tree {
+			syscall.Kill(q, syscall.SIGCONT)
+		}
+	})
+	other := page
+	other.Egress = "another"
+	err = wait(t, renderAside(p, other), gateWait, "a render asking a stopped browser for a session's browser context")
+	if err == nil || !strings.Contains(err.Error(), "did not answer") {
+		t.Fatalf("render asking a stopped browser for a browser context: %v; want an error saying the browser did not answer", err)
+	}
+	if _, err := p.Render(t.Context(), other); err != nil {
+		t.Fatalf("the render after the stopped browser: %v", err)
+	}
+	for _, q := range tree {
+		if running(q) {
+			t.Errorf("a process of the browser that stopped answering (pid %d of %v) still runs", q, tree)
+		}
+	}
+	st := p.Stats()
+	if st.Hung != 2 || st.Restarts != 2 || !st.Running {
+		t.Errorf("stats: %+v; want 2 hung browsers, 2 restarts, a browser running", st)
+	}
+	if got := logs.with("did not answer"); len(got) != 2 || !strings.Contains(got[1], fmt.Sprint(pid)) || !strings.Contains(got[1], "killed") {
+		t.Errorf("log lines on the hung browsers: %q; want 2, the second naming pid %d and saying it was killed", got, pid)
+	}
+}
+
+// running says whether process pid exists and is no zombie (an orphan's zombie
+// waits for init, which need not reap it in a container).
+func running(pid int) bool {
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(st, ')')
+	return i < 0 || !bytes.HasPrefix(bytes.TrimSpace(st[i+1:]), []byte("Z"))
+}
+
+// Close returns within its bound when a browser's stop does not end: it kills the
+// browser's processes, and the log says so.
+func TestPoolCloseKillsABrowserThatDoesNotStop(t *testing.T) {
+	ts := newTestServer(t)
+	var logs logLines
+	p := testPool(t, Config{Timeout: time.Minute, Logf: logs.add})
+	p.stopWait = time.Second
+	if _, err := p.Render(t.Context(), ts.job("/", `<html><body>warm</body></html>`, 200)); err != nil {
+		t.Fatal(err)
+	}
+	p.mu.Lock()
+	b := p.br
+	procs := processesOf(b.pid)
+	stop := b.stop
+	// A stop that waits for the browser to go by itself, as one waiting for an
+	// answer the browser never gives.
+	stopping := make(chan struct{})
+	b.stop = func() {
+		close(stopping)
+		for running(b.pid) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		stop()
+	}
+	p.mu.Unlock()
+	closed := make(chan struct{})
+	go func() {
+		p.Close()
+		close(closed)
+	}()
+	<-stopping
+	// Meanwhile the console says the browser is stopping, not idle.
+	if st := p.Stats(); !st.Stopping || st.Running || !strings.Contains(st.String(), "stopping") {
+		t.Errorf("stats while the browser stops: %+v (%q); want Stopping, not Running", st, st)
+	}
+	select {
+	case <-closed:
+	case <-time.After(gateWait):
+		t.Fatalf("Close did not return in %v: it waits for a stop that never ends", gateWait)
+	}
+	for _, pr := range procs {
+		if running(pr.pid) {
+			t.Errorf("a process of the browser (pid %d of %v) outlived Close", pr.pid, procs)
+		}
+	}
+	if got := logs.with("did not stop"); len(got) != 1 || !strings.Contains(got[0], fmt.Sprint(b.pid)) || !strings.Contains(got[0], "killed") {
+		t.Errorf("log lines on the stop: %q; want one naming pid %d and saying it was killed", got, b.pid)
+	}
+}
