@@ -98,6 +98,9 @@ var (
 	renderHostSecs  = desc("render_host_seconds_total", "Time spent rendering the pages of the hosts with the most renders (at most 20 hosts).", "host")
 	renderUnsettled = desc("render_unsettled_total", "Renders of pages that never settled: a polling page read early or at the time cap, or a script that never yielded, ended before the cap.")
 	renderHostUns   = desc("render_host_unsettled_total", "Renders of pages that never settled on the hosts with the most renders (at most 20 hosts); such a host's next pages render in half the time.", "host")
+	renderBrowser   = desc("render_browser", "The headless browser's state: 1 for the one it is in (running, starting, stopping: the last one is going and the next starts once it is gone, idle: none runs), 0 for the others.", "state")
+	renderRestarts  = desc("render_browser_restarts_total", "Browser starts after the first: after render.restart_after renders, over render.memory_mb, or after a browser died or was killed.")
+	renderHung      = desc("render_browser_hung_total", "Browsers killed for not answering in render.start_timeout when a session's browser context or a new page was made.")
 
 	clusterWorkers  = desc("cluster_workers", "Workers known to the master, by state (M4).", "state")
 	clusterResults  = desc("cluster_results_committed_total", "Results from each worker committed by the master (M4).", "node")
@@ -115,7 +118,7 @@ var allDescs = []*prometheus.Desc{nodeInfo, crawlState, startTime,
 	discSources, discAnnounced, discHints, discUntrusted,
 	storedByAge, storeCommit, storeBusy, storeQueue,
 	renderPages, renderRequests, renderSeconds, renderContexts, renderPSS, renderRecycled, renderHost, renderHostSecs,
-	renderUnsettled, renderHostUns,
+	renderUnsettled, renderHostUns, renderBrowser, renderRestarts, renderHung,
 	clusterWorkers, clusterResults, clusterLate, clusterReclaim, clusterRejected}
 
 // Collector is a prometheus.Collector over one node's engine.
@@ -294,6 +297,20 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		gauge(renderPSS, float64(r.PSSMB)*1024*1024)
 		counter(renderRecycled, float64(r.Recycled))
 		counter(renderUnsettled, float64(r.Unsettled))
+		state := "idle"
+		switch {
+		case r.Running:
+			state = "running"
+		case r.Starting:
+			state = "starting"
+		case r.Stopping:
+			state = "stopping"
+		}
+		for _, s := range []string{"idle", "running", "starting", "stopping"} {
+			gauge(renderBrowser, b2f(s == state), s)
+		}
+		counter(renderRestarts, float64(r.Restarts))
+		counter(renderHung, float64(r.Hung))
 		for _, h := range r.Hosts {
 			counter(renderHost, float64(h.Renders), h.Host, "rendered")
 			counter(renderHost, float64(h.Failed), h.Host, "kept_plain")

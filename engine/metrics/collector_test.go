@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -231,6 +232,50 @@ crawlconsole_crawl_state{state="STOPPING"} 0
 `
 	if err := testutil.CollectAndCompare(NewCollector(failed), strings.NewReader(want), "crawlconsole_crawl_state"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The browser's state is one series per state, the one it is in at 1: a browser
+// stopping (a restart, one killed for not answering) is not shown idle; the
+// restarts and the browsers killed for not answering are counted.
+func TestCollectorRenderBrowserState(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		r    view.RenderStats
+		want string
+	}{
+		{"running", view.RenderStats{Running: true}, "running"},
+		{"starting", view.RenderStats{Starting: true}, "starting"},
+		{"stopping", view.RenderStats{Stopping: true, Restarts: 2, Hung: 1}, "stopping"},
+		{"idle", view.RenderStats{}, "idle"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			n := node(view.RoleLocal)
+			n.tel.Render = &c.r
+			var want strings.Builder
+			want.WriteString(`
+# HELP crawlconsole_render_browser The headless browser's state: 1 for the one it is in (running, starting, stopping: the last one is going and the next starts once it is gone, idle: none runs), 0 for the others.
+# TYPE crawlconsole_render_browser gauge
+`)
+			for _, s := range []string{"idle", "running", "starting", "stopping"} {
+				v := 0
+				if s == c.want {
+					v = 1
+				}
+				fmt.Fprintf(&want, "crawlconsole_render_browser{state=%q} %d\n", s, v)
+			}
+			fmt.Fprintf(&want, `# HELP crawlconsole_render_browser_restarts_total Browser starts after the first: after render.restart_after renders, over render.memory_mb, or after a browser died or was killed.
+# TYPE crawlconsole_render_browser_restarts_total counter
+crawlconsole_render_browser_restarts_total %d
+# HELP crawlconsole_render_browser_hung_total Browsers killed for not answering in render.start_timeout when a session's browser context or a new page was made.
+# TYPE crawlconsole_render_browser_hung_total counter
+crawlconsole_render_browser_hung_total %d
+`, c.r.Restarts, c.r.Hung)
+			if err := testutil.CollectAndCompare(NewCollector(n), strings.NewReader(want.String()), "crawlconsole_render_browser",
+				"crawlconsole_render_browser_restarts_total", "crawlconsole_render_browser_hung_total"); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }
 

@@ -36,6 +36,8 @@ type Telemetry struct {
 type RenderStats struct {
 	Running                             bool  // a browser process is up
 	Starting                            bool  // a browser is starting: none serves yet
+	Stopping                            bool  // a browser is stopping (a restart, or one killed for not answering): the next starts once it is gone
+	Hung                                int64 // browsers killed for not answering in time (render.start_timeout)
 	Contexts, Busy, PSSMB               int   // browser contexts open, renders running, memory (PSS, MB)
 	Renders, Failed, Recycled, Restarts int64 // renders with a DOM, kept plain, contexts disposed, browser restarts
 	Unsettled                           int64 // renders of pages that never settled (read early or at the cap, or a script that never yielded)
@@ -79,8 +81,11 @@ func (r *RenderStats) String() string {
 
 // idle is the word for a pool with no browser serving.
 func (r *RenderStats) idle() string {
-	if r.Starting {
+	switch {
+	case r.Starting:
 		return "starting"
+	case r.Stopping:
+		return "stopping"
 	}
 	return "idle"
 }

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -21,6 +22,26 @@ func TestAgeBand(t *testing.T) {
 		}
 		if got := AgeBands[AgeBand(pub, at)]; got != c.want {
 			t.Errorf("published %v before storing: band %s, want %s", c.ago, got, c.want)
+		}
+	}
+}
+
+// The console's line for the pool says what the browser is doing when none
+// serves: starting, stopping (a restart, one killed for not answering), idle.
+func TestRenderStatsSayStopping(t *testing.T) {
+	for _, c := range []struct {
+		r    RenderStats
+		want string
+	}{
+		{RenderStats{Starting: true, Renders: 3}, "starting"},
+		{RenderStats{Stopping: true, Renders: 3}, "stopping"},
+		{RenderStats{Renders: 3}, "idle"},
+	} {
+		if got := c.r.Compact(); got != c.want+", 3 renders" {
+			t.Errorf("Compact of %+v: %q; want %q", c.r, got, c.want+", 3 renders")
+		}
+		if got := c.r.String(); !strings.HasPrefix(got, "browser: "+c.want+" ·") {
+			t.Errorf("String of %+v: %q; want it to say %s", c.r, got, c.want)
 		}
 	}
 }

@@ -186,8 +186,8 @@ func (c *Crew) RenderTelemetry() *view.RenderStats {
 		return nil
 	}
 	st := c.Renderer.Pool.Stats()
-	r := &view.RenderStats{Running: st.Running, Starting: st.Starting, Contexts: st.Contexts, Busy: st.Busy, PSSMB: st.PSSMB,
-		Renders: st.Renders, Failed: st.Failed, Recycled: st.Recycled, Restarts: st.Restarts, Unsettled: st.Unsettled}
+	r := &view.RenderStats{Running: st.Running, Starting: st.Starting, Stopping: st.Stopping, Hung: st.Hung, Contexts: st.Contexts, Busy: st.Busy,
+		PSSMB: st.PSSMB, Renders: st.Renders, Failed: st.Failed, Recycled: st.Recycled, Restarts: st.Restarts, Unsettled: st.Unsettled}
 	for i, h := range c.Renderer.Hosts() {
 		r.Requests += h.Requests
 		r.Seconds += h.Time.Seconds()
