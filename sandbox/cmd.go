@@ -33,6 +33,10 @@ Flags:
   --quota N          requests per IP and host per web hour, ≥ 1 (default 3600)
   --publishing       news sites publish new articles over time, announced in feeds and
                      sitemaps (RSS, Atom, sitemap, news sitemap, index, lying lastmod, none)
+  --real-dates       write dates in real time, as the demo does: a page's, feed's or
+                     sitemap's date is the real moment the web's clock read it, and
+                     articles say they were published when the web started (default:
+                     web time, which runs --scale× ahead and starts at 2025-01-01)
   -h, --help         show this help
 
 Fetch a page:  curl --resolve www.NAME:PORT:127.0.0.1 http://www.NAME:PORT/
@@ -123,6 +127,7 @@ func parseFlags(args []string) (Config, string, error) {
 	antibot := fs.String("antibot", "on", "")
 	fs.IntVar(&cfg.AntiBot.Quota, "quota", cfg.AntiBot.Quota, "")
 	fs.BoolVar(&cfg.Publishing, "publishing", cfg.Publishing, "")
+	fs.BoolVar(&cfg.RealDates, "real-dates", cfg.RealDates, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return cfg, "", err
@@ -191,7 +196,7 @@ func explainFlagError(err error) error {
 		}
 	}
 	if strings.HasPrefix(msg, "flag provided but not defined") {
-		return fmt.Errorf("%s; flags are --seed --hosts --scale --truth --http --dns --truth-addr --faults --dead --dns-latency --antibot --quota --publishing", msg)
+		return fmt.Errorf("%s; flags are --seed --hosts --scale --truth --http --dns --truth-addr --faults --dead --dns-latency --antibot --quota --publishing --real-dates", msg)
 	}
 	return err
 }

@@ -183,3 +183,17 @@ func TestRunCommandFailedStartLeavesNoTruthFile(t *testing.T) {
 		t.Errorf("truth file left behind: %v", err)
 	}
 }
+
+// --real-dates is the demo's dating, for a sandbox run beside a crawl: off by
+// default (web time), on with the flag.
+func TestRunCommandRealDatesFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{{nil, false}, {[]string{"--real-dates"}, true}} {
+		cfg, _, err := parseFlags(tc.args)
+		if err != nil || cfg.RealDates != tc.want {
+			t.Errorf("parseFlags(%q): RealDates %v, %v; want %v", tc.args, cfg.RealDates, err, tc.want)
+		}
+	}
+}

@@ -29,7 +29,9 @@ type Config struct {
 	// page's <time>, a feed's Date header) real times: web time t is written as the
 	// real moment the sandbox clock read t. Web time runs Scale× ahead of real time,
 	// so a web date is in the future of the real moment it is served; a real date is
-	// at or before it, as a reader watching a crawl expects. Default false: dates are
+	// at or before it, as a reader watching a crawl expects. Articles and posts then
+	// also say when they were published, below their headline: the real moment the
+	// web started (Epoch), when every page came to exist. Default false: dates are
 	// web times, the ones ChangeTimes, Published and the truth dump give.
 	RealDates bool
 	// HTTPAddr is the loopback address of the virtual-host HTTP server (default
