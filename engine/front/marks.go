@@ -149,6 +149,17 @@ func (m *Marks) Ended(url string) bool {
 	return true
 }
 
+// Deferred counts a marked task in hand set aside by the master's worker (a
+// deferral, reported): out of hand and not waiting, as a lane's release of a
+// deferred task leaves it (Released, not ended); the deferred URL, placed again,
+// counts as waiting (Placed) and is fetched as the revisit it is.
+func (m *Marks) Deferred(url string) {
+	if k := m.queued[url]; k != nil && k.hand != 0 {
+		k.hand = 0
+		m.inHand--
+	}
+}
+
 // DroppedInHand counts a task in a lane's hand whose mark its withdrawal took off
 // (SteeredOut): it no longer counts as a revisit in hand.
 func (m *Marks) DroppedInHand() { m.inHand-- }

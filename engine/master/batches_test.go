@@ -50,6 +50,7 @@ func (c *crawlStub) Prepare(t *frontier.Task) {
 	}
 }
 func (*crawlStub) RevisitEnded(string) bool { return false }
+func (*crawlStub) RevisitDeferred(string)   {}
 func (c *crawlStub) Commit(r *wire.Result, _ bool) {
 	if c.onCommit != nil {
 		c.onCommit(r)
@@ -73,6 +74,14 @@ type batchRig struct {
 
 func newBatchRig(t *testing.T) *batchRig {
 	t.Helper()
+	c := &crawlStub{now: time.Unix(1700000000, 0)}
+	return newBatchRigOver(t, c, c)
+}
+
+// newBatchRigOver is newBatchRig with crawl (c, or a crawl around it) as the
+// Runtime's crawl.
+func newBatchRigOver(t *testing.T, c *crawlStub, crawl Crawl) *batchRig {
+	t.Helper()
 	srv, err := cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(t.TempDir(), "nats"), Token: "tok"})
 	if err != nil {
 		t.Fatal(err)
@@ -86,8 +95,7 @@ func newBatchRig(t *testing.T) *batchRig {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	o := config.MasterOptions{Conn: conn, Prefix: "t", HeartbeatEvery: time.Second, Timeout: 3 * time.Second, Window: 8}
-	c := &crawlStub{now: time.Unix(1700000000, 0)}
-	m := NewRuntime(ctx, c, o, Setup{})
+	m := NewRuntime(ctx, crawl, o, Setup{})
 	sub := wire.Subjects(o.Prefix)
 	st, err := conn.EnsureStream(ctx, jetstream.StreamConfig{Name: sub.TaskStream(), Subjects: []string{sub.Tasks(">")},
 		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.MemoryStorage})

@@ -23,6 +23,7 @@ var _ Crawl = crawlPort{}
 
 func (p crawlPort) SetMeta(key string, data []byte) { p.p.Store.SetMeta(key, data) }
 func (p crawlPort) RevisitEnded(url string) bool    { return p.p.Front.Marks().Ended(url) }
+func (p crawlPort) RevisitDeferred(url string)      { p.p.Front.Marks().Deferred(url) }
 func (p crawlPort) Refused(r store.Refusal)         { p.p.Store.AddRefusal(r) }
 func (p crawlPort) AfterCommit(f func(error))       { p.p.Store.AfterCommit(f) }
 func (p crawlPort) FetchCost(d time.Duration)       { p.p.Cost.Add(d) }

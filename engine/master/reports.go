@@ -376,6 +376,9 @@ func (m *Runtime) addRefusals(rs []store.Refusal) {
 // settle ends the hand-out of t that node reported on (a result, or a deferral):
 // with ok it returns holding the lock, and whether t was a revisit; without, the
 // report was acknowledged (late) or refused (stopping), and the lock is not held.
+// A deferred revisit keeps its mark (revisit false): the store queues the URL
+// again, and it must be fetched then as the revisit it is. Its mark ended here, it
+// came back as a first fetch, its revisit history started over.
 func (m *Runtime) settle(msg jetstream.Msg, node string, t frontier.Task, result bool) (revisit, ok bool) {
 	m.crawl.Lock()
 	if m.ctx.Err() != nil {
@@ -392,6 +395,10 @@ func (m *Runtime) settle(msg jetstream.Msg, node string, t frontier.Task, result
 		return false, false
 	}
 	m.book.Committing(1) // in hand until committed
+	if !result {
+		m.crawl.RevisitDeferred(t.URL)
+		return false, true
+	}
 	return m.crawl.RevisitEnded(t.URL), true
 }
 

@@ -38,6 +38,10 @@ type Crawl interface {
 	// RevisitEnded drops the revisit mark of a URL whose hand-out was reported and
 	// tells whether it was a revisit. Caller holds the lock.
 	RevisitEnded(url string) bool
+	// RevisitDeferred: the hand-out of url was reported deferred (the worker set
+	// it aside: a host disabled, a long Retry-After). A revisit stays one: out of
+	// hand, marked until the store queues the URL again. Caller holds the lock.
+	RevisitDeferred(url string)
 	// Commit records a worker's result in the store: a fetch, or a task it
 	// withdrew from its board; revisit says whether it was a revisit.
 	Commit(r *wire.Result, revisit bool)
