@@ -272,6 +272,9 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if *joinWait < 0 {
 		return fail("--join-wait %v: a duration >= 0 (0: wait until the master answers)", *joinWait)
 	}
+	if err := bindNotLocal(egressSpecs); err != nil {
+		return fail("%v", err)
+	}
 	wo := config.WorkerOptions{Prefix: *prefix, Node: *name, Egress: egressSpecs,
 		AllowPrivate: allow, LanesMax: *lanes}
 	if *dnsServer != "" {

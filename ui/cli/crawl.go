@@ -168,6 +168,9 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return code
 	}
 	opts, err := c.options(pos)
+	if err == nil {
+		err = bindNotLocal(opts.Egress)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "crawlconsole crawl: %v\n", err)
 		return ExitUsage

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,5 +100,21 @@ func TestConsoleWithoutATerminalLeavesNothing(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(dir); len(left) > 0 {
 		t.Errorf("the refused start left %d files in the --db directory (%s, ...)", len(left), left[0].Name())
+	}
+}
+
+// An egress bound to an address this machine does not have is refused at the start,
+// saying so, with no store left behind: every request from it failed, and the crawl
+// ended with "nothing was fetched: errors: robots_unreachable=1" and exit 5.
+func TestBindEgressNotLocalIsRefused(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "a.db")
+	var stderr strings.Builder
+	code := Main([]string{"crawl", "http://127.0.0.1:9/", "--allow-private", "127.0.0.0/8", "--egress", "bind:192.0.2.10",
+		"--headless", "--until-idle", "--db", db}, io.Discard, &stderr)
+	if code != ExitUsage || !strings.Contains(stderr.String(), "192.0.2.10 is not an address of this machine") {
+		t.Errorf("crawl --egress bind:192.0.2.10: exit %d, stderr:\n%s\nwant exit 2 naming the address", code, stderr.String())
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Errorf("the refused start left %s behind", db)
 	}
 }

@@ -39,6 +39,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return ExitUsage
 	}
 	opts, err := c.options(pos)
+	if err == nil {
+		err = bindNotLocal(opts.Egress)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "crawlconsole serve: %v\n", err)
 		return ExitUsage
