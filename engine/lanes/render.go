@@ -107,6 +107,15 @@ func (r *Runner) finishRender(s *Slot, link *route.Link, t frontier.Task, rules 
 			return nil, err
 		}
 		res, err := link.F.Resource(ctx, req)
+		if ctx.Err() != nil {
+			// The render ended with the request out (its time cap, one of its
+			// caps, the crawl stopping): the crawler gave up on it, and its end
+			// says nothing of the host's pace. Taken as the host's timeout, it
+			// backed the host off (politeness.backoff_min, a minute) and held
+			// the lane's next fetch there long past the page's time cap.
+			r.Gate.Release(tk)
+			return res, err
+		}
 		r.Gate.Finish(tk, ResponseOf(res, err))
 		return res, err
 	}

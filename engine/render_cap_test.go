@@ -1,0 +1,91 @@
+package engine
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/render"
+)
+
+// stallSite's home page builds a link to /a/1 with script, then asks /api/slow,
+// which answers only once the client gives up: the render ends at its time cap
+// with the request still out.
+type stallSite struct {
+	mu                  sync.Mutex
+	slow                int
+	slowEnded, articled time.Time
+}
+
+func (s *stallSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/":
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `<!doctype html><html><body><div id="root"></div><noscript>Turn on JavaScript</noscript><script>
+var a = document.createElement('a'); a.href = '/a/1'; a.textContent = 'story'; document.getElementById('root').appendChild(a);
+fetch('/api/slow');</script></body></html>`)
+	case "/api/slow":
+		s.mu.Lock()
+		s.slow++
+		s.mu.Unlock()
+		<-r.Context().Done()
+		s.mu.Lock()
+		s.slowEnded = time.Now()
+		s.mu.Unlock()
+	case "/a/1":
+		s.mu.Lock()
+		s.articled = time.Now()
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `<html><body><article><h1>Story</h1><p>Plain text.</p></article></body></html>`)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// A page's own request still out when its render's time cap ends the render is
+// ended by the crawler, not by the host: the host is not backed off as for a
+// timeout of its own (a back-off of a minute here, the default), so the page's
+// links are fetched at the host's usual gap and the page holds its host no longer
+// than its time cap.
+func TestRenderCapIsNoTimeoutOfTheHost(t *testing.T) {
+	t.Parallel()
+	if _, err := render.Find(""); err != nil {
+		t.Skip("render: no chromium-headless-shell; apt-get install chromium-headless-shell")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	site := &stallSite{}
+	srv := &http.Server{Handler: site}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	o := robotsOptions(t, "http://"+ln.Addr().String()+"/")
+	o.Lanes.Max = 1
+	o.Render.Sites = []config.RenderSite{{Host: "127.0.0.1", Mode: "always"}}
+	// The cap ends the render; it leaves a loaded box time to load the page and
+	// send its request, and the fetch's own limit is far past it.
+	o.Render.Timeout = 15 * time.Second
+	o.Render.YieldLimit = 7 * time.Second
+	o.Fetch.Timeout = 5 * time.Minute
+	o.Politeness.BackoffMin, o.Politeness.BackoffMax = time.Minute, time.Hour
+	e := startEngine(t, o)
+	waitDone(t, e, 30*time.Second)
+	e.Close()
+	site.mu.Lock()
+	defer site.mu.Unlock()
+	if site.slow != 1 || site.slowEnded.IsZero() {
+		t.Fatalf("/api/slow asked %d times, ended %v; want once, ended by the render's cap", site.slow, site.slowEnded)
+	}
+	if site.articled.IsZero() {
+		t.Fatal("/a/1, linked from the rendered DOM, was not fetched")
+	}
+	if d := site.articled.Sub(site.slowEnded); d > 30*time.Second {
+		t.Errorf("/a/1 fetched %v after the render's cap ended the page's request; want at the host's usual gap, not after a back-off of a minute", d.Round(time.Millisecond))
+	}
+}
