@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -48,20 +47,27 @@ func TestPoolKillsABrowserThatStopsAnswering(t *testing.T) {
 	ts := newTestServer(t)
 	var logs logLines
 	p := testPool(t, Config{Timeout: time.Minute, Logf: logs.add})
-	p.answerWait = time.Second
-	// The first page's setup never gets its answer: the browser's first
-	// context is opened, and the browser is alive, but silent.
-	var silent atomic.Bool
-	silent.Store(true)
+	// The pages of egress "silent" never get their setup answered: the
+	// browser is alive, but silent on them.
 	p.openTab = func(b context.Context, bc cdp.BrowserContextID, k tabKey) (*tab, error) {
-		if silent.CompareAndSwap(true, false) {
+		if k.egress == "silent" {
 			<-b.Done()
 			return nil, b.Err()
 		}
 		return newTab(b, bc, k)
 	}
+	// The wait is short only while the browser is not to answer: a loaded box
+	// may take seconds to answer the others.
+	const short, long = time.Second, time.Minute
 	page := ts.job("/", `<html><body>warm</body></html>`, 200)
-	err := wait(t, renderAside(p, page), gateWait, "a render whose page's setup the browser never answers")
+	if _, err := p.Render(t.Context(), page); err != nil {
+		t.Fatal(err)
+	}
+	silent := page
+	silent.Egress = "silent"
+	p.answerWait = short
+	err := wait(t, renderAside(p, silent), gateWait, "a render whose page's setup the browser never answers")
+	p.answerWait = long
 	if err == nil || !strings.Contains(err.Error(), "did not answer") {
 		t.Fatalf("render whose page's setup is never answered: %v; want an error saying the browser did not answer", err)
 	}
@@ -87,7 +93,9 @@ func TestPoolKillsABrowserThatStopsAnswering(t *testing.T) {
 	})
 	other := page
 	other.Egress = "another"
+	p.answerWait = short
 	err = wait(t, renderAside(p, other), gateWait, "a render asking a stopped browser for a session's browser context")
+	p.answerWait = long
 	if err == nil || !strings.Contains(err.Error(), "did not answer") {
 		t.Fatalf("render asking a stopped browser for a browser context: %v; want an error saying the browser did not answer", err)
 	}
