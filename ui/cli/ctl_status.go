@@ -45,6 +45,11 @@ type ctlWorker struct {
 	Lanes     int            `json:"lanes"`
 	PagesPerS float64        `json:"pages_per_s"`
 	Queue     int            `json:"queue"`
+	// HeartbeatAgeS is the age of its last heartbeat on the master's clock (-1: none
+	// came); HeartbeatLate says it is past two heartbeat periods, the Nodes pane's
+	// "!": a worker killed is still "active" until the master declares it dead.
+	HeartbeatAgeS float64 `json:"heartbeat_age_s"`
+	HeartbeatLate bool    `json:"heartbeat_late"`
 }
 
 func statusOf(s view.Snapshot) ctlStatusReport {
@@ -65,8 +70,18 @@ func statusOf(s view.Snapshot) ctlStatusReport {
 		}
 	}
 	_, r.Waiting = limitedBy(s)
+	now := s.At
+	if now.IsZero() {
+		now = time.Now()
+	}
 	for _, n := range s.Nodes {
-		r.Workers = append(r.Workers, ctlWorker{Name: n.Name, State: n.State, Lanes: n.Lanes, PagesPerS: n.PagesPerSec, Queue: n.Queue})
+		w := ctlWorker{Name: n.Name, State: n.State, Lanes: n.Lanes, PagesPerS: n.PagesPerSec, Queue: n.Queue, HeartbeatAgeS: -1}
+		age, never, late := pane.HeartbeatAge(n, now, s.HeartbeatEvery)
+		if !never {
+			w.HeartbeatAgeS = age.Round(100 * time.Millisecond).Seconds()
+		}
+		w.HeartbeatLate = late
+		r.Workers = append(r.Workers, w)
 	}
 	return r
 }
@@ -104,6 +119,11 @@ func ctlStatus(client *attach.Client, url, prefix string, asJSON bool, stdout, s
 	if code != 0 {
 		return code
 	}
+	return printStatus(s, asJSON, stdout)
+}
+
+// printStatus writes a snapshot as `ctl status` says it: text or one JSON object.
+func printStatus(s view.Snapshot, asJSON bool, stdout io.Writer) int {
 	r := statusOf(s)
 	if asJSON {
 		return clikit.WriteJSON(stdout, r)
@@ -125,7 +145,14 @@ func ctlStatus(client *attach.Client, url, prefix string, asJSON bool, stdout, s
 		fmt.Fprintf(stdout, "disabled hosts: %s\n", strings.Join(r.Disabled, ", "))
 	}
 	for _, w := range r.Workers {
-		fmt.Fprintf(stdout, "worker %s: %s, %d lanes, %s, queue %d\n", w.Name, w.State, w.Lanes, pane.Rate(w.PagesPerS), w.Queue)
+		beat := "no heartbeat yet"
+		if w.HeartbeatAgeS >= 0 {
+			beat = fmt.Sprintf("heartbeat %s ago", time.Duration(w.HeartbeatAgeS*float64(time.Second)).Truncate(time.Second))
+		}
+		if w.HeartbeatLate {
+			beat += fmt.Sprintf(" (late: none for over %s)", pane.HeartbeatLate(s.HeartbeatEvery))
+		}
+		fmt.Fprintf(stdout, "worker %s: %s, %s, %s, %s, queue %d\n", w.Name, w.State, beat, pane.Plural(w.Lanes, "lane"), pane.Rate(w.PagesPerS), w.Queue)
 	}
 	if r.StoreError != "" {
 		fmt.Fprintf(stdout, "STORE FAILED: %s\n", r.StoreError)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/url"
 	"path/filepath"
 	"regexp"
@@ -18,6 +19,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/ui"
 )
@@ -250,3 +252,40 @@ func TestCtlSteersACrawlThroughItsOperatorPort(t *testing.T) {
 func keyRunes(s string) tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)} }
 
 func keyEnter() tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyEnter} }
+
+// A worker that stopped sending heartbeats (killed with -9) stays "active" until the
+// master declares it dead (four periods); meanwhile the Nodes pane marks its
+// heartbeat late with "!", and `ctl status` says so too: it printed "worker b1:
+// active, 2 lanes" with nothing to tell it from a live one.
+func TestCtlStatusSaysAWorkerIsLate(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	s := view.Snapshot{At: at, StartedAt: at.Add(-time.Minute), State: view.StateRunning, HeartbeatEvery: 5 * time.Second,
+		Nodes: []view.Node{
+			{Name: "b1", State: view.NodeActive, Lanes: 2, Heartbeat: at.Add(-14 * time.Second)},
+			{Name: "b2", State: view.NodeActive, Lanes: 1, PagesPerSec: 1.25, Heartbeat: at.Add(-2 * time.Second)},
+		}}
+	var out strings.Builder
+	if code := printStatus(s, false, &out); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{
+		"worker b1: active, heartbeat 14s ago (late: none for over 10s), 2 lanes,",
+		"worker b2: active, heartbeat 2s ago, 1 lane, 1.25 pages/s, queue 0",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("ctl status:\n%s\nwant a line with %q", out.String(), want)
+		}
+	}
+	var js strings.Builder
+	printStatus(s, true, &js)
+	var r struct {
+		Workers []struct {
+			Name string  `json:"name"`
+			Age  float64 `json:"heartbeat_age_s"`
+			Late bool    `json:"heartbeat_late"`
+		} `json:"workers"`
+	}
+	if err := json.Unmarshal([]byte(js.String()), &r); err != nil || len(r.Workers) != 2 || !r.Workers[0].Late || r.Workers[0].Age != 14 || r.Workers[1].Late {
+		t.Errorf("ctl --json status workers %+v (%v); want b1 late at 14 s, b2 not late", r.Workers, err)
+	}
+}

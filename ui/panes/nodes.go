@@ -20,19 +20,8 @@ import (
 
 func init() { pane.Register(70, newNodesPane) }
 
-// heartbeatLate is the heartbeat age the Nodes pane marks when the snapshot does not
-// give the period: two periods of the default 5s (M4, seed 003). A worker past it has
-// missed a beat; the master declares it dead at its own timeout and deals its hosts
-// to the others.
-const heartbeatLate = 10 * time.Second
-
-// late is two of the crawl's heartbeat periods, or heartbeatLate.
-func (p *nodesPane) late() time.Duration {
-	if p.hb > 0 {
-		return 2 * p.hb
-	}
-	return heartbeatLate
-}
+// late is two of the crawl's heartbeat periods (pane.HeartbeatLate).
+func (p *nodesPane) late() time.Duration { return pane.HeartbeatLate(p.hb) }
 
 // lateMark follows a late heartbeat's age, so it shows without colour (NO_COLOR).
 const lateMark = " !"
@@ -193,15 +182,15 @@ func (p *nodesPane) View() string {
 // late. Ages are taken on the snapshot's clock, the master's, so a console attached
 // from another machine is not fooled by clock skew.
 func (p *nodesPane) heartbeat(n *view.Node) (string, bool) {
-	if n.Heartbeat.IsZero() {
-		return "never", true
-	}
 	now := p.at
 	if now.IsZero() {
 		now = p.c.Now()
 	}
-	d := max(now.Sub(n.Heartbeat), 0)
-	if d > p.late() && n.State != view.NodeLeft { // a worker that left sends no heartbeat, rightly
+	d, never, late := pane.HeartbeatAge(*n, now, p.hb)
+	switch {
+	case never:
+		return "never", true
+	case late:
 		return ago(d) + lateMark, true
 	}
 	return ago(d), false
