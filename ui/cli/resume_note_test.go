@@ -2,10 +2,15 @@ package cli
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	gossh "golang.org/x/crypto/ssh"
 )
 
 // TestStoppedCrawlSaysHowToGoOnAndItsResumeWhatItKeeps stops a crawl with URLs left
@@ -43,5 +48,41 @@ func TestStoppedCrawlSaysHowToGoOnAndItsResumeWhatItKeeps(t *testing.T) {
 	}
 	if m[1] == "0" || m[2] == "0" {
 		t.Errorf("resume note %q: want the pages the first run stored and the URLs it left", m[0])
+	}
+}
+
+// serve stops as crawl does: with URLs left it says the store keeps them and how to
+// go on (it said nothing; its crawl is the same), and its next start says what it
+// resumes.
+func TestServeStoppedSaysHowToGoOn(t *testing.T) {
+	t.Parallel()
+	sb, seeds, conf := fastSandbox(t)
+	dir := filepath.Dir(conf)
+	db := filepath.Join(dir, "serve.db")
+	pub, _, _ := ed25519.GenerateKey(rand.Reader)
+	sp, _ := gossh.NewPublicKey(pub)
+	keys := filepath.Join(dir, "operators")
+	if err := os.WriteFile(keys, gossh.MarshalAuthorizedKey(sp), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := func(extra ...string) []string {
+		a := append([]string{"--ssh", "127.0.0.1:0", "--host-key", filepath.Join(dir, "host_key"), "--authorized-keys", keys,
+			"--config", conf, "--db", db, "--dns-server", sb.DNSAddr(), "--allow-private", "127.0.0.0/8",
+			"--delay", "40ms..40ms", "--lanes", "2"}, extra...)
+		return append(a, seeds...)
+	}
+	var out1, err1 strings.Builder
+	if code := runServe(context.Background(), args("--duration", "2s"), &out1, &err1); code != 0 {
+		t.Fatalf("first run: exit %d\n%s%s", code, out1.String(), err1.String())
+	}
+	if want := "kept in " + db + ": to go on, start the crawl again with --db " + db; !strings.Contains(err1.String(), want) {
+		t.Fatalf("serve stopped with URLs left does not say how to go on (%q):\n%s%s", want, out1.String(), err1.String())
+	}
+	var out2, err2 strings.Builder
+	if code := runServe(context.Background(), args("--duration", "200ms"), &out2, &err2); code != 0 && code != ExitNothingFetched {
+		t.Fatalf("resumed run: exit %d\n%s%s", code, out2.String(), err2.String())
+	}
+	if !strings.Contains(err2.String(), "crawlconsole serve: resuming the crawl in ") {
+		t.Errorf("the resumed serve does not say what it resumes:\n%s", err2.String())
 	}
 }

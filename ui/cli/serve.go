@@ -54,13 +54,22 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "crawlconsole serve: %v\n", strings.TrimPrefix(err.Error(), "serve: "))
 		return ExitUsage
 	}
+	// As crawl: a start that fails leaves no store it created, a resume says what it
+	// resumes, and a stop with URLs left says how to go on.
+	fresh := absentFiles(opts.DB)
+	resuming := resumeNote(opts.DB)
 	eng, err := engine.New(opts)
 	if err != nil {
 		so.Listener.Close()
-		fmt.Fprintf(stderr, "crawlconsole serve: %v\n", err)
+		fmt.Fprintf(stderr, "crawlconsole serve: %v%s\n", err, unwritableAdvice(err))
+		fresh.remove()
 		return ExitUsage
 	}
+	if resuming != "" {
+		fmt.Fprintf(stderr, "crawlconsole serve: %s\n", resuming)
+	}
 	rc := runConfig{headless: true, duration: c.duration, untilIdle: c.untilIdle, statsJSON: c.statsJSON, metrics: c.metrics, seeds: c.seeds, said: c.said,
+		failedStart: fresh.remove, db: opts.DB,
 		alongside: func(ctx context.Context, ctrl engine.Control) error {
 			fmt.Fprintf(stderr, "serving the console over SSH on %s\n", so.Listener.Addr())
 			return ssh.Serve(ctx, ctrl, so)
