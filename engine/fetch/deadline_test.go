@@ -3,6 +3,7 @@ package fetch
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -89,5 +90,47 @@ func TestRequestTimeoutCoversTheWholeFetch(t *testing.T) {
 				t.Fatalf("archived body: decoded %q, %d bytes %.40q; want decoded %q and a prefix of the text", ex.Decoded, len(ex.Body), ex.Body, c.decoded)
 			}
 		})
+	}
+}
+
+// TestFetchWithinEndsWithItsBound: a fetch made within a context (a worker's lease)
+// ends when that context does, well before fetch.timeout, with a body that stalls
+// midway; with the bound still open, the fetch goes on to the timeout.
+func TestFetchWithinEndsWithItsBound(t *testing.T) {
+	stop := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("Content-Length", "1000")
+		w.Write([]byte("<p>part of a page</p>"))
+		http.NewResponseController(w).Flush()
+		select { // the rest never comes
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	defer srv.Close()
+	defer close(stop)
+	cfg := Config{UserAgent: "t", ConnectTimeout: time.Second, RequestTimeout: time.Hour,
+		MaxBodyBytes: 1 << 20, MaxRedirects: 5, ContentTypes: []string{"text/html"}}
+	f, _ := testFetcher(t, mapResolver{}, []string{"127.0.0.0/8"}, cfg)
+	bound, cut := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.FetchWithin(bound, srv.URL+"/page", nil)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("the fetch ended before its bound: %v", err)
+	case <-time.After(100 * time.Millisecond): // a while in the stalled body
+	}
+	cut()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("a fetch cut short by its bound succeeded")
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the fetch outlived its bound by a minute (fetch.timeout is an hour)")
 	}
 }

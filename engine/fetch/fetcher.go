@@ -282,6 +282,12 @@ func (f *Fetcher) Close() { f.transport.CloseIdleConnections() }
 // usable HTTP response return an *Error with its kind (and the redirect hops answered
 // before it, Error.Exchanges).
 func (f *Fetcher) Fetch(url string, hdr http.Header) (*Result, error) {
+	return f.FetchWithin(nil, url, hdr)
+}
+
+// FetchWithin is Fetch cut short, as a timeout, when within ends (nil: never): a
+// worker's request ends with its lease.
+func (f *Fetcher) FetchWithin(within context.Context, url string, hdr http.Header) (*Result, error) {
 	x := &exchange{result: Result{URL: url}, record: exchangeLog{whole: true}}
 	x.res, x.log = &x.result, &x.record
 	cctx := colly.NewContext()
@@ -301,6 +307,17 @@ func (f *Fetcher) Fetch(url string, hdr http.Header) (*Result, error) {
 		var cancel context.CancelFunc
 		log.ctx, cancel = context.WithTimeout(f.c.Context, f.cfg.RequestTimeout)
 		defer cancel()
+	}
+	if within != nil {
+		if log.ctx == nil {
+			var cancel context.CancelFunc
+			log.ctx, cancel = context.WithCancel(f.c.Context)
+			defer cancel()
+		}
+		ctx, cancel := context.WithCancel(log.ctx)
+		defer cancel()
+		defer context.AfterFunc(within, cancel)()
+		log.ctx = ctx
 	}
 	x.id[0] = f.exchanges.add(log)
 	h[exchangeHeader] = x.id[:]

@@ -1,6 +1,7 @@
 package lanes
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
@@ -58,7 +59,20 @@ func (r *Runner) fetchWithRetry(s *Slot, link *route.Link, t frontier.Task, hdr 
 			}
 			return nil, nil, kindLeaseLost, false
 		}
-		res, err := link.F.Fetch(t.URL, hdr)
+		var bound context.Context
+		if r.LeaseBound != nil {
+			bound = r.LeaseBound()
+		}
+		res, err := link.F.FetchWithin(bound, t.URL, hdr)
+		if err != nil && bound != nil && bound.Err() != nil && r.Ctx.Err() == nil {
+			// Cut at the lease's end: the host may be another worker's by now. The
+			// lease's wait above says whether it is still this worker's to ask
+			// again (renewed) or to drop (the master took it back). The host's
+			// adaptive gap learns nothing from a cut it did not cause.
+			r.Gate.Finish(tk, Response{})
+			attempt--
+			continue
+		}
 		r.Gate.Finish(tk, ResponseOf(res, err)) // the host's adaptive gap learns from the answer
 		var v egress.Verdict
 		if fetch.Kind(err) != fetch.KindCanceled {

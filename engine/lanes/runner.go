@@ -48,6 +48,10 @@ type Runner struct {
 	// the hand-out numbered lease start (0: a robots.txt), or ErrLeaseLost when the
 	// hand-out went to another worker (M4, worker.Lease). nil: no lease (one box).
 	Lease func(ctx context.Context, lease uint64) error
+	// LeaseBound, if set, is a context that ends when the worker's lease runs out
+	// unrenewed (nil: none holds): a page's request is cut there and made again
+	// once a renewal lets it (Lease), or dropped with its hand-out. nil: one box.
+	LeaseBound func() context.Context
 	// Render renders the pages that need a browser; nil: none is.
 	Render Renderer
 

@@ -45,7 +45,7 @@ func Join(n *Node, p Parts, c Crawl) Lanes {
 	if rd := p.Lanes.Renderer; rd != nil {
 		rd.Decider.Restore(n.RenderVerdicts())
 	}
-	p.Lanes.Run.Lease = n.LeaseWait
+	p.Lanes.Run.Lease, p.Lanes.Run.LeaseBound = n.LeaseWait, n.LeaseBound
 	return joined{c, p}
 }
 

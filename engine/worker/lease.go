@@ -35,6 +35,11 @@ type Lease struct {
 	// was handed to a life the master ended (Stale).
 	since uint64
 	kept  map[uint64]bool
+	// bound is ended when the lease runs out unrenewed (Bound); nil until a
+	// request asks for it, and again once ended. expiry is the timer that checks.
+	bound  context.Context
+	cut    context.CancelFunc
+	expiry *time.Timer
 }
 
 // NewLease is a lease not granted yet (no request waits for it until one is:
@@ -142,4 +147,48 @@ func (l *Lease) Wait(ctx context.Context, lease uint64) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// Bound is a context that ends when the lease runs out unrenewed, on the worker's
+// clock: a request made under it is cut there, as a request started after it would
+// not have been (Wait), so it cannot run on while the master hands its host to
+// another worker (a heartbeat period after the lease's end by the master's
+// count). nil while no lease holds the worker's requests.
+func (l *Lease) Bound() context.Context {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.on {
+		return nil
+	}
+	if l.bound == nil {
+		l.bound, l.cut = context.WithCancel(context.Background())
+		l.arm()
+	}
+	return l.bound
+}
+
+// arm sets the expiry timer to the lease's end. Caller holds l.mu.
+func (l *Lease) arm() {
+	d := l.until.Sub(l.now())
+	if l.expiry == nil {
+		l.expiry = time.AfterFunc(d, l.expire)
+		return
+	}
+	l.expiry.Reset(d)
+}
+
+// expire ends Bound's context if the lease has run out; renewed meanwhile, it
+// waits for the new end.
+func (l *Lease) expire() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.bound == nil {
+		return
+	}
+	if l.on && l.now().Before(l.until) {
+		l.arm()
+		return
+	}
+	l.cut()
+	l.bound, l.cut = nil, nil
 }

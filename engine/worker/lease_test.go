@@ -74,3 +74,36 @@ func TestLeaseHoldsRequestsOnceItRunsOut(t *testing.T) {
 		t.Fatalf("a closed worker's wait: %v", err)
 	}
 }
+
+// A request's bound ends when the worker's lease runs out unrenewed, not before: a
+// renewal on the way moves its end. Bound after the end is cut at once, and once
+// the lease is renewed a request is bound anew; with no lease granted nothing
+// bounds it.
+func TestLeaseBoundEndsWhenTheLeaseRunsOut(t *testing.T) {
+	t.Parallel()
+	l := NewLease(nil)
+	if b := l.Bound(); b != nil {
+		t.Fatal("a bound with no lease granted (a master without leases)")
+	}
+	l.Grant(time.Now(), 100*time.Millisecond)
+	b := l.Bound()
+	l.Grant(time.Now(), 300*time.Millisecond) // a heartbeat renews it
+	until, _ := l.Until()
+	select {
+	case <-b.Done():
+	case <-time.After(time.Minute):
+		t.Fatal("the request's bound outlived the lease by a minute")
+	}
+	if now := time.Now(); now.Before(until) {
+		t.Fatalf("the request was cut %v before the renewed lease's end", until.Sub(now))
+	}
+	select {
+	case <-l.Bound().Done():
+	case <-time.After(time.Minute):
+		t.Fatal("a request bound after the lease ran out was not cut")
+	}
+	l.Grant(time.Now(), time.Hour)
+	if err := l.Bound().Err(); err != nil {
+		t.Fatalf("a request bound under a renewed lease: %v", err)
+	}
+}

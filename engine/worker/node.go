@@ -207,6 +207,10 @@ func (n *Node) Claim() (egress.Spec, bool) { return n.up.Claim() }
 // (lanes.Runner.Lease): ErrLeaseLost for a task the master gave to another worker.
 func (n *Node) LeaseWait(ctx context.Context, lease uint64) error { return n.lease.Wait(ctx, lease) }
 
+// LeaseBound is the lanes' bound on a request by the worker's lease
+// (lanes.Runner.LeaseBound): it ends when the lease runs out unrenewed.
+func (n *Node) LeaseBound() context.Context { return n.lease.Bound() }
+
 // SilenceHeartbeats stops the heartbeats until resume is called, as a worker paused
 // or cut off would: the master's timeout and the lease's end are tested so.
 func (n *Node) SilenceHeartbeats() (resume func()) {
