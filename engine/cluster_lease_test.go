@@ -50,7 +50,10 @@ func startFreezableSite(t *testing.T) *freezableSite {
 			s.mu.Unlock()
 			select {
 			case <-thaw:
-			case <-r.Context().Done():
+			case <-r.Context().Done(): // the client gave up on it
+				s.mu.Lock()
+				s.hanging--
+				s.mu.Unlock()
 				return
 			}
 		}
@@ -75,6 +78,13 @@ func (s *freezableSite) freeze(ip string) {
 	s.mu.Lock()
 	s.frozenIP, s.thaw = ip, make(chan struct{})
 	s.mu.Unlock()
+}
+
+// stillHanging is how many requests are held unanswered, their clients still waiting.
+func (s *freezableSite) stillHanging() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hanging
 }
 
 // unfreeze answers the requests held and returns how many there were.
@@ -127,6 +137,9 @@ func TestPausedWorkerFetchesNothingOfLostHosts(t *testing.T) {
 	o.Lanes.Max = 2
 	o.Lanes.DelayMin, o.Lanes.DelayMax = time.Millisecond, 2*time.Millisecond
 	o.Revisit.Enabled = false
+	// A request w1 hangs in ends with its lease, not with fetch.timeout (it
+	// could run on past the moment the host is w2's).
+	o.Fetch.Timeout = time.Hour
 	m, err := NewMaster(o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +171,9 @@ func TestPausedWorkerFetchesNothingOfLostHosts(t *testing.T) {
 	// w1 stops: its requests hang, its heartbeats stop.
 	site.freeze("127.0.0.2")
 	resumeBeats := w1.SilenceHeartbeats()
+	t.Cleanup(resumeBeats) // a failure below must not leave w1's close waiting on it
 	waitFor(t, "w1 declared dead", func() bool { return state("w1") == view.NodeDead })
+	waitFor(t, "w1's hung requests cut at its lease's end", func() bool { return site.stillHanging() == 0 })
 	worker("w2", "127.0.0.3")
 	waitFor(t, "w2 fetching the host w1 lost", func() bool { return site.requestsSince("127.0.0.3", time.Time{}) >= 3 })
 	w2Holds := time.Now()
