@@ -83,7 +83,7 @@ func decodeConfig(path string, data []byte, opts *config.Options) error {
 }
 
 var (
-	unknownKey = regexp.MustCompile(`line (\d+): field (\S+) not found in type`)
+	unknownKey = regexp.MustCompile(`line (\d+): field (\S+) not found in type (\S+)`)
 	// yaml.v3 cuts a long value to its first 7 characters and "...".
 	wrongType = regexp.MustCompile("^line (\\d+): cannot unmarshal !!(\\w+)(?: `(.*)`)? into (\\S+)$")
 )
@@ -101,7 +101,11 @@ func yamlError(err error, data []byte) string {
 			continue
 		}
 		if m := unknownKey.FindStringSubmatch(l); m != nil {
-			l = fmt.Sprintf("line %s: unknown key %q (see the config reference in README.md)", m[1], m[2])
+			l = fmt.Sprintf("line %s: unknown key %q", m[1], m[2])
+			if h := keyHint(m[2], m[3]); h != "" {
+				l += ": " + h
+			}
+			l += " (see the config reference in README.md)"
 		} else if m := wrongType.FindStringSubmatch(l); m != nil {
 			l = wrongTypeMessage(&root, m[1], m[2], m[3], m[4])
 		}

@@ -45,6 +45,24 @@ func TestConfigUnknownKeyNamesKeyAndLine(t *testing.T) {
 	}
 }
 
+// A typo'd key says what it may have meant, or, far from any, the keys its place
+// takes: the error only named the key and sent the operator to the README.
+func TestConfigUnknownKeySaysWhatItMeant(t *testing.T) {
+	for _, c := range []struct{ yaml, want string }{
+		{"lanes:\n  max: 4\n  dealy_min: 2s\n", `unknown key "dealy_min": did you mean "delay_min"?`},
+		{"lanez: {max: 4}\n", `unknown key "lanez": did you mean "lanes"?`},
+		{"sites:\n  - {name: a, kind: news, entry: \"http://a.example/\", keywrds: [x]}\n", `did you mean "keywords"?`},
+		{"fetch: {bogus_thing: 4}\n", `unknown key "bogus_thing": the keys here are connect_timeout, content_types, max_body_bytes,`},
+	} {
+		path := filepath.Join(t.TempDir(), "c.yaml")
+		os.WriteFile(path, []byte(c.yaml), 0o644)
+		o := config.DefaultOptions()
+		if err := loadConfig(path, &o); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("config %q: %v; want %q", c.yaml, err, c.want)
+		}
+	}
+}
+
 func TestFlagsOverrideConfig(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.yaml")
 	os.WriteFile(path, []byte("lanes: {max: 4, delay_min: 3s, delay_max: 9s}\nuser_agent: from-file\n"), 0o644)
