@@ -162,8 +162,11 @@ func printStatus(s view.Snapshot, asJSON bool, stdout io.Writer) int {
 
 // ctlHost is one host of `ctl hosts`.
 type ctlHost struct {
-	Host     string   `json:"host"`
-	Lanes    []int    `json:"lanes"`
+	Host  string `json:"host"`
+	Lanes []int  `json:"lanes"`
+	// Nodes are the workers running Lanes, in their order, on a master (the master's
+	// Lanes pane's NODE column); none on a one-box crawl.
+	Nodes    []string `json:"nodes,omitempty"`
 	Status   []string `json:"status"` // each lane's, in the order of Lanes
 	Egress   []string `json:"egress"`
 	Paused   bool     `json:"paused"`
@@ -176,6 +179,11 @@ func ctlHosts(client *attach.Client, url, prefix string, asJSON bool, stdout, st
 	if code != 0 {
 		return code
 	}
+	return printHosts(s, asJSON, stdout)
+}
+
+// printHosts writes a snapshot's hosts as `ctl hosts` says them: a table or JSON.
+func printHosts(s view.Snapshot, asJSON bool, stdout io.Writer) int {
 	hosts := hostsOf(s)
 	if asJSON {
 		return clikit.WriteJSON(stdout, hosts)
@@ -184,11 +192,24 @@ func ctlHosts(client *attach.Client, url, prefix string, asJSON bool, stdout, st
 		fmt.Fprintln(stdout, "no host is on a lane, paused or disabled now")
 		return 0
 	}
+	distributed := false
+	for _, h := range hosts {
+		distributed = distributed || len(h.Nodes) > 0
+	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "HOST\tLANES\tSTATUS\tEGRESS\tPAUSED\tDISABLED")
+	if distributed { // as the master's Lanes pane, a NODE column: lane numbers are per worker
+		fmt.Fprintln(tw, "HOST\tNODE\tLANES\tSTATUS\tEGRESS\tPAUSED\tDISABLED")
+	} else {
+		fmt.Fprintln(tw, "HOST\tLANES\tSTATUS\tEGRESS\tPAUSED\tDISABLED")
+	}
 	for _, h := range hosts {
 		lanes := strings.Trim(fmt.Sprint(h.Lanes), "[]")
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", h.Host, clikit.Dash(lanes), clikit.Dash(strings.Join(h.Status, ",")),
+		if distributed {
+			fmt.Fprintf(tw, "%s\t%s\t", h.Host, clikit.Dash(strings.Join(h.Nodes, ",")))
+		} else {
+			fmt.Fprintf(tw, "%s\t", h.Host)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", clikit.Dash(lanes), clikit.Dash(strings.Join(h.Status, ",")),
 			clikit.Dash(strings.Join(slices.Compact(slices.Clone(h.Egress)), ",")), yesNo(h.Paused), yesNo(h.Disabled))
 	}
 	return clikit.Exit(tw.Flush() == nil)
@@ -206,6 +227,9 @@ func hostsOf(s view.Snapshot) []ctlHost {
 		for _, h := range l.Hosts {
 			c := get(h)
 			c.Lanes = append(c.Lanes, l.ID)
+			if l.Node != "" {
+				c.Nodes = append(c.Nodes, l.Node)
+			}
 			c.Status = append(c.Status, string(l.Status))
 			c.Egress = append(c.Egress, l.Egress)
 		}

@@ -289,3 +289,27 @@ func TestCtlStatusSaysAWorkerIsLate(t *testing.T) {
 		t.Errorf("ctl --json status workers %+v (%v); want b1 late at 14 s, b2 not late", r.Workers, err)
 	}
 }
+
+// On a master, `ctl hosts` says which worker runs each host's lane, as the master's
+// Lanes pane does in its NODE column: the table named lanes without their workers.
+func TestCtlHostsNamesTheWorkers(t *testing.T) {
+	s := view.Snapshot{Lanes: []view.Lane{
+		{ID: 1, Node: "c2", Hosts: []string{"a.example"}, Status: view.LaneWaiting, Egress: "direct"},
+		{ID: 3, Node: "c1", Hosts: []string{"b.example"}, Status: view.LaneWaiting, Egress: "direct"},
+	}}
+	var out strings.Builder
+	if code := printHosts(s, false, &out); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	lines := strings.Split(out.String(), "\n")
+	if !strings.HasPrefix(lines[0], "HOST") || !strings.Contains(lines[0], "NODE") ||
+		len(strings.Fields(lines[1])) < 3 || strings.Fields(lines[1])[1] != "c2" || strings.Fields(lines[2])[1] != "c1" {
+		t.Errorf("ctl hosts on a master:\n%s\nwant a NODE column naming c2 for a.example and c1 for b.example", out.String())
+	}
+	var one strings.Builder
+	s.Lanes[0].Node, s.Lanes[1].Node = "", ""
+	printHosts(s, false, &one)
+	if strings.Contains(one.String(), "NODE") {
+		t.Errorf("ctl hosts on a one-box crawl has a NODE column:\n%s", one.String())
+	}
+}
