@@ -2,7 +2,9 @@ package front
 
 import (
 	"fmt"
+	"math"
 	"strings"
+	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
@@ -122,6 +124,16 @@ func (f *Front) QueueSeeds(seeds []string, sources []revisit.Item) error {
 	waiting, out := f.crawl.Counts()
 	resumable := waiting+out > 0 || f.q.spillFrom != 0
 	f.Mu.Unlock()
+	if !resumable && f.Opts.Revisit.Enabled {
+		// M2: a crawl whose discovery ran dry still keeps its pages fresh; started
+		// again on its database alone (a master restarted while IDLE between
+		// revisits), it goes on with them rather than refusing "nothing to crawl".
+		due, err := f.Store.RevisitQueue(1, time.Unix(0, math.MaxInt64))
+		if err != nil {
+			return fmt.Errorf("resume: the revisit queue unreadable: %w", err)
+		}
+		resumable = len(due) > 0
+	}
 	if resumable && len(seeds) == 0 {
 		// Resumed on its database alone (after a kill -9, say): the scope is the
 		// sites of the seeds it was started with, or every link would be off-site.

@@ -86,3 +86,25 @@ func TestServeStoppedSaysHowToGoOn(t *testing.T) {
 		t.Errorf("the resumed serve does not say what it resumes:\n%s", err2.String())
 	}
 }
+
+// A crawl whose discovery ran dry keeps its pages fresh (revisit is on by default):
+// started again on its --db alone, it goes on revisiting. It refused with "nothing
+// to crawl: give seed URLs ... (or resume a --db with queued URLs)", exit 2, as a
+// master restarted while IDLE between revisits did.
+func TestCrawlRanDryResumesItsRevisits(t *testing.T) {
+	t.Parallel()
+	sb, seeds, conf := fastSandbox(t)
+	db := filepath.Join(filepath.Dir(conf), "dry.db")
+	var out1, err1 strings.Builder
+	a := append([]string{"--config", conf, "--headless", "--db", db, "--dns-server", sb.DNSAddr(),
+		"--allow-private", "127.0.0.0/8", "--delay", "0s..0s", "--until-idle"}, seeds...)
+	if code := runCrawl(context.Background(), a, &out1, &err1); code != 0 {
+		t.Fatalf("first run: exit %d\n%s%s", code, out1.String(), err1.String())
+	}
+	var out2, err2 strings.Builder
+	code := runCrawl(context.Background(), []string{"--headless", "--db", db, "--dns-server", sb.DNSAddr(),
+		"--allow-private", "127.0.0.0/8", "--duration", "300ms"}, &out2, &err2)
+	if code != 0 || strings.Contains(err2.String(), "nothing to crawl") {
+		t.Errorf("restart of a crawl that ran dry, its pages tracked for revisit: exit %d\n%s%s", code, out2.String(), err2.String())
+	}
+}
