@@ -18,9 +18,10 @@ import (
 
 // endCheck is the state of the end's check. Guarded by the lock.
 type endCheck struct {
-	running bool // the store is being asked
-	passed  bool // the store agreed (or gave up): the crawl may say it ran dry
-	passes  int  // how many times URLs were found and queued again
+	running bool   // the store is being asked
+	from    uint64 // Front.placed when the check began
+	passed  bool   // the store agreed (or gave up): the crawl may say it ran dry
+	passes  int    // how many times URLs were found and queued again
 }
 
 // endCheckPasses bounds the ends at which found URLs are queued again;
@@ -41,6 +42,7 @@ func (f *Front) EndChecked() bool {
 		return true
 	}
 	if !f.end.running {
+		f.end.from = f.placed.Load()
 		f.end.running = f.crawl.Go(f.checkEnd)
 	}
 	return false
@@ -65,6 +67,14 @@ func (f *Front) checkEnd() {
 	}
 	if !f.crawl.Dry() || f.Spilled() {
 		return // work came meanwhile: asked again at the next end
+	}
+	if f.placed.Load() != f.end.from {
+		// Work was placed while the store was read, and may have ended already (a
+		// revisit the scheduler queued, fetched and let go): a row read as queued
+		// then is no lost URL now, and queued again it would be fetched twice. The
+		// crawl is dry again, so no end is coming to ask: ask again now.
+		f.crawl.CheckIdle()
+		return
 	}
 	switch {
 	case err != nil:

@@ -55,6 +55,7 @@ type Front struct {
 	out         steerOut             // queued sources withdrawn by :keyword rm and :site rm (withdrawals.go)
 	marks       Marks                // the revisits queued and where they are (marks.go)
 	end         endCheck             // the store's word before the crawl says it ran dry (endcheck.go)
+	placed      atomic.Uint64        // tasks Place was given: work that came since a point (endcheck.go)
 
 	// fresh counts, by URL, the links the dedupe called New whose insert has not
 	// come back (Extract to SubmitLinks): a "maybe" batch whose insert of one of

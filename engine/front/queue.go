@@ -276,6 +276,7 @@ func (f *Front) confirm(t frontier.Task) {
 // Place puts a task on a lane by the M1 rule (or leaves it pending), unless
 // steering withdrew it or a page budget holds it back. Lock held.
 func (f *Front) Place(t frontier.Task) {
+	f.placed.Add(1)
 	if f.SteeredOut(t) { // its keyword or site was removed while it waited
 		return
 	}

@@ -1,0 +1,83 @@
+package front
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/store"
+)
+
+// endCrawl is a running, dry crawl whose first FlushDeferred (the end check's
+// first step) waits for the test, and whose Dry runs what happens while the check
+// reads the store.
+type endCrawl struct {
+	runningCrawl
+	flushes  atomic.Int32
+	entered  chan struct{} // the end check is under way
+	gate     chan struct{} // let it read the store
+	meantime func()        // runs in Dry, the lock held
+}
+
+func (c *endCrawl) FlushDeferred() {
+	if c.flushes.Add(1) == 1 {
+		close(c.entered)
+		<-c.gate
+	}
+}
+
+func (c *endCrawl) Dry() bool {
+	if c.meantime != nil {
+		c.meantime()
+		c.meantime = nil
+	}
+	return true
+}
+
+// The end-of-crawl check reads what the store holds queued while the crawl is
+// dry. A revisit the scheduler queues meanwhile reads queued there; by the time
+// the check decides, its fetch may have ended and its lane let it go. That page
+// is no URL lost on its way to the queue: queued again by the check, it is
+// fetched a second time right after its revisit (and the log calls it a bug).
+func TestTheEndCheckDoesNotQueueAgainARevisitPlacedWhileItRead(t *testing.T) {
+	f, fc, st := storeFront(t, &config.Options{QueueMemory: 100}, nil)
+	ec := &endCrawl{runningCrawl: runningCrawl{fc}, entered: make(chan struct{}), gate: make(chan struct{})}
+	f.crawl = ec
+	const u = "http://a.test/news/1.html"
+	fetched := time.Now().Add(-time.Second)
+	st.SavePage(store.Page{URL: u, FetchedAt: fetched, Status: 200, Body: []byte("<p>news</p>"),
+		Revisit: &store.Revisit{URL: u, Class: "web_com", First: fetched, X: 1, Last: fetched, Next: fetched.Add(50 * time.Millisecond), Fetches: 1}}, nil, nil)
+	st.SetState(u, store.Processed, 0, "")
+	if err := st.Flush(); err != nil {
+		t.Fatal(err)
+	}
+
+	f.Mu.Lock()
+	if f.EndChecked() {
+		f.Mu.Unlock()
+		t.Fatal("a dry crawl said it ended without asking the store")
+	}
+	f.Mu.Unlock()
+	<-ec.entered
+
+	f.RevisitTick(time.Now()) // the page is due: queued as a revisit
+	if len(fc.placed) != 1 || fc.placed[0].URL != u {
+		t.Fatalf("the tick queued %v; want the page's revisit", fc.placed)
+	}
+	if err := st.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	// While the check reads the store (the revisit's row queued), the revisit is
+	// fetched, its result stored and its lane lets go.
+	ec.meantime = func() {
+		hand := f.marks.Taken(u)
+		st.SetState(u, store.Processed, 0, "")
+		f.marks.Released(u, hand, true)
+	}
+	close(ec.gate)
+	fc.wg.Wait()
+	if len(fc.placed) != 1 {
+		t.Fatalf("placed %d times: the end check queued the revisit it read queued again after its fetch ended", len(fc.placed))
+	}
+}
