@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/store/identity"
 )
 
 func TestMigrationsAreNumberedFromOne(t *testing.T) {
@@ -338,7 +340,7 @@ func TestAnotherApplicationsDatabaseIsLeftAlone(t *testing.T) {
 	}{
 		"foreign tables":     {[]string{"CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)", "INSERT INTO invoices VALUES (1, 9.5)"}, ErrNotOurs, "invoices"},
 		"foreign app id":     {[]string{"PRAGMA application_id = 1234", "CREATE TABLE urls (x)", "CREATE TABLE pages (y)"}, ErrNotOurs, "0x4d2"},
-		"newer crawlconsole": {[]string{fmt.Sprintf("PRAGMA application_id = %d", applicationID), "PRAGMA user_version = 999", "CREATE TABLE urls (x)"}, ErrNewerSchema, "999"},
+		"newer crawlconsole": {[]string{fmt.Sprintf("PRAGMA application_id = %d", identity.ApplicationID), "PRAGMA user_version = 999", "CREATE TABLE urls (x)"}, ErrNewerSchema, "999"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := newDB(t, c.stmts...)
@@ -376,8 +378,8 @@ func TestAnotherApplicationsDatabaseIsLeftAlone(t *testing.T) {
 		s.Close()
 		var app int64
 		rawDB(t, path).QueryRow("PRAGMA application_id").Scan(&app)
-		if app != applicationID {
-			t.Errorf("application_id %#x after Open, want %#x", app, applicationID)
+		if app != identity.ApplicationID {
+			t.Errorf("application_id %#x after Open, want %#x", app, identity.ApplicationID)
 		}
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/store/identity"
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver (cgo)
 )
 
@@ -54,7 +55,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := identify(path, SchemaVersion()); err != nil { // before anything in the file changes
+	if err := identity.Check(path, dsn(path, "mode=ro&_busy_timeout=5000"), SchemaVersion()); err != nil { // before anything in the file changes
 		lock.release()
 		return nil, err
 	}
@@ -167,7 +168,7 @@ func (s *Store) open() error {
 		_, err = migrate(ctx, conn, s.path, ms, s.opts.Progress)
 	}
 	if err == nil { // ours from now on (a file from before application_id gets it here)
-		_, err = conn.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", applicationID))
+		_, err = conn.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", identity.ApplicationID))
 	}
 	if err != nil {
 		conn.Close()

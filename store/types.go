@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/store/identity"
 )
 
 // State is where a URL is in its life in the frontier (M4: unprocessed, in progress,
@@ -119,7 +121,9 @@ var (
 	// ErrClosed is recorded by writes submitted after Close.
 	ErrClosed = errors.New("store is closed")
 	// ErrNewerSchema means the database was written by a newer crawlconsole.
-	ErrNewerSchema = errors.New("database schema is newer than this crawlconsole")
+	ErrNewerSchema = identity.ErrNewerSchema
+	// ErrNotOurs is returned for a SQLite file that is not a crawlconsole database.
+	ErrNotOurs = identity.ErrNotOurs
 	// ErrWithdrawnSchema means the database is at a schema version only a
 	// development build wrote, whose layout no release reads.
 	ErrWithdrawnSchema = errors.New("database schema version was withdrawn")

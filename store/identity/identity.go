@@ -1,4 +1,8 @@
-package store
+// Package identity tells whether an existing SQLite file is a crawlconsole database
+// this build can open, by reading its header and tables before the store changes
+// anything in it: the store's Open refuses another application's file and a newer
+// schema here, so neither is switched to WAL nor migrated.
+package identity
 
 import (
 	"context"
@@ -10,26 +14,32 @@ import (
 	"strings"
 )
 
-// applicationID marks a SQLite file as a crawlconsole database ("crcw" in the
+// ApplicationID marks a SQLite file as a crawlconsole database ("crcw" in the
 // header's application_id), so a file of another application is recognised before
-// anything in it changes.
-const applicationID = 0x63726377
+// anything in it changes. The store writes it into every database it creates.
+const ApplicationID = 0x63726377
 
-// ErrNotOurs is returned for a SQLite file that is not a crawlconsole database.
-var ErrNotOurs = errors.New("not a crawlconsole database")
+var (
+	// ErrNotOurs is returned for a SQLite file that is not a crawlconsole database.
+	ErrNotOurs = errors.New("not a crawlconsole database")
+	// ErrNewerSchema means the database was written by a newer crawlconsole.
+	ErrNewerSchema = errors.New("database schema is newer than this crawlconsole")
+)
 
 // ourTables are the tables a crawlconsole database from before application_id holds.
 var ourTables = []string{"pages", "urls"}
 
-// identify looks at an existing database file read-only, before Open switches it to
+// Check looks at an existing database file read-only, before Open switches it to
 // WAL or migrates it: another application's file (a foreign application_id, or no
-// id and tables that are not ours) and a file of a newer schema are refused, and the
-// file stays byte for byte as it was. A missing or empty file is a new database.
-func identify(path string, known int) error {
+// id and tables that are not ours) and a file of a newer schema than known are
+// refused, and the file stays byte for byte as it was. A missing or empty file is a
+// new database. dsn is the read-only data source name the store built for path (its
+// escaping is the store's); the caller registers the "sqlite3" driver.
+func Check(path, dsn string, known int) error {
 	if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
 		return nil
 	}
-	db, err := sql.Open("sqlite3", dsn(path, "mode=ro&_busy_timeout=5000"))
+	db, err := sql.Open("sqlite3", dsn)
 	if err != nil {
 		return fmt.Errorf("store: open %s: %w", path, err)
 	}
@@ -43,7 +53,7 @@ func identify(path string, known int) error {
 		return fmt.Errorf("store: open %s: %w", path, err)
 	}
 	switch {
-	case app == applicationID:
+	case app == ApplicationID:
 	case app != 0:
 		return fmt.Errorf("store: open %s: %w (its application_id is %#x): give --db a new path", path, ErrNotOurs, app)
 	default:
