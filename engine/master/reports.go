@@ -377,8 +377,8 @@ func (m *Runtime) addRefusals(rs []store.Refusal) {
 // with ok it returns holding the lock, and whether t was a revisit; without, the
 // report was acknowledged (late) or refused (stopping), and the lock is not held.
 // A deferred revisit keeps its mark (revisit false): the store queues the URL
-// again, and it must be fetched then as the revisit it is. Its mark ended here, it
-// came back as a first fetch, its revisit history started over.
+// again, and it must be fetched then as the revisit it is. Ended here, the mark
+// would bring the URL back as a first fetch, its revisit history started over.
 func (m *Runtime) settle(msg jetstream.Msg, node string, t frontier.Task, result bool) (revisit, ok bool) {
 	m.crawl.Lock()
 	if m.ctx.Err() != nil {
