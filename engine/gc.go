@@ -4,6 +4,8 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -18,7 +20,9 @@ import (
 const defaultGCPercent = 200
 
 // The collector's settings are the process's, not one engine's: the first engine
-// to start sets them, the last to stop puts back what the process had.
+// to start sets them (a master and its in-process workers, as the demo runs them,
+// share the master's; another engine's gc_percent waits for a time when none runs),
+// and the last to stop puts back what the process had.
 var gcHeld struct {
 	sync.Mutex
 	engines int
@@ -38,13 +42,12 @@ func holdGC(option int) (release func()) {
 	}
 	gcHeld.Lock()
 	defer gcHeld.Unlock()
-	prev := debug.SetGCPercent(percent)
 	if gcHeld.engines == 0 {
-		gcHeld.percent = prev
+		gcHeld.percent = debug.SetGCPercent(percent)
 		gcHeld.limit = debug.SetMemoryLimit(-1)
 		if mem := physicalMemory(); percent > 100 && gcHeld.limit == math.MaxInt64 && mem > 0 {
 			// No limit set (GOMEMLIMIT or code): the heap that collecting less
-			// often lets grow stays under half the machine's memory.
+			// often lets grow stays under half the memory this process may use.
 			debug.SetMemoryLimit(int64(min(mem/2, math.MaxInt64)))
 		}
 	}
@@ -62,11 +65,21 @@ func holdGC(option int) (release func()) {
 	}
 }
 
-// physicalMemory is this machine's memory in bytes, 0 when unknown.
+// physicalMemory is the memory this process may use in bytes: the machine's, or
+// its container's (cgroup v2 memory.max, v1 limit_in_bytes) when that is less; 0
+// when unknown.
 func physicalMemory() uint64 {
 	var si unix.Sysinfo_t
 	if unix.Sysinfo(&si) != nil {
 		return 0
 	}
-	return uint64(si.Totalram) * uint64(si.Unit)
+	mem := uint64(si.Totalram) * uint64(si.Unit)
+	for _, f := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
+		if b, err := os.ReadFile(f); err == nil {
+			if n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err == nil && n > 0 && n < mem {
+				mem = n // "max" (no limit) does not parse
+			}
+		}
+	}
+	return mem
 }

@@ -69,13 +69,17 @@ func TestCrawlCollectsAtItsGCPercent(t *testing.T) {
 	}
 }
 
-// Two crawls in one process: the first to stop leaves the other's pace alone, the
-// last puts the process's back.
+// Two crawls in one process (a master and its in-process worker): the first to
+// start sets the pace, which the second does not change, the first to stop leaves
+// the other's pace alone, the last puts the process's back.
 func TestGCPaceHeldUntilTheLastCrawlStops(t *testing.T) {
 	t.Setenv("GOGC", "")
 	os.Unsetenv("GOGC")
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	a, b := holdGC(300), holdGC(300)
+	a, b := holdGC(300), holdGC(500)
+	if percent, _ := gcSettings(); percent != 300 {
+		t.Errorf("a second crawl started: GOGC %d, want the first's 300", percent)
+	}
 	a()
 	a() // twice is once
 	if percent, _ := gcSettings(); percent != 300 {

@@ -172,9 +172,9 @@ func (w *Web) appendHTML(buf []byte, p page, at time.Time, reqNo int64, version 
 	buf = append(buf, "</h1>\n"...)
 	if w.cfg.RealDates && p.leaf() {
 		// Every page exists from the web's start (Epoch). Under real dates an article
-		// or post says when, below its headline as a news page does: the only date on
-		// it was the header's, the serving time, which a crawler reads as published,
-		// so the demo's publish-to-store delay read the fetch's own second.
+		// or post says when, below its headline as a news page does: otherwise the
+		// only date on it is the header's, the serving time, which a crawler reads as
+		// published, and the demo's publish-to-store delay reads the fetch's own second.
 		pub := w.date(w.cfg.Epoch).UTC()
 		buf = append(buf, "<p class=\"dateline\">Published <time datetime=\""...)
 		buf = pub.AppendFormat(buf, time.RFC3339)

@@ -111,8 +111,8 @@ func (r *Runner) finishRender(s *Slot, link *route.Link, t frontier.Task, rules 
 			// The render ended with the request out (its time cap, one of its
 			// caps, the crawl stopping): the crawler gave up on it, and its end
 			// says nothing of the host's pace. Taken as the host's timeout, it
-			// backed the host off (politeness.backoff_min, a minute) and held
-			// the lane's next fetch there long past the page's time cap.
+			// would back the host off (politeness.backoff_min, a minute) and
+			// hold the lane's next fetch there long past the page's time cap.
 			r.Gate.Release(tk)
 			return res, err
 		}

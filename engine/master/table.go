@@ -323,8 +323,8 @@ func (t *Table) Dispatch(window int) []Batch {
 		// window while others wait. It goes on from the unit after the one served
 		// last: a window full but for the slot or two its reports freed gets the
 		// next units' tasks in turn. Started from the first unit each time, that
-		// unit took every freed slot until it ran dry, and the worker's other sites
-		// and keyword shards sat with nothing handed out meanwhile.
+		// unit would take every freed slot until it ran dry, and the worker's other
+		// sites and keyword shards would sit with nothing handed out meanwhile.
 		if i, found := slices.BinarySearch(units, n.served); n.served != "" {
 			if found {
 				i++
