@@ -30,6 +30,7 @@ type crawlStub struct {
 	onLog     func(msg string)
 	onPrepare func(t *frontier.Task)
 	onCommit  func(r *wire.Result)
+	onMeta    func(key string, data []byte)
 }
 
 func (c *crawlStub) Logf(_ view.Level, format string, args ...any) {
@@ -40,10 +41,14 @@ func (c *crawlStub) Logf(_ view.Level, format string, args ...any) {
 func (c *crawlStub) Now() time.Time        { return c.now }
 func (*crawlStub) Paused() bool            { return false }
 func (*crawlStub) Settings() wire.Settings { return wire.Settings{} }
-func (*crawlStub) SetMeta(string, []byte)  {}
-func (*crawlStub) Go(f func())             { go f() }
-func (*crawlStub) Dispatching() bool       { return true }
-func (*crawlStub) CheckIdle()              {}
+func (c *crawlStub) SetMeta(key string, data []byte) {
+	if c.onMeta != nil {
+		c.onMeta(key, data)
+	}
+}
+func (*crawlStub) Go(f func())       { go f() }
+func (*crawlStub) Dispatching() bool { return true }
+func (*crawlStub) CheckIdle()        {}
 func (c *crawlStub) Prepare(t *frontier.Task) {
 	if c.onPrepare != nil {
 		c.onPrepare(t)

@@ -278,3 +278,99 @@ func TestLiveNodesOfTheSavedNodeTable(t *testing.T) {
 		t.Errorf("live nodes of no table: %v", got)
 	}
 }
+
+// A worker the last life knew live that has not rejoined this one may still hold
+// that life's URLs under its lease: the node table this life saves (at each join,
+// at Stop) names it while the grace period waits for it, so a next life started
+// before that grace period ended waits for it too, instead of ending its own
+// grace period once the others rejoined and queuing again (dealing to another
+// worker) what the slow one may still fetch. Once the grace period is over, that
+// worker's lease has run out: the table no longer names it.
+func TestAWorkerAwaitedStaysAwaitedAcrossASecondRestart(t *testing.T) {
+	t.Parallel()
+	now := time.Unix(1700000000, 0)
+	held := []frontier.Task{
+		{URL: "http://www.a.test/1", Host: "www.a.test", Lease: 7},
+		{URL: "http://www.b.test/1", Host: "www.b.test", Lease: 8}, // w2's, from the first life
+	}
+	second := New(&keepAll{}, nil, 1)
+	second.Recover(held)
+	second.Await([]string{"w1", "w2"})
+	second.Join(&wire.Join{Node: "w1", Incarnation: "i", LanesMax: 4}, now, 0)
+	data, err := second.NodesJSON() // what SaveNodes writes at w1's join, or at Stop
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := LiveNodes(data); !slices.Equal(got, []string{"w1", "w2"}) {
+		t.Fatalf("the next life would await %v (saved %s); want w1 and w2, awaited and not rejoined", got, data)
+	}
+
+	third := New(&keepAll{}, nil, 1)
+	third.Recover(held)
+	third.Await(LiveNodes(data))
+	third.Join(&wire.Join{Node: "w1", Incarnation: "i", LanesMax: 4}, now, 0)
+	select {
+	case <-third.Rejoined():
+		t.Fatal("the third life's grace period may end with w2, still awaited by the second, not rejoined")
+	default:
+	}
+	third.Join(&wire.Join{Node: "w2", Incarnation: "j", LanesMax: 4}, now, 0)
+	select {
+	case <-third.Rejoined():
+	default:
+		t.Fatal("the third life's grace period goes on after w1 and w2 rejoined")
+	}
+
+	if again := second.EndGrace(); again != 2 {
+		t.Fatalf("the second life's grace period queued %d URLs again; want 2", again)
+	}
+	if data, err = second.NodesJSON(); err != nil {
+		t.Fatal(err)
+	}
+	if got := LiveNodes(data); !slices.Equal(got, []string{"w1"}) {
+		t.Errorf("after the grace period, the next life would await %v (saved %s); want w1 alone", got, data)
+	}
+}
+
+// At the grace period's end the node table is saved again without the workers it
+// still awaited: their leases ran out, and a next life need not wait for them.
+func TestGraceEndSavesTheNodeTableWithoutTheWorkersAwaited(t *testing.T) {
+	t.Parallel()
+	c := &crawlStub{now: time.Unix(1700000000, 0)}
+	var saved []byte // under c's lock
+	c.onMeta = func(key string, data []byte) {
+		if key == NodesMetaKey {
+			saved = data
+		}
+	}
+	ended := make(chan struct{})
+	c.onLog = func(msg string) {
+		if strings.HasPrefix(msg, "grace period over") {
+			close(ended)
+		}
+	}
+	held := []frontier.Task{{URL: "http://www.a.test/1", Host: "www.a.test", Lease: 7}}
+	o := config.MasterOptions{Prefix: "t", HeartbeatEvery: 10 * time.Millisecond, Timeout: 30 * time.Millisecond, Window: 8}
+	m := NewRuntime(t.Context(), c, o, Setup{Held: held, Restarted: true, Nodes: []string{"w1", "w2"}})
+	m.streamState = func(context.Context) (jetstream.StreamState, error) { return jetstream.StreamState{}, nil } // nothing unread
+	c.Lock()
+	m.book.Join(&wire.Join{Node: "w1", Incarnation: "i", LanesMax: 4}, c.now, 0)
+	m.link.SaveNodes() // as the join's handler does
+	during := LiveNodes(saved)
+	c.Unlock()
+	if !slices.Equal(during, []string{"w1", "w2"}) {
+		t.Fatalf("during the grace period, saved table's live workers %v; want w1 and w2 (awaited)", during)
+	}
+	go m.grace(len(held))
+	select {
+	case <-ended:
+	case <-time.After(time.Minute):
+		t.Fatal("the grace period never ended")
+	}
+	c.Lock()
+	after := LiveNodes(saved)
+	c.Unlock()
+	if !slices.Equal(after, []string{"w1"}) {
+		t.Errorf("after the grace period, saved table's live workers %v; want w1 alone", after)
+	}
+}

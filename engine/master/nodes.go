@@ -279,12 +279,27 @@ func (t *Table) NodesJSON() ([]byte, error) {
 		n := t.nodes[name]
 		rows = append(rows, row{n.name, n.shown(), n.heard, n.joined, len(n.units), n.results, n.late})
 	}
+	// A worker the last life knew live that has not rejoined this one may still
+	// fetch that life's URLs under its lease, until this life's grace period ends:
+	// a next life started before then waits for it too (LiveNodes), or it would end
+	// its grace period once the others rejoined and queue those URLs again.
+	if !t.graceOver && t.waiting > 0 {
+		for _, name := range sortedKeys(t.awaiting) {
+			if t.nodes[name] == nil {
+				rows = append(rows, row{Name: name, State: nodeAwaited})
+			}
+		}
+	}
 	return json.Marshal(rows)
 }
 
+// nodeAwaited is the state a saved node table shows for a worker the last life
+// knew live that has not rejoined yet, while the grace period waits for it.
+const nodeAwaited view.NodeState = "awaited"
+
 // LiveNodes are the workers a node table saved by NodesJSON shows neither dead nor
-// left: those a restarted master's last life may have handed URLs to. nil when
-// data is not such a table.
+// left: those a restarted master's last life may have handed URLs to, or still
+// awaited from the life before it (nodeAwaited). nil when data is not such a table.
 func LiveNodes(data []byte) []string {
 	var rows []struct {
 		Name  string         `json:"name"`

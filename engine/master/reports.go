@@ -147,6 +147,8 @@ func (m *Runtime) grace(n int) {
 	}
 	m.crawl.Lock()
 	again := m.book.EndGrace()
+	// The workers still awaited are awaited no more: their leases ran out.
+	m.link.SaveNodes()
 	m.crawl.CheckIdle()
 	m.crawl.Unlock()
 	m.crawl.Logf(view.LevelInfo, "grace period over: %d of the %d URLs handed out by the last run claimed or reported by no worker, queued again", again, n)
