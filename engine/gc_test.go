@@ -16,9 +16,10 @@ func gcSettings() (percent, limit int64) {
 	return int64(s[0].Value.Uint64()), int64(s[1].Value.Uint64())
 }
 
-// A crawl collects at gc_percent (200 by default, under a soft limit of half the
-// machine's memory), the operator's GOGC stands when gc_percent is not set, and
-// the process gets its own settings back when the crawl stops. Not parallel: the
+// A crawl collects at gc_percent (above 100 under a soft limit of half the
+// memory the process may use); when gc_percent is not set the process's pace
+// stands (Go's 100, or the operator's GOGC), and the process gets its own settings
+// back when the crawl stops. Not parallel: the
 // settings are the process's.
 func TestCrawlCollectsAtItsGCPercent(t *testing.T) {
 	t.Setenv("GOGC", "")
@@ -37,7 +38,7 @@ func TestCrawlCollectsAtItsGCPercent(t *testing.T) {
 		wantPercent int64
 		wantLimit   int64
 	}{
-		{"default", 0, "", 200, mem},
+		{"default", 0, "", 100, math.MaxInt64},
 		{"gc_percent 300", 300, "", 300, mem},
 		{"gc_percent 80", 80, "", 80, math.MaxInt64},
 		{"GOGC set, gc_percent not", 0, "150", 150, math.MaxInt64},

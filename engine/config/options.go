@@ -83,9 +83,9 @@ type Options struct {
 	Revisit RevisitOptions `yaml:"revisit"`
 	// GCPercent is the Go collector's GOGC while the engine runs: the heap grows
 	// this many percent past what the last collection kept before the next one.
-	// 0 (default) is 200, or the GOGC environment variable's value when it is
-	// set: a crawl allocates fast and keeps little, so collecting half as often
-	// trades tens of MB for CPU (see README, throughput). Above 100 the heap is
+	// 0 (default) leaves the process's (Go's 100, or the GOGC environment
+	// variable's): a crawl allocates fast and keeps little, so 200 halves the
+	// marking for tens of MB more heap (see README, throughput). Above 100 the heap is
 	// held under a soft limit of half this machine's memory (GOMEMLIMIT, when
 	// set, instead), past which the collector runs as often as it must.
 	GCPercent int `yaml:"gc_percent"`
@@ -262,7 +262,7 @@ func (o *Options) Validate() error {
 	case o.QueueMemory < 100:
 		return fmt.Errorf("queue_memory must be at least 100, got %d", o.QueueMemory)
 	case o.GCPercent < 0:
-		return fmt.Errorf("gc_percent must be >= 0 (0 = default, 200), got %d", o.GCPercent)
+		return fmt.Errorf("gc_percent must be >= 0 (0 = the process's own, GOGC or 100), got %d", o.GCPercent)
 	case o.Rotation.PerNode < 0:
 		return fmt.Errorf("rotation.per_node must be >= 0 (0 = every egress), got %d", o.Rotation.PerNode)
 	case o.Rotation.DisableFor < 0 || o.Rotation.PairBanFor < 0 || o.Rotation.FaultCooldown < 0:
