@@ -26,7 +26,13 @@ func dedupeFront(t *testing.T) (*Front, *fakeCrawl, *store.Store) {
 // dedupe (nil: none); its crawl counts up to 1,000 idle checks.
 func storeFront(t testing.TB, opts *config.Options, dedupe *frontier.Dedupe) (*Front, *fakeCrawl, *store.Store) {
 	t.Helper()
-	st, err := store.Open(filepath.Join(t.TempDir(), "crawl.db"), store.Options{})
+	return storeFrontWith(t, opts, dedupe, store.Options{})
+}
+
+// storeFrontWith is storeFront over a store opened with these store options.
+func storeFrontWith(t testing.TB, opts *config.Options, dedupe *frontier.Dedupe, so store.Options) (*Front, *fakeCrawl, *store.Store) {
+	t.Helper()
+	st, err := store.Open(filepath.Join(t.TempDir(), "crawl.db"), so)
 	if err != nil {
 		t.Fatal(err)
 	}

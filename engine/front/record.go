@@ -50,14 +50,9 @@ func (f *Front) Record(o lanes.Outcome) {
 	t, res := o.Task, o.Res
 	prev, track := f.priorOf(o)
 	refetch := prev != nil
-	failed, observed := store.Failed, false
+	failed := store.Failed
 	if refetch {
 		failed = store.Processed // the stored page stays; the error is recorded with it
-		defer func() {
-			if !observed {
-				f.refetchFailed(t, prev)
-			}
-		}()
 	}
 	var capture *store.Capture // the exchange of a page to store, stored with it
 	if res != nil {
@@ -82,7 +77,7 @@ func (f *Front) Record(o lanes.Outcome) {
 	switch {
 	case o.Kind == fetch.KindRefused && res != nil && f.crawl.DirectRefusals():
 		f.Counters.Refused.Add(1)
-		f.Finish(t, refetch, l, failed, o.Kind)
+		f.endUnstored(t, prev, l, failed, o.Kind)
 	case o.Kind != "":
 		if !IsSkip(o.Kind) {
 			f.disc.SourceFailed(t.URL)
@@ -90,7 +85,7 @@ func (f *Front) Record(o lanes.Outcome) {
 		if o.Kind == fetch.KindContentType || o.Kind == fetch.KindBinary || o.Kind == fetch.KindTooLarge {
 			f.disc.RefusedDocument(t, o.Kind, res)
 		}
-		f.Finish(t, refetch, l, failed, o.Kind)
+		f.endUnstored(t, prev, l, failed, o.Kind)
 		switch {
 		case o.Kind == fetch.KindBlocked:
 			f.warnRefusedOn(o)
@@ -103,32 +98,37 @@ func (f *Front) Record(o lanes.Outcome) {
 			rv := f.observe(t.URL, prev, f.crawl.Now(), revisit.Outcome{NotModified: true})
 			f.disc.NotModified(t.URL, rv)
 			f.Store.SaveRevisit(*rv)
-			observed = true
 		}
 		f.Finish(t, refetch, l, store.Processed, "")
 	case res.Status/100 == 2 && res.Robots.NoIndex && f.Opts.EtiquetteFor(t.Host).PageDirectives:
-		f.skipNoindex(l, t, res, refetch, failed)
+		f.skipNoindex(l, t, res, prev, failed)
 	case res.Status/100 == 2:
 		f.savePage(l, o.Egress, t, res, prev, track, o.At, capture)
-		observed = true
 	case res.Status/100 == 3 && res.Header.Get("Location") != "":
-		f.followRedirect(l, t, res, refetch)
+		f.followRedirect(l, t, res, prev)
 	case res.Status/100 == 4:
 		f.disc.SourceFailed(t.URL)
-		f.Finish(t, refetch, l, failed, fetch.KindHTTP4xx)
+		f.endUnstored(t, prev, l, failed, fetch.KindHTTP4xx)
 	case res.Status/100 == 5:
 		f.disc.SourceFailed(t.URL)
-		f.Finish(t, refetch, l, failed, fetch.KindHTTP5xx)
+		f.endUnstored(t, prev, l, failed, fetch.KindHTTP5xx)
 	default:
-		f.Finish(t, refetch, l, failed, "http_"+strconv.Itoa(res.Status))
+		f.endUnstored(t, prev, l, failed, "http_"+strconv.Itoa(res.Status))
 	}
 }
 
-// refetchFailed records a refetch that brought no comparable content (an error, a
-// refusal, a redirect elsewhere, a 4xx/5xx): nothing is learned, and the page gets a
-// next due time again instead of staying parked (M2).
-func (f *Front) refetchFailed(t frontier.Task, prev *revisit.Page) {
-	f.Store.SaveRevisit(*f.observe(t.URL, prev, f.crawl.Now(), revisit.Outcome{}))
+// endUnstored ends a fetch that stored no page (an error, a refusal, a redirect
+// elsewhere, a 4xx/5xx, noindex). A refetch's (prev, the page's state before it)
+// learned nothing, and the page gets a next due time again instead of staying parked
+// (M2). That due time is written before the URL state: the store commits in batches,
+// in the order written, and Requeue takes a URL it reads processed for a fetch whose
+// due time it reads next; a batch ending between the two would show it processed and
+// still parked, and it would be queued and fetched again at once.
+func (f *Front) endUnstored(t frontier.Task, prev *revisit.Page, lane int, st store.State, kind string) {
+	if prev != nil {
+		f.Store.SaveRevisit(*f.observe(t.URL, prev, f.crawl.Now(), revisit.Outcome{}))
+	}
+	f.Finish(t, prev != nil, lane, st, kind)
 }
 
 // warnRefusedOn is the frontier side's word on a URL a worker's SSRF guard refused
@@ -260,19 +260,19 @@ func (f *Front) savePage(lane int, egress string, t frontier.Task, res *fetch.Re
 // noindex): it is not stored, and counts as skipped with kind "noindex"; its links
 // are still queued unless it also said nofollow (extract), as "noindex" alone allows.
 // A page stored by an earlier fetch keeps that copy (the URL stays processed).
-func (f *Front) skipNoindex(lane int, t frontier.Task, res *fetch.Result, refetch bool, st store.State) {
+func (f *Front) skipNoindex(lane int, t frontier.Task, res *fetch.Result, prev *revisit.Page, st store.State) {
 	if links, maybe := f.Extract(t, res, nil); len(links) > 0 {
 		f.SubmitLinks(links, maybe, func(u []store.URL, done store.LinkResult) { f.Store.AddURLs(u, done) })
 	}
-	f.Finish(t, refetch, lane, st, fetch.KindNoindex)
+	f.endUnstored(t, prev, lane, st, fetch.KindNoindex)
 }
 
 // followRedirect queues a cross-host redirect's target as a new task (the fetcher
 // follows same-host hops itself, paced) and records the redirecting URL as done.
-func (f *Front) followRedirect(lane int, t frontier.Task, res *fetch.Result, refetch bool) {
+func (f *Front) followRedirect(lane int, t frontier.Task, res *fetch.Result, prev *revisit.Page) {
 	links, maybe := f.Extract(t, &fetch.Result{FinalURL: res.FinalURL, Links: []string{res.Header.Get("Location")}}, nil)
 	f.SubmitLinks(links, maybe, func(u []store.URL, done store.LinkResult) { f.Store.AddURLs(u, done) })
-	f.Finish(t, refetch, lane, store.Processed, "")
+	f.endUnstored(t, prev, lane, store.Processed, "")
 	f.Counters.AddError("redirected") // not a failure: counted so the operator sees where pages went
 }
 

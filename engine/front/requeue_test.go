@@ -1,11 +1,20 @@
 package front
 
 import (
+	"fmt"
+	"net/http"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/hostreport"
+	"github.com/crawlconsole/crawlconsole/engine/lanes"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
+	"github.com/crawlconsole/crawlconsole/engine/robots"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -244,3 +253,107 @@ func TestAPageWhoseFetchEndedAfterTheTicksParkIsNotQueued(t *testing.T) {
 		t.Errorf("state %v, %v; want processed (its fetch ended)", s.State, err)
 	}
 }
+
+// A refetch that fails (a timeout, a 5xx, a redirect elsewhere, noindex) keeps the
+// stored page and gives it a new due time. The store commits its writes in batches,
+// and a batch may end between any two of them; the scheduler's Requeue, reading the
+// page right after its lane let go, must never see the URL processed with the page
+// still parked (next = never), or the page is queued and fetched again at once: the
+// user sees a failing page asked twice in a row, its backoff lost. Every commit
+// boundary inside Record is tried: the batch ends after its first, second, ... write.
+func TestAFailedRefetchIsNotQueuedAgainWhereverTheCommitFalls(t *testing.T) {
+	const u = "http://a.test/feed.xml"
+	for _, c := range []struct {
+		name string
+		o    lanes.Outcome
+	}{
+		{"timeout", lanes.Outcome{Kind: fetch.KindTimeout}},
+		{"503", lanes.Outcome{Res: &fetch.Result{FinalURL: u, Status: 503}}},
+		{"404", lanes.Outcome{Res: &fetch.Result{FinalURL: u, Status: 404}}},
+		{"redirect elsewhere", lanes.Outcome{Res: &fetch.Result{FinalURL: u, Status: 301, Header: http.Header{"Location": {"http://b.test/"}}}}},
+		{"noindex", lanes.Outcome{Res: &fetch.Result{FinalURL: u, Status: 200, Body: []byte("<p>x</p>"), Robots: robots.Directives{NoIndex: true}}}},
+	} {
+		for commitAfter := 1; commitAfter <= 3; commitAfter++ {
+			t.Run(fmt.Sprintf("%s/commit after write %d", c.name, commitAfter), func(t *testing.T) {
+				opts := config.DefaultOptions()
+				opts.QueueMemory = 100
+				// A batch of one op before Record and commitAfter of Record's, held open
+				// otherwise (a Flush commits at once).
+				f, fc, st := storeFrontWith(t, &opts, frontier.NewDedupe(1000, 0.01, 1), store.Options{BatchSize: 1 + commitAfter, BatchDelay: time.Hour})
+				f.crawl = recordingCrawl{runningCrawl{fc}}
+				f.Hosts = hostreport.New()
+				fetched := time.Now().Add(-time.Second)
+				st.SavePage(store.Page{URL: u, FetchedAt: fetched, Status: 200, Body: []byte("<rss/>"),
+					Revisit: &store.Revisit{URL: u, Class: "web_com", First: fetched, X: 1, Last: fetched, Next: fetched.Add(50 * time.Millisecond), Fetches: 2}}, nil, nil)
+				st.SetState(u, store.InProgress, 0, "") // its revisit, in a lane's hand
+				if err := st.Flush(); err != nil {
+					t.Fatal(err)
+				}
+				f.Mu.Lock()
+				f.marks.Mark(u)
+				hand := f.marks.Taken(u)
+				f.Mu.Unlock()
+				task := frontier.Task{URL: u, Host: "a.test", Refetch: true}
+				prev, track := f.RevisitState(task) // as the lane's prepare read it
+				if prev == nil {
+					t.Fatal("no stored revisit state")
+				}
+
+				now := time.Now()
+				urls, err := f.Revisit.Tick(now) // due again: the tick parks it
+				if err != nil || len(urls) != 1 {
+					t.Fatalf("tick: %v %v", urls, err)
+				}
+				if err := st.Flush(); err != nil {
+					t.Fatal(err)
+				}
+				// The batch holds this op and Record's first commitAfter writes (all of
+				// them if it makes fewer: the Flush after it ends the batch). Its callback
+				// holds the writer after that commit while Requeue reads.
+				committed, resume := make(chan struct{}), make(chan struct{})
+				st.AfterCommit(func(error) { close(committed); <-resume })
+				var resumed sync.Once
+				defer resumed.Do(func() { close(resume) }) // a failure must not leave the writer held
+				o := c.o
+				o.Task, o.Note = task, Prior{Page: prev, Track: track}
+				f.Record(o)
+				flushed := make(chan error, 1)
+				go func() { flushed <- st.Flush() }()
+				<-committed
+				f.Mu.Lock()
+				f.marks.Released(u, hand, true) // the lane lets go after Record returns
+				f.Mu.Unlock()
+				_, err = f.Requeue(urls, now, false)
+				resumed.Do(func() { close(resume) })
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := <-flushed; err != nil {
+					t.Fatal(err)
+				}
+				if err := st.Flush(); err != nil {
+					t.Fatal(err)
+				}
+				for _, p := range fc.placed {
+					if p.URL == u {
+						t.Fatalf("%s queued again right after its failed refetch", u)
+					}
+				}
+				rv, err := st.Revisit(u)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !rv.Next.After(now) || rv.Next.Equal(revisit.Never) {
+					t.Errorf("next due %v; want the failed refetch's due time, after %v", rv.Next, now)
+				}
+			})
+		}
+	}
+}
+
+// recordingCrawl is a running crawl that takes Record's log lines and refusals
+// counting.
+type recordingCrawl struct{ runningCrawl }
+
+func (recordingCrawl) LaneLogf(view.Level, int, string, string, ...any) {}
+func (recordingCrawl) DirectRefusals() bool                             { return true }
