@@ -2,9 +2,7 @@ package front
 
 import (
 	"fmt"
-	"math"
 	"strings"
-	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
@@ -128,7 +126,10 @@ func (f *Front) QueueSeeds(seeds []string, sources []revisit.Item) error {
 		// M2: a crawl whose discovery ran dry still keeps its pages fresh; started
 		// again on its database alone (a master restarted while IDLE between
 		// revisits), it goes on with them rather than refusing "nothing to crawl".
-		due, err := f.Store.RevisitQueue(1, time.Unix(0, math.MaxInt64))
+		// Only a page due some day counts: one parked for good (revisit.Never, its
+		// class window closed) is never fetched again, and a store of those alone
+		// would start and idle.
+		due, err := f.Store.RevisitQueue(1, revisit.Never)
 		if err != nil {
 			return fmt.Errorf("resume: the revisit queue unreadable: %w", err)
 		}

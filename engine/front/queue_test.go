@@ -1,6 +1,7 @@
 package front
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -80,5 +82,44 @@ func TestQueueSpillsToTheStoreAndPagesBackInOrder(t *testing.T) {
 	}
 	if q := f.Counters.URLsQueued.Load(); q != n {
 		t.Errorf("URLs counted queued: %d, want %d", q, n)
+	}
+}
+
+// A crawl started again on its --db alone, its discovery run dry and nothing queued,
+// goes on with its revisits while a page is still due some day. A store whose pages
+// are all parked for good (their class window closed) has nothing left to fetch: it
+// must say "nothing to crawl", not start and idle for ever.
+func TestResumeOnItsRevisitsOnlyWithAPageStillDue(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		next      time.Time
+		resumable bool
+	}{
+		{"a page due in an hour", time.Now().Add(time.Hour), true},
+		{"every page parked for good", revisit.Never, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			opts := config.DefaultOptions()
+			f, _, st := storeFront(t, &opts, frontier.NewDedupe(1000, 0.01, 1))
+			const u = "http://a.test/"
+			fetched := time.Now().Add(-time.Hour)
+			st.AddURLs([]store.URL{{URL: u, Host: "a.test"}}, nil)
+			st.SavePage(store.Page{URL: u, FetchedAt: fetched, Status: 200, Body: []byte("<p>x</p>"),
+				Revisit: &store.Revisit{URL: u, Class: "web_com", First: fetched, X: 1, Last: fetched, Next: c.next, Fetches: 3}}, nil, nil)
+			if err := st.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if !opts.Revisit.Enabled {
+				t.Fatal("revisit is off by default")
+			}
+			err := f.QueueSeeds(nil, nil)
+			var seedErr *SeedError
+			switch {
+			case c.resumable && err != nil:
+				t.Errorf("resume refused: %v; want the crawl to go on with its revisits", err)
+			case !c.resumable && !errors.As(err, &seedErr):
+				t.Errorf("resume: %v; want %q", err, (&SeedError{}).Error())
+			}
+		})
 	}
 }
