@@ -46,12 +46,7 @@ func TestTheEndCheckDoesNotQueueAgainARevisitPlacedWhileItRead(t *testing.T) {
 	f.crawl = ec
 	const u = "http://a.test/news/1.html"
 	fetched := time.Now().Add(-time.Second)
-	st.SavePage(store.Page{URL: u, FetchedAt: fetched, Status: 200, Body: []byte("<p>news</p>"),
-		Revisit: &store.Revisit{URL: u, Class: "web_com", First: fetched, X: 1, Last: fetched, Next: fetched.Add(50 * time.Millisecond), Fetches: 1}}, nil, nil)
-	st.SetState(u, store.Processed, 0, "")
-	if err := st.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	storeFetched(t, st, u, fetched, fetched, fetched.Add(50*time.Millisecond), 1, store.Processed)
 
 	f.Mu.Lock()
 	if f.EndChecked() {

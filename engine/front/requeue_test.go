@@ -24,6 +24,18 @@ type runningCrawl struct{ *fakeCrawl }
 func (runningCrawl) Running() bool  { return true }
 func (runningCrawl) FlushDeferred() {}
 
+// storeFetched stores u as a page fetched at last (first fetched at first), its
+// fetches-th fetch, due again at next, with its URL in state, all committed.
+func storeFetched(t *testing.T, st *store.Store, u string, first, last, next time.Time, fetches int, state store.State) {
+	t.Helper()
+	st.SavePage(store.Page{URL: u, FetchedAt: last, Status: 200, Body: []byte("<p>news</p>"),
+		Revisit: &store.Revisit{URL: u, Class: "web_com", First: first, X: 1, Last: last, Next: next, Fetches: fetches}}, nil, nil)
+	st.SetState(u, state, 0, "")
+	if err := st.Flush(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A revisit whose fetch has ended and stored its next due time, while its lane has
 // not yet let the task go (the mark goes after the result is recorded), may be due
 // by the scheduler's next tick on a loaded box. That tick cannot queue it again (it
@@ -44,12 +56,7 @@ func TestARevisitDueBeforeItsLaneLetGoIsNotParkedForGood(t *testing.T) {
 			f.crawl = runningCrawl{fc}
 			const u = "http://a.test/feed.xml"
 			fetched := time.Now().Add(-time.Second)
-			st.SavePage(store.Page{URL: u, FetchedAt: fetched, Status: 200, Body: []byte("<rss/>"),
-				Revisit: &store.Revisit{URL: u, Class: "web_com", First: fetched, X: 1, Last: fetched, Next: fetched.Add(50 * time.Millisecond), Fetches: 2}}, nil, nil)
-			st.SetState(u, c.state, 0, "")
-			if err := st.Flush(); err != nil {
-				t.Fatal(err)
-			}
+			storeFetched(t, st, u, fetched, fetched, fetched.Add(50*time.Millisecond), 2, c.state)
 			f.Mu.Lock()
 			f.marks.Mark(u) // the revisit that fetched it, still in its lane's hand
 			f.marks.Placed(u)
@@ -96,12 +103,7 @@ func TestARevisitDueWhileInALanesHandKeepsTheDueTimeItsFetchStored(t *testing.T)
 	f.crawl = runningCrawl{fc}
 	const u = "http://a.test/feed.xml"
 	fetched := time.Now().Add(-time.Second)
-	st.SavePage(store.Page{URL: u, FetchedAt: fetched, Status: 200, Body: []byte("<rss/>"),
-		Revisit: &store.Revisit{URL: u, Class: "web_com", First: fetched, X: 1, Last: fetched, Next: fetched.Add(50 * time.Millisecond), Fetches: 2}}, nil, nil)
-	st.SetState(u, store.Unprocessed, 0, "") // queued again by a hint, not parked
-	if err := st.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	storeFetched(t, st, u, fetched, fetched, fetched.Add(50*time.Millisecond), 2, store.Unprocessed) // queued again by a hint, not parked
 	f.Mu.Lock()
 	f.marks.Mark(u)
 	f.marks.Taken(u) // in a lane's hand
@@ -115,12 +117,7 @@ func TestARevisitDueWhileInALanesHandKeepsTheDueTimeItsFetchStored(t *testing.T)
 	// The lane's fetch ends now: its result stores the next due time, an hour on.
 	done := time.Now()
 	next := done.Add(time.Hour)
-	st.SavePage(store.Page{URL: u, FetchedAt: done, Status: 200, Body: []byte("<rss/>"),
-		Revisit: &store.Revisit{URL: u, Class: "web_com", First: fetched, X: 1, Last: done, Next: next, Fetches: 3}}, nil, nil)
-	st.SetState(u, store.Processed, 0, "")
-	if err := st.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	storeFetched(t, st, u, fetched, done, next, 3, store.Processed)
 	// Requeue runs with the lane still holding the mark.
 	if _, err := f.Requeue(urls, now, false); err != nil {
 		t.Fatal(err)
@@ -153,12 +150,7 @@ func TestAFirstFetchsReleaseLeavesItsRevisitsMark(t *testing.T) {
 	first := marks.Taken(u) // the first fetch, taken by a lane
 	f.Mu.Unlock()
 	fetched := time.Now().Add(-time.Second)
-	st.SavePage(store.Page{URL: u, FetchedAt: fetched, Status: 200, Body: []byte("<rss/>"),
-		Revisit: &store.Revisit{URL: u, Class: "web_com", First: fetched, X: 1, Last: fetched, Next: fetched.Add(50 * time.Millisecond), Fetches: 1}}, nil, nil)
-	st.SetState(u, store.Processed, 0, "")
-	if err := st.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	storeFetched(t, st, u, fetched, fetched, fetched.Add(50*time.Millisecond), 1, store.Processed)
 	f.RevisitTick(time.Now()) // due: its revisit is queued while the first fetch is in hand
 	if len(fc.placed) != 1 || fc.placed[0].URL != u {
 		t.Fatalf("the tick queued %v; want the page's revisit", fc.placed)
@@ -221,12 +213,7 @@ func TestAPageWhoseFetchEndedAfterTheTicksParkIsNotQueued(t *testing.T) {
 	// lane lets go.
 	done := time.Now()
 	next := done.Add(time.Hour)
-	st.SavePage(store.Page{URL: u, FetchedAt: done, Status: 200, Body: []byte("<rss/>"),
-		Revisit: &store.Revisit{URL: u, Class: "web_com", First: fetched, X: 1, Last: done, Next: next, Fetches: 3}}, nil, nil)
-	st.SetState(u, store.Processed, 0, "")
-	if err := st.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	storeFetched(t, st, u, fetched, done, next, 3, store.Processed)
 	f.Mu.Lock()
 	f.marks.Released(u, hand, true)
 	f.Mu.Unlock()
@@ -283,12 +270,7 @@ func TestAFailedRefetchIsNotQueuedAgainWhereverTheCommitFalls(t *testing.T) {
 				f.crawl = recordingCrawl{runningCrawl{fc}}
 				f.Hosts = hostreport.New()
 				fetched := time.Now().Add(-time.Second)
-				st.SavePage(store.Page{URL: u, FetchedAt: fetched, Status: 200, Body: []byte("<rss/>"),
-					Revisit: &store.Revisit{URL: u, Class: "web_com", First: fetched, X: 1, Last: fetched, Next: fetched.Add(50 * time.Millisecond), Fetches: 2}}, nil, nil)
-				st.SetState(u, store.InProgress, 0, "") // its revisit, in a lane's hand
-				if err := st.Flush(); err != nil {
-					t.Fatal(err)
-				}
+				storeFetched(t, st, u, fetched, fetched, fetched.Add(50*time.Millisecond), 2, store.InProgress) // its revisit, in a lane's hand
 				f.Mu.Lock()
 				f.marks.Mark(u)
 				hand := f.marks.Taken(u)
