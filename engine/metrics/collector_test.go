@@ -246,7 +246,7 @@ func TestCollectorRenderBrowserState(t *testing.T) {
 	}{
 		{"running", view.RenderStats{Running: true}, "running"},
 		{"starting", view.RenderStats{Starting: true}, "starting"},
-		{"stopping", view.RenderStats{Stopping: true, Restarts: 2, Hung: 1}, "stopping"},
+		{"stopping", view.RenderStats{Stopping: true, Restarts: 2, Hung: 1, WaitedOut: 3}, "stopping"},
 		{"idle", view.RenderStats{}, "idle"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -270,9 +270,12 @@ crawlconsole_render_browser_restarts_total %d
 # HELP crawlconsole_render_browser_hung_total Browsers killed for not answering in render.start_timeout when a session's browser context or a new page was made.
 # TYPE crawlconsole_render_browser_hung_total counter
 crawlconsole_render_browser_hung_total %d
-`, c.r.Restarts, c.r.Hung)
+# HELP crawlconsole_render_page_wait_timeouts_total Renders that found every browser page busy (render.contexts) for their whole time cap (render.timeout): their pages kept plain, counted in render_pages_total{outcome="kept_plain"} too.
+# TYPE crawlconsole_render_page_wait_timeouts_total counter
+crawlconsole_render_page_wait_timeouts_total %d
+`, c.r.Restarts, c.r.Hung, c.r.WaitedOut)
 			if err := testutil.CollectAndCompare(NewCollector(n), strings.NewReader(want.String()), "crawlconsole_render_browser",
-				"crawlconsole_render_browser_restarts_total", "crawlconsole_render_browser_hung_total"); err != nil {
+				"crawlconsole_render_browser_restarts_total", "crawlconsole_render_browser_hung_total", "crawlconsole_render_page_wait_timeouts_total"); err != nil {
 				t.Fatal(err)
 			}
 		})

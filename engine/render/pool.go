@@ -82,11 +82,14 @@ type Stats struct {
 	Restarts  int64 // browser starts after the first
 	// Hung are the browsers killed for not answering in time (Config.StartTimeout)
 	// when a session's browser context or a new page was made.
-	Hung     int64
-	PSSMB    int  // proportional memory of the browser's processes, MB (sampled)
-	Running  bool // a browser process is up
-	Starting bool // a browser is starting: none serves yet
-	Stopping bool // a browser is stopping (a restart, or one killed): the next starts once it is gone
+	Hung int64
+	// WaitedOut are the renders that found every page busy for their whole time
+	// cap (ErrNoPageFree): counted in Failed too.
+	WaitedOut int64
+	PSSMB     int  // proportional memory of the browser's processes, MB (sampled)
+	Running   bool // a browser process is up
+	Starting  bool // a browser is starting: none serves yet
+	Stopping  bool // a browser is stopping (a restart, or one killed): the next starts once it is gone
 }
 
 // Pool renders pages in one headless Chromium with a few browser contexts.
@@ -127,7 +130,7 @@ type Pool struct {
 	browsers sync.WaitGroup
 
 	renders, failed, recycled, restarts atomic.Int64
-	unsettled, hung                     atomic.Int64
+	unsettled, hung, waitedOut          atomic.Int64
 	busy                                atomic.Int32
 	pss                                 pssSampler
 }
@@ -224,17 +227,27 @@ func (p *Pool) Start() error {
 // ErrClosed says the pool was closed.
 var ErrClosed = errors.New("render: pool closed")
 
+// ErrNoPageFree says a render found every page of the pool busy for its whole
+// time cap: it was not rendered, and the page is kept as fetched.
+var ErrNoPageFree = errors.New("no browser page free")
+
 // Render renders j's page. An error says why there is no DOM (time cap, request
-// cap, navigation away, crash...): the caller keeps the page as fetched plainly.
+// cap, navigation away, crash, no page free...): the caller keeps the page as
+// fetched plainly. The time a render waits for a free page counts against its
+// time cap: the lane awaits some renders, and a crawl stopping or a lease ending
+// expects a render to end within render.timeout.
 func (p *Pool) Render(ctx context.Context, j Job) (*Rendered, error) {
-	t, err := p.tabFor(ctx, tabKey{j.Egress, j.Site})
+	t, waited, err := p.tabFor(ctx, tabKey{j.Egress, j.Site}, hurry(&j, p.cfg.Timeout))
 	if err != nil {
+		if errors.Is(err, ErrNoPageFree) {
+			p.waitedOut.Add(1)
+		}
 		p.failed.Add(1)
 		return nil, err
 	}
 	p.busy.Add(1)
 	defer p.busy.Add(-1)
-	out, recycle, err := t.render(ctx, &j, p.cfg)
+	out, recycle, err := t.render(ctx, &j, p.cfg, waited)
 	if out != nil && out.Unsettled || errors.Is(err, ErrNoYield) {
 		p.unsettled.Add(1)
 	}
@@ -259,17 +272,20 @@ func (p *Pool) Render(ctx context.Context, j Job) (*Rendered, error) {
 }
 
 // tabFor takes an idle page of a session for one render, waiting for one when
-// Contexts pages are busy. With none idle in the session it opens one (and the
-// session's browser context, and the browser) while fewer than Contexts are open,
-// else in place of another session's idle page: one of a session that has more
-// pages than this one, or that sat idle a while. A session with a page of its own
-// otherwise waits for it rather than close and open pages in turn.
-func (p *Pool) tabFor(ctx context.Context, k tabKey) (*tab, error) {
+// Contexts pages are busy, for limit at most (the render's time cap: then
+// ErrNoPageFree). With none idle in the session it opens one (and the session's
+// browser context, and the browser) while fewer than Contexts are open, else in
+// place of another session's idle page: one of a session that has more pages than
+// this one, or that sat idle a while. A session with a page of its own otherwise
+// waits for it rather than close and open pages in turn. waited is how long it
+// waited for a page to go idle or close (opening one has its own limits,
+// Config.StartTimeout).
+func (p *Pool) tabFor(ctx context.Context, k tabKey, limit time.Duration) (t *tab, waited time.Duration, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for {
 		if p.closed {
-			return nil, ErrClosed
+			return nil, waited, ErrClosed
 		}
 		s := p.sessions[k]
 		if s != nil {
@@ -284,7 +300,7 @@ func (p *Pool) tabFor(ctx context.Context, k tabKey) (*tab, error) {
 				}
 				t.busy = true
 				p.lru.MoveToFront(e)
-				return t, nil
+				return t, waited, nil
 			}
 		}
 		if p.lru.Len()+p.opening < p.cfg.Contexts || p.evictLocked(s) {
@@ -294,13 +310,27 @@ func (p *Pool) tabFor(ctx context.Context, k tabKey) (*tab, error) {
 			if err != nil {
 				p.wakeLocked() // the place it held is free
 			}
-			return t, err
+			return t, waited, err
 		}
 		ch := p.changed
-		if err := p.waitLocked(ctx, ch); err != nil {
-			return nil, err
+		wctx, stop := context.WithTimeout(ctx, limit-waited)
+		began := time.Now()
+		err := p.waitLocked(wctx, ch)
+		stop()
+		waited += time.Since(began)
+		if ctx.Err() != nil {
+			return nil, waited, ctx.Err()
+		}
+		if err != nil || waited >= limit {
+			// A page found now would have none of the cap left to render in.
+			return nil, waited, p.noPageFree(limit)
 		}
 	}
+}
+
+// noPageFree is the error of a render that waited its whole time cap for a page.
+func (p *Pool) noPageFree(limit time.Duration) error {
+	return fmt.Errorf("render: %w in %v, the render's time cap (render.timeout): all %d busy (render.contexts)", ErrNoPageFree, limit, p.cfg.Contexts)
 }
 
 // idleFor is how long a page sits idle before another session may take its place
@@ -566,7 +596,7 @@ func (p *Pool) Stats() Stats {
 	s.Busy = int(p.busy.Load())
 	s.Renders, s.Failed = p.renders.Load(), p.failed.Load()
 	s.Recycled, s.Restarts, s.Unsettled = p.recycled.Load(), p.restarts.Load(), p.unsettled.Load()
-	s.Hung = p.hung.Load()
+	s.Hung, s.WaitedOut = p.hung.Load(), p.waitedOut.Load()
 	s.PSSMB = p.pss.mb(pid)
 	return s
 }

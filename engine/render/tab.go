@@ -126,13 +126,19 @@ func (r *run) why() string {
 	return r.reason
 }
 
-// render runs one job in the tab. recycle says the context must go (the page
-// hung, crashed, or broke a cap).
-func (t *tab) render(ctx context.Context, j *Job, cfg Config) (out *Rendered, recycle bool, err error) {
+// render runs one job in the tab, within what is left of its time cap after it
+// waited for the tab (waited). recycle says the context must go (the page hung,
+// crashed, or broke a cap).
+func (t *tab) render(ctx context.Context, j *Job, cfg Config, waited time.Duration) (out *Rendered, recycle bool, err error) {
 	start := time.Now()
 	yieldAfter := hurry(j, min(cfg.YieldLimit, cfg.Timeout/2))
 	cfg.Timeout = hurry(j, cfg.Timeout)
-	rctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	rctx, cancel := context.WithTimeout(ctx, cfg.Timeout-waited)
+	// The notes and errors at the cap say how much of it went to the wait.
+	capped := fmt.Sprint(cfg.Timeout)
+	if waited > 0 {
+		capped += fmt.Sprintf(" (%v of it waiting for a free page)", waited.Round(time.Millisecond))
+	}
 	defer cancel()
 	// A navigation the page starts itself must not outlive the render.
 	tctx, stopTab := context.WithCancel(t.ctx)
@@ -164,7 +170,7 @@ func (t *tab) render(ctx context.Context, j *Job, cfg Config) (out *Rendered, re
 		if err != nil && r.why() == "" && t.ctx.Err() == nil && ctx.Err() == nil {
 			// The cap came during the steps: the page settled before them, and
 			// what it showed by now is read.
-			note = fmt.Sprintf("took %d of %d scroll steps in %v: DOM read at the cap", steps, j.Scroll, cfg.Timeout)
+			note = fmt.Sprintf("took %d of %d scroll steps in %s: DOM read at the cap", steps, j.Scroll, capped)
 			var stop context.CancelFunc
 			dctx, stop = context.WithTimeout(t.ctx, time.Second)
 			defer stop()
@@ -191,7 +197,7 @@ func (t *tab) render(ctx context.Context, j *Job, cfg Config) (out *Rendered, re
 		}
 		// The time cap: a page still busy on the network (polling) has built
 		// what it will; a page whose script never yields cannot be read.
-		note = fmt.Sprintf("did not settle in %v: DOM read at the cap", cfg.Timeout)
+		note = fmt.Sprintf("did not settle in %s: DOM read at the cap", capped)
 		unsettled = true
 		var stop context.CancelFunc
 		dctx, stop = context.WithTimeout(t.ctx, time.Second)
@@ -212,7 +218,7 @@ func (t *tab) render(ctx context.Context, j *Job, cfg Config) (out *Rendered, re
 			return nil, true, errors.New("render: " + why)
 		}
 		if navErr != nil {
-			return nil, true, fmt.Errorf("render: the page did not finish in %v and its DOM could not be read (a script that never yields?)", cfg.Timeout)
+			return nil, true, fmt.Errorf("render: the page did not finish in %s and its DOM could not be read (a script that never yields?)", capped)
 		}
 		return nil, true, fmt.Errorf("render: reading the DOM: %w", err)
 	}

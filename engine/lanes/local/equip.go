@@ -187,7 +187,8 @@ func (c *Crew) RenderTelemetry() *view.RenderStats {
 	}
 	st := c.Renderer.Pool.Stats()
 	r := &view.RenderStats{Running: st.Running, Starting: st.Starting, Stopping: st.Stopping, Hung: st.Hung, Contexts: st.Contexts, Busy: st.Busy,
-		PSSMB: st.PSSMB, Renders: st.Renders, Failed: st.Failed, Recycled: st.Recycled, Restarts: st.Restarts, Unsettled: st.Unsettled}
+		PSSMB: st.PSSMB, Renders: st.Renders, Failed: st.Failed, Recycled: st.Recycled, Restarts: st.Restarts, Unsettled: st.Unsettled,
+		WaitedOut: st.WaitedOut}
 	for i, h := range c.Renderer.Hosts() {
 		r.Requests += h.Requests
 		r.Seconds += h.Time.Seconds()
