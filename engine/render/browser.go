@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/chromedp/chromedp"
@@ -30,6 +31,10 @@ type browserRun struct {
 	ctx  context.Context // the browser's; ends when it stops or dies
 	stop func()          // kills the process and waits until it and its data are gone
 	pid  int
+	// start is the process's start time as read at its launch (/proc/PID/stat;
+	// "" where there is no /proc): once the browser is gone its pid may be
+	// another process's, which kill must leave alone.
+	start string
 }
 
 // starting is a start under way: every render that needs the browser waits for it.
@@ -137,7 +142,9 @@ func (p *Pool) launch(ctx context.Context) (*browserRun, error) {
 			stop()
 			return nil, fmt.Errorf("render: starting %s: %w", p.path, err)
 		}
-		return &browserRun{ctx: bctx, stop: stop, pid: browserPID(bctx)}, nil
+		pid := browserPID(bctx)
+		_, start, _ := procStat(pid)
+		return &browserRun{ctx: bctx, stop: stop, pid: pid, start: start}, nil
 	case <-ctx.Done():
 		// Killed first, then waited for: stopped early in its start, chromedp
 		// would return before its process is gone.
@@ -186,10 +193,27 @@ func (p *Pool) retireLocked() {
 // browser and its children (zygotes, renderers, the network service). A child that
 // does not answer either outlives the browser otherwise: chromedp's clean-up finds
 // leftovers by their --user-data-dir, which Chromium's children are not given.
-func (b *browserRun) kill() {
+// It kills only while the browser's pid is still the process launched (its start
+// time unchanged): a browser gone by itself leaves its pid to be given to any
+// process, which a kill of that pid and its children would hit. Where the start
+// time cannot be read (no /proc: not Linux) it kills nothing. notKilled says why
+// it did not kill, "" when it did.
+func (b *browserRun) kill() (notKilled string) {
+	_, start, ok := procStat(b.pid)
+	switch {
+	case b.start == "" && runtime.GOOS != "linux":
+		return "not killed: a process's start time is read from /proc (Linux only), and without it a pid the browser left could be another process's"
+	case b.start == "":
+		return "not killed: its start time could not be read at its launch, and without it a pid the browser left could be another process's"
+	case !ok:
+		return "not killed: already gone"
+	case start != b.start:
+		return "not killed: already gone, its pid another process's now"
+	}
 	for _, pr := range processesOf(b.pid) {
 		pr.kill()
 	}
+	return ""
 }
 
 func browserPID(b context.Context) int {
@@ -241,15 +265,18 @@ func answer[T any](ctx context.Context, p *Pool, b *browserRun, what string, cal
 	}
 	go late()
 	p.mu.Lock()
-	killed := p.br == b // else already retired, by Close or another call it did not answer
-	if killed {
-		b.kill()
+	current := p.br == b // else already retired, by Close or another call it did not answer
+	outcome := "killed"
+	if current {
+		if why := b.kill(); why != "" {
+			outcome = why
+		}
 		p.retireLocked()
 	}
 	p.mu.Unlock()
-	if killed {
+	if current {
 		p.hung.Add(1)
-		p.logf("render: the browser (pid %d) did not answer %s in %v (render.start_timeout): killed; the next render starts another", b.pid, what, p.answerWait)
+		p.logf("render: the browser (pid %d) did not answer %s in %v (render.start_timeout): %s; the next render starts another", b.pid, what, p.answerWait, outcome)
 	}
 	return zero, fmt.Errorf("render: %w %s in %v (render.start_timeout)", errNoAnswer, what, p.answerWait)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
@@ -174,5 +175,51 @@ func TestPoolCloseKillsABrowserThatDoesNotStop(t *testing.T) {
 	}
 	if got := logs.with("did not stop"); len(got) != 1 || !strings.Contains(got[0], fmt.Sprint(b.pid)) || !strings.Contains(got[0], "killed") {
 		t.Errorf("log lines on the stop: %q; want one naming pid %d and saying it was killed", got, b.pid)
+	}
+}
+
+// Close's kill of a browser that does not stop leaves alone a process that was
+// given the browser's pid once the browser was gone: the pid's start time is not
+// the one read at the browser's launch. The log says the browser was not killed.
+func TestPoolCloseKillsNoProcessThatTookTheBrowsersPid(t *testing.T) {
+	ts := newTestServer(t)
+	var logs logLines
+	p := testPool(t, Config{Timeout: time.Minute, Logf: logs.add})
+	p.stopWait = time.Second
+	if _, err := p.Render(t.Context(), ts.job("/", `<html><body>warm</body></html>`, 200)); err != nil {
+		t.Fatal(err)
+	}
+	// Another process, standing for the one the kernel gives the browser's pid
+	// to once the browser is gone.
+	other := exec.Command("sleep", "600")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		other.Process.Kill()
+		other.Wait()
+	})
+	hold := make(chan struct{})
+	t.Cleanup(func() { close(hold) }) // before the pool's Close: cleanups run last first
+	p.mu.Lock()
+	b := p.br
+	browser := b.pid
+	stop := b.stop
+	// A stop whose browser goes, its pid then another process's, and which does
+	// not end: Close kills what it thinks is the browser.
+	b.stop = func() {
+		stop()
+		p.mu.Lock()
+		b.pid = other.Process.Pid
+		p.mu.Unlock()
+		<-hold
+	}
+	p.mu.Unlock()
+	p.Close()
+	if !running(other.Process.Pid) {
+		t.Errorf("Close killed pid %d, which the browser (pid %d) had left and another process took", other.Process.Pid, browser)
+	}
+	if got := logs.with("did not stop"); len(got) != 1 || !strings.Contains(got[0], "not killed") || !strings.Contains(got[0], "another process") {
+		t.Errorf("log lines on the stop: %q; want one saying the browser was not killed, its pid another process's", got)
 	}
 }

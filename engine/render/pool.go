@@ -193,17 +193,27 @@ func (p *Pool) Close() {
 	}
 	p.mu.Lock()
 	var pids []int
+	var killed []string
 	for b, procs := range p.stopping {
+		// Its processes as they were when its stop began: each is killed only
+		// if it is still the one read then (its start time).
+		n := 0
 		for _, pr := range procs {
-			pr.kill()
+			if pr.kill() {
+				n++
+			}
 		}
-		b.kill()
+		outcome := "killed"
+		if why := b.kill(); why != "" {
+			outcome = fmt.Sprintf("%s (%d of the %d processes it had when its stop began killed)", why, n, len(procs))
+		}
 		pids = append(pids, b.pid)
+		killed = append(killed, fmt.Sprintf("the browser (pid %d) did not stop in %v; %s", b.pid, p.stopWait, outcome))
 	}
 	starting := p.start != nil
 	p.mu.Unlock()
-	if len(pids) > 0 {
-		p.logf("render: the browser (pid %v) did not stop in %v; killed", pids, p.stopWait)
+	for _, l := range killed {
+		p.logf("render: %s", l)
 	}
 	if starting {
 		p.logf("render: the browser's start did not end in %v after it was told to", p.stopWait)

@@ -49,11 +49,12 @@ type process struct {
 	start string // clock ticks after boot (/proc/PID/stat)
 }
 
-// kill kills the process if it is still the one read.
-func (pr process) kill() {
+// kill kills the process if it is still the one read; false when it did not.
+func (pr process) kill() bool {
 	if _, start, ok := procStat(pr.pid); ok && start == pr.start {
-		syscall.Kill(pr.pid, syscall.SIGKILL)
+		return syscall.Kill(pr.pid, syscall.SIGKILL) == nil
 	}
+	return false
 }
 
 // procStat reads a process's parent and start time.
