@@ -118,3 +118,27 @@ func TestBindEgressNotLocalIsRefused(t *testing.T) {
 		t.Errorf("the refused start left %s behind", db)
 	}
 }
+
+// The refusal names the egress, by its name and spec, not only the address: with
+// several bind: egresses an address alone does not say which line to fix. An IPv6
+// link-local address (fe80::/10) without a zone cannot be bound at all, and the
+// spec cannot carry a zone: it is refused at the start too (it passed the check and
+// every request from it failed, the crawl ending with robots_unreachable).
+func TestBindEgressRefusalNamesTheEgress(t *testing.T) {
+	for _, c := range []struct{ spec, want string }{
+		{"out2=bind:192.0.2.10", "egress out2 (bind:192.0.2.10): 192.0.2.10 is not an address of this machine"},
+		{"bind:fe80::1", "egress e1 (bind:fe80::1): fe80::1 is a link-local address"},
+		{"ll=bind:fe80::1", "egress ll (bind:fe80::1): fe80::1 is a link-local address"},
+	} {
+		db := filepath.Join(t.TempDir(), "a.db")
+		var stderr strings.Builder
+		code := Main([]string{"crawl", "http://127.0.0.1:9/", "--allow-private", "127.0.0.0/8", "--egress", c.spec,
+			"--headless", "--until-idle", "--db", db}, io.Discard, &stderr)
+		if code != ExitUsage || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("crawl --egress %s: exit %d, stderr:\n%s\nwant exit 2 and %q", c.spec, code, stderr.String(), c.want)
+		}
+		if _, err := os.Stat(db); err == nil {
+			t.Errorf("crawl --egress %s: the refused start left %s behind", c.spec, db)
+		}
+	}
+}
