@@ -87,7 +87,12 @@ func TestCtlRunsTheConsoleCommandsOnACrawl(t *testing.T) {
 	}{
 		{[]string{"theme", "dark"}, ExitUsage, "acts on a console's screen"},
 		{[]string{"frobnicate"}, ExitUsage, `unknown command "frobnicate" (crawlconsole ctl --help lists them)`},
-		{[]string{"pause", "lane", "9999"}, ExitUsage, "no lane 9999"},
+		// A lane, a site or a URL the crawl does not have is one rule: the words
+		// are right, the crawl refuses (exit 1); only words it cannot read are 2.
+		{[]string{"pause", "lane", "9999"}, 1, "no lane 9999"},
+		{[]string{"resume", "lane", "9999"}, 1, "no lane 9999"},
+		{[]string{"rotate", "lane", "9999"}, 1, "no lane 9999"},
+		{[]string{"pause", "lane", "x"}, ExitUsage, "lane must be a lane number"},
 		{[]string{"lanes", "zero"}, ExitUsage, "N must be a whole number"},
 		{[]string{"keyword", "rm", "nosuchsite", "x"}, 1, `no site named "nosuchsite"`},
 	} {

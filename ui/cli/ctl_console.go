@@ -147,6 +147,12 @@ func runCtlCommand(con *ctlConsole, words []string, url, prefix string, asJSON b
 		if uc := (*commands.UnknownCommandError)(nil); errors.As(err, &uc) {
 			err = fmt.Errorf("unknown command %q (crawlconsole ctl --help lists them)", uc.Word)
 		}
+		if nc := (*commands.NotInCrawlError)(nil); errors.As(err, &nc) {
+			// Right words, a lane the crawl does not have: refused, as a site it
+			// does not have is, not a usage error.
+			o.Error, o.Refused, o.Exit = line+": "+err.Error(), true, 1
+			return finish()
+		}
 		o.Error, o.Exit = line+": "+err.Error(), ExitUsage
 		return finish()
 	}

@@ -231,6 +231,13 @@ func commonPrefix(ss []string) string {
 	return p
 }
 
+// NotInCrawlError is a well-formed command naming something the crawl does not have
+// now (a lane that is not open): the crawl refuses it, as it refuses a site it does
+// not have, rather than the words being wrong. ctl exits 1 for it, not 2.
+type NotInCrawlError struct{ Text string }
+
+func (e *NotInCrawlError) Error() string { return e.Text }
+
 // parseLaneID reads a lane number and checks the crawl has that lane.
 func parseLaneID(con Console, s string) (int, error) {
 	id, err := strconv.Atoi(s)
@@ -243,13 +250,13 @@ func parseLaneID(con Console, s string) (int, error) {
 		}
 	}
 	if len(con.Snapshot().Lanes) == 0 {
-		return 0, fmt.Errorf("no lane %d: no lane is open", id)
+		return 0, &NotInCrawlError{fmt.Sprintf("no lane %d: no lane is open", id)}
 	}
 	var ids []int
 	for _, l := range con.Snapshot().Lanes {
 		ids = append(ids, l.ID)
 	}
-	return 0, fmt.Errorf("no lane %d (%s)", id, openLanes(ids))
+	return 0, &NotInCrawlError{fmt.Sprintf("no lane %d (%s)", id, openLanes(ids))}
 }
 
 // openLanes names the open lanes' numbers, which are not 1..N (a lane keeps its
