@@ -80,6 +80,7 @@ type Discovery struct {
 	listed    map[string][]uint64           // source -> sorted hashes of the URLs its last read listed (small sources)
 	noted     map[string]bool               // documents whose problem was logged (problems.go)
 	announced map[string]bool               // feeds pages announced by <link rel="alternate">
+	probed    map[string]bool               // /sitemap.xml asked for where robots.txt names none (a 404 there is no problem)
 	nListed   int                           // hashes in listed, bounded by maxListedTotal
 	ahead     aheadMarks                    // URLs a read just listed as new, to go ahead on their lane
 
@@ -140,6 +141,7 @@ func New(opts Options, c Crawl, st Store) *Discovery {
 		parked:    map[string]discover.PollState{},
 		noted:     map[string]bool{},
 		announced: map[string]bool{},
+		probed:    map[string]bool{},
 	}
 	d.followed.Store(d.book())
 	return d
@@ -425,6 +427,9 @@ func (d *Discovery) RobotsSitemaps(t frontier.Task, res *fetch.Result) {
 	list := res.RobotsSitemaps
 	if len(list) == 0 && d.probes(u.Hostname()) {
 		list = []string{origin + "/sitemap.xml"}
+		if n, err := frontier.Normalize(list[0]); err == nil {
+			d.probed[n] = true
+		}
 	}
 	var admitted []string
 	for _, raw := range list {

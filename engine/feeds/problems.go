@@ -76,6 +76,40 @@ func (d *Discovery) expected(u string) bool {
 	return read || d.announced[u] || d.siteWide[u]
 }
 
+// FailedDocument is record's word on a feed or sitemap whose fetch failed (a 4xx or
+// 5xx answer, or no answer: kind is what the URL ended as, status the HTTP status
+// or 0): a document the crawl expected that yielded nothing, so the Sites pane's
+// selected site and one WARN line say so, until a read works again. A declared
+// source's problem says where it was declared: a typo'd URL in the config is the
+// likeliest 404 an operator meets, and before it showed only among the crawl's
+// http_4xx counts. The /sitemap.xml asked for where robots.txt names no sitemap is
+// no problem when it is missing: most sites have none.
+func (d *Discovery) FailedDocument(t frontier.Task, kind string, status int) {
+	if d == nil || !d.expected(t.URL) {
+		return
+	}
+	d.mu.Lock()
+	_, read := d.sources[t.URL]
+	declared := d.siteWide[t.URL]
+	probe := d.probed[t.URL] && !read && !declared
+	d.mu.Unlock()
+	if probe {
+		return
+	}
+	why := kind
+	if status != 0 {
+		why = fmt.Sprintf("HTTP %d (%s)", status, kind)
+	}
+	if declared {
+		key := "feeds"
+		if d.tree.Known(t.URL) { // declared sitemaps are the tree's roots, feeds are not
+			key = "sitemaps"
+		}
+		why += "; the config's discovery." + key + " names it: check the URL"
+	}
+	d.documentProblem(t, why, true)
+}
+
 // RefusedDocument is record's word on a fetch that ended without a document: a
 // feed or sitemap refused for its content (content_type: neither a page nor a feed
 // or sitemap; binary; past the size cap) is a document that yielded nothing.

@@ -81,6 +81,9 @@ func (f *Front) Record(o lanes.Outcome) {
 	case o.Kind != "":
 		if !IsSkip(o.Kind) {
 			f.disc.SourceFailed(t.URL)
+			if o.Kind != fetch.KindContentType && o.Kind != fetch.KindBinary && o.Kind != fetch.KindTooLarge {
+				f.disc.FailedDocument(t, o.Kind, 0)
+			}
 		}
 		if o.Kind == fetch.KindContentType || o.Kind == fetch.KindBinary || o.Kind == fetch.KindTooLarge {
 			f.disc.RefusedDocument(t, o.Kind, res)
@@ -108,9 +111,11 @@ func (f *Front) Record(o lanes.Outcome) {
 		f.followRedirect(l, t, res, prev)
 	case res.Status/100 == 4:
 		f.disc.SourceFailed(t.URL)
+		f.disc.FailedDocument(t, fetch.KindHTTP4xx, res.Status)
 		f.endUnstored(t, prev, l, failed, fetch.KindHTTP4xx)
 	case res.Status/100 == 5:
 		f.disc.SourceFailed(t.URL)
+		f.disc.FailedDocument(t, fetch.KindHTTP5xx, res.Status)
 		f.endUnstored(t, prev, l, failed, fetch.KindHTTP5xx)
 	default:
 		f.endUnstored(t, prev, l, failed, "http_"+strconv.Itoa(res.Status))

@@ -1,0 +1,61 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/crawlconsole/crawlconsole/engine/view"
+)
+
+// A feed or sitemap that the crawl expected and whose fetch failed is a document that
+// yielded nothing: the snapshot's per-site problems (the Sites pane) name it with
+// the HTTP status, a declared one with where it was declared, and one WARN line says
+// so. Before, a typo'd feed URL in the config showed only among the crawl's http_4xx
+// counts, with the /sitemap.xml probes that most sites answer 404. The probe's 404
+// stays no problem.
+func TestFailedFeedOrSitemapIsASiteProblem(t *testing.T) {
+	t.Parallel()
+	s := newDiscoSite(t)
+	h := s.host
+	s.pages["/"] = `<html><head><link rel="alternate" type="application/rss+xml" href="/gone-feed"></head><body>front</body></html>`
+	o := discoveryPollOptions(t, "http://"+h+"/")
+	o.Discovery.Feeds = []string{"http://" + h + "/fed.xml"}
+	o.Discovery.Sitemaps = []string{"http://" + h + "/nosuch-sitemap.xml"}
+	e := startEngine(t, o)
+	// The four 404s counted: each was recorded, its problem with it.
+	waitFor(t, "the declared, announced and probed documents' 404s to be counted", func() bool {
+		return s.requested("/fed.xml") > 0 && s.requested("/nosuch-sitemap.xml") > 0 &&
+			s.requested("/gone-feed") > 0 && s.requested("/sitemap.xml") > 0 &&
+			e.Stats().Errors["http_4xx"] >= 4
+	})
+	want := map[string]string{
+		"http://" + h + "/fed.xml":            "HTTP 404 (http_4xx); the config's discovery.feeds names it: check the URL",
+		"http://" + h + "/nosuch-sitemap.xml": "HTTP 404 (http_4xx); the config's discovery.sitemaps names it: check the URL",
+		"http://" + h + "/gone-feed":          "HTTP 404 (http_4xx)",
+	}
+	problems := map[string]string{}
+	for _, d := range e.Snapshot().Discovery {
+		for u, why := range d.Problems {
+			problems[u] = why
+		}
+	}
+	for u, why := range want {
+		if problems[u] != why {
+			t.Errorf("problem of %s: %q, want %q", u, problems[u], why)
+		}
+	}
+	if why, ok := problems["http://"+h+"/sitemap.xml"]; ok {
+		t.Errorf("the probed /sitemap.xml's 404 is a problem (%q): most sites have none", why)
+	}
+	for u := range want {
+		n := 0
+		for _, ev := range e.EventsSince(0, 1<<20) {
+			if ev.Level >= view.LevelWarn && strings.Contains(ev.Msg, "feed/sitemap "+u+" yielded nothing") {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%d WARN lines say %s yielded nothing, want 1", n, u)
+		}
+	}
+}
