@@ -15,8 +15,10 @@ import (
 )
 
 // A worker that sets a URL aside (its site's robots.txt unreachable) tells the master
-// so: the master defers the URL in its store, counts it deferred, and counts no
-// result for the worker (the URL was neither fetched nor failed).
+// so, and why: the master defers the URL in its store, counts it deferred and under
+// robots_unreachable with the URL as the summary's example, as one box does, and
+// counts no result for the worker (the URL was neither fetched nor failed). Before,
+// the deferral carried no reason: the master's errors and examples missed it.
 func TestWorkerDeferralReachesTheMasterAsADeferral(t *testing.T) {
 	t.Parallel()
 	var pages atomic.Int64
@@ -47,8 +49,14 @@ func TestWorkerDeferralReachesTheMasterAsADeferral(t *testing.T) {
 	if st.Cluster == nil || st.Cluster.Nodes["w1"].Results != 0 {
 		t.Fatalf("the worker's results on the master: %+v; want none (a deferral is no result)", st.Cluster)
 	}
-	if st.PagesFetched != 0 || len(st.Errors) != 0 {
-		t.Fatalf("pages fetched %d, errors %v on the master: a deferral was taken for a fetch", st.PagesFetched, st.Errors)
+	if st.PagesFetched != 0 {
+		t.Fatalf("pages fetched %d on the master: a deferral was taken for a fetch", st.PagesFetched)
+	}
+	if st.Errors["robots_unreachable"] != 1 || len(st.Errors) != 1 {
+		t.Errorf("errors on the master %v; want robots_unreachable 1 alone, as on one box", st.Errors)
+	}
+	if ex := st.Examples["robots_unreachable"]; len(ex) != 1 || ex[0] != seed {
+		t.Errorf("robots_unreachable examples on the master %q; want [%s]", ex, seed)
 	}
 	s, err := store.Open(c.opts.DB, store.Options{})
 	if err != nil {

@@ -20,11 +20,15 @@ type Deferrals struct {
 type Deferred struct {
 	Task  frontier.Task // what a worker reports to its master (M4)
 	Until time.Time
+	// Kind is what the URL counts under while set aside (robots_unreachable), for
+	// a master to count it as one box does; empty when it counts under none (a
+	// host disabled or asking to wait).
+	Kind string
 }
 
-// Add sets t aside until until.
-func (d *Deferrals) Add(t frontier.Task, until time.Time) {
-	d.list = append(d.list, Deferred{Task: t, Until: until})
+// Add sets t aside until until, counted under kind (empty: none).
+func (d *Deferrals) Add(t frontier.Task, until time.Time, kind string) {
+	d.list = append(d.list, Deferred{Task: t, Until: until, Kind: kind})
 	if d.byHost == nil {
 		d.byHost = map[string][]string{}
 	}

@@ -54,6 +54,10 @@ type Tasks interface {
 	// Defer sets a task aside until a time (M3: a disabled host, an unreachable
 	// robots.txt, a Retry-After). Mu held; Flush writes it.
 	Defer(t frontier.Task, until time.Time)
+	// DeferAs is Defer for a URL that counts under kind while set aside (an
+	// unreachable robots.txt), counted already with Error here: a worker's
+	// deferral carries kind to the master, whose figures count it too. Mu held.
+	DeferAs(t frontier.Task, until time.Time, kind string)
 	// Flush writes the deferrals made since the last one. Mu not held.
 	Flush()
 }

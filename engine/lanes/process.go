@@ -76,7 +76,7 @@ func (r *Runner) process(s *Slot, link *route.Link, t frontier.Task) (ended, swa
 				until = r.now().Add(r.Robots.RetryAfter(1))
 			}
 			r.Mu.Lock()
-			r.Front.Defer(t, until)
+			r.Front.DeferAs(t, until, fetch.KindRobotsDown)
 			r.Mu.Unlock()
 			r.Front.Flush()
 			return true, false

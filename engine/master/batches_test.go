@@ -61,11 +61,11 @@ func (c *crawlStub) Commit(r *wire.Result, _ bool) {
 		c.onCommit(r)
 	}
 }
-func (*crawlStub) Defer(string, time.Time)   {}
-func (*crawlStub) Refused(store.Refusal)     {}
-func (*crawlStub) AfterCommit(f func(error)) { f(nil) }
-func (*crawlStub) FetchCost(time.Duration)   {}
-func (*crawlStub) CheckEgress(string) error  { return nil }
+func (*crawlStub) Defer(string, time.Time, string) {}
+func (*crawlStub) Refused(store.Refusal)           {}
+func (*crawlStub) AfterCommit(f func(error))       { f(nil) }
+func (*crawlStub) FetchCost(time.Duration)         {}
+func (*crawlStub) CheckEgress(string) error        { return nil }
 
 // batchRig is a master's Runtime over an embedded NATS server, its task stream
 // made, with no loop of its own running: the test dispatches, joins and checks

@@ -353,7 +353,7 @@ func (m *Runtime) onDeferral(msg jetstream.Msg) {
 		return
 	}
 	m.crawl.Unlock()
-	m.crawl.Defer(d.Task.URL, d.Until)
+	m.crawl.Defer(d.Task.URL, d.Until, d.Kind)
 	m.committed(msg)
 }
 

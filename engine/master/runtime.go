@@ -45,8 +45,9 @@ type Crawl interface {
 	// Commit records a worker's result in the store: a fetch, or a task it
 	// withdrew from its board; revisit says whether it was a revisit.
 	Commit(r *wire.Result, revisit bool)
-	// Defer sets a URL aside until a time (the store queues it again then).
-	Defer(url string, until time.Time)
+	// Defer sets a URL aside until a time (the store queues it again then),
+	// counted under kind (robots_unreachable; empty: none).
+	Defer(url string, until time.Time, kind string)
 	// Refused keeps a refusal a worker reported.
 	Refused(r store.Refusal)
 	// AfterCommit calls f once the store committed what was written before it.

@@ -67,11 +67,11 @@ func (f *Front) Deliver(o lanes.Outcome) {
 	f.box.Result(r)
 }
 
-// DeferURLs sends each URL set aside to the master as a deferral: the master
-// defers it, it counts no fetch.
+// DeferURLs sends each URL set aside to the master as a deferral, with the kind it
+// counts under: the master defers it and counts it so, it counts no fetch.
 func (f *Front) DeferURLs(list []lanes.Deferred) {
 	for _, d := range list {
-		f.box.Defer(d.Task, d.Until)
+		f.box.Defer(d.Task, d.Until, d.Kind)
 	}
 }
 

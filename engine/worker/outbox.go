@@ -67,9 +67,9 @@ func (o *Outbox) Result(r wire.Result) {
 }
 
 // Defer tells the master the worker set t aside until a time (M3: a disabled host,
-// robots.txt unreachable).
-func (o *Outbox) Defer(t frontier.Task, until time.Time) {
-	o.post(report{deferral: &wire.Deferral{Node: o.node, Incarnation: o.inc, Task: t, Until: until}})
+// robots.txt unreachable), counted under kind (empty: none).
+func (o *Outbox) Defer(t frontier.Task, until time.Time, kind string) {
+	o.post(report{deferral: &wire.Deferral{Node: o.node, Incarnation: o.inc, Task: t, Until: until, Kind: kind}})
 }
 
 // Refused keeps a refusal for the master's store: it travels with the next report.

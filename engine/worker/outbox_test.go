@@ -48,9 +48,9 @@ func TestOutboxSendsResultsAndDeferralsInOrder(t *testing.T) {
 	until := time.Unix(1700000000, 0).UTC()
 	box.Refused(store.Refusal{URL: "http://a.test/x", At: until, Action: "rotated"})
 	box.Result(wire.Result{Task: task(0), Kind: "timeout"})
-	box.Defer(task(1), until)
+	box.Defer(task(1), until, "robots_unreachable")
 	box.Refused(store.Refusal{URL: "http://a.test/y", At: until, Action: "rotated"})
-	box.Defer(task(2), until)
+	box.Defer(task(2), until, "")
 	box.Result(wire.Result{Task: task(3), Kind: "timeout"})
 	box.Flush()
 	select {
@@ -85,6 +85,10 @@ func TestOutboxSendsResultsAndDeferralsInOrder(t *testing.T) {
 			}
 			if !d.Until.Equal(until) || d.Node != "w1" || d.Incarnation != "inc1" {
 				t.Errorf("deferral %d: %+v", i, d)
+			}
+			// The reason travels: the master counts the URL under it.
+			if want := map[int]string{1: "robots_unreachable"}[i]; d.Kind != want {
+				t.Errorf("deferral %d's kind %q; want %q", i, d.Kind, want)
 			}
 			url, refusals = d.Task.URL, len(d.Refusals)
 		} else {

@@ -65,6 +65,10 @@ type Deferral struct {
 	Incarnation string        `json:"inc"`
 	Task        frontier.Task `json:"task"`
 	Until       time.Time     `json:"until"`
+	// Kind is what the URL counts under while set aside (robots_unreachable): the
+	// master counts it and keeps it as an example, as one box does. Empty: it
+	// counts under none (a host disabled or asking to wait), or an older worker.
+	Kind string `json:"kind,omitempty"`
 	// Refusals are as a Result's: those since the worker's last report.
 	Refusals []store.Refusal `json:"refusals,omitempty"`
 }

@@ -9,7 +9,13 @@ import (
 
 // Defer sets a task aside until a time (M3: a disabled host; a page budget). The
 // write happens in FlushDeferred, outside Mu. Mu held.
-func (c *Crew) Defer(t frontier.Task, until time.Time) { c.deferred.Add(t, until) }
+func (c *Crew) Defer(t frontier.Task, until time.Time) { c.deferred.Add(t, until, "") }
+
+// DeferAs is Defer for a URL counted under kind while set aside (an unreachable
+// robots.txt): the deferral carries it to a master. Mu held.
+func (c *Crew) DeferAs(t frontier.Task, until time.Time, kind string) {
+	c.deferred.Add(t, until, kind)
+}
 
 // FlushDeferred writes pending deferrals to the front, and ends the tasks
 // withdrawn on their way to the board, like deferrals.

@@ -92,7 +92,10 @@ func (p lanePort) SwapForUrgent(s *lanes.Slot, t frontier.Task) (swapped, droppe
 func (p lanePort) Place(t frontier.Task)                       { p.c.queue(p.c.fr.Placing(t)) }
 func (p lanePort) OffBoard(ts []frontier.Task) []frontier.Task { return p.c.OffBoard(ts) }
 func (p lanePort) Defer(t frontier.Task, until time.Time)      { p.c.Defer(t, until) }
-func (p lanePort) Flush()                                      { p.c.FlushDeferred() }
+func (p lanePort) DeferAs(t frontier.Task, until time.Time, kind string) {
+	p.c.DeferAs(t, until, kind)
+}
+func (p lanePort) Flush() { p.c.FlushDeferred() }
 
 func (p lanePort) Error(kind, url string) {
 	p.c.parts.Counters.AddError(kind)
