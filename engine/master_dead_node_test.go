@@ -184,7 +184,10 @@ func TestWorkerDeclaredDeadMidLeaveIsLoggedLeavingOnce(t *testing.T) {
 	t.Parallel()
 	// /p/0 links to eight pages, each answered only once the test lets them go:
 	// b2's lane on the host hangs on one of them, the others wait on its board.
-	gate := make(chan struct{})
+	// asked says a lane's request for one reached the site: a lane counted busy
+	// may not have taken a task yet, and a worker with nothing in hand finishes
+	// its leave at once, before any death (it is shown left, never dead).
+	gate, asked := make(chan struct{}), make(chan struct{}, 1)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -195,6 +198,10 @@ func TestWorkerDeclaredDeadMidLeaveIsLoggedLeavingOnce(t *testing.T) {
 			return
 		}
 		if r.URL.Path != "/p/0" {
+			select {
+			case asked <- struct{}{}:
+			default:
+			}
 			select {
 			case <-gate:
 			case <-r.Context().Done():
@@ -218,10 +225,12 @@ func TestWorkerDeclaredDeadMidLeaveIsLoggedLeavingOnce(t *testing.T) {
 
 	m, conn := startCrawlOf(t, "http://"+ln.Addr().String()+"/p/0")
 	w, row := startNodeB2(t, m, conn)
-	waitFor(t, "b2 fetching a held page, others queued", func() bool {
-		s := w.Engine().Snapshot()
-		return s.LanesBusy > 0 && s.QueueDepth > 0
-	})
+	select {
+	case <-asked:
+	case <-time.After(patience):
+		t.Fatal("timed out waiting for b2 to request a held page")
+	}
+	waitFor(t, "others queued on b2's board", func() bool { return w.Engine().Snapshot().QueueDepth > 0 })
 	resume := w.SilenceHeartbeats()
 	defer resume()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
