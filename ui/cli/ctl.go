@@ -38,6 +38,8 @@ console's ":" command of the same words does, and prints what happened. Flags go
 before the command. Commands:
   status                          state, pages, rate, queue, lanes, pauses
   hosts                           the hosts on lanes: lane, status, paused, disabled
+  sites                           the Sites pane: per site pages stored, new, delay, feeds,
+                                  sitemaps, and each feed or sitemap that yielded nothing, why
   pause | resume                  the whole crawl
   pause lane N | resume lane N
   pause host NAME | resume host NAME
@@ -75,7 +77,7 @@ func runCtl(args []string, stdout, stderr io.Writer) int {
 	url := fs.String("attach", "", "the crawl's operator `URL` (a master's, or a crawl's --operator address)")
 	ca := fs.String("ca", "", "CA `FILE` to trust a TLS master")
 	prefix := fs.String("prefix", config.DefaultClusterPrefix, "subject `PREFIX` of the crawl")
-	asJSON := fs.Bool("json", false, "print one JSON object on stdout (the outcome, status or hosts), for scripts")
+	asJSON := fs.Bool("json", false, "print JSON on stdout (the outcome, status, hosts or sites), for scripts")
 	yes := fs.Bool("yes", false, "rebalance: apply the plan (without it, the plan is only printed)")
 	var tf tokenFlags
 	tf.add(fs)
@@ -124,6 +126,8 @@ func runCtl(args []string, stdout, stderr io.Writer) int {
 		return ctlStatus(client, *url, *prefix, *asJSON, stdout, stderr)
 	case len(words) == 1 && words[0] == "hosts":
 		return ctlHosts(client, *url, *prefix, *asJSON, stdout, stderr)
+	case len(words) == 1 && words[0] == "sites":
+		return ctlSites(client, *url, *prefix, *asJSON, stdout, stderr)
 	}
 	return runCtlCommand(newCtlConsole(client, *yes), words, *url, *prefix, *asJSON, stdout, stderr)
 }

@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/attach"
+	"github.com/crawlconsole/crawlconsole/engine/view"
+	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
+)
+
+// ctlSite is one site of `ctl sites`: a declared site as the Sites pane shows it,
+// or a registered domain no declared site holds whose feeds or sitemaps the crawl
+// reads (Declared false: only its discovery fields are filled). Its field names
+// are part of the command-line contract.
+type ctlSite struct {
+	Site     string   `json:"site"`
+	Declared bool     `json:"declared"`
+	Kind     string   `json:"kind,omitempty"`
+	Class    string   `json:"class,omitempty"`
+	Entry    string   `json:"entry,omitempty"`
+	Keywords []string `json:"keywords"`
+	Stored   int64    `json:"stored"`
+	NewHour  int      `json:"new_1h"`
+	NewDay   int      `json:"new_1d"`
+	// DelayS is the median publish-to-store delay in seconds (the pane's DELAY);
+	// 0: no page published while the crawl watched has been stored.
+	DelayS   float64           `json:"delay_s"`
+	Feeds    []string          `json:"feeds"`
+	Sitemaps []string          `json:"sitemaps"`
+	Covered  map[string]string `json:"covered,omitempty"`
+	// Problems is, per feed or sitemap whose last read or fetch yielded nothing,
+	// why: what the operator has to act on.
+	Problems     map[string]string `json:"problems,omitempty"`
+	DatesTrusted string            `json:"dates_trusted"` // yes, no, or "" while discovery has nothing on it
+	DatesWhy     string            `json:"dates_why,omitempty"`
+}
+
+// ctlSites is `ctl sites`: what the console's Sites pane shows, with the feeds and
+// sitemaps of the sites no one declared, which the pane has no row for.
+func ctlSites(client *attach.Client, url, prefix string, asJSON bool, stdout, stderr io.Writer) int {
+	s, code := snapshotOrFail(client, url, prefix, stderr)
+	if code != 0 {
+		return code
+	}
+	return printSites(s, asJSON, stdout)
+}
+
+func sitesOf(s view.Snapshot) []ctlSite {
+	out := []ctlSite{}
+	declared := map[string]bool{}
+	if s.Sites != nil {
+		for _, r := range s.Sites.Sites {
+			declared[r.Name] = true
+			out = append(out, ctlSite{Site: r.Name, Declared: true, Kind: r.Kind, Class: r.Class, Entry: r.Entry,
+				Keywords: append([]string{}, r.Keywords...), Stored: r.Stored, NewHour: r.NewHour, NewDay: r.NewDay,
+				DelayS: r.PublishDelay.Round(time.Second).Seconds(), Feeds: append([]string{}, r.Feeds...), Sitemaps: append([]string{}, r.Sitemaps...),
+				Covered: r.Covered, Problems: r.Problems, DatesTrusted: r.DatesTrusted})
+		}
+	}
+	for i := range out {
+		for _, d := range s.Discovery {
+			if d.Site == out[i].Site && !d.DatesTrusted {
+				out[i].DatesWhy = d.Why
+			}
+		}
+	}
+	for _, d := range s.Discovery {
+		if declared[d.Site] {
+			continue
+		}
+		c := ctlSite{Site: d.Site, Keywords: []string{}, Feeds: append([]string{}, d.Feeds...),
+			Sitemaps: append([]string{}, d.Sitemaps...), Covered: d.Covered, Problems: d.Problems}
+		if len(c.Feeds)+len(c.Sitemaps) > 0 {
+			c.DatesTrusted = yesNo(d.DatesTrusted)
+			if !d.DatesTrusted {
+				c.DatesWhy = d.Why
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// printSites writes the sites as a table, then one line per feed or sitemap that
+// yielded nothing and why (the pane's "yielded nothing", for every site at once).
+func printSites(s view.Snapshot, asJSON bool, stdout io.Writer) int {
+	list := sitesOf(s)
+	if asJSON {
+		return clikit.WriteJSON(stdout, list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(stdout, "no site declared, and no feed or sitemap read yet")
+		return 0
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SITE\tKIND\tSTORED\t1H\t1D\tDELAY\tFEEDS\tSITEMAPS\tDATES\tPROBLEMS")
+	for _, c := range list {
+		kind, stored, hour, day, delay := "-", "-", "-", "-", "-"
+		if c.Declared {
+			kind, stored, hour, day = c.Kind, strconv.FormatInt(c.Stored, 10), strconv.Itoa(c.NewHour), strconv.Itoa(c.NewDay)
+			if c.DelayS > 0 {
+				delay = time.Duration(c.DelayS * float64(time.Second)).Round(time.Second).String()
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%d\n", c.Site, kind, stored, hour, day, delay,
+			len(c.Feeds), len(c.Sitemaps), clikit.Dash(c.DatesTrusted), len(c.Problems))
+	}
+	if tw.Flush() != nil {
+		return 1
+	}
+	for _, c := range list {
+		for _, u := range slices.Sorted(maps.Keys(c.Problems)) {
+			fmt.Fprintf(stdout, "%s: %s yielded nothing: %s\n", c.Site, u, c.Problems[u])
+		}
+		if c.DatesTrusted == "no" && c.DatesWhy != "" {
+			fmt.Fprintf(stdout, "%s: dates not trusted: %s\n", c.Site, strings.TrimSpace(c.DatesWhy))
+		}
+	}
+	return 0
+}

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/view"
+)
+
+// `ctl sites` says what the Sites pane says, for every site at once: per declared
+// site its pages, new pages, publish-to-store delay, feeds and sitemaps, then each
+// feed or sitemap that yielded nothing and why; and the feeds and sitemaps of
+// domains no site declares, which the pane has no row for. Before, ctl had no way
+// to see them: a typo'd feed in the config was visible only in an attached console.
+func TestCtlSitesSaysWhatEachSitesFeedsGave(t *testing.T) {
+	bad := "http://www.summit.example/fed.xml"
+	s := view.Snapshot{
+		Sites: &view.SitesView{Sites: []view.SiteRow{
+			{Name: "summit", Kind: "news", Class: "web_com", Entry: "http://www.summit.example/", Keywords: []string{"flood"},
+				Stored: 120, NewHour: 7, NewDay: 40, PublishDelay: 95 * time.Second,
+				Feeds: []string{"http://www.summit.example/feed.xml"}, DatesTrusted: "yes",
+				Problems: map[string]string{bad: "HTTP 404 (http_4xx); the config's discovery.feeds names it: check the URL"}},
+			{Name: "quiet", Kind: "news", Entry: "http://quiet.example/"},
+		}},
+		Discovery: []view.SiteDiscovery{
+			{Site: "summit", Feeds: []string{"http://www.summit.example/feed.xml"}, DatesTrusted: true},
+			{Site: "undeclared.example", Sitemaps: []string{"http://undeclared.example/sitemap.xml"},
+				Why: "lastmod is the serving time in 3 of 3 sitemaps"},
+		},
+	}
+	var out strings.Builder
+	if code := printSites(s, false, &out); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	want := [][]string{
+		{"SITE", "KIND", "STORED", "1H", "1D", "DELAY", "FEEDS", "SITEMAPS", "DATES", "PROBLEMS"},
+		{"summit", "news", "120", "7", "40", "1m35s", "1", "0", "yes", "1"},
+		{"quiet", "news", "0", "0", "0", "-", "0", "0", "-", "0"},
+		{"undeclared.example", "-", "-", "-", "-", "-", "0", "1", "no", "0"},
+	}
+	if len(lines) < len(want)+2 {
+		t.Fatalf("ctl sites:\n%s\nwant a table of 3 sites, then the problem and the untrusted dates", out.String())
+	}
+	for i, w := range want {
+		if got := strings.Fields(lines[i]); strings.Join(got, " ") != strings.Join(w, " ") {
+			t.Errorf("line %d: %q, want %q", i, lines[i], strings.Join(w, "  "))
+		}
+	}
+	if !strings.Contains(out.String(), "summit: "+bad+" yielded nothing: HTTP 404 (http_4xx); the config's discovery.feeds names it: check the URL") {
+		t.Errorf("ctl sites does not name the feed that yielded nothing and why:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "undeclared.example: dates not trusted: lastmod is the serving time") {
+		t.Errorf("ctl sites does not say why a site's dates are not trusted:\n%s", out.String())
+	}
+	var js strings.Builder
+	printSites(s, true, &js)
+	var list []ctlSite
+	if err := json.Unmarshal([]byte(js.String()), &list); err != nil || len(list) != 3 ||
+		!list[0].Declared || list[0].DelayS != 95 || list[0].Problems[bad] == "" || list[2].Declared || len(list[2].Sitemaps) != 1 {
+		t.Errorf("ctl --json sites: %v\n%s", err, js.String())
+	}
+}
