@@ -86,7 +86,7 @@ func richSnapshot() view.Snapshot {
 		RoundPages: 900, AccessTime: 3 * time.Second, VPNConnect: 10 * time.Second, ExpectTime: time.Hour, LanesPerWorker: 8, Workers: 1}
 	s.NextRound = time.Now().Add(time.Hour).Round(0)
 	s.Totals.ConfirmFetches = 3
-	s.Render = &view.RenderStats{Running: true, Starting: true, Stopping: true, Hung: 1, Contexts: 4, Busy: 1, PSSMB: 288, Renders: 31, Failed: 1, Recycled: 2, Restarts: 1, Unsettled: 2,
+	s.Render = &view.RenderStats{Running: true, Starting: true, Stopping: true, Hung: 1, Contexts: 4, Busy: 1, PSSMB: 288, Renders: 31, Failed: 1, Recycled: 2, Restarts: 1, Unsettled: 2, WaitedOut: 1,
 		Requests: 140, Seconds: 27.5, Hosts: []view.RenderHost{{Host: "spa.sandbox.test", Renders: 31, Failed: 1, Requests: 140, Seconds: 27.5, Unsettled: 2}}}
 	s.DNS.Stats.Rejected = 2
 	s.DNS.Stats.WaitP50Ms = 0.25
