@@ -85,3 +85,37 @@ func TestDeadWorkersHandOutsComeBackInOrder(t *testing.T) {
 		t.Fatalf("a deferral counted as a result: %+v", tb.Stats())
 	}
 }
+
+// A task queued while its URL is in flight (the front paging it in again before
+// the hand-out out reported) is not handed out a second time: the worker holding
+// it fetches it once, its report is the URL's current one (not late), and the
+// stats count the task dropped. Before, the second dispatch handed the URL out
+// under a new lease: two fetches of the page, the first report counted late.
+func TestDispatchHandsAURLInFlightOnce(t *testing.T) {
+	t.Parallel()
+	front := &keepAll{}
+	tb := New(front, nil, 100)
+	tb.addNode("w1")
+	page := frontier.Task{URL: "http://www.a.test/1", Host: "www.a.test"}
+	tb.Add(page)
+	first := tb.Dispatch(10)
+	if len(first) != 1 || len(first[0].Tasks) != 1 {
+		t.Fatalf("first dispatch %+v; want /1 to w1", first)
+	}
+	out := first[0].Tasks[0]
+	tb.Add(page) // queued again while its hand-out is out
+	tb.Add(frontier.Task{URL: "http://www.a.test/2", Host: "www.a.test"})
+	second := tb.Dispatch(10)
+	if len(second) != 1 || len(second[0].Tasks) != 1 || second[0].Tasks[0].URL != "http://www.a.test/2" {
+		t.Fatalf("second dispatch %+v; want /2 alone (/1 is out under lease %d)", second, out.Lease)
+	}
+	if p, o := tb.Counts(); p != 0 || o != 2 || front.out != 2 {
+		t.Fatalf("counts %d waiting, %d out, %d hand-outs; want 0, 2, 2", p, o, front.out)
+	}
+	if !tb.Settle("w1", out, true) {
+		t.Fatal("the report of /1's one hand-out was taken late")
+	}
+	if s := tb.Stats(); s.Doubled != 1 || s.LateResults != 0 {
+		t.Fatalf("stats: %d doubled, %d late; want 1, 0", s.Doubled, s.LateResults)
+	}
+}

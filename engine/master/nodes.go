@@ -320,7 +320,7 @@ func LiveNodes(data []byte) []string {
 // Stats is the master's part of the stats object (without the rejected messages,
 // which the transport counts).
 func (t *Table) Stats() *view.ClusterStats {
-	cs := &view.ClusterStats{Nodes: map[string]view.NodeStats{}, LateResults: t.late, Reclaimed: t.reclaimed}
+	cs := &view.ClusterStats{Nodes: map[string]view.NodeStats{}, LateResults: t.late, Reclaimed: t.reclaimed, Doubled: t.doubled}
 	for name, n := range t.nodes {
 		cs.Nodes[name] = view.NodeStats{State: n.shown(), Results: n.results, Late: n.late, Hosts: len(n.units)}
 	}

@@ -52,6 +52,7 @@ type Table struct {
 	pending    int    // tasks waiting at the master, over all units
 	late       int64  // reports for a hand-out that was not current
 	reclaimed  int64  // hand-outs taken back from workers that held none of them (reclaim.go)
+	doubled    int64  // queued tasks dropped unhanded: their URL was in flight already (Dispatch)
 	readSeq    uint64 // the results stream's sequence of the last report read (reclaim.go)
 	// lateLeases are the leases of the reports taken late lately (lease.go: a
 	// rejoin's claim of one is refused).
@@ -285,12 +286,21 @@ func (t *Table) Dispatch(window int) []Batch {
 		ready := func(u *unit) bool {
 			return u != nil && u.owner == name && u.next == "" && len(u.tasks) > 0 && !u.reserved
 		}
-		// hand gives the unit's next task to n, or drops it when the front holds it
-		// back (false).
+		// hand gives the unit's next task to n, or drops it (false) when the front
+		// holds it back or its URL is in flight already.
 		hand := func(u *unit) bool {
 			task := u.tasks[0]
 			u.tasks = u.tasks[1:]
 			t.pending--
+			if _, out := t.inflight[task.URL]; out {
+				// One hand-out of a URL at a time: the in-flight table keeps one
+				// lease per URL, so a second would make the first's report late
+				// and two workers fetch the page. The hand-out out ends the URL,
+				// or comes back to the queue itself. No path is known to queue a
+				// URL in flight; the count says if one does.
+				t.doubled++
+				return false
+			}
 			if !t.front.Admit(&task) {
 				return false
 			}

@@ -50,8 +50,12 @@ type ClusterStats struct {
 	LateResults int64                `json:"late_results"` // results dropped as already committed (at least once delivery)
 	// Reclaimed counts hand-outs the master took back from live workers that held
 	// none of them for a lease (a hand-out lost between master and worker).
-	Reclaimed int64            `json:"reclaimed"`
-	Rejected  map[string]int64 `json:"rejected"` // malformed or oversize messages, by reason
+	Reclaimed int64 `json:"reclaimed"`
+	// Doubled counts queued tasks the master dropped unhanded because their URL
+	// was handed out already and not reported: 0 unless a path queues a URL in
+	// flight (each would have been fetched twice).
+	Doubled  int64            `json:"doubled,omitempty"`
+	Rejected map[string]int64 `json:"rejected"` // malformed or oversize messages, by reason
 }
 
 // NodeStats is one worker in the stats object.
