@@ -108,10 +108,13 @@ func (w *writer) insertCapture(c *Capture, body []byte, codec int, inPage bool, 
 	if found {
 		refersTo = ref
 	}
-	_, err := w.execSparse(w.st.insertCapture, c.URL, nanos(c.FetchedAt), c.Status, c.StatusLine,
+	var urlRow any // NULL: the store has no row for the URL
+	if seq != 0 {
+		urlRow = seq
+	}
+	return w.write(w.st.insertCapture, c.URL, nanos(c.FetchedAt), c.Status, c.StatusLine,
 		c.RequestHead, c.ResponseHead, c.RemoteIP, c.Decoded, c.Truncated, c.PayloadDigest, c.Bytes,
-		codec, stored, refersTo, c.Lane, c.Egress, c.Node, inPage && !found, c.Kind, seq)
-	return err
+		codec, stored, refersTo, c.Lane, c.Egress, c.Node, inPage && !found, c.Kind, urlRow)
 }
 
 const captureColumns = `c.id, c.url, c.fetched_at, c.status, c.status_line, c.request_head, c.response_head,

@@ -106,6 +106,26 @@ func (w *writer) execArgs(s driver.Stmt, args []any, sparse bool) (driver.Result
 	return res, err
 }
 
+// write runs a prepared insert or update whose result the writer does not need
+// through the driver's query path, which resets the statement, binds every value
+// and steps it in one cgo call, copying texts and blobs into a buffer the statement
+// keeps. exec's path takes a cgo call for each value bound and has SQLite copy each
+// text and blob into an allocation of its own; a stored page binds some 70 values.
+// Every value is bound, zeros too (binding one costs no crossing here), so the row
+// written is the one exec would write.
+func (w *writer) write(s driver.Stmt, args ...any) error {
+	q, ok := s.(driver.StmtQueryContext)
+	if !ok {
+		return errors.New("store: the sqlite3 driver's statement cannot be queried with a context")
+	}
+	rows, err := q.QueryContext(w.ctx, w.named(args, false))
+	clear(w.args) // drop references to the page's strings and body
+	if err != nil {
+		return err
+	}
+	return rows.Close()
+}
+
 // execSQL runs query once (not prepared: rare writes).
 func (w *writer) execSQL(query string, args ...any) (driver.Result, error) {
 	res, err := w.dc.ExecContext(w.ctx, query, w.named(args, false))

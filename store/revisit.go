@@ -143,13 +143,13 @@ func (w *writer) upsertRevisit(r *Revisit, seq int64) error {
 	}
 	var err error
 	if c := r.Change; c != nil {
-		_, err = w.execSparse(w.st.upsertRevisitChange, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
+		err = w.write(w.st.upsertRevisitChange, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
 			nanos(r.Last), nanos(r.Next), int64(r.Hash), r.HasHash, r.Fetches, r.Distance, r.Freq, r.Price, r.Policy,
 			finiteOr(r.Fresh, -1), finiteOr(r.Age, 0), r.Behind,
 			int64(c.Text), int64(c.Title), int64(c.Page), c.Fallback, c.Reason, nanos(c.ChangeAt),
 			c.ChangeDistance, c.ChangeReason, c.PrevText, c.Shift, seq)
 	} else {
-		_, err = w.execSparse(w.st.upsertRevisit, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
+		err = w.write(w.st.upsertRevisit, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
 			nanos(r.Last), nanos(r.Next), int64(r.Hash), r.HasHash, r.Fetches, r.Distance, r.Freq, r.Price, r.Policy,
 			finiteOr(r.Fresh, -1), finiteOr(r.Age, 0), r.Behind, seq)
 	}

@@ -172,7 +172,7 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 		}
 		if found {
 			// Without a stored page, the row takes id, the page's about to be inserted.
-			if _, err := w.exec(mark, p.Lane, now, row[0], id); err != nil {
+			if err := w.write(mark, p.Lane, now, row[0], id); err != nil {
 				return nil, err
 			}
 		} else {
@@ -183,7 +183,7 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 			if err != nil {
 				return nil, err
 			}
-			if _, err := w.exec(w.st.setURLPage, id, out[0].seq); err != nil {
+			if err := w.write(w.st.setURLPage, id, out[0].seq); err != nil {
 				return nil, err
 			}
 			row[0] = out[0].seq
@@ -198,7 +198,7 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 				p.LastModified, int64(p.SimHash), p.FinalURL)
 			args = appendMetaArgs(args, p.Meta)
 			if stored == 0 {
-				if _, err := w.execSparse(w.st.insertPage, append(args, id)...); err != nil {
+				if err := w.write(w.st.insertPage, append(args, id)...); err != nil {
 					return nil, err
 				}
 				w.pageID = id
@@ -209,10 +209,10 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 				if capture != nil {
 					digest = capture.PayloadDigest
 				}
-				if _, err := w.exec(w.st.captureOwn, p.URL, digest, stored, row[0]); err != nil {
+				if err := w.write(w.st.captureOwn, p.URL, digest, stored, row[0]); err != nil {
 					return nil, err
 				}
-				if _, err := w.execSparse(w.st.replacePage, append(args, stored)...); err != nil {
+				if err := w.write(w.st.replacePage, append(args, stored)...); err != nil {
 					return nil, err
 				}
 			}
