@@ -32,9 +32,8 @@ func (m *PageMeta) empty() bool {
 const pageMetaColumns = `published, published_from, published_at, modified, modified_from,
 	headline, headline_from, authors, authors_from, language, language_from, canonical, canonical_from`
 
-// pageMetaValues are pageMetaColumns' parameters, ?16 to ?28 (after pageValues'),
-// for execSparse.
-var pageMetaValues = sparseParams(16, "ttitttttttttt")
+// pageMetaValues are pageMetaColumns' parameters, ?16 to ?28 (after pageValues').
+var pageMetaValues = params(16, 13)
 
 // pageMetaUpdates is what a replaced page sets: the new copy's metadata, empty when
 // it has none (the old copy's does not stay).

@@ -92,8 +92,8 @@ func (w *writer) execSparse(s driver.Stmt, args ...any) (driver.Result, error) {
 	return w.execArgs(s, args, !bindZeros)
 }
 
-// bindZeros makes execSparse bind every value, as exec does: tests compare the rows
-// written either way.
+// bindZeros makes execSparse bind every value, as exec does, and write bind them
+// through exec's path, one at a time: tests compare the rows written either way.
 var bindZeros = false
 
 func (w *writer) execArgs(s driver.Stmt, args []any, sparse bool) (driver.Result, error) {
@@ -114,6 +114,10 @@ func (w *writer) execArgs(s driver.Stmt, args []any, sparse bool) (driver.Result
 // Every value is bound, zeros too (binding one costs no crossing here), so the row
 // written is the one exec would write.
 func (w *writer) write(s driver.Stmt, args ...any) error {
+	if bindZeros {
+		_, err := w.execArgs(s, args, false)
+		return err
+	}
 	q, ok := s.(driver.StmtQueryContext)
 	if !ok {
 		return errors.New("store: the sqlite3 driver's statement cannot be queried with a context")

@@ -34,13 +34,13 @@ var upsertRevisitChangeSQL = `INSERT INTO revisit(url, class, first, t, x, last,
 	fetches, distance, freq, price, policy, fresh, age, behind, has_change, text_digest, title_digest,
 	page_digest, fallback, reason, change_at, change_distance, change_reason, prev_text, seq)
 	VALUES(` + revisitValues + `,
-	1, ` + sparseParams(18, "iiiiiiii") + `, CASE WHEN ?27 THEN IFNULL(?26, '') ELSE '' END, ?28)
+	1, ` + params(18, 8) + `, CASE WHEN ?27 THEN ?26 ELSE '' END, ?28)
 	ON CONFLICT(seq) DO UPDATE SET ` + revisitUpdates + `, has_change = 1,
 	text_digest = excluded.text_digest, title_digest = excluded.title_digest,
 	page_digest = excluded.page_digest, fallback = excluded.fallback, reason = excluded.reason,
 	change_at = excluded.change_at, change_distance = excluded.change_distance,
 	change_reason = excluded.change_reason,
-	prev_text = CASE WHEN ?27 THEN IFNULL(?26, '') ELSE revisit.prev_text END`
+	prev_text = CASE WHEN ?27 THEN ?26 ELSE revisit.prev_text END`
 
 // RevisitChange returns url's change signal, or nil (no error) when none was kept
 // (pages fetched before it existed).

@@ -11,8 +11,9 @@ import (
 )
 
 // The statements run with execSparse leave zero values unbound and read NULL as the
-// zero value: every row they write, zero fields and set ones, empty texts and NULL
-// blobs alike, is the row binding every value writes, value and type.
+// zero value, and those run with write bind every value in one call: every row they
+// write, zero fields and set ones, empty texts and NULL blobs alike, is the row
+// binding every value one at a time through exec writes, value and type.
 func TestSparseBindingWritesTheSameRows(t *testing.T) {
 	write := func(bindAll bool) map[string][]string {
 		bindZeros = bindAll

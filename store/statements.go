@@ -45,8 +45,8 @@ type statements struct {
 const pageColumns = `url, fetched_at, status, content_type, bytes, stored_bytes, body_codec, body,
 	duration_ms, lane, egress, etag, last_modified, simhash, final_url`
 
-// pageValues are pageColumns' parameters, ?1 to ?15, for execSparse.
-var pageValues = sparseParams(1, "tiitiiiniitttit")
+// pageValues are pageColumns' parameters, ?1 to ?15.
+var pageValues = params(1, 15)
 
 // revisitUpdates is what an upsert of a revisit row sets on a stored one.
 const revisitUpdates = `class = excluded.class, first = excluded.first, t = excluded.t,
@@ -56,8 +56,8 @@ const revisitUpdates = `class = excluded.class, first = excluded.first, t = excl
 	fresh = excluded.fresh, age = excluded.age, behind = excluded.behind`
 
 // revisitValues are the parameters of a revisit row's first 17 columns (url to
-// behind), ?1 to ?17, for execSparse.
-var revisitValues = sparseParams(1, "ttiiiiiiiiirrnrri")
+// behind), ?1 to ?17.
+var revisitValues = params(1, 17)
 
 // upsertRevisitSQL writes a page's revisit state; a stored change signal stays. The
 // row is keyed by its URL's row id, ?18 (revisit.seq = urls.seq, migration 18).
@@ -90,6 +90,19 @@ func sparseParams(first int, kinds string) string {
 		default:
 			panic("sparseParams: unknown kind " + string(k))
 		}
+	}
+	return b.String()
+}
+
+// params writes the parameters ?first to ?first+n-1 of a statement run with write,
+// which binds every value: a zero needs no IFNULL to read as itself.
+func params(first, n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("?" + strconv.Itoa(first+i))
 	}
 	return b.String()
 }
@@ -156,7 +169,7 @@ func prepareStatements(ctx context.Context, conn rawConn) (*statements, error) {
 	// one lookup in each index, captures_seq and captures_url).
 	prep(&st.insertCapture, `INSERT INTO captures(url, fetched_at, status, status_line, request_head,
 		response_head, remote_ip, decoded, truncated, payload_digest, bytes, body_codec, body, refers_to,
-		lane, egress, node, in_page, kind, seq) VALUES(`+sparseParams(1, "tiitttttttiinnittitn")+`)`)
+		lane, egress, node, in_page, kind, seq) VALUES(`+params(1, 20)+`)`)
 	// Before a page's body is replaced by a different one, the capture that shared
 	// the old body takes its own copy.
 	prep(&st.captureOwn, `UPDATE captures SET in_page = 0,
