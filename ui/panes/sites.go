@@ -28,6 +28,10 @@ type sitesPane struct {
 	width, height int
 	view          *view.SitesView
 	rows          pane.Rows[string] // over view.Sites, keyed by name
+	// undeclared are the rows of view.Sites that are no declared site: a
+	// registered domain whose feeds or sitemaps the crawl reads (a crawl of home
+	// pages declares none). They have discovery's columns only; the rest is "-".
+	undeclared map[string]bool
 }
 
 func newSitesPane(c *pane.Common) pane.Pane {
@@ -46,7 +50,8 @@ func newSitesPane(c *pane.Common) pane.Pane {
 
 func (p *sitesPane) Title() string { return "Sites" }
 
-// Shown implements pane.Optional: a crawl without declared sites has no Sites tab.
+// Shown implements pane.Optional: a crawl without declared sites, whose discovery
+// has read no feed or sitemap either, has no Sites tab.
 func (p *sitesPane) Shown() bool { return p.view != nil }
 
 func (p *sitesPane) ShortHelp() []key.Binding { return nil }
@@ -62,8 +67,50 @@ func (p *sitesPane) SetSize(w, h int) {
 }
 
 func (p *sitesPane) SetSnapshot(s *view.Snapshot) tea.Cmd {
-	p.rows.Change(func() { p.view = s.Sites })
+	v, undeclared := withUndeclared(s.Sites, s.Discovery)
+	p.rows.Change(func() { p.view, p.undeclared = v, undeclared })
 	return nil
+}
+
+// withUndeclared is the declared sites followed by a row for each registered domain
+// no declared site holds whose feeds and sitemaps discovery reads, or whose
+// documents yielded nothing: what they gave and what failed is what a news operator
+// watches, and a crawl seeded with home pages declares no site at all (it had no
+// Sites tab, its feeds' failures in the log alone). sites is not changed.
+func withUndeclared(sites *view.SitesView, disc []view.SiteDiscovery) (*view.SitesView, map[string]bool) {
+	declared := map[string]bool{}
+	if sites != nil {
+		for _, r := range sites.Sites {
+			declared[r.Name] = true
+		}
+	}
+	var extra []view.SiteRow
+	for _, d := range disc {
+		if declared[d.Site] || len(d.Feeds)+len(d.Sitemaps)+len(d.Problems) == 0 {
+			continue
+		}
+		r := view.SiteRow{Name: d.Site, Feeds: d.Feeds, Sitemaps: d.Sitemaps, Covered: d.Covered, Problems: d.Problems}
+		if len(d.Feeds)+len(d.Sitemaps) > 0 {
+			r.DatesTrusted = "no"
+			if d.DatesTrusted {
+				r.DatesTrusted = "yes"
+			}
+		}
+		extra = append(extra, r)
+	}
+	if len(extra) == 0 {
+		return sites, nil
+	}
+	v := &view.SitesView{}
+	if sites != nil {
+		*v = *sites
+	}
+	v.Sites = append(slices.Clip(v.Sites), extra...)
+	undeclared := make(map[string]bool, len(extra))
+	for _, r := range extra {
+		undeclared[r.Name] = true
+	}
+	return v, undeclared
 }
 
 func (p *sitesPane) SetFilter(f pane.Filter) { p.rows.SetFilter(f) }
@@ -83,18 +130,27 @@ func (p *sitesPane) View() string {
 	var stored, hour, day int
 	var held int64
 	for _, s := range p.view.Sites {
+		if p.undeclared[s.Name] {
+			continue
+		}
 		stored += int(s.Stored)
 		hour += s.NewHour
 		day += s.NewDay
 		held += s.Held
 	}
 	var b strings.Builder
-	b.WriteString(pane.FigureLine(st, p.width, "sites", []pane.Figure{
-		{Label: "declared", Value: strconv.Itoa(len(p.view.Sites))}, {Label: "round", Value: strconv.Itoa(p.view.Round)},
-		{Label: "every", Value: longDuration(p.view.Every)}, {Label: "stored", Value: pane.Thousands(int64(stored))},
-		{Label: "new 1h", Value: pane.Thousands(int64(hour))}, {Label: "new 1d", Value: pane.Thousands(int64(day))},
-		{Label: "held back", Value: pane.Thousands(held), Bad: held > 0},
-	}))
+	declared := len(p.view.Sites) - len(p.undeclared)
+	figures := []pane.Figure{{Label: "declared", Value: strconv.Itoa(declared)}}
+	if len(p.undeclared) > 0 {
+		figures = append(figures, pane.Figure{Label: "undeclared", Value: strconv.Itoa(len(p.undeclared))})
+	}
+	if declared > 0 { // rounds and their figures are the declared sites'
+		figures = append(figures, pane.Figure{Label: "round", Value: strconv.Itoa(p.view.Round)},
+			pane.Figure{Label: "every", Value: longDuration(p.view.Every)}, pane.Figure{Label: "stored", Value: pane.Thousands(int64(stored))},
+			pane.Figure{Label: "new 1h", Value: pane.Thousands(int64(hour))}, pane.Figure{Label: "new 1d", Value: pane.Thousands(int64(day))},
+			pane.Figure{Label: "held back", Value: pane.Thousands(held), Bad: held > 0})
+	}
+	b.WriteString(pane.FigureLine(st, p.width, "sites", figures))
 	b.WriteString("\n")
 	b.WriteString(p.detailLines())
 	b.WriteString("\n")
@@ -124,6 +180,11 @@ func (p *sitesPane) detailLines() string {
 		return pane.Fit("", p.width) + "\n" + pane.Fit("", p.width)
 	}
 	s := &p.view.Sites[i]
+	if p.undeclared[s.Name] {
+		return pane.Fit("  "+st.Label.Render("▸ "+s.Name)+"  "+st.Value.Render("no site declared: its feeds and sitemaps as discovery reads them"), p.width) + "\n" +
+			pane.Fit("    "+problemsOf(st, s.Problems)+st.Label.Render("feeds")+" "+st.Value.Render(joinOr(s.Feeds))+
+				"  "+st.Label.Render("sitemaps")+" "+st.Value.Render(joinOr(s.Sitemaps)), p.width)
+	}
 	what := "entry"
 	if s.Kind == config.SiteSocial {
 		what = "search"
@@ -192,7 +253,30 @@ func (p *sitesPane) columns() []pane.Column {
 	return pane.LayoutColumns(cols, p.width)
 }
 
+// joinOr lists urls, "-" for none.
+func joinOr(urls []string) string {
+	if len(urls) == 0 {
+		return "-"
+	}
+	return strings.Join(urls, " ")
+}
+
 func (p *sitesPane) cells(s *view.SiteRow, now time.Time) []string {
+	if p.undeclared[s.Name] {
+		out := []string{s.Name}
+		if p.wide() {
+			out = append(out, "-", "-")
+		}
+		out = append(out, "-", "-", "-", "-", "-", "-", "-")
+		if p.wide() {
+			dates := s.DatesTrusted
+			if dates == "" {
+				dates = "-"
+			}
+			out = append(out, "-", strconv.Itoa(len(s.Feeds)), strconv.Itoa(len(s.Sitemaps)), dates)
+		}
+		return out
+	}
 	round, delay := "-", "-"
 	if !s.LastRound.IsZero() {
 		round = longDuration(max(now.Sub(s.LastRound), 0))

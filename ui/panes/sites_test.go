@@ -1,6 +1,7 @@
 package panes
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/crawlconsole/crawlconsole/engine/view"
@@ -17,5 +18,51 @@ func TestSitesBudgetWithoutACapIsADash(t *testing.T) {
 	}
 	if c := p.cells(&view.SiteRow{Name: "a", BudgetUsed: 40, Budget: 200}, now); c[len(c)-1] != "40/200" {
 		t.Errorf("a budget: BUDGET %q, want 40/200", c[len(c)-1])
+	}
+}
+
+// A crawl seeded with home pages declares no site, yet its discovery reads their
+// feeds and sitemaps: the Sites tab shows each registered domain it reads, with its
+// feeds, sitemaps and dates, and the selected one's documents that yielded nothing,
+// why first. Before, such a crawl had no Sites tab: a 404 feed was in the log alone.
+// Beside declared sites, the undeclared domains follow them, their figures "-".
+func TestSitesPaneShowsTheFeedsOfUndeclaredDomains(t *testing.T) {
+	disc := []view.SiteDiscovery{
+		{Site: "guardian.example", Feeds: []string{"http://www.guardian.example/world/rss"}, DatesTrusted: true,
+			Problems: map[string]string{"http://www.guardian.example/uk/rss": "HTTP 404 (http_4xx)"}},
+		{Site: "nothing.example"}, // discovery knows it, it read nothing and nothing failed: no row
+	}
+	p := newSitesPane(testCommon()).(*sitesPane)
+	p.SetSize(140, 20)
+	p.SetSnapshot(&view.Snapshot{Discovery: disc})
+	if !p.Shown() {
+		t.Fatal("no Sites tab for a crawl whose discovery reads a feed")
+	}
+	out := p.View()
+	if strings.Contains(out, "round 0") {
+		t.Errorf("the summary gives rounds with no site declared:\n%s", out)
+	}
+	for _, want := range []string{"declared 0", "undeclared 1", "guardian.example",
+		"yielded nothing http://www.guardian.example/uk/rss: HTTP 404 (http_4xx)", "feeds http://www.guardian.example/world/rss"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("Sites pane lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "nothing.example") {
+		t.Errorf("a domain with no feed, sitemap or problem has a row:\n%s", out)
+	}
+
+	sites := &view.SitesView{Sites: []view.SiteRow{{Name: "harbor", Kind: "news", Entry: "http://harbor.example/", Stored: 12}}}
+	p.SetSnapshot(&view.Snapshot{Sites: sites, Discovery: append(disc, view.SiteDiscovery{Site: "harbor", Feeds: []string{"http://harbor.example/feed"}})})
+	out = p.View()
+	if !strings.Contains(out, "declared 1") || !strings.Contains(out, "undeclared 1") || strings.Index(out, "harbor             news") > strings.Index(out, "guardian.example   -") {
+		t.Errorf("declared harbor, then undeclared guardian.example:\n%s", out)
+	}
+	if len(sites.Sites) != 1 {
+		t.Errorf("the snapshot's sites were changed: %d rows", len(sites.Sites))
+	}
+	c := p.cells(&view.SiteRow{Name: "guardian.example", Feeds: []string{"x"}, DatesTrusted: "yes"}, fake.Epoch)
+	if strings.Join(c, " ") != "guardian.example - - - - - - - - - - 1 0 yes" {
+		t.Errorf("undeclared row cells %q: want its figures -, its feeds, sitemaps and dates", c)
 	}
 }
