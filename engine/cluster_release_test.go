@@ -20,6 +20,8 @@ import (
 // that joined and was dealt a keyword shard searches it. Were they lost with the
 // reply, the master would wait for their results until it took the first worker
 // for dead, and the shard would sit idle meanwhile.
+// The test checks its premise (the shard dealt to w2 has tasks out on w1, so a
+// release is asked): it fails saying so, at once, when it does not hold.
 func TestReleaseAnsweredLateLosesNoTask(t *testing.T) {
 	t.Parallel()
 	cfg := enginetest.SandboxConfig(21, 24)
@@ -90,6 +92,13 @@ func TestReleaseAnsweredLateLosesNoTask(t *testing.T) {
 			if strings.Contains(ev.Msg, "worker w1: release of") {
 				return true
 			}
+		}
+		// The premise: both shards have tasks out on w1 when w2 joins, so the one
+		// dealt to w2 waits for w1's release. A shard with none out moves at once
+		// (no release is asked), and w2 searches it while w1 is stalled.
+		if len(searchedFrom("127.0.0.3")) > 0 {
+			t.Fatal("w2 searched before any release was given up on: the shard it was dealt had no task out on w1 " +
+				"when it joined and moved at once, so this test's premise (a release asked of the stalled w1) does not hold")
 		}
 		return false
 	})
