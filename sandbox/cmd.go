@@ -37,6 +37,12 @@ Flags:
                      sitemap's date is the real moment the web's clock read it, and
                      articles say they were published when the web started (default:
                      web time, which runs --scale× ahead and starts at 2025-01-01)
+  --corpus DIR       serve the real-world corpus of feeds and sitemaps instead
+                     (engine/discover/testdata/realworld, as the realfeeds bench does):
+                     home pages linking feeds, robots.txt naming sitemaps, on --http,
+                     with a DNS server on --dns answering 127.0.0.1 for every name;
+                     prints http, dns, the home pages and the crawl command
+  --homes FILE       with --corpus: write the home pages to FILE, for crawl --seeds
   -h, --help         show this help
 
 Fetch a page:  curl --resolve www.NAME:PORT:127.0.0.1 http://www.NAME:PORT/
@@ -46,7 +52,8 @@ Fetch a page:  curl --resolve www.NAME:PORT:127.0.0.1 http://www.NAME:PORT/
 // JSON line describing it, and runs until ctx is cancelled (SIGINT/SIGTERM). It returns
 // the exit status: 0 after a clean shutdown, 2 for bad flags, 1 for other failures.
 func RunCommand(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
-	cfg, truthFile, err := parseFlags(args)
+	cfg, opts, err := parseFlags(args)
+	truthFile := opts.truth
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, commandUsage)
 		return 0
@@ -54,6 +61,9 @@ func RunCommand(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	if err != nil {
 		fmt.Fprintf(stderr, "crawlconsole sandbox: %v\nRun \"crawlconsole sandbox --help\" for usage.\n", err)
 		return 2
+	}
+	if opts.corpus != "" {
+		return runRealCommand(ctx, opts.corpus, cfg.HTTPAddr, cfg.DNSAddr, opts.homes, stdout, stderr)
 	}
 	var truthOut *os.File
 	if truthFile != "" { // fail now, not after an hour of running; truncate only at exit
@@ -108,9 +118,17 @@ func RunCommand(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	return 0
 }
 
+// cmdOptions are the command's flags that are no part of the web's Config.
+type cmdOptions struct {
+	truth  string // --truth FILE
+	corpus string // --corpus DIR: serve the real-world corpus instead
+	homes  string // --homes FILE: its home pages, for crawl --seeds
+}
+
 // parseFlags turns the command line into a Config; errors name the flag and the
 // allowed values.
-func parseFlags(args []string) (Config, string, error) {
+func parseFlags(args []string) (Config, cmdOptions, error) {
+	var o cmdOptions
 	cfg := DefaultConfig()
 	fs := flag.NewFlagSet("sandbox", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -120,7 +138,7 @@ func parseFlags(args []string) (Config, string, error) {
 	fs.StringVar(&cfg.HTTPAddr, "http", cfg.HTTPAddr, "")
 	fs.StringVar(&cfg.DNSAddr, "dns", cfg.DNSAddr, "")
 	fs.StringVar(&cfg.TruthAddr, "truth-addr", cfg.TruthAddr, "")
-	truth := fs.String("truth", "", "")
+	fs.StringVar(&o.truth, "truth", "", "")
 	faults := fs.Float64("faults", cfg.FaultShare(), "")
 	dead := fs.Float64("dead", cfg.DNS.NXDomainShare+cfg.DNS.ServFailShare+cfg.DNS.TimeoutShare, "")
 	latency := fs.String("dns-latency", "20ms..200ms", "")
@@ -128,14 +146,16 @@ func parseFlags(args []string) (Config, string, error) {
 	fs.IntVar(&cfg.AntiBot.Quota, "quota", cfg.AntiBot.Quota, "")
 	fs.BoolVar(&cfg.Publishing, "publishing", cfg.Publishing, "")
 	fs.BoolVar(&cfg.RealDates, "real-dates", cfg.RealDates, "")
+	fs.StringVar(&o.corpus, "corpus", "", "")
+	fs.StringVar(&o.homes, "homes", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return cfg, "", err
+			return cfg, o, err
 		}
-		return cfg, "", explainFlagError(err)
+		return cfg, o, explainFlagError(err)
 	}
 	if fs.NArg() > 0 {
-		return cfg, "", fmt.Errorf("unexpected argument %q (the sandbox takes flags only)", fs.Arg(0))
+		return cfg, o, fmt.Errorf("unexpected argument %q (the sandbox takes flags only)", fs.Arg(0))
 	}
 	checks := []struct {
 		bad bool
@@ -150,24 +170,27 @@ func parseFlags(args []string) (Config, string, error) {
 	}
 	for _, c := range checks {
 		if c.bad {
-			return cfg, "", errors.New(c.msg)
+			return cfg, o, errors.New(c.msg)
 		}
+	}
+	if o.homes != "" && o.corpus == "" {
+		return cfg, o, errors.New("--homes writes the seeds of --corpus: give --corpus DIR too")
 	}
 	for _, a := range []struct{ flag, addr string }{{"--http", cfg.HTTPAddr}, {"--dns", cfg.DNSAddr}, {"--truth-addr", cfg.TruthAddr}} {
 		if err := checkLoopback(a.addr); err != nil {
-			return cfg, "", fmt.Errorf("%s %v", a.flag, err)
+			return cfg, o, fmt.Errorf("%s %v", a.flag, err)
 		}
 	}
 	lo, hi, err := parseRange(*latency)
 	if err != nil {
-		return cfg, "", fmt.Errorf("--dns-latency must be MIN..MAX durations with 0 ≤ MIN ≤ MAX ≤ 1m, e.g. 20ms..200ms: %v", err)
+		return cfg, o, fmt.Errorf("--dns-latency must be MIN..MAX durations with 0 ≤ MIN ≤ MAX ≤ 1m, e.g. 20ms..200ms: %v", err)
 	}
 	cfg.DNS.LatencyMin, cfg.DNS.LatencyMax = lo, hi
 	cfg.SetFaultShare(*faults)
 	// Keep the default 2:1:1 mix of NXDOMAIN, SERVFAIL and timeouts.
 	cfg.DNS.NXDomainShare, cfg.DNS.ServFailShare, cfg.DNS.TimeoutShare = *dead/2, *dead/4, *dead/4
 	cfg.AntiBot.Enabled = *antibot == "on"
-	return cfg, *truth, cfg.Validate()
+	return cfg, o, cfg.Validate()
 }
 
 func parseRange(s string) (time.Duration, time.Duration, error) {
@@ -196,7 +219,7 @@ func explainFlagError(err error) error {
 		}
 	}
 	if strings.HasPrefix(msg, "flag provided but not defined") {
-		return fmt.Errorf("%s; flags are --seed --hosts --scale --truth --http --dns --truth-addr --faults --dead --dns-latency --antibot --quota --publishing --real-dates", msg)
+		return fmt.Errorf("%s; flags are --seed --hosts --scale --truth --http --dns --truth-addr --faults --dead --dns-latency --antibot --quota --publishing --real-dates --corpus --homes", msg)
 	}
 	return err
 }

@@ -43,9 +43,15 @@ type RealWeb struct {
 // StartRealWeb serves docs (all of LoadRealCorpus(dir) or a part of it), files read
 // from dir at each request.
 func StartRealWeb(dir string, docs []RealDoc) (*RealWeb, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return StartRealWebOn("127.0.0.1:0", dir, docs)
+}
+
+// StartRealWebOn is StartRealWeb listening on addr (`crawlconsole sandbox --corpus`'s
+// --http).
+func StartRealWebOn(addr, dir string, docs []RealDoc) (*RealWeb, error) {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, err
+		return nil, listenError("HTTP", addr, err)
 	}
 	w := &RealWeb{dir: dir, addr: ln.Addr().String(), port: ln.Addr().(*net.TCPAddr).Port,
 		docs: map[string]RealDoc{}, hosts: map[string][]RealDoc{}, hits: map[string]int{}}

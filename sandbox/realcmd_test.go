@@ -1,0 +1,111 @@
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+)
+
+// `sandbox --corpus DIR` serves the real-world corpus for a crawl by hand (it was
+// served by the realfeeds bench alone): one JSON line with the HTTP and DNS
+// addresses, the home pages and the crawl command; --homes writes the home pages
+// for crawl --seeds; the DNS server answers a corpus host with 127.0.0.1, and the
+// home page of a host publishing a feed links it, as the bench serves it.
+func TestSandboxServesTheRealCorpusByHand(t *testing.T) {
+	dir := filepath.Join("..", "engine", "discover", "testdata", "realworld")
+	homes := filepath.Join(t.TempDir(), "homes.txt")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	outR, outW := io.Pipe()
+	var stderr syncBuffer
+	code := make(chan int, 1)
+	go func() {
+		code <- RunCommand(ctx, []string{"--corpus", dir, "--homes", homes}, outW, &stderr)
+		outW.Close()
+	}()
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, 16<<20)
+		if sc.Scan() {
+			lines <- sc.Text()
+		}
+		io.Copy(io.Discard, outR) //nolint:errcheck // drain
+	}()
+	var line string
+	select {
+	case line = <-lines:
+	case c := <-code:
+		t.Fatalf("exit %d before the JSON line; stderr: %s", c, stderr.String())
+	}
+	var info realInfo
+	if err := json.Unmarshal([]byte(line), &info); err != nil {
+		t.Fatalf("not the JSON line: %v\n%s", err, line)
+	}
+	docs, err := LoadRealCorpus(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Documents != len(docs) || info.Feeds+info.Sitemaps != len(docs) || len(info.Homes) == 0 ||
+		!strings.Contains(info.Crawl, "--seeds "+homes+" --dns-server "+info.DNS+" --allow-private 127.0.0.0/8") {
+		t.Errorf("info %+v: want %d documents, the home pages and the crawl command", info, len(docs))
+	}
+	data, err := os.ReadFile(homes)
+	if err != nil || strings.Join(info.Homes, "\n")+"\n" != string(data) {
+		t.Errorf("--homes file (%v): %d bytes, want the %d home pages one a line", err, len(data), len(info.Homes))
+	}
+
+	var feed RealDoc
+	for _, d := range docs {
+		if d.IsFeed() {
+			feed = d
+			break
+		}
+	}
+	u, _ := url.Parse(feed.URL)
+	m := new(dns.Msg)
+	m.SetQuestion(dns.Fqdn(u.Hostname()), dns.TypeA)
+	r, err := dns.Exchange(m, info.DNS)
+	if err != nil || len(r.Answer) != 1 || r.Answer[0].(*dns.A).A.String() != "127.0.0.1" {
+		t.Fatalf("DNS answer for %s: %v, %v; want 127.0.0.1", u.Hostname(), r, err)
+	}
+	req, _ := http.NewRequest("GET", "http://"+info.HTTP+"/", nil)
+	req.Host = net.JoinHostPort(u.Hostname(), strings.Split(info.HTTP, ":")[1])
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `rel="alternate"`) {
+		t.Errorf("home page of %s: %d\n%s\nwant it to link its feed", u.Hostname(), resp.StatusCode, body)
+	}
+	cancel()
+	select {
+	case c := <-code:
+		if c != 0 {
+			t.Errorf("exit %d after cancel; stderr: %s", c, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("RunCommand did not return after cancel")
+	}
+}
+
+// --homes without --corpus is a usage error naming what is missing.
+func TestSandboxHomesNeedsCorpus(t *testing.T) {
+	var stderr strings.Builder
+	if c := RunCommand(context.Background(), []string{"--homes", "x.txt"}, io.Discard, &stderr); c != 2 || !strings.Contains(stderr.String(), "give --corpus DIR too") {
+		t.Errorf("--homes alone: exit %d, %q", c, stderr.String())
+	}
+}
