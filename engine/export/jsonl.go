@@ -38,8 +38,13 @@ type PageLine struct {
 	Story   string `json:"story"`
 	Class   string `json:"class"` // soc, web_com, web_net, web_edu, web_gov
 	Site    string `json:"site"`
-	Keyword string `json:"keyword"`
-	Node    string `json:"node"`   // worker that fetched it; "" in one process
+	Keyword string `json:"keyword"` // the keyword a social site's search page was fetched for; "" for a news page
+	// Results are the keywords the page was collected for as a result (M3, seed
+	// 003: a news page holding the keyword, a social page found for it), by the
+	// rounds ended so far, each "SITE:KEYWORD"; [] for none. A news site's keyword
+	// matches were kept in the store only, with no way out but SQL.
+	Results []string `json:"results"`
+	Node    string   `json:"node"`   // worker that fetched it; "" in one process
 	Egress  string `json:"egress"` // egress name (never its address or credentials)
 
 	// The page's metadata (engine/page Metadata), from the same parse as the text.
@@ -74,7 +79,11 @@ func JSONL(st *store.Store, w io.Writer, o JSONLOptions) (Report, error) {
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	book := stories.NewBook() // in fetch order: a story's id is its first page's, known when that page is written
-	err := st.Pages(o.Since, func(r store.PageRow, bodyErr error) error {
+	results, err := resultsByURL(st)
+	if err != nil {
+		return rep, err
+	}
+	err = st.Pages(o.Since, func(r store.PageRow, bodyErr error) error {
 		if err := o.Context.Err(); err != nil {
 			return err
 		}
@@ -86,6 +95,9 @@ func JSONL(st *store.Store, w io.Writer, o JSONLOptions) (Report, error) {
 		}
 		line := pageLine(r.Page, r.URL, book)
 		line.Node = r.Node
+		if k := results[r.Page.URL]; k != nil {
+			line.Results = k
+		}
 		if err := enc.Encode(&line); err != nil {
 			return err
 		}
@@ -98,6 +110,20 @@ func JSONL(st *store.Store, w io.Writer, o JSONLOptions) (Report, error) {
 	return rep, err
 }
 
+// resultsByURL reads the round results kept in the store: per URL, "SITE:KEYWORD"
+// for each keyword it was collected for, in the store's order (site, keyword).
+func resultsByURL(st *store.Store) (map[string][]string, error) {
+	rs, err := st.Results()
+	if err != nil {
+		return nil, fmt.Errorf("reading the keyword results: %w", err)
+	}
+	out := make(map[string][]string, len(rs))
+	for _, r := range rs {
+		out[r.URL] = append(out[r.URL], r.Site+":"+r.Keyword)
+	}
+	return out, nil
+}
+
 // pageLine builds the line of one page, grouping it into its story in book.
 func pageLine(p store.Page, u store.URL, book *stories.Book) PageLine {
 	final := p.FinalURL
@@ -107,7 +133,7 @@ func pageLine(p store.Page, u store.URL, book *stories.Book) PageLine {
 	l := PageLine{
 		URL: p.URL, FinalURL: final, Status: p.Status, FetchedAt: p.FetchedAt.UTC().Format(time.RFC3339),
 		ContentType: p.ContentType, Class: u.Class, Site: u.Site, Keyword: u.Keyword, Egress: p.Egress,
-		Links: []string{}, Authors: []string{}, MetaFrom: map[string]string{},
+		Links: []string{}, Authors: []string{}, MetaFrom: map[string]string{}, Results: []string{},
 	}
 	if p.SimHash != 0 {
 		l.SimHash = fmt.Sprintf("%016x", p.SimHash)

@@ -124,3 +124,47 @@ func TestJSONLStoryIDs(t *testing.T) {
 		t.Fatalf("story ids %v: want the two cold-wave pages in one story, the lanterns in another, the links page in none", story)
 	}
 }
+
+// TestJSONLResults: a page a round collected as a keyword result carries its site
+// and keyword in `results` (a news page holding two keywords, both); a page that was
+// no result carries []. Before, the results were kept in the store with no way out:
+// `keyword` is a social search page's keyword and was "" on every news page.
+func TestJSONLResults(t *testing.T) {
+	at := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	path := filepath.Join(t.TempDir(), "crawl.db")
+	st, err := store.Open(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	storedPage(st, "http://a.test/flood", []byte("<html><body><p>Флуд: flood and 台风 warnings.</p></body></html>"), at)
+	storedPage(st, "http://a.test/other", []byte("<html><body><p>Nothing to see.</p></body></html>"), at.Add(time.Minute))
+	st.SaveRound(at.Add(time.Hour), []store.Result{
+		{URL: "http://a.test/flood", Site: "harbor", Keyword: "flood", Kind: "news", Host: "a.test", FetchedAt: at},
+		{URL: "http://a.test/flood", Site: "harbor", Keyword: "台风", Kind: "news", Host: "a.test", FetchedAt: at},
+	}, nil)
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st, err = store.OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var out bytes.Buffer
+	if _, err := export.JSONL(st, &out, export.JSONLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var raw map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(line), &raw); err != nil {
+			t.Fatal(err)
+		}
+		var u string
+		json.Unmarshal(raw["url"], &u)
+		got[u] = string(raw["results"])
+	}
+	if got["http://a.test/flood"] != `["harbor:flood","harbor:台风"]` || got["http://a.test/other"] != `[]` {
+		t.Errorf("results %v: want the flood page's two keywords of harbor, the other page []", got)
+	}
+}
