@@ -45,7 +45,7 @@ type PageLine struct {
 	// matches were kept in the store only, with no way out but SQL.
 	Results []string `json:"results"`
 	Node    string   `json:"node"`   // worker that fetched it; "" in one process
-	Egress  string `json:"egress"` // egress name (never its address or credentials)
+	Egress  string   `json:"egress"` // egress name (never its address or credentials)
 
 	// The page's metadata (engine/page Metadata), from the same parse as the text.
 	Published string   `json:"published"` // publication date as precisely as the page gave it: 2024-03-05, 2024-03-05T10:20:00, 2024-03-05T10:20:00+01:00; "" when none
