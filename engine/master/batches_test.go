@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -31,6 +32,9 @@ type crawlStub struct {
 	onPrepare func(t *frontier.Task)
 	onCommit  func(r *wire.Result)
 	onMeta    func(key string, data []byte)
+	// commits, when set, holds AfterCommit's callbacks for the test to run (the
+	// store's commit); nil: each runs at once.
+	commits *[]func(error)
 }
 
 func (c *crawlStub) Logf(_ view.Level, format string, args ...any) {
@@ -63,9 +67,15 @@ func (c *crawlStub) Commit(r *wire.Result, _ bool) {
 }
 func (*crawlStub) Defer(string, time.Time, string) {}
 func (*crawlStub) Refused(store.Refusal)           {}
-func (*crawlStub) AfterCommit(f func(error))       { f(nil) }
-func (*crawlStub) FetchCost(time.Duration)         {}
-func (*crawlStub) CheckEgress(string) error        { return nil }
+func (c *crawlStub) AfterCommit(f func(error)) {
+	if c.commits != nil {
+		*c.commits = append(*c.commits, f)
+		return
+	}
+	f(nil)
+}
+func (*crawlStub) FetchCost(time.Duration)  {}
+func (*crawlStub) CheckEgress(string) error { return nil }
 
 // batchRig is a master's Runtime over an embedded NATS server, its task stream
 // made, with no loop of its own running: the test dispatches, joins and checks
@@ -336,5 +346,52 @@ func TestAResultBeingCommittedIsStillInHand(t *testing.T) {
 	r.c.Unlock()
 	if out != 0 {
 		t.Fatalf("%d tasks in hand once the result was committed; want 0", out)
+	}
+}
+
+// A worker that joined is dealt nothing until the node table naming it is
+// committed: a restarted master awaits the workers its saved table names and finds
+// their hand-outs in progress in the store, so no hand-out may be committed before
+// the table that names its worker, whatever order the store commits writes in.
+// Before, the first dispatch after the join dealt w1 its task while the table
+// naming it was only submitted.
+func TestAJoinedWorkerIsDealtNothingBeforeItsNodeTableIsCommitted(t *testing.T) {
+	t.Parallel()
+	r := newBatchRig(t)
+	var commits []func(error)
+	var submitted, committed []byte // the node table last written, and last committed
+	r.c.commits = &commits
+	r.c.onMeta = func(key string, data []byte) {
+		if key == NodesMetaKey {
+			submitted = data
+		}
+	}
+	commit := func() {
+		committed = submitted
+		for _, f := range commits {
+			f(nil)
+		}
+		commits = nil
+	}
+	r.c.onPrepare = func(task *frontier.Task) {
+		if !slices.Contains(LiveNodes(committed), "w1") {
+			t.Errorf("%s prepared for w1 while the committed node table names %q", task.URL, LiveNodes(committed))
+		}
+	}
+	r.join(t, "w1", "a")
+	r.c.Lock()
+	r.m.book.Add(frontier.Task{URL: "http://www.a.test/1", Host: "www.a.test"})
+	r.c.Unlock()
+	r.m.dispatch()
+	if b := r.stored(t, "w1"); len(b) != 0 {
+		t.Fatalf("w1 was dealt leases %v before the node table naming it was committed", leases(b))
+	}
+	if !slices.Contains(LiveNodes(submitted), "w1") {
+		t.Fatalf("the node table written at w1's join names %q", LiveNodes(submitted))
+	}
+	commit()
+	r.m.dispatch()
+	if b := r.stored(t, "w1"); len(b) != 1 || len(b[0].Tasks) != 1 {
+		t.Fatalf("w1's batches once its node table is committed hold leases %v; want one of one task", leases(b))
 	}
 }

@@ -34,6 +34,8 @@ type Host interface {
 	Settings() wire.Settings
 	// SetMeta keeps data under key in the store's meta table.
 	SetMeta(key string, data []byte)
+	// AfterCommit calls f once the store committed what was written before it.
+	AfterCommit(f func(error))
 }
 
 // Link is the master's conversation with its workers over the transport: their
@@ -115,6 +117,18 @@ func (l *Link) OnJoin(msg *nats.Msg) {
 		reply.LanesMax, reply.LanesSeq = l.lanesMax, l.lanesSeq
 	}
 	l.SaveNodes()
+	// A restarted master awaits the workers its saved node table names, and finds
+	// the URLs handed out in progress in the store: were a worker's hand-outs
+	// committed without the table naming it, the restarted master would not await
+	// it, end its grace period without it and queue again what it still fetches.
+	// So the worker is dealt nothing until the table saved here is committed,
+	// whatever order the store commits separate writes in.
+	recorded := l.book.Recording(j.Node)
+	l.host.AfterCommit(func(err error) {
+		if err == nil { // else the store failed, and the crawl stops
+			recorded()
+		}
+	})
 	l.host.Unlock()
 	l.releaseAll(r.Release)
 	l.host.Logf(view.LevelInfo, "worker %s joined (%d egresses granted); %d sites or keyword shards move to it", j.Node, len(r.Grants), r.Moved)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
@@ -72,6 +73,18 @@ func (t *Table) Join(j *wire.Join, now time.Time, perNode int) Joined {
 	r.Since = t.lease + 1 // every hand-out of this life is numbered after the join
 	t.Kick()
 	return r
+}
+
+// Recording holds back every deal to worker name (joined) until recorded is
+// called: the link calls it once the node table saved at the join is committed.
+// recorded may be called from any goroutine.
+func (t *Table) Recording(name string) (recorded func()) {
+	rec := new(atomic.Bool)
+	t.nodes[name].recorded = rec
+	return func() {
+		rec.Store(true)
+		t.Kick()
+	}
 }
 
 // Heartbeat records a worker's sign of life and what it reports; known is false

@@ -50,8 +50,6 @@ type Crawl interface {
 	Defer(url string, until time.Time, kind string)
 	// Refused keeps a refusal a worker reported.
 	Refused(r store.Refusal)
-	// AfterCommit calls f once the store committed what was written before it.
-	AfterCommit(f func(error))
 	// FetchCost adds a page's fetch time to the crawl's access-time estimate.
 	FetchCost(d time.Duration)
 	// CheckEgress refuses an egress spec typed in a console session that the

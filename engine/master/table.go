@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
@@ -110,6 +111,9 @@ type node struct {
 	// declared before the final leave: the worker, still finishing its fetches,
 	// rejoins as a leaving worker, not an active one.
 	leaving bool
+	// recorded is set once the node table saved at the worker's last join is
+	// committed (Recording; nil: none is awaited); dispatch deals it nothing before.
+	recorded *atomic.Bool
 	// life counts the times the worker was declared dead: a rejoin under the same
 	// incarnation starts a new life, and a batch sent to an earlier one is stale.
 	life uint64
@@ -277,7 +281,7 @@ func (t *Table) Dispatch(window int) []Batch {
 	var out []Batch
 	for _, name := range sortedKeys(t.nodes) {
 		n := t.nodes[name]
-		if n.state != view.NodeActive {
+		if n.state != view.NodeActive || n.recorded != nil && !n.recorded.Load() {
 			continue
 		}
 		var tasks []frontier.Task
