@@ -92,7 +92,11 @@ type clusterNode struct {
 
 // nodeStats is one worker in the report: `stats --json` keys them by name.
 type nodeStats struct {
-	State     string    `json:"state"`     // active, paused, leaving, dead
+	// State is active, paused, leaving, dead or left (view.NodeState), or
+	// awaited: a worker the master's last run knew live that has not rejoined
+	// this run yet, while its grace period waits for it (no heartbeat or join
+	// this run: both are zero).
+	State     string    `json:"state"`
 	Heartbeat time.Time `json:"heartbeat"` // its last heartbeat, master's clock (RFC 3339)
 	Joined    time.Time `json:"joined"`    // when it (last) joined
 	Hosts     int64     `json:"hosts"`     // hosts it held
