@@ -86,11 +86,10 @@ func prepareCapture(c *Capture, compressed []byte, codec int) ([]byte, int) {
 // up, and stays 0 (NULL) for a URL the store has no row for.
 func (w *writer) insertCapture(c *Capture, body []byte, codec int, inPage bool, seq int64) error {
 	if seq == 0 {
-		var row [2]int64
-		if _, err := w.queryInts(w.st.findURL, row[:], c.URL); err != nil {
+		var err error
+		if seq, _, _, err = w.findURL(c.URL); err != nil {
 			return err
 		}
-		seq = row[0]
 	}
 	var ref int64
 	var found bool

@@ -45,6 +45,7 @@ type writer struct {
 	pending []*writeOp           // applied in the open transaction, in submission order
 	afters  []func()             // their post-commit callbacks
 	starts  map[string]startMark // InProgress marks held back in the open transaction (starts.go)
+	urlRows map[string]int64     // row ids of URLs inserted without a page (urlrows.go)
 
 	errMu  sync.Mutex
 	err    error         // first write error; sticky
@@ -196,7 +197,8 @@ func (w *writer) rollback() {
 		_, _ = w.execSQL("ROLLBACK")
 		w.inTx = false
 	}
-	clear(w.starts) // the replay holds them again
+	clear(w.starts)  // the replay holds them again
+	clear(w.urlRows) // row ids the rolled-back transaction gave are given again
 }
 
 // commit ends the open transaction and, only once it is durable in the WAL, runs the
@@ -225,6 +227,7 @@ func (w *writer) commit() {
 	if err != nil {
 		w.setErr(fmt.Errorf("store: commit batch of %d operations: %w", len(w.pending), err))
 		_, _ = w.execSQL("ROLLBACK")
+		clear(w.urlRows)
 		return
 	}
 	for _, f := range w.afters {

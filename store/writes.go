@@ -51,6 +51,7 @@ func (w *writer) insertURLs(urls []URL, st State, now int64, out []linkOutcome) 
 		if n, _ := res.RowsAffected(); n == 1 {
 			o.inserted = true
 			o.seq, _ = res.LastInsertId() // seq is the rowid
+			w.rememberURL(u.URL, o.seq)
 		}
 		out = append(out, o)
 	}
@@ -166,10 +167,12 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 			return nil, err
 		}
 		var row [2]int64 // the URL's seq and its stored page's id (0: none)
-		found, err := w.queryInts(w.st.findURL, row[:], p.URL)
+		var found bool
+		row[0], row[1], found, err = w.findURL(p.URL)
 		if err != nil {
 			return nil, err
 		}
+		w.forgetURL(p.URL) // its row's page is set below, whichever way
 		if found {
 			// Without a stored page, the row takes id, the page's about to be inserted.
 			if err := w.write(mark, p.Lane, now, row[0], id); err != nil {
@@ -183,6 +186,7 @@ func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
 			if err != nil {
 				return nil, err
 			}
+			w.forgetURL(p.URL)
 			if err := w.write(w.st.setURLPage, id, out[0].seq); err != nil {
 				return nil, err
 			}
