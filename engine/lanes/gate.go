@@ -3,6 +3,7 @@ package lanes
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 )
@@ -19,7 +20,13 @@ import (
 //     sends it. The gap is the largest of the aggregate host cap
 //     (1/host_rate), the robots.txt Crawl-delay, delay_factor × the host's last
 //     response time and the host's overload back-off (politeness.go). While the gap
-//     holds a cap or a back-off, one request at a time goes to the host.
+//     holds a cap or a back-off, one request at a time goes to the host;
+//   - first come, first served: requests waiting for one (egress, host) or one
+//     (egress, parent) go in the order they came, and so do the requests to a
+//     host taken one at a time across egresses. A rendered page's own requests and
+//     the lane's next fetch to the host wait in one line, so neither can starve the
+//     other (woken together, they raced for the slot). An urgent request goes
+//     ahead of ordinary ones, behind urgent ones that came before it.
 //
 // Lock order: the Gate never calls out (Interval) while it holds its own lock, so a
 // caller may hold its own lock around Gap.
@@ -61,6 +68,49 @@ type keyState struct {
 	inflight int
 	lastEnd  time.Time
 	free     chan struct{} // closed when inflight drops to 0
+	line
+}
+
+// waiter is one request waiting at the gate, in the line of each key it needs.
+type waiter struct{ urgent bool }
+
+// line are the requests waiting for one key, in the order they came. Every
+// waiter joins the lines of all its keys at once, under the gate's lock, so the
+// lines agree on the order: the first of all waiters is first in each of its
+// lines, and the lines never hold each other up in a circle.
+type line struct {
+	waiting []*waiter
+	moved   chan struct{} // closed when a waiter leaves; nil while none waits on it
+}
+
+// ahead returns a channel that closes when the line moves, if a request that
+// came before w waits still (for an urgent w, an urgent one); nil: it is w's turn.
+// w nil is a request that has not joined yet: every waiter came before it.
+func (l *line) ahead(w *waiter, urgent bool) chan struct{} {
+	for _, v := range l.waiting {
+		if v == w {
+			return nil
+		}
+		if v.urgent || !urgent {
+			if l.moved == nil {
+				l.moved = make(chan struct{})
+			}
+			return l.moved
+		}
+	}
+	return nil
+}
+
+func (l *line) join(w *waiter) { l.waiting = append(l.waiting, w) }
+
+func (l *line) leave(w *waiter) {
+	if i := slices.Index(l.waiting, w); i >= 0 {
+		l.waiting = slices.Delete(l.waiting, i, i+1)
+	}
+	if l.moved != nil {
+		close(l.moved)
+		l.moved = nil
+	}
 }
 
 // Ticket is what Acquire hands out; give it back to Release (or Finish) when the
@@ -144,16 +194,35 @@ func (g *Gate) AcquireWith(ctx context.Context, w Wait, egress int, host string,
 			g.mu.Unlock()
 		}()
 	}
+	// A request that cannot go at once joins its keys' lines, and leaves them
+	// when it goes or gives up (me is nil until then). A key with a waiter is
+	// never swept: its state stays the one it joined.
+	var me *waiter
+	var hs, ps *keyState
+	var agg *hostState
+	leave := func() { // g.mu held
+		hs.leave(me)
+		if ps != nil {
+			ps.leave(me)
+		}
+		agg.leave(me)
+		me = nil
+	}
+	defer func() {
+		if me != nil {
+			g.mu.Lock()
+			leave()
+			g.mu.Unlock()
+		}
+	}()
 	for {
 		iv, ivWhy := g.interval(host) // outside g.mu: Interval takes the caller's locks
 		g.mu.Lock()
 		now := g.now()
-		hs := g.state(hk)
-		var ps *keyState
+		hs, ps, agg = g.state(hk), nil, g.host(host)
 		if parent != 0 {
 			ps = g.state(pk)
 		}
-		agg := g.host(host)
 		agg.interval, agg.intervalWhy = iv, ivWhy
 		var busy chan struct{}
 		switch {
@@ -165,6 +234,15 @@ func (g *Gate) AcquireWith(ctx context.Context, w Wait, egress int, host string,
 			busy = agg.free // the server sees one request at a time, then the gap
 		case !w.Urgent && agg.urgent > 0:
 			busy = agg.urgentDone // the operator's request goes first
+		}
+		if busy == nil {
+			busy = hs.ahead(me, w.Urgent)
+		}
+		if busy == nil && ps != nil {
+			busy = ps.ahead(me, w.Urgent)
+		}
+		if busy == nil && agg.serial(now, g.Adapt) {
+			busy = agg.ahead(me, w.Urgent) // across egresses, when the host takes one at a time
 		}
 		var wait time.Duration
 		if busy == nil {
@@ -181,6 +259,9 @@ func (g *Gate) AcquireWith(ctx context.Context, w Wait, egress int, host string,
 			}
 		}
 		if busy == nil && wait <= 0 {
+			if me != nil {
+				leave()
+			}
 			g.take(hs)
 			if ps != nil {
 				g.take(ps)
@@ -191,6 +272,14 @@ func (g *Gate) AcquireWith(ctx context.Context, w Wait, egress int, host string,
 			t.stalled, t.probe = g.stallsFrom()
 			g.mu.Unlock()
 			return t, nil
+		}
+		if me == nil {
+			me = &waiter{urgent: w.Urgent}
+			hs.join(me)
+			if ps != nil {
+				ps.join(me)
+			}
+			agg.join(me)
 		}
 		g.mu.Unlock()
 		if busy != nil {
@@ -336,7 +425,7 @@ func (g *Gate) sweep(now time.Time) {
 		return
 	}
 	for k, s := range g.keys {
-		if s.inflight == 0 && now.Sub(s.lastEnd) > g.MinGap {
+		if s.inflight == 0 && len(s.waiting) == 0 && now.Sub(s.lastEnd) > g.MinGap {
 			delete(g.keys, k)
 		}
 	}

@@ -105,3 +105,67 @@ func TestGateCarriesAHostsGapOver(t *testing.T) {
 	}
 	g.Release(tk)
 }
+
+// waiters is how many requests wait at the gate for host, from any egress.
+func (g *Gate) waiters(host string) int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if s := g.hosts[host]; s != nil {
+		return len(s.waiting)
+	}
+	return 0
+}
+
+// A host's requests go through the gate in the order they came: on one egress,
+// a rendered page's own requests (the page's parent) and the lane's next fetches
+// (their own parents) waiting for the host's slot, one after the other; across
+// egresses, when a cap makes the host take one request at a time. Before, the
+// waiters woke together and raced for the slot: the lane's fetch could lose to
+// the render's requests again and again, or the reverse.
+func TestGateServesAHostFirstComeFirstServed(t *testing.T) {
+	cases := []struct {
+		name    string
+		gate    *Gate
+		request func(i int) (egress int, parent uint64)
+	}{
+		{"render and lane on one egress", &Gate{MinGap: time.Millisecond},
+			func(i int) (int, uint64) { return 0, uint64(1 + i%2) }},
+		{"capped host across egresses", &Gate{Interval: func(string) (time.Duration, Reason) { return time.Millisecond, ReasonDelay }},
+			func(i int) (int, uint64) { return i % 3, 0 }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			const waiting = 6
+			ctx := context.Background()
+			for round := range 20 {
+				holder, err := c.gate.Acquire(ctx, 0, "a", 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				order := make(chan int, waiting)
+				for i := range waiting {
+					go func() {
+						egress, parent := c.request(i)
+						tk, err := c.gate.Acquire(ctx, egress, "a", parent)
+						if err != nil {
+							t.Error(err)
+							order <- -1
+							return
+						}
+						order <- i
+						c.gate.Release(tk)
+					}()
+					for c.gate.waiters("a") < i+1 { // it came: the next comes after it
+						time.Sleep(time.Millisecond)
+					}
+				}
+				c.gate.Release(holder)
+				for want := range waiting {
+					if got := <-order; got != want {
+						t.Fatalf("round %d: request %d went through the gate in place %d; want the order they came", round, got, want)
+					}
+				}
+			}
+		})
+	}
+}
