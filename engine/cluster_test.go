@@ -32,11 +32,19 @@ type testCluster struct {
 	conns   []*cluster.Conn
 	hb      time.Duration
 	window  int              // MasterOptions.Window (0: its default)
-	timeout time.Duration    // MasterOptions.Timeout (0: its default, 3 heartbeat periods)
+	timeout time.Duration    // MasterOptions.Timeout (0: noDeathTimeout)
 	workers []*engine.Worker // started by worker, for a failure's report
 }
 
 const testToken = "test-token-0123456789"
+
+// noDeathTimeout is the heartbeat timeout of a test's master that declares no worker
+// dead: a guard, not a measure. A loaded box leaves a live worker's heartbeats
+// unanswered for seconds (4 s seen, two cores, the whole suite at GOMAXPROCS=1);
+// with the default (3 periods of 300 ms, and its margin) the master buried it,
+// handed its tasks out again and they were fetched twice, which is what a false
+// death costs, not what those tests judge. Dead workers have their own tests.
+const noDeathTimeout = time.Minute
 
 func startCluster(t *testing.T, cfg sandbox.Config) *testCluster {
 	t.Helper()
@@ -85,13 +93,18 @@ func (c *testCluster) connect(name string) *cluster.Conn {
 
 func (c *testCluster) startMaster() {
 	c.t.Helper()
-	m, err := engine.NewMaster(c.opts, config.MasterOptions{Conn: c.connect("master"), HeartbeatEvery: c.hb, Window: c.window, Timeout: c.timeout})
+	timeout := c.timeout
+	if timeout == 0 {
+		timeout = noDeathTimeout
+	}
+	m, err := engine.NewMaster(c.opts, config.MasterOptions{Conn: c.connect("master"), HeartbeatEvery: c.hb, Window: c.window, Timeout: timeout})
 	if err != nil {
 		c.t.Fatal(err)
 	}
 	// Closed at the end of the test whatever happens (Close is idempotent): a
 	// master left running went on burying the next tests' workers.
 	c.t.Cleanup(func() { m.Close() })
+	c.t.Cleanup(func() { logWarnings(c.t, "master", m) })
 	if err := m.Start(); err != nil {
 		c.t.Fatal(err)
 	}
@@ -708,5 +721,18 @@ func TestMasterStoresTheWorkersSignature(t *testing.T) {
 	}
 	if signed < 20 {
 		t.Fatalf("only %d signed pages of %d: too few to judge", signed, len(urls))
+	}
+}
+
+// logWarnings logs, when t failed, the warnings and errors of e (a master: a worker
+// declared dead, a batch dropped), what tells a crawl's own fault from a late box.
+func logWarnings(t *testing.T, name string, e *engine.Engine) {
+	if !t.Failed() {
+		return
+	}
+	for _, ev := range e.EventsSince(0, 1000) {
+		if ev.Level >= view.LevelWarn {
+			t.Logf("%s: %s %s", name, ev.At.Format("15:04:05.000"), ev.Msg)
+		}
 	}
 }

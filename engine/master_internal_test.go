@@ -35,7 +35,11 @@ func TestWorkerClaimsAnEgressFromTheMasterTable(t *testing.T) {
 	o.Egress = []string{"bind:127.0.0.50", "bind:127.0.0.51"}
 	o.Rotation.PerNode = 1
 	o.DNSServers = []string{"127.0.0.1:1"}
-	m, err := NewMaster(o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond})
+	// The claims are a live worker's: with the default timeout (600 ms and its
+	// margin) a loaded box that left its heartbeats unanswered for a second or two
+	// had it buried before it claimed, and the claim refused. Its death after Close
+	// comes this timeout later.
+	m, err := NewMaster(o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,6 +47,7 @@ func TestWorkerClaimsAnEgressFromTheMasterTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
+	t.Cleanup(func() { logWarnings(t, "master", m) })
 	w, err := StartWorker(config.WorkerOptions{Conn: conn("w1"), Node: "w1", AllowPrivate: []string{"127.0.0.0/8"}})
 	if err != nil {
 		t.Fatal(err)
