@@ -104,15 +104,19 @@ func startCutFinals(t *testing.T) (*httptest.Server, []cutFinal) {
 	return srv, pages
 }
 
-// cutFinalOptions crawls only the cut pages, fast, with no retries and a short
-// request timeout.
+// cutFinalOptions crawls only the cut pages, fast, with no retries and a request
+// timeout that ends /stall's body. The timeout runs from the request, so it must
+// also outlast the time the 200 and its first bytes take to reach the fetcher: at
+// one second a loaded box (a worker's heartbeats unanswered for seconds) had it
+// end before the response came, a timeout with no response to archive. Ten
+// seconds is what the stalled fetch costs the test.
 func cutFinalOptions(o *config.Options, srv *httptest.Server, pages []cutFinal) {
 	var seeds []string
 	for _, p := range pages {
 		seeds = append(seeds, srv.URL+p.path)
 	}
 	quickSiteOptions(o, seeds)
-	o.Fetch.Timeout = time.Second
+	o.Fetch.Timeout = 10 * time.Second
 }
 
 // checkCutFinalStats: every page failed under its kind, no response counted.
