@@ -43,6 +43,10 @@ Flags:
                      with a DNS server on --dns answering 127.0.0.1 for every name;
                      prints http, dns, the home pages and the crawl command
   --homes FILE       with --corpus: write the home pages to FILE, for crawl --seeds
+  --spa              serve the script-built sites too (pages a crawl renders with a
+                     headless Chromium): spa, mixed (script under /app/ only), error
+                     (a 404 shell), static, hang, on 127.0.0.21..25; "spa" in the JSON
+                     line names each one's home page
   -h, --help         show this help
 
 Fetch a page:  curl --resolve www.NAME:PORT:127.0.0.1 http://www.NAME:PORT/
@@ -92,7 +96,24 @@ func RunCommand(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		fmt.Fprintf(stderr, "crawlconsole sandbox: %v\n", err)
 		return 1
 	}
-	line, err := json.Marshal(sb.Info())
+	out := struct {
+		Info
+		SPA map[string]string `json:"spa,omitempty"` // --spa: each script-built site's home page, by kind
+	}{Info: sb.Info()}
+	if opts.spa {
+		spa, err := StartSPA(spaAddrs, spaArticles)
+		if err != nil {
+			sb.Close()
+			fmt.Fprintf(stderr, "crawlconsole sandbox: --spa: %v\n", err)
+			return 1
+		}
+		defer spa.Close()
+		out.SPA = map[string]string{}
+		for _, k := range []string{SPASite, MixedSite, ErrorSite, StaticSite, HangSite} {
+			out.SPA[k] = spa.URL(k)
+		}
+	}
+	line, err := json.Marshal(out)
 	if err != nil {
 		sb.Close()
 		fmt.Fprintf(stderr, "crawlconsole sandbox: %v\n", err)
@@ -118,8 +139,15 @@ func RunCommand(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	return 0
 }
 
+// The script-built sites of --spa: one per loopback address (the render tests'
+// and bench's kinds: spa, mixed, error, static, hang), 30 articles each.
+var spaAddrs = []string{"127.0.0.21", "127.0.0.22", "127.0.0.23", "127.0.0.24", "127.0.0.25"}
+
+const spaArticles = 30
+
 // cmdOptions are the command's flags that are no part of the web's Config.
 type cmdOptions struct {
+	spa    bool   // --spa: serve the script-built sites too
 	truth  string // --truth FILE
 	corpus string // --corpus DIR: serve the real-world corpus instead
 	homes  string // --homes FILE: its home pages, for crawl --seeds
@@ -148,6 +176,7 @@ func parseFlags(args []string) (Config, cmdOptions, error) {
 	fs.BoolVar(&cfg.RealDates, "real-dates", cfg.RealDates, "")
 	fs.StringVar(&o.corpus, "corpus", "", "")
 	fs.StringVar(&o.homes, "homes", "", "")
+	fs.BoolVar(&o.spa, "spa", false, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return cfg, o, err
@@ -219,7 +248,7 @@ func explainFlagError(err error) error {
 		}
 	}
 	if strings.HasPrefix(msg, "flag provided but not defined") {
-		return fmt.Errorf("%s; flags are --seed --hosts --scale --truth --http --dns --truth-addr --faults --dead --dns-latency --antibot --quota --publishing --real-dates --corpus --homes", msg)
+		return fmt.Errorf("%s; flags are --seed --hosts --scale --truth --http --dns --truth-addr --faults --dead --dns-latency --antibot --quota --publishing --real-dates --corpus --homes --spa", msg)
 	}
 	return err
 }

@@ -109,3 +109,53 @@ func TestSandboxHomesNeedsCorpus(t *testing.T) {
 		t.Errorf("--homes alone: exit %d, %q", c, stderr.String())
 	}
 }
+
+// `sandbox --spa` serves the script-built sites beside the web, for a crawl that
+// renders to be tried by hand (they were served by the render tests and bench
+// alone): the JSON line names each one's home page, and the spa site's is a shell.
+func TestSandboxServesTheScriptBuiltSites(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	outR, outW := io.Pipe()
+	var stderr syncBuffer
+	code := make(chan int, 1)
+	go func() {
+		code <- RunCommand(ctx, []string{"--spa", "--hosts", "4", "--dns-latency", "0s..1ms"}, outW, &stderr)
+		outW.Close()
+	}()
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, 16<<20)
+		if sc.Scan() {
+			lines <- sc.Text()
+		}
+		io.Copy(io.Discard, outR) //nolint:errcheck // drain
+	}()
+	var line string
+	select {
+	case line = <-lines:
+	case c := <-code:
+		t.Fatalf("exit %d before the JSON line; stderr: %s", c, stderr.String())
+	}
+	var info struct {
+		HTTP string            `json:"http"`
+		SPA  map[string]string `json:"spa"`
+	}
+	if err := json.Unmarshal([]byte(line), &info); err != nil || info.HTTP == "" || len(info.SPA) != 5 {
+		t.Fatalf("JSON line %s (%v): want the web's fields and 5 script-built sites", line, err)
+	}
+	resp, err := http.Get(info.SPA[SPASite])
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `id="root"`) {
+		t.Errorf("spa home %s: %d\n%s\nwant a script-built shell", info.SPA[SPASite], resp.StatusCode, body)
+	}
+	cancel()
+	if c := <-code; c != 0 {
+		t.Errorf("exit %d after cancel; stderr: %s", c, stderr.String())
+	}
+}

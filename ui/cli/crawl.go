@@ -465,6 +465,14 @@ func progress(s view.Snapshot) string {
 	line := fmt.Sprintf("%s  %s  pages %d  %s  queue %d  lanes %d/%d  refused %d  errors %d  skipped %d",
 		time.Since(s.StartedAt).Truncate(time.Second), state, s.Totals.PagesFetched, pane.Rate(s.PagesPerSec),
 		s.QueueDepth, s.LanesBusy, s.LanesMax, s.Totals.Refused, errs, skips)
+	if r := s.Render; r != nil && r.Renders+r.Failed > 0 {
+		// The console's header says it ("browser idle, 31 renders"); a headless
+		// crawl of a script-built site said nothing of its pages being rendered.
+		line += fmt.Sprintf("  rendered %d", r.Renders)
+		if r.Failed > 0 {
+			line += fmt.Sprintf(" (%d kept plain)", r.Failed)
+		}
+	}
 	if why, _ := limitedBy(s); why != "" && s.State == view.StateRunning {
 		line += "  " + why
 	}

@@ -155,3 +155,17 @@ func TestProgressSaysPolitenessIsTheLimit(t *testing.T) {
 		t.Errorf("progress line %q says limited while most lanes fetch", line)
 	}
 }
+
+// A headless crawl's progress line says how many pages a browser rendered, as the
+// console's header does, once one was: a script-built site crawled headless said
+// nothing of it. A crawl that rendered none says nothing.
+func TestProgressSaysWhatWasRendered(t *testing.T) {
+	s := view.Snapshot{State: view.StateRunning, Render: &view.RenderStats{Renders: 31, Failed: 2}}
+	if line := progress(s); !strings.Contains(line, "rendered 31 (2 kept plain)") {
+		t.Errorf("progress %q: want rendered 31 (2 kept plain)", line)
+	}
+	s.Render = &view.RenderStats{}
+	if line := progress(s); strings.Contains(line, "rendered") {
+		t.Errorf("progress %q: a crawl that rendered nothing says nothing of renders", line)
+	}
+}
