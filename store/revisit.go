@@ -119,6 +119,86 @@ func (s *Store) ParkRevisits(due []DueRevisit, park time.Time) []string {
 	return parked
 }
 
+// QueueRevisits parks each of queue and of park whose next is still the one read
+// (DueRevisits) and, in the same transaction, puts each of queue it parked back in
+// the crawl queue: its URL unprocessed, as a queued URL (a stop or a kill before
+// its fetch resumes it). It returns the URLs of queue it queued once the write is
+// committed. A page whose next was written since (a fetch's result queued before
+// this write) keeps it and is left out, its URL as it was. nil when the write failed
+// or the store is closed: the store's error says why (Err).
+//
+// One transaction, so that no commit leaves a page parked with its URL still
+// fetched: neither due nor queued, it was never revisited again.
+func (s *Store) QueueRevisits(queue, park []DueRevisit, at time.Time) []string {
+	queue, park = slices.Clone(queue), slices.Clone(park)
+	key := ""
+	if len(queue) > 0 {
+		key = queue[0].URL
+	} else if len(park) > 0 {
+		key = park[0].URL
+	}
+	var queued []string // set after the commit, read after the Flush that follows it
+	s.submit(&writeOp{what: "queue revisits", key: key, apply: func(w *writer) (func(), error) {
+		n := nanos(at)
+		var set []string // applied again from the start when the batch is replayed
+		for _, d := range park {
+			if _, err := w.exec(w.st.setRevisitNextIf, n, d.URL, nanos(d.Next)); err != nil {
+				return nil, err
+			}
+		}
+		for _, d := range queue {
+			res, err := w.exec(w.st.setRevisitNextIf, n, d.URL, nanos(d.Next))
+			if err != nil {
+				return nil, err
+			}
+			if k, err := res.RowsAffected(); err != nil || k == 0 {
+				continue
+			}
+			if err := w.queueURL(d.URL); err != nil {
+				return nil, err
+			}
+			set = append(set, d.URL)
+		}
+		return func() { queued = set }, nil
+	}})
+	_ = s.Flush() // its error is the store's (Err); a write rolled back left queued nil
+	return queued
+}
+
+// QueueRevisitsNow queues, for each of urls, parking its page (next = park, when it
+// has revisit state) and putting its URL back in the crawl queue (unprocessed), in
+// one transaction, whatever its next: a refetch asked for now (a hint, a round, the
+// operator's). Parked, a page waiting in the queue is not the scheduler's to take
+// again; its fetch gives it its next due time. Unknown URLs are ignored.
+func (s *Store) QueueRevisitsNow(urls []string, park time.Time) {
+	urls = slices.Clone(urls)
+	key := ""
+	if len(urls) > 0 {
+		key = urls[0]
+	}
+	s.submit(&writeOp{what: "queue revisits", key: key, apply: func(w *writer) (func(), error) {
+		n := nanos(park)
+		for _, u := range urls {
+			if _, err := w.exec(w.st.setRevisitNext, n, u); err != nil {
+				return nil, err
+			}
+			if err := w.queueURL(u); err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	}})
+}
+
+// queueURL sets url unprocessed inside the open transaction, as SetState does.
+func (w *writer) queueURL(url string) error {
+	if err := w.writeStart(url); err != nil {
+		return err
+	}
+	_, err := w.exec(w.st.setState, int(Unprocessed), 0, "", nowNanos(), url)
+	return err
+}
+
 // upsertRevisit writes r inside the open transaction, with its change signal when
 // r has one; without, a stored signal stays as it was. The row is keyed by its URL's
 // row id, seq, which the caller passes when it has it (SavePage), else 0: it is

@@ -480,3 +480,54 @@ func TestParkRevisitsLeavesANextWrittenSince(t *testing.T) {
 		t.Errorf("a closed store parked %v", got)
 	}
 }
+
+// QueueRevisits parks the pages it queues and marks their URLs unprocessed in one
+// transaction, only where next still holds the value read: a page whose fetch
+// stored a new due time since keeps it and its URL's state. The pages it only parks
+// (past their window) keep their URL's state.
+func TestQueueRevisitsParksAndQueuesTogether(t *testing.T) {
+	s, _ := openTemp(t, Options{})
+	never := time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
+	due := time.Unix(1_700_100_000, 0)
+	fetched, queued, retired := testURL("a.test", 1), testURL("a.test", 2), testURL("a.test", 3)
+	for _, u := range []URL{fetched, queued, retired} {
+		p := testPage(u.URL, 500)
+		r := testRevisit(u.URL, due)
+		p.Revisit = &r
+		s.SavePage(p, nil, nil)
+	}
+	mustFlush(t, s)
+	stored := due.Add(time.Hour)
+	s.SaveRevisit(testRevisit(fetched.URL, stored)) // the fetch's result, queued after the read
+	got := s.QueueRevisits([]DueRevisit{{URL: fetched.URL, Next: due}, {URL: queued.URL, Next: due}},
+		[]DueRevisit{{URL: retired.URL, Next: due}}, never)
+	if !slices.Equal(got, []string{queued.URL}) {
+		t.Errorf("queued %v; want only %s", got, queued.URL)
+	}
+	for _, c := range []struct {
+		url   string
+		next  time.Time
+		state State
+	}{
+		{fetched.URL, stored, Processed},
+		{queued.URL, never, Unprocessed},
+		{retired.URL, never, Processed},
+	} {
+		r, err := s.Revisit(c.url)
+		if err != nil || !r.Next.Equal(c.next) {
+			t.Errorf("%s: next %v, %v; want %v", c.url, r.Next, err, c.next)
+		}
+		if u, err := s.URLState(c.url); err != nil || u.State != c.state {
+			t.Errorf("%s: state %v, %v; want %v", c.url, u.State, err, c.state)
+		}
+	}
+
+	s.QueueRevisitsNow([]string{fetched.URL}, never)
+	mustFlush(t, s)
+	if r, err := s.Revisit(fetched.URL); err != nil || !r.Next.Equal(never) {
+		t.Errorf("queued now: next %v, %v; want %v", r.Next, err, never)
+	}
+	if u, err := s.URLState(fetched.URL); err != nil || u.State != Unprocessed {
+		t.Errorf("queued now: state %v, %v; want unprocessed", u.State, err)
+	}
+}

@@ -34,11 +34,11 @@ const (
 
 // EndChecked tells whether the store agreed the crawl ran dry; false starts the
 // check (or waits for the one running), which calls Crawl.CheckIdle again. A crawl
-// with revisits waiting in memory (their rows unprocessed by design) is not
-// checked. It is the front's on one box and on a master (a worker's master checks
-// its own). Lock held.
+// with revisits waiting in memory or on their way there (their rows unprocessed by
+// design) is not checked. It is the front's on one box and on a master (a worker's
+// master checks its own). Lock held.
 func (f *Front) EndChecked() bool {
-	if f.end.passed || f.marks.Pending() > 0 {
+	if f.end.passed || f.marks.Pending() > 0 || f.claimed > 0 {
 		return true
 	}
 	if !f.end.running {
@@ -68,11 +68,12 @@ func (f *Front) checkEnd() {
 	if !f.crawl.Dry() || f.Spilled() {
 		return // work came meanwhile: asked again at the next end
 	}
-	if f.placed.Load() != f.end.from {
+	if f.placed.Load() != f.end.from || f.claimed > 0 {
 		// Work was placed while the store was read, and may have ended already (a
 		// revisit the scheduler queued, fetched and let go): a row read as queued
 		// then is no lost URL now, and queued again it would be fetched twice. The
-		// crawl is dry again, so no end is coming to ask: ask again now.
+		// crawl is dry again, so no end is coming to ask: ask again now. So too
+		// while revisits are claimed and not placed yet: their rows read queued.
 		f.crawl.CheckIdle()
 		return
 	}

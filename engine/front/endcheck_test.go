@@ -76,3 +76,43 @@ func TestTheEndCheckDoesNotQueueAgainARevisitPlacedWhileItRead(t *testing.T) {
 		t.Fatalf("placed %d times: the end check queued the revisit it read queued again after its fetch ended", len(fc.placed))
 	}
 }
+
+// A revisit the scheduler queues is written queued in the store before its task
+// is placed. An end check asked in between would read its row queued with no task
+// in memory and queue it a second time: fetched twice in a row. The check waits
+// for revisits on their way as for revisits waiting.
+func TestTheEndCheckWaitsForARevisitOnItsWayToTheQueue(t *testing.T) {
+	f, fc, st := storeFrontWith(t, &config.Options{QueueMemory: 100}, nil, store.Options{BatchDelay: time.Hour})
+	f.crawl = dryCrawl{runningCrawl{fc}}
+	const u = "http://a.test/news/1.html"
+	fetched := time.Now().Add(-time.Second)
+	storeFetched(t, st, u, fetched, fetched, fetched.Add(50*time.Millisecond), 1, store.Processed)
+
+	// The tick's write commits in the batch of this callback, which takes the lock
+	// before the tick can place the task.
+	held := make(chan struct{})
+	st.AfterCommit(func(error) { f.Mu.Lock(); close(held) })
+	ticked := make(chan struct{})
+	go func() { defer close(ticked); f.RevisitTick(time.Now()) }()
+	<-held
+	s, err := st.URLState(u)
+	if err != nil || s.State != store.Unprocessed {
+		f.Mu.Unlock()
+		t.Fatalf("state %v, %v; want the revisit written queued before it is placed", s.State, err)
+	}
+	checked := f.EndChecked()
+	f.Mu.Unlock()
+	<-ticked
+	fc.wg.Wait()
+	if !checked {
+		t.Error("the end check asked the store while a revisit was on its way to the queue")
+	}
+	if len(fc.placed) != 1 || fc.placed[0].URL != u {
+		t.Errorf("placed %v; want the revisit once", fc.placed)
+	}
+}
+
+// dryCrawl is a running crawl with nothing queued but revisits.
+type dryCrawl struct{ runningCrawl }
+
+func (dryCrawl) Dry() bool { return true }

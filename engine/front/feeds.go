@@ -37,7 +37,7 @@ func (p feedsPort) Logf(level view.Level, host, format string, args ...any) {
 }
 
 func (p feedsPort) Requeue(urls []string, now time.Time) (int, error) {
-	return p.f.Requeue(urls, now, true)
+	return p.f.Requeue(urls, now)
 }
 
 func (p feedsPort) NotQueued(urls []string) []string { return p.f.NotQueued(urls) }

@@ -54,6 +54,7 @@ type Front struct {
 	urgent      map[string]bool      // sources added live that go to the head of their lane's queue
 	out         steerOut             // queued sources withdrawn by :keyword rm and :site rm (withdrawals.go)
 	marks       Marks                // the revisits queued and where they are (marks.go)
+	claimed     int                  // revisits marked whose queueing write is on its way, not placed yet (requeue.go)
 	end         endCheck             // the store's word before the crawl says it ran dry (endcheck.go)
 	placed      atomic.Uint64        // tasks Place was given: work that came since a point (endcheck.go)
 

@@ -37,6 +37,13 @@ func storeFrontWith(t testing.TB, opts *config.Options, dedupe *frontier.Dedupe,
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	f, c := frontOn(t, opts, dedupe, st)
+	return f, c, st
+}
+
+// frontOn is storeFront over st, a store the caller opened (and closes).
+func frontOn(t testing.TB, opts *config.Options, dedupe *frontier.Dedupe, st *store.Store) (*Front, *fakeCrawl) {
+	t.Helper()
 	scope, err := frontier.NewScope([]string{"http://a.test/"}, frontier.ScopeConfig{})
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +60,7 @@ func storeFrontWith(t testing.TB, opts *config.Options, dedupe *frontier.Dedupe,
 	if dedupe != nil {
 		p.Variants = frontier.NewCanonicals(opts.URLVariants)
 	}
-	return New(p, c), c, st
+	return New(p, c), c
 }
 
 // extract is Extract for a fetched page of a.test with these links.

@@ -15,15 +15,15 @@ import (
 // RevisitTick runs one tick of the revisit scheduler (M2, seed 001 step 3): the
 // first m pages by ascending next, those due back in the crawl queue.
 func (f *Front) RevisitTick(now time.Time) {
-	urls, err := f.Revisit.Tick(now)
+	due, err := f.Revisit.Tick(now)
 	if err != nil {
 		f.crawl.Logf(view.LevelError, "", "revisit: %v", err)
 		return
 	}
-	if len(urls) == 0 {
+	if len(due) == 0 {
 		return
 	}
-	n, err := f.Requeue(urls, now, false)
+	n, err := f.RequeueDue(due, now)
 	if err != nil {
 		f.crawl.Logf(view.LevelError, "", "revisit: %v", err)
 	}
@@ -32,54 +32,91 @@ func (f *Front) RevisitTick(now time.Time) {
 	}
 }
 
-// Requeue puts stored pages back in the crawl queue as revisits (M2). They are in
+// Requeue puts stored pages back in the crawl queue as revisits now, whatever their
+// next due time and their class window (a hint, a round, the operator). It returns
+// how many were requeued.
+func (f *Front) Requeue(urls []string, now time.Time) (int, error) {
+	due := make([]revisit.Entry, len(urls))
+	for i, u := range urls {
+		due[i] = revisit.Entry{URL: u}
+	}
+	return f.requeue(due, now, true)
+}
+
+// RequeueDue puts the pages the scheduler found due (its tick's entries, each with
+// the next it was read at) back in the crawl queue as revisits. Pages whose class
+// window has closed are parked for good. It returns how many were requeued.
+func (f *Front) RequeueDue(due []revisit.Entry, now time.Time) (int, error) {
+	return f.requeue(due, now, false)
+}
+
+// requeue puts stored pages back in the crawl queue as revisits (M2). They are in
 // the store already (processed), so they bypass dedupe and the insert path: their
 // state goes back to unprocessed and the task, rebuilt from the store with its
 // original parent hash and depth so that M1 adjacency still holds, is placed on the
-// board directly. Pages whose class window has closed are left parked for good
-// unless force (the operator's :revisit now). It returns how many were requeued.
+// board directly. Unless force, pages whose class window has closed are parked for
+// good (next = Never) instead.
 //
-// The pages come parked (next = Never); any that cannot be queued now for a passing
-// reason (a read error, the engine stopping) are made due again, never left parked.
+// A queued page is parked (next = Never) in the store write that marks its URL
+// unprocessed: the scheduler does not take it again while it waits, its fetch gives
+// it its next due time, and no commit leaves it parked with its URL still processed
+// (a kill between two writes left it so: never revisited again, and a store of such
+// pages said "nothing to crawl").
 //
-// A scheduler's page (not forced) whose next is no longer Never had a fetch end
-// since the tick parked it (a hint's, or one queued while the page was due again):
-// its result stored its next due time, which stands, and it is not queued, or it
-// would be fetched again right after. The URL states are read before the revisit
-// states for this: a fetch's result writes the page's revisit state before its URL
-// state, in one ordered queue of commits, so a URL read processed has its fetch's
-// next due time in the read that follows, and a fetch not committed yet leaves the
-// URL in progress, not queued here.
-func (f *Front) Requeue(urls []string, now time.Time, force bool) (int, error) {
+// The scheduler's pages (not forced) are parked only if their next is still the one
+// its tick read: a page whose fetch ended since (a hint's, or one queued while the
+// page was due again) had its result store its next due time, which stands, and it
+// is not queued, or it would be fetched again right after. The URL states are read
+// before the revisit states for this: a fetch's result writes the page's revisit
+// state before its URL state, in one ordered queue of commits, so a URL read
+// processed has its fetch's next due time in the read that follows, and a fetch not
+// committed yet leaves the URL in progress, not queued here. The write checks the
+// next again, for a fetch ending after these reads.
+func (f *Front) requeue(due []revisit.Entry, now time.Time, force bool) (int, error) {
+	urls := make([]string, len(due))
+	read := make(map[string]time.Time, len(due))
+	for i, e := range due {
+		urls[i] = e.URL
+		read[e.URL] = e.Next
+	}
 	rows, err := f.Store.URLStates(urls)
 	var states []store.Revisit
 	if err == nil {
 		states, err = f.Store.Revisits(urls)
 	}
 	if err != nil {
-		f.dueAgain(urls, now, force)
-		return 0, err
+		if force {
+			f.Store.SetRevisitNext(urls, now) // due now: the scheduler queues them
+		}
+		return 0, err // the scheduler's pages are still due: its next tick tries again
 	}
 	stored := make(map[string]store.Revisit, len(states))
 	for _, s := range states {
 		stored[s.URL] = s
 	}
 	var tasks []frontier.Task
-	var inQueue, busy []string // busy: marked queued already, not queued again, not left parked
+	var retire, waiting []store.DueRevisit // parked, not queued: past their window, waiting in the queue
 	for _, r := range rows {
 		s, ok := stored[r.URL]
 		first := s.First
 		if !ok && !(force && r.ErrKind == SkipSteeredOut) { // a source withdrawn unfetched, added back
 			continue
 		}
-		if ok && !force && !s.Next.Equal(revisit.Never) {
-			continue // fetched since the tick parked it: its next due time stands
+		if ok && !force && !s.Next.Equal(read[r.URL]) {
+			continue // fetched since the tick read it: its next due time stands
 		}
 		if !force && !f.inWindow(r.Host, first, now) && !f.disc.IsSource(r.URL) {
-			continue // M2/M3: past its class window, never revisited again
+			retire = append(retire, store.DueRevisit{URL: r.URL, Next: s.Next}) // M2/M3: never revisited again
+			continue
 		}
 		if r.State != store.Processed && r.State != store.Failed {
-			inQueue = append(inQueue, r.URL) // already in the crawl queue (e.g. resumed after a restart)
+			// Already in the crawl queue (resumed after a restart, say): parked while
+			// it waits, its fetch gives it its next due time. One in a lane's hand
+			// keeps its due time: its fetch may have stored it already (a 304's URL
+			// state still reads in progress), and parked, the page would stay so.
+			if !force && r.State != store.InProgress {
+				waiting = append(waiting, store.DueRevisit{URL: r.URL, Next: s.Next})
+			}
 			continue
 		}
 		t := TaskOf(r)
@@ -87,48 +124,57 @@ func (f *Front) Requeue(urls []string, now time.Time, force bool) (int, error) {
 		tasks = append(tasks, t)
 	}
 	// Store writes never happen under the lock (the writer's callbacks take it), so the
-	// tasks are claimed, marked unprocessed, then placed.
+	// tasks are claimed, queued in the store, then placed.
+	//
+	// A page still marked as a queued revisit may be one whose fetch has ended and
+	// stored its next due time, its lane not yet done with it (the mark goes when the
+	// lane lets the task go, after the result is recorded): it is not queued again,
+	// and keeps its due time; the next tick queues it once the lane let go. Pages
+	// found while the crawl is not running stay due, for the first tick once it runs.
 	f.Mu.Lock()
 	var claimed []frontier.Task
 	var later []string
-	for _, u := range inQueue {
-		if f.marks.Queued(u) {
-			busy = append(busy, u)
-		}
-	}
 	for _, t := range tasks {
 		switch {
 		case !f.crawl.Running():
 			later = append(later, t.URL)
 		case f.marks.Mark(t.URL):
 			claimed = append(claimed, t)
-		default:
-			busy = append(busy, t.URL)
 		}
 	}
+	// Until placed, a claimed page's URL may read queued in the store with no task
+	// in memory: the end check must not take it for a URL lost on its way to the
+	// queue and queue it a second time.
+	f.claimed += len(claimed)
 	f.Mu.Unlock()
-	if len(later) > 0 {
-		f.dueAgain(later, now, force) // due again when the crawl runs next
+	if force && len(later) > 0 {
+		f.Store.SetRevisitNext(later, now) // due now: the scheduler queues them once the crawl runs
 	}
-	// A page still marked as a queued revisit may be one whose fetch has ended and
-	// stored its next due time, its lane not yet done with it (the mark goes when
-	// the lane lets the task go, after the result is recorded; a 304's state may
-	// still read in progress). Left parked, it would never be revisited again. Still
-	// parked, it is due again now (no sooner than it was due: it was found due), and
-	// the next tick queues it once the lane let go; one truly waiting in the queue
-	// gets its next due time from its fetch. Only the scheduler's pages (not forced)
-	// come parked: a hint's or a round's page in a lane's hand keeps the due time
-	// its fetch is about to store.
-	if len(busy) > 0 && !force {
-		f.dueAgain(busy, now, false)
-	}
-	for _, t := range claimed {
-		f.Store.SetState(t.URL, store.Unprocessed, 0, "") // a stop before the fetch resumes it
+	var queued map[string]bool // nil when forced: every claimed page is queued
+	if force {
+		claimedURLs := make([]string, len(claimed))
+		for i, t := range claimed {
+			claimedURLs[i] = t.URL
+		}
+		f.Store.QueueRevisitsNow(claimedURLs, revisit.Never)
+	} else if len(claimed)+len(retire)+len(waiting) > 0 {
+		queue := make([]store.DueRevisit, len(claimed))
+		for i, t := range claimed {
+			queue[i] = store.DueRevisit{URL: t.URL, Next: read[t.URL]}
+		}
+		queued = map[string]bool{}
+		for _, u := range f.Store.QueueRevisits(queue, append(retire, waiting...), revisit.Never) {
+			queued[u] = true
+		}
 	}
 	f.Mu.Lock()
+	f.claimed -= len(claimed)
 	n := 0
 	for _, t := range claimed {
-		if f.crawl.Running() { // else unprocessed in the store: the next run resumes it
+		switch {
+		case queued != nil && !queued[t.URL]:
+			f.marks.drop(t.URL) // its fetch ended since the tick read it (or the write failed): not queued
+		case f.crawl.Running(): // else unprocessed in the store: the next run resumes it
 			f.Place(t)
 			n++
 		}
@@ -137,20 +183,6 @@ func (f *Front) Requeue(urls []string, now time.Time, force bool) (int, error) {
 	f.Revisit.Requeued.Add(int64(n))
 	f.crawl.FlushDeferred() // a disabled host's revisits were deferred, never dropped (M3)
 	return n, nil
-}
-
-// dueAgain makes pages that Requeue did not queue due at now. The scheduler's
-// pages (not forced) were parked by its tick, and only those still parked are made
-// due: a page in a lane's hand may have had its fetch's result, with its next due
-// time, written since the tick read it, and that time stands (overwritten with now,
-// the page would be fetched again at the next tick, right after its fetch). A
-// forced caller's pages are due now whatever their next.
-func (f *Front) dueAgain(urls []string, now time.Time, force bool) {
-	if force {
-		f.Store.SetRevisitNext(urls, now)
-		return
-	}
-	f.Store.SetRevisitNextIf(urls, revisit.Never, now)
 }
 
 // RevisitNow puts a stored page back in the crawl queue at once, whatever its next
@@ -186,8 +218,7 @@ func (f *Front) RevisitNow(raw string) error {
 	if _, err := f.Store.Revisit(u); errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("revisit now: %s has no stored page to revisit", u)
 	}
-	f.Store.SetRevisitNext([]string{u}, revisit.Never)
-	n, err := f.Requeue([]string{u}, f.crawl.Now(), true)
+	n, err := f.Requeue([]string{u}, f.crawl.Now())
 	if err != nil {
 		return fmt.Errorf("revisit now: %w", err)
 	}

@@ -72,7 +72,7 @@ func TestARevisitDueBeforeItsLaneLetGoIsNotParkedForGood(t *testing.T) {
 				t.Fatal(err)
 			}
 			if rv.Next.Equal(revisit.Never) {
-				t.Fatal("the page was parked for good: due while its revisit was still marked, the tick neither queued it nor made it due again")
+				t.Fatal("the page was parked for good: due while its revisit was still marked, the tick neither queued it nor left it due")
 			}
 			if len(fc.placed) != 0 {
 				t.Fatalf("queued %v while its last revisit is still in a lane's hand", fc.placed)
@@ -93,8 +93,8 @@ func TestARevisitDueBeforeItsLaneLetGoIsNotParkedForGood(t *testing.T) {
 	}
 }
 
-// A page queued by another path (a hint, a round) with a past due time is found
-// due by a tick; its fetch records its result (next due in an hour) between the
+// A page in the queue with a past due time (resumed from a store a crash left so,
+// or a hint's from before hints parked their pages) is found due by a tick; its fetch records its result (next due in an hour) between the
 // tick's read and Requeue's write, the lane still holding the mark. The due time
 // the fetch stored must stand: overwritten with the tick's time, the page is
 // fetched again at the next tick, right after its fetch.
@@ -103,23 +103,23 @@ func TestARevisitDueWhileInALanesHandKeepsTheDueTimeItsFetchStored(t *testing.T)
 	f.crawl = runningCrawl{fc}
 	const u = "http://a.test/feed.xml"
 	fetched := time.Now().Add(-time.Second)
-	storeFetched(t, st, u, fetched, fetched, fetched.Add(50*time.Millisecond), 2, store.Unprocessed) // queued again by a hint, not parked
+	storeFetched(t, st, u, fetched, fetched, fetched.Add(50*time.Millisecond), 2, store.Unprocessed) // queued, not parked
 	f.Mu.Lock()
 	f.marks.Mark(u)
 	f.marks.Taken(u) // in a lane's hand
 	f.Mu.Unlock()
 
 	now := time.Now()
-	urls, err := f.Revisit.Tick(now) // the tick reads it due and parks it
-	if err != nil || len(urls) != 1 {
-		t.Fatalf("tick: %v %v", urls, err)
+	due, err := f.Revisit.Tick(now) // the tick reads it due
+	if err != nil || len(due) != 1 {
+		t.Fatalf("tick: %v %v", due, err)
 	}
 	// The lane's fetch ends now: its result stores the next due time, an hour on.
 	done := time.Now()
 	next := done.Add(time.Hour)
 	storeFetched(t, st, u, fetched, done, next, 3, store.Processed)
 	// Requeue runs with the lane still holding the mark.
-	if _, err := f.Requeue(urls, now, false); err != nil {
+	if _, err := f.RequeueDue(due, now); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Flush(); err != nil {
@@ -182,7 +182,7 @@ func TestAFirstFetchsReleaseLeavesItsRevisitsMark(t *testing.T) {
 }
 
 // A page found due while a fetch of it was on its way (a hint's, or one made due
-// again while its revisit was marked) is parked by the tick; its fetch then ends,
+// again while its revisit was marked) is read due by the tick; its fetch then ends,
 // stores its next due time (an hour on) and its lane lets go, all before Requeue
 // claims the page. The page must not be queued: its fetch just ended, and its next
 // due time stands.
@@ -195,7 +195,7 @@ func TestAPageWhoseFetchEndedAfterTheTicksParkIsNotQueued(t *testing.T) {
 		st.SavePage(store.Page{URL: p, FetchedAt: fetched, Status: 200, Body: []byte("<rss/>"),
 			Revisit: &store.Revisit{URL: p, Class: "web_com", First: fetched, X: 1, Last: fetched, Next: fetched.Add(50 * time.Millisecond), Fetches: 2}}, nil, nil)
 	}
-	st.SetState(u, store.InProgress, 0, "") // queued again by a hint, not parked
+	st.SetState(u, store.InProgress, 0, "") // its fetch in a lane's hand, not parked
 	if err := st.Flush(); err != nil {
 		t.Fatal(err)
 	}
@@ -205,9 +205,9 @@ func TestAPageWhoseFetchEndedAfterTheTicksParkIsNotQueued(t *testing.T) {
 	f.Mu.Unlock()
 
 	now := time.Now()
-	urls, err := f.Revisit.Tick(now) // the tick reads both due and parks them
-	if err != nil || len(urls) != 2 {
-		t.Fatalf("tick: %v %v; want both pages", urls, err)
+	due, err := f.Revisit.Tick(now) // the tick reads both due
+	if err != nil || len(due) != 2 {
+		t.Fatalf("tick: %v %v; want both pages", due, err)
 	}
 	// The lane's fetch ends: its result stores the next due time, an hour on, and the
 	// lane lets go.
@@ -218,7 +218,7 @@ func TestAPageWhoseFetchEndedAfterTheTicksParkIsNotQueued(t *testing.T) {
 	f.marks.Released(u, hand, true)
 	f.Mu.Unlock()
 
-	if _, err := f.Requeue(urls, now, false); err != nil {
+	if _, err := f.RequeueDue(due, now); err != nil {
 		t.Fatal(err)
 	}
 	if len(fc.placed) != 1 || fc.placed[0].URL != other {
@@ -282,9 +282,9 @@ func TestAFailedRefetchIsNotQueuedAgainWhereverTheCommitFalls(t *testing.T) {
 				}
 
 				now := time.Now()
-				urls, err := f.Revisit.Tick(now) // due again: the tick parks it
-				if err != nil || len(urls) != 1 {
-					t.Fatalf("tick: %v %v", urls, err)
+				due, err := f.Revisit.Tick(now) // due again: the tick reads it
+				if err != nil || len(due) != 1 {
+					t.Fatalf("tick: %v %v", due, err)
 				}
 				if err := st.Flush(); err != nil {
 					t.Fatal(err)
@@ -305,7 +305,7 @@ func TestAFailedRefetchIsNotQueuedAgainWhereverTheCommitFalls(t *testing.T) {
 				f.Mu.Lock()
 				f.marks.Released(u, hand, true) // the lane lets go after Record returns
 				f.Mu.Unlock()
-				_, err = f.Requeue(urls, now, false)
+				_, err = f.RequeueDue(due, now)
 				resumed.Do(func() { close(resume) })
 				if err != nil {
 					t.Fatal(err)

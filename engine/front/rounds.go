@@ -71,7 +71,7 @@ func (f *Front) StartRound(now time.Time) {
 		return
 	}
 	f.Submit(fresh, func(u []store.URL, done store.LinkResult) { f.Store.AddURLs(u, done) })
-	n, err := f.Requeue(again, now, true) // sources are fetched every round, whatever their window
+	n, err := f.Requeue(again, now) // sources are fetched every round, whatever their window
 	if err != nil {
 		f.crawl.Logf(view.LevelError, "", "round: %v", err)
 	}
@@ -143,7 +143,7 @@ func (f *Front) refetchResults(known []string, now time.Time) {
 	if len(list) == 0 {
 		return
 	}
-	if _, err := f.Requeue(list, now, true); err != nil {
+	if _, err := f.Requeue(list, now); err != nil {
 		f.crawl.Logf(view.LevelWarn, "", "round: %v", err)
 	}
 }

@@ -54,7 +54,7 @@ func (f *Front) QueueSources(items []revisit.Item, now time.Time) int {
 	if early {
 		f.PlaceEarly(fresh)
 	}
-	n, err := f.Requeue(again, now, true)
+	n, err := f.Requeue(again, now)
 	if err != nil {
 		f.crawl.Logf(view.LevelWarn, "", "steering: %v", err)
 	}

@@ -141,13 +141,14 @@ func (r dueStore) Park(due []revisit.Entry, park time.Time) ([]string, error) {
 	return r.st.ParkRevisits(d, park), nil
 }
 
-// Tick runs one scheduler tick (M2, seed 001 step 3): the pages due now, parked in
-// the store until they are queued.
-func (r *Runtime) Tick(now time.Time) ([]string, error) {
-	urls, err := r.sched.Tick(now)
+// Tick runs one scheduler tick (M2, seed 001 step 3): the pages due now, each with
+// the next it was read at. They are not parked: the engine parks those it queues in
+// the store write that queues them (store.QueueRevisits).
+func (r *Runtime) Tick(now time.Time) ([]revisit.Entry, error) {
+	due, err := r.sched.Due(now)
 	r.Ticks.Add(1)
 	r.lastTick.Store(now.UnixNano())
-	return urls, err
+	return due, err
 }
 
 // Restore sums what the store holds at start: the estimator's budget shares

@@ -62,6 +62,24 @@ func NewScheduler(store Store, batch int) (*Scheduler, error) {
 // the park and store the page's next due time, and parked, the page lost that time;
 // returned, it was fetched again at once.
 func (s *Scheduler) Tick(now time.Time) (requeue []string, err error) {
+	due, err := s.Due(now)
+	if err != nil || len(due) == 0 {
+		return nil, err
+	}
+	requeue, err = s.store.Park(due, Never)
+	if err != nil {
+		return nil, fmt.Errorf("revisit: park requeued pages: %w", err)
+	}
+	return requeue, nil
+}
+
+// Due is Tick without its park: the pages due at now, at most one batch of them,
+// in ascending next order, each with the next it was read at. A caller whose
+// queue is in the store parks the pages it queues in the write that queues them
+// (a park committed apart from it, and a kill between the two, left a page parked
+// and not queued: never revisited again), parking each only if its next is still
+// the one read. Until parked, a page is returned again by the next call.
+func (s *Scheduler) Due(now time.Time) ([]Entry, error) {
 	entries, err := s.store.Due(s.batch)
 	if err != nil {
 		return nil, fmt.Errorf("revisit: due pages: %w", err)
@@ -73,12 +91,5 @@ func (s *Scheduler) Tick(now time.Time) (requeue []string, err error) {
 		}
 		due = append(due, e)
 	}
-	if len(due) == 0 {
-		return nil, nil
-	}
-	requeue, err = s.store.Park(due, Never)
-	if err != nil {
-		return nil, fmt.Errorf("revisit: park requeued pages: %w", err)
-	}
-	return requeue, nil
+	return due, nil
 }

@@ -303,3 +303,21 @@ func TestConcurrentUse(t *testing.T) {
 		t.Errorf("store holds %d pages, want 200", st.Len())
 	}
 }
+
+// Due is the tick's read without its park: the pages due, in order, with the next
+// each was read at, returned again by the next call until the caller parks them.
+func TestSchedulerDueLeavesThePagesDue(t *testing.T) {
+	st := NewMemStore()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	st.Set("b", t0.Add(time.Minute))
+	st.Set("a", t0)
+	st.Set("later", t0.Add(time.Hour))
+	s, _ := NewScheduler(st, 10)
+	want := []Entry{{URL: "a", Next: t0}, {URL: "b", Next: t0.Add(time.Minute)}}
+	for range 2 {
+		got, err := s.Due(t0.Add(time.Minute))
+		if err != nil || !slices.Equal(got, want) {
+			t.Fatalf("Due = %v, %v; want %v", got, err, want)
+		}
+	}
+}
