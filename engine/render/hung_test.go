@@ -205,16 +205,23 @@ func TestPoolCloseKillsNoProcessThatTookTheBrowsersPid(t *testing.T) {
 	b := p.br
 	browser := b.pid
 	stop := b.stop
-	// A stop whose browser goes, its pid then another process's, and which does
-	// not end: Close kills what it thinks is the browser.
+	// A stop that does not end, during which the browser's pid becomes another
+	// process's: its processes were read as the stop began (the browser's), and
+	// the browser goes.
+	swapped := make(chan struct{})
 	b.stop = func() {
-		stop()
 		p.mu.Lock()
 		b.pid = other.Process.Pid
 		p.mu.Unlock()
+		stop()
+		close(swapped)
 		<-hold
 	}
+	// The browser is retired (as a restart does) before Close, so that Close's
+	// kill comes once the pid changed hands, however slow the box.
+	p.retireLocked()
 	p.mu.Unlock()
+	<-swapped
 	p.Close()
 	if !running(other.Process.Pid) {
 		t.Errorf("Close killed pid %d, which the browser (pid %d) had left and another process took", other.Process.Pid, browser)
