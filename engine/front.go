@@ -7,6 +7,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/render"
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -105,6 +106,9 @@ func (f localFront) Stop() {
 func (f localFront) Show(s *view.Snapshot, now time.Time) {
 	e := f.e
 	s.Revisit = e.revisitView(now)
+	if r := s.Revisit; r != nil && r.Enabled && len(r.Due) > 0 && r.Due[0].Next.Before(revisit.Never) {
+		s.NextRevisit = r.Due[0].Next
+	}
 	s.Sites = e.fr.SitesView(now, s.Discovery)
 	s.Stories = e.fr.Stories.View()
 }

@@ -1,8 +1,15 @@
 package engine
 
 import (
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // A master over workers records a page's refetch as a refetch: with its stored
@@ -45,5 +52,62 @@ func TestMasterRecordsARefetchAsOne(t *testing.T) {
 	}
 	if n := m.Snapshot().Totals.PagesStored; n != 1 {
 		t.Errorf("%d pages stored, want 1 (one page, refetched)", n)
+	}
+}
+
+// A master restarted on a crawl whose pages are all fetched, idle until the first of
+// them is due again, says when: its snapshot's NextRevisit is that page's due time
+// (the console's header and `ctl status` show "IDLE (next revisit in 59m…)"), as
+// one box's is. Before, an idle master said IDLE alone, for up to revisit.initial
+// or longer, with no word of when it would fetch again.
+func TestRestartedMasterIdleBetweenRevisitsSaysWhenTheNextIs(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, "<html><body><p>the one page</p></body></html>")
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	o := config.DefaultOptions()
+	o.DB = filepath.Join(t.TempDir(), "c.db")
+	o.Seeds = []string{"http://" + ln.Addr().String() + "/"}
+	o.AllowPrivate = []string{"127.0.0.0/8"}
+	o.HostRate = 0
+	o.Revisit.Enabled, o.Revisit.Initial = true, time.Hour
+	idleUntil := func(who string, e *Engine) time.Time {
+		t.Helper()
+		var next time.Time
+		waitFor(t, who+" idle, its next revisit known", func() bool {
+			s := e.Snapshot()
+			next = s.NextRevisit
+			return s.State == view.StateIdle && !next.IsZero()
+		})
+		return next
+	}
+	e := startEngine(t, o)
+	due := idleUntil("one box", e)
+	e.Close()
+	if left := time.Until(due); left < 50*time.Minute || left > time.Hour {
+		t.Fatalf("one box's next revisit in %v; want within revisit.initial (1h)", left)
+	}
+	o.Seeds = nil
+	_, conn := startTestNATS(t)
+	m, err := NewMaster(o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	if err := m.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if got := idleUntil("the restarted master", m); !got.Equal(due) {
+		t.Fatalf("the restarted master's next revisit %v; want the page's due time %v", got, due)
 	}
 }

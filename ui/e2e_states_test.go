@@ -49,9 +49,13 @@ func TestCrawlStatesInTmux(t *testing.T) {
 	s.waitText("PAUSED")
 	s.keys("p")
 	s.waitText("RUNNING")
-	// The state is the header's, its first line (the Lanes pane has a DONE column).
+	// The state is the header's, its first line (the Lanes pane has a DONE column),
+	// with what an idle crawl waits for after it: "IDLE (next revisit in 59m)".
 	state := func(want string) func(string) bool {
-		return func(scr string) bool { return strings.Contains(strings.SplitN(scr, "\n", 2)[0], "  "+want+"  ") }
+		return func(scr string) bool {
+			head := strings.SplitN(scr, "\n", 2)[0]
+			return strings.Contains(head, "  "+want+"  ") || strings.Contains(head, "  "+want+" (")
+		}
 	}
 	scr := s.waitFor("DONE in the header", state("DONE"))
 	if !strings.Contains(scr, "▕██████████▏ 100% done") || fetched(scr) != 9 {
@@ -62,5 +66,8 @@ func TestCrawlStatesInTmux(t *testing.T) {
 	scr = s.waitFor("IDLE in the header", state("IDLE"))
 	if state("DONE")(scr) {
 		t.Fatalf("with revisits to come the crawl is IDLE, not DONE:\n%s", scr)
+	}
+	if head := strings.SplitN(scr, "\n", 2)[0]; !strings.Contains(head, "IDLE (next revisit in ") {
+		t.Fatalf("an idle crawl with revisits to come should say when the next is:\n%s", scr)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/ui/fake"
 )
 
-// The header says what the crawl is doing between rounds, and when it goes on, and
+// The header says what the crawl is doing between rounds or revisits, and when it goes on, and
 // keeps a polite rate's figures (0.25 pages/s was shown as 0.2, 0.04 as 0.0).
 func TestHeaderSaysIdleUntilTheNextRoundAndPoliteRates(t *testing.T) {
 	h := newHarness(t, 120, 30, Options{Title: "demo"})
@@ -19,10 +19,16 @@ func TestHeaderSaysIdleUntilTheNextRoundAndPoliteRates(t *testing.T) {
 	if head := h.line(0); !strings.Contains(head, "IDLE (next round in 1m30s)") || !strings.Contains(head, "0.04 pages/s") {
 		t.Errorf("header between rounds: %q; want IDLE with the next round's countdown and 0.04 pages/s", head)
 	}
+	// With no rounds, an idle crawl waits for its next revisit, and says when.
+	s.NextRound, s.NextRevisit = time.Time{}, fake.Epoch.Add(59*time.Minute)
+	h.send(SnapshotMsg{Snapshot: s})
+	if head := h.line(0); !strings.Contains(head, "IDLE (next revisit in 59m") {
+		t.Errorf("header between revisits: %q; want IDLE with the next revisit's countdown", head)
+	}
 	for _, st := range []view.State{view.StateDone, view.StateDraining} {
 		s.State, s.NextRound = st, time.Time{}
 		h.send(SnapshotMsg{Snapshot: s})
-		if head := h.line(0); !strings.Contains(head, string(st)) || strings.Contains(head, "next round") {
+		if head := h.line(0); !strings.Contains(head, string(st)) || strings.Contains(head, "next round") || strings.Contains(head, "next revisit") {
 			t.Errorf("header in state %s: %q", st, head)
 		}
 	}

@@ -127,9 +127,10 @@ func (m *Model) headerView(b *strings.Builder) {
 		stateStyle = st.Bad
 	}
 	leftStyled := " " + st.Title.Render(m.opts.Title) + "  " + stateStyle.Render(state)
-	if s.State == view.StateIdle && !s.NextRound.IsZero() {
-		// Between rounds nothing is fetched for minutes: say when it goes on.
-		next := "next round in " + pane.ShortDuration(max(s.NextRound.Sub(now), 0))
+	if what, at := pane.IdleWait(s); what != "" {
+		// Between rounds or revisits nothing is fetched for minutes: say when it
+		// goes on.
+		next := "next " + what + " in " + pane.ShortDuration(max(at.Sub(now), 0))
 		left += " (" + next + ")"
 		leftStyled += " " + st.Muted.Render("("+next+")")
 	}

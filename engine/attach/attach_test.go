@@ -85,6 +85,7 @@ func richSnapshot() view.Snapshot {
 	s.Sizing = &view.Sizing{Sites: 3, SocialSites: 1, Keywords: 4, PagesPerKeyword: 5, PagesPerIP: 500, PagesPerIPFrom: view.PagesPerIPConfig, VPNs: 2, Round: 7,
 		RoundPages: 900, AccessTime: 3 * time.Second, VPNConnect: 10 * time.Second, ExpectTime: time.Hour, LanesPerWorker: 8, Workers: 1}
 	s.NextRound = time.Now().Add(time.Hour).Round(0)
+	s.NextRevisit = time.Now().Add(2 * time.Hour).Round(0)
 	s.Totals.ConfirmFetches = 3
 	s.Render = &view.RenderStats{Running: true, Starting: true, Stopping: true, Hung: 1, Contexts: 4, Busy: 1, PSSMB: 288, Renders: 31, Failed: 1, Recycled: 2, Restarts: 1, Unsettled: 2, WaitedOut: 1,
 		Requests: 140, Seconds: 27.5, Hosts: []view.RenderHost{{Host: "spa.sandbox.test", Renders: 31, Failed: 1, Requests: 140, Seconds: 27.5, Unsettled: 2}}}

@@ -39,10 +39,14 @@ const (
 // Snapshot is a cheap, self-contained copy of what the console shows. The UI pulls
 // one on each tick; nothing in it aliases engine memory.
 type Snapshot struct {
-	At          time.Time
-	State       State
-	StartedAt   time.Time
-	NextRound   time.Time // when the next round of the declared sites starts; zero without rounds
+	At        time.Time
+	State     State
+	StartedAt time.Time
+	NextRound time.Time // when the next round of the declared sites starts; zero without rounds
+	// NextRevisit is when the soonest stored page is due for its revisit (M2, the
+	// Revisit pane's first due row); zero with revisits off or none to come (every
+	// page parked for good). An IDLE crawl between revisits says it.
+	NextRevisit time.Time
 	Totals      Totals
 	PagesPerSec float64      // fetch rate over the last few seconds
 	RateHistory []float64    // pages/s, one sample per second, oldest first (at most 120)

@@ -459,8 +459,8 @@ func progress(s view.Snapshot) string {
 		skips += n
 	}
 	state := string(s.State)
-	if s.State == view.StateIdle && !s.NextRound.IsZero() {
-		state += fmt.Sprintf(" (next round in %s)", max(time.Until(s.NextRound), 0).Truncate(time.Second))
+	if what, at := pane.IdleWait(&s); what != "" {
+		state += fmt.Sprintf(" (next %s in %s)", what, max(time.Until(at), 0).Truncate(time.Second))
 	}
 	line := fmt.Sprintf("%s  %s  pages %d  %s  queue %d  lanes %d/%d  refused %d  errors %d  skipped %d",
 		time.Since(s.StartedAt).Truncate(time.Second), state, s.Totals.PagesFetched, pane.Rate(s.PagesPerSec),

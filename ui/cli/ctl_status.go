@@ -18,7 +18,11 @@ import (
 // ctlStatusReport is `ctl status --json`: the console's header as one object. Its
 // field names are part of the command-line contract.
 type ctlStatusReport struct {
-	State        view.State       `json:"state"`
+	State view.State `json:"state"`
+	// NextRound and NextRevisit say when an IDLE crawl goes on: the next round of
+	// the declared sites, or, with none, the next revisit; absent otherwise.
+	NextRound    *time.Time       `json:"next_round,omitempty"`
+	NextRevisit  *time.Time       `json:"next_revisit,omitempty"`
 	StartedAt    time.Time        `json:"started_at"`
 	PagesFetched int64            `json:"pages_fetched"`
 	PagesStored  int64            `json:"pages_stored"`
@@ -70,6 +74,12 @@ func statusOf(s view.Snapshot) ctlStatusReport {
 		}
 	}
 	_, r.Waiting = limitedBy(s)
+	switch what, at := pane.IdleWait(&s); what {
+	case "round":
+		r.NextRound = &at
+	case "revisit":
+		r.NextRevisit = &at
+	}
 	now := s.At
 	if now.IsZero() {
 		now = time.Now()
@@ -128,8 +138,12 @@ func printStatus(s view.Snapshot, asJSON bool, stdout io.Writer) int {
 	if asJSON {
 		return clikit.WriteJSON(stdout, r)
 	}
+	state := string(r.State)
+	if what, at := pane.IdleWait(&s); what != "" {
+		state += fmt.Sprintf(" (next %s in %s)", what, max(at.Sub(time.Now()), 0).Truncate(time.Second))
+	}
 	fmt.Fprintf(stdout, "%s  up %s  pages %d (stored %d)  %s  queue %d  done %d  lanes %d/%d  refused %d\n",
-		r.State, time.Since(r.StartedAt).Truncate(time.Second), r.PagesFetched, r.PagesStored, pane.Rate(r.PagesPerS),
+		state, time.Since(r.StartedAt).Truncate(time.Second), r.PagesFetched, r.PagesStored, pane.Rate(r.PagesPerS),
 		r.Queue, r.URLsDone, r.LanesBusy, r.LanesMax, r.Refused)
 	if why, _ := limitedBy(s); why != "" {
 		fmt.Fprintln(stdout, why)

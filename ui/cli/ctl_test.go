@@ -313,3 +313,26 @@ func TestCtlHostsNamesTheWorkers(t *testing.T) {
 		t.Errorf("ctl hosts on a one-box crawl has a NODE column:\n%s", one.String())
 	}
 }
+
+// An idle crawl waiting for its next revisit says when, as it says the next round:
+// `ctl status` printed "IDLE" alone, with no word of when it would fetch again.
+func TestCtlStatusSaysWhenAnIdleCrawlRevisits(t *testing.T) {
+	next := time.Now().Add(2 * time.Hour).Truncate(time.Second)
+	s := view.Snapshot{At: time.Now(), StartedAt: time.Now().Add(-time.Minute), State: view.StateIdle, NextRevisit: next}
+	var out strings.Builder
+	if code := printStatus(s, false, &out); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if !strings.Contains(out.String(), "IDLE (next revisit in 1h59m") {
+		t.Errorf("ctl status:\n%s\nwant IDLE (next revisit in 1h59m…)", out.String())
+	}
+	var js strings.Builder
+	printStatus(s, true, &js)
+	var r struct {
+		NextRevisit time.Time  `json:"next_revisit"`
+		NextRound   *time.Time `json:"next_round"`
+	}
+	if err := json.Unmarshal([]byte(js.String()), &r); err != nil || !r.NextRevisit.Equal(next) || r.NextRound != nil {
+		t.Errorf("ctl status --json: next_revisit %v, next_round %v (%v); want %v and none", r.NextRevisit, r.NextRound, err, next)
+	}
+}
