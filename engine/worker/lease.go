@@ -24,8 +24,9 @@ type Lease struct {
 	now func() time.Time
 
 	mu      sync.Mutex
-	on      bool      // a master that grants leases granted one
-	until   time.Time // the lease's end on this worker's clock
+	on      bool          // a master that grants leases granted one
+	until   time.Time     // the lease's end on this worker's clock
+	d       time.Duration // the length of the last grant
 	changed chan struct{}
 	// lost are the hand-outs (by lease number) a rejoin's master did not take
 	// back; replaced at each rejoin (a lane holding one gives it up at once).
@@ -58,11 +59,19 @@ func NewLease(now func() time.Time) *Lease {
 func (l *Lease) Grant(sent time.Time, d time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.on = d > 0
+	l.on, l.d = d > 0, d
 	if end := sent.Add(d); end.After(l.until) || !l.on {
 		l.until = end
 	}
 	l.signal()
+}
+
+// For is the length of the last grant: how long a reply to a heartbeat can still
+// renew the lease after it was sent.
+func (l *Lease) For() time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.d
 }
 
 // Lose marks the hand-outs (by lease number) the master did not take back at a

@@ -434,7 +434,7 @@ func (n *Node) heartbeat() {
 		hb := n.beat()
 		n.beats.Lock()
 		sent := time.Now()
-		r, err := n.up.Heartbeat(hb, n.hbEvery)
+		r, err := n.beatOnce(hb, sent)
 		n.beats.Unlock()
 		if err != nil {
 			n.reach.miss(n.lanes, err, sent)
@@ -456,6 +456,44 @@ func (n *Node) heartbeat() {
 			n.rejoin()
 		}
 	}
+}
+
+// beatOnce sends hb and waits a heartbeat period for the master's reply, as the
+// loop's pace asks. A reply that comes later is still taken for the lease (Grant
+// from sent, which the master counted from when it heard the worker, later):
+// waited up to the lease's length in the background, while the next heartbeats
+// go. A busy master's replies can take longer than a period (seconds on a loaded
+// box); dropping them let the worker's lease run out while the master held the
+// worker's hosts for it, and the worker stopped starting requests, and cut those
+// running, for nothing. The rest of a late reply (hand-backs confirmed, pause,
+// an unknown worker's rejoin) waits for a reply in time, as before.
+func (n *Node) beatOnce(hb wire.Heartbeat, sent time.Time) (*wire.HeartbeatReply, error) {
+	type answer struct {
+		r   *wire.HeartbeatReply
+		err error
+	}
+	done := make(chan answer, 1)
+	n.bg.Add(1)
+	go func() {
+		defer n.bg.Done()
+		r, err := n.up.Heartbeat(hb, max(n.hbEvery, n.lease.For()))
+		done <- answer{r, err}
+	}()
+	t := time.NewTimer(n.hbEvery)
+	defer t.Stop()
+	select {
+	case a := <-done:
+		return a.r, a.err
+	case <-t.C:
+	}
+	n.bg.Add(1)
+	go func() {
+		defer n.bg.Done()
+		if a := <-done; a.err == nil && a.r.Known {
+			n.lease.Grant(sent, a.r.Lease)
+		}
+	}()
+	return nil, context.DeadlineExceeded
 }
 
 // beat is the heartbeat the worker sends now: its figures, its pause, the tasks it
