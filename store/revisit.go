@@ -224,13 +224,13 @@ func (w *writer) upsertRevisit(r *Revisit, seq int64) error {
 	var err error
 	if c := r.Change; c != nil {
 		err = w.write(w.st.upsertRevisitChange, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
-			nanos(r.Last), nanos(r.Next), int64(r.Hash), r.HasHash, r.Fetches, r.Distance, r.Freq, r.Price, r.Policy,
+			nanos(r.Last), nanos(r.Next), int64(r.Hash), r.HasHash, r.Fetches, r.Distance, zeroIfNaN(r.Freq), zeroIfNaN(r.Price), r.Policy,
 			finiteOr(r.Fresh, -1), finiteOr(r.Age, 0), r.Behind,
 			int64(c.Text), int64(c.Title), int64(c.Page), c.Fallback, c.Reason, nanos(c.ChangeAt),
 			c.ChangeDistance, c.ChangeReason, c.PrevText, c.Shift, seq)
 	} else {
 		err = w.write(w.st.upsertRevisit, r.URL, r.Class, nanos(r.First), int64(r.T), r.X,
-			nanos(r.Last), nanos(r.Next), int64(r.Hash), r.HasHash, r.Fetches, r.Distance, r.Freq, r.Price, r.Policy,
+			nanos(r.Last), nanos(r.Next), int64(r.Hash), r.HasHash, r.Fetches, r.Distance, zeroIfNaN(r.Freq), zeroIfNaN(r.Price), r.Policy,
 			finiteOr(r.Fresh, -1), finiteOr(r.Age, 0), r.Behind, seq)
 	}
 	return err
@@ -416,6 +416,15 @@ func (s *Store) BehindRevisits(limit int) ([]Revisit, error) {
 // engine parks retired pages at (2200): pages past their class window are not
 // listed as behind.
 var farFuture = time.Date(2199, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// zeroIfNaN returns x, or 0 when x is NaN: SQLite stores a NaN bound as NULL, which
+// the NOT NULL freq and price columns refuse, and the whole batch with it.
+func zeroIfNaN(x float64) float64 {
+	if math.IsNaN(x) {
+		return 0
+	}
+	return x
+}
 
 // finiteOr returns x, or def when x is NaN or infinite: SQLite stores NaN as NULL,
 // which the NOT NULL columns refuse, and an infinity would poison the sums.
