@@ -42,8 +42,8 @@ type ctlSite struct {
 	DatesWhy     string            `json:"dates_why,omitempty"`
 }
 
-// ctlSites is `ctl sites`: what the console's Sites pane shows, with the feeds and
-// sitemaps of the sites no one declared, which the pane has no row for.
+// ctlSites is `ctl sites`: what the console's Sites pane shows, its rows for the
+// registered domains no site declares among them, for every site at once.
 func ctlSites(client *attach.Client, url, prefix string, asJSON bool, stdout, stderr io.Writer) int {
 	s, code := snapshotOrFail(client, url, prefix, stderr)
 	if code != 0 {
@@ -72,7 +72,9 @@ func sitesOf(s view.Snapshot) []ctlSite {
 		}
 	}
 	for _, d := range s.Discovery {
-		if declared[d.Site] {
+		// The pane's rule (withUndeclared): a domain with no feed, sitemap or
+		// problem has no row.
+		if declared[d.Site] || len(d.Feeds)+len(d.Sitemaps)+len(d.Problems) == 0 {
 			continue
 		}
 		c := ctlSite{Site: d.Site, Keywords: []string{}, Feeds: append([]string{}, d.Feeds...),

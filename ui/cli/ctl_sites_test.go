@@ -12,7 +12,7 @@ import (
 // `ctl sites` says what the Sites pane says, for every site at once: per declared
 // site its pages, new pages, publish-to-store delay, feeds and sitemaps, then each
 // feed or sitemap that yielded nothing and why; and the feeds and sitemaps of
-// domains no site declares, which the pane has no row for. Before, ctl had no way
+// domains no site declares, as the pane's rows below the declared sites. Before, ctl had no way
 // to see them: a typo'd feed in the config was visible only in an attached console.
 func TestCtlSitesSaysWhatEachSitesFeedsGave(t *testing.T) {
 	bad := "http://www.summit.example/fed.xml"
@@ -28,6 +28,7 @@ func TestCtlSitesSaysWhatEachSitesFeedsGave(t *testing.T) {
 			{Site: "summit", Feeds: []string{"http://www.summit.example/feed.xml"}, DatesTrusted: true},
 			{Site: "undeclared.example", Sitemaps: []string{"http://undeclared.example/sitemap.xml"},
 				Why: "lastmod is the serving time in 3 of 3 sitemaps"},
+			{Site: "nothing.example"}, // read nothing, nothing failed: no row, as on the pane
 		},
 	}
 	var out strings.Builder
