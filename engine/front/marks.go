@@ -120,6 +120,15 @@ func (m *Marks) LeftQueue(url string) {
 	}
 }
 
+// Dropped takes the mark off a marked task that left the queue for good unfetched
+// (another hand-out of its URL was out); a mark in a hand is another task's and stays.
+func (m *Marks) Dropped(url string) {
+	if m.waiting(url) != nil {
+		m.onBoard--
+		m.drop(url)
+	}
+}
+
 // Released counts a task leaving a lane's hand; hand is its hold from Taken, and
 // only the marked task's hold counts. ended says its fetch is over (not moved to
 // another egress or deferred), so the page is no longer a queued revisit.

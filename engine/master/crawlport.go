@@ -107,6 +107,12 @@ func (p crawlPort) Admit(t *frontier.Task) bool {
 	return false
 }
 
+// Dropped: a queued revisit dropped for its URL's hand-out out lets its mark go.
+// The hand-out's report is the first fetch's (Ended leaves a waiting mark), and
+// its commit gives the page its next due time: kept, the mark stayed waiting for
+// good, the crawl never idle and the URL never marked (revisited) again.
+func (p crawlPort) Dropped(t frontier.Task) { p.p.Front.Marks().Dropped(t.URL) }
+
 // Fetched counts against the budgets a page the master's last life handed out
 // (counted then, by a ledger gone with it).
 func (p crawlPort) Fetched(t frontier.Task) {

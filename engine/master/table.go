@@ -24,6 +24,10 @@ type Front interface {
 	Admit(t *frontier.Task) bool
 	// HandedOut: t leaves the master's queue for a worker.
 	HandedOut(t frontier.Task)
+	// Dropped: t leaves the master's queue for good, unfetched: its URL is out
+	// already, and that hand-out's report ends the URL. What the front keeps for
+	// t alone (a queued revisit's mark) goes with it, or nothing would end it.
+	Dropped(t frontier.Task)
 	// HandedBack: t, handed out earlier (its lease now 0), comes back to the
 	// queue. false: the operator withdrew it meanwhile; the front ends it and the
 	// table drops it.
@@ -303,6 +307,7 @@ func (t *Table) Dispatch(window int) []Batch {
 				// or comes back to the queue itself. No path is known to queue a
 				// URL in flight; the count says if one does.
 				t.doubled++
+				t.front.Dropped(task)
 				return false
 			}
 			if !t.front.Admit(&task) {

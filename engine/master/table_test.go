@@ -20,6 +20,7 @@ type keepAll struct{ out, back int }
 func (f *keepAll) Admit(*frontier.Task) bool { return true }
 func (f *keepAll) HandedOut(frontier.Task)   { f.out++ }
 func (f *keepAll) Fetched(frontier.Task)     {}
+func (f *keepAll) Dropped(frontier.Task)     {}
 func (f *keepAll) HandedBack(frontier.Task) bool {
 	f.back++
 	return true
