@@ -26,7 +26,11 @@ import (
 //     host taken one at a time across egresses. A rendered page's own requests and
 //     the lane's next fetch to the host wait in one line, so neither can starve the
 //     other (woken together, they raced for the slot). An urgent request goes
-//     ahead of ordinary ones, behind urgent ones that came before it.
+//     ahead of ordinary ones, behind urgent ones that came before it. The
+//     (egress, parent) line spans hosts, so a request in it holds it only while
+//     the parent is all it waits for: one waiting out its own host's gap, slot
+//     or earlier requests does not hold up a request with that parent to a free
+//     host.
 //
 // Lock order: the Gate never calls out (Interval) while it holds its own lock, so a
 // caller may hold its own lock around Gap.
@@ -72,7 +76,14 @@ type keyState struct {
 }
 
 // waiter is one request waiting at the gate, in the line of each key it needs.
-type waiter struct{ urgent bool }
+type waiter struct {
+	urgent bool
+	// hostHeld: at its last look, its own host held it (a slot in flight, the
+	// host's gap, requests to the host that came first). Such a waiter keeps its
+	// place in its parent's line but does not hold it up: the line spans hosts,
+	// and another host's request need not wait out this host's delay.
+	hostHeld bool
+}
 
 // line are the requests waiting for one key, in the order they came. Every
 // waiter joins the lines of all its keys at once, under the gate's lock, so the
@@ -86,10 +97,14 @@ type line struct {
 // ahead returns a channel that closes when the line moves, if a request that
 // came before w waits still (for an urgent w, an urgent one); nil: it is w's turn.
 // w nil is a request that has not joined yet: every waiter came before it.
-func (l *line) ahead(w *waiter, urgent bool) chan struct{} {
+// skipHostHeld passes over waiters their own host holds (a parent's line).
+func (l *line) ahead(w *waiter, urgent, skipHostHeld bool) chan struct{} {
 	for _, v := range l.waiting {
 		if v == w {
 			return nil
+		}
+		if skipHostHeld && v.hostHeld {
+			continue
 		}
 		if v.urgent || !urgent {
 			if l.moved == nil {
@@ -102,6 +117,15 @@ func (l *line) ahead(w *waiter, urgent bool) chan struct{} {
 }
 
 func (l *line) join(w *waiter) { l.waiting = append(l.waiting, w) }
+
+// nudge wakes the line's waiters to look again (one ahead of them stopped
+// holding the line up).
+func (l *line) nudge() {
+	if l.moved != nil {
+		close(l.moved)
+		l.moved = nil
+	}
+}
 
 func (l *line) leave(w *waiter) {
 	if i := slices.Index(l.waiting, w); i >= 0 {
@@ -224,38 +248,47 @@ func (g *Gate) AcquireWith(ctx context.Context, w Wait, egress int, host string,
 			ps = g.state(pk)
 		}
 		agg.interval, agg.intervalWhy = iv, ivWhy
+		serial := agg.serial(now, g.Adapt)
+		// What of its own host holds the request: a slot in flight, requests to
+		// the host that came first, or the host's gap.
 		var busy chan struct{}
 		switch {
 		case hs.inflight > 0:
 			busy = hs.free
-		case ps != nil && ps.inflight > 0:
-			busy = ps.free
-		case agg.inflight > 0 && agg.serial(now, g.Adapt):
+		case agg.inflight > 0 && serial:
 			busy = agg.free // the server sees one request at a time, then the gap
 		case !w.Urgent && agg.urgent > 0:
 			busy = agg.urgentDone // the operator's request goes first
 		}
 		if busy == nil {
-			busy = hs.ahead(me, w.Urgent)
+			busy = hs.ahead(me, w.Urgent, false)
 		}
-		if busy == nil && ps != nil {
-			busy = ps.ahead(me, w.Urgent)
-		}
-		if busy == nil && agg.serial(now, g.Adapt) {
-			busy = agg.ahead(me, w.Urgent) // across egresses, when the host takes one at a time
+		if busy == nil && serial {
+			busy = agg.ahead(me, w.Urgent, false) // across egresses, when the host takes one at a time
 		}
 		var wait time.Duration
 		if busy == nil {
 			wait = hs.lastEnd.Add(g.MinGap).Sub(now)
-			if ps != nil {
-				wait = max(wait, ps.lastEnd.Add(g.MinGap).Sub(now))
-			}
 			if !agg.lastEnd.IsZero() {
 				gap, _ := agg.gap(now, g.Adapt)
 				if g.Pacer != nil {
 					gap = max(gap, g.Pacer.Gap(host))
 				}
 				wait = max(wait, agg.lastEnd.Add(gap).Sub(now))
+			}
+		}
+		hostHeld := busy != nil || wait > 0
+		// Then the parent: its slot, the requests with that parent that came
+		// first and wait for the parent alone, and its gap.
+		if busy == nil && ps != nil {
+			switch {
+			case ps.inflight > 0:
+				busy = ps.free
+			default:
+				busy = ps.ahead(me, w.Urgent, true)
+			}
+			if busy == nil {
+				wait = max(wait, ps.lastEnd.Add(g.MinGap).Sub(now))
 			}
 		}
 		if busy == nil && wait <= 0 {
@@ -273,8 +306,14 @@ func (g *Gate) AcquireWith(ctx context.Context, w Wait, egress int, host string,
 			g.mu.Unlock()
 			return t, nil
 		}
+		if me != nil {
+			if hostHeld && !me.hostHeld && ps != nil {
+				ps.nudge() // those behind it in the parent's line may go now
+			}
+			me.hostHeld = hostHeld
+		}
 		if me == nil {
-			me = &waiter{urgent: w.Urgent}
+			me = &waiter{urgent: w.Urgent, hostHeld: hostHeld}
 			hs.join(me)
 			if ps != nil {
 				ps.join(me)

@@ -2,6 +2,7 @@ package lanes
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -167,5 +168,114 @@ func TestGateServesAHostFirstComeFirstServed(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The (egress, parent) line spans hosts: a request waiting out its own host's gap
+// keeps its place in its parent's line but does not hold up a request with the
+// same parent to a free host (a rendered page's request to a slow asset host
+// held its requests to every other host for that host's Crawl-delay).
+func TestGateParentLineDoesNotWaitForAnotherHostsGap(t *testing.T) {
+	g := &Gate{MinGap: time.Millisecond, Interval: func(h string) (time.Duration, Reason) {
+		if h == "slow" {
+			return 2 * time.Second, ReasonCrawlDelay
+		}
+		return 0, ""
+	}}
+	ctx := context.Background()
+	tk, err := g.Acquire(ctx, 0, "slow", 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Release(tk)
+	waited := make(chan struct{})
+	go func() {
+		defer close(waited)
+		tk, err := g.Acquire(ctx, 0, "slow", 7) // waits for slow's 2 s gap
+		if err == nil {
+			g.Release(tk)
+		}
+	}()
+	for g.waiters("slow") < 1 {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(10 * time.Millisecond)
+	start := time.Now()
+	tk, err = g.Acquire(ctx, 0, "fast", 7) // another host, same parent, nothing in flight
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Release(tk)
+	if took := time.Since(start); took > 500*time.Millisecond {
+		t.Errorf("a request to a free host waited %v behind one to another host waiting for its own gap", took)
+	}
+	<-waited
+}
+
+// The gate's cost per request: alone (no line joined), and six goroutines taking
+// turns on one (egress, host).
+func BenchmarkGateAcquireRelease(b *testing.B) {
+	ctx := context.Background()
+	b.Run("uncontended", func(b *testing.B) {
+		g := &Gate{}
+		b.ReportAllocs()
+		for range b.N {
+			tk, _ := g.Acquire(ctx, 0, "a", 1)
+			g.Release(tk)
+		}
+	})
+	b.Run("6 on one key", func(b *testing.B) {
+		g := &Gate{}
+		b.ReportAllocs()
+		var wg sync.WaitGroup
+		per := b.N/6 + 1
+		for p := range 6 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range per {
+					tk, _ := g.Acquire(ctx, 0, "a", uint64(1+p%2))
+					g.Release(tk)
+				}
+			}()
+		}
+		wg.Wait()
+	})
+}
+
+// Requests with one parent to different hosts, waiting for the parent alone,
+// still go in the order they came.
+func TestGateParentLineServesItsWaitersInOrder(t *testing.T) {
+	g := &Gate{MinGap: time.Millisecond}
+	ctx := context.Background()
+	const waiting = 6
+	for round := range 10 {
+		holder, err := g.Acquire(ctx, 0, "x", 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		order := make(chan int, waiting)
+		for i := range waiting {
+			host := fmt.Sprintf("h%d", i)
+			go func() {
+				tk, err := g.Acquire(ctx, 0, host, 7)
+				if err != nil {
+					t.Error(err)
+					order <- -1
+					return
+				}
+				order <- i
+				g.Release(tk)
+			}()
+			for g.waiters(host) < 1 {
+				time.Sleep(time.Millisecond)
+			}
+		}
+		g.Release(holder)
+		for want := range waiting {
+			if got := <-order; got != want {
+				t.Fatalf("round %d: request %d went through the gate in place %d; want the order they came", round, got, want)
+			}
+		}
 	}
 }
