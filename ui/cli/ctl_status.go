@@ -20,7 +20,8 @@ import (
 type ctlStatusReport struct {
 	State view.State `json:"state"`
 	// NextRound and NextRevisit say when an IDLE crawl goes on: the next round of
-	// the declared sites, or, with none, the next revisit; absent otherwise.
+	// the declared sites and the next revisit, each that is coming (the text line
+	// says the sooner); absent otherwise.
 	NextRound    *time.Time       `json:"next_round,omitempty"`
 	NextRevisit  *time.Time       `json:"next_revisit,omitempty"`
 	StartedAt    time.Time        `json:"started_at"`
@@ -74,11 +75,13 @@ func statusOf(s view.Snapshot) ctlStatusReport {
 		}
 	}
 	_, r.Waiting = limitedBy(s)
-	switch what, at := pane.IdleWait(&s); what {
-	case "round":
-		r.NextRound = &at
-	case "revisit":
-		r.NextRevisit = &at
+	if s.State == view.StateIdle {
+		if at := s.NextRound; !at.IsZero() {
+			r.NextRound = &at
+		}
+		if at := s.NextRevisit; !at.IsZero() {
+			r.NextRevisit = &at
+		}
 	}
 	now := s.At
 	if now.IsZero() {

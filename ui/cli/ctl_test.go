@@ -335,4 +335,19 @@ func TestCtlStatusSaysWhenAnIdleCrawlRevisits(t *testing.T) {
 	if err := json.Unmarshal([]byte(js.String()), &r); err != nil || !r.NextRevisit.Equal(next) || r.NextRound != nil {
 		t.Errorf("ctl status --json: next_revisit %v, next_round %v (%v); want %v and none", r.NextRevisit, r.NextRound, err, next)
 	}
+	// A revisit due before the next round is when the crawl goes on: the line says
+	// it (it said the round), the JSON gives both.
+	round := next.Add(time.Hour)
+	s.NextRound = round
+	out.Reset()
+	printStatus(s, false, &out)
+	if !strings.Contains(out.String(), "IDLE (next revisit in 1h59m") {
+		t.Errorf("ctl status, a round after the revisit:\n%s\nwant IDLE (next revisit in 1h59m…)", out.String())
+	}
+	js.Reset()
+	printStatus(s, true, &js)
+	r.NextRound = nil
+	if err := json.Unmarshal([]byte(js.String()), &r); err != nil || !r.NextRevisit.Equal(next) || r.NextRound == nil || !r.NextRound.Equal(round) {
+		t.Errorf("ctl status --json: next_revisit %v, next_round %v (%v); want %v and %v", r.NextRevisit, r.NextRound, err, next, round)
+	}
 }
