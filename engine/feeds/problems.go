@@ -81,9 +81,10 @@ func (d *Discovery) expected(u string) bool {
 // or 0): a document the crawl expected that yielded nothing, so the Sites pane's
 // selected site and one WARN line say so, until a read works again. A declared
 // source's problem says where it was declared: a typo'd URL in the config is the
-// likeliest 404 an operator meets, and before it showed only among the crawl's
-// http_4xx counts. The /sitemap.xml asked for where robots.txt names no sitemap is
-// no problem when it is missing: most sites have none.
+// likeliest 404 an operator meets, and the crawl's http_4xx counts do not say
+// which URL failed or where it came from. The /sitemap.xml asked for where
+// robots.txt names no sitemap is no problem when it is missing: most sites have
+// none.
 func (d *Discovery) FailedDocument(t frontier.Task, kind string, status int) {
 	if d == nil || !d.expected(t.URL) {
 		return

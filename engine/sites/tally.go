@@ -14,8 +14,8 @@ type Tally struct {
 	// Since is when the crawl began watching: the publish-to-store delay counts
 	// only pages published since (zero: every page). A first crawl stores a site's
 	// archive, articles of months or years ago that its sitemaps list, and their
-	// delay is the archive's age, not how late the crawl is: on the sandbox's
-	// news sites the median read 698 days for every site, new articles included.
+	// delay is the archive's age, not how late the crawl is: counted, those old
+	// pages would set every site's median, however fast its new articles come.
 	// The engine sets it DelayGrace before its start: a story published in the
 	// minute before the operator started the crawl is what it was started for, and
 	// the demo's web publishes every page at its start, moments before the crawl's.
