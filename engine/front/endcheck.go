@@ -34,11 +34,16 @@ const (
 
 // EndChecked tells whether the store agreed the crawl ran dry; false starts the
 // check (or waits for the one running), which calls Crawl.CheckIdle again. A crawl
-// with revisits waiting in memory or on their way there (their rows unprocessed by
-// design) is not checked. It is the front's on one box and on a master (a worker's
+// with revisits waiting in memory (their rows unprocessed by design) is not
+// checked. Nor does it end while revisits are on their way there (claimed, not
+// placed: their rows read queued, their tasks in no queue): Requeue asks again
+// once they are placed. It is the front's on one box and on a master (a worker's
 // master checks its own). Lock held.
 func (f *Front) EndChecked() bool {
-	if f.end.passed || f.marks.Pending() > 0 || f.claimed > 0 {
+	if f.claimed > 0 {
+		return false
+	}
+	if f.end.passed || f.marks.Pending() > 0 {
 		return true
 	}
 	if !f.end.running {

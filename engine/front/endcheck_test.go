@@ -79,8 +79,10 @@ func TestTheEndCheckDoesNotQueueAgainARevisitPlacedWhileItRead(t *testing.T) {
 
 // A revisit the scheduler queues is written queued in the store before its task
 // is placed. An end check asked in between would read its row queued with no task
-// in memory and queue it a second time: fetched twice in a row. The check waits
-// for revisits on their way as for revisits waiting.
+// in memory and queue it a second time: fetched twice in a row. Nor may the crawl
+// end then (a round's, a hint's or steering's requeue claims its pages the same
+// way, revisits on or off): Done closed and --until-idle exited before they were
+// fetched. The crawl is busy until they are placed, and asks for its end again.
 func TestTheEndCheckWaitsForARevisitOnItsWayToTheQueue(t *testing.T) {
 	f, fc, st := storeFrontWith(t, &config.Options{QueueMemory: 100}, nil, store.Options{BatchDelay: time.Hour})
 	f.crawl = dryCrawl{runningCrawl{fc}}
@@ -100,12 +102,20 @@ func TestTheEndCheckWaitsForARevisitOnItsWayToTheQueue(t *testing.T) {
 		f.Mu.Unlock()
 		t.Fatalf("state %v, %v; want the revisit written queued before it is placed", s.State, err)
 	}
-	checked := f.EndChecked()
+	busy, checked, asked := f.Busy(), f.EndChecked(), f.end.running
 	f.Mu.Unlock()
 	<-ticked
 	fc.wg.Wait()
-	if !checked {
+	if !busy || checked {
+		t.Error("the crawl could end while a revisit was on its way to the queue (busy false or end checked)")
+	}
+	if asked {
 		t.Error("the end check asked the store while a revisit was on its way to the queue")
+	}
+	select {
+	case <-fc.idle: // the end that could not come meanwhile is asked again
+	default:
+		t.Error("no idle check once the claimed revisit was placed")
 	}
 	if len(fc.placed) != 1 || fc.placed[0].URL != u {
 		t.Errorf("placed %v; want the revisit once", fc.placed)

@@ -38,9 +38,11 @@ func (f *Front) Settled() bool { return f.q.spillFrom == 0 && f.outstanding == 0
 
 // Busy reports whether a write the crawl waits for is on its way (a link insert, a
 // counted commit, a seed list) or a withdrawn source has not ended yet (waiting
-// for its flush, or being ended by one): the crawl is not idle. Lock held.
+// for its flush, or being ended by one), or revisits are claimed and not placed
+// yet (a round's, a hint's, steering's requeue: their write on its way, their
+// tasks in no queue): the crawl is not idle. Lock held.
 func (f *Front) Busy() bool {
-	return f.outstanding != 0 || len(f.out.pending) > 0 || f.out.ending > 0
+	return f.outstanding != 0 || len(f.out.pending) > 0 || f.out.ending > 0 || f.claimed > 0
 }
 
 // AddOutstanding counts writes on their way (d > 0) or arrived (d < 0), as a seed

@@ -179,6 +179,11 @@ func (f *Front) requeue(due []revisit.Entry, now time.Time, force bool) (int, er
 			n++
 		}
 	}
+	if len(claimed) > 0 {
+		// The crawl could not end while they were claimed (Busy): an end that came
+		// meanwhile is asked again now, none being placed or fetched to ask it.
+		f.crawl.CheckIdle()
+	}
 	f.Mu.Unlock()
 	f.Revisit.Requeued.Add(int64(n))
 	f.crawl.FlushDeferred() // a disabled host's revisits were deferred, never dropped (M3)
