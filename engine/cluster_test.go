@@ -627,18 +627,42 @@ func TestGlobalPauseAndResumeReachWorkersAtOnce(t *testing.T) {
 
 // On a distributed crawl, the refusals a worker acts on reach the master's
 // store, so `crawlconsole show URL` on the master's database says why a URL was
-// refused. The sandbox's human gap is an hour here, so that it bans the worker
-// however slowly a loaded box lets it crawl (at the usual 40 ms, a loaded run went
-// 4 minutes without a ban).
+// refused. The sandbox's human gap and its violation window are a day here, so that
+// it bans the worker however slowly a loaded box lets it crawl: a ban takes four
+// violations on one host within the window, and in the usual window (1 minute of web
+// time, 1.2 s at scale 50) a worker whose requests to a host come 0.4 s apart or
+// more, one at a time, is never banned (loaded runs went 4 minutes without a
+// refusal, with the gap at its usual 40 ms and at an hour alike).
 func TestWorkerRefusalsReachTheMastersStore(t *testing.T) {
 	t.Parallel()
 	cfg := enginetest.SandboxConfig(7, 6)
-	cfg.AntiBot.HumanGap = time.Hour
+	cfg.AntiBot.HumanGap, cfg.AntiBot.Window = 24*time.Hour, 24*time.Hour
 	c := startClusterWith(t, cfg, 300*time.Millisecond, func(o *config.Options, _ *sandbox.Sandbox) {
 		o.Lanes.DelayMin, o.Lanes.DelayMax = time.Millisecond, 2*time.Millisecond
 		o.HostRate = 0
 	})
-	c.worker("w1", "127.0.0.2")
+	w := c.worker("w1", "127.0.0.2")
+	// On failure: whether the sandbox banned the worker at all, and what the worker
+	// logged (its refusals, a lease cut by late heartbeat replies), to tell a refusal
+	// lost on its way from one never made.
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		banned, reqs := 0, c.sb.Truth().Requests()
+		for _, r := range reqs {
+			if r.Banned {
+				banned++
+			}
+		}
+		t.Logf("sandbox: %d requests, %d banned; master: %s; worker: %s", len(reqs), banned,
+			engine.IdleReport(c.master), engine.IdleReport(w.Engine()))
+		for _, ev := range w.Engine().EventsSince(0, 300) {
+			if ev.Level >= view.LevelInfo {
+				t.Logf("worker: %s %v %s: %s", ev.At.Format("15:04:05.000"), ev.Level, ev.Host, ev.Msg)
+			}
+		}
+	})
 	// The master counts a worker's refusals from its heartbeats, but the refusals
 	// themselves travel with the worker's next report: wait for one in the store,
 	// read while the master runs, not for the count.
