@@ -99,18 +99,7 @@ func TestJSONLStoryIDs(t *testing.T) {
 	storedPage(st, "http://a.test/lanterns", syndicatedPage("Wire", "Lantern festival opens", other), at.Add(time.Minute))
 	storedPage(st, "http://b.test/2026/11/01/brace-yourselves", syndicatedPage("Harbor Times", "Brace yourselves: temperatures to plunge", wire), at.Add(2*time.Minute))
 	storedPage(st, "http://a.test/", []byte("<html><body><ul><li><a href=/cold-wave>Cold</a></li><li><a href=/lanterns>Lanterns</a></li></ul></body></html>"), at.Add(3*time.Minute))
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-	st, err = store.OpenReadOnly(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	var out bytes.Buffer
-	if _, err := export.JSONL(st, &out, export.JSONLOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	out := reopenedJSONL(t, st, path)
 	story := map[string]string{}
 	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
 		var l export.PageLine
@@ -127,8 +116,8 @@ func TestJSONLStoryIDs(t *testing.T) {
 
 // TestJSONLResults: a page a round collected as a keyword result carries its site
 // and keyword in `results` (a news page holding two keywords, both); a page that was
-// no result carries []. Before, the results were kept in the store with no way out:
-// `keyword` is a social search page's keyword and was "" on every news page.
+// no result carries []. `keyword` is a social search page's keyword, "" on every news
+// page, so without `results` a news operator could not tell what a page was kept for.
 func TestJSONLResults(t *testing.T) {
 	at := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	path := filepath.Join(t.TempDir(), "crawl.db")
@@ -142,18 +131,7 @@ func TestJSONLResults(t *testing.T) {
 		{URL: "http://a.test/flood", Site: "harbor", Keyword: "flood", Kind: "news", Host: "a.test", FetchedAt: at},
 		{URL: "http://a.test/flood", Site: "harbor", Keyword: "台风", Kind: "news", Host: "a.test", FetchedAt: at},
 	}, nil)
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-	st, err = store.OpenReadOnly(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	var out bytes.Buffer
-	if _, err := export.JSONL(st, &out, export.JSONLOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	out := reopenedJSONL(t, st, path)
 	got := map[string]string{}
 	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
 		var raw map[string]json.RawMessage
@@ -167,4 +145,23 @@ func TestJSONLResults(t *testing.T) {
 	if got["http://a.test/flood"] != `["harbor:flood","harbor:台风"]` || got["http://a.test/other"] != `[]` {
 		t.Errorf("results %v: want the flood page's two keywords of harbor, the other page []", got)
 	}
+}
+
+// reopenedJSONL closes st (written at path), opens it read-only as the export command
+// does, and returns its JSONL export.
+func reopenedJSONL(t *testing.T, st *store.Store, path string) *bytes.Buffer {
+	t.Helper()
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := store.OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	var out bytes.Buffer
+	if _, err := export.JSONL(ro, &out, export.JSONLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return &out
 }
