@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/store/internal/bodycodec"
 )
 
 // Capture is one HTTP exchange as it crossed the wire: a WARC request record and a
@@ -74,7 +76,7 @@ func prepareCapture(c *Capture, compressed []byte, codec int) ([]byte, int) {
 	c.PayloadDigest = PayloadDigest(c.Body)
 	c.Bytes = int64(len(c.Body))
 	if compressed == nil && len(c.Body) > 0 {
-		compressed, codec = compressBody(c.Body)
+		compressed, codec = bodycodec.Compress(c.Body)
 	}
 	c.Body = nil
 	return compressed, codec
@@ -102,7 +104,7 @@ func (w *writer) insertCapture(c *Capture, body []byte, codec int, inPage bool, 
 	var stored any = body
 	var refersTo any // NULL: this capture holds its body
 	if found || inPage {
-		stored, codec = nil, codecRaw
+		stored, codec = nil, bodycodec.Raw
 	}
 	if found {
 		refersTo = ref
@@ -165,7 +167,7 @@ func (s *Store) Captures(since time.Time, fn func(c Capture, bodyErr error) erro
 		for _, r := range batch {
 			var bodyErr error
 			if r.c.RefersTo == 0 {
-				if r.c.Body, bodyErr = decompressBody(r.stored, r.codec, r.c.Bytes); bodyErr != nil {
+				if r.c.Body, bodyErr = bodycodec.Decompress(r.stored, r.codec, r.c.Bytes); bodyErr != nil {
 					r.c.Body = nil
 					bodyErr = fmt.Errorf("capture %d of %s: body: %w", r.c.ID, r.c.URL, bodyErr)
 				}
@@ -296,7 +298,7 @@ func (s *Store) Pages(since time.Time, fn func(r PageRow, bodyErr error) error) 
 			return s.readErr(err)
 		}
 		for _, x := range batch {
-			body, err := decompressBody(x.stored, x.codec, x.r.Page.Bytes)
+			body, err := bodycodec.Decompress(x.stored, x.codec, x.r.Page.Bytes)
 			if err != nil {
 				body, err = nil, fmt.Errorf("store: page %s: body: %w", x.r.Page.URL, err)
 			}

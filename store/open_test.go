@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/store/identity"
+	"github.com/crawlconsole/crawlconsole/store/internal/bodycodec"
+	"github.com/klauspost/compress/zstd"
 )
 
 func TestMigrationsAreNumberedFromOne(t *testing.T) {
@@ -433,18 +435,23 @@ func TestSchema11StoreOpensWithItsBodies(t *testing.T) {
 	if err := db.QueryRow(`SELECT value FROM meta WHERE key = 'store.body_codecs'`).Scan(&codecs); err != nil || !strings.Contains(codecs, "3 s2") {
 		t.Errorf("store.body_codecs = %q, %v; want it to name 3 s2", codecs, err)
 	}
-	if c := queryInt(t, db, `SELECT body_codec FROM pages WHERE url = ?`, before.URL); c != codecZstd {
+	if c := queryInt(t, db, `SELECT body_codec FROM pages WHERE url = ?`, before.URL); c != bodycodec.Zstd {
 		t.Errorf("the schema-11 page's body was rewritten (codec %d)", c)
 	}
-	if c := queryInt(t, db, `SELECT body_codec FROM pages WHERE url = ?`, after.URL); c != codecS2 {
-		t.Errorf("a new 4 KB body stored with codec %d, want %d (s2)", c, codecS2)
+	if c := queryInt(t, db, `SELECT body_codec FROM pages WHERE url = ?`, after.URL); c != bodycodec.S2 {
+		t.Errorf("a new 4 KB body stored with codec %d, want %d (s2)", c, bodycodec.S2)
 	}
 }
 
 // compressZstdForTest is body as a zstd frame (codec 2), as older stores kept it.
 func compressZstdForTest(t *testing.T, body []byte) ([]byte, int) {
 	t.Helper()
-	return zstdEnc.EncodeAll(body, nil), codecZstd
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderCRC(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer enc.Close()
+	return enc.EncodeAll(body, nil), bodycodec.Zstd
 }
 
 // TestSQLiteConfigured: SQLite's global memory statistics, which cost a

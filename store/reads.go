@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/store/internal/bodycodec"
 )
 
 // Reads run on the read-only pool. In WAL mode each sees the last committed state at
@@ -194,7 +196,7 @@ func (s *Store) Page(url string) (Page, error) {
 		return Page{}, s.readErr(err)
 	}
 	p.FetchedAt, p.Duration, p.SimHash = fromNanos(fetched), time.Duration(durMS)*time.Millisecond, uint64(simhash)
-	if p.Body, err = decompressBody(stored, codec, p.Bytes); err != nil {
+	if p.Body, err = bodycodec.Decompress(stored, codec, p.Bytes); err != nil {
 		return Page{}, fmt.Errorf("store: page %s: body: %w", url, err)
 	}
 	return p, nil

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/store/internal/bodycodec"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -158,13 +159,13 @@ func TestOlderBodiesStillReadAndDamageIsAnError(t *testing.T) {
 		url   string
 		codec int
 		body  []byte
-	}{{old.URL, codecZlib, zbuf.Bytes()}, {oldSmall.URL, codecZstd, zs}} {
+	}{{old.URL, bodycodec.Zlib, zbuf.Bytes()}, {oldSmall.URL, bodycodec.Zstd, zs}} {
 		if _, err := db.Exec(`UPDATE pages SET body_codec = ?, body = ?, stored_bytes = ? WHERE url = ?`,
 			x.codec, x.body, len(x.body), x.url); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for u, want := range map[string]int64{small.URL: codecS2, big.URL: codecZstd} {
+	for u, want := range map[string]int64{small.URL: bodycodec.S2, big.URL: bodycodec.Zstd} {
 		if codec := queryInt(t, db, `SELECT body_codec FROM pages WHERE url = ?`, u); codec != want {
 			t.Errorf("%s: HTML body stored with codec %d, want %d", u, codec, want)
 		}

@@ -4,6 +4,8 @@ import (
 	neturl "net/url"
 	"slices"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/store/internal/bodycodec"
 )
 
 // The write methods queue an operation for the writer and return at once (they block
@@ -133,7 +135,7 @@ func (s *Store) ReplacePage(p Page, links []URL, done LinkResult) {
 }
 
 func (s *Store) queuePage(p Page, links []URL, done LinkResult, replace bool) {
-	body, codec := compressBody(p.Body)
+	body, codec := bodycodec.Compress(p.Body)
 	size := p.Bytes
 	if size == 0 {
 		size = int64(len(p.Body))

@@ -1,4 +1,7 @@
-package store
+// Package bodycodec is how the store keeps a page's body: compressed on the
+// caller's goroutine before the writer stores it, and read back by its codec,
+// including the codecs of databases written before.
+package bodycodec
 
 import (
 	"bytes"
@@ -28,10 +31,10 @@ import (
 // engine's lanes while the single writer only does SQL. Databases written before
 // kept zlib (codec 1) and zstd for small bodies too; those bodies still read.
 const (
-	codecRaw  = 0 // body stored as is (empty, or compression did not help)
-	codecZlib = 1 // read only: bodies of databases written before codec 2
-	codecZstd = 2
-	codecS2   = 3 // CRC-32C of the decoded body (4 bytes, little-endian), then an S2 block
+	Raw  = 0 // body stored as is (empty, or compression did not help)
+	Zlib = 1 // read only: bodies of databases written before codec 2
+	Zstd = 2
+	S2   = 3 // CRC-32C of the decoded body (4 bytes, little-endian), then an S2 block
 )
 
 // castagnoli is the CRC-32C table (hardware-assisted on amd64 and arm64).
@@ -77,18 +80,18 @@ func newZstdDecoder(concurrency int) *zstd.Decoder {
 	return dec
 }
 
-// compressBody returns the body to store and its codec: a new slice of the compressed
+// Compress returns the body to store and its codec: a new slice of the compressed
 // size exactly (it waits in the writer's queue, so a roomy one would hold memory),
 // compressed into a pooled scratch buffer first.
-func compressBody(body []byte) ([]byte, int) {
+func Compress(body []byte) ([]byte, int) {
 	if len(body) == 0 {
-		return nil, codecRaw
+		return nil, Raw
 	}
 	scratch := bodyScratch.Get().(*[]byte)
 	var out []byte
-	codec := codecZstd
+	codec := Zstd
 	if len(body) < smallBody {
-		out, codec = encodeS2(body, (*scratch)[:0]), codecS2
+		out, codec = encodeS2(body, (*scratch)[:0]), S2
 	} else {
 		enc := zstdEnc
 		if len(body) > sharedMax {
@@ -106,7 +109,7 @@ func compressBody(body []byte) ([]byte, int) {
 	if len(out) >= len(body) {
 		// e.g. an already-compressed image: keep it as is (copied: the caller may
 		// reuse its buffer once SavePage returns).
-		return bytes.Clone(body), codecRaw
+		return bytes.Clone(body), Raw
 	}
 	return bytes.Clone(out), codec
 }
@@ -145,28 +148,28 @@ func decodeS2(stored []byte) ([]byte, error) {
 // maxBody bounds the size a damaged stored body may claim to decode to.
 const maxBody = 1 << 30
 
-// bodyScratch holds compressBody's scratch buffers (*[]byte), up to sharedMax each.
+// bodyScratch holds Compress's scratch buffers (*[]byte), up to sharedMax each.
 var bodyScratch = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
 
-// decompressBody reverses compressBody, and reads zlib bodies of older databases.
-func decompressBody(stored []byte, codec int, sizeHint int64) ([]byte, error) {
+// Decompress reverses Compress, and reads zlib bodies of older databases.
+func Decompress(stored []byte, codec int, sizeHint int64) ([]byte, error) {
 	var capHint int
 	if sizeHint > 0 && sizeHint < maxBody {
 		capHint = int(sizeHint)
 	}
 	switch codec {
-	case codecRaw:
+	case Raw:
 		return stored, nil
-	case codecS2:
+	case S2:
 		return decodeS2(stored)
-	case codecZstd:
+	case Zstd:
 		dec := zstdDec
 		if capHint > sharedMax || len(stored) > sharedMax {
 			dec = newZstdDecoder(1)
 			defer dec.Close()
 		}
 		return dec.DecodeAll(stored, make([]byte, 0, capHint))
-	case codecZlib:
+	case Zlib:
 		zr, err := zlib.NewReader(bytes.NewReader(stored))
 		if err != nil {
 			return nil, err
