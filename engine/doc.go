@@ -93,7 +93,7 @@
 // threshold goes to the positive cache, filed by registered domain, then host; a
 // failed or slow one goes to a weighted negative cache. TTLs are honoured, a stale
 // answer is served when upstream fails, and concurrent requests for one name share one
-// upstream query. lanes.NewResolver builds the cache and lanes.Prefetcher feeds it the queue's hosts.
+// upstream query. local.NewResolver builds the cache and local.Prefetcher feeds it the queue's hosts.
 //
 // # One URL's way
 //

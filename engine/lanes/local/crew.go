@@ -96,10 +96,10 @@ type Crew struct {
 	Accounts *route.Accounts // the egress account table's persistence; nil without a store
 	parts    Parts
 	crawl    Crawl
-	fr       *front.Front     // parts.Front
-	deferred lanes.Deferrals  // set aside, not yet written to the front (Mu)
-	prefetch lanes.Prefetcher // queued hosts for the DNS cache to resolve ahead (M5)
-	dnsView  lanes.ResolverView
+	fr       *front.Front    // parts.Front
+	deferred lanes.Deferrals // set aside, not yet written to the front (Mu)
+	prefetch Prefetcher      // queued hosts for the DNS cache to resolve ahead (M5)
+	dnsView  ResolverView
 	inHand   int // tasks taken by lanes whose processing has not ended (Mu)
 }
 

@@ -33,12 +33,12 @@ func (c *Crew) Equip(supply *Supply, kept *store.Store) error {
 	o := c.parts.Opts
 	var resolver fetch.Resolver = o.Resolver
 	if resolver == nil {
-		var meta lanes.Meta // the cache starts warm with what the last run left in the store
+		var meta Meta // the cache starts warm with what the last run left in the store
 		if kept != nil {
 			meta = kept
 		}
 		var err error
-		if c.DNS, err = lanes.NewResolver(o.DNS, o.DNSServers, c.Run.Holds, o.Now, meta); err != nil {
+		if c.DNS, err = NewResolver(o.DNS, o.DNSServers, c.Run.Holds, o.Now, meta); err != nil {
 			return err
 		}
 		resolver = c.DNS
@@ -126,7 +126,7 @@ func (c *Crew) Wait() {
 // history, until the next start closed them empty).
 func (c *Crew) Save(st *store.Store, at time.Time) {
 	if c.DNS != nil {
-		lanes.SaveResolver(c.DNS, st)
+		SaveResolver(c.DNS, st)
 	}
 	type open struct {
 		id   int

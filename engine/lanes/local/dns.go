@@ -1,4 +1,4 @@
-package lanes
+package local
 
 import (
 	"context"
