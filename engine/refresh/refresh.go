@@ -129,18 +129,6 @@ func (r dueStore) Due(limit int) ([]revisit.Entry, error) {
 	return out, err
 }
 
-// Park implements revisit.Store: the store's conditional park (ParkRevisits). It
-// waits for the commit, so that the next tick, which reads committed state, cannot
-// pick the same pages again. A write error is not returned: it is the store's first
-// error, reported through Store.Err, and a park that failed parked nothing.
-func (r dueStore) Park(due []revisit.Entry, park time.Time) ([]string, error) {
-	d := make([]store.DueRevisit, len(due))
-	for i, e := range due {
-		d[i] = store.DueRevisit{URL: e.URL, Next: e.Next}
-	}
-	return r.st.ParkRevisits(d, park), nil
-}
-
 // Tick runs one scheduler tick (M2, seed 001 step 3): the pages due now, each with
 // the next it was read at. They are not parked: the engine parks those it queues in
 // the store write that queues them (store.QueueRevisits).

@@ -7,7 +7,7 @@ import (
 )
 
 // MemStore is an in-memory Store: an indexed binary min-heap on (next, url) with a map
-// from URL to heap slot. Set and Park cost O(log n) per URL; Due(m) walks the heap
+// from URL to heap slot. Set costs O(log n) per URL; Due(m) walks the heap
 // best-first with a side heap of candidates, O(m log m) however many pages there are,
 // so a tick stays cheap with millions of pages. Safe for concurrent use.
 type MemStore struct {
@@ -25,20 +25,6 @@ func (m *MemStore) Set(url string, next time.Time) {
 	m.mu.Lock()
 	m.setLocked(url, next)
 	m.mu.Unlock()
-}
-
-// Park implements Store: next = park for each of due still at the Next read.
-func (m *MemStore) Park(due []Entry, park time.Time) ([]string, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var parked []string
-	for _, e := range due {
-		if i, ok := m.h.slot[e.URL]; ok && m.h.items[i].next == e.Next.UnixNano() {
-			m.setLocked(e.URL, park)
-			parked = append(parked, e.URL)
-		}
-	}
-	return parked, nil
 }
 
 func (m *MemStore) setLocked(url string, next time.Time) {

@@ -14,8 +14,20 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/page/pagetest"
 )
 
-// M2 step 3: a tick takes the first m by ascending next, requeues those due, parks
-// them at Never, and never hands out the same page twice.
+// parkDue parks the pages a tick read, as the engine's queue write does
+// (store.QueueRevisits), and returns their URLs.
+func parkDue(st *MemStore, due []Entry) []string {
+	urls := make([]string, len(due))
+	for i, e := range due {
+		st.Set(e.URL, Never)
+		urls[i] = e.URL
+	}
+	return urls
+}
+
+// M2 step 3: a tick takes the first m by ascending next and hands back those due;
+// once the caller has parked them, the next tick never hands out the same page
+// again and moves on to the pages still due.
 func TestSchedulerTick(t *testing.T) {
 	t0 := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
 	cases := []struct {
@@ -42,49 +54,49 @@ func TestSchedulerTick(t *testing.T) {
 				t.Fatal(err)
 			}
 			now := t0.Add(c.now)
-			got, err := s.Tick(now)
+			due, err := s.Due(now)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(got) != c.wantLen {
-				t.Fatalf("requeued %d, want %d", len(got), c.wantLen)
+			if len(due) != c.wantLen {
+				t.Fatalf("requeued %d, want %d", len(due), c.wantLen)
 			}
-			for k, u := range got {
+			for k, e := range due {
 				var i int
-				fmt.Sscanf(u[len("https://h0.example.com/p"):], "%d", &i)
+				fmt.Sscanf(e.URL[len("https://h0.example.com/p"):], "%d", &i)
 				if i != k {
-					t.Fatalf("requeue[%d] = %s, want page %d (ascending next)", k, u, k)
+					t.Fatalf("requeue[%d] = %s, want page %d (ascending next)", k, e.URL, k)
 				}
-				if next, _ := st.Next(u); !next.Equal(Never) {
-					t.Fatalf("%s: next = %v after requeue, want Never", u, next)
+				if want := t0.Add(time.Duration(i) * time.Minute); !e.Next.Equal(want) {
+					t.Fatalf("%s: read at next %v, want %v", e.URL, e.Next, want)
 				}
 			}
-			// Ticking again at the same time never returns a page twice; it moves on to
-			// the next due pages, if any.
+			// Ticking again at the same time, once the caller parked what it queued,
+			// never returns a page twice; it moves on to the next due pages, if any.
 			seen := map[string]bool{}
-			for _, u := range got {
+			for _, u := range parkDue(st, due) {
 				seen[u] = true
 			}
 			for round := 0; round < 5; round++ {
-				more, err := s.Tick(now)
+				more, err := s.Due(now)
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, u := range more {
+				for _, u := range parkDue(st, more) {
 					if seen[u] {
 						t.Fatalf("%s requeued twice", u)
 					}
 					seen[u] = true
 				}
 			}
-			due := 0
+			due2 := 0
 			for i := 0; i < c.pages; i++ {
 				if !t0.Add(time.Duration(i) * time.Minute).After(now) {
-					due++
+					due2++
 				}
 			}
-			if len(seen) != due {
-				t.Errorf("after 6 ticks %d pages requeued, want all %d due", len(seen), due)
+			if len(seen) != due2 {
+				t.Errorf("after 6 ticks %d pages requeued, want all %d due", len(seen), due2)
 			}
 		})
 	}
@@ -99,90 +111,37 @@ func TestSchedulerRequeuesAfterRefetch(t *testing.T) {
 	p := &Page{URL: "https://news.example.com/a"}
 	tr.Observe(p, t0, Outcome{Hash: 1, OK: true})
 	st.Set(p.URL, p.Next)
-	if got, _ := s.Tick(t0.Add(59 * time.Minute)); len(got) != 0 {
+	if got, _ := s.Due(t0.Add(59 * time.Minute)); len(got) != 0 {
 		t.Fatalf("requeued %v before it was due", got)
 	}
-	got, _ := s.Tick(t0.Add(time.Hour))
-	if !slices.Equal(got, []string{p.URL}) {
-		t.Fatalf("requeued %v at next, want the page", got)
+	got, _ := s.Due(t0.Add(time.Hour))
+	if urls := parkDue(st, got); !slices.Equal(urls, []string{p.URL}) {
+		t.Fatalf("requeued %v at next, want the page", urls)
+	}
+	if got, _ := s.Due(t0.Add(89 * time.Minute)); len(got) != 0 {
+		t.Fatalf("requeued %v while it waited in the queue, parked", got)
 	}
 	tr.Observe(p, t0.Add(90*time.Minute), Outcome{Hash: 1, OK: true}) // fetched from the queue
 	st.Set(p.URL, p.Next)                                             // next = 1h30 + 1h30/1
-	if got, _ := s.Tick(t0.Add(179 * time.Minute)); len(got) != 0 {
+	if got, _ := s.Due(t0.Add(179 * time.Minute)); len(got) != 0 {
 		t.Fatalf("requeued %v before its new next", got)
 	}
-	if got, _ := s.Tick(t0.Add(3 * time.Hour)); len(got) != 1 {
+	if got, _ := s.Due(t0.Add(3 * time.Hour)); len(got) != 1 {
 		t.Fatalf("requeued %v at its new next, want the page again", got)
 	}
 }
 
-// raceStore is a MemStore on which between runs after Due read the pages, before
-// the tick parks them: a fetch ending, the operator rescheduling a page.
-type raceStore struct {
-	*MemStore
-	between func()
-}
-
-func (r raceStore) Due(limit int) ([]Entry, error) {
-	d, err := r.MemStore.Due(limit)
-	r.between()
-	return d, err
-}
-
-// A page whose next is set anew between the tick's read and its park keeps that
-// next and is not requeued: its fetch's due time stands (parked at Never it was
-// lost, and requeued the page was fetched again right after its fetch). A page
-// rescheduled to a time still due is taken by the next tick.
-func TestSchedulerTickLeavesANextSetSinceItsRead(t *testing.T) {
-	t0 := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
-	const fetched, moved, earlier, waiting = "https://a.example/fetched", "https://a.example/moved",
-		"https://a.example/earlier", "https://a.example/waiting"
-	mem := NewMemStore()
-	for _, u := range []string{fetched, moved, earlier, waiting} {
-		mem.Set(u, t0)
-	}
-	now := t0.Add(time.Minute)
-	st := raceStore{MemStore: mem, between: func() {}}
-	st.between = func() {
-		mem.Set(fetched, now.Add(time.Hour))   // its fetch ended and stored its next due time
-		mem.Set(moved, now.Add(2*time.Hour))   // the operator moved it later
-		mem.Set(earlier, t0.Add(-time.Second)) // the operator moved it earlier, still due
-		st.between = func() {}
-	}
-	s, _ := NewScheduler(st, 10)
-	got, err := s.Tick(now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(got, []string{waiting}) {
-		t.Errorf("first tick requeued %v; want only %s", got, waiting)
-	}
-	for u, want := range map[string]time.Time{fetched: now.Add(time.Hour), moved: now.Add(2 * time.Hour), waiting: Never} {
-		if next, _ := mem.Next(u); !next.Equal(want) {
-			t.Errorf("%s: next %v after the tick; want %v", u, next, want)
-		}
-	}
-	if got, _ := s.Tick(now); !slices.Equal(got, []string{earlier}) {
-		t.Errorf("second tick requeued %v; want %s", got, earlier)
-	}
-}
-
-type failingStore struct{ dueErr, setErr error }
+type failingStore struct{ dueErr error }
 
 func (f failingStore) Due(int) ([]Entry, error) {
 	return []Entry{{URL: "u", Next: time.Time{}}}, f.dueErr
 }
-func (f failingStore) Park(due []Entry, _ time.Time) ([]string, error) {
-	return []string{due[0].URL}, f.setErr
-}
 
 func TestSchedulerReportsStoreErrors(t *testing.T) {
 	boom := errors.New("disk full")
-	for _, st := range []failingStore{{dueErr: boom}, {setErr: boom}} {
-		s, _ := NewScheduler(st, 10)
-		if got, err := s.Tick(time.Now()); !errors.Is(err, boom) || got != nil {
-			t.Errorf("Tick = %v, %v; want nothing requeued and the store's error", got, err)
-		}
+	s, _ := NewScheduler(failingStore{dueErr: boom}, 10)
+	if got, err := s.Due(time.Now()); !errors.Is(err, boom) || len(got) != 0 {
+		t.Errorf("Due = %v, %v; want nothing due and the store's error", got, err)
 	}
 	if _, err := NewScheduler(nil, 10); err == nil {
 		t.Error("nil store accepted")
@@ -250,9 +209,9 @@ func BenchmarkTickMillionPages(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		now = now.Add(time.Minute)
-		urls, _ := s.Tick(now)
-		for _, u := range urls { // refetched and rescheduled a day later
-			st.Set(u, now.Add(24*time.Hour))
+		due, _ := s.Due(now)
+		for _, e := range due { // refetched and rescheduled a day later
+			st.Set(e.URL, now.Add(24*time.Hour))
 		}
 	}
 }
@@ -276,10 +235,12 @@ func TestConcurrentUse(t *testing.T) {
 	go func() { // the scheduler ticks while pages are observed
 		defer close(done)
 		for i := 0; i < 200; i++ {
-			if _, err := s.Tick(t0.Add(time.Duration(i) * time.Hour)); err != nil {
+			due, err := s.Due(t0.Add(time.Duration(i) * time.Hour))
+			if err != nil {
 				t.Error(err)
 				return
 			}
+			parkDue(st, due)
 		}
 	}()
 	var wg sync.WaitGroup
