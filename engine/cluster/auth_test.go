@@ -1,10 +1,13 @@
 package cluster
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go"
 )
@@ -89,6 +92,42 @@ func TestServerVersionFloor(t *testing.T) {
 	for _, tc := range tests {
 		if got := atLeast(tc.version, 2, 9); got != tc.ok {
 			t.Errorf("atLeast(%q, 2, 9) = %v; want %v", tc.version, got, tc.ok)
+		}
+	}
+}
+
+// TestSlowClientIsNotRefusedBeforeItsTimeout: a client that takes longer than
+// nats-server's default 2 s to authenticate, well within Connect's own
+// DefaultTimeout (a worker on a loaded box), still gets in.
+func TestSlowClientIsNotRefusedBeforeItsTimeout(t *testing.T) {
+	t.Parallel()
+	s, _ := startTestServer(t, nil)
+	addr := strings.TrimPrefix(s.ClientURL(), "nats://")
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(DefaultTimeout + 5*time.Second))
+	r := bufio.NewReader(c)
+	if line, err := r.ReadString('\n'); err != nil || !strings.HasPrefix(line, "INFO ") {
+		t.Fatalf("first line %q, %v; want the server's INFO", line, err)
+	}
+	// The client is slow: its CONNECT comes past the 2 s a default server allows.
+	time.Sleep(2500 * time.Millisecond)
+	if _, err := fmt.Fprintf(c, "CONNECT {\"auth_token\":%q,\"verbose\":false,\"pedantic\":false}\r\nPING\r\n", testToken); err != nil {
+		t.Fatalf("send CONNECT: %v", err)
+	}
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("no PONG: %v", err)
+		}
+		if strings.HasPrefix(line, "-ERR") {
+			t.Fatalf("the server refused a client still within its %v connect bound: %s", DefaultTimeout, strings.TrimSpace(line))
+		}
+		if strings.HasPrefix(line, "PONG") {
+			return
 		}
 	}
 }

@@ -141,6 +141,12 @@ func (o ServerOptions) natsOptions() (*server.Options, string, error) {
 		MaxPayload:    int32(maxPayload),
 		NoLog:         true,
 		NoSigs:        true, // the CLI owns SIGINT/SIGTERM
+		// nats-server closes a client that has not authenticated 2 s after it
+		// connected ("Authentication Timeout"), while Connect allows itself
+		// DefaultTimeout: a worker on a loaded box or a slow link would be refused within
+		// its own bound. The server waits as long as the client does.
+		AuthTimeout: DefaultTimeout.Seconds(),
+		TLSTimeout:  DefaultTimeout.Seconds(),
 	}
 	if o.TLSCert != "" || o.TLSKey != "" {
 		if o.TLSCert == "" || o.TLSKey == "" {
