@@ -97,10 +97,16 @@ func (u *Upstream) Heartbeat(hb wire.Heartbeat, timeout time.Duration) (*wire.He
 	return &r, nil
 }
 
+// claimWait bounds a claim's wait for the master. A grant whose reply comes later
+// is lost to the worker while the master counts it as the worker's until the
+// worker dies, and a busy master (its lock held, its node table being saved) took
+// more than 2 s on a loaded box; the lane that asks has no egress meanwhile anyway.
+const claimWait = 5 * time.Second
+
 // Claim asks the master's account table for one more egress; the rotation calls it
 // when every egress of the worker was refused. false: none granted.
 func (u *Upstream) Claim() (egress.Spec, bool) {
-	msg, err := u.request(u.ctx, u.sub.Claim(), &wire.Claim{Node: u.o.Node, Incarnation: u.inc}, 2*time.Second)
+	msg, err := u.request(u.ctx, u.sub.Claim(), &wire.Claim{Node: u.o.Node, Incarnation: u.inc}, claimWait)
 	if err != nil {
 		return egress.Spec{}, false
 	}
