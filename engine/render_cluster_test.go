@@ -103,8 +103,13 @@ func TestWorkersRenderVerdictsOutliveTheCrawl(t *testing.T) {
 // that hangs, not a measure of speed. A render is wall-clock by nature (the page's
 // script runs in real time), and the tests below need each page rendered: on a
 // loaded box a render of the SPA's pages, which take about a second idle, can take
-// far longer than the default 10 s cap.
-func renderPatiently(r *config.RenderOptions) { r.Timeout = enginetest.Patience }
+// far longer than the default 10 s cap. Likewise the yield watch's 3 s: a starved
+// renderer is slow to answer, not a script that never yields (the watch ended a
+// render of the SPA at load 29-44 and the page was kept unrendered).
+func renderPatiently(r *config.RenderOptions) {
+	r.Timeout = enginetest.Patience
+	r.YieldLimit = enginetest.Patience
+}
 
 // spaClusterCrawl crawls the SPA sandbox with a master, its render options set by
 // render, and one worker (w1) to the crawl's end, and returns the cluster, the
