@@ -35,6 +35,9 @@ type crawlStub struct {
 	// commits, when set, holds AfterCommit's callbacks for the test to run (the
 	// store's commit); nil: each runs at once.
 	commits *[]func(error)
+	// commitAsked, when set, gets AfterCommit's callbacks, for a test that runs
+	// them from another goroutine than the one asking.
+	commitAsked chan func(error)
 }
 
 func (c *crawlStub) Logf(_ view.Level, format string, args ...any) {
@@ -68,11 +71,14 @@ func (c *crawlStub) Commit(r *wire.Result, _ bool) {
 func (*crawlStub) Defer(string, time.Time, string) {}
 func (*crawlStub) Refused(store.Refusal)           {}
 func (c *crawlStub) AfterCommit(f func(error)) {
-	if c.commits != nil {
+	switch {
+	case c.commitAsked != nil:
+		c.commitAsked <- f
+	case c.commits != nil:
 		*c.commits = append(*c.commits, f)
-		return
+	default:
+		f(nil)
 	}
-	f(nil)
 }
 func (*crawlStub) FetchCost(time.Duration)  {}
 func (*crawlStub) CheckEgress(string) error { return nil }
@@ -390,6 +396,7 @@ func TestAJoinedWorkerIsDealtNothingBeforeItsNodeTableIsCommitted(t *testing.T) 
 		t.Fatalf("the node table written at w1's join names %q", LiveNodes(submitted))
 	}
 	commit()
+	r.c.commits = nil // the hand-out's marks commit at once
 	r.m.dispatch()
 	if b := r.stored(t, "w1"); len(b) != 1 || len(b[0].Tasks) != 1 {
 		t.Fatalf("w1's batches once its node table is committed hold leases %v; want one of one task", leases(b))

@@ -277,10 +277,18 @@ func (m *Runtime) dispatch() {
 	// report is to come, so the end is checked here or never.
 	m.crawl.CheckIdle()
 	m.crawl.Unlock()
+	if len(out) == 0 {
+		return
+	}
 	for _, b := range out {
 		for i := range b.Tasks {
 			m.crawl.Prepare(&b.Tasks[i])
 		}
+	}
+	if !m.marksCommitted(out) {
+		return
+	}
+	for _, b := range out {
 		data, err := cluster.Encode(&wire.Tasks{Node: b.Node, Incarnation: b.Incarnation, Tasks: b.Tasks, LastRequest: b.LastRequest})
 		var ack *jetstream.PubAck
 		if err == nil {
@@ -304,6 +312,38 @@ func (m *Runtime) dispatch() {
 			m.book.Undo(b)
 			m.crawl.Unlock()
 		}
+	}
+}
+
+// marksCommitted waits until the store has committed the in-progress marks of the
+// batches' tasks (Prepare), before any batch is published. A batch is the worker's
+// as soon as it is in the stream; a master killed after the publish and before the
+// commit came back with those URLs queued, not in progress: no limbo held their
+// units for their holder's claim, so the restarted master dealt them again (to
+// another worker, while the holder fetched them), and a claim of a URL its queue
+// had not paged in yet was refused, the holder dropping a task the store then had
+// handed out to nobody. Killed after the commit and before the publish, the
+// restarted master finds them in progress: they wait in limbo for a grace period
+// that no worker's claim cuts short, and are queued again. The wait is the
+// writer's next commit (its batch delay); the marks ride in the batch that is
+// open. false: the store failed (the crawl stops; the tasks go back to the queue)
+// or the master is stopping.
+func (m *Runtime) marksCommitted(out []Batch) bool {
+	done := make(chan error, 1)
+	m.crawl.AfterCommit(func(err error) { done <- err })
+	select {
+	case err := <-done:
+		if err == nil {
+			return true
+		}
+		m.crawl.Lock()
+		for _, b := range out {
+			m.book.Undo(b)
+		}
+		m.crawl.Unlock()
+		return false
+	case <-m.ctx.Done():
+		return false
 	}
 }
 

@@ -1,0 +1,82 @@
+package master
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+)
+
+// A batch is the worker's once it is in the stream, and the store must hold its
+// tasks in progress by then: a master killed between the publish and the commit of
+// the marks restarts with those URLs queued, holds no limbo for the worker's claim,
+// and deals them again (two workers on one page) or refuses the claim of one its
+// queue has not paged in (the worker drops a task the store handed to nobody).
+// The kill is at the moment the test holds the commit back: the stream must hold
+// nothing for the worker then, and the batch once the commit is in. Before, the
+// dispatch published without waiting for any commit.
+func TestABatchIsPublishedOnlyOnceItsTasksAreCommittedInProgress(t *testing.T) {
+	t.Parallel()
+	r := newBatchRig(t)
+	r.join(t, "w1", "a")
+	r.c.commitAsked = make(chan func(error))
+	var prepared []string
+	r.c.onPrepare = func(task *frontier.Task) { prepared = append(prepared, task.URL) }
+	r.c.Lock()
+	r.m.book.Add(frontier.Task{URL: "http://www.a.test/1", Host: "www.a.test"})
+	r.c.Unlock()
+	done := make(chan struct{})
+	go func() {
+		r.m.dispatch()
+		close(done)
+	}()
+	select {
+	case commit := <-r.c.commitAsked:
+		if len(prepared) != 1 {
+			t.Fatalf("the commit was awaited with %q marked in progress; want the batch's one task", prepared)
+		}
+		if b := r.stored(t, "w1"); len(b) != 0 {
+			t.Fatalf("w1's batch (leases %v) is in the stream before its in-progress marks are committed: a master killed now restarts with them queued", leases(b))
+		}
+		commit(nil)
+		<-done
+	case <-done:
+		t.Fatalf("the dispatch published leases %v without waiting for its in-progress marks' commit (%q marked): a master killed after the publish restarts with them queued",
+			leases(r.stored(t, "w1")), prepared)
+	}
+	if b := r.stored(t, "w1"); len(b) != 1 || len(b[0].Tasks) != 1 {
+		t.Fatalf("w1's batches once the marks are committed hold leases %v; want one of one task", leases(b))
+	}
+}
+
+// Marks the store failed to commit are not the worker's: the batch is not sent and
+// its tasks go back to the queue (the store's failure stops the crawl).
+func TestABatchWhoseMarksFailedIsNotSent(t *testing.T) {
+	t.Parallel()
+	r := newBatchRig(t)
+	r.join(t, "w1", "a")
+	r.c.commitAsked = make(chan func(error))
+	r.c.Lock()
+	r.m.book.Add(frontier.Task{URL: "http://www.a.test/1", Host: "www.a.test"})
+	r.c.Unlock()
+	done := make(chan struct{})
+	go func() {
+		r.m.dispatch()
+		close(done)
+	}()
+	select {
+	case commit := <-r.c.commitAsked:
+		commit(errors.New("disk full"))
+		<-done
+	case <-done:
+	}
+	if b := r.stored(t, "w1"); len(b) != 0 {
+		t.Fatalf("w1 was sent leases %v whose in-progress marks the store failed to commit", leases(b))
+	}
+	r.c.Lock()
+	pending, out := r.m.book.Counts()
+	r.c.Unlock()
+	if pending != 1 || out != 0 {
+		t.Fatalf("after the failed commit %d tasks wait and %d are out; want 1 waiting, none out", pending, out)
+	}
+}
