@@ -425,49 +425,93 @@ func (n *Node) heartbeat() {
 	defer n.bg.Done()
 	t := time.NewTicker(n.hbEvery)
 	defer t.Stop()
+	late := make(chan lateReply, 1)
+	var joined time.Time // when the last rejoin was sent
 	for {
 		select {
 		case <-n.quit:
 			return
+		case l := <-late:
+			joined = n.answered(l.hb, l.sent, l.r, joined)
+			continue
 		case <-t.C:
 		}
 		hb := n.beat()
 		n.beats.Lock()
 		sent := time.Now()
-		r, err := n.beatOnce(hb, sent)
+		r, err := n.beatOnce(hb, sent, late)
 		n.beats.Unlock()
 		if err != nil {
 			n.reach.miss(n.lanes, err, sent)
 			continue // the master is away; results and hand-backs wait (and requests, once the lease ends)
 		}
 		n.reach.answer(n.lanes, time.Now())
-		if r.Known {
-			n.lease.Grant(sent, r.Lease)
-		}
-		n.mu.Lock()
-		if r.Known {
-			n.handedBack = n.handedBack[len(hb.HandedBack):] // the master has them
-		} else {
-			n.handedBack = nil // the master queued again all it had handed to this worker
-		}
-		n.mu.Unlock()
-		n.setCrawlPaused(r.PauseSeq, r.Paused, false)
-		if !r.Known {
-			n.rejoin()
-		}
+		joined = n.answered(hb, sent, r, joined)
 	}
 }
 
+// lateReply is the master's reply to heartbeat hb sent at sent, come after the
+// heartbeat loop stopped waiting for it.
+type lateReply struct {
+	hb   wire.Heartbeat
+	sent time.Time
+	r    *wire.HeartbeatReply
+}
+
+// answered acts on the master's reply r to heartbeat hb sent at sent, in time or
+// late alike, and returns when the last rejoin was sent. A busy master's every
+// reply can come late: were only the lease taken from those, the hand-backs they
+// confirm were sent again for ever (and those past one heartbeat's share never),
+// a pause the worker missed as a control was never applied, and a master that
+// no longer knew the worker (restarted, or it declared it dead) was never
+// rejoined, the worker idle once its lease ran out. A reply to a heartbeat sent
+// before the last rejoin speaks of the worker's life before it, and is dropped; a
+// pause state older than one recorded since is dropped by its number.
+func (n *Node) answered(hb wire.Heartbeat, sent time.Time, r *wire.HeartbeatReply, joined time.Time) time.Time {
+	if sent.Before(joined) {
+		return joined
+	}
+	if r.Known {
+		n.lease.Grant(sent, r.Lease)
+	}
+	n.mu.Lock()
+	if r.Known {
+		n.handedBack = withoutConfirmed(n.handedBack, hb.HandedBack) // the master has them
+	} else {
+		n.handedBack = nil // the master queued again all it had handed to this worker
+	}
+	n.mu.Unlock()
+	n.setCrawlPaused(r.PauseSeq, r.Paused, false)
+	if !r.Known {
+		joined = time.Now()
+		n.rejoin()
+	}
+	return joined
+}
+
+// withoutConfirmed is list without the tasks a reply confirmed: by hand-out, not
+// by place, as a late reply's may no longer be the list's first.
+func withoutConfirmed(list, confirmed []frontier.Task) []frontier.Task {
+	if len(confirmed) == 0 {
+		return list
+	}
+	done := make(map[uint64]bool, len(confirmed))
+	for _, t := range confirmed {
+		done[t.Lease] = true
+	}
+	return slices.DeleteFunc(list, func(t frontier.Task) bool { return done[t.Lease] })
+}
+
 // beatOnce sends hb and waits a heartbeat period for the master's reply, as the
-// loop's pace asks. A reply that comes later is still taken for the lease (Grant
-// from sent, which the master counted from when it heard the worker, later):
-// waited up to the lease's length in the background, while the next heartbeats
-// go. A busy master's replies can take longer than a period (seconds on a loaded
-// box); dropping them let the worker's lease run out while the master held the
-// worker's hosts for it, and the worker stopped starting requests, and cut those
-// running, for nothing. The rest of a late reply (hand-backs confirmed, pause,
-// an unknown worker's rejoin) waits for a reply in time, as before.
-func (n *Node) beatOnce(hb wire.Heartbeat, sent time.Time) (*wire.HeartbeatReply, error) {
+// loop's pace asks. A reply that comes later renews the lease at once (Grant from
+// sent, which the master counted from when it heard the worker, later): waited up
+// to the lease's length in the background, while the next heartbeats go. A busy
+// master's replies can take longer than a period (seconds on a loaded box);
+// dropping them let the worker's lease run out while the master held the worker's
+// hosts for it, and the worker stopped starting requests, and cut those running,
+// for nothing. The rest of a late reply goes to late, for the heartbeat loop to
+// act on (answered).
+func (n *Node) beatOnce(hb wire.Heartbeat, sent time.Time, late chan<- lateReply) (*wire.HeartbeatReply, error) {
 	type answer struct {
 		r   *wire.HeartbeatReply
 		err error
@@ -489,8 +533,16 @@ func (n *Node) beatOnce(hb wire.Heartbeat, sent time.Time) (*wire.HeartbeatReply
 	n.bg.Add(1)
 	go func() {
 		defer n.bg.Done()
-		if a := <-done; a.err == nil && a.r.Known {
+		a := <-done
+		if a.err != nil {
+			return
+		}
+		if a.r.Known {
 			n.lease.Grant(sent, a.r.Lease)
+		}
+		select {
+		case late <- lateReply{hb: hb, sent: sent, r: a.r}:
+		case <-n.quit:
 		}
 	}()
 	return nil, context.DeadlineExceeded
