@@ -72,6 +72,11 @@ func TestCtlAndLogRowInTmux(t *testing.T) {
 	addr, db := uitest.FreeAddr(t), filepath.Join(dir, "crawl.db")
 	s := start("crawl", fmt.Sprintf("%s crawl %s/ http://127.0.0.2:9/ --allow-private 127.0.0.1/32 --delay 300ms..500ms --config %s --db %s --operator %s",
 		bin, site.URL, cfg, db, addr))
+	// A master with no worker yet, steered below the same way through the address
+	// its workers join (a master's operator port is its --listen). It starts now,
+	// beside the crawl: with no worker it fetches nothing while it waits its turn.
+	maddr, mdb := uitest.FreeAddr(t), filepath.Join(dir, "master.db")
+	m := start("master", fmt.Sprintf("%s master %s/ --allow-private 127.0.0.1/32 --db %s --listen %s", bin, site.URL, mdb, maddr))
 	s.waitText("RUNNING")
 	steer(s, addr, db)
 
@@ -103,10 +108,7 @@ func TestCtlAndLogRowInTmux(t *testing.T) {
 		t.Fatalf("the opened row lacks the warning's end or its level:\n%s", opened)
 	}
 
-	// A master with no worker yet: its console, steered the same way through the
-	// address its workers join (a master's operator port is its --listen).
-	maddr, mdb := uitest.FreeAddr(t), filepath.Join(dir, "master.db")
-	m := start("master", fmt.Sprintf("%s master %s/ --allow-private 127.0.0.1/32 --db %s --listen %s", bin, site.URL, mdb, maddr))
+	// The master's console, with no worker yet.
 	m.waitText("workers 0")
 	steer(m, maddr, mdb)
 }
