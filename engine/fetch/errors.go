@@ -56,8 +56,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // FailedExchanges returns the exchanges a fetch that failed with no Result got
 // before it failed (Error.Exchanges), nil for any other error.
 func FailedExchanges(err error) []Exchange {
-	var fe *Error
-	if errors.As(err, &fe) {
+	if fe, ok := errors.AsType[*Error](err); ok {
 		return fe.Exchanges
 	}
 	return nil

@@ -117,8 +117,7 @@ func (r *Runner) fetchWithRetry(s *Slot, link *route.Link, t frontier.Task, hdr 
 			}
 		}
 		kind := fetch.Kind(err)
-		var be *fetch.BlockedError
-		if errors.As(err, &be) {
+		if be, ok := errors.AsType[*fetch.BlockedError](err); ok {
 			r.warnRefused(be, t.URL)
 		}
 		if kind == "" && res.Status/100 == 5 {
@@ -148,6 +147,12 @@ func (r *Runner) fetchWithRetry(s *Slot, link *route.Link, t frontier.Task, hdr 
 // answering 503 with Retry-After, say) must not walk its host off every egress.
 const maxReroutes = 2
 
+// isFetchError reports whether err is a *fetch.Error (a response came back).
+func isFetchError(err error) bool {
+	_, ok := errors.AsType[*fetch.Error](err)
+	return ok
+}
+
 // ResponseOf is what the gate learns from one fetch: the status, whether the
 // server named its own wait (Retry-After), whether it timed out, and how long it
 // took.
@@ -156,8 +161,7 @@ func ResponseOf(res *fetch.Result, err error) Response {
 	if fetch.Kind(err) == fetch.KindTimeout {
 		r.Timeout = true
 	}
-	var fe *fetch.Error
-	if res != nil && (err == nil || errors.As(err, &fe)) {
+	if res != nil && (err == nil || isFetchError(err)) {
 		r.Status = res.Status
 		if res.Header != nil {
 			r.RetryAfter = res.Header.Get("Retry-After") != ""

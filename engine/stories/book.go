@@ -1,7 +1,6 @@
 package stories
 
 import (
-	"fmt"
 	"sort"
 	"sync"
 	"time"
@@ -70,7 +69,7 @@ func (b *Book) Add(p Page) (id string, size int) {
 	n, _, ok := b.idx.Nearest(p.SimHash)
 	if !ok {
 		n = uint32(len(b.stories))
-		b.stories = append(b.stories, &story{id: fmt.Sprintf("%016x", p.SimHash)})
+		b.stories = append(b.stories, &story{id: storyID(p.SimHash)})
 	}
 	s := b.stories[n]
 	s.pages = append(s.pages, p)
@@ -148,4 +147,16 @@ func (s *story) view() Story {
 		sites[p.Site] = true
 	}
 	return Story{ID: s.id, Pages: pages, Sites: len(sites)}
+}
+
+// storyID is fp as 16 lower-case hex digits (fmt's %016x without its boxing of fp:
+// one allocation a new story instead of two).
+func storyID(fp uint64) string {
+	const digits = "0123456789abcdef"
+	var b [16]byte
+	for i := len(b) - 1; i >= 0; i-- {
+		b[i] = digits[fp&15]
+		fp >>= 4
+	}
+	return string(b[:])
 }

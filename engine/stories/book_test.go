@@ -158,3 +158,13 @@ func TestFingerprintBoundedOnHugeText(t *testing.T) {
 	}
 	t.Logf("%d MB in %v", len(body)>>20, time.Since(start))
 }
+
+// TestStoryIDIsTheFingerprintInHex: a story's id is its first page's fingerprint as
+// 16 hex digits, as stored and shown.
+func TestStoryIDIsTheFingerprintInHex(t *testing.T) {
+	for _, fp := range []uint64{0, 1, 0xabc, 0x0123456789abcdef, 1<<63 | 5, ^uint64(0)} {
+		if got, want := storyID(fp), fmt.Sprintf("%016x", fp); got != want {
+			t.Errorf("storyID(%#x) = %q, want %q", fp, got, want)
+		}
+	}
+}

@@ -19,7 +19,8 @@ import (
 // holds N/65536 on average (15 at a million, 150 at ten million). Memory: 4
 // tables × 16 bytes (the fingerprint and a 32-bit value, padded) per fingerprint,
 // with the growth slack of appends, plus 4 × 65536 bucket headers (6 MiB)
-// allocated on the first insert. `go run ./bench stories` measures both.
+// allocated on the first insert and at most 4 MiB of first-entry slots left
+// behind by buckets that grew (see Add). `go run ./bench stories` measures both.
 
 // MaxDistance is the largest Hamming distance at which two fingerprints are
 // near-duplicates: Manku et al. found k = 3 right for 64-bit SimHash over eight
@@ -36,9 +37,13 @@ const blockBits = 64 / tables
 // query. Each fingerprint carries a 32-bit value (a page or story number). It is
 // not safe for concurrent use; the Book around it locks.
 type Index struct {
-	t [tables][]bucket // nil until the first Add
-	n int
+	t    [tables][]bucket // nil until the first Add
+	n    int
+	slab []entry // unused slots that a bucket's first entry takes, see Add
 }
+
+// slabSize is how many first entries one allocation holds.
+const slabSize = 512
 
 // bucket is the fingerprints of one table whose block has one value, with their
 // values, in insertion order.
@@ -62,6 +67,19 @@ func (x *Index) Add(fp uint64, val uint32) {
 	}
 	for i := range x.t {
 		b := &x.t[i][block(fp, i)]
+		if *b == nil {
+			// Until the index holds some 65,536 fingerprints most adds open new
+			// buckets: their first entries come out of one slab (a slot of
+			// capacity one, so a second entry moves the bucket to an array of
+			// its own, leaving the slot unused: at most 16 bytes a bucket, 4 MiB
+			// in all).
+			if len(x.slab) == 0 {
+				x.slab = make([]entry, slabSize)
+			}
+			x.slab[0] = entry{fp, val}
+			*b, x.slab = bucket(x.slab[:1:1]), x.slab[1:]
+			continue
+		}
 		*b = append(*b, entry{fp, val})
 	}
 	x.n++

@@ -6,6 +6,7 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Dates in text: ISO 8601 and RFC 1123 stamps, numeric day-month-year and
@@ -313,7 +314,9 @@ func (sc *dateScanner) word(i int, buf []byte) string {
 		}
 		n += utf8.EncodeRune(buf[n:], unicode.ToLower(r))
 	}
-	return string(buf[:n])
+	// The word is read in buf, not copied: callers compare it or look it up and
+	// let it go (the compiler keeps buf on the heap for any that would keep it).
+	return unsafe.String(unsafe.SliceData(buf), n)
 }
 
 func (sc *dateScanner) isNum(i int, minDig, maxDig int8) bool {
@@ -443,7 +446,8 @@ func (sc *dateScanner) matchAt(i int) (dateHit, int, bool) {
 		}
 		d = sc.toks[k].num
 		k++
-		if w := sc.wordAfter(k); w == "st" || w == "nd" || w == "rd" || w == "th" {
+		var buf [100]byte
+		if w := sc.wordAfter(k, buf[:]); w == "st" || w == "nd" || w == "rd" || w == "th" {
 			k++
 		}
 		if sc.isMark(k, ',') || sc.isMark(k, '.') {
@@ -475,13 +479,12 @@ func (sc *dateScanner) wordIs(i int, w string) bool {
 }
 
 // wordAfter is token i as a word, only when it follows the previous token with no
-// space ("5th").
-func (sc *dateScanner) wordAfter(i int) string {
+// space ("5th"), read in buf as word does.
+func (sc *dateScanner) wordAfter(i int, buf []byte) string {
 	if i >= len(sc.toks) || sc.toks[i].space {
 		return ""
 	}
-	var buf [100]byte
-	return sc.word(i, buf[:])
+	return sc.word(i, buf)
 }
 
 // eraAt is the year before the first of the Japanese era a word names, 0 for none.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/crawlconsole/crawlconsole/engine/page/internal/textutil"
 )
@@ -191,7 +192,8 @@ func lowerFrom(s string, i int, table *[0x10000]uint8) string {
 		}
 		i += n
 	}
-	return string(b)
+	// b is not written again: the string shares it instead of copying it.
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // titleSeps split a <title> into the headline and the site's name.
