@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/cluster/natstest"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/steer"
@@ -25,7 +26,7 @@ func TestHostBudgetHoldsOnAMaster(t *testing.T) {
 	w := newHubWeb(t, 3, pages)
 	w.hold, w.arrived = make(chan struct{}), make(chan string, 64)
 	o := hubOptions(t, w)
-	_, conn := startTestNATS(t)
+	_, conn := natstest.Start(t)
 	// No worker is declared dead here: on a loaded box a worker's heartbeats can be
 	// late by seconds, and a worker buried then has its tasks handed to another and
 	// fetched twice (an uncapped host served 122 of its 120 pages). Dead workers have
@@ -180,7 +181,7 @@ const budgetRestartPages, budgetRestartBudget, budgetRestartLanes, budgetRestart
 func budgetBeforeRestart(t *testing.T, bind string) *budgetRestart {
 	w := newHubWeb(t, 1, budgetRestartPages)
 	w.hold, w.arrived = make(chan struct{}), make(chan string, 64)
-	_, conn := startTestNATS(t)
+	_, conn := natstest.Start(t)
 	r := &budgetRestart{w: w, o: hubOptions(t, w), conn: conn}
 	m1 := r.master(t, "master")
 	if err := m1.Start(); err != nil {
@@ -273,7 +274,7 @@ func TestTotalBudgetInTheOptionsEndsOnAMaster(t *testing.T) {
 			w.hold, w.arrived = make(chan struct{}), make(chan string, 64)
 			o := hubOptions(t, w)
 			tc.set(&o.Budgets)
-			_, conn := startTestNATS(t)
+			_, conn := natstest.Start(t)
 			// No worker is declared dead (Timeout is a guard): a false death on a
 			// loaded box hands a page out again, served twice.
 			m, err := NewMaster(o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond, Window: 1, Timeout: time.Minute})

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/cluster/natstest"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
@@ -128,7 +129,7 @@ func (s *freezableSite) requestsBetween(ip string, from, to time.Time) int {
 func TestPausedWorkerFetchesNothingOfLostHosts(t *testing.T) {
 	t.Parallel()
 	site := startFreezableSite(t)
-	dir, conn := startTestNATS(t)
+	dir, conn := natstest.Start(t)
 	o := config.DefaultOptions()
 	o.DB = filepath.Join(dir, "crawl.db")
 	o.Seeds = []string{site.url + "/p/0"}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/cluster/natstest"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 )
 
@@ -24,7 +25,7 @@ func (s *freezableSite) startsFrom(ip string) []time.Time {
 func TestMasterRestartKeepsTheHostGap(t *testing.T) {
 	t.Parallel()
 	site := startFreezableSite(t)
-	dir, conn := startTestNATS(t)
+	dir, conn := natstest.Start(t)
 	const gap = 2 * time.Second
 	o := config.DefaultOptions()
 	o.DB = filepath.Join(dir, "crawl.db")

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/cluster/natstest"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 )
 
@@ -19,7 +20,7 @@ import (
 // order a loaded box gave now and then.
 func TestMasterRestartQueuesTheLinksOfResultsItFindsWaiting(t *testing.T) {
 	site := startFreezableSite(t)
-	dir, conn := startTestNATS(t)
+	dir, conn := natstest.Start(t)
 	o := config.DefaultOptions()
 	o.DB = filepath.Join(dir, "crawl.db")
 	o.Seeds = []string{site.url + "/p/0"}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/cluster/natstest"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
@@ -90,7 +91,7 @@ func logLines(m *Engine, sub string) []string {
 
 func startCrawlOf(t *testing.T, seed string) (*Engine, func(name string) *cluster.Conn) {
 	t.Helper()
-	dir, conn := startTestNATS(t)
+	dir, conn := natstest.Start(t)
 	o := config.DefaultOptions()
 	o.DB = filepath.Join(dir, "crawl.db")
 	o.Seeds = []string{seed}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/cluster/natstest"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/master"
 )
@@ -15,20 +15,7 @@ import (
 // a free one once, then none; a dead worker's grants go back to the table.
 func TestWorkerClaimsAnEgressFromTheMasterTable(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	srv, err := cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: "tok"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Shutdown()
-	conn := func(name string) *cluster.Conn {
-		c, err := cluster.Connect(srv.ClientURL(), cluster.ClientOptions{Name: name, Token: "tok"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(c.Close)
-		return c
-	}
+	dir, conn := natstest.Start(t)
 	o := config.DefaultOptions()
 	o.DB = filepath.Join(dir, "crawl.db")
 	o.Seeds = []string{"http://example.test/"}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/cluster/natstest"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
@@ -98,7 +99,7 @@ func TestRestartedMasterIdleBetweenRevisitsSaysWhenTheNextIs(t *testing.T) {
 		t.Fatalf("one box's next revisit in %v; want within revisit.initial (1h)", left)
 	}
 	o.Seeds = nil
-	_, conn := startTestNATS(t)
+	_, conn := natstest.Start(t)
 	m, err := NewMaster(o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

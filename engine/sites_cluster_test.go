@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/cluster/natstest"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/steer"
 	"github.com/crawlconsole/crawlconsole/engine/view"
@@ -51,7 +52,7 @@ func TestNineSitesUnderOneDomainAreDealtOverJoiningWorkers(t *testing.T) {
 			o.Sites = append(o.Sites, config.SiteOptions{Name: h + "-" + sub, Kind: config.SiteNews, Entry: "http://" + host + ":" + port + "/p/0"})
 		}
 	}
-	_, conn := startTestNATS(t)
+	_, conn := natstest.Start(t)
 	// No worker is taken for dead: a loaded box can stall one for the default
 	// timeout (three heartbeats), and its sites would be dealt again.
 	m, err := NewMaster(o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 500 * time.Millisecond, Timeout: time.Minute})
@@ -150,7 +151,7 @@ func TestSitesAddedLiveUnderOneDomainStaySites(t *testing.T) {
 	o.Revisit.Enabled = false
 	o.Resolver = oneAddr(addr)
 	o.Sites = []config.SiteOptions{{Name: "www-a", Kind: config.SiteNews, Entry: entry("www")}}
-	_, conn := startTestNATS(t)
+	_, conn := natstest.Start(t)
 	// No worker is declared dead (Timeout is a guard), as in the test above: a
 	// false death on a loaded box deals the sites again.
 	m, err := NewMaster(o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 500 * time.Millisecond, Timeout: time.Minute})

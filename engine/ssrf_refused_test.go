@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/cluster/natstest"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
@@ -113,7 +114,7 @@ func TestSSRFRefusedSiteFailsAsSSRFBlocked(t *testing.T) {
 // the worker's log has the address and the fix.
 func TestWorkerSSRFRefusalReachesTheMaster(t *testing.T) {
 	t.Parallel()
-	_, conn := startTestNATS(t)
+	_, conn := natstest.Start(t)
 	site, seeds := refusedSite(t)
 	o := robotsOptions(t, seeds[0]) // the master allows loopback
 	o.Seeds = seeds

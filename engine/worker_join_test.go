@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/cluster/natstest"
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/view"
@@ -74,7 +75,7 @@ func TestWorkerAnswersControlsFromTheMomentItJoins(t *testing.T) {
 // resolves nowhere and heartbeat period hb; conn connects a client to the server.
 func startIdleCluster(t *testing.T, hb time.Duration) (*Engine, func(name string) *cluster.Conn) {
 	t.Helper()
-	dir, conn := startTestNATS(t)
+	dir, conn := natstest.Start(t)
 	o := config.DefaultOptions()
 	o.DB = filepath.Join(dir, "crawl.db")
 	o.Seeds = []string{"http://example.test/"}
@@ -87,25 +88,4 @@ func startIdleCluster(t *testing.T, hb time.Duration) (*Engine, func(name string
 		t.Fatal(err)
 	}
 	return m, conn
-}
-
-// startTestNATS starts an embedded NATS server (token "tok", its store in a temp
-// dir, shut down with the test) and returns the dir and conn, which connects a named
-// client to it (closed with the test).
-func startTestNATS(t *testing.T) (dir string, conn func(name string) *cluster.Conn) {
-	t.Helper()
-	dir = t.TempDir()
-	srv, err := cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: "tok"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	return dir, func(name string) *cluster.Conn {
-		c, err := cluster.Connect(srv.ClientURL(), cluster.ClientOptions{Name: name, Token: "tok"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(c.Close)
-		return c
-	}
 }

@@ -3,7 +3,6 @@ package master
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/cluster/natstest"
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
@@ -103,16 +103,8 @@ func newBatchRig(t *testing.T) *batchRig {
 // Runtime's crawl.
 func newBatchRigOver(t *testing.T, c *crawlStub, crawl Crawl) *batchRig {
 	t.Helper()
-	srv, err := cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(t.TempDir(), "nats"), Token: "tok"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	conn, err := cluster.Connect(srv.ClientURL(), cluster.ClientOptions{Name: "master", Token: "tok"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(conn.Close)
+	_, connect := natstest.Start(t)
+	conn := connect("master")
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	o := config.MasterOptions{Conn: conn, Prefix: "t", HeartbeatEvery: time.Second, Timeout: 3 * time.Second, Window: 8}

@@ -2,7 +2,6 @@ package master
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -12,7 +11,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/cluster/natstest"
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
@@ -43,16 +42,8 @@ func TestGraceEndRetriesAStreamStateItCouldNotRead(t *testing.T) {
 // result of the first waiting in the stream, the first failedReads reads of the
 // stream's state failing; it fails t unless only the second URL is queued again.
 func graceReadsTheStream(t *testing.T, failedReads int) {
-	srv, err := cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(t.TempDir(), "nats"), Token: "tok"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	conn, err := cluster.Connect(srv.ClientURL(), cluster.ClientOptions{Name: "master", Token: "tok"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(conn.Close)
+	_, connect := natstest.Start(t)
+	conn := connect("master")
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	sub := wire.Subjects("t")

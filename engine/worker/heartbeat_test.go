@@ -3,7 +3,6 @@ package worker
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/cluster/natstest"
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
@@ -29,22 +29,8 @@ func (l *beatLanes) Holding() []frontier.Task { return nil }
 // counted in joins and refused. The heartbeat loop runs until the test ends.
 func lateMaster(t *testing.T, l Lanes, reply func() wire.HeartbeatReply, joins *atomic.Int32) (n *Node, answered *atomic.Int32) {
 	t.Helper()
-	dir := t.TempDir()
-	srv, err := cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: "tok"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	conn, err := cluster.Connect(srv.ClientURL(), cluster.ClientOptions{Name: "w1", Token: "tok"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(conn.Close)
-	master, err := cluster.Connect(srv.ClientURL(), cluster.ClientOptions{Name: "master", Token: "tok"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(master.Close)
+	_, connect := natstest.Start(t)
+	conn, master := connect("w1"), connect("master")
 
 	o := config.WorkerOptions{Conn: conn, Node: "w1", Prefix: "crawl", JoinTimeout: time.Second}
 	sub := wire.Subjects(o.Prefix)

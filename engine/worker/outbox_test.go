@@ -2,13 +2,13 @@ package worker
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/cluster/natstest"
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/store"
@@ -20,17 +20,8 @@ import (
 // every report is acknowledged.
 func TestOutboxSendsResultsAndDeferralsInOrder(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	srv, err := cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: "tok"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	conn, err := cluster.Connect(srv.ClientURL(), cluster.ClientOptions{Name: "w1", Token: "tok"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(conn.Close)
+	_, connect := natstest.Start(t)
+	conn := connect("w1")
 	sub := wire.Subjects("crawl")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -119,17 +110,8 @@ func TestOutboxSendsResultsAndDeferralsInOrder(t *testing.T) {
 // server takes the report, then no more.
 func TestOutboxUnsettledUntilAcknowledged(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	srv, err := cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: "tok"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	conn, err := cluster.Connect(srv.ClientURL(), cluster.ClientOptions{Name: "w1", Token: "tok"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(conn.Close)
+	_, connect := natstest.Start(t)
+	conn := connect("w1")
 	sub := wire.Subjects("crawl")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
