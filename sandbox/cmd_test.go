@@ -34,16 +34,16 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func TestRunCommandPrintsInfoServesAndExitsCleanly(t *testing.T) {
-	truthFile := filepath.Join(t.TempDir(), "truth.json")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+// startCommand runs RunCommand with args until ctx ends and returns the first line
+// it prints (its JSON line), its stderr and the channel its exit code comes on. It
+// fails t if the command exits before that line or prints none within 10 s.
+func startCommand(t *testing.T, ctx context.Context, args ...string) (line string, stderr *syncBuffer, code <-chan int) {
+	t.Helper()
 	outR, outW := io.Pipe()
-	var stderr syncBuffer
-	code := make(chan int, 1)
-	start := time.Now()
+	stderr = new(syncBuffer)
+	exit := make(chan int, 1)
 	go func() {
-		code <- RunCommand(ctx, []string{"--seed", "1", "--truth", truthFile, "--dns-latency", "0s..1ms"}, outW, &stderr)
+		exit <- RunCommand(ctx, args, outW, stderr)
 		outW.Close()
 	}()
 	lines := make(chan string, 1)
@@ -55,12 +55,35 @@ func TestRunCommandPrintsInfoServesAndExitsCleanly(t *testing.T) {
 		}
 		io.Copy(io.Discard, outR) //nolint:errcheck // drain
 	}()
-	var line string
 	select {
 	case line = <-lines:
+	case c := <-exit:
+		t.Fatalf("exit %d before the JSON line; stderr: %s", c, stderr.String())
 	case <-time.After(10 * time.Second):
 		t.Fatalf("no JSON line after 10 s; stderr: %s", stderr.String())
 	}
+	return line, stderr, exit
+}
+
+// waitExit fails t unless the command, its context cancelled, exits 0 within 10 s.
+func waitExit(t *testing.T, code <-chan int, stderr *syncBuffer) {
+	t.Helper()
+	select {
+	case c := <-code:
+		if c != 0 {
+			t.Fatalf("exit %d after cancel; stderr: %s", c, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("RunCommand did not return after cancel")
+	}
+}
+
+func TestRunCommandPrintsInfoServesAndExitsCleanly(t *testing.T) {
+	truthFile := filepath.Join(t.TempDir(), "truth.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	start := time.Now()
+	line, stderr, code := startCommand(t, ctx, "--seed", "1", "--truth", truthFile, "--dns-latency", "0s..1ms")
 	if el := time.Since(start); el > 2*time.Second {
 		t.Errorf("JSON line after %v, want within 2 s", el)
 	}
@@ -95,14 +118,7 @@ func TestRunCommandPrintsInfoServesAndExitsCleanly(t *testing.T) {
 	tr.CloseIdleConnections()
 
 	cancel()
-	select {
-	case c := <-code:
-		if c != 0 {
-			t.Fatalf("exit %d after cancel; stderr: %s", c, stderr.String())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("RunCommand did not return after cancel")
-	}
+	waitExit(t, code, stderr)
 	if _, err := net.DialTimeout("tcp", info.HTTP, time.Second); err == nil {
 		t.Error("HTTP port still open after shutdown")
 	}

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -12,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/miekg/dns"
 )
@@ -27,28 +25,7 @@ func TestSandboxServesTheRealCorpusByHand(t *testing.T) {
 	homes := filepath.Join(t.TempDir(), "homes.txt")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	outR, outW := io.Pipe()
-	var stderr syncBuffer
-	code := make(chan int, 1)
-	go func() {
-		code <- RunCommand(ctx, []string{"--corpus", dir, "--homes", homes}, outW, &stderr)
-		outW.Close()
-	}()
-	lines := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(outR)
-		sc.Buffer(nil, 16<<20)
-		if sc.Scan() {
-			lines <- sc.Text()
-		}
-		io.Copy(io.Discard, outR) //nolint:errcheck // drain
-	}()
-	var line string
-	select {
-	case line = <-lines:
-	case c := <-code:
-		t.Fatalf("exit %d before the JSON line; stderr: %s", c, stderr.String())
-	}
+	line, stderr, code := startCommand(t, ctx, "--corpus", dir, "--homes", homes)
 	var info realInfo
 	if err := json.Unmarshal([]byte(line), &info); err != nil {
 		t.Fatalf("not the JSON line: %v\n%s", err, line)
@@ -92,14 +69,7 @@ func TestSandboxServesTheRealCorpusByHand(t *testing.T) {
 		t.Errorf("home page of %s: %d\n%s\nwant it to link its feed", u.Hostname(), resp.StatusCode, body)
 	}
 	cancel()
-	select {
-	case c := <-code:
-		if c != 0 {
-			t.Errorf("exit %d after cancel; stderr: %s", c, stderr.String())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("RunCommand did not return after cancel")
-	}
+	waitExit(t, code, stderr)
 }
 
 // --homes without --corpus is a usage error naming what is missing.
@@ -116,28 +86,7 @@ func TestSandboxHomesNeedsCorpus(t *testing.T) {
 func TestSandboxServesTheScriptBuiltSites(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	outR, outW := io.Pipe()
-	var stderr syncBuffer
-	code := make(chan int, 1)
-	go func() {
-		code <- RunCommand(ctx, []string{"--spa", "--hosts", "4", "--dns-latency", "0s..1ms"}, outW, &stderr)
-		outW.Close()
-	}()
-	lines := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(outR)
-		sc.Buffer(nil, 16<<20)
-		if sc.Scan() {
-			lines <- sc.Text()
-		}
-		io.Copy(io.Discard, outR) //nolint:errcheck // drain
-	}()
-	var line string
-	select {
-	case line = <-lines:
-	case c := <-code:
-		t.Fatalf("exit %d before the JSON line; stderr: %s", c, stderr.String())
-	}
+	line, stderr, code := startCommand(t, ctx, "--spa", "--hosts", "4", "--dns-latency", "0s..1ms")
 	var info struct {
 		HTTP string            `json:"http"`
 		SPA  map[string]string `json:"spa"`
@@ -155,7 +104,5 @@ func TestSandboxServesTheScriptBuiltSites(t *testing.T) {
 		t.Errorf("spa home %s: %d\n%s\nwant a script-built shell", info.SPA[SPASite], resp.StatusCode, body)
 	}
 	cancel()
-	if c := <-code; c != 0 {
-		t.Errorf("exit %d after cancel; stderr: %s", c, stderr.String())
-	}
+	waitExit(t, code, stderr)
 }
