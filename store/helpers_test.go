@@ -22,6 +22,35 @@ func openTemp(t *testing.T, opts Options) (*Store, string) {
 	return s, path
 }
 
+// poisonedPath returns the path of a new, closed store whose database refuses to
+// insert the URL http://poison.test/ (a trigger aborts the insert): a write that
+// inserts it fails, standing in for any failure inside a write.
+func poisonedPath(t *testing.T) string {
+	t.Helper()
+	s, path := openTemp(t, Options{})
+	s.Close()
+	db := rawDB(t, path)
+	if _, err := db.Exec(`CREATE TRIGGER poison BEFORE INSERT ON urls WHEN NEW.url = 'http://poison.test/'
+		BEGIN SELECT RAISE(ABORT, 'poisoned'); END`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	return path
+}
+
+// openPoisoned opens a store at poisonedPath with opts, closed with the test, and
+// returns it and its path.
+func openPoisoned(t *testing.T, opts Options) (*Store, string) {
+	t.Helper()
+	path := poisonedPath(t)
+	s, err := Open(path, opts)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, path
+}
+
 // mustFlush fails the test if the writer reported an error.
 func mustFlush(t *testing.T, s *Store) {
 	t.Helper()

@@ -11,14 +11,7 @@ import (
 // page saved twice, an op that fails and makes the batch replay, a store reopened),
 // every processed URL's row names a page row of the same URL holding its own body.
 func TestPageRowsFollowTheirURLsThroughReplaysAndReopens(t *testing.T) {
-	s, path := openTemp(t, Options{})
-	s.Close()
-	db := rawDB(t, path)
-	if _, err := db.Exec(`CREATE TRIGGER poison BEFORE INSERT ON urls WHEN NEW.url = 'http://poison.test/'
-		BEGIN SELECT RAISE(ABORT, 'poisoned'); END`); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	path := poisonedPath(t)
 	bodies := map[string][]byte{}
 	save := func(s *Store, u string, n int, replace bool, links []URL) {
 		p := testPage(u, n)
@@ -59,7 +52,7 @@ func TestPageRowsFollowTheirURLsThroughReplaysAndReopens(t *testing.T) {
 			t.Errorf("page of %s: %q, %v; want its own body", u, p.URL, err)
 		}
 	}
-	db = rawDB(t, path)
+	db := rawDB(t, path)
 	if n := queryInt(t, db, `SELECT COUNT(*) FROM urls u LEFT JOIN pages p ON p.id = u.page
 		WHERE u.state = 2 AND (p.id IS NULL OR p.url != u.url)`); n != 0 {
 		t.Errorf("%d processed URLs name no page row of their own", n)

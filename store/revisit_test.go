@@ -96,19 +96,7 @@ func TestRevisitStateRoundTripsWithThePage(t *testing.T) {
 
 // A page and its revisit state commit together or not at all.
 func TestFailedSavePageLeavesNoRevisitState(t *testing.T) {
-	s, path := openTemp(t, Options{})
-	s.Close()
-	db := rawDB(t, path)
-	if _, err := db.Exec(`CREATE TRIGGER poison BEFORE INSERT ON urls WHEN NEW.url = 'http://poison.test/'
-		BEGIN SELECT RAISE(ABORT, 'poisoned'); END`); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	s, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, _ := openPoisoned(t, Options{})
 	u := testURL("a.test", 1)
 	p := testPage(u.URL, 500)
 	r := testRevisit(u.URL, time.Now())

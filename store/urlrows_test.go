@@ -10,20 +10,8 @@ import (
 // given go to other URLs, and a page of such a link is stored against its own new
 // row, not the row id it held before the rollback.
 func TestPageOfALinkInsertedBeforeARollbackFindsItsOwnRow(t *testing.T) {
-	s, path := openTemp(t, Options{})
-	s.Close()
-	// A trigger that refuses one URL makes the op inserting it fail.
-	db := rawDB(t, path)
-	if _, err := db.Exec(`CREATE TRIGGER poison BEFORE INSERT ON urls WHEN NEW.url = 'http://poison.test/'
-		BEGIN SELECT RAISE(ABORT, 'poisoned'); END`); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	s, err := Open(path, Options{BatchSize: 10_000, BatchDelay: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	// The poisoned URL makes the op inserting it fail.
+	s, path := openPoisoned(t, Options{BatchSize: 10_000, BatchDelay: time.Hour})
 	seed, kept, lost, other := testURL("a.test", 1), testURL("a.test", 2), testURL("a.test", 3), testURL("b.test", 4)
 	s.AddURLs([]URL{seed}, nil)
 	s.SavePage(testPage(seed.URL, 500), []URL{kept}, nil)
@@ -55,7 +43,7 @@ func TestPageOfALinkInsertedBeforeARollbackFindsItsOwnRow(t *testing.T) {
 			t.Errorf("%s: page of %d bytes, %v; want its own of %d bytes", c.url, len(p.Body), err, len(want))
 		}
 	}
-	db = rawDB(t, path)
+	db := rawDB(t, path)
 	defer db.Close()
 	if n := queryInt(t, db, `SELECT COUNT(*) FROM pages p JOIN urls u ON u.page = p.id AND u.url = p.url`); n != 3 {
 		t.Errorf("%d pages found from their own URL's row, want 3", n)

@@ -184,25 +184,12 @@ func TestSavePageOfUnknownURLAddsIt(t *testing.T) {
 // A failing operation is dropped on its own: its page, state change and links are
 // all absent (one transaction), and the operations batched around it still commit.
 func TestFailedSavePageIsAtomicAndSparesItsBatch(t *testing.T) {
-	s, path := openTemp(t, Options{})
-	s.Close()
-	// A trigger that refuses one URL stands in for any failure inside the op.
-	db := rawDB(t, path)
-	if _, err := db.Exec(`CREATE TRIGGER poison BEFORE INSERT ON urls WHEN NEW.url = 'http://poison.test/'
-		BEGIN SELECT RAISE(ABORT, 'poisoned'); END`); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	s, err := Open(path, Options{BatchSize: 10_000, BatchDelay: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, _ := openPoisoned(t, Options{BatchSize: 10_000, BatchDelay: time.Hour})
 	before, bad, after := testURL("a.test", 1), testURL("a.test", 2), testURL("a.test", 3)
 	s.AddURLs([]URL{before, bad}, nil)
 	s.SavePage(testPage(bad.URL, 500), []URL{testURL("new.test", 9), {URL: "http://poison.test/"}}, nil)
 	s.SavePage(testPage(after.URL, 500), nil, nil)
-	err = s.Flush()
+	err := s.Flush()
 	if err == nil || !strings.Contains(err.Error(), "poisoned") || !strings.Contains(err.Error(), "save page "+bad.URL) {
 		t.Fatalf("Flush = %v; want the poisoned insert's error naming the page", err)
 	}
@@ -349,19 +336,7 @@ func TestAfterCommitRunsOnlyOnceItsPredecessorsAreCommitted(t *testing.T) {
 }
 
 func TestAfterCommitReportsAFailedWriteBeforeIt(t *testing.T) {
-	s, path := openTemp(t, Options{})
-	s.Close()
-	db := rawDB(t, path)
-	if _, err := db.Exec(`CREATE TRIGGER poison BEFORE INSERT ON urls WHEN NEW.url = 'http://poison.test/'
-		BEGIN SELECT RAISE(ABORT, 'poisoned'); END`); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	s, err := Open(path, Options{BatchSize: 10_000, BatchDelay: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, _ := openPoisoned(t, Options{BatchSize: 10_000, BatchDelay: time.Hour})
 	s.AddURLs([]URL{{URL: "http://poison.test/"}}, nil)
 	var got error
 	s.AfterCommit(func(err error) { got = err })
