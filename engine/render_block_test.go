@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine/render"
+	"github.com/crawlconsole/crawlconsole/engine/render/rendertest"
 )
 
 // A shell whose script draws a captcha is a block page: the block-page judge sees
@@ -16,9 +16,7 @@ import (
 // link to the site's content (there only to a visitor who passed) is not followed.
 func TestRenderedCaptchaIsRefused(t *testing.T) {
 	t.Parallel()
-	if _, err := render.Find(""); err != nil {
-		t.Skip("render: no chromium-headless-shell; apt-get install chromium-headless-shell")
-	}
+	rendertest.NeedBrowser(t)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "User-agent: *\nAllow: /\n") })
 	mux.HandleFunc("/api/gate", func(w http.ResponseWriter, r *http.Request) {

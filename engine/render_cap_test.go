@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
-	"github.com/crawlconsole/crawlconsole/engine/render"
+	"github.com/crawlconsole/crawlconsole/engine/render/rendertest"
 )
 
 // stallSite's home page builds a link to /a/1 with script, then asks /api/slow
@@ -55,9 +55,7 @@ for (var i = 0; i < 20; i++) { fetch('/api/slow?i=' + i); }</script></body></htm
 // gap.
 func TestRenderCapIsNoTimeoutOfTheHost(t *testing.T) {
 	t.Parallel()
-	if _, err := render.Find(""); err != nil {
-		t.Skip("render: no chromium-headless-shell; apt-get install chromium-headless-shell")
-	}
+	rendertest.NeedBrowser(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

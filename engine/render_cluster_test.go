@@ -7,6 +7,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
+	"github.com/crawlconsole/crawlconsole/engine/render/rendertest"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -116,7 +117,7 @@ func renderPatiently(r *config.RenderOptions) {
 // SPA's home URL and the master's store opened read-only, for the caller to close.
 func spaClusterCrawl(t *testing.T, render func(*config.RenderOptions)) (*testCluster, string, *store.Store) {
 	t.Helper()
-	web := enginetest.SPAWeb(t, 2)
+	web := rendertest.SPAWeb(t, 2)
 	home := web.URL(sandbox.SPASite)
 	c := startClusterWith(t, enginetest.SandboxConfig(5, 2), 300*time.Millisecond, func(o *config.Options, _ *sandbox.Sandbox) {
 		quickSiteOptions(o, []string{home})

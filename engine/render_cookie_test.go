@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine/render"
+	"github.com/crawlconsole/crawlconsole/engine/render/rendertest"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
 
@@ -15,14 +15,7 @@ import (
 // all of them, so the site answers its article and not its consent wall.
 func TestRenderCookiesJoinTheSession(t *testing.T) {
 	t.Parallel()
-	if _, err := render.Find(""); err != nil {
-		t.Skip("render: no chromium-headless-shell; apt-get install chromium-headless-shell")
-	}
-	web, err := sandbox.StartSPA([]string{"127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1"}, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(web.Close)
+	web := rendertest.SPAWeb(t, 2)
 	o := robotsOptions(t, web.URL(sandbox.SPASite)+"c/welcome")
 	o.Lanes.Max = 1
 	o.Render.Timeout = time.Minute         // a patience for a loaded box, not a property under test

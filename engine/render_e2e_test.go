@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine/render"
+	"github.com/crawlconsole/crawlconsole/engine/render/rendertest"
 )
 
 // spaSite is a site whose home page builds its article list with script from a
@@ -65,9 +65,7 @@ func (s *spaSite) requests(path string) (n int, agents []string) {
 // (its User-Agent, robots.txt obeyed) and fetches the page itself once.
 func TestCrawlRendersScriptBuiltPage(t *testing.T) {
 	t.Parallel()
-	if _, err := render.Find(""); err != nil {
-		t.Skip("render: no chromium-headless-shell; apt-get install chromium-headless-shell")
-	}
+	rendertest.NeedBrowser(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine/render"
+	"github.com/crawlconsole/crawlconsole/engine/render/rendertest"
 )
 
 // slowRenderSite's /a/N pages build their body once the page's script has its
@@ -112,9 +112,7 @@ func (s *slowRenderSite) at(path string) (time.Time, bool) {
 // fetched without waiting for those renders, and the crawl still reads every
 // rendered DOM (the links only they have are fetched before the crawl ends).
 func TestRenderDoesNotHoldTheLane(t *testing.T) {
-	if _, err := render.Find(""); err != nil {
-		t.Skip("render: no chromium-headless-shell; apt-get install chromium-headless-shell")
-	}
+	rendertest.NeedBrowser(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

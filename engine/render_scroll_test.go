@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
-	"github.com/crawlconsole/crawlconsole/engine/render"
+	"github.com/crawlconsole/crawlconsole/engine/render/rendertest"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
 
@@ -14,14 +14,7 @@ import (
 // result the page shows over its "load more" steps, not only the first page's.
 func TestCrawlScrollsSearchResults(t *testing.T) {
 	t.Parallel()
-	if _, err := render.Find(""); err != nil {
-		t.Skip("render: no chromium-headless-shell; apt-get install chromium-headless-shell")
-	}
-	web, err := sandbox.StartSPA([]string{"127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1"}, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(web.Close)
+	web := rendertest.SPAWeb(t, 2)
 	seed := web.URL(sandbox.SPASite) + "search/more"
 	u, _ := url.Parse(seed)
 	o := robotsOptions(t, seed)

@@ -18,7 +18,6 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/config"
-	"github.com/crawlconsole/crawlconsole/engine/render"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
@@ -253,19 +252,3 @@ func (r *Reference) Pages(t testing.TB) map[string]bool {
 
 // IsReference says whether ip is one of ReferenceEgresses.
 func IsReference(ip string) bool { return slices.Contains(ReferenceEgresses, ip) }
-
-// SPAWeb starts the SPA sandbox (pages built by script, sandbox.StartSPA) on five
-// loopback hosts with articles articles, closed at the test's end. The test is
-// skipped where no headless browser is installed.
-func SPAWeb(t *testing.T, articles int) *sandbox.SPA {
-	t.Helper()
-	if _, err := render.Find(""); err != nil {
-		t.Skip("render: no chromium-headless-shell; apt-get install chromium-headless-shell")
-	}
-	web, err := sandbox.StartSPA(slices.Repeat([]string{"127.0.0.1"}, 5), articles)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(web.Close)
-	return web
-}

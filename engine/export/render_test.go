@@ -8,8 +8,8 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/config"
-	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/engine/export"
+	"github.com/crawlconsole/crawlconsole/engine/render/rendertest"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -20,7 +20,7 @@ import (
 // and a response record), and the DOM the browser built, as a conversion record
 // referring to the page's response; warcio.js reads every record.
 func TestWARCExportOfRenderedPages(t *testing.T) {
-	web := enginetest.SPAWeb(t, 2)
+	web := rendertest.SPAWeb(t, 2)
 	o := config.DefaultOptions()
 	o.Seeds = []string{web.URL(sandbox.SPASite)}
 	o.DB = filepath.Join(t.TempDir(), "c.db")
