@@ -2,13 +2,13 @@ package worker
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/cluster/natstest"
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 )
@@ -18,22 +18,8 @@ import (
 // master's table, unused, until the worker died.
 func TestLateClaimReplyIsTaken(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	srv, err := cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: "tok"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	conn, err := cluster.Connect(srv.ClientURL(), cluster.ClientOptions{Name: "w1", Token: "tok"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(conn.Close)
-	master, err := cluster.Connect(srv.ClientURL(), cluster.ClientOptions{Name: "master", Token: "tok"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(master.Close)
+	_, connect := natstest.Start(t)
+	conn, master := connect("w1"), connect("master")
 
 	o := config.WorkerOptions{Conn: conn, Node: "w1", Prefix: "crawl"}
 	sub := wire.Subjects(o.Prefix)
