@@ -10,6 +10,19 @@ import (
 
 func task(url, host string) frontier.Task { return frontier.Task{URL: url, Host: host} }
 
+// leaseTable is a table with 15 s leases, a worker w1 heard at now and the URLs of
+// www.a.test with the given paths queued; it returns the table and now.
+func leaseTable(paths ...string) (*Table, time.Time) {
+	tb := New(&keepAll{}, nil, 100)
+	tb.LeaseFor = 15 * time.Second
+	now := time.Unix(1700000000, 0)
+	tb.addNode("w1").heard = now
+	for _, p := range paths {
+		tb.Add(task("http://www.a.test/"+p, "www.a.test"))
+	}
+	return tb, now
+}
+
 // A host that changes hands keeps its gap: the batch that gives it to the next
 // worker says when the last request to it ended, the last result of the worker that
 // held it or, for a worker declared dead, the end of its lease (it may have started
@@ -17,13 +30,7 @@ func task(url, host string) frontier.Task { return frontier.Task{URL: url, Host:
 // sent its first request at once ("three hand-offs left gaps under 1.5 s").
 func TestHandOffCarriesTheHostsLastRequest(t *testing.T) {
 	t.Parallel()
-	tb := New(&keepAll{}, nil, 100)
-	tb.LeaseFor = 15 * time.Second
-	now := time.Unix(1700000000, 0)
-	tb.addNode("w1").heard = now
-	for _, p := range []string{"1", "2", "3"} {
-		tb.Add(task("http://www.a.test/"+p, "www.a.test"))
-	}
+	tb, now := leaseTable("1", "2", "3")
 	b := tb.Dispatch(1)
 	if len(b) != 1 || b[0].Node != "w1" || len(b[0].LastRequest) != 0 {
 		t.Fatalf("first batch %+v: want w1's, with no last request known", b)
@@ -128,11 +135,7 @@ func TestRestartedMasterTakesBackWhatWorkersHold(t *testing.T) {
 // with one URL "in progress"). The task stays queued and is dealt again.
 func TestRejoinClaimOfAReportTakenLateIsRefused(t *testing.T) {
 	t.Parallel()
-	tb := New(&keepAll{}, nil, 100)
-	tb.LeaseFor = 15 * time.Second
-	now := time.Unix(1700000000, 0)
-	tb.addNode("w1").heard = now
-	tb.Add(task("http://www.a.test/1", "www.a.test"))
+	tb, now := leaseTable("1")
 	b := tb.Dispatch(10)
 	if len(b) != 1 || len(b[0].Tasks) != 1 {
 		t.Fatalf("dispatch %+v: want a.test/1 to w1", b)

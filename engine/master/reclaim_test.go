@@ -17,13 +17,7 @@ import (
 // heartbeat of a worker holding something.
 func TestHandOutsNobodyHoldsAreQueuedAgainAfterALease(t *testing.T) {
 	t.Parallel()
-	tb := New(&keepAll{}, nil, 100)
-	tb.LeaseFor = 15 * time.Second
-	now := time.Unix(1700000000, 0)
-	tb.addNode("w1").heard = now
-	for _, p := range []string{"1", "2", "3"} {
-		tb.Add(task("http://www.a.test/"+p, "www.a.test"))
-	}
+	tb, now := leaseTable("1", "2", "3")
 	lost := tb.Dispatch(2)[0].Tasks // the batch of a.test/1 and /2 never reaches w1
 	beat := func(at time.Duration, idle bool) []frontier.Task {
 		t.Helper()
@@ -86,11 +80,7 @@ func TestHandOutsNobodyHoldsAreQueuedAgainAfterALease(t *testing.T) {
 // a lease after the master caught up.
 func TestUnreadReportsHoldTheReclaimBack(t *testing.T) {
 	t.Parallel()
-	tb := New(&keepAll{}, nil, 100)
-	tb.LeaseFor = 15 * time.Second
-	now := time.Unix(1700000000, 0)
-	tb.addNode("w1").heard = now
-	tb.Add(task("http://www.a.test/1", "www.a.test"))
+	tb, now := leaseTable("1")
 	tb.Dispatch(10)
 	beat := func(at time.Duration) []frontier.Task {
 		tb.Heartbeat(wire.Heartbeat{Node: "w1", Incarnation: "i"}, now.Add(at))
