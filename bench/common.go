@@ -7,6 +7,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"net"
 	"net/http"
@@ -273,6 +274,17 @@ func startMemProfile(path string) (stop func(), err error) {
 			fmt.Fprintf(os.Stderr, "memprofile %s: %v\n", path, err)
 		}
 	}, nil
+}
+
+// parseProfiled parses args into fs with a -cpuprofile flag beside fs's own and
+// starts the CPU profile of the whole run that it names (none when empty); stop ends
+// it.
+func parseProfiled(fs *flag.FlagSet, args []string) (stop func(), err error) {
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	return startCPUProfile(*cpuProfile)
 }
 
 // startCPUProfile writes a CPU profile of what follows to path (-cpuprofile); the

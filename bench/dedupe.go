@@ -36,11 +36,7 @@ func runDedupe(args []string) (map[string]any, error) {
 	fpRate := fs.Float64("fp", 0.01, "Bloom false-positive target at -n URLs")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "goroutines checking at once in the concurrent run (lanes)")
 	linksPerPage := fs.Int("links", 50, "links per CheckBatch call (one page's links)")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	stop, err := startCPUProfile(*cpuProfile)
+	stop, err := parseProfiled(fs, args)
 	if err != nil {
 		return nil, err
 	}

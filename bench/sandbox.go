@@ -41,11 +41,7 @@ func runSandboxBench(args []string) (map[string]any, error) {
 	conns := fs.Int("conns", 32, "keep-alive connections")
 	hosts := fs.Int("hosts", 60, "virtual hosts of the sandbox")
 	pages := fs.Int("pages", 2000, "distinct article URLs cycled through")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	stop, err := startCPUProfile(*cpuProfile)
+	stop, err := parseProfiled(fs, args)
 	if err != nil {
 		return nil, err
 	}

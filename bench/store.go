@@ -172,11 +172,7 @@ func runStoreBench(args []string) (map[string]any, error) {
 	workers := fs.Int("workers", 8, "concurrent writers (lanes)")
 	batch := fs.Int("batch", 0, "store BatchSize (0: the store's default)")
 	delay := fs.Duration("delay", 0, "store BatchDelay (0: the store's default)")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	stop, err := startCPUProfile(*cpuProfile)
+	stop, err := parseProfiled(fs, args)
 	if err != nil {
 		return nil, err
 	}
