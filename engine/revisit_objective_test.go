@@ -19,11 +19,7 @@ import (
 // name the setting and say what is allowed.
 func TestRevisitObjectiveOptions(t *testing.T) {
 	t.Parallel()
-	bad := []struct {
-		name string
-		set  func(o *config.RevisitOptions)
-		want string
-	}{
+	bad := []badRevisit{
 		{"unknown objective", func(o *config.RevisitOptions) { o.Objective = "fresh" },
 			`revisit.objective must be one of balanced, freshness, age, got "fresh"`},
 		{"empty objective", func(o *config.RevisitOptions) { o.Objective = "" }, "revisit.objective must be one of"},
@@ -45,16 +41,7 @@ func TestRevisitObjectiveOptions(t *testing.T) {
 			o.Policy, o.Classes = revisit.PolicySeed, map[string]config.ClassRevisit{"soc": {Objective: "age"}}
 		}, `revisit.classes.soc: class plans need revisit.policy "estimator"`},
 	}
-	for _, tc := range bad {
-		t.Run(tc.name, func(t *testing.T) {
-			o := config.DefaultOptions()
-			o.DB = filepath.Join(t.TempDir(), "c.db")
-			tc.set(&o.Revisit)
-			if _, err := New(o); err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("New = %v, want an error containing %q", err, tc.want)
-			}
-		})
-	}
+	refusesRevisit(t, bad)
 
 	t.Run("from a config file", func(t *testing.T) {
 		o := config.DefaultOptions()

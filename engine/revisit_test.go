@@ -441,11 +441,7 @@ func TestDoneClosesWhileRevisitsGoOn(t *testing.T) {
 
 func TestRevisitOptions(t *testing.T) {
 	t.Parallel()
-	bad := []struct {
-		name string
-		set  func(o *config.RevisitOptions)
-		want string
-	}{
+	bad := []badRevisit{
 		{"unknown policy", func(o *config.RevisitOptions) { o.Policy = "lru" }, "revisit.policy"},
 		{"threshold 0", func(o *config.RevisitOptions) { o.Threshold = 0 }, "revisit.threshold"},
 		{"threshold 64", func(o *config.RevisitOptions) { o.Threshold = 64 }, "revisit.threshold"},
@@ -457,16 +453,7 @@ func TestRevisitOptions(t *testing.T) {
 		{"negative window", func(o *config.RevisitOptions) { o.Windows["soc"] = -time.Hour }, "revisit.windows.soc"},
 		{"social URL", func(o *config.RevisitOptions) { o.SocialDomains = []string{"https://weibo.com/"} }, "revisit.social_domains"},
 	}
-	for _, tc := range bad {
-		t.Run(tc.name, func(t *testing.T) {
-			o := config.DefaultOptions()
-			o.DB = filepath.Join(t.TempDir(), "c.db")
-			tc.set(&o.Revisit)
-			if _, err := New(o); err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("New = %v, want an error naming %s", err, tc.want)
-			}
-		})
-	}
+	refusesRevisit(t, bad)
 	t.Run("seed policy needs no budget", func(t *testing.T) {
 		o := config.DefaultOptions()
 		o.DB = filepath.Join(t.TempDir(), "c.db")
@@ -541,5 +528,29 @@ revisit:
 	}
 	if err := o.Validate(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// badRevisit is revisit options New must refuse: set spoils the defaults, and the
+// error contains want.
+type badRevisit struct {
+	name string
+	set  func(o *config.RevisitOptions)
+	want string
+}
+
+// refusesRevisit runs each of bad as a subtest of its name: New fails with an
+// error containing its want.
+func refusesRevisit(t *testing.T, bad []badRevisit) {
+	t.Helper()
+	for _, tc := range bad {
+		t.Run(tc.name, func(t *testing.T) {
+			o := config.DefaultOptions()
+			o.DB = filepath.Join(t.TempDir(), "c.db")
+			tc.set(&o.Revisit)
+			if _, err := New(o); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("New = %v, want an error containing %q", err, tc.want)
+			}
+		})
 	}
 }
