@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -63,12 +62,7 @@ func startFreezableSite(t *testing.T) *freezableSite {
 			http.NotFound(w, r)
 			return
 		}
-		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprintf(w, "<html><body><p>page %d</p>", n)
-		for i := 1; i <= 8; i++ {
-			fmt.Fprintf(w, `<a href="/p/%d">%d</a> `, 8*n+i, i)
-		}
-		fmt.Fprint(w, "</body></html>")
+		writeEndlessPage(w, n)
 	})}
 	go srv.Serve(ln)
 	t.Cleanup(func() { s.unfreeze(); srv.Close() })

@@ -38,16 +38,21 @@ func endlessSite(t *testing.T, delay time.Duration) string {
 		case <-r.Context().Done():
 			return
 		}
-		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprintf(w, "<html><body><p>page %d</p>", n)
-		for i := 1; i <= 8; i++ {
-			fmt.Fprintf(w, `<a href="/p/%d">%d</a> `, 8*n+i, i)
-		}
-		fmt.Fprint(w, "</body></html>")
+		writeEndlessPage(w, n)
 	})}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	return "http://" + ln.Addr().String()
+}
+
+// writeEndlessPage writes page n of an endless site: /p/n links /p/8n+1 to /p/8n+8.
+func writeEndlessPage(w http.ResponseWriter, n int) {
+	w.Header().Set("Content-Type", "text/html")
+	fmt.Fprintf(w, "<html><body><p>page %d</p>", n)
+	for i := 1; i <= 8; i++ {
+		fmt.Fprintf(w, `<a href="/p/%d">%d</a> `, 8*n+i, i)
+	}
+	fmt.Fprint(w, "</body></html>")
 }
 
 // startEndlessCrawl starts an embedded NATS server and a master crawling an
