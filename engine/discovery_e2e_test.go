@@ -241,6 +241,22 @@ func TestHostileDiscoveryDocumentsDoNotStallTheCrawl(t *testing.T) {
 }
 
 // static serves the same document every time.
+// busyFeed is an RSS feed on host h that gains an item every 100 ms from now on
+// and lists its newest five.
+func busyFeed(h string) func(int) (string, []byte) {
+	start := time.Now()
+	return func(int) (string, []byte) {
+		n := int(time.Since(start) / (100 * time.Millisecond))
+		var b strings.Builder
+		b.WriteString(`<rss version="2.0"><channel><title>busy</title>`)
+		for i := n; i > n-5 && i >= 0; i-- {
+			fmt.Fprintf(&b, `<item><link>http://%s/i/%d</link></item>`, h, i)
+		}
+		b.WriteString(`</channel></rss>`)
+		return "application/rss+xml", []byte(b.String())
+	}
+}
+
 func static(ctype, body string) func(int) (string, []byte) {
 	return func(int) (string, []byte) { return ctype, []byte(body) }
 }
@@ -392,17 +408,7 @@ func TestFeedsArePolledAtTheirOwnPace(t *testing.T) {
 	t.Parallel()
 	s := newDiscoSite(t)
 	h := s.host
-	start := time.Now()
-	s.raw["/busy"] = func(int) (string, []byte) {
-		n := int(time.Since(start) / (100 * time.Millisecond))
-		var b strings.Builder
-		b.WriteString(`<rss version="2.0"><channel><title>busy</title>`)
-		for i := n; i > n-5 && i >= 0; i-- {
-			fmt.Fprintf(&b, `<item><link>http://%s/i/%d</link></item>`, h, i)
-		}
-		b.WriteString(`</channel></rss>`)
-		return "application/rss+xml", []byte(b.String())
-	}
+	s.raw["/busy"] = busyFeed(h)
 	s.raw["/quiet"] = static("application/rss+xml", `<rss version="2.0"><channel><title>quiet</title><item><link>http://`+h+`/q/1</link></item></channel></rss>`)
 	s.pages["/"] = `<html><head><link rel="alternate" type="application/rss+xml" href="/busy"><link rel="alternate" type="application/atom+xml" href="/quiet"></head><body>front</body></html>`
 	o := discoveryPollOptions(t, "http://"+h+"/")

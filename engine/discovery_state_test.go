@@ -17,17 +17,7 @@ func TestDiscoveryStateSurvivesRestart(t *testing.T) {
 	t.Parallel()
 	s := newDiscoSite(t)
 	h := s.host
-	start := time.Now()
-	s.raw["/busy"] = func(int) (string, []byte) {
-		n := int(time.Since(start) / (100 * time.Millisecond))
-		var b strings.Builder
-		b.WriteString(`<rss version="2.0"><channel><title>busy</title>`)
-		for i := n; i > n-5 && i >= 0; i-- {
-			fmt.Fprintf(&b, `<item><link>http://%s/i/%d</link></item>`, h, i)
-		}
-		b.WriteString(`</channel></rss>`)
-		return "application/rss+xml", []byte(b.String())
-	}
+	s.raw["/busy"] = busyFeed(h)
 	s.raw["/sitemap.xml"] = func(int) (string, []byte) { // lastmod always now: a lie
 		var b strings.Builder
 		b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
