@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -68,6 +69,28 @@ func rawDB(t *testing.T, path string) *sql.DB {
 	}
 	db.SetMaxOpenConns(1)
 	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// oldDB makes a database at path in the schema of version (its migrations up to it,
+// none after) and returns it opened directly, as rawDB does, to write rows of that
+// schema before the store opens it.
+func oldDB(t *testing.T, path string, version int) *sql.DB {
+	t.Helper()
+	db := rawDB(t, path)
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ms, _ := migrations()
+	n := slices.IndexFunc(ms, func(m migration) bool { return m.version == version }) + 1
+	if n == 0 {
+		t.Fatalf("no migration to version %d", version)
+	}
+	if _, err := migrate(context.Background(), conn, path, ms[:n], nil); err != nil {
+		t.Fatal(err)
+	}
 	return db
 }
 

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"context"
 	"math"
 	"path/filepath"
 	"slices"
@@ -15,20 +14,10 @@ import (
 // poisoning the sums; the console lists the pages not followed from an index.
 func TestRevisitOutlookColumns(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "old.db")
-	db := rawDB(t, path)
-	conn, err := db.Conn(context.Background())
-	if err != nil {
+	db := oldDB(t, path, 4)
+	if _, err := db.Exec(`INSERT INTO revisit(url, class, next, freq, price) VALUES('http://old.test/', 'web_com', 5, 0.2, 1.5)`); err != nil {
 		t.Fatal(err)
 	}
-	ms, _ := migrations()
-	if _, err := migrate(context.Background(), conn, path, ms[:4], nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.ExecContext(context.Background(),
-		`INSERT INTO revisit(url, class, next, freq, price) VALUES('http://old.test/', 'web_com', 5, 0.2, 1.5)`); err != nil {
-		t.Fatal(err)
-	}
-	conn.Close()
 	db.Close()
 	s, err := Open(path, Options{})
 	if err != nil {

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -334,19 +333,10 @@ func TestBatchReadsSpanChunks(t *testing.T) {
 // and gains the revisit table.
 func TestSchemaOneDatabaseGainsRevisitState(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "old.db")
-	db := rawDB(t, path)
-	conn, err := db.Conn(context.Background())
-	if err != nil {
+	db := oldDB(t, path, 1)
+	if _, err := db.Exec(`INSERT INTO urls(url, state) VALUES('http://old.test/', 2)`); err != nil {
 		t.Fatal(err)
 	}
-	ms, _ := migrations()
-	if _, err := migrate(context.Background(), conn, path, ms[:1], nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.ExecContext(context.Background(), `INSERT INTO urls(url, state) VALUES('http://old.test/', 2)`); err != nil {
-		t.Fatal(err)
-	}
-	conn.Close()
 	db.Close()
 	s, err := Open(path, Options{})
 	if err != nil {
@@ -369,17 +359,7 @@ func TestSchemaOneDatabaseGainsRevisitState(t *testing.T) {
 // the due order's query still reads its index alone.
 func TestSchema17StoreKeysRevisitByTheURLRow(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "crawl.db")
-	db := rawDB(t, path)
-	conn, err := db.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms, _ := migrations()
-	n17 := slices.IndexFunc(ms, func(m migration) bool { return m.version == 17 }) + 1
-	if _, err := migrate(context.Background(), conn, path, ms[:n17], nil); err != nil {
-		t.Fatal(err)
-	}
-	conn.Close()
+	db := oldDB(t, path, 17)
 	base := time.Unix(1_800_000_000, 0)
 	a, b, orphan := testRevisit("http://a.test/", base.Add(2*time.Hour)), testRevisit("http://b.test/", base), testRevisit("http://c.test/", base.Add(time.Hour))
 	for _, u := range []string{b.URL, a.URL} {
