@@ -29,12 +29,7 @@ func TestReleaseAnsweredLateLosesNoTask(t *testing.T) {
 	var social *sandbox.Site
 	c := prepareCluster(t, cfg, 300*time.Millisecond, func(o *config.Options, sb *sandbox.Sandbox) {
 		o.Seeds = nil
-		for _, s := range sb.Info().Sites {
-			if s.Search != "" && len(s.Keywords) >= 2 {
-				social = &s
-				break
-			}
-		}
+		social = searchSite(sb)
 		if social == nil {
 			return
 		}

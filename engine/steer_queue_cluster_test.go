@@ -30,12 +30,7 @@ func TestMasterSteersQueuedSearches(t *testing.T) {
 	var social *sandbox.Site
 	c := prepareCluster(t, cfg, 300*time.Millisecond, func(o *config.Options, sb *sandbox.Sandbox) {
 		o.Seeds = nil
-		for _, s := range sb.Info().Sites {
-			if s.Search != "" && len(s.Keywords) >= 2 {
-				social = &s
-				break
-			}
-		}
+		social = searchSite(sb)
 		if social == nil {
 			return
 		}
@@ -149,4 +144,15 @@ func TestMasterSteersQueuedSearches(t *testing.T) {
 		}
 		t.Logf("%q: %d of %d searches had been requested, %d withdrawn", msg, len(fetched), pages, pages-len(fetched))
 	})
+}
+
+// searchSite is the first of sb's sites with a search page and two keywords or
+// more, or nil.
+func searchSite(sb *sandbox.Sandbox) *sandbox.Site {
+	for _, s := range sb.Info().Sites {
+		if s.Search != "" && len(s.Keywords) >= 2 {
+			return &s
+		}
+	}
+	return nil
 }
