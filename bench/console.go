@@ -162,14 +162,21 @@ func consoleFrame(n, pane, frames int) (mean, p99 float64, err error) {
 		_ = m.View()
 		times[i] = time.Since(t0)
 	}
+	mean, p99 = frameStats(times)
+	return mean, p99, nil
+}
+
+// frameStats returns the mean and the p99 of times in ms; it sorts times.
+func frameStats(times []time.Duration) (mean, p99 float64) {
 	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
 	var sum time.Duration
 	for _, d := range times {
 		sum += d
 	}
-	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-	return ms(sum) / float64(frames), ms(times[frames*99/100]), nil
+	return millis(sum) / float64(len(times)), millis(times[len(times)*99/100])
 }
+
+func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // hostsFrame times frames of the Hosts pane over a report of n hosts, ordered by
 // the sort keys typed (o: the next figure), and returns the mean and p99 in ms and
@@ -201,13 +208,8 @@ func hostsFrame(n int, keys string, frames int) (mean, p99, cpu float64, err err
 		_ = m.View()
 		times[i] = time.Since(t0)
 	}
-	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-	var sum time.Duration
-	for _, d := range times {
-		sum += d
-	}
-	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-	return ms(sum) / float64(frames), ms(times[frames*99/100]), ms(crawlCPU()-c0-ticking) / float64(frames), nil
+	mean, p99 = frameStats(times)
+	return mean, p99, millis(crawlCPU()-c0-ticking) / float64(frames), nil
 }
 
 // consoleSettle delivers msg and the messages of the Cmds it returns (one level:
