@@ -45,6 +45,7 @@ func (l *logLines) with(s string) []string {
 // of a browser that never answers fails within that wait, the browser is killed,
 // counted (Hung) and logged, and the next render starts another browser.
 func TestPoolKillsABrowserThatStopsAnswering(t *testing.T) {
+	t.Parallel() // its own browser and server; it mostly waits for the browser's answers to time out
 	ts := newTestServer(t)
 	var logs logLines
 	p := testPool(t, Config{Timeout: time.Minute, Logf: logs.add})

@@ -170,6 +170,7 @@ func TestPoolBrowserStartHasALimit(t *testing.T) {
 // starting with no process nor memory to read, then running; the new browser
 // starts only once the old one is gone.
 func TestPoolStatsDuringARestart(t *testing.T) {
+	t.Parallel() // its own gated browser and server; it mostly waits on the browser's starts
 	ts := newTestServer(t)
 	g := newGatedBrowser(t)
 	p := testPool(t, Config{Browser: g.path, RestartAfter: 1, Timeout: time.Minute})

@@ -19,6 +19,7 @@ import (
 // the ways ended a render is told by its note or error, not by how long it took:
 // the cap is a minute, far past what either needs on a loaded box.
 func TestRenderUnsettledPagesEndSooner(t *testing.T) {
+	t.Parallel() // its own browser and server; it mostly waits on the stillness watch
 	ts := newTestServer(t)
 	// The page polls every 100 ms; with the default settle of 150 ms a loaded box
 	// that delays the page's timer by 50 ms makes it look quiet (settled at 285 ms
@@ -83,6 +84,7 @@ func TestRenderUnsettledPagesEndSooner(t *testing.T) {
 // whole by one of half a minute. Neither depends on the box's speed: the script
 // waits on the clock, so a loaded box only makes it hold longer.
 func TestRenderYieldLimitIsASetting(t *testing.T) {
+	t.Parallel() // its own browsers and server; the page's script waits on the clock
 	ts := newTestServer(t)
 	heavy := `<html><body><div id="root"></div><script>var t = Date.now(); while (Date.now() - t < 2000) {}
 document.getElementById('root').innerHTML = '<a href="/drawn">drawn</a>';</script></body></html>`

@@ -37,6 +37,7 @@ func holdingJob(ts *testServer, path string, asked, release chan struct{}) Job {
 // and a render that waited a while for its page has only the rest of its cap to
 // render in (the page's own requests end with it).
 func TestRenderWaitForAPageCountsAgainstItsCap(t *testing.T) {
+	t.Parallel() // its own browser and server; it mostly waits out a render's cap
 	ts := newTestServer(t)
 	const timeout = 8 * time.Second
 	p := testPool(t, Config{Contexts: 1, Timeout: timeout})
