@@ -142,10 +142,11 @@ func (f localFront) LaneRetired(lane int, at time.Time, done int64) {
 	f.e.st.LaneRetired(lane, at, done)
 }
 
-// RequeueDeferred brings back deferred URLs whose time has passed.
+// RequeueDeferred brings back deferred URLs whose time has passed on the engine's
+// clock, which set their times.
 func (f localFront) RequeueDeferred() {
 	e := f.e
-	rows, err := e.st.DueDeferred(1000)
+	rows, err := e.st.DueDeferred(e.now(), 1000)
 	if err != nil || len(rows) == 0 {
 		return
 	}

@@ -54,12 +54,13 @@ func (s *Store) Unfinished(limit int) ([]URL, error) {
 	) ORDER BY seq LIMIT ?1`, limit)
 }
 
-// DueDeferred returns up to limit Deferred URLs whose time has passed, earliest due
-// first, whatever their seq.
-func (s *Store) DueDeferred(limit int) ([]URL, error) {
+// DueDeferred returns up to limit Deferred URLs whose time has passed at now,
+// earliest due first, whatever their seq. now is the caller's clock, the one its
+// deferrals' times were taken on.
+func (s *Store) DueDeferred(now time.Time, limit int) ([]URL, error) {
 	return s.queryURLs(`SELECT `+urlColumns+` FROM urls
 		WHERE state = 4 AND deferred_until <= ?
-		ORDER BY deferred_until, seq LIMIT ?`, time.Now().UnixNano(), limit)
+		ORDER BY deferred_until, seq LIMIT ?`, now.UnixNano(), limit)
 }
 
 func (s *Store) queryURLs(query string, args ...any) ([]URL, error) {

@@ -65,7 +65,7 @@ func TestQueuedOrderPagingAndDeferred(t *testing.T) {
 			}
 		})
 	}
-	due, err := s.DueDeferred(10)
+	due, err := s.DueDeferred(time.Now(), 10)
 	if err != nil || len(due) != 1 || due[0].URL != urls[4].URL || due[0].State != Deferred {
 		t.Errorf("DueDeferred = %+v, %v; want only %s", due, err, urls[4].URL)
 	}
