@@ -420,7 +420,8 @@ func TestMalformedMessagesAreCountedNotFatal(t *testing.T) {
 	nc.Request("crawl.join", []byte("{not json"), time.Second)
 	nc.Request("crawl.join", make([]byte, 2<<20), time.Second)
 	nc.Request("crawl.hb.w1", []byte(`{"node":"w1","inc":"x","unknown_field":1}`), time.Second)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// A guard, not a measure: JetStream's acks took over 5 s on a loaded box.
+	ctx, cancel := context.WithTimeout(context.Background(), enginetest.Patience)
 	defer cancel()
 	for _, data := range [][]byte{{0xff, 0xff, 0xff, 0xff}, []byte("garbage"), {0, 0, 0, 2, '{', '}'}} {
 		if _, err := conn.JS.Publish(ctx, "crawl.result.w1", data); err != nil {
