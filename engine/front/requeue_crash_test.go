@@ -2,6 +2,7 @@ package front
 
 import (
 	"bytes"
+	"database/sql"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -205,5 +207,79 @@ func TestATickLeavesPagesWaitingInTheQueueAlone(t *testing.T) {
 		if err != nil || s.State != store.Unprocessed {
 			t.Fatalf("%s: %v, %v; want unprocessed (queued, a stop resumes it)", u, s.State, err)
 		}
+	}
+}
+
+// A store whose revisit tick was killed by code older than the one-write tick kept
+// pages parked for good (next = never) with their URLs fetched: no task, no due
+// time, never revisited again, and a store of them alone said "nothing to crawl".
+// Opened by this code, such a page is due again and the first tick queues it; a page
+// past its class window, parked on purpose and alike in the store, is parked again
+// by that tick, and one parked while it waits in the queue keeps its park. The store
+// is built in that state and marked with the schema of that code (18).
+func TestAStoreLeftParkedByAnOlderTickRevisitsItsPages(t *testing.T) {
+	now := time.Now()
+	const lost, retired, waiting = "http://a.test/lost", "http://a.test/retired", "http://a.test/waiting"
+	opts := config.DefaultOptions() // revisits on
+	opts.QueueMemory = 100
+	path := filepath.Join(t.TempDir(), "crawl.db")
+	st, err := store.Open(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	storeFetched(t, st, lost, now.Add(-time.Hour), now.Add(-time.Minute), revisit.Never, 2, store.Processed)
+	storeFetched(t, st, retired, now.Add(-20*24*time.Hour), now.Add(-time.Minute), revisit.Never, 2, store.Processed)
+	storeFetched(t, st, waiting, now.Add(-time.Hour), now.Add(-time.Minute), revisit.Never, 2, store.Unprocessed)
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite3", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("PRAGMA user_version = 18"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	st, err = store.Open(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	next := func(u string) time.Time {
+		t.Helper()
+		r, err := st.Revisit(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Next
+	}
+	if n := next(waiting); !n.Equal(revisit.Never) {
+		t.Errorf("a page parked while its URL waits in the queue is due at %v once opened; want it parked, its fetch to give its due time", n)
+	}
+	f, fc := frontOn(t, &opts, nil, st)
+	f.crawl = runningCrawl{fc}
+	if err := f.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.QueueSeeds(nil, nil); err != nil {
+		t.Fatalf("resumed, the crawl says %v; want the parked page revisited", err)
+	}
+	f.RevisitTick(time.Now())
+	if err := st.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	var queued []string
+	for _, p := range fc.placed {
+		queued = append(queued, p.URL)
+	}
+	slices.Sort(queued)
+	queued = slices.Compact(queued)
+	if want := []string{lost, waiting}; !slices.Equal(queued, want) {
+		t.Errorf("resumed and ticked, the crawl queues %v; want %v (the page left parked by the old tick revisited, the retired one not)", queued, want)
+	}
+	if n := next(retired); !n.Equal(revisit.Never) {
+		t.Errorf("the page past its class window is due at %v after the tick; want it parked again", n)
 	}
 }
