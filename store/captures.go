@@ -56,7 +56,12 @@ const CaptureRendered = "rendered"
 // form Heritrix, wget and the CDX indexes use.
 func PayloadDigest(body []byte) string {
 	sum := sha1.Sum(body)
-	return "sha1:" + base32.StdEncoding.EncodeToString(sum[:])
+	// Encoded behind the prefix in one buffer: one allocation, not two.
+	const prefix = "sha1:"
+	var b [len(prefix) + 32]byte // 32: base32 of SHA-1's 20 bytes
+	copy(b[:], prefix)
+	base32.StdEncoding.Encode(b[len(prefix):], sum[:])
+	return string(b[:])
 }
 
 // SaveCapture queues storing one HTTP exchange. The body is hashed and compressed on

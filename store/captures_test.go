@@ -1,6 +1,8 @@
 package store
 
 import (
+	"crypto/sha1"
+	"encoding/base32"
 	"fmt"
 	"slices"
 	"testing"
@@ -137,5 +139,18 @@ func TestSchema15StoreKeepsItsCaptures(t *testing.T) {
 	}
 	if v := queryInt(t, db, "PRAGMA user_version"); v != int64(SchemaVersion()) {
 		t.Errorf("user_version = %d after open, want %d", v, SchemaVersion())
+	}
+}
+
+// TestPayloadDigestIsWARCs: the digest is "sha1:" and the base32 of the body's SHA-1,
+// as WARC readers and CDX indexes compare it (the empty body's is the well-known one).
+func TestPayloadDigestIsWARCs(t *testing.T) {
+	if got, want := PayloadDigest(nil), "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ"; got != want {
+		t.Fatalf("PayloadDigest(empty) = %q, want %q", got, want)
+	}
+	body := []byte("<html>a page</html>")
+	sum := sha1.Sum(body)
+	if got, want := PayloadDigest(body), "sha1:"+base32.StdEncoding.EncodeToString(sum[:]); got != want {
+		t.Fatalf("PayloadDigest = %q, want %q", got, want)
 	}
 }
