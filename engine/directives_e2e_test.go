@@ -10,7 +10,6 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/view"
-	"github.com/crawlconsole/crawlconsole/store"
 )
 
 // Page-level directives end to end: meta robots, <meta
@@ -89,12 +88,7 @@ func TestPageDirectivesEndToEnd(t *testing.T) {
 					st.Skipped["noindex"], st.Errors["noindex"], wantNoindex)
 			}
 			if wantNoindex > 0 {
-				s, err := store.Open(o.DB, store.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				u, err := s.URLState("http://" + site.host + "/noindex")
-				s.Close()
+				u, err := storedURL(t, o.DB, "http://"+site.host+"/noindex")
 				if err != nil || u.ErrKind != "noindex" {
 					t.Errorf("/noindex state %+v (%v), want ended with kind noindex", u, err)
 				}

@@ -169,6 +169,17 @@ func stuckState(e *Engine) string {
 	return b
 }
 
+// storedURL reads url's row from the store at path, opened for it and closed again.
+func storedURL(t *testing.T, path, url string) (store.URL, error) {
+	t.Helper()
+	st, err := store.Open(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	return st.URLState(url)
+}
+
 func storedPages(t *testing.T, path string) []string {
 	t.Helper()
 	st, err := store.Open(path, store.Options{})
@@ -450,12 +461,7 @@ func TestUnreachableRobotsDefersTheSite(t *testing.T) {
 	if ex := st.Examples["robots_unreachable"]; len(ex) != 1 || ex[0] != seed {
 		t.Errorf("robots_unreachable examples %q, want [%s]", ex, seed)
 	}
-	s, err := store.Open(o.DB, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	u, err := s.URLState(seed)
+	u, err := storedURL(t, o.DB, seed)
 	if err != nil || u.State != store.Deferred {
 		t.Fatalf("seed state %v (%v), want deferred", u.State, err)
 	}

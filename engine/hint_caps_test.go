@@ -93,12 +93,7 @@ func TestLongRetryAfterDefersInsteadOfHoldingTheLane(t *testing.T) {
 			if got := w.hits.Load(); got < 5 {
 				t.Fatalf("other host got %d requests, want its 5 pages: the lane was held", got)
 			}
-			s, err := store.Open(o.DB, store.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			u, err := s.URLState(refused)
+			u, err := storedURL(t, o.DB, refused)
 			if err != nil || u.State != store.Deferred {
 				t.Fatalf("refused URL state %v (%v), want deferred", u.State, err)
 			}
