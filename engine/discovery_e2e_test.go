@@ -76,8 +76,13 @@ func (s *discoSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *discoSite) requested(path string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return countOf(s.log, path)
+}
+
+// countOf counts the entries of log equal to path.
+func countOf(log []string, path string) int {
 	n := 0
-	for _, p := range s.log {
+	for _, p := range log {
 		if p == path {
 			n++
 		}

@@ -70,13 +70,7 @@ func (s *robotsSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *robotsSite) requested(path string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := 0
-	for _, p := range s.log {
-		if p == path {
-			n++
-		}
-	}
-	return n
+	return countOf(s.log, path)
 }
 
 func robotsOptions(t *testing.T, seed string) config.Options {
