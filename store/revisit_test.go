@@ -117,13 +117,7 @@ func TestSetRevisitNextIfLeavesANextWrittenSince(t *testing.T) {
 	never := time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := time.Unix(1_700_100_000, 0)
 	fetched, parked := testURL("a.test", 1), testURL("a.test", 2)
-	for _, u := range []URL{fetched, parked} {
-		p := testPage(u.URL, 500)
-		r := testRevisit(u.URL, never)
-		p.Revisit = &r
-		s.SavePage(p, nil, nil)
-	}
-	mustFlush(t, s)
+	saveDuePages(t, s, never, fetched, parked)
 	stored := now.Add(time.Hour)
 	s.SaveRevisit(testRevisit(fetched.URL, stored)) // the fetch's result, queued first
 	s.SetRevisitNextIf([]string{fetched.URL, parked.URL, "http://unknown.test/"}, never, now)
@@ -416,13 +410,7 @@ func TestParkRevisitsLeavesANextWrittenSince(t *testing.T) {
 	never := time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
 	due := time.Unix(1_700_100_000, 0)
 	fetched, waiting := testURL("a.test", 1), testURL("a.test", 2)
-	for _, u := range []URL{fetched, waiting} {
-		p := testPage(u.URL, 500)
-		r := testRevisit(u.URL, due)
-		p.Revisit = &r
-		s.SavePage(p, nil, nil)
-	}
-	mustFlush(t, s)
+	saveDuePages(t, s, due, fetched, waiting)
 	read, err := s.DueRevisits(10)
 	if err != nil || len(read) != 2 {
 		t.Fatalf("DueRevisits = %v, %v; want the 2 pages", read, err)
@@ -458,13 +446,7 @@ func TestQueueRevisitsParksAndQueuesTogether(t *testing.T) {
 	never := time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
 	due := time.Unix(1_700_100_000, 0)
 	fetched, queued, retired := testURL("a.test", 1), testURL("a.test", 2), testURL("a.test", 3)
-	for _, u := range []URL{fetched, queued, retired} {
-		p := testPage(u.URL, 500)
-		r := testRevisit(u.URL, due)
-		p.Revisit = &r
-		s.SavePage(p, nil, nil)
-	}
-	mustFlush(t, s)
+	saveDuePages(t, s, due, fetched, queued, retired)
 	stored := due.Add(time.Hour)
 	s.SaveRevisit(testRevisit(fetched.URL, stored)) // the fetch's result, queued after the read
 	got := s.QueueRevisits([]DueRevisit{{URL: fetched.URL, Next: due}, {URL: queued.URL, Next: due}},
@@ -498,4 +480,17 @@ func TestQueueRevisitsParksAndQueuesTogether(t *testing.T) {
 	if u, err := s.URLState(fetched.URL); err != nil || u.State != Unprocessed {
 		t.Errorf("queued now: state %v, %v; want unprocessed", u.State, err)
 	}
+}
+
+// saveDuePages saves a page of 500 bytes for each of urls with its revisit state
+// due at next, and waits for the write.
+func saveDuePages(t *testing.T, s *Store, next time.Time, urls ...URL) {
+	t.Helper()
+	for _, u := range urls {
+		p := testPage(u.URL, 500)
+		r := testRevisit(u.URL, next)
+		p.Revisit = &r
+		s.SavePage(p, nil, nil)
+	}
+	mustFlush(t, s)
 }
