@@ -30,6 +30,7 @@ type crawlStub struct {
 	now       time.Time
 	onLog     func(msg string)
 	onPrepare func(t *frontier.Task)
+	onHeld    func(url string)
 	onCommit  func(r *wire.Result)
 	onMeta    func(key string, data []byte)
 	// commits, when set, holds AfterCommit's callbacks for the test to run (the
@@ -59,6 +60,11 @@ func (*crawlStub) CheckIdle()        {}
 func (c *crawlStub) Prepare(t *frontier.Task) {
 	if c.onPrepare != nil {
 		c.onPrepare(t)
+	}
+}
+func (c *crawlStub) Held(url string) {
+	if c.onHeld != nil {
+		c.onHeld(url)
 	}
 }
 func (*crawlStub) RevisitEnded(string) bool { return false }

@@ -45,6 +45,10 @@ func (p crawlPort) Settings() wire.Settings {
 // stands for as its canonical is marked Stood (the worker ends it unsent).
 func (p crawlPort) Prepare(t *frontier.Task) { p.p.Front.PrepareHandOut(t) }
 
+// Held marks url in progress in the store: a task a rejoining worker holds, taken
+// back (its validators and stand-in were set at its hand-out).
+func (p crawlPort) Held(url string) { p.p.Store.SetState(url, store.InProgress, 0, "") }
+
 // Commit records a worker's result. A revisit is recorded as one: its stored state
 // read with the mark just dropped in mind. Read after the drop, it was a first fetch
 // every time (no history for the estimator, no date hints: a source's last read

@@ -36,6 +36,9 @@ type Host interface {
 	SetMeta(key string, data []byte)
 	// AfterCommit calls f once the store committed what was written before it.
 	AfterCommit(f func(error))
+	// Held marks url in progress in the store (a worker holds it); a store write
+	// alone, no lock taken: the caller may hold the lock.
+	Held(url string)
 }
 
 // Link is the master's conversation with its workers over the transport: their
@@ -116,6 +119,13 @@ func (l *Link) OnJoin(msg *nats.Msg) {
 	if l.lanesMax > 0 {
 		reply.LanesMax, reply.LanesSeq = l.lanesMax, l.lanesSeq
 	}
+	// The claims taken back are marked in progress (marked), under the lock: a
+	// claimed report settled meanwhile commits after the mark, which it ends
+	// (settled first, the mark would win: in progress for good).
+	kept := keptClaims(j.Holding, r.Kept)
+	for _, c := range kept {
+		l.host.Held(c.URL)
+	}
 	l.SaveNodes()
 	// A restarted master awaits the workers its saved node table names, and finds
 	// the URLs handed out in progress in the store: were a worker's hand-outs
@@ -130,6 +140,9 @@ func (l *Link) OnJoin(msg *nats.Msg) {
 		}
 	})
 	l.host.Unlock()
+	if !l.marked(len(kept) > 0) {
+		return // stopping, or the store failed: no reply, the worker claims them again
+	}
 	l.releaseAll(r.Release)
 	l.host.Logf(view.LevelInfo, "worker %s joined (%d egresses granted); %d sites or keyword shards move to it", j.Node, len(r.Grants), r.Moved)
 	if len(j.Holding) > 0 {
@@ -137,6 +150,46 @@ func (l *Link) OnJoin(msg *nats.Msg) {
 			j.Node, len(j.Holding), len(r.Kept))
 	}
 	l.respond(msg, &reply)
+}
+
+// keptClaims are the tasks of claims whose leases the master kept.
+func keptClaims(claims []frontier.Task, kept []uint64) []frontier.Task {
+	if len(kept) == 0 {
+		return nil
+	}
+	keep := make(map[uint64]bool, len(kept))
+	for _, l := range kept {
+		keep[l] = true
+	}
+	var out []frontier.Task
+	for _, c := range claims {
+		if keep[c.Lease] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// marked returns once the in-progress marks of the tasks a rejoin's claims took
+// back (any: false, nothing to wait for) are committed; false: the master is
+// stopping, or the store failed. A restarted master's store read them queued (the
+// store's open puts every URL in progress back in the queue; the master keeps them
+// in limbo, in memory alone), and a claim of one waiting in the queue reads queued
+// too: a master killed while the worker fetched them restarted with them queued and
+// no limbo, and dealt them again. The join is answered after the commit: a master
+// killed before it never answers, and the worker claims them again from the next.
+func (l *Link) marked(any bool) bool {
+	if !any {
+		return true
+	}
+	done := make(chan error, 1)
+	l.host.AfterCommit(func(err error) { done <- err })
+	select {
+	case err := <-done:
+		return err == nil
+	case <-l.ctx.Done():
+		return false
+	}
 }
 
 // releaseAll asks each worker to release units (the table's moves), each in its

@@ -2,8 +2,13 @@ package master
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
+	"github.com/nats-io/nats.go"
+
+	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 )
 
@@ -78,5 +83,56 @@ func TestABatchWhoseMarksFailedIsNotSent(t *testing.T) {
 	r.c.Unlock()
 	if pending != 1 || out != 0 {
 		t.Fatalf("after the failed commit %d tasks wait and %d are out; want 1 waiting, none out", pending, out)
+	}
+}
+
+// A restarted master's store reads the URLs its last life handed out as queued
+// (the store's open puts them back in the queue; the master keeps them in limbo,
+// in memory alone). A rejoining worker's claims the master takes back must be
+// marked in progress again, and committed before the join is answered: a master
+// killed while the worker fetches them restarted with them queued, no limbo held
+// their unit, and another worker was dealt them. Before, the claim taken back was
+// never marked in the store.
+func TestAClaimTakenBackIsCommittedInProgressBeforeTheJoinIsAnswered(t *testing.T) {
+	t.Parallel()
+	r := newBatchRig(t)
+	held := frontier.Task{URL: "http://www.a.test/1", Host: "www.a.test", Lease: 42}
+	r.c.Lock()
+	r.m.book.Recover([]frontier.Task{held})
+	r.c.Unlock()
+	r.c.commitAsked = make(chan func(error))
+	var prepared []string
+	r.c.onHeld = func(url string) { prepared = append(prepared, url) }
+	data, err := cluster.Encode(&wire.Join{Node: "w1", Incarnation: "a", LanesMax: 4, Holding: []frontier.Task{held}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	answered := make(chan struct{})
+	go func() {
+		r.m.link.OnJoin(&nats.Msg{Data: data})
+		close(answered)
+	}()
+	committedAfterMark := false // a commit asked once the claim was marked has run
+	for answer := false; !answer; {
+		select {
+		case commit := <-r.c.commitAsked:
+			after := slices.Contains(prepared, held.URL)
+			commit(nil)
+			committedAfterMark = committedAfterMark || after
+		case <-answered:
+			answer = true
+		}
+	}
+	if !slices.Contains(prepared, held.URL) {
+		t.Fatalf("the join was answered with %q marked in progress; want the claim taken back (%s) marked", prepared, held.URL)
+	}
+	if !committedAfterMark {
+		t.Fatal("the join was answered before the claim's in-progress mark was committed")
+	}
+	r.c.Lock()
+	_, out := r.m.book.Counts()
+	r.c.Unlock()
+	if out != 1 {
+		t.Fatalf("%d tasks in hand after the rejoin; want the claim taken back", out)
 	}
 }
