@@ -5,9 +5,10 @@
 -- queued their URLs in later ones: a process killed between the two left pages
 -- parked with no task and no next time, never revisited again, and a store of them
 -- alone said "nothing to crawl". The store cannot tell those from pages the engine
--- retired on purpose (past their class window, a source withdrawn): the engine
--- does, at the first tick, which parks the retired ones again in the write that
--- queues the others. Pages parked while their URL waits in the queue are left so:
+-- parked on purpose. The engine tells those past their class window, at the first
+-- tick, which parks them again in the write that queues the others; a feed or
+-- sitemap of a site removed (:site rm) is read once more, and that read parks it
+-- again. Pages parked while their URL waits in the queue are left so:
 -- their fetch gives them their next due time. The parked rows are found through the
 -- due order's index, each one's URL state by its row id.
 UPDATE revisit SET next = max(last, first, 1)
