@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
@@ -12,7 +13,7 @@ import (
 // the HTTP status, a declared one with where it was declared, and one WARN line says
 // so. Before, a typo'd feed URL in the config showed only among the crawl's http_4xx
 // counts, with the /sitemap.xml probes that most sites answer 404. The probe's 404
-// stays no problem.
+// stays no problem, and is counted as skipped (no_sitemap), not failed.
 func TestFailedFeedOrSitemapIsASiteProblem(t *testing.T) {
 	t.Parallel()
 	s := newDiscoSite(t)
@@ -26,8 +27,20 @@ func TestFailedFeedOrSitemapIsASiteProblem(t *testing.T) {
 	waitFor(t, "the declared, announced and probed documents' 404s to be counted", func() bool {
 		return s.requested("/fed.xml") > 0 && s.requested("/nosuch-sitemap.xml") > 0 &&
 			s.requested("/gone-feed") > 0 && s.requested("/sitemap.xml") > 0 &&
-			e.Stats().Errors["http_4xx"] >= 4
+			e.Stats().Errors["http_4xx"]+e.Stats().Skipped[front.SkipNoSitemap] >= 4
 	})
+	// The probe's 404 is no failure in the counts either (the end summary, status,
+	// stats): a skip, as the pane and the log treat it, not among the http_4xx.
+	st := e.Stats()
+	if st.Errors["http_4xx"] != 3 || st.Skipped[front.SkipNoSitemap] != 1 {
+		t.Errorf("http_4xx %d, %s %d; want the three expected documents failed and the probe skipped",
+			st.Errors["http_4xx"], front.SkipNoSitemap, st.Skipped[front.SkipNoSitemap])
+	}
+	for _, u := range st.Examples["http_4xx"] {
+		if strings.HasSuffix(u, "/sitemap.xml") {
+			t.Errorf("the probed %s is an example of a failed http_4xx", u)
+		}
+	}
 	want := map[string]string{
 		"http://" + h + "/fed.xml":            "HTTP 404 (http_4xx); the config's discovery.feeds names it: check the URL",
 		"http://" + h + "/nosuch-sitemap.xml": "HTTP 404 (http_4xx); the config's discovery.sitemaps names it: check the URL",

@@ -89,14 +89,12 @@ func (d *Discovery) FailedDocument(t frontier.Task, kind string, status int) {
 	if d == nil || !d.expected(t.URL) {
 		return
 	}
-	d.mu.Lock()
-	_, read := d.sources[t.URL]
-	declared := d.siteWide[t.URL]
-	probe := d.probed[t.URL] && !read && !declared
-	d.mu.Unlock()
-	if probe {
+	if d.Probe(t.URL) {
 		return
 	}
+	d.mu.Lock()
+	declared := d.siteWide[t.URL]
+	d.mu.Unlock()
 	why := kind
 	if status != 0 {
 		why = fmt.Sprintf("HTTP %d (%s)", status, kind)
@@ -109,6 +107,19 @@ func (d *Discovery) FailedDocument(t frontier.Task, kind string, status int) {
 		why += "; the config's discovery." + key + " names it: check the URL"
 	}
 	d.documentProblem(t, why, true)
+}
+
+// Probe says whether u is only the /sitemap.xml asked for where robots.txt names
+// no sitemap: not read before, not declared. Its failure is no problem (most sites
+// have none), and record counts its 4xx as a skip, not an error.
+func (d *Discovery) Probe(u string) bool {
+	if d == nil {
+		return false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_, read := d.sources[u]
+	return d.probed[u] && !read && !d.siteWide[u]
 }
 
 // RefusedDocument is record's word on a fetch that ended without a document: a

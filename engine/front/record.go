@@ -112,7 +112,11 @@ func (f *Front) Record(o lanes.Outcome) {
 	case res.Status/100 == 4:
 		f.disc.SourceFailed(t.URL)
 		f.disc.FailedDocument(t, fetch.KindHTTP4xx, res.Status)
-		f.endUnstored(t, prev, l, failed, fetch.KindHTTP4xx)
+		kind := fetch.KindHTTP4xx
+		if f.disc.Probe(t.URL) {
+			kind = SkipNoSitemap
+		}
+		f.endUnstored(t, prev, l, failed, kind)
 	case res.Status/100 == 5:
 		f.disc.SourceFailed(t.URL)
 		f.disc.FailedDocument(t, fetch.KindHTTP5xx, res.Status)

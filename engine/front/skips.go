@@ -28,6 +28,7 @@ var skipKinds = [...]string{
 	frontier.TrapCalendar,    // a calendar series running off
 	SkipCanonicalVariant,     // a same-host rel=canonical of a page fetched: the article is stored once
 	SkipSteeredOut,           // a queued entry or search whose keyword or site the operator removed
+	SkipNoSitemap,            // the /sitemap.xml asked for where robots.txt names none is not there
 }
 
 // SkipCanonicalVariant is the skip kind of a link, or a URL queued already, left
@@ -39,6 +40,12 @@ const SkipCanonicalVariant = "canonical_variant"
 // SkipSteeredOut is the skip kind of a queued entry or search URL withdrawn because
 // the operator removed its keyword or site while the crawl ran.
 const SkipSteeredOut = "steered_out"
+
+// SkipNoSitemap is the skip kind of the /sitemap.xml discovery asks for where a
+// host's robots.txt names no sitemap (discovery.probe), answered 4xx: most sites have
+// none, the Sites pane and the log say nothing of it, so the counts do not call it a
+// failure either.
+const SkipNoSitemap = "no_sitemap"
 
 // skipScopePrefix names the out-of-scope skips after frontier.Scope's reasons. They
 // count links, once per page that links out of scope (the same off-site link on many
