@@ -92,8 +92,8 @@ func TestFeedsAndSitemapsAsRealServersSendThem(t *testing.T) {
 	if why := problems["http://"+h+"/feeds/picture"]; !strings.Contains(why, "content_type") || len(problems) != 1 {
 		t.Errorf("snapshot problems %v: want /feeds/picture's, and only it", problems)
 	}
-	if snap.Totals.Errors["discovery_yielded_nothing"] != 1 {
-		t.Errorf("errors %v: want discovery_yielded_nothing 1", snap.Totals.Errors)
+	if snap.Totals.Warnings["discovery_yielded_nothing"] != 1 {
+		t.Errorf("warnings %v: want discovery_yielded_nothing 1", snap.Totals.Warnings)
 	}
 }
 

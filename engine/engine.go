@@ -299,7 +299,7 @@ func (e *Engine) Stats() view.Stats {
 		PagesFetched: t.PagesFetched, PagesStored: t.PagesStored, BytesFetched: t.BytesFetched,
 		Refused: t.Refused, ConfirmFetches: t.ConfirmFetches, Errors: t.Errors, URLsQueued: t.URLsQueued, URLsDone: t.URLsDone,
 		LanesPeak: peak, DurationS: d, RobotsSkips: t.Skipped[fetch.KindRobots], Resumed: e.resumed,
-		Skipped: t.Skipped, StatusClass: t.ByClass, StoreError: front.ErrorText(e.Failure()),
+		Skipped: t.Skipped, Warnings: t.Warnings, StatusClass: t.ByClass, StoreError: front.ErrorText(e.Failure()),
 		Examples: e.c.ExampleURLs(),
 	}
 	s.State = e.endState()

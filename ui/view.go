@@ -164,9 +164,12 @@ func (m *Model) headerView(b *strings.Builder) {
 	b.WriteByte('\n')
 
 	// Totals, in priority order, as many as fit.
-	errs, skips := int64(0), int64(0)
+	errs, skips, warns := int64(0), int64(0), int64(0)
 	for _, n := range s.Totals.Errors {
 		errs += n
+	}
+	for _, n := range s.Totals.Warnings {
+		warns += n // a feed's bad dates or XML: worth a look, nothing failed
 	}
 	for _, n := range s.Totals.Skipped {
 		skips += n // robots.txt, noindex, scope, content type: chosen, not failed
@@ -188,12 +191,13 @@ func (m *Model) headerView(b *strings.Builder) {
 		{Label: "in flight", Value: strconv.Itoa(inFlight(s.Lanes))},
 		{Label: "paused hosts", Value: strconv.Itoa(len(s.PausedHosts)), Bad: len(s.PausedHosts) > 0},
 		{Label: "skipped", Value: pane.Thousands(skips)},
+		{Label: "warnings", Value: pane.Thousands(warns)},
 		{Label: "bytes", Value: pane.BytesHuman(s.Totals.BytesFetched)},
 		{Label: "browser", Value: browserSeg(s.Render)},
 	}
 	used := 0
 	for _, sg := range segs {
-		if sg.Label == "paused hosts" && len(s.PausedHosts) == 0 || sg.Label == "skipped" && skips == 0 ||
+		if sg.Label == "paused hosts" && len(s.PausedHosts) == 0 || sg.Label == "skipped" && skips == 0 || sg.Label == "warnings" && warns == 0 ||
 			sg.Label == "workers" && s.Join == "" && len(s.Nodes) == 0 || sg.Label == "browser" && sg.Value == "" {
 			continue
 		}

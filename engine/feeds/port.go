@@ -30,7 +30,7 @@ type Crawl interface {
 	Now() time.Time
 	// Logf records an event in the crawl's log; host may be empty.
 	Logf(level view.Level, host, format string, args ...any)
-	// Count adds one to an error kind of the crawl's counts (discovery_*).
+	// Count adds one to a warning kind of the crawl's counts (discovery_*).
 	Count(kind string)
 	// QueueSitemaps queues sitemap URLs (normalised) as links of the crawl, those
 	// its scope allows.

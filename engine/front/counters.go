@@ -33,6 +33,7 @@ type Counters struct {
 
 	mu       sync.Mutex
 	errors   map[string]int64
+	warnings map[string]int64    // discovery's document warnings (AddWarning)
 	examples map[string][]string // the first URLs of each kind (exampleKinds kinds at most)
 }
 
@@ -110,6 +111,19 @@ func (c *Counters) AddError(kind string) {
 	c.mu.Unlock()
 }
 
+// AddWarning counts a warning of kind: something read was not quite what it said
+// (a feed's malformed XML, an invalid date, a sitemap child out of scope), with no
+// URL failed by it. Warnings are counted apart from errors, so a crawl whose
+// sitemaps carry bad dates does not read as a failing one.
+func (c *Counters) AddWarning(kind string) {
+	c.mu.Lock()
+	if c.warnings == nil {
+		c.warnings = map[string]int64{}
+	}
+	c.warnings[kind]++
+	c.mu.Unlock()
+}
+
 // Totals are the counts so far, with lanesPeak lanes alive at most at once.
 func (c *Counters) Totals(lanesPeak int) view.Totals {
 	t := view.Totals{
@@ -122,6 +136,7 @@ func (c *Counters) Totals(lanesPeak int) view.Totals {
 		Deferred:     c.Deferred.Load(),
 		LanesPeak:    lanesPeak,
 		Errors:       map[string]int64{},
+		Warnings:     map[string]int64{},
 		Skipped:      c.skipped.byKind(),
 		ByClass:      map[string]int64{},
 	}
@@ -134,6 +149,9 @@ func (c *Counters) Totals(lanesPeak int) view.Totals {
 	c.mu.Lock()
 	for k, v := range c.errors {
 		t.Errors[k] = v
+	}
+	for k, v := range c.warnings {
+		t.Warnings[k] = v
 	}
 	c.mu.Unlock()
 	return t

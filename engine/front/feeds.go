@@ -30,7 +30,7 @@ type feedsPort struct{ f *Front }
 var _ feeds.Crawl = feedsPort{}
 
 func (p feedsPort) Now() time.Time    { return p.f.crawl.Now() }
-func (p feedsPort) Count(kind string) { p.f.Counters.AddError(kind) }
+func (p feedsPort) Count(kind string) { p.f.Counters.AddWarning(kind) }
 
 func (p feedsPort) Logf(level view.Level, host, format string, args ...any) {
 	p.f.crawl.Logf(level, host, format, args...)

@@ -54,7 +54,7 @@ func (f *Front) QueueSitemaps(urls []string) {
 			continue
 		}
 		if ok, _ := f.Scope.Allows(pu, 0); !ok {
-			f.Counters.AddError("discovery_sitemap_out_of_scope")
+			f.Counters.AddWarning("discovery_sitemap_out_of_scope")
 			continue
 		}
 		out = append(out, f.LinkRecord(n, 0, 0))

@@ -44,6 +44,7 @@ var (
 	refusals     = desc("refusals_total", "Refused fetches: 403/429, ban or captcha pages (a 503 with Retry-After is not counted here; egress_refusals_total counts it).")
 	skipped      = desc("skipped_total", "URLs skipped by choice, by reason: robots.txt, noindex, content type, and out-of-scope links (counted per page linking there). Not errors.", "reason")
 	errorsTotal  = desc("errors_total", "URLs that ended in a failure, by error kind (skips are apart).", "kind")
+	warnings     = desc("warnings_total", "Discovery's document warnings, by kind (discovery_*: malformed XML, invalid dates, ...); no URL failed by them.", "kind")
 	urlsQueued   = desc("urls_queued_total", "URLs accepted into the frontier.")
 	urlsDone     = desc("urls_done_total", "URLs finished: stored, failed or skipped.")
 	urlsDeferred = desc("urls_deferred_total", "URLs set aside for a disabled host or an unreachable robots.txt; they come back.")
@@ -111,7 +112,7 @@ var (
 )
 
 var allDescs = []*prometheus.Desc{nodeInfo, crawlState, startTime,
-	pagesFetched, pagesStored, bytesFetched, refusals, skipped, errorsTotal, urlsQueued, urlsDone, urlsDeferred,
+	pagesFetched, pagesStored, bytesFetched, refusals, skipped, errorsTotal, warnings, urlsQueued, urlsDone, urlsDeferred,
 	queueURLs, lanes, lanesMax, lanesPeak, pausedHosts,
 	dnsLookups, dnsPrefetch, dnsUpstream, dnsStale, dnsEntries, dnsWait,
 	egressRotations, egressDisables, egressDisabled, egressRequests, egressRefusals, egressResponses, hostsSeen,
@@ -170,6 +171,9 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for _, k := range sortedKeys(tot.Errors) {
 		counter(errorsTotal, float64(tot.Errors[k]), k)
+	}
+	for _, k := range sortedKeys(tot.Warnings) {
+		counter(warnings, float64(tot.Warnings[k]), k)
 	}
 	counter(urlsQueued, float64(tot.URLsQueued))
 	counter(urlsDone, float64(tot.URLsDone))

@@ -120,6 +120,7 @@ type Totals struct {
 	BytesFetched int64            // body bytes received
 	Refused      int64            // 403/429/ban or captcha pages
 	Errors       map[string]int64 // error kind -> count (failures only)
+	Warnings     map[string]int64 // warning kind -> count: discovery_* document warnings, no URL failed by them
 	Skipped      map[string]int64 // skip kind -> count: robots.txt, noindex, scope, content type (IsSkip)
 	ByClass      map[string]int64 // responses by status class ("2xx", "4xx", "other"); they add up to PagesFetched
 	URLsQueued   int64            // URLs ever accepted into the frontier

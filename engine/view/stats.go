@@ -17,6 +17,9 @@ type Stats struct {
 	Refused      int64            `json:"refused"`
 	Errors       map[string]int64 `json:"errors"`  // failures by kind; skips are apart
 	Skipped      map[string]int64 `json:"skipped"` // URLs (scope: links) skipped by choice, by kind (front.SkipKinds)
+	// Warnings are discovery's document warnings by kind (discovery_*): a feed's
+	// malformed XML, invalid dates; no URL failed by them.
+	Warnings map[string]int64 `json:"warnings,omitempty"`
 	// Examples are the first URLs of this run that ended with each error or skip kind
 	// (at most ExampleURLs a kind), so a summary can name what failed, not only count it.
 	Examples    map[string][]string `json:"examples,omitempty"`

@@ -458,6 +458,10 @@ func progress(s view.Snapshot) string {
 	for _, n := range s.Totals.Skipped {
 		skips += n
 	}
+	var warns int64
+	for _, n := range s.Totals.Warnings {
+		warns += n
+	}
 	state := string(s.State)
 	if what, at := pane.IdleWait(&s); what != "" {
 		state += fmt.Sprintf(" (next %s in %s)", what, max(time.Until(at), 0).Truncate(time.Second))
@@ -465,6 +469,9 @@ func progress(s view.Snapshot) string {
 	line := fmt.Sprintf("%s  %s  pages %d  %s  queue %d  lanes %d/%d  refused %d  errors %d  skipped %d",
 		time.Since(s.StartedAt).Truncate(time.Second), state, s.Totals.PagesFetched, pane.Rate(s.PagesPerSec),
 		s.QueueDepth, s.LanesBusy, s.LanesMax, s.Totals.Refused, errs, skips)
+	if warns > 0 {
+		line += fmt.Sprintf("  warnings %d", warns)
+	}
 	if r := s.Render; r != nil && r.Renders+r.Failed > 0 {
 		// The console's header says it ("browser idle, 31 renders"); a headless
 		// crawl of a script-built site said nothing of its pages being rendered.
@@ -489,9 +496,13 @@ func summary(st view.Stats) string {
 	if st.StoreError != "" {
 		head = "stopped, the store failed"
 	}
-	return fmt.Sprintf(head+": %d pages fetched, %d stored, %d refused, %d URLs queued, %d done, peak %d lanes, %.1fs, %s; errors: %s; skipped: %s",
+	line := fmt.Sprintf(head+": %d pages fetched, %d stored, %d refused, %d URLs queued, %d done, peak %d lanes, %.1fs, %s; errors: %s; skipped: %s",
 		st.PagesFetched, st.PagesStored, st.Refused, st.URLsQueued, st.URLsDone, st.LanesPeak, st.DurationS, pane.Rate(st.PagesPerS),
 		kindList(st.Errors), kindList(st.Skipped))
+	if len(st.Warnings) > 0 {
+		line += "; warnings: " + kindList(st.Warnings)
+	}
+	return line
 }
 
 // kindList prints counts by kind as "a=1 b=2", sorted by kind, or "none".

@@ -35,6 +35,7 @@ type ctlStatusReport struct {
 	Refused      int64            `json:"refused"`
 	Errors       map[string]int64 `json:"errors"`
 	Skipped      map[string]int64 `json:"skipped"`
+	Warnings     map[string]int64 `json:"warnings"` // discovery's document warnings; nothing failed by them
 	PausedLanes  []int            `json:"paused_lanes"`
 	PausedHosts  []string         `json:"paused_hosts"`
 	Disabled     []string         `json:"disabled_hosts"`
@@ -61,10 +62,13 @@ func statusOf(s view.Snapshot) ctlStatusReport {
 	r := ctlStatusReport{State: s.State, StartedAt: s.StartedAt, PagesFetched: s.Totals.PagesFetched,
 		PagesStored: s.Totals.PagesStored, PagesPerS: s.PagesPerSec, Queue: s.QueueDepth, URLsDone: s.Totals.URLsDone,
 		LanesBusy: s.LanesBusy, LanesMax: s.LanesMax, Refused: s.Totals.Refused, Errors: s.Totals.Errors,
-		Skipped: s.Totals.Skipped, PausedLanes: []int{}, PausedHosts: append([]string{}, s.PausedHosts...),
+		Skipped: s.Totals.Skipped, Warnings: s.Totals.Warnings, PausedLanes: []int{}, PausedHosts: append([]string{}, s.PausedHosts...),
 		Disabled: disabledOf(s), StoreError: s.StoreError}
 	if r.Errors == nil {
 		r.Errors = map[string]int64{}
+	}
+	if r.Warnings == nil {
+		r.Warnings = map[string]int64{}
 	}
 	if r.Skipped == nil {
 		r.Skipped = map[string]int64{}
@@ -152,6 +156,9 @@ func printStatus(s view.Snapshot, asJSON bool, stdout io.Writer) int {
 		fmt.Fprintln(stdout, why)
 	}
 	fmt.Fprintf(stdout, "errors: %s\nskipped: %s\n", kindList(r.Errors), kindList(r.Skipped))
+	if len(r.Warnings) > 0 {
+		fmt.Fprintf(stdout, "warnings: %s\n", kindList(r.Warnings))
+	}
 	if len(r.PausedLanes) > 0 {
 		fmt.Fprintf(stdout, "paused lanes: %s\n", strings.Trim(fmt.Sprint(r.PausedLanes), "[]"))
 	}

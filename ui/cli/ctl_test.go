@@ -351,3 +351,21 @@ func TestCtlStatusSaysWhenAnIdleCrawlRevisits(t *testing.T) {
 		t.Errorf("ctl status --json: next_revisit %v, next_round %v (%v); want %v and %v", r.NextRevisit, r.NextRound, err, next, round)
 	}
 }
+
+// A document's warnings (a feed's invalid dates) are no errors: ctl status names
+// them on a line of their own, and --json apart from errors.
+func TestCtlStatusCountsWarningsApart(t *testing.T) {
+	s := view.Snapshot{At: time.Now(), StartedAt: time.Now(), State: view.StateRunning,
+		Totals: view.Totals{Errors: map[string]int64{"timeout": 1}, Warnings: map[string]int64{"discovery_invalid_date": 4}}}
+	var out strings.Builder
+	printStatus(s, false, &out)
+	if !strings.Contains(out.String(), "errors: timeout=1\n") || !strings.Contains(out.String(), "warnings: discovery_invalid_date=4\n") {
+		t.Errorf("ctl status:\n%s\nwant errors: timeout=1 and warnings: discovery_invalid_date=4 apart", out.String())
+	}
+	var js strings.Builder
+	printStatus(s, true, &js)
+	var r struct{ Errors, Warnings map[string]int64 }
+	if err := json.Unmarshal([]byte(js.String()), &r); err != nil || len(r.Errors) != 1 || r.Warnings["discovery_invalid_date"] != 4 {
+		t.Errorf("ctl status --json: errors %v, warnings %v (%v); want timeout only, and the warning apart", r.Errors, r.Warnings, err)
+	}
+}

@@ -413,10 +413,14 @@ func TestMetricsFlagServes(t *testing.T) {
 func TestSummarySkippedApart(t *testing.T) {
 	st := view.Stats{PagesFetched: 405, Errors: map[string]int64{"timeout": 2},
 		Skipped: map[string]int64{"robots_disallowed": 360, "out_of_scope_off_site": 40}}
+	warns := map[string]int64{"discovery_invalid_date": 5}
 	cases := []struct{ name, got, want string }{
 		{"summary", summary(st), "errors: timeout=2; skipped: out_of_scope_off_site=40 robots_disallowed=360"},
 		{"summary, none", summary(view.Stats{}), "errors: none; skipped: none"},
 		{"progress", progress(view.Snapshot{Totals: view.Totals{Errors: st.Errors, Skipped: st.Skipped}}), "errors 2  skipped 400"},
+		// A feed's invalid dates are warnings: apart from the errors, and named.
+		{"summary, warnings", summary(view.Stats{Errors: st.Errors, Warnings: warns}), "errors: timeout=2; skipped: none; warnings: discovery_invalid_date=5"},
+		{"progress, warnings", progress(view.Snapshot{Totals: view.Totals{Errors: st.Errors, Warnings: warns}}), "errors 2  skipped 0  warnings 5"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
