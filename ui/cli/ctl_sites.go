@@ -13,6 +13,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/attach"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
+	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
 // ctlSite is one site of `ctl sites`: a declared site as the Sites pane shows it,
@@ -29,8 +30,8 @@ type ctlSite struct {
 	Stored   int64    `json:"stored"`
 	NewHour  int      `json:"new_1h"`
 	NewDay   int      `json:"new_1d"`
-	// DelayS is the median publish-to-store delay in seconds (the pane's DELAY);
-	// 0: no page published while the crawl watched has been stored.
+	// DelayS is the median publish-to-store delay in seconds, to the millisecond
+	// (the pane's DELAY); 0: no page published while the crawl watched has been stored.
 	DelayS   float64           `json:"delay_s"`
 	Feeds    []string          `json:"feeds"`
 	Sitemaps []string          `json:"sitemaps"`
@@ -60,7 +61,7 @@ func sitesOf(s view.Snapshot) []ctlSite {
 			declared[r.Name] = true
 			out = append(out, ctlSite{Site: r.Name, Declared: true, Kind: r.Kind, Class: r.Class, Entry: r.Entry,
 				Keywords: append([]string{}, r.Keywords...), Stored: r.Stored, NewHour: r.NewHour, NewDay: r.NewDay,
-				DelayS: r.PublishDelay.Round(time.Second).Seconds(), Feeds: append([]string{}, r.Feeds...), Sitemaps: append([]string{}, r.Sitemaps...),
+				DelayS: r.PublishDelay.Round(time.Millisecond).Seconds(), Feeds: append([]string{}, r.Feeds...), Sitemaps: append([]string{}, r.Sitemaps...),
 				Covered: r.Covered, Problems: r.Problems, DatesTrusted: r.DatesTrusted})
 		}
 	}
@@ -107,8 +108,11 @@ func printSites(s view.Snapshot, asJSON bool, stdout io.Writer) int {
 		kind, stored, hour, day, delay := "-", "-", "-", "-", "-"
 		if c.Declared {
 			kind, stored, hour, day = c.Kind, strconv.FormatInt(c.Stored, 10), strconv.Itoa(c.NewHour), strconv.Itoa(c.NewDay)
-			if c.DelayS > 0 {
-				delay = time.Duration(c.DelayS * float64(time.Second)).Round(time.Second).String()
+			d := time.Duration(c.DelayS * float64(time.Second))
+			if s, ok := pane.ShortDelay(d); ok {
+				delay = s
+			} else if d > 0 {
+				delay = d.Round(time.Second).String()
 			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%d\n", c.Site, kind, stored, hour, day, delay,

@@ -64,3 +64,24 @@ func TestCtlSitesSaysWhatEachSitesFeedsGave(t *testing.T) {
 		t.Errorf("ctl --json sites: %v\n%s", err, js.String())
 	}
 }
+
+// A delay under a second is shown to the millisecond in text and JSON; rounded to
+// whole seconds it read "-" and 0, as if nothing had been stored.
+func TestCtlSitesDelayUnderASecond(t *testing.T) {
+	s := view.Snapshot{Sites: &view.SitesView{Sites: []view.SiteRow{
+		{Name: "fast", Kind: "news", Stored: 3, PublishDelay: 420 * time.Millisecond},
+		{Name: "brisk", Kind: "news", Stored: 3, PublishDelay: 3250 * time.Millisecond},
+	}}}
+	var out strings.Builder
+	printSites(s, false, &out)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) < 3 || strings.Fields(lines[1])[5] != "420ms" || strings.Fields(lines[2])[5] != "3.2s" {
+		t.Errorf("ctl sites:\n%s\nwant DELAY 420ms and 3.2s", out.String())
+	}
+	var js strings.Builder
+	printSites(s, true, &js)
+	var list []ctlSite
+	if err := json.Unmarshal([]byte(js.String()), &list); err != nil || len(list) != 2 || list[0].DelayS != 0.42 || list[1].DelayS != 3.25 {
+		t.Errorf("ctl --json sites: %v\n%s\nwant delay_s 0.42 and 3.25", err, js.String())
+	}
+}

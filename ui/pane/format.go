@@ -23,6 +23,22 @@ func Countdown(t, now time.Time) string {
 	return ShortDuration(d)
 }
 
+// ShortDelay formats a delay under ten seconds as it is, not rounded to a whole
+// second: 40ms, 400ms, 2.5s; ok is false from ten seconds on, where whole seconds
+// say it (each caller has its own format there). A feed read every minute stores
+// its articles well under a second after they appear: rounded, that read 0s or "-".
+func ShortDelay(d time.Duration) (s string, ok bool) {
+	switch {
+	case d <= 0 || d >= 10*time.Second:
+		return "", false
+	case d < time.Millisecond:
+		return "<1ms", true
+	case d < time.Second:
+		return strconv.Itoa(int(d.Round(time.Millisecond)/time.Millisecond)) + "ms", true
+	}
+	return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s", true
+}
+
 // ShortDuration formats d as 1h02m03s / 2m03s / 3s.
 func ShortDuration(d time.Duration) string {
 	d = d.Round(time.Second)

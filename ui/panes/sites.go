@@ -281,7 +281,9 @@ func (p *sitesPane) cells(s *view.SiteRow, now time.Time) []string {
 	if !s.LastRound.IsZero() {
 		round = longDuration(max(now.Sub(s.LastRound), 0))
 	}
-	if s.PublishDelay > 0 {
+	if d, ok := pane.ShortDelay(s.PublishDelay); ok {
+		delay = d
+	} else if s.PublishDelay > 0 {
 		delay = longDuration(s.PublishDelay)
 	}
 	budget := "-" // no budget set anywhere: nothing counts the round's pages (not 0 used)

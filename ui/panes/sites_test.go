@@ -3,6 +3,7 @@ package panes
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/fake"
@@ -64,5 +65,16 @@ func TestSitesPaneShowsTheFeedsOfUndeclaredDomains(t *testing.T) {
 	c := p.cells(&view.SiteRow{Name: "guardian.example", Feeds: []string{"x"}, DatesTrusted: "yes"}, fake.Epoch)
 	if strings.Join(c, " ") != "guardian.example - - - - - - - - - - 1 0 yes" {
 		t.Errorf("undeclared row cells %q: want its figures -, its feeds, sitemaps and dates", c)
+	}
+}
+
+// A delay under a second is shown as it is, not rounded to 0s: news read from a
+// feed every minute is stored well under a second after it appears.
+func TestSitesDelayUnderASecond(t *testing.T) {
+	p := &sitesPane{width: 80}
+	for d, want := range map[time.Duration]string{400 * time.Millisecond: "400ms", 2500 * time.Millisecond: "2.5s", 95 * time.Second: "1m35s", 0: "-"} {
+		if c := p.cells(&view.SiteRow{Name: "a", PublishDelay: d}, fake.Epoch); c[len(c)-2] != want {
+			t.Errorf("publish delay %v: DELAY %q, want %q", d, c[len(c)-2], want)
+		}
 	}
 }
