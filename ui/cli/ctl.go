@@ -61,7 +61,7 @@ before the command. Commands:
   budget host HOST N [round|total]
   window SITE DAYS                a news site's keyword results only from pages published in the last DAYS days (0: any date)
 
-Exit status: 0 done; 1 the crawl refused (the reason on stderr), a lane, site or
+Exit status: 0 done; 1 the crawl refused (the reason on stderr), a lane, site, host or
 URL it does not have among them; 2 usage (a bad flag, command or credential); 4 the crawl was not reached (nothing answers, or no
 answer in time: the change may or may not have been made).
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	neturl "net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -60,20 +61,26 @@ func TestCtlRunsTheConsoleCommandsOnACrawl(t *testing.T) {
 	if code, out, errs := ctlRun(t, url, tokenFile, "lanes", "3"); code != 0 || !strings.Contains(out, "lanes.max set to 3") {
 		t.Errorf("ctl lanes 3: exit %d, %q, %q", code, out, errs)
 	}
-	if code, out, errs := ctlRun(t, url, tokenFile, "pause", "host", "www.quiet.test"); code != 0 || !strings.Contains(out, "host www.quiet.test paused") {
+	// A declared site's entry host: the crawl knows it before its round reaches it.
+	eu, err := neturl.Parse(opts.Sites[0].Entry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	quiet := strings.ToLower(eu.Host)
+	if code, out, errs := ctlRun(t, url, tokenFile, "pause", "host", quiet); code != 0 || !strings.Contains(out, "host "+quiet+" paused") {
 		t.Errorf("ctl pause host: exit %d, %q, %q", code, out, errs)
 	}
 	r := ctlStatusJSON(t, url, tokenFile)
-	if r.LanesMax != 3 || !slices.Contains(r.PausedHosts, "www.quiet.test") {
+	if r.LanesMax != 3 || !slices.Contains(r.PausedHosts, quiet) {
 		t.Errorf("status --json after lanes 3 and pause host: lanes_max %d, paused_hosts %v", r.LanesMax, r.PausedHosts)
 	}
 	code, out, _ := ctlRun(t, url, tokenFile, "--json", "hosts")
 	var hosts []ctlHost
 	if err := json.Unmarshal([]byte(out), &hosts); code != 0 || err != nil ||
-		!slices.ContainsFunc(hosts, func(h ctlHost) bool { return h.Host == "www.quiet.test" && h.Paused }) {
-		t.Errorf("ctl --json hosts: exit %d, %v; want www.quiet.test paused\n%s", code, err, out)
+		!slices.ContainsFunc(hosts, func(h ctlHost) bool { return h.Host == quiet && h.Paused }) {
+		t.Errorf("ctl --json hosts: exit %d, %v; want %s paused\n%s", code, err, quiet, out)
 	}
-	if code, out, _ := ctlRun(t, url, tokenFile, "hosts"); code != 0 || !strings.Contains(out, "HOST") || !strings.Contains(out, "www.quiet.test") {
+	if code, out, _ := ctlRun(t, url, tokenFile, "hosts"); code != 0 || !strings.Contains(out, "HOST") || !strings.Contains(out, quiet) {
 		t.Errorf("ctl hosts: exit %d\n%s", code, out)
 	}
 	if code, out, errs := ctlRun(t, url, tokenFile, "rebalance"); code != 0 || !strings.Contains(out, "rebalance") {
@@ -95,6 +102,9 @@ func TestCtlRunsTheConsoleCommandsOnACrawl(t *testing.T) {
 		{[]string{"pause", "lane", "x"}, ExitUsage, "lane must be a lane number"},
 		{[]string{"lanes", "zero"}, ExitUsage, "N must be a whole number"},
 		{[]string{"keyword", "rm", "nosuchsite", "x"}, 1, `no site named "nosuchsite"`},
+		// A host the crawl does not know is refused by the same rule; it said paused.
+		{[]string{"pause", "host", "nosuch.example"}, 1, "no host nosuch.example in the crawl"},
+		{[]string{"resume", "host", "nosuch.example"}, 1, "no host nosuch.example in the crawl"},
 	} {
 		if code, _, errs := ctlRun(t, url, tokenFile, c.args...); code != c.code || !strings.Contains(errs, c.err) {
 			t.Errorf("ctl %s: exit %d, stderr %q; want %d and %q", strings.Join(c.args, " "), code, errs, c.code, c.err)

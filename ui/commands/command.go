@@ -8,6 +8,7 @@ package commands
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"sort"
 	"strconv"
@@ -284,6 +285,48 @@ func openLanes(ids []int) string {
 	return b.String()
 }
 
+// checkHost refuses a host the crawl does not know: pausing a typo'd name said
+// "paused" and held nothing. A host is known when a lane holds it, it is paused, it
+// is a declared site's entry or search host (paused before its round reaches it),
+// or the hosts report has it (a response or an ending from it); a host past the
+// report's cap cannot be told apart, and is taken.
+func checkHost(con Console, host string) error {
+	s := con.Snapshot()
+	for _, h := range s.PausedHosts {
+		if h == host {
+			return nil
+		}
+	}
+	for _, l := range s.Lanes {
+		for _, h := range l.Hosts {
+			if h == host {
+				return nil
+			}
+		}
+	}
+	if s.Sites != nil {
+		for _, r := range s.Sites.Sites {
+			if u, err := url.Parse(r.Entry); err == nil && strings.ToLower(u.Host) == host {
+				return nil
+			}
+		}
+	}
+	if hv := s.Hosts; hv != nil {
+		if hv.Untracked > 0 {
+			return nil
+		}
+		if _, ok := hv.Live[host]; ok {
+			return nil
+		}
+		for i := range hv.Hosts.Len() {
+			if hv.Hosts.At(i).Name == host {
+				return nil
+			}
+		}
+	}
+	return &NotInCrawlError{fmt.Sprintf("no host %s in the crawl: no lane holds it and nothing was fetched from it (the Hosts tab lists those that were)", host)}
+}
+
 // knownHosts lists the hosts bound to lanes, for completion.
 func knownHosts(con Console) []string {
 	seen := map[string]bool{}
@@ -307,6 +350,9 @@ func init() {
 	hostOp := func(paused bool) func(con Console, args []string) (tea.Cmd, error) {
 		return func(con Console, args []string) (tea.Cmd, error) {
 			host := strings.ToLower(args[0])
+			if err := checkHost(con, host); err != nil {
+				return nil, err
+			}
 			return con.Common().Control(verbs[paused][0]+" host "+host, "host "+host+" "+verbs[paused][1], func(ctrl engine.Control) error {
 				return ctrl.PauseHost(host, paused)
 			}), nil
