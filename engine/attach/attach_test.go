@@ -95,6 +95,7 @@ func richSnapshot() view.Snapshot {
 	s.Egress.Disabled = append(s.Egress.Disabled, egress.DisabledHost{Host: "x.example", Since: s.At, Until: s.At.Add(time.Hour), TimeLeft: time.Hour})
 	s.Revisit.Intervals = append(s.Revisit.Intervals, view.IntervalBucket{Min: time.Minute, Max: time.Hour, Pages: 3})
 	s.Totals.Skipped = map[string]int64{"robots_disallowed": 360}
+	s.Totals.Warnings = map[string]int64{"discovery_invalid_date": 4}
 	s.Totals.ByClass = map[string]int64{"2xx": 120001, "4xx": 3455}
 	s.LastEvent = math.MaxUint64 - 1 // beyond float64's exact integers
 	s.StoreError = "store: commit batch of 3 operations: database or disk is full"
