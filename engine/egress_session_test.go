@@ -78,6 +78,9 @@ func TestAddEgressFromSessionPolicy(t *testing.T) {
 		"socks5://u:pw@169.254.169.254:1080":                            "loopback/private/link-local",
 		"http://[fe80::1]:3128":                                         "loopback/private/link-local",
 		"http://[::ffff:192.168.1.1]:3128":                              "loopback/private/link-local",
+		"bind:fe80::1":                                                  "egress bind:fe80::1: fe80::1 is a link-local address",
+		"ll=bind:fe80::1":                                               "egress ll (bind:fe80::1): fe80::1 is a link-local address",
+		"out2=bind:192.0.2.10":                                          "egress out2 (bind:192.0.2.10): 192.0.2.10 is not an address of this machine",
 	} {
 		name, err := e.AddEgress(spec)
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -115,10 +115,14 @@ func (c *Crew) SetHostDisabled(host string, disabled bool) error {
 }
 
 // CheckSessionEgress refuses an egress spec typed in a console session that names
-// a password reference or a proxy on an address allow_private does not cover.
+// a password reference, a proxy on an address allow_private does not cover, or a
+// bind: address this machine cannot send from (as the start-up config is checked).
 func (c *Crew) CheckSessionEgress(spec string) error {
 	sp, err := egress.ParseSessionSpec(spec)
 	if err != nil {
+		return err
+	}
+	if err := sp.CheckBind(); err != nil {
 		return err
 	}
 	var resolver fetch.Resolver
