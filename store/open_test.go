@@ -465,3 +465,29 @@ func TestSQLiteConfigured(t *testing.T) {
 		}
 	}
 }
+
+// A restarted master marks a rejoining worker's claims in progress in one write
+// (SetInProgress): each URL reads in progress as SetState's mark does, and a store
+// reopened after it recovers them to the queue.
+func TestSetInProgressMarksEachURL(t *testing.T) {
+	s, path := openTemp(t, Options{})
+	for i := 0; i < 4; i++ {
+		s.AddURLs([]URL{testURL("a.test", i)}, nil)
+	}
+	s.SetInProgress([]string{testURL("a.test", 0).URL, testURL("a.test", 2).URL, "http://unknown.test/"})
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := s.Counts(); c.InProgress != 2 || c.Unprocessed != 2 {
+		t.Errorf("after SetInProgress of 2 known URLs and 1 unknown: %+v; want 2 in progress, 2 unprocessed", c)
+	}
+	s.Close()
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.Recovered() != 2 {
+		t.Errorf("Recovered() = %d, want the 2 marked in progress", s.Recovered())
+	}
+}

@@ -106,6 +106,26 @@ func (s *Store) SetState(url string, st State, lane int, errKind string) {
 	}})
 }
 
+// SetInProgress queues marking each of urls in progress, as SetState(url,
+// InProgress, 0, "") does, in one write: a restarted master's rejoin takes back up to
+// thousands of claims under the engine's lock, and a write each could fill the
+// store's queue while the writer's callbacks wait for that lock.
+func (s *Store) SetInProgress(urls []string) {
+	if len(urls) == 0 {
+		return
+	}
+	urls = slices.Clone(urls)
+	s.submit(&writeOp{what: "set in progress", key: urls[0], apply: func(w *writer) (func(), error) {
+		at := nowNanos()
+		for _, u := range urls {
+			if err := w.holdStart(u, startMark{at: at}); err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	}})
+}
+
 // Defer queues setting url aside until the given time (M3: a disabled host's URLs are
 // deferred, never lost); Queued hands it out again once that time has passed.
 func (s *Store) Defer(url string, until time.Time) {

@@ -31,6 +31,7 @@ type crawlStub struct {
 	onLog     func(msg string)
 	onPrepare func(t *frontier.Task)
 	onHeld    func(url string)
+	helds     int // Held calls: a rejoin's marks go in one store write
 	onCommit  func(r *wire.Result)
 	onMeta    func(key string, data []byte)
 	// commits, when set, holds AfterCommit's callbacks for the test to run (the
@@ -62,9 +63,12 @@ func (c *crawlStub) Prepare(t *frontier.Task) {
 		c.onPrepare(t)
 	}
 }
-func (c *crawlStub) Held(url string) {
-	if c.onHeld != nil {
-		c.onHeld(url)
+func (c *crawlStub) Held(urls []string) {
+	c.helds++
+	for _, u := range urls {
+		if c.onHeld != nil {
+			c.onHeld(u)
+		}
 	}
 }
 func (*crawlStub) RevisitEnded(string) bool { return false }

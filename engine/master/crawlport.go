@@ -45,9 +45,9 @@ func (p crawlPort) Settings() wire.Settings {
 // stands for as its canonical is marked Stood (the worker ends it unsent).
 func (p crawlPort) Prepare(t *frontier.Task) { p.p.Front.PrepareHandOut(t) }
 
-// Held marks url in progress in the store: a task a rejoining worker holds, taken
-// back (its validators and stand-in were set at its hand-out).
-func (p crawlPort) Held(url string) { p.p.Store.SetState(url, store.InProgress, 0, "") }
+// Held marks urls in progress in the store, in one write: tasks a rejoining worker
+// holds, taken back (their validators and stand-ins were set at their hand-out).
+func (p crawlPort) Held(urls []string) { p.p.Store.SetInProgress(urls) }
 
 // Commit records a worker's result. A revisit is recorded as one: its stored state
 // read with the mark just dropped in mind. Read after the drop, it was a first fetch

@@ -36,9 +36,9 @@ type Host interface {
 	SetMeta(key string, data []byte)
 	// AfterCommit calls f once the store committed what was written before it.
 	AfterCommit(f func(error))
-	// Held marks url in progress in the store (a worker holds it); a store write
-	// alone, no lock taken: the caller may hold the lock.
-	Held(url string)
+	// Held marks urls in progress in the store (a worker holds them); one store
+	// write, no lock taken: the caller may hold the lock.
+	Held(urls []string)
 }
 
 // Link is the master's conversation with its workers over the transport: their
@@ -123,8 +123,12 @@ func (l *Link) OnJoin(msg *nats.Msg) {
 	// claimed report settled meanwhile commits after the mark, which it ends
 	// (settled first, the mark would win: in progress for good).
 	kept := keptClaims(j.Holding, r.Kept)
-	for _, c := range kept {
-		l.host.Held(c.URL)
+	if len(kept) > 0 {
+		urls := make([]string, len(kept))
+		for i, c := range kept {
+			urls[i] = c.URL
+		}
+		l.host.Held(urls)
 	}
 	l.SaveNodes()
 	// A restarted master awaits the workers its saved node table names, and finds
