@@ -108,3 +108,14 @@ func TestAddEgressFromSessionPolicy(t *testing.T) {
 		t.Fatal("192.168.1.1 is outside allow_private and was added")
 	}
 }
+
+// A master's egresses are its workers': `:egress add` of a bind: egress naming a
+// worker's address is not checked against the master's own interfaces (a one-box
+// crawl's is: TestAddEgressFromSessionPolicy).
+func TestAMasterAddsAWorkersBindEgress(t *testing.T) {
+	m, _ := startIdleCluster(t, 200*time.Millisecond)
+	defer m.Close()
+	if _, err := m.AddEgress("w1b=bind:10.250.0.7"); err != nil {
+		t.Errorf("the master refused a worker's bind: egress: %v", err)
+	}
+}

@@ -115,14 +115,12 @@ func (c *Crew) SetHostDisabled(host string, disabled bool) error {
 }
 
 // CheckSessionEgress refuses an egress spec typed in a console session that names
-// a password reference, a proxy on an address allow_private does not cover, or a
-// bind: address this machine cannot send from (as the start-up config is checked).
+// a password reference or a proxy on an address allow_private does not cover. A
+// master asks it too (its egresses are its workers'), so a bind: address is checked
+// against this machine only where this process sends from it (AddEgress).
 func (c *Crew) CheckSessionEgress(spec string) error {
 	sp, err := egress.ParseSessionSpec(spec)
 	if err != nil {
-		return err
-	}
-	if err := sp.CheckBind(); err != nil {
 		return err
 	}
 	var resolver fetch.Resolver
@@ -141,6 +139,12 @@ func (c *Crew) AddEgress(spec string) (string, error) {
 	}
 	if err := c.CheckSessionEgress(spec); err != nil {
 		return "", err
+	}
+	// As the start-up config is checked: a bind: address this machine cannot send from.
+	if sp, err := egress.ParseSessionSpec(spec); err == nil {
+		if err := sp.CheckBind(); err != nil {
+			return "", err
+		}
 	}
 	name, err := c.Run.AddEgress(spec)
 	if err != nil {
