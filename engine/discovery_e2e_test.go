@@ -29,6 +29,8 @@ type discoSite struct {
 	// request's path and the number of requests served before it: a test blocks
 	// responses in it until the crawl has reached the state it looks at.
 	hold func(path string, served int)
+	// status answers a path with that HTTP status and no body.
+	status map[string]int
 }
 
 func newDiscoSite(t *testing.T) *discoSite {
@@ -54,11 +56,14 @@ func (s *discoSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.log = append(s.log, r.URL.Path)
 	robots, page, raw, hold, served := s.robots, s.pages[r.URL.Path], s.raw[r.URL.Path], s.hold, len(s.log)-1
+	code := s.status[r.URL.Path]
 	s.mu.Unlock()
 	if hold != nil {
 		hold(r.URL.Path, served)
 	}
 	switch {
+	case code != 0:
+		w.WriteHeader(code)
 	case r.URL.Path == "/robots.txt":
 		fmt.Fprint(w, "User-agent: *\nAllow: /\n"+robots)
 	case raw != nil:

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 
@@ -70,5 +71,24 @@ func TestFailedFeedOrSitemapIsASiteProblem(t *testing.T) {
 		if n != 1 {
 			t.Errorf("%d WARN lines say %s yielded nothing, want 1", n, u)
 		}
+	}
+}
+
+// A /sitemap.xml probe answered 401 (or any 4xx but 404 and 410, which say there is
+// none) is a failure in the counts, not "no sitemap". (A 403 counts as refused, a
+// block, before this.)
+func TestAProbeAnsweredUnauthorizedIsAFailure(t *testing.T) {
+	t.Parallel()
+	s := newDiscoSite(t)
+	s.pages["/"] = `<html><body>front</body></html>`
+	s.status = map[string]int{"/sitemap.xml": http.StatusUnauthorized}
+	e := startEngine(t, discoveryPollOptions(t, "http://"+s.host+"/"))
+	waitFor(t, "the probe's 401 to be counted", func() bool {
+		st := e.Stats()
+		return s.requested("/sitemap.xml") > 0 && st.Errors["http_4xx"]+st.Skipped[front.SkipNoSitemap] >= 1
+	})
+	if st := e.Stats(); st.Errors["http_4xx"] != 1 || st.Skipped[front.SkipNoSitemap] != 0 {
+		t.Errorf("http_4xx %d, %s %d; want the probe's 401 failed, not skipped",
+			st.Errors["http_4xx"], front.SkipNoSitemap, st.Skipped[front.SkipNoSitemap])
 	}
 }

@@ -113,7 +113,9 @@ func (f *Front) Record(o lanes.Outcome) {
 		f.disc.SourceFailed(t.URL)
 		f.disc.FailedDocument(t, fetch.KindHTTP4xx, res.Status)
 		kind := fetch.KindHTTP4xx
-		if f.disc.Probe(t.URL) {
+		// "Not there" only: a 403 or 429 on the probe is a block or a rate limit,
+		// which the counts keep showing as a failure.
+		if (res.Status == http.StatusNotFound || res.Status == http.StatusGone) && f.disc.Probe(t.URL) {
 			kind = SkipNoSitemap
 		}
 		f.endUnstored(t, prev, l, failed, kind)

@@ -42,7 +42,7 @@ const SkipCanonicalVariant = "canonical_variant"
 const SkipSteeredOut = "steered_out"
 
 // SkipNoSitemap is the skip kind of the /sitemap.xml discovery asks for where a
-// host's robots.txt names no sitemap (discovery.probe), answered 4xx: most sites have
+// host's robots.txt names no sitemap (discovery.probe), answered 404 or 410: most sites have
 // none, the Sites pane and the log say nothing of it, so the counts do not call it a
 // failure either.
 const SkipNoSitemap = "no_sitemap"
