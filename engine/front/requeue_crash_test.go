@@ -230,23 +230,7 @@ func TestAStoreLeftParkedByAnOlderTickRevisitsItsPages(t *testing.T) {
 	storeFetched(t, st, lost, now.Add(-time.Hour), now.Add(-time.Minute), revisit.Never, 2, store.Processed)
 	storeFetched(t, st, retired, now.Add(-20*24*time.Hour), now.Add(-time.Minute), revisit.Never, 2, store.Processed)
 	storeFetched(t, st, waiting, now.Add(-time.Hour), now.Add(-time.Minute), revisit.Never, 2, store.Unprocessed)
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite3", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec("PRAGMA user_version = 18"); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-
-	st, err = store.Open(path, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st = reopenAtSchema18(t, st, path)
 	next := func(u string) time.Time {
 		t.Helper()
 		r, err := st.Revisit(u)
@@ -282,4 +266,28 @@ func TestAStoreLeftParkedByAnOlderTickRevisitsItsPages(t *testing.T) {
 	if n := next(retired); !n.Equal(revisit.Never) {
 		t.Errorf("the page past its class window is due at %v after the tick; want it parked again", n)
 	}
+}
+
+// reopenAtSchema18 closes st, marks its database as made at schema 18 (before
+// migration 0019, which repairs what older ticks left parked) and opens it again:
+// the upgrade runs on what st held. The store is closed at the test's end.
+func reopenAtSchema18(t *testing.T, st *store.Store, path string) *store.Store {
+	t.Helper()
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite3", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("PRAGMA user_version = 18"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	st, err = store.Open(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }

@@ -1,7 +1,6 @@
 package front
 
 import (
-	"database/sql"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -28,22 +27,7 @@ func TestASteeredOutPageStaysParkedThroughTheUpgrade(t *testing.T) {
 	st.SavePage(store.Page{URL: out, FetchedAt: now.Add(-time.Minute), Status: 200, Body: []byte("<p>news</p>"),
 		Revisit: &store.Revisit{URL: out, Class: "web_com", First: now.Add(-time.Hour), X: 1, Last: now.Add(-time.Minute), Next: revisit.Never, Fetches: 2}}, nil, nil)
 	st.SetState(out, store.Processed, 0, SkipSteeredOut)
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite3", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec("PRAGMA user_version = 18"); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	st, err = store.Open(path, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st = reopenAtSchema18(t, st, path)
 	if r, err := st.Revisit(out); err != nil || !r.Next.Equal(revisit.Never) {
 		t.Errorf("steered-out page after open: next %v, %v; want still parked at never", r.Next, err)
 	}

@@ -143,9 +143,7 @@ func (r *batchRig) join(t *testing.T, name, inc string) {
 func (r *batchRig) handOutOne(t *testing.T) wire.Tasks {
 	t.Helper()
 	r.join(t, "w1", "a")
-	r.c.Lock()
-	r.m.book.Add(frontier.Task{URL: "http://www.a.test/1", Host: "www.a.test"})
-	r.c.Unlock()
+	r.queueOne()
 	r.m.dispatch()
 	b := r.stored(t, "w1")
 	if len(b) != 1 || len(b[0].Tasks) != 1 {
@@ -235,9 +233,7 @@ func TestBatchSentAsItsWorkerDiedIsDropped(t *testing.T) {
 	t.Parallel()
 	r := newBatchRig(t)
 	r.join(t, "w1", "a")
-	r.c.Lock()
-	r.m.book.Add(frontier.Task{URL: "http://www.a.test/1", Host: "www.a.test"})
-	r.c.Unlock()
+	r.queueOne()
 	// Between the deal and the send (the task's preparation), w1 is declared dead
 	// and rejoins.
 	var once sync.Once
@@ -266,9 +262,7 @@ func TestHandOutLostOnTheWayIsQueuedAgainWithAWarning(t *testing.T) {
 	t.Parallel()
 	r := newBatchRig(t)
 	r.join(t, "w1", "a")
-	r.c.Lock()
-	r.m.book.Add(frontier.Task{URL: "http://www.a.test/1", Host: "www.a.test"})
-	r.c.Unlock()
+	r.queueOne()
 	r.m.dispatch()
 	if err := r.tasks.Purge(context.Background()); err != nil { // the batch is lost
 		t.Fatal(err)
@@ -387,9 +381,7 @@ func TestAJoinedWorkerIsDealtNothingBeforeItsNodeTableIsCommitted(t *testing.T) 
 		}
 	}
 	r.join(t, "w1", "a")
-	r.c.Lock()
-	r.m.book.Add(frontier.Task{URL: "http://www.a.test/1", Host: "www.a.test"})
-	r.c.Unlock()
+	r.queueOne()
 	r.m.dispatch()
 	if b := r.stored(t, "w1"); len(b) != 0 {
 		t.Fatalf("w1 was dealt leases %v before the node table naming it was committed", leases(b))
@@ -403,4 +395,11 @@ func TestAJoinedWorkerIsDealtNothingBeforeItsNodeTableIsCommitted(t *testing.T) 
 	if b := r.stored(t, "w1"); len(b) != 1 || len(b[0].Tasks) != 1 {
 		t.Fatalf("w1's batches once its node table is committed hold leases %v; want one of one task", leases(b))
 	}
+}
+
+// queueOne puts one task for www.a.test in the master's queue.
+func (r *batchRig) queueOne() {
+	r.c.Lock()
+	r.m.book.Add(frontier.Task{URL: "http://www.a.test/1", Host: "www.a.test"})
+	r.c.Unlock()
 }

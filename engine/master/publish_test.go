@@ -27,14 +27,8 @@ func TestABatchIsPublishedOnlyOnceItsTasksAreCommittedInProgress(t *testing.T) {
 	r.c.commitAsked = make(chan func(error))
 	var prepared []string
 	r.c.onPrepare = func(task *frontier.Task) { prepared = append(prepared, task.URL) }
-	r.c.Lock()
-	r.m.book.Add(frontier.Task{URL: "http://www.a.test/1", Host: "www.a.test"})
-	r.c.Unlock()
-	done := make(chan struct{})
-	go func() {
-		r.m.dispatch()
-		close(done)
-	}()
+	r.queueOne()
+	done := r.dispatchAside()
 	select {
 	case commit := <-r.c.commitAsked:
 		if len(prepared) != 1 {
@@ -61,14 +55,8 @@ func TestABatchWhoseMarksFailedIsNotSent(t *testing.T) {
 	r := newBatchRig(t)
 	r.join(t, "w1", "a")
 	r.c.commitAsked = make(chan func(error))
-	r.c.Lock()
-	r.m.book.Add(frontier.Task{URL: "http://www.a.test/1", Host: "www.a.test"})
-	r.c.Unlock()
-	done := make(chan struct{})
-	go func() {
-		r.m.dispatch()
-		close(done)
-	}()
+	r.queueOne()
+	done := r.dispatchAside()
 	select {
 	case commit := <-r.c.commitAsked:
 		commit(errors.New("disk full"))
@@ -142,4 +130,15 @@ func TestAClaimTakenBackIsCommittedInProgressBeforeTheJoinIsAnswered(t *testing.
 	if out != 2 {
 		t.Fatalf("%d tasks in hand after the rejoin; want the two claims taken back", out)
 	}
+}
+
+// dispatchAside runs a dispatch in its own goroutine (it waits on the commit the
+// test holds back); the channel closes when it returns.
+func (r *batchRig) dispatchAside() <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		r.m.dispatch()
+		close(done)
+	}()
+	return done
 }
