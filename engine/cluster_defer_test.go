@@ -1,13 +1,10 @@
 package engine_test
 
 import (
-	"fmt"
-	"net"
-	"net/http"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/sandbox"
@@ -21,22 +18,7 @@ import (
 // the deferral carried no reason: the master's errors and examples missed it.
 func TestWorkerDeferralReachesTheMasterAsADeferral(t *testing.T) {
 	t.Parallel()
-	var pages atomic.Int64
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
-			http.Error(w, "down", http.StatusServiceUnavailable)
-			return
-		}
-		pages.Add(1)
-		fmt.Fprint(w, "<html>page</html>")
-	})}
-	go srv.Serve(ln)
-	defer srv.Close()
-	seed := "http://" + ln.Addr().String() + "/p/0"
+	seed, pages := engine.RobotsDownSite(t)
 	c := startClusterWith(t, enginetest.SandboxConfig(3, 2), 300*time.Millisecond, func(o *config.Options, _ *sandbox.Sandbox) {
 		o.Seeds = []string{seed}
 		o.HostRate = 0

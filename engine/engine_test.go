@@ -429,23 +429,8 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // deferred until robots.txt is tried again, not failed (nothing crawled is lost).
 func TestUnreachableRobotsDefersTheSite(t *testing.T) {
 	t.Parallel()
-	var pages atomic.Int64
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
-			http.Error(w, "down", http.StatusServiceUnavailable)
-			return
-		}
-		pages.Add(1)
-		fmt.Fprint(w, "<html>page</html>")
-	})}
-	go srv.Serve(ln)
-	defer srv.Close()
+	seed, pages := RobotsDownSite(t)
 	o := config.DefaultOptions()
-	seed := "http://" + ln.Addr().String() + "/p/0"
 	o.Seeds = []string{seed}
 	o.DB = filepath.Join(t.TempDir(), "c.db")
 	o.AllowPrivate = []string{"127.0.0.0/8"}
