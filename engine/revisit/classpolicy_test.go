@@ -24,52 +24,23 @@ func TestClassPolicyKeepsBudgetsApart(t *testing.T) {
 	tr, _ := NewTracker(Config{Initial: 24 * time.Hour, Windows: Windows{ClassCom: 0, ClassSocial: 0}}, pol)
 	rng := rand.New(rand.NewSource(3))
 	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	type sim struct {
-		p       Page
-		rate    float64
-		version uint64
-		last    float64
-		fetches int
-	}
-	st := NewMemStore()
-	byURL := map[string]*sim{}
 	const perClass = 150
+	var pages []*simPage
 	for i := range 2 * perClass {
 		class := ClassCom
 		if i%2 == 1 {
 			class = ClassSocial
 		}
-		s := &sim{rate: math.Pow(10, -2+3.5*rng.Float64()), p: Page{URL: fmt.Sprintf("https://x.test/%d", i), Class: class}}
-		tr.Observe(&s.p, t0, Outcome{OK: true})
-		st.Set(s.p.URL, s.p.Next)
-		byURL[s.p.URL] = s
+		pages = append(pages, &simPage{rate: math.Pow(10, -2+3.5*rng.Float64()), p: Page{URL: fmt.Sprintf("https://x.test/%d", i), Class: class}})
 	}
 	const horizon = 90.0
+	runPoisson(tr, rng, t0, pages, horizon)
 	fetches := map[string]int{}
 	fastFetches := map[string]int{}
-	for {
-		due, _ := st.Due(1)
-		now := due[0].Next
-		day := now.Sub(t0).Hours() / 24
-		if day > horizon {
-			break
-		}
-		s := byURL[due[0].URL]
-		if rng.Float64() < -math.Expm1(-s.rate*(day-s.last)) {
-			s.version++
-		}
-		s.last = day
-		h := uint64(0) // alternate between two far-apart fingerprints: every change shows
-		if s.version%2 == 1 {
-			h = ^uint64(0)
-		}
-		tr.Observe(&s.p, now, Outcome{Hash: h, OK: true})
-		st.Set(s.p.URL, s.p.Next)
-		if day > horizon/2 {
-			fetches[s.p.Class]++
-			if s.rate > 10 {
-				fastFetches[s.p.Class]++
-			}
+	for _, s := range pages {
+		fetches[s.p.Class] += s.fetches
+		if s.rate > 10 {
+			fastFetches[s.p.Class] += s.fetches
 		}
 	}
 	for class, budget := range map[string]float64{ClassCom: 0.1, ClassSocial: 1} {
@@ -97,7 +68,7 @@ func TestClassPolicyKeepsBudgetsApart(t *testing.T) {
 			out[ClassSocial].Behind, out[ClassCom].Behind)
 	}
 	// Forgetting a page takes it out of its own class's outlook.
-	for _, s := range byURL {
+	for _, s := range pages {
 		if s.p.Class == ClassSocial {
 			pol.Forget(&s.p)
 			break

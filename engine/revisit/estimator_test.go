@@ -224,48 +224,14 @@ func simulateEstimator(t *testing.T, obj string) (quietN, moderateN, fastN float
 	tr, _ := NewTracker(Config{Initial: time.Duration(float64(24*time.Hour) / 0.3), Windows: Windows{ClassCom: 0}}, pol)
 	rng := rand.New(rand.NewSource(8))
 	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	type sim struct {
-		p       Page
-		rate    float64
-		version uint64
-		last    float64
-		fetches int
-	}
-	sims := make([]*sim, pages)
-	st := NewMemStore()
+	sims := make([]*simPage, pages)
 	for i := range sims {
-		sims[i] = &sim{rate: math.Pow(10, -2+3.5*rng.Float64()), p: Page{URL: "https://example.com/p" + time.Duration(i).String()}}
-		tr.Observe(&sims[i].p, t0, Outcome{Hash: 0, OK: true})
-		st.Set(sims[i].p.URL, sims[i].p.Next)
+		sims[i] = &simPage{rate: math.Pow(10, -2+3.5*rng.Float64()), p: Page{URL: "https://example.com/p" + time.Duration(i).String()}}
 	}
-	byURL := map[string]*sim{}
-	for _, s := range sims {
-		byURL[s.p.URL] = s
-	}
+	runPoisson(tr, rng, t0, sims, horizn)
 	total := 0
-	for {
-		due, _ := st.Due(1)
-		now := due[0].Next
-		day := now.Sub(t0).Hours() / 24
-		if day > horizn {
-			break
-		}
-		s := byURL[due[0].URL]
-		// Did the page change since its last fetch? P = 1 - e^{-λΔ}.
-		if rng.Float64() < -math.Expm1(-s.rate*(day-s.last)) {
-			s.version++
-		}
-		s.last = day
-		h := uint64(0)
-		if s.version%2 == 1 {
-			h = ^uint64(0)
-		}
-		tr.Observe(&s.p, now, Outcome{Hash: h, OK: true})
-		st.Set(s.p.URL, s.p.Next)
-		if day > horizn/2 {
-			s.fetches++
-			total++
-		}
+	for _, s := range sims {
+		total += s.fetches
 	}
 	perDay := float64(total) / (horizn / 2)
 	if perDay < 0.75*budget || perDay > 1.25*budget {
@@ -303,4 +269,50 @@ func simulateEstimator(t *testing.T, obj string) (quietN, moderateN, fastN float
 		t.Errorf("after forgetting %d pages: demand %.3f over %d pages, want %.3f over %d", pages/2, after, m, before-share, n-pages/2)
 	}
 	return quiet / nq, moderate / nm, fast / nf
+}
+
+// simPage is a simulated page: a Poisson process of rate changes a day, the version
+// the live page is at, the day it was last fetched, and its fetches in the second
+// half of a run.
+type simPage struct {
+	p       Page
+	rate    float64
+	version uint64
+	last    float64
+	fetches int
+}
+
+// runPoisson fetches pages when tr schedules them, from t0 for horizon days: each
+// fetch sees whether its page changed since the last one (P = 1 - e^{-λΔ}). It
+// counts each page's fetches in the second half, once the schedule has settled.
+func runPoisson(tr *Tracker, rng *rand.Rand, t0 time.Time, pages []*simPage, horizon float64) {
+	st := NewMemStore()
+	byURL := map[string]*simPage{}
+	for _, s := range pages {
+		tr.Observe(&s.p, t0, Outcome{OK: true})
+		st.Set(s.p.URL, s.p.Next)
+		byURL[s.p.URL] = s
+	}
+	for {
+		due, _ := st.Due(1)
+		now := due[0].Next
+		day := now.Sub(t0).Hours() / 24
+		if day > horizon {
+			return
+		}
+		s := byURL[due[0].URL]
+		if rng.Float64() < -math.Expm1(-s.rate*(day-s.last)) {
+			s.version++
+		}
+		s.last = day
+		h := uint64(0) // alternate between two far-apart fingerprints: every change shows
+		if s.version%2 == 1 {
+			h = ^uint64(0)
+		}
+		tr.Observe(&s.p, now, Outcome{Hash: h, OK: true})
+		st.Set(s.p.URL, s.p.Next)
+		if day > horizon/2 {
+			s.fetches++
+		}
+	}
 }
