@@ -44,17 +44,14 @@ func blockCrawl(t *testing.T, w *sandbox.BlockWeb, name string, egresses []strin
 	return startEngine(t, o), o.DB
 }
 
-func refusalsOf(t *testing.T, db, url string) []store.Refusal {
+func refusalsOf(t *testing.T, db, url string) (rs []store.Refusal) {
 	t.Helper()
-	st, err := store.Open(db, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	rs, err := st.Refusals(url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	withStore(t, db, func(st *store.Store) {
+		var err error
+		if rs, err = st.Refusals(url); err != nil {
+			t.Fatal(err)
+		}
+	})
 	return rs
 }
 

@@ -129,14 +129,7 @@ func presetSteering(t *testing.T, db string, changes ...string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(db, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.SetMeta(steer.Meta, data)
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+	withStore(t, db, func(st *store.Store) { st.SetMeta(steer.Meta, data) })
 }
 
 // Each form of :budget caps what it names — a site's or a host's pages, per round

@@ -169,31 +169,45 @@ func stuckState(e *Engine) string {
 	return b
 }
 
-// storedURL reads url's row from the store at path, opened for it and closed again.
-func storedURL(t *testing.T, path, url string) (store.URL, error) {
+// withStore opens the store of a closed crawl at path, hands it to f and closes it
+// again; a close that fails (what f wrote would be lost) fails the test.
+func withStore(t *testing.T, path string, f func(st *store.Store)) {
 	t.Helper()
 	st, err := store.Open(path, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
-	return st.URLState(url)
+	closed := false
+	defer func() {
+		if !closed { // f failed the test
+			st.Close()
+		}
+	}()
+	f(st)
+	closed = true
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
-func storedPages(t *testing.T, path string) []string {
+// storedURL reads url's row from the store at path, opened for it and closed again.
+func storedURL(t *testing.T, path, url string) (u store.URL, err error) {
 	t.Helper()
-	st, err := store.Open(path, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	urls, err := st.PageURLs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ok, err := st.IntegrityCheck(); err != nil || ok != "ok" {
-		t.Fatalf("integrity_check: %q %v", ok, err)
-	}
+	withStore(t, path, func(st *store.Store) { u, err = st.URLState(url) })
+	return u, err
+}
+
+func storedPages(t *testing.T, path string) (urls []string) {
+	t.Helper()
+	withStore(t, path, func(st *store.Store) {
+		var err error
+		if urls, err = st.PageURLs(); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := st.IntegrityCheck(); err != nil || ok != "ok" {
+			t.Fatalf("integrity_check: %q %v", ok, err)
+		}
+	})
 	return urls
 }
 

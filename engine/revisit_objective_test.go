@@ -131,25 +131,22 @@ func TestRevisitClassPlansShowAndSurviveARestart(t *testing.T) {
 	e.Close()
 
 	// What the store keeps per page, summed per class.
-	st, err := store.Open(o.DB, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	pages, fresh := map[string]int{}, map[string]float64{}
-	err = st.EachRevisitSummary(func(s store.RevisitSummary) error {
-		if math.IsNaN(s.Fresh) || math.IsNaN(s.Age) {
-			t.Errorf("NaN estimate stored for a %s page", s.Class)
+	withStore(t, o.DB, func(st *store.Store) {
+		err := st.EachRevisitSummary(func(s store.RevisitSummary) error {
+			if math.IsNaN(s.Fresh) || math.IsNaN(s.Age) {
+				t.Errorf("NaN estimate stored for a %s page", s.Class)
+			}
+			if s.Freq > 0 && s.Fresh >= 0 {
+				pages[s.Class]++
+				fresh[s.Class] += s.Fresh
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-		if s.Freq > 0 && s.Fresh >= 0 {
-			pages[s.Class]++
-			fresh[s.Class] += s.Fresh
-		}
-		return nil
 	})
-	st.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
 	o.Revisit.Enabled = false // no refetch moves the estimates while they are compared
 	// Nor does a first fetch of a page the first run had not reached yet: the restarted
 	// crawl may not fetch the sandbox (the SSRF guard refuses loopback again).

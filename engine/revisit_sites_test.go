@@ -38,24 +38,19 @@ func TestSitePriorsSurviveARestartOfTheCrawl(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A damaged record among them costs that site only.
-	st, err := store.Open(o.DB, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := st.GetMeta(refresh.SitePriorsMeta)
-	if err != nil {
-		t.Fatalf("no site priors stored at stop: %v", err)
-	}
-	var plans map[string][]json.RawMessage
-	if err := json.Unmarshal(b, &plans); err != nil {
-		t.Fatal(err)
-	}
-	plans[""] = append([]json.RawMessage{json.RawMessage(`{"site":"damaged.example","n":"eight"}`)}, plans[""]...)
-	b, _ = json.Marshal(plans)
-	st.SetMeta(refresh.SitePriorsMeta, b)
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+	withStore(t, o.DB, func(st *store.Store) {
+		b, err := st.GetMeta(refresh.SitePriorsMeta)
+		if err != nil {
+			t.Fatalf("no site priors stored at stop: %v", err)
+		}
+		var plans map[string][]json.RawMessage
+		if err := json.Unmarshal(b, &plans); err != nil {
+			t.Fatal(err)
+		}
+		plans[""] = append([]json.RawMessage{json.RawMessage(`{"site":"damaged.example","n":"eight"}`)}, plans[""]...)
+		b, _ = json.Marshal(plans)
+		st.SetMeta(refresh.SitePriorsMeta, b)
+	})
 	firstOf := func(o config.Options) time.Duration {
 		t.Helper()
 		e, err := New(o)

@@ -148,20 +148,17 @@ func TestRevisitConditionalGetTurnsUnchangedPagesInto304s(t *testing.T) {
 		t.Errorf("stats %+v: changes must be found among the 200s", *st)
 	}
 	// The stored pages are the last full copies, their SimHash the state's.
-	s2, err := store.Open(o.DB, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
-	for u, p := range rows {
-		pg, err := s2.Page(u)
-		if err != nil || len(pg.Body) == 0 {
-			t.Fatalf("%s: stored page %v (%d bytes): a 304 must keep it", u, err, len(pg.Body))
+	withStore(t, o.DB, func(s2 *store.Store) {
+		for u, p := range rows {
+			pg, err := s2.Page(u)
+			if err != nil || len(pg.Body) == 0 {
+				t.Fatalf("%s: stored page %v (%d bytes): a 304 must keep it", u, err, len(pg.Body))
+			}
+			if p.HasHash && pg.SimHash != p.Hash {
+				t.Errorf("%s: page SimHash %016x, revisit hash %016x", u, pg.SimHash, p.Hash)
+			}
 		}
-		if p.HasHash && pg.SimHash != p.Hash {
-			t.Errorf("%s: page SimHash %016x, revisit hash %016x", u, pg.SimHash, p.Hash)
-		}
-	}
+	})
 }
 
 // A page past its class window is never refetched again (M2/M3), while a class

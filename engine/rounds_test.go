@@ -138,21 +138,17 @@ func topicOptions(t *testing.T, w *topicWeb) config.Options {
 	return o
 }
 
-func readResults(t *testing.T, path string) ([]store.Result, []store.Cost) {
+func readResults(t *testing.T, path string) (rs []store.Result, cs []store.Cost) {
 	t.Helper()
-	st, err := store.Open(path, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	rs, err := st.Results()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := st.Costs()
-	if err != nil {
-		t.Fatal(err)
-	}
+	withStore(t, path, func(st *store.Store) {
+		var err error
+		if rs, err = st.Results(); err != nil {
+			t.Fatal(err)
+		}
+		if cs, err = st.Costs(); err != nil {
+			t.Fatal(err)
+		}
+	})
 	return rs, cs
 }
 

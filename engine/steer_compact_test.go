@@ -175,17 +175,12 @@ func TestFoldedRemovalStillWithdraws(t *testing.T) {
 		t.Fatal(err)
 	}
 	// As if the run had stopped before the withdrawal reached them: queued again.
-	st, err := store.Open(o.DB, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for p := 1; p <= 2; p++ {
-		u, _ := frontier.Normalize(config.SearchURL(o.Sites[1].Search, "zebra", p))
-		st.SetState(u, store.Unprocessed, 0, "")
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+	withStore(t, o.DB, func(st *store.Store) {
+		for p := 1; p <= 2; p++ {
+			u, _ := frontier.Normalize(config.SearchURL(o.Sites[1].Search, "zebra", p))
+			st.SetState(u, store.Unprocessed, 0, "")
+		}
+	})
 
 	// The restarted run is told apart by its User-Agent: a search the first run sent
 	// before it was closed may reach the server after the restart.

@@ -173,20 +173,17 @@ func TestKeywordSearchGoesBeforeTheStoreBatch(t *testing.T) {
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(o.DB, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	for p := 1; p <= 3; p++ {
-		u := srv.URL + "/search?q=storm&page=" + fmt.Sprint(p)
-		n, err := frontier.Normalize(u)
-		if err != nil {
-			t.Fatal(err)
+	withStore(t, o.DB, func(st *store.Store) {
+		for p := 1; p <= 3; p++ {
+			u := srv.URL + "/search?q=storm&page=" + fmt.Sprint(p)
+			n, err := frontier.Normalize(u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			row, err := st.URLState(n)
+			if err != nil || row.State != store.Processed {
+				t.Errorf("%s in the store: %+v %v, want processed", u, row, err)
+			}
 		}
-		row, err := st.URLState(n)
-		if err != nil || row.State != store.Processed {
-			t.Errorf("%s in the store: %+v %v, want processed", u, row, err)
-		}
-	}
+	})
 }

@@ -76,26 +76,23 @@ func TestSteerRmWithdrawsQueuedSearches(t *testing.T) {
 				t.Errorf("message %q does not say what was withdrawn", msg)
 			}
 			e.Close()
-			st, err := store.Open(o.DB, store.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			for p := 1; p <= c.pages; p++ {
-				u, _ := frontier.Normalize(fmt.Sprintf("http://%s/search?q=flood&page=%d", w.social, p))
-				row, err := st.URLState(u)
-				if err != nil {
-					t.Fatalf("%s: %v", u, err)
+			withStore(t, o.DB, func(st *store.Store) {
+				for p := 1; p <= c.pages; p++ {
+					u, _ := frontier.Normalize(fmt.Sprintf("http://%s/search?q=flood&page=%d", w.social, p))
+					row, err := st.URLState(u)
+					if err != nil {
+						t.Fatalf("%s: %v", u, err)
+					}
+					_, fetched := after[fmt.Sprintf("/search?q=flood&page=%d", p)]
+					_, _, perr := st.PageValidators(u)
+					switch {
+					case fetched && (row.State != store.Processed || perr != nil):
+						t.Errorf("%s was fetched: state %v, page %v; want processed with its page kept", u, row.State, perr)
+					case !fetched && (row.State != store.Failed || row.ErrKind != front.SkipSteeredOut):
+						t.Errorf("%s never fetched: state %v kind %q, want failed, %s", u, row.State, row.ErrKind, front.SkipSteeredOut)
+					}
 				}
-				_, fetched := after[fmt.Sprintf("/search?q=flood&page=%d", p)]
-				_, _, perr := st.PageValidators(u)
-				switch {
-				case fetched && (row.State != store.Processed || perr != nil):
-					t.Errorf("%s was fetched: state %v, page %v; want processed with its page kept", u, row.State, perr)
-				case !fetched && (row.State != store.Failed || row.ErrKind != front.SkipSteeredOut):
-					t.Errorf("%s never fetched: state %v kind %q, want failed, %s", u, row.State, row.ErrKind, front.SkipSteeredOut)
-				}
-			}
+			})
 		})
 	}
 }
@@ -124,25 +121,20 @@ func TestSteerRmWithdrawsSearchesResumedAfterRestart(t *testing.T) {
 	}
 	// The earlier run's steering log: the keyword was removed (the command was
 	// acknowledged, then the crawl stopped before its queued searches came up).
-	st, err := store.Open(o.DB, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	queued := 0 // left queued by the first run (a search in flight at the stop is among them)
-	for p := 1; p <= pages; p++ {
-		u, _ := frontier.Normalize(fmt.Sprintf("http://%s/search?q=flood&page=%d", w.social, p))
-		if row, err := st.URLState(u); err == nil && row.State == store.Unprocessed {
-			queued++
+	withStore(t, o.DB, func(st *store.Store) {
+		for p := 1; p <= pages; p++ {
+			u, _ := frontier.Normalize(fmt.Sprintf("http://%s/search?q=flood&page=%d", w.social, p))
+			if row, err := st.URLState(u); err == nil && row.State == store.Unprocessed {
+				queued++
+			}
 		}
-	}
-	if queued == 0 {
-		t.Fatal("no search left queued by the first run: nothing to test")
-	}
-	log, _ := json.Marshal([]steer.Change{{Op: steer.KeywordRm, Site: "chirp", Keywords: []string{"flood"}, At: time.Now()}})
-	st.SetMeta(steer.Meta, log)
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+		if queued == 0 {
+			t.Fatal("no search left queued by the first run: nothing to test")
+		}
+		log, _ := json.Marshal([]steer.Change{{Op: steer.KeywordRm, Site: "chirp", Keywords: []string{"flood"}, At: time.Now()}})
+		st.SetMeta(steer.Meta, log)
+	})
 
 	// The restarted run is told apart by its User-Agent, not by counting the server's
 	// hits before and after: a search the first run had sent when it was closed may

@@ -89,14 +89,11 @@ func checkWindow(t *testing.T, e *Engine, o config.Options, srv string) {
 	if strings.Join(got, " ") != "/fresh /undated" {
 		t.Errorf("results %v, want /fresh and /undated (/old is dated before the 7-day window)", got)
 	}
-	st, err := store.Open(o.DB, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if p, err := st.Page(srv + "/old"); err != nil || p.Status != 200 {
-		t.Errorf("the old article is not stored: %+v, %v", p, err)
-	}
+	withStore(t, o.DB, func(st *store.Store) {
+		if p, err := st.Page(srv + "/old"); err != nil || p.Status != 200 {
+			t.Errorf("the old article is not stored: %+v, %v", p, err)
+		}
+	})
 }
 
 // A news site's date window from the config: only its pages published in the
