@@ -217,7 +217,7 @@ func checkAfterCrash(t *testing.T, path string, acked, storedBefore int) int {
 			t.Errorf("last page %d does not read back intact: %v", last, err)
 		}
 	}
-	if q, _ := s.Queued(0, 1); n > 0 && (len(q) == 0 || q[0].URL == "") {
+	if q, _ := s.Queued(time.Now(), 0, 1); n > 0 && (len(q) == 0 || q[0].URL == "") {
 		t.Errorf("nothing queued to resume with after %d pages", n)
 	}
 	return n

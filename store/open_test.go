@@ -296,7 +296,7 @@ func TestOpenRecoversInProgressURLs(t *testing.T) {
 	if c.InProgress != 0 || c.Unprocessed != 5 {
 		t.Errorf("after recovery %+v; want 5 unprocessed, none in progress", c)
 	}
-	if q, _ := s.Queued(0, 10); len(q) != 5 {
+	if q, _ := s.Queued(time.Now(), 0, 10); len(q) != 5 {
 		t.Errorf("queue holds %d URLs after recovery, want 5", len(q))
 	}
 	if st, _ := s.Stats(); st.Lanes.Open != 0 {

@@ -30,17 +30,18 @@ func scanURL(row interface{ Scan(...any) error }) (URL, error) {
 }
 
 // Queued returns up to limit URLs waiting to be fetched — Unprocessed, or Deferred
-// whose time has passed — with seq > afterSeq, in seq (discovery) order. Page through
+// whose time has passed at now — with seq > afterSeq, in seq (discovery) order. now
+// is the caller's clock, the one its deferrals' times were taken on. Page through
 // the queue by passing the last seq seen; a deferred URL whose time passes behind the
 // cursor shows up again when the cursor restarts at 0 (or via DueDeferred).
-func (s *Store) Queued(afterSeq int64, limit int) ([]URL, error) {
+func (s *Store) Queued(now time.Time, afterSeq int64, limit int) ([]URL, error) {
 	// Each arm walks urls_state (state, seq) in order from the cursor and stops after
 	// limit rows, so only up to 2*limit rows are ever merged, however long the queue.
 	return s.queryURLs(`SELECT `+urlColumns+` FROM (
 		SELECT * FROM (SELECT * FROM urls WHERE state = 0 AND seq > ?1 ORDER BY seq LIMIT ?3)
 		UNION ALL
 		SELECT * FROM (SELECT * FROM urls WHERE state = 4 AND seq > ?1 AND deferred_until <= ?2 ORDER BY seq LIMIT ?3)
-	) ORDER BY seq LIMIT ?3`, afterSeq, time.Now().UnixNano(), limit)
+	) ORDER BY seq LIMIT ?3`, afterSeq, now.UnixNano(), limit)
 }
 
 // Unfinished returns up to limit URLs still queued (unprocessed, not deferred) or

@@ -49,7 +49,7 @@ func TestQueuedOrderPagingAndDeferred(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := s.Queued(tc.after, tc.limit)
+			got, err := s.Queued(time.Now(), tc.after, tc.limit)
 			if err != nil {
 				t.Fatal(err)
 			}

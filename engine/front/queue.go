@@ -59,10 +59,19 @@ func (f *Front) queuedLen() int {
 // Resume loads what an earlier run left unprocessed (in-progress URLs were put back
 // by store.Open) so the crawl goes on where it stopped.
 func (f *Front) Resume() error {
-	rows, err := f.Store.Queued(0, f.Opts.QueueMemory)
+	rows, err := f.Store.Queued(f.crawl.Now(), 0, f.Opts.QueueMemory)
 	if err != nil {
 		return err
 	}
+	// What an earlier run left waiting (queued, or deferred and parked, due later)
+	// is taken by this run as what it discovers is: counted among the URLs queued,
+	// or the URLs done of them would outrun it and the header read 100% done with
+	// the resumed queue still waiting.
+	c, err := f.Store.Counts()
+	if err != nil {
+		return err
+	}
+	f.Counters.URLsQueued.Add(c.Unprocessed + c.Deferred)
 	f.Mu.Lock()
 	defer f.Mu.Unlock()
 	f.loadRows(rows, 0, f.Opts.QueueMemory)
@@ -300,7 +309,7 @@ func (f *Front) StartRefill() {
 		err := f.Store.Flush() // everything confirmed so far is committed and visible
 		var rows []store.URL
 		if err == nil {
-			rows, err = f.Store.Queued(from-1, limit)
+			rows, err = f.Store.Queued(f.crawl.Now(), from-1, limit)
 		}
 		f.Mu.Lock()
 		defer f.Mu.Unlock()

@@ -45,7 +45,7 @@ var (
 	skipped      = desc("skipped_total", "URLs skipped by choice, by reason: robots.txt, noindex, content type, and out-of-scope links (counted per page linking there). Not errors.", "reason")
 	errorsTotal  = desc("errors_total", "URLs that ended in a failure, by error kind (skips are apart).", "kind")
 	warnings     = desc("warnings_total", "Discovery's document warnings, by kind (discovery_*: malformed XML, invalid dates, ...); no URL failed by them.", "kind")
-	urlsQueued   = desc("urls_queued_total", "URLs accepted into the frontier.")
+	urlsQueued   = desc("urls_queued_total", "URLs accepted into the frontier, with those an earlier run left queued or deferred.")
 	urlsDone     = desc("urls_done_total", "URLs finished: stored, failed or skipped.")
 	urlsDeferred = desc("urls_deferred_total", "URLs set aside for a disabled host or an unreachable robots.txt; they come back.")
 

@@ -123,7 +123,7 @@ type Totals struct {
 	Warnings     map[string]int64 // warning kind -> count: discovery_* document warnings, no URL failed by them
 	Skipped      map[string]int64 // skip kind -> count: robots.txt, noindex, scope, content type (IsSkip)
 	ByClass      map[string]int64 // responses by status class ("2xx", "4xx", "other"); they add up to PagesFetched
-	URLsQueued   int64            // URLs ever accepted into the frontier
+	URLsQueued   int64            // URLs accepted into the frontier, with those an earlier run left queued or deferred (a resume)
 	URLsDone     int64            // URLs finished (stored, failed or skipped)
 	Deferred     int64            // URLs set aside for disabled hosts (M3); they come back
 	LanesPeak    int              // most lanes alive at once
