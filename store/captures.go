@@ -256,6 +256,9 @@ type PageRow struct {
 	Page Page
 	URL  URL
 	Node string
+	// Results are the round results kept for the page, by site and keyword (only
+	// those two fields set); nil for none.
+	Results []Result
 }
 
 // Pages calls fn for each stored page fetched at or after since, in fetch order. A
@@ -302,6 +305,11 @@ func (s *Store) Pages(since time.Time, fn func(r PageRow, bodyErr error) error) 
 		if err := rows.Err(); err != nil {
 			return s.readErr(err)
 		}
+		if err := batchResults(s, batch, func(x *row) string { return x.r.Page.URL }, func(x *row, r Result) {
+			x.r.Results = append(x.r.Results, r)
+		}); err != nil {
+			return err
+		}
 		for _, x := range batch {
 			body, err := bodycodec.Decompress(x.stored, x.codec, x.r.Page.Bytes)
 			if err != nil {
@@ -329,4 +337,29 @@ func (s *Store) LastBodyCapture(url string, beforeID int64) (Capture, error) {
 		ORDER BY id DESC LIMIT 1`, url, beforeID).Scan(&c.ID, &c.URL, &fetched, &c.Status, &c.PayloadDigest, &c.Bytes)
 	c.FetchedAt = fromNanos(fetched)
 	return c, s.readErr(err)
+}
+
+// batchResults reads the round results of a batch of pages, one query a chunk of
+// URLs on the results' primary key, and hands each to add with its page: the
+// export holds one batch's results, never the whole table, however long the
+// crawl.
+func batchResults[T any](s *Store, batch []T, url func(*T) string, add func(*T, Result)) error {
+	at := make(map[string]*T, len(batch))
+	keys := make([]string, 0, len(batch))
+	for i := range batch {
+		u := url(&batch[i])
+		if _, ok := at[u]; !ok {
+			at[u] = &batch[i]
+			keys = append(keys, u)
+		}
+	}
+	return s.inChunks(keys, `SELECT url, site, keyword FROM results WHERE url IN (%s) ORDER BY url, site, keyword`,
+		func(row interface{ Scan(...any) error }) error {
+			var r Result
+			if err := row.Scan(&r.URL, &r.Site, &r.Keyword); err != nil {
+				return err
+			}
+			add(at[r.URL], r)
+			return nil
+		})
 }

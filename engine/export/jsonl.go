@@ -80,11 +80,7 @@ func JSONL(st *store.Store, w io.Writer, o JSONLOptions) (Report, error) {
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	book := stories.NewBook() // in fetch order: a story's id is its first page's, known when that page is written
-	results, err := resultsByURL(st)
-	if err != nil {
-		return rep, err
-	}
-	err = st.Pages(o.Since, func(r store.PageRow, bodyErr error) error {
+	err := st.Pages(o.Since, func(r store.PageRow, bodyErr error) error {
 		if err := o.Context.Err(); err != nil {
 			return err
 		}
@@ -96,8 +92,8 @@ func JSONL(st *store.Store, w io.Writer, o JSONLOptions) (Report, error) {
 		}
 		line := pageLine(r.Page, r.URL, book)
 		line.Node = r.Node
-		if k := results[r.Page.URL]; k != nil {
-			line.Results = k
+		for _, k := range r.Results {
+			line.Results = append(line.Results, k.Site+":"+k.Keyword)
 		}
 		if err := enc.Encode(&line); err != nil {
 			return err
@@ -109,20 +105,6 @@ func JSONL(st *store.Store, w io.Writer, o JSONLOptions) (Report, error) {
 		err = ferr
 	}
 	return rep, err
-}
-
-// resultsByURL reads the round results kept in the store: per URL, "SITE:KEYWORD"
-// for each keyword it was collected for, in the store's order (site, keyword).
-func resultsByURL(st *store.Store) (map[string][]string, error) {
-	rs, err := st.Results()
-	if err != nil {
-		return nil, fmt.Errorf("reading the keyword results: %w", err)
-	}
-	out := make(map[string][]string, len(rs))
-	for _, r := range rs {
-		out[r.URL] = append(out[r.URL], r.Site+":"+r.Keyword)
-	}
-	return out, nil
 }
 
 // pageLine builds the line of one page, grouping it into its story in book.
