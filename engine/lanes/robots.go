@@ -53,7 +53,14 @@ func (r *Runner) robotsFor(link *route.Link, raw string, u *url.URL) (rules *rob
 			}
 			r.Mu.Unlock()
 		}
-		r.Front.Logf(view.LevelDebug, 0, host, "robots.txt for %s: %s", origin, rules)
+		if rules.Unreachable && refusedHost(rules.Err, host) == nil { // the SSRF guard's refusal is warned of as such
+			// The site's URLs now wait, counted as robots_unreachable: without the
+			// reason (a refused connection, no such name, a 503) an operator whose
+			// site is down or misspelt sees that count alone.
+			r.Front.Logf(view.LevelWarn, 0, host, "robots.txt for %s did not answer (%s): the site's URLs wait, deferred, and robots.txt is asked again later (etiquette.robots_retry, doubling)", origin, rules.Note)
+		} else {
+			r.Front.Logf(view.LevelDebug, 0, host, "robots.txt for %s: %s", origin, rules)
+		}
 		return rules, nil
 	})
 	if err != nil {

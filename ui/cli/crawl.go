@@ -237,8 +237,14 @@ func resumeNote(path string) string {
 	if !ok || n.URLs == 0 {
 		return ""
 	}
-	return fmt.Sprintf("resuming the crawl in %s: %d pages stored (kept), %d URLs left to fetch, %d URLs done, %d failed or skipped",
+	note := fmt.Sprintf("resuming the crawl in %s: %d pages stored (kept), %d URLs left to fetch, %d URLs done, %d failed or skipped",
 		path, n.Pages, n.Unprocessed+n.InProgress, n.Processed, n.Failed)
+	if n.Deferred > 0 {
+		// Left out of "left to fetch" (they are not due now), but not done either: a
+		// crawl whose only URLs wait here read "0 URLs left to fetch" and looked finished.
+		note += fmt.Sprintf(", %d deferred (fetched when due)", n.Deferred)
+	}
+	return note
 }
 
 // runConfig says how a started crawl is watched and ended.
@@ -411,8 +417,22 @@ func run(ctx context.Context, eng *engine.Engine, rc runConfig, stdout, stderr i
 	if why := nothingFetched(st); why != "" && code == 0 {
 		fmt.Fprintf(stderr, "crawlconsole: %s\n", why)
 		code = ExitNothingFetched
+	} else if failure == nil && rc.db != "" && st.PagesFetched == 0 && code == 0 {
+		if n, ok := storeCounts(rc.db); ok && n.Unprocessed+n.InProgress == 0 && n.Deferred > 0 {
+			// A run that found nothing due ends at once with "done: 0 pages fetched",
+			// which reads as a finished crawl; its URLs only wait.
+			fmt.Fprintf(stderr, "crawlconsole: nothing was due: %s\n", deferredAdvice(n.Deferred, rc.db))
+		}
 	}
 	return code
+}
+
+// deferredAdvice says what n URLs deferred in the store at db wait for and how to
+// go on with them.
+func deferredAdvice(n int64, db string) string {
+	return fmt.Sprintf("%d URLs wait deferred in %s (a site whose robots.txt did not answer is asked again after "+
+		"etiquette.robots_retry, 1m by default, doubling; a disabled host or a page budget holds others): "+
+		"start the crawl again with --db %s once they are due, or without --until-idle, which waits for them", n, db, db)
 }
 
 // headless prints a progress line every few seconds, and the engine's new warnings

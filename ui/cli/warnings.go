@@ -222,6 +222,11 @@ func nothingFetched(st view.Stats) string {
 	if st.Errors["ssrf_blocked"] > 0 {
 		why += "; " + allowPrivateFix(st.Examples["ssrf_blocked"])
 	}
+	if st.Errors["robots_unreachable"] > 0 {
+		why += "; robots_unreachable: the site's robots.txt did not answer (the warning above says why): its URLs " +
+			"wait, deferred, and are fetched once it answers (asked again after etiquette.robots_retry, 1m by default, " +
+			"doubling); start the crawl again with the same --db after that, or without --until-idle to wait for it"
+	}
 	return why
 }
 
