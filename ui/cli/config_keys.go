@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
 )
 
 // configKeys maps each struct type of the config file, by the name yaml.v3's errors
@@ -55,7 +56,7 @@ func keyHint(key, goType string) string {
 	}
 	best, bestD := "", 3
 	for _, k := range keys {
-		if d := editDistance(strings.ToLower(key), k); d < bestD {
+		if d := clikit.EditDistance(strings.ToLower(key), k); d < bestD {
 			best, bestD = k, d
 		}
 	}
@@ -64,25 +65,4 @@ func keyHint(key, goType string) string {
 	}
 	sorted := slices.Sorted(slices.Values(keys))
 	return "the keys here are " + strings.Join(sorted, ", ")
-}
-
-// editDistance is the Levenshtein distance between a and b (bytes; keys are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // ExitUsage is the exit status for bad flags, config or arguments.
@@ -38,9 +39,56 @@ func Parse(fs *flag.FlagSet, args []string, help io.Writer) error {
 		}
 		fs.SetOutput(out)
 	case err != nil:
-		fmt.Fprintf(out, "crawlconsole %s: %v\nRun \"crawlconsole %s --help\" for its flags.\n", fs.Name(), err, fs.Name())
+		msg := err.Error()
+		if hint := flagHint(fs, msg); hint != "" {
+			msg += ": " + hint
+		}
+		fmt.Fprintf(out, "crawlconsole %s: %s\nRun \"crawlconsole %s --help\" for its flags.\n", fs.Name(), msg, fs.Name())
 	}
 	return err
+}
+
+// flagHint is the flag an undefined one was likely meant to be ("did you mean
+// --headless?"), as a config key's typo is answered, or "": the flag package's
+// error names only the bad flag, and the list is a --help away.
+func flagHint(fs *flag.FlagSet, msg string) string {
+	name, ok := strings.CutPrefix(msg, "flag provided but not defined: ")
+	if !ok {
+		return ""
+	}
+	name = strings.ToLower(strings.TrimLeft(name, "-"))
+	best, bestD := "", 3
+	fs.VisitAll(func(f *flag.Flag) {
+		if d := EditDistance(name, f.Name); d < bestD || d == bestD && f.Name < best {
+			best, bestD = f.Name, d
+		}
+	})
+	if best == "" || bestD >= len(name) {
+		return ""
+	}
+	return "did you mean --" + best + "?"
+}
+
+// EditDistance is the Levenshtein distance between a and b (bytes; flags and
+// config keys are ASCII).
+func EditDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // Set returns the names of the flags given on the command line (not defaulted).

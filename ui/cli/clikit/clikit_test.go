@@ -1,0 +1,39 @@
+package clikit
+
+import (
+	"flag"
+	"strings"
+	"testing"
+)
+
+// TestParseNamesTheFlagATypoMeant: a misspelt flag is answered with the flag it was
+// likely meant to be, as a misspelt config key is; one like no flag gets none.
+func TestParseNamesTheFlagATypoMeant(t *testing.T) {
+	for _, c := range []struct{ arg, want string }{
+		{"--headles", "did you mean --headless?"},
+		{"--untilidle", "did you mean --until-idle?"},
+		{"-sed", "did you mean --seeds?"},
+		{"--zzzzzzzz", ""},
+	} {
+		fs := flag.NewFlagSet("crawl", flag.ContinueOnError)
+		fs.Bool("headless", false, "")
+		fs.Bool("until-idle", false, "")
+		fs.String("seeds", "", "")
+		fs.String("db", "", "")
+		var out strings.Builder
+		fs.SetOutput(&out)
+		if err := Parse(fs, []string{c.arg}, &strings.Builder{}); err == nil {
+			t.Fatalf("%s: parsed", c.arg)
+		}
+		got := out.String()
+		if !strings.Contains(got, "flag provided but not defined") {
+			t.Errorf("%s: the error is not said: %q", c.arg, got)
+		}
+		if c.want != "" && !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q does not say %q", c.arg, got, c.want)
+		}
+		if c.want == "" && strings.Contains(got, "did you mean") {
+			t.Errorf("%s: a flag like no other is given a guess: %q", c.arg, got)
+		}
+	}
+}
