@@ -31,14 +31,7 @@ func TestHostBudgetHoldsOnAMaster(t *testing.T) {
 	// late by seconds, and a worker buried then has its tasks handed to another and
 	// fetched twice (an uncapped host served 122 of its 120 pages). Dead workers have
 	// their own tests; this one counts pages against a budget.
-	m, err := NewMaster(o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 500 * time.Millisecond, Timeout: crawlPatience})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	if err := m.Start(); err != nil {
-		t.Fatal(err)
-	}
+	m := startMaster(t, o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 500 * time.Millisecond, Timeout: crawlPatience})
 	defer func() {
 		if t.Failed() {
 			for _, ev := range m.EventsSince(0, 1000) { // what was handed out twice, and why
@@ -277,14 +270,7 @@ func TestTotalBudgetInTheOptionsEndsOnAMaster(t *testing.T) {
 			_, conn := natstest.Start(t)
 			// No worker is declared dead (Timeout is a guard): a false death on a
 			// loaded box hands a page out again, served twice.
-			m, err := NewMaster(o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond, Window: 1, Timeout: time.Minute})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer m.Close()
-			if err := m.Start(); err != nil {
-				t.Fatal(err)
-			}
+			m := startMaster(t, o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond, Window: 1, Timeout: time.Minute})
 			wk, err := StartWorker(config.WorkerOptions{Conn: conn("w1"), Node: "w1", Egress: []string{fmt.Sprintf("bind:127.0.0.%d", 77+i)},
 				AllowPrivate: []string{"127.0.0.0/8"}, LanesMax: 4})
 			if err != nil {

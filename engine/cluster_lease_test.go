@@ -135,14 +135,7 @@ func TestPausedWorkerFetchesNothingOfLostHosts(t *testing.T) {
 	// A request w1 hangs in ends with its lease, not with fetch.timeout (it
 	// could run on past the moment the host is w2's).
 	o.Fetch.Timeout = time.Hour
-	m, err := NewMaster(o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
-	if err := m.Start(); err != nil {
-		t.Fatal(err)
-	}
+	m := startMaster(t, o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond})
 	worker := func(name, ip string) *Worker {
 		w, err := StartWorker(config.WorkerOptions{Conn: conn(name), Node: name, Egress: []string{"bind:" + ip}, AllowPrivate: []string{"127.0.0.0/8"}})
 		if err != nil {

@@ -36,15 +36,7 @@ func TestMasterRestartKeepsTheHostGap(t *testing.T) {
 	o.Lanes.DelayMin, o.Lanes.DelayMax = time.Millisecond, 2*time.Millisecond
 	o.Revisit.Enabled = false
 	master := func(name string) *Engine {
-		m, err := NewMaster(o, config.MasterOptions{Conn: conn(name), HeartbeatEvery: 100 * time.Millisecond})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { m.Close() })
-		if err := m.Start(); err != nil {
-			t.Fatal(err)
-		}
-		return m
+		return startMaster(t, o, config.MasterOptions{Conn: conn(name), HeartbeatEvery: 100 * time.Millisecond})
 	}
 	worker := func(name, ip string) {
 		w, err := StartWorker(config.WorkerOptions{Conn: conn(name), Node: name, Egress: []string{"bind:" + ip}, AllowPrivate: []string{"127.0.0.0/8"}})

@@ -54,14 +54,7 @@ func (r *restartRig) start() *Engine {
 	// No worker is taken for dead here (Timeout a minute, not 3 heartbeats): a loaded
 	// box stalling the process for a second would bury the worker and drop what it
 	// held as late, a dead worker's at-least-once delivery, not these tests' subject.
-	m, err := NewMaster(r.o, config.MasterOptions{Conn: r.conn("master"), HeartbeatEvery: 300 * time.Millisecond, Timeout: time.Minute})
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	r.t.Cleanup(func() { m.Close() })
-	if err := m.Start(); err != nil {
-		r.t.Fatal(err)
-	}
+	m := startMaster(r.t, r.o, config.MasterOptions{Conn: r.conn("master"), HeartbeatEvery: 300 * time.Millisecond, Timeout: time.Minute})
 	if r.worker == nil {
 		w, err := StartWorker(config.WorkerOptions{Conn: r.conn("w1"), Node: "w1", Egress: []string{"bind:127.0.0.3"}, AllowPrivate: []string{"127.0.0.0/8"}})
 		if err != nil {

@@ -107,14 +107,7 @@ func startCrawlOf(t *testing.T, seed string) (*Engine, func(name string) *cluste
 	o.Lanes.Max = 2
 	o.Lanes.DelayMin, o.Lanes.DelayMax = time.Millisecond, 2*time.Millisecond
 	o.Revisit.Enabled = false
-	m, err := NewMaster(o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
-	if err := m.Start(); err != nil {
-		t.Fatal(err)
-	}
+	m := startMaster(t, o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond})
 	return m, conn
 }
 

@@ -100,14 +100,7 @@ func TestRestartedMasterIdleBetweenRevisitsSaysWhenTheNextIs(t *testing.T) {
 	}
 	o.Seeds = nil
 	_, conn := natstest.Start(t)
-	m, err := NewMaster(o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
-	if err := m.Start(); err != nil {
-		t.Fatal(err)
-	}
+	m := startMaster(t, o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond})
 	if got := idleUntil("the restarted master", m); !got.Equal(due) {
 		t.Fatalf("the restarted master's next revisit %v; want the page's due time %v", got, due)
 	}

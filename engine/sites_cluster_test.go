@@ -55,14 +55,7 @@ func TestNineSitesUnderOneDomainAreDealtOverJoiningWorkers(t *testing.T) {
 	_, conn := natstest.Start(t)
 	// No worker is taken for dead: a loaded box can stall one for the default
 	// timeout (three heartbeats), and its sites would be dealt again.
-	m, err := NewMaster(o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 500 * time.Millisecond, Timeout: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	if err := m.Start(); err != nil {
-		t.Fatal(err)
-	}
+	m := startMaster(t, o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 500 * time.Millisecond, Timeout: time.Minute})
 	nodes := func() map[string]view.Node {
 		out := map[string]view.Node{}
 		for _, n := range m.Snapshot().Nodes {
@@ -154,14 +147,7 @@ func TestSitesAddedLiveUnderOneDomainStaySites(t *testing.T) {
 	_, conn := natstest.Start(t)
 	// No worker is declared dead (Timeout is a guard), as in the test above: a
 	// false death on a loaded box deals the sites again.
-	m, err := NewMaster(o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 500 * time.Millisecond, Timeout: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	if err := m.Start(); err != nil {
-		t.Fatal(err)
-	}
+	m := startMaster(t, o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 500 * time.Millisecond, Timeout: time.Minute})
 	for i := range 3 {
 		name := fmt.Sprintf("w%d", i+1)
 		wk, err := StartWorker(config.WorkerOptions{Conn: conn(name), Node: name, Egress: []string{fmt.Sprintf("bind:127.0.0.%d", 85+i)},

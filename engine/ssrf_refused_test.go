@@ -118,14 +118,7 @@ func TestWorkerSSRFRefusalReachesTheMaster(t *testing.T) {
 	site, seeds := refusedSite(t)
 	o := robotsOptions(t, seeds[0]) // the master allows loopback
 	o.Seeds = seeds
-	m, err := NewMaster(o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
-	if err := m.Start(); err != nil {
-		t.Fatal(err)
-	}
+	m := startMaster(t, o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond})
 	w, err := StartWorker(config.WorkerOptions{Conn: conn("b2"), Node: "b2"}) // no AllowPrivate
 	if err != nil {
 		t.Fatal(err)

@@ -80,12 +80,20 @@ func startIdleCluster(t *testing.T, hb time.Duration) (*Engine, func(name string
 	o.DB = filepath.Join(dir, "crawl.db")
 	o.Seeds = []string{"http://example.test/"}
 	o.DNSServers = []string{"127.0.0.1:1"}
-	m, err := NewMaster(o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: hb})
+	return startMaster(t, o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: hb}), conn
+}
+
+// startMaster builds a master of the crawl o and starts it; it is closed when the
+// test ends, if the test has not closed it before.
+func startMaster(t testing.TB, o config.Options, mo config.MasterOptions) *Engine {
+	t.Helper()
+	m, err := NewMaster(o, mo)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { m.Close() })
 	if err := m.Start(); err != nil {
 		t.Fatal(err)
 	}
-	return m, conn
+	return m
 }
