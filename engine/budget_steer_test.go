@@ -36,14 +36,7 @@ func newHubWeb(t *testing.T, nHosts, pages int) *hubWeb {
 	t.Helper()
 	w := &hubWeb{pages: pages, served: map[string]int{}}
 	for i := 0; i < nHosts; i++ {
-		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.%d:0", 51+i))
-		if err != nil {
-			t.Skipf("cannot listen on 127.0.0.%d (loopback /8 not routed here): %v", 51+i, err)
-		}
-		srv := &http.Server{Handler: w}
-		go srv.Serve(ln)
-		t.Cleanup(func() { srv.Close() })
-		w.hosts = append(w.hosts, ln.Addr().String())
+		w.hosts = append(w.hosts, serveOn(t, fmt.Sprintf("127.0.0.%d", 51+i), w))
 	}
 	return w
 }

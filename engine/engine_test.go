@@ -35,16 +35,23 @@ func newMiniWeb(t *testing.T, nHosts, pages int, delay time.Duration) *miniWeb {
 	t.Helper()
 	w := &miniWeb{pages: pages, inHost: map[string]int{}, delay: delay}
 	for i := 0; i < nHosts; i++ {
-		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.%d:0", 11+i))
-		if err != nil {
-			t.Skipf("cannot listen on 127.0.0.%d (loopback /8 not routed here): %v", 11+i, err)
-		}
-		srv := &http.Server{Handler: w}
-		go srv.Serve(ln)
-		t.Cleanup(func() { srv.Close() })
-		w.hosts = append(w.hosts, ln.Addr().String())
+		w.hosts = append(w.hosts, serveOn(t, fmt.Sprintf("127.0.0.%d", 11+i), w))
 	}
 	return w
+}
+
+// serveOn serves h on a free port of the loopback address ip until the test ends
+// and returns its "ip:port"; a box whose loopback /8 is not routed skips the test.
+func serveOn(t *testing.T, ip string, h http.Handler) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", ip+":0")
+	if err != nil {
+		t.Skipf("cannot listen on %s (loopback /8 not routed here): %v", ip, err)
+	}
+	srv := &http.Server{Handler: h}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return ln.Addr().String()
 }
 
 func (w *miniWeb) ServeHTTP(rw http.ResponseWriter, r *http.Request) {

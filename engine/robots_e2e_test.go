@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"path/filepath"
 	"sync"
@@ -27,14 +26,8 @@ type robotsSite struct {
 
 func newRobotsSite(t *testing.T, ip string) *robotsSite {
 	t.Helper()
-	ln, err := net.Listen("tcp", ip+":0")
-	if err != nil {
-		t.Skipf("cannot listen on %s (loopback /8 not routed here): %v", ip, err)
-	}
-	s := &robotsSite{host: ln.Addr().String(), pages: map[string]string{}, header: map[string]string{}}
-	srv := &http.Server{Handler: s}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
+	s := &robotsSite{pages: map[string]string{}, header: map[string]string{}}
+	s.host = serveOn(t, ip, s)
 	return s
 }
 
