@@ -43,12 +43,8 @@ func TestHostBudgetHoldsOnAMaster(t *testing.T) {
 	}()
 	for i := range 3 {
 		name := fmt.Sprintf("w%d", i+1)
-		wk, err := StartWorker(config.WorkerOptions{Conn: conn(name), Node: name, Egress: []string{fmt.Sprintf("bind:127.0.0.%d", 71+i)},
+		startWorker(t, config.WorkerOptions{Conn: conn(name), Node: name, Egress: []string{fmt.Sprintf("bind:127.0.0.%d", 71+i)},
 			AllowPrivate: []string{"127.0.0.0/8"}, LanesMax: lanes})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer wk.Close()
 	}
 	capped := w.host(0)
 	select {
@@ -180,12 +176,8 @@ func budgetBeforeRestart(t *testing.T, bind string) *budgetRestart {
 	if err := m1.Start(); err != nil {
 		t.Fatal(err)
 	}
-	wk, err := StartWorker(config.WorkerOptions{Conn: conn("w1"), Node: "w1", Egress: []string{"bind:" + bind},
+	wk := startWorker(t, config.WorkerOptions{Conn: conn("w1"), Node: "w1", Egress: []string{"bind:" + bind},
 		AllowPrivate: []string{"127.0.0.0/8"}, LanesMax: budgetRestartLanes})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(wk.Close)
 	r.wk = wk
 	select {
 	case <-w.arrived:
@@ -271,12 +263,8 @@ func TestTotalBudgetInTheOptionsEndsOnAMaster(t *testing.T) {
 			// No worker is declared dead (Timeout is a guard): a false death on a
 			// loaded box hands a page out again, served twice.
 			m := startMaster(t, o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond, Window: 1, Timeout: time.Minute})
-			wk, err := StartWorker(config.WorkerOptions{Conn: conn("w1"), Node: "w1", Egress: []string{fmt.Sprintf("bind:127.0.0.%d", 77+i)},
+			startWorker(t, config.WorkerOptions{Conn: conn("w1"), Node: "w1", Egress: []string{fmt.Sprintf("bind:127.0.0.%d", 77+i)},
 				AllowPrivate: []string{"127.0.0.0/8"}, LanesMax: 4})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer wk.Close()
 			// The second page, the budget's last, waits at the server until the
 			// links of the first are queued at the master and the master paused.
 			select {

@@ -137,11 +137,7 @@ func TestPausedWorkerFetchesNothingOfLostHosts(t *testing.T) {
 	o.Fetch.Timeout = time.Hour
 	m := startMaster(t, o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond})
 	worker := func(name, ip string) *Worker {
-		w, err := StartWorker(config.WorkerOptions{Conn: conn(name), Node: name, Egress: []string{"bind:" + ip}, AllowPrivate: []string{"127.0.0.0/8"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(w.Close)
+		w := startWorker(t, config.WorkerOptions{Conn: conn(name), Node: name, Egress: []string{"bind:" + ip}, AllowPrivate: []string{"127.0.0.0/8"}})
 		return w
 	}
 	state := func(name string) view.NodeState {

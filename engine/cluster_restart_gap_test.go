@@ -39,19 +39,11 @@ func TestMasterRestartKeepsTheHostGap(t *testing.T) {
 		return startMaster(t, o, config.MasterOptions{Conn: conn(name), HeartbeatEvery: 100 * time.Millisecond})
 	}
 	worker := func(name, ip string) {
-		w, err := StartWorker(config.WorkerOptions{Conn: conn(name), Node: name, Egress: []string{"bind:" + ip}, AllowPrivate: []string{"127.0.0.0/8"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(w.Close)
+		startWorker(t, config.WorkerOptions{Conn: conn(name), Node: name, Egress: []string{"bind:" + ip}, AllowPrivate: []string{"127.0.0.0/8"}})
 	}
 	m1 := master("master")
 	w1conn := conn("w1")
-	w1, err := StartWorker(config.WorkerOptions{Conn: w1conn, Node: "w1", Egress: []string{"bind:127.0.0.2"}, AllowPrivate: []string{"127.0.0.0/8"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w1.Close)
+	startWorker(t, config.WorkerOptions{Conn: w1conn, Node: "w1", Egress: []string{"bind:127.0.0.2"}, AllowPrivate: []string{"127.0.0.0/8"}})
 	waitFor(t, "w1's second request", func() bool { return len(site.startsFrom("127.0.0.2")) >= 2 })
 	// The master stops right after one of w1's requests, and w1 is cut off with it.
 	n := len(site.startsFrom("127.0.0.2"))

@@ -41,11 +41,7 @@ func TestMasterRestartQueuesTheLinksOfResultsItFindsWaiting(t *testing.T) {
 	if err := m1.Start(); err != nil {
 		t.Fatal(err)
 	}
-	w, err := StartWorker(config.WorkerOptions{Conn: conn("w1"), Node: "w1", Egress: []string{"bind:127.0.0.2"}, AllowPrivate: []string{"127.0.0.0/8"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Close)
+	startWorker(t, config.WorkerOptions{Conn: conn("w1"), Node: "w1", Egress: []string{"bind:127.0.0.2"}, AllowPrivate: []string{"127.0.0.0/8"}})
 	waitFor(t, "the worker's first request", func() bool {
 		site.mu.Lock()
 		defer site.mu.Unlock()

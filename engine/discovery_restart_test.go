@@ -56,11 +56,7 @@ func (r *restartRig) start() *Engine {
 	// held as late, a dead worker's at-least-once delivery, not these tests' subject.
 	m := startMaster(r.t, r.o, config.MasterOptions{Conn: r.conn("master"), HeartbeatEvery: 300 * time.Millisecond, Timeout: time.Minute})
 	if r.worker == nil {
-		w, err := StartWorker(config.WorkerOptions{Conn: r.conn("w1"), Node: "w1", Egress: []string{"bind:127.0.0.3"}, AllowPrivate: []string{"127.0.0.0/8"}})
-		if err != nil {
-			r.t.Fatal(err)
-		}
-		r.t.Cleanup(w.Close)
+		w := startWorker(r.t, config.WorkerOptions{Conn: r.conn("w1"), Node: "w1", Egress: []string{"bind:127.0.0.3"}, AllowPrivate: []string{"127.0.0.0/8"}})
 		r.worker = w
 	}
 	return m

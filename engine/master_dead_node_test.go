@@ -68,11 +68,7 @@ func startEndlessCrawl(t *testing.T, delay time.Duration) (*Engine, func(name st
 // its row on m's Nodes pane (empty while m has none).
 func startNodeB2(t *testing.T, m *Engine, conn func(name string) *cluster.Conn) (*Worker, func() view.Node) {
 	t.Helper()
-	w, err := StartWorker(config.WorkerOptions{Conn: conn("b2"), Node: "b2", AllowPrivate: []string{"127.0.0.0/8"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Close)
+	w := startWorker(t, config.WorkerOptions{Conn: conn("b2"), Node: "b2", AllowPrivate: []string{"127.0.0.0/8"}})
 	return w, func() view.Node {
 		for _, n := range m.Snapshot().Nodes {
 			if n.Name == "b2" {
@@ -151,11 +147,7 @@ func TestDeadWorkersRowHoldsNothing(t *testing.T) {
 func TestWorkerLeaveIsLoggedOnce(t *testing.T) {
 	t.Parallel()
 	m, conn := startEndlessCrawl(t, 100*time.Millisecond) // slow pages: tasks wait on the worker's board
-	w, err := StartWorker(config.WorkerOptions{Conn: conn("b2"), Node: "b2", AllowPrivate: []string{"127.0.0.0/8"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Close)
+	w := startWorker(t, config.WorkerOptions{Conn: conn("b2"), Node: "b2", AllowPrivate: []string{"127.0.0.0/8"}})
 	waitFor(t, "tasks queued on b2 beyond its two lanes", func() bool { return w.Engine().Snapshot().QueueDepth >= 4 })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

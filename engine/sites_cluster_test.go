@@ -65,12 +65,8 @@ func TestNineSitesUnderOneDomainAreDealtOverJoiningWorkers(t *testing.T) {
 	}
 	for i := range 3 {
 		name := fmt.Sprintf("w%d", i+1)
-		wk, err := StartWorker(config.WorkerOptions{Conn: conn(name), Node: name, Egress: []string{fmt.Sprintf("bind:127.0.0.%d", 81+i)},
+		startWorker(t, config.WorkerOptions{Conn: conn(name), Node: name, Egress: []string{fmt.Sprintf("bind:127.0.0.%d", 81+i)},
 			AllowPrivate: []string{"127.0.0.0/8"}, LanesMax: lanes, Resolver: oneAddr(addr)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer wk.Close()
 		waitFor(t, name+" joined", func() bool { n, ok := nodes()[name]; return ok && n.State == view.NodeActive })
 		if i == 0 {
 			// Every site's entry fetched and its pages queued before the others join.
@@ -150,12 +146,8 @@ func TestSitesAddedLiveUnderOneDomainStaySites(t *testing.T) {
 	m := startMaster(t, o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 500 * time.Millisecond, Timeout: time.Minute})
 	for i := range 3 {
 		name := fmt.Sprintf("w%d", i+1)
-		wk, err := StartWorker(config.WorkerOptions{Conn: conn(name), Node: name, Egress: []string{fmt.Sprintf("bind:127.0.0.%d", 85+i)},
+		startWorker(t, config.WorkerOptions{Conn: conn(name), Node: name, Egress: []string{fmt.Sprintf("bind:127.0.0.%d", 85+i)},
 			AllowPrivate: []string{"127.0.0.0/8"}, LanesMax: lanes, Resolver: oneAddr(addr)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer wk.Close()
 	}
 	waitFor(t, "three workers joined", func() bool { return len(m.Snapshot().Nodes) == 3 })
 	for _, h := range []string{"news", "blog"} {

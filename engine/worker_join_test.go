@@ -52,12 +52,8 @@ func TestWorkerAnswersControlsFromTheMomentItJoins(t *testing.T) {
 	if err := op.NC.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	w, err := StartWorker(config.WorkerOptions{Conn: conn("w1"), Node: "w1", Egress: []string{"bind:127.0.0.60"},
+	w := startWorker(t, config.WorkerOptions{Conn: conn("w1"), Node: "w1", Egress: []string{"bind:127.0.0.60"},
 		AllowPrivate: []string{"127.0.0.0/8"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
 	select {
 	case err := <-answered:
 		if err != nil {
@@ -96,4 +92,16 @@ func startMaster(t testing.TB, o config.Options, mo config.MasterOptions) *Engin
 		t.Fatal(err)
 	}
 	return m
+}
+
+// startWorker starts a worker with wo; it is closed when the test ends, if the
+// test has not closed it before.
+func startWorker(t testing.TB, wo config.WorkerOptions) *Worker {
+	t.Helper()
+	w, err := StartWorker(wo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	return w
 }
