@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/cookies"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
@@ -45,19 +44,7 @@ func TestCookieSessionPerEgressAndSite(t *testing.T) {
 	o.Lanes.Max = 8
 	o.Lanes.DelayMin, o.Lanes.DelayMax = 2*time.Millisecond, 5*time.Millisecond
 	o.HostRate = 0
-	e, err := engine.New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Start(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-e.Done():
-	case <-time.After(enginetest.CrawlPatience):
-		t.Fatalf("crawl not done after %v: %+v", enginetest.CrawlPatience, e.Stats())
-	}
-	e.Close()
+	enginetest.CrawlToDone(t, o).Close()
 
 	truth := sb.Truth()
 	if bans := truth.Bans(); len(bans) != 0 {

@@ -32,6 +32,21 @@ func unitDiscovery(book *atomic.Pointer[sites.Book]) *Discovery {
 	return New(Options{Discovery: config.DefaultDiscovery(), Revisit: config.DefaultRevisit(), Sites: book.Load}, nopCrawl{}, nil)
 }
 
+// oneDomainRead is discovery over a site book that a test may swap, empty for now,
+// that has read news.example.test's sitemap once, dated honestly, and
+// blog.example.test's three times an hour apart, dated the serving time (a lie):
+// one registered domain, example.test, whose hosts' evidence differs.
+func oneDomainRead() (d *Discovery, book *atomic.Pointer[sites.Book], at time.Time) {
+	book = new(atomic.Pointer[sites.Book])
+	d = unitDiscovery(book)
+	at = time.Now()
+	readSitemap(d, "news.example.test", false, at)
+	for i := range 3 {
+		readSitemap(d, "blog.example.test", true, at.Add(time.Duration(i)*time.Hour))
+	}
+	return d, book, at
+}
+
 // readSitemap hands d a read of host's sitemap listing six articles, dated the
 // serving time (a lastmod that is always "now": lie) or a day before.
 func readSitemap(d *Discovery, host string, lie bool, at time.Time) {
@@ -201,13 +216,7 @@ func coverOf(a, b string) discover.CoverState {
 // learned; the rest of the domain keeps its row. A site removed live gives them back.
 func TestLiveSiteChangesMoveDiscoveryState(t *testing.T) {
 	t.Parallel()
-	var book atomic.Pointer[sites.Book]
-	d := unitDiscovery(&book)
-	at := time.Now()
-	readSitemap(d, "news.example.test", false, at)
-	for i := range 3 {
-		readSitemap(d, "blog.example.test", true, at.Add(time.Duration(i)*time.Hour))
-	}
+	d, book, at := oneDomainRead()
 	if r := rowOf(d, "example.test"); r == nil || len(r.Sitemaps) != 2 || r.DatesTrusted {
 		t.Fatalf("before any site is declared: %+v, want one row for the domain with both sitemaps, dates ignored", d.View())
 	}
@@ -265,13 +274,7 @@ func TestStoredTrustWithoutSourcesStaysWithItsUnit(t *testing.T) {
 // The emptied row's counts used to be dropped: news and blog both showed 0.
 func TestASplitRowKeepsItsCountsWithTheirHosts(t *testing.T) {
 	t.Parallel()
-	var book atomic.Pointer[sites.Book]
-	d := unitDiscovery(&book)
-	at := time.Now()
-	readSitemap(d, "news.example.test", false, at)
-	for i := range 3 {
-		readSitemap(d, "blog.example.test", true, at.Add(time.Duration(i)*time.Hour))
-	}
+	d, book, at := oneDomainRead()
 	d.readDocument(frontier.Task{URL: "http://blog.example.test/feed.xml", Host: "blog.example.test"}, &fetch.Result{},
 		&discover.Doc{Kind: discover.KindFeed, Warnings: map[string]int{"bad_date": 2}}, nil, at)
 	dom := rowOf(d, "example.test")
