@@ -71,8 +71,18 @@ type gateKey struct {
 type keyState struct {
 	inflight int
 	lastEnd  time.Time
-	free     chan struct{} // closed when inflight drops to 0
+	free     chan struct{} // closed when inflight drops to 0; made by freed, for a waiter
 	line
+}
+
+// freed is the channel closed when the key's requests in flight end. It is made
+// only when a request comes to wait on them: most requests to a key end before
+// another one asks, and a channel made for each would be two allocations a fetch.
+func (s *keyState) freed() chan struct{} {
+	if s.free == nil {
+		s.free = make(chan struct{})
+	}
+	return s.free
 }
 
 // waiter is one request waiting at the gate, in the line of each key it needs.
@@ -254,9 +264,9 @@ func (g *Gate) AcquireWith(ctx context.Context, w Wait, egress int, host string,
 		var busy chan struct{}
 		switch {
 		case hs.inflight > 0:
-			busy = hs.free
+			busy = hs.freed()
 		case agg.inflight > 0 && serial:
-			busy = agg.free // the server sees one request at a time, then the gap
+			busy = agg.freed() // the server sees one request at a time, then the gap
 		case !w.Urgent && agg.urgent > 0:
 			busy = agg.urgentDone // the operator's request goes first
 		}
@@ -283,7 +293,7 @@ func (g *Gate) AcquireWith(ctx context.Context, w Wait, egress int, host string,
 		if busy == nil && ps != nil {
 			switch {
 			case ps.inflight > 0:
-				busy = ps.free
+				busy = ps.freed()
 			default:
 				busy = ps.ahead(me, w.Urgent, true)
 			}
@@ -366,9 +376,6 @@ func (g *Gate) stalled() time.Duration {
 }
 
 func (g *Gate) take(s *keyState) {
-	if s.inflight == 0 {
-		s.free = make(chan struct{})
-	}
 	s.inflight++
 }
 
@@ -421,8 +428,9 @@ func (g *Gate) give(k gateKey, now time.Time) {
 	}
 	s.inflight--
 	s.lastEnd = now
-	if s.inflight == 0 {
+	if s.inflight == 0 && s.free != nil {
 		close(s.free)
+		s.free = nil
 	}
 }
 

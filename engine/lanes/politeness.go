@@ -65,7 +65,7 @@ const (
 // hostState is one host's aggregate state across every egress.
 type hostState struct {
 	inflight int
-	free     chan struct{} // closed when inflight drops to 0
+	free     chan struct{} // closed when inflight drops to 0; made by freed, for a waiter
 	lastEnd  time.Time     // end of the latest response, any egress
 
 	interval    time.Duration // host cap / Crawl-delay, as of the last Acquire
@@ -96,10 +96,15 @@ func (h *hostState) urge(d int) {
 }
 
 func (h *hostState) take() {
-	if h.inflight == 0 {
+	h.inflight++
+}
+
+// freed is keyState.freed for the host across egresses.
+func (h *hostState) freed() chan struct{} {
+	if h.free == nil {
 		h.free = make(chan struct{})
 	}
-	h.inflight++
+	return h.free
 }
 
 // serial says whether the host takes one request at a time: while a cap or a
@@ -134,8 +139,9 @@ func (h *hostState) gap(now time.Time, a Adaptive) (time.Duration, Reason) {
 func (h *hostState) give(now, start time.Time, r Response, a Adaptive, stall time.Duration) {
 	if h.inflight > 0 {
 		h.inflight--
-		if h.inflight == 0 {
+		if h.inflight == 0 && h.free != nil {
 			close(h.free)
+			h.free = nil
 		}
 	}
 	if now.After(h.lastEnd) {

@@ -94,9 +94,10 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 	tz := newTokenizer(src)
 	defer tz.release()
 	z := &tz.z
-	off := 0              // where the current token starts in src
-	treeDone := false     // past limit: the tree is closed, only the sink reads on
-	stack := []int32{0}   // open elements; the root is never popped
+	off := 0                         // where the current token starts in src
+	treeDone := false                // past limit: the tree is closed, only the sink reads on
+	stack := append(tz.stack[:0], 0) // open elements; the root is never popped
+	defer func() { tz.stack = stack[:0] }()
 	skipDepth := 0        // >0 while inside a rawSkip subtree
 	var skipTag atom.Atom // the element that opened the skip
 	inTitle := false

@@ -21,6 +21,7 @@ type pageTokenizer struct {
 	z     html.Tokenizer
 	r     bytes.Reader
 	fresh html.Tokenizer // as NewTokenizer made it, reading r
+	stack []int32        // parseDoc's open elements (at most maxDepth), kept for the next pass
 }
 
 // tokenizers recycles the tokenizers of finished passes.
