@@ -36,15 +36,25 @@ func ParsedMeta(t frontier.Task, res *fetch.Result, at time.Time) *page.Metadata
 		u = t.URL
 	}
 	m := res.Parsed.Meta(u, at)
-	if storeMeta(m) == nil {
+	if metaEmpty(m) {
 		return nil
 	}
 	return &m
 }
 
+// metaEmpty reports whether a page gave no metadata the store keeps (storeMeta's
+// nil), without formatting its dates into a row first.
+func metaEmpty(m page.Metadata) bool {
+	return m.Published.IsZero() && m.Modified.IsZero() && m.Headline.Value == "" && len(m.Authors) == 0 &&
+		m.Language.Value == "" && m.Canonical.Value == ""
+}
+
 // storeMeta is the store's row of a page's metadata; nil when the page gave none.
 func storeMeta(m page.Metadata) *store.PageMeta {
-	sm := &store.PageMeta{
+	if metaEmpty(m) {
+		return nil
+	}
+	return &store.PageMeta{
 		Published: m.Published.String(), PublishedFrom: string(m.Published.From), PublishedAt: m.Published.Time,
 		Modified: m.Modified.String(), ModifiedFrom: string(m.Modified.From),
 		Headline: m.Headline.Value, HeadlineFrom: string(m.Headline.From),
@@ -52,8 +62,4 @@ func storeMeta(m page.Metadata) *store.PageMeta {
 		Language: m.Language.Value, LanguageFrom: string(m.Language.From),
 		Canonical: m.Canonical.Value, CanonicalFrom: string(m.Canonical.From),
 	}
-	if sm.Published == "" && sm.Modified == "" && sm.Headline == "" && len(sm.Authors) == 0 && sm.Language == "" && sm.Canonical == "" {
-		return nil
-	}
-	return sm
 }
