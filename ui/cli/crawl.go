@@ -410,8 +410,8 @@ func run(ctx context.Context, eng *engine.Engine, rc runConfig, stdout, stderr i
 		// The summary reads "done:" whatever the end; a stop with URLs left says
 		// how to go on, as the store keeps everything for the next run.
 		if n, ok := storeCounts(rc.db); ok && n.Unprocessed+n.InProgress > 0 {
-			fmt.Fprintf(stderr, "crawlconsole: stopped with %d URLs left to fetch; the %d pages stored are kept in %s: to go on, start the crawl again with --db %s\n",
-				n.Unprocessed+n.InProgress, n.Pages, rc.db, rc.db)
+			fmt.Fprintf(stderr, "crawlconsole: stopped with %d URLs left to fetch; the %d pages stored are kept in %s: to go on, %s\n",
+				n.Unprocessed+n.InProgress, n.Pages, rc.db, rc.startAgain())
 		}
 	}
 	if why := nothingFetched(st); why != "" && code == 0 {
@@ -421,7 +421,7 @@ func run(ctx context.Context, eng *engine.Engine, rc runConfig, stdout, stderr i
 		if n, ok := storeCounts(rc.db); ok && n.Unprocessed+n.InProgress == 0 && n.Deferred > 0 {
 			// A run that found nothing due ends at once with "done: 0 pages fetched",
 			// which reads as a finished crawl; its URLs only wait.
-			fmt.Fprintf(stderr, "crawlconsole: nothing was due: %s\n", deferredAdvice(n.Deferred, rc.db))
+			fmt.Fprintf(stderr, "crawlconsole: nothing was due: %s\n", deferredAdvice(n.Deferred, rc.db, rc.startAgain()))
 		}
 	}
 	return code
@@ -429,10 +429,20 @@ func run(ctx context.Context, eng *engine.Engine, rc runConfig, stdout, stderr i
 
 // deferredAdvice says what n URLs deferred in the store at db wait for and how to
 // go on with them.
-func deferredAdvice(n int64, db string) string {
+func deferredAdvice(n int64, db, again string) string {
 	return fmt.Sprintf("%d URLs wait deferred in %s (a site whose robots.txt did not answer is asked again after "+
 		"etiquette.robots_retry, 1m by default, doubling; a disabled host or a page budget holds others): "+
-		"start the crawl again with --db %s once they are due, or without --until-idle, which waits for them", n, db, db)
+		"%s once they are due, or without --until-idle, which waits for them", n, db, again)
+}
+
+// startAgain is how the operator goes on with the store: the same command on the
+// same --db. A master's store is a master's to go on with (its workers rejoin by
+// themselves); `crawl --db` on it would crawl from this box alone.
+func (rc runConfig) startAgain() string {
+	if rc.title == "master" {
+		return "start the master again with --db " + rc.db + " (its workers rejoin it)"
+	}
+	return "start the crawl again with --db " + rc.db
 }
 
 // headless prints a progress line every few seconds, and the engine's new warnings

@@ -1,0 +1,27 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestStoppedMasterSaysToStartTheMasterAgain: a master stopped with URLs left says
+// to go on by starting the master again on its store, not "the crawl": `crawl --db`
+// on a master's store crawls from that box alone, without its workers.
+func TestStoppedMasterSaysToStartTheMasterAgain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a master")
+	}
+	db := filepath.Join(t.TempDir(), "m.db")
+	var stdout, stderr strings.Builder
+	Main([]string{"master", "--headless", "--duration", "1s", "--listen", "127.0.0.1:0", "--db", db,
+		"--allow-private", "127.0.0.0/8", "http://127.0.0.1:9/"}, &stdout, &stderr)
+	errs := stderr.String()
+	if !strings.Contains(errs, "stopped with 1 URLs left to fetch") {
+		t.Fatalf("a master stopped before any worker joined does not say its URL is left\n%s", errs)
+	}
+	if want := "to go on, start the master again with --db " + db; !strings.Contains(errs, want) {
+		t.Errorf("stderr does not say %q\n%s", want, errs)
+	}
+}
