@@ -32,10 +32,16 @@ type ctlSite struct {
 	NewDay   int      `json:"new_1d"`
 	// DelayS is the median publish-to-store delay in seconds, to the millisecond
 	// (the pane's DELAY); 0: no page published while the crawl watched has been stored.
-	DelayS   float64           `json:"delay_s"`
-	Feeds    []string          `json:"feeds"`
-	Sitemaps []string          `json:"sitemaps"`
-	Covered  map[string]string `json:"covered,omitempty"`
+	DelayS   float64  `json:"delay_s"`
+	Feeds    []string `json:"feeds"`
+	Sitemaps []string `json:"sitemaps"`
+	// Found is how many URLs its feeds and sitemaps listed, every read counted (a
+	// URL listed by two reads counts twice): what they gave.
+	Found   int64             `json:"found"`
+	Covered map[string]string `json:"covered,omitempty"`
+	// Warnings counts, by kind, the problems its documents were read with (a
+	// lying encoding, cut off, bad dates): read, but not all as the site meant.
+	Warnings map[string]int `json:"warnings,omitempty"`
 	// Problems is, per feed or sitemap whose last read or fetch yielded nothing,
 	// why: what the operator has to act on.
 	Problems     map[string]string `json:"problems,omitempty"`
@@ -67,7 +73,11 @@ func sitesOf(s view.Snapshot) []ctlSite {
 	}
 	for i := range out {
 		for _, d := range s.Discovery {
-			if d.Site == out[i].Site && !d.DatesTrusted {
+			if d.Site != out[i].Site {
+				continue
+			}
+			out[i].Found, out[i].Warnings = d.Found, d.Warnings
+			if !d.DatesTrusted {
 				out[i].DatesWhy = d.Why
 			}
 		}
@@ -79,7 +89,7 @@ func sitesOf(s view.Snapshot) []ctlSite {
 			continue
 		}
 		c := ctlSite{Site: d.Site, Keywords: []string{}, Feeds: append([]string{}, d.Feeds...),
-			Sitemaps: append([]string{}, d.Sitemaps...), Covered: d.Covered, Problems: d.Problems}
+			Sitemaps: append([]string{}, d.Sitemaps...), Found: d.Found, Covered: d.Covered, Problems: d.Problems, Warnings: d.Warnings}
 		if len(c.Feeds)+len(c.Sitemaps) > 0 {
 			c.DatesTrusted = yesNo(d.DatesTrusted)
 			if !d.DatesTrusted {
@@ -92,7 +102,8 @@ func sitesOf(s view.Snapshot) []ctlSite {
 }
 
 // printSites writes the sites as a table, then one line per feed or sitemap that
-// yielded nothing and why (the pane's "yielded nothing", for every site at once).
+// yielded nothing and why (the pane's "yielded nothing", for every site at once),
+// and per site the warnings its documents were read with.
 func printSites(s view.Snapshot, asJSON bool, stdout io.Writer) int {
 	list := sitesOf(s)
 	if asJSON {
@@ -103,7 +114,7 @@ func printSites(s view.Snapshot, asJSON bool, stdout io.Writer) int {
 		return 0
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SITE\tKIND\tSTORED\t1H\t1D\tDELAY\tFEEDS\tSITEMAPS\tDATES\tPROBLEMS")
+	fmt.Fprintln(tw, "SITE\tKIND\tSTORED\t1H\t1D\tDELAY\tFEEDS\tSITEMAPS\tFOUND\tDATES\tPROBLEMS")
 	for _, c := range list {
 		kind, stored, hour, day, delay := "-", "-", "-", "-", "-"
 		if c.Declared {
@@ -115,8 +126,8 @@ func printSites(s view.Snapshot, asJSON bool, stdout io.Writer) int {
 				delay = d.Round(time.Second).String()
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%d\n", c.Site, kind, stored, hour, day, delay,
-			len(c.Feeds), len(c.Sitemaps), clikit.Dash(c.DatesTrusted), len(c.Problems))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%d\n", c.Site, kind, stored, hour, day, delay,
+			len(c.Feeds), len(c.Sitemaps), c.Found, clikit.Dash(c.DatesTrusted), len(c.Problems))
 	}
 	if tw.Flush() != nil {
 		return 1
@@ -124,6 +135,13 @@ func printSites(s view.Snapshot, asJSON bool, stdout io.Writer) int {
 	for _, c := range list {
 		for _, u := range slices.Sorted(maps.Keys(c.Problems)) {
 			fmt.Fprintf(stdout, "%s: %s yielded nothing: %s\n", c.Site, u, c.Problems[u])
+		}
+		if len(c.Warnings) > 0 {
+			var kinds []string
+			for _, k := range slices.Sorted(maps.Keys(c.Warnings)) {
+				kinds = append(kinds, fmt.Sprintf("%s %d", k, c.Warnings[k]))
+			}
+			fmt.Fprintf(stdout, "%s: read with warnings: %s\n", c.Site, strings.Join(kinds, ", "))
 		}
 		if c.DatesTrusted == "no" && c.DatesWhy != "" {
 			fmt.Fprintf(stdout, "%s: dates not trusted: %s\n", c.Site, strings.TrimSpace(c.DatesWhy))

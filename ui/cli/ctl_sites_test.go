@@ -10,7 +10,8 @@ import (
 )
 
 // `ctl sites` says what the Sites pane says, for every site at once: per declared
-// site its pages, new pages, publish-to-store delay, feeds and sitemaps, then each
+// site its pages, new pages, publish-to-store delay, feeds and sitemaps and the URLs
+// they listed (FOUND: shown nowhere before), then each
 // feed or sitemap that yielded nothing and why; and the feeds and sitemaps of
 // domains no site declares, as the pane's rows below the declared sites. Before, ctl had no way
 // to see them: a typo'd feed in the config was visible only in an attached console.
@@ -25,9 +26,9 @@ func TestCtlSitesSaysWhatEachSitesFeedsGave(t *testing.T) {
 			{Name: "quiet", Kind: "news", Entry: "http://quiet.example/"},
 		}},
 		Discovery: []view.SiteDiscovery{
-			{Site: "summit", Feeds: []string{"http://www.summit.example/feed.xml"}, DatesTrusted: true},
-			{Site: "undeclared.example", Sitemaps: []string{"http://undeclared.example/sitemap.xml"},
-				Why: "lastmod is the serving time in 3 of 3 sitemaps"},
+			{Site: "summit", Feeds: []string{"http://www.summit.example/feed.xml"}, DatesTrusted: true, Found: 30},
+			{Site: "undeclared.example", Sitemaps: []string{"http://undeclared.example/sitemap.xml"}, Found: 412,
+				Why: "lastmod is the serving time in 3 of 3 sitemaps", Warnings: map[string]int{"encoding_mismatch": 1, "bad_date": 2}},
 			{Site: "nothing.example"}, // read nothing, nothing failed: no row, as on the pane
 		},
 	}
@@ -37,10 +38,10 @@ func TestCtlSitesSaysWhatEachSitesFeedsGave(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	want := [][]string{
-		{"SITE", "KIND", "STORED", "1H", "1D", "DELAY", "FEEDS", "SITEMAPS", "DATES", "PROBLEMS"},
-		{"summit", "news", "120", "7", "40", "1m35s", "1", "0", "yes", "1"},
-		{"quiet", "news", "0", "0", "0", "-", "0", "0", "-", "0"},
-		{"undeclared.example", "-", "-", "-", "-", "-", "0", "1", "no", "0"},
+		{"SITE", "KIND", "STORED", "1H", "1D", "DELAY", "FEEDS", "SITEMAPS", "FOUND", "DATES", "PROBLEMS"},
+		{"summit", "news", "120", "7", "40", "1m35s", "1", "0", "30", "yes", "1"},
+		{"quiet", "news", "0", "0", "0", "-", "0", "0", "0", "-", "0"},
+		{"undeclared.example", "-", "-", "-", "-", "-", "0", "1", "412", "no", "0"},
 	}
 	if len(lines) < len(want)+2 {
 		t.Fatalf("ctl sites:\n%s\nwant a table of 3 sites, then the problem and the untrusted dates", out.String())
@@ -53,6 +54,9 @@ func TestCtlSitesSaysWhatEachSitesFeedsGave(t *testing.T) {
 	if !strings.Contains(out.String(), "summit: "+bad+" yielded nothing: HTTP 404 (http_4xx); the config's discovery.feeds names it: check the URL") {
 		t.Errorf("ctl sites does not name the feed that yielded nothing and why:\n%s", out.String())
 	}
+	if !strings.Contains(out.String(), "undeclared.example: read with warnings: bad_date 2, encoding_mismatch 1") {
+		t.Errorf("ctl sites does not say what its documents were read with:\n%s", out.String())
+	}
 	if !strings.Contains(out.String(), "undeclared.example: dates not trusted: lastmod is the serving time") {
 		t.Errorf("ctl sites does not say why a site's dates are not trusted:\n%s", out.String())
 	}
@@ -60,7 +64,8 @@ func TestCtlSitesSaysWhatEachSitesFeedsGave(t *testing.T) {
 	printSites(s, true, &js)
 	var list []ctlSite
 	if err := json.Unmarshal([]byte(js.String()), &list); err != nil || len(list) != 3 ||
-		!list[0].Declared || list[0].DelayS != 95 || list[0].Problems[bad] == "" || list[2].Declared || len(list[2].Sitemaps) != 1 {
+		!list[0].Declared || list[0].DelayS != 95 || list[0].Problems[bad] == "" || list[2].Declared || len(list[2].Sitemaps) != 1 ||
+		list[0].Found != 30 || list[2].Found != 412 || list[2].Warnings["bad_date"] != 2 {
 		t.Errorf("ctl --json sites: %v\n%s", err, js.String())
 	}
 }
