@@ -130,14 +130,20 @@ func pageLine(p store.Page, u store.URL, book *stories.Book) PageLine {
 	// that lies about its charset) becomes U+FFFD, one per broken sequence: every
 	// line is valid JSON in UTF-8.
 	links, parsed := page.Read(p.Body, p.ContentType, "")
-	if text, ok := parsed.PageText(); ok {
-		l.Text = strings.ToValidUTF8(text, "\uFFFD")
-	}
 	title, ok := parsed.DocTitle()
 	if !ok { // no tree (not HTML, or no usable text): the title is read apart
 		title = pageTitle(p.Body, p.ContentType)
 	}
 	l.Title = strings.ToValidUTF8(title, "\uFFFD")
+	if feedOrSitemap(p.Body) {
+		// Discovery's document, stored as fetched: no article. Read as HTML, its
+		// markup was its "text", its channel title a headline and its build date a
+		// publication date, and a site's sitemaps, alike in their markup, one story.
+		return l
+	}
+	if text, ok := parsed.PageText(); ok {
+		l.Text = strings.ToValidUTF8(text, "\uFFFD")
+	}
 	l.Links = resolveLinks(append(links.Links, links.Nofollow...), links.Base, final)
 	if _, main, ok := parsed.Sign(p.Body, p.ContentType); ok && p.Status/100 == 2 {
 		if fp, ok := stories.Fingerprint(main); ok {
@@ -226,4 +232,34 @@ func (l *PageLine) setMeta(m page.Metadata) {
 	if len(m.Authors) > 0 {
 		l.MetaFrom["authors"] = string(m.AuthorsFrom)
 	}
+}
+
+// feedRoots are the root elements of the feeds and sitemaps discovery reads.
+var feedRoots = [...][]byte{[]byte("<rss"), []byte("<feed"), []byte("<urlset"), []byte("<sitemapindex"), []byte("<rdf:RDF")}
+
+// feedOrSitemap says whether body is a feed or a sitemap (XML ones: a text sitemap
+// or a gzip one has no text an article could be read from anyway), by its first
+// KiB, whatever its Content-Type (servers label them text/html and text/plain): an
+// XML declaration, comments or a stylesheet instruction, then one of their roots.
+// An XHTML page, <html> at its root, is a page.
+func feedOrSitemap(body []byte) bool {
+	head := body[:min(len(body), 1024)]
+	head = bytes.TrimLeft(head, " \t\r\n\ufeff")
+	for bytes.HasPrefix(head, []byte("<?")) || bytes.HasPrefix(head, []byte("<!--")) || bytes.HasPrefix(head, []byte("<!DOCTYPE")) {
+		end := []byte(">")
+		if bytes.HasPrefix(head, []byte("<!--")) {
+			end = []byte("-->")
+		}
+		i := bytes.Index(head, end)
+		if i < 0 {
+			return false
+		}
+		head = bytes.TrimLeft(head[i+len(end):], " \t\r\n")
+	}
+	for _, r := range feedRoots {
+		if bytes.HasPrefix(head, r) && len(head) > len(r) && (head[len(r)] == ' ' || head[len(r)] == '>' || head[len(r)] == '\n' || head[len(r)] == '\t' || head[len(r)] == '\r') {
+			return true
+		}
+	}
+	return false
 }
