@@ -26,11 +26,7 @@ func TestCookieSessionPerEgressAndSite(t *testing.T) {
 	cfg.Layout.ListingPages, cfg.Layout.ArticlesPerListing = 2, 6
 	cfg.AntiBot.Enabled = false // the cookie rule alone judges here
 	cfg.Load = sandbox.LoadConfig{CookieRule: true, CookieStrikes: 3}
-	sb, err := sandbox.Start(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sb.Close()
+	sb := enginetest.StartSandbox(t, cfg)
 
 	o := config.DefaultOptions()
 	for _, s := range sb.Info().Sites {
