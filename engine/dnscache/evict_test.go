@@ -63,7 +63,7 @@ func TestPerDomainCapDropsHostsOlderThanMedian(t *testing.T) {
 			c := newTestCache(t, o)
 			mustAddrs(t, c, "x1.other.org", "192.0.2.2") // oldest of all, other domain
 			for _, st := range tc.steps {
-				clock.Advance(st.gap)
+				clock.Add(st.gap)
 				mustAddrs(t, c, st.host+".example.com", "192.0.2.1")
 			}
 			var want []string
@@ -123,12 +123,12 @@ func TestGlobalCap(t *testing.T) {
 				srv.set(host(i), zone{a: []string{"192.0.2.1"}, ttl: ttl})
 			}
 			for i := range 10 {
-				clock.Advance(time.Second)
+				clock.Add(time.Second)
 				mustAddrs(t, c, host(i), "192.0.2.1")
 			}
-			clock.Advance(time.Second)
+			clock.Add(time.Second)
 			mustAddrs(t, c, host(0), "192.0.2.1") // d0 is in use again
-			clock.Advance(time.Second)
+			clock.Add(time.Second)
 			mustAddrs(t, c, host(10), "192.0.2.1")
 			var want []string
 			for _, i := range tc.want {
@@ -159,13 +159,13 @@ func TestLowWeightStaleNegativeEntriesEvicted(t *testing.T) {
 	for _, h := range []string{"f1", "f2", "n1"} {
 		lookup(t, c, h+".example.com")
 	}
-	clock.Advance(60 * time.Second) // f2 is asked for again: retried, fails again
+	clock.Add(60 * time.Second) // f2 is asked for again: retried, fails again
 	if _, err := lookup(t, c, "f2.example.com"); kindOf(err) != KindServFail {
 		t.Fatalf("f2: %v", err)
 	}
 	// f1 idle 2.2 half-lives, expired: weight ≈ 2^-2.2 ≈ 0.22 < 0.25. f2 idle 1.2
 	// half-lives: ≈ 0.44. n1 idle as long as f1 but still inside its TTL.
-	clock.Advance(72 * time.Second)
+	clock.Add(72 * time.Second)
 	c.Prefetch() // any call runs the due sweep
 	v := c.View(10)
 	got := map[string]NegativeEntry{}
@@ -197,7 +197,7 @@ func TestNegativeCapDropsLightestEntries(t *testing.T) {
 	o.NegativeCap = 10
 	c := newTestCache(t, o)
 	for i := range 11 { // unknown names: NXDOMAIN with a 300 s SOA
-		clock.Advance(10 * time.Second)
+		clock.Add(10 * time.Second)
 		lookup(t, c, fmt.Sprintf("missing%d.example.com", i))
 	}
 	v := c.View(100)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/crawlconsole/crawlconsole/internal/testclock"
 )
 
 func TestExportImportRoundTrip(t *testing.T) {
@@ -25,7 +27,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	for _, h := range []string{"long", "short", "gone", "sick", "slow"} {
 		lookup(t, first, h+".example.com")
 	}
-	clock.Advance(150 * time.Second) // short.example.com (TTL 100 s) has expired
+	clock.Add(150 * time.Second) // short.example.com (TTL 100 s) has expired
 	saved := first.Export()
 	if got := hostsOf(saved); !slices.Equal(got, []string{"gone.example.com", "long.example.com", "slow.example.com"}) {
 		t.Fatalf("exported %v: want only entries inside their TTL, no transient failure", got)
@@ -50,7 +52,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 			if err := json.Unmarshal(blob, &entries); err != nil {
 				t.Fatal(err)
 			}
-			later := &fakeClock{t: clock.Now().Add(tc.restartIn)}
+			later := testclock.New(clock.Now().Add(tc.restartIn))
 			o := testOptions(srv, later)
 			o.SlowThreshold = 150 * time.Millisecond
 			c := newTestCache(t, o)
@@ -79,7 +81,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	}
 
 	t.Run("remaining TTL kept", func(t *testing.T) {
-		c := newTestCache(t, testOptions(srv, &fakeClock{t: clock.Now()}))
+		c := newTestCache(t, testOptions(srv, testclock.New(clock.Now())))
 		c.Import(saved)
 		for _, e := range c.Export() {
 			if e.Host == "long.example.com" {

@@ -187,12 +187,12 @@ func TestNearExpiryRefreshedOnlyIfStillNeeded(t *testing.T) {
 	c.Prefetch("queued.example.com", "done.example.com")
 	waitFor(t, "prefetch done", func() bool { return c.View(0).Backlog == 0 && c.Stats().Prefetched == 2 })
 
-	clock.Advance(80 * time.Second) // not near expiry yet: nothing refreshed
+	clock.Add(80 * time.Second) // not near expiry yet: nothing refreshed
 	c.Prefetch()
 	if _, ok := asked.Load("queued.example.com"); ok {
 		t.Fatalf("StillNeeded asked about an entry far from expiry")
 	}
-	clock.Advance(12 * time.Second) // 8 s left
+	clock.Add(12 * time.Second) // 8 s left
 	c.Prefetch()
 	waitFor(t, "refresh of the needed host", func() bool { return srv.queries("queued.example.com", dns.TypeA) == 2 })
 	waitFor(t, "refresh done", func() bool { return c.View(0).Backlog == 0 })
@@ -203,7 +203,7 @@ func TestNearExpiryRefreshedOnlyIfStillNeeded(t *testing.T) {
 		t.Fatalf("host with no queued URLs refreshed (%d queries)", n)
 	}
 
-	clock.Advance(10 * time.Second) // both original answers expired
+	clock.Add(10 * time.Second) // both original answers expired
 	before := c.Stats()
 	mustAddrs(t, c, "queued.example.com", "192.0.2.51")
 	if s := c.Stats(); s.Misses != before.Misses || s.PositiveHits != before.PositiveHits+1 {

@@ -64,16 +64,16 @@ func TestShortTTLRenewedBeforeItRunsOut(t *testing.T) {
 
 	c.Prefetch("fast.example.com")
 	waitFor(t, "prefetch", func() bool { return c.Stats().Prefetched == 1 })
-	clock.Advance(o.SweepEvery)
+	clock.Add(o.SweepEvery)
 	c.Prefetch() // a sweep learns the upstream's answer time
 	if c.answerP99.Load() < int64(300*time.Millisecond) {
 		t.Fatalf("answer p99 %v after a 300 ms answer", time.Duration(c.answerP99.Load()))
 	}
 	// 350 ms left: outside the last 10% (200 ms), inside sweep + answer time.
-	clock.Advance(2*time.Second - 350*time.Millisecond - o.SweepEvery)
+	clock.Add(2*time.Second - 350*time.Millisecond - o.SweepEvery)
 	c.Prefetch()
 	waitFor(t, "refresh ahead", func() bool { return q() == 2 && c.View(0).Backlog == 0 })
-	clock.Advance(400 * time.Millisecond) // past the first answer's TTL
+	clock.Add(400 * time.Millisecond) // past the first answer's TTL
 	before := c.Stats()
 	mustAddrs(t, c, "fast.example.com", "192.0.2.60")
 	if s := c.Stats(); s.Misses != before.Misses || s.StaleServed != before.StaleServed {
@@ -92,7 +92,7 @@ func TestExpiredAnswerServedWhileItsRefreshIsUnderWay(t *testing.T) {
 
 	hold := make(chan struct{})
 	srv.set("busy.example.com", zone{a: []string{"192.0.2.71"}, ttl: 60, hold: hold})
-	clock.Advance(55 * time.Second)
+	clock.Add(55 * time.Second)
 	mustAddrs(t, c, "busy.example.com", "192.0.2.70") // near expiry: refresh starts
 	waitFor(t, "refresh in flight", func() bool { return srv.activeNames() == 1 })
 
@@ -104,7 +104,7 @@ func TestExpiredAnswerServedWhileItsRefreshIsUnderWay(t *testing.T) {
 		{3 * time.Second, true},  // 4 s past: more than a DNS timeout, the lookup waits
 	}
 	for _, tc := range cases {
-		clock.Advance(tc.advance)
+		clock.Add(tc.advance)
 		before := c.Stats()
 		if !tc.wait {
 			mustAddrs(t, c, "busy.example.com", "192.0.2.70")
@@ -147,8 +147,8 @@ func TestFailingNameRetriedEachBackoffStepWhileNeeded(t *testing.T) {
 
 	hold := make(chan struct{})
 	srv.set("sick.example.com", zone{rcode: dns.RcodeServerFailure, hold: hold})
-	clock.Advance(10*time.Second + time.Millisecond) // step over
-	c.Prefetch()                                     // the sweep retries the needed name
+	clock.Add(10*time.Second + time.Millisecond) // step over
+	c.Prefetch()                                 // the sweep retries the needed name
 	waitFor(t, "retry in flight", func() bool { return srv.activeNames() == 1 })
 
 	// A lane asking meanwhile gets the standing failure, not a wait on the retry.
@@ -165,7 +165,7 @@ func TestFailingNameRetriedEachBackoffStepWhileNeeded(t *testing.T) {
 		t.Fatalf("A queries: needed name %d, unneeded name %d; want 2 and 1", a, b)
 	}
 	// The retry failed again: the next step is twice as long, no retry before it.
-	clock.Advance(5*time.Second - time.Millisecond)
+	clock.Add(5*time.Second - time.Millisecond)
 	c.Prefetch()
 	if a := q("sick.example.com"); a != 2 {
 		t.Fatalf("%d A queries inside step 2, want 2", a)
@@ -180,7 +180,7 @@ func TestNewNamesResolvedBeforeRefreshesInQueueOrder(t *testing.T) {
 	o.MaxWorkers = 1
 	c := newTestCache(t, o)
 	mustAddrs(t, c, "old.example.com", "192.0.2.80")
-	clock.Advance(55 * time.Second) // near expiry: worth a refresh
+	clock.Add(55 * time.Second) // near expiry: worth a refresh
 
 	names := []string{"old.example.com", "n1.example.com", "n2.example.com", "n3.example.com"}
 	holds := map[string]chan struct{}{}

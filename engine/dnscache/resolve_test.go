@@ -68,12 +68,12 @@ func TestTTLHonouredAndClamped(t *testing.T) {
 			c := newTestCache(t, o)
 
 			mustAddrs(t, c, "www.example.com", "192.0.2.10")
-			clock.Advance(tc.wantTTL - time.Second)
+			clock.Add(tc.wantTTL - time.Second)
 			mustAddrs(t, c, "www.example.com", "192.0.2.10")
 			if n := srv.queries("www.example.com", dns.TypeA); n != 1 {
 				t.Fatalf("1 s before the TTL ends: %d upstream A queries, want 1 (answer should be cached)", n)
 			}
-			clock.Advance(2 * time.Second)
+			clock.Add(2 * time.Second)
 			mustAddrs(t, c, "www.example.com", "192.0.2.10")
 			if n := srv.queries("www.example.com", dns.TypeA); n != 2 {
 				t.Fatalf("1 s after the TTL ended: %d upstream A queries, want 2 (answer should have expired)", n)
@@ -113,7 +113,7 @@ func TestNXDomainCachedForSOATTLThenExpires(t *testing.T) {
 			if !errors.As(err, &le) || le.Kind != KindNXDomain || !le.NotFound() || le.Temporary() {
 				t.Fatalf("err = %v, want an nxdomain LookupError", err)
 			}
-			clock.Advance(tc.want - time.Second)
+			clock.Add(tc.want - time.Second)
 			if _, err := lookup(t, c, "gone.example.com"); kindOf(err) != KindNXDomain {
 				t.Fatalf("cached err = %v, want nxdomain", err)
 			}
@@ -123,7 +123,7 @@ func TestNXDomainCachedForSOATTLThenExpires(t *testing.T) {
 			if s := c.Stats(); s.NegativeHits != 1 {
 				t.Fatalf("negative hits = %d, want 1", s.NegativeHits)
 			}
-			clock.Advance(2 * time.Second)
+			clock.Add(2 * time.Second)
 			srv.set("gone.example.com", zone{a: []string{"192.0.2.7"}, ttl: 300}) // the name was created
 			mustAddrs(t, c, "gone.example.com", "192.0.2.7")
 			if n := srv.queries("gone.example.com", dns.TypeA); n != 2 {
@@ -142,7 +142,7 @@ func TestNoAddressIsNegativeNotTransient(t *testing.T) {
 	if kindOf(err) != KindNoAddress {
 		t.Fatalf("err = %v, want no_address", err)
 	}
-	clock.Advance(199 * time.Second)
+	clock.Add(199 * time.Second)
 	lookup(t, c, "mx-only.example.com")
 	if n := srv.queries("mx-only.example.com", dns.TypeA); n != 1 {
 		t.Fatalf("%d A queries inside the SOA TTL, want 1", n)
@@ -170,14 +170,14 @@ func TestServFailIsRetriedWithBackoffNotCachedAsNXDomain(t *testing.T) {
 		{20 * time.Second, 40 * time.Second},
 	}
 	for i, st := range steps {
-		clock.Advance(st.before - 100*time.Millisecond)
+		clock.Add(st.before - 100*time.Millisecond)
 		if _, err := lookup(t, c, "sick.example.com"); kindOf(err) != KindServFail {
 			t.Fatalf("step %d: err = %v, want the cached servfail", i+1, err)
 		}
 		if n := q(); n != i+1 {
 			t.Fatalf("step %d: %d queries before d/2, want %d (still backing off)", i+1, n, i+1)
 		}
-		clock.Advance(st.after - st.before + 200*time.Millisecond)
+		clock.Add(st.after - st.before + 200*time.Millisecond)
 		if i == len(steps)-1 {
 			srv.set("sick.example.com", zone{a: []string{"192.0.2.8"}, ttl: 300})
 			mustAddrs(t, c, "sick.example.com", "192.0.2.8")

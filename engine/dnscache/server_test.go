@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/crawlconsole/crawlconsole/internal/testclock"
 )
 
 // zone is how the test DNS server answers one name.
@@ -236,32 +238,13 @@ func soa(name string, ttl, minimum uint32) dns.RR {
 		Ns: "ns.example.", Mbox: "hostmaster.example.", Serial: 1, Refresh: 3600, Retry: 600, Expire: 86400, Minttl: minimum}
 }
 
-// fakeClock is the injectable Options.Now: TTLs and expiry move only when a test
-// advances it.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
+// newFakeClock is the injectable Options.Now: TTLs and expiry move only when a
+// test advances it.
+func newFakeClock() *testclock.Clock {
+	return testclock.New(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC))
 }
 
-func newFakeClock() *fakeClock {
-	return &fakeClock{t: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-// testOptions are options for a cache on the test server and a fake clock, with
-// generous latency bounds so a loaded machine does not turn fast answers slow.
-func testOptions(srv *testServer, clock *fakeClock) Options {
+func testOptions(srv *testServer, clock *testclock.Clock) Options {
 	o := DefaultOptions()
 	o.Servers = []string{srv.addr}
 	o.Timeout = 3 * time.Second

@@ -18,7 +18,7 @@ func TestServeStaleWhenUpstreamFails(t *testing.T) {
 
 	mustAddrs(t, c, "news.example.com", "192.0.2.20")
 	srv.set("news.example.com", zone{rcode: dns.RcodeServerFailure})
-	clock.Advance(61 * time.Second)
+	clock.Add(61 * time.Second)
 
 	// First lookup after expiry asks upstream, which fails: the stale answer is used.
 	mustAddrs(t, c, "news.example.com", "192.0.2.20")
@@ -27,14 +27,14 @@ func TestServeStaleWhenUpstreamFails(t *testing.T) {
 	}
 	// Inside the 30 s recheck timer: stale at once, nothing sent upstream.
 	for _, step := range []time.Duration{0, 10 * time.Second, 19 * time.Second} {
-		clock.Advance(step)
+		clock.Add(step)
 		mustAddrs(t, c, "news.example.com", "192.0.2.20")
 	}
 	if q() != 2 {
 		t.Fatalf("%d queries inside the recheck timer, want 2", q())
 	}
 	// After it: still stale at once, and one retry in the background.
-	clock.Advance(2 * time.Second)
+	clock.Add(2 * time.Second)
 	for range 5 {
 		mustAddrs(t, c, "news.example.com", "192.0.2.20")
 	}
@@ -45,7 +45,7 @@ func TestServeStaleWhenUpstreamFails(t *testing.T) {
 	}
 	// Upstream recovers: the next background retry replaces the stale answer.
 	srv.set("news.example.com", zone{a: []string{"192.0.2.21"}, ttl: 60})
-	clock.Advance(31 * time.Second)
+	clock.Add(31 * time.Second)
 	mustAddrs(t, c, "news.example.com", "192.0.2.20") // stale once more, retry starts
 	waitFor(t, "recovery", func() bool {
 		addrs, err := lookup(t, c, "news.example.com")
@@ -79,7 +79,7 @@ func TestServeStaleLimits(t *testing.T) {
 			c := newTestCache(t, o)
 			mustAddrs(t, c, "www.example.com", "192.0.2.30")
 			srv.set("www.example.com", tc.then)
-			clock.Advance(60*time.Second + tc.age)
+			clock.Add(60*time.Second + tc.age)
 			addrs, err := lookup(t, c, "www.example.com")
 			if kindOf(err) != tc.wantKind || (len(addrs) > 0) != tc.wantAddrs {
 				t.Fatalf("got %v, %v; want addrs=%v kind %q", addrs, err, tc.wantAddrs, tc.wantKind)
@@ -97,7 +97,7 @@ func TestFailedRefreshAheadKeepsLiveAnswer(t *testing.T) {
 	c := newTestCache(t, o)
 	mustAddrs(t, c, "www.example.com", "192.0.2.31")
 	srv.set("www.example.com", zone{rcode: dns.RcodeServerFailure})
-	clock.Advance(90 * time.Second) // last 20% of the TTL: a hit asks for a refresh
+	clock.Add(90 * time.Second) // last 20% of the TTL: a hit asks for a refresh
 	mustAddrs(t, c, "www.example.com", "192.0.2.31")
 	waitFor(t, "refresh-ahead attempt", func() bool { return srv.queries("www.example.com", dns.TypeA) == 2 })
 	waitFor(t, "refresh to finish", func() bool { return c.View(0).Backlog == 0 })
@@ -107,7 +107,7 @@ func TestFailedRefreshAheadKeepsLiveAnswer(t *testing.T) {
 		t.Fatalf("stats %+v", s)
 	}
 	// Once expired, it is served stale at once, without a second failing attempt.
-	clock.Advance(11 * time.Second)
+	clock.Add(11 * time.Second)
 	mustAddrs(t, c, "www.example.com", "192.0.2.31")
 	if n := srv.queries("www.example.com", dns.TypeA); n != 2 {
 		t.Fatalf("%d queries, want 2 (recheck timer of the failed refresh still running)", n)

@@ -96,7 +96,7 @@ func TestViewForTheConsole(t *testing.T) {
 	for _, h := range []string{"a.slow.example", "b.slow.example", "www.fast.example", "bad.fast.example", "www.fast.example"} {
 		lookup(t, c, h)
 	}
-	clock.Advance(5 * time.Second)
+	clock.Add(5 * time.Second)
 
 	v := c.View(1)
 	if v.Hosts != 3 || v.Domains != 2 || v.NegativeCount != 1 {

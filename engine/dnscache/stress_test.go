@@ -62,7 +62,7 @@ func TestConcurrentUseUnderChurn(t *testing.T) {
 	}
 	wg.Go(func() {
 		for i := range rounds / 4 {
-			clock.Advance(7 * time.Second)
+			clock.Add(7 * time.Second)
 			c.Prefetch(fmt.Sprintf("h%d.d%d.example", i%hosts, i%hosts%5))
 			if i%10 == 0 {
 				c.Flush(fmt.Sprintf("d%d.example", i%5))

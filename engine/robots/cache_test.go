@@ -6,23 +6,12 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/internal/testclock"
 )
 
-// fakeClock is an injected clock for the cache's lifetimes.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *fakeClock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 func TestCacheLifetimes(t *testing.T) {
-	clk := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clk := testclock.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	c := &Cache{TTL: 24 * time.Hour, Retry: time.Minute, Now: clk.Now}
 	var fetches atomic.Int64
 	answer := FromResponse(200, []byte("User-agent: *\nDisallow: /a\n"), "crawlconsole")

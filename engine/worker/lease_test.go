@@ -3,40 +3,28 @@ package worker
 import (
 	"context"
 	"errors"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/internal/testclock"
 )
-
-// fakeClock is a clock a test moves.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *fakeClock) add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 // A request waits while the worker's lease has run out on its own clock, and goes
 // once a heartbeat renews the lease; one for a hand-out the rejoin's master did not
 // take back is dropped; a master that grants no lease holds nothing.
 func TestLeaseHoldsRequestsOnceItRunsOut(t *testing.T) {
 	t.Parallel()
-	clock := &fakeClock{t: time.Unix(1700000000, 0)}
-	l := NewLease(clock.now)
+	clock := testclock.New(time.Unix(1700000000, 0))
+	l := NewLease(clock.Now)
 	ctx := context.Background()
 	if err := l.Wait(ctx, 1); err != nil {
 		t.Fatalf("no lease granted yet (a master without leases): %v", err)
 	}
-	l.Grant(clock.now(), 3*time.Second)
+	l.Grant(clock.Now(), 3*time.Second)
 	if err := l.Wait(ctx, 1); err != nil {
 		t.Fatalf("within the lease: %v", err)
 	}
-	clock.add(3 * time.Second) // paused past the lease
+	clock.Add(3 * time.Second) // paused past the lease
 	done := make(chan error, 1)
 	go func() { done <- l.Wait(ctx, 1) }()
 	lost := make(chan error, 1)
@@ -47,7 +35,7 @@ func TestLeaseHoldsRequestsOnceItRunsOut(t *testing.T) {
 	default:
 	}
 	// A late reply to a heartbeat sent before the pause renews nothing.
-	l.Grant(clock.now().Add(-3*time.Second), 3*time.Second)
+	l.Grant(clock.Now().Add(-3*time.Second), 3*time.Second)
 	// The rejoin: hand-out 2 went to another worker; then the lease is granted again.
 	l.Lose([]uint64{2})
 	if err := <-lost; !errors.Is(err, ErrLeaseLost) {
@@ -58,17 +46,17 @@ func TestLeaseHoldsRequestsOnceItRunsOut(t *testing.T) {
 		t.Fatalf("a request went before the lease was renewed: %v", err)
 	default:
 	}
-	l.Grant(clock.now(), 3*time.Second)
+	l.Grant(clock.Now(), 3*time.Second)
 	if err := <-done; err != nil {
 		t.Fatalf("after the renewal: %v", err)
 	}
-	clock.add(time.Hour)
-	l.Grant(clock.now(), 0) // a master without leases
+	clock.Add(time.Hour)
+	l.Grant(clock.Now(), 0) // a master without leases
 	if err := l.Wait(ctx, 1); err != nil {
 		t.Fatalf("no lease: %v", err)
 	}
 	cctx, cancel := context.WithCancel(ctx)
-	l.Grant(clock.now().Add(-time.Minute), time.Second) // run out
+	l.Grant(clock.Now().Add(-time.Minute), time.Second) // run out
 	cancel()
 	if err := l.Wait(cctx, 1); !errors.Is(err, context.Canceled) {
 		t.Fatalf("a closed worker's wait: %v", err)
