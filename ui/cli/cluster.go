@@ -8,8 +8,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
@@ -146,6 +148,15 @@ func runMaster(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	url := *natsURL
 	if url == "" {
+		// Tried first, to say what to do: the embedded server's error is NATS's
+		// ("Error listening on port: …"), with no word of the way out.
+		if ln, err := net.Listen("tcp", *listen); err != nil && errors.Is(err, syscall.EADDRINUSE) {
+			fmt.Fprintf(stderr, "crawlconsole master: --listen %s: %v%s\n", *listen, err,
+				strings.TrimSuffix(inUseAdvice(err, "--listen"), ")")+"; a master already running there is reached with console --attach or ctl --attach)")
+			return ExitUsage
+		} else if err == nil {
+			ln.Close()
+		}
 		srv, err := cluster.StartServer(cluster.ServerOptions{Listen: *listen, AllowRemote: *remote,
 			StoreDir: opts.DB + ".nats", Token: token, TLSCert: *tlsCert, TLSKey: *tlsKey})
 		if err != nil {
