@@ -121,13 +121,14 @@ func (t *Table) Await(names []string) {
 // (never ready) when none was named: the grace period then waits its full length.
 func (t *Table) Rejoined() <-chan struct{} { return t.rejoined }
 
-// joinedAgain records that name joined this life (Await).
-func (t *Table) joinedAgain(name string) {
+// joinedAgain records that name joined this life at now (Await).
+func (t *Table) joinedAgain(name string, now time.Time) {
 	if !t.awaiting[name] {
 		return
 	}
 	delete(t.awaiting, name)
 	if len(t.awaiting) == 0 {
+		t.allRejoined = now
 		close(t.rejoined)
 	}
 }
@@ -147,9 +148,19 @@ func (t *Table) EndGrace() int {
 		t.waiting--
 		n++
 		// Its holder never claimed it: it may have requested the unit's hosts
-		// until its lease, granted by the last life, ran out.
+		// until its lease, granted by the last life, ran out; or, once every
+		// worker of the last life rejoined, until the last of them did: a rejoin
+		// claims all its worker holds, and the worker drops unfetched what the
+		// master did not take back, so none asks those hosts for it after. Held
+		// to the lease's end then, the URL's next holder (its old one, often)
+		// waited out the lease on each such host with its lanes idle: a resumed
+		// crawl sat a minute in DRAINING with nothing to fetch elsewhere.
 		if u := t.units[UnitOf(e.task)]; u != nil && !t.restarted.IsZero() {
-			if end := t.restarted.Add(t.LeaseFor); end.After(u.leaseEnd) {
+			end := t.restarted.Add(t.LeaseFor)
+			if !t.allRejoined.IsZero() && t.allRejoined.Before(end) {
+				end = t.allRejoined
+			}
+			if end.After(u.leaseEnd) {
 				u.leaseEnd = end
 			}
 		}

@@ -158,3 +158,48 @@ func TestRejoinClaimOfAReportTakenLateIsRefused(t *testing.T) {
 		t.Fatalf("dispatch after the rejoin %+v: want a.test/1 dealt again under a new lease", b)
 	}
 }
+
+// A restarted master whose every worker of the last life rejoined queues again, at
+// the grace period's end, the URLs none of them claimed. None of those workers asks
+// their hosts for them after its rejoin (it drops unfetched what the master did not
+// take back), so the batch that deals one carries the host's last request at the
+// last rejoin, not at the end of a lease counted from the restart: before, the
+// worker's gate held each such host for the whole lease (a minute by default), its
+// lanes idle and the crawl DRAINING with the URLs counted in its hand. While a
+// worker of the last life has not rejoined, it may still ask until its lease ran
+// out, and the batch says so.
+func TestUnclaimedURLsAfterEveryRejoinWaitNoLease(t *testing.T) {
+	t.Parallel()
+	restart := time.Unix(1700000000, 0)
+	rejoin := restart.Add(2 * time.Second)
+	for _, c := range []struct {
+		name    string
+		awaited []string
+		want    time.Time
+	}{
+		{"every worker rejoined", []string{"w1"}, rejoin},
+		{"w2 never rejoined", []string{"w1", "w2"}, restart.Add(time.Hour)},
+	} {
+		tb := New(&keepAll{}, nil, 1000)
+		tb.LeaseFor = time.Hour
+		tb.Restarted(restart)
+		held := task("http://www.a.test/1", "www.a.test")
+		tb.Recover([]frontier.Task{held})
+		tb.Add(held) // paged in from the store
+		tb.Await(c.awaited)
+		if j := tb.Join(&wire.Join{Node: "w1", Incarnation: "i1"}, rejoin, 0); len(j.Kept) != 0 {
+			t.Fatalf("%s: w1 claimed nothing and kept %v", c.name, j.Kept)
+		}
+		if n := tb.EndGrace(); n != 1 {
+			t.Fatalf("%s: grace over: %d URLs queued again, want 1 (a.test/1)", c.name, n)
+		}
+		b := tb.Dispatch(10)
+		if len(b) != 1 || b[0].Node != "w1" || len(b[0].Tasks) != 1 {
+			t.Fatalf("%s: dispatch %+v: want a.test/1 to w1", c.name, b)
+		}
+		if at := b[0].LastRequest["www.a.test"]; !at.Equal(c.want) {
+			t.Errorf("%s: the batch says www.a.test's last request ended at %v (%v after the restart), want %v",
+				c.name, at, at.Sub(restart), c.want.Sub(restart))
+		}
+	}
+}

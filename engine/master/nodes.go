@@ -55,7 +55,7 @@ func (t *Table) Join(j *wire.Join, now time.Time, perNode int) Joined {
 	}
 	n.hb = wire.Heartbeat{Node: j.Node, Incarnation: j.Incarnation, LanesMax: j.LanesMax, Egresses: j.Egresses}
 	r.Kept, r.LastRequest = t.adopt(n, j.Holding) // before the spread: its units stay its own
-	t.joinedAgain(j.Node)
+	t.joinedAgain(j.Node, now)
 	if t.accounts != nil && !n.leaving {
 		if len(n.grants) == 0 {
 			if perNode <= 0 {

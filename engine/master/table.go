@@ -81,6 +81,8 @@ type Table struct {
 	// yet (Await); rejoined is closed once the last of them joined.
 	awaiting map[string]bool
 	rejoined chan struct{}
+	// allRejoined is when the last of them joined (zero until then).
+	allRejoined time.Time
 }
 
 // New is an empty table. Leases count up from firstLease: a master starts it at the
