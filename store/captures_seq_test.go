@@ -45,11 +45,7 @@ func TestCapturesStoredBeforeTheUpgradeStayFound(t *testing.T) {
 	}
 	db.Close()
 
-	s, err := Open(path, Options{})
-	if err != nil {
-		t.Fatalf("open a schema-16 store: %v", err)
-	}
-	defer s.Close()
+	s = reopen(t, path)
 	fetch(s, 2, bodyC, "new") // a new body: fetch 1's moves out of the page row into its capture
 	fetch(s, 3, bodyB, "new") // fetch 1's body, now in its capture
 	fetch(s, 4, bodyA, "new") // fetch 0's body

@@ -23,6 +23,18 @@ func openTemp(t *testing.T, opts Options) (*Store, string) {
 	return s, path
 }
 
+// reopen opens the store at path again (one a test closed, or a database it wrote
+// in an older schema for the store to upgrade), closed at cleanup.
+func reopen(t *testing.T, path string) *Store {
+	t.Helper()
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatalf("Open %s: %v", path, err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 // poisonedPath returns the path of a new, closed store whose database refuses to
 // insert the URL http://poison.test/ (a trigger aborts the insert): a write that
 // inserts it fails, standing in for any failure inside a write.

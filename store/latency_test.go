@@ -2,7 +2,6 @@ package store
 
 import (
 	"math"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -25,11 +24,7 @@ func TestCommitLatency(t *testing.T) {
 		}
 	}
 
-	st, err := Open(filepath.Join(t.TempDir(), "c.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, _ := openTemp(t, Options{})
 	st.AddURLs([]URL{{URL: "http://a.example/", Host: "a.example"}}, nil)
 	if err := st.Flush(); err != nil {
 		t.Fatal(err)

@@ -284,11 +284,7 @@ func TestOpenRecoversInProgressURLs(t *testing.T) {
 		t.Errorf("fresh store Recovered() = %d", s.Recovered())
 	}
 	s.Close()
-	s, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s = reopen(t, path)
 	if s.Recovered() != 3 {
 		t.Errorf("Recovered() = %d, want the 3 in-progress URLs", s.Recovered())
 	}
@@ -482,11 +478,7 @@ func TestSetInProgressMarksEachURL(t *testing.T) {
 		t.Errorf("after SetInProgress of 2 known URLs and 1 unknown: %+v; want 2 in progress, 2 unprocessed", c)
 	}
 	s.Close()
-	s, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s = reopen(t, path)
 	if s.Recovered() != 2 {
 		t.Errorf("Recovered() = %d, want the 2 marked in progress", s.Recovered())
 	}

@@ -41,11 +41,7 @@ func TestPageRowsFollowTheirURLsThroughReplaysAndReopens(t *testing.T) {
 		}
 		s.Close()
 	}
-	s, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := reopen(t, path)
 	for u, want := range bodies {
 		p, err := s.Page(u)
 		if err != nil || !bytes.Equal(p.Body, want) || p.URL != u {

@@ -48,11 +48,7 @@ func TestPageMetaKeptWithThePageAndOlderStoresRead(t *testing.T) {
 		}
 	}
 	db.Close()
-	s2, err := Open(path, Options{})
-	if err != nil {
-		t.Fatalf("open a schema-8 store: %v", err)
-	}
-	defer s2.Close()
+	s2 := reopen(t, path)
 	if p, err := s2.Page("https://news.example/flood"); err != nil || string(p.Body) != "z" {
 		t.Errorf("page of the older store: %q, %v", p.Body, err)
 	}

@@ -172,11 +172,7 @@ func TestOlderBodiesStillReadAndDamageIsAnError(t *testing.T) {
 	}
 	db.Close()
 
-	s, err = Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s = reopen(t, path)
 	pages := []Page{old, small, big, oldSmall}
 	for _, p := range pages {
 		if got, err := s.Page(p.URL); err != nil || !bytes.Equal(got.Body, p.Body) {

@@ -20,11 +20,7 @@ func TestSaveRoundKeepsResultsAndCostsAcrossReopen(t *testing.T) {
 		[]Cost{{Site: "a", Cost: 3 * time.Second, Pages: 5, Round: r2}})
 	mustFlush(t, s)
 	s.Close()
-	s, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s = reopen(t, path)
 	res, err := s.Results()
 	if err != nil {
 		t.Fatal(err)

@@ -90,11 +90,7 @@ func TestSideTablesOfAnOlderStoreAreKept(t *testing.T) {
 	}
 	db.Close()
 
-	s, err := Open(path, Options{})
-	if err != nil {
-		t.Fatalf("open a schema-10 store: %v", err)
-	}
-	defer s.Close()
+	s = reopen(t, path)
 	got, err := s.RevisitChange(with.URL)
 	want.Shift = false // not stored: it only says whether PrevText is written
 	if err == nil && got != nil && got.ChangeAt.Equal(want.ChangeAt) {

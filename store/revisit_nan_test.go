@@ -2,7 +2,6 @@ package store
 
 import (
 	"math"
-	"path/filepath"
 	"testing"
 )
 
@@ -11,11 +10,7 @@ import (
 // NOT NULL freq and price columns refuse, and the whole batch (the page with it)
 // would fail.
 func TestRevisitStateWithNaNFiguresIsStored(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "crawl.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, _ := openTemp(t, Options{})
 	p := testPage("http://a.test/", 100)
 	p.Revisit = &Revisit{URL: p.URL, Class: "web_com", Freq: math.NaN(), Price: math.NaN(), Distance: -1}
 	s.SavePage(p, nil, nil)

@@ -19,11 +19,7 @@ func TestRevisitOutlookColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	s, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := reopen(t, path)
 	if r, err := s.Revisit("http://old.test/"); err != nil || r.Fresh != -1 || r.Behind || r.Freq != 0.2 {
 		t.Fatalf("a row from schema 4: %+v %v, want fresh -1 (no estimate), not behind", r, err)
 	}

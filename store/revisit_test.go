@@ -332,11 +332,7 @@ func TestSchemaOneDatabaseGainsRevisitState(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	s, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := reopen(t, path)
 	if u, err := s.URLState("http://old.test/"); err != nil || u.State != Processed {
 		t.Fatalf("old URL after the upgrade: %+v %v", u, err)
 	}
@@ -372,11 +368,7 @@ func TestSchema17StoreKeysRevisitByTheURLRow(t *testing.T) {
 	}
 	db.Close()
 
-	s, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := reopen(t, path)
 	for i, want := range []Revisit{a, b, orphan} {
 		got, err := s.Revisit(want.URL)
 		got.Change, want.Fresh = nil, -1 // the signal is compared below; fresh's default is -1
