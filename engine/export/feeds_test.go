@@ -30,6 +30,9 @@ func TestJSONLFeedsAndSitemapsAreNoArticles(t *testing.T) {
 		"feeds/hugegraph-blog-releases-index.xml":            "text/plain",
 		"sitemaps/rbsitemaps-termscout-industry-sitemap.xml": "application/xml", "sitemaps/rbsitemaps-termscout-page-sitemap.xml": "text/xml",
 		"sitemaps/hugegraph-en-sitemap.xml": "text/html",
+		// A text sitemap, and feeds that start with a long comment.
+		"sitemaps/saop-sitemap.txt": "text/plain", "sitemaps/tbltools-sitemap.txt": "text/plain",
+		"feeds/chardet-weblabor.hu.xml": "application/rss+xml", "feeds/chardet-weblabor.hu.2.xml": "application/xml",
 	}
 	docs := slices.Sorted(maps.Keys(types))
 	path := filepath.Join(t.TempDir(), "crawl.db")

@@ -237,18 +237,24 @@ func (l *PageLine) setMeta(m page.Metadata) {
 // feedRoots are the root elements of the feeds and sitemaps discovery reads.
 var feedRoots = [...][]byte{[]byte("<rss"), []byte("<feed"), []byte("<urlset"), []byte("<sitemapindex"), []byte("<rdf:RDF")}
 
-// feedOrSitemap says whether body is a feed or a sitemap (XML ones: a text sitemap
-// or a gzip one has no text an article could be read from anyway), by its first
-// KiB, whatever its Content-Type (servers label them text/html and text/plain): an
-// XML declaration, comments or a stylesheet instruction, then one of their roots.
-// An XHTML page, <html> at its root, is a page.
+// feedOrSitemap says whether body is a feed or a sitemap, by its start, whatever its
+// Content-Type (servers label them text/html and text/plain): an XML declaration,
+// comments or a stylesheet instruction, then one of their roots (in the first 8 KiB:
+// a comment ahead of the root can be long); or a text sitemap, lines of URLs alone. A
+// gzip one has no text an article could be read from anyway, and an XHTML page,
+// <html> at its root, is a page.
 func feedOrSitemap(body []byte) bool {
-	head := body[:min(len(body), 1024)]
+	head := body[:min(len(body), 8<<10)]
 	head = bytes.TrimLeft(head, " \t\r\n\ufeff")
+	if urlLines(head) {
+		return true
+	}
 	for bytes.HasPrefix(head, []byte("<?")) || bytes.HasPrefix(head, []byte("<!--")) || bytes.HasPrefix(head, []byte("<!DOCTYPE")) {
 		end := []byte(">")
 		if bytes.HasPrefix(head, []byte("<!--")) {
 			end = []byte("-->")
+		} else if gt, sub := bytes.IndexByte(head, '>'), bytes.IndexByte(head, '['); sub >= 0 && sub < gt {
+			end = []byte("]>") // a DOCTYPE's internal subset: <!DOCTYPE rss [<!ENTITY …>]>
 		}
 		i := bytes.Index(head, end)
 		if i < 0 {
@@ -262,4 +268,24 @@ func feedOrSitemap(body []byte) bool {
 		}
 	}
 	return false
+}
+
+// urlLines says whether head starts as a text sitemap: its first lines (up to five,
+// at least one) each an http(s) URL and nothing else.
+func urlLines(head []byte) bool {
+	n := 0
+	for line := range bytes.Lines(head) {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		if !bytes.HasPrefix(line, []byte("http://")) && !bytes.HasPrefix(line, []byte("https://")) ||
+			bytes.ContainsAny(line, " \t<>\"") {
+			return false
+		}
+		if n++; n == 5 {
+			break
+		}
+	}
+	return n > 0
 }
