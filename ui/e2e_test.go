@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
+	"github.com/crawlconsole/crawlconsole/internal/testmain"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
@@ -167,9 +168,10 @@ var e2eBuild struct {
 	err      error
 }
 
-// TestMain removes the tmux tests' build once every test has run.
+// TestMain runs the tmux tests side by side (up to 8 parallel tests at once unless
+// -test.parallel is given), and removes their build once every test has run.
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := testmain.Run(m, 8)
 	if e2eBuild.dir != "" {
 		os.RemoveAll(e2eBuild.dir)
 	}
