@@ -32,6 +32,9 @@ type sitesPane struct {
 	// registered domain whose feeds or sitemaps the crawl reads (a crawl of home
 	// pages declares none). They have discovery's columns only; the rest is "-".
 	undeclared map[string]bool
+	// found is, per site, the URLs its feeds and sitemaps listed (every read
+	// counted): what they gave, on the selected site's line.
+	found map[string]int64
 }
 
 func newSitesPane(c *pane.Common) pane.Pane {
@@ -68,7 +71,13 @@ func (p *sitesPane) SetSize(w, h int) {
 
 func (p *sitesPane) SetSnapshot(s *view.Snapshot) tea.Cmd {
 	v, undeclared := withUndeclared(s.Sites, s.Discovery)
-	p.rows.Change(func() { p.view, p.undeclared = v, undeclared })
+	found := make(map[string]int64, len(s.Discovery))
+	for _, d := range s.Discovery {
+		if d.Found > 0 {
+			found[d.Site] = d.Found
+		}
+	}
+	p.rows.Change(func() { p.view, p.undeclared, p.found = v, undeclared, found })
 	return nil
 }
 
@@ -180,9 +189,14 @@ func (p *sitesPane) detailLines() string {
 		return pane.Fit("", p.width) + "\n" + pane.Fit("", p.width)
 	}
 	s := &p.view.Sites[i]
+	// What its feeds and sitemaps gave, before their list (cut at the pane's edge).
+	gave := ""
+	if n := p.found[s.Name]; n > 0 {
+		gave = st.Label.Render("found") + " " + st.Value.Render(pane.Thousands(n)+" URLs") + "  "
+	}
 	if p.undeclared[s.Name] {
 		return pane.Fit("  "+st.Label.Render("▸ "+s.Name)+"  "+st.Value.Render("no site declared: its feeds and sitemaps as discovery reads them"), p.width) + "\n" +
-			pane.Fit("    "+problemsOf(st, s.Problems)+st.Label.Render("feeds")+" "+st.Value.Render(joinOr(s.Feeds))+
+			pane.Fit("    "+problemsOf(st, s.Problems)+gave+st.Label.Render("feeds")+" "+st.Value.Render(joinOr(s.Feeds))+
 				"  "+st.Label.Render("sitemaps")+" "+st.Value.Render(joinOr(s.Sitemaps)), p.width)
 	}
 	what := "entry"
@@ -216,7 +230,7 @@ func (p *sitesPane) detailLines() string {
 	}
 	return pane.Fit("  "+st.Label.Render("▸ "+s.Name)+"  "+st.Label.Render(what)+" "+st.Value.Render(s.Entry)+
 		"  "+st.Label.Render("keywords")+" "+st.Value.Render(newestFirst(s.Keywords))+extra, p.width) + "\n" +
-		pane.Fit("    "+problemsOf(st, s.Problems)+st.Label.Render("feeds")+" "+st.Value.Render(found(s.Feeds))+
+		pane.Fit("    "+problemsOf(st, s.Problems)+gave+st.Label.Render("feeds")+" "+st.Value.Render(found(s.Feeds))+
 			"  "+st.Label.Render("sitemaps")+" "+st.Value.Render(found(s.Sitemaps)), p.width)
 }
 

@@ -25,11 +25,12 @@ func TestSitesBudgetWithoutACapIsADash(t *testing.T) {
 // A crawl seeded with home pages declares no site, yet its discovery reads their
 // feeds and sitemaps: the Sites tab shows each registered domain it reads, with its
 // feeds, sitemaps and dates, and the selected one's documents that yielded nothing,
-// why first. Before, such a crawl had no Sites tab: a 404 feed was in the log alone.
+// why first, and how many URLs its feeds and sitemaps listed. Before, such a crawl
+// had no Sites tab: a 404 feed was in the log alone.
 // Beside declared sites, the undeclared domains follow them, their figures "-".
 func TestSitesPaneShowsTheFeedsOfUndeclaredDomains(t *testing.T) {
 	disc := []view.SiteDiscovery{
-		{Site: "guardian.example", Feeds: []string{"http://www.guardian.example/world/rss"}, DatesTrusted: true,
+		{Site: "guardian.example", Feeds: []string{"http://www.guardian.example/world/rss"}, DatesTrusted: true, Found: 1250,
 			Problems: map[string]string{"http://www.guardian.example/uk/rss": "HTTP 404 (http_4xx)"}},
 		{Site: "nothing.example"}, // discovery knows it, it read nothing and nothing failed: no row
 	}
@@ -44,7 +45,7 @@ func TestSitesPaneShowsTheFeedsOfUndeclaredDomains(t *testing.T) {
 		t.Errorf("the summary gives rounds with no site declared:\n%s", out)
 	}
 	for _, want := range []string{"declared 0", "undeclared 1", "guardian.example",
-		"yielded nothing http://www.guardian.example/uk/rss: HTTP 404 (http_4xx)", "feeds http://www.guardian.example/world/rss"} {
+		"yielded nothing http://www.guardian.example/uk/rss: HTTP 404 (http_4xx)", "found 1,250 URLs  feeds http://www.guardian.example/world/rss"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("Sites pane lacks %q:\n%s", want, out)
 		}
