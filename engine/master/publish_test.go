@@ -1,11 +1,13 @@
 package master
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"testing"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
@@ -141,4 +143,36 @@ func (r *batchRig) dispatchAside() <-chan struct{} {
 		close(done)
 	}()
 	return done
+}
+
+// A publish whose acknowledgement is lost may have put the batch in the stream all
+// the same, where the worker takes it. Before, the master undid the hand-out on the
+// error and dealt the task again under a new lease: two batches of one URL, fetched
+// twice. The batch is published again under the same message ID: the stream holds
+// it once, and the task stays handed out to w1.
+func TestABatchWhoseAckIsLostIsNotDealtTwice(t *testing.T) {
+	t.Parallel()
+	r := newBatchRig(t)
+	r.join(t, "w1", "a")
+	lost := 1
+	r.m.publish = func(ctx context.Context, subject string, data []byte, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
+		ack, err := r.conn.JS.Publish(ctx, subject, data, opts...)
+		if err == nil && lost > 0 {
+			lost--
+			return nil, nats.ErrTimeout // stored, the acknowledgement lost on its way
+		}
+		return ack, err
+	}
+	r.queueOne()
+	r.m.dispatch()
+	r.m.dispatch() // a second round: nothing is left to deal
+	if b := r.stored(t, "w1"); len(b) != 1 || len(b[0].Tasks) != 1 {
+		t.Fatalf("w1's batches hold leases %v; want one batch of the one task", leases(b))
+	}
+	r.c.Lock()
+	pending, out := r.m.book.Counts()
+	r.c.Unlock()
+	if pending != 0 || out != 1 {
+		t.Fatalf("after the lost acknowledgement %d tasks wait and %d are out; want none waiting, 1 out (w1's)", pending, out)
+	}
 }

@@ -292,9 +292,7 @@ func (m *Runtime) dispatch() {
 		data, err := cluster.Encode(&wire.Tasks{Node: b.Node, Incarnation: b.Incarnation, Tasks: b.Tasks, LastRequest: b.LastRequest})
 		var ack *jetstream.PubAck
 		if err == nil {
-			ctx, cancel := context.WithTimeout(m.ctx, 5*time.Second)
-			ack, err = m.conn.JS.Publish(ctx, m.sub.Tasks(b.Node), data)
-			cancel()
+			ack, err = m.publishBatch(b, data)
 		}
 		if err == nil {
 			m.crawl.Lock()
@@ -314,6 +312,43 @@ func (m *Runtime) dispatch() {
 		}
 	}
 }
+
+// publishBatch publishes batch b (encoded as data) to its worker's subject, under a
+// message ID of its first hand-out. A publish whose acknowledgement is lost (a
+// timeout, the connection cut after the server stored it) may still have put the
+// batch in the stream, where the worker takes it: undone then, its tasks were dealt
+// again under new leases and fetched twice. So it is published again under the same
+// ID, which the stream stores once, until it is acknowledged (the first copy's
+// sequence when it was stored) or publishTries fail, the stream's duplicate window
+// (2 min) being far longer than those tries.
+func (m *Runtime) publishBatch(b Batch, data []byte) (*jetstream.PubAck, error) {
+	publish := m.conn.JS.Publish
+	if m.publish != nil {
+		publish = m.publish
+	}
+	var opts []jetstream.PublishOpt
+	if len(b.Tasks) > 0 {
+		opts = append(opts, jetstream.WithMsgID(fmt.Sprintf("%s.%s.%d", b.Node, b.Incarnation, b.Tasks[0].Lease)))
+	}
+	var err error
+	for try, backoff := 1, 100*time.Millisecond; ; try, backoff = try+1, min(2*backoff, 2*time.Second) {
+		ctx, cancel := context.WithTimeout(m.ctx, 5*time.Second)
+		var ack *jetstream.PubAck
+		ack, err = publish(ctx, m.sub.Tasks(b.Node), data, opts...)
+		cancel()
+		if err == nil || try == publishTries || m.ctx.Err() != nil {
+			return ack, err
+		}
+		select {
+		case <-m.ctx.Done():
+			return nil, err
+		case <-time.After(backoff):
+		}
+	}
+}
+
+// publishTries bounds publishBatch's tries: about 30 s of a server that does not answer.
+const publishTries = 6
 
 // marksCommitted waits until the store has committed the in-progress marks of the
 // batches' tasks (Prepare), before any batch is published. A batch is the worker's

@@ -108,6 +108,9 @@ type Runtime struct {
 	// streamState, when set, reads the results stream's state in place of the
 	// stream itself (a test's failing read).
 	streamState func(context.Context) (jetstream.StreamState, error)
+	// publish, when set, publishes a task batch in place of the stream's client
+	// (a test's lost acknowledgement).
+	publish func(ctx context.Context, subject string, data []byte, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error)
 }
 
 // NewRuntime builds a master over crawl with options o (defaults applied) from s;
