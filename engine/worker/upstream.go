@@ -25,12 +25,19 @@ type Upstream struct {
 	inc  string
 	ctx  context.Context
 	quit <-chan struct{}
+	// wait bounds a claim's wait for the master's reply (claimWait, unless a test
+	// shortens it).
+	wait time.Duration
+	// late are the egresses the master granted after their claim stopped waiting:
+	// the next claim takes one of them before it asks the master.
+	late chan egress.Spec
 }
 
 // NewUpstream is worker o's requests as incarnation inc; ctx and quit end with the
 // worker.
 func NewUpstream(ctx context.Context, quit <-chan struct{}, o config.WorkerOptions, inc string) *Upstream {
-	return &Upstream{nc: o.Conn.NC, sub: wire.Subjects(o.Prefix), o: o, inc: inc, ctx: ctx, quit: quit}
+	return &Upstream{nc: o.Conn.NC, sub: wire.Subjects(o.Prefix), o: o, inc: inc, ctx: ctx, quit: quit,
+		wait: claimWait, late: make(chan egress.Spec, lateGrants)}
 }
 
 func (u *Upstream) request(ctx context.Context, subj string, v any, timeout time.Duration) (*nats.Msg, error) {
@@ -97,19 +104,71 @@ func (u *Upstream) Heartbeat(hb wire.Heartbeat, timeout time.Duration) (*wire.He
 	return &r, nil
 }
 
-// claimWait bounds a claim's wait for the master. A grant whose reply comes later
-// is lost to the worker while the master counts it as the worker's until the
-// worker dies, and a busy master (its lock held, its node table being saved) took
-// more than 2 s on a loaded box; the lane that asks has no egress meanwhile anyway.
+// claimWait bounds a claim's wait for the master: the lane that asks has no egress
+// meanwhile. A busy master (its lock held, its node table being saved) took more
+// than 2 s on a loaded box.
 const claimWait = 5 * time.Second
 
+// claimLate is how long a claim that stopped waiting still listens for the master's
+// reply, and lateGrants how many late grants wait for the next claims.
+const (
+	claimLate  = time.Minute
+	lateGrants = 8
+)
+
 // Claim asks the master's account table for one more egress; the rotation calls it
-// when every egress of the worker was refused. false: none granted.
+// when every egress of the worker was refused. false: none granted. A grant the
+// master answered past the wait is not lost: the master counts the egress as this
+// worker's until it dies or leaves, so the worker keeps it for its next claim
+// (before, the account sat unused in the master's table for the worker's life).
 func (u *Upstream) Claim() (egress.Spec, bool) {
-	msg, err := u.request(u.ctx, u.sub.Claim(), &wire.Claim{Node: u.o.Node, Incarnation: u.inc}, claimWait)
+	select {
+	case sp := <-u.late:
+		return sp, true
+	default:
+	}
+	data, err := cluster.Encode(&wire.Claim{Node: u.o.Node, Incarnation: u.inc})
 	if err != nil {
 		return egress.Spec{}, false
 	}
+	reply, err := u.nc.SubscribeSync(u.nc.NewInbox())
+	if err != nil {
+		return egress.Spec{}, false
+	}
+	if err := u.nc.PublishRequest(u.sub.Claim(), reply.Subject, data); err != nil {
+		reply.Unsubscribe()
+		return egress.Spec{}, false
+	}
+	ctx, cancel := context.WithTimeout(u.ctx, u.wait)
+	msg, err := reply.NextMsgWithContext(ctx)
+	cancel()
+	if err == nil || u.ctx.Err() != nil {
+		reply.Unsubscribe()
+		if err != nil {
+			return egress.Spec{}, false
+		}
+		return granted(msg)
+	}
+	go func() {
+		defer reply.Unsubscribe()
+		ctx, cancel := context.WithTimeout(u.ctx, claimLate)
+		defer cancel()
+		msg, err := reply.NextMsgWithContext(ctx)
+		if err != nil {
+			return
+		}
+		if sp, ok := granted(msg); ok {
+			select {
+			case u.late <- sp:
+			default: // more late grants than claims to take them: the master keeps counting it
+			}
+		}
+	}()
+	return egress.Spec{}, false
+}
+
+// granted is the egress a claim's reply grants; false: none (or no master answered).
+func granted(msg *nats.Msg) (egress.Spec, bool) {
 	var r wire.ClaimReply
 	if cluster.Decode(msg.Data, &r, wire.MaxMessage) != nil || r.Egress == nil {
 		return egress.Spec{}, false
