@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"syscall"
+
+	"github.com/crawlconsole/crawlconsole/engine/dnscache"
 )
 
 // Error kinds: the names under which failures are counted in stats and the console.
@@ -72,6 +74,19 @@ func Transient(kind string) bool {
 	return false
 }
 
+// NameNotFound reports a failure that is a definite answer that the host's name has
+// no address (NXDOMAIN, no A/AAAA record): counted under KindDNS like a transient
+// DNS failure, but not worth a retry (the DNS cache holds the answer for its TTL).
+func NameNotFound(err error) bool {
+	if le, ok := errors.AsType[*dnscache.LookupError](err); ok {
+		return le.NotFound()
+	}
+	if de, ok := errors.AsType[*net.DNSError](err); ok {
+		return de.IsNotFound
+	}
+	return false
+}
+
 // redirectError is returned by the redirect check; it carries its kind.
 type redirectError struct {
 	kind string
@@ -96,7 +111,15 @@ func Kind(err error) string {
 	if re, ok := errors.AsType[*redirectError](err); ok {
 		return re.kind
 	}
+	// A name that does not resolve: through the guard's dialer (DNSError), the DNS
+	// cache an egress's transport resolves with (LookupError), or Go's resolver.
 	if _, ok := errors.AsType[*DNSError](err); ok {
+		return KindDNS
+	}
+	if _, ok := errors.AsType[*dnscache.LookupError](err); ok {
+		return KindDNS
+	}
+	if _, ok := errors.AsType[*net.DNSError](err); ok {
 		return KindDNS
 	}
 	switch {

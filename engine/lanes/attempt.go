@@ -123,7 +123,7 @@ func (r *Runner) fetchWithRetry(s *Slot, link *route.Link, t frontier.Task, hdr 
 		if kind == "" && res.Status/100 == 5 {
 			kind = fetch.KindHTTP5xx
 		}
-		if kind == "" || !fetch.Transient(kind) || attempt >= r.Opts.Fetch.Retries {
+		if kind == "" || !fetch.Transient(kind) || fetch.NameNotFound(err) || attempt >= r.Opts.Fetch.Retries {
 			if kind == fetch.KindHTTP5xx {
 				kind = "" // a 5xx page is still a response: the front records it
 			}
