@@ -23,6 +23,11 @@ type Control interface {
 	PauseNode(name string, paused bool) error
 	// PauseHost pauses or resumes every lane's fetches to one host.
 	PauseHost(host string, paused bool) error
+	// KnowsHost says whether the crawl has seen host in any way the Snapshot may
+	// not show: a seed on it, or a URL of it in the store, queued, deferred, parked
+	// or done. A pause of a host the crawl does not know is refused; one queued
+	// and not fetched yet is held back before it starts.
+	KnowsHost(host string) (bool, error)
 	// SetMaxLanes changes lanes.max at run time (>= 1).
 	SetMaxLanes(n int) error
 	// PlanRebalance proposes a re-deal of lanes over egresses by observed cost.

@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"strings"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/front"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
@@ -122,6 +124,21 @@ func (e *Engine) PauseLane(id int, paused bool) error { return e.crew.PauseLane(
 
 // PauseHost implements Control: every lane holds its requests to host.
 func (e *Engine) PauseHost(host string, paused bool) error { return e.crew.PauseHost(host, paused) }
+
+// KnowsHost implements Control: a seed on host (before the store took it in), or a
+// URL of host in the store. A process without a store (a worker) cannot tell, and
+// takes every host.
+func (e *Engine) KnowsHost(host string) (bool, error) {
+	for _, s := range e.opts.Seeds {
+		if n, err := frontier.Normalize(strings.TrimSpace(s)); err == nil && front.HostOf(n) == host {
+			return true, nil
+		}
+	}
+	if e.st == nil {
+		return true, nil
+	}
+	return e.st.HasHost(host)
+}
 
 // SetMaxLanes implements Control.
 func (e *Engine) SetMaxLanes(n int) error { return e.crew.SetMaxLanes(n) }

@@ -158,6 +158,15 @@ func (s *Store) PageURLs() ([]string, error) {
 	return s.strings(`SELECT url FROM urls WHERE page != 0 ORDER BY url`)
 }
 
+// HasHost says whether any URL of host is in the store, in any state. Without an
+// index on hosts it scans the URL table when none is: for an operator's command,
+// not a UI frame.
+func (s *Store) HasHost(host string) (bool, error) {
+	var ok bool
+	err := s.rdb.QueryRowContext(context.Background(), `SELECT EXISTS(SELECT 1 FROM urls WHERE host = ?)`, host).Scan(&ok)
+	return ok, s.readErr(err)
+}
+
 // SeedHosts lists the hosts of the crawl's seeds (URLs at depth 0 that no page
 // linked to: seeds, entries and searches, steered seeds): what a crawl resumed
 // without its seeds scopes itself by. It scans the URL table: called once, at a

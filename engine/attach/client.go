@@ -235,6 +235,13 @@ func (c *Client) PauseHost(host string, paused bool) error {
 	return c.call("pause_host", controlArgs{Host: &host, Paused: &paused}, nil)
 }
 
+// KnowsHost asks whether the crawl has seen host (a seed, a URL in its store).
+func (c *Client) KnowsHost(host string) (bool, error) {
+	var known bool
+	err := c.call("knows_host", controlArgs{Host: &host}, &known)
+	return known, err
+}
+
 // SetMaxLanes changes lanes.max.
 func (c *Client) SetMaxLanes(n int) error {
 	return c.call("set_max_lanes", controlArgs{N: &n}, nil)

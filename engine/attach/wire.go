@@ -140,6 +140,9 @@ var ops = map[string]op{
 	"pause_host": {args: []string{"host", "paused"}, run: func(c engine.Control, a *controlArgs) (any, error) {
 		return nil, c.PauseHost(*a.Host, *a.Paused)
 	}},
+	"knows_host": {args: []string{"host"}, run: func(c engine.Control, a *controlArgs) (any, error) {
+		return c.KnowsHost(*a.Host)
+	}},
 	"set_max_lanes": {args: []string{"n"}, run: func(c engine.Control, a *controlArgs) (any, error) {
 		return nil, c.SetMaxLanes(*a.N)
 	}},

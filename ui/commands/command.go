@@ -285,46 +285,64 @@ func openLanes(ids []int) string {
 	return b.String()
 }
 
-// checkHost refuses a host the crawl does not know: pausing a typo'd name said
-// "paused" and held nothing. A host is known when a lane holds it, it is paused, it
-// is a declared site's entry or search host (paused before its round reaches it),
-// or the hosts report has it (a response or an ending from it); a host past the
-// report's cap cannot be told apart, and is taken.
-func checkHost(con Console, host string) error {
+// inSnapshot says whether the snapshot shows host: a lane holds it, it is paused,
+// it is a declared site's entry or search host (paused before its round reaches
+// it), or the hosts report has it (a response or an ending from it); a host past
+// the report's cap cannot be told apart, and is taken. A host it does not show may
+// still be known to the crawl (a seed before its first fetch, a URL queued in the
+// store only): the crawl is asked (Control.KnowsHost).
+func inSnapshot(con Console, host string) bool {
 	s := con.Snapshot()
 	for _, h := range s.PausedHosts {
 		if h == host {
-			return nil
+			return true
 		}
 	}
 	for _, l := range s.Lanes {
 		for _, h := range l.Hosts {
 			if h == host {
-				return nil
+				return true
 			}
 		}
 	}
 	if s.Sites != nil {
 		for _, r := range s.Sites.Sites {
 			if u, err := url.Parse(r.Entry); err == nil && strings.ToLower(u.Host) == host {
-				return nil
+				return true
 			}
 		}
 	}
 	if hv := s.Hosts; hv != nil {
 		if hv.Untracked > 0 {
-			return nil
+			return true
 		}
 		if _, ok := hv.Live[host]; ok {
-			return nil
+			return true
 		}
 		for i := range hv.Hosts.Len() {
 			if hv.Hosts.At(i).Name == host {
-				return nil
+				return true
 			}
 		}
 	}
-	return &NotInCrawlError{fmt.Sprintf("no host %s in the crawl: no lane holds it and nothing was fetched from it (the Hosts tab lists those that were)", host)}
+	return false
+}
+
+// checkHost refuses a host the crawl does not know (pausing a typo'd name said
+// "paused" and held nothing), asking the crawl when the snapshot does not show it.
+// It calls the engine: run it in a Cmd.
+func checkHost(ctrl engine.Control, shown bool, host string) error {
+	if shown {
+		return nil
+	}
+	known, err := ctrl.KnowsHost(host)
+	if err != nil {
+		return err
+	}
+	if !known {
+		return &NotInCrawlError{fmt.Sprintf("no host %s in the crawl: no seed is on it and no URL of it was queued or fetched (check the name; the Hosts tab lists the hosts fetched)", host)}
+	}
+	return nil
 }
 
 // knownHosts lists the hosts bound to lanes, for completion.
@@ -350,10 +368,11 @@ func init() {
 	hostOp := func(paused bool) func(con Console, args []string) (tea.Cmd, error) {
 		return func(con Console, args []string) (tea.Cmd, error) {
 			host := strings.ToLower(args[0])
-			if err := checkHost(con, host); err != nil {
-				return nil, err
-			}
+			shown := inSnapshot(con, host)
 			return con.Common().Control(verbs[paused][0]+" host "+host, "host "+host+" "+verbs[paused][1], func(ctrl engine.Control) error {
+				if err := checkHost(ctrl, shown, host); err != nil {
+					return err
+				}
 				return ctrl.PauseHost(host, paused)
 			}), nil
 		}

@@ -345,6 +345,9 @@ func (c *Control) PauseNode(name string, paused bool) error {
 	return fmt.Errorf("worker %s: %w", name, ErrNoNode)
 }
 
+// KnowsHost is false: the fake's hosts are those its snapshot shows.
+func (c *Control) KnowsHost(string) (bool, error) { return false, nil }
+
 // PauseHost pauses or resumes one host.
 func (c *Control) PauseHost(host string, paused bool) error {
 	c.mu.Lock()
