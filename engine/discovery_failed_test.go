@@ -75,8 +75,9 @@ func TestFailedFeedOrSitemapIsASiteProblem(t *testing.T) {
 }
 
 // A /sitemap.xml probe answered 401 (or any 4xx but 404 and 410, which say there is
-// none) is a failure in the counts, not "no sitemap". (A 403 counts as refused, a
-// block, before this.)
+// none) is a failure in the counts, not "no sitemap", and the Sites pane lists it
+// as the site's problem, as the counts show it. (A 403 counts as refused, a block,
+// before this.)
 func TestAProbeAnsweredUnauthorizedIsAFailure(t *testing.T) {
 	t.Parallel()
 	s := newDiscoSite(t)
@@ -90,5 +91,15 @@ func TestAProbeAnsweredUnauthorizedIsAFailure(t *testing.T) {
 	if st := e.Stats(); st.Errors["http_4xx"] != 1 || st.Skipped[front.SkipNoSitemap] != 0 {
 		t.Errorf("http_4xx %d, %s %d; want the probe's 401 failed, not skipped",
 			st.Errors["http_4xx"], front.SkipNoSitemap, st.Skipped[front.SkipNoSitemap])
+	}
+	probe := "http://" + s.host + "/sitemap.xml"
+	var why string
+	for _, d := range e.Snapshot().Discovery {
+		if w, ok := d.Problems[probe]; ok {
+			why = w
+		}
+	}
+	if want := "HTTP 401 (http_4xx); asked for as robots.txt names no sitemap"; why != want {
+		t.Errorf("problem of the probed %s: %q, want %q", probe, why, want)
 	}
 }

@@ -2,6 +2,7 @@ package feeds
 
 import (
 	"fmt"
+	"net/http"
 	"sort"
 	"strings"
 
@@ -83,13 +84,15 @@ func (d *Discovery) expected(u string) bool {
 // source's problem says where it was declared: a typo'd URL in the config is the
 // likeliest 404 an operator meets, and the crawl's http_4xx counts do not say
 // which URL failed or where it came from. The /sitemap.xml asked for where
-// robots.txt names no sitemap is no problem when it is missing: most sites have
-// none.
+// robots.txt names no sitemap is no problem when it is missing (404 or 410: most
+// sites have none), as the counts say (no_sitemap); any other failure of it (a
+// 401, a 5xx, no answer) is one there too, and is listed.
 func (d *Discovery) FailedDocument(t frontier.Task, kind string, status int) {
 	if d == nil || !d.expected(t.URL) {
 		return
 	}
-	if d.Probe(t.URL) {
+	probe := d.Probe(t.URL)
+	if probe && (status == http.StatusNotFound || status == http.StatusGone) {
 		return
 	}
 	d.mu.Lock()
@@ -98,6 +101,9 @@ func (d *Discovery) FailedDocument(t frontier.Task, kind string, status int) {
 	why := kind
 	if status != 0 {
 		why = fmt.Sprintf("HTTP %d (%s)", status, kind)
+	}
+	if probe {
+		why += "; asked for as robots.txt names no sitemap"
 	}
 	if declared {
 		key := "feeds"
