@@ -72,7 +72,23 @@ func TestRequestTimeoutCoversTheWholeFetch(t *testing.T) {
 
 	for _, c := range []struct{ path, decoded string }{{"/stall", ""}, {"/stall-gzip", "gzip"}} {
 		t.Run(c.path, func(t *testing.T) {
-			res, err := f.Fetch(srv.URL+c.path, nil)
+			// The timeout must run out after the first part of the body came,
+			// which on a loaded box can take longer than 400 ms from the
+			// request: a fetch that timed out before it had any of the body
+			// tells nothing of a stall midway, and is made again with the
+			// timeout doubled (up to 25.6 s) before the assertions below.
+			var res *Result
+			var err error
+			for cfg := cfg; ; cfg.RequestTimeout *= 2 {
+				f, _ := testFetcher(t, mapResolver{}, []string{"127.0.0.0/8"}, cfg)
+				res, err = f.Fetch(srv.URL+c.path, nil)
+				var fe *Error
+				early := Kind(err) == KindTimeout && errors.As(err, &fe) && (len(fe.Exchanges) == 0 || len(fe.Exchanges[0].Body) == 0)
+				if !early || cfg.RequestTimeout >= 25*time.Second {
+					break
+				}
+				t.Logf("timed out after %v before any of the body came: again with twice the timeout", cfg.RequestTimeout)
+			}
 			if Kind(err) != KindTimeout || res != nil {
 				t.Fatalf("kind %q (%v), result %v; want %q and no result", Kind(err), err, res, KindTimeout)
 			}
@@ -98,11 +114,16 @@ func TestRequestTimeoutCoversTheWholeFetch(t *testing.T) {
 // midway; with the bound still open, the fetch goes on to the timeout.
 func TestFetchWithinEndsWithItsBound(t *testing.T) {
 	stop := make(chan struct{})
+	stalled := make(chan struct{}, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		w.Header().Set("Content-Length", "1000")
 		w.Write([]byte("<p>part of a page</p>"))
 		http.NewResponseController(w).Flush()
+		select {
+		case stalled <- struct{}{}:
+		default:
+		}
 		select { // the rest never comes
 		case <-r.Context().Done():
 		case <-stop:
@@ -122,7 +143,7 @@ func TestFetchWithinEndsWithItsBound(t *testing.T) {
 	select {
 	case err := <-done:
 		t.Fatalf("the fetch ended before its bound: %v", err)
-	case <-time.After(100 * time.Millisecond): // a while in the stalled body
+	case <-stalled: // the fetch is in the stalled body
 	}
 	cut()
 	select {
