@@ -106,6 +106,12 @@ func (r *Runner) fetchWithRetry(s *Slot, link *route.Link, t frontier.Task, hdr 
 			}
 			if moving {
 				t.Attempts++
+				if d.Action == egress.Retry {
+					// Back on the board for another egress: unprocessed in the store
+					// until a lane begins it again, so that a stop meanwhile leaves
+					// it queued, not in progress as a crashed run would.
+					r.Record.Abandon(t, s.Lane.ID)
+				}
 				r.reroute(link, t, v, d)
 				return nil, nil, "", true
 			}
