@@ -19,17 +19,24 @@ func pageMeta(t frontier.Task, res *fetch.Result, at time.Time) page.Metadata {
 		}
 		return page.Metadata{}
 	}
-	if m := ParsedMeta(t, res, at); m != nil {
-		return *m
-	}
-	return page.Metadata{}
+	m, _ := parsedMeta(t, res, at)
+	return m
 }
 
 // ParsedMeta reads the metadata of a 2xx page from the fetcher's parse; nil when
 // there is no parse or nothing in it.
 func ParsedMeta(t frontier.Task, res *fetch.Result, at time.Time) *page.Metadata {
+	if m, ok := parsedMeta(t, res, at); ok {
+		return &m
+	}
+	return nil
+}
+
+// parsedMeta is ParsedMeta as a value, zero and false for its nil: a page stored in
+// this process needs no copy of its metadata on the heap.
+func parsedMeta(t frontier.Task, res *fetch.Result, at time.Time) (page.Metadata, bool) {
 	if res.Parsed == nil || res.Status/100 != 2 {
-		return nil
+		return page.Metadata{}, false
 	}
 	u := res.FinalURL
 	if u == "" {
@@ -37,9 +44,9 @@ func ParsedMeta(t frontier.Task, res *fetch.Result, at time.Time) *page.Metadata
 	}
 	m := res.Parsed.Meta(u, at)
 	if metaEmpty(m) {
-		return nil
+		return page.Metadata{}, false
 	}
-	return &m
+	return m, true
 }
 
 // metaEmpty reports whether a page gave no metadata the store keeps (storeMeta's
