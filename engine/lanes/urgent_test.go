@@ -72,17 +72,19 @@ func TestPutBackKeepsTheHostHeld(t *testing.T) {
 }
 
 // At the gate an urgent request to a host takes the host's next slot ahead of an
-// ordinary one waiting for the same slot (ten rounds: without the priority the two
-// race for it), and a waiter can be stopped.
+// ordinary one that came first and waits for the same slot (ten rounds: without
+// the priority the ordinary one, first in line, would go first), and a waiter can
+// be stopped.
 func TestGateUrgentGoesFirstAndStop(t *testing.T) {
 	const gap = 20 * time.Millisecond
 	g := &Gate{Interval: func(string) (time.Duration, Reason) { return gap, ReasonDelay }}
 	ctx := context.Background()
 	for round := range 10 {
+		// The host is held until both wait: on a loaded box the urgent request
+		// could otherwise come after the slot was given.
 		tk, _ := g.Acquire(ctx, 0, "a", 0)
-		g.Release(tk) // the host's gap runs from here
 		order := make(chan string, 2)
-		for _, w := range []Wait{{}, {Urgent: true}} {
+		for i, w := range []Wait{{}, {Urgent: true}} {
 			go func() {
 				tk, err := g.AcquireWith(ctx, w, 1, "a", 0)
 				if err == nil {
@@ -94,7 +96,11 @@ func TestGateUrgentGoesFirstAndStop(t *testing.T) {
 					g.Release(tk)
 				}
 			}()
+			for g.waiters("a") < i+1 { // it came: the urgent one comes after the ordinary one
+				time.Sleep(time.Millisecond)
+			}
 		}
+		g.Release(tk) // the host's gap runs from here
 		if first, second := <-order, <-order; first != "urgent" || second != "ordinary" {
 			t.Fatalf("round %d: %s then %s; the urgent request should take the host's next slot", round, first, second)
 		}
