@@ -128,6 +128,7 @@ func (s slowSteer) Steer(st steer.Change) (string, error) {
 // the crawl's reason; a refused credential is a usage error (2); no responders
 // (another --prefix) and no answer in time exit 4, and say what to check.
 func TestCtlUnreachableIsNotARefusal(t *testing.T) {
+	t.Parallel() // its own operator port; it waits out a request no crawl answers
 	ctrl := slowSteer{fake.New(fake.Config{Sites: true}), make(chan struct{})}
 	url, tokenFile := servedOperator(t, filepath.Join(t.TempDir(), "c.db"), ctrl)
 	defer close(ctrl.release) // before the port stops (at cleanup): the served request returns

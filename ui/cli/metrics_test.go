@@ -91,6 +91,7 @@ func sum(m map[string]float64) (n float64) {
 // object of the same crawl, skips apart from errors. promtool, when installed
 // (Debian's prometheus package; .ci/run installs it), must find nothing to say.
 func TestMetricsDuringSandboxCrawl(t *testing.T) {
+	t.Parallel() // its own sandbox, store and /metrics port
 	cfg := sandbox.DefaultConfig()
 	cfg.Seed, cfg.Hosts, cfg.Scale = 7, 10, 100
 	sb, err := sandbox.Start(cfg)
@@ -357,6 +358,7 @@ func TestMetricsAddress(t *testing.T) {
 // master with two workers in the process, whose /metrics adds the cluster figures
 // (workers by state, results committed per worker).
 func TestMetricsFlagServes(t *testing.T) {
+	t.Parallel() // its own demos, stores and /metrics ports
 	cases := []struct {
 		name  string
 		args  []string
@@ -436,6 +438,7 @@ func TestSummarySkippedApart(t *testing.T) {
 // side it owns (its lanes, DNS cache, pages it fetched; no store), the master the
 // frontier, the store and its workers.
 func TestMetricsMasterAndWorker(t *testing.T) {
+	t.Parallel() // its own sandbox, store, NATS address and /metrics ports
 	sb := clusterSandbox(t, 11, 8, nil)
 	dir := t.TempDir()
 	db := filepath.Join(dir, "m.db")
