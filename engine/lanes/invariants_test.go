@@ -2,6 +2,7 @@ package lanes
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"testing"
 
@@ -22,16 +23,20 @@ func checkBoard(t *testing.T, b *Board, step int, op string) {
 			}
 			cnt := map[string]int{}
 			pc := map[uint64]int{}
-			for _, tk := range append(append([]frontier.Task{}, l.queue...), l.holding...) {
-				cnt[tk.Host]++
-				if tk.ParentHash != 0 {
-					pc[tk.ParentHash]++
+			for _, tasks := range [][]frontier.Task{l.queue, l.holding} {
+				for _, tk := range tasks {
+					cnt[tk.Host]++
+					if tk.ParentHash != 0 {
+						pc[tk.ParentHash]++
+					}
 				}
 			}
-			if fmt.Sprint(cnt) != fmt.Sprint(l.hosts) {
+			// Compared as maps, not as their printed forms: this runs after each of
+			// 200,000 steps, and printing sorts every map's keys.
+			if !maps.Equal(cnt, l.hosts) {
 				t.Fatalf("step %d (%s): lane %d hosts %v, tasks say %v", step, op, l.ID, l.hosts, cnt)
 			}
-			if fmt.Sprint(pc) != fmt.Sprint(l.parents) {
+			if !maps.Equal(pc, l.parents) {
 				t.Fatalf("step %d (%s): lane %d parents %v, tasks say %v", step, op, l.ID, l.parents, pc)
 			}
 			for h := range l.hosts {
