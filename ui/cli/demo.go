@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/sandbox"
+	"github.com/crawlconsole/crawlconsole/store"
 	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
 )
 
@@ -75,7 +78,18 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// operator saw it, never after its fetch, and the Sites pane's publish-to-store
 	// delay and /metrics' age bands read the time the crawl took to find it.
 	cfg.RealDates = true
+	// A demo resumed on its store (--db) serves the web on the port its URLs name:
+	// on a new port every URL it left queued would fail as a dead connection.
+	last := lastDemoAddr(*db)
+	if last != "" {
+		cfg.HTTPAddr = last
+	}
 	sb, err := sandbox.Start(cfg)
+	if err != nil && last != "" {
+		fmt.Fprintf(stderr, "crawlconsole demo: the sandbox web cannot take %s again, the port the URLs in %s name (%v): it starts on another port, and the URLs left from the last run fail as unreachable\n", last, *db, err)
+		cfg.HTTPAddr = sandbox.DefaultConfig().HTTPAddr
+		sb, err = sandbox.Start(cfg)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "crawlconsole demo: sandbox: %v\n", err)
 		return ExitUsage
@@ -148,6 +162,32 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		extra: func(m map[string]any) { m["sandbox"] = truthSummary(sb) }}
 	go proxyWeather(ctx, proxies, *scale)
 	return run(ctx, eng, rc, stdout, stderr)
+}
+
+// lastDemoAddr is the loopback address (127.0.0.1:port) of the sandbox web a demo
+// crawled into the store at path, read from a URL it left queued; "" for a new
+// store, or one with nothing left to fetch.
+func lastDemoAddr(path string) string {
+	if path == "" {
+		return ""
+	}
+	if _, err := os.Stat(path); err != nil {
+		return ""
+	}
+	st, err := store.OpenReadOnly(path)
+	if err != nil {
+		return "" // the engine's open says what is wrong with it
+	}
+	defer st.Close()
+	left, err := st.Unfinished(1)
+	if err != nil || len(left) == 0 {
+		return ""
+	}
+	u, err := url.Parse(left[0].URL)
+	if err != nil || u.Port() == "" {
+		return ""
+	}
+	return net.JoinHostPort("127.0.0.1", u.Port())
 }
 
 // proxyWeather takes one sandbox proxy down for a while, now and then, so the demo
