@@ -24,4 +24,11 @@ func TestStoppedMasterSaysToStartTheMasterAgain(t *testing.T) {
 	if want := "to go on, start the master again with --db " + db; !strings.Contains(errs, want) {
 		t.Errorf("stderr does not say %q\n%s", want, errs)
 	}
+	// Started again on its store, it says what it resumes, as crawl and serve do.
+	stderr.Reset()
+	Main([]string{"master", "--headless", "--duration", "1s", "--listen", "127.0.0.1:0", "--db", db,
+		"--allow-private", "127.0.0.0/8"}, &stdout, &stderr)
+	if want := "crawlconsole master: resuming the crawl in " + db; !strings.Contains(stderr.String(), want) {
+		t.Errorf("a master started again on its store does not say %q\n%s", want, stderr.String())
+	}
 }
