@@ -1,6 +1,7 @@
 package lanes
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -53,6 +54,10 @@ func (r *Runner) process(s *Slot, link *route.Link, t frontier.Task) (ended, swa
 		var be *fetch.BlockedError
 		var err error
 		rules, be, err = r.robotsFor(link, t.URL, u)
+		if pf, ok := errors.AsType[*proxyFault](err); ok {
+			r.reroute(link, t, pf.v, pf.d) // the task was not begun: nothing to undo
+			return false, false
+		}
 		if err != nil { // stopping: leave the URL queued
 			return false, false
 		}

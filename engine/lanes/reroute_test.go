@@ -2,6 +2,7 @@ package lanes_test
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -101,4 +102,59 @@ func (f *markingFront) Abandon(t frontier.Task, _ int) {
 		f.abandoned = map[string]int{}
 	}
 	f.abandoned[t.URL]++
+}
+
+// TestRobotsThroughADeadProxyMovesTheTask: robots.txt asked through a proxy egress
+// nobody answers on is the egress's fault, not the site's: the egress is reported to
+// the rotation and the task moves to another egress, where robots.txt and the page
+// are fetched. It deferred the site as robots_unreachable (a minute at first,
+// doubling), as if the site were down.
+func TestRobotsThroughADeadProxyMovesTheTask(t *testing.T) {
+	t.Parallel()
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<html><body>hello</body></html>"))
+	}))
+	defer site.Close()
+	gone, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := gone.Addr().String()
+	gone.Close()
+
+	opts := config.DefaultOptions()
+	opts.Now = time.Now
+	opts.Lanes.Max = 2 // one a egress
+	opts.Lanes.DelayMin, opts.Lanes.DelayMax = time.Millisecond, 2*time.Millisecond
+	opts.Fetch.Retries = 0
+	opts.HostRate = 0
+	opts.Egress = []string{"socks5://" + dead, "bind:127.0.0.1"}
+	var runMu sync.Mutex
+	f := &markingFront{}
+	r := lanes.NewRunner(context.Background(), &runMu, &opts, f, f)
+	guard, err := fetch.NewGuard([]string{"127.0.0.0/8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SetupEgress(lanes.EgressSetup{Resolver: loopback{}, Guard: guard, Fetch: r.FetchConfig()}); err != nil {
+		t.Fatal(err)
+	}
+	r.NewGate()
+	defer r.Close()
+	f.board = r.Board
+
+	p := r.Board.Add(frontier.Task{URL: site.URL + "/", Host: "127.0.0.1"})
+	if p.Lane == nil || r.Links[p.Lane.Egress].Name != "e1" {
+		t.Fatal("the task was not placed on the proxy's lane")
+	}
+	r.Run(lanes.NewSlot(p.Lane))
+	if len(f.deferred) != 0 || f.placed == nil {
+		t.Fatalf("robots.txt through the dead proxy: task deferred %d times, placed again %v; want it moved to the other egress, not deferred",
+			len(f.deferred), f.placed != nil)
+	}
+	r.Run(lanes.NewSlot(f.placed))
+	if len(f.delivered) != 1 || f.delivered[0].Res == nil || f.delivered[0].Res.Status != http.StatusOK || f.delivered[0].Egress != "e2" {
+		t.Fatalf("the moved task was not fetched through e2: delivered %+v", f.delivered)
+	}
 }

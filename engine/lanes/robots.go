@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
 	"github.com/crawlconsole/crawlconsole/engine/robots"
@@ -39,6 +40,14 @@ func (r *Runner) robotsFor(link *route.Link, raw string, u *url.URL) (rules *rob
 		if ctx.Err() != nil {
 			return nil, ctx.Err() // stopping: not an answer from the site
 		}
+		if rules.Unreachable && r.Pool != nil && egress.IsProxyError(rules.Err) {
+			// The egress's proxy failed, not the site: the rotation hears of it and
+			// the task moves to another egress, unless none may serve the host.
+			v := egress.Verdict{Class: egress.ProxyFault, Reason: "proxy error on robots.txt"}
+			if d := r.Pool.Report(link.Name, host, v); d.Action == egress.Retry || d.Action == egress.DeferHost {
+				return nil, &proxyFault{v: v, d: d, err: rules.Err}
+			}
+		}
 		if !rules.Unreachable {
 			cd := rules.CrawlDelay
 			if limit := r.maxCrawlDelay(); cd > limit {
@@ -68,6 +77,17 @@ func (r *Runner) robotsFor(link *route.Link, raw string, u *url.URL) (rules *rob
 	}
 	return rules, refusedOrigin(rules, u), nil
 }
+
+// proxyFault is a robots.txt fetch that failed at the egress's proxy: no answer
+// about the site, so none is cached; the rotation's decision says where the task goes.
+type proxyFault struct {
+	v   egress.Verdict
+	d   egress.Decision
+	err error
+}
+
+func (e *proxyFault) Error() string { return "robots.txt: " + e.err.Error() }
+func (e *proxyFault) Unwrap() error { return e.err }
 
 // refusedOrigin returns the SSRF guard's refusal of u's own host when that is why
 // its robots.txt got no answer (rules unreachable), nil otherwise: a robots.txt

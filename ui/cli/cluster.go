@@ -290,6 +290,9 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err := bindNotLocal(egressSpecs); err != nil {
 		return fail("%v", err)
 	}
+	for _, w := range proxyWarnings(egressSpecs) {
+		fmt.Fprintf(stderr, "worker %s: warning: %s\n", *name, w)
+	}
 	wo := config.WorkerOptions{Prefix: *prefix, Node: *name, Egress: egressSpecs,
 		AllowPrivate: allow, LanesMax: *lanes}
 	if *dnsServer != "" {

@@ -175,6 +175,9 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "crawlconsole crawl: %v\n", err)
 		return ExitUsage
 	}
+	for _, w := range proxyWarnings(opts.Egress) {
+		fmt.Fprintf(stderr, "crawlconsole crawl: warning: %s\n", w)
+	}
 	fresh := absentFiles(opts.DB)
 	resuming := resumeNote(opts.DB)
 	eng, err := engine.New(opts)

@@ -46,6 +46,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "crawlconsole serve: %v\n", err)
 		return ExitUsage
 	}
+	for _, w := range proxyWarnings(opts.Egress) {
+		fmt.Fprintf(stderr, "crawlconsole serve: warning: %s\n", w)
+	}
 	so := ssh.ServeOptions{Addr: *addr, HostKeyPath: *hostKey, AuthorizedKeysPath: *operators,
 		ViewerKeysPath: *viewers, Logger: stderr, IdleTimeout: *idle, LoginGrace: *grace, Options: ui.Options{Theme: c.theme, Title: "crawlconsole serve"}}
 	// The keys, the host key and the address are checked, and the port taken, before
