@@ -11,14 +11,12 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/view"
-	"github.com/crawlconsole/crawlconsole/store"
 	"github.com/crawlconsole/crawlconsole/themes"
 	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
@@ -202,52 +200,6 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return run(ctx, eng, runConfig{headless: c.headless, duration: c.duration, untilIdle: c.untilIdle,
 		statsJSON: c.statsJSON, theme: c.theme, mouse: c.mouse, title: "crawl", metrics: c.metrics, seeds: c.seeds, said: c.said,
 		failedStart: fresh.remove, db: opts.DB}, stdout, stderr)
-}
-
-// unwritableAdvice is what to do about a store the crawl cannot write (a read-only
-// disk or directory): "" for other errors.
-func unwritableAdvice(err error) string {
-	if !errors.Is(err, syscall.EROFS) && !errors.Is(err, syscall.EACCES) && !errors.Is(err, syscall.EPERM) {
-		return ""
-	}
-	return "; a crawl writes its store and a lock file beside it: give --db a path in a writable directory " +
-		"(copy the store there to go on with it; crawlconsole stats, show and export read it where it is)"
-}
-
-// storeCounts reads the URL and page counts of the store at path, read-only; ok is
-// false when there is none or it cannot be read.
-func storeCounts(path string) (n store.Counts, ok bool) {
-	if _, err := os.Stat(path); err != nil {
-		return n, false
-	}
-	st, err := store.OpenReadOnly(path)
-	if err != nil {
-		return n, false
-	}
-	defer st.Close()
-	n, err = st.Counts()
-	return n, err == nil
-}
-
-// resumeNote says what an existing store at path holds before a crawl goes on with
-// it ("" for a new store, or one that cannot be read now: the start says why). The
-// operator who stopped a crawl sees that what it stored is kept and how much is left.
-func resumeNote(path string) string {
-	if path == "" {
-		return ""
-	}
-	n, ok := storeCounts(path)
-	if !ok || n.URLs == 0 {
-		return ""
-	}
-	note := fmt.Sprintf("resuming the crawl in %s: %d pages stored (kept), %d URLs left to fetch, %d URLs done, %d failed or skipped",
-		path, n.Pages, n.Unprocessed+n.InProgress, n.Processed, n.Failed)
-	if n.Deferred > 0 {
-		// Left out of "left to fetch" (they are not due now), but not done either: a
-		// crawl whose only URLs wait here read "0 URLs left to fetch" and looked finished.
-		note += fmt.Sprintf(", %d deferred (fetched when due)", n.Deferred)
-	}
-	return note
 }
 
 // runConfig says how a started crawl is watched and ended.
@@ -578,31 +530,4 @@ func checkTheme(name string) error {
 		return fmt.Errorf("--theme: unknown theme %q (have %s)", name, strings.Join(themes.Names(), ", "))
 	}
 	return nil
-}
-
-// newFiles are the files a start may create beside a store that were not there
-// before it: a start that fails removes them, so it leaves nothing behind (an empty
-// a.db and a.db.lock after `crawl ftp://...`).
-type newFiles []string
-
-// absentFiles lists the store's files (the database, its WAL and lock, the
-// credential and a master's NATS directory) not there now.
-func absentFiles(db string) newFiles {
-	if db == "" {
-		return nil
-	}
-	var out newFiles
-	for _, suffix := range []string{"", "-wal", "-shm", "-journal", ".lock", ".token", ".nats"} {
-		if _, err := os.Lstat(db + suffix); errors.Is(err, fs.ErrNotExist) {
-			out = append(out, db+suffix)
-		}
-	}
-	return out
-}
-
-// remove deletes those of the files that a failed start created.
-func (f newFiles) remove() {
-	for _, p := range f {
-		os.RemoveAll(p)
-	}
 }
