@@ -73,6 +73,3 @@ func OpenReadOnly(path string) (*Store, error) {
 	}
 	return s, nil
 }
-
-// ReadOnly reports whether the store was opened with OpenReadOnly.
-func (s *Store) ReadOnly() bool { return s.readOnly }

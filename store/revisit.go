@@ -69,56 +69,6 @@ func (s *Store) SetRevisitNext(urls []string, next time.Time) {
 	}})
 }
 
-// SetRevisitNextIf queues setting next for each of urls whose next is still was
-// when the write is applied; a URL whose next was written since (a fetch's result
-// queued before this write) keeps that value. Unknown URLs are ignored.
-func (s *Store) SetRevisitNextIf(urls []string, was, next time.Time) {
-	urls = slices.Clone(urls)
-	key := ""
-	if len(urls) > 0 {
-		key = urls[0]
-	}
-	s.submit(&writeOp{what: "set revisit next", key: key, apply: func(w *writer) (func(), error) {
-		n, old := nanos(next), nanos(was)
-		for _, u := range urls {
-			if _, err := w.exec(w.st.setRevisitNextIf, n, u, old); err != nil {
-				return nil, err
-			}
-		}
-		return nil, nil
-	}})
-}
-
-// ParkRevisits sets next to park for each of due whose next is still the one read
-// (DueRevisits), and returns their URLs once the write is committed. A page whose
-// next was written since (a fetch's result queued before this write, a reschedule)
-// keeps it and is left out, as are unknown URLs. nil when the write failed or the
-// store is closed: the store's error says why (Err).
-func (s *Store) ParkRevisits(due []DueRevisit, park time.Time) []string {
-	due = slices.Clone(due)
-	key := ""
-	if len(due) > 0 {
-		key = due[0].URL
-	}
-	var parked []string // set after the commit, read after the Flush that follows it
-	s.submit(&writeOp{what: "park revisits", key: key, apply: func(w *writer) (func(), error) {
-		n := nanos(park)
-		var set []string // applied again from the start when the batch is replayed
-		for _, d := range due {
-			res, err := w.exec(w.st.setRevisitNextIf, n, d.URL, nanos(d.Next))
-			if err != nil {
-				return nil, err
-			}
-			if k, err := res.RowsAffected(); err == nil && k > 0 {
-				set = append(set, d.URL)
-			}
-		}
-		return func() { parked = set }, nil
-	}})
-	_ = s.Flush() // its error is the store's (Err); a park rolled back left parked nil
-	return parked
-}
-
 // QueueRevisits parks each of queue and of park whose next is still the one read
 // (DueRevisits) and, in the same transaction, puts each of queue it parked back in
 // the crawl queue: its URL unprocessed, as a queued URL (a stop or a kill before

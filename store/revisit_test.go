@@ -109,30 +109,6 @@ func TestFailedSavePageLeavesNoRevisitState(t *testing.T) {
 	}
 }
 
-// SetRevisitNextIf writes only where next still holds the value the caller read: a
-// parked page is made due, and a page whose fetch stored its next due time in a
-// write queued before it keeps that time.
-func TestSetRevisitNextIfLeavesANextWrittenSince(t *testing.T) {
-	s, _ := openTemp(t, Options{})
-	never := time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
-	now := time.Unix(1_700_100_000, 0)
-	fetched, parked := testURL("a.test", 1), testURL("a.test", 2)
-	saveDuePages(t, s, never, fetched, parked)
-	stored := now.Add(time.Hour)
-	s.SaveRevisit(testRevisit(fetched.URL, stored)) // the fetch's result, queued first
-	s.SetRevisitNextIf([]string{fetched.URL, parked.URL, "http://unknown.test/"}, never, now)
-	mustFlush(t, s)
-	if r, err := s.Revisit(fetched.URL); err != nil || !r.Next.Equal(stored) {
-		t.Errorf("fetched page: next %v, %v; want the %v its fetch stored", r.Next, err, stored)
-	}
-	if r, err := s.Revisit(parked.URL); err != nil || !r.Next.Equal(now) {
-		t.Errorf("parked page: next %v, %v; want %v", r.Next, err, now)
-	}
-	if _, err := s.Revisit("http://unknown.test/"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("SetRevisitNextIf created state for an unknown URL: %v", err)
-	}
-}
-
 func TestDueRevisitsInNextOrder(t *testing.T) {
 	s, _ := openTemp(t, Options{})
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -391,41 +367,6 @@ func TestSchema17StoreKeysRevisitByTheURLRow(t *testing.T) {
 	}
 	if n := queryInt(t, s.rdb, `SELECT COUNT(*) FROM revisit r JOIN urls u ON u.seq = r.seq AND u.url = r.url`); n != 3 {
 		t.Errorf("%d revisit rows under their URL's row id, want 3", n)
-	}
-}
-
-// ParkRevisits parks a page only where next still holds the value the caller read,
-// and returns those it parked: a page whose fetch stored a new next due time in a
-// write queued before the park keeps that time and is not returned.
-func TestParkRevisitsLeavesANextWrittenSince(t *testing.T) {
-	s, _ := openTemp(t, Options{})
-	never := time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
-	due := time.Unix(1_700_100_000, 0)
-	fetched, waiting := testURL("a.test", 1), testURL("a.test", 2)
-	saveDuePages(t, s, due, fetched, waiting)
-	read, err := s.DueRevisits(10)
-	if err != nil || len(read) != 2 {
-		t.Fatalf("DueRevisits = %v, %v; want the 2 pages", read, err)
-	}
-	read = append(read, DueRevisit{URL: "http://unknown.test/", Next: due})
-	stored := due.Add(time.Hour)
-	s.SaveRevisit(testRevisit(fetched.URL, stored)) // the fetch's result, queued after the read
-	parked := s.ParkRevisits(read, never)
-	if !slices.Equal(parked, []string{waiting.URL}) {
-		t.Errorf("parked %v; want only %s", parked, waiting.URL)
-	}
-	if r, err := s.Revisit(fetched.URL); err != nil || !r.Next.Equal(stored) {
-		t.Errorf("fetched page: next %v, %v; want the %v its fetch stored", r.Next, err, stored)
-	}
-	if r, err := s.Revisit(waiting.URL); err != nil || !r.Next.Equal(never) {
-		t.Errorf("waiting page: next %v, %v; want parked at %v", r.Next, err, never)
-	}
-	if _, err := s.Revisit("http://unknown.test/"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("ParkRevisits created state for an unknown URL: %v", err)
-	}
-	s.Close()
-	if got := s.ParkRevisits(read, never); got != nil {
-		t.Errorf("a closed store parked %v", got)
 	}
 }
 
