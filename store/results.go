@@ -16,7 +16,7 @@ type Result struct {
 	Host      string        // host it was fetched from
 	Cost      time.Duration // fetch time of the page
 	FetchedAt time.Time
-	Round     time.Time // end of the round that stored it (set by SaveRound); zero while its round is open (SaveResults)
+	Round     time.Time // end of the round that stored it (set by SaveRound)
 }
 
 // Cost is one row of the cost table (M3): what collecting Site (Keyword empty) or
@@ -29,10 +29,10 @@ type Cost struct {
 	Round   time.Time
 }
 
-// SaveRound queues a round's end in ONE transaction (M3: the round's results in
-// one batch at its end; SaveResults stored them as they came): its results, in the
-// order given (the engine groups them by site and keyword), stamped with end, and
-// the cost table rows it updated.
+// SaveRound queues a round's end in ONE transaction (M3: results go to the store in
+// one batch at the end of the round): its results, in the order given (the engine
+// groups them by site and keyword), stamped with end, and the cost table rows it
+// updated.
 func (s *Store) SaveRound(end time.Time, results []Result, costs []Cost) {
 	results, costs = slices.Clone(results), slices.Clone(costs)
 	s.submit(&writeOp{what: "save round", key: end.UTC().Format(time.RFC3339), apply: func(w *writer) (func(), error) {
@@ -55,24 +55,6 @@ func (s *Store) SaveRound(end time.Time, results []Result, costs []Cost) {
 				VALUES(?, ?, ?, ?, ?) ON CONFLICT(site, keyword) DO UPDATE SET cost = excluded.cost,
 				pages = excluded.pages, round = excluded.round`,
 				c.Site, c.Keyword, int64(c.Cost), c.Pages, nanos(c.Round)); err != nil {
-				return nil, err
-			}
-		}
-		return nil, nil
-	}})
-}
-
-// SaveResults queues results of a round still open, as they are collected: with
-// the writer's other writes, round 0 until SaveRound stamps the round's end. A
-// page collected again is open again until then.
-func (s *Store) SaveResults(results []Result) {
-	results = slices.Clone(results)
-	s.submit(&writeOp{what: "save results", key: results[0].URL, apply: func(w *writer) (func(), error) {
-		for _, r := range results {
-			if _, err := w.execSQL(`INSERT INTO results(url, keyword, site, kind, host, cost, fetched_at, round)
-				VALUES(?, ?, ?, ?, ?, ?, ?, 0) ON CONFLICT(url, keyword) DO UPDATE SET site = excluded.site,
-				kind = excluded.kind, host = excluded.host, cost = excluded.cost, fetched_at = excluded.fetched_at,
-				round = 0`, r.URL, r.Keyword, r.Site, r.Kind, r.Host, int64(r.Cost), nanos(r.FetchedAt)); err != nil {
 				return nil, err
 			}
 		}

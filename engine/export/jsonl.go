@@ -40,8 +40,8 @@ type PageLine struct {
 	Site    string `json:"site"`
 	Keyword string `json:"keyword"` // the keyword a social site's search page was fetched for; "" for a news page
 	// Results are the keywords the page was collected for as a result (M3, seed
-	// 003: a news page holding the keyword, a social page found for it), a round
-	// still open included, each "SITE:KEYWORD"; [] for none. They are exported
+	// 003: a news page holding the keyword, a social page found for it), by the
+	// rounds ended so far, each "SITE:KEYWORD"; [] for none. They are exported
 	// with the page, as the store keeps them beside it, so that a reader of the
 	// export can tell which keywords each page answers.
 	Results []string `json:"results"`

@@ -33,16 +33,11 @@ func (f *Front) countCost(t frontier.Task, res *fetch.Result) {
 	f.Rounds.CountCost(t.Site, t.Keyword, res.Duration)
 }
 
-// collect caches the results a stored page gives (sites.Rounds.Collect), and
-// stores them as the round's open ones at once, with the writer's other writes:
-// an export taken before the round ends (rounds.every, an hour by default) has
-// them. The round's end stamps them with the round. published is the page's own
-// date (its metadata), for a site's date window.
+// collect caches the results a stored page gives (sites.Rounds.Collect);
+// published is the page's own date (its metadata), for a site's date window.
 func (f *Front) collect(t frontier.Task, res *fetch.Result, published, at time.Time) {
 	if s := f.siteTask(t); s != nil {
-		if rs := f.Rounds.Collect(f.Sites.Load(), s, t, res, published, at); len(rs) > 0 && f.Store != nil {
-			f.Store.SaveResults(rs)
-		}
+		f.Rounds.Collect(f.Sites.Load(), s, t, res, published, at)
 	}
 }
 

@@ -18,9 +18,9 @@ import (
 // site's entry and search URLs again; the links found on them go through the URL
 // index (known URLs are refetched only while inside their class window) and are
 // interleaved by host; the pages collected for a site (news pages holding a keyword,
-// social search pages and the posts they list) are stored as they are collected
-// and stamped in one batch at the round's end, grouped by site and site+keyword,
-// and the cost table is updated. Plain seeds keep the discovery crawl of the engine core.
+// social search pages and the posts they list) are cached and written in one batch
+// at the round's end, grouped by site and site+keyword, and the cost table is
+// updated. Plain seeds keep the discovery crawl of the engine core.
 
 // Result page types (store.Result.Kind).
 const (
@@ -83,9 +83,8 @@ func (r *Rounds) CostRows() []revisit.CostRow { return r.costs.Rows() }
 // otherwise only feeds link discovery. published is the page's own date (zero when
 // it gives none): a news site with a date window (within_days) takes no result
 // from a page dated before the window, fetched at at; such a page that held a
-// keyword is counted (OutOfWindow), and an undated one is a result. It returns
-// the results the page gave, for the store to keep before the round ends.
-func (r *Rounds) Collect(book *Book, s *config.SiteOptions, t frontier.Task, res *fetch.Result, published, at time.Time) []store.Result {
+// keyword is counted (OutOfWindow), and an undated one is a result.
+func (r *Rounds) Collect(book *Book, s *config.SiteOptions, t frontier.Task, res *fetch.Result, published, at time.Time) {
 	row := store.Result{URL: t.URL, Site: s.Name, Host: t.Host, Cost: res.Duration, FetchedAt: at}
 	var out []store.Result
 	switch {
@@ -99,7 +98,7 @@ func (r *Rounds) Collect(book *Book, s *config.SiteOptions, t frontier.Task, res
 		// The fetcher's parse of the page (nil for a worker's result) has its text.
 		text, ok := res.Parsed.PageTextOf(res.PageBody(), res.PageType())
 		if !ok {
-			return nil
+			return
 		}
 		kws := book.Matches(s.Name, text)
 		if w := s.Window(); w > 0 && len(kws) > 0 && !published.IsZero() && published.Before(at.Add(-w)) {
@@ -109,7 +108,7 @@ func (r *Rounds) Collect(book *Book, s *config.SiteOptions, t frontier.Task, res
 			}
 			r.outOfWindow[s.Name]++
 			r.mu.Unlock()
-			return nil
+			return
 		}
 		for _, kw := range kws {
 			row.Keyword, row.Kind = kw, ResultNews
@@ -117,12 +116,11 @@ func (r *Rounds) Collect(book *Book, s *config.SiteOptions, t frontier.Task, res
 		}
 	}
 	if len(out) == 0 {
-		return nil
+		return
 	}
 	r.mu.Lock()
 	r.results = append(r.results, out...)
 	r.mu.Unlock()
-	return out
 }
 
 // Inherit gives a link found on a social search page its site and keyword (M3: the
