@@ -37,6 +37,10 @@ type Cache struct {
 
 	mu sync.Mutex
 	m  map[string]*entry
+	// kept is the history (failures in a row, the last good copy) of an origin
+	// whose refresh ended without an answer about the site (a stop, a fault of
+	// the egress's proxy): its next fetch goes on from it.
+	kept map[string]entry
 }
 
 type entry struct {
@@ -75,8 +79,9 @@ func (c *Cache) RetryAfter(n int) time.Duration {
 }
 
 // Get returns the rules for origin ("http://host:port"), calling fetch when they are
-// missing or expired. fetch returns an error only when ctx ended; then nothing is
-// cached and the next asker fetches.
+// missing or expired. fetch returns an error when it got no answer about the site
+// (ctx ended, the egress's proxy failed); then nothing is cached, the origin's
+// history is kept, and the next asker fetches.
 func (c *Cache) Get(ctx context.Context, origin string, fetch func(ctx context.Context) (*Rules, error)) (*Rules, error) {
 	for {
 		c.mu.Lock()
@@ -94,6 +99,10 @@ func (c *Cache) Get(ctx context.Context, origin string, fetch func(ctx context.C
 		}
 		if e == nil {
 			e = &entry{ready: make(chan struct{})}
+			if k, ok := c.kept[origin]; ok {
+				e.failures, e.good = k.failures, k.good
+				delete(c.kept, origin)
+			}
 			c.m[origin] = e
 			c.mu.Unlock()
 			return c.fill(ctx, origin, e, fetch)
@@ -126,6 +135,12 @@ func (c *Cache) fill(ctx context.Context, origin string, e *entry, fetch func(ct
 	if err != nil || r == nil {
 		if c.m[origin] == e {
 			delete(c.m, origin)
+			if e.failures > 0 || e.good != nil {
+				if c.kept == nil {
+					c.kept = map[string]entry{}
+				}
+				c.kept[origin] = entry{failures: e.failures, good: e.good}
+			}
 		}
 		if err == nil {
 			err = context.Canceled
