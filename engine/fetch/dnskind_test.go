@@ -3,6 +3,7 @@ package fetch
 import (
 	"context"
 	"net/netip"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -53,5 +54,20 @@ func TestNamesThatDoNotResolveCountAsDNS(t *testing.T) {
 				t.Errorf("robots: %q, want it to say robots.txt not fetched (dns)", r.Note)
 			}
 		})
+	}
+}
+
+// TestALookupCutShortIsNoDNSError: a lookup ended by the crawl's stop or by the
+// request's deadline counts as canceled or timeout, as the same cut elsewhere does,
+// not as a DNS failure.
+func TestALookupCutShortIsNoDNSError(t *testing.T) {
+	for _, c := range []struct {
+		cause error
+		want  string
+	}{{context.Canceled, KindCanceled}, {context.DeadlineExceeded, KindTimeout}} {
+		err := &url.Error{Op: "Get", URL: "http://a.test/", Err: &dnscache.LookupError{Host: "a.test", Kind: dnscache.KindTimeout, Err: c.cause}}
+		if got := Kind(err); got != c.want {
+			t.Errorf("a lookup cut by %v: kind %q, want %q", c.cause, got, c.want)
+		}
 	}
 }

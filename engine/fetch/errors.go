@@ -111,6 +111,13 @@ func Kind(err error) string {
 	if re, ok := errors.AsType[*redirectError](err); ok {
 		return re.kind
 	}
+	// A stop or the request's deadline, in a lookup too, is no DNS failure.
+	switch {
+	case errors.Is(err, context.Canceled):
+		return KindCanceled
+	case errors.Is(err, context.DeadlineExceeded):
+		return KindTimeout
+	}
 	// A name that does not resolve: through the guard's dialer (DNSError), the DNS
 	// cache an egress's transport resolves with (LookupError), or Go's resolver.
 	if _, ok := errors.AsType[*DNSError](err); ok {
@@ -121,12 +128,6 @@ func Kind(err error) string {
 	}
 	if _, ok := errors.AsType[*net.DNSError](err); ok {
 		return KindDNS
-	}
-	switch {
-	case errors.Is(err, context.Canceled):
-		return KindCanceled
-	case errors.Is(err, context.DeadlineExceeded):
-		return KindTimeout
 	}
 	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
 		return KindTimeout
