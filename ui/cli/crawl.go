@@ -369,7 +369,7 @@ func run(ctx context.Context, eng *engine.Engine, rc runConfig, stdout, stderr i
 				n.Unprocessed+n.InProgress, n.Pages, rc.db, rc.startAgain())
 		}
 	}
-	if why := nothingFetched(st); why != "" && code == 0 {
+	if why := nothingFetched(st, rc.startAgain()); why != "" && code == 0 {
 		fmt.Fprintf(stderr, "crawlconsole: %s\n", why)
 		code = ExitNothingFetched
 	} else if failure == nil && rc.db != "" && st.PagesFetched == 0 && code == 0 {

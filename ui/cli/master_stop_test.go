@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // TestStoppedMasterSaysToStartTheMasterAgain: a master stopped with URLs left says
@@ -30,5 +32,17 @@ func TestStoppedMasterSaysToStartTheMasterAgain(t *testing.T) {
 		"--allow-private", "127.0.0.0/8"}, &stdout, &stderr)
 	if want := "crawlconsole master: resuming the crawl in " + db; !strings.Contains(stderr.String(), want) {
 		t.Errorf("a master started again on its store does not say %q\n%s", want, stderr.String())
+	}
+}
+
+// TestNothingFetchedSaysHowToStartThatRunAgain: a crawl that fetched nothing because
+// a site's robots.txt did not answer says to start it again on its store, the master
+// as a master (`crawl --db` on a master's store crawls from that box alone).
+func TestNothingFetchedSaysHowToStartThatRunAgain(t *testing.T) {
+	st := view.Stats{Errors: map[string]int64{"robots_unreachable": 1}}
+	for _, rc := range []runConfig{{title: "crawl", db: "a.db"}, {title: "master", db: "m.db"}} {
+		if why := nothingFetched(st, rc.startAgain()); !strings.Contains(why, rc.startAgain()+" after that") {
+			t.Errorf("%s: %q does not say %q", rc.title, why, rc.startAgain())
+		}
 	}
 }

@@ -202,9 +202,9 @@ func kindReport(st view.Stats) []string {
 }
 
 // nothingFetched says why a crawl that fetched no page ended that way, with the fix
-// when there is one, or "" if it fetched something or was given nothing to fail on
+// when there is one (again: how to start it again on its store), or "" if it fetched something or was given nothing to fail on
 // (a finished store resumed, a crawl stopped before its first request).
-func nothingFetched(st view.Stats) string {
+func nothingFetched(st view.Stats, again string) string {
 	if st.PagesFetched > 0 || st.StoreError != "" {
 		return ""
 	}
@@ -225,7 +225,7 @@ func nothingFetched(st view.Stats) string {
 	if st.Errors["robots_unreachable"] > 0 {
 		why += "; robots_unreachable: the site's robots.txt did not answer (the warning above says why): its URLs " +
 			"wait, deferred, and are fetched once it answers (asked again after etiquette.robots_retry, 1m by default, " +
-			"doubling); start the crawl again with the same --db after that, or without --until-idle to wait for it"
+			"doubling); " + again + " after that, or without --until-idle to wait for it"
 	}
 	return why
 }
