@@ -165,8 +165,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // lastDemoAddr is the loopback address (127.0.0.1:port) of the sandbox web a demo
-// crawled into the store at path, read from a URL it left queued; "" for a new
-// store, or one with nothing left to fetch.
+// crawled into the store at path, read from a URL it left queued or deferred; ""
+// for a new store, or one with nothing left to fetch.
 func lastDemoAddr(path string) string {
 	if path == "" {
 		return ""
@@ -180,6 +180,9 @@ func lastDemoAddr(path string) string {
 	}
 	defer st.Close()
 	left, err := st.Unfinished(1)
+	if err == nil && len(left) == 0 { // only deferred URLs left: they name it too
+		left, err = st.DueDeferred(time.Now().AddDate(100, 0, 0), 1)
+	}
 	if err != nil || len(left) == 0 {
 		return ""
 	}
