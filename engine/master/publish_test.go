@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -174,5 +175,28 @@ func TestABatchWhoseAckIsLostIsNotDealtTwice(t *testing.T) {
 	r.c.Unlock()
 	if pending != 0 || out != 1 {
 		t.Fatalf("after the lost acknowledgement %d tasks wait and %d are out; want none waiting, 1 out (w1's)", pending, out)
+	}
+}
+
+// A worker buried while its batch's publish is tried has what it held requeued by
+// the burial; the publish then failing, the batch's undo must not requeue the
+// tasks again (two copies waiting, the URL dealt twice).
+func TestAnUndoAfterTheWorkersBurialRequeuesOnce(t *testing.T) {
+	t.Parallel()
+	r := newBatchRig(t)
+	r.join(t, "w1", "a")
+	r.queueOne()
+	r.m.publish = func(ctx context.Context, subject string, data []byte, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
+		r.c.Lock()
+		r.m.book.BuryDead(time.Now().Add(time.Hour), time.Second)
+		r.c.Unlock()
+		return nil, errors.New("nats: maximum messages per subject exceeded")
+	}
+	r.m.dispatch()
+	r.c.Lock()
+	pending, out := r.m.book.Counts()
+	r.c.Unlock()
+	if pending != 1 || out != 0 {
+		t.Fatalf("after the burial and the failed publish %d tasks wait and %d are out; want the one task waiting once", pending, out)
 	}
 }

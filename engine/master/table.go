@@ -388,13 +388,22 @@ func (t *Table) Sent(b Batch, seq uint64) bool {
 }
 
 // Undo takes back a batch that could not be sent: its tasks wait for the next
-// dispatch, first in their units as they were.
+// dispatch, first in their units as they were. Only a task its node still holds
+// under the batch's lease is requeued: a node buried (or replaced by a new
+// incarnation, the old one buried) while the publish was tried had what it held
+// requeued then, and requeued again here a task would wait twice and be dealt
+// twice. Nodes are never forgotten, so a batch's node is always found; were it
+// not, nothing would say its tasks were still out, and none is requeued.
 func (t *Table) Undo(b Batch) {
 	n := t.nodes[b.Node]
+	if n == nil {
+		return
+	}
 	for _, task := range slices.Backward(b.Tasks) { // each goes first in line: the first last keeps the order
-		if n != nil {
-			t.unhand(n, task)
+		if held, ok := n.held[task.URL]; !ok || held.Lease != task.Lease {
+			continue
 		}
+		t.unhand(n, task)
 		t.requeue(task)
 	}
 }
