@@ -3,6 +3,7 @@ package master
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -198,5 +199,87 @@ func TestAnUndoAfterTheWorkersBurialRequeuesOnce(t *testing.T) {
 	r.c.Unlock()
 	if pending != 1 || out != 0 {
 		t.Fatalf("after the burial and the failed publish %d tasks wait and %d are out; want the one task waiting once", pending, out)
+	}
+}
+
+// One worker's publish that gets no answer is retried for up to half a minute:
+// every other worker's batch of the dispatch goes out meanwhile, not after it.
+// w1's publish is held by the test until w2's batch is in the stream; before,
+// the batches went out one after another and w2's waited behind w1's tries.
+func TestOneWorkersHeldPublishHoldsNoOtherWorkersBatch(t *testing.T) {
+	t.Parallel()
+	r := newBatchRig(t)
+	r.join(t, "w1", "a")
+	r.join(t, "w2", "b")
+	r.c.Lock()
+	for i := range 8 {
+		h := fmt.Sprintf("www.h%d.test", i)
+		r.m.book.Add(frontier.Task{URL: "http://" + h + "/1", Host: h})
+	}
+	r.c.Unlock()
+	w1 := wire.Subjects("t").Tasks("w1")
+	w1Held, release := make(chan struct{}, 1), make(chan struct{})
+	w2Sent := make(chan struct{}, 1)
+	r.m.publish = func(ctx context.Context, subject string, data []byte, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
+		if subject == w1 {
+			select {
+			case w1Held <- struct{}{}:
+			default:
+			}
+			<-release
+			return nil, errors.New("nats: maximum messages per subject exceeded")
+		}
+		ack, err := r.conn.JS.Publish(ctx, subject, data, opts...)
+		select {
+		case w2Sent <- struct{}{}:
+		default:
+		}
+		return ack, err
+	}
+	done := r.dispatchAside()
+	<-w1Held
+	// A guard, not a measure: the batch is due as soon as its publish can run.
+	guard := time.NewTimer(30 * time.Second)
+	defer guard.Stop()
+	select {
+	case <-w2Sent:
+	case <-guard.C:
+		close(release)
+		<-done
+		t.Fatal("w2's batch was not published while w1's publish was held")
+	}
+	close(release)
+	<-done
+	if b := r.stored(t, "w2"); len(b) != 1 {
+		t.Fatalf("w2's batches hold leases %v; want one batch", leases(b))
+	}
+	if b := r.stored(t, "w1"); len(b) != 0 {
+		t.Fatalf("w1's rejected batch is in the stream with leases %v", leases(b))
+	}
+}
+
+// A publish the server rejects gets the same answer on another try: the batch is
+// undone at once, its tasks waiting for the next dispatch, not after half a
+// minute of tries. A lost acknowledgement is still tried again
+// (TestABatchWhoseAckIsLostIsNotDealtTwice).
+func TestARejectedPublishIsNotTriedAgain(t *testing.T) {
+	t.Parallel()
+	r := newBatchRig(t)
+	r.join(t, "w1", "a")
+	r.queueOne()
+	tries := 0
+	r.m.publish = func(ctx context.Context, subject string, data []byte, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
+		tries++
+		return nil, errors.New("nats: maximum messages per subject exceeded")
+	}
+	r.m.dispatch()
+	if tries != 1 {
+		t.Fatalf("a rejected publish was tried %d times; want 1", tries)
+	}
+	r.c.Lock()
+	pending, out := r.m.book.Counts()
+	r.c.Unlock()
+	if pending != 1 || out != 0 {
+		t.Fatalf("after the rejection %d tasks wait and %d are out; want the task waiting", pending, out)
 	}
 }

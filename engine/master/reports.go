@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -288,28 +289,52 @@ func (m *Runtime) dispatch() {
 	if !m.marksCommitted(out) {
 		return
 	}
+	// Each worker's batches go out on their own: a publish retried for a worker
+	// (publishBatch, up to half a minute) holds back no other worker's batch of
+	// this dispatch. One worker's go out in their order.
+	byNode := map[string][]Batch{}
+	var order []string
 	for _, b := range out {
-		data, err := cluster.Encode(&wire.Tasks{Node: b.Node, Incarnation: b.Incarnation, Tasks: b.Tasks, LastRequest: b.LastRequest})
-		var ack *jetstream.PubAck
-		if err == nil {
-			ack, err = m.publishBatch(b, data)
+		if byNode[b.Node] == nil {
+			order = append(order, b.Node)
 		}
-		if err == nil {
-			m.crawl.Lock()
-			current := m.book.Sent(b, ack.Sequence)
-			m.crawl.Unlock()
-			if !current {
-				m.link.unsend(b.Node, ack.Sequence)
+		byNode[b.Node] = append(byNode[b.Node], b)
+	}
+	var wg sync.WaitGroup
+	for _, name := range order {
+		wg.Add(1)
+		go func(batches []Batch) {
+			defer wg.Done()
+			for _, b := range batches {
+				m.send(b)
 			}
-			continue
+		}(byNode[name])
+	}
+	wg.Wait()
+}
+
+// send publishes batch b, or takes it back when that failed.
+func (m *Runtime) send(b Batch) {
+	data, err := cluster.Encode(&wire.Tasks{Node: b.Node, Incarnation: b.Incarnation, Tasks: b.Tasks, LastRequest: b.LastRequest})
+	var ack *jetstream.PubAck
+	if err == nil {
+		ack, err = m.publishBatch(b, data)
+	}
+	if err == nil {
+		m.crawl.Lock()
+		current := m.book.Sent(b, ack.Sequence)
+		m.crawl.Unlock()
+		if !current {
+			m.link.unsend(b.Node, ack.Sequence)
 		}
-		if m.ctx.Err() == nil {
-			// Not handed out after all: the tasks wait for the next dispatch.
-			m.crawl.Logf(view.LevelWarn, "tasks for %s not sent: %v", b.Node, err)
-			m.crawl.Lock()
-			m.book.Undo(b)
-			m.crawl.Unlock()
-		}
+		return
+	}
+	if m.ctx.Err() == nil {
+		// Not handed out after all: the tasks wait for the next dispatch.
+		m.crawl.Logf(view.LevelWarn, "tasks for %s not sent: %v", b.Node, err)
+		m.crawl.Lock()
+		m.book.Undo(b)
+		m.crawl.Unlock()
 	}
 }
 
@@ -320,7 +345,9 @@ func (m *Runtime) dispatch() {
 // again under new leases and fetched twice. So it is published again under the same
 // ID, which the stream stores once, until it is acknowledged (the first copy's
 // sequence when it was stored) or publishTries fail, the stream's duplicate window
-// (2 min) being far longer than those tries.
+// (2 min) being far longer than those tries. Only an error that leaves the
+// batch's fate unknown and that a later try can clear is retried (see
+// retryPublish): a rejection is final, and the batch is undone at once.
 func (m *Runtime) publishBatch(b Batch, data []byte) (*jetstream.PubAck, error) {
 	publish := m.conn.JS.Publish
 	if m.publish != nil {
@@ -336,7 +363,7 @@ func (m *Runtime) publishBatch(b Batch, data []byte) (*jetstream.PubAck, error) 
 		var ack *jetstream.PubAck
 		ack, err = publish(ctx, m.sub.Tasks(b.Node), data, opts...)
 		cancel()
-		if err == nil || try == publishTries || m.ctx.Err() != nil {
+		if err == nil || try == publishTries || m.ctx.Err() != nil || !retryPublish(err) {
 			return ack, err
 		}
 		select {
@@ -349,6 +376,20 @@ func (m *Runtime) publishBatch(b Batch, data []byte) (*jetstream.PubAck, error) 
 
 // publishTries bounds publishBatch's tries: about 30 s of a server that does not answer.
 const publishTries = 6
+
+// retryPublish tells whether a failed publish is worth another try: no answer in
+// time (the batch may be stored, its acknowledgement lost) or no server to answer
+// (no responders, the connection down while it reconnects). Any other error is
+// the server's answer (a limit, a rejection), which another try gets again.
+func retryPublish(err error) bool {
+	for _, e := range []error{context.DeadlineExceeded, nats.ErrTimeout, nats.ErrNoResponders,
+		jetstream.ErrNoStreamResponse, nats.ErrDisconnected, nats.ErrConnectionReconnecting} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
 
 // marksCommitted waits until the store has committed the in-progress marks of the
 // batches' tasks (Prepare), before any batch is published. A batch is the worker's
