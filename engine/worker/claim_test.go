@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/cluster/natstest"
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/egress"
 )
 
 // A busy master that grants a claim 2.5 s after it was asked: the worker takes the
@@ -81,5 +83,114 @@ func TestAClaimGrantedPastTheWaitServesTheNextClaim(t *testing.T) {
 	}
 	if len(asked) != 0 {
 		t.Fatalf("the next claim asked the master again (%d requests) with a granted egress in hand", len(asked))
+	}
+}
+
+// A late grant kept for the next claim is the worker's only while the master still
+// counts it so: a rejoin means the master restarted or declared the worker dead,
+// which released its egresses, maybe to another worker by now. After a rejoin the
+// next claim asks the master again instead of using the grant from before.
+func TestARejoinDropsTheLateGrants(t *testing.T) {
+	t.Parallel()
+	_, connect := natstest.Start(t)
+	conn, master := connect("w1"), connect("master")
+	o := config.WorkerOptions{Conn: conn, Node: "w1", Prefix: "crawl", JoinTimeout: time.Minute}
+	sub := wire.Subjects(o.Prefix)
+	asked := make(chan *nats.Msg, 4)
+	if _, err := master.NC.Subscribe(sub.Claim(), func(m *nats.Msg) { asked <- m }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := master.NC.Subscribe(sub.Join(), func(m *nats.Msg) {
+		data, _ := cluster.Encode(&wire.JoinReply{})
+		_ = m.Respond(data)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := master.NC.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	up := NewUpstream(context.Background(), make(chan struct{}), o, "i1")
+	up.wait = 50 * time.Millisecond
+	if sp, ok := up.Claim(); ok {
+		t.Fatalf("a claim the master did not answer granted %+v", sp)
+	}
+	stale, _ := cluster.Encode(&wire.ClaimReply{Egress: &wire.Egress{Name: "spare", Kind: "bind", Address: "127.0.0.51"}})
+	if err := (<-asked).Respond(stale); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case sp := <-up.late: // kept by the worker
+		up.late <- sp
+	case <-time.After(30 * time.Second): // a bound for the failure only
+		t.Fatal("the master's late grant never reached the worker")
+	}
+	if _, err := up.Join(nil); err != nil { // the master declared w1 dead: it joins again
+		t.Fatal(err)
+	}
+	up.wait = time.Minute
+	claimed := make(chan egress.Spec, 1)
+	go func() {
+		sp, _ := up.Claim()
+		claimed <- sp
+	}()
+	select {
+	case m := <-asked:
+		fresh, _ := cluster.Encode(&wire.ClaimReply{Egress: &wire.Egress{Name: "fresh", Kind: "bind", Address: "127.0.0.52"}})
+		if err := m.Respond(fresh); err != nil {
+			t.Fatal(err)
+		}
+		if sp := <-claimed; sp.Name != "fresh" {
+			t.Fatalf("the claim after the rejoin = %+v; want the master's new grant", sp)
+		}
+	case sp := <-claimed:
+		t.Fatalf("the claim after the rejoin used %+v, granted before it, without asking the master", sp)
+	}
+}
+
+// unknownEgressLanes have no egress in their rotation: removing one fails as the
+// rotation's table does.
+type unknownEgressLanes struct{ *boardLanes }
+
+func (unknownEgressLanes) RemoveEgress(name string) error {
+	return fmt.Errorf("egress %s: %w", name, egress.ErrUnknownEgress)
+}
+
+// The operator removes an egress the master granted w1 past a claim's wait: w1
+// holds it as a late grant only, not in its rotation yet. The removal forgets the
+// grant (the next claim asks the master instead of taking an egress the master no
+// longer counts as w1's) and succeeds, though the rotation never had it.
+func TestAnEgressRemovedDropsItsLateGrant(t *testing.T) {
+	t.Parallel()
+	_, connect := natstest.Start(t)
+	conn, master := connect("w1"), connect("master")
+	o := config.WorkerOptions{Conn: conn, Node: "w1", Prefix: "crawl"}
+	up := NewUpstream(context.Background(), make(chan struct{}), o, "i1")
+	up.late <- egress.Spec{Name: "spare", Kind: "bind", Address: "127.0.0.51"}
+	up.late <- egress.Spec{Name: "other", Kind: "bind", Address: "127.0.0.52"}
+	n := &Node{lanes: unknownEgressLanes{&boardLanes{}}, lease: NewLease(nil), o: o, inc: "i1", ready: make(chan struct{}), up: up}
+	close(n.ready)
+	if _, err := conn.NC.Subscribe("ctl.w1", n.onControl); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.NC.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := cluster.Encode(&wire.Control{Op: wire.OpRemoveEgress, Host: "spare"})
+	msg, err := master.NC.Request("ctl.w1", data, 30*time.Second) // a bound for the failure only
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reply wire.ControlReply
+	if err := cluster.Decode(msg.Data, &reply, wire.MaxMessage); err != nil {
+		t.Fatal(err)
+	}
+	if reply.Error != "" {
+		t.Fatalf("the removal of an egress w1 held as a late grant failed: %s", reply.Error)
+	}
+	if sp, ok := up.Claim(); !ok || sp.Name != "other" {
+		t.Fatalf("the next claim = %+v, %v; want the other late grant, kept", sp, ok)
+	}
+	if sp, ok := up.Claim(); ok {
+		t.Fatalf("a claim after the removal took %+v; want none kept (the master not answering)", sp)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -338,6 +339,12 @@ func (n *Node) onControl(msg *nats.Msg) {
 			reply.Tasks = n.release(&c)
 		case wire.OpWithdraw: // sources the operator removed
 			reply.Result = strconv.Itoa(n.lanes.Withdraw(c.Tasks))
+		case wire.OpRemoveEgress:
+			kept := n.up.Ungranted(c.Host)
+			reply.Result, err = control(n.lanes, &c)
+			if kept && errors.Is(err, egress.ErrUnknownEgress) {
+				err = nil // a late grant only, never in the rotation: forgotten above
+			}
 		default:
 			reply.Result, err = control(n.lanes, &c)
 		}

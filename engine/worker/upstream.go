@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -31,6 +32,27 @@ type Upstream struct {
 	// late are the egresses the master granted after their claim stopped waiting:
 	// the next claim takes one of them before it asks the master.
 	late chan egress.Spec
+	// lateMu guards lateLife, which a join moves on: a late grant is kept only
+	// when no join was sent since its claim (dropLate).
+	lateMu   sync.Mutex
+	lateLife uint64
+}
+
+// dropLate forgets the late grants, and those of claims still waiting for their
+// reply, as a join is sent: a rejoin means the master forgot this worker (it
+// restarted) or declared it dead, which released every egress granted to it, so
+// a grant from before may be another worker's by now.
+func (u *Upstream) dropLate() {
+	u.lateMu.Lock()
+	defer u.lateMu.Unlock()
+	u.lateLife++
+	for {
+		select {
+		case <-u.late:
+		default:
+			return
+		}
+	}
 }
 
 // NewUpstream is worker o's requests as incarnation inc; ctx and quit end with the
@@ -55,6 +77,7 @@ func (u *Upstream) request(ctx context.Context, subj string, v any, timeout time
 // (wire.Join.Holding).
 func (u *Upstream) Join(holding []frontier.Task) (*wire.JoinReply, error) {
 	req := &wire.Join{Node: u.o.Node, Incarnation: u.inc, LanesMax: u.o.LanesMax, Egresses: maskedSpecs(u.o.Egress), Holding: holding}
+	u.dropLate()
 	deadline := time.Now().Add(u.o.JoinTimeout)
 	for {
 		msg, err := u.request(u.ctx, u.sub.Join(), req, 2*time.Second)
@@ -116,17 +139,50 @@ const (
 	lateGrants = 8
 )
 
+// Ungranted forgets a late grant of egress name, which the master took off this
+// worker (the operator removed it): kept, the next claim would use an egress the
+// master no longer counts as this worker's. false: none was kept.
+func (u *Upstream) Ungranted(name string) bool {
+	u.lateMu.Lock()
+	defer u.lateMu.Unlock()
+	var keep []egress.Spec
+	found := false
+	for drained := false; !drained; {
+		select {
+		case sp := <-u.late:
+			if sp.Name == name {
+				found = true
+			} else {
+				keep = append(keep, sp)
+			}
+		default:
+			drained = true
+		}
+	}
+	for _, sp := range keep {
+		select {
+		case u.late <- sp:
+		default: // not reached: a grant is put in only under lateMu
+		}
+	}
+	return found
+}
+
 // Claim asks the master's account table for one more egress; the rotation calls it
 // when every egress of the worker was refused. false: none granted. A grant the
 // master answered past the wait is not lost: the master counts the egress as this
-// worker's until it dies or leaves, so the worker keeps it for its next claim
-// (before, the account sat unused in the master's table for the worker's life).
+// worker's until it dies or leaves, so the worker keeps it for its next claim, or
+// the account would sit unused in the master's table for the worker's life. A
+// join drops what is kept (dropLate).
 func (u *Upstream) Claim() (egress.Spec, bool) {
 	select {
 	case sp := <-u.late:
 		return sp, true
 	default:
 	}
+	u.lateMu.Lock()
+	life := u.lateLife
+	u.lateMu.Unlock()
 	data, err := cluster.Encode(&wire.Claim{Node: u.o.Node, Incarnation: u.inc})
 	if err != nil {
 		return egress.Spec{}, false
@@ -158,6 +214,11 @@ func (u *Upstream) Claim() (egress.Spec, bool) {
 			return
 		}
 		if sp, ok := granted(msg); ok {
+			u.lateMu.Lock()
+			defer u.lateMu.Unlock()
+			if u.lateLife != life {
+				return // a join was sent since the claim
+			}
 			select {
 			case u.late <- sp:
 			default: // more late grants than claims to take them: the master keeps counting it
