@@ -151,10 +151,11 @@ func (t *Table) EndGrace() int {
 		// until its lease, granted by the last life, ran out; or, once every
 		// worker of the last life rejoined, until the last of them did: a rejoin
 		// claims all its worker holds, and the worker drops unfetched what the
-		// master did not take back, so none asks those hosts for it after. Held
-		// to the lease's end then, the URL's next holder (its old one, often)
-		// waited out the lease on each such host with its lanes idle: a resumed
-		// crawl sat a minute in DRAINING with nothing to fetch elsewhere.
+		// master did not take back, so none asks those hosts for it after. The
+		// hosts are held until the earlier of the two: held to the lease's end
+		// regardless, the URL's next holder (its old one, often) would wait out
+		// the lease on each such host with its lanes idle, and a resumed crawl
+		// with nothing to fetch elsewhere would wait that long in DRAINING.
 		if u := t.units[UnitOf(e.task)]; u != nil && !t.restarted.IsZero() {
 			end := t.restarted.Add(t.LeaseFor)
 			if !t.allRejoined.IsZero() && t.allRejoined.Before(end) {
