@@ -134,10 +134,7 @@ func (e *Engine) KnowsHost(host string) (bool, error) {
 			return true, nil
 		}
 	}
-	if e.st == nil {
-		return true, nil
-	}
-	return e.st.HasHost(host)
+	return e.front.KnowsHost(host)
 }
 
 // SetMaxLanes implements Control.

@@ -58,6 +58,9 @@ type frontPort interface {
 	Undefer(urls []string, now time.Time)
 	FeedSeeds(seeds []string) error
 	Steer(s steer.Change) (string, error)
+	// KnowsHost tells whether the front's store has a URL of host in any state; a
+	// worker's front, whose store is its master's, cannot tell and takes every host.
+	KnowsHost(host string) (bool, error)
 }
 
 // localFront is the frontier side in this process: the store and record.
@@ -79,6 +82,8 @@ func (f localFront) Withdrawn(t frontier.Task) { f.e.fr.EndSteeredOut(t) }
 func (f localFront) Refused(r store.Refusal) { f.e.st.AddRefusal(r) }
 
 func (f localFront) Close() error { return f.e.st.Close() }
+
+func (f localFront) KnowsHost(host string) (bool, error) { return f.e.st.HasHost(host) }
 
 func (f localFront) EndChecked() bool { return f.e.fr.EndChecked() }
 

@@ -102,6 +102,10 @@ func (f *Front) FeedSeeds([]string) error {
 	return errors.New("seed list: a worker has no queue of its own; give seeds to its master")
 }
 
+// KnowsHost takes every host: the store that knows the crawl's hosts is the
+// master's.
+func (f *Front) KnowsHost(string) (bool, error) { return true, nil }
+
 // Steer refuses: steering changes go to the master.
 func (f *Front) Steer(steer.Change) (string, error) {
 	return "", errors.New("steering changes are made on the master of a distributed crawl (crawlconsole ctl --attach URL ...)")
