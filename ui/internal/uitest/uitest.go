@@ -5,9 +5,14 @@ package uitest
 
 import (
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -28,16 +33,55 @@ func HTMLSite(t testing.TB, page func(w io.Writer, path string)) *httptest.Serve
 	return srv
 }
 
-// FreeAddr is a loopback "127.0.0.1:PORT" that was free a moment ago (a port the
-// kernel just gave and took back).
+// FreeAddr is a loopback "127.0.0.1:PORT" that was free a moment ago, for a test
+// that must give a process a port before it starts (and the same port again when
+// it restarts). The port is drawn below the kernel's ephemeral range: a port the
+// kernel hands out (a listener on :0, the local end of any outgoing connection of
+// the tests running beside this one) is never one of these, so none can take it
+// between this check and the process's listen. Each is handed out once a process.
 func FreeAddr(t testing.TB) string {
 	t.Helper()
+	lo := ephemeralLow()
+	for range 200 {
+		port := lo - 1 - rand.IntN(min(12000, lo-1024))
+		freeMu.Lock()
+		taken := freeGiven[port]
+		freeGiven[port] = true
+		freeMu.Unlock()
+		if taken {
+			continue
+		}
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		if l, err := net.Listen("tcp", addr); err == nil {
+			l.Close()
+			return addr
+		}
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
 	return l.Addr().String()
+}
+
+var (
+	freeMu    sync.Mutex
+	freeGiven = map[int]bool{}
+)
+
+// ephemeralLow is the first port of the kernel's ephemeral range (Linux's
+// ip_local_port_range; IANA's 49152 where it cannot be read).
+func ephemeralLow() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if lo, err := strconv.Atoi(f[0]); err == nil && lo > 2048 {
+				return lo
+			}
+		}
+	}
+	return 49152
 }
 
 // Deadline bounds every wait: generous, as the box running the tests may be shared
