@@ -39,26 +39,8 @@ func TestARerouteLeavesTheTaskUnprocessed(t *testing.T) {
 	defer proxy.Close()
 	dead := proxy.Listener.Addr().String()
 
-	opts := config.DefaultOptions()
-	opts.Now = time.Now
-	opts.Lanes.Max = 2 // one a egress
-	opts.Lanes.DelayMin, opts.Lanes.DelayMax = time.Millisecond, 2*time.Millisecond
-	opts.Fetch.Retries = 0
-	opts.HostRate = 0
-	opts.Egress = []string{"http://" + dead, "bind:127.0.0.1"}
-	var runMu sync.Mutex
-	f := &markingFront{fakeFront: fakeFront{}}
-	r := lanes.NewRunner(context.Background(), &runMu, &opts, f, f)
-	guard, err := fetch.NewGuard([]string{"127.0.0.0/8"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.SetupEgress(lanes.EgressSetup{Resolver: loopback{}, Guard: guard, Fetch: r.FetchConfig()}); err != nil {
-		t.Fatal(err)
-	}
-	r.NewGate()
-	defer r.Close()
-	f.board = r.Board
+	f := &markingFront{}
+	r := twoEgressRunner(t, f, []string{"http://" + dead, "bind:127.0.0.1"})
 
 	p := r.Board.Add(frontier.Task{URL: site.URL + "/", Host: "127.0.0.1"})
 	if p.Lane == nil {
@@ -81,6 +63,33 @@ func TestARerouteLeavesTheTaskUnprocessed(t *testing.T) {
 	if f.begun[u] != 2 {
 		t.Errorf("the rerouted task was begun %d times, want 2 (once a lane)", f.begun[u])
 	}
+}
+
+// twoEgressRunner is a runner of two lanes at most over egresses (one a egress),
+// its front f, fetching at once (no retry, no host cap, 1-2 ms pauses), closed at
+// the test's end.
+func twoEgressRunner(t *testing.T, f *markingFront, egresses []string) *lanes.Runner {
+	t.Helper()
+	opts := config.DefaultOptions()
+	opts.Now = time.Now
+	opts.Lanes.Max = 2
+	opts.Lanes.DelayMin, opts.Lanes.DelayMax = time.Millisecond, 2*time.Millisecond
+	opts.Fetch.Retries = 0
+	opts.HostRate = 0
+	opts.Egress = egresses
+	var runMu sync.Mutex
+	r := lanes.NewRunner(context.Background(), &runMu, &opts, f, f)
+	guard, err := fetch.NewGuard([]string{"127.0.0.0/8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SetupEgress(lanes.EgressSetup{Resolver: loopback{}, Guard: guard, Fetch: r.FetchConfig()}); err != nil {
+		t.Fatal(err)
+	}
+	r.NewGate()
+	t.Cleanup(r.Close)
+	f.board = r.Board
+	return r
 }
 
 // markingFront counts the Abandon calls (the store's unprocessed mark) beside
@@ -123,26 +132,8 @@ func TestRobotsThroughADeadProxyMovesTheTask(t *testing.T) {
 	dead := gone.Addr().String()
 	gone.Close()
 
-	opts := config.DefaultOptions()
-	opts.Now = time.Now
-	opts.Lanes.Max = 2 // one a egress
-	opts.Lanes.DelayMin, opts.Lanes.DelayMax = time.Millisecond, 2*time.Millisecond
-	opts.Fetch.Retries = 0
-	opts.HostRate = 0
-	opts.Egress = []string{"socks5://" + dead, "bind:127.0.0.1"}
-	var runMu sync.Mutex
 	f := &markingFront{}
-	r := lanes.NewRunner(context.Background(), &runMu, &opts, f, f)
-	guard, err := fetch.NewGuard([]string{"127.0.0.0/8"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.SetupEgress(lanes.EgressSetup{Resolver: loopback{}, Guard: guard, Fetch: r.FetchConfig()}); err != nil {
-		t.Fatal(err)
-	}
-	r.NewGate()
-	defer r.Close()
-	f.board = r.Board
+	r := twoEgressRunner(t, f, []string{"socks5://" + dead, "bind:127.0.0.1"})
 
 	p := r.Board.Add(frontier.Task{URL: site.URL + "/", Host: "127.0.0.1"})
 	if p.Lane == nil || r.Links[p.Lane.Egress].Name != "e1" {
