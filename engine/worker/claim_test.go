@@ -61,21 +61,7 @@ func TestAClaimGrantedPastTheWaitServesTheNextClaim(t *testing.T) {
 		t.Fatal(err)
 	}
 	up := NewUpstream(context.Background(), make(chan struct{}), o, "i1")
-	up.wait = 50 * time.Millisecond
-	if sp, ok := up.Claim(); ok {
-		t.Fatalf("a claim the master did not answer granted %+v", sp)
-	}
-	first := <-asked // answered only now, the claim given up
-	data, _ := cluster.Encode(&wire.ClaimReply{Egress: &wire.Egress{Name: "spare", Kind: "bind", Address: "127.0.0.51"}})
-	if err := first.Respond(data); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case sp := <-up.late: // the worker kept it
-		up.late <- sp
-	case <-time.After(30 * time.Second): // a bound for the failure only
-		t.Fatal("the master's late grant never reached the worker")
-	}
+	lateGrant(t, up, asked)
 	up.wait = time.Hour // a claim sent to the master now would wait, unanswered
 	sp, ok := up.Claim()
 	if !ok || sp.Name != "spare" || sp.Address != "127.0.0.51" {
@@ -83,6 +69,27 @@ func TestAClaimGrantedPastTheWaitServesTheNextClaim(t *testing.T) {
 	}
 	if len(asked) != 0 {
 		t.Fatalf("the next claim asked the master again (%d requests) with a granted egress in hand", len(asked))
+	}
+}
+
+// lateGrant makes a claim of up give up unanswered (the master's subscription puts
+// it on asked), then answers it with spare (127.0.0.51) and waits until the worker
+// kept that late grant.
+func lateGrant(t *testing.T, up *Upstream, asked <-chan *nats.Msg) {
+	t.Helper()
+	up.wait = 50 * time.Millisecond
+	if sp, ok := up.Claim(); ok {
+		t.Fatalf("a claim the master did not answer granted %+v", sp)
+	}
+	data, _ := cluster.Encode(&wire.ClaimReply{Egress: &wire.Egress{Name: "spare", Kind: "bind", Address: "127.0.0.51"}})
+	if err := (<-asked).Respond(data); err != nil { // answered only now, the claim given up
+		t.Fatal(err)
+	}
+	select {
+	case sp := <-up.late: // the worker kept it
+		up.late <- sp
+	case <-time.After(30 * time.Second): // a bound for the failure only
+		t.Fatal("the master's late grant never reached the worker")
 	}
 }
 
@@ -110,20 +117,7 @@ func TestARejoinDropsTheLateGrants(t *testing.T) {
 		t.Fatal(err)
 	}
 	up := NewUpstream(context.Background(), make(chan struct{}), o, "i1")
-	up.wait = 50 * time.Millisecond
-	if sp, ok := up.Claim(); ok {
-		t.Fatalf("a claim the master did not answer granted %+v", sp)
-	}
-	stale, _ := cluster.Encode(&wire.ClaimReply{Egress: &wire.Egress{Name: "spare", Kind: "bind", Address: "127.0.0.51"}})
-	if err := (<-asked).Respond(stale); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case sp := <-up.late: // kept by the worker
-		up.late <- sp
-	case <-time.After(30 * time.Second): // a bound for the failure only
-		t.Fatal("the master's late grant never reached the worker")
-	}
+	lateGrant(t, up, asked)
 	if _, err := up.Join(nil); err != nil { // the master declared w1 dead: it joins again
 		t.Fatal(err)
 	}
