@@ -114,14 +114,20 @@ func (m *Model) showWorkerPlan(p view.RebalancePlan) tea.Cmd {
 func (m *Model) openPlan(p view.RebalancePlan, title, movesTitle string, moves []string, loadsTitle string,
 	load func(before, after view.EgressLoad) string, done string, extra ...string) {
 	m.status = statusLine{} // "planning…" is answered by the dialog
-	maxMoves := max(m.height-chromeLines-10-len(p.Before)-len(extra), 1)
+	// Around the moves: the border (2), the title, summary, blank and moves title
+	// (4), a blank and the loads title (2), the loads and extra lines, a blank and
+	// the keys (2). A cut list spends one of its rows on "… and N more".
+	room := max(m.height-chromeLines-10-len(p.Before)-len(extra), 2)
+	shown := len(moves)
+	if shown > room {
+		shown = room - 1
+	}
 	lines := []string{p.Summary, "", movesTitle}
-	for i, mv := range moves {
-		if i == maxMoves {
-			lines = append(lines, fmt.Sprintf("  … and %d more", len(moves)-i))
-			break
-		}
+	for _, mv := range moves[:shown] {
 		lines = append(lines, "  "+mv)
+	}
+	if shown < len(moves) {
+		lines = append(lines, fmt.Sprintf("  … and %d more", len(moves)-shown))
 	}
 	lines = append(lines, "", loadsTitle)
 	after := map[string]view.EgressLoad{}

@@ -282,7 +282,19 @@ func TestRebalance(t *testing.T) {
 		if n := strings.Count(h.view(), "\n"); n != 23 {
 			t.Fatalf("screen has %d lines, want 24", n+1)
 		}
+		mustShowWholeDialog(t, h)
 	})
+}
+
+// mustShowWholeDialog fails unless the open dialog is on screen down to its bottom
+// border, its keys line included: a list cut to fit must leave room for both.
+func mustShowWholeDialog(t *testing.T, h *harness) {
+	t.Helper()
+	scr := h.view()
+	keys := strings.Index(scr, "│ y/enter apply · n/esc cancel")
+	if keys < 0 || !strings.Contains(scr[keys:], "╰") {
+		t.Fatalf("the dialog's keys line or bottom border is cut off the screen:\n%s", scr)
+	}
 }
 
 // TestRebalanceOverWorkers: on a master, r shows seed 003's plan over workers —
@@ -303,6 +315,20 @@ func TestRebalanceOverWorkers(t *testing.T) {
 	h.press("y")
 	h.mustCall("PlanRebalance", "ApplyRebalance(2 units)")
 	h.mustShow("rebalancing: move 2 sites")
+
+	// A plan with more moves than the screen has rows: cut, and the dialog whole.
+	for _, height := range []int{24, 40} {
+		many := plan
+		many.Units = nil
+		for i := range 40 {
+			many.Units = append(many.Units, view.UnitMove{Unit: fmt.Sprintf("site-%02d.example", i), From: "w1", To: "w2", Weight: 0.01})
+		}
+		h := newHarness(t, 120, height, Options{})
+		h.ctrl.SetPlan(many)
+		h.press("r")
+		h.mustShow("… and ", "variance 0.027 -> 0.00042")
+		mustShowWholeDialog(t, h)
+	}
 
 	one := newHarness(t, 120, 40, Options{})
 	one.ctrl.SetPlan(view.RebalancePlan{Workers: true, Summary: "1 live worker: nothing to balance"})
