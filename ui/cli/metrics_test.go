@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -387,10 +389,12 @@ func TestMetricsFlagServes(t *testing.T) {
 			go func() { done <- runDemo(ctx, args, io.Discard, errb) }()
 			addr := metricsAddr(t, errb)
 			deadline := time.Now().Add(enginetest.Patience)
+			var held *keptConn
 			for {
 				f, raw := scrape(t, addr)
 				if c.check(f) {
 					promtoolCheck(t, raw)
+					held = keptAlive(t, addr)
 					stop() // as Ctrl-C would: the crawl ends, and /metrics with it
 					break
 				}
@@ -402,11 +406,57 @@ func TestMetricsFlagServes(t *testing.T) {
 			if code := <-done; code != 0 {
 				t.Fatalf("demo exit %d: %s", code, errb.String())
 			}
-			if _, err := http.Get("http://" + addr + "/metrics"); err == nil {
-				t.Fatal("/metrics still served after the crawl ended")
+			// Asked on the connection the server answered before the stop, not on a
+			// new one: a new one could reach whichever parallel test was given the
+			// port once it was free. The server's shutdown closes it.
+			if status, err := held.get(); err == nil {
+				t.Fatalf("/metrics still served after the crawl ended: %s", status)
 			}
 		})
 	}
+}
+
+// keptConn is a kept-alive connection to a /metrics server.
+type keptConn struct {
+	c  net.Conn
+	br *bufio.Reader
+}
+
+// keptAlive opens a connection to addr and has /metrics answered on it once, so that
+// the server keeps it as an idle keep-alive connection (for its ReadHeaderTimeout, 5 s)
+// until it shuts down.
+func keptAlive(t *testing.T, addr string) *keptConn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	k := &keptConn{c: c, br: bufio.NewReader(c)}
+	if status, err := k.get(); err != nil {
+		t.Fatalf("/metrics on a kept-alive connection: %s %v", status, err)
+	}
+	return k
+}
+
+// get asks for /metrics on the connection and reads the answer whole.
+func (k *keptConn) get() (string, error) {
+	k.c.SetDeadline(time.Now().Add(enginetest.Patience))
+	if _, err := io.WriteString(k.c, "GET /metrics HTTP/1.1\r\nHost: metrics\r\n\r\n"); err != nil {
+		return "", err
+	}
+	resp, err := http.ReadResponse(k.br, nil)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		return resp.Status, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return resp.Status, fmt.Errorf("status %s", resp.Status)
+	}
+	return resp.Status, nil
 }
 
 // TestSummarySkippedApart: the end-of-crawl line and the headless progress line
