@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/attach"
@@ -113,8 +112,10 @@ func printSites(s view.Snapshot, asJSON bool, stdout io.Writer) int {
 		fmt.Fprintln(stdout, "no site declared, and no feed or sitemap read yet")
 		return 0
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SITE\tKIND\tSTORED\t1H\t1D\tDELAY\tFEEDS\tSITEMAPS\tFOUND\tDATES\tPROBLEMS")
+	// FOUND comes last: added after DATES and PROBLEMS were in place, it leaves their
+	// positions as they were for a script that reads the columns by position.
+	var tb clikit.Table
+	tb.Row("SITE", "KIND", "STORED", "1H", "1D", "DELAY", "FEEDS", "SITEMAPS", "DATES", "PROBLEMS", "FOUND")
 	for _, c := range list {
 		kind, stored, hour, day, delay := "-", "-", "-", "-", "-"
 		if c.Declared {
@@ -126,10 +127,10 @@ func printSites(s view.Snapshot, asJSON bool, stdout io.Writer) int {
 				delay = d.Round(time.Second).String()
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%d\n", c.Site, kind, stored, hour, day, delay,
-			len(c.Feeds), len(c.Sitemaps), c.Found, clikit.Dash(c.DatesTrusted), len(c.Problems))
+		tb.Row(c.Site, kind, stored, hour, day, delay, strconv.Itoa(len(c.Feeds)), strconv.Itoa(len(c.Sitemaps)),
+			clikit.Dash(c.DatesTrusted), strconv.Itoa(len(c.Problems)), strconv.FormatInt(c.Found, 10))
 	}
-	if tw.Flush() != nil {
+	if tb.Write(stdout) != nil {
 		return 1
 	}
 	for _, c := range list {

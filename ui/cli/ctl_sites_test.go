@@ -2,9 +2,12 @@ package cli
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mattn/go-runewidth"
 
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
@@ -38,10 +41,10 @@ func TestCtlSitesSaysWhatEachSitesFeedsGave(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	want := [][]string{
-		{"SITE", "KIND", "STORED", "1H", "1D", "DELAY", "FEEDS", "SITEMAPS", "FOUND", "DATES", "PROBLEMS"},
-		{"summit", "news", "120", "7", "40", "1m35s", "1", "0", "30", "yes", "1"},
-		{"quiet", "news", "0", "0", "0", "-", "0", "0", "0", "-", "0"},
-		{"undeclared.example", "-", "-", "-", "-", "-", "0", "1", "412", "no", "0"},
+		{"SITE", "KIND", "STORED", "1H", "1D", "DELAY", "FEEDS", "SITEMAPS", "DATES", "PROBLEMS", "FOUND"},
+		{"summit", "news", "120", "7", "40", "1m35s", "1", "0", "yes", "1", "30"},
+		{"quiet", "news", "0", "0", "0", "-", "0", "0", "-", "0", "0"},
+		{"undeclared.example", "-", "-", "-", "-", "-", "0", "1", "no", "0", "412"},
 	}
 	if len(lines) < len(want)+2 {
 		t.Fatalf("ctl sites:\n%s\nwant a table of 3 sites, then the problem and the untrusted dates", out.String())
@@ -89,4 +92,68 @@ func TestCtlSitesDelayUnderASecond(t *testing.T) {
 	if err := json.Unmarshal([]byte(js.String()), &list); err != nil || len(list) != 2 || list[0].DelayS != 0.42 || list[1].DelayS != 3.25 {
 		t.Errorf("ctl --json sites: %v\n%s\nwant delay_s 0.42 and 3.25", err, js.String())
 	}
+}
+
+// Every column of `ctl sites` and `ctl hosts` lines up under its heading on a
+// terminal whatever its values: a long host, counts wider than their heading, a site
+// named in CJK (two terminal columns a character), warnings. text/tabwriter counts
+// runes: the CJK name pushed the rest of its row left of its headings. FOUND is the
+// last column, after DATES and PROBLEMS, where a script read them before it came.
+func TestCtlTablesLineUpWithWideValues(t *testing.T) {
+	long := "a-very-long-host-name.with.many.labels.news.example.co.uk"
+	s := view.Snapshot{
+		Sites: &view.SitesView{Sites: []view.SiteRow{
+			{Name: long, Kind: "news", Stored: 123456789, NewHour: 12345, NewDay: 1234567, PublishDelay: 30 * time.Hour,
+				Feeds: []string{"http://a.example/feed"}, DatesTrusted: "yes",
+				Problems: map[string]string{"http://a.example/x.xml": "HTTP 404 (http_4xx)"}},
+			{Name: "新闻网.中国", Kind: "news", Stored: 3},
+			{Name: "q", Kind: "n"},
+		}},
+		Discovery: []view.SiteDiscovery{
+			{Site: "q", Found: 123456789012, Warnings: map[string]int{"bad_date": 123456}},
+			{Site: "undeclared.example", Sitemaps: []string{"http://undeclared.example/sitemap.xml"}, Found: 412},
+		},
+		Lanes: []view.Lane{
+			{ID: 12345, Hosts: []string{long}, Status: view.LaneWaiting, Egress: "a-long-egress-name"},
+			{ID: 2, Hosts: []string{"新闻网.中国"}, Status: view.LaneWaiting, Egress: "e"},
+		},
+	}
+	var sites, hosts strings.Builder
+	printSites(s, false, &sites)
+	printHosts(s, false, &hosts)
+	for name, c := range map[string]struct {
+		out  string
+		rows int
+	}{"ctl sites": {sites.String(), 5}, "ctl hosts": {hosts.String(), 3}} {
+		lines := strings.Split(c.out, "\n")
+		if len(lines) < c.rows {
+			t.Fatalf("%s:\n%s", name, c.out)
+		}
+		heads := columnStarts(lines[0])
+		for _, l := range lines[1:c.rows] {
+			if got := columnStarts(l); !slices.Equal(got, heads) {
+				t.Errorf("%s: row %q has its cells at terminal columns %v, the headings at %v:\n%s", name, l, got, heads, c.out)
+			}
+		}
+	}
+	if got := strings.Fields(strings.Split(sites.String(), "\n")[0]); got[len(got)-1] != "FOUND" {
+		t.Errorf("ctl sites headings %q: want FOUND last", got)
+	}
+	if !strings.Contains(sites.String(), "q: read with warnings: bad_date 123456") {
+		t.Errorf("ctl sites does not name the warnings:\n%s", sites.String())
+	}
+}
+
+// columnStarts is the terminal column where each space-separated cell of line starts.
+func columnStarts(line string) []int {
+	var starts []int
+	col, prev := 0, ' '
+	for _, r := range line {
+		if r != ' ' && prev == ' ' {
+			starts = append(starts, col)
+		}
+		col += runewidth.RuneWidth(r)
+		prev = r
+	}
+	return starts
 }

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/attach"
@@ -220,23 +219,22 @@ func printHosts(s view.Snapshot, asJSON bool, stdout io.Writer) int {
 	for _, h := range hosts {
 		distributed = distributed || len(h.Nodes) > 0
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	var tb clikit.Table
 	if distributed { // as the master's Lanes pane, a NODE column: lane numbers are per worker
-		fmt.Fprintln(tw, "HOST\tNODE\tLANES\tSTATUS\tEGRESS\tPAUSED\tDISABLED")
+		tb.Row("HOST", "NODE", "LANES", "STATUS", "EGRESS", "PAUSED", "DISABLED")
 	} else {
-		fmt.Fprintln(tw, "HOST\tLANES\tSTATUS\tEGRESS\tPAUSED\tDISABLED")
+		tb.Row("HOST", "LANES", "STATUS", "EGRESS", "PAUSED", "DISABLED")
 	}
 	for _, h := range hosts {
 		lanes := strings.Trim(fmt.Sprint(h.Lanes), "[]")
+		row := []string{h.Host}
 		if distributed {
-			fmt.Fprintf(tw, "%s\t%s\t", h.Host, clikit.Dash(strings.Join(h.Nodes, ",")))
-		} else {
-			fmt.Fprintf(tw, "%s\t", h.Host)
+			row = append(row, clikit.Dash(strings.Join(h.Nodes, ",")))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", clikit.Dash(lanes), clikit.Dash(strings.Join(h.Status, ",")),
-			clikit.Dash(strings.Join(slices.Compact(slices.Clone(h.Egress)), ",")), yesNo(h.Paused), yesNo(h.Disabled))
+		tb.Row(append(row, clikit.Dash(lanes), clikit.Dash(strings.Join(h.Status, ",")),
+			clikit.Dash(strings.Join(slices.Compact(slices.Clone(h.Egress)), ",")), yesNo(h.Paused), yesNo(h.Disabled))...)
 	}
-	return clikit.Exit(tw.Flush() == nil)
+	return clikit.Exit(tb.Write(stdout) == nil)
 }
 
 func hostsOf(s view.Snapshot) []ctlHost {
