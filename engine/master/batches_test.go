@@ -128,6 +128,13 @@ func newBatchRigOver(t *testing.T, c *crawlStub, crawl Crawl) *batchRig {
 	return &batchRig{m: m, c: c, conn: conn, tasks: st}
 }
 
+// dispatch runs a dispatch and waits until each batch it dealt is stored or taken
+// back (the dispatch itself does not wait for its publishes).
+func (r *batchRig) dispatch() {
+	r.m.dispatch()
+	r.m.sends.Wait()
+}
+
 // join has worker name (incarnation inc) join, or rejoin, the master.
 func (r *batchRig) join(t *testing.T, name, inc string) {
 	t.Helper()
@@ -144,7 +151,7 @@ func (r *batchRig) handOutOne(t *testing.T) wire.Tasks {
 	t.Helper()
 	r.join(t, "w1", "a")
 	r.queueOne()
-	r.m.dispatch()
+	r.dispatch()
 	b := r.stored(t, "w1")
 	if len(b) != 1 || len(b[0].Tasks) != 1 {
 		t.Fatalf("w1's batches after the first dispatch hold leases %v; want one of one task", leases(b))
@@ -204,7 +211,7 @@ func TestPurgeOfADeadLifeSparesTheRejoinedWorkersBatch(t *testing.T) {
 	r.c.onLog = func(msg string) {
 		if strings.Contains(msg, "worker w1 is dead") {
 			r.join(t, "w1", "a")
-			r.m.dispatch()
+			r.dispatch()
 		}
 	}
 	r.c.now = r.c.now.Add(time.Hour)
@@ -244,8 +251,8 @@ func TestBatchSentAsItsWorkerDiedIsDropped(t *testing.T) {
 			r.join(t, "w1", "a")
 		})
 	}
-	r.m.dispatch() // sends the dead life's batch
-	r.m.dispatch() // deals the task to the new life
+	r.dispatch() // sends the dead life's batch
+	r.dispatch() // deals the task to the new life
 	r.c.Lock()
 	lease := r.m.book.inflight["http://www.a.test/1"]
 	r.c.Unlock()
@@ -263,7 +270,7 @@ func TestHandOutLostOnTheWayIsQueuedAgainWithAWarning(t *testing.T) {
 	r := newBatchRig(t)
 	r.join(t, "w1", "a")
 	r.queueOne()
-	r.m.dispatch()
+	r.dispatch()
 	if err := r.tasks.Purge(context.Background()); err != nil { // the batch is lost
 		t.Fatal(err)
 	}
@@ -382,7 +389,7 @@ func TestAJoinedWorkerIsDealtNothingBeforeItsNodeTableIsCommitted(t *testing.T) 
 	}
 	r.join(t, "w1", "a")
 	r.queueOne()
-	r.m.dispatch()
+	r.dispatch()
 	if b := r.stored(t, "w1"); len(b) != 0 {
 		t.Fatalf("w1 was dealt leases %v before the node table naming it was committed", leases(b))
 	}
@@ -391,7 +398,7 @@ func TestAJoinedWorkerIsDealtNothingBeforeItsNodeTableIsCommitted(t *testing.T) 
 	}
 	commit()
 	r.c.commits = nil // the hand-out's marks commit at once
-	r.m.dispatch()
+	r.dispatch()
 	if b := r.stored(t, "w1"); len(b) != 1 || len(b[0].Tasks) != 1 {
 		t.Fatalf("w1's batches once its node table is committed hold leases %v; want one of one task", leases(b))
 	}

@@ -75,7 +75,7 @@ func TestWorkerDeclaredDeadDuringItsLeaveIsLoggedLeavingOnce(t *testing.T) {
 	r.c.Lock()
 	r.m.book.Add(frontier.Task{URL: "http://www.a.test/2", Host: "www.a.test"})
 	r.c.Unlock()
-	r.m.dispatch()
+	r.dispatch()
 	if got := r.stored(t, "w1"); len(got) != 0 {
 		t.Errorf("w1, leaving, was dealt batches %v after its rejoin; want none", leases(got))
 	}

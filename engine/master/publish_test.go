@@ -141,7 +141,7 @@ func TestAClaimTakenBackIsCommittedInProgressBeforeTheJoinIsAnswered(t *testing.
 func (r *batchRig) dispatchAside() <-chan struct{} {
 	done := make(chan struct{})
 	go func() {
-		r.m.dispatch()
+		r.dispatch()
 		close(done)
 	}()
 	return done
@@ -166,8 +166,8 @@ func TestABatchWhoseAckIsLostIsNotDealtTwice(t *testing.T) {
 		return ack, err
 	}
 	r.queueOne()
-	r.m.dispatch()
-	r.m.dispatch() // a second round: nothing is left to deal
+	r.dispatch()
+	r.dispatch() // a second round: nothing is left to deal
 	if b := r.stored(t, "w1"); len(b) != 1 || len(b[0].Tasks) != 1 {
 		t.Fatalf("w1's batches hold leases %v; want one batch of the one task", leases(b))
 	}
@@ -193,7 +193,7 @@ func TestAnUndoAfterTheWorkersBurialRequeuesOnce(t *testing.T) {
 		r.c.Unlock()
 		return nil, errors.New("nats: maximum messages per subject exceeded")
 	}
-	r.m.dispatch()
+	r.dispatch()
 	r.c.Lock()
 	pending, out := r.m.book.Counts()
 	r.c.Unlock()
@@ -272,7 +272,7 @@ func TestARejectedPublishIsNotTriedAgain(t *testing.T) {
 		tries++
 		return nil, errors.New("nats: maximum messages per subject exceeded")
 	}
-	r.m.dispatch()
+	r.dispatch()
 	if tries != 1 {
 		t.Fatalf("a rejected publish was tried %d times; want 1", tries)
 	}
@@ -281,5 +281,136 @@ func TestARejectedPublishIsNotTriedAgain(t *testing.T) {
 	r.c.Unlock()
 	if pending != 1 || out != 0 {
 		t.Fatalf("after the rejection %d tasks wait and %d are out; want the task waiting", pending, out)
+	}
+}
+
+// heldPublish holds the publishes of worker name's batches until the test answers
+// them: each is put on asked once the batch is in the stream (the server stored
+// it), and returns what the test sends back on answer (nil: the acknowledgement).
+// Other workers' batches are published at once, and put on others once stored.
+func (r *batchRig) heldPublish(name string) (asked, others <-chan struct{}, answer chan<- error) {
+	subject := wire.Subjects("t").Tasks(name)
+	a, o, ans := make(chan struct{}, 8), make(chan struct{}, 8), make(chan error)
+	r.m.publish = func(ctx context.Context, subj string, data []byte, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
+		ack, err := r.conn.JS.Publish(ctx, subj, data, opts...)
+		if err != nil {
+			return ack, err
+		}
+		if subj != subject {
+			o <- struct{}{}
+			return ack, nil
+		}
+		a <- struct{}{}
+		if err := <-ans; err != nil {
+			return nil, err
+		}
+		return ack, nil
+	}
+	return a, o, ans
+}
+
+// hostOf is a host of a unit worker name holds.
+func (r *batchRig) hostOf(t *testing.T, name string) string {
+	t.Helper()
+	r.c.Lock()
+	defer r.c.Unlock()
+	for _, unit := range sortedKeys(r.m.book.nodes[name].units) {
+		for h := range r.m.book.units[unit].hosts {
+			return h
+		}
+	}
+	t.Fatalf("%s holds no unit", name)
+	return ""
+}
+
+// within waits for ch, failing with what when it does not come: a guard against a
+// stall, not a measure (what it waits for is due at once).
+func within[T any](t *testing.T, ch <-chan T, what string) {
+	t.Helper()
+	guard := time.NewTimer(30 * time.Second)
+	defer guard.Stop()
+	select {
+	case <-ch:
+	case <-guard.C:
+		t.Fatal(what)
+	}
+}
+
+// A worker whose publish gets no answer has it tried for half a minute. The
+// dispatches after it deal to every other worker meanwhile: before, each
+// dispatch waited for all its publishes, and w2's next batch (a task queued after
+// the first deal) waited behind w1's tries. w1 is dealt nothing more until its
+// publish resolves, its batch counted in hand meanwhile, and gets what waits for
+// it then.
+func TestAHeldPublishHoldsNoLaterDispatch(t *testing.T) {
+	t.Parallel()
+	r := newBatchRig(t)
+	r.join(t, "w1", "a")
+	r.join(t, "w2", "b")
+	asked, others, answer := r.heldPublish("w1")
+	r.c.Lock()
+	for i := range 4 {
+		h := fmt.Sprintf("www.h%d.test", i)
+		r.m.book.Add(frontier.Task{URL: "http://" + h + "/1", Host: h})
+	}
+	r.c.Unlock()
+	go r.m.dispatchLoop()
+	<-asked
+	within(t, others, "w2's first batch was not published while w1's publish was held")
+
+	// One more task for each worker, while w1's publish is held.
+	h1, h2 := r.hostOf(t, "w1"), r.hostOf(t, "w2")
+	r.c.Lock()
+	r.m.book.Add(frontier.Task{URL: "http://" + h1 + "/2", Host: h1})
+	r.m.book.Add(frontier.Task{URL: "http://" + h2 + "/2", Host: h2})
+	r.c.Unlock()
+	within(t, others, "w2's second batch was not published while w1's publish was held")
+	r.c.Lock()
+	pending, out := r.m.book.Counts()
+	r.c.Unlock()
+	if pending != 1 || out != 5 {
+		t.Fatalf("while w1's publish is held %d tasks wait and %d are out; want w1's new task waiting, its batch of 2 and w2's 3 tasks out", pending, out)
+	}
+
+	answer <- nil // w1's publish is acknowledged at last: it is dealt its new task
+	within(t, asked, "w1 was not dealt its new task once its publish resolved")
+	answer <- nil
+	r.m.sends.Wait()
+	if b := r.stored(t, "w1"); len(b) != 2 || len(b[1].Tasks) != 1 || b[1].Tasks[0].URL != "http://"+h1+"/2" {
+		t.Fatalf("w1's batches once its publish resolved hold leases %v; want a second one of its new task", leases(b))
+	}
+}
+
+// A worker declared dead while its batch's publish is tried has its tasks queued
+// again by the burial, and they go to another worker while the publish goes on.
+// The publish then rejected, the batch's undo takes back nothing more: each task
+// is out once (w2's), none waits.
+func TestAWorkerBuriedWhileItsPublishIsTriedHasItsBatchUndoneOnce(t *testing.T) {
+	t.Parallel()
+	r := newBatchRig(t)
+	r.join(t, "w1", "a")
+	asked, others, answer := r.heldPublish("w1")
+	r.queueOne()
+	go r.m.dispatchLoop()
+	<-asked
+	r.join(t, "w2", "b")
+	r.c.Lock()
+	r.m.book.nodes["w1"].heard = time.Time{} // silent since long ago
+	buried := r.m.book.BuryDead(r.c.now, time.Second)
+	r.c.Unlock()
+	if len(buried) != 1 || buried[0].Name != "w1" {
+		t.Fatalf("buried %v; want w1", buried)
+	}
+	within(t, others, "w1's task was not dealt to w2 while w1's publish was held")
+	answer <- errors.New("nats: maximum messages per subject exceeded")
+	r.m.sends.Wait()
+	r.c.Lock()
+	pending, out := r.m.book.Counts()
+	r.c.Unlock()
+	if pending != 0 || out != 1 {
+		t.Fatalf("after w1's burial and its rejected publish %d tasks wait and %d are out; want none waiting, w2's one out", pending, out)
+	}
+	if b := r.stored(t, "w2"); len(b) != 1 || len(b[0].Tasks) != 1 {
+		t.Fatalf("w2's batches hold leases %v; want one of the task", leases(b))
 	}
 }

@@ -29,7 +29,7 @@ func TestBudgetRecallNamesTheLastLeaseHandedOut(t *testing.T) {
 		r.m.book.Add(task)
 	}
 	r.c.Unlock()
-	r.m.dispatch()
+	r.dispatch()
 	b := r.stored(t, "w1")
 	if len(b) != 1 || len(b[0].Tasks) != 3 {
 		t.Fatalf("w1's batches after the dispatch hold leases %v; want one of three tasks", leases(b))

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -274,6 +273,9 @@ func (m *Runtime) dispatch() {
 		return
 	}
 	out := m.book.Dispatch(m.o.Window)
+	for _, b := range out {
+		m.book.Publishing(b)
+	}
 	// A budget may have held back every task left, with nothing in flight: no
 	// report is to come, so the end is checked here or never.
 	m.crawl.CheckIdle()
@@ -289,28 +291,19 @@ func (m *Runtime) dispatch() {
 	if !m.marksCommitted(out) {
 		return
 	}
-	// Each worker's batches go out on their own: a publish retried for a worker
-	// (publishBatch, up to half a minute) holds back no other worker's batch of
-	// this dispatch. One worker's go out in their order.
-	byNode := map[string][]Batch{}
-	var order []string
+	// Each batch goes out on its own, and the dispatch does not wait for it: a
+	// publish retried for a worker (publishBatch, up to half a minute of a server
+	// that does not answer) holds back neither another worker's batch of this
+	// dispatch nor the next dispatches, which deal to every other worker
+	// meanwhile. Its worker is dealt nothing more until it resolves (Table.
+	// Dispatch), so one worker's batches go out in their order.
 	for _, b := range out {
-		if byNode[b.Node] == nil {
-			order = append(order, b.Node)
-		}
-		byNode[b.Node] = append(byNode[b.Node], b)
+		m.sends.Add(1)
+		m.crawl.Go(func() {
+			defer m.sends.Done()
+			m.send(b)
+		})
 	}
-	var wg sync.WaitGroup
-	for _, name := range order {
-		wg.Add(1)
-		go func(batches []Batch) {
-			defer wg.Done()
-			for _, b := range batches {
-				m.send(b)
-			}
-		}(byNode[name])
-	}
-	wg.Wait()
 }
 
 // send publishes batch b, or takes it back when that failed.

@@ -42,7 +42,7 @@ func TestARevisitDeferredByItsWorkerIsFetchedLaterAsARevisit(t *testing.T) {
 	handOut := func() frontier.Task {
 		t.Helper()
 		place()
-		r.m.dispatch()
+		r.dispatch()
 		b := r.stored(t, "w1")
 		if len(b) == 0 || len(b[len(b)-1].Tasks) != 1 {
 			t.Fatalf("w1's batches: %v; want the revisit last", leases(b))

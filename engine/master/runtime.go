@@ -111,6 +111,8 @@ type Runtime struct {
 	// publish, when set, publishes a task batch in place of the stream's client
 	// (a test's lost acknowledgement).
 	publish func(ctx context.Context, subject string, data []byte, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error)
+	// sends counts the batches being published (dispatch does not wait for them).
+	sends sync.WaitGroup
 }
 
 // NewRuntime builds a master over crawl with options o (defaults applied) from s;

@@ -65,6 +65,10 @@ type Table struct {
 
 	costs  map[string]*unitCost // fetch seconds per unit
 	moving map[string]bool      // units a rebalance is moving (waiting for their old owner)
+	// publishing are the workers (by name) whose batch is being published
+	// (Publishing): a dispatch deals them nothing until it is stored (Sent) or
+	// taken back (Undo).
+	publishing map[string]bool
 
 	laneIDs  map[laneRef]int // the console's IDs of workers' lanes
 	laneRefs map[int]laneRef
@@ -92,7 +96,7 @@ type Table struct {
 func New(front Front, accounts *egress.Table, firstLease uint64) *Table {
 	return &Table{front: front, accounts: accounts, kick: make(chan struct{}, 1),
 		nodes: map[string]*node{}, units: map[string]*unit{}, inflight: map[string]uint64{},
-		costs: map[string]*unitCost{}, moving: map[string]bool{},
+		costs: map[string]*unitCost{}, moving: map[string]bool{}, publishing: map[string]bool{},
 		laneIDs: map[laneRef]int{}, laneRefs: map[int]laneRef{}, lease: firstLease}
 }
 
@@ -282,12 +286,16 @@ type Batch struct {
 }
 
 // Dispatch hands each live, unpaused worker tasks of its units, up to window held
-// by it, and returns them by worker (in name order). Each task gets a new lease.
+// by it, and returns them by worker (in name order), one batch a worker. Each task
+// gets a new lease. A worker whose batch is being published (Publishing) is dealt
+// nothing until that publish resolves (Sent or Undo): its batches go out one at a
+// time, in order, and a publish tried again for half a minute holds back that
+// worker's tasks alone.
 func (t *Table) Dispatch(window int) []Batch {
 	var out []Batch
 	for _, name := range sortedKeys(t.nodes) {
 		n := t.nodes[name]
-		if n.state != view.NodeActive || n.recorded != nil && !n.recorded.Load() {
+		if n.state != view.NodeActive || n.recorded != nil && !n.recorded.Load() || t.publishing[name] {
 			continue
 		}
 		var tasks []frontier.Task
@@ -379,6 +387,7 @@ func (t *Table) Dispatch(window int) []Batch {
 // went back to the queue, and the batch is to be dropped: the worker, rejoining
 // under the same incarnation, would fetch them too.
 func (t *Table) Sent(b Batch, seq uint64) bool {
+	t.published(b)
 	n := t.nodes[b.Node]
 	if n == nil || n.inc != b.Incarnation || n.life != b.life {
 		return false
@@ -395,6 +404,7 @@ func (t *Table) Sent(b Batch, seq uint64) bool {
 // twice. Nodes are never forgotten, so a batch's node is always found; were it
 // not, nothing would say its tasks were still out, and none is requeued.
 func (t *Table) Undo(b Batch) {
+	t.published(b)
 	n := t.nodes[b.Node]
 	if n == nil {
 		return
@@ -405,6 +415,19 @@ func (t *Table) Undo(b Batch) {
 		}
 		t.unhand(n, task)
 		t.requeue(task)
+	}
+}
+
+// Publishing records that batch b is being published: its worker is dealt nothing
+// more until Sent or Undo says how that ended.
+func (t *Table) Publishing(b Batch) { t.publishing[b.Node] = true }
+
+// published records that batch b's publish resolved: its worker may be dealt
+// again.
+func (t *Table) published(b Batch) {
+	if t.publishing[b.Node] {
+		delete(t.publishing, b.Node)
+		t.Kick()
 	}
 }
 
