@@ -414,3 +414,54 @@ func TestAWorkerBuriedWhileItsPublishIsTriedHasItsBatchUndoneOnce(t *testing.T) 
 		t.Fatalf("w2's batches hold leases %v; want one of the task", leases(b))
 	}
 }
+
+// A worker declared dead while its batch's publish is tried, the batch stored all
+// the same, rejoins under the same incarnation before the publish returns: it got
+// the batch, and its join claims the task, which the master takes back under the
+// batch's lease. The publish then fails (the server stored the batch, and the
+// connection failed before its acknowledgement came back: no answer that a retry
+// could change). The undo must not take the task back from the worker fetching it:
+// before, the task was queued again and dealt a second time (a double fetch).
+// What the worker had not claimed, it drops if the batch reaches it later (its
+// lease is below the rejoin's first, and not kept: worker.Lease.Stale).
+func TestAFailedPublishLeavesARejoinedWorkersClaim(t *testing.T) {
+	t.Parallel()
+	r := newBatchRig(t)
+	r.join(t, "w1", "a")
+	asked, _, answer := r.heldPublish("w1")
+	r.queueOne()
+	done := make(chan struct{})
+	go func() {
+		r.m.dispatch()
+		r.m.sends.Wait()
+		close(done)
+	}()
+	<-asked
+	b := r.stored(t, "w1")
+	if len(b) != 1 || len(b[0].Tasks) != 1 {
+		t.Fatalf("w1's batches hold leases %v; want the one being published", leases(b))
+	}
+	r.c.Lock()
+	r.m.book.nodes["w1"].heard = time.Time{}
+	r.m.book.BuryDead(r.c.now, time.Second)
+	r.c.Unlock()
+	data, err := cluster.Encode(&wire.Join{Node: "w1", Incarnation: "a", LanesMax: 4, Holding: b[0].Tasks})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.m.link.OnJoin(&nats.Msg{Data: data})
+	r.c.Lock()
+	_, held := r.m.book.nodes["w1"].held[b[0].Tasks[0].URL]
+	r.c.Unlock()
+	if !held {
+		t.Fatal("the rejoin's claim of the batch's task was not taken back")
+	}
+	answer <- nats.ErrConnectionClosed
+	<-done
+	r.c.Lock()
+	pending, out := r.m.book.Counts()
+	r.c.Unlock()
+	if pending != 0 || out != 1 {
+		t.Fatalf("after the rejoin's claim and the failed publish %d tasks wait and %d are out; want none waiting, the claim out", pending, out)
+	}
+}

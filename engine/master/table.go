@@ -397,16 +397,24 @@ func (t *Table) Sent(b Batch, seq uint64) bool {
 }
 
 // Undo takes back a batch that could not be sent: its tasks wait for the next
-// dispatch, first in their units as they were. Only a task its node still holds
-// under the batch's lease is requeued: a node buried (or replaced by a new
-// incarnation, the old one buried) while the publish was tried had what it held
-// requeued then, and requeued again here a task would wait twice and be dealt
-// twice. Nodes are never forgotten, so a batch's node is always found; were it
-// not, nothing would say its tasks were still out, and none is requeued.
+// dispatch, first in their units as they were. Nodes are never forgotten, so a
+// batch's node is always found; were it not, nothing would say its tasks were
+// still out, and none is requeued.
+//
+// Only a batch of the node's current life is taken back. A node buried while the
+// publish was tried (or replaced by a new incarnation, the old one buried) had
+// what it held requeued then: requeued again here, a task would wait twice and be
+// dealt twice. And a node rejoined since under the same incarnation holds of the
+// batch only what its join claimed (adopt), under the batch's own leases: the
+// batch reached it, whatever the publish answered (stored before the connection
+// failed), and taken back here that task would be dealt again while the worker
+// fetches it. What the worker did not claim it drops should the batch still
+// reach it: its leases are below the rejoin's first (wire.JoinReply.Since), and
+// the worker fetches none of those but the ones the master kept.
 func (t *Table) Undo(b Batch) {
 	t.published(b)
 	n := t.nodes[b.Node]
-	if n == nil {
+	if n == nil || n.inc != b.Incarnation || n.life != b.life {
 		return
 	}
 	for _, task := range slices.Backward(b.Tasks) { // each goes first in line: the first last keeps the order
