@@ -188,3 +188,122 @@ func TestAnEgressRemovedDropsItsLateGrant(t *testing.T) {
 		t.Fatalf("a claim after the removal took %+v; want none kept (the master not answering)", sp)
 	}
 }
+
+// removeOn has the master (its connection) ask worker node n, listening on
+// ctl.w1, to remove egress name, and returns the worker's answer's error.
+func removeOn(t *testing.T, n *Node, master *cluster.Conn, name string) string {
+	t.Helper()
+	if _, err := n.o.Conn.NC.Subscribe("ctl.w1", n.onControl); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.o.Conn.NC.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := cluster.Encode(&wire.Control{Op: wire.OpRemoveEgress, Host: name})
+	msg, err := master.NC.Request("ctl.w1", data, 30*time.Second) // a bound for the failure only
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reply wire.ControlReply
+	if err := cluster.Decode(msg.Data, &reply, wire.MaxMessage); err != nil {
+		t.Fatal(err)
+	}
+	return reply.Error
+}
+
+// The master answers w1's claim with spare, then the operator removes spare: the
+// master takes it off w1 and asks w1 to remove it, and w1 reads that request
+// before the claim's reply (they come on two subscriptions). The claim, still
+// waiting, must not take spare: the master no longer counts it as w1's. The
+// removal succeeds, though the rotation never had spare. Before, the removal
+// failed with no such egress and the claim's reply put spare in the rotation.
+func TestAClaimRepliedBeforeARemovalTakesNotTheRemovedEgress(t *testing.T) {
+	t.Parallel()
+	_, connect := natstest.Start(t)
+	conn, master := connect("w1"), connect("master")
+	o := config.WorkerOptions{Conn: conn, Node: "w1", Prefix: "crawl"}
+	sub := wire.Subjects(o.Prefix)
+	asked := make(chan *nats.Msg, 4)
+	if _, err := master.NC.Subscribe(sub.Claim(), func(m *nats.Msg) { asked <- m }); err != nil {
+		t.Fatal(err)
+	}
+	if err := master.NC.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	up := NewUpstream(context.Background(), make(chan struct{}), o, "i1")
+	up.wait = time.Hour // the claim waits for its reply
+	n := &Node{lanes: unknownEgressLanes{&boardLanes{}}, lease: NewLease(nil), o: o, inc: "i1", ready: make(chan struct{}), up: up}
+	close(n.ready)
+	type grant struct {
+		sp egress.Spec
+		ok bool
+	}
+	claimed := make(chan grant, 1)
+	go func() {
+		sp, ok := up.Claim()
+		claimed <- grant{sp, ok}
+	}()
+	m := <-asked
+	if e := removeOn(t, n, master, "spare"); e != "" {
+		t.Fatalf("the removal of spare, granted to w1's claim, failed: %s", e)
+	}
+	data, _ := cluster.Encode(&wire.ClaimReply{Egress: &wire.Egress{Name: "spare", Kind: "bind", Address: "127.0.0.51"}})
+	if err := m.Respond(data); err != nil {
+		t.Fatal(err)
+	}
+	if g := <-claimed; g.ok {
+		t.Fatalf("the claim took %+v, removed by the operator before its reply was read", g.sp)
+	}
+}
+
+// As TestAClaimRepliedBeforeARemovalTakesNotTheRemovedEgress, for a claim that
+// gave up waiting: its reply, read after the removal, is not kept for the next
+// claim, which asks the master again. Before, the next claim used spare.
+func TestALateGrantReadAfterItsRemovalIsNotKept(t *testing.T) {
+	t.Parallel()
+	_, connect := natstest.Start(t)
+	conn, master := connect("w1"), connect("master")
+	o := config.WorkerOptions{Conn: conn, Node: "w1", Prefix: "crawl"}
+	sub := wire.Subjects(o.Prefix)
+	asked := make(chan *nats.Msg, 4)
+	if _, err := master.NC.Subscribe(sub.Claim(), func(m *nats.Msg) { asked <- m }); err != nil {
+		t.Fatal(err)
+	}
+	if err := master.NC.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	up := NewUpstream(context.Background(), make(chan struct{}), o, "i1")
+	n := &Node{lanes: unknownEgressLanes{&boardLanes{}}, lease: NewLease(nil), o: o, inc: "i1", ready: make(chan struct{}), up: up}
+	close(n.ready)
+	up.wait = 50 * time.Millisecond
+	if sp, ok := up.Claim(); ok {
+		t.Fatalf("a claim the master did not answer granted %+v", sp)
+	}
+	m := <-asked
+	if e := removeOn(t, n, master, "spare"); e != "" {
+		t.Fatalf("the removal of spare, granted to w1's claim, failed: %s", e)
+	}
+	data, _ := cluster.Encode(&wire.ClaimReply{Egress: &wire.Egress{Name: "spare", Kind: "bind", Address: "127.0.0.51"}})
+	if err := m.Respond(data); err != nil {
+		t.Fatal(err)
+	}
+	up.replies.Wait() // the late reply was read
+	up.wait = time.Minute
+	claimed := make(chan egress.Spec, 1)
+	go func() {
+		sp, _ := up.Claim()
+		claimed <- sp
+	}()
+	select {
+	case m := <-asked:
+		fresh, _ := cluster.Encode(&wire.ClaimReply{Egress: &wire.Egress{Name: "fresh", Kind: "bind", Address: "127.0.0.52"}})
+		if err := m.Respond(fresh); err != nil {
+			t.Fatal(err)
+		}
+		if sp := <-claimed; sp.Name != "fresh" {
+			t.Fatalf("the claim after the removal = %+v; want the master's new grant", sp)
+		}
+	case sp := <-claimed:
+		t.Fatalf("the claim after the removal used %+v, removed by the operator, without asking the master", sp)
+	}
+}

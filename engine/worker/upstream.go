@@ -36,6 +36,24 @@ type Upstream struct {
 	// when no join was sent since its claim (dropLate).
 	lateMu   sync.Mutex
 	lateLife uint64
+	// asked counts the claims sent, awaiting those whose reply may still come
+	// (waited for, or listened for late), and removed holds, by egress name, the
+	// count asked had when the master took that egress off this worker: a grant of
+	// it in the reply to a claim sent before is not used (revoked). All under
+	// lateMu. replies is done once each claim stopped listening (a test waits).
+	asked    uint64
+	awaiting int
+	removed  map[string]uint64
+	replies  sync.WaitGroup
+}
+
+// revoked tells whether the grant of egress name in the reply to claim number k
+// (asked, when it was sent) was taken off this worker since: the master answered
+// the claim before the operator removed the egress, and the reply came after the
+// removal (caller holds lateMu).
+func (u *Upstream) revoked(name string, k uint64) bool {
+	at, ok := u.removed[name]
+	return ok && at >= k
 }
 
 // dropLate forgets the late grants, and those of claims still waiting for their
@@ -140,11 +158,17 @@ const (
 )
 
 // Ungranted forgets a late grant of egress name, which the master took off this
-// worker (the operator removed it): kept, the next claim would use an egress the
-// master no longer counts as this worker's. false: none was kept.
+// worker (the operator removed it), and one a claim sent before may still bring:
+// kept or taken, the next claim would use an egress the master no longer counts as
+// this worker's. false: none was kept and no claim's reply is awaited (an egress
+// the master granted this worker is then in its rotation, or its grant was lost).
 func (u *Upstream) Ungranted(name string) bool {
 	u.lateMu.Lock()
 	defer u.lateMu.Unlock()
+	if u.removed == nil {
+		u.removed = map[string]uint64{}
+	}
+	u.removed[name] = u.asked
 	var keep []egress.Spec
 	found := false
 	for drained := false; !drained; {
@@ -165,7 +189,7 @@ func (u *Upstream) Ungranted(name string) bool {
 		default: // not reached: a grant is put in only under lateMu
 		}
 	}
-	return found
+	return found || u.awaiting > 0
 }
 
 // Claim asks the master's account table for one more egress; the rotation calls it
@@ -180,9 +204,6 @@ func (u *Upstream) Claim() (egress.Spec, bool) {
 		return sp, true
 	default:
 	}
-	u.lateMu.Lock()
-	life := u.lateLife
-	u.lateMu.Unlock()
 	data, err := cluster.Encode(&wire.Claim{Node: u.o.Node, Incarnation: u.inc})
 	if err != nil {
 		return egress.Spec{}, false
@@ -191,8 +212,29 @@ func (u *Upstream) Claim() (egress.Spec, bool) {
 	if err != nil {
 		return egress.Spec{}, false
 	}
+	u.lateMu.Lock()
+	life := u.lateLife
+	u.asked++
+	k := u.asked
+	u.awaiting++
+	u.replies.Add(1)
+	u.lateMu.Unlock()
+	// done ends the wait for the reply; the grant it brings, if any, is kept
+	// (true) unless the master took the egress off this worker since the claim
+	// was sent. The operator's removal is carried out on the worker as the
+	// master asks, and a reply the master sent before it may be read after it:
+	// granted then, the egress would be used though the master no longer counts
+	// it as this worker's (removed from its table, or granted to another).
+	done := func(sp egress.Spec, ok bool) bool {
+		u.lateMu.Lock()
+		defer u.lateMu.Unlock()
+		u.awaiting--
+		u.replies.Done()
+		return ok && !u.revoked(sp.Name, k)
+	}
 	if err := u.nc.PublishRequest(u.sub.Claim(), reply.Subject, data); err != nil {
 		reply.Unsubscribe()
+		done(egress.Spec{}, false)
 		return egress.Spec{}, false
 	}
 	ctx, cancel := context.WithTimeout(u.ctx, u.wait)
@@ -201,28 +243,32 @@ func (u *Upstream) Claim() (egress.Spec, bool) {
 	if err == nil || u.ctx.Err() != nil {
 		reply.Unsubscribe()
 		if err != nil {
+			done(egress.Spec{}, false)
 			return egress.Spec{}, false
 		}
-		return granted(msg)
+		sp, ok := granted(msg)
+		return sp, done(sp, ok)
 	}
 	go func() {
 		defer reply.Unsubscribe()
 		ctx, cancel := context.WithTimeout(u.ctx, claimLate)
 		defer cancel()
 		msg, err := reply.NextMsgWithContext(ctx)
-		if err != nil {
-			return
+		var sp egress.Spec
+		ok := false
+		if err == nil {
+			sp, ok = granted(msg)
 		}
-		if sp, ok := granted(msg); ok {
-			u.lateMu.Lock()
-			defer u.lateMu.Unlock()
-			if u.lateLife != life {
-				return // a join was sent since the claim
-			}
-			select {
-			case u.late <- sp:
-			default: // more late grants than claims to take them: the master keeps counting it
-			}
+		u.lateMu.Lock()
+		defer u.lateMu.Unlock()
+		u.awaiting--
+		defer u.replies.Done()
+		if !ok || u.revoked(sp.Name, k) || u.lateLife != life {
+			return // none granted, taken off this worker since, or a join was sent since the claim
+		}
+		select {
+		case u.late <- sp:
+		default: // more late grants than claims to take them: the master keeps counting it
 		}
 	}()
 	return egress.Spec{}, false
