@@ -165,7 +165,11 @@ func (sh *shingler) unspacedAt(text string, i, j int, r rune) {
 	}
 	if sh.prevCJK >= 0 {
 		if sh.prevEnd == i {
-			sh.emitString(text[i-utf8.RuneLen(sh.prevCJK) : j])
+			if n := utf8.RuneLen(sh.prevCJK); n == 3 && j-i == 3 {
+				sh.emitSum(sumPair33(text[i-3:i], text[i:j]))
+			} else {
+				sh.emitString(text[i-n : j])
+			}
 		} else {
 			sh.buf = utf8.AppendRune(utf8.AppendRune(sh.buf[:0], sh.prevCJK), r)
 			sh.emit(sh.buf)
@@ -182,6 +186,13 @@ func (sh *shingler) unspacedAt(text string, i, j int, r rune) {
 func (sh *shingler) emitString(s string) {
 	if len(sh.fs.store) < maxFeatures {
 		sh.fs.store = append(sh.fs.store, feature{sum: xxhash.Sum64String(s), weight: sh.weight})
+	}
+}
+
+// emitSum is emit of a feature whose hash is sum.
+func (sh *shingler) emitSum(sum uint64) {
+	if len(sh.fs.store) < maxFeatures {
+		sh.fs.store = append(sh.fs.store, feature{sum: sum, weight: sh.weight})
 	}
 }
 

@@ -86,9 +86,13 @@ func (st *storyWalk) unspaced(c []byte) {
 func (st *storyWalk) unspacedString(c string) {
 	st.prevShared = false
 	if st.havePrev {
-		st.buf = append(appendShort(st.buf[:0], st.prev), ' ')
-		st.buf = appendShort(st.buf, c)
-		st.feats = append(st.feats, xxhash.Sum64(st.buf))
+		if len(st.prev) == 3 && len(c) == 3 {
+			st.feats = append(st.feats, sumSpaced33(st.prev, c))
+		} else {
+			st.buf = append(appendShort(st.buf[:0], st.prev), ' ')
+			st.buf = appendShort(st.buf, c)
+			st.feats = append(st.feats, xxhash.Sum64(st.buf))
+		}
 	}
 	st.prev, st.havePrev = appendShort(st.prev[:0], c), true
 }
