@@ -209,7 +209,7 @@ type Worker struct {
 func StartWorker(o config.WorkerOptions) (*Worker, error) {
 	w := &Worker{}
 	n, err := worker.Start(o, func(n *worker.Node, opts config.Options, granted []egress.Spec) (worker.Lanes, error) {
-		e, err := newEngine(opts, workerRole{&local.Supply{Granted: granted, Claim: n.Claim}})
+		e, err := newEngine(opts, workerRole{&local.Supply{Granted: granted, Claim: n.ClaimWith}})
 		if err != nil {
 			return nil, err
 		}

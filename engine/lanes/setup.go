@@ -44,7 +44,7 @@ type EgressSetup struct {
 	// its master at join); Claim, when set, claims one more from the master's
 	// account table when all of the node's own were refused (M4).
 	Granted []egress.Spec
-	Claim   func() (egress.Spec, bool)
+	Claim   func(add func(egress.Spec) error) bool
 	// Accounts keeps the account table between runs; nil: in memory.
 	Accounts egress.AccountStore
 	// Held reports whether a host is paused by the operator: the board places its

@@ -204,6 +204,10 @@ func (n *Node) Outbox() *Outbox { return n.box }
 // worker's were refused (seed 003 step 3-2-3).
 func (n *Node) Claim() (egress.Spec, bool) { return n.up.Claim() }
 
+// ClaimWith is Claim handing the grant to add (Upstream.ClaimWith): the rotation's
+// claim, which puts it in the worker's own table.
+func (n *Node) ClaimWith(add func(egress.Spec) error) bool { return n.up.ClaimWith(add) }
+
 // LeaseWait is the lanes' wait on the worker's lease before a request
 // (lanes.Runner.Lease): ErrLeaseLost for a task the master gave to another worker.
 func (n *Node) LeaseWait(ctx context.Context, lease uint64) error { return n.lease.Wait(ctx, lease) }

@@ -192,25 +192,43 @@ func (u *Upstream) Ungranted(name string) bool {
 	return found || u.awaiting > 0
 }
 
-// Claim asks the master's account table for one more egress; the rotation calls it
-// when every egress of the worker was refused. false: none granted. A grant the
-// master answered past the wait is not lost: the master counts the egress as this
-// worker's until it dies or leaves, so the worker keeps it for its next claim, or
-// the account would sit unused in the master's table for the worker's life. A
-// join drops what is kept (dropLate).
+// Claim is ClaimWith, returning the egress granted.
 func (u *Upstream) Claim() (egress.Spec, bool) {
+	var got egress.Spec
+	ok := u.ClaimWith(func(sp egress.Spec) error {
+		got = sp
+		return nil
+	})
+	return got, ok
+}
+
+// ClaimWith asks the master's account table for one more egress, and hands what
+// it grants to add (which puts it in the worker's own table); the rotation calls
+// it when every egress of the worker was refused. false: none granted, or add
+// failed. A grant the master answered past the wait is not lost: the master
+// counts the egress as this worker's until it dies or leaves, so the worker keeps
+// it for its next claim, or the account would sit unused in the master's table
+// for the worker's life. A join drops what is kept (dropLate). add is called
+// under lateMu, as the removal of an egress the master took off this worker is
+// noted (Ungranted): the grant is either in the worker's table before the
+// removal, which then finds it there, or dropped.
+func (u *Upstream) ClaimWith(add func(egress.Spec) error) bool {
+	u.lateMu.Lock()
 	select {
 	case sp := <-u.late:
-		return sp, true
+		err := add(sp)
+		u.lateMu.Unlock()
+		return err == nil
 	default:
 	}
+	u.lateMu.Unlock()
 	data, err := cluster.Encode(&wire.Claim{Node: u.o.Node, Incarnation: u.inc})
 	if err != nil {
-		return egress.Spec{}, false
+		return false
 	}
 	reply, err := u.nc.SubscribeSync(u.nc.NewInbox())
 	if err != nil {
-		return egress.Spec{}, false
+		return false
 	}
 	u.lateMu.Lock()
 	life := u.lateLife
@@ -219,23 +237,22 @@ func (u *Upstream) Claim() (egress.Spec, bool) {
 	u.awaiting++
 	u.replies.Add(1)
 	u.lateMu.Unlock()
-	// done ends the wait for the reply; the grant it brings, if any, is kept
-	// (true) unless the master took the egress off this worker since the claim
-	// was sent. The operator's removal is carried out on the worker as the
-	// master asks, and a reply the master sent before it may be read after it:
-	// granted then, the egress would be used though the master no longer counts
-	// it as this worker's (removed from its table, or granted to another).
+	// done ends the wait for the reply; the grant it brings, if any, goes to
+	// add unless the master took the egress off this worker since the claim was
+	// sent. The operator's removal is carried out on the worker as the master
+	// asks, and a reply the master sent before it may be read after it: granted
+	// then, the egress would be used though the master no longer counts it as
+	// this worker's (removed from its table, or granted to another).
 	done := func(sp egress.Spec, ok bool) bool {
 		u.lateMu.Lock()
 		defer u.lateMu.Unlock()
 		u.awaiting--
 		u.replies.Done()
-		return ok && !u.revoked(sp.Name, k)
+		return ok && !u.revoked(sp.Name, k) && add(sp) == nil
 	}
 	if err := u.nc.PublishRequest(u.sub.Claim(), reply.Subject, data); err != nil {
 		reply.Unsubscribe()
-		done(egress.Spec{}, false)
-		return egress.Spec{}, false
+		return done(egress.Spec{}, false)
 	}
 	ctx, cancel := context.WithTimeout(u.ctx, u.wait)
 	msg, err := reply.NextMsgWithContext(ctx)
@@ -243,11 +260,9 @@ func (u *Upstream) Claim() (egress.Spec, bool) {
 	if err == nil || u.ctx.Err() != nil {
 		reply.Unsubscribe()
 		if err != nil {
-			done(egress.Spec{}, false)
-			return egress.Spec{}, false
+			return done(egress.Spec{}, false)
 		}
-		sp, ok := granted(msg)
-		return sp, done(sp, ok)
+		return done(granted(msg))
 	}
 	go func() {
 		defer reply.Unsubscribe()
@@ -271,7 +286,7 @@ func (u *Upstream) Claim() (egress.Spec, bool) {
 		default: // more late grants than claims to take them: the master keeps counting it
 		}
 	}()
-	return egress.Spec{}, false
+	return false
 }
 
 // granted is the egress a claim's reply grants; false: none (or no master answered).

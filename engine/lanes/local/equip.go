@@ -21,7 +21,7 @@ import (
 // account table when all of its own were refused (seed 003 step 3-2-3).
 type Supply struct {
 	Granted []egress.Spec
-	Claim   func() (egress.Spec, bool)
+	Claim   func(add func(egress.Spec) error) bool
 }
 
 // Equip builds this process's fetching side: the resolver (the DNS cache unless

@@ -6,8 +6,9 @@ import "github.com/crawlconsole/crawlconsole/engine/egress"
 // master's account table, whose grant joins the worker's table.
 type RemoteClaims struct {
 	*egress.Table
-	// FromMaster claims an egress from the master's table; false: none is free.
-	FromMaster func() (egress.Spec, bool)
+	// FromMaster claims an egress from the master's table and hands it to add;
+	// false: none is free.
+	FromMaster func(add func(egress.Spec) error) bool
 }
 
 // Claim implements egress.Master.
@@ -15,11 +16,14 @@ func (r RemoteClaims) Claim(node string) (string, bool) {
 	if name, ok := r.Table.Claim(node); ok {
 		return name, true
 	}
-	sp, ok := r.FromMaster()
-	if !ok {
-		return "", false
+	// The grant joins the table inside the claim: an egress the master takes off
+	// this worker as its grant is read is either in the table for the removal to
+	// find, or not added.
+	add := func(sp egress.Spec) error {
+		_, err := r.Table.AddSpec(sp)
+		return err
 	}
-	if _, err := r.Table.AddSpec(sp); err != nil {
+	if !r.FromMaster(add) {
 		return "", false
 	}
 	return r.Table.Claim(node)
