@@ -87,6 +87,11 @@ type shingler struct {
 	prevEnd     int    // where prevCJK ends in the text unspacedAt reads, -1 if it was not read there
 	runLen      int
 	story       *storyWalk // the story fingerprint's machine, fed the words (nil: none)
+	// text is the text the walk reads, and wordAt and prevAt where in it the word
+	// and the previous word stand when each is one run of ASCII copied from it (-1
+	// otherwise): a pair of such words one space apart is hashed where it stands.
+	text           string
+	wordAt, prevAt int
 }
 
 // shingler starts a block of features of one weight.
@@ -97,6 +102,7 @@ func (fs *featureSet) shingler(weight int, maskNumbers bool) *shingler {
 	sh := &fs.sh
 	sh.fs, sh.weight, sh.maskNumbers, sh.story = fs, weight, maskNumbers, nil
 	sh.word, sh.chainLen, sh.prevCJK, sh.prevEnd, sh.runLen = sh.word[:0], 0, -1, -1, 0
+	sh.text, sh.wordAt, sh.prevAt = "", -1, -1
 	return sh
 }
 
@@ -119,6 +125,7 @@ func (sh *shingler) step(r rune, k uint8) {
 		if sh.story != nil {
 			sh.story.odd = true // the story breaks its word there
 		}
+		sh.wordAt = -1 // the word's bytes are no longer one run of the text
 	case kindUnspaced:
 		if sh.runLen == 0 {
 			// An unspaced run interrupts the word chain on both sides.
@@ -138,12 +145,12 @@ func (sh *shingler) step(r rune, k uint8) {
 		if sh.runLen > 0 {
 			sh.endRun()
 		}
-		sh.word = utf8.AppendRune(sh.word, r)
+		sh.word, sh.wordAt = utf8.AppendRune(sh.word, r), -1
 	case kindWordOdd:
 		if sh.runLen > 0 {
 			sh.endRun()
 		}
-		sh.word = utf8.AppendRune(sh.word, r)
+		sh.word, sh.wordAt = utf8.AppendRune(sh.word, r), -1
 		if sh.story != nil {
 			sh.story.odd = true
 		}
@@ -216,17 +223,26 @@ func (sh *shingler) endWord() {
 		if sh.story != nil {
 			sh.story.number(sh.word)
 		}
-		sh.word = append(sh.word[:0], '#')
+		sh.word, sh.wordAt = append(sh.word[:0], '#'), -1
 	}
 	var h uint64
 	if sh.chainLen > 0 {
-		sh.buf = append(append(append(sh.buf[:0], sh.prevWord...), ' '), sh.word...)
-		h = sh.emit(sh.buf)
+		if at := sh.wordAt; sh.prevAt >= 0 && at >= 0 && sh.prevAt+len(sh.prevWord)+1 == at && sh.text[at-1] == ' ' {
+			// "previous word", as the text has it: the pair's bytes, not copied
+			h = xxhash.Sum64String(sh.text[sh.prevAt : at+len(sh.word)])
+			if len(sh.fs.store) < maxFeatures {
+				sh.fs.store = append(sh.fs.store, feature{sum: h, weight: sh.weight})
+			}
+		} else {
+			sh.buf = append(append(append(sh.buf[:0], sh.prevWord...), ' '), sh.word...)
+			h = sh.emit(sh.buf)
+		}
 	}
 	if sh.story != nil && !masked {
 		sh.story.word(sh.word, h, sh.chainLen > 0)
 	}
 	sh.prevWord, sh.word = sh.word, sh.prevWord[:0] // the word is the previous one now: no copy
+	sh.prevAt, sh.wordAt = sh.wordAt, -1
 	sh.chainLen++
 }
 
@@ -359,7 +375,7 @@ func (fs *featureSet) signWalk(title, body, raw string, story, sameProse bool) (
 	s.title = d.sum()
 	d.reset(body)
 	sh := fs.shingler(1, true)
-	sh.story = st
+	sh.story, sh.text = st, body
 	line := 0                       // where the line being read starts
 	var table *[runeClassSize]uint8 // the rune classes, from the first rune past ASCII
 	// The line's prose as the story weighs it (prose), counted here: its words are
@@ -435,6 +451,11 @@ func (fs *featureSet) signWalk(title, body, raw string, story, sameProse bool) (
 			if sh.runLen > 0 {
 				sh.endRun()
 			}
+			if len(sh.word) == 0 {
+				sh.wordAt = i
+			} else {
+				sh.wordAt = -1 // (after a letter past ASCII)
+			}
 			sh.word = append(sh.word, body[i:j]...)
 			if d.start < 0 {
 				d.start = i
@@ -448,7 +469,7 @@ func (fs *featureSet) signWalk(title, body, raw string, story, sameProse bool) (
 			}
 			line, unspaced, proseOdd = i+1, 0, false
 			sh = fs.shingler(1, true)
-			sh.story = st
+			sh.story, sh.text = st, body
 			d.endWord(i)
 		default:
 			if len(sh.word) > 0 {
