@@ -116,21 +116,23 @@ func wait(t *testing.T, errc <-chan error, limit time.Duration, what string) err
 func TestPoolCloseEndsABrowsersStart(t *testing.T) {
 	ts := newTestServer(t)
 	g := newGatedBrowser(t)
-	p := testPool(t, Config{Browser: g.path, StartTimeout: time.Minute})
+	var logs logLines
+	p := testPool(t, Config{Browser: g.path, StartTimeout: time.Minute, Logf: logs.add})
 	errc := renderAside(p, ts.job("/", spaShell, 200))
 	pid := g.began(t) // never released: the start lasts until something ends it
 	if st := p.Stats(); !st.Starting || st.Running || st.PSSMB != 0 {
 		t.Errorf("stats during the start: %+v; want Starting, not Running, no memory", st)
 	}
-	start := time.Now()
 	p.Close()
-	if d := time.Since(start); d > 10*time.Second {
-		t.Errorf("Close took %v during the browser's start; want it to end the start at once", d)
+	// Close waits stopWait (15 s) for a start it told to end, then says it did not:
+	// a start that ended when told leaves the log empty, however slow the box.
+	if len(logs.lines) > 0 {
+		t.Errorf("Close during the browser's start logged %q; want the start ended at once, within Close's wait", logs.lines)
 	}
 	if alive(pid) {
 		t.Errorf("the browser being started (pid %d) outlived Close", pid)
 	}
-	if err := wait(t, errc, 10*time.Second, "the render waiting for the start"); !errors.Is(err, ErrClosed) {
+	if err := wait(t, errc, gateWait, "the render waiting for the start"); !errors.Is(err, ErrClosed) {
 		t.Errorf("the render waiting for the start: %v; want ErrClosed", err)
 	}
 	if st := p.Stats(); st.Starting || st.Running {
@@ -148,14 +150,11 @@ func TestPoolBrowserStartHasALimit(t *testing.T) {
 	p := testPool(t, Config{Browser: g.path, StartTimeout: 500 * time.Millisecond})
 	pids := make(chan int, 1)
 	go func() { pids <- g.began(t) }()
-	start := time.Now()
+	// The error names the limit that ended the start: its 500 ms, not a wait of
+	// the render's own (its time cap) or of the test's.
 	_, err := p.Render(t.Context(), ts.job("/", spaShell, 200))
-	took := time.Since(start)
-	if err == nil || !strings.Contains(err.Error(), "render.start_timeout") {
-		t.Fatalf("render with a browser that never starts: %v; want an error naming render.start_timeout", err)
-	}
-	if took > 10*time.Second {
-		t.Errorf("the start's limit of 500ms fired after %v", took)
+	if err == nil || !strings.Contains(err.Error(), "did not start in 500ms (render.start_timeout") {
+		t.Fatalf("render with a browser that never starts: %v; want an error saying it did not start in 500ms (render.start_timeout)", err)
 	}
 	if pid := <-pids; alive(pid) {
 		t.Errorf("the browser that did not start in time (pid %d) still runs", pid)
@@ -213,7 +212,8 @@ func TestPoolStatsDuringARestart(t *testing.T) {
 // Close returns at once, the opening render ending with ErrClosed.
 func TestPoolOpensAPageAside(t *testing.T) {
 	ts := newTestServer(t)
-	p := testPool(t, Config{Contexts: 2, Timeout: time.Minute})
+	var logs logLines
+	p := testPool(t, Config{Contexts: 2, Timeout: time.Minute, Logf: logs.add})
 	entered, release := make(chan struct{}), make(chan struct{})
 	p.openTab = func(b context.Context, bc cdp.BrowserContextID, k tabKey) (*tab, error) {
 		if k.egress == "slow" {
@@ -251,7 +251,7 @@ func TestPoolOpensAPageAside(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(gateWait):
 		close(release)
 		t.Fatal("a render in an open page waited for another session's page to open")
 	}
@@ -265,11 +265,16 @@ func TestPoolOpensAPageAside(t *testing.T) {
 	}()
 	select {
 	case <-closed:
-	case <-time.After(10 * time.Second):
+	case <-time.After(gateWait):
 		close(release)
 		t.Fatal("Close waited for a page being opened")
 	}
-	if err := wait(t, slowErr, 10*time.Second, "the render whose page was opening"); !errors.Is(err, ErrClosed) {
+	// Close's own waits (stopWait) say so when they run out: "at once" is an empty
+	// log, not a time the box's load decides.
+	if len(logs.lines) > 0 {
+		t.Errorf("Close with a page being opened logged %q; want it to return at once", logs.lines)
+	}
+	if err := wait(t, slowErr, gateWait, "the render whose page was opening"); !errors.Is(err, ErrClosed) {
 		t.Errorf("the render whose page was opening: %v; want ErrClosed", err)
 	}
 }
