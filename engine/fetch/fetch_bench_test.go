@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"context"
+	"crypto/rand"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -68,5 +69,44 @@ func BenchmarkFetchBody(b *testing.B) {
 		if err != nil || len(res.Body) != len(body) {
 			b.Fatal(res, err)
 		}
+	}
+}
+
+// BenchmarkFetchRefusedBody is what a body costs that Discovery sniffs and refuses
+// as content_type (TestDiscoveryDecidesByContentNotLabel checks the refusals): 64
+// KiB of binary labelled text/plain, notes that are no URL list, XML whose root is
+// no feed or sitemap; each fetched from a loopback server, its CPU as in
+// BenchmarkFetch.
+func BenchmarkFetchRefusedBody(b *testing.B) {
+	binary := make([]byte, 64<<10)
+	rand.Read(binary)
+	binary[0] = 'B'
+	bodies := map[string][]byte{
+		"/binary-as-text":    binary,
+		"/notes.txt":         []byte("just some notes, no URL list\n"),
+		"/other-xml-as-text": []byte(`<?xml version="1.0"?><config><a/></config>`),
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		w.Write(bodies[r.URL.Path])
+	}))
+	defer srv.Close()
+	g, _ := NewGuard([]string{"127.0.0.0/8"})
+	cfg := Config{UserAgent: "crawlconsole-bench", ConnectTimeout: 2 * time.Second, RequestTimeout: 5 * time.Second,
+		MaxBodyBytes: 1 << 20, MaxRedirects: 3, ContentTypes: []string{"text/html", "application/xhtml+xml"}, Discovery: true,
+		RedirectPause: func() time.Duration { return 0 }}
+	f := New(context.Background(), cfg, &Dialer{Resolver: mapResolver{}, Guard: g, Timeout: time.Second}, nil)
+	defer f.Close()
+	for _, path := range []string{"/binary-as-text", "/notes.txt", "/other-xml-as-text"} {
+		b.Run(strings.TrimPrefix(path, "/"), func(b *testing.B) {
+			b.ReportAllocs()
+			cpu0 := processCPU()
+			for b.Loop() {
+				if _, err := f.Fetch(srv.URL+path, nil); Kind(err) != KindContentType {
+					b.Fatalf("%s: %v, want content_type", path, err)
+				}
+			}
+			b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+		})
 	}
 }

@@ -103,16 +103,12 @@ func TestDiscoveryDecidesByContentNotLabel(t *testing.T) {
 		{"/other-xml-as-text", "root element <config>"},
 	} {
 		t.Run(c.path+" is refused, saying why", func(t *testing.T) {
-			start := time.Now()
 			res, err := f.Fetch(srv.URL+c.path, nil)
 			if Kind(err) != KindContentType || !strings.Contains(err.Error(), c.why) {
 				t.Fatalf("err %v, want content_type saying %q", err, c.why)
 			}
 			if res == nil || res.Body != nil {
 				t.Errorf("the refused body was kept")
-			}
-			if d := time.Since(start); d > 2*time.Second {
-				t.Errorf("took %v", d)
 			}
 		})
 	}
