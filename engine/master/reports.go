@@ -295,8 +295,8 @@ func (m *Runtime) dispatch() {
 	// publish retried for a worker (publishBatch, up to half a minute of a server
 	// that does not answer) holds back neither another worker's batch of this
 	// dispatch nor the next dispatches, which deal to every other worker
-	// meanwhile. Its worker is dealt nothing more until it resolves (Table.
-	// Dispatch), so one worker's batches go out in their order.
+	// meanwhile. Its worker is dealt nothing more until it resolves
+	// (Table.Publishing), so one worker's batches go out in their order.
 	for _, b := range out {
 		m.sends.Add(1)
 		m.crawl.Go(func() {
