@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/crawlconsole/crawlconsole/ui/internal/uitest"
 	"time"
 )
 
@@ -45,12 +46,7 @@ func TestMasterDrainingInTmux(t *testing.T) {
 	releaseOnce := sync.OnceFunc(func() { close(release) })
 	defer releaseOnce()
 
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	listen := l.Addr().String()
-	l.Close()
+	listen := uitest.FreeAddr(t) // outside the kernel's ephemeral range: no outgoing connection takes it
 	cfg := filepath.Join(dir, "m.yaml")
 	if err := os.WriteFile(cfg, []byte("revisit:\n  enabled: false\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -1,12 +1,13 @@
 package ui
 
 import (
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/crawlconsole/crawlconsole/ui/internal/uitest"
 )
 
 // TestMasterConsoleJoinInTmux runs `crawlconsole master` in a real terminal (tmux,
@@ -15,12 +16,7 @@ import (
 // started with that very command joins, and its arrival is in the log.
 func TestMasterConsoleJoinInTmux(t *testing.T) {
 	dir, bin := tmuxBinary(t, "runs a master and a worker")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	listen := l.Addr().String()
-	l.Close()
+	listen := uitest.FreeAddr(t) // outside the kernel's ephemeral range: no outgoing connection takes it
 
 	db := filepath.Join(dir, "m.db")
 	// The seed is never fetched: a master fetches nothing itself, and no worker
