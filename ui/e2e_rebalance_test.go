@@ -147,7 +147,13 @@ func TestDemoWorkersRebalanceInTmux(t *testing.T) {
 	s.waitWithin(answerWithin, `"rebalancing: `+first+`"`, func(scr string) bool {
 		return strings.Contains(scr, "rebalancing: "+first) && !strings.Contains(scr, "Rebalance sites over workers")
 	})
+	// The Log pane filtered to the rebalance's line: unfiltered, it follows the
+	// master's stream of events, and the line can scroll off between two captures
+	// on a loaded box.
 	s.keys("3")
+	s.keys("/")
+	s.keys("-l", "rebalance over workers")
+	s.keys("Enter")
 	scr = s.waitWithin(answerWithin, "the log's rebalance line", func(scr string) bool { return appliedRe.MatchString(scr) })
 	// A move whose unit the crawl changed since the plan was made (its site's round
 	// ended, its worker already handed it on) is skipped, and the log counts it: on a
