@@ -317,7 +317,11 @@ func decode(body []byte, contentType string) (out []byte, guessed bool) {
 		if utf8.Valid(body) {
 			return body, false
 		}
-		guessed = true
+		if e, n, ok := lateMetaCharset(body); ok {
+			enc, name = e, n
+		} else {
+			guessed = true
+		}
 	}
 	if enc == encoding.Nop || name == "utf-8" {
 		return body, guessed
@@ -327,6 +331,62 @@ func decode(body []byte, contentType string) (out []byte, guessed bool) {
 		return body, guessed
 	}
 	return out, guessed
+}
+
+// maxLateMeta bounds how far into a body a <meta> charset declaration is looked for
+// once the first KiB had none: far enough for the scripts and banners an archive or a
+// CMS puts before a page's own <head> declarations (the Wayback Machine's run to about
+// 1.5 KiB), near enough to stay in the head.
+const maxLateMeta = 16 << 10
+
+// lateMetaCharset finds a <meta> charset declaration past the first KiB, where the
+// HTML standard's prescan stops looking but a browser's parser still switches to it
+// when it reaches the tag (the encoding is only tentative until then): a gb2312 page
+// behind 1.5 KiB of an archive's scripts is read as gb2312, not as windows-1252.
+func lateMetaCharset(body []byte) (encoding.Encoding, string, bool) {
+	head := body
+	if len(head) > maxLateMeta {
+		head = head[:maxLateMeta]
+	}
+	for off := 0; ; {
+		i := indexFold(head[off:], "<meta")
+		if i < 0 {
+			return nil, "", false
+		}
+		off += i
+		end := bytes.IndexByte(head[off:], '>')
+		if end < 0 {
+			return nil, "", false
+		}
+		if indexFold(head[off:off+end], "charset") >= 0 {
+			// The prescan reads one declaration from where the tag starts.
+			if e, n, _ := charset.DetermineEncoding(head[off:], ""); n != "windows-1252" && e != nil {
+				return e, n, true
+			}
+		}
+		off += end
+	}
+}
+
+// indexFold is bytes.Index for an ASCII lower-case needle, ignoring the case of s.
+func indexFold(s []byte, needle string) int {
+	for i := 0; i+len(needle) <= len(s); i++ {
+		j := 0
+		for j < len(needle) {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != needle[j] {
+				break
+			}
+			j++
+		}
+		if j == len(needle) {
+			return i
+		}
+	}
+	return -1
 }
 
 // maxGuessedNonASCII is the share of non-ASCII letters above which text read with the
