@@ -238,6 +238,9 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 			if skipDepth > 0 && skipTag == atom.Head && kind&kindHead == 0 {
 				skipDepth = 0 // HTML5 "in head": any other element ends an unclosed <head>
 			}
+			if skipDepth > 0 && (skipTag == atom.Rt || skipTag == atom.Rp) && (tag == atom.Rt || tag == atom.Rp) {
+				skipDepth = 0 // an <rt> or <rp> ends an open one (its end tag may be omitted)
+			}
 			if skipDepth > 0 {
 				if tag == skipTag && tt == html.StartTagToken && kind&kindVoid == 0 {
 					skipDepth++
@@ -362,8 +365,8 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 				continue
 			}
 			if skipDepth > 0 {
-				if tag == skipTag {
-					skipDepth--
+				if tag == skipTag || tag == atom.Ruby && (skipTag == atom.Rt || skipTag == atom.Rp) {
+					skipDepth-- // </ruby> closes an <rt> left open
 				}
 				continue
 			}

@@ -41,3 +41,21 @@ func TestLateMetaCharsetDecodes(t *testing.T) {
 		t.Errorf("main text %q (ok %v), want the paragraphs in Chinese", text.Body, ok)
 	}
 }
+
+// Furigana (<rt>) over the kanji of a Japanese headline is a reading aid, not
+// text: the headline and the main text read "子どもへの体罰", as NHK's easy-Japanese
+// pages print it, not "子 こ どもへの 体罰 たいばつ".
+func TestRubyAnnotationsAreNotText(t *testing.T) {
+	para := `<p><ruby>子<rt>こ</rt></ruby>どもへの<ruby>虐待<rp>(</rp><rt>ぎゃくたい</rt><rp>)</rp></ruby>をなくすための<ruby>法律<rt>ほうりつ</rt></ruby>ができて、親が子どもを教育するために、たたいたり蹴ったりする体罰を禁止することになりました。</p>`
+	page := `<!doctype html><html lang="ja"><head><title>NEWS WEB EASY|子どもへの体罰を禁止する法律ができる</title></head><body><article>
+<h1 class="article-main__title"><ruby>子<rt>こ</rt></ruby>どもへの<ruby>体罰<rt>たいばつ</rt></ruby>を<ruby>禁止<rt>きんし</ruby>する<ruby>法律<rt>ほうりつ</rt></ruby>ができる</h1>
+<div class="article-main__body">` + strings.Repeat(para, 4) + `</div></article></body></html>`
+	md := Parse([]byte(page), "text/html; charset=utf-8", nil).Meta("", time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC))
+	if want := "子どもへの体罰を禁止する法律ができる"; md.Headline.Value != want {
+		t.Errorf("headline %q, want %q", md.Headline.Value, want)
+	}
+	text, ok := MainText([]byte(page), "text/html; charset=utf-8")
+	if !ok || !strings.Contains(text.Body, "子どもへの虐待をなくすための法律ができて") || strings.Contains(text.Body, "ぎゃくたい") {
+		t.Errorf("main text %q (ok %v): want the text without its readings", text.Body, ok)
+	}
+}

@@ -11,6 +11,9 @@ var rawSkip = map[atom.Atom]bool{
 	atom.Embed: true, atom.Canvas: true, atom.Select: true, atom.Textarea: true,
 	atom.Button: true, atom.Head: true, atom.Dialog: true, atom.Video: true, atom.Audio: true,
 	atom.Picture: true, atom.Map: true,
+	// A ruby annotation (furigana over kanji, pinyin over hanzi) is a reading aid
+	// printed above the text; read inline it splits words ("子こども" for "子ども").
+	atom.Rt: true, atom.Rp: true,
 }
 
 // headTags may appear in <head>; any other start tag ends an unclosed one.
