@@ -311,6 +311,10 @@ func (e *Engine) Stats() view.Stats {
 		egressView = &v
 	}
 	s.Deferred = t.Deferred
+	if t.Robots.Waited > 0 {
+		r := t.Robots
+		s.RobotsWaiting = &r
+	}
 	s.Cookies = e.lanes.Run.CookieStats()
 	s.Revisit = e.rv.Stats()
 	if e.dedupe != nil {

@@ -90,6 +90,6 @@ func (f localFront) EndChecked() bool { return f.e.fr.EndChecked() }
 func (f localFront) DeferURLs(list []lanes.Deferred) {
 	for _, d := range list {
 		f.e.st.Defer(d.Task.URL, d.Until)
-		f.e.c.Deferred.Add(1)
+		f.e.c.Deferral(d.Kind, d.Task.URL, d.Task.Host)
 	}
 }

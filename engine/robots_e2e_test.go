@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // robotsSite is a loopback site for the robots.txt end-to-end tests: it logs every
@@ -138,8 +139,13 @@ func TestRobots429BlocksUntilItRecovers(t *testing.T) {
 	if tries.Load() < 3 || site.requested("/private/x") != 0 {
 		t.Fatalf("robots.txt tried %d times, /private/x fetched %d times; want ≥3 and 0", tries.Load(), site.requested("/private/x"))
 	}
-	if got := e.Stats().Errors["robots_unreachable"]; got < 2 {
-		t.Fatalf("robots_unreachable %d, want the two 429s counted", got)
+	// The seed, deferred at each 429, counts once; it waits no more once fetched.
+	st := e.Stats()
+	if got := st.Errors["robots_unreachable"]; got != 1 {
+		t.Fatalf("robots_unreachable %d, want 1: the one URL deferred, however often", got)
+	}
+	if w := st.RobotsWaiting; w == nil || *w != (view.RobotsWaiting{URLs: 0, Sites: 0, Waited: 1}) {
+		t.Fatalf("robots_waiting %+v after robots.txt answered; want none waiting, 1 waited", w)
 	}
 }
 

@@ -188,6 +188,9 @@ func (m *Model) headerView(b *strings.Builder) {
 		{Label: "workers", Value: strconv.Itoa(live), Bad: s.Join != "" && live == 0},
 		{Label: "errors", Value: pane.Thousands(errs), Bad: errs > 0},
 		{Label: "refused", Value: pane.Thousands(s.Totals.Refused), Bad: s.Totals.Refused > 0},
+		// URLs deferred until their site's robots.txt answers: among the errors
+		// (robots_unreachable), but waiting, not failed.
+		{Label: "robots.txt wait", Value: pane.Thousands(s.Totals.Robots.URLs)},
 		{Label: "in flight", Value: strconv.Itoa(inFlight(s.Lanes))},
 		{Label: "paused hosts", Value: strconv.Itoa(len(s.PausedHosts)), Bad: len(s.PausedHosts) > 0},
 		{Label: "skipped", Value: pane.Thousands(skips)},
@@ -198,6 +201,7 @@ func (m *Model) headerView(b *strings.Builder) {
 	used := 0
 	for _, sg := range segs {
 		if sg.Label == "paused hosts" && len(s.PausedHosts) == 0 || sg.Label == "skipped" && skips == 0 || sg.Label == "warnings" && warns == 0 ||
+			sg.Label == "robots.txt wait" && s.Totals.Robots.URLs == 0 ||
 			sg.Label == "workers" && s.Join == "" && len(s.Nodes) == 0 || sg.Label == "browser" && sg.Value == "" {
 			continue
 		}

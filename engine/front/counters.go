@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
@@ -35,6 +36,18 @@ type Counters struct {
 	errors   map[string]int64
 	warnings map[string]int64    // discovery's document warnings (AddWarning)
 	examples map[string][]string // the first URLs of each kind (exampleKinds kinds at most)
+	waiting  robotsWaiting       // URLs deferred because robots.txt did not answer (Deferral)
+}
+
+// robotsWaiting are this run's URLs set aside because their site's robots.txt did
+// not answer and not fetched or ended since, by host. Each is counted once under
+// robots_unreachable however often it is deferred again: an operator reads an
+// error count as URLs (a resumed demo said robots_unreachable=1143 of 180 URLs).
+type robotsWaiting struct {
+	urls   map[string]string // URL → host
+	hosts  map[string]int    // URLs waiting by host
+	n      atomic.Int64      // len(urls), read without the lock on every record (Settled)
+	waited int64             // URLs counted under robots_unreachable as they were set aside
 }
 
 // exampleKinds bounds the kinds Stats.Examples names: kinds are a fixed vocabulary
@@ -91,6 +104,60 @@ func (c *Counters) PageCommitted() {
 // StoredAged counts a page first stored by how old it said it was (view.AgeBand).
 func (c *Counters) StoredAged(pub, at time.Time) {
 	c.StoredByAge[view.AgeBand(pub, at)].Add(1)
+}
+
+// Deferral counts a URL set aside (written to the store as deferred) under kind,
+// or under none (kind ""): once among the deferred, and once under an error kind
+// with the URL as an example. A URL deferred again while it waits for its site's
+// robots.txt (robots_unreachable) is the same deferral, not a new error: nothing is
+// counted.
+func (c *Counters) Deferral(kind, url, host string) {
+	if kind != fetch.KindRobotsDown {
+		c.Deferred.Add(1)
+		if kind != "" {
+			c.AddError(kind)
+			c.Example(kind, url)
+		}
+		return
+	}
+	c.mu.Lock()
+	w := &c.waiting
+	if _, again := w.urls[url]; again {
+		c.mu.Unlock()
+		return
+	}
+	if w.urls == nil {
+		w.urls, w.hosts = map[string]string{}, map[string]int{}
+	}
+	w.urls[url] = host
+	w.hosts[host]++
+	w.n.Store(int64(len(w.urls)))
+	w.waited++
+	if c.errors == nil {
+		c.errors = map[string]int64{}
+	}
+	c.errors[kind]++
+	c.mu.Unlock()
+	c.Deferred.Add(1)
+	c.Example(kind, url)
+}
+
+// Settled: url got an outcome (fetched, failed, skipped): it no longer waits for
+// its site's robots.txt, if it did.
+func (c *Counters) Settled(url string) {
+	if c.waiting.n.Load() == 0 {
+		return // nothing waits: every record but a few ends here
+	}
+	c.mu.Lock()
+	w := &c.waiting
+	if host, ok := w.urls[url]; ok {
+		delete(w.urls, url)
+		if w.hosts[host]--; w.hosts[host] <= 0 {
+			delete(w.hosts, host)
+		}
+		w.n.Store(int64(len(w.urls)))
+	}
+	c.mu.Unlock()
 }
 
 // URLDone counts a URL finished without a page once its state is committed.
@@ -153,6 +220,7 @@ func (c *Counters) Totals(lanesPeak int) view.Totals {
 	for k, v := range c.warnings {
 		t.Warnings[k] = v
 	}
+	t.Robots = view.RobotsWaiting{URLs: int64(len(c.waiting.urls)), Sites: len(c.waiting.hosts), Waited: c.waiting.waited}
 	c.mu.Unlock()
 	return t
 }

@@ -48,6 +48,7 @@ var RecordHeaders = []string{"Location", "Etag", "Last-Modified", "Content-Type"
 // due time.
 func (f *Front) Record(o lanes.Outcome) {
 	t, res := o.Task, o.Res
+	f.Counters.Settled(t.URL)
 	prev, track := f.priorOf(o)
 	refetch := prev != nil
 	failed := store.Failed

@@ -238,6 +238,7 @@ func (f *Front) RevisitNow(raw string) error {
 // stored page is kept (the URL stays processed) and is no longer revisited; its
 // revisit plan comes back with the source (Requeue).
 func (f *Front) EndSteeredOut(t frontier.Task) {
+	f.Counters.Settled(t.URL)
 	_, _, err := f.Store.PageValidators(t.URL)
 	stored := err == nil
 	if err != nil && !errors.Is(err, store.ErrNotFound) {

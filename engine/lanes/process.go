@@ -74,8 +74,9 @@ func (r *Runner) process(s *Slot, link *route.Link, t frontier.Task) (ended, swa
 		if rules.Unreachable && !t.Refetch {
 			// RFC 9309 §2.3.1.4: an unreachable robots.txt (429, 5xx, no answer)
 			// disallows everything, for now. The site's URLs wait (deferred, never
-			// dropped) until robots.txt is tried again, with backoff.
-			r.Front.Error(fetch.KindRobotsDown, t.URL)
+			// dropped) until robots.txt is tried again, with backoff. The URL is
+			// counted under robots_unreachable as it is written deferred, once while
+			// it waits (Counters.Deferral).
 			until := r.Robots.Expires(u.Scheme + "://" + u.Host)
 			if !until.After(r.now()) {
 				until = r.now().Add(r.Robots.RetryAfter(1))

@@ -72,14 +72,10 @@ func (p crawlPort) Commit(r *wire.Result, revisit bool) {
 // Defer sets aside a URL a worker deferred: it is no result (the URL's fetch
 // history stays as it was), and the store queues it again at until. A kind
 // (robots_unreachable) is counted, with the URL as an example, as one box counts
-// it when it sets the URL aside.
+// it when it sets the URL aside: once while the URL waits.
 func (p crawlPort) Defer(url string, until time.Time, kind string) {
 	p.p.Store.Defer(url, until)
-	p.p.Counters.Deferred.Add(1)
-	if kind != "" {
-		p.p.Counters.AddError(kind)
-		p.p.Counters.Example(kind, url)
-	}
+	p.p.Counters.Deferral(kind, url, frontier.Hostname(url))
 }
 
 // Budgets on a master (M4). The master's queue is not where pages are fetched: a

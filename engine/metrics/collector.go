@@ -47,7 +47,9 @@ var (
 	warnings     = desc("warnings_total", "Discovery's document warnings, by kind (discovery_*: malformed XML, invalid dates, ...); no URL failed by them.", "kind")
 	urlsQueued   = desc("urls_queued_total", "URLs accepted into the frontier, with those an earlier run left queued or deferred.")
 	urlsDone     = desc("urls_done_total", "URLs finished: stored, failed or skipped.")
-	urlsDeferred = desc("urls_deferred_total", "URLs set aside for a disabled host or an unreachable robots.txt; they come back.")
+	urlsDeferred = desc("urls_deferred_total", "URLs set aside for a disabled host, an unreachable robots.txt (once while each waits) or a budget; they come back.")
+	robotsWait   = desc("robots_waiting_urls", "URLs waiting for their site's robots.txt to answer (each counted once in errors_total{kind=\"robots_unreachable\"}).")
+	robotsSites  = desc("robots_waiting_sites", "Hosts whose URLs wait for their robots.txt to answer.")
 
 	queueURLs   = desc("queue_urls", "URLs waiting for a lane.")
 	lanes       = desc("lanes", "Lanes alive, by what they are doing.", "status")
@@ -112,7 +114,7 @@ var (
 )
 
 var allDescs = []*prometheus.Desc{nodeInfo, crawlState, startTime,
-	pagesFetched, pagesStored, bytesFetched, refusals, skipped, errorsTotal, warnings, urlsQueued, urlsDone, urlsDeferred,
+	pagesFetched, pagesStored, bytesFetched, refusals, skipped, errorsTotal, warnings, urlsQueued, urlsDone, urlsDeferred, robotsWait, robotsSites,
 	queueURLs, lanes, lanesMax, lanesPeak, pausedHosts,
 	dnsLookups, dnsPrefetch, dnsUpstream, dnsStale, dnsEntries, dnsWait,
 	egressRotations, egressDisables, egressDisabled, egressRequests, egressRefusals, egressResponses, hostsSeen,
@@ -198,6 +200,8 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	gauge(lanesMax, float64(s.LanesMax))
 	gauge(lanesPeak, float64(tot.LanesPeak))
 	gauge(pausedHosts, float64(len(s.PausedHosts)))
+	gauge(robotsWait, float64(tot.Robots.URLs))
+	gauge(robotsSites, float64(tot.Robots.Sites))
 
 	if s.DNS != nil && t.Role != view.RoleMaster {
 		d := s.DNS.Stats

@@ -125,10 +125,23 @@ type Totals struct {
 	ByClass      map[string]int64 // responses by status class ("2xx", "4xx", "other"); they add up to PagesFetched
 	URLsQueued   int64            // URLs accepted into the frontier, with those an earlier run left queued or deferred (a resume)
 	URLsDone     int64            // URLs finished (stored, failed or skipped)
-	Deferred     int64            // URLs set aside for disabled hosts (M3); they come back
+	Deferred     int64            // URLs set aside (a disabled host, robots.txt not answering, a budget); they come back
 	LanesPeak    int              // most lanes alive at once
+	Robots       RobotsWaiting    // URLs waiting for their site's robots.txt to answer
 
 	ConfirmFetches int64 // refetches that confirmed or cleared a soft refusal
+}
+
+// RobotsWaiting are the URLs set aside because their site's robots.txt did not
+// answer (RFC 9309: everything disallowed for now), each counted once under the
+// robots_unreachable error however often it is deferred again.
+type RobotsWaiting struct {
+	URLs  int64 `json:"urls"`  // waiting now: deferred, not fetched or ended since
+	Sites int   `json:"sites"` // the hosts of those URLs
+	// Waited is how many of robots_unreachable's URLs were counted as they were set
+	// aside (the rest failed: a refetch whose robots.txt did not answer); those not
+	// waiting now went on once robots.txt answered.
+	Waited int64 `json:"waited"`
 }
 
 // Lane is one row of the thread-lanes pane (M1).

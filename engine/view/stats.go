@@ -31,14 +31,17 @@ type Stats struct {
 	PagesPerS   float64             `json:"pages_per_s"`
 	RobotsSkips int64               `json:"robots_disallowed"`
 	Resumed     int                 `json:"resumed_in_progress"`
-	Deferred    int64               `json:"deferred"` // URLs set aside for a disabled host (M3), not lost
-	DNS         *DNSStats           `json:"dns,omitempty"`
-	Egress      *EgressStats        `json:"egress,omitempty"`
-	Cookies     *CookieStats        `json:"cookies,omitempty"` // nil with cookies off
-	Revisit     *RevisitStats       `json:"revisit,omitempty"`
-	Dedupe      *DedupeStats        `json:"dedupe,omitempty"`
-	Cluster     *ClusterStats       `json:"cluster,omitempty"` // M4: a master's workers
-	Sizing      *Sizing             `json:"sizing,omitempty"`  // M3: the VPN estimate, when sites are declared
+	Deferred    int64               `json:"deferred"` // URLs set aside (a disabled host, robots.txt not answering, a budget), not lost
+	// RobotsWaiting are the URLs waiting for their site's robots.txt (each counted
+	// once under errors' robots_unreachable); absent when none was set aside so.
+	RobotsWaiting *RobotsWaiting `json:"robots_waiting,omitempty"`
+	DNS           *DNSStats      `json:"dns,omitempty"`
+	Egress        *EgressStats   `json:"egress,omitempty"`
+	Cookies       *CookieStats   `json:"cookies,omitempty"` // nil with cookies off
+	Revisit       *RevisitStats  `json:"revisit,omitempty"`
+	Dedupe        *DedupeStats   `json:"dedupe,omitempty"`
+	Cluster       *ClusterStats  `json:"cluster,omitempty"` // M4: a master's workers
+	Sizing        *Sizing        `json:"sizing,omitempty"`  // M3: the VPN estimate, when sites are declared
 
 	// StoreError is the write error that stopped the crawl (disk full, I/O error);
 	// absent when the store never failed. The counters count only what was committed.

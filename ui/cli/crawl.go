@@ -457,6 +457,9 @@ func progress(s view.Snapshot) string {
 	if warns > 0 {
 		line += fmt.Sprintf("  warnings %d", warns)
 	}
+	if w := pane.RobotsWait(s.Totals.Robots); w != "" {
+		line += "  " + w
+	}
 	if r := s.Render; r != nil && r.Renders+r.Failed > 0 {
 		// The console's header says it ("browser idle, 31 renders"); a headless
 		// crawl of a script-built site said nothing of its pages being rendered.
@@ -486,6 +489,11 @@ func summary(st view.Stats) string {
 		kindList(st.Errors), kindList(st.Skipped))
 	if len(st.Warnings) > 0 {
 		line += "; warnings: " + kindList(st.Warnings)
+	}
+	if st.RobotsWaiting != nil {
+		if w := pane.RobotsWait(*st.RobotsWaiting); w != "" {
+			line += "; " + w
+		}
 	}
 	return line
 }

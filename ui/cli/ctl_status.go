@@ -35,12 +35,17 @@ type ctlStatusReport struct {
 	Errors       map[string]int64 `json:"errors"`
 	Skipped      map[string]int64 `json:"skipped"`
 	Warnings     map[string]int64 `json:"warnings"` // discovery's document warnings; nothing failed by them
-	PausedLanes  []int            `json:"paused_lanes"`
-	PausedHosts  []string         `json:"paused_hosts"`
-	Disabled     []string         `json:"disabled_hosts"`
-	Waiting      map[string]int   `json:"lanes_waiting"`     // lanes waiting, by the term that holds them back
-	Workers      []ctlWorker      `json:"workers,omitempty"` // a master's
-	StoreError   string           `json:"store_error,omitempty"`
+	// Deferred counts the URLs set aside so far (a disabled host, robots.txt not
+	// answering, a budget); RobotsWaiting those waiting now for their site's
+	// robots.txt, each counted once under errors' robots_unreachable.
+	Deferred      int64              `json:"deferred"`
+	RobotsWaiting view.RobotsWaiting `json:"robots_waiting"`
+	PausedLanes   []int              `json:"paused_lanes"`
+	PausedHosts   []string           `json:"paused_hosts"`
+	Disabled      []string           `json:"disabled_hosts"`
+	Waiting       map[string]int     `json:"lanes_waiting"`     // lanes waiting, by the term that holds them back
+	Workers       []ctlWorker        `json:"workers,omitempty"` // a master's
+	StoreError    string             `json:"store_error,omitempty"`
 }
 
 // ctlWorker is one worker of a master in `ctl status`.
@@ -61,7 +66,8 @@ func statusOf(s view.Snapshot) ctlStatusReport {
 	r := ctlStatusReport{State: s.State, StartedAt: s.StartedAt, PagesFetched: s.Totals.PagesFetched,
 		PagesStored: s.Totals.PagesStored, PagesPerS: s.PagesPerSec, Queue: s.QueueDepth, URLsDone: s.Totals.URLsDone,
 		LanesBusy: s.LanesBusy, LanesMax: s.LanesMax, Refused: s.Totals.Refused, Errors: s.Totals.Errors,
-		Skipped: s.Totals.Skipped, Warnings: s.Totals.Warnings, PausedLanes: []int{}, PausedHosts: append([]string{}, s.PausedHosts...),
+		Skipped: s.Totals.Skipped, Warnings: s.Totals.Warnings, Deferred: s.Totals.Deferred, RobotsWaiting: s.Totals.Robots,
+		PausedLanes: []int{}, PausedHosts: append([]string{}, s.PausedHosts...),
 		Disabled: disabledOf(s), StoreError: s.StoreError}
 	if r.Errors == nil {
 		r.Errors = map[string]int64{}
@@ -155,6 +161,9 @@ func printStatus(s view.Snapshot, asJSON bool, stdout io.Writer) int {
 		fmt.Fprintln(stdout, why)
 	}
 	fmt.Fprintf(stdout, "errors: %s\nskipped: %s\n", kindList(r.Errors), kindList(r.Skipped))
+	if w := pane.RobotsWait(r.RobotsWaiting); w != "" {
+		fmt.Fprintln(stdout, w+" (fetched once it answers)")
+	}
 	if len(r.Warnings) > 0 {
 		fmt.Fprintf(stdout, "warnings: %s\n", kindList(r.Warnings))
 	}

@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"encoding/json"
 	"net"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // TestSiteDownSaysWhyAndThatItsURLsWait: a crawl of a site that does not answer (a
@@ -44,5 +47,45 @@ func TestSiteDownSaysWhyAndThatItsURLsWait(t *testing.T) {
 	}
 	if !strings.Contains(errs, "nothing was due: 1 URLs wait deferred in "+db) {
 		t.Errorf("a second run that found nothing due does not say its URL waits\n%s", errs)
+	}
+}
+
+// URLs waiting for their site's robots.txt are said to wait, in the same words and
+// figures, by the end of a crawl, the headless progress line and `ctl status` (text
+// and JSON): "deferred: 180, robots.txt not answering on 3 sites", not listed as
+// failed. robots_unreachable among the errors counts them once each; a refetch that
+// failed on it is still a failure, and those that went on once robots.txt answered
+// are said so.
+func TestRobotsDeferredURLsShowAsWaitingNotFailed(t *testing.T) {
+	wait := view.RobotsWaiting{URLs: 180, Sites: 3, Waited: 185}
+	st := view.Stats{Errors: map[string]int64{"robots_unreachable": 187, "http_4xx": 2}, RobotsWaiting: &wait,
+		Examples: map[string][]string{"robots_unreachable": {"http://down.example/a", "http://down.example/b"}}}
+	const says = "deferred: 180, robots.txt not answering on 3 sites"
+	report := strings.Join(kindReport(st), "\n") + "\n"
+	for _, want := range []string{"  " + says + "; fetched once it answers: http://down.example/a …",
+		"  robots_unreachable: 5 deferred went on once robots.txt answered", "  failed robots_unreachable ×2\n", "  failed http_4xx ×2"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("end of crawl:\n%s\nwant %q", report, want)
+		}
+	}
+	if strings.Contains(report, "×187") || strings.Contains(report, "×180") {
+		t.Errorf("end of crawl lists the waiting URLs as failed:\n%s", report)
+	}
+	if got := summary(st); !strings.HasSuffix(got, "errors: http_4xx=2 robots_unreachable=187; skipped: none; "+says) {
+		t.Errorf("summary %q: want the errors, then %q", got, says)
+	}
+	s := view.Snapshot{Totals: view.Totals{Errors: st.Errors, Deferred: 190, Robots: wait}}
+	if got := progress(s); !strings.Contains(got, "errors 189  skipped 0  "+says) {
+		t.Errorf("progress %q: want %q after the errors", got, says)
+	}
+	var out, js strings.Builder
+	printStatus(s, false, &out)
+	if !strings.Contains(out.String(), "errors: http_4xx=2 robots_unreachable=187\nskipped: none\n"+says+" (fetched once it answers)\n") {
+		t.Errorf("ctl status:\n%s\nwant %q under the errors", out.String(), says)
+	}
+	printStatus(s, true, &js)
+	var r ctlStatusReport
+	if err := json.Unmarshal([]byte(js.String()), &r); err != nil || r.Deferred != 190 || r.RobotsWaiting != wait {
+		t.Errorf("ctl status --json: %v\n%s\nwant deferred 190 and robots_waiting %+v", err, js.String(), wait)
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"maps"
 	"net/netip"
 	"net/url"
 	"regexp"
@@ -10,7 +11,9 @@ import (
 	"strings"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/view"
+	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
 // Without a console, the engine's warnings (the Log pane's WARN and ERROR rows)
@@ -166,11 +169,11 @@ const exampleKinds = 8
 // kindReport is the end-of-crawl lines naming the failed and skipped kinds with
 // their first URLs, most frequent first: "  failed ssrf_blocked ×3: URL, URL …".
 func kindReport(st view.Stats) []string {
-	var lines []string
+	lines, failed, examples := robotsReport(st)
 	for _, part := range []struct {
 		word  string
 		kinds map[string]int64
-	}{{"failed", st.Errors}, {"skipped", st.Skipped}} {
+	}{{"failed", failed}, {"skipped", st.Skipped}} {
 		kinds := make([]string, 0, len(part.kinds))
 		for k := range part.kinds {
 			kinds = append(kinds, k)
@@ -185,7 +188,7 @@ func kindReport(st view.Stats) []string {
 				break
 			}
 			line := fmt.Sprintf("  %s %s ×%d", part.word, k, part.kinds[k])
-			if ex := st.Examples[k]; len(ex) > 0 {
+			if ex := examples[k]; len(ex) > 0 {
 				cut := make([]string, len(ex))
 				for i, u := range ex {
 					cut[i] = cutText(u, 120)
@@ -199,6 +202,43 @@ func kindReport(st view.Stats) []string {
 		}
 	}
 	return lines
+}
+
+// robotsReport is the end-of-crawl lines of the URLs set aside because their
+// site's robots.txt did not answer: those still waiting, as waiting ("  deferred:
+// 180, robots.txt not answering on 3 sites …"), not failed, and those that went on
+// once it answered; with the errors left to report as failed (robots_unreachable's
+// failures only: a refetch whose robots.txt did not answer) and the examples to
+// name them by (robots_unreachable's are the URLs set aside first: none for its
+// failures).
+func robotsReport(st view.Stats) ([]string, map[string]int64, map[string][]string) {
+	r := st.RobotsWaiting
+	if r == nil || r.Waited == 0 {
+		return nil, st.Errors, st.Examples
+	}
+	var lines []string
+	if w := pane.RobotsWait(*r); w != "" {
+		line := "  " + w + "; fetched once it answers"
+		if ex := st.Examples[fetch.KindRobotsDown]; len(ex) > 0 {
+			line += ": " + cutText(ex[0], 120)
+			if r.URLs > 1 {
+				line += " …"
+			}
+		}
+		lines = append(lines, line)
+	}
+	if on := r.Waited - r.URLs; on > 0 {
+		lines = append(lines, fmt.Sprintf("  robots_unreachable: %d deferred went on once robots.txt answered", on))
+	}
+	failed := maps.Clone(st.Errors)
+	if n := failed[fetch.KindRobotsDown] - r.Waited; n > 0 {
+		failed[fetch.KindRobotsDown] = n
+	} else {
+		delete(failed, fetch.KindRobotsDown)
+	}
+	examples := maps.Clone(st.Examples)
+	delete(examples, fetch.KindRobotsDown)
+	return lines, failed, examples
 }
 
 // nothingFetched says why a crawl that fetched no page ended that way, with the fix
