@@ -89,7 +89,7 @@ func (f localFront) EndChecked() bool { return f.e.fr.EndChecked() }
 
 func (f localFront) DeferURLs(list []lanes.Deferred) {
 	for _, d := range list {
-		f.e.st.Defer(d.Task.URL, d.Until)
+		f.e.st.DeferAs(d.Task.URL, d.Until, d.Kind)
 		f.e.c.Deferral(d.Kind, d.Task.URL, d.Task.Host)
 	}
 }

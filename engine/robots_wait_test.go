@@ -1,11 +1,14 @@
 package engine
 
 import (
+	"fmt"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/view"
+	"github.com/crawlconsole/crawlconsole/store"
 )
 
 // A site whose robots.txt keeps failing has its URLs deferred again at every retry;
@@ -38,4 +41,63 @@ func TestRobotsDownCountsEachURLOnceWhileItWaits(t *testing.T) {
 	if n := site.requested("/") + site.requested("/x"); n != 0 {
 		t.Fatalf("%d pages fetched while robots.txt failed", n)
 	}
+}
+
+// A URL deferred because its site's robots.txt did not answer is tried again soon
+// after a restart, its robots.txt asked again first: the robots cache starts empty,
+// so the last run's wait (here an hour) no longer stands for anything. Before, the
+// deferral kept its time across the restart (the store did not say why it waited).
+// A URL deferred for a reason the store keeps (a disabled host, a budget, a
+// Retry-After: no kind) keeps its time.
+func TestRobotsDeferralIsRetriedSoonAfterARestart(t *testing.T) {
+	t.Parallel()
+	site := newRobotsSite(t, "127.0.0.1")
+	var up atomic.Bool
+	site.robots = func(w http.ResponseWriter, r *http.Request) {
+		if !up.Load() {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+	}
+	site.pages["/"] = "<p>home</p>"
+	seed := "http://" + site.host + "/"
+	o := robotsOptions(t, seed)
+	o.Etiquette.RobotsRetry = time.Hour
+	e := startEngine(t, o)
+	waitDone(t, e, 20*time.Second)
+	e.Close()
+	u, err := readURL(t, o.DB, seed)
+	if err != nil || u.State != store.Deferred || time.Until(u.DeferredUntil) < 30*time.Minute {
+		t.Fatalf("seed %+v (%v): want deferred for about an hour", u, err)
+	}
+	held := "http://" + site.host + "/held"
+	withStore(t, o.DB, func(st *store.Store) {
+		st.AddURLs([]store.URL{{URL: held, Host: "127.0.0.1"}}, nil)
+		st.Defer(held, time.Now().Add(time.Hour))
+	})
+
+	up.Store(true)
+	asked := site.requested("/robots.txt")
+	e = startEngine(t, o)
+	defer e.Close()
+	waitFor(t, "the seed fetched after the restart", func() bool { return site.requested("/") == 1 })
+	if site.requested("/robots.txt") == asked {
+		t.Errorf("the seed fetched after the restart without robots.txt asked again")
+	}
+	if u, err := readURL(t, o.DB, held); err != nil || u.State != store.Deferred || time.Until(u.DeferredUntil) < 30*time.Minute {
+		t.Errorf("a URL deferred with no kind %+v (%v): want it still deferred for its hour", u, err)
+	}
+}
+
+// readURL reads url's row as the store holds it, opened read-only: opened to write,
+// the store makes a robots.txt deferral due.
+func readURL(t *testing.T, path, url string) (store.URL, error) {
+	t.Helper()
+	ro, err := store.OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	return ro.URLState(url)
 }

@@ -127,7 +127,7 @@ func prepareStatements(ctx context.Context, conn rawConn) (*statements, error) {
 		ON CONFLICT(url) DO NOTHING`)
 	prep(&st.setState, `UPDATE urls SET state = ?1, lane = ?2, err_kind = ?3,
 		attempts = attempts + (?1 = 1), updated_at = ?4 WHERE url = ?5`)
-	prep(&st.deferURL, `UPDATE urls SET state = 4, deferred_until = ?, updated_at = ? WHERE url = ?`)
+	prep(&st.deferURL, `UPDATE urls SET state = 4, deferred_until = ?, err_kind = ?, updated_at = ? WHERE url = ?`)
 	// A fetched URL's row says which page is stored for it (0: none yet), so that the
 	// writer stores a first page once and replaces a stored one in place. A row
 	// without one takes ?4, the id the page is about to be inserted under

@@ -128,12 +128,17 @@ func (s *Store) SetInProgress(urls []string) {
 
 // Defer queues setting url aside until the given time (M3: a disabled host's URLs are
 // deferred, never lost); Queued hands it out again once that time has passed.
-func (s *Store) Defer(url string, until time.Time) {
+func (s *Store) Defer(url string, until time.Time) { s.DeferAs(url, until, "") }
+
+// DeferAs is Defer for a URL set aside for a reason kept with it as its err_kind
+// (robots_unreachable: its site's robots.txt did not answer; "" for none), so that
+// the next start can tell why it waits (Open: a robots.txt wait is not kept).
+func (s *Store) DeferAs(url string, until time.Time, kind string) {
 	s.submit(&writeOp{what: "defer", key: url, apply: func(w *writer) (func(), error) {
 		if err := w.writeStart(url); err != nil {
 			return nil, err
 		}
-		_, err := w.exec(w.st.deferURL, nanos(until), time.Now().UnixNano(), url)
+		_, err := w.exec(w.st.deferURL, nanos(until), kind, time.Now().UnixNano(), url)
 		return nil, err
 	}})
 }

@@ -74,7 +74,7 @@ func (p crawlPort) Commit(r *wire.Result, revisit bool) {
 // (robots_unreachable) is counted, with the URL as an example, as one box counts
 // it when it sets the URL aside: once while the URL waits.
 func (p crawlPort) Defer(url string, until time.Time, kind string) {
-	p.p.Store.Defer(url, until)
+	p.p.Store.DeferAs(url, until, kind)
 	p.p.Counters.Deferral(kind, url, frontier.Hostname(url))
 }
 
