@@ -35,7 +35,12 @@ func (t *Table) readReport(seq uint64) { t.readSeq = max(t.readSeq, seq) }
 // its hand-outs and queued again).
 func (t *Table) idleFor(name string, idle bool, lastReport uint64, now time.Time) []frontier.Task {
 	n := t.nodes[name]
-	if n == nil || !n.live() || !idle || lastReport > t.readSeq || len(n.held) == 0 || t.LeaseFor <= 0 {
+	// A batch being published for it (Publishing) may reach it as the publish
+	// resolves, up to half a minute on: its tasks are on their way, not held by
+	// nobody, and the stretch starts once the publish resolved. Counted from
+	// before, a batch stored at the publish's last try had its tasks queued again
+	// while it reached the worker, which fetched them and then their new hand-out.
+	if n == nil || !n.live() || !idle || lastReport > t.readSeq || len(n.held) == 0 || t.LeaseFor <= 0 || t.publishing[name] {
 		if n != nil {
 			n.idleSince = time.Time{}
 		}

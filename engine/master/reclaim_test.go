@@ -101,3 +101,37 @@ func TestUnreadReportsHoldTheReclaimBack(t *testing.T) {
 		t.Fatalf("took back %d tasks %v after the master caught up; want 1", len(back), d)
 	}
 }
+
+// A batch whose publish is still tried (a server that does not answer, up to half
+// a minute) may reach the worker once it is stored: its heartbeats saying it holds
+// nothing meanwhile do not make its tasks held by nobody. They are not taken back
+// while the publish is under way, however long; the stretch starts once it
+// resolved. Before, a lease of idle heartbeats took them back while the publish
+// went on, and a batch stored at its last try was fetched, then dealt again.
+func TestABatchBeingPublishedIsNotReclaimed(t *testing.T) {
+	t.Parallel()
+	tb, now := leaseTable("1", "2")
+	b := tb.Dispatch(2)[0]
+	tb.Publishing(b)
+	beat := func(at time.Duration) []frontier.Task {
+		t.Helper()
+		if !tb.Heartbeat(wire.Heartbeat{Node: "w1", Incarnation: "i"}, now.Add(at)) {
+			t.Fatalf("w1's heartbeat at %v not known", at)
+		}
+		return tb.idleFor("w1", true, 0, now.Add(at))
+	}
+	d := max(tb.LeaseFor, wire.TaskAckWait)
+	beat(time.Second)
+	if back := beat(time.Second + 2*d); len(back) != 0 {
+		t.Fatalf("took back %d tasks of a batch whose publish is under way", len(back))
+	}
+	tb.Sent(b, 1) // stored at last: the worker may get it now
+	at := 3 * d
+	beat(at)
+	if back := beat(at + d - time.Second); len(back) != 0 {
+		t.Fatalf("took back %d tasks less than %v after their publish resolved", len(back), d)
+	}
+	if back := beat(at + d); len(back) != 2 {
+		t.Fatalf("took back %d tasks a stretch after their publish resolved, the worker holding nothing; want both", len(back))
+	}
+}
