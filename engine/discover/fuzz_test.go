@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/internal/testcpu"
 )
 
 // FuzzParse: any body, gzip or not, under any Content-Type, parses with bounded
@@ -26,7 +28,7 @@ func FuzzParse(f *testing.F) {
 		var doc Doc
 		// Bounded work: at most 1 MiB decoded (the cap) costs far under 2 s of CPU;
 		// the parse's own thread's CPU time, not the wall's, which load stretches.
-		cpu := threadCPU(func() { doc, _ = ParseFrom(body, Source{URL: "http://a.test/dir/doc.xml", ContentType: ct}, lim) })
+		cpu := testcpu.Thread(func() { doc, _ = ParseFrom(body, Source{URL: "http://a.test/dir/doc.xml", ContentType: ct}, lim) })
 		if cpu > 2*time.Second {
 			t.Fatalf("parse took %v of CPU", cpu)
 		}
