@@ -397,6 +397,9 @@ func (rc runConfig) startAgain() string {
 	if rc.title == "master" {
 		return "start the master again with --db " + rc.db + " (its workers rejoin it)"
 	}
+	if strings.HasPrefix(rc.title, "demo") {
+		return "start the demo again with --db " + rc.db
+	}
 	return "start the crawl again with --db " + rc.db
 }
 

@@ -158,7 +158,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		defer stop()
 	}
 	rc := runConfig{started: started, headless: *headlessFlag, duration: *duration, untilIdle: *headlessFlag && *duration == 0,
-		statsJSON: *statsJSON, theme: *theme, mouse: *mouse, title: "demo · sandbox web", metrics: mf,
+		statsJSON: *statsJSON, theme: *theme, mouse: *mouse, title: "demo · sandbox web", metrics: mf, db: *db, // a temporary store is gone after the run: nothing to go on from
 		extra: func(m map[string]any) { m["sandbox"] = truthSummary(sb) }}
 	go proxyWeather(ctx, proxies, *scale)
 	return run(ctx, eng, rc, stdout, stderr)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,17 +14,22 @@ import (
 // TestDemoResumedOnItsStoreFetchesItsURLs: a demo stopped and started again on the
 // same --db goes on with the URLs it left: the sandbox web comes back on the port
 // they name. It came up on a new port, every URL left failed as unreachable
-// (robots_unreachable for every host) and nothing was fetched.
+// (robots_unreachable for every host) and nothing was fetched. The first, stopped
+// with URLs left, says how to go on, as a crawl does (it said nothing of it).
 func TestDemoResumedOnItsStoreFetchesItsURLs(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "demo.db")
 	args := []string{"--headless", "--hosts", "8", "--lanes", "4", "--db", db}
-	if code := runDemo(context.Background(), append(args, "--duration", "1s"), io.Discard, io.Discard); code != 0 {
+	var stderr strings.Builder
+	if code := runDemo(context.Background(), append(args, "--duration", "1s"), io.Discard, &stderr); code != 0 {
 		t.Fatalf("first demo: exit %d", code)
 	}
 	left := unfinished(t, db)
 	if len(left) == 0 {
 		t.Fatal("the first demo left no URL to fetch: the test shows nothing")
+	}
+	if !strings.Contains(stderr.String(), "URLs left to fetch; the ") || !strings.Contains(stderr.String(), "to go on, start the demo again with --db "+db+"\n") {
+		t.Errorf("a demo stopped with URLs left does not say how to go on:\n%s", stderr.String())
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
