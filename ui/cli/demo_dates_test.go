@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/ui/internal/uitest"
 )
 
@@ -32,12 +33,12 @@ func TestDemoPagesAreDatedNow(t *testing.T) {
 		done <- runDemo(ctx, []string{"--headless", "--hosts", "8", "--lanes", "4", "--metrics", addr, "--db", db}, io.Discard, io.Discard)
 	}()
 	bands := map[string]float64{}
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(enginetest.Patience)
 	// Until 20 dated pages, and long enough that an article served now is not
 	// taken for one served at the start.
 	for total := 0.0; total < 20 || time.Since(started) < 6*time.Second; {
 		if time.Now().After(deadline) {
-			t.Fatalf("after 90 s the demo had dated %v pages", bands)
+			t.Fatalf("after %v the demo had dated %v pages", enginetest.Patience, bands)
 		}
 		select {
 		case code := <-done:

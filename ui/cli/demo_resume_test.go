@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -36,10 +37,10 @@ func TestDemoResumedOnItsStoreFetchesItsURLs(t *testing.T) {
 	defer cancel()
 	done := make(chan int, 1)
 	go func() { done <- runDemo(ctx, args, io.Discard, io.Discard) }()
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(enginetest.Patience)
 	for !anyProcessed(t, db, left) {
 		if time.Now().After(deadline) {
-			t.Fatalf("in 90 s the resumed demo fetched none of the %d URLs the first left (%s...)", len(left), left[0])
+			t.Fatalf("in %v the resumed demo fetched none of the %d URLs the first left (%s...)", enginetest.Patience, len(left), left[0])
 		}
 		select {
 		case code := <-done:
