@@ -465,3 +465,44 @@ func TestAFailedPublishLeavesARejoinedWorkersClaim(t *testing.T) {
 		t.Fatalf("after the rejoin's claim and the failed publish %d tasks wait and %d are out; want none waiting, the claim out", pending, out)
 	}
 }
+
+// A worker restarted (a new incarnation) while its last incarnation's batch is
+// being published is dealt at once: that batch, should it be stored, is dropped
+// by the new incarnation, and its tasks went back to the queue when the old one
+// was buried. Before, the new incarnation was dealt nothing until the old
+// incarnation's publish resolved, up to half a minute.
+func TestARestartedWorkerIsDealtWhileItsLastIncarnationsPublishIsTried(t *testing.T) {
+	t.Parallel()
+	r := newBatchRig(t)
+	r.join(t, "w1", "a")
+	held, release := make(chan struct{}, 1), make(chan struct{})
+	stored := make(chan wire.Tasks, 4)
+	r.m.publish = func(ctx context.Context, subj string, data []byte, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
+		var b wire.Tasks
+		if err := cluster.Decode(data, &b, 0); err != nil {
+			return nil, err
+		}
+		if b.Incarnation == "a" {
+			held <- struct{}{}
+			<-release
+			return nil, errors.New("nats: maximum messages per subject exceeded")
+		}
+		ack, err := r.conn.JS.Publish(ctx, subj, data, opts...)
+		if err == nil {
+			stored <- b
+		}
+		return ack, err
+	}
+	defer close(release)
+	r.queueOne()
+	go r.m.dispatchLoop()
+	<-held
+	r.join(t, "w1", "b") // restarted: incarnation a is buried, its task queued again
+	within(t, stored, "w1's new incarnation was dealt nothing while its last incarnation's publish was held")
+	r.c.Lock()
+	pending, out := r.m.book.Counts()
+	r.c.Unlock()
+	if pending != 0 || out != 1 {
+		t.Fatalf("with the new incarnation's batch out %d tasks wait and %d are out; want the task out once", pending, out)
+	}
+}

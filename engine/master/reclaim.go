@@ -40,7 +40,7 @@ func (t *Table) idleFor(name string, idle bool, lastReport uint64, now time.Time
 	// nobody, and the stretch starts once the publish resolved. Counted from
 	// before, a batch stored at the publish's last try had its tasks queued again
 	// while it reached the worker, which fetched them and then their new hand-out.
-	if n == nil || !n.live() || !idle || lastReport > t.readSeq || len(n.held) == 0 || t.LeaseFor <= 0 || t.publishing[name] {
+	if n == nil || !n.live() || !idle || lastReport > t.readSeq || len(n.held) == 0 || t.LeaseFor <= 0 || t.isPublishing(n) {
 		if n != nil {
 			n.idleSince = time.Time{}
 		}

@@ -65,10 +65,10 @@ type Table struct {
 
 	costs  map[string]*unitCost // fetch seconds per unit
 	moving map[string]bool      // units a rebalance is moving (waiting for their old owner)
-	// publishing are the workers (by name) whose batch is being published
-	// (Publishing): a dispatch deals them nothing until it is stored (Sent) or
-	// taken back (Undo).
-	publishing map[string]bool
+	// publishing are the workers whose batch is being published (Publishing), by
+	// name, with the incarnation it went to: a dispatch deals that incarnation
+	// nothing until it is stored (Sent) or taken back (Undo).
+	publishing map[string]string
 
 	laneIDs  map[laneRef]int // the console's IDs of workers' lanes
 	laneRefs map[int]laneRef
@@ -96,7 +96,7 @@ type Table struct {
 func New(front Front, accounts *egress.Table, firstLease uint64) *Table {
 	return &Table{front: front, accounts: accounts, kick: make(chan struct{}, 1),
 		nodes: map[string]*node{}, units: map[string]*unit{}, inflight: map[string]uint64{},
-		costs: map[string]*unitCost{}, moving: map[string]bool{}, publishing: map[string]bool{},
+		costs: map[string]*unitCost{}, moving: map[string]bool{}, publishing: map[string]string{},
 		laneIDs: map[laneRef]int{}, laneRefs: map[int]laneRef{}, lease: firstLease}
 }
 
@@ -295,7 +295,7 @@ func (t *Table) Dispatch(window int) []Batch {
 	var out []Batch
 	for _, name := range sortedKeys(t.nodes) {
 		n := t.nodes[name]
-		if n.state != view.NodeActive || n.recorded != nil && !n.recorded.Load() || t.publishing[name] {
+		if n.state != view.NodeActive || n.recorded != nil && !n.recorded.Load() || t.isPublishing(n) {
 			continue
 		}
 		var tasks []frontier.Task
@@ -427,13 +427,20 @@ func (t *Table) Undo(b Batch) {
 }
 
 // Publishing records that batch b is being published: its worker is dealt nothing
-// more until Sent or Undo says how that ended.
-func (t *Table) Publishing(b Batch) { t.publishing[b.Node] = true }
+// more until Sent or Undo says how that ended. Only that incarnation: a new one
+// (the worker restarted) drops the batch should it reach it, and is dealt at once.
+func (t *Table) Publishing(b Batch) { t.publishing[b.Node] = b.Incarnation }
+
+// isPublishing tells whether a batch of n's incarnation is being published.
+func (t *Table) isPublishing(n *node) bool {
+	inc, ok := t.publishing[n.name]
+	return ok && inc == n.inc
+}
 
 // published records that batch b's publish resolved: its worker may be dealt
 // again.
 func (t *Table) published(b Batch) {
-	if t.publishing[b.Node] {
+	if inc, ok := t.publishing[b.Node]; ok && inc == b.Incarnation {
 		delete(t.publishing, b.Node)
 		t.Kick()
 	}
