@@ -400,6 +400,9 @@ func (rc runConfig) startAgain() string {
 	if strings.HasPrefix(rc.title, "demo") {
 		return "start the demo again with --db " + rc.db
 	}
+	if rc.title == "serve" { // crawl --db would go on without the SSH console
+		return "start serve again with --db " + rc.db + " and its --ssh flags"
+	}
 	return "start the crawl again with --db " + rc.db
 }
 

@@ -72,7 +72,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "crawlconsole serve: %s\n", resuming)
 	}
 	rc := runConfig{headless: true, duration: c.duration, untilIdle: c.untilIdle, statsJSON: c.statsJSON, metrics: c.metrics, seeds: c.seeds, said: c.said,
-		failedStart: fresh.remove, db: opts.DB,
+		failedStart: fresh.remove, db: opts.DB, title: "serve",
 		alongside: func(ctx context.Context, ctrl engine.Control) error {
 			fmt.Fprintf(stderr, "serving the console over SSH on %s\n", so.Listener.Addr())
 			return ssh.Serve(ctx, ctrl, so)

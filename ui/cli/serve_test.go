@@ -133,6 +133,11 @@ func TestServeSteersACrawlOverSSH(t *testing.T) {
 	if !strings.Contains(out.String(), "done:") {
 		t.Fatalf("no summary line: %q", out.String())
 	}
+	// Stopped paused, with its endless chain of pages left: how to go on names serve,
+	// not crawl, which would go on without the SSH console.
+	if want := "to go on, start serve again with --db " + filepath.Join(dir, "c.db") + " and its --ssh flags"; !strings.Contains(errOut.String(), want) {
+		t.Errorf("stderr does not say %q:\n%s", want, errOut.String())
+	}
 }
 
 // TestServeThatCannotServeExitsBeforeCrawling: a taken port, a host key others can
