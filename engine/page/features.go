@@ -1,10 +1,12 @@
 package page
 
 import (
+	"encoding/binary"
 	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/crawlconsole/crawlconsole/engine/page/internal/textutil"
 	"github.com/mfonda/simhash"
@@ -106,6 +108,22 @@ func appendNormalized(dst []byte, s string) (_ []byte, sameProse bool) {
 	sameProse = true
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
+			// Eight bytes at a time while they are ASCII and no NUL: each of
+			// A-Z lower-cased (lowerASCII8), the rest copied.
+			for i+8 <= len(s) {
+				x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+				if x&highBits != 0 || (x-lowBits)&^x&highBits != 0 {
+					break
+				}
+				dst = binary.LittleEndian.AppendUint64(dst, lowerASCII8(x))
+				i += 8
+			}
+			if i == len(s) {
+				break
+			}
+			if c = s[i]; c >= utf8.RuneSelf {
+				continue
+			}
 			switch {
 			case 'A' <= c && c <= 'Z':
 				c += 'a' - 'A' // the table's folding of ASCII (TestNormalizeFoldTable)
@@ -168,6 +186,14 @@ func appendNormalized(dst []byte, s string) (_ []byte, sameProse bool) {
 		return append(dst[:start], cases.Fold().String(norm.NFKC.String(s))...), false
 	}
 	return dst, sameProse
+}
+
+// lowerASCII8 is x, eight ASCII bytes (little-endian), with each of A-Z
+// lower-cased. Below 0x80, adding 0x3F or 0x25 to a byte carries into no other:
+// the sum's high bit says the byte is at least 'A', or past 'Z'.
+func lowerASCII8(x uint64) uint64 {
+	upper := (x + (0x80-'A')*lowBits) &^ (x + (0x80-'Z'-1)*lowBits) & highBits
+	return x | upper>>2 // 0x80 >> 2 is 0x20, the case bit
 }
 
 // asciiFolded holds the bytes appendNormalized copies as they are: ASCII but A-Z, NUL.

@@ -323,6 +323,16 @@ func TestNormalizeFoldTable(t *testing.T) {
 	texts = append(texts, "\x00", "a\x00B", "\x00é", "É\x00", "ÀB\x00\u0301", "x\xffÉ\x00", "ＡＢ",
 		"\xe0\x80\x80中", "a\xed\xa0\x80b", "中\xe4\xb8", "\xe4\xb8a中", "\xe4a\xb8", "中\xef\xbf\xbd文", // three-byte forms that are no rune
 		"plain lower-case run, 12 digits", "The Council met AT 9.\x00 then", "abc\x00def", "a\x00", "\x00a", "MiXeD rUn ÀÉ z", "x\x7f~{") // ASCII runs
+	// Every ASCII byte in each place of the eight bytes appendNormalized reads at
+	// once, and a NUL or a rune past ASCII in each place of them.
+	var ascii []byte
+	for c := byte(1); c < utf8.RuneSelf; c++ {
+		ascii = append(ascii, c)
+	}
+	for off := range 8 {
+		pad := strings.Repeat("Q", off)
+		texts = append(texts, pad+string(ascii), pad+string(ascii)+"é"+string(ascii), pad+"ABCDEFGH\x00IJKLMNOP", pad+"ABCDEFGHÉIJKLMNOP")
+	}
 	short, same := 0, 0
 	for _, s := range texts {
 		if got, want := normalize(s), slow(s); got != want {
