@@ -55,7 +55,7 @@ func TestSPAWeb(t *testing.T) {
 		t.Errorf("GapBreaks = %d; want 2", n)
 	}
 	// A request is logged as its handler returns, just after the client read it.
-	for deadline := time.Now().Add(5 * time.Second); len(s.Log()) < 4 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(sbPatience); len(s.Log()) < 4 && time.Now().Before(deadline); { // a guard
 		time.Sleep(time.Millisecond)
 	}
 	if n := len(s.Log()); n != 4 {
