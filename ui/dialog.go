@@ -108,16 +108,43 @@ func (m *Model) showWorkerPlan(p view.RebalancePlan) tea.Cmd {
 	return nil
 }
 
-// openPlan shows a plan for confirmation: its summary, the moves (cut to fit the
-// terminal), each egress's or worker's load before -> after, and extra lines; y
-// applies it and reports done+summary.
+// openPlan shows a plan for confirmation: its summary, the moves, each egress's or
+// worker's load before -> after, and extra lines, both lists cut to fit the
+// terminal; y applies it and reports done+summary.
 func (m *Model) openPlan(p view.RebalancePlan, title, movesTitle string, moves []string, loadsTitle string,
 	load func(before, after view.EgressLoad) string, done string, extra ...string) {
 	m.status = statusLine{} // "planning…" is answered by the dialog
-	// Around the moves: the border (2), the title, summary, blank and moves title
-	// (4), a blank and the loads title (2), the loads and extra lines, a blank and
-	// the keys (2). A cut list spends one of its rows on "… and N more".
-	room := max(m.height-chromeLines-10-len(p.Before)-len(extra), 2)
+	// Around the lists: the border (2), the title, summary, blank and moves title
+	// (4), a blank and the loads title (2), the extra lines, a blank and the keys
+	// (2). A cut list spends one of its rows on "… and N more".
+	avail := max(m.height-chromeLines-10-len(extra), 4)
+	after := map[string]view.EgressLoad{}
+	for _, a := range p.After {
+		after[a.Egress] = a
+	}
+	ew := pane.EgressWidth(p.Before, func(l *view.EgressLoad) string { return l.Egress })
+	loadLine := func(b view.EgressLoad) string { return "  " + pane.Fit(b.Egress, ew) + " " + load(b, after[b.Egress]) }
+	// The loads take what the moves leave them, the moves two rows at least (a
+	// move and "… and N more"): a crawl through more egresses than the terminal
+	// has rows ran the dialog's keys line off the screen. Cut, the egresses whose
+	// load the plan changes come first.
+	var loads []string
+	if loadRoom := avail - min(len(moves), 2); len(p.Before) > loadRoom {
+		var changed, same []string
+		for _, b := range p.Before {
+			if a := after[b.Egress]; a.Lanes != b.Lanes || a.Cost != b.Cost {
+				changed = append(changed, loadLine(b))
+			} else {
+				same = append(same, loadLine(b))
+			}
+		}
+		loads = append(append(changed, same...)[:loadRoom-1], fmt.Sprintf("  … and %d more", len(p.Before)-(loadRoom-1)))
+	} else {
+		for _, b := range p.Before {
+			loads = append(loads, loadLine(b))
+		}
+	}
+	room := avail - len(loads)
 	shown := len(moves)
 	if shown > room {
 		shown = room - 1
@@ -130,14 +157,7 @@ func (m *Model) openPlan(p view.RebalancePlan, title, movesTitle string, moves [
 		lines = append(lines, fmt.Sprintf("  … and %d more", len(moves)-shown))
 	}
 	lines = append(lines, "", loadsTitle)
-	after := map[string]view.EgressLoad{}
-	for _, a := range p.After {
-		after[a.Egress] = a
-	}
-	ew := pane.EgressWidth(p.Before, func(l *view.EgressLoad) string { return l.Egress })
-	for _, b := range p.Before {
-		lines = append(lines, "  "+pane.Fit(b.Egress, ew)+" "+load(b, after[b.Egress]))
-	}
+	lines = append(lines, loads...)
 	lines = append(lines, extra...)
 	plan := p
 	m.openDialog(&dialog{

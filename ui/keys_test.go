@@ -284,6 +284,28 @@ func TestRebalance(t *testing.T) {
 		}
 		mustShowWholeDialog(t, h)
 	})
+	t.Run("many egresses are cut to fit", func(t *testing.T) {
+		// A crawl through many proxies: more egresses than the screen has rows.
+		for _, height := range []int{24, 40} {
+			h := newHarness(t, 120, height, Options{})
+			var p view.RebalancePlan
+			for i := range 60 {
+				e := fmt.Sprintf("proxy-%02d", i)
+				p.Moves = append(p.Moves, view.LaneMove{Lane: i + 1, From: "proxy-00", To: e, Cost: 1})
+				p.Before = append(p.Before, view.EgressLoad{Egress: e, Lanes: 1})
+				p.After = append(p.After, view.EgressLoad{Egress: e, Lanes: 1})
+			}
+			p.After[59].Lanes = 3 // the last egress's load changes: shown, though cut
+			p.Summary = "move 60 lanes"
+			h.ctrl.SetPlan(p)
+			h.press("r")
+			h.mustShow("… and ", "proxy-59   1 lanes")
+			if n := strings.Count(h.view(), "\n"); n != height-1 {
+				t.Fatalf("screen has %d lines, want %d", n+1, height)
+			}
+			mustShowWholeDialog(t, h)
+		}
+	})
 }
 
 // mustShowWholeDialog fails unless the open dialog is on screen down to its bottom
