@@ -52,8 +52,8 @@ func TestStoppedCrawlSaysHowToGoOnAndItsResumeWhatItKeeps(t *testing.T) {
 }
 
 // serve stops as crawl does: with URLs left it says the store keeps them and how to
-// go on (it said nothing; its crawl is the same), and its next start says what it
-// resumes.
+// go on (it said nothing), as serve (crawl --db would go on without the SSH
+// console), and its next start says what it resumes.
 func TestServeStoppedSaysHowToGoOn(t *testing.T) {
 	t.Parallel()
 	sb, seeds, conf := fastSandbox(t)
@@ -75,7 +75,7 @@ func TestServeStoppedSaysHowToGoOn(t *testing.T) {
 	if code := runServe(context.Background(), args("--duration", "2s"), &out1, &err1); code != 0 {
 		t.Fatalf("first run: exit %d\n%s%s", code, out1.String(), err1.String())
 	}
-	if want := "kept in " + db + ": to go on, start the crawl again with --db " + db; !strings.Contains(err1.String(), want) {
+	if want := "kept in " + db + ": to go on, start serve again with --db " + db + " and its --ssh flags"; !strings.Contains(err1.String(), want) {
 		t.Fatalf("serve stopped with URLs left does not say how to go on (%q):\n%s%s", want, out1.String(), err1.String())
 	}
 	var out2, err2 strings.Builder
