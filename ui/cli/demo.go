@@ -86,7 +86,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	sb, err := sandbox.Start(cfg)
 	if err != nil && last != "" {
-		fmt.Fprintf(stderr, "crawlconsole demo: the sandbox web cannot take %s again, the port the URLs in %s name (%v): it starts on another port, and the URLs left from the last run fail as unreachable\n", last, *db, err)
+		fmt.Fprintf(stderr, "crawlconsole demo: the sandbox web cannot take %s again, the port the URLs in %s name (%v): it starts on another port, "+
+			"and the URLs left from the last run wait as robots_unreachable; to go on with them, stop what holds %s and start the demo again with --db %s\n",
+			last, *db, err, last, *db)
 		cfg.HTTPAddr = sandbox.DefaultConfig().HTTPAddr
 		sb, err = sandbox.Start(cfg)
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"io"
+	"net"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -90,4 +91,29 @@ func anyProcessed(t *testing.T, db string, urls []string) bool {
 		}
 	}
 	return false
+}
+
+// A demo resumed while another process holds the port its URLs name says what to do
+// about it: it said only that the URLs left would fail.
+func TestDemoResumedOnATakenPortSaysWhatToDo(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "demo.db")
+	args := []string{"--headless", "--hosts", "8", "--lanes", "4", "--db", db}
+	if code := runDemo(context.Background(), append(args, "--duration", "1s"), io.Discard, io.Discard); code != 0 {
+		t.Fatalf("first demo: exit %d", code)
+	}
+	last := lastDemoAddr(db)
+	if last == "" {
+		t.Fatal("the first demo left no URL to fetch: the test shows nothing")
+	}
+	ln, err := net.Listen("tcp", last)
+	if err != nil {
+		t.Skipf("the port the URLs name was taken before the test took it: %v", err)
+	}
+	defer ln.Close()
+	var stderr strings.Builder
+	runDemo(context.Background(), append(args, "--duration", "300ms"), io.Discard, &stderr)
+	if want := "to go on with them, stop what holds " + last + " and start the demo again with --db " + db + "\n"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr does not say %q:\n%s", want, stderr.String())
+	}
 }
