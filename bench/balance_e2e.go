@@ -273,6 +273,12 @@ func balanceE2E(args []string) (map[string]any, error) {
 		bans, viol, len(ref.urls), lost, extra, twice, late)
 	fmt.Printf("goal (balanced ≤ 0.8 × even, 0 bans, nothing lost or repeated): %s\n", verdict)
 
+	// Who fetched the moved units' pages in the first balanced round: the plan's
+	// taking effect, which no load changes the way it changes the costs.
+	moved := make([]map[string]any, 0, len(p.Units))
+	for _, mv := range p.Units {
+		moved = append(moved, map[string]any{"unit": mv.Unit, "from": mv.From, "to": mv.To, "by_worker": runs[1].bySite[mv.Unit]})
+	}
 	perRun := make([]map[string]any, len(runs))
 	for i, r := range runs {
 		fin := make([]float64, len(r.finish))
@@ -296,6 +302,9 @@ func balanceE2E(args []string) (map[string]any, error) {
 		"fetched_twice":       twice,
 		"late":                late,
 		"moves":               len(p.Units),
+		"moved":               moved,
+		"variance_before":     p.VarianceBefore,
+		"variance_after":      p.VarianceAfter,
 		"runs":                perRun,
 		"seed":                cfg.Seed,
 		"sites":               len(sitePages),
