@@ -57,17 +57,23 @@ func (d *doc) metaTree() *meta.Tree {
 		e := &d.elems[i]
 		t.Elems = append(t.Elems, meta.Elem{Names: e.names, RunStart: e.runStart, RunEnd: e.runEnd})
 	}
-	t.H1 = d.h1()
+	t.H1s = d.h1s(t.H1s[:0])
+	t.H1 = -1
+	if len(t.H1s) > 0 {
+		t.H1 = t.H1s[0]
+	}
 	return t
 }
 
-// h1 is the first visible <h1> with letters, -1 when there is none.
-func (d *doc) h1() int32 {
+// h1s appends the first visible <h1>s with letters (at most meta.MaxH1s).
+func (d *doc) h1s(out []int32) []int32 {
 	for i := range d.elems {
 		e := &d.elems[i]
 		if e.tag == atom.H1 && e.letters > 0 && e.flags&flagHidden == 0 && e.runStart < e.runEnd {
-			return int32(i)
+			if out = append(out, int32(i)); len(out) == meta.MaxH1s {
+				break
+			}
 		}
 	}
-	return -1
+	return out
 }

@@ -59,3 +59,36 @@ func TestRubyAnnotationsAreNotText(t *testing.T) {
 		t.Errorf("main text %q (ok %v): want the text without its readings", text.Body, ok)
 	}
 }
+
+// A JSON-LD block wrapped in <![CDATA[ … ]]> (Libération's pages) is read: its
+// authors are the byline.
+func TestJSONLDInCDATA(t *testing.T) {
+	ld := `<script type="application/ld+json">
+        <![CDATA[
+        {"@context": "http://schema.org", "@type": "NewsArticle", "headline": "Screenshot : «Vape Wave», «6 Days», «Alphonse Président»",
+         "datePublished": "2017-11-24T18:42:20", "author": [{"@type": "Person", "name": "Alexandre Hervaud"}, {"@type": "Person", "name": "Jérémy Piette"}]}
+        ]]>
+        </script>`
+	md := Parse([]byte(article(ld, "")), "text/html; charset=utf-8", nil).Meta("", metaNow)
+	if got := strings.Join(md.Authors, ";"); got != "Alexandre Hervaud;Jérémy Piette" {
+		t.Errorf("authors %q (from %s), want the JSON-LD's two", got, md.AuthorsFrom)
+	}
+	if got := md.Published.Day(); got != "2017-11-24" {
+		t.Errorf("published %q, want 2017-11-24", got)
+	}
+}
+
+// A site's name in an <h1> before the article's (AFPBB News, Prachatai, the
+// GiveWell blog) is in the <title> too, but the article's <h1> matches more of
+// it: the headline is the article's.
+func TestSiteNameH1IsNotTheHeadline(t *testing.T) {
+	page := `<!doctype html><html lang="ja"><head><title>動画：ナイジェリアで少女らによる自爆攻撃、ロケット弾も撃ち込まれ31人死亡 国際ニュース：AFPBB News</title></head><body>
+<header><a href="/"><h1 class="hide-text"><span>国際ニュース：AFPBB News</span></h1></a></header>
+<article><h1 class="title">動画：ナイジェリアで少女らによる自爆攻撃、ロケット弾も撃ち込まれ31人死亡</h1>
+<p>ナイジェリア北東部ボルノ州の州都マイドゥグリ近郊で、少女らによる自爆攻撃があり、ロケット弾も撃ち込まれ、少なくとも31人が死亡した。</p>
+<p>当局によると、攻撃はイスラム過激派組織ボコ・ハラムによるものとみられる。</p></article></body></html>`
+	md := Parse([]byte(page), "text/html; charset=utf-8", nil).Meta("", metaNow)
+	if want := "動画：ナイジェリアで少女らによる自爆攻撃、ロケット弾も撃ち込まれ31人死亡"; md.Headline.Value != want {
+		t.Errorf("headline %q (from %s), want %q", md.Headline.Value, md.Headline.From, want)
+	}
+}

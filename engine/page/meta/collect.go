@@ -178,10 +178,27 @@ func (m *Raw) endLD() {
 	if m.ldOver || len(m.jsonld) >= maxJSONLDBlocks || m.ldBytes+len(m.ld) > maxJSONLDTotal {
 		return
 	}
-	if b := bytes.TrimSpace(m.ld); len(b) > 0 {
+	if b := unwrapLD(m.ld); len(b) > 0 {
 		m.jsonld = append(m.jsonld, string(b))
 		m.ldBytes += len(b)
 	}
+}
+
+// ldWrappers are what pages put around a JSON-LD block for old XHTML or script
+// parsers (Libération's `<![CDATA[ {...} ]]>`): JSON.parse in a browser would
+// fail on them, but search engines read through them, so the pages keep them.
+var ldWrappers = [][2]string{{"//<![CDATA[", "//]]>"}, {"<![CDATA[", "]]>"}, {"<!--", "-->"}}
+
+// unwrapLD is a JSON-LD block's text without white space or a wrapper around it.
+func unwrapLD(b []byte) []byte {
+	b = bytes.TrimSpace(b)
+	for _, w := range ldWrappers {
+		if bytes.HasPrefix(b, []byte(w[0])) {
+			b = bytes.TrimSpace(bytes.TrimSuffix(bytes.TrimSpace(b[len(w[0]):]), []byte(w[1])))
+			break
+		}
+	}
+	return b
 }
 
 // metaKeys are the <meta> names kept for the metadata.

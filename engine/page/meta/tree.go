@@ -1,6 +1,7 @@
 package meta
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -17,7 +18,13 @@ type Tree struct {
 	Runs  []Span // its runs of text, in document order
 	Elems []Elem // the elements, by index in document order
 	H1    int32  // the first visible <h1> with text, -1 when there is none
+	// H1s are the first visible <h1>s with text (at most MaxH1s), H1 first.
+	H1s []int32
 }
+
+// MaxH1s bounds the <h1>s weighed for the headline: a site's logo or section
+// name in an <h1> comes before the article's own, rarely more than one.
+const MaxH1s = 4
 
 // Span is a run of the visible text: Text[Start:End].
 type Span struct{ Start, End int32 }
@@ -120,7 +127,7 @@ func (m *Raw) FromTree(d *Tree, docTitle, title, body string) {
 		m.elems[i].pos = d.elemPos(m.elems[i].elem)
 	}
 	m.headAt = -1
-	if h := d.H1; h >= 0 {
+	if h := m.pickH1(d); h >= 0 {
 		m.h1 = d.elemText(h, 512)
 		m.headAt = d.elemPos(h)
 	}
@@ -147,4 +154,46 @@ func hasAnyPart(names string, parts []string) bool {
 		}
 	}
 	return false
+}
+
+// pickH1 is the <h1> the headline is read from: the first, unless a later one
+// matches more of the page's <title> or og:title. A site's name in an <h1> before
+// the article's (AFPBB News's "国際ニュース：AFPBB News", Prachatai's logo) is
+// in the <title> too, so it passes for the headline when it is the only one asked.
+func (m *Raw) pickH1(d *Tree) int32 {
+	h := d.H1
+	if len(d.H1s) < 2 {
+		return h
+	}
+	og, _ := m.metaValue(headlineKeys[:len(headlineKeys)-1], nil)
+	refs := [2]string{m.title, og}
+	best := -1.0
+	for _, c := range d.H1s {
+		text := d.elemText(c, 512)
+		for _, ref := range refs {
+			if ref == "" || !sameHeadline(text, ref) {
+				continue
+			}
+			if cov := titleCover(text, ref); cov > best {
+				best, h = cov, c
+			}
+		}
+	}
+	return h
+}
+
+// titleCover is the share of ref's title words that text has.
+func titleCover(text, ref string) float64 {
+	var bufA, bufB [64]string
+	wt, wr := appendTitleWords(bufA[:0], text), appendTitleWords(bufB[:0], ref)
+	if len(wr) == 0 {
+		return 0
+	}
+	hit := 0
+	for _, w := range wr {
+		if slices.Contains(wt, w) {
+			hit++
+		}
+	}
+	return float64(hit) / float64(len(wr))
 }
