@@ -92,3 +92,23 @@ func TestSiteNameH1IsNotTheHeadline(t *testing.T) {
 		t.Errorf("headline %q (from %s), want %q", md.Headline.Value, md.Headline.From, want)
 	}
 }
+
+// A Chinese, Japanese or Russian byline's label is not the name: "作者：张三" is
+// 张三, "記者　山田太郎" 山田太郎, "Автор: Иван Петров" Иван Петров; in a line of
+// credits the author's is the one read, not the source's or the editor's.
+func TestBylineLabelsOtherScripts(t *testing.T) {
+	for _, tc := range []struct{ byline, want string }{
+		{`<div class="author">作者：张三</div>`, "张三"},
+		{`<span class="byline">Автор: Иван Петров</span>`, "Иван Петров"},
+		{`<div class="author">Текст: Анна Смирнова</div>`, "Анна Смирнова"},
+		{`<p class="author">記者　山田太郎</p>`, "山田太郎"},
+		{`<span class="author">（記者 田中一郎）</span>`, "田中一郎"},
+		{`<p class="byline">文／記者王小明</p>`, "王小明"},
+		{`<div class="article-author">来源：新华社 作者：李明 责任编辑：王芳</div>`, "李明"},
+	} {
+		md := Parse([]byte(article("", tc.byline)), "text/html; charset=utf-8", nil).Meta("", metaNow)
+		if got := strings.Join(md.Authors, ";"); got != tc.want {
+			t.Errorf("%s: authors %q, want %q", tc.byline, got, tc.want)
+		}
+	}
+}

@@ -341,9 +341,39 @@ func hasWords(s, w string) bool {
 	return false
 }
 
-// bylinePrefixes are the words a byline starts with, lower case.
+// bylinePrefixes are the words a byline starts with, lower case (a full-width
+// colon or slash is read as its ASCII form first).
 var bylinePrefixes = []string{"written by", "posted by", "by", "von", "par", "por", "di", "door", "av", "autor:",
-	"author:", "authors:", "auteur :", "auteur:", "text:", "texte:", "redacción:", "от"}
+	"author:", "authors:", "auteur :", "auteur:", "text:", "texte:", "redacción:", "от",
+	"автор:", "авторы:", "автор", "текст:",
+	"作者:", "作者", "撰文:", "撰稿:", "文/", "文:", "本报记者", "新华社记者", "记者:", "记者", "記者:", "記者", "筆者:", "執筆:", "기자:"}
+
+// bylineLabels are the labels of a Chinese or Japanese byline that name its
+// author among other credits ("来源：新华社 作者：李明 责任编辑：王芳").
+var bylineLabels = []string{"作者:", "记者:", "記者:", "撰文:", "执笔:", "執筆:", "文/"}
+
+// labelledAuthor is the name after an author's label inside a line of credits,
+// to the next space (Chinese names have none); else v.
+func labelledAuthor(v string) string {
+	for _, l := range bylineLabels {
+		i := strings.Index(v, l)
+		if i < 0 {
+			continue
+		}
+		rest := strings.TrimSpace(v[i+len(l):])
+		if r, _ := utf8.DecodeRuneInString(rest); !textutil.UnspacedScript(r) {
+			continue
+		}
+		if j := strings.IndexByte(rest, ' '); j > 0 {
+			rest = rest[:j]
+		}
+		return rest
+	}
+	return v
+}
+
+// fullWidth are the full-width forms a CJK byline writes, and their ASCII.
+var fullWidth = strings.NewReplacer("：", ":", "／", "/", "（", "(", "）", ")", "\u3000", " ")
 
 // authorSeps split a list of authors.
 var authorSeps = []string{",", ";", "|", " and ", " & ", " und ", " et ", " y ", " e ", " en ", " и ", "、", "/"}
@@ -358,7 +388,7 @@ func cleanAuthors(vals []string, site string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, v := range vals {
-		v = textutil.CollapseSpace(v)
+		v = labelledAuthor(textutil.CollapseSpace(fullWidth.Replace(v)))
 		if strings.Contains(v, "://") || strings.HasPrefix(v, "@") || strings.HasPrefix(v, "www.") {
 			continue
 		}
@@ -387,18 +417,19 @@ func cleanAuthors(vals []string, site string) []string {
 					p = rest // "ERIC TUCKER Associated Press"
 				}
 			}
+			p = strings.TrimSpace(strings.Trim(p, "()")) // "（記者 田中一郎）"
 			for again := true; again; {
 				again = false
 				lp := strings.ToLower(p)
 				for _, pre := range bylinePrefixes {
-					if strings.HasPrefix(lp, pre+" ") || strings.HasSuffix(pre, ":") && strings.HasPrefix(lp, pre) {
+					if strings.HasPrefix(lp, pre+" ") || glued(pre) && strings.HasPrefix(lp, pre) && len(lp) > len(pre) {
 						p = strings.TrimSpace(p[len(pre):])
 						again = true
 						break
 					}
 				}
 			}
-			p = strings.Trim(p, " .:-–—·")
+			p = strings.Trim(p, " .:-–—·()")
 			if !plausibleName(p) || seen[strings.ToLower(p)] || notAName(p, site, full) {
 				continue
 			}
@@ -411,6 +442,13 @@ func cleanAuthors(vals []string, site string) []string {
 		}
 	}
 	return out
+}
+
+// glued reports a byline prefix the name may follow without a space: one ending in
+// a colon or slash, or in Chinese or Japanese ("記者山田太郎").
+func glued(pre string) bool {
+	r, _ := utf8.DecodeLastRuneInString(pre)
+	return r == ':' || r == '/' || textutil.UnspacedScript(r)
 }
 
 // weekdays end a byline whose date follows the name.
