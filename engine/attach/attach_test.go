@@ -87,6 +87,7 @@ func richSnapshot() view.Snapshot {
 	s.NextRound = time.Now().Add(time.Hour).Round(0)
 	s.NextRevisit = time.Now().Add(2 * time.Hour).Round(0)
 	s.Totals.ConfirmFetches = 3
+	s.Totals.Robots = view.RobotsWaiting{URLs: 180, Sites: 3, Waited: 185}
 	s.Render = &view.RenderStats{Running: true, Starting: true, Stopping: true, Hung: 1, Contexts: 4, Busy: 1, PSSMB: 288, Renders: 31, Failed: 1, Recycled: 2, Restarts: 1, Unsettled: 2, WaitedOut: 1,
 		Requests: 140, Seconds: 27.5, Hosts: []view.RenderHost{{Host: "spa.sandbox.test", Renders: 31, Failed: 1, Requests: 140, Seconds: 27.5, Unsettled: 2}}}
 	s.DNS.Stats.Rejected = 2
