@@ -50,7 +50,7 @@ func (d *doc) metaTree() *meta.Tree {
 	t.Text = unsafe.String(unsafe.SliceData(d.text), len(d.text))
 	t.Runs = t.Runs[:0]
 	for _, r := range d.runs {
-		t.Runs = append(t.Runs, meta.Span{Start: r.start, End: r.end})
+		t.Runs = append(t.Runs, meta.Span{Start: r.start, End: r.end, Brk: r.brk})
 	}
 	t.Elems = t.Elems[:0]
 	for i := range d.elems {

@@ -112,3 +112,16 @@ func TestBylineLabelsOtherScripts(t *testing.T) {
 		}
 	}
 }
+
+// A line of the <h1> that no title has is not the headline's: Nikkei's <h1> puts
+// its byline after a <br>.
+func TestH1LineNoTitleHasIsNotTheHeadline(t *testing.T) {
+	page := `<!doctype html><html lang="ja"><head><title>米朝首脳直通電話 習氏に挑むトランプ戦術の成否 （写真＝ロイター） ：日本経済新聞</title></head><body>
+<article><h1 class="cmn-article_title"><span>米朝首脳直通電話　習氏に挑むトランプ戦術の成否</span><br/><span>編集委員　中沢克二</span></h1>
+<p>６月12日の歴史的な米朝首脳会談を巡って戦っていたのは、米大統領のトランプと北朝鮮委員長の金正恩ばかりではなかった。中国国家主席、習近平も重要な陰の参戦者だった。</p>
+<p>核放棄を巡って「検証可能な」の文字がなく、米韓軍事演習の中止にまで踏み込んだ米朝会談は、トランプによる金正恩への一方的譲歩であった。</p></article></body></html>`
+	md := Parse([]byte(page), "text/html; charset=utf-8", nil).Meta("", metaNow)
+	if want := "米朝首脳直通電話 習氏に挑むトランプ戦術の成否"; md.Headline.Value != want {
+		t.Errorf("headline %q (from %s), want %q", md.Headline.Value, md.Headline.From, want)
+	}
+}

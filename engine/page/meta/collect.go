@@ -62,6 +62,7 @@ type Raw struct {
 	// Read from the tree once the parse is done (fromTree).
 	title     string     // the document's <title>
 	h1        string     // the first visible <h1>
+	h1Lines   [2]string  // the <h1>'s first line and the rest, when a break splits it
 	dateLines []dateLine // dates in elements whose class or id speaks of dates
 	bylines   []string   // text of elements whose class or id speaks of authors
 	textDates []dateLine // dates in the page's visible text, in order

@@ -25,6 +25,11 @@ func (m *Raw) headline(ld ldFacts) Field {
 	if m.h1 != "" {
 		for _, ref := range []string{title, og, ld.headline} {
 			if ref != "" && sameHeadline(m.h1, ref) {
+				// A line of the <h1> that no title has is not the headline's: Nikkei's
+				// <h1> puts the byline ("編集委員　中沢克二") after a <br>.
+				if first, rest := m.h1Lines[0], m.h1Lines[1]; first != "" && sameHeadline(first, ref) && titleCover(ref, rest) == 0 {
+					return Field{first, "h1"}
+				}
 				return Field{m.h1, "h1"}
 			}
 		}

@@ -27,7 +27,10 @@ type Tree struct {
 const MaxH1s = 4
 
 // Span is a run of the visible text: Text[Start:End].
-type Span struct{ Start, End int32 }
+type Span struct {
+	Start, End int32
+	Brk        bool // a <br> or a block's start comes before the run
+}
 
 // Elem is one element of the tree.
 type Elem struct {
@@ -48,11 +51,16 @@ func (t *Tree) elemText(i int32, max int) string {
 	if i < 0 || int(i) >= len(t.Elems) {
 		return ""
 	}
-	e := &t.Elems[i]
+	return t.spanText(t.Elems[i], max)
+}
+
+// spanText is the text of runs e.RunStart to e.RunEnd, spaces collapsed, at most
+// max bytes.
+func (t *Tree) spanText(e Elem, max int) string {
 	var b []byte
 	for k, r := range t.Runs[e.RunStart:e.RunEnd] {
 		run := t.Text[r.Start:r.End]
-		if k > 0 && !(closeUp(b) && closeUpRune(firstRune(run))) {
+		if k > 0 && (r.Brk || !(closeUp(b) && closeUpRune(firstRune(run)))) {
 			b = append(b, ' ')
 		}
 		b = append(b, run...)
@@ -64,9 +72,10 @@ func (t *Tree) elemText(i int32, max int) string {
 }
 
 // closeUp reports text ending in a script written without spaces: the next run
-// continues it with none. Runs are split by inline markup, which in Chinese or
-// Japanese falls inside words (ruby: "<ruby>子<rt>こ</rt></ruby>ども" is "子ども", not
-// "子 ども"); elsewhere a space keeps two adjacent links' names apart.
+// continues it with none unless a line break comes between. Runs are split by
+// inline markup, which in Chinese or Japanese falls inside words (ruby:
+// "<ruby>子<rt>こ</rt></ruby>ども" is "子ども", not "子 ども"); elsewhere a space keeps
+// two adjacent links' names apart.
 func closeUp(b []byte) bool {
 	r, _ := utf8.DecodeLastRune(b)
 	return closeUpRune(r)
@@ -127,9 +136,11 @@ func (m *Raw) FromTree(d *Tree, docTitle, title, body string) {
 		m.elems[i].pos = d.elemPos(m.elems[i].elem)
 	}
 	m.headAt = -1
+	m.h1Lines = [2]string{}
 	if h := m.pickH1(d); h >= 0 {
 		m.h1 = d.elemText(h, 512)
 		m.headAt = d.elemPos(h)
+		m.h1Lines = d.firstLine(h)
 	}
 	for i := int32(0); i < int32(len(d.Elems)) && len(m.bylines) < maxBylines; i++ {
 		names := d.names(i)
@@ -196,4 +207,18 @@ func titleCover(text, ref string) float64 {
 		}
 	}
 	return float64(hit) / float64(len(wr))
+}
+
+// firstLine is an element's text before its first line break and after it, both
+// empty when it has none.
+func (t *Tree) firstLine(i int32) [2]string {
+	e := &t.Elems[i]
+	for k := e.RunStart + 1; k < e.RunEnd; k++ {
+		if t.Runs[k].Brk {
+			first, rest := *e, *e
+			first.RunEnd, rest.RunStart = k, k
+			return [2]string{t.spanText(first, 512), t.spanText(rest, 512)}
+		}
+	}
+	return [2]string{}
 }
