@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/crawlconsole/crawlconsole/engine/page/internal/bodytext"
 	"github.com/crawlconsole/crawlconsole/engine/page/internal/textutil"
 	"github.com/crawlconsole/crawlconsole/engine/page/meta"
 	"golang.org/x/net/html"
@@ -220,7 +221,7 @@ func (p *Parsed) extractText() (t Text, ok bool) {
 		}
 		d.release()
 	}
-	if t.Title == "" && t.Body == "" || !p.valid && !usableText(t.Title+"\n"+t.Body) {
+	if t.Title == "" && t.Body == "" || !p.valid && !bodytext.Usable(t.Title+"\n"+t.Body) {
 		// Valid UTF-8 was checked for letters by the extractor (a paragraph has
 		// some); text with invalid bytes must not be mostly replacement characters.
 		return Text{}, false
