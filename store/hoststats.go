@@ -75,7 +75,7 @@ func (s *Store) HostReport() ([]HostStats, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = s.each(ctx, `SELECT host, err_kind, COUNT(*) FROM urls WHERE err_kind != ''
+	err = s.each(ctx, `SELECT host, err_kind, COUNT(*) FROM urls WHERE err_kind != '' AND state != 4
 		GROUP BY host, err_kind ORDER BY 1, 3 DESC, 2`, func(r *sql.Rows) error {
 		var h string
 		var k KindCount

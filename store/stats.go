@@ -79,7 +79,7 @@ func (s *Store) Stats() (Stats, error) {
 		st.CompressionRatio = float64(st.Counts.BytesStored) / float64(st.Counts.BytesCompressed)
 	}
 	ctx := context.Background()
-	err = s.each(ctx, `SELECT err_kind, COUNT(*) FROM urls WHERE err_kind != ''
+	err = s.each(ctx, `SELECT err_kind, COUNT(*) FROM urls WHERE err_kind != '' AND state != 4
 		GROUP BY err_kind ORDER BY 2 DESC, 1`, func(r *sql.Rows) error {
 		var k KindCount
 		err := r.Scan(&k.Kind, &k.Count)
