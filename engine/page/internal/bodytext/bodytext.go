@@ -153,10 +153,12 @@ func lateMetaCharset(body []byte) (encoding.Encoding, string, bool) {
 			return nil, "", false
 		}
 		if indexFold(head[off:off+end], "charset") >= 0 {
-			// The prescan reads one declaration from where the tag starts.
-			if e, n, _ := charset.DetermineEncoding(head[off:], ""); n != "windows-1252" && e != nil {
-				return e, n, true
-			}
+			// The tag's own declaration, read from the tag alone (past it, the
+			// prescan would take a later tag's, or sniff UTF-8 from the bytes
+			// after it). The first declaration decides, as in a browser: one of
+			// windows-1252 (or a name for it, iso-8859-1) keeps the default.
+			e, n, _ := charset.DetermineEncoding(head[off:off+end+1], "")
+			return e, n, n != "windows-1252" && e != nil
 		}
 		off += end
 	}
