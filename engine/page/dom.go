@@ -100,6 +100,7 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 	defer func() { tz.stack = stack[:0] }()
 	skipDepth := 0        // >0 while inside a rawSkip subtree
 	var skipTag atom.Atom // the element that opened the skip
+	rubyInner := 0        // elements open inside a skipped <rt> or <rp>
 	inTitle := false
 	pendingBreak := true
 	linkDepth := 0 // open <a> elements
@@ -239,11 +240,13 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 				skipDepth = 0 // HTML5 "in head": any other element ends an unclosed <head>
 			}
 			if skipDepth > 0 && (skipTag == atom.Rt || skipTag == atom.Rp) && (tag == atom.Rt || tag == atom.Rp) {
-				skipDepth = 0 // an <rt> or <rp> ends an open one (its end tag may be omitted)
+				skipDepth, rubyInner = 0, 0 // an <rt> or <rp> ends an open one (its end tag may be omitted)
 			}
 			if skipDepth > 0 {
 				if tag == skipTag && tt == html.StartTagToken && kind&kindVoid == 0 {
 					skipDepth++
+				} else if (skipTag == atom.Rt || skipTag == atom.Rp) && tt == html.StartTagToken && kind&kindVoid == 0 {
+					rubyInner++
 				}
 				continue
 			}
@@ -256,7 +259,7 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 			}
 			if kind&kindRawSkip != 0 {
 				if tt == html.StartTagToken && kind&kindVoid == 0 {
-					skipDepth, skipTag = 1, tag
+					skipDepth, skipTag, rubyInner = 1, tag, 0
 				}
 				continue
 			}
@@ -365,10 +368,23 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 				continue
 			}
 			if skipDepth > 0 {
-				if tag == skipTag || tag == atom.Ruby && (skipTag == atom.Rt || skipTag == atom.Rp) {
+				ruby := skipTag == atom.Rt || skipTag == atom.Rp
+				switch {
+				case tag == skipTag || tag == atom.Ruby && ruby:
 					skipDepth-- // </ruby> closes an <rt> left open
+					continue
+				case !ruby:
+					continue
+				case rubyInner > 0:
+					rubyInner-- // an element opened inside the annotation
+					continue
+				case tag == 0 || findOpen(tag, nil) <= 0:
+					continue
 				}
-				continue
+				// The end tag of an element open around the annotation (the
+				// paragraph's </p>) closes an <rt> or <rp> left open, as HTML5's
+				// implied end tags do; it then closes its own element below.
+				skipDepth, rubyInner = 0, 0
 			}
 			if tag == atom.Br {
 				pendingBreak = true

@@ -125,3 +125,50 @@ func TestH1LineNoTitleHasIsNotTheHeadline(t *testing.T) {
 		t.Errorf("headline %q (from %s), want %q", md.Headline.Value, md.Headline.From, want)
 	}
 }
+
+// A page that declares its charset in its first KiB keeps it: a later <meta> (a
+// template's second declaration) does not override the first, as in a browser.
+func TestEarlyMetaCharsetWins(t *testing.T) {
+	page := `<!DOCTYPE html><html><head><meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1"><title>Caf` + "\xe9" + ` cr` + "\xe8" + `me</title>` +
+		`<script>` + strings.Repeat("var a = {};\n", 100) + `</script><meta charset="utf-8"></head><body><p>` +
+		strings.Repeat("Le caf\xe9 est une boisson tr\xe8s appr\xe9ci\xe9e. ", 20) + `</p></body></html>`
+	out, _, ok := Decode([]byte(page), "text/html")
+	if !ok || !strings.Contains(string(out), "Café crème") {
+		i := max(strings.Index(string(out), "<title>"), 0)
+		t.Errorf("ok %v; title read as %q; want Café crème (iso-8859-1, declared first)", ok, string(out[i:min(i+30, len(out))]))
+	}
+}
+
+// An <rt> left open with no </ruby> (tag soup: the paragraph's end closes it in a
+// browser) does not take the rest of the article with it.
+func TestUnclosedRtKeepsTheArticle(t *testing.T) {
+	para := `<p>親が子どもを教育するために、たたいたり蹴ったりする体罰を禁止することになりました。政府はこの法律について説明しました。</p>`
+	for _, ruby := range []string{`<p><ruby>漢<rt>かん</p>`, `<p><ruby>漢<rt><span>か</span>ん</p>`, `<p><ruby>漢<rp>(<rt>かん<rp>)</p>`} {
+		page := `<!doctype html><html lang="ja"><head><title>ニュース</title></head><body><article><h1>見出し</h1>` +
+			ruby + strings.Repeat(para, 6) + `</article></body></html>`
+		text, ok := MainText([]byte(page), "text/html; charset=utf-8")
+		if !ok || !strings.Contains(text.Body, "政府はこの法律について説明しました") || strings.Contains(text.Body, "かん") {
+			t.Errorf("%s: main text %q (ok %v): want the paragraphs after the open <rt>, without its reading", ruby, text.Body, ok)
+		}
+	}
+}
+
+// Korean is written with spaces between words: a headline or byline split by
+// inline markup keeps its spaces.
+func TestKoreanHeadlineKeepsItsSpaces(t *testing.T) {
+	para := `<p>서울 지역에 많은 비가 내려 시민들의 피해가 커지고 있다고 기상청이 오늘 밝혔습니다. 당국은 주의를 당부했다.</p>`
+	for _, h1 := range []string{
+		`<h1 class="title"><span>서울</span> <span>폭우</span> <em>피해</em> 커져</h1>`,
+		"<h1 class=\"title\"><span>서울</span>\n<span>폭우</span>\n<em>피해</em> 커져</h1>",
+	} {
+		page := `<!doctype html><html lang="ko"><head><title>서울 폭우 피해 커져</title></head><body><article>` + h1 +
+			`<div class="byline"><div class="name">김철수</div><div class="role">기자</div></div><div class="body">` + strings.Repeat(para, 5) + `</div></article></body></html>`
+		md := Parse([]byte(page), "text/html; charset=utf-8", nil).Meta("", time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC))
+		if len(md.Authors) != 1 || md.Authors[0] != "김철수 기자" {
+			t.Errorf("byline %q, want 김철수 기자", md.Authors)
+		}
+		if strings.Contains(md.Headline.Value, "서울폭우") {
+			t.Errorf("headline %q: words glued", md.Headline.Value)
+		}
+	}
+}
