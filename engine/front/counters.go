@@ -42,7 +42,7 @@ type Counters struct {
 // robotsWaiting are this run's URLs set aside because their site's robots.txt did
 // not answer and not fetched or ended since, by host. Each is counted once under
 // robots_unreachable however often it is deferred again: an operator reads an
-// error count as URLs (a resumed demo said robots_unreachable=1143 of 180 URLs).
+// error count as URLs, and a site down for an hour defers each of its URLs many times.
 type robotsWaiting struct {
 	urls   map[string]string // URL → host
 	hosts  map[string]int    // URLs waiting by host

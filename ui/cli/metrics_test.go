@@ -423,7 +423,7 @@ type keptConn struct {
 }
 
 // keptAlive opens a connection to addr and has /metrics answered on it once, so that
-// the server keeps it as an idle keep-alive connection (for its ReadHeaderTimeout, 5 s)
+// the server keeps it as an idle keep-alive connection (it sets no idle timeout)
 // until it shuts down.
 func keptAlive(t *testing.T, addr string) *keptConn {
 	t.Helper()
