@@ -158,8 +158,8 @@ func TestPoolCloseEndsABrowsersStart(t *testing.T) {
 	p.Close()
 	// Close waits stopWait (15 s) for a start it told to end, then says it did not:
 	// a start that ended when told leaves the log empty, however slow the box.
-	if len(logs.lines) > 0 {
-		t.Errorf("Close during the browser's start logged %q; want the start ended at once, within Close's wait", logs.lines)
+	if got := logs.with(""); len(got) > 0 {
+		t.Errorf("Close during the browser's start logged %q; want the start ended at once, within Close's wait", got)
 	}
 	if alive(pid) {
 		t.Errorf("the browser being started (pid %d) outlived Close", pid)
@@ -309,8 +309,8 @@ func TestPoolOpensAPageAside(t *testing.T) {
 	}
 	// Close's own waits (stopWait) say so when they run out: "at once" is an empty
 	// log, not a time the box's load decides.
-	if len(logs.lines) > 0 {
-		t.Errorf("Close with a page being opened logged %q; want it to return at once", logs.lines)
+	if got := logs.with(""); len(got) > 0 {
+		t.Errorf("Close with a page being opened logged %q; want it to return at once", got)
 	}
 	if err := wait(t, slowErr, gateWait, "the render whose page was opening"); !errors.Is(err, ErrClosed) {
 		t.Errorf("the render whose page was opening: %v; want ErrClosed", err)
