@@ -121,24 +121,7 @@ func TestARejoinDropsTheLateGrants(t *testing.T) {
 	if _, err := up.Join(nil); err != nil { // the master declared w1 dead: it joins again
 		t.Fatal(err)
 	}
-	up.wait = time.Minute
-	claimed := make(chan egress.Spec, 1)
-	go func() {
-		sp, _ := up.Claim()
-		claimed <- sp
-	}()
-	select {
-	case m := <-asked:
-		fresh, _ := cluster.Encode(&wire.ClaimReply{Egress: &wire.Egress{Name: "fresh", Kind: "bind", Address: "127.0.0.52"}})
-		if err := m.Respond(fresh); err != nil {
-			t.Fatal(err)
-		}
-		if sp := <-claimed; sp.Name != "fresh" {
-			t.Fatalf("the claim after the rejoin = %+v; want the master's new grant", sp)
-		}
-	case sp := <-claimed:
-		t.Fatalf("the claim after the rejoin used %+v, granted before it, without asking the master", sp)
-	}
+	claimAsksAgain(t, up, asked, "the rejoin", "granted before it")
 }
 
 // unknownEgressLanes have no egress in their rotation: removing one fails as the
@@ -288,6 +271,14 @@ func TestALateGrantReadAfterItsRemovalIsNotKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	up.replies.Wait() // the late reply was read
+	claimAsksAgain(t, up, asked, "the removal", "removed by the operator")
+}
+
+// claimAsksAgain claims once more (waiting up to a minute) and fails unless the
+// claim asks the master and takes its new grant: the egress kept from before
+// event (a rejoin, a removal) is not used.
+func claimAsksAgain(t *testing.T, up *Upstream, asked <-chan *nats.Msg, event, kept string) {
+	t.Helper()
 	up.wait = time.Minute
 	claimed := make(chan egress.Spec, 1)
 	go func() {
@@ -301,9 +292,9 @@ func TestALateGrantReadAfterItsRemovalIsNotKept(t *testing.T) {
 			t.Fatal(err)
 		}
 		if sp := <-claimed; sp.Name != "fresh" {
-			t.Fatalf("the claim after the removal = %+v; want the master's new grant", sp)
+			t.Fatalf("the claim after %s = %+v; want the master's new grant", event, sp)
 		}
 	case sp := <-claimed:
-		t.Fatalf("the claim after the removal used %+v, removed by the operator, without asking the master", sp)
+		t.Fatalf("the claim after %s used %+v, %s, without asking the master", event, sp, kept)
 	}
 }
