@@ -49,18 +49,7 @@ func TestLateClaimReplyIsTaken(t *testing.T) {
 // for the worker's whole life.
 func TestAClaimGrantedPastTheWaitServesTheNextClaim(t *testing.T) {
 	t.Parallel()
-	_, connect := natstest.Start(t)
-	conn, master := connect("w1"), connect("master")
-	o := config.WorkerOptions{Conn: conn, Node: "w1", Prefix: "crawl"}
-	sub := wire.Subjects(o.Prefix)
-	asked := make(chan *nats.Msg, 4)
-	if _, err := master.NC.Subscribe(sub.Claim(), func(m *nats.Msg) { asked <- m }); err != nil {
-		t.Fatal(err)
-	}
-	if err := master.NC.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	up := NewUpstream(context.Background(), make(chan struct{}), o, "i1")
+	up, _, asked, _ := claimRig(t, false)
 	lateGrant(t, up, asked)
 	up.wait = time.Hour // a claim sent to the master now would wait, unanswered
 	sp, ok := up.Claim()
@@ -99,24 +88,7 @@ func lateGrant(t *testing.T, up *Upstream, asked <-chan *nats.Msg) {
 // next claim asks the master again instead of using the grant from before.
 func TestARejoinDropsTheLateGrants(t *testing.T) {
 	t.Parallel()
-	_, connect := natstest.Start(t)
-	conn, master := connect("w1"), connect("master")
-	o := config.WorkerOptions{Conn: conn, Node: "w1", Prefix: "crawl", JoinTimeout: time.Minute}
-	sub := wire.Subjects(o.Prefix)
-	asked := make(chan *nats.Msg, 4)
-	if _, err := master.NC.Subscribe(sub.Claim(), func(m *nats.Msg) { asked <- m }); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := master.NC.Subscribe(sub.Join(), func(m *nats.Msg) {
-		data, _ := cluster.Encode(&wire.JoinReply{})
-		_ = m.Respond(data)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := master.NC.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	up := NewUpstream(context.Background(), make(chan struct{}), o, "i1")
+	up, _, asked, _ := claimRig(t, true)
 	lateGrant(t, up, asked)
 	if _, err := up.Join(nil); err != nil { // the master declared w1 dead: it joins again
 		t.Fatal(err)
@@ -202,18 +174,7 @@ func removeOn(t *testing.T, n *Node, master *cluster.Conn, name string) string {
 // failed with no such egress and the claim's reply put spare in the rotation.
 func TestAClaimRepliedBeforeARemovalTakesNotTheRemovedEgress(t *testing.T) {
 	t.Parallel()
-	_, connect := natstest.Start(t)
-	conn, master := connect("w1"), connect("master")
-	o := config.WorkerOptions{Conn: conn, Node: "w1", Prefix: "crawl"}
-	sub := wire.Subjects(o.Prefix)
-	asked := make(chan *nats.Msg, 4)
-	if _, err := master.NC.Subscribe(sub.Claim(), func(m *nats.Msg) { asked <- m }); err != nil {
-		t.Fatal(err)
-	}
-	if err := master.NC.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	up := NewUpstream(context.Background(), make(chan struct{}), o, "i1")
+	up, master, asked, o := claimRig(t, false)
 	up.wait = time.Hour // the claim waits for its reply
 	n := &Node{lanes: unknownEgressLanes{&boardLanes{}}, lease: NewLease(nil), o: o, inc: "i1", ready: make(chan struct{}), up: up}
 	close(n.ready)
@@ -244,18 +205,7 @@ func TestAClaimRepliedBeforeARemovalTakesNotTheRemovedEgress(t *testing.T) {
 // claim, which asks the master again. Before, the next claim used spare.
 func TestALateGrantReadAfterItsRemovalIsNotKept(t *testing.T) {
 	t.Parallel()
-	_, connect := natstest.Start(t)
-	conn, master := connect("w1"), connect("master")
-	o := config.WorkerOptions{Conn: conn, Node: "w1", Prefix: "crawl"}
-	sub := wire.Subjects(o.Prefix)
-	asked := make(chan *nats.Msg, 4)
-	if _, err := master.NC.Subscribe(sub.Claim(), func(m *nats.Msg) { asked <- m }); err != nil {
-		t.Fatal(err)
-	}
-	if err := master.NC.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	up := NewUpstream(context.Background(), make(chan struct{}), o, "i1")
+	up, master, asked, o := claimRig(t, false)
 	n := &Node{lanes: unknownEgressLanes{&boardLanes{}}, lease: NewLease(nil), o: o, inc: "i1", ready: make(chan struct{}), up: up}
 	close(n.ready)
 	up.wait = 50 * time.Millisecond
@@ -297,4 +247,31 @@ func claimAsksAgain(t *testing.T, up *Upstream, asked <-chan *nats.Msg, event, k
 	case sp := <-claimed:
 		t.Fatalf("the claim after %s used %+v, %s, without asking the master", event, sp, kept)
 	}
+}
+
+// claimRig starts a NATS server with worker w1's upstream (incarnation i1) and
+// the master's side of its claims: each claim w1 sends lands on asked,
+// unanswered (the test answers). join: w1's joins are answered (an empty reply).
+func claimRig(t *testing.T, join bool) (up *Upstream, master *cluster.Conn, asked chan *nats.Msg, o config.WorkerOptions) {
+	t.Helper()
+	_, connect := natstest.Start(t)
+	conn, master := connect("w1"), connect("master")
+	o = config.WorkerOptions{Conn: conn, Node: "w1", Prefix: "crawl", JoinTimeout: time.Minute}
+	sub := wire.Subjects(o.Prefix)
+	asked = make(chan *nats.Msg, 4)
+	if _, err := master.NC.Subscribe(sub.Claim(), func(m *nats.Msg) { asked <- m }); err != nil {
+		t.Fatal(err)
+	}
+	if join {
+		if _, err := master.NC.Subscribe(sub.Join(), func(m *nats.Msg) {
+			data, _ := cluster.Encode(&wire.JoinReply{})
+			_ = m.Respond(data)
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := master.NC.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return NewUpstream(context.Background(), make(chan struct{}), o, "i1"), master, asked, o
 }
