@@ -118,23 +118,8 @@ func TestAnEgressRemovedDropsItsLateGrant(t *testing.T) {
 	up.late <- egress.Spec{Name: "other", Kind: "bind", Address: "127.0.0.52"}
 	n := &Node{lanes: unknownEgressLanes{&boardLanes{}}, lease: NewLease(nil), o: o, inc: "i1", ready: make(chan struct{}), up: up}
 	close(n.ready)
-	if _, err := conn.NC.Subscribe("ctl.w1", n.onControl); err != nil {
-		t.Fatal(err)
-	}
-	if err := conn.NC.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	data, _ := cluster.Encode(&wire.Control{Op: wire.OpRemoveEgress, Host: "spare"})
-	msg, err := master.NC.Request("ctl.w1", data, 30*time.Second) // a bound for the failure only
-	if err != nil {
-		t.Fatal(err)
-	}
-	var reply wire.ControlReply
-	if err := cluster.Decode(msg.Data, &reply, wire.MaxMessage); err != nil {
-		t.Fatal(err)
-	}
-	if reply.Error != "" {
-		t.Fatalf("the removal of an egress w1 held as a late grant failed: %s", reply.Error)
+	if e := removeOn(t, n, master, "spare"); e != "" {
+		t.Fatalf("the removal of an egress w1 held as a late grant failed: %s", e)
 	}
 	if sp, ok := up.Claim(); !ok || sp.Name != "other" {
 		t.Fatalf("the next claim = %+v, %v; want the other late grant, kept", sp, ok)
