@@ -172,14 +172,7 @@ func TestAClaimRepliedBeforeARemovalTakesNotTheRemovedEgress(t *testing.T) {
 		sp, ok := up.Claim()
 		claimed <- grant{sp, ok}
 	}()
-	m := <-asked
-	if e := removeOn(t, n, master, "spare"); e != "" {
-		t.Fatalf("the removal of spare, granted to w1's claim, failed: %s", e)
-	}
-	data, _ := cluster.Encode(&wire.ClaimReply{Egress: &wire.Egress{Name: "spare", Kind: "bind", Address: "127.0.0.51"}})
-	if err := m.Respond(data); err != nil {
-		t.Fatal(err)
-	}
+	removeThenGrant(t, n, master, <-asked)
 	if g := <-claimed; g.ok {
 		t.Fatalf("the claim took %+v, removed by the operator before its reply was read", g.sp)
 	}
@@ -197,14 +190,7 @@ func TestALateGrantReadAfterItsRemovalIsNotKept(t *testing.T) {
 	if sp, ok := up.Claim(); ok {
 		t.Fatalf("a claim the master did not answer granted %+v", sp)
 	}
-	m := <-asked
-	if e := removeOn(t, n, master, "spare"); e != "" {
-		t.Fatalf("the removal of spare, granted to w1's claim, failed: %s", e)
-	}
-	data, _ := cluster.Encode(&wire.ClaimReply{Egress: &wire.Egress{Name: "spare", Kind: "bind", Address: "127.0.0.51"}})
-	if err := m.Respond(data); err != nil {
-		t.Fatal(err)
-	}
+	removeThenGrant(t, n, master, <-asked)
 	up.replies.Wait() // the late reply was read
 	claimAsksAgain(t, up, asked, "the removal", "removed by the operator")
 }
@@ -259,4 +245,18 @@ func claimRig(t *testing.T, join bool) (up *Upstream, master *cluster.Conn, aske
 		t.Fatal(err)
 	}
 	return NewUpstream(context.Background(), make(chan struct{}), o, "i1"), master, asked, o
+}
+
+// removeThenGrant has the operator's removal of spare reach w1 (removeOn) before
+// the master's answer to claim m, which grants spare: the master answered before
+// the removal, and w1 reads the two on two subscriptions in the other order.
+func removeThenGrant(t *testing.T, n *Node, master *cluster.Conn, m *nats.Msg) {
+	t.Helper()
+	if e := removeOn(t, n, master, "spare"); e != "" {
+		t.Fatalf("the removal of spare, granted to w1's claim, failed: %s", e)
+	}
+	data, _ := cluster.Encode(&wire.ClaimReply{Egress: &wire.Egress{Name: "spare", Kind: "bind", Address: "127.0.0.51"}})
+	if err := m.Respond(data); err != nil {
+		t.Fatal(err)
+	}
 }
