@@ -1,16 +1,13 @@
 package lanes_test
 
 import (
-	"context"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
-	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
 )
@@ -22,11 +19,7 @@ import (
 // crashed.
 func TestARerouteLeavesTheTaskUnprocessed(t *testing.T) {
 	t.Parallel()
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		w.Write([]byte("<html><body>hello</body></html>"))
-	}))
-	defer site.Close()
+	site := helloSite(t)
 	// A proxy egress that forwards robots.txt and then asks for credentials it was
 	// not given (407): a proxy fault, the task moves to the bind egress.
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -77,19 +70,7 @@ func twoEgressRunner(t *testing.T, f *markingFront, egresses []string) *lanes.Ru
 	opts.Fetch.Retries = 0
 	opts.HostRate = 0
 	opts.Egress = egresses
-	var runMu sync.Mutex
-	r := lanes.NewRunner(context.Background(), &runMu, &opts, f, f)
-	guard, err := fetch.NewGuard([]string{"127.0.0.0/8"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.SetupEgress(lanes.EgressSetup{Resolver: loopback{}, Guard: guard, Fetch: r.FetchConfig()}); err != nil {
-		t.Fatal(err)
-	}
-	r.NewGate()
-	t.Cleanup(r.Close)
-	f.board = r.Board
-	return r
+	return loopbackRunner(t, &opts, f, &f.fakeFront)
 }
 
 // markingFront counts the Abandon calls (the store's unprocessed mark) beside
@@ -120,11 +101,7 @@ func (f *markingFront) Abandon(t frontier.Task, _ int) {
 // doubling), as if the site were down.
 func TestRobotsThroughADeadProxyMovesTheTask(t *testing.T) {
 	t.Parallel()
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		w.Write([]byte("<html><body>hello</body></html>"))
-	}))
-	defer site.Close()
+	site := helloSite(t)
 	gone, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -148,4 +125,16 @@ func TestRobotsThroughADeadProxyMovesTheTask(t *testing.T) {
 	if len(f.delivered) != 1 || f.delivered[0].Res == nil || f.delivered[0].Res.Status != http.StatusOK || f.delivered[0].Egress != "e2" {
 		t.Fatalf("the moved task was not fetched through e2: delivered %+v", f.delivered)
 	}
+}
+
+// helloSite serves one small HTML page at every path, robots.txt included (it
+// reads as no rules), closed at the test's end.
+func helloSite(t *testing.T) *httptest.Server {
+	t.Helper()
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<html><body>hello</body></html>"))
+	}))
+	t.Cleanup(site.Close)
+	return site
 }

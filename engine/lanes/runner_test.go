@@ -49,19 +49,8 @@ func TestRunnerNeedsOnlyItsPort(t *testing.T) {
 	opts.Lanes.DelayMin, opts.Lanes.DelayMax = time.Millisecond, 2*time.Millisecond
 	opts.Fetch.Retries = 0
 	opts.HostRate = 0 // one host here (127.0.0.1): no per-host cap to wait on
-	var runMu sync.Mutex
 	f := &fakeFront{}
-	r := lanes.NewRunner(context.Background(), &runMu, &opts, f, f)
-	guard, err := fetch.NewGuard([]string{"127.0.0.0/8"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.SetupEgress(lanes.EgressSetup{Resolver: loopback{}, Guard: guard, Fetch: r.FetchConfig()}); err != nil {
-		t.Fatal(err)
-	}
-	r.NewGate()
-	defer r.Close()
-	f.board = r.Board
+	r := loopbackRunner(t, &opts, f, f)
 
 	var lane *lanes.Lane
 	for _, u := range []string{site.URL + "/", site.URL + "/private", down.URL + "/"} {
@@ -105,6 +94,30 @@ func (loopback) LookupAddrs(context.Context, string) ([]netip.Addr, error) {
 }
 
 // fakeFront is the least a front does: hand out the board's tasks and keep what
+
+// loopbackRunner builds a runner over opts for front (its Front and Record),
+// fetching on loopback only, its gate made, closed at the test's end; ff, the
+// fake front inside front, gets the runner's board.
+func loopbackRunner(t *testing.T, opts *config.Options, front interface {
+	lanes.Front
+	lanes.Record
+}, ff *fakeFront) *lanes.Runner {
+	t.Helper()
+	var runMu sync.Mutex
+	r := lanes.NewRunner(context.Background(), &runMu, opts, front, front)
+	guard, err := fetch.NewGuard([]string{"127.0.0.0/8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SetupEgress(lanes.EgressSetup{Resolver: loopback{}, Guard: guard, Fetch: r.FetchConfig()}); err != nil {
+		t.Fatal(err)
+	}
+	r.NewGate()
+	t.Cleanup(r.Close)
+	ff.board = r.Board
+	return r
+}
+
 // comes back. Runner.Run calls it from one goroutine here.
 type fakeFront struct {
 	board     *lanes.Board
