@@ -128,6 +128,14 @@ func newBatchRigOver(t *testing.T, c *crawlStub, crawl Crawl) *batchRig {
 	return &batchRig{m: m, c: c, conn: conn, tasks: st}
 }
 
+// counts is the table's Counts under the crawl's lock: tasks waiting at the
+// master, and handed out.
+func (r *batchRig) counts() (waiting, out int) {
+	r.c.Lock()
+	defer r.c.Unlock()
+	return r.m.book.Counts()
+}
+
 // dispatch runs a dispatch and waits until each batch it dealt is stored or taken
 // back (the dispatch itself does not wait for its publishes).
 func (r *batchRig) dispatch() {
@@ -293,9 +301,7 @@ func TestHandOutLostOnTheWayIsQueuedAgainWithAWarning(t *testing.T) {
 	if len(warned) != 1 || !strings.Contains(warned[0], "http://www.a.test/1") {
 		t.Fatalf("warnings %q; want one naming http://www.a.test/1", warned)
 	}
-	r.c.Lock()
-	p, o := r.m.book.Counts()
-	r.c.Unlock()
+	p, o := r.counts()
 	if p != 1 || o != 0 {
 		t.Fatalf("counts %d waiting, %d out; want the lost task queued again (1, 0)", p, o)
 	}
@@ -338,9 +344,7 @@ func TestAResultBeingCommittedIsStillInHand(t *testing.T) {
 	}
 	inHand := -1
 	r.c.onCommit = func(*wire.Result) {
-		r.c.Lock()
-		_, inHand = r.m.book.Counts()
-		r.c.Unlock()
+		_, inHand = r.counts()
 	}
 	acked := make(chan string, 1)
 	r.m.onResult(&reportMsg{subject: wire.Subjects("t").Results("w1"), data: data, acked: acked})
@@ -350,9 +354,7 @@ func TestAResultBeingCommittedIsStillInHand(t *testing.T) {
 	if inHand != 1 {
 		t.Fatalf("%d tasks in hand while the result was being committed; want 1", inHand)
 	}
-	r.c.Lock()
-	_, out := r.m.book.Counts()
-	r.c.Unlock()
+	_, out := r.counts()
 	if out != 0 {
 		t.Fatalf("%d tasks in hand once the result was committed; want 0", out)
 	}

@@ -70,9 +70,7 @@ func TestABatchWhoseMarksFailedIsNotSent(t *testing.T) {
 	if b := r.stored(t, "w1"); len(b) != 0 {
 		t.Fatalf("w1 was sent leases %v whose in-progress marks the store failed to commit", leases(b))
 	}
-	r.c.Lock()
-	pending, out := r.m.book.Counts()
-	r.c.Unlock()
+	pending, out := r.counts()
 	if pending != 1 || out != 0 {
 		t.Fatalf("after the failed commit %d tasks wait and %d are out; want 1 waiting, none out", pending, out)
 	}
@@ -128,9 +126,7 @@ func TestAClaimTakenBackIsCommittedInProgressBeforeTheJoinIsAnswered(t *testing.
 	if !committedAfterMark {
 		t.Fatal("the join was answered before the claim's in-progress mark was committed")
 	}
-	r.c.Lock()
-	_, out := r.m.book.Counts()
-	r.c.Unlock()
+	_, out := r.counts()
 	if out != 2 {
 		t.Fatalf("%d tasks in hand after the rejoin; want the two claims taken back", out)
 	}
@@ -171,9 +167,7 @@ func TestABatchWhoseAckIsLostIsNotDealtTwice(t *testing.T) {
 	if b := r.stored(t, "w1"); len(b) != 1 || len(b[0].Tasks) != 1 {
 		t.Fatalf("w1's batches hold leases %v; want one batch of the one task", leases(b))
 	}
-	r.c.Lock()
-	pending, out := r.m.book.Counts()
-	r.c.Unlock()
+	pending, out := r.counts()
 	if pending != 0 || out != 1 {
 		t.Fatalf("after the lost acknowledgement %d tasks wait and %d are out; want none waiting, 1 out (w1's)", pending, out)
 	}
@@ -194,9 +188,7 @@ func TestAnUndoAfterTheWorkersBurialRequeuesOnce(t *testing.T) {
 		return nil, errors.New("nats: maximum messages per subject exceeded")
 	}
 	r.dispatch()
-	r.c.Lock()
-	pending, out := r.m.book.Counts()
-	r.c.Unlock()
+	pending, out := r.counts()
 	if pending != 1 || out != 0 {
 		t.Fatalf("after the burial and the failed publish %d tasks wait and %d are out; want the one task waiting once", pending, out)
 	}
@@ -276,9 +268,7 @@ func TestARejectedPublishIsNotTriedAgain(t *testing.T) {
 	if tries != 1 {
 		t.Fatalf("a rejected publish was tried %d times; want 1", tries)
 	}
-	r.c.Lock()
-	pending, out := r.m.book.Counts()
-	r.c.Unlock()
+	pending, out := r.counts()
 	if pending != 1 || out != 0 {
 		t.Fatalf("after the rejection %d tasks wait and %d are out; want the task waiting", pending, out)
 	}
@@ -365,9 +355,7 @@ func TestAHeldPublishHoldsNoLaterDispatch(t *testing.T) {
 	r.m.book.Add(frontier.Task{URL: "http://" + h2 + "/2", Host: h2})
 	r.c.Unlock()
 	within(t, others, "w2's second batch was not published while w1's publish was held")
-	r.c.Lock()
-	pending, out := r.m.book.Counts()
-	r.c.Unlock()
+	pending, out := r.counts()
 	if pending != 1 || out != 5 {
 		t.Fatalf("while w1's publish is held %d tasks wait and %d are out; want w1's new task waiting, its batch of 2 and w2's 3 tasks out", pending, out)
 	}
@@ -404,9 +392,7 @@ func TestAWorkerBuriedWhileItsPublishIsTriedHasItsBatchUndoneOnce(t *testing.T) 
 	within(t, others, "w1's task was not dealt to w2 while w1's publish was held")
 	answer <- errors.New("nats: maximum messages per subject exceeded")
 	r.m.sends.Wait()
-	r.c.Lock()
-	pending, out := r.m.book.Counts()
-	r.c.Unlock()
+	pending, out := r.counts()
 	if pending != 0 || out != 1 {
 		t.Fatalf("after w1's burial and its rejected publish %d tasks wait and %d are out; want none waiting, w2's one out", pending, out)
 	}
@@ -458,9 +444,7 @@ func TestAFailedPublishLeavesARejoinedWorkersClaim(t *testing.T) {
 	}
 	answer <- nats.ErrConnectionClosed
 	<-done
-	r.c.Lock()
-	pending, out := r.m.book.Counts()
-	r.c.Unlock()
+	pending, out := r.counts()
 	if pending != 0 || out != 1 {
 		t.Fatalf("after the rejoin's claim and the failed publish %d tasks wait and %d are out; want none waiting, the claim out", pending, out)
 	}
@@ -499,9 +483,7 @@ func TestARestartedWorkerIsDealtWhileItsLastIncarnationsPublishIsTried(t *testin
 	<-held
 	r.join(t, "w1", "b") // restarted: incarnation a is buried, its task queued again
 	within(t, stored, "w1's new incarnation was dealt nothing while its last incarnation's publish was held")
-	r.c.Lock()
-	pending, out := r.m.book.Counts()
-	r.c.Unlock()
+	pending, out := r.counts()
 	if pending != 0 || out != 1 {
 		t.Fatalf("with the new incarnation's batch out %d tasks wait and %d are out; want the task out once", pending, out)
 	}

@@ -66,9 +66,7 @@ func TestBudgetRecallNamesTheLastLeaseHandedOut(t *testing.T) {
 	if back != 1 {
 		t.Errorf("recall counts %d tasks back; want the 1 in the reply", back)
 	}
-	r.c.Lock()
-	waiting, out := r.m.book.Counts()
-	r.c.Unlock()
+	waiting, out := r.counts()
 	if waiting != 1 || out != 2 {
 		t.Errorf("after the recall %d tasks wait at the master and %d are out; want 1 and 2", waiting, out)
 	}
