@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -27,14 +26,7 @@ func TestCtlPausesAHostOnlyQueuedInTheStore(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	eng, err := engine.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := eng.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { eng.Close() })
+	eng := startedEngine(t, opts)
 	url, tokenFile := servedOperator(t, opts.DB, eng)
 
 	if code, out, errs := ctlRun(t, url, tokenFile, "pause", "host", held); code != 0 || !strings.Contains(out, "host "+held+" paused") {

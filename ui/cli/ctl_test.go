@@ -40,14 +40,7 @@ func steeringDemo(t *testing.T) (*engine.Engine, *sandbox.Sandbox, string, confi
 	if social == "" {
 		t.Skip("this sandbox seed has no social site")
 	}
-	eng, err := engine.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := eng.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { eng.Close() })
+	eng := startedEngine(t, opts)
 	return eng, sb, social, opts
 }
 
@@ -368,4 +361,18 @@ func TestCtlStatusCountsWarningsApart(t *testing.T) {
 	if err := json.Unmarshal([]byte(js.String()), &r); err != nil || len(r.Errors) != 1 || r.Warnings["discovery_invalid_date"] != 4 {
 		t.Errorf("ctl status --json: errors %v, warnings %v (%v); want timeout only, and the warning apart", r.Errors, r.Warnings, err)
 	}
+}
+
+// startedEngine builds an engine over opts and starts it, closed at the test's end.
+func startedEngine(t *testing.T, opts config.Options) *engine.Engine {
+	t.Helper()
+	eng, err := engine.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	return eng
 }
