@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -64,5 +65,63 @@ func TestHeaderRateReadsAsCtlDoes(t *testing.T) {
 		if head := h.line(0); !strings.Contains(head, want) {
 			t.Errorf("header at %v pages/s: %q; want %q", rate, head, want)
 		}
+	}
+}
+
+// At 80 columns with every figure a paused cluster crawl can have, the header keeps
+// the ones that ask for the operator's eye (errors, paused hosts, robots.txt waits)
+// and drops the running counts first, each figure whole or not at all.
+func TestHeaderAt80ColumnsKeepsTheFiguresThatNeedTheOperator(t *testing.T) {
+	h := newHarness(t, 80, 24, Options{})
+	s := h.ctrl.Snapshot()
+	s.State = view.StatePaused
+	s.PausedHosts = []string{"a.example", "b.example"}
+	s.Totals.Robots.URLs = 1234
+	s.Totals.Skipped = map[string]int64{"robots": 40}
+	s.Totals.Warnings = map[string]int64{"feed": 4}
+	s.Nodes = []view.Node{{Name: "w1"}, {Name: "w2"}, {Name: "w3"}}
+	h.send(SnapshotMsg{Snapshot: s})
+	totals := h.line(1)
+	for _, want := range []string{"errors 8", "paused hosts 2", "robots.txt wait 1,234", "workers 3", "fetched 123,456"} {
+		if !strings.Contains(totals, want) {
+			t.Errorf("totals at 80 columns: %q; want %q in it", totals, want)
+		}
+	}
+	if w := displayWidth(totals); w > 80 {
+		t.Errorf("totals are %d columns wide at 80: %q", w, totals)
+	}
+	// Each figure whole: "label value" pairs, two spaces apart.
+	labels := []string{"fetched", "stored", "queue", "lanes", "workers", "errors", "refused", "robots.txt wait",
+		"in flight", "paused hosts", "skipped", "warnings", "bytes"}
+	for _, f := range strings.Split(strings.TrimSpace(totals), "  ") {
+		if !slices.ContainsFunc(labels, func(l string) bool {
+			v, ok := strings.CutPrefix(f, l+" ")
+			return ok && v != "" && !strings.Contains(v, " ")
+		}) {
+			t.Errorf("totals at 80 columns: figure %q is not a whole label and value (line %q)", f, totals)
+		}
+	}
+	// The order stays the one wide consoles show.
+	if i, j := strings.Index(totals, "fetched"), strings.Index(totals, "errors"); i > j {
+		t.Errorf("totals at 80 columns: %q; want fetched before errors, as on a wide console", totals)
+	}
+}
+
+// The state line of a narrow read-only console, frozen, idle until a revisit, leaves
+// out its least useful parts rather than running past the edge.
+func TestHeaderStateLineFitsAt80WithEveryNote(t *testing.T) {
+	h := newHarness(t, 80, 24, Options{ReadOnly: true})
+	s := h.ctrl.Snapshot()
+	s.State, s.NextRevisit = view.StateIdle, fake.Epoch.Add(59*time.Minute+59*time.Second)
+	h.send(SnapshotMsg{Snapshot: s})
+	h.press("f")
+	head := h.line(0)
+	for _, want := range []string{"IDLE (next revisit in 59m59s)", "FROZEN", "read-only"} {
+		if !strings.Contains(head, want) {
+			t.Errorf("state line at 80 columns: %q; want %q in it", head, want)
+		}
+	}
+	if w := displayWidth(head); w > 80 {
+		t.Errorf("state line is %d columns wide at 80: %q", w, head)
 	}
 }

@@ -144,16 +144,33 @@ func (m *Model) headerView(b *strings.Builder) {
 	}
 	// Done of all the URLs the crawl took, as a bar: a crawl at polite rates moves
 	// little in a minute, and the bar says how far it is all the same.
-	if prog := progressBar(s.Totals.URLsDone, s.Totals.URLsQueued, m.width >= 100); prog != "" {
-		left += "  " + prog
-		leftStyled += "  " + st.Value.Render(prog)
-	}
+	prog := progressBar(s.Totals.URLsDone, s.Totals.URLsQueued, m.width >= 100)
 	rate := "  " + pane.Rate(s.PagesPerSec) + " "
 	up := "-"
 	if !s.StartedAt.IsZero() {
 		up = pane.ShortDuration(now.Sub(s.StartedAt))
 	}
 	right := "  up " + up + " "
+	// A narrow console with the state's notes (frozen, read-only, the next
+	// round) has no room for all: the progress goes first, then the uptime,
+	// then the rate, so the line is never cut by the terminal.
+	fits := func() bool {
+		w := pane.CellWidth(left) + len(rate) + len(right)
+		if prog != "" {
+			w += 2 + pane.CellWidth(prog)
+		}
+		return w <= m.width
+	}
+	for _, drop := range []*string{&prog, &right, &rate} {
+		if fits() {
+			break
+		}
+		*drop = ""
+	}
+	if prog != "" {
+		left += "  " + prog
+		leftStyled += "  " + st.Value.Render(prog)
+	}
 	sparkW := m.width - pane.CellWidth(left) - len(rate) - len(right)
 	b.WriteString(leftStyled)
 	b.WriteString(st.Value.Render(rate))
@@ -180,41 +197,64 @@ func (m *Model) headerView(b *strings.Builder) {
 			live++
 		}
 	}
-	segs := []pane.Figure{
-		{Label: "fetched", Value: pane.Thousands(s.Totals.PagesFetched)},
-		{Label: "stored", Value: pane.Thousands(s.Totals.PagesStored)},
-		{Label: "queue", Value: pane.Thousands(int64(s.QueueDepth))},
-		{Label: "lanes", Value: strconv.Itoa(s.LanesBusy) + "/" + strconv.Itoa(s.LanesMax)},
-		{Label: "workers", Value: strconv.Itoa(live), Bad: s.Join != "" && live == 0},
-		{Label: "errors", Value: pane.Thousands(errs), Bad: errs > 0},
-		{Label: "refused", Value: pane.Thousands(s.Totals.Refused), Bad: s.Totals.Refused > 0},
+	// The totals in the order they always stand, each with its rank: the most
+	// useful ones are placed first and the least useful are the ones dropped
+	// when the line is too narrow. A figure shown only when non-zero (paused
+	// hosts, robots.txt waits) asks for the operator's eye, so it ranks above the
+	// running counts.
+	type seg struct {
+		pane.Figure
+		rank int // 0 most useful
+		show bool
+	}
+	segs := []seg{
+		{pane.Figure{Label: "fetched", Value: pane.Thousands(s.Totals.PagesFetched)}, 4, true},
+		{pane.Figure{Label: "stored", Value: pane.Thousands(s.Totals.PagesStored)}, 8, true},
+		{pane.Figure{Label: "queue", Value: pane.Thousands(int64(s.QueueDepth))}, 5, true},
+		{pane.Figure{Label: "lanes", Value: strconv.Itoa(s.LanesBusy) + "/" + strconv.Itoa(s.LanesMax)}, 7, true},
+		{pane.Figure{Label: "workers", Value: strconv.Itoa(live), Bad: s.Join != "" && live == 0}, 3, s.Join != "" || len(s.Nodes) > 0},
+		{pane.Figure{Label: "errors", Value: pane.Thousands(errs), Bad: errs > 0}, 0, true},
+		{pane.Figure{Label: "refused", Value: pane.Thousands(s.Totals.Refused), Bad: s.Totals.Refused > 0}, 6, true},
 		// URLs deferred until their site's robots.txt answers: among the errors
 		// (robots_unreachable), but waiting, not failed.
-		{Label: "robots.txt wait", Value: pane.Thousands(s.Totals.Robots.URLs)},
-		{Label: "in flight", Value: strconv.Itoa(inFlight(s.Lanes))},
-		{Label: "paused hosts", Value: strconv.Itoa(len(s.PausedHosts)), Bad: len(s.PausedHosts) > 0},
-		{Label: "skipped", Value: pane.Thousands(skips)},
-		{Label: "warnings", Value: pane.Thousands(warns)},
-		{Label: "bytes", Value: pane.BytesHuman(s.Totals.BytesFetched)},
-		{Label: "browser", Value: browserSeg(s.Render)},
+		{pane.Figure{Label: "robots.txt wait", Value: pane.Thousands(s.Totals.Robots.URLs)}, 2, s.Totals.Robots.URLs > 0},
+		{pane.Figure{Label: "in flight", Value: strconv.Itoa(inFlight(s.Lanes))}, 9, true},
+		{pane.Figure{Label: "paused hosts", Value: strconv.Itoa(len(s.PausedHosts)), Bad: len(s.PausedHosts) > 0}, 1, len(s.PausedHosts) > 0},
+		{pane.Figure{Label: "skipped", Value: pane.Thousands(skips)}, 10, skips > 0},
+		{pane.Figure{Label: "warnings", Value: pane.Thousands(warns)}, 11, warns > 0},
+		{pane.Figure{Label: "bytes", Value: pane.BytesHuman(s.Totals.BytesFetched)}, 12, true},
+		{pane.Figure{Label: "browser", Value: browserSeg(s.Render)}, 13, s.Render != nil},
 	}
-	used := 0
-	for _, sg := range segs {
-		if sg.Label == "paused hosts" && len(s.PausedHosts) == 0 || sg.Label == "skipped" && skips == 0 || sg.Label == "warnings" && warns == 0 ||
-			sg.Label == "robots.txt wait" && s.Totals.Robots.URLs == 0 ||
-			sg.Label == "workers" && s.Join == "" && len(s.Nodes) == 0 || sg.Label == "browser" && sg.Value == "" {
+	byRank := make([]int, 0, len(segs))
+	for i := range segs {
+		if segs[i].show {
+			byRank = append(byRank, i)
+		}
+	}
+	slices.SortFunc(byRank, func(a, b int) int { return segs[a].rank - segs[b].rank })
+	// "  label value" each, the first with one leading space: a figure that does
+	// not fit is left out whole, and a smaller, less useful one may take the room.
+	placed := make([]bool, len(segs))
+	used := -1
+	for _, i := range byRank {
+		w := 2 + pane.CellWidth(segs[i].Label) + 1 + pane.CellWidth(segs[i].Value)
+		if used+w <= m.width {
+			used += w
+			placed[i] = true
+		}
+	}
+	first := true
+	for i := range segs {
+		if !placed[i] {
 			continue
 		}
-		w := 2 + len(sg.Label) + 1 + len(sg.Value) // "  label value"
-		if used == 0 {
-			w-- // the first segment has one leading space
+		if first {
+			b.WriteString(" ")
+			first = false
+		} else {
+			b.WriteString("  ")
 		}
-		if used+w > m.width {
-			break
-		}
-		b.WriteString("  "[:w-len(sg.Label)-1-len(sg.Value)])
-		used += w
-		b.WriteString(sg.Render(st))
+		b.WriteString(segs[i].Render(st))
 	}
 }
 
