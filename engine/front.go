@@ -144,10 +144,21 @@ func (f localFront) LaneRetired(lane int, at time.Time, done int64) {
 
 // RequeueDeferred brings back deferred URLs whose time has passed on the engine's
 // clock, which set their times.
+//
+// URLs found due are read again once every write before is committed: the last
+// requeue's (or a resume's) marks of the URLs it placed as unprocessed may still
+// wait in the store's queue on a busy box, and a URL read deferred then would go
+// on the board a second time, to be fetched and counted done twice.
 func (f localFront) RequeueDeferred() {
 	e := f.e
 	rows, err := e.st.DueDeferred(e.now(), 1000)
 	if err != nil || len(rows) == 0 {
+		return
+	}
+	if e.st.Flush() != nil {
+		return
+	}
+	if rows, err = e.st.DueDeferred(e.now(), 1000); err != nil || len(rows) == 0 {
 		return
 	}
 	for _, r := range rows {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -20,22 +21,7 @@ func TestResumeOnEngineClock(t *testing.T) {
 	o := testOptions(t, w)
 	const ahead = 10 * 365 * 24 * time.Hour
 	o.Now = func() time.Time { return time.Now().Add(ahead) }
-	page := func(n int) string { return fmt.Sprintf("http://%s/p/%d", w.hosts[0], n) }
-	host := strings.Split(w.hosts[0], ":")[0]
-
-	st, err := store.Open(o.DB, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.AddURLs([]store.URL{
-		{URL: page(0), Host: host},
-		{URL: page(1), Host: host, Depth: 1, ParentHash: 1},
-		{URL: page(2), Host: host, Depth: 1, ParentHash: 1},
-	}, nil)
-	st.Defer(page(2), o.Now().Add(-time.Hour))
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+	page := leftMidway(t, w, o)
 
 	e := startEngine(t, o)
 	s := e.Snapshot()
@@ -54,14 +40,68 @@ func TestResumeOnEngineClock(t *testing.T) {
 	}
 	s = e.Snapshot()
 	if s.Totals.URLsDone > s.Totals.URLsQueued {
-		// What ended how tells which path counted a URL twice (seen once at load
-		// 20: 17 done of 16; idle, 16 of 16 with 8 robots_disallowed skips).
+		// Idle, 16 of 16 with 8 robots_disallowed skips; a URL counted twice is
+		// named by how each ended (TestResumedDeferredQueuedOnce: the deferred one).
 		t.Errorf("%d URLs done of %d queued: more done than taken; errors %v, skipped %v, events:\n%s",
 			s.Totals.URLsDone, s.Totals.URLsQueued, s.Totals.Errors, s.Totals.Skipped, eventLines(e))
 	}
 	e.Close()
 	if u, err := storedURL(t, o.DB, page(2)); err != nil || u.State != store.Processed {
 		t.Errorf("deferred URL %s: state %v (%v), want processed", page(2), u.State, err)
+	}
+}
+
+// leftMidway writes to o's store what a crawl of w stopped mid-way leaves: pages
+// 0 and 1 queued, page 2 deferred until an hour before o's clock (due at the
+// resume). It returns the URL of page n.
+func leftMidway(t *testing.T, w *miniWeb, o config.Options) func(n int) string {
+	t.Helper()
+	page := func(n int) string { return fmt.Sprintf("http://%s/p/%d", w.hosts[0], n) }
+	host := strings.Split(w.hosts[0], ":")[0]
+	st, err := store.Open(o.DB, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.AddURLs([]store.URL{
+		{URL: page(0), Host: host},
+		{URL: page(1), Host: host, Depth: 1, ParentHash: 1},
+		{URL: page(2), Host: host, Depth: 1, ParentHash: 1},
+	}, nil)
+	st.Defer(page(2), o.Now().Add(-time.Hour))
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return page
+}
+
+// TestResumedDeferredQueuedOnce: a deferred URL the resume queued (due at the
+// start) is not queued again by the deferrals' next look at the store while it
+// waits for its lane. It stayed deferred in the store until a lane took it, so
+// every look meanwhile (once a second) put it on the board again: fetched and
+// counted done twice, more URLs done than queued (17 of 16 on a loaded box).
+func TestResumedDeferredQueuedOnce(t *testing.T) {
+	t.Parallel()
+	w := newMiniWeb(t, 1, 8, 0)
+	o := testOptions(t, w)
+	leftMidway(t, w, o)
+
+	e, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	e.Pause() // no lane takes a task: the resumed URLs wait on the board
+	if err := e.Start(); err != nil {
+		t.Fatal(err)
+	}
+	e.front.RequeueDeferred() // what the deferrals' tick does while they wait
+	e.front.RequeueDeferred()
+	e.Resume()
+	waitDone(t, e, 30*time.Second)
+	s := e.Snapshot()
+	if s.Totals.URLsDone != s.Totals.URLsQueued || w.hits.Load() != int64(w.pages) {
+		t.Errorf("%d URLs done of %d queued, %d fetches of %d pages: want each URL queued and fetched once; events:\n%s",
+			s.Totals.URLsDone, s.Totals.URLsQueued, w.hits.Load(), w.pages, eventLines(e))
 	}
 }
 

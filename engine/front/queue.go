@@ -82,10 +82,18 @@ func (f *Front) Resume() error {
 }
 
 // loadRows places rows read from the store and updates the spill window. Lock held.
+//
+// A deferred row (due: Queued reads those too) goes back to unprocessed in the
+// store as it is placed, as the deferrals' requeue does: left deferred until its
+// lane takes it, the requeue's next look at the store finds it due and places it
+// again, and the URL is fetched and counted done twice.
 func (f *Front) loadRows(rows []store.URL, from int64, limit int) {
 	last := from
 	for _, r := range rows {
 		last = r.Seq
+		if r.State == store.Deferred {
+			f.Store.SetState(r.URL, store.Unprocessed, 0, "")
+		}
 		f.Place(TaskOf(r))
 	}
 	if len(rows) >= limit || f.q.maxSpilled > last {
