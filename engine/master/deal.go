@@ -9,7 +9,8 @@ import (
 )
 
 // A batch's life in the table: dealt (Dispatch), being published (Publishing),
-// then stored in the worker's stream (Sent) or taken back (Undo).
+// then stored in the worker's stream (Sent), taken back (Undo), or left handed out
+// with its fate unknown (Unanswered).
 
 // Batch is tasks handed to one worker incarnation.
 type Batch struct {
@@ -24,7 +25,7 @@ type Batch struct {
 // Dispatch hands each live, unpaused worker tasks of its units, up to window held
 // by it, and returns them by worker (in name order), one batch a worker. Each task
 // gets a new lease. A worker whose batch is being published (Publishing) is dealt
-// nothing until that publish resolves (Sent or Undo): its batches go out one at a
+// nothing until that publish resolves (Sent, Undo or Unanswered): its batches go out one at a
 // time, in order, and a publish tried again for half a minute holds back that
 // worker's tasks alone.
 func (t *Table) Dispatch(window int) []Batch {
@@ -162,8 +163,15 @@ func (t *Table) Undo(b Batch) {
 	}
 }
 
+// Unanswered records that batch b's publish ended without saying whether the
+// stream stored it: its tasks stay handed out to the worker, which may have it, and
+// the worker may be dealt again. What the worker never got is reclaimed with the
+// hand-outs held by nobody (idleFor). A node whose life ended meanwhile had what it
+// held requeued then.
+func (t *Table) Unanswered(b Batch) { t.published(b) }
+
 // Publishing records that batch b is being published: its worker is dealt nothing
-// more until Sent or Undo says how that ended. Only that incarnation: a new one
+// more until Sent, Undo or Unanswered says how that ended. Only that incarnation: a new one
 // (the worker restarted) drops the batch should it reach it, and is dealt at once.
 func (t *Table) Publishing(b Batch) { t.publishing[b.Node] = b.Incarnation }
 

@@ -173,6 +173,36 @@ func TestABatchWhoseAckIsLostIsNotDealtTwice(t *testing.T) {
 	}
 }
 
+// A publish cut off by the connection's close after the server stored the batch
+// (a master shutting down) says nothing of the batch's fate: the worker may fetch
+// it. The task stays handed out to w1, and the next dispatch deals it to nobody.
+// Before, the error undid the hand-out and the task was dealt again under a new
+// lease: two batches of one URL in the stream, fetched twice.
+func TestABatchCutOffByTheConnectionsCloseIsNotDealtTwice(t *testing.T) {
+	t.Parallel()
+	r := newBatchRig(t)
+	r.join(t, "w1", "a")
+	closed := 1
+	r.m.publish = func(ctx context.Context, subject string, data []byte, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
+		ack, err := r.conn.JS.Publish(ctx, subject, data, opts...)
+		if err == nil && closed > 0 {
+			closed--
+			return nil, nats.ErrConnectionClosed // stored, the connection closed before the acknowledgement
+		}
+		return ack, err
+	}
+	r.queueOne()
+	r.dispatch()
+	r.dispatch() // a second round: nothing is left to deal
+	if b := r.stored(t, "w1"); len(b) != 1 || len(b[0].Tasks) != 1 {
+		t.Fatalf("w1's batches hold leases %v; want one batch of the one task", leases(b))
+	}
+	pending, out := r.counts()
+	if pending != 0 || out != 1 {
+		t.Fatalf("after the connection's close %d tasks wait and %d are out; want none waiting, 1 out (w1's)", pending, out)
+	}
+}
+
 // A worker buried while its batch's publish is tried has what it held requeued by
 // the burial; the publish then failing, the batch's undo must not requeue the
 // tasks again (two copies waiting, the URL dealt twice).

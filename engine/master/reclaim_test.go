@@ -135,3 +135,29 @@ func TestABatchBeingPublishedIsNotReclaimed(t *testing.T) {
 		t.Fatalf("took back %d tasks a stretch after their publish resolved, the worker holding nothing; want both", len(back))
 	}
 }
+
+// A batch whose publish ended without an answer (the connection closed) stays
+// handed out, the worker may have it; one that never reached it is reclaimed as any
+// hand-out held by nobody, a stretch of idle heartbeats after the publish ended.
+func TestAnUnansweredBatchTheWorkerNeverGotIsReclaimed(t *testing.T) {
+	t.Parallel()
+	tb, now := leaseTable("1", "2")
+	b := tb.Dispatch(2)[0]
+	tb.Publishing(b)
+	tb.Unanswered(b)
+	if p, o := tb.Counts(); p != 0 || o != 2 {
+		t.Fatalf("after the unanswered publish %d tasks wait and %d are out; want both out", p, o)
+	}
+	beat := func(at time.Duration) []frontier.Task {
+		t.Helper()
+		if !tb.Heartbeat(wire.Heartbeat{Node: "w1", Incarnation: "i"}, now.Add(at)) {
+			t.Fatalf("w1's heartbeat at %v not known", at)
+		}
+		return tb.idleFor("w1", true, 0, now.Add(at))
+	}
+	d := max(tb.LeaseFor, wire.TaskAckWait)
+	beat(time.Second)
+	if back := beat(time.Second + d); len(back) != 2 {
+		t.Fatalf("took back %d tasks a stretch after the unanswered publish, the worker holding nothing; want both", len(back))
+	}
+}

@@ -322,13 +322,40 @@ func (m *Runtime) send(b Batch) {
 		}
 		return
 	}
-	if m.ctx.Err() == nil {
-		// Not handed out after all: the tasks wait for the next dispatch.
-		m.crawl.Logf(view.LevelWarn, "tasks for %s not sent: %v", b.Node, err)
-		m.crawl.Lock()
-		m.book.Undo(b)
-		m.crawl.Unlock()
+	if m.ctx.Err() != nil {
+		return
 	}
+	if mayBeStored(err) {
+		// The server may hold the batch (the connection closed, or no answer came,
+		// after it was sent): the worker may fetch it, so its tasks stay handed out.
+		// Taken back, they were dealt again under new leases and fetched twice. A
+		// batch that never reached the worker is reclaimed once its heartbeats say
+		// it holds nothing (idleFor).
+		m.crawl.Logf(view.LevelWarn, "tasks for %s may not have been sent: %v (kept as handed out until it reports them or says it holds nothing)", b.Node, err)
+		m.crawl.Lock()
+		m.book.Unanswered(b)
+		m.crawl.Unlock()
+		return
+	}
+	// Not handed out after all: the tasks wait for the next dispatch.
+	m.crawl.Logf(view.LevelWarn, "tasks for %s not sent: %v", b.Node, err)
+	m.crawl.Lock()
+	m.book.Undo(b)
+	m.crawl.Unlock()
+}
+
+// mayBeStored tells whether a failed publish may have put its batch in the stream
+// all the same: the request went out and its answer never came (a timeout, the
+// connection lost or closed while it waited). No responders (no stream to store
+// it) and any answer of the server (a rejection) mean it was not stored.
+func mayBeStored(err error) bool {
+	for _, e := range []error{context.DeadlineExceeded, nats.ErrTimeout, nats.ErrDisconnected,
+		nats.ErrConnectionReconnecting, nats.ErrConnectionClosed} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // publishBatch publishes batch b (encoded as data) to its worker's subject, under a
@@ -340,7 +367,8 @@ func (m *Runtime) send(b Batch) {
 // sequence when it was stored) or publishTries fail, the stream's duplicate window
 // (2 min) being far longer than those tries. Only an error that leaves the
 // batch's fate unknown and that a later try can clear is retried (see
-// retryPublish): a rejection is final, and the batch is undone at once.
+// retryPublish): a rejection is final, and the batch is undone at once. A fate
+// still unknown after the last try leaves the batch handed out (send).
 func (m *Runtime) publishBatch(b Batch, data []byte) (*jetstream.PubAck, error) {
 	publish := m.conn.JS.Publish
 	if m.publish != nil {
