@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mmcdole/gofeed"
+	"github.com/mmcdole/gofeed/rss"
 )
 
 // parseFeed reads an RSS 2.0, RSS 1.0 (RDF) or Atom feed with gofeed, which parses
@@ -19,8 +20,8 @@ import (
 // entities) and normalises their many date formats. Items without a link are
 // skipped with a warning; at most lim.MaxFeedItems are kept. gofeed resolves links
 // against xml:base; what is still relative is resolved against base, the
-// document's URL. An RSS item with no <link> is its <guid> when that is a URL (a
-// permalink, as RSS 2.0 defines it).
+// document's URL. An RSS item with no <link> is its <guid> when that is a URL, or
+// when the guid says isPermaLink="true" (RSS 2.0's permalink, relative ones too).
 //
 // A feed cut off or broken half way (a server that stopped writing, a stray
 // character XML forbids, the size cap) keeps the items before the break, as a
@@ -34,9 +35,9 @@ func parseFeed(r io.Reader, base *url.URL, lim Limits) (Doc, error) {
 		return doc, fmt.Errorf("feed: %w", readErr)
 	}
 	body = directoryBases(body)
-	f, err := gofeed.NewParser().Parse(bytes.NewReader(body))
+	f, err := newFeedParser().Parse(bytes.NewReader(body))
 	if err != nil || readErr != nil {
-		if fixed, ferr := gofeed.NewParser().Parse(bytes.NewReader(closeOpenElements(body))); ferr == nil && len(fixed.Items) > 0 {
+		if fixed, ferr := newFeedParser().Parse(bytes.NewReader(closeOpenElements(body))); ferr == nil && len(fixed.Items) > 0 {
 			f, err = fixed, nil
 			if readErr == nil {
 				doc.warn("malformed")
@@ -86,6 +87,45 @@ func parseFeed(r io.Reader, base *url.URL, lim Limits) (Doc, error) {
 		return doc, fmt.Errorf("feed after %d items: %w", len(doc.Entries), readErr)
 	}
 	return doc, nil
+}
+
+// newFeedParser is gofeed's parser with permalinkTranslator for RSS.
+func newFeedParser() *gofeed.Parser {
+	p := gofeed.NewParser()
+	p.RSSTranslator = permalinkTranslator{}
+	return p
+}
+
+// permalinkTranslator is gofeed's RSS translation, except that an item with no
+// <link> whose guid is a relative permalink takes the guid as its link. Real feeds
+// do this: the Hugging Face blog's items carry only
+// <guid isPermaLink="true">/blog/intro-graphml</guid>. gofeed keeps only the guid's
+// text, so the attribute is looked at here: isPermaLink="false" is an identifier.
+// RSS 2.0 makes an unsaid isPermaLink true, but many feeds put bare identifiers
+// there ("12345"): a relative guid counts only when it is a path (has a "/") and
+// names no other scheme ("tag:", "urn:" stay identifiers).
+type permalinkTranslator struct{}
+
+func (permalinkTranslator) Translate(feed any) (*gofeed.Feed, error) {
+	f, err := (&gofeed.DefaultRSSTranslator{}).Translate(feed)
+	rf, ok := feed.(*rss.Feed)
+	if err != nil || !ok || f == nil || len(f.Items) != len(rf.Items) {
+		return f, err
+	}
+	for i, it := range rf.Items {
+		out := f.Items[i]
+		if it == nil || out == nil || it.GUID == nil || strings.TrimSpace(out.Link) != "" || len(out.Links) > 0 {
+			continue
+		}
+		g := strings.TrimSpace(it.GUID.Value)
+		if strings.EqualFold(strings.TrimSpace(it.GUID.IsPermalink), "false") || !strings.Contains(g, "/") {
+			continue
+		}
+		if u, err := url.Parse(g); err == nil && u.Scheme == "" && u.Opaque == "" {
+			out.Link = g
+		}
+	}
+	return f, nil
 }
 
 // closeOpenElements cuts a broken XML document after its last whole token and
