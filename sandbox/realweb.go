@@ -25,15 +25,18 @@ import (
 // that publishes a document has a home page `/` linking its feeds with
 // <link rel="alternate" type=... href=...>, and a /robots.txt whose Sitemap lines name
 // its sitemaps and indexes. Every other path of any host is a small article page of its
-// own (200, HTML, no links). Requests are counted per URL.
+// own (200, HTML, no links); the page of a feed's section (its URL up to its last path
+// segment) announces that feed too, as Hugo's and WordPress's section pages do.
+// Requests are counted per URL.
 type RealWeb struct {
 	dir  string
 	srv  *http.Server
 	addr string
 	port int
 
-	docs  map[string]RealDoc // realKey of its published URL -> document
-	hosts map[string][]RealDoc
+	docs     map[string]RealDoc // realKey of its published URL -> document
+	hosts    map[string][]RealDoc
+	sections map[string][]RealDoc // host and path of a feed's section page -> its feeds
 
 	mu   sync.Mutex
 	hits map[string]int // by loopback URL as requested (host:port, request URI)
@@ -54,7 +57,7 @@ func StartRealWebOn(addr, dir string, docs []RealDoc) (*RealWeb, error) {
 		return nil, listenError("HTTP", addr, err)
 	}
 	w := &RealWeb{dir: dir, addr: ln.Addr().String(), port: ln.Addr().(*net.TCPAddr).Port,
-		docs: map[string]RealDoc{}, hosts: map[string][]RealDoc{}, hits: map[string]int{}}
+		docs: map[string]RealDoc{}, hosts: map[string][]RealDoc{}, sections: map[string][]RealDoc{}, hits: map[string]int{}}
 	for _, d := range docs {
 		u, err := url.Parse(d.URL)
 		if err != nil || u.Hostname() == "" {
@@ -69,6 +72,11 @@ func StartRealWebOn(addr, dir string, docs []RealDoc) (*RealWeb, error) {
 		w.docs[k] = d
 		h := strings.ToLower(u.Hostname())
 		w.hosts[h] = append(w.hosts[h], d)
+		if d.IsFeed() {
+			if sec := sectionPath(u.EscapedPath()); sec != "/" {
+				w.sections[h+sec] = append(w.sections[h+sec], d)
+			}
+		}
 	}
 	w.srv = &http.Server{Handler: w, ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0)}
 	go w.srv.Serve(ln) //nolint:errcheck // returns on Close
@@ -157,7 +165,13 @@ func (w *RealWeb) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		io.WriteString(rw, w.home(host)) //nolint:errcheck // client may be gone
 	default:
 		rw.Header().Set("Content-Type", "text/html; charset=utf-8")
-		io.WriteString(rw, realArticle(host, r.URL.RequestURI())) //nolint:errcheck // client may be gone
+		var feeds strings.Builder
+		if r.URL.RawQuery == "" {
+			for _, d := range w.sections[host+path] {
+				fmt.Fprintf(&feeds, "<link rel=\"alternate\" type=\"%s\" href=\"%s\">\n", w.feedType(d), html.EscapeString(w.DocURL(d)))
+			}
+		}
+		io.WriteString(rw, realArticle(host, r.URL.RequestURI(), feeds.String())) //nolint:errcheck // client may be gone
 	}
 }
 
@@ -175,15 +189,25 @@ func (w *RealWeb) robots(host string) string {
 }
 
 // home is host's home page: a <link rel="alternate"> per feed it publishes, in the
-// head, as sites announce them for autodiscovery; a paragraph of text; no other links.
+// head, as sites announce them for autodiscovery, the home page's own feeds (those at
+// the root: Hugo's /index.xml, WordPress's /feed/) first, as a site's template puts
+// them; a paragraph of text; no other links.
 func (w *RealWeb) home(host string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title>\n", html.EscapeString(host))
-	n := 0
+	var own, others []RealDoc
 	for _, d := range w.hosts[host] {
 		if !d.IsFeed() {
 			continue
 		}
+		if u, err := url.Parse(d.URL); err == nil && sectionPath(u.EscapedPath()) == "/" {
+			own = append(own, d)
+		} else {
+			others = append(others, d)
+		}
+	}
+	n := 0
+	for _, d := range append(own, others...) {
 		n++
 		fmt.Fprintf(&b, "<link rel=\"alternate\" type=\"%s\" title=\"%s feed %d\" href=\"%s\">\n",
 			w.feedType(d), html.EscapeString(host), n, html.EscapeString(w.DocURL(d)))
@@ -214,9 +238,20 @@ func (w *RealWeb) feedType(d RealDoc) string {
 	return "application/rss+xml"
 }
 
-// realArticle is the page at any other path: HTML, no links, its text drawn from the
-// URL so that no two pages are alike.
-func realArticle(host, uri string) string {
+// sectionPath is the path of the section page that announces a feed at path p: p
+// up to its last segment ("/fr/events/index.xml" and "/category/x/feed/" give
+// "/fr/events/" and "/category/x/"); "/" for a feed at the root.
+func sectionPath(p string) string {
+	p = strings.TrimSuffix(p, "/")
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i+1]
+	}
+	return "/"
+}
+
+// realArticle is the page at any other path: HTML, its text drawn from the URL so that
+// no two pages are alike, no links but head (the feeds a section page announces).
+func realArticle(host, uri, head string) string {
 	h := fnv.New64a()
 	io.WriteString(h, host+uri) //nolint:errcheck // a hash does not fail
 	sum := h.Sum64()
@@ -227,6 +262,6 @@ func realArticle(host, uri string) string {
 		b.WriteByte(' ')
 	}
 	t := html.EscapeString(host + uri)
-	return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + t + "</title></head><body><article><h1>" +
+	return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + t + "</title>" + head + "</head><body><article><h1>" +
 		t + "</h1><p>" + b.String() + "</p><p>Article " + strconv.FormatUint(sum, 16) + ".</p></article></body></html>\n"
 }

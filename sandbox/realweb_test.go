@@ -201,3 +201,50 @@ func TestLoadRealCorpusRefusesABadManifest(t *testing.T) {
 		t.Fatalf("missing manifest: err = %v", err)
 	}
 }
+
+// A feed is announced where its site announces it: on the home page and on the page
+// of its section (the feed's URL up to its last path segment: Hugo's /fr/events/ for
+// /fr/events/index.xml, WordPress's /category/x/ for /category/x/feed/), so that a
+// site with more feeds than one page's links are read from can still be found
+// through its sitemaps' section pages. Other article pages announce nothing. The
+// home page announces its own feed (at the root) before the sections'.
+func TestRealWebSectionPagesAnnounceTheirFeeds(t *testing.T) {
+	rss := []byte(`<rss version="2.0"><channel><item><link>https://site.example.org/a</link></item></channel></rss>`)
+	dir := writeRealCorpus(t, map[string][]byte{"feeds/a.xml": rss, "feeds/b.xml": rss, "feeds/c.xml": rss},
+		"feeds/a.xml\trss20\tutf-8\thttps://site.example.org/fr/events/index.xml\tapplication/rss+xml\ta/b@0:x\tMIT",
+		"feeds/b.xml\tatom10\tutf-8\thttps://site.example.org/category/x/feed/\tapplication/atom+xml\ta/b@0:y\tMIT",
+		"feeds/c.xml\trss20\tutf-8\thttps://site.example.org/index.xml\tapplication/rss+xml\ta/b@0:z\tMIT",
+	)
+	docs, err := LoadRealCorpus(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := StartRealWeb(dir, docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	port := ":" + strconv.Itoa(w.port)
+	for _, c := range []struct {
+		page, typ string
+		doc       RealDoc
+	}{
+		{"/fr/events/", "application/rss+xml", docs[0]},
+		{"/category/x/", "application/atom+xml", docs[1]},
+	} {
+		res, body := realGet(t, w, "http://site.example.org"+port+c.page)
+		l := `<link rel="alternate" type="` + c.typ + `" href="` + w.DocURL(c.doc) + `">`
+		if res.StatusCode != 200 || !bytes.Contains(body, []byte(l)) || bytes.Count(body, []byte("<link")) != 1 {
+			t.Errorf("%s: %d, want one %s in:\n%s", c.page, res.StatusCode, l, body)
+		}
+	}
+	_, home := realGet(t, w, "http://site.example.org"+port+"/")
+	if i, j := bytes.Index(home, []byte(w.DocURL(docs[2]))), bytes.Index(home, []byte(w.DocURL(docs[0]))); i < 0 || j < 0 || i > j {
+		t.Errorf("home page does not announce its own feed first:\n%s", home)
+	}
+	for _, p := range []string{"/fr/", "/fr/events/2024/", "/category/"} {
+		if _, body := realGet(t, w, "http://site.example.org"+port+p); bytes.Contains(body, []byte("<link")) {
+			t.Errorf("%s announces a feed:\n%s", p, body)
+		}
+	}
+}
