@@ -12,8 +12,8 @@ var (
 	storedRe      = regexp.MustCompile(`stored ([\d,]+)`)
 	workerMoveRe  = regexp.MustCompile(`(?m)^ *│ +\S.* +w\d -> w\d +\(\d\.\d{3}\)`)
 	workerTotalRe = regexp.MustCompile(`(?m)^ *│ +w\d +\d+ sites +\d\.\d{3} +-> +\d+ sites +\d\.\d{3}`)
-	planSummaryRe = regexp.MustCompile(`move \d+ sites/keyword shards; gap \d\.\d{3} -> \d\.\d{3}`)
-	appliedRe     = regexp.MustCompile(`rebalance over workers: (\d+) of (\d+) sites/keyword shards moving`)
+	planSummaryRe = regexp.MustCompile(`move \d+ sites?/keyword shards?; gap \d\.\d{3} -> \d\.\d{3}`)
+	appliedRe     = regexp.MustCompile(`rebalance over workers: (\d+) of (\d+) sites?/keyword shards? moving`)
 )
 
 // stored reads the header's stored counter (-1 if absent).

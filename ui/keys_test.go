@@ -490,7 +490,7 @@ func TestGroupsPane(t *testing.T) {
 		hide      []string
 		wantCalls []string
 	}{
-		{keys: []string{"enter"}, show: []string{"host    news-00.sandbox.test  (2 tasks)", "parent  http://news-00.sandbox.test/section/0  (1 tasks)"}},
+		{keys: []string{"enter"}, show: []string{"host    news-00.sandbox.test  (2 tasks)", "parent  http://news-00.sandbox.test/section/0  (1 task)"}},
 		{keys: []string{"left"}, hide: []string{"host    news-00.sandbox.test"}},
 		{keys: []string{"right"}, show: []string{"host    news-57.sandbox.test"}},
 		{keys: []string{"h"}, hide: []string{"host    news-57.sandbox.test"}},

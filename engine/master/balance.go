@@ -9,6 +9,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/balance"
 	"github.com/crawlconsole/crawlconsole/engine/view"
+	"github.com/crawlconsole/crawlconsole/internal/plural"
 )
 
 // Load balancing over workers (M4): every unit — a news site, a social site's
@@ -128,8 +129,8 @@ func (t *Table) PlanBalance(o balance.Options) (view.RebalancePlan, error) {
 	if len(plan.Units) == 0 {
 		plan.Summary = fmt.Sprintf("workers within the threshold (gap %.3f of a total weight of 1): nothing to move", balance.Gap(before))
 	} else {
-		plan.Summary = fmt.Sprintf("move %d sites/keyword shards; gap %.3f -> %.3f, variance %.2g -> %.2g",
-			len(plan.Units), balance.Gap(before), balance.Gap(after), plan.VarianceBefore, plan.VarianceAfter)
+		plan.Summary = fmt.Sprintf("move %s; gap %.3f -> %.3f, variance %.2g -> %.2g",
+			plural.Count(len(plan.Units), "site/keyword shard", "sites/keyword shards"), balance.Gap(before), balance.Gap(after), plan.VarianceBefore, plan.VarianceAfter)
 	}
 	return plan, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/view"
+	"github.com/crawlconsole/crawlconsole/internal/plural"
 )
 
 // Host is what a Link needs from the crawl around it: the lock that guards the table
@@ -148,7 +149,8 @@ func (l *Link) OnJoin(msg *nats.Msg) {
 		return // stopping, or the store failed: no reply, the worker claims them again
 	}
 	l.releaseAll(r.Release)
-	l.host.Logf(view.LevelInfo, "worker %s joined (%d egresses granted); %d sites or keyword shards move to it", j.Node, len(r.Grants), r.Moved)
+	l.host.Logf(view.LevelInfo, "worker %s joined (%s granted); %s %s to it", j.Node, plural.Count(len(r.Grants), "egress"),
+		plural.Count(r.Moved, "site or keyword shard", "sites or keyword shards"), plural.Noun(r.Moved, "moves", "move"))
 	if len(j.Holding) > 0 {
 		l.host.Logf(view.LevelInfo, "worker %s rejoined holding %d tasks: %d taken back, the others are another worker's or done (it drops them unfetched)",
 			j.Node, len(j.Holding), len(r.Kept))

@@ -9,6 +9,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/balance"
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/view"
+	"github.com/crawlconsole/crawlconsole/internal/plural"
 )
 
 // The operator's controls on a master (M4): lanes and hosts live on workers, so a
@@ -165,7 +166,7 @@ func (l *Link) ApplyRebalance(p view.RebalancePlan) error {
 		return err
 	}
 	l.releaseAll(release)
-	l.host.Logf(view.LevelInfo, "rebalance over workers: %d of %d sites/keyword shards moving (%s)", moved, len(p.Units), p.Summary)
+	l.host.Logf(view.LevelInfo, "rebalance over workers: %d of %s moving (%s)", moved, plural.Count(len(p.Units), "site/keyword shard", "sites/keyword shards"), p.Summary)
 	return nil
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/view"
+	"github.com/crawlconsole/crawlconsole/internal/plural"
 	"github.com/crawlconsole/crawlconsole/themes"
 	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
@@ -279,7 +280,7 @@ func run(ctx context.Context, eng *engine.Engine, rc runConfig, stdout, stderr i
 	if rc.headless {
 		if n := eng.Stats().Resumed; n > 0 {
 			// The console's Log pane says so; headless, the operator reads stderr.
-			fmt.Fprintf(stderr, "crawlconsole: resumed: %d URLs in progress when the last run ended (killed or crashed) went back to the queue\n", n)
+			fmt.Fprintf(stderr, "crawlconsole: resumed: %s in progress when the last run ended (killed or crashed) went back to the queue\n", plural.Count(n, "URL"))
 		}
 	}
 	if rc.duration > 0 {
@@ -365,8 +366,8 @@ func run(ctx context.Context, eng *engine.Engine, rc runConfig, stdout, stderr i
 		// The summary reads "done:" whatever the end; a stop with URLs left says
 		// how to go on, as the store keeps everything for the next run.
 		if n, ok := storeCounts(rc.db); ok && n.Unprocessed+n.InProgress > 0 {
-			fmt.Fprintf(stderr, "crawlconsole: stopped with %d URLs left to fetch; the %d pages stored are kept in %s: to go on, %s\n",
-				n.Unprocessed+n.InProgress, n.Pages, rc.db, rc.startAgain())
+			fmt.Fprintf(stderr, "crawlconsole: stopped with %s left to fetch; the %s stored %s kept in %s: to go on, %s\n",
+				plural.Count(n.Unprocessed+n.InProgress, "URL"), plural.Count(n.Pages, "page"), plural.Noun(n.Pages, "is", "are"), rc.db, rc.startAgain())
 		}
 	}
 	if why := nothingFetched(st, rc.startAgain()); why != "" && code == 0 {
@@ -385,9 +386,9 @@ func run(ctx context.Context, eng *engine.Engine, rc runConfig, stdout, stderr i
 // deferredAdvice says what n URLs deferred in the store at db wait for and how to
 // go on with them.
 func deferredAdvice(n int64, db, again string) string {
-	return fmt.Sprintf("%d URLs wait deferred in %s (a site whose robots.txt did not answer is asked again after "+
+	return fmt.Sprintf("%s %s deferred in %s (a site whose robots.txt did not answer is asked again after "+
 		"etiquette.robots_retry, 1m by default, doubling; a disabled host or a page budget holds others): "+
-		"%s once they are due, or without --until-idle, which waits for them", n, db, again)
+		"%s once they are due, or without --until-idle, which waits for them", plural.Count(n, "URL"), plural.Noun(n, "waits", "wait"), db, again)
 }
 
 // startAgain is how the operator goes on with the store: the same command on the
@@ -490,8 +491,8 @@ func summary(st view.Stats) string {
 	if st.StoreError != "" {
 		head = "stopped, the store failed"
 	}
-	line := fmt.Sprintf(head+": %d pages fetched, %d stored, %d refused, %d URLs queued, %d done, peak %d lanes, %.1fs, %s; errors: %s; skipped: %s",
-		st.PagesFetched, st.PagesStored, st.Refused, st.URLsQueued, st.URLsDone, st.LanesPeak, st.DurationS, pane.Rate(st.PagesPerS),
+	line := fmt.Sprintf(head+": %s fetched, %d stored, %d refused, %s queued, %d done, peak %s, %.1fs, %s; errors: %s; skipped: %s",
+		plural.Count(st.PagesFetched, "page"), st.PagesStored, st.Refused, plural.Count(st.URLsQueued, "URL"), st.URLsDone, plural.Count(st.LanesPeak, "lane"), st.DurationS, pane.Rate(st.PagesPerS),
 		kindList(st.Errors), kindList(st.Skipped))
 	if len(st.Warnings) > 0 {
 		line += "; warnings: " + kindList(st.Warnings)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/attach"
 	"github.com/crawlconsole/crawlconsole/engine/view"
+	"github.com/crawlconsole/crawlconsole/internal/plural"
 	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
@@ -184,7 +185,7 @@ func printStatus(s view.Snapshot, asJSON bool, stdout io.Writer) int {
 		if w.HeartbeatLate {
 			beat += fmt.Sprintf(" (late: none for over %s)", pane.HeartbeatLate(s.HeartbeatEvery))
 		}
-		fmt.Fprintf(stdout, "worker %s: %s, %s, %s, %s, queue %d\n", w.Name, w.State, beat, pane.Plural(w.Lanes, "lane"), pane.Rate(w.PagesPerS), w.Queue)
+		fmt.Fprintf(stdout, "worker %s: %s, %s, %s, %s, queue %d\n", w.Name, w.State, beat, plural.Count(w.Lanes, "lane"), pane.Rate(w.PagesPerS), w.Queue)
 	}
 	if r.StoreError != "" {
 		fmt.Fprintf(stdout, "STORE FAILED: %s\n", r.StoreError)

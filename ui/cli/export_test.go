@@ -89,7 +89,7 @@ func TestExportBesideARunningCrawl(t *testing.T) {
 			t.Fatalf("exit %d: %s", code, stderr.String())
 		}
 		files, _ := filepath.Glob(filepath.Join(out, "*.warc.gz"))
-		if len(files) != 1 || !strings.Contains(stderr.String(), "1 responses, 1 requests, 0 revisits, in 1 files") {
+		if len(files) != 1 || !strings.Contains(stderr.String(), "1 response, 1 request, 0 revisits, in 1 file") {
 			t.Fatalf("files %v, report %q", files, stderr.String())
 		}
 	})

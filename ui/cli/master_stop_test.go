@@ -20,7 +20,7 @@ func TestStoppedMasterSaysToStartTheMasterAgain(t *testing.T) {
 	Main([]string{"master", "--headless", "--duration", "1s", "--listen", "127.0.0.1:0", "--db", db,
 		"--allow-private", "127.0.0.0/8", "http://127.0.0.1:9/"}, &stdout, &stderr)
 	errs := stderr.String()
-	if !strings.Contains(errs, "stopped with 1 URLs left to fetch") {
+	if !strings.Contains(errs, "stopped with 1 URL left to fetch") {
 		t.Fatalf("a master stopped before any worker joined does not say its URL is left\n%s", errs)
 	}
 	if want := "to go on, start the master again with --db " + db; !strings.Contains(errs, want) {

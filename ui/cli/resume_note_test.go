@@ -42,7 +42,7 @@ func TestStoppedCrawlSaysHowToGoOnAndItsResumeWhatItKeeps(t *testing.T) {
 		// 200 ms may end before its first page while a robots.txt skip is counted: exit 5.
 		t.Fatalf("resumed run: exit %d\n%s%s", code, out2.String(), err2.String())
 	}
-	m := regexp.MustCompile(`resuming the crawl in \S+: (\d+) pages stored \(kept\), (\d+) URLs left to fetch`).FindStringSubmatch(err2.String())
+	m := regexp.MustCompile(`resuming the crawl in \S+: (\d+) pages? stored \(kept\), (\d+) URLs? left to fetch`).FindStringSubmatch(err2.String())
 	if m == nil {
 		t.Fatalf("the resumed start does not say what it resumes:\n%s", err2.String())
 	}

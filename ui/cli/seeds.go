@@ -11,6 +11,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/internal/plural"
 )
 
 const (
@@ -113,10 +114,10 @@ func configSeeds(path string, seeds []string, warn io.Writer) ([]string, error) 
 		ok = append(ok, s)
 	}
 	if skipped > seedReports {
-		fmt.Fprintf(warn, "crawlconsole: warning: config %s: %d more seeds skipped (not URLs), %d in all\n", path, skipped-seedReports, len(seeds))
+		fmt.Fprintf(warn, "crawlconsole: warning: config %s: %s skipped (not URLs), %d in all\n", path, plural.Count(skipped-seedReports, "more seed"), len(seeds))
 	}
 	if len(ok) == 0 && skipped > 0 {
-		return nil, fmt.Errorf("config %s: none of its %d seeds is a URL to crawl (%s)", path, len(seeds), first)
+		return nil, fmt.Errorf("config %s: none of its %s is a URL to crawl (%s)", path, plural.Count(len(seeds), "seed"), first)
 	}
 	return ok, nil
 }
@@ -166,11 +167,11 @@ func readSeeds(path string, warn io.Writer) ([]string, *seedList, error) {
 		total++
 	}
 	if skipped > seedReports {
-		fmt.Fprintf(warn, "crawlconsole: warning: --seeds %s: %d more lines skipped (over-long or not URLs), %d lines in all\n",
-			path, skipped-seedReports, lines.line)
+		fmt.Fprintf(warn, "crawlconsole: warning: --seeds %s: %s skipped (over-long or not URLs), %s in all\n",
+			path, plural.Count(skipped-seedReports, "more line"), plural.Count(lines.line, "line"))
 	}
 	if total == 0 && skipped > 0 {
-		return nil, nil, fmt.Errorf("--seeds %s: none of its %d lines is a URL to crawl (%s)", path, lines.line, first)
+		return nil, nil, fmt.Errorf("--seeds %s: none of its %s is a URL to crawl (%s)", path, plural.Count(lines.line, "line"), first)
 	}
 	return head, &seedList{path: path, head: len(head), more: total > len(head)}, nil
 }

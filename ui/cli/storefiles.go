@@ -7,6 +7,7 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/crawlconsole/crawlconsole/internal/plural"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -46,8 +47,8 @@ func resumeNote(path string) string {
 	if !ok || n.URLs == 0 {
 		return ""
 	}
-	note := fmt.Sprintf("resuming the crawl in %s: %d pages stored (kept), %d URLs left to fetch, %d URLs done, %d failed or skipped",
-		path, n.Pages, n.Unprocessed+n.InProgress, n.Processed, n.Failed)
+	note := fmt.Sprintf("resuming the crawl in %s: %s stored (kept), %s left to fetch, %s done, %d failed or skipped",
+		path, plural.Count(n.Pages, "page"), plural.Count(n.Unprocessed+n.InProgress, "URL"), plural.Count(n.Processed, "URL"), n.Failed)
 	if n.Deferred > 0 {
 		// Left out of "left to fetch" (they are not due now), but not done either: a
 		// crawl whose only URLs wait here read "0 URLs left to fetch" and looked finished.

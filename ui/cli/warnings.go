@@ -13,6 +13,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/view"
+	"github.com/crawlconsole/crawlconsole/internal/plural"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
@@ -122,7 +123,7 @@ func (r *warnReporter) finish() {
 		fmt.Fprintf(r.w, "crawlconsole: %s ×%d%s, like the one above: %q\n", levelWord(s.level), s.n, about, head)
 	}
 	if r.hidden > 0 {
-		fmt.Fprintf(r.w, "crawlconsole: %d more distinct warnings not shown here: the store keeps them (crawlconsole stats --db, or the console's Log pane)\n", r.hidden)
+		fmt.Fprintf(r.w, "crawlconsole: %s not shown here: the store keeps them (crawlconsole stats --db, or the console's Log pane)\n", plural.Count(r.hidden, "more distinct warning"))
 	}
 }
 
@@ -184,7 +185,7 @@ func kindReport(st view.Stats) []string {
 		})
 		for i, k := range kinds {
 			if i == exampleKinds {
-				lines = append(lines, fmt.Sprintf("  %s: %d more kinds (see --stats-json or crawlconsole stats)", part.word, len(kinds)-i))
+				lines = append(lines, fmt.Sprintf("  %s: %s (see --stats-json or crawlconsole stats)", part.word, plural.Count(len(kinds)-i, "more kind")))
 				break
 			}
 			line := fmt.Sprintf("  %s %s ×%d", part.word, k, part.kinds[k])

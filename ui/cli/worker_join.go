@@ -9,6 +9,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
 	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/internal/plural"
 )
 
 // The waits between tries to reach a master that is not there yet double from the
@@ -45,7 +46,7 @@ func joinMaster(ctx context.Context, url string, co cluster.ClientOptions, wo co
 			var w *engine.Worker
 			if w, err = engine.StartWorker(wo); err == nil {
 				if tries > 1 {
-					say("master answered after %v (%d tries)", time.Since(start).Round(100*time.Millisecond), tries)
+					say("master answered after %v (%s)", time.Since(start).Round(100*time.Millisecond), plural.Count(tries, "try"))
 				}
 				return conn, w, nil
 			}

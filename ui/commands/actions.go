@@ -10,6 +10,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/view"
+	"github.com/crawlconsole/crawlconsole/internal/plural"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
@@ -83,7 +84,7 @@ func RotateLanesOff(c *pane.Common, name string, ids []int) tea.Cmd {
 		if len(moved) == 0 {
 			return "", firstErr
 		}
-		text := fmt.Sprintf("%s: %s moved (%s)", name, pane.Plural(len(moved), "lane"), strings.Join(moved, ", "))
+		text := fmt.Sprintf("%s: %s moved (%s)", name, plural.Count(len(moved), "lane"), strings.Join(moved, ", "))
 		if len(failed) > 0 {
 			text += "; " + pane.Refusal("lane "+strings.Join(failed, ", ")+" stayed", firstErr) // not "lane 9 stayed: lane 9: ..."
 		}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/view"
+	"github.com/crawlconsole/crawlconsole/internal/plural"
 	"github.com/crawlconsole/crawlconsole/themes"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
@@ -265,11 +266,7 @@ func parseLaneID(con Console, s string) (int, error) {
 func openLanes(ids []int) string {
 	slices.Sort(ids)
 	var b strings.Builder
-	if len(ids) == 1 {
-		b.WriteString("1 lane open: ")
-	} else {
-		fmt.Fprintf(&b, "%d lanes open: ", len(ids))
-	}
+	b.WriteString(plural.Count(len(ids), "lane") + " open: ")
 	for i, id := range ids {
 		switch {
 		case len(ids) > 10 && i == 8:

@@ -95,14 +95,6 @@ func BytesHuman(n int64) string {
 	return strconv.FormatFloat(float64(n)/float64(div), 'f', 1, 64) + " " + string("kMGTPE"[exp]) + "B"
 }
 
-// Plural is "1 word" or "n words".
-func Plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
 // SparkRunes are the eight heights of a sparkline bar, and blank.
 var SparkRunes = []rune(" ▁▂▃▄▅▆▇█")
 

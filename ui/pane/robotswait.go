@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/crawlconsole/crawlconsole/engine/view"
+	"github.com/crawlconsole/crawlconsole/internal/plural"
 )
 
 // RobotsWait says the URLs waiting for their site's robots.txt to answer, as waiting,
@@ -14,5 +15,5 @@ func RobotsWait(r view.RobotsWaiting) string {
 	if r.URLs == 0 {
 		return ""
 	}
-	return fmt.Sprintf("deferred: %d, robots.txt not answering on %s", r.URLs, Plural(r.Sites, "site"))
+	return fmt.Sprintf("deferred: %d, robots.txt not answering on %s", r.URLs, plural.Count(r.Sites, "site"))
 }

@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/crawlconsole/crawlconsole/engine/view"
+	"github.com/crawlconsole/crawlconsole/internal/plural"
 	"github.com/crawlconsole/crawlconsole/themes"
 	"github.com/crawlconsole/crawlconsole/ui/commands"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
@@ -304,7 +305,7 @@ func (p *groupsPane) View() string {
 			b.WriteString(pane.TableRow(st, cols, cells, p.width, sel, -1, nil))
 		case rowHost:
 			h := g.Hosts[r.index]
-			text := fmt.Sprintf("host    %s  (%d tasks)", h.Host, h.Tasks)
+			text := fmt.Sprintf("host    %s  (%s)", h.Host, plural.Count(h.Tasks, "task"))
 			if isPausedHost(p.pausedHosts, h.Host) {
 				text += "  paused"
 			}
@@ -318,7 +319,7 @@ func (p *groupsPane) View() string {
 			if u == "" {
 				u = fmt.Sprintf("#%016x", pr.Hash)
 			}
-			b.WriteString(p.childRow(fmt.Sprintf("parent  %s  (%d tasks)", u, pr.Tasks), childIndent, sel))
+			b.WriteString(p.childRow(fmt.Sprintf("parent  %s  (%s)", u, plural.Count(pr.Tasks, "task")), childIndent, sel))
 		}
 	}
 	return b.String()

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/crawlconsole/crawlconsole/engine/view"
+	"github.com/crawlconsole/crawlconsole/internal/plural"
 	"github.com/crawlconsole/crawlconsole/themes"
 	"github.com/crawlconsole/crawlconsole/ui/commands"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
@@ -250,7 +251,7 @@ func (p *nodesPane) summary() string {
 	}
 	sort.Strings(other)
 	states = append(states, other...)
-	left := fmt.Sprintf(" %s: %s · %s", pane.Plural(len(p.nodes), "worker"), strings.Join(states, ", "), pane.Rate(rate))
+	left := fmt.Sprintf(" %s: %s · %s", plural.Count(len(p.nodes), "worker"), strings.Join(states, ", "), pane.Rate(rate))
 	if len(p.nodes) == 0 {
 		left = " 0 workers: waiting for the first to join"
 	}

@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/crawlconsole/crawlconsole/engine/view"
+	"github.com/crawlconsole/crawlconsole/internal/plural"
 )
 
 // Lane is one lane as a plan weighs it.
@@ -113,14 +114,7 @@ func stayReason(before []view.EgressLoad, lanes []Lane, held int) string {
 		return fmt.Sprintf("lanes that would even the load are bound where they are (%d: a host or parent page of theirs is held on the less loaded address, or it may not serve their hosts); busiest address %s, %.1fs of queued work",
 			held, b.Egress, b.Cost)
 	}
-	return fmt.Sprintf("already even: no move of a whole lane makes the busiest address, %s (%.1fs of queued work in %s), lighter", b.Egress, b.Cost, plural(b.Lanes, "lane"))
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
+	return fmt.Sprintf("already even: no move of a whole lane makes the busiest address, %s (%.1fs of queued work in %s), lighter", b.Egress, b.Cost, plural.Count(b.Lanes, "lane"))
 }
 
 // Bindings is what binds each lane to its address, copied from the board for a

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/export"
+	"github.com/crawlconsole/crawlconsole/internal/plural"
 	"github.com/crawlconsole/crawlconsole/store"
 	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
 )
@@ -115,13 +116,14 @@ func Export(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	secs := time.Since(start).Seconds()
 	if *format == "warc" {
-		fmt.Fprintf(stderr, "exported %d exchanges (%d pages rebuilt from before captures) as %d records: %d responses, %d requests, %d revisits, in %d files; %d warnings; %.1fs\n",
-			rep.Pages, rep.Rebuilt, rep.Records, rep.Responses, rep.Requests, rep.Revisits, len(rep.Files), rep.Warnings, secs)
+		fmt.Fprintf(stderr, "exported %s (%s rebuilt from before captures) as %s: %s, %s, %s, in %s; %s; %.1fs\n",
+			plural.Count(rep.Pages, "exchange"), plural.Count(rep.Rebuilt, "page"), plural.Count(rep.Records, "record"), plural.Count(rep.Responses, "response"),
+			plural.Count(rep.Requests, "request"), plural.Count(rep.Revisits, "revisit"), plural.Count(len(rep.Files), "file"), plural.Count(rep.Warnings, "warning"), secs)
 		if rep.Duplicates > 0 {
-			fmt.Fprintf(stderr, "  %d of the revisits are the same payload under another URL: %d bytes not repeated\n", rep.Duplicates, rep.BytesSaved)
+			fmt.Fprintf(stderr, "  %d of the revisits %s the same payload under another URL: %s not repeated\n", rep.Duplicates, plural.Noun(rep.Duplicates, "is", "are"), plural.Count(rep.BytesSaved, "byte"))
 		}
 	} else {
-		fmt.Fprintf(stderr, "exported %d pages; %d warnings; %.1fs\n", rep.Pages, rep.Warnings, secs)
+		fmt.Fprintf(stderr, "exported %s; %s; %.1fs\n", plural.Count(rep.Pages, "page"), plural.Count(rep.Warnings, "warning"), secs)
 	}
 	for _, f := range rep.Files {
 		fmt.Fprintf(stderr, "  %s\n", f)

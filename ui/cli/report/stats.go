@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/front"
+	"github.com/crawlconsole/crawlconsole/internal/plural"
 	"github.com/crawlconsole/crawlconsole/store"
 	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
 )
@@ -165,8 +166,8 @@ func writeNodesText(w io.Writer, nodes map[string]nodeStats) error {
 	fmt.Fprintf(tw, "nodes\t%d\n", len(nodes))
 	for _, name := range slices.Sorted(maps.Keys(nodes)) {
 		n := nodes[name]
-		fmt.Fprintf(tw, "  %s\t%s\theartbeat %s\tjoined %s\t%d hosts\t%d results\t%d late\n",
-			name, n.State, stamp(n.Heartbeat), stamp(n.Joined), n.Hosts, n.Results, n.Late)
+		fmt.Fprintf(tw, "  %s\t%s\theartbeat %s\tjoined %s\t%s\t%s\t%d late\n",
+			name, n.State, stamp(n.Heartbeat), stamp(n.Joined), plural.Count(n.Hosts, "host"), plural.Count(n.Results, "result"), n.Late)
 	}
 	return tw.Flush()
 }
