@@ -347,6 +347,7 @@ func runRealweb(args []string) (map[string]any, error) {
 	dir := fs.String("corpus", defaultRealweb, "the corpus: labels.json, pages/ (bench/testdata/realweb)")
 	misses := fs.Bool("misses", false, "list our answers that differ from the labels")
 	reps := fs.Int("reps", 3, "passes over the pages for our CPU figure")
+	perPage := fs.Bool("pages", false, "a line a page with the whole text labelled: each extractor's text F1")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -369,6 +370,7 @@ func runRealweb(args []string) (map[string]any, error) {
 	groups = append(groups, "all")
 	exs := realwebExtractors()
 	tallies := make([]map[string]*realwebTally, len(exs))
+	pageF1 := make([][]float64, len(pages))
 	for i, ex := range exs {
 		tallies[i] = map[string]*realwebTally{}
 		for _, g := range groups {
@@ -379,6 +381,9 @@ func runRealweb(args []string) (map[string]any, error) {
 			a := ex.run(p)
 			tallies[i][p.Lang].add(p, a)
 			tallies[i]["all"].add(p, a)
+			if p.TextKind == "full" {
+				pageF1[j] = append(pageF1[j], bagF1(p.Text, a.Text))
+			}
 			if *misses && i == 0 {
 				realwebMisses(p, a)
 			}
@@ -394,13 +399,30 @@ func runRealweb(args []string) (map[string]any, error) {
 		}
 		cpu += threadCPU() - c0
 	}
-	perPage := cpu / time.Duration(*reps*len(pages))
+	cpuPage := cpu / time.Duration(*reps*len(pages))
 
 	fmt.Printf("realweb: %d non-English pages (%s)\n", len(pages), *dir)
 	fmt.Println("  text: F1 of tokens (a character a token for Chinese, Japanese, Korean, Thai, Myanmar; words otherwise) on pages with the whole text labelled,")
 	fmt.Println("  prefix recall where only the text's beginning is, snippet score where trafilatura's with/without snippets are")
 	fmt.Printf("%-5s %-20s %10s %10s %10s %10s %10s %11s %10s %10s\n", "lang", "extractor", "text F1", "prefix R", "snippets", "head ex", "head near", "byline P/R", "date", "lang")
-	out := map[string]any{"pages": len(pages), "cpu_us_page": round3(float64(perPage.Nanoseconds()) / 1e3)}
+	if *perPage {
+		fmt.Printf("%-5s %-28s", "lang", "page (text F1)")
+		for _, ex := range exs {
+			fmt.Printf(" %20s", ex.name)
+		}
+		fmt.Println()
+		for j := range pages {
+			if pageF1[j] == nil {
+				continue
+			}
+			fmt.Printf("%-5s %-28s", pages[j].Lang, pages[j].ID)
+			for _, f := range pageF1[j] {
+				fmt.Printf(" %20.3f", f)
+			}
+			fmt.Println()
+		}
+	}
+	out := map[string]any{"pages": len(pages), "cpu_us_page": round3(float64(cpuPage.Nanoseconds()) / 1e3)}
 	for _, g := range groups {
 		for i, ex := range exs {
 			t := tallies[i][g]
@@ -433,7 +455,7 @@ func runRealweb(args []string) (map[string]any, error) {
 			}
 		}
 	}
-	fmt.Printf("  date: right/labelled (w: a wrong day given); our CPU %.0f µs a page (Parse + PageText + Meta, %d passes)\n", float64(perPage.Nanoseconds())/1e3, *reps)
+	fmt.Printf("  date: right/labelled (w: a wrong day given); our CPU %.0f µs a page (Parse + PageText + Meta, %d passes)\n", float64(cpuPage.Nanoseconds())/1e3, *reps)
 	return out, nil
 }
 
