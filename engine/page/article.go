@@ -236,12 +236,52 @@ func (d *doc) removable() []bool {
 		if e.flags&flagHoldsMain != 0 && e.flags&flagHidden == 0 {
 			continue // holds an <article> or <main>
 		}
-		if total > 0 && float64(e.paraLetters) >= chromeShare*total {
+		if total > 0 && float64(e.paraLetters) >= chromeShare*total && !d.articleBeside(int32(i)) {
 			continue
 		}
 		out[i] = true
 	}
 	return out
+}
+
+// minBesideLetters is the prose an <article> or <main> outside a chrome element must
+// hold for that element to be taken as beside the article rather than holding it.
+const minBesideLetters = 200
+
+// articleBeside reports that an <article> or <main> of the page holds prose outside
+// el and is not itself chrome (a comment's <article>, one inside a named sidebar): a
+// long <aside> or live feed beside a short story is still chrome, however much of
+// the page's text it has.
+func (d *doc) articleBeside(el int32) bool {
+	for i := int32(1); int(i) < len(d.elems); i++ {
+		m := &d.elems[i]
+		if m.tag != atom.Article && m.tag != atom.Main || d.isAncestor(el, i) {
+			continue
+		}
+		outside := m.paraLetters
+		if d.isAncestor(i, el) {
+			outside -= d.elems[el].paraLetters
+		}
+		if outside < minBesideLetters || d.inChrome(i, el) {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// inChrome reports that el or an ancestor of it is chrome by tag or name, below
+// the first ancestor it shares with other (chrome around both tells them not apart).
+func (d *doc) inChrome(el, other int32) bool {
+	for a := el; a > 0; a = d.elems[a].parent {
+		if d.isAncestor(a, other) {
+			return false
+		}
+		if d.elems[a].flags&(flagChromeTag|flagNamedChrom) != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // inCaption reports whether el is inside a <figure> or <figcaption>: photo captions

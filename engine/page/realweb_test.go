@@ -1,6 +1,7 @@
 package page
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -170,5 +171,51 @@ func TestKoreanHeadlineKeepsItsSpaces(t *testing.T) {
 		if strings.Contains(md.Headline.Value, "서울폭우") {
 			t.Errorf("headline %q: words glued", md.Headline.Value)
 		}
+	}
+}
+
+// A live feed in an <aside role="complementary"> beside a short story (Libération's
+// "Direct" column) can hold more of the page's text than the story; the page's own
+// <article> says where the story is, and the feed stays out of the main text. A
+// comment's <article> or one in a named sidebar says no such thing (a long article
+// in a widget-named wrapper keeps its text).
+func TestLiveFeedBesideTheArticleIsChrome(t *testing.T) {
+	story := []string{
+		"Un troisième Français a été tué dans le tremblement de terre samedi au Népal, emporté par une coulée de boue lors d'un trek.",
+		"L'appareil, mis à disposition par Airbus, était arrivé à Katmandou mercredi matin avec cinquante-cinq personnes à son bord.",
+		"Le séisme a fait près de cinq mille cinq cents morts et touche huit des vingt-huit millions d'habitants du pays.",
+	}
+	var feed strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&feed, `<li class="live-item"><a class="live-item-pub-date" href="/direct/%d">14:%02d</a><div class="live-item-content"><span class="flavor-text">Défense.</span><p>Le ministère annonce la vente numéro %d de vingt-quatre avions de combat, un contrat de plusieurs milliards d'euros signé ce matin.</p></div></li>`, i, i, i)
+	}
+	page := `<!DOCTYPE html><html lang="fr"><head><meta charset="utf-8"><title>Népal</title></head><body><div class="ad-portal"><div class="main-content">
+<div class="mod"><article><h1>Un troisième Français tué au Népal</h1><div class="article-body"><p>` + strings.Join(story, `</p><p>`) + `</p></div></article></div>
+<aside id="sidebar" role="complementary"><div class="live"><ul class="live-flux">` + feed.String() + `</ul></div></aside></div></div></body></html>`
+	text, ok := PageText([]byte(page), "text/html")
+	if !ok {
+		t.Fatal("no main text")
+	}
+	for _, p := range story {
+		if !strings.Contains(text, p) {
+			t.Fatalf("the story's %q lost; main text:\n%s", p, text)
+		}
+	}
+	if strings.Contains(text, "avions de combat") {
+		t.Errorf("the live feed is in the main text:\n%s", text)
+	}
+
+	// The same long text in a widget-named wrapper, with only comments' <article>s
+	// beside it, is the article.
+	var long strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&long, "<p>Le conseil municipal a voté le budget numéro %d après un long débat sur les écoles, les routes et les transports de la ville.</p>", i)
+	}
+	comments := `<div id="comments"><article class="comment"><p>` + strings.Join(story, " ") + `</p></article></div>`
+	page = `<!DOCTYPE html><html lang="fr"><head><meta charset="utf-8"><title>Budget</title></head><body><div class="elementor-widget-wrap"><h1>Le budget voté</h1>` +
+		long.String() + `</div>` + comments + `</body></html>`
+	text, ok = PageText([]byte(page), "text/html")
+	if !ok || !strings.Contains(text, "budget numéro 11") {
+		t.Errorf("the article in a widget-named wrapper lost (ok %v):\n%s", ok, text)
 	}
 }
