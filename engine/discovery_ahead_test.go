@@ -50,7 +50,7 @@ func TestArticlesAReadListsGoAheadOfTheLanesQueue(t *testing.T) {
 	o.Discovery.Probe = config.ProbeOff
 	o.Discovery.MinPoll, o.Discovery.MaxPoll = time.Hour, time.Hour // read again only when asked
 	o.Lanes.Max = 1
-	o.HostRate = 50
+	o.HostRate = 200 // the tree's pages in 2 s; the order is the subject, not the pace
 	// A loopback site's response time is this box's load, not a server's: with the
 	// default politeness a loaded box's answers of a few hundred ms set the lane's
 	// gaps to a second or more (5x each), and three slow ones in a row back the host

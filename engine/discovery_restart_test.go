@@ -114,6 +114,7 @@ func TestPollPaceIsKeptAfterRestart(t *testing.T) {
 	t.Parallel()
 	for _, clustered := range []bool{false, true} {
 		t.Run(map[bool]string{false: "alone", true: "master"}[clustered], func(t *testing.T) {
+			t.Parallel() // each has its own site and crawl: their polls' paces overlap
 			s := newDiscoSite(t)
 			h := s.host
 			var reads readLog
@@ -176,6 +177,7 @@ func TestHonestSitemapIsTrustedRightAfterRestart(t *testing.T) {
 	t.Parallel()
 	for _, clustered := range []bool{false, true} {
 		t.Run(map[bool]string{false: "alone", true: "master"}[clustered], func(t *testing.T) {
+			t.Parallel() // each has its own site and crawl: their polls' paces overlap
 			s := newDiscoSite(t)
 			h := s.host
 			var mu sync.Mutex
@@ -231,6 +233,7 @@ func TestLyingSiteStaysUntrustedAfterRestart(t *testing.T) {
 	t.Parallel()
 	for _, clustered := range []bool{false, true} {
 		t.Run(map[bool]string{false: "alone", true: "master"}[clustered], func(t *testing.T) {
+			t.Parallel() // each has its own site and crawl: their polls' paces overlap
 			s := newDiscoSite(t)
 			h := s.host
 			datedSitemap(s, func(int) string {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,7 +26,9 @@ func TestWorkerClaimsAnEgressFromTheMasterTable(t *testing.T) {
 	// The claims are a live worker's: with the default timeout (600 ms and its
 	// margin) a loaded box that left its heartbeats unanswered for a second or two
 	// had it buried before it claimed, and the claim refused. Its death after Close
-	// comes this timeout later.
+	// comes as the master's clock is moved past this timeout, not after it.
+	var ahead atomic.Int64
+	o.Now = func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }
 	m, err := NewMaster(o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: 200 * time.Millisecond, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -52,6 +55,9 @@ func TestWorkerClaimsAnEgressFromTheMasterTable(t *testing.T) {
 	w.Close() // silent from now on: dead after the timeout, its grants return
 	deadline := time.Now().Add(patience)
 	for {
+		// Each look moves the master's clock a timeout on: a heartbeat sent before
+		// the close and read after a move is past all the same at the next.
+		ahead.Add(int64(time.Minute))
 		free := 0
 		for _, a := range m.crew.(*master.Crew).Accounts().Accounts() {
 			if a.Node == "" || a.State != "assigned" {
