@@ -219,3 +219,37 @@ func TestLiveFeedBesideTheArticleIsChrome(t *testing.T) {
 		t.Errorf("the article in a widget-named wrapper lost (ok %v):\n%s", ok, text)
 	}
 }
+
+// NHK's date line gives the month and day alone ("[06月24日 11時30分]"): with no
+// date with a year anywhere on the page, the year is the crawl day's when that puts
+// the day at most a season before it (across New Year too), and is left unset
+// otherwise: a day after the crawl, or one long before it, could be of any year.
+func TestDateLineWithoutAYear(t *testing.T) {
+	page := func(line string) string {
+		return `<!doctype html><html lang="ja"><head><meta charset="utf-8"><title>NEWS WEB EASY|子どもへの体罰を禁止する法律ができる</title></head><body>
+<article><h1 class="article-main__title">子どもへの体罰を禁止する法律ができる</h1><p class="article-main__date">` + line + `</p>
+<div class="article-main__body"><p>子どもへの虐待をなくすための法律ができて、親が子どもを教育するために、たたいたり蹴ったりする体罰を禁止することになりました。</p>
+<p>最近、親に虐待されて子どもが亡くなる事件が続いています。法律は来年の4月から始まります。</p></div></article></body></html>`
+	}
+	for _, c := range []struct {
+		line  string
+		crawl time.Time
+		want  string // RFC 3339, "" for no date
+	}{
+		{"[06月24日 11時30分]", time.Date(2019, 6, 25, 3, 0, 0, 0, time.UTC), "2019-06-24T11:30:00Z"},
+		{"[12月28日 9時05分]", time.Date(2027, 1, 5, 3, 0, 0, 0, time.UTC), "2026-12-28T09:05:00Z"},
+		{"[06月24日]", time.Date(2019, 8, 1, 0, 0, 0, 0, time.UTC), "2019-06-24T00:00:00Z"},
+		{"[06月24日 11時30分]", time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), ""}, // five months before
+		{"[06月24日 11時30分]", time.Date(2019, 6, 20, 0, 0, 0, 0, time.UTC), ""}, // after the crawl
+		{"[2019年06月24日 11時30分]", time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), "2019-06-24T11:30:00Z"},
+	} {
+		md := Parse([]byte(page(c.line)), "text/html", nil).Meta("https://www3.nhk.or.jp/news/easy/k10011959621000/k10011959621000.html", c.crawl)
+		got := ""
+		if !md.Published.IsZero() {
+			got = md.Published.Time.Format(time.RFC3339)
+		}
+		if got != c.want {
+			t.Errorf("%s crawled %s: published %q (%s), want %q", c.line, c.crawl.Format("2006-01-02"), got, md.Published.From, c.want)
+		}
+	}
+}

@@ -60,13 +60,14 @@ type Raw struct {
 	elems       []metaElem
 
 	// Read from the tree once the parse is done (fromTree).
-	title     string     // the document's <title>
-	h1        string     // the first visible <h1>
-	h1Lines   [2]string  // the <h1>'s first line and the rest, when a break splits it
-	dateLines []dateLine // dates in elements whose class or id speaks of dates
-	bylines   []string   // text of elements whose class or id speaks of authors
-	textDates []dateLine // dates in the page's visible text, in order
-	headAt    int        // where the headline is in the visible text (-1: none)
+	title     string       // the document's <title>
+	h1        string       // the first visible <h1>
+	h1Lines   [2]string    // the <h1>'s first line and the rest, when a break splits it
+	dateLines []dateLine   // dates in elements whose class or id speaks of dates
+	bylines   []string     // text of elements whose class or id speaks of authors
+	textDates []dateLine   // dates in the page's visible text, in order
+	yearless  yearlessDate // the first date line without a year, when no date line has one
+	headAt    int          // where the headline is in the visible text (-1: none)
 	scripts   scriptCounts
 }
 

@@ -175,14 +175,62 @@ func (m *Raw) readDates(d *Tree) {
 		if names == "" || !hasAnyPart(names, dateNameParts) || hasAnyPart(names, commentParts) {
 			continue
 		}
-		if h, ok := sc.first(d.elemText(i, maxElemText)); ok {
+		txt := d.elemText(i, maxElemText)
+		if h, ok := sc.first(txt); ok {
 			m.dateLines = append(m.dateLines, dateLine{hit: h, pos: d.elemPos(i)})
+		} else if !m.yearless.ok {
+			m.yearless = readYearless(txt)
 		}
 	}
 	sc.scanYears(d.Text, maxTextDates, func(h dateHit) bool {
 		m.textDates = append(m.textDates, dateLine{hit: h, pos: h.start})
 		return true
 	})
+}
+
+// yearlessDate is a month and day a date line gives without its year ("[06月24日
+// 11時30分]", as NHK prints the day's news), the year left to the page's other
+// stamps or the crawl day (Raw.yearOf).
+type yearlessDate struct {
+	month, day, hour, min int
+	clock, ok             bool
+}
+
+// readYearless reads the first month and day written the CJK way with no year
+// before them (月 and 日, a 年 before is a full date), and the time of day after.
+func readYearless(s string) yearlessDate {
+	toks := tokenize(s, make([]dtok, 0, 16))
+	num := func(i, lo, hi int) (int, bool) {
+		if i < len(toks) && toks[i].kind == tokNum && toks[i].ndig <= 2 && toks[i].num >= lo && toks[i].num <= hi {
+			return toks[i].num, true
+		}
+		return 0, false
+	}
+	mark := func(i int, rs ...rune) bool {
+		if i < len(toks) && toks[i].kind == tokMark {
+			for _, r := range rs {
+				if toks[i].r == r {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for i := range toks {
+		mo, ok1 := num(i, 1, 12)
+		d, ok2 := num(i+2, 1, 31)
+		if !ok1 || !ok2 || !mark(i+1, '月') || !mark(i+3, '日') || mark(i-1, '年') || d > daysIn(2000, mo) {
+			continue
+		}
+		y := yearlessDate{month: mo, day: d, ok: true}
+		if h, ok := num(i+4, 0, 23); ok && mark(i+5, '時', '时') {
+			if mi, ok := num(i+6, 0, 59); ok && mark(i+7, '分') {
+				y.hour, y.min, y.clock = h, mi, true
+			}
+		}
+		return y
+	}
+	return yearlessDate{}
 }
 
 // maxScanText bounds the bytes of one text read for dates.

@@ -223,6 +223,9 @@ func (m *Raw) Build(pageURL string, now time.Time) Metadata {
 		return Date{}
 	}
 	md.Published = m.inPageZone(pub(), ld, parse)
+	if md.Published.IsZero() && m.yearless.ok {
+		md.Published = yearOf(m.yearless, now)
+	}
 	md.Modified = parse(ld.modified, "json-ld dateModified")
 	if md.Modified.IsZero() {
 		md.Modified = m.metaDate(modifiedKeys, parse)
@@ -236,6 +239,26 @@ func (m *Raw) Build(pageURL string, now time.Time) Metadata {
 	md.Language = m.language(ld)
 	md.Canonical = m.canonicalURL(ld, pageURL)
 	return md
+}
+
+// recentDays is how far before the crawl day a date line without a year is read in
+// the crawl's year (or the year before, across New Year): sites print the day
+// alone for the current season's news and add the year to older stories.
+const recentDays = 92
+
+// yearOf dates a month and day without a year, on a page that gives no date with a
+// year anywhere (its URLs, stamps and text would have been its date): in the year
+// that puts it at most recentDays before the crawl day, else not at all (a day
+// after the crawl day, or an older one, could be any year; a wrong year is worse
+// than none).
+func yearOf(y yearlessDate, now time.Time) Date {
+	for _, yr := range []int{now.Year(), now.Year() - 1} {
+		t := time.Date(yr, time.Month(y.month), y.day, y.hour, y.min, 0, 0, time.UTC)
+		if !t.After(now.Add(24*time.Hour)) && now.Sub(t) <= recentDays*24*time.Hour && !t.Before(minDate) {
+			return Date{Time: t, Clock: y.clock, From: "date line, year from the crawl day"}
+		}
+	}
+	return Date{}
 }
 
 // inPageZone gives a date stamped in UTC in the zone the page's other stamps name:
