@@ -72,6 +72,7 @@ func (f *Front) Resume() error {
 		return err
 	}
 	f.Counters.URLsQueued.Add(c.Unprocessed + c.Deferred)
+	f.undefer(rows)
 	f.Mu.Lock()
 	defer f.Mu.Unlock()
 	f.loadRows(rows, 0, f.Opts.QueueMemory)
@@ -81,19 +82,26 @@ func (f *Front) Resume() error {
 	return nil
 }
 
-// loadRows places rows read from the store and updates the spill window. Lock held.
-//
-// A deferred row (due: Queued reads those too) goes back to unprocessed in the
-// store as it is placed, as the deferrals' requeue does: left deferred until its
-// lane takes it, the requeue's next look at the store finds it due and places it
-// again, and the URL is fetched and counted done twice.
+// undefer marks the deferred rows of rows (due: Queued reads those too) unprocessed
+// in the store before loadRows places them, as the deferrals' requeue does: left
+// deferred until a lane takes it, a row is found due by the requeue's next look at
+// the store and placed again, and its URL fetched and counted done twice. Called
+// without the lock: a write may wait for room in the store's queue, whose writer
+// may be waiting for the lock.
+func (f *Front) undefer(rows []store.URL) {
+	for _, r := range rows {
+		if r.State == store.Deferred {
+			f.Store.SetState(r.URL, store.Unprocessed, 0, "")
+		}
+	}
+}
+
+// loadRows places rows read from the store (undefer first) and updates the spill
+// window. Lock held.
 func (f *Front) loadRows(rows []store.URL, from int64, limit int) {
 	last := from
 	for _, r := range rows {
 		last = r.Seq
-		if r.State == store.Deferred {
-			f.Store.SetState(r.URL, store.Unprocessed, 0, "")
-		}
 		f.Place(TaskOf(r))
 	}
 	if len(rows) >= limit || f.q.maxSpilled > last {
@@ -319,6 +327,7 @@ func (f *Front) StartRefill() {
 		if err == nil {
 			rows, err = f.Store.Queued(f.crawl.Now(), from-1, limit)
 		}
+		f.undefer(rows)
 		f.Mu.Lock()
 		defer f.Mu.Unlock()
 		f.q.refilling = false
