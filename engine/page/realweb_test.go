@@ -242,6 +242,7 @@ func TestDateLineWithoutAYear(t *testing.T) {
 		{"[06月24日 11時30分]", time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), ""}, // five months before
 		{"[06月24日 11時30分]", time.Date(2019, 6, 20, 0, 0, 0, 0, time.UTC), ""}, // after the crawl
 		{"[2019年06月24日 11時30分]", time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), "2019-06-24T11:30:00Z"},
+		{"06月24日", time.Date(2019, 6, 25, 0, 0, 0, 0, time.UTC), "2019-06-24T00:00:00Z"}, // the line's first token
 	} {
 		md := Parse([]byte(page(c.line)), "text/html", nil).Meta("https://www3.nhk.or.jp/news/easy/k10011959621000/k10011959621000.html", c.crawl)
 		got := ""

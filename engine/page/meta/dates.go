@@ -207,7 +207,7 @@ func readYearless(s string) yearlessDate {
 		return 0, false
 	}
 	mark := func(i int, rs ...rune) bool {
-		if i < len(toks) && toks[i].kind == tokMark {
+		if i >= 0 && i < len(toks) && toks[i].kind == tokMark {
 			for _, r := range rs {
 				if toks[i].r == r {
 					return true
