@@ -87,7 +87,8 @@ type Doc struct {
 	Media int
 	// Warnings counts problems that did not stop the document, by kind: "bad_date",
 	// "too_many_urls", "empty_loc", "not_http", "truncated", "encoding_mismatch"
-	// (the declared encoding is not what the bytes are), "unknown_encoding".
+	// (the declared encoding is not what the bytes are), "unknown_encoding",
+	// "entities_ignored" (a DOCTYPE declares entities, which are not expanded).
 	Warnings map[string]int
 }
 
@@ -186,6 +187,9 @@ func ParseReaderFrom(in io.Reader, src Source, lim Limits) (Doc, error) {
 		return doc, fmt.Errorf("reading: %w", err)
 	}
 	enc := detectEncoding(head, src.ContentType, &doc)
+	if declaresEntities(head) {
+		doc.warn("entities_ignored")
+	}
 	var repaired bool // invalid UTF-8 met past the sample detectEncoding judged by
 	br := utf8Stream(raw, enc, &doc, &repaired)
 	base := baseURL(src.URL)
@@ -214,6 +218,16 @@ func ParseReaderFrom(in io.Reader, src Source, lim Limits) (Doc, error) {
 		parsed.Warnings = addWarning(parsed.Warnings, k, n)
 	}
 	return parsed, err
+}
+
+// declaresEntities says whether the document's head has a DOCTYPE that declares
+// entities (<!DOCTYPE x [<!ENTITY ...>]>). They are never expanded (encoding/xml
+// reads no DTD; an unknown &name; stays as written), which is what keeps billion
+// laughs and external entities harmless, but the document is then not read as its
+// author meant: a warning says so.
+func declaresEntities(head []byte) bool {
+	i := bytes.Index(head, []byte("<!DOCTYPE"))
+	return i >= 0 && bytes.Contains(head[i:], []byte("<!ENTITY"))
 }
 
 func addWarning(w map[string]int, kind string, n int) map[string]int {

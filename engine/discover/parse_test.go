@@ -233,6 +233,10 @@ func TestHostileXML(t *testing.T) {
 		{"external entity in a sitemap", xxe + `<urlset><url><loc>http://a.test/&xxe;</loc></url></urlset>`},
 		{"external entity in an Atom feed", xxe + `<feed xmlns="http://www.w3.org/2005/Atom"><entry><title>&xxe;</title><link href="http://a.test/1"/><id>1</id></entry></feed>`},
 	}
+	// A DOCTYPE that declares no entity (XHTML's) is no warning.
+	if doc, _ := Parse([]byte(`<!DOCTYPE rss PUBLIC "-//Netscape Communications//DTD RSS 0.91//EN" "http://my.netscape.com/publish/formats/rss-0.91.dtd"><rss version="0.91"><channel><item><link>http://a.test/1</link></item></channel></rss>`), Limits{}); len(doc.Warnings) != 0 {
+		t.Errorf("RSS 0.91 with its public DTD: warnings %v, want none", doc.Warnings)
+	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
@@ -244,6 +248,11 @@ func TestHostileXML(t *testing.T) {
 				if len(e.URL) > 100 || len(e.Title) > 100 || strings.Contains(e.URL+e.Title, "root:") {
 					t.Errorf("an entity was expanded: %q %q", e.URL, e.Title)
 				}
+			}
+			// Left unexpanded, but said: the document is not read as its author
+			// meant, and the operator can tell which one it was.
+			if doc.Warnings["entities_ignored"] != 1 {
+				t.Errorf("warnings %v, want entities_ignored 1", doc.Warnings)
 			}
 			t.Logf("entries %d, err %v", len(doc.Entries), err)
 		})
