@@ -13,6 +13,8 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/discover"
+	"github.com/crawlconsole/crawlconsole/engine/view"
+	"golang.org/x/text/encoding/simplifiedchinese"
 )
 
 // discoSite is a loopback site for the discovery tests: every request logged,
@@ -197,7 +199,11 @@ func gzipBytes(s string) []byte {
 }
 
 // Bad input: hostile feeds and sitemaps cost bounded work and a counted
-// warning; the crawl goes on and ends (no crash, no stalled lane).
+// warning, and one WARN line names each of them; the crawl goes on and ends (no
+// crash, no stalled lane). The list: billion laughs, an external entity, a gzip
+// bomb, a sitemap far past the body cap (50 MB), a text sitemap of a million lines,
+// binary served as text/plain, a feed whose declared encoding is a lie, an index
+// that lists itself, and indexes nested ten deep.
 func TestHostileDiscoveryDocumentsDoNotStallTheCrawl(t *testing.T) {
 	t.Parallel()
 	s := newDiscoSite(t)
@@ -212,8 +218,34 @@ func TestHostileDiscoveryDocumentsDoNotStallTheCrawl(t *testing.T) {
 	index := func(next string) func(int) (string, []byte) {
 		return static("application/xml", `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>http://`+h+next+`</loc></sitemap></sitemapindex>`)
 	}
-	s.robots = "Sitemap: http://" + h + "/bomb.xml\nSitemap: http://" + h + "/zip.xml.gz\nSitemap: http://" + h + "/html.xml\nSitemap: http://" + h + "/d1.xml\n"
+	big := bytes.Repeat([]byte(`<url><loc>http://`+h+`/big</loc></url>`+"\n"), (50<<20)/(len(h)+40))
+	var lines bytes.Buffer
+	for i := range 1_000_000 {
+		fmt.Fprintf(&lines, "http://%s/line/%d\n", h, i)
+	}
+	lie, err := simplifiedchinese.GBK.NewEncoder().String(`<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>新闻</title>` +
+		`<item><title>台风</title><link>http://` + h + `/lie/1</link></item></channel></rss>`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := make([]byte, 1<<20)
+	for i := range bin {
+		bin[i] = byte(i*7919 + i>>8)
+	}
+	hostile := []string{"/bomb.xml", "/xxe.xml", "/zip.xml.gz", "/big.xml", "/lines.txt", "/bin.txt", "/lie.xml", "/html.xml"}
+	for _, p := range hostile {
+		s.robots += "Sitemap: http://" + h + p + "\n"
+	}
+	s.robots += "Sitemap: http://" + h + "/self.xml\nSitemap: http://" + h + "/d1.xml\n"
 	s.raw["/bomb.xml"] = static("application/xml", laughs+`<urlset><url><loc>http://`+h+`/&e;</loc></url></urlset>`)
+	s.raw["/xxe.xml"] = static("application/xml", `<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><urlset><url><loc>http://`+h+`/&x;</loc></url></urlset>`)
+	s.raw["/big.xml"] = func(int) (string, []byte) {
+		return "application/xml", append([]byte(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`), big...)
+	}
+	s.raw["/lines.txt"] = func(int) (string, []byte) { return "text/plain", lines.Bytes() }
+	s.raw["/bin.txt"] = func(int) (string, []byte) { return "text/plain", bin }
+	s.raw["/lie.xml"] = static("application/rss+xml", lie)
+	s.raw["/self.xml"] = index("/self.xml")
 	s.raw["/zip.xml.gz"] = func(int) (string, []byte) { return "application/gzip", gzipBytes(huge.String()) }
 	s.raw["/html.xml"] = static("application/rss+xml", `<!DOCTYPE html><html><body><a href="/from-html">x</a></body></html>`)
 	for i := 1; i <= 10; i++ {
@@ -253,6 +285,27 @@ func TestHostileDiscoveryDocumentsDoNotStallTheCrawl(t *testing.T) {
 	}
 	if n := s.requested("/same"); n > 1 {
 		t.Errorf("/same fetched %d times", n)
+	}
+	if n := s.requested("/self.xml"); n != 1 {
+		t.Errorf("the index that lists itself was fetched %d times, want once", n)
+	}
+	if n := s.requested("/lie/1"); n != 1 {
+		t.Errorf("the lying feed's item fetched %d times, want once", n)
+	}
+	// Each hostile document is named, once, in a WARN line: the operator can tell
+	// which document of which site it was.
+	deep := fmt.Sprintf("/d%d.xml", 1+discover.MaxIndexDepth)
+	for _, p := range append(hostile, deep) {
+		u := "http://" + h + p
+		var lines []string
+		for _, ev := range e.EventsSince(0, 1<<20) {
+			if ev.Level >= view.LevelWarn && strings.Contains(ev.Msg, "feed/sitemap "+u+" ") || strings.Contains(ev.Msg, "feed/sitemap "+u+":") {
+				lines = append(lines, ev.Msg)
+			}
+		}
+		if len(lines) != 1 {
+			t.Errorf("%d WARN lines name %s, want 1: %q", len(lines), p, lines)
+		}
 	}
 }
 

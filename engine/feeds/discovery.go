@@ -255,6 +255,12 @@ func (d *Discovery) readDocument(t frontier.Task, res *fetch.Result, doc *discov
 				if why != "sitemap_loop" { // a known child listed again is the normal case
 					tl.warnings[why]++
 					d.c.Count("discovery_" + why)
+					// On the document too, already counted above: documentRead's
+					// log line then names the index whose children were refused.
+					if doc.Warnings == nil {
+						doc.Warnings = map[string]int{}
+					}
+					doc.Warnings[why]++
 				}
 				continue
 			}

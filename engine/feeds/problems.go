@@ -25,8 +25,10 @@ const (
 )
 
 // loggedWarnings are the warnings of a document read that are worth a log line
-// (once per document): the document was not what it said, or not read whole.
-var loggedWarnings = []string{"encoding_mismatch", "unknown_encoding", "truncated", "malformed", "too_many_urls"}
+// (once per document): the document was not what it said, or not read whole (its
+// entities left unexpanded, children of an index refused as too deep or too many).
+var loggedWarnings = []string{"encoding_mismatch", "unknown_encoding", "truncated", "malformed", "too_many_urls",
+	"entities_ignored", "sitemap_depth", "sitemap_count"}
 
 // documentSource is what a read of a document needs of its response: its URL after
 // redirects (relative links resolve against it) and its Content-Type (its charset).
