@@ -254,3 +254,23 @@ func TestDateLineWithoutAYear(t *testing.T) {
 		}
 	}
 }
+
+// A lead written as a <div> of text beside the article's body (delfi.lv's
+// <div class="article__lead">) is a paragraph of the article, as a <p> there is:
+// Readability reads a <div> with no block inside as a <p>.
+func TestLeadDivBesideTheBodyIsText(t *testing.T) {
+	lead := "Norvēģijas glābšanas komanda četras dienas pēc tam, kad zemes nogruvums apraka vairākas mājas Askas ciematā, atradusi piekto bojāgājušo."
+	body := []string{
+		"Naktī uz trešdienu Jerdrumas pašvaldības administratīvajā centrā Askā, kas atrodas apmēram 25 kilometrus uz ziemeļaustrumiem no galvaspilsētas, notika zemes nogruvums.",
+		"Tas sev līdzi parāva vairākas mājas, dažas palika tieši uz kraujas malas, un glābēji strādā arī naktī.",
+		"Glābšanas darbus, kas vēl joprojām turpinās, apgrūtina nestabila grunts, slikti laika apstākļi un ierobežots dienasgaismas stundu skaits.",
+		"Nogruvuma rezultātā izveidojusies dziļa, 700 metrus gara un 300 metrus plata grava ar stāvām malām, un evakuēti vairāk nekā tūkstotis iedzīvotāju.",
+	}
+	page := `<!doctype html><html lang="lv"><head><meta charset="utf-8"><title>Nogruvums Norvēģijā</title></head><body>
+<div class="article"><h1>Nogruvumā Norvēģijā atrasts piektais bojāgājušais</h1><div class="article__lead">` + lead + `</div>
+<div class="article__body"><p>` + strings.Join(body, "</p><p>") + `</p></div></div></body></html>`
+	text, ok := PageText([]byte(page), "text/html")
+	if !ok || !strings.Contains(text, lead) || !strings.Contains(text, body[3]) {
+		t.Errorf("the lead or the body lost (ok %v):\n%s", ok, text)
+	}
+}

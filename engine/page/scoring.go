@@ -172,13 +172,28 @@ func (d *doc) articleElems(top int32) []int32 {
 		switch {
 		case e.scored && e.score+bonus >= threshold:
 			out = append(out, i)
-		case e.tag == atom.P && e.letters > 80 && ld < 0.25:
+		case (e.tag == atom.P || e.tag == atom.Div && d.textOnly(i)) && e.letters > 80 && ld < 0.25:
 			out = append(out, i)
 		case e.tag == atom.P && e.letters > 0 && e.letters <= 80 && ld == 0:
 			out = append(out, i)
 		}
 	}
 	return out
+}
+
+// textOnly reports a block whose text is all its own, no block inside it: the <div>
+// Readability reads as a <p> (a lead paragraph written as <div class="lead">).
+func (d *doc) textOnly(el int32) bool {
+	e := &d.elems[el]
+	if e.runStart == e.runEnd {
+		return false
+	}
+	for _, r := range d.runs[e.runStart:e.runEnd] {
+		if r.block != el {
+			return false
+		}
+	}
+	return true
 }
 
 // within reports whether element el lies in one of the subtrees roots. Ancestors
