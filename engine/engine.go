@@ -311,10 +311,6 @@ func (e *Engine) Stats() view.Stats {
 		egressView = &v
 	}
 	s.Deferred = t.Deferred
-	if t.Robots.Waited > 0 {
-		r := t.Robots
-		s.RobotsWaiting = &r
-	}
 	s.Cookies = e.lanes.Run.CookieStats()
 	s.Revisit = e.rv.Stats()
 	if e.dedupe != nil {
@@ -337,6 +333,9 @@ func (e *Engine) Stats() view.Stats {
 	}
 	if len(e.opts.Sites) > 0 {
 		s.Sizing = e.sizing(egressView)
+	}
+	if r := e.c.RobotsWaiting(disabledHosts(egressView)); r.Waited > 0 {
+		s.RobotsWaiting = &r
 	}
 	if e.lanes.DNS != nil {
 		ds := e.lanes.DNS.Stats()

@@ -67,7 +67,23 @@ func (e *Engine) Snapshot() view.Snapshot {
 		s.Egress = &v
 	}
 	s.Sizing = e.sizing(s.Egress)
+	s.Totals.Robots = e.c.RobotsWaiting(disabledHosts(s.Egress))
 	return s
+}
+
+// disabledHosts are the hosts on the host_disable_list of v (this process's, or a
+// master's workers' added up), nil without rotation.
+func disabledHosts(v *view.EgressView) map[string]bool {
+	if v == nil || len(v.Disabled) == 0 {
+		return nil
+	}
+	m := make(map[string]bool, len(v.Disabled))
+	for _, d := range v.Disabled {
+		if d.TimeLeft > 0 { // an expired entry waits for the next round to go
+			m[d.Host] = true
+		}
+	}
+	return m
 }
 
 // stateNow is the crawl's state as the header says it: RUNNING refined by what is

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -100,4 +101,49 @@ func readURL(t *testing.T, path, url string) (store.URL, error) {
 	}
 	defer ro.Close()
 	return ro.URLState(url)
+}
+
+// A URL waiting for its site's robots.txt whose host the operator then disables
+// waits for the operator: it leaves the robots.txt wait (the header's figure, ctl
+// status and --stats-json's robots_waiting) and stays among the deferred and under
+// robots_unreachable, where it was counted once; enabled again, it waits for
+// robots.txt again.
+func TestRobotsWaitLeavesOutADisabledHost(t *testing.T) {
+	t.Parallel()
+	site := newRobotsSite(t, "127.0.0.1")
+	site.robots = func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "down", http.StatusServiceUnavailable)
+	}
+	o := robotsOptions(t, "http://"+site.host+"/")
+	o.Seeds = append(o.Seeds, "http://"+site.host+"/x")
+	o.Etiquette.RobotsRetry = time.Hour // the URLs stay set aside while the test looks
+	o.Egress = []string{"e1=bind:127.0.0.1"}
+	o.Rotation.PerNode = 0
+	e := startEngine(t, o)
+	defer e.Close()
+	waitFor(t, "both URLs waiting for robots.txt", func() bool {
+		r := e.Stats().RobotsWaiting
+		return r != nil && r.URLs == 2
+	})
+	host := frontier.Hostname("http://" + site.host + "/")
+	if err := e.SetHostDisabled(host, true); err != nil {
+		t.Fatal(err)
+	}
+	st, snap := e.Stats(), e.Snapshot()
+	if w := st.RobotsWaiting; w == nil || *w != (view.RobotsWaiting{URLs: 0, Sites: 0, Waited: 2}) {
+		t.Errorf("--stats-json robots_waiting %+v with %s disabled; want no URL waiting for robots.txt (2 waited)", w, host)
+	}
+	if w := snap.Totals.Robots; w.URLs != 0 || w.Sites != 0 {
+		t.Errorf("the console's robots.txt wait %+v with %s disabled; want 0", w, host)
+	}
+	if st.Deferred != 2 || st.Errors["robots_unreachable"] != 2 {
+		t.Errorf("deferred %d, robots_unreachable %d with %s disabled; want 2 and 2 (counted where they were set aside)",
+			st.Deferred, st.Errors["robots_unreachable"], host)
+	}
+	if err := e.SetHostDisabled(host, false); err != nil {
+		t.Fatal(err)
+	}
+	if w := e.Snapshot().Totals.Robots; w.URLs != 2 || w.Sites != 1 {
+		t.Errorf("the console's robots.txt wait %+v with %s enabled again; want 2 URLs on 1 site", w, host)
+	}
 }

@@ -160,6 +160,25 @@ func (c *Counters) Settled(url string) {
 	c.mu.Unlock()
 }
 
+// RobotsWaiting is the robots.txt wait of Totals without the URLs of the hosts in
+// disabled: a host on the host_disable_list (the operator's :disable, every egress
+// refused) holds its URLs until it comes off whatever robots.txt answers, so they
+// wait for the operator, among the deferred, not for robots.txt. Waited still
+// counts them: they were set aside under robots_unreachable.
+func (c *Counters) RobotsWaiting(disabled map[string]bool) view.RobotsWaiting {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w := &c.waiting
+	r := view.RobotsWaiting{URLs: int64(len(w.urls)), Sites: len(w.hosts), Waited: w.waited}
+	for host := range disabled {
+		if n := w.hosts[host]; n > 0 {
+			r.URLs -= int64(n)
+			r.Sites--
+		}
+	}
+	return r
+}
+
 // URLDone counts a URL finished without a page once its state is committed.
 func (c *Counters) URLDone() { c.URLsDone.Add(1) }
 
