@@ -159,15 +159,23 @@ func (e *Egress) CloseIdle() {
 	}
 }
 
+// MaxResponseHeaderBytes bounds the header block of a response every transport of
+// the crawl reads (HTTP/1 and HTTP/2's SETTINGS_MAX_HEADER_LIST_SIZE). Real servers
+// send a few KiB, a site with many cookies some tens; browsers give up at 256 KiB
+// (Chromium) and curl at 300 KiB. Go's default is 10 MB a response, which a server
+// flooding headers makes the crawl read and then walk (cookies, block-page checks).
+const MaxResponseHeaderBytes = 1 << 20
+
 func (e *Egress) newTransport(c TransportConfig) *http.Transport {
 	t := &http.Transport{
-		TLSHandshakeTimeout:   c.TLSHandshakeTimeout,
-		ResponseHeaderTimeout: c.ResponseHeaderTimeout,
-		IdleConnTimeout:       c.IdleConnTimeout,
-		MaxIdleConnsPerHost:   c.MaxIdleConnsPerHost,
-		MaxIdleConns:          c.MaxIdleConnsPerHost * 64,
-		ExpectContinueTimeout: time.Second,
-		ForceAttemptHTTP2:     true,
+		TLSHandshakeTimeout:    c.TLSHandshakeTimeout,
+		ResponseHeaderTimeout:  c.ResponseHeaderTimeout,
+		IdleConnTimeout:        c.IdleConnTimeout,
+		MaxIdleConnsPerHost:    c.MaxIdleConnsPerHost,
+		MaxIdleConns:           c.MaxIdleConnsPerHost * 64,
+		ExpectContinueTimeout:  time.Second,
+		ForceAttemptHTTP2:      true,
+		MaxResponseHeaderBytes: MaxResponseHeaderBytes,
 	}
 	if c.TLSClientConfig != nil {
 		t.TLSClientConfig = c.TLSClientConfig.Clone()

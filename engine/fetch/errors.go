@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"syscall"
 
 	"github.com/crawlconsole/crawlconsole/engine/dnscache"
@@ -13,28 +14,31 @@ import (
 
 // Error kinds: the names under which failures are counted in stats and the console.
 const (
-	KindDNS            = "dns"
-	KindBlocked        = "ssrf_blocked"
-	KindConnect        = "connect"
-	KindTimeout        = "timeout"
-	KindReset          = "reset"
-	KindTooManyRedir   = "too_many_redirects"
-	KindRedirectLoop   = "redirect_loop"
-	KindBadRedirect    = "bad_redirect"
-	KindTooLarge       = "body_too_large"
-	KindEncoding       = "content_encoding" // a Content-Encoding not decoded (br, ...) or a corrupt compressed body
-	KindContentType    = "content_type"
-	KindBinary         = "binary_body"
-	KindHTTP4xx        = "http_4xx"
-	KindHTTP5xx        = "http_5xx"
-	KindRefused        = "refused"
-	KindRobots         = "robots_disallowed"
-	KindRobotsDown     = "robots_unreachable"
-	KindCanceled       = "canceled"
-	KindOther          = "other"
-	KindProtocol       = "protocol"
-	KindMalformedHTML  = "malformed_html"
-	KindRedirectTarget = "redirect_target"
+	KindDNS          = "dns"
+	KindBlocked      = "ssrf_blocked"
+	KindConnect      = "connect"
+	KindTimeout      = "timeout"
+	KindReset        = "reset"
+	KindTooManyRedir = "too_many_redirects"
+	KindRedirectLoop = "redirect_loop"
+	KindBadRedirect  = "bad_redirect"
+	KindTooLarge     = "body_too_large"
+	// KindHeadersTooLarge: the response's header block passed
+	// egress.MaxResponseHeaderBytes (a server flooding headers); nothing of it is kept.
+	KindHeadersTooLarge = "headers_too_large"
+	KindEncoding        = "content_encoding" // a Content-Encoding not decoded (br, ...) or a corrupt compressed body
+	KindContentType     = "content_type"
+	KindBinary          = "binary_body"
+	KindHTTP4xx         = "http_4xx"
+	KindHTTP5xx         = "http_5xx"
+	KindRefused         = "refused"
+	KindRobots          = "robots_disallowed"
+	KindRobotsDown      = "robots_unreachable"
+	KindCanceled        = "canceled"
+	KindOther           = "other"
+	KindProtocol        = "protocol"
+	KindMalformedHTML   = "malformed_html"
+	KindRedirectTarget  = "redirect_target"
 	// KindNoindex: the page said noindex (meta robots, X-Robots-Tag); it was fetched
 	// and its links followed, but it is not stored: skipped, not failed.
 	KindNoindex = "noindex"
@@ -144,5 +148,17 @@ func Kind(err error) string {
 		}
 		return KindReset
 	}
+	if headersTooLarge(err) {
+		return KindHeadersTooLarge
+	}
 	return KindOther
+}
+
+// headersTooLarge reports net/http's refusal of a response whose header block
+// passed the transport's MaxResponseHeaderBytes, over HTTP/1 or HTTP/2: neither
+// has an error value to match, only its text.
+func headersTooLarge(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "server response headers exceeded") ||
+		strings.Contains(msg, "response header list larger than advertised limit")
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/gocolly/colly/v2"
 
 	"github.com/crawlconsole/crawlconsole/engine/discover"
+	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/page"
 	"github.com/crawlconsole/crawlconsole/engine/robots"
 )
@@ -159,13 +160,14 @@ type exchange struct {
 func New(ctx context.Context, cfg Config, d *Dialer, tr *http.Transport) *Fetcher {
 	if tr == nil {
 		tr = &http.Transport{
-			DialContext:           d.DialContext,
-			MaxIdleConns:          512,
-			MaxIdleConnsPerHost:   8,
-			IdleConnTimeout:       90 * time.Second,
-			TLSHandshakeTimeout:   cfg.ConnectTimeout,
-			ResponseHeaderTimeout: cfg.RequestTimeout,
-			ForceAttemptHTTP2:     true,
+			DialContext:            d.DialContext,
+			MaxIdleConns:           512,
+			MaxIdleConnsPerHost:    8,
+			IdleConnTimeout:        90 * time.Second,
+			TLSHandshakeTimeout:    cfg.ConnectTimeout,
+			ResponseHeaderTimeout:  cfg.RequestTimeout,
+			ForceAttemptHTTP2:      true,
+			MaxResponseHeaderBytes: egress.MaxResponseHeaderBytes,
 		}
 	}
 	// Build the collector by hand: colly.NewCollector lets COLLY_* environment
@@ -332,6 +334,11 @@ func (f *Fetcher) FetchWithin(within context.Context, url string, hdr http.Heade
 	case err != nil && Kind(err) == KindTooLarge && x.res.Status != 0:
 		x.res.Body = nil // like a body cut off in onResponse: the status and headers are kept
 		return x.res, &Error{Kind: KindTooLarge, URL: url, Err: err}
+	case err != nil && Kind(err) == KindHeadersTooLarge:
+		// net/http's own words name a byte count and nothing else: say what it means.
+		return nil, &Error{Kind: KindHeadersTooLarge, URL: url, Err: fmt.Errorf(
+			"the server sent over %d MiB of response headers (real servers send a few KiB): not read further", egress.MaxResponseHeaderBytes>>20),
+			Exchanges: log.received(KindHeadersTooLarge)}
 	case err != nil:
 		// No Result, but the responses received on the way are kept for the
 		// archive (Error.Exchanges): every redirect answered, and a final

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/discover"
+	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/feeds"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
@@ -94,7 +95,7 @@ func (f *Front) Record(o lanes.Outcome) {
 		case o.Kind == fetch.KindBlocked:
 			f.warnRefusedOn(o)
 		case !IsSkip(o.Kind) && o.Kind != fetch.KindRobotsDown && o.Kind != frontier.KindMalformed:
-			f.crawl.LaneLogf(view.LevelWarn, l, t.Host, "%s: %s", o.Kind, t.URL)
+			f.crawl.LaneLogf(view.LevelWarn, l, t.Host, "%s: %s%s", o.Kind, t.URL, failNote(o.Kind))
 		}
 	case res.Status == http.StatusNotModified:
 		if refetch {
@@ -306,4 +307,13 @@ func (f *Front) Finish(t frontier.Task, refetch bool, lane int, st store.State, 
 			}
 		})
 	}
+}
+
+// failNote says in words what a failure kind the name alone leaves unclear means,
+// for the log line that names the URL ("" for the others).
+func failNote(kind string) string {
+	if kind == fetch.KindHeadersTooLarge {
+		return " (the server sent over " + strconv.Itoa(egress.MaxResponseHeaderBytes>>20) + " MiB of response headers: not read further)"
+	}
+	return ""
 }
