@@ -95,6 +95,9 @@ func extract(d *doc) Text {
 		if p.letters < minLabelLetters && !d.isHeading(p.block) && !endsSentence(d.paragraphText(p)) {
 			return false // "Caption", "Close", "Photo: AP": labels, not prose
 		}
+		if p.letters < maxStampLetters && stampLine(d.paragraphText(p)) {
+			return false // "Submitted on Mon, 2019-01-21 13:49": the page's stamp, not its text
+		}
 		// A gallery repeats its captions; a sticky share bar its labels.
 		if p.letters < minRepeatLetters {
 			return true // a short line repeated in a recipe or a plan is the text's own

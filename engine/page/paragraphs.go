@@ -30,6 +30,40 @@ func endsSentence(s string) bool {
 	return strings.ContainsRune(".!?:;…。！？；", r)
 }
 
+// maxStampLetters bounds the lines stampLine reads: a date and time with a label
+// ("Submitted on", "آخر تحديث"), not a sentence that names a time.
+const maxStampLetters = 48
+
+// stampLine reports a line that gives a year (19xx or 20xx, standing alone) and a
+// time of day (h:mm) and does not end as a sentence: a publication or update stamp
+// in any language, which the metadata reads and the article's text does not hold.
+func stampLine(s string) bool {
+	if endsSentence(s) {
+		return false
+	}
+	year, clock := false, false
+	for i := 0; i < len(s); {
+		if !isDigitByte(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isDigitByte(s[j]) {
+			j++
+		}
+		switch n := s[i:j]; {
+		case len(n) == 4 && (n[:2] == "19" || n[:2] == "20"):
+			year = true
+		case len(n) <= 2 && j+2 < len(s) && s[j] == ':' && isDigitByte(s[j+1]) && isDigitByte(s[j+2]) && (j+3 == len(s) || !isDigitByte(s[j+3])):
+			clock = true
+		}
+		i = j
+	}
+	return year && clock
+}
+
+func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
+
 // paragraphText is a paragraph's text with white space collapsed.
 func (d *doc) paragraphText(p paragraph) string {
 	var sb strings.Builder

@@ -274,3 +274,29 @@ func TestLeadDivBesideTheBodyIsText(t *testing.T) {
 		t.Errorf("the lead or the body lost (ok %v):\n%s", ok, text)
 	}
 }
+
+// A line that is the page's stamp, a year and a time of day under a label in any
+// language ("Submitted on Mon, 2019-01-21 13:49", CNN Arabic's "الأربعاء، 28
+// آب/اغسطس 2013، آخر تحديث 14:00"), is not the article's text; a sentence that
+// names a time and a year is.
+func TestStampLineIsNotText(t *testing.T) {
+	body := []string{
+		"ولم ترد تقارير حول الخسائر البشرية، في حين دارت اشتباكات عنيفة بين الطرفين في وقت متأخر من ليل الجمعة، في قرية التويمية.",
+		"أما الائتلاف الوطني السوري المعارض، فقد دعا في بيان له كافة الكتائب والفصائل المقاتلة في الشمال السوري إلى ضبط النفس.",
+		"The council met at 10:30 on Tuesday and voted the 2019 budget.",
+		"وشدد الائتلاف على ضرورة الابتعاد عن الأعمال الاستفزازية بكافة أشكالها، ويحذر كل من يستغل المرحلة الراهنة لتطبيق أجندات سياسية.",
+	}
+	for _, stamp := range []string{"Submitted on Mon, 2019-01-21 13:49", "الأربعاء، 28 آب/اغسطس 2013، آخر تحديث 14:00 (GMT+0400)"} {
+		page := `<!doctype html><html lang="ar"><head><meta charset="utf-8"><title>معارضون يسيطرون على مخازن للصواريخ</title></head><body>
+<div class="story"><h1>معارضون يسيطرون على مخازن للصواريخ بريف دمشق</h1><div class="cnn_strytmstmp">` + stamp + `</div><p>` + strings.Join(body, "</p><p>") + `</p></div></body></html>`
+		text, ok := PageText([]byte(page), "text/html")
+		if !ok || strings.Contains(text, stamp) {
+			t.Errorf("the stamp %q in the main text (ok %v):\n%s", stamp, ok, text)
+		}
+		for _, p := range body {
+			if !strings.Contains(text, p) {
+				t.Errorf("%q lost:\n%s", p, text)
+			}
+		}
+	}
+}
