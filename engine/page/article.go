@@ -98,6 +98,9 @@ func extract(d *doc) Text {
 		if p.letters < maxStampLetters && stampLine(d.paragraphText(p)) {
 			return false // "Submitted on Mon, 2019-01-21 13:49": the page's stamp, not its text
 		}
+		if p.letters < maxNoticeLetters && paywallNotice(d.paragraphText(p)) {
+			return false // "この記事は会員限定です": the site's notice, not the article
+		}
 		// A gallery repeats its captions; a sticky share bar its labels.
 		if p.letters < minRepeatLetters {
 			return true // a short line repeated in a recipe or a plan is the text's own

@@ -64,6 +64,30 @@ func stampLine(s string) bool {
 
 func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
 
+// maxNoticeLetters bounds the lines paywallNotice reads: a notice is a line or two.
+const maxNoticeLetters = 100
+
+// paywallPhrases are what a paywall's or a registration wall's notice says, in the
+// languages of the news the crawler reads (lower case): the notice stands where the
+// text is cut, inside the article's container, and is the site's, not the article's.
+var paywallPhrases = []string{
+	"会員限定", "続きをお読みいただけます", "続きを読むには", // ja: members only, read the rest by registering
+	"登录后阅读", "订阅后阅读", "付费阅读", // zh: read after logging in / subscribing, paid reading
+	"subscribe to continue reading", "subscribers only", "for subscribers", "to continue reading, ",
+	"réservé aux abonnés", "nur für abonnenten", "exclusivo para suscriptores", "только для подписчиков",
+}
+
+// paywallNotice reports a line that is a paywall's notice (paywallPhrases).
+func paywallNotice(s string) bool {
+	s = strings.ToLower(s)
+	for _, p := range paywallPhrases {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // paragraphText is a paragraph's text with white space collapsed.
 func (d *doc) paragraphText(p paragraph) string {
 	var sb strings.Builder

@@ -300,3 +300,27 @@ func TestStampLineIsNotText(t *testing.T) {
 		}
 	}
 }
+
+// A paywall's notice where a members-only article is cut (Nikkei's "［有料会員限定］
+// この記事は会員限定です。電子版に登録すると続きをお読みいただけます。") stands
+// inside the article's container, and is the site's line, not the article's.
+func TestPaywallNoticeIsNotText(t *testing.T) {
+	body := []string{
+		"６月12日の歴史的な米朝首脳会談を巡って戦っていたのは、米大統領と北朝鮮委員長ばかりではなかった。",
+		"中国国家主席も、会談の開催地や日程を巡って水面下で激しい駆け引きを続けていた。関係者によると、準備は数カ月に及んだ。",
+		"会談の直前には、北朝鮮の代表団が中国の航空機でシンガポールに入った。その意味は小さくない。",
+	}
+	notice := "［有料会員限定］ この記事は会員限定です。電子版に登録すると続きをお読みいただけます。"
+	page := `<!doctype html><html lang="ja"><head><meta charset="utf-8"><title>米朝会談の裏で</title></head><body>
+<div class="cmn-article_text"><h1>米朝会談の裏で動いた中国</h1><p>` + strings.Join(body, "</p><p>") + `</p>
+<div class="m-articleRegist"><p class="m-articleRegist_text">` + notice + `</p></div></div></body></html>`
+	text, ok := PageText([]byte(page), "text/html")
+	if !ok || strings.Contains(text, "会員限定") {
+		t.Errorf("the paywall's notice in the main text (ok %v):\n%s", ok, text)
+	}
+	for _, p := range body {
+		if !strings.Contains(text, p) {
+			t.Errorf("%q lost:\n%s", p, text)
+		}
+	}
+}
