@@ -108,3 +108,29 @@ func TestWorkerDeclaredDeadBeforeItsFinalLeaveIsShownLeft(t *testing.T) {
 		t.Fatalf("nodes after w1's final leave: %+v; want w1 left", nodes)
 	}
 }
+
+// A worker declared dead during its leave, its final leave taken while it was dead,
+// may have a rejoin on its way (its heartbeat answered "unknown" just before): the
+// rejoin, read after the final leave, is refused and the worker stays left. Before,
+// it made the worker leaving again, shown so on the Nodes pane with no worker
+// behind it until its silence buried it once more.
+func TestARejoinAfterTheFinalLeaveIsRefused(t *testing.T) {
+	t.Parallel()
+	r := newBatchRig(t)
+	r.handOutOne(t)
+	r.leave(t, "w1", "a", nil, false)
+	r.c.now = r.c.now.Add(time.Hour)
+	r.m.link.CheckNodes(r.c.now)
+	r.leave(t, "w1", "a", nil, true)
+	data, err := cluster.Encode(&wire.Join{Node: "w1", Incarnation: "a", LanesMax: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.m.link.OnJoin(&nats.Msg{Data: data})
+	r.c.Lock()
+	nodes, _ := r.m.book.View()
+	r.c.Unlock()
+	if len(nodes) != 1 || nodes[0].State != view.NodeLeft {
+		t.Fatalf("nodes after a rejoin read after w1's final leave: %+v; want w1 left", nodes)
+	}
+}

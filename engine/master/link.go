@@ -114,6 +114,11 @@ func (l *Link) OnJoin(msg *nats.Msg) {
 	}
 	now := l.host.Now()
 	l.host.Lock()
+	if l.book.Left(j.Node, j.Incarnation) {
+		l.host.Unlock()
+		l.respond(msg, &wire.JoinReply{Error: fmt.Sprintf("worker %s left (its final leave was taken); a worker started again joins as new", j.Node)})
+		return
+	}
 	r := l.book.Join(&j, now, l.perNode)
 	reply := wire.JoinReply{Settings: l.host.Settings(), Egress: r.Grants, Paused: l.host.Paused(), PauseSeq: l.pauseSeq,
 		Lease: l.book.Lease(j.Node), Kept: r.Kept, LastRequest: r.LastRequest, Since: r.Since}

@@ -75,6 +75,15 @@ func (t *Table) Join(j *wire.Join, now time.Time, perNode int) Joined {
 	return r
 }
 
+// Left tells whether worker name's incarnation inc left: its final leave was
+// taken. A join of that incarnation is refused (OnJoin): the worker is closing, and
+// a rejoin sent before its final leave (its heartbeat answered "unknown" while it
+// was taken for dead) and read after it would show it leaving for good.
+func (t *Table) Left(name, inc string) bool {
+	n := t.nodes[name]
+	return n != nil && n.inc == inc && n.left
+}
+
 // Recording holds back every deal to worker name (joined) until recorded is
 // called: the link calls it once the node table saved at the join is committed.
 // recorded may be called from any goroutine.
