@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -39,10 +38,6 @@ import (
 
 func init() { register("changes", runChanges) }
 
-// defaultCorpus is where the project workspace keeps the benchmark, relative to the
-// repository root.
-const defaultCorpus = "../shared/corpus/article-extraction-benchmark"
-
 // detector judges whether two fetches of a page differ in content.
 type detector struct {
 	name    string
@@ -56,10 +51,12 @@ func runChanges(args []string) (map[string]any, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(filepath.Join(*corpus, "ground-truth.json")); err != nil {
-		fmt.Fprintf(os.Stderr, "changes: no corpus at %s: get github.com/scrapinghub/article-extraction-benchmark and pass --corpus DIR; skipped\n", *corpus)
-		return map[string]any{"skipped": "no corpus at " + *corpus}, nil
+	dir, ok, looked := findTestSet(*corpus, "ground-truth.json")
+	if !ok {
+		fmt.Fprintln(os.Stderr, corpusMissing("changes", looked))
+		return map[string]any{"skipped": "no corpus at " + strings.Join(looked, " or ")}, nil
 	}
+	*corpus = dir
 	pages, err := loadCorpus(*corpus)
 	if err != nil {
 		return nil, err

@@ -44,10 +44,6 @@ import (
 
 func init() { register("metadata", runMetadata) }
 
-// defaultHTMLDate is where the project workspace keeps htmldate's test set (its
-// tests/ folder and LICENSE), relative to the repository root.
-const defaultHTMLDate = "../shared/corpus/htmldate"
-
 // datePage is one page of htmldate's evaluation and its publication day.
 type datePage struct {
 	URL, File, Day string
@@ -137,6 +133,10 @@ func runMetadata(args []string) (map[string]any, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
+	// The defaults are found from the repository root, a worktree or bench/ alike.
+	*dir, _, _ = findTestSet(*dir, filepath.Join("tests", "eval_default.json"))
+	*postlight, _, _ = findTestSet(*postlight, "fixtures")
+	*corpus, _, _ = findTestSet(*corpus, "ground-truth.json")
 	out := map[string]any{}
 	runtime.LockOSThread() // thread CPU time below is this goroutine's
 	defer runtime.UnlockOSThread()

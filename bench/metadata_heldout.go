@@ -27,10 +27,6 @@ import (
 // the tuning set (htmldate's 1,000 pages) cannot give. bench/testdata/postlight-dates
 // says how to get them and how they are read and scored.
 
-// defaultPostlight is where the project workspace would keep the Parser's tests and
-// fixtures (src/extractors/custom, fixtures/), relative to the repository root.
-const defaultPostlight = "../shared/corpus/postlight-parser"
-
 // postlightPage is one fixture page and what its test asserts of it.
 type postlightPage struct {
 	Site, URL, Fixture string

@@ -30,8 +30,8 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/mfonda/simhash"
@@ -66,10 +66,12 @@ func runStories(args []string) (map[string]any, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(filepath.Join(*corpus, "ground-truth.json")); err != nil {
-		fmt.Fprintf(os.Stderr, "stories: no corpus at %s: get github.com/scrapinghub/article-extraction-benchmark and pass --corpus DIR; skipped\n", *corpus)
-		return map[string]any{"skipped": "no corpus at " + *corpus}, nil
+	dir, ok, looked := findTestSet(*corpus, "ground-truth.json")
+	if !ok {
+		fmt.Fprintln(os.Stderr, corpusMissing("stories", looked))
+		return map[string]any{"skipped": "no corpus at " + strings.Join(looked, " or ")}, nil
 	}
+	*corpus = dir
 	corpusPages, err := loadCorpus(*corpus)
 	if err != nil {
 		return nil, err
