@@ -100,6 +100,9 @@ func TestNodesPaneShowsTheWorkers(t *testing.T) {
 		s.Sizing = &view.Sizing{VPNs: 2} // the workers' inputs still unknown
 		h.send(SnapshotMsg{Snapshot: s})
 		h.mustShow("needed ≈ ? workers, 2 VPNs")
+		s.Sizing = &view.Sizing{Workers: 1, VPNs: 1} // a small crawl: one of each
+		h.send(SnapshotMsg{Snapshot: s})
+		h.mustShow("needed ≈ 1 worker, 1 VPN")
 		h.refresh()
 	})
 	t.Run("late after two of the crawl's heartbeat periods", func(t *testing.T) {

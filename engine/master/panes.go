@@ -2,6 +2,7 @@ package master
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -127,6 +128,7 @@ func (t *Table) EgressView(now time.Time) *view.EgressView {
 		v.Rotations += w.Rotations
 		v.HostsDisabled += w.HostsDisabled
 	}
+	v.Disabled = mergeDisabled(v.Disabled)
 	if t.accounts == nil {
 		return v
 	}
@@ -206,5 +208,30 @@ func (t *Table) DNSView(now time.Time) *view.DNSView {
 	sort.Slice(out.Negative, func(i, j int) bool { return out.Negative[i].Weight > out.Negative[j].Weight })
 	out.Slowest = out.Slowest[:min(len(out.Slowest), 20)]
 	out.Negative = out.Negative[:min(len(out.Negative), 20)]
+	return out
+}
+
+// mergeDisabled is the workers' host_disable_lists as one, by host: a host two
+// workers disabled is one host to the operator (the pane's count, ctl status's
+// list), disabled from the first worker's entry to the last one's end.
+func mergeDisabled(list []egress.DisabledHost) []egress.DisabledHost {
+	slices.SortStableFunc(list, func(a, b egress.DisabledHost) int { return strings.Compare(a.Host, b.Host) })
+	out := list[:0]
+	for _, d := range list {
+		if n := len(out); n > 0 && out[n-1].Host == d.Host {
+			m := &out[n-1]
+			if d.Since.Before(m.Since) {
+				m.Since = d.Since
+			}
+			if d.Until.After(m.Until) {
+				m.Until, m.TimeLeft = d.Until, d.TimeLeft
+			}
+			if m.Why == "" {
+				m.Why = d.Why
+			}
+			continue
+		}
+		out = append(out, d)
+	}
 	return out
 }

@@ -256,13 +256,13 @@ func (p *nodesPane) summary() string {
 		left = " 0 workers: waiting for the first to join"
 	}
 	if z := p.sizing; z != nil && (z.Workers > 0 || z.VPNs > 0) { // seed 003's sizing estimates
-		q := func(n int) string {
+		q := func(n int, one string) string {
 			if n <= 0 {
-				return "?"
+				return "? " + one + "s"
 			}
-			return strconv.Itoa(n)
+			return plural.Count(n, one)
 		}
-		left += " · needed ≈ " + q(z.Workers) + " workers, " + q(z.VPNs) + " VPNs"
+		left += " · needed ≈ " + q(z.Workers, "worker") + ", " + q(z.VPNs, "VPN")
 	}
 	right := strings.TrimSpace(lateMark) + " = no heartbeat for " + pane.ShortDuration(p.late()) + " "
 	if gap := p.width - pane.CellWidth(left) - pane.CellWidth(right); gap > 0 {
