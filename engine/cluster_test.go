@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -382,6 +383,22 @@ func TestMasterControlsReachTheWorkers(t *testing.T) {
 	}
 	if _, err := c.master.FlushDNS(""); err != nil {
 		t.Errorf("FlushDNS on the master: %v", err)
+	}
+	// A host paused on the master is paused on every worker, and the master's
+	// snapshot says so (its header, ctl status), as one process's would.
+	host := target.Hosts[0]
+	for _, paused := range []bool{true, false} {
+		if err := c.master.PauseHost(host, paused); err != nil {
+			t.Fatalf("PauseHost(%s, %v) on the master: %v", host, paused, err)
+		}
+		if got := slices.Contains(c.master.Snapshot().PausedHosts, host); got != paused {
+			t.Errorf("after PauseHost(%s, %v) the master's snapshot lists it paused: %v", host, paused, got)
+		}
+		for name, w := range map[string]*engine.Worker{"w1": w1, "w2": w2} {
+			if got := slices.Contains(w.Engine().Snapshot().PausedHosts, host); got != paused {
+				t.Errorf("after PauseHost(%s, %v) on the master, %s has it paused: %v", host, paused, name, got)
+			}
+		}
 	}
 	if err := c.master.PauseLane(target.ID, false); err != nil {
 		t.Errorf("PauseLane(%d, false) on the master: %v", target.ID, err)

@@ -138,8 +138,18 @@ func (e *Engine) Resume() {
 // PauseLane implements Control.
 func (e *Engine) PauseLane(id int, paused bool) error { return e.crew.PauseLane(id, paused) }
 
-// PauseHost implements Control: every lane holds its requests to host.
-func (e *Engine) PauseHost(host string, paused bool) error { return e.crew.PauseHost(host, paused) }
+// PauseHost implements Control: every lane holds its requests to host. This
+// process's runner keeps the pause too: on one box it is the one the crew set, on a
+// master (whose workers' lanes hold it) it is what the snapshot's paused hosts say.
+func (e *Engine) PauseHost(host string, paused bool) error {
+	if err := e.crew.PauseHost(host, paused); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	e.lanes.Run.SetHostPaused(host, paused)
+	e.mu.Unlock()
+	return nil
+}
 
 // KnowsHost implements Control: a seed on host (before the store took it in), or a
 // URL of host in the store. A process without a store (a worker) cannot tell, and
