@@ -66,3 +66,21 @@ func TestHostsPaneComesWithTheFirstHost(t *testing.T) {
 	h = newHarnessWith(t, 120, 40, Options{}, fake.Config{Hosts: 1})
 	h.mustShow("7 Hosts")
 }
+
+// A master at 80 columns has nine panes: the tab bar keeps every tab, the active
+// one by its name, shortening the others, so the Hosts pane (the ninth) is never
+// shown without its tab.
+func TestTabBarAt80ColumnsShowsTheActivePaneWithNinePanes(t *testing.T) {
+	h := newHarnessWith(t, 80, 24, Options{}, fake.Config{Workers: 4, Hosts: 40, Sites: true})
+	tabs := h.line(2)
+	if !strings.Contains(tabs, "[1 Lanes]") || !strings.Contains(tabs, "9 ") {
+		t.Fatalf("tab bar at 80 columns: %q; want the Lanes tab by name and the ninth tab", tabs)
+	}
+	for key, want := range map[string]string{"9": "[9 Hosts]", "7": "[7 Nodes]", "1": "[1 Lanes]"} {
+		h.press(key)
+		tabs := h.line(2)
+		if !strings.Contains(tabs, want) || displayWidth(tabs) > 80 {
+			t.Errorf("tab bar at 80 columns after %s: %q (%d columns); want %q in it", key, tabs, displayWidth(tabs), want)
+		}
+	}
+}

@@ -274,10 +274,33 @@ func (m *Model) tabsView() string {
 	st := m.c.Styles
 	var b strings.Builder
 	m.tabs = m.tabs[:0]
+	// Every tab is shown, the active one always by name: on a bar too narrow for
+	// all the names (nine panes of a master at 80 columns), the others shorten to
+	// their first letters, then to their numbers.
+	label := func(t, i, cut int) string {
+		title := m.panes[i].Title()
+		if i != m.active && cut >= 0 {
+			title = string([]rune(title)[:min(cut, len([]rune(title)))])
+		}
+		if title == "" {
+			return strconv.Itoa(t + 1)
+		}
+		return strconv.Itoa(t+1) + " " + title
+	}
+	cut := -1
+	for _, try := range []int{-1, 4, 0} {
+		cut = try
+		w := 0
+		for t, i := range m.shown {
+			w += 1 + 2 + pane.CellWidth(label(t, i, try))
+		}
+		if w <= m.width {
+			break
+		}
+	}
 	x := 0
 	for t, i := range m.shown {
-		p := m.panes[i]
-		label := strconv.Itoa(t+1) + " " + p.Title()
+		label := label(t, i, cut)
 		cell := " " + label + " "
 		style := st.Tab
 		if i == m.active {

@@ -94,6 +94,7 @@ func TestCtlRunsTheConsoleCommandsOnACrawl(t *testing.T) {
 	}{
 		{[]string{"theme", "dark"}, ExitUsage, "acts on a console's screen"},
 		{[]string{"frobnicate"}, ExitUsage, `unknown command "frobnicate" (crawlconsole ctl --help lists them)`},
+		{[]string{"stats"}, ExitUsage, `"stats" reads the crawl's store, not the running crawl: crawlconsole stats --db PATH`},
 		// A lane, a site or a URL the crawl does not have is one rule: the words
 		// are right, the crawl refuses (exit 1); only words it cannot read are 2.
 		{[]string{"pause", "lane", "9999"}, 1, "no lane 9999"},

@@ -145,7 +145,14 @@ func runCtlCommand(con *ctlConsole, words []string, url, prefix string, asJSON b
 			return finish()
 		}
 		if uc := (*commands.UnknownCommandError)(nil); errors.As(err, &uc) {
-			err = fmt.Errorf("unknown command %q (crawlconsole ctl --help lists them)", uc.Word)
+			switch uc.Word {
+			case "stats", "export", "show":
+				// Commands of crawlconsole itself, which read the store: an
+				// operator reaching for them through ctl is told where they are.
+				err = fmt.Errorf("%q reads the crawl's store, not the running crawl: crawlconsole %s --db PATH (ctl status says how the crawl goes)", uc.Word, uc.Word)
+			default:
+				err = fmt.Errorf("unknown command %q (crawlconsole ctl --help lists them)", uc.Word)
+			}
 		}
 		if nc := (*commands.NotInCrawlError)(nil); errors.As(err, &nc) {
 			// Right words, a lane the crawl does not have: refused, as a site it
