@@ -54,7 +54,7 @@ func TestSiteDownSaysWhyAndThatItsURLsWait(t *testing.T) {
 
 // URLs waiting for their site's robots.txt are said to wait, in the same words and
 // figures, by the end of a crawl, the headless progress line and `ctl status` (text
-// and JSON): "deferred: 180, robots.txt not answering on 3 sites", not listed as
+// and JSON): "robots.txt wait: 180 URLs on 3 sites not answering", not listed as
 // failed. robots_unreachable among the errors counts them once each; a refetch that
 // failed on it is still a failure, and those that went on once robots.txt answered
 // are said so.
@@ -62,7 +62,7 @@ func TestRobotsDeferredURLsShowAsWaitingNotFailed(t *testing.T) {
 	wait := view.RobotsWaiting{URLs: 180, Sites: 3, Waited: 185}
 	st := view.Stats{Errors: map[string]int64{"robots_unreachable": 187, "http_4xx": 2}, RobotsWaiting: &wait,
 		Examples: map[string][]string{"robots_unreachable": {"http://down.example/a", "http://down.example/b"}}}
-	const says = "deferred: 180, robots.txt not answering on 3 sites"
+	const says = "robots.txt wait: 180 URLs on 3 sites not answering"
 	report := strings.Join(kindReport(st), "\n") + "\n"
 	for _, want := range []string{"  " + says + "; fetched once it answers: http://down.example/a …",
 		"  robots_unreachable: 5 deferred went on once robots.txt answered", "  failed robots_unreachable ×2\n", "  failed http_4xx ×2"} {

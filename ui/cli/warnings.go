@@ -206,8 +206,8 @@ func kindReport(st view.Stats) []string {
 }
 
 // robotsReport is the end-of-crawl lines of the URLs set aside because their
-// site's robots.txt did not answer: those still waiting, as waiting ("  deferred:
-// 180, robots.txt not answering on 3 sites …"), not failed, and those that went on
+// site's robots.txt did not answer: those still waiting, as waiting ("  robots.txt
+// wait: 180 URLs on 3 sites not answering …"), not failed, and those that went on
 // once it answered; with the errors left to report as failed (robots_unreachable's
 // failures only: a refetch whose robots.txt did not answer) and the examples to
 // name them by (robots_unreachable's are the URLs set aside first: none for its
