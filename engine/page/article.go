@@ -95,11 +95,14 @@ func extract(d *doc) Text {
 		if p.letters < minLabelLetters && !d.isHeading(p.block) && !endsSentence(d.paragraphText(p)) {
 			return false // "Caption", "Close", "Photo: AP": labels, not prose
 		}
-		if p.letters < maxStampLetters && stampLine(d.paragraphText(p)) {
-			return false // "Submitted on Mon, 2019-01-21 13:49": the page's stamp, not its text
-		}
-		if p.letters < maxNoticeLetters && paywallNotice(d.paragraphText(p)) {
-			return false // "この記事は会員限定です": the site's notice, not the article
+		if p.letters < maxNoticeLetters {
+			b := d.paragraphBytes(p)
+			if p.letters < maxStampLetters && stampLine(b) {
+				return false // "Submitted on Mon, 2019-01-21 13:49": the page's stamp, not its text
+			}
+			if d.paywallNotice(b) {
+				return false // "この記事は会員限定です": the site's notice, not the article
+			}
 		}
 		// A gallery repeats its captions; a sticky share bar its labels.
 		if p.letters < minRepeatLetters {

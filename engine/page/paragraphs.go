@@ -1,6 +1,7 @@
 package page
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"strings"
@@ -37,9 +38,12 @@ const maxStampLetters = 48
 // stampLine reports a line that gives a year (19xx or 20xx, standing alone) and a
 // time of day (h:mm) and does not end as a sentence: a publication or update stamp
 // in any language, which the metadata reads and the article's text does not hold.
-func stampLine(s string) bool {
-	if endsSentence(s) {
-		return false
+func stampLine(s []byte) bool {
+	if t := bytes.TrimRight(s, " \t\n\r\f\"'”’)»」』"); len(t) > 0 {
+		r, _ := utf8.DecodeLastRune(t)
+		if strings.ContainsRune(".!?:;…。！？；", r) {
+			return false
+		}
 	}
 	year, clock := false, false
 	for i := 0; i < len(s); {
@@ -52,7 +56,7 @@ func stampLine(s string) bool {
 			j++
 		}
 		switch n := s[i:j]; {
-		case len(n) == 4 && (n[:2] == "19" || n[:2] == "20"):
+		case len(n) == 4 && (n[0] == '1' && n[1] == '9' || n[0] == '2' && n[1] == '0'):
 			year = true
 		case len(n) <= 2 && j+2 < len(s) && s[j] == ':' && isDigitByte(s[j+1]) && isDigitByte(s[j+2]) && (j+3 == len(s) || !isDigitByte(s[j+3])):
 			clock = true
@@ -70,18 +74,27 @@ const maxNoticeLetters = 100
 // paywallPhrases are what a paywall's or a registration wall's notice says, in the
 // languages of the news the crawler reads (lower case): the notice stands where the
 // text is cut, inside the article's container, and is the site's, not the article's.
-var paywallPhrases = []string{
-	"会員限定", "続きをお読みいただけます", "続きを読むには", // ja: members only, read the rest by registering
-	"登录后阅读", "订阅后阅读", "付费阅读", // zh: read after logging in / subscribing, paid reading
-	"subscribe to continue reading", "subscribers only", "for subscribers", "to continue reading, ",
-	"réservé aux abonnés", "nur für abonnenten", "exclusivo para suscriptores", "только для подписчиков",
+var paywallPhrases = [][]byte{
+	[]byte("会員限定"), []byte("続きをお読みいただけます"), []byte("続きを読むには"), // ja: members only, read the rest by registering
+	[]byte("登录后阅读"), []byte("订阅后阅读"), []byte("付费阅读"), // zh: read after logging in / subscribing, paid reading
+	[]byte("subscribe to continue reading"), []byte("subscribers only"), []byte("for subscribers"), []byte("to continue reading, "),
+	[]byte("réservé aux abonnés"), []byte("nur für abonnenten"), []byte("exclusivo para suscriptores"), []byte("олько для подписчиков"),
 }
 
-// paywallNotice reports a line that is a paywall's notice (paywallPhrases).
-func paywallNotice(s string) bool {
-	s = strings.ToLower(s)
+// paywallNotice reports a line that is a paywall's notice (paywallPhrases). Its
+// ASCII letters are lower-cased into the doc's scratch (the phrases' other letters
+// are lower case as written).
+func (d *doc) paywallNotice(s []byte) bool {
+	low := d.lower[:0]
+	for _, c := range s {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		low = append(low, c)
+	}
+	d.lower = low
 	for _, p := range paywallPhrases {
-		if strings.Contains(s, p) {
+		if bytes.Contains(low, p) {
 			return true
 		}
 	}

@@ -2,6 +2,7 @@ package meta
 
 import (
 	"math/bits"
+	"strings"
 	"sync"
 	"time"
 	"unicode"
@@ -178,7 +179,7 @@ func (m *Raw) readDates(d *Tree) {
 		txt := d.elemText(i, maxElemText)
 		if h, ok := sc.first(txt); ok {
 			m.dateLines = append(m.dateLines, dateLine{hit: h, pos: d.elemPos(i)})
-		} else if !m.yearless.ok {
+		} else if !m.yearless.ok && strings.Contains(txt, "月") {
 			m.yearless = readYearless(txt)
 		}
 	}
