@@ -8,6 +8,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/view"
+	"github.com/crawlconsole/crawlconsole/internal/plural"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
@@ -84,7 +85,7 @@ func (m *Model) showPlan(p view.RebalancePlan) tea.Cmd {
 	}
 	m.openPlan(p, "Rebalance lanes over egresses", "Moves:", moves, "Egress load, before -> after:",
 		func(b, a view.EgressLoad) string {
-			return fmt.Sprintf("%3d lanes %7.1fs  ->  %3d lanes %7.1fs", b.Lanes, b.Cost, a.Lanes, a.Cost)
+			return fmt.Sprintf("%9s %7.1fs  ->  %9s %7.1fs", plural.Count(b.Lanes, "lane"), b.Cost, plural.Count(a.Lanes, "lane"), a.Cost)
 		}, "rebalanced: ")
 	return nil
 }
@@ -103,7 +104,7 @@ func (m *Model) showWorkerPlan(p view.RebalancePlan) tea.Cmd {
 	}
 	m.openPlan(p, "Rebalance sites over workers (seed 003)", "Moves (site or site · keyword, weight):", moves,
 		"Worker weight total, before -> after:", func(b, a view.EgressLoad) string {
-			return fmt.Sprintf("%3d sites %6.3f  ->  %3d sites %6.3f", b.Lanes, b.Cost, a.Lanes, a.Cost)
+			return fmt.Sprintf("%9s %6.3f  ->  %9s %6.3f", plural.Count(b.Lanes, "site"), b.Cost, plural.Count(a.Lanes, "site"), a.Cost)
 		}, "rebalancing: ", fmt.Sprintf("  variance %.3g -> %.3g", p.VarianceBefore, p.VarianceAfter))
 	return nil
 }

@@ -11,7 +11,7 @@ import (
 var (
 	storedRe      = regexp.MustCompile(`stored ([\d,]+)`)
 	workerMoveRe  = regexp.MustCompile(`(?m)^ *│ +\S.* +w\d -> w\d +\(\d\.\d{3}\)`)
-	workerTotalRe = regexp.MustCompile(`(?m)^ *│ +w\d +\d+ sites +\d\.\d{3} +-> +\d+ sites +\d\.\d{3}`)
+	workerTotalRe = regexp.MustCompile(`(?m)^ *│ +w\d +\d+ sites? +\d\.\d{3} +-> +\d+ sites? +\d\.\d{3}`)
 	planSummaryRe = regexp.MustCompile(`move \d+ sites?/keyword shards?; gap \d\.\d{3} -> \d\.\d{3}`)
 	appliedRe     = regexp.MustCompile(`rebalance over workers: (\d+) of (\d+) sites?/keyword shards? moving`)
 )

@@ -299,7 +299,7 @@ func TestRebalance(t *testing.T) {
 			p.Summary = "move 60 lanes"
 			h.ctrl.SetPlan(p)
 			h.press("r")
-			h.mustShow("… and ", "proxy-59   1 lanes")
+			h.mustShow("… and ", "proxy-59    1 lane ")
 			if n := strings.Count(h.view(), "\n"); n != height-1 {
 				t.Fatalf("screen has %d lines, want %d", n+1, height)
 			}

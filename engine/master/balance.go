@@ -127,7 +127,7 @@ func (t *Table) PlanBalance(o balance.Options) (view.RebalancePlan, error) {
 	}
 	sort.Slice(plan.Units, func(i, j int) bool { return plan.Units[i].Weight > plan.Units[j].Weight })
 	if len(plan.Units) == 0 {
-		plan.Summary = fmt.Sprintf("workers within the threshold (gap %.3f of a total weight of 1): nothing to move", balance.Gap(before))
+		plan.Summary = fmt.Sprintf("nothing to move: workers within the threshold (gap %.3f of a total weight of 1)", balance.Gap(before))
 	} else {
 		plan.Summary = fmt.Sprintf("move %s; gap %.3f -> %.3f, variance %.2g -> %.2g",
 			plural.Count(len(plan.Units), "site/keyword shard", "sites/keyword shards"), balance.Gap(before), balance.Gap(after), plan.VarianceBefore, plan.VarianceAfter)

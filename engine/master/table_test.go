@@ -187,6 +187,10 @@ func TestBalancePlanAndApply(t *testing.T) {
 	if _, _, err := tb.ApplyBalance(view.RebalancePlan{Workers: true}); err != nil {
 		t.Errorf("a rebalance once the moves are done: %v", err)
 	}
+	// Balanced now: the plan says so first, as a status line cut at 80 columns keeps it.
+	if p, _ := tb.PlanBalance(balanceOptions()); len(p.Units) != 0 || !strings.HasPrefix(p.Summary, "nothing to move: ") {
+		t.Errorf("a plan right after the moves: %d units, summary %q; want none and \"nothing to move: …\"", len(p.Units), p.Summary)
+	}
 	for name := range tb.nodes {
 		if name != "w1" {
 			tb.nodes[name].state = view.NodeDead
