@@ -201,7 +201,7 @@ func gzipBytes(s string) []byte {
 // Bad input: hostile feeds and sitemaps cost bounded work and a counted
 // warning, and one WARN line names each of them; the crawl goes on and ends (no
 // crash, no stalled lane). The list: billion laughs, an external entity, a gzip
-// bomb, a sitemap far past the body cap (50 MB), a text sitemap of a million lines,
+// bomb, a sitemap past the protocol's 50 MB (60 MB), a text sitemap of a million lines,
 // binary served as text/plain, a feed whose declared encoding is a lie, an index
 // that lists itself, and indexes nested ten deep.
 func TestHostileDiscoveryDocumentsDoNotStallTheCrawl(t *testing.T) {
@@ -211,14 +211,15 @@ func TestHostileDiscoveryDocumentsDoNotStallTheCrawl(t *testing.T) {
 	laughs := `<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;"><!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;"><!ENTITY e "&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;">]>`
 	var huge bytes.Buffer
 	huge.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
-	for huge.Len() < 8<<20 {
-		huge.WriteString(`<url><loc>http://` + h + `/same</loc></url>`)
+	for huge.Len() < config.DefaultMaxDocumentBytes+1<<20 {
+		// Padded: under the protocol's 50,000 URLs when the cap cuts it.
+		huge.WriteString(`<url><loc>http://` + h + `/same</loc></url>` + strings.Repeat(" ", 2000))
 	}
 	huge.WriteString(`</urlset>`)
 	index := func(next string) func(int) (string, []byte) {
 		return static("application/xml", `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>http://`+h+next+`</loc></sitemap></sitemapindex>`)
 	}
-	big := bytes.Repeat([]byte(`<url><loc>http://`+h+`/big</loc></url>`+"\n"), (50<<20)/(len(h)+40))
+	big := bytes.Repeat([]byte(`<url><loc>http://`+h+`/big</loc></url>`+"\n"), (60<<20)/(len(h)+30))
 	var lines bytes.Buffer
 	for i := range 1_000_000 {
 		fmt.Fprintf(&lines, "http://%s/line/%d\n", h, i)
@@ -246,7 +247,9 @@ func TestHostileDiscoveryDocumentsDoNotStallTheCrawl(t *testing.T) {
 	s.raw["/bin.txt"] = func(int) (string, []byte) { return "text/plain", bin }
 	s.raw["/lie.xml"] = static("application/rss+xml", lie)
 	s.raw["/self.xml"] = index("/self.xml")
-	s.raw["/zip.xml.gz"] = func(int) (string, []byte) { return "application/gzip", gzipBytes(huge.String()) }
+	zipped := gzipBytes(huge.String())
+	huge.Reset()
+	s.raw["/zip.xml.gz"] = func(int) (string, []byte) { return "application/gzip", zipped }
 	s.raw["/html.xml"] = static("application/rss+xml", `<!DOCTYPE html><html><body><a href="/from-html">x</a></body></html>`)
 	for i := 1; i <= 10; i++ {
 		s.raw[fmt.Sprintf("/d%d.xml", i)] = index(fmt.Sprintf("/d%d.xml", i+1))
@@ -254,7 +257,9 @@ func TestHostileDiscoveryDocumentsDoNotStallTheCrawl(t *testing.T) {
 	s.pages["/"] = `<a href="/ok">ok</a>`
 	s.pages["/ok"] = `<p>ok</p>`
 	o := robotsOptions(t, "http://"+h+"/")
-	o.Fetch.MaxBodyBytes = 1 << 20 // the gzip sitemap inflates to 8 MiB: past the cap
+	o.Fetch.MaxBodyBytes = 1 << 20 // pages' cap; feeds and sitemaps keep discovery.max_document_bytes
+	// The gzip sitemap inflates to 51 MiB, big.xml is 60 MB: both past the
+	// document cap, one cut and one refused.
 	e := startEngine(t, o)
 	waitDone(t, e, 30*time.Second)
 	snap := e.Snapshot()
@@ -286,6 +291,9 @@ func TestHostileDiscoveryDocumentsDoNotStallTheCrawl(t *testing.T) {
 	if n := s.requested("/same"); n > 1 {
 		t.Errorf("/same fetched %d times", n)
 	}
+	if s.requested("/big") != 0 || snap.Totals.Errors["body_too_large"] == 0 {
+		t.Errorf("the 60 MB sitemap: /big fetched %d times, body_too_large %d; want it refused and counted", s.requested("/big"), snap.Totals.Errors["body_too_large"])
+	}
 	if n := s.requested("/self.xml"); n != 1 {
 		t.Errorf("the index that lists itself was fetched %d times, want once", n)
 	}
@@ -306,6 +314,44 @@ func TestHostileDiscoveryDocumentsDoNotStallTheCrawl(t *testing.T) {
 		if len(lines) != 1 {
 			t.Errorf("%d WARN lines name %s, want 1: %q", len(lines), p, lines)
 		}
+	}
+}
+
+// A news site's sitemap of 12 MB, over fetch.max_body_bytes (10 MiB) but within
+// the protocol's 50 MB, is read: its first and last URLs are fetched. Before, it
+// was refused whole as body_too_large and none of them was.
+func TestSitemapOverThePageCapIsRead(t *testing.T) {
+	t.Parallel()
+	s := newDiscoSite(t)
+	h := s.host
+	var doc bytes.Buffer
+	doc.WriteString(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>http://` + h + `/first</loc></url>`)
+	pad := strings.Repeat("\n", 12_000)
+	for doc.Len() < 12<<20 {
+		doc.WriteString(`<url><loc>http://` + h + `/same</loc></url>` + pad)
+	}
+	doc.WriteString(`<url><loc>http://` + h + `/last</loc></url></urlset>`)
+	s.robots = "Sitemap: http://" + h + "/news-sitemap.xml\n"
+	s.raw["/news-sitemap.xml"] = static("application/xml", doc.String())
+	s.pages["/"] = `<p>home</p>`
+	for _, p := range []string{"/first", "/same", "/last"} {
+		s.pages[p] = `<p>article</p>`
+	}
+	o := robotsOptions(t, "http://"+h+"/")
+	if o.Fetch.MaxBodyBytes >= doc.Len() {
+		t.Fatalf("the page cap is %d bytes: the sitemap (%d) must be over it", o.Fetch.MaxBodyBytes, doc.Len())
+	}
+	e := startEngine(t, o)
+	waitDone(t, e, 60*time.Second)
+	snap := e.Snapshot()
+	e.Close()
+	for _, p := range []string{"/first", "/same", "/last"} {
+		if n := s.requested(p); n != 1 {
+			t.Errorf("%s fetched %d times, want once (errors %v)", p, n, snap.Totals.Errors)
+		}
+	}
+	if n := snap.Totals.Errors["body_too_large"]; n != 0 {
+		t.Errorf("%d body_too_large: the sitemap was refused", n)
 	}
 }
 

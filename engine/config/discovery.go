@@ -55,7 +55,21 @@ type DiscoveryOptions struct {
 	// rates the Poller learned) leave of it, so the budget is spent as told without
 	// the article rate being known in advance. 0 (default): no fetch budget.
 	FetchBudget float64 `yaml:"fetch_budget"`
+	// MaxDocumentBytes caps a feed or sitemap served as XML or gzip, decoded
+	// (default 50 MiB, the sitemaps protocol's 50 MB uncompressed): a big news
+	// site's sitemap is over fetch.max_body_bytes, which pages keep. Larger ones
+	// are refused as body_too_large, named in the log and counted. Under
+	// fetch.max_body_bytes it is that.
+	MaxDocumentBytes int `yaml:"max_document_bytes"`
 }
+
+// DefaultMaxDocumentBytes is discovery.max_document_bytes's default: the
+// sitemaps protocol's 50 MB uncompressed (52,428,800 bytes).
+const DefaultMaxDocumentBytes = 50 << 20
+
+// maxDocumentBytes bounds discovery.max_document_bytes: the body is held whole
+// while it is parsed.
+const maxDocumentBytes = 1 << 30
 
 // Values of DiscoveryOptions.Probe.
 const (
@@ -67,7 +81,7 @@ const (
 // DefaultDiscovery is the discovery defaults: on, probing news sites, polls
 // between 1m and 24h, a feed's items followed off its site.
 func DefaultDiscovery() DiscoveryOptions {
-	return DiscoveryOptions{Enabled: true, Probe: ProbeNews, MinPoll: time.Minute, MaxPoll: 24 * time.Hour, RateHalfLife: 24 * time.Hour, FeedItemsOffSite: true}
+	return DiscoveryOptions{Enabled: true, Probe: ProbeNews, MinPoll: time.Minute, MaxPoll: 24 * time.Hour, RateHalfLife: 24 * time.Hour, FeedItemsOffSite: true, MaxDocumentBytes: DefaultMaxDocumentBytes}
 }
 
 func (o DiscoveryOptions) validate() error {
@@ -91,6 +105,9 @@ func (o DiscoveryOptions) validate() error {
 	}
 	if o.MinPoll < 0 || (o.MaxPoll > 0 && o.MaxPoll < o.MinPoll) {
 		return fmt.Errorf("discovery: need 0 <= min_poll <= max_poll, got %v..%v", o.MinPoll, o.MaxPoll)
+	}
+	if o.MaxDocumentBytes < 0 || o.MaxDocumentBytes > maxDocumentBytes {
+		return fmt.Errorf("discovery.max_document_bytes must be between 0 (fetch.max_body_bytes) and %d (1 GiB), got %d", maxDocumentBytes, o.MaxDocumentBytes)
 	}
 	if o.RateHalfLife < 0 {
 		return fmt.Errorf("discovery: rate_half_life must not be negative, got %v (0: the default, 24h)", o.RateHalfLife)

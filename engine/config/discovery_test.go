@@ -28,3 +28,17 @@ func TestRateHalfLifeMustNotBeNegative(t *testing.T) {
 		t.Fatal("a negative discovery.rate_half_life was accepted")
 	}
 }
+
+func TestMaxDocumentBytesIsBounded(t *testing.T) {
+	t.Parallel()
+	if DefaultOptions().Discovery.MaxDocumentBytes != 50<<20 {
+		t.Errorf("discovery.max_document_bytes defaults to %d, want the sitemaps protocol's 50 MB", DefaultOptions().Discovery.MaxDocumentBytes)
+	}
+	for _, n := range []int{-1, 2 << 30} {
+		o := DefaultOptions()
+		o.Discovery.MaxDocumentBytes = n
+		if err := o.Discovery.validate(); err == nil {
+			t.Errorf("discovery.max_document_bytes %d was accepted", n)
+		}
+	}
+}

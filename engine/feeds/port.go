@@ -62,7 +62,8 @@ type Store interface {
 type Options struct {
 	Discovery config.DiscoveryOptions
 	Revisit   config.RevisitOptions // the page revisit policy (AwaitHint)
-	// MaxBodyBytes caps a document parsed again from its raw body (Read).
+	// MaxBodyBytes caps a document parsed again from its raw body (Read): the
+	// larger of fetch.max_body_bytes and discovery.max_document_bytes.
 	MaxBodyBytes int64
 	// Seeded are the registered domains of the config's seeds: the sources of
 	// their hosts that no declared site holds are never left parked at start (an

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
@@ -44,6 +45,9 @@ type bodyCapper struct {
 	// nil: no pacing.
 	pause func() time.Duration
 	limit int64 // decoded bytes a body may have
+	// docLimit, when above limit, is what a body whose Content-Type says XML or
+	// gzip (a feed's or sitemap's) may have instead (Config.MaxDocumentBytes).
+	docLimit int64
 	// truncate ends the body with EOF at the limit instead of failing with
 	// KindTooLarge (robots.txt: RFC 9309 asks to parse the first 500 KiB).
 	truncate bool
@@ -63,8 +67,14 @@ func (b *bodyCapper) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	codings, err := contentCodings(res.Header.Values("Content-Encoding"))
+	limit := b.limit
+	if b.docLimit > limit {
+		if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); discoveryType(strings.ToLower(mt)) {
+			limit = b.docLimit
+		}
+	}
 	if hop != nil {
-		hop.received(res, codings, int(b.limit))
+		hop.received(res, codings, int(limit))
 	}
 	teed := hop != nil && hop.tee != nil
 	if err != nil {
@@ -89,7 +99,7 @@ func (b *bodyCapper) RoundTrip(req *http.Request) (*http.Response, error) {
 		res.ContentLength = -1
 	}
 	res.Uncompressed = true
-	capped := cappedBody{r: body, closer: res.Body, left: b.limit, truncate: b.truncate, limit: b.limit, url: req.URL, deadline: deadline}
+	capped := cappedBody{r: body, closer: res.Body, left: limit, truncate: b.truncate, limit: limit, url: req.URL, deadline: deadline}
 	if hop != nil {
 		hop.capped = capped
 		res.Body = &hop.capped

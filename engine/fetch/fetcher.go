@@ -34,8 +34,14 @@ type Config struct {
 	MaxRedirects   int           // redirects followed per fetch
 	ContentTypes   []string      // media types kept as pages (others: content_type)
 	// Discovery also accepts feeds and sitemaps (XML, gzip) and parses them
-	// (engine/discover) into Result.Discovered, under MaxBodyBytes decoded.
+	// (engine/discover) into Result.Discovered, under MaxDocumentBytes decoded.
 	Discovery bool
+	// MaxDocumentBytes caps, with Discovery on, a body whose Content-Type says
+	// XML or gzip (a feed's or sitemap's): the sitemaps protocol allows 50 MB
+	// uncompressed, five times a page's usual cap, and a news site's sitemap that
+	// size is otherwise lost whole. A body labelled HTML or text keeps
+	// MaxBodyBytes. 0, or less than MaxBodyBytes: MaxBodyBytes.
+	MaxDocumentBytes int
 	// RedirectPause returns how long to wait before following a same-host redirect:
 	// a redirect hop is one more request to the host, and the site's bot rule counts
 	// it like any other (M1). nil: follow at once.
@@ -45,6 +51,26 @@ type Config struct {
 	// the page without tokenizing it again (one box signs what it stores, a worker
 	// signs before sending). Off, the links are read and no parse is kept.
 	KeepParse bool
+}
+
+// documentCap is the decoded size a feed or sitemap may have (MaxDocumentBytes).
+func (c Config) documentCap() int {
+	if c.Discovery && c.MaxDocumentBytes > c.MaxBodyBytes {
+		return c.MaxDocumentBytes
+	}
+	return c.MaxBodyBytes
+}
+
+// bodyCap is the largest body any response may have.
+func (c Config) bodyCap() int { return max(c.MaxBodyBytes, c.documentCap()) }
+
+// limitFor is the decoded size a body of media type mt may have: a feed's or
+// sitemap's type (XML, gzip) the document cap, any other the page cap.
+func (c Config) limitFor(mt string) int {
+	if discoveryType(mt) {
+		return c.documentCap()
+	}
+	return c.MaxBodyBytes
 }
 
 // Result is one HTTP exchange. Non-2xx statuses come back as a Result, not an error:
@@ -176,14 +202,14 @@ func New(ctx context.Context, cfg Config, d *Dialer, tr *http.Transport) *Fetche
 	c.Init()
 	c.UserAgent = cfg.UserAgent
 	c.AllowURLRevisit = true // the frontier dedupes (M4); colly's own visited set would grow forever
-	c.MaxBodySize = cfg.MaxBodyBytes + 1
+	c.MaxBodySize = cfg.bodyCap() + 1
 	c.ParseHTTPErrorResponse = true
 	c.IgnoreRobotsTxt = true // robots.txt is fetched by the lanes, through the politeness gate
 	c.Context = ctx
 	// Bodies are decoded and capped on decoded bytes below colly (bodyCapper), so
 	// colly never decompresses anything itself.
 	f := &Fetcher{cfg: cfg, dialer: d, c: c, transport: tr, token: robots.ProductToken(cfg.UserAgent), userAgent: []string{cfg.UserAgent}}
-	c.WithTransport(&bodyCapper{rt: tr, pause: cfg.RedirectPause, limit: int64(cfg.MaxBodyBytes), exchanges: &f.exchanges})
+	c.WithTransport(&bodyCapper{rt: tr, pause: cfg.RedirectPause, limit: int64(cfg.MaxBodyBytes), docLimit: int64(cfg.documentCap()), exchanges: &f.exchanges})
 	// The request timeout is a deadline on the fetch's own context (Fetch), not
 	// the client's Timeout: with a Timeout, net/http cancels a request that goes
 	// through a RoundTripper it does not know (bodyCapper) with a timer and two
@@ -410,8 +436,8 @@ func (f *Fetcher) onHeaders(r *colly.Response) {
 		return
 	}
 	if cl := r.Headers.Get("Content-Length"); cl != "" {
-		if n, err := strconv.ParseInt(strings.TrimSpace(cl), 10, 64); err == nil && n > int64(f.cfg.MaxBodyBytes) {
-			x.kind, x.err = KindTooLarge, fmt.Errorf("Content-Length %d exceeds the %d-byte limit", n, f.cfg.MaxBodyBytes)
+		if n, err := strconv.ParseInt(strings.TrimSpace(cl), 10, 64); err == nil && n > int64(f.cfg.limitFor(x.res.ContentType)) {
+			x.kind, x.err = KindTooLarge, fmt.Errorf("Content-Length %d exceeds the %d-byte limit", n, f.cfg.limitFor(x.res.ContentType))
 			r.Request.Abort()
 		}
 	}
@@ -493,8 +519,8 @@ func (f *Fetcher) onResponse(r *colly.Response) {
 		body = b
 	}
 	x.res.Body = body
-	if len(body) > f.cfg.MaxBodyBytes {
-		x.kind, x.err = KindTooLarge, fmt.Errorf("body exceeds the %d-byte limit", f.cfg.MaxBodyBytes)
+	if limit := f.cfg.limitFor(x.res.ContentType); len(body) > limit {
+		x.kind, x.err = KindTooLarge, fmt.Errorf("body exceeds the %d-byte limit", limit)
 		x.res.Body = nil
 		return
 	}
@@ -542,7 +568,7 @@ func (f *Fetcher) readDiscovery(x *exchange, r *colly.Response, body []byte) boo
 		return false
 	}
 	src := discover.Source{URL: x.res.FinalURL, ContentType: r.Headers.Get("Content-Type")}
-	doc, err := discover.ParseFrom(body, src, discover.Limits{MaxBytes: int64(f.cfg.MaxBodyBytes)})
+	doc, err := discover.ParseFrom(body, src, discover.Limits{MaxBytes: int64(f.cfg.documentCap())})
 	if err == nil || (len(doc.Entries) > 0 && doc.Kind != "") {
 		x.res.Discovered, x.res.DiscoveredKind = &doc, doc.Kind
 		if err != nil {

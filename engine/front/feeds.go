@@ -13,7 +13,7 @@ import (
 // its crawl (feeds.Crawl), and keeps it: the pages the front records feed it. The
 // caller reads what earlier runs learned (Load).
 func (f *Front) NewFeeds() *feeds.Discovery {
-	o := feeds.Options{Discovery: f.Opts.Discovery, Revisit: f.Opts.Revisit, MaxBodyBytes: int64(f.Opts.Fetch.MaxBodyBytes)}
+	o := feeds.Options{Discovery: f.Opts.Discovery, Revisit: f.Opts.Revisit, MaxBodyBytes: int64(max(f.Opts.Fetch.MaxBodyBytes, f.Opts.Discovery.MaxDocumentBytes))}
 	for _, s := range f.Opts.Seeds {
 		o.Seeded = append(o.Seeded, frontier.Site(HostOf(s)))
 	}

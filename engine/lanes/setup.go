@@ -14,15 +14,16 @@ import (
 func (r *Runner) FetchConfig() fetch.Config {
 	o := r.Opts
 	return fetch.Config{
-		UserAgent:      o.UserAgent,
-		ConnectTimeout: o.Fetch.ConnectTimeout,
-		RequestTimeout: o.Fetch.Timeout,
-		MaxBodyBytes:   o.Fetch.MaxBodyBytes,
-		MaxRedirects:   o.Fetch.MaxRedirects,
-		ContentTypes:   o.Fetch.ContentTypes,
-		Discovery:      o.Discovery.Enabled,
-		KeepParse:      true, // one box signs what it stores; a worker signs before sending
-		RedirectPause:  func() time.Duration { return Delay(o.Lanes) },
+		UserAgent:        o.UserAgent,
+		ConnectTimeout:   o.Fetch.ConnectTimeout,
+		RequestTimeout:   o.Fetch.Timeout,
+		MaxBodyBytes:     o.Fetch.MaxBodyBytes,
+		MaxRedirects:     o.Fetch.MaxRedirects,
+		ContentTypes:     o.Fetch.ContentTypes,
+		Discovery:        o.Discovery.Enabled,
+		MaxDocumentBytes: o.Discovery.MaxDocumentBytes,
+		KeepParse:        true, // one box signs what it stores; a worker signs before sending
+		RedirectPause:    func() time.Duration { return Delay(o.Lanes) },
 	}
 }
 
