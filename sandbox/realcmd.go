@@ -80,6 +80,10 @@ func runRealCommand(ctx context.Context, dir, httpAddr, dnsAddr, homes string, s
 			return 1
 		}
 		info.HomesFile, seeds = homes, homes
+	} else {
+		// The crawl command below names a file the operator has not got yet.
+		fmt.Fprintln(stderr, "crawlconsole sandbox: the crawl command's --seeds FILE is the home pages, one a line: "+
+			"start the sandbox with --homes FILE to have them written there")
 	}
 	info.Crawl = fmt.Sprintf("crawlconsole crawl --seeds %s --dns-server %s --allow-private 127.0.0.0/8 --db real.db", seeds, info.DNS)
 	line, err := json.Marshal(info)

@@ -72,6 +72,20 @@ func TestSandboxServesTheRealCorpusByHand(t *testing.T) {
 	waitExit(t, code, stderr)
 }
 
+// Without --homes the crawl command's --seeds FILE names a file the operator has
+// not got: stderr says how to have it written.
+func TestSandboxCorpusWithoutHomesSaysHowToGetTheSeeds(t *testing.T) {
+	dir := filepath.Join("..", "engine", "discover", "testdata", "realworld")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, stderr, code := startCommand(t, ctx, "--corpus", dir)
+	if !strings.Contains(stderr.String(), "start the sandbox with --homes FILE") {
+		t.Errorf("stderr %q: want how to have the home pages written for --seeds", stderr.String())
+	}
+	cancel()
+	waitExit(t, code, stderr)
+}
+
 // --homes without --corpus is a usage error naming what is missing.
 func TestSandboxHomesNeedsCorpus(t *testing.T) {
 	var stderr strings.Builder
