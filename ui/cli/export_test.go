@@ -58,6 +58,8 @@ func TestExportBadFlags(t *testing.T) {
 		{"no out", []string{"--db", db, "--format", "warc"}, "--out is required"},
 		{"out is a file", []string{"--db", db, "--format", "warc", "--out", file}, "not a directory"},
 		{"out under a file", []string{"--db", db, "--format", "jsonl", "--out", filepath.Join(file, "sub")}, "cannot create it"},
+		// A file's name is refused rather than made a directory of that name.
+		{"out names a jsonl file", []string{"--db", db, "--format", "jsonl", "--out", filepath.Join(dir, "pages.jsonl")}, "names a file, and the export writes into a directory"},
 		{"bad since", []string{"--db", db, "--format", "warc", "--out", out, "--since", "yesterday"}, `--since "yesterday": not a time`},
 		{"bad max size", []string{"--db", db, "--format", "warc", "--out", out, "--max-size", "big"}, `--max-size "big": not a size`},
 		{"max size with jsonl", []string{"--db", db, "--format", "jsonl", "--out", out, "--max-size", "10MB"}, "--max-size rotates WARC files only"},
@@ -73,6 +75,9 @@ func TestExportBadFlags(t *testing.T) {
 			}
 			if entries, _ := os.ReadDir(out); len(entries) > 0 {
 				t.Fatalf("a failed export wrote %d files", len(entries))
+			}
+			if _, err := os.Stat(filepath.Join(dir, "pages.jsonl")); err == nil {
+				t.Fatal("a failed export made pages.jsonl")
 			}
 		})
 	}

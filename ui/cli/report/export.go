@@ -73,6 +73,9 @@ func Export(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// directory this export created is removed again if it fails with it empty.
 	created := false
 	if *out != "-" {
+		if looksLikeAFile(*out) {
+			return bad("--out %s: names a file, and the export writes into a directory (DIR/pages.jsonl, or its WARC files there): give the directory, or - for stdout", *out)
+		}
 		if created, err = checkOutDir(*out); err != nil {
 			return bad("--out %s: %v", *out, err)
 		}
@@ -240,4 +243,19 @@ func parseSize(s string) (int64, error) {
 		return 0, errors.New("below 64 KiB: a WARC file would hold a record or two")
 	}
 	return int64(f * float64(mult)), nil
+}
+
+// looksLikeAFile reports an --out that does not exist and ends like an export's
+// file (pages.jsonl, a .warc.gz): taken for a directory, it would be created under
+// that name with the export inside.
+func looksLikeAFile(out string) bool {
+	if _, err := os.Stat(out); err == nil {
+		return false
+	}
+	for _, ext := range []string{".jsonl", ".json", ".warc", ".gz"} {
+		if strings.HasSuffix(strings.ToLower(out), ext) {
+			return true
+		}
+	}
+	return false
 }
