@@ -13,6 +13,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/discover"
+	"github.com/crawlconsole/crawlconsole/engine/page"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"golang.org/x/text/encoding/simplifiedchinese"
 )
@@ -542,5 +543,50 @@ func TestFeedsArePolledAtTheirOwnPace(t *testing.T) {
 		s.requested("/busy"), br, p.Interval(busyURL), s.requested("/quiet"), qr, p.Interval(quietURL))
 	if s.requested("/quiet") == 0 || br < 3*qr {
 		t.Errorf("the poller learned %.0f new URLs/h for the busy feed, %.0f for the quiet one: want the busy one polled at least 3x as often", br, qr)
+	}
+}
+
+// A home page announcing 100 feeds (one per category) has its first
+// page.MaxFeedLinks read, and the rest is said once: a counted warning and one
+// WARN line naming the page and how many were left out. Before, the 16 first
+// were read and the rest lost without a word.
+func TestFeedLinksPastTheBoundAreSaid(t *testing.T) {
+	t.Parallel()
+	s := newDiscoSite(t)
+	h := s.host
+	const n = 100
+	var home strings.Builder
+	home.WriteString(`<html><head>`)
+	for i := range n {
+		fmt.Fprintf(&home, `<link rel="alternate" type="application/rss+xml" href="/category/%d/feed/">`, i)
+		s.raw[fmt.Sprintf("/category/%d/feed/", i)] = static("application/rss+xml",
+			fmt.Sprintf(`<rss version="2.0"><channel><title>c</title><item><link>http://%s/a/%d</link></item></channel></rss>`, h, i))
+	}
+	home.WriteString(`</head><body><p>home</p></body></html>`)
+	s.pages["/"] = home.String()
+	o := robotsOptions(t, "http://"+h+"/")
+	e := startEngine(t, o)
+	waitDone(t, e, 60*time.Second)
+	snap := e.Snapshot()
+	e.Close()
+	read := 0
+	for i := range n {
+		read += min(1, s.requested(fmt.Sprintf("/category/%d/feed/", i)))
+	}
+	if read != page.MaxFeedLinks || page.MaxFeedLinks <= 16 {
+		t.Errorf("%d of the %d category feeds read, want the first %d (more than 16)", read, n, page.MaxFeedLinks)
+	}
+	if got := snap.Totals.Warnings["discovery_feed_links_dropped"]; got != 1 {
+		t.Errorf("discovery_feed_links_dropped counted %d times, want once (warnings %v)", got, snap.Totals.Warnings)
+	}
+	want := fmt.Sprintf("page http://%s/ announces %d feeds: the first %d are read, %d left out", h, n, page.MaxFeedLinks, n-page.MaxFeedLinks)
+	var lines []string
+	for _, ev := range e.EventsSince(0, 1<<20) {
+		if ev.Level >= view.LevelWarn && strings.Contains(ev.Msg, want) {
+			lines = append(lines, ev.Msg)
+		}
+	}
+	if len(lines) != 1 {
+		t.Errorf("%d WARN lines say %q, want 1: %q", len(lines), want, lines)
 	}
 }

@@ -190,6 +190,9 @@ func (d *Discovery) Read(t frontier.Task, res *fetch.Result, prev *revisit.Page,
 		d.announce(res)
 		res.Links = append(res.Links[:len(res.Links):len(res.Links)], res.Feeds...)
 	}
+	if res.FeedsDropped > 0 {
+		d.feedLinksDropped(t, res)
+	}
 	doc := res.Discovered
 	if doc == nil && res.DiscoveredKind != "" && len(res.Body) > 0 {
 		// From a worker (M4): the parsed document stayed there; the body came raw,

@@ -66,6 +66,25 @@ func (d *Discovery) announce(res *fetch.Result) {
 	}
 }
 
+// feedLinksDropped says, once per page, that a page announced more feeds than
+// page.MaxFeedLinks and how many of them were left out (counted under
+// discovery_feed_links_dropped): the operator may declare those the crawl needs.
+func (d *Discovery) feedLinksDropped(t frontier.Task, res *fetch.Result) {
+	key := "feed links of " + t.URL
+	d.mu.Lock()
+	noted := d.noted[key]
+	if !noted && len(d.noted) < maxNoted {
+		d.noted[key] = true
+	}
+	d.mu.Unlock()
+	if noted {
+		return
+	}
+	d.c.Count("discovery_feed_links_dropped")
+	d.c.Logf(view.LevelWarn, t.Host, "page %s announces %d feeds: the first %d are read, %d left out (declare those needed in discovery.feeds)",
+		t.URL, len(res.Feeds)+res.FeedsDropped, len(res.Feeds), res.FeedsDropped)
+}
+
 // expected says whether u is a document discovery asked for or knows: a sitemap of
 // the crawl, a feed or sitemap read before, one a page announced or the config
 // declared.

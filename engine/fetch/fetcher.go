@@ -97,6 +97,8 @@ type Result struct {
 	Exchanges []Exchange `json:",omitempty"`
 	// Feeds are the raw hrefs of <link rel="alternate"> feeds on an HTML page.
 	Feeds []string `json:",omitempty"`
+	// FeedsDropped counts the page's feed links past page.MaxFeedLinks, not in Feeds.
+	FeedsDropped int `json:",omitempty"`
 	// Discovered is the parsed feed or sitemap (Config.Discovery), nil for pages.
 	// It stays on the lane's side of the wire (a 50,000-URL sitemap would pass the
 	// result header's cap); DiscoveredKind travels, and a master parses the body,
@@ -543,7 +545,7 @@ func (f *Fetcher) onResponse(r *colly.Response) {
 			p = extractLinks(body, f.token)
 		}
 		x.res.Links, x.res.NofollowLinks, x.res.Base, x.res.Canonical = p.Links, p.Nofollow, p.Base, p.Canonical
-		x.res.Feeds = p.Feeds
+		x.res.Feeds, x.res.FeedsDropped = p.Feeds, p.FeedsDropped
 		x.res.Robots.NoIndex = x.res.Robots.NoIndex || p.Robots.NoIndex
 		x.res.Robots.NoFollow = x.res.Robots.NoFollow || p.Robots.NoFollow
 	}

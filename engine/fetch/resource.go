@@ -68,6 +68,7 @@ func (f *Fetcher) Reread(r *Result) {
 		p = extractLinks(r.Render.DOM, f.token)
 	}
 	r.Links, r.NofollowLinks, r.Base, r.Canonical, r.Feeds = p.Links, p.Nofollow, p.Base, p.Canonical, p.Feeds
+	r.FeedsDropped = p.FeedsDropped
 	r.Robots.NoIndex = r.Robots.NoIndex || p.Robots.NoIndex
 	r.Robots.NoFollow = r.Robots.NoFollow || p.Robots.NoFollow
 }

@@ -19,7 +19,9 @@ type Links struct {
 	Base      string   // the first <base href>
 	Canonical string   // the first <link rel=canonical href>
 	Feeds     []string // <link rel=alternate> hrefs of RSS/Atom/RDF feeds (RSS autodiscovery), for discovery
-	Robots    robots.Directives
+	// FeedsDropped counts the feed links past MaxFeedLinks, left out of Feeds.
+	FeedsDropped int
+	Robots       robots.Directives
 }
 
 // LinkReader is the TagSink that reads a page's Links from its start tags during the
@@ -125,8 +127,12 @@ func (r *LinkReader) StartTag(tag atom.Atom, attrs []Attr) {
 		if p.Canonical == "" && href != "" && textutil.HasToken(rel, "canonical") {
 			p.Canonical = href
 		}
-		if href != "" && textutil.HasToken(rel, "alternate") && FeedType(typ) && len(p.Feeds) < MaxFeedLinks {
-			p.Feeds = append(p.Feeds, href)
+		if href != "" && textutil.HasToken(rel, "alternate") && FeedType(typ) {
+			if len(p.Feeds) < MaxFeedLinks {
+				p.Feeds = append(p.Feeds, href)
+			} else {
+				p.FeedsDropped++
+			}
 		}
 	case atom.Meta:
 		if name, ok, content, _ := attr2(attrs, "name", "content"); ok && r.robotsMeta(name) {
@@ -169,8 +175,12 @@ func attr2(attrs []Attr, n1, n2 string) (v1 []byte, ok1 bool, v2 []byte, ok2 boo
 	return
 }
 
-// MaxFeedLinks bounds the feed links kept from one page.
-const MaxFeedLinks = 16
+// MaxFeedLinks bounds the feed links kept from one page. A blog engine's home
+// page announces one feed per category, tag or language (a Hugo or WordPress site:
+// dozens); each kept link is a document polled for as long as the crawl runs, so a
+// page of thousands (generated, or a trap) must not make as many sources. Those
+// past it are counted (FeedsDropped) and said once per page.
+const MaxFeedLinks = 64
 
 // FeedType says whether a media type names a feed, as RSS autodiscovery
 // (https://www.rssboard.org/rss-autodiscovery) and Atom (RFC 4287 §7) use them in

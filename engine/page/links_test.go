@@ -1,7 +1,9 @@
 package page
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -28,5 +30,27 @@ func TestLinksKeepDocumentOrder(t *testing.T) {
 	}
 	if l := ScanLinks([]byte(`<meta name="description" content="noindex, nofollow"><p>text`), ""); l.Robots.Any() || l.Links != nil {
 		t.Fatalf("a page without robots metas or links: %+v", l)
+	}
+}
+
+// A blog's home page announcing a feed per category keeps MaxFeedLinks of them
+// (more than the 16 it kept before: a Hugo or WordPress site lists dozens) and
+// counts the rest; a page of 10,000 feed links stays bounded.
+func TestFeedLinksPastTheBoundAreCounted(t *testing.T) {
+	for _, n := range []int{40, MaxFeedLinks, 10_000} {
+		var b strings.Builder
+		b.WriteString("<html><head>")
+		for i := range n {
+			fmt.Fprintf(&b, `<link rel="alternate" type="application/rss+xml" href="/category/%d/feed/">`, i)
+		}
+		b.WriteString("</head><body></body></html>")
+		l := ScanLinks([]byte(b.String()), "")
+		kept := min(n, MaxFeedLinks)
+		if len(l.Feeds) != kept || l.FeedsDropped != n-kept {
+			t.Errorf("%d feed links: %d kept, %d dropped; want %d and %d", n, len(l.Feeds), l.FeedsDropped, kept, n-kept)
+		}
+		if n == 40 && l.FeedsDropped != 0 {
+			t.Errorf("a page of 40 category feeds lost %d of them", l.FeedsDropped)
+		}
 	}
 }
