@@ -349,10 +349,15 @@ func (b *Board) unhold(l *Lane, t frontier.Task) {
 // adjacent to that task may move to new lanes (see split). A lane that has run dry
 // takes over tasks from a busy lane on another egress (see steal), or else retires
 // (ok=false) and its slot goes to the oldest pending tasks. Lanes opened either way
-// are returned for starting.
+// are returned for starting. While more lanes are alive than lanes.max, the lane
+// retires at once and gives its queue back (see shed).
 func (b *Board) Next(l *Lane) (t frontier.Task, ok bool, opened []*Lane) {
 	b.release(l)
 	if l.paused || l.retired {
+		return t, false, nil
+	}
+	if len(b.lanes) > b.max {
+		b.shed(l)
 		return t, false, nil
 	}
 	if len(l.queue) == 0 && !b.steal(l) {
@@ -478,6 +483,23 @@ func (b *Board) release(l *Lane) {
 		b.unhold(l, t)
 	}
 	l.holding = l.holding[:0]
+}
+
+// shed retires a lane while more lanes are alive than lanes.max (the operator
+// lowered it) and gives its queue back to the pending queue, in order: a lane whose
+// hosts keep yielding tasks never runs dry, so without this the lanes above the cap
+// would go on for as long as their hosts do. The lanes left under the cap take the
+// tasks back as they retire (fill); the lane has released what it held, so no
+// host or parent is bound to it any more (M1).
+func (b *Board) shed(l *Lane) {
+	for _, t := range l.queue {
+		b.unhold(l, t)
+		b.repend(t)
+	}
+	clear(l.queue)
+	l.queue = nil
+	l.retired = true
+	delete(b.lanes, l.ID)
 }
 
 func (b *Board) retire(l *Lane) []*Lane {

@@ -2,6 +2,7 @@ package lanes
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
@@ -190,6 +191,44 @@ func TestSetMaxOpensPendingLanes(t *testing.T) {
 	}
 	if _, err := b.SetMax(0); err == nil {
 		t.Fatal("SetMax(0) must fail")
+	}
+}
+
+// Lowering lanes.max below the lanes alive: a lane above the cap stops at its next
+// turn and gives its queue back, whose tasks go to the lane left once it runs dry,
+// so the host is fetched, by one lane, and nothing is lost.
+func TestLoweredMaxShedsLanesAtTheirNextTurn(t *testing.T) {
+	b := NewBoard(3, nil)
+	a := b.Add(task("http://a/1", "a", 0)).Lane
+	b.Add(task("http://a/2", "a", 0))
+	c := b.Add(task("http://c/1", "c", 0)).Lane
+	b.Add(task("http://c/2", "c", 0))
+	if _, err := b.SetMax(1); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := b.Next(a); ok || !a.Retired() || b.Len() != 1 {
+		t.Fatalf("lane above lanes.max 1 took a task (retired %v, %d lanes)", a.Retired(), b.Len())
+	}
+	if b.Pending() != 2 || !b.Holds("a") {
+		t.Fatalf("the shed lane's tasks: %d pending, want 2, host a held %v", b.Pending(), b.Holds("a"))
+	}
+	var got []string
+	for l := c; ; {
+		tk, ok, opened := b.Next(l)
+		if !ok {
+			if len(opened) == 0 {
+				break
+			}
+			l = opened[0] // the lane opened for the pending tasks once l ran dry
+			continue
+		}
+		got = append(got, tk.URL)
+		if b.Len() > 1 {
+			t.Fatalf("%d lanes alive under lanes.max 1", b.Len())
+		}
+	}
+	if want := "http://c/1 http://c/2 http://a/1 http://a/2"; strings.Join(got, " ") != want {
+		t.Fatalf("fetched %q, want %q", strings.Join(got, " "), want)
 	}
 }
 
