@@ -58,6 +58,11 @@ type Link struct {
 	rejects  cluster.Rejects
 	pauseSeq uint64 // numbers the crawl-wide pause states sent (wire.Control.Seq)
 	lanesMax int    // the operator's last lanes.max for the workers (0: none), for those joining
+	// hostsOn are the hosts the operator paused (wire.OpPauseHost) or disabled
+	// (wire.OpDisableHost) and did not let go, by op, for the workers joining;
+	// hostsSeq numbers the host controls sent (wire.Control.Seq).
+	hostsOn  map[string]map[string]bool
+	hostsSeq uint64
 	lanesSeq uint64 // numbers the lanes.max values sent (wire.Control.Seq)
 }
 
@@ -66,7 +71,8 @@ type Link struct {
 // leases are, so a restarted master's numbers are newer.
 func NewLink(ctx context.Context, host Host, o config.MasterOptions, b config.BalanceOptions, perNode int, book *Table, accts *egress.Table) *Link {
 	return &Link{host: host, ctx: ctx, conn: o.Conn, sub: wire.Subjects(o.Prefix), o: o, balance: b, perNode: perNode,
-		book: book, accts: accts, pauseSeq: uint64(time.Now().UnixNano()), lanesSeq: uint64(time.Now().UnixNano())}
+		book: book, accts: accts, pauseSeq: uint64(time.Now().UnixNano()), lanesSeq: uint64(time.Now().UnixNano()),
+		hostsOn: map[string]map[string]bool{}, hostsSeq: uint64(time.Now().UnixNano())}
 }
 
 // PauseSeq is the number of the crawl's pause state last sent to the workers (a
@@ -125,6 +131,8 @@ func (l *Link) OnJoin(msg *nats.Msg) {
 	if l.lanesMax > 0 {
 		reply.LanesMax, reply.LanesSeq = l.lanesMax, l.lanesSeq
 	}
+	reply.PausedHosts, reply.DisabledHosts = l.hostsHeld(wire.OpPauseHost), l.hostsHeld(wire.OpDisableHost)
+	reply.HostsSeq = l.hostsSeq
 	// The claims taken back are marked in progress (marked), under the lock: a
 	// claimed report settled meanwhile commits after the mark, which it ends
 	// (settled first, the mark would win: in progress for good).

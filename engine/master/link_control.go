@@ -3,6 +3,8 @@ package master
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 
@@ -68,14 +70,43 @@ func (l *Link) SetMaxLanes(n int) error {
 
 // HostControl sends a host control (pause_host, disable_host) to every live worker:
 // a host's URLs are with the worker holding its site, and a social site's search host
-// with every worker holding one of its keyword shards.
+// with every worker holding one of its keyword shards. A worker not live now gets it
+// with its join's reply (PausedHosts, DisabledHosts), as lanes.max (SetMaxLanes):
+// recorded and numbered before the live workers are listed.
 func (l *Link) HostControl(op, host string, on bool) error {
 	if host == "" {
 		return errors.New("no host given")
 	}
-	_, err := l.EveryWorker(&wire.Control{Op: op, Host: host, Paused: on})
+	l.host.Lock()
+	l.hostsSeq++
+	seq := l.hostsSeq
+	if on {
+		if l.hostsOn[op] == nil {
+			l.hostsOn[op] = map[string]bool{}
+		}
+		l.hostsOn[op][host] = true
+	} else {
+		delete(l.hostsOn[op], host)
+	}
+	l.host.Unlock()
+	_, err := l.EveryWorker(&wire.Control{Op: op, Host: host, Paused: on, Seq: seq})
+	if errors.Is(err, errNoLiveWorker) {
+		return nil // the workers to come get it with their join
+	}
 	return err
 }
+
+// hostsHeld lists, sorted, the hosts the operator holds with op (pause_host,
+// disable_host). Caller holds the lock.
+func (l *Link) hostsHeld(op string) []string {
+	if len(l.hostsOn[op]) == 0 {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(l.hostsOn[op]))
+}
+
+// errNoLiveWorker is EveryWorker's error when no worker is live.
+var errNoLiveWorker = errors.New("no live worker")
 
 // EveryWorker sends a control to every live worker and sums their numeric results;
 // the first error is returned with the others' results.
@@ -84,7 +115,7 @@ func (l *Link) EveryWorker(c *wire.Control) (int, error) {
 	names := l.book.LiveNames()
 	l.host.Unlock()
 	if len(names) == 0 {
-		return 0, errors.New("no live worker")
+		return 0, errNoLiveWorker
 	}
 	total := 0
 	var first error

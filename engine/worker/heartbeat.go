@@ -215,5 +215,6 @@ func (n *Node) rejoined(sent time.Time, reply *wire.JoinReply, claimed map[uint6
 	n.lease.Grant(sent, reply.Lease)
 	n.setCrawlPaused(reply.PauseSeq, reply.Paused, true)
 	n.joinLanesMax(reply)
+	n.joinHosts(reply)
 	return len(lost)
 }

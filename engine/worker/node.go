@@ -102,12 +102,14 @@ type Node struct {
 	cancel context.CancelFunc
 
 	mu          sync.Mutex
-	nodePaused  bool       // the operator paused this worker
-	crawlPaused bool       // the operator paused the whole crawl
-	crawlSeq    uint64     // the master's number of the crawl pause state recorded (wire.Control.Seq)
-	pauseMu     sync.Mutex // serialises pause decisions with the lane calls that apply them
-	lanesSeq    uint64     // the master's number of the lanes.max applied (wire.Control.Seq); under lanesMu
-	lanesMu     sync.Mutex // serialises lanes.max decisions with the lane calls that apply them
+	nodePaused  bool                 // the operator paused this worker
+	crawlPaused bool                 // the operator paused the whole crawl
+	crawlSeq    uint64               // the master's number of the crawl pause state recorded (wire.Control.Seq)
+	pauseMu     sync.Mutex           // serialises pause decisions with the lane calls that apply them
+	lanesSeq    uint64               // the master's number of the lanes.max applied (wire.Control.Seq); under lanesMu
+	lanesMu     sync.Mutex           // serialises lanes.max decisions with the lane calls that apply them
+	hostsMu     sync.Mutex           // serialises host pause/disable decisions with their lane calls (hosts.go)
+	hostMarks   map[hostKey]hostMark // the host states the master set here; under hostsMu
 	closed      bool
 	// handedBack are the tasks releases took off the board, sent again with each
 	// heartbeat until a reply confirms the master has them (wire.Heartbeat.HandedBack).
@@ -143,7 +145,7 @@ func Start(o config.WorkerOptions, build Build) (*Node, error) {
 	rand.Read(b[:])
 	n := &Node{o: o, inc: hex.EncodeToString(b[:]), nc: o.Conn.NC, conn: o.Conn, sub: wire.Subjects(o.Prefix),
 		quit:  make(chan struct{}),
-		ready: make(chan struct{})}
+		ready: make(chan struct{}), hostMarks: map[hostKey]hostMark{}}
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	n.box = NewOutbox(n.ctx, n.quit, o.Conn, n.sub, o.Node, n.inc)
 	n.up = NewUpstream(n.ctx, n.quit, o, n.inc)
@@ -179,6 +181,7 @@ func Start(o config.WorkerOptions, build Build) (*Node, error) {
 	}
 	n.setCrawlPaused(reply.PauseSeq, reply.Paused, true)
 	n.joinLanesMax(reply)
+	n.joinHosts(reply)
 	close(n.ready) // after the join reply's pause: a control sent since is newer
 	if err := n.consumeTasks(); err != nil {
 		n.Close()
@@ -343,6 +346,8 @@ func (n *Node) onControl(msg *nats.Msg) {
 			reply.Tasks = n.release(&c)
 		case wire.OpWithdraw: // sources the operator removed
 			reply.Result = strconv.Itoa(n.lanes.Withdraw(c.Tasks))
+		case wire.OpPauseHost, wire.OpDisableHost:
+			reply.Result, err = n.hostControl(&c)
 		case wire.OpRemoveEgress:
 			kept := n.up.Ungranted(c.Host)
 			reply.Result, err = control(n.lanes, &c)

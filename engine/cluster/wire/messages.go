@@ -128,6 +128,16 @@ type JoinReply struct {
 	// not set, the worker keeps its own.
 	LanesMax int    `json:"lanes_max,omitempty"`
 	LanesSeq uint64 `json:"lanes_seq,omitempty"`
+	// PausedHosts and DisabledHosts are the hosts the operator paused (pause_host)
+	// and disabled (disable_host) on the master and did not let go since, as of the
+	// host control numbered HostsSeq (Control.Seq): a worker that was not live when
+	// they were sent (joining later, restarted, or declared dead then) holds them
+	// too, and lets go those it holds from the master that are no longer listed,
+	// unless a control numbered above HostsSeq reached it first. HostsSeq 0: not
+	// said (a master of an older version), the worker keeps what it holds.
+	PausedHosts   []string `json:"paused_hosts,omitempty"`
+	DisabledHosts []string `json:"disabled_hosts,omitempty"`
+	HostsSeq      uint64   `json:"hosts_seq,omitempty"`
 	// Lease is how long the worker holds its hosts from the moment it sent the
 	// join (its own clock); every known heartbeat renews it the same way. 0: no
 	// lease (a master that predates them).
@@ -265,7 +275,8 @@ type Control struct {
 	// crawl-wide pause and resume, and a worker ignores a state numbered below the
 	// one it applied (a heartbeat reply can come after a later control, and two
 	// broadcasts can overtake each other). 0: unnumbered, always applied. A
-	// set_lanes is numbered likewise, against the join reply's LanesSeq.
+	// set_lanes is numbered likewise, against the join reply's LanesSeq, and a
+	// pause_host or disable_host against its HostsSeq (per host).
 	Seq uint64 `json:"seq,omitempty"`
 	// Tasks are withdraw's hand-outs (URL and lease): sources the operator removed.
 	Tasks []frontier.Task `json:"tasks,omitempty"`
