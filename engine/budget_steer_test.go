@@ -283,3 +283,26 @@ func TestBudgetTotalLiftedAfterRestart(t *testing.T) {
 	}
 	waitFor(t, "the pages parked by the first run fetched", func() bool { return w.count(0) == pages })
 }
+
+// A host budget for a host the crawl has not seen is taken (a budget waits for a
+// host discovery may reach later, unlike a pause, which is refused), and its answer
+// names the host and says no URL of it was seen, so a typo does not pass for a cap.
+func TestBudgetOfAnUnseenHostSaysSo(t *testing.T) {
+	t.Parallel()
+	w := newHubWeb(t, 1, 2)
+	e := startEngine(t, hubOptions(t, w))
+	for host, unseen := range map[string]bool{"nosuch.example": true, w.host(0): false} {
+		s, err := steer.Parse(strings.Fields("budget host " + host + " 5"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, err := e.Steer(s)
+		if err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		if got := strings.Contains(msg, "no URL of host "+host+" seen yet"); got != unseen {
+			t.Errorf("%s answered %q; says the host is unseen: %v, want %v", s, msg, got, unseen)
+		}
+	}
+	waitDone(t, e, 30*time.Second)
+}

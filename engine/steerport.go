@@ -79,3 +79,5 @@ func (p steerPort) SetSiteBudget(site string, n int) {
 func (p steerPort) SetBudget(c steer.Cap, n int, live bool) (back, recalled int, err error) {
 	return p.e.fr.SetBudget(front.BudgetKey{Host: c.Host, Name: c.Name, Total: c.Total}, n, live)
 }
+
+func (p steerPort) KnowsHost(host string) (bool, error) { return p.e.KnowsHost(host) }

@@ -279,6 +279,14 @@ func (r *Steerer) budget(s *Change, live bool) (string, error) {
 			return "", err
 		}
 		s.Host, c.Name = h, h
+		// Unlike a pause, a budget waits for a host the crawl has not seen yet (one
+		// discovery may reach later): taken, with the answer saying so, as a typo
+		// would otherwise cap nothing in silence.
+		if live {
+			if known, err := r.c.KnowsHost(h); err == nil && !known {
+				note = "; no URL of host " + h + " seen yet: the budget counts its pages once the crawl reaches it (check the name; the Hosts tab lists the hosts fetched)"
+			}
+		}
 	} else {
 		book := r.c.Sites()
 		site = s.Site

@@ -69,6 +69,9 @@ type Crawl interface {
 	// it held back come back, and how many queued ones it recalled to count again
 	// (a budget lowered). live is false while replaying at start.
 	SetBudget(c Cap, n int, live bool) (back, recalled int, err error)
+	// KnowsHost tells whether the crawl has seen host: a seed on it, or a URL of it
+	// in the store (Control.KnowsHost).
+	KnowsHost(host string) (bool, error)
 }
 
 // Cap names one page budget: a site's (a declared site's name or a registered
