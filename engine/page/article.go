@@ -7,6 +7,7 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"github.com/crawlconsole/crawlconsole/engine/page/internal/chrome"
+	"github.com/crawlconsole/crawlconsole/engine/page/internal/notice"
 )
 
 // The article extractor: which part of a page is its main text (M2: "extract the
@@ -95,12 +96,13 @@ func extract(d *doc) Text {
 		if p.letters < minLabelLetters && !d.isHeading(p.block) && !endsSentence(d.paragraphText(p)) {
 			return false // "Caption", "Close", "Photo: AP": labels, not prose
 		}
-		if p.letters < maxNoticeLetters {
+		if p.letters < notice.MaxLetters {
 			b := d.paragraphBytes(p)
-			if p.letters < maxStampLetters && stampLine(b) {
+			if p.letters < notice.MaxStampLetters && notice.Stamp(b) {
 				return false // "Submitted on Mon, 2019-01-21 13:49": the page's stamp, not its text
 			}
-			if d.paywallNotice(b) {
+			var paywall bool
+			if paywall, d.lower = notice.Paywall(b, d.lower); paywall {
 				return false // "この記事は会員限定です": the site's notice, not the article
 			}
 		}

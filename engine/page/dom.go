@@ -78,7 +78,7 @@ type doc struct {
 	out     []byte  // scratch of joinParagraphs
 	names   []byte  // scratch of an element's names (parseDoc)
 	line    []byte  // scratch of paragraphBytes and headline
-	lower   []byte  // scratch of paywallNotice
+	lower   []byte  // scratch of notice.Paywall
 	marks   []bool  // scratch of removable
 	sums    []int32 // scratch of widen
 	paras   []paragraph

@@ -1,7 +1,6 @@
 package page
 
 import (
-	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"strings"
@@ -29,76 +28,6 @@ func endsSentence(s string) bool {
 	s = strings.TrimRight(s, " \"'”’)»」』")
 	r, _ := utf8.DecodeLastRuneInString(s)
 	return strings.ContainsRune(".!?:;…。！？；", r)
-}
-
-// maxStampLetters bounds the lines stampLine reads: a date and time with a label
-// ("Submitted on", "آخر تحديث"), not a sentence that names a time.
-const maxStampLetters = 48
-
-// stampLine reports a line that gives a year (19xx or 20xx, standing alone) and a
-// time of day (h:mm) and does not end as a sentence: a publication or update stamp
-// in any language, which the metadata reads and the article's text does not hold.
-func stampLine(s []byte) bool {
-	if t := bytes.TrimRight(s, " \t\n\r\f\"'”’)»」』"); len(t) > 0 {
-		r, _ := utf8.DecodeLastRune(t)
-		if strings.ContainsRune(".!?:;…。！？；", r) {
-			return false
-		}
-	}
-	year, clock := false, false
-	for i := 0; i < len(s); {
-		if !isDigitByte(s[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(s) && isDigitByte(s[j]) {
-			j++
-		}
-		switch n := s[i:j]; {
-		case len(n) == 4 && (n[0] == '1' && n[1] == '9' || n[0] == '2' && n[1] == '0'):
-			year = true
-		case len(n) <= 2 && j+2 < len(s) && s[j] == ':' && isDigitByte(s[j+1]) && isDigitByte(s[j+2]) && (j+3 == len(s) || !isDigitByte(s[j+3])):
-			clock = true
-		}
-		i = j
-	}
-	return year && clock
-}
-
-func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
-
-// maxNoticeLetters bounds the lines paywallNotice reads: a notice is a line or two.
-const maxNoticeLetters = 100
-
-// paywallPhrases are what a paywall's or a registration wall's notice says, in the
-// languages of the news the crawler reads (lower case): the notice stands where the
-// text is cut, inside the article's container, and is the site's, not the article's.
-var paywallPhrases = [][]byte{
-	[]byte("会員限定"), []byte("続きをお読みいただけます"), []byte("続きを読むには"), // ja: members only, read the rest by registering
-	[]byte("登录后阅读"), []byte("订阅后阅读"), []byte("付费阅读"), // zh: read after logging in / subscribing, paid reading
-	[]byte("subscribe to continue reading"), []byte("subscribers only"), []byte("for subscribers"), []byte("to continue reading, "),
-	[]byte("réservé aux abonnés"), []byte("nur für abonnenten"), []byte("exclusivo para suscriptores"), []byte("олько для подписчиков"),
-}
-
-// paywallNotice reports a line that is a paywall's notice (paywallPhrases). Its
-// ASCII letters are lower-cased into the doc's scratch (the phrases' other letters
-// are lower case as written).
-func (d *doc) paywallNotice(s []byte) bool {
-	low := d.lower[:0]
-	for _, c := range s {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		low = append(low, c)
-	}
-	d.lower = low
-	for _, p := range paywallPhrases {
-		if bytes.Contains(low, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // paragraphText is a paragraph's text with white space collapsed.

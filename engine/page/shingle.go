@@ -11,6 +11,7 @@ import (
 	"github.com/mfonda/simhash"
 
 	"github.com/crawlconsole/crawlconsole/engine/page/internal/textutil"
+	"github.com/crawlconsole/crawlconsole/engine/page/internal/xxshort"
 )
 
 // The two readings of a normalised main text, SimHash features (features.go) and
@@ -173,7 +174,7 @@ func (sh *shingler) unspacedAt(text string, i, j int, r rune) {
 	if sh.prevCJK >= 0 {
 		if sh.prevEnd == i {
 			if n := utf8.RuneLen(sh.prevCJK); n == 3 && j-i == 3 {
-				sh.emitSum(sumPair33(text[i-3:i], text[i:j]))
+				sh.emitSum(xxshort.Pair33(text[i-3:i], text[i:j]))
 			} else {
 				sh.emitString(text[i-n : j])
 			}

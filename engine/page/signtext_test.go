@@ -1,7 +1,6 @@
 package page
 
 import (
-	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode"
@@ -138,28 +137,6 @@ func TestAllDigitsIsUnicode(t *testing.T) {
 			if got, want := allDigits(w), byTables(w); got != want {
 				t.Fatalf("allDigits(%q) = %v, the Unicode tables say %v", w, got, want)
 			}
-		}
-	}
-}
-
-// TestShortSums checks the sums written out for two characters of three bytes
-// against xxhash's, over every three-byte character's bytes in turn.
-func TestShortSums(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 9))
-	for range 200_000 {
-		var a, b [3]byte
-		for i := range 3 {
-			a[i], b[i] = byte(rng.Uint32()), byte(rng.Uint32())
-		}
-		as, bs := string(a[:]), string(b[:])
-		if got, want := sumPair33(as, bs), xxhash.Sum64String(as+bs); got != want {
-			t.Fatalf("sumPair33(%q, %q) = %x, xxhash %x", as, bs, got, want)
-		}
-		if got, want := sumSpaced33(as, bs), xxhash.Sum64String(as+" "+bs); got != want {
-			t.Fatalf("sumSpaced33(%q, %q) = %x, xxhash %x", as, bs, got, want)
-		}
-		if got, want := sumSpaced33(a[:], bs), xxhash.Sum64String(as+" "+bs); got != want {
-			t.Fatalf("sumSpaced33([]byte %q, %q) = %x, xxhash %x", as, bs, got, want)
 		}
 	}
 }

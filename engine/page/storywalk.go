@@ -10,6 +10,7 @@ import (
 	"github.com/mfonda/simhash"
 
 	"github.com/crawlconsole/crawlconsole/engine/page/internal/bitvote"
+	"github.com/crawlconsole/crawlconsole/engine/page/internal/xxshort"
 )
 
 // The story fingerprint as a third machine of Sign's walk over the normalised body
@@ -87,7 +88,7 @@ func (st *storyWalk) unspacedString(c string) {
 	st.prevShared = false
 	if st.havePrev {
 		if len(st.prev) == 3 && len(c) == 3 {
-			st.feats = append(st.feats, sumSpaced33(st.prev, c))
+			st.feats = append(st.feats, xxshort.Spaced33(st.prev, c))
 		} else {
 			st.buf = append(appendShort(st.buf[:0], st.prev), ' ')
 			st.buf = appendShort(st.buf, c)

@@ -1,13 +1,13 @@
-package page
+// Package xxshort holds xxhash64 sums (seed 0) of two three-byte characters written
+// out. The features a page's signature walk hashes most on a page of an unspaced
+// script are such pairs: the shingler's bigram (6 bytes) and the story's pair, a
+// space between the two (7 bytes). xxhash.Sum64 of so few bytes is mostly its call
+// (into assembly, through a wrapper) and the copy of the bytes into one buffer before
+// it; these are its sums for those two lengths, read from the two characters where
+// they stand (TestShortSums: the same sums as xxhash.Sum64).
+package xxshort
 
 import "math/bits"
-
-// The features Sign's walk hashes most on a page of an unspaced script are pairs of
-// characters of three bytes: the shingler's bigram (6 bytes) and the story's pair,
-// a space between the two (7 bytes). xxhash.Sum64 of so few bytes is mostly its call
-// (into assembly, through a wrapper) and the copy of the bytes into one buffer before
-// it; these are its sums written out for those two lengths, read from the two
-// characters where they stand (TestShortSums: the same sums as xxhash.Sum64).
 
 // xxhash64's primes (seed 0).
 const (
@@ -39,14 +39,14 @@ func xxAvalanche(h uint64) uint64 {
 	return h
 }
 
-// sumPair33 is xxhash.Sum64String(a + b), a and b of three bytes each.
-func sumPair33(a, b string) uint64 {
+// Pair33 is xxhash.Sum64String(a + b), a and b of three bytes each.
+func Pair33(a, b string) uint64 {
 	h := xxStep4(xxPrime5+6, uint32(a[0])|uint32(a[1])<<8|uint32(a[2])<<16|uint32(b[0])<<24)
 	return xxAvalanche(xxStep1(xxStep1(h, b[1]), b[2]))
 }
 
-// sumSpaced33 is xxhash.Sum64String(a + " " + b), a and b of three bytes each.
-func sumSpaced33[T string | []byte](a T, b string) uint64 {
+// Spaced33 is xxhash.Sum64String(a + " " + b), a and b of three bytes each.
+func Spaced33[T string | []byte](a T, b string) uint64 {
 	h := xxStep4(xxPrime5+7, uint32(a[0])|uint32(a[1])<<8|uint32(a[2])<<16|' '<<24)
 	return xxAvalanche(xxStep1(xxStep1(xxStep1(h, b[0]), b[1]), b[2]))
 }
