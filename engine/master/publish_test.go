@@ -518,3 +518,36 @@ func TestARestartedWorkerIsDealtWhileItsLastIncarnationsPublishIsTried(t *testin
 		t.Fatalf("with the new incarnation's batch out %d tasks wait and %d are out; want the task out once", pending, out)
 	}
 }
+
+// A publish whose first try stored the batch without an answer (a timeout) and
+// whose later tries found no responders (the stream briefly unavailable) may have
+// put the batch in the stream: the task stays handed out to w1. Judged by the last
+// try's error alone, it was undone and dealt again: two batches of one URL.
+func TestABatchStoredThenRefusedIsNotDealtTwice(t *testing.T) {
+	t.Parallel()
+	r := newBatchRig(t)
+	r.join(t, "w1", "a")
+	tries := 0
+	r.m.publish = func(ctx context.Context, subject string, data []byte, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
+		tries++
+		switch {
+		case tries == 1:
+			if _, err := r.conn.JS.Publish(ctx, subject, data, opts...); err != nil {
+				t.Errorf("store: %v", err)
+			}
+			return nil, nats.ErrTimeout // stored, the acknowledgement lost
+		case tries <= publishTries:
+			return nil, nats.ErrNoResponders // the stream unavailable for the other tries
+		}
+		return r.conn.JS.Publish(ctx, subject, data, opts...)
+	}
+	r.queueOne()
+	r.dispatch()
+	r.dispatch()
+	if b := r.stored(t, "w1"); len(b) != 1 {
+		t.Errorf("w1's stream holds %d batches (leases %v); want one: the task dealt twice", len(b), leases(b))
+	}
+	if pending, out := r.counts(); pending != 0 || out != 1 {
+		t.Fatalf("%d tasks wait and %d are out; want none waiting, 1 out (w1's)", pending, out)
+	}
+}

@@ -378,18 +378,32 @@ func (m *Runtime) publishBatch(b Batch, data []byte) (*jetstream.PubAck, error) 
 	if len(b.Tasks) > 0 {
 		opts = append(opts, jetstream.WithMsgID(fmt.Sprintf("%s.%s.%d", b.Node, b.Incarnation, b.Tasks[0].Lease)))
 	}
-	var err error
+	var err, unanswered error
+	// fail is the publish's error, saying so when an earlier try may have stored the
+	// batch (mayBeStored): a later try's refusal (no responders) does not undo that.
+	fail := func(err error) error {
+		if unanswered != nil && !mayBeStored(err) {
+			return fmt.Errorf("%w (an earlier try may have stored it: %w)", err, unanswered)
+		}
+		return err
+	}
 	for try, backoff := 1, 100*time.Millisecond; ; try, backoff = try+1, min(2*backoff, 2*time.Second) {
 		ctx, cancel := context.WithTimeout(m.ctx, 5*time.Second)
 		var ack *jetstream.PubAck
 		ack, err = publish(ctx, m.sub.Tasks(b.Node), data, opts...)
 		cancel()
+		if err != nil && mayBeStored(err) {
+			unanswered = err
+		}
 		if err == nil || try == publishTries || m.ctx.Err() != nil || !retryPublish(err) {
-			return ack, err
+			if err != nil {
+				return ack, fail(err)
+			}
+			return ack, nil
 		}
 		select {
 		case <-m.ctx.Done():
-			return nil, err
+			return nil, fail(err)
 		case <-time.After(backoff):
 		}
 	}
