@@ -266,7 +266,10 @@ const minBesideLetters = 200
 func (d *doc) articleBeside(el int32) bool {
 	for i := int32(1); int(i) < len(d.elems); i++ {
 		m := &d.elems[i]
-		if m.tag != atom.Article && m.tag != atom.Main || d.isAncestor(el, i) {
+		// The prose test first: it bounds outside below, and costs nothing, where
+		// the ancestor walks cost the tree's depth (a page of many small <article>s
+		// before deep chrome made them quadratic).
+		if m.tag != atom.Article && m.tag != atom.Main || m.paraLetters < minBesideLetters || d.isAncestor(el, i) {
 			continue
 		}
 		outside := m.paraLetters
