@@ -243,6 +243,8 @@ func TestDateLineWithoutAYear(t *testing.T) {
 		{"[06月24日 11時30分]", time.Date(2019, 6, 20, 0, 0, 0, 0, time.UTC), ""}, // after the crawl
 		{"[2019年06月24日 11時30分]", time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), "2019-06-24T11:30:00Z"},
 		{"06月24日", time.Date(2019, 6, 25, 0, 0, 0, 0, time.UTC), "2019-06-24T00:00:00Z"}, // the line's first token
+		{"[02月29日]", time.Date(2028, 3, 10, 0, 0, 0, 0, time.UTC), "2028-02-29T00:00:00Z"},
+		{"[02月29日]", time.Date(2027, 3, 10, 0, 0, 0, 0, time.UTC), ""}, // no 29th in 2027's February
 	} {
 		md := Parse([]byte(page(c.line)), "text/html", nil).Meta("https://www3.nhk.or.jp/news/easy/k10011959621000/k10011959621000.html", c.crawl)
 		got := ""

@@ -253,6 +253,9 @@ const recentDays = 92
 func yearOf(y yearlessDate, now time.Time) Date {
 	for _, yr := range []int{now.Year(), now.Year() - 1} {
 		t := time.Date(yr, time.Month(y.month), y.day, y.hour, y.min, 0, 0, time.UTC)
+		if t.Day() != y.day { // 02月29日 in a year that has none (time.Date made it March 1st)
+			continue
+		}
 		if !t.After(now.Add(24*time.Hour)) && now.Sub(t) <= recentDays*24*time.Hour && !t.Before(minDate) {
 			return Date{Time: t, Clock: y.clock, From: "date line, year from the crawl day"}
 		}
