@@ -308,7 +308,7 @@ func TestHostileDiscoveryDocumentsDoNotStallTheCrawl(t *testing.T) {
 		u := "http://" + h + p
 		var lines []string
 		for _, ev := range e.EventsSince(0, 1<<20) {
-			if ev.Level >= view.LevelWarn && strings.Contains(ev.Msg, "feed/sitemap "+u+" ") || strings.Contains(ev.Msg, "feed/sitemap "+u+":") {
+			if ev.Level >= view.LevelWarn && (strings.Contains(ev.Msg, "feed/sitemap "+u+" ") || strings.Contains(ev.Msg, "feed/sitemap "+u+":")) {
 				lines = append(lines, ev.Msg)
 			}
 		}

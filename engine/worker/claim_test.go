@@ -27,6 +27,9 @@ func TestLateClaimReplyIsTaken(t *testing.T) {
 		t.Fatalf("a claim waits %v for the master; a busy master took more than 2 s on a loaded box", claimWait)
 	}
 	up, _, asked, _ := claimRig(t, false)
+	if up.wait != claimWait {
+		t.Fatalf("a claim waits %v for the master; want claimWait, %v", up.wait, claimWait)
+	}
 	up.wait = time.Hour
 	go func() {
 		m := <-asked // the master is busy: it answers once it has the claim, whenever that is
