@@ -326,3 +326,22 @@ func TestPaywallNoticeIsNotText(t *testing.T) {
 		}
 	}
 }
+
+// A news sentence that names subscribers is the article's text, not a paywall's
+// notice, however short its paragraph.
+func TestSubscribersInASentenceAreText(t *testing.T) {
+	paras := []string{
+		"Netflix reported strong quarterly results on Tuesday, beating analysts' expectations on both revenue and profit, as its advertising tier kept growing.",
+		"The company said it would raise prices for subscribers in the US and Canada.",
+		"A new tier is available to subscribers only, the company said.",
+		"Its shares rose more than eight percent in after-hours trading, adding billions of dollars to the company's market value, before settling lower.",
+	}
+	page := `<!DOCTYPE html><html lang="en"><head><title>Netflix results</title></head><body><article><h1>Netflix beats expectations</h1><p>` +
+		strings.Join(paras, "</p><p>") + `</p></article></body></html>`
+	text, ok := PageText([]byte(page), "text/html")
+	for _, p := range paras {
+		if !strings.Contains(text, p) {
+			t.Errorf("%q lost (ok %v); main text:\n%s", p, ok, text)
+		}
+	}
+}

@@ -17,11 +17,8 @@ const MaxStampLetters = 48
 // time of day (h:mm) and does not end as a sentence: a publication or update stamp
 // in any language, which the metadata reads and the article's text does not hold.
 func Stamp(s []byte) bool {
-	if t := bytes.TrimRight(s, " \t\n\r\f\"'”’)»」』"); len(t) > 0 {
-		r, _ := utf8.DecodeLastRune(t)
-		if strings.ContainsRune(".!?:;…。！？；", r) {
-			return false
-		}
+	if endsSentence(s) {
+		return false
 	}
 	year, clock := false, false
 	for i := 0; i < len(s); {
@@ -46,6 +43,16 @@ func Stamp(s []byte) bool {
 
 func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
 
+// endsSentence reports a line that ends as a sentence does (closing quotes and
+// brackets aside).
+func endsSentence(s []byte) bool {
+	if t := bytes.TrimRight(s, " \t\n\r\f\"'”’)»」』"); len(t) > 0 {
+		r, _ := utf8.DecodeLastRune(t)
+		return strings.ContainsRune(".!?:;…。！？；", r)
+	}
+	return false
+}
+
 // MaxLetters bounds the lines Paywall reads: a notice is a line or two.
 const MaxLetters = 100
 
@@ -55,9 +62,14 @@ const MaxLetters = 100
 var paywallPhrases = [][]byte{
 	[]byte("会員限定"), []byte("続きをお読みいただけます"), []byte("続きを読むには"), // ja: members only, read the rest by registering
 	[]byte("登录后阅读"), []byte("订阅后阅读"), []byte("付费阅读"), // zh: read after logging in / subscribing, paid reading
-	[]byte("subscribe to continue reading"), []byte("subscribers only"), []byte("for subscribers"), []byte("to continue reading, "),
+	[]byte("subscribe to continue reading"), []byte("to continue reading, "),
 	[]byte("réservé aux abonnés"), []byte("nur für abonnenten"), []byte("exclusivo para suscriptores"), []byte("олько для подписчиков"),
 }
+
+// labelPhrases are paywall words that news sentences say too ("it would raise
+// prices for subscribers in the US"): a notice only on a line that ends no sentence
+// (a label: "SUBSCRIBERS ONLY").
+var labelPhrases = [][]byte{[]byte("subscribers only"), []byte("for subscribers")}
 
 // Paywall reports a line that is a paywall's notice (paywallPhrases). Its ASCII
 // letters are lower-cased into scratch (the phrases' other letters are lower case as
@@ -73,6 +85,13 @@ func Paywall(s, scratch []byte) (notice bool, _ []byte) {
 	for _, p := range paywallPhrases {
 		if bytes.Contains(low, p) {
 			return true, low
+		}
+	}
+	if !endsSentence(s) {
+		for _, p := range labelPhrases {
+			if bytes.Contains(low, p) {
+				return true, low
+			}
 		}
 	}
 	return false, low

@@ -23,12 +23,15 @@ func TestStamp(t *testing.T) {
 func TestPaywall(t *testing.T) {
 	var scratch []byte
 	for line, want := range map[string]bool{
-		"この記事は会員限定です":                               true,
-		"Subscribe to continue reading.":            true,
-		"SUBSCRIBERS ONLY":                          true,
-		"Réservé aux abonnés":                       true,
-		"Доступно только для подписчиков":           true,
-		"She told subscribers about the new route.": false,
+		"この記事は会員限定です":                                                       true,
+		"Subscribe to continue reading.":                                    true,
+		"SUBSCRIBERS ONLY":                                                  true,
+		"Réservé aux abonnés":                                               true,
+		"Доступно только для подписчиков":                                   true,
+		"She told subscribers about the new route.":                         false,
+		"For subscribers":                                                   true,
+		"The company said it would raise prices for subscribers in the US.": false,
+		"A new tier is available to subscribers only, the company said.":    false,
 	} {
 		var got bool
 		got, scratch = Paywall([]byte(line), scratch)
