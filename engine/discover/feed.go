@@ -103,7 +103,9 @@ func newFeedParser() *gofeed.Parser {
 // text, so the attribute is looked at here: isPermaLink="false" is an identifier.
 // RSS 2.0 makes an unsaid isPermaLink true, but many feeds put bare identifiers
 // there ("12345"): a relative guid counts only when it is a path (has a "/") and
-// names no other scheme ("tag:", "urn:" stay identifiers).
+// names no other scheme ("tag:", "urn:" stay identifiers) and its first segment is
+// no host name written without its scheme ("www.a.test/news/1"). gofeed reads an
+// unsaid isPermaLink as "true", so the two cannot be told apart here.
 type permalinkTranslator struct{}
 
 func (permalinkTranslator) Translate(feed any) (*gofeed.Feed, error) {
@@ -120,6 +122,9 @@ func (permalinkTranslator) Translate(feed any) (*gofeed.Feed, error) {
 		g := strings.TrimSpace(it.GUID.Value)
 		if strings.EqualFold(strings.TrimSpace(it.GUID.IsPermalink), "false") || !strings.Contains(g, "/") {
 			continue
+		}
+		if first, _, _ := strings.Cut(g, "/"); strings.Contains(first, ".") && first != "." && first != ".." {
+			continue // "www.a.test/news/1": a host written without its scheme, not a path on this one
 		}
 		if u, err := url.Parse(g); err == nil && u.Scheme == "" && u.Opaque == "" {
 			out.Link = g

@@ -202,8 +202,9 @@ func TestRelativeLinksAreResolved(t *testing.T) {
 		{"RSS, a relative permalink guid and no link", `<rss version="2.0"><channel><link>/blog</link><item><title>A</title><guid isPermaLink="true">/blog/intro-graphml</guid></item><item><guid isPermaLink="TRUE">p/2</guid></item></channel></rss>`,
 			[]string{"http://a.test/blog/intro-graphml", "http://a.test/news/p/2"}},
 		// A guid that says it is not a permalink, a bare identifier or a tag URI
-		// gives no URL; a path with isPermaLink unsaid (RSS 2.0's default) does.
-		{"RSS, relative guids that are not permalinks", `<rss version="2.0"><channel><item><guid isPermaLink="false">/blog/1</guid></item><item><guid>12345</guid></item><item><guid>tag:a.test,2005:/1</guid></item><item><link>/a/3</link><guid isPermaLink="true">/ignored</guid></item><item><guid>/blog/4</guid></item></channel></rss>`,
+		// gives no URL; a path with isPermaLink unsaid (RSS 2.0's default) does,
+		// a host name written without its scheme does not.
+		{"RSS, relative guids that are not permalinks", `<rss version="2.0"><channel><item><guid isPermaLink="false">/blog/1</guid></item><item><guid>12345</guid></item><item><guid>tag:a.test,2005:/1</guid></item><item><link>/a/3</link><guid isPermaLink="true">/ignored</guid></item><item><guid>/blog/4</guid></item><item><guid>www.a.test/news/5</guid></item></channel></rss>`,
 			[]string{"http://a.test/a/3", "http://a.test/blog/4"}},
 		{"Atom, relative hrefs", `<feed xmlns="http://www.w3.org/2005/Atom"><entry><id>1</id><link href="/a/1"/></entry><entry><id>2</id><link rel="alternate" href="2"/></entry></feed>`,
 			[]string{"http://a.test/a/1", "http://a.test/news/2"}},
