@@ -274,6 +274,9 @@ func (d *doc) articleBeside(el int32) bool {
 		}
 		outside := m.paraLetters
 		if d.isAncestor(i, el) {
+			if d.elems[el].flags&flagChromeTag == 0 {
+				continue // chrome only by a class or id name, inside the article: a page builder's wrapper ("elementor-widget-wrap") may hold the story
+			}
 			outside -= d.elems[el].paraLetters
 		}
 		if outside < minBesideLetters || d.inChrome(i, el) {

@@ -218,6 +218,16 @@ func TestLiveFeedBesideTheArticleIsChrome(t *testing.T) {
 	if !ok || !strings.Contains(text, "budget numéro 11") {
 		t.Errorf("the article in a widget-named wrapper lost (ok %v):\n%s", ok, text)
 	}
+
+	// The same wrapper inside the page's <main>, a closing paragraph after it in
+	// <main> too: <main> holds the wrapper, it is not beside it.
+	closing := "<p>" + strings.Join(story, " ") + "</p>"
+	page = `<!DOCTYPE html><html lang="fr"><head><meta charset="utf-8"><title>Budget</title></head><body><main><div class="elementor-widget-wrap"><h1>Le budget voté</h1>` +
+		long.String() + `</div>` + closing + `</main></body></html>`
+	text, ok = PageText([]byte(page), "text/html")
+	if !ok || !strings.Contains(text, "budget numéro 11") {
+		t.Errorf("the article in a widget-named wrapper inside <main> lost (ok %v):\n%s", ok, text)
+	}
 }
 
 // NHK's date line gives the month and day alone ("[06月24日 11時30分]"): with no
