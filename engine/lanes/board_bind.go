@@ -364,9 +364,14 @@ func (b *Board) Next(l *Lane) (t frontier.Task, ok bool, opened []*Lane) {
 		return t, false, b.retire(l)
 	}
 	opened = b.split(l)
-	t = l.queue[0]
-	l.queue[0] = frontier.Task{}
-	l.queue = l.queue[1:]
+	i := b.unheld(l)
+	if i < 0 {
+		i = 0 // every task queued is of a paused host: the lane holds the first in hand
+	}
+	t = l.queue[i]
+	copy(l.queue[i:], l.queue[i+1:])
+	l.queue[len(l.queue)-1] = frontier.Task{}
+	l.queue = l.queue[:len(l.queue)-1]
 	l.holding = append(l.holding, t)
 	l.done++
 	l.tookFirst = b.first[t.URL]
@@ -375,6 +380,34 @@ func (b *Board) Next(l *Lane) (t frontier.Task, ok bool, opened []*Lane) {
 	}
 	delete(b.ahead, t.URL)
 	return t, true, opened
+}
+
+// unheld is the position of the first task in l's queue whose host the operator has
+// not paused, -1 if there is none (within splitScan). A lane binds every host
+// adjacent to what it holds, so one lane may serve several hosts: taking a paused
+// host's task first would hold the others' tasks behind it for as long as the pause.
+func (b *Board) unheld(l *Lane) int {
+	if b.Held == nil {
+		return 0
+	}
+	for i, t := range l.queue[:min(len(l.queue), splitScan)] {
+		if !b.Held(t.Host) {
+			return i
+		}
+	}
+	return -1
+}
+
+// SetAside puts t, the task l took last and has not fetched, back in l's queue when
+// the operator paused t's host and the lane has a task of another host to take
+// instead; it reports whether it did. t stays held by the lane (PutBack), so its
+// host and parent keep binding adjacent tasks here (M1).
+func (b *Board) SetAside(l *Lane, t frontier.Task) bool {
+	if b.Held == nil || !b.Held(t.Host) || b.unheld(l) < 0 {
+		return false
+	}
+	b.PutBack(l, t)
+	return true
 }
 
 // Turn is what a lane's turn at the board gives its runner: Next's answer, and the
@@ -508,9 +541,12 @@ func (b *Board) retire(l *Lane) []*Lane {
 	return b.fill()
 }
 
-// fill opens lanes for pending tasks while slots are free.
+// fill opens lanes for pending tasks while slots are free. A task no egress may
+// serve now is passed over, not waited on: the tasks behind it get the free slots,
+// and it waits, behind them, for the next slot (the engine defers such hosts).
 func (b *Board) fill() []*Lane {
 	var opened []*Lane
+	var unserved []frontier.Task
 	for len(b.lanes) < b.max {
 		t, ok := b.pending.pop()
 		if !ok {
@@ -521,11 +557,14 @@ func (b *Board) fill() []*Lane {
 			continue
 		}
 		e := b.emptiestEgress(t)
-		if e < 0 { // no egress may serve its host now: the engine defers such hosts
-			b.repend(t)
-			break
+		if e < 0 {
+			unserved = append(unserved, t)
+			continue
 		}
 		opened = append(opened, b.open(t, e))
+	}
+	for _, t := range unserved {
+		b.repend(t)
 	}
 	return opened
 }

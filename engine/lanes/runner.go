@@ -284,6 +284,12 @@ func (r *Runner) Run(s *Slot) {
 				r.Mu.Unlock()
 				continue
 			}
+			if r.Board.SetAside(s.Lane, t) { // its host was paused meanwhile: another host's task goes first
+				s.Task = frontier.Task{}
+				r.Front.Release(t, false)
+				r.Mu.Unlock()
+				continue
+			}
 			held := r.Front.Hold(s, t)
 			if held {
 				link = r.Links[s.Lane.Egress]

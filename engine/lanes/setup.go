@@ -60,6 +60,7 @@ func (r *Runner) SetupEgress(s EgressSetup) error {
 	dialer := &fetch.Dialer{Resolver: s.Resolver, Guard: s.Guard, Timeout: r.Opts.Fetch.ConnectTimeout}
 	if len(r.Opts.Egress) == 0 && len(s.Granted) == 0 {
 		r.Board = NewBoard(r.Opts.Lanes.Max, []string{"direct"})
+		r.Board.Held = s.Held
 		r.Links = []*route.Link{r.NewLink("direct", fetch.New(r.Ctx, s.Fetch, dialer, nil), nil)}
 		r.Judge = egress.NewClassifier(r.Opts.Now) // the direct route: a node with one egress
 		return nil

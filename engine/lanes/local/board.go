@@ -3,6 +3,7 @@ package local
 import (
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
+	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
 // queue puts a task the front marked (front.Placing) on the board: an operator's
@@ -14,13 +15,24 @@ func (c *Crew) queue(t frontier.Task) {
 		return
 	}
 	if t.Ahead {
-		if p := c.Board.AddAhead(t); p.Opened {
-			c.Run.Start(p.Lane)
-		}
+		c.placed(t, c.Board.AddAhead(t))
 		return
 	}
-	if p := c.Board.Add(t); p.Opened {
+	c.placed(t, c.Board.Add(t))
+}
+
+// placed starts the lane the board opened for t, or wakes the lane t joined when
+// that lane is holding a task back and t's host is not paused: if it holds a paused
+// host's task it sets it aside and takes t (see lanePort.hold); held by a pause of
+// the crawl or the lane, it waits again. Mu held.
+func (c *Crew) placed(t frontier.Task, p lanes.Placement) {
+	switch {
+	case p.Opened:
 		c.Run.Start(p.Lane)
+	case p.Lane != nil && !c.Run.HostPaused(t.Host):
+		if s := c.Run.Slot(p.Lane.ID); s != nil && s.Status == view.LanePaused {
+			c.crawl.Wake()
+		}
 	}
 }
 

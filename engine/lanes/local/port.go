@@ -48,7 +48,11 @@ func (p lanePort) Next(s *lanes.Slot) (frontier.Task, bool) {
 		s.Urgent = turn.Urgent
 		c.inHand++ // in hand from here, even while its host is paused: not idle
 		t.Hand = c.fr.Marks().Taken(t.URL)
-		if !p.Hold(s, t) {
+		held, aside := p.hold(s, t)
+		if aside {
+			continue
+		}
+		if !held {
 			return frontier.Task{}, false
 		}
 		return t, true
@@ -59,8 +63,21 @@ func (p lanePort) Next(s *lanes.Slot) (frontier.Task, bool) {
 // host is paused. Mu held. false means the crawl is stopping: the task is
 // released.
 func (p lanePort) Hold(s *lanes.Slot, t frontier.Task) bool {
+	held, _ := p.hold(s, t)
+	return held
+}
+
+// hold is Hold for a task Next just took: while only t's host is paused and the
+// lane has another host's task queued (one that joined it meanwhile), t goes back
+// to the lane's queue and is released (aside): the lane takes that task instead
+// of holding every host it serves behind the paused one.
+func (p lanePort) hold(s *lanes.Slot, t frontier.Task) (held, aside bool) {
 	c := p.c
 	for (c.crawl.Paused() || s.Lane.Paused() || c.Run.HostPaused(t.Host)) && c.parts.Ctx.Err() == nil {
+		if !c.crawl.Paused() && !s.Lane.Paused() && c.Board.SetAside(s.Lane, t) {
+			p.Release(t, false)
+			return false, true
+		}
 		s.Status, s.Current, s.NextFetch = view.LanePaused, t.URL, time.Time{}
 		if !c.crawl.Wait() {
 			break
@@ -68,9 +85,9 @@ func (p lanePort) Hold(s *lanes.Slot, t frontier.Task) bool {
 	}
 	if c.parts.Ctx.Err() != nil {
 		p.Release(t, false)
-		return false
+		return false, false
 	}
-	return true
+	return true, false
 }
 
 // Release ends a lane's hold on a task taken by Next; ended says its fetch is over
