@@ -88,8 +88,9 @@ type Board struct {
 	// proxy-fault cooldown). Lanes on other egresses are not joined and no lane opens
 	// there for the host.
 	Allowed func(egress int, host string) bool
-	// Held, if set, says the operator paused host: a lane that runs dry does not take
-	// over its tasks (it would only sit on them; see steal).
+	// Held, if set, says the operator paused host: a lane takes another host's
+	// queued task before one of its, and a lane that runs dry does not take over its
+	// tasks (it would only sit on them; see steal). Its tasks may still open a lane.
 	Held func(host string) bool
 }
 

@@ -48,8 +48,9 @@ type EgressSetup struct {
 	Claim   func(add func(egress.Spec) error) bool
 	// Accounts keeps the account table between runs; nil: in memory.
 	Accounts egress.AccountStore
-	// Held reports whether a host is paused by the operator: the board places its
-	// tasks on no lane (called under Mu).
+	// Held reports whether a host is paused by the operator (called under Mu): a
+	// lane takes another host's queued task before one of its, and a lane that runs
+	// dry takes over none of its tasks (board.Held).
 	Held func(host string) bool
 }
 
