@@ -350,13 +350,14 @@ func (b *Board) unhold(l *Lane, t frontier.Task) {
 // takes over tasks from a busy lane on another egress (see steal), or else retires
 // (ok=false) and its slot goes to the oldest pending tasks. Lanes opened either way
 // are returned for starting. While more lanes are alive than lanes.max, the lane
-// retires at once and gives its queue back (see shed).
+// retires at once and gives its queue back (see shed); lanes the operator paused do
+// not count.
 func (b *Board) Next(l *Lane) (t frontier.Task, ok bool, opened []*Lane) {
 	b.release(l)
 	if l.paused || l.retired {
 		return t, false, nil
 	}
-	if len(b.lanes) > b.max {
+	if len(b.lanes) > b.max && b.unpaused() > b.max {
 		b.shed(l)
 		return t, false, nil
 	}
@@ -533,6 +534,19 @@ func (b *Board) shed(l *Lane) {
 	l.queue = nil
 	l.retired = true
 	delete(b.lanes, l.ID)
+}
+
+// unpaused counts the lanes that can fetch: a lane the operator paused takes no
+// turn, so it is never shed, and counting it against lanes.max would shed the lanes
+// that fetch beside it.
+func (b *Board) unpaused() int {
+	n := 0
+	for _, l := range b.lanes {
+		if !l.paused {
+			n++
+		}
+	}
+	return n
 }
 
 func (b *Board) retire(l *Lane) []*Lane {

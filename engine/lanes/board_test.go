@@ -232,6 +232,36 @@ func TestLoweredMaxShedsLanesAtTheirNextTurn(t *testing.T) {
 	}
 }
 
+// A lane the operator paused does not take its turn, so it is never shed: counted
+// against a lowered lanes.max, it would shed the lanes that fetch and leave the
+// crawl standing until it is resumed. The cap counts the lanes that can fetch.
+func TestLoweredMaxKeepsALaneThatFetchesBesideAPausedOne(t *testing.T) {
+	b := NewBoard(3, nil)
+	a := b.Add(task("http://a/1", "a", 0)).Lane
+	c := b.Add(task("http://c/1", "c", 0)).Lane
+	b.Add(task("http://c/2", "c", 0))
+	if err := b.SetPaused(a.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.SetMax(1); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"http://c/1", "http://c/2"} {
+		tk, ok, _ := b.Next(c)
+		if !ok || tk.URL != want {
+			t.Fatalf("the one lane that can fetch under lanes.max 1 got %q (ok %v, retired %v), want %s", tk.URL, ok, c.Retired(), want)
+		}
+	}
+	// Resumed, the paused lane makes two that can fetch: the next to take a turn
+	// goes.
+	if err := b.SetPaused(a.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := b.Next(a); ok || !a.Retired() || b.Len() != 1 {
+		t.Fatalf("a resumed lane above lanes.max 1 took a task (retired %v, %d lanes)", a.Retired(), b.Len())
+	}
+}
+
 func TestDropHost(t *testing.T) {
 	b := NewBoard(1, nil)
 	b.Add(task("http://a/1", "a", 0))
