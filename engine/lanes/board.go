@@ -33,6 +33,7 @@ import (
 	"sort"
 
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/lanes/internal/pending"
 )
 
 // SpreadBacklog is the backlog a lane must have before a host spreads to another
@@ -79,7 +80,7 @@ type Board struct {
 	lanes    map[int]*Lane
 	byHost   []map[string]*Lane // per egress: host -> lane holding it
 	byParent []map[uint64]*Lane // per egress: parent hash -> lane holding it
-	pending  pendingQueue
+	pending  pending.Queue
 	peak     int
 	first    map[string]bool // URLs added by AddFirst and not yet taken
 	ahead    map[string]bool // URLs added by AddAhead and not yet taken
@@ -105,7 +106,7 @@ func NewBoard(max int, egresses []string) *Board {
 		b.byHost = append(b.byHost, map[string]*Lane{})
 		b.byParent = append(b.byParent, map[uint64]*Lane{})
 	}
-	b.pending.init()
+	b.pending.Init()
 	return b
 }
 
@@ -128,11 +129,11 @@ func (b *Board) Len() int { return len(b.lanes) }
 func (b *Board) Peak() int { return b.peak }
 
 // Pending is the number of tasks waiting for a lane.
-func (b *Board) Pending() int { return b.pending.len() }
+func (b *Board) Pending() int { return b.pending.Len() }
 
 // Queued is the number of tasks waiting, in lanes or pending.
 func (b *Board) Queued() int {
-	n := b.pending.len()
+	n := b.pending.Len()
 	for _, l := range b.lanes {
 		n += len(l.queue)
 	}
@@ -146,7 +147,7 @@ func (b *Board) Holds(host string) bool {
 			return true
 		}
 	}
-	return b.pending.hasHost(host)
+	return b.pending.HasHost(host)
 }
 
 // Lane returns a live lane by ID.

@@ -28,7 +28,7 @@ func (b *Board) Add(t frontier.Task) Placement {
 			return Placement{Lane: b.open(t, e), Opened: true}
 		}
 	}
-	b.pending.push(t)
+	b.pending.Push(t)
 	return Placement{Pending: true}
 }
 
@@ -82,17 +82,17 @@ func (b *Board) AddAhead(t frontier.Task) Placement {
 			return Placement{Lane: b.open(t, e), Opened: true}
 		}
 	}
-	b.pending.pushAhead(t)
+	b.pending.PushAhead(t)
 	return Placement{Pending: true}
 }
 
 // repend puts back in the pending queue, in its tier, a task taken from it.
 func (b *Board) repend(t frontier.Task) {
 	if b.ahead[t.URL] {
-		b.pending.pushAhead(t)
+		b.pending.PushAhead(t)
 		return
 	}
-	b.pending.push(t)
+	b.pending.Push(t)
 }
 
 // leading is how many tasks at the head of l's queue were added by AddFirst.
@@ -179,7 +179,7 @@ func (b *Board) choose(t frontier.Task) *Lane {
 func (b *Board) open(t frontier.Task, e int) *Lane {
 	l := b.newLane(e)
 	b.join(l, t)
-	for _, p := range b.pending.takeAdjacent(t.Host, t.ParentHash) {
+	for _, p := range b.pending.TakeAdjacent(t.Host, t.ParentHash) {
 		if !b.allowed(e, p.Host) {
 			b.repend(p)
 			continue
@@ -446,7 +446,7 @@ const StealBacklog = 2
 // the slot to a host nobody fetches yet, which adds a host's worth of rate, where a
 // second address on a host already served adds little once the per-host cap binds.
 func (b *Board) steal(l *Lane) bool {
-	if len(b.egresses) < 2 || b.pending.len() > 0 {
+	if len(b.egresses) < 2 || b.pending.Len() > 0 {
 		return false
 	}
 	var donors []*Lane
@@ -562,7 +562,7 @@ func (b *Board) fill() []*Lane {
 	var opened []*Lane
 	var unserved []frontier.Task
 	for len(b.lanes) < b.max {
-		t, ok := b.pending.pop()
+		t, ok := b.pending.Pop()
 		if !ok {
 			break
 		}

@@ -11,7 +11,7 @@ func (b *Board) Drain() []frontier.Task {
 		l.queue = nil
 	}
 	for {
-		t, ok := b.pending.pop()
+		t, ok := b.pending.Pop()
 		if !ok {
 			break
 		}
@@ -75,7 +75,7 @@ func (b *Board) DropHost(host string) []frontier.Task {
 		}
 		l.queue = kept
 	}
-	out = append(out, b.pending.takeHost(host)...)
+	out = append(out, b.pending.TakeHost(host)...)
 	b.forget(out)
 	return out
 }
@@ -93,7 +93,7 @@ func (b *Board) TakeAll() []frontier.Task {
 		l.queue = l.queue[:0]
 	}
 	for {
-		t, ok := b.pending.pop()
+		t, ok := b.pending.Pop()
 		if !ok {
 			b.forget(out)
 			return out
@@ -120,7 +120,7 @@ func (b *Board) Withdraw(drop func(frontier.Task) bool) []frontier.Task {
 		clear(l.queue[len(kept):])
 		l.queue = kept
 	}
-	out = append(out, b.pending.take(drop)...)
+	out = append(out, b.pending.Take(drop)...)
 	b.forget(out)
 	return out
 }

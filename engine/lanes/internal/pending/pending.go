@@ -1,44 +1,52 @@
-package lanes
+// Package pending is the lanes' board's queue of tasks that found no lane.
+package pending
 
 import "github.com/crawlconsole/crawlconsole/engine/frontier"
 
-// pendingQueue holds tasks that found no lane (all lanes busy and none adjacent, M1:
+// Queue holds tasks that found no lane (all lanes busy and none adjacent, M1:
 // "beyond that it waits for one"), in two tiers: the articles a read has just listed
 // (Board.AddAhead) and the rest. Each tier is FIFO; the first tier goes out first,
 // and a lane opened for one task pulls in the tasks adjacent to it from both, the
 // first tier's ahead of the rest. With every lane busy, as at a crawl's fetch budget,
 // new lanes open only from here, so a tier that only the lanes' queues honoured
 // would leave the news behind every due read that found no lane.
-type pendingQueue struct{ ahead, plain pendingFIFO }
+type Queue struct{ ahead, plain pendingFIFO }
 
-func (q *pendingQueue) init() { q.ahead.init(); q.plain.init() }
+// Init makes the queue ready; a Queue must be initialised before use.
+func (q *Queue) Init() { q.ahead.init(); q.plain.init() }
 
-func (q *pendingQueue) len() int { return q.ahead.live + q.plain.live }
+// Len is the number of tasks queued in both tiers.
+func (q *Queue) Len() int { return q.ahead.live + q.plain.live }
 
-// push queues t in the ordinary tier; pushAhead in the first.
-func (q *pendingQueue) push(t frontier.Task)      { q.plain.push(t) }
-func (q *pendingQueue) pushAhead(t frontier.Task) { q.ahead.push(t) }
+// Push queues t in the ordinary tier; PushAhead in the first.
+func (q *Queue) Push(t frontier.Task)      { q.plain.push(t) }
+func (q *Queue) PushAhead(t frontier.Task) { q.ahead.push(t) }
 
-func (q *pendingQueue) hasHost(host string) bool {
+// HasHost reports whether a task of host is queued.
+func (q *Queue) HasHost(host string) bool {
 	return q.ahead.nHost[host] > 0 || q.plain.nHost[host] > 0
 }
 
-func (q *pendingQueue) pop() (frontier.Task, bool) {
+// Pop takes the first task, the first tier's before the rest.
+func (q *Queue) Pop() (frontier.Task, bool) {
 	if t, ok := q.ahead.pop(); ok {
 		return t, true
 	}
 	return q.plain.pop()
 }
 
-func (q *pendingQueue) takeAdjacent(host string, parent uint64) []frontier.Task {
+// TakeAdjacent takes every task of host or (if non-zero) of the parent hash, first tier first.
+func (q *Queue) TakeAdjacent(host string, parent uint64) []frontier.Task {
 	return append(q.ahead.takeAdjacent(host, parent), q.plain.takeAdjacent(host, parent)...)
 }
 
-func (q *pendingQueue) takeHost(host string) []frontier.Task {
+// TakeHost takes every task of host.
+func (q *Queue) TakeHost(host string) []frontier.Task {
 	return append(q.ahead.takeHost(host), q.plain.takeHost(host)...)
 }
 
-func (q *pendingQueue) take(drop func(frontier.Task) bool) []frontier.Task {
+// Take takes every task drop reports.
+func (q *Queue) Take(drop func(frontier.Task) bool) []frontier.Task {
 	return append(q.ahead.take(drop), q.plain.take(drop)...)
 }
 
