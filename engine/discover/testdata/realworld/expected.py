@@ -28,7 +28,9 @@ from urllib.parse import quote, urljoin, urlsplit
 
 import feedparser
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+# The corpus directory: the first argument (the held-out set: ../heldout), else
+# this script's own.
+HERE = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
 FEED_KINDS = {'rss090', 'rss091', 'rss092', 'rss10', 'rss20', 'atom03', 'atom10', 'xhtml_feed'}
 XHTML = '{http://www.w3.org/1999/xhtml}'
 
