@@ -143,6 +143,24 @@ func (r *batchRig) dispatchAside() <-chan struct{} {
 	return done
 }
 
+// dealtOnceAfter queues one task for w1 (joined), publishes its batch through
+// publish (which may store it and answer with an error), dispatches twice and
+// fails unless w1's stream holds one batch of the one task and the task is out
+// once, to w1: an answer that leaves the batch's fate open must not deal it again.
+func (r *batchRig) dealtOnceAfter(t *testing.T, what string, publish func(ctx context.Context, subject string, data []byte, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error)) {
+	t.Helper()
+	r.m.publish = publish
+	r.queueOne()
+	r.dispatch()
+	r.dispatch() // a second round: nothing is left to deal
+	if b := r.stored(t, "w1"); len(b) != 1 || len(b[0].Tasks) != 1 {
+		t.Fatalf("after %s w1's batches hold leases %v; want one batch of the one task", what, leases(b))
+	}
+	if pending, out := r.counts(); pending != 0 || out != 1 {
+		t.Fatalf("after %s %d tasks wait and %d are out; want none waiting, 1 out (w1's)", what, pending, out)
+	}
+}
+
 // A publish whose acknowledgement is lost may have put the batch in the stream all
 // the same, where the worker takes it. Before, the master undid the hand-out on the
 // error and dealt the task again under a new lease: two batches of one URL, fetched
@@ -153,24 +171,14 @@ func TestABatchWhoseAckIsLostIsNotDealtTwice(t *testing.T) {
 	r := newBatchRig(t)
 	r.join(t, "w1", "a")
 	lost := 1
-	r.m.publish = func(ctx context.Context, subject string, data []byte, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
+	r.dealtOnceAfter(t, "the lost acknowledgement", func(ctx context.Context, subject string, data []byte, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
 		ack, err := r.conn.JS.Publish(ctx, subject, data, opts...)
 		if err == nil && lost > 0 {
 			lost--
 			return nil, nats.ErrTimeout // stored, the acknowledgement lost on its way
 		}
 		return ack, err
-	}
-	r.queueOne()
-	r.dispatch()
-	r.dispatch() // a second round: nothing is left to deal
-	if b := r.stored(t, "w1"); len(b) != 1 || len(b[0].Tasks) != 1 {
-		t.Fatalf("w1's batches hold leases %v; want one batch of the one task", leases(b))
-	}
-	pending, out := r.counts()
-	if pending != 0 || out != 1 {
-		t.Fatalf("after the lost acknowledgement %d tasks wait and %d are out; want none waiting, 1 out (w1's)", pending, out)
-	}
+	})
 }
 
 // A publish cut off by the connection's close after the server stored the batch
@@ -183,24 +191,14 @@ func TestABatchCutOffByTheConnectionsCloseIsNotDealtTwice(t *testing.T) {
 	r := newBatchRig(t)
 	r.join(t, "w1", "a")
 	closed := 1
-	r.m.publish = func(ctx context.Context, subject string, data []byte, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
+	r.dealtOnceAfter(t, "the connection's close", func(ctx context.Context, subject string, data []byte, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
 		ack, err := r.conn.JS.Publish(ctx, subject, data, opts...)
 		if err == nil && closed > 0 {
 			closed--
 			return nil, nats.ErrConnectionClosed // stored, the connection closed before the acknowledgement
 		}
 		return ack, err
-	}
-	r.queueOne()
-	r.dispatch()
-	r.dispatch() // a second round: nothing is left to deal
-	if b := r.stored(t, "w1"); len(b) != 1 || len(b[0].Tasks) != 1 {
-		t.Fatalf("w1's batches hold leases %v; want one batch of the one task", leases(b))
-	}
-	pending, out := r.counts()
-	if pending != 0 || out != 1 {
-		t.Fatalf("after the connection's close %d tasks wait and %d are out; want none waiting, 1 out (w1's)", pending, out)
-	}
+	})
 }
 
 // A worker buried while its batch's publish is tried has what it held requeued by
@@ -528,7 +526,7 @@ func TestABatchStoredThenRefusedIsNotDealtTwice(t *testing.T) {
 	r := newBatchRig(t)
 	r.join(t, "w1", "a")
 	tries := 0
-	r.m.publish = func(ctx context.Context, subject string, data []byte, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
+	r.dealtOnceAfter(t, "a lost acknowledgement and refusals", func(ctx context.Context, subject string, data []byte, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
 		tries++
 		switch {
 		case tries == 1:
@@ -540,14 +538,5 @@ func TestABatchStoredThenRefusedIsNotDealtTwice(t *testing.T) {
 			return nil, nats.ErrNoResponders // the stream unavailable for the other tries
 		}
 		return r.conn.JS.Publish(ctx, subject, data, opts...)
-	}
-	r.queueOne()
-	r.dispatch()
-	r.dispatch()
-	if b := r.stored(t, "w1"); len(b) != 1 {
-		t.Errorf("w1's stream holds %d batches (leases %v); want one: the task dealt twice", len(b), leases(b))
-	}
-	if pending, out := r.counts(); pending != 0 || out != 1 {
-		t.Fatalf("%d tasks wait and %d are out; want none waiting, 1 out (w1's)", pending, out)
-	}
+	})
 }
