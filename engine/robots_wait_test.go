@@ -7,10 +7,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
+
+// robotsDownTwoURLs is a site whose robots.txt answers 503 and the options of a
+// crawl of two of its URLs.
+func robotsDownTwoURLs(t *testing.T) (*robotsSite, config.Options) {
+	site := newRobotsSite(t, "127.0.0.1")
+	site.robots = func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "down", http.StatusServiceUnavailable)
+	}
+	o := robotsOptions(t, "http://"+site.host+"/")
+	o.Seeds = append(o.Seeds, "http://"+site.host+"/x")
+	return site, o
+}
 
 // A site whose robots.txt keeps failing has its URLs deferred again at every retry;
 // each URL counts once under robots_unreachable and once among the deferred, and
@@ -18,12 +31,7 @@ import (
 // again (a resumed demo said robots_unreachable=1143 of 180 URLs deferred).
 func TestRobotsDownCountsEachURLOnceWhileItWaits(t *testing.T) {
 	t.Parallel()
-	site := newRobotsSite(t, "127.0.0.1")
-	site.robots = func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, "down", http.StatusServiceUnavailable)
-	}
-	o := robotsOptions(t, "http://"+site.host+"/")
-	o.Seeds = append(o.Seeds, "http://"+site.host+"/x")
+	site, o := robotsDownTwoURLs(t)
 	o.Etiquette.RobotsRetry = 20 * time.Millisecond
 	e := startEngine(t, o)
 	defer e.Close()
@@ -110,12 +118,7 @@ func readURL(t *testing.T, path, url string) (store.URL, error) {
 // robots.txt again.
 func TestRobotsWaitLeavesOutADisabledHost(t *testing.T) {
 	t.Parallel()
-	site := newRobotsSite(t, "127.0.0.1")
-	site.robots = func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, "down", http.StatusServiceUnavailable)
-	}
-	o := robotsOptions(t, "http://"+site.host+"/")
-	o.Seeds = append(o.Seeds, "http://"+site.host+"/x")
+	site, o := robotsDownTwoURLs(t)
 	o.Etiquette.RobotsRetry = time.Hour // the URLs stay set aside while the test looks
 	o.Egress = []string{"e1=bind:127.0.0.1"}
 	o.Rotation.PerNode = 0

@@ -90,17 +90,24 @@ func TestWorkerDeclaredDeadDuringItsLeaveIsLoggedLeavingOnce(t *testing.T) {
 	}
 }
 
+// finalLeaveWhileDead hands w1 (incarnation a) a task, starts its leave, declares
+// it dead an hour on, and then takes its final leave.
+func (r *batchRig) finalLeaveWhileDead(t *testing.T) {
+	t.Helper()
+	r.handOutOne(t)
+	r.leave(t, "w1", "a", nil, false)
+	r.c.now = r.c.now.Add(time.Hour)
+	r.m.link.CheckNodes(r.c.now)
+	r.leave(t, "w1", "a", nil, true)
+}
+
 // A worker declared dead during its leave whose final leave comes before any rejoin
 // (its heartbeat's "unknown" not yet answered) left all the same: the Nodes pane
 // shows it left, as the operator who stopped it expects, not dead.
 func TestWorkerDeclaredDeadBeforeItsFinalLeaveIsShownLeft(t *testing.T) {
 	t.Parallel()
 	r := newBatchRig(t)
-	r.handOutOne(t)
-	r.leave(t, "w1", "a", nil, false)
-	r.c.now = r.c.now.Add(time.Hour)
-	r.m.link.CheckNodes(r.c.now)
-	r.leave(t, "w1", "a", nil, true)
+	r.finalLeaveWhileDead(t)
 	r.c.Lock()
 	nodes, _ := r.m.book.View()
 	r.c.Unlock()
@@ -117,11 +124,7 @@ func TestWorkerDeclaredDeadBeforeItsFinalLeaveIsShownLeft(t *testing.T) {
 func TestARejoinAfterTheFinalLeaveIsRefused(t *testing.T) {
 	t.Parallel()
 	r := newBatchRig(t)
-	r.handOutOne(t)
-	r.leave(t, "w1", "a", nil, false)
-	r.c.now = r.c.now.Add(time.Hour)
-	r.m.link.CheckNodes(r.c.now)
-	r.leave(t, "w1", "a", nil, true)
+	r.finalLeaveWhileDead(t)
 	data, err := cluster.Encode(&wire.Join{Node: "w1", Incarnation: "a", LanesMax: 4})
 	if err != nil {
 		t.Fatal(err)

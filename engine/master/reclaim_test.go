@@ -15,17 +15,23 @@ import (
 // queues again what it counts handed to it from before, and counts it. A task handed out during that stretch (its batch may still
 // be on its way) stays the worker's, a report resets the stretch, and so does a
 // heartbeat of a worker holding something.
-func TestHandOutsNobodyHoldsAreQueuedAgainAfterALease(t *testing.T) {
-	t.Parallel()
-	tb, now := leaseTable("1", "2", "3")
-	lost := tb.Dispatch(2)[0].Tasks // the batch of a.test/1 and /2 never reaches w1
-	beat := func(at time.Duration, idle bool) []frontier.Task {
+// w1Beats sends w1's heartbeat at now+at, holding nothing (idle) or not, and
+// returns what the table takes back from w1 then.
+func w1Beats(t *testing.T, tb *Table, now time.Time) func(at time.Duration, idle bool) []frontier.Task {
+	return func(at time.Duration, idle bool) []frontier.Task {
 		t.Helper()
 		if !tb.Heartbeat(wire.Heartbeat{Node: "w1", Incarnation: "i"}, now.Add(at)) {
 			t.Fatalf("w1's heartbeat at %v not known", at)
 		}
 		return tb.idleFor("w1", idle, 0, now.Add(at))
 	}
+}
+
+func TestHandOutsNobodyHoldsAreQueuedAgainAfterALease(t *testing.T) {
+	t.Parallel()
+	tb, now := leaseTable("1", "2", "3")
+	lost := tb.Dispatch(2)[0].Tasks // the batch of a.test/1 and /2 never reaches w1
+	beat := w1Beats(t, tb, now)
 	urls := func(ts []frontier.Task) (out []string) {
 		for _, t := range ts {
 			out = append(out, t.URL)
@@ -113,25 +119,19 @@ func TestABatchBeingPublishedIsNotReclaimed(t *testing.T) {
 	tb, now := leaseTable("1", "2")
 	b := tb.Dispatch(2)[0]
 	tb.Publishing(b)
-	beat := func(at time.Duration) []frontier.Task {
-		t.Helper()
-		if !tb.Heartbeat(wire.Heartbeat{Node: "w1", Incarnation: "i"}, now.Add(at)) {
-			t.Fatalf("w1's heartbeat at %v not known", at)
-		}
-		return tb.idleFor("w1", true, 0, now.Add(at))
-	}
+	beat := w1Beats(t, tb, now)
 	d := max(tb.LeaseFor, wire.TaskAckWait)
-	beat(time.Second)
-	if back := beat(time.Second + 2*d); len(back) != 0 {
+	beat(time.Second, true)
+	if back := beat(time.Second+2*d, true); len(back) != 0 {
 		t.Fatalf("took back %d tasks of a batch whose publish is under way", len(back))
 	}
 	tb.Sent(b, 1) // stored at last: the worker may get it now
 	at := 3 * d
-	beat(at)
-	if back := beat(at + d - time.Second); len(back) != 0 {
+	beat(at, true)
+	if back := beat(at+d-time.Second, true); len(back) != 0 {
 		t.Fatalf("took back %d tasks less than %v after their publish resolved", len(back), d)
 	}
-	if back := beat(at + d); len(back) != 2 {
+	if back := beat(at+d, true); len(back) != 2 {
 		t.Fatalf("took back %d tasks a stretch after their publish resolved, the worker holding nothing; want both", len(back))
 	}
 }
@@ -148,16 +148,10 @@ func TestAnUnansweredBatchTheWorkerNeverGotIsReclaimed(t *testing.T) {
 	if p, o := tb.Counts(); p != 0 || o != 2 {
 		t.Fatalf("after the unanswered publish %d tasks wait and %d are out; want both out", p, o)
 	}
-	beat := func(at time.Duration) []frontier.Task {
-		t.Helper()
-		if !tb.Heartbeat(wire.Heartbeat{Node: "w1", Incarnation: "i"}, now.Add(at)) {
-			t.Fatalf("w1's heartbeat at %v not known", at)
-		}
-		return tb.idleFor("w1", true, 0, now.Add(at))
-	}
+	beat := w1Beats(t, tb, now)
 	d := max(tb.LeaseFor, wire.TaskAckWait)
-	beat(time.Second)
-	if back := beat(time.Second + d); len(back) != 2 {
+	beat(time.Second, true)
+	if back := beat(time.Second+d, true); len(back) != 2 {
 		t.Fatalf("took back %d tasks a stretch after the unanswered publish, the worker holding nothing; want both", len(back))
 	}
 }
