@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/internal/testcpu"
+	"github.com/crawlconsole/crawlconsole/engine/enginetest/testcpu"
 )
 
 // syncBuffer is a goroutine-safe bytes.Buffer for stderr.

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
-	"github.com/crawlconsole/crawlconsole/internal/testmain"
+	"github.com/crawlconsole/crawlconsole/engine/enginetest/testmain"
 	"github.com/crawlconsole/crawlconsole/ui/internal/uitest"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )

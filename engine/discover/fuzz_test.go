@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/internal/testcpu"
+	"github.com/crawlconsole/crawlconsole/engine/enginetest/testcpu"
 )
 
 // FuzzParse: any body, gzip or not, under any Content-Type, parses with bounded

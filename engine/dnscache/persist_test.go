@@ -9,7 +9,7 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/crawlconsole/crawlconsole/internal/testclock"
+	"github.com/crawlconsole/crawlconsole/engine/internal/testclock"
 )
 
 func TestExportImportRoundTrip(t *testing.T) {

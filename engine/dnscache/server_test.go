@@ -11,7 +11,7 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/crawlconsole/crawlconsole/internal/testclock"
+	"github.com/crawlconsole/crawlconsole/engine/internal/testclock"
 )
 
 // zone is how the test DNS server answers one name.

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/balance"
+	"github.com/crawlconsole/crawlconsole/engine/plural"
 	"github.com/crawlconsole/crawlconsole/engine/view"
-	"github.com/crawlconsole/crawlconsole/internal/plural"
 )
 
 // Load balancing over workers (M4): every unit — a news site, a social site's

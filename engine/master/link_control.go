@@ -10,8 +10,8 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/balance"
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
+	"github.com/crawlconsole/crawlconsole/engine/plural"
 	"github.com/crawlconsole/crawlconsole/engine/view"
-	"github.com/crawlconsole/crawlconsole/internal/plural"
 )
 
 // The operator's controls on a master (M4): lanes and hosts live on workers, so a

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/enginetest/testcpu"
 	"github.com/crawlconsole/crawlconsole/engine/page/pagetest"
-	"github.com/crawlconsole/crawlconsole/internal/testcpu"
 )
 
 // Class/id names on <body> and on the article's wrappers match chrome

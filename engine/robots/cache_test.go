@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/internal/testclock"
+	"github.com/crawlconsole/crawlconsole/engine/internal/testclock"
 )
 
 func TestCacheLifetimes(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/internal/testclock"
+	"github.com/crawlconsole/crawlconsole/engine/internal/testclock"
 )
 
 // TestARefreshWithoutAnAnswerKeepsTheLastGoodCopy: a refresh that ends without an

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/internal/testcpu"
+	"github.com/crawlconsole/crawlconsole/engine/enginetest/testcpu"
 )
 
 // Cases that RFC 9309 decides and that a looser parser (temoto/robotstxt, see the

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/internal/testclock"
+	"github.com/crawlconsole/crawlconsole/engine/internal/testclock"
 )
 
 // A request waits while the worker's lease has run out on its own clock, and goes

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/attach"
+	"github.com/crawlconsole/crawlconsole/engine/plural"
 	"github.com/crawlconsole/crawlconsole/engine/view"
-	"github.com/crawlconsole/crawlconsole/internal/plural"
 	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/crawlconsole/crawlconsole/internal/testmain"
+	"github.com/crawlconsole/crawlconsole/engine/enginetest/testmain"
 )
 
 // TestMain runs up to 8 of the package's parallel tests at once unless

@@ -11,7 +11,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
-	"github.com/crawlconsole/crawlconsole/internal/plural"
+	"github.com/crawlconsole/crawlconsole/engine/plural"
 )
 
 const (

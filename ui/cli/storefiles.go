@@ -7,7 +7,7 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/crawlconsole/crawlconsole/internal/plural"
+	"github.com/crawlconsole/crawlconsole/engine/plural"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
 	"github.com/crawlconsole/crawlconsole/engine/config"
-	"github.com/crawlconsole/crawlconsole/internal/plural"
+	"github.com/crawlconsole/crawlconsole/engine/plural"
 )
 
 // The waits between tries to reach a master that is not there yet double from the

@@ -17,8 +17,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/plural"
 	"github.com/crawlconsole/crawlconsole/engine/view"
-	"github.com/crawlconsole/crawlconsole/internal/plural"
 	"github.com/crawlconsole/crawlconsole/themes"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )

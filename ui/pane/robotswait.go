@@ -3,8 +3,8 @@ package pane
 import (
 	"fmt"
 
+	"github.com/crawlconsole/crawlconsole/engine/plural"
 	"github.com/crawlconsole/crawlconsole/engine/view"
-	"github.com/crawlconsole/crawlconsole/internal/plural"
 )
 
 // RobotsWait says the URLs waiting for their site's robots.txt to answer, as waiting,

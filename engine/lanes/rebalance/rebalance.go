@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/crawlconsole/crawlconsole/engine/plural"
 	"github.com/crawlconsole/crawlconsole/engine/view"
-	"github.com/crawlconsole/crawlconsole/internal/plural"
 )
 
 // Lane is one lane as a plan weighs it.

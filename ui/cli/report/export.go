@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/export"
-	"github.com/crawlconsole/crawlconsole/internal/plural"
+	"github.com/crawlconsole/crawlconsole/engine/plural"
 	"github.com/crawlconsole/crawlconsole/store"
 	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
 )
