@@ -1,6 +1,7 @@
 package pane
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -89,11 +90,27 @@ func (c *Common) ControlResult(action string, f func(engine.Control) (string, er
 
 // Refusal is "action: reason" for a refused action. The engine's errors begin
 // with what they are about ("seed add: ...", "egress X: ..."), which the action
-// says already: it is not said twice ("seed add X: seed add: ...").
+// says already: it is not said twice ("seed add X: seed add: ..."), nor when the
+// action says the same words apart ("revisit URL now: revisit now: ...").
 func Refusal(action string, err error) string {
 	text := err.Error()
-	if verb, rest, ok := strings.Cut(text, ": "); ok && strings.Contains(" "+action+" ", " "+verb+" ") {
+	if verb, rest, ok := strings.Cut(text, ": "); ok && saysAll(action, verb) {
 		text = rest // "add egress X: egress X: ..." too
 	}
 	return action + ": " + text
+}
+
+// saysAll reports whether every word of verb is a word of action.
+func saysAll(action, verb string) bool {
+	words := strings.Fields(verb)
+	if len(words) == 0 {
+		return false
+	}
+	have := strings.Fields(action)
+	for _, w := range words {
+		if !slices.Contains(have, w) {
+			return false
+		}
+	}
+	return true
 }
