@@ -177,3 +177,23 @@ func TestEngineErrorsShowInTheStatusLine(t *testing.T) {
 	h.command("pause lane 13")
 	h.mustShow("could not pause lane 13: no such lane")
 }
+
+// A refusal longer than the terminal is wide says its reason all the same: the
+// status line wraps onto the pane's last rows instead of cutting the reason off.
+func TestLongRefusalIsReadWholeAt80Columns(t *testing.T) {
+	h := newHarness(t, 80, 24, Options{})
+	const url = "http://www.elsewhere-news.test/world/2026/12/01/a-long-article-path.html"
+	h.command("revisit now " + url)
+	h.mustCall("RevisitNow(" + url + ")")
+	h.mustFit(80, 24)
+	lines := strings.Split(h.view(), "\n")
+	// Read as one text: a wrap may fall after a hyphen of the URL as well as at a space.
+	said := strings.Join(strings.Fields(strings.Join(lines[len(lines)-4:len(lines)-1], "")), "")
+	want := strings.Join(strings.Fields("could not revisit "+url+" now: "+url+" is not in this crawl"), "")
+	if !strings.Contains(said, want) {
+		t.Fatalf("the status lines say %q, want %q", said, want)
+	}
+	if !strings.Contains(lines[len(lines)-1], "q quit") {
+		t.Fatalf("the key hints left the bottom line: %q", lines[len(lines)-1])
+	}
+}

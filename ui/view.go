@@ -51,8 +51,9 @@ func (m *Model) render() string {
 	default:
 		body = m.panes[m.active].View()
 	}
-	writeLines(&b, body, bodyH)
-	b.WriteString(m.statusView())
+	status := m.statusView()
+	writeLines(&b, body, bodyH-strings.Count(status, "\n"))
+	b.WriteString(status)
 	b.WriteByte('\n')
 	b.WriteString(m.hintView())
 	return b.String()
@@ -348,12 +349,31 @@ func (m *Model) statusView() string {
 		if m.status.err {
 			style = st.StatusError
 		}
-		return " " + style.Render(ansi.Truncate(m.status.text, m.width-2, "…"))
+		return statusLines(style, m.status.text, m.width-2)
 	}
 	if m.frozen {
 		return " " + st.Muted.Render("view frozen: the crawl keeps running; f shows it live again")
 	}
 	return ""
+}
+
+// statusMaxLines is the most lines a message takes, from the pane's last rows: a
+// refusal says its reason last, after the command it refuses, and cut to one line
+// at 80 columns the reason was what was lost.
+const statusMaxLines = 3
+
+// statusLines is text wrapped to width, at most statusMaxLines lines (the last one
+// cut), each indented by one space.
+func statusLines(style lipgloss.Style, text string, width int) string {
+	lines := strings.Split(ansi.Hardwrap(ansi.Wordwrap(text, width, ""), width, false), "\n")
+	if len(lines) > statusMaxLines {
+		lines = lines[:statusMaxLines]
+		lines[statusMaxLines-1] = ansi.Truncate(lines[statusMaxLines-1]+" …", width, "…")
+	}
+	for i, l := range lines {
+		lines[i] = " " + style.Render(strings.TrimRight(l, " "))
+	}
+	return strings.Join(lines, "\n")
 }
 
 // hintView is the bottom line: what the keys do right now.
