@@ -37,7 +37,6 @@ import (
 	"github.com/charmbracelet/wish"
 	"github.com/charmbracelet/wish/activeterm"
 	"github.com/charmbracelet/wish/bubbletea"
-	"github.com/charmbracelet/wish/logging"
 	"github.com/charmbracelet/wish/ratelimiter"
 	gossh "golang.org/x/crypto/ssh"
 	"golang.org/x/time/rate"
@@ -210,7 +209,7 @@ func Serve(ctx context.Context, ctrl engine.Control, so ServeOptions) error {
 			activeterm.Middleware(),
 			roleMiddleware(keys, so.KeyRecheck, logger),
 			ratelimiter.Middleware(limiter),
-			logging.MiddlewareWithLogger(logger),
+			sessionLog(logger),
 			track,
 		),
 	)
@@ -306,6 +305,20 @@ func roleMiddleware(keys *keyring, recheck time.Duration, logger *log.Logger) wi
 				}
 			}()
 			next(s)
+		}
+	}
+}
+
+// sessionLog logs the end of each session: whose, from where, after how long. Its
+// start is roleMiddleware's line, which names the key and the role; wish's logging
+// middleware printed its fields bare ("root connect ADDR true [] xterm 80 24
+// SSH-2.0-…", "ADDR disconnect 13.097174115s") among the progress lines.
+func sessionLog(logger *log.Logger) wish.Middleware {
+	return func(next ssh.Handler) ssh.Handler {
+		return func(s ssh.Session) {
+			start := time.Now()
+			next(s)
+			logger.Printf("session of user %s from %s closed after %s", s.User(), s.RemoteAddr(), time.Since(start).Round(100*time.Millisecond))
 		}
 	}
 }

@@ -603,4 +603,10 @@ func TestSSHLogSaysWhoCameAndWhoWasRefused(t *testing.T) {
 	s.waitFor("read-only")
 	viewer := "viewer (read-only) session for key " + gossh.FingerprintSHA256(w.viewer.PublicKey())
 	uitest.WaitUntil(t, "the viewer's session in the log", func() bool { return strings.Contains(logs.String(), viewer) })
+	c.Close()
+	uitest.WaitUntil(t, "the session's end in the log", func() bool { return strings.Contains(logs.String(), " closed after ") })
+	// One line a session, in words: not wish's bare fields ("user connect ADDR true [] xterm 80 24").
+	if strings.Contains(logs.String(), " connect ") || strings.Contains(logs.String(), " disconnect ") {
+		t.Errorf("the log has wish's connect/disconnect lines:\n%s", logs.String())
+	}
 }
