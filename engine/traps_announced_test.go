@@ -42,3 +42,34 @@ func TestFeedListedURLIsNoTrapCandidate(t *testing.T) {
 		t.Errorf("%d pages stored, want 5 (two front pages, the feed, its news item and the announced gala)", n)
 	}
 }
+
+// A feed a page announces (<link rel="alternate">) is a document the site names, not
+// a step of a URL series: Hugo gives each year of an archive its feed
+// (/year/2012/index.xml), and the calendar guard must not hold it back for its year.
+// A plain link to a page of that year, on the same page, still is.
+func TestAnnouncedFeedOfAnOldYearIsNoTrapCandidate(t *testing.T) {
+	t.Parallel()
+	a := newDiscoSite(t)
+	const feed = "/year/1990/index.xml" // past calendar_years (10) from now
+	const page = "/year/1990/list.html"
+	a.pages["/"] = `<html><head><link rel="alternate" type="application/rss+xml" href="` + feed + `"></head>` +
+		`<body><a href="` + page + `">1990</a></body></html>`
+	a.raw[feed] = static("application/rss+xml", `<rss version="2.0"><channel><title>1990</title>`+
+		`<item><link>http://`+a.host+`/p/a-story-of-1990/</link></item></channel></rss>`)
+	a.pages["/p/a-story-of-1990/"] = `<html><body><p>a story</p></body></html>`
+	a.pages[page] = `<html><body><p>the year's list</p></body></html>`
+	e := startEngine(t, robotsOptions(t, "http://"+a.host+"/"))
+	waitDone(t, e, 30*time.Second)
+	if n := a.requested(feed); n != 1 {
+		t.Errorf("the announced feed %s fetched %d times, want 1 (log %v)", feed, n, a.paths())
+	}
+	if n := a.requested("/p/a-story-of-1990/"); n != 1 {
+		t.Errorf("the feed's story fetched %d times, want 1 (log %v)", n, a.paths())
+	}
+	if n := a.requested(page); n != 0 {
+		t.Errorf("the linked %s fetched %d times: the calendar guard let it through", page, n)
+	}
+	if got := skippedAs(e, frontier.TrapCalendar); got != 1 {
+		t.Errorf("trap_calendar counted %d, want 1 (the plain link)", got)
+	}
+}

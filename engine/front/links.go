@@ -73,6 +73,16 @@ func (f *Front) ExtractLinks(t frontier.Task, res *fetch.Result, known *[]string
 	if res.Canonical != "" && !f.canonicalStands(base, page, res.Canonical) {
 		links = append(links, res.Canonical) // another host's: only a link
 	}
+	// A feed the page announces (<link rel="alternate">) is a document the site names,
+	// not a step of a URL series: a year archive's feed (/year/2012/index.xml) is no
+	// calendar running off. page.MaxFeedLinks bounds how many one page gives.
+	var feeds map[string]bool
+	if len(res.Feeds) > 0 {
+		feeds = make(map[string]bool, len(res.Feeds))
+		for _, raw := range res.Feeds {
+			feeds[raw] = true
+		}
+	}
 	var seen linkSet
 	var pageURL *url.URL // for the query-growth trap guard
 	if f.Traps != nil {
@@ -124,7 +134,7 @@ func (f *Front) ExtractLinks(t frontier.Task, res *fetch.Result, known *[]string
 		// feed's item on another site: one hop past the scope, it is a leaf, and a
 		// URL space that cannot be followed cannot run without end.
 		listed := i < nAnnounced && (doc == discover.KindFeed || u.Hostname() == t.Host || frontier.Site(u.Hostname()) == docSite)
-		if !listed {
+		if !listed && !feeds[raw] {
 			if kind := f.Traps.Check(u, pageURL); kind != "" {
 				f.trapped(t, n, kind)
 				continue
