@@ -55,6 +55,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	switch args[0] {
 	case "-h", "--help", "help":
+		if args[0] == "help" && len(args) > 1 {
+			return Main([]string{args[1], "--help"}, stdout, stderr) // as git and go do: help COMMAND
+		}
 		fmt.Fprint(stdout, usage)
 		return 0
 	case "sandbox":
