@@ -2,12 +2,11 @@ package master
 
 import (
 	"fmt"
-	"slices"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/egress"
+	"github.com/crawlconsole/crawlconsole/engine/master/internal/merge"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
@@ -128,7 +127,7 @@ func (t *Table) EgressView(now time.Time) *view.EgressView {
 		v.Rotations += w.Rotations
 		v.HostsDisabled += w.HostsDisabled
 	}
-	v.Disabled = mergeDisabled(v.Disabled)
+	v.Disabled = merge.Disabled(v.Disabled)
 	if t.accounts == nil {
 		return v
 	}
@@ -157,81 +156,13 @@ func (t *Table) WorkerRefusals() int64 {
 }
 
 // DNSView is the master's DNS pane (M5 over nodes): the live workers' caches added
-// up (counts summed, rates recomputed; latency percentiles are the worst worker's;
-// the slowest domains and negative entries merged, heaviest first). nil when no
-// worker reported one.
+// up (merge.DNS). nil when no worker reported one.
 func (t *Table) DNSView(now time.Time) *view.DNSView {
-	var out *view.DNSView
+	var views []*view.DNSView
 	for _, name := range sortedKeys(t.nodes) {
-		n := t.nodes[name]
-		v := n.hb.DNS
-		if n.state == view.NodeDead || v == nil {
-			continue
+		if n := t.nodes[name]; n.state != view.NodeDead && n.hb.DNS != nil {
+			views = append(views, n.hb.DNS)
 		}
-		if out == nil {
-			out = &view.DNSView{At: now}
-		}
-		a, b := &out.Stats, v.Stats
-		a.Lookups += b.Lookups
-		a.PositiveHits += b.PositiveHits
-		a.NegativeHits += b.NegativeHits
-		a.Misses += b.Misses
-		a.Rejected += b.Rejected
-		a.Prefetched += b.Prefetched
-		a.UpstreamQueries += b.UpstreamQueries
-		a.UpstreamMessages += b.UpstreamMessages
-		a.StaleServed += b.StaleServed
-		a.Evicted += b.Evicted
-		a.WaitP50Ms = max(a.WaitP50Ms, b.WaitP50Ms)
-		a.WaitP99Ms = max(a.WaitP99Ms, b.WaitP99Ms)
-		out.Hosts += v.Hosts
-		out.Domains += v.Domains
-		out.NegativeCount += v.NegativeCount
-		out.Backlog += v.Backlog
-		out.Workers += v.Workers
-		out.InFlight += v.InFlight
-		out.UpstreamP50Ms = max(out.UpstreamP50Ms, v.UpstreamP50Ms)
-		out.UpstreamP99Ms = max(out.UpstreamP99Ms, v.UpstreamP99Ms)
-		out.Slowest = append(out.Slowest, v.Slowest...)
-		out.Negative = append(out.Negative, v.Negative...)
 	}
-	if out == nil {
-		return nil
-	}
-	if l := float64(out.Stats.Lookups); l > 0 {
-		out.PositiveRate = float64(out.Stats.PositiveHits) / l
-		out.NegativeRate = float64(out.Stats.NegativeHits) / l
-		out.MissRate = float64(out.Stats.Misses) / l
-		out.Stats.ZeroWaitShare = float64(out.Stats.PositiveHits+out.Stats.NegativeHits) / l
-	}
-	sort.Slice(out.Slowest, func(i, j int) bool { return out.Slowest[i].MeanMs > out.Slowest[j].MeanMs })
-	sort.Slice(out.Negative, func(i, j int) bool { return out.Negative[i].Weight > out.Negative[j].Weight })
-	out.Slowest = out.Slowest[:min(len(out.Slowest), 20)]
-	out.Negative = out.Negative[:min(len(out.Negative), 20)]
-	return out
-}
-
-// mergeDisabled is the workers' host_disable_lists as one, by host: a host two
-// workers disabled is one host to the operator (the pane's count, ctl status's
-// list), disabled from the first worker's entry to the last one's end.
-func mergeDisabled(list []egress.DisabledHost) []egress.DisabledHost {
-	slices.SortStableFunc(list, func(a, b egress.DisabledHost) int { return strings.Compare(a.Host, b.Host) })
-	out := list[:0]
-	for _, d := range list {
-		if n := len(out); n > 0 && out[n-1].Host == d.Host {
-			m := &out[n-1]
-			if d.Since.Before(m.Since) {
-				m.Since = d.Since
-			}
-			if d.Until.After(m.Until) {
-				m.Until, m.TimeLeft = d.Until, d.TimeLeft
-			}
-			if m.Why == "" {
-				m.Why = d.Why
-			}
-			continue
-		}
-		out = append(out, d)
-	}
-	return out
+	return merge.DNS(views, now)
 }
