@@ -13,8 +13,10 @@ import (
 
 // TestAWorkerJoiningLaterHoldsTheHostsTheOperatorPausedAndDisabled: a host paused
 // and one disabled on the master before any worker joined are held by the worker
-// that joins afterwards (the master sent them once, to the workers live then: none):
-// its lane holds the paused host's request back unsent; resumed, the host is fetched.
+// that joins afterwards (the master sent them once, to the workers live then: none).
+// The paused host's seed waits at the master, the disabled one's is dealt and
+// deferred back; the sandbox sees no request to the paused host until it is
+// resumed, then it is fetched.
 func TestAWorkerJoiningLaterHoldsTheHostsTheOperatorPausedAndDisabled(t *testing.T) {
 	t.Parallel()
 	c := startCluster(t, smallWeb(33, 6))
@@ -54,17 +56,16 @@ func TestAWorkerJoiningLaterHoldsTheHostsTheOperatorPausedAndDisabled(t *testing
 		}
 		return 0
 	}
-	// The worker's lane holds the paused host's request back, unsent.
-	enginetest.WaitSnapshot(t, w.Engine(), "a lane holding "+paused+" back", func(s view.Snapshot) bool {
-		for _, l := range s.Lanes {
-			if l.Status == view.LanePaused && hostOf(l.Current) == paused {
-				return true
-			}
-		}
-		return false
-	})
+	// Both seeds are the worker's: had the pause not held, the paused one would
+	// have gone out with the disabled one, which comes back deferred.
+	enginetest.WaitSnapshot(t, c.master, disabled+"'s seed deferred", func(s view.Snapshot) bool { return s.Totals.Deferred > 0 })
 	if n := fetched(c.master.Snapshot(), paused); n != 0 {
 		t.Errorf("%d responses of %s, paused on the master before the worker joined", n, paused)
+	}
+	for _, r := range c.sb.Truth().Requests() {
+		if r.Host == paused {
+			t.Errorf("%s requested while paused on the master", r.URL)
+		}
 	}
 	if err := c.master.PauseHost(paused, false); err != nil {
 		t.Fatal(err)

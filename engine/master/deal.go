@@ -39,7 +39,7 @@ func (t *Table) Dispatch(window int) []Batch {
 		var last map[string]time.Time
 		units := sortedKeys(n.units)
 		ready := func(u *unit) bool {
-			return u != nil && u.owner == name && u.next == "" && len(u.tasks) > 0 && !u.reserved
+			return u != nil && u.owner == name && u.next == "" && len(u.tasks) > 0 && !u.reserved && t.dealable(u)
 		}
 		// hand gives the unit's next task to n, or drops it (false) when the front
 		// holds it back or its URL is in flight already.
@@ -117,6 +117,46 @@ func (t *Table) Dispatch(window int) []Batch {
 		}
 	}
 	return out
+}
+
+// SetHostPaused holds host's tasks at the master while the operator pauses it: a
+// worker dealt them holds them unfetched, and with its window full of them it
+// would be dealt nothing more of their unit, its other hosts stalled behind the
+// paused one. Caller holds the lock.
+func (t *Table) SetHostPaused(host string, paused bool) {
+	if paused {
+		if t.hostsPaused == nil {
+			t.hostsPaused = map[string]bool{}
+		}
+		t.hostsPaused[host] = true
+		return
+	}
+	delete(t.hostsPaused, host)
+	for _, u := range t.units {
+		u.stalled = false
+	}
+	t.Kick()
+}
+
+// dealable tells whether u has a task to deal now, one of a host not paused, and
+// puts it first: the paused hosts' tasks in front of it go behind the others, in
+// their order.
+func (t *Table) dealable(u *unit) bool {
+	if len(t.hostsPaused) == 0 {
+		return true
+	}
+	if u.stalled {
+		return false
+	}
+	i := slices.IndexFunc(u.tasks, func(task frontier.Task) bool { return !t.hostsPaused[task.Host] })
+	if i < 0 {
+		u.stalled = true
+		return false
+	}
+	if i > 0 {
+		u.tasks = slices.Concat(u.tasks[i:], u.tasks[:i])
+	}
+	return true
 }
 
 // Sent records that batch b is stored in the task stream at seq. false: the life of

@@ -10,6 +10,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/balance"
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/plural"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
@@ -88,10 +89,18 @@ func (l *Link) HostControl(op, host string, on bool) error {
 	} else {
 		delete(l.hostsOn[op], host)
 	}
+	if op == wire.OpPauseHost {
+		l.book.SetHostPaused(host, on)
+	}
 	l.host.Unlock()
 	_, err := l.EveryWorker(&wire.Control{Op: op, Host: host, Paused: on, Seq: seq})
 	if errors.Is(err, errNoLiveWorker) {
 		return nil // the workers to come get it with their join
+	}
+	if op == wire.OpPauseHost && on {
+		// What the workers queued of it comes back to wait at the master (the
+		// table deals none while it is paused): it would hold their windows.
+		l.Recall(func(t frontier.Task) bool { return t.Host == host })
 	}
 	return err
 }

@@ -87,6 +87,9 @@ type Table struct {
 	rejoined chan struct{}
 	// allRejoined is when the last of them joined (zero until then).
 	allRejoined time.Time
+	// hostsPaused are the hosts the operator paused (SetHostPaused): their tasks
+	// wait at the master.
+	hostsPaused map[string]bool
 }
 
 // New is an empty table. Leases count up from firstLease: a master starts it at the
@@ -165,6 +168,9 @@ type unit struct {
 	reserved bool
 	last     map[string]time.Time // by host, the end of the last request reported
 	leaseEnd time.Time            // the end of the lease of a worker that died holding it
+	// stalled: every task queued is of a host the operator paused (dealable);
+	// a task queued or a host resumed clears it.
+	stalled bool
 }
 
 // UnitOf is a task's assignment unit: its site (a declared site's name, or the
@@ -235,6 +241,7 @@ func (t *Table) Add(task frontier.Task) {
 	} else {
 		u.tasks = append(u.tasks, task)
 	}
+	u.stalled = false
 	t.pending++
 	t.Kick()
 }
@@ -327,6 +334,7 @@ func (t *Table) requeue(task frontier.Task) {
 		return
 	}
 	u.tasks = append([]frontier.Task{task}, u.tasks...)
+	u.stalled = false
 	t.pending++
 	t.own(name, u)
 	t.Kick()
