@@ -64,6 +64,7 @@ type Link struct {
 	hostsOn  map[string]map[string]bool
 	hostsSeq uint64
 	lanesSeq uint64 // numbers the lanes.max values sent (wire.Control.Seq)
+	nodeSeq  uint64 // numbers the pauses and resumes of workers sent (wire.Control.Seq)
 }
 
 // NewLink is the master's link over o.Conn, keeping its bookkeeping in book (whose
@@ -72,7 +73,7 @@ type Link struct {
 func NewLink(ctx context.Context, host Host, o config.MasterOptions, b config.BalanceOptions, perNode int, book *Table, accts *egress.Table) *Link {
 	return &Link{host: host, ctx: ctx, conn: o.Conn, sub: wire.Subjects(o.Prefix), o: o, balance: b, perNode: perNode,
 		book: book, accts: accts, pauseSeq: uint64(time.Now().UnixNano()), lanesSeq: uint64(time.Now().UnixNano()),
-		hostsOn: map[string]map[string]bool{}, hostsSeq: uint64(time.Now().UnixNano())}
+		hostsOn: map[string]map[string]bool{}, hostsSeq: uint64(time.Now().UnixNano()), nodeSeq: uint64(time.Now().UnixNano())}
 }
 
 // PauseSeq is the number of the crawl's pause state last sent to the workers (a
@@ -133,6 +134,7 @@ func (l *Link) OnJoin(msg *nats.Msg) {
 	}
 	reply.PausedHosts, reply.DisabledHosts = l.hostsHeld(wire.OpPauseHost), l.hostsHeld(wire.OpDisableHost)
 	reply.HostsSeq = l.hostsSeq
+	reply.NodePaused, reply.NodeSeq = l.book.NodePaused(j.Node), l.nodeSeq
 	// The claims taken back are marked in progress (marked), under the lock: a
 	// claimed report settled meanwhile commits after the mark, which it ends
 	// (settled first, the mark would win: in progress for good).
@@ -280,12 +282,12 @@ func (l *Link) OnHeartbeat(msg *nats.Msg) {
 		l.book.TakeBack(hb.Node, hb.HandedBack)
 		lost = l.book.idleFor(hb.Node, hb.Idle, hb.LastReport, now)
 	}
-	paused, seq, lease := l.host.Paused(), l.pauseSeq, l.book.Lease(hb.Node)
-	l.host.Unlock()
-	if !known {
-		lease = 0
+	reply := wire.HeartbeatReply{Known: known, Paused: l.host.Paused(), PauseSeq: l.pauseSeq}
+	if known {
+		reply.Lease, reply.NodePaused, reply.NodeSeq = l.book.Lease(hb.Node), l.book.NodePaused(hb.Node), l.nodeSeq
 	}
-	l.respond(msg, &wire.HeartbeatReply{Known: known, Paused: paused, PauseSeq: seq, Lease: lease})
+	l.host.Unlock()
+	l.respond(msg, &reply)
 	if len(lost) > 0 {
 		l.host.Logf(view.LevelWarn, "worker %s holds no task, but %d handed to it were not reported for %v: queued again (a hand-out lost between master and worker): %s",
 			hb.Node, len(lost), max(l.book.LeaseFor, wire.TaskAckWait), urlList(lost, 5))
@@ -396,10 +398,17 @@ func (l *Link) respond(msg *nats.Msg, v any) {
 	}
 }
 
-// PauseNode pauses or resumes one worker.
+// PauseNode pauses or resumes one worker. The master records it first, numbered,
+// and holds it: a worker the control does not reach, or that restarts or rejoins
+// later, gets it with its next heartbeat's or join's reply.
 func (l *Link) PauseNode(name string, paused bool) error {
 	l.host.Lock()
 	live := l.book.Live(name)
+	if live {
+		l.nodeSeq++
+		l.book.SetPaused(name, paused)
+	}
+	seq := l.nodeSeq
 	l.host.Unlock()
 	if !live {
 		return fmt.Errorf("no live worker %q", name)
@@ -408,14 +417,11 @@ func (l *Link) PauseNode(name string, paused bool) error {
 	if paused {
 		op = wire.OpPause
 	}
-	var reply wire.ControlReply
-	if err := l.Control(name, &wire.Control{Op: op}, &reply); err != nil {
-		return fmt.Errorf("worker %s: %v", name, err)
-	}
-	l.host.Lock()
-	l.book.SetPaused(name, paused)
-	l.host.Unlock()
 	l.host.Logf(view.LevelInfo, "worker %s %sd by operator", name, op)
+	var reply wire.ControlReply
+	if err := l.Control(name, &wire.Control{Op: op, Seq: seq}, &reply); err != nil {
+		return fmt.Errorf("worker %s: %v (it is %sd when it next answers the master)", name, err, op)
+	}
 	return nil
 }
 

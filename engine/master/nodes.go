@@ -48,6 +48,9 @@ func (t *Table) Join(j *wire.Join, now time.Time, perNode int) Joined {
 		t.nodes[j.Node] = n
 	}
 	n.state, n.heard = view.NodeActive, now
+	if t.nodesPaused[j.Node] {
+		n.state = view.NodePaused
+	}
 	if n.leaving {
 		// Declared dead during its leave (late heartbeats), it rejoins to report
 		// the fetches in its hand: it takes no task, unit or egress any more.
@@ -120,7 +123,7 @@ func (t *Table) Heartbeat(hb wire.Heartbeat, now time.Time) (known bool) {
 	t.lanesPeak = max(t.lanesPeak, lanes)
 	if n.live() {
 		n.state = view.NodeActive
-		if hb.Paused {
+		if t.nodesPaused[hb.Node] {
 			n.state = view.NodePaused
 		}
 	}
@@ -236,8 +239,17 @@ func (t *Table) LiveNames() []string {
 	return names
 }
 
-// SetPaused records the operator's pause of a worker it acknowledged.
+// SetPaused records the operator's pause of a worker: the master holds it until
+// the operator resumes the worker, whatever the worker's restarts and rejoins.
 func (t *Table) SetPaused(name string, paused bool) {
+	if paused {
+		if t.nodesPaused == nil {
+			t.nodesPaused = map[string]bool{}
+		}
+		t.nodesPaused[name] = true
+	} else {
+		delete(t.nodesPaused, name)
+	}
 	if n := t.nodes[name]; n != nil && n.live() {
 		n.state = view.NodeActive
 		if paused {
@@ -246,6 +258,9 @@ func (t *Table) SetPaused(name string, paused bool) {
 	}
 	t.Kick()
 }
+
+// NodePaused tells whether the operator paused worker name.
+func (t *Table) NodePaused(name string) bool { return t.nodesPaused[name] }
 
 // Claim grants a worker whose egresses were all refused one more from the account
 // table, if one is free (nil: none).

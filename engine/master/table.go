@@ -90,6 +90,9 @@ type Table struct {
 	// hostsPaused are the hosts the operator paused (SetHostPaused): their tasks
 	// wait at the master.
 	hostsPaused map[string]bool
+	// nodesPaused are the workers the operator paused, by name (SetPaused): the
+	// pause outlives a worker's restart and its rejoins.
+	nodesPaused map[string]bool
 }
 
 // New is an empty table. Leases count up from firstLease: a master starts it at the

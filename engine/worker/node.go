@@ -103,6 +103,7 @@ type Node struct {
 
 	mu          sync.Mutex
 	nodePaused  bool                 // the operator paused this worker
+	nodeSeq     uint64               // the master's number of the worker's pause state recorded (wire.Control.Seq)
 	crawlPaused bool                 // the operator paused the whole crawl
 	crawlSeq    uint64               // the master's number of the crawl pause state recorded (wire.Control.Seq)
 	pauseMu     sync.Mutex           // serialises pause decisions with the lane calls that apply them
@@ -180,6 +181,7 @@ func Start(o config.WorkerOptions, build Build) (*Node, error) {
 		return nil, err
 	}
 	n.setCrawlPaused(reply.PauseSeq, reply.Paused, true)
+	n.setPaused(reply.NodeSeq, reply.NodePaused)
 	n.joinLanesMax(reply)
 	n.joinHosts(reply)
 	close(n.ready) // after the join reply's pause: a control sent since is newer
@@ -337,7 +339,7 @@ func (n *Node) onControl(msg *nats.Msg) {
 		var err error
 		switch c.Op {
 		case wire.OpPause, wire.OpResume: // this worker (the Nodes pane)
-			n.setPaused(c.Op == wire.OpPause)
+			n.setPaused(c.Seq, c.Op == wire.OpPause)
 		case wire.OpCrawlPause, wire.OpCrawlResume: // the whole crawl (p on the master)
 			n.setCrawlPaused(c.Seq, c.Op == wire.OpCrawlPause, false)
 		case wire.OpSetLanes:
@@ -391,13 +393,20 @@ func (n *Node) joinLanesMax(reply *wire.JoinReply) {
 	}
 }
 
-// setPaused records a pause of the worker (the operator's, on the Nodes pane) and
-// pauses the lanes while it or the crawl's pause holds.
-func (n *Node) setPaused(paused bool) {
+// setPaused records the worker's pause state numbered seq by the master (the
+// operator's, on the Nodes pane), unless a later-numbered one was recorded already,
+// and pauses the lanes while it or the crawl's pause holds. A join's reply is no
+// exception: a control sent after it can be taken first, and a restarted master
+// numbers from its start's wall clock, above its last life's numbers.
+func (n *Node) setPaused(seq uint64, paused bool) {
 	n.pauseMu.Lock()
 	defer n.pauseMu.Unlock()
 	n.mu.Lock()
-	n.nodePaused = paused
+	if seq != 0 && seq < n.nodeSeq {
+		n.mu.Unlock()
+		return
+	}
+	n.nodeSeq, n.nodePaused = seq, paused
 	n.mu.Unlock()
 	n.applyPause()
 }

@@ -122,6 +122,11 @@ type JoinReply struct {
 	Egress   []Egress `json:"egress"`
 	Paused   bool     `json:"paused"`
 	PauseSeq uint64   `json:"pause_seq,omitempty"` // numbers Paused (see Control.Seq)
+	// NodePaused: the operator paused this worker (by name, on the Nodes pane or
+	// with ctl) and did not resume it: a worker restarted or rejoining stays
+	// paused. NodeSeq numbers it as the pause and resume controls are.
+	NodePaused bool   `json:"node_paused,omitempty"`
+	NodeSeq    uint64 `json:"node_seq,omitempty"`
 	// LanesMax is the lanes.max the operator last set on the master (set_lanes),
 	// numbered by LanesSeq as the controls are (Control.Seq): a worker that was not
 	// live when it was sent (joining later, or declared dead then) runs it too. 0:
@@ -197,6 +202,10 @@ type HeartbeatReply struct {
 	Known    bool   `json:"known"` // false: the master does not know this incarnation (it restarted): join again
 	Paused   bool   `json:"paused"`
 	PauseSeq uint64 `json:"pause_seq,omitempty"` // numbers Paused (see Control.Seq)
+	// NodePaused and NodeSeq are JoinReply's: a pause or resume of this worker
+	// its control did not bring reaches it so. Known only.
+	NodePaused bool   `json:"node_paused,omitempty"`
+	NodeSeq    uint64 `json:"node_seq,omitempty"`
 	// Lease renews the worker's hold on its hosts: until the heartbeat's sending
 	// plus Lease, on the worker's clock (JoinReply.Lease). Known only.
 	Lease time.Duration `json:"lease,omitempty"`
@@ -275,7 +284,8 @@ type Control struct {
 	// crawl-wide pause and resume, and a worker ignores a state numbered below the
 	// one it applied (a heartbeat reply can come after a later control, and two
 	// broadcasts can overtake each other). 0: unnumbered, always applied. A
-	// set_lanes is numbered likewise, against the join reply's LanesSeq, and a
+	// pause or resume of the worker is numbered likewise, against the join and
+	// heartbeat replies' NodeSeq, a set_lanes against the join reply's LanesSeq, and a
 	// pause_host or disable_host against its HostsSeq (per host).
 	Seq uint64 `json:"seq,omitempty"`
 	// Tasks are withdraw's hand-outs (URL and lease): sources the operator removed.

@@ -1,0 +1,66 @@
+package engine_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/enginetest"
+	"github.com/crawlconsole/crawlconsole/engine/view"
+)
+
+// TestAWorkerPausedOnTheMasterStaysPausedThroughItsRestart: the operator pauses
+// w1 on the master; w1's process restarts (a new incarnation of the name). It
+// comes back paused, as the master's Nodes pane says, and the sandbox's request
+// log shows no request from its address while w2 goes on; resumed, it fetches.
+func TestAWorkerPausedOnTheMasterStaysPausedThroughItsRestart(t *testing.T) {
+	t.Parallel()
+	cfg := smallWeb(43, 6)
+	cfg.Layout.ListingPages, cfg.Layout.ArticlesPerListing = 6, 20 // work left for both after the restart
+	c := startCluster(t, cfg)
+	w1 := c.worker("w1", "127.0.0.2")
+	c.worker("w2", "127.0.0.3")
+	truth := c.sb.Truth()
+	from := func(ip string, since time.Time) int {
+		n := 0
+		for _, r := range truth.Requests() {
+			if r.IP == ip && !r.Start.Before(since) {
+				n++
+			}
+		}
+		return n
+	}
+	enginetest.WaitFor(t, "w1 fetching", func() bool { return from("127.0.0.2", time.Time{}) > 0 })
+	if err := c.master.PauseNode("w1", true); err != nil {
+		t.Fatal(err)
+	}
+	w1.Close()
+	// Every request of the closed w1 began before here: one from its address
+	// that began after is the restarted w1's.
+	restart := time.Now()
+	w1 = c.worker("w1", "127.0.0.2") // the join's reply is applied before StartWorker returns
+	if s := w1.Engine().Snapshot().State; s != view.StatePaused {
+		t.Errorf("w1 restarted after the operator paused it on the master is %v", s)
+	}
+	nodeState := func(s view.Snapshot) view.NodeState {
+		for _, n := range s.Nodes {
+			if n.Name == "w1" {
+				return n.State
+			}
+		}
+		return ""
+	}
+	w2 := from("127.0.0.3", restart)
+	enginetest.WaitFor(t, "w2 fetching 20 more pages", func() bool { return from("127.0.0.3", restart) >= w2+20 })
+	if st := nodeState(c.master.Snapshot()); st != view.NodePaused {
+		t.Errorf("the master's Nodes pane shows the restarted w1 %v, want %v", st, view.NodePaused)
+	}
+	if n := from("127.0.0.2", restart); n > 0 {
+		t.Errorf("w1, paused on the master, made %d requests after its restart", n)
+	}
+	resumed := time.Now()
+	if err := c.master.PauseNode("w1", false); err != nil {
+		t.Fatal(err)
+	}
+	enginetest.WaitFor(t, "w1 fetching once resumed", func() bool { return from("127.0.0.2", resumed) > 0 })
+	c.master.Close()
+}
