@@ -37,7 +37,8 @@ func (p crawlPort) Settings() wire.Settings {
 	render.Browser = "" // a path on the master's box: the worker finds its own
 	return wire.Settings{Lanes: o.Lanes, HostRate: o.HostRate, Politeness: &o.Politeness, Cookies: &o.Cookies, Robots: o.Robots, UserAgent: o.UserAgent,
 		Fetch: o.Fetch, DNS: o.DNS, DNSServers: o.DNSServers, Rotation: o.Rotation, HeartbeatEvery: p.hb,
-		Etiquette: &o.Etiquette, Render: &render, RenderVerdicts: p.p.Verdicts.Snapshot(p.p.Store)}
+		Etiquette: &o.Etiquette, Render: &render, RenderVerdicts: p.p.Verdicts.Snapshot(p.p.Store),
+		Discovery: &wire.DiscoveryLimits{Enabled: o.Discovery.Enabled, MaxDocumentBytes: o.Discovery.MaxDocumentBytes}}
 }
 
 // Prepare marks a task in progress in the store as it leaves for a worker: a

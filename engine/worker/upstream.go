@@ -325,6 +325,9 @@ func Options(st wire.Settings, o config.WorkerOptions) (opts config.Options, eve
 		opts.Render = *st.Render
 		opts.Render.Browser = ""
 	}
+	if d := st.Discovery; d != nil {
+		opts.Discovery.Enabled, opts.Discovery.MaxDocumentBytes = d.Enabled, d.MaxDocumentBytes
+	}
 	opts.Revisit.Enabled = false // the master schedules revisits
 	opts.AllowPrivate, opts.Resolver = o.AllowPrivate, o.Resolver
 	if len(o.DNSServers) > 0 {

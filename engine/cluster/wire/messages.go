@@ -79,6 +79,11 @@ type Settings struct {
 	DNSServers     []string                  `json:"dns_servers"`
 	Rotation       config.RotationOptions    `json:"rotation"`
 	HeartbeatEvery time.Duration             `json:"heartbeat_every"`
+	// Discovery is whether the worker's fetcher reads feeds and sitemaps, and
+	// the decoded size they may have (discovery.enabled, max_document_bytes): a
+	// sitemap the master's crawl accepts is fetched whole. nil from a master that
+	// predates it: the worker's defaults.
+	Discovery *DiscoveryLimits `json:"discovery,omitempty"`
 	// Render is how the worker renders pages built by script (its browser is its
 	// own: Browser is not the master's path); nil from a master that predates it.
 	Render *config.RenderOptions `json:"render,omitempty"`
@@ -86,6 +91,12 @@ type Settings struct {
 	// a section of a host to whether its pages need rendering), so that a worker
 	// does not learn again what another worker, or the last run, did.
 	RenderVerdicts map[string]bool `json:"render_verdicts,omitempty"`
+}
+
+// DiscoveryLimits are the discovery options a worker's fetcher follows.
+type DiscoveryLimits struct {
+	Enabled          bool `json:"enabled"`
+	MaxDocumentBytes int  `json:"max_document_bytes"`
 }
 
 // Egress is an egress the master grants from its account table. The password

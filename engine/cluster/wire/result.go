@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
@@ -39,6 +41,9 @@ type Result struct {
 	// Refusals are the refusals the worker acted on since its last report, for the
 	// master's store: `show URL` on the master says why.
 	Refusals []store.Refusal `json:"refusals,omitempty"`
+	// BodyLen is the length of a body the frame carries compressed (zstd), 0 for
+	// one carried as it is (EncodeResult).
+	BodyLen int `json:"bl,omitempty"`
 }
 
 // Validate checks the sender, the task's lease, the refusals and that the result is
@@ -134,6 +139,11 @@ func EncodeResult(r *Result) ([]byte, error) {
 	}
 	meta.Hops = nil
 	meta.ExchangesLen = len(exchanges) - meta.RenderLen - meta.DOMLen
+	if len(body) >= compressFrom {
+		if z := bodyEncoder.EncodeAll(body, nil); len(z) < len(body) {
+			body, meta.BodyLen = z, len(body)
+		}
+	}
 	js, err := cluster.Encode(&meta)
 	if err != nil {
 		return nil, err
@@ -144,8 +154,9 @@ func EncodeResult(r *Result) ([]byte, error) {
 	return out, nil
 }
 
-// DecodeResult reads a frame; the body aliases data. Errors wrap
-// cluster.ErrMalformed, so the master counts and drops a bad one.
+// DecodeResult reads a frame; the body aliases data unless it travelled
+// compressed. Errors wrap cluster.ErrMalformed, so the master counts and drops a
+// bad one.
 func DecodeResult(data []byte, r *Result) error {
 	if len(data) < 4 {
 		return fmt.Errorf("cluster: %w: result frame of %d bytes", cluster.ErrMalformed, len(data))
@@ -179,6 +190,16 @@ func DecodeResult(data []byte, r *Result) error {
 	if err := decodeRender(r, &body); err != nil {
 		return fmt.Errorf("cluster: %w: %w: %w", cluster.ErrMalformed, cluster.ErrInvalid, err)
 	}
+	if r.BodyLen != 0 {
+		if r.Res == nil || r.BodyLen < 0 || r.BodyLen > MaxBodyLen {
+			return fmt.Errorf("cluster: %w: %w: a compressed body of %d bytes", cluster.ErrMalformed, cluster.ErrInvalid, r.BodyLen)
+		}
+		plain, err := bodyDecoder.DecodeAll(body, make([]byte, 0, r.BodyLen))
+		if err != nil || len(plain) != r.BodyLen {
+			return fmt.Errorf("cluster: %w: %w: a compressed body of %d bytes read as %d (%v)", cluster.ErrMalformed, cluster.ErrInvalid, r.BodyLen, len(plain), err)
+		}
+		body, r.BodyLen = plain, 0
+	}
 	if len(body) > 0 {
 		if r.Res == nil {
 			return fmt.Errorf("cluster: %w: %w: a body without a response", cluster.ErrMalformed, cluster.ErrInvalid)
@@ -187,6 +208,22 @@ func DecodeResult(data []byte, r *Result) error {
 	}
 	return nil
 }
+
+// A body of compressFrom bytes or more travels compressed (zstd, at its fastest
+// level): the transport's message cap (16 MiB on the embedded server) is under
+// the 50 MiB a sitemap may have (discovery.max_document_bytes), and XML shrinks
+// several times over. Smaller bodies, nearly every page, go as they are: the
+// master reads them without a decoding pass.
+const compressFrom = 1 << 20
+
+// MaxBodyLen bounds the decoded length a compressed body may claim: the largest
+// discovery.max_document_bytes.
+const MaxBodyLen = 1 << 30
+
+var (
+	bodyEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+	bodyDecoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(MaxBodyLen))
+)
 
 // MaxRenderExchanges bounds the requests of a rendered page a result may carry
 // (render.max_requests, 200 by default, and their redirects).

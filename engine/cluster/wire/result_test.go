@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -105,4 +106,33 @@ func TestResultFrameRejectsBadInput(t *testing.T) {
 func frame(js string, body []byte) []byte {
 	out := []byte{0, 0, 0, byte(len(js))}
 	return append(append(out, js...), body...)
+}
+
+// A body of a megabyte or more travels compressed and comes back byte for byte;
+// a frame whose compressed body does not read as the length it claims is refused
+// as malformed.
+func TestLargeBodyTravelsCompressed(t *testing.T) {
+	t.Parallel()
+	body := bytes.Repeat([]byte("<url><loc>http://a.test/p/1</loc></url>\n"), 3<<20/40)
+	in := Result{Node: "w1", Incarnation: "abc", Task: frontier.Task{URL: "http://a.test/s.xml", Host: "a.test", Lease: 7},
+		At: time.Unix(1700000000, 0).UTC(), Res: &fetch.Result{URL: "http://a.test/s.xml", Status: 200, Body: body}}
+	data, err := EncodeResult(&in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) >= len(body)/4 {
+		t.Errorf("a %d-byte sitemap took %d bytes on the wire", len(body), len(data))
+	}
+	var out Result
+	if err := DecodeResult(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out.Res.Body, body) {
+		t.Fatalf("the body came back as %d bytes, want the %d sent", len(out.Res.Body), len(body))
+	}
+	bad := slices.Clone(data)
+	bad[len(bad)-8] ^= 0xff
+	if err := DecodeResult(bad, &Result{}); !errors.Is(err, cluster.ErrMalformed) {
+		t.Errorf("a damaged compressed body: %v, want malformed", err)
+	}
 }
