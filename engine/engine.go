@@ -287,6 +287,10 @@ func (e *Engine) Close() error {
 	return e.front.Close()
 }
 
+// RequeuedBlocked is how many URLs the SSRF guard refused in an earlier run that
+// opening the store queued again, to be tried under this run's allow_private.
+func (e *Engine) RequeuedBlocked() int { return e.st.RequeuedBlocked() }
+
 // Stats returns the --stats-json object.
 func (e *Engine) Stats() view.Stats {
 	e.mu.Lock()

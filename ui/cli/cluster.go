@@ -194,14 +194,14 @@ func runMaster(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		after += "; CA.pem: the CA that signed " + *tlsCert
 	}
 	joinCmd := fmt.Sprintf("crawlconsole worker --join %s --name NAME%s%s%s", url, join, privateFlags(opts.AllowPrivate), after)
-	resuming := resumeNote(opts.DB)
+	before, resumes := resumeCounts(opts.DB)
 	eng, err := engine.NewMaster(opts, config.MasterOptions{Conn: conn, Prefix: *prefix, HeartbeatEvery: *hb, Join: joinCmd})
 	if err != nil {
 		fmt.Fprintf(stderr, "crawlconsole master: %v%s\n", err, unwritableAdvice(err))
 		return ExitUsage
 	}
-	if resuming != "" {
-		fmt.Fprintf(stderr, "crawlconsole master: %s\n", resuming)
+	if note := resumeNote(opts.DB, before, resumes, eng.RequeuedBlocked()); note != "" {
+		fmt.Fprintf(stderr, "crawlconsole master: %s\n", note)
 	}
 	stopAttach, err := attach.Serve(conn.NC, *prefix, eng)
 	if err != nil {

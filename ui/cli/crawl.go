@@ -178,15 +178,15 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "crawlconsole crawl: warning: %s\n", w)
 	}
 	fresh := absentFiles(opts.DB)
-	resuming := resumeNote(opts.DB)
+	before, resumes := resumeCounts(opts.DB)
 	eng, err := engine.New(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "crawlconsole crawl: %v%s\n", err, unwritableAdvice(err))
 		fresh.remove()
 		return ExitUsage
 	}
-	if resuming != "" {
-		fmt.Fprintf(stderr, "crawlconsole crawl: %s\n", resuming)
+	if note := resumeNote(opts.DB, before, resumes, eng.RequeuedBlocked()); note != "" {
+		fmt.Fprintf(stderr, "crawlconsole crawl: %s\n", note)
 	}
 	if *operator != "" {
 		stop, err := operatorPort(*operator, opts.DB, eng, stderr, "crawl")

@@ -60,7 +60,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	// As crawl: a start that fails leaves no store it created, a resume says what it
 	// resumes, and a stop with URLs left says how to go on.
 	fresh := absentFiles(opts.DB)
-	resuming := resumeNote(opts.DB)
+	before, resumes := resumeCounts(opts.DB)
 	eng, err := engine.New(opts)
 	if err != nil {
 		so.Listener.Close()
@@ -68,8 +68,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fresh.remove()
 		return ExitUsage
 	}
-	if resuming != "" {
-		fmt.Fprintf(stderr, "crawlconsole serve: %s\n", resuming)
+	if note := resumeNote(opts.DB, before, resumes, eng.RequeuedBlocked()); note != "" {
+		fmt.Fprintf(stderr, "crawlconsole serve: %s\n", note)
 	}
 	rc := runConfig{headless: true, duration: c.duration, untilIdle: c.untilIdle, statsJSON: c.statsJSON, metrics: c.metrics, seeds: c.seeds, said: c.said,
 		failedStart: fresh.remove, db: opts.DB, title: "serve",

@@ -36,19 +36,34 @@ func storeCounts(path string) (n store.Counts, ok bool) {
 	return n, err == nil
 }
 
-// resumeNote says what an existing store at path holds before a crawl goes on with
-// it ("" for a new store, or one that cannot be read now: the start says why). The
-// operator who stopped a crawl sees that what it stored is kept and how much is left.
-func resumeNote(path string) string {
+// resumeCounts reads what an existing store at path holds before a crawl opens it
+// for writing; ok is false for a new store, or one that cannot be read now (the
+// start says why).
+func resumeCounts(path string) (n store.Counts, ok bool) {
 	if path == "" {
+		return n, false
+	}
+	n, ok = storeCounts(path)
+	return n, ok && n.URLs > 0
+}
+
+// resumeNote says what the store a crawl goes on with held (n, read before it was
+// opened; "" without one). The operator who stopped a crawl sees that what it
+// stored is kept and how much is left. requeued URLs had failed as ssrf_blocked and
+// the store queued them again at its opening, to try under this run's
+// --allow-private: they are left to fetch, not failed (a first crawl refused by the
+// guard, started again with the flag, read "0 URLs left to fetch" and then fetched).
+func resumeNote(path string, n store.Counts, ok bool, requeued int) string {
+	if !ok {
 		return ""
 	}
-	n, ok := storeCounts(path)
-	if !ok || n.URLs == 0 {
-		return ""
-	}
+	n.Unprocessed += int64(requeued)
+	n.Failed = max(n.Failed-int64(requeued), 0)
 	note := fmt.Sprintf("resuming the crawl in %s: %s stored (kept), %s left to fetch, %s done, %d failed or skipped",
 		path, plural.Count(n.Pages, "page"), plural.Count(n.Unprocessed+n.InProgress, "URL"), plural.Count(n.Processed, "URL"), n.Failed)
+	if requeued > 0 {
+		note += fmt.Sprintf(" (%d refused by the SSRF guard before: tried again)", requeued)
+	}
 	if n.Deferred > 0 {
 		// Left out of "left to fetch" (they are not due now), but not done either: a
 		// crawl whose only URLs wait here read "0 URLs left to fetch" and looked finished.

@@ -40,3 +40,30 @@ func TestHeadlessRefusedSeedsPrintTheFix(t *testing.T) {
 		t.Errorf("the summary does not name the refused URLs\n%s", out)
 	}
 }
+
+// The README's first crawl: refused by the SSRF guard without --allow-private, then
+// started again with it on the same --db. Opening the store queues the refused URL
+// again, so the second start counts it among the URLs left to fetch, not among the
+// failed ("0 URLs left to fetch, …, 1 failed or skipped" read as nothing to do).
+func TestResumeAfterTheSSRFGuardCountsItsURLsAsLeft(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("<html><body>hello</body></html>"))
+	}))
+	defer srv.Close()
+	db := filepath.Join(t.TempDir(), "first.db")
+	var out1, err1 strings.Builder
+	if code := Main([]string{"crawl", "--headless", "--until-idle", "--db", db, srv.URL + "/"}, &out1, &err1); code != ExitNothingFetched {
+		t.Fatalf("first run: exit %d, want %d\n%s%s", code, ExitNothingFetched, out1.String(), err1.String())
+	}
+	var out2, err2 strings.Builder
+	if code := Main([]string{"crawl", "--headless", "--until-idle", "--allow-private", "127.0.0.0/8", "--delay", "0s..0s", "--db", db, srv.URL + "/"}, &out2, &err2); code != 0 {
+		t.Fatalf("second run: exit %d\n%s%s", code, out2.String(), err2.String())
+	}
+	want := "resuming the crawl in " + db + ": 0 pages stored (kept), 1 URL left to fetch, 0 URLs done, 0 failed or skipped (1 refused by the SSRF guard before: tried again)"
+	if !strings.Contains(err2.String(), want) {
+		t.Errorf("the second start does not say %q:\n%s", want, err2.String())
+	}
+	if !strings.Contains(out2.String(), "1 stored") {
+		t.Errorf("the second run did not store the page:\n%s", out2.String())
+	}
+}
