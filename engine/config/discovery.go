@@ -55,7 +55,8 @@ type DiscoveryOptions struct {
 	// rates the Poller learned) leave of it, so the budget is spent as told without
 	// the article rate being known in advance. 0 (default): no fetch budget.
 	FetchBudget float64 `yaml:"fetch_budget"`
-	// MaxDocumentBytes caps a feed or sitemap served as XML or gzip, decoded
+	// MaxDocumentBytes caps a feed or sitemap served as XML or gzip (or as text,
+	// HTML or octet-stream when its first bytes are a feed's or sitemap's), decoded
 	// (default 50 MiB, the sitemaps protocol's 50 MB uncompressed): a big news
 	// site's sitemap is over fetch.max_body_bytes, which pages keep. Larger ones
 	// are refused as body_too_large, named in the log and counted. Under

@@ -67,14 +67,18 @@ func (b *bodyCapper) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	codings, err := contentCodings(res.Header.Values("Content-Encoding"))
-	limit := b.limit
+	limit, raise, mt := b.limit, int64(0), ""
 	if b.docLimit > limit {
-		if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); discoveryType(strings.ToLower(mt)) {
+		mt, _, _ = mime.ParseMediaType(res.Header.Get("Content-Type"))
+		mt = strings.ToLower(mt)
+		if discoveryType(mt) {
 			limit = b.docLimit
+		} else if sniffType(mt) {
+			raise = b.docLimit // if its start says feed or sitemap (cappedBody.read)
 		}
 	}
 	if hop != nil {
-		hop.received(res, codings, int(limit))
+		hop.received(res, codings, int(max(limit, raise)))
 	}
 	teed := hop != nil && hop.tee != nil
 	if err != nil {
@@ -99,7 +103,8 @@ func (b *bodyCapper) RoundTrip(req *http.Request) (*http.Response, error) {
 		res.ContentLength = -1
 	}
 	res.Uncompressed = true
-	capped := cappedBody{r: body, closer: res.Body, left: limit, truncate: b.truncate, limit: limit, url: req.URL, deadline: deadline}
+	capped := cappedBody{r: body, closer: res.Body, left: limit, truncate: b.truncate, limit: limit, url: req.URL, deadline: deadline,
+		raise: raise, mt: mt}
 	if hop != nil {
 		hop.capped = capped
 		res.Body = &hop.capped
@@ -303,6 +308,12 @@ type cappedBody struct {
 	// layer below made of the cancelled read (a decoder reports it as a corrupt
 	// stream). nil: the HTTP client's Timeout, if any, says so itself.
 	deadline context.Context
+	// raise, when above limit, is the cap a body labelled as what feeds and
+	// sitemaps are also served under (text/plain, text/html, octet-stream) takes at
+	// the limit if its first sniffLen bytes (head) say it is one; mt is its label.
+	raise int64
+	mt    string
+	head  []byte
 }
 
 func (c *cappedBody) Read(p []byte) (int, error) {
@@ -314,6 +325,9 @@ func (c *cappedBody) Read(p []byte) (int, error) {
 }
 
 func (c *cappedBody) read(p []byte) (int, error) {
+	if c.left <= 0 && c.raise > c.limit && discoveryCandidate(c.mt, c.head) {
+		c.left, c.limit, c.raise = c.raise-c.limit, c.raise, 0
+	}
 	if c.left <= 0 {
 		if c.truncate {
 			return 0, io.EOF
@@ -335,6 +349,9 @@ func (c *cappedBody) read(p []byte) (int, error) {
 	}
 	n, err := c.r.Read(p)
 	c.left -= int64(n)
+	if c.raise > 0 && len(c.head) < sniffLen {
+		c.head = append(c.head, p[:min(n, sniffLen-len(c.head))]...)
+	}
 	return n, err
 }
 

@@ -1,7 +1,10 @@
 package fetch
 
 import (
+	"bytes"
+	"compress/gzip"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -145,4 +148,72 @@ func peakGrowth(t *testing.T, f *Fetcher, u string) int64 {
 		t.Fatalf("the 50 MB sitemap gave %d URLs, want 50,000", len(res.Discovered.Entries))
 	}
 	return int64(peak.Load()) - int64(base.HeapInuse)
+}
+
+// A sitemap is a sitemap whatever its label: served as text/plain or text/html, or
+// a .xml.gz served as application/octet-stream, it has the document cap as an XML
+// one does, decided by its first bytes; an HTML page labelled the same still has
+// the page cap.
+func TestDocumentCapFollowsTheBodyNotTheLabel(t *testing.T) {
+	t.Parallel()
+	sitemap := sitemapOf(3000, 3<<20)
+	var raw strings.Builder // random locs: its gzip stays over the page cap
+	raw.WriteString(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for i := range 40_000 {
+		fmt.Fprintf(&raw, "<url><loc>http://a.test/%d/%016x%016x%016x</loc></url>\n", i, rnd.Uint64(), rnd.Uint64(), rnd.Uint64())
+	}
+	raw.WriteString(`</urlset>`)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(raw.String()))
+	zw.Close()
+	if gz.Len() <= 1<<20 {
+		t.Fatalf("the gzip sitemap is %d bytes: not over the 1 MiB page cap", gz.Len())
+	}
+	page := []byte("<html><body>" + strings.Repeat("<p>text</p>", (3<<20)/11) + "</body></html>")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, ctype := sitemap, "text/plain"
+		switch r.URL.Path {
+		case "/html.xml":
+			ctype = "text/html; charset=utf-8"
+		case "/sitemap.xml.gz":
+			body, ctype = gz.Bytes(), "application/octet-stream"
+		case "/page.html":
+			body, ctype = page, "text/html"
+		}
+		w.Header().Set("Content-Type", ctype)
+		if r.URL.Query().Has("chunked") {
+			w.Write(body[:1024])
+			w.(http.Flusher).Flush() // no Content-Length: cut on the bytes read
+			w.Write(body[1024:])
+			return
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		w.Write(body)
+	}))
+	defer srv.Close()
+	cfg := Config{UserAgent: "t", ConnectTimeout: time.Second, RequestTimeout: 20 * time.Second,
+		MaxBodyBytes: 1 << 20, MaxDocumentBytes: 8 << 20, MaxRedirects: 3, ContentTypes: []string{"text/html"}, Discovery: true}
+	f, _ := testFetcher(t, mapResolver{}, []string{"127.0.0.0/8"}, cfg)
+	for _, c := range []struct {
+		path string
+		want int
+	}{{"/text.xml", 3000}, {"/html.xml", 3000}, {"/sitemap.xml.gz", 40_000}} {
+		for _, q := range []string{"", "?chunked"} {
+			res, err := f.Fetch(srv.URL+c.path+q, nil)
+			if err != nil {
+				t.Errorf("%s%s, over the 1 MiB page cap: %v", c.path, q, err)
+				continue
+			}
+			if res.Discovered == nil || len(res.Discovered.Entries) != c.want {
+				t.Errorf("%s%s gave %v, want its %d URLs", c.path, q, res.Discovered, c.want)
+			}
+		}
+	}
+	for _, q := range []string{"", "?chunked"} {
+		if _, err := f.Fetch(srv.URL+"/page.html"+q, nil); Kind(err) != KindTooLarge {
+			t.Errorf("a 3 MiB HTML page%s: error %v, want %s", q, err, KindTooLarge)
+		}
+	}
 }

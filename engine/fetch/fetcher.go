@@ -39,8 +39,9 @@ type Config struct {
 	// MaxDocumentBytes caps, with Discovery on, a body whose Content-Type says
 	// XML or gzip (a feed's or sitemap's): the sitemaps protocol allows 50 MB
 	// uncompressed, five times a page's usual cap, and a news site's sitemap that
-	// size is otherwise lost whole. A body labelled HTML or text keeps
-	// MaxBodyBytes. 0, or less than MaxBodyBytes: MaxBodyBytes.
+	// size is otherwise lost whole. A body labelled HTML, text or octet-stream
+	// has it when its start says feed or sitemap (limitOf), else MaxBodyBytes.
+	// 0, or less than MaxBodyBytes: MaxBodyBytes.
 	MaxDocumentBytes int
 	// RedirectPause returns how long to wait before following a same-host redirect:
 	// a redirect hop is one more request to the host, and the site's bot rule counts
@@ -438,8 +439,8 @@ func (f *Fetcher) onHeaders(r *colly.Response) {
 		return
 	}
 	if cl := r.Headers.Get("Content-Length"); cl != "" {
-		if n, err := strconv.ParseInt(strings.TrimSpace(cl), 10, 64); err == nil && n > int64(f.cfg.limitFor(x.res.ContentType)) {
-			x.kind, x.err = KindTooLarge, fmt.Errorf("Content-Length %d exceeds the %d-byte limit", n, f.cfg.limitFor(x.res.ContentType))
+		if n, err := strconv.ParseInt(strings.TrimSpace(cl), 10, 64); err == nil && n > int64(f.cfg.headerLimit(x.res.ContentType)) {
+			x.kind, x.err = KindTooLarge, fmt.Errorf("Content-Length %d exceeds the %d-byte limit", n, f.cfg.headerLimit(x.res.ContentType))
 			r.Request.Abort()
 		}
 	}
@@ -521,7 +522,7 @@ func (f *Fetcher) onResponse(r *colly.Response) {
 		body = b
 	}
 	x.res.Body = body
-	if limit := f.cfg.limitFor(x.res.ContentType); len(body) > limit {
+	if limit := f.cfg.limitOf(x.res.ContentType, body); len(body) > limit {
 		x.kind, x.err = KindTooLarge, fmt.Errorf("body exceeds the %d-byte limit", limit)
 		x.res.Body = nil
 		return

@@ -47,6 +47,33 @@ func sniffType(mt string) bool {
 		(strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+xml"))
 }
 
+// sniffLen is how much of a body's start decides whether a body labelled as
+// anything a feed or sitemap is also served under (sniffType) is one
+// (discoveryCandidate reads its first KiB).
+const sniffLen = 1024
+
+// headerLimit is the size a Content-Length may announce before the body is seen: a
+// body whose label a feed or sitemap is also served under (text/plain, text/html,
+// application/octet-stream) may be one, so it is let through to the document cap,
+// and the body's first bytes decide (bodyCapper, limitOf).
+func (c Config) headerLimit(mt string) int {
+	if c.Discovery && sniffType(mt) {
+		return c.documentCap()
+	}
+	return c.limitFor(mt)
+}
+
+// limitOf is the decoded size a body of media type mt may have, its label and its
+// start read together: a sitemap served as text/html, or a .xml.gz as
+// application/octet-stream, is a sitemap (the document cap); a page keeps the page
+// cap.
+func (c Config) limitOf(mt string, body []byte) int {
+	if c.Discovery && sniffType(mt) && discoveryCandidate(mt, body) {
+		return c.documentCap()
+	}
+	return c.limitFor(mt)
+}
+
 // discoveryCandidate says whether a body should be tried as a feed or sitemap: its
 // type says XML or gzip, or its first bytes are gzip, UTF-16, XML, a feed's or
 // sitemap's root (after a comment, or a server's notice, too), or a URL line (a
