@@ -317,18 +317,21 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fmt.Fprintf(stdout, "worker %s: joined %s\n", *name, *join)
 	t := time.NewTicker(5 * time.Second)
 	defer t.Stop()
-	// Warnings (the master unreachable, back, a rejoin) are printed as they come.
+	// Warnings are printed as they come: the worker's own (the master unreachable,
+	// back, a rejoin) each time, a host's as a headless crawl prints them, each
+	// distinct one once (a dead host's robots.txt warned again at every retry).
 	events := time.NewTicker(time.Second)
 	defer events.Stop()
+	warns := newWarnReporter(stderr)
+	warns.who = "worker " + *name
+	defer warns.finish()
 	var lastEvent uint64
 	for {
 		select {
 		case <-events.C:
 			for _, ev := range w.Engine().EventsSince(lastEvent, 0) {
 				lastEvent = ev.Seq
-				if ev.Level >= view.LevelWarn {
-					say("%s", ev.Msg)
-				}
+				workerWarning(ev, warns, say)
 			}
 		case <-ctx.Done():
 			// Tasks in hand get a minute to finish; a master whose server is out of
@@ -350,6 +353,19 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		case <-t.C:
 			fmt.Fprintf(stdout, "worker %s: %s\n", *name, progress(w.Engine().Snapshot()))
 		}
+	}
+}
+
+// workerWarning prints a worker's event if it is a warning: one about a host
+// through warns, once per kind; the worker's own every time, since each says a
+// change of its link to the master.
+func workerWarning(ev view.Event, warns *warnReporter, say func(string, ...any)) {
+	switch {
+	case ev.Level < view.LevelWarn:
+	case ev.Host == "":
+		say("%s", ev.Msg)
+	default:
+		warns.add(ev)
 	}
 }
 

@@ -44,6 +44,7 @@ type warnShape struct {
 // warnReporter prints an engine's warnings on w as they are read from its events.
 type warnReporter struct {
 	w      io.Writer
+	who    string // what each line begins with: "crawlconsole" ("worker b1" for a worker)
 	after  uint64
 	shapes map[string]*warnShape
 	order  []string // shapes in the order first seen
@@ -51,7 +52,7 @@ type warnReporter struct {
 }
 
 func newWarnReporter(w io.Writer) *warnReporter {
-	return &warnReporter{w: w, shapes: map[string]*warnShape{}}
+	return &warnReporter{w: w, who: "crawlconsole", shapes: map[string]*warnShape{}}
 }
 
 // skip marks msgs as printed already (before the start).
@@ -88,7 +89,7 @@ func (r *warnReporter) add(ev view.Event) {
 		r.shapes[key] = s
 		r.order = append(r.order, key)
 		if len(r.order) <= warnLinesMax {
-			fmt.Fprintf(r.w, "crawlconsole: %s: %s\n", levelWord(ev.Level), cutText(ev.Msg, warnTextMax))
+			fmt.Fprintf(r.w, "%s: %s: %s\n", r.who, levelWord(ev.Level), cutText(ev.Msg, warnTextMax))
 		} else {
 			r.hidden++
 		}
@@ -120,10 +121,10 @@ func (r *warnReporter) finish() {
 			head = cutText(head, 80)
 			head = head[:strings.LastIndex(head, "…")] + "…"
 		}
-		fmt.Fprintf(r.w, "crawlconsole: %s ×%d%s, like the one above: %q\n", levelWord(s.level), s.n, about, head)
+		fmt.Fprintf(r.w, "%s: %s ×%d%s, like the one above: %q\n", r.who, levelWord(s.level), s.n, about, head)
 	}
 	if r.hidden > 0 {
-		fmt.Fprintf(r.w, "crawlconsole: %s not shown here: the store keeps them (crawlconsole stats --db, or the console's Log pane)\n", plural.Count(r.hidden, "more distinct warning"))
+		fmt.Fprintf(r.w, "%s: %s not shown here: the store keeps them (crawlconsole stats --db, or the console's Log pane)\n", r.who, plural.Count(r.hidden, "more distinct warning"))
 	}
 }
 
