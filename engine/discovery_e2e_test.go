@@ -221,10 +221,10 @@ func TestHostileDiscoveryDocumentsDoNotStallTheCrawl(t *testing.T) {
 		return static("application/xml", `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>http://`+h+next+`</loc></sitemap></sitemapindex>`)
 	}
 	big := bytes.Repeat([]byte(`<url><loc>http://`+h+`/big</loc></url>`+"\n"), (60<<20)/(len(h)+30))
-	var lines bytes.Buffer
-	for i := range 1_000_000 {
-		fmt.Fprintf(&lines, "http://%s/line/%d\n", h, i)
-	}
+	// A million lines, served as text/plain: read as a text sitemap under the
+	// document cap, up to the protocol's 50,000 URLs; one URL, so that the crawl
+	// does not fetch 50,000 pages.
+	lines := bytes.Repeat([]byte("http://"+h+"/line\n"), 1_000_000)
 	lie, err := simplifiedchinese.GBK.NewEncoder().String(`<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>新闻</title>` +
 		`<item><title>台风</title><link>http://` + h + `/lie/1</link></item></channel></rss>`)
 	if err != nil {
@@ -244,7 +244,7 @@ func TestHostileDiscoveryDocumentsDoNotStallTheCrawl(t *testing.T) {
 	s.raw["/big.xml"] = func(int) (string, []byte) {
 		return "application/xml", append([]byte(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`), big...)
 	}
-	s.raw["/lines.txt"] = func(int) (string, []byte) { return "text/plain", lines.Bytes() }
+	s.raw["/lines.txt"] = func(int) (string, []byte) { return "text/plain", lines }
 	s.raw["/bin.txt"] = func(int) (string, []byte) { return "text/plain", bin }
 	s.raw["/lie.xml"] = static("application/rss+xml", lie)
 	s.raw["/self.xml"] = index("/self.xml")
@@ -288,6 +288,12 @@ func TestHostileDiscoveryDocumentsDoNotStallTheCrawl(t *testing.T) {
 		if strings.HasPrefix(k, "discovery_") {
 			t.Errorf("%s counted among the errors (%v): a document's warning is no failure", k, snap.Totals.Errors)
 		}
+	}
+	if n := s.requested("/line"); n != 1 {
+		t.Errorf("the million-line text sitemap's URL fetched %d times, want once", n)
+	}
+	if warns["discovery_too_many_urls"] == 0 {
+		t.Errorf("no discovery_too_many_urls warning counted (warnings %v)", warns)
 	}
 	if n := s.requested("/same"); n > 1 {
 		t.Errorf("/same fetched %d times", n)
