@@ -30,7 +30,7 @@ type LeaveError struct {
 
 func (e *LeaveError) Error() string {
 	if !e.Lost() {
-		return fmt.Sprintf("%v; every result was delivered and every URL handed back", e.Cause)
+		return fmt.Sprintf("%v; nothing is missing: every result it fetched reached the master, and it held no URL to hand back", e.Cause)
 	}
 	return fmt.Sprintf("%v: %d fetched results not delivered, %d URLs not handed back; "+
 		"the master queues their URLs again when it restarts or declares this worker dead", e.Cause, e.Results, e.URLs)

@@ -341,7 +341,9 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			cancel()
 			var le *worker.LeaveError
 			switch {
-			case errors.As(err, &le) && le.Lost():
+			case errors.As(err, &le):
+				// The master was not reached, whether or not the worker held anything
+				// (the line says which).
 				fmt.Fprintf(stderr, "crawlconsole worker: %s stopped: %v\n", *name, err)
 				return ExitUndelivered
 			case err != nil:

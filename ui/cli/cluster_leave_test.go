@@ -87,3 +87,39 @@ func TestWorkerStopsSoonWhenTheMasterIsGone(t *testing.T) {
 	w.kill()
 	sameSet(t, "after the worker stopped with its master gone", finalStore(t, db), (<-ref).get(t))
 }
+
+// A worker whose master has finished and gone, stopped while it holds nothing,
+// stops as the README says of a master out of reach: exit status ExitUndelivered
+// (the master was not reached, which is no runtime failure of the worker) and one
+// line saying that nothing is missing, not that the unreachable master took back
+// what it held.
+func TestWorkerStoppedAfterItsMasterFinishedSaysNothingIsMissing(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs master and worker subprocesses")
+	}
+	sb := clusterSandbox(t, 14, 4, nil)
+	dir := t.TempDir()
+	db, listen := filepath.Join(dir, "crawl.db"), uitest.FreeAddr(t)
+	masterArgs := []string{"master", "--config", politeConfig(t, sb, dir, 0), "--headless", "--until-idle", "--db", db,
+		"--listen", listen, "--allow-private", "127.0.0.0/8", "--dns-server", sb.DNSAddr(), "--heartbeat", "300ms"}
+	for _, s := range sb.Info().Sites {
+		masterArgs = append(masterArgs, s.Entry)
+	}
+	m := startChild(t, "master", masterArgs...)
+	m.waitOutput(t, "workers join with", 90*time.Second)
+	w := startChild(t, "worker w1", "worker", "--join", "nats://"+listen, "--name", "w1", "--token-file", db+".token",
+		"--allow-private", "127.0.0.0/8", "--dns-server", sb.DNSAddr())
+	if code := m.wait(t); code != 0 {
+		t.Fatalf("the master exited with status %d:\n%s", code, tail(m.out.String(), 20))
+	}
+	if err := w.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	code := w.wait(t)
+	out := w.out.String()
+	want := "crawlconsole worker: w1 stopped: master unreachable (no connection to its NATS server for 5s); nothing is missing:"
+	if code != ExitUndelivered || !strings.Contains(out, want) {
+		t.Fatalf("worker exited with status %d; want %d and a line saying %q:\n%s", code, ExitUndelivered, want, tail(out, 10))
+	}
+}
