@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
+	"net/netip"
 	"os"
 	"strings"
 	"time"
@@ -74,8 +76,21 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	rc := runConfig{headless: true, duration: c.duration, untilIdle: c.untilIdle, statsJSON: c.statsJSON, metrics: c.metrics, seeds: c.seeds, said: c.said,
 		failedStart: fresh.remove, db: opts.DB, title: "serve",
 		alongside: func(ctx context.Context, ctrl engine.Control) error {
-			fmt.Fprintf(stderr, "serving the console over SSH on %s\n", so.Listener.Addr())
+			fmt.Fprintf(stderr, "serving the console over SSH on %s%s\n", so.Listener.Addr(), sshHint(so.Listener.Addr().String()))
 			return ssh.Serve(ctx, ctrl, so)
 		}}
 	return run(ctx, eng, rc, stdout, stderr)
+}
+
+// sshHint is how to reach the console with OpenSSH: the port is a flag of its own
+// (ssh takes no HOST:PORT), and an operator's key logs in as any user name.
+func sshHint(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return ""
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && ip.IsUnspecified() {
+		host = "HOST" // every address of the box: the operator knows which to use
+	}
+	return fmt.Sprintf(" (connect: ssh -p %s %s)", port, host)
 }

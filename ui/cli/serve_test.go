@@ -114,6 +114,10 @@ func TestServeSteersACrawlOverSSH(t *testing.T) {
 		}
 	}
 	waitText("RUNNING")
+	_, port, _ := net.SplitHostPort(addr)
+	if want := "serving the console over SSH on " + addr + " (connect: ssh -p " + port + " 127.0.0.1)"; !strings.Contains(errOut.String(), want) {
+		t.Errorf("the start does not say how to connect (%q):\n%s", want, errOut.String())
+	}
 	stdin.Write([]byte("p"))
 	waitText("PAUSED")
 	sess.Close()
