@@ -142,7 +142,7 @@
 //     Table and Link) and the Runtime's master.Crawl port, which the crew
 //     implements over the crawl's parts (master.Parts: store, front, budgets,
 //     revisit runtime, counters, the render verdicts its workers learn in a
-//     master.VerdictBook) and life (master.Shell, which the engine's masterShell
+//     master/verdicts.Book) and life (master.Shell, which the engine's masterShell
 //     implements).
 //
 // The seam between the halves is two ports the lanes define. lanes.Front is what a

@@ -9,6 +9,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/local"
 	"github.com/crawlconsole/crawlconsole/engine/master"
+	"github.com/crawlconsole/crawlconsole/engine/master/verdicts"
 	"github.com/crawlconsole/crawlconsole/engine/render"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/engine/worker"
@@ -138,7 +139,7 @@ func NewMaster(opts config.Options, mo config.MasterOptions) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	book := &master.VerdictBook{}
+	book := &verdicts.Book{}
 	e, err := newEngine(opts, masterRole{book})
 	if err != nil {
 		return nil, err
@@ -155,7 +156,7 @@ func NewMaster(opts config.Options, mo config.MasterOptions) (*Engine, error) {
 
 // masterRole is the master's part of a crawl (role): the front and its store, and
 // no lanes of its own; book is its copy of the render verdicts its workers learn.
-type masterRole struct{ book *master.VerdictBook }
+type masterRole struct{ book *verdicts.Book }
 
 func (masterRole) name() string                             { return view.RoleMaster }
 func (masterRole) openStore(o config.Options) (kept, error) { return openStore(o) }

@@ -11,6 +11,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
+	"github.com/crawlconsole/crawlconsole/engine/master/verdicts"
 	"github.com/crawlconsole/crawlconsole/engine/meter"
 	"github.com/crawlconsole/crawlconsole/engine/refresh"
 	"github.com/crawlconsole/crawlconsole/engine/view"
@@ -51,7 +52,7 @@ type Parts struct {
 	Counters *front.Counters
 	Cost     *meter.Cost
 	Board    *lanes.Board
-	Verdicts *VerdictBook
+	Verdicts *verdicts.Book
 }
 
 // Crew is a master's workers as its crawl's crew (crew.Crew): a placed task goes

@@ -16,7 +16,7 @@
 // A Crew is the master as its crawl's crew (package crew): the Runtime, and its
 // Crawl port over the crawl's parts (Parts: store, front, budgets, revisit
 // runtime) and life (Shell: lock, clock, log, pause), with the render verdicts its
-// workers learn (VerdictBook).
+// workers learn (verdicts.Book).
 // What the table needs from the crawl's front while it moves tasks is the Front
 // port. So the dealing, the moves and the balancing are tested here on their own,
 // with no NATS server and no database.

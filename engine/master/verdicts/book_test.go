@@ -1,4 +1,4 @@
-package master
+package verdicts
 
 import (
 	"encoding/json"
@@ -12,12 +12,12 @@ import (
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
-// TestVerdictBookStartsFromTheLastRunAndStaysBounded: a restarted master gives its
+// TestBookStartsFromTheLastRunAndStaysBounded: a restarted master gives its
 // workers what the last run's workers learned (read from the store), and its book
 // stays within what a join reply can carry however many sections the workers
 // report: a full book still takes a new verdict for a section it has, and a
 // section key too long to be one is ignored.
-func TestVerdictBookStartsFromTheLastRunAndStaysBounded(t *testing.T) {
+func TestBookStartsFromTheLastRunAndStaysBounded(t *testing.T) {
 	st, err := store.Open(filepath.Join(t.TempDir(), "crawl.db"), store.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +29,7 @@ func TestVerdictBookStartsFromTheLastRunAndStaysBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var b VerdictBook
+	var b Book
 	if got := b.Snapshot(st); !got["shop.test/app"] || len(got) != 1 {
 		t.Fatalf("a restarted master's book = %v, want the last run's shop.test/app: true", got)
 	}
@@ -51,10 +51,10 @@ func TestVerdictBookStartsFromTheLastRunAndStaysBounded(t *testing.T) {
 	}
 }
 
-// TestVerdictBookWithoutAStoreStartsEmpty: a book with no store (nothing kept)
+// TestBookWithoutAStoreStartsEmpty: a book with no store (nothing kept)
 // snapshots as nil, which a join reply leaves out.
-func TestVerdictBookWithoutAStoreStartsEmpty(t *testing.T) {
-	var b VerdictBook
+func TestBookWithoutAStoreStartsEmpty(t *testing.T) {
+	var b Book
 	if got := b.Snapshot(nil); got != nil {
 		t.Fatalf("empty book = %v, want nil", got)
 	}

@@ -1,4 +1,6 @@
-package master
+// Package verdicts is a master's book of the render verdicts its workers learned
+// (M4 with engine/render): kept in the store, given to every worker at join.
+package verdicts
 
 import (
 	"encoding/json"
@@ -9,12 +11,12 @@ import (
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
-// VerdictBook is a master's copy of the render verdicts its workers learned (each
+// Book is a master's copy of the render verdicts its workers learned (each
 // rendering page's result says its section's verdict): kept in the store at the
 // front's stop as a one-box crawl keeps its decider's, and given to every worker
 // at join, so that a restarted crawl, or a host dealt to another worker, is not
 // learned again. The zero book is ready for use, and safe for concurrent use.
-type VerdictBook struct {
+type Book struct {
 	once sync.Once
 	mu   sync.Mutex
 	m    render.Verdicts
@@ -26,7 +28,7 @@ type VerdictBook struct {
 const maxBookVerdicts = 10000
 
 // load reads the last run's verdicts from st (none: nil), once.
-func (b *VerdictBook) load(st *store.Store) {
+func (b *Book) load(st *store.Store) {
 	b.once.Do(func() {
 		b.mu.Lock()
 		defer b.mu.Unlock()
@@ -49,7 +51,7 @@ func (b *VerdictBook) load(st *store.Store) {
 }
 
 // Note keeps the verdict a worker's render taught its section.
-func (b *VerdictBook) Note(st *store.Store, rd *fetch.Rendering) {
+func (b *Book) Note(st *store.Store, rd *fetch.Rendering) {
 	if rd == nil || rd.Section == "" || len(rd.Section) > 300 {
 		return
 	}
@@ -63,7 +65,7 @@ func (b *VerdictBook) Note(st *store.Store, rd *fetch.Rendering) {
 
 // Snapshot is a copy of the book with the last run's verdicts read from st
 // (nil when empty).
-func (b *VerdictBook) Snapshot(st *store.Store) map[string]bool {
+func (b *Book) Snapshot(st *store.Store) map[string]bool {
 	b.load(st)
 	b.mu.Lock()
 	defer b.mu.Unlock()
