@@ -49,11 +49,14 @@ func (r *Runner) RemoveEgress(name string) error {
 	return nil
 }
 
-// DisableHost puts host on the host_disable_list for rotation.disable_for (the
-// operator's :disable) and defers its tasks on the board until it comes off;
-// until is when. The rotation is on (Pool set).
-func (r *Runner) DisableHost(host string) (until time.Time) {
-	r.Pool.Disable(host, r.Opts.Rotation.DisableFor)
+// DisableHost puts host on the host_disable_list for d (the operator's :disable;
+// <= 0: rotation.disable_for) and defers its tasks on the board until it comes
+// off; until is when. The rotation is on (Pool set).
+func (r *Runner) DisableHost(host string, d time.Duration) (until time.Time) {
+	if d <= 0 {
+		d = r.Opts.Rotation.DisableFor
+	}
+	r.Pool.Disable(host, d)
 	until, _ = r.Pool.Rotation().DisabledUntil(host)
 	r.Mu.Lock()
 	for _, t := range r.Front.OffBoard(r.Board.DropHost(host)) {

@@ -79,6 +79,7 @@ func (c *crawlStub) Commit(r *wire.Result, _ bool) {
 	}
 }
 func (*crawlStub) Defer(string, time.Time, string) {}
+func (*crawlStub) Undefer([]string)                {}
 func (*crawlStub) Refused(store.Refusal)           {}
 func (c *crawlStub) AfterCommit(f func(error)) {
 	switch {

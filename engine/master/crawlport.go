@@ -79,6 +79,14 @@ func (p crawlPort) Defer(url string, until time.Time, kind string) {
 	p.p.Counters.Deferral(kind, url, frontier.Hostname(url))
 }
 
+// Undefer makes deferred URLs due now: the store queues them again at its next
+// look at the deferred.
+func (p crawlPort) Undefer(urls []string) {
+	for _, u := range urls {
+		p.p.Store.Defer(u, p.Now())
+	}
+}
+
 // Budgets on a master (M4). The master's queue is not where pages are fetched: a
 // budget counted there (as Place does on one box) let every task already handed to
 // a worker through, and a worker holds a window of hundreds. So a master counts a

@@ -63,8 +63,12 @@ type Link struct {
 	// hostsSeq numbers the host controls sent (wire.Control.Seq).
 	hostsOn  map[string]map[string]bool
 	hostsSeq uint64
-	lanesSeq uint64 // numbers the lanes.max values sent (wire.Control.Seq)
-	nodeSeq  uint64 // numbers the pauses and resumes of workers sent (wire.Control.Seq)
+	// disabledUntil is when each host of hostsOn[wire.OpDisableHost] comes back
+	// (rotation.disable_for after the operator's disable, as on one box): the
+	// master and its workers let it go then, all at once.
+	disabledUntil map[string]time.Time
+	lanesSeq      uint64 // numbers the lanes.max values sent (wire.Control.Seq)
+	nodeSeq       uint64 // numbers the pauses and resumes of workers sent (wire.Control.Seq)
 }
 
 // NewLink is the master's link over o.Conn, keeping its bookkeeping in book (whose
@@ -73,7 +77,7 @@ type Link struct {
 func NewLink(ctx context.Context, host Host, o config.MasterOptions, b config.BalanceOptions, perNode int, book *Table, accts *egress.Table) *Link {
 	return &Link{host: host, ctx: ctx, conn: o.Conn, sub: wire.Subjects(o.Prefix), o: o, balance: b, perNode: perNode,
 		book: book, accts: accts, pauseSeq: uint64(time.Now().UnixNano()), lanesSeq: uint64(time.Now().UnixNano()),
-		hostsOn: map[string]map[string]bool{}, hostsSeq: uint64(time.Now().UnixNano()), nodeSeq: uint64(time.Now().UnixNano())}
+		hostsOn: map[string]map[string]bool{}, disabledUntil: map[string]time.Time{}, hostsSeq: uint64(time.Now().UnixNano()), nodeSeq: uint64(time.Now().UnixNano())}
 }
 
 // PauseSeq is the number of the crawl's pause state last sent to the workers (a
@@ -133,6 +137,12 @@ func (l *Link) OnJoin(msg *nats.Msg) {
 		reply.LanesMax, reply.LanesSeq = l.lanesMax, l.lanesSeq
 	}
 	reply.PausedHosts, reply.DisabledHosts = l.hostsHeld(wire.OpPauseHost), l.hostsHeld(wire.OpDisableHost)
+	for _, h := range reply.DisabledHosts {
+		if reply.DisabledFor == nil {
+			reply.DisabledFor = map[string]time.Duration{}
+		}
+		reply.DisabledFor[h] = l.disabledUntil[h].Sub(now)
+	}
 	reply.HostsSeq = l.hostsSeq
 	reply.NodePaused, reply.NodeSeq = l.book.NodePaused(j.Node), l.nodeSeq
 	// The claims taken back are marked in progress (marked), under the lock: a

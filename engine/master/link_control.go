@@ -78,6 +78,10 @@ func (l *Link) HostControl(op, host string, on bool) error {
 	if host == "" {
 		return errors.New("no host given")
 	}
+	var lasts time.Duration
+	if op == wire.OpDisableHost && on {
+		lasts = l.host.Settings().Rotation.DisableFor
+	}
 	l.host.Lock()
 	l.hostsSeq++
 	seq := l.hostsSeq
@@ -86,14 +90,18 @@ func (l *Link) HostControl(op, host string, on bool) error {
 			l.hostsOn[op] = map[string]bool{}
 		}
 		l.hostsOn[op][host] = true
+		if lasts > 0 {
+			l.disabledUntil[host] = l.host.Now().Add(lasts)
+		}
 	} else {
 		delete(l.hostsOn[op], host)
+		delete(l.disabledUntil, host)
 	}
 	if op == wire.OpPauseHost {
 		l.book.SetHostPaused(host, on)
 	}
 	l.host.Unlock()
-	_, err := l.EveryWorker(&wire.Control{Op: op, Host: host, Paused: on, Seq: seq})
+	_, err := l.EveryWorker(&wire.Control{Op: op, Host: host, Paused: on, Seq: seq, For: lasts})
 	if errors.Is(err, errNoLiveWorker) {
 		return nil // the workers to come get it with their join
 	}
@@ -106,8 +114,14 @@ func (l *Link) HostControl(op, host string, on bool) error {
 }
 
 // hostsHeld lists, sorted, the hosts the operator holds with op (pause_host,
-// disable_host). Caller holds the lock.
+// disable_host), a disable until its end. Caller holds the lock.
 func (l *Link) hostsHeld(op string) []string {
+	for h := range l.hostsOn[op] {
+		if until, ok := l.disabledUntil[h]; ok && op == wire.OpDisableHost && !l.host.Now().Before(until) {
+			delete(l.hostsOn[op], h)
+			delete(l.disabledUntil, h)
+		}
+	}
 	if len(l.hostsOn[op]) == 0 {
 		return nil
 	}

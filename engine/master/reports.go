@@ -503,6 +503,12 @@ func (m *Runtime) onDeferral(msg jetstream.Msg) {
 	if _, ok := m.settle(msg, d.Node, d.Task, false); !ok {
 		return
 	}
+	if d.Kind == "" {
+		if m.deferred == nil {
+			m.deferred = map[string][]string{}
+		}
+		m.deferred[d.Task.Host] = append(m.deferred[d.Task.Host], d.Task.URL)
+	}
 	m.crawl.Unlock()
 	m.crawl.Defer(d.Task.URL, d.Until, d.Kind)
 	m.committed(msg)

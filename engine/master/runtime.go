@@ -48,6 +48,8 @@ type Crawl interface {
 	// Defer sets a URL aside until a time (the store queues it again then),
 	// counted under kind (robots_unreachable; empty: none).
 	Defer(url string, until time.Time, kind string)
+	// Undefer makes deferred URLs due now (a host enabled again).
+	Undefer(urls []string)
 	// Refused keeps a refusal a worker reported.
 	Refused(r store.Refusal)
 	// FetchCost adds a page's fetch time to the crawl's access-time estimate.
@@ -113,6 +115,10 @@ type Runtime struct {
 	publish func(ctx context.Context, subject string, data []byte, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error)
 	// sends counts the batches being published (dispatch does not wait for them).
 	sends sync.WaitGroup
+	// deferred are this run's URLs the workers deferred with no kind (a host
+	// disabled, or asking to wait), by host: enabled again, its URLs come back at
+	// once, as on one box. Guarded by the crawl's lock.
+	deferred map[string][]string
 }
 
 // NewRuntime builds a master over crawl with options o (defaults applied) from s;
@@ -235,9 +241,18 @@ func (m *Runtime) FlushDNS(domain string) (int, error) {
 	return m.link.EveryWorker(&wire.Control{Op: wire.OpFlushDNS, Domain: domain})
 }
 
-// SetHostDisabled puts host on the workers' host_disable_list, or takes it off.
+// SetHostDisabled puts host on the workers' host_disable_list, or takes it off
+// and brings back at once the URLs they deferred for it.
 func (m *Runtime) SetHostDisabled(host string, disabled bool) error {
-	return m.link.HostControl(wire.OpDisableHost, host, disabled)
+	err := m.link.HostControl(wire.OpDisableHost, host, disabled)
+	if !disabled {
+		m.crawl.Lock()
+		urls := m.deferred[host]
+		delete(m.deferred, host)
+		m.crawl.Unlock()
+		m.crawl.Undefer(urls)
+	}
+	return err
 }
 
 // Withdraw takes the tasks drop selects out of the units' queues at the master

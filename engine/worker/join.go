@@ -82,6 +82,10 @@ func (l joined) Place(tasks []frontier.Task) {
 	l.p.Lanes.FlushDeferred()
 }
 
+func (l joined) DisableHostFor(host string, d time.Duration) error {
+	return l.p.Lanes.DisableHostFor(host, d)
+}
+
 func (l joined) Carry(host string, at time.Time) {
 	if g := l.p.Lanes.Run.Gate; g != nil {
 		g.Carry(host, at)

@@ -60,6 +60,9 @@ type Lanes interface {
 	// Controls are the operator's controls of the lanes, which the master passes
 	// on (controls.go).
 	Controls
+	// DisableHostFor puts host on the host_disable_list for d: what is left of
+	// the master's disable (hosts.go).
+	DisableHostFor(host string, d time.Duration) error
 	// Logf adds an event to the worker's log.
 	Logf(level view.Level, format string, args ...any)
 }

@@ -154,6 +154,9 @@ type JoinReply struct {
 	PausedHosts   []string `json:"paused_hosts,omitempty"`
 	DisabledHosts []string `json:"disabled_hosts,omitempty"`
 	HostsSeq      uint64   `json:"hosts_seq,omitempty"`
+	// DisabledFor is, by host of DisabledHosts, what is left of its disable on
+	// the master (Control.For).
+	DisabledFor map[string]time.Duration `json:"disabled_for,omitempty"`
 	// Lease is how long the worker holds its hosts from the moment it sent the
 	// join (its own clock); every known heartbeat renews it the same way. 0: no
 	// lease (a master that predates them).
@@ -290,7 +293,11 @@ type Control struct {
 	Lane   int      `json:"lane,omitempty"`
 	Paused bool     `json:"paused,omitempty"` // pause_lane, pause_host; disable_host: disable
 	N      int      `json:"n,omitempty"`      // set_lanes
-	Domain string   `json:"domain,omitempty"` // flush_dns
+	// For is how long a disable_host lasts from its receipt: what is left of the
+	// master's, so that every worker lets the host go when the master does (0:
+	// the worker's rotation.disable_for).
+	For    time.Duration `json:"for,omitempty"`
+	Domain string        `json:"domain,omitempty"` // flush_dns
 	// Seq numbers a crawl_pause or crawl_resume: the master counts up at every
 	// crawl-wide pause and resume, and a worker ignores a state numbered below the
 	// one it applied (a heartbeat reply can come after a later control, and two

@@ -94,6 +94,14 @@ func (c *Crew) RotateLane(id int) (string, error) {
 // SetHostDisabled puts host on this process's host_disable_list, or takes it off
 // and brings its deferred URLs back at once.
 func (c *Crew) SetHostDisabled(host string, disabled bool) error {
+	return c.disable(host, disabled, 0)
+}
+
+// DisableHostFor puts host on this process's host_disable_list for d (<= 0:
+// rotation.disable_for): a worker holds its master's disable for what is left of it.
+func (c *Crew) DisableHostFor(host string, d time.Duration) error { return c.disable(host, true, d) }
+
+func (c *Crew) disable(host string, disabled bool, d time.Duration) error {
 	if c.Pool == nil {
 		return errNoRotation
 	}
@@ -101,7 +109,7 @@ func (c *Crew) SetHostDisabled(host string, disabled bool) error {
 		return errors.New("no host given")
 	}
 	if disabled {
-		until := c.Run.DisableHost(host)
+		until := c.Run.DisableHost(host, d)
 		c.crawl.Logf(view.LevelInfo, 0, host, "host %s disabled by operator until %s", host, until.Format(time.TimeOnly))
 		return nil
 	}
