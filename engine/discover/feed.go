@@ -69,7 +69,7 @@ func parseFeed(r io.Reader, base *url.URL, lim Limits) (Doc, error) {
 			doc.warn("empty_loc")
 			continue
 		}
-		link, ok := resolveLink(base, link)
+		link, ok := resolveLink(base, htmlEntities(link))
 		if !ok {
 			doc.warn("not_http")
 			continue
@@ -215,4 +215,43 @@ func directoryBases(body []byte) []byte {
 		u.RawPath, u.RawQuery, u.Fragment = "", "", ""
 		return []byte("xml:base=" + string(quote) + u.String() + string(quote))
 	})
+}
+
+// htmlEntities replaces the HTML named entities XML does not define (&eacute;,
+// &nbsp;) in a link as read: a feed template that escapes as HTML writes them, and
+// a reader takes each for its character. The XML parser left them as written (an
+// Atom href), so "&eacute;" would otherwise stay in the path. XML's own five are
+// not among them: after the parse, a "&amp;" left in a link was written
+// "&amp;amp;" and is kept.
+func htmlEntities(link string) string {
+	if !strings.Contains(link, "&") {
+		return link
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(link, '&')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(link[i:], ';')
+		name := ""
+		if j > 1 {
+			name = link[i+1 : i+j]
+		}
+		r, ok := xml.HTMLEntity[name]
+		switch name {
+		case "amp", "lt", "gt", "quot", "apos":
+			ok = false
+		}
+		if !ok {
+			b.WriteString(link[:i+1])
+			link = link[i+1:]
+			continue
+		}
+		b.WriteString(link[:i])
+		b.WriteString(r)
+		link = link[i+j+1:]
+	}
+	b.WriteString(link)
+	return b.String()
 }

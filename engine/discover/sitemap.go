@@ -31,7 +31,10 @@ func parseSitemap(r io.Reader, base *url.URL, lim Limits, index bool) (Doc, erro
 		doc.Kind, item = KindIndex, "sitemap"
 	}
 	d := xml.NewDecoder(r)
-	d.Strict = false                                                                     // real sitemaps carry bare & in URLs; entities stay unexpanded either way
+	d.Strict = false // real sitemaps carry bare & in URLs; DOCTYPE entities stay unexpanded either way
+	// HTML's named entities (&eacute;, &nbsp;), which a template escaping as HTML
+	// writes and XML does not define, are their characters (feed.go's htmlEntities).
+	d.Entity = xml.HTMLEntity
 	d.CharsetReader = func(_ string, in io.Reader) (io.Reader, error) { return in, nil } // already UTF-8
 	var (
 		stack      []xml.Name // the open elements of the current entry, the entry first
