@@ -71,6 +71,16 @@ func (r *Runner) process(s *Slot, link *route.Link, t frontier.Task) (ended, swa
 			r.Record.Deliver(o)
 			return true, false
 		}
+		if rules.Unreachable {
+			if _, final, ok := nameFailure(rules.Err, u.Hostname()); ok && r.dnsGivesUp(final, originOf(t.URL, u)) {
+				// The site's name does not resolve: its pages would fail the same
+				// way, so the URL fails as dns (counted, the crawl goes on to its
+				// end) instead of waiting for a robots.txt that cannot come.
+				o.Kind = fetch.KindDNS
+				r.Record.Deliver(o)
+				return true, false
+			}
+		}
 		if rules.Unreachable && !t.Refetch {
 			// RFC 9309 §2.3.1.4: an unreachable robots.txt (429, 5xx, no answer)
 			// disallows everything, for now. The site's URLs wait (deferred, never

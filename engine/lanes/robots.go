@@ -62,7 +62,19 @@ func (r *Runner) robotsFor(link *route.Link, raw string, u *url.URL) (rules *rob
 			}
 			r.Mu.Unlock()
 		}
-		if rules.Unreachable && refusedHost(rules.Err, host) == nil { // the SSRF guard's refusal is warned of as such
+		if kind, final, ok := nameFailure(rules.Err, host); rules.Unreachable && ok {
+			// The operator must see at once that the name does not resolve (a
+			// misspelt seed): the warning says so first, and what becomes of its URLs.
+			tries := r.Robots.Failures(origin) + 1 // this answer is not counted yet
+			switch {
+			case final:
+				r.Front.Logf(view.LevelWarn, 0, host, "dns: %s does not resolve (%s): its URLs fail as dns (robots.txt for %s not fetched)", host, kind, origin)
+			case tries > r.Opts.Fetch.Retries:
+				r.Front.Logf(view.LevelWarn, 0, host, "dns: %s does not resolve (%s, %d tries): its URLs fail as dns (robots.txt for %s not fetched)", host, kind, tries, origin)
+			default:
+				r.Front.Logf(view.LevelWarn, 0, host, "dns: %s does not resolve (%s, try %d of %d): its URLs wait, deferred, and it is asked again later (etiquette.robots_retry, doubling), then they fail as dns", host, kind, tries, r.Opts.Fetch.Retries+1)
+			}
+		} else if rules.Unreachable && refusedHost(rules.Err, host) == nil { // the SSRF guard's refusal is warned of as such
 			// The site's URLs now wait, counted as robots_unreachable: without the
 			// reason (a refused connection, no such name, a 503) an operator whose
 			// site is down or misspelt sees that count alone.

@@ -188,3 +188,15 @@ func (c *Cache) Known(origin string) (*Rules, bool) {
 	}
 	return e.rules, true
 }
+
+// Failures is how many unreachable answers in a row origin's robots.txt has given
+// (0 when it answered last, or was never asked): the engine gives up on a site
+// whose name keeps failing to resolve after a bounded number of tries.
+func (c *Cache) Failures(origin string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e := c.m[origin]; e != nil {
+		return e.failures
+	}
+	return c.kept[origin].failures
+}
