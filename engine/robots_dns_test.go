@@ -13,69 +13,87 @@ import (
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
-// A seed whose host does not resolve (a misspelt name: the sandbox's DNS answers
-// NXDOMAIN for it) fails as dns, said so in the warning's first words, and the
-// crawl ends with the other seed's site stored: it does not wait for the dead
-// host's robots.txt forever, counted as robots_unreachable.
+// A seed whose host does not resolve (a misspelt name) fails as dns, said so in
+// the warning's first words, and the crawl ends with the other seed's site stored:
+// it does not wait for the dead host's robots.txt forever, counted as
+// robots_unreachable. The sandbox's DNS answers NXDOMAIN for an unknown name in a
+// zone it serves (final: failed at once) and REFUSED for one outside them (asked
+// again with robots.txt's back-off, fetch.retries more times, then failed, while
+// the crawl runs).
 func TestSeedWhoseHostDoesNotResolveFailsAsDNS(t *testing.T) {
 	t.Parallel()
 	cfg := enginetest.SandboxConfig(31, 2)
 	cfg.DNS.LatencyMin, cfg.DNS.LatencyMax = 0, time.Millisecond
 	sb := enginetest.StartSandbox(t, cfg)
 	site := sb.Info().Sites[0]
-	bad := "http://misspelt." + site.Domain + "/"
+	for _, c := range []struct {
+		name, host, warning string
+		waited              int64 // robots_unreachable: the URL waited for robots.txt meanwhile
+	}{
+		{"nxdomain", "misspelt." + site.Domain, "does not resolve (nxdomain): its URLs fail as dns", 0},
+		{"refused", "misspelt.nowhere.test", "does not resolve (refused, 3 tries): its URLs fail as dns", 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			o := config.DefaultOptions()
+			o.Seeds = []string{site.Entry, "http://" + c.host + "/"}
+			o.DB = filepath.Join(t.TempDir(), "crawl.db")
+			o.DNSServers = []string{sb.DNSAddr()}
+			o.AllowPrivate = []string{"127.0.0.0/8"}
+			o.Lanes.DelayMin, o.Lanes.DelayMax = 2*time.Millisecond, 5*time.Millisecond
+			o.HostRate = 0
+			o.Revisit.Enabled = false
+			o.Fetch.Retries = 2
+			enginetest.AtWebPace(&o, cfg.Scale)
+			e := enginetest.Start(t, o)
+			// A crawl with nothing else to fetch ends while a URL waits (a headless
+			// crawl leaves it for the next run); a running one asks again.
+			enginetest.WaitFor(t, "the misspelt seed failed as dns", func() bool { return e.Stats().Errors["dns"] == 1 })
+			enginetest.WaitDone(t, e, enginetest.CrawlPatience)
 
-	o := config.DefaultOptions()
-	o.Seeds = []string{site.Entry, bad}
-	o.DB = filepath.Join(t.TempDir(), "crawl.db")
-	o.DNSServers = []string{sb.DNSAddr()}
-	o.AllowPrivate = []string{"127.0.0.0/8"}
-	o.Lanes.DelayMin, o.Lanes.DelayMax = 2*time.Millisecond, 5*time.Millisecond
-	o.HostRate = 0
-	o.Revisit.Enabled = false
-	enginetest.AtWebPace(&o, cfg.Scale)
-	e := enginetest.CrawlToDone(t, o)
-
-	st := e.Stats()
-	if st.Errors["dns"] != 1 || st.Errors["robots_unreachable"] != 0 {
-		t.Errorf("errors %v: want the misspelt seed counted once as dns, none robots_unreachable", st.Errors)
-	}
-	if !enginetest.StoredSet(t, o.DB)[site.Entry] {
-		t.Errorf("%s not stored: the good site was not crawled", site.Entry)
-	}
-	hostKinds := ""
-	if hv := e.Snapshot().Hosts; hv != nil {
-		for i := range hv.Hosts.Len() {
-			if row := hv.Hosts.At(i); row.Name == "misspelt."+site.Domain {
-				hostKinds = fmt.Sprint(row.Errors, row.Kinds)
+			st := e.Stats()
+			if st.Errors["dns"] != 1 || st.Errors["robots_unreachable"] != c.waited {
+				t.Errorf("errors %v: want the misspelt seed counted once as dns, robots_unreachable %d", st.Errors, c.waited)
 			}
-		}
-	}
-	if hostKinds != "1 [{dns 1 false}]" {
-		t.Errorf("Hosts pane's row of the misspelt host: %q, want one error, dns", hostKinds)
-	}
-	warned := false
-	for _, ev := range e.EventsSince(0, 1<<20) {
-		if ev.Level == view.LevelWarn && strings.HasPrefix(ev.Msg, "dns: misspelt."+site.Domain+" does not resolve (nxdomain)") {
-			warned = true
-		}
-	}
-	if !warned {
-		t.Error("no warning starting \"dns: misspelt.… does not resolve (nxdomain)\"")
-	}
+			if !enginetest.StoredSet(t, o.DB)[site.Entry] {
+				t.Errorf("%s not stored: the good site was not crawled", site.Entry)
+			}
+			hostKinds := ""
+			if hv := e.Snapshot().Hosts; hv != nil {
+				for i := range hv.Hosts.Len() {
+					if row := hv.Hosts.At(i); row.Name == c.host {
+						hostKinds = fmt.Sprint(row.Errors, row.Kinds)
+					}
+				}
+			}
+			if !strings.HasPrefix(hostKinds, "1 [{dns 1 false}") {
+				t.Errorf("Hosts pane's row of the misspelt host: %q, want one error, dns", hostKinds)
+			}
+			want := "dns: " + c.host + " " + c.warning
+			warned := false
+			for _, ev := range e.EventsSince(0, 1<<20) {
+				if ev.Level == view.LevelWarn && strings.HasPrefix(ev.Msg, want) {
+					warned = true
+				}
+			}
+			if !warned {
+				t.Errorf("no warning starting %q", want)
+			}
 
-	// crawlconsole stats reads the store: the URL is there, failed as dns.
-	e.Close()
-	db, err := store.OpenReadOnly(o.DB)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	stored, err := db.Stats()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := fmt.Sprint(stored.ErrorKinds); got != "[{dns 1}]" {
-		t.Errorf("stats' error kinds %s, want [{dns 1}]", got)
+			// crawlconsole stats reads the store: the URL is there, failed as dns.
+			e.Close()
+			db, err := store.OpenReadOnly(o.DB)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			stored, err := db.Stats()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fmt.Sprint(stored.ErrorKinds); got != "[{dns 1}]" {
+				t.Errorf("stats' error kinds %s, want [{dns 1}]", got)
+			}
+		})
 	}
 }
