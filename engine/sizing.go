@@ -7,6 +7,7 @@ import (
 
 // sizing computes the estimate from the site config, the round state and the egress
 // view v (nil: no rotation); nil when there are neither declared sites nor rotation.
+// e.mu not held.
 func (e *Engine) sizing(v *view.EgressView) *view.Sizing {
 	book := e.sites.Load() // the sites as steered (live steering adds and removes some)
 	if len(book.Sites()) == 0 && v == nil {
@@ -32,7 +33,9 @@ func (e *Engine) sizing(v *view.EgressView) *view.Sizing {
 		if s.ExpectTime <= 0 {
 			s.ExpectTime = e.opts.Rounds.Every
 		}
-		s.LanesPerWorker = e.opts.Lanes.Max
+		e.mu.Lock()
+		s.LanesPerWorker = e.crew.LanesMax() // the operator may have changed it since the start
+		e.mu.Unlock()
 	}
 	s.Estimate(v)
 	return s

@@ -36,6 +36,9 @@ type Crew interface {
 	Counts() (waiting, inHand int)
 	// LanesPeak is the most lanes alive at once. Mu held.
 	LanesPeak() int
+	// LanesMax is lanes.max as it stands now, per node that fetches (the
+	// operator may have changed it since the start). Mu held.
+	LanesMax() int
 	// PausedChanged passes the crawl's pause or resume on.
 	PausedChanged()
 	// Start and Stop begin and end the crew's own work (a master's listening to its

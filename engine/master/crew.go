@@ -118,6 +118,15 @@ func (c *Crew) PlacesEarly() bool { return false }
 // LanesPeak is the most lanes alive at once, over the workers. Caller holds the lock.
 func (c *Crew) LanesPeak() int { return max(c.p.Board.Peak(), c.Runtime.LanesPeak()) }
 
+// LanesMax is the lanes.max the operator last set for the workers, else the
+// master's own (what a worker runs unless its box replaces it). Caller holds the lock.
+func (c *Crew) LanesMax() int {
+	if n := c.link.LanesMax(); n > 0 {
+		return n
+	}
+	return c.p.Opts.Lanes.Max
+}
+
 // CountsAtHandOut is true: a master counts page budgets as it hands tasks out
 // (crawlPort.Admit).
 func (c *Crew) CountsAtHandOut() bool { return true }

@@ -69,6 +69,10 @@ func (l *Link) SetMaxLanes(n int) error {
 	return err
 }
 
+// LanesMax is the operator's last lanes.max for the workers, 0 if none was set.
+// Caller holds the host's lock (the crawl's).
+func (l *Link) LanesMax() int { return l.lanesMax }
+
 // HostControl sends a host control (pause_host, disable_host) to every live worker:
 // a host's URLs are with the worker holding its site, and a social site's search host
 // with every worker holding one of its keyword shards. A worker not live now gets it

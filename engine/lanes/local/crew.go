@@ -177,6 +177,9 @@ func (c *Crew) InHand() int { return c.inHand }
 // LanesPeak is the most lanes alive at once. Mu held.
 func (c *Crew) LanesPeak() int { return c.Board.Peak() }
 
+// LanesMax is the board's lanes.max, the operator's last if set at run time. Mu held.
+func (c *Crew) LanesMax() int { return c.Board.Max() }
+
 // BusyState is RUNNING while the lanes work: they find links in every page they
 // fetch, so an empty queue is no sign of an end.
 func (c *Crew) BusyState() view.State { return view.StateRunning }
