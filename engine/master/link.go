@@ -144,7 +144,9 @@ func (l *Link) OnJoin(msg *nats.Msg) {
 		reply.DisabledFor[h] = l.disabledUntil[h].Sub(now)
 	}
 	reply.HostsSeq = l.hostsSeq
-	reply.NodePaused, reply.NodeSeq = l.book.NodePaused(j.Node), l.nodeSeq
+	if paused, held := l.book.NodePaused(j.Node); held {
+		reply.NodePaused, reply.NodeSeq = paused, l.nodeSeq
+	}
 	// The claims taken back are marked in progress (marked), under the lock: a
 	// claimed report settled meanwhile commits after the mark, which it ends
 	// (settled first, the mark would win: in progress for good).
@@ -294,7 +296,10 @@ func (l *Link) OnHeartbeat(msg *nats.Msg) {
 	}
 	reply := wire.HeartbeatReply{Known: known, Paused: l.host.Paused(), PauseSeq: l.pauseSeq}
 	if known {
-		reply.Lease, reply.NodePaused, reply.NodeSeq = l.book.Lease(hb.Node), l.book.NodePaused(hb.Node), l.nodeSeq
+		reply.Lease = l.book.Lease(hb.Node)
+		if paused, held := l.book.NodePaused(hb.Node); held {
+			reply.NodePaused, reply.NodeSeq = paused, l.nodeSeq
+		}
 	}
 	l.host.Unlock()
 	l.respond(msg, &reply)

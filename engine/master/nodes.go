@@ -121,6 +121,10 @@ func (t *Table) Heartbeat(hb wire.Heartbeat, now time.Time) (known bool) {
 		}
 	}
 	t.lanesPeak = max(t.lanesPeak, lanes)
+	if _, held := t.nodesPaused[hb.Node]; !held && hb.Paused {
+		// Paused by the operator in an earlier life of the master: held again.
+		t.nodesPaused[hb.Node] = true
+	}
 	if n.live() {
 		n.state = view.NodeActive
 		if t.nodesPaused[hb.Node] {
@@ -239,17 +243,10 @@ func (t *Table) LiveNames() []string {
 	return names
 }
 
-// SetPaused records the operator's pause of a worker: the master holds it until
-// the operator resumes the worker, whatever the worker's restarts and rejoins.
+// SetPaused records the operator's pause or resume of a worker: the master holds
+// it until the operator changes it, whatever the worker's restarts and rejoins.
 func (t *Table) SetPaused(name string, paused bool) {
-	if paused {
-		if t.nodesPaused == nil {
-			t.nodesPaused = map[string]bool{}
-		}
-		t.nodesPaused[name] = true
-	} else {
-		delete(t.nodesPaused, name)
-	}
+	t.nodesPaused[name] = paused
 	if n := t.nodes[name]; n != nil && n.live() {
 		n.state = view.NodeActive
 		if paused {
@@ -259,8 +256,13 @@ func (t *Table) SetPaused(name string, paused bool) {
 	t.Kick()
 }
 
-// NodePaused tells whether the operator paused worker name.
-func (t *Table) NodePaused(name string) bool { return t.nodesPaused[name] }
+// NodePaused tells whether the operator paused worker name; held is false when
+// this master recorded no pause or resume of it (a worker paused in the master's
+// earlier life keeps its own pause, and its heartbeat says it: Heartbeat).
+func (t *Table) NodePaused(name string) (paused, held bool) {
+	paused, held = t.nodesPaused[name]
+	return paused, held
+}
 
 // Claim grants a worker whose egresses were all refused one more from the account
 // table, if one is free (nil: none).

@@ -90,8 +90,8 @@ type Table struct {
 	// hostsPaused are the hosts the operator paused (SetHostPaused): their tasks
 	// wait at the master.
 	hostsPaused map[string]bool
-	// nodesPaused are the workers the operator paused, by name (SetPaused): the
-	// pause outlives a worker's restart and its rejoins.
+	// nodesPaused are the workers the operator paused (true) or resumed (false),
+	// by name (SetPaused): the pause outlives a worker's restart and its rejoins.
 	nodesPaused map[string]bool
 }
 
@@ -101,7 +101,7 @@ type Table struct {
 // the egress account table workers are granted from (nil: none).
 func New(front Front, accounts *egress.Table, firstLease uint64) *Table {
 	return &Table{front: front, accounts: accounts, kick: make(chan struct{}, 1),
-		nodes: map[string]*node{}, units: map[string]*unit{}, inflight: map[string]uint64{},
+		nodes: map[string]*node{}, units: map[string]*unit{}, inflight: map[string]uint64{}, nodesPaused: map[string]bool{},
 		costs: map[string]*unitCost{}, moving: map[string]bool{}, publishing: map[string]string{},
 		laneIDs: map[laneRef]int{}, laneRefs: map[int]laneRef{}, lease: firstLease}
 }

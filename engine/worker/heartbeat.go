@@ -73,7 +73,7 @@ func (n *Node) answered(hb wire.Heartbeat, sent time.Time, r *wire.HeartbeatRepl
 	}
 	n.mu.Unlock()
 	n.setCrawlPaused(r.PauseSeq, r.Paused, false)
-	if r.Known {
+	if r.Known && r.NodeSeq != 0 { // 0: the master holds no pause of this worker (wire.JoinReply)
 		n.setPaused(r.NodeSeq, r.NodePaused)
 	}
 	if !r.Known {
@@ -217,7 +217,9 @@ func (n *Node) rejoined(sent time.Time, reply *wire.JoinReply, claimed map[uint6
 	n.lanes.Drop(func(t frontier.Task) bool { return claimed[t.Lease] && !kept[t.Lease] || n.lease.Stale(t.Lease) })
 	n.lease.Grant(sent, reply.Lease)
 	n.setCrawlPaused(reply.PauseSeq, reply.Paused, true)
-	n.setPaused(reply.NodeSeq, reply.NodePaused)
+	if reply.NodeSeq != 0 {
+		n.setPaused(reply.NodeSeq, reply.NodePaused)
+	}
 	n.joinLanesMax(reply)
 	n.joinHosts(reply)
 	return len(lost)

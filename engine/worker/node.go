@@ -184,7 +184,9 @@ func Start(o config.WorkerOptions, build Build) (*Node, error) {
 		return nil, err
 	}
 	n.setCrawlPaused(reply.PauseSeq, reply.Paused, true)
-	n.setPaused(reply.NodeSeq, reply.NodePaused)
+	if reply.NodeSeq != 0 {
+		n.setPaused(reply.NodeSeq, reply.NodePaused)
+	}
 	n.joinLanesMax(reply)
 	n.joinHosts(reply)
 	close(n.ready) // after the join reply's pause: a control sent since is newer

@@ -135,7 +135,9 @@ type JoinReply struct {
 	PauseSeq uint64   `json:"pause_seq,omitempty"` // numbers Paused (see Control.Seq)
 	// NodePaused: the operator paused this worker (by name, on the Nodes pane or
 	// with ctl) and did not resume it: a worker restarted or rejoining stays
-	// paused. NodeSeq numbers it as the pause and resume controls are.
+	// paused. NodeSeq numbers it as the pause and resume controls are; 0: this
+	// master recorded no pause or resume of the worker, which keeps its own (a
+	// pause from the master's earlier life).
 	NodePaused bool   `json:"node_paused,omitempty"`
 	NodeSeq    uint64 `json:"node_seq,omitempty"`
 	// LanesMax is the lanes.max the operator last set on the master (set_lanes),
