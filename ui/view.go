@@ -358,8 +358,8 @@ func (m *Model) statusView() string {
 }
 
 // statusMaxLines is the most lines a message takes, from the pane's last rows: a
-// refusal says its reason last, after the command it refuses, and cut to one line
-// at 80 columns the reason was what was lost.
+// refusal says its reason last, after the command it refuses, and one line cut at
+// 80 columns would lose the reason.
 const statusMaxLines = 3
 
 // statusLines is text wrapped to width, at most statusMaxLines lines (the last one

@@ -58,7 +58,7 @@ func TestHelpGoesToStdout(t *testing.T) {
 			if code != 0 || !strings.Contains(stdout.String(), "Usage: crawlconsole "+cmd) || stderr.Len() != 0 {
 				t.Errorf("%s --help: exit %d, stdout %d bytes (%.40q), stderr %q; want the usage on stdout, exit 0", cmd, code, stdout.Len(), stdout.String(), stderr.String())
 			}
-			// "crawlconsole help crawl" is the same help (it printed the list of commands).
+			// "crawlconsole help crawl" is the same help, not the list of commands.
 			var helped strings.Builder
 			if code := Main([]string{"help", cmd}, &helped, &stderr); code != 0 || helped.String() != stdout.String() {
 				t.Errorf("help %s: exit %d, stdout %.60q; want exit 0 and what %s --help prints", cmd, code, helped.String(), cmd)

@@ -51,8 +51,9 @@ func resumeCounts(path string) (n store.Counts, ok bool) {
 // opened; "" without one). The operator who stopped a crawl sees that what it
 // stored is kept and how much is left. requeued URLs had failed as ssrf_blocked and
 // the store queued them again at its opening, to try under this run's
-// --allow-private: they are left to fetch, not failed (a first crawl refused by the
-// guard, started again with the flag, read "0 URLs left to fetch" and then fetched).
+// --allow-private: they are left to fetch, not failed (counted as failed, a first
+// crawl refused by the guard and started again with the flag would read "0 URLs
+// left to fetch" and then fetch).
 func resumeNote(path string, n store.Counts, ok bool, requeued int) string {
 	if !ok {
 		return ""

@@ -310,9 +310,10 @@ func roleMiddleware(keys *keyring, recheck time.Duration, logger *log.Logger) wi
 }
 
 // sessionLog logs the end of each session: whose, from where, after how long. Its
-// start is roleMiddleware's line, which names the key and the role; wish's logging
-// middleware printed its fields bare ("root connect ADDR true [] xterm 80 24
-// SSH-2.0-…", "ADDR disconnect 13.097174115s") among the progress lines.
+// start is roleMiddleware's line, which names the key and the role. In place of
+// wish's logging middleware, whose bare fields ("root connect ADDR true [] xterm
+// 80 24 SSH-2.0-…", "ADDR disconnect 13.097174115s") say nothing among the
+// progress lines.
 func sessionLog(logger *log.Logger) wish.Middleware {
 	return func(next ssh.Handler) ssh.Handler {
 		return func(s ssh.Session) {

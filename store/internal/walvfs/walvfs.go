@@ -10,8 +10,8 @@
 // This VFS is the unix one with the WAL file's appended frames gathered in memory
 // and written in one call when the transaction's commit frame is complete, before
 // SQLite publishes the commit to readers: a commit is in the operating system's
-// hands, as before, by the time COMMIT returns (what survives a kill -9 is
-// unchanged). Everything else goes to the unix VFS as it came: the database file,
+// hands by the time COMMIT returns, as with the unix VFS (what survives a kill -9
+// is the same). Everything else goes to the unix VFS as it came: the database file,
 // reads, syncs, truncation, and WAL writes over frames written before (SQLite
 // rewrites a frame in place when a transaction spills a page twice, and rewrites
 // checksums), each after what is gathered is written, so the file sees the writes
