@@ -116,7 +116,7 @@ func (f localFront) Show(s *view.Snapshot, now time.Time) {
 // Undefer makes deferred URLs due now: RequeueDeferred brings them back.
 func (f localFront) Undefer(urls []string, now time.Time) {
 	for _, u := range urls {
-		f.e.st.Defer(u, now)
+		f.e.st.Undefer(u, now)
 	}
 }
 

@@ -14,6 +14,7 @@ type statements struct {
 	insertURL   driver.Stmt
 	setState    driver.Stmt
 	deferURL    driver.Stmt
+	undeferURL  driver.Stmt
 	findURL     driver.Stmt
 	markFetched driver.Stmt
 	// markFetchedStarted is markFetched that also counts the attempt of an
@@ -128,6 +129,7 @@ func prepareStatements(ctx context.Context, conn rawConn) (*statements, error) {
 	prep(&st.setState, `UPDATE urls SET state = ?1, lane = ?2, err_kind = ?3,
 		attempts = attempts + (?1 = 1), updated_at = ?4 WHERE url = ?5`)
 	prep(&st.deferURL, `UPDATE urls SET state = 4, deferred_until = ?, err_kind = ?, updated_at = ? WHERE url = ?`)
+	prep(&st.undeferURL, `UPDATE urls SET deferred_until = ?, updated_at = ? WHERE url = ? AND state = 4`)
 	// A fetched URL's row says which page is stored for it (0: none yet), so that the
 	// writer stores a first page once and replaces a stored one in place. A row
 	// without one takes ?4, the id the page is about to be inserted under

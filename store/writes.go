@@ -143,6 +143,19 @@ func (s *Store) DeferAs(url string, until time.Time, kind string) {
 	}})
 }
 
+// Undefer queues making url due at now if it is still set aside (a host enabled
+// again). A URL fetched, failed or queued since it was deferred keeps its state:
+// Defer would set it aside once more and have it fetched again.
+func (s *Store) Undefer(url string, now time.Time) {
+	s.submit(&writeOp{what: "undefer", key: url, apply: func(w *writer) (func(), error) {
+		if err := w.writeStart(url); err != nil {
+			return nil, err
+		}
+		_, err := w.exec(w.st.undeferURL, nanos(now), time.Now().UnixNano(), url)
+		return nil, err
+	}})
+}
+
 // SavePage queues storing a fetched page. In ONE transaction: the page is inserted
 // unless already stored (a page is never stored twice, e.g. when a crash made the
 // engine fetch it again), its URL becomes Processed (and is added if it was unknown),

@@ -383,3 +383,31 @@ func TestInProgressMarkAndPageInOneBatch(t *testing.T) {
 		t.Errorf("counts %+v, %v; want 1 in progress, 2 processed", c, err)
 	}
 }
+
+// A host enabled again brings back the URLs it deferred, and only those still
+// waiting: one fetched since it was set aside stays done, not queued again.
+func TestUndeferTouchesOnlyURLsStillDeferred(t *testing.T) {
+	s, _ := openTemp(t, Options{})
+	waiting, fetched := testURL("a.test", 1), testURL("a.test", 2)
+	s.AddURLs([]URL{waiting, fetched}, nil)
+	later := time.Now().Add(time.Hour)
+	s.Defer(waiting.URL, later)
+	s.Defer(fetched.URL, later)
+	s.SetState(fetched.URL, InProgress, 1, "")
+	s.SavePage(testPage(fetched.URL, 3000), nil, nil)
+	now := time.Now()
+	s.Undefer(waiting.URL, now)
+	s.Undefer(fetched.URL, now)
+	mustFlush(t, s)
+	got, err := s.URLState(waiting.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.State != Deferred || got.DeferredUntil.After(now) {
+		t.Errorf("the waiting URL: state %v until %v; want deferred and due by %v", got.State, got.DeferredUntil, now)
+	}
+	got, _ = s.URLState(fetched.URL)
+	if got.State != Processed {
+		t.Errorf("the URL fetched since it was deferred: state %v after the host came back; want it still processed", got.State)
+	}
+}

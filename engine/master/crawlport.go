@@ -83,7 +83,7 @@ func (p crawlPort) Defer(url string, until time.Time, kind string) {
 // look at the deferred.
 func (p crawlPort) Undefer(urls []string) {
 	for _, u := range urls {
-		p.p.Store.Defer(u, p.Now())
+		p.p.Store.Undefer(u, p.Now())
 	}
 }
 
