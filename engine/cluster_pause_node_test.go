@@ -19,16 +19,7 @@ func TestAWorkerPausedOnTheMasterStaysPausedThroughItsRestart(t *testing.T) {
 	c := startCluster(t, cfg)
 	w1 := c.worker("w1", "127.0.0.2")
 	c.worker("w2", "127.0.0.3")
-	truth := c.sb.Truth()
-	from := func(ip string, since time.Time) int {
-		n := 0
-		for _, r := range truth.Requests() {
-			if r.IP == ip && !r.Start.Before(since) {
-				n++
-			}
-		}
-		return n
-	}
+	from := func(ip string, since time.Time) int { return requestsFrom(c, ip, since) }
 	enginetest.WaitFor(t, "w1 fetching", func() bool { return from("127.0.0.2", time.Time{}) > 0 })
 	if err := c.master.PauseNode("w1", true); err != nil {
 		t.Fatal(err)
@@ -41,14 +32,7 @@ func TestAWorkerPausedOnTheMasterStaysPausedThroughItsRestart(t *testing.T) {
 	if s := w1.Engine().Snapshot().State; s != view.StatePaused {
 		t.Errorf("w1 restarted after the operator paused it on the master is %v", s)
 	}
-	nodeState := func(s view.Snapshot) view.NodeState {
-		for _, n := range s.Nodes {
-			if n.Name == "w1" {
-				return n.State
-			}
-		}
-		return ""
-	}
+	nodeState := func(s view.Snapshot) view.NodeState { return nodeStateOf(s, "w1") }
 	w2 := from("127.0.0.3", restart)
 	enginetest.WaitFor(t, "w2 fetching 20 more pages", func() bool { return from("127.0.0.3", restart) >= w2+20 })
 	if st := nodeState(c.master.Snapshot()); st != view.NodePaused {
@@ -76,24 +60,8 @@ func TestAWorkerPausedOnTheMasterStaysPausedThroughTheMastersRestart(t *testing.
 	c := startCluster(t, cfg)
 	w1 := c.worker("w1", "127.0.0.2")
 	c.worker("w2", "127.0.0.3")
-	truth := c.sb.Truth()
-	from := func(ip string, since time.Time) int {
-		n := 0
-		for _, r := range truth.Requests() {
-			if r.IP == ip && !r.Start.Before(since) {
-				n++
-			}
-		}
-		return n
-	}
-	nodeState := func(s view.Snapshot) view.NodeState {
-		for _, n := range s.Nodes {
-			if n.Name == "w1" {
-				return n.State
-			}
-		}
-		return ""
-	}
+	from := func(ip string, since time.Time) int { return requestsFrom(c, ip, since) }
+	nodeState := func(s view.Snapshot) view.NodeState { return nodeStateOf(s, "w1") }
 	enginetest.WaitFor(t, "w1 fetching", func() bool { return from("127.0.0.2", time.Time{}) > 0 })
 	if err := c.master.PauseNode("w1", true); err != nil {
 		t.Fatal(err)
@@ -131,4 +99,26 @@ func TestAWorkerPausedOnTheMasterStaysPausedThroughTheMastersRestart(t *testing.
 		t.Errorf("w1, paused on the master, made %d requests after the master's restart", n)
 	}
 	c.master.Close()
+}
+
+// requestsFrom counts the requests the sandbox saw from ip that began at since or
+// after.
+func requestsFrom(c *testCluster, ip string, since time.Time) int {
+	n := 0
+	for _, r := range c.sb.Truth().Requests() {
+		if r.IP == ip && !r.Start.Before(since) {
+			n++
+		}
+	}
+	return n
+}
+
+// nodeStateOf is node name's state in a snapshot's Nodes pane ("" when not listed).
+func nodeStateOf(s view.Snapshot, name string) view.NodeState {
+	for _, n := range s.Nodes {
+		if n.Name == name {
+			return n.State
+		}
+	}
+	return ""
 }

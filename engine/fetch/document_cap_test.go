@@ -49,15 +49,7 @@ func TestDocumentCapIsItsOwn(t *testing.T) {
 		case "/over.xml", "/over-chunked.xml":
 			body = over
 		}
-		w.Header().Set("Content-Type", ctype)
-		if r.URL.Path == "/over-chunked.xml" {
-			w.Write(body[:1024])
-			w.(http.Flusher).Flush() // no Content-Length: cut on the bytes read
-			w.Write(body[1024:])
-			return
-		}
-		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-		w.Write(body)
+		writeBody(w, body, ctype, r.URL.Path == "/over-chunked.xml")
 	}))
 	defer srv.Close()
 	cfg := Config{UserAgent: "t", ConnectTimeout: time.Second, RequestTimeout: 20 * time.Second,
@@ -182,15 +174,7 @@ func TestDocumentCapFollowsTheBodyNotTheLabel(t *testing.T) {
 		case "/page.html":
 			body, ctype = page, "text/html"
 		}
-		w.Header().Set("Content-Type", ctype)
-		if r.URL.Query().Has("chunked") {
-			w.Write(body[:1024])
-			w.(http.Flusher).Flush() // no Content-Length: cut on the bytes read
-			w.Write(body[1024:])
-			return
-		}
-		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-		w.Write(body)
+		writeBody(w, body, ctype, r.URL.Query().Has("chunked"))
 	}))
 	defer srv.Close()
 	cfg := Config{UserAgent: "t", ConnectTimeout: time.Second, RequestTimeout: 20 * time.Second,
@@ -216,4 +200,19 @@ func TestDocumentCapFollowsTheBodyNotTheLabel(t *testing.T) {
 			t.Errorf("a 3 MiB HTML page%s: error %v, want %s", q, err, KindTooLarge)
 		}
 	}
+}
+
+// writeBody answers with body as ctype: with its Content-Length, or chunked (its
+// first KiB flushed alone, no Content-Length), so that a cap is met on the bytes
+// read rather than at the headers.
+func writeBody(w http.ResponseWriter, body []byte, ctype string, chunked bool) {
+	w.Header().Set("Content-Type", ctype)
+	if chunked {
+		w.Write(body[:1024])
+		w.(http.Flusher).Flush()
+		w.Write(body[1024:])
+		return
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.Write(body)
 }
