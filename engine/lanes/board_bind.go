@@ -1,6 +1,7 @@
 package lanes
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
@@ -28,7 +29,7 @@ func (b *Board) Add(t frontier.Task) Placement {
 			return Placement{Lane: b.open(t, e), Opened: true}
 		}
 	}
-	b.pending.Push(t)
+	b.repend(t)
 	return Placement{Pending: true}
 }
 
@@ -36,21 +37,14 @@ func (b *Board) Add(t frontier.Task) Placement {
 // while the crawl runs): when it joins a lane it goes to the head of the
 // lane's queue, behind other such tasks, so it is that lane's next fetch; a lane
 // waiting with an ordinary task in hand may trade it for this one (UrgentAhead,
-// PutBack). M1 is unchanged: the lane, its egress and its pause are the same as with
-// Add.
+// PutBack); when it finds no lane it waits in the pending queue's first tier, which
+// new lanes take from before the rest. M1 is unchanged: the lane, its egress and its
+// pause are the same as with Add.
 func (b *Board) AddFirst(t frontier.Task) Placement {
 	if b.first == nil {
 		b.first = map[string]bool{}
 	}
 	b.first[t.URL] = true
-	if l := b.choose(t); l != nil {
-		i := b.leading(l)
-		l.queue = append(l.queue, frontier.Task{})
-		copy(l.queue[i+1:], l.queue[i:])
-		l.queue[i] = t
-		b.hold(l, t)
-		return Placement{Lane: l}
-	}
 	return b.Add(t)
 }
 
@@ -59,40 +53,28 @@ func (b *Board) AddFirst(t frontier.Task) Placement {
 // ordinary tasks (due reads, revisits, links of pages), behind the AddFirst tasks and
 // the AddAhead tasks already there, so the articles a read finds are fetched in the
 // order listed before the lane's next read; when it finds no lane it waits in the
-// pending queue's first tier, which new lanes take from before the rest. M1 is
-// unchanged, as with AddFirst.
+// pending queue's tier for them, which new lanes take from before the ordinary
+// tasks. M1 is unchanged, as with AddFirst.
 func (b *Board) AddAhead(t frontier.Task) Placement {
 	if b.ahead == nil {
 		b.ahead = map[string]bool{}
 	}
 	b.ahead[t.URL] = true
-	if l := b.choose(t); l != nil {
-		i := b.leading(l)
-		for i < len(l.queue) && b.ahead[l.queue[i].URL] {
-			i++
-		}
-		l.queue = append(l.queue, frontier.Task{})
-		copy(l.queue[i+1:], l.queue[i:])
-		l.queue[i] = t
-		b.hold(l, t)
-		return Placement{Lane: l}
-	}
-	if len(b.lanes) < b.max {
-		if e := b.emptiestEgress(t); e >= 0 {
-			return Placement{Lane: b.open(t, e), Opened: true}
-		}
-	}
-	b.pending.PushAhead(t)
-	return Placement{Pending: true}
+	return b.Add(t)
 }
 
-// repend puts back in the pending queue, in its tier, a task taken from it.
+// repend puts a task in the pending queue, in its tier: the operator's tasks
+// (AddFirst) and the articles just listed (AddAhead) keep their place ahead of the
+// rest when they wait, or wait again (a lane shed under a lowered lanes.max).
 func (b *Board) repend(t frontier.Task) {
-	if b.ahead[t.URL] {
+	switch {
+	case b.first[t.URL]:
+		b.pending.PushFirst(t)
+	case b.ahead[t.URL]:
 		b.pending.PushAhead(t)
-		return
+	default:
+		b.pending.Push(t)
 	}
-	b.pending.Push(t)
 }
 
 // leading is how many tasks at the head of l's queue were added by AddFirst.
@@ -309,8 +291,19 @@ func (b *Board) emptiestEgress(t frontier.Task) int {
 	return best
 }
 
+// join queues t on l in its place: an AddFirst task behind those at the head of
+// the queue, an AddAhead task behind them and the AddAhead tasks there, any other at
+// the back. A task keeps its place whichever way it comes to the lane (Add, a lane
+// opened from pending, a slot freed).
 func (b *Board) join(l *Lane, t frontier.Task) {
-	l.queue = append(l.queue, t)
+	i := len(l.queue)
+	if first, ahead := b.first[t.URL], b.ahead[t.URL]; first || ahead {
+		i = b.leading(l)
+		for ahead && i < len(l.queue) && b.ahead[l.queue[i].URL] {
+			i++
+		}
+	}
+	l.queue = slices.Insert(l.queue, i, t)
 	b.hold(l, t)
 }
 

@@ -65,7 +65,8 @@ func checkBoard(t *testing.T, b *Board, step int, op string) {
 }
 
 // TestBoardInvariantsUnderRandomOperations drives boards of 1-6 lanes over three
-// egresses through random adds (6 hosts, 5 parents), Next calls (which split queues
+// egresses through random adds (6 hosts, 5 parents; some the operator's, some
+// articles just listed), Next calls (which split queues
 // and take over backlogs), lane pauses, host drops, per-egress bans with eviction,
 // rebalancing and lanes.max changes, and checks the bookkeeping after every step; a
 // task is never handed out twice.
@@ -86,7 +87,14 @@ func TestBoardInvariantsUnderRandomOperations(t *testing.T) {
 				h := rng.IntN(6)
 				p := uint64(rng.IntN(5))
 				u := fmt.Sprintf("http://h%d/%d", h, step)
-				b.Add(task(u, fmt.Sprintf("h%d", h), p))
+				switch tk := task(u, fmt.Sprintf("h%d", h), p); rng.IntN(10) {
+				case 0:
+					b.AddFirst(tk)
+				case 1:
+					b.AddAhead(tk)
+				default:
+					b.Add(tk)
+				}
 				added++
 			case r < 85:
 				op = "next"

@@ -187,3 +187,72 @@ func TestAddAheadPendingOpensTheNextLaneFirst(t *testing.T) {
 		t.Fatalf("fetch order %v, want %v: the listed article first", got, want)
 	}
 }
+
+// Lowering lanes.max sheds a lane at its next turn and its queue waits for a lane
+// again; the operator's task in it (a keyword search added live) keeps its place
+// ahead of what was waiting already: the next lane to open takes it first, and takes
+// it as the operator's.
+func TestAShedLanesUrgentTaskKeepsItsPlace(t *testing.T) {
+	b := NewBoard(2, nil)
+	a := b.Add(task("http://a/1", "a", 0)).Lane
+	c := b.Add(task("http://c/1", "c", 0)).Lane
+	if p := b.Add(task("http://x/1", "x", 0)); !p.Pending {
+		t.Fatalf("x/1 placed %+v with both lane slots taken: want pending", p)
+	}
+	if p := b.AddFirst(task("http://a/search", "a", 0)); p.Lane != a {
+		t.Fatalf("the operator's a/search went to %+v, want a's lane", p)
+	}
+	if _, err := b.SetMax(1); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := b.Next(a); ok || !a.Retired() {
+		t.Fatal("lane a above lanes.max 1 must be shed at its turn")
+	}
+	if tk, ok, _ := b.Next(c); !ok || tk.URL != "http://c/1" {
+		t.Fatalf("lane c took %q, want c/1", tk.URL)
+	}
+	_, ok, opened := b.Next(c) // c ran dry: its slot goes to the tasks waiting
+	if ok || len(opened) != 1 {
+		t.Fatalf("lane c: ok %v, %d lanes opened; want it retired and one lane opened", ok, len(opened))
+	}
+	var got []string
+	var urgent []bool
+	for l := opened[0]; ; {
+		tk, ok, more := b.Next(l)
+		if !ok {
+			if len(more) == 0 {
+				break
+			}
+			l = more[0]
+			continue
+		}
+		got = append(got, tk.URL)
+		urgent = append(urgent, l.TookUrgent())
+	}
+	if len(got) == 0 || got[0] != "http://a/search" || !urgent[0] {
+		t.Fatalf("after the shed: fetch order %v (urgent %v), want a/search first and as the operator's", got, urgent)
+	}
+	if want := "http://a/search http://a/1 http://x/1"; strings.Join(got, " ") != want {
+		t.Fatalf("fetch order %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
+// With every lane slot taken, the operator's task that joins no lane waits ahead of
+// every other waiting task, the articles a read listed included.
+func TestAddFirstPendingOpensTheNextLaneFirst(t *testing.T) {
+	b := NewBoard(1, nil)
+	l := b.Add(task("http://a/1", "a", 0)).Lane
+	b.Add(task("http://b/read", "b", 0))
+	b.AddAhead(task("http://c/new", "c", 0))
+	if p := b.AddFirst(task("http://d/search", "d", 0)); !p.Pending {
+		t.Fatalf("d/search placed %+v with the only lane slot taken: want pending", p)
+	}
+	b.Next(l)
+	_, _, opened := b.Next(l) // a ran dry: its slot goes to the pending tasks
+	if len(opened) != 1 {
+		t.Fatalf("%d lanes opened, want 1", len(opened))
+	}
+	if tk, ok, _ := b.Next(opened[0]); !ok || tk.URL != "http://d/search" || !opened[0].TookUrgent() {
+		t.Fatalf("the lane opened took %q (urgent %v), want the operator's d/search", tk.URL, opened[0].TookUrgent())
+	}
+}

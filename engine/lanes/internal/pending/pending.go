@@ -4,50 +4,57 @@ package pending
 import "github.com/crawlconsole/crawlconsole/engine/frontier"
 
 // Queue holds tasks that found no lane (all lanes busy and none adjacent, M1:
-// "beyond that it waits for one"), in two tiers: the articles a read has just listed
-// (Board.AddAhead) and the rest. Each tier is FIFO; the first tier goes out first,
-// and a lane opened for one task pulls in the tasks adjacent to it from both, the
-// first tier's ahead of the rest. With every lane busy, as at a crawl's fetch budget,
-// new lanes open only from here, so a tier that only the lanes' queues honoured
-// would leave the news behind every due read that found no lane.
-type Queue struct{ ahead, plain pendingFIFO }
+// "beyond that it waits for one"), in three tiers: the operator's (Board.AddFirst: a
+// keyword or site added live), the articles a read has just listed (Board.AddAhead)
+// and the rest. Each tier is FIFO; the tiers go out in that order, and a lane opened
+// for one task pulls in the tasks adjacent to it from all three, in the same order.
+// With every lane busy, as at a crawl's fetch budget, new lanes open only from here,
+// so a tier that only the lanes' queues honoured would leave the operator's search
+// and the news behind every due read that found no lane.
+type Queue struct{ first, ahead, plain pendingFIFO }
 
 // Init makes the queue ready; a Queue must be initialised before use.
-func (q *Queue) Init() { q.ahead.init(); q.plain.init() }
+func (q *Queue) Init() { q.first.init(); q.ahead.init(); q.plain.init() }
 
-// Len is the number of tasks queued in both tiers.
-func (q *Queue) Len() int { return q.ahead.live + q.plain.live }
+// Len is the number of tasks queued in every tier.
+func (q *Queue) Len() int { return q.first.live + q.ahead.live + q.plain.live }
 
-// Push queues t in the ordinary tier; PushAhead in the first.
+// Push queues t in the ordinary tier, PushAhead in the articles', PushFirst in the
+// operator's.
 func (q *Queue) Push(t frontier.Task)      { q.plain.push(t) }
 func (q *Queue) PushAhead(t frontier.Task) { q.ahead.push(t) }
+func (q *Queue) PushFirst(t frontier.Task) { q.first.push(t) }
 
 // HasHost reports whether a task of host is queued.
 func (q *Queue) HasHost(host string) bool {
-	return q.ahead.nHost[host] > 0 || q.plain.nHost[host] > 0
+	return q.first.nHost[host] > 0 || q.ahead.nHost[host] > 0 || q.plain.nHost[host] > 0
 }
 
-// Pop takes the first task, the first tier's before the rest.
+// Pop takes the first task, the operator's tier first, then the articles'.
 func (q *Queue) Pop() (frontier.Task, bool) {
+	if t, ok := q.first.pop(); ok {
+		return t, true
+	}
 	if t, ok := q.ahead.pop(); ok {
 		return t, true
 	}
 	return q.plain.pop()
 }
 
-// TakeAdjacent takes every task of host or (if non-zero) of the parent hash, first tier first.
+// TakeAdjacent takes every task of host or (if non-zero) of the parent hash, tier by tier.
 func (q *Queue) TakeAdjacent(host string, parent uint64) []frontier.Task {
-	return append(q.ahead.takeAdjacent(host, parent), q.plain.takeAdjacent(host, parent)...)
+	out := append(q.first.takeAdjacent(host, parent), q.ahead.takeAdjacent(host, parent)...)
+	return append(out, q.plain.takeAdjacent(host, parent)...)
 }
 
 // TakeHost takes every task of host.
 func (q *Queue) TakeHost(host string) []frontier.Task {
-	return append(q.ahead.takeHost(host), q.plain.takeHost(host)...)
+	return append(append(q.first.takeHost(host), q.ahead.takeHost(host)...), q.plain.takeHost(host)...)
 }
 
 // Take takes every task drop reports.
 func (q *Queue) Take(drop func(frontier.Task) bool) []frontier.Task {
-	return append(q.ahead.take(drop), q.plain.take(drop)...)
+	return append(append(q.first.take(drop), q.ahead.take(drop)...), q.plain.take(drop)...)
 }
 
 // pendingFIFO is one tier: FIFO, and indexed by host and parent hash so that a lane
