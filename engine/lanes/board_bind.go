@@ -24,7 +24,7 @@ func (b *Board) Add(t frontier.Task) Placement {
 		b.join(l, t)
 		return Placement{Lane: l}
 	}
-	if len(b.lanes) < b.max {
+	if len(b.lanes) < b.max && !b.held(t.Host) {
 		if e := b.emptiestEgress(t); e >= 0 {
 			return Placement{Lane: b.open(t, e), Opened: true}
 		}
@@ -32,6 +32,9 @@ func (b *Board) Add(t frontier.Task) Placement {
 	b.repend(t)
 	return Placement{Pending: true}
 }
+
+// held is Held's answer, false when there is no rule.
+func (b *Board) held(host string) bool { return b.Held != nil && b.Held(host) }
 
 // AddFirst is Add for a task the operator asked for now (a keyword or site added
 // while the crawl runs): when it joins a lane it goes to the head of the
@@ -338,13 +341,14 @@ func (b *Board) unhold(l *Lane, t frontier.Task) {
 }
 
 // Next releases the tasks the lane took before (it has paused after them, or is
-// still pausing when it ran dry) and hands it its next task; queued groups no longer
-// adjacent to that task may move to new lanes (see split). A lane that has run dry
-// takes over tasks from a busy lane on another egress (see steal), or else retires
-// (ok=false) and its slot goes to the oldest pending tasks. Lanes opened either way
-// are returned for starting. While more lanes are alive than lanes.max, the lane
-// retires at once and gives its queue back (see shed); lanes the operator paused do
-// not count.
+// still pausing when it ran dry) and hands it its next task, the first of a host
+// the operator has not paused; queued groups no longer adjacent to that task may
+// move to new lanes (see split). A lane that has run dry takes over tasks from a
+// busy lane on another egress (see steal), or else retires (ok=false) and its slot
+// goes to the oldest pending tasks. Lanes opened either way are returned for
+// starting. While more lanes are alive than lanes.max, the lane retires at once and
+// gives its queue back (see shed); lanes the operator paused do not count. So does
+// a lane whose queue holds only paused hosts' tasks.
 func (b *Board) Next(l *Lane) (t frontier.Task, ok bool, opened []*Lane) {
 	b.release(l)
 	if l.paused || l.retired {
@@ -360,7 +364,12 @@ func (b *Board) Next(l *Lane) (t frontier.Task, ok bool, opened []*Lane) {
 	opened = b.split(l)
 	i := b.unheld(l)
 	if i < 0 {
-		i = 0 // every task queued is of a paused host: the lane holds the first in hand
+		// Every task queued is of a host the operator paused: a lane sitting on
+		// them would keep a slot from the tasks of every other host for as long as
+		// the pause. They wait for a lane again, and no lane opens for them until
+		// the host is resumed (Fill).
+		b.shed(l)
+		return t, false, append(opened, b.fill()...)
 	}
 	t = l.queue[i]
 	copy(l.queue[i:], l.queue[i+1:])
@@ -393,11 +402,12 @@ func (b *Board) unheld(l *Lane) int {
 }
 
 // SetAside puts t, the task l took last and has not fetched, back in l's queue when
-// the operator paused t's host and the lane has a task of another host to take
-// instead; it reports whether it did. t stays held by the lane (PutBack), so its
-// host and parent keep binding adjacent tasks here (M1).
+// the operator paused t's host; it reports whether it did. t stays held by the lane
+// (PutBack), so its host and parent keep binding adjacent tasks here (M1) until the
+// lane's next turn, where it takes another host's task or, having none, gives its
+// queue back and its slot up (Next).
 func (b *Board) SetAside(l *Lane, t frontier.Task) bool {
-	if b.Held == nil || !b.Held(t.Host) || b.unheld(l) < 0 {
+	if !b.held(t.Host) {
 		return false
 	}
 	b.PutBack(l, t)
@@ -548,9 +558,14 @@ func (b *Board) retire(l *Lane) []*Lane {
 	return b.fill()
 }
 
+// Fill opens lanes for the pending tasks while slots are free, and returns them for
+// starting: a host the operator resumed has its tasks waiting there.
+func (b *Board) Fill() []*Lane { return b.fill() }
+
 // fill opens lanes for pending tasks while slots are free. A task no egress may
-// serve now is passed over, not waited on: the tasks behind it get the free slots,
-// and it waits, behind them, for the next slot (the engine defers such hosts).
+// serve now, or of a host the operator paused, is passed over, not waited on: the
+// tasks behind it get the free slots, and it waits, behind them, for the next slot
+// (the engine defers such hosts; a paused one is resumed).
 func (b *Board) fill() []*Lane {
 	var opened []*Lane
 	var unserved []frontier.Task
@@ -563,7 +578,10 @@ func (b *Board) fill() []*Lane {
 			b.join(l, t)
 			continue
 		}
-		e := b.emptiestEgress(t)
+		e := -1
+		if !b.held(t.Host) {
+			e = b.emptiestEgress(t)
+		}
 		if e < 0 {
 			unserved = append(unserved, t)
 			continue

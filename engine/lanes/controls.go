@@ -114,13 +114,20 @@ func (r *Runner) AddEgress(spec string) (string, error) {
 }
 
 // SetHostPaused holds or lets go this node's requests to host (the operator's
-// pause): a lane with one of its tasks keeps it in hand, and the board places its
-// tasks on no lane. Mu held.
+// pause): a lane gives back a task of the host it has not sent, takes other hosts'
+// tasks before the host's, and gives up its slot when only those are left; no lane
+// opens for them. Resumed, the host's tasks waiting for a lane get the free slots.
+// Mu held.
 func (r *Runner) SetHostPaused(host string, paused bool) {
 	if paused {
 		r.heldHosts[host] = true
-	} else {
-		delete(r.heldHosts, host)
+		return
+	}
+	delete(r.heldHosts, host)
+	if r.Board != nil {
+		for _, l := range r.Board.Fill() {
+			r.Start(l)
+		}
 	}
 }
 

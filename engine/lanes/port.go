@@ -31,10 +31,11 @@ type Tasks interface {
 	// next task, kept in hand while the task's host is paused. false: the lane
 	// retired (it ran dry) or the crawl is stopping. Mu held.
 	Next(s *Slot) (frontier.Task, bool)
-	// Hold keeps a task taken by Next in hand while the crawl, the lane or the
-	// task's host is paused. false: the crawl is stopping and the task was
-	// released. Mu held.
-	Hold(s *Slot, t frontier.Task) bool
+	// Hold keeps a task taken by Next in hand while the crawl or the lane is
+	// paused. A task whose host the operator paused goes back to the lane's queue
+	// and is released (aside): the lane takes its next turn. held false: the crawl
+	// is stopping and the task was released. Mu held.
+	Hold(s *Slot, t frontier.Task) (held, aside bool)
 	// Release ends the lane's hold on a task taken by Next; ended says its fetch is
 	// over (not moved to another egress, deferred or left queued). The front then
 	// sees whether the crawl ran dry. Mu held.

@@ -284,13 +284,12 @@ func (r *Runner) Run(s *Slot) {
 				r.Mu.Unlock()
 				continue
 			}
-			if r.Board.SetAside(s.Lane, t) { // its host was paused meanwhile: another host's task goes first
+			held, aside := r.Front.Hold(s, t)
+			if aside { // its host was paused meanwhile: it waits for the resume, off the lane's hand
 				s.Task = frontier.Task{}
-				r.Front.Release(t, false)
 				r.Mu.Unlock()
 				continue
 			}
-			held := r.Front.Hold(s, t)
 			if held {
 				link = r.Links[s.Lane.Egress]
 				s.Status, s.Current, s.NextFetch = view.LaneFetching, t.URL, time.Time{}

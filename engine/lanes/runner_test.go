@@ -131,12 +131,12 @@ func (f *fakeFront) Next(s *lanes.Slot) (frontier.Task, bool) {
 	t, ok, _ := f.board.Next(s.Lane)
 	return t, ok
 }
-func (f *fakeFront) Hold(*lanes.Slot, frontier.Task) bool        { return true }
-func (f *fakeFront) Release(frontier.Task, bool)                 {}
-func (f *fakeFront) CheckIdle()                                  {}
-func (f *fakeFront) Place(t frontier.Task)                       { f.board.Add(t) }
-func (f *fakeFront) OffBoard(ts []frontier.Task) []frontier.Task { return ts }
-func (f *fakeFront) Defer(t frontier.Task, until time.Time)      { f.deferred = append(f.deferred, t) }
+func (f *fakeFront) Hold(*lanes.Slot, frontier.Task) (bool, bool) { return true, false }
+func (f *fakeFront) Release(frontier.Task, bool)                  {}
+func (f *fakeFront) CheckIdle()                                   {}
+func (f *fakeFront) Place(t frontier.Task)                        { f.board.Add(t) }
+func (f *fakeFront) OffBoard(ts []frontier.Task) []frontier.Task  { return ts }
+func (f *fakeFront) Defer(t frontier.Task, until time.Time)       { f.deferred = append(f.deferred, t) }
 func (f *fakeFront) DeferAs(t frontier.Task, until time.Time, _ string) {
 	f.deferred = append(f.deferred, t)
 }

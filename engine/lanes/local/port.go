@@ -59,23 +59,18 @@ func (p lanePort) Next(s *lanes.Slot) (frontier.Task, bool) {
 	}
 }
 
-// Hold keeps a task the lane took in hand while the crawl, the lane or the task's
-// host is paused. Mu held. false means the crawl is stopping: the task is
-// released.
-func (p lanePort) Hold(s *lanes.Slot, t frontier.Task) bool {
-	held, _ := p.hold(s, t)
-	return held
-}
+// Hold keeps a task the lane took in hand while the crawl or the lane is paused,
+// and sets it aside while its host is (hold). Mu held.
+func (p lanePort) Hold(s *lanes.Slot, t frontier.Task) (held, aside bool) { return p.hold(s, t) }
 
-// hold is Hold for a task Next just took: while only t's host is paused and the
-// lane has another host's task queued (one that joined it meanwhile), t goes back
-// to the lane's queue and is released (aside): the lane takes that task instead
-// of holding every host it serves behind the paused one.
+// hold is Hold for a task a lane took: while only t's host is paused, t goes
+// back to the lane's queue and is released (aside): the lane takes another host's
+// task instead of holding every host it serves behind the paused one, or gives its
+// slot up to other hosts' tasks when it has none (lanes.Board.Next).
 func (p lanePort) hold(s *lanes.Slot, t frontier.Task) (held, aside bool) {
 	c := p.c
 	for (c.crawl.Paused() || s.Lane.Paused() || c.Run.HostPaused(t.Host)) && c.parts.Ctx.Err() == nil {
-		if !c.crawl.Paused() && !s.Lane.Paused() && c.Board.SetAside(s.Lane, t) {
-			p.Release(t, false)
+		if !c.crawl.Paused() && !s.Lane.Paused() && p.setAside(s, t) {
 			return false, true
 		}
 		s.Status, s.Current, s.NextFetch = view.LanePaused, t.URL, time.Time{}
@@ -104,6 +99,18 @@ func (p lanePort) CheckIdle() { p.c.crawl.CheckIdle() }
 
 func (p lanePort) SwapForUrgent(s *lanes.Slot, t frontier.Task) (swapped, dropped bool) {
 	return p.c.SwapForUrgent(s, t)
+}
+
+// setAside gives a task in hand whose host the operator paused back to its lane's
+// queue, where a revisit waits again as one (its mark back on the board), and
+// releases it. Mu held.
+func (p lanePort) setAside(s *lanes.Slot, t frontier.Task) bool {
+	if !p.c.Board.SetAside(s.Lane, t) {
+		return false
+	}
+	p.c.fr.Marks().PutBack(t.URL, t.Hand) // waiting again: Release will not count it
+	p.Release(t, false)
+	return true
 }
 
 func (p lanePort) Place(t frontier.Task)                       { p.c.queue(p.c.fr.Placing(t)) }
