@@ -37,18 +37,15 @@ func (c *Crew) placed(t frontier.Task, p lanes.Placement) {
 }
 
 // addUrgent puts an operator's task (a keyword or site added live) at the head of
-// its lane's queue and tells the lane, so that a lane waiting with an ordinary task
-// in hand trades it for this one (see SwapForUrgent). Mu held.
+// its lane's queue and tells the lane, so that a lane pausing, or waiting with an
+// ordinary task in hand, takes it first (see SwapForUrgent); a lane waiting in the
+// crawl's Wait is woken as for any task (placed). Mu held.
 func (c *Crew) addUrgent(t frontier.Task) {
 	p := c.Board.AddFirst(t)
-	if p.Opened {
-		c.Run.Start(p.Lane)
-		return
+	c.placed(t, p)
+	if p.Lane != nil && !p.Opened {
+		c.Run.Kick(p.Lane.ID)
 	}
-	if p.Lane == nil {
-		return
-	}
-	c.Run.Kick(p.Lane.ID)
 }
 
 // SwapForUrgent gives the lane's task in hand back to the head of its queue, behind
