@@ -21,7 +21,7 @@ type Placement struct {
 // Add places a task on a lane by the M1 rule, or parks it as pending.
 func (b *Board) Add(t frontier.Task) Placement {
 	if l := b.choose(t); l != nil {
-		b.join(l, t)
+		b.place(l, t)
 		return Placement{Lane: l}
 	}
 	if len(b.lanes) < b.max && !b.held(t.Host) {
@@ -294,11 +294,11 @@ func (b *Board) emptiestEgress(t frontier.Task) int {
 	return best
 }
 
-// join queues t on l in its place: an AddFirst task behind those at the head of
+// place queues t on l in its place: an AddFirst task behind those at the head of
 // the queue, an AddAhead task behind them and the AddAhead tasks there, any other at
-// the back. A task keeps its place whichever way it comes to the lane (Add, a lane
-// opened from pending, a slot freed).
-func (b *Board) join(l *Lane, t frontier.Task) {
+// the back; so a task that waited for a lane keeps its place when a freed slot
+// finds it a lane that holds its host.
+func (b *Board) place(l *Lane, t frontier.Task) {
 	i := len(l.queue)
 	if first, ahead := b.first[t.URL], b.ahead[t.URL]; first || ahead {
 		i = b.leading(l)
@@ -307,6 +307,13 @@ func (b *Board) join(l *Lane, t frontier.Task) {
 		}
 	}
 	l.queue = slices.Insert(l.queue, i, t)
+	b.hold(l, t)
+}
+
+// join queues t at the back of l: a lane opened for t, or tasks pulled in in their
+// order (a pending queue's tiers, a queue split).
+func (b *Board) join(l *Lane, t frontier.Task) {
+	l.queue = append(l.queue, t)
 	b.hold(l, t)
 }
 
@@ -575,7 +582,7 @@ func (b *Board) fill() []*Lane {
 			break
 		}
 		if l := b.choose(t); l != nil { // a lane opened meanwhile may already hold it
-			b.join(l, t)
+			b.place(l, t)
 			continue
 		}
 		e := -1
