@@ -378,10 +378,13 @@ func (b *Board) Next(l *Lane) (t frontier.Task, ok bool, opened []*Lane) {
 		b.shed(l)
 		return t, false, append(opened, b.fill()...)
 	}
+	// Taken from the head's side: the i tasks before it (i < splitScan) move up one
+	// and the queue starts one later, so a lane with a long queue pays for the tasks
+	// it passes over, not for its whole queue, at every turn.
 	t = l.queue[i]
-	copy(l.queue[i:], l.queue[i+1:])
-	l.queue[len(l.queue)-1] = frontier.Task{}
-	l.queue = l.queue[:len(l.queue)-1]
+	copy(l.queue[1:i+1], l.queue[:i])
+	l.queue[0] = frontier.Task{}
+	l.queue = l.queue[1:]
 	l.holding = append(l.holding, t)
 	l.done++
 	l.tookFirst = b.first[t.URL]
