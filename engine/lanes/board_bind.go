@@ -7,8 +7,9 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 )
 
-// The M1 binding in one place: where a task goes on the board (Add and its kin,
-// choose, open, join) and which task a lane takes next (Next, steal, split, fill),
+// The M1 binding in one place: where a task goes on the board (Add, choose, open,
+// place; AddFirst and AddAhead in board_tiers.go) and which task a lane takes next
+// (Next, steal, split, fill),
 // so that one lane's turn reads, and runs, in this file.
 
 // Placement tells the caller what Add did with a task.
@@ -35,36 +36,6 @@ func (b *Board) Add(t frontier.Task) Placement {
 
 // held is Held's answer, false when there is no rule.
 func (b *Board) held(host string) bool { return b.Held != nil && b.Held(host) }
-
-// AddFirst is Add for a task the operator asked for now (a keyword or site added
-// while the crawl runs): when it joins a lane it goes to the head of the
-// lane's queue, behind other such tasks, so it is that lane's next fetch; a lane
-// waiting with an ordinary task in hand may trade it for this one (UrgentAhead,
-// PutBack); when it finds no lane it waits in the pending queue's first tier, which
-// new lanes take from before the rest. M1 is unchanged: the lane, its egress and its
-// pause are the same as with Add.
-func (b *Board) AddFirst(t frontier.Task) Placement {
-	if b.first == nil {
-		b.first = map[string]bool{}
-	}
-	b.first[t.URL] = true
-	return b.Add(t)
-}
-
-// AddAhead is Add for a task a feed or sitemap has just listed as new (an article
-// published since its last read): when it joins a lane it goes ahead of the lane's
-// ordinary tasks (due reads, revisits, links of pages), behind the AddFirst tasks and
-// the AddAhead tasks already there, so the articles a read finds are fetched in the
-// order listed before the lane's next read; when it finds no lane it waits in the
-// pending queue's tier for them, which new lanes take from before the ordinary
-// tasks. M1 is unchanged, as with AddFirst.
-func (b *Board) AddAhead(t frontier.Task) Placement {
-	if b.ahead == nil {
-		b.ahead = map[string]bool{}
-	}
-	b.ahead[t.URL] = true
-	return b.Add(t)
-}
 
 // repend puts a task in the pending queue, in its tier: the operator's tasks
 // (AddFirst) and the articles just listed (AddAhead) keep their place ahead of the
