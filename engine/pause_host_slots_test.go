@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/steer"
 )
 
@@ -61,18 +62,8 @@ func TestAPausedHostsURLsLeaveTheLanesToOtherHosts(t *testing.T) {
 	o.Egress = []string{"bind:127.0.0.62", "bind:127.0.0.63"}
 	o.Rotation.PerNode = 0
 	o.Lanes.Max = 2
-	e, err := New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
+	e := startWithHostPaused(t, o, ph)
 	host := strings.Split(ph, ":")[0]
-	if err := e.PauseHost(host, true); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Start(); err != nil {
-		t.Fatal(err)
-	}
 	waitFor(t, "the paused host's 20 seeds queued", func() bool { return e.Snapshot().QueueDepth >= 18 })
 	if _, err := e.Steer(steer.Change{Op: steer.SeedAdd, URL: "http://" + hh + "/p/0"}); err != nil {
 		t.Fatal(err)
@@ -97,4 +88,22 @@ func TestAPausedHostsURLsLeaveTheLanesToOtherHosts(t *testing.T) {
 	if len(got) != 20+healthy.links {
 		t.Fatalf("stored %d pages, want the paused host's 20 and the other's %d", len(got), healthy.links)
 	}
+}
+
+// startWithHostPaused starts an engine on o with the host of hostport paused
+// before its first fetch.
+func startWithHostPaused(t *testing.T, o config.Options, hostport string) *Engine {
+	t.Helper()
+	e, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	if err := e.PauseHost(strings.Split(hostport, ":")[0], true); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return e
 }

@@ -33,18 +33,8 @@ func TestAnOperatorsTaskBesideAPausedHostsURLsIsTakenAtOnce(t *testing.T) {
 	o := testOptions(t, &miniWeb{hosts: []string{nh}})
 	o.Lanes.Max = 1
 	o.Revisit.Enabled = false
-	e, err := New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
+	e := startWithHostPaused(t, o, ph)
 	host := strings.Split(ph, ":")[0]
-	if err := e.PauseHost(host, true); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Start(); err != nil {
-		t.Fatal(err)
-	}
 	hits := func(path string) int {
 		news.mu.Lock()
 		defer news.mu.Unlock()
