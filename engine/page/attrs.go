@@ -3,7 +3,7 @@ package page
 import (
 	"bytes"
 
-	"golang.org/x/net/html"
+	"github.com/crawlconsole/crawlconsole/engine/page/internal/htmltoken"
 )
 
 // The tokenizer's TagAttr copies each key and value twice (a NUL replacement that
@@ -18,7 +18,7 @@ import (
 
 // tagAttrs appends the current start tag's attributes to dst, valid until the
 // tokenizer's next token.
-func tagAttrs(z *html.Tokenizer, dst []Attr) []Attr {
+func tagAttrs(z *htmltoken.Tokenizer, dst []Attr) []Attr {
 	if out, ok := rawAttrs(z.Raw(), dst); ok {
 		return out
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/crawlconsole/crawlconsole/engine/page/internal/htmltoken"
 	"github.com/crawlconsole/crawlconsole/engine/page/meta"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -407,7 +408,7 @@ func parseDoc(src []byte, limit int, sink TagSink) *doc {
 // valid until the next tag; nil when it has none (the tokenizer keeps no attribute
 // with an empty name). A tag's attributes are read once: TagAttr, for the tags
 // that need it (tagAttrs), gives them only once.
-func (d *doc) readAttrs(z *html.Tokenizer) []Attr {
+func (d *doc) readAttrs(z *htmltoken.Tokenizer) []Attr {
 	d.attrs = tagAttrs(z, d.attrs[:0])
 	if len(d.attrs) == 0 {
 		return nil

@@ -4,54 +4,42 @@ import (
 	"bytes"
 	"sync"
 
-	"golang.org/x/net/html"
+	"github.com/crawlconsole/crawlconsole/engine/page/internal/htmltoken"
 )
 
-// A crawler tokenizes every page it fetches, and html.NewTokenizer allocates a 4 KB
-// buffer and an attribute-name map each time: more than the whole of a small page.
-// The package has no Reset, but a Tokenizer is a plain value: a copy of one taken
-// as NewTokenizer made it, over a reader of our own, is a tokenizer at the start of
-// whatever that reader holds next, sharing the first one's buffer (empty: length
-// 0) and map (cleared at every tag). Nothing the parse keeps points into the
-// buffer: text, titles, names and attribute values are copied out as they are
-// read, so the buffer may serve the next page once a pass is done.
+// A crawler tokenizes every page it fetches: the pass reads the body in place with
+// htmltoken (golang.org/x/net/html's tokenizer over a body held in memory, the
+// same tokens), and the tokenizers of finished passes are reused. Nothing the
+// parse keeps points into the body: text, titles, names and attribute values are
+// copied out as they are read.
 
 // pageTokenizer is a reusable tokenizer over one body at a time.
 type pageTokenizer struct {
-	z     html.Tokenizer
-	r     bytes.Reader
-	fresh html.Tokenizer // as NewTokenizer made it, reading r
-	stack []int32        // parseDoc's open elements (at most maxDepth), kept for the next pass
+	z     htmltoken.Tokenizer
+	stack []int32 // parseDoc's open elements (at most maxDepth), kept for the next pass
 }
 
 // tokenizers recycles the tokenizers of finished passes.
-var tokenizers = sync.Pool{New: func() any {
-	t := new(pageTokenizer)
-	t.fresh = *html.NewTokenizer(&t.r)
-	return t
-}}
+var tokenizers = sync.Pool{New: func() any { return new(pageTokenizer) }}
 
 // newTokenizer returns a tokenizer at the start of src; release gives it back.
 func newTokenizer(src []byte) *pageTokenizer {
 	t := tokenizers.Get().(*pageTokenizer)
-	t.r.Reset(src)
-	t.z = t.fresh
+	t.z.Reset(src)
 	return t
 }
 
 // release gives the tokenizer back once its pass is done: nothing it returned may
 // be used after.
 func (t *pageTokenizer) release() {
-	t.r.Reset(nil) // the body is not kept
-	t.z = html.Tokenizer{}
+	t.z.Release() // the body is not kept
 	tokenizers.Put(t)
 }
 
-// tokenText is z.Text() of a text token. Text folds "\r\n", unescapes and
-// replaces NUL a byte at a time, in place; a text with no '&', '\r' or NUL, most of
+// tokenText is z.Text() of a text token: a text with no '&', '\r' or NUL, most of
 // a page's, is its raw bytes as they are (a text token's raw bytes are its data),
 // found so with three vectorised searches (TestTokenTextIsText).
-func tokenText(z *html.Tokenizer) []byte {
+func tokenText(z *htmltoken.Tokenizer) []byte {
 	if raw := z.Raw(); bytes.IndexByte(raw, '&') < 0 && bytes.IndexByte(raw, '\r') < 0 && bytes.IndexByte(raw, 0) < 0 {
 		return raw
 	}
