@@ -15,7 +15,9 @@ import (
 // entry page (those list 20), only in the feed — are stored.
 func TestDistributedCrawlReadsFeeds(t *testing.T) {
 	t.Parallel()
-	cfg := enginetest.SandboxConfig(5, 30)
+	// Two sites, one with a feed: its 20 feed-only articles, as many as the seven
+	// sites of a 30-host web have, in a crawl of under 400 pages.
+	cfg := enginetest.SandboxConfig(1, 8)
 	cfg.Publishing = true
 	c := startClusterWith(t, cfg, 300*time.Millisecond, func(o *config.Options, sb *sandbox.Sandbox) {
 		o.Discovery.Probe = config.ProbeOff

@@ -16,7 +16,7 @@ import (
 // lane may hold several hosts at once.
 func TestPausingAHostLetsTheOthersGoOn(t *testing.T) {
 	t.Parallel()
-	w := &miniWeb{pages: 400, inHost: map[string]int{}, delay: time.Millisecond}
+	w := &miniWeb{pages: 100, inHost: map[string]int{}, delay: time.Millisecond}
 	var mu sync.Mutex
 	got := map[string]int{} // pages requested, by "ip:port"
 	count := http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
