@@ -1,6 +1,8 @@
 package textutil
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -34,6 +36,13 @@ func AppendCollapsed(dst, s []byte) []byte {
 		j := i
 	run:
 		for j < len(s) {
+			if j+8 <= len(s) {
+				n := plainASCII8(binary.LittleEndian.Uint64(s[j:]), j == i)
+				if j += n; n == 8 {
+					continue
+				}
+				// (the byte at j stopped the eight: it is read below)
+			}
 			switch asciiClass[s[j]] {
 			case asciiPlain:
 				j++
@@ -91,6 +100,27 @@ func AppendCollapsed(dst, s []byte) []byte {
 		dst = utf8.AppendRune(dst, r) // an invalid byte reads as U+FFFD
 	}
 	return dst
+}
+
+// plainASCII8 is how many of eight bytes of a run (little-endian in x, the run's
+// first when first) are copied as they are, from the first: ASCII that is no
+// white space, and single spaces followed by such a byte within the eight (the
+// byte after them is not read). Most of an English paragraph goes eight bytes a
+// step so. Below 0x80, adding a byte's worth sets a byte's high bit without
+// carrying into the next: x + (0x80-'!') has it from '!' up, (x ^ ' ') + 0x7F
+// everywhere but at a space.
+func plainASCII8(x uint64, first bool) int {
+	const low, high = 0x0101010101010101, 0x8080808080808080
+	ascii := ^x & high
+	x &^= high // each byte below 0x80: the sums below carry into no other
+	plain := (x + (0x80-'!')*low) & ascii
+	space := ^(x ^ ' '*low + 0x7F*low) & ascii
+	other := high &^ plain // white space, a control byte or a byte past ASCII
+	stop := other&^space | space&(other>>8) | space&(0x80<<56)
+	if first {
+		stop |= space & 0x80 // a space opening the run
+	}
+	return bits.TrailingZeros64(stop) >> 3 // 8 when nothing stops the run
 }
 
 // Byte classes of AppendCollapsed.

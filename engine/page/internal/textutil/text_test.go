@@ -62,9 +62,11 @@ func runeAtATime(dst, s []byte) []byte {
 // TestAppendCollapsedRandom: runs copied at once give what a rune at a time gave,
 // on random mixes of spaces, words, unspaced and invalid bytes.
 func TestAppendCollapsedRandom(t *testing.T) {
-	pieces := []string{" ", "\n", "\t ", "\u00a0", "\u3000", "\u2009", "word", "本市", "é", "\xff", "\xe4\xb8", "\ufffd", "x", "\u0085", "a b", " c", "d ", "\x01", ". ", "\xed\xa0\x80", "\xe0\x80\x80", "\xe0\xa0\x80", "\xed\x9f\xbf", "\u1680"}
+	pieces := []string{" ", "\n", "\t ", "\u00a0", "\u3000", "\u2009", "word", "本市", "é", "\xff", "\xe4\xb8", "\ufffd", "x", "\u0085", "a b", " c", "d ", "\x01", ". ", "\xed\xa0\x80", "\xe0\x80\x80", "\xe0\xa0\x80", "\xed\x9f\xbf", "\u1680",
+		// runs of eight bytes and more, copied eight at a time (plainASCII8)
+		"The council met on Tuesday", "council", " met  on", "a b c d e f g h", "abcdefgh ", "x\x7fy\x1fz"}
 	rng := rand.New(rand.NewPCG(1, 2))
-	for range 5000 {
+	for range 20000 {
 		var b []byte
 		for range rng.IntN(12) {
 			b = append(b, pieces[rng.IntN(len(pieces))]...)
@@ -94,7 +96,8 @@ func collapsedStrings(t *testing.T, b []byte) {
 }
 
 func FuzzAppendCollapsed(f *testing.F) {
-	for _, s := range []string{"", " a b  c ", "The  council\n\tmet", "a \xff b", "x \u00a0y", "本 市 a é b"} {
+	for _, s := range []string{"", " a b  c ", "The  council\n\tmet", "a \xff b", "x \u00a0y", "本 市 a é b",
+		"The council met on Tuesday to vote.", " The council\tmet on  Tuesday\x01 "} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -103,4 +106,15 @@ func FuzzAppendCollapsed(f *testing.F) {
 		}
 		collapsedStrings(t, b)
 	})
+}
+
+// BenchmarkAppendCollapsed is the main text of an English page collapsed into its
+// buffer, as joinParagraphs does for each paragraph.
+func BenchmarkAppendCollapsed(b *testing.B) {
+	para := []byte("The minister said the government remained committed to tuition. Community leaders asked for more funding for youth programs, and the company said it would hire 94 workers at its new plant.")
+	b.SetBytes(int64(len(para)))
+	dst := make([]byte, 0, len(para))
+	for b.Loop() {
+		dst = AppendCollapsed(dst[:0], para)
+	}
 }
