@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
@@ -54,6 +53,10 @@ type bodyCapper struct {
 	// exchanges, when set, holds the exchange logs of the fetches under way by id
 	// (exchangeHeader): each hop is recorded as it crosses the wire.
 	exchanges *exchangeBook
+	// types is the fetcher's memory of Content-Type values (docLimit reads each
+	// response's), shared with its header callback, which reads the same value;
+	// nil parses each.
+	types *mediaTypes
 }
 
 func (b *bodyCapper) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -69,13 +72,17 @@ func (b *bodyCapper) RoundTrip(req *http.Request) (*http.Response, error) {
 	codings, err := contentCodings(res.Header.Values("Content-Encoding"))
 	limit, raise, mt := b.limit, int64(0), ""
 	if b.docLimit > limit {
-		mt, _, _ = mime.ParseMediaType(res.Header.Get("Content-Type"))
-		mt = strings.ToLower(mt)
+		mt = b.types.mediaType(res.Header.Get("Content-Type"))
 		if discoveryType(mt) {
 			limit = b.docLimit
 		} else if sniffType(mt) {
 			raise = b.docLimit // if its start says feed or sitemap (cappedBody.read)
 		}
+	}
+	if raise > 0 && len(codings) == 0 && res.ContentLength >= 0 && res.ContentLength <= limit {
+		// The client ends the body at its announced length, within the limit:
+		// there is no cap to raise, nor a start to keep (cappedBody.head) for it.
+		raise = 0
 	}
 	if hop != nil {
 		hop.received(res, codings, int(max(limit, raise)))

@@ -188,13 +188,16 @@ type exchange struct {
 // request (engine stop).
 func New(ctx context.Context, cfg Config, d *Dialer, tr *http.Transport) *Fetcher {
 	if tr == nil {
+		// No ResponseHeaderTimeout: every request through this transport (a page,
+		// robots.txt, a rendered page's resource) goes out under a deadline of
+		// RequestTimeout set before it is written, which ends first, and a header
+		// timeout costs a timer per request.
 		tr = &http.Transport{
 			DialContext:            d.DialContext,
 			MaxIdleConns:           512,
 			MaxIdleConnsPerHost:    8,
 			IdleConnTimeout:        90 * time.Second,
 			TLSHandshakeTimeout:    cfg.ConnectTimeout,
-			ResponseHeaderTimeout:  cfg.RequestTimeout,
 			ForceAttemptHTTP2:      true,
 			MaxResponseHeaderBytes: egress.MaxResponseHeaderBytes,
 		}
@@ -212,7 +215,7 @@ func New(ctx context.Context, cfg Config, d *Dialer, tr *http.Transport) *Fetche
 	// Bodies are decoded and capped on decoded bytes below colly (bodyCapper), so
 	// colly never decompresses anything itself.
 	f := &Fetcher{cfg: cfg, dialer: d, c: c, transport: tr, token: robots.ProductToken(cfg.UserAgent), userAgent: []string{cfg.UserAgent}}
-	c.WithTransport(&bodyCapper{rt: tr, pause: cfg.RedirectPause, limit: int64(cfg.MaxBodyBytes), docLimit: int64(cfg.documentCap()), exchanges: &f.exchanges})
+	c.WithTransport(&bodyCapper{rt: tr, pause: cfg.RedirectPause, limit: int64(cfg.MaxBodyBytes), docLimit: int64(cfg.documentCap()), exchanges: &f.exchanges, types: &f.types})
 	// The request timeout is a deadline on the fetch's own context (Fetch), not
 	// the client's Timeout: with a Timeout, net/http cancels a request that goes
 	// through a RoundTripper it does not know (bodyCapper) with a timer and two
@@ -459,8 +462,12 @@ type mediaTypes struct {
 const maxMediaTypes = 64
 
 // mediaType is v's media type, lower-case, without parameters; "" when v is empty
-// or not a media type.
+// or not a media type. A nil m remembers nothing.
 func (m *mediaTypes) mediaType(v string) string {
+	if m == nil {
+		mt, _, _ := mime.ParseMediaType(v)
+		return strings.ToLower(mt)
+	}
 	m.mu.Lock()
 	mt, ok := m.seen[v]
 	m.mu.Unlock()
