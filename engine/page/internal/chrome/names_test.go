@@ -30,12 +30,15 @@ func nameByFields(names string) bool {
 // on lists of chrome words, other words and separators (ASCII, other scripts,
 // invalid bytes).
 func TestNameReadsWords(t *testing.T) {
-	pieces := []string{"ad", "ads", "nav", "gg", "x", "navx", "9", " ", "-", "_", "é", "广告", "\xff", "promo", "a", "d", "views", "login2"}
+	pieces := []string{"ad", "ads", "nav", "gg", "x", "navx", "9", " ", "-", "_", "é", "广告", "\xff", "promo", "a", "d", "views", "login2",
+		// parts, whole and in pieces that meet across a boundary
+		"comment", "com", "ment", "content", "cont", "ent", "main", "ma", "in", "share", "sh", "are", "an", "-ad", "ad-",
+		"cmp-", "most-read", "most", "-", "read", "header", "foot", "er", "body", "column", "rss", "c", "s", "m"}
 	rng := rand.New(rand.NewPCG(1, 9))
 	chrome := 0
-	for range 100_000 {
+	for range 200_000 {
 		var sb strings.Builder
-		for k := rng.IntN(6); k > 0; k-- {
+		for k := rng.IntN(8); k > 0; k-- {
 			sb.WriteString(pieces[rng.IntN(len(pieces))])
 		}
 		got, want := Name(sb.String()), nameByFields(sb.String())
@@ -57,6 +60,22 @@ func TestNameReadsWords(t *testing.T) {
 	for _, names := range []string{"header-content", "badge", "navy", ""} {
 		if Name(names) {
 			t.Errorf("%q named chrome", names)
+		}
+	}
+}
+
+// BenchmarkName is Name of the class lists of a page of the real web (utility
+// classes, long BEM names), none of them chrome but the last.
+func BenchmarkName(b *testing.B) {
+	lists := []string{
+		"flex items-center justify-between px-4 py-2 text-sm font-medium text-gray-700 hover:bg-gray-50",
+		"c-article-listing__item c-article-listing__item--featured js-track-click",
+		"wp-block-group is-layout-flow wp-block-group-is-layout-flow",
+		"site-header__inner l-container l-container--wide",
+	}
+	for b.Loop() {
+		for _, l := range lists {
+			Name(l)
 		}
 	}
 }
