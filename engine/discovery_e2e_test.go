@@ -578,6 +578,9 @@ func TestFeedLinksPastTheBoundAreSaid(t *testing.T) {
 	home.WriteString(`</head><body><p>home</p></body></html>`)
 	s.pages["/"] = home.String()
 	o := robotsOptions(t, "http://"+h+"/")
+	// A hundred small documents in a row: the adaptive gap, five times a loopback
+	// response's time (this box's load), spaced them by up to a second each.
+	o.Politeness = config.FixedPoliteness()
 	e := startEngine(t, o)
 	waitDone(t, e, 60*time.Second)
 	snap := e.Snapshot()
