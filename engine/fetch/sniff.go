@@ -2,9 +2,11 @@ package fetch
 
 import (
 	"bytes"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/crawlconsole/crawlconsole/engine/discover"
 )
@@ -119,4 +121,42 @@ func discoveryCandidate(mt string, body []byte) bool {
 		return false
 	}
 	return bytes.HasPrefix(head, []byte("http://")) || bytes.HasPrefix(head, []byte("https://"))
+}
+
+// mediaTypes remembers the media types of the Content-Type values a fetcher met:
+// a crawl meets a handful of values again and again, and parsing one
+// (mime.ParseMediaType builds a parameter map) cost more than the rest of reading
+// the response's header. At most maxMediaTypes values are kept, so a server that
+// sends a new value with every response only costs the parse.
+type mediaTypes struct {
+	mu   sync.Mutex
+	seen map[string]string
+}
+
+const maxMediaTypes = 64
+
+// mediaType is v's media type, lower-case, without parameters; "" when v is empty
+// or not a media type. A nil m remembers nothing.
+func (m *mediaTypes) mediaType(v string) string {
+	if m == nil {
+		mt, _, _ := mime.ParseMediaType(v)
+		return strings.ToLower(mt)
+	}
+	m.mu.Lock()
+	mt, ok := m.seen[v]
+	m.mu.Unlock()
+	if ok {
+		return mt
+	}
+	mt, _, _ = mime.ParseMediaType(v)
+	mt = strings.ToLower(mt)
+	m.mu.Lock()
+	if m.seen == nil {
+		m.seen = make(map[string]string)
+	}
+	if len(m.seen) < maxMediaTypes {
+		m.seen[v] = mt
+	}
+	m.mu.Unlock()
+	return mt
 }
