@@ -40,7 +40,7 @@ var contentParts = []string{"and", "article", "body", "column", "content", "main
 // part in it, and a chrome part or a chrome word. The parts are looked for in one
 // walk of the list, at each byte only those that start with it (partsAt): a page
 // of the real web has hundreds of elements with long lists, and a strings.Contains
-// a part was an eighth of its reading.
+// for each of the 64 parts costs an eighth of its reading.
 func Name(names string) bool {
 	chrome := false
 	for i := 0; i < len(names); i++ {
