@@ -29,6 +29,9 @@ type Upstream struct {
 	// wait bounds a claim's wait for the master's reply (claimWait, unless a test
 	// shortens it).
 	wait time.Duration
+	// resend is how long a leave waits for its answer before it is sent again
+	// (leaveResend, unless a test shortens it).
+	resend time.Duration
 	// late are the egresses the master granted after their claim stopped waiting:
 	// the next claim takes one of them before it asks the master.
 	late chan egress.Spec
@@ -77,7 +80,7 @@ func (u *Upstream) dropLate() {
 // worker.
 func NewUpstream(ctx context.Context, quit <-chan struct{}, o config.WorkerOptions, inc string) *Upstream {
 	return &Upstream{nc: o.Conn.NC, sub: wire.Subjects(o.Prefix), o: o, inc: inc, ctx: ctx, quit: quit,
-		wait: claimWait, late: make(chan egress.Spec, lateGrants)}
+		wait: claimWait, resend: leaveResend, late: make(chan egress.Spec, lateGrants)}
 }
 
 func (u *Upstream) request(ctx context.Context, subj string, v any, timeout time.Duration) (*nats.Msg, error) {
@@ -299,11 +302,41 @@ func granted(msg *nats.Msg) (egress.Spec, bool) {
 }
 
 // Leave sends a leave: the tasks handed back unfetched, and with final, that the
-// worker is gone. ctx bounds the wait.
+// worker is gone. ctx bounds the wait. A busy master (a loaded box) answers late:
+// the leave is sent again every leaveResend, for a send the server lost, and the
+// first answer to any of the sends is taken, however late. The master takes a
+// leave sent twice as once (Table.Leave: what it handed back is requeued once, a
+// worker already buried stays so).
 func (u *Upstream) Leave(ctx context.Context, tasks []frontier.Task, final bool) error {
-	_, err := u.request(ctx, u.sub.Leave(), &wire.Leave{Node: u.o.Node, Incarnation: u.inc, Tasks: tasks, Final: final}, 5*time.Second)
-	return err
+	data, err := cluster.Encode(&wire.Leave{Node: u.o.Node, Incarnation: u.inc, Tasks: tasks, Final: final})
+	if err != nil {
+		return err
+	}
+	reply, err := u.nc.SubscribeSync(u.nc.NewInbox())
+	if err != nil {
+		return err
+	}
+	defer reply.Unsubscribe()
+	for {
+		if err := u.nc.PublishRequest(u.sub.Leave(), reply.Subject, data); err != nil {
+			return err
+		}
+		wctx, cancel := context.WithTimeout(ctx, u.resend)
+		_, err := reply.NextMsgWithContext(wctx)
+		cancel()
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, nats.ErrNoResponders): // no master listens: none will answer
+			return err
+		case ctx.Err() != nil:
+			return ctx.Err()
+		}
+	}
 }
+
+// leaveResend is how long a leave waits for its answer before it is sent again.
+const leaveResend = 5 * time.Second
 
 // Options are the crawl options of a worker: the settings its master gave at join,
 // with what the worker's own options say (its resolver, DNS servers, private ranges
