@@ -20,6 +20,10 @@ func TestRenderCookiesJoinTheSession(t *testing.T) {
 	o.Lanes.Max = 1
 	o.Render.Timeout = time.Minute         // a patience for a loaded box, not a property under test
 	o.Render.YieldLimit = 20 * time.Second // likewise: a starved renderer is slow to answer, not a script that never yields
+	// Likewise: a browser that has not started in render.start_timeout (30 s) keeps
+	// /c/consent as fetched, and /c/gated, a link its script builds, is never asked
+	// for; the engine package starts several browsers at once.
+	o.Render.StartTimeout = 2 * time.Minute
 	e := startEngine(t, o)
 	waitDone(t, e, 30*time.Second)
 	e.Close()
