@@ -419,20 +419,28 @@ func (l *Link) respond(msg *nats.Msg, v any) {
 func (l *Link) PauseNode(name string, paused bool) error {
 	l.host.Lock()
 	live := l.book.Live(name)
+	var moved int
+	var release map[string][]string
 	if live {
 		l.nodeSeq++
-		l.book.SetPaused(name, paused)
+		moved, release = l.book.SetPaused(name, paused)
 	}
 	seq := l.nodeSeq
 	l.host.Unlock()
 	if !live {
 		return fmt.Errorf("no live worker %q", name)
 	}
+	l.releaseAll(release)
 	op := wire.OpResume
 	if paused {
 		op = wire.OpPause
 	}
-	l.host.Logf(view.LevelInfo, "worker %s %sd by operator", name, op)
+	if moved > 0 {
+		l.host.Logf(view.LevelInfo, "worker %s %sd by operator; %s %s to it", name, op,
+			plural.Count(moved, "site or keyword shard", "sites or keyword shards"), plural.Noun(moved, "moves", "move"))
+	} else {
+		l.host.Logf(view.LevelInfo, "worker %s %sd by operator", name, op)
+	}
 	var reply wire.ControlReply
 	if err := l.Control(name, &wire.Control{Op: op, Seq: seq}, &reply); err != nil {
 		return fmt.Errorf("worker %s: %v (it is %sd when it next answers the master)", name, err, op)

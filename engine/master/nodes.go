@@ -244,16 +244,24 @@ func (t *Table) LiveNames() []string {
 }
 
 // SetPaused records the operator's pause or resume of a worker: the master holds
-// it until the operator changes it, whatever the worker's restarts and rejoins.
-func (t *Table) SetPaused(name string, paused bool) {
+// it until the operator changes it, whatever the worker's restarts and rejoins. A
+// resumed worker gets its share of the units again, as at a join (moved and
+// release as Join's): while paused it was dealt no new one, and a restart in the
+// pause gave its own to the others.
+func (t *Table) SetPaused(name string, paused bool) (moved int, release map[string][]string) {
 	t.nodesPaused[name] = paused
-	if n := t.nodes[name]; n != nil && n.live() {
+	n := t.nodes[name]
+	if n != nil && n.live() {
 		n.state = view.NodeActive
 		if paused {
 			n.state = view.NodePaused
 		}
 	}
+	if !paused && n != nil && n.state == view.NodeActive {
+		moved, release = t.spread()
+	}
 	t.Kick()
+	return moved, release
 }
 
 // NodePaused tells whether the operator paused worker name; held is false when

@@ -34,3 +34,26 @@ func TestAPausedWorkerComesBackPaused(t *testing.T) {
 		}
 	}
 }
+
+// A worker paused while the crawl found its sites takes none of them (they go to
+// the active workers); resumed, it gets its share, as a worker joining would,
+// instead of idling while another worker has them all queued.
+func TestAResumedWorkerGetsItsShareOfTheSites(t *testing.T) {
+	t.Parallel()
+	tb := New(&keepAll{}, nil, 1)
+	for _, w := range []string{"w1", "w2"} {
+		tb.Join(&wire.Join{Node: w, Incarnation: "i", LanesMax: 4}, time.Now(), 0)
+	}
+	tb.SetPaused("w1", true)
+	for _, h := range []string{"a", "b", "c", "d", "e", "f"} {
+		tb.Add(frontier.Task{URL: "http://" + h + ".test/1", Host: h + ".test"})
+	}
+	tb.SetPaused("w1", false)
+	dealt := map[string]int{}
+	for _, b := range tb.Dispatch(10) {
+		dealt[b.Node] += len(b.Tasks)
+	}
+	if dealt["w1"] != 3 || dealt["w2"] != 3 {
+		t.Errorf("after w1's resume the six sites' tasks were dealt %v; want 3 to each worker", dealt)
+	}
+}
