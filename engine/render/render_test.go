@@ -237,8 +237,11 @@ func TestRenderWaitsForThePagesTimers(t *testing.T) {
 func TestSessionRendersPagesAtOnce(t *testing.T) {
 	ts := newTestServer(t)
 	// A cap well past what a loaded box needs: the renders wait on each other,
-	// and one after the other the first would wait here for all of it.
-	p := testPool(t, Config{Timeout: time.Minute})
+	// and one after the other the first would wait here for all of it. The yield
+	// watch's limit as long as it may be (half the cap): this test judges neither
+	// it nor the speed of a browser starved of CPU, and at its 3 s default one
+	// probe the page's renderer was slow to answer ended a render.
+	p := testPool(t, Config{Timeout: time.Minute, YieldLimit: 30 * time.Second})
 	if _, err := p.Render(t.Context(), ts.job("/warm", `<html><body>warm</body></html>`, 200)); err != nil {
 		t.Fatal(err) // the browser's start is not a render's time
 	}
