@@ -114,7 +114,11 @@ type e2eRun struct {
 	finish   []time.Duration // per worker: t0 to the end of its last request
 	pages    []int           // per worker: pages the sandbox answered its addresses
 	urls     map[string]bool // stored pages, port stripped
-	twice    int             // URLs the sandbox answered with a page more than once
+	twice    int             // URLs the sandbox answered with a page more than once, but for leaseCut
+	// leaseCut: URLs answered again after a worker cut a request for them at its
+	// lease's end, or after the master declared the worker answered first dead
+	// (M4's fault path: a process starved of CPU past its lease).
+	leaseCut int
 	bans     int
 	viol     int
 	late     int64
@@ -196,13 +200,13 @@ func balanceE2E(args []string) (map[string]any, error) {
 	fmt.Printf("  reference (engine.New, %d lanes, 6 addresses): %d pages in %.2f s; pages per site:\n    %s\n\n",
 		e2eWorkers*s.lanes, len(ref.urls), ref.makespan.Seconds(), e2eFmtSites(sitePages))
 
-	fmt.Printf("%-4s %-9s %9s %8s %7s  %-26s %-17s %5s %5s %5s %5s %5s %5s %6s\n", "run", "spread", "makespan", "done", "move@",
-		"finish per worker (s)", "pages per worker", "lost", "extra", "twice", "bans", "late", "cores", "lag")
+	fmt.Printf("%-4s %-9s %9s %8s %7s  %-26s %-17s %5s %5s %5s %5s %5s %5s %5s %6s\n", "run", "spread", "makespan", "done", "move@",
+		"finish per worker (s)", "pages per worker", "lost", "extra", "twice", "cut", "bans", "late", "cores", "lag")
 	var runs []e2eRun
 	var evens, bals []float64
 	var paired []float64
 	var lastCosts []byte
-	lost, extra, twice, bans, viol := 0, 0, 0, 0, 0
+	lost, extra, twice, leaseCut, bans, viol := 0, 0, 0, 0, 0, 0
 	var late int64
 	for i := 0; i < *reps; i++ {
 		for _, kind := range kinds {
@@ -222,7 +226,7 @@ func balanceE2E(args []string) (map[string]any, error) {
 			}
 			runs = append(runs, r)
 			l, x := e2eDiff(ref.urls, r.urls)
-			lost, extra, twice, bans, viol, late = lost+l, extra+x, twice+r.twice, bans+r.bans, viol+r.viol, late+r.late
+			lost, extra, twice, leaseCut, bans, viol, late = lost+l, extra+x, twice+r.twice, leaseCut+r.leaseCut, bans+r.bans, viol+r.viol, late+r.late
 			move := "-"
 			if kind == "balanced" {
 				move = "before"
@@ -230,8 +234,8 @@ func balanceE2E(args []string) (map[string]any, error) {
 					move = fmt.Sprintf("%.2fs", r.movedAt.Seconds())
 				}
 			}
-			fmt.Printf("%-4d %-9s %8.2fs %7.2fs %7s  %-26s %-17s %5d %5d %5d %5d %5d %5.2f %5.2fs\n", len(runs), kind, r.makespan.Seconds(), r.done.Seconds(), move,
-				e2eFmtDurs(r.finish), e2eFmtInts(r.pages), l, x, r.twice, r.bans, r.late, r.cores, r.lag.Seconds())
+			fmt.Printf("%-4d %-9s %8.2fs %7.2fs %7s  %-26s %-17s %5d %5d %5d %5d %5d %5d %5.2f %5.2fs\n", len(runs), kind, r.makespan.Seconds(), r.done.Seconds(), move,
+				e2eFmtDurs(r.finish), e2eFmtInts(r.pages), l, x, r.twice, r.leaseCut, r.bans, r.late, r.cores, r.lag.Seconds())
 		}
 		n := len(runs)
 		if len(kinds) == 2 {
@@ -271,6 +275,7 @@ func balanceE2E(args []string) (map[string]any, error) {
 	fmt.Printf("makespan and finish from the round's first request; lag: Resume to that request; cores: this process's CPU\n")
 	fmt.Printf("bans %d, adjacency violations %d; against the reference's %d pages: lost %d, extra %d; fetched twice %d, late results %d (all runs)\n",
 		bans, viol, len(ref.urls), lost, extra, twice, late)
+	fmt.Printf("twice: answered more than once, but for cut: answered again after a request cut at a worker's lease's end or to a worker declared dead (M4's fault path: %d)\n", leaseCut)
 	fmt.Printf("goal (balanced ≤ 0.8 × even, 0 bans, nothing lost or repeated): %s\n", verdict)
 
 	// Who fetched the moved units' pages in the first balanced round: the plan's
@@ -300,6 +305,7 @@ func balanceE2E(args []string) (map[string]any, error) {
 		"lost":                lost,
 		"extra":               extra,
 		"fetched_twice":       twice,
+		"twice_fault_path":    leaseCut,
 		"late":                late,
 		"moves":               len(p.Units),
 		"moved":               moved,
@@ -473,6 +479,7 @@ func (s *e2eSetup) round(kind string, costs []byte) (e2eRun, error) {
 	if cs := m.Stats().Cluster; cs != nil {
 		r.late = cs.LateResults
 	}
+	faults := e2eFaults(m, c.workers)
 	closed = true
 	if err := c.close(); err != nil {
 		return r, err
@@ -511,7 +518,7 @@ func (s *e2eSetup) round(kind string, costs []byte) (e2eRun, error) {
 	if !applied.IsZero() {
 		r.movedAt = applied.Sub(t0)
 	}
-	answered := map[string]int{}
+	answered, by := map[string]int{}, map[string][]int{}
 	for _, q := range reqs {
 		i, ok := worker[q.IP]
 		if !ok {
@@ -524,16 +531,23 @@ func (s *e2eSetup) round(kind string, costs []byte) (e2eRun, error) {
 		if q.Status == 200 && !q.Banned && !q.Limited && q.Kind != sandbox.KindRobots {
 			r.pages[i]++
 			answered[q.URL]++
+			by[q.URL] = append(by[q.URL], i)
 			if r.bySite[site[q.Host]] == nil {
 				r.bySite[site[q.Host]] = make([]int, e2eWorkers)
 			}
 			r.bySite[site[q.Host]][i]++
 		}
 	}
-	for _, n := range answered {
-		if n > 1 {
-			r.twice++
+	for u, n := range answered {
+		if n <= 1 {
+			continue
 		}
+		if faults.explain(u, by[u]) {
+			r.leaseCut++
+			continue
+		}
+		r.twice++
+		fmt.Printf("  answered %d times: %s, to workers %v (requests cut at a lease's end: %d; workers declared dead: %v)\n", n, u, by[u], faults.cut[u], faults.dead)
 	}
 	for _, f := range r.finish {
 		r.makespan = max(r.makespan, f)

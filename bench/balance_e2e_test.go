@@ -30,7 +30,8 @@ func TestBalanceE2EHelpers(t *testing.T) {
 }
 
 // A short end-to-end run on a small web (5 sites, ~500 pages): every round stores
-// exactly the reference's pages, none twice, no ban; the plan from the even round's
+// exactly the reference's pages, none twice (but for a request a worker cut at its
+// lease's end and asked again), no ban; the plan from the even round's
 // costs moves sites, lowers the workers' cost variance by its own figures, and takes
 // effect: the moved sites' pages are fetched by their new workers (those fetched
 // before the move, by the old). Neither the makespans nor the pages' shares are
@@ -61,6 +62,13 @@ func TestBalanceE2EBench(t *testing.T) {
 		if e2e[k] != 0 {
 			t.Errorf("%s = %v, want 0", k, e2e[k])
 		}
+	}
+	// A worker starved of CPU past its lease (3 heartbeats) cuts its request in
+	// flight and asks again once renewed (or, declared dead, its hosts go to
+	// another): the sandbox may have answered the first already. That is M4's
+	// fault path, told apart from a page dealt twice.
+	if n := e2e["twice_fault_path"].(int); n > 0 {
+		t.Logf("%d pages answered again after a request cut at a worker's lease's end or to a worker declared dead (starved of CPU past its lease)", n)
 	}
 	if e2e["moves"].(int) == 0 {
 		t.Error("the plan moved nothing")

@@ -68,8 +68,12 @@ func (r *Runner) fetchWithRetry(s *Slot, link *route.Link, t frontier.Task, hdr 
 			// Cut at the lease's end: the host may be another worker's by now. The
 			// lease's wait above says whether it is still this worker's to ask
 			// again (renewed) or to drop (the master took it back). The host's
-			// adaptive gap learns nothing from a cut it did not cause.
+			// adaptive gap learns nothing from a cut it did not cause. The server
+			// may have answered already (a process starved of CPU reads the answer
+			// after its lease ran out), so asked again the URL can be answered
+			// twice: the warning names it, the fault path's cost.
 			r.Gate.Finish(tk, Response{})
+			r.Front.Logf(view.LevelWarn, s.Lane.ID, t.Host, "%s %s (no heartbeat answer renewed the lease in time; asked again once renewed, dropped if the master gave the host to another worker)", LeaseCut, t.URL)
 			attempt--
 			continue
 		}

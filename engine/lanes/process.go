@@ -173,6 +173,11 @@ func (r *Runner) process(s *Slot, link *route.Link, t frontier.Task) (ended, swa
 // operator's before sending it (never recorded: the task is back in the queue).
 const kindSwapped = "swapped"
 
+// LeaseCut begins the warning of a request cut at the end of the worker's lease
+// (M4), the URL after it: its answer may have come already, and the request asked
+// again is then answered twice.
+const LeaseCut = "request cut at the end of the worker's lease:"
+
 // kindLeaseLost is fetchWithRetry's answer when the worker's lease on the task's
 // host was lost before the request left (never recorded: the master gave the task to
 // another worker, or queued it again).
