@@ -12,7 +12,7 @@ import (
 func TestCommitLatency(t *testing.T) {
 	s := &Store{w: &writer{}}
 	for _, d := range []time.Duration{300 * time.Microsecond, 2 * time.Millisecond, 20 * time.Second} {
-		s.w.commits.observe(d)
+		s.w.commits.Observe(d)
 	}
 	l := s.CommitLatency()
 	if l.Count != 3 || math.Abs(l.Sum-20.0023) > 1e-9 {

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/store/internal/latency"
 )
 
 // writeOp is one queued write. apply runs inside the writer's open transaction and
@@ -54,7 +56,7 @@ type writer struct {
 	closeErr error // closing the statements when run ended
 
 	busy    atomic.Int64 // ns spent applying and committing, not waiting for ops
-	commits commitHist   // duration of each batch's COMMIT (CommitLatency)
+	commits latency.Hist // duration of each batch's COMMIT (CommitLatency)
 }
 
 // setErr records the first error. A write that failed (not one refused because the
@@ -222,7 +224,7 @@ func (w *writer) commit() {
 	w.pruneEvents()
 	commitStart := time.Now()
 	_, err := w.execSQL("COMMIT")
-	w.commits.observe(time.Since(commitStart))
+	w.commits.Observe(time.Since(commitStart))
 	w.inTx = false
 	if err != nil {
 		w.setErr(fmt.Errorf("store: commit batch of %d operations: %w", len(w.pending), err))
