@@ -1,10 +1,13 @@
 package meta
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/crawlconsole/crawlconsole/engine/page/internal/textutil"
 )
@@ -51,8 +54,9 @@ func wordLang(lang string) int {
 // wordLangs, -1 for a word in two lists (it tells nothing).
 var functionWords = map[string]int{}
 
-// maxFunctionRunes is the length in runes of the longest function word.
-var maxFunctionRunes int
+// maxFunctionRunes and maxFunctionBytes are the length in runes and in bytes of the
+// longest function word.
+var maxFunctionRunes, maxFunctionBytes int
 
 // shapeWords are the function words that tell a language (not those in two lists)
 // of each wordShape, at shapeIndex[shape]-1 (shapeIndex is 0 for a shape no such word
@@ -83,6 +87,7 @@ func init() {
 	} {
 		for _, w := range strings.Fields(list) {
 			maxFunctionRunes = max(maxFunctionRunes, utf8.RuneCountInString(w))
+			maxFunctionBytes = max(maxFunctionBytes, len(w))
 			if _, dup := functionWords[w]; dup {
 				functionWords[w] = -1
 				continue
@@ -131,21 +136,53 @@ func countScripts(title, body string) scriptCounts {
 
 // count counts s's letters and, of the text's first 4,000 words, its function
 // words; the last word of the text (last) is counted past them. ASCII, most of
-// most pages, takes a path of its own: an ASCII letter is Latin, and a word of
-// ASCII letters is lower-cased byte for byte.
+// most pages, takes a path of its own: an ASCII letter is Latin, eight bytes of
+// ASCII are read a step (their letters counted at once, each other byte ending a
+// word), and a word of ASCII letters is lower-cased byte for byte.
 func (c *scriptCounts) count(s string, nwords *int, last bool) {
 	table := letterTable()
-	var scripts [scDevanagari + 1]int // letters by script, added to c at the end
+	var scripts [scDevanagari + 1]int // letters by script past ASCII, added to c at the end
+	latin := 0                        // ASCII letters
+	runK, runN := scNone, 0           // the letters past ASCII of script runK not yet in scripts
 	word, ascii := 0, true            // the current word starts at word; all its letters ASCII so far
 	for i := 0; i < len(s); {
 		ch := s[i]
 		if ch < utf8.RuneSelf {
+			for i+8 <= len(s) {
+				x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+				if x&highBits != 0 {
+					break
+				}
+				// Each byte below 0x80, a byte's worth added to each sets its
+				// high bit without carrying into the next: from 'a' up, and from
+				// past 'z' up, of its lower case.
+				lower := x | 0x20*lowBits
+				alpha := (lower + (0x80-'a')*lowBits) &^ (lower + (0x80-'z'-1)*lowBits) & highBits
+				latin += bits.OnesCount64(alpha)
+				for ends := ^alpha & highBits; ends != 0; ends &= ends - 1 {
+					j := i + bits.TrailingZeros64(ends)>>3
+					if j > word && *nwords < 4000 {
+						if w := s[word:j]; !ascii || asciiShape(w) != 0 {
+							c.countWordOf(w, ascii, table)
+						}
+						*nwords++
+					}
+					word, ascii = j+1, true
+				}
+				i += 8
+			}
+			if i == len(s) {
+				break
+			}
+			if ch = s[i]; ch >= utf8.RuneSelf {
+				continue
+			}
 			if lower := ch | 0x20; 'a' <= lower && lower <= 'z' {
 				j := i + 1 // the run of ASCII letters, counted at once
 				for j < len(s) && 'a' <= s[j]|0x20 && s[j]|0x20 <= 'z' {
 					j++
 				}
-				scripts[scLatin] += j - i
+				latin += j - i
 				i = j
 				continue
 			}
@@ -175,13 +212,22 @@ func (c *scriptCounts) count(s string, nwords *int, last bool) {
 			r, size = utf8.DecodeRuneInString(s[i:])
 		}
 		k := scNone
-		if r < 0x10000 {
+		switch {
+		case uint32(r-hanLo) <= uint32(hanHi-hanLo):
+			k = scHan // the commonest letters past ASCII, without a look-up in the table
+		case r < 0x10000:
 			k = table[r] & scriptBits
-		} else {
+		default:
 			k = letterScript(r)
 		}
 		if k != scNone {
-			scripts[k]++
+			// (a run of one script, most of a text past ASCII, is counted at
+			// its end: no store a letter)
+			if k != runK {
+				scripts[runK] += runN
+				runK, runN = k, 0
+			}
+			runN++
 			ascii = false
 			i += size
 			continue
@@ -199,6 +245,8 @@ func (c *scriptCounts) count(s string, nwords *int, last bool) {
 		c.countWordOf(s[word:], ascii, table)
 		*nwords++
 	}
+	scripts[scLatin] += latin
+	scripts[runK] += runN
 	for k, n := range scripts {
 		if k != int(scNone) {
 			c.letters += n
@@ -206,6 +254,12 @@ func (c *scriptCounts) count(s string, nwords *int, last bool) {
 		}
 	}
 }
+
+// Eight bytes in one word, for count.
+const (
+	lowBits  = 0x0101010101010101 // each byte's lowest bit
+	highBits = 0x8080808080808080 // each byte's highest bit
+)
 
 // countWordOf is countWord, told whether w is ASCII letters only; table is
 // letterTable().
@@ -268,7 +322,9 @@ func (c *scriptCounts) countWord(w string, table *[0x10000]uint8) {
 			if 'A' <= ch && ch <= 'Z' {
 				ch += 'a' - 'A'
 			}
-			b = append(b, ch)
+			if b = append(b, ch); len(b) > maxFunctionBytes {
+				return // longer than any function word, lower-cased
+			}
 			i++
 			continue
 		}
@@ -287,7 +343,9 @@ func (c *scriptCounts) countWord(w string, table *[0x10000]uint8) {
 		default:
 			r = unicode.ToLower(r)
 		}
-		b = utf8.AppendRune(b, r)
+		if b = utf8.AppendRune(b, r); len(b) > maxFunctionBytes {
+			return
+		}
 		i += size
 	}
 	k := shapeIndex[wordShape(b)]
@@ -404,8 +462,21 @@ var letterTable = sync.OnceValue(func() *[0x10000]uint8 {
 	for r := range rune(0x0E00) {
 		t[r] &^= unspacedRune
 	}
+	// The run of Han letters around U+4E00 (the CJK Unified Ideographs): count
+	// tells those apart from the others without reading the table, which a page
+	// of Chinese would read all over.
+	hanLo, hanHi = 0x4E00, 0x4E00
+	for hanLo > 0 && t[hanLo-1]&scriptBits == scHan {
+		hanLo--
+	}
+	for hanHi+1 < rune(len(t)) && t[hanHi+1]&scriptBits == scHan {
+		hanHi++
+	}
 	return t
 })
+
+// hanLo and hanHi bound the run of Han letters around U+4E00 (letterTable).
+var hanLo, hanHi rune
 
 // unspacedTables are the scripts of textutil.UnspacedScript.
 var unspacedTables = []*unicode.RangeTable{unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul,
