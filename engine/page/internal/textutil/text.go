@@ -54,19 +54,27 @@ func AppendCollapsed(dst, s []byte) []byte {
 			case asciiOtherSpace:
 				break run
 			default:
-				// A valid two- or three-byte character is no space unless its
-				// first byte is a space's (C2, E1 to E3): it is skipped unread.
-				if j+2 < len(s) {
+				// The valid two- and three-byte characters from j that are no
+				// space, read without going back to the eight-byte test (a page
+				// past ASCII is most of them in a row): one is no space unless
+				// its first byte is a space's (C2, E1 to E3), and of those only a
+				// few are (SpaceRune).
+				for j+2 < len(s) {
 					c0, c1 := s[j], s[j+1]
 					if c0-0xC3 <= 0xDF-0xC3 && c1&0xC0 == 0x80 {
 						j += 2
 						continue
 					}
-					if c0&0xF0 == 0xE0 && c0-0xE1 > 0xE3-0xE1 && c1&0xC0 == 0x80 && s[j+2]&0xC0 == 0x80 &&
-						(c0 != 0xE0 || c1 >= 0xA0) && (c0 != 0xED || c1 < 0xA0) {
+					if c2 := s[j+2]; c0&0xF0 == 0xE0 && c1&0xC0 == 0x80 && c2&0xC0 == 0x80 &&
+						(c0 != 0xE0 || c1 >= 0xA0) && (c0 != 0xED || c1 < 0xA0) &&
+						(c0-0xE1 > 0xE3-0xE1 || !SpaceRune(rune(c0&0x0F)<<12|rune(c1&0x3F)<<6|rune(c2&0x3F))) {
 						j += 3
 						continue
 					}
+					break
+				}
+				if j == len(s) || s[j] < utf8.RuneSelf {
+					continue
 				}
 				r, n := DecodeRune(s[j:])
 				if SpaceRune(r) || r == utf8.RuneError && n == 1 {

@@ -62,7 +62,7 @@ func runeAtATime(dst, s []byte) []byte {
 // TestAppendCollapsedRandom: runs copied at once give what a rune at a time gave,
 // on random mixes of spaces, words, unspaced and invalid bytes.
 func TestAppendCollapsedRandom(t *testing.T) {
-	pieces := []string{" ", "\n", "\t ", "\u00a0", "\u3000", "\u2009", "word", "本市", "é", "\xff", "\xe4\xb8", "\ufffd", "x", "\u0085", "a b", " c", "d ", "\x01", ". ", "\xed\xa0\x80", "\xe0\x80\x80", "\xe0\xa0\x80", "\xed\x9f\xbf", "\u1680",
+	pieces := []string{" ", "\n", "\t ", "\u00a0", "\u3000", "\u2009", "word", "本市", "é", "\xff", "\xe4\xb8", "\ufffd", "x", "\u0085", "a b", " c", "d ", "\x01", ". ", "\xed\xa0\x80", "\xe0\x80\x80", "\xe0\xa0\x80", "\xed\x9f\xbf", "\u1680", "「本」—ー", "\u2014\u205f\u2028", "平光港的居民說，",
 		// runs of eight bytes and more, copied eight at a time (plainASCII8)
 		"The council met on Tuesday", "council", " met  on", "a b c d e f g h", "abcdefgh ", "x\x7fy\x1fz"}
 	rng := rand.New(rand.NewPCG(1, 2))
