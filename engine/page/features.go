@@ -161,6 +161,15 @@ func appendNormalized(dst []byte, s string) (_ []byte, sameProse bool) {
 		} else {
 			r, n = textutil.DecodeRuneInString(s[i:])
 		}
+		if n == 3 && uint32(r-foldKeptLo) <= uint32(foldKeptHi-foldKeptLo) {
+			j := i + 3 // the run of CJK ideographs from i, which the fold keeps, copied at once
+			for j+2 < len(s) && s[j]&0xF0 == 0xE0 && s[j+1]&0xC0 == 0x80 && s[j+2]&0xC0 == 0x80 &&
+				uint32(rune(s[j]&0x0F)<<12|rune(s[j+1]&0x3F)<<6|rune(s[j+2]&0x3F)-foldKeptLo) <= uint32(foldKeptHi-foldKeptLo) {
+				j += 3
+			}
+			dst, i = append(dst, s[i:j]...), j
+			continue
+		}
 		if r >= runeClassSize || t[r] == 0 {
 			long = true // also an invalid byte: U+FFFD of size 1 is not in the table
 			break
@@ -232,6 +241,9 @@ func foldStable(s string) (string, bool) {
 var (
 	foldOnce  sync.Once
 	foldRunes *[runeClassSize]uint16
+	// foldKeptLo and foldKeptHi bound the run of runes around U+4E00 that fold to
+	// themselves (the CJK ideographs): appendNormalized copies a row of them at once.
+	foldKeptLo, foldKeptHi rune
 )
 
 // freeStarter reports a rune that starts a segment for NFKC and cannot combine with
@@ -264,6 +276,12 @@ func foldTable() *[runeClassSize]uint16 {
 			}
 		}
 		t[utf8.RuneError] = 0 // an invalid byte and U+FFFD read alike: leave both to the long way
+		// The runes around U+4E00 the fold keeps, all of three bytes.
+		foldKeptLo, foldKeptHi = 0x4E00, 0x4E00
+		for ; foldKeptLo > 0x800 && t[foldKeptLo-1] == uint16(foldKeptLo-1); foldKeptLo-- {
+		}
+		for ; foldKeptHi < 0xD7FF && t[foldKeptHi+1] == uint16(foldKeptHi+1); foldKeptHi++ {
+		}
 		foldRunes = t
 	})
 	return foldRunes
