@@ -178,6 +178,7 @@ func TestBanOnConcurrentAdjacentFetching(t *testing.T) {
 }
 
 func TestPoliteFetchingIsNeverBanned(t *testing.T) {
+	t.Parallel() // its own sandboxes; it waits out the crawler's pauses
 	t.Run("serial with gaps ≥ HumanGap", func(t *testing.T) {
 		const gap = 40 * time.Millisecond
 		sb := sbStart(t, func(c *Config) { c.AntiBot.HumanGap, c.AntiBot.MaxViolations = gap, 0 })

@@ -118,6 +118,7 @@ func TestDNSAnswersFailuresAndTTLs(t *testing.T) {
 }
 
 func TestDNSLatencyAndQueryCounts(t *testing.T) {
+	t.Parallel() // its own sandbox; it waits out the configured latencies, asserting their least time and spread
 	const lo, hi = 30 * time.Millisecond, 90 * time.Millisecond
 	sb := sbStart(t, func(c *Config) { c.DNS.LatencyMin, c.DNS.LatencyMax = lo, hi })
 	names := sb.Info().Sites[0].Hosts

@@ -63,6 +63,7 @@ func sbFaultPage(t *testing.T, w *Web, kind string) string {
 }
 
 func TestFaultsBehaveOverHTTP(t *testing.T) {
+	t.Parallel() // its own sandbox; it waits out slow and trickled answers, asserting only their least time
 	const (
 		slow     = 400 * time.Millisecond
 		interval = 20 * time.Millisecond
@@ -191,6 +192,7 @@ func TestFaultsBehaveOverHTTP(t *testing.T) {
 // A slow response whose client leaves ends its handler; Close cuts one whose client
 // still waits rather than wait for its first byte (an hour away), and closes the port.
 func TestSlowClientsDoNotHoldTheSandbox(t *testing.T) {
+	t.Parallel() // its own sandbox; it waits on its clients' deadlines and the sandbox's Close
 	sb := sbStart(t, func(c *Config) {
 		c.Faults.Shares = map[string]float64{FaultSlow: 1}
 		c.Faults.SlowFirstByte = time.Hour

@@ -134,6 +134,7 @@ func TestProxyAuth(t *testing.T) {
 // TestProxyFaults: each injected failure shows up to a client as a proxy failure,
 // and clearing it restores the proxy.
 func TestProxyFaults(t *testing.T) {
+	t.Parallel() // its own proxies and servers; it waits out the slow fault, asserting only its least time
 	plain, secure, tlsCfg := proxyEchoServers(t)
 	const slow = 300 * time.Millisecond
 	ps := proxyStartTest(t, ProxyConfig{SlowDelay: slow, Proxies: []ProxySetup{
@@ -184,6 +185,7 @@ func TestProxyFaults(t *testing.T) {
 
 // TestProxySlowHandshake: the slow fault also delays HTTPS tunnels (CONNECT and SOCKS5).
 func TestProxySlowHandshake(t *testing.T) {
+	t.Parallel() // its own proxies and servers; it waits out the slow handshakes, asserting only their least time
 	_, secure, tlsCfg := proxyEchoServers(t)
 	const slow = 300 * time.Millisecond
 	ps := proxyStartTest(t, ProxyConfig{SlowDelay: slow, Proxies: []ProxySetup{
