@@ -485,6 +485,7 @@ func TestSSHDroppedConnectionLeaksNothing(t *testing.T) {
 // past the cap the oldest silent one is closed (else 200 silent connections would be
 // held open forever). A session that logs in is not affected.
 func TestSSHConnectionsMustLogInSoon(t *testing.T) {
+	t.Parallel() // its own server; it waits out the login grace time
 	w := newSSHWorld(t)
 	// Closed at accept and closed at the grace time are told apart by half the grace
 	// time: a margin no scheduling delay of a loaded box comes near.
