@@ -3,6 +3,7 @@ package ui
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -133,48 +134,67 @@ func startTmux(t *testing.T, dir, name, script string) *tmuxSession {
 }
 
 // tmuxBinary skips t under -short or where tmux is missing (why: what the test does
-// beyond building), and builds crawlconsole into a temporary directory: the
-// directory and the binary.
+// beyond running crawlconsole), and returns a temporary directory and the
+// crawlconsole the tests run: this test binary under that name (see TestMain).
 func tmuxBinary(t *testing.T, why string) (dir, bin string) {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("end-to-end test: builds the binary and " + why)
+		t.Skip("end-to-end test: runs crawlconsole and " + why)
 	}
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed; the end-to-end console test needs it")
 	}
+	if CLIMain == nil {
+		t.Fatal("CLIMain is not set: the external test package (climain_test.go) sets it to cli.Main")
+	}
 	// The tmux tests wait on crawls in real time, not on the CPU, so they run side
-	// by side; they share one build of the binary.
+	// by side; they share one link to the test binary.
 	t.Parallel()
-	e2eBuild.once.Do(func() {
-		e2eBuild.dir, e2eBuild.err = os.MkdirTemp("", "crawlconsole-e2e-")
-		if e2eBuild.err != nil {
+	e2eBin.once.Do(func() {
+		self, err := os.Executable()
+		if err != nil {
+			e2eBin.err = err
 			return
 		}
-		e2eBuild.bin = filepath.Join(e2eBuild.dir, "crawlconsole")
-		if out, err := exec.Command("go", "build", "-o", e2eBuild.bin, "github.com/crawlconsole/crawlconsole").CombinedOutput(); err != nil {
-			e2eBuild.err = fmt.Errorf("go build: %v\n%s", err, out)
+		if e2eBin.dir, e2eBin.err = os.MkdirTemp("", "crawlconsole-e2e-"); e2eBin.err != nil {
+			return
+		}
+		e2eBin.bin = filepath.Join(e2eBin.dir, "crawlconsole")
+		if err := os.Symlink(self, e2eBin.bin); err != nil {
+			e2eBin.err = fmt.Errorf("crawlconsole for the tmux tests: %v", err)
 		}
 	})
-	if e2eBuild.err != nil {
-		t.Fatal(e2eBuild.err)
+	if e2eBin.err != nil {
+		t.Fatal(e2eBin.err)
 	}
-	return t.TempDir(), e2eBuild.bin
+	return t.TempDir(), e2eBin.bin
 }
 
-// e2eBuild is the one build of the binary the tmux tests run (removed by TestMain).
-var e2eBuild struct {
+// e2eBin is the crawlconsole the tmux tests run: a link named crawlconsole to this
+// test binary (removed by TestMain).
+var e2eBin struct {
 	once     sync.Once
 	dir, bin string
 	err      error
 }
 
-// TestMain runs the tmux tests side by side (up to 8 parallel tests at once unless
-// -test.parallel is given), and removes their build once every test has run.
+// CLIMain is crawlconsole's main, cli.Main: set by the external test package, as
+// package ui cannot import ui/cli, which imports it.
+var CLIMain func(args []string, stdout, stderr io.Writer) int
+
+// TestMain runs this binary as crawlconsole when it is started under that name
+// (the tmux tests' link to it): the binary the tests already built holds all of
+// crawlconsole, where a `go build` of it took a link of its own, seconds of CPU
+// on the tests' critical path. Otherwise it runs the tmux tests side by side (up
+// to 8 parallel tests at once unless -test.parallel is given), and removes the
+// link once every test has run.
 func TestMain(m *testing.M) {
+	if filepath.Base(os.Args[0]) == "crawlconsole" && CLIMain != nil {
+		os.Exit(CLIMain(os.Args[1:], os.Stdout, os.Stderr))
+	}
 	code := testmain.Run(m, 8)
-	if e2eBuild.dir != "" {
-		os.RemoveAll(e2eBuild.dir)
+	if e2eBin.dir != "" {
+		os.RemoveAll(e2eBin.dir)
 	}
 	os.Exit(code)
 }
