@@ -16,7 +16,7 @@ import (
 // (URL, host, bookkeeping on the lane board) and one LRU entry of the dedupe.
 const (
 	bytesPerQueuedURL = 400
-	bytesPerLRUEntry  = 100
+	bytesPerLRUEntry  = 24 // engine/frontier recentHashes: a 16-byte entry, two 4-byte table slots
 )
 
 // bloomBytes is the size of a Bloom filter for n items at false-positive rate p.

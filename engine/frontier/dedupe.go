@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/bits-and-blooms/bloom/v3"
-	"github.com/hashicorp/golang-lru/v2/simplelru"
 )
 
 // Verdict is what Dedupe knows about a URL it is asked about. See the package doc for
@@ -42,13 +41,8 @@ func (v Verdict) String() string {
 }
 
 // DefaultLRUSize is a sensible LRU size: it holds the hot duplicates (navigation links
-// repeated on every page of a site) of a few hundred hosts in about 1.6 MB.
+// repeated on every page of a site) of a few hundred hosts in about 0.4 MB.
 const DefaultLRUSize = 16384
-
-// lruEntryBytes is what one LRU entry costs on the heap: the list entry (two links, list
-// pointer, key, expiry time and bucket: 64 bytes) plus its share of the Go map (~36
-// bytes: 16-byte slots in a table grown by doubling). Measured by the dedupe bench.
-const lruEntryBytes = 100
 
 // Dedupe is M4's link filter on the master: an LRU of recent URL hashes in front of a
 // Bloom filter of every URL recorded. It keeps 8-byte hashes, never URL strings, so it
@@ -73,8 +67,8 @@ type Dedupe struct {
 // counters never share a cache line.
 type dedupeShard struct {
 	mu     sync.Mutex
-	recent *simplelru.LRU[uint64, struct{}] // hash of recently recorded URLs
-	seen   *bloom.BloomFilter               // every hash ever recorded or warmed
+	recent *recentHashes      // hash of recently recorded URLs
+	seen   *bloom.BloomFilter // every hash ever recorded or warmed
 
 	// Counters, guarded by mu.
 	checks, news, recents, maybes uint64
@@ -118,11 +112,7 @@ func NewDedupe(expectedURLs uint, fpRate float64, lruSize int) *Dedupe {
 	}
 	m, k := bloomSize((expectedURLs+uint(n)-1)/uint(n), fpRate)
 	for i := range d.shards {
-		recent, err := simplelru.NewLRU[uint64, struct{}]((lruSize+n-1)/n, nil)
-		if err != nil { // only for size < 1, excluded above
-			panic(err)
-		}
-		d.shards[i].recent = recent
+		d.shards[i].recent = newRecentHashes((lruSize + n - 1) / n)
 		d.shards[i].seen = bloom.New(m, k)
 	}
 	return d
@@ -207,12 +197,11 @@ func (s *dedupeShard) check(h uint64) Verdict {
 }
 
 // recentHit counts a check of h and records h in the LRU; true means h was there
-// (Recent). One map lookup for both: Add moves a present hash to the front (a hit stays
-// recent) without evicting or growing; an absent one grows the LRU or evicts.
+// (Recent). One lookup for both: Add moves a present hash to the front (a hit stays
+// recent); an absent one grows the LRU or takes the least recent one's place.
 func (s *dedupeShard) recentHit(h uint64) bool {
 	s.checks++
-	before := s.recent.Len()
-	if evicted := s.recent.Add(h, struct{}{}); !evicted && s.recent.Len() == before {
+	if s.recent.Add(h) {
 		s.recents++
 		return true
 	}
@@ -411,7 +400,7 @@ func (d *Dedupe) WarmHashes(hashes iter.Seq[uint64]) int {
 			if !s.seen.TestAndAdd(key[:]) {
 				s.inserted++
 			}
-			s.recent.Add(h, struct{}{})
+			s.recent.Add(h)
 			s.warmed++
 			s.mu.Unlock()
 		}
@@ -464,7 +453,7 @@ func (d *Dedupe) Stats() DedupeStats {
 		st.BloomBits += m
 		st.BloomHashes = k
 		st.LRULen += s.recent.Len()
-		st.Bytes += uint64((m+63)/64*8) + uint64(s.recent.Len())*lruEntryBytes
+		st.Bytes += uint64((m+63)/64*8) + s.recent.bytes()
 		s.mu.Unlock()
 	}
 	st.FalsePositiveRate = fp / float64(len(d.shards))
