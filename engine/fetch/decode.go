@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
@@ -151,24 +152,28 @@ func collyKeepsBody(contentType string) bool {
 }
 
 // prepare returns the request as it goes out: without the exchange id and with
-// our Accept-Encoding (the caller's request is left as it is, a new header map
-// given to a shallow copy), traced when its fetch's exchanges are recorded (hop,
-// in log) or its replays paced, under its fetch's deadline when the fetch has one
+// our Accept-Encoding, traced when its fetch's exchanges are recorded (hop, in log)
+// or its replays paced, under its fetch's deadline when the fetch has one
 // (exchangeLog.ctx). One copy of the request and one client trace at most.
+//
+// A request carrying an exchange id has a header map of the fetch's own: built for
+// this fetch by Fetch or Resource, or for this hop by the HTTP client (a redirect's
+// fields copied from the copy it took of the first request's before sending it).
+// Nothing reads the id from it after this, so the id is taken out in place, where
+// a copy would build the map again each request. Any other request's header is
+// the caller's, and gets a copy when a field is to be added.
 func (b *bodyCapper) prepare(req *http.Request) (out *http.Request, hop *hopRecord, log *exchangeLog) {
-	id := req.Header.Get(exchangeHeader)
+	var id string
+	if v := req.Header[exchangeHeader]; len(v) > 0 {
+		id = v[0]
+		delete(req.Header, exchangeHeader)
+	}
 	hdr := req.Header
-	copied := id != "" || hdr.Get("Accept-Encoding") == ""
+	copied := hdr.Get("Accept-Encoding") == ""
 	if copied {
 		hdr = make(http.Header, len(req.Header)+1)
-		for k, v := range req.Header {
-			if k != exchangeHeader {
-				hdr[k] = v
-			}
-		}
-		if hdr.Get("Accept-Encoding") == "" {
-			hdr["Accept-Encoding"] = acceptEncodingValue
-		}
+		maps.Copy(hdr, req.Header)
+		hdr["Accept-Encoding"] = acceptEncodingValue
 	}
 	ctx := req.Context()
 	log = b.exchanges.get(id)
