@@ -199,6 +199,7 @@ func New(ctx context.Context, cfg Config, d *Dialer, tr *http.Transport) *Fetche
 			TLSHandshakeTimeout:    cfg.ConnectTimeout,
 			ForceAttemptHTTP2:      true,
 			MaxResponseHeaderBytes: egress.MaxResponseHeaderBytes,
+			ReadBufferSize:         egress.ReadBufferSize,
 		}
 	}
 	// Build the collector by hand: colly.NewCollector lets COLLY_* environment
