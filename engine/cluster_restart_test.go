@@ -17,7 +17,7 @@ import (
 // results for the old master's hand-outs moments before.
 func TestMasterRestartKeepsWorkersResults(t *testing.T) {
 	t.Parallel()
-	c := startCluster(t, enginetest.SandboxConfig(5, 12))
+	c := startCluster(t, smallWeb(5, 12))
 	ref := enginetest.StartReference(t, c.sb)
 	c.worker("w1", "127.0.0.2", "127.0.0.3")
 	enginetest.WaitSnapshot(t, c.master, "w1 stores pages", func(s view.Snapshot) bool { return s.Totals.PagesStored >= 60 })

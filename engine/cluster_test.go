@@ -237,7 +237,7 @@ func TestDistributedCrawlIsPoliteAndComplete(t *testing.T) {
 // gracefully loses nothing.
 func TestWorkerJoinsAndLeavesMidCrawl(t *testing.T) {
 	t.Parallel()
-	c := startCluster(t, enginetest.SandboxConfig(9, 12))
+	c := startCluster(t, smallWeb(9, 12))
 	ref := enginetest.StartReference(t, c.sb)
 	w1 := c.worker("w1", "127.0.0.2", "127.0.0.3")
 	enginetest.WaitSnapshot(t, c.master, "w1 stores pages", func(s view.Snapshot) bool { return s.Totals.PagesStored >= 20 })

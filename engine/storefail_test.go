@@ -53,7 +53,7 @@ func execSQL(t *testing.T, db, stmt string) {
 func TestMasterStopsOnAFailedStore(t *testing.T) {
 	t.Parallel()
 	const room = 40
-	c := startClusterWith(t, enginetest.SandboxConfig(5, 12), 300*time.Millisecond, func(o *config.Options, _ *sandbox.Sandbox) {
+	c := startClusterWith(t, smallWeb(5, 12), 300*time.Millisecond, func(o *config.Options, _ *sandbox.Sandbox) {
 		fillUpAt(t, o.DB, room)
 	})
 	ref := enginetest.StartReference(t, c.sb)
