@@ -4,22 +4,28 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 
 	"golang.org/x/tools/go/ssa"
 )
 
 // The fixture (testdata/paths) is small enough to walk by hand; the comments in its
-// files say what each call does to the counts.
+// files say what each call does to the counts. It is loaded once for the package's
+// tests (each load lists, type-checks and builds it again: about a second of CPU):
+// a walk only reads the program, and each test gets its own copy of the settings.
 func loadFixture(t *testing.T) *pathProgram {
 	t.Helper()
-	prog, err := loadPathProgram("testdata/paths", nil)
+	prog, err := fixtureOnce()
 	if err != nil {
 		t.Fatal(err)
 	}
-	prog.countNoops = true // the fixture's empty functions stand for work
-	return prog
+	own := *prog
+	own.countNoops = true // the fixture's empty functions stand for work
+	return &own
 }
+
+var fixtureOnce = sync.OnceValues(func() (*pathProgram, error) { return loadPathProgram("testdata/paths", nil) })
 
 func walkFixture(t *testing.T, prog *pathProgram, entry string, absent ...string) *pathWalk {
 	t.Helper()
