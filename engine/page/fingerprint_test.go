@@ -321,7 +321,7 @@ func TestNormalizeFoldTable(t *testing.T) {
 		}
 	}
 	texts = append(texts, "\x00", "a\x00B", "\x00é", "É\x00", "ÀB\x00\u0301", "x\xffÉ\x00", "ＡＢ",
-		"\xe0\x80\x80中", "a\xed\xa0\x80b", "中\xe4\xb8", "\xe4\xb8a中", "\xe4a\xb8", "中\xef\xbf\xbd文", "中文字\xe4\xb8", "中文字\xe4\xb8a", "中文\u3000字ＡＢ中\u9fff\ua000\u4dff\u4e00", // three-byte forms that are no rune; runs of ideographs
+		"\xe0\x80\x80中", "a\xed\xa0\x80b", "中\xe4\xb8", "\xe4\xb8a中", "\xe4a\xb8", "中\xef\xbf\xbd文", "中文字\xe4\xb8", "中文字\xe4\xb8a", "中文字\xe4\xb8A", "中\xe4A\xb8B", "中文\u3000字ＡＢ中\u9fff\ua000\u4dff\u4e00", // three-byte forms that are no rune; runs of ideographs
 		"plain lower-case run, 12 digits", "The Council met AT 9.\x00 then", "abc\x00def", "a\x00", "\x00a", "MiXeD rUn ÀÉ z", "x\x7f~{") // ASCII runs
 	// Every ASCII byte in each place of the eight bytes appendNormalized reads at
 	// once, and a NUL or a rune past ASCII in each place of them.
