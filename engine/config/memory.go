@@ -16,7 +16,7 @@ import (
 // (URL, host, bookkeeping on the lane board) and one LRU entry of the dedupe.
 const (
 	bytesPerQueuedURL = 400
-	bytesPerLRUEntry  = 24 // engine/frontier recentHashes: a 16-byte entry, two 4-byte table slots
+	bytesPerLRUEntry  = 32 // engine/frontier recentHashes: a 16-byte entry and up to four 4-byte table slots (a power of two, at least two an entry)
 )
 
 // bloomBytes is the size of a Bloom filter for n items at false-positive rate p.
