@@ -162,7 +162,7 @@ func runThroughput(args []string) (map[string]any, error) {
 		if err != nil {
 			return throughputRun{}, err
 		}
-		cpu0 := crawlCPU()
+		cpu0, heap0 := crawlCPU(), readHeapCount()
 		var wall time.Duration
 		var note string
 		if name == crawlerCC {
@@ -173,10 +173,13 @@ func runThroughput(args []string) (map[string]any, error) {
 		if err != nil {
 			return throughputRun{}, fmt.Errorf("%s: %w", name, err)
 		}
-		cpu := crawlCPU() - cpu0
+		cpu, heap := crawlCPU()-cpu0, readHeapCount().since(heap0)
 		a, dns, sbCPU, err := sb.account(mark)
 		if err != nil {
 			return throughputRun{}, err
+		}
+		if h := heap.note(a.pages); h != "" {
+			note += ", " + h
 		}
 		return throughputRun{crawler: name, pages: a.pages, unique: a.unique, reqs: a.requests, wall: wall, cpu: cpu, sbCPU: sbCPU, dns: dns, note: note}, nil
 	}
