@@ -81,6 +81,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/balance"
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/cluster/embedded"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/sandbox"
@@ -570,7 +571,7 @@ func startPausedCluster(opts config.Options, n int, hb time.Duration) (*distClus
 		return nil, err
 	}
 	token := fmt.Sprintf("e2e-%d", time.Now().UnixNano())
-	if c.srv, err = cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: dir, Token: token}); err != nil {
+	if c.srv, err = embedded.Start(embedded.Options{Listen: "127.0.0.1:0", StoreDir: dir, Token: token}); err != nil {
 		return fail(err)
 	}
 	connect := func(name string) (*cluster.Conn, error) {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/cluster/embedded"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 )
 
@@ -194,7 +195,7 @@ func writeMergedProfile(path string, ps []*profile.Profile) error {
 type distCluster struct {
 	master  *engine.Engine
 	workers []*engine.Worker
-	srv     *cluster.Server
+	srv     *embedded.Server
 	conns   []*cluster.Conn
 	dir     string
 }
@@ -215,7 +216,7 @@ func startDistCluster(ctx context.Context, opts config.Options, n int, binds fun
 		return nil, err
 	}
 	labelled(ctx, roleNATS, func(context.Context) {
-		c.srv, err = cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: dir, Token: token})
+		c.srv, err = embedded.Start(embedded.Options{Listen: "127.0.0.1:0", StoreDir: dir, Token: token})
 	})
 	if err != nil {
 		return fail(err)

@@ -32,6 +32,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/cluster/embedded"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/steer"
 )
@@ -132,7 +133,7 @@ func (a oneAddr) LookupAddrs(context.Context, string) ([]netip.Addr, error) {
 
 // benchCluster is a master over an embedded NATS server and the workers started.
 type benchCluster struct {
-	srv     *cluster.Server
+	srv     *embedded.Server
 	master  *engine.Engine
 	workers []*engine.Worker
 	conns   []*cluster.Conn
@@ -144,7 +145,7 @@ func startBenchCluster(dir string, o config.Options) (*benchCluster, error) {
 	}
 	c := &benchCluster{}
 	var err error
-	if c.srv, err = cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: "bench"}); err != nil {
+	if c.srv, err = embedded.Start(embedded.Options{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: "bench"}); err != nil {
 		return nil, err
 	}
 	conn, err := c.connect("master")

@@ -35,6 +35,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/cluster/embedded"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 )
 
@@ -145,7 +146,7 @@ func pathsMaster(o config.Options, workerCmd []string, workerCov string) (*engin
 		stop()
 		return nil, nil, err
 	}
-	srv, err := cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: dir, Token: token})
+	srv, err := embedded.Start(embedded.Options{Listen: "127.0.0.1:0", StoreDir: dir, Token: token})
 	if err != nil {
 		return fail(err)
 	}

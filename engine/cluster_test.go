@@ -12,6 +12,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/cluster/embedded"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
@@ -26,7 +27,7 @@ import (
 type testCluster struct {
 	t       *testing.T
 	sb      *sandbox.Sandbox
-	srv     *cluster.Server
+	srv     *embedded.Server
 	token   string
 	opts    config.Options
 	master  *engine.Engine
@@ -73,7 +74,7 @@ func prepareCluster(t *testing.T, cfg sandbox.Config, hb time.Duration, setup fu
 		setup(&c.opts, sb)
 	}
 	var err error
-	c.srv, err = cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: c.token})
+	c.srv, err = embedded.Start(embedded.Options{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: c.token})
 	if err != nil {
 		t.Fatal(err)
 	}

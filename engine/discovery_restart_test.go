@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/cluster/embedded"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
@@ -19,14 +20,14 @@ type restartRig struct {
 	t         *testing.T
 	o         config.Options
 	clustered bool
-	srv       *cluster.Server
+	srv       *embedded.Server
 	worker    *Worker
 }
 
 func newRestartRig(t *testing.T, o config.Options, clustered bool) *restartRig {
 	r := &restartRig{t: t, o: o, clustered: clustered}
 	if clustered {
-		srv, err := cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(t.TempDir(), "nats"), Token: "restart-token-0123456789"})
+		srv, err := embedded.Start(embedded.Options{Listen: "127.0.0.1:0", StoreDir: filepath.Join(t.TempDir(), "nats"), Token: "restart-token-0123456789"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/cluster/embedded"
 	"github.com/nats-io/nats.go"
 )
 
@@ -101,6 +102,9 @@ func TestServerVersionFloor(t *testing.T) {
 // DefaultTimeout (a worker on a loaded box), still gets in.
 func TestSlowClientIsNotRefusedBeforeItsTimeout(t *testing.T) {
 	t.Parallel()
+	if embedded.AuthTimeout != DefaultTimeout {
+		t.Fatalf("the embedded server lets a client take %v to authenticate, Connect allows itself %v: keep them equal", embedded.AuthTimeout, DefaultTimeout)
+	}
 	s, _ := startTestServer(t, nil)
 	addr := strings.TrimPrefix(s.ClientURL(), "nats://")
 	c, err := net.Dial("tcp", addr)

@@ -1,6 +1,7 @@
-// Package cluster is the transport of the distributed crawl (M4): an embedded NATS
-// server with JetStream for the master, a client connection for workers and the master
-// alike, a size-checked message codec and idempotent stream setup. It knows NATS and
+// Package cluster is the transport of the distributed crawl (M4): a client connection
+// for workers and the master alike, a size-checked message codec and idempotent stream
+// setup. The master's embedded NATS server with JetStream is cluster/embedded, apart so
+// that only what starts a server links nats-server. This package knows NATS and
 // nothing of the crawl; the crawl's messages, subjects and streams live above it.
 //
 // # Oldest server supported: nats-server 2.9

@@ -6,21 +6,22 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster/clustertest"
+	"github.com/crawlconsole/crawlconsole/engine/cluster/embedded"
 )
 
 const testToken = "s3cret-test-token"
 
 // startTestServer starts an embedded server on a random loopback port with a fresh
 // store, after edit (if any) adjusts the options; it is shut down with the test.
-func startTestServer(t testing.TB, edit func(*ServerOptions)) (*Server, ServerOptions) {
+func startTestServer(t testing.TB, edit func(*embedded.Options)) (*embedded.Server, embedded.Options) {
 	t.Helper()
-	o := ServerOptions{Listen: "127.0.0.1:0", StoreDir: t.TempDir(), Token: testToken}
+	o := embedded.Options{Listen: "127.0.0.1:0", StoreDir: t.TempDir(), Token: testToken}
 	if edit != nil {
 		edit(&o)
 	}
-	s, err := StartServer(o)
+	s, err := embedded.Start(o)
 	if err != nil {
-		t.Fatalf("StartServer: %v", err)
+		t.Fatalf("embedded.Start: %v", err)
 	}
 	t.Cleanup(s.Shutdown)
 	return s, o

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/cluster/embedded"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -179,7 +180,7 @@ func TestJetStreamRoundTrip(t *testing.T) {
 	s, _ := startTestServer(t, nil)
 	c := connectTest(t, s.ClientURL(), ClientOptions{Name: "worker-1"})
 	checkRoundTrip(t, c, 8<<20) // a page body well past nats' 1 MiB default
-	err := c.NC.Publish("tasks.huge", make([]byte, DefaultMaxPayload+1))
+	err := c.NC.Publish("tasks.huge", make([]byte, embedded.DefaultMaxPayload+1))
 	if !errors.Is(err, nats.ErrMaxPayload) {
 		t.Fatalf("publish over MaxPayload: err = %v; want nats.ErrMaxPayload", err)
 	}
@@ -193,7 +194,7 @@ func TestJetStreamSurvivesRestart(t *testing.T) {
 	stop := func() { s.Shutdown() }
 	start := func() {
 		var err error
-		if s, err = StartServer(o); err != nil {
+		if s, err = embedded.Start(o); err != nil {
 			t.Fatalf("restart on the same store: %v", err)
 		}
 		t.Cleanup(s.Shutdown)

@@ -8,36 +8,38 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/crawlconsole/crawlconsole/engine/cluster/embedded"
 )
 
-func TestStartServerRefusesBadOptions(t *testing.T) {
+func TestEmbeddedServerRefusesBadOptions(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	ok := ServerOptions{Listen: "127.0.0.1:0", StoreDir: dir, Token: testToken}
+	ok := embedded.Options{Listen: "127.0.0.1:0", StoreDir: dir, Token: testToken}
 	tests := []struct {
 		name string
-		edit func(*ServerOptions)
+		edit func(*embedded.Options)
 		want []string // substrings of the error
 	}{
-		{"no token", func(o *ServerOptions) { o.Token = "" }, []string{"token", "--token"}},
-		{"no store dir", func(o *ServerOptions) { o.StoreDir = "" }, []string{"store directory"}},
-		{"all interfaces", func(o *ServerOptions) { o.Listen = "0.0.0.0:0" }, []string{"--listen 0.0.0.0:0", "not a loopback"}},
-		{"empty host", func(o *ServerOptions) { o.Listen = ":0" }, []string{"--listen :0", "not a loopback"}},
-		{"remote address", func(o *ServerOptions) { o.Listen = "192.0.2.1:4222" }, []string{"--listen 192.0.2.1:4222"}},
-		{"not host:port", func(o *ServerOptions) { o.Listen = "4222" }, []string{"--listen", "host:port"}},
-		{"bad port", func(o *ServerOptions) { o.Listen = "127.0.0.1:http" }, []string{"--listen", "port"}},
-		{"cert without key", func(o *ServerOptions) { o.TLSCert = "cert.pem" }, []string{"--tls-cert", "--tls-key"}},
-		{"missing cert files", func(o *ServerOptions) { o.TLSCert, o.TLSKey = dir+"/no.pem", dir+"/no-key.pem" }, []string{"no.pem"}},
-		{"payload too big", func(o *ServerOptions) { o.MaxPayload = 1 << 30 }, []string{"max payload"}},
+		{"no token", func(o *embedded.Options) { o.Token = "" }, []string{"token", "--token"}},
+		{"no store dir", func(o *embedded.Options) { o.StoreDir = "" }, []string{"store directory"}},
+		{"all interfaces", func(o *embedded.Options) { o.Listen = "0.0.0.0:0" }, []string{"--listen 0.0.0.0:0", "not a loopback"}},
+		{"empty host", func(o *embedded.Options) { o.Listen = ":0" }, []string{"--listen :0", "not a loopback"}},
+		{"remote address", func(o *embedded.Options) { o.Listen = "192.0.2.1:4222" }, []string{"--listen 192.0.2.1:4222"}},
+		{"not host:port", func(o *embedded.Options) { o.Listen = "4222" }, []string{"--listen", "host:port"}},
+		{"bad port", func(o *embedded.Options) { o.Listen = "127.0.0.1:http" }, []string{"--listen", "port"}},
+		{"cert without key", func(o *embedded.Options) { o.TLSCert = "cert.pem" }, []string{"--tls-cert", "--tls-key"}},
+		{"missing cert files", func(o *embedded.Options) { o.TLSCert, o.TLSKey = dir+"/no.pem", dir+"/no-key.pem" }, []string{"no.pem"}},
+		{"payload too big", func(o *embedded.Options) { o.MaxPayload = 1 << 30 }, []string{"max payload"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			o := ok
 			tc.edit(&o)
-			s, err := StartServer(o)
+			s, err := embedded.Start(o)
 			if err == nil {
 				s.Shutdown()
-				t.Fatalf("StartServer(%+v) started; want an error", o)
+				t.Fatalf("embedded.Start(%+v) started; want an error", o)
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(err.Error(), w) {
@@ -48,7 +50,7 @@ func TestStartServerRefusesBadOptions(t *testing.T) {
 	}
 }
 
-func TestStartServerLoopbackVariants(t *testing.T) {
+func TestEmbeddedServerLoopbackVariants(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		listen, remote string
@@ -60,7 +62,7 @@ func TestStartServerLoopbackVariants(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.listen, func(t *testing.T) {
-			s, _ := startTestServer(t, func(o *ServerOptions) { o.Listen, o.AllowRemote = tc.listen, tc.allow })
+			s, _ := startTestServer(t, func(o *embedded.Options) { o.Listen, o.AllowRemote = tc.listen, tc.allow })
 			if !strings.HasPrefix(s.ClientURL(), "nats://127.0.0.1:") || strings.HasSuffix(s.ClientURL(), ":0") {
 				t.Fatalf("ClientURL = %q; want nats://127.0.0.1:<real port>", s.ClientURL())
 			}
@@ -69,7 +71,7 @@ func TestStartServerLoopbackVariants(t *testing.T) {
 	}
 }
 
-func TestStartServerPortInUse(t *testing.T) {
+func TestEmbeddedServerPortInUse(t *testing.T) {
 	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -77,9 +79,9 @@ func TestStartServerPortInUse(t *testing.T) {
 	}
 	defer l.Close()
 	listen := l.Addr().String()
-	_, err = StartServer(ServerOptions{Listen: listen, StoreDir: t.TempDir(), Token: testToken})
+	_, err = embedded.Start(embedded.Options{Listen: listen, StoreDir: t.TempDir(), Token: testToken})
 	if err == nil {
-		t.Fatal("StartServer on a busy port succeeded")
+		t.Fatal("embedded.Start on a busy port succeeded")
 	}
 	if !strings.Contains(err.Error(), "--listen "+listen) || !strings.Contains(err.Error(), "in use") {
 		t.Fatalf("error %q should name --listen %s and say the address is in use", err, listen)
@@ -100,9 +102,9 @@ func TestNothingPrintedToTerminal(t *testing.T) {
 	}
 	func() {
 		defer func() { os.Stdout, os.Stderr = stdout, stderr }()
-		s, err := StartServer(ServerOptions{Listen: "127.0.0.1:0", StoreDir: t.TempDir(), Token: testToken})
+		s, err := embedded.Start(embedded.Options{Listen: "127.0.0.1:0", StoreDir: t.TempDir(), Token: testToken})
 		if err != nil {
-			t.Errorf("StartServer: %v", err)
+			t.Errorf("embedded.Start: %v", err)
 			return
 		}
 		if _, err := Connect(s.ClientURL(), ClientOptions{Token: "wrong"}); err == nil {
@@ -113,7 +115,7 @@ func TestNothingPrintedToTerminal(t *testing.T) {
 			t.Errorf("Connect: %v", err)
 		} else {
 			// Publishing over the limit makes nats.go report an error; it must not print.
-			_ = c.NC.Publish("big", make([]byte, DefaultMaxPayload+1))
+			_ = c.NC.Publish("big", make([]byte, embedded.DefaultMaxPayload+1))
 			s.Shutdown() // the client sees a disconnect while still open
 			c.Close()
 			return
@@ -132,7 +134,7 @@ func TestServerLogfReceivesLines(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	var lines []string
-	startTestServer(t, func(o *ServerOptions) {
+	startTestServer(t, func(o *embedded.Options) {
 		o.Logf = func(format string, args ...any) {
 			mu.Lock()
 			defer mu.Unlock()

@@ -4,13 +4,15 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/crawlconsole/crawlconsole/engine/cluster/embedded"
 )
 
 func TestTLS(t *testing.T) {
 	t.Parallel()
 	pki := newTestPKI(t)
 	other := newTestPKI(t) // a CA that did not sign the master's certificate
-	s, _ := startTestServer(t, func(o *ServerOptions) { o.TLSCert, o.TLSKey = pki.CertFile, pki.KeyFile })
+	s, _ := startTestServer(t, func(o *embedded.Options) { o.TLSCert, o.TLSKey = pki.CertFile, pki.KeyFile })
 	if !strings.HasPrefix(s.ClientURL(), "tls://127.0.0.1:") {
 		t.Fatalf("ClientURL = %q; want tls://127.0.0.1:<port>", s.ClientURL())
 	}

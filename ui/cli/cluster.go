@@ -17,6 +17,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/attach"
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/cluster/embedded"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/engine/worker"
@@ -157,7 +158,7 @@ func runMaster(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		} else if err == nil {
 			ln.Close()
 		}
-		srv, err := cluster.StartServer(cluster.ServerOptions{Listen: *listen, AllowRemote: *remote,
+		srv, err := embedded.Start(embedded.Options{Listen: *listen, AllowRemote: *remote,
 			StoreDir: opts.DB + ".nats", Token: token, TLSCert: *tlsCert, TLSKey: *tlsKey})
 		if err != nil {
 			fmt.Fprintf(stderr, "crawlconsole master: %v\n", err)
@@ -376,7 +377,7 @@ func workerWarning(ev view.Event, warns *warnReporter, say func(string, ...any))
 type LocalCluster struct {
 	Master  *engine.Engine
 	Workers []*engine.Worker
-	srv     *cluster.Server
+	srv     *embedded.Server
 	conns   []*cluster.Conn
 	dir     string // the server's JetStream storage
 }
@@ -393,7 +394,7 @@ func StartLocalCluster(opts config.Options, n int, binds func(i int) []string, d
 	rand.Read(raw[:])
 	token := hex.EncodeToString(raw[:])
 	lc := &LocalCluster{dir: dir}
-	lc.srv, err = cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: dir, Token: token})
+	lc.srv, err = embedded.Start(embedded.Options{Listen: "127.0.0.1:0", StoreDir: dir, Token: token})
 	if err != nil {
 		lc.Close()
 		return nil, err

@@ -21,6 +21,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/attach"
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/cluster/embedded"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 )
 
@@ -228,7 +229,7 @@ func operatorPort(addr, db string, eng engine.Control, stderr io.Writer, cmd str
 	if err != nil {
 		return nil, fmt.Errorf("--operator: %v", err)
 	}
-	srv, err := cluster.StartServer(cluster.ServerOptions{Listen: addr, StoreDir: dir, Token: token})
+	srv, err := embedded.Start(embedded.Options{Listen: addr, StoreDir: dir, Token: token})
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("--operator: %v", strings.TrimPrefix(err.Error(), "cluster: "))

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
+	"github.com/crawlconsole/crawlconsole/engine/cluster/embedded"
 )
 
 // Token is the server's client token.
@@ -19,7 +20,7 @@ const Token = "tok"
 func Start(t testing.TB) (dir string, conn func(name string) *cluster.Conn) {
 	t.Helper()
 	dir = t.TempDir()
-	srv, err := cluster.StartServer(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: Token})
+	srv, err := embedded.Start(embedded.Options{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: Token})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,7 @@
-package cluster
+// Package embedded runs the master's NATS server with JetStream inside this process.
+// It is the only package that links nats-server: the transport (package cluster) and
+// everything above it reach a server, embedded or external, through nats.go alone.
+package embedded
 
 import (
 	"crypto/tls"
@@ -14,19 +17,25 @@ import (
 )
 
 // DefaultMaxPayload is the largest message the embedded server accepts unless
-// ServerOptions.MaxPayload says otherwise: crawl results carry page bodies.
+// Options.MaxPayload says otherwise: crawl results carry page bodies.
 const DefaultMaxPayload = 16 << 20
 
 // maxPayloadLimit is the server's own ceiling (its default max_pending); a larger
 // payload would make nats-server refuse to start.
 const maxPayloadLimit = 64 << 20
 
-// readyTimeout bounds how long StartServer waits for the listener and JetStream.
+// AuthTimeout is how long the server lets a client take to connect and authenticate:
+// the transport's own connect bound (cluster.DefaultTimeout, which a test keeps equal).
+// nats-server's default, 2 s, would refuse a worker on a loaded box or a slow link
+// within that bound.
+const AuthTimeout = 5 * time.Second
+
+// readyTimeout bounds how long Start waits for the listener and JetStream.
 const readyTimeout = 10 * time.Second
 
-// ServerOptions configures the master's embedded NATS server. The zero value is not
+// Options configures the master's embedded NATS server. The zero value is not
 // usable: Listen, StoreDir and Token are required.
-type ServerOptions struct {
+type Options struct {
 	// Listen is the client address, "host:port"; port 0 picks a free port
 	// ("127.0.0.1:0" in tests). The CLI's default is 127.0.0.1:4222.
 	Listen string
@@ -54,9 +63,9 @@ type Server struct {
 	url string
 }
 
-// StartServer validates o, starts the embedded server and waits until it accepts
+// Start validates o, starts the embedded server and waits until it accepts
 // clients. The error says what was wrong and which flag to change.
-func StartServer(o ServerOptions) (*Server, error) {
+func Start(o Options) (*Server, error) {
 	opts, host, err := o.natsOptions()
 	if err != nil {
 		return nil, err
@@ -98,7 +107,7 @@ func StartServer(o ServerOptions) (*Server, error) {
 func (s *Server) ClientURL() string { return s.url }
 
 // Shutdown stops the server and waits until it has stopped; JetStream's files are
-// flushed, so a later StartServer on the same StoreDir resumes the streams.
+// flushed, so a later Start on the same StoreDir resumes the streams.
 func (s *Server) Shutdown() {
 	s.ns.Shutdown()
 	s.ns.WaitForShutdown()
@@ -106,7 +115,7 @@ func (s *Server) Shutdown() {
 
 // natsOptions turns o into nats-server options, plus the loopback host that
 // ClientURL names.
-func (o ServerOptions) natsOptions() (*server.Options, string, error) {
+func (o Options) natsOptions() (*server.Options, string, error) {
 	if o.Token == "" {
 		return nil, "", errors.New("cluster: no token for the master: workers must present one (set --token or --token-file)")
 	}
@@ -141,12 +150,9 @@ func (o ServerOptions) natsOptions() (*server.Options, string, error) {
 		MaxPayload:    int32(maxPayload),
 		NoLog:         true,
 		NoSigs:        true, // the CLI owns SIGINT/SIGTERM
-		// nats-server closes a client that has not authenticated 2 s after it
-		// connected ("Authentication Timeout"), while Connect allows itself
-		// DefaultTimeout: a worker on a loaded box or a slow link would be refused within
-		// its own bound. The server waits as long as the client does.
-		AuthTimeout: DefaultTimeout.Seconds(),
-		TLSTimeout:  DefaultTimeout.Seconds(),
+		// The server waits as long as the client does (AuthTimeout).
+		AuthTimeout: AuthTimeout.Seconds(),
+		TLSTimeout:  AuthTimeout.Seconds(),
 	}
 	if o.TLSCert != "" || o.TLSKey != "" {
 		if o.TLSCert == "" || o.TLSKey == "" {
@@ -191,12 +197,12 @@ func isLoopback(host string) bool {
 
 // startError names the listen address in a start failure, the usual cause being a
 // port already in use.
-func startError(o ServerOptions, msg string) error {
+func startError(o Options, msg string) error {
 	return fmt.Errorf("cluster: start the embedded NATS server on --listen %s (store %s): %s", o.Listen, o.StoreDir, msg)
 }
 
 // serverLog is nats-server's logger: it forwards lines to Logf, if any, and keeps the
-// first fatal message so StartServer can return it instead of the process exiting.
+// first fatal message so Start can return it instead of the process exiting.
 type serverLog struct {
 	logf     func(string, ...any)
 	mu       sync.Mutex
