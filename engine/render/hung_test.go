@@ -132,6 +132,7 @@ func running(pid int) bool {
 // Close returns within its bound when a browser's stop does not end: it kills the
 // browser's processes, and the log says so.
 func TestPoolCloseKillsABrowserThatDoesNotStop(t *testing.T) {
+	t.Parallel() // its own browser and server
 	ts := newTestServer(t)
 	var logs logLines
 	p := testPool(t, Config{Timeout: time.Minute, Logf: logs.add})
@@ -183,6 +184,7 @@ func TestPoolCloseKillsABrowserThatDoesNotStop(t *testing.T) {
 // given the browser's pid once the browser was gone: the pid's start time is not
 // the one read at the browser's launch. The log says the browser was not killed.
 func TestPoolCloseKillsNoProcessThatTookTheBrowsersPid(t *testing.T) {
+	t.Parallel() // its own browser and server
 	ts := newTestServer(t)
 	var logs logLines
 	p := testPool(t, Config{Timeout: time.Minute, Logf: logs.add})

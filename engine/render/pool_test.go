@@ -146,6 +146,7 @@ func wait(t *testing.T, errc <-chan error, limit time.Duration, what string) err
 // render waiting for the browser keeps its page as fetched (ErrClosed), and no
 // browser process is left. Meanwhile Stats says the browser is starting.
 func TestPoolCloseEndsABrowsersStart(t *testing.T) {
+	t.Parallel() // its own gated browser and server
 	ts := newTestServer(t)
 	g := newGatedBrowser(t)
 	var logs logLines
@@ -177,6 +178,7 @@ func TestPoolCloseEndsABrowsersStart(t *testing.T) {
 // error that names the setting (chromedp has none: it waits for the browser's
 // first answer as long as it takes).
 func TestPoolBrowserStartHasALimit(t *testing.T) {
+	t.Parallel() // its own gated browser and server
 	ts := newTestServer(t)
 	g := newGatedBrowser(t)
 	p := testPool(t, Config{Browser: g.path, StartTimeout: 500 * time.Millisecond})
@@ -249,6 +251,7 @@ func TestPoolStatsDuringARestart(t *testing.T) {
 // still in its first setup calls, another session renders in its open page, and
 // Close returns at once, the opening render ending with ErrClosed.
 func TestPoolOpensAPageAside(t *testing.T) {
+	t.Parallel() // its own browser and server
 	ts := newTestServer(t)
 	var logs logLines
 	p := testPool(t, Config{Contexts: 2, Timeout: time.Minute, Logf: logs.add})

@@ -66,6 +66,10 @@ func newTestServer(t *testing.T) *testServer {
 	return ts
 }
 
+// startBound bounds a test browser's start (Config.StartTimeout): far past a
+// start's few seconds on a loaded box, short of go test's own limit.
+const startBound = 2 * time.Minute
+
 // job is a render of body as url's document, its requests sent with a plain client.
 func (ts *testServer) job(path, body string, status int) Job {
 	u := ts.URL + path
@@ -83,8 +87,15 @@ func (ts *testServer) job(path, body string, status int) Job {
 		}}
 }
 
+// testPool is a pool closed with the test. Its browser's start has a generous
+// bound unless the test sets one: the package's tests start browsers side by
+// side, beside other packages' tests, and a start slow on a loaded box is no
+// failure of what a test judges.
 func testPool(t *testing.T, cfg Config) *Pool {
 	t.Helper()
+	if cfg.StartTimeout == 0 {
+		cfg.StartTimeout = startBound
+	}
 	p, err := NewPool(cfg)
 	if err != nil {
 		t.Skip("render: no chromium-headless-shell; apt-get install chromium-headless-shell")
@@ -97,6 +108,7 @@ func testPool(t *testing.T, cfg Config) *Pool {
 // links, every request went through the job's Fetch, the document was not fetched
 // again, images and third parties were never asked for; a non-2xx shell renders.
 func TestRenderSPAThroughTheCrawler(t *testing.T) {
+	t.Parallel() // its own browser and server
 	ts := newTestServer(t)
 	p := testPool(t, Config{Timeout: 8 * time.Second, Settle: 200 * time.Millisecond})
 	for _, status := range []int{200, 404} {
@@ -124,6 +136,7 @@ func TestRenderSPAThroughTheCrawler(t *testing.T) {
 // Hostile pages end in an error with the reason, the context is recycled, and the
 // next render on the pool works.
 func TestRenderHostilePagesAreCapped(t *testing.T) {
+	t.Parallel() // its own browser and server
 	ts := newTestServer(t)
 	// A cap far past the yield watch (3 s): what ends the busy loop must be the
 	// watch, which its reason says; with a 3 s cap and the watch at half of it,
@@ -177,6 +190,7 @@ func TestRenderHostilePagesAreCapped(t *testing.T) {
 // page that allocates until its renderer dies fails alone, within the cap, and the
 // pool renders the next page in a fresh context.
 func TestRenderContainsPopupsAndMemoryHogs(t *testing.T) {
+	t.Parallel() // its own browser and server
 	ts := newTestServer(t)
 	p := testPool(t, Config{Timeout: 3 * time.Second, Settle: 200 * time.Millisecond})
 	popups := `<html><body><div id=root></div><script>for(let i=0;i<20;i++){window.open('/popup')}
@@ -213,6 +227,7 @@ document.getElementById('root').textContent='built after the popups';</script></
 // is read once it did, and a page that settles is read soon after: the settle
 // waits for the page's own work, not a fixed quiet time.
 func TestRenderWaitsForThePagesTimers(t *testing.T) {
+	t.Parallel() // its own browser and server
 	ts := newTestServer(t)
 	p := testPool(t, Config{Timeout: 8 * time.Second})
 	late := `<html><body><div id="root"></div><script>setTimeout(function(){
@@ -235,6 +250,7 @@ func TestRenderWaitsForThePagesTimers(t *testing.T) {
 // which two renders one after the other never do; and a cookie the first page's
 // script set is the session's (the second page sees it), not another egress's.
 func TestSessionRendersPagesAtOnce(t *testing.T) {
+	t.Parallel() // its own browser and server
 	ts := newTestServer(t)
 	// A cap well past what a loaded box needs: the renders wait on each other,
 	// and one after the other the first would wait here for all of it. The yield
@@ -309,6 +325,7 @@ func domOf(out *Rendered) string {
 // script sees the jar's (set by plain fetches, which the browser never saw), and
 // what it sets or deletes is in the jar after the render, for the next plain fetch.
 func TestRenderSharesTheSessionsCookieJar(t *testing.T) {
+	t.Parallel() // its own browser and server
 	ts := newTestServer(t)
 	p := testPool(t, Config{Timeout: 8 * time.Second})
 	jar := cookies.New(cookies.Limits{}, nil)
