@@ -1,7 +1,11 @@
 // Package pending is the lanes' board's queue of tasks that found no lane.
 package pending
 
-import "github.com/crawlconsole/crawlconsole/engine/frontier"
+import (
+	"slices"
+
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
+)
 
 // Queue holds tasks that found no lane (all lanes busy and none adjacent, M1:
 // "beyond that it waits for one"), in three tiers: the operator's (Board.AddFirst: a
@@ -43,8 +47,9 @@ func (q *Queue) Pop() (frontier.Task, bool) {
 
 // TakeAdjacent takes every task of host or (if non-zero) of the parent hash, tier by tier.
 func (q *Queue) TakeAdjacent(host string, parent uint64) []frontier.Task {
-	out := append(q.first.takeAdjacent(host, parent), q.ahead.takeAdjacent(host, parent)...)
-	return append(out, q.plain.takeAdjacent(host, parent)...)
+	out := q.first.takeAdjacent(nil, host, parent)
+	out = q.ahead.takeAdjacent(out, host, parent)
+	return q.plain.takeAdjacent(out, host, parent)
 }
 
 // TakeHost takes every task of host.
@@ -135,15 +140,32 @@ func (q *pendingFIFO) kill(i int) {
 	}
 }
 
-// takeAdjacent removes and returns, oldest first, every pending task with this host
-// or (if non-zero) this parent hash.
-func (q *pendingFIFO) takeAdjacent(host string, parent uint64) []frontier.Task {
-	pos := append([]int(nil), q.byHost[host]...)
+// takeAdjacent removes, oldest first, every pending task with this host or (if
+// non-zero) this parent hash, and appends them to out. A lane opens this way for
+// most tasks of a busy crawl, so the two index lists (each ascending: positions are
+// indexed in order) are merged as they are read, not copied and sorted.
+func (q *pendingFIFO) takeAdjacent(out []frontier.Task, host string, parent uint64) []frontier.Task {
+	byHost := q.byHost[host]
+	var byParent []int
 	if parent != 0 {
-		pos = append(pos, q.byParent[parent]...)
+		byParent = q.byParent[parent]
 	}
-	var out []frontier.Task
-	for _, i := range sortedUnique(pos) {
+	if len(byHost) == 0 && len(byParent) == 0 {
+		return out
+	}
+	// kill drops a list from its map when its last task goes, but leaves the list
+	// itself as it was: the merge reads it to its end.
+	out = slices.Grow(out, q.nHost[host]+q.nParent[parent])
+	for len(byHost) > 0 || len(byParent) > 0 {
+		var i int
+		switch {
+		case len(byParent) == 0 || len(byHost) > 0 && byHost[0] < byParent[0]:
+			i, byHost = byHost[0], byHost[1:]
+		case len(byHost) == 0 || byParent[0] < byHost[0]:
+			i, byParent = byParent[0], byParent[1:]
+		default: // the same position in both
+			i, byHost, byParent = byHost[0], byHost[1:], byParent[1:]
+		}
 		if i < q.head || q.items[i].dead {
 			continue
 		}
@@ -169,43 +191,39 @@ func (q *pendingFIFO) takeHost(host string) []frontier.Task {
 }
 
 // compact reclaims the consumed prefix once it dominates the slice. Positions in the
-// indexes are absolute, so compaction rebuilds them.
+// indexes are absolute, so compaction rebuilds them. The live tasks move to the
+// front of the same array (a write never passes the read ahead of it), which the
+// queue then fills again, and the tail is cleared so that it holds no task; only
+// an array left far too large by a drained burst is let go for a smaller one.
 func (q *pendingFIFO) compact() {
 	if q.head < 1024 || q.head < len(q.items)/2 {
 		return
 	}
-	var live []pendingItem
-	for _, it := range q.items[q.head:] {
+	rest := q.items[q.head:]
+	live, inPlace := q.items[:0], cap(q.items) <= 4*len(rest)+4096
+	if !inPlace {
+		live = make([]pendingItem, 0, 2*len(rest))
+	}
+	for _, it := range rest {
 		if !it.dead {
 			live = append(live, it)
 		}
 	}
+	if inPlace {
+		clear(q.items[len(live):])
+	}
 	q.items, q.head = live, 0
-	q.init()
+	if inPlace {
+		clear(q.byHost)
+		clear(q.byParent)
+		clear(q.nHost)
+		clear(q.nParent)
+	} else {
+		q.init() // a map keeps the size it grew to: new ones, as for the array
+	}
 	for i, it := range q.items {
 		q.index(it.t, i)
 	}
-}
-
-func sortedUnique(xs []int) []int {
-	if len(xs) < 2 {
-		return xs
-	}
-	seen := make(map[int]bool, len(xs))
-	out := xs[:0:0]
-	for _, x := range xs {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	// insertion sort: index lists are short and nearly sorted
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
 }
 
 // take removes and returns, oldest first, every pending task drop selects.
