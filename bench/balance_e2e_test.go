@@ -41,6 +41,7 @@ func TestBalanceE2EHelpers(t *testing.T) {
 // small the round's fixed start and tail weigh too much (go run ./bench balance_e2e
 // judges the makespans).
 func TestBalanceE2EBench(t *testing.T) {
+	t.Parallel() // its own sandbox, cluster server and temporary store
 	if testing.Short() {
 		t.Skip("crawls the sandbox three times (~10 s)")
 	}

@@ -8,6 +8,7 @@ import "testing"
 // (*store.Store).Path or Failed). The fixture's one-box path reaches store.Save,
 // whose body is empty, through front.(Local).Deliver.
 func TestStoreGuardSeesCallsThatDoNothing(t *testing.T) {
+	t.Parallel() // its own load of the fixture program
 	prog, err := loadPathProgram("testdata/paths", nil)
 	if err != nil {
 		t.Fatal(err)

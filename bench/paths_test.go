@@ -124,6 +124,7 @@ func TestPathsFollowsFunctionsToWhatTheyWereGiven(t *testing.T) {
 // and for one task, what a run of two tasks ran more often than a run of one (not
 // the first task's warm-up).
 func TestPathsTracedWalkKeepsWhatTheRunRan(t *testing.T) {
+	t.Parallel() // its own build and runs of the fixture, on its own copy of the settings
 	prog := loadFixture(t)
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "fixture")

@@ -17,6 +17,7 @@ import (
 // sitemaps, text sitemaps, relative links). The goals: at least 99% of the
 // listed URLs stored, no document that gave the crawl nothing.
 func TestRealFeedsPartIsFound(t *testing.T) {
+	t.Parallel() // its own sandbox and temporary store; it waits on the crawl running dry
 	dir := filepath.Join("..", realCorpusDefault)
 	if realCorpusMissing(dir) {
 		t.Skipf("the real-world corpus is not in this checkout (%s/MANIFEST.tsv is missing): nothing to crawl", dir)
