@@ -144,6 +144,15 @@ func (f *Front) ExtractLinks(t frontier.Task, res *fetch.Result, known *[]string
 	}
 	verdicts := f.Dedupe.CheckURLs(cands) // the page's links in one batch (M4: LRU, then Bloom)
 	f.markFresh(cands, verdicts)
+	fresh := 0 // the records are large: room for every link the dedupe did not know, at once
+	for _, v := range verdicts {
+		if v != frontier.Recent {
+			fresh++
+		}
+	}
+	if fresh > 0 {
+		out = make([]store.URL, 0, fresh)
+	}
 	for i, n := range cands {
 		switch verdicts[i] {
 		case frontier.Recent:
