@@ -74,12 +74,14 @@ func TestWorkerWaitsForItsMasterAndSaysSo(t *testing.T) {
 }
 
 // --join-wait bounds the wait: a worker whose master never comes gives up with the
-// usage exit status and says why.
+// usage exit status and says why. Whether a retry (and its "master unreachable"
+// line) fits in the second depends on how long the first try takes on a loaded box;
+// the reason and the bound are in the final error either way.
 func TestWorkerJoinWaitBoundsTheWait(t *testing.T) {
 	t.Parallel()
 	var out, errb bytes.Buffer
 	code := Main([]string{"worker", "--join", "nats://" + uitest.FreeAddr(t), "--name", "w1", "--token", "x", "--join-wait", "1s"}, &out, &errb)
-	if code != ExitUsage || !strings.Contains(errb.String(), "master unreachable") || !strings.Contains(errb.String(), "gave up after --join-wait 1s") {
-		t.Fatalf("exit %d, stderr %q: want exit %d, the master unreachable, and giving up after 1s", code, errb.String(), ExitUsage)
+	if code != ExitUsage || !strings.Contains(errb.String(), "cannot reach the master") || !strings.Contains(errb.String(), "gave up after --join-wait 1s") {
+		t.Fatalf("exit %d, stderr %q: want exit %d, the master not reached, and giving up after 1s", code, errb.String(), ExitUsage)
 	}
 }
