@@ -211,9 +211,6 @@ func (q *pendingFIFO) compact() {
 	}
 	if inPlace {
 		clear(q.items[len(live):])
-	}
-	q.items, q.head = live, 0
-	if inPlace {
 		clear(q.byHost)
 		clear(q.byParent)
 		clear(q.nHost)
@@ -221,6 +218,7 @@ func (q *pendingFIFO) compact() {
 	} else {
 		q.init() // a map keeps the size it grew to: new ones, as for the array
 	}
+	q.items, q.head = live, 0
 	for i, it := range q.items {
 		q.index(it.t, i)
 	}
