@@ -371,7 +371,7 @@ func TestPauseHoldsEveryLane(t *testing.T) {
 
 func TestPauseLaneAndHost(t *testing.T) {
 	t.Parallel()
-	w := newMiniWeb(t, 2, 300, time.Millisecond)
+	w := newMiniWeb(t, 2, 100, time.Millisecond)
 	o := testOptions(t, w)
 	o.Lanes.DelayMin, o.Lanes.DelayMax = 2*time.Millisecond, 4*time.Millisecond
 	e := startEngine(t, o)
@@ -398,7 +398,7 @@ func TestPauseLaneAndHost(t *testing.T) {
 		t.Fatalf("paused hosts %v", s.PausedHosts)
 	}
 	e.PauseHost(host, false)
-	// A guard, not a pace: the whole site (over a thousand URLs, one lane once the
+	// A guard, not a pace: the whole site (hundreds of URLs, one lane once the
 	// host is the only one left) must finish once the host is resumed, and a loaded
 	// box with the package's other tests beside it fetched 9 pages a second.
 	waitDone(t, e, 3*time.Minute)
