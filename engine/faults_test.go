@@ -18,7 +18,10 @@ import (
 func TestFaultyWebIsAccountedFor(t *testing.T) {
 	t.Parallel()
 	cfg := sandbox.DefaultConfig()
+	// Two listing pages a section, not four: half the pages, a hundred and more,
+	// every fault kind among them (this seed's has two huge pages).
 	cfg.Seed, cfg.Hosts, cfg.Scale = 29, 8, 50
+	cfg.Layout.ListingPages = 2
 	cfg.Faults.Shares = map[string]float64{}
 	for _, k := range sandbox.FaultKinds() {
 		cfg.Faults.Shares[k] = 0.02 // 10 kinds: 20% of the pages

@@ -22,6 +22,10 @@ func TestPoliteAgainstSandboxTruth(t *testing.T) {
 	t.Parallel()
 	cfg := sandbox.DefaultConfig()
 	cfg.Seed, cfg.Hosts, cfg.Scale = 7, 24, 50
+	// Two listing pages a section, not four: a host's pages come one after the
+	// other at its gap, so its crawl takes half as long, and 24 hosts still give
+	// hundreds of pages and in-lane gaps to judge.
+	cfg.Layout.ListingPages = 2
 	cfg.Faults.Shares = nil // faults have their own tests; here every request is judged
 	cfg.DNS.NXDomainShare, cfg.DNS.ServFailShare, cfg.DNS.TimeoutShare = 0, 0, 0
 	o, stats, truth := crawlSandboxPolitely(t, cfg)
@@ -102,7 +106,11 @@ func TestPoliteAgainstSandboxTruth(t *testing.T) {
 func TestPoliteThroughConnectionResets(t *testing.T) {
 	t.Parallel()
 	cfg := sandbox.DefaultConfig()
-	cfg.Seed, cfg.Hosts, cfg.Scale = 11, 6, 50
+	// Twice the hosts at half the pages each (two listing pages a section): about
+	// as many pages and resets as six full hosts, crawled side by side in half the
+	// time (a host's pages come one after the other at its gap).
+	cfg.Seed, cfg.Hosts, cfg.Scale = 11, 12, 50
+	cfg.Layout.ListingPages = 2
 	cfg.Faults.Shares = map[string]float64{sandbox.FaultReset: 0.1}
 	cfg.DNS.NXDomainShare, cfg.DNS.ServFailShare, cfg.DNS.TimeoutShare = 0, 0, 0
 	_, stats, truth := crawlSandboxPolitely(t, cfg)
