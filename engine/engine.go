@@ -145,7 +145,7 @@ func newEngine(opts config.Options, r role) (*Engine, error) {
 	e.variants = frontier.NewCanonicals(opts.URLVariants)
 	e.fr = front.New(front.Parts{Mu: &e.mu, Opts: &e.opts, Store: st, Counters: &e.c, Budgets: e.budget, Hosts: e.hosts,
 		Scope: scope, Dedupe: e.dedupe, Traps: e.traps, Variants: e.variants,
-		Sites: &e.sites, Rounds: sites.NewRounds(st), Tally: &sites.Tally{Since: opts.Now().Add(-sites.DelayGrace)}, Revisit: e.rv, Stories: stories.NewBook()}, frontCrawl{e})
+		Sites: &e.sites, Rounds: sites.NewRounds(k.costs), Tally: &sites.Tally{Since: opts.Now().Add(-sites.DelayGrace)}, Revisit: e.rv, Stories: stories.NewBook()}, frontCrawl{e})
 	e.lanes = local.New(local.Parts{Mu: &e.mu, Ctx: ctx, Opts: &e.opts, Record: e.front, Front: e.fr, Counters: &e.c, Budgets: e.budget,
 		Cost: &e.fetchCost, Guard: guard, SSRFFix: r.ssrfFix()}, lanesPort{e})
 	e.crew = e.lanes

@@ -4,10 +4,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/control"
 	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
+
+// Control is control.Control, everything the console and the CLI may ask of a
+// running crawl; *Engine implements it.
+type Control = control.Control
 
 var _ Control = (*Engine)(nil)
 

@@ -70,6 +70,7 @@ type kept struct {
 	st      *store.Store
 	resumed int
 	dedupe  *frontier.Dedupe
+	costs   []store.Cost // the cost table an earlier run left (M3)
 }
 
 // openStore opens the store at opts.DB: the front's, on one box and on a master.
@@ -82,7 +83,8 @@ func openStore(opts config.Options) (kept, error) {
 		return kept{}, err
 	}
 	d := opts.Dedupe
-	return kept{st: st, resumed: st.Recovered(), dedupe: frontier.NewDedupe(d.ExpectedURLs, d.FalsePositive, d.LRUSize)}, nil
+	costs, _ := st.Costs() // unreadable: the rounds start with an empty table, as on a new store
+	return kept{st: st, resumed: st.Recovered(), dedupe: frontier.NewDedupe(d.ExpectedURLs, d.FalsePositive, d.LRUSize), costs: costs}, nil
 }
 
 // close closes the store a crawl failed to be built around, if it opened one.

@@ -26,7 +26,7 @@ func OpenReadOnly(path string) (*Store, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	s := &Store{path: path, opts: Options{}.withDefaults(), readOnly: true, w: &writer{}}
+	s := &Store{path: path, opts: Options{}.WithDefaults(), readOnly: true, w: &writer{}}
 	var err error
 	s.rdb, err = sql.Open("sqlite3", dsn(path, fmt.Sprintf("mode=ro&_busy_timeout=%d", s.opts.BusyTimeout.Milliseconds())))
 	if err != nil {

@@ -1,22 +1,6 @@
 package store
 
-import (
-	"context"
-	"time"
-)
-
-// Refusal is one answer the crawl punished as an anti-bot refusal, with the evidence
-// it acted on: what `show URL` prints for a refused URL.
-type Refusal struct {
-	URL      string
-	At       time.Time
-	Host     string
-	Egress   string // the egress the answer came through ("direct" without rotation)
-	Status   int
-	Vendor   string // the anti-bot vendor recognised, "" for none
-	Evidence string // the classifier's reason: headers, cookies, markers, weighing
-	Action   string // what followed: a rotation, a disabled host, a lane back-off
-}
+import "context"
 
 // AddRefusal queues recording a punished refusal. Refusals are rare (a handful per
 // host and ban), so the statement is not prepared.

@@ -6,29 +6,6 @@ import (
 	"time"
 )
 
-// Result is one page a crawl round collected (M3, seed 003): a news page whose text
-// holds Keyword, or a social search page or post found for Keyword.
-type Result struct {
-	URL       string
-	Site      string        // the declared site it was collected for
-	Keyword   string        // the keyword matched (news) or searched (social)
-	Kind      string        // page type: news, search or post
-	Host      string        // host it was fetched from
-	Cost      time.Duration // fetch time of the page
-	FetchedAt time.Time
-	Round     time.Time // end of the round that stored it (set by SaveRound)
-}
-
-// Cost is one row of the cost table (M3): what collecting Site (Keyword empty) or
-// Site+Keyword cost in the last round that touched it, and when that round ended.
-type Cost struct {
-	Site    string
-	Keyword string
-	Cost    time.Duration
-	Pages   int
-	Round   time.Time
-}
-
 // SaveRound queues a round's end in ONE transaction (M3: results go to the store in
 // one batch at the end of the round): its results, in the order given (the engine
 // groups them by site and keyword), stamped with end, and the cost table rows it

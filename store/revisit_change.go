@@ -4,28 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"time"
 )
-
-// RevisitChange is what revisit compares beside the SimHash: digests of
-// the article text, headline and raw page, the last comparison's reason, the last
-// change, and the main text from before the last change, which `show URL` diffs
-// with the stored page's. Meanings belong to engine/revisit; the store keeps them
-// in the page's revisit row.
-type RevisitChange struct {
-	Text, Title, Page uint64 // digests: article body, headline (masked), raw body
-	Fallback          bool   // the page had no recognisable article
-	Reason            int    // revisit.ChangeReason of the last comparison
-	ChangeAt          time.Time
-	ChangeDistance    int // SimHash distance of the last change, -1 before any
-	ChangeReason      int // revisit.ChangeReason of the last change
-	// PrevText is the main text (headline, then one paragraph a line) of the copy
-	// the last change replaced. Written only when Shift is set (this fetch is a
-	// change): on every other fetch the stored one stays, so a crawl does not write
-	// each page's text twice.
-	PrevText string
-	Shift    bool
-}
 
 // upsertRevisitChangeSQL is upsertRevisitSQL that also writes the change signal
 // (has_change = 1); prev_text only when ?27 (Shift) is set, else the stored one stays.

@@ -48,7 +48,7 @@ var sqliteHeader = []byte("SQLite format 3\x00")
 // Unprocessed (see Recovered). A file that is not an SQLite database is refused and
 // left untouched.
 func Open(path string, opts Options) (*Store, error) {
-	opts = opts.withDefaults()
+	opts = opts.WithDefaults()
 	if err := checkPath(path); err != nil {
 		return nil, err
 	}

@@ -6,7 +6,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/control"
 	"github.com/crawlconsole/crawlconsole/engine/plural"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
@@ -166,7 +166,7 @@ func (m *Model) openPlan(p view.RebalancePlan, title, movesTitle string, moves [
 		lines: lines,
 		keys:  "y/enter apply · n/esc cancel",
 		onYes: func(m *Model) tea.Cmd {
-			return m.c.Control("rebalance", done+plan.Summary, func(ctrl engine.Control) error {
+			return m.c.Control("rebalance", done+plan.Summary, func(ctrl control.Control) error {
 				return ctrl.ApplyRebalance(plan)
 			})
 		},

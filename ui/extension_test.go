@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/control"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/commands"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
@@ -52,7 +52,7 @@ func TestALaterPaneAndCommandPlugIn(t *testing.T) {
 		var drained []string
 		defer commands.Register(commands.Command{Name: "node drain", Args: "[name]", Max: 1, Control: true, Help: "drain a node",
 			Run: func(con commands.Console, args []string) (tea.Cmd, error) {
-				return con.Common().Control("drain node", "node drained", func(engine.Control) error {
+				return con.Common().Control("drain node", "node drained", func(control.Control) error {
 					drained = append(drained, strings.Join(args, ""))
 					return nil
 				}), nil

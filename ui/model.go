@@ -8,7 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/control"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/themes"
 	"github.com/crawlconsole/crawlconsole/ui/commands"
@@ -60,7 +60,7 @@ const statusTTL = 8 * time.Second
 // state (pane, selection, filter, theme, freeze).
 type Model struct {
 	c     *pane.Common
-	ctrl  engine.Control
+	ctrl  control.Control
 	opts  Options
 	panes []pane.Pane
 	shown []int // indexes of the panes that have a tab now, in tab order (see pane.Optional)
@@ -96,11 +96,11 @@ type Model struct {
 // NewModel builds a console over ctrl that renders with r (for SSH, the session's
 // renderer from bubbletea.MakeRenderer; locally, one on the terminal; nil means
 // lipgloss's default renderer on stdout). Styles are built here, once per renderer.
-func NewModel(ctrl engine.Control, opts Options, r *lipgloss.Renderer) tea.Model {
+func NewModel(ctrl control.Control, opts Options, r *lipgloss.Renderer) tea.Model {
 	return newModel(ctrl, opts, r)
 }
 
-func newModel(ctrl engine.Control, opts Options, r *lipgloss.Renderer) *Model {
+func newModel(ctrl control.Control, opts Options, r *lipgloss.Renderer) *Model {
 	opts = opts.withDefaults()
 	if r == nil {
 		r = lipgloss.DefaultRenderer()
@@ -357,9 +357,9 @@ func (m *Model) togglePause() tea.Cmd {
 // setPaused pauses or resumes the whole crawl.
 func (m *Model) setPaused(paused bool) tea.Cmd {
 	if paused {
-		return m.c.Control("pause the crawl", "crawl paused", func(ctrl engine.Control) error { ctrl.Pause(); return nil })
+		return m.c.Control("pause the crawl", "crawl paused", func(ctrl control.Control) error { ctrl.Pause(); return nil })
 	}
-	return m.c.Control("resume the crawl", "crawl resumed", func(ctrl engine.Control) error { ctrl.Resume(); return nil })
+	return m.c.Control("resume the crawl", "crawl resumed", func(ctrl control.Control) error { ctrl.Resume(); return nil })
 }
 
 // requestQuit quits, first asking when quitting would stop a live crawl.

@@ -1,8 +1,8 @@
 // Package ui is crawlconsole's operator console: a Bubble Tea dashboard over an
-// engine.Control, run on the local terminal (Run) or, one Model per session, served to SSH clients
+// control.Control, run on the local terminal (Run) or, one Model per session, served to SSH clients
 // by package ui/ssh (NewModel).
 //
-// Data flow: the console pulls engine.Control.Snapshot on a tea.Tick at
+// Data flow: the console pulls control.Control.Snapshot on a tea.Tick at
 // Options.Refresh and re-arms the tick; the engine never pushes messages. Every call
 // into the engine runs in a tea.Cmd, never in Update.
 //

@@ -12,7 +12,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/control"
 	"github.com/crawlconsole/crawlconsole/themes"
 )
 
@@ -20,7 +20,7 @@ import (
 // the operator quits (confirming first if the crawl is running) or ctx is done, then
 // restores the terminal. It never stops the engine: the caller does that when Run
 // returns. A cancelled ctx is a normal end and returns nil.
-func Run(ctx context.Context, ctrl engine.Control, opts Options) error {
+func Run(ctx context.Context, ctrl control.Control, opts Options) error {
 	if opts.Theme != "" {
 		if _, ok := themes.Lookup(opts.Theme); !ok {
 			return fmt.Errorf("unknown theme %q (have %s)", opts.Theme, strings.Join(themes.Names(), ", "))

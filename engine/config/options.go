@@ -8,7 +8,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/pace"
-	"github.com/crawlconsole/crawlconsole/store"
+	"github.com/crawlconsole/crawlconsole/store/model"
 )
 
 // DefaultUserAgent identifies the crawler to the sites it visits.
@@ -120,7 +120,7 @@ type Options struct {
 
 	// Store (from code, not config) tunes the store the engine opens; zero keeps the
 	// store's defaults. For tests: a write batch that stays open until a flush.
-	Store store.Options `yaml:"-"`
+	Store model.Options `yaml:"-"`
 
 	// Now is the engine's clock (from code, not config): every timestamp the engine
 	// takes, and the clock it hands the egress rotation, the politeness gate and the

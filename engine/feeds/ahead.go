@@ -3,7 +3,7 @@ package feeds
 import (
 	"sync"
 
-	"github.com/crawlconsole/crawlconsole/store"
+	"github.com/crawlconsole/crawlconsole/store/model"
 )
 
 // aheadMarks are the URLs a source's read has just listed as new (articles
@@ -36,7 +36,7 @@ const (
 
 // mark marks fresh, the links a read of a source the Poller already knew brought
 // that are new to the crawl, unless the read was full of new entries.
-func (a *aheadMarks) mark(fresh []store.URL, full bool) {
+func (a *aheadMarks) mark(fresh []model.URL, full bool) {
 	if full || len(fresh) == 0 {
 		return
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/sites"
 	"github.com/crawlconsole/crawlconsole/engine/view"
-	"github.com/crawlconsole/crawlconsole/store"
+	"github.com/crawlconsole/crawlconsole/store/model"
 )
 
 // nopCrawl is a crawl that queues nothing: the tests here watch what discovery
@@ -182,7 +182,7 @@ func TestEntryPageRateIsWhatItListsAnew(t *testing.T) {
 		for i := 3 * read; i < 3*read+20; i++ { // the latest 20, 3 more each hour
 			known = append(known, fmt.Sprintf("%sstory/%d", entry, i))
 		}
-		rv := &store.Revisit{URL: entry}
+		rv := &model.Revisit{URL: entry}
 		e.PollEntry(task, nil, known, rv, at) // none new to the crawl: found first elsewhere
 		at = at.Add(time.Hour)
 	}
@@ -211,14 +211,14 @@ func TestASitemapTheFrontPageCoversIsReadDaily(t *testing.T) {
 		return fmt.Sprintf("http://%s.paper.example/story/%d", sections[i%3], i)
 	}
 	at := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
-	var smRV *store.Revisit
+	var smRV *model.Revisit
 	for hour := range 72 {
 		n := 3 * (hour + 10) // 3 stories an hour, one per section
 		known := []string{entry + "about"}
 		for i := n - 20; i < n; i++ {
 			known = append(known, story(i))
 		}
-		e.PollEntry(front, nil, known, &store.Revisit{URL: entry}, at)
+		e.PollEntry(front, nil, known, &model.Revisit{URL: entry}, at)
 		if hour%3 == 0 {
 			doc := &discover.Doc{Kind: discover.KindSitemap}
 			var listing []string
@@ -226,7 +226,7 @@ func TestASitemapTheFrontPageCoversIsReadDaily(t *testing.T) {
 				doc.Entries = append(doc.Entries, discover.Entry{URL: story(i)})
 				listing = append(listing, story(i))
 			}
-			smRV = &store.Revisit{URL: sitemap}
+			smRV = &model.Revisit{URL: sitemap}
 			e.SchedulePoll(sitemap, doc, nil, listing, smRV, at)
 		}
 		at = at.Add(time.Hour)

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
-	"github.com/crawlconsole/crawlconsole/store"
+	"github.com/crawlconsole/crawlconsole/store/model"
 )
 
 // PollEntry makes a seed's page a discovery source while its site has no feed or
@@ -21,7 +21,7 @@ import (
 // as it does a feed's, and the page is due at the sooner of the two schedules (never
 // later than the revisit policy's). fresh and known are the page's links as extract
 // gave them: new to the crawl, and already known.
-func (d *Discovery) PollEntry(t frontier.Task, fresh []store.URL, known []string, rv *store.Revisit, at time.Time) {
+func (d *Discovery) PollEntry(t frontier.Task, fresh []model.URL, known []string, rv *model.Revisit, at time.Time) {
 	if d == nil || rv == nil || t.Depth != 0 || t.ParentHash != 0 || d.removedSource(t.URL) {
 		return // a removed site's page fetched from a lane's hand teaches nothing
 	}
@@ -60,7 +60,7 @@ func (d *Discovery) PollEntry(t frontier.Task, fresh []store.URL, known []string
 }
 
 // Listing is a read's listing: the links extract gave, new to the crawl and known.
-func Listing(fresh []store.URL, known []string) []string {
+func Listing(fresh []model.URL, known []string) []string {
 	listing := make([]string, 0, len(fresh)+len(known))
 	for _, u := range fresh {
 		listing = append(listing, u.URL)

@@ -5,7 +5,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/engine/view"
-	"github.com/crawlconsole/crawlconsole/store"
+	"github.com/crawlconsole/crawlconsole/store/model"
 )
 
 // Dates as hints: a page whose date a trusted feed or sitemap moved is refetched, and
@@ -82,7 +82,7 @@ func (d *Discovery) hintDue(urls []string, now time.Time) {
 // only from one sitemap read has not shown yet whether its lastmod is always "now"
 // (that takes two): its pages get the initial delay too. A feed's dates are
 // publication dates, which do not lie that way (feeds are not judged on it).
-func (d *Discovery) AwaitHint(u string, rv *store.Revisit) {
+func (d *Discovery) AwaitHint(u string, rv *model.Revisit) {
 	if d == nil {
 		return
 	}

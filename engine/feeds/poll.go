@@ -7,7 +7,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/discover"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
-	"github.com/crawlconsole/crawlconsole/store"
+	"github.com/crawlconsole/crawlconsole/store/model"
 )
 
 // A feed's or sitemap's polls: its next read from the rate it shows (discover.Poller),
@@ -19,7 +19,7 @@ import (
 // class window: a news feed is read as long as the crawl runs.
 // listing is what the read gave the crawl (its links, new and known; nil for a 304).
 // fresh are the read's links new to the crawl (nil for a 304).
-func (d *Discovery) SchedulePoll(src string, doc *discover.Doc, fresh []store.URL, listing []string, rv *store.Revisit, at time.Time) {
+func (d *Discovery) SchedulePoll(src string, doc *discover.Doc, fresh []model.URL, listing []string, rv *model.Revisit, at time.Time) {
 	if rv == nil {
 		return
 	}
@@ -207,7 +207,7 @@ func (d *Discovery) resumePolls(freed []string, but string) {
 // NotModified handles a 304 on the frontier side: a feed or sitemap brought
 // nothing new (its next poll comes from its learned rate); a page refetched for a
 // moved date did not change (the site's Trust learns it).
-func (d *Discovery) NotModified(u string, rv *store.Revisit) {
+func (d *Discovery) NotModified(u string, rv *model.Revisit) {
 	if d == nil {
 		return
 	}

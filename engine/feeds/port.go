@@ -20,7 +20,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/discover"
 	"github.com/crawlconsole/crawlconsole/engine/sites"
 	"github.com/crawlconsole/crawlconsole/engine/view"
-	"github.com/crawlconsole/crawlconsole/store"
+	"github.com/crawlconsole/crawlconsole/store/model"
 )
 
 // Crawl is what discovery needs from the crawl it serves. Its methods must not
@@ -54,7 +54,7 @@ type Crawl interface {
 type Store interface {
 	GetMeta(key string) ([]byte, error)
 	SetMeta(key string, v []byte)
-	Revisits(urls []string) ([]store.Revisit, error)
+	Revisits(urls []string) ([]model.Revisit, error)
 	SetRevisitNext(urls []string, next time.Time)
 }
 

@@ -13,7 +13,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
 	"github.com/crawlconsole/crawlconsole/engine/sites"
-	"github.com/crawlconsole/crawlconsole/store"
+	"github.com/crawlconsole/crawlconsole/store/model"
 )
 
 // readFeed hands d a read of host's feed listing three new stories, and schedules
@@ -22,16 +22,16 @@ func readFeed(d *Discovery, host string, n int, at time.Time) time.Time {
 	src := "http://" + host + "/feed"
 	var entries []discover.Entry
 	var listing []string
-	var fresh []store.URL
+	var fresh []model.URL
 	for i := n; i < n+3; i++ {
 		u := fmt.Sprintf("http://%s/story/%d", host, i)
 		entries = append(entries, discover.Entry{URL: u})
 		listing = append(listing, u)
-		fresh = append(fresh, store.URL{URL: u})
+		fresh = append(fresh, model.URL{URL: u})
 	}
 	doc := &discover.Doc{Kind: discover.KindFeed, Entries: entries}
 	d.readDocument(frontier.Task{URL: src, Host: host}, &fetch.Result{}, doc, nil, at)
-	rv := &store.Revisit{URL: src}
+	rv := &model.Revisit{URL: src}
 	d.SchedulePoll(src, doc, fresh, listing, rv, at)
 	return rv.Next
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/view"
-	"github.com/crawlconsole/crawlconsole/store"
+	"github.com/crawlconsole/crawlconsole/store/model"
 )
 
 // Front is the port the lanes need from the side that hands them tasks (on one box
@@ -78,7 +78,7 @@ type Record interface {
 	Deliver(o Outcome)
 	// Refused records a refusal the crawl acted on, with its evidence and what
 	// followed (`show URL` says why).
-	Refused(r store.Refusal)
+	Refused(r model.Refusal)
 }
 
 // Tally is the crawl's figures a lane moves (Mu not held).

@@ -9,7 +9,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
 	"github.com/crawlconsole/crawlconsole/engine/view"
-	"github.com/crawlconsole/crawlconsole/store"
+	"github.com/crawlconsole/crawlconsole/store/model"
 )
 
 // judged classifies a fetch outcome and settles a soft refusal (evidence before
@@ -89,7 +89,7 @@ func (r *Runner) punished(link *route.Link, t frontier.Task, res *fetch.Result, 
 		status = res.Status
 	}
 	r.Front.Logf(view.LevelWarn, 0, t.Host, "refusal of %s via %s (%d): %s; %s", t.URL, link.Name, status, v.Reason, action)
-	r.Record.Refused(store.Refusal{URL: t.URL, At: r.now(), Host: t.Host, Egress: link.Name, Status: status,
+	r.Record.Refused(model.Refusal{URL: t.URL, At: r.now(), Host: t.Host, Egress: link.Name, Status: status,
 		Vendor: v.Vendor, Evidence: v.Reason, Action: action})
 }
 

@@ -14,7 +14,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
 	"github.com/crawlconsole/crawlconsole/engine/view"
-	"github.com/crawlconsole/crawlconsole/store"
+	"github.com/crawlconsole/crawlconsole/store/model"
 )
 
 // TestRunnerNeedsOnlyItsPort: a lane runs with no engine behind it, only a front
@@ -153,7 +153,7 @@ func (f *fakeFront) Begin(t frontier.Task, _ int) {
 }
 func (f *fakeFront) Abandon(frontier.Task, int)                   {}
 func (f *fakeFront) Deliver(o lanes.Outcome)                      { f.delivered = append(f.delivered, o) }
-func (f *fakeFront) Refused(store.Refusal)                        {}
+func (f *fakeFront) Refused(model.Refusal)                        {}
 func (f *fakeFront) Error(string, string)                         {}
 func (f *fakeFront) Response(int)                                 {}
 func (f *fakeFront) Fetched()                                     {}

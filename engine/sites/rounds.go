@@ -11,7 +11,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
-	"github.com/crawlconsole/crawlconsole/store"
+	"github.com/crawlconsole/crawlconsole/store/model"
 )
 
 // Crawl rounds over the declared sites (M3, seed 003). Each round queues every
@@ -22,7 +22,7 @@ import (
 // at the round's end, grouped by site and site+keyword, and the cost table is
 // updated. Plain seeds keep the discovery crawl of the engine core.
 
-// Result page types (store.Result.Kind).
+// Result page types (model.Result.Kind).
 const (
 	ResultNews   = "news"   // a news page whose main text holds the keyword
 	ResultSearch = "search" // a social site's search result page
@@ -36,7 +36,7 @@ type Rounds struct {
 	n       int       // rounds started
 	running bool      // the round loop runs (Begin)
 	started time.Time // start of the current round
-	results []store.Result
+	results []model.Result
 	costs   *revisit.CostTable
 	rng     *rand.Rand // Interleave's picks (guarded by mu)
 	// outOfWindow counts, per news site, the pages holding a keyword that were no
@@ -52,21 +52,19 @@ func (r *Rounds) OutOfWindow(site string) int64 {
 	return r.outOfWindow[site]
 }
 
-// NewRounds returns the round state with the cost table an earlier run left in st
-// (nil on a worker: the master keeps the cost table).
-func NewRounds(st *store.Store) *Rounds {
+// NewRounds returns the round state with the cost table an earlier run left in
+// the store (none on a worker: the master keeps the cost table).
+func NewRounds(saved []model.Cost) *Rounds {
 	r := &Rounds{costs: revisit.NewCostTable(), rng: rand.New(rand.NewSource(time.Now().UnixNano()))}
-	if st == nil {
+	if len(saved) == 0 {
 		return r
 	}
-	if rows, err := st.Costs(); err == nil {
-		restored := make([]revisit.CostRow, len(rows))
-		for i, c := range rows {
-			restored[i] = revisit.CostRow{CostKey: revisit.CostKey{Site: c.Site, Keyword: c.Keyword},
-				Cost: c.Cost, Pages: c.Pages, Round: c.Round}
-		}
-		r.costs.Restore(restored)
+	restored := make([]revisit.CostRow, len(saved))
+	for i, c := range saved {
+		restored[i] = revisit.CostRow{CostKey: revisit.CostKey{Site: c.Site, Keyword: c.Keyword},
+			Cost: c.Cost, Pages: c.Pages, Round: c.Round}
 	}
+	r.costs.Restore(restored)
 	return r
 }
 
@@ -85,8 +83,8 @@ func (r *Rounds) CostRows() []revisit.CostRow { return r.costs.Rows() }
 // from a page dated before the window, fetched at at; such a page that held a
 // keyword is counted (OutOfWindow), and an undated one is a result.
 func (r *Rounds) Collect(book *Book, s *config.SiteOptions, t frontier.Task, res *fetch.Result, published, at time.Time) {
-	row := store.Result{URL: t.URL, Site: s.Name, Host: t.Host, Cost: res.Duration, FetchedAt: at}
-	var out []store.Result
+	row := model.Result{URL: t.URL, Site: s.Name, Host: t.Host, Cost: res.Duration, FetchedAt: at}
+	var out []model.Result
 	switch {
 	case s.Kind == config.SiteSocial && t.Keyword != "":
 		row.Keyword, row.Kind = t.Keyword, ResultPost
@@ -125,7 +123,7 @@ func (r *Rounds) Collect(book *Book, s *config.SiteOptions, t frontier.Task, res
 
 // Inherit gives a link found on a social search page its site and keyword (M3: the
 // posts a search lists are collected for the keyword searched).
-func Inherit(parent frontier.Task, link *store.URL) {
+func Inherit(parent frontier.Task, link *model.URL) {
 	if parent.Keyword != "" && parent.Depth == 0 && frontier.Site(link.Host) == frontier.Site(parent.Host) {
 		link.Site, link.Keyword = parent.Site, parent.Keyword
 	}
@@ -136,14 +134,14 @@ func Inherit(parent frontier.Task, link *store.URL) {
 type ResultGroup struct {
 	Site    string
 	Keyword string
-	Results []store.Result
+	Results []model.Result
 }
 
 // groupResults groups a round's results by site, then keyword (the order they are
 // stored in), keeping each group's pages in collection order.
-func groupResults(rs []store.Result) []ResultGroup {
+func groupResults(rs []model.Result) []ResultGroup {
 	sorted := slices.Clone(rs)
-	slices.SortStableFunc(sorted, func(a, b store.Result) int {
+	slices.SortStableFunc(sorted, func(a, b model.Result) int {
 		if c := strings.Compare(a.Site, b.Site); c != 0 {
 			return c
 		}
@@ -155,7 +153,7 @@ func groupResults(rs []store.Result) []ResultGroup {
 			out[n-1].Results = append(out[n-1].Results, r)
 			continue
 		}
-		out = append(out, ResultGroup{Site: r.Site, Keyword: r.Keyword, Results: []store.Result{r}})
+		out = append(out, ResultGroup{Site: r.Site, Keyword: r.Keyword, Results: []model.Result{r}})
 	}
 	return out
 }
@@ -163,7 +161,7 @@ func groupResults(rs []store.Result) []ResultGroup {
 // End closes the current round at end: the results collected, grouped by site and
 // site+keyword (and flat, in that order, for the store's one batch), and the cost
 // table rows it touched, stamped with end. All are empty when the round had none.
-func (r *Rounds) End(end time.Time) (groups []ResultGroup, flat []store.Result, costs []store.Cost) {
+func (r *Rounds) End(end time.Time) (groups []ResultGroup, flat []model.Result, costs []model.Cost) {
 	r.mu.Lock()
 	rs := r.results
 	r.results = nil
@@ -173,13 +171,13 @@ func (r *Rounds) End(end time.Time) (groups []ResultGroup, flat []store.Result, 
 		return nil, nil, nil
 	}
 	groups = groupResults(rs)
-	flat = make([]store.Result, 0, len(rs))
+	flat = make([]model.Result, 0, len(rs))
 	for _, g := range groups {
 		flat = append(flat, g.Results...)
 	}
-	costs = make([]store.Cost, len(rows))
+	costs = make([]model.Cost, len(rows))
 	for i, c := range rows {
-		costs[i] = store.Cost{Site: c.Site, Keyword: c.Keyword, Cost: c.Cost, Pages: c.Pages, Round: c.Round}
+		costs[i] = model.Cost{Site: c.Site, Keyword: c.Keyword, Cost: c.Cost, Pages: c.Pages, Round: c.Round}
 	}
 	return groups, flat, costs
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
 	"github.com/crawlconsole/crawlconsole/engine/steer"
 	"github.com/crawlconsole/crawlconsole/engine/view"
-	"github.com/crawlconsole/crawlconsole/store"
+	"github.com/crawlconsole/crawlconsole/store/model"
 )
 
 // Logf adds an event to the worker's log, with the lane and host it is about.
@@ -112,7 +112,7 @@ func (f *Front) Steer(steer.Change) (string, error) {
 }
 
 // Refused keeps a refusal for the master's store: it travels with the next report.
-func (f *Front) Refused(r store.Refusal) { f.box.Refused(r) }
+func (f *Front) Refused(r model.Refusal) { f.box.Refused(r) }
 
 // Withdrawn reports a hand-out the master withdrew as a result of kind
 // steered_out: the master ends it under its lease, as any other result.

@@ -14,7 +14,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
-	"github.com/crawlconsole/crawlconsole/store"
+	"github.com/crawlconsole/crawlconsole/store/model"
 )
 
 // Outbox is a worker's reports to its master: results and deferrals go out in order
@@ -42,7 +42,7 @@ type Outbox struct {
 	unsettled   map[uint64]frontier.Task
 
 	refusalsMu sync.Mutex
-	refusals   []store.Refusal // refusals not sent yet
+	refusals   []model.Refusal // refusals not sent yet
 }
 
 // NewOutbox is the outbox of worker node (incarnation inc) over conn. ctx and quit
@@ -73,7 +73,7 @@ func (o *Outbox) Defer(t frontier.Task, until time.Time, kind string) {
 }
 
 // Refused keeps a refusal for the master's store: it travels with the next report.
-func (o *Outbox) Refused(r store.Refusal) {
+func (o *Outbox) Refused(r model.Refusal) {
 	o.refusalsMu.Lock()
 	if len(o.refusals) < wire.MaxRefusals {
 		o.refusals = append(o.refusals, r)

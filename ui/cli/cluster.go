@@ -19,6 +19,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
 	"github.com/crawlconsole/crawlconsole/engine/cluster/embedded"
 	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/control"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/engine/worker"
 	"github.com/crawlconsole/crawlconsole/ui"
@@ -507,7 +508,7 @@ func runConsole(ctx context.Context, args []string, stdout, stderr io.Writer) in
 // a one-box crawl's (or demo's) operator port; a master's snapshot has its workers'
 // heartbeat period. Nothing answering yet, it claims neither. (The header has no
 // room for the address as well: the state beside it may be "master unreachable".)
-func attachedTitle(ctrl engine.Control) string {
+func attachedTitle(ctrl control.Control) string {
 	switch s := ctrl.Snapshot(); {
 	case attach.Unreachable(s.State):
 		return "crawlconsole (attached)"

@@ -15,6 +15,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/control"
 	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/plural"
 	"github.com/crawlconsole/crawlconsole/engine/view"
@@ -217,7 +218,7 @@ type runConfig struct {
 	extra     func(map[string]any) // adds fields to the stats object (demo: sandbox truth)
 	// alongside runs next to the crawl until it ends (serve: the SSH console); an
 	// error from it ends the crawl.
-	alongside func(ctx context.Context, ctrl engine.Control) error
+	alongside func(ctx context.Context, ctrl control.Control) error
 	// seeds is the rest of a --seeds file longer than its head, fed once the crawl
 	// has started.
 	seeds *seedList

@@ -18,11 +18,11 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/attach"
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
 	"github.com/crawlconsole/crawlconsole/engine/cluster/embedded"
 	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/control"
 )
 
 // Live steering from a shell: `crawlconsole ctl --attach URL WORDS...`
@@ -210,7 +210,7 @@ func unreached(err error, url, prefix string) error {
 
 // operatorPort serves eng's Control on a loopback NATS server at addr (crawl and
 // demo --operator), for `crawlconsole ctl` and `console --attach`. stop undoes it.
-func operatorPort(addr, db string, eng engine.Control, stderr io.Writer, cmd string) (stop func(), err error) {
+func operatorPort(addr, db string, eng control.Control, stderr io.Writer, cmd string) (stop func(), err error) {
 	if host, _, err := net.SplitHostPort(addr); err != nil || !isLoopbackHost(host) {
 		return nil, fmt.Errorf("--operator %q: give a loopback address such as 127.0.0.1:4223 (the port steers the crawl; for other boxes run a master)", addr)
 	}

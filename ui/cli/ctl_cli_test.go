@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/attach"
 	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/control"
 	"github.com/crawlconsole/crawlconsole/engine/steer"
 	"github.com/crawlconsole/crawlconsole/ui/fake"
 )
@@ -25,7 +25,7 @@ var operatorLineRE = regexp.MustCompile(`crawlconsole ctl --attach (\S+) --token
 // servedOperator serves ctrl on a loopback operator port (its store db) until the
 // test ends, and returns where ctl attaches and the credential's file, as the port
 // prints them.
-func servedOperator(t *testing.T, db string, ctrl engine.Control) (url, tokenFile string) {
+func servedOperator(t *testing.T, db string, ctrl control.Control) (url, tokenFile string) {
 	t.Helper()
 	var banner bytes.Buffer
 	stop, err := operatorPort("127.0.0.1:0", db, ctrl, &banner, "crawl")

@@ -9,8 +9,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/nats-io/nats.go"
 
-	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/attach"
+	"github.com/crawlconsole/crawlconsole/engine/control"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
 	"github.com/crawlconsole/crawlconsole/ui/commands"
@@ -56,9 +56,9 @@ func (c *ctlConsole) Snapshot() *view.Snapshot {
 func (c *ctlConsole) SetPaused(paused bool) tea.Cmd {
 	client := c.client
 	if paused {
-		return c.common.Control("pause the crawl", "crawl paused", func(engine.Control) error { client.Pause(); return client.Err() })
+		return c.common.Control("pause the crawl", "crawl paused", func(control.Control) error { client.Pause(); return client.Err() })
 	}
-	return c.common.Control("resume the crawl", "crawl resumed", func(engine.Control) error { client.Resume(); return client.Err() })
+	return c.common.Control("resume the crawl", "crawl resumed", func(control.Control) error { client.Resume(); return client.Err() })
 }
 
 func (c *ctlConsole) SetTheme(string) error { return errors.New("theme is a console command") }
@@ -68,7 +68,7 @@ func (c *ctlConsole) OpenHelp()             {}
 // PlanRebalance asks for the plan, keeps it for printing, and applies it with --yes.
 func (c *ctlConsole) PlanRebalance() tea.Cmd {
 	client := c.client
-	return c.common.ControlResult("rebalance", func(engine.Control) (string, error) {
+	return c.common.ControlResult("rebalance", func(control.Control) (string, error) {
 		p := client.PlanRebalance()
 		if err := client.Err(); err != nil {
 			return "", err

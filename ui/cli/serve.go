@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/control"
 	"github.com/crawlconsole/crawlconsole/ui"
 	"github.com/crawlconsole/crawlconsole/ui/ssh"
 )
@@ -75,7 +76,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	rc := runConfig{headless: true, duration: c.duration, untilIdle: c.untilIdle, statsJSON: c.statsJSON, metrics: c.metrics, seeds: c.seeds, said: c.said,
 		failedStart: fresh.remove, db: opts.DB, title: "serve",
-		alongside: func(ctx context.Context, ctrl engine.Control) error {
+		alongside: func(ctx context.Context, ctrl control.Control) error {
 			fmt.Fprintf(stderr, "serving the console over SSH on %s%s\n", so.Listener.Addr(), sshHint(so.Listener.Addr().String()))
 			return ssh.Serve(ctx, ctrl, so)
 		}}

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/control"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/plural"
 	"github.com/crawlconsole/crawlconsole/engine/view"
@@ -66,7 +66,7 @@ func (r *warnReporter) skip(msgs []string) {
 }
 
 // drain reads the events logged since the last call and prints the new warnings.
-func (r *warnReporter) drain(ctrl engine.Control) {
+func (r *warnReporter) drain(ctrl control.Control) {
 	for {
 		evs := ctrl.EventsSince(r.after, eventsBatch)
 		for _, ev := range evs {

@@ -7,7 +7,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/control"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/plural"
 	"github.com/crawlconsole/crawlconsole/engine/view"
@@ -21,7 +21,7 @@ import (
 // ToggleLane pauses a running lane or resumes a paused one.
 func ToggleLane(c *pane.Common, id int, paused bool) tea.Cmd {
 	v := verbs[!paused]
-	return c.Control(fmt.Sprintf("%s lane %d", v[0], id), fmt.Sprintf("lane %d %s", id, v[1]), func(ctrl engine.Control) error {
+	return c.Control(fmt.Sprintf("%s lane %d", v[0], id), fmt.Sprintf("lane %d %s", id, v[1]), func(ctrl control.Control) error {
 		return ctrl.PauseLane(id, !paused)
 	})
 }
@@ -30,7 +30,7 @@ func ToggleLane(c *pane.Common, id int, paused bool) tea.Cmd {
 func ToggleHost(c *pane.Common, host string, pausedHosts []string) tea.Cmd {
 	_, paused := slices.BinarySearch(pausedHosts, host)
 	v := verbs[!paused]
-	return c.Control(fmt.Sprintf("%s host %s", v[0], host), fmt.Sprintf("host %s %s", host, v[1]), func(ctrl engine.Control) error {
+	return c.Control(fmt.Sprintf("%s host %s", v[0], host), fmt.Sprintf("host %s %s", host, v[1]), func(ctrl control.Control) error {
 		return ctrl.PauseHost(host, !paused)
 	})
 }
@@ -39,14 +39,14 @@ func ToggleHost(c *pane.Common, host string, pausedHosts []string) tea.Cmd {
 // and fetches nothing; the global p pauses every worker through the master.
 func SetNodePaused(c *pane.Common, name string, paused bool) tea.Cmd {
 	v := verbs[paused]
-	return c.Control(v[0]+" node "+name, "node "+name+" "+v[1], func(ctrl engine.Control) error {
+	return c.Control(v[0]+" node "+name, "node "+name+" "+v[1], func(ctrl control.Control) error {
 		return ctrl.PauseNode(name, paused)
 	})
 }
 
 // RevisitNow asks the engine to refetch u now (n, ":revisit now URL").
 func RevisitNow(c *pane.Common, u string) tea.Cmd {
-	return c.Control("revisit "+u+" now", u+" queued for a refetch now", func(ctrl engine.Control) error {
+	return c.Control("revisit "+u+" now", u+" queued for a refetch now", func(ctrl control.Control) error {
 		return ctrl.RevisitNow(u)
 	})
 }
@@ -54,7 +54,7 @@ func RevisitNow(c *pane.Common, u string) tea.Cmd {
 // RotateLane is e on a lane: the engine moves it to the least recently used other
 // egress that may serve its hosts, and says which.
 func RotateLane(c *pane.Common, id int, from string) tea.Cmd {
-	return c.ControlResult(fmt.Sprintf("rotate lane %d", id), func(ctrl engine.Control) (string, error) {
+	return c.ControlResult(fmt.Sprintf("rotate lane %d", id), func(ctrl control.Control) (string, error) {
 		to, err := ctrl.RotateLane(id)
 		if err != nil {
 			return "", err
@@ -69,7 +69,7 @@ func RotateLane(c *pane.Common, id int, from string) tea.Cmd {
 // RotateLanesOff is e on an egress: each of its lanes rotates in turn. Lanes that
 // cannot move (retired meanwhile, nowhere to go) are named in the outcome.
 func RotateLanesOff(c *pane.Common, name string, ids []int) tea.Cmd {
-	return c.ControlResult("move lanes off "+name, func(ctrl engine.Control) (string, error) {
+	return c.ControlResult("move lanes off "+name, func(ctrl control.Control) (string, error) {
 		var moved, failed []string
 		var firstErr error
 		for _, id := range ids {
@@ -103,11 +103,11 @@ func cmpOr(a, b error) error {
 // aside (deferred, never dropped) until it expires or is taken off.
 func SetHostDisabled(c *pane.Common, host string, disabled bool) tea.Cmd {
 	if disabled {
-		return c.Control("disable host "+host, "host "+host+" disabled: its URLs are deferred", func(ctrl engine.Control) error {
+		return c.Control("disable host "+host, "host "+host+" disabled: its URLs are deferred", func(ctrl control.Control) error {
 			return ctrl.SetHostDisabled(host, true)
 		})
 	}
-	return c.Control("enable host "+host, "host "+host+" enabled: its deferred URLs come back", func(ctrl engine.Control) error {
+	return c.Control("enable host "+host, "host "+host+" enabled: its deferred URLs come back", func(ctrl control.Control) error {
 		return ctrl.SetHostDisabled(host, false)
 	})
 }

@@ -16,7 +16,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/control"
 	"github.com/crawlconsole/crawlconsole/engine/plural"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/themes"
@@ -328,7 +328,7 @@ func inSnapshot(con Console, host string) bool {
 // checkHost refuses a host the crawl does not know (pausing a typo'd name said
 // "paused" and held nothing), asking the crawl when the snapshot does not show it.
 // It calls the engine: run it in a Cmd.
-func checkHost(ctrl engine.Control, shown bool, host string) error {
+func checkHost(ctrl control.Control, shown bool, host string) error {
 	if shown {
 		return nil
 	}
@@ -366,7 +366,7 @@ func init() {
 		return func(con Console, args []string) (tea.Cmd, error) {
 			host := strings.ToLower(args[0])
 			shown := inSnapshot(con, host)
-			return con.Common().Control(verbs[paused][0]+" host "+host, "host "+host+" "+verbs[paused][1], func(ctrl engine.Control) error {
+			return con.Common().Control(verbs[paused][0]+" host "+host, "host "+host+" "+verbs[paused][1], func(ctrl control.Control) error {
 				if err := checkHost(ctrl, shown, host); err != nil {
 					return err
 				}
@@ -380,7 +380,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			return con.Common().Control(fmt.Sprintf("%s lane %d", verbs[paused][0], id), fmt.Sprintf("lane %d %s", id, verbs[paused][1]), func(ctrl engine.Control) error {
+			return con.Common().Control(fmt.Sprintf("%s lane %d", verbs[paused][0], id), fmt.Sprintf("lane %d %s", id, verbs[paused][1]), func(ctrl control.Control) error {
 				return ctrl.PauseLane(id, paused)
 			}), nil
 		}
@@ -402,7 +402,7 @@ func init() {
 				if err != nil || n < 1 {
 					return nil, fmt.Errorf("lanes: N must be a whole number >= 1, not %q", args[0])
 				}
-				return con.Common().Control(fmt.Sprintf("set lanes.max to %d", n), fmt.Sprintf("lanes.max set to %d", n), func(ctrl engine.Control) error {
+				return con.Common().Control(fmt.Sprintf("set lanes.max to %d", n), fmt.Sprintf("lanes.max set to %d", n), func(ctrl control.Control) error {
 					return ctrl.SetMaxLanes(n)
 				}), nil
 			}},

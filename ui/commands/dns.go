@@ -7,7 +7,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/control"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
@@ -47,7 +47,7 @@ func runDNSFlush(con Console, args []string) (tea.Cmd, error) {
 	if domain != "" {
 		action += " for " + domain
 	}
-	return con.Common().ControlResult(action, func(ctrl engine.Control) (string, error) {
+	return con.Common().ControlResult(action, func(ctrl control.Control) (string, error) {
 		n, err := ctrl.FlushDNS(domain)
 		if err != nil {
 			return "", err

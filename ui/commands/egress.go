@@ -7,7 +7,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/control"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 )
 
@@ -95,7 +95,7 @@ func runEgressAdd(con Console, args []string) (tea.Cmd, error) {
 	if sp.Name != "" {
 		masked = sp.Name + "=" + masked
 	}
-	return con.Common().ControlResult("add egress "+masked, func(ctrl engine.Control) (string, error) {
+	return con.Common().ControlResult("add egress "+masked, func(ctrl control.Control) (string, error) {
 		name, err := ctrl.AddEgress(spec)
 		if err != nil {
 			return "", scrubError(err, spec)
@@ -110,7 +110,7 @@ func runEgressRm(con Console, args []string) (tea.Cmd, error) {
 	if v := con.Snapshot().Egress; v != nil && !slices.ContainsFunc(v.Egresses, func(r egress.EgressRow) bool { return r.Name == name }) {
 		return nil, fmt.Errorf("no egress %q (have %s)", name, strings.Join(egressNames(con), ", "))
 	}
-	return con.Common().Control("remove egress "+name, "egress "+name+" removed; its lanes moved to the others", func(ctrl engine.Control) error {
+	return con.Common().Control("remove egress "+name, "egress "+name+" removed; its lanes moved to the others", func(ctrl control.Control) error {
 		return ctrl.RemoveEgress(name)
 	}), nil
 }

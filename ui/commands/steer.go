@@ -5,7 +5,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/control"
 	"github.com/crawlconsole/crawlconsole/engine/steer"
 )
 
@@ -46,7 +46,7 @@ func runSteer(name string) func(con Console, args []string) (tea.Cmd, error) {
 		if err != nil {
 			return nil, err
 		}
-		return con.Common().ControlResult(s.String(), func(ctrl engine.Control) (string, error) {
+		return con.Common().ControlResult(s.String(), func(ctrl control.Control) (string, error) {
 			return ctrl.Steer(s)
 		}), nil
 	}

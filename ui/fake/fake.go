@@ -1,4 +1,4 @@
-// Package fake is an in-memory engine.Control for the console's tests, goldens and
+// Package fake is an in-memory control.Control for the console's tests, goldens and
 // benchmark: a deterministic crawl snapshot (fixed times, predictable hosts) that
 // records every control call and reacts to it the way the engine would.
 package fake
@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/control"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
@@ -56,7 +56,7 @@ type Config struct {
 	Join string
 }
 
-// Control is a fake engine.Control. It is safe for concurrent use (SSH sessions).
+// Control is a fake control.Control. It is safe for concurrent use (SSH sessions).
 type Control struct {
 	mu     sync.Mutex
 	snap   view.Snapshot
@@ -73,7 +73,7 @@ type Control struct {
 	hostsDirty map[int]bool
 }
 
-var _ engine.Control = (*Control)(nil)
+var _ control.Control = (*Control)(nil)
 
 // New builds a fake crawl from cfg.
 func New(cfg Config) *Control {

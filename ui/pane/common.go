@@ -8,7 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/control"
 	"github.com/crawlconsole/crawlconsole/themes"
 )
 
@@ -26,15 +26,15 @@ type Common struct {
 	// LogLines is how many events the Log pane keeps (Options.LogLines).
 	LogLines int
 
-	ctrl engine.Control // reached only in Cmds, through Control, ControlResult and Read
+	ctrl control.Control // reached only in Cmds, through Control, ControlResult and Read
 }
 
 // NewCommon is the context of a console over ctrl; the caller fills in the rest.
-func NewCommon(ctrl engine.Control) *Common { return &Common{ctrl: ctrl} }
+func NewCommon(ctrl control.Control) *Common { return &Common{ctrl: ctrl} }
 
 // Read runs f against the engine in a Cmd (never in Update) and delivers what it
 // returns. Unlike Control it changes nothing, so it runs in read-only sessions too.
-func (c *Common) Read(f func(engine.Control) tea.Msg) tea.Cmd {
+func (c *Common) Read(f func(control.Control) tea.Msg) tea.Cmd {
 	ctrl := c.ctrl
 	return func() tea.Msg { return f(ctrl) }
 }
@@ -59,7 +59,7 @@ type ControlDoneMsg struct {
 // Control runs f against the engine in a Cmd (never in Update). The status line
 // then says done, or "could not <action>: <error>". In a read-only session it
 // changes nothing and answers ReadOnlyText.
-func (c *Common) Control(action, done string, f func(engine.Control) error) tea.Cmd {
+func (c *Common) Control(action, done string, f func(control.Control) error) tea.Cmd {
 	if c.ReadOnly {
 		return Status(ReadOnlyText, true)
 	}
@@ -77,7 +77,7 @@ func Status(text string, isErr bool) tea.Cmd {
 // ControlResult is Control for calls whose outcome text is only known afterwards
 // (":dns flush" says how many entries went, `e` where the lane went): f returns the
 // status text on success. Read-only sessions get ReadOnlyText and nothing runs.
-func (c *Common) ControlResult(action string, f func(engine.Control) (string, error)) tea.Cmd {
+func (c *Common) ControlResult(action string, f func(control.Control) (string, error)) tea.Cmd {
 	if c.ReadOnly {
 		return Status(ReadOnlyText, true)
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/control"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
@@ -77,7 +77,7 @@ func (p *logPane) SetSnapshot(s *view.Snapshot) tea.Cmd {
 func (p *logPane) fetch(upTo uint64) tea.Cmd {
 	p.fetching = true
 	after, n := p.lastSeq, p.capacity
-	return p.c.Read(func(ctrl engine.Control) tea.Msg {
+	return p.c.Read(func(ctrl control.Control) tea.Msg {
 		return eventsMsg{events: ctrl.EventsSince(after, n), upTo: upTo}
 	})
 }

@@ -1,5 +1,5 @@
 // Package ssh serves crawlconsole's console to SSH clients (charmbracelet/wish): each
-// session gets its own console (ui.NewModel) over the one engine.Control, rendered
+// session gets its own console (ui.NewModel) over the one control.Control, rendered
 // for the client's terminal, and the engine keeps running whatever the sessions do.
 //
 // Who may do what comes from two authorized_keys files: keys in the operators' file
@@ -41,7 +41,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 	"golang.org/x/time/rate"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/control"
 	"github.com/crawlconsole/crawlconsole/ui"
 )
 
@@ -161,7 +161,7 @@ const sessionDrainTimeout = 5 * time.Second
 // Serve serves the console to SSH clients until ctx is done, then closes every
 // session and returns. Each session gets its own console (view state, renderer for
 // the client's terminal). The engine keeps running whatever the sessions do.
-func Serve(ctx context.Context, ctrl engine.Control, so ServeOptions) error {
+func Serve(ctx context.Context, ctrl control.Control, so ServeOptions) error {
 	given := so.Listener
 	so, keys, err := prepareServe(so)
 	if err != nil {
@@ -243,7 +243,7 @@ func Serve(ctx context.Context, ctrl engine.Control, so ServeOptions) error {
 // background colour and device attributes, which every VT100-style terminal
 // answers at once. (A real PTY via ssh.AllocatePty races with bubbletea's reader
 // when a connection drops.)
-func sessionHandler(ctrl engine.Control, base ui.Options) bubbletea.Handler {
+func sessionHandler(ctrl control.Control, base ui.Options) bubbletea.Handler {
 	return func(s ssh.Session) (tea.Model, []tea.ProgramOption) {
 		o := base
 		o.Detached = true

@@ -11,7 +11,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
-	"github.com/crawlconsole/crawlconsole/store"
+	"github.com/crawlconsole/crawlconsole/store/model"
 )
 
 // Result is one task's outcome, as the worker's lane produced it: a response, or a
@@ -40,7 +40,7 @@ type Result struct {
 	DOMLen    int `json:"doml,omitempty"`
 	// Refusals are the refusals the worker acted on since its last report, for the
 	// master's store: `show URL` on the master says why.
-	Refusals []store.Refusal `json:"refusals,omitempty"`
+	Refusals []model.Refusal `json:"refusals,omitempty"`
 	// BodyLen is the length of a body the frame carries compressed (zstd), 0 for
 	// one carried as it is (EncodeResult).
 	BodyLen int `json:"bl,omitempty"`
@@ -75,7 +75,7 @@ type Deferral struct {
 	// counts under none (a host disabled or asking to wait), or an older worker.
 	Kind string `json:"kind,omitempty"`
 	// Refusals are as a Result's: those since the worker's last report.
-	Refusals []store.Refusal `json:"refusals,omitempty"`
+	Refusals []model.Refusal `json:"refusals,omitempty"`
 }
 
 // Validate checks the sender, the task's lease, the refusals and the time.
@@ -90,7 +90,7 @@ func (m *Deferral) Validate() error {
 }
 
 // checkReport checks what results and deferrals share.
-func checkReport(node, inc string, t frontier.Task, refusals []store.Refusal) error {
+func checkReport(node, inc string, t frontier.Task, refusals []model.Refusal) error {
 	if err := checkNode(node, inc); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package store
+package model
 
 import (
 	"io"
@@ -42,8 +42,8 @@ type Options struct {
 	Progress io.Writer
 }
 
-// withDefaults fills every unset field; this is the one place defaults live.
-func (o Options) withDefaults() Options {
+// WithDefaults fills every unset field; this is the one place defaults live.
+func (o Options) WithDefaults() Options {
 	if o.BatchSize <= 0 {
 		o.BatchSize = 512
 	}

@@ -1,12 +1,17 @@
-package engine
+// Package control is the one interface through which the console, the SSH server
+// and the CLI steer a running crawl. It sits apart from the engine so that the UI
+// packages depend on this interface and the snapshot types (engine/view) only: they
+// and their tests neither build nor link the crawl, its store or its browser.
+package control
 
 import (
 	"github.com/crawlconsole/crawlconsole/engine/steer"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
-// Control is everything the console and the CLI may ask of a running crawl. *Engine
-// implements it; the UI depends only on this interface (and tests use fakes).
+// Control is everything the console and the CLI may ask of a running crawl.
+// *engine.Engine implements it; the UI depends only on this interface (and tests
+// use fakes).
 type Control interface {
 	// Snapshot returns a copy of the crawl's state for display.
 	Snapshot() view.Snapshot
