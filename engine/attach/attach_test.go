@@ -13,8 +13,8 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
-	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/attach"
+	"github.com/crawlconsole/crawlconsole/engine/control"
 	"github.com/crawlconsole/crawlconsole/engine/dnscache"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/view"
@@ -52,7 +52,7 @@ func connect(t *testing.T, s *server.Server) *nats.Conn {
 
 // served is a master serving ctrl and a client dialled to it, each on its own
 // connection as they would be on two machines.
-func served(t *testing.T, ctrl engine.Control, opts ...attach.Option) (*attach.Server, *attach.Client) {
+func served(t *testing.T, ctrl control.Control, opts ...attach.Option) (*attach.Server, *attach.Client) {
 	t.Helper()
 	ns := startNATS(t, 0)
 	srv, err := attach.Listen(connect(t, ns), prefix, ctrl)

@@ -11,7 +11,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/nats-io/nats.go"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/control"
 	"github.com/crawlconsole/crawlconsole/engine/steer"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
@@ -33,7 +33,7 @@ func Unreachable(state view.State) bool {
 // DefaultTimeout is how long a Client waits for the master's reply.
 const DefaultTimeout = 2 * time.Second
 
-// Client is an engine.Control that reaches a crawl served with Serve. Give it to
+// Client is an control.Control that reaches a crawl served with Serve. Give it to
 // ui.Run or ui.NewModel like a local engine. It is safe for concurrent use.
 type Client struct {
 	nc      *nats.Conn
@@ -46,7 +46,7 @@ type Client struct {
 	err  error  // the outcome of the last request
 }
 
-var _ engine.Control = (*Client)(nil)
+var _ control.Control = (*Client)(nil)
 
 // Option tunes a Client.
 type Option func(*Client)

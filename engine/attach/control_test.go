@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/attach"
+	"github.com/crawlconsole/crawlconsole/engine/control"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/fake"
 )
@@ -214,7 +214,7 @@ func TestBadPrefix(t *testing.T) {
 	}
 }
 
-// TestOpsCoverTheControlInterface: a method added to engine.Control without an op
+// TestOpsCoverTheControlInterface: a method added to control.Control without an op
 // would compile in the Client only if someone wired it; this names the gap.
 func TestOpsCoverTheControlInterface(t *testing.T) {
 	ns := startNATS(t, 0)
@@ -224,7 +224,7 @@ func TestOpsCoverTheControlInterface(t *testing.T) {
 		t.Fatal(err)
 	}
 	nc := connect(t, ns)
-	ctl := reflect.TypeFor[engine.Control]()
+	ctl := reflect.TypeFor[control.Control]()
 	for i := range ctl.NumMethod() {
 		name := ctl.Method(i).Name
 		if name == "Snapshot" || name == "EventsSince" {

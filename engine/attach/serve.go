@@ -12,14 +12,14 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/nats-io/nats.go"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/control"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
-// Server answers a remote console's requests for one engine.Control.
+// Server answers a remote console's requests for one control.Control.
 type Server struct {
 	nc   *nats.Conn
-	ctrl engine.Control
+	ctrl control.Control
 	subs []*nats.Subscription
 
 	// mu is held for reading while a request is served; Stop takes it for writing,
@@ -46,7 +46,7 @@ const (
 
 // Serve answers PREFIX.console.snapshot, .events and .control on nc with ctrl until
 // stop is called. stop waits for requests being served and is safe to call twice.
-func Serve(nc *nats.Conn, prefix string, ctrl engine.Control) (stop func(), err error) {
+func Serve(nc *nats.Conn, prefix string, ctrl control.Control) (stop func(), err error) {
 	s, err := Listen(nc, prefix, ctrl)
 	if err != nil {
 		return nil, err
@@ -55,7 +55,7 @@ func Serve(nc *nats.Conn, prefix string, ctrl engine.Control) (stop func(), err 
 }
 
 // Listen is Serve returning the Server, for its Stats.
-func Listen(nc *nats.Conn, prefix string, ctrl engine.Control) (*Server, error) {
+func Listen(nc *nats.Conn, prefix string, ctrl control.Control) (*Server, error) {
 	if nc == nil || ctrl == nil {
 		return nil, errors.New("attach: Serve needs a NATS connection and a Control")
 	}

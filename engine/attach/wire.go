@@ -1,6 +1,6 @@
 // Package attach carries the console over NATS (M4): the master of a distributed
-// crawl serves its engine.Control with Serve, and a console anywhere on the NATS
-// network drives it through the engine.Control that Dial returns, so the operator
+// crawl serves its control.Control with Serve, and a console anywhere on the NATS
+// network drives it through the control.Control that Dial returns, so the operator
 // steers the whole crawl from one terminal that is not the master's.
 //
 // Three request/reply subjects sit under a prefix (the cluster's subject prefix):
@@ -31,7 +31,7 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/control"
 	"github.com/crawlconsole/crawlconsole/engine/steer"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
@@ -123,54 +123,54 @@ type controlArgs struct {
 // call. run may dereference exactly those arguments: they were checked.
 type op struct {
 	args []string
-	run  func(ctrl engine.Control, a *controlArgs) (any, error)
+	run  func(ctrl control.Control, a *controlArgs) (any, error)
 }
 
 // ops maps every Control method but Snapshot and EventsSince (they have their own
 // subjects) to its op name, the method's name in snake case.
 var ops = map[string]op{
-	"pause":  {run: func(c engine.Control, _ *controlArgs) (any, error) { c.Pause(); return nil, nil }},
-	"resume": {run: func(c engine.Control, _ *controlArgs) (any, error) { c.Resume(); return nil, nil }},
-	"pause_lane": {args: []string{"id", "paused"}, run: func(c engine.Control, a *controlArgs) (any, error) {
+	"pause":  {run: func(c control.Control, _ *controlArgs) (any, error) { c.Pause(); return nil, nil }},
+	"resume": {run: func(c control.Control, _ *controlArgs) (any, error) { c.Resume(); return nil, nil }},
+	"pause_lane": {args: []string{"id", "paused"}, run: func(c control.Control, a *controlArgs) (any, error) {
 		return nil, c.PauseLane(*a.ID, *a.Paused)
 	}},
-	"pause_node": {args: []string{"name", "paused"}, run: func(c engine.Control, a *controlArgs) (any, error) {
+	"pause_node": {args: []string{"name", "paused"}, run: func(c control.Control, a *controlArgs) (any, error) {
 		return nil, c.PauseNode(*a.Name, *a.Paused)
 	}},
-	"pause_host": {args: []string{"host", "paused"}, run: func(c engine.Control, a *controlArgs) (any, error) {
+	"pause_host": {args: []string{"host", "paused"}, run: func(c control.Control, a *controlArgs) (any, error) {
 		return nil, c.PauseHost(*a.Host, *a.Paused)
 	}},
-	"knows_host": {args: []string{"host"}, run: func(c engine.Control, a *controlArgs) (any, error) {
+	"knows_host": {args: []string{"host"}, run: func(c control.Control, a *controlArgs) (any, error) {
 		return c.KnowsHost(*a.Host)
 	}},
-	"set_max_lanes": {args: []string{"n"}, run: func(c engine.Control, a *controlArgs) (any, error) {
+	"set_max_lanes": {args: []string{"n"}, run: func(c control.Control, a *controlArgs) (any, error) {
 		return nil, c.SetMaxLanes(*a.N)
 	}},
-	"plan_rebalance": {run: func(c engine.Control, _ *controlArgs) (any, error) {
+	"plan_rebalance": {run: func(c control.Control, _ *controlArgs) (any, error) {
 		return c.PlanRebalance(), nil
 	}},
-	"apply_rebalance": {args: []string{"plan"}, run: func(c engine.Control, a *controlArgs) (any, error) {
+	"apply_rebalance": {args: []string{"plan"}, run: func(c control.Control, a *controlArgs) (any, error) {
 		return nil, c.ApplyRebalance(*a.Plan)
 	}},
-	"rotate_lane": {args: []string{"id"}, run: func(c engine.Control, a *controlArgs) (any, error) {
+	"rotate_lane": {args: []string{"id"}, run: func(c control.Control, a *controlArgs) (any, error) {
 		return c.RotateLane(*a.ID)
 	}},
-	"set_host_disabled": {args: []string{"host", "disabled"}, run: func(c engine.Control, a *controlArgs) (any, error) {
+	"set_host_disabled": {args: []string{"host", "disabled"}, run: func(c control.Control, a *controlArgs) (any, error) {
 		return nil, c.SetHostDisabled(*a.Host, *a.Disabled)
 	}},
-	"add_egress": {args: []string{"spec"}, run: func(c engine.Control, a *controlArgs) (any, error) {
+	"add_egress": {args: []string{"spec"}, run: func(c control.Control, a *controlArgs) (any, error) {
 		return c.AddEgress(*a.Spec)
 	}},
-	"remove_egress": {args: []string{"name"}, run: func(c engine.Control, a *controlArgs) (any, error) {
+	"remove_egress": {args: []string{"name"}, run: func(c control.Control, a *controlArgs) (any, error) {
 		return nil, c.RemoveEgress(*a.Name)
 	}},
-	"flush_dns": {args: []string{"domain"}, run: func(c engine.Control, a *controlArgs) (any, error) {
+	"flush_dns": {args: []string{"domain"}, run: func(c control.Control, a *controlArgs) (any, error) {
 		return c.FlushDNS(*a.Domain)
 	}},
-	"revisit_now": {args: []string{"url"}, run: func(c engine.Control, a *controlArgs) (any, error) {
+	"revisit_now": {args: []string{"url"}, run: func(c control.Control, a *controlArgs) (any, error) {
 		return nil, c.RevisitNow(*a.URL)
 	}},
-	"steer": {args: []string{"steer"}, run: func(c engine.Control, a *controlArgs) (any, error) {
+	"steer": {args: []string{"steer"}, run: func(c control.Control, a *controlArgs) (any, error) {
 		return c.Steer(*a.Steer)
 	}},
 }
