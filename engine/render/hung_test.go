@@ -58,9 +58,9 @@ func TestPoolKillsABrowserThatStopsAnswering(t *testing.T) {
 		}
 		return newTab(b, bc, k)
 	}
-	// The wait is short only while the browser is not to answer: a loaded box
-	// may take seconds to answer the others.
-	const short, long = time.Second, time.Minute
+	// The wait is short only while the browser is not to answer (it never does:
+	// any wait shows it): a loaded box may take seconds to answer the others.
+	const short, long = 250 * time.Millisecond, time.Minute
 	page := ts.job("/", `<html><body>warm</body></html>`, 200)
 	if _, err := p.Render(t.Context(), page); err != nil {
 		t.Fatal(err)
@@ -188,7 +188,8 @@ func TestPoolCloseKillsNoProcessThatTookTheBrowsersPid(t *testing.T) {
 	ts := newTestServer(t)
 	var logs logLines
 	p := testPool(t, Config{Timeout: time.Minute, Logf: logs.add})
-	p.stopWait = time.Second
+	// Its stop never ends: Close's two waits run out whatever their length.
+	p.stopWait = 200 * time.Millisecond
 	if _, err := p.Render(t.Context(), ts.job("/", `<html><body>warm</body></html>`, 200)); err != nil {
 		t.Fatal(err)
 	}

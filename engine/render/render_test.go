@@ -108,9 +108,9 @@ func testPool(t *testing.T, cfg Config) *Pool {
 // links, every request went through the job's Fetch, the document was not fetched
 // again, images and third parties were never asked for; a non-2xx shell renders.
 func TestRenderSPAThroughTheCrawler(t *testing.T) {
-	t.Parallel() // its own browser and server
+	t.Parallel() // its own server; the shared browser
 	ts := newTestServer(t)
-	p := testPool(t, Config{Timeout: 8 * time.Second, Settle: 200 * time.Millisecond})
+	p := sharedPool(t)
 	for _, status := range []int{200, 404} {
 		out, err := p.Render(t.Context(), ts.job("/", spaShell, status))
 		if err != nil {
@@ -138,20 +138,27 @@ func TestRenderSPAThroughTheCrawler(t *testing.T) {
 func TestRenderHostilePagesAreCapped(t *testing.T) {
 	t.Parallel() // its own browser and server
 	ts := newTestServer(t)
-	// A cap far past the yield watch (3 s): what ends the busy loop must be the
-	// watch, which its reason says; with a 3 s cap and the watch at half of it,
-	// a loaded box slow to start the page's script let the cap end it first
-	// ("did not finish in 3s"), a cap doing the watch's work.
+	// A cap far past the yield watch: what ends the busy loop must be the watch,
+	// which its reason says; with a 3 s cap and the watch at half of it, a loaded
+	// box slow to start the page's script let the cap end it first ("did not
+	// finish in 3s"), a cap doing the watch's work.
 	const renderCap = 30 * time.Second
 	p := testPool(t, Config{Timeout: renderCap, Settle: 200 * time.Millisecond, MaxRequests: 50})
-	cases := []struct{ name, body, want string }{
-		{"busy loop", `<html><body><div id=root></div><script>while(true){}</script></body></html>`, "did not yield"},
-		{"navigates away", `<html><body><script>location.href='/elsewhere'</script></body></html>`, "navigated away"},
+	cases := []struct {
+		name, body, want string
+		yield            time.Duration // the render's yield watch
+	}{
+		// The busy loop's render alone has a watch of a second (the default is
+		// 3 s): it ends there either way. The page that navigates away keeps the
+		// default, which a loaded box's slow answers need.
+		{"busy loop", `<html><body><div id=root></div><script>while(true){}</script></body></html>`, "did not yield", time.Second},
+		{"navigates away", `<html><body><script>location.href='/elsewhere'</script></body></html>`, "navigated away", yieldLimit},
 	}
 	if _, err := p.Render(t.Context(), ts.job("/", spaShell, 200)); err != nil {
 		t.Fatal(err) // the browser's start is not a render's time
 	}
 	for _, c := range cases {
+		p.cfg.YieldLimit = c.yield // no render in flight: the next one reads it
 		start := time.Now()
 		_, err := p.Render(t.Context(), ts.job("/"+strings.ReplaceAll(c.name, " ", ""), c.body, 200))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -162,23 +169,21 @@ func TestRenderHostilePagesAreCapped(t *testing.T) {
 		}
 	}
 	// The flood's loop of 10,000 fetch calls holds the page's main thread for a
-	// while, longer than the yield watch allows on a loaded box: its own pool
-	// gives the watch and the cap room, so that what ends it is the request cap,
-	// which fires long before either.
-	flood := testPool(t, Config{Timeout: 60 * time.Second, YieldLimit: 30 * time.Second, Settle: 200 * time.Millisecond, MaxRequests: 50})
-	if _, err := flood.Render(t.Context(), ts.job("/10,000requests", `<html><body><script src="/flood.js"></script></body></html>`, 200)); err == nil || !strings.Contains(err.Error(), "more than 50 resources") {
+	// while, longer than the yield watch allows on a loaded box: its render gives
+	// the watch and the cap room, so that what ends it is the request cap, which
+	// fires long before either.
+	p.cfg.YieldLimit, p.cfg.Timeout = 30*time.Second, 60*time.Second
+	if _, err := p.Render(t.Context(), ts.job("/10,000requests", `<html><body><script src="/flood.js"></script></body></html>`, 200)); err == nil || !strings.Contains(err.Error(), "more than 50 resources") {
 		t.Errorf("10,000 requests: error %v; want one saying %q", err, "more than 50 resources")
 	}
+	p.cfg.YieldLimit, p.cfg.Timeout = yieldLimit, renderCap
 	out, err := p.Render(t.Context(), ts.job("/", spaShell, 200))
 	if err != nil || !strings.Contains(string(out.DOM), `href="/a/2"`) {
 		t.Fatalf("render after the hostile pages: %v", err)
 	}
 	st := p.Stats()
-	if st.Renders != 2 || st.Failed != 2 || st.Recycled < 2 || st.PSSMB == 0 {
-		t.Errorf("stats %+v; want 2 renders, 2 failed, 2 recycled, a PSS figure", st)
-	}
-	if st := flood.Stats(); st.Failed != 1 || st.Recycled < 1 {
-		t.Errorf("flood pool stats %+v; want 1 failed and its context recycled", st)
+	if st.Renders != 2 || st.Failed != 3 || st.Recycled < 3 || st.PSSMB == 0 {
+		t.Errorf("stats %+v; want 2 renders, 3 failed, 3 recycled, a PSS figure", st)
 	}
 	if ts.direct.Load() != 0 {
 		t.Errorf("server saw %d requests not from the crawler's client", ts.direct.Load())
@@ -227,9 +232,9 @@ document.getElementById('root').textContent='built after the popups';</script></
 // is read once it did, and a page that settles is read soon after: the settle
 // waits for the page's own work, not a fixed quiet time.
 func TestRenderWaitsForThePagesTimers(t *testing.T) {
-	t.Parallel() // its own browser and server
+	t.Parallel() // its own server; the shared browser
 	ts := newTestServer(t)
-	p := testPool(t, Config{Timeout: 8 * time.Second})
+	p := sharedPool(t)
 	late := `<html><body><div id="root"></div><script>setTimeout(function(){
  var a = document.createElement('a'); a.href = '/late'; a.textContent = 'late'; document.getElementById('root').appendChild(a);
 }, 700);</script></body></html>`
@@ -325,9 +330,9 @@ func domOf(out *Rendered) string {
 // script sees the jar's (set by plain fetches, which the browser never saw), and
 // what it sets or deletes is in the jar after the render, for the next plain fetch.
 func TestRenderSharesTheSessionsCookieJar(t *testing.T) {
-	t.Parallel() // its own browser and server
+	t.Parallel() // its own server; the shared browser
 	ts := newTestServer(t)
-	p := testPool(t, Config{Timeout: 8 * time.Second})
+	p := sharedPool(t)
 	jar := cookies.New(cookies.Limits{}, nil)
 	u, _ := url.Parse(ts.URL + "/")
 	jar.SetCookies(u, []*http.Cookie{{Name: "visitor", Value: "v1"}, {Name: "old", Value: "1"}})

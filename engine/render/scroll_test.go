@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
@@ -41,8 +40,8 @@ func sandboxJob(t *testing.T, u string) Job {
 // dropped), stops when a step shows nothing new, and one without steps reads the
 // first page only.
 func TestRenderScrollStepsLoadMoreResults(t *testing.T) {
-	t.Parallel() // its own browser and server
-	p := testPool(t, Config{Timeout: 8 * time.Second})
+	t.Parallel() // its own server; the shared browser
+	p := sharedPool(t)
 	web, err := sandbox.StartSPA([]string{"127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1"}, 2)
 	if err != nil {
 		t.Fatal(err)

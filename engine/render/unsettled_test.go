@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -25,7 +26,12 @@ func TestRenderUnsettledPagesEndSooner(t *testing.T) {
 	// that delays the page's timer by 50 ms makes it look quiet (settled at 285 ms
 	// once, at load 16). A settle of a second leaves that margin to the poll, and the
 	// stillness watch (a second of unchanged DOM) still ends the render first.
-	p := testPool(t, Config{Timeout: time.Minute, Settle: time.Second})
+	// The yield watch is given half the cap: it judges only the looping page,
+	// whose render alone has a watch of a second. At the 3 s default a hurried
+	// page's watch is 1.5 s, which a polling page's renderer left unanswered at
+	// load 37.
+	const patient = 30 * time.Second
+	p := testPool(t, Config{Timeout: time.Minute, Settle: time.Second, YieldLimit: patient})
 	if _, err := p.Render(t.Context(), ts.job("/warm", `<html><body>warm</body></html>`, 200)); err != nil {
 		t.Fatal(err) // the browser's start is not a render's time
 	}
@@ -40,8 +46,11 @@ func TestRenderUnsettledPagesEndSooner(t *testing.T) {
 			time.Since(start), out.Unsettled, out.Note)
 	}
 	loop := `<html><body><div id="root"></div><script>while(true){}</script></body></html>`
+	// No render is in flight: the next one reads the setting.
+	p.cfg.YieldLimit = time.Second
 	start = time.Now()
 	_, err = p.Render(t.Context(), ts.job("/loop", loop, 200))
+	p.cfg.YieldLimit = patient
 	if !errors.Is(err, ErrNoYield) {
 		t.Errorf("looping page: %v after %v; want ErrNoYield (ended by the yield watch, not at the cap)", err, time.Since(start))
 	}
@@ -84,7 +93,7 @@ func TestRenderUnsettledPagesEndSooner(t *testing.T) {
 // whole by one of half a minute. Neither depends on the box's speed: the script
 // waits on the clock, so a loaded box only makes it hold longer.
 func TestRenderYieldLimitIsASetting(t *testing.T) {
-	t.Parallel() // its own browsers and server; the page's script waits on the clock
+	t.Parallel() // its own server; the page's script waits on the clock
 	ts := newTestServer(t)
 	heavy := `<html><body><div id="root"></div><script>var t = Date.now(); while (Date.now() - t < 2000) {}
 document.getElementById('root').innerHTML = '<a href="/drawn">drawn</a>';</script></body></html>`
@@ -92,26 +101,30 @@ document.getElementById('root').innerHTML = '<a href="/drawn">drawn</a>';</scrip
 		limit time.Duration
 		ended bool
 	}{{500 * time.Millisecond, true}, {30 * time.Second, false}} {
-		// The limit under test goes through NewPool, as the operator's setting
-		// does. The warm render, which starts the browser, has a long watch
-		// instead: a browser just started on a loaded box can leave the watch's
-		// first question unanswered for half a second, with no script of the
-		// page running. The heavy page's render has the limit the pool took.
-		p := testPool(t, Config{Timeout: 2 * time.Minute, YieldLimit: c.limit})
-		limit := p.cfg.YieldLimit
-		p.cfg.YieldLimit = 30 * time.Second
-		if _, err := p.Render(t.Context(), ts.job("/warm", `<html><body>warm</body></html>`, 200)); err != nil {
-			t.Fatal(err) // the browser's start is not a render's time
-		}
-		p.cfg.YieldLimit = limit // no render in flight: the next one reads it
-		out, err := p.Render(t.Context(), ts.job("/heavy", heavy, 200))
-		switch {
-		case c.ended && !errors.Is(err, ErrNoYield):
-			t.Errorf("yield limit %v: %v; want ErrNoYield", c.limit, err)
-		case !c.ended && err != nil:
-			t.Errorf("yield limit %v: %v; want the page rendered", c.limit, err)
-		case !c.ended && !strings.Contains(string(out.DOM), `href="/drawn"`):
-			t.Errorf("yield limit %v: DOM %q; want what the script drew", c.limit, out.DOM)
-		}
+		t.Run(fmt.Sprint(c.limit), func(t *testing.T) {
+			t.Parallel() // a browser of its own, each with the limit it took
+			// The limit under test goes through NewPool, as the operator's
+			// setting does. The warm render, which starts the browser, has a
+			// long watch instead: a browser just started on a loaded box can
+			// leave the watch's first question unanswered for half a second,
+			// with no script of the page running. The heavy page's render has
+			// the limit the pool took.
+			p := testPool(t, Config{Timeout: 2 * time.Minute, YieldLimit: c.limit})
+			limit := p.cfg.YieldLimit
+			p.cfg.YieldLimit = 30 * time.Second
+			if _, err := p.Render(t.Context(), ts.job("/warm", `<html><body>warm</body></html>`, 200)); err != nil {
+				t.Fatal(err) // the browser's start is not a render's time
+			}
+			p.cfg.YieldLimit = limit // no render in flight: the next one reads it
+			out, err := p.Render(t.Context(), ts.job("/heavy", heavy, 200))
+			switch {
+			case c.ended && !errors.Is(err, ErrNoYield):
+				t.Errorf("yield limit %v: %v; want ErrNoYield", c.limit, err)
+			case !c.ended && err != nil:
+				t.Errorf("yield limit %v: %v; want the page rendered", c.limit, err)
+			case !c.ended && !strings.Contains(string(out.DOM), `href="/drawn"`):
+				t.Errorf("yield limit %v: DOM %q; want what the script drew", c.limit, out.DOM)
+			}
+		})
 	}
 }

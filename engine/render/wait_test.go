@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -39,7 +40,10 @@ func holdingJob(ts *testServer, path string, asked, release chan struct{}) Job {
 func TestRenderWaitForAPageCountsAgainstItsCap(t *testing.T) {
 	t.Parallel() // its own browser and server; it mostly waits out a render's cap
 	ts := newTestServer(t)
-	const timeout = 8 * time.Second
+	// The render holding the page has a cap far past the waiter's, so that it
+	// still runs when the waiter gives up however loaded the box; the waiter's is
+	// short, as a render's wait is what it judges.
+	const timeout, waiterCap = time.Minute, time.Second
 	p := testPool(t, Config{Contexts: 1, Timeout: timeout})
 	if _, err := p.Render(t.Context(), ts.job("/warm", `<html><body>warm</body></html>`, 200)); err != nil {
 		t.Fatal(err) // the browser's start and the page's opening are not a render's wait
@@ -49,18 +53,21 @@ func TestRenderWaitForAPageCountsAgainstItsCap(t *testing.T) {
 	held := renderAside(p, holdingJob(ts, "/held", asked, release))
 	<-asked // the pool's one page is busy until release
 	waiter := ts.job("/waiter", `<html><body>waiter</body></html>`, 200)
-	waiter.Hurry = true // its cap is half the other's: it ends first
+	waiter.Hurry = true // its cap is half the pool's, as its error says
+	// The held render read its cap as it began: the next render reads this one.
+	p.cfg.Timeout = 2 * waiterCap
 	start := time.Now()
 	_, err := p.Render(t.Context(), waiter)
 	took := time.Since(start)
+	p.cfg.Timeout = timeout
 	select {
 	case err := <-held:
-		t.Fatalf("the render holding the page ended (%v) before the one waiting for it gave up: the wait was not bounded by the waiter's cap of %v", err, timeout/2)
+		t.Fatalf("the render holding the page ended (%v) before the one waiting for it gave up: the wait was not bounded by the waiter's cap of %v", err, waiterCap)
 	default:
 	}
 	close(release)
-	if !errors.Is(err, ErrNoPageFree) || !strings.Contains(err.Error(), "render.timeout") {
-		t.Errorf("render that found no page free for its cap (%v): %v; want ErrNoPageFree naming render.timeout", took, err)
+	if want := fmt.Sprintf("in %v, the render's time cap (render.timeout)", waiterCap); !errors.Is(err, ErrNoPageFree) || !strings.Contains(err.Error(), want) {
+		t.Errorf("render that found no page free for its cap (%v): %v; want ErrNoPageFree saying %q", took, err, want)
 	}
 	if err := wait(t, held, time.Minute, "the render holding the page"); err != nil {
 		t.Fatal(err)
