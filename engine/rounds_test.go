@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -217,6 +218,19 @@ func TestCollectionByKeyword(t *testing.T) {
 	// 404 here); chirp+flood: 2 searches + 4 posts; chirp: /post/other.
 	if pages["harbor|"] != 6 || pages["chirp|flood"] != 6 || pages["chirp|"] != 1 || len(pages) != 3 {
 		t.Errorf("cost table pages %v", pages)
+	}
+	// A crawl started again on the store begins from the cost table the last run left.
+	again, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	restored := map[string]int{}
+	for _, c := range again.CostTable() {
+		restored[c.Site+"|"+c.Keyword] = c.Pages
+	}
+	if !maps.Equal(restored, pages) {
+		t.Errorf("cost table after a restart %v, want the stored %v", restored, pages)
 	}
 }
 
