@@ -347,7 +347,7 @@ func TestWorkerKeepsItsOwnEgressesBesideGrantedOnes(t *testing.T) {
 // reaches every worker, and a DNS flush is summed over them.
 func TestMasterControlsReachTheWorkers(t *testing.T) {
 	t.Parallel()
-	c := startCluster(t, smallWeb(13, 12))
+	c := startCluster(t, smallWeb(13, 6))
 	w1 := c.worker("w1", "127.0.0.2")
 	w2 := c.worker("w2", "127.0.0.3")
 	var target view.Lane
@@ -414,7 +414,7 @@ func TestMasterControlsReachTheWorkers(t *testing.T) {
 // and rejoining): it ran the lanes it had, 16, while the others ran 3.
 func TestAWorkerJoiningLaterGetsTheMastersLanesMax(t *testing.T) {
 	t.Parallel()
-	c := startCluster(t, smallWeb(14, 12))
+	c := startCluster(t, smallWeb(14, 6))
 	w1 := c.worker("w1", "127.0.0.2")
 	if err := c.master.SetMaxLanes(3); err != nil {
 		t.Fatal(err)
