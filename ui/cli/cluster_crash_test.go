@@ -64,9 +64,10 @@ func TestClusterKill9LosesNothing(t *testing.T) {
 	}
 	t.Logf("kill points drawn with CLUSTER_KILL_SEED=%d", seed)
 	began := time.Now()
-	// Twice the usual listing pages per section make each host's crawl (serial, at
-	// the polite pace) long enough for seven kills.
-	sb := clusterSandbox(t, 11, 24, func(c *sandbox.Config) { c.Layout.ListingPages = 8 })
+	// At half the usual scale every host's crawl (serial, at the polite pace) lasts
+	// twice as long, long enough for seven kills with half the pages (each page
+	// costs CPU in four processes; the kills wait on heartbeats and restarts).
+	sb := clusterSandbox(t, 11, 24, func(c *sandbox.Config) { c.Scale = 25 })
 	dir := t.TempDir()
 	ref := referenceCrawl(sb, dir)
 	k := &killRun{t: t, sb: sb, rng: rand.New(rand.NewPCG(seed, 1)), db: filepath.Join(dir, "crawl.db"),

@@ -94,7 +94,7 @@ func TestClusterOnExternalNATSServer(t *testing.T) {
 	c.Close()
 
 	began := time.Now()
-	sb := clusterSandbox(t, 13, 12, nil)
+	sb := clusterSandbox(t, 13, 6, nil)
 	ref := referenceCrawl(sb, dir)
 	db := filepath.Join(dir, "crawl.db")
 	args := []string{"master", "--config", politeConfig(t, sb, dir, 0), "--headless", "--until-idle", "--db", db,

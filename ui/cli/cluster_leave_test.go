@@ -24,7 +24,7 @@ func TestWorkerStopsSoonWhenTheMasterIsGone(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs master and worker subprocesses")
 	}
-	sb := clusterSandbox(t, 13, 12, nil)
+	sb := clusterSandbox(t, 13, 6, nil)
 	dir := t.TempDir()
 	ref := referenceCrawl(sb, dir)
 	db, listen := filepath.Join(dir, "crawl.db"), uitest.FreeAddr(t)

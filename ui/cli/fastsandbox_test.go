@@ -9,7 +9,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/sandbox"
 )
 
-// fastSandbox starts a sandbox web of 16 hosts at 1000x (Crawl-delay 5 s web = 5 ms)
+// fastSandbox starts a sandbox web of 10 hosts at 1000x (Crawl-delay 5 s web = 5 ms)
 // with no anti-bot rule, no faults and no DNS failures, and writes a config for a
 // fast crawl of it (no per-host cap, 8 lanes): the subprocess tests that judge what a
 // crawl keeps, not how politely it got it. It returns the sandbox (closed with the
@@ -17,7 +17,7 @@ import (
 func fastSandbox(t *testing.T) (*sandbox.Sandbox, []string, string) {
 	t.Helper()
 	cfg := sandbox.DefaultConfig()
-	cfg.Seed, cfg.Hosts, cfg.Scale = 3, 16, 1000
+	cfg.Seed, cfg.Hosts, cfg.Scale = 3, 10, 1000
 	cfg.AntiBot.Enabled = false
 	cfg.Faults.Shares = nil
 	cfg.DNS.NXDomainShare, cfg.DNS.ServFailShare, cfg.DNS.TimeoutShare = 0, 0, 0

@@ -27,7 +27,7 @@ func TestSecretsNeverShown(t *testing.T) {
 	t.Parallel() // its own sandbox, store, ports and subprocesses
 	const pw = "Kn0wn-pa55word-zz91"
 	cfg := sandbox.DefaultConfig()
-	cfg.Seed, cfg.Hosts, cfg.Scale = 5, 12, 50
+	cfg.Seed, cfg.Hosts, cfg.Scale = 5, 6, 100
 	cfg.Faults.Shares = nil
 	sb, err := sandbox.Start(cfg)
 	if err != nil {
