@@ -33,7 +33,7 @@ func TestClassPolicyKeepsBudgetsApart(t *testing.T) {
 		}
 		pages = append(pages, &simPage{rate: math.Pow(10, -2+3.5*rng.Float64()), p: Page{URL: fmt.Sprintf("https://x.test/%d", i), Class: class}})
 	}
-	const horizon = 90.0
+	const horizon = 45.0
 	runPoisson(tr, rng, t0, pages, horizon)
 	fetches := map[string]int{}
 	fastFetches := map[string]int{}

@@ -208,14 +208,14 @@ func TestEstimatorPolicySpendsItsBudget(t *testing.T) {
 }
 
 // simulateEstimator runs 300 Poisson pages under the estimator with objective obj at
-// 0.3 fetches per page per day for 120 days and returns the mean fetches in the
+// 0.3 fetches per page per day for 60 days and returns the mean fetches in the
 // second half of quiet (< 0.02/day), moderate (0.1..0.5/day) and fast (> 10/day)
 // pages.
 func simulateEstimator(t *testing.T, obj string) (quietN, moderateN, fastN float64) {
 	const (
 		pages  = 300
 		budget = 0.3 * pages // fetches per day
-		horizn = 120.0       // days
+		horizn = 60.0        // days
 	)
 	pol, err := NewEstimatorPolicy(EstimatorOptions{Budget: budget / pages, Objective: obj})
 	if err != nil {

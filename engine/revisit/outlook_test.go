@@ -19,7 +19,7 @@ func TestOutlookForecastsMeasuredFreshnessAndAge(t *testing.T) {
 			const (
 				pages   = 300
 				budget  = 0.3
-				horizon = 160.0 // days
+				horizon = 80.0 // days
 			)
 			pol, err := NewEstimatorPolicy(EstimatorOptions{Budget: budget, Objective: obj})
 			if err != nil {
