@@ -112,22 +112,22 @@ func TestGzipSitemapUnderTheCap(t *testing.T) {
 	if err != nil || len(doc.Entries) != 1 {
 		t.Fatalf("gzip sitemap: %v %+v", err, doc)
 	}
-	// A gzip bomb: 64 MiB of one URL repeated, a few hundred KiB on the wire.
+	// A gzip bomb: 32 MiB of one URL repeated, about 100 KiB on the wire.
 	var big bytes.Buffer
 	big.WriteString(urlsetHead)
-	for big.Len() < 64<<20 {
+	for big.Len() < 32<<20 {
 		big.WriteString(`<url><loc>http://a.test/x</loc></url>`)
 	}
 	bomb := gzipped(t, big.Bytes())
 	in := &countingReader{r: bytes.NewReader(bomb)}
 	doc, err = ParseReader(in, Limits{MaxBytes: 1 << 20, MaxURLs: 1 << 30})
 	if !errors.Is(err, ErrTooLarge) {
-		t.Fatalf("a %d-byte gzip inflating to 64 MiB: err %v, want ErrTooLarge", len(bomb), err)
+		t.Fatalf("a %d-byte gzip inflating to 32 MiB: err %v, want ErrTooLarge", len(bomb), err)
 	}
 	if doc.Warnings["truncated"] != 1 || len(doc.Entries) > (1<<20)/30 {
 		t.Errorf("warnings %v, %d entries: want a truncated warning and only what fitted in 1 MiB", doc.Warnings, len(doc.Entries))
 	}
-	// The cap stops the inflation: 1 MiB of the 64 inflates from about a 64th of
+	// The cap stops the inflation: 1 MiB of the 32 inflates from about a 32nd of
 	// the compressed bytes, so most of the bomb is never read.
 	if in.n > int64(len(bomb))/4 {
 		t.Errorf("read %d of the bomb's %d compressed bytes for 1 MiB: the cap did not stop the inflation", in.n, len(bomb))
@@ -182,16 +182,18 @@ func TestBigSitemapIsStreamed(t *testing.T) {
 	tests := []struct {
 		name     string
 		n        int
+		pad      int // comment bytes a URL
 		entries  int
 		tooMany  int
 		maxBytes int64
 	}{
-		{"50,000 URLs in 50 MB", 50_000, 50_000, 0, DefaultMaxBytes},
-		{"one URL over the protocol's 50,000", 50_001, 50_000, 1, 1 << 40},
+		{"50,000 URLs in 50 MB", 50_000, 930, 50_000, 0, DefaultMaxBytes},
+		// The URL count alone decides: 4 MB of document carry the 50,001 URLs.
+		{"one URL over the protocol's 50,000", 50_001, 0, 50_000, 1, 1 << 40},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			src := &sitemapStream{n: tc.n, pad: 930}
+			src := &sitemapStream{n: tc.n, pad: tc.pad}
 			// The heap left at the end holds the garbage of the last GC cycle too; a
 			// low GC target keeps that small however late a loaded box runs the
 			// collector, so what is judged is what the parse kept (a read of the whole
