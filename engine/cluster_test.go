@@ -66,6 +66,13 @@ func startClusterWith(t *testing.T, cfg sandbox.Config, hb time.Duration, setup 
 // cluster's settings, then calls startMaster.
 func prepareCluster(t *testing.T, cfg sandbox.Config, hb time.Duration, setup func(*config.Options, *sandbox.Sandbox)) *testCluster {
 	t.Helper()
+	return prepareClusterCapped(t, cfg, hb, setup, 0)
+}
+
+// prepareClusterCapped is prepareCluster whose server takes messages of at most
+// maxPayload bytes (0: embedded.DefaultMaxPayload).
+func prepareClusterCapped(t *testing.T, cfg sandbox.Config, hb time.Duration, setup func(*config.Options, *sandbox.Sandbox), maxPayload int) *testCluster {
+	t.Helper()
 	sb := enginetest.StartSandbox(t, cfg)
 	dir := t.TempDir()
 	c := &testCluster{t: t, sb: sb, token: testToken, hb: hb}
@@ -74,7 +81,7 @@ func prepareCluster(t *testing.T, cfg sandbox.Config, hb time.Duration, setup fu
 		setup(&c.opts, sb)
 	}
 	var err error
-	c.srv, err = embedded.Start(embedded.Options{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: c.token})
+	c.srv, err = embedded.Start(embedded.Options{Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "nats"), Token: c.token, MaxPayload: maxPayload})
 	if err != nil {
 		t.Fatal(err)
 	}
