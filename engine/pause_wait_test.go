@@ -50,9 +50,11 @@ func TestPauseStopsALaneWaitingWithATaskInHand(t *testing.T) {
 				w.Header().Set("Content-Type", "text/html")
 				fmt.Fprint(w, "<html><body>")
 				if r.URL.Path == "/p/0" {
-					// Eight links: enough for the fast egress's lane to run dry
-					// while the slow one's still has tasks to take over.
-					for i := 1; i <= 8; i++ {
+					// Twenty links: the fast egress's lane runs dry while the
+					// slow one's still has tasks to take over, long enough for
+					// the poll below to see it on a loaded box (8 links left a
+					// window it missed for 4 minutes beside two busy loops).
+					for i := 1; i <= 20; i++ {
 						fmt.Fprintf(w, `<a href="/p/%d">x</a>`, i)
 					}
 				}
