@@ -27,6 +27,7 @@ type miniWeb struct {
 	hits    atomic.Int64
 	mu      sync.Mutex
 	inHost  map[string]int // requests in flight per host
+	hitsIn  map[string]int // page requests per host (robots.txt not counted)
 	overlap atomic.Int64   // times two requests to one host were in flight at once
 	delay   time.Duration
 }
@@ -71,6 +72,12 @@ func (w *miniWeb) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.hits.Add(1)
+	w.mu.Lock()
+	if w.hitsIn == nil { // a miniWeb built without newMiniWeb
+		w.hitsIn = map[string]int{}
+	}
+	w.hitsIn[r.Host]++
+	w.mu.Unlock()
 	time.Sleep(w.delay)
 	var n int
 	if _, err := fmt.Sscanf(r.URL.Path, "/p/%d", &n); err != nil {
@@ -94,6 +101,13 @@ func (w *miniWeb) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(&b, `<a href="http://%s/p/%d">next host</a><a href="/private/%d">x</a>`, w.hosts[(hi+1)%len(w.hosts)], n, n)
 	b.WriteString("</body></html>")
 	fmt.Fprint(rw, b.String())
+}
+
+// hostLoad is host's page requests so far and those in flight now.
+func (w *miniWeb) hostLoad(host string) (hits, inFlight int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.hitsIn[host], w.inHost[host]
 }
 
 // want is every page the crawl must store.
@@ -369,6 +383,9 @@ func TestPauseHoldsEveryLane(t *testing.T) {
 	waitFor(t, "fetching to resume", func() bool { return w.hits.Load() > before })
 }
 
+// TestPauseLaneAndHost: a paused host gets no request while the rest of the
+// crawl goes on, is listed paused, and its tasks go out once it is resumed; a
+// missing lane and lanes 0 are refused.
 func TestPauseLaneAndHost(t *testing.T) {
 	t.Parallel()
 	w := newMiniWeb(t, 2, 100, time.Millisecond)
@@ -376,18 +393,33 @@ func TestPauseLaneAndHost(t *testing.T) {
 	o.Lanes.DelayMin, o.Lanes.DelayMax = 2*time.Millisecond, 4*time.Millisecond
 	e := startEngine(t, o)
 	waitFor(t, "a lane", func() bool { return len(e.Snapshot().Lanes) >= 1 })
-	host := strings.Split(w.hosts[0], ":")[0]
+	// The second host: its pages are linked from the seed host's, which the crawl
+	// goes on fetching while it is paused.
+	held, other := w.hosts[1], w.hosts[0]
+	host := strings.Split(held, ":")[0]
 	if err := e.PauseHost(host, true); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "lanes on the paused host to hold", func() bool {
 		for _, l := range e.Snapshot().Lanes {
-			if strings.Contains(l.Current, w.hosts[0]) && l.Status != view.LanePaused {
+			if strings.Contains(l.Current, held) && l.Status != view.LanePaused {
 				return false
 			}
 		}
-		return true
+		_, inFlight := w.hostLoad(held)
+		return inFlight == 0
 	})
+	// Held, the host gets nothing more while the seed host's whole site (each of
+	// its pages linking to the held host's) is fetched: an event, not a span of
+	// the clock. A hold that only listed the host let its lane go on fetching.
+	before, _ := w.hostLoad(held)
+	waitFor(t, "the other host's pages fetched", func() bool {
+		n, _ := w.hostLoad(other)
+		return n >= w.pages
+	})
+	if after, _ := w.hostLoad(held); after != before {
+		t.Fatalf("%d requests reached the paused host %s while the crawl went on", after-before, host)
+	}
 	if err := e.PauseLane(9999, true); err == nil {
 		t.Fatal("pausing a lane that does not exist must fail")
 	}
@@ -398,10 +430,13 @@ func TestPauseLaneAndHost(t *testing.T) {
 		t.Fatalf("paused hosts %v", s.PausedHosts)
 	}
 	e.PauseHost(host, false)
-	// A guard, not a pace: the whole site (hundreds of URLs, one lane once the
+	// A guard, not a pace: the held host's site (a hundred pages, one lane once the
 	// host is the only one left) must finish once the host is resumed, and a loaded
 	// box with the package's other tests beside it fetched 9 pages a second.
 	waitDone(t, e, 3*time.Minute)
+	if n, _ := w.hostLoad(held); n < w.pages {
+		t.Fatalf("the resumed host got %d page requests, want its %d pages", n, w.pages)
+	}
 }
 
 func TestBadSeedsAndOptions(t *testing.T) {
