@@ -18,8 +18,9 @@ import (
 // embedded NATS server's message cap (which a worker's result travels under) and
 // within discovery.max_document_bytes, named by robots.txt. The worker fetches it
 // and the master queues every URL it lists, as one box would. The server's cap is
-// set to 1 MiB (the product's is 16 MiB): a sitemap of 3,500 URLs passes it as a
-// sitemap of 50,000 passes the default, at a sixteenth of the URLs to queue.
+// set to 1 MiB (the product's is 16 MiB): a sitemap of 3,000 URLs (1.1 MiB) is over
+// it as one of 50,000 (17 MiB) is over the default, with a seventeenth of the URLs
+// to queue.
 func TestADistributedCrawlReadsASitemapOverTheTransportsCap(t *testing.T) {
 	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
