@@ -128,8 +128,9 @@ func TestPauseStopsALaneWaitingWithATaskInHand(t *testing.T) {
 			if len(after) > 0 {
 				t.Fatalf("paused while a lane waited with %s in hand; requested since: %v", victim, after)
 			}
-			// Resumed, the held task goes out; the rest of the crawl, at the
-			// lanes' 400 ms pauses, adds nothing to judge.
+			// Resumed, the held task goes out, and the crawl ends: a task the
+			// pause took off the lane's hand and queued again (the host's
+			// pause) must be released, or the crawl waits for it for ever.
 			tc.resume(e)
 			waitFor(t, victim+" fetched after the resume", func() bool {
 				mu.Lock()
@@ -137,6 +138,7 @@ func TestPauseStopsALaneWaitingWithATaskInHand(t *testing.T) {
 				_, ok := requested[victim]
 				return ok
 			})
+			waitDone(t, e, 60*time.Second)
 		})
 	}
 }
