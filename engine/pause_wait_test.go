@@ -52,8 +52,8 @@ func TestPauseStopsALaneWaitingWithATaskInHand(t *testing.T) {
 				if r.URL.Path == "/p/0" {
 					// Twenty links: the fast egress's lane runs dry while the
 					// slow one's still has tasks to take over, long enough for
-					// the poll below to see it on a loaded box (8 links left a
-					// window it missed for 4 minutes beside two busy loops).
+					// the poll below to see it on a loaded box (a few links
+					// leave a window that poll can miss for all its patience).
 					for i := 1; i <= 20; i++ {
 						fmt.Fprintf(w, `<a href="/p/%d">x</a>`, i)
 					}
