@@ -6,6 +6,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/hostreport"
+	"github.com/crawlconsole/crawlconsole/engine/skips"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
@@ -20,8 +21,8 @@ import (
 
 // Budget skip kinds: why a URL was held back.
 const (
-	SkipBudgetHost = "budget_host" // its host used up its page budget (round or total)
-	SkipBudgetSite = "budget_site" // its site used up its page budget (round or total)
+	SkipBudgetHost = skips.BudgetHost // its host used up its page budget (round or total)
+	SkipBudgetSite = skips.BudgetSite // its site used up its page budget (round or total)
 )
 
 // ParkFor is how far a total budget defers a URL: in effect until the operator

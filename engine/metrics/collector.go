@@ -16,7 +16,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/crawlconsole/crawlconsole/engine/front"
+	"github.com/crawlconsole/crawlconsole/engine/skips"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
@@ -168,7 +168,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	counter(pagesStored, float64(tot.PagesStored))
 	counter(bytesFetched, float64(tot.BytesFetched))
 	counter(refusals, float64(tot.Refused))
-	for _, k := range front.SkipKinds() { // every reason, zeros too: a series that appears late breaks rate()
+	for _, k := range skips.Kinds() { // every reason, zeros too: a series that appears late breaks rate()
 		counter(skipped, float64(tot.Skipped[k]), k)
 	}
 	for _, k := range sortedKeys(tot.Errors) {

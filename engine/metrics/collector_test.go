@@ -9,7 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/crawlconsole/crawlconsole/engine/front"
+	"github.com/crawlconsole/crawlconsole/engine/skips"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
@@ -166,7 +166,7 @@ crawlconsole_pages_stored_by_age_total{age="undated"} 4
 		t.Fatal(err)
 	}
 	got := map[string]float64{}
-	for _, k := range front.SkipKinds() {
+	for _, k := range skips.Kinds() {
 		got[k] = -1
 	}
 	reg := prometheus.NewRegistry()
