@@ -3,6 +3,7 @@ package master
 import (
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
@@ -53,7 +54,7 @@ func (t *Table) Recover(tasks []frontier.Task) {
 		}
 		t.limbo[task.URL] = &limboEntry{task: task}
 		t.waiting++
-		u := t.unit(UnitOf(task))
+		u := t.unit(wire.UnitOf(task))
 		u.hosts[task.Host] = true
 		u.reserved = true
 	}
@@ -156,7 +157,7 @@ func (t *Table) EndGrace() int {
 		// regardless, the URL's next holder (its old one, often) would wait out
 		// the lease on each such host with its lanes idle, and a resumed crawl
 		// with nothing to fetch elsewhere would wait that long in DRAINING.
-		if u := t.units[UnitOf(e.task)]; u != nil && !t.restarted.IsZero() {
+		if u := t.units[wire.UnitOf(e.task)]; u != nil && !t.restarted.IsZero() {
 			end := t.restarted.Add(t.LeaseFor)
 			if !t.allRejoined.IsZero() && t.allRejoined.Before(end) {
 				end = t.allRejoined
@@ -195,7 +196,7 @@ func (t *Table) adopt(n *node, claims []frontier.Task) (kept []uint64, last map[
 		if t.reportedLate(c.Lease) {
 			continue // its report came, late, and will not come again
 		}
-		name := UnitOf(c)
+		name := wire.UnitOf(c)
 		u := t.unit(name)
 		if u.next != "" || u.owner != n.name && !t.ownerless(u) && u.out > 0 {
 			continue // another worker is on its hosts, or they are moving
@@ -284,7 +285,7 @@ func (t *Table) Ended(task frontier.Task, at time.Time) {
 	if at.IsZero() {
 		return
 	}
-	u := t.units[UnitOf(task)]
+	u := t.units[wire.UnitOf(task)]
 	if u == nil {
 		return
 	}

@@ -481,7 +481,7 @@ func (m *Runtime) onResult(msg jetstream.Msg) {
 		// Seed 003's cost table: the time a lane spent on the page, its fetch and the
 		// mean pause that follows it (politeness, not the fetch, is most of a site's
 		// crawl time; fetch times alone on a fast network are mostly noise).
-		m.book.AddCost(UnitOf(r.Task), r.Res.Duration+m.pause)
+		m.book.AddCost(wire.UnitOf(r.Task), r.Res.Duration+m.pause)
 		m.book.Ended(r.Task, r.At)        // the host's next holder counts its gap from here
 		m.crawl.FetchCost(r.Res.Duration) // access time for the workers-needed estimate
 	}

@@ -47,7 +47,7 @@ type Table struct {
 	// lanesPeak is the most lanes the live workers reported alive at once (their
 	// last heartbeats' sum): the master's own board has none.
 	lanesPeak int
-	units     map[string]*unit  // assignment units (UnitOf) and who holds each
+	units     map[string]*unit  // assignment units (wire.UnitOf) and who holds each
 	inflight  map[string]uint64 // URL -> lease of its hand-out (at most one report counts)
 	// committing counts reports settled (out of inflight) whose commit has not
 	// reached the store yet: their URLs are still in progress there, and a crawl
@@ -176,20 +176,6 @@ type unit struct {
 	stalled bool
 }
 
-// UnitOf is a task's assignment unit: its site (a declared site's name, or the
-// registered domain the frontier gave it), and for a social site's search results
-// the keyword too: each keyword shard of a social site is dealt on its own.
-func UnitOf(t frontier.Task) string {
-	site := t.Site
-	if site == "" {
-		site = frontier.Site(t.Host)
-	}
-	if t.Keyword != "" {
-		return site + " · " + t.Keyword
-	}
-	return site
-}
-
 // unitKind groups units for an even deal: "" for news sites and the registered
 // domains of undeclared hosts, the social site's name for its keyword shards (every
 // worker gets a disjoint share of each social site's keywords).
@@ -235,7 +221,7 @@ func (t *Table) Add(task frontier.Task) {
 	if t.inLimbo(task) {
 		return
 	}
-	name := UnitOf(task)
+	name := wire.UnitOf(task)
 	u := t.unit(name)
 	u.hosts[task.Host] = true
 	t.own(name, u)
@@ -291,7 +277,7 @@ func (t *Table) unhand(n *node, task frontier.Task) {
 		return
 	}
 	delete(n.held, task.URL)
-	if name := UnitOf(task); t.units[name] != nil {
+	if name := wire.UnitOf(task); t.units[name] != nil {
 		u := t.units[name]
 		u.out--
 		if u.out <= 0 {
@@ -330,7 +316,7 @@ func (t *Table) requeue(task frontier.Task) {
 	if !t.front.HandedBack(task) {
 		return
 	}
-	name := UnitOf(task)
+	name := wire.UnitOf(task)
 	u := t.units[name]
 	if u == nil {
 		t.Add(task)

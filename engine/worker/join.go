@@ -4,10 +4,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/local"
-	"github.com/crawlconsole/crawlconsole/engine/master"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
@@ -105,7 +105,7 @@ func (l joined) Release(hosts, units []string) []frontier.Task {
 	var out, stay []frontier.Task
 	for _, h := range hosts {
 		for _, t := range lanes.OffBoard(lanes.Board.DropHost(h)) {
-			if len(units) == 0 || moving[master.UnitOf(t)] {
+			if len(units) == 0 || moving[wire.UnitOf(t)] {
 				out = append(out, t)
 			} else {
 				stay = append(stay, t) // another unit's task on a shared host (a social site's keyword shards)

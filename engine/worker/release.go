@@ -5,7 +5,6 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
-	"github.com/crawlconsole/crawlconsole/engine/master"
 )
 
 // Releases. The master moves a unit away from this worker by asking it to hand
@@ -85,7 +84,7 @@ func (n *Node) unreleased(tasks []frontier.Task) (place, back []frontier.Task) {
 	}
 	takenBack := func(r released, ok bool, t frontier.Task) bool { return ok && t.Lease != 0 && t.Lease <= r.upTo }
 	for _, t := range tasks {
-		r, ok := n.released[master.UnitOf(t)]
+		r, ok := n.released[wire.UnitOf(t)]
 		h, hok := n.recalled[t.Host]
 		if takenBack(r, ok, t) || takenBack(h, hok, t) {
 			back = append(back, t)

@@ -11,7 +11,6 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
-	"github.com/crawlconsole/crawlconsole/engine/master"
 )
 
 // releaseLanes are boardLanes that hand back the board's tasks of released units
@@ -27,7 +26,7 @@ func (l releaseLanes) Release(hosts, units []string) []frontier.Task {
 	defer l.mu.Unlock()
 	var out, kept []frontier.Task
 	for _, t := range l.board {
-		if slices.Contains(hosts, t.Host) && (len(units) == 0 || moving[master.UnitOf(t)]) {
+		if slices.Contains(hosts, t.Host) && (len(units) == 0 || moving[wire.UnitOf(t)]) {
 			out = append(out, t)
 		} else {
 			kept = append(kept, t)
