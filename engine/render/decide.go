@@ -9,6 +9,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/page"
+	"github.com/crawlconsole/crawlconsole/engine/render/learned"
 )
 
 // Mode is a site's render setting: always, never, or auto (render the pages that
@@ -250,12 +251,11 @@ func sectionKey(host, rawURL string) string {
 }
 
 // VerdictsKey is the store meta key the sections' render verdicts are kept under
-// across runs, so that a restarted crawl does not learn its hosts again.
-const VerdictsKey = "render_verdicts"
+// across runs (learned.Key).
+const VerdictsKey = learned.Key
 
-// Verdicts are the sections' known verdicts, to keep across runs: section key
-// (host and first path segment) to whether its pages need rendering.
-type Verdicts map[string]bool
+// Verdicts are the sections' known verdicts, to keep across runs (learned.Verdicts).
+type Verdicts = learned.Verdicts
 
 // Verdicts is what the decider learned: every section with a verdict.
 func (d *Decider) Verdicts() Verdicts {

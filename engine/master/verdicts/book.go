@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
-	"github.com/crawlconsole/crawlconsole/engine/render"
+	"github.com/crawlconsole/crawlconsole/engine/render/learned"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -19,7 +19,7 @@ import (
 type Book struct {
 	once sync.Once
 	mu   sync.Mutex
-	m    render.Verdicts
+	m    learned.Verdicts
 }
 
 // maxBookVerdicts bounds the book (render's own bound on its sections) and what a
@@ -32,12 +32,12 @@ func (b *Book) load(st *store.Store) {
 	b.once.Do(func() {
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		b.m = render.Verdicts{}
+		b.m = learned.Verdicts{}
 		if st == nil {
 			return
 		}
-		if raw, err := st.GetMeta(render.VerdictsKey); err == nil {
-			var vs render.Verdicts
+		if raw, err := st.GetMeta(learned.Key); err == nil {
+			var vs learned.Verdicts
 			if json.Unmarshal(raw, &vs) == nil {
 				for k, v := range vs {
 					if len(b.m) >= maxBookVerdicts {
