@@ -221,7 +221,7 @@ func runMaster(ctx context.Context, args []string, stdout, stderr io.Writer) int
 }
 
 // ExitUndelivered is the exit status of a worker that stopped before its master had
-// everything it held (its server out of reach for config.DefaultLeaveGrace, or the
+// everything it held (its server out of reach for --leave-grace, or the
 // minute for tasks in hand over): the message on stderr counts the results and URLs,
 // best effort, which the master queues again itself.
 const ExitUndelivered = 4
@@ -239,6 +239,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	dnsServer := fs.String("dns-server", "", "resolve through the DNS server at `HOST:PORT` (default: the master's dns_servers)")
 	lanes := fs.Int("lanes", 0, "most lanes fetching at once on this worker (`N`; default: the master's lanes.max)")
 	joinWait := fs.Duration("join-wait", 0, "how long to wait for a master that does not answer yet (`DURATION`; 0: until it answers)")
+	leaveGrace := fs.Duration("leave-grace", config.DefaultLeaveGrace, "how long a stopped worker waits for its master's NATS server out of reach (`DURATION`)")
 	var egressSpecs, allow listFlag
 	fs.Var(&egressSpecs, "egress", "this box's own egress `SPEC` (bind:IP, http://..., socks5://...); repeatable")
 	fs.Var(&allow, "allow-private", "let this worker's SSRF guard through `CIDR`; repeatable")
@@ -250,7 +251,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprint(fs.Output(), "Usage: crawlconsole worker --join URL --name NAME [--token-file FILE] [--egress SPEC]...\n\n"+
 			"Fetches for a master (crawlconsole master), waiting for it (with backoff; --join-wait bounds it)\n"+
 			"when it does not answer yet; SIGTERM leaves gracefully (with the master's server\n"+
-			"out of reach for 5 s, or its tasks in hand unfinished after a minute, it stops anyway: exit 4,\n"+
+			"out of reach for --leave-grace, or its tasks in hand unfinished after a minute, it stops anyway: exit 4,\n"+
 			"and a line counting what the master did not get).\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
@@ -289,6 +290,9 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if *joinWait < 0 {
 		return fail("--join-wait %v: a duration >= 0 (0: wait until the master answers)", *joinWait)
 	}
+	if *leaveGrace <= 0 {
+		return fail("--leave-grace %v: a duration > 0", *leaveGrace)
+	}
 	if err := bindNotLocal(egressSpecs); err != nil {
 		return fail("%v", err)
 	}
@@ -296,7 +300,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "worker %s: warning: %s\n", *name, w)
 	}
 	wo := config.WorkerOptions{Prefix: *prefix, Node: *name, Egress: egressSpecs,
-		AllowPrivate: allow, LanesMax: *lanes}
+		AllowPrivate: allow, LanesMax: *lanes, LeaveGrace: *leaveGrace}
 	if *dnsServer != "" {
 		wo.DNSServers = []string{*dnsServer}
 	}
@@ -337,7 +341,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			}
 		case <-ctx.Done():
 			// Tasks in hand get a minute to finish; a master whose server is out of
-			// reach, config.DefaultLeaveGrace to come back.
+			// reach, --leave-grace to come back.
 			lctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			err := w.Leave(lctx)
 			cancel()
