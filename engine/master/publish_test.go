@@ -525,6 +525,7 @@ func TestABatchStoredThenRefusedIsNotDealtTwice(t *testing.T) {
 	t.Parallel()
 	r := newBatchRig(t)
 	r.join(t, "w1", "a")
+	r.m.publishBackoff = time.Millisecond // every try but the last fails: no need to wait seconds between them
 	tries := 0
 	r.dealtOnceAfter(t, "a lost acknowledgement and refusals", func(ctx context.Context, subject string, data []byte, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
 		tries++

@@ -1,6 +1,7 @@
 package master
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -387,7 +388,8 @@ func (m *Runtime) publishBatch(b Batch, data []byte) (*jetstream.PubAck, error) 
 		}
 		return err
 	}
-	for try, backoff := 1, 100*time.Millisecond; ; try, backoff = try+1, min(2*backoff, 2*time.Second) {
+	backoff := cmp.Or(m.publishBackoff, 100*time.Millisecond)
+	for try := 1; ; try, backoff = try+1, min(2*backoff, 2*time.Second) {
 		ctx, cancel := context.WithTimeout(m.ctx, 5*time.Second)
 		var ack *jetstream.PubAck
 		ack, err = publish(ctx, m.sub.Tasks(b.Node), data, opts...)

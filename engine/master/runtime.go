@@ -113,6 +113,9 @@ type Runtime struct {
 	// publish, when set, publishes a task batch in place of the stream's client
 	// (a test's lost acknowledgement).
 	publish func(ctx context.Context, subject string, data []byte, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error)
+	// publishBackoff is the first wait between a batch's publish tries, doubled at
+	// each; zero: 100 ms (a test's shorter one, for tries it makes fail).
+	publishBackoff time.Duration
 	// sends counts the batches being published (dispatch does not wait for them).
 	sends sync.WaitGroup
 	// deferred are this run's URLs the workers deferred with no kind (a host
