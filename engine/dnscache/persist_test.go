@@ -13,6 +13,7 @@ import (
 )
 
 func TestExportImportRoundTrip(t *testing.T) {
+	t.Parallel() // its own server and cache; it waits on real time
 	srv := newTestServer(t)
 	srv.set("long.example.com", zone{a: []string{"192.0.2.70"}, aaaa: []string{"2001:db8::70"}, ttl: 300})
 	srv.set("short.example.com", zone{a: []string{"192.0.2.71"}, ttl: 100})

@@ -51,6 +51,7 @@ func TestRefreshWindowCoversUpstreamLatency(t *testing.T) {
 }
 
 func TestShortTTLRenewedBeforeItRunsOut(t *testing.T) {
+	t.Parallel() // its own server and cache; it waits on real time
 	srv := newTestServer(t)
 	clock := newFakeClock()
 	// Answers take 300 ms: longer than 10% of the 2 s TTL.
@@ -199,6 +200,7 @@ func TestNewNamesResolvedBeforeRefreshesInQueueOrder(t *testing.T) {
 }
 
 func TestLostDatagramSentAgainWithinTheTimeout(t *testing.T) {
+	t.Parallel() // its own server and cache; it waits on real time
 	srv := newTestServer(t)
 	srv.set("lossy.example.com", zone{a: []string{"192.0.2.99"}, ttl: 300, lose: 1})
 	o := testOptions(srv, newFakeClock())

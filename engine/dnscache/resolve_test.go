@@ -191,6 +191,7 @@ func TestServFailIsRetriedWithBackoffNotCachedAsNXDomain(t *testing.T) {
 }
 
 func TestTimeoutIsReportedAndBackedOff(t *testing.T) {
+	t.Parallel() // its own server and cache; it waits on real time
 	srv := newTestServer(t)
 	clock := newFakeClock()
 	srv.set("slowpoke.example.com", zone{silent: true})
@@ -249,6 +250,7 @@ func TestDroppedAAAADoesNotStallIPv4(t *testing.T) {
 }
 
 func TestSlowAnswerGoesToNegativeCacheWithAddresses(t *testing.T) {
+	t.Parallel() // its own server and cache; it waits on real time
 	srv := newTestServer(t)
 	clock := newFakeClock()
 	srv.set("slow.example.com", zone{a: []string{"192.0.2.5"}, ttl: 300, delay: 300 * time.Millisecond})

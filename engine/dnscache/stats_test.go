@@ -84,6 +84,7 @@ func TestWaitQuantilesFromHistogram(t *testing.T) {
 }
 
 func TestViewForTheConsole(t *testing.T) {
+	t.Parallel() // its own server and cache; it waits on real time
 	srv := newTestServer(t)
 	clock := newFakeClock()
 	srv.set("a.slow.example", zone{a: []string{"192.0.2.1"}, ttl: 300, delay: 120 * time.Millisecond})
