@@ -33,6 +33,7 @@ func pagesOn(t *testing.T, sb *Sandbox, n int, keep func(host string) bool) []st
 // far longer than the requests take, every request counts, and each answer is
 // slower than the one before.
 func TestFragileHostSlowsWithTheRateItReceives(t *testing.T) {
+	t.Parallel() // its own sandbox; it waits on the service and throttle times it set
 	const service = 20 * time.Millisecond
 	sb := sbStart(t, func(c *Config) {
 		c.AntiBot.Enabled = false
@@ -87,6 +88,7 @@ func TestFragileLatencyUnderOneBackToBackClientTendsToTwiceService(t *testing.T)
 }
 
 func TestThrottlingHostAnswers429WithoutRetryAfterThenRecovers(t *testing.T) {
+	t.Parallel() // its own sandbox; it waits on the service and throttle times it set
 	const period = 300 * time.Millisecond
 	sb := sbStart(t, func(c *Config) {
 		c.AntiBot.Enabled = false
