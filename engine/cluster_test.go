@@ -36,6 +36,7 @@ type testCluster struct {
 	window  int              // MasterOptions.Window (0: its default)
 	timeout time.Duration    // MasterOptions.Timeout (0: noDeathTimeout)
 	workers []*engine.Worker // started by worker, for a failure's report
+	browser context.Context  // WorkerOptions.Browser of the workers started (nil: each its own)
 }
 
 const testToken = "test-token-0123456789"
@@ -128,7 +129,7 @@ func (c *testCluster) worker(name string, binds ...string) *engine.Worker {
 		egress = append(egress, "bind:"+b)
 	}
 	w, err := engine.StartWorker(config.WorkerOptions{Conn: c.connect(name), Node: name, Egress: egress,
-		AllowPrivate: []string{"127.0.0.0/8"}, DNSServers: []string{c.sb.DNSAddr()}})
+		AllowPrivate: []string{"127.0.0.0/8"}, DNSServers: []string{c.sb.DNSAddr()}, Browser: c.browser})
 	if err != nil {
 		c.t.Fatal(err)
 	}

@@ -5,11 +5,14 @@ import (
 	"testing"
 
 	"github.com/crawlconsole/crawlconsole/engine/enginetest/testmain"
+	"github.com/crawlconsole/crawlconsole/engine/render/rendertest"
 )
 
 // TestMain runs up to 8 of the package's tests at once unless -test.parallel is
 // given: they wait on paced crawls (politeness pauses, heartbeats, sandbox clocks)
 // and sockets, not on the CPU.
 func TestMain(m *testing.M) {
-	os.Exit(testmain.Run(m, 8))
+	code := testmain.Run(m, 8)
+	rendertest.CloseShared()
+	os.Exit(code)
 }

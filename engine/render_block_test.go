@@ -38,6 +38,8 @@ fetch('/api/gate').then(function(r){ return r.json(); }).then(function(g){ docum
 	t.Cleanup(func() { srv.Close() })
 	seed := "http://" + ln.Addr().String() + "/"
 	o := robotsOptions(t, seed)
+	// The package's browser: this crawl's sessions are browser contexts of its own.
+	o.Render.Shared = rendertest.SharedBrowser(t)
 	o.Render.Timeout = time.Minute         // a patience for a loaded box, not a property under test
 	o.Render.YieldLimit = 20 * time.Second // likewise: a starved renderer is slow to answer, not a script that never yields
 	o.Fetch.RefusalBackoff = 10 * time.Millisecond

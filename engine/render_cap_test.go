@@ -82,6 +82,8 @@ func renderCapCrawl(t *testing.T, renderCap time.Duration) bool {
 	t.Cleanup(func() { srv.Close() })
 	o := robotsOptions(t, "http://"+ln.Addr().String()+"/")
 	o.Lanes.Max = 1
+	// The package's browser: this crawl's sessions are browser contexts of its own.
+	o.Render.Shared = rendertest.SharedBrowser(t)
 	o.Render.Sites = []config.RenderSite{{Host: "127.0.0.1", Mode: "always"}}
 	// The yield watch gets half the cap (a loaded box's first script), and the
 	// fetch's own limit is far past the cap.

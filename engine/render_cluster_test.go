@@ -123,6 +123,8 @@ func spaClusterCrawl(t *testing.T, render func(*config.RenderOptions)) (*testClu
 		quickSiteOptions(o, []string{home})
 		render(&o.Render)
 	})
+	// The package's browser: the worker's sessions are browser contexts of its own.
+	c.browser = rendertest.SharedBrowser(t)
 	w := c.worker("w1", "127.0.0.2")
 	// A failure below says what the worker's renderer did: its per-host figures
 	// (renders, failed, unsettled) and its log (a page kept as fetched names why).

@@ -18,6 +18,8 @@ func TestRenderCookiesJoinTheSession(t *testing.T) {
 	web := rendertest.SPAWeb(t, 2)
 	o := robotsOptions(t, web.URL(sandbox.SPASite)+"c/welcome")
 	o.Lanes.Max = 1
+	// The package's browser: this crawl's sessions are browser contexts of its own.
+	o.Render.Shared = rendertest.SharedBrowser(t)
 	o.Render.Timeout = time.Minute         // a patience for a loaded box, not a property under test
 	o.Render.YieldLimit = 20 * time.Second // likewise: a starved renderer is slow to answer, not a script that never yields
 	// Likewise: a browser that has not started in render.start_timeout (30 s) keeps

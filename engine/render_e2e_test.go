@@ -76,6 +76,8 @@ func TestCrawlRendersScriptBuiltPage(t *testing.T) {
 	t.Cleanup(func() { srv.Close() })
 	o := robotsOptions(t, "http://"+site.host+"/")
 	o.UserAgent = "crawlconsole-test/1 (+render)"
+	// The package's browser: this crawl's sessions are browser contexts of its own.
+	o.Render.Shared = rendertest.SharedBrowser(t)
 	o.Render.Timeout = time.Minute         // a patience for a loaded box, not a property under test
 	o.Render.YieldLimit = 20 * time.Second // likewise: a starved renderer is slow to answer, not a script that never yields
 	e := startEngine(t, o)

@@ -96,6 +96,8 @@ func TestRenderDoesNotHoldTheLane(t *testing.T) {
 	t.Cleanup(func() { srv.Close() })
 	o := robotsOptions(t, "http://"+ln.Addr().String()+"/")
 	o.Lanes.Max = 1
+	// The package's browser: this crawl's sessions are browser contexts of its own.
+	o.Render.Shared = rendertest.SharedBrowser(t)
 	o.Render.Timeout = 15 * time.Second
 	e := startEngine(t, o)
 	waitDone(t, e, 60*time.Second)

@@ -18,6 +18,8 @@ func TestCrawlScrollsSearchResults(t *testing.T) {
 	seed := web.URL(sandbox.SPASite) + "search/more"
 	u, _ := url.Parse(seed)
 	o := robotsOptions(t, seed)
+	// The package's browser: this crawl's sessions are browser contexts of its own.
+	o.Render.Shared = rendertest.SharedBrowser(t)
 	o.Render.Timeout = time.Minute         // a patience for a loaded box, not a property under test
 	o.Render.YieldLimit = 20 * time.Second // likewise: a starved renderer is slow to answer, not a script that never yields
 	o.Render.Sites = []config.RenderSite{{Host: u.Hostname(), Scroll: 3}}

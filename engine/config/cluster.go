@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"regexp"
@@ -60,6 +61,9 @@ type WorkerOptions struct {
 	LanesMax int
 	// Resolver, when set (from code), replaces the DNS prefetch cache.
 	Resolver fetch.Resolver
+	// Browser, when set (from code), is a running browser the worker renders in
+	// instead of starting its own (RenderOptions.Shared).
+	Browser context.Context
 	// JoinTimeout bounds waiting for the master to answer the join (default 30s).
 	JoinTimeout time.Duration
 	// LeaveGrace bounds how long Leave waits for the master's NATS server while the

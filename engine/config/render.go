@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -43,6 +44,10 @@ type RenderOptions struct {
 	RecheckEvery int `yaml:"recheck_every"`
 	// Sites set the mode for some hosts (a host matches its subdomains).
 	Sites []RenderSite `yaml:"sites"`
+	// Shared, when set (from code), is a running browser (render.StartBrowser's)
+	// the crawl renders in instead of starting its own (render.Config.Shared):
+	// tests share one. Neither read from a file nor sent to workers.
+	Shared context.Context `yaml:"-" json:"-"`
 }
 
 // RenderSite is one site's render mode.

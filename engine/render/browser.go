@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
 )
 
@@ -35,6 +36,9 @@ type browserRun struct {
 	// "" where there is no /proc): once the browser is gone its pid may be
 	// another process's, which kill must leave alone.
 	start string
+	// shared says the browser is Config.Shared, not the pool's: pid is 0, stop
+	// does nothing, and the pool's browser contexts in it are disposed instead.
+	shared bool
 }
 
 // starting is a start under way: every render that needs the browser waits for it.
@@ -115,6 +119,12 @@ func (p *Pool) runStart(ctx context.Context, st *starting) {
 // launch starts a browser process and connects to it within ctx: its limit
 // (Config.StartTimeout), or Close.
 func (p *Pool) launch(ctx context.Context) (*browserRun, error) {
+	if b := p.cfg.Shared; b != nil {
+		if b.Err() != nil {
+			return nil, errors.New("render: the shared browser is gone")
+		}
+		return &browserRun{ctx: b, stop: func() {}, shared: true}, nil
+	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(p.path),
 		chromedp.NoSandbox, // root cannot use Chrome's sandbox; the pages run behind our network anyway
@@ -167,11 +177,27 @@ func (p *Pool) retireLocked() {
 	for e := p.lru.Front(); e != nil; e = e.Next() {
 		e.Value.(*tab).close()
 	}
+	var contexts []cdp.BrowserContextID
+	for _, s := range p.sessions {
+		if s.id != "" {
+			contexts = append(contexts, s.id)
+		}
+	}
 	p.sessions, p.lru = map[tabKey]*session{}, list.New()
 	p.stopping[b] = nil
 	p.browsers.Add(1)
 	go func() {
 		defer p.browsers.Done()
+		if b.shared { // another's browser: only what the pool made in it goes
+			for _, id := range contexts {
+				disposeBrowserContext(b.ctx, id)
+			}
+			p.mu.Lock()
+			delete(p.stopping, b)
+			p.wakeLocked()
+			p.mu.Unlock()
+			return
+		}
 		// Its processes as they are now: the stop kills the wrapper script
 		// first, and its children are nobody's then.
 		procs := processesOf(b.pid)
@@ -201,6 +227,8 @@ func (p *Pool) retireLocked() {
 func (b *browserRun) kill() (notKilled string) {
 	_, start, ok := procStat(b.pid)
 	switch {
+	case b.shared:
+		return "not killed: a shared browser (render.Config.Shared), not the pool's"
 	case b.start == "" && runtime.GOOS != "linux":
 		return "not killed: a process's start time is read from /proc (Linux only), and without it a pid the browser left could be another process's"
 	case b.start == "":
@@ -286,4 +314,23 @@ func (p *Pool) logf(format string, args ...any) {
 	if p.cfg.Logf != nil {
 		p.cfg.Logf(format, args...)
 	}
+}
+
+// StartBrowser starts the browser Find finds for path (as Config.Browser), as a
+// pool starts its own, for pools to share (Config.Shared): its context, and stop,
+// which ends it and waits until its processes and data are gone. timeout bounds
+// the start (0: the pool's default).
+func StartBrowser(path string, timeout time.Duration) (browser context.Context, stop func(), err error) {
+	found, err := Find(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := &Pool{cfg: Config{StartTimeout: timeout}.withDefaults(), path: found}
+	ctx, cancel := context.WithTimeout(context.Background(), p.cfg.StartTimeout)
+	defer cancel()
+	b, err := p.launch(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b.ctx, b.stop, nil
 }

@@ -1,6 +1,9 @@
 package render
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Config sets the browser pool and the caps of one render.
 type Config struct {
@@ -47,6 +50,12 @@ type Config struct {
 	// that gives none by then has stopped answering, and is killed and started
 	// anew.
 	StartTimeout time.Duration
+	// Shared, if set, is a browser started by StartBrowser that the pool renders
+	// in instead of starting one of its own: the pool's sessions are browser
+	// contexts of their own in it, disposed when the pool is done with them; the
+	// pool never stops, kills or measures it (MemoryMB and RestartAfter do not
+	// apply). Tests share one browser this way; nil: the pool's own.
+	Shared context.Context
 	// Logf, if set, hears what the operator should know of the browser itself:
 	// one killed for not answering, or not stopping in time.
 	Logf func(format string, args ...any)

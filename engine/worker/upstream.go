@@ -358,6 +358,7 @@ func Options(st wire.Settings, o config.WorkerOptions) (opts config.Options, eve
 		opts.Render = *st.Render
 		opts.Render.Browser = ""
 	}
+	opts.Render.Shared = o.Browser
 	if d := st.Discovery; d != nil {
 		opts.Discovery.Enabled, opts.Discovery.MaxDocumentBytes = d.Enabled, d.MaxDocumentBytes
 	}

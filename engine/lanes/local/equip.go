@@ -77,7 +77,7 @@ func (c *Crew) setupRender(kept *store.Store) {
 		return
 	}
 	pool, err := render.NewPool(render.Config{Browser: o.Browser, Contexts: o.Contexts, Timeout: o.Timeout,
-		YieldLimit: o.YieldLimit, StartTimeout: o.StartTimeout, MaxRequests: o.MaxRequests, MemoryMB: o.MemoryMB, Block: o.Block, AllowHosts: o.AllowHosts,
+		YieldLimit: o.YieldLimit, StartTimeout: o.StartTimeout, MaxRequests: o.MaxRequests, MemoryMB: o.MemoryMB, Block: o.Block, AllowHosts: o.AllowHosts, Shared: o.Shared,
 		Logf: func(format string, args ...any) { c.crawl.Logf(view.LevelWarn, 0, "", format, args...) }})
 	if err != nil {
 		if o.Browser != "" || !errors.Is(err, render.ErrNoBrowser) {
