@@ -207,6 +207,11 @@ func (p *Pool) retireLocked() {
 		}
 		p.mu.Unlock()
 		b.stop()
+		// The stop ends with the browser's own process; its children (zygotes,
+		// renderers) go once they see it gone, on a loaded box a while later. The
+		// stop is over once they are gone too: no process of the pool outlives
+		// Close, and the next browser does not start beside them.
+		waitGone(procs, p.stopWait)
 		p.mu.Lock()
 		delete(p.stopping, b)
 		p.wakeLocked()

@@ -57,6 +57,47 @@ func (pr process) kill() bool {
 	return false
 }
 
+// gone says whether the process ended: no longer there, its pid another
+// process's, or a zombie (an orphan's zombie waits for init, which need not reap
+// it in a container).
+func (pr process) gone() bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pr.pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	i := bytes.LastIndexByte(b, ')')
+	f := bytes.Fields(b[i+1:])
+	return i < 0 || len(f) < 20 || string(f[19]) != pr.start || string(f[0]) == "Z"
+}
+
+// waitGone waits until every one of procs is gone: at most limit, then it kills
+// those left and waits for them at most limit again.
+func waitGone(procs []process, limit time.Duration) {
+	left := func() []process {
+		var out []process
+		for _, pr := range procs {
+			if !pr.gone() {
+				out = append(out, pr)
+			}
+		}
+		return out
+	}
+	for round := 0; round < 2; round++ {
+		end := time.Now().Add(limit)
+		for len(procs) > 0 && time.Now().Before(end) {
+			if procs = left(); len(procs) > 0 {
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+		if len(procs) == 0 {
+			return
+		}
+		for _, pr := range procs {
+			pr.kill()
+		}
+	}
+}
+
 // procStat reads a process's parent and start time.
 func procStat(pid int) (ppid int, start string, ok bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
@@ -122,4 +163,57 @@ func pss(pid int) int {
 		}
 	}
 	return 0
+}
+
+// clockTick is Linux's USER_HZ, the unit of /proc/PID/stat's CPU times (100 on
+// every architecture Go runs Linux on).
+const clockTick = 10 * time.Millisecond
+
+// rendererCPU is the CPU time (user and system) of each renderer process of the
+// browser with pid browser: nil where none can be read (no /proc, the browser
+// gone).
+func rendererCPU(browser int) map[process]time.Duration {
+	if browser == 0 {
+		return nil
+	}
+	var out map[process]time.Duration
+	for _, pr := range processesOf(browser) {
+		cmd, err := os.ReadFile("/proc/" + strconv.Itoa(pr.pid) + "/cmdline")
+		if err != nil || !bytes.Contains(cmd, []byte("--type=renderer")) {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pr.pid) + "/stat")
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		// After the comm: state (3rd field) ... utime (14th), stime (15th).
+		f := bytes.Fields(b[i+1:])
+		if len(f) < 13 {
+			continue
+		}
+		u, err1 := strconv.ParseInt(string(f[11]), 10, 64)
+		s, err2 := strconv.ParseInt(string(f[12]), 10, 64)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		if out == nil {
+			out = map[process]time.Duration{}
+		}
+		out[pr] = time.Duration(u+s) * clockTick
+	}
+	return out
+}
+
+// ranFor is the most CPU time one renderer ran from reading before to now: a
+// renderer that started since counts from nothing.
+func ranFor(before, now map[process]time.Duration) time.Duration {
+	var most time.Duration
+	for pr, d := range now {
+		most = max(most, d-before[pr])
+	}
+	return most
 }

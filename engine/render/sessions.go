@@ -138,6 +138,7 @@ func (p *Pool) openLocked(ctx context.Context, k tabKey) (*tab, error) {
 		current := !p.closed && p.br == b && p.sessions[k] == s
 		if err == nil && current {
 			t.busy = true
+			t.browser = b.pid
 			s.tabs[t] = p.lru.PushFront(t)
 			p.sinceStart++
 			return t, nil

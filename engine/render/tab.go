@@ -31,6 +31,7 @@ type tab struct {
 	frame     string               // the main frame's id (a page target's id)
 	bc        cdp.BrowserContextID // its session's browser context
 	dead      atomic.Bool
+	browser   int // the browser's pid: its renderers' CPU time tells a loop from a starved page
 }
 
 // noPopups runs before every script of a page: a popup would be a page outside

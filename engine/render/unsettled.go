@@ -15,11 +15,17 @@ import (
 // script never yields burns a core for it. Two watches end them sooner:
 //
 //   - the yield watch asks the page's renderer a trivial question every
-//     yieldEvery; one unanswered for Config.YieldLimit (default yieldLimit, at
-//     most half the cap) means its
-//     script holds the main thread (a loop that never yields): the render ends
-//     there (ErrNoYield), its context recycled, instead of at the cap. The limit
-//     leaves room for a heavy site's first script on a loaded box.
+//     yieldEvery; one left unanswered for Config.YieldLimit (default
+//     yieldLimit, at most half the cap) while a renderer of the browser ran that
+//     long on the CPU means its script holds the main thread (a loop that never
+//     yields): the render ends there (ErrNoYield), its context recycled, instead
+//     of at the cap. The limit is the page's own running time, not the wall's: a
+//     renderer starved of CPU on a loaded box (a busy crawl box, other browsers
+//     beside it) leaves the question unanswered as long, but runs nothing, and
+//     its page is rendered once it gets the CPU. Where a process's CPU time
+//     cannot be read (no /proc: not Linux) the wall's limit judges alone. The
+//     renderer is not told from the others: a page starved while another tab's
+//     script loops can be judged with it, a rare pair on a box that slow.
 //   - the settle sees a polling page: its DOM unchanged for domStill while it
 //     asks the same URLs again and again (pollRepeats repeats since the DOM last
 //     changed). It has built what it will: its DOM is read then (ErrUnsettled's
@@ -109,10 +115,7 @@ func (t *tab) watchYield(r *run, limit, cap time.Duration, done <-chan struct{})
 			return
 		case <-tick.C:
 		}
-		pctx, stop := context.WithTimeout(t.ctx, limit)
-		chromedp.Run(pctx, chromedp.Evaluate[int](`1`))
-		hung := pctx.Err() == context.DeadlineExceeded
-		stop()
+		hung := t.unanswered(r, limit, done)
 		select {
 		case <-done:
 			return
@@ -122,6 +125,47 @@ func (t *tab) watchYield(r *run, limit, cap time.Duration, done <-chan struct{})
 			r.noYield.Store(true)
 			r.fail(fmt.Sprintf("%v for %v: ended before the %v cap", ErrNoYield, limit, cap))
 			return
+		}
+	}
+}
+
+// unanswered asks the page's renderer a trivial question and waits for the
+// answer: false once it came (or the render ended), true once it was left
+// unanswered for limit while a renderer of the browser ran limit on the CPU (less
+// the first yieldEvery, before its CPU time is first read: most questions are
+// answered by then, and /proc is not walked for them).
+func (t *tab) unanswered(r *run, limit time.Duration, done <-chan struct{}) bool {
+	qctx, stop := context.WithCancel(t.ctx)
+	defer stop()
+	answered := make(chan struct{})
+	go func() {
+		chromedp.Run(qctx, chromedp.Evaluate[int](`1`))
+		close(answered)
+	}()
+	asked := time.Now()
+	tick := time.NewTicker(yieldEvery)
+	defer tick.Stop()
+	var cpu0 map[process]time.Duration
+	for {
+		select {
+		case <-answered:
+			return false
+		case <-done:
+			return false
+		case <-r.ctx.Done():
+			return false
+		case <-tick.C:
+		}
+		if cpu0 == nil {
+			if cpu0 = rendererCPU(t.browser); cpu0 == nil {
+				cpu0 = map[process]time.Duration{} // not readable: the wall judges
+			}
+		}
+		if time.Since(asked) < limit {
+			continue
+		}
+		if len(cpu0) == 0 || ranFor(cpu0, rendererCPU(t.browser)) >= limit-yieldEvery {
+			return true
 		}
 	}
 }

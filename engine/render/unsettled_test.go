@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -90,12 +91,14 @@ func TestRenderUnsettledPagesEndSooner(t *testing.T) {
 
 // render.yield_limit is the operator's: a page whose first script holds the main
 // thread for two seconds is ended by a yield watch of half a second and rendered
-// whole by one of half a minute. Neither depends on the box's speed: the script
-// waits on the clock, so a loaded box only makes it hold longer.
+// whole by one of half a minute. Neither depends on the box's load: the watch
+// judges the renderer's running time, and the script holds the thread for two
+// seconds on the clock and 6e8 steps of its own (about two seconds' running time
+// here: on a loaded box, the clock's two seconds can hold little of it).
 func TestRenderYieldLimitIsASetting(t *testing.T) {
 	t.Parallel() // its own server; the page's script waits on the clock
 	ts := newTestServer(t)
-	heavy := `<html><body><div id="root"></div><script>var t = Date.now(); while (Date.now() - t < 2000) {}
+	heavy := `<html><body><div id="root"></div><script>(function(){ var t = Date.now(), x = 0; for (var i = 0; i < 6e8; i++) { x += i % 7; } while (Date.now() - t < 2000) {} })();
 document.getElementById('root').innerHTML = '<a href="/drawn">drawn</a>';</script></body></html>`
 	for _, c := range []struct {
 		limit time.Duration
@@ -126,5 +129,67 @@ document.getElementById('root').innerHTML = '<a href="/drawn">drawn</a>';</scrip
 				t.Errorf("yield limit %v: DOM %q; want what the script drew", c.limit, out.DOM)
 			}
 		})
+	}
+}
+
+// A page whose renderer gets no CPU for longer than the yield limit (a loaded
+// crawl box; here its renderers are stopped outright) is not a page that never
+// yields: its script ran nothing in that time. It is rendered once it runs
+// again, not ended as looping. The page waits on its data while the renderers
+// are stopped, so the yield watch's question is left unanswered for twice the
+// limit.
+func TestRenderStarvedPageIsNotJudgedLooping(t *testing.T) {
+	t.Parallel() // its own browser, whose renderers it stops
+	ts := newTestServer(t)
+	const limit = time.Second
+	p := testPool(t, Config{Timeout: time.Minute, YieldLimit: limit})
+	if _, err := p.Render(t.Context(), ts.job("/warm", `<html><body>warm</body></html>`, 200)); err != nil {
+		t.Fatal(err) // the browser's start is not a render's time
+	}
+	page := `<html><body><div id="root"></div><script>fetch('/gate').then(r => r.text()).then(x => {
+document.getElementById('root').innerHTML = '<a href="/drawn">' + x + '</a>'; });</script></body></html>`
+	asked, release := make(chan struct{}), make(chan struct{})
+	j := ts.job("/starved", page, 200)
+	fetch := j.Fetch
+	j.Fetch = func(ctx context.Context, req *http.Request) (*Response, error) {
+		if req.URL.Path == "/gate" {
+			close(asked)
+			<-release
+			return &Response{Status: 200, Header: http.Header{"Content-Type": {"text/plain"}}, Body: []byte("drawn")}, nil
+		}
+		return fetch(ctx, req)
+	}
+	type result struct {
+		out *Rendered
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, err := p.Render(t.Context(), j)
+		done <- result{out, err}
+	}()
+	<-asked
+	p.mu.Lock()
+	browser := p.br.pid
+	p.mu.Unlock()
+	renderers := rendererCPU(browser)
+	if len(renderers) == 0 {
+		t.Skip("no renderer process read from /proc")
+	}
+	for pr := range renderers {
+		syscall.Kill(pr.pid, syscall.SIGSTOP)
+	}
+	// Stopped for twice the limit: the watch's question goes unanswered that long.
+	time.Sleep(2 * limit)
+	for pr := range renderers {
+		syscall.Kill(pr.pid, syscall.SIGCONT)
+	}
+	close(release)
+	r := <-done
+	if r.err != nil {
+		t.Fatalf("a page starved of CPU for %v (yield limit %v): %v; want it rendered", 2*limit, limit, r.err)
+	}
+	if !strings.Contains(string(r.out.DOM), `href="/drawn"`) {
+		t.Errorf("DOM %q; want what the script drew once it ran again", r.out.DOM)
 	}
 }
