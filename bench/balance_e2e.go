@@ -6,7 +6,7 @@ package main
 //	go run ./bench balance_e2e [-seed 13] [-hosts 90] [-sections 1..12] [-listings 3]
 //	                           [-articles 8] [-top 2] [-latency 15ms] [-scale 100]
 //	                           [-lanes 4] [-reps 1] [-order abba] [-move-at 50] [-hb 1s]
-//	                           [-timeout 2m]
+//	                           [-plan-from measured] [-timeout 2m]
 //
 // The web: the sandbox with its anti-bot rule on, no dead names, no Crawl-delay
 // (crawlSandboxConfig), and sites of very different sizes: 1..12 section hosts per
@@ -51,7 +51,10 @@ package main
 // Rounds go a b b a (each b from the costs of the a before it), -reps times; the
 // ratio is the median b over the median a. -order ab runs one of each: what the
 // plan does to the shares, without the a b b a pairing that evens out the drift
-// of a box's load over a run. Goal: makespan(b) ≤ 0.8 × makespan(a), 0
+// of a box's load over a run. -plan-from pages plans every balanced round from
+// costs that no load changes instead: each site's reference pages × -latency (what
+// a quiet box measures, a fetch's time being its server's), loaded into the
+// master's store the same way; the even rounds still measure theirs. Goal: makespan(b) ≤ 0.8 × makespan(a), 0
 // bans, and nothing lost during the move: every round stores exactly the pages a
 // single-process crawl of the same web stores (engine.New with the three workers'
 // lanes and six addresses: the reference), and the sandbox answers no page twice.
@@ -99,6 +102,9 @@ type e2eSetup struct {
 	delayLo, delay time.Duration
 	moveAt         int
 	hb, timeout    time.Duration
+	// planCosts, when set, is the cost table every balanced round plans from
+	// instead of the even round's (-plan-from pages).
+	planCosts []byte
 }
 
 // e2eRun is one round (or the reference crawl).
@@ -150,6 +156,7 @@ func balanceE2E(args []string) (map[string]any, error) {
 	moveAt := fs.Int("move-at", 50, "balanced rounds: apply the plan once this many pages are stored (0: before the round starts)")
 	hb := fs.Duration("hb", time.Second, "workers' heartbeat period")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up on a round after this long")
+	planFrom := fs.String("plan-from", "measured", "balanced rounds plan from the even round's measured costs (measured) or from each site's reference pages × -latency (pages)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -162,6 +169,9 @@ func balanceE2E(args []string) (map[string]any, error) {
 	kinds := map[string][]string{"abba": {"even", "balanced", "balanced", "even"}, "ab": {"even", "balanced"}}[*order]
 	if kinds == nil {
 		return nil, fmt.Errorf("-order %q: want abba or ab", *order)
+	}
+	if *planFrom != "measured" && *planFrom != "pages" {
+		return nil, fmt.Errorf("-plan-from %q: want measured or pages", *planFrom)
 	}
 	if *reps < 1 || *lanesN < 1 || *moveAt < 0 {
 		return nil, errors.New("-reps and -lanes must be positive, -move-at not negative")
@@ -194,6 +204,12 @@ func balanceE2E(args []string) (map[string]any, error) {
 	sitePages := e2eSitePages(cfg, ref.urls)
 	fmt.Printf("  reference (engine.New, %d lanes, 6 addresses): %d pages in %.2f s; pages per site:\n    %s\n\n",
 		e2eWorkers*s.lanes, len(ref.urls), ref.makespan.Seconds(), e2eFmtSites(sitePages))
+	if *planFrom == "pages" {
+		if s.planCosts, err = e2ePageCosts(sitePages, *latency); err != nil {
+			return nil, err
+		}
+		fmt.Printf("  balanced rounds plan from each site's pages × %v, not from the even round's measured costs\n\n", max(*latency, time.Millisecond))
+	}
 
 	fmt.Printf("%-4s %-9s %9s %8s %7s  %-26s %-17s %5s %5s %5s %5s %5s %5s %5s %6s\n", "run", "spread", "makespan", "done", "move@",
 		"finish per worker (s)", "pages per worker", "lost", "extra", "twice", "cut", "bans", "late", "cores", "lag")
@@ -208,6 +224,9 @@ func balanceE2E(args []string) (map[string]any, error) {
 			var costs []byte
 			if kind == "balanced" {
 				costs = lastCosts
+				if s.planCosts != nil {
+					costs = s.planCosts
+				}
 			}
 			r, err := s.round(kind, costs)
 			if err != nil {
@@ -245,7 +264,11 @@ func balanceE2E(args []string) (map[string]any, error) {
 	if s.moveAt > 0 {
 		when = fmt.Sprintf("%.2f s into the round", runs[1].movedAt.Seconds())
 	}
-	fmt.Printf("\nplan of run 2 (from run 1's costs; applied %s), and who fetched the moved sites' pages:\n  %s\n", when, p.Summary)
+	from := "run 1's costs"
+	if s.planCosts != nil {
+		from = "the sites' pages"
+	}
+	fmt.Printf("\nplan of run 2 (from %s; applied %s), and who fetched the moved sites' pages:\n  %s\n", from, when, p.Summary)
 	for _, mv := range p.Units {
 		fmt.Printf("  %-24s %s -> %s  weight %.3f  %3d pages, by w1/w2/w3: %s\n", mv.Unit, mv.From, mv.To, mv.Weight,
 			sitePages[mv.Unit], e2eFmtInts(runs[1].bySite[mv.Unit]))
@@ -279,6 +302,10 @@ func balanceE2E(args []string) (map[string]any, error) {
 	for _, mv := range p.Units {
 		moved = append(moved, map[string]any{"unit": mv.Unit, "from": mv.From, "to": mv.To, "by_worker": runs[1].bySite[mv.Unit]})
 	}
+	before, after := map[string]float64{}, map[string]float64{}
+	for j, b := range p.Before {
+		before[b.Egress], after[p.After[j].Egress] = b.Cost, p.After[j].Cost
+	}
 	perRun := make([]map[string]any, len(runs))
 	for i, r := range runs {
 		fin := make([]float64, len(r.finish))
@@ -306,6 +333,9 @@ func balanceE2E(args []string) (map[string]any, error) {
 		"moved":               moved,
 		"variance_before":     p.VarianceBefore,
 		"variance_after":      p.VarianceAfter,
+		"plan_before":         before,
+		"plan_after":          after,
+		"plan_from":           *planFrom,
 		"runs":                perRun,
 		"seed":                cfg.Seed,
 		"sites":               len(sitePages),

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
@@ -96,6 +97,20 @@ func e2eStored(db string, costs bool) (map[string]bool, []byte, error) {
 		}
 	}
 	return out, table, nil
+}
+
+// e2ePageCosts is a cost table (the master's JSON, one closed period a site) in
+// which a site costs its pages × latency (a millisecond where latency is 0).
+func e2ePageCosts(sitePages map[string]int, latency time.Duration) ([]byte, error) {
+	type period struct {
+		Periods []float64 `json:"periods"`
+	}
+	per := max(latency, time.Millisecond).Seconds()
+	table := make(map[string]period, len(sitePages))
+	for site, n := range sitePages {
+		table[site] = period{Periods: []float64{float64(n) * per}}
+	}
+	return json.Marshal(table)
 }
 
 func e2eNoPort(raw string) string {
