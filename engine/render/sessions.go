@@ -139,6 +139,9 @@ func (p *Pool) openLocked(ctx context.Context, k tabKey) (*tab, error) {
 		if err == nil && current {
 			t.busy = true
 			t.browser = b.pid
+			if b.shared { // not the pool's to kill, but its renderers' CPU is read alike
+				t.browser = browserPID(b.ctx)
+			}
 			s.tabs[t] = p.lru.PushFront(t)
 			p.sinceStart++
 			return t, nil
