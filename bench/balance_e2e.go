@@ -470,7 +470,7 @@ func (s *e2eSetup) round(kind string, costs []byte) (e2eRun, error) {
 	if kind == "balanced" {
 		r.plan = m.PlanRebalance()
 		if !r.plan.Workers || len(r.plan.Units) == 0 {
-			return r, fmt.Errorf("the plan from the even round's costs moves nothing: %s", r.plan.Summary)
+			return r, fmt.Errorf("the plan from the cost table moves nothing: %s", r.plan.Summary)
 		}
 		if s.moveAt == 0 {
 			if err := m.ApplyRebalance(r.plan); err != nil {
