@@ -223,6 +223,27 @@ func TestLostDatagramSentAgainWithinTheTimeout(t *testing.T) {
 	}
 }
 
+// TestResendOfADelayedResolverStillGoesOut: a resolver goroutine that a busy box
+// runs again only after the whole timeout has passed since its first datagram still
+// sends the resend and takes its answer: a lost datagram is retried however late
+// the scheduler gets to it, so a host that answers is not reported failed.
+func TestResendOfADelayedResolverStillGoesOut(t *testing.T) {
+	t.Parallel() // its own server and cache; it waits on real time
+	srv := newTestServer(t)
+	srv.set("late.example.com", zone{a: []string{"192.0.2.98"}, ttl: 300, lose: 1})
+	o := testOptions(srv, newFakeClock())
+	o.Timeout = 2 * time.Second
+	c := newTestCache(t, o)
+	// The delay: the goroutine resumes once the first try's whole timeout is
+	// over, as a descheduled one on a loaded box would.
+	c.up.beforeResend = func() { time.Sleep(o.Timeout) }
+
+	mustAddrs(t, c, "late.example.com", "192.0.2.98")
+	if n := srv.queries("late.example.com", dns.TypeA); n != 2 {
+		t.Fatalf("%d A queries, want 2 (the lost one and its resend)", n)
+	}
+}
+
 func TestNewWorkersStartPaced(t *testing.T) {
 	srv := newTestServer(t)
 	hold := make(chan struct{})

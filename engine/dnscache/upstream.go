@@ -32,6 +32,10 @@ type upstream struct {
 	timeout  time.Duration
 	skipAAAA bool
 	messages atomic.Int64 // DNS messages sent, every retry and TCP fallback included
+
+	// beforeResend, if set, runs before a UDP resend: a test's stand-in for a
+	// goroutine the scheduler resumes late.
+	beforeResend func()
 }
 
 // ednsSize is the EDNS0 UDP payload size of the 2020 DNS flag day: large enough for
@@ -138,9 +142,10 @@ func (u *upstream) query(ctx context.Context, name string, qtype uint16) answer 
 }
 
 // exchange sends one message. Over UDP it is sent again, on the same socket, when
-// half the timeout passes without an answer: a lost datagram (a server's receive buffer
-// overflowing under a burst of prefetches, say) costs half a timeout, not a failed name;
-// an answer to either copy is taken. The connection is closed when ctx ends so Close
+// half the timeout passes without an answer, and the resend waits the other half
+// from when it goes out: a lost datagram (a server's receive buffer overflowing
+// under a burst of prefetches, say) costs half a timeout, not a failed name; an
+// answer to either copy is taken. The connection is closed when ctx ends so Close
 // never waits for a full per-query timeout.
 func (u *upstream) exchange(ctx context.Context, network, server string, m *dns.Msg) (*dns.Msg, error) {
 	cl := &dns.Client{Net: network, Timeout: u.timeout}
@@ -152,23 +157,26 @@ func (u *upstream) exchange(ctx context.Context, network, server string, m *dns.
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
-	deadline := time.Now().Add(u.timeout)
 	tries := 1
 	if network == "udp" {
 		tries = 2
 	}
 	var r *dns.Msg
 	for try := 1; try <= tries; try++ {
-		attempt := deadline
-		if try < tries {
-			attempt = time.Now().Add(u.timeout / time.Duration(tries))
-		}
-		actx, cancel := context.WithDeadline(ctx, attempt)
+		// Each try has its own share of the timeout from when it starts, not what
+		// the earlier tries left: a goroutine the scheduler resumed late would
+		// otherwise find the deadline gone and never send the resend, and a lost
+		// datagram on a busy box would fail a host that answers. The tries together
+		// still take the timeout, plus whatever the scheduler adds.
+		actx, cancel := context.WithTimeout(ctx, u.timeout/time.Duration(tries))
 		r, _, err = cl.ExchangeWithConnContext(actx, m, conn)
 		cancel()
 		var ne net.Error
 		if err == nil || ctx.Err() != nil || !errors.As(err, &ne) || !ne.Timeout() || try == tries {
 			break
+		}
+		if u.beforeResend != nil {
+			u.beforeResend()
 		}
 		u.messages.Add(1)
 	}
