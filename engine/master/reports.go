@@ -505,7 +505,12 @@ func (m *Runtime) onDeferral(msg jetstream.Msg) {
 	if _, ok := m.settle(msg, d.Node, d.Task, false); !ok {
 		return
 	}
-	if d.Kind == "" {
+	// A deferral reported after the operator enabled its host again, of a hand-out
+	// from before (in a worker's outbox, or here between the lock and the store, at
+	// the enable), comes back at once as the others did.
+	enabled := func() bool { l, ok := m.enabled[d.Task.Host]; return ok && d.Task.Lease <= l }
+	back := d.Kind == "" && enabled()
+	if d.Kind == "" && !back {
 		if m.deferred == nil {
 			m.deferred = map[string][]string{}
 		}
@@ -513,6 +518,14 @@ func (m *Runtime) onDeferral(msg jetstream.Msg) {
 	}
 	m.crawl.Unlock()
 	m.crawl.Defer(d.Task.URL, d.Until, d.Kind)
+	if !back && d.Kind == "" {
+		m.crawl.Lock()
+		back = enabled()
+		m.crawl.Unlock()
+	}
+	if back {
+		m.crawl.Undefer([]string{d.Task.URL})
+	}
 	m.committed(msg)
 }
 

@@ -122,6 +122,10 @@ type Runtime struct {
 	// disabled, or asking to wait), by host: enabled again, its URLs come back at
 	// once, as on one box. Guarded by the crawl's lock.
 	deferred map[string][]string
+	// enabled is, by host, the last lease handed out when the operator last enabled
+	// it: a hand-out up to it deferred was deferred for what the enable ended, its
+	// report still on its way then. Guarded by the crawl's lock.
+	enabled map[string]uint64
 }
 
 // NewRuntime builds a master over crawl with options o (defaults applied) from s;
@@ -248,13 +252,20 @@ func (m *Runtime) FlushDNS(domain string) (int, error) {
 // and brings back at once the URLs they deferred for it.
 func (m *Runtime) SetHostDisabled(host string, disabled bool) error {
 	err := m.link.HostControl(wire.OpDisableHost, host, disabled)
-	if !disabled {
-		m.crawl.Lock()
-		urls := m.deferred[host]
-		delete(m.deferred, host)
+	m.crawl.Lock()
+	if disabled {
+		delete(m.enabled, host)
 		m.crawl.Unlock()
-		m.crawl.Undefer(urls)
+		return err
 	}
+	if m.enabled == nil {
+		m.enabled = map[string]uint64{}
+	}
+	m.enabled[host] = m.book.lease
+	urls := m.deferred[host]
+	delete(m.deferred, host)
+	m.crawl.Unlock()
+	m.crawl.Undefer(urls)
 	return err
 }
 
