@@ -302,6 +302,10 @@ func balanceE2E(args []string) (map[string]any, error) {
 	for _, mv := range p.Units {
 		moved = append(moved, map[string]any{"unit": mv.Unit, "from": mv.From, "to": mv.To, "by_worker": runs[1].bySite[mv.Unit]})
 	}
+	unmeasured, err := e2eUnmeasured(lastCosts, sitePages)
+	if err != nil {
+		return nil, err
+	}
 	before, after := map[string]float64{}, map[string]float64{}
 	for j, b := range p.Before {
 		before[b.Egress], after[p.After[j].Egress] = b.Cost, p.After[j].Cost
@@ -336,6 +340,7 @@ func balanceE2E(args []string) (map[string]any, error) {
 		"plan_before":         before,
 		"plan_after":          after,
 		"plan_from":           *planFrom,
+		"unmeasured":          unmeasured,
 		"runs":                perRun,
 		"seed":                cfg.Seed,
 		"sites":               len(sitePages),

@@ -205,3 +205,29 @@ func e2eFmtInts(xs []int) string {
 	}
 	return strings.Join(parts, " / ")
 }
+
+// e2eUnmeasured is the sites of the reference crawl to which the last even
+// round's master, from its workers' results, gave no cost: its table (as stored)
+// must name every site it dealt, whatever a balanced round plans from.
+func e2eUnmeasured(table []byte, sitePages map[string]int) ([]string, error) {
+	var costs map[string]struct {
+		Periods []float64 `json:"periods"`
+		Current float64   `json:"current"`
+	}
+	if err := json.Unmarshal(table, &costs); err != nil {
+		return nil, fmt.Errorf("the even round's cost table: %w", err)
+	}
+	out := []string{}
+	for site := range sitePages {
+		c := costs[site]
+		sum := c.Current
+		for _, x := range c.Periods {
+			sum += x
+		}
+		if sum <= 0 {
+			out = append(out, site)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}

@@ -77,6 +77,12 @@ func TestBalanceE2EBench(t *testing.T) {
 	if n := e2e["twice_fault_path"].(int); n > 0 {
 		t.Logf("%d pages answered again after a request cut at a worker's lease's end or to a worker declared dead (starved of CPU past its lease)", n)
 	}
+	// The even round's master measured a cost for every site from its workers'
+	// results (a presence, which no load changes): what `balance_e2e` and the
+	// console's rebalance plan from, though this test's plan is from the pages.
+	if u := e2e["unmeasured"].([]string); len(u) > 0 {
+		t.Errorf("the even round's cost table has no cost for %d of %v sites: %v", len(u), e2e["sites"], u)
+	}
 	if e2e["moves"].(int) == 0 {
 		t.Error("the plan moved nothing")
 	}
