@@ -23,8 +23,9 @@ type RenderOptions struct {
 	// Timeout caps one render (default 10s).
 	Timeout time.Duration `yaml:"timeout"`
 	// YieldLimit is how long the page's renderer may leave a trivial question
-	// unanswered before its script is judged to hold the main thread and the
-	// render ends (default 3s, at most half of Timeout).
+	// unanswered, while a renderer of the browser runs that long on the CPU,
+	// before its script is judged to hold the main thread and the render ends
+	// (default 3s, at most half of Timeout).
 	YieldLimit time.Duration `yaml:"yield_limit"`
 	// StartTimeout bounds the browser's start (default 30s), and its answer when
 	// a session's browser context or a new page is made: a browser that takes

@@ -39,9 +39,10 @@ type Config struct {
 	// a long-lived Chromium grows.
 	RestartAfter int
 	// YieldLimit is how long the page's renderer may leave a trivial question
-	// unanswered before its script is judged never to yield and the render ends
-	// (default 3 s; never more than half of Timeout). A box that runs many
-	// browsers beside the crawl, or sites with a heavy first script, want more.
+	// unanswered, while a renderer of the browser runs that long on the CPU (the
+	// wall alone where /proc cannot be read), before its script is judged never to
+	// yield and the render ends (default 3 s; never more than half of Timeout).
+	// Sites with a heavy first script want more.
 	YieldLimit time.Duration
 	// StartTimeout bounds the browser's start, from its launch to its first
 	// page (default 30 s): a browser that takes longer is killed, and the renders
