@@ -168,7 +168,11 @@ document.getElementById('root').innerHTML = '<a href="/drawn">' + x + '</a>'; })
 		out, err := p.Render(t.Context(), j)
 		done <- result{out, err}
 	}()
-	<-asked
+	select {
+	case <-asked:
+	case r := <-done: // a render that fails first must fail the test, not hang it
+		t.Fatalf("the render ended before the page asked for its data: %v", r.err)
+	}
 	p.mu.Lock()
 	browser := p.br.pid
 	p.mu.Unlock()
