@@ -37,13 +37,7 @@ func startPausedCluster(opts config.Options, n int, hb time.Duration) (*distClus
 	if c.srv, err = embedded.Start(embedded.Options{Listen: "127.0.0.1:0", StoreDir: dir, Token: token}); err != nil {
 		return fail(err)
 	}
-	connect := func(name string) (*cluster.Conn, error) {
-		conn, err := cluster.Connect(c.srv.ClientURL(), cluster.ClientOptions{Name: name, Token: token})
-		if err == nil {
-			c.conns = append(c.conns, conn)
-		}
-		return conn, err
-	}
+	connect := func(name string) (*cluster.Conn, error) { return c.connect(name, token) }
 	conn, err := connect("master")
 	if err != nil {
 		return fail(err)

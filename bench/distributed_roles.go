@@ -221,13 +221,7 @@ func startDistCluster(ctx context.Context, opts config.Options, n int, binds fun
 	if err != nil {
 		return fail(err)
 	}
-	connect := func(name string) (*cluster.Conn, error) {
-		conn, err := cluster.Connect(c.srv.ClientURL(), cluster.ClientOptions{Name: name, Token: token})
-		if err == nil {
-			c.conns = append(c.conns, conn)
-		}
-		return conn, err
-	}
+	connect := func(name string) (*cluster.Conn, error) { return c.connect(name, token) }
 	labelled(ctx, roleMaster, func(context.Context) {
 		var conn *cluster.Conn
 		if conn, err = connect("master"); err != nil {
@@ -263,6 +257,16 @@ func startDistCluster(ctx context.Context, opts config.Options, n int, binds fun
 		}
 	}
 	return c, nil
+}
+
+// connect opens a client connection named name to the cluster's server and keeps it
+// for close.
+func (c *distCluster) connect(name, token string) (*cluster.Conn, error) {
+	conn, err := cluster.Connect(c.srv.ClientURL(), cluster.ClientOptions{Name: name, Token: token})
+	if err == nil {
+		c.conns = append(c.conns, conn)
+	}
+	return conn, err
 }
 
 // close stops the workers, then the master, then the server (cli.LocalCluster.Close).
