@@ -61,13 +61,8 @@ func (pr process) kill() bool {
 // process's, or a zombie (an orphan's zombie waits for init, which need not reap
 // it in a container).
 func (pr process) gone() bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pr.pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	i := bytes.LastIndexByte(b, ')')
-	f := bytes.Fields(b[i+1:])
-	return i < 0 || len(f) < 20 || string(f[19]) != pr.start || string(f[0]) == "Z"
+	f := statFields(pr.pid)
+	return len(f) < 20 || string(f[19]) != pr.start || string(f[0]) == "Z"
 }
 
 // waitGone waits until every one of procs is gone: at most limit, then it kills
@@ -98,19 +93,24 @@ func waitGone(procs []process, limit time.Duration) {
 	}
 }
 
-// procStat reads a process's parent and start time.
-func procStat(pid int) (ppid int, start string, ok bool) {
+// statFields is /proc/PID/stat's fields after the command name, the state first
+// (pid (comm) state ppid ... utime stime ... starttime): comm may hold spaces and
+// parentheses. Nil when the process cannot be read.
+func statFields(pid int) [][]byte {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return 0, "", false
+		return nil
 	}
-	// pid (comm) state ppid ... starttime (the 22nd field): comm may hold spaces
-	// and parentheses.
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0, "", false
+		return nil
 	}
-	f := bytes.Fields(b[i+1:])
+	return bytes.Fields(b[i+1:])
+}
+
+// procStat reads a process's parent and start time (the 22nd field).
+func procStat(pid int) (ppid int, start string, ok bool) {
+	f := statFields(pid)
 	if len(f) < 20 {
 		return 0, "", false
 	}
@@ -182,16 +182,8 @@ func rendererCPU(browser int) map[process]time.Duration {
 		if err != nil || !bytes.Contains(cmd, []byte("--type=renderer")) {
 			continue
 		}
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pr.pid) + "/stat")
-		if err != nil {
-			continue
-		}
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
 		// After the comm: state (3rd field) ... utime (14th), stime (15th).
-		f := bytes.Fields(b[i+1:])
+		f := statFields(pr.pid)
 		if len(f) < 13 {
 			continue
 		}
