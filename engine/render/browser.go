@@ -337,5 +337,10 @@ func StartBrowser(path string, timeout time.Duration) (browser context.Context, 
 	if err != nil {
 		return nil, nil, err
 	}
-	return b.ctx, b.stop, nil
+	stop = func() {
+		procs := processesOf(b.pid) // as a pool's stop: its children go after it
+		b.stop()
+		waitGone(procs, stopWait)
+	}
+	return b.ctx, stop, nil
 }
