@@ -1,7 +1,6 @@
 package master
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -20,43 +19,9 @@ import (
 // (MasterOptions.BalanceEvery) and on the console's rebalance key; a plan is shown
 // first and moves units only once their old owner reported their tasks.
 
-// unitCost is what the master measured of one unit: fetch seconds per period. The
-// current period accumulates; a balance closes it.
-type unitCost struct {
-	Periods []float64 `json:"periods"` // closed periods, newest last (at most costPeriods)
-	Current float64   `json:"current"`
-}
-
-const costPeriods = 7
-
-// AddCost counts a result's fetch time for its unit.
-func (t *Table) AddCost(unit string, d time.Duration) {
-	if d <= 0 {
-		return
-	}
-	c := t.costs[unit]
-	if c == nil {
-		c = &unitCost{}
-		t.costs[unit] = c
-	}
-	c.Current += d.Seconds()
-}
-
-// weights are the units' balancing weights from their costs.
-func (t *Table) weights(units []string) map[string]float64 {
-	costs := make(map[string][]float64, len(units))
-	for _, u := range units {
-		var xs []float64
-		if c := t.costs[u]; c != nil {
-			xs = append(xs, c.Periods...)
-			if c.Current > 0 {
-				xs = append(xs, c.Current)
-			}
-		}
-		costs[u] = xs
-	}
-	return balance.Weights(costs)
-}
+// AddCost counts a result's fetch time for its unit (the cost table:
+// internal/costs).
+func (t *Table) AddCost(unit string, d time.Duration) { t.costs.Add(unit, d) }
 
 // PlanBalance computes a re-deal of the units over the active workers (o: the
 // balancing thresholds and seed).
@@ -95,7 +60,7 @@ func (t *Table) PlanBalance(o balance.Options) (view.RebalancePlan, error) {
 		plan.Summary = "no sites held yet: nothing to balance"
 		return plan, nil
 	}
-	w := t.weights(units)
+	w := t.costs.Weights(units)
 	items := make([]balance.Item, len(units))
 	for i, u := range units {
 		items[i] = balance.Item{Key: u, Weight: w[u]}
@@ -164,37 +129,14 @@ func (t *Table) ApplyBalance(p view.RebalancePlan) (moved int, release map[strin
 		t.moving[mv.Unit] = true
 		release[mv.From] = append(release[mv.From], mv.Unit)
 	}
-	t.closePeriod()
+	t.costs.ClosePeriod()
 	t.Kick()
 	return moved, release, nil
 }
 
-// closePeriod ends the current cost period of every unit.
-func (t *Table) closePeriod() {
-	for _, c := range t.costs {
-		if c.Current > 0 {
-			c.Periods = append(c.Periods, c.Current)
-			if len(c.Periods) > costPeriods {
-				c.Periods = c.Periods[len(c.Periods)-costPeriods:]
-			}
-			c.Current = 0
-		}
-	}
-}
-
 // CostsJSON is the cost table as the store keeps it (it survives a restart).
-func (t *Table) CostsJSON() ([]byte, error) { return json.Marshal(t.costs) }
+func (t *Table) CostsJSON() ([]byte, error) { return t.costs.JSON() }
 
 // LoadCosts restores a cost table CostsJSON wrote; one that does not parse is
 // ignored (the costs are measured again).
-func (t *Table) LoadCosts(data []byte) {
-	var costs map[string]*unitCost
-	if len(data) == 0 || json.Unmarshal(data, &costs) != nil {
-		return
-	}
-	for u, c := range costs {
-		if c != nil {
-			t.costs[u] = c
-		}
-	}
-}
+func (t *Table) LoadCosts(data []byte) { t.costs.Load(data) }

@@ -110,9 +110,9 @@ func (t *Table) Heartbeat(hb wire.Heartbeat, now time.Time) (known bool) {
 	live := make(map[int]bool, len(hb.Rows))
 	for i := range hb.Rows {
 		live[hb.Rows[i].ID] = true
-		hb.Rows[i].ID = t.globalLane(hb.Node, hb.Rows[i].ID)
+		hb.Rows[i].ID = t.lanes.ID(hb.Node, hb.Rows[i].ID)
 	}
-	t.forgetLanes(hb.Node, live)
+	t.lanes.Forget(hb.Node, live)
 	n.hb = hb
 	lanes := 0
 	for _, o := range t.nodes {

@@ -1,7 +1,6 @@
 package master
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -13,43 +12,8 @@ import (
 // What the master's console shows of its workers: the Nodes pane, the workers'
 // lanes under master-wide IDs, and the Egress and DNS panes added up over workers.
 
-// laneRef is a worker's lane, under the ID the master's console shows.
-type laneRef struct {
-	node string
-	lane int
-}
-
-// globalLane returns the console ID of a worker's lane, giving it one on first sight.
-func (t *Table) globalLane(node string, lane int) int {
-	ref := laneRef{node, lane}
-	if id, ok := t.laneIDs[ref]; ok {
-		return id
-	}
-	t.nextLane++
-	t.laneIDs[ref] = t.nextLane
-	t.laneRefs[t.nextLane] = ref
-	return t.nextLane
-}
-
-// forgetLanes drops the IDs of a worker's lanes that its last heartbeat no longer
-// lists.
-func (t *Table) forgetLanes(node string, live map[int]bool) {
-	for ref, id := range t.laneIDs {
-		if ref.node == node && !live[ref.lane] {
-			delete(t.laneIDs, ref)
-			delete(t.laneRefs, id)
-		}
-	}
-}
-
 // Lane is the worker and its own lane number behind a console lane ID.
-func (t *Table) Lane(id int) (node string, lane int, err error) {
-	ref, ok := t.laneRefs[id]
-	if !ok {
-		return "", 0, fmt.Errorf("no lane %d", id)
-	}
-	return ref.node, ref.lane, nil
-}
+func (t *Table) Lane(id int) (node string, lane int, err error) { return t.lanes.Lane(id) }
 
 // View returns the Nodes pane rows and the workers' lanes.
 func (t *Table) View() ([]view.Node, []view.Lane) {
@@ -61,7 +25,7 @@ func (t *Table) View() ([]view.Node, []view.Lane) {
 			held = append(held, u)
 		}
 	}
-	weights := t.weights(held)
+	weights := t.costs.Weights(held)
 	for _, name := range sortedKeys(t.nodes) {
 		n := t.nodes[name]
 		row := view.Node{Name: name, State: n.shown(), Heartbeat: n.heard, Joined: n.joined,
@@ -76,9 +40,7 @@ func (t *Table) View() ([]view.Node, []view.Lane) {
 		hosts := map[string]bool{}
 		for u := range n.units {
 			row.Weight += weights[u]
-			if c := t.costs[u]; c != nil {
-				row.Cost += time.Duration(c.Current * float64(time.Second))
-			}
+			row.Cost += t.costs.Current(u)
 			if strings.Contains(u, " · ") {
 				row.Keywords++
 			} else {

@@ -11,6 +11,8 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/master/internal/costs"
+	"github.com/crawlconsole/crawlconsole/engine/master/internal/laneids"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
@@ -63,16 +65,14 @@ type Table struct {
 	// rejoin's claim of one is refused).
 	lateLeases [2]map[uint64]struct{}
 
-	costs  map[string]*unitCost // fetch seconds per unit
-	moving map[string]bool      // units a rebalance is moving (waiting for their old owner)
+	costs  *costs.Table    // fetch seconds per unit
+	moving map[string]bool // units a rebalance is moving (waiting for their old owner)
 	// publishing are the workers whose batch is being published (Publishing), by
 	// name, with the incarnation it went to: a dispatch deals that incarnation
 	// nothing until it is stored (Sent) or taken back (Undo).
 	publishing map[string]string
 
-	laneIDs  map[laneRef]int // the console's IDs of workers' lanes
-	laneRefs map[int]laneRef
-	nextLane int
+	lanes *laneids.IDs // the console's IDs of workers' lanes
 
 	// LeaseFor is how long a join or heartbeat holds a worker's hosts (lease.go);
 	// 0: no lease.
@@ -102,8 +102,8 @@ type Table struct {
 func New(front Front, accounts *egress.Table, firstLease uint64) *Table {
 	return &Table{front: front, accounts: accounts, kick: make(chan struct{}, 1),
 		nodes: map[string]*node{}, units: map[string]*unit{}, inflight: map[string]uint64{}, nodesPaused: map[string]bool{},
-		costs: map[string]*unitCost{}, moving: map[string]bool{}, publishing: map[string]string{},
-		laneIDs: map[laneRef]int{}, laneRefs: map[int]laneRef{}, lease: firstLease}
+		costs: costs.New(), moving: map[string]bool{}, publishing: map[string]string{},
+		lanes: laneids.New(), lease: firstLease}
 }
 
 // node is one worker as the master knows it.
