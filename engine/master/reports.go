@@ -14,6 +14,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/cluster"
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/master/internal/fate"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -326,7 +327,7 @@ func (m *Runtime) send(b Batch) {
 	if m.ctx.Err() != nil {
 		return
 	}
-	if mayBeStored(err) {
+	if fate.MayBeStored(err) {
 		// The server may hold the batch (the connection closed, or no answer came,
 		// after it was sent): the worker may fetch it, so its tasks stay handed out.
 		// Taken back, they were dealt again under new leases and fetched twice. A
@@ -345,20 +346,6 @@ func (m *Runtime) send(b Batch) {
 	m.crawl.Unlock()
 }
 
-// mayBeStored tells whether a failed publish may have put its batch in the stream
-// all the same: the request went out and its answer never came (a timeout, the
-// connection lost or closed while it waited). No responders (no stream to store
-// it) and any answer of the server (a rejection) mean it was not stored.
-func mayBeStored(err error) bool {
-	for _, e := range []error{context.DeadlineExceeded, nats.ErrTimeout, nats.ErrDisconnected,
-		nats.ErrConnectionReconnecting, nats.ErrConnectionClosed} {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	return false
-}
-
 // publishBatch publishes batch b (encoded as data) to its worker's subject, under a
 // message ID of its first hand-out. A publish whose acknowledgement is lost (a
 // timeout, the connection cut after the server stored it) may still have put the
@@ -368,7 +355,7 @@ func mayBeStored(err error) bool {
 // sequence when it was stored) or publishTries fail, the stream's duplicate window
 // (2 min) being far longer than those tries. Only an error that leaves the
 // batch's fate unknown and that a later try can clear is retried (see
-// retryPublish): a rejection is final, and the batch is undone at once. A fate
+// fate.Retry): a rejection is final, and the batch is undone at once. A fate
 // still unknown after the last try leaves the batch handed out (send).
 func (m *Runtime) publishBatch(b Batch, data []byte) (*jetstream.PubAck, error) {
 	publish := m.conn.JS.Publish
@@ -381,9 +368,9 @@ func (m *Runtime) publishBatch(b Batch, data []byte) (*jetstream.PubAck, error) 
 	}
 	var err, unanswered error
 	// fail is the publish's error, saying so when an earlier try may have stored the
-	// batch (mayBeStored): a later try's refusal (no responders) does not undo that.
+	// batch (fate.MayBeStored): a later try's refusal (no responders) does not undo that.
 	fail := func(err error) error {
-		if unanswered != nil && !mayBeStored(err) {
+		if unanswered != nil && !fate.MayBeStored(err) {
 			return fmt.Errorf("%w (an earlier try may have stored it: %w)", err, unanswered)
 		}
 		return err
@@ -394,10 +381,10 @@ func (m *Runtime) publishBatch(b Batch, data []byte) (*jetstream.PubAck, error) 
 		var ack *jetstream.PubAck
 		ack, err = publish(ctx, m.sub.Tasks(b.Node), data, opts...)
 		cancel()
-		if err != nil && mayBeStored(err) {
+		if err != nil && fate.MayBeStored(err) {
 			unanswered = err
 		}
-		if err == nil || try == publishTries || m.ctx.Err() != nil || !retryPublish(err) {
+		if err == nil || try == publishTries || m.ctx.Err() != nil || !fate.Retry(err) {
 			if err != nil {
 				return ack, fail(err)
 			}
@@ -413,20 +400,6 @@ func (m *Runtime) publishBatch(b Batch, data []byte) (*jetstream.PubAck, error) 
 
 // publishTries bounds publishBatch's tries: about 30 s of a server that does not answer.
 const publishTries = 6
-
-// retryPublish tells whether a failed publish is worth another try: no answer in
-// time (the batch may be stored, its acknowledgement lost) or no server to answer
-// (no responders, the connection down while it reconnects). Any other error is
-// the server's answer (a limit, a rejection), which another try gets again.
-func retryPublish(err error) bool {
-	for _, e := range []error{context.DeadlineExceeded, nats.ErrTimeout, nats.ErrNoResponders,
-		jetstream.ErrNoStreamResponse, nats.ErrDisconnected, nats.ErrConnectionReconnecting} {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	return false
-}
 
 // marksCommitted waits until the store has committed the in-progress marks of the
 // batches' tasks (Prepare), before any batch is published. A batch is the worker's
