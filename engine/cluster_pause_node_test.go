@@ -102,6 +102,47 @@ func TestAWorkerPausedOnTheMasterStaysPausedThroughTheMastersRestart(t *testing.
 	c.master.Close()
 }
 
+// TestAWorkerJoiningWhileAnotherIsPausedTakesThePausedOnesSites: w1 and w2
+// crawl; the operator pauses w2, then w3 joins. The join evens the sites out over
+// the active workers alone: the master's Nodes pane shows w2 holding none, w3 its
+// share of all of them, and the crawl ends with w2 still paused. Before, the join
+// evened them over w2 too: of the crawl's two sites w2 kept its own, held in its
+// paused lanes, w3 was dealt none, and the crawl waited on w2 until its resume.
+func TestAWorkerJoiningWhileAnotherIsPausedTakesThePausedOnesSites(t *testing.T) {
+	t.Parallel()
+	c := startCluster(t, smallWeb(47, 6))
+	c.worker("w1", "127.0.0.2")
+	w2 := c.worker("w2", "127.0.0.3")
+	sites := func(s view.Snapshot, name string) int {
+		for _, n := range s.Nodes {
+			if n.Name == name {
+				return n.Sites
+			}
+		}
+		return -1
+	}
+	enginetest.WaitSnapshot(t, c.master, "w1 and w2 holding sites", func(s view.Snapshot) bool {
+		return sites(s, "w1") > 0 && sites(s, "w2") > 0
+	})
+	if err := c.master.PauseNode("w2", true); err != nil {
+		t.Fatal(err)
+	}
+	enginetest.WaitSnapshot(t, w2.Engine(), "w2 paused", func(s view.Snapshot) bool { return s.State == view.StatePaused })
+	c.worker("w3", "127.0.0.4") // the join's deal is made before StartWorker returns
+	s := c.master.Snapshot()
+	if n := sites(s, "w2"); n != 0 {
+		t.Fatalf("after w3's join the paused w2 holds %d sites (w1 %d, w3 %d); want none", n, sites(s, "w1"), sites(s, "w3"))
+	}
+	if w1, w3 := sites(s, "w1"), sites(s, "w3"); w3 < w1-1 {
+		t.Errorf("after w3's join w1 holds %d sites and w3 %d; want them even", w1, w3)
+	}
+	stats := c.waitDone(time.Minute)
+	if st := nodeStateOf(c.master.Snapshot(), "w2"); st != view.NodePaused {
+		t.Errorf("w2 is %v at the crawl's end, want still %v", st, view.NodePaused)
+	}
+	t.Logf("%+v", stats.Cluster)
+}
+
 // requestsFrom counts the requests the sandbox saw from ip that began at since or
 // after.
 func requestsFrom(c *testCluster, ip string, since time.Time) int {

@@ -30,9 +30,9 @@ type Joined struct {
 // A rejoin (the same incarnation: the master restarted, or declared it dead) claims
 // what the worker still holds, and the master takes back what nobody else holds.
 // The worker is granted perNode egresses from the account table (those it held
-// already, on a repeated join). The units are spread again over the live workers:
-// moved is how many move, release the units each worker is to hand back (they move
-// once it reported their tasks).
+// already, on a repeated join). The units are spread again over the active workers
+// (spread: a paused one is left out): moved is how many move, release the units each
+// worker is to hand back (they move once it reported their tasks).
 func (t *Table) Join(j *wire.Join, now time.Time, perNode int) Joined {
 	var r Joined
 	if old := t.nodes[j.Node]; old != nil && old.inc != j.Incarnation && old.state != view.NodeDead {
@@ -246,8 +246,8 @@ func (t *Table) LiveNames() []string {
 // SetPaused records the operator's pause or resume of a worker: the master holds
 // it until the operator changes it, whatever the worker's restarts and rejoins. A
 // resumed worker gets its share of the units again, as at a join (moved and
-// release as Join's): while paused it was dealt no new one, and a restart in the
-// pause gave its own to the others.
+// release as Join's): while paused it was dealt no new one, and a join or a restart
+// in the pause gave its own to the others.
 func (t *Table) SetPaused(name string, paused bool) (moved int, release map[string][]string) {
 	t.nodesPaused[name] = paused
 	n := t.nodes[name]
@@ -374,22 +374,32 @@ func (t *Table) Stats() *view.ClusterStats {
 	return cs
 }
 
-// spread evens out the units over the live workers after a join: units left without
-// an owner get one, and within each kind of unit (unitKind: news sites, each social
-// site's keyword shards) the worker holding the most gives units with work waiting to
-// the one holding the fewest until they differ by one at most (moving as little as
-// possible). Evening out each kind, not the total, matters when workers join one
-// after another: the first holds everything, and a deal by total alone could leave
-// it only keyword shards, or a social site's shards all on one worker. A unit moves
-// once its old owner reported its tasks of it (M1: the new owner does not start on
-// its hosts before the old one's requests are over). It returns how many units move,
-// and the units each worker is to release.
+// spread evens out the units over the active workers after a join: units left
+// without an owner get one, and within each kind of unit (unitKind: news sites, each
+// social site's keyword shards) the worker holding the most gives units with work
+// waiting to the one holding the fewest until they differ by one at most (moving as
+// little as possible). Evening out each kind, not the total, matters when workers
+// join one after another: the first holds everything, and a deal by total alone
+// could leave it only keyword shards, or a social site's shards all on one worker. A
+// worker the operator paused is dealt no unit (its lanes would hold it paused, as
+// pick says) and is not counted: its units go to the active workers, each to the
+// one holding the fewest of its kind, and it hands back the tasks its lanes have
+// not taken (a resume spreads again). With no worker active, the paused ones are
+// evened out. A unit moves once its old owner reported its tasks of it (M1: the new
+// owner does not start on its hosts before the old one's requests are over). It
+// returns how many units move, and the units each worker is to release.
 func (t *Table) spread() (moved int, release map[string][]string) {
-	var live []*node
+	var live, paused []*node
 	for _, name := range sortedKeys(t.nodes) {
-		if n := t.nodes[name]; n.live() {
+		switch n := t.nodes[name]; n.state {
+		case view.NodeActive:
 			live = append(live, n)
+		case view.NodePaused:
+			paused = append(paused, n)
 		}
+	}
+	if len(live) == 0 {
+		live, paused = paused, nil
 	}
 	if len(live) == 0 {
 		return 0, nil
@@ -413,6 +423,40 @@ func (t *Table) spread() (moved int, release map[string][]string) {
 			held[n][unitKind(u)]++
 		}
 	}
+	// fewest is the worker to receive a unit of kind: the one holding the fewest of
+	// the kind, then the fewest units.
+	fewest := func(kind string) *node {
+		var to *node
+		for _, n := range live {
+			if k := held[n][kind]; to == nil || k < held[to][kind] || k == held[to][kind] && len(n.units) < len(to.units) {
+				to = n
+			}
+		}
+		return to
+	}
+	release = map[string][]string{}
+	// hand moves unit name from worker from to worker to: at once when from holds
+	// none of its tasks, else once from reported them (release).
+	hand := func(name string, from, to *node) {
+		moved++
+		u := t.units[name]
+		to.units[name] = true // counted as its share now; it starts once the move is done
+		delete(from.units, name)
+		if u.next != "" { // on its way already: its old owner was asked to release it
+			u.next = to.name
+			if to.name == u.owner { // back where it is: no move
+				u.next = ""
+				delete(t.moving, name)
+			}
+			return
+		}
+		u.next = to.name
+		if u.out == 0 {
+			t.moveUnit(name, u)
+			return
+		}
+		release[from.name] = append(release[from.name], name)
+	}
 	for _, pass := range []bool{true, false} {
 		for _, name := range units {
 			u := t.units[name]
@@ -424,6 +468,12 @@ func (t *Table) spread() (moved int, release map[string][]string) {
 				holder = u.next
 			}
 			n := t.nodes[holder]
+			if n != nil && n.units[name] && pass && slices.Contains(paused, n) {
+				to := fewest(unitKind(name))
+				held[to][unitKind(name)]++
+				hand(name, n, to)
+				continue
+			}
 			if n == nil || give[n] == nil || !n.units[name] || len(u.tasks) == 0 && u.out == 0 || (u.out == 0) != pass {
 				continue
 			}
@@ -434,17 +484,14 @@ func (t *Table) spread() (moved int, release map[string][]string) {
 	for _, name := range units {
 		kinds[unitKind(name)] = true
 	}
-	release = map[string][]string{}
 	for _, kind := range sortedKeys(kinds) {
 		for {
 			// The receiver holds the fewest of the kind (then the fewest units); the
 			// giver the most, among those with a unit of the kind to give.
-			var to, from *node
+			to := fewest(kind)
+			var from *node
 			for _, n := range live {
 				k := held[n][kind]
-				if to == nil || k < held[to][kind] || k == held[to][kind] && len(n.units) < len(to.units) {
-					to = n
-				}
 				if len(give[n][kind]) > 0 && (from == nil || k > held[from][kind] || k == held[from][kind] && len(n.units) > len(from.units)) {
 					from = n
 				}
@@ -456,24 +503,7 @@ func (t *Table) spread() (moved int, release map[string][]string) {
 			give[from][kind] = give[from][kind][1:]
 			held[from][kind]--
 			held[to][kind]++
-			moved++
-			u := t.units[name]
-			to.units[name] = true // counted as its share now; it starts once the move is done
-			delete(from.units, name)
-			if u.next != "" { // on its way already: its old owner was asked to release it
-				u.next = to.name
-				if to.name == u.owner { // back where it is: no move
-					u.next = ""
-					delete(t.moving, name)
-				}
-				continue
-			}
-			u.next = to.name
-			if u.out == 0 {
-				t.moveUnit(name, u)
-				continue
-			}
-			release[from.name] = append(release[from.name], name)
+			hand(name, from, to)
 		}
 	}
 	return moved, release
