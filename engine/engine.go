@@ -16,6 +16,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/holds"
 	"github.com/crawlconsole/crawlconsole/engine/hostreport"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/local"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
@@ -59,6 +60,8 @@ type Engine struct {
 	traps      *frontier.TrapGuard        // crawler-trap guards on found links; nil when all are off
 	variants   *frontier.Canonicals       // URL variants collapsed before the dedupe filter, canonicals remembered
 	steer      *steer.Steerer             // live steering: the changes made, their persistence
+	holds      *holds.Book                // the operator's host pauses and disables, kept in the store
+	held       holds.Restored             // the holds the start set again
 	done       chan struct{}
 	doneOnce   sync.Once
 	stopOnce   sync.Once
@@ -79,7 +82,13 @@ type Engine struct {
 
 // New opens the store and builds a crawl from opts (validated): one box, whose
 // front and lanes are joined in process. Call Start to begin.
-func New(opts config.Options) (*Engine, error) { return newEngine(opts, localRole{}) }
+func New(opts config.Options) (*Engine, error) {
+	e, err := newEngine(opts, localRole{})
+	if err == nil {
+		e.restoreHolds()
+	}
+	return e, err
+}
 
 // newEngine builds the parts of a crawl in role r.
 func newEngine(opts config.Options, r role) (*Engine, error) {

@@ -7,6 +7,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/control"
 	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/holds"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
@@ -153,6 +154,7 @@ func (e *Engine) PauseHost(host string, paused bool) error {
 	e.mu.Lock()
 	e.lanes.Run.SetHostPaused(host, paused)
 	e.mu.Unlock()
+	e.holds.Pause(host, paused)
 	return nil
 }
 
@@ -185,10 +187,32 @@ func (e *Engine) PauseNode(name string, paused bool) error { return e.crew.Pause
 // recently used other egress that may serve its hosts.
 func (e *Engine) RotateLane(id int) (string, error) { return e.crew.RotateLane(id) }
 
-// SetHostDisabled implements Control.
+// SetHostDisabled implements Control: the disable lasts rotation.disable_for, and
+// the store keeps it (and the pauses) for the next start (restoreHolds).
 func (e *Engine) SetHostDisabled(host string, disabled bool) error {
-	return e.crew.SetHostDisabled(host, disabled)
+	err := e.crew.SetHostDisabled(host, disabled)
+	switch {
+	case err != nil:
+	case disabled:
+		e.holds.Disable(host, e.now().Add(e.opts.Rotation.DisableFor))
+	default:
+		e.holds.Disable(host, time.Time{})
+	}
+	return err
 }
+
+// restoreHolds sets again the host pauses and disables the operator left on the
+// store's last run (package holds), before the first task is handed out.
+func (e *Engine) restoreHolds() {
+	e.holds = holds.New(e.st)
+	e.held = e.holds.Restore(holds.Controls{KnowsHost: e.KnowsHost, DisableFor: e.crew.DisableHostFor,
+		PauseHost: func(h string) error { return e.PauseHost(h, true) },
+		Warn:      func(msg string) { e.logf(view.LevelWarn, 0, "", "%s", msg) }}, e.now())
+}
+
+// HeldHosts are the operator's host holds the start set again (the start line
+// says them).
+func (e *Engine) HeldHosts() holds.Restored { return e.held }
 
 // AddEgress implements Control: the egress joins the table and the node's list at
 // once (the operator wants it used), with its own transport. The spec comes from a

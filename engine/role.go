@@ -153,6 +153,7 @@ func NewMaster(opts config.Options, mo config.MasterOptions) (*Engine, error) {
 		return nil, err
 	}
 	e.crew, e.accounts = c, c.KeptAccounts
+	e.restoreHolds()
 	return e, nil
 }
 

@@ -71,6 +71,9 @@ type Controls interface {
 	PauseNode(name string, paused bool) error
 	RotateLane(id int) (string, error)
 	SetHostDisabled(host string, disabled bool) error
+	// DisableHostFor puts host on the host_disable_list for d: what is left of a
+	// disable the store kept from the last run.
+	DisableHostFor(host string, d time.Duration) error
 	AddEgress(spec string) (string, error)
 	RemoveEgress(name string) error
 	FlushDNS(domain string) (int, error)

@@ -49,7 +49,7 @@ func (l *Link) RotateLane(id int) (string, error) {
 
 // PauseHost holds or lets go a host's requests on every worker.
 func (l *Link) PauseHost(host string, paused bool) error {
-	return l.HostControl(wire.OpPauseHost, host, paused)
+	return l.HostControl(wire.OpPauseHost, host, paused, 0)
 }
 
 // SetMaxLanes sets lanes.max on every worker. A worker not live now (joining, or
@@ -77,13 +77,15 @@ func (l *Link) LanesMax() int { return l.lanesMax }
 // a host's URLs are with the worker holding its site, and a social site's search host
 // with every worker holding one of its keyword shards. A worker not live now gets it
 // with its join's reply (PausedHosts, DisabledHosts), as lanes.max (SetMaxLanes):
-// recorded and numbered before the live workers are listed.
-func (l *Link) HostControl(op, host string, on bool) error {
+// recorded and numbered before the live workers are listed. A disable lasts lasts,
+// rotation.disable_for if 0 (lasts > 0: what is left of one the last run kept).
+func (l *Link) HostControl(op, host string, on bool, lasts time.Duration) error {
 	if host == "" {
 		return errors.New("no host given")
 	}
-	var lasts time.Duration
-	if op == wire.OpDisableHost && on {
+	if op != wire.OpDisableHost || !on {
+		lasts = 0
+	} else if lasts <= 0 {
 		lasts = l.host.Settings().Rotation.DisableFor
 	}
 	l.host.Lock()

@@ -251,7 +251,7 @@ func (m *Runtime) FlushDNS(domain string) (int, error) {
 // SetHostDisabled puts host on the workers' host_disable_list, or takes it off
 // and brings back at once the URLs they deferred for it.
 func (m *Runtime) SetHostDisabled(host string, disabled bool) error {
-	err := m.link.HostControl(wire.OpDisableHost, host, disabled)
+	err := m.link.HostControl(wire.OpDisableHost, host, disabled, 0)
 	m.crawl.Lock()
 	if disabled {
 		delete(m.enabled, host)
@@ -267,6 +267,12 @@ func (m *Runtime) SetHostDisabled(host string, disabled bool) error {
 	m.crawl.Unlock()
 	m.crawl.Undefer(urls)
 	return err
+}
+
+// DisableHostFor puts host on the workers' host_disable_list for d, those joining
+// later included.
+func (m *Runtime) DisableHostFor(host string, d time.Duration) error {
+	return m.link.HostControl(wire.OpDisableHost, host, true, d)
 }
 
 // Withdraw takes the tasks drop selects out of the units' queues at the master

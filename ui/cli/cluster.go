@@ -203,7 +203,7 @@ func runMaster(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return ExitUsage
 	}
 	if note := resumeNote(opts.DB, before, resumes, eng.RequeuedBlocked()); note != "" {
-		fmt.Fprintf(stderr, "crawlconsole master: %s\n", note)
+		fmt.Fprintf(stderr, "crawlconsole master: %s%s\n", note, eng.HeldHosts().Note())
 	}
 	stopAttach, err := attach.Serve(conn.NC, *prefix, eng)
 	if err != nil {

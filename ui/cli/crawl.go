@@ -187,7 +187,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return ExitUsage
 	}
 	if note := resumeNote(opts.DB, before, resumes, eng.RequeuedBlocked()); note != "" {
-		fmt.Fprintf(stderr, "crawlconsole crawl: %s\n", note)
+		fmt.Fprintf(stderr, "crawlconsole crawl: %s%s\n", note, eng.HeldHosts().Note())
 	}
 	if *operator != "" {
 		stop, err := operatorPort(*operator, opts.DB, eng, stderr, "crawl")

@@ -72,7 +72,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return ExitUsage
 	}
 	if note := resumeNote(opts.DB, before, resumes, eng.RequeuedBlocked()); note != "" {
-		fmt.Fprintf(stderr, "crawlconsole serve: %s\n", note)
+		fmt.Fprintf(stderr, "crawlconsole serve: %s%s\n", note, eng.HeldHosts().Note())
 	}
 	rc := runConfig{headless: true, duration: c.duration, untilIdle: c.untilIdle, statsJSON: c.statsJSON, metrics: c.metrics, seeds: c.seeds, said: c.said,
 		failedStart: fresh.remove, db: opts.DB, title: "serve",

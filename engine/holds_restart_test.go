@@ -1,0 +1,188 @@
+package engine_test
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine"
+	"github.com/crawlconsole/crawlconsole/engine/enginetest"
+	"github.com/crawlconsole/crawlconsole/engine/holds"
+	"github.com/crawlconsole/crawlconsole/engine/view"
+	"github.com/crawlconsole/crawlconsole/sandbox"
+)
+
+// holdsWeb is a sandbox web whose news sites have two section hosts of 120
+// articles each: work left on the held hosts, and on the others, after a restart.
+func holdsWeb(seed int64) sandbox.Config {
+	cfg := smallWeb(seed, 6)
+	cfg.Layout.SectionsMin, cfg.Layout.SectionsMax = 2, 2
+	cfg.Layout.ListingPages, cfg.Layout.ArticlesPerListing = 6, 20
+	return cfg
+}
+
+// heldHosts are two section hosts of one news site of sb (the one to pause, the
+// one to disable) and the sandbox's count of requests to a host begun at since or
+// after, and to the other hosts.
+func heldHosts(t *testing.T, sb *sandbox.Sandbox) (paused, disabled string, count func(host string, since time.Time) int, others func(since time.Time) int) {
+	t.Helper()
+	for _, s := range sb.Info().Sites {
+		if s.Search == "" && len(s.Hosts) >= 3 {
+			paused, disabled = s.Hosts[1], s.Hosts[2]
+			break
+		}
+	}
+	if paused == "" {
+		t.Fatalf("no news site with two section hosts in %+v", sb.Info().Sites)
+	}
+	count = func(host string, since time.Time) int {
+		n := 0
+		for _, r := range sb.Truth().Requests() {
+			if r.Host == host && !r.Start.Before(since) {
+				n++
+			}
+		}
+		return n
+	}
+	others = func(since time.Time) int {
+		n := 0
+		for _, r := range sb.Truth().Requests() {
+			if r.Host != paused && r.Host != disabled && !r.Start.Before(since) {
+				n++
+			}
+		}
+		return n
+	}
+	return paused, disabled, count, others
+}
+
+// TestTheOperatorsHostHoldsSurviveARestart: on one box, the operator pauses one
+// host and disables another mid-crawl, and the crawl stops; started again on the
+// same database, it says so and holds both: the sandbox sees no request to either
+// while the other hosts go on, the Groups pane's paused hosts and the Egress
+// pane's disabled ones list them. Resumed, the paused host is fetched again; the
+// disabled one waits for its disable's end (rotation.disable_for, 2 hours).
+func TestTheOperatorsHostHoldsSurviveARestart(t *testing.T) {
+	t.Parallel()
+	sb := enginetest.StartSandbox(t, holdsWeb(61))
+	o := enginetest.PoliteOptions(sb, filepath.Join(t.TempDir(), "crawl.db"))
+	o.Egress = []string{"bind:127.0.0.1"} // the host_disable_list is the egress rotation's
+	paused, disabled, count, others := heldHosts(t, sb)
+
+	e, err := engine.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	if err := e.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Their section and listing pages read: their articles wait in the queue.
+	enginetest.WaitFor(t, "both hosts requested 4 times", func() bool {
+		return count(paused, time.Time{}) >= 4 && count(disabled, time.Time{}) >= 4
+	})
+	if err := e.PauseHost(paused, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SetHostDisabled(disabled, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	restart := time.Now() // the first run's requests all began before its Close returned
+
+	e = enginetest.Start(t, o)
+	if got, want := e.HeldHosts(), (holds.Restored{Paused: 1, Disabled: 1}); got != want {
+		t.Errorf("the restart set again %+v of the operator's holds, want %+v", got, want)
+	}
+	s := e.Snapshot()
+	if !slices.Contains(s.PausedHosts, paused) {
+		t.Errorf("the restarted crawl's paused hosts %v miss %s", s.PausedHosts, paused)
+	}
+	if !disabledOn(s, disabled) {
+		t.Errorf("the restarted crawl's host_disable_list misses %s", disabled)
+	}
+	enginetest.WaitFor(t, "the other hosts fetched 30 times since the restart", func() bool { return others(restart) >= 30 })
+	for _, h := range []string{paused, disabled} {
+		if n := count(h, restart); n > 0 {
+			t.Errorf("%s, held by the operator before the restart, was requested %d times after it", h, n)
+		}
+	}
+	if err := e.PauseHost(paused, false); err != nil {
+		t.Fatal(err)
+	}
+	enginetest.WaitFor(t, paused+" fetched once resumed", func() bool { return count(paused, restart) > 0 })
+	if n := count(disabled, restart); n > 0 {
+		t.Errorf("%s, disabled for 2 hours before the restart, was requested %d times after it", disabled, n)
+	}
+	if warns := holdWarnings(e); len(warns) > 0 {
+		t.Errorf("the restart warned about the holds: %q", warns)
+	}
+}
+
+// TestTheMastersHostHoldsSurviveItsRestart: the operator pauses one host and
+// disables another on a master; the master stops and starts again on its
+// database while its worker runs on. The restarted master holds both, for the
+// worker that rejoins it and for one joining later: the sandbox sees no request to
+// either while the others go on. Resumed on the master, the paused host is fetched
+// again.
+func TestTheMastersHostHoldsSurviveItsRestart(t *testing.T) {
+	t.Parallel()
+	c := startCluster(t, holdsWeb(63))
+	c.worker("w1", "127.0.0.2")
+	paused, disabled, count, others := heldHosts(t, c.sb)
+	enginetest.WaitFor(t, "both hosts requested 4 times", func() bool {
+		return count(paused, time.Time{}) >= 4 && count(disabled, time.Time{}) >= 4
+	})
+	if err := c.master.PauseHost(paused, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.master.SetHostDisabled(disabled, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.master.Close(); err != nil {
+		t.Fatal(err)
+	}
+	restart := time.Now()
+	c.opts.Seeds = nil
+	c.startMaster()
+	if got, want := c.master.HeldHosts(), (holds.Restored{Paused: 1, Disabled: 1}); got != want {
+		t.Errorf("the restarted master set again %+v of the operator's holds, want %+v", got, want)
+	}
+	enginetest.WaitSnapshot(t, c.master, "w1 rejoined", func(s view.Snapshot) bool {
+		st := nodeStateOf(s, "w1")
+		return st != "" && st != view.NodeState("awaited")
+	})
+	w2 := c.worker("w2", "127.0.0.3")
+	if !disabledOn(w2.Engine().Snapshot(), disabled) {
+		t.Errorf("w2, joining the restarted master, does not hold %s disabled", disabled)
+	}
+	enginetest.WaitFor(t, "the other hosts fetched 30 times since the restart", func() bool { return others(restart) >= 30 })
+	for _, h := range []string{paused, disabled} {
+		if n := count(h, restart); n > 0 {
+			t.Errorf("%s, held by the operator on the master before its restart, was requested %d times after it", h, n)
+		}
+	}
+	if err := c.master.PauseHost(paused, false); err != nil {
+		t.Fatal(err)
+	}
+	enginetest.WaitFor(t, paused+" fetched once resumed", func() bool { return count(paused, restart) > 0 })
+	if n := count(disabled, restart); n > 0 {
+		t.Errorf("%s, disabled on the master for 2 hours before its restart, was requested %d times after it", disabled, n)
+	}
+	c.master.Close()
+}
+
+// holdWarnings are the warnings in e's event log about the holds kept.
+func holdWarnings(e *engine.Engine) []string {
+	var out []string
+	for _, ev := range e.EventsSince(0, 10000) {
+		if ev.Level >= view.LevelWarn && strings.Contains(ev.Msg, holds.MetaKey) {
+			out = append(out, ev.Msg)
+		}
+	}
+	return out
+}
