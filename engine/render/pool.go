@@ -103,6 +103,12 @@ type Pool struct {
 	// openTab opens a page in a session's browser context (newTab; a test's may
 	// be slower).
 	openTab func(browser context.Context, bc cdp.BrowserContextID, k tabKey) (*tab, error)
+	// newContext makes a session's browser context (newBrowserContext; a test's
+	// may need no browser).
+	newContext func(browser context.Context) (cdp.BrowserContextID, error)
+	// waiting, if set, hears a render begin to wait for a page (p.mu held):
+	// tests wait on it.
+	waiting func(tabKey)
 	// answerWait bounds the browser's answer to a call made outside a render
 	// (Config.StartTimeout; a test's may be shorter).
 	answerWait time.Duration
@@ -141,8 +147,22 @@ func NewPool(cfg Config) (*Pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Pool{cfg: cfg, path: path, openTab: newTab, answerWait: cfg.StartTimeout, stopWait: stopWait,
-		stopping: map[*browserRun][]process{}, sessions: map[tabKey]*session{}, lru: list.New(), changed: make(chan struct{})}, nil
+	return newPool(cfg, path), nil
+}
+
+// newPool is a pool of cfg (defaults filled in) for the browser at path.
+func newPool(cfg Config, path string) *Pool {
+	return &Pool{cfg: cfg, path: path, openTab: newTab, newContext: newBrowserContext, answerWait: cfg.StartTimeout, stopWait: stopWait,
+		stopping: map[*browserRun][]process{}, sessions: map[tabKey]*session{}, lru: list.New(), changed: make(chan struct{})}
+}
+
+// release ends a render's hold on t: it goes idle, for its session's next render
+// or one that may take its place.
+func (p *Pool) release(t *tab) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	t.busy, t.idleSince = false, time.Now()
+	p.wakeLocked()
 }
 
 // Config is the pool's configuration with its defaults filled in.
@@ -256,10 +276,7 @@ func (p *Pool) Render(ctx context.Context, j Job) (*Rendered, error) {
 	if recycle {
 		p.dispose(t)
 	} else {
-		p.mu.Lock()
-		t.busy, t.idleSince = false, time.Now()
-		p.wakeLocked()
-		p.mu.Unlock()
+		p.release(t)
 	}
 	p.maybeRestart()
 	return out, err

@@ -38,6 +38,7 @@ type session struct {
 func (p *Pool) tabFor(ctx context.Context, k tabKey, limit time.Duration) (t *tab, waited time.Duration, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	told := false
 	for {
 		if p.closed {
 			return nil, waited, ErrClosed
@@ -68,7 +69,19 @@ func (p *Pool) tabFor(ctx context.Context, k tabKey, limit time.Duration) (t *ta
 			return t, waited, err
 		}
 		ch := p.changed
-		wctx, stop := context.WithTimeout(ctx, limit-waited)
+		// Another session's idle page may be taken once it sat idleFor: no page
+		// need go idle or close for that, so the wait ends then too.
+		wait := limit - waited
+		mark, idle := p.idleMarkLocked()
+		marked := idle && mark < wait
+		if marked {
+			wait = mark
+		}
+		if p.waiting != nil && !told {
+			p.waiting(k)
+			told = true
+		}
+		wctx, stop := context.WithTimeout(ctx, wait)
 		began := time.Now()
 		err := p.waitLocked(wctx, ch)
 		stop()
@@ -76,11 +89,26 @@ func (p *Pool) tabFor(ctx context.Context, k tabKey, limit time.Duration) (t *ta
 		if ctx.Err() != nil {
 			return nil, waited, ctx.Err()
 		}
-		if err != nil || waited >= limit {
+		if err != nil && !marked || waited >= limit {
 			// A page found now would have none of the cap left to render in.
 			return nil, waited, p.noPageFree(limit)
 		}
 	}
+}
+
+// idleMarkLocked is how long until the page idle longest has sat idle idleFor,
+// when a page is idle.
+func (p *Pool) idleMarkLocked() (time.Duration, bool) {
+	var first time.Time
+	for e := p.lru.Front(); e != nil; e = e.Next() {
+		if t := e.Value.(*tab); !t.busy && (first.IsZero() || t.idleSince.Before(first)) {
+			first = t.idleSince
+		}
+	}
+	if first.IsZero() {
+		return 0, false
+	}
+	return max(time.Until(first.Add(idleFor)), time.Millisecond), true
 }
 
 // noPageFree is the error of a render that waited its whole time cap for a page.
@@ -183,7 +211,7 @@ func (p *Pool) sessionLocked(ctx context.Context, b *browserRun, k tabKey) (*ses
 			s = &session{key: k, ready: make(chan struct{}), tabs: map[*tab]*list.Element{}, opening: 1}
 			p.sessions[k] = s
 			p.mu.Unlock()
-			id, err := answer(ctx, p, b, "a session's new browser context", func() (cdp.BrowserContextID, error) { return newBrowserContext(b.ctx) },
+			id, err := answer(ctx, p, b, "a session's new browser context", func() (cdp.BrowserContextID, error) { return p.newContext(b.ctx) },
 				func(id cdp.BrowserContextID) { disposeBrowserContext(b.ctx, id) })
 			p.mu.Lock()
 			s.opening--

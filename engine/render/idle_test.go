@@ -1,0 +1,104 @@
+package render
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+)
+
+// idlePool is a pool of contexts pages with no browser behind it: its pages and
+// browser contexts are made up, and a render is a tabFor the test ends (release)
+// when it chooses. waiting hears each render that begins to wait for a page.
+func idlePool(t *testing.T, contexts int) (p *Pool, waiting chan tabKey) {
+	t.Helper()
+	// The browser is a context that no test ends before the pool's Close.
+	browser, stop := context.WithCancel(context.Background())
+	p = newPool(Config{Contexts: contexts, Timeout: time.Minute, Shared: browser}.withDefaults(), "")
+	p.newContext = func(context.Context) (cdp.BrowserContextID, error) { return "bc", nil }
+	p.openTab = func(b context.Context, bc cdp.BrowserContextID, k tabKey) (*tab, error) {
+		ctx, cancel := context.WithCancel(b)
+		return &tab{key: k, ctx: ctx, cancel: cancel, bc: bc}, nil
+	}
+	waiting = make(chan tabKey, 16)
+	p.waiting = func(k tabKey) { waiting <- k }
+	t.Cleanup(func() {
+		p.Close()
+		stop()
+	})
+	return p, waiting
+}
+
+type turn struct {
+	k   tabKey
+	t   *tab
+	err error
+}
+
+// ask asks for a page of session k aside, for limit at most; the answer comes
+// on got.
+func ask(p *Pool, k tabKey, limit time.Duration, got chan<- turn) {
+	go func() {
+		t, _, err := p.tabFor(context.Background(), k, limit)
+		got <- turn{k, t, err}
+	}()
+}
+
+// served waits for the next render to be served and says which.
+func served(t *testing.T, got <-chan turn, what string) turn {
+	t.Helper()
+	select {
+	case r := <-got:
+		if r.err != nil {
+			t.Fatalf("%s: the render of session %s got no page: %v", what, r.k.site, r.err)
+		}
+		if r.t.key != r.k {
+			t.Fatalf("%s: the render of session %s got a page of session %s", what, r.k.site, r.t.key.site)
+		}
+		return r
+	case <-time.After(gateWait):
+		t.Fatalf("%s: no render served in %v", what, gateWait)
+		return turn{}
+	}
+}
+
+func queued(t *testing.T, waiting <-chan tabKey, want tabKey) {
+	t.Helper()
+	select {
+	case k := <-waiting:
+		if k != want {
+			t.Fatalf("session %s began to wait; want %s", k.site, want.site)
+		}
+	case <-time.After(gateWait):
+		t.Fatalf("session %s's render did not begin to wait in %v", want.site, gateWait)
+	}
+}
+
+// A render waiting for a page, its session having one of its own (busy), takes
+// the place of another session's page once that page sat idle idleFor, though no
+// page frees meanwhile: the pool is not full, and the render does not wait out
+// its cap.
+func TestPoolWaitingRenderTakesAPageLeftIdle(t *testing.T) {
+	t.Parallel()
+	p, waiting := idlePool(t, 2)
+	a, b := tabKey{"e", "a"}, tabKey{"e", "b"}
+	const limit = 30 * time.Second
+	got := make(chan turn, 4)
+	ask(p, a, limit, got)
+	served(t, got, "the pool's first page")
+	ask(p, b, limit, got)
+	b1 := served(t, got, "the pool's second page")
+	released := time.Now()
+	p.release(b1.t) // b's page idle, its session's for a while
+	ask(p, a, limit, got)
+	queued(t, waiting, a)
+	r := served(t, got, "b's page left idle")
+	if took := time.Since(released); took < idleFor {
+		t.Errorf("a's render took b's page after %v; want it left to b for %v", took, idleFor)
+	}
+	if st := p.Stats(); st.Contexts != 2 || st.Sessions != 1 {
+		t.Errorf("stats: %+v; want 2 pages open, both a's", st)
+	}
+	p.release(r.t)
+}
