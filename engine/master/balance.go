@@ -24,20 +24,16 @@ import (
 func (t *Table) AddCost(unit string, d time.Duration) { t.costs.Add(unit, d) }
 
 // PlanBalance computes a re-deal of the units over the active workers (o: the
-// balancing thresholds and seed).
+// balancing thresholds and seed). A worker the operator paused is dealt no unit (its
+// lanes would hold it paused) and, while a worker is active, gives up the units it
+// holds, as at a join (spread): they are placed first, heaviest on the lightest.
 func (t *Table) PlanBalance(o balance.Options) (view.RebalancePlan, error) {
 	plan := view.RebalancePlan{Workers: true}
 	var live []string
 	for _, name := range sortedKeys(t.nodes) {
-		// A paused worker is left out, its units with it: moving work onto it
-		// would hold that work paused (its own units stay until it resumes).
 		if n := t.nodes[name]; n.state == view.NodeActive {
 			live = append(live, name)
 		}
-	}
-	if len(live) < 2 {
-		plan.Summary = fmt.Sprintf("%d active worker: nothing to balance", len(live))
-		return plan, nil
 	}
 	index := map[string]int{}
 	for i, name := range live {
@@ -45,6 +41,7 @@ func (t *Table) PlanBalance(o balance.Options) (view.RebalancePlan, error) {
 	}
 	var units []string
 	current := balance.Assignment{}
+	away := map[string]string{} // a paused worker's units: their owner
 	for _, u := range sortedKeys(t.units) {
 		q := t.units[u]
 		owner := q.owner
@@ -54,7 +51,14 @@ func (t *Table) PlanBalance(o balance.Options) (view.RebalancePlan, error) {
 		if i, ok := index[owner]; ok {
 			units = append(units, u)
 			current[u] = i
+		} else if n := t.nodes[owner]; n != nil && n.state == view.NodePaused && len(live) > 0 && q.next == "" {
+			units = append(units, u)
+			away[u] = owner
 		}
+	}
+	if len(live) < 2 && len(away) == 0 {
+		plan.Summary = fmt.Sprintf("%d active worker: nothing to balance", len(live))
+		return plan, nil
 	}
 	if len(units) == 0 {
 		plan.Summary = "no sites held yet: nothing to balance"
@@ -84,11 +88,27 @@ func (t *Table) PlanBalance(o balance.Options) (view.RebalancePlan, error) {
 		plan.Before = append(plan.Before, view.EgressLoad{Egress: name, Lanes: count(current, i), Cost: before[i]})
 		plan.After = append(plan.After, view.EgressLoad{Egress: name, Lanes: count(next, i), Cost: after[i]})
 	}
+	paused := map[string]*view.EgressLoad{}
+	for _, u := range sortedKeys(away) {
+		if paused[away[u]] == nil {
+			paused[away[u]] = &view.EgressLoad{Egress: away[u]}
+		}
+		paused[away[u]].Lanes++
+		paused[away[u]].Cost += w[u]
+	}
+	for _, name := range sortedKeys(paused) {
+		plan.Before = append(plan.Before, *paused[name])
+		plan.After = append(plan.After, view.EgressLoad{Egress: name})
+	}
 	for _, mv := range balance.Moves(current, next) {
-		if mv.From < 0 || mv.To < 0 {
+		from := away[mv.Key]
+		if mv.From >= 0 {
+			from = live[mv.From]
+		}
+		if from == "" || mv.To < 0 {
 			continue
 		}
-		plan.Units = append(plan.Units, view.UnitMove{Unit: mv.Key, From: live[mv.From], To: live[mv.To], Weight: w[mv.Key]})
+		plan.Units = append(plan.Units, view.UnitMove{Unit: mv.Key, From: from, To: live[mv.To], Weight: w[mv.Key]})
 	}
 	sort.Slice(plan.Units, func(i, j int) bool { return plan.Units[i].Weight > plan.Units[j].Weight })
 	if len(plan.Units) == 0 {

@@ -164,3 +164,90 @@ func queue(tb *Table, sites []string, n int) {
 		}
 	}
 }
+
+// The operator's rebalance (r) deals a paused worker's sites to the active workers,
+// as a join does (TestAJoinLeavesAPausedWorkerOutOfTheDeal): the plan moves each of
+// them off the paused worker, to the active one holding the least, and moves nothing
+// onto it; applied, the sites it holds tasks of move once it handed back what its
+// lanes had not taken and reported the rest. With no worker active there is nothing
+// to balance. Before, the plan left the paused worker out with its sites, and their
+// work sat in its paused lanes until its resume.
+func TestARebalanceDealsAPausedWorkersSitesToTheActiveOnes(t *testing.T) {
+	t.Parallel()
+	sites := []string{"a", "b", "c", "d", "e", "f"}
+	for _, tc := range []struct {
+		name    string
+		before  func(tb *Table) // workers joined, tasks of the six sites queued, pauses
+		holds   map[string]int  // the sites each worker holds once the plan is applied
+		release map[string]int  // the sites the rebalance asks each worker to release
+		dealt   map[string]int  // the tasks a dispatch then deals each
+	}{
+		{"its sites' tasks waiting at the master", func(tb *Table) {
+			join(tb, "w1", "w2", "w3")
+			queue(tb, sites, 1)
+			tb.SetPaused("w3", true)
+		}, map[string]int{"w1": 3, "w2": 3, "w3": 0}, map[string]int{}, map[string]int{"w1": 3, "w2": 3}},
+		{"its sites' tasks in hand", func(tb *Table) {
+			join(tb, "w1", "w2", "w3")
+			queue(tb, sites, 2)
+			tb.Dispatch(2) // one task of each site in each worker's hands
+			tb.SetPaused("w3", true)
+		}, map[string]int{"w1": 3, "w2": 3, "w3": 0}, map[string]int{"w3": 2}, map[string]int{"w1": 3, "w2": 3}},
+		{"one worker active", func(tb *Table) {
+			join(tb, "w1", "w2")
+			queue(tb, sites, 1)
+			tb.SetPaused("w2", true)
+		}, map[string]int{"w1": 6, "w2": 0}, map[string]int{}, map[string]int{"w1": 6}},
+		{"every worker paused", func(tb *Table) {
+			join(tb, "w1", "w2")
+			queue(tb, sites, 1)
+			tb.SetPaused("w1", true)
+			tb.SetPaused("w2", true)
+		}, map[string]int{"w1": 3, "w2": 3}, map[string]int{}, map[string]int{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tb := New(&keepAll{}, nil, 1)
+			tc.before(tb)
+			p, err := tb.PlanBalance(balanceOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, mv := range p.Units {
+				if tb.nodes[mv.To].state != view.NodeActive {
+					t.Errorf("the plan moves %s onto the paused %s", mv.Unit, mv.To)
+				}
+			}
+			_, release, err := tb.ApplyBalance(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			holds := map[string]int{}
+			for name, n := range tb.Stats().Nodes {
+				holds[name] = n.Hosts
+			}
+			if fmt.Sprint(holds) != fmt.Sprint(tc.holds) {
+				t.Errorf("after the rebalance (%s) the workers hold %v sites; want %v", p.Summary, holds, tc.holds)
+			}
+			released := map[string]int{}
+			for name, units := range release {
+				released[name] = len(units)
+			}
+			if fmt.Sprint(released) != fmt.Sprint(tc.release) {
+				t.Errorf("the rebalance asked the workers to release %v sites; want %v", released, tc.release)
+			}
+			// What a worker released moves once it reported its tasks in hand.
+			for name := range release {
+				for _, task := range heldBack(tb.nodes[name]) {
+					tb.Settle(name, task, true)
+				}
+			}
+			dealt := map[string]int{}
+			for _, b := range tb.Dispatch(10) {
+				dealt[b.Node] += len(b.Tasks)
+			}
+			if fmt.Sprint(dealt) != fmt.Sprint(tc.dealt) {
+				t.Errorf("after the rebalance a dispatch dealt %v tasks; want %v", dealt, tc.dealt)
+			}
+		})
+	}
+}

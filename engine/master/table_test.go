@@ -124,16 +124,24 @@ func TestBalancePlanAndApply(t *testing.T) {
 	}
 
 	// A worker the operator paused gets no units: its lanes would hold them
-	// paused (a walkthrough saw the plan move a site onto one). Nor does the
-	// unit of a new site go there.
+	// paused (a walkthrough saw the plan move a site onto one). Its own go to
+	// the active workers (TestARebalanceDealsAPausedWorkersSitesToTheActiveOnes).
+	// Nor does the unit of a new site go there.
 	tb.nodes["w3"].state = view.NodePaused
 	if p, err := tb.PlanBalance(balanceOptions()); err != nil {
 		t.Fatal(err)
 	} else {
+		off := 0
 		for _, mv := range p.Units {
-			if mv.To == "w3" || mv.From == "w3" {
+			if mv.To == "w3" {
 				t.Errorf("plan moves %s from %s to %s while w3 is paused", mv.Unit, mv.From, mv.To)
 			}
+			if mv.From == "w3" {
+				off++
+			}
+		}
+		if off != 2 {
+			t.Errorf("plan %+v moves %d of the paused w3's 2 sites off it; want both", p.Units, off)
 		}
 	}
 	if got := tb.pick("new.test"); got == "w3" {
