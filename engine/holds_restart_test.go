@@ -121,6 +121,28 @@ func TestTheOperatorsHostHoldsSurviveARestart(t *testing.T) {
 	if warns := holdWarnings(e); len(warns) > 0 {
 		t.Errorf("the restart warned about the holds: %q", warns)
 	}
+	checkKeptLog(t, e, paused, disabled)
+}
+
+// checkKeptLog fails t unless e's log says the holds on paused and disabled were
+// set again as kept from the last run, and not as if the operator had just set
+// them: an operator reading the log after a restart knows no key was pressed.
+func checkKeptLog(t *testing.T, e *engine.Engine, paused, disabled string) {
+	t.Helper()
+	var holdLines []string
+	for _, ev := range e.EventsSince(0, 10000) {
+		if strings.HasPrefix(ev.Msg, "host "+paused+" ") || strings.HasPrefix(ev.Msg, "host "+disabled+" ") {
+			holdLines = append(holdLines, ev.Msg)
+		}
+	}
+	if len(holdLines) < 2 {
+		t.Fatalf("the restarted crawl's log says of the held hosts %q; want their holds kept from the last run", holdLines)
+	}
+	for i, want := range []string{"host " + paused + " paused by operator (kept from the last run)", "host " + disabled + " disabled by operator until "} {
+		if !strings.HasPrefix(holdLines[i], want) || !strings.HasSuffix(holdLines[i], " (kept from the last run)") {
+			t.Errorf("the restarted crawl's log line %d on the held hosts is %q; want %q… (kept from the last run)", i+1, holdLines[i], want)
+		}
+	}
 }
 
 // TestTheMastersHostHoldsSurviveItsRestart: the operator pauses one host and
@@ -172,6 +194,47 @@ func TestTheMastersHostHoldsSurviveItsRestart(t *testing.T) {
 	enginetest.WaitFor(t, paused+" fetched once resumed", func() bool { return count(paused, restart) > 0 })
 	if n := count(disabled, restart); n > 0 {
 		t.Errorf("%s, disabled on the master for 2 hours before its restart, was requested %d times after it", disabled, n)
+	}
+	checkKeptLog(t, c.master, paused, disabled)
+	c.master.Close()
+}
+
+// TestAMastersHostHoldsAreKeptWhenAWorkerDoesNotAnswer: the operator pauses one
+// host and disables another on a master whose only worker stopped without leaving
+// (the master counts it live until its heartbeat timeout). The controls say the
+// worker did not answer, but the master holds both, for the workers to come; so
+// does the master started again on its database. Before, the master held them
+// but the store kept neither, and its restart lost them.
+func TestAMastersHostHoldsAreKeptWhenAWorkerDoesNotAnswer(t *testing.T) {
+	t.Parallel()
+	c := startCluster(t, holdsWeb(65))
+	w1 := c.worker("w1", "127.0.0.2")
+	paused, disabled, count, _ := heldHosts(t, c.sb)
+	enginetest.WaitFor(t, "both hosts requested 4 times", func() bool {
+		return count(paused, time.Time{}) >= 4 && count(disabled, time.Time{}) >= 4
+	})
+	w1.Close() // silent from now on: no leave
+	if err := c.master.PauseHost(paused, true); err == nil {
+		t.Errorf("pausing %s with w1 gone said nothing of w1", paused)
+	}
+	if err := c.master.SetHostDisabled(disabled, true); err == nil {
+		t.Errorf("disabling %s with w1 gone said nothing of w1", disabled)
+	}
+	s := c.master.Snapshot()
+	if !slices.Contains(s.PausedHosts, paused) {
+		t.Errorf("the master's paused hosts %v miss %s, which it holds for the workers to come", s.PausedHosts, paused)
+	}
+	if err := c.master.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c.opts.Seeds = nil
+	c.startMaster()
+	if got, want := c.master.HeldHosts(), (holds.Restored{Paused: 1, Disabled: 1}); got != want {
+		t.Errorf("the restarted master set again %+v of the operator's holds, want %+v", got, want)
+	}
+	w2 := c.worker("w2", "127.0.0.3")
+	if !disabledOn(w2.Engine().Snapshot(), disabled) {
+		t.Errorf("w2, joining the restarted master, does not hold %s disabled", disabled)
 	}
 	c.master.Close()
 }

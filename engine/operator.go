@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/control"
+	"github.com/crawlconsole/crawlconsole/engine/crew"
 	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/holds"
@@ -148,14 +149,19 @@ func (e *Engine) PauseLane(id int, paused bool) error { return e.crew.PauseLane(
 // process's runner keeps the pause too: on one box it is the one the crew set, on a
 // master (whose workers' lanes hold it) it is what the snapshot's paused hosts say.
 func (e *Engine) PauseHost(host string, paused bool) error {
-	if err := e.crew.PauseHost(host, paused); err != nil {
+	return e.pauseHost(host, paused, e.crew.PauseHost(host, paused))
+}
+
+// pauseHost records a pause the crew holds, whatever a worker answered (crew.Holds).
+func (e *Engine) pauseHost(host string, paused bool, err error) error {
+	if !crew.Holds(err) {
 		return err
 	}
 	e.mu.Lock()
 	e.lanes.Run.SetHostPaused(host, paused)
 	e.mu.Unlock()
 	e.holds.Pause(host, paused)
-	return nil
+	return err
 }
 
 // KnowsHost implements Control: a seed on host (before the store took it in), or a
@@ -191,13 +197,7 @@ func (e *Engine) RotateLane(id int) (string, error) { return e.crew.RotateLane(i
 // the store keeps it (and the pauses) for the next start (restoreHolds).
 func (e *Engine) SetHostDisabled(host string, disabled bool) error {
 	err := e.crew.SetHostDisabled(host, disabled)
-	switch {
-	case err != nil:
-	case disabled:
-		e.holds.Disable(host, e.now().Add(e.opts.Rotation.DisableFor))
-	default:
-		e.holds.Disable(host, time.Time{})
-	}
+	e.holds.Disabled(host, disabled, e.now().Add(e.opts.Rotation.DisableFor), err)
 	return err
 }
 
@@ -205,8 +205,8 @@ func (e *Engine) SetHostDisabled(host string, disabled bool) error {
 // store's last run (package holds), before the first task is handed out.
 func (e *Engine) restoreHolds() {
 	e.holds = holds.New(e.st)
-	e.held = e.holds.Restore(holds.Controls{KnowsHost: e.KnowsHost, DisableFor: e.crew.DisableHostFor,
-		PauseHost: func(h string) error { return e.PauseHost(h, true) },
+	e.held = e.holds.Restore(holds.Controls{KnowsHost: e.KnowsHost, DisableFor: e.crew.DisableHostKept,
+		PauseHost: func(h string) error { return e.pauseHost(h, true, e.crew.PauseHostKept(h)) },
 		Warn:      func(msg string) { e.logf(view.LevelWarn, 0, "", "%s", msg) }}, e.now())
 }
 

@@ -6,6 +6,7 @@
 package crew
 
 import (
+	"errors"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
@@ -71,10 +72,28 @@ type Controls interface {
 	PauseNode(name string, paused bool) error
 	RotateLane(id int) (string, error)
 	SetHostDisabled(host string, disabled bool) error
-	// DisableHostFor puts host on the host_disable_list for d: what is left of a
-	// disable the store kept from the last run.
-	DisableHostFor(host string, d time.Duration) error
+	// PauseHostKept and DisableHostKept set again a host pause, and a disable for
+	// d (what is left of it), the store kept from the last run: logged as kept, so
+	// an operator reading the log after a restart knows no key was pressed.
+	PauseHostKept(host string) error
+	DisableHostKept(host string, d time.Duration) error
 	AddEgress(spec string) (string, error)
 	RemoveEgress(name string) error
 	FlushDNS(domain string) (int, error)
+}
+
+// Unanswered is a control's error when the crew holds the control all the same but
+// some of those who fetch did not carry it out (a master's worker that did not
+// answer: the master tells it again as it rejoins, and tells those joining later).
+// The crawl keeps such a control as it keeps one every fetcher answered.
+type Unanswered struct{ Err error }
+
+func (u *Unanswered) Error() string { return u.Err.Error() }
+func (u *Unanswered) Unwrap() error { return u.Err }
+
+// Holds tells whether the crew holds a control that answered err: it did with no
+// error, or with an Unanswered one.
+func Holds(err error) bool {
+	var u *Unanswered
+	return err == nil || errors.As(err, &u)
 }

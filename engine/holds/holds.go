@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/crew"
 	"github.com/crawlconsole/crawlconsole/engine/plural"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -90,6 +91,19 @@ func (b *Book) Disable(host string, until time.Time) {
 		b.disabled[host] = until
 	}
 	b.save()
+}
+
+// Disabled records host disabled by the operator (on) until until, or enabled
+// again, if the crew holds it as it answered err (crew.Holds: a master holds a
+// disable a worker did not answer, and tells it to the workers joining later).
+func (b *Book) Disabled(host string, on bool, until time.Time, err error) {
+	if !crew.Holds(err) {
+		return
+	}
+	if !on {
+		until = time.Time{}
+	}
+	b.Disable(host, until)
 }
 
 // save queues the document on the store's writer. Caller holds b.mu, so the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/balance"
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
+	"github.com/crawlconsole/crawlconsole/engine/crew"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/plural"
 	"github.com/crawlconsole/crawlconsole/engine/view"
@@ -78,7 +79,8 @@ func (l *Link) LanesMax() int { return l.lanesMax }
 // with every worker holding one of its keyword shards. A worker not live now gets it
 // with its join's reply (PausedHosts, DisabledHosts), as lanes.max (SetMaxLanes):
 // recorded and numbered before the live workers are listed. A disable lasts lasts,
-// rotation.disable_for if 0 (lasts > 0: what is left of one the last run kept).
+// rotation.disable_for if 0 (lasts > 0: what is left of one the last run kept). A
+// worker's failure is a crew.Unanswered: the master holds the control all the same.
 func (l *Link) HostControl(op, host string, on bool, lasts time.Duration) error {
 	if host == "" {
 		return errors.New("no host given")
@@ -116,7 +118,10 @@ func (l *Link) HostControl(op, host string, on bool, lasts time.Duration) error 
 		// table deals none while it is paused): it would hold their windows.
 		l.Recall(func(t frontier.Task) bool { return t.Host == host })
 	}
-	return err
+	if err != nil {
+		return &crew.Unanswered{Err: err} // held here all the same, for the joins to come
+	}
+	return nil
 }
 
 // hostsHeld lists, sorted, the hosts the operator holds with op (pause_host,

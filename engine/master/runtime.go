@@ -269,9 +269,17 @@ func (m *Runtime) SetHostDisabled(host string, disabled bool) error {
 	return err
 }
 
-// DisableHostFor puts host on the workers' host_disable_list for d, those joining
-// later included.
-func (m *Runtime) DisableHostFor(host string, d time.Duration) error {
+// PauseHostKept holds the workers' requests to host, paused on the master's last
+// run, those joining later included.
+func (m *Runtime) PauseHostKept(host string) error {
+	m.link.host.Logf(view.LevelInfo, "host %s paused by operator (kept from the last run)", host)
+	return m.link.HostControl(wire.OpPauseHost, host, true, 0)
+}
+
+// DisableHostKept puts host on the workers' host_disable_list for d, what is left
+// of a disable the master's last run kept, those joining later included.
+func (m *Runtime) DisableHostKept(host string, d time.Duration) error {
+	m.link.host.Logf(view.LevelInfo, "host %s disabled by operator until %s (kept from the last run)", host, m.link.host.Now().Add(d).Format(time.TimeOnly))
 	return m.link.HostControl(wire.OpDisableHost, host, true, d)
 }
 

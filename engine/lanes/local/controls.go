@@ -38,8 +38,17 @@ func (c *Crew) PauseLane(id int, paused bool) error {
 	return nil
 }
 
+// keptNote ends the log line of a host hold the store kept from the last run.
+const keptNote = " (kept from the last run)"
+
 // PauseHost holds or lets go this process's requests to host.
-func (c *Crew) PauseHost(host string, paused bool) error {
+func (c *Crew) PauseHost(host string, paused bool) error { return c.pauseHost(host, paused, "") }
+
+// PauseHostKept holds this process's requests to host, paused on the last run.
+func (c *Crew) PauseHostKept(host string) error { return c.pauseHost(host, true, keptNote) }
+
+// pauseHost is PauseHost whose log line ends with note.
+func (c *Crew) pauseHost(host string, paused bool, note string) error {
 	if host == "" {
 		return errors.New("no host given")
 	}
@@ -49,7 +58,7 @@ func (c *Crew) PauseHost(host string, paused bool) error {
 		c.crawl.Wake()
 	}
 	c.parts.Mu.Unlock()
-	c.crawl.Logf(view.LevelInfo, 0, host, "host %s %s by operator", host, onOff[paused])
+	c.crawl.Logf(view.LevelInfo, 0, host, "host %s %s by operator%s", host, onOff[paused], note)
 	return nil
 }
 
@@ -94,14 +103,23 @@ func (c *Crew) RotateLane(id int) (string, error) {
 // SetHostDisabled puts host on this process's host_disable_list, or takes it off
 // and brings its deferred URLs back at once.
 func (c *Crew) SetHostDisabled(host string, disabled bool) error {
-	return c.disable(host, disabled, 0)
+	return c.disable(host, disabled, 0, "")
 }
 
 // DisableHostFor puts host on this process's host_disable_list for d (<= 0:
 // rotation.disable_for): a worker holds its master's disable for what is left of it.
-func (c *Crew) DisableHostFor(host string, d time.Duration) error { return c.disable(host, true, d) }
+func (c *Crew) DisableHostFor(host string, d time.Duration) error {
+	return c.disable(host, true, d, "")
+}
 
-func (c *Crew) disable(host string, disabled bool, d time.Duration) error {
+// DisableHostKept puts host on this process's host_disable_list for d, what is
+// left of a disable the last run kept.
+func (c *Crew) DisableHostKept(host string, d time.Duration) error {
+	return c.disable(host, true, d, keptNote)
+}
+
+// disable is SetHostDisabled for d, its log line ending with note.
+func (c *Crew) disable(host string, disabled bool, d time.Duration, note string) error {
 	if c.Pool == nil {
 		return errNoRotation
 	}
@@ -110,7 +128,7 @@ func (c *Crew) disable(host string, disabled bool, d time.Duration) error {
 	}
 	if disabled {
 		until := c.Run.DisableHost(host, d)
-		c.crawl.Logf(view.LevelInfo, 0, host, "host %s disabled by operator until %s", host, until.Format(time.TimeOnly))
+		c.crawl.Logf(view.LevelInfo, 0, host, "host %s disabled by operator until %s%s", host, until.Format(time.TimeOnly), note)
 		return nil
 	}
 	c.Pool.Enable(host)
