@@ -59,6 +59,13 @@ func (r *Runner) fetchWithRetry(s *Slot, link *route.Link, t frontier.Task, hdr 
 			}
 			return nil, nil, kindLeaseLost, false
 		}
+		// The operator may have disabled the host while the task waited in hand
+		// (at the gate, for the lease while a master restarts, between retries):
+		// the disable holds the task too, as it held those on the board.
+		if r.deferDisabled(t) {
+			r.Gate.Release(tk)
+			return nil, nil, "", true
+		}
 		var bound context.Context
 		if r.LeaseBound != nil {
 			bound = r.LeaseBound()
@@ -150,6 +157,23 @@ func (r *Runner) fetchWithRetry(s *Slot, link *route.Link, t frontier.Task, hdr 
 			return nil, nil, fetch.KindCanceled, false
 		}
 	}
+}
+
+// deferDisabled defers t when its host is on the host_disable_list now, and says
+// whether it did. Mu not held.
+func (r *Runner) deferDisabled(t frontier.Task) bool {
+	if r.Pool == nil {
+		return false
+	}
+	until, off := r.Pool.Rotation().DisabledUntil(t.Host)
+	if !off {
+		return false
+	}
+	r.Mu.Lock()
+	r.Front.Defer(t, until)
+	r.Mu.Unlock()
+	r.Front.Flush()
+	return true
 }
 
 // maxReroutes is how many times one task moves to another egress after a refusal
