@@ -99,7 +99,11 @@ func (m *Runtime) Start() error {
 		}
 		m.subs = append(m.subs, sub)
 	}
-	if n := m.book.Limbo(); n > 0 {
+	// Under the lock: the results consumed above take URLs out of limbo already.
+	m.crawl.Lock()
+	n := m.book.Limbo()
+	m.crawl.Unlock()
+	if n > 0 {
 		m.crawl.Go(func() { m.grace(n) })
 	}
 	m.crawl.Go(m.dispatchLoop)
