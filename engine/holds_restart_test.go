@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/holds"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/sandbox"
+	"github.com/crawlconsole/crawlconsole/store"
 )
 
 // holdsWeb is a sandbox web whose news sites have two section hosts of 120
@@ -248,4 +250,93 @@ func holdWarnings(e *engine.Engine) []string {
 		}
 	}
 	return out
+}
+
+// deferredOf counts the URLs of host the store at db holds deferred past now (read
+// beside the running crawl, as `stats` does).
+func deferredOf(t *testing.T, db, host string) int {
+	t.Helper()
+	ro, err := store.OpenReadOnly(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	now := time.Now()
+	urls, err := ro.DueDeferred(now.Add(24*time.Hour), 100000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, u := range urls {
+		if u.Host == host && u.DeferredUntil.After(now) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestAHostDisabledBeforeARestartAndEnabledAfterItGetsItsURLsBack: on one box, the
+// operator disables a host mid-crawl (its queued URLs deferred for
+// rotation.disable_for, 2 hours) and the crawl stops; started again, the disable is
+// held, and the operator enables the host: the URLs the first run deferred come
+// back at once, as those of a disable enabled in the same run do, and are fetched.
+// Before, only the URLs this run had deferred came back: the first run's waited in
+// the store for the 2 hours.
+func TestAHostDisabledBeforeARestartAndEnabledAfterItGetsItsURLsBack(t *testing.T) {
+	t.Parallel()
+	sb := enginetest.StartSandbox(t, holdsWeb(65))
+	db := filepath.Join(t.TempDir(), "crawl.db")
+	o := enginetest.PoliteOptions(sb, db)
+	o.Egress = []string{"bind:127.0.0.1"}
+	_, disabled, count, _ := heldHosts(t, sb)
+	e := enginetest.Start(t, o)
+	enginetest.WaitFor(t, disabled+" requested 4 times", func() bool { return count(disabled, time.Time{}) >= 4 })
+	if err := e.SetHostDisabled(disabled, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	left := deferredOf(t, db, disabled)
+	if left == 0 {
+		t.Fatalf("the disable of %s deferred none of its URLs", disabled)
+	}
+	restart := time.Now()
+	e = enginetest.Start(t, o)
+	if err := e.SetHostDisabled(disabled, false); err != nil {
+		t.Fatal(err)
+	}
+	enginetest.WaitFor(t, fmt.Sprintf("the %d URLs of %s deferred before the restart fetched once it is enabled", left, disabled), func() bool {
+		return deferredOf(t, db, disabled) == 0 && count(disabled, restart) >= left
+	})
+}
+
+// TestAHostDisabledBeforeAMastersRestartAndEnabledAfterItGetsItsURLsBack is the
+// one-box test's story on a master, whose worker runs on through its restart:
+// enabled on the restarted master, the host's URLs the worker deferred before it
+// come back at once and are fetched.
+func TestAHostDisabledBeforeAMastersRestartAndEnabledAfterItGetsItsURLsBack(t *testing.T) {
+	t.Parallel()
+	c := startCluster(t, holdsWeb(67))
+	c.worker("w1", "127.0.0.2")
+	_, disabled, count, _ := heldHosts(t, c.sb)
+	enginetest.WaitFor(t, disabled+" requested 4 times", func() bool { return count(disabled, time.Time{}) >= 4 })
+	if err := c.master.SetHostDisabled(disabled, true); err != nil {
+		t.Fatal(err)
+	}
+	enginetest.WaitFor(t, "the master's store holding URLs of "+disabled+" deferred", func() bool { return deferredOf(t, c.opts.DB, disabled) > 0 })
+	if err := c.master.Close(); err != nil {
+		t.Fatal(err)
+	}
+	left := deferredOf(t, c.opts.DB, disabled)
+	restart := time.Now()
+	c.opts.Seeds = nil
+	c.startMaster()
+	if err := c.master.SetHostDisabled(disabled, false); err != nil {
+		t.Fatal(err)
+	}
+	enginetest.WaitFor(t, fmt.Sprintf("the %d URLs of %s deferred before the master's restart fetched once it is enabled", left, disabled), func() bool {
+		return deferredOf(t, c.opts.DB, disabled) == 0 && count(disabled, restart) >= left
+	})
+	c.master.Close()
 }

@@ -194,10 +194,15 @@ func (e *Engine) PauseNode(name string, paused bool) error { return e.crew.Pause
 func (e *Engine) RotateLane(id int) (string, error) { return e.crew.RotateLane(id) }
 
 // SetHostDisabled implements Control: the disable lasts rotation.disable_for, and
-// the store keeps it (and the pauses) for the next start (restoreHolds).
+// the store keeps it (and the pauses) for the next start (restoreHolds). Enabled
+// again, the host gets back its URLs the store holds deferred, those an earlier run
+// set aside included (the crew knows only its own run's).
 func (e *Engine) SetHostDisabled(host string, disabled bool) error {
 	err := e.crew.SetHostDisabled(host, disabled)
 	e.holds.Disabled(host, disabled, e.now().Add(e.opts.Rotation.DisableFor), err)
+	if !disabled && crew.Holds(err) && e.st != nil {
+		e.st.UndeferHost(host, e.now())
+	}
 	return err
 }
 

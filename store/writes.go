@@ -156,6 +156,19 @@ func (s *Store) Undefer(url string, now time.Time) {
 	}})
 }
 
+// UndeferHost queues making due at now every URL of host still set aside with no
+// kind kept (a disable, a refusal's wait): a host enabled again gets back the URLs
+// an earlier run of the crawl deferred, which the run enabling it does not know of.
+// Those set aside for a reason kept with them (a robots.txt wait) keep their time.
+func (s *Store) UndeferHost(host string, now time.Time) {
+	s.submit(&writeOp{what: "undefer host", key: host, apply: func(w *writer) (func(), error) {
+		_, err := w.execSQL(`UPDATE urls SET deferred_until = ?, updated_at = ?
+			WHERE state = 4 AND host = ? AND err_kind = '' AND deferred_until > ?`,
+			nanos(now), time.Now().UnixNano(), host, nanos(now))
+		return nil, err
+	}})
+}
+
 // SavePage queues storing a fetched page. In ONE transaction: the page is inserted
 // unless already stored (a page is never stored twice, e.g. when a crash made the
 // engine fetch it again), its URL becomes Processed (and is added if it was unknown),

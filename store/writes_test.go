@@ -411,3 +411,31 @@ func TestUndeferTouchesOnlyURLsStillDeferred(t *testing.T) {
 		t.Errorf("the URL fetched since it was deferred: state %v after the host came back; want it still processed", got.State)
 	}
 }
+
+// A host enabled again gets back every URL of it still set aside with no kind kept,
+// those an earlier run deferred included; another host's, and one waiting for its
+// robots.txt, keep their time.
+func TestUndeferHostBringsBackItsKindlessDeferrals(t *testing.T) {
+	s, _ := openTemp(t, Options{})
+	disabled, other, robots := testURL("a.test", 1), testURL("b.test", 1), testURL("a.test", 2)
+	s.AddURLs([]URL{disabled, other, robots}, nil)
+	later := time.Now().Add(2 * time.Hour)
+	s.Defer(disabled.URL, later)
+	s.Defer(other.URL, later)
+	s.DeferAs(robots.URL, later, "robots_unreachable")
+	now := time.Now()
+	s.UndeferHost("a.test", now)
+	mustFlush(t, s)
+	for _, tc := range []struct {
+		url string
+		due bool
+	}{{disabled.URL, true}, {other.URL, false}, {robots.URL, false}} {
+		got, err := s.URLState(tc.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.State != Deferred || got.DeferredUntil.After(now) != !tc.due {
+			t.Errorf("%s: state %v until %v after a.test came back; want deferred, due now %v", tc.url, got.State, got.DeferredUntil, tc.due)
+		}
+	}
+}
