@@ -135,6 +135,10 @@ func (c *Crew) disable(host string, disabled bool, d time.Duration, note string)
 	c.parts.Mu.Lock()
 	urls := c.deferred.TakeHost(host)
 	c.parts.Mu.Unlock()
+	// The deferrals not written yet (FlushDeferred runs each second) go to the
+	// store first: written after the undo, they would set the URLs aside again
+	// until the disable's end.
+	c.FlushDeferred()
 	c.crawl.Undefer(urls, c.crawl.Now())
 	c.crawl.Logf(view.LevelInfo, 0, host, "host %s enabled by operator; %d deferred URLs come back", host, len(urls))
 	return nil
