@@ -66,6 +66,13 @@ func (r *Runner) fetchWithRetry(s *Slot, link *route.Link, t frontier.Task, hdr 
 			r.Gate.Release(tk)
 			return nil, nil, "", true
 		}
+		// So may they have paused it: the task goes back to its lane's queue to
+		// wait for the resume, as one taken after the pause does (Front.Hold).
+		if r.asidePaused(s, t) {
+			r.Gate.Release(tk)
+			r.Record.Abandon(t, s.Lane.ID)
+			return nil, nil, kindSwapped, false
+		}
 		var bound context.Context
 		if r.LeaseBound != nil {
 			bound = r.LeaseBound()
@@ -174,6 +181,14 @@ func (r *Runner) deferDisabled(t frontier.Task) bool {
 	r.Mu.Unlock()
 	r.Front.Flush()
 	return true
+}
+
+// asidePaused gives t back to its lane's queue when the operator paused its host
+// while it waited in hand, and says whether it did. Mu not held.
+func (r *Runner) asidePaused(s *Slot, t frontier.Task) bool {
+	r.Mu.Lock()
+	defer r.Mu.Unlock()
+	return r.heldHosts[t.Host] && r.Front.SetAsideInHand(s, t)
 }
 
 // maxReroutes is how many times one task moves to another egress after a refusal

@@ -36,6 +36,11 @@ type Tasks interface {
 	// and is released (aside): the lane takes its next turn. held false: the crawl
 	// is stopping and the task was released. Mu held.
 	Hold(s *Slot, t frontier.Task) (held, aside bool)
+	// SetAsideInHand gives back to the lane's queue a task whose host the operator
+	// paused while it waited in hand (at the gate, for the lease), as Hold sets one
+	// aside, but leaves its release to the lane (Release). false: the host is not
+	// held now. Mu held.
+	SetAsideInHand(s *Slot, t frontier.Task) bool
 	// Release ends the lane's hold on a task taken by Next; ended says its fetch is
 	// over (not moved to another egress, deferred or left queued). The front then
 	// sees whether the crawl ran dry. Mu held.

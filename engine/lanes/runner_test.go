@@ -123,6 +123,7 @@ type fakeFront struct {
 	board     *lanes.Board
 	delivered []lanes.Outcome
 	deferred  []frontier.Task
+	aside     []frontier.Task // set aside in hand, its host paused
 	begun     map[string]int
 }
 
@@ -133,10 +134,14 @@ func (f *fakeFront) Next(s *lanes.Slot) (frontier.Task, bool) {
 }
 func (f *fakeFront) Hold(*lanes.Slot, frontier.Task) (bool, bool) { return true, false }
 func (f *fakeFront) Release(frontier.Task, bool)                  {}
-func (f *fakeFront) CheckIdle()                                   {}
-func (f *fakeFront) Place(t frontier.Task)                        { f.board.Add(t) }
-func (f *fakeFront) OffBoard(ts []frontier.Task) []frontier.Task  { return ts }
-func (f *fakeFront) Defer(t frontier.Task, until time.Time)       { f.deferred = append(f.deferred, t) }
+func (f *fakeFront) SetAsideInHand(_ *lanes.Slot, t frontier.Task) bool {
+	f.aside = append(f.aside, t)
+	return true
+}
+func (f *fakeFront) CheckIdle()                                  {}
+func (f *fakeFront) Place(t frontier.Task)                       { f.board.Add(t) }
+func (f *fakeFront) OffBoard(ts []frontier.Task) []frontier.Task { return ts }
+func (f *fakeFront) Defer(t frontier.Task, until time.Time)      { f.deferred = append(f.deferred, t) }
 func (f *fakeFront) DeferAs(t frontier.Task, until time.Time, _ string) {
 	f.deferred = append(f.deferred, t)
 }

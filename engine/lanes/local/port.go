@@ -105,11 +105,20 @@ func (p lanePort) SwapForUrgent(s *lanes.Slot, t frontier.Task) (swapped, droppe
 // queue, where a revisit waits again as one (its mark back on the board), and
 // releases it. Mu held.
 func (p lanePort) setAside(s *lanes.Slot, t frontier.Task) bool {
+	if !p.SetAsideInHand(s, t) {
+		return false
+	}
+	p.Release(t, false)
+	return true
+}
+
+// SetAsideInHand is setAside without the release, for a task the lane's runner
+// releases. Mu held.
+func (p lanePort) SetAsideInHand(s *lanes.Slot, t frontier.Task) bool {
 	if !p.c.Board.SetAside(s.Lane, t) {
 		return false
 	}
 	p.c.fr.Marks().PutBack(t.URL, t.Hand) // waiting again: Release will not count it
-	p.Release(t, false)
 	return true
 }
 
