@@ -73,14 +73,7 @@ func TestTheOperatorsHostHoldsSurviveARestart(t *testing.T) {
 	o.Egress = []string{"bind:127.0.0.1"} // the host_disable_list is the egress rotation's
 	paused, disabled, count, others := heldHosts(t, sb)
 
-	e, err := engine.New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	if err := e.Start(); err != nil {
-		t.Fatal(err)
-	}
+	e := enginetest.Start(t, o)
 	// Their section and listing pages read: their articles wait in the queue.
 	enginetest.WaitFor(t, "both hosts requested 4 times", func() bool {
 		return count(paused, time.Time{}) >= 4 && count(disabled, time.Time{}) >= 4
