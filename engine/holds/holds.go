@@ -171,17 +171,19 @@ func (b *Book) Restore(c Controls, now time.Time) Restored {
 		c.Warn(fmt.Sprintf("the operator's host holds kept in the store (meta key %s) cannot be read (%v): no host is held paused or disabled from the last run; pause or disable them again", MetaKey, err))
 		return r
 	}
-	known := func(host string) bool {
+	// known says whether host is held again; unknown, that the store has no URL of
+	// it (its record goes). A failed read holds it neither now nor forgets it.
+	known := func(host string) (ok, unknown bool) {
 		ok, err := c.KnowsHost(host)
 		if err == nil && ok {
-			return true
+			return true, false
 		}
 		why := "the store has no URL of it"
 		if err != nil {
-			why = err.Error()
+			why = err.Error() + "; kept for the next start"
 		}
 		c.Warn(fmt.Sprintf("host %s held by the operator in the store (meta key %s) is not held again: %s", host, MetaKey, why))
-		return false
+		return false, err == nil
 	}
 	b.mu.Lock()
 	for _, h := range d.Paused {
@@ -198,18 +200,16 @@ func (b *Book) Restore(c Controls, now time.Time) Restored {
 	// on a host the store does not know is dropped; one the crawl could not set
 	// (a disable on a start without egresses) stays recorded for the next start.
 	for _, h := range paused {
-		switch {
-		case !known(h):
+		if ok, unknown := known(h); unknown {
 			b.Pause(h, false)
-		case warnErr(c, h, "paused", c.PauseHost(h)):
+		} else if ok && warnErr(c, h, "paused", c.PauseHost(h)) {
 			r.Paused++
 		}
 	}
 	for _, h := range slices.Sorted(maps.Keys(disabled)) {
-		switch {
-		case !known(h):
+		if ok, unknown := known(h); unknown {
 			b.Disable(h, time.Time{})
-		case warnErr(c, h, "disabled", c.DisableFor(h, disabled[h].Sub(now))):
+		} else if ok && warnErr(c, h, "disabled", c.DisableFor(h, disabled[h].Sub(now))) {
 			r.Disabled++
 		}
 	}

@@ -133,6 +133,22 @@ func TestUnreadableOrUnknownHoldsWarnAndTheCrawlGoesOn(t *testing.T) {
 	if !strings.Contains(string(st[MetaKey]), "a.test") {
 		t.Errorf("a disable the start could not set is dropped: %s", st[MetaKey])
 	}
+	// A store that fails to say whether it knows the host: not held now, a
+	// warning, and the record kept for the next start.
+	st = meta{}
+	New(st).Pause("a.test", true)
+	c = &crawl{b: New(st)}
+	ctl = c.controls()
+	ctl.KnowsHost = func(string) (bool, error) { return false, errors.New("database is locked") }
+	if r := c.b.Restore(ctl, now); r != (Restored{}) {
+		t.Errorf("restored %+v, want none", r)
+	}
+	if len(c.warns) != 1 || !strings.Contains(c.warns[0], "database is locked") {
+		t.Errorf("warnings %q, want one naming the read's error", c.warns)
+	}
+	if !strings.Contains(string(st[MetaKey]), "a.test") {
+		t.Errorf("a hold whose host the store failed to look up is dropped: %s", st[MetaKey])
+	}
 	c = &crawl{b: New(meta{})}
 	if r := c.b.Restore(c.controls(), now); r != (Restored{}) || len(c.warns) > 0 {
 		t.Errorf("a store without holds: restored %+v, warnings %q", r, c.warns)
