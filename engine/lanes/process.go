@@ -10,6 +10,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/lanes/internal/noanswer"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
 	"github.com/crawlconsole/crawlconsole/engine/robots"
 	"github.com/crawlconsole/crawlconsole/engine/view"
@@ -72,7 +73,7 @@ func (r *Runner) process(s *Slot, link *route.Link, t frontier.Task) (ended, swa
 			return true, false
 		}
 		if rules.Unreachable {
-			if _, final, ok := nameFailure(rules.Err, u.Hostname()); ok && r.dnsGivesUp(final, originOf(t.URL, u)) {
+			if _, final, ok := noanswer.NameFailure(rules.Err, u.Hostname()); ok && r.dnsGivesUp(final, originOf(t.URL, u)) {
 				// The site's name does not resolve: its pages would fail the same
 				// way, so the URL fails as dns (counted, the crawl goes on to its
 				// end) instead of waiting for a robots.txt that cannot come.

@@ -2,13 +2,13 @@ package lanes
 
 import (
 	"context"
-	"errors"
 	"net/netip"
 	"net/url"
 	"strings"
 
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
+	"github.com/crawlconsole/crawlconsole/engine/lanes/internal/noanswer"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/route"
 	"github.com/crawlconsole/crawlconsole/engine/robots"
 	"github.com/crawlconsole/crawlconsole/engine/view"
@@ -19,7 +19,7 @@ import (
 // are missing or older than etiquette.robots_cache_for (a robots.txt request is a request to the host like any
 // other, for the site's bot detection). Each fetch sets the host's Crawl-delay anew,
 // capped at fetch.max_crawl_delay. refused is the SSRF guard's refusal of u's own
-// host when that is why robots.txt got no answer (refusedOrigin), nil otherwise: the
+// host when that is why robots.txt got no answer (noanswer.RefusedOrigin), nil otherwise: the
 // site's pages would be refused the same way.
 func (r *Runner) robotsFor(link *route.Link, raw string, u *url.URL) (rules *robots.Rules, refused *fetch.BlockedError, err error) {
 	origin := originOf(raw, u)
@@ -62,7 +62,7 @@ func (r *Runner) robotsFor(link *route.Link, raw string, u *url.URL) (rules *rob
 			}
 			r.Mu.Unlock()
 		}
-		if kind, final, ok := nameFailure(rules.Err, host); rules.Unreachable && ok {
+		if kind, final, ok := noanswer.NameFailure(rules.Err, host); rules.Unreachable && ok {
 			// The operator must see at once that the name does not resolve (a
 			// misspelt seed): the warning says so first, and what becomes of its URLs.
 			tries := r.Robots.Failures(origin) + 1 // this answer is not counted yet
@@ -74,7 +74,7 @@ func (r *Runner) robotsFor(link *route.Link, raw string, u *url.URL) (rules *rob
 			default:
 				r.Front.Logf(view.LevelWarn, 0, host, "dns: %s does not resolve (%s, try %d of %d): its URLs wait, deferred, and it is asked again later (etiquette.robots_retry, doubling), then they fail as dns", host, kind, tries, r.Opts.Fetch.Retries+1)
 			}
-		} else if rules.Unreachable && refusedHost(rules.Err, host) == nil { // the SSRF guard's refusal is warned of as such
+		} else if rules.Unreachable && noanswer.RefusedHost(rules.Err, host) == nil { // the SSRF guard's refusal is warned of as such
 			// The site's URLs now wait, counted as robots_unreachable: without the
 			// reason (a refused connection, no such name, a 503) an operator whose
 			// site is down or misspelt sees that count alone.
@@ -87,7 +87,7 @@ func (r *Runner) robotsFor(link *route.Link, raw string, u *url.URL) (rules *rob
 	if err != nil {
 		return nil, nil, err
 	}
-	return rules, refusedOrigin(rules, u), nil
+	return rules, noanswer.RefusedOrigin(rules, u), nil
 }
 
 // proxyFault is a robots.txt fetch that failed at the egress's proxy: no answer
@@ -100,25 +100,6 @@ type proxyFault struct {
 
 func (e *proxyFault) Error() string { return "robots.txt: " + e.err.Error() }
 func (e *proxyFault) Unwrap() error { return e.err }
-
-// refusedOrigin returns the SSRF guard's refusal of u's own host when that is why
-// its robots.txt got no answer (rules unreachable), nil otherwise: a robots.txt
-// redirected to a refused address leaves the site itself allowed, and unreachable.
-func refusedOrigin(rules *robots.Rules, u *url.URL) *fetch.BlockedError {
-	if rules == nil || !rules.Unreachable {
-		return nil // (every page asks: errors.As's target is made only when it may match)
-	}
-	return refusedHost(rules.Err, u.Hostname())
-}
-
-// refusedHost is err's refusal of host by the SSRF guard, nil when it is none.
-func refusedHost(err error, host string) *fetch.BlockedError {
-	var be *fetch.BlockedError
-	if !errors.As(err, &be) || !strings.EqualFold(be.Host, host) {
-		return nil
-	}
-	return be
-}
 
 // warnRefused tells the operator, once per host this run, that the SSRF guard
 // refused a host's address (a WARN: its URLs fail as ssrf_blocked), and how to let
