@@ -28,7 +28,16 @@ type Sandbox struct {
 	dns               *dnsServer
 	reqNo             atomic.Int64
 	closeOnce         sync.Once
+	// redirects are the URLs a test moved to another (Redirect): "host/path" ->
+	// the absolute URL of the 302's Location.
+	redirects sync.Map
 }
+
+// Redirect answers from ("host/path", no port, no query) with a 302 to to (an
+// absolute URL) from now on, before the web's own page or robots.txt at that path:
+// a test's cross-host redirect, a robots.txt's included. The anti-bot rule and the
+// truth count it as any request to the host.
+func (s *Sandbox) Redirect(from, to string) { s.redirects.Store(from, to) }
 
 // Info is what `crawlconsole sandbox` prints as its JSON line.
 type Info struct {
@@ -274,6 +283,12 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case throttled:
 		serveThrottled(w, x)
 	default:
+		if to, ok := s.redirects.Load(x.rec.Host + r.URL.Path); ok {
+			w.Header().Set("Location", to.(string))
+			x.finish(http.StatusFound)
+			w.WriteHeader(http.StatusFound)
+			return
+		}
 		x.rec.Fault = s.web.faultOf(p)
 		s.servePage(w, r, p, x)
 	}

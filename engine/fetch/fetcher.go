@@ -46,6 +46,11 @@ type Config struct {
 	// a redirect hop is one more request to the host, and the site's bot rule counts
 	// it like any other (M1). nil: follow at once.
 	RedirectPause func() time.Duration
+	// Held reports whether the operator holds a host (paused or disabled): a
+	// robots.txt redirect to it is not followed (HeldError), as the host gets no
+	// request of any kind. A page's redirect to another host is not followed
+	// anyway (its target is queued). nil: no host is held.
+	Held func(host string) bool
 	// KeepParse reads an HTML page's links in the page model's tokenizer pass
 	// and keeps that parse in Result.Parsed, for the engine to sign
 	// the page without tokenizing it again (one box signs what it stores, a worker

@@ -50,7 +50,8 @@ func (f *Fetcher) FetchRobots(ctx context.Context, origin, token string) *robots
 // robotsRedirect follows robots.txt redirects across hosts (RFC 9309 §2.3.1.2) —
 // "http://example.com/robots.txt" → "https://www.example.com/robots.txt" is the most
 // common layout on the web — with the SSRF guard on every new host and the
-// politeness pause on same-host hops.
+// politeness pause on same-host hops; never to a host the operator holds
+// (Config.Held).
 func (f *Fetcher) robotsRedirect(req *http.Request, via []*http.Request) error {
 	// More hops, a loop or another scheme: the last 3xx stands, which
 	// robots.FromResponse reads as "unavailable" (allow all).
@@ -66,6 +67,9 @@ func (f *Fetcher) robotsRedirect(req *http.Request, via []*http.Request) error {
 			return http.ErrUseLastResponse // a loop: as many hops as it takes, all in vain
 		}
 	}
+	if f.cfg.Held != nil && f.cfg.Held(req.URL.Hostname()) {
+		return &HeldError{Host: req.URL.Hostname()} // the site's robots.txt stays unread, for now
+	}
 	prev := via[len(via)-1]
 	if req.URL.Host != prev.URL.Host {
 		if _, err := f.dialer.Allowed(req.Context(), req.URL.Hostname()); err != nil {
@@ -74,4 +78,15 @@ func (f *Fetcher) robotsRedirect(req *http.Request, via []*http.Request) error {
 		return nil
 	}
 	return f.pauseRedirect(req)
+}
+
+// HeldError is a robots.txt redirect not followed because the operator holds its
+// target's host (Config.Held): the rules are unreachable, for now, and the site's
+// URLs wait for robots.txt to be asked again.
+type HeldError struct {
+	Host string
+}
+
+func (e *HeldError) Error() string {
+	return "redirect to " + e.Host + ", a host the operator holds (paused or disabled): not followed"
 }

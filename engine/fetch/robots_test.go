@@ -1,10 +1,13 @@
 package fetch
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -78,6 +81,25 @@ func TestFetchRobotsPolicy(t *testing.T) {
 		defer s.Close()
 		if r := f.FetchRobots(t.Context(), s.URL, "crawlconsole"); !r.Unreachable || r.RetryAfter != 2*time.Minute {
 			t.Fatalf("unreachable %v retry-after %v, want true and 2m", r.Unreachable, r.RetryAfter)
+		}
+	})
+	t.Run("redirect to a host the operator holds: not followed, disallow all for now", func(t *testing.T) {
+		var asked atomic.Int32
+		held := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			asked.Add(1)
+			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+		}))
+		defer held.Close()
+		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "http://held.example:"+held.URL[strings.LastIndex(held.URL, ":")+1:]+"/robots.txt", http.StatusMovedPermanently)
+		}))
+		defer s.Close()
+		cfg := Config{UserAgent: "crawlconsole-test", RequestTimeout: 5 * time.Second, MaxBodyBytes: 1 << 20, MaxRedirects: 3,
+			Held: func(host string) bool { return host == "held.example" }}
+		hf, _ := testFetcher(t, mapResolver{"held.example": {netip.MustParseAddr("127.0.0.1")}}, []string{"127.0.0.0/8"}, cfg)
+		r := hf.FetchRobots(t.Context(), s.URL, "crawlconsole")
+		if _, ok := errors.AsType[*HeldError](r.Err); !ok || !r.Unreachable || r.Allowed("/") || asked.Load() != 0 {
+			t.Fatalf("unreachable %v (%v), held host asked %d times; want unreachable for a HeldError, the held host not asked", r.Unreachable, r.Err, asked.Load())
 		}
 	})
 	t.Run("network error: disallow all for now", func(t *testing.T) {

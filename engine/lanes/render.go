@@ -80,7 +80,8 @@ func (r *Runner) renderLater(s *Slot, link *route.Link, t frontier.Task, u *url.
 
 // finishRender renders res's page, its own requests sent through the lane: robots
 // (the page's host's rules, or the other host's), the SSRF guard (the egress's
-// dialer), the host gate and its adaptive gap, as any request to their host. kind
+// dialer), the host gate and its adaptive gap, the operator's holds, as any request
+// to their host. kind
 // is the task's outcome kind: refused when the rendered page is a block page.
 func (r *Runner) finishRender(s *Slot, link *route.Link, t frontier.Task, rules *robots.Rules, res *fetch.Result,
 	render func(context.Context, Send) *fetch.Rendering) (kind string) {
@@ -105,6 +106,10 @@ func (r *Runner) finishRender(s *Slot, link *route.Link, t frontier.Task, rules 
 		tk, err := r.Gate.AcquireWith(ctx, Wait{}, egIdx, host, t.ParentHash)
 		if err != nil {
 			return nil, err
+		}
+		if r.HostHeld(host) { // a host the operator holds gets no request, a page's own included
+			r.Gate.Release(tk)
+			return nil, errHostHeld
 		}
 		res, err := link.F.Resource(ctx, req)
 		if ctx.Err() != nil {

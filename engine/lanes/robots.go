@@ -2,6 +2,7 @@ package lanes
 
 import (
 	"context"
+	"errors"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -20,7 +21,8 @@ import (
 // other, for the site's bot detection). Each fetch sets the host's Crawl-delay anew,
 // capped at fetch.max_crawl_delay. refused is the SSRF guard's refusal of u's own
 // host when that is why robots.txt got no answer (noanswer.RefusedOrigin), nil otherwise: the
-// site's pages would be refused the same way.
+// site's pages would be refused the same way. A host the operator held while the
+// lane waited is not asked (errHostHeld), nor is a held host a redirect leads to.
 func (r *Runner) robotsFor(link *route.Link, raw string, u *url.URL) (rules *robots.Rules, refused *fetch.BlockedError, err error) {
 	origin := originOf(raw, u)
 	host := u.Hostname()
@@ -31,6 +33,10 @@ func (r *Runner) robotsFor(link *route.Link, raw string, u *url.URL) (rules *rob
 			if err != nil {
 				r.Gate.Release(tk)
 			}
+		}
+		if err == nil && r.HostHeld(host) { // held while the lane waited: not asked
+			r.Gate.Release(tk)
+			err = errHostHeld
 		}
 		if err != nil {
 			return nil, err
@@ -74,6 +80,8 @@ func (r *Runner) robotsFor(link *route.Link, raw string, u *url.URL) (rules *rob
 			default:
 				r.Front.Logf(view.LevelWarn, 0, host, "dns: %s does not resolve (%s, try %d of %d): its URLs wait, deferred, and it is asked again later (etiquette.robots_retry, doubling), then they fail as dns", host, kind, tries, r.Opts.Fetch.Retries+1)
 			}
+		} else if he, ok := errors.AsType[*fetch.HeldError](rules.Err); ok {
+			r.Front.Logf(view.LevelInfo, 0, host, "robots.txt for %s redirects to %s, which the operator holds: not followed; the site's URLs wait, deferred, and robots.txt is asked again later (etiquette.robots_retry, doubling)", origin, he.Host)
 		} else if rules.Unreachable && noanswer.RefusedHost(rules.Err, host) == nil { // the SSRF guard's refusal is warned of as such
 			// The site's URLs now wait, counted as robots_unreachable: without the
 			// reason (a refused connection, no such name, a 503) an operator whose
