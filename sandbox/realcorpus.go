@@ -142,7 +142,10 @@ func realKey(u *url.URL) string {
 }
 
 // mapRealURL maps a real http(s) URL to the loopback URL at port: http, same host,
-// path and query. ok is false for anything else.
+// path and query. ok is false for anything else. An absolute URL inside the path or
+// query (a redirector's /redir/…/*https://www1.site/article) is pointed at port too,
+// as rewriteHosts does to it in a served document, so that a listed URL maps to the
+// link the document is served with.
 func mapRealURL(raw string, port int) (string, bool) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
@@ -150,7 +153,7 @@ func mapRealURL(raw string, port int) (string, bool) {
 	}
 	k := realKey(u)
 	i := strings.IndexByte(k, '/')
-	return "http://" + net.JoinHostPort(k[:i], strconv.Itoa(port)) + k[i:], true
+	return "http://" + net.JoinHostPort(k[:i], strconv.Itoa(port)) + string(rewriteHosts([]byte(k[i:]), port)), true
 }
 
 // realAbsURL is an absolute http(s) URL's scheme and authority in a document: the

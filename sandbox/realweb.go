@@ -59,12 +59,16 @@ func StartRealWebOn(addr, dir string, docs []RealDoc) (*RealWeb, error) {
 	w := &RealWeb{dir: dir, addr: ln.Addr().String(), port: ln.Addr().(*net.TCPAddr).Port,
 		docs: map[string]RealDoc{}, hosts: map[string][]RealDoc{}, sections: map[string][]RealDoc{}, hits: map[string]int{}}
 	for _, d := range docs {
+		// Keyed by the URL it is served at, which Map gives (a URL inside its path
+		// rewritten as well), as requests arrive.
 		u, err := url.Parse(d.URL)
-		if err != nil || u.Hostname() == "" {
+		mapped, ok := mapRealURL(d.URL, w.port)
+		served, merr := url.Parse(mapped)
+		if err != nil || !ok || merr != nil {
 			ln.Close()
-			return nil, fmt.Errorf("real web: %s: url %q is not absolute", d.File, d.URL)
+			return nil, fmt.Errorf("real web: %s: url %q is not an absolute http(s) URL", d.File, d.URL)
 		}
-		k := realKey(u)
+		k := realKey(served)
 		if other, dup := w.docs[k]; dup {
 			ln.Close()
 			return nil, fmt.Errorf("real web: %s and %s are served at the same URL", d.File, other.File)

@@ -248,3 +248,33 @@ func TestRealWebSectionPagesAnnounceTheirFeeds(t *testing.T) {
 		}
 	}
 }
+
+// A link that carries another URL in its path (a news site's redirector:
+// /redir/…/*https://www1.site/article) is served with both URLs pointed at the
+// server, so the loopback URL a listed link maps to is the one the served document
+// holds, and a document published at such a URL is served at the URL Map gives.
+func TestRealWebMapsAURLInsideAURLAsItsDocumentServesIt(t *testing.T) {
+	listed := "https://redir.example.org/redir/rss091/*https://www1.example.org/2018/09/a.shtml"
+	dir := writeRealCorpus(t, map[string][]byte{
+		"feeds/redir.xml": []byte(`<rss version="2.0"><channel><item><link><![CDATA[` + listed + `]]></link></item></channel></rss>`),
+	},
+		"feeds/redir.xml\trss20\tutf-8\thttps://feeds.example.org/proxy/*https://www1.example.org/rss\ttext/xml\ta/b@0:x\tMIT",
+	)
+	docs, err := LoadRealCorpus(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := StartRealWeb(dir, docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	res, body := realGet(t, w, w.DocURL(docs[0]))
+	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "text/xml" {
+		t.Fatalf("feed at %s: %d %q, want the document (text/xml)", w.DocURL(docs[0]), res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	mapped, ok := w.Map(listed)
+	if !ok || !bytes.Contains(body, []byte("<![CDATA["+mapped+"]]>")) {
+		t.Fatalf("Map(%q) = %q, not the link the feed is served with:\n%s", listed, mapped, body)
+	}
+}
