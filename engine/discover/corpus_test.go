@@ -9,9 +9,9 @@ import (
 	"testing"
 )
 
-// corpusDirs are the real-world corpus and the held-out set: documents gathered
+// corpusDirs are the real-world corpus and the held-out sets: documents gathered
 // after the parser's fixes, to tell how a feed nobody tuned for fares.
-var corpusDirs = []string{"testdata/realworld", "testdata/heldout"}
+var corpusDirs = []string{"testdata/realworld", "testdata/heldout", "testdata/heldout2", "testdata/heldout3"}
 
 // corpusDoc is one row of the real-world corpus's MANIFEST.tsv.
 type corpusDoc struct {

@@ -329,3 +329,29 @@ func TestFeedItemCap(t *testing.T) {
 		t.Fatalf("err %v, %d entries, warnings %v; want 10 and a too_many_urls warning", err, len(doc.Entries), doc.Warnings)
 	}
 }
+
+// A link that ends in an empty fragment ("index.php# ", as a Hungarian cultural
+// centre's feed writes its items) names the page itself: it is listed as
+// "index.php", as a browser requests it and as a relative "x#" resolves, and a
+// fragment with a name is kept.
+func TestALinkWithAnEmptyFragmentIsThePage(t *testing.T) {
+	feed := `<rss version="0.91"><channel><item><link>http://a.test/muvhaz/index.php# </link></item>` +
+		`<item><link>http://a.test/muvhaz/index.php#5</link></item><item><link>rel.php#</link></item></channel></rss>`
+	sitemap := `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>http://a.test/news/1#</loc></url></urlset>`
+	for _, c := range []struct{ body, want string }{
+		{feed, "http://a.test/muvhaz/index.php http://a.test/muvhaz/index.php#5 http://a.test/muvhaz/rel.php"},
+		{sitemap, "http://a.test/news/1"},
+	} {
+		d, err := ParseFrom([]byte(c.body), Source{URL: "http://a.test/muvhaz/rss.xml"}, Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range d.Entries {
+			got = append(got, e.URL)
+		}
+		if strings.Join(got, " ") != c.want {
+			t.Errorf("entries %q, want %q", got, c.want)
+		}
+	}
+}

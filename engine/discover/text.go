@@ -27,9 +27,14 @@ func baseURL(s string) *url.URL {
 //
 // An IRI (a link with raw non-ASCII characters, as Korean or Chinese feeds write
 // them) is returned as its URI: the characters percent-encoded as UTF-8 (RFC 3987
-// §3.1), the URL a browser requests for it; so are spaces inside a link.
+// §3.1), the URL a browser requests for it; so are spaces inside a link. An empty
+// fragment ("index.php#") is dropped: it names the page itself, which is how a
+// relative link with one resolves too.
 func resolveLink(base *url.URL, v string) (string, bool) {
 	v = iriToURI(strings.TrimSpace(v))
+	if i := strings.IndexByte(v, '#'); i > 0 && i == len(v)-1 {
+		v = v[:i]
+	}
 	lv := strings.ToLower(v)
 	if strings.HasPrefix(lv, "http://") || strings.HasPrefix(lv, "https://") {
 		return v, true
