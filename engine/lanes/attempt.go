@@ -59,19 +59,12 @@ func (r *Runner) fetchWithRetry(s *Slot, link *route.Link, t frontier.Task, hdr 
 			}
 			return nil, nil, kindLeaseLost, false
 		}
-		// The operator may have disabled the host while the task waited in hand
-		// (at the gate, for the lease while a master restarts, between retries):
-		// the disable holds the task too, as it held those on the board.
-		if r.deferDisabled(t) {
+		// The operator may have disabled or paused the host while the task waited
+		// in hand (at the gate, for the lease while a master restarts, between
+		// retries): the hold holds the task too, as it held those on the board.
+		if r.HostHeld(t.Host) {
 			r.Gate.Release(tk)
-			return nil, nil, "", true
-		}
-		// So may they have paused it: the task goes back to its lane's queue to
-		// wait for the resume, as one taken after the pause does (Front.Hold).
-		if r.asidePaused(s, t) {
-			r.Gate.Release(tk)
-			r.Record.Abandon(t, s.Lane.ID)
-			return nil, nil, kindSwapped, false
+			return r.heldBegun(s, t)
 		}
 		var bound context.Context
 		if r.LeaseBound != nil {
@@ -95,6 +88,10 @@ func (r *Runner) fetchWithRetry(s *Slot, link *route.Link, t frontier.Task, hdr 
 		var v egress.Verdict
 		if fetch.Kind(err) != fetch.KindCanceled {
 			res, err, v = r.judged(link, egIdx, t, hdr, res, err) // one classifier, both routes
+			// The operator held the host before the refetch confirming a refusal.
+			if errors.Is(err, errHostHeld) {
+				return r.heldBegun(s, t)
+			}
 		}
 		if v.Class == egress.SiteBan && v.OneURL { // one URL's soft refusal punishes nobody
 			if r.oneURLRefusal(link, t, res, v) {

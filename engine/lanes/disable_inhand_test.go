@@ -14,15 +14,22 @@ import (
 
 // heldAt is the moment of a task's way to its request at which the operator holds
 // its host: while the lane waits to ask for the host's robots.txt (a site first
-// met, or rules whose cache ran out), or for the page's own request.
+// met, or rules whose cache ran out), for the page's own request, or while the
+// page's answer comes, one that looks like a refusal and is asked again to confirm.
 type heldAt int
 
 const (
 	atRobots heldAt = iota
 	atPage
+	atConfirm
 )
 
-func (a heldAt) String() string { return [...]string{"robots.txt", "page"}[a] }
+var heldAts = []heldAt{atRobots, atPage, atConfirm}
+
+func (a heldAt) String() string { return [...]string{"robots.txt", "page", "refusal's refetch"}[a] }
+
+// captcha reads as a soft refusal: the lane asks the page again to confirm it.
+const captcha = `<html><head><title>Verify you are human</title></head><body><p>Please complete the captcha.</p></body></html>`
 
 // TestAHostDisabledWhileALaneHoldsItsTaskIsNotRequested: the operator disables a
 // host while a lane holds one of its tasks, waiting at the gate or for the
@@ -33,7 +40,7 @@ func (a heldAt) String() string { return [...]string{"robots.txt", "page"}[a] }
 // disabled, after the disable.
 func TestAHostDisabledWhileALaneHoldsItsTaskIsNotRequested(t *testing.T) {
 	t.Parallel()
-	for _, at := range []heldAt{atRobots, atPage} {
+	for _, at := range heldAts {
 		t.Run(at.String(), func(t *testing.T) {
 			t.Parallel()
 			h := runHeldTask(t, at, func(r *lanes.Runner, host string) { r.DisableHost(host, time.Hour) })
@@ -53,7 +60,7 @@ func TestAHostDisabledWhileALaneHoldsItsTaskIsNotRequested(t *testing.T) {
 // one taken after the pause does, and the host sees no request at all.
 func TestAHostPausedWhileALaneHoldsItsTaskIsNotRequested(t *testing.T) {
 	t.Parallel()
-	for _, at := range []heldAt{atRobots, atPage} {
+	for _, at := range heldAts {
 		t.Run(at.String(), func(t *testing.T) {
 			t.Parallel()
 			h := runHeldTask(t, at, func(r *lanes.Runner, host string) {
@@ -84,15 +91,17 @@ type heldTask struct {
 }
 
 // runHeldTask runs one lane over one task of a loopback site, robots.txt not yet
-// read, whose operator's control (hold) comes while the lane waits for the
-// worker's lease before the request at (robots.txt's or the page's), the last
-// moment before that request leaves.
+// read, whose operator's control (hold) comes at: while the lane waits for the
+// worker's lease before robots.txt's or the page's request, the last moment
+// before it leaves, or as the site answers the page with a captcha.
 func runHeldTask(t *testing.T, at heldAt, hold func(r *lanes.Runner, host string)) heldTask {
 	t.Helper()
 	var held atomic.Bool
 	var pages, robots atomic.Int32
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
+	var r *lanes.Runner
+	const host, lease = "127.0.0.1", 7
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.URL.Path == "/robots.txt" {
 			if held.Load() {
 				robots.Add(1)
 			}
@@ -103,13 +112,20 @@ func runHeldTask(t *testing.T, at heldAt, hold func(r *lanes.Runner, host string
 			pages.Add(1)
 		}
 		w.Header().Set("Content-Type", "text/html")
+		if at == atConfirm {
+			if !held.Load() { // the page is asked for: the hold comes before its answer
+				hold(r, host)
+				held.Store(true)
+			}
+			w.Write([]byte(captcha))
+			return
+		}
 		w.Write([]byte("<html><body>hello</body></html>"))
 	}))
 	t.Cleanup(site.Close)
 
 	f := &markingFront{}
-	r := twoEgressRunner(t, f, []string{"bind:127.0.0.1"})
-	const host, lease = "127.0.0.1", 7
+	r = twoEgressRunner(t, f, []string{"bind:127.0.0.1"})
 	pageWaits := 0 // the task's lease is asked as its lane begins it, and before the page's request
 	r.Lease = func(_ context.Context, l uint64) error {
 		if l == lease {
@@ -128,7 +144,7 @@ func runHeldTask(t *testing.T, at heldAt, hold func(r *lanes.Runner, host string
 	}
 	r.Run(lanes.NewSlot(p.Lane))
 	if !held.Load() {
-		t.Fatalf("the lane never waited to ask for the %s", at)
+		t.Fatalf("the hold never came (at the %s)", at)
 	}
 	return heldTask{pages: pages.Load(), robots: robots.Load(), f: f, url: url}
 }

@@ -59,8 +59,8 @@ func (r *Runner) process(s *Slot, link *route.Link, t frontier.Task) (ended, swa
 			r.reroute(link, t, pf.v, pf.d) // the task was not begun: nothing to undo
 			return false, false
 		}
-		if errors.Is(err, errHostHeld) {
-			return r.heldInHand(s, t)
+		if errors.Is(err, errHostHeld) { // not begun: nothing to undo
+			return false, r.heldInHand(s, t, false)
 		}
 		if err != nil { // stopping: leave the URL queued
 			return false, false

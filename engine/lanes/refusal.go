@@ -18,7 +18,8 @@ import (
 // is fetched once more through the same egress, after the politeness gate, and the
 // refetch's answer replaces the first: ordinary, it stands; a soft refusal again, it
 // condemns this URL only (Verdict.OneURL) until another URL corroborates it; a hard
-// refusal, it stands.
+// refusal, it stands. A host the operator held meanwhile is not asked again
+// (errHostHeld).
 func (r *Runner) judged(link *route.Link, egIdx int, t frontier.Task, hdr http.Header, res *fetch.Result, ferr error) (*fetch.Result, error, egress.Verdict) {
 	v := route.Verdict(r.Judge, link, t.Host, res, ferr)
 	if v.Class != egress.SiteBan || !v.Confirm {
@@ -34,6 +35,10 @@ func (r *Runner) judged(link *route.Link, egIdx int, t frontier.Task, hdr http.H
 	tk, err := r.Gate.Acquire(r.Ctx, egIdx, t.Host, t.ParentHash)
 	if err != nil {
 		return res, ferr, egress.Verdict{Class: egress.SiteError, Reason: "stopping before the refetch confirming " + v.Reason}
+	}
+	if r.HostHeld(t.Host) { // the operator held the host meanwhile: not asked again
+		r.Gate.Release(tk)
+		return nil, errHostHeld, egress.Verdict{Class: egress.SiteError, Reason: "host held before the refetch confirming " + v.Reason}
 	}
 	res2, err2 := link.F.Fetch(t.URL, hdr)
 	r.Gate.Release(tk)
