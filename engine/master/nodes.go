@@ -9,6 +9,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/master/internal/nodetable"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
 
@@ -312,19 +313,11 @@ func (t *Table) LanesPeak() int { return t.lanesPeak }
 
 // NodesJSON is the node table as `stats --json` reads it from the store's meta table.
 func (t *Table) NodesJSON() ([]byte, error) {
-	type row struct {
-		Name      string         `json:"name"`
-		State     view.NodeState `json:"state"`
-		Heartbeat time.Time      `json:"heartbeat"`
-		Joined    time.Time      `json:"joined"`
-		Hosts     int            `json:"hosts"`
-		Results   int64          `json:"results"`
-		Late      int64          `json:"late"`
-	}
-	var rows []row
+	var rows []nodetable.Row
 	for _, name := range sortedKeys(t.nodes) {
 		n := t.nodes[name]
-		rows = append(rows, row{n.name, n.shown(), n.heard, n.joined, len(n.units), n.results, n.late})
+		rows = append(rows, nodetable.Row{Name: n.name, State: n.shown(), Heartbeat: n.heard, Joined: n.joined,
+			Hosts: len(n.units), Results: n.results, Late: n.late})
 	}
 	// A worker the last life knew live that has not rejoined this one may still
 	// fetch that life's URLs under its lease, until this life's grace period ends:
@@ -333,36 +326,16 @@ func (t *Table) NodesJSON() ([]byte, error) {
 	if !t.graceOver && t.waiting > 0 {
 		for _, name := range sortedKeys(t.awaiting) {
 			if t.nodes[name] == nil {
-				rows = append(rows, row{Name: name, State: nodeAwaited})
+				rows = append(rows, nodetable.Row{Name: name, State: nodetable.Awaited})
 			}
 		}
 	}
 	return json.Marshal(rows)
 }
 
-// nodeAwaited is the state a saved node table shows for a worker the last life
-// knew live that has not rejoined yet, while the grace period waits for it.
-const nodeAwaited view.NodeState = "awaited"
-
 // LiveNodes are the workers a node table saved by NodesJSON shows neither dead nor
-// left: those a restarted master's last life may have handed URLs to, or still
-// awaited from the life before it (nodeAwaited). nil when data is not such a table.
-func LiveNodes(data []byte) []string {
-	var rows []struct {
-		Name  string         `json:"name"`
-		State view.NodeState `json:"state"`
-	}
-	if json.Unmarshal(data, &rows) != nil {
-		return nil
-	}
-	var out []string
-	for _, r := range rows {
-		if r.Name != "" && r.State != view.NodeDead && r.State != view.NodeLeft {
-			out = append(out, r.Name)
-		}
-	}
-	return out
-}
+// left (nodetable.Live).
+func LiveNodes(data []byte) []string { return nodetable.Live(data) }
 
 // Stats is the master's part of the stats object (without the rejected messages,
 // which the transport counts).

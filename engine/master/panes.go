@@ -66,45 +66,19 @@ func (t *Table) View() ([]view.Node, []view.Lane) {
 
 // EgressView is the master's Egress pane (M3 over nodes): each live worker's rotation
 // rows under its name, then the account table's egresses held by no worker, with
-// every worker's disable list and pair bans.
+// every worker's disable list and pair bans (merge.Egress).
 func (t *Table) EgressView(now time.Time) *view.EgressView {
-	v := &view.EgressView{At: now, Node: "master"}
-	shown := map[string]bool{}
+	var workers []merge.Worker
 	for _, name := range sortedKeys(t.nodes) {
-		n := t.nodes[name]
-		if n.state == view.NodeDead || n.hb.Egress == nil {
-			continue
+		if n := t.nodes[name]; n.state != view.NodeDead && n.hb.Egress != nil {
+			workers = append(workers, merge.Worker{Name: name, View: n.hb.Egress})
 		}
-		w := n.hb.Egress
-		for _, r := range w.Egresses {
-			if !r.OnNode {
-				continue // the worker's view of the table: the master's own rows below
-			}
-			r.Node = name
-			shown[r.Name] = true
-			v.Egresses = append(v.Egresses, r)
-		}
-		v.Disabled = append(v.Disabled, w.Disabled...)
-		v.PairBans = append(v.PairBans, w.PairBans...)
-		v.Rotations += w.Rotations
-		v.HostsDisabled += w.HostsDisabled
 	}
-	v.Disabled = merge.Disabled(v.Disabled)
-	if t.accounts == nil {
-		return v
+	var accounts []egress.Account
+	if t.accounts != nil {
+		accounts = t.accounts.Accounts()
 	}
-	for _, a := range t.accounts.Accounts() {
-		if shown[a.Name] {
-			continue
-		}
-		state := "free"
-		if a.State == egress.AccountAssigned {
-			state = "on " + a.Node
-		}
-		v.Egresses = append(v.Egresses, egress.EgressRow{Name: a.Name, Kind: a.Kind, Address: a.Spec().Masked(),
-			Node: a.Node, RecentlyUsed: "n", SuccessRate: 1, State: state})
-	}
-	return v
+	return merge.Egress(workers, accounts, now)
 }
 
 // WorkerRefusals sums the refusals workers rerouted: they never reach the master as

@@ -1,5 +1,5 @@
 // Package merge adds up what a master's workers report of their own panes into
-// the master's: their DNS caches (M5) and their host_disable_lists (M3).
+// the master's: their DNS caches (M5), their egresses and host_disable_lists (M3).
 package merge
 
 import (
@@ -84,4 +84,46 @@ func Disabled(list []egress.DisabledHost) []egress.DisabledHost {
 		out = append(out, d)
 	}
 	return out
+}
+
+// Worker is one live worker's Egress pane as its last heartbeat reported it.
+type Worker struct {
+	Name string
+	View *view.EgressView
+}
+
+// Egress is the master's Egress pane (M3 over nodes): each worker's rotation rows
+// under its name, then the master's account table's accounts held by no worker, with
+// every worker's disable list and pair bans.
+func Egress(workers []Worker, accounts []egress.Account, now time.Time) *view.EgressView {
+	v := &view.EgressView{At: now, Node: "master"}
+	shown := map[string]bool{}
+	for _, wk := range workers {
+		name, w := wk.Name, wk.View
+		for _, r := range w.Egresses {
+			if !r.OnNode {
+				continue // the worker's view of the table: the master's own rows below
+			}
+			r.Node = name
+			shown[r.Name] = true
+			v.Egresses = append(v.Egresses, r)
+		}
+		v.Disabled = append(v.Disabled, w.Disabled...)
+		v.PairBans = append(v.PairBans, w.PairBans...)
+		v.Rotations += w.Rotations
+		v.HostsDisabled += w.HostsDisabled
+	}
+	v.Disabled = Disabled(v.Disabled)
+	for _, a := range accounts {
+		if shown[a.Name] {
+			continue
+		}
+		state := "free"
+		if a.State == egress.AccountAssigned {
+			state = "on " + a.Node
+		}
+		v.Egresses = append(v.Egresses, egress.EgressRow{Name: a.Name, Kind: a.Kind, Address: a.Spec().Masked(),
+			Node: a.Node, RecentlyUsed: "n", SuccessRate: 1, State: state})
+	}
+	return v
 }
