@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -113,14 +114,7 @@ func TestAWorkerJoiningWhileAnotherIsPausedTakesThePausedOnesSites(t *testing.T)
 	c := startCluster(t, smallWeb(47, 6))
 	c.worker("w1", "127.0.0.2")
 	w2 := c.worker("w2", "127.0.0.3")
-	sites := func(s view.Snapshot, name string) int {
-		for _, n := range s.Nodes {
-			if n.Name == name {
-				return n.Sites
-			}
-		}
-		return -1
-	}
+	sites := sitesOf
 	enginetest.WaitSnapshot(t, c.master, "w1 and w2 holding sites", func(s view.Snapshot) bool {
 		return sites(s, "w1") > 0 && sites(s, "w2") > 0
 	})
@@ -141,6 +135,84 @@ func TestAWorkerJoiningWhileAnotherIsPausedTakesThePausedOnesSites(t *testing.T)
 		t.Errorf("w2 is %v at the crawl's end, want still %v", st, view.NodePaused)
 	}
 	t.Logf("%+v", stats.Cluster)
+}
+
+// TestAPausedWorkerRejoiningARestartedMasterIsDealtNoSite: the operator pauses w1;
+// the master stops and starts again on its database. w2 rejoins first, then w1
+// (its heartbeats held back until then). w1's join says it is paused: the restarted
+// master's log line for it says so, its sites go to w2, and while w2 goes on the
+// Nodes pane shows w1 paused holding none and the sandbox sees no request from it.
+// Before, the rejoin made w1 active until its first heartbeat: the join dealt it
+// its share of the sites, which then sat in its paused lanes.
+func TestAPausedWorkerRejoiningARestartedMasterIsDealtNoSite(t *testing.T) {
+	t.Parallel()
+	cfg := smallWeb(49, 6)
+	cfg.Layout.ListingPages, cfg.Layout.ArticlesPerListing = 6, 20 // work left for w2 after the restart
+	c := startCluster(t, cfg)
+	w1 := c.worker("w1", "127.0.0.2")
+	c.worker("w2", "127.0.0.3")
+	from := func(ip string, since time.Time) int { return requestsFrom(c, ip, since) }
+	enginetest.WaitSnapshot(t, c.master, "w1 and w2 holding sites", func(s view.Snapshot) bool {
+		return sitesOf(s, "w1") > 0 && sitesOf(s, "w2") > 0
+	})
+	if err := c.master.PauseNode("w1", true); err != nil {
+		t.Fatal(err)
+	}
+	enginetest.WaitSnapshot(t, w1.Engine(), "w1 paused", func(s view.Snapshot) bool { return s.State == view.StatePaused })
+	enginetest.WaitSnapshot(t, w1.Engine(), "w1's lanes idle", func(s view.Snapshot) bool {
+		for _, l := range s.Lanes {
+			if l.Status == view.LaneFetching {
+				return false
+			}
+		}
+		return true
+	})
+	resumeBeats := w1.SilenceHeartbeats() // w1 rejoins once w2 did: it learns of the restart from a heartbeat
+	t.Cleanup(resumeBeats)
+	if err := c.master.Close(); err != nil {
+		t.Fatal(err)
+	}
+	restart := time.Now()
+	c.opts.Seeds = nil
+	c.startMaster()
+	enginetest.WaitSnapshot(t, c.master, "w2 rejoined", func(s view.Snapshot) bool { return nodeStateOf(s, "w2") == view.NodeActive })
+	resumeBeats()
+	var joined string
+	enginetest.WaitFor(t, "the restarted master's line for w1's rejoin", func() bool {
+		for _, ev := range c.master.EventsSince(0, 0) {
+			if strings.HasPrefix(ev.Msg, "worker w1 joined") {
+				joined = ev.Msg
+				return true
+			}
+		}
+		return false
+	})
+	if !strings.Contains(joined, "paused by the operator") {
+		t.Errorf("the restarted master took w1's rejoin for an active worker's: %q", joined)
+	}
+	w2 := from("127.0.0.3", restart)
+	enginetest.WaitFor(t, "w2 fetching 20 more pages", func() bool { return from("127.0.0.3", restart) >= w2+20 })
+	s := c.master.Snapshot()
+	if st, n := nodeStateOf(s, "w1"), sitesOf(s, "w1"); st != view.NodePaused || n != 0 {
+		t.Errorf("the restarted master's Nodes pane shows w1 %v holding %d sites; want %v holding none (w2 holds %d)",
+			st, n, view.NodePaused, sitesOf(s, "w2"))
+	}
+	if n := from("127.0.0.2", restart); n > 0 {
+		t.Errorf("w1, paused on the master, made %d requests after the master's restart", n)
+	}
+	t.Logf("%s", joined)
+	c.master.Close()
+}
+
+// sitesOf is how many sites node name holds in a snapshot's Nodes pane (-1 when
+// not listed).
+func sitesOf(s view.Snapshot, name string) int {
+	for _, n := range s.Nodes {
+		if n.Name == name {
+			return n.Sites
+		}
+	}
+	return -1
 }
 
 // requestsFrom counts the requests the sandbox saw from ip that began at since or

@@ -123,22 +123,34 @@ func (t *Table) PlanBalance(o balance.Options) (view.RebalancePlan, error) {
 // ErrBalancing refuses a rebalance while one is being applied.
 var ErrBalancing = errors.New("a rebalance is being applied: wait until its sites have moved (the Nodes pane shows them)")
 
+// Applied is what applying a plan did.
+type Applied struct {
+	Moved   int                 // the units that move
+	Release map[string][]string // the units each worker is to hand back now
+	// Paused counts, by worker, the moves left out because the operator paused
+	// their To since the plan was made: its lanes would hold the units paused.
+	Paused map[string]int
+}
+
 // ApplyBalance carries out a plan over workers: each unit still held by the plan's
-// From moves to its To at once when From holds none of its tasks, or else once From
-// reported them (release: the units each worker is to hand back now). moved counts
-// the units that move; the cost period closes.
-func (t *Table) ApplyBalance(p view.RebalancePlan) (moved int, release map[string][]string, err error) {
+// From moves to its To, if To is still active, at once when From holds none of its
+// tasks, or else once From reported them. The cost period closes.
+func (t *Table) ApplyBalance(p view.RebalancePlan) (Applied, error) {
 	if len(t.moving) > 0 {
-		return 0, nil, ErrBalancing
+		return Applied{}, ErrBalancing
 	}
-	release = map[string][]string{}
+	a := Applied{Release: map[string][]string{}, Paused: map[string]int{}}
 	for _, mv := range p.Units {
 		q := t.units[mv.Unit]
 		from, to := t.nodes[mv.From], t.nodes[mv.To]
 		if q == nil || q.owner != mv.From || q.next != "" || from == nil || to == nil || !to.live() {
 			continue // the crawl moved on since the plan was made
 		}
-		moved++
+		if to.state != view.NodeActive {
+			a.Paused[mv.To]++
+			continue
+		}
+		a.Moved++
 		q.next = mv.To
 		to.units[mv.Unit] = true
 		delete(from.units, mv.Unit)
@@ -147,11 +159,11 @@ func (t *Table) ApplyBalance(p view.RebalancePlan) (moved int, release map[strin
 			continue
 		}
 		t.moving[mv.Unit] = true
-		release[mv.From] = append(release[mv.From], mv.Unit)
+		a.Release[mv.From] = append(a.Release[mv.From], mv.Unit)
 	}
 	t.costs.ClosePeriod()
 	t.Kick()
-	return moved, release, nil
+	return a, nil
 }
 
 // CostsJSON is the cost table as the store keeps it (it survives a restart).

@@ -16,6 +16,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/master/internal/moves"
 	"github.com/crawlconsole/crawlconsole/engine/plural"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
@@ -176,8 +177,11 @@ func (l *Link) OnJoin(msg *nats.Msg) {
 		return // stopping, or the store failed: no reply, the worker claims them again
 	}
 	l.releaseAll(r.Release)
-	l.host.Logf(view.LevelInfo, "worker %s joined (%s granted); %s %s to it", j.Node, plural.Count(len(r.Grants), "egress"),
-		plural.Count(r.Moved, "site or keyword shard", "sites or keyword shards"), plural.Noun(r.Moved, "moves", "move"))
+	paused := ""
+	if r.Paused {
+		paused = "; paused by the operator"
+	}
+	l.host.Logf(view.LevelInfo, "worker %s joined (%s granted%s); %s", j.Node, plural.Count(len(r.Grants), "egress"), paused, r.Moves.Said(j.Node))
 	if len(j.Holding) > 0 {
 		l.host.Logf(view.LevelInfo, "worker %s rejoined holding %d tasks: %d taken back, the others are another worker's or done (it drops them unfetched)",
 			j.Node, len(j.Holding), len(r.Kept))
@@ -419,7 +423,7 @@ func (l *Link) respond(msg *nats.Msg, v any) {
 func (l *Link) PauseNode(name string, paused bool) error {
 	l.host.Lock()
 	live := l.book.Live(name)
-	var moved int
+	var moved moves.Count
 	var release map[string][]string
 	if live {
 		l.nodeSeq++
@@ -435,9 +439,8 @@ func (l *Link) PauseNode(name string, paused bool) error {
 	if paused {
 		op = wire.OpPause
 	}
-	if moved > 0 {
-		l.host.Logf(view.LevelInfo, "worker %s %sd by operator; %s %s to it", name, op,
-			plural.Count(moved, "site or keyword shard", "sites or keyword shards"), plural.Noun(moved, "moves", "move"))
+	if moved.Total() > 0 {
+		l.host.Logf(view.LevelInfo, "worker %s %sd by operator; %s", name, op, moved.Said(name))
 	} else {
 		l.host.Logf(view.LevelInfo, "worker %s %sd by operator", name, op)
 	}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/balance"
@@ -222,7 +223,7 @@ func (l *Link) ApplyRebalance(p view.RebalancePlan) error {
 		return errOnWorkers("rebalance lanes over egresses")
 	}
 	l.host.Lock()
-	moved, release, err := l.book.ApplyBalance(p)
+	a, err := l.book.ApplyBalance(p)
 	if err == nil {
 		l.SaveCosts()
 	}
@@ -230,8 +231,13 @@ func (l *Link) ApplyRebalance(p view.RebalancePlan) error {
 	if err != nil {
 		return err
 	}
-	l.releaseAll(release)
-	l.host.Logf(view.LevelInfo, "rebalance over workers: %d of %s moving (%s)", moved, plural.Count(len(p.Units), "site/keyword shard", "sites/keyword shards"), p.Summary)
+	l.releaseAll(a.Release)
+	var paused []string
+	for _, name := range sortedKeys(a.Paused) {
+		paused = append(paused, fmt.Sprintf("; %d %s: %s was paused since the plan", a.Paused[name], plural.Noun(a.Paused[name], "stays", "stay"), name))
+	}
+	l.host.Logf(view.LevelInfo, "rebalance over workers: %d of %s moving (%s)%s", a.Moved,
+		plural.Count(len(p.Units), "site/keyword shard", "sites/keyword shards"), p.Summary, strings.Join(paused, ""))
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/master/internal/moves"
 	"github.com/crawlconsole/crawlconsole/engine/master/internal/nodetable"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
@@ -16,7 +17,7 @@ import (
 // Joined is what a join did.
 type Joined struct {
 	Grants  []wire.Egress       // egresses granted from the account table
-	Moved   int                 // units that move (to the worker, or between others)
+	Moves   moves.Count         // units that move (to the worker, or between others)
 	Release map[string][]string // the units each worker is to hand back
 	// Kept are the leases of the claimed tasks taken back (lease.go: adopt), and
 	// LastRequest when the last request to their hosts ended.
@@ -24,6 +25,9 @@ type Joined struct {
 	LastRequest map[string]time.Time
 	// Since is the first lease the new life can be handed (wire.JoinReply.Since).
 	Since uint64
+	// Paused: the worker is paused by the operator (held here, or carried by its
+	// join), dealt no unit while another worker is active.
+	Paused bool
 }
 
 // Join takes a worker's join: a new name is a new worker; a known name with a new
@@ -32,8 +36,8 @@ type Joined struct {
 // what the worker still holds, and the master takes back what nobody else holds.
 // The worker is granted perNode egresses from the account table (those it held
 // already, on a repeated join). The units are spread again over the active workers
-// (spread: a paused one is left out): moved is how many move, release the units each
-// worker is to hand back (they move once it reported their tasks).
+// (spread: a paused one is left out): moves are those that move, release the units
+// each worker is to hand back (they move once it reported their tasks).
 func (t *Table) Join(j *wire.Join, now time.Time, perNode int) Joined {
 	var r Joined
 	if old := t.nodes[j.Node]; old != nil && old.inc != j.Incarnation && old.state != view.NodeDead {
@@ -49,6 +53,7 @@ func (t *Table) Join(j *wire.Join, now time.Time, perNode int) Joined {
 		t.nodes[j.Node] = n
 	}
 	n.state, n.heard = view.NodeActive, now
+	t.holdPause(j.Node, j.Paused)
 	if t.nodesPaused[j.Node] {
 		n.state = view.NodePaused
 	}
@@ -73,7 +78,8 @@ func (t *Table) Join(j *wire.Join, now time.Time, perNode int) Joined {
 			}
 		}
 	}
-	r.Moved, r.Release = t.spread()
+	r.Moves, r.Release = t.spread()
+	r.Paused = n.state == view.NodePaused
 	r.Since = t.lease + 1 // every hand-out of this life is numbered after the join
 	t.Kick()
 	return r
@@ -122,10 +128,7 @@ func (t *Table) Heartbeat(hb wire.Heartbeat, now time.Time) (known bool) {
 		}
 	}
 	t.lanesPeak = max(t.lanesPeak, lanes)
-	if _, held := t.nodesPaused[hb.Node]; !held && hb.Paused {
-		// Paused by the operator in an earlier life of the master: held again.
-		t.nodesPaused[hb.Node] = true
-	}
+	t.holdPause(hb.Node, hb.Paused)
 	if n.live() {
 		n.state = view.NodeActive
 		if t.nodesPaused[hb.Node] {
@@ -249,7 +252,7 @@ func (t *Table) LiveNames() []string {
 // resumed worker gets its share of the units again, as at a join (moved and
 // release as Join's): while paused it was dealt no new one, and a join or a restart
 // in the pause gave its own to the others.
-func (t *Table) SetPaused(name string, paused bool) (moved int, release map[string][]string) {
+func (t *Table) SetPaused(name string, paused bool) (moved moves.Count, release map[string][]string) {
 	t.nodesPaused[name] = paused
 	n := t.nodes[name]
 	if n != nil && n.live() {
@@ -263,6 +266,15 @@ func (t *Table) SetPaused(name string, paused bool) (moved int, release map[stri
 	}
 	t.Kick()
 	return moved, release
+}
+
+// holdPause holds again the operator's pause a worker says it is under (its join or
+// heartbeat) when this master recorded no pause or resume of it: it was paused in
+// the master's earlier life.
+func (t *Table) holdPause(name string, paused bool) {
+	if _, held := t.nodesPaused[name]; !held && paused {
+		t.nodesPaused[name] = true
+	}
 }
 
 // NodePaused tells whether the operator paused worker name; held is false when
@@ -360,8 +372,8 @@ func (t *Table) Stats() *view.ClusterStats {
 // not taken (a resume spreads again). With no worker active, the paused ones are
 // evened out. A unit moves once its old owner reported its tasks of it (M1: the new
 // owner does not start on its hosts before the old one's requests are over). It
-// returns how many units move, and the units each worker is to release.
-func (t *Table) spread() (moved int, release map[string][]string) {
+// returns the units that move, and the units each worker is to release.
+func (t *Table) spread() (moved moves.Count, release map[string][]string) {
 	var live, paused []*node
 	for _, name := range sortedKeys(t.nodes) {
 		switch n := t.nodes[name]; n.state {
@@ -375,14 +387,15 @@ func (t *Table) spread() (moved int, release map[string][]string) {
 		live, paused = paused, nil
 	}
 	if len(live) == 0 {
-		return 0, nil
+		return nil, nil
 	}
+	moved = moves.Count{}
 	units := sortedKeys(t.units)
 	for _, name := range units { // owners first for units that have none
 		if u := t.units[name]; t.ownerless(u) && len(u.tasks) > 0 {
 			u.owner = t.pick(name)
 			t.nodes[u.owner].units[name] = true
-			moved++
+			moved.Add("", u.owner)
 		}
 	}
 	// What each live worker holds of each kind, and the units it can give: owned,
@@ -411,7 +424,7 @@ func (t *Table) spread() (moved int, release map[string][]string) {
 	// hand moves unit name from worker from to worker to: at once when from holds
 	// none of its tasks, else once from reported them (release).
 	hand := func(name string, from, to *node) {
-		moved++
+		moved.Add(from.name, to.name)
 		u := t.units[name]
 		to.units[name] = true // counted as its share now; it starts once the move is done
 		delete(from.units, name)

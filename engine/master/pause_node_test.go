@@ -217,7 +217,8 @@ func TestARebalanceDealsAPausedWorkersSitesToTheActiveOnes(t *testing.T) {
 					t.Errorf("the plan moves %s onto the paused %s", mv.Unit, mv.To)
 				}
 			}
-			_, release, err := tb.ApplyBalance(p)
+			a, err := tb.ApplyBalance(p)
+			release := a.Release
 			if err != nil {
 				t.Fatal(err)
 			}

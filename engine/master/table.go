@@ -225,6 +225,7 @@ func (t *Table) Add(task frontier.Task) {
 	u := t.unit(name)
 	u.hosts[task.Host] = true
 	t.own(name, u)
+	t.offPaused(name, u)
 	if task.Urgent {
 		u.tasks = append([]frontier.Task{task}, u.tasks...)
 	} else {
@@ -233,6 +234,21 @@ func (t *Table) Add(task frontier.Task) {
 	u.stalled = false
 	t.pending++
 	t.Kick()
+}
+
+// offPaused gives a unit of a worker the operator paused to an active worker (pick,
+// as a new unit) when work arrives for it while one is active: the work would wait
+// in the paused lanes, or at the master, until the pause ends. Only a unit the
+// paused worker holds no task of, and not on its way or awaiting a claim: one in
+// its hands waits for a deal that asks it to release (a join, a resume, r).
+func (t *Table) offPaused(name string, u *unit) {
+	if n := t.nodes[u.owner]; n == nil || n.state != view.NodePaused || u.next != "" || u.out > 0 || u.reserved {
+		return
+	}
+	if to := t.nodes[t.pick(name)]; to != nil && to.state == view.NodeActive {
+		u.next = to.name
+		t.moveUnit(name, u)
+	}
 }
 
 // pick chooses a worker for a new unit: the live one holding the fewest units of the

@@ -165,7 +165,8 @@ func TestBalancePlanAndApply(t *testing.T) {
 	if fromW1 == 0 {
 		t.Fatalf("plan %+v moves nothing off w1, which holds the dear sites", p.Units)
 	}
-	moved, release, err := tb.ApplyBalance(p)
+	a, err := tb.ApplyBalance(p)
+	moved, release := a.Moved, a.Release
 	if err != nil || moved != len(p.Units) {
 		t.Fatalf("apply: %d of %d moved, %v", moved, len(p.Units), err)
 	}
@@ -180,7 +181,7 @@ func TestBalancePlanAndApply(t *testing.T) {
 			t.Errorf("%s: owner %s; nothing of it was in flight, want it on %s at once", mv.Unit, q.owner, mv.To)
 		}
 	}
-	if _, _, err := tb.ApplyBalance(p); !errors.Is(err, ErrBalancing) {
+	if _, err := tb.ApplyBalance(p); !errors.Is(err, ErrBalancing) {
 		t.Errorf("a second rebalance while sites are moving: %v, want ErrBalancing", err)
 	}
 	w1 := tb.nodes["w1"]
@@ -192,7 +193,7 @@ func TestBalancePlanAndApply(t *testing.T) {
 			t.Errorf("%s on %s after its last task reported; want %s", mv.Unit, q.owner, mv.To)
 		}
 	}
-	if _, _, err := tb.ApplyBalance(view.RebalancePlan{Workers: true}); err != nil {
+	if _, err := tb.ApplyBalance(view.RebalancePlan{Workers: true}); err != nil {
 		t.Errorf("a rebalance once the moves are done: %v", err)
 	}
 	// Balanced now: the plan says so first, as a status line cut at 80 columns keeps it.

@@ -90,7 +90,7 @@ func TestARejoinDropsTheLateGrants(t *testing.T) {
 	t.Parallel()
 	up, _, asked, _ := claimRig(t, true)
 	lateGrant(t, up, asked)
-	if _, err := up.Join(nil); err != nil { // the master declared w1 dead: it joins again
+	if _, err := up.Join(nil, false); err != nil { // the master declared w1 dead: it joins again
 		t.Fatal(err)
 	}
 	claimAsksAgain(t, up, asked, "the rejoin", "granted before it")

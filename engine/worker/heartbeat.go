@@ -180,7 +180,12 @@ func (n *Node) rejoin() {
 		holding = holding[:wire.MaxHolding] // the reports' and the lanes' first; the others are dropped, the master queues them again
 	}
 	sent := time.Now()
-	reply, err := n.up.Join(holding)
+	// The operator's pause goes with the join: a master that restarted knows it
+	// from nobody else, and would deal the worker sites until its first heartbeat.
+	n.mu.Lock()
+	paused := n.nodePaused
+	n.mu.Unlock()
+	reply, err := n.up.Join(holding, paused)
 	if err != nil {
 		n.lanes.Logf(view.LevelWarn, "rejoin: %v", err)
 		return

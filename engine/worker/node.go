@@ -163,7 +163,7 @@ func Start(o config.WorkerOptions, build Build) (*Node, error) {
 		return nil, err
 	}
 	sent := time.Now() // the lease counts from before the first try (the safe side)
-	reply, err := n.up.Join(nil)
+	reply, err := n.up.Join(nil, false)
 	if err != nil {
 		n.Close()
 		return nil, err

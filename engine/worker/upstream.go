@@ -95,9 +95,9 @@ func (u *Upstream) request(ctx context.Context, subj string, v any, timeout time
 
 // Join introduces the worker to the master, retrying until it answers or
 // WorkerOptions.JoinTimeout passes. holding are the tasks a rejoin claims
-// (wire.Join.Holding).
-func (u *Upstream) Join(holding []frontier.Task) (*wire.JoinReply, error) {
-	req := &wire.Join{Node: u.o.Node, Incarnation: u.inc, LanesMax: u.o.LanesMax, Egresses: maskedSpecs(u.o.Egress), Holding: holding}
+// (wire.Join.Holding); paused, whether the operator paused the worker (wire.Join.Paused).
+func (u *Upstream) Join(holding []frontier.Task, paused bool) (*wire.JoinReply, error) {
+	req := &wire.Join{Node: u.o.Node, Incarnation: u.inc, LanesMax: u.o.LanesMax, Egresses: maskedSpecs(u.o.Egress), Holding: holding, Paused: paused}
 	u.dropLate()
 	deadline := time.Now().Add(u.o.JoinTimeout)
 	for {

@@ -39,6 +39,12 @@ type Join struct {
 	// in a lane's hand), at most MaxHolding: a master that restarted, or declared
 	// it dead, takes back those nobody else holds instead of queueing them again.
 	Holding []frontier.Task `json:"holding,omitempty"`
+	// Paused: the operator paused this worker and it was not resumed since. A
+	// master that holds no pause or resume of it (one restarted since) holds the
+	// pause again from the join on, as from a heartbeat's Paused, and deals the
+	// worker no site while another is active. Omitted by a worker of an older
+	// version: paused again at its first heartbeat.
+	Paused bool `json:"paused,omitempty"`
 }
 
 // MaxHolding bounds the tasks a join claims (a worker holds the master's window of
