@@ -97,6 +97,26 @@ func runRender(args []string) (map[string]any, error) {
 			disagree = append(disagree, fmt.Sprintf("%s auto %+v always %+v", k, a, w))
 		}
 	}
+	// A page of the script-built sites the always crawl never reached (its
+	// site's home kept plain, its links unread) is one the crawl did not render
+	// like a browser either: counted as disagreeing, not left out (the home of
+	// the 404 shell is the error site's one page: its links are not followed).
+	for _, kind := range []string{sandbox.SPASite, sandbox.MixedSite, sandbox.ErrorSite} {
+		want := []string{kind + "/"}
+		if kind != sandbox.ErrorSite {
+			for _, p := range auto.web.TruthLinks(kind, "/") {
+				want = append(want, kind+p)
+			}
+		}
+		for _, k := range want {
+			if _, ok := wm[k]; !ok {
+				pages++
+				if len(disagree) < 5 {
+					disagree = append(disagree, k+" not reached by the always crawl")
+				}
+			}
+		}
+	}
 	sort.Strings(disagree)
 	for _, d := range disagree {
 		fmt.Fprintln(os.Stderr, "disagree:", d)
