@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -101,4 +102,84 @@ func TestPoolWaitingRenderTakesAPageLeftIdle(t *testing.T) {
 		t.Errorf("stats: %+v; want 2 pages open, both a's", st)
 	}
 	p.release(r.t)
+}
+
+// A render waiting for a page waits while the pool serves others, past its cap:
+// with one page, two renders queued behind it and each render holding the page
+// for most of a cap, the last served waited longer than its cap and still had a
+// page. It gives up only once no page moved for a whole cap.
+func TestPoolWaitingRenderOutlastsItsCapWhileThePoolServes(t *testing.T) {
+	t.Parallel()
+	p, waiting := idlePool(t, 1)
+	a := tabKey{"e", "a"}
+	const limit = 2 * time.Second
+	hold := limit * 6 / 10 // each render's hold on the page: less than a cap, two more
+	got := make(chan turn, 4)
+	ask(p, a, limit, got)
+	first := served(t, got, "the pool's one page")
+	asked := time.Now()
+	ask(p, a, limit, got)
+	queued(t, waiting, a)
+	ask(p, a, limit, got)
+	queued(t, waiting, a)
+	time.Sleep(hold) // the first render holds the page this long
+	p.release(first.t)
+	second := served(t, got, "the first waiter")
+	time.Sleep(hold)
+	p.release(second.t)
+	third := served(t, got, "the render that waited behind two")
+	if took := time.Since(asked); took < limit {
+		t.Fatalf("the last render waited %v, less than its cap of %v: the test proves nothing", took, limit)
+	}
+	p.release(third.t)
+
+	// A page held past a cap with nothing else moving: the render waiting for it
+	// gives up, a cap after it asked.
+	ask(p, a, limit, got)
+	held := served(t, got, "the page to hold")
+	asked = time.Now()
+	ask(p, a, limit, got)
+	queued(t, waiting, a)
+	select {
+	case r := <-got:
+		if !errors.Is(r.err, ErrNoPageFree) {
+			t.Fatalf("the render waiting for a page held past its cap: %v; want ErrNoPageFree", r.err)
+		}
+		if took := time.Since(asked); took < limit {
+			t.Errorf("it gave up after %v, before its cap of %v", took, limit)
+		}
+	case <-time.After(gateWait):
+		t.Fatalf("the render waiting for a page held past its cap still waited after %v", gateWait)
+	}
+	p.release(held.t)
+}
+
+// A render waiting while the pool's pages are being opened (on a loaded box the
+// browser's start and a page's setup take seconds, under their own limit,
+// Config.StartTimeout) does not count that against its cap: it is served once the
+// page opened and its first render ended, however long the opening took.
+func TestPoolRenderWaitsForAPageBeingOpenedPastItsCap(t *testing.T) {
+	t.Parallel()
+	p, waiting := idlePool(t, 1)
+	open := p.openTab
+	opened := make(chan struct{})
+	p.openTab = func(b context.Context, bc cdp.BrowserContextID, k tabKey) (*tab, error) {
+		<-opened
+		return open(b, bc, k)
+	}
+	a := tabKey{"e", "a"}
+	const limit = time.Second
+	got := make(chan turn, 2)
+	ask(p, a, limit, got)
+	asked := time.Now()
+	ask(p, a, limit, got)
+	queued(t, waiting, a)
+	time.Sleep(limit * 3 / 2) // the page's setup outlasts the waiter's cap
+	close(opened)
+	first := served(t, got, "the page once opened")
+	p.release(first.t)
+	served(t, got, "the render that waited for the opening")
+	if took := time.Since(asked); took < limit {
+		t.Fatalf("the render waited %v, less than its cap of %v: the test proves nothing", took, limit)
+	}
 }

@@ -129,6 +129,10 @@ type Pool struct {
 	started    bool
 	closed     bool
 	changed    chan struct{} // closed (and made anew) when a page goes idle or closes, or the browser's state changes
+	// moved is when the pool last served: a page handed to a render, gone idle or
+	// closed, or the browser's state changed (a render waiting for a page gives up
+	// after a cap without).
+	moved time.Time
 	// browsers counts the starts and stops under way: Close waits for them, so
 	// that no browser process outlives it.
 	browsers sync.WaitGroup
@@ -241,15 +245,15 @@ func (p *Pool) Start() error {
 // ErrClosed says the pool was closed.
 var ErrClosed = errors.New("render: pool closed")
 
-// ErrNoPageFree says a render found every page of the pool busy for its whole
-// time cap: it was not rendered, and the page is kept as fetched.
+// ErrNoPageFree says a render found every page of the pool busy, and none freed,
+// for its whole time cap: it was not rendered, and the page is kept as fetched.
 var ErrNoPageFree = errors.New("no browser page free")
 
 // Render renders j's page. An error says why there is no DOM (time cap, request
 // cap, navigation away, crash, no page free...): the caller keeps the page as
-// fetched plainly. The time a render waits for a free page counts against its
-// time cap: the lane awaits some renders, and a crawl stopping or a lease ending
-// expects a render to end within render.timeout.
+// fetched plainly. A render waits for a free page while the pool serves others
+// (tabFor), then has its whole time cap; ctx ends the wait too (the crawl
+// stopping).
 func (p *Pool) Render(ctx context.Context, j Job) (*Rendered, error) {
 	t, waited, err := p.tabFor(ctx, tabKey{j.Egress, j.Site}, hurry(&j, p.cfg.Timeout))
 	if err != nil {

@@ -27,18 +27,25 @@ type session struct {
 }
 
 // tabFor takes an idle page of a session for one render, waiting for one when
-// Contexts pages are busy, for limit at most (the render's time cap: then
-// ErrNoPageFree). With none idle in the session it opens one (and the session's
-// browser context, and the browser) while fewer than Contexts are open, else in
-// place of another session's idle page: one of a session that has more pages than
-// this one, or that sat idle a while. A session with a page of its own otherwise
-// waits for it rather than close and open pages in turn. waited is how long it
-// waited for a page to go idle or close (opening one has its own limits,
+// Contexts pages are busy. With none idle in the session it opens one (and the
+// session's browser context, and the browser) while fewer than Contexts are open,
+// else in place of another session's idle page: one of a session that has more
+// pages than this one, or that sat idle a while. A session with a page of its own
+// otherwise waits for it rather than close and open pages in turn. waited is how
+// long it waited for a page to go idle or close (opening one has its own limits,
 // Config.StartTimeout).
+//
+// The wait goes on while the pool serves: it ends with ErrNoPageFree only when for
+// limit (the render's time cap) no page was handed to a render, went idle or
+// closed, and none was being opened. Counted from the ask, it failed the
+// pages a busy pool was about to serve: on a loaded box the browser's start and a
+// new page's setup take seconds, and a few renders queued for the same pages
+// outlast a cap while every page turns over.
 func (p *Pool) tabFor(ctx context.Context, k tabKey, limit time.Duration) (t *tab, waited time.Duration, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	told := false
+	asked := time.Now()
 	for {
 		if p.closed {
 			return nil, waited, ErrClosed
@@ -56,6 +63,7 @@ func (p *Pool) tabFor(ctx context.Context, k tabKey, limit time.Duration) (t *ta
 				}
 				t.busy = true
 				p.lru.MoveToFront(e)
+				p.moved = time.Now()
 				return t, waited, nil
 			}
 		}
@@ -71,7 +79,10 @@ func (p *Pool) tabFor(ctx context.Context, k tabKey, limit time.Duration) (t *ta
 		ch := p.changed
 		// Another session's idle page may be taken once it sat idleFor: no page
 		// need go idle or close for that, so the wait ends then too.
-		wait := limit - waited
+		wait := time.Until(p.movedSince(asked).Add(limit))
+		if p.settingUpLocked() {
+			wait = limit
+		}
 		mark, idle := p.idleMarkLocked()
 		marked := idle && mark < wait
 		if marked {
@@ -89,11 +100,27 @@ func (p *Pool) tabFor(ctx context.Context, k tabKey, limit time.Duration) (t *ta
 		if ctx.Err() != nil {
 			return nil, waited, ctx.Err()
 		}
-		if err != nil && !marked || waited >= limit {
-			// A page found now would have none of the cap left to render in.
-			return nil, waited, p.noPageFree(limit)
+		if err != nil && !marked && !p.settingUpLocked() && time.Since(p.movedSince(asked)) >= limit {
+			return nil, waited, p.noPageFree(limit, waited)
 		}
 	}
+}
+
+// settingUpLocked says a page is being opened (the browser's start with it), or a
+// start or stop is under way: each has its own limit (Config.StartTimeout), and
+// the pool is setting up, not stuck. A failed one wakes the renders waiting; one
+// that ends well moves the pool (Pool.moved), which a wait reads at its end.
+func (p *Pool) settingUpLocked() bool {
+	return p.opening > 0 || p.start != nil || len(p.stopping) > 0
+}
+
+// movedSince is when the pool last served, asked at the earliest: a page handed to
+// a render, gone idle or closed, or a browser start ended.
+func (p *Pool) movedSince(asked time.Time) time.Time {
+	if p.moved.After(asked) {
+		return p.moved
+	}
+	return asked
 }
 
 // idleMarkLocked is how long until the page idle longest has sat idle idleFor,
@@ -111,9 +138,11 @@ func (p *Pool) idleMarkLocked() (time.Duration, bool) {
 	return max(time.Until(first.Add(idleFor)), time.Millisecond), true
 }
 
-// noPageFree is the error of a render that waited its whole time cap for a page.
-func (p *Pool) noPageFree(limit time.Duration) error {
-	return fmt.Errorf("render: %w in %v, the render's time cap (render.timeout): all %d busy (render.contexts)", ErrNoPageFree, limit, p.cfg.Contexts)
+// noPageFree is the error of a render that waited for a page while the pool served
+// no render for its whole time cap.
+func (p *Pool) noPageFree(limit, waited time.Duration) error {
+	return fmt.Errorf("render: %w in %v, the render's time cap (render.timeout): all %d busy (render.contexts) and none freed (waited %v)",
+		ErrNoPageFree, limit, p.cfg.Contexts, waited.Round(time.Millisecond))
 }
 
 // idleFor is how long a page sits idle before another session may take its place
@@ -172,6 +201,7 @@ func (p *Pool) openLocked(ctx context.Context, k tabKey) (*tab, error) {
 			}
 			s.tabs[t] = p.lru.PushFront(t)
 			p.sinceStart++
+			p.moved = time.Now()
 			return t, nil
 		}
 		if err == nil {
@@ -251,6 +281,7 @@ func (p *Pool) waitLocked(ctx context.Context, ch <-chan struct{}) error {
 // wakeLocked tells the renders waiting for a page that one went idle or closed,
 // or that the browser started or stopped.
 func (p *Pool) wakeLocked() {
+	p.moved = time.Now()
 	close(p.changed)
 	p.changed = make(chan struct{})
 }

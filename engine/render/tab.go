@@ -127,18 +127,19 @@ func (r *run) why() string {
 	return r.reason
 }
 
-// render runs one job in the tab, within what is left of its time cap after it
-// waited for the tab (waited). recycle says the context must go (the page hung,
-// crashed, or broke a cap).
+// render runs one job in the tab, within its whole time cap however long it
+// waited for the tab (waited): a page cut short for the wait is read half built,
+// and its host then judged unsettled. recycle says the context must go (the page
+// hung, crashed, or broke a cap).
 func (t *tab) render(ctx context.Context, j *Job, cfg Config, waited time.Duration) (out *Rendered, recycle bool, err error) {
 	start := time.Now()
 	yieldAfter := hurry(j, min(cfg.YieldLimit, cfg.Timeout/2))
 	cfg.Timeout = hurry(j, cfg.Timeout)
-	rctx, cancel := context.WithTimeout(ctx, cfg.Timeout-waited)
-	// The notes and errors at the cap say how much of it went to the wait.
+	rctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	// The notes and errors at the cap say how long the render waited before it.
 	capped := fmt.Sprint(cfg.Timeout)
 	if waited > 0 {
-		capped += fmt.Sprintf(" (%v of it waiting for a free page)", waited.Round(time.Millisecond))
+		capped += fmt.Sprintf(" (after %v waiting for a free page)", waited.Round(time.Millisecond))
 	}
 	defer cancel()
 	// A navigation the page starts itself must not outlive the render.

@@ -32,12 +32,13 @@ func holdingJob(ts *testServer, path string, asked, release chan struct{}) Job {
 	return j
 }
 
-// The wait for a free page is part of a render's time cap: with the pool's one
-// page held by another render past the cap, a render gives up at its cap, with a
-// reason of its own (ErrNoPageFree, counted apart), while the other still runs;
-// and a render that waited a while for its page has only the rest of its cap to
-// render in (the page's own requests end with it).
-func TestRenderWaitForAPageCountsAgainstItsCap(t *testing.T) {
+// A render's wait for a free page is bounded by its time cap when no page frees:
+// with the pool's one page held by another render past the cap, a render gives
+// up at its cap, with a reason of its own (ErrNoPageFree, counted apart), while
+// the other still runs; and a render that waited a while for its page then has
+// its whole cap to render in (the page's own requests end with it), not what the
+// wait left of it.
+func TestRenderWaitForAPageIsCappedAndTheRenderKeepsItsCap(t *testing.T) {
 	t.Parallel() // its own browser and server; it mostly waits out a render's cap
 	ts := newTestServer(t)
 	// The render holding the page has a cap far past the waiter's, so that it
@@ -77,7 +78,7 @@ func TestRenderWaitForAPageCountsAgainstItsCap(t *testing.T) {
 	}
 
 	// A render that waits hold for its page: its page's requests end at its cap
-	// counted from its call, not from when it had the page.
+	// counted from when it had the page, not from its call.
 	const hold = time.Second
 	asked, release = make(chan struct{}), make(chan struct{})
 	held = renderAside(p, holdingJob(ts, "/held2", asked, release))
@@ -111,7 +112,7 @@ func TestRenderWaitForAPageCountsAgainstItsCap(t *testing.T) {
 		t.Fatal("the page that waited made no request")
 	}
 	// It waited at least hold, less the moment it took to start waiting.
-	if over := d.Sub(called.Add(timeout)); over > hold/2 {
-		t.Errorf("the render that waited for its page had its cap end %v after its call, %v past the cap of %v: the wait was not counted", d.Sub(called), over, timeout)
+	if short := called.Add(hold + timeout).Sub(d); short > hold/2 {
+		t.Errorf("the render that waited %v for its page had its cap end %v after its call, %v short of the wait and its cap of %v: the wait was taken off its cap", hold, d.Sub(called), short, timeout)
 	}
 }
