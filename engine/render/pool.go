@@ -81,8 +81,8 @@ type Stats struct {
 	// Hung are the browsers killed for not answering in time (Config.StartTimeout)
 	// when a session's browser context or a new page was made.
 	Hung int64
-	// WaitedOut are the renders that found every page busy for their whole time
-	// cap (ErrNoPageFree): counted in Failed too.
+	// WaitedOut are the renders that found every page busy, none freed, for a
+	// whole time cap (ErrNoPageFree): counted in Failed too.
 	WaitedOut int64
 	PSSMB     int  // proportional memory of the browser's processes, MB (sampled)
 	Running   bool // a browser process is up
