@@ -183,3 +183,71 @@ func TestPoolRenderWaitsForAPageBeingOpenedPastItsCap(t *testing.T) {
 		t.Fatalf("the render waited %v, less than its cap of %v: the test proves nothing", took, limit)
 	}
 }
+
+// A render that other renders keep passing by (its session's own page busy,
+// another session's page taken again as soon as it frees) waits while the pool
+// serves, but not past a browser's start and its cap together: then it is kept
+// plain and its lane's render slot is freed.
+func TestPoolRenderPassedByGivesUpAfterStartAndCap(t *testing.T) {
+	t.Parallel()
+	browser, stop := context.WithCancel(context.Background())
+	p := newPool(Config{Contexts: 2, Timeout: time.Minute, StartTimeout: 300 * time.Millisecond, Shared: browser}.withDefaults(), "")
+	p.newContext = func(context.Context) (cdp.BrowserContextID, error) { return "bc", nil }
+	p.openTab = func(b context.Context, bc cdp.BrowserContextID, k tabKey) (*tab, error) {
+		ctx, cancel := context.WithCancel(b)
+		return &tab{key: k, ctx: ctx, cancel: cancel, bc: bc}, nil
+	}
+	waiting := make(chan tabKey, 16)
+	p.waiting = func(k tabKey) { waiting <- k }
+	t.Cleanup(func() {
+		p.Close()
+		stop()
+	})
+	a, b := tabKey{"e", "a"}, tabKey{"e", "b"}
+	const limit = 300 * time.Millisecond
+	got := make(chan turn, 4)
+	ask(p, b, limit, got)
+	own := served(t, got, "b's own page, held busy")
+	ask(p, a, limit, got)
+	turning := served(t, got, "a's page")
+
+	// a's page turns over: freed and taken again by a far within idleFor, so b
+	// (with a page of its own) may never take it, while the pool keeps serving.
+	done := make(chan struct{})
+	turned := make(chan struct{})
+	go func() {
+		defer close(turned)
+		tk := turning.t
+		for {
+			select {
+			case <-done:
+				p.release(tk)
+				return
+			case <-time.After(limit / 10):
+			}
+			p.release(tk)
+			next, _, err := p.tabFor(context.Background(), a, limit)
+			if err != nil {
+				return
+			}
+			tk = next
+		}
+	}()
+	asked := time.Now()
+	ask(p, b, limit, got)
+	queued(t, waiting, b)
+	select {
+	case r := <-got:
+		if !errors.Is(r.err, ErrNoPageFree) {
+			t.Fatalf("the render passed by: %v; want ErrNoPageFree", r.err)
+		}
+		if took, least := time.Since(asked), p.cfg.StartTimeout+limit; took < least {
+			t.Errorf("it gave up after %v, before a start and its cap (%v)", took, least)
+		}
+	case <-time.After(gateWait):
+		t.Fatalf("the render passed by still waited after %v", gateWait)
+	}
+	close(done)
+	<-turned
+	p.release(own.t)
+}

@@ -40,12 +40,15 @@ type session struct {
 // closed, and none was being opened. Counted from the ask, it failed the
 // pages a busy pool was about to serve: on a loaded box the browser's start and a
 // new page's setup take seconds, and a few renders queued for the same pages
-// outlast a cap while every page turns over.
+// outlast a cap while every page turns over. It never outlasts a browser's start
+// and a cap together (Config.StartTimeout + limit) from the ask: a render that
+// others keep passing by is kept plain then, its lane's render slot freed.
 func (p *Pool) tabFor(ctx context.Context, k tabKey, limit time.Duration) (t *tab, waited time.Duration, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	told := false
 	asked := time.Now()
+	latest := asked.Add(p.cfg.StartTimeout + limit)
 	for {
 		if p.closed {
 			return nil, waited, ErrClosed
@@ -83,6 +86,7 @@ func (p *Pool) tabFor(ctx context.Context, k tabKey, limit time.Duration) (t *ta
 		if p.settingUpLocked() {
 			wait = limit
 		}
+		wait = min(wait, max(time.Until(latest), time.Millisecond))
 		mark, idle := p.idleMarkLocked()
 		marked := idle && mark < wait
 		if marked {
@@ -102,6 +106,10 @@ func (p *Pool) tabFor(ctx context.Context, k tabKey, limit time.Duration) (t *ta
 		}
 		if err != nil && !marked && !p.settingUpLocked() && time.Since(p.movedSince(asked)) >= limit {
 			return nil, waited, p.noPageFree(limit, waited)
+		}
+		if !time.Now().Before(latest) {
+			return nil, waited, fmt.Errorf("render: %w for %v (render.start_timeout + render.timeout): all %d pages (render.contexts) went to other renders",
+				ErrNoPageFree, waited.Round(time.Millisecond), p.cfg.Contexts)
 		}
 	}
 }
