@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
@@ -65,20 +66,7 @@ func TestAWorkerPausedOnTheMasterStaysPausedThroughTheMastersRestart(t *testing.
 	from := func(ip string, since time.Time) int { return requestsFrom(c, ip, since) }
 	nodeState := func(s view.Snapshot) view.NodeState { return nodeStateOf(s, "w1") }
 	enginetest.WaitFor(t, "w1 fetching", func() bool { return from("127.0.0.2", time.Time{}) > 0 })
-	if err := c.master.PauseNode("w1", true); err != nil {
-		t.Fatal(err)
-	}
-	enginetest.WaitSnapshot(t, w1.Engine(), "w1 paused", func(s view.Snapshot) bool { return s.State == view.StatePaused })
-	// A request w1 had on the wire at the pause may still reach the sandbox: the
-	// count starts once the pause held and the lanes' hands are empty.
-	enginetest.WaitSnapshot(t, w1.Engine(), "w1's lanes idle", func(s view.Snapshot) bool {
-		for _, l := range s.Lanes {
-			if l.Status == view.LaneFetching {
-				return false
-			}
-		}
-		return true
-	})
+	pauseW1(t, c, w1)
 	if err := c.master.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -155,18 +143,7 @@ func TestAPausedWorkerRejoiningARestartedMasterIsDealtNoSite(t *testing.T) {
 	enginetest.WaitSnapshot(t, c.master, "w1 and w2 holding sites", func(s view.Snapshot) bool {
 		return sitesOf(s, "w1") > 0 && sitesOf(s, "w2") > 0
 	})
-	if err := c.master.PauseNode("w1", true); err != nil {
-		t.Fatal(err)
-	}
-	enginetest.WaitSnapshot(t, w1.Engine(), "w1 paused", func(s view.Snapshot) bool { return s.State == view.StatePaused })
-	enginetest.WaitSnapshot(t, w1.Engine(), "w1's lanes idle", func(s view.Snapshot) bool {
-		for _, l := range s.Lanes {
-			if l.Status == view.LaneFetching {
-				return false
-			}
-		}
-		return true
-	})
+	pauseW1(t, c, w1)
 	resumeBeats := w1.SilenceHeartbeats() // w1 rejoins once w2 did: it learns of the restart from a heartbeat
 	t.Cleanup(resumeBeats)
 	if err := c.master.Close(); err != nil {
@@ -235,4 +212,23 @@ func nodeStateOf(s view.Snapshot, name string) view.NodeState {
 		}
 	}
 	return ""
+}
+
+// pauseW1 pauses w1 on the master and returns once w1 says it is paused and its
+// lanes' hands are empty: a request w1 had on the wire at the pause may still
+// reach the sandbox until then, so a count of its requests starts after.
+func pauseW1(t *testing.T, c *testCluster, w1 *engine.Worker) {
+	t.Helper()
+	if err := c.master.PauseNode("w1", true); err != nil {
+		t.Fatal(err)
+	}
+	enginetest.WaitSnapshot(t, w1.Engine(), "w1 paused", func(s view.Snapshot) bool { return s.State == view.StatePaused })
+	enginetest.WaitSnapshot(t, w1.Engine(), "w1's lanes idle", func(s view.Snapshot) bool {
+		for _, l := range s.Lanes {
+			if l.Status == view.LaneFetching {
+				return false
+			}
+		}
+		return true
+	})
 }

@@ -100,18 +100,10 @@ func TestRealWebServesDocumentsAsTheirSites(t *testing.T) {
 		"sitemaps/s.xml.gz\tsitemap\tutf-8\thttps://shop.example.com/s.xml.gz\tapplication/octet-stream\ta/b@0:z\tMIT",
 		"sitemaps/shop-index.xml\tsitemap_index\tutf-8\thttps://shop.example.com/sitemap_index.xml\tapplication/xml\ta/b@0:w\tMIT",
 	)
-	docs, err := LoadRealCorpus(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	docs, w := serveRealCorpus(t, dir)
 	if len(docs) != 4 || docs[0].Encoding != "iso-8859-1" || !docs[0].IsFeed() || docs[2].IsFeed() || !docs[3].IsIndex() {
 		t.Fatalf("manifest read as %+v", docs)
 	}
-	w, err := StartRealWeb(dir, docs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
 	port := ":" + strconv.Itoa(w.port)
 
 	feedURL, _ := w.Map("https://blog.example.org/feed?format=rss")
@@ -215,15 +207,7 @@ func TestRealWebSectionPagesAnnounceTheirFeeds(t *testing.T) {
 		"feeds/b.xml\tatom10\tutf-8\thttps://site.example.org/category/x/feed/\tapplication/atom+xml\ta/b@0:y\tMIT",
 		"feeds/c.xml\trss20\tutf-8\thttps://site.example.org/index.xml\tapplication/rss+xml\ta/b@0:z\tMIT",
 	)
-	docs, err := LoadRealCorpus(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := StartRealWeb(dir, docs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	docs, w := serveRealCorpus(t, dir)
 	port := ":" + strconv.Itoa(w.port)
 	for _, c := range []struct {
 		page, typ string
@@ -260,15 +244,7 @@ func TestRealWebMapsAURLInsideAURLAsItsDocumentServesIt(t *testing.T) {
 	},
 		"feeds/redir.xml\trss20\tutf-8\thttps://feeds.example.org/proxy/*https://www1.example.org/rss\ttext/xml\ta/b@0:x\tMIT",
 	)
-	docs, err := LoadRealCorpus(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := StartRealWeb(dir, docs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	docs, w := serveRealCorpus(t, dir)
 	res, body := realGet(t, w, w.DocURL(docs[0]))
 	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "text/xml" {
 		t.Fatalf("feed at %s: %d %q, want the document (text/xml)", w.DocURL(docs[0]), res.StatusCode, res.Header.Get("Content-Type"))
@@ -277,4 +253,20 @@ func TestRealWebMapsAURLInsideAURLAsItsDocumentServesIt(t *testing.T) {
 	if !ok || !bytes.Contains(body, []byte("<![CDATA["+mapped+"]]>")) {
 		t.Fatalf("Map(%q) = %q, not the link the feed is served with:\n%s", listed, mapped, body)
 	}
+}
+
+// serveRealCorpus reads dir's manifest and serves its documents on loopback until
+// the test ends.
+func serveRealCorpus(t *testing.T, dir string) ([]RealDoc, *RealWeb) {
+	t.Helper()
+	docs, err := LoadRealCorpus(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := StartRealWeb(dir, docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	return docs, w
 }
