@@ -48,8 +48,10 @@ type Config struct {
 	RedirectPause func() time.Duration
 	// Held reports whether the operator holds a host (paused or disabled): a
 	// robots.txt redirect to it is not followed (HeldError), as the host gets no
-	// request of any kind. A page's redirect to another host is not followed
-	// anyway (its target is queued). nil: no host is held.
+	// request of any kind; nor is a same-host hop whose host was held during its
+	// pause (a page's 3xx stands and its target is queued). A page's redirect to
+	// another host is not followed anyway (its target is queued). nil: no host is
+	// held.
 	Held func(host string) bool
 	// KeepParse reads an HTML page's links in the page model's tokenizer pass
 	// and keeps that parse in Result.Parsed, for the engine to sign
@@ -410,10 +412,18 @@ func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 		}
 		return http.ErrUseLastResponse
 	}
-	return f.pauseRedirect(req)
+	if err := f.pauseRedirect(req); err != nil {
+		if _, held := err.(*HeldError); held {
+			return http.ErrUseLastResponse // the 3xx stands: its target is queued, to wait for the hold's end
+		}
+		return err
+	}
+	return nil
 }
 
-// pauseRedirect waits the politeness pause before a same-host redirect hop.
+// pauseRedirect waits the politeness pause before a same-host redirect hop. The
+// operator may hold the host during the pause (seconds long): then the hop is not
+// sent (HeldError), as a held host gets no request of any kind.
 func (f *Fetcher) pauseRedirect(req *http.Request) error {
 	if f.cfg.RedirectPause != nil {
 		t := time.NewTimer(f.cfg.RedirectPause())
@@ -423,6 +433,9 @@ func (f *Fetcher) pauseRedirect(req *http.Request) error {
 		case <-req.Context().Done():
 			return req.Context().Err()
 		}
+	}
+	if f.cfg.Held != nil && f.cfg.Held(req.URL.Hostname()) {
+		return &HeldError{Host: req.URL.Hostname()}
 	}
 	return nil
 }

@@ -1,0 +1,79 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestASameHostRedirectHopToAHostHeldDuringItsPauseIsNotSent: a same-host redirect
+// hop waits the politeness pause (lanes.delay_min..max, seconds) before it leaves;
+// the operator may hold the host meanwhile. The hop is then not sent: a page's
+// 3xx stands (the front records the redirect and queues its target, which waits
+// for the hold's end), robots.txt's is unreachable for now (HeldError), a
+// rendered page's resource fails. The host sees no request after the hold.
+func TestASameHostRedirectHopToAHostHeldDuringItsPauseIsNotSent(t *testing.T) {
+	var held atomic.Bool
+	var after atomic.Int32 // requests the server read after the hold
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if held.Load() {
+			after.Add(1)
+		}
+		switch r.URL.Path {
+		case "/a", "/robots.txt", "/res":
+			http.Redirect(w, r, r.URL.Path+"-moved", http.StatusFound)
+		case "/robots.txt-moved":
+			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+		default:
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, "<html>moved here</html>")
+		}
+	}))
+	defer srv.Close()
+	start := func(t *testing.T) *Fetcher {
+		held.Store(false)
+		after.Store(0)
+		cfg := Config{UserAgent: "crawlconsole-test", ConnectTimeout: 2 * time.Second, RequestTimeout: 30 * time.Second,
+			MaxBodyBytes: 1 << 20, MaxRedirects: 3, ContentTypes: []string{"text/html"},
+			RedirectPause: func() time.Duration { held.Store(true); return 0 }, // the hold comes during the hop's pause
+			Held:          func(string) bool { return held.Load() }}
+		f, _ := testFetcher(t, mapResolver{}, []string{"127.0.0.0/8"}, cfg)
+		return f
+	}
+	t.Run("page", func(t *testing.T) {
+		f := start(t)
+		res, err := f.Fetch(srv.URL+"/a", nil)
+		if after.Load() != 0 {
+			t.Fatalf("the host, held during the redirect hop's pause, was asked %d times after the hold", after.Load())
+		}
+		if res == nil || res.Status != http.StatusFound || res.Header.Get("Location") != "/a-moved" {
+			t.Fatalf("fetch: %+v, %v; want the 302 to /a-moved standing (its target queued, to wait for the hold's end)", res, err)
+		}
+	})
+	t.Run("robots.txt", func(t *testing.T) {
+		f := start(t)
+		r := f.FetchRobots(t.Context(), srv.URL, "crawlconsole")
+		if after.Load() != 0 {
+			t.Fatalf("the host, held during robots.txt's redirect hop's pause, was asked %d times after the hold", after.Load())
+		}
+		if _, ok := errors.AsType[*HeldError](r.Err); !ok || !r.Unreachable {
+			t.Fatalf("robots.txt unreachable %v (%v); want unreachable for a HeldError", r.Unreachable, r.Err)
+		}
+	})
+	t.Run("a rendered page's resource", func(t *testing.T) {
+		f := start(t)
+		req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, srv.URL+"/res", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Resource(t.Context(), req)
+		if after.Load() != 0 {
+			t.Fatalf("the host, held during a resource's redirect hop's pause, was asked %d times after the hold", after.Load())
+		}
+	})
+}
