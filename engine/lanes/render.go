@@ -80,8 +80,8 @@ func (r *Runner) renderLater(s *Slot, link *route.Link, t frontier.Task, u *url.
 
 // finishRender renders res's page, its own requests sent through the lane: robots
 // (the page's host's rules, or the other host's), the SSRF guard (the egress's
-// dialer), the host gate and its adaptive gap, the operator's holds, as any request
-// to their host. kind
+// dialer), the host gate and its adaptive gap, the operator's holds, the worker's
+// lease, as any request to their host. kind
 // is the task's outcome kind: refused when the rendered page is a block page.
 func (r *Runner) finishRender(s *Slot, link *route.Link, t frontier.Task, rules *robots.Rules, res *fetch.Result,
 	render func(context.Context, Send) *fetch.Rendering) (kind string) {
@@ -110,6 +110,12 @@ func (r *Runner) finishRender(s *Slot, link *route.Link, t frontier.Task, rules 
 		if r.HostHeld(host) { // a host the operator holds gets no request, a page's own included
 			r.Gate.Release(tk)
 			return nil, errHostHeld
+		}
+		// M4: a worker's render asks under its lease as the lane does; it may have
+		// waited for a browser page past the lease's end, its host another's now.
+		if err := r.leaseHeld(ctx, t.Lease); err != nil {
+			r.Gate.Release(tk)
+			return nil, err
 		}
 		res, err := link.F.Resource(ctx, req)
 		if ctx.Err() != nil {
