@@ -130,8 +130,9 @@ func TestAWorkerJoiningWhileAnotherIsPausedTakesThePausedOnesSites(t *testing.T)
 // (its heartbeats held back until then). w1's join says it is paused: the restarted
 // master's log line for it says so, its sites go to w2, and while w2 goes on the
 // Nodes pane shows w1 paused holding none and the sandbox sees no request from it.
-// Before, the rejoin made w1 active until its first heartbeat: the join dealt it
-// its share of the sites, which then sat in its paused lanes.
+// A rejoin that does not carry the pause makes w1 active until its first
+// heartbeat: the join deals it its share of the sites, which then sit in its
+// paused lanes.
 func TestAPausedWorkerRejoiningARestartedMasterIsDealtNoSite(t *testing.T) {
 	t.Parallel()
 	cfg := smallWeb(49, 6)

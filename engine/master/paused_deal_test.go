@@ -32,10 +32,10 @@ func dealt(tb *Table) map[string]int {
 // it) saying so in its join: it is paused from the join on, dealt no site while
 // another worker is active, and the sites it claims go to the active workers once
 // it handed back what its lanes had not taken; the join's line says they move from
-// it. A worker of an older version omits the pause and joins active, as before
-// (its first heartbeat pauses it). Before, every rejoin was active until that
-// heartbeat, and the join dealt the paused worker its share: work that then sat in
-// its paused lanes.
+// it. A worker of an older version omits the pause and joins active (its first
+// heartbeat pauses it). A rejoin without the pause is active until that heartbeat,
+// and the join deals the paused worker its share: work that then sits in its
+// paused lanes.
 func TestAPausedWorkerRejoiningARestartedMasterComesBackPaused(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -109,7 +109,7 @@ func TestAPausedWorkerRejoiningARestartedMasterComesBackPaused(t *testing.T) {
 // A rebalance plan (r) made before the operator paused one of its receivers, and
 // applied after, moves nothing onto the paused worker (its lanes would hold the
 // sites paused): those moves are left out and counted by worker, the others made.
-// Before, the plan's moves onto the paused worker were made all the same.
+// Made all the same, those moves would leave the sites in paused lanes.
 func TestARebalanceAppliedAfterItsReceiverPausedLeavesItOut(t *testing.T) {
 	t.Parallel()
 	tb := New(&keepAll{}, nil, 1)
@@ -151,8 +151,8 @@ func TestARebalanceAppliedAfterItsReceiverPausedLeavesItOut(t *testing.T) {
 
 // The line a join or a resume writes says what moved where: those to the worker
 // that joined or resumed, and apart from them those that went between the others
-// (a paused worker's sites to the active ones). Before, it counted them all as
-// moving to the worker.
+// (a paused worker's sites to the active ones), not all of them as moving to the
+// worker.
 func TestAResumeSaysWhichSitesMoveToIt(t *testing.T) {
 	t.Parallel()
 	tb := New(&keepAll{}, nil, 1)
@@ -174,8 +174,8 @@ func TestAResumeSaysWhichSitesMoveToIt(t *testing.T) {
 // the site's tasks waiting at the master: it does not wait for the pause's end, or
 // for a join, a resume or r to deal it. A site the paused worker holds tasks of in
 // its lanes stays with it (it moves when a deal asks the worker to release it),
-// and with no worker active, a paused one keeps its sites. Before, every site of
-// the paused worker's kept its new work waiting for it.
+// and with no worker active, a paused one keeps its sites. Left with it, a site's
+// new work would wait for the resume.
 func TestNewWorkForAPausedWorkersSiteGoesToAnActiveWorker(t *testing.T) {
 	t.Parallel()
 	settle := func(tb *Table) { // the workers fetch what they were dealt
