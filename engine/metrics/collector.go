@@ -104,7 +104,7 @@ var (
 	renderBrowser   = desc("render_browser", "The headless browser's state: 1 for the one it is in (running, starting, stopping: the last one is going and the next starts once it is gone, idle: none runs), 0 for the others.", "state")
 	renderRestarts  = desc("render_browser_restarts_total", "Browser starts after the first: after render.restart_after renders, over render.memory_mb, or after a browser died or was killed.")
 	renderHung      = desc("render_browser_hung_total", "Browsers killed for not answering in render.start_timeout when a session's browser context or a new page was made.")
-	renderWaitedOut = desc("render_page_wait_timeouts_total", "Renders that found every browser page busy (render.contexts), none freed, for a whole time cap (render.timeout): their pages kept plain, counted in render_pages_total{outcome=\"kept_plain\"} too.")
+	renderWaitedOut = desc("render_page_wait_timeouts_total", "Renders that found every browser page busy (render.contexts), none freed for a whole time cap (render.timeout) or all going to other renders for render.start_timeout + render.timeout: their pages kept plain, counted in render_pages_total{outcome=\"kept_plain\"} too.")
 
 	clusterWorkers  = desc("cluster_workers", "Workers known to the master, by state (M4).", "state")
 	clusterResults  = desc("cluster_results_committed_total", "Results from each worker committed by the master (M4).", "node")

@@ -270,7 +270,7 @@ crawlconsole_render_browser_restarts_total %d
 # HELP crawlconsole_render_browser_hung_total Browsers killed for not answering in render.start_timeout when a session's browser context or a new page was made.
 # TYPE crawlconsole_render_browser_hung_total counter
 crawlconsole_render_browser_hung_total %d
-# HELP crawlconsole_render_page_wait_timeouts_total Renders that found every browser page busy (render.contexts), none freed, for a whole time cap (render.timeout): their pages kept plain, counted in render_pages_total{outcome="kept_plain"} too.
+# HELP crawlconsole_render_page_wait_timeouts_total Renders that found every browser page busy (render.contexts), none freed for a whole time cap (render.timeout) or all going to other renders for render.start_timeout + render.timeout: their pages kept plain, counted in render_pages_total{outcome="kept_plain"} too.
 # TYPE crawlconsole_render_page_wait_timeouts_total counter
 crawlconsole_render_page_wait_timeouts_total %d
 `, c.r.Restarts, c.r.Hung, c.r.WaitedOut)

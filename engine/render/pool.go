@@ -81,8 +81,9 @@ type Stats struct {
 	// Hung are the browsers killed for not answering in time (Config.StartTimeout)
 	// when a session's browser context or a new page was made.
 	Hung int64
-	// WaitedOut are the renders that found every page busy, none freed, for a
-	// whole time cap (ErrNoPageFree): counted in Failed too.
+	// WaitedOut are the renders that found every page busy, none freed for a
+	// whole time cap or all going to other renders for a browser's start and a
+	// cap (ErrNoPageFree): counted in Failed too.
 	WaitedOut int64
 	PSSMB     int  // proportional memory of the browser's processes, MB (sampled)
 	Running   bool // a browser process is up
@@ -245,8 +246,10 @@ func (p *Pool) Start() error {
 // ErrClosed says the pool was closed.
 var ErrClosed = errors.New("render: pool closed")
 
-// ErrNoPageFree says a render found every page of the pool busy, and none freed,
-// for its whole time cap: it was not rendered, and the page is kept as fetched.
+// ErrNoPageFree says a render found no browser page for it: every page busy and
+// none freed for its whole time cap, or every one freed taken by other renders for
+// a browser's start and its cap. It was not rendered, and the page is kept as
+// fetched.
 var ErrNoPageFree = errors.New("no browser page free")
 
 // Render renders j's page. An error says why there is no DOM (time cap, request

@@ -41,7 +41,7 @@ type RenderStats struct {
 	Contexts, Busy, PSSMB               int   // browser contexts open, renders running, memory (PSS, MB)
 	Renders, Failed, Recycled, Restarts int64 // renders with a DOM, kept plain, contexts disposed, browser restarts
 	Unsettled                           int64 // renders of pages that never settled (read early or at the cap, or a script that never yielded)
-	WaitedOut                           int64 // renders that found every browser page busy, none freed, for a whole time cap (counted in Failed)
+	WaitedOut                           int64 // renders that found every browser page busy, none freed for a whole time cap or all going to other renders for a start and a cap (counted in Failed)
 	Requests                            int64 // the rendered pages' own requests
 	Seconds                             float64
 	// Hosts are the hosts with the most renders (at most RenderTopHosts: the
