@@ -107,7 +107,7 @@ func (p *Pool) tabFor(ctx context.Context, k tabKey, limit time.Duration) (t *ta
 		if err != nil && !marked && !p.settingUpLocked() && time.Since(p.movedSince(asked)) >= limit {
 			return nil, waited, p.noPageFree(limit, waited)
 		}
-		if !time.Now().Before(latest) {
+		if err != nil && !time.Now().Before(latest) {
 			return nil, waited, fmt.Errorf("render: %w for %v (render.start_timeout + render.timeout): all %d pages (render.contexts) went to other renders",
 				ErrNoPageFree, waited.Round(time.Millisecond), p.cfg.Contexts)
 		}
