@@ -155,16 +155,7 @@ func TestAPausedWorkerRejoiningARestartedMasterIsDealtNoSite(t *testing.T) {
 	c.startMaster()
 	enginetest.WaitSnapshot(t, c.master, "w2 rejoined", func(s view.Snapshot) bool { return nodeStateOf(s, "w2") == view.NodeActive })
 	resumeBeats()
-	var joined string
-	enginetest.WaitFor(t, "the restarted master's line for w1's rejoin", func() bool {
-		for _, ev := range c.master.EventsSince(0, 0) {
-			if strings.HasPrefix(ev.Msg, "worker w1 joined") {
-				joined = ev.Msg
-				return true
-			}
-		}
-		return false
-	})
+	joined := c.joinLine(t, "w1")
 	if !strings.Contains(joined, "paused by the operator") {
 		t.Errorf("the restarted master took w1's rejoin for an active worker's: %q", joined)
 	}

@@ -255,16 +255,7 @@ func TestWorkerJoinsAndLeavesMidCrawl(t *testing.T) {
 	c.worker("w2", "127.0.0.4", "127.0.0.5")
 	// The master deals the new worker its share when it answers the join, not at a
 	// later heartbeat: the join's log line records how many units moved to it.
-	var joinedLine string
-	enginetest.WaitFor(t, "the master's log line for w2's join", func() bool {
-		for _, ev := range c.master.EventsSince(0, 0) {
-			if strings.HasPrefix(ev.Msg, "worker w2 joined") {
-				joinedLine = ev.Msg
-				return true
-			}
-		}
-		return false
-	})
+	joinedLine := c.joinLine(t, "w2")
 	if !strings.Contains(joinedLine, " to it") {
 		t.Errorf("the master dealt w2 nothing when it joined: %q", joinedLine)
 	}
@@ -788,4 +779,21 @@ func logWarnings(t *testing.T, name string, e *engine.Engine) {
 			t.Logf("%s: %s %s", name, ev.At.Format("15:04:05.000"), ev.Msg)
 		}
 	}
+}
+
+// joinLine waits for the master's log line of worker name's first join and
+// returns it.
+func (c *testCluster) joinLine(t *testing.T, name string) string {
+	t.Helper()
+	var line string
+	enginetest.WaitFor(t, "the master's log line for "+name+"'s join", func() bool {
+		for _, ev := range c.master.EventsSince(0, 0) {
+			if strings.HasPrefix(ev.Msg, "worker "+name+" joined") {
+				line = ev.Msg
+				return true
+			}
+		}
+		return false
+	})
+	return line
 }
