@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/lanes/internal/stall"
 )
 
 // Gate is the last line of politeness before a request leaves. Lanes already fetch
@@ -51,7 +53,7 @@ type Gate struct {
 	// Now is the clock (tests inject one).
 	Now func() time.Time
 	// Stalled is the total time the crawler's own process stood still so far,
-	// on the real clock like the answers' response times (politeness_stall.go):
+	// on the real clock like the answers' response times (internal/stall):
 	// the rising-latency signal discounts what of an answer's time was the
 	// crawler's and not the server's. nil: the process-wide hiccup probe.
 	Stalled func() time.Duration
@@ -364,15 +366,15 @@ func (g *Gate) stallsFrom() (time.Duration, bool) {
 	case g.Stalled != nil:
 		return g.Stalled(), false
 	}
-	processStalls.hold()
-	return processStalls.Stalled(), true
+	stall.Process.Hold()
+	return stall.Process.Stalled(), true
 }
 
 func (g *Gate) stalled() time.Duration {
 	if g.Stalled != nil {
 		return g.Stalled()
 	}
-	return processStalls.Stalled()
+	return stall.Process.Stalled()
 }
 
 func (g *Gate) take(s *keyState) {
@@ -400,15 +402,15 @@ func (g *Gate) Finish(t Ticket, r Response) {
 	if t.parent != 0 {
 		g.give(gateKey{egress: t.egress, parent: t.parent}, now)
 	}
-	var stall time.Duration
+	var stalled time.Duration
 	if t.probe || g.Stalled != nil {
-		stall = g.stalled() - t.stalled
+		stalled = g.stalled() - t.stalled
 	}
 	if t.probe {
-		processStalls.release()
+		stall.Process.Release()
 	}
 	if hs := g.hosts[t.host]; hs != nil {
-		hs.give(now, t.start, r, g.Adapt, stall)
+		hs.give(now, t.start, r, g.Adapt, stalled)
 	}
 	if g.Pacer != nil && (r.Status != 0 || r.Timeout) {
 		lat := r.Latency

@@ -135,7 +135,7 @@ func (h *hostState) gap(now time.Time, a Adaptive) (time.Duration, Reason) {
 }
 
 // give ends one request to the host and learns from its answer; stall is how long
-// the crawler itself stood still while the request was out (politeness_stall.go).
+// the crawler itself stood still while the request was out (internal/stall).
 func (h *hostState) give(now, start time.Time, r Response, a Adaptive, stall time.Duration) {
 	if h.inflight > 0 {
 		h.inflight--

@@ -1,4 +1,7 @@
-package lanes
+// Package stall measures the crawler's own stalls, told apart from a slow server:
+// the time its process stood still, which the lanes' gate discounts from an
+// answer's response time before the rising-latency back-off reads it.
+package stall
 
 import (
 	"sync"
@@ -6,8 +9,6 @@ import (
 	"time"
 )
 
-// The crawler's own stalls, told apart from a slow server.
-//
 // An answer's response time is measured by the crawler. When the crawler's own
 // process is starved of CPU (a loaded box, a test beside other tests, a stop of the
 // world), its answers look slow because it did not run to read them, not because
@@ -48,8 +49,8 @@ const (
 	stallDenseAfter = stallPeriod / 2
 )
 
-// stallMeter sums how late its probe woke up: the time the process stood still.
-type stallMeter struct {
+// Meter sums how late its probe woke up: the time the process stood still.
+type Meter struct {
 	total   atomic.Int64 // nanoseconds stalled, since the process started
 	holders atomic.Int64 // requests in flight that want the probe running
 	running atomic.Bool
@@ -60,16 +61,16 @@ type stallMeter struct {
 	mu    sync.Mutex // serialises starting the probe
 }
 
-// processStalls is the process-wide meter: starvation is the process's, not a
-// gate's, so every gate shares one probe.
-var processStalls = &stallMeter{sleep: time.Sleep, now: time.Now}
+// Process is the process-wide meter: starvation is the process's, not a gate's,
+// so every gate shares one probe.
+var Process = &Meter{sleep: time.Sleep, now: time.Now}
 
 // Stalled is the total time the process stood still so far (monotonic).
-func (m *stallMeter) Stalled() time.Duration { return time.Duration(m.total.Load()) }
+func (m *Meter) Stalled() time.Duration { return time.Duration(m.total.Load()) }
 
-// hold says a request is in flight: the probe runs until every hold is released
+// Hold says a request is in flight: the probe runs until every hold is released
 // and stallLinger has passed.
-func (m *stallMeter) hold() {
+func (m *Meter) Hold() {
 	m.holders.Add(1)
 	if m.running.Load() {
 		return
@@ -81,8 +82,8 @@ func (m *stallMeter) hold() {
 	m.mu.Unlock()
 }
 
-// release ends one hold.
-func (m *stallMeter) release() { m.holders.Add(-1) }
+// Release ends one Hold.
+func (m *Meter) Release() { m.holders.Add(-1) }
 
 // late is how much of one wake-up, due at due and seen at woke, counts as a stall.
 func late(due, woke time.Time) time.Duration {
@@ -92,7 +93,7 @@ func late(due, woke time.Time) time.Duration {
 	return 0
 }
 
-func (m *stallMeter) probe() {
+func (m *Meter) probe() {
 	idleSince := time.Time{}
 	var dense time.Time // until when the probe wakes every stallDense
 	for {
