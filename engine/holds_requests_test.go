@@ -187,7 +187,7 @@ func TestAHostHeldWhileALaneWaitsToAskItsRobotsTxtIsNotAsked(t *testing.T) {
 	t.Parallel()
 	sb := enginetest.StartSandbox(t, smallWeb(73, 6))
 	paused, _, count, _ := heldHosts(t, sb)
-	gate := &stallAfterPage{host: paused, stall: 5 * time.Second, waiting: make(chan struct{})}
+	gate := &stallAfterPage{host: paused, waiting: make(chan struct{})}
 	o := enginetest.PoliteOptions(sb, filepath.Join(t.TempDir(), "crawl.db"))
 	o.Etiquette.RobotsCacheFor = time.Nanosecond
 	o.Pacer = gate
@@ -203,6 +203,7 @@ func TestAHostHeldWhileALaneWaitsToAskItsRobotsTxtIsNotAsked(t *testing.T) {
 		t.Fatal(err)
 	}
 	since := time.Now()
+	gate.release() // the lane goes on past the gate, into the pause
 	notAsked := func() bool {
 		for _, ev := range e.EventsSince(0, 100000) {
 			if ev.Host == paused && strings.Contains(ev.Msg, " not asked for: the operator holds ") {
@@ -228,17 +229,22 @@ func TestAHostHeldWhileALaneWaitsToAskItsRobotsTxtIsNotAsked(t *testing.T) {
 }
 
 // stallAfterPage is a pacing policy that, once armed, holds host's next request
-// after one of its pages answered stall long at the gate, and says when a lane
-// waits so (waiting closed): with robots.txt read anew for every page, that
-// request is the next task's robots.txt.
+// after one of its pages answered at the gate until the test releases it, and
+// says when a lane waits so (waiting closed): with robots.txt read anew for every
+// page, that request is the next task's robots.txt. The gate waits a gap from
+// the host's last end, then asks again; the gap reaches stallStep past now each
+// time it is asked, so the lane waits in steps of stallStep for the release
+// however long the test takes to pause the host.
 type stallAfterPage struct {
 	host    string
-	stall   time.Duration
 	waiting chan struct{}
 
 	mu                    sync.Mutex
 	armed, stalling, told bool
+	from                  time.Time // the answered page's start, before the host's last end
 }
+
+const stallStep = 50 * time.Millisecond
 
 func (p *stallAfterPage) arm() {
 	p.mu.Lock()
@@ -246,16 +252,23 @@ func (p *stallAfterPage) arm() {
 	p.mu.Unlock()
 }
 
+// release lets the held request go and stalls no other.
+func (p *stallAfterPage) release() {
+	p.mu.Lock()
+	p.armed, p.stalling = false, false
+	p.mu.Unlock()
+}
+
 // Observe hears of host's answered page (the gate tells of pages, not robots.txt).
-func (p *stallAfterPage) Observe(host string, _ pace.Response, _ time.Duration) {
+func (p *stallAfterPage) Observe(host string, _ pace.Response, latency time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if host == p.host && p.armed {
-		p.stalling = true
+	if host == p.host && p.armed && !p.stalling {
+		p.stalling, p.from = true, time.Now().Add(-latency)
 	}
 }
 
-// Gap is the stall for host's request after its page, once armed.
+// Gap is the stall for host's request after its page, once armed, until released.
 func (p *stallAfterPage) Gap(host string) time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -266,5 +279,5 @@ func (p *stallAfterPage) Gap(host string) time.Duration {
 		p.told = true
 		close(p.waiting)
 	}
-	return p.stall
+	return time.Since(p.from) + stallStep
 }
