@@ -204,11 +204,16 @@ func TestAMastersHostHoldsAreKeptWhenAWorkerDoesNotAnswer(t *testing.T) {
 	t.Parallel()
 	c := startCluster(t, holdsWeb(65))
 	w1 := c.worker("w1", "127.0.0.2")
+	w1conn := c.conns[len(c.conns)-1] // w1's, connected last
 	paused, disabled, count, _ := heldHosts(t, c.sb)
 	enginetest.WaitFor(t, "both hosts requested 4 times", func() bool {
 		return count(paused, time.Time{}) >= 4 && count(disabled, time.Time{}) >= 4
 	})
-	w1.Close() // silent from now on: no leave
+	// Silent from now on: no leave. Its connection goes with it, as a stopped
+	// process's does, so a control finds no one to answer at once rather than
+	// waiting out its 5 s for an answer.
+	w1.Close()
+	w1conn.Close()
 	if err := c.master.PauseHost(paused, true); err == nil {
 		t.Errorf("pausing %s with w1 gone said nothing of w1", paused)
 	}
