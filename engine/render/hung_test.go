@@ -140,6 +140,10 @@ func TestPoolCloseKillsABrowserThatDoesNotStop(t *testing.T) {
 	if _, err := p.Render(t.Context(), ts.job("/", `<html><body>warm</body></html>`, 200)); err != nil {
 		t.Fatal(err)
 	}
+	// The pool measures its own browser's memory (Config.MemoryMB judges it).
+	if st := p.Stats(); !st.Running || st.PSSMB == 0 {
+		t.Errorf("stats with the browser running: %+v; want Running, a PSS figure", st)
+	}
 	p.mu.Lock()
 	b := p.br
 	procs := processesOf(b.pid)

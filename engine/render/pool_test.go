@@ -251,7 +251,9 @@ func TestPoolStatsDuringARestart(t *testing.T) {
 // still in its first setup calls, another session renders in its open page, and
 // Close returns at once, the opening render ending with ErrClosed.
 func TestPoolOpensAPageAside(t *testing.T) {
-	t.Parallel() // its own browser and server
+	// Its own browser and server: the page being opened waits for the browser
+	// to end, which Close does to the pool's own browser only.
+	t.Parallel()
 	ts := newTestServer(t)
 	var logs logLines
 	p := testPool(t, Config{Contexts: 2, Timeout: time.Minute, Logf: logs.add})

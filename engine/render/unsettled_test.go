@@ -21,7 +21,7 @@ import (
 // the ways ended a render is told by its note or error, not by how long it took:
 // the cap is a minute, far past what either needs on a loaded box.
 func TestRenderUnsettledPagesEndSooner(t *testing.T) {
-	t.Parallel() // its own browser and server; it mostly waits on the stillness watch
+	t.Parallel() // its own server and pool, the shared browser; it mostly waits on the stillness watch
 	ts := newTestServer(t)
 	// The page polls every 100 ms; with the default settle of 150 ms a loaded box
 	// that delays the page's timer by 50 ms makes it look quiet (settled at 285 ms
@@ -32,9 +32,9 @@ func TestRenderUnsettledPagesEndSooner(t *testing.T) {
 	// page's watch is 1.5 s, which a polling page's renderer left unanswered at
 	// load 37.
 	const patient = 30 * time.Second
-	p := testPool(t, Config{Timeout: time.Minute, Settle: time.Second, YieldLimit: patient})
+	p := inShared(t, Config{Timeout: time.Minute, Settle: time.Second, YieldLimit: patient})
 	if _, err := p.Render(t.Context(), ts.job("/warm", `<html><body>warm</body></html>`, 200)); err != nil {
-		t.Fatal(err) // the browser's start is not a render's time
+		t.Fatal(err) // the session's browser context and page are not a render's time
 	}
 	poll := `<html><body><div id="root"><a href="/a/1">one</a></div><script>setInterval(function(){ fetch('/api/list'); }, 100);</script></body></html>`
 	start := time.Now()
@@ -105,18 +105,18 @@ document.getElementById('root').innerHTML = '<a href="/drawn">drawn</a>';</scrip
 		ended bool
 	}{{500 * time.Millisecond, true}, {30 * time.Second, false}} {
 		t.Run(fmt.Sprint(c.limit), func(t *testing.T) {
-			t.Parallel() // a browser of its own, each with the limit it took
+			t.Parallel() // a pool of its own, each with the limit it took
 			// The limit under test goes through NewPool, as the operator's
-			// setting does. The warm render, which starts the browser, has a
-			// long watch instead: a browser just started on a loaded box can
-			// leave the watch's first question unanswered for half a second,
-			// with no script of the page running. The heavy page's render has
-			// the limit the pool took.
-			p := testPool(t, Config{Timeout: 2 * time.Minute, YieldLimit: c.limit})
+			// setting does. The warm render, which opens the session's browser
+			// context and page, has a long watch instead: a page just opened
+			// on a loaded box can leave the watch's first question unanswered
+			// for half a second, with no script of the page running. The heavy
+			// page's render has the limit the pool took.
+			p := inShared(t, Config{Timeout: 2 * time.Minute, YieldLimit: c.limit})
 			limit := p.cfg.YieldLimit
 			p.cfg.YieldLimit = 30 * time.Second
 			if _, err := p.Render(t.Context(), ts.job("/warm", `<html><body>warm</body></html>`, 200)); err != nil {
-				t.Fatal(err) // the browser's start is not a render's time
+				t.Fatal(err) // the session's browser context and page are not a render's time
 			}
 			p.cfg.YieldLimit = limit // no render in flight: the next one reads it
 			out, err := p.Render(t.Context(), ts.job("/heavy", heavy, 200))

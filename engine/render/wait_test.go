@@ -39,15 +39,15 @@ func holdingJob(ts *testServer, path string, asked, release chan struct{}) Job {
 // its whole cap to render in (the page's own requests end with it), not what the
 // wait left of it.
 func TestRenderWaitForAPageIsCappedAndTheRenderKeepsItsCap(t *testing.T) {
-	t.Parallel() // its own browser and server; it mostly waits out a render's cap
+	t.Parallel() // its own server and pool, the shared browser; it mostly waits out a render's cap
 	ts := newTestServer(t)
 	// The render holding the page has a cap far past the waiter's, so that it
 	// still runs when the waiter gives up however loaded the box; the waiter's is
 	// short, as a render's wait is what it judges.
 	const timeout, waiterCap = time.Minute, time.Second
-	p := testPool(t, Config{Contexts: 1, Timeout: timeout})
+	p := inShared(t, Config{Contexts: 1, Timeout: timeout})
 	if _, err := p.Render(t.Context(), ts.job("/warm", `<html><body>warm</body></html>`, 200)); err != nil {
-		t.Fatal(err) // the browser's start and the page's opening are not a render's wait
+		t.Fatal(err) // the session's browser context and page's opening are not a render's wait
 	}
 
 	asked, release := make(chan struct{}), make(chan struct{})
