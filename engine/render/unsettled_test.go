@@ -28,7 +28,8 @@ func TestRenderUnsettledPagesEndSooner(t *testing.T) {
 	// once, at load 16). A settle of a second leaves that margin to the poll, and the
 	// stillness watch (a second of unchanged DOM) still ends the render first.
 	// The yield watch is given half the cap: it judges only the looping page,
-	// whose render alone has a watch of a second. At the 3 s default a hurried
+	// whose render alone has a watch of half a second (it ends there either
+	// way, having burnt that much CPU). At the 3 s default a hurried
 	// page's watch is 1.5 s, which a polling page's renderer left unanswered at
 	// load 37.
 	const patient = 30 * time.Second
@@ -48,7 +49,7 @@ func TestRenderUnsettledPagesEndSooner(t *testing.T) {
 	}
 	loop := `<html><body><div id="root"></div><script>while(true){}</script></body></html>`
 	// No render is in flight: the next one reads the setting.
-	p.cfg.YieldLimit = time.Second
+	p.cfg.YieldLimit = 500 * time.Millisecond
 	start = time.Now()
 	_, err = p.Render(t.Context(), ts.job("/loop", loop, 200))
 	p.cfg.YieldLimit = patient
@@ -90,15 +91,17 @@ func TestRenderUnsettledPagesEndSooner(t *testing.T) {
 }
 
 // render.yield_limit is the operator's: a page whose first script holds the main
-// thread for two seconds is ended by a yield watch of half a second and rendered
+// thread for a second is ended by a yield watch of half a second and rendered
 // whole by one of half a minute. Neither depends on the box's load: the watch
-// judges the renderer's running time, and the script holds the thread for two
-// seconds on the clock and 6e8 steps of its own (about two seconds' running time
-// here: on a loaded box, the clock's two seconds can hold little of it).
+// judges the renderer's running time, and the script holds the thread for a
+// second on the clock and 3e8 steps of its own (about a second's running time
+// here: twice the watch's half second, four times the 250 ms a renderer must run
+// for it; on a loaded box, the clock's second can hold little of it). The whole
+// render runs the script to its end: a longer script proves no more.
 func TestRenderYieldLimitIsASetting(t *testing.T) {
 	t.Parallel() // its own server; the page's script waits on the clock
 	ts := newTestServer(t)
-	heavy := `<html><body><div id="root"></div><script>(function(){ var t = Date.now(), x = 0; for (var i = 0; i < 6e8; i++) { x += i % 7; } while (Date.now() - t < 2000) {} })();
+	heavy := `<html><body><div id="root"></div><script>(function(){ var t = Date.now(), x = 0; for (var i = 0; i < 3e8; i++) { x += i % 7; } while (Date.now() - t < 1000) {} })();
 document.getElementById('root').innerHTML = '<a href="/drawn">drawn</a>';</script></body></html>`
 	for _, c := range []struct {
 		limit time.Duration
