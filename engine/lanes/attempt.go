@@ -50,21 +50,14 @@ func (r *Runner) fetchWithRetry(s *Slot, link *route.Link, t frontier.Task, hdr 
 		if err != nil {
 			return nil, nil, fetch.KindCanceled, false
 		}
-		// M4: the last moment before the request leaves; a worker paused past its
-		// lease (stopped, cut off) waits for a renewal here, or drops the task.
-		if err := r.leaseHeld(r.Ctx, t.Lease); err != nil {
+		// The last moment before the request leaves: a worker paused past its
+		// lease (stopped, cut off) waits for a renewal here, or drops the task
+		// (M4); a host the operator disabled or paused while the task waited in
+		// hand (at the gate, for the lease, between retries) holds the task too,
+		// as it held those on the board.
+		if err := r.mayLeave(r.Ctx, t.Host, t.Lease); err != nil {
 			r.Gate.Release(tk)
-			if r.Ctx.Err() != nil {
-				return nil, nil, fetch.KindCanceled, false
-			}
-			return nil, nil, kindLeaseLost, false
-		}
-		// The operator may have disabled or paused the host while the task waited
-		// in hand (at the gate, for the lease while a master restarts, between
-		// retries): the hold holds the task too, as it held those on the board.
-		if r.HostHeld(t.Host) {
-			r.Gate.Release(tk)
-			return r.heldBegun(s, t)
+			return r.notLeft(s, t, err)
 		}
 		var bound context.Context
 		if r.LeaseBound != nil {
@@ -88,9 +81,9 @@ func (r *Runner) fetchWithRetry(s *Slot, link *route.Link, t frontier.Task, hdr 
 		var v egress.Verdict
 		if fetch.Kind(err) != fetch.KindCanceled {
 			res, err, v = r.judged(link, egIdx, t, hdr, res, err) // one classifier, both routes
-			// The operator held the host before the refetch confirming a refusal.
-			if errors.Is(err, errHostHeld) {
-				return r.heldBegun(s, t)
+			// The refetch confirming a refusal did not leave (mayLeave).
+			if errors.Is(err, errHostHeld) || errors.Is(err, errLeaseLost) {
+				return r.notLeft(s, t, err)
 			}
 		}
 		if v.Class == egress.SiteBan && v.OneURL { // one URL's soft refusal punishes nobody

@@ -1,7 +1,9 @@
 package lanes
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
@@ -29,8 +31,48 @@ func (r *Runner) HostHeld(host string) bool {
 }
 
 // errHostHeld is the answer of a request not sent because the operator held its
-// host while the lane waited to send it (robotsFor, a refusal's confirming refetch).
+// host while the lane waited to send it (mayLeave).
 var errHostHeld = errors.New("not asked: the operator holds the host")
+
+// errLeaseLost wraps Lease's answer for a hand-out the master gave to another
+// worker (mayLeave): the request is not sent, and its task is dropped.
+var errLeaseLost = errors.New("not asked: lease lost")
+
+// inLease is mayLeave's lease for a redirect's hop inside the client: the hop
+// belongs to the request it follows, which passed the lease's wait already.
+const inLease = ^uint64(0)
+
+// mayLeave is the one step every request to host passes right before it leaves,
+// after its gate wait: a page's, a robots.txt's (lease 0), a refusal's confirming
+// refetch, a render's own, a redirect's hop (inLease). It answers ctx's error when
+// the crawl or the caller stopped; waits for the worker's lease on the hand-out
+// numbered lease (M4), errLeaseLost when the master gave it to another worker;
+// then errHostHeld when the operator holds host (paused, disabled): checked after
+// the lease's wait, which can be long (a master restarting), so that a hold made
+// meanwhile holds the request too. nil: it may leave now.
+func (r *Runner) mayLeave(ctx context.Context, host string, lease uint64) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if lease != inLease {
+		if err := r.leaseHeld(ctx, lease); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("%w (%w)", errLeaseLost, err)
+		}
+	}
+	if r.HostHeld(host) {
+		return errHostHeld
+	}
+	return nil
+}
+
+// hopHeld is the client's check of a redirect's hop (fetch.Config.Held): a held
+// host gets no hop either.
+func (r *Runner) hopHeld(host string) bool {
+	return errors.Is(r.mayLeave(r.Ctx, host, inLease), errHostHeld)
+}
 
 // heldInHand ends the turn of t, unsent, whose host the operator held while the
 // lane had it in hand: a disabled host's task is deferred to the disable's end, a
@@ -56,11 +98,18 @@ func (r *Runner) heldInHand(s *Slot, t frontier.Task, begun bool) (swapped bool)
 	return swapped
 }
 
-// heldBegun is fetchWithRetry's answer for a begun task held in hand (heldInHand):
-// set aside (kindSwapped), or moved (deferred, placed again).
-func (r *Runner) heldBegun(s *Slot, t frontier.Task) (*fetch.Result, []fetch.Exchange, string, bool) {
-	if r.heldInHand(s, t, true) {
-		return nil, nil, kindSwapped, false
+// notLeft is fetchWithRetry's answer for a begun task whose request mayLeave kept:
+// held in hand (heldInHand), set aside (kindSwapped) or moved (deferred, placed
+// again); its lease lost (kindLeaseLost); the crawl stopping.
+func (r *Runner) notLeft(s *Slot, t frontier.Task, err error) (*fetch.Result, []fetch.Exchange, string, bool) {
+	switch {
+	case errors.Is(err, errHostHeld):
+		if r.heldInHand(s, t, true) {
+			return nil, nil, kindSwapped, false
+		}
+		return nil, nil, "", true
+	case errors.Is(err, errLeaseLost):
+		return nil, nil, kindLeaseLost, false
 	}
-	return nil, nil, "", true
+	return nil, nil, fetch.KindCanceled, false
 }

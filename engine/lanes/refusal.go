@@ -18,8 +18,8 @@ import (
 // is fetched once more through the same egress, after the politeness gate, and the
 // refetch's answer replaces the first: ordinary, it stands; a soft refusal again, it
 // condemns this URL only (Verdict.OneURL) until another URL corroborates it; a hard
-// refusal, it stands. A host the operator held meanwhile is not asked again
-// (errHostHeld).
+// refusal, it stands. The refetch passes mayLeave as any request: a host held
+// meanwhile, a lease lost, is not asked again.
 func (r *Runner) judged(link *route.Link, egIdx int, t frontier.Task, hdr http.Header, res *fetch.Result, ferr error) (*fetch.Result, error, egress.Verdict) {
 	v := route.Verdict(r.Judge, link, t.Host, res, ferr)
 	if v.Class != egress.SiteBan || !v.Confirm {
@@ -36,9 +36,12 @@ func (r *Runner) judged(link *route.Link, egIdx int, t frontier.Task, hdr http.H
 	if err != nil {
 		return res, ferr, egress.Verdict{Class: egress.SiteError, Reason: "stopping before the refetch confirming " + v.Reason}
 	}
-	if r.HostHeld(t.Host) { // the operator held the host meanwhile: not asked again
+	if err := r.mayLeave(r.Ctx, t.Host, t.Lease); err != nil { // held, the lease lost, stopping: not asked again
 		r.Gate.Release(tk)
-		return nil, errHostHeld, egress.Verdict{Class: egress.SiteError, Reason: "host held before the refetch confirming " + v.Reason}
+		if r.Ctx.Err() != nil {
+			return nil, err, egress.Verdict{Class: egress.SiteError, Reason: "stopped"}
+		}
+		return nil, err, egress.Verdict{Class: egress.SiteError, Reason: "not asked again (" + err.Error() + ") to confirm " + v.Reason}
 	}
 	res2, err2 := link.F.Fetch(t.URL, hdr)
 	r.Gate.Release(tk)

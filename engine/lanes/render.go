@@ -107,13 +107,10 @@ func (r *Runner) finishRender(s *Slot, link *route.Link, t frontier.Task, rules 
 		if err != nil {
 			return nil, err
 		}
-		if r.HostHeld(host) { // a host the operator holds gets no request, a page's own included
-			r.Gate.Release(tk)
-			return nil, errHostHeld
-		}
-		// M4: a worker's render asks under its lease as the lane does; it may have
-		// waited for a browser page past the lease's end, its host another's now.
-		if err := r.leaseHeld(ctx, t.Lease); err != nil {
+		// A worker's render asks under its lease as the lane does (it may have
+		// waited for a browser page past the lease's end, its host another's
+		// now), and a held host gets no request, a page's own included.
+		if err := r.mayLeave(ctx, host, t.Lease); err != nil {
 			r.Gate.Release(tk)
 			return nil, err
 		}

@@ -28,17 +28,11 @@ func (r *Runner) robotsFor(link *route.Link, raw string, u *url.URL) (rules *rob
 	host := u.Hostname()
 	rules, err = r.Robots.Get(r.Ctx, origin, func(ctx context.Context) (*robots.Rules, error) {
 		tk, err := r.Gate.Acquire(ctx, link.Index, host, 0)
-		if err == nil {
-			err = r.leaseHeld(ctx, 0) // M4: a request to the host like any other
-			if err != nil {
-				r.Gate.Release(tk)
-			}
-		}
-		if err == nil && r.HostHeld(host) { // held while the lane waited: not asked
-			r.Gate.Release(tk)
-			err = errHostHeld
-		}
 		if err != nil {
+			return nil, err
+		}
+		if err := r.mayLeave(ctx, host, 0); err != nil { // a request to the host like any other
+			r.Gate.Release(tk)
 			return nil, err
 		}
 		rules := link.F.FetchRobots(ctx, origin, robots.ProductToken(r.Opts.UserAgent))

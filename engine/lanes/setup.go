@@ -24,7 +24,7 @@ func (r *Runner) FetchConfig() fetch.Config {
 		MaxDocumentBytes: o.Discovery.MaxDocumentBytes,
 		KeepParse:        true, // one box signs what it stores; a worker signs before sending
 		RedirectPause:    func() time.Duration { return Delay(o.Lanes) },
-		Held:             r.HostHeld, // a robots.txt redirect to a held host stops there
+		Held:             r.hopHeld, // a redirect to a held host stops there
 	}
 }
 
