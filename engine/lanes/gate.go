@@ -3,11 +3,11 @@ package lanes
 import (
 	"context"
 	"errors"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/lanes/internal/stall"
+	"github.com/crawlconsole/crawlconsole/engine/lanes/internal/waitline"
 )
 
 // Gate is the last line of politeness before a request leaves. Lanes already fetch
@@ -74,7 +74,7 @@ type keyState struct {
 	inflight int
 	lastEnd  time.Time
 	free     chan struct{} // closed when inflight drops to 0; made by freed, for a waiter
-	line
+	waitline.Line
 }
 
 // freed is the channel closed when the key's requests in flight end. It is made
@@ -85,68 +85,6 @@ func (s *keyState) freed() chan struct{} {
 		s.free = make(chan struct{})
 	}
 	return s.free
-}
-
-// waiter is one request waiting at the gate, in the line of each key it needs.
-type waiter struct {
-	urgent bool
-	// hostHeld: at its last look, its own host held it (a slot in flight, the
-	// host's gap, requests to the host that came first). Such a waiter keeps its
-	// place in its parent's line but does not hold it up: the line spans hosts,
-	// and another host's request need not wait out this host's delay.
-	hostHeld bool
-}
-
-// line are the requests waiting for one key, in the order they came. Every
-// waiter joins the lines of all its keys at once, under the gate's lock, so the
-// lines agree on the order: the first of all waiters is first in each of its
-// lines, and the lines never hold each other up in a circle.
-type line struct {
-	waiting []*waiter
-	moved   chan struct{} // closed when a waiter leaves; nil while none waits on it
-}
-
-// ahead returns a channel that closes when the line moves, if a request that
-// came before w waits still (for an urgent w, an urgent one); nil: it is w's turn.
-// w nil is a request that has not joined yet: every waiter came before it.
-// skipHostHeld passes over waiters their own host holds (a parent's line).
-func (l *line) ahead(w *waiter, urgent, skipHostHeld bool) chan struct{} {
-	for _, v := range l.waiting {
-		if v == w {
-			return nil
-		}
-		if skipHostHeld && v.hostHeld {
-			continue
-		}
-		if v.urgent || !urgent {
-			if l.moved == nil {
-				l.moved = make(chan struct{})
-			}
-			return l.moved
-		}
-	}
-	return nil
-}
-
-func (l *line) join(w *waiter) { l.waiting = append(l.waiting, w) }
-
-// nudge wakes the line's waiters to look again (one ahead of them stopped
-// holding the line up).
-func (l *line) nudge() {
-	if l.moved != nil {
-		close(l.moved)
-		l.moved = nil
-	}
-}
-
-func (l *line) leave(w *waiter) {
-	if i := slices.Index(l.waiting, w); i >= 0 {
-		l.waiting = slices.Delete(l.waiting, i, i+1)
-	}
-	if l.moved != nil {
-		close(l.moved)
-		l.moved = nil
-	}
 }
 
 // Ticket is what Acquire hands out; give it back to Release (or Finish) when the
@@ -233,15 +171,15 @@ func (g *Gate) AcquireWith(ctx context.Context, w Wait, egress int, host string,
 	// A request that cannot go at once joins its keys' lines, and leaves them
 	// when it goes or gives up (me is nil until then). A key with a waiter is
 	// never swept: its state stays the one it joined.
-	var me *waiter
+	var me *waitline.Waiter
 	var hs, ps *keyState
 	var agg *hostState
 	leave := func() { // g.mu held
-		hs.leave(me)
+		hs.Leave(me)
 		if ps != nil {
-			ps.leave(me)
+			ps.Leave(me)
 		}
-		agg.leave(me)
+		agg.Leave(me)
 		me = nil
 	}
 	defer func() {
@@ -273,10 +211,10 @@ func (g *Gate) AcquireWith(ctx context.Context, w Wait, egress int, host string,
 			busy = agg.urgentDone // the operator's request goes first
 		}
 		if busy == nil {
-			busy = hs.ahead(me, w.Urgent, false)
+			busy = hs.Ahead(me, w.Urgent, false)
 		}
 		if busy == nil && serial {
-			busy = agg.ahead(me, w.Urgent, false) // across egresses, when the host takes one at a time
+			busy = agg.Ahead(me, w.Urgent, false) // across egresses, when the host takes one at a time
 		}
 		var wait time.Duration
 		if busy == nil {
@@ -297,7 +235,7 @@ func (g *Gate) AcquireWith(ctx context.Context, w Wait, egress int, host string,
 			case ps.inflight > 0:
 				busy = ps.freed()
 			default:
-				busy = ps.ahead(me, w.Urgent, true)
+				busy = ps.Ahead(me, w.Urgent, true)
 			}
 			if busy == nil {
 				wait = max(wait, ps.lastEnd.Add(g.MinGap).Sub(now))
@@ -319,18 +257,18 @@ func (g *Gate) AcquireWith(ctx context.Context, w Wait, egress int, host string,
 			return t, nil
 		}
 		if me != nil {
-			if hostHeld && !me.hostHeld && ps != nil {
-				ps.nudge() // those behind it in the parent's line may go now
+			if hostHeld && !me.HostHeld && ps != nil {
+				ps.Nudge() // those behind it in the parent's line may go now
 			}
-			me.hostHeld = hostHeld
+			me.HostHeld = hostHeld
 		}
 		if me == nil {
-			me = &waiter{urgent: w.Urgent, hostHeld: hostHeld}
-			hs.join(me)
+			me = &waitline.Waiter{Urgent: w.Urgent, HostHeld: hostHeld}
+			hs.Join(me)
 			if ps != nil {
-				ps.join(me)
+				ps.Join(me)
 			}
-			agg.join(me)
+			agg.Join(me)
 		}
 		g.mu.Unlock()
 		if busy != nil {
@@ -474,7 +412,7 @@ func (g *Gate) sweep(now time.Time) {
 		return
 	}
 	for k, s := range g.keys {
-		if s.inflight == 0 && len(s.waiting) == 0 && now.Sub(s.lastEnd) > g.MinGap {
+		if s.inflight == 0 && len(s.Waiting) == 0 && now.Sub(s.lastEnd) > g.MinGap {
 			delete(g.keys, k)
 		}
 	}

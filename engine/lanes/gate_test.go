@@ -112,7 +112,7 @@ func (g *Gate) waiters(host string) int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if s := g.hosts[host]; s != nil {
-		return len(s.waiting)
+		return len(s.Waiting)
 	}
 	return 0
 }

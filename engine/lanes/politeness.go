@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/lanes/internal/waitline"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/pace"
 )
 
@@ -81,7 +82,7 @@ type hostState struct {
 	urgent     int           // urgent requests waiting (Wait.Urgent)
 	urgentDone chan struct{} // closed when urgent drops to 0
 
-	line // the requests waiting for the host, from any egress
+	waitline.Line // the requests waiting for the host, from any egress
 }
 
 // urge counts an urgent request in (+1) or out (-1) of the host's wait.
@@ -216,7 +217,7 @@ func (h *hostState) backoffAt(a Adaptive, jitter bool) time.Duration {
 
 // idle says the host's state can no longer delay anyone and holds no back-off.
 func (h *hostState) idle(now time.Time, a Adaptive) bool {
-	if h.inflight > 0 || h.level > 0 || h.urgent > 0 || len(h.waiting) > 0 {
+	if h.inflight > 0 || h.level > 0 || h.urgent > 0 || len(h.Waiting) > 0 {
 		return false
 	}
 	gap, _ := h.gap(now, a)
