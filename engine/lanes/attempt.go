@@ -156,15 +156,22 @@ func (r *Runner) fetchWithRetry(s *Slot, link *route.Link, t frontier.Task, hdr 
 	}
 }
 
-// deferDisabled defers t when its host is on the host_disable_list now, and says
-// whether it did. Mu not held.
-func (r *Runner) deferDisabled(t frontier.Task) bool {
+// deferDisabled defers t when host (t's, or the one its robots.txt redirects to)
+// is on the host_disable_list now, and says whether it did. Mu not held.
+func (r *Runner) deferDisabled(t frontier.Task, host string) bool {
 	if r.Pool == nil {
 		return false
 	}
-	until, off := r.Pool.Rotation().DisabledUntil(t.Host)
+	until, off := r.Pool.Rotation().DisabledUntil(host)
 	if !off {
 		return false
+	}
+	if host != t.Host {
+		// Enabling host brings back its own deferred URLs, not those of the sites
+		// behind it: they come back at robots.txt's first retry at the latest.
+		if retry := r.now().Add(r.Robots.RetryAfter(1)); retry.Before(until) {
+			until = retry
+		}
 	}
 	r.Mu.Lock()
 	r.Front.Defer(t, until)
@@ -178,7 +185,7 @@ func (r *Runner) deferDisabled(t frontier.Task) bool {
 func (r *Runner) asidePaused(s *Slot, t frontier.Task) bool {
 	r.Mu.Lock()
 	defer r.Mu.Unlock()
-	return r.heldHosts[t.Host] && r.Front.SetAsideInHand(s, t)
+	return r.HostPaused(t.Host) && r.Front.SetAsideInHand(s, t)
 }
 
 // maxReroutes is how many times one task moves to another egress after a refusal

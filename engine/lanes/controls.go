@@ -3,6 +3,7 @@ package lanes
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -131,8 +132,11 @@ func (r *Runner) SetHostPaused(host string, paused bool) {
 	}
 }
 
-// HostPaused reports whether the operator paused host. Mu held.
-func (r *Runner) HostPaused(host string) bool { return r.heldHosts[host] }
+// HostPaused reports whether the operator paused host, or the host its robots.txt
+// redirects to: its tasks wait off the lanes until the resume. Mu held.
+func (r *Runner) HostPaused(host string) bool {
+	return r.heldHosts[host] || r.heldHosts[r.robotsBehind[strings.ToLower(host)]]
+}
 
 // PausedHosts are the hosts the operator paused, in order. Mu held.
 func (r *Runner) PausedHosts() []string { return sortedKeys(r.heldHosts) }

@@ -74,15 +74,15 @@ func (r *Runner) hopHeld(host string) bool {
 	return errors.Is(r.mayLeave(r.Ctx, host, inLease), errHostHeld)
 }
 
-// heldInHand ends the turn of t, unsent, whose host the operator held while the
-// lane had it in hand: a disabled host's task is deferred to the disable's end, a
-// paused host's goes back to its lane's queue to wait for the resume (swapped:
-// the lane takes its next task without a pause). A hold lifted meanwhile places
-// it again. begun: the store has it in progress (Record.Begin), to undo unless
-// deferred.
-func (r *Runner) heldInHand(s *Slot, t frontier.Task, begun bool) (swapped bool) {
-	r.Front.Logf(view.LevelDebug, s.Lane.ID, t.Host, "%s not asked for: the operator holds %s; it waits for the hold's end", t.URL, t.Host)
-	if r.deferDisabled(t) {
+// heldInHand ends the turn of t, unsent, as the operator held host while the
+// lane had it in hand (t's own, or the one its site's robots.txt redirects to): a
+// disabled host's task is deferred to the disable's end, a paused host's goes
+// back to its lane's queue to wait for the resume (swapped: the lane takes its
+// next task without a pause). A hold lifted meanwhile places it again. begun: the
+// store has it in progress (Record.Begin), to undo unless deferred.
+func (r *Runner) heldInHand(s *Slot, t frontier.Task, begun bool, host string) (swapped bool) {
+	r.Front.Logf(view.LevelDebug, s.Lane.ID, t.Host, "%s not asked for: the operator holds %s; it waits for the hold's end", t.URL, host)
+	if r.deferDisabled(t, host) {
 		return false
 	}
 	swapped = r.asidePaused(s, t)
@@ -104,7 +104,7 @@ func (r *Runner) heldInHand(s *Slot, t frontier.Task, begun bool) (swapped bool)
 func (r *Runner) notLeft(s *Slot, t frontier.Task, err error) (*fetch.Result, []fetch.Exchange, string, bool) {
 	switch {
 	case errors.Is(err, errHostHeld):
-		if r.heldInHand(s, t, true) {
+		if r.heldInHand(s, t, true, t.Host) {
 			return nil, nil, kindSwapped, false
 		}
 		return nil, nil, "", true

@@ -60,7 +60,10 @@ func (r *Runner) process(s *Slot, link *route.Link, t frontier.Task) (ended, swa
 			return false, false
 		}
 		if errors.Is(err, errHostHeld) { // not begun: nothing to undo
-			return false, r.heldInHand(s, t, false)
+			return false, r.heldInHand(s, t, false, t.Host)
+		}
+		if hh, ok := errors.AsType[*heldHop](err); ok {
+			return false, r.heldInHand(s, t, false, hh.host)
 		}
 		if err != nil { // stopping: leave the URL queued
 			return false, false

@@ -22,11 +22,16 @@ import (
 // capped at fetch.max_crawl_delay. refused is the SSRF guard's refusal of u's own
 // host when that is why robots.txt got no answer (noanswer.RefusedOrigin), nil otherwise: the
 // site's pages would be refused the same way. A host the operator held while the
-// lane waited is not asked (errHostHeld), nor is a held host a redirect leads to.
+// lane waited is not asked (errHostHeld), nor is a held host a redirect leads to
+// (*heldHop, unless rules read before stand meanwhile).
 func (r *Runner) robotsFor(link *route.Link, raw string, u *url.URL) (rules *robots.Rules, refused *fetch.BlockedError, err error) {
 	origin := originOf(raw, u)
 	host := u.Hostname()
+	known, _ := r.Robots.Known(origin)
 	rules, err = r.Robots.Get(r.Ctx, origin, func(ctx context.Context) (*robots.Rules, error) {
+		if to := r.heldBehind(host); to != "" { // the same redirect would answer
+			return nil, &heldHop{host: to}
+		}
 		tk, err := r.Gate.Acquire(ctx, link.Index, host, 0)
 		if err != nil {
 			return nil, err
@@ -40,6 +45,19 @@ func (r *Runner) robotsFor(link *route.Link, raw string, u *url.URL) (rules *rob
 		if ctx.Err() != nil {
 			return nil, ctx.Err() // stopping: not an answer from the site
 		}
+		if he, ok := errors.AsType[*fetch.HeldError](rules.Err); ok && (known == nil || known.Unreachable) {
+			// Not followed: no answer about the site, so none is cached nor counted
+			// as robots.txt not answering (its retry does not grow); the site waits
+			// with the held host and asks again as the hold ends.
+			r.Front.Logf(view.LevelInfo, 0, host, "robots.txt for %s redirects to %s, which the operator holds: not followed; the site's URLs wait for %s's hold to end, then robots.txt is asked again", origin, he.Host, he.Host)
+			r.Mu.Lock()
+			r.robotsBehind[strings.ToLower(host)] = strings.ToLower(he.Host)
+			r.Mu.Unlock()
+			return nil, &heldHop{host: he.Host}
+		}
+		r.Mu.Lock()
+		delete(r.robotsBehind, strings.ToLower(host))
+		r.Mu.Unlock()
 		if rules.Unreachable && r.Pool != nil && egress.IsProxyError(rules.Err) {
 			// The egress's proxy failed, not the site: the rotation hears of it and
 			// the task moves to another egress, unless none may serve the host.
@@ -75,7 +93,7 @@ func (r *Runner) robotsFor(link *route.Link, raw string, u *url.URL) (rules *rob
 				r.Front.Logf(view.LevelWarn, 0, host, "dns: %s does not resolve (%s, try %d of %d): its URLs wait, deferred, and it is asked again later (etiquette.robots_retry, doubling), then they fail as dns", host, kind, tries, r.Opts.Fetch.Retries+1)
 			}
 		} else if he, ok := errors.AsType[*fetch.HeldError](rules.Err); ok {
-			r.Front.Logf(view.LevelInfo, 0, host, "robots.txt for %s redirects to %s, which the operator holds: not followed; the site's URLs wait, deferred, and robots.txt is asked again later (etiquette.robots_retry, doubling)", origin, he.Host)
+			r.Front.Logf(view.LevelInfo, 0, host, "robots.txt for %s redirects to %s, which the operator holds: not followed; the rules last read stand meanwhile, and robots.txt is asked again later (etiquette.robots_retry, doubling)", origin, he.Host)
 		} else if rules.Unreachable && noanswer.RefusedHost(rules.Err, host) == nil { // the SSRF guard's refusal is warned of as such
 			// The site's URLs now wait, counted as robots_unreachable: without the
 			// reason (a refused connection, no such name, a 503) an operator whose
@@ -90,6 +108,26 @@ func (r *Runner) robotsFor(link *route.Link, raw string, u *url.URL) (rules *rob
 		return nil, nil, err
 	}
 	return rules, noanswer.RefusedOrigin(rules, u), nil
+}
+
+// heldHop is a robots.txt not asked, or not followed, because it redirects to a
+// host the operator holds (host): the site waits with that host (heldInHand).
+type heldHop struct{ host string }
+
+func (e *heldHop) Error() string {
+	return "robots.txt redirects to " + e.host + ", which the operator holds"
+}
+
+// heldBehind is the held host the site host's robots.txt redirected to when last
+// asked, "" when there is none or its hold ended. Mu not held.
+func (r *Runner) heldBehind(host string) string {
+	r.Mu.Lock()
+	to := r.robotsBehind[strings.ToLower(host)]
+	r.Mu.Unlock()
+	if to != "" && r.HostHeld(to) {
+		return to
+	}
+	return ""
 }
 
 // proxyFault is a robots.txt fetch that failed at the egress's proxy: no answer

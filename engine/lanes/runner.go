@@ -60,7 +60,10 @@ type Runner struct {
 
 	crawlDelay map[string]time.Duration // robots.txt Crawl-delay per host (guarded by Mu)
 	heldHosts  map[string]bool          // hosts the operator paused (guarded by Mu)
-	slots      map[int]*Slot            // the lanes running, by id (guarded by Mu)
+	// robotsBehind are the sites whose robots.txt redirected to a host the
+	// operator held, to that host (lower-case; guarded by Mu): they wait with it.
+	robotsBehind map[string]string
+	slots        map[int]*Slot // the lanes running, by id (guarded by Mu)
 	// rendering are the tasks whose page is rendering after its lane moved on,
 	// by the page's result: still in hand (guarded by Mu).
 	rendering map[*fetch.Result]frontier.Task
@@ -78,7 +81,7 @@ type Runner struct {
 func NewRunner(ctx context.Context, mu *sync.Mutex, opts *config.Options, front Front, record Record) *Runner {
 	return &Runner{Mu: mu, Ctx: ctx, Opts: opts, Front: front, Record: record,
 		Robots:     &robots.Cache{TTL: opts.Etiquette.RobotsCacheFor, Retry: opts.Etiquette.RobotsRetry, Now: opts.Now},
-		crawlDelay: map[string]time.Duration{}, heldHosts: map[string]bool{}, slots: map[int]*Slot{}, rendering: map[*fetch.Result]frontier.Task{}}
+		crawlDelay: map[string]time.Duration{}, heldHosts: map[string]bool{}, robotsBehind: map[string]string{}, slots: map[int]*Slot{}, rendering: map[*fetch.Result]frontier.Task{}}
 }
 
 // Start runs a lane the board opened, on its own goroutine. Mu held. A crawl that
