@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/crawlconsole/crawlconsole/ui/internal/uitest"
@@ -18,12 +19,19 @@ import (
 // IDLE instead (pages will come due again).
 func TestCrawlStatesInTmux(t *testing.T) {
 	dir, bin := tmuxBinary(t, "crawls a loopback site in tmux")
-	// Eight pages: the home page links four, each of which links one more.
+	// Eight pages: the home page links four, each of which links one more. The four
+	// answer only once the test has seen the crawl RUNNING, PAUSED and RUNNING
+	// again (or at cleanup): the crawl cannot run dry before, however fast it goes.
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	releaseAll := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(releaseAll)
 	site := uitest.HTMLSite(t, func(w io.Writer, path string) {
 		switch {
 		case path == "/":
 			fmt.Fprint(w, `<html><body><a href="/a1">1</a> <a href="/a2">2</a> <a href="/a3">3</a> <a href="/a4">4</a></body></html>`)
 		case strings.HasPrefix(path, "/a"):
+			<-release
 			n := strings.TrimPrefix(path, "/a")
 			fmt.Fprintf(w, `<html><body><p>page %s</p><a href="/b%s">next</a></body></html>`, n, n)
 		default:
@@ -33,7 +41,7 @@ func TestCrawlStatesInTmux(t *testing.T) {
 
 	run := func(name string, revisits bool, delay string) *tmuxSession {
 		cfg := filepath.Join(dir, name+".yaml")
-		if err := os.WriteFile(cfg, []byte(fmt.Sprintf("revisit:\n  enabled: %v\n", revisits)), 0o644); err != nil {
+		if err := os.WriteFile(cfg, []byte(fmt.Sprintf("revisit:\n  enabled: %v\nhost_rate: 100\npoliteness: {delay_factor: 0}\nfetch: {timeout: 10m}\n", revisits)), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		script := fmt.Sprintf("%s crawl %s/ --allow-private 127.0.0.0/8 --delay %s --config %s --db %s; sleep 600",
@@ -42,10 +50,13 @@ func TestCrawlStatesInTmux(t *testing.T) {
 	}
 
 	// The crawl with revisits is only waited on for its end: it runs beside the
-	// other from the start, without the pauses that leave the other time to be
-	// seen RUNNING and paused.
+	// other from the start. Both wait on the held pages, so their pace is not what
+	// lets the states be seen: both crawl at 100 requests a second, not the default
+	// host rate's 1, with no wait after the held response in proportion to its time
+	// (delay_factor), which may be the test's whole patience (fetch.timeout is
+	// longer).
 	idle := run("idle", true, "10ms..20ms")
-	s := run("done", false, "300ms..500ms")
+	s := run("done", false, "10ms..20ms")
 	s.waitFor("RUNNING with the progress bar", func(scr string) bool {
 		return strings.Contains(scr, "RUNNING") && strings.Contains(scr, "% done") && strings.Contains(scr, "▕")
 	})
@@ -53,6 +64,7 @@ func TestCrawlStatesInTmux(t *testing.T) {
 	s.waitText("PAUSED")
 	s.keys("p")
 	s.waitText("RUNNING")
+	releaseAll()
 	// The state is the header's, its first line (the Lanes pane has a DONE column),
 	// with what an idle crawl waits for after it: "IDLE (next revisit in 59m)".
 	state := func(want string) func(string) bool {
