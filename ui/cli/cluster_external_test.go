@@ -130,6 +130,7 @@ func TestClusterOnExternalNATSServer(t *testing.T) {
 // the token cannot connect to the master's embedded server at all, so it can neither
 // take tasks (crawl.task.>) nor forge results (crawl.result.w1).
 func TestClusterRefusesBadCredential(t *testing.T) {
+	t.Parallel() // its own store, ports and subprocesses
 	if testing.Short() {
 		t.Skip("runs crawlconsole subprocesses")
 	}

@@ -55,6 +55,7 @@ func dialOperator(t *testing.T, url, tokenFile string) *attach.Client {
 // `demo --operator` does on one box: the same printed ctl line, the credential in
 // DB.token, and ctl and console --attach reach the distributed crawl through it.
 func TestDemoWithWorkersServesTheOperatorPort(t *testing.T) {
+	t.Parallel() // its own demo, store and ports
 	db := filepath.Join(t.TempDir(), "dw.db")
 	errb := &syncBuffer{}
 	ctx, stop := context.WithCancel(context.Background())

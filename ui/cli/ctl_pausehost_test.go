@@ -14,6 +14,7 @@ import (
 // which no lane holds and nothing fetched yet) and pauses it; a host the crawl has
 // never seen is still refused, exit 1, saying so.
 func TestCtlPausesAHostOnlyQueuedInTheStore(t *testing.T) {
+	t.Parallel() // its own sandbox and store
 	sb := clusterSandbox(t, 21, 24, nil)
 	opts := DemoOptions(sb, filepath.Join(t.TempDir(), "demo.db"))
 	const held = "held.example"

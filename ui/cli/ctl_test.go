@@ -99,6 +99,7 @@ func firstSearch(t *testing.T, sb *sandbox.Sandbox, q string, d time.Duration) t
 // keyword's first search-page fetch is the search host's next request after the
 // engine takes the change, as the search goes to the head of its lane's queue.
 func TestKeywordAddOnRunningDemo(t *testing.T) {
+	t.Parallel() // its own demo and store; it waits on the crawl
 	eng, sb, social, opts := steeringDemo(t)
 	r := lipgloss.NewRenderer(&bytes.Buffer{})
 	r.SetColorProfile(termenv.Ascii)

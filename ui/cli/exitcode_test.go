@@ -14,6 +14,7 @@ import (
 // written (as when it sits on the same full disk). The exit status must still be 3,
 // the store's: 3 says what stopped the crawl, and the stats failure is only reported.
 func TestStoreFailureKeepsExitThreeWhenStatsFail(t *testing.T) {
+	t.Parallel() // its own sandbox and store; it waits on a subprocess
 	if testing.Short() {
 		t.Skip("runs a subprocess")
 	}

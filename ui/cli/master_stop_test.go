@@ -12,6 +12,7 @@ import (
 // to go on by starting the master again on its store, not "the crawl": `crawl --db`
 // on a master's store crawls from that box alone, without its workers.
 func TestStoppedMasterSaysToStartTheMasterAgain(t *testing.T) {
+	t.Parallel() // two masters that each wait out their --duration
 	if testing.Short() {
 		t.Skip("starts a master")
 	}

@@ -19,6 +19,7 @@ import (
 // certificate this machine does not trust"), and the join and attach lines it
 // prints say the others need --ca.
 func TestTLSMasterStartsWithoutItsCA(t *testing.T) {
+	t.Parallel() // its own site, certificates, store and ports
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<html>hi</html>`)
 	}))

@@ -45,6 +45,7 @@ func stateOptions(t *testing.T, srv *httptest.Server) config.Options {
 // RUNNING until stopped), IDLE with the time of the next round when its declared
 // sites come back every round.
 func TestRanDryCrawlSaysDoneOrIdleUntilTheNextRound(t *testing.T) {
+	t.Parallel() // its own site and stores; it waits on two crawls
 	srv := smallSite(t, 3)
 	for _, c := range []struct {
 		name   string

@@ -46,6 +46,7 @@ func TestHeadlessRefusedSeedsPrintTheFix(t *testing.T) {
 // again, so the second start counts it among the URLs left to fetch, not among the
 // failed ("0 URLs left to fetch, …, 1 failed or skipped" read as nothing to do).
 func TestResumeAfterTheSSRFGuardCountsItsURLsAsLeft(t *testing.T) {
+	t.Parallel() // its own site and store; it waits on two crawls
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("<html><body>hello</body></html>"))
 	}))
