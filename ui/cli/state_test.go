@@ -109,7 +109,14 @@ func TestStatsJSONSaysHowTheCrawlEnded(t *testing.T) {
 				"--allow-private", "127.0.0.0/8", "--lanes", "4"}, c.args...)
 			site := srv // 401 pages: more than a second at 4 lanes and 200 ms a page
 			if c.want == "DONE" {
+				// Two pages, without the default pauses and host rate: how soon it
+				// runs dry is not the point.
 				site = smallSite(t, 1)
+				conf := filepath.Join(dir, "fast.yaml")
+				if err := os.WriteFile(conf, []byte("host_rate: 0\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				args = append(args, "--config", conf, "--delay", "0s..1ms")
 			}
 			args = append(args, site.URL+"/")
 			var out strings.Builder
