@@ -48,7 +48,9 @@ func TestMasterDrainingInTmux(t *testing.T) {
 
 	listen := uitest.FreeAddr(t) // outside the kernel's ephemeral range: no outgoing connection takes it
 	cfg := filepath.Join(dir, "m.yaml")
-	if err := os.WriteFile(cfg, []byte("revisit:\n  enabled: false\n"), 0o644); err != nil {
+	// Without the default host rate and lane pauses: the held page, not the
+	// crawl's pace, is what keeps the worker busy.
+	if err := os.WriteFile(cfg, []byte("revisit:\n  enabled: false\nhost_rate: 0\nlanes: {delay_min: 0s, delay_max: 1ms}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	db := filepath.Join(dir, "m.db")
