@@ -121,9 +121,10 @@ func (h *heldRedirects) setup(t *testing.T, o *config.Options, sb *sandbox.Sandb
 		sb.Redirect(r.from, r.to)
 	}
 	o.Seeds = []string{h.site.Entry}
-	// A robots.txt that redirects to a held host is asked again after robots_retry,
-	// doubling while the hold lasts: from 10 ms, the site waits at most about as
-	// long again as the hold after its end, where the scaled 300 ms took seconds.
+	// A site whose robots.txt redirects to a disabled host has its URLs deferred
+	// until the disable ends or for robots_retry, whichever comes first (enabling
+	// the host early does not bring them back sooner): 10 ms here, where the
+	// scaled 300 ms took seconds. One behind a paused host waits for the resume.
 	o.Etiquette.RobotsRetry = 10 * time.Millisecond
 }
 
