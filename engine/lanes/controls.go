@@ -132,10 +132,11 @@ func (r *Runner) SetHostPaused(host string, paused bool) {
 	}
 }
 
-// HostPaused reports whether the operator paused host, or the host its robots.txt
-// redirects to: its tasks wait off the lanes until the resume. Mu held.
+// HostPaused reports whether the operator paused host, or on one box the host its
+// robots.txt redirects to: its tasks wait off the lanes until the resume. A
+// worker defers those of a site behind a paused host instead (deferBehind). Mu held.
 func (r *Runner) HostPaused(host string) bool {
-	return r.heldHosts[host] || r.heldHosts[r.robotsBehind[strings.ToLower(host)]]
+	return r.heldHosts[host] || r.Lease == nil && r.heldHosts[r.robotsBehind[strings.ToLower(host)]]
 }
 
 // PausedHosts are the hosts the operator paused, in order. Mu held.

@@ -78,11 +78,12 @@ func (r *Runner) hopHeld(host string) bool {
 // lane had it in hand (t's own, or the one its site's robots.txt redirects to): a
 // disabled host's task is deferred to the disable's end, a paused host's goes
 // back to its lane's queue to wait for the resume (swapped: the lane takes its
-// next task without a pause). A hold lifted meanwhile places it again. begun: the
+// next task without a pause), but on a worker a site's behind a paused host is
+// deferred (deferBehind). A hold lifted meanwhile places it again. begun: the
 // store has it in progress (Record.Begin), to undo unless deferred.
 func (r *Runner) heldInHand(s *Slot, t frontier.Task, begun bool, host string) (swapped bool) {
 	r.Front.Logf(view.LevelDebug, s.Lane.ID, t.Host, "%s not asked for: the operator holds %s; it waits for the hold's end", t.URL, host)
-	if r.deferDisabled(t, host) {
+	if r.deferDisabled(t, host) || r.deferBehind(t, host) {
 		return false
 	}
 	swapped = r.asidePaused(s, t)
@@ -96,6 +97,25 @@ func (r *Runner) heldInHand(s *Slot, t frontier.Task, begun bool, host string) (
 		r.Front.Flush()
 	}
 	return swapped
+}
+
+// deferBehind defers t on a worker when its site's robots.txt redirects to host,
+// which the operator paused, and says whether it did. The master holds back the
+// paused host's own tasks, not those of the sites behind it: set aside in the
+// worker's lanes, they would stay in its window (Window, the tasks it holds) for
+// as long as the pause lasts, and fill it, the worker's other sites dealt nothing
+// behind them. Deferred to robots.txt's first retry (etiquette.robots_retry), not
+// counted as a robots.txt that does not answer, they come back to ask whether the
+// hold ended. Mu not held.
+func (r *Runner) deferBehind(t frontier.Task, host string) bool {
+	if host == t.Host || r.Lease == nil {
+		return false
+	}
+	r.Mu.Lock()
+	r.Front.Defer(t, r.now().Add(r.Robots.RetryAfter(1)))
+	r.Mu.Unlock()
+	r.Front.Flush()
+	return true
 }
 
 // notLeft is fetchWithRetry's answer for a begun task whose request mayLeave kept:
