@@ -118,19 +118,7 @@ func TestARendersRequestWhoseHostIsHeldDuringTheLeasesWaitIsNotSent(t *testing.T
 		t.Run(hold.name, func(t *testing.T) {
 			t.Parallel()
 			var sending atomic.Bool
-			var after atomic.Int32 // requests the site read once the render sent
-			site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if sending.Load() {
-					after.Add(1)
-				}
-				if r.URL.Path == "/robots.txt" {
-					w.Write([]byte("User-agent: *\nAllow: /\n"))
-					return
-				}
-				w.Header().Set("Content-Type", "text/html")
-				w.Write([]byte("<html><body>hello</body></html>"))
-			}))
-			t.Cleanup(site.Close)
+			site, after := countingSite(t, &sending) // after: requests the site read once the render sent
 			r := twoEgressRunner(t, &markingFront{}, []string{"bind:127.0.0.1"})
 			const host, lease = "127.0.0.1", 7
 			r.Lease = func(_ context.Context, l uint64) error {

@@ -42,19 +42,7 @@ func (l *leaseLostRender) Plan(string, *fetch.Result) (func(context.Context, lan
 func TestARendersRequestAfterTheWorkersLeaseWasLostIsNotSent(t *testing.T) {
 	t.Parallel()
 	var lost atomic.Bool
-	var after atomic.Int32 // requests the site read once the lease was lost
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if lost.Load() {
-			after.Add(1)
-		}
-		if r.URL.Path == "/robots.txt" {
-			w.Write([]byte("User-agent: *\nAllow: /\n"))
-			return
-		}
-		w.Header().Set("Content-Type", "text/html")
-		w.Write([]byte("<html><body>hello</body></html>"))
-	}))
-	t.Cleanup(site.Close)
+	site, after := countingSite(t, &lost) // after: requests the site read once the lease was lost
 	f := &markingFront{}
 	r := twoEgressRunner(t, f, []string{"bind:127.0.0.1"})
 	const lease = 7
@@ -78,4 +66,24 @@ func TestARendersRequestAfterTheWorkersLeaseWasLostIsNotSent(t *testing.T) {
 	if n := after.Load(); n > 0 || !errors.Is(rd.err, errLost) {
 		t.Errorf("the render's request after the lease was lost: %d sent, answered %v; want none sent, the lease's error", n, rd.err)
 	}
+}
+
+// countingSite is a site that allows every path and serves a page on each, counting
+// in after the requests it read once from was set.
+func countingSite(t *testing.T, from *atomic.Bool) (site *httptest.Server, after *atomic.Int32) {
+	t.Helper()
+	after = new(atomic.Int32)
+	site = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if from.Load() {
+			after.Add(1)
+		}
+		if r.URL.Path == "/robots.txt" {
+			w.Write([]byte("User-agent: *\nAllow: /\n"))
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<html><body>hello</body></html>"))
+	}))
+	t.Cleanup(site.Close)
+	return site, after
 }
