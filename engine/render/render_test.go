@@ -257,6 +257,32 @@ func TestRenderWaitsForThePagesTimers(t *testing.T) {
 	}
 }
 
+// A page's fetch resolves with the answer's headers; the body its script reads
+// and builds from reaches it later, on a loaded box long after. The page is read
+// once its script read the body and built from it, not when the fetch resolved.
+// Here the body comes from a stream the page fills 1.5 s after its fetch (a timer
+// too long for the settle to wait on by itself).
+func TestRenderWaitsForTheBodyItsScriptReads(t *testing.T) {
+	t.Parallel() // its own server; the shared browser
+	ts := newTestServer(t)
+	p := sharedPool(t)
+	page := `<html><body><div id="root"></div><script>
+fetch('/api/list').then(function(){
+  var body = new ReadableStream({start: function(c){ setTimeout(function(){
+    c.enqueue(new TextEncoder().encode('["/late/1"]')); c.close(); }, 1500); }});
+  return new Response(body).json();
+}).then(function(a){
+  var l = document.createElement('a'); l.href = a[0]; l.textContent = 'late'; document.getElementById('root').appendChild(l);
+});</script></body></html>`
+	out, err := p.Render(t.Context(), ts.job("/late-body", page, 200))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out.DOM), `href="/late/1"`) {
+		t.Errorf("the DOM was read before the page's script read its body and built from it (render took %v, note %q):\n%s", out.Took, out.Note, out.DOM)
+	}
+}
+
 // Pages of one session render at once in pages of its one browser context: each
 // of two pages asks for a resource that is answered only once both have asked,
 // which two renders one after the other never do; and a cookie the first page's

@@ -38,15 +38,22 @@ type tab struct {
 // our interception. It also keeps what the settle needs to know of the page's own
 // work: its fetch and XHR calls under way, counted from the moment the script makes
 // them (the paused request reaches us later, and on a loaded box after the network
-// looked quiet) until 100 ms after their answer came (the script reads the body and
-// builds the page from it after the call resolved); its short timers (a script that builds the page a tick after its
-// data came) while the document is young; and when its DOM last changed.
+// looked quiet) until 100 ms after their answer came; the bodies its script reads
+// (r.json(), r.text()...) until 100 ms after they were read, for a fetch resolves
+// with the answer's headers and its body reaches the page later (on a loaded box
+// long after), and the page is built from it only then; its short timers (a
+// script that builds the page a tick after its data came) while the document is
+// young; and when its DOM last changed.
 const noPopups = `window.open = function() { return null; };
 (function(){ var n = 0, t0 = Date.now(), changed = t0, timers = {};
 window.__ccSettle = function(){ return [n, Date.now() - changed]; };
 var st = window.setTimeout, ct = window.clearTimeout;
 function done(){ st(function(){ n--; }, 100); }
 var f = window.fetch; if (f) { window.fetch = function(){ n++; var p = f.apply(this, arguments); p.then(done, done); return p; }; }
+var R = window.Response && Response.prototype;
+if (R) { ['arrayBuffer', 'blob', 'bytes', 'formData', 'json', 'text'].forEach(function(m){
+  var read = R[m]; if (read) { R[m] = function(){ var p = read.apply(this, arguments); n++; p.then(done, done); return p; }; }
+}); }
 var send = XMLHttpRequest.prototype.send; XMLHttpRequest.prototype.send = function(){ n++; this.addEventListener('loadend', done); return send.apply(this, arguments); };
 window.setTimeout = function(fn, d){
   if (typeof fn !== 'function' || (d|0) > 1000 || Date.now() - t0 > 3000) { return st.apply(this, arguments); }
