@@ -155,24 +155,62 @@ func waitEnded(t *testing.T, procs []process, what string) {
 	}
 }
 
+// standInBrowser gives p, as its running browser, a process of the test's own
+// with children (a shell and two sleeps, as the browser's wrapper script and its
+// children): Close's kill and its checks of a pid are about processes, and need
+// no page rendered, nor a real browser's start and stop (seconds of CPU). It
+// returns the browser and its processes.
+func standInBrowser(t *testing.T, p *Pool) (*browserRun, []process) {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", "sleep 600 & sleep 600 & wait")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	t.Cleanup(func() {
+		for _, pr := range processesOf(pid) {
+			pr.kill()
+		}
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	// The shell forks its children after Start returned.
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	limit := time.After(gateWait)
+	procs := processesOf(pid)
+	for len(procs) < 3 {
+		select {
+		case <-tick.C:
+		case <-limit:
+			t.Fatalf("the stand-in browser (pid %d) has processes %v, not a shell and two children, after %v", pid, procs, gateWait)
+		}
+		procs = processesOf(pid)
+	}
+	_, start, _ := procStat(pid)
+	ctx, cancel := context.WithCancel(context.Background())
+	b := &browserRun{ctx: ctx, pid: pid, start: start, stop: func() {
+		// As a real stop: the process killed and reaped; its children are left.
+		cancel()
+		cmd.Process.Kill()
+		cmd.Wait()
+	}}
+	p.mu.Lock()
+	p.br, p.started = b, true
+	p.mu.Unlock()
+	return b, procs
+}
+
 // Close returns within its bound when a browser's stop does not end: it kills the
 // browser's processes, and the log says so.
 func TestPoolCloseKillsABrowserThatDoesNotStop(t *testing.T) {
-	t.Parallel() // its own browser and server
-	ts := newTestServer(t)
+	t.Parallel() // a pool of its own, with a stand-in browser
 	var logs logLines
-	p := testPool(t, Config{Timeout: time.Minute, Logf: logs.add})
+	p := newPool(Config{Timeout: time.Minute, Logf: logs.add}.withDefaults(), "")
+	t.Cleanup(p.Close)
 	p.stopWait = time.Second
-	if _, err := p.Render(t.Context(), ts.job("/", `<html><body>warm</body></html>`, 200)); err != nil {
-		t.Fatal(err)
-	}
-	// The pool measures its own browser's memory (Config.MemoryMB judges it).
-	if st := p.Stats(); !st.Running || st.PSSMB == 0 {
-		t.Errorf("stats with the browser running: %+v; want Running, a PSS figure", st)
-	}
+	b, procs := standInBrowser(t, p)
 	p.mu.Lock()
-	b := p.br
-	procs := processesOf(b.pid)
 	stop := b.stop
 	// A stop that waits for the browser to go by itself, as one waiting for an
 	// answer the browser never gives.
@@ -213,15 +251,13 @@ func TestPoolCloseKillsABrowserThatDoesNotStop(t *testing.T) {
 // given the browser's pid once the browser was gone: the pid's start time is not
 // the one read at the browser's launch. The log says the browser was not killed.
 func TestPoolCloseKillsNoProcessThatTookTheBrowsersPid(t *testing.T) {
-	t.Parallel() // its own browser and server
-	ts := newTestServer(t)
+	t.Parallel() // a pool of its own, with a stand-in browser
 	var logs logLines
-	p := testPool(t, Config{Timeout: time.Minute, Logf: logs.add})
+	p := newPool(Config{Timeout: time.Minute, Logf: logs.add}.withDefaults(), "")
+	t.Cleanup(p.Close)
 	// Its stop never ends: Close's two waits run out whatever their length.
 	p.stopWait = 200 * time.Millisecond
-	if _, err := p.Render(t.Context(), ts.job("/", `<html><body>warm</body></html>`, 200)); err != nil {
-		t.Fatal(err)
-	}
+	standInBrowser(t, p)
 	// Another process, standing for the one the kernel gives the browser's pid
 	// to once the browser is gone.
 	other := exec.Command("sleep", "600")
