@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/store/identity"
+	"github.com/crawlconsole/crawlconsole/store/model"
 )
 
 // Page is one fetched page. Body goes in uncompressed; the store compresses it and
@@ -74,8 +75,8 @@ type Counts struct {
 var (
 	// ErrInUse means another crawlconsole process has the database open.
 	ErrInUse = errors.New("database is in use by another crawlconsole process")
-	// ErrNotFound means the URL, page or meta key is not in the store.
-	ErrNotFound = errors.New("not found")
+	// ErrNotFound is model.ErrNotFound: the URL, page or meta key is not in the store.
+	ErrNotFound = model.ErrNotFound
 	// ErrClosed is recorded by writes submitted after Close.
 	ErrClosed = errors.New("store is closed")
 	// ErrNewerSchema means the database was written by a newer crawlconsole.

@@ -17,7 +17,7 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/crew"
 	"github.com/crawlconsole/crawlconsole/engine/plural"
-	"github.com/crawlconsole/crawlconsole/store"
+	"github.com/crawlconsole/crawlconsole/store/model"
 )
 
 // MetaKey is the meta key of the holds document.
@@ -158,7 +158,7 @@ func (b *Book) Restore(c Controls, now time.Time) Restored {
 		return r
 	}
 	raw, err := b.st.GetMeta(MetaKey)
-	if errors.Is(err, store.ErrNotFound) || err == nil && len(raw) == 0 {
+	if errors.Is(err, model.ErrNotFound) || err == nil && len(raw) == 0 {
 		return r
 	}
 	var d doc

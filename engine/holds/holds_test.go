@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/store"
+	"github.com/crawlconsole/crawlconsole/store/model"
 )
 
 // meta is a store's meta table in memory.
@@ -16,7 +16,7 @@ func (m meta) GetMeta(key string) ([]byte, error) {
 	if b, ok := m[key]; ok {
 		return b, nil
 	}
-	return nil, store.ErrNotFound
+	return nil, model.ErrNotFound
 }
 func (m meta) SetMeta(key string, v []byte) { m[key] = v }
 
