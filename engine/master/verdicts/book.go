@@ -8,8 +8,13 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/render/learned"
-	"github.com/crawlconsole/crawlconsole/store"
 )
+
+// Meta is the part of the store the book reads the last run's verdicts from; the
+// master passes its store, and the book's package links no SQLite.
+type Meta interface {
+	GetMeta(key string) ([]byte, error)
+}
 
 // Book is a master's copy of the render verdicts its workers learned (each
 // rendering page's result says its section's verdict): kept in the store at the
@@ -28,7 +33,7 @@ type Book struct {
 const maxBookVerdicts = 10000
 
 // load reads the last run's verdicts from st (none: nil), once.
-func (b *Book) load(st *store.Store) {
+func (b *Book) load(st Meta) {
 	b.once.Do(func() {
 		b.mu.Lock()
 		defer b.mu.Unlock()
@@ -51,7 +56,7 @@ func (b *Book) load(st *store.Store) {
 }
 
 // Note keeps the verdict a worker's render taught its section.
-func (b *Book) Note(st *store.Store, rd *fetch.Rendering) {
+func (b *Book) Note(st Meta, rd *fetch.Rendering) {
 	if rd == nil || rd.Section == "" || len(rd.Section) > 300 {
 		return
 	}
@@ -65,7 +70,7 @@ func (b *Book) Note(st *store.Store, rd *fetch.Rendering) {
 
 // Snapshot is a copy of the book with the last run's verdicts read from st
 // (nil when empty).
-func (b *Book) Snapshot(st *store.Store) map[string]bool {
+func (b *Book) Snapshot(st Meta) map[string]bool {
 	b.load(st)
 	b.mu.Lock()
 	defer b.mu.Unlock()
