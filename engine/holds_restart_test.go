@@ -316,8 +316,10 @@ func TestAHostDisabledBeforeARestartAndEnabledAfterItGetsItsURLsBack(t *testing.
 func TestAHostDisabledBeforeAMastersRestartAndEnabledAfterItGetsItsURLsBack(t *testing.T) {
 	t.Parallel()
 	c := startCluster(t, holdsWeb(67))
-	c.worker("w1", "127.0.0.2")
+	w1 := c.worker("w1", "127.0.0.2")
 	_, disabled, count, _ := heldHosts(t, c.sb)
+	var restart time.Time
+	t.Cleanup(func() { reportDeferred(t, c.opts.DB, disabled, count, restart, w1.Engine()) })
 	enginetest.WaitFor(t, disabled+" requested 4 times", func() bool { return count(disabled, time.Time{}) >= 4 })
 	if err := c.master.SetHostDisabled(disabled, true); err != nil {
 		t.Fatal(err)
@@ -327,7 +329,7 @@ func TestAHostDisabledBeforeAMastersRestartAndEnabledAfterItGetsItsURLsBack(t *t
 		t.Fatal(err)
 	}
 	left := deferredOf(t, c.opts.DB, disabled)
-	restart := time.Now()
+	restart = time.Now()
 	c.opts.Seeds = nil
 	c.startMaster()
 	if err := c.master.SetHostDisabled(disabled, false); err != nil {
@@ -337,4 +339,32 @@ func TestAHostDisabledBeforeAMastersRestartAndEnabledAfterItGetsItsURLsBack(t *t
 		return deferredOf(t, c.opts.DB, disabled) == 0 && count(disabled, restart) >= left
 	})
 	c.master.Close()
+}
+
+// reportDeferred logs, when t failed, what a wait for host's deferred URLs found:
+// those the store at db still holds deferred and until when, the requests to host
+// since the restart, and w's warnings (the worker that deferred them). A deferral
+// set for the disable's 2 hours and a host slow to come back look alike in a timeout.
+func reportDeferred(t *testing.T, db, host string, count func(string, time.Time) int, restart time.Time, w *engine.Engine) {
+	if !t.Failed() {
+		return
+	}
+	ro, err := store.OpenReadOnly(db)
+	if err != nil {
+		t.Logf("the store: %v", err)
+		return
+	}
+	defer ro.Close()
+	now := time.Now()
+	urls, err := ro.DueDeferred(now.Add(24*time.Hour), 100000)
+	if err != nil {
+		t.Logf("the store's deferred URLs: %v", err)
+	}
+	for _, u := range urls {
+		if u.Host == host && u.DeferredUntil.After(now) {
+			t.Logf("still deferred: %s until %s (%s)", u.URL, u.DeferredUntil.Format("15:04:05.000"), u.ErrKind)
+		}
+	}
+	t.Logf("%d requests to %s since the restart at %s", count(host, restart), host, restart.Format("15:04:05.000"))
+	logWarnings(t, "w1", w)
 }
