@@ -3,7 +3,6 @@ package lanes
 import (
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 )
 
@@ -132,11 +131,11 @@ func (r *Runner) SetHostPaused(host string, paused bool) {
 	}
 }
 
-// HostPaused reports whether the operator paused host, or on one box the host its
-// robots.txt redirects to: its tasks wait off the lanes until the resume. A
-// worker defers those of a site behind a paused host instead (deferBehind). Mu held.
+// HostPaused reports whether the operator paused host, or (unless
+// DeferBehindPaused, where deferBehind defers them) the host its robots.txt
+// redirects to: its tasks wait off the lanes until the resume. Mu held.
 func (r *Runner) HostPaused(host string) bool {
-	return r.heldHosts[host] || r.Lease == nil && r.heldHosts[r.robotsBehind[strings.ToLower(host)]]
+	return r.heldHosts[host] || !r.DeferBehindPaused && r.heldHosts[r.behind(host)]
 }
 
 // PausedHosts are the hosts the operator paused, in order. Mu held.

@@ -78,8 +78,8 @@ func (r *Runner) hopHeld(host string) bool {
 // lane had it in hand (t's own, or the one its site's robots.txt redirects to): a
 // disabled host's task is deferred to the disable's end, a paused host's goes
 // back to its lane's queue to wait for the resume (swapped: the lane takes its
-// next task without a pause), but on a worker a site's behind a paused host is
-// deferred (deferBehind). A hold lifted meanwhile places it again. begun: the
+// next task without a pause), but with DeferBehindPaused a site's behind a paused
+// host is deferred (deferBehind). A hold lifted meanwhile places it again. begun: the
 // store has it in progress (Record.Begin), to undo unless deferred.
 func (r *Runner) heldInHand(s *Slot, t frontier.Task, begun bool, host string) (swapped bool) {
 	r.Front.Logf(view.LevelDebug, s.Lane.ID, t.Host, "%s not asked for: the operator holds %s; it waits for the hold's end", t.URL, host)
@@ -99,16 +99,16 @@ func (r *Runner) heldInHand(s *Slot, t frontier.Task, begun bool, host string) (
 	return swapped
 }
 
-// deferBehind defers t on a worker when its site's robots.txt redirects to host,
-// which the operator paused, and says whether it did. The master holds back the
-// paused host's own tasks, not those of the sites behind it: set aside in the
+// deferBehind defers t when DeferBehindPaused and its site's robots.txt redirects
+// to host, which the operator paused, and says whether it did. A master holds back
+// the paused host's own tasks, not those of the sites behind it: set aside in a
 // worker's lanes, they would stay in its window (Window, the tasks it holds) for
 // as long as the pause lasts, and fill it, the worker's other sites dealt nothing
 // behind them. Deferred to robots.txt's first retry (etiquette.robots_retry), not
 // counted as a robots.txt that does not answer, they come back to ask whether the
 // hold ended. Mu not held.
 func (r *Runner) deferBehind(t frontier.Task, host string) bool {
-	if host == t.Host || r.Lease == nil {
+	if host == t.Host || !r.DeferBehindPaused {
 		return false
 	}
 	r.Mu.Lock()

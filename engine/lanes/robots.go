@@ -51,12 +51,12 @@ func (r *Runner) robotsFor(link *route.Link, raw string, u *url.URL) (rules *rob
 			// with the held host and asks again as the hold ends.
 			r.Front.Logf(view.LevelInfo, 0, host, "robots.txt for %s redirects to %s, which the operator holds: not followed; the site's URLs wait for %s's hold to end, then robots.txt is asked again", origin, he.Host, he.Host)
 			r.Mu.Lock()
-			r.robotsBehind[strings.ToLower(host)] = strings.ToLower(he.Host)
+			r.setBehind(host, he.Host)
 			r.Mu.Unlock()
 			return nil, &heldHop{host: he.Host}
 		}
 		r.Mu.Lock()
-		delete(r.robotsBehind, strings.ToLower(host))
+		r.setBehind(host, "")
 		r.Mu.Unlock()
 		if rules.Unreachable && r.Pool != nil && egress.IsProxyError(rules.Err) {
 			// The egress's proxy failed, not the site: the rotation hears of it and
@@ -122,12 +122,26 @@ func (e *heldHop) Error() string {
 // asked, "" when there is none or its hold ended. Mu not held.
 func (r *Runner) heldBehind(host string) string {
 	r.Mu.Lock()
-	to := r.robotsBehind[strings.ToLower(host)]
+	to := r.behind(host)
 	r.Mu.Unlock()
 	if to != "" && r.HostHeld(to) {
 		return to
 	}
 	return ""
+}
+
+// behind is the host the site host's robots.txt redirected to while the operator
+// held it, "" for none; hosts are matched whatever their case. Mu held.
+func (r *Runner) behind(host string) string { return r.robotsBehind[strings.ToLower(host)] }
+
+// setBehind notes that the site host's robots.txt redirects to held, a host the
+// operator holds; held "": it no longer does (its robots.txt answered). Mu held.
+func (r *Runner) setBehind(host, held string) {
+	if host = strings.ToLower(host); held == "" {
+		delete(r.robotsBehind, host)
+	} else {
+		r.robotsBehind[host] = strings.ToLower(held)
+	}
 }
 
 // proxyFault is a robots.txt fetch that failed at the egress's proxy: no answer

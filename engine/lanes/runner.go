@@ -54,6 +54,13 @@ type Runner struct {
 	LeaseBound func() context.Context
 	// Render renders the pages that need a browser; nil: none is.
 	Render Renderer
+	// DeferBehindPaused says a site's tasks held behind a paused host (its
+	// robots.txt redirects there) leave the lanes, deferred to robots.txt's first
+	// retry (deferBehind), rather than wait set aside in them for the resume. Set
+	// where the tasks come from a dealer that holds back only the paused host's own
+	// (a master): set aside here, they would fill the window of tasks this node
+	// holds for as long as the pause lasts.
+	DeferBehindPaused bool
 
 	fcfg   fetch.Config  // for egresses added at run time
 	dialer *fetch.Dialer // checks cross-host redirect targets (SSRF)
@@ -61,7 +68,8 @@ type Runner struct {
 	crawlDelay map[string]time.Duration // robots.txt Crawl-delay per host (guarded by Mu)
 	heldHosts  map[string]bool          // hosts the operator paused (guarded by Mu)
 	// robotsBehind are the sites whose robots.txt redirected to a host the
-	// operator held, to that host (lower-case; guarded by Mu): they wait with it.
+	// operator held, to that host (lower-case, through behind and setBehind;
+	// guarded by Mu): they wait with it.
 	robotsBehind map[string]string
 	slots        map[int]*Slot // the lanes running, by id (guarded by Mu)
 	// rendering are the tasks whose page is rendering after its lane moved on,
@@ -115,8 +123,8 @@ func (r *Runner) InHand() []frontier.Task {
 	return out
 }
 
-// leaseHeld is Lease's answer for the hand-out numbered lease: nil when there is no
-// lease to wait for.
+// leaseHeld is Lease's answer for the hand-out numbered lease: nil when no Lease is
+// given (nothing hands tasks out under a lease).
 func (r *Runner) leaseHeld(ctx context.Context, lease uint64) error {
 	if r.Lease == nil {
 		return nil

@@ -39,13 +39,16 @@ type Parts struct {
 }
 
 // Join makes c, a crawl built with p for node n, the node's Lanes: the lanes wait
-// for n's lease and its renderer starts from the verdicts the master gave at join
-// (what the crawl learned before this worker joined).
+// for n's lease, defer the tasks of a site behind a paused host (the master deals
+// them: held in the lanes they would fill the window), and its renderer starts
+// from the verdicts the master gave at join (what the crawl learned before this
+// worker joined).
 func Join(n *Node, p Parts, c Crawl) Lanes {
 	if rd := p.Lanes.Renderer; rd != nil {
 		rd.Decider.Restore(n.RenderVerdicts())
 	}
 	p.Lanes.Run.Lease, p.Lanes.Run.LeaseBound = n.LeaseWait, n.LeaseBound
+	p.Lanes.Run.DeferBehindPaused = true
 	return joined{c, p}
 }
 
