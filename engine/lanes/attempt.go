@@ -157,24 +157,31 @@ func (r *Runner) fetchWithRetry(s *Slot, link *route.Link, t frontier.Task, hdr 
 }
 
 // deferDisabled defers t when host (t's, or the one its robots.txt redirects to)
-// is on the host_disable_list now, and says whether it did. Mu not held.
+// is on the host_disable_list now, and says whether it did. Mu not held. The list
+// is read under Mu, where an enable takes the host's deferrals back (Deferrals.
+// TakeHost): a task deferred as the host is enabled is among them, not left to
+// wait out the disable.
 func (r *Runner) deferDisabled(t frontier.Task, host string) bool {
 	if r.Pool == nil {
 		return false
 	}
+	r.Mu.Lock()
 	until, off := r.Pool.Rotation().DisabledUntil(host)
 	if !off {
+		r.Mu.Unlock()
 		return false
 	}
 	if host != t.Host {
-		// Enabling host brings back its own deferred URLs, not those of the sites
-		// behind it: they come back at robots.txt's first retry at the latest.
+		// A site behind host comes back as host is enabled, and at robots.txt's
+		// first retry at the latest: a disable may last long past its robots.txt's
+		// next answer (it may stop redirecting).
 		if retry := r.now().Add(r.Robots.RetryAfter(1)); retry.Before(until) {
 			until = retry
 		}
+		r.Front.DeferBehind(t, until, host)
+	} else {
+		r.Front.Defer(t, until)
 	}
-	r.Mu.Lock()
-	r.Front.Defer(t, until)
 	r.Mu.Unlock()
 	r.Front.Flush()
 	return true

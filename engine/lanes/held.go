@@ -112,7 +112,7 @@ func (r *Runner) deferBehind(t frontier.Task, host string) bool {
 		return false
 	}
 	r.Mu.Lock()
-	r.Front.Defer(t, r.now().Add(r.Robots.RetryAfter(1)))
+	r.Front.DeferBehind(t, r.now().Add(r.Robots.RetryAfter(1)), host)
 	r.Mu.Unlock()
 	r.Front.Flush()
 	return true

@@ -64,6 +64,10 @@ type Tasks interface {
 	// unreachable robots.txt), counted already with Error here: a worker's
 	// deferral carries kind to the master, whose figures count it too. Mu held.
 	DeferAs(t frontier.Task, until time.Time, kind string)
+	// DeferBehind is Defer for a task whose site's robots.txt redirects to held, a
+	// host the operator holds: the hold's end brings it back with held's own (a
+	// worker's deferral tells its master so). Mu held.
+	DeferBehind(t frontier.Task, until time.Time, held string)
 	// Flush writes the deferrals made since the last one. Mu not held.
 	Flush()
 }

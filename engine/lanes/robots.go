@@ -53,7 +53,7 @@ func (r *Runner) robotsFor(link *route.Link, raw string, u *url.URL) (rules *rob
 			r.Mu.Lock()
 			r.setBehind(host, he.Host)
 			r.Mu.Unlock()
-			return nil, &heldHop{host: he.Host}
+			return nil, &heldHop{host: strings.ToLower(he.Host)}
 		}
 		r.Mu.Lock()
 		r.setBehind(host, "")
@@ -111,7 +111,8 @@ func (r *Runner) robotsFor(link *route.Link, raw string, u *url.URL) (rules *rob
 }
 
 // heldHop is a robots.txt not asked, or not followed, because it redirects to a
-// host the operator holds (host): the site waits with that host (heldInHand).
+// host the operator holds (host, lower-case): the site waits with that host
+// (heldInHand).
 type heldHop struct{ host string }
 
 func (e *heldHop) Error() string {

@@ -142,6 +142,9 @@ func (f *fakeFront) CheckIdle()                                  {}
 func (f *fakeFront) Place(t frontier.Task)                       { f.board.Add(t) }
 func (f *fakeFront) OffBoard(ts []frontier.Task) []frontier.Task { return ts }
 func (f *fakeFront) Defer(t frontier.Task, until time.Time)      { f.deferred = append(f.deferred, t) }
+func (f *fakeFront) DeferBehind(t frontier.Task, until time.Time, _ string) {
+	f.deferred = append(f.deferred, t)
+}
 func (f *fakeFront) DeferAs(t frontier.Task, until time.Time, _ string) {
 	f.deferred = append(f.deferred, t)
 }

@@ -482,16 +482,22 @@ func (m *Runtime) onDeferral(msg jetstream.Msg) {
 	if _, ok := m.settle(msg, d.Node, d.Task, false); !ok {
 		return
 	}
-	// A deferral reported after the operator enabled its host again, of a hand-out
-	// from before (in a worker's outbox, or here between the lock and the store, at
-	// the enable), comes back at once as the others did.
-	enabled := func() bool { l, ok := m.enabled[d.Task.Host]; return ok && d.Task.Lease <= l }
+	// Filed under the host it waits for: its own, or the held host its site's
+	// robots.txt redirects to (Behind), whose enable brings it back too. A deferral
+	// reported after the operator enabled that host again, of a hand-out from
+	// before (in a worker's outbox, or here between the lock and the store, at the
+	// enable), comes back at once as the others did.
+	host := d.Task.Host
+	if d.Behind != "" {
+		host = d.Behind
+	}
+	enabled := func() bool { l, ok := m.enabled[host]; return ok && d.Task.Lease <= l }
 	back := d.Kind == "" && enabled()
 	if d.Kind == "" && !back {
 		if m.deferred == nil {
 			m.deferred = map[string][]string{}
 		}
-		m.deferred[d.Task.Host] = append(m.deferred[d.Task.Host], d.Task.URL)
+		m.deferred[host] = append(m.deferred[host], d.Task.URL)
 	}
 	m.crawl.Unlock()
 	m.crawl.Defer(d.Task.URL, d.Until, d.Kind)

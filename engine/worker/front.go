@@ -68,10 +68,11 @@ func (f *Front) Deliver(o lanes.Outcome) {
 }
 
 // DeferURLs sends each URL set aside to the master as a deferral, with the kind it
-// counts under: the master defers it and counts it so, it counts no fetch.
+// counts under and the held host it waits behind: the master defers it and counts
+// it so, it counts no fetch.
 func (f *Front) DeferURLs(list []lanes.Deferred) {
 	for _, d := range list {
-		f.box.Defer(d.Task, d.Until, d.Kind)
+		f.box.Defer(d)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/lanes"
 	"github.com/crawlconsole/crawlconsole/store/model"
 )
 
@@ -66,10 +67,11 @@ func (o *Outbox) Result(r wire.Result) {
 	o.post(report{result: r})
 }
 
-// Defer tells the master the worker set t aside until a time (M3: a disabled host,
-// robots.txt unreachable), counted under kind (empty: none).
-func (o *Outbox) Defer(t frontier.Task, until time.Time, kind string) {
-	o.post(report{deferral: &wire.Deferral{Node: o.node, Incarnation: o.inc, Task: t, Until: until, Kind: kind}})
+// Defer tells the master the worker set d.Task aside until a time (M3: a disabled
+// host, robots.txt unreachable), counted under d.Kind (empty: none), behind the
+// held host d.Behind if its site waits for one.
+func (o *Outbox) Defer(d lanes.Deferred) {
+	o.post(report{deferral: &wire.Deferral{Node: o.node, Incarnation: o.inc, Task: d.Task, Until: d.Until, Kind: d.Kind, Behind: d.Behind}})
 }
 
 // Refused keeps a refusal for the master's store: it travels with the next report.

@@ -11,6 +11,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/cluster/natstest"
 	"github.com/crawlconsole/crawlconsole/engine/cluster/wire"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/lanes"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -39,9 +40,9 @@ func TestOutboxSendsResultsAndDeferralsInOrder(t *testing.T) {
 	until := time.Unix(1700000000, 0).UTC()
 	box.Refused(store.Refusal{URL: "http://a.test/x", At: until, Action: "rotated"})
 	box.Result(wire.Result{Task: task(0), Kind: "timeout"})
-	box.Defer(task(1), until, "robots_unreachable")
+	box.Defer(lanes.Deferred{Task: task(1), Until: until, Kind: "robots_unreachable"})
 	box.Refused(store.Refusal{URL: "http://a.test/y", At: until, Action: "rotated"})
-	box.Defer(task(2), until, "")
+	box.Defer(lanes.Deferred{Task: task(2), Until: until})
 	box.Result(wire.Result{Task: task(3), Kind: "timeout"})
 	box.Flush()
 	select {

@@ -74,6 +74,10 @@ type Deferral struct {
 	// master counts it and keeps it as an example, as one box does. Empty: it
 	// counts under none (a host disabled or asking to wait), or an older worker.
 	Kind string `json:"kind,omitempty"`
+	// Behind is the host the operator holds that the URL's site waits behind (its
+	// robots.txt redirects there): the master brings the URL back as that host's
+	// hold ends, with the host's own. Empty: it waits for its own host, if any.
+	Behind string `json:"behind,omitempty"`
 	// Refusals are as a Result's: those since the worker's last report.
 	Refusals []model.Refusal `json:"refusals,omitempty"`
 }

@@ -128,6 +128,9 @@ func (p lanePort) Defer(t frontier.Task, until time.Time)      { p.c.Defer(t, un
 func (p lanePort) DeferAs(t frontier.Task, until time.Time, kind string) {
 	p.c.DeferAs(t, until, kind)
 }
+func (p lanePort) DeferBehind(t frontier.Task, until time.Time, held string) {
+	p.c.DeferBehind(t, until, held)
+}
 func (p lanePort) Flush() { p.c.FlushDeferred() }
 
 func (p lanePort) Error(kind, url string) {

@@ -10,8 +10,8 @@ import (
 
 // Deferrals are the tasks set aside until a time (M3: a disabled host, an
 // unreachable robots.txt, a Retry-After; a page budget) and not yet written to the
-// front, and this run's deferred URLs per host, so that enabling a host again
-// brings them back at once. Guarded by the crawl's lock (Runner.Mu): deferring
+// front, and this run's deferred URLs per host they wait for, so that enabling a
+// host again brings them back at once. Guarded by the crawl's lock (Runner.Mu): deferring
 // happens where a task leaves the board, and the write, in Take's caller, outside it.
 type Deferrals struct {
 	list   []Deferred
@@ -26,15 +26,24 @@ type Deferred struct {
 	// a master to count it as one box does; empty when it counts under none (a
 	// host disabled or asking to wait).
 	Kind string
+	// Behind is the host the operator holds that the task's site waits behind (its
+	// robots.txt redirects there): the hold's end brings the task back with the
+	// host's own. "": it waits for its own host, if for any.
+	Behind string
 }
 
-// Add sets t aside until until, counted under kind (empty: none).
-func (d *Deferrals) Add(t frontier.Task, until time.Time, kind string) {
-	d.list = append(d.list, Deferred{Task: t, Until: until, Kind: kind})
+// Add sets x.Task aside until x.Until, filed under the host it waits for (Behind,
+// else its own).
+func (d *Deferrals) Add(x Deferred) {
+	d.list = append(d.list, x)
 	if d.byHost == nil {
 		d.byHost = map[string][]string{}
 	}
-	d.byHost[t.Host] = append(d.byHost[t.Host], t.URL)
+	host := x.Task.Host
+	if x.Behind != "" {
+		host = x.Behind
+	}
+	d.byHost[host] = append(d.byHost[host], x.Task.URL)
 }
 
 // Take returns the deferrals not yet written, and forgets them.
@@ -44,7 +53,8 @@ func (d *Deferrals) Take() []Deferred {
 	return list
 }
 
-// TakeHost returns the URLs of host deferred in this run, and forgets them.
+// TakeHost returns the URLs deferred in this run that wait for host (its own, and
+// those of the sites behind it), and forgets them.
 func (d *Deferrals) TakeHost(host string) []string {
 	urls := d.byHost[host]
 	delete(d.byHost, host)
