@@ -67,7 +67,7 @@ func TestDeclaredSitesOfOneDomainKeepTheirOwnDateTrust(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e2.Close()
-	check("after a restart", e2.fr.SitesView(time.Now(), e2.disc.View()).Sites)
+	check("after a restart", e2.fr.SitesView(time.Now(), e2.disc.View(), nil).Sites)
 }
 
 // A site declared live takes its host's sitemap, and what the crawl learned of its

@@ -218,7 +218,7 @@ func TestSiteRmOfOneOfTwoSitesOnADomainStopsItsFeedsOnly(t *testing.T) {
 	}
 	pane := func(e *Engine) map[string][]string {
 		feeds := map[string][]string{}
-		for _, r := range e.fr.SitesView(time.Now(), e.disc.View()).Sites {
+		for _, r := range e.fr.SitesView(time.Now(), e.disc.View(), nil).Sites {
 			feeds[r.Name] = r.Feeds
 		}
 		return feeds

@@ -109,7 +109,7 @@ func (f localFront) Show(s *view.Snapshot, now time.Time) {
 	if r := s.Revisit; r != nil && r.Enabled && len(r.Due) > 0 && r.Due[0].Next.Before(revisit.Never) {
 		s.NextRevisit = r.Due[0].Next
 	}
-	s.Sites = e.fr.SitesView(now, s.Discovery)
+	s.Sites = e.fr.SitesView(now, s.Discovery, e.lanes.Run.Behind())
 	s.Stories = e.fr.Stories.View()
 }
 

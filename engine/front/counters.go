@@ -46,8 +46,13 @@ type Counters struct {
 type robotsWaiting struct {
 	urls   map[string]string // URL → host
 	hosts  map[string]int    // URLs waiting by host
-	n      atomic.Int64      // len(urls), read without the lock on every record (Settled)
 	waited int64             // URLs counted under robots_unreachable as they were set aside
+	// behind are the URLs set aside because their site's robots.txt redirects to
+	// a host the operator holds (Deferral's behind), not counted as not answering:
+	// URL → its host and the held host.
+	behind map[string][2]string
+	// n is len(urls)+len(behind), read without the lock on every record (Settled).
+	n atomic.Int64
 }
 
 // exampleKinds bounds the kinds Stats.Examples names: kinds are a fixed vocabulary
@@ -110,8 +115,19 @@ func (c *Counters) StoredAged(pub, at time.Time) {
 // or under none (kind ""): once among the deferred, and once under an error kind
 // with the URL as an example. A URL deferred again while it waits for its site's
 // robots.txt (robots_unreachable) is the same deferral, not a new error: nothing is
-// counted.
-func (c *Counters) Deferral(kind, url, host string) {
+// counted. behind is the held host the URL's site waits behind ("": none): the
+// Sites pane says so (RobotsWaits) until the URL settles.
+func (c *Counters) Deferral(kind, url, host, behind string) {
+	if behind != "" {
+		c.mu.Lock()
+		w := &c.waiting
+		if w.behind == nil {
+			w.behind = map[string][2]string{}
+		}
+		w.behind[url] = [2]string{host, behind}
+		w.n.Store(int64(len(w.urls) + len(w.behind)))
+		c.mu.Unlock()
+	}
 	if kind != fetch.KindRobotsDown {
 		c.Deferred.Add(1)
 		if kind != "" {
@@ -131,7 +147,7 @@ func (c *Counters) Deferral(kind, url, host string) {
 	}
 	w.urls[url] = host
 	w.hosts[host]++
-	w.n.Store(int64(len(w.urls)))
+	w.n.Store(int64(len(w.urls) + len(w.behind)))
 	w.waited++
 	if c.errors == nil {
 		c.errors = map[string]int64{}
@@ -155,10 +171,36 @@ func (c *Counters) Settled(url string) {
 		if w.hosts[host]--; w.hosts[host] <= 0 {
 			delete(w.hosts, host)
 		}
-		w.n.Store(int64(len(w.urls)))
 	}
+	delete(w.behind, url)
+	w.n.Store(int64(len(w.urls) + len(w.behind)))
 	c.mu.Unlock()
 }
+
+// RobotsWaits are the hosts whose URLs wait on their site's robots.txt, each with
+// why in the Sites pane's words: "robots → HOST held" (it redirects to a host the
+// operator holds), else "robots.txt unreachable".
+func (c *Counters) RobotsWaits() map[string]string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w := &c.waiting
+	out := make(map[string]string, len(w.hosts)+len(w.behind))
+	for host := range w.hosts {
+		out[host] = RobotsUnreachable
+	}
+	for _, hb := range w.behind {
+		out[hb[0]] = RobotsHeld(hb[1])
+	}
+	return out
+}
+
+// RobotsUnreachable is the Sites pane's reason for a site whose robots.txt does
+// not answer.
+const RobotsUnreachable = "robots.txt unreachable"
+
+// RobotsHeld is the Sites pane's reason for a site whose robots.txt redirects to
+// held, a host the operator holds.
+func RobotsHeld(held string) string { return "robots → " + held + " held" }
 
 // RobotsWaiting is the robots.txt wait of Totals without the URLs of the hosts in
 // disabled: a host on the host_disable_list (the operator's :disable, every egress

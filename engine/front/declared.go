@@ -1,6 +1,7 @@
 package front
 
 import (
+	"maps"
 	"net/url"
 	"slices"
 	"time"
@@ -79,19 +80,31 @@ func (f *Front) RestoreSiteCounts(steered bool) {
 
 // SitesView builds the Sites pane's data, with what discovery found per site (by
 // the site's name: discovery keeps a declared site's state apart from the other
-// sites of its registered domain); nil when no site is declared. Called without
-// the lock.
-func (f *Front) SitesView(now time.Time, found []view.SiteDiscovery) *view.SitesView {
+// sites of its registered domain), and why a site waits on its robots.txt: the
+// deferrals' reasons (Counters.RobotsWaits), and behind, the sites the lanes hold
+// back because their robots.txt redirects to a host the operator holds (site host
+// → held host). nil when no site is declared. Called without the lock.
+func (f *Front) SitesView(now time.Time, found []view.SiteDiscovery, behind map[string]string) *view.SitesView {
 	book := f.Sites.Load()
 	if len(book.Sites()) == 0 {
 		return nil
+	}
+	waits := f.Counters.RobotsWaits()
+	for host, held := range behind {
+		waits[host] = RobotsHeld(held)
+	}
+	why := map[string]string{} // a site of several hosts waiting: its first host's reason
+	for _, host := range slices.Sorted(maps.Keys(waits)) {
+		if s := book.SiteOf(host); s != nil && why[s.Name] == "" {
+			why[s.Name] = waits[host]
+		}
 	}
 	v := &view.SitesView{Every: f.Opts.Rounds.Every}
 	v.Round = f.Rounds.Round()
 	for i := range book.Sites() {
 		s := &book.Sites()[i]
 		r := view.SiteRow{Name: s.Name, Kind: s.Kind, Class: f.ClassIn(s, HostOf(s.Entry)), Entry: s.Entry,
-			Keywords: slices.Clone(book.Keywords(s.Name)), WithinDays: s.WithinDays, OutOfWindow: f.Rounds.OutOfWindow(s.Name)}
+			Keywords: slices.Clone(book.Keywords(s.Name)), WithinDays: s.WithinDays, OutOfWindow: f.Rounds.OutOfWindow(s.Name), Waits: why[s.Name]}
 		if s.Kind == config.SiteSocial {
 			r.Entry, r.Class = s.Search, f.ClassIn(s, "")
 		}

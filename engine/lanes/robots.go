@@ -3,6 +3,7 @@ package lanes
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -129,6 +130,17 @@ func (r *Runner) heldBehind(host string) string {
 		return to
 	}
 	return ""
+}
+
+// Behind are the sites whose robots.txt redirects to a host the operator holds
+// now, each with that host: the lanes hold their URLs back (the Sites pane says
+// why). Mu not held.
+func (r *Runner) Behind() map[string]string {
+	r.Mu.Lock()
+	m := maps.Clone(r.robotsBehind)
+	r.Mu.Unlock()
+	maps.DeleteFunc(m, func(_, held string) bool { return !r.HostHeld(held) })
+	return m
 }
 
 // behind is the host the site host's robots.txt redirected to while the operator

@@ -78,9 +78,9 @@ func (c *crawlStub) Commit(r *wire.Result, _ bool) {
 		c.onCommit(r)
 	}
 }
-func (*crawlStub) Defer(string, time.Time, string) {}
-func (*crawlStub) Undefer([]string)                {}
-func (*crawlStub) Refused(store.Refusal)           {}
+func (*crawlStub) Defer(string, time.Time, string, string) {}
+func (*crawlStub) Undefer([]string)                        {}
+func (*crawlStub) Refused(store.Refusal)                   {}
 func (c *crawlStub) AfterCommit(f func(error)) {
 	switch {
 	case c.commitAsked != nil:

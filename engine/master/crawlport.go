@@ -73,10 +73,11 @@ func (p crawlPort) Commit(r *wire.Result, revisit bool) {
 // Defer sets aside a URL a worker deferred: it is no result (the URL's fetch
 // history stays as it was), and the store queues it again at until. A kind
 // (robots_unreachable) is counted, with the URL as an example, as one box counts
-// it when it sets the URL aside: once while the URL waits.
-func (p crawlPort) Defer(url string, until time.Time, kind string) {
+// it when it sets the URL aside: once while the URL waits. behind is the held host
+// its site waits behind ("": none), for the Sites pane.
+func (p crawlPort) Defer(url string, until time.Time, kind, behind string) {
 	p.p.Store.DeferAs(url, until, kind)
-	p.p.Counters.Deferral(kind, url, frontier.Hostname(url))
+	p.p.Counters.Deferral(kind, url, frontier.Hostname(url), behind)
 }
 
 // Undefer makes deferred URLs due now: the store queues them again at its next

@@ -23,7 +23,7 @@ type deferCrawl struct {
 	beforeDefer func()
 }
 
-func (c *deferCrawl) Defer(url string, until time.Time, _ string) {
+func (c *deferCrawl) Defer(url string, until time.Time, _, _ string) {
 	if f := c.beforeDefer; f != nil {
 		c.beforeDefer = nil
 		f()

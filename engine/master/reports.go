@@ -500,7 +500,7 @@ func (m *Runtime) onDeferral(msg jetstream.Msg) {
 		m.deferred[host] = append(m.deferred[host], d.Task.URL)
 	}
 	m.crawl.Unlock()
-	m.crawl.Defer(d.Task.URL, d.Until, d.Kind)
+	m.crawl.Defer(d.Task.URL, d.Until, d.Kind, d.Behind)
 	if !back && d.Kind == "" {
 		m.crawl.Lock()
 		back = enabled()

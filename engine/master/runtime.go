@@ -46,8 +46,9 @@ type Crawl interface {
 	// withdrew from its board; revisit says whether it was a revisit.
 	Commit(r *wire.Result, revisit bool)
 	// Defer sets a URL aside until a time (the store queues it again then),
-	// counted under kind (robots_unreachable; empty: none).
-	Defer(url string, until time.Time, kind string)
+	// counted under kind (robots_unreachable; empty: none), behind the held host
+	// behind its site's robots.txt redirects to ("": none).
+	Defer(url string, until time.Time, kind, behind string)
 	// Undefer makes deferred URLs due now (a host enabled again).
 	Undefer(urls []string)
 	// Refused keeps a refusal a worker reported.

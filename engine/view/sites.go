@@ -51,6 +51,10 @@ type SiteRow struct {
 	// TotalUsed and BudgetTotal are the pages handed to lanes over the whole crawl
 	// (counted while a total budget is set) and its page budget in total (0 = no cap).
 	TotalUsed, BudgetTotal int
+	// Waits says why the site's URLs wait on its robots.txt: "robots → HOST held"
+	// (it redirects to a host the operator holds), "robots.txt unreachable"; ""
+	// when they do not.
+	Waits string
 }
 
 // SiteDiscovery is one site's feeds and sitemaps as the Sites pane shows them.

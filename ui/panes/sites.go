@@ -177,8 +177,8 @@ func newestFirst(kws []string) string {
 	return strings.Join(out, ", ")
 }
 
-// detailLines spells out the selected site in full on two lines: its entry or
-// search template, every keyword, its date window (with the pages holding a keyword
+// detailLines spells out the selected site in full on two lines: why its URLs wait
+// on its robots.txt if they do, its entry or search template, every keyword, its date window (with the pages holding a keyword
 // it left out as older) and its total page budget when they are set; then
 // the feeds and sitemaps discovery found (one another covers marked: it is read at
 // the longest interval). On one line the keywords pushed the feeds off its end.
@@ -228,10 +228,20 @@ func (p *sitesPane) detailLines() string {
 	if s.BudgetTotal > 0 {
 		extra += "  " + st.Label.Render("total budget") + " " + st.Value.Render(strconv.Itoa(s.TotalUsed)+"/"+strconv.Itoa(s.BudgetTotal))
 	}
-	return pane.Fit("  "+st.Label.Render("▸ "+s.Name)+"  "+st.Label.Render(what)+" "+st.Value.Render(s.Entry)+
+	return pane.Fit("  "+st.Label.Render("▸ "+s.Name)+waitsOf(st, s.Waits)+"  "+st.Label.Render(what)+" "+st.Value.Render(s.Entry)+
 		"  "+st.Label.Render("keywords")+" "+st.Value.Render(newestFirst(s.Keywords))+extra, p.width) + "\n" +
 		pane.Fit("    "+problemsOf(st, s.Problems)+gave+st.Label.Render("feeds")+" "+st.Value.Render(found(s.Feeds))+
 			"  "+st.Label.Render("sitemaps")+" "+st.Value.Render(found(s.Sitemaps)), p.width)
+}
+
+// waitsOf spells why the site's URLs wait on its robots.txt, right after its name:
+// nothing is fetched of it until that is settled (a host the operator holds, a
+// site that does not answer), whatever its entry and keywords say.
+func waitsOf(st *themes.Styles, why string) string {
+	if why == "" {
+		return ""
+	}
+	return "  " + st.Label.Render("waits") + " " + st.Value.Render(why)
 }
 
 // problemsOf spells the site's feeds and sitemaps that yielded nothing, and why,

@@ -79,3 +79,23 @@ func TestSitesDelayUnderASecond(t *testing.T) {
 		}
 	}
 }
+
+// A site whose URLs wait on its robots.txt says why on its line, before its entry
+// and keywords (which the pane's edge cuts first): behind a host the operator
+// holds, or not answering. The log alone said it.
+func TestSitesPaneSaysWhyASiteWaitsOnRobotsTxt(t *testing.T) {
+	for _, c := range []struct{ waits, want string }{
+		{"robots → www.wire.example held", "▸ harbor  waits robots → www.wire.example held  entry http://harbor.example/"},
+		{"robots.txt unreachable", "▸ harbor  waits robots.txt unreachable  entry http://harbor.example/"},
+		{"", "▸ harbor  entry http://harbor.example/"},
+	} {
+		p := newSitesPane(testCommon()).(*sitesPane)
+		p.SetSize(80, 12)
+		p.SetSnapshot(&view.Snapshot{Sites: &view.SitesView{Sites: []view.SiteRow{
+			{Name: "harbor", Kind: "news", Entry: "http://harbor.example/", Keywords: []string{"storm"}, Waits: c.waits}}}})
+		line := strings.Split(p.View(), "\n")[1]
+		if !strings.Contains(line, c.want) {
+			t.Errorf("waits %q: the site's line is %q, want it to hold %q", c.waits, line, c.want)
+		}
+	}
+}
