@@ -122,9 +122,11 @@ func (h *heldRedirects) setup(t *testing.T, o *config.Options, sb *sandbox.Sandb
 	}
 	o.Seeds = []string{h.site.Entry}
 	// A site whose robots.txt redirects to a disabled host has its URLs deferred
-	// until the disable ends or for robots_retry, whichever comes first (enabling
-	// the host early does not bring them back sooner): 10 ms here, where the
-	// scaled 300 ms took seconds. One behind a paused host waits for the resume.
+	// until the disable ends or for robots_retry, whichever comes first, and the
+	// enable brings them back at once (TestEnablingAHostBringsBackTheSitesBehindIt
+	// checks that with a long robots_retry): 10 ms here, where the scaled 300 ms
+	// took seconds. One behind a paused host waits for the resume (on a worker,
+	// deferred for robots_retry at a time).
 	o.Etiquette.RobotsRetry = 10 * time.Millisecond
 }
 
