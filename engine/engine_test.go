@@ -139,9 +139,21 @@ func testOptions(t *testing.T, w *miniWeb) config.Options {
 	return o
 }
 
+// sizedForTestWeb is enginetest.SizedForTestWeb (this package's tests cannot
+// import it): o's Bloom filter sized for 100,000 URLs, not the default's ten
+// million (12 MB zeroed again for each of the hundreds of crawls the tests start),
+// unless the test set its own.
+func sizedForTestWeb(o config.Options) config.Options {
+	if o.Dedupe.ExpectedURLs == config.DefaultOptions().Dedupe.ExpectedURLs {
+		o.Dedupe.ExpectedURLs = 100_000
+	}
+	return o
+}
+
+// startEngine starts a crawl with o (sizedForTestWeb), closed with the test.
 func startEngine(t *testing.T, o config.Options) *Engine {
 	t.Helper()
-	e, err := New(o)
+	e, err := New(sizedForTestWeb(o))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,11 +79,11 @@ func startIdleCluster(t *testing.T, hb time.Duration) (*Engine, func(name string
 	return startMaster(t, o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: hb}), conn
 }
 
-// startMaster builds a master of the crawl o and starts it; it is closed when the
+// startMaster builds a master of the crawl o (sizedForTestWeb) and starts it; it is closed when the
 // test ends, if the test has not closed it before.
 func startMaster(t testing.TB, o config.Options, mo config.MasterOptions) *Engine {
 	t.Helper()
-	m, err := NewMaster(o, mo)
+	m, err := NewMaster(sizedForTestWeb(o), mo)
 	if err != nil {
 		t.Fatal(err)
 	}
