@@ -204,6 +204,15 @@ func (b *Board) split(l *Lane) []*Lane {
 		}
 	}
 	head := find(0)
+	// Most lanes hold one adjacency group (one host's pages): Next calls split for
+	// each task it hands out, so that case returns before copying the queue.
+	one := true
+	for i := 1; i < n && one; i++ {
+		one = find(i) == head
+	}
+	if one {
+		return nil
+	}
 	var order []int // group roots in queue order
 	groups := map[int][]frontier.Task{}
 	var kept []frontier.Task
