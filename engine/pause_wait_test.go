@@ -32,6 +32,12 @@ func TestPauseStopsALaneWaitingWithATaskInHand(t *testing.T) {
 			t.Parallel()
 			var mu sync.Mutex
 			requested := map[string]time.Time{}
+			// The slow egress's pages (all but the seed) are answered once the case
+			// is reached: its lane keeps tasks queued behind one in flight while the
+			// fast egress's lane runs dry and takes them over, however slow the box.
+			reached := make(chan struct{})
+			var reach sync.Once
+			defer reach.Do(func() { close(reached) })
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {
 				t.Fatal(err)
@@ -44,16 +50,17 @@ func TestPauseStopsALaneWaitingWithATaskInHand(t *testing.T) {
 					http.NotFound(w, r)
 					return
 				}
-				if strings.HasPrefix(r.RemoteAddr, "127.0.0.2:") {
-					time.Sleep(150 * time.Millisecond) // egress 0 is slow: egress 1 runs dry first
+				if strings.HasPrefix(r.RemoteAddr, "127.0.0.2:") && r.URL.Path != "/p/0" {
+					select { // egress 0 is slow: egress 1 runs dry first
+					case <-reached:
+					case <-r.Context().Done():
+					}
 				}
 				w.Header().Set("Content-Type", "text/html")
 				fmt.Fprint(w, "<html><body>")
 				if r.URL.Path == "/p/0" {
 					// Twenty links: the fast egress's lane runs dry while the
-					// slow one's still has tasks to take over, long enough for
-					// the poll below to see it on a loaded box (a few links
-					// leave a window that poll can miss for all its patience).
+					// slow one's still has tasks to take over.
 					for i := 1; i <= 20; i++ {
 						fmt.Fprintf(w, `<a href="/p/%d">x</a>`, i)
 					}
@@ -110,6 +117,9 @@ func TestPauseStopsALaneWaitingWithATaskInHand(t *testing.T) {
 				}
 				mu.Unlock()
 				e.mu.Unlock()
+				if victim != "" {
+					reach.Do(func() { close(reached) })
+				}
 				time.Sleep(500 * time.Microsecond)
 			}
 			if victim == "" {
