@@ -178,8 +178,9 @@ func newestFirst(kws []string) string {
 }
 
 // detailLines spells out the selected site in full on two lines: why its URLs wait
-// on its robots.txt if they do, its entry or search template, every keyword, its date window (with the pages holding a keyword
-// it left out as older) and its total page budget when they are set; then
+// on its robots.txt if they do, its entry or search template, every keyword, its
+// date window (with the pages holding a keyword it left out as older) and its total
+// page budget when they are set; then
 // the feeds and sitemaps discovery found (one another covers marked: it is read at
 // the longest interval). On one line the keywords pushed the feeds off its end.
 func (p *sitesPane) detailLines() string {

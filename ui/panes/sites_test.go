@@ -82,7 +82,7 @@ func TestSitesDelayUnderASecond(t *testing.T) {
 
 // A site whose URLs wait on its robots.txt says why on its line, before its entry
 // and keywords (which the pane's edge cuts first): behind a host the operator
-// holds, or not answering. The log alone said it.
+// holds, or not answering.
 func TestSitesPaneSaysWhyASiteWaitsOnRobotsTxt(t *testing.T) {
 	for _, c := range []struct{ waits, want string }{
 		{"robots → www.wire.example held", "▸ harbor  waits robots → www.wire.example held  entry http://harbor.example/"},
