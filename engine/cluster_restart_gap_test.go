@@ -61,7 +61,9 @@ func TestMasterRestartKeepsTheHostGap(t *testing.T) {
 	w2conn := conn("w2")
 	go func() {
 		defer close(joined)
-		w2, w2err = StartWorker(config.WorkerOptions{Conn: w2conn, Node: "w2", Egress: []string{"bind:127.0.0.3"}, AllowPrivate: []string{"127.0.0.0/8"}})
+		// Its join waits for the master's start as long as the test's other
+		// steps may take on a loaded box, not the default 30 s.
+		w2, w2err = StartWorker(config.WorkerOptions{Conn: w2conn, Node: "w2", Egress: []string{"bind:127.0.0.3"}, AllowPrivate: []string{"127.0.0.0/8"}, JoinTimeout: patience})
 	}()
 	t.Cleanup(func() {
 		if <-joined; w2 != nil {
