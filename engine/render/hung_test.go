@@ -213,10 +213,12 @@ func TestPoolCloseKillsABrowserThatDoesNotStop(t *testing.T) {
 	p.mu.Lock()
 	stop := b.stop
 	// A stop that waits for the browser to go by itself, as one waiting for an
-	// answer the browser never gives.
-	stopping := make(chan struct{})
+	// answer the browser never gives. It waits for the stats below too: Close's
+	// kill after stopWait would end the stop, and a slow box reads them after it.
+	stopping, statsRead := make(chan struct{}), make(chan struct{})
 	b.stop = func() {
 		close(stopping)
+		<-statsRead
 		for running(b.pid) {
 			time.Sleep(10 * time.Millisecond)
 		}
@@ -233,6 +235,7 @@ func TestPoolCloseKillsABrowserThatDoesNotStop(t *testing.T) {
 	if st := p.Stats(); !st.Stopping || st.Running || !strings.Contains(st.String(), "stopping") {
 		t.Errorf("stats while the browser stops: %+v (%q); want Stopping, not Running", st, st)
 	}
+	close(statsRead)
 	select {
 	case <-closed:
 	case <-time.After(gateWait):
