@@ -28,9 +28,8 @@ type slowRenderSite struct {
 	s6     chan struct{}        // closed at /s/6's request
 }
 
-// marker answers /done/2 once /s/6 was requested, or after a bound far past
-// the few fetches that come before it (a lane the render holds never gets
-// there), and logs when it answered.
+// marker answers /done/2 once /s/6 was requested, or after a step's patience
+// (a lane the render holds never gets there), and logs when it answered.
 func (s *slowRenderSite) markerHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
@@ -39,7 +38,7 @@ func (s *slowRenderSite) markerHandler() http.Handler {
 		}
 		select {
 		case <-s.s6:
-		case <-time.After(10 * time.Second):
+		case <-time.After(patience):
 		case <-r.Context().Done():
 		}
 		s.mu.Lock()
@@ -137,10 +136,10 @@ func TestRenderDoesNotHoldTheLane(t *testing.T) {
 	o.Lanes.Max = 1
 	// The package's browser: this crawl's sessions are browser contexts of its own.
 	o.Render.Shared = rendertest.SharedBrowser(t)
-	o.Render.Timeout = 15 * time.Second // past the marker's bound
+	o.Render.Timeout = patience + 30*time.Second // past the marker's bound
 	o.Render.AllowHosts = []string{"127.0.0.2"}
 	e := startEngine(t, o)
-	waitDone(t, e, 60*time.Second)
+	waitDone(t, e, 2*patience)
 	e.Close()
 	for i := 1; i <= 3; i++ {
 		if _, ok := site.at(fmt.Sprintf("/r/%d", i)); !ok {
