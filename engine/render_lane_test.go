@@ -136,7 +136,8 @@ func TestRenderDoesNotHoldTheLane(t *testing.T) {
 	o.Lanes.Max = 1
 	// The package's browser: this crawl's sessions are browser contexts of its own.
 	o.Render.Shared = rendertest.SharedBrowser(t)
-	o.Render.Timeout = patience + 30*time.Second // past the marker's bound
+	// The render, and its request for /done/2, outlast the marker's bound.
+	o.Render.Timeout, o.Fetch.Timeout = patience+30*time.Second, patience+30*time.Second
 	o.Render.AllowHosts = []string{"127.0.0.2"}
 	e := startEngine(t, o)
 	waitDone(t, e, 2*patience)
