@@ -149,7 +149,7 @@ func checkKeptLog(t *testing.T, e *engine.Engine, paused, disabled string) {
 func TestTheMastersHostHoldsSurviveItsRestart(t *testing.T) {
 	t.Parallel()
 	c := startCluster(t, holdsWeb(63))
-	c.worker("w1", "127.0.0.2")
+	w1 := c.worker("w1", "127.0.0.2")
 	paused, disabled, count, others := heldHosts(t, c.sb)
 	enginetest.WaitFor(t, "both hosts requested 4 times", func() bool {
 		return count(paused, time.Time{}) >= 4 && count(disabled, time.Time{}) >= 4
@@ -160,10 +160,21 @@ func TestTheMastersHostHoldsSurviveItsRestart(t *testing.T) {
 	if err := c.master.SetHostDisabled(disabled, true); err != nil {
 		t.Fatal(err)
 	}
+	// A request w1 sent before the holds reached it can reach the sandbox well
+	// after them on a loaded box: the holds are judged from the moment w1 has no
+	// request out to either host, not from a mark on the clock.
+	enginetest.WaitSnapshot(t, w1.Engine(), "w1 with no request out to the held hosts", func(s view.Snapshot) bool {
+		for _, l := range s.Lanes {
+			if l.Status == view.LaneFetching && (strings.Contains(l.Current, "//"+paused+":") || strings.Contains(l.Current, "//"+disabled+":")) {
+				return false
+			}
+		}
+		return true
+	})
+	restart := time.Now()
 	if err := c.master.Close(); err != nil {
 		t.Fatal(err)
 	}
-	restart := time.Now()
 	c.opts.Seeds = nil
 	c.startMaster()
 	if got, want := c.master.HeldHosts(), (holds.Restored{Paused: 1, Disabled: 1}); got != want {
