@@ -76,7 +76,7 @@ func TestKill9AtAnyMomentLosesNothingAcknowledged(t *testing.T) {
 		acks  int           // wait for this many acknowledgements, then kill
 		extra time.Duration // and up to this much more, at random (mid-batch)
 	}{
-		{"at start, during Open and migration", 0, 0},
+		{"at start, during Open and the schema's creation", 0, 0},
 		{"after the first flush", 1, 0},
 		{"mid-batch", 3, 3 * time.Millisecond},
 		{"after a longer run", 20, 0},

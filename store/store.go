@@ -171,7 +171,7 @@ func (s *Store) open() error {
 	}
 	ms, err := migrations()
 	if err == nil {
-		_, err = migrate(ctx, conn, s.path, ms, s.opts.Progress)
+		err = prepareSchema(ctx, conn, s.path, ms, s.opts.Progress)
 	}
 	if err == nil { // ours from now on (a file from before application_id gets it here)
 		_, err = conn.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", identity.ApplicationID))
