@@ -124,8 +124,8 @@ type Runtime struct {
 	// once, as on one box. Guarded by the crawl's lock.
 	deferred map[string][]string
 	// enabled is, by host, the last lease handed out when the operator last enabled
-	// it: a hand-out up to it deferred was deferred for what the enable ended, its
-	// report still on its way then. Guarded by the crawl's lock.
+	// or resumed it (released): a hand-out up to it deferred was deferred for what
+	// that ended, its report still on its way then. Guarded by the crawl's lock.
 	enabled map[string]uint64
 }
 
@@ -212,8 +212,13 @@ func (m *Runtime) Recall(match func(frontier.Task) bool) int {
 // PauseLane pauses or resumes a worker's lane by its console ID.
 func (m *Runtime) PauseLane(id int, paused bool) error { return m.link.PauseLane(id, paused) }
 
-// PauseHost holds or lets go the workers' requests to host.
-func (m *Runtime) PauseHost(host string, paused bool) error { return m.link.PauseHost(host, paused) }
+// PauseHost holds or lets go the workers' requests to host; let go, the URLs they
+// deferred behind it come back at once (released).
+func (m *Runtime) PauseHost(host string, paused bool) error {
+	err := m.link.PauseHost(host, paused)
+	m.released(host, !paused)
+	return err
+}
 
 // SetMaxLanes sets how many lanes each worker runs at most.
 func (m *Runtime) SetMaxLanes(n int) error { return m.link.SetMaxLanes(n) }
@@ -250,14 +255,27 @@ func (m *Runtime) FlushDNS(domain string) (int, error) {
 }
 
 // SetHostDisabled puts host on the workers' host_disable_list, or takes it off
-// and brings back at once the URLs they deferred for it.
+// and brings back at once the URLs they deferred for it (released).
 func (m *Runtime) SetHostDisabled(host string, disabled bool) error {
 	err := m.link.HostControl(wire.OpDisableHost, host, disabled, 0)
+	m.released(host, !disabled)
+	return err
+}
+
+// released notes the operator's hold on host set (lifted false) or lifted. Lifted, the
+// URLs the workers deferred for it come back at once: its own (disabled), and
+// those of the sites whose robots.txt redirects to it (paused or disabled: a
+// worker defers them, out of its window, until robots.txt's first retry), and
+// with them, as they come in, the deferrals of hand-outs from before the lift
+// still on their way (onDeferral). A pause lifted is as an enable: else those
+// sites would wait out etiquette.robots_retry, their Sites pane row saying they
+// wait behind a host no longer held.
+func (m *Runtime) released(host string, lifted bool) {
 	m.crawl.Lock()
-	if disabled {
+	if !lifted {
 		delete(m.enabled, host)
 		m.crawl.Unlock()
-		return err
+		return
 	}
 	if m.enabled == nil {
 		m.enabled = map[string]uint64{}
@@ -267,7 +285,6 @@ func (m *Runtime) SetHostDisabled(host string, disabled bool) error {
 	delete(m.deferred, host)
 	m.crawl.Unlock()
 	m.crawl.Undefer(urls)
-	return err
 }
 
 // PauseHostKept holds the workers' requests to host, paused on the master's last
