@@ -127,3 +127,67 @@ func TestEnablingAHostBringsBackTheSitesBehindIt(t *testing.T) {
 		})
 	}
 }
+
+// TestEnablingAHostAfterARestartBringsBackTheSitesBehindIt: B disabled, A's page
+// deferred behind it, the crawl (or the master, its worker running on) stops and
+// starts again on its database, which keeps B's disable. A's wait is not kept, as
+// a robots.txt's that does not answer is not: at the start A asks its robots.txt
+// again, waits behind B anew (the Sites pane says so), and enabling B brings A's
+// page back at once. Else it would wait out the first run's robots_retry (an hour
+// here), its row saying nothing, as the store's enable brings back B's own URLs
+// alone.
+func TestEnablingAHostAfterARestartBringsBackTheSitesBehindIt(t *testing.T) {
+	t.Parallel()
+	for _, clustered := range []bool{false, true} {
+		t.Run(map[bool]string{false: "one box", true: "master"}[clustered], func(t *testing.T) {
+			t.Parallel()
+			var x behindHeld
+			setup := func(o *config.Options, sb *sandbox.Sandbox) {
+				x.setup(t, o, sb)
+				// B's entry seeded (deferred, B disabled): the store has a URL of B,
+				// so the restart holds B's disable again (a hold on a host the store
+				// has no URL of is dropped, with a warning).
+				o.Seeds = append(o.Seeds, x.h.others[1].Entry)
+			}
+			var e *engine.Engine
+			var db string
+			var restart func() *engine.Engine
+			if clustered {
+				c := startClusterWith(t, redirectsWeb(), 300*time.Millisecond, setup)
+				c.worker("w1", "127.0.0.2")
+				e, db = c.master, c.opts.DB
+				restart = func() *engine.Engine { c.opts.Seeds = nil; c.startMaster(); return c.master }
+			} else {
+				sb := enginetest.StartSandbox(t, redirectsWeb())
+				o := enginetest.PoliteOptions(sb, filepath.Join(t.TempDir(), "crawl.db"))
+				setup(&o, sb)
+				o.Egress = []string{"bind:127.0.0.1"} // the host_disable_list is the egress rotation's
+				e, db = enginetest.Start(t, o), o.DB
+				restart = func() *engine.Engine { return enginetest.Start(t, o) }
+			}
+			if err := x.hold(e, false, true); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.Steer(steer.Change{Op: steer.SiteAdd, Kind: config.SiteNews, URL: x.site}); err != nil {
+				t.Fatal(err)
+			}
+			a := x.h.others[0].Hosts[0]
+			enginetest.WaitFor(t, "A's page deferred behind B in the store", func() bool { return deferredOf(t, db, a) > 0 })
+			if err := e.Close(); err != nil {
+				t.Fatal(err)
+			}
+			since := time.Now()
+			e = restart()
+			want := x.heldWaits()
+			enginetest.WaitSnapshot(t, e, "after the restart, A's row saying "+want, func(s view.Snapshot) bool { return x.waits(s) == want })
+			if n := x.asked(since); n > 0 {
+				t.Fatalf("A's page was requested %d times after the restart while its robots.txt leads to the disabled %s", n, x.b)
+			}
+			if err := x.hold(e, false, false); err != nil {
+				t.Fatal(err)
+			}
+			enginetest.WaitFor(t, "A's page fetched once "+x.b+" is enabled after the restart", func() bool { return x.asked(since) > 0 })
+			enginetest.WaitSnapshot(t, e, "A's row waiting on nothing", func(s view.Snapshot) bool { return x.waits(s) == "" })
+		})
+	}
+}

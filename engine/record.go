@@ -89,7 +89,6 @@ func (f localFront) EndChecked() bool { return f.e.fr.EndChecked() }
 
 func (f localFront) DeferURLs(list []lanes.Deferred) {
 	for _, d := range list {
-		f.e.st.DeferAs(d.Task.URL, d.Until, d.Kind)
-		f.e.c.Deferral(d.Kind, d.Task.URL, d.Task.Host, d.Behind)
+		f.e.fr.SetAside(d.Task.URL, d.Task.Host, d.Until, d.Kind, d.Behind)
 	}
 }

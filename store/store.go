@@ -205,13 +205,14 @@ func (s *Store) open() error {
 		}
 	}
 	if err == nil {
-		// A URL deferred because its site's robots.txt did not answer waited for
-		// the answer of a robots cache this process starts without: it is due at
-		// once, so that its robots.txt is asked again soon rather than after the
-		// last run's backoff (up to an hour). Deferrals kept for their own reason
-		// (a disabled host, a budget, a Retry-After) keep their time.
+		// A URL deferred because its site's robots.txt did not answer, or led to
+		// a host the operator holds (KindRobotsHeld), waited for the answer of a
+		// robots cache this process starts without: it is due at once, so that
+		// its robots.txt is asked again soon rather than after the last run's
+		// backoff (up to an hour). Deferrals kept for their own reason (a disabled
+		// host, a budget, a Retry-After) keep their time.
 		_, err = conn.ExecContext(ctx, `UPDATE urls SET deferred_until = 0
-			WHERE state = 4 AND err_kind = 'robots_unreachable' AND deferred_until > 0`)
+			WHERE state = 4 AND err_kind IN ('robots_unreachable', '`+KindRobotsHeld+`') AND deferred_until > 0`)
 	}
 	if err != nil {
 		conn.Close()

@@ -131,8 +131,9 @@ func (s *Store) SetInProgress(urls []string) {
 func (s *Store) Defer(url string, until time.Time) { s.DeferAs(url, until, "") }
 
 // DeferAs is Defer for a URL set aside for a reason kept with it as its err_kind
-// (robots_unreachable: its site's robots.txt did not answer; "" for none), so that
-// the next start can tell why it waits (Open: a robots.txt wait is not kept).
+// (robots_unreachable: its site's robots.txt did not answer; KindRobotsHeld; ""
+// for none), so that the next start can tell why it waits (Open: a robots.txt wait
+// is not kept).
 func (s *Store) DeferAs(url string, until time.Time, kind string) {
 	s.submit(&writeOp{what: "defer", key: url, apply: func(w *writer) (func(), error) {
 		if err := w.writeStart(url); err != nil {
@@ -142,6 +143,14 @@ func (s *Store) DeferAs(url string, until time.Time, kind string) {
 		return nil, err
 	}})
 }
+
+// KindRobotsHeld is the err_kind of a URL set aside because its site's robots.txt
+// redirects to a host the operator holds. Like robots_unreachable's, its wait is
+// not kept (Open): the run that set it aside brings it back as the hold ends, but
+// the next start knows it only by its time, up to etiquette.robots_retry away.
+// Due at that start, its robots.txt is asked again: still redirecting to the held
+// host, it is set aside behind that host anew, and the hold's end brings it back.
+const KindRobotsHeld = "robots_held"
 
 // Undefer queues making url due at now if it is still set aside (a host enabled
 // again). A URL fetched, failed or queued since it was deferred keeps its state:

@@ -234,6 +234,19 @@ func (f *Front) RevisitNow(raw string) error {
 	return nil
 }
 
+// SetAside writes url, of host, deferred until until and counts it (Counters.
+// Deferral) under kind, behind the held host behind if its site's robots.txt
+// leads there: such a wait is kept as store.KindRobotsHeld, so that the next
+// start asks its robots.txt again rather than let it wait out its time.
+func (f *Front) SetAside(url, host string, until time.Time, kind, behind string) {
+	keep := kind
+	if behind != "" {
+		keep = store.KindRobotsHeld
+	}
+	f.Store.DeferAs(url, until, keep)
+	f.Counters.Deferral(kind, url, host, behind)
+}
+
 // EndSteeredOut ends a withdrawn task in the store: skipped, kind steered_out. A
 // stored page is kept (the URL stays processed) and is no longer revisited; its
 // revisit plan comes back with the source (Requeue).

@@ -76,8 +76,7 @@ func (p crawlPort) Commit(r *wire.Result, revisit bool) {
 // it when it sets the URL aside: once while the URL waits. behind is the held host
 // its site waits behind ("": none), for the Sites pane.
 func (p crawlPort) Defer(url string, until time.Time, kind, behind string) {
-	p.p.Store.DeferAs(url, until, kind)
-	p.p.Counters.Deferral(kind, url, frontier.Hostname(url), behind)
+	p.p.Front.SetAside(url, frontier.Hostname(url), until, kind, behind)
 }
 
 // Undefer makes deferred URLs due now: the store queues them again at its next
