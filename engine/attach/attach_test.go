@@ -110,7 +110,7 @@ func richSnapshot() view.Snapshot {
 	s.Sites.Sites[0].DatesTrusted, s.Sites.Sites[0].Held = "no", 3
 	s.Sites.Sites[0].Covered = map[string]string{"http://x.example/sitemap.xml": "http://x.example/feed"}
 	s.Sites.Sites[0].TotalUsed, s.Sites.Sites[0].BudgetTotal = 41, 900
-	s.Sites.Sites[0].Waits = "robots → www.wire.example held"
+	s.Sites.Sites[0].Waits, s.Sites.Sites[0].WaitsBehind = "robots → www.wire.example held", "www.wire.example"
 	s.Join = "crawlconsole worker --join nats://127.0.0.1:4222 --name NAME --token-file m.db.token"
 	s.Hosts.Untracked = 2
 	s.Hosts.Render = map[string]view.RenderHost{"spa.sandbox.test": {Host: "spa.sandbox.test", Renders: 31, Failed: 1, Requests: 140, Seconds: 27.5, Unsettled: 2}}

@@ -48,11 +48,42 @@ type robotsWaiting struct {
 	hosts  map[string]int    // URLs waiting by host
 	waited int64             // URLs counted under robots_unreachable as they were set aside
 	// behind are the URLs set aside because their site's robots.txt redirects to
-	// a host the operator holds (Deferral's behind), not counted as not answering:
-	// URL → its host and the held host.
-	behind map[string][2]string
+	// a host the operator holds (Deferral's behind), not counted as not answering,
+	// each with its host and that held host; behindBy counts them by the two, so
+	// that the Sites pane's reasons (RobotsWaits) are read per host, not found by
+	// walking a backlog that may hold every URL of a large site at each frame.
+	behind   map[string]behindWait
+	behindBy map[behindWait]int
 	// n is len(urls)+len(behind), read without the lock on every record (Settled).
 	n atomic.Int64
+}
+
+// behindWait is a host whose robots.txt redirects to held, a host the operator holds.
+type behindWait struct{ host, held string }
+
+// setBehind notes url, of host, waiting behind held, or waiting behind no held
+// host (held ""): settled, or set aside for another reason (its own host
+// disabled, its page budget), it no longer gives its site that reason. Lock held.
+func (w *robotsWaiting) setBehind(url, host, held string) {
+	was, ok := w.behind[url]
+	if ok && was.held == held && was.host == host {
+		return
+	}
+	if ok {
+		delete(w.behind, url)
+		if w.behindBy[was]--; w.behindBy[was] <= 0 {
+			delete(w.behindBy, was)
+		}
+	}
+	if held != "" {
+		if w.behind == nil {
+			w.behind, w.behindBy = map[string]behindWait{}, map[behindWait]int{}
+		}
+		b := behindWait{host: host, held: held}
+		w.behind[url] = b
+		w.behindBy[b]++
+	}
+	w.n.Store(int64(len(w.urls) + len(w.behind)))
 }
 
 // exampleKinds bounds the kinds Stats.Examples names: kinds are a fixed vocabulary
@@ -116,16 +147,12 @@ func (c *Counters) StoredAged(pub, at time.Time) {
 // with the URL as an example. A URL deferred again while it waits for its site's
 // robots.txt (robots_unreachable) is the same deferral, not a new error: nothing is
 // counted. behind is the held host the URL's site waits behind ("": none): the
-// Sites pane says so (RobotsWaits) until the URL settles.
+// Sites pane says so (RobotsWaits) until the URL settles or is set aside for
+// another reason.
 func (c *Counters) Deferral(kind, url, host, behind string) {
-	if behind != "" {
+	if behind != "" || c.waiting.n.Load() > 0 { // none waits behind a held host: nothing to take back
 		c.mu.Lock()
-		w := &c.waiting
-		if w.behind == nil {
-			w.behind = map[string][2]string{}
-		}
-		w.behind[url] = [2]string{host, behind}
-		w.n.Store(int64(len(w.urls) + len(w.behind)))
+		c.waiting.setBehind(url, host, behind)
 		c.mu.Unlock()
 	}
 	if kind != fetch.KindRobotsDown {
@@ -172,24 +199,26 @@ func (c *Counters) Settled(url string) {
 			delete(w.hosts, host)
 		}
 	}
-	delete(w.behind, url)
-	w.n.Store(int64(len(w.urls) + len(w.behind)))
+	w.setBehind(url, "", "") // counts n anew
 	c.mu.Unlock()
 }
 
 // RobotsWaits are the hosts whose URLs wait on their site's robots.txt, each with
-// why in the Sites pane's words: "robots → HOST held" (it redirects to a host the
-// operator holds), else "robots.txt unreachable".
+// the host the operator holds that its robots.txt redirects to, "" when it does
+// not answer. A host waiting behind two held hosts (its robots.txt redirected
+// elsewhere since) gives the first by name.
 func (c *Counters) RobotsWaits() map[string]string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	w := &c.waiting
-	out := make(map[string]string, len(w.hosts)+len(w.behind))
+	out := make(map[string]string, len(w.hosts)+len(w.behindBy))
 	for host := range w.hosts {
-		out[host] = RobotsUnreachable
+		out[host] = ""
 	}
-	for _, hb := range w.behind {
-		out[hb[0]] = RobotsHeld(hb[1])
+	for b := range w.behindBy {
+		if h, ok := out[b.host]; !ok || h == "" || b.held < h {
+			out[b.host] = b.held
+		}
 	}
 	return out
 }

@@ -90,13 +90,15 @@ func (f *Front) SitesView(now time.Time, found []view.SiteDiscovery, behind map[
 		return nil
 	}
 	waits := f.Counters.RobotsWaits()
-	for host, held := range behind {
-		waits[host] = RobotsHeld(held)
-	}
+	maps.Copy(waits, behind)
 	why := map[string]string{} // a site of several hosts waiting: its first host's reason
+	held := map[string]string{}
 	for _, host := range slices.Sorted(maps.Keys(waits)) {
 		if s := book.SiteOf(host); s != nil && why[s.Name] == "" {
-			why[s.Name] = waits[host]
+			why[s.Name], held[s.Name] = RobotsUnreachable, waits[host]
+			if waits[host] != "" {
+				why[s.Name] = RobotsHeld(waits[host])
+			}
 		}
 	}
 	v := &view.SitesView{Every: f.Opts.Rounds.Every}
@@ -104,7 +106,7 @@ func (f *Front) SitesView(now time.Time, found []view.SiteDiscovery, behind map[
 	for i := range book.Sites() {
 		s := &book.Sites()[i]
 		r := view.SiteRow{Name: s.Name, Kind: s.Kind, Class: f.ClassIn(s, HostOf(s.Entry)), Entry: s.Entry,
-			Keywords: slices.Clone(book.Keywords(s.Name)), WithinDays: s.WithinDays, OutOfWindow: f.Rounds.OutOfWindow(s.Name), Waits: why[s.Name]}
+			Keywords: slices.Clone(book.Keywords(s.Name)), WithinDays: s.WithinDays, OutOfWindow: f.Rounds.OutOfWindow(s.Name), Waits: why[s.Name], WaitsBehind: held[s.Name]}
 		if s.Kind == config.SiteSocial {
 			r.Entry, r.Class = s.Search, f.ClassIn(s, "")
 		}

@@ -55,6 +55,9 @@ type SiteRow struct {
 	// (it redirects to a host the operator holds), "robots.txt unreachable"; ""
 	// when they do not.
 	Waits string
+	// WaitsBehind is the host the operator holds that its robots.txt redirects to
+	// ("" when it waits on none): the held host Waits names.
+	WaitsBehind string
 }
 
 // SiteDiscovery is one site's feeds and sitemaps as the Sites pane shows them.
