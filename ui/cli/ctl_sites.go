@@ -46,6 +46,11 @@ type ctlSite struct {
 	Problems     map[string]string `json:"problems,omitempty"`
 	DatesTrusted string            `json:"dates_trusted"` // yes, no, or "" while discovery has nothing on it
 	DatesWhy     string            `json:"dates_why,omitempty"`
+	// Waits is why its URLs wait on its robots.txt, in the Sites pane's words
+	// ("robots → HOST held", "robots.txt unreachable"); WaitsBehind is that held
+	// host. Both empty when they do not wait.
+	Waits       string `json:"waits,omitempty"`
+	WaitsBehind string `json:"waits_behind,omitempty"`
 }
 
 // ctlSites is `ctl sites`: what the console's Sites pane shows, its rows for the
@@ -67,7 +72,7 @@ func sitesOf(s view.Snapshot) []ctlSite {
 			out = append(out, ctlSite{Site: r.Name, Declared: true, Kind: r.Kind, Class: r.Class, Entry: r.Entry,
 				Keywords: append([]string{}, r.Keywords...), Stored: r.Stored, NewHour: r.NewHour, NewDay: r.NewDay,
 				DelayS: r.PublishDelay.Round(time.Millisecond).Seconds(), Feeds: append([]string{}, r.Feeds...), Sitemaps: append([]string{}, r.Sitemaps...),
-				Covered: r.Covered, Problems: r.Problems, DatesTrusted: r.DatesTrusted})
+				Covered: r.Covered, Problems: r.Problems, DatesTrusted: r.DatesTrusted, Waits: r.Waits, WaitsBehind: r.WaitsBehind})
 		}
 	}
 	for i := range out {
@@ -100,9 +105,11 @@ func sitesOf(s view.Snapshot) []ctlSite {
 	return out
 }
 
-// printSites writes the sites as a table, then one line per feed or sitemap that
-// yielded nothing and why (the pane's "yielded nothing", for every site at once),
-// and per site the warnings its documents were read with.
+// printSites writes the sites as a table, then one line per site waiting on its
+// robots.txt and why (the table's ROBOTS says held or unreachable; the line names
+// the held host, whatever its length), one per feed or sitemap that yielded
+// nothing and why (the pane's "yielded nothing", for every site at once), and per
+// site the warnings its documents were read with.
 func printSites(s view.Snapshot, asJSON bool, stdout io.Writer) int {
 	list := sitesOf(s)
 	if asJSON {
@@ -112,10 +119,10 @@ func printSites(s view.Snapshot, asJSON bool, stdout io.Writer) int {
 		fmt.Fprintln(stdout, "no site declared, and no feed or sitemap read yet")
 		return 0
 	}
-	// FOUND comes last: added after DATES and PROBLEMS were in place, it leaves their
-	// positions as they were for a script that reads the columns by position.
+	// FOUND, then ROBOTS, come last: added after the others were in place, they leave
+	// their positions as they were for a script that reads the columns by position.
 	var tb clikit.Table
-	tb.Row("SITE", "KIND", "STORED", "1H", "1D", "DELAY", "FEEDS", "SITEMAPS", "DATES", "PROBLEMS", "FOUND")
+	tb.Row("SITE", "KIND", "STORED", "1H", "1D", "DELAY", "FEEDS", "SITEMAPS", "DATES", "PROBLEMS", "FOUND", "ROBOTS")
 	for _, c := range list {
 		kind, stored, hour, day, delay := "-", "-", "-", "-", "-"
 		if c.Declared {
@@ -127,11 +134,22 @@ func printSites(s view.Snapshot, asJSON bool, stdout io.Writer) int {
 				delay = d.Round(time.Second).String()
 			}
 		}
+		robots := "-"
+		if c.WaitsBehind != "" {
+			robots = "held"
+		} else if c.Waits != "" {
+			robots = "unreachable"
+		}
 		tb.Row(c.Site, kind, stored, hour, day, delay, strconv.Itoa(len(c.Feeds)), strconv.Itoa(len(c.Sitemaps)),
-			clikit.Dash(c.DatesTrusted), strconv.Itoa(len(c.Problems)), strconv.FormatInt(c.Found, 10))
+			clikit.Dash(c.DatesTrusted), strconv.Itoa(len(c.Problems)), strconv.FormatInt(c.Found, 10), robots)
 	}
 	if tb.Write(stdout) != nil {
 		return 1
+	}
+	for _, c := range list {
+		if c.Waits != "" {
+			fmt.Fprintf(stdout, "%s: waits %s\n", c.Site, c.Waits)
+		}
 	}
 	for _, c := range list {
 		for _, u := range slices.Sorted(maps.Keys(c.Problems)) {

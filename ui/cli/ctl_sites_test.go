@@ -41,10 +41,10 @@ func TestCtlSitesSaysWhatEachSitesFeedsGave(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	want := [][]string{
-		{"SITE", "KIND", "STORED", "1H", "1D", "DELAY", "FEEDS", "SITEMAPS", "DATES", "PROBLEMS", "FOUND"},
-		{"summit", "news", "120", "7", "40", "1m35s", "1", "0", "yes", "1", "30"},
-		{"quiet", "news", "0", "0", "0", "-", "0", "0", "-", "0", "0"},
-		{"undeclared.example", "-", "-", "-", "-", "-", "0", "1", "no", "0", "412"},
+		{"SITE", "KIND", "STORED", "1H", "1D", "DELAY", "FEEDS", "SITEMAPS", "DATES", "PROBLEMS", "FOUND", "ROBOTS"},
+		{"summit", "news", "120", "7", "40", "1m35s", "1", "0", "yes", "1", "30", "-"},
+		{"quiet", "news", "0", "0", "0", "-", "0", "0", "-", "0", "0", "-"},
+		{"undeclared.example", "-", "-", "-", "-", "-", "0", "1", "no", "0", "412", "-"},
 	}
 	if len(lines) < len(want)+2 {
 		t.Fatalf("ctl sites:\n%s\nwant a table of 3 sites, then the problem and the untrusted dates", out.String())
@@ -97,8 +97,9 @@ func TestCtlSitesDelayUnderASecond(t *testing.T) {
 // Every column of `ctl sites` and `ctl hosts` lines up under its heading on a
 // terminal whatever its values: a long host, counts wider than their heading, a site
 // named in CJK (two terminal columns a character), warnings. text/tabwriter counts
-// runes: the CJK name pushed the rest of its row left of its headings. FOUND is the
-// last column, after DATES and PROBLEMS, where a script read them before it came.
+// runes: the CJK name pushed the rest of its row left of its headings. FOUND, then
+// ROBOTS, are the last columns, after DATES and PROBLEMS, where a script read them
+// before they came.
 func TestCtlTablesLineUpWithWideValues(t *testing.T) {
 	long := "a-very-long-host-name.with.many.labels.news.example.co.uk"
 	s := view.Snapshot{
@@ -106,7 +107,7 @@ func TestCtlTablesLineUpWithWideValues(t *testing.T) {
 			{Name: long, Kind: "news", Stored: 123456789, NewHour: 12345, NewDay: 1234567, PublishDelay: 30 * time.Hour,
 				Feeds: []string{"http://a.example/feed"}, DatesTrusted: "yes",
 				Problems: map[string]string{"http://a.example/x.xml": "HTTP 404 (http_4xx)"}},
-			{Name: "新闻网.中国", Kind: "news", Stored: 3},
+			{Name: "新闻网.中国", Kind: "news", Stored: 3, Waits: "robots → " + long + " held", WaitsBehind: long},
 			{Name: "q", Kind: "n"},
 		}},
 		Discovery: []view.SiteDiscovery{
@@ -136,8 +137,8 @@ func TestCtlTablesLineUpWithWideValues(t *testing.T) {
 			}
 		}
 	}
-	if got := strings.Fields(strings.Split(sites.String(), "\n")[0]); got[len(got)-1] != "FOUND" {
-		t.Errorf("ctl sites headings %q: want FOUND last", got)
+	if got := strings.Fields(strings.Split(sites.String(), "\n")[0]); strings.Join(got[len(got)-3:], " ") != "PROBLEMS FOUND ROBOTS" {
+		t.Errorf("ctl sites headings %q: want PROBLEMS, FOUND and ROBOTS last", got)
 	}
 	if !strings.Contains(sites.String(), "q: read with warnings: bad_date 123456") {
 		t.Errorf("ctl sites does not name the warnings:\n%s", sites.String())
@@ -156,4 +157,45 @@ func columnStarts(line string) []int {
 		prev = r
 	}
 	return starts
+}
+
+// `ctl sites` says which sites wait on their robots.txt and why, as the Sites pane
+// does: a ROBOTS column for a script reading the table (held, unreachable or -, a
+// word whatever the held host's length), a line per waiting site naming the held
+// host, and in JSON the pane's words and the held host. Before, only the pane's
+// selected site said it.
+func TestCtlSitesSaysWhyASiteWaitsOnRobotsTxt(t *testing.T) {
+	long := "a-very-long-cdn-host-name.with.many.labels.example.co.uk"
+	s := view.Snapshot{Sites: &view.SitesView{Sites: []view.SiteRow{
+		{Name: "harbor", Kind: "news", Waits: "robots → " + long + " held", WaitsBehind: long},
+		{Name: "summit", Kind: "news", Waits: "robots.txt unreachable"},
+		{Name: "quiet", Kind: "news"},
+	}}}
+	var out strings.Builder
+	printSites(s, false, &out)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 6 {
+		t.Fatalf("ctl sites:\n%s\nwant the table of 3 sites, then a line for each of the 2 waiting", out.String())
+	}
+	for i, want := range []string{"ROBOTS", "held", "unreachable", "-"} {
+		if f := strings.Fields(lines[i]); f[len(f)-1] != want || len(f) != 12 {
+			t.Errorf("line %d: %q, want 12 columns, ROBOTS %q", i, lines[i], want)
+		}
+	}
+	for _, want := range []string{"harbor: waits robots → " + long + " held", "summit: waits robots.txt unreachable"} {
+		if !strings.Contains(out.String(), want+"\n") {
+			t.Errorf("ctl sites lacks the line %q:\n%s", want, out.String())
+		}
+	}
+	var js strings.Builder
+	printSites(s, true, &js)
+	var list []ctlSite
+	if err := json.Unmarshal([]byte(js.String()), &list); err != nil || len(list) != 3 ||
+		list[0].Waits != "robots → "+long+" held" || list[0].WaitsBehind != long ||
+		list[1].Waits != "robots.txt unreachable" || list[1].WaitsBehind != "" || list[2].Waits != "" {
+		t.Errorf("ctl --json sites: %v\n%s\nwant waits and waits_behind", err, js.String())
+	}
+	if strings.Count(js.String(), "waits") != 3 {
+		t.Errorf("ctl --json sites: %s\nwant waits and waits_behind only where a site waits", js.String())
+	}
 }

@@ -35,6 +35,11 @@ type sitesPane struct {
 	// found is, per site, the URLs its feeds and sitemaps listed (every read
 	// counted): what they gave, on the selected site's line.
 	found map[string]int64
+	// robots says a site waits on its robots.txt: the table then has a ROBOTS
+	// column saying why on each site's row, for an operator scanning it (the
+	// selected site's line spells it out); with none waiting, the keywords keep
+	// its room.
+	robots bool
 }
 
 func newSitesPane(c *pane.Common) pane.Pane {
@@ -77,7 +82,8 @@ func (p *sitesPane) SetSnapshot(s *view.Snapshot) tea.Cmd {
 			found[d.Site] = d.Found
 		}
 	}
-	p.rows.Change(func() { p.view, p.undeclared, p.found = v, undeclared, found })
+	robots := v != nil && slices.ContainsFunc(v.Sites, func(s view.SiteRow) bool { return s.Waits != "" })
+	p.rows.Change(func() { p.view, p.undeclared, p.found, p.robots = v, undeclared, found, robots })
 	return nil
 }
 
@@ -275,7 +281,37 @@ func (p *sitesPane) columns() []pane.Column {
 		cols = append(cols, pane.Column{Title: "HELD", Width: 5, Right: true}, pane.Column{Title: "FEEDS", Width: 5, Right: true},
 			pane.Column{Title: "MAPS", Width: 4, Right: true}, pane.Column{Title: "DATES", Width: 5})
 	}
+	if p.robots {
+		cols = append(cols, pane.Column{Title: "ROBOTS", Width: robotsWidth(p.wide())})
+	}
 	return pane.LayoutColumns(cols, p.width)
+}
+
+// robotsWidth is the ROBOTS column's width: wide, "unreachable" or "held" and as
+// much of the held host's name as fits (cut with "…": a host name may be long);
+// narrow, "held" or "down" alone, so that the keywords keep most of their room.
+func robotsWidth(wide bool) int {
+	if wide {
+		return 24
+	}
+	return 6
+}
+
+// robotsCell is a site's ROBOTS cell: "held HOST" behind a host the operator
+// holds ("held" narrow), "unreachable" for a robots.txt that does not answer
+// ("down" narrow), "-" for neither.
+func (p *sitesPane) robotsCell(s *view.SiteRow) string {
+	switch {
+	case s.WaitsBehind != "" && p.wide():
+		return "held " + s.WaitsBehind
+	case s.WaitsBehind != "":
+		return "held"
+	case s.Waits != "" && p.wide():
+		return "unreachable"
+	case s.Waits != "":
+		return "down"
+	}
+	return "-"
 }
 
 // joinOr lists urls, "-" for none.
@@ -299,6 +335,9 @@ func (p *sitesPane) cells(s *view.SiteRow, now time.Time) []string {
 				dates = "-"
 			}
 			out = append(out, "-", strconv.Itoa(len(s.Feeds)), strconv.Itoa(len(s.Sitemaps)), dates)
+		}
+		if p.robots {
+			out = append(out, "-")
 		}
 		return out
 	}
@@ -330,6 +369,9 @@ func (p *sitesPane) cells(s *view.SiteRow, now time.Time) []string {
 			dates = "-"
 		}
 		out = append(out, pane.Thousands(s.Held), strconv.Itoa(len(s.Feeds)), strconv.Itoa(len(s.Sitemaps)), dates)
+	}
+	if p.robots {
+		out = append(out, p.robotsCell(s))
 	}
 	return out
 }

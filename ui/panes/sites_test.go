@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/ui/fake"
 )
@@ -97,5 +99,53 @@ func TestSitesPaneSaysWhyASiteWaitsOnRobotsTxt(t *testing.T) {
 		if !strings.Contains(line, c.want) {
 			t.Errorf("waits %q: the site's line is %q, want it to hold %q", c.waits, line, c.want)
 		}
+	}
+}
+
+// The table says on each site's row why it waits on its robots.txt, for an operator
+// scanning it (a ROBOTS column, there while a site waits): wide, "held" and the held
+// host, cut to the column's width whatever its length, or "unreachable"; narrow,
+// "held" or "down"; each under its heading, every line within the pane.
+func TestSitesTableSaysWhichSitesWaitOnRobotsTxt(t *testing.T) {
+	long := "a-very-long-cdn-host-name.with.many.labels.example.co.uk"
+	rows := []view.SiteRow{
+		{Name: "harbor", Kind: "news", Entry: "http://harbor.example/", Waits: "robots → " + long + " held", WaitsBehind: long},
+		{Name: "summit", Kind: "news", Entry: "http://summit.example/", Waits: "robots.txt unreachable"},
+		{Name: "quiet", Kind: "news", Entry: "http://quiet.example/", Stored: 12},
+	}
+	for _, c := range []struct {
+		width int
+		cells []string
+	}{
+		{80, []string{"held ", "down ", "-    "}},
+		{140, []string{"held a-very-long-cdn-ho…", "unreachable", "-"}},
+	} {
+		p := newSitesPane(testCommon()).(*sitesPane)
+		p.SetSize(c.width, 12)
+		p.SetSnapshot(&view.Snapshot{Sites: &view.SitesView{Sites: rows}})
+		lines := strings.Split(ansi.Strip(p.View()), "\n")
+		head := []rune(lines[3]) // one cell a rune: "…" and "▸" are one each
+		at := strings.Index(string(head), "ROBOTS")
+		if at < 0 {
+			t.Fatalf("width %d: no ROBOTS column:\n%s", c.width, strings.Join(lines, "\n"))
+		}
+		at = len([]rune(string(head)[:at]))
+		for i, want := range c.cells {
+			row := []rune(lines[4+i])
+			if under := string(row[at:]); !strings.HasPrefix(under, want) {
+				t.Errorf("width %d: %s's row %q has %q under ROBOTS, want %q", c.width, rows[i].Name, string(row), under, want)
+			}
+		}
+		for _, l := range lines {
+			if w := ansi.StringWidth(l); w > c.width {
+				t.Errorf("width %d: a line of %d cells: %q", c.width, w, l)
+			}
+		}
+	}
+	p := newSitesPane(testCommon()).(*sitesPane)
+	p.SetSize(80, 12)
+	p.SetSnapshot(&view.Snapshot{Sites: &view.SitesView{Sites: rows[2:]}})
+	if out := p.View(); strings.Contains(out, "ROBOTS") {
+		t.Errorf("no site waits, yet a ROBOTS column:\n%s", out)
 	}
 }
