@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest"
 
-	"github.com/crawlconsole/crawlconsole/engine/enginetest"
+	"github.com/crawlconsole/crawlconsole/engine/enginetest/patience"
 	"github.com/crawlconsole/crawlconsole/ui/fake"
 )
 
@@ -85,7 +85,7 @@ func goldenScreen(t *testing.T, cfg fake.Config, w, h int, keys []string, wait s
 	var out bytes.Buffer
 	waitFor := func(texts ...string) {
 		t.Helper()
-		deadline := time.Now().Add(enginetest.Patience)
+		deadline := time.Now().Add(patience.Wait)
 		for {
 			if _, err := out.ReadFrom(tm.Output()); err != nil {
 				t.Fatal(err)

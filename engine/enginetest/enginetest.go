@@ -18,20 +18,18 @@ import (
 
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/config"
+	"github.com/crawlconsole/crawlconsole/engine/enginetest/patience"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
-// Patience is how long a wait lasts before it fails the test: long enough for a
-// two-core box running the whole suite beside other work (at a load of 25 a 400-page
-// crawl that takes 8 s idle took over 90 s), so that it never decides a test; a test
-// that truly hangs still ends well inside go test's 10-minute timeout.
-const Patience = 4 * time.Minute
+// Patience is how long a wait lasts before it fails the test (patience.Wait).
+const Patience = patience.Wait
 
 // CrawlPatience is how long a whole crawl of a test web may take before the test
-// fails (the sandbox webs of these tests take seconds on an idle box).
-const CrawlPatience = 6 * time.Minute
+// fails (patience.Crawl).
+const CrawlPatience = patience.Crawl
 
 // SandboxConfig is the sandbox web the cluster and politeness tests crawl: scale
 // 50 (the anti-bot gap is 40 ms), no faults, no DNS failures.

@@ -2,15 +2,27 @@ package cli
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/crawlconsole/crawlconsole/engine/enginetest/testmain"
 )
 
-// TestMain runs up to 8 of the package's parallel tests at once unless
+// TestMain runs this binary as crawlconsole when it is started under that name
+// (the tmux tests' link to it, see tmuxBinary): the binary the tests already built
+// holds all of crawlconsole, where a `go build` of it took a link of its own.
+// Otherwise it runs up to 8 of the package's parallel tests at once unless
 // -test.parallel is given: each runs its own sandbox, store, ports and
-// subprocesses, and waits on them (at GOMAXPROCS, 2 on a small box, the package
-// took 44-46 s at load 11-14, at 8 30-32 s, alternated).
+// subprocesses, or waits on a crawl in tmux (at GOMAXPROCS, 2 on a small box, the
+// package took 44-46 s at load 11-14, at 8 30-32 s, alternated); and it removes the
+// link once every test has run.
 func TestMain(m *testing.M) {
-	os.Exit(testmain.Run(m, 8))
+	if filepath.Base(os.Args[0]) == "crawlconsole" {
+		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	code := testmain.Run(m, 8)
+	if e2eBin.dir != "" {
+		os.RemoveAll(e2eBin.dir)
+	}
+	os.Exit(code)
 }

@@ -1,9 +1,8 @@
-package ui
+package cli
 
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,7 +14,6 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
-	"github.com/crawlconsole/crawlconsole/engine/enginetest/testmain"
 	"github.com/crawlconsole/crawlconsole/ui/internal/uitest"
 	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
@@ -144,9 +142,6 @@ func tmuxBinary(t *testing.T, why string) (dir, bin string) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed; the end-to-end console test needs it")
 	}
-	if CLIMain == nil {
-		t.Fatal("CLIMain is not set: the external test package (climain_test.go) sets it to cli.Main")
-	}
 	// The tmux tests wait on crawls in real time, not on the CPU, so they run side
 	// by side; they share one link to the test binary.
 	t.Parallel()
@@ -176,27 +171,6 @@ var e2eBin struct {
 	once     sync.Once
 	dir, bin string
 	err      error
-}
-
-// CLIMain is crawlconsole's main, cli.Main: set by the external test package, as
-// package ui cannot import ui/cli, which imports it.
-var CLIMain func(args []string, stdout, stderr io.Writer) int
-
-// TestMain runs this binary as crawlconsole when it is started under that name
-// (the tmux tests' link to it): the binary the tests already built holds all of
-// crawlconsole, where a `go build` of it took a link of its own, seconds of CPU
-// on the tests' critical path. Otherwise it runs the tmux tests side by side (up
-// to 8 parallel tests at once unless -test.parallel is given), and removes the
-// link once every test has run.
-func TestMain(m *testing.M) {
-	if filepath.Base(os.Args[0]) == "crawlconsole" && CLIMain != nil {
-		os.Exit(CLIMain(os.Args[1:], os.Stdout, os.Stderr))
-	}
-	code := testmain.Run(m, 8)
-	if e2eBin.dir != "" {
-		os.RemoveAll(e2eBin.dir)
-	}
-	os.Exit(code)
 }
 
 // TestDemoInTmux runs `crawlconsole demo` in a real terminal (tmux, 120×40): the lanes
