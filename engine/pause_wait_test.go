@@ -17,7 +17,9 @@ import (
 // TestPauseStopsALaneWaitingWithATaskInHand: a lane that ran dry and took over tasks
 // from a busy lane (lanes.Board.Next) holds its next task while it waits out the M1
 // pause. Pausing the crawl or the task's host during that wait must still stop the
-// request, as it does for any lane.
+// request, as it does for any lane. The lane's Front.Hold, after the wait, is what
+// stops the crawl's pause; a host's pause is stopped there too and again by mayLeave
+// right before the request leaves, so the host case fails only without both.
 func TestPauseStopsALaneWaitingWithATaskInHand(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -98,7 +100,7 @@ func TestPauseStopsALaneWaitingWithATaskInHand(t *testing.T) {
 				e.mu.Lock()
 				mu.Lock()
 				for _, ls := range e.lanes.Run.Slots() {
-					if ls.Status == view.LaneWaiting && ls.Current != "" {
+					if ls.Status == view.LaneWaiting && ls.Task.URL != "" && ls.Task.URL == ls.Current {
 						if _, done := requested[path(ls.Current)]; !done {
 							victim = path(ls.Current)
 						}
@@ -126,7 +128,21 @@ func TestPauseStopsALaneWaitingWithATaskInHand(t *testing.T) {
 				t.Fatal("no lane ever waited with a task taken over: the test did not reach its case")
 			}
 			pausedAt := time.Now()
-			time.Sleep(2 * delay) // the longest the lane could have waited, and more
+			// Judged once no lane has the victim in hand waiting or fetching: its
+			// lane has ended its wait and passed the point where a request would
+			// leave. Held there (the crawl's pause) it shows paused; set aside (the
+			// host's) it has the victim no more; a lane that sent it anyway lets it
+			// go only once answered, after the server saw the request.
+			waitFor(t, "the lane waiting with "+victim+" to end its wait", func() bool {
+				e.mu.Lock()
+				defer e.mu.Unlock()
+				for _, ls := range e.lanes.Run.Slots() {
+					if ls.Task.URL != "" && path(ls.Task.URL) == victim && (ls.Status == view.LaneWaiting || ls.Status == view.LaneFetching) {
+						return false
+					}
+				}
+				return true
+			})
 			mu.Lock()
 			var after []string
 			for p, at := range requested {
