@@ -172,7 +172,7 @@ func TestEnablingAHostAfterARestartBringsBackTheSitesBehindIt(t *testing.T) {
 				t.Fatal(err)
 			}
 			a := x.h.others[0].Hosts[0]
-			enginetest.WaitFor(t, "A's page deferred behind B in the store", func() bool { return deferredOf(t, db, a) > 0 })
+			enginetest.WaitFor(t, "A's page deferred behind B in the store", func() bool { return len(deferredOf(t, db, a)) > 0 })
 			if err := e.Close(); err != nil {
 				t.Fatal(err)
 			}
