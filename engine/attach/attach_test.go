@@ -131,10 +131,13 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	if err := cl.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(normalise(reflect.ValueOf(got)).Interface(), normalise(reflect.ValueOf(want)).Interface()) {
-		a, _ := json.MarshalIndent(got, "", " ")
-		b, _ := json.MarshalIndent(want, "", " ")
-		t.Fatalf("snapshot changed on the way:\n%s", firstDiff(string(a), string(b)))
+	g, w := normalise(reflect.ValueOf(got)), normalise(reflect.ValueOf(want))
+	if !reflect.DeepEqual(g.Interface(), w.Interface()) {
+		d := fieldDiff("Snapshot", g, w)
+		if d == "" {
+			d = "no exported field differs: an unexported one does, which JSON does not carry"
+		}
+		t.Fatalf("snapshot changed on the way: %s", d)
 	}
 }
 
@@ -297,13 +300,102 @@ func normalise(v reflect.Value) reflect.Value {
 	return v
 }
 
-// firstDiff shows where two texts part.
-func firstDiff(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := range min(len(al), len(bl)) {
-		if al[i] != bl[i] {
-			return fmt.Sprintf("line %d:\n got  %s\n want %s", i+1, al[i], bl[i])
+// fieldDiff names the first field where got and want differ, by its path from
+// path, and both values; normalised values (normalise) are compared. A view.HostRows
+// is compared row by row, as its JSON carries it.
+func fieldDiff(path string, got, want reflect.Value) string {
+	if got.Kind() != want.Kind() {
+		return fmt.Sprintf("%s: got a %v, want a %v", path, got.Kind(), want.Kind())
+	}
+	switch got.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if got.IsNil() || want.IsNil() {
+			if got.IsNil() != want.IsNil() {
+				return fmt.Sprintf("%s: got %s, want %s", path, nilOr(got), nilOr(want))
+			}
+			return ""
+		}
+		return fieldDiff(path, got.Elem(), want.Elem())
+	case reflect.Slice, reflect.Array:
+		if got.Kind() == reflect.Slice && got.IsNil() != want.IsNil() {
+			return fmt.Sprintf("%s: got %s, want %s", path, nilOr(got), nilOr(want))
+		}
+		for i := range min(got.Len(), want.Len()) {
+			if d := fieldDiff(fmt.Sprintf("%s[%d]", path, i), got.Index(i), want.Index(i)); d != "" {
+				return d
+			}
+		}
+		if got.Len() != want.Len() {
+			return fmt.Sprintf("%s: got %d elements, want %d", path, got.Len(), want.Len())
+		}
+	case reflect.Map:
+		if got.IsNil() != want.IsNil() {
+			return fmt.Sprintf("%s: got %s, want %s", path, nilOr(got), nilOr(want))
+		}
+		keys := want.MapKeys()
+		slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) })
+		for _, k := range keys {
+			kp := fmt.Sprintf("%s[%v]", path, k)
+			g := got.MapIndex(k)
+			if !g.IsValid() {
+				return fmt.Sprintf("%s: missing, want %s", kp, show(want.MapIndex(k)))
+			}
+			if d := fieldDiff(kp, g, want.MapIndex(k)); d != "" {
+				return d
+			}
+		}
+		for _, k := range got.MapKeys() {
+			if !want.MapIndex(k).IsValid() {
+				return fmt.Sprintf("%s[%v]: got %s, want no such key", path, k, show(got.MapIndex(k)))
+			}
+		}
+	case reflect.Struct:
+		if gr, ok := got.Interface().(view.HostRows); ok {
+			wr := want.Interface().(view.HostRows)
+			for i := range min(gr.Len(), wr.Len()) {
+				if d := fieldDiff(fmt.Sprintf("%s[%d]", path, i), reflect.ValueOf(*gr.At(i)), reflect.ValueOf(*wr.At(i))); d != "" {
+					return d
+				}
+			}
+			if gr.Len() != wr.Len() {
+				return fmt.Sprintf("%s: got %d rows, want %d", path, gr.Len(), wr.Len())
+			}
+			return ""
+		}
+		if gt, ok := got.Interface().(time.Time); ok {
+			if wt := want.Interface().(time.Time); !gt.Equal(wt) {
+				return fmt.Sprintf("%s: got %v, want %v", path, gt, wt)
+			}
+			return ""
+		}
+		for i := range got.NumField() {
+			if !got.Type().Field(i).IsExported() {
+				continue // JSON does not carry it
+			}
+			if d := fieldDiff(path+"."+got.Type().Field(i).Name, got.Field(i), want.Field(i)); d != "" {
+				return d
+			}
+		}
+	default:
+		if !reflect.DeepEqual(got.Interface(), want.Interface()) {
+			return fmt.Sprintf("%s: got %s, want %s", path, show(got), show(want))
 		}
 	}
-	return fmt.Sprintf("lengths differ: %d vs %d lines", len(al), len(bl))
+	return ""
 }
+
+// nilOr says nil, or empty, or how many elements v has (a pointer: not nil).
+func nilOr(v reflect.Value) string {
+	switch {
+	case v.IsNil():
+		return "nil"
+	case v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface:
+		return show(v.Elem())
+	case v.Len() == 0:
+		return "empty, not nil"
+	}
+	return fmt.Sprintf("%d elements", v.Len())
+}
+
+// show is v as Go syntax.
+func show(v reflect.Value) string { return fmt.Sprintf("%#v", v.Interface()) }
