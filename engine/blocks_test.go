@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/sandbox"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -30,7 +29,7 @@ func (loopResolver) LookupAddrs(context.Context, string) ([]netip.Addr, error) {
 // returns the engine (running) and its store path.
 func blockCrawl(t *testing.T, w *sandbox.BlockWeb, name string, egresses []string) (*Engine, string) {
 	t.Helper()
-	o := config.DefaultOptions()
+	o := testDefaults()
 	o.Seeds = []string{w.Seed(name)}
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	o.AllowPrivate = []string{"127.0.0.0/8"}
@@ -179,7 +178,7 @@ func TestSoftRefusalOfOneURLPunishesNoHost(t *testing.T) {
 	go srv.Serve(ln)
 	defer srv.Close()
 	port := ln.Addr().(*net.TCPAddr).Port
-	o := config.DefaultOptions()
+	o := testDefaults()
 	o.Seeds = []string{fmt.Sprintf("http://news.test:%d/", port)}
 	for i := range 3 {
 		o.Seeds = append(o.Seeds, fmt.Sprintf("http://shop.test:%d/item/%d", port, i))

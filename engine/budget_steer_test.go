@@ -92,7 +92,7 @@ func (w *hubWeb) servedOn(host string) int {
 func (w *hubWeb) host(i int) string { return strings.Split(w.hosts[i], ":")[0] }
 
 func hubOptions(t *testing.T, w *hubWeb) config.Options {
-	o := config.DefaultOptions()
+	o := testDefaults()
 	for _, h := range w.hosts {
 		o.Seeds = append(o.Seeds, "http://"+h+"/p/0")
 	}

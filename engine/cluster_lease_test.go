@@ -124,7 +124,7 @@ func TestPausedWorkerFetchesNothingOfLostHosts(t *testing.T) {
 	t.Parallel()
 	site := startFreezableSite(t)
 	dir, conn := natstest.Start(t)
-	o := config.DefaultOptions()
+	o := testDefaults()
 	o.DB = filepath.Join(dir, "crawl.db")
 	o.Seeds = []string{site.url + "/p/0"}
 	o.AllowPrivate = []string{"127.0.0.0/8"}

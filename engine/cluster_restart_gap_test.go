@@ -31,7 +31,7 @@ func TestMasterRestartKeepsTheHostGap(t *testing.T) {
 	site := startFreezableSite(t)
 	dir, conn := natstest.Start(t)
 	const gap = 2 * time.Second
-	o := config.DefaultOptions()
+	o := testDefaults()
 	o.DB = filepath.Join(dir, "crawl.db")
 	o.Seeds = []string{site.url + "/p/0"}
 	o.AllowPrivate = []string{"127.0.0.0/8"}

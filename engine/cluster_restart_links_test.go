@@ -21,7 +21,7 @@ import (
 func TestMasterRestartQueuesTheLinksOfResultsItFindsWaiting(t *testing.T) {
 	site := startFreezableSite(t)
 	dir, conn := natstest.Start(t)
-	o := config.DefaultOptions()
+	o := testDefaults()
 	o.DB = filepath.Join(dir, "crawl.db")
 	o.Seeds = []string{site.url + "/p/0"}
 	o.AllowPrivate = []string{"127.0.0.0/8"}

@@ -107,7 +107,7 @@ func (c *testCluster) startMaster() {
 	if timeout == 0 {
 		timeout = noDeathTimeout
 	}
-	m, err := engine.NewMaster(enginetest.SizedForTestWeb(c.opts), config.MasterOptions{Conn: c.connect("master"), HeartbeatEvery: c.hb, Window: c.window, Timeout: timeout})
+	m, err := engine.NewMaster(c.opts, config.MasterOptions{Conn: c.connect("master"), HeartbeatEvery: c.hb, Window: c.window, Timeout: timeout})
 	if err != nil {
 		c.t.Fatal(err)
 	}

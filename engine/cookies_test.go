@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/cookies"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/sandbox"
@@ -28,7 +27,7 @@ func TestCookieSessionPerEgressAndSite(t *testing.T) {
 	cfg.Load = sandbox.LoadConfig{CookieRule: true, CookieStrikes: 3}
 	sb := enginetest.StartSandbox(t, cfg)
 
-	o := config.DefaultOptions()
+	o := enginetest.DefaultOptions()
 	for _, s := range sb.Info().Sites {
 		o.Seeds = append(o.Seeds, s.Entry)
 	}

@@ -65,7 +65,7 @@ func TestPublishingSandboxCrawl(t *testing.T) {
 	}
 	t.Cleanup(func() { sb.Close() })
 	started := sb.Now()
-	o := config.DefaultOptions()
+	o := testDefaults()
 	var announcing []sandbox.PublishingSite
 	siteOf := map[string]string{} // host -> site domain
 	for _, s := range sb.Web().PublishingSites() {

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -19,7 +18,7 @@ import (
 func TestCrawlDoesNotEndWithAURLLeftQueuedInTheStore(t *testing.T) {
 	t.Parallel()
 	site := startFreezableSite(t)
-	o := config.DefaultOptions()
+	o := testDefaults()
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	o.Seeds = []string{site.url + "/p/0"}
 	o.AllowPrivate = []string{"127.0.0.0/8"}

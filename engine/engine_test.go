@@ -123,7 +123,7 @@ func (w *miniWeb) want() []string {
 }
 
 func testOptions(t *testing.T, w *miniWeb) config.Options {
-	o := config.DefaultOptions()
+	o := testDefaults()
 	o.Seeds = []string{"http://" + w.hosts[0] + "/p/0"}
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	o.AllowPrivate = []string{"127.0.0.0/8"}
@@ -139,21 +139,20 @@ func testOptions(t *testing.T, w *miniWeb) config.Options {
 	return o
 }
 
-// sizedForTestWeb is enginetest.SizedForTestWeb (this package's tests cannot
-// import it): o's Bloom filter sized for 100,000 URLs, not the default's ten
-// million (12 MB zeroed again for each of the hundreds of crawls the tests start),
-// unless the test set its own.
-func sizedForTestWeb(o config.Options) config.Options {
-	if o.Dedupe.ExpectedURLs == config.DefaultOptions().Dedupe.ExpectedURLs {
-		o.Dedupe.ExpectedURLs = 100_000
-	}
+// testDefaults are enginetest.DefaultOptions (this package's tests cannot import
+// it): the Bloom filter sized for 100,000 URLs, not the default's ten million (12 MB
+// zeroed again for each of the hundreds of crawls the tests start). Set before the
+// test's own changes, so that a size the test sets is the one it gets.
+func testDefaults() config.Options {
+	o := config.DefaultOptions()
+	o.Dedupe.ExpectedURLs = 100_000
 	return o
 }
 
-// startEngine starts a crawl with o (sizedForTestWeb), closed with the test.
+// startEngine starts a crawl with o, closed with the test.
 func startEngine(t *testing.T, o config.Options) *Engine {
 	t.Helper()
-	e, err := New(sizedForTestWeb(o))
+	e, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -453,7 +452,7 @@ func TestPauseLaneAndHost(t *testing.T) {
 
 func TestBadSeedsAndOptions(t *testing.T) {
 	t.Parallel()
-	o := config.DefaultOptions()
+	o := testDefaults()
 	o.DB = filepath.Join(t.TempDir(), "c.db")
 	o.Seeds = []string{"mailto:x@example.com", "::not a url"}
 	e, err := New(o)
@@ -465,13 +464,13 @@ func TestBadSeedsAndOptions(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "mailto:x@example.com") {
 		t.Fatalf("only bad seeds: want an error naming them, got %v", err)
 	}
-	bad := config.DefaultOptions()
+	bad := testDefaults()
 	bad.DB = o.DB
 	bad.Lanes.Max = 0
 	if _, err := New(bad); err == nil || !strings.Contains(err.Error(), "--lanes") {
 		t.Fatalf("lanes 0: want an error naming --lanes, got %v", err)
 	}
-	bad = config.DefaultOptions()
+	bad = testDefaults()
 	bad.DB = o.DB
 	bad.Egress = []string{"carrier-pigeon"}
 	if _, err := New(bad); err == nil || !strings.Contains(err.Error(), "carrier-pigeon") {
@@ -498,7 +497,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 func TestUnreachableRobotsDefersTheSite(t *testing.T) {
 	t.Parallel()
 	seed, pages := RobotsDownSite(t)
-	o := config.DefaultOptions()
+	o := testDefaults()
 	o.Seeds = []string{seed}
 	o.DB = filepath.Join(t.TempDir(), "c.db")
 	o.AllowPrivate = []string{"127.0.0.0/8"}

@@ -228,7 +228,7 @@ func TestFailedRedirectChainsAreArchived(t *testing.T) {
 	t.Parallel()
 	const maxRedirects = 3
 	f := startFailedRedirects(t, maxRedirects)
-	o := config.DefaultOptions()
+	o := enginetest.DefaultOptions()
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	f.options(&o, maxRedirects)
 	e := enginetest.CrawlToDone(t, o)

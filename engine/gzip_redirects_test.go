@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -76,7 +75,7 @@ func TestGzipRedirectBodiesAreArchivedTruthfully(t *testing.T) {
 	t.Cleanup(srv.Close)
 	u := srv.URL
 
-	o := config.DefaultOptions()
+	o := enginetest.DefaultOptions()
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	quickSiteOptions(&o, []string{u + "/gzip/from", u + "/corrupt/from", u + "/bomb/from"})
 	e := enginetest.CrawlToDone(t, o)

@@ -160,7 +160,7 @@ func TestHugeCrawlDelayIsCapped(t *testing.T) {
 // positive, and default to 1h and 60s.
 func TestHintCapsAreValidated(t *testing.T) {
 	t.Parallel()
-	d := config.DefaultOptions()
+	d := testDefaults()
 	if d.Fetch.MaxRetryAfter != time.Hour || d.Fetch.MaxCrawlDelay != time.Minute {
 		t.Fatalf("defaults %v, %v: want 1h, 60s", d.Fetch.MaxRetryAfter, d.Fetch.MaxCrawlDelay)
 	}
@@ -172,7 +172,7 @@ func TestHintCapsAreValidated(t *testing.T) {
 
 // validOptions are the defaults with a seed and a database: they validate.
 func validOptions(t *testing.T) config.Options {
-	o := config.DefaultOptions()
+	o := testDefaults()
 	o.Seeds = []string{"http://example.com/"}
 	o.DB = filepath.Join(t.TempDir(), "c.db")
 	return o

@@ -93,7 +93,7 @@ func logLines(m *Engine, sub string) []string {
 func startCrawlOf(t *testing.T, seed string) (*Engine, func(name string) *cluster.Conn) {
 	t.Helper()
 	dir, conn := natstest.Start(t)
-	o := config.DefaultOptions()
+	o := testDefaults()
 	o.DB = filepath.Join(dir, "crawl.db")
 	o.Seeds = []string{seed}
 	o.AllowPrivate = []string{"127.0.0.0/8"}

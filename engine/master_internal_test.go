@@ -17,7 +17,7 @@ import (
 func TestWorkerClaimsAnEgressFromTheMasterTable(t *testing.T) {
 	t.Parallel()
 	dir, conn := natstest.Start(t)
-	o := config.DefaultOptions()
+	o := testDefaults()
 	o.DB = filepath.Join(dir, "crawl.db")
 	o.Seeds = []string{"http://example.test/"}
 	o.Egress = []string{"bind:127.0.0.50", "bind:127.0.0.51"}

@@ -76,7 +76,7 @@ func TestRestartedMasterIdleBetweenRevisitsSaysWhenTheNextIs(t *testing.T) {
 	})}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
-	o := config.DefaultOptions()
+	o := testDefaults()
 	o.DB = filepath.Join(t.TempDir(), "c.db")
 	o.Seeds = []string{"http://" + ln.Addr().String() + "/"}
 	o.AllowPrivate = []string{"127.0.0.0/8"}

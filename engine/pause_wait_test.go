@@ -72,7 +72,7 @@ func TestPauseStopsALaneWaitingWithATaskInHand(t *testing.T) {
 			go srv.Serve(ln)
 			defer srv.Close()
 
-			o := config.DefaultOptions()
+			o := testDefaults()
 			o.Seeds = []string{"http://" + ln.Addr().String() + "/p/0"}
 			o.DB = filepath.Join(t.TempDir(), "crawl.db")
 			o.AllowPrivate = []string{"127.0.0.0/8"}

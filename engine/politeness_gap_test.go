@@ -91,7 +91,7 @@ func TestHostGapAsTheServerSeesIt(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := newSlowHost(t, took, 6)
-			o := config.DefaultOptions()
+			o := testDefaults()
 			o.Seeds = []string{"http://" + h.addr + "/p/0"}
 			o.DB = filepath.Join(t.TempDir(), "crawl.db")
 			o.AllowPrivate = []string{"127.0.0.0/8"}

@@ -44,7 +44,7 @@ func TestRevisitObjectiveOptions(t *testing.T) {
 	refusesRevisit(t, bad)
 
 	t.Run("from a config file", func(t *testing.T) {
-		o := config.DefaultOptions()
+		o := testDefaults()
 		o.DB = filepath.Join(t.TempDir(), "c.db")
 		dec := yaml.NewDecoder(strings.NewReader(`
 revisit:

@@ -452,7 +452,7 @@ func TestRevisitOptions(t *testing.T) {
 	}
 	refusesRevisit(t, bad)
 	t.Run("seed policy needs no budget", func(t *testing.T) {
-		o := config.DefaultOptions()
+		o := testDefaults()
 		o.DB = filepath.Join(t.TempDir(), "c.db")
 		o.Revisit.Policy, o.Revisit.Budget = revisit.PolicySeed, 0
 		e, err := New(o)
@@ -462,7 +462,7 @@ func TestRevisitOptions(t *testing.T) {
 		e.Close()
 	})
 	t.Run("classes", func(t *testing.T) {
-		o := config.DefaultOptions()
+		o := testDefaults()
 		o.DB = filepath.Join(t.TempDir(), "c.db")
 		o.Revisit.SocialDomains = []string{"Weibo.com"}
 		e, err := New(o)
@@ -494,7 +494,7 @@ func TestRevisitOptions(t *testing.T) {
 // windows per class on top of the defaults.
 func TestRevisitOptionsFromYAML(t *testing.T) {
 	t.Parallel()
-	o := config.DefaultOptions()
+	o := testDefaults()
 	dec := yaml.NewDecoder(strings.NewReader(`
 revisit:
   policy: seed
@@ -542,7 +542,7 @@ func refusesRevisit(t *testing.T, bad []badRevisit) {
 	t.Helper()
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
-			o := config.DefaultOptions()
+			o := testDefaults()
 			o.DB = filepath.Join(t.TempDir(), "c.db")
 			tc.set(&o.Revisit)
 			if _, err := New(o); err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/page"
 	"github.com/crawlconsole/crawlconsole/engine/page/change"
 	"github.com/crawlconsole/crawlconsole/engine/revisit"
@@ -94,7 +93,7 @@ func TestRevisitVerdictsOfOneRefetchedPage(t *testing.T) {
 	t.Cleanup(func() { hs.Close() })
 	pageURL := "http://" + ln.Addr().String() + "/a"
 
-	o := config.DefaultOptions()
+	o := testDefaults()
 	o.Seeds = []string{pageURL}
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	o.AllowPrivate = []string{"127.0.0.0/8"}

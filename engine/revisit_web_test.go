@@ -36,7 +36,7 @@ func revisitWeb(t *testing.T, seed int64) *sandbox.Sandbox {
 
 // revisitOptions crawls sb with the seed policy on a fast revisit clock.
 func revisitOptions(t *testing.T, sb *sandbox.Sandbox) config.Options {
-	o := config.DefaultOptions()
+	o := testDefaults()
 	for _, s := range sb.Info().Sites {
 		o.Seeds = append(o.Seeds, s.Entry)
 	}

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/enginetest"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
@@ -35,7 +34,7 @@ func TestSeedWhoseHostDoesNotResolveFailsAsDNS(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			o := config.DefaultOptions()
+			o := enginetest.DefaultOptions()
 			o.Seeds = []string{site.Entry, "http://" + c.host + "/"}
 			o.DB = filepath.Join(t.TempDir(), "crawl.db")
 			o.DNSServers = []string{sb.DNSAddr()}

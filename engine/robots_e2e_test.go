@@ -68,7 +68,7 @@ func (s *robotsSite) requested(path string) int {
 }
 
 func robotsOptions(t *testing.T, seed string) config.Options {
-	o := config.DefaultOptions()
+	o := testDefaults()
 	o.Seeds = []string{seed}
 	o.DB = filepath.Join(t.TempDir(), "c.db")
 	o.AllowPrivate = []string{"127.0.0.0/8"}

@@ -118,7 +118,7 @@ func (w *topicWeb) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 }
 
 func topicOptions(t *testing.T, w *topicWeb) config.Options {
-	o := config.DefaultOptions()
+	o := testDefaults()
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	o.AllowPrivate = []string{"127.0.0.0/8"}
 	o.Lanes.Max = 4
@@ -368,7 +368,7 @@ func TestSearchPagesLinkingEachOtherAreFetchedOncePerRound(t *testing.T) {
 	t.Parallel()
 	const pages = 12
 	options := func(w *pagerWeb) config.Options {
-		o := config.DefaultOptions()
+		o := testDefaults()
 		o.DB = filepath.Join(t.TempDir(), "crawl.db")
 		o.AllowPrivate = []string{"127.0.0.0/8"}
 		o.HostRate = 0

@@ -35,7 +35,7 @@ func TestNineSitesUnderOneDomainAreDealtOverJoiningWorkers(t *testing.T) {
 	w.hold, w.arrived = make(chan struct{}), make(chan string, 1024)
 	port := strings.Split(w.hosts[0], ":")[1]
 	addr := netip.MustParseAddr(w.host(0))
-	o := config.DefaultOptions()
+	o := testDefaults()
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	o.AllowPrivate = []string{"127.0.0.0/8"}
 	o.Lanes.DelayMin, o.Lanes.DelayMax = 0, time.Millisecond
@@ -132,7 +132,7 @@ func TestSitesAddedLiveUnderOneDomainStaySites(t *testing.T) {
 	port := strings.Split(w.hosts[0], ":")[1]
 	addr := netip.MustParseAddr(w.host(0))
 	entry := func(h string) string { return "http://" + h + ".a.example.test:" + port + "/p/0" }
-	o := config.DefaultOptions()
+	o := testDefaults()
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	o.AllowPrivate = []string{"127.0.0.0/8"}
 	o.Lanes.DelayMin, o.Lanes.DelayMax = 0, time.Millisecond

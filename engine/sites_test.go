@@ -36,7 +36,7 @@ rounds:
 
 func TestSitesConfigFromYAML(t *testing.T) {
 	t.Parallel()
-	o := config.DefaultOptions()
+	o := testDefaults()
 	dec := yaml.NewDecoder(strings.NewReader(sitesExample))
 	dec.KnownFields(true)
 	if err := dec.Decode(&o); err != nil {
@@ -77,7 +77,7 @@ func TestSitesConfigFromYAML(t *testing.T) {
 
 func TestSearchURLsExpandedPerKeywordAndPage(t *testing.T) {
 	t.Parallel()
-	o := config.DefaultOptions()
+	o := testDefaults()
 	o.Keywords = []string{"shared"}
 	o.Sites = []config.SiteOptions{
 		{Name: "n", Kind: config.SiteNews, Entry: "https://News.example.com/"},

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/front"
 )
 
@@ -44,7 +43,7 @@ func TestSkipsApartFromErrors(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 
-	o := config.DefaultOptions()
+	o := testDefaults()
 	o.Seeds = []string{srv.URL + "/"}
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	o.AllowPrivate = []string{"127.0.0.0/8"}

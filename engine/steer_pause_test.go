@@ -72,7 +72,7 @@ func (h *searchHost) count(req string) int {
 // searchOptions crawl a social site "chirp" on h's server, searched for "flood"
 // (three pages), nothing else.
 func searchOptions(t *testing.T, srv *httptest.Server) config.Options {
-	o := config.DefaultOptions()
+	o := testDefaults()
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	o.AllowPrivate = []string{"127.0.0.0/8"}
 	o.Lanes.Max = 2

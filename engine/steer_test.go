@@ -292,7 +292,7 @@ func TestTrapGuardEndsCalendarTrap(t *testing.T) {
 	})}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
-	o := config.DefaultOptions()
+	o := testDefaults()
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	o.AllowPrivate = []string{"127.0.0.0/8"}
 	o.Seeds = []string{"http://" + ln.Addr().String() + "/"}

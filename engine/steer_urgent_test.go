@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/lanes/pace"
 	"github.com/crawlconsole/crawlconsole/engine/steer"
 )
@@ -108,7 +107,7 @@ func TestOperatorSeedTakesTheSlotOfTheTaskInHand(t *testing.T) {
 	}}
 	srv := httptest.NewServer(w)
 	defer srv.Close()
-	o := config.DefaultOptions()
+	o := testDefaults()
 	o.Seeds = []string{srv.URL + "/p/0"}
 	o.DB = t.TempDir() + "/crawl.db"
 	o.AllowPrivate = []string{"127.0.0.0/8"}

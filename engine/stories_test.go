@@ -21,7 +21,7 @@ import (
 func TestStoriesGroupedWhileCrawling(t *testing.T) {
 	t.Parallel()
 	srv := syndicationServer(t, nil)
-	o := config.DefaultOptions()
+	o := enginetest.DefaultOptions()
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	quickSiteOptions(&o, []string{srv.URL + "/"})
 	o.Robots = false
@@ -103,7 +103,7 @@ func TestStoryListsTheEarliestPublisherFirst(t *testing.T) {
 	local := time.Now().UTC().Add(-50 * time.Hour).Truncate(time.Second)
 	wire := local.Add(2 * time.Hour)
 	srv := syndicationServer(t, map[string]time.Time{"/wire/cold": wire, "/local/2026/brace-yourselves": local})
-	o := config.DefaultOptions()
+	o := enginetest.DefaultOptions()
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	quickSiteOptions(&o, []string{srv.URL + "/"})
 	o.Robots = false

@@ -34,7 +34,7 @@ func TestFinalResponsesCutMidBodyAreArchived(t *testing.T) {
 	t.Parallel()
 	for _, timeout := range cutFinalTimeouts {
 		srv, pages := startCutFinals(t)
-		o := config.DefaultOptions()
+		o := enginetest.DefaultOptions()
 		o.DB = filepath.Join(t.TempDir(), "crawl.db")
 		cutFinalOptions(&o, srv, pages, timeout)
 		e := enginetest.CrawlToDone(t, o)

@@ -78,7 +78,7 @@ func TestURLVariantsFetchedOnce(t *testing.T) {
 		s := &variantSite{requests: map[string]int{}}
 		srv := httptest.NewServer(s.handler())
 		t.Cleanup(srv.Close)
-		o := config.DefaultOptions()
+		o := enginetest.DefaultOptions()
 		o.DB = filepath.Join(t.TempDir(), "crawl.db")
 		quickSiteOptions(&o, []string{srv.URL + "/"})
 		o.Robots = false

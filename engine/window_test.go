@@ -53,7 +53,7 @@ func datedNews(t *testing.T, entered chan<- struct{}, release <-chan struct{}) *
 }
 
 func windowOptions(t *testing.T, entry string, days int) config.Options {
-	o := config.DefaultOptions()
+	o := testDefaults()
 	o.DB = filepath.Join(t.TempDir(), "crawl.db")
 	o.AllowPrivate = []string{"127.0.0.0/8"}
 	o.Robots = false

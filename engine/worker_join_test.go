@@ -72,18 +72,18 @@ func TestWorkerAnswersControlsFromTheMomentItJoins(t *testing.T) {
 func startIdleCluster(t *testing.T, hb time.Duration) (*Engine, func(name string) *cluster.Conn) {
 	t.Helper()
 	dir, conn := natstest.Start(t)
-	o := config.DefaultOptions()
+	o := testDefaults()
 	o.DB = filepath.Join(dir, "crawl.db")
 	o.Seeds = []string{"http://example.test/"}
 	o.DNSServers = []string{"127.0.0.1:1"}
 	return startMaster(t, o, config.MasterOptions{Conn: conn("master"), HeartbeatEvery: hb}), conn
 }
 
-// startMaster builds a master of the crawl o (sizedForTestWeb) and starts it; it is closed when the
+// startMaster builds a master of the crawl o and starts it; it is closed when the
 // test ends, if the test has not closed it before.
 func startMaster(t testing.TB, o config.Options, mo config.MasterOptions) *Engine {
 	t.Helper()
-	m, err := NewMaster(sizedForTestWeb(o), mo)
+	m, err := NewMaster(o, mo)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func StartSandbox(t testing.TB, cfg sandbox.Config) *sandbox.Sandbox {
 func PoliteOptions(sb *sandbox.Sandbox, db string) config.Options {
 	cfg := sb.Config()
 	gap := time.Duration(float64(cfg.AntiBot.HumanGap) / cfg.Scale)
-	o := config.DefaultOptions()
+	o := DefaultOptions()
 	for _, s := range sb.Info().Sites {
 		o.Seeds = append(o.Seeds, s.Entry)
 	}
@@ -93,19 +93,20 @@ func AtWebPace(o *config.Options, scale float64) {
 // sized for 100,000 the filter takes 120 kB and still gives no false positive.
 const TestWebURLs = 100_000
 
-// SizedForTestWeb sizes o's Bloom filter for a test's web (TestWebURLs), unless
-// the test set its own.
-func SizedForTestWeb(o config.Options) config.Options {
-	if o.Dedupe.ExpectedURLs == config.DefaultOptions().Dedupe.ExpectedURLs {
-		o.Dedupe.ExpectedURLs = TestWebURLs
-	}
+// DefaultOptions are a test crawl's defaults: config.DefaultOptions with the Bloom
+// filter sized for a test's web (TestWebURLs). Set here, before the test's own
+// changes, so that a filter size the test sets is the one it gets, the product's
+// default included.
+func DefaultOptions() config.Options {
+	o := config.DefaultOptions()
+	o.Dedupe.ExpectedURLs = TestWebURLs
 	return o
 }
 
-// Start creates and starts a crawl with o (SizedForTestWeb), closed with the test.
+// Start creates and starts a crawl with o, closed with the test.
 func Start(t testing.TB, o config.Options) *engine.Engine {
 	t.Helper()
-	e, err := engine.New(SizedForTestWeb(o))
+	e, err := engine.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,10 +136,10 @@ func CrawlToDone(t testing.TB, o config.Options) *engine.Engine {
 	return e
 }
 
-// Crawl runs a crawl with o (SizedForTestWeb) to its end and closes it, for a goroutine beside the
+// Crawl runs a crawl with o to its end and closes it, for a goroutine beside the
 // test's own (it reports instead of failing the test).
 func Crawl(o config.Options) error {
-	e, err := engine.New(SizedForTestWeb(o))
+	e, err := engine.New(o)
 	if err != nil {
 		return err
 	}
