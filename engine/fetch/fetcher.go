@@ -405,6 +405,12 @@ func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 		}
 	}
 	if req.URL.Host != via[0].URL.Host {
+		// A host the operator holds gets no traffic from us, not even the
+		// lookup of its name: the 3xx stands, and the guard judges the target
+		// when its own task is fetched, after the hold.
+		if f.cfg.Held != nil && f.cfg.Held(req.URL.Hostname()) {
+			return http.ErrUseLastResponse
+		}
 		// SSRF: refuse a redirect into a blocked range here and now, not only when
 		// the target's own task is fetched.
 		if _, err := f.dialer.Allowed(req.Context(), req.URL.Hostname()); err != nil {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -76,4 +78,44 @@ func TestASameHostRedirectHopToAHostHeldDuringItsPauseIsNotSent(t *testing.T) {
 			t.Fatalf("the host, held during a resource's redirect hop's pause, was asked %d times after the hold", after.Load())
 		}
 	})
+}
+
+// lookups counts the names a resolver was asked for.
+type lookups struct {
+	Resolver
+	mu    sync.Mutex
+	names map[string]int
+}
+
+func (l *lookups) LookupAddrs(ctx context.Context, host string) ([]netip.Addr, error) {
+	l.mu.Lock()
+	l.names[host]++
+	l.mu.Unlock()
+	return l.Resolver.LookupAddrs(ctx, host)
+}
+
+// TestARedirectToAHeldHostDoesNotLookItsNameUp: a page redirecting to another
+// host is recorded as the redirect and its target queued (the lane rule decides
+// who fetches it); the SSRF guard checks the target's addresses at once, but not
+// those of a host the operator holds, which gets no traffic from us, its name's
+// lookup included. The guard judges it when its own task is fetched.
+func TestARedirectToAHeldHostDoesNotLookItsNameUp(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://held.test/moved", http.StatusMovedPermanently)
+	}))
+	defer srv.Close()
+	res := &lookups{Resolver: mapResolver{"held.test": {netip.MustParseAddr("127.0.0.1")}}, names: map[string]int{}}
+	cfg := Config{UserAgent: "crawlconsole-test", ConnectTimeout: 2 * time.Second, RequestTimeout: 30 * time.Second,
+		MaxBodyBytes: 1 << 20, MaxRedirects: 3, ContentTypes: []string{"text/html"},
+		Held: func(host string) bool { return host == "held.test" }}
+	f, _ := testFetcher(t, res, []string{"127.0.0.0/8"}, cfg)
+	got, err := f.Fetch(srv.URL+"/a", nil)
+	if got == nil || got.Status != http.StatusMovedPermanently || got.Header.Get("Location") != "http://held.test/moved" {
+		t.Fatalf("fetch: %+v, %v; want the 301 to http://held.test/moved standing (its target queued, to wait for the hold's end)", got, err)
+	}
+	res.mu.Lock()
+	defer res.mu.Unlock()
+	if n := res.names["held.test"]; n > 0 {
+		t.Fatalf("held.test, held by the operator, had its name looked up %d times for a redirect to it", n)
+	}
 }
