@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 // ExitUsage is the exit status for bad flags, config or arguments.
@@ -39,7 +40,7 @@ func Parse(fs *flag.FlagSet, args []string, help io.Writer) error {
 		}
 		fs.SetOutput(out)
 	case err != nil:
-		msg := err.Error()
+		msg := valueWanted(fs, err.Error())
 		if hint := flagHint(fs, msg); hint != "" {
 			msg += ": " + hint
 		}
@@ -67,6 +68,42 @@ func flagHint(fs *flag.FlagSet, msg string) string {
 		return ""
 	}
 	return "did you mean --" + best + "?"
+}
+
+// valueWanted is msg with the flag package's bare "parse error", which it gives for
+// any bad value of its own kinds (`--duration 5`), replaced by what the flag takes,
+// so the error says how to write it without a trip to --help.
+func valueWanted(fs *flag.FlagSet, msg string) string {
+	head, ok := strings.CutSuffix(msg, ": parse error")
+	if !ok {
+		return msg
+	}
+	_, name, ok := strings.Cut(head, " for flag -")
+	if !ok {
+		return msg
+	}
+	f := fs.Lookup(name)
+	if f == nil {
+		return msg
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return msg
+	}
+	var want string
+	switch g.Get().(type) {
+	case time.Duration:
+		want = "want a duration with its unit, e.g. 90s, 10m or 1h30m"
+	case int, int64:
+		want = "want a whole number"
+	case uint, uint64:
+		want = "want a whole number >= 0"
+	case float64:
+		want = "want a number, e.g. 0.5"
+	default:
+		return msg
+	}
+	return head + ": " + want
 }
 
 // EditDistance is the Levenshtein distance between a and b (bytes; flags and

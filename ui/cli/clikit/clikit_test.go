@@ -37,3 +37,30 @@ func TestParseNamesTheFlagATypoMeant(t *testing.T) {
 		}
 	}
 }
+
+// TestParseSaysWhatAValueWants: a bad value for a duration or number flag is answered
+// with how to write one (`--duration 5` wants its unit), not the flag package's bare
+// "parse error".
+func TestParseSaysWhatAValueWants(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--duration", "5"}, `invalid value "5" for flag -duration: want a duration with its unit, e.g. 90s, 10m or 1h30m`},
+		{[]string{"--top", "ten"}, `invalid value "ten" for flag -top: want a whole number`},
+		{[]string{"--scale", "fast"}, `invalid value "fast" for flag -scale: want a number, e.g. 0.5`},
+	} {
+		fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+		fs.Duration("duration", 0, "")
+		fs.Int("top", 0, "")
+		fs.Float64("scale", 1, "")
+		var out strings.Builder
+		fs.SetOutput(&out)
+		if err := Parse(fs, c.args, &strings.Builder{}); err == nil {
+			t.Fatalf("%v: parsed", c.args)
+		}
+		if got := out.String(); !strings.Contains(got, c.want) || strings.Contains(got, "parse error") {
+			t.Errorf("%v: %q does not say %q", c.args, got, c.want)
+		}
+	}
+}
