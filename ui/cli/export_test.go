@@ -206,6 +206,8 @@ func TestShowURL(t *testing.T) {
 		{"normalised form", []string{"--db", db, "HTTP://A.EXAMPLE"}, []string{"url  http://a.example/"}, 0},
 		{"unknown url", []string{"--db", db, "http://z.example/"}, []string{"http://z.example/ is not in"}, 1},
 		{"no url", []string{"--db", db}, []string{"give exactly one URL"}, ExitUsage},
+		// A URL without its scheme is a mistake in the argument, not a URL the crawl missed.
+		{"not a url", []string{"--db", db, "a.example/b"}, []string{`"a.example/b" is not a URL a crawl stores: not an absolute URL (no scheme); give it whole`}, ExitUsage},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

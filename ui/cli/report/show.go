@@ -66,7 +66,16 @@ func Show(args []string, stdout, stderr io.Writer) int {
 	u, err := st.URLState(raw)
 	if errors.Is(err, store.ErrNotFound) {
 		// The store keeps URLs normalised (RFC 3986 normal form): try that form.
-		if n, nerr := frontier.Normalize(raw); nerr == nil && n != raw {
+		n, nerr := frontier.Normalize(raw)
+		var bad *frontier.URLError
+		if errors.As(nerr, &bad) {
+			// No crawl stores what does not normalise (a host without its scheme,
+			// say): "not in the store" would send the operator looking for a crawl
+			// that missed it.
+			fmt.Fprintf(stderr, "crawlconsole show: %q is not a URL a crawl stores: %s; give it whole, e.g. https://www.example.org/page\n", rest[0], bad.Reason)
+			return clikit.ExitUsage
+		}
+		if nerr == nil && n != raw {
 			raw = n
 			u, err = st.URLState(raw)
 		}
