@@ -122,6 +122,33 @@ func TestSeedsFileOfJunkIsRefusedWithItsFirstBadLine(t *testing.T) {
 	}
 }
 
+// TestSeedsFileWithoutAURLIsRefusedNamingIt: an empty seeds file, or one of blank
+// lines and comments, is refused naming the file, on a new store (not blamed on
+// seeds missing from the command line) and on one a crawl would resume.
+func TestSeedsFileWithoutAURLIsRefusedNamingIt(t *testing.T) {
+	dir := t.TempDir()
+	resumable := filepath.Join(dir, "old.db")
+	if err := os.WriteFile(resumable, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, body, db, want string }{
+		{"empty, new store", "", filepath.Join(dir, "new.db"), "no URL in it (0 lines, blank or # comments)"},
+		{"comments, new store", "# none yet\n\n", filepath.Join(dir, "new.db"), "no URL in it (2 lines, blank or # comments)"},
+		{"empty, store to resume", "", resumable, "no URL in it (0 lines"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(dir, "seeds.txt")
+			if err := os.WriteFile(path, []byte(c.body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, _, err := optionsOf(t, &strings.Builder{}, "--seeds", path, "--db", c.db)
+			if err == nil || !strings.Contains(err.Error(), "--seeds "+path+": "+c.want) {
+				t.Fatalf("got %v; want the file refused: %q", err, c.want)
+			}
+		})
+	}
+}
+
 // TestLongSeedsFileIsHeldABatchAtATime: the options hold the head of a long seeds
 // file, not the file; the rest is fed once the crawl runs, and every seed reaches
 // the store. The seeds are loopback URLs the SSRF guard refuses: each ends at once,

@@ -132,8 +132,8 @@ type seedList struct {
 
 // readSeeds reads the head of a seeds file and checks the whole of it, streaming:
 // each skipped line is reported on warn with the file and line (the first
-// seedReports of them, then a count). A file with skipped lines and no seed at all is
-// an error: it is not a seeds file.
+// seedReports of them, then a count). A file with no seed at all is an error: it
+// is not a seeds file.
 func readSeeds(path string, warn io.Writer) ([]string, *seedList, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -172,6 +172,12 @@ func readSeeds(path string, warn io.Writer) ([]string, *seedList, error) {
 	}
 	if total == 0 && skipped > 0 {
 		return nil, nil, fmt.Errorf("--seeds %s: none of its %s is a URL to crawl (%s)", path, plural.Count(lines.line, "line"), first)
+	}
+	if total == 0 {
+		// An empty list (a script that wrote none) is a mistake to say, not a crawl to
+		// start without seeds: on a new store the error would blame missing seed
+		// arguments, on an old one the crawl would resume as if the file were read.
+		return nil, nil, fmt.Errorf("--seeds %s: no URL in it (%s, blank or # comments): give one URL per line", path, plural.Count(lines.line, "line"))
 	}
 	return head, &seedList{path: path, head: len(head), more: total > len(head)}, nil
 }
