@@ -266,7 +266,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return ExitUsage
 	}
 	if *join == "" || *name == "" {
-		return fail("--join URL and --name NAME are required")
+		return clikit.Usage(stderr, "worker", "--join URL and --name NAME are required")
 	}
 	if err := config.ValidNodeName(*name); err != nil {
 		return fail("%v", err)
@@ -490,8 +490,7 @@ func runConsole(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return ExitUsage
 	}
 	if *url == "" {
-		fmt.Fprintln(stderr, "crawlconsole console: --attach URL is required (the master's NATS address, or a crawl's --operator address)")
-		return ExitUsage
+		return clikit.Usage(stderr, "console", "--attach URL is required (the master's NATS address, or a crawl's --operator address)")
 	}
 	conn, err := operatorConn(*url, *ca, &tf, "console", "the crawl's")
 	if err != nil {

@@ -100,8 +100,7 @@ func runCtl(args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	if *url == "" {
-		fmt.Fprintln(stderr, "crawlconsole ctl: --attach URL is required (printed by the master, or by crawl --operator)")
-		return ExitUsage
+		return clikit.Usage(stderr, "ctl", "--attach URL is required (printed by the master, or by crawl --operator)")
 	}
 	if err := checkSubjectPrefix(*prefix); err != nil {
 		fmt.Fprintf(stderr, "crawlconsole ctl: %v\n", err)

@@ -67,3 +67,31 @@ func TestHelpGoesToStdout(t *testing.T) {
 		})
 	}
 }
+
+// TestMissingRequiredFlagPointsAtHelp: a command run without a flag or argument it
+// needs says which, and points at its --help as a bad flag does (exit 2), so the
+// flag list is one command away.
+func TestMissingRequiredFlagPointsAtHelp(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"stats"}, "--db PATH is required"},
+		{[]string{"show", "--db", "x.db"}, "give exactly one URL"},
+		{[]string{"export", "--db", "x.db"}, "--format is required"},
+		{[]string{"worker", "--name", "w1"}, "--join URL and --name NAME are required"},
+		{[]string{"console"}, "--attach URL is required"},
+		{[]string{"ctl", "status"}, "--attach URL is required"},
+		{[]string{"serve"}, "--ssh is required"},
+	} {
+		t.Run(c.args[0], func(t *testing.T) {
+			var stdout, stderr strings.Builder
+			code := Main(c.args, &stdout, &stderr)
+			want := "crawlconsole " + c.args[0] + ": " + c.want
+			help := "Run \"crawlconsole " + c.args[0] + " --help\" for its flags.\n"
+			if code != ExitUsage || !strings.Contains(stderr.String(), want) || !strings.HasSuffix(stderr.String(), help) {
+				t.Errorf("%v: exit %d, stderr %q; want exit %d, %q and then %q", c.args, code, stderr.String(), ExitUsage, want, help)
+			}
+		})
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/control"
 	"github.com/crawlconsole/crawlconsole/ui"
+	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
 	"github.com/crawlconsole/crawlconsole/ui/ssh"
 )
 
@@ -33,8 +34,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	for _, req := range []struct{ flag, v string }{{"--ssh", *addr}, {"--host-key", *hostKey}, {"--authorized-keys", *operators}} {
 		if req.v == "" {
-			fmt.Fprintf(stderr, "crawlconsole serve: %s is required\n", req.flag)
-			return ExitUsage
+			return clikit.Usage(stderr, "serve", req.flag+" is required")
 		}
 	}
 	if _, err := os.Stat(*operators); err != nil {

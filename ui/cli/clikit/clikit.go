@@ -44,9 +44,17 @@ func Parse(fs *flag.FlagSet, args []string, help io.Writer) error {
 		if hint := flagHint(fs, msg); hint != "" {
 			msg += ": " + hint
 		}
-		fmt.Fprintf(out, "crawlconsole %s: %s\nRun \"crawlconsole %s --help\" for its flags.\n", fs.Name(), msg, fs.Name())
+		Usage(out, fs.Name(), msg)
 	}
 	return err
+}
+
+// Usage says what was wrong with a command's flags or arguments (a bad value, a
+// required flag not given) and where its flags are listed, and returns ExitUsage:
+// the line to --help is what an operator who left out --db needs next.
+func Usage(w io.Writer, cmd, msg string) int {
+	fmt.Fprintf(w, "crawlconsole %s: %s\nRun \"crawlconsole %s --help\" for its flags.\n", cmd, msg, cmd)
+	return ExitUsage
 }
 
 // flagHint is the flag an undefined one was likely meant to be ("did you mean

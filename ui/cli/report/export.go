@@ -47,13 +47,13 @@ func Export(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case *db == "":
-		return bad("--db PATH is required")
+		return clikit.Usage(stderr, "export", "--db PATH is required")
 	case *format == "":
-		return bad("--format is required: warc or jsonl")
+		return clikit.Usage(stderr, "export", "--format is required: warc or jsonl")
 	case *format != "warc" && *format != "jsonl":
 		return bad("--format %q is not known: use warc or jsonl", *format)
 	case *out == "":
-		return bad("--out is required: a directory, or - for stdout")
+		return clikit.Usage(stderr, "export", "--out is required: a directory, or - for stdout")
 	}
 	sinceT, err := parseSince(*since, time.Now())
 	if err != nil {

@@ -46,11 +46,9 @@ func Show(args []string, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case *db == "":
-		fmt.Fprintln(stderr, "crawlconsole show: --db PATH is required")
-		return clikit.ExitUsage
+		return clikit.Usage(stderr, "show", "--db PATH is required")
 	case len(rest) != 1:
-		fmt.Fprintln(stderr, "crawlconsole show: give exactly one URL")
-		return clikit.ExitUsage
+		return clikit.Usage(stderr, "show", "give exactly one URL")
 	}
 	if _, err := os.Stat(*db); err != nil {
 		fmt.Fprintf(stderr, "crawlconsole show: --db %s: no such store\n", *db)

@@ -37,8 +37,7 @@ func Stats(args []string, stdout, stderr io.Writer) int {
 		return clikit.ExitUsage
 	}
 	if *db == "" {
-		fmt.Fprintln(stderr, "crawlconsole stats: --db PATH is required")
-		return clikit.ExitUsage
+		return clikit.Usage(stderr, "stats", "--db PATH is required")
 	}
 	if _, err := os.Stat(*db); err != nil {
 		fmt.Fprintf(stderr, "crawlconsole stats: --db %s: no such store\n", *db)
