@@ -144,6 +144,10 @@ func TestExportBesideARunningCrawl(t *testing.T) {
 		if !bytes.HasPrefix(stdout.Bytes(), []byte{0x1f, 0x8b}) {
 			t.Fatalf("stdout is not gzip: %.20q", stdout.Bytes())
 		}
+		// The summary says where the records went: no file was written.
+		if !strings.Contains(stderr.String(), "0 revisits, to stdout;") {
+			t.Errorf("the summary of a WARC export to stdout does not say so: %q", stderr.String())
+		}
 	})
 	s.SavePage(store.Page{URL: "http://a.example/b", FetchedAt: time.Now(), Status: 200}, nil, nil)
 	if err := s.Flush(); err != nil {

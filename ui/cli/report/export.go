@@ -119,9 +119,13 @@ func Export(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	secs := time.Since(start).Seconds()
 	if *format == "warc" {
-		fmt.Fprintf(stderr, "exported %s (%s rebuilt from before captures) as %s: %s, %s, %s, in %s; %s; %.1fs\n",
+		where := "in " + plural.Count(len(rep.Files), "file")
+		if *out == "-" {
+			where = "to stdout" // one gzip stream, no file
+		}
+		fmt.Fprintf(stderr, "exported %s (%s rebuilt from before captures) as %s: %s, %s, %s, %s; %s; %.1fs\n",
 			plural.Count(rep.Pages, "exchange"), plural.Count(rep.Rebuilt, "page"), plural.Count(rep.Records, "record"), plural.Count(rep.Responses, "response"),
-			plural.Count(rep.Requests, "request"), plural.Count(rep.Revisits, "revisit"), plural.Count(len(rep.Files), "file"), plural.Count(rep.Warnings, "warning"), secs)
+			plural.Count(rep.Requests, "request"), plural.Count(rep.Revisits, "revisit"), where, plural.Count(rep.Warnings, "warning"), secs)
 		if rep.Duplicates > 0 {
 			fmt.Fprintf(stderr, "  %d of the revisits %s the same payload under another URL: %s not repeated\n", rep.Duplicates, plural.Noun(rep.Duplicates, "is", "are"), plural.Count(rep.BytesSaved, "byte"))
 		}
