@@ -49,28 +49,13 @@ func TestANewDatabaseHasTheMigratedSchema(t *testing.T) {
 func schemaFacts(t *testing.T, db *sql.DB) []string {
 	t.Helper()
 	facts := []string{fmt.Sprintf("user_version %d", queryInt(t, db, "PRAGMA user_version"))}
-	rows, err := db.Query("SELECT type, name, tbl_name, COALESCE(sql, '') FROM sqlite_master ORDER BY rowid")
-	if err != nil {
-		t.Fatal(err)
+	objects := schemaObjects(t, db)
+	for _, o := range objects {
+		facts = append(facts, fmt.Sprintf("%s %s on %s: %s", o.typ, o.name, o.table, o.stmt))
 	}
-	defer rows.Close()
-	var tables []string
-	for rows.Next() {
-		var typ, name, table, stmt string
-		if err := rows.Scan(&typ, &name, &table, &stmt); err != nil {
-			t.Fatal(err)
-		}
-		facts = append(facts, fmt.Sprintf("%s %s on %s: %s", typ, name, table, stmt))
-		if typ == "table" {
-			tables = append(tables, name)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	for _, table := range tables {
-		for _, values := range tableValues(t, db, table) {
-			facts = append(facts, fmt.Sprintf("row of %s: %s", table, values))
+	for _, o := range objects {
+		for _, values := range tableValues(t, db, o) {
+			facts = append(facts, fmt.Sprintf("row of %s: %s", o.name, values))
 		}
 	}
 	return facts
@@ -80,37 +65,55 @@ func schemaFacts(t *testing.T, db *sql.DB) []string {
 // in sqlite_master's order (the objects SQLite makes by itself aside), then its rows.
 func schemaScript(t *testing.T, db *sql.DB) string {
 	t.Helper()
-	rows, err := db.Query("SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
 	var b strings.Builder
-	var tables []string
-	for rows.Next() {
-		var typ, name, stmt string
-		if err := rows.Scan(&typ, &name, &stmt); err != nil {
-			t.Fatal(err)
-		}
-		b.WriteString(stmt + ";\n\n")
-		if typ == "table" {
-			tables = append(tables, name)
+	objects := schemaObjects(t, db)
+	for _, o := range objects {
+		if o.stmt != "" && !strings.HasPrefix(o.name, "sqlite_") {
+			b.WriteString(o.stmt + ";\n\n")
 		}
 	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	for _, table := range tables {
-		for _, values := range tableValues(t, db, table) {
-			fmt.Fprintf(&b, "INSERT INTO %s VALUES(%s);\n", table, values)
+	for _, o := range objects {
+		for _, values := range tableValues(t, db, o) {
+			fmt.Fprintf(&b, "INSERT INTO %s VALUES(%s);\n", o.name, values)
 		}
 	}
 	return b.String()
 }
 
-// tableValues lists the rows of table, each as its values quoted for SQL, in order.
-func tableValues(t *testing.T, db *sql.DB, table string) []string {
+// schemaObject is one row of sqlite_master.
+type schemaObject struct{ typ, name, table, stmt string }
+
+// schemaObjects lists db's sqlite_master in order, a statement SQLite keeps none
+// of (an automatic index) as "".
+func schemaObjects(t *testing.T, db *sql.DB) []schemaObject {
 	t.Helper()
+	rows, err := db.Query("SELECT type, name, tbl_name, COALESCE(sql, '') FROM sqlite_master ORDER BY rowid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []schemaObject
+	for rows.Next() {
+		var o schemaObject
+		if err := rows.Scan(&o.typ, &o.name, &o.table, &o.stmt); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, o)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// tableValues lists the rows of o if it is a table, each as its values quoted for
+// SQL, in order.
+func tableValues(t *testing.T, db *sql.DB, o schemaObject) []string {
+	t.Helper()
+	if o.typ != "table" {
+		return nil
+	}
+	table := o.name
 	var cols []string
 	rows, err := db.Query("SELECT name FROM pragma_table_info(?) ORDER BY cid", table)
 	if err != nil {
