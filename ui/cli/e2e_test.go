@@ -118,12 +118,13 @@ func counter(re *regexp.Regexp, scr string) int {
 }
 
 // startTmux runs script in a new detached tmux session name (120×40, its socket in
-// dir), killed with the test.
+// dir), killed with the test. What the session runs is crawlconsole under any name
+// (asCrawlconsoleEnv), never the tests.
 func startTmux(t *testing.T, dir, name, script string) *tmuxSession {
 	t.Helper()
 	s := &tmuxSession{t: t, sock: filepath.Join(dir, name+".sock"), name: name}
 	cmd := exec.Command("tmux", "-S", s.sock, "new-session", "-d", "-x", "120", "-y", "40", "-s", s.name, "sh", "-c", script)
-	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color", asCrawlconsoleEnv+"=1")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tmux new-session: %v\n%s", err, out)
 	}
