@@ -119,11 +119,17 @@ func counter(re *regexp.Regexp, scr string) int {
 
 // startTmux runs script in a new detached tmux session name (120×40, its socket in
 // dir), killed with the test. What the session runs is crawlconsole under any name
-// (asCrawlconsoleEnv), never the tests.
+// (asCrawlconsoleEnv), never the tests. A tmux server outlives the test binary that
+// started it, whose cleanups do not run when -timeout ends it: the script is killed
+// at that deadline, so no console or crawl is left running after the tests.
 func startTmux(t *testing.T, dir, name, script string) *tmuxSession {
 	t.Helper()
 	s := &tmuxSession{t: t, sock: filepath.Join(dir, name+".sock"), name: name}
-	cmd := exec.Command("tmux", "-S", s.sock, "new-session", "-d", "-x", "120", "-y", "40", "-s", s.name, "sh", "-c", script)
+	run := []string{"sh", "-c", script}
+	if deadline, ok := t.Deadline(); ok {
+		run = append([]string{"timeout", "-k", "5", fmt.Sprintf("%.0f", time.Until(deadline).Seconds()+5)}, run...)
+	}
+	cmd := exec.Command("tmux", append([]string{"-S", s.sock, "new-session", "-d", "-x", "120", "-y", "40", "-s", s.name}, run...)...)
 	cmd.Env = append(os.Environ(), "TERM=xterm-256color", asCrawlconsoleEnv+"=1")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tmux new-session: %v\n%s", err, out)
