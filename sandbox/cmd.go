@@ -10,6 +10,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
 )
 
 const commandUsage = `Usage: crawlconsole sandbox [flags]
@@ -63,8 +65,7 @@ func RunCommand(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "crawlconsole sandbox: %v\nRun \"crawlconsole sandbox --help\" for usage.\n", err)
-		return 2
+		return clikit.Usage(stderr, "sandbox", err.Error())
 	}
 	if opts.corpus != "" {
 		return runRealCommand(ctx, opts.corpus, cfg.HTTPAddr, cfg.DNSAddr, opts.homes, stdout, stderr)
@@ -181,7 +182,7 @@ func parseFlags(args []string) (Config, cmdOptions, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return cfg, o, err
 		}
-		return cfg, o, explainFlagError(err)
+		return cfg, o, explainFlagError(fs, err)
 	}
 	if fs.NArg() > 0 {
 		return cfg, o, fmt.Errorf("unexpected argument %q (the sandbox takes flags only)", fs.Arg(0))
@@ -235,8 +236,10 @@ func parseRange(s string) (time.Duration, time.Duration, error) {
 	return lo, hi, nil
 }
 
-// explainFlagError rewrites the flag package's terse errors to name the allowed values.
-func explainFlagError(err error) error {
+// explainFlagError rewrites the flag package's terse errors to name the allowed
+// values; an unknown flag is named with the one it was likely meant to be, as the
+// other commands name it, the list left to --help.
+func explainFlagError(fs *flag.FlagSet, err error) error {
 	msg := err.Error()
 	allowed := map[string]string{
 		"seed": "an integer", "hosts": "an integer 2..1000000", "scale": "a number > 0",
@@ -247,8 +250,8 @@ func explainFlagError(err error) error {
 			return fmt.Errorf("--%s must be %s (%s)", name, want, msg)
 		}
 	}
-	if strings.HasPrefix(msg, "flag provided but not defined") {
-		return fmt.Errorf("%s; flags are --seed --hosts --scale --truth --http --dns --truth-addr --faults --dead --dns-latency --antibot --quota --publishing --real-dates --corpus --homes --spa", msg)
+	if hint := clikit.FlagHint(fs, msg); hint != "" {
+		return fmt.Errorf("%s: %s", msg, hint)
 	}
 	return err
 }

@@ -159,7 +159,7 @@ func TestRunCommandBadInput(t *testing.T) {
 		{"antibot value", []string{"--antibot", "maybe"}, 2, []string{"--antibot", "on or off"}},
 		{"non-loopback", []string{"--http", "0.0.0.0:0"}, 2, []string{"--http", "loopback"}},
 		{"bad latency", []string{"--dns-latency", "fast"}, 2, []string{"--dns-latency", "MIN..MAX"}},
-		{"unknown flag", []string{"--colour"}, 2, []string{"colour", "--seed"}},
+		{"unknown flag", []string{"--seeds"}, 2, []string{"-seeds: did you mean --seed?", `Run "crawlconsole sandbox --help" for its flags.`}},
 		{"stray argument", []string{"now"}, 2, []string{"unexpected argument"}},
 		{"truth in a missing dir", []string{"--truth", filepath.Join(t.TempDir(), "no", "such", "f.json")}, 2, []string{"--truth"}},
 		{"port in use", []string{"--http", busy.Addr().String()}, 1, []string{"--http", busy.Addr().String(), "already in use"}},

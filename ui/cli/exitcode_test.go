@@ -68,6 +68,23 @@ func TestHelpGoesToStdout(t *testing.T) {
 	}
 }
 
+// TestUnknownFlagPointsAtHelp: every command answers a flag it does not have the
+// same way: the error, named after the command, then one line pointing at its
+// --help, and nothing else (a list of every flag pushed the error out of sight).
+func TestUnknownFlagPointsAtHelp(t *testing.T) {
+	for _, cmd := range []string{"demo", "crawl", "sandbox", "stats", "export", "show", "serve", "master", "worker", "console", "ctl"} {
+		t.Run(cmd, func(t *testing.T) {
+			var stdout, stderr strings.Builder
+			code := Main([]string{cmd, "--zzzzzzzz"}, &stdout, &stderr)
+			want := "crawlconsole " + cmd + ": flag provided but not defined: -zzzzzzzz\n" +
+				"Run \"crawlconsole " + cmd + " --help\" for its flags.\n"
+			if code != ExitUsage || stderr.String() != want || stdout.Len() != 0 {
+				t.Errorf("%s --zzzzzzzz: exit %d, stdout %q, stderr %q; want exit %d and only %q", cmd, code, stdout.String(), stderr.String(), ExitUsage, want)
+			}
+		})
+	}
+}
+
 // TestMissingRequiredFlagPointsAtHelp: a command run without a flag or argument it
 // needs says which, and points at its --help as a bad flag does (exit 2), so the
 // flag list is one command away.

@@ -41,7 +41,7 @@ func Parse(fs *flag.FlagSet, args []string, help io.Writer) error {
 		fs.SetOutput(out)
 	case err != nil:
 		msg := valueWanted(fs, err.Error())
-		if hint := flagHint(fs, msg); hint != "" {
+		if hint := FlagHint(fs, msg); hint != "" {
 			msg += ": " + hint
 		}
 		Usage(out, fs.Name(), msg)
@@ -57,10 +57,10 @@ func Usage(w io.Writer, cmd, msg string) int {
 	return ExitUsage
 }
 
-// flagHint is the flag an undefined one was likely meant to be ("did you mean
-// --headless?"), as a config key's typo is answered, or "": the flag package's
-// error names only the bad flag, and the list is a --help away.
-func flagHint(fs *flag.FlagSet, msg string) string {
+// FlagHint is the flag an undefined one was likely meant to be ("did you mean
+// --headless?"), as a config key's typo is answered, or "": msg is the flag
+// package's error, which names only the bad flag, and the list is a --help away.
+func FlagHint(fs *flag.FlagSet, msg string) string {
 	name, ok := strings.CutPrefix(msg, "flag provided but not defined: ")
 	if !ok {
 		return ""
