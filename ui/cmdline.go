@@ -15,12 +15,13 @@ import (
 // status line: keys typed next (p, q, a pane's number) act on the console, not on
 // a line the operator stopped looking at; ":" then up brings the line back to fix.
 func (m *Model) commandKey(msg tea.KeyMsg) tea.Cmd {
-	switch msg.Type {
-	case tea.KeyEsc, tea.KeyCtrlC:
+	km := m.c.Keys
+	switch k := msg.String(); {
+	case pane.Matches(k, km.Cancel):
 		m.focus = focusPane
 		m.cmdHint = nil
 		return nil
-	case tea.KeyEnter:
+	case pane.Matches(k, km.Run):
 		line := strings.TrimSpace(m.cmdIn.String())
 		if line == "" {
 			m.focus = focusPane
@@ -45,18 +46,18 @@ func (m *Model) commandKey(msg tea.KeyMsg) tea.Cmd {
 			m.focus = focusPane
 		}
 		return cmd
-	case tea.KeyTab:
+	case pane.Matches(k, km.Complete):
 		line, cands := commands.Complete(console{m}, m.cmdIn.String())
 		m.cmdIn.set(line)
 		m.cmdHint = cands
 		return nil
-	case tea.KeyUp:
+	case pane.Matches(k, km.HistoryBack):
 		if m.histPos > 0 {
 			m.histPos--
 			m.cmdIn.set(m.history[m.histPos])
 		}
 		return nil
-	case tea.KeyDown:
+	case pane.Matches(k, km.HistoryOn):
 		if m.histPos < len(m.history)-1 {
 			m.histPos++
 			m.cmdIn.set(m.history[m.histPos])
@@ -66,7 +67,7 @@ func (m *Model) commandKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	}
-	if m.cmdIn.update(msg) {
+	if m.cmdIn.update(km, msg) {
 		m.cmdHint = nil
 	}
 	return nil

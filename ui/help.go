@@ -83,6 +83,8 @@ func (m *Model) helpEntries() []helpEntry {
 		cmds = append(cmds, helpEntry{key: ":" + c.Usage(), desc: c.Help})
 	}
 	section("Commands (tab completes)", cmds)
+	section("Typing a : command or / filter", fromBindings(km.EditHelp()))
+	section("In a dialog (quit, rebalance)", fromBindings(km.DialogHelp()))
 	return out
 }
 
@@ -97,22 +99,22 @@ func containsBinding(bs []key.Binding, b key.Binding) bool {
 
 func (m *Model) helpKey(msg tea.KeyMsg) tea.Cmd {
 	h := &m.help
+	k := msg.String()
+	km := m.c.Keys
 	if h.searching {
-		switch msg.Type {
-		case tea.KeyEnter:
+		switch {
+		case pane.Matches(k, km.Run):
 			h.searching = false
-		case tea.KeyEsc, tea.KeyCtrlC:
+		case pane.Matches(k, km.Cancel):
 			h.searching = false
 			h.search.set("")
 		default:
-			if h.search.update(msg) {
+			if h.search.update(km, msg) {
 				h.offset = 0
 			}
 		}
 		return nil
 	}
-	k := msg.String()
-	km := m.c.Keys
 	switch {
 	case k == "esc" || pane.Matches(k, km.Help, km.Quit):
 		m.focus = focusPane

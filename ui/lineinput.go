@@ -30,10 +30,10 @@ func (in *lineInput) set(s string) {
 
 func (in *lineInput) String() string { return string(in.value) }
 
-// update edits the line for one key; it reports whether the key was an edit.
-func (in *lineInput) update(msg tea.KeyMsg) bool {
-	switch msg.Type {
-	case tea.KeyRunes, tea.KeySpace:
+// update edits the line for one key, matched through km's editing keys (the
+// help overlay lists the same); it reports whether the key was an edit.
+func (in *lineInput) update(km *pane.KeyMap, msg tea.KeyMsg) bool {
+	if msg.Type == tea.KeyRunes || msg.Type == tea.KeySpace {
 		rs := msg.Runes
 		if msg.Type == tea.KeySpace {
 			rs = []rune{' '}
@@ -46,29 +46,32 @@ func (in *lineInput) update(msg tea.KeyMsg) bool {
 		}
 		in.value = append(in.value[:in.pos], append(clean, in.value[in.pos:]...)...)
 		in.pos += len(clean)
-	case tea.KeyBackspace:
+		return true
+	}
+	switch k := msg.String(); {
+	case pane.Matches(k, km.DeleteBack):
 		if in.pos > 0 {
 			in.value = append(in.value[:in.pos-1], in.value[in.pos:]...)
 			in.pos--
 		}
-	case tea.KeyDelete:
+	case pane.Matches(k, km.DeleteOn):
 		if in.pos < len(in.value) {
 			in.value = append(in.value[:in.pos], in.value[in.pos+1:]...)
 		}
-	case tea.KeyLeft:
+	case pane.Matches(k, km.CursorLeft):
 		in.pos = max(in.pos-1, 0)
-	case tea.KeyRight:
+	case pane.Matches(k, km.CursorRight):
 		in.pos = min(in.pos+1, len(in.value))
-	case tea.KeyHome, tea.KeyCtrlA:
+	case pane.Matches(k, km.LineStart):
 		in.pos = 0
-	case tea.KeyEnd, tea.KeyCtrlE:
+	case pane.Matches(k, km.LineEnd):
 		in.pos = len(in.value)
-	case tea.KeyCtrlU:
+	case pane.Matches(k, km.KillStart):
 		in.value = append(in.value[:0], in.value[in.pos:]...)
 		in.pos = 0
-	case tea.KeyCtrlK:
+	case pane.Matches(k, km.KillEnd):
 		in.value = in.value[:in.pos]
-	case tea.KeyCtrlW:
+	case pane.Matches(k, km.KillWord):
 		i := in.pos
 		for i > 0 && in.value[i-1] == ' ' {
 			i--

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/crawlconsole/crawlconsole/ui/pane"
 )
 
 func TestLineInputEditing(t *testing.T) {
@@ -29,8 +31,9 @@ func TestLineInputEditing(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var in lineInput
+			keys := pane.DefaultKeyMap()
 			for _, km := range tc.keys {
-				in.update(km)
+				in.update(keys, km)
 			}
 			if in.String() != tc.want {
 				t.Fatalf("got %q, want %q", in.String(), tc.want)

@@ -383,16 +383,17 @@ func (m *Model) setTheme(name string) error {
 }
 
 func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
-	switch msg.Type {
-	case tea.KeyEnter:
+	km := m.c.Keys
+	switch k := msg.String(); {
+	case pane.Matches(k, km.Run):
 		m.focus = focusPane
 		return nil
-	case tea.KeyEsc, tea.KeyCtrlC:
+	case pane.Matches(k, km.Cancel):
 		m.focus = focusPane
 		m.setFilter(m.filterOld)
 		return nil
 	}
-	if m.filterIn.update(msg) {
+	if m.filterIn.update(km, msg) {
 		m.setFilter(pane.ParseFilter(m.filterIn.String())) // live, as the operator types
 	}
 	return nil

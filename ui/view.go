@@ -394,9 +394,11 @@ func (m *Model) hintView() string {
 	case focusDialog:
 		return " " + st.Muted.Render(m.dialog.keys)
 	}
-	// Help and quit always show, at the right; the rest as many as fit.
-	tail := m.shortHelp([]key.Binding{km.Help, km.Quit}, m.width)
-	tailW := 2 + pane.CellWidth(km.Help.Help().Key+km.Help.Help().Desc+km.Quit.Help().Key+km.Quit.Help().Desc) + 4
+	// Help and quit always show, at the right; the rest as many as fit. Quit is
+	// offered as q alone: its ctrl+c is in the ? overlay, and the room goes to keys.
+	quit := key.NewBinding(key.WithKeys(km.Quit.Keys()...), key.WithHelp("q", km.Quit.Help().Desc))
+	tail := m.shortHelp([]key.Binding{km.Help, quit}, m.width)
+	tailW := 2 + pane.CellWidth(km.Help.Help().Key+km.Help.Help().Desc+quit.Help().Key+quit.Help().Desc) + 4
 	keys := append(m.panes[m.active].ShortHelp(), km.Pause, km.Filter, km.Command, km.Rebalance, km.Freeze, km.NextPane)
 	if m.c.ReadOnly { // a viewer is offered no control it would refuse
 		keys = slices.DeleteFunc(keys, km.IsControl)

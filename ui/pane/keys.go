@@ -61,6 +61,22 @@ type KeyMap struct {
 	// Dialogs.
 	Yes key.Binding
 	No  key.Binding
+
+	// Typing a line: the ":" command line, the "/" filter and the help's search.
+	Run         key.Binding // run the command, keep the filter or the search
+	Cancel      key.Binding // close the line: the command unrun, the filter as it was
+	Complete    key.Binding // ":" only: complete the word
+	HistoryBack key.Binding // ":" only: the command before in the history
+	HistoryOn   key.Binding // ":" only: the command after
+	CursorLeft  key.Binding
+	CursorRight key.Binding
+	LineStart   key.Binding
+	LineEnd     key.Binding
+	DeleteBack  key.Binding // the character before the cursor
+	DeleteOn    key.Binding // the character under the cursor
+	KillStart   key.Binding // all before the cursor
+	KillEnd     key.Binding // all from the cursor on
+	KillWord    key.Binding // the word before the cursor
 }
 
 // controls are the keys that change the crawl: a viewer session refuses them, and
@@ -92,16 +108,16 @@ func DefaultKeyMap() *KeyMap {
 		Filter:    b([]string{"/"}, "/", "filter (!x inverts)"),
 		Command:   b([]string{":"}, ":", "command"),
 		Rebalance: b([]string{"r"}, "r", "rebalance (master: over workers)"),
-		Quit:      b([]string{"q", "ctrl+c"}, "q", "quit"),
+		Quit:      b([]string{"q", "ctrl+c"}, "q/ctrl+c", "quit"),
 		NextPane:  b([]string{"tab"}, "tab", "next pane"),
 		PrevPane:  b([]string{"shift+tab"}, "shift+tab", "previous pane"),
 		GotoPane:  b([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, "1-9", "pane N"),
-		Clear:     b([]string{"esc"}, "esc", "clear filter"),
+		Clear:     b([]string{"esc"}, "esc", "clear filter (Log: close event)"),
 
 		Up:       b([]string{"up", "k"}, "↑/k", "up"),
 		Down:     b([]string{"down", "j"}, "↓/j", "down"),
-		PageUp:   b([]string{"pgup", "ctrl+b"}, "pgup", "page up"),
-		PageDown: b([]string{"pgdown", "ctrl+f"}, "pgdn", "page down"),
+		PageUp:   b([]string{"pgup", "ctrl+b"}, "pgup/ctrl+b", "page up"),
+		PageDown: b([]string{"pgdown", "ctrl+f"}, "pgdn/ctrl+f", "page down"),
 		Top:      b([]string{"home", "g"}, "g/home", "top"),
 		Bottom:   b([]string{"end", "G"}, "G/end", "bottom / follow"),
 
@@ -128,6 +144,21 @@ func DefaultKeyMap() *KeyMap {
 
 		Yes: b([]string{"y", "enter"}, "y/enter", "confirm"),
 		No:  b([]string{"n", "esc"}, "n/esc", "cancel"),
+
+		Run:         b([]string{"enter"}, "enter", "run the command / keep the filter"),
+		Cancel:      b([]string{"esc", "ctrl+c"}, "esc/ctrl+c", "close the line (the filter as it was)"),
+		Complete:    b([]string{"tab"}, "tab", "complete the command"),
+		HistoryBack: b([]string{"up"}, "↑", "previous command"),
+		HistoryOn:   b([]string{"down"}, "↓", "next command"),
+		CursorLeft:  b([]string{"left"}, "←", "cursor left"),
+		CursorRight: b([]string{"right"}, "→", "cursor right"),
+		LineStart:   b([]string{"home", "ctrl+a"}, "home/ctrl+a", "start of the line"),
+		LineEnd:     b([]string{"end", "ctrl+e"}, "end/ctrl+e", "end of the line"),
+		DeleteBack:  b([]string{"backspace"}, "backspace", "delete before the cursor"),
+		DeleteOn:    b([]string{"delete"}, "delete", "delete under the cursor"),
+		KillStart:   b([]string{"ctrl+u"}, "ctrl+u", "delete to the start"),
+		KillEnd:     b([]string{"ctrl+k"}, "ctrl+k", "delete to the end"),
+		KillWord:    b([]string{"ctrl+w"}, "ctrl+w", "delete the word before"),
 	}
 }
 
@@ -141,6 +172,15 @@ func (k *KeyMap) GlobalHelp() []key.Binding {
 func (k *KeyMap) NavHelp() []key.Binding {
 	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}
 }
+
+// EditHelp lists the keys of a line being typed (":", "/").
+func (k *KeyMap) EditHelp() []key.Binding {
+	return []key.Binding{k.Run, k.Cancel, k.Complete, k.HistoryBack, k.HistoryOn, k.CursorLeft, k.CursorRight,
+		k.LineStart, k.LineEnd, k.DeleteBack, k.DeleteOn, k.KillStart, k.KillEnd, k.KillWord}
+}
+
+// DialogHelp lists the keys of a dialog that asks (quit, a rebalance's plan).
+func (k *KeyMap) DialogHelp() []key.Binding { return []key.Binding{k.Yes, k.No} }
 
 // Matches reports whether the key named k (tea.KeyMsg.String()) is bound to any of bs.
 func Matches(k string, bs ...key.Binding) bool {
