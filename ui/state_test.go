@@ -68,6 +68,20 @@ func TestHeaderRateReadsAsCtlDoes(t *testing.T) {
 	}
 }
 
+// The header's rate counts the crawl's first pages: before the engine's window is
+// full it is the pages over the time since the start, not a mean of samples that
+// began a second in (0 pages/s with a page fetched).
+func TestHeaderRateCountsTheFirstPages(t *testing.T) {
+	h := newHarness(t, 120, 30, Options{})
+	s := h.ctrl.Snapshot()
+	s.State, s.StartedAt = view.StateRunning, s.At.Add(-4*time.Second)
+	s.RateHistory, s.PagesPerSec, s.Totals.PagesFetched = []float64{0, 0, 0}, 0, 2
+	h.send(SnapshotMsg{Snapshot: s})
+	if head := h.line(0); !strings.Contains(head, "  0.50 pages/s (30/min) ") {
+		t.Errorf("header 4 s in with 2 pages: %q; want 0.50 pages/s (30/min)", head)
+	}
+}
+
 // At 80 columns with every figure a paused cluster crawl can have, the header keeps
 // the ones that ask for the operator's eye (errors, paused hosts, robots.txt waits)
 // and drops the running counts first, each figure whole or not at all.

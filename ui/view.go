@@ -146,7 +146,7 @@ func (m *Model) headerView(b *strings.Builder) {
 	// Done of all the URLs the crawl took, as a bar: a crawl at polite rates moves
 	// little in a minute, and the bar says how far it is all the same.
 	prog := progressBar(s.Totals.URLsDone, s.Totals.URLsQueued, m.width >= 100)
-	rate := "  " + pane.Rate(s.PagesPerSec) + " "
+	rate := "  " + pane.Rate(pane.PagesPerSec(s)) + " "
 	up := "-"
 	if !s.StartedAt.IsZero() {
 		up = pane.ShortDuration(now.Sub(s.StartedAt))

@@ -460,7 +460,7 @@ func progress(s view.Snapshot) string {
 		state += fmt.Sprintf(" (next %s in %s)", what, max(time.Until(at), 0).Truncate(time.Second))
 	}
 	line := fmt.Sprintf("%s  %s  pages %d  %s  queue %d  lanes %d/%d  refused %d  errors %d  skipped %d",
-		time.Since(s.StartedAt).Truncate(time.Second), state, s.Totals.PagesFetched, pane.Rate(s.PagesPerSec),
+		time.Since(s.StartedAt).Truncate(time.Second), state, s.Totals.PagesFetched, pane.Rate(pane.PagesPerSec(&s)),
 		s.QueueDepth, s.LanesBusy, s.LanesMax, s.Totals.Refused, errs, skips)
 	if warns > 0 {
 		line += fmt.Sprintf("  warnings %d", warns)

@@ -65,7 +65,7 @@ type ctlWorker struct {
 
 func statusOf(s view.Snapshot) ctlStatusReport {
 	r := ctlStatusReport{State: s.State, StartedAt: s.StartedAt, PagesFetched: s.Totals.PagesFetched,
-		PagesStored: s.Totals.PagesStored, PagesPerS: s.PagesPerSec, Queue: s.QueueDepth, URLsDone: s.Totals.URLsDone,
+		PagesStored: s.Totals.PagesStored, PagesPerS: pane.PagesPerSec(&s), Queue: s.QueueDepth, URLsDone: s.Totals.URLsDone,
 		LanesBusy: s.LanesBusy, LanesMax: s.LanesMax, Refused: s.Totals.Refused, Errors: s.Totals.Errors,
 		Skipped: s.Totals.Skipped, Warnings: s.Totals.Warnings, Deferred: s.Totals.Deferred, RobotsWaiting: s.Totals.Robots,
 		PausedLanes: []int{}, PausedHosts: append([]string{}, s.PausedHosts...),

@@ -144,6 +144,28 @@ func TestRateKeepsPoliteRates(t *testing.T) {
 	}
 }
 
+// The first progress lines come before the engine's rate has its window: the page
+// fetched in the crawl's first second is in none of its samples, so a crawl at a
+// page every three seconds read "pages 1  0 pages/s". Until the window is full
+// the line gives the pages over the time since the start; then the engine's rate.
+func TestProgressRateCountsEveryPageFromTheStart(t *testing.T) {
+	start := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	s := view.Snapshot{State: view.StateRunning, StartedAt: start, At: start.Add(3 * time.Second),
+		RateHistory: []float64{0, 0}, Totals: view.Totals{PagesFetched: 1}}
+	if line := progress(s); !strings.Contains(line, "pages 1  0.33 pages/s (20/min)") {
+		t.Errorf("3 s in, 1 page fetched: progress %q; want pages 1  0.33 pages/s (20/min)", line)
+	}
+	s.At, s.Totals.PagesFetched = start.Add(7*time.Second), 3
+	s.RateHistory, s.PagesPerSec = []float64{0, 0, 1, 0, 1, 0}, 0.4
+	if line := progress(s); !strings.Contains(line, "pages 3  0.40 pages/s (24/min)") {
+		t.Errorf("7 s in, the window full: progress %q; want the engine's 0.40 pages/s (24/min)", line)
+	}
+	s.State, s.PagesPerSec, s.RateHistory = view.StatePaused, 0, s.RateHistory[:2]
+	if line := progress(s); !strings.Contains(line, "pages 3  0 pages/s") {
+		t.Errorf("paused: progress %q; want 0 pages/s, as the engine says of a paused crawl", line)
+	}
+}
+
 // When most lanes wait on politeness, the progress line says so and on what, so a
 // crawl at 0.3 pages/s is not taken for a hung one; while most fetch, it says
 // nothing.
