@@ -17,6 +17,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/control"
 	"github.com/crawlconsole/crawlconsole/engine/front"
+	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/plural"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/themes"
@@ -100,6 +101,14 @@ func (c *crawlFlags) options(positional []string) (config.Options, error) {
 		opts.Seeds = append(opts.Seeds, s...)
 		if list.more {
 			c.seeds = list
+		}
+	}
+	for _, p := range positional {
+		// A host typed without its scheme would be refused by the crawl as a bad
+		// scheme ("example.com:8080/" reads as the scheme "example.com"): said
+		// here with the URL to give, before a store is made for it.
+		if _, err := frontier.Normalize(strings.TrimSpace(p)); err != nil && clikit.SchemeFix(p) != "" {
+			return opts, fmt.Errorf("seed %q has no scheme: give it as %s", p, clikit.SchemeFix(p))
 		}
 	}
 	opts.Seeds = append(opts.Seeds, positional...)

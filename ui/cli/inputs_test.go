@@ -100,6 +100,35 @@ func TestSeedsFileSkipsOverlongAndBadLinesNamingThem(t *testing.T) {
 	}
 }
 
+// TestSeedWithoutSchemeNamesTheURLToGive: a host typed without its scheme, which a
+// URL parser reads as the scheme ("example.com:8080/": the scheme "example.com"),
+// is answered with the URL to give, as show answers it: refused on the command
+// line (exit 2, no store made), skipped with a warning in a seeds file.
+func TestSeedWithoutSchemeNamesTheURLToGive(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "c.db")
+	var stdout, stderr strings.Builder
+	code := Main([]string{"crawl", "--headless", "--db", db, "example.com:8080/"}, &stdout, &stderr)
+	want := `seed "example.com:8080/" has no scheme: give it as http://example.com:8080/`
+	if code != ExitUsage || !strings.Contains(stderr.String(), want) {
+		t.Errorf("crawl example.com:8080/: exit %d, stderr %q; want exit %d and %q", code, stderr.String(), ExitUsage, want)
+	}
+	if _, err := os.Stat(db); !os.IsNotExist(err) {
+		t.Errorf("a refused seed left %s behind (%v)", db, err)
+	}
+	path := filepath.Join(dir, "seeds.txt")
+	if err := os.WriteFile(path, []byte("https://a.example/\nlocalhost:8080/x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var w strings.Builder
+	if _, _, err := optionsOf(t, &w, "--seeds", path, "--db", db); err != nil {
+		t.Fatal(err)
+	}
+	if want := path + `:2: not a URL to crawl: "localhost:8080/x" has no scheme: give it as http://localhost:8080/x`; !strings.Contains(w.String(), want) {
+		t.Errorf("warnings %q lack %q", w.String(), want)
+	}
+}
+
 // TestSeedsFileOfJunkIsRefusedWithItsFirstBadLine: a file with no URL at all is not
 // a seeds file: refused, naming how many lines it has and the first bad one, and
 // with at most a few lines of warnings whatever its length.

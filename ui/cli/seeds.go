@@ -12,6 +12,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/plural"
+	"github.com/crawlconsole/crawlconsole/ui/cli/clikit"
 )
 
 const (
@@ -65,7 +66,7 @@ func (s *seedLines) next() (string, error) {
 			continue
 		}
 		if _, nerr := frontier.Normalize(l); nerr != nil {
-			s.bad(s.line, fmt.Sprintf("not a URL to crawl: %v", nerr))
+			s.bad(s.line, notASeed(l, nerr))
 			continue
 		}
 		return l, nil
@@ -92,6 +93,15 @@ func (s *seedLines) readErr(err error) error {
 	return fmt.Errorf("--seeds %s: line %d: %v", s.path, s.line, err)
 }
 
+// notASeed says why raw is no seed (err, from frontier.Normalize), with the URL to
+// give when it is a host without its scheme.
+func notASeed(raw string, err error) string {
+	if fix := clikit.SchemeFix(raw); fix != "" {
+		return fmt.Sprintf("not a URL to crawl: %q has no scheme: give it as %s", strings.TrimSpace(raw), fix)
+	}
+	return fmt.Sprintf("not a URL to crawl: %v", err)
+}
+
 // configSeeds keeps the config's seeds that are URLs to crawl, reporting the others
 // on warn as readSeeds does (the first seedReports, then a count): one line per bad
 // seed, not all of them in one. A config whose seeds are all bad is refused.
@@ -102,7 +112,7 @@ func configSeeds(path string, seeds []string, warn io.Writer) ([]string, error) 
 	for i, s := range seeds {
 		if _, err := frontier.Normalize(strings.TrimSpace(s)); err != nil {
 			skipped++
-			why := fmt.Sprintf("seeds[%d]: not a URL to crawl: %v", i, err)
+			why := fmt.Sprintf("seeds[%d]: %s", i, notASeed(s, err))
 			if skipped == 1 {
 				first = why
 			}

@@ -64,3 +64,26 @@ func TestParseSaysWhatAValueWants(t *testing.T) {
 		}
 	}
 }
+
+// A host written without its scheme is answered with the URL to give; what is no
+// host (another scheme, a bare word, a path) gets no guess.
+func TestSchemeFixNamesTheURLToGive(t *testing.T) {
+	for raw, want := range map[string]string{
+		"example.com:8080/":       "http://example.com:8080/",
+		"example.com/a?b=1":       "http://example.com/a?b=1",
+		"localhost:8080":          "http://localhost:8080",
+		"127.0.0.1:4000/x":        "http://127.0.0.1:4000/x",
+		"www.example.org":         "http://www.example.org",
+		"http://example.com/":     "",
+		"mailto:bob@example.com":  "",
+		"javascript:alert(1)":     "",
+		"ftp:files":               "",
+		"news":                    "",
+		"/path/only":              "",
+		"data:text/html,hi there": "",
+	} {
+		if got := SchemeFix(raw); got != want {
+			t.Errorf("SchemeFix(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}

@@ -70,6 +70,10 @@ func Show(args []string, stdout, stderr io.Writer) int {
 			// No crawl stores what does not normalise (a host without its scheme,
 			// say): "not in the store" would send the operator looking for a crawl
 			// that missed it.
+			if fix := schemeFix(st, rest[0]); fix != "" {
+				fmt.Fprintf(stderr, "crawlconsole show: %q has no scheme: give it as %s\n", rest[0], fix)
+				return clikit.ExitUsage
+			}
 			fmt.Fprintf(stderr, "crawlconsole show: %q is not a URL a crawl stores: %s; give it whole, e.g. https://www.example.org/page\n", rest[0], bad.Reason)
 			return clikit.ExitUsage
 		}
@@ -280,4 +284,24 @@ func showMeta(p func(string, ...any), st *store.Store, url string, stored store.
 	field("authors", strings.Join(m.Authors, "; "), m.AuthorsFrom)
 	field("language", m.Language, m.LanguageFrom)
 	field("canonical", m.Canonical, m.CanonicalFrom)
+}
+
+// schemeFix is the URL raw means when it is a host written without its scheme
+// ("example.com:8080/", which a URL parser reads as the scheme "example.com"): the
+// https:// form when the store has that one and not the http:// one, the http://
+// form otherwise (with "(not in the store either)" when neither is there); "" when
+// raw is no such host.
+func schemeFix(st *store.Store, raw string) string {
+	fix := clikit.SchemeFix(raw)
+	if fix == "" {
+		return ""
+	}
+	for _, u := range []string{fix, "https://" + strings.TrimPrefix(fix, "http://")} {
+		if n, err := frontier.Normalize(u); err == nil {
+			if _, err := st.URLState(n); err == nil {
+				return n
+			}
+		}
+	}
+	return fix + " (not in the store either)"
 }
