@@ -40,6 +40,10 @@ type sitesPane struct {
 	// selected site's line spells it out); with none waiting, the keywords keep
 	// its room.
 	robots bool
+	// unreachable says a site waits on a robots.txt that does not answer: the
+	// narrow ROBOTS column then widens to say "unreachable", the word the wide
+	// layout, the site's line and ctl sites use.
+	unreachable bool
 }
 
 func newSitesPane(c *pane.Common) pane.Pane {
@@ -83,7 +87,10 @@ func (p *sitesPane) SetSnapshot(s *view.Snapshot) tea.Cmd {
 		}
 	}
 	robots := v != nil && slices.ContainsFunc(v.Sites, func(s view.SiteRow) bool { return s.Waits != "" })
-	p.rows.Change(func() { p.view, p.undeclared, p.found, p.robots = v, undeclared, found, robots })
+	unreachable := v != nil && slices.ContainsFunc(v.Sites, func(s view.SiteRow) bool { return s.Waits != "" && s.WaitsBehind == "" })
+	p.rows.Change(func() {
+		p.view, p.undeclared, p.found, p.robots, p.unreachable = v, undeclared, found, robots, unreachable
+	})
 	return nil
 }
 
@@ -282,34 +289,36 @@ func (p *sitesPane) columns() []pane.Column {
 			pane.Column{Title: "MAPS", Width: 4, Right: true}, pane.Column{Title: "DATES", Width: 5})
 	}
 	if p.robots {
-		cols = append(cols, pane.Column{Title: "ROBOTS", Width: robotsWidth(p.wide())})
+		cols = append(cols, pane.Column{Title: "ROBOTS", Width: robotsWidth(p.wide(), p.unreachable)})
 	}
 	return pane.LayoutColumns(cols, p.width)
 }
 
 // robotsWidth is the ROBOTS column's width: wide, "unreachable" or "held" and as
 // much of the held host's name as fits (cut with "…": a host name may be long);
-// narrow, "held" or "down" alone, so that the keywords keep most of their room.
-func robotsWidth(wide bool) int {
-	if wide {
+// narrow, "held" or "unreachable" alone, the column only as wide as the words its
+// rows use, so that the keywords keep most of their room.
+func robotsWidth(wide, unreachable bool) int {
+	switch {
+	case wide:
 		return 24
+	case unreachable:
+		return len("unreachable")
 	}
 	return 6
 }
 
 // robotsCell is a site's ROBOTS cell: "held HOST" behind a host the operator
-// holds ("held" narrow), "unreachable" for a robots.txt that does not answer
-// ("down" narrow), "-" for neither.
+// holds ("held" narrow), "unreachable" for a robots.txt that does not answer, "-"
+// for neither.
 func (p *sitesPane) robotsCell(s *view.SiteRow) string {
 	switch {
 	case s.WaitsBehind != "" && p.wide():
 		return "held " + s.WaitsBehind
 	case s.WaitsBehind != "":
 		return "held"
-	case s.Waits != "" && p.wide():
-		return "unreachable"
 	case s.Waits != "":
-		return "down"
+		return "unreachable"
 	}
 	return "-"
 }

@@ -105,7 +105,9 @@ func TestSitesPaneSaysWhyASiteWaitsOnRobotsTxt(t *testing.T) {
 // The table says on each site's row why it waits on its robots.txt, for an operator
 // scanning it (a ROBOTS column, there while a site waits): wide, "held" and the held
 // host, cut to the column's width whatever its length, or "unreachable"; narrow,
-// "held" or "down"; each under its heading, every line within the pane.
+// "held" or "unreachable" (one word for one thing at every width), the column as
+// narrow as "held" when no site is unreachable; each under its heading, every line
+// within the pane.
 func TestSitesTableSaysWhichSitesWaitOnRobotsTxt(t *testing.T) {
 	long := "a-very-long-cdn-host-name.with.many.labels.example.co.uk"
 	rows := []view.SiteRow{
@@ -115,11 +117,15 @@ func TestSitesTableSaysWhichSitesWaitOnRobotsTxt(t *testing.T) {
 	}
 	for _, c := range []struct {
 		width int
+		rows  []view.SiteRow
+		colW  int // the column's width: the keywords keep the rest
 		cells []string
 	}{
-		{80, []string{"held ", "down ", "-    "}},
-		{140, []string{"held a-very-long-cdn-ho…", "unreachable", "-"}},
+		{80, rows, 11, []string{"held       ", "unreachable", "-          "}},
+		{140, rows, 24, []string{"held a-very-long-cdn-ho…", "unreachable", "-"}},
+		{80, []view.SiteRow{rows[0], rows[2]}, 6, []string{"held ", "-    "}},
 	} {
+		rows := c.rows
 		p := newSitesPane(testCommon()).(*sitesPane)
 		p.SetSize(c.width, 12)
 		p.SetSnapshot(&view.Snapshot{Sites: &view.SitesView{Sites: rows}})
@@ -130,6 +136,9 @@ func TestSitesTableSaysWhichSitesWaitOnRobotsTxt(t *testing.T) {
 			t.Fatalf("width %d: no ROBOTS column:\n%s", c.width, strings.Join(lines, "\n"))
 		}
 		at = len([]rune(string(head)[:at]))
+		if w := c.width - at - 1; w != c.colW { // the pane's last cell is blank
+			t.Errorf("width %d: the ROBOTS column is %d cells wide, want %d:\n%s", c.width, w, c.colW, strings.Join(lines, "\n"))
+		}
 		for i, want := range c.cells {
 			row := []rune(lines[4+i])
 			if under := string(row[at:]); !strings.HasPrefix(under, want) {
