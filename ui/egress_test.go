@@ -244,6 +244,10 @@ func TestEgressCommands(t *testing.T) {
 		{line: "enable host news-57.sandbox.test", calls: []string{"SetHostDisabled(news-57.sandbox.test,false)"},
 			show: []string{"host news-57.sandbox.test enabled", "disabled now 2"}},
 		{line: "disable host http://x", errText: `"http://x" is not a host name`},
+		// A host typed wrong is refused and nothing is sent: a disable of a host the
+		// crawl does not have, an enable of one that is not disabled.
+		{line: "disable host nosuch.example", show: []string{"no host nosuch.example in the crawl"}},
+		{line: "enable host blog-02.sandbox.test", show: []string{"host blog-02.sandbox.test is not disabled (disabled: "}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.line, func(t *testing.T) {

@@ -102,14 +102,23 @@ func cmpOr(a, b error) error {
 // SetHostDisabled is x: on the host_disable_list the host's queued URLs are set
 // aside (deferred, never dropped) until it expires or is taken off.
 func SetHostDisabled(c *pane.Common, host string, disabled bool) tea.Cmd {
-	if disabled {
-		return c.Control("disable host "+host, "host "+host+" disabled: its URLs are deferred", func(ctrl control.Control) error {
-			return ctrl.SetHostDisabled(host, true)
-		})
+	return setHostDisabled(c, host, disabled, nil)
+}
+
+// setHostDisabled is SetHostDisabled after check, run first in the Cmd (nil: none).
+func setHostDisabled(c *pane.Common, host string, disabled bool, check func(control.Control) error) tea.Cmd {
+	do := func(ctrl control.Control) error {
+		if check != nil {
+			if err := check(ctrl); err != nil {
+				return err
+			}
+		}
+		return ctrl.SetHostDisabled(host, disabled)
 	}
-	return c.Control("enable host "+host, "host "+host+" enabled: its deferred URLs come back", func(ctrl control.Control) error {
-		return ctrl.SetHostDisabled(host, false)
-	})
+	if disabled {
+		return c.Control("disable host "+host, "host "+host+" disabled: its URLs are deferred", do)
+	}
+	return c.Control("enable host "+host, "host "+host+" enabled: its deferred URLs come back", do)
 }
 
 // ToggleDisabled is x on a host shown in the Lanes or Groups pane.

@@ -63,7 +63,24 @@ func hostDisableOp(disabled bool) func(con Console, args []string) (tea.Cmd, err
 		if host == "" || strings.ContainsAny(host, "/:@") {
 			return nil, fmt.Errorf("%q is not a host name", args[0])
 		}
-		return SetHostDisabled(con.Common(), host, disabled), nil
+		// A host typed wrong is refused, as :pause host refuses it: a disable of a
+		// host the crawl does not have held nothing and said "disabled", an enable
+		// of one not disabled said its URLs come back.
+		shown := inSnapshot(con, host)
+		rotation, off := con.Snapshot().Egress != nil, disabledHosts(con)
+		return setHostDisabled(con.Common(), host, disabled, func(ctrl control.Control) error {
+			switch {
+			case disabled:
+				return checkHost(ctrl, shown, host)
+			case rotation && !slices.Contains(off, host):
+				list := "no host is disabled"
+				if len(off) > 0 {
+					list = "disabled: " + strings.Join(off, ", ")
+				}
+				return &NotInCrawlError{fmt.Sprintf("host %s is not disabled (%s)", host, list)}
+			}
+			return nil
+		}), nil
 	}
 }
 
