@@ -131,12 +131,12 @@ func DefaultKeyMap() *KeyMap {
 		DisableHost: b([]string{"x"}, "x", "disable/enable host"),
 
 		Level:   b([]string{"v"}, "v", "min level"),
-		OpenRow: b([]string{"enter"}, "enter", "open/close row"),
+		OpenRow: b([]string{"enter"}, "enter", "open/close event"),
 
 		RevisitNow: b([]string{"n"}, "n", "revisit page now"),
 		Behind:     b([]string{"b"}, "b", "due queue / not followed"),
 
-		Sort:    b([]string{"o"}, "o", "sort by next column"),
+		Sort:    b([]string{"o"}, "o", "sort by next figure"),
 		Reverse: b([]string{"O"}, "O", "reverse sort"),
 		GroupBy: b([]string{"m"}, "m", "per host/site/egress"),
 
