@@ -212,7 +212,7 @@ func TestShowURL(t *testing.T) {
 		{"no url", []string{"--db", db}, []string{"give exactly one URL"}, ExitUsage},
 		// A URL without its scheme is a mistake in the argument, not a URL the crawl
 		// missed: the answer is the URL to give, the one the store has when it has it;
-		// a host and port was read as a scheme ("a.example" is not http or https).
+		// a URL parser reads a host and port as a scheme ("a.example").
 		{"no scheme", []string{"--db", db, "a.example/b"}, []string{`"a.example/b" has no scheme: give it as http://a.example/b` + "\n"}, ExitUsage},
 		{"host and port", []string{"--db", db, "a.example:8080/"}, []string{`"a.example:8080/" has no scheme: give it as http://a.example:8080/ (not in the store either)`}, ExitUsage},
 		{"not a url", []string{"--db", db, "news"}, []string{`"news" is not a URL a crawl stores: not an absolute URL (no scheme); give it whole`}, ExitUsage},

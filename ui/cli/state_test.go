@@ -146,7 +146,7 @@ func TestRateKeepsPoliteRates(t *testing.T) {
 
 // The first progress lines come before the engine's rate has its window: the page
 // fetched in the crawl's first second is in none of its samples, so a crawl at a
-// page every three seconds read "pages 1  0 pages/s". Until the window is full
+// page every three seconds would read "pages 1  0 pages/s". Until the window is full
 // the line gives the pages over the time since the start; then the engine's rate.
 func TestProgressRateCountsEveryPageFromTheStart(t *testing.T) {
 	start := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)

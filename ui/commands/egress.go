@@ -63,9 +63,9 @@ func hostDisableOp(disabled bool) func(con Console, args []string) (tea.Cmd, err
 		if host == "" || strings.ContainsAny(host, "/:@") {
 			return nil, fmt.Errorf("%q is not a host name", args[0])
 		}
-		// A host typed wrong is refused, as :pause host refuses it: a disable of a
-		// host the crawl does not have held nothing and said "disabled", an enable
-		// of one not disabled said its URLs come back.
+		// A host typed wrong is refused, as :pause host refuses it: disabled, a host
+		// the crawl does not have would hold nothing while the answer says it does;
+		// enabled, a host not disabled has no deferred URLs to bring back.
 		shown := inSnapshot(con, host)
 		rotation, off := con.Snapshot().Egress != nil, disabledHosts(con)
 		return setHostDisabled(con.Common(), host, disabled, func(ctrl control.Control) error {
