@@ -3,7 +3,6 @@ package master
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"time"
@@ -30,6 +29,7 @@ func (m *Runtime) Start() error {
 	// Results are kept on file: what workers fetched while the master was down is
 	// committed when it is back. Task batches need not be: a master that restarts
 	// queues again, from its store, every URL it had handed out.
+	var results jetstream.Stream
 	for _, s := range []struct {
 		name, subjects string
 		storage        jetstream.StorageType
@@ -41,6 +41,7 @@ func (m *Runtime) Start() error {
 		if err != nil {
 			return err
 		}
+		results = st // the last one: the results stream
 		// Batches a last life sent that no worker took are dropped (a NATS server
 		// that outlived the master keeps them): their URLs are in limbo until their
 		// holders claim them, and a worker that took one now would fetch it
@@ -51,18 +52,7 @@ func (m *Runtime) Start() error {
 			}
 		}
 	}
-	// Results a last life was handed and never acknowledged (it died committing
-	// them) would come again only after the consumer's AckWait, a minute: long past
-	// the grace period, their URLs queued and fetched again meanwhile. A new
-	// consumer gets every unacknowledged result at once (the stream keeps them until
-	// acknowledged).
-	if err := m.conn.JS.DeleteConsumer(ctx, m.sub.ResultStream(), "master"); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
-		return fmt.Errorf("master: reset the results consumer: %w", err)
-	}
-	cons, err := m.conn.EnsureConsumer(ctx, m.sub.ResultStream(), jetstream.ConsumerConfig{
-		Durable: "master", FilterSubject: m.sub.Results(">"), AckPolicy: jetstream.AckExplicitPolicy,
-		AckWait: time.Minute, MaxAckPending: 20000, MaxDeliver: -1,
-	})
+	cons, err := m.resultsConsumer(ctx, results)
 	if err != nil {
 		return err
 	}
