@@ -7,6 +7,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/front"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
 	"github.com/crawlconsole/crawlconsole/engine/lanes"
+	"github.com/crawlconsole/crawlconsole/engine/master/verdicts"
 	"github.com/crawlconsole/crawlconsole/store"
 )
 
@@ -37,8 +38,17 @@ func (p crawlPort) Settings() wire.Settings {
 	render.Browser = "" // a path on the master's box: the worker finds its own
 	return wire.Settings{Lanes: o.Lanes, HostRate: o.HostRate, Politeness: &o.Politeness, Cookies: &o.Cookies, Robots: o.Robots, UserAgent: o.UserAgent,
 		Fetch: o.Fetch, DNS: o.DNS, DNSServers: o.DNSServers, Rotation: o.Rotation, HeartbeatEvery: p.hb,
-		Etiquette: &o.Etiquette, Render: &render, RenderVerdicts: p.p.Verdicts.Snapshot(p.p.Store),
+		Etiquette: &o.Etiquette, Render: &render, RenderVerdicts: p.p.Verdicts.Snapshot(p.verdictsMeta()),
 		Discovery: &wire.DiscoveryLimits{Enabled: o.Discovery.Enabled, MaxDocumentBytes: o.Discovery.MaxDocumentBytes}}
+}
+
+// verdictsMeta is the store as the render verdicts book's Meta: nil with none, not
+// a nil *store.Store in a Meta, which the book would read through.
+func (p crawlPort) verdictsMeta() verdicts.Meta {
+	if p.p.Store == nil {
+		return nil
+	}
+	return p.p.Store
 }
 
 // Prepare marks a task in progress in the store as it leaves for a worker: a
@@ -61,7 +71,7 @@ func (p crawlPort) Commit(r *wire.Result, revisit bool) {
 		return
 	}
 	if r.Res != nil {
-		p.p.Verdicts.Note(p.p.Store, r.Res.Render)
+		p.p.Verdicts.Note(p.verdictsMeta(), r.Res.Render)
 	}
 	o := lanes.Outcome{Task: r.Task, Lane: r.Lane, Egress: r.Egress, Node: r.Node, Kind: r.Kind, Res: r.Res, Hops: r.Hops, At: r.At}
 	pr := front.Prior{}

@@ -4,7 +4,6 @@ package verdicts
 
 import (
 	"encoding/json"
-	"reflect"
 	"sync"
 
 	"github.com/crawlconsole/crawlconsole/engine/fetch"
@@ -12,8 +11,8 @@ import (
 )
 
 // Meta is the part of the store the book reads the last run's verdicts from; the
-// master passes its store, and the book's package links no SQLite. A nil one, or a
-// nil store in it, is none: the book starts empty.
+// master passes its store, and the book's package links no SQLite. A nil Meta is
+// none: the book starts empty.
 type Meta interface {
 	GetMeta(key string) ([]byte, error)
 }
@@ -40,7 +39,7 @@ func (b *Book) load(st Meta) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		b.m = learned.Verdicts{}
-		if noMeta(st) {
+		if st == nil {
 			return
 		}
 		if raw, err := st.GetMeta(learned.Key); err == nil {
@@ -55,17 +54,6 @@ func (b *Book) load(st Meta) {
 			}
 		}
 	})
-}
-
-// noMeta reports whether st has nothing to read: nil, or a nil pointer in the
-// interface, as a master without a store passes its *store.Store (a typed nil is
-// not == nil, and reading through it would panic).
-func noMeta(st Meta) bool {
-	if st == nil {
-		return true
-	}
-	v := reflect.ValueOf(st)
-	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
 // Note keeps the verdict a worker's render taught its section.

@@ -54,7 +54,8 @@ func TestBookStartsFromTheLastRunAndStaysBounded(t *testing.T) {
 }
 
 // TestBookWithoutAStoreStartsEmpty: a book with no store (nothing kept)
-// snapshots as nil, which a join reply leaves out.
+// snapshots as nil, which a join reply leaves out, and keeps what the workers
+// teach it.
 func TestBookWithoutAStoreStartsEmpty(t *testing.T) {
 	var b Book
 	if got := b.Snapshot(nil); got != nil {
@@ -65,33 +66,8 @@ func TestBookWithoutAStoreStartsEmpty(t *testing.T) {
 	if got := b.Snapshot(nil); got != nil {
 		t.Fatalf("after renders that taught nothing, book = %v, want nil", got)
 	}
-}
-
-// storeMeta reads through a pointer, as a *store.Store does: a nil one panics.
-type storeMeta struct{ m meta }
-
-func (s *storeMeta) GetMeta(key string) ([]byte, error) { return s.m.GetMeta(key) }
-
-// TestABookWithANilStoreStartsEmpty: a master built without a store passes a nil
-// *store.Store as the book's Meta; the book starts empty and keeps what the
-// workers teach it, as with no Meta at all.
-func TestABookWithANilStoreStartsEmpty(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		st   Meta
-	}{
-		{"no Meta", nil},
-		{"a nil store", (*storeMeta)(nil)},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var b Book
-			if got := b.Snapshot(tc.st); got != nil {
-				t.Fatalf("the book's first snapshot = %v, want none", got)
-			}
-			b.Note(tc.st, &fetch.Rendering{Section: "shop.test/app", Dynamic: true})
-			if got := b.Snapshot(tc.st); !got["shop.test/app"] || len(got) != 1 {
-				t.Fatalf("the book after a worker's render = %v, want shop.test/app: true", got)
-			}
-		})
+	b.Note(nil, &fetch.Rendering{Section: "shop.test/app", Dynamic: true})
+	if got := b.Snapshot(nil); !got["shop.test/app"] || len(got) != 1 {
+		t.Fatalf("the book after a worker's render = %v, want shop.test/app: true", got)
 	}
 }
