@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -152,6 +153,9 @@ type Rotation struct {
 	rotations int64
 	disables  int64
 	listVer   int64 // bumped on every change of the disable list (persistence)
+	// listed is len(disabled), read without mu: every request's hold check
+	// (Listed) skips the lock while no host is on the list, the usual case.
+	listed atomic.Int32
 }
 
 // NewRotation starts a node: it takes its initial list from master and starts on the
@@ -327,6 +331,7 @@ func (r *Rotation) BeginRound(now time.Time) []string {
 			removed = append(removed, h)
 			delete(r.disabled, h)
 			r.listVer++
+			r.listed.Store(int32(len(r.disabled)))
 		}
 	}
 	for k, b := range r.bans {
@@ -357,6 +362,7 @@ func (r *Rotation) Enable(host string) {
 	if _, ok := r.disabled[host]; ok {
 		delete(r.disabled, host)
 		r.listVer++
+		r.listed.Store(int32(len(r.disabled)))
 	}
 	for k := range r.bans {
 		if k.host == host {
@@ -420,6 +426,7 @@ func (r *Rotation) RestoreDisabled(list []DisabledHost) {
 		r.disabled[d.Host] = disabledHost{since: d.Since, until: d.Until, why: d.Why}
 	}
 	r.listVer++
+	r.listed.Store(int32(len(r.disabled)))
 }
 
 // disabledVersion changes whenever the host_disable_list does.
@@ -515,6 +522,7 @@ func (r *Rotation) disable(host string, now, until time.Time) {
 	r.disabled[host] = disabledHost{since: now, until: until}
 	r.disables++
 	r.listVer++
+	r.listed.Store(int32(len(r.disabled)))
 }
 
 // Serves reports whether egress is on the node's list and may serve host now: no
@@ -526,6 +534,10 @@ func (r *Rotation) Serves(egress, host string) bool {
 	s := r.slot(egress)
 	return s != nil && r.usable(s, host, r.cfg.Now())
 }
+
+// Listed reports whether any host is on the host_disable_list, expired or not:
+// false means DisabledUntil is false for every host, without taking the lock.
+func (r *Rotation) Listed() bool { return r.listed.Load() > 0 }
 
 // DisabledUntil reports whether host is on the host_disable_list now, and until when.
 func (r *Rotation) DisabledUntil(host string) (time.Time, bool) {

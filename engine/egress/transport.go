@@ -39,6 +39,12 @@ type TransportConfig struct {
 	MaxIdleConnsPerHost int
 	// TLSClientConfig is cloned for target TLS. Default: Go's defaults.
 	TLSClientConfig *tls.Config
+	// Refuse, when set, judges every attempt at a request before its name is
+	// looked up or a connection taken: net/http asks the transport's Proxy func
+	// before each attempt, a redirect's hop and a request it sends again by
+	// itself on a new connection included. An error stops the attempt unsent
+	// (the operator's holds: a held host gets no request of any kind). nil: none.
+	Refuse func(req *http.Request) error
 }
 
 func (c TransportConfig) withDefaults() TransportConfig {
@@ -204,6 +210,11 @@ func (e *Egress) newTransport(c TransportConfig) *http.Transport {
 			proxyURL.User = url.UserPassword(e.spec.User, e.spec.Secret.Reveal())
 		}
 		t.Proxy = func(req *http.Request) (*url.URL, error) {
+			if c.Refuse != nil {
+				if err := c.Refuse(req); err != nil {
+					return nil, err // before the guard's lookup of the name
+				}
+			}
 			if req.URL.Scheme != "http" {
 				return nil, nil
 			}
@@ -214,6 +225,12 @@ func (e *Egress) newTransport(c TransportConfig) *http.Transport {
 		}
 		t.DialContext = d.dialProxy
 		t.DialTLSContext = d.dialCONNECTTLS
+	}
+	if t.Proxy == nil && c.Refuse != nil {
+		// A Proxy func that names no proxy keeps the transport's keep-alive pool
+		// as it is (colly's SetProxyFunc would turn keep-alive off).
+		refuse := c.Refuse
+		t.Proxy = func(req *http.Request) (*url.URL, error) { return nil, refuse(req) }
 	}
 	return t
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -189,7 +190,8 @@ type exchange struct {
 }
 
 // New returns a Fetcher. tr is the egress's keep-alive transport (M3 builds one per
-// egress: bind, HTTP or SOCKS5 proxy); nil builds a direct one dialling through d. d
+// egress: bind, HTTP or SOCKS5 proxy, each refusing held hosts with HeldRefusal);
+// nil builds a direct one dialling through d, refusing them too. d
 // also checks cross-host redirect targets against the SSRF guard. ctx bounds every
 // request (engine stop).
 func New(ctx context.Context, cfg Config, d *Dialer, tr *http.Transport) *Fetcher {
@@ -207,6 +209,9 @@ func New(ctx context.Context, cfg Config, d *Dialer, tr *http.Transport) *Fetche
 			ForceAttemptHTTP2:      true,
 			MaxResponseHeaderBytes: egress.MaxResponseHeaderBytes,
 			ReadBufferSize:         egress.ReadBufferSize,
+		}
+		if refuse := HeldRefusal(cfg.Held); refuse != nil {
+			tr.Proxy = func(req *http.Request) (*url.URL, error) { return nil, refuse(req) }
 		}
 	}
 	// Build the collector by hand: colly.NewCollector lets COLLY_* environment

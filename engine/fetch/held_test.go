@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/crawlconsole/crawlconsole/engine/egress"
 )
 
 // TestASameHostRedirectHopToAHostHeldDuringItsPauseIsNotSent: a same-host redirect
@@ -117,5 +119,52 @@ func TestARedirectToAHeldHostDoesNotLookItsNameUp(t *testing.T) {
 	defer res.mu.Unlock()
 	if n := res.names["held.test"]; n > 0 {
 		t.Fatalf("held.test, held by the operator, had its name looked up %d times for a redirect to it", n)
+	}
+}
+
+// TestAResendToAHostHeldMeanwhileIsNotSent: when a kept-alive connection fails
+// after the server read a request, net/http sends the request again on a new
+// connection by itself, below every check the crawl makes before a request
+// leaves. The operator may have held the host meanwhile (the server hung up as
+// its owner asked to be left alone): the resend is then not sent, on the direct
+// transport as on an egress's, and the fetch answers a HeldError (the lane puts
+// the task back to wait for the hold's end). b going out on a's connection is
+// keep-alive at work: without it, b would be answered on a connection of its own.
+func TestAResendToAHostHeldMeanwhileIsNotSent(t *testing.T) {
+	bind, err := egress.ParseSpec("bind:127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, route := range []string{"direct", "egress"} {
+		t.Run(route, func(t *testing.T) {
+			var held atomic.Bool
+			srv := newHangUpServer(t)
+			srv.hangingUp = func() { held.Store(true) }
+			cfg := Config{UserAgent: "crawlconsole-test", ConnectTimeout: 2 * time.Second, RequestTimeout: 30 * time.Second,
+				MaxBodyBytes: 1 << 20, MaxRedirects: 3, ContentTypes: []string{"text/html"},
+				Held: func(string) bool { return held.Load() }}
+			g, err := NewGuard([]string{"127.0.0.0/8"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := &Dialer{Resolver: mapResolver{}, Guard: g, Timeout: time.Second}
+			var tr *http.Transport
+			if route == "egress" {
+				tr = egress.New(bind).Transport(egress.TransportConfig{Refuse: HeldRefusal(cfg.Held)})
+			}
+			f := New(t.Context(), cfg, d, tr)
+			t.Cleanup(f.Close)
+			base := "http://" + srv.ln.Addr().String()
+			if _, err := f.Fetch(base+"/a", nil); err != nil { // opens the connection
+				t.Fatal(err)
+			}
+			_, err = f.Fetch(base+"/b", nil) // on the kept-alive connection: read, hung up, the host held
+			if n := len(srv.times()); n != 2 {
+				t.Fatalf("the server saw %d requests, want 2 (a, then b hung up as the host was held): net/http sent b again to a held host", n)
+			}
+			if _, ok := errors.AsType[*HeldError](err); !ok {
+				t.Fatalf("fetch of b: %v; want a HeldError (the task waits for the hold's end)", err)
+			}
+		})
 	}
 }

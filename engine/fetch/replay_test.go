@@ -17,6 +17,8 @@ type hangUpServer struct {
 	ln   net.Listener
 	mu   sync.Mutex
 	seen []time.Time
+	// hangingUp, when set, runs as the server hangs up on a request it read.
+	hangingUp func()
 }
 
 func newHangUpServer(t *testing.T) *hangUpServer {
@@ -51,6 +53,9 @@ func (s *hangUpServer) serve(c net.Conn) {
 		first := len(s.seen) == 1
 		s.mu.Unlock()
 		if n == 1 && !first {
+			if s.hangingUp != nil {
+				s.hangingUp()
+			}
 			return // read it, then hang up: the client sees its reused connection fail
 		}
 		body := "<html><body>ok</body></html>"

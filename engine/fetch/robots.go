@@ -80,13 +80,33 @@ func (f *Fetcher) robotsRedirect(req *http.Request, via []*http.Request) error {
 	return f.pauseRedirect(req)
 }
 
-// HeldError is a robots.txt redirect not followed because the operator holds its
-// target's host (Config.Held): the rules are unreachable, for now, and the site's
-// URLs wait for robots.txt to be asked again.
+// HeldError is a request not sent because the operator holds its host (Config.Held):
+// a robots.txt redirect not followed (the rules are unreachable, for now, and the
+// site's URLs wait for robots.txt to be asked again), or an attempt the transport
+// refused (HeldRefusal), a page's then waiting for the hold's end.
 type HeldError struct {
 	Host string
 }
 
 func (e *HeldError) Error() string {
-	return "redirect to " + e.Host + ", a host the operator holds (paused or disabled): not followed"
+	return "not sent to " + e.Host + ": the operator holds the host (paused or disabled)"
+}
+
+// HeldRefusal is a transport's check of every attempt at a request (egress.
+// TransportConfig.Refuse; the direct transport's own): a request to a host held
+// says gets a *HeldError, unsent. net/http asks it before each attempt, so it
+// holds what no check above the client sees: a request the transport sends again
+// by itself on a new connection after a kept-alive one failed under it (the
+// server may hang up on purpose as the operator pauses its host), and a redirect
+// hop whose host was held after CheckRedirect let it go. nil for a nil held.
+func HeldRefusal(held func(host string) bool) func(req *http.Request) error {
+	if held == nil {
+		return nil
+	}
+	return func(req *http.Request) error {
+		if host := req.URL.Hostname(); held(host) {
+			return &HeldError{Host: host}
+		}
+		return nil
+	}
 }

@@ -77,6 +77,13 @@ func (r *Runner) fetchWithRetry(s *Slot, link *route.Link, t frontier.Task, hdr 
 			attempt--
 			continue
 		}
+		if _, held := errors.AsType[*fetch.HeldError](err); held {
+			// The transport did not send an attempt (net/http's own resend on a new
+			// connection, a redirect's hop) to a host held meanwhile: the task waits
+			// for the hold's end like one mayLeave kept. The gap learns nothing.
+			r.Gate.Finish(tk, Response{})
+			return r.notLeft(s, t, errHostHeld)
+		}
 		r.Gate.Finish(tk, ResponseOf(res, err)) // the host's adaptive gap learns from the answer
 		var v egress.Verdict
 		if fetch.Kind(err) != fetch.KindCanceled {

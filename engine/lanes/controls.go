@@ -119,6 +119,7 @@ func (r *Runner) AddEgress(spec string) (string, error) {
 // opens for them. Resumed, the host's tasks waiting for a lane get the free slots.
 // Mu held.
 func (r *Runner) SetHostPaused(host string, paused bool) {
+	defer func() { r.pausing.Store(int32(len(r.heldHosts))) }()
 	if paused {
 		r.heldHosts[host] = true
 		return

@@ -16,16 +16,19 @@ import (
 // robots.txt and a robots.txt redirect's hop included, on one box as on a worker
 // (whose master sets both). Mu not held.
 func (r *Runner) HostHeld(host string) bool {
-	host = strings.ToLower(host)
-	r.Mu.Lock()
-	paused := r.heldHosts[host]
-	r.Mu.Unlock()
-	if paused {
-		return true
+	if r.pausing.Load() > 0 {
+		host = strings.ToLower(host)
+		r.Mu.Lock()
+		paused := r.heldHosts[host]
+		r.Mu.Unlock()
+		if paused {
+			return true
+		}
 	}
-	if r.Pool == nil {
+	if r.Pool == nil || !r.Pool.Rotation().Listed() {
 		return false
 	}
+	host = strings.ToLower(host)
 	_, off := r.Pool.Rotation().DisabledUntil(host)
 	return off
 }

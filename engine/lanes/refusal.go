@@ -1,6 +1,7 @@
 package lanes
 
 import (
+	"errors"
 	"net/http"
 	"time"
 
@@ -45,6 +46,9 @@ func (r *Runner) judged(link *route.Link, egIdx int, t frontier.Task, hdr http.H
 	}
 	res2, err2 := link.F.Fetch(t.URL, hdr)
 	r.Gate.Release(tk)
+	if _, held := errors.AsType[*fetch.HeldError](err2); held { // the transport kept a resend or a hop: as mayLeave would
+		return nil, errHostHeld, egress.Verdict{Class: egress.SiteError, Reason: "not asked again (" + errHostHeld.Error() + ") to confirm " + v.Reason}
+	}
 	if fetch.Kind(err2) == fetch.KindCanceled {
 		return res2, err2, egress.Verdict{Class: egress.SiteError, Reason: "stopped"}
 	}

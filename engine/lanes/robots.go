@@ -46,6 +46,11 @@ func (r *Runner) robotsFor(link *route.Link, raw string, u *url.URL) (rules *rob
 		if ctx.Err() != nil {
 			return nil, ctx.Err() // stopping: not an answer from the site
 		}
+		if he, ok := errors.AsType[*fetch.HeldError](rules.Err); ok && strings.EqualFold(he.Host, host) {
+			// The site's own host, held after mayLeave let the request go (the
+			// transport refused it, or a same-host hop): as if mayLeave had.
+			return nil, errHostHeld
+		}
 		if he, ok := errors.AsType[*fetch.HeldError](rules.Err); ok && (known == nil || known.Unreachable) {
 			// Not followed: no answer about the site, so none is cached nor counted
 			// as robots.txt not answering (its retry does not grow); the site waits

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/config"
@@ -67,6 +68,9 @@ type Runner struct {
 
 	crawlDelay map[string]time.Duration // robots.txt Crawl-delay per host (guarded by Mu)
 	heldHosts  map[string]bool          // hosts the operator paused (guarded by Mu)
+	// pausing is len(heldHosts), read without Mu: HostHeld, asked before every
+	// attempt at a request, takes no lock while the operator holds nothing.
+	pausing atomic.Int32
 	// robotsBehind are the sites whose robots.txt redirected to a host the
 	// operator held, to that host (lower-case, through behind and setBehind;
 	// guarded by Mu): they wait with it.

@@ -98,6 +98,7 @@ func (r *Runner) SetupEgress(s EgressSetup) error {
 			Guard:                 func(a netip.Addr) error { return s.Guard.Check("", a) },
 			DialTimeout:           r.Opts.Fetch.ConnectTimeout,
 			ResponseHeaderTimeout: r.Opts.Fetch.Timeout,
+			Refuse:                fetch.HeldRefusal(s.Fetch.Held), // each attempt, net/http's own resends included
 		},
 	})
 	if err != nil {
