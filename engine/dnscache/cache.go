@@ -126,7 +126,7 @@ func (c *Cache) LookupAddrs(ctx context.Context, host string) ([]netip.Addr, err
 	r := c.lookupLocked(name, host, now)
 	c.mu.Unlock()
 
-	if r.refresh && (c.opts.StillNeeded == nil || c.opts.StillNeeded(name)) {
+	if r.refresh && (c.opts.StillNeeded == nil || c.opts.StillNeeded(name)) && !c.held(name) {
 		// Refresh-ahead on access: the fetch path shows the host is in use now.
 		c.enqueue([]string{name})
 	}

@@ -83,6 +83,13 @@ type Options struct {
 	// Near-expiry entries are refreshed only for hosts it accepts. Nil: no refresh-ahead
 	// by the sweep, refresh-ahead on access only.
 	StillNeeded func(host string) bool
+	// Held reports whether the operator holds a host (paused, disabled): it gets
+	// no request of any kind, a DNS query included, so its name is neither
+	// prefetched nor refreshed ahead while held; the engine queues it again as
+	// the hold ends (Prefetch). A lookup on the fetch path is answered as ever
+	// (no lane asks for a held host). Like StillNeeded, never called under the
+	// cache's lock. Nil: no host is held.
+	Held func(host string) bool
 	// Now is the clock for TTLs, expiry and last access (tests inject a fake one).
 	// Latencies (resolve time, fetch-path wait) are always measured on the real clock.
 	Now func() time.Time

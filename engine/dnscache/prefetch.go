@@ -89,7 +89,7 @@ func (c *Cache) Prefetch(hosts ...string) {
 		if _, ok := c.hosts.lookup(h, false); ok {
 			continue
 		}
-		if name, err := canonicalName(h); err == nil {
+		if name, err := canonicalName(h); err == nil && !c.held(name) {
 			names = append(names, name)
 		}
 	}
@@ -221,6 +221,20 @@ func (c *Cache) prefetchWorker(delay time.Duration) {
 			c.mu.Unlock()
 			return
 		}
+		if c.opts.Held != nil {
+			// Held since it was queued: dropped, not asked (Options.Held). The
+			// engine's code runs off the lock.
+			c.mu.Unlock()
+			if c.held(name) {
+				continue
+			}
+			c.mu.Lock()
+			if c.closed {
+				q.workers--
+				c.mu.Unlock()
+				return
+			}
+		}
 		var fl *flight
 		if c.flights[name] == nil && c.needLocked(name, c.opts.Now()).now {
 			// A flight started by the fetch path already does the job; otherwise this
@@ -240,6 +254,9 @@ func (c *Cache) prefetchWorker(delay time.Duration) {
 		c.mu.Unlock()
 	}
 }
+
+// held reports whether the operator holds name (Options.Held). Not under c.mu.
+func (c *Cache) held(name string) bool { return c.opts.Held != nil && c.opts.Held(name) }
 
 // sweepDue reports whether SweepEvery has passed since the last sweep (Options clock).
 func (c *Cache) sweepDue(now time.Time) bool {
@@ -311,7 +328,7 @@ func (c *Cache) maintain(now time.Time) {
 	// StillNeeded is the engine's code: never call it under the cache lock.
 	needed := near[:0]
 	for _, host := range near {
-		if o.StillNeeded(host) {
+		if o.StillNeeded(host) && !c.held(host) {
 			needed = append(needed, host)
 		}
 	}

@@ -56,6 +56,9 @@ func (c *Crew) pauseHost(host string, paused bool, note string) error {
 	c.Run.SetHostPaused(host, paused)
 	if !paused {
 		c.crawl.Wake()
+		if c.DNS != nil && c.parts.Opts.DNS.Prefetch && c.Run.Board != nil && c.Run.Board.Holds(host) {
+			c.prefetch.Add(host) // not asked while paused (dnscache.Options.Held): due again for its lanes
+		}
 	}
 	c.parts.Mu.Unlock()
 	c.crawl.Logf(view.LevelInfo, 0, host, "host %s %s by operator%s", host, onOff[paused], note)

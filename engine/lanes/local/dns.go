@@ -22,10 +22,11 @@ type Meta interface {
 
 // NewResolver builds the resolver of every egress (M5): the DNS cache in front of
 // servers, under the dns options. stillNeeded says whether a host still has URLs
-// waiting, so entries near expiry are refreshed only when they will be used. meta,
+// waiting, so entries near expiry are refreshed only when they will be used; held,
+// whether the operator holds it, so its name gets no query meanwhile. meta,
 // when not nil, warms the cache with what the last run left there (a worker keeps
 // nothing between runs and passes nil).
-func NewResolver(d config.DNSOptions, servers []string, stillNeeded func(host string) bool, now func() time.Time, meta Meta) (*dnscache.Cache, error) {
+func NewResolver(d config.DNSOptions, servers []string, stillNeeded, held func(host string) bool, now func() time.Time, meta Meta) (*dnscache.Cache, error) {
 	o := dnscache.DefaultOptions()
 	o.Servers = servers
 	if d.MinTTL > 0 {
@@ -43,7 +44,7 @@ func NewResolver(d config.DNSOptions, servers []string, stillNeeded func(host st
 	if d.Timeout > 0 {
 		o.Timeout = d.Timeout
 	}
-	o.StillNeeded = stillNeeded
+	o.StillNeeded, o.Held = stillNeeded, held
 	o.Now = now
 	c, err := dnscache.New(o)
 	if err != nil {

@@ -38,7 +38,7 @@ func (c *Crew) Equip(supply *Supply, kept *store.Store) error {
 			meta = kept
 		}
 		var err error
-		if c.DNS, err = NewResolver(o.DNS, o.DNSServers, c.Run.Holds, o.Now, meta); err != nil {
+		if c.DNS, err = NewResolver(o.DNS, o.DNSServers, c.Run.Holds, c.Run.HostHeld, o.Now, meta); err != nil {
 			return err
 		}
 		resolver = c.DNS
