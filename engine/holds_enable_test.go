@@ -128,6 +128,22 @@ func TestEnablingAHostBringsBackTheSitesBehindIt(t *testing.T) {
 	}
 }
 
+// startRestartable starts the crawl setup makes on one box (with an egress: the
+// host_disable_list is the egress rotation's) or on a master with worker w1
+// (clustered), and says its database and how to start it again on it.
+func startRestartable(t *testing.T, clustered bool, setup func(*config.Options, *sandbox.Sandbox)) (e *engine.Engine, db string, restart func() *engine.Engine) {
+	if clustered {
+		c := startClusterWith(t, redirectsWeb(), 300*time.Millisecond, setup)
+		c.worker("w1", "127.0.0.2")
+		return c.master, c.opts.DB, func() *engine.Engine { c.opts.Seeds = nil; c.startMaster(); return c.master }
+	}
+	sb := enginetest.StartSandbox(t, redirectsWeb())
+	o := enginetest.PoliteOptions(sb, filepath.Join(t.TempDir(), "crawl.db"))
+	setup(&o, sb)
+	o.Egress = []string{"bind:127.0.0.1"}
+	return enginetest.Start(t, o), o.DB, func() *engine.Engine { return enginetest.Start(t, o) }
+}
+
 // TestEnablingAHostAfterARestartBringsBackTheSitesBehindIt: B disabled, A's page
 // deferred behind it, the crawl (or the master, its worker running on) stops and
 // starts again on its database, which keeps B's disable. A's wait is not kept, as
@@ -144,27 +160,13 @@ func TestEnablingAHostAfterARestartBringsBackTheSitesBehindIt(t *testing.T) {
 			var x behindHeld
 			setup := func(o *config.Options, sb *sandbox.Sandbox) {
 				x.setup(t, o, sb)
-				// B's entry seeded (deferred, B disabled): the store has a URL of B,
-				// so the restart holds B's disable again (a hold on a host the store
-				// has no URL of is dropped, with a warning).
+				// B's entry seeded (deferred, B disabled): the store has URLs of
+				// both hosts deferred across the restart
+				// (TestAHoldOnAHostTheStoreHasNoURLOfSurvivesARestart holds B
+				// without one).
 				o.Seeds = append(o.Seeds, x.h.others[1].Entry)
 			}
-			var e *engine.Engine
-			var db string
-			var restart func() *engine.Engine
-			if clustered {
-				c := startClusterWith(t, redirectsWeb(), 300*time.Millisecond, setup)
-				c.worker("w1", "127.0.0.2")
-				e, db = c.master, c.opts.DB
-				restart = func() *engine.Engine { c.opts.Seeds = nil; c.startMaster(); return c.master }
-			} else {
-				sb := enginetest.StartSandbox(t, redirectsWeb())
-				o := enginetest.PoliteOptions(sb, filepath.Join(t.TempDir(), "crawl.db"))
-				setup(&o, sb)
-				o.Egress = []string{"bind:127.0.0.1"} // the host_disable_list is the egress rotation's
-				e, db = enginetest.Start(t, o), o.DB
-				restart = func() *engine.Engine { return enginetest.Start(t, o) }
-			}
+			e, db, restart := startRestartable(t, clustered, setup)
 			if err := x.hold(e, false, true); err != nil {
 				t.Fatal(err)
 			}
@@ -188,6 +190,63 @@ func TestEnablingAHostAfterARestartBringsBackTheSitesBehindIt(t *testing.T) {
 			}
 			enginetest.WaitFor(t, "A's page fetched once "+x.b+" is enabled after the restart", func() bool { return x.asked(since) > 0 })
 			enginetest.WaitSnapshot(t, e, "A's row waiting on nothing", func(s view.Snapshot) bool { return x.waits(s) == "" })
+		})
+	}
+}
+
+// TestAHoldOnAHostTheStoreHasNoURLOfSurvivesARestart: B, held, is only where A's
+// robots.txt redirects (a CDN, say): the store has no URL of B. The crawl (or the
+// master, its worker running on) stops and starts again on its database: B is
+// still held, so A's robots.txt, asked again at the start, is not followed to B,
+// and B gets no request of any kind until the operator lifts the hold; then A's
+// robots.txt is followed to B and A's page fetched.
+func TestAHoldOnAHostTheStoreHasNoURLOfSurvivesARestart(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name      string
+		clustered bool
+		paused    bool // B paused, not disabled
+	}{
+		{"one box paused", false, true},
+		{"master paused", true, true},
+		{"master disabled", true, false}, // one box's egress rotation keeps its host_disable_list itself
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			var x behindHeld
+			setup := func(o *config.Options, sb *sandbox.Sandbox) { x.setup(t, o, sb) }
+			e, _, restart := startRestartable(t, c.clustered, setup)
+			if err := x.hold(e, c.paused, true); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.Steer(steer.Change{Op: steer.SiteAdd, Kind: config.SiteNews, URL: x.site}); err != nil {
+				t.Fatal(err)
+			}
+			want := x.heldWaits()
+			enginetest.WaitSnapshot(t, e, "A's row saying "+want, func(s view.Snapshot) bool { return x.waits(s) == want })
+			if err := e.Close(); err != nil {
+				t.Fatal(err)
+			}
+			since := time.Now()
+			e = restart()
+			// A asks its robots.txt again at the start: it waits behind B anew, or
+			// (B's hold lost) its redirect is followed to B.
+			enginetest.WaitSnapshot(t, e, "after the restart, A's row saying "+want+", or a request to "+x.b, func(s view.Snapshot) bool {
+				return x.waits(s) == want || x.h.requested(x.b, "", since) > 0
+			})
+			if n := x.h.requested(x.b, "", since); n > 0 {
+				t.Fatalf("%s, held before the restart and known only as where A's robots.txt redirects, got %d requests after it", x.b, n)
+			}
+			if x.asked(since) > 0 {
+				t.Fatalf("A's page was requested after the restart while its robots.txt leads to the held %s", x.b)
+			}
+			if err := x.hold(e, c.paused, false); err != nil {
+				t.Fatal(err)
+			}
+			enginetest.WaitFor(t, "A's page fetched once "+x.b+"'s hold ends", func() bool { return x.asked(since) > 0 })
+			if x.h.requested(x.b, "/robots.txt", since) == 0 {
+				t.Fatalf("A's page was fetched without its robots.txt's redirect to %s followed", x.b)
+			}
 		})
 	}
 }

@@ -210,7 +210,7 @@ func (e *Engine) SetHostDisabled(host string, disabled bool) error {
 // store's last run (package holds), before the first task is handed out.
 func (e *Engine) restoreHolds() {
 	e.holds = holds.New(e.st)
-	e.held = e.holds.Restore(holds.Controls{KnowsHost: e.KnowsHost, DisableFor: e.crew.DisableHostKept,
+	e.held = e.holds.Restore(holds.Controls{DisableFor: e.crew.DisableHostKept,
 		PauseHost: func(h string) error { return e.pauseHost(h, true, e.crew.PauseHostKept(h)) },
 		Warn:      func(msg string) { e.logf(view.LevelWarn, 0, "", "%s", msg) }}, e.now())
 }

@@ -121,10 +121,8 @@ func (b *Book) save() {
 }
 
 // Controls are what Restore sets the holds again through: the crawl's own
-// controls (a master's reach the workers joining), and whether the store knows a
-// host.
+// controls (a master's reach the workers joining).
 type Controls struct {
-	KnowsHost  func(host string) (bool, error)
 	PauseHost  func(host string) error
 	DisableFor func(host string, d time.Duration) error
 	Warn       func(msg string)
@@ -149,9 +147,11 @@ func (r Restored) Note() string {
 
 // Restore reads the holds an earlier run kept and sets them again through c, before
 // the crawl hands out its first task. A disable whose end passed while the process
-// was down is not restored: its deferred URLs are due. A document that cannot be
-// read, or a host the store does not know, is a warning naming the key; the crawl
-// goes on without that hold (nothing crawled is lost).
+// was down is not restored: its deferred URLs are due. A hold is restored whether or
+// not the store has a URL of its host: the host a site's robots.txt redirects to
+// (a CDN, say) often has none, and its hold is what keeps the site's robots.txt
+// requests off it. A document that cannot be read is a warning naming the key; the
+// crawl goes on without the holds (nothing crawled is lost).
 func (b *Book) Restore(c Controls, now time.Time) Restored {
 	var r Restored
 	if b == nil || b.st == nil {
@@ -171,20 +171,6 @@ func (b *Book) Restore(c Controls, now time.Time) Restored {
 		c.Warn(fmt.Sprintf("the operator's host holds kept in the store (meta key %s) cannot be read (%v): no host is held paused or disabled from the last run; pause or disable them again", MetaKey, err))
 		return r
 	}
-	// known says whether host is held again; unknown, that the store has no URL of
-	// it (its record goes). A failed read holds it neither now nor forgets it.
-	known := func(host string) (ok, unknown bool) {
-		ok, err := c.KnowsHost(host)
-		if err == nil && ok {
-			return true, false
-		}
-		why := "the store has no URL of it"
-		if err != nil {
-			why = err.Error() + "; kept for the next start"
-		}
-		c.Warn(fmt.Sprintf("host %s held by the operator in the store (meta key %s) is not held again: %s", host, MetaKey, why))
-		return false, err == nil
-	}
 	b.mu.Lock()
 	for _, h := range d.Paused {
 		b.paused[h] = true
@@ -196,20 +182,16 @@ func (b *Book) Restore(c Controls, now time.Time) Restored {
 	}
 	paused, disabled := slices.Sorted(maps.Keys(b.paused)), maps.Clone(b.disabled)
 	b.mu.Unlock()
-	// Set without the lock: the crawl's controls record their holds in b. A hold
-	// on a host the store does not know is dropped; one the crawl could not set
-	// (a disable on a start without egresses) stays recorded for the next start.
+	// Set without the lock: the crawl's controls record their holds in b. One the
+	// crawl could not set (a disable on a start without egresses) stays recorded
+	// for the next start.
 	for _, h := range paused {
-		if ok, unknown := known(h); unknown {
-			b.Pause(h, false)
-		} else if ok && warnErr(c, h, "paused", c.PauseHost(h)) {
+		if warnErr(c, h, "paused", c.PauseHost(h)) {
 			r.Paused++
 		}
 	}
 	for _, h := range slices.Sorted(maps.Keys(disabled)) {
-		if ok, unknown := known(h); unknown {
-			b.Disable(h, time.Time{})
-		} else if ok && warnErr(c, h, "disabled", c.DisableFor(h, disabled[h].Sub(now))) {
+		if warnErr(c, h, "disabled", c.DisableFor(h, disabled[h].Sub(now))) {
 			r.Disabled++
 		}
 	}

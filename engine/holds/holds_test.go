@@ -20,10 +20,8 @@ func (m meta) GetMeta(key string) ([]byte, error) {
 }
 func (m meta) SetMeta(key string, v []byte) { m[key] = v }
 
-// crawl records what Restore set again and what it warned; its store knows the
-// hosts in known.
+// crawl records what Restore set again and what it warned.
 type crawl struct {
-	known    map[string]bool
 	paused   []string
 	disabled map[string]time.Duration
 	warns    []string
@@ -32,7 +30,6 @@ type crawl struct {
 
 func (c *crawl) controls() Controls {
 	return Controls{
-		KnowsHost: func(h string) (bool, error) { return c.known[h], nil },
 		PauseHost: func(h string) error {
 			c.paused = append(c.paused, h)
 			c.b.Pause(h, true) // as the engine's control does
@@ -66,7 +63,7 @@ func TestHoldsComeBackAfterARestart(t *testing.T) {
 	b.Disable("back.test", time.Time{})
 
 	later := now.Add(10 * time.Minute)
-	c := &crawl{known: map[string]bool{"a.test": true, "b.test": true, "over.test": true}, b: New(st)}
+	c := &crawl{b: New(st)}
 	r := c.b.Restore(c.controls(), later)
 	if r != (Restored{Paused: 1, Disabled: 1}) {
 		t.Errorf("restored %+v, want 1 paused and 1 disabled", r)
@@ -88,13 +85,13 @@ func TestHoldsComeBackAfterARestart(t *testing.T) {
 	}
 }
 
-// TestUnreadableOrUnknownHoldsWarnAndTheCrawlGoesOn: a document that cannot be
-// read, or a hold on a host the store does not know, is a warning naming the meta
-// key; the other holds are set again.
-func TestUnreadableOrUnknownHoldsWarnAndTheCrawlGoesOn(t *testing.T) {
+// TestUnreadableHoldsWarnAndTheCrawlGoesOn: a document that cannot be read is a
+// warning naming the meta key, and the crawl goes on holding nothing; a hold the
+// start cannot set is a warning, and kept for the next start.
+func TestUnreadableHoldsWarnAndTheCrawlGoesOn(t *testing.T) {
 	now := time.Now()
 	for _, raw := range []string{"{not json", `{"v":99,"paused":["a.test"]}`} {
-		c := &crawl{known: map[string]bool{"a.test": true}}
+		c := &crawl{}
 		c.b = New(meta{MetaKey: []byte(raw)})
 		if r := c.b.Restore(c.controls(), now); r != (Restored{}) || len(c.paused) > 0 {
 			t.Errorf("%s: restored %+v (%v)", raw, r, c.paused)
@@ -103,25 +100,11 @@ func TestUnreadableOrUnknownHoldsWarnAndTheCrawlGoesOn(t *testing.T) {
 			t.Errorf("%s: warnings %q, want one naming %s", raw, c.warns, MetaKey)
 		}
 	}
-	st := meta{}
-	b := New(st)
-	b.Pause("a.test", true)
-	b.Pause("unknown.test", true)
-	c := &crawl{known: map[string]bool{"a.test": true}, b: New(st)}
-	if r := c.b.Restore(c.controls(), now); r != (Restored{Paused: 1}) {
-		t.Errorf("restored %+v, want a.test paused", r)
-	}
-	if len(c.warns) != 1 || !strings.Contains(c.warns[0], "unknown.test") || !strings.Contains(c.warns[0], MetaKey) {
-		t.Errorf("warnings %q, want one naming unknown.test and %s", c.warns, MetaKey)
-	}
-	if strings.Contains(string(st[MetaKey]), "unknown.test") {
-		t.Errorf("the hold on an unknown host is kept: %s", st[MetaKey])
-	}
 	// A disable this start cannot set (no egress rotation): a warning, and the
 	// record is kept for the next start.
-	st = meta{}
+	st := meta{}
 	New(st).Disable("a.test", now.Add(time.Hour))
-	c = &crawl{known: map[string]bool{"a.test": true}, b: New(st)}
+	c := &crawl{b: New(st)}
 	ctl := c.controls()
 	ctl.DisableFor = func(string, time.Duration) error { return errors.New("no egress rotation") }
 	if r := c.b.Restore(ctl, now); r != (Restored{}) {
@@ -132,22 +115,6 @@ func TestUnreadableOrUnknownHoldsWarnAndTheCrawlGoesOn(t *testing.T) {
 	}
 	if !strings.Contains(string(st[MetaKey]), "a.test") {
 		t.Errorf("a disable the start could not set is dropped: %s", st[MetaKey])
-	}
-	// A store that fails to say whether it knows the host: not held now, a
-	// warning, and the record kept for the next start.
-	st = meta{}
-	New(st).Pause("a.test", true)
-	c = &crawl{b: New(st)}
-	ctl = c.controls()
-	ctl.KnowsHost = func(string) (bool, error) { return false, errors.New("database is locked") }
-	if r := c.b.Restore(ctl, now); r != (Restored{}) {
-		t.Errorf("restored %+v, want none", r)
-	}
-	if len(c.warns) != 1 || !strings.Contains(c.warns[0], "database is locked") {
-		t.Errorf("warnings %q, want one naming the read's error", c.warns)
-	}
-	if !strings.Contains(string(st[MetaKey]), "a.test") {
-		t.Errorf("a hold whose host the store failed to look up is dropped: %s", st[MetaKey])
 	}
 	c = &crawl{b: New(meta{})}
 	if r := c.b.Restore(c.controls(), now); r != (Restored{}) || len(c.warns) > 0 {
