@@ -155,3 +155,38 @@ func TestADeferralOfAHandOutAfterTheEnableStays(t *testing.T) {
 		t.Fatalf("%s, handed out after the enable and deferred for 2h, is due again in %v", task.URL, d)
 	}
 }
+
+// TestTheMasterKeepsOnlyTheDeferralsStillWaiting: a URL a worker deferred for its
+// host's disable is filed for the operator's enable to bring back at once. One
+// whose disable ran out by itself (rotation.disable_for), no enable made, came
+// back already: it is forgotten as more deferrals come in, so a long crawl's
+// master keeps the deferrals still waiting, not every one it was told of.
+func TestTheMasterKeepsOnlyTheDeferralsStillWaiting(t *testing.T) {
+	t.Parallel()
+	r, _ := newDeferRig(t)
+	first := r.handOutOne(t).Tasks[0]
+	r.reportDeferred(t, first)           // for the disable's 2 hours
+	r.c.now = r.c.now.Add(3 * time.Hour) // the disable ran out: the URL is due by itself
+	r.c.Lock()
+	r.m.book.Add(frontier.Task{URL: "http://www.a.test/2", Host: "www.a.test"})
+	r.c.Unlock()
+	r.dispatch()
+	var second frontier.Task
+	for _, b := range r.stored(t, "w1") {
+		for _, task := range b.Tasks {
+			if task.URL == "http://www.a.test/2" {
+				second = task
+			}
+		}
+	}
+	if second.URL == "" {
+		t.Fatal("the second URL was not handed out")
+	}
+	r.reportDeferred(t, second) // the host disabled again
+	r.c.Lock()
+	n := r.m.deferred.Len()
+	r.c.Unlock()
+	if n != 1 {
+		t.Fatalf("the master keeps %d URLs for www.a.test's enable, want 1: the one deferred 3 hours ago for 2 came back by itself", n)
+	}
+}

@@ -484,10 +484,7 @@ func (m *Runtime) onDeferral(msg jetstream.Msg) {
 	enabled := func() bool { l, ok := m.enabled[host]; return ok && d.Task.Lease <= l }
 	back := d.Kind == "" && enabled()
 	if d.Kind == "" && !back {
-		if m.deferred == nil {
-			m.deferred = map[string][]string{}
-		}
-		m.deferred[host] = append(m.deferred[host], d.Task.URL)
+		m.deferred.Add(host, d.Task.URL, d.Until, m.crawl.Now())
 	}
 	m.crawl.Unlock()
 	m.crawl.Defer(d.Task.URL, d.Until, d.Kind, d.Behind)

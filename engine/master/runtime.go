@@ -14,6 +14,7 @@ import (
 	"github.com/crawlconsole/crawlconsole/engine/config"
 	"github.com/crawlconsole/crawlconsole/engine/egress"
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/holds"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 	"github.com/crawlconsole/crawlconsole/store"
 )
@@ -120,9 +121,9 @@ type Runtime struct {
 	// sends counts the batches being published (dispatch does not wait for them).
 	sends sync.WaitGroup
 	// deferred are this run's URLs the workers deferred with no kind (a host
-	// disabled, or asking to wait), by host: enabled again, its URLs come back at
-	// once, as on one box. Guarded by the crawl's lock.
-	deferred map[string][]string
+	// disabled, or asking to wait), by host, until their deferral's end: enabled
+	// again, its URLs come back at once, as on one box. Guarded by the crawl's lock.
+	deferred holds.Waiting
 	// enabled is, by host, the last lease handed out when the operator last enabled
 	// or resumed it (released): a hand-out up to it deferred was deferred for what
 	// that ended, its report still on its way then. Guarded by the crawl's lock.
@@ -281,8 +282,7 @@ func (m *Runtime) released(host string, lifted bool) {
 		m.enabled = map[string]uint64{}
 	}
 	m.enabled[host] = m.book.lease
-	urls := m.deferred[host]
-	delete(m.deferred, host)
+	urls := m.deferred.Take(host)
 	m.crawl.Unlock()
 	m.crawl.Undefer(urls)
 }

@@ -11,19 +11,19 @@ import (
 // Defer sets a task aside until a time (M3: a disabled host; a page budget). The
 // write happens in FlushDeferred, outside Mu. Mu held.
 func (c *Crew) Defer(t frontier.Task, until time.Time) {
-	c.deferred.Add(lanes.Deferred{Task: t, Until: until})
+	c.deferred.Add(lanes.Deferred{Task: t, Until: until}, c.crawl.Now())
 }
 
 // DeferAs is Defer for a URL counted under kind while set aside (an unreachable
 // robots.txt): the deferral carries it to a master. Mu held.
 func (c *Crew) DeferAs(t frontier.Task, until time.Time, kind string) {
-	c.deferred.Add(lanes.Deferred{Task: t, Until: until, Kind: kind})
+	c.deferred.Add(lanes.Deferred{Task: t, Until: until, Kind: kind}, c.crawl.Now())
 }
 
 // DeferBehind is Defer for a task whose site's robots.txt redirects to held, a
 // host the operator holds: enabling held brings it back with held's own. Mu held.
 func (c *Crew) DeferBehind(t frontier.Task, until time.Time, held string) {
-	c.deferred.Add(lanes.Deferred{Task: t, Until: until, Behind: held})
+	c.deferred.Add(lanes.Deferred{Task: t, Until: until, Behind: held}, c.crawl.Now())
 }
 
 // FlushDeferred writes pending deferrals to the front, and ends the tasks

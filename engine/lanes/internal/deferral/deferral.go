@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/crawlconsole/crawlconsole/engine/frontier"
+	"github.com/crawlconsole/crawlconsole/engine/holds"
 )
 
 // Deferrals are the tasks set aside until a time (M3: a disabled host, an
@@ -15,7 +16,7 @@ import (
 // happens where a task leaves the board, and the write, in Take's caller, outside it.
 type Deferrals struct {
 	list   []Deferred
-	byHost map[string][]string
+	byHost holds.Waiting
 }
 
 // Deferred is one task set aside until a time.
@@ -33,17 +34,14 @@ type Deferred struct {
 }
 
 // Add sets x.Task aside until x.Until, filed under the host it waits for (Behind,
-// else its own).
-func (d *Deferrals) Add(x Deferred) {
+// else its own) until then; now forgets those whose end passed.
+func (d *Deferrals) Add(x Deferred, now time.Time) {
 	d.list = append(d.list, x)
-	if d.byHost == nil {
-		d.byHost = map[string][]string{}
-	}
 	host := x.Task.Host
 	if x.Behind != "" {
 		host = x.Behind
 	}
-	d.byHost[host] = append(d.byHost[host], x.Task.URL)
+	d.byHost.Add(host, x.Task.URL, x.Until, now)
 }
 
 // Take returns the deferrals not yet written, and forgets them.
@@ -54,9 +52,9 @@ func (d *Deferrals) Take() []Deferred {
 }
 
 // TakeHost returns the URLs deferred in this run that wait for host (its own, and
-// those of the sites behind it), and forgets them.
-func (d *Deferrals) TakeHost(host string) []string {
-	urls := d.byHost[host]
-	delete(d.byHost, host)
-	return urls
-}
+// those of the sites behind it; some may have come back by themselves since), and
+// forgets them.
+func (d *Deferrals) TakeHost(host string) []string { return d.byHost.Take(host) }
+
+// Waiting is the number of URLs filed for TakeHost.
+func (d *Deferrals) Waiting() int { return d.byHost.Len() }
