@@ -2,6 +2,7 @@ package meta
 
 import (
 	"math/bits"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -49,8 +50,43 @@ var cjkMarks = map[rune]bool{'年': true, '月': true, '日': true, '년': true,
 
 // tokenize cuts s into date tokens, appending to toks.
 func tokenize(s string, toks []dtok) []dtok {
-	space := true
-	for i := 0; i < len(s); {
+	toks, _ = appendTokens(s, 0, toks, true)
+	return toks
+}
+
+// tokenizeRuns is tokenize of the page's text from base (s is text[base:]) as its
+// elements cut it: a run's start ends a word or a number even with no space before
+// it ("<time>…13Z</time>Text" is a zone and a word, not a word "ZText"), and a run
+// a block or a <br> starts has white space before it (a paragraph's year is not the
+// first digits of the next one's "12 people").
+func tokenizeRuns(s string, base int, runs []Span, toks []dtok) []dtok {
+	k := firstRunAfter(runs, base)
+	space, from := true, 0
+	for ; k < len(runs) && int(runs[k].Start)-base < len(s); k++ {
+		cut := int(runs[k].Start) - base
+		toks, space = appendTokens(s[:cut], from, toks, space)
+		from, space = cut, space || runs[k].Brk
+	}
+	toks, _ = appendTokens(s, from, toks, space)
+	return toks
+}
+
+// firstRunAfter is the index of the first run that starts after byte at of the text.
+func firstRunAfter(runs []Span, at int) int {
+	k, _ := slices.BinarySearchFunc(runs, at+1, func(r Span, at int) int { return int(r.Start) - at })
+	return k
+}
+
+// runStarts reports whether a run of the text starts at byte at.
+func runStarts(runs []Span, at int) bool {
+	k := firstRunAfter(runs, at-1)
+	return k < len(runs) && int(runs[k].Start) == at
+}
+
+// appendTokens appends the tokens of s from byte i, space telling whether white
+// space comes before it; it returns whether s ends in white space.
+func appendTokens(s string, i int, toks []dtok, space bool) ([]dtok, bool) {
+	for i < len(s) {
 		c := s[i]
 		switch {
 		case c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f':
@@ -114,7 +150,7 @@ func tokenize(s string, toks []dtok) []dtok {
 		}
 		space = false
 	}
-	return toks
+	return toks, space
 }
 
 // wordEnd is where the run of letters starting at i ends (a CJK date mark ends it).
@@ -183,7 +219,7 @@ func (m *Raw) readDates(d *Tree) {
 			m.yearless = readYearless(txt)
 		}
 	}
-	sc.scanYears(d.Text, maxTextDates, func(h dateHit) bool {
+	sc.scanYears(d.Text, d.Runs, maxTextDates, func(h dateHit) bool {
 		m.textDates = append(m.textDates, dateLine{hit: h, pos: h.start})
 		return true
 	})
@@ -264,8 +300,8 @@ func (sc *dateScanner) scan(s string, max int, fn func(dateHit) bool) {
 // false or max were found. Every date it reads has a four-digit year, so only the
 // text around each number from 1900 to 2099 is tokenized: a page's text costs a byte
 // scan, not a tokenizer pass. (A Japanese era year, 令和6年, is read in short texts
-// only, by scan.)
-func (sc *dateScanner) scanYears(s string, limit int, fn func(dateHit) bool) {
+// only, by scan.) runs are the text's runs, as tokenizeRuns cuts at them (nil: one).
+func (sc *dateScanner) scanYears(s string, runs []Span, limit int, fn func(dateHit) bool) {
 	const before, after = 40, 64
 	if len(s) > maxScanText {
 		s = s[:maxScanText]
@@ -275,8 +311,8 @@ func (sc *dateScanner) scanYears(s string, limit int, fn func(dateHit) bool) {
 		if i = nextYearDigit(s, max(i, done)); i+4 > len(s) {
 			break
 		}
-		if i > 0 && isDigitByte(s[i-1]) || !isDigitByte(s[i+1]) || !isDigitByte(s[i+2]) || !isDigitByte(s[i+3]) ||
-			i+4 < len(s) && isDigitByte(s[i+4]) {
+		if i > 0 && isDigitByte(s[i-1]) && !runStarts(runs, i) || !isDigitByte(s[i+1]) || !isDigitByte(s[i+2]) ||
+			!isDigitByte(s[i+3]) || i+4 < len(s) && isDigitByte(s[i+4]) && !runStarts(runs, i+4) {
 			continue
 		}
 		if y := s[i : i+2]; y != "19" && y != "20" {
@@ -292,7 +328,7 @@ func (sc *dateScanner) scanYears(s string, limit int, fn func(dateHit) bool) {
 			hi++
 		}
 		sc.s = s[lo:hi]
-		sc.toks = tokenize(sc.s, sc.toks[:0])
+		sc.toks = tokenizeRuns(sc.s, lo, runs, sc.toks[:0])
 		year := i - lo
 		next := i + 4
 		for k := 0; k < len(sc.toks) && sc.toks[k].start <= year; k++ {
