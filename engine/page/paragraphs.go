@@ -166,7 +166,7 @@ func (d *doc) headline(removed []bool) string {
 		}
 		line := d.line[:0]
 		for _, r := range d.runs[e.runStart:e.runEnd] {
-			line = append(append(line, d.runText(r)...), ' ')
+			line = textutil.AppendRun(line, d.runText(r), r.brk)
 		}
 		d.line = line
 		return textutil.CollapseBytes(line)

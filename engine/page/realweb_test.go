@@ -59,6 +59,9 @@ func TestRubyAnnotationsAreNotText(t *testing.T) {
 	if !ok || !strings.Contains(text.Body, "子どもへの虐待をなくすための法律ができて") || strings.Contains(text.Body, "ぎゃくたい") {
 		t.Errorf("main text %q (ok %v): want the text without its readings", text.Body, ok)
 	}
+	if want := "子どもへの体罰を禁止する法律ができる"; text.Title != want {
+		t.Errorf("main text's headline %q, want %q (no space where the markup cuts a word)", text.Title, want)
+	}
 }
 
 // A JSON-LD block wrapped in <![CDATA[ … ]]> (Libération's pages) is read: its

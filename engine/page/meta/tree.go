@@ -3,7 +3,6 @@ package meta
 import (
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/crawlconsole/crawlconsole/engine/page/internal/textutil"
 )
@@ -54,42 +53,16 @@ func (t *Tree) elemText(i int32, max int) string {
 	return t.spanText(t.Elems[i], max)
 }
 
-// spanText is the text of runs e.RunStart to e.RunEnd, spaces collapsed, at most
-// max bytes.
+// spanText is the text of runs e.RunStart to e.RunEnd (textutil.AppendRun), spaces
+// collapsed, at most max bytes.
 func (t *Tree) spanText(e Elem, max int) string {
 	var b []byte
-	for k, r := range t.Runs[e.RunStart:e.RunEnd] {
-		run := t.Text[r.Start:r.End]
-		if k > 0 && (r.Brk || !(closeUp(b) && closeUpRune(firstRune(run)))) {
-			b = append(b, ' ')
-		}
-		b = append(b, run...)
-		if len(b) > 4*max {
+	for _, r := range t.Runs[e.RunStart:e.RunEnd] {
+		if b = textutil.AppendRun(b, t.Text[r.Start:r.End], r.Brk); len(b) > 4*max {
 			break
 		}
 	}
 	return textutil.ClipBytes(textutil.CollapseBytes(b), max)
-}
-
-// closeUp reports text ending in a script written without spaces: the next run
-// continues it with none unless a line break comes between. Runs are split by
-// inline markup, which in Chinese or Japanese falls inside words (ruby:
-// "<ruby>子<rt>こ</rt></ruby>ども" is "子ども", not "子 ども"); elsewhere a space keeps
-// two adjacent links' names apart.
-func closeUp(b []byte) bool {
-	r, _ := utf8.DecodeLastRune(b)
-	return closeUpRune(r)
-}
-
-func firstRune(s string) rune {
-	r, _ := utf8.DecodeRuneInString(s)
-	return r
-}
-
-// closeUpRune: a letter of a script written without spaces, or CJK punctuation
-// and full-width forms (「」。、（）).
-func closeUpRune(r rune) bool {
-	return textutil.UnspacedScript(r) || r >= 0x3000 && r <= 0x303F || r >= 0xFF00 && r <= 0xFFEF
 }
 
 // elemPos is where an element stands in the visible text: its first text, or the
