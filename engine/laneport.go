@@ -23,7 +23,7 @@ func (p lanesPort) Undefer(urls []string, now time.Time) {
 }
 func (p lanesPort) LaneOpened(lane int, egress string, at time.Time) {
 	p.e.front.LaneOpened(lane, egress, at)
-	p.Logf(view.LevelDebug, lane, "", "lane %d opened on %s", lane, egress)
+	p.Logf(view.LevelTrace, lane, "", "lane %d opened on %s", lane, egress)
 }
 func (p lanesPort) LaneRetired(lane int, at time.Time, done int64) {
 	p.e.front.LaneRetired(lane, at, done)
@@ -35,7 +35,7 @@ func (p lanesPort) LaneRanDry(lane int, at time.Time, done int64) {
 	p.CheckIdle()
 	p.e.mu.Unlock()
 	p.LaneRetired(lane, at, done)
-	p.Logf(view.LevelDebug, lane, "", "lane %d retired", lane)
+	p.Logf(view.LevelTrace, lane, "", "lane %d retired", lane)
 	p.e.mu.Lock()
 }
 

@@ -526,7 +526,7 @@ func TestLogPane(t *testing.T) {
 	levels := []struct {
 		want, gone string
 	}{
-		{"≥INFO", "DEBUG "}, {"≥WARN", "INFO "}, {"≥ERROR", "WARN "}, {"≥DEBUG", ""},
+		{"≥INFO", "DEBUG "}, {"≥WARN", "INFO "}, {"≥ERROR", "WARN "}, {"≥TRACE", ""}, {"≥DEBUG", ""},
 	}
 	for _, l := range levels {
 		t.Run(l.want, func(t *testing.T) {
@@ -701,6 +701,23 @@ func TestEveryScreenFitsTheTerminal(t *testing.T) {
 			})
 		}
 	}
+}
+
+// Lanes opening and retiring are trace events: the Log pane's default (≥DEBUG)
+// leaves them out, so the operator's event is the newest row; v reaches them after
+// ERROR.
+func TestLogPaneHidesTraceByDefault(t *testing.T) {
+	h := newHarness(t, 120, 40, Options{})
+	h.press("3")
+	h.ctrl.Log(view.LevelInfo, 0, "", "egress e9 added by operator")
+	for i := range 30 {
+		h.ctrl.Log(view.LevelTrace, i+1, "", fmt.Sprintf("lane %d retired", i+1))
+	}
+	h.refresh()
+	h.mustShow("≥DEBUG", "egress e9 added by operator")
+	h.mustNotShow("lane 30 retired", "TRACE")
+	h.press("v", "v", "v", "v")
+	h.mustShow("≥TRACE", "lane 30 retired")
 }
 
 // Lanes opening and retiring (debug) went on after an operator's steering line and

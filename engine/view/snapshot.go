@@ -201,7 +201,8 @@ type ParentRef struct {
 // Level is the severity of an engine event.
 type Level int
 
-// Event levels, lowest first.
+// Event levels, lowest first. The store keeps warnings and errors by these
+// numbers, so a new level goes below the others rather than shifting them.
 const (
 	LevelDebug Level = iota
 	LevelInfo
@@ -209,9 +210,18 @@ const (
 	LevelError
 )
 
+// LevelTrace is the crawl's routine mechanics, below what the Log pane shows by
+// default: lanes opening and retiring come and go with every adjacency group, two
+// rows each, hundreds a minute at full speed, and would bury the operator's own
+// events and the warnings (the Lanes pane shows the lanes alive, the store's
+// lanes table their history).
+const LevelTrace Level = -1
+
 // String names the level as the log pane shows it.
 func (l Level) String() string {
 	switch l {
+	case LevelTrace:
+		return "TRACE"
 	case LevelDebug:
 		return "DEBUG"
 	case LevelInfo:

@@ -119,9 +119,9 @@ func (p *logPane) add(evs []view.Event) {
 	p.refilter()
 }
 
-// trim drops over events. Past the newest half, the oldest debug events go first:
-// lanes opening and retiring would otherwise push the operator's steering and the
-// warnings out within a minute or two. The cursor stays on the same event while
+// trim drops over events. Past the newest half, the oldest debug and trace events
+// go first: lanes opening and retiring would otherwise push the operator's
+// steering and the warnings out within a minute or two. The cursor stays on the same event while
 // others fall off.
 func (p *logPane) trim(over int) {
 	older := len(p.events) - p.capacity/2 // the newest half always stays
@@ -185,7 +185,7 @@ func (p *logPane) Update(msg tea.Msg) tea.Cmd {
 		case p.open && pane.Matches(k, p.c.Keys.Clear):
 			p.open = false
 		case pane.Matches(k, p.c.Keys.Level):
-			p.minLevel = (p.minLevel + 1) % (view.LevelError + 1)
+			p.minLevel = nextLevel(p.minLevel)
 			p.refilter()
 			return pane.Status("log shows "+p.minLevel.String()+" and above", false)
 		case p.list.Navigate(p.c.Keys, k, len(p.rows)):
@@ -197,6 +197,15 @@ func (p *logPane) Update(msg tea.Msg) tea.Cmd {
 		p.follow = p.list.Cursor == len(p.rows)-1
 	}
 	return nil
+}
+
+// nextLevel is the minimum level after l in v's cycle: DEBUG (the default), INFO,
+// WARN, ERROR, then TRACE (lanes opening and retiring) before DEBUG again.
+func nextLevel(l view.Level) view.Level {
+	if l >= view.LevelError {
+		return view.LevelTrace
+	}
+	return l + 1
 }
 
 func (p *logPane) Position() string {
@@ -234,7 +243,7 @@ func (p *logPane) View() string {
 	b.WriteString(pane.HeaderRow(st, cols, p.width))
 	if len(p.rows) == 0 {
 		msg := "  no events yet"
-		if p.filter.Active() || p.minLevel > view.LevelDebug {
+		if p.filter.Active() || p.minLevel != view.LevelDebug {
 			msg = "  no event at " + p.minLevel.String() + " or above matches"
 		}
 		b.WriteString("\n" + st.Muted.Render(pane.Fit(msg, p.width)))
