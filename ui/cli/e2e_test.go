@@ -98,6 +98,8 @@ var (
 	// done: ...; errors: KINDS; skipped: KINDS (the line may wrap, and tmux drops the
 	// space at a wrap)
 	summaryKindsRe = regexp.MustCompile(`; errors: ?([^;]*); skipped: ?([a-z_=\d ]*)`)
+	// a Log pane row (time, level, lane, host, message) of an egress the operator added
+	operatorEgressRe = regexp.MustCompile(`\d\d:\d\d:\d\d +INFO +- +- +egress \S+ added by operator`)
 )
 
 // fetched reads the header's fetched counter (-1 if absent).
@@ -270,8 +272,16 @@ func TestDemoInTmux(t *testing.T) {
 	s.keys("-l", "egress add http://bob:hunter2@127.0.0.1:9")
 	s.keys("Enter")
 	scr = s.waitText("added (http://bob:***@127.0.0.1:9)")
-	s.keys("3")
-	scr += s.waitText("added by operator")
+	// The Log pane filtered for the operator's event: unfiltered, the events after
+	// it (a burst of refusals and retries) can scroll it out of the rows on screen
+	// before a capture comes.
+	s.keys("3", "/")
+	s.keys("-l", "added by operator")
+	s.keys("Enter")
+	scr += s.waitFor("the Log pane's row of the egress added by operator", func(scr string) bool {
+		return operatorEgressRe.MatchString(scr)
+	})
+	s.keys("Escape") // clears the filter
 	if strings.Contains(scr, "hunter2") {
 		t.Fatalf("the egress password shows on screen:\n%s", scr)
 	}
