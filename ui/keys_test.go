@@ -740,6 +740,19 @@ func TestLogRingDropsDebugFirst(t *testing.T) {
 	h.mustNotShow("steering: keyword", "event 4 ")
 }
 
+// Lanes opening and retiring (trace) go before the debug rows: a debug event the
+// operator may look for stays while the lanes churn on after it.
+func TestLogRingDropsTraceBeforeDebug(t *testing.T) {
+	h := newHarness(t, 120, 40, Options{LogLines: 100})
+	h.press("3")
+	h.ctrl.Log(view.LevelDebug, 2, "news.example", "robots.txt for http://news.example: allow all")
+	for i := range 80 { // with the 40 events before, 21 more than the ring holds
+		h.ctrl.Log(view.LevelTrace, 1, "", fmt.Sprintf("lane %d retired", i))
+	}
+	h.refresh()
+	h.mustShow("robots.txt for http://news.example: allow all")
+}
+
 // Scrolled up to an event, the operator stays on it while debug events after it
 // fall off (a count of dropped rows moved the cursor back one row per debug event).
 func TestLogRingKeepsTheSelectedEvent(t *testing.T) {

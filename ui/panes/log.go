@@ -119,20 +119,24 @@ func (p *logPane) add(evs []view.Event) {
 	p.refilter()
 }
 
-// trim drops over events. Past the newest half, the oldest debug and trace events
-// go first: lanes opening and retiring would otherwise push the operator's
-// steering and the warnings out within a minute or two. The cursor stays on the same event while
-// others fall off.
+// trim drops over events. Past the newest half, the oldest trace events go first,
+// then the oldest debug ones: lanes opening and retiring would otherwise push the
+// operator's steering, the warnings and the debug rows out within a minute or two.
+// The cursor stays on the same event while others fall off.
 func (p *logPane) trim(over int) {
 	older := len(p.events) - p.capacity/2 // the newest half always stays
-	debug := 0
+	trace, debug := 0, 0
 	for i := range p.events[:older] {
-		if p.events[i].Level < view.LevelInfo {
+		switch {
+		case p.events[i].Level < view.LevelDebug:
+			trace++
+		case p.events[i].Level < view.LevelInfo:
 			debug++
 		}
 	}
-	dropDebug := min(over, debug)
-	dropRest := over - dropDebug // only once every debug event is gone
+	dropTrace := min(over, trace)
+	dropDebug := min(over-dropTrace, debug)  // only once every trace event is gone
+	dropRest := over - dropTrace - dropDebug // only once every debug event is gone too
 	// The event under the cursor, found again afterwards: debug events after
 	// it may go too, so a count of dropped rows would move it.
 	var at uint64
@@ -145,8 +149,10 @@ func (p *logPane) trim(over int) {
 		drop := false
 		switch {
 		case i >= older:
-		case e.Level < view.LevelInfo && dropDebug > 0:
-			drop, dropDebug = true, dropDebug-1
+		case e.Level < view.LevelDebug:
+			drop, dropTrace = dropTrace > 0, max(dropTrace-1, 0)
+		case e.Level < view.LevelInfo:
+			drop, dropDebug = dropDebug > 0, max(dropDebug-1, 0)
 		case e.Level >= view.LevelInfo && dropRest > 0:
 			drop, dropRest = true, dropRest-1
 		}
