@@ -185,12 +185,15 @@ func (n *Node) rejoin() {
 	n.mu.Lock()
 	paused := n.nodePaused
 	n.mu.Unlock()
+	n.parkTasks()
 	reply, err := n.up.Join(holding, paused)
 	if err != nil {
+		n.placeParked()
 		n.lanes.Logf(view.LevelWarn, "rejoin: %v", err)
 		return
 	}
 	lost := n.rejoined(sent, reply, claimed)
+	n.placeParked()
 	if err := n.consumeTasks(); err != nil {
 		n.lanes.Logf(view.LevelWarn, "rejoin: %v", err)
 	}

@@ -125,6 +125,10 @@ type Node struct {
 	placeMu  sync.Mutex
 	released map[string]released
 	recalled map[string]released
+	// rejoining is set from a rejoin's request until its reply is applied; the
+	// task batches that come meanwhile wait in parked (rejoin.go). Under mu.
+	rejoining bool
+	parked    []jetstream.Msg
 }
 
 // handBackPerBeat caps the hand-backs one heartbeat carries (a release gives back at
@@ -290,6 +294,9 @@ func (n *Node) stopTasks() {
 // onTasks places a batch of tasks on the lane board (M1) and acknowledges it. A batch
 // for an earlier incarnation of this name went to others when it died: dropped.
 func (n *Node) onTasks(msg jetstream.Msg) {
+	if n.park(msg) {
+		return
+	}
 	var b wire.Tasks
 	if err := cluster.Decode(msg.Data(), &b, 0); err != nil {
 		n.rejects.Add(cluster.Reason(err))
