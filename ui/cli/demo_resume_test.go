@@ -45,7 +45,11 @@ func TestDemoResumedOnItsStoreFetchesItsURLs(t *testing.T) {
 		}
 		select {
 		case code := <-done:
-			t.Fatalf("the resumed demo ended (exit %d) before it fetched any of the URLs the first left", code)
+			// It may have fetched them and ended since the last look: judge its store.
+			if anyProcessed(t, db, left) {
+				return
+			}
+			t.Fatalf("the resumed demo ended (exit %d) and fetched none of the URLs the first left", code)
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
