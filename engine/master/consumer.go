@@ -17,8 +17,8 @@ import (
 // nats-server's delete does not wait for a flush of the consumer's state in
 // progress, which writes o.dat through o.dat.tmp in a directory named after it; on
 // a server that outlived the last life (master --nats), a consumer made again
-// under its name wrote the same files, and its create failed when the late flush
-// renamed the temporary file first ("rename …/o.dat.tmp …/o.dat: no such file").
+// under its name would write the same files, and its create fails when the late
+// flush renames the temporary file first ("rename …/o.dat.tmp …/o.dat: no such file").
 func (m *Runtime) resultsConsumer(ctx context.Context, results jetstream.Stream) (jetstream.Consumer, error) {
 	// Listed first: a delete while listing would shift the pages.
 	var old []string

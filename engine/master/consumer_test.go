@@ -17,10 +17,10 @@ import (
 // A master restarted beside the NATS server its last life used (master --nats)
 // starts, and commits its workers' results, life after life. Each life reads them
 // through a consumer of its own, the last life's deleted and its name never used
-// again: made again under that name, the new consumer's state file was the one
-// nats-server's late flush of the deleted consumer still wrote, and the create,
-// hence the master's start, failed ("rename …/o.dat.tmp …/o.dat: no such file or
-// directory").
+// again: made again under that name, the new consumer's state file is the one
+// nats-server's late flush of the deleted consumer may still write, and the
+// create, hence the master's start, can fail ("rename …/o.dat.tmp …/o.dat: no such
+// file or directory").
 func TestARestartedMasterReadsResultsThroughANewConsumer(t *testing.T) {
 	t.Parallel()
 	_, connect := natstest.Start(t)

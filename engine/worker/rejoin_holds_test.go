@@ -55,10 +55,10 @@ func (l *disableLanes) Place(tasks []frontier.Task) {
 // longer, and the master deals the worker the host's URLs at once. The first batch
 // reaches the worker (its consumer of the last life runs on) before the reply is
 // applied, here forced: the master's join handler delivers it before answering.
-// The batch waits for the reply, and its tasks are fetched. Before, they were
-// placed under the last life's disable and deferred back to the master, which kept
-// them deferred until the old disable's end: the operator's enable brought nothing
-// back.
+// The batch waits for the reply, and its tasks are fetched: placed under the last
+// life's disable, they would be deferred back to the master, which keeps them
+// deferred until the old disable's end, and the operator's enable would bring
+// nothing back.
 func TestABatchDealtAsARejoinIsAnsweredMeetsTheRepliesHolds(t *testing.T) {
 	t.Parallel()
 	_, connect := natstest.Start(t)

@@ -70,7 +70,7 @@ func TestHelpGoesToStdout(t *testing.T) {
 
 // TestUnknownFlagPointsAtHelp: every command answers a flag it does not have the
 // same way: the error, named after the command, then one line pointing at its
-// --help, and nothing else (a list of every flag pushed the error out of sight).
+// --help, and nothing else (a list of every flag would push the error out of sight).
 func TestUnknownFlagPointsAtHelp(t *testing.T) {
 	for _, cmd := range []string{"demo", "crawl", "sandbox", "stats", "export", "show", "serve", "master", "worker", "console", "ctl"} {
 		t.Run(cmd, func(t *testing.T) {
