@@ -22,6 +22,9 @@ type Rate struct {
 
 const rateSamples = 120
 
+// RateWindow is how many of the newest samples Current's rate is the mean of.
+const RateWindow = 5
+
 // Sample records the pages fetched so far at now.
 func (r *Rate) Sample(now time.Time, fetched int64) {
 	r.mu.Lock()
@@ -43,7 +46,7 @@ func (r *Rate) Current() (float64, []float64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	hist := append([]float64(nil), r.samples...)
-	n := min(5, len(hist))
+	n := min(RateWindow, len(hist))
 	if n == 0 {
 		return 0, hist
 	}

@@ -3,12 +3,9 @@ package pane
 import (
 	"time"
 
+	"github.com/crawlconsole/crawlconsole/engine/meter"
 	"github.com/crawlconsole/crawlconsole/engine/view"
 )
-
-// rateWindow is how many one-second samples the engine's rate is the mean of
-// (engine/meter: Rate.Current).
-const rateWindow = 5
 
 // PagesPerSec is the crawl's fetch rate as the header, the progress lines and ctl
 // status print it. Until the engine's window is full its rate is the mean of the
@@ -17,7 +14,7 @@ const rateWindow = 5
 // the pages fetched over the time since the start, every page counted.
 func PagesPerSec(s *view.Snapshot) float64 {
 	up := s.At.Sub(s.StartedAt)
-	if len(s.RateHistory) >= rateWindow || up < time.Second || s.State == view.StatePaused || s.StartedAt.IsZero() {
+	if len(s.RateHistory) >= meter.RateWindow || up < time.Second || s.State == view.StatePaused || s.StartedAt.IsZero() {
 		return s.PagesPerSec
 	}
 	return float64(s.Totals.PagesFetched) / up.Seconds()
